@@ -1,0 +1,88 @@
+/* afmt: inspect, dump and convert binary array files (see docs/afmt.1). */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+"Usage: afmt COMMAND [OPTION]... [ARG]...\n"
+"Read, check and convert binary array files (futhark, tenbin, inebin,\n"
+"daphne, rawarray and whatever else the registry holds).\n"
+"\n"
+"Commands:\n"
+"  formats                  list the known formats and their extensions\n"
+"  info FILE...             validate and describe every array (like\n"
+"                           afmt-validate -v; takes the same options)\n"
+"  dump [--format NAME] FILE\n"
+"                           print every value, in logical row-major order\n"
+"  convert [--from NAME] [--to NAME] [--dtype TYPE] [--allow-lossy] IN OUT\n"
+"                           write the arrays of IN to OUT in another format\n"
+"  validate FILE...         the same as afmt-validate\n"
+"  help [COMMAND]           this text, or the help of COMMAND\n"
+"\n"
+"Options:\n"
+"  -h, --help               print this help and exit\n"
+"  -V, --version            print the version and exit\n"
+"\n"
+"'afmt COMMAND --help' describes each command.\n"
+"\n"
+"Exit status: 0 success, 1 an input is invalid or a conversion was\n"
+"refused, 2 usage or I/O error.\n");
+}
+
+static int dispatch(const char *cmd, int argc, char **argv, int first)
+{
+    if (strcmp(cmd, "formats") == 0)
+        return afmt_cli_formats_main(argc, argv, first);
+    if (strcmp(cmd, "info") == 0)
+        return afmt_cli_validate_main(argc, argv, first, "afmt info", 1);
+    if (strcmp(cmd, "dump") == 0)
+        return afmt_cli_dump_main(argc, argv, first);
+    if (strcmp(cmd, "convert") == 0)
+        return afmt_cli_convert_main(argc, argv, first);
+    if (strcmp(cmd, "validate") == 0)
+        return afmt_cli_validate_main(argc, argv, first, "afmt validate", 0);
+    fprintf(stderr, "afmt: unknown command '%s'\n"
+                    "Try 'afmt --help' for the list of commands.\n", cmd);
+    return AFMT_EXIT_ERROR;
+}
+
+int main(int argc, char **argv)
+{
+    const char *cmd;
+
+    if (argc < 2) {
+        usage(stderr);
+        return AFMT_EXIT_ERROR;
+    }
+    cmd = argv[1];
+    if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0) {
+        usage(stdout);
+        return AFMT_EXIT_OK;
+    }
+    if (strcmp(cmd, "-V") == 0 || strcmp(cmd, "--version") == 0) {
+        printf("afmt %s\n", AFMT_CLI_VERSION);
+        return AFMT_EXIT_OK;
+    }
+    if (strcmp(cmd, "help") == 0) {
+        char help[] = "--help";
+        char *hargv[3];
+
+        if (argc < 3) {
+            usage(stdout);
+            return AFMT_EXIT_OK;
+        }
+        hargv[0] = argv[0];
+        hargv[1] = help;
+        hargv[2] = NULL;
+        return dispatch(argv[2], 2, hargv, 1);
+    }
+    if (cmd[0] == '-') {
+        fprintf(stderr, "afmt: unknown option '%s'\n"
+                        "Try 'afmt --help' for more information.\n", cmd);
+        return AFMT_EXIT_ERROR;
+    }
+    return dispatch(cmd, argc, argv, 2);
+}

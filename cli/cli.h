@@ -1,0 +1,23 @@
+/* afmt CLI: entry points shared by build/afmt-validate and build/afmt. */
+#ifndef AFMT_CLI_H
+#define AFMT_CLI_H
+
+#define AFMT_CLI_VERSION "0.1.0"
+
+/* Exit statuses of every afmt tool. */
+#define AFMT_EXIT_OK 0      /* everything valid / done */
+#define AFMT_EXIT_INVALID 1 /* an input is invalid, or a conversion refused */
+#define AFMT_EXIT_ERROR 2   /* usage or I/O error */
+
+/* afmt-validate [options] FILE...: argv[first..] are the arguments after
+ * the program (or command) name.  mode 0: afmt-validate; mode 1: afmt info
+ * (always verbose). */
+int afmt_cli_validate_main(int argc, char **argv, int first, const char *prog,
+                           int info_mode);
+
+/* afmt subcommands (argv[first..] after the command name). */
+int afmt_cli_formats_main(int argc, char **argv, int first);
+int afmt_cli_dump_main(int argc, char **argv, int first);
+int afmt_cli_convert_main(int argc, char **argv, int first);
+
+#endif /* AFMT_CLI_H */

@@ -1,0 +1,65 @@
+/* afmt CLI: afmt formats -- what the registry holds. */
+#include <stdio.h>
+#include <string.h>
+
+#include "afmt.h"
+#include "args.h"
+#include "cli.h"
+#include "formats.h"
+
+static void formats_usage(FILE *f)
+{
+    fprintf(f,
+"Usage: afmt formats\n"
+"List the formats afmt knows, one per line: name, file extensions,\n"
+"whether a file holds one array or several, the storage order of its\n"
+"payload, and the spec it was generated from.\n");
+}
+
+int afmt_cli_formats_main(int argc, char **argv, int first)
+{
+    static const afmt_cli_optdef opts[] = {
+        { "help", 'h', 0, 1 },
+        { NULL, 0, 0, 0 }
+    };
+    afmt_cli_args args;
+    const char *val;
+    size_t i;
+    int id;
+
+    afmt_cli_args_init(&args, argc, argv, first, opts, "afmt formats");
+    while ((id = afmt_cli_args_next(&args, &val)) != AFMT_CLI_ARGS_END) {
+        if (id == 1) {
+            formats_usage(stdout);
+            return AFMT_EXIT_OK;
+        }
+        if (id == AFMT_CLI_ARGS_OPERAND)
+            fprintf(stderr, "afmt formats: unexpected argument '%s'\n", val);
+        fprintf(stderr, "Try 'afmt formats --help' for more information.\n");
+        return AFMT_EXIT_ERROR;
+    }
+    printf("%-10s %-18s %-7s %-13s %s\n", "FORMAT", "EXTENSIONS", "ARRAYS",
+           "ORDER", "SPEC");
+    for (i = 0; i < afmt_format_count; i++) {
+        const afmt_format *f = afmt_formats[i];
+        const char *const *e;
+        char exts[256];
+        size_t n = 0;
+
+        if (!f)
+            continue;
+        exts[0] = '\0';
+        for (e = f->extensions; e && *e; e++) {
+            int k = snprintf(exts + n, sizeof exts - n, "%s%s", n ? "," : "", *e);
+            if (k < 0 || (size_t)k >= sizeof exts - n)
+                break;
+            n += (size_t)k;
+        }
+        printf("%-10s %-18s %-7s %-13s %s\n", f->name, n ? exts : "-",
+               f->multi ? "many" : "one", afmt_cli_order_name(f->order),
+               f->spec ? f->spec : "-");
+    }
+    if (fflush(stdout) != 0)
+        return AFMT_EXIT_ERROR;
+    return AFMT_EXIT_OK;
+}

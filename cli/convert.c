@@ -1,0 +1,409 @@
+/* afmt CLI: afmt convert -- rewrite the arrays of one file in another
+ * format (or the same one), optionally casting the element type.
+ *
+ * IN is validated and its arrays collected; each is decoded to plain data
+ * in the target's storage order, cast if asked, checked against the target
+ * (can_write, which needs the data), and all are written through a file
+ * sink that writes OUT under a temporary name and renames it into place
+ * only when everything succeeded.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "afmt.h"
+#include "args.h"
+#include "cli.h"
+#include "formats.h"
+#include "load.h"
+
+typedef struct collect_ctx {
+    const char *path;
+    afmt_array *arrays;
+    size_t n, cap;
+    int oom;
+    const uint8_t *trailer;
+    uint64_t trailer_len;
+} collect_ctx;
+
+static int collect_array(void *ctx, const afmt_array *a)
+{
+    collect_ctx *c = ctx;
+
+    if (c->n == c->cap) {
+        size_t cap = c->cap ? c->cap * 2 : 4;
+        afmt_array *p = realloc(c->arrays, cap * sizeof *p);
+        if (!p) {
+            c->oom = 1;
+            return 1;
+        }
+        c->arrays = p;
+        c->cap = cap;
+    }
+    c->arrays[c->n++] = *a;
+    return 0;
+}
+
+static void collect_trailer(void *ctx, const uint8_t *data, uint64_t len,
+                            uint64_t offset)
+{
+    collect_ctx *c = ctx;
+
+    (void)offset;
+    c->trailer = data;
+    c->trailer_len = len;
+}
+
+static void collect_warning(void *ctx, const afmt_error *warning)
+{
+    afmt_cli_print_warning(((collect_ctx *)ctx)->path, warning);
+}
+
+static void convert_usage(FILE *f)
+{
+    fprintf(f,
+"Usage: afmt convert [OPTION]... IN OUT\n"
+"Validate IN and write its arrays to OUT in another format, keeping every\n"
+"value at the same logical index (storage order is converted: row-major\n"
+"and column-major formats interconvert).  The output format is --to, else\n"
+"the one whose extension OUT has.  OUT is written under a temporary name\n"
+"and renamed into place only when the whole conversion succeeded, so a\n"
+"refused or failed conversion never leaves a partial OUT.  IN \"-\" is\n"
+"standard input; OUT \"-\" is standard output (then --to is required).\n"
+"\n"
+"Options:\n"
+"      --from NAME    do not detect: read IN as format NAME\n"
+"      --to NAME      write OUT as format NAME\n"
+"      --dtype TYPE   cast elements to TYPE (bool, i8, i16, i32, i64, u8,\n"
+"                     u16, u32, u64, f16, bf16, f32, f64, c64, c128);\n"
+"                     refused if a value would change, unless\n"
+"      --allow-lossy  casts may round, wrap or drop imaginary parts\n"
+"      --lenient      accept IN as the reference readers would (warnings\n"
+"                     on standard error); OUT is always written strictly\n"
+"  -h, --help         print this help and exit\n"
+"\n"
+"A file with several arrays can only go to a format that holds several\n"
+"(see 'afmt formats').  An element type or shape the output format cannot\n"
+"hold is refused with the reason.\n"
+"\n"
+"Exit status: 0 converted, 1 IN invalid or the conversion refused, 2 usage\n"
+"or I/O error.\n");
+}
+
+enum { C_HELP = 1, C_FROM, C_TO, C_DTYPE, C_LOSSY, C_LENIENT, C_STRICT };
+
+static const afmt_cli_optdef convert_opts[] = {
+    { "help", 'h', 0, C_HELP },
+    { "from", 0, 1, C_FROM },
+    { "to", 0, 1, C_TO },
+    { "dtype", 0, 1, C_DTYPE },
+    { "allow-lossy", 0, 0, C_LOSSY },
+    { "lenient", 0, 0, C_LENIENT },
+    { "strict", 0, 0, C_STRICT },
+    { NULL, 0, 0, 0 }
+};
+
+static int usage_error(void)
+{
+    fprintf(stderr, "Try 'afmt convert --help' for more information.\n");
+    return AFMT_EXIT_ERROR;
+}
+
+/* The view target->can_write and target->write see for array a. */
+static void target_view(const afmt_array *a, const afmt_format *target,
+                        afmt_dtype dtype, const uint8_t *data, afmt_array *out)
+{
+    afmt_array tmp;
+
+    if (dtype == AFMT_DTYPE_INVALID || dtype == a->dtype) {
+        afmt_array_plain_view(a, target->order, data, out);
+        return;
+    }
+    afmt_array_plain_view(a, target->order, NULL, &tmp);
+    tmp.dtype = dtype;
+    tmp.elsize = afmt_dtype_get(dtype)->size;
+    afmt_array_plain_view(&tmp, target->order, data, out);
+}
+
+static int describe_refusal(const char *in, size_t i, const afmt_array *a,
+                            const char *what, const afmt_error *err)
+{
+    char d[8192], e[AFMT_FIELD_MAX + AFMT_MESSAGE_MAX + 64];
+
+    afmt_array_describe(a, d, sizeof d);
+    afmt_error_describe(err, e, sizeof e);
+    fprintf(stderr, "afmt convert: %s: array [%zu] %s: %s: %s%s\n", in, i, d, what,
+            err->field[0] ? e : err->message,
+            err->code == AFMT_E_LOSSY ? " (use --allow-lossy to accept)" : "");
+    if (err->code == AFMT_E_NOMEM || err->code == AFMT_E_IO)
+        return AFMT_EXIT_ERROR;
+    return AFMT_EXIT_INVALID;
+}
+
+/* Can the target hold this array (type, shape, and for bool the values)?
+ * The writers check with the data at hand, so this runs after decoding. */
+static int check_target(const char *in, size_t i, const afmt_format *target,
+                        const afmt_array *view, int *rc)
+{
+    afmt_error err;
+    char what[64];
+
+    afmt_error_clear(&err);
+    if (target->can_write(view, &err) == 0)
+        return 0;
+    snprintf(what, sizeof what, "cannot be written as %s", target->name);
+    *rc = describe_refusal(in, i, view, what, &err);
+    return -1;
+}
+
+int afmt_cli_convert_main(int argc, char **argv, int first)
+{
+    afmt_cli_args args;
+    afmt_cli_loaded l;
+    afmt_options opt;
+    afmt_visitor vis;
+    afmt_write_options wopt;
+    afmt_error err;
+    afmt_sink *sink = NULL;
+    const afmt_format *from = NULL, *target = NULL, *tie = NULL;
+    const char *val, *in = NULL, *out = NULL;
+    afmt_dtype dtype = AFMT_DTYPE_INVALID;
+    collect_ctx c;
+    afmt_array *views = NULL;
+    uint8_t **bufs = NULL;
+    size_t i;
+    int id, rc, allow_lossy = 0, to_stdout;
+
+    afmt_options_default(&opt);
+    afmt_cli_args_init(&args, argc, argv, first, convert_opts, "afmt convert");
+    while ((id = afmt_cli_args_next(&args, &val)) != AFMT_CLI_ARGS_END) {
+        switch (id) {
+        case AFMT_CLI_ARGS_ERROR:
+            return usage_error();
+        case AFMT_CLI_ARGS_OPERAND:
+            if (!in) {
+                in = val;
+            } else if (!out) {
+                out = val;
+            } else {
+                fprintf(stderr, "afmt convert: too many arguments ('%s')\n", val);
+                return usage_error();
+            }
+            break;
+        case C_HELP:
+            convert_usage(stdout);
+            return AFMT_EXIT_OK;
+        case C_FROM:
+            from = afmt_cli_format_arg("afmt convert", val);
+            if (!from)
+                return usage_error();
+            break;
+        case C_TO:
+            target = afmt_cli_format_arg("afmt convert", val);
+            if (!target)
+                return usage_error();
+            break;
+        case C_DTYPE:
+            dtype = afmt_dtype_from_name(val);
+            if (dtype == AFMT_DTYPE_INVALID || dtype == AFMT_OPAQUE) {
+                fprintf(stderr, "afmt convert: unknown element type '%s' (bool, i8, "
+                                "i16, i32, i64, u8, u16, u32, u64, f16, bf16, f32, "
+                                "f64, c64, c128)\n", val);
+                return usage_error();
+            }
+            break;
+        case C_LOSSY:
+            allow_lossy = 1;
+            break;
+        case C_LENIENT:
+            opt.mode = AFMT_LENIENT;
+            break;
+        case C_STRICT:
+            opt.mode = AFMT_STRICT;
+            break;
+        default:
+            break;
+        }
+    }
+    if (!in || !out) {
+        fprintf(stderr, "afmt convert: needs IN and OUT\n");
+        return usage_error();
+    }
+    to_stdout = strcmp(out, "-") == 0;
+    if (!target) {
+        target = to_stdout ? NULL : afmt_cli_format_by_ext(out, &tie);
+        if (!target) {
+            if (tie)
+                fprintf(stderr, "afmt convert: the extension of '%s' belongs to "
+                                "several formats: use --to NAME\n", out);
+            else
+                fprintf(stderr, "afmt convert: cannot tell the output format from "
+                                "'%s': use --to NAME (one of: ", out);
+            if (!tie) {
+                afmt_cli_print_format_names(stderr);
+                fprintf(stderr, ")\n");
+            }
+            return usage_error();
+        }
+    }
+
+    rc = afmt_cli_load(&l, in, from);
+    if (rc != 0)
+        return rc;
+    memset(&c, 0, sizeof c);
+    c.path = in;
+    memset(&vis, 0, sizeof vis);
+    vis.ctx = &c;
+    vis.on_array = collect_array;
+    vis.on_warning = collect_warning;
+    vis.on_trailer = collect_trailer;
+    if (afmt_cli_loaded_validate(&l, &opt, &vis) != 0) {
+        rc = c.oom ? AFMT_EXIT_ERROR : AFMT_EXIT_INVALID;
+        goto done;
+    }
+    if (c.n > 1 && !target->multi) {
+        fprintf(stderr, "afmt convert: %s holds %zu arrays, but %s holds one "
+                        "array per file (choose a format that holds several: see "
+                        "'afmt formats')\n", in, c.n, target->name);
+        rc = AFMT_EXIT_INVALID;
+        goto done;
+    }
+    if (c.n == 0 && !target->multi) {
+        fprintf(stderr, "afmt convert: %s holds no array; %s needs one\n", in,
+                target->name);
+        rc = AFMT_EXIT_INVALID;
+        goto done;
+    }
+
+    /* Opaque elements have no values to cast. */
+    for (i = 0; i < c.n; i++) {
+        if (dtype != AFMT_DTYPE_INVALID && dtype != c.arrays[i].dtype &&
+            c.arrays[i].dtype == AFMT_OPAQUE) {
+            afmt_error_clear(&err);
+            afmt_fail(&err, AFMT_E_TYPE, NULL, NULL, AFMT_NO_INDEX, c.arrays[i].offset,
+                      "opaque elements cannot be cast to %s", afmt_dtype_name(dtype));
+            rc = describe_refusal(in, i, &c.arrays[i], "cannot convert", &err);
+            goto done;
+        }
+    }
+
+    /* Decode (and cast) every array into the target's order. */
+    views = calloc(c.n ? c.n : 1, sizeof *views);
+    bufs = calloc(c.n ? c.n : 1, sizeof *bufs);
+    if (!views || !bufs) {
+        fprintf(stderr, "afmt convert: out of memory\n");
+        rc = AFMT_EXIT_ERROR;
+        goto done;
+    }
+    for (i = 0; i < c.n; i++) {
+        const afmt_array *a = &c.arrays[i];
+        afmt_array plain;
+        uint64_t size, tsize;
+        uint8_t *buf;
+
+        afmt_error_clear(&err);
+        if (afmt_array_plain_size(a, &size, &err) != 0) {
+            rc = describe_refusal(in, i, a, "cannot decode", &err);
+            goto done;
+        }
+        buf = size <= (uint64_t)(SIZE_MAX / 2) ? malloc(size ? (size_t)size : 1) : NULL;
+        if (!buf) {
+            fprintf(stderr, "afmt convert: %s: array [%zu]: cannot allocate %" PRIu64
+                            " bytes\n", in, i, size);
+            rc = AFMT_EXIT_ERROR;
+            goto done;
+        }
+        bufs[i] = buf;
+        if (afmt_array_to_plain(a, target->order, buf, size, &err) != 0) {
+            rc = describe_refusal(in, i, a, "cannot decode", &err);
+            goto done;
+        }
+        afmt_array_plain_view(a, target->order, buf, &plain);
+        if (dtype == AFMT_DTYPE_INVALID || dtype == a->dtype) {
+            views[i] = plain;
+            if (check_target(in, i, target, &views[i], &rc) != 0)
+                goto done;
+            continue;
+        }
+        target_view(a, target, dtype, NULL, &views[i]);
+        tsize = views[i].nbytes;
+        buf = tsize <= (uint64_t)(SIZE_MAX / 2) ? malloc(tsize ? (size_t)tsize : 1) : NULL;
+        if (!buf) {
+            fprintf(stderr, "afmt convert: %s: array [%zu]: cannot allocate %" PRIu64
+                            " bytes\n", in, i, tsize);
+            rc = AFMT_EXIT_ERROR;
+            goto done;
+        }
+        if (afmt_convert_elements(a->dtype, bufs[i], dtype, buf, a->count,
+                                  allow_lossy, &err) != 0) {
+            free(buf);
+            {
+                char what[64];
+                snprintf(what, sizeof what, "cannot cast to %s", afmt_dtype_name(dtype));
+                rc = describe_refusal(in, i, a, what, &err);
+            }
+            goto done;
+        }
+        free(bufs[i]);
+        bufs[i] = buf;
+        views[i].data = buf;
+        if (check_target(in, i, target, &views[i], &rc) != 0)
+            goto done;
+    }
+
+    /* Write, all or nothing. */
+    memset(&wopt, 0, sizeof wopt);
+    if (target == l.fmt && c.trailer_len) {
+        wopt.trailer = c.trailer;
+        wopt.trailer_len = c.trailer_len;
+    }
+    sink = calloc(1, sizeof *sink);
+    if (!sink) {
+        fprintf(stderr, "afmt convert: out of memory\n");
+        rc = AFMT_EXIT_ERROR;
+        goto done;
+    }
+    afmt_error_clear(&err);
+    if (to_stdout) {
+        afmt_sink_stdio(sink, stdout);
+    } else if (afmt_sink_file_open(sink, out, &err) != 0) {
+        fprintf(stderr, "%s: error: %s\n", out, err.message);
+        rc = AFMT_EXIT_ERROR;
+        goto done;
+    }
+    if (target->write(views, c.n, &wopt, sink, &err) != 0) {
+        char e[AFMT_FIELD_MAX + AFMT_MESSAGE_MAX + 64];
+        if (!to_stdout)
+            afmt_sink_abort(sink);
+        afmt_error_describe(&err, e, sizeof e);
+        fprintf(stderr, "afmt convert: %s: cannot write %s: %s\n", out, target->name,
+                err.field[0] ? e : err.message);
+        rc = err.code == AFMT_E_IO || err.code == AFMT_E_NOMEM ? AFMT_EXIT_ERROR
+                                                               : AFMT_EXIT_INVALID;
+        goto done;
+    }
+    if (to_stdout) {
+        if (fflush(stdout) != 0 || ferror(stdout)) {
+            fprintf(stderr, "afmt convert: error writing standard output\n");
+            rc = AFMT_EXIT_ERROR;
+            goto done;
+        }
+    } else if (afmt_sink_commit(sink, &err) != 0) {
+        fprintf(stderr, "%s: error: %s\n", out, err.message);
+        rc = AFMT_EXIT_ERROR;
+        goto done;
+    }
+    rc = AFMT_EXIT_OK;
+
+done:
+    if (bufs)
+        for (i = 0; i < c.n; i++)
+            free(bufs[i]);
+    free(bufs);
+    free(views);
+    free(sink);
+    free(c.arrays);
+    afmt_cli_loaded_close(&l);
+    return rc;
+}

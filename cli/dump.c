@@ -1,0 +1,306 @@
+/* afmt CLI: afmt dump -- print every value of every array.
+ *
+ * The input is validated first (counting only); then validated again with
+ * a visitor that decodes each array to plain row-major data and prints it,
+ * so that nothing is printed from an invalid file and memory holds one
+ * decoded array at a time.
+ */
+#include <inttypes.h>
+#include <math.h> /* signbit only: a macro, no libm function */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "afmt.h"
+#include "args.h"
+#include "buf.h"
+#include "cli.h"
+#include "formats.h"
+#include "load.h"
+
+#define DUMP_MAX_BYTES ((uint64_t)1 << 30)
+#define DUMP_FLUSH_BYTES ((size_t)64 << 10)
+
+typedef struct dump_ctx {
+    const char *path;
+    afmt_cli_buf out;
+    uint8_t *plain;
+    uint64_t plain_cap;
+    uint64_t index;
+    int failed;
+    int write_failed;
+    afmt_error err;
+    char desc[8192];
+} dump_ctx;
+
+static void flush_out(dump_ctx *d)
+{
+    if (d->out.len && fwrite(d->out.p, 1, d->out.len, stdout) != d->out.len)
+        d->write_failed = 1;
+    afmt_cli_buf_reset(&d->out, (size_t)1 << 20);
+}
+
+static void put_real(afmt_cli_buf *b, double v, int digits)
+{
+    afmt_cli_buf_printf(b, "%.*g", digits, v);
+}
+
+static void put_complex(afmt_cli_buf *b, double re, double im, int digits)
+{
+    char sign = '+';
+
+    if (signbit(im)) {
+        sign = '-';
+        im = -im;
+    }
+    afmt_cli_buf_printf(b, "%.*g%c%.*gi", digits, re, sign, digits, im);
+}
+
+/* One element of plain, little-endian (native) data. */
+static void put_value(afmt_cli_buf *b, afmt_dtype t, uint64_t elsize,
+                      const uint8_t *p)
+{
+    static const char hex[] = "0123456789abcdef";
+    int8_t i8; int16_t i16; int32_t i32; int64_t i64;
+    uint8_t u8; uint16_t u16; uint32_t u32; uint64_t u64;
+    float f, g;
+    double x, y;
+    uint64_t k;
+
+    switch (t) {
+    case AFMT_BOOL:
+        afmt_cli_buf_puts(b, p[0] ? "true" : "false");
+        break;
+    case AFMT_I8: memcpy(&i8, p, 1); afmt_cli_buf_printf(b, "%d", (int)i8); break;
+    case AFMT_I16: memcpy(&i16, p, 2); afmt_cli_buf_printf(b, "%d", (int)i16); break;
+    case AFMT_I32: memcpy(&i32, p, 4); afmt_cli_buf_printf(b, "%" PRId32, i32); break;
+    case AFMT_I64: memcpy(&i64, p, 8); afmt_cli_buf_printf(b, "%" PRId64, i64); break;
+    case AFMT_U8: memcpy(&u8, p, 1); afmt_cli_buf_printf(b, "%u", (unsigned)u8); break;
+    case AFMT_U16: memcpy(&u16, p, 2); afmt_cli_buf_printf(b, "%u", (unsigned)u16); break;
+    case AFMT_U32: memcpy(&u32, p, 4); afmt_cli_buf_printf(b, "%" PRIu32, u32); break;
+    case AFMT_U64: memcpy(&u64, p, 8); afmt_cli_buf_printf(b, "%" PRIu64, u64); break;
+    /* Digits: the fewest that round-trip each type (5, 4, 9, 17). */
+    case AFMT_F16: memcpy(&u16, p, 2); put_real(b, afmt_f16_to_double(u16), 5); break;
+    case AFMT_BF16: memcpy(&u16, p, 2); put_real(b, afmt_bf16_to_double(u16), 4); break;
+    case AFMT_F32: memcpy(&f, p, 4); put_real(b, (double)f, 9); break;
+    case AFMT_F64: memcpy(&x, p, 8); put_real(b, x, 17); break;
+    case AFMT_C64:
+        memcpy(&f, p, 4);
+        memcpy(&g, p + 4, 4);
+        put_complex(b, (double)f, (double)g, 9);
+        break;
+    case AFMT_C128:
+        memcpy(&x, p, 8);
+        memcpy(&y, p + 8, 8);
+        put_complex(b, x, y, 17);
+        break;
+    default: /* opaque: the bytes in hex */
+        for (k = 0; k < elsize; k++) {
+            afmt_cli_buf_putc(b, hex[p[k] >> 4]);
+            afmt_cli_buf_putc(b, hex[p[k] & 15]);
+        }
+        if (elsize == 0)
+            afmt_cli_buf_puts(b, "-");
+        break;
+    }
+}
+
+static int dump_array(void *ctx, const afmt_array *a)
+{
+    dump_ctx *d = ctx;
+    uint64_t size, k, es;
+    afmt_array v;
+
+    if (afmt_array_plain_size(a, &size, &d->err) != 0) {
+        d->failed = 1;
+        return 1;
+    }
+    if (size > DUMP_MAX_BYTES) {
+        afmt_fail(&d->err, AFMT_E_LIMIT, NULL, NULL, AFMT_NO_INDEX, a->offset,
+                  "array [%" PRIu64 "] needs %" PRIu64 " bytes decoded; dump "
+                  "refuses more than %" PRIu64 " (1 GiB)",
+                  d->index, size, DUMP_MAX_BYTES);
+        d->failed = 1;
+        return 1;
+    }
+    if (size > d->plain_cap) {
+        uint8_t *p = realloc(d->plain, (size_t)size);
+        if (!p) {
+            afmt_fail(&d->err, AFMT_E_NOMEM, NULL, NULL, AFMT_NO_INDEX, a->offset,
+                      "cannot allocate %" PRIu64 " bytes", size);
+            d->failed = 1;
+            return 1;
+        }
+        d->plain = p;
+        d->plain_cap = size;
+    }
+    if (afmt_array_to_plain(a, AFMT_ROW_MAJOR, d->plain, size, &d->err) != 0) {
+        d->failed = 1;
+        return 1;
+    }
+    afmt_array_plain_view(a, AFMT_ROW_MAJOR, d->plain, &v);
+
+    afmt_array_describe(a, d->desc, sizeof d->desc);
+    afmt_cli_buf_printf(&d->out, "# [%" PRIu64 "] ", d->index);
+    if (a->name[0]) {
+        afmt_cli_buf_put_escaped(&d->out, a->name, strnlen(a->name, sizeof a->name));
+        afmt_cli_buf_putc(&d->out, ' ');
+    }
+    afmt_cli_buf_printf(&d->out, "%s %s\n", d->desc, afmt_cli_order_name(a->order));
+    es = v.elsize;
+    for (k = 0; k < v.count; k++) {
+        put_value(&d->out, v.dtype, es, d->plain + k * es);
+        afmt_cli_buf_putc(&d->out, '\n');
+        if (d->out.len >= DUMP_FLUSH_BYTES)
+            flush_out(d);
+    }
+    if (d->out.oom) {
+        afmt_fail(&d->err, AFMT_E_NOMEM, NULL, NULL, AFMT_NO_INDEX, a->offset,
+                  "out of memory formatting values");
+        d->failed = 1;
+        return 1;
+    }
+    flush_out(d);
+    d->index++;
+    return 0;
+}
+
+static void count_warning(void *ctx, const afmt_error *warning)
+{
+    afmt_cli_print_warning((const char *)ctx, warning);
+}
+
+static void dump_usage(FILE *f)
+{
+    fprintf(f,
+"Usage: afmt dump [OPTION]... FILE\n"
+"Validate FILE, then print every array it holds: a header line\n"
+"  # [INDEX] NAME DTYPE[SHAPE] ORDER\n"
+"then the values in logical row-major order (last index fastest), one per\n"
+"line, whatever the file's storage order.  Integers are printed in\n"
+"decimal; floats with the digits that round-trip their type (f16 5, bf16 4,\n"
+"f32 9, f64 17 significant digits; nan, inf, -inf); complex numbers as\n"
+"RE+IMi or RE-IMi; bool as true or false; opaque elements as hex bytes.\n"
+"FILE \"-\" is standard input.  An array that decodes to more than 1 GiB\n"
+"is refused.\n"
+"\n"
+"Options:\n"
+"  -f, --format NAME  do not detect: read FILE as format NAME\n"
+"      --lenient      accept what the reference readers tolerate\n"
+"                     (warnings on standard error)\n"
+"  -h, --help         print this help and exit\n"
+"\n"
+"Exit status: 0 printed, 1 FILE invalid or an array refused, 2 usage or\n"
+"I/O error.\n");
+}
+
+enum { D_HELP = 1, D_FORMAT, D_LENIENT, D_STRICT };
+
+static const afmt_cli_optdef dump_opts[] = {
+    { "help", 'h', 0, D_HELP },
+    { "format", 'f', 1, D_FORMAT },
+    { "lenient", 0, 0, D_LENIENT },
+    { "strict", 0, 0, D_STRICT },
+    { NULL, 0, 0, 0 }
+};
+
+int afmt_cli_dump_main(int argc, char **argv, int first)
+{
+    afmt_cli_args args;
+    afmt_cli_loaded l;
+    afmt_options opt;
+    afmt_visitor vis;
+    afmt_error err;
+    const afmt_format *forced = NULL;
+    const char *val, *path = NULL;
+    dump_ctx *d;
+    int id, rc;
+    char desc[AFMT_FIELD_MAX + AFMT_MESSAGE_MAX + 64];
+
+    afmt_options_default(&opt);
+    afmt_cli_args_init(&args, argc, argv, first, dump_opts, "afmt dump");
+    while ((id = afmt_cli_args_next(&args, &val)) != AFMT_CLI_ARGS_END) {
+        switch (id) {
+        case AFMT_CLI_ARGS_ERROR:
+            fprintf(stderr, "Try 'afmt dump --help' for more information.\n");
+            return AFMT_EXIT_ERROR;
+        case AFMT_CLI_ARGS_OPERAND:
+            if (path) {
+                fprintf(stderr, "afmt dump: one FILE only ('%s' is extra)\n", val);
+                return AFMT_EXIT_ERROR;
+            }
+            path = val;
+            break;
+        case D_HELP:
+            dump_usage(stdout);
+            return AFMT_EXIT_OK;
+        case D_FORMAT:
+            forced = afmt_cli_format_arg("afmt dump", val);
+            if (!forced)
+                return AFMT_EXIT_ERROR;
+            break;
+        case D_LENIENT:
+            opt.mode = AFMT_LENIENT;
+            break;
+        case D_STRICT:
+            opt.mode = AFMT_STRICT;
+            break;
+        default:
+            break;
+        }
+    }
+    if (!path) {
+        fprintf(stderr, "afmt dump: no FILE\nTry 'afmt dump --help' for more information.\n");
+        return AFMT_EXIT_ERROR;
+    }
+    rc = afmt_cli_load(&l, path, forced);
+    if (rc != 0)
+        return rc;
+
+    /* Pass 1: is it valid at all? */
+    memset(&vis, 0, sizeof vis);
+    vis.ctx = (void *)path;
+    vis.on_warning = count_warning;
+    if (afmt_cli_loaded_validate(&l, &opt, &vis) != 0) {
+        afmt_cli_loaded_close(&l);
+        return AFMT_EXIT_INVALID;
+    }
+
+    /* Pass 2: print each array as the validator meets it. */
+    d = calloc(1, sizeof *d);
+    if (!d) {
+        fprintf(stderr, "afmt dump: out of memory\n");
+        afmt_cli_loaded_close(&l);
+        return AFMT_EXIT_ERROR;
+    }
+    d->path = path;
+    afmt_cli_buf_init(&d->out);
+    afmt_error_clear(&d->err);
+    memset(&vis, 0, sizeof vis);
+    vis.ctx = d;
+    vis.on_array = dump_array;
+    afmt_error_clear(&err);
+    rc = AFMT_EXIT_OK;
+    if (l.fmt->validate(l.in.data, l.in.len, &opt, &vis, &err) != 0) {
+        if (d->failed) {
+            afmt_error_describe(&d->err, desc, sizeof desc);
+            fprintf(stderr, "afmt dump: %s: array [%" PRIu64 "]: %s\n", path,
+                    d->index, desc);
+            rc = d->err.code == AFMT_E_NOMEM ? AFMT_EXIT_ERROR : AFMT_EXIT_INVALID;
+        } else {
+            afmt_error_describe(&err, desc, sizeof desc);
+            fprintf(stderr, "%s: invalid %s: %s\n", path, l.fmt->name, desc);
+            rc = AFMT_EXIT_INVALID;
+        }
+    }
+    flush_out(d);
+    if (fflush(stdout) != 0 || d->write_failed) {
+        fprintf(stderr, "afmt dump: error writing standard output\n");
+        rc = AFMT_EXIT_ERROR;
+    }
+    afmt_cli_buf_free(&d->out);
+    free(d->plain);
+    free(d);
+    afmt_cli_loaded_close(&l);
+    return rc;
+}

@@ -1,0 +1,149 @@
+/* afmt CLI: opening inputs (see input.h). */
+#include "input.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+void afmt_cli_errno_error(afmt_error *err, int errnum)
+{
+    char msg[256];
+
+    /* The XSI strerror_r (we never define _GNU_SOURCE): thread-safe. */
+    if (strerror_r(errnum, msg, sizeof msg) != 0)
+        snprintf(msg, sizeof msg, "error %d", errnum);
+    afmt_fail(err, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, 0, "%s", msg);
+}
+
+void afmt_cli_limit_error(afmt_error *err, uint64_t size, uint64_t limit,
+                          int is_stream)
+{
+    if (is_stream)
+        afmt_fail(err, AFMT_E_LIMIT, NULL, NULL, AFMT_NO_INDEX, limit,
+                  "input from a stream is more than %" PRIu64
+                  " bytes (--max-bytes)", limit);
+    else
+        afmt_fail(err, AFMT_E_LIMIT, NULL, NULL, AFMT_NO_INDEX, limit,
+                  "input is %" PRIu64 " bytes, more than the limit of %" PRIu64
+                  " (--max-bytes)", size, limit);
+}
+
+static void input_reset(afmt_cli_input *in)
+{
+    memset(in, 0, sizeof *in);
+    in->data = in->head; /* never NULL, even for an empty input */
+}
+
+/* Read up to sizeof head bytes from the start of a regular file. */
+static int read_head(afmt_cli_input *in, int fd, afmt_error *err)
+{
+    size_t got = 0;
+
+    while (got < sizeof in->head) {
+        ssize_t n = pread(fd, in->head + got, sizeof in->head - got, (off_t)got);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            afmt_cli_errno_error(err, errno);
+            return -1;
+        }
+        if (n == 0)
+            break;
+        got += (size_t)n;
+    }
+    in->data = in->head;
+    in->len = got;
+    return 0;
+}
+
+int afmt_cli_input_open_fd(afmt_cli_input *in, int fd, uint64_t file_limit,
+                           uint64_t stream_limit, afmt_cli_buf *stream_buf,
+                           afmt_error *err)
+{
+    struct stat st;
+    int over;
+
+    input_reset(in);
+    if (fstat(fd, &st) != 0) {
+        afmt_cli_errno_error(err, errno);
+        return -1;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        afmt_fail(err, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, 0, "is a directory");
+        return -1;
+    }
+    if (S_ISREG(st.st_mode)) {
+        in->size = (uint64_t)st.st_size;
+        in->limit = file_limit;
+        if (in->size > file_limit || in->size > (uint64_t)SIZE_MAX) {
+            in->over_limit = 1;
+            return read_head(in, fd, err);
+        }
+        if (in->size == 0)
+            return 0;
+        in->map = mmap(NULL, (size_t)in->size, PROT_READ, MAP_PRIVATE, fd, 0);
+        if (in->map == MAP_FAILED) {
+            in->map = NULL;
+            afmt_cli_errno_error(err, errno);
+            return -1;
+        }
+        in->map_len = (size_t)in->size;
+        in->data = in->map;
+        in->len = in->size;
+#ifdef MADV_SEQUENTIAL
+        (void)madvise(in->map, in->map_len, MADV_SEQUENTIAL);
+#endif
+        return 0;
+    }
+    /* A pipe, socket, terminal or device. */
+    in->is_stream = 1;
+    in->limit = stream_limit;
+    if (afmt_cli_read_stream(fd, stream_buf, stream_limit, &over, err) != 0)
+        return -1;
+    in->size = stream_buf->len;
+    if (over) {
+        in->over_limit = 1;
+        in->len = stream_buf->len < sizeof in->head ? stream_buf->len : sizeof in->head;
+        memcpy(in->head, stream_buf->p, (size_t)in->len);
+        in->data = in->head;
+        return 0;
+    }
+    if (stream_buf->len > 0) {
+        in->data = (const uint8_t *)stream_buf->p;
+        in->len = stream_buf->len;
+    }
+    return 0;
+}
+
+int afmt_cli_input_open(afmt_cli_input *in, const char *path,
+                        uint64_t file_limit, uint64_t stream_limit,
+                        afmt_cli_buf *stream_buf, afmt_error *err)
+{
+    int fd, rc;
+
+    if (strcmp(path, "-") == 0)
+        return afmt_cli_input_open_fd(in, STDIN_FILENO, file_limit, stream_limit,
+                                      stream_buf, err);
+    input_reset(in);
+    /* Like cat, opening a FIFO waits for its writer. */
+    fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0) {
+        afmt_cli_errno_error(err, errno);
+        return -1;
+    }
+    rc = afmt_cli_input_open_fd(in, fd, file_limit, stream_limit, stream_buf, err);
+    close(fd);
+    return rc;
+}
+
+void afmt_cli_input_close(afmt_cli_input *in)
+{
+    if (in->map)
+        munmap(in->map, in->map_len);
+    input_reset(in);
+}

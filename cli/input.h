@@ -1,0 +1,61 @@
+/* afmt CLI: getting the bytes of an input.
+ *
+ * Regular files are mmap'ed read-only (never read into memory); pipes,
+ * terminals and "-" are read through afmt_cli_read_stream() into a buffer
+ * the caller owns and reuses.  An input larger than its limit is not
+ * mapped or kept: only its first bytes are, so the format can still be
+ * named in the report.
+ */
+#ifndef AFMT_CLI_INPUT_H
+#define AFMT_CLI_INPUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "afmt_error.h"
+#include "buf.h"
+
+#define AFMT_CLI_HEAD_BYTES 64
+
+/* Default limit for input from a pipe when --max-bytes is not given. */
+#define AFMT_CLI_STREAM_DEFAULT_LIMIT ((uint64_t)1 << 30)
+
+typedef struct afmt_cli_input {
+    const uint8_t *data; /* the bytes (or, when over_limit, the first ones) */
+    uint64_t len;        /* bytes at data */
+    uint64_t size;       /* size of the input: file size, or bytes read */
+    int over_limit;      /* size > limit: data holds at most the head */
+    uint64_t limit;      /* the limit that applied */
+    int is_stream;       /* read from a pipe rather than mapped */
+    void *map;           /* mmap'ed region, or NULL */
+    size_t map_len;
+    uint8_t head[AFMT_CLI_HEAD_BYTES];
+} afmt_cli_input;
+
+/* Open path ("-" is standard input).  file_limit applies to regular files,
+ * stream_limit to everything read as a stream; stream_buf receives stream
+ * input and must stay alive (and untouched) until afmt_cli_input_close.
+ * Returns 0, or -1 with err->code AFMT_E_IO and err->message the reason
+ * ("No such file or directory", "is a directory"). */
+int afmt_cli_input_open(afmt_cli_input *in, const char *path,
+                        uint64_t file_limit, uint64_t stream_limit,
+                        afmt_cli_buf *stream_buf, afmt_error *err);
+/* The same for an already open descriptor (not closed by this call). */
+int afmt_cli_input_open_fd(afmt_cli_input *in, int fd, uint64_t file_limit,
+                           uint64_t stream_limit, afmt_cli_buf *stream_buf,
+                           afmt_error *err);
+void afmt_cli_input_close(afmt_cli_input *in);
+
+/* Read all of fd into dst (reset first), at most limit bytes.  When the
+ * stream holds more, stops after limit + 1 bytes and sets *over_limit.
+ * 0, or -1 with err (AFMT_E_IO / AFMT_E_NOMEM).  See stream.c. */
+int afmt_cli_read_stream(int fd, afmt_cli_buf *dst, uint64_t limit,
+                         int *over_limit, afmt_error *err);
+
+/* err := AFMT_E_IO with strerror(errnum) (thread-safe) as the message. */
+void afmt_cli_errno_error(afmt_error *err, int errnum);
+
+/* The limit error for an input of size bytes above limit. */
+void afmt_cli_limit_error(afmt_error *err, uint64_t size, uint64_t limit,
+                          int is_stream);
+
+#endif /* AFMT_CLI_INPUT_H */

@@ -1,0 +1,72 @@
+/* afmt CLI: single-input loading for dump and convert (see load.h). */
+#include "load.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "cli.h"
+#include "report.h"
+
+int afmt_cli_load(afmt_cli_loaded *l, const char *path, const afmt_format *forced)
+{
+    afmt_options defaults;
+    afmt_error err;
+    char desc[AFMT_FIELD_MAX + AFMT_MESSAGE_MAX + 64];
+    int is_stdin = strcmp(path, "-") == 0;
+
+    memset(l, 0, sizeof *l);
+    l->path = path;
+    afmt_cli_buf_init(&l->stream);
+    afmt_options_default(&defaults);
+    afmt_error_clear(&err);
+    if (afmt_cli_input_open(&l->in, path, defaults.limits.max_total_bytes,
+                            AFMT_CLI_STREAM_DEFAULT_LIMIT, &l->stream, &err) != 0) {
+        fprintf(stderr, "%s: error: %s\n", path, err.message);
+        afmt_cli_buf_free(&l->stream);
+        return AFMT_EXIT_ERROR;
+    }
+    l->fmt = forced ? forced
+                    : afmt_format_detect(l->in.data, l->in.len, is_stdin ? NULL : path);
+    if (!l->fmt) {
+        fprintf(stderr, "%s: invalid: no known format matches (magic or extension)\n",
+                path);
+        afmt_cli_loaded_close(l);
+        return AFMT_EXIT_INVALID;
+    }
+    if (l->in.over_limit) {
+        afmt_cli_limit_error(&err, l->in.size, l->in.limit, l->in.is_stream);
+        afmt_error_describe(&err, desc, sizeof desc);
+        fprintf(stderr, "%s: invalid %s: %s\n", path, l->fmt->name, desc);
+        afmt_cli_loaded_close(l);
+        return AFMT_EXIT_INVALID;
+    }
+    return AFMT_EXIT_OK;
+}
+
+void afmt_cli_loaded_close(afmt_cli_loaded *l)
+{
+    afmt_cli_input_close(&l->in);
+    afmt_cli_buf_free(&l->stream);
+}
+
+int afmt_cli_loaded_validate(afmt_cli_loaded *l, const afmt_options *opt,
+                             const afmt_visitor *vis)
+{
+    afmt_error err;
+    char desc[AFMT_FIELD_MAX + AFMT_MESSAGE_MAX + 64];
+
+    afmt_error_clear(&err);
+    if (l->fmt->validate(l->in.data, l->in.len, opt, vis, &err) == 0)
+        return 0;
+    afmt_error_describe(&err, desc, sizeof desc);
+    fprintf(stderr, "%s: invalid %s: %s\n", l->path, l->fmt->name, desc);
+    return 1;
+}
+
+void afmt_cli_print_warning(const char *path, const afmt_error *warning)
+{
+    char desc[AFMT_FIELD_MAX + AFMT_MESSAGE_MAX + 64];
+
+    afmt_error_describe(warning, desc, sizeof desc);
+    fprintf(stderr, "%s: warning: %s\n", path, desc);
+}

@@ -1,0 +1,31 @@
+/* afmt CLI: opening one input and finding its format, for the afmt
+ * commands that work on a single file (dump, convert). */
+#ifndef AFMT_CLI_LOAD_H
+#define AFMT_CLI_LOAD_H
+
+#include "afmt.h"
+#include "buf.h"
+#include "input.h"
+
+typedef struct afmt_cli_loaded {
+    const char *path;
+    afmt_cli_input in;
+    afmt_cli_buf stream; /* holds the bytes when read from a pipe */
+    const afmt_format *fmt;
+} afmt_cli_loaded;
+
+/* Open path ("-": standard input), find its format (forced may be NULL).
+ * Prints the reason and returns an exit status (1 no format / too large,
+ * 2 I/O) on failure, 0 on success. */
+int afmt_cli_load(afmt_cli_loaded *l, const char *path, const afmt_format *forced);
+void afmt_cli_loaded_close(afmt_cli_loaded *l);
+
+/* Validate l with vis; on failure print "PATH: invalid FORMAT: ..." to
+ * stderr and return 1; 0 when valid. */
+int afmt_cli_loaded_validate(afmt_cli_loaded *l, const afmt_options *opt,
+                             const afmt_visitor *vis);
+
+/* "PATH: warning: FIELD at offset N: MESSAGE" on stderr. */
+void afmt_cli_print_warning(const char *path, const afmt_error *warning);
+
+#endif /* AFMT_CLI_LOAD_H */

@@ -1,0 +1,435 @@
+/* afmt CLI: checking inputs and reporting (see report.h). */
+#include "report.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "formats.h"
+#include "json_out.h"
+
+/* Pending output is written once it passes this size. */
+#define OUT_FLUSH_BYTES ((size_t)64 << 10)
+/* Buffers that grew beyond this for one file are given back afterwards. */
+#define KEEP_BYTES ((size_t)4 << 20)
+
+static const char no_format_message[] =
+    "no known format matches (magic or extension)";
+
+/* ---------------------------------------------------------------- output */
+
+void afmt_cli_out_init(afmt_cli_out *o, afmt_cli_seq *seq)
+{
+    afmt_cli_buf_init(&o->buf);
+    o->seq = seq;
+    o->my_seq = 0;
+    o->has_turn = seq == NULL;
+    o->write_failed = 0;
+}
+
+void afmt_cli_out_free(afmt_cli_out *o)
+{
+    afmt_cli_buf_free(&o->buf);
+}
+
+void afmt_cli_out_begin(afmt_cli_out *o, uint64_t seq_no)
+{
+    o->my_seq = seq_no;
+    o->has_turn = o->seq == NULL;
+    afmt_cli_buf_reset(&o->buf, KEEP_BYTES);
+}
+
+static void wait_turn(afmt_cli_out *o)
+{
+    if (o->has_turn)
+        return;
+    pthread_mutex_lock(&o->seq->mu);
+    while (o->seq->next != o->my_seq)
+        pthread_cond_wait(&o->seq->cv, &o->seq->mu);
+    pthread_mutex_unlock(&o->seq->mu);
+    o->has_turn = 1;
+}
+
+void afmt_cli_out_flush(afmt_cli_out *o)
+{
+    if (o->buf.len == 0)
+        return;
+    wait_turn(o);
+    if (o->buf.oom) {
+        /* Never write a silently shortened report. */
+        fprintf(stderr, "afmt: out of memory while formatting output\n");
+        o->write_failed = 1;
+    }
+    if (fwrite(o->buf.p, 1, o->buf.len, stdout) != o->buf.len)
+        o->write_failed = 1;
+    afmt_cli_buf_reset(&o->buf, KEEP_BYTES);
+}
+
+void afmt_cli_out_maybe_flush(afmt_cli_out *o)
+{
+    if (o->buf.len >= OUT_FLUSH_BYTES)
+        afmt_cli_out_flush(o);
+}
+
+void afmt_cli_out_stderr(afmt_cli_out *o, const char *fmt, ...)
+{
+    va_list ap;
+
+    afmt_cli_out_flush(o);
+    wait_turn(o);
+    fflush(stdout);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+}
+
+void afmt_cli_out_end(afmt_cli_out *o)
+{
+    afmt_cli_out_flush(o);
+    if (o->seq) {
+        wait_turn(o);
+        pthread_mutex_lock(&o->seq->mu);
+        o->seq->next++;
+        pthread_cond_broadcast(&o->seq->cv);
+        pthread_mutex_unlock(&o->seq->mu);
+        o->has_turn = 0;
+    }
+}
+
+/* ---------------------------------------------------------------- config */
+
+void afmt_cli_config_default(afmt_cli_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    afmt_options_default(&cfg->opt);
+    cfg->jobs = 1;
+    cfg->file_limit = cfg->opt.limits.max_total_bytes;
+    cfg->stream_limit = AFMT_CLI_STREAM_DEFAULT_LIMIT;
+}
+
+void afmt_cli_worker_init(afmt_cli_worker *w, const afmt_cli_config *cfg,
+                          afmt_cli_seq *seq)
+{
+    memset(w, 0, sizeof *w);
+    w->cfg = cfg;
+    afmt_cli_out_init(&w->out, seq);
+    afmt_cli_buf_init(&w->arrays);
+    afmt_cli_buf_init(&w->warns);
+    afmt_cli_buf_init(&w->data);
+    afmt_cli_buf_init(&w->name);
+}
+
+void afmt_cli_worker_free(afmt_cli_worker *w)
+{
+    afmt_cli_out_free(&w->out);
+    afmt_cli_buf_free(&w->arrays);
+    afmt_cli_buf_free(&w->warns);
+    afmt_cli_buf_free(&w->data);
+    afmt_cli_buf_free(&w->name);
+}
+
+/* ---------------------------------------------------------------- visitor */
+
+static void put_array_json(afmt_cli_buf *b, uint64_t index, const afmt_array *a)
+{
+    uint32_t i, rank = a->rank <= AFMT_RANK_CAP ? a->rank : AFMT_RANK_CAP;
+
+    afmt_cli_buf_puts(b, "{\"index\":");
+    afmt_cli_buf_u64(b, index);
+    afmt_cli_buf_puts(b, ",\"name\":");
+    afmt_cli_json_str(b, a->name, strnlen(a->name, sizeof a->name));
+    afmt_cli_buf_puts(b, ",\"dtype\":");
+    afmt_cli_json_cstr(b, afmt_dtype_name(a->dtype));
+    afmt_cli_buf_puts(b, ",\"shape\":[");
+    for (i = 0; i < rank; i++) {
+        if (i)
+            afmt_cli_buf_putc(b, ',');
+        afmt_cli_buf_u64(b, a->dims[i]);
+    }
+    afmt_cli_buf_puts(b, "],\"order\":");
+    afmt_cli_json_cstr(b, afmt_cli_order_name(a->order));
+    afmt_cli_buf_puts(b, ",\"offset\":");
+    afmt_cli_buf_u64(b, a->offset);
+    afmt_cli_buf_puts(b, ",\"nbytes\":");
+    afmt_cli_buf_u64(b, a->nbytes);
+    afmt_cli_buf_putc(b, '}');
+}
+
+static int on_array(void *ctx, const afmt_array *a)
+{
+    afmt_cli_worker *w = ctx;
+    uint64_t index = w->narrays++;
+
+    if (index == 0) {
+        afmt_array_describe(a, w->first, sizeof w->first);
+        w->first_order = a->order;
+    }
+    if (w->arrays_listed >= AFMT_CLI_MAX_LISTED_ARRAYS)
+        return 0;
+    if (w->cfg->json) {
+        if (w->arrays_listed)
+            afmt_cli_buf_putc(&w->arrays, ',');
+        put_array_json(&w->arrays, index, a);
+        w->arrays_listed++;
+    } else if (w->cfg->verbose) {
+        afmt_array_describe(a, w->desc, sizeof w->desc);
+        afmt_cli_buf_printf(&w->arrays, "  [%" PRIu64 "] ", index);
+        if (a->name[0]) {
+            afmt_cli_buf_put_escaped(&w->arrays, a->name,
+                                     strnlen(a->name, sizeof a->name));
+            afmt_cli_buf_putc(&w->arrays, ' ');
+        }
+        afmt_cli_buf_printf(&w->arrays, "%s %s offset=%" PRIu64 "\n", w->desc,
+                            afmt_cli_order_name(a->order), a->offset);
+        w->arrays_listed++;
+    }
+    return 0;
+}
+
+static void on_warning(void *ctx, const afmt_error *warning)
+{
+    afmt_cli_worker *w = ctx;
+
+    w->nwarn++;
+    if (w->warns_listed >= AFMT_CLI_MAX_LISTED_WARNINGS)
+        return;
+    if (w->cfg->json) {
+        if (w->warns_listed)
+            afmt_cli_buf_putc(&w->warns, ',');
+        afmt_cli_json_error(&w->warns, warning);
+        w->warns_listed++;
+    } else if (w->cfg->verbose) {
+        afmt_error_describe(warning, w->desc, sizeof w->desc);
+        afmt_cli_buf_printf(&w->warns, "  warning: %s\n", w->desc);
+        w->warns_listed++;
+    }
+}
+
+static void start_input(afmt_cli_worker *w)
+{
+    w->narrays = w->nwarn = 0;
+    w->arrays_listed = w->warns_listed = 0;
+    w->first[0] = '\0';
+    w->first_order = AFMT_ROW_MAJOR;
+    afmt_cli_buf_reset(&w->arrays, KEEP_BYTES);
+    afmt_cli_buf_reset(&w->warns, KEEP_BYTES);
+}
+
+/* ---------------------------------------------------------------- report */
+
+static void emit_json(afmt_cli_worker *w, const char *display,
+                      const afmt_format *fmt, int valid, const afmt_error *err)
+{
+    afmt_cli_buf *b = &w->out.buf;
+
+    afmt_cli_buf_puts(b, "{\"path\":");
+    afmt_cli_json_cstr(b, display);
+    afmt_cli_buf_puts(b, ",\"format\":");
+    if (fmt)
+        afmt_cli_json_cstr(b, fmt->name);
+    else
+        afmt_cli_buf_puts(b, "null");
+    afmt_cli_buf_puts(b, valid ? ",\"valid\":true" : ",\"valid\":false");
+    afmt_cli_buf_puts(b, ",\"array_count\":");
+    afmt_cli_buf_u64(b, valid ? w->narrays : 0);
+    afmt_cli_buf_puts(b, ",\"arrays\":[");
+    if (valid)
+        afmt_cli_buf_put(b, w->arrays.p, w->arrays.len);
+    afmt_cli_buf_putc(b, ']');
+    if (valid && w->narrays > w->arrays_listed)
+        afmt_cli_buf_puts(b, ",\"arrays_truncated\":true");
+    afmt_cli_buf_puts(b, ",\"error\":");
+    if (valid)
+        afmt_cli_buf_puts(b, "null");
+    else
+        afmt_cli_json_error(b, err);
+    afmt_cli_buf_puts(b, ",\"warnings\":[");
+    afmt_cli_buf_put(b, w->warns.p, w->warns.len);
+    afmt_cli_buf_putc(b, ']');
+    if (w->nwarn > w->warns_listed)
+        afmt_cli_buf_puts(b, ",\"warnings_truncated\":true");
+    afmt_cli_buf_puts(b, "}\n");
+}
+
+static void put_warning_count(afmt_cli_buf *b, uint64_t n)
+{
+    if (n)
+        afmt_cli_buf_printf(b, " (%" PRIu64 " warning%s)", n, n == 1 ? "" : "s");
+}
+
+static void emit_text(afmt_cli_worker *w, const char *display,
+                      const afmt_format *fmt, int valid, const afmt_error *err)
+{
+    afmt_cli_buf *b = &w->out.buf;
+
+    afmt_cli_buf_puts(b, display);
+    if (valid) {
+        afmt_cli_buf_printf(b, ": ok %s", fmt->name);
+        if (w->narrays == 0)
+            afmt_cli_buf_puts(b, " (no arrays)");
+        else
+            afmt_cli_buf_printf(b, " %s %s", w->first,
+                                afmt_cli_order_name(w->first_order));
+        if (w->narrays > 1)
+            afmt_cli_buf_printf(b, " (+%" PRIu64 " more)", w->narrays - 1);
+    } else if (!fmt) {
+        afmt_cli_buf_printf(b, ": invalid: %.*s", (int)sizeof err->message,
+                            err->message);
+    } else {
+        afmt_error_describe(err, w->desc, sizeof w->desc);
+        afmt_cli_buf_printf(b, ": invalid %s: %s", fmt->name, w->desc);
+    }
+    put_warning_count(b, w->nwarn);
+    afmt_cli_buf_putc(b, '\n');
+    if (w->cfg->verbose) {
+        if (valid) {
+            afmt_cli_buf_put(b, w->arrays.p, w->arrays.len);
+            if (w->narrays > w->arrays_listed)
+                afmt_cli_buf_printf(b, "  ... %" PRIu64 " more arrays not listed\n",
+                                    w->narrays - w->arrays_listed);
+        }
+        afmt_cli_buf_put(b, w->warns.p, w->warns.len);
+        if (w->nwarn > w->warns_listed)
+            afmt_cli_buf_printf(b, "  ... %" PRIu64 " more warnings not listed\n",
+                                w->nwarn - w->warns_listed);
+    }
+}
+
+static void emit(afmt_cli_worker *w, const char *display,
+                 const afmt_format *fmt, int valid, const afmt_error *err)
+{
+    w->checked++;
+    if (valid)
+        w->valid++;
+    else
+        w->invalid++;
+    if (!(valid && w->cfg->quiet)) {
+        if (w->cfg->json)
+            emit_json(w, display, fmt, valid, err);
+        else
+            emit_text(w, display, fmt, valid, err);
+    }
+    afmt_cli_out_maybe_flush(&w->out);
+}
+
+void afmt_cli_report_error(afmt_cli_worker *w, const char *display,
+                           const afmt_error *err)
+{
+    w->errors++;
+    if (w->cfg->json) {
+        afmt_cli_buf *b = &w->out.buf;
+        afmt_error e = *err;
+
+        e.code = AFMT_E_IO;
+        afmt_cli_buf_puts(b, "{\"path\":");
+        afmt_cli_json_cstr(b, display);
+        afmt_cli_buf_puts(b, ",\"format\":null,\"valid\":false,\"array_count\":0,"
+                             "\"arrays\":[],\"error\":");
+        afmt_cli_json_error(b, &e);
+        afmt_cli_buf_puts(b, ",\"warnings\":[]}\n");
+        afmt_cli_out_maybe_flush(&w->out);
+        return;
+    }
+    afmt_cli_out_stderr(&w->out, "%s: error: %.*s\n", display,
+                        (int)sizeof err->message, err->message);
+}
+
+void afmt_cli_report_errno(afmt_cli_worker *w, const char *display, int errnum)
+{
+    afmt_error err;
+
+    afmt_error_clear(&err);
+    afmt_cli_errno_error(&err, errnum);
+    afmt_cli_report_error(w, display, &err);
+}
+
+void afmt_cli_report_message(afmt_cli_worker *w, const char *display,
+                             const char *message)
+{
+    afmt_error err;
+
+    afmt_error_clear(&err);
+    afmt_fail(&err, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, 0, "%s", message);
+    afmt_cli_report_error(w, display, &err);
+}
+
+/* ---------------------------------------------------------------- checks */
+
+static const afmt_format *choose_format(afmt_cli_worker *w, const uint8_t *buf,
+                                        uint64_t len, const char *ext_name)
+{
+    if (w->cfg->forced)
+        return w->cfg->forced;
+    return afmt_format_detect(buf, len, ext_name);
+}
+
+static void check(afmt_cli_worker *w, const char *display, const char *ext_name,
+                  const uint8_t *buf, uint64_t len, const afmt_error *pre)
+{
+    const afmt_format *fmt;
+    afmt_visitor vis;
+    afmt_error err;
+    int valid = 0;
+
+    start_input(w);
+    afmt_error_clear(&err);
+    fmt = choose_format(w, buf, len, ext_name);
+    if (!fmt) {
+        afmt_fail(&err, AFMT_E_DETECT, NULL, NULL, AFMT_NO_INDEX, 0, "%s",
+                  no_format_message);
+    } else if (pre) {
+        err = *pre;
+        afmt_error_set_format(&err, fmt->name);
+    } else {
+        memset(&vis, 0, sizeof vis);
+        vis.ctx = w;
+        vis.on_array = on_array;
+        vis.on_warning = on_warning;
+        valid = fmt->validate(buf, len, &w->cfg->opt, &vis, &err) == 0;
+    }
+    emit(w, display, fmt, valid, &err);
+}
+
+void afmt_cli_check_bytes(afmt_cli_worker *w, const char *display,
+                          const char *ext_name, const uint8_t *buf, uint64_t len)
+{
+    check(w, display, ext_name, buf, len, NULL);
+}
+
+void afmt_cli_check_input(afmt_cli_worker *w, const char *display,
+                          const char *ext_name, const afmt_cli_input *in)
+{
+    afmt_error limit;
+
+    if (in->over_limit) {
+        afmt_error_clear(&limit);
+        afmt_cli_limit_error(&limit, in->size, in->limit, in->is_stream);
+        check(w, display, ext_name, in->data, in->len, &limit);
+        return;
+    }
+    check(w, display, ext_name, in->data, in->len, NULL);
+}
+
+void afmt_cli_check_path(afmt_cli_worker *w, const char *path)
+{
+    afmt_cli_input in;
+    afmt_error err;
+    int is_stdin = strcmp(path, "-") == 0;
+
+    if (!is_stdin && afmt_cli_is_tar_path(path)) {
+        afmt_cli_check_tar(w, path);
+        return;
+    }
+    afmt_error_clear(&err);
+    if (afmt_cli_input_open(&in, path, w->cfg->file_limit, w->cfg->stream_limit,
+                            &w->data, &err) != 0) {
+        afmt_cli_report_error(w, path, &err);
+        return;
+    }
+    afmt_cli_check_input(w, path, is_stdin ? NULL : path, &in);
+    afmt_cli_input_close(&in);
+    /* Give back a stream buffer that grew very large. */
+    afmt_cli_buf_reset(&w->data, (size_t)64 << 20);
+}

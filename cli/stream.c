@@ -1,0 +1,54 @@
+/* afmt CLI: reading a non-seekable input (pipe, terminal, "-").
+ *
+ * TODO: this reads the whole stream into one growing buffer (refusing
+ * beyond the limit).  It becomes a bounded windowed stream validator later:
+ * a refillable cursor window fed from the descriptor, so that memory stays
+ * bounded by the window and not by the input, as DESIGN.md asks for pipes.
+ * Callers only see afmt_cli_read_stream(), so that change stays local.
+ */
+#include "input.h"
+
+#include <errno.h>
+#include <unistd.h>
+
+int afmt_cli_read_stream(int fd, afmt_cli_buf *dst, uint64_t limit,
+                         int *over_limit, afmt_error *err)
+{
+    /* Read at most limit + 1 bytes: one more than allowed proves the
+     * stream is too large without reading the rest of it. */
+    uint64_t want = limit == UINT64_MAX ? UINT64_MAX : limit + 1;
+
+    *over_limit = 0;
+    dst->len = 0;
+    dst->oom = 0;
+    for (;;) {
+        size_t chunk = 1 << 16;
+        ssize_t n;
+
+        if ((uint64_t)dst->len >= want)
+            break;
+        if ((uint64_t)chunk > want - dst->len)
+            chunk = (size_t)(want - dst->len);
+        if (afmt_cli_buf_reserve(dst, chunk) != 0)
+            return afmt_fail(err, AFMT_E_NOMEM, NULL, NULL, AFMT_NO_INDEX,
+                             dst->len, "cannot hold more than %zu bytes of input",
+                             dst->len);
+        /* Grow geometrically but read into all the free space. */
+        chunk = dst->cap - dst->len - 1;
+        if ((uint64_t)chunk > want - dst->len)
+            chunk = (size_t)(want - dst->len);
+        n = read(fd, dst->p + dst->len, chunk);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            afmt_cli_errno_error(err, errno);
+            return -1;
+        }
+        if (n == 0)
+            break;
+        dst->len += (size_t)n;
+    }
+    if ((uint64_t)dst->len > limit)
+        *over_limit = 1;
+    return 0;
+}

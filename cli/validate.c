@@ -1,0 +1,592 @@
+/* afmt CLI: afmt-validate (and afmt info): option parsing, walking the
+ * arguments and directories, and running the checks on one or several
+ * threads while keeping the output in argument order.
+ *
+ * The walk runs on the calling thread.  With -j 1 it checks each input as
+ * it finds it; with -j N it hands inputs to N workers through a small
+ * bounded queue, so neither memory nor output ever grows with the number
+ * of files: a directory is listed (and sorted) one at a time.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "afmt.h"
+#include "args.h"
+#include "cli.h"
+#include "formats.h"
+#include "report.h"
+
+#define ITEM_PATH_MAX 4096
+#define MAX_JOBS 256
+
+typedef enum item_kind {
+    ITEM_PATH,  /* a file, pipe or shard to check */
+    ITEM_ISDIR, /* a directory given without -r */
+    ITEM_ERRNO, /* the walk failed on this path */
+    ITEM_NOTE   /* skipped with a note (symlink loop) */
+} item_kind;
+
+typedef struct item {
+    item_kind kind;
+    int err_no;
+    uint64_t seq;
+    const char *note;
+    char path[ITEM_PATH_MAX];
+} item;
+
+/* A directory on the current walk path, to notice symlink loops. */
+typedef struct walk_node {
+    dev_t dev;
+    ino_t ino;
+    const struct walk_node *up;
+} walk_node;
+
+typedef struct runner {
+    const afmt_cli_config *cfg;
+    unsigned jobs;
+    afmt_cli_worker *workers;
+    afmt_cli_seq seq;
+    /* The queue (jobs > 1). */
+    pthread_mutex_t qmu;
+    pthread_cond_t q_nonempty, q_nonfull;
+    item *queue;
+    size_t qcap, qhead, qcount;
+    int qdone;
+    uint64_t next_seq;
+    /* The walk. */
+    item one; /* jobs == 1 */
+    char path[ITEM_PATH_MAX];
+    size_t path_len;
+} runner;
+
+/* ---------------------------------------------------------------- work */
+
+static void process_item(afmt_cli_worker *w, const item *it)
+{
+    afmt_cli_out_begin(&w->out, it->seq);
+    switch (it->kind) {
+    case ITEM_PATH:
+        afmt_cli_check_path(w, it->path);
+        break;
+    case ITEM_ISDIR:
+        afmt_cli_report_message(w, it->path, "is a directory");
+        break;
+    case ITEM_ERRNO:
+        afmt_cli_report_errno(w, it->path, it->err_no);
+        break;
+    case ITEM_NOTE:
+        if (!w->cfg->quiet)
+            afmt_cli_out_stderr(&w->out, "%s: skipped: %s\n", it->path, it->note);
+        break;
+    }
+    afmt_cli_out_end(&w->out);
+}
+
+typedef struct thread_arg {
+    runner *r;
+    afmt_cli_worker *w;
+} thread_arg;
+
+static void *run_worker(void *arg)
+{
+    thread_arg *ta = arg;
+    runner *r = ta->r;
+    item *it = malloc(sizeof *it);
+
+    if (!it) {
+        fprintf(stderr, "afmt: out of memory\n");
+        abort();
+    }
+    for (;;) {
+        pthread_mutex_lock(&r->qmu);
+        while (r->qcount == 0 && !r->qdone)
+            pthread_cond_wait(&r->q_nonempty, &r->qmu);
+        if (r->qcount == 0) {
+            pthread_mutex_unlock(&r->qmu);
+            break;
+        }
+        *it = r->queue[r->qhead];
+        r->qhead = (r->qhead + 1) % r->qcap;
+        r->qcount--;
+        pthread_cond_signal(&r->q_nonfull);
+        pthread_mutex_unlock(&r->qmu);
+        process_item(ta->w, it);
+    }
+    free(it);
+    return NULL;
+}
+
+static void fill_item(item *it, item_kind kind, int err_no, const char *note,
+                      const char *path)
+{
+    size_t n = strlen(path);
+
+    it->kind = kind;
+    it->err_no = err_no;
+    it->note = note;
+    if (n >= sizeof it->path) {
+        /* Too long to carry: report it (shortened) instead of checking. */
+        it->kind = ITEM_ERRNO;
+        it->err_no = ENAMETOOLONG;
+        n = sizeof it->path - 1;
+    }
+    memcpy(it->path, path, n);
+    it->path[n] = '\0';
+}
+
+static void dispatch(runner *r, item_kind kind, int err_no, const char *note,
+                     const char *path)
+{
+    item *it;
+
+    if (r->jobs <= 1) {
+        fill_item(&r->one, kind, err_no, note, path);
+        r->one.seq = r->next_seq++;
+        process_item(&r->workers[0], &r->one);
+        return;
+    }
+    pthread_mutex_lock(&r->qmu);
+    while (r->qcount == r->qcap)
+        pthread_cond_wait(&r->q_nonfull, &r->qmu);
+    it = &r->queue[(r->qhead + r->qcount) % r->qcap];
+    fill_item(it, kind, err_no, note, path);
+    it->seq = r->next_seq++;
+    r->qcount++;
+    pthread_cond_signal(&r->q_nonempty);
+    pthread_mutex_unlock(&r->qmu);
+}
+
+/* ---------------------------------------------------------------- walk */
+
+static int skip_dots(const struct dirent *d)
+{
+    return !(d->d_name[0] == '.' &&
+             (d->d_name[1] == '\0' || (d->d_name[1] == '.' && d->d_name[2] == '\0')));
+}
+
+/* Byte order, whatever the locale: the same listing everywhere. */
+static int by_name(const struct dirent **a, const struct dirent **b)
+{
+    return strcmp((*a)->d_name, (*b)->d_name);
+}
+
+static void walk_dir(runner *r, const struct stat *st, const walk_node *up)
+{
+    walk_node node;
+    const walk_node *p;
+    struct dirent **list = NULL;
+    size_t base = r->path_len;
+    int n, i;
+
+    for (p = up; p; p = p->up) {
+        if (p->dev == st->st_dev && p->ino == st->st_ino) {
+            dispatch(r, ITEM_NOTE, 0, "symlink loop (directory already being walked)",
+                     r->path);
+            return;
+        }
+    }
+    node.dev = st->st_dev;
+    node.ino = st->st_ino;
+    node.up = up;
+
+    n = scandir(r->path, &list, skip_dots, by_name);
+    if (n < 0) {
+        dispatch(r, ITEM_ERRNO, errno, NULL, r->path);
+        return;
+    }
+    for (i = 0; i < n; i++) {
+        const char *name = list[i]->d_name;
+        size_t len = strlen(name);
+        int need_sep = base > 0 && r->path[base - 1] != '/';
+        struct stat cst;
+        unsigned char dt = DT_UNKNOWN;
+
+#ifdef _DIRENT_HAVE_D_TYPE
+        dt = list[i]->d_type;
+#endif
+        if (base + (size_t)need_sep + len >= sizeof r->path) {
+            dispatch(r, ITEM_ERRNO, ENAMETOOLONG, NULL, r->path);
+            free(list[i]);
+            continue;
+        }
+        if (need_sep)
+            r->path[base] = '/';
+        memcpy(r->path + base + need_sep, name, len + 1);
+        r->path_len = base + (size_t)need_sep + len;
+
+        if (dt == DT_REG) {
+            /* The common case needs no stat here: the worker's fstat
+             * decides. */
+            dispatch(r, ITEM_PATH, 0, NULL, r->path);
+        } else if (stat(r->path, &cst) != 0) {
+            int e = errno;
+            struct stat lst;
+            if (lstat(r->path, &lst) == 0 && S_ISLNK(lst.st_mode))
+                dispatch(r, ITEM_NOTE, 0,
+                         e == ELOOP ? "symlink loop" : "broken symlink", r->path);
+            else
+                dispatch(r, ITEM_ERRNO, e, NULL, r->path);
+        } else if (S_ISDIR(cst.st_mode)) {
+            walk_dir(r, &cst, &node);
+        } else if (S_ISREG(cst.st_mode)) {
+            dispatch(r, ITEM_PATH, 0, NULL, r->path);
+        }
+        /* FIFOs, sockets and devices met in a walk are skipped: reading
+         * them could block forever.  Name them to read them. */
+        free(list[i]);
+        r->path[base] = '\0';
+        r->path_len = base;
+    }
+    free(list);
+}
+
+static void walk_arg(runner *r, const char *arg)
+{
+    struct stat st;
+    size_t n;
+
+    if (strcmp(arg, "-") == 0) {
+        dispatch(r, ITEM_PATH, 0, NULL, arg);
+        return;
+    }
+    if (stat(arg, &st) != 0) {
+        dispatch(r, ITEM_ERRNO, errno, NULL, arg);
+        return;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        dispatch(r, ITEM_PATH, 0, NULL, arg);
+        return;
+    }
+    if (!r->cfg->recursive) {
+        dispatch(r, ITEM_ISDIR, 0, NULL, arg);
+        return;
+    }
+    n = strlen(arg);
+    if (n >= sizeof r->path) {
+        dispatch(r, ITEM_ERRNO, ENAMETOOLONG, NULL, arg);
+        return;
+    }
+    memcpy(r->path, arg, n + 1);
+    r->path_len = n;
+    walk_dir(r, &st, NULL);
+}
+
+/* ---------------------------------------------------------------- usage */
+
+static void usage(FILE *f, const char *prog, int info_mode)
+{
+    if (info_mode)
+        fprintf(f,
+"Usage: %s [OPTION]... FILE...\n"
+"Validate each FILE and describe it: the format, then every array on its\n"
+"own line (index, name, element type and shape, storage order, byte\n"
+"offset of the data) and every warning.  The same as afmt-validate -v.\n",
+                prog);
+    else
+        fprintf(f,
+"Usage: %s [OPTION]... FILE...\n"
+"Check that each FILE is a well-formed binary array file in a format afmt\n"
+"knows, and print one line per file.\n",
+                prog);
+    fprintf(f,
+"\n"
+"The format is found from the file's magic bytes, else its extension.\n"
+"FILE \"-\" is standard input; pipes and other non-regular files are read\n"
+"as streams.  A directory is walked with -r.  A tar shard (.tar, .tar.gz,\n"
+".tgz, .tar.bz2, .tar.xz, .tar.zst) is opened, and each regular member\n"
+"whose name has a known extension is checked and shown as ARCHIVE:MEMBER.\n"
+"\n"
+"Options:\n"
+"  -f, --format NAME  no detection: check every input as format NAME\n"
+"      --strict       accept exactly what a conforming writer produces\n"
+"                     (the default)\n"
+"      --lenient      also accept what the reference readers tolerate,\n"
+"                     reporting each tolerance as a warning\n"
+"  -v, --verbose      list every array and every warning on its own line\n"
+"  -q, --quiet        print only invalid inputs and errors\n"
+"      --json         print one JSON object per input instead of text\n"
+"  -r, --recursive    walk directories, in byte order of names; symlink\n"
+"                     loops are skipped, FIFOs and devices inside are ignored\n"
+"  -j, --jobs N       check N inputs in parallel (0: one per CPU); the\n"
+"                     output keeps the argument order\n"
+"      --max-bytes N  an input larger than N bytes is invalid (code limit);\n"
+"                     suffixes k, M, G, T (powers of 1024).  Default: no\n"
+"                     limit for files, 1G for pipes and archive members\n"
+"      --max-rank N   an array of more than N dimensions is invalid\n"
+"                     (code limit; default 255)\n"
+"  -h, --help         print this help and exit\n"
+"  -V, --version      print the version and exit\n"
+"\n"
+"Output (text):\n"
+"  PATH: ok FORMAT DTYPE[SHAPE] ORDER [(+N more)] [(N warnings)]\n"
+"    [i] NAME DTYPE[SHAPE] ORDER offset=N     with -v, one per array\n"
+"    warning: FIELD at offset N: MESSAGE      with -v, one per warning\n"
+"  PATH: invalid FORMAT: FIELD at offset N: MESSAGE\n"
+"  PATH: invalid: no known format matches (magic or extension)\n"
+"  PATH: error: MESSAGE                       on standard error\n"
+"\n"
+"Output (--json), one line per input:\n"
+"  {\"path\":..., \"format\":NAME|null, \"valid\":BOOL, \"array_count\":N,\n"
+"   \"arrays\":[{\"index\",\"name\",\"dtype\",\"shape\",\"order\",\"offset\",\n"
+"   \"nbytes\"}...], \"error\":null|{\"code\",\"offset\",\"field\",\"message\"},\n"
+"   \"warnings\":[{\"code\",\"offset\",\"field\",\"message\"}...]}\n"
+"  At most %d arrays and %d warnings are listed per input; then\n"
+"  \"arrays_truncated\" / \"warnings_truncated\" is true.\n"
+"\n"
+"Exit status:\n"
+"  0  every input is valid\n"
+"  1  some input is invalid\n"
+"  2  a usage error, or some input could not be read (this wins over 1)\n"
+"\n"
+"Formats: ",
+            AFMT_CLI_MAX_LISTED_ARRAYS, AFMT_CLI_MAX_LISTED_WARNINGS);
+    afmt_cli_print_format_names(f);
+    fprintf(f, "\n(see 'afmt formats' for their extensions).\n");
+}
+
+static int usage_error(const char *prog)
+{
+    fprintf(stderr, "Try '%s --help' for more information.\n", prog);
+    return AFMT_EXIT_ERROR;
+}
+
+/* ---------------------------------------------------------------- main */
+
+enum {
+    OPT_HELP = 1, OPT_VERSION, OPT_VERBOSE, OPT_QUIET, OPT_RECURSIVE,
+    OPT_JOBS, OPT_JSON, OPT_STRICT, OPT_LENIENT, OPT_FORMAT, OPT_MAX_BYTES,
+    OPT_MAX_RANK
+};
+
+static const afmt_cli_optdef validate_opts[] = {
+    { "help", 'h', 0, OPT_HELP },
+    { "version", 'V', 0, OPT_VERSION },
+    { "verbose", 'v', 0, OPT_VERBOSE },
+    { "quiet", 'q', 0, OPT_QUIET },
+    { "recursive", 'r', 0, OPT_RECURSIVE },
+    { "jobs", 'j', 1, OPT_JOBS },
+    { "json", 0, 0, OPT_JSON },
+    { "strict", 0, 0, OPT_STRICT },
+    { "lenient", 0, 0, OPT_LENIENT },
+    { "format", 'f', 1, OPT_FORMAT },
+    { "max-bytes", 0, 1, OPT_MAX_BYTES },
+    { "max-rank", 0, 1, OPT_MAX_RANK },
+    { NULL, 0, 0, 0 }
+};
+
+static int run(runner *r, int argc, char **argv, const int *operands, int nops)
+{
+    const afmt_cli_config *cfg = r->cfg;
+    thread_arg *targs = NULL;
+    pthread_t *threads = NULL;
+    unsigned i, nworkers, started = 0;
+    uint64_t invalid = 0, errors = 0;
+    int k, write_failed = 0, threaded = 0;
+
+    (void)argc;
+    r->jobs = cfg->jobs;
+    if ((unsigned)nops < r->jobs)
+        r->jobs = nops > 0 ? (unsigned)nops : 1;
+    /* One input may expand to many files; keep the pool when walking. */
+    if (cfg->recursive)
+        r->jobs = cfg->jobs;
+    nworkers = r->jobs;
+    r->workers = calloc(nworkers, sizeof *r->workers);
+    if (!r->workers) {
+        fprintf(stderr, "afmt: out of memory\n");
+        return AFMT_EXIT_ERROR;
+    }
+    pthread_mutex_init(&r->seq.mu, NULL);
+    pthread_cond_init(&r->seq.cv, NULL);
+    r->seq.next = 0;
+    for (i = 0; i < r->jobs; i++)
+        afmt_cli_worker_init(&r->workers[i], cfg, r->jobs > 1 ? &r->seq : NULL);
+
+    if (r->jobs > 1) {
+        pthread_mutex_init(&r->qmu, NULL);
+        pthread_cond_init(&r->q_nonempty, NULL);
+        pthread_cond_init(&r->q_nonfull, NULL);
+        r->qcap = 2 * (size_t)r->jobs;
+        r->queue = calloc(r->qcap, sizeof *r->queue);
+        threads = calloc(r->jobs, sizeof *threads);
+        targs = calloc(r->jobs, sizeof *targs);
+        if (!r->queue || !threads || !targs) {
+            fprintf(stderr, "afmt: out of memory\n");
+            free(r->queue);
+            free(threads);
+            free(targs);
+            return AFMT_EXIT_ERROR;
+        }
+        for (i = 0; i < r->jobs; i++) {
+            targs[i].r = r;
+            targs[i].w = &r->workers[i];
+            if (pthread_create(&threads[i], NULL, run_worker, &targs[i]) != 0)
+                break;
+            started++;
+        }
+        threaded = 1;
+        if (started == 0) {
+            /* Cannot start threads: check on this one instead. */
+            r->jobs = 1;
+            r->workers[0].out.seq = NULL;
+            r->workers[0].out.has_turn = 1;
+        }
+    }
+
+    for (k = 0; k < nops; k++)
+        walk_arg(r, argv[operands[k]]);
+
+    if (threaded) {
+        pthread_mutex_lock(&r->qmu);
+        r->qdone = 1;
+        pthread_cond_broadcast(&r->q_nonempty);
+        pthread_mutex_unlock(&r->qmu);
+        for (i = 0; i < started; i++)
+            pthread_join(threads[i], NULL);
+        free(threads);
+        free(targs);
+        free(r->queue);
+        pthread_mutex_destroy(&r->qmu);
+        pthread_cond_destroy(&r->q_nonempty);
+        pthread_cond_destroy(&r->q_nonfull);
+    }
+    for (i = 0; i < nworkers; i++) {
+        invalid += r->workers[i].invalid;
+        errors += r->workers[i].errors;
+        write_failed |= r->workers[i].out.write_failed;
+        afmt_cli_worker_free(&r->workers[i]);
+    }
+    free(r->workers);
+    pthread_mutex_destroy(&r->seq.mu);
+    pthread_cond_destroy(&r->seq.cv);
+    if (fflush(stdout) != 0 || ferror(stdout))
+        write_failed = 1;
+    if (write_failed) {
+        fprintf(stderr, "afmt: error writing standard output\n");
+        return AFMT_EXIT_ERROR;
+    }
+    if (errors)
+        return AFMT_EXIT_ERROR;
+    return invalid ? AFMT_EXIT_INVALID : AFMT_EXIT_OK;
+}
+
+int afmt_cli_validate_main(int argc, char **argv, int first, const char *prog,
+                           int info_mode)
+{
+    afmt_cli_config cfg;
+    afmt_cli_args args;
+    runner *r;
+    const char *val;
+    int *operands, nops = 0, id, rc;
+    uint64_t v;
+
+    afmt_cli_config_default(&cfg);
+    if (info_mode)
+        cfg.verbose = 1;
+    operands = calloc((size_t)(argc > 0 ? argc : 1), sizeof *operands);
+    if (!operands) {
+        fprintf(stderr, "%s: out of memory\n", prog);
+        return AFMT_EXIT_ERROR;
+    }
+    afmt_cli_args_init(&args, argc, argv, first, validate_opts, prog);
+    while ((id = afmt_cli_args_next(&args, &val)) != AFMT_CLI_ARGS_END) {
+        switch (id) {
+        case AFMT_CLI_ARGS_ERROR:
+            free(operands);
+            return usage_error(prog);
+        case AFMT_CLI_ARGS_OPERAND:
+            operands[nops++] = args.i - 1;
+            break;
+        case OPT_HELP:
+            usage(stdout, prog, info_mode);
+            free(operands);
+            return AFMT_EXIT_OK;
+        case OPT_VERSION:
+            printf("%s (afmt) %s\n", prog, AFMT_CLI_VERSION);
+            free(operands);
+            return AFMT_EXIT_OK;
+        case OPT_VERBOSE:
+            cfg.verbose = 1;
+            break;
+        case OPT_QUIET:
+            cfg.quiet = 1;
+            break;
+        case OPT_RECURSIVE:
+            cfg.recursive = 1;
+            break;
+        case OPT_JSON:
+            cfg.json = 1;
+            break;
+        case OPT_STRICT:
+            cfg.opt.mode = AFMT_STRICT;
+            break;
+        case OPT_LENIENT:
+            cfg.opt.mode = AFMT_LENIENT;
+            break;
+        case OPT_JOBS:
+            if (afmt_cli_parse_uint(val, 0, 100000, &v) != 0) {
+                fprintf(stderr, "%s: -j needs a number of jobs, not '%s'\n", prog, val);
+                free(operands);
+                return usage_error(prog);
+            }
+            if (v == 0) {
+                long n = sysconf(_SC_NPROCESSORS_ONLN);
+                v = n > 0 ? (uint64_t)n : 1;
+            }
+            cfg.jobs = v > MAX_JOBS ? MAX_JOBS : (unsigned)v;
+            break;
+        case OPT_FORMAT:
+            cfg.forced = afmt_cli_format_arg(prog, val);
+            if (!cfg.forced) {
+                free(operands);
+                return usage_error(prog);
+            }
+            break;
+        case OPT_MAX_BYTES:
+            if (afmt_cli_parse_size(val, &v) != 0) {
+                fprintf(stderr, "%s: --max-bytes needs a size such as 1048576 or "
+                                "64M, not '%s'\n", prog, val);
+                free(operands);
+                return usage_error(prog);
+            }
+            cfg.file_limit = v;
+            cfg.stream_limit = v;
+            cfg.opt.limits.max_total_bytes = v;
+            break;
+        case OPT_MAX_RANK:
+            if (afmt_cli_parse_uint(val, 0, AFMT_RANK_CAP, &v) != 0) {
+                fprintf(stderr, "%s: --max-rank needs a number from 0 to %d, not '%s'\n",
+                        prog, AFMT_RANK_CAP, val);
+                free(operands);
+                return usage_error(prog);
+            }
+            cfg.opt.limits.max_rank = v;
+            break;
+        default:
+            break;
+        }
+    }
+    if (nops == 0) {
+        fprintf(stderr, "%s: no input (give FILE..., or - for standard input)\n", prog);
+        free(operands);
+        return usage_error(prog);
+    }
+    r = calloc(1, sizeof *r);
+    if (!r) {
+        fprintf(stderr, "%s: out of memory\n", prog);
+        free(operands);
+        return AFMT_EXIT_ERROR;
+    }
+    r->cfg = &cfg;
+    rc = run(r, argc, argv, operands, nops);
+    free(r);
+    free(operands);
+    return rc;
+}

@@ -1,0 +1,111 @@
+/* afmt-gen: shared state of the C emitters.
+ *
+ * The validator emitter (emit_validate.c) and the writer emitter
+ * (emit_write.c) walk the same item tree.  Names are resolved as the walk
+ * reaches them, so a name used before its definition (which also rules out
+ * cycles among definitions) is reported with the JSON path of the use.
+ */
+#ifndef AFMT_GEN_EMIT_H
+#define AFMT_GEN_EMIT_H
+
+#include "spec.h"
+#include "util.h"
+
+typedef enum sym_kind {
+    SY_INT,     /* integer field or let */
+    SY_ARRF,    /* integer array field (dims) */
+    SY_TEXT,    /* bytes/text field */
+    SY_LOOKUP,  /* type-table lookup result */
+    SY_PAYLOAD, /* payload array item */
+    SY_BUILTIN  /* index inside "each" */
+} sym_kind;
+
+typedef struct sym {
+    sym_kind kind;
+    const char *name;
+    item *it;
+    vtype t;             /* SY_INT: VT_U / VT_S; SY_ARRF: element type */
+    char c[96];          /* C expression of the value (INT), pointer (TEXT), prefix */
+    char elem[192];      /* SY_ARRF: printf format of element i ("%s" = index) */
+    char count[64];      /* SY_ARRF: C expression of the element count */
+    char off[64];        /* C expression of the byte offset (validator) */
+    int width, is_signed, big;
+    int size;            /* SY_TEXT: bytes */
+    const table *tb;     /* SY_LOOKUP */
+} sym;
+
+#define MAX_SYMS 1024
+#define AFMT_GEN_FIELD_MAX_ 128
+
+typedef struct emitter {
+    const spec *s;
+    sbuf *out;
+    int indent;
+    int tmp;             /* counter for unique temporaries */
+    int errors;
+    int writer;          /* 0: validator, 1: writer */
+    sym *syms[MAX_SYMS];
+    int nsyms;
+    const char *end;     /* validator: C name of the current region end */
+    /* attribution of failures in the code being emitted */
+    char fail_field[AFMT_GEN_FIELD_MAX_];
+    char fail_index[64];
+    char fail_offset[96];
+    const char *jpath;   /* for generator diagnostics */
+} emitter;
+
+/* Output helpers. */
+void line(emitter *m, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+void gen_error(emitter *m, const char *jpath, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* Symbols. */
+sym *sym_push(emitter *m, sym_kind kind, const char *name, item *it);
+sym *sym_find(emitter *m, const char *name);
+int sym_mark(emitter *m);
+void sym_pop_to(emitter *m, int mark);
+const table *find_table(const spec *s, const char *name);
+
+/* Attribution for failures: field name, index C expr, offset C expr. */
+void set_fail(emitter *m, const char *field, const char *index_c, const char *offset_c);
+
+/* Emit `return afmt_fail(...)` (or a lenient tolerate) with a message. */
+void emit_fail(emitter *m, const char *code, leniency len, const char *fmt_c, const char *args_c);
+
+typedef struct cexpr {
+    char *c;     /* C expression text */
+    vtype t;
+    int lit;     /* an integer literal: adapts to the other operand's sign */
+} cexpr;
+
+/* Emit the statements computing e and return the C expression of its
+ * value.  Reports type errors through gen_error. */
+cexpr emit_expr(emitter *m, expr *e, const char *text);
+/* Same, converted to an unsigned value (negative -> runtime failure). */
+char *emit_u64(emitter *m, expr *e, const char *text);
+/* Same, converted to a truth value. */
+char *emit_bool(emitter *m, expr *e, const char *text);
+/* A fresh temporary name. */
+char *tmp_name(emitter *m, const char *prefix);
+
+/* One constraint (shared by validator and writer). */
+void emit_check(emitter *m, check *c, sym *attr);
+
+/* Item walkers. */
+void emit_validator(emitter *m);
+void emit_writer(emitter *m);
+
+/* Helpers for codes: "constraint" -> "AFMT_E_CONSTRAINT". */
+char *code_enum(const char *code);
+const char *dtype_enum(const char *dtype);
+const char *int_c_type(int is_signed);
+char *load_c(int width, int is_signed, int big, const char *ptr);
+
+#endif

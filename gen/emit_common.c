@@ -1,0 +1,151 @@
+/* afmt-gen: output, symbols and failure emission shared by the emitters. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "emit.h"
+
+void line(emitter *m, const char *fmt, ...)
+{
+    va_list ap;
+    char *s;
+    int n;
+    int i;
+    va_start(ap, fmt);
+    n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    s = xcalloc((size_t)n + 1, 1);
+    va_start(ap, fmt);
+    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    if (*s)
+        for (i = 0; i < m->indent; i++) sb_puts(m->out, "    ");
+    sb_puts(m->out, s);
+    sb_puts(m->out, "\n");
+    free(s);
+}
+
+void gen_error(emitter *m, const char *jpath, const char *fmt, ...)
+{
+    va_list ap;
+    m->errors++;
+    fprintf(stderr, "%s: %s: ", m->s->path, jpath ? jpath : (m->jpath ? m->jpath : "/"));
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
+}
+
+sym *sym_push(emitter *m, sym_kind kind, const char *name, item *it)
+{
+    sym *y;
+    if (m->nsyms >= MAX_SYMS) {
+        gen_error(m, it ? it->jpath : NULL, "too many names in scope");
+        m->nsyms--;
+    }
+    y = xcalloc(1, sizeof *y);
+    y->kind = kind;
+    y->name = name;
+    y->it = it;
+    m->syms[m->nsyms++] = y;
+    return y;
+}
+
+sym *sym_find(emitter *m, const char *name)
+{
+    int i;
+    for (i = m->nsyms - 1; i >= 0; i--)
+        if (strcmp(m->syms[i]->name, name) == 0) return m->syms[i];
+    return NULL;
+}
+
+int sym_mark(emitter *m) { return m->nsyms; }
+
+void sym_pop_to(emitter *m, int mark)
+{
+    while (m->nsyms > mark) free(m->syms[--m->nsyms]);
+}
+
+const table *find_table(const spec *s, const char *name)
+{
+    int i;
+    for (i = 0; i < s->ntables; i++)
+        if (strcmp(s->tables[i].name, name) == 0) return &s->tables[i];
+    return NULL;
+}
+
+void set_fail(emitter *m, const char *field, const char *index_c, const char *offset_c)
+{
+    snprintf(m->fail_field, sizeof m->fail_field, "%s", field ? field : "");
+    snprintf(m->fail_index, sizeof m->fail_index, "%s", index_c ? index_c : "AFMT_NO_INDEX");
+    snprintf(m->fail_offset, sizeof m->fail_offset, "%s", offset_c ? offset_c : "pos");
+}
+
+char *code_enum(const char *code)
+{
+    char *e = xprintf("AFMT_E_%s", code), *c;
+    for (c = e; *c; c++) {
+        if (*c >= 'a' && *c <= 'z') *c = (char)(*c - 'a' + 'A');
+        if (*c == '-') *c = '_';
+    }
+    return e;
+}
+
+void emit_fail(emitter *m, const char *code, leniency len, const char *fmt_c, const char *args_c)
+{
+    char *ce = code_enum(code);
+    char *field = c_quote(m->fail_field, strlen(m->fail_field));
+    const char *args = args_c && *args_c ? args_c : NULL;
+    if (m->writer) {
+        line(m, "return afmt_fail(err, %s, NULL, %s, %s, 0, %s%s%s);", ce, field, m->fail_index, fmt_c,
+             args ? ", " : "", args ? args : "");
+    } else if (len == LEN_WARN) {
+        line(m, "if (afmt_tolerate(opt, vis, err, %s, &path, %s, %s, %s, %s%s%s)) return -1;", ce, field,
+             m->fail_index, m->fail_offset, fmt_c, args ? ", " : "", args ? args : "");
+    } else {
+        line(m, "return afmt_fail(err, %s, &path, %s, %s, %s, %s%s%s);", ce, field, m->fail_index,
+             m->fail_offset, fmt_c, args ? ", " : "", args ? args : "");
+    }
+    free(ce);
+    free(field);
+}
+
+char *tmp_name(emitter *m, const char *prefix)
+{
+    return xprintf("%s%d", prefix, ++m->tmp);
+}
+
+static const char *const DTYPES[][2] = {
+    {"bool", "AFMT_BOOL"}, {"i8", "AFMT_I8"}, {"i16", "AFMT_I16"}, {"i32", "AFMT_I32"},
+    {"i64", "AFMT_I64"}, {"u8", "AFMT_U8"}, {"u16", "AFMT_U16"}, {"u32", "AFMT_U32"},
+    {"u64", "AFMT_U64"}, {"f16", "AFMT_F16"}, {"bf16", "AFMT_BF16"}, {"f32", "AFMT_F32"},
+    {"f64", "AFMT_F64"}, {"c64", "AFMT_C64"}, {"c128", "AFMT_C128"}, {"opaque", "AFMT_OPAQUE"},
+};
+
+const char *dtype_enum(const char *dtype)
+{
+    size_t i;
+    for (i = 0; i < sizeof DTYPES / sizeof DTYPES[0]; i++)
+        if (strcmp(DTYPES[i][0], dtype) == 0) return DTYPES[i][1];
+    return NULL;
+}
+
+const char *int_c_type(int is_signed) { return is_signed ? "int64_t" : "uint64_t"; }
+
+char *load_c(int width, int is_signed, int big, const char *ptr)
+{
+    char *raw;
+    if (width == 1) raw = xprintf("afmt_load_u8(%s)", ptr);
+    else raw = xprintf("afmt_load_u%d%s(%s)", width * 8, big ? "be" : "le", ptr);
+    if (is_signed) {
+        char *s = xprintf("afmt_as_i64(%s, %d)", raw, width * 8);
+        free(raw);
+        return s;
+    }
+    if (width < 8) {
+        char *s = xprintf("(uint64_t)%s", raw);
+        free(raw);
+        return s;
+    }
+    return raw;
+}

@@ -1,0 +1,575 @@
+/* afmt-gen: compile spec expressions to checked C.
+ *
+ * Values are unsigned (U, uint64_t) or signed (S, int64_t) 64-bit
+ * integers, truth values, text, or names of arrays/lookups/payloads that only
+ * functions accept.  Arithmetic never wraps: + - * << emit a checked helper
+ * and a failure naming the expression; a signed value used where an
+ * unsigned one is needed must be non-negative or the input is rejected.
+ * && || ?: short-circuit, so "ndims > 0 && dims[0] == 1" never reads a dim
+ * that is not there.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "emit.h"
+
+static cexpr mk(char *c, vtype t) { cexpr r; r.c = c; r.t = t; r.lit = 0; return r; }
+static cexpr bad(void) { return mk(xstrdup("0"), VT_NONE); }
+
+/* A C string literal of the expression text, for messages ('%' doubled). */
+static char *msg_text(const char *text)
+{
+    sbuf b = {0};
+    char *q;
+    const char *c;
+    for (c = text ? text : "?"; *c; c++) {
+        if (*c == '%') sb_puts(&b, "%%");
+        else { char t[2] = {*c, 0}; sb_puts(&b, t); }
+    }
+    q = c_quote(b.s ? b.s : "", b.len);
+    sb_free(&b);
+    return q;
+}
+
+/* Strip the quotes of a C literal so it can be spliced into a format. */
+static char *unquote(char *q)
+{
+    size_t n = strlen(q);
+    char *s = xcalloc(n, 1);
+    memcpy(s, q + 1, n - 2);
+    free(q);
+    return s;
+}
+
+static char *to_u(emitter *m, cexpr x, const char *text)
+{
+    if (x.t == VT_U || x.t == VT_BOOL) return x.c;
+    if (x.t == VT_S) {
+        char *t = tmp_name(m, "u");
+        char *mt = unquote(msg_text(text));
+        char *fmt = xprintf("\"`%s` is negative (%%\" PRId64 \")\"", mt);
+        line(m, "if (%s < 0) {", x.c);
+        m->indent++;
+        emit_fail(m, "negative", LEN_NONE, fmt, x.c);
+        m->indent--;
+        line(m, "}");
+        line(m, "const uint64_t %s = (uint64_t)(%s);", t, x.c);
+        free(mt);
+        free(fmt);
+        free(x.c);
+        return t;
+    }
+    if (x.t != VT_NONE) /* VT_NONE: the cause was reported already */
+        gen_error(m, NULL, "`%s`: %s cannot be used as a number", text ? text : "?",
+                  x.t == VT_STR ? "text" : x.t == VT_ARRAY ? "an array" : "this value");
+    return x.c;
+}
+
+static char *to_s(emitter *m, cexpr x, const char *text)
+{
+    if (x.t == VT_S) return x.c;
+    if (x.t == VT_U && x.lit) return xprintf("(int64_t)%s", x.c); /* literal <= INT64_MAX checked by caller */
+    if (x.t == VT_U || x.t == VT_BOOL) {
+        char *t = tmp_name(m, "s");
+        char *mt = unquote(msg_text(text));
+        char *fmt = xprintf("\"`%s` is too large for a signed value (%%\" PRIu64 \")\"", mt);
+        line(m, "if (%s > (uint64_t)INT64_MAX) {", x.c);
+        m->indent++;
+        emit_fail(m, "overflow", LEN_NONE, fmt, x.c);
+        m->indent--;
+        line(m, "}");
+        line(m, "const int64_t %s = (int64_t)(%s);", t, x.c);
+        free(mt);
+        free(fmt);
+        free(x.c);
+        return t;
+    }
+    if (x.t != VT_NONE)
+        gen_error(m, NULL, "`%s`: %s cannot be used as a number", text ? text : "?", x.t == VT_STR ? "text" : "this value");
+    return x.c;
+}
+
+static char *to_bool(emitter *m, cexpr x, const char *text)
+{
+    if (x.t == VT_BOOL) return x.c;
+    if (x.t == VT_U || x.t == VT_S) {
+        char *c = xprintf("(%s != 0)", x.c);
+        free(x.c);
+        return c;
+    }
+    if (x.t != VT_NONE)
+        gen_error(m, NULL, "`%s`: %s is not a truth value or integer", text ? text : "?", x.t == VT_STR ? "text" : "this value");
+    return x.c;
+}
+
+char *emit_u64(emitter *m, expr *e, const char *text) { return to_u(m, emit_expr(m, e, text), text); }
+char *emit_bool(emitter *m, expr *e, const char *text) { return to_bool(m, emit_expr(m, e, text), text); }
+
+static int lit_fits_signed(cexpr x) { return x.lit && x.t == VT_U; }
+
+/* Choose signed arithmetic when both sides are signed, or one is signed and
+ * the other a literal. */
+static int want_signed(cexpr a, cexpr b)
+{
+    return (a.t == VT_S && (b.t == VT_S || lit_fits_signed(b))) || (b.t == VT_S && lit_fits_signed(a));
+}
+
+static cexpr checked_arith(emitter *m, tok_kind op, cexpr a, cexpr b, const char *text)
+{
+    const char *fn = op == TK_PLUS ? "add" : op == TK_MINUS ? "sub" : "mul";
+    char *mt = unquote(msg_text(text));
+    char *t = tmp_name(m, "t");
+    if (want_signed(a, b)) {
+        char *ac = to_s(m, a, text), *bc = to_s(m, b, text);
+        char *fmt = xprintf("\"`%s` overflows 64 bits\"", mt);
+        line(m, "int64_t %s;", t);
+        line(m, "if (!afmt_%s_i64(%s, %s, &%s)) {", fn, ac, bc, t);
+        m->indent++;
+        emit_fail(m, "overflow", LEN_NONE, fmt, NULL);
+        m->indent--;
+        line(m, "}");
+        free(ac); free(bc); free(fmt); free(mt);
+        return mk(t, VT_S);
+    } else {
+        char *ac = to_u(m, a, text), *bc = to_u(m, b, text);
+        char *fmt = op == TK_MINUS ? xprintf("\"`%s` is below zero\"", mt) : xprintf("\"`%s` overflows 64 bits\"", mt);
+        line(m, "uint64_t %s;", t);
+        line(m, "if (!afmt_%s_u64(%s, %s, &%s)) {", fn, ac, bc, t);
+        m->indent++;
+        emit_fail(m, op == TK_MINUS ? "negative" : "overflow", LEN_NONE, fmt, NULL);
+        m->indent--;
+        line(m, "}");
+        free(ac); free(bc); free(fmt); free(mt);
+        return mk(t, VT_U);
+    }
+}
+
+static cexpr divmod(emitter *m, tok_kind op, cexpr a, cexpr b, const char *text)
+{
+    char *mt = unquote(msg_text(text));
+    char *fmt = xprintf("\"division by zero in `%s`\"", mt);
+    cexpr r;
+    if (want_signed(a, b)) {
+        char *ac = to_s(m, a, text), *bc = to_s(m, b, text);
+        char *ofmt = xprintf("\"`%s` overflows 64 bits\"", mt);
+        line(m, "if (%s == 0) {", bc);
+        m->indent++; emit_fail(m, "divzero", LEN_NONE, fmt, NULL); m->indent--;
+        line(m, "}");
+        line(m, "if (%s == INT64_MIN && %s == -1) {", ac, bc);
+        m->indent++; emit_fail(m, "overflow", LEN_NONE, ofmt, NULL); m->indent--;
+        line(m, "}");
+        r = mk(xprintf("(%s %s %s)", ac, op == TK_SLASH ? "/" : "%", bc), VT_S);
+        free(ac); free(bc); free(ofmt);
+    } else {
+        char *ac = to_u(m, a, text), *bc = to_u(m, b, text);
+        line(m, "if (%s == 0) {", bc);
+        m->indent++; emit_fail(m, "divzero", LEN_NONE, fmt, NULL); m->indent--;
+        line(m, "}");
+        r = mk(xprintf("(%s %s %s)", ac, op == TK_SLASH ? "/" : "%", bc), VT_U);
+        free(ac); free(bc);
+    }
+    free(mt); free(fmt);
+    return r;
+}
+
+/* Raw 64-bit pattern of an integer, for bitwise operators. */
+static char *bits_of(emitter *m, cexpr x, const char *text)
+{
+    if (x.t == VT_S) { char *c = xprintf("(uint64_t)%s", x.c); free(x.c); return c; }
+    return to_u(m, x, text);
+}
+
+static cexpr compare(emitter *m, tok_kind op, cexpr a, cexpr b, expr *ea, expr *eb, const char *text)
+{
+    const char *o = tok_text(op);
+    /* text field == "literal" */
+    if (a.t == VT_STR || b.t == VT_STR) {
+        cexpr f = a.t == VT_STR && ea->kind != E_STR ? a : b;
+        expr *le = ea->kind == E_STR ? ea : eb->kind == E_STR ? eb : NULL;
+        expr *fe = le == ea ? eb : ea;
+        sym *y = fe->kind == E_NAME ? sym_find(m, fe->sval) : NULL;
+        char *padded, *q, *c;
+        size_t n;
+        if ((op != TK_EQ && op != TK_NE) || !le || !y || y->kind != SY_TEXT) {
+            gen_error(m, NULL, "text can only be compared with == or != between a text field and a literal in `%s`", text);
+            return bad();
+        }
+        n = strlen(le->sval);
+        if ((int)n > y->size) {
+            gen_error(m, NULL, "\"%s\" is longer than field '%s' (%d bytes)", le->sval, y->name, y->size);
+            return bad();
+        }
+        padded = xcalloc((size_t)y->size + 1, 1);
+        memcpy(padded, le->sval, n);
+        q = c_quote(padded, (size_t)y->size);
+        c = xprintf("(memcmp(%s, %s, %d) %s 0)", f.c, q, y->size, o);
+        free(padded); free(q);
+        return mk(c, VT_BOOL);
+    }
+    if (a.t == VT_BOOL && b.t == VT_BOOL) return mk(xprintf("(%s %s %s)", a.c, o, b.c), VT_BOOL);
+    if (want_signed(a, b)) {
+        char *ac = to_s(m, a, text), *bc = to_s(m, b, text);
+        cexpr r = mk(xprintf("(%s %s %s)", ac, o, bc), VT_BOOL);
+        free(ac); free(bc);
+        return r;
+    }
+    if (a.t == VT_S && b.t == VT_U) {
+        cexpr r = mk(xprintf("(afmt_cmp_i64_u64(%s, %s) %s 0)", a.c, b.c, o), VT_BOOL);
+        free(a.c); free(b.c);
+        return r;
+    }
+    if (a.t == VT_U && b.t == VT_S) {
+        cexpr r = mk(xprintf("(0 %s afmt_cmp_i64_u64(%s, %s))", o, b.c, a.c), VT_BOOL);
+        free(a.c); free(b.c);
+        return r;
+    }
+    {
+        char *ac = to_u(m, a, text), *bc = to_u(m, b, text);
+        cexpr r = mk(xprintf("(%s %s %s)", ac, o, bc), VT_BOOL);
+        free(ac); free(bc);
+        return r;
+    }
+}
+
+static sym *array_arg(emitter *m, expr *e, const char *fn, const char *text)
+{
+    sym *y = e && e->kind == E_NAME ? sym_find(m, e->sval) : NULL;
+    if (e && e->kind == E_NAME && !y) {
+        gen_error(m, NULL, "unknown name '%s' in `%s` (names must be defined before use)", e->sval, text);
+        return NULL;
+    }
+    if (!y || y->kind != SY_ARRF) {
+        gen_error(m, NULL, "%s() takes the name of an array field in `%s`", fn, text);
+        return NULL;
+    }
+    return y;
+}
+
+static sym *payload_arg(emitter *m, expr *e, const char *fn, const char *text)
+{
+    sym *y = e && e->kind == E_NAME ? sym_find(m, e->sval) : NULL;
+    if (!y || y->kind != SY_PAYLOAD) {
+        gen_error(m, NULL, "%s() takes the name of an array item in `%s`", fn, text);
+        return NULL;
+    }
+    if (!m->writer) {
+        gen_error(m, NULL, "%s() is only available in \"write\" expressions (`%s`)", fn, text);
+        return NULL;
+    }
+    return y;
+}
+
+static cexpr call(emitter *m, expr *e, const char *text)
+{
+    const char *fn = e->sval;
+    char *mt = unquote(msg_text(text));
+#define NARGS(n) do { if (e->nargs != (n)) { gen_error(m, NULL, "%s() takes %d argument%s in `%s`", fn, (n), (n) == 1 ? "" : "s", text); free(mt); return bad(); } } while (0)
+    if (strcmp(fn, "prod") == 0 || strcmp(fn, "sum") == 0) {
+        sym *y;
+        char *t;
+        NARGS(1);
+        y = array_arg(m, e->args[0], fn, text);
+        if (!y) { free(mt); return bad(); }
+        t = tmp_name(m, "t");
+        line(m, "uint64_t %s;", t);
+        if (m->writer) {
+            char *fmt = xprintf("\"`%s` overflows 64 bits\"", mt);
+            line(m, "if (!afmt_u64s_%s(%s, %s, &%s)) {", fn, y->c, y->count, t);
+            m->indent++; emit_fail(m, "overflow", LEN_NONE, fmt, NULL); m->indent--;
+            line(m, "}");
+            free(fmt);
+        } else {
+            char *bad_i = tmp_name(m, "bad");
+            char *rc = tmp_name(m, "rc");
+            char *fmt = xprintf("\"`%s` overflows 64 bits\"", mt);
+            char *nfmt = xprintf("\"%s[%%\" PRIu64 \"] is negative\"", y->name);
+            char saved_field[sizeof m->fail_field], saved_index[sizeof m->fail_index], saved_off[sizeof m->fail_offset];
+            line(m, "uint64_t %s = 0;", bad_i);
+            line(m, "const int %s = afmt_field_%s(buf + %s, %s, %d, %d, %d, &%s, &%s);", rc, fn, y->off, y->count,
+                 y->width, y->is_signed, y->big, t, bad_i);
+            line(m, "if (%s == AFMT_E_NEGATIVE) {", rc);
+            m->indent++;
+            memcpy(saved_field, m->fail_field, sizeof saved_field);
+            memcpy(saved_index, m->fail_index, sizeof saved_index);
+            memcpy(saved_off, m->fail_offset, sizeof saved_off);
+            {
+                char *ic = xprintf("%s", bad_i);
+                char *oc = xprintf("%s + %d * %s", y->off, y->width, bad_i);
+                set_fail(m, y->name, ic, oc);
+                emit_fail(m, "negative", LEN_NONE, nfmt, bad_i);
+                free(ic); free(oc);
+            }
+            memcpy(m->fail_field, saved_field, sizeof saved_field);
+            memcpy(m->fail_index, saved_index, sizeof saved_index);
+            memcpy(m->fail_offset, saved_off, sizeof saved_off);
+            m->indent--;
+            line(m, "} else if (%s != AFMT_OK) {", rc);
+            m->indent++; emit_fail(m, "overflow", LEN_NONE, fmt, NULL); m->indent--;
+            line(m, "}");
+            free(bad_i); free(rc); free(fmt); free(nfmt);
+        }
+        free(mt);
+        return mk(t, VT_U);
+    }
+    if (strcmp(fn, "len") == 0) {
+        sym *y;
+        NARGS(1);
+        y = array_arg(m, e->args[0], fn, text);
+        free(mt);
+        return y ? mk(xstrdup(y->count), VT_U) : bad();
+    }
+    if (strcmp(fn, "sizeof") == 0) {
+        sym *y;
+        NARGS(1);
+        y = e->args[0]->kind == E_NAME ? sym_find(m, e->args[0]->sval) : NULL;
+        free(mt);
+        if (!y || y->kind != SY_LOOKUP) { gen_error(m, NULL, "sizeof() takes the name of a lookup in `%s`", text); return bad(); }
+        return mk(xprintf("%s_size", y->c), VT_U);
+    }
+    if (strcmp(fn, "roundup") == 0 || strcmp(fn, "ceil_div") == 0) {
+        char *a, *k, *t = tmp_name(m, "t");
+        char *fmt = xprintf("\"`%s` overflows 64 bits or divides by zero\"", mt);
+        NARGS(2);
+        a = emit_u64(m, e->args[0], text);
+        k = emit_u64(m, e->args[1], text);
+        line(m, "uint64_t %s;", t);
+        if (strcmp(fn, "roundup") == 0) {
+            line(m, "if (!afmt_roundup_u64(%s, %s, &%s)) {", a, k, t);
+        } else {
+            line(m, "if (%s == 0) {", k);
+        }
+        m->indent++; emit_fail(m, "overflow", LEN_NONE, fmt, NULL); m->indent--;
+        line(m, "}");
+        if (strcmp(fn, "ceil_div") == 0) line(m, "%s = afmt_ceil_div_u64(%s, %s);", t, a, k);
+        free(a); free(k); free(fmt); free(mt);
+        return mk(t, VT_U);
+    }
+    if (strcmp(fn, "min") == 0 || strcmp(fn, "max") == 0) {
+        char *a, *b;
+        cexpr r;
+        NARGS(2);
+        a = emit_u64(m, e->args[0], text);
+        b = emit_u64(m, e->args[1], text);
+        r = mk(xprintf("(%s %s %s ? %s : %s)", a, strcmp(fn, "min") == 0 ? "<" : ">", b, a, b), VT_U);
+        free(a); free(b); free(mt);
+        return r;
+    }
+    if (strcmp(fn, "remaining") == 0 || strcmp(fn, "offset") == 0) {
+        NARGS(0);
+        free(mt);
+        if (m->writer) {
+            gen_error(m, NULL, "%s() describes input and cannot be used when writing (`%s`)", fn, text);
+            return bad();
+        }
+        return strcmp(fn, "offset") == 0 ? mk(xstrdup("pos"), VT_U) : mk(xprintf("(%s - pos)", m->end), VT_U);
+    }
+    if (strcmp(fn, "rank") == 0 || strcmp(fn, "count") == 0 || strcmp(fn, "nbytes") == 0 ||
+        strcmp(fn, "elsize") == 0) {
+        sym *y;
+        NARGS(1);
+        y = payload_arg(m, e->args[0], fn, text);
+        free(mt);
+        if (!y) return bad();
+        if (strcmp(fn, "rank") == 0) return mk(xprintf("(uint64_t)%s->rank", y->c), VT_U);
+        if (strcmp(fn, "count") == 0) return mk(xprintf("%s->count", y->c), VT_U);
+        if (strcmp(fn, "elsize") == 0) return mk(xprintf("%s->elsize", y->c), VT_U);
+        return mk(xprintf("nbytes_%s", y->name), VT_U);
+    }
+    if (strcmp(fn, "dim") == 0) {
+        sym *y;
+        char *k;
+        char *fmt = xprintf("\"`%s`: dimension index out of range\"", mt);
+        NARGS(2);
+        y = payload_arg(m, e->args[0], fn, text);
+        if (!y) { free(mt); free(fmt); return bad(); }
+        k = emit_u64(m, e->args[1], text);
+        line(m, "if (%s >= %s->rank) {", k, y->c);
+        m->indent++; emit_fail(m, "type", LEN_NONE, fmt, NULL); m->indent--;
+        line(m, "}");
+        free(mt); free(fmt);
+        {
+            cexpr r = mk(xprintf("%s->dims[%s]", y->c, k), VT_U);
+            free(k);
+            return r;
+        }
+    }
+    gen_error(m, NULL, "unknown function '%s' in `%s`", fn, text);
+    free(mt);
+    return bad();
+#undef NARGS
+}
+
+cexpr emit_expr(emitter *m, expr *e, const char *text)
+{
+    if (!e) return bad();
+    switch (e->kind) {
+    case E_INT: {
+        cexpr r = mk(xprintf("UINT64_C(%llu)", (unsigned long long)e->ival), VT_U);
+        r.lit = e->ival <= (uint64_t)INT64_MAX;
+        if (r.lit) { free(r.c); r.c = xprintf("%llu", (unsigned long long)e->ival); if (e->ival > 2147483647u) { free(r.c); r.c = xprintf("UINT64_C(%llu)", (unsigned long long)e->ival); } }
+        return r;
+    }
+    case E_STR:
+        return mk(c_quote(e->sval, strlen(e->sval)), VT_STR);
+    case E_NAME: {
+        sym *y;
+        if (strcmp(e->sval, "true") == 0) return mk(xstrdup("1"), VT_BOOL);
+        if (strcmp(e->sval, "false") == 0) return mk(xstrdup("0"), VT_BOOL);
+        y = sym_find(m, e->sval);
+        if (!y) {
+            gen_error(m, NULL, "unknown name '%s' in `%s` (names must be defined before use)", e->sval, text);
+            return bad();
+        }
+        switch (y->kind) {
+        case SY_INT: case SY_BUILTIN: return mk(xstrdup(y->c), y->t);
+        case SY_TEXT: return mk(xstrdup(y->c), VT_STR);
+        case SY_ARRF: gen_error(m, NULL, "'%s' is an array: use %s[i], prod(%s), len(%s) in `%s`", e->sval, e->sval, e->sval, e->sval, text); return bad();
+        case SY_LOOKUP: gen_error(m, NULL, "'%s' is a lookup: use sizeof(%s) in `%s`", e->sval, e->sval, text); return bad();
+        case SY_PAYLOAD: gen_error(m, NULL, "'%s' is an array item: use rank(), dim(), count(), nbytes() in `%s`", e->sval, text); return bad();
+        }
+        return bad();
+    }
+    case E_MEMBER:
+        if (e->a->kind == E_NAME && strcmp(e->a->sval, "limits") == 0) {
+            static const char *const LIMITS[] = {"max_rank", "max_header_bytes", "max_total_bytes", "max_items", "max_decoded_bytes", NULL};
+            int i;
+            for (i = 0; LIMITS[i]; i++)
+                if (strcmp(LIMITS[i], e->sval) == 0)
+                    return m->writer ? mk(strcmp(e->sval, "max_rank") == 0 ? xstrdup("(uint64_t)AFMT_RANK_CAP") : xstrdup("UINT64_MAX"), VT_U)
+                                     : mk(xprintf("opt->limits.%s", e->sval), VT_U);
+            gen_error(m, NULL, "unknown limit 'limits.%s' in `%s`", e->sval, text);
+            return bad();
+        }
+        if (e->a->kind == E_NAME) {
+            sym *y = sym_find(m, e->a->sval);
+            if (y && y->kind == SY_LOOKUP && strcmp(e->sval, "size") == 0) return mk(xprintf("%s_size", y->c), VT_U);
+        }
+        gen_error(m, NULL, "unknown member '.%s' in `%s`", e->sval, text);
+        return bad();
+    case E_INDEX: {
+        sym *y = e->a->kind == E_NAME ? sym_find(m, e->a->sval) : NULL;
+        char *i, *t, *fmt, *el;
+        cexpr r;
+        if (!y || y->kind != SY_ARRF) { gen_error(m, NULL, "only array fields can be indexed in `%s`", text); return bad(); }
+        i = emit_u64(m, e->b, text);
+        t = tmp_name(m, "ix");
+        line(m, "const uint64_t %s = %s;", t, i);
+        fmt = xprintf("\"index %%\" PRIu64 \" is out of range: %s has %%\" PRIu64 \" elements\"", y->name);
+        line(m, "if (%s >= %s) {", t, y->count);
+        m->indent++;
+        {
+            char *args = xprintf("%s, %s", t, y->count);
+            emit_fail(m, "constraint", LEN_NONE, fmt, args);
+            free(args);
+        }
+        m->indent--;
+        line(m, "}");
+        el = xprintf(y->elem, t);
+        r = mk(el, y->t);
+        free(i); free(t); free(fmt);
+        return r;
+    }
+    case E_CALL:
+        return call(m, e, text);
+    case E_UNARY: {
+        cexpr a = emit_expr(m, e->a, text);
+        if (e->op == TK_BANG) { char *b = to_bool(m, a, text); cexpr r = mk(xprintf("(!%s)", b), VT_BOOL); free(b); return r; }
+        if (e->op == TK_TILDE) { char *b = bits_of(m, a, text); cexpr r = mk(xprintf("(~%s)", b), VT_U); free(b); return r; }
+        {
+            char *s = to_s(m, a, text);
+            cexpr r = mk(xprintf("(-%s)", s), VT_S); /* |INT64_MIN| unreachable: to_s bounds by INT64_MAX */
+            free(s);
+            return r;
+        }
+    }
+    case E_BINARY: {
+        cexpr a, b;
+        if (e->op == TK_ANDAND || e->op == TK_OROR) {
+            char *t = tmp_name(m, "b");
+            char *ac = emit_bool(m, e->a, text), *bc;
+            line(m, "int %s = %s;", t, ac);
+            line(m, e->op == TK_ANDAND ? "if (%s) {" : "if (!%s) {", t);
+            m->indent++;
+            bc = emit_bool(m, e->b, text);
+            line(m, "%s = %s;", t, bc);
+            m->indent--;
+            line(m, "}");
+            free(ac); free(bc);
+            return mk(t, VT_BOOL);
+        }
+        a = emit_expr(m, e->a, text);
+        b = emit_expr(m, e->b, text);
+        switch (e->op) {
+        case TK_PLUS: case TK_MINUS: case TK_STAR: return checked_arith(m, e->op, a, b, text);
+        case TK_SLASH: case TK_PERCENT: return divmod(m, e->op, a, b, text);
+        case TK_AMP: case TK_PIPE: case TK_CARET: {
+            char *ac = bits_of(m, a, text), *bc = bits_of(m, b, text);
+            cexpr r = mk(xprintf("(%s %s %s)", ac, tok_text(e->op), bc), VT_U);
+            free(ac); free(bc);
+            return r;
+        }
+        case TK_SHL: case TK_SHR: {
+            char *ac = bits_of(m, a, text), *bc = to_u(m, b, text);
+            char *mt = unquote(msg_text(text));
+            char *fmt = xprintf("\"`%s` shifts out of 64 bits\"", mt);
+            char *t = tmp_name(m, "t");
+            if (e->op == TK_SHL)
+                line(m, "if (%s >= 64 || (%s >> (63 - %s)) > 1) {", bc, ac, bc);
+            else
+                line(m, "if (%s >= 64) {", bc);
+            m->indent++; emit_fail(m, "overflow", LEN_NONE, fmt, NULL); m->indent--;
+            line(m, "}");
+            line(m, "const uint64_t %s = %s %s %s;", t, ac, tok_text(e->op), bc);
+            free(ac); free(bc); free(mt); free(fmt);
+            return mk(t, VT_U);
+        }
+        case TK_EQ: case TK_NE: case TK_LT: case TK_LE: case TK_GT: case TK_GE:
+            return compare(m, e->op, a, b, e->a, e->b, text);
+        default:
+            gen_error(m, NULL, "unsupported operator in `%s`", text);
+            return bad();
+        }
+    }
+    case E_COND: {
+        char *cond = emit_bool(m, e->a, text);
+        char *t = tmp_name(m, "c");
+        char *bc, *cc;
+        cexpr b, c;
+        /* Both arms are computed in their own block; their type decides the
+         * result type (mixed signedness is unified to unsigned). */
+        sbuf *saved = m->out;
+        sbuf armb = {0}, armc = {0};
+        int ind = m->indent;
+        m->out = &armb; m->indent = ind + 1;
+        b = emit_expr(m, e->b, text);
+        m->out = &armc; m->indent = ind + 1;
+        c = emit_expr(m, e->c, text);
+        m->out = saved; m->indent = ind;
+        if (b.t == VT_S && c.t == VT_S) {
+            line(m, "int64_t %s;", t);
+            bc = b.c; cc = c.c;
+        } else if (b.t == VT_BOOL && c.t == VT_BOOL) {
+            line(m, "int %s;", t);
+            bc = b.c; cc = c.c;
+        } else {
+            /* unsigned result: conversions run inside each arm */
+            m->out = &armb; m->indent = ind + 1; bc = to_u(m, b, text);
+            m->out = &armc; m->indent = ind + 1; cc = to_u(m, c, text);
+            m->out = saved; m->indent = ind;
+            line(m, "uint64_t %s;", t);
+            b.t = VT_U;
+        }
+        line(m, "if (%s) {", cond);
+        if (armb.s) sb_puts(m->out, armb.s);
+        m->indent++; line(m, "%s = %s;", t, bc); m->indent--;
+        line(m, "} else {");
+        if (armc.s) sb_puts(m->out, armc.s);
+        m->indent++; line(m, "%s = %s;", t, cc); m->indent--;
+        line(m, "}");
+        sb_free(&armb); sb_free(&armc);
+        free(cond); free(bc); free(cc);
+        return mk(t, b.t == VT_S ? VT_S : b.t == VT_BOOL ? VT_BOOL : VT_U);
+    }
+    }
+    return bad();
+}

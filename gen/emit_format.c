@@ -1,0 +1,328 @@
+/* afmt-gen: assemble generated/<format>.{h,c} and generated/afmt_formats.c.
+ *
+ * Output is deterministic: no dates, no paths other than the spec's own
+ * relative path, and files are only rewritten when their content changes
+ * (so make does not rebuild what did not change).
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "emit.h"
+
+static int write_if_changed(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "rb");
+    size_t n = strlen(text);
+    if (f) {
+        char *old = xcalloc(n + 2, 1);
+        size_t got = fread(old, 1, n + 1, f);
+        fclose(f);
+        if (got == n && memcmp(old, text, n) == 0) { free(old); return 0; }
+        free(old);
+    }
+    f = fopen(path, "wb");
+    if (!f || fwrite(text, 1, n, f) != n || fclose(f) != 0) {
+        fprintf(stderr, "afmt-gen: cannot write %s\n", path);
+        return -1;
+    }
+    return 0;
+}
+
+static int is_word(char c) { return isalnum((unsigned char)c) || c == '_'; }
+
+static int count_word(const char *text, const char *w)
+{
+    int n = 0;
+    size_t wl = strlen(w);
+    const char *p = text;
+    while ((p = strstr(p, w)) != NULL) {
+        if ((p == text || !is_word(p[-1])) && !is_word(p[wl])) n++;
+        p += wl;
+    }
+    return n;
+}
+
+/* Remove `const T name = <pure expression>;` lines whose name is used
+ * nowhere else: the emitters declare every field's offset and value, and
+ * most are never read again.  Repeats until nothing changes. */
+/* Is `rhs` (up to the ';') free of side effects: a plain name or a load? */
+static int pure_rhs(const char *rhs, size_t n)
+{
+    static const char *const LOADS[] = {"afmt_load", "afmt_as_i64(afmt_load", "(uint64_t)afmt_load", NULL};
+    int i;
+    if (memchr(rhs, '(', n) == NULL) return 1;
+    for (i = 0; LOADS[i]; i++)
+        if (strncmp(rhs, LOADS[i], strlen(LOADS[i])) == 0) return 1;
+    return 0;
+}
+
+static char *prune_unused(char *text)
+{
+    int changed = 1;
+    while (changed) {
+        char *p = text;
+        changed = 0;
+        while (*p) {
+            char *eol = strchr(p, '\n');
+            size_t ll = eol ? (size_t)(eol - p) : strlen(p);
+            const char *q = p, *t;
+            char name[128];
+            size_t k = 0;
+            while (*q == ' ') q++;
+            if (strncmp(q, "const uint64_t ", 15) == 0) t = q + 15;
+            else if (strncmp(q, "const int64_t ", 14) == 0) t = q + 14;
+            else t = NULL;
+            if (t) {
+                while (is_word(*t) && k + 1 < sizeof name) name[k++] = *t++;
+                name[k] = 0;
+                if (k > 0 && strncmp(t, " = ", 3) == 0 && ll > 0 && p[ll - 1] == ';' &&
+                    pure_rhs(t + 3, (size_t)(p + ll - (t + 3))) && count_word(text, name) == 1) {
+                    const char *rest = eol ? eol + 1 : p + ll;
+                    memmove(p, rest, strlen(rest) + 1);
+                    changed = 1;
+                    continue;
+                }
+            }
+            if (!eol) break;
+            p = eol + 1;
+        }
+    }
+    return text;
+}
+
+static void emit_detect(emitter *m)
+{
+    const spec *s = m->s;
+    int i;
+    line(m, "int afmt_%s_detect(const uint8_t *buf, uint64_t len)", s->format);
+    line(m, "{");
+    m->indent++;
+    if (s->ndetect == 0) {
+        line(m, "(void)buf;");
+        line(m, "(void)len;");
+        line(m, "return 0; /* no magic: found by extension only */");
+    }
+    for (i = 0; i < s->ndetect; i++) {
+        const detect_rule *r = &s->detect[i];
+        char *q = c_quote((const char *)r->bytes, (size_t)r->nbytes);
+        line(m, "{");
+        m->indent++;
+        line(m, "uint64_t at = 0;");
+        if (r->skip_ws) line(m, "while (at < len && at < 64 && afmt_is_space(buf[at])) at++;");
+        line(m, "at += %llu;", (unsigned long long)r->at);
+        line(m, "if (len >= at && len - at >= %d && memcmp(buf + at, %s, %d) == 0) return 1;", r->nbytes, q, r->nbytes);
+        m->indent--;
+        line(m, "}");
+        free(q);
+    }
+    if (s->ndetect) line(m, "return 0;");
+    m->indent--;
+    line(m, "}");
+}
+
+static int has_top_repeat(const spec *s)
+{
+    int i;
+    for (i = 0; i < s->body.n; i++)
+        if (s->body.v[i]->kind == IT_REPEAT && s->body.v[i]->until_end) return 1;
+    return 0;
+}
+
+static int first_order(item_list *b)
+{
+    int i, j, o;
+    for (i = 0; i < b->n; i++) {
+        item *it = b->v[i];
+        if (it->kind == IT_ARRAY) return it->col_major ? 1 : 0;
+        if (it->kind == IT_REPEAT || it->kind == IT_REGION) { o = first_order(&it->body); if (o >= 0) return o; }
+        if (it->kind == IT_SWITCH)
+            for (j = 0; j < it->ncases; j++) { o = first_order(&it->cases[j].body); if (o >= 0) return o; }
+    }
+    return -1;
+}
+
+int emit_format(const spec *s, const char *outdir)
+{
+    sbuf hdr = {0}, src = {0}, body = {0}, wbody = {0};
+    emitter m;
+    const char *f = s->format;
+    char *path;
+    int rc = 0, i;
+    char upper[64];
+    for (i = 0; f[i] && i < 63; i++) upper[i] = (char)toupper((unsigned char)f[i]);
+    upper[i] = 0;
+
+    memset(&m, 0, sizeof m);
+    m.s = s;
+    m.out = &body;
+    m.indent = 0;
+    emit_validator(&m);
+    if (m.errors) return -1;
+    m.out = &wbody;
+    m.nsyms = 0;
+    m.tmp = 0;
+    emit_writer(&m);
+    if (m.errors) return -1;
+
+    sb_printf(&hdr, "/* Generated by afmt-gen from %s. Do not edit. */\n", s->path);
+    sb_printf(&hdr, "#ifndef AFMT_GENERATED_%s_H\n#define AFMT_GENERATED_%s_H\n\n", upper, upper);
+    sb_puts(&hdr, "#include \"afmt.h\"\n\n");
+    sb_printf(&hdr, "/* %s */\n", s->title ? s->title : f);
+    sb_printf(&hdr, "extern const afmt_format afmt_%s_format;\n\n", f);
+    sb_printf(&hdr, "/* 1 if buf starts like a %s file. */\n", f);
+    sb_printf(&hdr, "int afmt_%s_detect(const uint8_t *buf, uint64_t len);\n", f);
+    sb_printf(&hdr, "/* 0 if buf[0..len) is a valid %s file, else -1 with err filled.\n"
+                    " * Each array found goes to vis->on_array (a zero-copy view into buf).\n"
+                    " * opt may be NULL for the defaults (strict). */\n", f);
+    sb_printf(&hdr, "int afmt_%s_validate(const uint8_t *buf, uint64_t len, const afmt_options *opt,\n"
+                    "                     const afmt_visitor *vis, afmt_error *err);\n", f);
+    sb_printf(&hdr, "/* 0 if a %s file can hold this array (dtype, rank, sizes). */\n", f);
+    sb_printf(&hdr, "int afmt_%s_can_write(const afmt_array *array, afmt_error *err);\n", f);
+    sb_printf(&hdr, "/* Exact number of bytes afmt_%s_write produces. */\n", f);
+    sb_printf(&hdr, "int afmt_%s_encoded_size(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,\n"
+                    "                         uint64_t *size, afmt_error *err);\n", f);
+    sb_printf(&hdr, "/* Write the arrays (plain, little-endian, in the format's order) to sink,\n"
+                    " * computing every derived field (sizes, counts, padding). */\n");
+    sb_printf(&hdr, "int afmt_%s_write(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,\n"
+                    "                  afmt_sink *sink, afmt_error *err);\n\n", f);
+    sb_printf(&hdr, "#endif\n");
+
+    sb_printf(&src, "/* Generated by afmt-gen from %s. Do not edit. */\n", s->path);
+    sb_printf(&src, "#include \"%s.h\"\n\n#include <inttypes.h>\n#include <string.h>\n\n", f);
+    sb_puts(&src, "static const char *const ");
+    sb_printf(&src, "%s_extensions[] = {", f);
+    for (i = 0; i < s->nextensions; i++) {
+        char *q = c_quote(s->extensions[i], strlen(s->extensions[i]));
+        sb_printf(&src, "%s, ", q);
+        free(q);
+    }
+    sb_puts(&src, "NULL};\n\n");
+    m.out = &src;
+    m.indent = 0;
+    emit_detect(&m);
+    sb_puts(&src, "\n");
+    sb_puts(&src, prune_unused(body.s));
+    sb_puts(&src, "\n");
+    sb_printf(&src,
+              "int afmt_%s_validate(const uint8_t *buf, uint64_t len, const afmt_options *opt,\n"
+              "                     const afmt_visitor *vis, afmt_error *err)\n"
+              "{\n"
+              "    afmt_options defaults;\n"
+              "    afmt_error scratch;\n"
+              "    int rc;\n"
+              "    if (!err) err = &scratch;\n"
+              "    if (!opt) {\n"
+              "        afmt_options_default(&defaults);\n"
+              "        opt = &defaults;\n"
+              "    }\n"
+              "    afmt_error_clear(err);\n"
+              "    if (!buf && len > 0)\n"
+              "        return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, 0, \"no input buffer\");\n"
+              "    rc = %s_validate_body(buf, len, opt, vis, err);\n"
+              "    if (rc != 0) afmt_error_set_format(err, \"%s\");\n"
+              "    return rc;\n"
+              "}\n\n", f, f, f);
+    sb_puts(&src, prune_unused(wbody.s));
+    sb_printf(&src,
+              "\n"
+              "/* A sink that only counts: encoded_size and can_write run the writer\n"
+              " * through it, so the three can never disagree. */\n"
+              "static int %s_count_only(afmt_sink *s, const void *p, uint64_t n)\n"
+              "{\n"
+              "    (void)s;\n"
+              "    (void)p;\n"
+              "    (void)n;\n"
+              "    return 0;\n"
+              "}\n\n"
+              "int afmt_%s_encoded_size(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,\n"
+              "                         uint64_t *size, afmt_error *err)\n"
+              "{\n"
+              "    afmt_sink counter;\n"
+              "    afmt_error scratch;\n"
+              "    if (!err) err = &scratch;\n"
+              "    afmt_error_clear(err);\n"
+              "    memset(&counter, 0, sizeof counter);\n"
+              "    counter.write = %s_count_only;\n"
+              "    counter.counting = 1;\n"
+              "    if (%s_write_impl(arrays, n, wopt, &counter, err) != 0) {\n"
+              "        afmt_error_set_format(err, \"%s\");\n"
+              "        return -1;\n"
+              "    }\n"
+              "    *size = counter.written;\n"
+              "    return 0;\n"
+              "}\n\n"
+              "int afmt_%s_can_write(const afmt_array *array, afmt_error *err)\n"
+              "{\n"
+              "    uint64_t size;\n"
+              "    return afmt_%s_encoded_size(array, 1, NULL, &size, err);\n"
+              "}\n\n"
+              "int afmt_%s_write(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,\n"
+              "                  afmt_sink *sink, afmt_error *err)\n"
+              "{\n"
+              "    afmt_error scratch;\n"
+              "    if (!err) err = &scratch;\n"
+              "    afmt_error_clear(err);\n"
+              "    if (%s_write_impl(arrays, n, wopt, sink, err) != 0) {\n"
+              "        afmt_error_set_format(err, \"%s\");\n"
+              "        return -1;\n"
+              "    }\n"
+              "    return 0;\n"
+              "}\n\n",
+              f, f, f, f, f, f, f, f, f, f);
+    {
+        int order = first_order((item_list *)&s->body);
+        char *spq = c_quote(s->path, strlen(s->path));
+        sb_printf(&src,
+                  "const afmt_format afmt_%s_format = {\n"
+                  "    \"%s\",\n"
+                  "    %s,\n"
+                  "    %s_extensions,\n"
+                  "    %s,\n"
+                  "    %d,\n"
+                  "    afmt_%s_detect,\n"
+                  "    afmt_%s_validate,\n"
+                  "    afmt_%s_can_write,\n"
+                  "    afmt_%s_encoded_size,\n"
+                  "    afmt_%s_write,\n"
+                  "};\n",
+                  f, f, spq, f, order == 1 ? "AFMT_COL_MAJOR" : "AFMT_ROW_MAJOR", has_top_repeat(s), f, f, f, f, f);
+        free(spq);
+    }
+
+    if (!outdir) { /* --check: everything above ran, nothing is written */
+        sb_free(&hdr); sb_free(&src); sb_free(&body); sb_free(&wbody);
+        return 0;
+    }
+    path = xprintf("%s/%s.h", outdir, f);
+    if (write_if_changed(path, hdr.s)) rc = -1;
+    free(path);
+    path = xprintf("%s/%s.c", outdir, f);
+    if (write_if_changed(path, src.s)) rc = -1;
+    free(path);
+    sb_free(&hdr);
+    sb_free(&src);
+    sb_free(&body);
+    sb_free(&wbody);
+    return rc;
+}
+
+int emit_registry(spec **specs, int n, const char *outdir)
+{
+    sbuf b = {0};
+    int i, rc;
+    char *path;
+    sb_puts(&b, "/* Generated by afmt-gen from the specs in spec/. Do not edit. */\n");
+    sb_puts(&b, "/* The registry of every format afmt-gen was given, in name order. */\n");
+    sb_puts(&b, "#include \"afmt.h\"\n");
+    for (i = 0; i < n; i++) sb_printf(&b, "#include \"%s.h\"\n", specs[i]->format);
+    sb_puts(&b, "\nconst afmt_format *const afmt_formats[] = {\n");
+    for (i = 0; i < n; i++) sb_printf(&b, "    &afmt_%s_format,\n", specs[i]->format);
+    sb_puts(&b, "    NULL,\n};\n\n");
+    sb_printf(&b, "const size_t afmt_format_count = %d;\n", n);
+    path = xprintf("%s/afmt_formats.c", outdir);
+    rc = write_if_changed(path, b.s);
+    free(path);
+    sb_free(&b);
+    return rc;
+}

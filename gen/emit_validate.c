@@ -1,0 +1,1053 @@
+/* afmt-gen: emit the validator (and reader: it hands array views to a
+ * visitor) of one spec.
+ *
+ * The emitted function is a single forward pass over a caller-owned buffer:
+ * every read is preceded by a comparison with the bytes left in the current
+ * region, every size by checked arithmetic, and nothing is allocated.  Each
+ * failure names the field (with the repeat path), its byte offset and the
+ * expected and found values.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "emit.h"
+
+static void emit_items(emitter *m, item_list *body);
+
+static char *msgq(const char *s)
+{
+    /* A C literal usable as a printf format: '%' doubled. */
+    sbuf b = {0};
+    const char *c;
+    char *q;
+    for (c = s ? s : ""; *c; c++) {
+        if (*c == '%') sb_puts(&b, "%%");
+        else { char t[2] = {*c, 0}; sb_puts(&b, t); }
+    }
+    q = c_quote(b.s ? b.s : "", b.len);
+    sb_free(&b);
+    return q;
+}
+
+static char *strip(char *q)
+{
+    size_t n = strlen(q);
+    char *s = xcalloc(n, 1);
+    memcpy(s, q + 1, n - 2);
+    free(q);
+    return s;
+}
+
+/* Fail when fewer than `need_c` bytes are left in the current region. */
+static void need_bytes(emitter *m, const char *need_c, const char *what)
+{
+    char *fmt = xprintf("\"needs %%\" PRIu64 \" bytes for %s, only %%\" PRIu64 \" left\"", what);
+    char *args = xprintf("(uint64_t)(%s), %s - pos", need_c, m->end);
+    line(m, "if (%s - pos < %s) {", m->end, need_c);
+    m->indent++;
+    emit_fail(m, "truncated", LEN_NONE, fmt, args);
+    m->indent--;
+    line(m, "}");
+    free(fmt);
+    free(args);
+}
+
+static const char *leniency_of(const check *c) { return c->lenient == LEN_WARN ? "warn" : "reject"; }
+
+/* One constraint.  `F == E` on a field gets the "expected E = text, found
+ * F" message of the issue's examples; others name the constraint. */
+void emit_check(emitter *m, check *c, sym *attr)
+{
+    const char *code = c->code ? c->code : "constraint";
+    char *codecheck = code_enum(code);
+    free(codecheck);
+    (void)leniency_of;
+    if (!c->e) return;
+    if (c->e->kind == E_BINARY && c->e->op == TK_EQ && c->e->a->kind == E_NAME) {
+        sym *y = sym_find(m, c->e->a->sval);
+        if (y && y->kind == SY_INT) {
+            const char *rhs_text = strchr(c->text, '=') ? strstr(c->text, "==") + 2 : c->text;
+            cexpr rhs;
+            char *fmt, *args, *mt;
+            while (*rhs_text == ' ') rhs_text++;
+            rhs = emit_expr(m, c->e->b, c->text);
+            mt = strip(msgq(rhs_text));
+            if (rhs.t == VT_S || y->t == VT_S) {
+                char *r = rhs.t == VT_S ? rhs.c : xprintf("(int64_t)%s", rhs.c);
+                if (rhs.t != VT_S) {
+                    /* unsigned right-hand side compared with a signed field */
+                    line(m, "if (afmt_cmp_i64_u64(%s, %s) != 0) {", y->c, rhs.c);
+                } else if (y->t == VT_S) {
+                    line(m, "if (%s != %s) {", y->c, r);
+                } else {
+                    line(m, "if (afmt_cmp_i64_u64(%s, %s) != 0) {", r, y->c);
+                }
+                fmt = xprintf("\"%s%sexpected %%\" PRId64 \" = %s, found %%\" PRId64", c->message ? strip(msgq(c->message)) : "",
+                              c->message ? ": " : "", mt);
+                fmt = xprintf("%s \"\"", fmt);
+                args = xprintf("(int64_t)%s, (int64_t)%s", r, y->c);
+                if (r != rhs.c) free(r);
+            } else {
+                line(m, "if (%s != %s) {", y->c, rhs.c);
+                fmt = xprintf("\"%s%sexpected %%\" PRIu64 \" = %s, found %%\" PRIu64 \"\"", c->message ? strip(msgq(c->message)) : "",
+                              c->message ? ": " : "", mt);
+                args = xprintf("%s, %s", rhs.c, y->c);
+            }
+            m->indent++;
+            emit_fail(m, code, c->lenient, fmt, args);
+            m->indent--;
+            line(m, "}");
+            free(fmt); free(args); free(mt); free(rhs.c);
+            return;
+        }
+    }
+    {
+        char *cond = emit_bool(m, c->e, c->text);
+        char *mt = strip(msgq(c->text));
+        char *fmt, *args = NULL;
+        if (attr && attr->kind == SY_INT) {
+            fmt = xprintf("\"%s%s`%s` does not hold (%s = %%\" %s \")\"", c->message ? strip(msgq(c->message)) : "",
+                          c->message ? ": " : "", mt, attr->name, attr->t == VT_S ? "PRId64" : "PRIu64");
+            args = xstrdup(attr->c);
+        } else {
+            fmt = xprintf("\"%s%s`%s` does not hold\"", c->message ? strip(msgq(c->message)) : "", c->message ? ": " : "", mt);
+        }
+        line(m, "if (!%s) {", cond);
+        m->indent++;
+        emit_fail(m, code, c->lenient, fmt, args);
+        m->indent--;
+        line(m, "}");
+        free(cond); free(mt); free(fmt); free(args);
+    }
+}
+
+static void attr_fail(emitter *m, sym *y)
+{
+    if (y) set_fail(m, y->name, "AFMT_NO_INDEX", y->off);
+    else set_fail(m, "", "AFMT_NO_INDEX", "pos");
+}
+
+static void emit_int_field(emitter *m, item *it)
+{
+    sym *y;
+    char *ld;
+    set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
+    {
+        char *w = xprintf("%d", it->width);
+        need_bytes(m, w, it->name);
+        free(w);
+    }
+    line(m, "const uint64_t o_%s = pos;", it->name);
+    ld = load_c(it->width, it->is_signed, it->big_endian, "buf + pos");
+    line(m, "const %s v_%s = %s;", int_c_type(it->is_signed), it->name, ld);
+    line(m, "pos += %d;", it->width);
+    free(ld);
+    y = sym_push(m, SY_INT, it->name, it);
+    y->t = it->is_signed ? VT_S : VT_U;
+    snprintf(y->c, sizeof y->c, "v_%s", it->name);
+    snprintf(y->off, sizeof y->off, "o_%s", it->name);
+    y->width = it->width;
+    y->is_signed = it->is_signed;
+    y->big = it->big_endian;
+    attr_fail(m, y);
+    if (it->equals) {
+        const char *code = it->equals_code ? it->equals_code : "constraint";
+        if (it->is_signed) {
+            line(m, "if (v_%s != INT64_C(%llu)) {", it->name, (unsigned long long)it->equals->ival);
+            m->indent++;
+            {
+                char *fmt = xprintf("\"expected %llu, found %%\" PRId64 \"\"", (unsigned long long)it->equals->ival);
+                char *args = xprintf("v_%s", it->name);
+                emit_fail(m, code, it->equals_lenient, fmt, args);
+                free(fmt); free(args);
+            }
+        } else {
+            line(m, "if (v_%s != UINT64_C(%llu)) {", it->name, (unsigned long long)it->equals->ival);
+            m->indent++;
+            {
+                char *fmt = xprintf("\"expected %llu, found %%\" PRIu64 \"\"", (unsigned long long)it->equals->ival);
+                char *args = xprintf("v_%s", it->name);
+                emit_fail(m, code, it->equals_lenient, fmt, args);
+                free(fmt); free(args);
+            }
+        }
+        m->indent--;
+        line(m, "}");
+    }
+    {
+        int i;
+        for (i = 0; i < it->nchecks; i++) {
+            m->jpath = it->checks[i].jpath;
+            attr_fail(m, y);
+            emit_check(m, &it->checks[i], y);
+        }
+    }
+}
+
+/* Is this array field used as an array's shape?  Its count is then a rank
+ * and is held to limits.max_rank before anything else. */
+static int used_as_shape(item_list *body, const char *name)
+{
+    int i, j;
+    for (i = 0; i < body->n; i++) {
+        item *it = body->v[i];
+        if (it->kind == IT_ARRAY && it->shape_field && strcmp(it->shape_field, name) == 0) return 1;
+        if (it->kind == IT_REGION || it->kind == IT_REPEAT)
+            if (used_as_shape(&it->body, name)) return 1;
+        if (it->kind == IT_SWITCH)
+            for (j = 0; j < it->ncases; j++)
+                if (used_as_shape(&it->cases[j].body, name)) return 1;
+    }
+    return 0;
+}
+
+static void emit_array_field(emitter *m, item *it, item_list *scope_body)
+{
+    sym *y;
+    char *cnt;
+    sym *count_sym = it->count->kind == E_NAME ? sym_find(m, it->count->sval) : NULL;
+    attr_fail(m, count_sym && count_sym->kind == SY_INT ? count_sym : NULL);
+    m->jpath = it->jpath;
+    cnt = emit_u64(m, it->count, it->count_text);
+    line(m, "const uint64_t n_%s = %s;", it->name, cnt);
+    free(cnt);
+    if (used_as_shape(scope_body, it->name)) {
+        line(m, "if (n_%s > opt->limits.max_rank || n_%s > AFMT_RANK_CAP) {", it->name, it->name);
+        m->indent++;
+        {
+            char *args = xprintf("n_%s, opt->limits.max_rank < AFMT_RANK_CAP ? opt->limits.max_rank : (uint64_t)AFMT_RANK_CAP", it->name);
+            emit_fail(m, "limit", LEN_NONE, "\"rank %\" PRIu64 \" exceeds the limit of %\" PRIu64 \"\"", args);
+            free(args);
+        }
+        m->indent--;
+        line(m, "}");
+    }
+    set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
+    line(m, "if ((%s - pos) / %d < n_%s) {", m->end, it->width, it->name);
+    m->indent++;
+    {
+        char *args = xprintf("n_%s, %s - pos", it->name, m->end);
+        char *fmt = xprintf("\"needs %%\" PRIu64 \" elements of %d bytes, only %%\" PRIu64 \" bytes left\"", it->width);
+        emit_fail(m, "truncated", LEN_NONE, fmt, args);
+        free(args); free(fmt);
+    }
+    m->indent--;
+    line(m, "}");
+    line(m, "const uint64_t o_%s = pos;", it->name);
+    line(m, "pos += n_%s * %d;", it->name, it->width);
+    y = sym_push(m, SY_ARRF, it->name, it);
+    y->t = it->is_signed ? VT_S : VT_U;
+    snprintf(y->c, sizeof y->c, "(buf + o_%s)", it->name);
+    snprintf(y->count, sizeof y->count, "n_%s", it->name);
+    snprintf(y->off, sizeof y->off, "o_%s", it->name);
+    {
+        char *p = xprintf("buf + o_%s + (uint64_t)%d * (%%s)", it->name, it->width);
+        char *ld = load_c(it->width, it->is_signed, it->big_endian, p);
+        snprintf(y->elem, sizeof y->elem, "%s", ld);
+        free(p); free(ld);
+    }
+    y->width = it->width;
+    y->is_signed = it->is_signed;
+    y->big = it->big_endian;
+    if (it->neach) {
+        int i, mark;
+        char *ld, *p;
+        line(m, "for (uint64_t i_%s = 0; i_%s < n_%s; i_%s++) {", it->name, it->name, it->name, it->name);
+        m->indent++;
+        p = xprintf("buf + o_%s + (uint64_t)%d * i_%s", it->name, it->width, it->name);
+        ld = load_c(it->width, it->is_signed, it->big_endian, p);
+        line(m, "const %s e_%s = %s;", int_c_type(it->is_signed), it->name, ld);
+        free(p); free(ld);
+        mark = sym_mark(m);
+        {
+            sym *e = sym_push(m, SY_INT, it->name, it);
+            sym *ix = sym_push(m, SY_BUILTIN, "index", it);
+            char *ic = xprintf("i_%s", it->name);
+            char *oc = xprintf("o_%s + (uint64_t)%d * i_%s", it->name, it->width, it->name);
+            e->t = y->t;
+            snprintf(e->c, sizeof e->c, "e_%s", it->name);
+            snprintf(e->off, sizeof e->off, "%s", oc);
+            ix->t = VT_U;
+            snprintf(ix->c, sizeof ix->c, "i_%s", it->name);
+            for (i = 0; i < it->neach; i++) {
+                m->jpath = it->each[i].jpath;
+                set_fail(m, it->name, ic, oc);
+                emit_check(m, &it->each[i], e);
+            }
+            free(ic); free(oc);
+        }
+        sym_pop_to(m, mark);
+        m->indent--;
+        line(m, "}");
+    }
+    if (it->first || it->last) {
+        int k;
+        for (k = 0; k < 2; k++) {
+            expr *want = k == 0 ? it->first : it->last;
+            const char *wtext = k == 0 ? it->first_text : it->last_text;
+            const char *idx = k == 0 ? "0" : xprintf("n_%s - 1", it->name);
+            char *w, *el, *fmt, *args, *oc;
+            if (!want) continue;
+            set_fail(m, it->name, "AFMT_NO_INDEX", y->off);
+            m->jpath = it->jpath;
+            line(m, "if (n_%s == 0) {", it->name);
+            m->indent++;
+            fmt = xprintf("\"has no elements, but its %s must be %s\"", k == 0 ? "first" : "last", wtext);
+            emit_fail(m, "constraint", LEN_NONE, fmt, NULL);
+            free(fmt);
+            m->indent--;
+            line(m, "}");
+            w = emit_u64(m, want, wtext);
+            el = xprintf(y->elem, idx);
+            oc = xprintf("o_%s + (uint64_t)%d * (%s)", it->name, it->width, idx);
+            set_fail(m, it->name, idx, oc);
+            if (it->is_signed)
+                line(m, "if (afmt_cmp_i64_u64(%s, %s) != 0) {", el, w);
+            else
+                line(m, "if (%s != %s) {", el, w);
+            m->indent++;
+            fmt = xprintf("\"expected %%\" PRIu64 \" = %s, found %%\" %s \"\"", wtext, it->is_signed ? "PRId64" : "PRIu64");
+            args = xprintf("%s, %s", w, el);
+            emit_fail(m, "constraint", LEN_NONE, fmt, args);
+            m->indent--;
+            line(m, "}");
+            free(w); free(el); free(fmt); free(args); free(oc);
+            if (k == 1) free((char *)idx);
+        }
+    }
+    if (it->order) {
+        int strict = strcmp(it->order, "increasing") == 0;
+        char *b = tmp_name(m, "bad");
+        char *oc = xprintf("o_%s + (uint64_t)%d * %s", it->name, it->width, b);
+        line(m, "const uint64_t %s = afmt_field_unordered(buf + o_%s, n_%s, %d, %d, %d, %d);", b, it->name, it->name,
+             it->width, it->is_signed, it->big_endian, strict);
+        line(m, "if (%s < n_%s) {", b, it->name);
+        m->indent++;
+        set_fail(m, it->name, b, oc);
+        {
+            char *fmt = xprintf("\"is %s than the element before it (must be %s)\"", strict ? "not greater" : "less",
+                                strict ? "strictly increasing" : "non-decreasing");
+            emit_fail(m, "constraint", LEN_NONE, fmt, NULL);
+            free(fmt);
+        }
+        m->indent--;
+        line(m, "}");
+        free(b); free(oc);
+    }
+    if (it->increasing_within) {
+        sym *seg = sym_find(m, it->increasing_within);
+        if (!seg || seg->kind != SY_ARRF) {
+            gen_error(m, it->jpath, "increasing_within: '%s' is not an array field defined before", it->increasing_within);
+        } else {
+            char *b = tmp_name(m, "bad");
+            char *oc = xprintf("o_%s + (uint64_t)%d * %s", it->name, it->width, b);
+            line(m, "const uint64_t %s = afmt_field_unordered_within(buf + o_%s, n_%s, %d, %d, buf + %s, %s, %d, %d);", b,
+                 it->name, it->name, it->width, it->big_endian, seg->off, seg->count, seg->width, seg->big);
+            line(m, "if (%s < n_%s) {", b, it->name);
+            m->indent++;
+            set_fail(m, it->name, b, oc);
+            {
+                char *fmt = xprintf("\"is not greater than the element before it in the same segment of %s (must be strictly increasing within each)\"",
+                                    seg->name);
+                emit_fail(m, "constraint", LEN_NONE, fmt, NULL);
+                free(fmt);
+            }
+            m->indent--;
+            line(m, "}");
+            free(b); free(oc);
+        }
+    }
+    {
+        int i;
+        for (i = 0; i < it->nchecks; i++) {
+            m->jpath = it->checks[i].jpath;
+            set_fail(m, it->name, "AFMT_NO_INDEX", y->off);
+            emit_check(m, &it->checks[i], NULL);
+        }
+    }
+}
+
+static void emit_text_field(emitter *m, item *it)
+{
+    sym *y;
+    set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
+    {
+        char *w = xprintf("%d", it->size);
+        need_bytes(m, w, it->name);
+        free(w);
+    }
+    line(m, "const uint64_t o_%s = pos;", it->name);
+    line(m, "pos += %d;", it->size);
+    y = sym_push(m, SY_TEXT, it->name, it);
+    snprintf(y->c, sizeof y->c, "(buf + o_%s)", it->name);
+    snprintf(y->off, sizeof y->off, "o_%s", it->name);
+    y->size = it->size;
+    attr_fail(m, y);
+    if (it->equals) {
+        char *padded = xcalloc((size_t)it->size + 1, 1);
+        char *q;
+        const char *code = it->equals_code ? it->equals_code : "magic";
+        char *ce = code_enum(code);
+        memcpy(padded, it->equals->sval, strlen(it->equals->sval));
+        q = c_quote(padded, (size_t)it->size);
+        line(m, "if (memcmp(buf + o_%s, %s, %d) != 0) {", it->name, q, it->size);
+        m->indent++;
+        line(m, "return afmt_fail_bytes(err, %s, &path, \"%s\", o_%s, (const uint8_t *)%s, buf + o_%s, %d);", ce, it->name,
+             it->name, q, it->name, it->size);
+        m->indent--;
+        line(m, "}");
+        free(padded); free(q); free(ce);
+    }
+    if (it->text_nul_padded) {
+        char *b = tmp_name(m, "bad");
+        line(m, "const uint64_t %s = afmt_text_slot_check(buf + o_%s, %d);", b, it->name, it->size);
+        line(m, "if (%s < %d) {", b, it->size);
+        m->indent++;
+        {
+            char *oc = xprintf("o_%s + %s", it->name, b);
+            char *args = xprintf("%s, buf[o_%s + %s]", b, it->name, b);
+            set_fail(m, it->name, "AFMT_NO_INDEX", oc);
+            emit_fail(m, "value", LEN_NONE,
+                      "\"byte %\" PRIu64 \" is 0x%02x: a text slot holds printable ASCII followed by NUL padding\"", args);
+            free(oc); free(args);
+        }
+        m->indent--;
+        line(m, "}");
+        free(b);
+    }
+    {
+        int i;
+        for (i = 0; i < it->nchecks; i++) {
+            m->jpath = it->checks[i].jpath;
+            attr_fail(m, y);
+            emit_check(m, &it->checks[i], NULL);
+        }
+    }
+}
+
+static void emit_lookup(emitter *m, item *it)
+{
+    const table *tb = find_table(m->s, it->table ? it->table : "");
+    sym *y, *attr = NULL;
+    char **keys;
+    int i, k;
+    m->jpath = it->jpath;
+    if (!tb) {
+        gen_error(m, it->jpath, "unknown table '%s'", it->table ? it->table : "");
+        return;
+    }
+    if (it->attribute) {
+        attr = sym_find(m, it->attribute);
+        if (!attr) gen_error(m, it->jpath, "unknown name '%s' in \"field\"", it->attribute);
+    } else if (it->nkey > 0 && it->key[0]->kind == E_NAME) {
+        attr = sym_find(m, it->key[0]->sval);
+    }
+    attr_fail(m, attr);
+    if (tb->nkeys >= 0 && tb->nkeys != it->nkey)
+        gen_error(m, it->jpath, "table '%s' has keys of %d values, the lookup gives %d", tb->name, tb->nkeys, it->nkey);
+    keys = xcalloc((size_t)it->nkey + 1, sizeof *keys);
+    for (k = 0; k < it->nkey; k++) {
+        sym *ky = it->key[k]->kind == E_NAME ? sym_find(m, it->key[k]->sval) : NULL;
+        if (ky && ky->kind == SY_TEXT) {
+            keys[k] = xstrdup(ky->c);
+        } else {
+            cexpr c = emit_expr(m, it->key[k], "lookup key");
+            if (c.t != VT_U && c.t != VT_S) gen_error(m, it->jpath, "lookup key %d is not an integer or a text field", k);
+            keys[k] = c.c;
+        }
+    }
+    line(m, "afmt_dtype %s_dtype = AFMT_DTYPE_INVALID;", it->name);
+    line(m, "uint64_t %s_size = 0;", it->name);
+    line(m, "afmt_encoding %s_enc = AFMT_ENC_PLAIN;", it->name);
+    y = sym_push(m, SY_LOOKUP, it->name, it);
+    snprintf(y->c, sizeof y->c, "%s", it->name);
+    y->tb = tb;
+    for (i = 0; i < tb->nentries; i++) {
+        const table_entry *te = &tb->entries[i];
+        const char *dt = te->dtype ? dtype_enum(te->dtype) : NULL;
+        sbuf cond = {0};
+        if (!dt) {
+            gen_error(m, te->jpath, "unknown dtype '%s' (known: bool i8 i16 i32 i64 u8 u16 u32 u64 f16 bf16 f32 f64 c64 c128 opaque)",
+                      te->dtype ? te->dtype : "");
+            continue;
+        }
+        if ((strcmp(te->dtype, "opaque") == 0) != (te->size != NULL))
+            gen_error(m, te->jpath, "\"size\" is given exactly for opaque entries");
+        if (te->key) {
+            for (k = 0; k < te->nkey && k < it->nkey; k++) {
+                sym *ky = it->key[k]->kind == E_NAME ? sym_find(m, it->key[k]->sval) : NULL;
+                if (k) sb_puts(&cond, " && ");
+                if (ky && ky->kind == SY_TEXT) {
+                    char *padded, *q;
+                    if (te->key[k]->kind != E_STR) { gen_error(m, te->jpath, "key %d must be text: the lookup key is a text field", k); continue; }
+                    if ((int)strlen(te->key[k]->sval) > ky->size) { gen_error(m, te->jpath, "\"%s\" is longer than field '%s'", te->key[k]->sval, ky->name); continue; }
+                    padded = xcalloc((size_t)ky->size + 1, 1);
+                    memcpy(padded, te->key[k]->sval, strlen(te->key[k]->sval));
+                    q = c_quote(padded, (size_t)ky->size);
+                    sb_printf(&cond, "memcmp(%s, %s, %d) == 0", keys[k], q, ky->size);
+                    free(padded); free(q);
+                } else {
+                    if (te->key[k]->kind != E_INT) { gen_error(m, te->jpath, "key %d must be an integer", k); continue; }
+                    if (ky && ky->t == VT_S)
+                        sb_printf(&cond, "%s == INT64_C(%llu)", keys[k], (unsigned long long)te->key[k]->ival);
+                    else
+                        sb_printf(&cond, "%s == UINT64_C(%llu)", keys[k], (unsigned long long)te->key[k]->ival);
+                }
+            }
+            line(m, "%sif (%s) {", i ? "} else " : "", cond.s ? cond.s : "1");
+            m->indent++;
+        } else {
+            /* a "when" entry: its condition may need statements */
+            char *b;
+            line(m, "%s{", i ? "} else " : "");
+            m->indent++;
+            b = emit_bool(m, te->when, te->when_text);
+            line(m, "if (%s) {", b);
+            free(b);
+            m->indent++;
+        }
+        line(m, "%s_dtype = %s;", it->name, dt);
+        if (te->size) {
+            char *sz = emit_u64(m, te->size, "entry size");
+            line(m, "%s_size = %s;", it->name, sz);
+            free(sz);
+        } else {
+            line(m, "%s_size = afmt_dtype_get(%s)->size;", it->name, dt);
+        }
+        if (te->encoding && strcmp(te->encoding, "bits-lsb") == 0) {
+            if (strcmp(te->dtype, "bool") != 0) gen_error(m, te->jpath, "bits-lsb encoding is for bool only");
+            line(m, "%s_enc = AFMT_ENC_BITS_LSB;", it->name);
+        }
+        if (te->warn) {
+            char *q = msgq(te->warn);
+            line(m, "afmt_warn(vis, &path, %s, AFMT_NO_INDEX, %s, %s);", attr ? xprintf("\"%s\"", attr->name) : "NULL",
+                 attr ? attr->off : "pos", q);
+            free(q);
+        }
+        if (!te->key) {
+            m->indent--;
+            line(m, "}");
+        }
+        m->indent--;
+        sb_free(&cond);
+    }
+    line(m, "}");
+    line(m, "if (%s_dtype == AFMT_DTYPE_INVALID) {", it->name);
+    m->indent++;
+    {
+        sbuf fmt = {0}, args = {0};
+        sb_puts(&fmt, "\"no entry of table ");
+        sb_puts(&fmt, tb->name);
+        sb_puts(&fmt, " matches (");
+        for (k = 0; k < it->nkey; k++) {
+            sym *ky = it->key[k]->kind == E_NAME ? sym_find(m, it->key[k]->sval) : NULL;
+            sb_printf(&fmt, "%s%s = ", k ? ", " : "", it->key[k]->kind == E_NAME ? it->key[k]->sval : "key");
+            if (ky && ky->kind == SY_TEXT) {
+                line(m, "char esc%d[%d];", k, ky->size * 4 + 3);
+                line(m, "afmt_escape_text(%s, %d, esc%d, sizeof esc%d);", keys[k], ky->size, k, k);
+                sb_puts(&fmt, "%s");
+                sb_printf(&args, ", esc%d", k);
+            } else if (ky && ky->t == VT_S) {
+                sb_puts(&fmt, "%\" PRId64 \"");
+                sb_printf(&args, ", (int64_t)%s", keys[k]);
+            } else {
+                sb_puts(&fmt, "%\" PRIu64 \"");
+                sb_printf(&args, ", (uint64_t)%s", keys[k]);
+            }
+        }
+        sb_puts(&fmt, "): unknown type code\"");
+        emit_fail(m, "unknown-type", LEN_NONE, fmt.s, args.s ? args.s + 2 : NULL);
+        sb_free(&fmt);
+        sb_free(&args);
+    }
+    m->indent--;
+    line(m, "}");
+    for (k = 0; k < it->nkey; k++) free(keys[k]);
+    free(keys);
+}
+
+static void emit_array(emitter *m, item *it)
+{
+    sym *lk = sym_find(m, it->dtype_from ? it->dtype_from : "");
+    sym *shp = NULL, *y;
+    char **dims = NULL;
+    int i;
+    m->jpath = it->jpath;
+    if (!lk || lk->kind != SY_LOOKUP) {
+        gen_error(m, it->jpath, "\"dtype\": '%s' is not a lookup defined before", it->dtype_from ? it->dtype_from : "");
+        return;
+    }
+    line(m, "uint64_t n_%s = 1;", it->name);
+    if (it->shape_field) {
+        shp = sym_find(m, it->shape_field);
+        if (!shp || shp->kind != SY_ARRF) {
+            gen_error(m, it->jpath, "\"shape\": '%s' is not an array field defined before", it->shape_field);
+            return;
+        }
+        {
+            expr call;
+            expr arg;
+            expr *args[1];
+            char *c;
+            memset(&call, 0, sizeof call);
+            memset(&arg, 0, sizeof arg);
+            arg.kind = E_NAME;
+            arg.sval = (char *)shp->name;
+            args[0] = &arg;
+            call.kind = E_CALL;
+            call.sval = (char *)"prod";
+            call.args = args;
+            call.nargs = 1;
+            set_fail(m, shp->name, "AFMT_NO_INDEX", shp->off);
+            c = emit_u64(m, &call, xprintf("prod(%s)", shp->name));
+            line(m, "n_%s = %s;", it->name, c);
+            free(c);
+        }
+    } else {
+        if (it->nshape > AFMT_GEN_FIELD_MAX_) gen_error(m, it->jpath, "too many dimensions");
+        dims = xcalloc((size_t)it->nshape + 1, sizeof *dims);
+        for (i = 0; i < it->nshape; i++) {
+            sym *ds = it->shape[i]->kind == E_NAME ? sym_find(m, it->shape[i]->sval) : NULL;
+            char *d;
+            attr_fail(m, ds && ds->kind == SY_INT ? ds : NULL);
+            d = emit_u64(m, it->shape[i], it->shape_text[i]);
+            dims[i] = tmp_name(m, "dim");
+            line(m, "const uint64_t %s = %s;", dims[i], d);
+            line(m, "if (!afmt_mul_u64(n_%s, %s, &n_%s)) {", it->name, dims[i], it->name);
+            m->indent++;
+            emit_fail(m, "overflow", LEN_NONE, "\"the element count overflows 64 bits\"", NULL);
+            m->indent--;
+            line(m, "}");
+            free(d);
+        }
+    }
+    set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
+    line(m, "uint64_t nbytes_%s;", it->name);
+    line(m, "if (%s_enc == AFMT_ENC_BITS_LSB) {", lk->c);
+    line(m, "    nbytes_%s = afmt_ceil_div_u64(n_%s, 8);", it->name, it->name);
+    line(m, "} else if (!afmt_mul_u64(n_%s, %s_size, &nbytes_%s)) {", it->name, lk->c, it->name);
+    m->indent++;
+    {
+        char *args = xprintf("n_%s, afmt_dtype_name(%s_dtype)", it->name, lk->c);
+        emit_fail(m, "overflow", LEN_NONE, "\"%\" PRIu64 \" elements of %s overflow 64 bits of bytes\"", args);
+        free(args);
+    }
+    m->indent--;
+    line(m, "}");
+    line(m, "if (%s - pos < nbytes_%s) {", m->end, it->name);
+    m->indent++;
+    {
+        char *args = xprintf("nbytes_%s, n_%s, afmt_dtype_name(%s_dtype), %s - pos", it->name, it->name, lk->c, m->end);
+        emit_fail(m, "truncated", LEN_NONE,
+                  "\"needs %\" PRIu64 \" bytes (%\" PRIu64 \" elements of %s), only %\" PRIu64 \" left\"", args);
+        free(args);
+    }
+    m->indent--;
+    line(m, "}");
+    if (it->check_values) {
+        line(m, "if (opt->check_values && %s_dtype == AFMT_BOOL) {", lk->c);
+        m->indent++;
+        line(m, "if (%s_enc == AFMT_ENC_BITS_LSB) {", lk->c);
+        m->indent++;
+        line(m, "if (n_%s %% 8 != 0 && (buf[pos + nbytes_%s - 1] >> (n_%s %% 8)) != 0) {", it->name, it->name, it->name);
+        m->indent++;
+        {
+            char *oc = xprintf("pos + nbytes_%s - 1", it->name);
+            char *args = xprintf("buf[pos + nbytes_%s - 1]", it->name);
+            set_fail(m, it->name, "AFMT_NO_INDEX", oc);
+            emit_fail(m, "padding", it->values_lenient, "\"unused bits of the last byte (0x%02x) are not zero\"", args);
+            free(oc); free(args);
+        }
+        m->indent--;
+        line(m, "}");
+        m->indent--;
+        line(m, "} else {");
+        m->indent++;
+        line(m, "const uint64_t bad_%s = afmt_scan_not_bool(buf + pos, n_%s);", it->name, it->name);
+        line(m, "if (bad_%s < n_%s) {", it->name, it->name);
+        m->indent++;
+        {
+            char *oc = xprintf("pos + bad_%s", it->name);
+            char *ic = xprintf("bad_%s", it->name);
+            char *args = xprintf("buf[pos + bad_%s]", it->name);
+            set_fail(m, it->name, ic, oc);
+            emit_fail(m, "value", it->values_lenient, "\"bool element is 0x%02x, not 0 or 1\"", args);
+            free(oc); free(ic); free(args);
+        }
+        m->indent--;
+        line(m, "}");
+        m->indent--;
+        line(m, "}");
+        m->indent--;
+        line(m, "}");
+    }
+    line(m, "if (vis && vis->on_array) {");
+    m->indent++;
+    line(m, "afmt_array a;");
+    line(m, "afmt_array_init(&a, %s_dtype);", lk->c);
+    line(m, "a.elsize = %s_size;", lk->c);
+    if (shp) {
+        line(m, "a.rank = (uint32_t)n_%s;", shp->name);
+        line(m, "for (uint64_t k = 0; k < n_%s; k++)", shp->name);
+        {
+            char *el = xprintf(shp->elem, "k");
+            line(m, "    a.dims[k] = (uint64_t)%s;", el);
+            free(el);
+        }
+    } else {
+        line(m, "a.rank = %d;", it->nshape);
+        for (i = 0; i < it->nshape; i++) line(m, "a.dims[%d] = %s;", i, dims[i]);
+    }
+    line(m, "a.count = n_%s;", it->name);
+    line(m, "a.order = %s;", it->col_major ? "AFMT_COL_MAJOR" : "AFMT_ROW_MAJOR");
+    line(m, "a.encoding = %s_enc;", lk->c);
+    line(m, "a.endian = %s;", it->payload_big ? "AFMT_BIG" : "AFMT_LITTLE");
+    line(m, "a.data = buf + pos;");
+    line(m, "a.nbytes = nbytes_%s;", it->name);
+    line(m, "a.offset = pos;");
+    line(m, "a.stride = %s_size;", lk->c);
+    line(m, "a.index = narrays;");
+    if (it->name_from) {
+        sym *nm = sym_find(m, it->name_from);
+        if (!nm || nm->kind != SY_TEXT) gen_error(m, it->jpath, "\"name\": '%s' is not a text field defined before", it->name_from);
+        else line(m, "afmt_copy_text(a.name, sizeof a.name, %s, %d);", nm->c, nm->size);
+    }
+    set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
+    line(m, "if (vis->on_array(vis->ctx, &a) != 0) {");
+    m->indent++;
+    emit_fail(m, "callback", LEN_NONE, "\"stopped by the caller\"", NULL);
+    m->indent--;
+    line(m, "}");
+    m->indent--;
+    line(m, "}");
+    line(m, "narrays++;");
+    line(m, "pos += nbytes_%s;", it->name);
+    y = sym_push(m, SY_PAYLOAD, it->name, it);
+    snprintf(y->c, sizeof y->c, "%s", it->name);
+    if (dims) {
+        for (i = 0; i < it->nshape; i++) free(dims[i]);
+        free(dims);
+    }
+}
+
+static void emit_repeat(emitter *m, item *it)
+{
+    int mark;
+    char *r = xprintf("r_%s", it->name);
+    char *start = xprintf("start_%s", it->name);
+    m->jpath = it->jpath;
+    if (it->arg) {
+        char *cnt;
+        set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
+        cnt = emit_u64(m, it->arg, it->arg_text);
+        line(m, "const uint64_t count_%s = %s;", it->name, cnt);
+        free(cnt);
+        /* every repetition consumes at least one byte (checked below), so a
+         * count larger than the bytes left is a truncation, found now */
+        line(m, "if (count_%s > %s - pos) {", it->name, m->end);
+        m->indent++;
+        {
+            char *args = xprintf("count_%s, %s - pos", it->name, m->end);
+            emit_fail(m, "truncated", LEN_NONE, "\"%\" PRIu64 \" repetitions cannot fit in the %\" PRIu64 \" bytes left\"", args);
+            free(args);
+        }
+        m->indent--;
+        line(m, "}");
+    }
+    line(m, "afmt_path_push(&path, \"%s\", 0);", it->name);
+    line(m, "uint64_t %s = 0;", r);
+    if (it->arg)
+        line(m, "for (; %s < count_%s; %s++) {", r, it->name, r);
+    else
+        line(m, "for (;; %s++) {", r);
+    m->indent++;
+    if (it->skip_ws)
+        line(m, "while (pos < %s && afmt_is_space(buf[pos])) pos++;", m->end);
+    if (it->until_end) {
+        line(m, "if (pos >= %s) break;", m->end);
+    }
+    line(m, "if (%s >= opt->limits.max_items) {", r);
+    m->indent++;
+    set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
+    emit_fail(m, "limit", LEN_NONE, "\"more than %\" PRIu64 \" repetitions\"", "opt->limits.max_items");
+    m->indent--;
+    line(m, "}");
+    line(m, "afmt_path_set_index(&path, %s);", r);
+    line(m, "const uint64_t %s = pos;", start);
+    mark = sym_mark(m);
+    emit_items(m, &it->body);
+    sym_pop_to(m, mark);
+    line(m, "if (pos == %s) {", start);
+    m->indent++;
+    set_fail(m, "", "AFMT_NO_INDEX", "pos");
+    emit_fail(m, "constraint", LEN_NONE, "\"a repetition consumed no bytes\"", NULL);
+    m->indent--;
+    line(m, "}");
+    m->indent--;
+    line(m, "}");
+    line(m, "afmt_path_pop(&path);");
+    if (it->min_count > 0) {
+        line(m, "if (%s < %llu) {", r, (unsigned long long)it->min_count);
+        m->indent++;
+        set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
+        {
+            char *fmt = xprintf("\"needs at least %llu, found %%\" PRIu64 \"\"", (unsigned long long)it->min_count);
+            emit_fail(m, "truncated", LEN_NONE, fmt, r);
+            free(fmt);
+        }
+        m->indent--;
+        line(m, "}");
+    }
+    free(r);
+    free(start);
+}
+
+static void emit_region(emitter *m, item *it)
+{
+    char *sz;
+    const char *saved = m->end;
+    char *endv = xprintf("end_%s", it->name);
+    m->jpath = it->jpath;
+    set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
+    sz = emit_u64(m, it->arg, it->arg_text);
+    line(m, "const uint64_t size_%s = %s;", it->name, sz);
+    line(m, "if (%s - pos < size_%s) {", m->end, it->name);
+    m->indent++;
+    {
+        char *args = xprintf("size_%s, %s - pos", it->name, m->end);
+        emit_fail(m, "truncated", LEN_NONE, "\"is %\" PRIu64 \" bytes long, only %\" PRIu64 \" left\"", args);
+        free(args);
+    }
+    m->indent--;
+    line(m, "}");
+    line(m, "const uint64_t %s = pos + size_%s;", endv, it->name);
+    free(sz);
+    m->end = endv;
+    emit_items(m, &it->body);
+    m->end = saved;
+    if (it->exact) {
+        line(m, "if (pos != %s) {", endv);
+        m->indent++;
+        set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
+        {
+            char *args = xprintf("%s - pos", endv);
+            emit_fail(m, "size", it->exact_lenient, "\"%\" PRIu64 \" bytes of the region are not used by its content\"", args);
+            free(args);
+        }
+        m->indent--;
+        line(m, "}");
+    }
+    line(m, "pos = %s;", endv);
+    /* endv stays referenced by nothing after this point */
+}
+
+static void emit_switch(emitter *m, item *it)
+{
+    cexpr sel;
+    int i, j;
+    sym *attr = it->arg && it->arg->kind == E_NAME ? sym_find(m, it->arg->sval) : NULL;
+    m->jpath = it->jpath;
+    attr_fail(m, attr && attr->kind == SY_INT ? attr : NULL);
+    sel = emit_expr(m, it->arg, it->arg_text);
+    if (sel.t != VT_U && sel.t != VT_S) gen_error(m, it->jpath, "a switch selects on an integer");
+    line(m, "const %s sel_%s = %s;", sel.t == VT_S ? "int64_t" : "uint64_t", it->name, sel.c);
+    for (i = 0; i < it->ncases; i++) {
+        switch_case *sc = &it->cases[i];
+        sbuf cond = {0};
+        int mark;
+        for (j = 0; j < sc->nwhen; j++) {
+            if (sc->when[j]->kind != E_INT) { gen_error(m, sc->jpath, "case values are integers"); continue; }
+            sb_printf(&cond, "%ssel_%s == %s%llu)", j ? " || " : "", it->name, sel.t == VT_S ? "INT64_C(" : "UINT64_C(",
+                      (unsigned long long)sc->when[j]->ival);
+        }
+        line(m, "%sif (%s) {", i ? "} else " : "", cond.s ? cond.s : "0");
+        sb_free(&cond);
+        m->indent++;
+        mark = sym_mark(m);
+        emit_items(m, &sc->body);
+        sym_pop_to(m, mark);
+        m->indent--;
+    }
+    line(m, "} else {");
+    m->indent++;
+    attr_fail(m, attr && attr->kind == SY_INT ? attr : NULL);
+    {
+        sbuf fmt = {0};
+        char *args = xprintf("(%s)sel_%s", sel.t == VT_S ? "int64_t" : "uint64_t", it->name);
+        if (it->else_message) {
+            char *q = strip(msgq(it->else_message));
+            sb_printf(&fmt, "\"%s (found %%\" %s \")\"", q, sel.t == VT_S ? "PRId64" : "PRIu64");
+            free(q);
+        } else {
+            sb_printf(&fmt, "\"%s: unknown value %%\" %s \" (expected one of", it->name, sel.t == VT_S ? "PRId64" : "PRIu64");
+            for (i = 0; i < it->ncases; i++)
+                for (j = 0; j < it->cases[i].nwhen; j++)
+                    sb_printf(&fmt, "%s %llu", i + j ? "," : "", (unsigned long long)it->cases[i].when[j]->ival);
+            sb_puts(&fmt, ")\"");
+        }
+        emit_fail(m, "constraint", LEN_NONE, fmt.s, args);
+        sb_free(&fmt);
+        free(args);
+    }
+    m->indent--;
+    line(m, "}");
+    free(sel.c);
+}
+
+static void emit_pad(emitter *m, item *it)
+{
+    char *sz;
+    m->jpath = it->jpath;
+    set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
+    sz = emit_u64(m, it->arg, it->arg_text);
+    line(m, "const uint64_t pad_%s = %s;", it->name, sz);
+    free(sz);
+    line(m, "if (%s - pos < pad_%s) {", m->end, it->name);
+    m->indent++;
+    {
+        char *args = xprintf("pad_%s, %s - pos", it->name, m->end);
+        emit_fail(m, "truncated", it->fill_lenient, "\"needs %\" PRIu64 \" bytes of padding, only %\" PRIu64 \" left\"", args);
+        free(args);
+    }
+    line(m, "pos = %s;", m->end);
+    m->indent--;
+    line(m, "} else {");
+    m->indent++;
+    line(m, "const uint64_t nz_%s = afmt_scan_nonzero(buf + pos, pad_%s);", it->name, it->name);
+    line(m, "if (nz_%s < pad_%s) {", it->name, it->name);
+    m->indent++;
+    {
+        char *oc = xprintf("pos + nz_%s", it->name);
+        char *args = xprintf("buf[pos + nz_%s]", it->name);
+        set_fail(m, it->name, "AFMT_NO_INDEX", oc);
+        emit_fail(m, "padding", it->fill_lenient, "\"padding byte is 0x%02x, not 0\"", args);
+        free(oc); free(args);
+    }
+    m->indent--;
+    line(m, "}");
+    line(m, "pos += pad_%s;", it->name);
+    m->indent--;
+    line(m, "}");
+}
+
+static void emit_item(emitter *m, item *it, item_list *scope)
+{
+    int i;
+    m->jpath = it->jpath;
+    if (it->name && it->kind != IT_REPEAT && it->kind != IT_SWITCH && it->kind != IT_REGION && it->kind != IT_PAD) {
+        sym *prev = sym_find(m, it->name);
+        if (prev && prev->kind != SY_BUILTIN)
+            gen_error(m, it->jpath, "'%s' is already defined at %s", it->name, prev->it ? prev->it->jpath : "?");
+    }
+    sb_puts(m->out, "\n");
+    switch (it->kind) {
+    case IT_FIELD:
+        if (it->ftype == FT_INT && !it->count) {
+            line(m, "/* %s: %s%d%s%s */", it->name, it->is_signed ? "i" : "u", it->width * 8,
+                 it->width > 1 ? (it->big_endian ? " big-endian" : " little-endian") : "", it->doc ? xprintf(" - %s", it->doc) : "");
+            emit_int_field(m, it);
+        } else if (it->ftype == FT_INT) {
+            line(m, "/* %s: %s of %s%d%s */", it->name, it->count_text, it->is_signed ? "i" : "u", it->width * 8,
+                 it->width > 1 ? (it->big_endian ? " big-endian" : " little-endian") : "");
+            emit_array_field(m, it, scope);
+        } else {
+            line(m, "/* %s: %d bytes of %s */", it->name, it->size, it->ftype == FT_TEXT ? "text" : "raw bytes");
+            emit_text_field(m, it);
+        }
+        break;
+    case IT_LET: {
+        cexpr v;
+        sym *y;
+        line(m, "/* let %s = %s */", it->name, it->value_text);
+        set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
+        v = emit_expr(m, it->value, it->value_text);
+        if (v.t != VT_U && v.t != VT_S && v.t != VT_BOOL) { gen_error(m, it->jpath, "a let is an integer or truth value"); break; }
+        line(m, "const %s v_%s = %s;", v.t == VT_S ? "int64_t" : "uint64_t", it->name, v.c);
+        y = sym_push(m, SY_INT, it->name, it);
+        y->t = v.t == VT_S ? VT_S : VT_U;
+        snprintf(y->c, sizeof y->c, "v_%s", it->name);
+        snprintf(y->off, sizeof y->off, "pos");
+        free(v.c);
+        break;
+    }
+    case IT_LOOKUP:
+        line(m, "/* lookup %s in table %s */", it->name, it->table ? it->table : "?");
+        emit_lookup(m, it);
+        break;
+    case IT_CHECK: {
+        sym *attr = it->attribute ? sym_find(m, it->attribute) : NULL;
+        if (it->attribute && !attr) gen_error(m, it->jpath, "unknown name '%s' in \"field\"", it->attribute);
+        line(m, "/* check %s */", it->checks[0].text ? it->checks[0].text : "");
+        m->jpath = it->checks[0].jpath;
+        if (attr) set_fail(m, attr->name, "AFMT_NO_INDEX", attr->off);
+        else set_fail(m, "", "AFMT_NO_INDEX", "pos");
+        emit_check(m, &it->checks[0], attr);
+        break;
+    }
+    case IT_ARRAY:
+        line(m, "/* array %s: %s elements, %s */", it->name, it->dtype_from ? it->dtype_from : "?", it->col_major ? "column-major" : "row-major");
+        emit_array(m, it);
+        break;
+    case IT_REPEAT:
+        line(m, "/* repeat %s %s */", it->name, it->until_end ? "until the end" : it->arg_text);
+        emit_repeat(m, it);
+        break;
+    case IT_REGION:
+        line(m, "/* region %s of %s bytes */", it->name, it->arg_text);
+        emit_region(m, it);
+        break;
+    case IT_SWITCH:
+        line(m, "/* switch %s on %s */", it->name, it->arg_text);
+        emit_switch(m, it);
+        break;
+    case IT_PAD:
+        line(m, "/* pad %s: %s zero bytes */", it->name, it->arg_text);
+        emit_pad(m, it);
+        break;
+    }
+    (void)i;
+}
+
+static void emit_items(emitter *m, item_list *body)
+{
+    int i;
+    for (i = 0; i < body->n; i++) emit_item(m, body->v[i], body);
+}
+
+void emit_validator(emitter *m)
+{
+    const spec *s = m->s;
+    const char *f = s->format;
+    m->writer = 0;
+    m->end = "len";
+    line(m, "static int %s_validate_body(const uint8_t *buf, uint64_t len, const afmt_options *opt,", f);
+    line(m, "                            const afmt_visitor *vis, afmt_error *err)");
+    line(m, "{");
+    m->indent++;
+    line(m, "afmt_path path;");
+    line(m, "uint64_t pos = 0;");
+    line(m, "uint32_t narrays = 0;");
+    line(m, "path.depth = 0;");
+    line(m, "if (len > opt->limits.max_total_bytes) {");
+    line(m, "    return afmt_fail(err, AFMT_E_LIMIT, &path, NULL, AFMT_NO_INDEX, 0,");
+    line(m, "                     \"input of %%\" PRIu64 \" bytes exceeds the limit of %%\" PRIu64, len, opt->limits.max_total_bytes);");
+    line(m, "}");
+    emit_items(m, (item_list *)&s->body);
+    sb_puts(m->out, "\n");
+    if (s->trailer_keep) {
+        line(m, "/* trailer: bytes after the data are metadata, kept as they are */");
+        line(m, "if (pos < len && vis && vis->on_trailer) vis->on_trailer(vis->ctx, buf + pos, len - pos, pos);");
+    } else {
+        line(m, "/* trailer: nothing may follow */");
+        line(m, "if (pos < len) {");
+        m->indent++;
+        set_fail(m, "", "AFMT_NO_INDEX", "pos");
+        emit_fail(m, "trailing", s->trailer_lenient, "\"%\" PRIu64 \" bytes after the end of the data\"", "len - pos");
+        m->indent--;
+        line(m, "}");
+    }
+    line(m, "(void)narrays;");
+    line(m, "return 0;");
+    m->indent--;
+    line(m, "}");
+}

@@ -1,0 +1,795 @@
+/* afmt-gen: emit the writer of one spec.
+ *
+ * A writer must compute every field itself.  For each scope (the top level,
+ * one repetition, one switch case; regions belong to their enclosing scope)
+ * the emitter first decides how each field gets its value:
+ *   1. its "write" expression;
+ *   2. its "equals" literal;
+ *   3. a binding to the array being written: the array field named as a
+ *      payload's "shape" (and its count field: the rank), the fields of a
+ *      list shape (dims[k]), the keys of the type table the payload's dtype
+ *      comes from (reverse lookup), the text field named as its "name";
+ *   4. a check "F == E" (rawarray's size == elbyte * prod(dims)).
+ * These definitions are emitted in dependency order (a cycle is a spec
+ * error), then the scope's constraints are evaluated on the computed values
+ * (so a writer refuses what its validator would reject), then the bytes are
+ * written in layout order.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "emit.h"
+
+typedef enum def_kind {
+    D_EXPR, D_CONST, D_SHAPE_ARRF, D_RANK, D_DIM, D_LOOKUP, D_NAME_TEXT, D_LET, D_PAYLOAD
+} def_kind;
+
+typedef struct def {
+    def_kind kind;
+    item *it;          /* item defined */
+    expr *e;
+    const char *text;
+    item *arr;         /* array item the binding comes from */
+    int dim;
+    int state;         /* 0 new, 1 in progress, 2 emitted */
+} def;
+
+typedef struct scope {
+    item **items; int nitems;      /* flattened through regions */
+    item **arrays; int narrays;    /* through regions and switch cases */
+    def *defs; int ndefs;
+} scope;
+
+static void add_item(scope *sc, item *it)
+{
+    item **n = realloc(sc->items, sizeof *n * (size_t)(sc->nitems + 1));
+    if (!n) exit(2);
+    sc->items = n;
+    sc->items[sc->nitems++] = it;
+}
+
+static void add_array(scope *sc, item *it)
+{
+    int i;
+    item **n;
+    for (i = 0; i < sc->narrays; i++)
+        if (strcmp(sc->arrays[i]->name, it->name) == 0) return;
+    n = realloc(sc->arrays, sizeof *n * (size_t)(sc->narrays + 1));
+    if (!n) exit(2);
+    sc->arrays = n;
+    sc->arrays[sc->narrays++] = it;
+}
+
+static void collect(scope *sc, item_list *body, int in_case)
+{
+    int i, j;
+    for (i = 0; i < body->n; i++) {
+        item *it = body->v[i];
+        if (!in_case) add_item(sc, it);
+        if (it->kind == IT_REGION) {
+            if (!in_case) sc->nitems--; /* the region itself is not a definition */
+            if (!in_case) add_item(sc, it);
+            collect(sc, &it->body, in_case);
+        } else if (it->kind == IT_SWITCH) {
+            for (j = 0; j < it->ncases; j++) collect(sc, &it->cases[j].body, 1);
+        } else if (it->kind == IT_ARRAY) {
+            add_array(sc, it);
+        }
+    }
+}
+
+static def *add_def(scope *sc, def_kind k, item *it)
+{
+    def *n = realloc(sc->defs, sizeof *n * (size_t)(sc->ndefs + 1));
+    if (!n) exit(2);
+    sc->defs = n;
+    memset(&sc->defs[sc->ndefs], 0, sizeof *n);
+    sc->defs[sc->ndefs].kind = k;
+    sc->defs[sc->ndefs].it = it;
+    return &sc->defs[sc->ndefs++];
+}
+
+static def *find_def(scope *sc, const char *name)
+{
+    int i;
+    for (i = 0; i < sc->ndefs; i++)
+        if (sc->defs[i].it->name && strcmp(sc->defs[i].it->name, name) == 0) return &sc->defs[i];
+    return NULL;
+}
+
+static item *find_item(scope *sc, const char *name)
+{
+    int i;
+    for (i = 0; i < sc->nitems; i++)
+        if (sc->items[i]->name && strcmp(sc->items[i]->name, name) == 0) return sc->items[i];
+    return NULL;
+}
+
+static int uses_input_position(expr *e)
+{
+    int i;
+    if (!e) return 0;
+    if (e->kind == E_CALL && (strcmp(e->sval, "remaining") == 0 || strcmp(e->sval, "offset") == 0)) return 1;
+    if (uses_input_position(e->a) || uses_input_position(e->b) || uses_input_position(e->c)) return 1;
+    for (i = 0; i < e->nargs; i++)
+        if (uses_input_position(e->args[i])) return 1;
+    return 0;
+}
+
+/* Decide a definition for every field, let and lookup of the scope. */
+static void plan(emitter *m, scope *sc)
+{
+    int i, j, k;
+    for (i = 0; i < sc->nitems; i++) {
+        item *it = sc->items[i];
+        if (it->kind == IT_LET) { def *d = add_def(sc, D_LET, it); d->e = it->value; d->text = it->value_text; }
+        if (it->kind == IT_LOOKUP) add_def(sc, D_LOOKUP, it);
+    }
+    for (i = 0; i < sc->narrays; i++) {
+        item *a = sc->arrays[i];
+        def *d = add_def(sc, D_PAYLOAD, a);
+        d->arr = a;
+    }
+    for (i = 0; i < sc->nitems; i++) {
+        item *it = sc->items[i];
+        def *d;
+        if (it->kind != IT_FIELD) continue;
+        if (it->write) { d = add_def(sc, D_EXPR, it); d->e = it->write; d->text = it->write_text; continue; }
+        if (it->equals) { add_def(sc, D_CONST, it); continue; }
+        /* bindings to an array */
+        for (j = 0; j < sc->narrays; j++) {
+            item *a = sc->arrays[j];
+            if (a->shape_field && strcmp(a->shape_field, it->name) == 0 && it->count) {
+                d = add_def(sc, D_SHAPE_ARRF, it);
+                d->arr = a;
+                goto next;
+            }
+            if (a->shape_field && it->count == NULL) {
+                item *sf = find_item(sc, a->shape_field);
+                if (sf && sf->count && sf->count->kind == E_NAME && strcmp(sf->count->sval, it->name) == 0) {
+                    d = add_def(sc, D_RANK, it);
+                    d->arr = a;
+                    goto next;
+                }
+            }
+            for (k = 0; k < a->nshape; k++)
+                if (a->shape[k]->kind == E_NAME && strcmp(a->shape[k]->sval, it->name) == 0) {
+                    d = add_def(sc, D_DIM, it);
+                    d->arr = a;
+                    d->dim = k;
+                    goto next;
+                }
+            if (a->name_from && strcmp(a->name_from, it->name) == 0) {
+                d = add_def(sc, D_NAME_TEXT, it);
+                d->arr = a;
+                goto next;
+            }
+        }
+        /* keys of a lookup are defined by the lookup */
+        for (j = 0; j < sc->nitems; j++) {
+            item *lk = sc->items[j];
+            if (lk->kind != IT_LOOKUP) continue;
+            for (k = 0; k < lk->nkey; k++)
+                if (lk->key[k]->kind == E_NAME && strcmp(lk->key[k]->sval, it->name) == 0) goto next;
+        }
+        /* "F == E" among the scope's checks */
+        for (j = 0; j < sc->nitems; j++) {
+            item *c = sc->items[j];
+            int n = c->kind == IT_CHECK || c->kind == IT_FIELD ? c->nchecks : 0;
+            for (k = 0; k < n; k++) {
+                expr *e = c->checks[k].e;
+                if (e && e->kind == E_BINARY && e->op == TK_EQ && e->a->kind == E_NAME && strcmp(e->a->sval, it->name) == 0 &&
+                    !uses_input_position(e->b)) {
+                    d = add_def(sc, D_EXPR, it);
+                    d->e = e->b;
+                    d->text = c->checks[k].text;
+                    goto next;
+                }
+            }
+        }
+        if (it->ftype == FT_INT && it->count == NULL && sym_find(m, it->name) == NULL) {
+            /* no rule gives this field a value: the writer cannot exist */
+            gen_error(m, it->jpath, "the writer cannot derive a value for '%s': add \"write\", \"equals\" or a check '%s == ...'",
+                      it->name, it->name);
+        } else if (it->count) {
+            gen_error(m, it->jpath, "the writer cannot derive the elements of '%s': add \"write\" or use it as an array's shape", it->name);
+        } else if (it->ftype != FT_INT) {
+            gen_error(m, it->jpath, "the writer cannot derive text field '%s': add \"equals\" or name it as an array's \"name\"", it->name);
+        }
+    next:;
+    }
+}
+
+static void collect_names(expr *e, const char ***names, int *n)
+{
+    int i;
+    if (!e) return;
+    if (e->kind == E_NAME || (e->kind == E_INDEX && e->a->kind == E_NAME)) {
+        const char *nm = e->kind == E_NAME ? e->sval : e->a->sval;
+        const char **g = realloc(*names, sizeof *g * (size_t)(*n + 1));
+        if (!g) exit(2);
+        *names = g;
+        (*names)[(*n)++] = nm;
+    }
+    collect_names(e->a, names, n);
+    collect_names(e->b, names, n);
+    collect_names(e->c, names, n);
+    for (i = 0; i < e->nargs; i++) collect_names(e->args[i], names, n);
+}
+
+static void emit_def(emitter *m, scope *sc, def *d, const char *chain);
+
+/* The lookup whose result an array item uses, and the arrays of a lookup. */
+static item *array_of_lookup(scope *sc, const char *lookup)
+{
+    int i;
+    for (i = 0; i < sc->narrays; i++)
+        if (sc->arrays[i]->dtype_from && strcmp(sc->arrays[i]->dtype_from, lookup) == 0) return sc->arrays[i];
+    return NULL;
+}
+
+static void require(emitter *m, scope *sc, const char *name, const char *chain)
+{
+    def *d = find_def(sc, name);
+    if (d) emit_def(m, sc, d, chain);
+}
+
+static void emit_int_value(emitter *m, item *it, cexpr v)
+{
+    sym *y;
+    char *c;
+    if (it->is_signed) {
+        if (v.t == VT_S) c = v.c;
+        else {
+            char *fmt = xprintf("\"value %%\" PRIu64 \" of %s does not fit a signed field\"", it->name);
+            line(m, "if (%s > (uint64_t)INT64_MAX) {", v.c);
+            m->indent++;
+            emit_fail(m, "type", LEN_NONE, fmt, v.c);
+            m->indent--;
+            line(m, "}");
+            c = xprintf("(int64_t)%s", v.c);
+            free(fmt);
+        }
+    } else {
+        if (v.t == VT_S) {
+            char *fmt = xprintf("\"value %%\" PRId64 \" of %s is negative\"", it->name);
+            line(m, "if (%s < 0) {", v.c);
+            m->indent++;
+            emit_fail(m, "type", LEN_NONE, fmt, v.c);
+            m->indent--;
+            line(m, "}");
+            c = xprintf("(uint64_t)%s", v.c);
+            free(fmt);
+        } else {
+            c = v.c;
+        }
+    }
+    line(m, "const %s v_%s = %s;", int_c_type(it->is_signed), it->name, c);
+    y = sym_push(m, SY_INT, it->name, it);
+    y->t = it->is_signed ? VT_S : VT_U;
+    snprintf(y->c, sizeof y->c, "v_%s", it->name);
+    snprintf(y->off, sizeof y->off, "0");
+    y->width = it->width;
+    y->is_signed = it->is_signed;
+}
+
+static void push_text(emitter *m, item *it)
+{
+    sym *y = sym_push(m, SY_TEXT, it->name, it);
+    snprintf(y->c, sizeof y->c, "w_%s", it->name);
+    snprintf(y->off, sizeof y->off, "0");
+    y->size = it->size;
+}
+
+static void emit_reverse_lookup(emitter *m, scope *sc, item *lk)
+{
+    const table *tb = find_table(m->s, lk->table ? lk->table : "");
+    item *arr = array_of_lookup(sc, lk->name);
+    int i, k, first = 1;
+    sym *y;
+    if (!tb) return;
+    if (!arr) {
+        gen_error(m, lk->jpath, "the writer needs an array item whose \"dtype\" is '%s'", lk->name);
+        return;
+    }
+    /* declare the key fields, then choose the first writable entry */
+    for (k = 0; k < lk->nkey; k++) {
+        item *kf = lk->key[k]->kind == E_NAME ? find_item(sc, lk->key[k]->sval) : NULL;
+        if (!kf || kf->kind != IT_FIELD) {
+            if (lk->key[k]->kind == E_NAME && sym_find(m, lk->key[k]->sval)) continue; /* defined outside: checked below */
+            gen_error(m, lk->jpath, "the writer needs lookup key %d to be a field of the same scope", k);
+            return;
+        }
+        if (kf->ftype == FT_INT) line(m, "%s v_%s = 0;", int_c_type(kf->is_signed), kf->name);
+        else line(m, "uint8_t w_%s[%d] = {0};", kf->name, kf->size);
+    }
+    line(m, "afmt_dtype %s_dtype = AFMT_DTYPE_INVALID;", lk->name);
+    line(m, "uint64_t %s_size = 0;", lk->name);
+    line(m, "afmt_encoding %s_enc = AFMT_ENC_PLAIN;", lk->name);
+    for (i = 0; i < tb->nentries; i++) {
+        const table_entry *te = &tb->entries[i];
+        const char *dt = dtype_enum(te->dtype ? te->dtype : "");
+        sbuf cond = {0};
+        if (!te->key || !te->writable || !dt || strcmp(te->dtype, "opaque") == 0) continue;
+        sb_printf(&cond, "A_%s->dtype == %s", arr->name, dt);
+        for (k = 0; k < lk->nkey && k < te->nkey; k++) {
+            item *kf = lk->key[k]->kind == E_NAME ? find_item(sc, lk->key[k]->sval) : NULL;
+            sym *ky = !kf && lk->key[k]->kind == E_NAME ? sym_find(m, lk->key[k]->sval) : NULL;
+            /* a key known from an outer scope: this entry must agree with it */
+            if (ky && ky->kind == SY_INT && te->key[k]->kind == E_INT)
+                sb_printf(&cond, " && %s == %llu", ky->c, (unsigned long long)te->key[k]->ival);
+        }
+        line(m, "%sif (%s) {", first ? "" : "} else ", cond.s);
+        sb_free(&cond);
+        first = 0;
+        m->indent++;
+        for (k = 0; k < lk->nkey && k < te->nkey; k++) {
+            item *kf = lk->key[k]->kind == E_NAME ? find_item(sc, lk->key[k]->sval) : NULL;
+            if (!kf) continue;
+            if (kf->ftype == FT_INT) {
+                if (te->key[k]->kind == E_INT) line(m, "v_%s = %llu;", kf->name, (unsigned long long)te->key[k]->ival);
+            } else if (te->key[k]->kind == E_STR) {
+                char *q = c_quote(te->key[k]->sval, strlen(te->key[k]->sval));
+                line(m, "memcpy(w_%s, %s, %zu);", kf->name, q, strlen(te->key[k]->sval));
+                free(q);
+            }
+        }
+        line(m, "%s_dtype = %s;", lk->name, dt);
+        line(m, "%s_size = afmt_dtype_get(%s)->size;", lk->name, dt);
+        if (te->encoding && strcmp(te->encoding, "bits-lsb") == 0) line(m, "%s_enc = AFMT_ENC_BITS_LSB;", lk->name);
+        m->indent--;
+    }
+    if (!first) line(m, "}");
+    line(m, "if (%s_dtype == AFMT_DTYPE_INVALID) {", lk->name);
+    m->indent++;
+    {
+        char *fmt = xprintf("\"%s cannot hold elements of type %%s\"", m->s->format);
+        char *args = xprintf("afmt_dtype_name(arrays[ai].dtype)");
+        set_fail(m, lk->name, "AFMT_NO_INDEX", "0");
+        emit_fail(m, "type", LEN_NONE, fmt, args);
+        free(fmt); free(args);
+    }
+    m->indent--;
+    line(m, "}");
+    line(m, "(void)%s_size;", lk->name);
+    for (k = 0; k < lk->nkey; k++) {
+        item *kf = lk->key[k]->kind == E_NAME ? find_item(sc, lk->key[k]->sval) : NULL;
+        if (!kf) continue;
+        if (kf->ftype == FT_INT) {
+            sym *ky = sym_push(m, SY_INT, kf->name, kf);
+            ky->t = kf->is_signed ? VT_S : VT_U;
+            snprintf(ky->c, sizeof ky->c, "v_%s", kf->name);
+            snprintf(ky->off, sizeof ky->off, "0");
+        } else {
+            push_text(m, kf);
+        }
+        {
+            def *kd = find_def(sc, kf->name);
+            if (kd) kd->state = 2;
+        }
+    }
+    y = sym_push(m, SY_LOOKUP, lk->name, lk);
+    snprintf(y->c, sizeof y->c, "%s", lk->name);
+    y->tb = tb;
+}
+
+static void emit_def(emitter *m, scope *sc, def *d, const char *chain)
+{
+    const char **names = NULL;
+    int n = 0, i;
+    char *mychain;
+    item *it = d->it;
+    if (d->state == 2) return;
+    mychain = xprintf("%s%s%s", chain, *chain ? " -> " : "", it->name);
+    if (d->state == 1) {
+        gen_error(m, it->jpath, "the writer's definitions form a cycle: %s", mychain);
+        free(mychain);
+        return;
+    }
+    d->state = 1;
+    collect_names(d->e, &names, &n);
+    if (d->kind == D_PAYLOAD) { names = realloc(names, sizeof *names * 1); names[0] = it->dtype_from; n = 1; }
+    for (i = 0; i < n; i++) require(m, sc, names[i], mychain);
+    free(names);
+    m->jpath = it->jpath;
+    set_fail(m, it->name, "AFMT_NO_INDEX", "0");
+    switch (d->kind) {
+    case D_LET: case D_EXPR: {
+        cexpr v = emit_expr(m, d->e, d->text);
+        if (d->kind == D_LET) {
+            sym *y;
+            line(m, "const %s v_%s = %s;", v.t == VT_S ? "int64_t" : "uint64_t", it->name, v.c);
+            y = sym_push(m, SY_INT, it->name, it);
+            y->t = v.t == VT_S ? VT_S : VT_U;
+            snprintf(y->c, sizeof y->c, "v_%s", it->name);
+            snprintf(y->off, sizeof y->off, "0");
+        } else if (it->ftype == FT_INT && !it->count) {
+            emit_int_value(m, it, v);
+        } else {
+            gen_error(m, it->jpath, "\"write\" of a text or array field is not supported");
+        }
+        break;
+    }
+    case D_CONST:
+        if (it->ftype == FT_INT) {
+            cexpr v;
+            v.c = xprintf("UINT64_C(%llu)", (unsigned long long)it->equals->ival);
+            v.t = VT_U;
+            v.lit = 0;
+            emit_int_value(m, it, v);
+        } else {
+            char *q = c_quote(it->equals->sval, strlen(it->equals->sval));
+            line(m, "uint8_t w_%s[%d] = {0};", it->name, it->size);
+            line(m, "memcpy(w_%s, %s, %zu);", it->name, q, strlen(it->equals->sval));
+            free(q);
+            push_text(m, it);
+        }
+        break;
+    case D_SHAPE_ARRF: {
+        sym *y;
+        line(m, "const uint64_t *w_%s = A_%s->dims;", it->name, d->arr->name);
+        line(m, "const uint64_t n_%s = A_%s->rank;", it->name, d->arr->name);
+        if (it->is_signed) {
+            line(m, "for (uint64_t k = 0; k < n_%s; k++) {", it->name);
+            m->indent++;
+            line(m, "if (w_%s[k] > (uint64_t)INT64_MAX) {", it->name);
+            m->indent++;
+            set_fail(m, it->name, "k", "0");
+            emit_fail(m, "type", LEN_NONE, "\"dimension %\" PRIu64 \" does not fit a signed field\"", "w_dims[k]");
+            m->indent--;
+            line(m, "}");
+            m->indent--;
+            line(m, "}");
+        }
+        y = sym_push(m, SY_ARRF, it->name, it);
+        y->t = it->is_signed ? VT_S : VT_U;
+        snprintf(y->c, sizeof y->c, "w_%s", it->name);
+        snprintf(y->count, sizeof y->count, "n_%s", it->name);
+        snprintf(y->off, sizeof y->off, "0");
+        snprintf(y->elem, sizeof y->elem, it->is_signed ? "(int64_t)w_%s[%%s]" : "w_%s[%%s]", it->name);
+        y->width = it->width;
+        y->is_signed = it->is_signed;
+        break;
+    }
+    case D_RANK: {
+        cexpr v;
+        /* a rank is at most AFMT_RANK_CAP: it fits either signedness */
+        v.c = xprintf("(%s)A_%s->rank", it->is_signed ? "int64_t" : "uint64_t", d->arr->name);
+        v.t = it->is_signed ? VT_S : VT_U;
+        v.lit = 0;
+        emit_int_value(m, it, v);
+        break;
+    }
+    case D_DIM: {
+        cexpr v;
+        v.c = xprintf("A_%s->dims[%d]", d->arr->name, d->dim);
+        v.t = VT_U;
+        v.lit = 0;
+        emit_int_value(m, it, v);
+        break;
+    }
+    case D_NAME_TEXT:
+        line(m, "uint8_t w_%s[%d] = {0};", it->name, it->size);
+        line(m, "if (afmt_text_fill(w_%s, %d, A_%s->name) != 0) {", it->name, it->size, d->arr->name);
+        m->indent++;
+        {
+            char *fmt = xprintf("\"array name \\\"%%s\\\" does not fit %d bytes of printable ASCII\"", it->size);
+            char *args = xprintf("A_%s->name", d->arr->name);
+            emit_fail(m, "type", LEN_NONE, fmt, args);
+            free(fmt); free(args);
+        }
+        m->indent--;
+        line(m, "}");
+        push_text(m, it);
+        break;
+    case D_LOOKUP:
+        emit_reverse_lookup(m, sc, it);
+        break;
+    case D_PAYLOAD: {
+        sym *lk = sym_find(m, it->dtype_from ? it->dtype_from : "");
+        sym *y;
+        if (!lk || lk->kind != SY_LOOKUP) {
+            gen_error(m, it->jpath, "the writer cannot find lookup '%s'", it->dtype_from ? it->dtype_from : "");
+            break;
+        }
+        line(m, "uint64_t nbytes_%s;", it->name);
+        line(m, "if (afmt_payload_size(A_%s, %s_enc, &nbytes_%s, err) != 0) return -1;", it->name, lk->c, it->name);
+        y = sym_push(m, SY_PAYLOAD, it->name, it);
+        snprintf(y->c, sizeof y->c, "A_%s", it->name);
+        break;
+    }
+    }
+    d->state = 2;
+    free(mychain);
+}
+
+/* Constraints of the scope, evaluated on the values computed. */
+static void emit_scope_checks(emitter *m, scope *sc)
+{
+    int i, j;
+    for (i = 0; i < sc->nitems; i++) {
+        item *it = sc->items[i];
+        if (it->kind != IT_FIELD && it->kind != IT_CHECK) continue;
+        for (j = 0; j < it->nchecks; j++) {
+            sym *attr;
+            if (uses_input_position(it->checks[j].e)) continue;
+            attr = it->kind == IT_FIELD ? sym_find(m, it->name) : it->attribute ? sym_find(m, it->attribute) : NULL;
+            m->jpath = it->checks[j].jpath;
+            set_fail(m, attr ? attr->name : "", "AFMT_NO_INDEX", "0");
+            emit_check(m, &it->checks[j], attr && attr->kind == SY_INT ? attr : NULL);
+        }
+        if (it->kind == IT_FIELD && it->count && it->neach) {
+            sym *arr = sym_find(m, it->name);
+            int mark;
+            if (!arr || arr->kind != SY_ARRF) continue;
+            line(m, "for (uint64_t i_%s = 0; i_%s < n_%s; i_%s++) {", it->name, it->name, it->name, it->name);
+            m->indent++;
+            {
+                char *el = xprintf(arr->elem, xprintf("i_%s", it->name));
+                line(m, "const %s e_%s = %s;", int_c_type(it->is_signed), it->name, el);
+                free(el);
+            }
+            mark = sym_mark(m);
+            {
+                sym *e = sym_push(m, SY_INT, it->name, it);
+                sym *ix = sym_push(m, SY_BUILTIN, "index", it);
+                char *ic = xprintf("i_%s", it->name);
+                e->t = arr->t;
+                snprintf(e->c, sizeof e->c, "e_%s", it->name);
+                ix->t = VT_U;
+                snprintf(ix->c, sizeof ix->c, "i_%s", it->name);
+                for (j = 0; j < it->neach; j++) {
+                    m->jpath = it->each[j].jpath;
+                    set_fail(m, it->name, ic, "0");
+                    emit_check(m, &it->each[j], e);
+                }
+                free(ic);
+            }
+            sym_pop_to(m, mark);
+            m->indent--;
+            line(m, "}");
+        }
+    }
+}
+
+static void write_items(emitter *m, item_list *body);
+
+static void write_int(emitter *m, item *it, const char *value, int is_signed)
+{
+    int bits = it->width * 8;
+    char *v;
+    if (bits < 64) {
+        char *fmt;
+        if (is_signed) {
+            fmt = xprintf("\"value %%\" PRId64 \" does not fit i%d\"", bits);
+            line(m, "if (%s < -(INT64_C(1) << %d) || %s >= (INT64_C(1) << %d)) {", value, bits - 1, value, bits - 1);
+        } else {
+            fmt = xprintf("\"value %%\" PRIu64 \" does not fit u%d\"", bits);
+            line(m, "if (%s > UINT64_C(0x%llx)) {", value, (unsigned long long)((1ULL << bits) - 1));
+        }
+        m->indent++;
+        emit_fail(m, "type", LEN_NONE, fmt, value);
+        m->indent--;
+        line(m, "}");
+        free(fmt);
+    }
+    if (is_signed) {
+        if (bits < 64) v = xprintf("((uint64_t)%s & UINT64_C(0x%llx))", value, (unsigned long long)((1ULL << bits) - 1));
+        else v = xprintf("(uint64_t)%s", value);
+    } else {
+        v = xstrdup(value);
+    }
+    if (bits == 8) line(m, "if (afmt_sink_u8(sink, %s, err) != 0) return -1;", v);
+    else line(m, "if (afmt_sink_u%d(sink, %s, %d, err) != 0) return -1;", bits, v, it->big_endian);
+    free(v);
+}
+
+static void write_scope(emitter *m, item_list *body, const char *array_expr)
+{
+    scope sc;
+    int i, mark = sym_mark(m);
+    memset(&sc, 0, sizeof sc);
+    collect(&sc, body, 0);
+    for (i = 0; i < sc.narrays; i++) {
+        item *a = sc.arrays[i];
+        line(m, "const afmt_array *A_%s = %s;", a->name, array_expr);
+        line(m, "if (A_%s->encoding != AFMT_ENC_PLAIN || A_%s->endian != AFMT_LITTLE || A_%s->stride != A_%s->elsize ||", a->name,
+             a->name, a->name, a->name);
+        line(m, "    (A_%s->rank > 1 && A_%s->order != %s)) {", a->name, a->name, a->col_major ? "AFMT_COL_MAJOR" : "AFMT_ROW_MAJOR");
+        m->indent++;
+        set_fail(m, a->name, "AFMT_NO_INDEX", "0");
+        {
+            char *fmt = xprintf("\"array %%u must be plain, little-endian and %s (see afmt_array_to_plain)\"",
+                                a->col_major ? "column-major" : "row-major");
+            emit_fail(m, "usage", LEN_NONE, fmt, "(unsigned)ai");
+            free(fmt);
+        }
+        m->indent--;
+        line(m, "}");
+        if (!a->shape_field) {
+            line(m, "if (A_%s->rank != %d) {", a->name, a->nshape);
+            m->indent++;
+            {
+                char *fmt = xprintf("\"%s holds arrays of rank %d, not %%u\"", m->s->format, a->nshape);
+                char *args = xprintf("(unsigned)A_%s->rank", a->name);
+                emit_fail(m, "type", LEN_NONE, fmt, args);
+                free(fmt); free(args);
+            }
+            m->indent--;
+            line(m, "}");
+        }
+    }
+    plan(m, &sc);
+    for (i = 0; i < sc.ndefs; i++) emit_def(m, &sc, &sc.defs[i], "");
+    emit_scope_checks(m, &sc);
+    write_items(m, body);
+    sym_pop_to(m, mark);
+    free(sc.items);
+    free(sc.arrays);
+    free(sc.defs);
+}
+
+static int has_arrays(item_list *body)
+{
+    int i, j;
+    for (i = 0; i < body->n; i++) {
+        item *it = body->v[i];
+        if (it->kind == IT_ARRAY) return 1;
+        if (it->kind == IT_REGION && has_arrays(&it->body)) return 1;
+        if (it->kind == IT_SWITCH)
+            for (j = 0; j < it->ncases; j++)
+                if (has_arrays(&it->cases[j].body)) return 1;
+    }
+    return 0;
+}
+
+static void write_item(emitter *m, item *it)
+{
+    m->jpath = it->jpath;
+    switch (it->kind) {
+    case IT_FIELD: {
+        sym *y = sym_find(m, it->name);
+        if (!y) { gen_error(m, it->jpath, "the writer has no value for '%s'", it->name); return; }
+        set_fail(m, it->name, "AFMT_NO_INDEX", "0");
+        line(m, "/* %s */", it->name);
+        if (it->ftype != FT_INT) {
+            line(m, "if (afmt_sink_put(sink, w_%s, %d, err) != 0) return -1;", it->name, it->size);
+        } else if (!it->count) {
+            write_int(m, it, y->c, it->is_signed);
+        } else {
+            char *el;
+            line(m, "for (uint64_t k = 0; k < %s; k++) {", y->count);
+            m->indent++;
+            el = xprintf(y->elem, "k");
+            set_fail(m, it->name, "k", "0");
+            write_int(m, it, el, it->is_signed);
+            free(el);
+            m->indent--;
+            line(m, "}");
+        }
+        break;
+    }
+    case IT_ARRAY: {
+        sym *lk = sym_find(m, it->dtype_from);
+        line(m, "/* %s */", it->name);
+        if (lk) line(m, "if (afmt_sink_payload(sink, A_%s, %s, %s_enc, err) != 0) return -1;", it->name,
+                     it->payload_big ? "AFMT_BIG" : "AFMT_LITTLE", lk->c);
+        break;
+    }
+    case IT_REGION:
+        write_items(m, &it->body);
+        break;
+    case IT_PAD: {
+        char *sz;
+        line(m, "/* %s */", it->name);
+        set_fail(m, it->name, "AFMT_NO_INDEX", "0");
+        sz = emit_u64(m, it->arg, it->arg_text);
+        line(m, "if (afmt_sink_zeros(sink, %s, err) != 0) return -1;", sz);
+        free(sz);
+        break;
+    }
+    case IT_SWITCH: {
+        cexpr sel;
+        int i, j;
+        line(m, "/* switch %s */", it->name);
+        set_fail(m, it->arg->kind == E_NAME ? it->arg->sval : it->name, "AFMT_NO_INDEX", "0");
+        sel = emit_expr(m, it->arg, it->arg_text);
+        for (i = 0; i < it->ncases; i++) {
+            sbuf cond = {0};
+            for (j = 0; j < it->cases[i].nwhen; j++)
+                sb_printf(&cond, "%s%s == %llu", j ? " || " : "", sel.c, (unsigned long long)it->cases[i].when[j]->ival);
+            line(m, "%sif (%s) {", i ? "} else " : "", cond.s);
+            sb_free(&cond);
+            m->indent++;
+            write_scope(m, &it->cases[i].body, "&arrays[ai]");
+            m->indent--;
+        }
+        line(m, "} else {");
+        m->indent++;
+        emit_fail(m, "type", LEN_NONE, "\"no case of the format describes this array\"", NULL);
+        m->indent--;
+        line(m, "}");
+        free(sel.c);
+        break;
+    }
+    case IT_REPEAT:
+        if (it->until_end && has_arrays(&it->body)) {
+            line(m, "/* repeat %s: one per array */", it->name);
+            line(m, "for (size_t ai = 0; ai < n; ai++) {");
+            m->indent++;
+            write_scope(m, &it->body, "&arrays[ai]");
+            m->indent--;
+            line(m, "}");
+        } else {
+            set_fail(m, it->name, "AFMT_NO_INDEX", "0");
+            {
+                char *fmt = xprintf("\"writing %s: repeated structure '%s' is not supported by the writer\"", m->s->format, it->name);
+                emit_fail(m, "unsupported", LEN_NONE, fmt, NULL);
+                free(fmt);
+            }
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+static void write_items(emitter *m, item_list *body)
+{
+    int i;
+    for (i = 0; i < body->n; i++) write_item(m, body->v[i]);
+}
+
+static int top_repeats_arrays(const spec *s)
+{
+    int i;
+    for (i = 0; i < s->body.n; i++)
+        if (s->body.v[i]->kind == IT_REPEAT && s->body.v[i]->until_end && has_arrays(&s->body.v[i]->body)) return 1;
+    return 0;
+}
+
+void emit_writer(emitter *m)
+{
+    const spec *s = m->s;
+    int multi = top_repeats_arrays(s);
+    m->writer = 1;
+    m->end = "len";
+    line(m, "static int %s_write_impl(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,", s->format);
+    line(m, "                         afmt_sink *sink, afmt_error *err)");
+    line(m, "{");
+    m->indent++;
+    if (!multi) {
+        line(m, "const size_t ai = 0;");
+        line(m, "if (n != 1) {");
+        m->indent++;
+        set_fail(m, "", "AFMT_NO_INDEX", "0");
+        {
+            char *fmt = xprintf("\"%s holds exactly one array, not %%zu\"", s->format);
+            emit_fail(m, "usage", LEN_NONE, fmt, "n");
+            free(fmt);
+        }
+        m->indent--;
+        line(m, "}");
+        write_scope(m, (item_list *)&s->body, "&arrays[ai]");
+    } else {
+        line(m, "if (n == 0 && 0) return 0;");
+        write_scope(m, (item_list *)&s->body, "NULL");
+    }
+    line(m, "if (wopt && wopt->trailer_len > 0) {");
+    m->indent++;
+    if (s->trailer_keep) {
+        line(m, "if (afmt_sink_put(sink, wopt->trailer, wopt->trailer_len, err) != 0) return -1;");
+    } else {
+        set_fail(m, "", "AFMT_NO_INDEX", "0");
+        {
+            char *fmt = xprintf("\"%s does not allow data after the arrays\"", s->format);
+            emit_fail(m, "usage", LEN_NONE, fmt, NULL);
+            free(fmt);
+        }
+    }
+    m->indent--;
+    line(m, "}");
+    line(m, "return 0;");
+    m->indent--;
+    line(m, "}");
+}

@@ -1,0 +1,164 @@
+/* afmt-gen: the in-memory model of one spec file (see spec/LANGUAGE.md). */
+#ifndef AFMT_GEN_SPEC_H
+#define AFMT_GEN_SPEC_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "expr.h"
+
+typedef enum item_kind {
+    IT_FIELD, IT_LET, IT_LOOKUP, IT_CHECK, IT_ARRAY, IT_REPEAT,
+    IT_REGION, IT_SWITCH, IT_PAD
+} item_kind;
+
+typedef enum field_type {
+    FT_INT,   /* u8..u64, i8..i64 */
+    FT_BYTES, /* fixed-size raw bytes (magic) */
+    FT_TEXT   /* fixed-size text slot, NUL-padded */
+} field_type;
+
+typedef enum leniency {
+    LEN_NONE = 0, /* an error in every mode */
+    LEN_WARN      /* an error when strict, a warning when lenient */
+} leniency;
+
+typedef struct check {
+    expr *e;
+    char *text;     /* the expression as written */
+    char *message;  /* optional human reason */
+    char *code;     /* afmt_code suffix: "constraint" (default), "size", ... */
+    leniency lenient;
+    char *jpath;
+} check;
+
+typedef struct table_entry {
+    expr **key;      /* literal values (E_INT / E_STR), or NULL entries for '*' */
+    int nkey;
+    expr *when;      /* alternative to key */
+    char *when_text;
+    char *dtype;     /* afmt dtype name */
+    expr *size;      /* element size for opaque */
+    char *encoding;  /* "plain" | "bits-lsb" */
+    char *warn;      /* warning text when matched */
+    int writable;    /* writers may choose this entry */
+    char *jpath;
+} table_entry;
+
+typedef struct table {
+    char *name;
+    table_entry *entries;
+    int nentries;
+    int nkeys;       /* arity */
+    char *jpath;
+} table;
+
+struct item;
+
+typedef struct item_list {
+    struct item **v;
+    int n;
+} item_list;
+
+typedef struct switch_case {
+    expr **when;     /* literal values */
+    int nwhen;
+    item_list body;
+    char *jpath;
+} switch_case;
+
+typedef struct item {
+    item_kind kind;
+    char *name;
+    char *jpath;            /* "/body/3" */
+    char *doc;
+    /* field */
+    field_type ftype;
+    int width;              /* bytes of an integer field */
+    int is_signed;
+    int big_endian;
+    int size;               /* bytes of a bytes/text field */
+    expr *count;            /* array field when set */
+    char *count_text;
+    expr *equals;           /* literal */
+    char *equals_text;
+    leniency equals_lenient;
+    char *equals_code;
+    check *checks; int nchecks;
+    check *each; int neach;           /* per element of an array field */
+    char *order;                      /* "nondecreasing" | "increasing" */
+    expr *first, *last;               /* array field: value of first/last */
+    char *first_text, *last_text;
+    char *increasing_within;          /* array field: strictly increasing within segments */
+    int text_nul_padded;              /* text field: printable ASCII then NULs */
+    expr *write;                      /* writer value */
+    char *write_text;
+    /* let */
+    expr *value; char *value_text;
+    /* lookup */
+    char *table; expr **key; int nkey; char *attribute;
+    /* check item uses checks[0]; attribute names the field it concerns */
+    /* array */
+    char *dtype_from;                 /* lookup name */
+    char *shape_field;                /* array field used as shape */
+    expr **shape; int nshape; char **shape_text; /* or a list of expressions */
+    int col_major;
+    int payload_big;
+    char *name_from;                  /* text field giving the array's name */
+    int check_values;                 /* bool bytes 0/1, pad bits zero */
+    leniency values_lenient;
+    /* repeat */
+    int until_end;
+    int skip_ws;
+    uint64_t min_count;               /* repeat: fewest repetitions */
+    /* repeat count / region size / pad size / switch selector */
+    expr *arg; char *arg_text;
+    int exact;                        /* region: content must fill it */
+    leniency exact_lenient;
+    leniency fill_lenient;            /* pad: non-zero fill */
+    item_list body;
+    switch_case *cases; int ncases;
+    char *else_message;
+} item;
+
+typedef struct detect_rule {
+    int skip_ws;
+    uint64_t at;
+    unsigned char *bytes;
+    int nbytes;
+} detect_rule;
+
+typedef struct spec {
+    char *path;          /* "spec/rawarray.json" */
+    char *format;        /* "rawarray" */
+    char *title;
+    char **extensions; int nextensions;
+    int big_endian;      /* default for fields and payloads */
+    detect_rule *detect; int ndetect;
+    table *tables; int ntables;
+    item_list body;
+    int trailer_keep;    /* 1: bytes after the structure are metadata */
+    leniency trailer_lenient;
+    int col_major;       /* order of the (first) payload */
+    int multi;           /* a top-level repeat holds the arrays */
+} spec;
+
+/* load.c: parse and structurally check a spec file; prints
+ * "PATH: /json/path: message" for each problem and returns NULL. */
+spec *spec_load(const char *path);
+
+/* check.c: resolve names and types in all expressions; prints errors the
+ * same way; returns the number of errors. */
+int spec_check(spec *s);
+
+/* emit_*.c */
+int emit_format(const spec *s, const char *outdir);
+int emit_registry(spec **specs, int n, const char *outdir);
+
+/* Diagnostics shared by load/check. */
+void spec_error(const char *path, const char *jpath, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+#endif

@@ -1,0 +1,112 @@
+/* afmt-gen: allocation and string-building helpers. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "util.h"
+
+static void oom(void)
+{
+    fputs("afmt-gen: out of memory\n", stderr);
+    exit(2);
+}
+
+void *xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n ? n : 1, size ? size : 1);
+    if (!p) oom();
+    return p;
+}
+
+char *xstrdup(const char *s)
+{
+    size_t n = strlen(s);
+    char *d = malloc(n + 1);
+    if (!d) oom();
+    memcpy(d, s, n + 1);
+    return d;
+}
+
+char *xprintf(const char *fmt, ...)
+{
+    va_list ap, ap2;
+    int n;
+    char *s;
+    va_start(ap, fmt);
+    va_copy(ap2, ap);
+    n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) oom();
+    s = malloc((size_t)n + 1);
+    if (!s) oom();
+    vsnprintf(s, (size_t)n + 1, fmt, ap2);
+    va_end(ap2);
+    return s;
+}
+
+static void sb_reserve(sbuf *b, size_t more)
+{
+    if (b->len + more + 1 > b->cap) {
+        size_t cap = b->cap ? b->cap : 1024;
+        char *n;
+        while (cap < b->len + more + 1) cap *= 2;
+        n = realloc(b->s, cap);
+        if (!n) oom();
+        b->s = n;
+        b->cap = cap;
+    }
+}
+
+void sb_puts(sbuf *b, const char *s)
+{
+    size_t n = strlen(s);
+    sb_reserve(b, n);
+    memcpy(b->s + b->len, s, n + 1);
+    b->len += n;
+}
+
+void sb_printf(sbuf *b, const char *fmt, ...)
+{
+    va_list ap, ap2;
+    int n;
+    va_start(ap, fmt);
+    va_copy(ap2, ap);
+    n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0) oom();
+    sb_reserve(b, (size_t)n);
+    vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap2);
+    va_end(ap2);
+    b->len += (size_t)n;
+}
+
+void sb_free(sbuf *b)
+{
+    free(b->s);
+    b->s = NULL;
+    b->len = b->cap = 0;
+}
+
+char *c_quote(const char *s, size_t n)
+{
+    sbuf b = {0};
+    size_t i;
+    int prev_hex = 0;
+    sb_puts(&b, "\"");
+    for (i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\') { sb_printf(&b, "\\%c", c); prev_hex = 0; }
+        else if (c >= 0x20 && c < 0x7f && !(prev_hex && ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')))) {
+            char t[2] = {(char)c, 0};
+            sb_puts(&b, t);
+            prev_hex = 0;
+        } else if (c >= 0x20 && c < 0x7f) {
+            /* a hex escape would swallow this digit: split the literal */
+            char t[2] = {(char)c, 0};
+            sb_puts(&b, "\"\"");
+            sb_puts(&b, t);
+            prev_hex = 0;
+        } else { sb_printf(&b, "\\x%02x", c); prev_hex = 1; }
+    }
+    sb_puts(&b, "\"");
+    return b.s;
+}

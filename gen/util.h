@@ -1,0 +1,31 @@
+/* afmt-gen: allocation and string-building helpers (abort on OOM: the
+ * generator is a build tool, not a library). */
+#ifndef AFMT_GEN_UTIL_H
+#define AFMT_GEN_UTIL_H
+#include <stddef.h>
+#include <stdarg.h>
+
+void *xcalloc(size_t n, size_t size);
+char *xstrdup(const char *s);
+char *xprintf(const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 1, 2)))
+#endif
+    ;
+
+/* Growable text buffer used by the emitters. */
+typedef struct sbuf {
+    char *s;
+    size_t len, cap;
+} sbuf;
+
+void sb_puts(sbuf *b, const char *s);
+void sb_printf(sbuf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+void sb_free(sbuf *b);
+/* A C string literal for s (escaped, quoted). */
+char *c_quote(const char *s, size_t n);
+#endif

@@ -1,0 +1,12 @@
+/* afmt: umbrella header of the runtime. */
+#ifndef AFMT_H
+#define AFMT_H
+#include "afmt_bytes.h"
+#include "afmt_error.h"
+#include "afmt_dtype.h"
+#include "afmt_array.h"
+#include "afmt_options.h"
+#include "afmt_sink.h"
+#include "afmt_format.h"
+#include "afmt_fields.h"
+#endif

@@ -1,0 +1,65 @@
+/* afmt runtime: finding a format by name, by magic, or by extension.
+ *
+ * The table itself (afmt_formats) is generated, so a new spec is found here
+ * without any change to this file.
+ */
+#include "afmt_format.h"
+
+#include <string.h>
+
+const afmt_format *afmt_format_by_name(const char *name)
+{
+    size_t i;
+
+    if (!name)
+        return NULL;
+    for (i = 0; i < afmt_format_count; i++)
+        if (afmt_formats[i] && strcmp(afmt_formats[i]->name, name) == 0)
+            return afmt_formats[i];
+    return NULL;
+}
+
+static int lower(int c)
+{
+    return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
+}
+
+/* Does path end with ext, ignoring ASCII case (".RA" is ".ra")? */
+static int ends_with_nocase(const char *path, const char *ext)
+{
+    size_t n = strlen(path), m = strlen(ext), i;
+
+    if (m == 0 || m > n)
+        return 0;
+    path += n - m;
+    for (i = 0; i < m; i++)
+        if (lower((unsigned char)path[i]) != lower((unsigned char)ext[i]))
+            return 0;
+    return 1;
+}
+
+const afmt_format *afmt_format_detect(const uint8_t *buf, uint64_t len, const char *path)
+{
+    const afmt_format *f;
+    const char *const *ext;
+    size_t i;
+
+    /* Content first: a magic number is stronger evidence than a name. */
+    if (buf)
+        for (i = 0; i < afmt_format_count; i++) {
+            f = afmt_formats[i];
+            if (f && f->detect && f->detect(buf, len) == 1)
+                return f;
+        }
+    if (!path)
+        return NULL;
+    for (i = 0; i < afmt_format_count; i++) {
+        f = afmt_formats[i];
+        if (!f || !f->extensions)
+            continue;
+        for (ext = f->extensions; *ext; ext++)
+            if (ends_with_nocase(path, *ext))
+                return f;
+    }
+    return NULL;
+}

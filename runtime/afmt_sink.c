@@ -1,0 +1,419 @@
+/* afmt runtime: sinks (buffer, FILE*, atomically replaced file).
+ *
+ * Each kind sets s->write; afmt_sink_put is the only caller and keeps
+ * s->written and s->failed, so a failed sink refuses every later write and
+ * a writer cannot half-succeed.  A file sink writes PATH.XXXXXX and only a
+ * commit (flush, fsync, close, rename) makes it PATH.
+ */
+#include "afmt_sink.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "afmt_bytes.h"
+
+/* Transformed payloads go out through a stack buffer of this size: small
+ * enough for any thread stack, large enough to amortise each write. */
+#define SINK_CHUNK 16384
+
+static const uint8_t zero_block[4096];
+
+/* ---------------------------------------------------------------- kinds */
+
+static int buffer_write(afmt_sink *s, const void *p, uint64_t n)
+{
+    if (n > s->cap - s->written)
+        return -1;
+    memcpy(s->buf + s->written, p, (size_t)n);
+    return 0;
+}
+
+static int stdio_write(afmt_sink *s, const void *p, uint64_t n)
+{
+    const uint8_t *q = p;
+    size_t part;
+
+    if (!s->fp)
+        return -1;
+    /* fwrite counts in size_t; keep each call well inside it. */
+    while (n > 0) {
+        part = n > ((uint64_t)1 << 30) ? (size_t)1 << 30 : (size_t)n;
+        if (fwrite(q, 1, part, s->fp) != part)
+            return -1;
+        q += part;
+        n -= part;
+    }
+    return 0;
+}
+
+void afmt_sink_buffer(afmt_sink *s, uint8_t *buf, uint64_t cap)
+{
+    memset(s, 0, sizeof *s);
+    s->write = buffer_write;
+    s->buf = buf;
+    s->cap = buf ? cap : 0;
+}
+
+void afmt_sink_stdio(afmt_sink *s, FILE *fp)
+{
+    memset(s, 0, sizeof *s);
+    s->write = stdio_write;
+    s->fp = fp;
+}
+
+static int io_fail(afmt_error *err, uint64_t offset, const char *what,
+                   const char *path, int errnum)
+{
+    char msg[128];
+
+    /* The XSI strerror_r (we do not define _GNU_SOURCE) is thread-safe. */
+    if (strerror_r(errnum, msg, sizeof msg) != 0)
+        snprintf(msg, sizeof msg, "error %d", errnum);
+    return afmt_fail(err, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, offset,
+                     "%s %s: %s", what, path, msg);
+}
+
+int afmt_sink_file_open(afmt_sink *s, const char *path, afmt_error *err)
+{
+    struct stat st;
+    size_t len;
+    mode_t mode = 0644;
+    int fd, e;
+
+    memset(s, 0, sizeof *s);
+    s->write = stdio_write;
+    s->failed = 1; /* until the file is really open */
+    len = path ? strlen(path) : 0;
+    if (len == 0 || len >= sizeof s->path)
+        return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, 0,
+                         "output path is empty or longer than %zu bytes",
+                         sizeof s->path - 1);
+    memcpy(s->path, path, len + 1);
+    memcpy(s->tmp_path, path, len);
+    memcpy(s->tmp_path + len, ".XXXXXX", 8);
+    /* Beside the target, so the final rename stays in one file system. */
+    fd = mkstemp(s->tmp_path);
+    if (fd < 0) {
+        e = errno;
+        s->tmp_path[0] = '\0';
+        return io_fail(err, 0, "cannot create a temporary file beside", path, e);
+    }
+    /* mkstemp makes 0600; replacing a file keeps its mode, a new file gets
+     * the usual 0644 (umask cannot be read without changing it). */
+    if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+        mode = st.st_mode & 07777;
+    (void)fchmod(fd, mode);
+    s->fp = fdopen(fd, "wb");
+    if (!s->fp) {
+        e = errno;
+        close(fd);
+        unlink(s->tmp_path);
+        s->tmp_path[0] = '\0';
+        return io_fail(err, 0, "cannot open a stream on", path, e);
+    }
+    s->failed = 0;
+    return 0;
+}
+
+/* Make the rename itself durable; best effort, the data is already safe. */
+static void sync_parent_dir(const char *path)
+{
+    char dir[4096];
+    const char *slash = strrchr(path, '/');
+    size_t n;
+    int fd;
+
+    if (!slash) {
+        dir[0] = '.';
+        dir[1] = '\0';
+    } else {
+        n = slash == path ? 1 : (size_t)(slash - path);
+        if (n >= sizeof dir)
+            return;
+        memcpy(dir, path, n);
+        dir[n] = '\0';
+    }
+    fd = open(dir, O_RDONLY | O_DIRECTORY);
+    if (fd >= 0) {
+        (void)fsync(fd);
+        close(fd);
+    }
+}
+
+int afmt_sink_commit(afmt_sink *s, afmt_error *err)
+{
+    FILE *fp;
+    int e = 0;
+
+    if (s->tmp_path[0] == '\0') {
+        /* Buffer or caller's FILE*: nothing to rename, only to flush. */
+        if (s->failed)
+            return afmt_fail(err, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, s->written,
+                             "an earlier write failed");
+        if (s->fp && fflush(s->fp) != 0)
+            return io_fail(err, s->written, "cannot flush", "output", errno);
+        return 0;
+    }
+    if (s->failed) {
+        afmt_sink_abort(s);
+        return afmt_fail(err, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, s->written,
+                         "an earlier write failed; %s left unchanged", s->path);
+    }
+    fp = s->fp;
+    s->fp = NULL;
+    s->failed = 1; /* the sink is finished either way */
+    if (fflush(fp) != 0 || fsync(fileno(fp)) != 0)
+        e = errno;
+    if (fclose(fp) != 0 && e == 0)
+        e = errno;
+    if (e == 0 && rename(s->tmp_path, s->path) != 0)
+        e = errno;
+    if (e != 0) {
+        unlink(s->tmp_path);
+        s->tmp_path[0] = '\0';
+        return io_fail(err, s->written, "cannot write", s->path, e);
+    }
+    s->tmp_path[0] = '\0';
+    sync_parent_dir(s->path);
+    return 0;
+}
+
+void afmt_sink_abort(afmt_sink *s)
+{
+    s->failed = 1;
+    if (s->tmp_path[0] == '\0')
+        return; /* the caller's FILE* or buffer is theirs */
+    if (s->fp)
+        fclose(s->fp);
+    s->fp = NULL;
+    unlink(s->tmp_path);
+    s->tmp_path[0] = '\0';
+}
+
+/* ---------------------------------------------------------------- puts */
+
+int afmt_sink_put(afmt_sink *s, const void *p, uint64_t n, afmt_error *err)
+{
+    uint64_t end;
+
+    if (s->failed)
+        return afmt_fail(err, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, s->written,
+                         "sink is closed or an earlier write failed");
+    if (n == 0)
+        return 0;
+    if (!p || !s->write)
+        return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, s->written,
+                         "write of %" PRIu64 " bytes from NULL or to a sink without a writer", n);
+    if (!afmt_add_u64(s->written, n, &end) || s->write(s, p, n) != 0) {
+        int e = errno;
+        s->failed = 1;
+        if (s->write == buffer_write)
+            return afmt_fail(err, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, s->written,
+                             "buffer full: %" PRIu64 " bytes written, %" PRIu64
+                             " more do not fit a capacity of %" PRIu64,
+                             s->written, n, s->cap);
+        if (s->write == stdio_write && s->fp)
+            return io_fail(err, s->written, "cannot write to",
+                           s->path[0] ? s->path : "output", e);
+        return afmt_fail(err, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, s->written,
+                         "write of %" PRIu64 " bytes failed", n);
+    }
+    s->written = end;
+    return 0;
+}
+
+int afmt_sink_zeros(afmt_sink *s, uint64_t n, afmt_error *err)
+{
+    uint64_t part;
+
+    while (n > 0) {
+        part = n < sizeof zero_block ? n : sizeof zero_block;
+        if (afmt_sink_put(s, zero_block, part, err) != 0)
+            return -1;
+        n -= part;
+    }
+    return 0;
+}
+
+static int put_uint(afmt_sink *s, uint64_t v, unsigned bytes, int big_endian,
+                    afmt_error *err)
+{
+    uint8_t b[8];
+
+    if (bytes < 8 && v >> (bytes * 8) != 0)
+        return afmt_fail(err, AFMT_E_OVERFLOW, NULL, NULL, AFMT_NO_INDEX, s->written,
+                         "value %" PRIu64 " does not fit %u bytes", v, bytes);
+    switch (bytes) {
+    case 1: b[0] = (uint8_t)v; break;
+    case 2: big_endian ? afmt_store_u16be(b, (uint16_t)v) : afmt_store_u16le(b, (uint16_t)v); break;
+    case 4: big_endian ? afmt_store_u32be(b, (uint32_t)v) : afmt_store_u32le(b, (uint32_t)v); break;
+    default: big_endian ? afmt_store_u64be(b, v) : afmt_store_u64le(b, v); break;
+    }
+    return afmt_sink_put(s, b, bytes, err);
+}
+
+int afmt_sink_u8(afmt_sink *s, uint64_t v, afmt_error *err)
+{
+    return put_uint(s, v, 1, 0, err);
+}
+int afmt_sink_u16(afmt_sink *s, uint64_t v, int big_endian, afmt_error *err)
+{
+    return put_uint(s, v, 2, big_endian, err);
+}
+int afmt_sink_u32(afmt_sink *s, uint64_t v, int big_endian, afmt_error *err)
+{
+    return put_uint(s, v, 4, big_endian, err);
+}
+int afmt_sink_u64(afmt_sink *s, uint64_t v, int big_endian, afmt_error *err)
+{
+    return put_uint(s, v, 8, big_endian, err);
+}
+
+int afmt_sink_text(afmt_sink *s, const char *text, uint64_t size, afmt_error *err)
+{
+    uint64_t len = text ? strlen(text) : 0;
+
+    if (len > size)
+        return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, s->written,
+                         "text \"%.40s\" of %" PRIu64 " bytes does not fit a %" PRIu64
+                         "-byte slot", text, len, size);
+    if (afmt_sink_put(s, text, len, err) != 0)
+        return -1;
+    return afmt_sink_zeros(s, size - len, err);
+}
+
+/* ---------------------------------------------------------------- payloads */
+
+static int host_is_big(void)
+{
+    const uint16_t one = 1;
+    uint8_t first;
+    memcpy(&first, &one, 1);
+    return first == 0;
+}
+
+static uint64_t plain_elsize(const afmt_array *a)
+{
+    return a->dtype == AFMT_OPAQUE ? a->elsize : afmt_dtype_get(a->dtype)->size;
+}
+
+int afmt_payload_size(const afmt_array *a, afmt_encoding encoding,
+                      uint64_t *out, afmt_error *err)
+{
+    *out = 0;
+    if (encoding == AFMT_ENC_BITS_LSB) {
+        if (a->dtype != AFMT_BOOL)
+            return afmt_fail(err, AFMT_E_TYPE, NULL, NULL, AFMT_NO_INDEX, 0,
+                             "only bool is bit-packed, not %s", afmt_dtype_name(a->dtype));
+        *out = afmt_ceil_div_u64(a->count, 8);
+        return 0;
+    }
+    if (encoding != AFMT_ENC_PLAIN)
+        return afmt_fail(err, AFMT_E_UNSUPPORTED, NULL, NULL, AFMT_NO_INDEX, 0,
+                         "payload encoding %d is not written by afmt", (int)encoding);
+    if (afmt_dtype_get(a->dtype)->dtype == AFMT_DTYPE_INVALID)
+        return afmt_fail(err, AFMT_E_TYPE, NULL, NULL, AFMT_NO_INDEX, 0,
+                         "invalid element type %d", (int)a->dtype);
+    if (!afmt_mul_u64(a->count, plain_elsize(a), out))
+        return afmt_fail(err, AFMT_E_OVERFLOW, NULL, NULL, AFMT_NO_INDEX, 0,
+                         "%" PRIu64 " elements of %" PRIu64 " bytes overflow 64 bits",
+                         a->count, plain_elsize(a));
+    return 0;
+}
+
+/* Byte-swapped copy of whole elements through the stack buffer. */
+static int put_swapped(afmt_sink *s, const uint8_t *p, uint64_t n, unsigned comp,
+                       afmt_error *err)
+{
+    uint8_t buf[SINK_CHUNK]; /* a multiple of every component size */
+    uint64_t part, i;
+
+    while (n > 0) {
+        part = n < sizeof buf ? n : sizeof buf;
+        switch (comp) {
+        case 2:
+            for (i = 0; i + 2 <= part; i += 2)
+                afmt_store_u16be(buf + i, afmt_load_u16le(p + i));
+            break;
+        case 4:
+            for (i = 0; i + 4 <= part; i += 4)
+                afmt_store_u32be(buf + i, afmt_load_u32le(p + i));
+            break;
+        default:
+            for (i = 0; i + 8 <= part; i += 8)
+                afmt_store_u64be(buf + i, afmt_load_u64le(p + i));
+            break;
+        }
+        if (afmt_sink_put(s, buf, part, err) != 0)
+            return -1;
+        p += part;
+        n -= part;
+    }
+    return 0;
+}
+
+/* Pack bools LSB first; pad bits of the last byte are zero. */
+static int put_bits(afmt_sink *s, const uint8_t *p, uint64_t count, afmt_error *err)
+{
+    uint8_t buf[SINK_CHUNK / 8]; /* fills from 8x as many input bytes */
+    uint64_t k = 0, k0, nb, i;
+    unsigned b;
+    uint8_t bad, byte;
+
+    while (k < count) {
+        k0 = k;
+        nb = 0;
+        bad = 0;
+        for (; k < count && nb < sizeof buf; nb++) {
+            byte = 0;
+            for (b = 0; b < 8 && k < count; b++, k++) {
+                bad |= (uint8_t)(p[k] & 0xFE);
+                byte |= (uint8_t)((p[k] & 1u) << b);
+            }
+            buf[nb] = byte;
+        }
+        if (bad) {
+            /* Rare: find which element it was, for the message. */
+            for (i = k0; i < k; i++)
+                if (p[i] > 1)
+                    return afmt_fail(err, AFMT_E_VALUE, NULL, NULL, i, s->written,
+                                     "bool element %" PRIu64 " is %u, not 0 or 1",
+                                     i, (unsigned)p[i]);
+        }
+        if (afmt_sink_put(s, buf, nb, err) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+int afmt_sink_payload(afmt_sink *s, const afmt_array *a, afmt_endian endian,
+                      afmt_encoding encoding, afmt_error *err)
+{
+    uint64_t es = plain_elsize(a), plain, size;
+    unsigned comp;
+
+    if (afmt_payload_size(a, encoding, &size, err) != 0)
+        return -1;
+    if (a->encoding != AFMT_ENC_PLAIN || (a->stride != es && a->stride != 0) ||
+        (a->dtype != AFMT_OPAQUE && a->elsize != es && a->elsize != 0))
+        return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, s->written,
+                         "payload source must be plain and contiguous");
+    if (!afmt_mul_u64(a->count, es, &plain))
+        return afmt_fail(err, AFMT_E_OVERFLOW, NULL, NULL, AFMT_NO_INDEX, s->written,
+                         "payload size overflows 64 bits");
+    if (a->nbytes < plain || (plain > 0 && !a->data))
+        return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, s->written,
+                         "view holds %" PRIu64 " bytes, elements need %" PRIu64,
+                         a->nbytes, plain);
+    if (encoding == AFMT_ENC_BITS_LSB)
+        return put_bits(s, a->data, a->count, err);
+    comp = afmt_dtype_get(a->dtype)->component;
+    if (comp <= 1 || (endian == AFMT_BIG) == host_is_big())
+        return afmt_sink_put(s, a->data, plain, err);
+    return put_swapped(s, a->data, plain, comp, err);
+}

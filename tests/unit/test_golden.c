@@ -1,0 +1,174 @@
+/* Golden cases: every tests/<format>/<case>/ holds `input` and `expect`
+ * (written by tests/golden/make_cases.py); the generated validator must give
+ * exactly the expected verdict, code, field path, offset, message fragment
+ * and number of warnings. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "afmt.h"
+#include "check.h"
+
+typedef struct expect {
+    char format[64], mode[16], valid[8], code[32], field[160], contains[256];
+    long long offset;
+    int warnings; /* -1: not checked */
+} expect;
+
+static int read_expect(const char *path, expect *e)
+{
+    FILE *f = fopen(path, "r");
+    char line[512];
+    memset(e, 0, sizeof *e);
+    e->offset = -1;
+    e->warnings = -1;
+    if (!f) return -1;
+    while (fgets(line, sizeof line, f)) {
+        char *v = strchr(line, ':');
+        size_t n;
+        if (line[0] == '#' || !v) continue;
+        *v++ = 0;
+        while (*v == ' ') v++;
+        n = strlen(v);
+        while (n && (v[n - 1] == '\n' || v[n - 1] == '\r')) v[--n] = 0;
+        if (!strcmp(line, "format")) snprintf(e->format, sizeof e->format, "%s", v);
+        else if (!strcmp(line, "mode")) snprintf(e->mode, sizeof e->mode, "%s", v);
+        else if (!strcmp(line, "valid")) snprintf(e->valid, sizeof e->valid, "%s", v);
+        else if (!strcmp(line, "code")) snprintf(e->code, sizeof e->code, "%s", v);
+        else if (!strcmp(line, "field")) snprintf(e->field, sizeof e->field, "%s", v);
+        else if (!strcmp(line, "message-contains")) snprintf(e->contains, sizeof e->contains, "%s", v);
+        else if (!strcmp(line, "offset")) e->offset = atoll(v);
+        else if (!strcmp(line, "warnings")) e->warnings = atoi(v);
+    }
+    fclose(f);
+    return 0;
+}
+
+static uint8_t *slurp(const char *path, uint64_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    uint8_t *buf;
+    long n;
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    buf = malloc(n > 0 ? (size_t)n : 1);
+    if (!buf || (n > 0 && fread(buf, 1, (size_t)n, f) != (size_t)n)) { fclose(f); free(buf); return NULL; }
+    fclose(f);
+    *len = (uint64_t)n;
+    return buf;
+}
+
+static void count_warning(void *ctx, const afmt_error *w)
+{
+    (void)w;
+    (*(int *)ctx)++;
+}
+
+static int names_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+static void run_case(const char *dir, const char *label)
+{
+    char p[1300], name[2400], desc[600];
+    expect e;
+    uint64_t len = 0;
+    uint8_t *buf;
+    const afmt_format *fmt;
+    afmt_options opt;
+    afmt_visitor vis;
+    afmt_error err;
+    int warnings = 0, rc;
+    snprintf(p, sizeof p, "%s/expect", dir);
+    if (read_expect(p, &e) != 0) return;
+    snprintf(p, sizeof p, "%s/input", dir);
+    buf = slurp(p, &len);
+    snprintf(name, sizeof name, "golden %s: input readable", label);
+    CHECK(name, buf != NULL);
+    if (!buf) return;
+    fmt = afmt_format_by_name(e.format);
+    snprintf(name, sizeof name, "golden %s: format %s exists", label, e.format);
+    CHECK(name, fmt != NULL);
+    if (!fmt) { free(buf); return; }
+    afmt_options_default(&opt);
+    if (!strcmp(e.mode, "lenient")) opt.mode = AFMT_LENIENT;
+    memset(&vis, 0, sizeof vis);
+    vis.ctx = &warnings;
+    vis.on_warning = count_warning;
+    rc = fmt->validate(buf, len, &opt, &vis, &err);
+    afmt_error_describe(&err, desc, sizeof desc);
+    snprintf(name, sizeof name, "golden %s: %s (got %s%s%s)", label, !strcmp(e.valid, "yes") ? "valid" : "invalid",
+             rc == 0 ? "valid" : "invalid", rc == 0 ? "" : ": ", rc == 0 ? "" : desc);
+    CHECK(name, (rc == 0) == !strcmp(e.valid, "yes"));
+    if (rc != 0) {
+        if (e.code[0]) {
+            snprintf(name, sizeof name, "golden %s: code %s (got %s)", label, e.code, afmt_code_name(err.code));
+            CHECK(name, !strcmp(afmt_code_name(err.code), e.code));
+        }
+        if (e.field[0]) {
+            snprintf(name, sizeof name, "golden %s: field %s (got %s)", label, e.field, err.field);
+            CHECK(name, !strcmp(err.field, e.field));
+        }
+        if (e.offset >= 0) {
+            snprintf(name, sizeof name, "golden %s: offset %lld (got %llu)", label, e.offset, (unsigned long long)err.offset);
+            CHECK(name, err.offset == (uint64_t)e.offset);
+        }
+        if (e.contains[0]) {
+            snprintf(name, sizeof name, "golden %s: message has \"%s\" (got \"%s\")", label, e.contains, err.message);
+            CHECK(name, strstr(err.message, e.contains) != NULL);
+        }
+        snprintf(name, sizeof name, "golden %s: error names its format", label);
+        CHECK(name, !strcmp(err.format, e.format));
+    }
+    if (e.warnings >= 0) {
+        snprintf(name, sizeof name, "golden %s: %d warning(s) (got %d)", label, e.warnings, warnings);
+        CHECK(name, warnings == e.warnings);
+    }
+    free(buf);
+}
+
+int main(int argc, char **argv)
+{
+    const char *root = argc > 1 ? argv[1] : "tests";
+    DIR *d = opendir(root);
+    struct dirent *de;
+    char *fmts[256];
+    int nf = 0, i, total = 0;
+    if (!d) { printf("FAIL golden: cannot open %s\n", root); return 1; }
+    while ((de = readdir(d)) != NULL && nf < 256)
+        if (de->d_name[0] != '.') fmts[nf++] = strdup(de->d_name);
+    closedir(d);
+    qsort(fmts, (size_t)nf, sizeof *fmts, names_cmp);
+    for (i = 0; i < nf; i++) {
+        char fdir[600];
+        DIR *cd;
+        char *cases[4096];
+        int nc = 0, j;
+        snprintf(fdir, sizeof fdir, "%s/%s", root, fmts[i]);
+        cd = opendir(fdir);
+        if (!cd) { free(fmts[i]); continue; }
+        while ((de = readdir(cd)) != NULL && nc < 4096) {
+            char ep[1200];
+            FILE *f;
+            if (de->d_name[0] == '.') continue;
+            snprintf(ep, sizeof ep, "%s/%s/expect", fdir, de->d_name);
+            f = fopen(ep, "r");
+            if (!f) continue;
+            fclose(f);
+            cases[nc++] = strdup(de->d_name);
+        }
+        closedir(cd);
+        qsort(cases, (size_t)nc, sizeof *cases, names_cmp);
+        for (j = 0; j < nc; j++) {
+            char cdir[1200], label[700];
+            snprintf(cdir, sizeof cdir, "%s/%s", fdir, cases[j]);
+            snprintf(label, sizeof label, "%s/%s", fmts[i], cases[j]);
+            run_case(cdir, label);
+            free(cases[j]);
+            total++;
+        }
+        free(fmts[i]);
+    }
+    CHECK("golden: found cases", total > 0);
+    CHECK_DONE();
+}

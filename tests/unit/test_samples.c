@@ -1,0 +1,182 @@
+/* Reference samples (../shared/samples, or $AFMT_SAMPLES): every file is
+ * judged as the table says (format, verdict, dtype[shape], order), and every
+ * valid file re-encodes byte for byte through the generated writer
+ * (decode -> encode is the identity on files a conforming writer made). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "afmt.h"
+#include "check.h"
+
+typedef struct sample_case {
+    const char *path;     /* relative to the samples folder */
+    const char *format;   /* expected detected format */
+    int valid;
+    const char *first;    /* afmt_array_describe of the first array */
+    int narrays;
+    int col_major;
+    int reencode;         /* 1: writer output must equal the file */
+} sample_case;
+
+static const sample_case CASES[] = {
+    {"rawarray/test.ra", "rawarray", 1, "c64[3,4]", 1, 1, 1},
+    {"rawarray/randc32.ra", "rawarray", 1, "c64[4,4]", 1, 1, 1},
+    {"rawarray/randc64.ra", "rawarray", 1, "c128[4,4]", 1, 1, 1},
+    {"rawarray/randf16.ra", "rawarray", 1, "f16[4,4]", 1, 1, 1},
+    {"rawarray/randf32.ra", "rawarray", 1, "f32[4,4]", 1, 1, 1},
+    {"rawarray/randf64.ra", "rawarray", 1, "f64[4,4]", 1, 1, 1},
+    {"rawarray/randi32.ra", "rawarray", 1, "i32[4,4]", 1, 1, 1},
+    {"rawarray/randi8.ra", "rawarray", 1, "i8[4,4]", 1, 1, 1},
+    {"rawarray/randu32.ra", "rawarray", 1, "u32[4,4]", 1, 1, 1},
+    {"rawarray/randu8.ra", "rawarray", 1, "u8[4,4]", 1, 1, 1},
+    {"rawarray/rand100.ra", "rawarray", 1, "i64[8,8]", 1, 1, 1},
+    {"rawarray/shepplogan.ra", "rawarray", 1, "f64[256,256]", 1, 1, 1},
+    {"rawarray/mnist_8.ra", "rawarray", 1, NULL, 1, 1, 1},
+    {"rawarray/cifar_airplane.ra", "rawarray", 1, NULL, 1, 1, 1},
+    {"rawarray/py_f32_2x3.ra", "rawarray", 1, "f32[2,3]", 1, 1, 1},
+    {"rawarray/py_c64_1x2.ra", "rawarray", 1, "c64[1,2]", 1, 1, 1},
+    {"rawarray/py_bool_2_eltype0.ra", "rawarray", 1, "opaque[2]", 1, 1, 0},
+    {"futhark/bool_3.bin", "futhark", 1, "bool[3]", 1, 0, 1},
+    {"futhark/f16_2.bin", "futhark", 1, "f16[2]", 1, 0, 1},
+    {"futhark/f32_special_3.bin", "futhark", 1, "f32[3]", 1, 0, 1},
+    {"futhark/f64_scalar.bin", "futhark", 1, "f64[]", 1, 0, 1},
+    {"futhark/i16_2x0_empty.bin", "futhark", 1, "i16[2,0]", 1, 0, 1},
+    {"futhark/i32_2x3.bin", "futhark", 1, "i32[2,3]", 1, 0, 1},
+    {"futhark/i8_2.bin", "futhark", 1, "i8[2]", 1, 0, 1},
+    {"futhark/py_bool_3.bin", "futhark", 1, "bool[3]", 1, 0, 1},
+    {"futhark/py_f64_scalar.bin", "futhark", 1, "f64[]", 1, 0, 1},
+    {"futhark/py_i32_2x3.bin", "futhark", 1, "i32[2,3]", 1, 0, 1},
+    {"futhark/u64_max_scalar.bin", "futhark", 1, "u64[]", 1, 0, 1},
+};
+
+#define MAX_VIEWS 64
+
+typedef struct collected {
+    afmt_array views[MAX_VIEWS];
+    int n;
+    const uint8_t *trailer;
+    uint64_t trailer_len;
+} collected;
+
+static int on_array(void *ctx, const afmt_array *a)
+{
+    collected *c = ctx;
+    if (c->n < MAX_VIEWS) c->views[c->n] = *a;
+    c->n++;
+    return 0;
+}
+
+static void on_trailer(void *ctx, const uint8_t *data, uint64_t len, uint64_t offset)
+{
+    collected *c = ctx;
+    (void)offset;
+    c->trailer = data;
+    c->trailer_len = len;
+}
+
+static uint8_t *slurp(const char *path, uint64_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    uint8_t *buf;
+    long n;
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    buf = malloc(n > 0 ? (size_t)n : 1);
+    if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n) { fclose(f); free(buf); return NULL; }
+    fclose(f);
+    *len = (uint64_t)n;
+    return buf;
+}
+
+int main(void)
+{
+    const char *root = getenv("AFMT_SAMPLES") ? getenv("AFMT_SAMPLES") : "../shared/samples";
+    size_t i;
+    for (i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
+        const sample_case *tc = &CASES[i];
+        char path[1024], name[1200], desc[512];
+        uint64_t len = 0;
+        uint8_t *buf;
+        const afmt_format *fmt;
+        collected col;
+        afmt_visitor vis;
+        afmt_error err;
+        int rc;
+        snprintf(path, sizeof path, "%s/%s", root, tc->path);
+        buf = slurp(path, &len);
+        snprintf(name, sizeof name, "sample %s readable", tc->path);
+        CHECK(name, buf != NULL);
+        if (!buf) continue;
+        fmt = afmt_format_detect(buf, len, path);
+        snprintf(name, sizeof name, "sample %s detected as %s", tc->path, tc->format);
+        CHECK(name, fmt != NULL && strcmp(fmt->name, tc->format) == 0);
+        if (!fmt || strcmp(fmt->name, tc->format) != 0) { free(buf); continue; }
+        memset(&col, 0, sizeof col);
+        memset(&vis, 0, sizeof vis);
+        vis.ctx = &col;
+        vis.on_array = on_array;
+        vis.on_trailer = on_trailer;
+        rc = fmt->validate(buf, len, NULL, &vis, &err);
+        snprintf(name, sizeof name, "sample %s verdict %s", tc->path, tc->valid ? "valid" : "invalid");
+        CHECK(name, (rc == 0) == tc->valid);
+        if (rc != 0) {
+            char d[512];
+            afmt_error_describe(&err, d, sizeof d);
+            printf("  note: %s\n", d);
+        }
+        if (!tc->valid || rc != 0) { free(buf); continue; }
+        snprintf(name, sizeof name, "sample %s has %d array(s)", tc->path, tc->narrays);
+        CHECK(name, col.n == tc->narrays);
+        if (col.n < 1) { free(buf); continue; }
+        afmt_array_describe(&col.views[0], desc, sizeof desc);
+        if (tc->first) {
+            snprintf(name, sizeof name, "sample %s is %s (got %s)", tc->path, tc->first, desc);
+            CHECK(name, strcmp(desc, tc->first) == 0);
+        }
+        snprintf(name, sizeof name, "sample %s order", tc->path);
+        CHECK(name, col.views[0].order == (tc->col_major ? AFMT_COL_MAJOR : AFMT_ROW_MAJOR));
+        if (tc->reencode && col.n <= MAX_VIEWS) {
+            afmt_write_options wopt;
+            afmt_sink sink;
+            uint64_t size = 0;
+            uint8_t *out = malloc(len + 1);
+            memset(&wopt, 0, sizeof wopt);
+            wopt.trailer = col.trailer;
+            wopt.trailer_len = col.trailer_len;
+            rc = fmt->encoded_size(col.views, (size_t)col.n, &wopt, &size, &err);
+            snprintf(name, sizeof name, "sample %s encoded_size == file size", tc->path);
+            CHECK(name, rc == 0 && size == len);
+            afmt_sink_buffer(&sink, out, len + 1);
+            rc = fmt->write(col.views, (size_t)col.n, &wopt, &sink, &err);
+            snprintf(name, sizeof name, "sample %s re-encodes byte for byte", tc->path);
+            CHECK(name, rc == 0 && sink.written == len && memcmp(out, buf, len) == 0);
+            if (rc != 0) {
+                char d[512];
+                afmt_error_describe(&err, d, sizeof d);
+                printf("  note: %s\n", d);
+            }
+            free(out);
+        }
+        /* every proper prefix is rejected as truncated, never read past */
+        if (len <= 70000) {
+            uint64_t cut, wrong = 0, first_wrong = 0;
+            for (cut = 0; cut < len; cut++) {
+                uint8_t *pre = malloc(cut ? cut : 1);
+                memcpy(pre, buf, cut);
+                rc = fmt->validate(pre, cut, NULL, NULL, &err);
+                if (cut > 0 && (rc == 0 || err.code != AFMT_E_TRUNCATED)) {
+                    if (!wrong) first_wrong = cut;
+                    wrong++;
+                }
+                free(pre);
+            }
+            snprintf(name, sizeof name, "sample %s: all %llu prefixes rejected as truncated (first wrong: %llu)", tc->path,
+                     (unsigned long long)len, (unsigned long long)first_wrong);
+            CHECK(name, wrong == 0);
+        }
+        free(buf);
+    }
+    CHECK_DONE();
+}
