@@ -357,12 +357,18 @@ void afmt_cli_report_message(afmt_cli_worker *w, const char *display,
 
 /* ---------------------------------------------------------------- checks */
 
-static const afmt_format *choose_format(afmt_cli_worker *w, const uint8_t *buf,
-                                        uint64_t len, const char *ext_name)
+/* Does the input look like f, by magic or by extension? */
+static int looks_like(const afmt_format *f, const uint8_t *buf, uint64_t len,
+                      const char *ext_name)
 {
-    if (w->cfg->forced)
-        return w->cfg->forced;
-    return afmt_format_detect(buf, len, ext_name);
+    const char *const *e;
+
+    if (f->detect && f->detect(buf, len) == 1)
+        return 1;
+    for (e = f->extensions; ext_name && e && *e; e++)
+        if (afmt_cli_ends_with(ext_name, *e))
+            return 1;
+    return 0;
 }
 
 static void check(afmt_cli_worker *w, const char *display, const char *ext_name,
@@ -375,7 +381,20 @@ static void check(afmt_cli_worker *w, const char *display, const char *ext_name,
 
     start_input(w);
     afmt_error_clear(&err);
-    fmt = choose_format(w, buf, len, ext_name);
+    if (w->skip_unknown) {
+        /* Met in a directory walk: only files that claim to be arrays. */
+        fmt = w->cfg->forced;
+        if (fmt ? !looks_like(fmt, buf, len, ext_name)
+                : !afmt_format_detect(buf, len, ext_name)) {
+            w->skipped++;
+            if (w->cfg->verbose && !w->cfg->json)
+                afmt_cli_out_stderr(&w->out, "%s: skipped: %s\n", display,
+                                    fmt ? "does not look like this format"
+                                        : no_format_message);
+            return;
+        }
+    }
+    fmt = w->cfg->forced ? w->cfg->forced : afmt_format_detect(buf, len, ext_name);
     if (!fmt) {
         afmt_fail(&err, AFMT_E_DETECT, NULL, NULL, AFMT_NO_INDEX, 0, "%s",
                   no_format_message);
@@ -412,7 +431,7 @@ void afmt_cli_check_input(afmt_cli_worker *w, const char *display,
     check(w, display, ext_name, in->data, in->len, NULL);
 }
 
-void afmt_cli_check_path(afmt_cli_worker *w, const char *path)
+void afmt_cli_check_path(afmt_cli_worker *w, const char *path, int walked)
 {
     afmt_cli_input in;
     afmt_error err;
@@ -428,7 +447,9 @@ void afmt_cli_check_path(afmt_cli_worker *w, const char *path)
         afmt_cli_report_error(w, path, &err);
         return;
     }
+    w->skip_unknown = walked;
     afmt_cli_check_input(w, path, is_stdin ? NULL : path, &in);
+    w->skip_unknown = 0;
     afmt_cli_input_close(&in);
     /* Give back a stream buffer that grew very large. */
     afmt_cli_buf_reset(&w->data, (size_t)64 << 20);

@@ -83,8 +83,9 @@ typedef struct afmt_cli_worker {
     afmt_order first_order;
     char first[AFMT_CLI_DESC_MAX];
     char desc[AFMT_CLI_DESC_MAX];
+    int skip_unknown;      /* the input comes from a directory walk */
     /* What was seen so far. */
-    uint64_t checked, valid, invalid, errors;
+    uint64_t checked, valid, invalid, errors, skipped;
 } afmt_cli_worker;
 
 void afmt_cli_worker_init(afmt_cli_worker *w, const afmt_cli_config *cfg,
@@ -93,8 +94,11 @@ void afmt_cli_worker_free(afmt_cli_worker *w);
 
 /* Open and check one path: a regular file (mmap'ed), a pipe or "-" (read),
  * a tar shard (each member with a known extension).  Reports everything to
- * w->out; the caller brackets it with afmt_cli_out_begin / _end. */
-void afmt_cli_check_path(afmt_cli_worker *w, const char *path);
+ * w->out; the caller brackets it with afmt_cli_out_begin / _end.  walked:
+ * the file was met in a directory walk, and is skipped (not reported
+ * invalid) when neither its magic nor its extension matches a format (the
+ * --format one, if given). */
+void afmt_cli_check_path(afmt_cli_worker *w, const char *path, int walked);
 
 /* Check bytes already in memory.  display is the name printed; ext_name
  * (may be NULL) is the name whose extension helps detection. */

@@ -87,12 +87,7 @@ void afmt_cli_check_tar(afmt_cli_worker *w, const char *path)
     archive_read_support_format_tar(ar);
     archive_read_support_format_gnutar(ar);
     if (archive_read_open_filename(ar, path, (size_t)1 << 16) != ARCHIVE_OK) {
-        /* Prefer the plain system message for the common cases. */
-        int e = archive_errno(ar);
-        if (e > 0)
-            afmt_cli_report_errno(w, path, e);
-        else
-            archive_failure(w, path, ar);
+        archive_failure(w, path, ar);
         archive_read_free(ar);
         return;
     }

@@ -36,6 +36,7 @@ typedef enum item_kind {
 typedef struct item {
     item_kind kind;
     int err_no;
+    int walked; /* met in a directory walk, not named */
     uint64_t seq;
     const char *note;
     char path[ITEM_PATH_MAX];
@@ -64,6 +65,7 @@ typedef struct runner {
     item one; /* jobs == 1 */
     char path[ITEM_PATH_MAX];
     size_t path_len;
+    int walking; /* inside a directory named on the command line */
 } runner;
 
 /* ---------------------------------------------------------------- work */
@@ -73,7 +75,7 @@ static void process_item(afmt_cli_worker *w, const item *it)
     afmt_cli_out_begin(&w->out, it->seq);
     switch (it->kind) {
     case ITEM_PATH:
-        afmt_cli_check_path(w, it->path);
+        afmt_cli_check_path(w, it->path, it->walked);
         break;
     case ITEM_ISDIR:
         afmt_cli_report_message(w, it->path, "is a directory");
@@ -124,10 +126,11 @@ static void *run_worker(void *arg)
 }
 
 static void fill_item(item *it, item_kind kind, int err_no, const char *note,
-                      const char *path)
+                      const char *path, int walked)
 {
     size_t n = strlen(path);
 
+    it->walked = walked;
     it->kind = kind;
     it->err_no = err_no;
     it->note = note;
@@ -144,10 +147,12 @@ static void fill_item(item *it, item_kind kind, int err_no, const char *note,
 static void dispatch(runner *r, item_kind kind, int err_no, const char *note,
                      const char *path)
 {
+    int walked = r->walking;
+
     item *it;
 
     if (r->jobs <= 1) {
-        fill_item(&r->one, kind, err_no, note, path);
+        fill_item(&r->one, kind, err_no, note, path, walked);
         r->one.seq = r->next_seq++;
         process_item(&r->workers[0], &r->one);
         return;
@@ -156,7 +161,7 @@ static void dispatch(runner *r, item_kind kind, int err_no, const char *note,
     while (r->qcount == r->qcap)
         pthread_cond_wait(&r->q_nonfull, &r->qmu);
     it = &r->queue[(r->qhead + r->qcount) % r->qcap];
-    fill_item(it, kind, err_no, note, path);
+    fill_item(it, kind, err_no, note, path, walked);
     it->seq = r->next_seq++;
     r->qcount++;
     pthread_cond_signal(&r->q_nonempty);
@@ -275,7 +280,9 @@ static void walk_arg(runner *r, const char *arg)
     }
     memcpy(r->path, arg, n + 1);
     r->path_len = n;
+    r->walking = 1;
     walk_dir(r, &st, NULL);
+    r->walking = 0;
 }
 
 /* ---------------------------------------------------------------- usage */
@@ -312,8 +319,11 @@ static void usage(FILE *f, const char *prog, int info_mode)
 "  -v, --verbose      list every array and every warning on its own line\n"
 "  -q, --quiet        print only invalid inputs and errors\n"
 "      --json         print one JSON object per input instead of text\n"
-"  -r, --recursive    walk directories, in byte order of names; symlink\n"
-"                     loops are skipped, FIFOs and devices inside are ignored\n"
+"  -r, --recursive    walk directories, in byte order of names.  Files met\n"
+"                     in a walk are checked only if their magic or extension\n"
+"                     matches a format (the --format one, if given); others\n"
+"                     are skipped (listed with -v).  Symlink loops, FIFOs\n"
+"                     and devices inside are skipped\n"
 "  -j, --jobs N       check N inputs in parallel (0: one per CPU); the\n"
 "                     output keeps the argument order\n"
 "      --max-bytes N  an input larger than N bytes is invalid (code limit);\n"

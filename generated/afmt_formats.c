@@ -2,12 +2,16 @@
 /* The registry of every format afmt-gen was given, in name order. */
 #include "afmt.h"
 #include "futhark.h"
+#include "inebin.h"
 #include "rawarray.h"
+#include "tenbin.h"
 
 const afmt_format *const afmt_formats[] = {
     &afmt_futhark_format,
+    &afmt_inebin_format,
     &afmt_rawarray_format,
+    &afmt_tenbin_format,
     NULL,
 };
 
-const size_t afmt_format_count = 2;
+const size_t afmt_format_count = 4;

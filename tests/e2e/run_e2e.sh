@@ -1,0 +1,436 @@
+#!/usr/bin/env bash
+# End-to-end tests of build/afmt-validate and build/afmt.
+# Usage: tests/e2e/run_e2e.sh [BUILD_DIR]   (default: build)
+# Prints one "PASS name" or "FAIL name: reason" line per check; exits 1 if
+# any check failed.  Needs python3 (JSON parsing, tar shards).
+set -u
+
+HERE="$(cd "$(dirname "$0")" && pwd)"
+REPO="$(cd "$HERE/../.." && pwd)"
+SAMPLES="$(cd "$(dirname "$0")/../../../shared/samples" && pwd)"
+BUILD_ARG=${1:-build}
+if [ -d "$BUILD_ARG" ]; then
+    BUILD="$(cd "$BUILD_ARG" && pwd)"
+elif [ -d "$REPO/$BUILD_ARG" ]; then
+    BUILD="$(cd "$REPO/$BUILD_ARG" && pwd)"
+else
+    echo "FAIL e2e-setup: no build directory '$BUILD_ARG'"
+    exit 1
+fi
+VALIDATE="$BUILD/afmt-validate"
+AFMT="$BUILD/afmt"
+for t in "$VALIDATE" "$AFMT"; do
+    if [ ! -x "$t" ]; then
+        echo "FAIL e2e-setup: $t is not built"
+        exit 1
+    fi
+done
+
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+FAILED=0
+
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: $2"; FAILED=1; }
+
+# run CMD...: stdout in $OUT, stderr in $ERR, status in $RC (with a timeout
+# so that a hang is a failure, not a stuck suite).
+run() {
+    timeout 60 "$@" > "$T/out" 2> "$T/err"
+    RC=$?
+    OUT=$(cat "$T/out")
+    ERR=$(cat "$T/err")
+}
+# run_in FILE CMD...: the same with stdin from FILE.
+run_in() {
+    local input=$1
+    shift
+    timeout 60 "$@" < "$input" > "$T/out" 2> "$T/err"
+    RC=$?
+    OUT=$(cat "$T/out")
+    ERR=$(cat "$T/err")
+}
+
+expect_rc() { # name, want
+    if [ "$RC" -eq "$2" ]; then pass "$1"; else
+        fail "$1" "exit status $RC, want $2 (stdout: ${OUT:0:200}; stderr: ${ERR:0:200})"; fi
+}
+expect_out() { # name, want (exact stdout)
+    if [ "$OUT" = "$2" ]; then pass "$1"; else
+        fail "$1" "stdout '${OUT:0:300}', want '$2' (rc $RC, stderr: ${ERR:0:200})"; fi
+}
+expect_out_has() { # name, fixed string
+    if printf '%s' "$OUT" | grep -qF -- "$2"; then pass "$1"; else
+        fail "$1" "stdout lacks '$2': '${OUT:0:300}' (rc $RC, stderr: ${ERR:0:200})"; fi
+}
+expect_err_has() { # name, fixed string
+    if printf '%s' "$ERR" | grep -qF -- "$2"; then pass "$1"; else
+        fail "$1" "stderr lacks '$2': '${ERR:0:300}' (rc $RC)"; fi
+}
+
+RA="$SAMPLES/rawarray/test.ra"
+FUT="$SAMPLES/futhark/i32_2x3.bin"
+RA_OK="$RA: ok rawarray c64[3,4] column-major"
+FUT_OK="$FUT: ok futhark i32[2,3] row-major"
+
+# ------------------------------------------------------------------ help
+run "$VALIDATE" --help
+expect_rc validate-help-exit-0 0
+expect_out_has validate-help-usage "Usage: afmt-validate"
+expect_out_has validate-help-exit-status "Exit status"
+run "$VALIDATE" --version
+expect_rc validate-version 0
+run "$AFMT" --help
+expect_rc afmt-help-exit-0 0
+expect_out_has afmt-help-commands "convert"
+for c in formats info dump convert validate; do
+    run "$AFMT" "$c" --help
+    expect_rc "afmt-$c-help" 0
+done
+run "$AFMT" help dump
+expect_out_has afmt-help-command "Usage: afmt dump"
+
+# ------------------------------------------------------------------ usage
+run "$VALIDATE" --no-such-option "$RA"
+expect_rc bad-option-exit-2 2
+expect_err_has bad-option-message "unknown option"
+run "$VALIDATE" -j
+expect_rc option-missing-value 2
+run "$VALIDATE"
+expect_rc no-input-exit-2 2
+run "$VALIDATE" --format no-such-format "$RA"
+expect_rc unknown-format-exit-2 2
+expect_err_has unknown-format-lists-known "rawarray"
+run "$VALIDATE" --max-bytes lots "$RA"
+expect_rc bad-max-bytes-exit-2 2
+run "$AFMT" frobnicate
+expect_rc afmt-unknown-command 2
+run "$AFMT"
+expect_rc afmt-no-command 2
+
+# ------------------------------------------------------------------ the first two formats
+run "$VALIDATE" "$RA"
+expect_out rawarray-test-ra "$RA_OK"
+expect_rc rawarray-test-ra-exit-0 0
+run "$VALIDATE" "$FUT"
+expect_out futhark-i32-2x3 "$FUT_OK"
+run "$VALIDATE" "$RA" "$FUT"
+expect_out two-files-in-order "$RA_OK
+$FUT_OK"
+expect_rc all-valid-exit-0 0
+run "$VALIDATE" -v "$RA"
+expect_out verbose-lists-arrays "$RA_OK
+  [0] c64[3,4] column-major offset=64"
+run "$AFMT" info "$RA"
+expect_out info-is-validate-v "$RA_OK
+  [0] c64[3,4] column-major offset=64"
+run "$VALIDATE" --lenient "$RA"
+expect_out lenient-accepted "$RA_OK"
+run "$VALIDATE" --strict --max-rank 2 "$RA"
+expect_rc max-rank-2-ok 0
+run "$VALIDATE" --max-rank 1 "$RA"
+expect_rc max-rank-1-invalid 1
+run "$VALIDATE" --format futhark "$RA"
+expect_rc forced-format-invalid 1
+expect_out_has forced-format-named "$RA: invalid futhark: "
+
+# ------------------------------------------------------------------ errors
+run "$VALIDATE" "$T/nope.ra"
+expect_rc missing-file-exit-2 2
+expect_err_has missing-file-message "$T/nope.ra: error: No such file or directory"
+head -c 4096 /dev/urandom > "$T/garbage.bin"
+printf 'not an array at all\n' >> "$T/garbage.bin"
+run "$VALIDATE" "$T/garbage.bin"
+expect_rc garbage-exit-1 1
+expect_out garbage-invalid "$T/garbage.bin: invalid: no known format matches (magic or extension)"
+head -c 200 /dev/urandom > "$T/garbage.ra"
+run "$VALIDATE" "$T/garbage.ra"
+expect_rc garbage-ra-exit-1 1
+expect_out_has garbage-ra-invalid "$T/garbage.ra: invalid rawarray: "
+: > "$T/empty"
+run "$VALIDATE" "$T/empty"
+expect_rc empty-file-invalid 1
+head -c 100 "$RA" > "$T/truncated.ra"
+run "$VALIDATE" "$T/truncated.ra"
+expect_rc truncated-invalid 1
+expect_out_has truncated-says-offset "at offset"
+run "$VALIDATE" "$RA" "$T/garbage.bin"
+expect_rc valid-and-invalid-exit-1 1
+run "$VALIDATE" "$RA" "$T/garbage.bin" "$T/nope.ra"
+expect_rc io-error-wins-exit-2 2
+expect_out_has io-error-others-reported "$RA_OK"
+
+# ------------------------------------------------------------------ directories
+mkdir -p "$T/dir/sub"
+cp "$RA" "$T/dir/b.ra"
+cp "$FUT" "$T/dir/a.bin"
+cp "$RA" "$T/dir/sub/c.ra"
+printf 'notes\n' > "$T/dir/README"
+run "$VALIDATE" "$T/dir"
+expect_rc dir-without-r-exit-2 2
+expect_err_has dir-without-r-message "$T/dir: error: is a directory"
+run "$VALIDATE" -r "$T/dir"
+expect_rc recursive-exit-0 0
+expect_out recursive-sorted "$T/dir/a.bin: ok futhark i32[2,3] row-major
+$T/dir/b.ra: ok rawarray c64[3,4] column-major
+$T/dir/sub/c.ra: ok rawarray c64[3,4] column-major"
+ln -s .. "$T/dir/sub/up"
+run "$VALIDATE" -r "$T/dir"
+expect_rc recursive-symlink-loop-terminates 0
+cp "$T/garbage.ra" "$T/dir/sub/d.ra"
+run "$VALIDATE" -r "$T/dir"
+expect_rc recursive-invalid-exit-1 1
+expect_out_has recursive-invalid-reported "$T/dir/sub/d.ra: invalid rawarray"
+
+# ------------------------------------------------------------------ -q
+run "$VALIDATE" -q "$RA" "$FUT"
+expect_out quiet-valid-silent ""
+expect_rc quiet-valid-exit-0 0
+run "$VALIDATE" -q "$RA" "$T/garbage.bin" "$FUT"
+expect_out quiet-only-invalid "$T/garbage.bin: invalid: no known format matches (magic or extension)"
+
+# ------------------------------------------------------------------ --json
+run "$VALIDATE" --json "$RA" "$FUT" "$T/garbage.bin" "$T/truncated.ra" "$T/nope.ra"
+expect_rc json-exit-2 2
+if printf '%s\n' "$OUT" | python3 -c '
+import json, sys
+objs = [json.loads(l) for l in sys.stdin]
+assert len(objs) == 5, len(objs)
+for o in objs:
+    for k in ("path", "format", "valid", "arrays", "error", "warnings"):
+        assert k in o, (k, o)
+a = objs[0]
+assert a["format"] == "rawarray" and a["valid"] is True and a["error"] is None
+assert a["arrays"][0]["dtype"] == "c64" and a["arrays"][0]["shape"] == [3, 4]
+assert a["arrays"][0]["order"] == "column-major"
+for k in ("index", "name", "offset", "nbytes"):
+    assert k in a["arrays"][0], k
+assert objs[1]["arrays"][0]["shape"] == [2, 3] and objs[1]["format"] == "futhark"
+g = objs[2]
+assert g["valid"] is False and g["format"] is None and g["error"]["code"] == "detect"
+t = objs[3]
+assert t["valid"] is False and t["format"] == "rawarray"
+for k in ("code", "offset", "field", "message"):
+    assert k in t["error"], k
+assert objs[4]["error"]["code"] == "io"
+' 2> "$T/py.err"; then pass json-parses-with-keys; else
+    fail json-parses-with-keys "$(tail -1 "$T/py.err") in: ${OUT:0:400}"; fi
+weird="$T/we\"ird	name\\x.ra"
+cp "$RA" "$weird"
+run "$VALIDATE" --json "$weird"
+if printf '%s\n' "$OUT" | python3 -c '
+import json, sys
+o = json.loads(sys.stdin.readline())
+assert o["path"].endswith("we\"ird\tname\\x.ra"), o["path"]
+' 2> "$T/py.err"; then pass json-escapes-path; else
+    fail json-escapes-path "$(tail -1 "$T/py.err") in: ${OUT:0:300}"; fi
+
+# ------------------------------------------------------------------ stdin
+run_in "$RA" "$VALIDATE" -
+expect_out stdin-dash "-: ok rawarray c64[3,4] column-major"
+expect_rc stdin-dash-exit-0 0
+cat "$FUT" | "$VALIDATE" - > "$T/out" 2> "$T/err"
+RC=$?
+OUT=$(cat "$T/out")
+expect_out stdin-pipe "-: ok futhark i32[2,3] row-major"
+run_in "$T/garbage.bin" "$VALIDATE" -
+expect_rc stdin-garbage-exit-1 1
+if command -v mkfifo > /dev/null; then
+    mkfifo "$T/fifo.ra"
+    (cat "$RA" > "$T/fifo.ra") &
+    run "$VALIDATE" "$T/fifo.ra"
+    wait
+    expect_out fifo-read-as-stream "$T/fifo.ra: ok rawarray c64[3,4] column-major"
+fi
+
+# ------------------------------------------------------------------ --max-bytes
+run "$VALIDATE" --max-bytes 100 "$RA"
+expect_rc max-bytes-file-exit-1 1
+expect_out_has max-bytes-file-message "$RA: invalid rawarray: "
+run "$VALIDATE" --json --max-bytes 100 "$RA"
+if printf '%s\n' "$OUT" | python3 -c '
+import json, sys
+o = json.loads(sys.stdin.readline())
+assert o["valid"] is False and o["error"]["code"] == "limit", o
+' 2> "$T/py.err"; then pass max-bytes-code-limit; else
+    fail max-bytes-code-limit "$(tail -1 "$T/py.err") in: ${OUT:0:300}"; fi
+run "$VALIDATE" --max-bytes 1k "$RA"
+expect_rc max-bytes-suffix-ok 0
+run_in "$RA" "$VALIDATE" --max-bytes 100 -
+expect_rc max-bytes-stdin-exit-1 1
+expect_out_has max-bytes-stdin-message "-: invalid rawarray: "
+
+# ------------------------------------------------------------------ -j
+mkdir -p "$T/many"
+for i in $(seq -w 1 60); do
+    if [ $((10#$i % 7)) -eq 0 ]; then cp "$T/garbage.ra" "$T/many/f$i.ra"
+    elif [ $((10#$i % 2)) -eq 0 ]; then cp "$FUT" "$T/many/f$i.bin"
+    else cp "$RA" "$T/many/f$i.ra"; fi
+done
+run "$VALIDATE" "$T"/many/*
+ONE=$OUT
+ONE_RC=$RC
+run "$VALIDATE" -j 2 "$T"/many/* "$T/nope.ra" "$T"/many/*
+J2=$OUT
+run "$VALIDATE" -j 1 "$T"/many/* "$T/nope.ra" "$T"/many/*
+if [ "$J2" = "$OUT" ] && [ -n "$ONE" ] && [ "$ONE_RC" -eq 1 ]; then pass jobs-2-keeps-order; else
+    fail jobs-2-keeps-order "-j 2 output differs from -j 1"; fi
+run "$VALIDATE" -j 4 -r "$T/many"
+if [ "$OUT" = "$ONE" ]; then pass jobs-4-recursive-order; else
+    fail jobs-4-recursive-order "-j 4 -r output differs from the sequential one"; fi
+run "$VALIDATE" -j 3 --json "$T"/many/*
+if printf '%s\n' "$OUT" | python3 -c '
+import json, sys
+objs = [json.loads(l) for l in sys.stdin]
+paths = [o["path"] for o in objs]
+assert paths == sorted(paths) and len(paths) == 60, paths
+' 2> "$T/py.err"; then pass jobs-json-order; else
+    fail jobs-json-order "$(tail -1 "$T/py.err")"; fi
+
+# ------------------------------------------------------------------ tar shards
+python3 - "$SAMPLES" "$T" << 'EOF'
+import glob, os, sys, tarfile
+samples, t = sys.argv[1], sys.argv[2]
+tens = sorted(glob.glob(os.path.join(samples, "tenbin", "*.ten")))
+with tarfile.open(os.path.join(t, "shard.tar"), "w") as tar:
+    tar.add(os.path.join(samples, "rawarray", "test.ra"), arcname="000000.ra")
+    for i, f in enumerate(tens, 1):
+        tar.add(f, arcname="%06d.ten" % i)
+    tar.add(os.path.join(samples, "README.md"), arcname="README.md")
+with tarfile.open(os.path.join(t, "shard.tar.gz"), "w:gz") as tar:
+    tar.add(os.path.join(samples, "futhark", "i32_2x3.bin"), arcname="x/000000.bin")
+    tar.add(os.path.join(samples, "rawarray", "test.ra"), arcname="x/000001.ra")
+with open(os.path.join(t, "tens.txt"), "w") as f:
+    for i, p in enumerate(tens, 1):
+        f.write("%06d.ten %s\n" % (i, os.path.basename(p)))
+EOF
+run "$VALIDATE" "$T/shard.tar"
+if printf '%s' "$ERR" | grep -q "built without libarchive"; then
+    expect_rc tar-without-libarchive-exit-2 2
+    expect_err_has tar-without-libarchive-message "$T/shard.tar: error: built without libarchive"
+else
+    expect_out_has tar-member-rawarray "$T/shard.tar:000000.ra: ok rawarray c64[3,4] column-major"
+    if printf '%s' "$OUT" | grep -q "README"; then
+        fail tar-skips-unknown-members "README.md was checked"
+    else pass tar-skips-unknown-members; fi
+    while read -r member base; do
+        case "$base" in
+        invalid_*) expect_out_has "tar-member-$base" "$T/shard.tar:$member: invalid tenbin" ;;
+        *) expect_out_has "tar-member-$base" "$T/shard.tar:$member: ok tenbin" ;;
+        esac
+    done < "$T/tens.txt"
+    run "$VALIDATE" "$T/shard.tar.gz"
+    expect_out tar-gz-members "$T/shard.tar.gz:x/000001.ra: ok rawarray c64[3,4] column-major"
+    run "$VALIDATE" --max-bytes 100 "$T/shard.tar.gz"
+    expect_rc tar-member-max-bytes 1
+    printf 'this is not a tar archive at all' > "$T/broken.tar"
+    run "$VALIDATE" "$T/broken.tar"
+    expect_rc tar-broken-exit-2 2
+    expect_err_has tar-broken-message "$T/broken.tar: error:"
+fi
+
+# ------------------------------------------------------------------ afmt formats
+run "$AFMT" formats
+expect_rc formats-exit-0 0
+if printf '%s\n' "$OUT" | grep -E '^rawarray +\.ra +one +column-major' > /dev/null; then
+    pass formats-rawarray-line; else fail formats-rawarray-line "got: ${OUT:0:400}"; fi
+for f in futhark tenbin inebin daphne rawarray; do
+    expect_out_has "formats-lists-$f" "$f"
+done
+
+# ------------------------------------------------------------------ afmt dump
+run "$AFMT" dump "$FUT"
+expect_out dump-futhark-i32 "# [0] i32[2,3] row-major
+0
+1
+2
+3
+4
+5"
+run "$AFMT" dump "$RA"
+# test.ra stores element k = k - i/k column-major: row-major order visits
+# k = 0, 3, 6, 9, 1, ...
+if [ "$(printf '%s\n' "$OUT" | head -4)" = "# [0] c64[3,4] column-major
+0-infi
+3-0.333333343i
+6-0.166666672i" ] && [ "$(printf '%s\n' "$OUT" | wc -l)" -eq 13 ]; then
+    pass dump-rawarray-row-major; else fail dump-rawarray-row-major "got: ${OUT:0:300}"; fi
+run "$AFMT" dump "$SAMPLES/futhark/bool_3.bin"
+expect_out dump-bool "# [0] bool[3] row-major
+true
+false
+true"
+run "$AFMT" dump "$SAMPLES/futhark/f32_special_3.bin"
+expect_out dump-f32-special "# [0] f32[3] row-major
+nan
+-inf
+0.100000001"
+run "$AFMT" dump "$SAMPLES/futhark/u64_max_scalar.bin"
+expect_out dump-u64-scalar "# [0] u64[] row-major
+18446744073709551615"
+run_in "$FUT" "$AFMT" dump -
+expect_rc dump-stdin 0
+run "$AFMT" dump "$T/garbage.ra"
+expect_rc dump-invalid-exit-1 1
+run "$AFMT" dump "$T/nope.ra"
+expect_rc dump-missing-exit-2 2
+
+# ------------------------------------------------------------------ afmt convert
+run "$AFMT" convert "$FUT" "$T/c1.ra"
+expect_rc convert-futhark-to-rawarray 0
+run "$AFMT" dump "$T/c1.ra"
+expect_out convert-keeps-logical-index "# [0] i32[2,3] column-major
+0
+1
+2
+3
+4
+5"
+run "$AFMT" convert --to futhark "$T/c1.ra" "$T/c2.bin"
+expect_rc convert-back 0
+if cmp -s "$FUT" "$T/c2.bin"; then pass convert-round-trip-bytes; else
+    fail convert-round-trip-bytes "futhark -> rawarray -> futhark differs"; fi
+run "$AFMT" convert "$RA" "$T/c3.ra"
+if [ "$RC" -eq 0 ] && cmp -s "$RA" "$T/c3.ra"; then pass convert-rawarray-identity; else
+    fail convert-rawarray-identity "rc $RC, ${ERR:0:200}"; fi
+run "$AFMT" convert --to futhark "$RA" "$T/c4.bin"
+expect_rc convert-refuses-c64-to-futhark 1
+expect_err_has convert-refusal-says-type "c64"
+if [ -e "$T/c4.bin" ]; then fail convert-refused-leaves-no-file "c4.bin exists"; else
+    pass convert-refused-leaves-no-file; fi
+if ls "$T"/c4.bin.* > /dev/null 2>&1; then fail convert-refused-leaves-no-temp "temp left"; else
+    pass convert-refused-leaves-no-temp; fi
+run "$AFMT" convert --to futhark --dtype i8 "$SAMPLES/rawarray/randf64.ra" "$T/c5.bin"
+expect_rc convert-lossy-refused 1
+expect_err_has convert-lossy-hint "--allow-lossy"
+run "$AFMT" convert --to futhark --dtype i8 --allow-lossy "$SAMPLES/rawarray/randf64.ra" "$T/c5.bin"
+expect_rc convert-allow-lossy 0
+run "$AFMT" convert --dtype i64 "$FUT" "$T/c6.ra"
+expect_rc convert-dtype-widen 0
+run "$VALIDATE" "$T/c6.ra"
+expect_out convert-dtype-result "$T/c6.ra: ok rawarray i64[2,3] column-major"
+run "$AFMT" convert "$FUT" "$T/c7.unknown-ext"
+expect_rc convert-unknown-target-exit-2 2
+run "$AFMT" convert --dtype nonsense "$FUT" "$T/c8.ra"
+expect_rc convert-bad-dtype-exit-2 2
+run "$AFMT" convert "$T/garbage.ra" "$T/c9.ra"
+expect_rc convert-invalid-input-exit-1 1
+run "$AFMT" convert "$T/nope.ra" "$T/c10.ra"
+expect_rc convert-missing-input-exit-2 2
+cp "$RA" "$T/keep.ra"
+run "$AFMT" convert --to futhark "$FUT" "$T/keep.ra"
+expect_rc convert-over-existing 0
+printf 'old' > "$T/keep.ra"
+run "$AFMT" convert --to futhark "$RA" "$T/keep.ra"
+if [ "$(cat "$T/keep.ra")" = "old" ]; then pass convert-refused-keeps-old-out; else
+    fail convert-refused-keeps-old-out "OUT was replaced"; fi
+run "$AFMT" convert --to rawarray "$RA" -
+if [ "$RC" -eq 0 ] && cmp -s "$RA" "$T/out"; then pass convert-to-stdout; else
+    fail convert-to-stdout "rc $RC"; fi
+# Several arrays into a one-array format.
+run "$AFMT" convert "$SAMPLES/tenbin/two_arrays_i2_u1.ten" "$T/c11.ra"
+expect_rc convert-multi-into-single-refused 1
+expect_err_has convert-multi-into-single-message "holds 2 arrays"
+
+if [ "$FAILED" -ne 0 ]; then exit 1; fi
+exit 0
