@@ -253,8 +253,7 @@ int afmt_cli_convert_main(int argc, char **argv, int first)
         return rc;
     memset(&c, 0, sizeof c);
     c.path = in;
-    memset(&vis, 0, sizeof vis);
-    vis.ctx = &c;
+    afmt_cli_visitor_init(&vis, &c);
     vis.on_array = collect_array;
     vis.on_warning = collect_warning;
     vis.on_trailer = collect_trailer;

@@ -258,8 +258,7 @@ int afmt_cli_dump_main(int argc, char **argv, int first)
         return rc;
 
     /* Pass 1: is it valid at all? */
-    memset(&vis, 0, sizeof vis);
-    vis.ctx = (void *)path;
+    afmt_cli_visitor_init(&vis, (void *)path);
     vis.on_warning = count_warning;
     if (afmt_cli_loaded_validate(&l, &opt, &vis) != 0) {
         afmt_cli_loaded_close(&l);
@@ -276,8 +275,7 @@ int afmt_cli_dump_main(int argc, char **argv, int first)
     d->path = path;
     afmt_cli_buf_init(&d->out);
     afmt_error_clear(&d->err);
-    memset(&vis, 0, sizeof vis);
-    vis.ctx = d;
+    afmt_cli_visitor_init(&vis, d);
     vis.on_array = dump_array;
     afmt_error_clear(&err);
     rc = AFMT_EXIT_OK;

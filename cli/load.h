@@ -25,6 +25,9 @@ void afmt_cli_loaded_close(afmt_cli_loaded *l);
 int afmt_cli_loaded_validate(afmt_cli_loaded *l, const afmt_options *opt,
                              const afmt_visitor *vis);
 
+/* A visitor whose callbacks all exist and do nothing; set the ones needed. */
+void afmt_cli_visitor_init(afmt_visitor *vis, void *ctx);
+
 /* "PATH: warning: FIELD at offset N: MESSAGE" on stderr. */
 void afmt_cli_print_warning(const char *path, const afmt_error *warning);
 

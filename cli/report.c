@@ -9,6 +9,7 @@
 
 #include "formats.h"
 #include "json_out.h"
+#include "load.h"
 
 /* Pending output is written once it passes this size. */
 #define OUT_FLUSH_BYTES ((size_t)64 << 10)
@@ -402,8 +403,7 @@ static void check(afmt_cli_worker *w, const char *display, const char *ext_name,
         err = *pre;
         afmt_error_set_format(&err, fmt->name);
     } else {
-        memset(&vis, 0, sizeof vis);
-        vis.ctx = w;
+        afmt_cli_visitor_init(&vis, w);
         vis.on_array = on_array;
         vis.on_warning = on_warning;
         valid = fmt->validate(buf, len, &w->cfg->opt, &vis, &err) == 0;

@@ -17,7 +17,8 @@ typedef enum sym_kind {
     SY_TEXT,    /* bytes/text field */
     SY_LOOKUP,  /* type-table lookup result */
     SY_PAYLOAD, /* payload array item */
-    SY_BUILTIN  /* index inside "each" */
+    SY_BUILTIN, /* index inside "each" */
+    SY_STRINGS  /* length-prefixed strings */
 } sym_kind;
 
 typedef struct sym {
@@ -44,6 +45,7 @@ typedef struct emitter {
     int tmp;             /* counter for unique temporaries */
     int errors;
     int writer;          /* 0: validator, 1: writer */
+    int multi;           /* writer: a top-level repeat holds the arrays */
     sym *syms[MAX_SYMS];
     int nsyms;
     const char *end;     /* validator: C name of the current region end */
@@ -52,7 +54,17 @@ typedef struct emitter {
     char fail_index[64];
     char fail_offset[96];
     const char *jpath;   /* for generator diagnostics */
+    sbuf *prelude;       /* static helpers emitted before the functions */
+    char helpers[32][64];/* names of the helpers already in the prelude */
+    int nhelpers;
 } emitter;
+
+/* Emit (once) `static afmt_dtype <fmt>_<table>_dtype(uint64_t code, uint64_t
+ * *size, afmt_encoding *enc)` for a table of single integer keys; returns
+ * its name, or NULL after a diagnostic. */
+const char *table_function(emitter *m, const table *tb, const char *jpath);
+/* The reverse: `static int64_t <fmt>_<table>_code(afmt_dtype)`, -1 if none. */
+const char *code_function(emitter *m, const table *tb, const char *jpath);
 
 /* Output helpers. */
 void line(emitter *m, const char *fmt, ...)

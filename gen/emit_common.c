@@ -149,3 +149,69 @@ char *load_c(int width, int is_signed, int big, const char *ptr)
     }
     return raw;
 }
+
+const char *table_function(emitter *m, const table *tb, const char *jpath)
+{
+    int i;
+    char *name = xprintf("%s_%s_dtype", m->s->format, tb->name);
+    for (i = 0; i < m->nhelpers; i++)
+        if (strcmp(m->helpers[i], name) == 0) { free(name); return m->helpers[i]; }
+    if (tb->nkeys != 1) {
+        gen_error(m, jpath, "table '%s' must have keys of one integer to map a list of codes", tb->name);
+        free(name);
+        return NULL;
+    }
+    if (m->nhelpers >= 32) { gen_error(m, jpath, "too many helper functions"); free(name); return NULL; }
+    sb_printf(m->prelude, "/* Table %s: a type code to its element type. */\n", tb->name);
+    sb_printf(m->prelude, "static afmt_dtype %s(uint64_t code, uint64_t *size, afmt_encoding *enc)\n{\n", name);
+    sb_puts(m->prelude, "    *enc = AFMT_ENC_PLAIN;\n");
+    sb_puts(m->prelude, "    switch (code) {\n");
+    for (i = 0; i < tb->nentries; i++) {
+        const table_entry *te = &tb->entries[i];
+        const char *dt = te->dtype ? dtype_enum(te->dtype) : NULL;
+        int j, dup = 0;
+        if (!te->key || te->key[0]->kind != E_INT || !dt || te->size) {
+            gen_error(m, te->jpath, "table '%s' must have one integer key per entry to map a list of codes", tb->name);
+            continue;
+        }
+        for (j = 0; j < i; j++)
+            if (tb->entries[j].key && tb->entries[j].key[0]->kind == E_INT && tb->entries[j].key[0]->ival == te->key[0]->ival) dup = 1;
+        if (dup) { gen_error(m, te->jpath, "duplicate key %llu in table '%s'", (unsigned long long)te->key[0]->ival, tb->name); continue; }
+        sb_printf(m->prelude, "    case %llu: *size = %s; %sreturn %s;\n", (unsigned long long)te->key[0]->ival,
+                  xprintf("afmt_dtype_get(%s)->size", dt),
+                  te->encoding && strcmp(te->encoding, "bits-lsb") == 0 ? "*enc = AFMT_ENC_BITS_LSB; " : "", dt);
+    }
+    sb_puts(m->prelude, "    default: *size = 0; return AFMT_DTYPE_INVALID;\n    }\n}\n\n");
+    snprintf(m->helpers[m->nhelpers], sizeof m->helpers[0], "%s", name);
+    free(name);
+    return m->helpers[m->nhelpers++];
+}
+
+const char *code_function(emitter *m, const table *tb, const char *jpath)
+{
+    int i;
+    char *name = xprintf("%s_%s_code", m->s->format, tb->name);
+    for (i = 0; i < m->nhelpers; i++)
+        if (strcmp(m->helpers[i], name) == 0) { free(name); return m->helpers[i]; }
+    if (tb->nkeys != 1 || m->nhelpers >= 32) {
+        gen_error(m, jpath, "table '%s' must have keys of one integer to write a list of codes", tb->name);
+        free(name);
+        return NULL;
+    }
+    sb_printf(m->prelude, "/* Table %s, backwards: the code written for an element type, -1 if none. */\n", tb->name);
+    sb_printf(m->prelude, "static int64_t %s(afmt_dtype dtype)\n{\n    switch (dtype) {\n", name);
+    for (i = 0; i < tb->nentries; i++) {
+        const table_entry *te = &tb->entries[i];
+        const char *dt = te->dtype ? dtype_enum(te->dtype) : NULL;
+        int j, dup = 0;
+        if (!te->key || te->key[0]->kind != E_INT || !dt || !te->writable || te->size) continue;
+        for (j = 0; j < i; j++)
+            if (tb->entries[j].dtype && strcmp(tb->entries[j].dtype, te->dtype) == 0 && tb->entries[j].writable) dup = 1;
+        if (dup) continue;
+        sb_printf(m->prelude, "    case %s: return %llu;\n", dt, (unsigned long long)te->key[0]->ival);
+    }
+    sb_puts(m->prelude, "    default: return -1;\n    }\n}\n\n");
+    snprintf(m->helpers[m->nhelpers], sizeof m->helpers[0], "%s", name);
+    free(name);
+    return m->helpers[m->nhelpers++];
+}

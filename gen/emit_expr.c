@@ -375,6 +375,19 @@ static cexpr call(emitter *m, expr *e, const char *text)
         if (strcmp(fn, "elsize") == 0) return mk(xprintf("%s->elsize", y->c), VT_U);
         return mk(xprintf("nbytes_%s", y->name), VT_U);
     }
+    if (strcmp(fn, "sparse") == 0) {
+        sym *y;
+        NARGS(1);
+        y = payload_arg(m, e->args[0], fn, text);
+        free(mt);
+        return y ? mk(xprintf("(%s->encoding == AFMT_ENC_CSR)", y->c), VT_BOOL) : bad();
+    }
+    if (strcmp(fn, "narrays") == 0) {
+        NARGS(0);
+        free(mt);
+        if (!m->writer) { gen_error(m, NULL, "narrays() is only available in \"write\" expressions (`%s`)", text); return bad(); }
+        return mk(xstrdup("(uint64_t)n"), VT_U);
+    }
     if (strcmp(fn, "dim") == 0) {
         sym *y;
         char *k;
@@ -426,6 +439,7 @@ cexpr emit_expr(emitter *m, expr *e, const char *text)
         case SY_ARRF: gen_error(m, NULL, "'%s' is an array: use %s[i], prod(%s), len(%s) in `%s`", e->sval, e->sval, e->sval, e->sval, text); return bad();
         case SY_LOOKUP: gen_error(m, NULL, "'%s' is a lookup: use sizeof(%s) in `%s`", e->sval, e->sval, text); return bad();
         case SY_PAYLOAD: gen_error(m, NULL, "'%s' is an array item: use rank(), dim(), count(), nbytes() in `%s`", e->sval, text); return bad();
+        case SY_STRINGS: gen_error(m, NULL, "'%s' is a string field and has no numeric value in `%s`", e->sval, text); return bad();
         }
         return bad();
     }

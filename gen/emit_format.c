@@ -144,7 +144,7 @@ static int first_order(item_list *b)
 
 int emit_format(const spec *s, const char *outdir)
 {
-    sbuf hdr = {0}, src = {0}, body = {0}, wbody = {0};
+    sbuf hdr = {0}, src = {0}, body = {0}, wbody = {0}, prelude = {0};
     emitter m;
     const char *f = s->format;
     char *path;
@@ -155,6 +155,7 @@ int emit_format(const spec *s, const char *outdir)
 
     memset(&m, 0, sizeof m);
     m.s = s;
+    m.prelude = &prelude;
     m.out = &body;
     m.indent = 0;
     emit_validator(&m);
@@ -202,6 +203,7 @@ int emit_format(const spec *s, const char *outdir)
     m.indent = 0;
     emit_detect(&m);
     sb_puts(&src, "\n");
+    if (prelude.s) sb_puts(&src, prelude.s);
     sb_puts(&src, prune_unused(body.s));
     sb_puts(&src, "\n");
     sb_printf(&src,
@@ -291,7 +293,7 @@ int emit_format(const spec *s, const char *outdir)
     }
 
     if (!outdir) { /* --check: everything above ran, nothing is written */
-        sb_free(&hdr); sb_free(&src); sb_free(&body); sb_free(&wbody);
+        sb_free(&hdr); sb_free(&src); sb_free(&body); sb_free(&wbody); sb_free(&prelude);
         return 0;
     }
     path = xprintf("%s/%s.h", outdir, f);
@@ -304,6 +306,7 @@ int emit_format(const spec *s, const char *outdir)
     sb_free(&src);
     sb_free(&body);
     sb_free(&wbody);
+    sb_free(&prelude);
     return rc;
 }
 

@@ -307,7 +307,7 @@ static void emit_array_field(emitter *m, item *it, item_list *scope_body)
                 line(m, "if (%s != %s) {", el, w);
             m->indent++;
             fmt = xprintf("\"expected %%\" PRIu64 \" = %s, found %%\" %s \"\"", wtext, it->is_signed ? "PRId64" : "PRIu64");
-            args = xprintf("%s, %s", w, el);
+            args = xprintf("(uint64_t)(%s), %s", w, el);
             emit_fail(m, "constraint", LEN_NONE, fmt, args);
             m->indent--;
             line(m, "}");
@@ -423,6 +423,64 @@ static void emit_text_field(emitter *m, item *it)
             emit_check(m, &it->checks[i], NULL);
         }
     }
+}
+
+/* A length-prefixed string (or `count` of them, back to back).  Only the
+ * start offset and count are kept: users walk the records again. */
+static void emit_string_field(emitter *m, item *it)
+{
+    sym *y;
+    char *ld = load_c(it->len_width, 0, it->big_endian, "buf + pos");
+    set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
+    if (it->count) {
+        char *cnt = emit_u64(m, it->count, it->count_text);
+        line(m, "const uint64_t n_%s = %s;", it->name, cnt);
+        free(cnt);
+        /* each record has at least its length prefix: bound the loop by the
+         * bytes that are really there before running it */
+        line(m, "if ((%s - pos) / %d < n_%s) {", m->end, it->len_width, it->name);
+        m->indent++;
+        {
+            char *args = xprintf("n_%s, %s - pos", it->name, m->end);
+            char *fmt = xprintf("\"%%\" PRIu64 \" strings need at least %d bytes each, only %%\" PRIu64 \" left\"", it->len_width);
+            emit_fail(m, "truncated", LEN_NONE, fmt, args);
+            free(args); free(fmt);
+        }
+        m->indent--;
+        line(m, "}");
+    } else {
+        line(m, "const uint64_t n_%s = 1;", it->name);
+    }
+    line(m, "const uint64_t o_%s = pos;", it->name);
+    line(m, "for (uint64_t i_%s = 0; i_%s < n_%s; i_%s++) {", it->name, it->name, it->name, it->name);
+    m->indent++;
+    {
+        char *ic = it->count ? xprintf("i_%s", it->name) : xstrdup("AFMT_NO_INDEX");
+        char *w = xprintf("%d", it->len_width);
+        set_fail(m, it->name, ic, "pos");
+        need_bytes(m, w, it->name);
+        line(m, "const uint64_t len_%s = %s;", it->name, ld);
+        line(m, "pos += %d;", it->len_width);
+        line(m, "if (%s - pos < len_%s) {", m->end, it->name);
+        m->indent++;
+        {
+            char *args = xprintf("len_%s, %s - pos", it->name, m->end);
+            emit_fail(m, "truncated", LEN_NONE, "\"string of %\" PRIu64 \" bytes, only %\" PRIu64 \" left\"", args);
+            free(args);
+        }
+        m->indent--;
+        line(m, "}");
+        line(m, "pos += len_%s;", it->name);
+        free(ic); free(w);
+    }
+    m->indent--;
+    line(m, "}");
+    free(ld);
+    y = sym_push(m, SY_STRINGS, it->name, it);
+    snprintf(y->off, sizeof y->off, "o_%s", it->name);
+    snprintf(y->count, sizeof y->count, "n_%s", it->name);
+    y->width = it->len_width;
+    y->big = it->big_endian;
 }
 
 static void emit_lookup(emitter *m, item *it)
@@ -566,8 +624,135 @@ static void emit_lookup(emitter *m, item *it)
     free(keys);
 }
 
+/* A table of columns of different types, stored row by row (an array of
+ * records): one strided view per column. */
+static void emit_columns_array(emitter *m, item *it)
+{
+    sym *types = sym_find(m, it->types_field ? it->types_field : "");
+    sym *names = it->names_field ? sym_find(m, it->names_field) : NULL;
+    const table *tb = find_table(m->s, it->col_table ? it->col_table : "");
+    const char *fn;
+    char *rows, *el;
+    m->jpath = it->jpath;
+    if (!types || types->kind != SY_ARRF) { gen_error(m, it->jpath, "\"types\": '%s' is not an array field defined before", it->types_field); return; }
+    if (it->names_field && (!names || names->kind != SY_STRINGS)) { gen_error(m, it->jpath, "\"names\": '%s' is not a string field defined before", it->names_field); return; }
+    if (!tb) { gen_error(m, it->jpath, "unknown table '%s'", it->col_table ? it->col_table : ""); return; }
+    fn = table_function(m, tb, it->jpath);
+    if (!fn) return;
+    set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
+    rows = emit_u64(m, it->shape[0], it->shape_text[0]);
+    line(m, "const uint64_t rows_%s = %s;", it->name, rows);
+    free(rows);
+    line(m, "uint64_t width_%s = 0;", it->name);
+    line(m, "for (uint64_t j = 0; j < %s; j++) {", types->count);
+    m->indent++;
+    line(m, "uint64_t size_j;");
+    line(m, "afmt_encoding enc_j;");
+    el = xprintf(types->elem, "j");
+    line(m, "if (%s(%s, &size_j, &enc_j) == AFMT_DTYPE_INVALID || enc_j != AFMT_ENC_PLAIN) {", fn, el);
+    m->indent++;
+    {
+        char *oc = xprintf("%s + %d * j", types->off, types->width);
+        char *args = xprintf("(uint64_t)%s", el);
+        set_fail(m, types->name, "j", oc);
+        emit_fail(m, "unknown-type", LEN_NONE, xprintf("\"no entry of table %s matches (%%\" PRIu64 \"): unknown type code\"", tb->name), args);
+        free(oc); free(args);
+    }
+    m->indent--;
+    line(m, "}");
+    set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
+    line(m, "if (!afmt_add_u64(width_%s, size_j, &width_%s)) {", it->name, it->name);
+    m->indent++;
+    emit_fail(m, "overflow", LEN_NONE, "\"the row width overflows 64 bits\"", NULL);
+    m->indent--;
+    line(m, "}");
+    m->indent--;
+    line(m, "}");
+    line(m, "uint64_t nbytes_%s;", it->name);
+    line(m, "if (!afmt_mul_u64(rows_%s, width_%s, &nbytes_%s)) {", it->name, it->name, it->name);
+    m->indent++;
+    emit_fail(m, "overflow", LEN_NONE, "\"rows times the row width overflows 64 bits\"", NULL);
+    m->indent--;
+    line(m, "}");
+    line(m, "if (%s - pos < nbytes_%s) {", m->end, it->name);
+    m->indent++;
+    {
+        char *args = xprintf("nbytes_%s, rows_%s, width_%s, %s - pos", it->name, it->name, it->name, m->end);
+        emit_fail(m, "truncated", LEN_NONE,
+                  "\"needs %\" PRIu64 \" bytes (%\" PRIu64 \" rows of %\" PRIu64 \" bytes), only %\" PRIu64 \" left\"", args);
+        free(args);
+    }
+    m->indent--;
+    line(m, "}");
+    line(m, "if (vis && vis->on_array) {");
+    m->indent++;
+    line(m, "uint64_t column_offset = 0;");
+    if (names) line(m, "uint64_t label = %s;", names->off);
+    line(m, "for (uint64_t j = 0; j < %s; j++) {", types->count);
+    m->indent++;
+    line(m, "afmt_array a;");
+    line(m, "uint64_t size_j;");
+    line(m, "afmt_encoding enc_j;");
+    line(m, "const afmt_dtype dtype_j = %s(%s, &size_j, &enc_j);", fn, el);
+    line(m, "afmt_array_init(&a, dtype_j);");
+    line(m, "a.elsize = size_j;");
+    line(m, "a.rank = 1;");
+    line(m, "a.dims[0] = rows_%s;", it->name);
+    line(m, "a.count = rows_%s;", it->name);
+    line(m, "a.order = AFMT_ROW_MAJOR;");
+    line(m, "a.endian = %s;", it->payload_big ? "AFMT_BIG" : "AFMT_LITTLE");
+    line(m, "a.data = buf + pos + column_offset;");
+    line(m, "a.nbytes = rows_%s == 0 ? 0 : (rows_%s - 1) * width_%s + size_j;", it->name, it->name, it->name);
+    line(m, "a.offset = pos + column_offset;");
+    line(m, "a.stride = width_%s;", it->name);
+    line(m, "a.index = narrays++;");
+    if (names) {
+        char *ld = load_c(names->width, 0, names->big, "buf + label");
+        line(m, "if (j < %s) {", names->count);
+        m->indent++;
+        line(m, "const uint64_t label_len = %s;", ld);
+        line(m, "afmt_copy_label(a.name, sizeof a.name, buf + label + %d, label_len);", names->width);
+        line(m, "label += %d + label_len;", names->width);
+        m->indent--;
+        line(m, "}");
+        free(ld);
+    }
+    set_fail(m, it->name, "j", "pos + column_offset");
+    line(m, "if (vis->on_array(vis->ctx, &a) != 0) {");
+    m->indent++;
+    emit_fail(m, "callback", LEN_NONE, "\"stopped by the caller\"", NULL);
+    m->indent--;
+    line(m, "}");
+    line(m, "column_offset += size_j;");
+    m->indent--;
+    line(m, "}");
+    m->indent--;
+    line(m, "}");
+    line(m, "pos += nbytes_%s;", it->name);
+    free(el);
+    {
+        sym *y = sym_push(m, SY_PAYLOAD, it->name, it);
+        snprintf(y->c, sizeof y->c, "%s", it->name);
+    }
+}
+
 static void emit_array(emitter *m, item *it)
 {
+    sym *ro = NULL, *ci = NULL;
+    if (it->layout == LAYOUT_COLUMNS) {
+        emit_columns_array(m, it);
+        return;
+    }
+    if (it->layout == LAYOUT_CSR) {
+        ro = sym_find(m, it->row_offsets);
+        ci = sym_find(m, it->col_indices);
+        if (!ro || ro->kind != SY_ARRF || !ci || ci->kind != SY_ARRF) {
+            gen_error(m, it->jpath, "\"row_offsets\" and \"col_indices\" must be array fields defined before");
+            return;
+        }
+        if (ro->width != ci->width || ro->big || ci->big || ro->is_signed || ci->is_signed)
+            gen_error(m, it->jpath, "csr index arrays must be unsigned little-endian of one width");
+    }
     sym *lk = sym_find(m, it->dtype_from ? it->dtype_from : "");
     sym *shp = NULL, *y;
     char **dims = NULL;
@@ -622,13 +807,23 @@ static void emit_array(emitter *m, item *it)
         }
     }
     set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
+    if (it->layout == LAYOUT_CSR) {
+        /* only the nnz stored values follow; n_ stays the logical count */
+        char *nz;
+        m->jpath = it->jpath;
+        nz = emit_u64(m, it->nnz, it->nnz_text);
+        line(m, "const uint64_t stored_%s = %s;", it->name, nz);
+        free(nz);
+    } else {
+        line(m, "const uint64_t stored_%s = n_%s;", it->name, it->name);
+    }
     line(m, "uint64_t nbytes_%s;", it->name);
     line(m, "if (%s_enc == AFMT_ENC_BITS_LSB) {", lk->c);
-    line(m, "    nbytes_%s = afmt_ceil_div_u64(n_%s, 8);", it->name, it->name);
-    line(m, "} else if (!afmt_mul_u64(n_%s, %s_size, &nbytes_%s)) {", it->name, lk->c, it->name);
+    line(m, "    nbytes_%s = afmt_ceil_div_u64(stored_%s, 8);", it->name, it->name);
+    line(m, "} else if (!afmt_mul_u64(stored_%s, %s_size, &nbytes_%s)) {", it->name, lk->c, it->name);
     m->indent++;
     {
-        char *args = xprintf("n_%s, afmt_dtype_name(%s_dtype)", it->name, lk->c);
+        char *args = xprintf("stored_%s, afmt_dtype_name(%s_dtype)", it->name, lk->c);
         emit_fail(m, "overflow", LEN_NONE, "\"%\" PRIu64 \" elements of %s overflow 64 bits of bytes\"", args);
         free(args);
     }
@@ -637,7 +832,7 @@ static void emit_array(emitter *m, item *it)
     line(m, "if (%s - pos < nbytes_%s) {", m->end, it->name);
     m->indent++;
     {
-        char *args = xprintf("nbytes_%s, n_%s, afmt_dtype_name(%s_dtype), %s - pos", it->name, it->name, lk->c, m->end);
+        char *args = xprintf("nbytes_%s, stored_%s, afmt_dtype_name(%s_dtype), %s - pos", it->name, it->name, lk->c, m->end);
         emit_fail(m, "truncated", LEN_NONE,
                   "\"needs %\" PRIu64 \" bytes (%\" PRIu64 \" elements of %s), only %\" PRIu64 \" left\"", args);
         free(args);
@@ -649,7 +844,7 @@ static void emit_array(emitter *m, item *it)
         m->indent++;
         line(m, "if (%s_enc == AFMT_ENC_BITS_LSB) {", lk->c);
         m->indent++;
-        line(m, "if (n_%s %% 8 != 0 && (buf[pos + nbytes_%s - 1] >> (n_%s %% 8)) != 0) {", it->name, it->name, it->name);
+        line(m, "if (stored_%s %% 8 != 0 && (buf[pos + nbytes_%s - 1] >> (stored_%s %% 8)) != 0) {", it->name, it->name, it->name);
         m->indent++;
         {
             char *oc = xprintf("pos + nbytes_%s - 1", it->name);
@@ -663,8 +858,8 @@ static void emit_array(emitter *m, item *it)
         m->indent--;
         line(m, "} else {");
         m->indent++;
-        line(m, "const uint64_t bad_%s = afmt_scan_not_bool(buf + pos, n_%s);", it->name, it->name);
-        line(m, "if (bad_%s < n_%s) {", it->name, it->name);
+        line(m, "const uint64_t bad_%s = afmt_scan_not_bool(buf + pos, stored_%s);", it->name, it->name);
+        line(m, "if (bad_%s < stored_%s) {", it->name, it->name);
         m->indent++;
         {
             char *oc = xprintf("pos + bad_%s", it->name);
@@ -707,6 +902,13 @@ static void emit_array(emitter *m, item *it)
     line(m, "a.offset = pos;");
     line(m, "a.stride = %s_size;", lk->c);
     line(m, "a.index = narrays;");
+    if (it->layout == LAYOUT_CSR) {
+        line(m, "a.encoding = AFMT_ENC_CSR;");
+        line(m, "a.nnz = stored_%s;", it->name);
+        line(m, "a.csr_row_offsets = buf + %s;", ro->off);
+        line(m, "a.csr_col_indices = buf + %s;", ci->off);
+        line(m, "a.csr_index_size = %d;", ro->width);
+    }
     if (it->name_from) {
         sym *nm = sym_find(m, it->name_from);
         if (!nm || nm->kind != SY_TEXT) gen_error(m, it->jpath, "\"name\": '%s' is not a text field defined before", it->name_from);
@@ -950,6 +1152,10 @@ static void emit_item(emitter *m, item *it, item_list *scope)
             line(m, "/* %s: %s of %s%d%s */", it->name, it->count_text, it->is_signed ? "i" : "u", it->width * 8,
                  it->width > 1 ? (it->big_endian ? " big-endian" : " little-endian") : "");
             emit_array_field(m, it, scope);
+        } else if (it->ftype == FT_STRING) {
+            line(m, "/* %s: %s%s string%s with a u%d length */", it->name, it->count ? it->count_text : "a", it->count ? "" : "",
+                 it->count ? "s" : "", it->len_width * 8);
+            emit_string_field(m, it);
         } else {
             line(m, "/* %s: %d bytes of %s */", it->name, it->size, it->ftype == FT_TEXT ? "text" : "raw bytes");
             emit_text_field(m, it);

@@ -21,7 +21,8 @@
 #include "emit.h"
 
 typedef enum def_kind {
-    D_EXPR, D_CONST, D_SHAPE_ARRF, D_RANK, D_DIM, D_LOOKUP, D_NAME_TEXT, D_LET, D_PAYLOAD
+    D_EXPR, D_CONST, D_SHAPE_ARRF, D_RANK, D_DIM, D_LOOKUP, D_NAME_TEXT, D_LET, D_PAYLOAD,
+    D_CSR_OFFSETS, D_CSR_COLS, D_NNZ, D_COLUMN_TYPES, D_COLUMN_NAMES
 } def_kind;
 
 typedef struct def {
@@ -37,6 +38,7 @@ typedef struct def {
 typedef struct scope {
     item **items; int nitems;      /* flattened through regions */
     item **arrays; int narrays;    /* through regions and switch cases */
+    int *direct;                   /* arrays[i] is in this scope, not in a case */
     def *defs; int ndefs;
 } scope;
 
@@ -48,15 +50,22 @@ static void add_item(scope *sc, item *it)
     sc->items[sc->nitems++] = it;
 }
 
-static void add_array(scope *sc, item *it)
+static void add_array(scope *sc, item *it, int direct)
 {
     int i;
     item **n;
+    int *d;
     for (i = 0; i < sc->narrays; i++)
-        if (strcmp(sc->arrays[i]->name, it->name) == 0) return;
+        if (strcmp(sc->arrays[i]->name, it->name) == 0) {
+            if (direct) { sc->arrays[i] = it; sc->direct[i] = 1; }
+            return;
+        }
     n = realloc(sc->arrays, sizeof *n * (size_t)(sc->narrays + 1));
-    if (!n) exit(2);
+    d = realloc(sc->direct, sizeof *d * (size_t)(sc->narrays + 1));
+    if (!n || !d) exit(2);
     sc->arrays = n;
+    sc->direct = d;
+    sc->direct[sc->narrays] = direct;
     sc->arrays[sc->narrays++] = it;
 }
 
@@ -73,7 +82,7 @@ static void collect(scope *sc, item_list *body, int in_case)
         } else if (it->kind == IT_SWITCH) {
             for (j = 0; j < it->ncases; j++) collect(sc, &it->cases[j].body, 1);
         } else if (it->kind == IT_ARRAY) {
-            add_array(sc, it);
+            add_array(sc, it, !in_case);
         }
     }
 }
@@ -127,7 +136,9 @@ static void plan(emitter *m, scope *sc)
     }
     for (i = 0; i < sc->narrays; i++) {
         item *a = sc->arrays[i];
-        def *d = add_def(sc, D_PAYLOAD, a);
+        def *d;
+        if (!sc->direct[i]) continue;
+        d = add_def(sc, D_PAYLOAD, a);
         d->arr = a;
     }
     for (i = 0; i < sc->nitems; i++) {
@@ -139,6 +150,32 @@ static void plan(emitter *m, scope *sc)
         /* bindings to an array */
         for (j = 0; j < sc->narrays; j++) {
             item *a = sc->arrays[j];
+            if (!sc->direct[j]) continue;
+            if (a->layout == LAYOUT_CSR && a->row_offsets && strcmp(a->row_offsets, it->name) == 0 && it->count) {
+                d = add_def(sc, D_CSR_OFFSETS, it);
+                d->arr = a;
+                goto next;
+            }
+            if (a->layout == LAYOUT_CSR && a->col_indices && strcmp(a->col_indices, it->name) == 0 && it->count) {
+                d = add_def(sc, D_CSR_COLS, it);
+                d->arr = a;
+                goto next;
+            }
+            if (a->layout == LAYOUT_CSR && a->nnz && a->nnz->kind == E_NAME && strcmp(a->nnz->sval, it->name) == 0) {
+                d = add_def(sc, D_NNZ, it);
+                d->arr = a;
+                goto next;
+            }
+            if (a->layout == LAYOUT_COLUMNS && a->types_field && strcmp(a->types_field, it->name) == 0 && it->count) {
+                d = add_def(sc, D_COLUMN_TYPES, it);
+                d->arr = a;
+                goto next;
+            }
+            if (a->layout == LAYOUT_COLUMNS && a->names_field && strcmp(a->names_field, it->name) == 0) {
+                d = add_def(sc, D_COLUMN_NAMES, it);
+                d->arr = a;
+                goto next;
+            }
             if (a->shape_field && strcmp(a->shape_field, it->name) == 0 && it->count) {
                 d = add_def(sc, D_SHAPE_ARRF, it);
                 d->arr = a;
@@ -187,7 +224,9 @@ static void plan(emitter *m, scope *sc)
                 }
             }
         }
-        if (it->ftype == FT_INT && it->count == NULL && sym_find(m, it->name) == NULL) {
+        if (sym_find(m, it->name) != NULL) {
+            /* defined by an enclosing scope */
+        } else if (it->ftype == FT_INT && it->count == NULL) {
             /* no rule gives this field a value: the writer cannot exist */
             gen_error(m, it->jpath, "the writer cannot derive a value for '%s': add \"write\", \"equals\" or a check '%s == ...'",
                       it->name, it->name);
@@ -344,14 +383,16 @@ static void emit_reverse_lookup(emitter *m, scope *sc, item *lk)
     m->indent++;
     {
         char *fmt = xprintf("\"%s cannot hold elements of type %%s\"", m->s->format);
-        char *args = xprintf("afmt_dtype_name(arrays[ai].dtype)");
-        set_fail(m, lk->name, "AFMT_NO_INDEX", "0");
+        char *args = xprintf("afmt_dtype_name(A_%s->dtype)", arr->name);
+        /* name the field the type code goes to, as the validator would */
+        set_fail(m, lk->nkey > 0 && lk->key[0]->kind == E_NAME ? lk->key[0]->sval : lk->name, "AFMT_NO_INDEX", "0");
         emit_fail(m, "type", LEN_NONE, fmt, args);
         free(fmt); free(args);
     }
     m->indent--;
     line(m, "}");
     line(m, "(void)%s_size;", lk->name);
+    line(m, "(void)%s_enc;", lk->name);
     for (k = 0; k < lk->nkey; k++) {
         item *kf = lk->key[k]->kind == E_NAME ? find_item(sc, lk->key[k]->sval) : NULL;
         if (!kf) continue;
@@ -388,7 +429,7 @@ static void emit_def(emitter *m, scope *sc, def *d, const char *chain)
     }
     d->state = 1;
     collect_names(d->e, &names, &n);
-    if (d->kind == D_PAYLOAD) { names = realloc(names, sizeof *names * 1); names[0] = it->dtype_from; n = 1; }
+    if (d->kind == D_PAYLOAD && it->dtype_from) { names = realloc(names, sizeof *names * 1); names[0] = it->dtype_from; n = 1; }
     for (i = 0; i < n; i++) require(m, sc, names[i], mychain);
     free(names);
     m->jpath = it->jpath;
@@ -485,17 +526,77 @@ static void emit_def(emitter *m, scope *sc, def *d, const char *chain)
     case D_LOOKUP:
         emit_reverse_lookup(m, sc, it);
         break;
+    case D_CSR_OFFSETS: case D_CSR_COLS: {
+        sym *y = sym_push(m, SY_ARRF, it->name, it);
+        int offs = d->kind == D_CSR_OFFSETS;
+        line(m, "const uint64_t n_%s = %s;", it->name, offs ? xprintf("A_%s->dims[0] + 1", d->arr->name) : xprintf("A_%s->nnz", d->arr->name));
+        y->t = VT_U;
+        snprintf(y->c, sizeof y->c, "A_%s->%s", d->arr->name, offs ? "csr_row_offsets" : "csr_col_indices");
+        snprintf(y->count, sizeof y->count, "n_%s", it->name);
+        snprintf(y->off, sizeof y->off, "0");
+        snprintf(y->elem, sizeof y->elem, "afmt_field_get(A_%s->%s, %%s, A_%s->csr_index_size, 0)", d->arr->name,
+                 offs ? "csr_row_offsets" : "csr_col_indices", d->arr->name);
+        y->width = it->width;
+        break;
+    }
+    case D_NNZ: {
+        cexpr v;
+        v.c = xprintf("A_%s->nnz", d->arr->name);
+        v.t = VT_U;
+        v.lit = 0;
+        emit_int_value(m, it, v);
+        break;
+    }
+    case D_COLUMN_TYPES: {
+        const table *tb = find_table(m->s, d->arr->col_table ? d->arr->col_table : "");
+        const char *fn = tb ? code_function(m, tb, it->jpath) : NULL;
+        sym *y;
+        if (!fn) break;
+        line(m, "const uint64_t n_%s = (uint64_t)n;", it->name);
+        line(m, "for (size_t k = 0; k < n; k++) {");
+        m->indent++;
+        line(m, "if (%s(arrays[k].dtype) < 0) {", fn);
+        m->indent++;
+        {
+            char *f = xprintf("\"%s cannot hold a column of type %%s\"", m->s->format);
+            set_fail(m, it->name, "k", "0");
+            emit_fail(m, "type", LEN_NONE, f, "afmt_dtype_name(arrays[k].dtype)");
+            free(f);
+        }
+        m->indent--;
+        line(m, "}");
+        m->indent--;
+        line(m, "}");
+        y = sym_push(m, SY_ARRF, it->name, it);
+        y->t = VT_U;
+        snprintf(y->c, sizeof y->c, "arrays");
+        snprintf(y->count, sizeof y->count, "n_%s", it->name);
+        snprintf(y->off, sizeof y->off, "0");
+        snprintf(y->elem, sizeof y->elem, "(uint64_t)%s(arrays[%%s].dtype)", fn);
+        y->width = it->width;
+        break;
+    }
+    case D_COLUMN_NAMES: {
+        sym *y = sym_push(m, SY_STRINGS, it->name, it);
+        line(m, "const uint64_t n_%s = (uint64_t)n;", it->name);
+        line(m, "(void)n_%s;", it->name);
+        snprintf(y->count, sizeof y->count, "n_%s", it->name);
+        y->width = it->len_width;
+        break;
+    }
     case D_PAYLOAD: {
         sym *lk = sym_find(m, it->dtype_from ? it->dtype_from : "");
-        sym *y;
+        if (it->layout == LAYOUT_COLUMNS) break;
         if (!lk || lk->kind != SY_LOOKUP) {
             gen_error(m, it->jpath, "the writer cannot find lookup '%s'", it->dtype_from ? it->dtype_from : "");
             break;
         }
         line(m, "uint64_t nbytes_%s;", it->name);
-        line(m, "if (afmt_payload_size(A_%s, %s_enc, &nbytes_%s, err) != 0) return -1;", it->name, lk->c, it->name);
-        y = sym_push(m, SY_PAYLOAD, it->name, it);
-        snprintf(y->c, sizeof y->c, "A_%s", it->name);
+        if (it->layout == LAYOUT_CSR)
+            line(m, "nbytes_%s = A_%s->nnz * %s_size; /* values only; checked by afmt_sink_csr_values */", it->name, it->name, lk->c);
+        else
+            line(m, "if (afmt_payload_size(A_%s, %s_enc, &nbytes_%s, err) != 0) return -1;", it->name, lk->c, it->name);
+        line(m, "(void)nbytes_%s;", it->name);
         break;
     }
     }
@@ -584,6 +685,70 @@ static void write_int(emitter *m, item *it, const char *value, int is_signed)
     free(v);
 }
 
+static void layout_check(emitter *m, item *a)
+{
+    set_fail(m, a->name, "AFMT_NO_INDEX", "0");
+    if (a->layout == LAYOUT_COLUMNS) {
+        line(m, "for (size_t k = 0; k < n; k++) {");
+        m->indent++;
+        line(m, "if (arrays[k].encoding != AFMT_ENC_PLAIN || arrays[k].endian != AFMT_LITTLE || arrays[k].stride != arrays[k].elsize ||");
+        line(m, "    arrays[k].rank != 1 || arrays[k].dims[0] != arrays[0].dims[0]) {");
+        m->indent++;
+        set_fail(m, a->name, "k", "0");
+        emit_fail(m, "usage", LEN_NONE,
+                  "\"column %zu must be a plain, little-endian 1-d array as long as the first\"", "k");
+        m->indent--;
+        line(m, "}");
+        m->indent--;
+        line(m, "}");
+        return;
+    }
+    if (!m->multi) {
+        line(m, "if (n != 1) {");
+        m->indent++;
+        {
+            char *fmt = xprintf("\"%s holds one array here, not %%zu\"", m->s->format);
+            emit_fail(m, "usage", LEN_NONE, fmt, "n");
+            free(fmt);
+        }
+        m->indent--;
+        line(m, "}");
+    }
+    if (a->layout == LAYOUT_CSR) {
+        line(m, "if (A_%s->encoding != AFMT_ENC_CSR || A_%s->rank != 2) {", a->name, a->name);
+        m->indent++;
+        emit_fail(m, "usage", LEN_NONE, "\"array %u must be a CSR view of rank 2\"", "(unsigned)ai");
+        m->indent--;
+        line(m, "}");
+        return;
+    }
+    line(m, "if (A_%s->encoding != AFMT_ENC_PLAIN || A_%s->endian != AFMT_LITTLE || A_%s->stride != A_%s->elsize ||", a->name,
+         a->name, a->name, a->name);
+    line(m, "    (A_%s->rank > 1 && A_%s->order != %s)) {", a->name, a->name, a->col_major ? "AFMT_COL_MAJOR" : "AFMT_ROW_MAJOR");
+    m->indent++;
+    {
+        char *fmt = xprintf("\"array %%u must be plain, little-endian and %s (see afmt_array_to_plain)\"",
+                            a->col_major ? "column-major" : "row-major");
+        emit_fail(m, "usage", LEN_NONE, fmt, "(unsigned)ai");
+        free(fmt);
+    }
+    m->indent--;
+    line(m, "}");
+    if (!a->shape_field) {
+        line(m, "if (A_%s->rank != %d) {", a->name, a->nshape);
+        m->indent++;
+        {
+            char *fmt = xprintf("\"%s holds arrays of rank %d here, not %%u\"", m->s->format, a->nshape);
+            char *args = xprintf("(unsigned)A_%s->rank", a->name);
+            set_fail(m, a->name, "AFMT_NO_INDEX", "0");
+            emit_fail(m, "type", LEN_NONE, fmt, args);
+            free(fmt); free(args);
+        }
+        m->indent--;
+        line(m, "}");
+    }
+}
+
 static void write_scope(emitter *m, item_list *body, const char *array_expr)
 {
     scope sc;
@@ -592,32 +757,15 @@ static void write_scope(emitter *m, item_list *body, const char *array_expr)
     collect(&sc, body, 0);
     for (i = 0; i < sc.narrays; i++) {
         item *a = sc.arrays[i];
-        line(m, "const afmt_array *A_%s = %s;", a->name, array_expr);
-        line(m, "if (A_%s->encoding != AFMT_ENC_PLAIN || A_%s->endian != AFMT_LITTLE || A_%s->stride != A_%s->elsize ||", a->name,
-             a->name, a->name, a->name);
-        line(m, "    (A_%s->rank > 1 && A_%s->order != %s)) {", a->name, a->name, a->col_major ? "AFMT_COL_MAJOR" : "AFMT_ROW_MAJOR");
-        m->indent++;
-        set_fail(m, a->name, "AFMT_NO_INDEX", "0");
-        {
-            char *fmt = xprintf("\"array %%u must be plain, little-endian and %s (see afmt_array_to_plain)\"",
-                                a->col_major ? "column-major" : "row-major");
-            emit_fail(m, "usage", LEN_NONE, fmt, "(unsigned)ai");
-            free(fmt);
+        sym *bound = sym_find(m, a->name);
+        if (!bound || bound->kind != SY_PAYLOAD) {
+            sym *y;
+            line(m, "const afmt_array *A_%s = %s;", a->name, array_expr);
+            line(m, "(void)A_%s;", a->name);
+            y = sym_push(m, SY_PAYLOAD, a->name, a);
+            snprintf(y->c, sizeof y->c, "A_%s", a->name);
         }
-        m->indent--;
-        line(m, "}");
-        if (!a->shape_field) {
-            line(m, "if (A_%s->rank != %d) {", a->name, a->nshape);
-            m->indent++;
-            {
-                char *fmt = xprintf("\"%s holds arrays of rank %d, not %%u\"", m->s->format, a->nshape);
-                char *args = xprintf("(unsigned)A_%s->rank", a->name);
-                emit_fail(m, "type", LEN_NONE, fmt, args);
-                free(fmt); free(args);
-            }
-            m->indent--;
-            line(m, "}");
-        }
+        if (sc.direct[i]) layout_check(m, a);
     }
     plan(m, &sc);
     for (i = 0; i < sc.ndefs; i++) emit_def(m, &sc, &sc.defs[i], "");
@@ -626,6 +774,7 @@ static void write_scope(emitter *m, item_list *body, const char *array_expr)
     sym_pop_to(m, mark);
     free(sc.items);
     free(sc.arrays);
+    free(sc.direct);
     free(sc.defs);
 }
 
@@ -652,7 +801,23 @@ static void write_item(emitter *m, item *it)
         if (!y) { gen_error(m, it->jpath, "the writer has no value for '%s'", it->name); return; }
         set_fail(m, it->name, "AFMT_NO_INDEX", "0");
         line(m, "/* %s */", it->name);
-        if (it->ftype != FT_INT) {
+        if (it->ftype == FT_STRING) {
+            unsigned long long maxlen = it->len_width >= 8 ? ~0ULL : (1ULL << (8 * it->len_width)) - 1;
+            line(m, "for (size_t k = 0; k < n; k++) {");
+            m->indent++;
+            line(m, "const uint64_t len_k = strlen(arrays[k].name);");
+            line(m, "if (len_k > UINT64_C(%llu)) {", maxlen);
+            m->indent++;
+            set_fail(m, it->name, "k", "0");
+            emit_fail(m, "type", LEN_NONE, "\"name of %\" PRIu64 \" bytes is too long\"", "len_k");
+            m->indent--;
+            line(m, "}");
+            if (it->len_width == 1) line(m, "if (afmt_sink_u8(sink, len_k, err) != 0) return -1;");
+            else line(m, "if (afmt_sink_u%d(sink, len_k, %d, err) != 0) return -1;", it->len_width * 8, it->big_endian);
+            line(m, "if (afmt_sink_put(sink, arrays[k].name, len_k, err) != 0) return -1;");
+            m->indent--;
+            line(m, "}");
+        } else if (it->ftype != FT_INT) {
             line(m, "if (afmt_sink_put(sink, w_%s, %d, err) != 0) return -1;", it->name, it->size);
         } else if (!it->count) {
             write_int(m, it, y->c, it->is_signed);
@@ -670,10 +835,15 @@ static void write_item(emitter *m, item *it)
         break;
     }
     case IT_ARRAY: {
-        sym *lk = sym_find(m, it->dtype_from);
+        sym *lk = it->dtype_from ? sym_find(m, it->dtype_from) : NULL;
+        const char *endian = it->payload_big ? "AFMT_BIG" : "AFMT_LITTLE";
         line(m, "/* %s */", it->name);
-        if (lk) line(m, "if (afmt_sink_payload(sink, A_%s, %s, %s_enc, err) != 0) return -1;", it->name,
-                     it->payload_big ? "AFMT_BIG" : "AFMT_LITTLE", lk->c);
+        if (it->layout == LAYOUT_COLUMNS)
+            line(m, "if (afmt_sink_columns(sink, arrays, n, %s, err) != 0) return -1;", endian);
+        else if (it->layout == LAYOUT_CSR)
+            line(m, "if (afmt_sink_csr_values(sink, A_%s, %s, err) != 0) return -1;", it->name, endian);
+        else if (lk)
+            line(m, "if (afmt_sink_payload(sink, A_%s, %s, %s_enc, err) != 0) return -1;", it->name, endian, lk->c);
         break;
     }
     case IT_REGION:
@@ -758,14 +928,15 @@ void emit_writer(emitter *m)
     line(m, "                         afmt_sink *sink, afmt_error *err)");
     line(m, "{");
     m->indent++;
+    m->multi = multi;
     if (!multi) {
         line(m, "const size_t ai = 0;");
-        line(m, "if (n != 1) {");
+        line(m, "if (n == 0) {");
         m->indent++;
         set_fail(m, "", "AFMT_NO_INDEX", "0");
         {
-            char *fmt = xprintf("\"%s holds exactly one array, not %%zu\"", s->format);
-            emit_fail(m, "usage", LEN_NONE, fmt, "n");
+            char *fmt = xprintf("\"%s needs an array to write\"", s->format);
+            emit_fail(m, "usage", LEN_NONE, fmt, NULL);
             free(fmt);
         }
         m->indent--;

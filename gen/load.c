@@ -207,13 +207,14 @@ static int parse_int_type(const char *t, item *it, int default_big)
 static void load_items(loader *L, spec *s, json_t *arr, const char *jp, item_list *out);
 
 static const char *const FIELD_KEYS[] = {
-    "field", "type", "size", "count", "equals", "lenient", "code", "check", "each", "order",
+    "field", "type", "size", "count", "length", "equals", "lenient", "code", "check", "each", "order",
     "first", "last", "increasing_within", "text", "write", "doc", NULL};
 static const char *const LET_KEYS[] = {"let", "value", "doc", NULL};
 static const char *const LOOKUP_KEYS[] = {"lookup", "table", "key", "field", "doc", NULL};
 static const char *const CHECKITEM_KEYS[] = {"check", "field", "message", "code", "lenient", "doc", NULL};
 static const char *const ARRAY_KEYS[] = {
-    "array", "dtype", "shape", "order", "endian", "name", "values", "lenient", "doc", NULL};
+    "array", "dtype", "shape", "order", "endian", "name", "values", "lenient", "doc",
+    "layout", "nnz", "row_offsets", "col_indices", "types", "table", "names", NULL};
 static const char *const REPEAT_KEYS[] = {"repeat", "until", "count", "skip", "min", "body", "doc", NULL};
 static const char *const REGION_KEYS[] = {"region", "size", "exact", "lenient", "body", "doc", NULL};
 static const char *const SWITCH_KEYS[] = {"switch", "on", "cases", "else", "doc", NULL};
@@ -240,6 +241,19 @@ static void load_field(loader *L, spec *s, json_t *o, const char *jp, item *it)
     if (type) {
         if (strcmp(type, "bytes") == 0) it->ftype = FT_BYTES;
         else if (strcmp(type, "text") == 0) it->ftype = FT_TEXT;
+        else if (strcmp(type, "string") == 0) {
+            item lt;
+            char *lw = get_str(L, o, "length", jp, 1);
+            it->ftype = FT_STRING;
+            memset(&lt, 0, sizeof lt);
+            if (lw && parse_int_type(lw, &lt, s->big_endian) && !lt.is_signed) {
+                it->len_width = lt.width;
+                it->big_endian = lt.big_endian;
+            } else {
+                LERR(L, jp, "a string needs \"length\": the unsigned type of its length prefix (u8, u16, u32, u64)");
+            }
+            free(lw);
+        }
         else if (parse_int_type(type, it, s->big_endian)) it->ftype = FT_INT;
         else {
             char *p = jp_key(jp, "type");
@@ -248,7 +262,9 @@ static void load_field(loader *L, spec *s, json_t *o, const char *jp, item *it)
         }
         free(type);
     }
-    if (it->ftype != FT_INT) {
+    if (it->ftype == FT_STRING) {
+        if (json_object_get(o, "size")) LERR(L, jp, "a string's size is its length prefix, not \"size\"");
+    } else if (it->ftype != FT_INT) {
         v = json_object_get(o, "size");
         if (!json_is_integer(v) || json_integer_value(v) <= 0 || json_integer_value(v) > 4096)
             LERR(L, jp, "a bytes/text field needs \"size\": an integer from 1 to 4096");
@@ -258,7 +274,9 @@ static void load_field(loader *L, spec *s, json_t *o, const char *jp, item *it)
         LERR(L, jp, "\"size\" is only for bytes/text fields (an integer's size is its type)");
     }
     it->count = get_expr(L, o, "count", jp, &it->count_text);
-    if (it->count && it->ftype != FT_INT) LERR(L, jp, "only integer fields can be repeated with \"count\"");
+    if (it->count && it->ftype != FT_INT && it->ftype != FT_STRING)
+        LERR(L, jp, "only integer and string fields can be repeated with \"count\"");
+    if (json_object_get(o, "length") && it->ftype != FT_STRING) LERR(L, jp, "\"length\" is for string fields");
     v = json_object_get(o, "equals");
     if (v) {
         char *p = jp_key(jp, "equals");
@@ -363,7 +381,7 @@ static void load_item(loader *L, spec *s, json_t *o, const char *jp, item *it)
         check_keys(L, o, jp, ARRAY_KEYS);
         it->kind = IT_ARRAY;
         it->name = get_str(L, o, "array", jp, 1);
-        it->dtype_from = get_str(L, o, "dtype", jp, 1);
+        it->dtype_from = get_str(L, o, "dtype", jp, !json_object_get(o, "types"));
         shape = json_object_get(o, "shape");
         if (json_is_string(shape)) {
             it->shape_field = xstrdup(json_string_value(shape));
@@ -401,6 +419,28 @@ static void load_item(loader *L, spec *s, json_t *o, const char *jp, item *it)
             free(endian);
         }
         it->name_from = get_str(L, o, "name", jp, 0);
+        {
+            char *layout = get_str(L, o, "layout", jp, 0);
+            if (!layout || strcmp(layout, "dense") == 0) it->layout = LAYOUT_DENSE;
+            else if (strcmp(layout, "csr") == 0) it->layout = LAYOUT_CSR;
+            else if (strcmp(layout, "columns") == 0) it->layout = LAYOUT_COLUMNS;
+            else LERR(L, jp, "\"layout\" is \"dense\", \"csr\" or \"columns\"");
+            free(layout);
+        }
+        it->nnz = get_expr(L, o, "nnz", jp, &it->nnz_text);
+        it->row_offsets = get_str(L, o, "row_offsets", jp, 0);
+        it->col_indices = get_str(L, o, "col_indices", jp, 0);
+        it->types_field = get_str(L, o, "types", jp, 0);
+        it->names_field = get_str(L, o, "names", jp, 0);
+        it->col_table = get_str(L, o, "table", jp, 0);
+        if (it->layout == LAYOUT_CSR && (!it->nnz || !it->row_offsets || !it->col_indices || it->nshape != 2))
+            LERR(L, jp, "a csr array needs \"nnz\", \"row_offsets\", \"col_indices\" and a shape of two expressions");
+        if (it->layout == LAYOUT_COLUMNS && (!it->types_field || !it->col_table || it->nshape != 1))
+            LERR(L, jp, "a columns array needs \"types\" (an array field of type codes), \"table\" and a shape of one expression (the rows)");
+        if (it->layout != LAYOUT_CSR && (it->nnz || it->row_offsets || it->col_indices))
+            LERR(L, jp, "\"nnz\", \"row_offsets\" and \"col_indices\" are for csr arrays");
+        if (it->layout != LAYOUT_COLUMNS && (it->types_field || it->names_field || it->col_table))
+            LERR(L, jp, "\"types\", \"table\" and \"names\" are for columns arrays");
         values = get_str(L, o, "values", jp, 0);
         if (values) {
             if (strcmp(values, "check") == 0) it->check_values = 1;

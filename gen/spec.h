@@ -14,8 +14,11 @@ typedef enum item_kind {
 typedef enum field_type {
     FT_INT,   /* u8..u64, i8..i64 */
     FT_BYTES, /* fixed-size raw bytes (magic) */
-    FT_TEXT   /* fixed-size text slot, NUL-padded */
+    FT_TEXT,  /* fixed-size text slot, NUL-padded */
+    FT_STRING /* length-prefixed bytes: a u8..u64 length, then that many bytes */
 } field_type;
+
+enum { LAYOUT_DENSE = 0, LAYOUT_CSR = 1, LAYOUT_COLUMNS = 2 };
 
 typedef enum leniency {
     LEN_NONE = 0, /* an error in every mode */
@@ -77,6 +80,7 @@ typedef struct item {
     int is_signed;
     int big_endian;
     int size;               /* bytes of a bytes/text field */
+    int len_width;          /* string: bytes of the length prefix */
     expr *count;            /* array field when set */
     char *count_text;
     expr *equals;           /* literal */
@@ -105,6 +109,12 @@ typedef struct item {
     int payload_big;
     char *name_from;                  /* text field giving the array's name */
     int check_values;                 /* bool bytes 0/1, pad bits zero */
+    int layout;                       /* LAYOUT_* */
+    expr *nnz; char *nnz_text;        /* csr: number of stored values */
+    char *row_offsets, *col_indices;  /* csr: array fields */
+    char *types_field;                /* columns: array field of type codes */
+    char *names_field;                /* columns: string field of labels */
+    char *col_table;                  /* columns: table mapping codes */
     leniency values_lenient;
     /* repeat */
     int until_end;

@@ -106,23 +106,24 @@ static int inebin_validate_body(const uint8_t *buf, uint64_t len, const afmt_opt
     if (!afmt_mul_u64(n_data, dim2, &n_data)) {
         return afmt_fail(err, AFMT_E_OVERFLOW, &path, "cols", AFMT_NO_INDEX, o_cols, "the element count overflows 64 bits");
     }
+    const uint64_t stored_data = n_data;
     uint64_t nbytes_data;
     if (el_enc == AFMT_ENC_BITS_LSB) {
-        nbytes_data = afmt_ceil_div_u64(n_data, 8);
-    } else if (!afmt_mul_u64(n_data, el_size, &nbytes_data)) {
-        return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data", AFMT_NO_INDEX, pos, "%" PRIu64 " elements of %s overflow 64 bits of bytes", n_data, afmt_dtype_name(el_dtype));
+        nbytes_data = afmt_ceil_div_u64(stored_data, 8);
+    } else if (!afmt_mul_u64(stored_data, el_size, &nbytes_data)) {
+        return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data", AFMT_NO_INDEX, pos, "%" PRIu64 " elements of %s overflow 64 bits of bytes", stored_data, afmt_dtype_name(el_dtype));
     }
     if (len - pos < nbytes_data) {
-        return afmt_fail(err, AFMT_E_TRUNCATED, &path, "data", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes (%" PRIu64 " elements of %s), only %" PRIu64 " left", nbytes_data, n_data, afmt_dtype_name(el_dtype), len - pos);
+        return afmt_fail(err, AFMT_E_TRUNCATED, &path, "data", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes (%" PRIu64 " elements of %s), only %" PRIu64 " left", nbytes_data, stored_data, afmt_dtype_name(el_dtype), len - pos);
     }
     if (opt->check_values && el_dtype == AFMT_BOOL) {
         if (el_enc == AFMT_ENC_BITS_LSB) {
-            if (n_data % 8 != 0 && (buf[pos + nbytes_data - 1] >> (n_data % 8)) != 0) {
+            if (stored_data % 8 != 0 && (buf[pos + nbytes_data - 1] >> (stored_data % 8)) != 0) {
                 if (afmt_tolerate(opt, vis, err, AFMT_E_PADDING, &path, "data", AFMT_NO_INDEX, pos + nbytes_data - 1, "unused bits of the last byte (0x%02x) are not zero", buf[pos + nbytes_data - 1])) return -1;
             }
         } else {
-            const uint64_t bad_data = afmt_scan_not_bool(buf + pos, n_data);
-            if (bad_data < n_data) {
+            const uint64_t bad_data = afmt_scan_not_bool(buf + pos, stored_data);
+            if (bad_data < stored_data) {
                 if (afmt_tolerate(opt, vis, err, AFMT_E_VALUE, &path, "data", bad_data, pos + bad_data, "bool element is 0x%02x, not 0 or 1", buf[pos + bad_data])) return -1;
             }
         }
@@ -181,16 +182,20 @@ static int inebin_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
                          afmt_sink *sink, afmt_error *err)
 {
     const size_t ai = 0;
-    if (n != 1) {
-        return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, 0, "inebin holds exactly one array, not %zu", n);
+    if (n == 0) {
+        return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, 0, "inebin needs an array to write");
     }
     const afmt_array *A_data = &arrays[ai];
+    (void)A_data;
+    if (n != 1) {
+        return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0, "inebin holds one array here, not %zu", n);
+    }
     if (A_data->encoding != AFMT_ENC_PLAIN || A_data->endian != AFMT_LITTLE || A_data->stride != A_data->elsize ||
         (A_data->rank > 1 && A_data->order != AFMT_ROW_MAJOR)) {
         return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0, "array %u must be plain, little-endian and row-major (see afmt_array_to_plain)", (unsigned)ai);
     }
     if (A_data->rank != 2) {
-        return afmt_fail(err, AFMT_E_TYPE, NULL, "data", AFMT_NO_INDEX, 0, "inebin holds arrays of rank 2, not %u", (unsigned)A_data->rank);
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "data", AFMT_NO_INDEX, 0, "inebin holds arrays of rank 2 here, not %u", (unsigned)A_data->rank);
     }
     uint8_t w_type[1] = {0};
     afmt_dtype el_dtype = AFMT_DTYPE_INVALID;
@@ -215,11 +220,13 @@ static int inebin_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
         el_size = afmt_dtype_get(AFMT_C128)->size;
     }
     if (el_dtype == AFMT_DTYPE_INVALID) {
-        return afmt_fail(err, AFMT_E_TYPE, NULL, "el", AFMT_NO_INDEX, 0, "inebin cannot hold elements of type %s", afmt_dtype_name(arrays[ai].dtype));
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "type", AFMT_NO_INDEX, 0, "inebin cannot hold elements of type %s", afmt_dtype_name(A_data->dtype));
     }
     (void)el_size;
+    (void)el_enc;
     uint64_t nbytes_data;
     if (afmt_payload_size(A_data, el_enc, &nbytes_data, err) != 0) return -1;
+    (void)nbytes_data;
     uint8_t w_magic[6] = {0};
     memcpy(w_magic, "INEBIN", 6);
     const uint64_t v_reserved = UINT64_C(0);

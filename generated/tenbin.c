@@ -262,14 +262,15 @@ static int tenbin_validate_body(const uint8_t *buf, uint64_t len, const afmt_opt
             return afmt_fail(err, AFMT_E_OVERFLOW, &path, "dims", AFMT_NO_INDEX, o_dims, "`prod(dims)` overflows 64 bits");
         }
         n_data = t14;
+        const uint64_t stored_data = n_data;
         uint64_t nbytes_data;
         if (el_enc == AFMT_ENC_BITS_LSB) {
-            nbytes_data = afmt_ceil_div_u64(n_data, 8);
-        } else if (!afmt_mul_u64(n_data, el_size, &nbytes_data)) {
-            return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data", AFMT_NO_INDEX, pos, "%" PRIu64 " elements of %s overflow 64 bits of bytes", n_data, afmt_dtype_name(el_dtype));
+            nbytes_data = afmt_ceil_div_u64(stored_data, 8);
+        } else if (!afmt_mul_u64(stored_data, el_size, &nbytes_data)) {
+            return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data", AFMT_NO_INDEX, pos, "%" PRIu64 " elements of %s overflow 64 bits of bytes", stored_data, afmt_dtype_name(el_dtype));
         }
         if (end_data_chunk - pos < nbytes_data) {
-            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "data", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes (%" PRIu64 " elements of %s), only %" PRIu64 " left", nbytes_data, n_data, afmt_dtype_name(el_dtype), end_data_chunk - pos);
+            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "data", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes (%" PRIu64 " elements of %s), only %" PRIu64 " left", nbytes_data, stored_data, afmt_dtype_name(el_dtype), end_data_chunk - pos);
         }
         if (vis && vis->on_array) {
             afmt_array a;
@@ -367,6 +368,7 @@ static int tenbin_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
     /* repeat array: one per array */
     for (size_t ai = 0; ai < n; ai++) {
         const afmt_array *A_data = &arrays[ai];
+        (void)A_data;
         if (A_data->encoding != AFMT_ENC_PLAIN || A_data->endian != AFMT_LITTLE || A_data->stride != A_data->elsize ||
             (A_data->rank > 1 && A_data->order != AFMT_ROW_MAJOR)) {
             return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0, "array %u must be plain, little-endian and row-major (see afmt_array_to_plain)", (unsigned)ai);
@@ -421,11 +423,13 @@ static int tenbin_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
             el_size = afmt_dtype_get(AFMT_U64)->size;
         }
         if (el_dtype == AFMT_DTYPE_INVALID) {
-            return afmt_fail(err, AFMT_E_TYPE, NULL, "el", AFMT_NO_INDEX, 0, "tenbin cannot hold elements of type %s", afmt_dtype_name(arrays[ai].dtype));
+            return afmt_fail(err, AFMT_E_TYPE, NULL, "dtype", AFMT_NO_INDEX, 0, "tenbin cannot hold elements of type %s", afmt_dtype_name(A_data->dtype));
         }
         (void)el_size;
+        (void)el_enc;
         uint64_t nbytes_data;
         if (afmt_payload_size(A_data, el_enc, &nbytes_data, err) != 0) return -1;
+        (void)nbytes_data;
         uint8_t w_header_magic[8] = {0};
         memcpy(w_header_magic, "~TenBin~", 8);
         const int64_t v_ndim = (int64_t)A_data->rank;

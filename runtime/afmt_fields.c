@@ -169,3 +169,11 @@ int afmt_text_fill(uint8_t *slot, uint64_t size, const char *text)
     for (; i < size; i++) slot[i] = 0;
     return 0;
 }
+
+void afmt_copy_label(char *out, size_t out_size, const uint8_t *p, uint64_t n)
+{
+    uint64_t i;
+    if (out_size == 0) return;
+    for (i = 0; i < n && i + 1 < out_size; i++) out[i] = (p[i] >= 0x20 && p[i] < 0x7f) ? (char)p[i] : '?';
+    out[i] = 0;
+}

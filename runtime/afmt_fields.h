@@ -48,6 +48,9 @@ void afmt_copy_text(char *out, size_t out_size, const uint8_t *p, uint64_t n);
 /* Fill a text slot from a C string, NUL-padded; -1 if it is longer than
  * the slot or holds a byte that is not printable ASCII. */
 int afmt_text_fill(uint8_t *slot, uint64_t size, const char *text);
+/* Copy arbitrary label bytes into a C string, '?' for bytes that are not
+ * printable ASCII (DAPHNE's writer stores garbage label bytes). */
+void afmt_copy_label(char *out, size_t out_size, const uint8_t *p, uint64_t n);
 /* Render bytes for a message: "f4" or "\x01\x02" style, quoted. */
 void afmt_escape_text(const uint8_t *p, uint64_t n, char *out, size_t out_size);
 

@@ -406,6 +406,12 @@ int afmt_sink_payload(afmt_sink *s, const afmt_array *a, afmt_endian endian,
     if (!afmt_mul_u64(a->count, es, &plain))
         return afmt_fail(err, AFMT_E_OVERFLOW, NULL, NULL, AFMT_NO_INDEX, s->written,
                          "payload size overflows 64 bits");
+    if (s->counting) {
+        /* a size-only pass (encoded_size, can_write): the bytes are not
+         * needed, only their number, so a view without data will do */
+        s->written += size;
+        return 0;
+    }
     if (a->nbytes < plain || (plain > 0 && !a->data))
         return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, s->written,
                          "view holds %" PRIu64 " bytes, elements need %" PRIu64,
@@ -416,4 +422,74 @@ int afmt_sink_payload(afmt_sink *s, const afmt_array *a, afmt_endian endian,
     if (comp <= 1 || (endian == AFMT_BIG) == host_is_big())
         return afmt_sink_put(s, a->data, plain, err);
     return put_swapped(s, a->data, plain, comp, err);
+}
+
+int afmt_sink_csr_values(afmt_sink *s, const afmt_array *a, afmt_endian endian, afmt_error *err)
+{
+    uint64_t es = plain_elsize(a), size;
+    unsigned comp;
+    if (a->encoding != AFMT_ENC_CSR || a->endian != AFMT_LITTLE)
+        return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, s->written,
+                         "CSR values must come from a little-endian CSR view");
+    if (!afmt_mul_u64(a->nnz, es, &size))
+        return afmt_fail(err, AFMT_E_OVERFLOW, NULL, NULL, AFMT_NO_INDEX, s->written,
+                         "%" PRIu64 " values overflow 64 bits of bytes", a->nnz);
+    if (a->nbytes < size || (size > 0 && !a->data))
+        return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, s->written,
+                         "view holds %" PRIu64 " value bytes, nnz needs %" PRIu64, a->nbytes, size);
+    if (s->counting) {
+        s->written += size;
+        return 0;
+    }
+    comp = afmt_dtype_get(a->dtype)->component;
+    if (comp <= 1 || (endian == AFMT_BIG) == host_is_big())
+        return afmt_sink_put(s, a->data, size, err);
+    return put_swapped(s, a->data, size, comp, err);
+}
+
+int afmt_sink_columns(afmt_sink *s, const afmt_array *cols, size_t ncols, afmt_endian endian,
+                      afmt_error *err)
+{
+    uint8_t buf[SINK_CHUNK];
+    uint64_t rows, r, width = 0, used = 0;
+    size_t j;
+    if (ncols == 0)
+        return 0;
+    rows = cols[0].dims[0];
+    for (j = 0; j < ncols; j++) {
+        uint64_t es = plain_elsize(&cols[j]), need;
+        if (cols[j].encoding != AFMT_ENC_PLAIN || cols[j].rank != 1 || cols[j].dims[0] != rows ||
+            es == 0 || es > 16 || !afmt_mul_u64(rows, es, &need) || cols[j].nbytes < need || (need && !cols[j].data))
+            return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, j, s->written,
+                             "column %zu is not a plain 1-d array of %" PRIu64 " rows", j, rows);
+        width += es;
+    }
+    if (s->counting) {
+        uint64_t size;
+        if (!afmt_mul_u64(rows, width, &size))
+            return afmt_fail(err, AFMT_E_OVERFLOW, NULL, NULL, AFMT_NO_INDEX, s->written, "frame size overflows 64 bits");
+        s->written += size;
+        return 0;
+    }
+    /* interleave row by row through a stack buffer: one value per column */
+    for (r = 0; r < rows; r++) {
+        for (j = 0; j < ncols; j++) {
+            uint64_t es = plain_elsize(&cols[j]);
+            unsigned comp = afmt_dtype_get(cols[j].dtype)->component;
+            const uint8_t *src = cols[j].data + r * es;
+            if (used + es > sizeof buf) {
+                if (afmt_sink_put(s, buf, used, err) != 0) return -1;
+                used = 0;
+            }
+            if (comp <= 1 || (endian == AFMT_BIG) == host_is_big()) {
+                memcpy(buf + used, src, es);
+            } else {
+                uint64_t k, c;
+                for (c = 0; c < es; c += comp)
+                    for (k = 0; k < comp; k++) buf[used + c + k] = src[c + comp - 1 - k];
+            }
+            used += es;
+        }
+    }
+    return used ? afmt_sink_put(s, buf, used, err) : 0;
 }

@@ -52,6 +52,12 @@ int afmt_sink_text(afmt_sink *s, const char *text, uint64_t size, afmt_error *er
  * PLAIN with stride == elsize. */
 int afmt_sink_payload(afmt_sink *s, const afmt_array *a, afmt_endian endian,
                       afmt_encoding encoding, afmt_error *err);
+/* The nnz stored values of a CSR view, in the given byte order. */
+int afmt_sink_csr_values(afmt_sink *s, const afmt_array *a, afmt_endian endian, afmt_error *err);
+/* Plain 1-d columns of equal length, written row by row (one value of each
+ * column per row): DAPHNE frames. */
+int afmt_sink_columns(afmt_sink *s, const afmt_array *cols, size_t ncols, afmt_endian endian,
+                      afmt_error *err);
 /* Bytes afmt_sink_payload writes. */
 int afmt_payload_size(const afmt_array *a, afmt_encoding encoding,
                       uint64_t *out, afmt_error *err);

@@ -124,6 +124,24 @@ expect_out verbose-lists-arrays "$RA_OK
 run "$AFMT" info "$RA"
 expect_out info-is-validate-v "$RA_OK
   [0] c64[3,4] column-major offset=64"
+cat "$FUT" "$SAMPLES/futhark/i8_2.bin" > "$T/two.bin"
+run "$VALIDATE" "$T/two.bin"
+expect_out several-arrays-plus-more "$T/two.bin: ok futhark i32[2,3] row-major (+1 more)"
+run "$VALIDATE" -v "$T/two.bin"
+expect_out several-arrays-verbose "$T/two.bin: ok futhark i32[2,3] row-major (+1 more)
+  [0] i32[2,3] row-major offset=23
+  [1] i8[2] row-major offset=62"
+run "$AFMT" dump "$T/two.bin"
+expect_out dump-several-arrays "# [0] i32[2,3] row-major
+0
+1
+2
+3
+4
+5
+# [1] i8[2] row-major
+-128
+127"
 run "$VALIDATE" --lenient "$RA"
 expect_out lenient-accepted "$RA_OK"
 run "$VALIDATE" --strict --max-rank 2 "$RA"
@@ -133,6 +151,30 @@ expect_rc max-rank-1-invalid 1
 run "$VALIDATE" --format futhark "$RA"
 expect_rc forced-format-invalid 1
 expect_out_has forced-format-named "$RA: invalid futhark: "
+
+# ------------------------------------------------------------------ --lenient
+# A futhark bool byte that is neither 0 nor 1: strict rejects, lenient warns.
+python3 -c '
+import sys
+d = bytearray(open(sys.argv[1], "rb").read()); d[-1] = 2
+open(sys.argv[2], "wb").write(d)' "$SAMPLES/futhark/bool_3.bin" "$T/badbool.bin"
+run "$VALIDATE" "$T/badbool.bin"
+expect_rc strict-bad-bool-exit-1 1
+expect_out_has strict-bad-bool-invalid "$T/badbool.bin: invalid futhark: "
+run "$VALIDATE" --lenient "$T/badbool.bin"
+expect_rc lenient-bad-bool-exit-0 0
+expect_out lenient-warning-count "$T/badbool.bin: ok futhark bool[3] row-major (1 warning)"
+run "$VALIDATE" --lenient -v "$T/badbool.bin"
+expect_out_has lenient-verbose-warning-line "  warning: "
+run "$VALIDATE" --lenient --json "$T/badbool.bin"
+if printf '%s\n' "$OUT" | python3 -c '
+import json, sys
+o = json.loads(sys.stdin.readline())
+assert o["valid"] is True and len(o["warnings"]) == 1, o
+w = o["warnings"][0]
+assert set(w) >= {"code", "offset", "field", "message"}, w
+' 2> "$T/py.err"; then pass lenient-json-warnings; else
+    fail lenient-json-warnings "$(tail -1 "$T/py.err") in: ${OUT:0:300}"; fi
 
 # ------------------------------------------------------------------ errors
 run "$VALIDATE" "$T/nope.ra"
@@ -424,10 +466,15 @@ printf 'old' > "$T/keep.ra"
 run "$AFMT" convert --to futhark "$RA" "$T/keep.ra"
 if [ "$(cat "$T/keep.ra")" = "old" ]; then pass convert-refused-keeps-old-out; else
     fail convert-refused-keeps-old-out "OUT was replaced"; fi
-run "$AFMT" convert --to rawarray "$RA" -
-if [ "$RC" -eq 0 ] && cmp -s "$RA" "$T/out"; then pass convert-to-stdout; else
-    fail convert-to-stdout "rc $RC"; fi
+timeout 60 "$AFMT" convert --to rawarray "$RA" - > "$T/stdout.ra" 2> "$T/err"
+RC=$?
+if [ "$RC" -eq 0 ] && cmp -s "$RA" "$T/stdout.ra"; then pass convert-to-stdout; else
+    fail convert-to-stdout "rc $RC: $(head -c 200 "$T/err")"; fi
 # Several arrays into a one-array format.
+cat "$FUT" "$SAMPLES/futhark/i8_2.bin" > "$T/two.bin"
+run "$AFMT" convert "$T/two.bin" "$T/c12.ra"
+expect_rc convert-two-values-into-rawarray-refused 1
+expect_err_has convert-two-values-message "holds 2 arrays"
 run "$AFMT" convert "$SAMPLES/tenbin/two_arrays_i2_u1.ten" "$T/c11.ra"
 expect_rc convert-multi-into-single-refused 1
 expect_err_has convert-multi-into-single-message "holds 2 arrays"

@@ -1,0 +1,919 @@
+/* afmt fuzzing: the checks every fuzz target runs, header-only.
+ *
+ * Included by fuzz/fuzz_common.c (the libFuzzer / AFL++ targets) and by
+ * tests/unit/test_fuzz_regressions.c (which links only build/libafmt.a), so
+ * a file that once made a fuzzer fail is re-checked by `make test` with the
+ * very same code.  Every function is static; nothing here names a format:
+ * the checks walk the registry (afmt_formats[]), so formats added to spec/
+ * are fuzzed with no change here.
+ *
+ * Three checks, one per target:
+ *   fz_check_validate   every format, strict / lenient / tiny limits; every
+ *                       view handed to the visitor is sane and decodes
+ *   fz_check_roundtrip  valid in F -> plain -> write F -> validate -> same
+ *                       values, names, trailer; the rewrite is a fixed point
+ *   fz_check_convert    valid in A -> plain in B's order -> write B (when
+ *                       B's can_write accepts it) -> validate B -> the same
+ *                       value at the same logical index
+ *
+ * A "bug" is anything that breaks a documented contract (README.md,
+ * the runtime headers, ../shared/DESIGN.md).  fz_bug() records it; when the context
+ * says abort_on_bug (fuzz targets) it prints it and aborts, so the fuzzer
+ * saves the input.  Crashes, leaks and undefined behaviour are left to the
+ * sanitizers.  C11, no global state.
+ */
+#ifndef AFMT_FUZZ_CHECKS_H
+#define AFMT_FUZZ_CHECKS_H
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "afmt.h"
+
+#if defined(__GNUC__) || defined(__clang__)
+#define FZ_STATIC static __attribute__((unused))
+#define FZ_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#else
+#define FZ_STATIC static
+#define FZ_PRINTF(a, b)
+#endif
+
+/* Views kept per file (more arrays than this: the file is only validated). */
+#define FZ_MAX_VIEWS 64
+/* Largest plain (decoded) array the checks allocate, and all of them. */
+#define FZ_MAX_PLAIN ((uint64_t)1 << 20)
+#define FZ_MAX_PLAIN_TOTAL ((uint64_t)8 << 20)
+/* Arrays of one file tried in every other format by the convert check. */
+#define FZ_MAX_CONVERT 8
+
+typedef struct fz_ctx {
+    const char *target;   /* "validate", "roundtrip", "convert" */
+    const char *input;    /* file name for messages, or NULL */
+    int abort_on_bug;     /* fuzz targets: print and abort() at the first bug */
+    int quiet;            /* do not print bugs (the caller reports them) */
+    unsigned bugs;        /* bugs found so far */
+    char first[1024];     /* the first bug, for the caller's report */
+    /* what the checks got to do (the unit test asserts seeds get this far) */
+    unsigned long validated;   /* (format, mode) validations that passed */
+    unsigned long decoded;     /* views decoded to plain */
+    unsigned long roundtrips;  /* same-format rewrites compared */
+    unsigned long conversions; /* cross-format writes compared */
+} fz_ctx;
+
+FZ_STATIC void fz_ctx_init(fz_ctx *c, const char *target, int abort_on_bug)
+{
+    memset(c, 0, sizeof *c);
+    c->target = target;
+    c->abort_on_bug = abort_on_bug;
+}
+
+FZ_STATIC FZ_PRINTF(2, 3) void fz_bug(fz_ctx *c, const char *fmt, ...)
+{
+    char msg[1024];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (c->bugs++ == 0)
+        snprintf(c->first, sizeof c->first, "%s", msg);
+    if (!c->quiet || c->abort_on_bug)
+        fprintf(stderr, "afmt-fuzz BUG [%s]%s%s: %s\n", c->target ? c->target : "?",
+                c->input ? " " : "", c->input ? c->input : "", msg);
+    if (c->abort_on_bug) {
+        fflush(stderr);
+        abort();
+    }
+}
+
+/* "FIELD at offset N: MESSAGE" of an error, always NUL-terminated. */
+FZ_STATIC const char *fz_describe(const afmt_error *e, char *out, size_t size)
+{
+    afmt_error_describe(e, out, size);
+    return out;
+}
+
+/* ------------------------------------------------------------ options */
+
+/* The small limits of the fuzz targets (a fuzz input is at most 64 KiB). */
+FZ_STATIC void fz_options(afmt_options *o, afmt_mode mode)
+{
+    afmt_options_default(o);
+    o->mode = mode;
+    o->limits.max_total_bytes = (uint64_t)1 << 20;
+    o->limits.max_header_bytes = (uint64_t)1 << 16;
+    o->limits.max_items = (uint64_t)1 << 12;
+    o->limits.max_decoded_bytes = (uint64_t)1 << 20;
+}
+
+/* Tiny limits and no value checks: exercises every limit path. */
+FZ_STATIC void fz_options_tiny(afmt_options *o)
+{
+    afmt_options_default(o);
+    o->mode = AFMT_STRICT;
+    o->limits.max_rank = 3;
+    o->limits.max_total_bytes = 4096;
+    o->limits.max_header_bytes = 64;
+    o->limits.max_items = 3;
+    o->limits.max_decoded_bytes = 256;
+    o->check_values = 0;
+}
+
+/* For what a writer produced: defaults (strict), but nothing huge. */
+FZ_STATIC void fz_options_output(afmt_options *o)
+{
+    afmt_options_default(o);
+    o->limits.max_total_bytes = (uint64_t)1 << 30;
+    o->limits.max_items = (uint64_t)1 << 20;
+    o->limits.max_decoded_bytes = (uint64_t)1 << 30;
+}
+
+/* ------------------------------------------------------------ invariants */
+
+/* Is [p, p + n) inside [buf, buf + len)?  (Compared as integers: the
+ * pointers may belong to different objects when the check fails.) */
+FZ_STATIC int fz_inside(const uint8_t *buf, uint64_t len, const uint8_t *p, uint64_t n)
+{
+    uintptr_t b = (uintptr_t)buf, q = (uintptr_t)p;
+
+    if (!p || !buf || q < b)
+        return 0;
+    return (uint64_t)(q - b) <= len && n <= len - (uint64_t)(q - b);
+}
+
+/* An error a validator or writer filled: a real code, terminated strings,
+ * describable; from a validator also its format and an offset inside the
+ * input (errors say where). */
+FZ_STATIC void fz_check_error(fz_ctx *c, const afmt_format *f, const afmt_error *e,
+                              const char *what, int from_validator, uint64_t len)
+{
+    char text[1024];
+
+    if (e->code <= AFMT_OK || e->code >= AFMT_CODE_COUNT_) {
+        fz_bug(c, "%s %s: failed with error code %d", f->name, what, (int)e->code);
+        return;
+    }
+    if (!memchr(e->message, 0, sizeof e->message) || !memchr(e->field, 0, sizeof e->field) ||
+        !memchr(e->format, 0, sizeof e->format)) {
+        fz_bug(c, "%s %s: error strings are not NUL-terminated", f->name, what);
+        return;
+    }
+    if (!afmt_code_name(e->code)) {
+        fz_bug(c, "%s %s: code %d has no name", f->name, what, (int)e->code);
+        return;
+    }
+    fz_describe(e, text, sizeof text);
+    if (!from_validator)
+        return;
+    if (strncmp(e->format, f->name, sizeof e->format - 1) != 0)
+        fz_bug(c, "%s %s: error names format \"%s\" (%s)", f->name, what, e->format, text);
+    else if (e->offset > len)
+        fz_bug(c, "%s %s: error offset %" PRIu64 " is past the end of the %" PRIu64
+               "-byte input (%s)", f->name, what, e->offset, len, text);
+}
+
+/* A view from a validator: a real dtype, count == prod(dims), and its bytes
+ * (values, CSR indices) inside the input it was validated from. */
+FZ_STATIC int fz_check_view(fz_ctx *c, const afmt_format *f, const char *mode,
+                            const uint8_t *buf, uint64_t len, const afmt_array *a)
+{
+    uint64_t prod = 1, need;
+
+    if (afmt_dtype_get(a->dtype)->dtype == AFMT_DTYPE_INVALID) {
+        fz_bug(c, "%s %s: array %u has invalid dtype %d", f->name, mode, a->index, (int)a->dtype);
+        return -1;
+    }
+    if (a->rank > AFMT_RANK_CAP) {
+        fz_bug(c, "%s %s: array %u has rank %" PRIu32, f->name, mode, a->index, a->rank);
+        return -1;
+    }
+    /* Zero-aware, as afmt_fields.h defines it: a zero dim makes the
+     * product 0 even when other dims would overflow. */
+    if (!afmt_u64s_prod(a->dims, a->rank, &prod)) {
+        fz_bug(c, "%s %s: array %u: prod(dims) overflows", f->name, mode, a->index);
+        return -1;
+    }
+    if (prod != a->count) {
+        fz_bug(c, "%s %s: array %u: count %" PRIu64 " != prod(dims) %" PRIu64,
+               f->name, mode, a->index, a->count, prod);
+        return -1;
+    }
+    if (a->dtype == AFMT_OPAQUE && a->elsize == 0) {
+        fz_bug(c, "%s %s: array %u: opaque elements of size 0", f->name, mode, a->index);
+        return -1;
+    }
+    if (!memchr(a->name, 0, sizeof a->name)) {
+        fz_bug(c, "%s %s: array %u: name not NUL-terminated", f->name, mode, a->index);
+        return -1;
+    }
+    if ((int)a->encoding < AFMT_ENC_PLAIN || a->encoding > AFMT_ENC_CSR ||
+        (a->order != AFMT_ROW_MAJOR && a->order != AFMT_COL_MAJOR) ||
+        (a->endian != AFMT_LITTLE && a->endian != AFMT_BIG)) {
+        fz_bug(c, "%s %s: array %u: encoding %d / order %d / endian %d out of range",
+               f->name, mode, a->index, (int)a->encoding, (int)a->order, (int)a->endian);
+        return -1;
+    }
+    if (a->nbytes > 0 && !fz_inside(buf, len, a->data, a->nbytes)) {
+        fz_bug(c, "%s %s: array %u: data (%" PRIu64 " bytes) is not inside the %" PRIu64
+               "-byte input", f->name, mode, a->index, a->nbytes, len);
+        return -1;
+    }
+    if (a->nbytes > 0 && a->encoding != AFMT_ENC_CSR &&
+        a->offset != (uint64_t)((uintptr_t)a->data - (uintptr_t)buf)) {
+        fz_bug(c, "%s %s: array %u: offset %" PRIu64 " but data is at %" PRIu64,
+               f->name, mode, a->index, a->offset,
+               (uint64_t)((uintptr_t)a->data - (uintptr_t)buf));
+        return -1;
+    }
+    if (a->encoding == AFMT_ENC_CSR) {
+        unsigned isz = a->csr_index_size;
+        if (a->rank != 2 || (isz != 1 && isz != 2 && isz != 4 && isz != 8)) {
+            fz_bug(c, "%s %s: array %u: CSR of rank %" PRIu32 ", index size %u",
+                   f->name, mode, a->index, a->rank, isz);
+            return -1;
+        }
+        if (!afmt_add_u64(a->dims[0], 1, &need) || !afmt_mul_u64(need, isz, &need) ||
+            !fz_inside(buf, len, a->csr_row_offsets, need)) {
+            fz_bug(c, "%s %s: array %u: CSR row offsets are not inside the input",
+                   f->name, mode, a->index);
+            return -1;
+        }
+        if (a->nnz > 0 && (!afmt_mul_u64(a->nnz, isz, &need) ||
+                           !fz_inside(buf, len, a->csr_col_indices, need))) {
+            fz_bug(c, "%s %s: array %u: CSR column indices are not inside the input",
+                   f->name, mode, a->index);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Codes with which decoding a valid view may legitimately fail. */
+FZ_STATIC int fz_decode_may_fail(afmt_code code)
+{
+    return code == AFMT_E_UNSUPPORTED || code == AFMT_E_NOMEM || code == AFMT_E_LIMIT;
+}
+
+/* Codes with which a writer may refuse what its own validator accepted:
+ * a type or feature it does not write, and (input accepted leniently) a
+ * value its strict form cannot hold. */
+FZ_STATIC int fz_write_may_refuse(afmt_code code, int lenient_input)
+{
+    return code == AFMT_E_TYPE || code == AFMT_E_UNSUPPORTED ||
+           (lenient_input && code == AFMT_E_VALUE);
+}
+
+/* Plain size of a view, or UINT64_MAX when it overflows. */
+FZ_STATIC uint64_t fz_plain_size(const afmt_array *a)
+{
+    afmt_error e;
+    uint64_t n;
+    return afmt_array_plain_size(a, &n, &e) == 0 ? n : UINT64_MAX;
+}
+
+FZ_STATIC uint64_t fz_elsize(const afmt_array *a)
+{
+    return a->dtype == AFMT_OPAQUE ? a->elsize : afmt_dtype_get(a->dtype)->size;
+}
+
+/* Compare a row-major and a column-major copy of the same logical array at
+ * every logical index; returns the first row-major index that differs, or
+ * count when all agree. */
+FZ_STATIC uint64_t fz_first_transpose_mismatch(const afmt_array *a, const uint8_t *row,
+                                               const uint8_t *col, uint64_t es)
+{
+    uint64_t idx[AFMT_RANK_CAP], cstride[AFMT_RANK_CAP];
+    uint64_t k, coff = 0, s = 1;
+    uint32_t t, rank = a->rank;
+
+    for (t = 0; t < rank; t++) {
+        idx[t] = 0;
+        cstride[t] = s;
+        s *= a->dims[t]; /* no overflow: count == prod(dims) was checked */
+    }
+    for (k = 0; k < a->count; k++) {
+        if (memcmp(row + k * es, col + coff * es, es) != 0)
+            return k;
+        for (t = rank; t-- > 0;) {
+            if (++idx[t] < a->dims[t]) {
+                coff += cstride[t];
+                break;
+            }
+            coff -= (a->dims[t] - 1) * cstride[t];
+            idx[t] = 0;
+        }
+    }
+    return a->count;
+}
+
+/* First element index at which two plain buffers differ (count if none). */
+FZ_STATIC uint64_t fz_first_mismatch(const uint8_t *x, const uint8_t *y, uint64_t count,
+                                     uint64_t es)
+{
+    uint64_t k;
+
+    if (es == 0 || memcmp(x, y, count * es) == 0)
+        return count;
+    for (k = 0; k < count; k++)
+        if (memcmp(x + k * es, y + k * es, es) != 0)
+            return k;
+    return count;
+}
+
+/* Hex of up to 16 bytes, for messages. */
+FZ_STATIC const char *fz_hex(const uint8_t *p, uint64_t n, char *out, size_t size)
+{
+    static const char digits[] = "0123456789abcdef";
+    size_t i, o = 0;
+
+    for (i = 0; i < n && i < 16 && o + 3 < size; i++) {
+        out[o++] = digits[p[i] >> 4];
+        out[o++] = digits[p[i] & 15];
+    }
+    out[o] = '\0';
+    return out;
+}
+
+/* Decode a view to plain in `order`.  0: *out holds *size bytes (free it);
+ * 1: skipped (too big, or a legitimate refusal such as LZ4 without liblz4);
+ * -1: decoding failed, err says why. */
+FZ_STATIC int fz_decode(const afmt_array *a, afmt_order order, uint8_t **out,
+                        uint64_t *size, afmt_error *err)
+{
+    uint64_t total = fz_plain_size(a);
+
+    *out = NULL;
+    *size = 0;
+    if (total > FZ_MAX_PLAIN)
+        return 1;
+    *out = malloc(total ? total : 1);
+    if (!*out)
+        return 1;
+    if (afmt_array_to_plain(a, order, *out, total, err) != 0) {
+        free(*out);
+        *out = NULL;
+        return fz_decode_may_fail(err->code) ? 1 : -1;
+    }
+    *size = total;
+    return 0;
+}
+
+/* ------------------------------------------------------------ validate */
+
+typedef struct fz_vstate {
+    fz_ctx *c;
+    const afmt_format *f;
+    const char *mode;
+    const uint8_t *buf;
+    uint64_t len;
+    unsigned long arrays;
+    int decode_failed;        /* first decode failure, judged after validate */
+    afmt_error decode_err;
+    uint32_t decode_index;
+} fz_vstate;
+
+FZ_STATIC int fz_visit_decode(void *ctx, const afmt_array *a)
+{
+    fz_vstate *s = ctx;
+    fz_ctx *c = s->c;
+    uint8_t *row = NULL, *col = NULL;
+    uint64_t rsize, csize, es, k;
+    afmt_error e;
+    int rc;
+
+    s->arrays++;
+    if (fz_check_view(c, s->f, s->mode, s->buf, s->len, a) != 0)
+        return 0;
+    afmt_error_clear(&e);
+    rc = fz_decode(a, AFMT_ROW_MAJOR, &row, &rsize, &e);
+    if (rc == 0)
+        rc = fz_decode(a, AFMT_COL_MAJOR, &col, &csize, &e);
+    if (rc < 0) {
+        if (!s->decode_failed) {
+            s->decode_failed = 1;
+            s->decode_err = e;
+            s->decode_index = a->index;
+        }
+    } else if (rc == 0) {
+        c->decoded++;
+        es = fz_elsize(a);
+        /* Both orders hold the same element at every logical index. */
+        k = fz_first_transpose_mismatch(a, row, col, es);
+        if (k < a->count)
+            fz_bug(c, "%s %s: array %u (rank %" PRIu32 "): row- and column-major "
+                   "decodes differ at row-major element %" PRIu64,
+                   s->f->name, s->mode, a->index, a->rank, k);
+        /* A plain, native, contiguous view decodes to its own bytes. */
+        if (a->encoding == AFMT_ENC_PLAIN && a->endian == AFMT_LITTLE &&
+            (a->stride == es || a->stride == 0) && rsize > 0 && a->nbytes >= rsize) {
+            const uint8_t *own = a->order == AFMT_ROW_MAJOR ? row : col;
+            k = fz_first_mismatch(own, a->data, a->count, es);
+            if (k < a->count)
+                fz_bug(c, "%s %s: array %u: plain decode differs from the stored "
+                       "bytes at element %" PRIu64, s->f->name, s->mode, a->index, k);
+        }
+    }
+    free(row);
+    free(col);
+    return 0;
+}
+
+FZ_STATIC void fz_visit_warning(void *ctx, const afmt_error *w)
+{
+    fz_vstate *s = ctx;
+    char text[1024];
+
+    if (w->code < AFMT_OK || w->code >= AFMT_CODE_COUNT_ ||
+        !memchr(w->message, 0, sizeof w->message) || !memchr(w->field, 0, sizeof w->field))
+        fz_bug(s->c, "%s %s: malformed warning (code %d)", s->f->name, s->mode, (int)w->code);
+    else
+        fz_describe(w, text, sizeof text);
+}
+
+FZ_STATIC void fz_visit_trailer(void *ctx, const uint8_t *data, uint64_t n, uint64_t offset)
+{
+    fz_vstate *s = ctx;
+
+    if (n == 0 || !fz_inside(s->buf, s->len, data, n) ||
+        offset != (uint64_t)((uintptr_t)data - (uintptr_t)s->buf) ||
+        offset + n != s->len)
+        fz_bug(s->c, "%s %s: trailer of %" PRIu64 " bytes at offset %" PRIu64
+               " is not the end of the %" PRIu64 "-byte input",
+               s->f->name, s->mode, n, offset, s->len);
+}
+
+/* Validate buf as f with opt; views are checked and decoded.  Returns the
+ * validator's result. */
+FZ_STATIC int fz_validate_one(fz_ctx *c, const afmt_format *f, const char *mode,
+                              const afmt_options *opt, const uint8_t *buf, uint64_t len)
+{
+    fz_vstate s;
+    afmt_visitor vis;
+    afmt_error err;
+    char text[1024];
+    int rc;
+
+    memset(&s, 0, sizeof s);
+    s.c = c;
+    s.f = f;
+    s.mode = mode;
+    s.buf = buf;
+    s.len = len;
+    memset(&vis, 0, sizeof vis);
+    vis.ctx = &s;
+    vis.on_array = fz_visit_decode;
+    vis.on_warning = fz_visit_warning;
+    vis.on_trailer = fz_visit_trailer;
+    rc = f->validate(buf, len, opt, &vis, &err);
+    if (rc != 0 && rc != -1) {
+        fz_bug(c, "%s %s: validate returned %d", f->name, mode, rc);
+        return -1;
+    }
+    if (rc != 0) {
+        fz_check_error(c, f, &err, mode, 1, len);
+        return -1;
+    }
+    c->validated++;
+    if (s.decode_failed && opt->check_values)
+        fz_bug(c, "%s %s: valid file, but array %u does not decode: %s: %s", f->name, mode,
+               s.decode_index, afmt_code_name(s.decode_err.code),
+               fz_describe(&s.decode_err, text, sizeof text));
+    return 0;
+}
+
+/* The validate target: every format, strict, lenient and tiny limits. */
+FZ_STATIC void fz_check_validate(fz_ctx *c, const uint8_t *buf, uint64_t len)
+{
+    afmt_options strict, lenient, tiny, novalues;
+    const afmt_format *f;
+    size_t i;
+    int s, l;
+
+    fz_options(&strict, AFMT_STRICT);
+    fz_options(&lenient, AFMT_LENIENT);
+    fz_options_tiny(&tiny);
+    novalues = strict;
+    novalues.check_values = 0;
+    for (i = 0; i < afmt_format_count; i++) {
+        f = afmt_formats[i];
+        if (!f)
+            continue;
+        /* detect needs at most 64 bytes and must not read past len. */
+        if (f->detect) {
+            int d = f->detect(buf, len);
+            if (d != 0 && d != 1)
+                fz_bug(c, "%s: detect returned %d", f->name, d);
+        }
+        s = fz_validate_one(c, f, "strict", &strict, buf, len);
+        l = fz_validate_one(c, f, "lenient", &lenient, buf, len);
+        (void)fz_validate_one(c, f, "tiny-limits", &tiny, buf, len);
+        if (s == 0 && l != 0)
+            fz_bug(c, "%s: valid in strict mode but not in lenient mode", f->name);
+        if (s == 0 && fz_validate_one(c, f, "no-value-checks", &novalues, buf, len) != 0)
+            fz_bug(c, "%s: valid with value checks but not without them", f->name);
+    }
+    (void)afmt_format_detect(buf, len, NULL);
+}
+
+/* ------------------------------------------------------------ collecting */
+
+typedef struct fz_views {
+    afmt_array *v;            /* FZ_MAX_VIEWS copies */
+    size_t n;                 /* arrays seen (may exceed FZ_MAX_VIEWS) */
+    const uint8_t *trailer;
+    uint64_t trailer_len;
+} fz_views;
+
+FZ_STATIC int fz_collect_array(void *ctx, const afmt_array *a)
+{
+    fz_views *s = ctx;
+    if (s->n < FZ_MAX_VIEWS)
+        s->v[s->n] = *a;
+    s->n++;
+    return 0;
+}
+
+FZ_STATIC void fz_collect_trailer(void *ctx, const uint8_t *data, uint64_t n, uint64_t offset)
+{
+    fz_views *s = ctx;
+    (void)offset;
+    s->trailer = data;
+    s->trailer_len = n;
+}
+
+/* Validate and keep the views; 0 if valid. */
+FZ_STATIC int fz_collect(const afmt_format *f, const afmt_options *opt, const uint8_t *buf,
+                         uint64_t len, fz_views *out, afmt_error *err)
+{
+    afmt_visitor vis;
+
+    out->n = 0;
+    out->trailer = NULL;
+    out->trailer_len = 0;
+    memset(&vis, 0, sizeof vis);
+    vis.ctx = out;
+    vis.on_array = fz_collect_array;
+    vis.on_trailer = fz_collect_trailer;
+    return f->validate(buf, len, opt, &vis, err);
+}
+
+/* Valid in strict mode, else lenient: 0 strict, 1 lenient only, -1 not. */
+FZ_STATIC int fz_collect_any(const afmt_format *f, const uint8_t *buf, uint64_t len,
+                             fz_views *out)
+{
+    afmt_options o;
+    afmt_error err;
+
+    fz_options(&o, AFMT_STRICT);
+    if (fz_collect(f, &o, buf, len, out, &err) == 0)
+        return 0;
+    fz_options(&o, AFMT_LENIENT);
+    if (fz_collect(f, &o, buf, len, out, &err) == 0)
+        return 1;
+    return -1;
+}
+
+/* Plain copies of n views in `order`, as views the writers take.  0 ok,
+ * 1 skip (too big or legitimately not decodable), -1 bug reported. */
+FZ_STATIC int fz_plainify(fz_ctx *c, const afmt_format *f, const afmt_array *views, size_t n,
+                          afmt_order order, uint8_t **bufs, afmt_array *plain)
+{
+    uint64_t total = 0, size;
+    afmt_error e;
+    char text[1024];
+    size_t i;
+    int rc;
+
+    for (i = 0; i < n; i++)
+        bufs[i] = NULL;
+    for (i = 0; i < n; i++) {
+        size = fz_plain_size(&views[i]);
+        if (size > FZ_MAX_PLAIN || (total += size) > FZ_MAX_PLAIN_TOTAL)
+            return 1;
+    }
+    for (i = 0; i < n; i++) {
+        afmt_error_clear(&e);
+        rc = fz_decode(&views[i], order, &bufs[i], &size, &e);
+        if (rc < 0)
+            fz_bug(c, "%s: array %zu of a valid file does not decode: %s: %s", f->name, i,
+                   afmt_code_name(e.code), fz_describe(&e, text, sizeof text));
+        if (rc != 0)
+            return rc;
+        afmt_array_plain_view(&views[i], order, bufs[i], &plain[i]);
+    }
+    return 0;
+}
+
+FZ_STATIC void fz_free_all(uint8_t **bufs, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++) {
+        free(bufs[i]);
+        bufs[i] = NULL;
+    }
+}
+
+/* Write arrays with f into a buffer of exactly encoded_size bytes.
+ * 0: *out holds *size bytes (free it); 1: the writer refused legitimately;
+ * -1: bug reported. */
+FZ_STATIC int fz_write(fz_ctx *c, const afmt_format *f, const char *what,
+                       const afmt_array *arrays, size_t n, const afmt_write_options *wopt,
+                       int lenient_input, uint8_t **out, uint64_t *size)
+{
+    afmt_error err;
+    afmt_sink sink;
+    char text[1024];
+
+    *out = NULL;
+    *size = 0;
+    afmt_error_clear(&err);
+    if (f->encoded_size(arrays, n, wopt, size, &err) != 0) {
+        fz_check_error(c, f, &err, "encoded_size", 0, 0);
+        if (fz_write_may_refuse(err.code, lenient_input))
+            return 1;
+        fz_bug(c, "%s %s: encoded_size refuses what the validator accepted: %s: %s",
+               f->name, what, afmt_code_name(err.code), fz_describe(&err, text, sizeof text));
+        return -1;
+    }
+    if (*size > FZ_MAX_PLAIN_TOTAL + ((uint64_t)1 << 20))
+        return 1; /* header-heavy, e.g. a huge trailer: not worth the memory */
+    *out = malloc(*size ? *size : 1);
+    if (!*out)
+        return 1;
+    afmt_sink_buffer(&sink, *out, *size);
+    afmt_error_clear(&err);
+    if (f->write(arrays, n, wopt, &sink, &err) != 0) {
+        fz_bug(c, "%s %s: encoded_size said %" PRIu64 " bytes, then write failed: %s: %s",
+               f->name, what, *size, afmt_code_name(err.code),
+               fz_describe(&err, text, sizeof text));
+        free(*out);
+        *out = NULL;
+        return -1;
+    }
+    if (sink.written != *size) {
+        fz_bug(c, "%s %s: encoded_size said %" PRIu64 " bytes, write wrote %" PRIu64,
+               f->name, what, *size, sink.written);
+        free(*out);
+        *out = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+/* Same logical shape: equal dims, or (squeeze) equal once axes of size 1
+ * are dropped, which keeps every row-major linear index. */
+FZ_STATIC int fz_same_shape(const afmt_array *a, const afmt_array *b, int squeeze)
+{
+    uint32_t i = 0, j = 0;
+
+    if (a->count != b->count)
+        return 0;
+    if (!squeeze)
+        return a->rank == b->rank &&
+               memcmp(a->dims, b->dims, sizeof a->dims[0] * a->rank) == 0;
+    for (;;) {
+        while (i < a->rank && a->dims[i] == 1)
+            i++;
+        while (j < b->rank && b->dims[j] == 1)
+            j++;
+        if (i == a->rank || j == b->rank)
+            return i == a->rank && j == b->rank;
+        if (a->dims[i++] != b->dims[j++])
+            return 0;
+    }
+}
+
+/* Compare array x (from the input) with y (from what a writer made):
+ * dtype, shape, and every value at the same logical index (row-major). */
+FZ_STATIC void fz_compare_values(fz_ctx *c, const char *what, const afmt_array *x,
+                                 const afmt_array *y, int squeeze)
+{
+    uint8_t *px = NULL, *py = NULL;
+    uint64_t nx, ny, k, es;
+    char dx[64], dy[64], hx[40], hy[40], text[1024];
+    afmt_error e;
+    int rx, ry;
+
+    afmt_array_describe(x, dx, sizeof dx);
+    afmt_array_describe(y, dy, sizeof dy);
+    if (x->dtype != y->dtype || (x->dtype == AFMT_OPAQUE && x->elsize != y->elsize)) {
+        fz_bug(c, "%s: array %u: type changed: %s became %s", what, x->index, dx, dy);
+        return;
+    }
+    if (!fz_same_shape(x, y, squeeze)) {
+        fz_bug(c, "%s: array %u: shape changed: %s became %s", what, x->index, dx, dy);
+        return;
+    }
+    rx = fz_decode(x, AFMT_ROW_MAJOR, &px, &nx, &e);
+    if (rx < 0)
+        fz_bug(c, "%s: array %u (%s) does not decode: %s", what, x->index, dx,
+               fz_describe(&e, text, sizeof text));
+    ry = fz_decode(y, AFMT_ROW_MAJOR, &py, &ny, &e);
+    if (ry < 0)
+        fz_bug(c, "%s: written array %u (%s) does not decode: %s", what, y->index, dy,
+               fz_describe(&e, text, sizeof text));
+    if (rx == 0 && ry == 0) {
+        es = fz_elsize(x);
+        k = nx == ny ? fz_first_mismatch(px, py, x->count, es) : 0;
+        if (k < x->count)
+            fz_bug(c, "%s: array %u (%s): element %" PRIu64 " (row-major) was %s, is %s",
+                   what, x->index, dx, k, fz_hex(px + k * es, es, hx, sizeof hx),
+                   fz_hex(py + k * es, es, hy, sizeof hy));
+    }
+    free(px);
+    free(py);
+}
+
+/* ------------------------------------------------------------ roundtrip */
+
+FZ_STATIC void fz_roundtrip_format(fz_ctx *c, const afmt_format *f, const uint8_t *buf,
+                                   uint64_t len, fz_views *in, fz_views *out)
+{
+    uint8_t *bufs[FZ_MAX_VIEWS], *bufs2[FZ_MAX_VIEWS];
+    afmt_array *plain = NULL, *plain2 = NULL;
+    uint8_t *w1 = NULL, *w2 = NULL;
+    uint64_t n1, n2;
+    afmt_write_options wopt;
+    afmt_options oo;
+    afmt_error err;
+    char text[1024], what[96];
+    size_t i, n;
+    int lenient, rc;
+
+    for (i = 0; i < FZ_MAX_VIEWS; i++)
+        bufs[i] = bufs2[i] = NULL;
+    lenient = fz_collect_any(f, buf, len, in);
+    if (lenient < 0 || in->n == 0 || in->n > FZ_MAX_VIEWS)
+        return;
+    n = in->n;
+    plain = malloc(sizeof *plain * n);
+    plain2 = malloc(sizeof *plain2 * n);
+    if (!plain || !plain2)
+        goto done;
+    if (fz_plainify(c, f, in->v, n, f->order, bufs, plain) != 0)
+        goto done;
+    memset(&wopt, 0, sizeof wopt);
+    wopt.trailer = in->trailer;
+    wopt.trailer_len = in->trailer_len;
+    snprintf(what, sizeof what, "rewrite of a %s file", lenient ? "leniently valid" : "valid");
+    if (fz_write(c, f, what, plain, n, &wopt, lenient, &w1, &n1) != 0)
+        goto done;
+
+    /* Writers produce the strict form. */
+    fz_options_output(&oo);
+    afmt_error_clear(&err);
+    if (fz_collect(f, &oo, w1, n1, out, &err) != 0) {
+        fz_bug(c, "%s %s: output does not validate (strict): %s: %s", f->name, what,
+               afmt_code_name(err.code), fz_describe(&err, text, sizeof text));
+        goto done;
+    }
+    if (out->n != n) {
+        fz_bug(c, "%s %s: %zu arrays written, %zu read back", f->name, what, n, out->n);
+        goto done;
+    }
+    c->roundtrips++;
+    snprintf(what, sizeof what, "%s rewrite", f->name);
+    for (i = 0; i < n; i++) {
+        fz_compare_values(c, what, &in->v[i], &out->v[i], 0);
+        if (strcmp(in->v[i].name, out->v[i].name) != 0)
+            fz_bug(c, "%s: array %zu: name \"%.64s\" became \"%.64s\"", what, i,
+                   in->v[i].name, out->v[i].name);
+    }
+    if (in->trailer_len != out->trailer_len ||
+        (in->trailer_len > 0 && memcmp(in->trailer, out->trailer, in->trailer_len) != 0))
+        fz_bug(c, "%s: trailer of %" PRIu64 " bytes became %" PRIu64 " bytes (or changed)",
+               what, in->trailer_len, out->trailer_len);
+
+    /* The written form is canonical: rewriting it gives the same bytes. */
+    rc = fz_plainify(c, f, out->v, n, f->order, bufs2, plain2);
+    if (rc != 0)
+        goto done;
+    wopt.trailer = out->trailer;
+    wopt.trailer_len = out->trailer_len;
+    if (fz_write(c, f, "second rewrite", plain2, n, &wopt, 0, &w2, &n2) != 0)
+        goto done;
+    if (n1 != n2 || memcmp(w1, w2, n1) != 0) {
+        uint64_t k = 0;
+        while (k < n1 && k < n2 && w1[k] == w2[k])
+            k++;
+        fz_bug(c, "%s: not a fixed point: the rewrite of the rewrite differs (%" PRIu64
+               " vs %" PRIu64 " bytes, first difference at byte %" PRIu64 ")",
+               what, n1, n2, k);
+    }
+done:
+    fz_free_all(bufs, FZ_MAX_VIEWS);
+    fz_free_all(bufs2, FZ_MAX_VIEWS);
+    free(plain);
+    free(plain2);
+    free(w1);
+    free(w2);
+}
+
+FZ_STATIC int fz_views_alloc(fz_views *v)
+{
+    memset(v, 0, sizeof *v);
+    v->v = malloc(sizeof *v->v * FZ_MAX_VIEWS);
+    return v->v ? 0 : -1;
+}
+
+/* The roundtrip target: every format in which the input is valid. */
+FZ_STATIC void fz_check_roundtrip(fz_ctx *c, const uint8_t *buf, uint64_t len)
+{
+    fz_views in, out;
+    size_t i;
+
+    if (fz_views_alloc(&in) == 0 && fz_views_alloc(&out) == 0)
+        for (i = 0; i < afmt_format_count; i++)
+            if (afmt_formats[i])
+                fz_roundtrip_format(c, afmt_formats[i], buf, len, &in, &out);
+    free(in.v);
+    free(out.v);
+}
+
+/* ------------------------------------------------------------ convert */
+
+/* Array x (valid in format a) written as format b. */
+FZ_STATIC void fz_convert_one(fz_ctx *c, const afmt_format *a, const afmt_format *b,
+                              const afmt_array *x, fz_views *out)
+{
+    uint8_t *pbuf = NULL, *w = NULL;
+    afmt_array plain;
+    uint64_t n;
+    afmt_options oo;
+    afmt_error err;
+    char what[96], text[1024];
+
+    snprintf(what, sizeof what, "%s array %u -> %s", a->name, x->index, b->name);
+    if (fz_plainify(c, a, x, 1, b->order, &pbuf, &plain) != 0)
+        goto done;
+    afmt_error_clear(&err);
+    if (b->can_write(&plain, &err) != 0) {
+        fz_check_error(c, b, &err, "can_write", 0, 0);
+        if (err.code == AFMT_E_USAGE)
+            fz_bug(c, "%s: can_write calls a plain view in the writer's order a usage "
+                   "error: %s", what, fz_describe(&err, text, sizeof text));
+        goto done;
+    }
+    /* can_write accepted: every later step must succeed. */
+    if (fz_write(c, b, what, &plain, 1, NULL, 0, &w, &n) != 0)
+        goto done;
+    fz_options_output(&oo);
+    afmt_error_clear(&err);
+    if (fz_collect(b, &oo, w, n, out, &err) != 0) {
+        fz_bug(c, "%s: output does not validate (strict): %s: %s", what,
+               afmt_code_name(err.code), fz_describe(&err, text, sizeof text));
+        goto done;
+    }
+    if (out->n != 1) {
+        fz_bug(c, "%s: one array written, %zu read back", what, out->n);
+        goto done;
+    }
+    c->conversions++;
+    fz_compare_values(c, what, x, &out->v[0], 1);
+done:
+    free(pbuf);
+    free(w);
+}
+
+/* The convert target: for every format A in which the input is valid, each
+ * of its first arrays into every other format B that can hold it. */
+FZ_STATIC void fz_check_convert(fz_ctx *c, const uint8_t *buf, uint64_t len)
+{
+    fz_views in, out;
+    size_t i, j, k;
+
+    if (fz_views_alloc(&in) != 0 || fz_views_alloc(&out) != 0)
+        goto done;
+    for (i = 0; i < afmt_format_count; i++) {
+        const afmt_format *a = afmt_formats[i];
+        if (!a || fz_collect_any(a, buf, len, &in) < 0)
+            continue;
+        for (k = 0; k < in.n && k < FZ_MAX_CONVERT && k < FZ_MAX_VIEWS; k++)
+            for (j = 0; j < afmt_format_count; j++)
+                if (j != i && afmt_formats[j])
+                    fz_convert_one(c, a, afmt_formats[j], &in.v[k], &out);
+    }
+done:
+    free(in.v);
+    free(out.v);
+}
+
+/* All three, as the regression test runs them. */
+FZ_STATIC void fz_check_all(fz_ctx *c, const uint8_t *buf, uint64_t len)
+{
+    const char *target = c->target;
+
+    c->target = "validate";
+    fz_check_validate(c, buf, len);
+    c->target = "roundtrip";
+    fz_check_roundtrip(c, buf, len);
+    c->target = "convert";
+    fz_check_convert(c, buf, len);
+    c->target = target;
+}
+
+#endif /* AFMT_FUZZ_CHECKS_H */
