@@ -382,6 +382,12 @@ static cexpr call(emitter *m, expr *e, const char *text)
         free(mt);
         return y ? mk(xprintf("(%s->encoding == AFMT_ENC_CSR)", y->c), VT_BOOL) : bad();
     }
+    if (strcmp(fn, "compress") == 0) {
+        NARGS(0);
+        free(mt);
+        if (!m->writer) { gen_error(m, NULL, "compress() is only available in \"write\" expressions (`%s`)", text); return bad(); }
+        return mk(xstrdup("(wopt != NULL && wopt->compress != 0)"), VT_BOOL);
+    }
     if (strcmp(fn, "narrays") == 0) {
         NARGS(0);
         free(mt);

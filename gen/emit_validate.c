@@ -818,6 +818,64 @@ static void emit_array(emitter *m, item *it)
         line(m, "const uint64_t stored_%s = n_%s;", it->name, it->name);
     }
     line(m, "uint64_t nbytes_%s;", it->name);
+    if (it->compressed) {
+        char *cz = emit_bool(m, it->compressed, it->compressed_text);
+        line(m, "const int compressed_%s = %s;", it->name, cz);
+        free(cz);
+        line(m, "if (compressed_%s) {", it->name);
+        m->indent++;
+        {
+            char *st = emit_u64(m, it->stored, it->stored_text);
+            line(m, "nbytes_%s = %s;", it->name, st);
+            free(st);
+        }
+        line(m, "uint64_t plain_%s;", it->name);
+        line(m, "if (!afmt_mul_u64(n_%s, %s_size, &plain_%s)) {", it->name, lk->c, it->name);
+        m->indent++;
+        emit_fail(m, "overflow", LEN_NONE, "\"the decompressed size overflows 64 bits\"", NULL);
+        m->indent--;
+        line(m, "}");
+        line(m, "if (plain_%s > opt->limits.max_decoded_bytes) {", it->name);
+        m->indent++;
+        {
+            char *args = xprintf("plain_%s, opt->limits.max_decoded_bytes", it->name);
+            emit_fail(m, "limit", LEN_NONE, "\"decompresses to %\" PRIu64 \" bytes, more than the limit of %\" PRIu64 \"\"", args);
+            free(args);
+        }
+        m->indent--;
+        line(m, "}");
+        line(m, "if (%s - pos < nbytes_%s) {", m->end, it->name);
+        m->indent++;
+        {
+            char *args = xprintf("nbytes_%s, %s - pos", it->name, m->end);
+            emit_fail(m, "truncated", LEN_NONE, "\"needs %\" PRIu64 \" bytes of compressed data, only %\" PRIu64 \" left\"", args);
+            free(args);
+        }
+        m->indent--;
+        line(m, "}");
+        line(m, "uint64_t lz4_bad = 0;");
+        line(m, "const char *lz4_why = \"\";");
+        line(m, "const int lz4_rc = afmt_lz4_block_check(buf + pos, nbytes_%s, plain_%s, &lz4_bad, &lz4_why);", it->name, it->name);
+        line(m, "if (lz4_rc != 0) {");
+        m->indent++;
+        set_fail(m, it->name, "AFMT_NO_INDEX", "pos + lz4_bad");
+        {
+            char *args = xprintf("lz4_why, plain_%s", it->name);
+            line(m, "if (lz4_rc == -2) {");
+            m->indent++;
+            emit_fail(m, "size", LEN_NONE, "\"LZ4 block %s: it must decompress to %\" PRIu64 \" bytes\"", args);
+            m->indent--;
+            line(m, "}");
+            emit_fail(m, "value", LEN_NONE, "\"malformed LZ4 block: %s\"", "lz4_why");
+            free(args);
+        }
+        m->indent--;
+        line(m, "}");
+        set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
+        m->indent--;
+        line(m, "} else {");
+        m->indent++;
+    }
     line(m, "if (%s_enc == AFMT_ENC_BITS_LSB) {", lk->c);
     line(m, "    nbytes_%s = afmt_ceil_div_u64(stored_%s, 8);", it->name, it->name);
     line(m, "} else if (!afmt_mul_u64(stored_%s, %s_size, &nbytes_%s)) {", it->name, lk->c, it->name);
@@ -829,6 +887,10 @@ static void emit_array(emitter *m, item *it)
     }
     m->indent--;
     line(m, "}");
+    if (it->compressed) {
+        m->indent--;
+        line(m, "}");
+    }
     line(m, "if (%s - pos < nbytes_%s) {", m->end, it->name);
     m->indent++;
     {
@@ -840,7 +902,10 @@ static void emit_array(emitter *m, item *it)
     m->indent--;
     line(m, "}");
     if (it->check_values) {
-        line(m, "if (opt->check_values && %s_dtype == AFMT_BOOL) {", lk->c);
+        if (it->compressed)
+            line(m, "if (opt->check_values && %s_dtype == AFMT_BOOL && !compressed_%s) {", lk->c, it->name);
+        else
+            line(m, "if (opt->check_values && %s_dtype == AFMT_BOOL) {", lk->c);
         m->indent++;
         line(m, "if (%s_enc == AFMT_ENC_BITS_LSB) {", lk->c);
         m->indent++;
@@ -902,6 +967,7 @@ static void emit_array(emitter *m, item *it)
     line(m, "a.offset = pos;");
     line(m, "a.stride = %s_size;", lk->c);
     line(m, "a.index = narrays;");
+    if (it->compressed) line(m, "if (compressed_%s) a.encoding = AFMT_ENC_LZ4_BLOCK;", it->name);
     if (it->layout == LAYOUT_CSR) {
         line(m, "a.encoding = AFMT_ENC_CSR;");
         line(m, "a.nnz = stored_%s;", it->name);

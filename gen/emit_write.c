@@ -429,7 +429,11 @@ static void emit_def(emitter *m, scope *sc, def *d, const char *chain)
     }
     d->state = 1;
     collect_names(d->e, &names, &n);
-    if (d->kind == D_PAYLOAD && it->dtype_from) { names = realloc(names, sizeof *names * 1); names[0] = it->dtype_from; n = 1; }
+    if (d->kind == D_PAYLOAD && it->dtype_from) {
+        collect_names(it->compressed, &names, &n);
+        names = realloc(names, sizeof *names * (size_t)(n + 1));
+        names[n++] = it->dtype_from;
+    }
     for (i = 0; i < n; i++) require(m, sc, names[i], mychain);
     free(names);
     m->jpath = it->jpath;
@@ -592,10 +596,24 @@ static void emit_def(emitter *m, scope *sc, def *d, const char *chain)
             break;
         }
         line(m, "uint64_t nbytes_%s;", it->name);
-        if (it->layout == LAYOUT_CSR)
+        if (it->layout == LAYOUT_CSR) {
             line(m, "nbytes_%s = A_%s->nnz * %s_size; /* values only; checked by afmt_sink_csr_values */", it->name, it->name, lk->c);
-        else
+        } else if (it->compressed) {
+            char *cz = emit_bool(m, it->compressed, it->compressed_text);
+            line(m, "const int compressed_%s = %s;", it->name, cz);
+            free(cz);
             line(m, "if (afmt_payload_size(A_%s, %s_enc, &nbytes_%s, err) != 0) return -1;", it->name, lk->c, it->name);
+            line(m, "if (compressed_%s) {", it->name);
+            m->indent++;
+            line(m, "/* the stored length is the compressed one: compress now, write later */");
+            line(m, "free(*owned);");
+            line(m, "*owned = NULL;");
+            line(m, "if (afmt_lz4_compress(A_%s->data, nbytes_%s, owned, &nbytes_%s, err) != 0) return -1;", it->name, it->name, it->name);
+            m->indent--;
+            line(m, "}");
+        } else {
+            line(m, "if (afmt_payload_size(A_%s, %s_enc, &nbytes_%s, err) != 0) return -1;", it->name, lk->c, it->name);
+        }
         line(m, "(void)nbytes_%s;", it->name);
         break;
     }
@@ -842,7 +860,13 @@ static void write_item(emitter *m, item *it)
             line(m, "if (afmt_sink_columns(sink, arrays, n, %s, err) != 0) return -1;", endian);
         else if (it->layout == LAYOUT_CSR)
             line(m, "if (afmt_sink_csr_values(sink, A_%s, %s, err) != 0) return -1;", it->name, endian);
-        else if (lk)
+        else if (lk && it->compressed) {
+            line(m, "if (compressed_%s) {", it->name);
+            line(m, "    if (afmt_sink_put(sink, *owned, nbytes_%s, err) != 0) return -1;", it->name);
+            line(m, "} else if (afmt_sink_payload(sink, A_%s, %s, %s_enc, err) != 0) {", it->name, endian, lk->c);
+            line(m, "    return -1;");
+            line(m, "}");
+        } else if (lk)
             line(m, "if (afmt_sink_payload(sink, A_%s, %s, %s_enc, err) != 0) return -1;", it->name, endian, lk->c);
         break;
     }
@@ -925,9 +949,10 @@ void emit_writer(emitter *m)
     m->writer = 1;
     m->end = "len";
     line(m, "static int %s_write_impl(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,", s->format);
-    line(m, "                         afmt_sink *sink, afmt_error *err)");
+    line(m, "                         afmt_sink *sink, afmt_error *err, uint8_t **owned)");
     line(m, "{");
     m->indent++;
+    line(m, "(void)owned;");
     m->multi = multi;
     if (!multi) {
         line(m, "const size_t ai = 0;");

@@ -214,7 +214,7 @@ static const char *const LOOKUP_KEYS[] = {"lookup", "table", "key", "field", "do
 static const char *const CHECKITEM_KEYS[] = {"check", "field", "message", "code", "lenient", "doc", NULL};
 static const char *const ARRAY_KEYS[] = {
     "array", "dtype", "shape", "order", "endian", "name", "values", "lenient", "doc",
-    "layout", "nnz", "row_offsets", "col_indices", "types", "table", "names", NULL};
+    "layout", "nnz", "row_offsets", "col_indices", "types", "table", "names", "compressed", "stored_bytes", NULL};
 static const char *const REPEAT_KEYS[] = {"repeat", "until", "count", "skip", "min", "body", "doc", NULL};
 static const char *const REGION_KEYS[] = {"region", "size", "exact", "lenient", "body", "doc", NULL};
 static const char *const SWITCH_KEYS[] = {"switch", "on", "cases", "else", "doc", NULL};
@@ -428,6 +428,12 @@ static void load_item(loader *L, spec *s, json_t *o, const char *jp, item *it)
             free(layout);
         }
         it->nnz = get_expr(L, o, "nnz", jp, &it->nnz_text);
+        it->compressed = get_expr(L, o, "compressed", jp, &it->compressed_text);
+        it->stored = get_expr(L, o, "stored_bytes", jp, &it->stored_text);
+        if (!!it->compressed != !!it->stored)
+            LERR(L, jp, "\"compressed\" (when the payload is one LZ4 block) and \"stored_bytes\" (its length) go together");
+        if (it->compressed && it->layout != LAYOUT_DENSE)
+            LERR(L, jp, "only dense arrays can be compressed");
         it->row_offsets = get_str(L, o, "row_offsets", jp, 0);
         it->col_indices = get_str(L, o, "col_indices", jp, 0);
         it->types_field = get_str(L, o, "types", jp, 0);

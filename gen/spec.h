@@ -110,6 +110,8 @@ typedef struct item {
     char *name_from;                  /* text field giving the array's name */
     int check_values;                 /* bool bytes 0/1, pad bits zero */
     int layout;                       /* LAYOUT_* */
+    expr *compressed; char *compressed_text;   /* true: one LZ4 block */
+    expr *stored; char *stored_text;           /* its length in bytes */
     expr *nnz; char *nnz_text;        /* csr: number of stored values */
     char *row_offsets, *col_indices;  /* csr: array fields */
     char *types_field;                /* columns: array field of type codes */

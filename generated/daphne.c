@@ -2,6 +2,7 @@
 #include "daphne.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const daphne_extensions[] = {".dbdf", NULL};
@@ -602,8 +603,9 @@ int afmt_daphne_validate(const uint8_t *buf, uint64_t len, const afmt_options *o
 }
 
 static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,
-                         afmt_sink *sink, afmt_error *err)
+                         afmt_sink *sink, afmt_error *err, uint8_t **owned)
 {
+    (void)owned;
     const size_t ai = 0;
     if (n == 0) {
         return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, 0, "daphne needs an array to write");
@@ -937,12 +939,17 @@ int afmt_daphne_encoded_size(const afmt_array *arrays, size_t n, const afmt_writ
 {
     afmt_sink counter;
     afmt_error scratch;
+    uint8_t *owned;
+    int rc;
     if (!err) err = &scratch;
     afmt_error_clear(err);
     memset(&counter, 0, sizeof counter);
     counter.write = daphne_count_only;
     counter.counting = 1;
-    if (daphne_write_impl(arrays, n, wopt, &counter, err) != 0) {
+    owned = NULL;
+    rc = daphne_write_impl(arrays, n, wopt, &counter, err, &owned);
+    free(owned);
+    if (rc != 0) {
         afmt_error_set_format(err, "daphne");
         return -1;
     }
@@ -960,9 +967,13 @@ int afmt_daphne_write(const afmt_array *arrays, size_t n, const afmt_write_optio
                   afmt_sink *sink, afmt_error *err)
 {
     afmt_error scratch;
+    uint8_t *owned = NULL; /* compressed payloads, freed here on every path */
+    int rc;
     if (!err) err = &scratch;
     afmt_error_clear(err);
-    if (daphne_write_impl(arrays, n, wopt, sink, err) != 0) {
+    rc = daphne_write_impl(arrays, n, wopt, sink, err, &owned);
+    free(owned);
+    if (rc != 0) {
         afmt_error_set_format(err, "daphne");
         return -1;
     }

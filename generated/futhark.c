@@ -2,6 +2,7 @@
 #include "futhark.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const futhark_extensions[] = {NULL};
@@ -240,8 +241,9 @@ int afmt_futhark_validate(const uint8_t *buf, uint64_t len, const afmt_options *
 }
 
 static int futhark_write_impl(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,
-                         afmt_sink *sink, afmt_error *err)
+                         afmt_sink *sink, afmt_error *err, uint8_t **owned)
 {
+    (void)owned;
     if (n == 0 && 0) return 0;
     /* repeat value: one per array */
     for (size_t ai = 0; ai < n; ai++) {
@@ -374,12 +376,17 @@ int afmt_futhark_encoded_size(const afmt_array *arrays, size_t n, const afmt_wri
 {
     afmt_sink counter;
     afmt_error scratch;
+    uint8_t *owned;
+    int rc;
     if (!err) err = &scratch;
     afmt_error_clear(err);
     memset(&counter, 0, sizeof counter);
     counter.write = futhark_count_only;
     counter.counting = 1;
-    if (futhark_write_impl(arrays, n, wopt, &counter, err) != 0) {
+    owned = NULL;
+    rc = futhark_write_impl(arrays, n, wopt, &counter, err, &owned);
+    free(owned);
+    if (rc != 0) {
         afmt_error_set_format(err, "futhark");
         return -1;
     }
@@ -397,9 +404,13 @@ int afmt_futhark_write(const afmt_array *arrays, size_t n, const afmt_write_opti
                   afmt_sink *sink, afmt_error *err)
 {
     afmt_error scratch;
+    uint8_t *owned = NULL; /* compressed payloads, freed here on every path */
+    int rc;
     if (!err) err = &scratch;
     afmt_error_clear(err);
-    if (futhark_write_impl(arrays, n, wopt, sink, err) != 0) {
+    rc = futhark_write_impl(arrays, n, wopt, sink, err, &owned);
+    free(owned);
+    if (rc != 0) {
         afmt_error_set_format(err, "futhark");
         return -1;
     }

@@ -2,6 +2,7 @@
 #include "rawarray.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const rawarray_extensions[] = {".ra", NULL};
@@ -51,9 +52,6 @@ static int rawarray_validate_body(const uint8_t *buf, uint64_t len, const afmt_o
     if (!((v_flags & 1) == 0)) {
         return afmt_fail(err, AFMT_E_UNSUPPORTED, &path, "flags", AFMT_NO_INDEX, o_flags, "big-endian data (flags bit 0) is not supported: `(flags & 1) == 0` does not hold (flags = %" PRIu64 ")", v_flags);
     }
-    if (!((v_flags & 2) == 0)) {
-        return afmt_fail(err, AFMT_E_UNSUPPORTED, &path, "flags", AFMT_NO_INDEX, o_flags, "LZ4-compressed data (flags bit 1) is not supported yet: `(flags & 2) == 0` does not hold (flags = %" PRIu64 ")", v_flags);
-    }
 
     /* eltype: u64 little-endian */
     if (len - pos < 8) {
@@ -74,7 +72,7 @@ static int rawarray_validate_body(const uint8_t *buf, uint64_t len, const afmt_o
         return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "elbyte", AFMT_NO_INDEX, o_elbyte, "element size is zero: `elbyte > 0` does not hold (elbyte = %" PRIu64 ")", v_elbyte);
     }
 
-    /* size: u64 little-endian */
+    /* size: u64 little-endian - data length in bytes: compressed length when flags bit 1 is set */
     if (len - pos < 8) {
         return afmt_fail(err, AFMT_E_TRUNCATED, &path, "size", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for size, only %" PRIu64 " left", (uint64_t)(8), len - pos);
     }
@@ -165,21 +163,29 @@ static int rawarray_validate_body(const uint8_t *buf, uint64_t len, const afmt_o
         return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, &path, "eltype", AFMT_NO_INDEX, o_eltype, "no entry of table element matches (eltype = %" PRIu64 ", elbyte = %" PRIu64 "): unknown type code", (uint64_t)v_eltype, (uint64_t)v_elbyte);
     }
 
-    /* check size == elbyte * prod(dims) */
-    uint64_t t2;
-    uint64_t bad3 = 0;
-    const int rc4 = afmt_field_prod(buf + o_dims, n_dims, 8, 0, 0, &t2, &bad3);
-    if (rc4 == AFMT_E_NEGATIVE) {
-        return afmt_fail(err, AFMT_E_NEGATIVE, &path, "dims", bad3, o_dims + 8 * bad3, "dims[%" PRIu64 "] is negative", bad3);
-    } else if (rc4 != AFMT_OK) {
-        return afmt_fail(err, AFMT_E_OVERFLOW, &path, "size", AFMT_NO_INDEX, o_size, "`size == elbyte * prod(dims)` overflows 64 bits");
-    }
-    uint64_t t5;
-    if (!afmt_mul_u64(v_elbyte, t2, &t5)) {
-        return afmt_fail(err, AFMT_E_OVERFLOW, &path, "size", AFMT_NO_INDEX, o_size, "`size == elbyte * prod(dims)` overflows 64 bits");
-    }
-    if (v_size != t5) {
-        return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "size", AFMT_NO_INDEX, o_size, "expected %" PRIu64 " = elbyte * prod(dims), found %" PRIu64 "", t5, v_size);
+    /* switch compression on flags & 2 */
+    const uint64_t sel_compression = (v_flags & 2);
+    if (sel_compression == UINT64_C(0)) {
+
+        /* check size == elbyte * prod(dims) */
+        uint64_t t2;
+        uint64_t bad3 = 0;
+        const int rc4 = afmt_field_prod(buf + o_dims, n_dims, 8, 0, 0, &t2, &bad3);
+        if (rc4 == AFMT_E_NEGATIVE) {
+            return afmt_fail(err, AFMT_E_NEGATIVE, &path, "dims", bad3, o_dims + 8 * bad3, "dims[%" PRIu64 "] is negative", bad3);
+        } else if (rc4 != AFMT_OK) {
+            return afmt_fail(err, AFMT_E_OVERFLOW, &path, "size", AFMT_NO_INDEX, o_size, "`size == elbyte * prod(dims)` overflows 64 bits");
+        }
+        uint64_t t5;
+        if (!afmt_mul_u64(v_elbyte, t2, &t5)) {
+            return afmt_fail(err, AFMT_E_OVERFLOW, &path, "size", AFMT_NO_INDEX, o_size, "`size == elbyte * prod(dims)` overflows 64 bits");
+        }
+        if (v_size != t5) {
+            return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "size", AFMT_NO_INDEX, o_size, "expected %" PRIu64 " = elbyte * prod(dims), found %" PRIu64 "", t5, v_size);
+        }
+    } else if (sel_compression == UINT64_C(2)) {
+    } else {
+        return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "", AFMT_NO_INDEX, pos, "compression: unknown value %" PRIu64 " (expected one of 0, 2)", (uint64_t)sel_compression);
     }
 
     /* array data: el elements, column-major */
@@ -195,10 +201,34 @@ static int rawarray_validate_body(const uint8_t *buf, uint64_t len, const afmt_o
     n_data = t6;
     const uint64_t stored_data = n_data;
     uint64_t nbytes_data;
-    if (el_enc == AFMT_ENC_BITS_LSB) {
-        nbytes_data = afmt_ceil_div_u64(stored_data, 8);
-    } else if (!afmt_mul_u64(stored_data, el_size, &nbytes_data)) {
-        return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data", AFMT_NO_INDEX, pos, "%" PRIu64 " elements of %s overflow 64 bits of bytes", stored_data, afmt_dtype_name(el_dtype));
+    const int compressed_data = ((v_flags & 2) != 0);
+    if (compressed_data) {
+        nbytes_data = v_size;
+        uint64_t plain_data;
+        if (!afmt_mul_u64(n_data, el_size, &plain_data)) {
+            return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data", AFMT_NO_INDEX, pos, "the decompressed size overflows 64 bits");
+        }
+        if (plain_data > opt->limits.max_decoded_bytes) {
+            return afmt_fail(err, AFMT_E_LIMIT, &path, "data", AFMT_NO_INDEX, pos, "decompresses to %" PRIu64 " bytes, more than the limit of %" PRIu64 "", plain_data, opt->limits.max_decoded_bytes);
+        }
+        if (len - pos < nbytes_data) {
+            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "data", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes of compressed data, only %" PRIu64 " left", nbytes_data, len - pos);
+        }
+        uint64_t lz4_bad = 0;
+        const char *lz4_why = "";
+        const int lz4_rc = afmt_lz4_block_check(buf + pos, nbytes_data, plain_data, &lz4_bad, &lz4_why);
+        if (lz4_rc != 0) {
+            if (lz4_rc == -2) {
+                return afmt_fail(err, AFMT_E_SIZE, &path, "data", AFMT_NO_INDEX, pos + lz4_bad, "LZ4 block %s: it must decompress to %" PRIu64 " bytes", lz4_why, plain_data);
+            }
+            return afmt_fail(err, AFMT_E_VALUE, &path, "data", AFMT_NO_INDEX, pos + lz4_bad, "malformed LZ4 block: %s", lz4_why);
+        }
+    } else {
+        if (el_enc == AFMT_ENC_BITS_LSB) {
+            nbytes_data = afmt_ceil_div_u64(stored_data, 8);
+        } else if (!afmt_mul_u64(stored_data, el_size, &nbytes_data)) {
+            return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data", AFMT_NO_INDEX, pos, "%" PRIu64 " elements of %s overflow 64 bits of bytes", stored_data, afmt_dtype_name(el_dtype));
+        }
     }
     if (len - pos < nbytes_data) {
         return afmt_fail(err, AFMT_E_TRUNCATED, &path, "data", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes (%" PRIu64 " elements of %s), only %" PRIu64 " left", nbytes_data, stored_data, afmt_dtype_name(el_dtype), len - pos);
@@ -219,6 +249,7 @@ static int rawarray_validate_body(const uint8_t *buf, uint64_t len, const afmt_o
         a.offset = pos;
         a.stride = el_size;
         a.index = narrays;
+        if (compressed_data) a.encoding = AFMT_ENC_LZ4_BLOCK;
         if (vis->on_array(vis->ctx, &a) != 0) {
             return afmt_fail(err, AFMT_E_CALLBACK, &path, "data", AFMT_NO_INDEX, pos, "stopped by the caller");
         }
@@ -252,8 +283,9 @@ int afmt_rawarray_validate(const uint8_t *buf, uint64_t len, const afmt_options 
 }
 
 static int rawarray_write_impl(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,
-                         afmt_sink *sink, afmt_error *err)
+                         afmt_sink *sink, afmt_error *err, uint8_t **owned)
 {
+    (void)owned;
     const size_t ai = 0;
     if (n == 0) {
         return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, 0, "rawarray needs an array to write");
@@ -348,46 +380,37 @@ static int rawarray_write_impl(const afmt_array *arrays, size_t n, const afmt_wr
     }
     (void)el_size;
     (void)el_enc;
+    uint64_t c1;
+    if ((wopt != NULL && wopt->compress != 0)) {
+        c1 = 2;
+    } else {
+        c1 = 0;
+    }
+    const uint64_t v_flags = c1;
     uint64_t nbytes_data;
+    const int compressed_data = ((v_flags & 2) != 0);
     if (afmt_payload_size(A_data, el_enc, &nbytes_data, err) != 0) return -1;
+    if (compressed_data) {
+        /* the stored length is the compressed one: compress now, write later */
+        free(*owned);
+        *owned = NULL;
+        if (afmt_lz4_compress(A_data->data, nbytes_data, owned, &nbytes_data, err) != 0) return -1;
+    }
     (void)nbytes_data;
     uint8_t w_magic[8] = {0};
     memcpy(w_magic, "rawarray", 8);
-    const uint64_t v_flags = 0;
+    const uint64_t v_size = nbytes_data;
+    const uint64_t v_ndims = (uint64_t)A_data->rank;
     const uint64_t *w_dims = A_data->dims;
     const uint64_t n_dims = A_data->rank;
-    uint64_t t1;
-    if (!afmt_u64s_prod(w_dims, n_dims, &t1)) {
-        return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "size", AFMT_NO_INDEX, 0, "`size == elbyte * prod(dims)` overflows 64 bits");
-    }
-    uint64_t t2;
-    if (!afmt_mul_u64(v_elbyte, t1, &t2)) {
-        return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "size", AFMT_NO_INDEX, 0, "`size == elbyte * prod(dims)` overflows 64 bits");
-    }
-    const uint64_t v_size = t2;
-    const uint64_t v_ndims = (uint64_t)A_data->rank;
     if (!((v_flags & (~3)) == 0)) {
         return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "flags", AFMT_NO_INDEX, 0, "unknown flag bits (only bit 0, big-endian, and bit 1, compressed, are defined): `(flags & ~3) == 0` does not hold (flags = %" PRIu64 ")", v_flags);
     }
     if (!((v_flags & 1) == 0)) {
         return afmt_fail(err, AFMT_E_UNSUPPORTED, NULL, "flags", AFMT_NO_INDEX, 0, "big-endian data (flags bit 0) is not supported: `(flags & 1) == 0` does not hold (flags = %" PRIu64 ")", v_flags);
     }
-    if (!((v_flags & 2) == 0)) {
-        return afmt_fail(err, AFMT_E_UNSUPPORTED, NULL, "flags", AFMT_NO_INDEX, 0, "LZ4-compressed data (flags bit 1) is not supported yet: `(flags & 2) == 0` does not hold (flags = %" PRIu64 ")", v_flags);
-    }
     if (!(v_elbyte > 0)) {
         return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "elbyte", AFMT_NO_INDEX, 0, "element size is zero: `elbyte > 0` does not hold (elbyte = %" PRIu64 ")", v_elbyte);
-    }
-    uint64_t t3;
-    if (!afmt_u64s_prod(w_dims, n_dims, &t3)) {
-        return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "size", AFMT_NO_INDEX, 0, "`size == elbyte * prod(dims)` overflows 64 bits");
-    }
-    uint64_t t4;
-    if (!afmt_mul_u64(v_elbyte, t3, &t4)) {
-        return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "size", AFMT_NO_INDEX, 0, "`size == elbyte * prod(dims)` overflows 64 bits");
-    }
-    if (v_size != t4) {
-        return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "size", AFMT_NO_INDEX, 0, "expected %" PRIu64 " = elbyte * prod(dims), found %" PRIu64 "", t4, v_size);
     }
     /* magic */
     if (afmt_sink_put(sink, w_magic, 8, err) != 0) return -1;
@@ -405,8 +428,29 @@ static int rawarray_write_impl(const afmt_array *arrays, size_t n, const afmt_wr
     for (uint64_t k = 0; k < n_dims; k++) {
         if (afmt_sink_u64(sink, w_dims[k], 0, err) != 0) return -1;
     }
+    /* switch compression */
+    if ((v_flags & 2) == 0) {
+        uint64_t t2;
+        if (!afmt_u64s_prod(w_dims, n_dims, &t2)) {
+            return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "size", AFMT_NO_INDEX, 0, "`size == elbyte * prod(dims)` overflows 64 bits");
+        }
+        uint64_t t3;
+        if (!afmt_mul_u64(v_elbyte, t2, &t3)) {
+            return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "size", AFMT_NO_INDEX, 0, "`size == elbyte * prod(dims)` overflows 64 bits");
+        }
+        if (v_size != t3) {
+            return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "size", AFMT_NO_INDEX, 0, "expected %" PRIu64 " = elbyte * prod(dims), found %" PRIu64 "", t3, v_size);
+        }
+    } else if ((v_flags & 2) == 2) {
+    } else {
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "size", AFMT_NO_INDEX, 0, "no case of the format describes this array");
+    }
     /* data */
-    if (afmt_sink_payload(sink, A_data, AFMT_LITTLE, el_enc, err) != 0) return -1;
+    if (compressed_data) {
+        if (afmt_sink_put(sink, *owned, nbytes_data, err) != 0) return -1;
+    } else if (afmt_sink_payload(sink, A_data, AFMT_LITTLE, el_enc, err) != 0) {
+        return -1;
+    }
     if (wopt && wopt->trailer_len > 0) {
         if (afmt_sink_put(sink, wopt->trailer, wopt->trailer_len, err) != 0) return -1;
     }
@@ -428,12 +472,17 @@ int afmt_rawarray_encoded_size(const afmt_array *arrays, size_t n, const afmt_wr
 {
     afmt_sink counter;
     afmt_error scratch;
+    uint8_t *owned;
+    int rc;
     if (!err) err = &scratch;
     afmt_error_clear(err);
     memset(&counter, 0, sizeof counter);
     counter.write = rawarray_count_only;
     counter.counting = 1;
-    if (rawarray_write_impl(arrays, n, wopt, &counter, err) != 0) {
+    owned = NULL;
+    rc = rawarray_write_impl(arrays, n, wopt, &counter, err, &owned);
+    free(owned);
+    if (rc != 0) {
         afmt_error_set_format(err, "rawarray");
         return -1;
     }
@@ -451,9 +500,13 @@ int afmt_rawarray_write(const afmt_array *arrays, size_t n, const afmt_write_opt
                   afmt_sink *sink, afmt_error *err)
 {
     afmt_error scratch;
+    uint8_t *owned = NULL; /* compressed payloads, freed here on every path */
+    int rc;
     if (!err) err = &scratch;
     afmt_error_clear(err);
-    if (rawarray_write_impl(arrays, n, wopt, sink, err) != 0) {
+    rc = rawarray_write_impl(arrays, n, wopt, sink, err, &owned);
+    free(owned);
+    if (rc != 0) {
         afmt_error_set_format(err, "rawarray");
         return -1;
     }

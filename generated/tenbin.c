@@ -2,6 +2,7 @@
 #include "tenbin.h"
 
 #include <inttypes.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char *const tenbin_extensions[] = {".ten", NULL};
@@ -362,8 +363,9 @@ int afmt_tenbin_validate(const uint8_t *buf, uint64_t len, const afmt_options *o
 }
 
 static int tenbin_write_impl(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,
-                         afmt_sink *sink, afmt_error *err)
+                         afmt_sink *sink, afmt_error *err, uint8_t **owned)
 {
+    (void)owned;
     if (n == 0 && 0) return 0;
     /* repeat array: one per array */
     for (size_t ai = 0; ai < n; ai++) {
@@ -574,12 +576,17 @@ int afmt_tenbin_encoded_size(const afmt_array *arrays, size_t n, const afmt_writ
 {
     afmt_sink counter;
     afmt_error scratch;
+    uint8_t *owned;
+    int rc;
     if (!err) err = &scratch;
     afmt_error_clear(err);
     memset(&counter, 0, sizeof counter);
     counter.write = tenbin_count_only;
     counter.counting = 1;
-    if (tenbin_write_impl(arrays, n, wopt, &counter, err) != 0) {
+    owned = NULL;
+    rc = tenbin_write_impl(arrays, n, wopt, &counter, err, &owned);
+    free(owned);
+    if (rc != 0) {
         afmt_error_set_format(err, "tenbin");
         return -1;
     }
@@ -597,9 +604,13 @@ int afmt_tenbin_write(const afmt_array *arrays, size_t n, const afmt_write_optio
                   afmt_sink *sink, afmt_error *err)
 {
     afmt_error scratch;
+    uint8_t *owned = NULL; /* compressed payloads, freed here on every path */
+    int rc;
     if (!err) err = &scratch;
     afmt_error_clear(err);
-    if (tenbin_write_impl(arrays, n, wopt, sink, err) != 0) {
+    rc = tenbin_write_impl(arrays, n, wopt, sink, err, &owned);
+    free(owned);
+    if (rc != 0) {
         afmt_error_set_format(err, "tenbin");
         return -1;
     }

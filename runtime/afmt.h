@@ -9,4 +9,5 @@
 #include "afmt_sink.h"
 #include "afmt_format.h"
 #include "afmt_fields.h"
+#include "afmt_lz4.h"
 #endif

@@ -6,6 +6,7 @@
  * arithmetic rather than trusted, because views can be built by hand.
  */
 #include "afmt_array.h"
+#include "afmt_lz4.h"
 
 #include <float.h>
 #include <inttypes.h>
@@ -17,9 +18,6 @@
 
 #include "afmt_bytes.h"
 
-#ifdef AFMT_HAVE_LZ4
-#include <lz4.h>
-#endif
 
 /* Compilers fold this to a constant. */
 static int host_is_big(void)
@@ -356,42 +354,22 @@ static int decode_bits(const afmt_array *a, uint8_t *out, afmt_error *err)
     return 0;
 }
 
-#ifdef AFMT_HAVE_LZ4
 static int decode_lz4(const afmt_array *a, uint8_t *out, uint64_t es,
                       uint64_t total, unsigned comp, afmt_error *err)
 {
-    int n;
-
+    uint64_t bad = 0;
+    const char *why = "";
     if (a->dtype != AFMT_OPAQUE && a->elsize != 0 && a->elsize != es)
         return afmt_fail(err, AFMT_E_USAGE, NULL, "elsize", AFMT_NO_INDEX, a->offset,
                          "stored element size %" PRIu64 " differs from %s (%" PRIu64 ")",
                          a->elsize, afmt_dtype_name(a->dtype), es);
-    /* The LZ4 block API counts in int. */
-    if (a->nbytes > LZ4_MAX_INPUT_SIZE || total > INT_MAX)
-        return afmt_fail(err, AFMT_E_LIMIT, NULL, NULL, AFMT_NO_INDEX, a->offset,
-                         "LZ4 block of %" PRIu64 " bytes expanding to %" PRIu64
-                         " exceeds the LZ4 block limits", a->nbytes, total);
-    n = LZ4_decompress_safe((const char *)a->data, (char *)out, (int)a->nbytes, (int)total);
-    if (n < 0) {
-        /* Tell "too long" from "corrupt": a block whose first `total` bytes
-         * decode cleanly just has more of them than the dims allow. */
-        if (total > 0 && LZ4_decompress_safe_partial((const char *)a->data, (char *)out,
-                                                     (int)a->nbytes, (int)total,
-                                                     (int)total) == (int)total)
-            return afmt_fail(err, AFMT_E_SIZE, NULL, NULL, AFMT_NO_INDEX, a->offset,
-                             "LZ4 block decompresses to more than the %" PRIu64
-                             " bytes the dims give", total);
-        return afmt_fail(err, AFMT_E_VALUE, NULL, NULL, AFMT_NO_INDEX, a->offset,
-                         "malformed LZ4 block (%" PRIu64 " bytes)", a->nbytes);
-    }
-    if ((uint64_t)n != total)
-        return afmt_fail(err, AFMT_E_SIZE, NULL, NULL, AFMT_NO_INDEX, a->offset,
-                         "LZ4 block decompresses to %d bytes, dims give %" PRIu64,
-                         n, total);
+    int rc = afmt_lz4_block_decode(a->data, a->nbytes, out, total, &bad, &why);
+    if (rc != 0)
+        return afmt_fail(err, rc == -2 ? AFMT_E_SIZE : AFMT_E_VALUE, NULL, NULL, AFMT_NO_INDEX,
+                         a->offset + bad, "LZ4 block: %s", why);
     swap_copy(out, out, total, comp);
     return 0;
 }
-#endif
 
 /* Decode any non-CSR view into out, in the view's storage order. */
 static int decode_storage(const afmt_array *a, uint8_t *out, uint64_t es,
@@ -403,12 +381,7 @@ static int decode_storage(const afmt_array *a, uint8_t *out, uint64_t es,
     case AFMT_ENC_BITS_LSB:
         return decode_bits(a, out, err);
     case AFMT_ENC_LZ4_BLOCK:
-#ifdef AFMT_HAVE_LZ4
         return decode_lz4(a, out, es, total, comp, err);
-#else
-        return afmt_fail(err, AFMT_E_UNSUPPORTED, NULL, NULL, AFMT_NO_INDEX, a->offset,
-                         "LZ4-compressed data, and afmt was built without liblz4");
-#endif
     default:
         return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, a->offset,
                          "unknown encoding %d", (int)a->encoding);

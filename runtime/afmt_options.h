@@ -51,6 +51,8 @@ typedef struct afmt_write_options {
      * (RawArray metadata), so a rewrite keeps them. */
     const uint8_t *trailer;
     uint64_t trailer_len;
+    /* Compress payloads where the format can (RawArray: one LZ4 block). */
+    int compress;
 } afmt_write_options;
 
 /* Report a lenient tolerance (mode LENIENT) or fail (mode STRICT): the one

@@ -1,0 +1,33 @@
+/* afmt runtime: LZ4 block format (RawArray flags bit 1).
+ *
+ * Checking and decoding are written here, without liblz4, so that a
+ * validator can prove a block decodes to exactly the size the header
+ * implies without allocating anything, and so that vendored copies read
+ * compressed files with no dependency.  Compressing needs liblz4
+ * (AFMT_HAVE_LZ4).
+ */
+#ifndef AFMT_LZ4_H
+#define AFMT_LZ4_H
+
+#include <stdint.h>
+#include "afmt_error.h"
+
+/* Walk the block's sequences without producing output.  Returns 0 when
+ * src[0..n) is a well-formed block that decodes to exactly `expected`
+ * bytes; -1 when it is malformed, -2 when it decodes to a different size;
+ * *bad_offset (relative to src) and *why say where and why.
+ * Stops as soon as the output would exceed `expected`, so hostile blocks
+ * that claim huge matches cost no more than their own length. */
+int afmt_lz4_block_check(const uint8_t *src, uint64_t n, uint64_t expected,
+                         uint64_t *bad_offset, const char **why);
+
+/* Decode into dst, which holds exactly `expected` bytes.  Same checks. */
+int afmt_lz4_block_decode(const uint8_t *src, uint64_t n, uint8_t *dst, uint64_t expected,
+                          uint64_t *bad_offset, const char **why);
+
+/* Compress src into a new malloc'ed block (*out, *out_len); the caller
+ * frees it.  AFMT_E_UNSUPPORTED without liblz4. */
+int afmt_lz4_compress(const uint8_t *src, uint64_t n, uint8_t **out, uint64_t *out_len,
+                      afmt_error *err);
+
+#endif

@@ -1,0 +1,316 @@
+/* Fuzz regressions: every input a fuzzer once failed on (corpus/regressions/)
+ * goes through the checks of all three fuzz targets -- the same code, from
+ * fuzz/fuzz_checks.h -- and must now pass; and every seed of the corpus
+ * (corpus/<format>/, for each format in the registry) must validate in its
+ * own format, pass the same checks, and get as far as a round trip.
+ *
+ * A file in corpus/regressions/ is named <target>-<short-description> and
+ * has an entry in REGRESSIONS below saying what the bug was; the test fails
+ * on a file without an entry and on an entry without a file.
+ *
+ * The corpus is found at $AFMT_CORPUS, else ./corpus (tests/run.sh runs
+ * from the repository root), else the first argument.
+ */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "afmt.h"
+#include "check.h"
+#include "../../fuzz/fuzz_checks.h"
+
+typedef struct regression {
+    const char *file; /* in corpus/regressions/ */
+    const char *bug;  /* what went wrong, where */
+} regression;
+
+/* One entry per file in corpus/regressions/ (see its README.md). */
+static const regression REGRESSIONS[] = {
+    {"validate-futhark-zero-dim-beside-overflowing-dims",
+     "futhark value with a 0 dim and other dims whose product overflows: "
+     "valid (afmt_field_prod: a zero factor makes the product 0), but "
+     "afmt_array_to_plain's check_view (runtime/afmt_array.c) multiplies dims "
+     "in order and fails with AFMT_E_OVERFLOW, so the view cannot be decoded, "
+     "dumped, rewritten or converted"},
+    {"roundtrip-futhark-lenient-bool-byte-2-rewritten",
+     "futhark bool byte 0x02 (lenient): the futhark writer copies it unchanged "
+     "(afmt_sink_payload, PLAIN bool path, runtime/afmt_sink.c), so the writer "
+     "produces a file its own strict validator rejects"},
+    {"convert-rawarray-bool-byte-2-to-futhark",
+     "rawarray eltype 5 elbyte 1 (bool) holding byte 0x02 is valid (strict); "
+     "written as futhark the byte is copied unchanged (afmt_sink_payload, PLAIN "
+     "bool path), and the output fails futhark's strict validation"},
+    {NULL, NULL},
+};
+
+static const char *corpus_dir(int argc, char **argv)
+{
+    const char *env = getenv("AFMT_CORPUS");
+    struct stat st;
+
+    if (env && env[0])
+        return env;
+    if (stat("corpus", &st) == 0 && S_ISDIR(st.st_mode))
+        return "corpus";
+    if (argc > 1)
+        return argv[1];
+    return "corpus";
+}
+
+static uint8_t *slurp(const char *path, uint64_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    uint8_t *buf = NULL, *nb;
+    size_t cap = 0, n = 0, got;
+
+    *len = 0;
+    if (!f)
+        return NULL;
+    for (;;) {
+        if (n == cap) {
+            cap = cap ? cap * 2 : 4096;
+            nb = realloc(buf, cap);
+            if (!nb) {
+                free(buf);
+                fclose(f);
+                return NULL;
+            }
+            buf = nb;
+        }
+        got = fread(buf + n, 1, cap - n, f);
+        if (got == 0)
+            break;
+        n += got;
+    }
+    fclose(f);
+    /* An exact-size copy, as the fuzzers hand inputs over. */
+    nb = malloc(n ? n : 1);
+    if (nb)
+        memcpy(nb, buf, n);
+    free(buf);
+    *len = n;
+    return nb;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* Sorted names of the regular files in dir (no dot files, no README*).
+ * Returns the count; *names is malloc'd (free each and the array). */
+static size_t list_files(const char *dir, char ***names)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    struct stat st;
+    char path[4096];
+    size_t n = 0, cap = 0;
+    char **v = NULL, **nv;
+
+    *names = NULL;
+    if (!d)
+        return 0;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.' || strncmp(e->d_name, "README", 6) == 0)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+            continue;
+        if (n == cap) {
+            cap = cap ? cap * 2 : 16;
+            nv = realloc(v, cap * sizeof *v);
+            if (!nv)
+                break;
+            v = nv;
+        }
+        v[n] = malloc(strlen(e->d_name) + 1);
+        if (!v[n])
+            break;
+        strcpy(v[n], e->d_name);
+        n++;
+    }
+    closedir(d);
+    if (n > 1)
+        qsort(v, n, sizeof *v, cmp_names);
+    *names = v;
+    return n;
+}
+
+static void free_names(char **names, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
+static const regression *find_regression(const char *file)
+{
+    const regression *r;
+    for (r = REGRESSIONS; r->file; r++)
+        if (strcmp(r->file, file) == 0)
+            return r;
+    return NULL;
+}
+
+static int known_target(const char *file)
+{
+    return strncmp(file, "validate-", 9) == 0 || strncmp(file, "roundtrip-", 10) == 0 ||
+           strncmp(file, "convert-", 8) == 0;
+}
+
+static void check_regressions(const char *corpus)
+{
+    char dir[4096], path[8192], name[512];
+    char **files;
+    size_t n, i;
+    const regression *r;
+
+    snprintf(dir, sizeof dir, "%s/regressions", corpus);
+    n = list_files(dir, &files);
+    printf("note: %zu regression file(s) in %s\n", n, dir);
+    for (i = 0; i < n; i++) {
+        uint64_t len;
+        uint8_t *buf;
+        fz_ctx c;
+
+        r = find_regression(files[i]);
+        snprintf(name, sizeof name, "regression %s is named <target>-<description>", files[i]);
+        CHECK(name, known_target(files[i]));
+        snprintf(name, sizeof name, "regression %s has an entry in REGRESSIONS", files[i]);
+        CHECK(name, r != NULL);
+        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+        buf = slurp(path, &len);
+        snprintf(name, sizeof name, "regression %s is readable", files[i]);
+        CHECK(name, buf != NULL);
+        if (!buf)
+            continue;
+        fz_ctx_init(&c, "all", 0);
+        c.input = files[i];
+        c.quiet = 1;
+        fz_check_all(&c, buf, len);
+        snprintf(name, sizeof name, "regression %s passes validate, roundtrip and convert",
+                 files[i]);
+        CHECK(name, c.bugs == 0);
+        if (c.bugs > 0)
+            printf("  %u bug(s); first: %s\n  known as: %s\n", c.bugs, c.first,
+                   r ? r->bug : "(no entry)");
+        free(buf);
+    }
+    for (r = REGRESSIONS; r->file; r++) {
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s", dir, r->file);
+        snprintf(name, sizeof name, "REGRESSIONS entry %s has its file", r->file);
+        CHECK(name, stat(path, &st) == 0 && S_ISREG(st.st_mode));
+    }
+    free_names(files, n);
+}
+
+/* Every seed of corpus/<format>/ validates strictly as <format>, passes all
+ * the checks, and is rewritten at least once by the round trip. */
+static void check_seeds(const char *corpus)
+{
+    char **dirs, **files;
+    char dir[4096], path[8192], name[512];
+    size_t nd = 0, nf, i, j;
+    DIR *d = opendir(corpus);
+    struct dirent *e;
+    size_t cap = 0;
+    unsigned long seeds = 0;
+
+    CHECK("corpus folder exists", d != NULL);
+    if (!d)
+        return;
+    dirs = NULL;
+    while ((e = readdir(d)) != NULL) {
+        struct stat st;
+        char **nv;
+        if (e->d_name[0] == '.' || strcmp(e->d_name, "regressions") == 0)
+            continue;
+        snprintf(path, sizeof path, "%s/%s", corpus, e->d_name);
+        if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+            continue;
+        if (nd == cap) {
+            cap = cap ? cap * 2 : 8;
+            nv = realloc(dirs, cap * sizeof *dirs);
+            if (!nv)
+                break;
+            dirs = nv;
+        }
+        dirs[nd] = malloc(strlen(e->d_name) + 1);
+        if (!dirs[nd])
+            break;
+        strcpy(dirs[nd], e->d_name);
+        nd++;
+    }
+    closedir(d);
+    if (nd > 1)
+        qsort(dirs, nd, sizeof *dirs, cmp_names);
+
+    for (i = 0; i < nd; i++) {
+        const afmt_format *f = afmt_format_by_name(dirs[i]);
+        if (!f) {
+            printf("note: %s/%s: no format \"%s\" in the registry yet, seeds not checked\n",
+                   corpus, dirs[i], dirs[i]);
+            continue;
+        }
+        snprintf(dir, sizeof dir, "%s/%s", corpus, dirs[i]);
+        nf = list_files(dir, &files);
+        snprintf(name, sizeof name, "corpus/%s has seeds", dirs[i]);
+        CHECK(name, nf > 0);
+        for (j = 0; j < nf; j++) {
+            afmt_options opt;
+            afmt_error err;
+            uint64_t len;
+            uint8_t *buf;
+            fz_ctx c;
+            char text[1024];
+            int rc;
+
+            snprintf(path, sizeof path, "%s/%s", dir, files[j]);
+            buf = slurp(path, &len);
+            snprintf(name, sizeof name, "seed %s/%s is readable", dirs[i], files[j]);
+            CHECK(name, buf != NULL);
+            if (!buf)
+                continue;
+            seeds++;
+            fz_options(&opt, AFMT_STRICT);
+            rc = f->validate(buf, len, &opt, NULL, &err);
+            snprintf(name, sizeof name, "seed %s/%s is a valid %s file (strict)", dirs[i],
+                     files[j], f->name);
+            CHECK(name, rc == 0);
+            if (rc != 0)
+                printf("  %s: %s\n", afmt_code_name(err.code),
+                       fz_describe(&err, text, sizeof text));
+
+            fz_ctx_init(&c, "all", 0);
+            c.input = files[j];
+            c.quiet = 1;
+            fz_check_all(&c, buf, len);
+            snprintf(name, sizeof name, "seed %s/%s passes validate, roundtrip and convert",
+                     dirs[i], files[j]);
+            CHECK(name, c.bugs == 0);
+            if (c.bugs > 0)
+                printf("  %u bug(s); first: %s\n", c.bugs, c.first);
+            snprintf(name, sizeof name, "seed %s/%s is decoded and round-trips", dirs[i],
+                     files[j]);
+            CHECK(name, c.decoded > 0 && c.roundtrips > 0);
+            free(buf);
+        }
+        free_names(files, nf);
+    }
+    free_names(dirs, nd);
+    CHECK("the corpus has seeds of at least one registered format", seeds > 0);
+}
+
+int main(int argc, char **argv)
+{
+    const char *corpus = corpus_dir(argc, argv);
+
+    check_regressions(corpus);
+    check_seeds(corpus);
+    CHECK_DONE();
+}
