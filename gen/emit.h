@@ -55,6 +55,8 @@ typedef struct emitter {
     char fail_offset[96];
     const char *jpath;   /* for generator diagnostics */
     sbuf *prelude;       /* static helpers emitted before the functions */
+    item *tiles;         /* validator: the innermost repeat whose blocks tile a matrix */
+    int tiles_done;      /* its block has been added to the tile set */
     char helpers[32][64];/* names of the helpers already in the prelude */
     int nhelpers;
 } emitter;

@@ -31,21 +31,6 @@ static int write_if_changed(const char *path, const char *text)
 
 static int is_word(char c) { return isalnum((unsigned char)c) || c == '_'; }
 
-static int count_word(const char *text, const char *w)
-{
-    int n = 0;
-    size_t wl = strlen(w);
-    const char *p = text;
-    while ((p = strstr(p, w)) != NULL) {
-        if ((p == text || !is_word(p[-1])) && !is_word(p[wl])) n++;
-        p += wl;
-    }
-    return n;
-}
-
-/* Remove `const T name = <pure expression>;` lines whose name is used
- * nowhere else: the emitters declare every field's offset and value, and
- * most are never read again.  Repeats until nothing changes. */
 /* Is `rhs` (up to the ';') free of side effects: a plain name or a load? */
 static int pure_rhs(const char *rhs, size_t n)
 {
@@ -57,6 +42,29 @@ static int pure_rhs(const char *rhs, size_t n)
     return 0;
 }
 
+/* Uses of word w from p up to the end of the block p is in (braces). */
+static int uses_in_scope(const char *p, const char *w)
+{
+    int depth = 0, n = 0;
+    size_t wl = strlen(w);
+    for (; *p; p++) {
+        if (*p == '{') depth++;
+        else if (*p == '}') { if (--depth < 0) break; }
+        else if (*p == '"') { /* skip string literals: names inside messages are not uses */
+            for (p++; *p && *p != '"'; p++)
+                if (*p == '\\' && p[1]) p++;
+            if (!*p) break;
+        } else if (strncmp(p, w, wl) == 0 && !is_word(p[wl]) && !is_word(p[-1])) {
+            n++;
+            p += wl - 1;
+        }
+    }
+    return n;
+}
+
+/* Remove `const T name = <pure expression>;` lines whose name is not used
+ * in the rest of its block: the emitters declare every field's offset and
+ * value, and most are never read again.  Repeats until nothing changes. */
 static char *prune_unused(char *text)
 {
     int changed = 1;
@@ -77,7 +85,7 @@ static char *prune_unused(char *text)
                 while (is_word(*t) && k + 1 < sizeof name) name[k++] = *t++;
                 name[k] = 0;
                 if (k > 0 && strncmp(t, " = ", 3) == 0 && ll > 0 && p[ll - 1] == ';' &&
-                    pure_rhs(t + 3, (size_t)(p + ll - (t + 3))) && count_word(text, name) == 1) {
+                    pure_rhs(t + 3, (size_t)(p + ll - (t + 3))) && uses_in_scope(p + ll, name) == 0) {
                     const char *rest = eol ? eol + 1 : p + ll;
                     memmove(p, rest, strlen(rest) + 1);
                     changed = 1;

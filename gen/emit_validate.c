@@ -211,7 +211,8 @@ static void emit_array_field(emitter *m, item *it, item_list *scope_body)
     cnt = emit_u64(m, it->count, it->count_text);
     line(m, "const uint64_t n_%s = %s;", it->name, cnt);
     free(cnt);
-    if (used_as_shape(scope_body, it->name)) {
+    (void)scope_body;
+    if (used_as_shape((item_list *)&m->s->body, it->name)) {
         line(m, "if (n_%s > opt->limits.max_rank || n_%s > AFMT_RANK_CAP) {", it->name, it->name);
         m->indent++;
         {
@@ -408,7 +409,7 @@ static void emit_text_field(emitter *m, item *it)
             char *args = xprintf("%s, buf[o_%s + %s]", b, it->name, b);
             set_fail(m, it->name, "AFMT_NO_INDEX", oc);
             emit_fail(m, "value", LEN_NONE,
-                      "\"byte %\" PRIu64 \" is 0x%02x: a text slot holds printable ASCII followed by NUL padding\"", args);
+                      "\"byte %\" PRIu64 \" is 0x%02x: a text slot holds ASCII followed by NUL padding\"", args);
             free(oc); free(args);
         }
         m->indent--;
@@ -701,9 +702,11 @@ static void emit_columns_array(emitter *m, item *it)
     line(m, "a.count = rows_%s;", it->name);
     line(m, "a.order = AFMT_ROW_MAJOR;");
     line(m, "a.endian = %s;", it->payload_big ? "AFMT_BIG" : "AFMT_LITTLE");
-    line(m, "a.data = buf + pos + column_offset;");
+    /* an empty column points at the start of the (empty) data, never past
+     * the input */
+    line(m, "a.offset = rows_%s == 0 ? pos : pos + column_offset;", it->name);
+    line(m, "a.data = buf + a.offset;");
     line(m, "a.nbytes = rows_%s == 0 ? 0 : (rows_%s - 1) * width_%s + size_j;", it->name, it->name, it->name);
-    line(m, "a.offset = pos + column_offset;");
     line(m, "a.stride = width_%s;", it->name);
     line(m, "a.index = narrays++;");
     if (names) {
@@ -807,7 +810,25 @@ static void emit_array(emitter *m, item *it)
         }
     }
     set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
-    if (it->layout == LAYOUT_CSR) {
+    if (it->layout == LAYOUT_COO) {
+        char *nz, *wc;
+        m->jpath = it->jpath;
+        nz = emit_u64(m, it->nnz, it->nnz_text);
+        line(m, "const uint64_t stored_%s = %s;", it->name, nz);
+        wc = emit_bool(m, it->coo_with_cols, it->coo_with_cols_text);
+        line(m, "const int with_cols_%s = %s;", it->name, wc);
+        line(m, "const uint64_t record_%s = %d * (with_cols_%s ? 2u : 1u) + %s_size;", it->name, it->coo_index_width, it->name, lk->c);
+        line(m, "uint64_t nbytes_%s;", it->name);
+        line(m, "if (!afmt_mul_u64(stored_%s, record_%s, &nbytes_%s)) {", it->name, it->name, it->name);
+        m->indent++;
+        emit_fail(m, "overflow", LEN_NONE, "\"the records overflow 64 bits of bytes\"", NULL);
+        m->indent--;
+        line(m, "}");
+        free(nz);
+        free(wc);
+    } else if (it->layout == LAYOUT_ZEROS) {
+        line(m, "const uint64_t stored_%s = 0; /* all zeros: nothing stored */", it->name);
+    } else if (it->layout == LAYOUT_CSR) {
         /* only the nnz stored values follow; n_ stays the logical count */
         char *nz;
         m->jpath = it->jpath;
@@ -817,7 +838,7 @@ static void emit_array(emitter *m, item *it)
     } else {
         line(m, "const uint64_t stored_%s = n_%s;", it->name, it->name);
     }
-    line(m, "uint64_t nbytes_%s;", it->name);
+    if (it->layout != LAYOUT_COO) line(m, "uint64_t nbytes_%s;", it->name);
     if (it->compressed) {
         char *cz = emit_bool(m, it->compressed, it->compressed_text);
         line(m, "const int compressed_%s = %s;", it->name, cz);
@@ -876,17 +897,19 @@ static void emit_array(emitter *m, item *it)
         line(m, "} else {");
         m->indent++;
     }
-    line(m, "if (%s_enc == AFMT_ENC_BITS_LSB) {", lk->c);
-    line(m, "    nbytes_%s = afmt_ceil_div_u64(stored_%s, 8);", it->name, it->name);
-    line(m, "} else if (!afmt_mul_u64(stored_%s, %s_size, &nbytes_%s)) {", it->name, lk->c, it->name);
-    m->indent++;
-    {
-        char *args = xprintf("stored_%s, afmt_dtype_name(%s_dtype)", it->name, lk->c);
-        emit_fail(m, "overflow", LEN_NONE, "\"%\" PRIu64 \" elements of %s overflow 64 bits of bytes\"", args);
-        free(args);
+    if (it->layout != LAYOUT_COO) {
+        line(m, "if (%s_enc == AFMT_ENC_BITS_LSB) {", lk->c);
+        line(m, "    nbytes_%s = afmt_ceil_div_u64(stored_%s, 8);", it->name, it->name);
+        line(m, "} else if (!afmt_mul_u64(stored_%s, %s_size, &nbytes_%s)) {", it->name, lk->c, it->name);
+        m->indent++;
+        {
+            char *args = xprintf("stored_%s, afmt_dtype_name(%s_dtype)", it->name, lk->c);
+            emit_fail(m, "overflow", LEN_NONE, "\"%\" PRIu64 \" elements of %s overflow 64 bits of bytes\"", args);
+            free(args);
+        }
+        m->indent--;
+        line(m, "}");
     }
-    m->indent--;
-    line(m, "}");
     if (it->compressed) {
         m->indent--;
         line(m, "}");
@@ -901,6 +924,40 @@ static void emit_array(emitter *m, item *it)
     }
     m->indent--;
     line(m, "}");
+    if (it->layout == LAYOUT_COO) {
+        /* every record inside the block, in strictly increasing row-major
+         * order (so no cell is given twice) */
+        const char *ld = it->coo_index_width == 1 ? "afmt_load_u8" : it->coo_index_width == 2 ? "afmt_load_u16le"
+                         : it->coo_index_width == 4 ? "afmt_load_u32le" : "afmt_load_u64le";
+        line(m, "for (uint64_t k = 0, prev_r = 0, prev_c = 0; k < stored_%s; k++) {", it->name);
+        m->indent++;
+        line(m, "const uint8_t *rec = buf + pos + k * record_%s;", it->name);
+        line(m, "const uint64_t r = %s(rec);", ld);
+        line(m, "const uint64_t c = with_cols_%s ? (uint64_t)%s(rec + %d) : 0;", it->name, ld, it->coo_index_width);
+        set_fail(m, it->name, "k", xprintf("pos + k * record_%s", it->name));
+        line(m, "if (r >= %s || c >= %s) {", dims[0], dims[1]);
+        m->indent++;
+        {
+            char *args = xprintf("r, c, %s, %s", dims[0], dims[1]);
+            emit_fail(m, "constraint", LEN_NONE,
+                      "\"record (%\" PRIu64 \", %\" PRIu64 \") lies outside the %\" PRIu64 \" x %\" PRIu64 \" block\"", args);
+            free(args);
+        }
+        m->indent--;
+        line(m, "}");
+        line(m, "if (k > 0 && (r < prev_r || (r == prev_r && c <= prev_c))) {");
+        m->indent++;
+        emit_fail(m, "constraint", it->values_lenient,
+                  "\"record (%\" PRIu64 \", %\" PRIu64 \") does not follow (%\" PRIu64 \", %\" PRIu64 \") in row-major order (a cell twice, or unsorted)\"",
+                  "r, c, prev_r, prev_c");
+        m->indent--;
+        line(m, "}");
+        line(m, "prev_r = r;");
+        line(m, "prev_c = c;");
+        m->indent--;
+        line(m, "}");
+        set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
+    }
     if (it->check_values) {
         if (it->compressed)
             line(m, "if (opt->check_values && %s_dtype == AFMT_BOOL && !compressed_%s) {", lk->c, it->name);
@@ -947,6 +1004,14 @@ static void emit_array(emitter *m, item *it)
     line(m, "afmt_array_init(&a, %s_dtype);", lk->c);
     line(m, "a.elsize = %s_size;", lk->c);
     if (shp) {
+        /* the rank was held to the limits where it was read; this guard
+         * keeps the copy below inside a.dims whatever the spec says */
+        line(m, "if (n_%s > AFMT_RANK_CAP) {", shp->name);
+        m->indent++;
+        set_fail(m, shp->name, "AFMT_NO_INDEX", shp->off);
+        emit_fail(m, "limit", LEN_NONE, "\"rank %\" PRIu64 \" exceeds %d\"", xprintf("n_%s, AFMT_RANK_CAP", shp->name));
+        m->indent--;
+        line(m, "}");
         line(m, "a.rank = (uint32_t)n_%s;", shp->name);
         line(m, "for (uint64_t k = 0; k < n_%s; k++)", shp->name);
         {
@@ -968,6 +1033,24 @@ static void emit_array(emitter *m, item *it)
     line(m, "a.stride = %s_size;", lk->c);
     line(m, "a.index = narrays;");
     if (it->compressed) line(m, "if (compressed_%s) a.encoding = AFMT_ENC_LZ4_BLOCK;", it->name);
+    if (it->layout == LAYOUT_ZEROS) line(m, "a.encoding = AFMT_ENC_ZEROS;");
+    if (it->layout == LAYOUT_COO) {
+        line(m, "a.encoding = AFMT_ENC_COO;");
+        line(m, "a.nnz = stored_%s;", it->name);
+        line(m, "a.coo_stride = record_%s;", it->name);
+        line(m, "a.coo_index_size = %d;", it->coo_index_width);
+        line(m, "a.coo_has_col = with_cols_%s;", it->name);
+    }
+    if (m->tiles && it->nshape == 2) {
+        sym *r = sym_find(m, m->tiles->tile_row), *c = sym_find(m, m->tiles->tile_col);
+        if (r && c) {
+            line(m, "a.tile_row = %s;", r->c);
+            line(m, "a.tile_col = %s;", c->c);
+            line(m, "a.tile_rows = tiles_%s.rows;", m->tiles->name);
+            line(m, "a.tile_cols = tiles_%s.cols;", m->tiles->name);
+            line(m, "a.is_tile = !(a.tile_row == 0 && a.tile_col == 0 && a.dims[0] == a.tile_rows && a.dims[1] == a.tile_cols);");
+        }
+    }
     if (it->layout == LAYOUT_CSR) {
         line(m, "a.encoding = AFMT_ENC_CSR;");
         line(m, "a.nnz = stored_%s;", it->name);
@@ -1022,6 +1105,16 @@ static void emit_repeat(emitter *m, item *it)
         m->indent--;
         line(m, "}");
     }
+    if (it->tile_row) {
+        char *w0, *w1;
+        set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
+        w0 = emit_u64(m, it->tile_within[0], it->tile_within_text[0]);
+        w1 = emit_u64(m, it->tile_within[1], it->tile_within_text[1]);
+        line(m, "afmt_tiles tiles_%s; /* on the stack: a fixed capacity, whatever the file claims */", it->name);
+        line(m, "afmt_tiles_init(&tiles_%s, %s, %s);", it->name, w0, w1);
+        free(w0);
+        free(w1);
+    }
     line(m, "afmt_path_push(&path, \"%s\", 0);", it->name);
     line(m, "uint64_t %s = 0;", r);
     if (it->arg)
@@ -1031,7 +1124,11 @@ static void emit_repeat(emitter *m, item *it)
     m->indent++;
     if (it->skip_ws)
         line(m, "while (pos < %s && afmt_is_space(buf[pos])) pos++;", m->end);
-    if (it->until_end) {
+    if (it->until_tiled) {
+        /* blocks follow until they cover the matrix (at least min of them);
+         * what follows the last is the trailer, not another block */
+        line(m, "if (%s >= %llu && afmt_tiles_complete(&tiles_%s)) break;", r, (unsigned long long)it->min_count, it->name);
+    } else if (it->until_end) {
         line(m, "if (pos >= %s) break;", m->end);
     }
     line(m, "if (%s >= opt->limits.max_items) {", r);
@@ -1043,7 +1140,20 @@ static void emit_repeat(emitter *m, item *it)
     line(m, "afmt_path_set_index(&path, %s);", r);
     line(m, "const uint64_t %s = pos;", start);
     mark = sym_mark(m);
-    emit_items(m, &it->body);
+    {
+        item *saved_tiles = m->tiles;
+        int saved_done = m->tiles_done;
+        if (it->tile_row) {
+            m->tiles = it;
+            m->tiles_done = 0;
+        }
+        emit_items(m, &it->body);
+        if (it->tile_row && !m->tiles_done)
+            gen_error(m, it->jpath, "tiles: the body must define '%s', '%s', '%s' and '%s'", it->tile_row, it->tile_col,
+                      it->tile_rows, it->tile_cols);
+        m->tiles = saved_tiles;
+        m->tiles_done = saved_done;
+    }
     sym_pop_to(m, mark);
     line(m, "if (pos == %s) {", start);
     m->indent++;
@@ -1066,6 +1176,20 @@ static void emit_repeat(emitter *m, item *it)
         m->indent--;
         line(m, "}");
     }
+    if (it->tile_row) {
+        line(m, "if (!afmt_tiles_complete(&tiles_%s)) {", it->name);
+        m->indent++;
+        set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
+        {
+            char *args = xprintf("tiles_%s.area, tiles_%s.rows, tiles_%s.cols", it->name, it->name, it->name);
+            emit_fail(m, "constraint", LEN_NONE,
+                      "\"the blocks cover %\" PRIu64 \" cells of the %\" PRIu64 \" x %\" PRIu64 \" matrix, not all\"", args);
+            free(args);
+        }
+        m->indent--;
+        line(m, "}");
+    }
+
     free(r);
     free(start);
 }
@@ -1094,11 +1218,22 @@ static void emit_region(emitter *m, item *it)
     emit_items(m, &it->body);
     m->end = saved;
     if (it->exact) {
+        sym *sz_field = it->arg->kind == E_NAME ? sym_find(m, it->arg->sval) : NULL;
         line(m, "if (pos != %s) {", endv);
         m->indent++;
-        set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
-        {
+        if (sz_field && sz_field->kind == SY_INT) {
+            /* the length field is what is wrong: name it, with the size the
+             * content really takes */
+            char *fmt = xprintf("\"%%\" PRIu64 \" bytes of %s are not used: its content takes %%\" PRIu64 \" of %s = %%\" PRIu64 \"\"",
+                                it->name, sz_field->name);
+            char *args = xprintf("%s - pos, pos - (%s - size_%s), size_%s", endv, endv, it->name, it->name);
+            set_fail(m, sz_field->name, "AFMT_NO_INDEX", sz_field->off);
+            emit_fail(m, "size", it->exact_lenient, fmt, args);
+            free(fmt);
+            free(args);
+        } else {
             char *args = xprintf("%s - pos", endv);
+            set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
             emit_fail(m, "size", it->exact_lenient, "\"%\" PRIu64 \" bytes of the region are not used by its content\"", args);
             free(args);
         }
@@ -1280,10 +1415,93 @@ static void emit_item(emitter *m, item *it, item_list *scope)
     (void)i;
 }
 
+/* Once a tiled repeat's block position and size are known, add the block
+ * to the set: outside the matrix or overlapping another is an error before
+ * any of its payload is looked at. */
+static void emit_tile_check(emitter *m)
+{
+    item *t = m->tiles;
+    sym *r = sym_find(m, t->tile_row), *c = sym_find(m, t->tile_col);
+    sym *h = sym_find(m, t->tile_rows), *w = sym_find(m, t->tile_cols);
+    if (!r || !c || !h || !w) return;
+    m->tiles_done = 1;
+    if (r->kind != SY_INT || c->kind != SY_INT || h->kind != SY_INT || w->kind != SY_INT || r->t != VT_U || c->t != VT_U ||
+        h->t != VT_U || w->t != VT_U) {
+        gen_error(m, t->jpath, "tiles: block position and size must be unsigned integer fields");
+        return;
+    }
+    line(m, "uint32_t overlapped_%s = 0;", t->name);
+    line(m, "const int tile_%s = afmt_tiles_add(&tiles_%s, %s, %s, %s, %s, &overlapped_%s);", t->name, t->name, r->c, c->c, h->c,
+         w->c, t->name);
+    set_fail(m, r->name, "AFMT_NO_INDEX", r->off);
+    line(m, "if (tile_%s == AFMT_TILE_OUTSIDE) {", t->name);
+    m->indent++;
+    /* name the field that puts it outside: a position past the edge, else
+     * the size */
+    /* a block that would fit at (0, 0) is misplaced: blame its position;
+     * one larger than the matrix: blame its size */
+    line(m, "if (%s > tiles_%s.rows) {", h->c, t->name);
+    m->indent++;
+    set_fail(m, h->name, "AFMT_NO_INDEX", h->off);
+    {
+        char *args = xprintf("%s, %s, tiles_%s.rows", r->c, h->c, t->name);
+        emit_fail(m, "constraint", LEN_NONE, "\"block rows %\" PRIu64 \" + %\" PRIu64 \" exceed the %\" PRIu64 \" rows of the matrix\"", args);
+        free(args);
+    }
+    m->indent--;
+    line(m, "}");
+    line(m, "if (%s > tiles_%s.cols) {", w->c, t->name);
+    m->indent++;
+    set_fail(m, w->name, "AFMT_NO_INDEX", w->off);
+    {
+        char *args = xprintf("%s, %s, tiles_%s.cols", c->c, w->c, t->name);
+        emit_fail(m, "constraint", LEN_NONE, "\"block columns %\" PRIu64 \" + %\" PRIu64 \" exceed the %\" PRIu64 \" columns of the matrix\"", args);
+        free(args);
+    }
+    m->indent--;
+    line(m, "}");
+    set_fail(m, r->name, "AFMT_NO_INDEX", r->off);
+    line(m, "if (%s > tiles_%s.rows - %s) {", r->c, t->name, h->c);
+    m->indent++;
+    {
+        char *args = xprintf("%s, %s, tiles_%s.rows", r->c, h->c, t->name);
+        emit_fail(m, "constraint", LEN_NONE,
+                  "\"block at row %\" PRIu64 \" with %\" PRIu64 \" rows ends past the %\" PRIu64 \" rows of the matrix\"", args);
+        free(args);
+    }
+    m->indent--;
+    line(m, "}");
+    set_fail(m, c->name, "AFMT_NO_INDEX", c->off);
+    {
+        char *args = xprintf("%s, %s, %s, %s, tiles_%s.rows, tiles_%s.cols", r->c, h->c, c->c, w->c, t->name, t->name);
+        emit_fail(m, "constraint", LEN_NONE,
+                  "\"block at (%\" PRIu64 \" + %\" PRIu64 \", %\" PRIu64 \" + %\" PRIu64 \") lies outside the %\" PRIu64 \" x %\" PRIu64 \" matrix\"",
+                  args);
+        free(args);
+    }
+    m->indent--;
+    line(m, "} else if (tile_%s == AFMT_TILE_OVERLAP) {", t->name);
+    m->indent++;
+    {
+        char *args = xprintf("(unsigned)overlapped_%s", t->name);
+        emit_fail(m, "constraint", LEN_NONE, "\"block overlaps an earlier block (number %u among those with cells)\"", args);
+        free(args);
+    }
+    m->indent--;
+    line(m, "} else if (tile_%s == AFMT_TILE_TOO_MANY) {", t->name);
+    m->indent++;
+    emit_fail(m, "limit", LEN_NONE, "\"more than %d blocks with cells\"", "AFMT_TILES_CAP");
+    m->indent--;
+    line(m, "}");
+}
+
 static void emit_items(emitter *m, item_list *body)
 {
     int i;
-    for (i = 0; i < body->n; i++) emit_item(m, body->v[i], body);
+    for (i = 0; i < body->n; i++) {
+        emit_item(m, body->v[i], body);
+        if (m->tiles && !m->tiles_done) emit_tile_check(m);
+    }
 }
 
 void emit_validator(emitter *m)

@@ -39,6 +39,7 @@ typedef struct scope {
     item **items; int nitems;      /* flattened through regions */
     item **arrays; int narrays;    /* through regions and switch cases */
     int *direct;                   /* arrays[i] is in this scope, not in a case */
+    int multi;                     /* the format repeats arrays at the top */
     def *defs; int ndefs;
 } scope;
 
@@ -69,6 +70,8 @@ static void add_array(scope *sc, item *it, int direct)
     sc->arrays[sc->narrays++] = it;
 }
 
+static int has_arrays(item_list *body);
+
 static void collect(scope *sc, item_list *body, int in_case)
 {
     int i, j;
@@ -81,6 +84,9 @@ static void collect(scope *sc, item_list *body, int in_case)
             collect(sc, &it->body, in_case);
         } else if (it->kind == IT_SWITCH) {
             for (j = 0; j < it->ncases; j++) collect(sc, &it->cases[j].body, 1);
+        } else if (it->kind == IT_REPEAT && it->until_end && !sc->multi && has_arrays(&it->body)) {
+            /* written once with the same array: bind it out here too */
+            collect(sc, &it->body, 1);
         } else if (it->kind == IT_ARRAY) {
             add_array(sc, it, !in_case);
         }
@@ -706,6 +712,13 @@ static void write_int(emitter *m, item *it, const char *value, int is_signed)
 static void layout_check(emitter *m, item *a)
 {
     set_fail(m, a->name, "AFMT_NO_INDEX", "0");
+    if (a->layout == LAYOUT_ZEROS || a->layout == LAYOUT_COO) {
+        /* read, never written: afmt writes the dense or CSR form instead */
+        char *fmt = xprintf("\"%s: afmt does not write %s blocks\"", m->s->format, a->layout == LAYOUT_ZEROS ? "empty" : "COO");
+        emit_fail(m, "unsupported", LEN_NONE, fmt, NULL);
+        free(fmt);
+        return;
+    }
     if (a->layout == LAYOUT_COLUMNS) {
         line(m, "for (size_t k = 0; k < n; k++) {");
         m->indent++;
@@ -772,7 +785,17 @@ static void write_scope(emitter *m, item_list *body, const char *array_expr)
     scope sc;
     int i, mark = sym_mark(m);
     memset(&sc, 0, sizeof sc);
+    sc.multi = m->multi;
     collect(&sc, body, 0);
+    for (i = 0; i < sc.narrays; i++)
+        if (sc.direct[i] && (sc.arrays[i]->layout == LAYOUT_ZEROS || sc.arrays[i]->layout == LAYOUT_COO)) {
+            /* a form afmt reads but never writes: the whole scope refuses */
+            layout_check(m, sc.arrays[i]);
+            free(sc.items);
+            free(sc.arrays);
+            free(sc.direct);
+            return;
+        }
     for (i = 0; i < sc.narrays; i++) {
         item *a = sc.arrays[i];
         sym *bound = sym_find(m, a->name);
@@ -907,7 +930,16 @@ static void write_item(emitter *m, item *it)
         break;
     }
     case IT_REPEAT:
-        if (it->until_end && has_arrays(&it->body)) {
+        if (it->until_end && has_arrays(&it->body) && !m->multi) {
+            /* the arrays are not repeated at the top: one repetition, for
+             * the array being written (a DAPHNE matrix as one block) */
+            line(m, "/* repeat %s: written once */", it->name);
+            line(m, "{");
+            m->indent++;
+            write_scope(m, &it->body, "&arrays[ai]");
+            m->indent--;
+            line(m, "}");
+        } else if (it->until_end && has_arrays(&it->body)) {
             line(m, "/* repeat %s: one per array */", it->name);
             line(m, "for (size_t ai = 0; ai < n; ai++) {");
             m->indent++;

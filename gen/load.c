@@ -214,8 +214,9 @@ static const char *const LOOKUP_KEYS[] = {"lookup", "table", "key", "field", "do
 static const char *const CHECKITEM_KEYS[] = {"check", "field", "message", "code", "lenient", "doc", NULL};
 static const char *const ARRAY_KEYS[] = {
     "array", "dtype", "shape", "order", "endian", "name", "values", "lenient", "doc",
-    "layout", "nnz", "row_offsets", "col_indices", "types", "table", "names", "compressed", "stored_bytes", NULL};
-static const char *const REPEAT_KEYS[] = {"repeat", "until", "count", "skip", "min", "body", "doc", NULL};
+    "layout", "nnz", "row_offsets", "col_indices", "types", "table", "names", "compressed", "stored_bytes",
+    "index", "with_columns", NULL};
+static const char *const REPEAT_KEYS[] = {"repeat", "until", "count", "skip", "min", "tiles", "body", "doc", NULL};
 static const char *const REGION_KEYS[] = {"region", "size", "exact", "lenient", "body", "doc", NULL};
 static const char *const SWITCH_KEYS[] = {"switch", "on", "cases", "else", "doc", NULL};
 static const char *const CASE_KEYS[] = {"when", "body", "doc", NULL};
@@ -424,7 +425,9 @@ static void load_item(loader *L, spec *s, json_t *o, const char *jp, item *it)
             if (!layout || strcmp(layout, "dense") == 0) it->layout = LAYOUT_DENSE;
             else if (strcmp(layout, "csr") == 0) it->layout = LAYOUT_CSR;
             else if (strcmp(layout, "columns") == 0) it->layout = LAYOUT_COLUMNS;
-            else LERR(L, jp, "\"layout\" is \"dense\", \"csr\" or \"columns\"");
+            else if (strcmp(layout, "zeros") == 0) it->layout = LAYOUT_ZEROS;
+            else if (strcmp(layout, "coo") == 0) it->layout = LAYOUT_COO;
+            else LERR(L, jp, "\"layout\" is \"dense\", \"csr\", \"coo\", \"zeros\" or \"columns\"");
             free(layout);
         }
         it->nnz = get_expr(L, o, "nnz", jp, &it->nnz_text);
@@ -439,12 +442,29 @@ static void load_item(loader *L, spec *s, json_t *o, const char *jp, item *it)
         it->types_field = get_str(L, o, "types", jp, 0);
         it->names_field = get_str(L, o, "names", jp, 0);
         it->col_table = get_str(L, o, "table", jp, 0);
+        if (it->layout == LAYOUT_COO) {
+            char *ix = get_str(L, o, "index", jp, 1);
+            item ti;
+            memset(&ti, 0, sizeof ti);
+            if (ix && parse_int_type(ix, &ti, 0) && !ti.is_signed && !ti.big_endian) it->coo_index_width = ti.width;
+            else LERR(L, jp, "a coo array needs \"index\": the little-endian unsigned type of its indices (u8..u64)");
+            free(ix);
+            it->coo_with_cols = get_expr(L, o, "with_columns", jp, &it->coo_with_cols_text);
+            if (!it->coo_with_cols || !it->nnz || it->nshape != 2)
+                LERR(L, jp, "a coo array needs \"nnz\", \"with_columns\" (when records hold a column index) and a shape of two expressions");
+        } else if (json_object_get(o, "index") || json_object_get(o, "with_columns")) {
+            LERR(L, jp, "\"index\" and \"with_columns\" are for coo arrays");
+        }
+        if (it->layout == LAYOUT_ZEROS && it->nshape == 0)
+            LERR(L, jp, "a zeros array needs a shape");
         if (it->layout == LAYOUT_CSR && (!it->nnz || !it->row_offsets || !it->col_indices || it->nshape != 2))
             LERR(L, jp, "a csr array needs \"nnz\", \"row_offsets\", \"col_indices\" and a shape of two expressions");
         if (it->layout == LAYOUT_COLUMNS && (!it->types_field || !it->col_table || it->nshape != 1))
             LERR(L, jp, "a columns array needs \"types\" (an array field of type codes), \"table\" and a shape of one expression (the rows)");
-        if (it->layout != LAYOUT_CSR && (it->nnz || it->row_offsets || it->col_indices))
-            LERR(L, jp, "\"nnz\", \"row_offsets\" and \"col_indices\" are for csr arrays");
+        if (it->layout != LAYOUT_CSR && (it->row_offsets || it->col_indices))
+            LERR(L, jp, "\"row_offsets\" and \"col_indices\" are for csr arrays");
+        if (it->layout != LAYOUT_CSR && it->layout != LAYOUT_COO && it->nnz)
+            LERR(L, jp, "\"nnz\" is for csr and coo arrays");
         if (it->layout != LAYOUT_COLUMNS && (it->types_field || it->names_field || it->col_table))
             LERR(L, jp, "\"types\", \"table\" and \"names\" are for columns arrays");
         values = get_str(L, o, "values", jp, 0);
@@ -464,7 +484,8 @@ static void load_item(loader *L, spec *s, json_t *o, const char *jp, item *it)
         it->arg = get_expr(L, o, "count", jp, &it->arg_text);
         if (until) {
             if (strcmp(until, "end") == 0) it->until_end = 1;
-            else LERR(L, jp, "\"until\" is \"end\"");
+            else if (strcmp(until, "tiled") == 0) it->until_end = it->until_tiled = 1;
+            else LERR(L, jp, "\"until\" is \"end\" or \"tiled\"");
             free(until);
         }
         if (!!it->until_end == !!it->arg) LERR(L, jp, "a repeat has either \"until\": \"end\" or \"count\"");
@@ -473,6 +494,36 @@ static void load_item(loader *L, spec *s, json_t *o, const char *jp, item *it)
             if (mn && (!json_is_integer(mn) || json_integer_value(mn) < 0)) LERR(L, jp, "\"min\" is a non-negative integer");
             else if (mn) it->min_count = (uint64_t)json_integer_value(mn);
         }
+        {
+            json_t *t = json_object_get(o, "tiles");
+            static const char *const TILE_KEYS[] = {"row", "col", "rows", "cols", "within", NULL};
+            if (t) {
+                char *pt = jp_key(jp, "tiles");
+                json_t *w = json_object_get(t, "within");
+                if (!json_is_object(t)) LERR(L, pt, "\"tiles\" is an object");
+                else {
+                    check_keys(L, t, pt, TILE_KEYS);
+                    it->tile_row = get_str(L, t, "row", pt, 1);
+                    it->tile_col = get_str(L, t, "col", pt, 1);
+                    it->tile_rows = get_str(L, t, "rows", pt, 1);
+                    it->tile_cols = get_str(L, t, "cols", pt, 1);
+                    if (!json_is_array(w) || json_array_size(w) != 2 || !json_is_string(json_array_get(w, 0)) ||
+                        !json_is_string(json_array_get(w, 1))) {
+                        LERR(L, pt, "\"within\" is a list of two expressions: the matrix rows and columns");
+                    } else {
+                        int q;
+                        for (q = 0; q < 2; q++) {
+                            char *pw = jp_key(pt, "within");
+                            it->tile_within_text[q] = xstrdup(json_string_value(json_array_get(w, (size_t)q)));
+                            it->tile_within[q] = parse_text(L, it->tile_within_text[q], pw);
+                            free(pw);
+                        }
+                    }
+                }
+                free(pt);
+            }
+        }
+        if (it->until_tiled && !json_object_get(o, "tiles")) LERR(L, jp, "\"until\": \"tiled\" needs \"tiles\"");
         skip = get_str(L, o, "skip", jp, 0);
         if (skip) {
             if (strcmp(skip, "whitespace") == 0) it->skip_ws = 1;

@@ -18,7 +18,7 @@ typedef enum field_type {
     FT_STRING /* length-prefixed bytes: a u8..u64 length, then that many bytes */
 } field_type;
 
-enum { LAYOUT_DENSE = 0, LAYOUT_CSR = 1, LAYOUT_COLUMNS = 2 };
+enum { LAYOUT_DENSE = 0, LAYOUT_CSR = 1, LAYOUT_COLUMNS = 2, LAYOUT_ZEROS = 3, LAYOUT_COO = 4 };
 
 typedef enum leniency {
     LEN_NONE = 0, /* an error in every mode */
@@ -119,9 +119,14 @@ typedef struct item {
     char *col_table;                  /* columns: table mapping codes */
     leniency values_lenient;
     /* repeat */
-    int until_end;
+    int until_end;                    /* repeat until the end of the region */
+    int until_tiled;                  /* repeat until the tiles cover the matrix */
     int skip_ws;
     uint64_t min_count;               /* repeat: fewest repetitions */
+    char *tile_row, *tile_col, *tile_rows, *tile_cols; /* repeat: blocks that tile a matrix */
+    expr *tile_within[2]; char *tile_within_text[2];
+    int coo_index_width;              /* coo: bytes of each index */
+    expr *coo_with_cols; char *coo_with_cols_text; /* coo: records hold a column index */
     /* repeat count / region size / pad size / switch selector */
     expr *arg; char *arg_text;
     int exact;                        /* region: content must fill it */

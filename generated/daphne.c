@@ -95,7 +95,6 @@ static int daphne_validate_body(const uint8_t *buf, uint64_t len, const afmt_opt
     if (len - pos < 8) {
         return afmt_fail(err, AFMT_E_TRUNCATED, &path, "rows", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for rows, only %" PRIu64 " left", (uint64_t)(8), len - pos);
     }
-    const uint64_t o_rows = pos;
     const uint64_t v_rows = afmt_load_u64le(buf + pos);
     pos += 8;
 
@@ -103,13 +102,12 @@ static int daphne_validate_body(const uint8_t *buf, uint64_t len, const afmt_opt
     if (len - pos < 8) {
         return afmt_fail(err, AFMT_E_TRUNCATED, &path, "cols", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for cols, only %" PRIu64 " left", (uint64_t)(8), len - pos);
     }
-    const uint64_t o_cols = pos;
     const uint64_t v_cols = afmt_load_u64le(buf + pos);
     pos += 8;
 
     /* switch object on data_type */
     const uint64_t sel_object = v_data_type;
-    if (sel_object == UINT64_C(1)) {
+    if (sel_object == UINT64_C(1) || sel_object == UINT64_C(2)) {
 
         /* value_type: u8 */
         if (len - pos < 1) {
@@ -152,323 +150,406 @@ static int daphne_validate_body(const uint8_t *buf, uint64_t len, const afmt_opt
             return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, &path, "value_type", AFMT_NO_INDEX, o_value_type, "no entry of table value_types matches (value_type = %" PRIu64 "): unknown type code", (uint64_t)v_value_type);
         }
 
-        /* block_row: u64 little-endian */
-        if (len - pos < 8) {
-            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "block_row", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for block_row, only %" PRIu64 " left", (uint64_t)(8), len - pos);
-        }
-        const uint64_t o_block_row = pos;
-        const uint64_t v_block_row = afmt_load_u64le(buf + pos);
-        pos += 8;
-        if (v_block_row != UINT64_C(0)) {
-            return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_row", AFMT_NO_INDEX, o_block_row, "expected 0, found %" PRIu64 "", v_block_row);
-        }
+        /* repeat block until the end */
+        afmt_tiles tiles_block; /* on the stack: a fixed capacity, whatever the file claims */
+        afmt_tiles_init(&tiles_block, v_rows, v_cols);
+        afmt_path_push(&path, "block", 0);
+        uint64_t r_block = 0;
+        for (;; r_block++) {
+            if (r_block >= 1 && afmt_tiles_complete(&tiles_block)) break;
+            if (r_block >= opt->limits.max_items) {
+                return afmt_fail(err, AFMT_E_LIMIT, &path, "block", AFMT_NO_INDEX, pos, "more than %" PRIu64 " repetitions", opt->limits.max_items);
+            }
+            afmt_path_set_index(&path, r_block);
+            const uint64_t start_block = pos;
 
-        /* block_col: u64 little-endian */
-        if (len - pos < 8) {
-            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "block_col", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for block_col, only %" PRIu64 " left", (uint64_t)(8), len - pos);
-        }
-        const uint64_t o_block_col = pos;
-        const uint64_t v_block_col = afmt_load_u64le(buf + pos);
-        pos += 8;
-        if (v_block_col != UINT64_C(0)) {
-            return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_col", AFMT_NO_INDEX, o_block_col, "expected 0, found %" PRIu64 "", v_block_col);
-        }
+            /* block_row: u64 little-endian */
+            if (len - pos < 8) {
+                return afmt_fail(err, AFMT_E_TRUNCATED, &path, "block_row", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for block_row, only %" PRIu64 " left", (uint64_t)(8), len - pos);
+            }
+            const uint64_t o_block_row = pos;
+            const uint64_t v_block_row = afmt_load_u64le(buf + pos);
+            pos += 8;
 
-        /* block_rows: u32 little-endian */
-        if (len - pos < 4) {
-            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "block_rows", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for block_rows, only %" PRIu64 " left", (uint64_t)(4), len - pos);
-        }
-        const uint64_t o_block_rows = pos;
-        const uint64_t v_block_rows = (uint64_t)afmt_load_u32le(buf + pos);
-        pos += 4;
-        if (v_block_rows != v_rows) {
-            return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_rows", AFMT_NO_INDEX, o_block_rows, "expected %" PRIu64 " = rows, found %" PRIu64 "", v_rows, v_block_rows);
-        }
+            /* block_col: u64 little-endian */
+            if (len - pos < 8) {
+                return afmt_fail(err, AFMT_E_TRUNCATED, &path, "block_col", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for block_col, only %" PRIu64 " left", (uint64_t)(8), len - pos);
+            }
+            const uint64_t o_block_col = pos;
+            const uint64_t v_block_col = afmt_load_u64le(buf + pos);
+            pos += 8;
 
-        /* block_cols: u32 little-endian */
-        if (len - pos < 4) {
-            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "block_cols", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for block_cols, only %" PRIu64 " left", (uint64_t)(4), len - pos);
-        }
-        const uint64_t o_block_cols = pos;
-        const uint64_t v_block_cols = (uint64_t)afmt_load_u32le(buf + pos);
-        pos += 4;
-        if (v_block_cols != v_cols) {
-            return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_cols", AFMT_NO_INDEX, o_block_cols, "expected %" PRIu64 " = cols, found %" PRIu64 "", v_cols, v_block_cols);
-        }
+            /* block_rows: u32 little-endian */
+            if (len - pos < 4) {
+                return afmt_fail(err, AFMT_E_TRUNCATED, &path, "block_rows", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for block_rows, only %" PRIu64 " left", (uint64_t)(4), len - pos);
+            }
+            const uint64_t o_block_rows = pos;
+            const uint64_t v_block_rows = (uint64_t)afmt_load_u32le(buf + pos);
+            pos += 4;
 
-        /* block_type: u8 */
-        if (len - pos < 1) {
-            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "block_type", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for block_type, only %" PRIu64 " left", (uint64_t)(1), len - pos);
-        }
-        const uint64_t o_block_type = pos;
-        const uint64_t v_block_type = (uint64_t)afmt_load_u8(buf + pos);
-        pos += 1;
-        if (v_block_type != UINT64_C(1)) {
-            return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_type", AFMT_NO_INDEX, o_block_type, "expected 1, found %" PRIu64 "", v_block_type);
-        }
+            /* block_cols: u32 little-endian */
+            if (len - pos < 4) {
+                return afmt_fail(err, AFMT_E_TRUNCATED, &path, "block_cols", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for block_cols, only %" PRIu64 " left", (uint64_t)(4), len - pos);
+            }
+            const uint64_t o_block_cols = pos;
+            const uint64_t v_block_cols = (uint64_t)afmt_load_u32le(buf + pos);
+            pos += 4;
+            uint32_t overlapped_block = 0;
+            const int tile_block = afmt_tiles_add(&tiles_block, v_block_row, v_block_col, v_block_rows, v_block_cols, &overlapped_block);
+            if (tile_block == AFMT_TILE_OUTSIDE) {
+                if (v_block_rows > tiles_block.rows) {
+                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_rows", AFMT_NO_INDEX, o_block_rows, "block rows %" PRIu64 " + %" PRIu64 " exceed the %" PRIu64 " rows of the matrix", v_block_row, v_block_rows, tiles_block.rows);
+                }
+                if (v_block_cols > tiles_block.cols) {
+                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_cols", AFMT_NO_INDEX, o_block_cols, "block columns %" PRIu64 " + %" PRIu64 " exceed the %" PRIu64 " columns of the matrix", v_block_col, v_block_cols, tiles_block.cols);
+                }
+                if (v_block_row > tiles_block.rows - v_block_rows) {
+                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_row", AFMT_NO_INDEX, o_block_row, "block at row %" PRIu64 " with %" PRIu64 " rows ends past the %" PRIu64 " rows of the matrix", v_block_row, v_block_rows, tiles_block.rows);
+                }
+                return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_col", AFMT_NO_INDEX, o_block_col, "block at (%" PRIu64 " + %" PRIu64 ", %" PRIu64 " + %" PRIu64 ") lies outside the %" PRIu64 " x %" PRIu64 " matrix", v_block_row, v_block_rows, v_block_col, v_block_cols, tiles_block.rows, tiles_block.cols);
+            } else if (tile_block == AFMT_TILE_OVERLAP) {
+                return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_col", AFMT_NO_INDEX, o_block_col, "block overlaps an earlier block (number %u among those with cells)", (unsigned)overlapped_block);
+            } else if (tile_block == AFMT_TILE_TOO_MANY) {
+                return afmt_fail(err, AFMT_E_LIMIT, &path, "block_col", AFMT_NO_INDEX, o_block_col, "more than %d blocks with cells", AFMT_TILES_CAP);
+            }
 
-        /* block_value_type: u8 */
-        if (len - pos < 1) {
-            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "block_value_type", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for block_value_type, only %" PRIu64 " left", (uint64_t)(1), len - pos);
-        }
-        const uint64_t o_block_value_type = pos;
-        const uint64_t v_block_value_type = (uint64_t)afmt_load_u8(buf + pos);
-        pos += 1;
-        if (v_block_value_type != v_value_type) {
-            return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_value_type", AFMT_NO_INDEX, o_block_value_type, "expected %" PRIu64 " = value_type, found %" PRIu64 "", v_value_type, v_block_value_type);
-        }
+            /* block_type: u8 */
+            if (len - pos < 1) {
+                return afmt_fail(err, AFMT_E_TRUNCATED, &path, "block_type", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for block_type, only %" PRIu64 " left", (uint64_t)(1), len - pos);
+            }
+            const uint64_t o_block_type = pos;
+            const uint64_t v_block_type = (uint64_t)afmt_load_u8(buf + pos);
+            pos += 1;
 
-        /* array data: el elements, row-major */
-        uint64_t n_data = 1;
-        const uint64_t dim1 = v_rows;
-        if (!afmt_mul_u64(n_data, dim1, &n_data)) {
-            return afmt_fail(err, AFMT_E_OVERFLOW, &path, "rows", AFMT_NO_INDEX, o_rows, "the element count overflows 64 bits");
-        }
-        const uint64_t dim2 = v_cols;
-        if (!afmt_mul_u64(n_data, dim2, &n_data)) {
-            return afmt_fail(err, AFMT_E_OVERFLOW, &path, "cols", AFMT_NO_INDEX, o_cols, "the element count overflows 64 bits");
-        }
-        const uint64_t stored_data = n_data;
-        uint64_t nbytes_data;
-        if (el_enc == AFMT_ENC_BITS_LSB) {
-            nbytes_data = afmt_ceil_div_u64(stored_data, 8);
-        } else if (!afmt_mul_u64(stored_data, el_size, &nbytes_data)) {
-            return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data", AFMT_NO_INDEX, pos, "%" PRIu64 " elements of %s overflow 64 bits of bytes", stored_data, afmt_dtype_name(el_dtype));
-        }
-        if (len - pos < nbytes_data) {
-            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "data", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes (%" PRIu64 " elements of %s), only %" PRIu64 " left", nbytes_data, stored_data, afmt_dtype_name(el_dtype), len - pos);
-        }
-        if (vis && vis->on_array) {
-            afmt_array a;
-            afmt_array_init(&a, el_dtype);
-            a.elsize = el_size;
-            a.rank = 2;
-            a.dims[0] = dim1;
-            a.dims[1] = dim2;
-            a.count = n_data;
-            a.order = AFMT_ROW_MAJOR;
-            a.encoding = el_enc;
-            a.endian = AFMT_LITTLE;
-            a.data = buf + pos;
-            a.nbytes = nbytes_data;
-            a.offset = pos;
-            a.stride = el_size;
-            a.index = narrays;
-            if (vis->on_array(vis->ctx, &a) != 0) {
-                return afmt_fail(err, AFMT_E_CALLBACK, &path, "data", AFMT_NO_INDEX, pos, "stopped by the caller");
+            /* switch block_kind on block_type */
+            const uint64_t sel_block_kind = v_block_type;
+            if (sel_block_kind == UINT64_C(0)) {
+
+                /* array data: el elements, row-major */
+                uint64_t n_data = 1;
+                const uint64_t dim1 = v_block_rows;
+                if (!afmt_mul_u64(n_data, dim1, &n_data)) {
+                    return afmt_fail(err, AFMT_E_OVERFLOW, &path, "block_rows", AFMT_NO_INDEX, o_block_rows, "the element count overflows 64 bits");
+                }
+                const uint64_t dim2 = v_block_cols;
+                if (!afmt_mul_u64(n_data, dim2, &n_data)) {
+                    return afmt_fail(err, AFMT_E_OVERFLOW, &path, "block_cols", AFMT_NO_INDEX, o_block_cols, "the element count overflows 64 bits");
+                }
+                const uint64_t stored_data = 0; /* all zeros: nothing stored */
+                uint64_t nbytes_data;
+                if (el_enc == AFMT_ENC_BITS_LSB) {
+                    nbytes_data = afmt_ceil_div_u64(stored_data, 8);
+                } else if (!afmt_mul_u64(stored_data, el_size, &nbytes_data)) {
+                    return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data", AFMT_NO_INDEX, pos, "%" PRIu64 " elements of %s overflow 64 bits of bytes", stored_data, afmt_dtype_name(el_dtype));
+                }
+                if (len - pos < nbytes_data) {
+                    return afmt_fail(err, AFMT_E_TRUNCATED, &path, "data", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes (%" PRIu64 " elements of %s), only %" PRIu64 " left", nbytes_data, stored_data, afmt_dtype_name(el_dtype), len - pos);
+                }
+                if (vis && vis->on_array) {
+                    afmt_array a;
+                    afmt_array_init(&a, el_dtype);
+                    a.elsize = el_size;
+                    a.rank = 2;
+                    a.dims[0] = dim1;
+                    a.dims[1] = dim2;
+                    a.count = n_data;
+                    a.order = AFMT_ROW_MAJOR;
+                    a.encoding = el_enc;
+                    a.endian = AFMT_LITTLE;
+                    a.data = buf + pos;
+                    a.nbytes = nbytes_data;
+                    a.offset = pos;
+                    a.stride = el_size;
+                    a.index = narrays;
+                    a.encoding = AFMT_ENC_ZEROS;
+                    a.tile_row = v_block_row;
+                    a.tile_col = v_block_col;
+                    a.tile_rows = tiles_block.rows;
+                    a.tile_cols = tiles_block.cols;
+                    a.is_tile = !(a.tile_row == 0 && a.tile_col == 0 && a.dims[0] == a.tile_rows && a.dims[1] == a.tile_cols);
+                    if (vis->on_array(vis->ctx, &a) != 0) {
+                        return afmt_fail(err, AFMT_E_CALLBACK, &path, "data", AFMT_NO_INDEX, pos, "stopped by the caller");
+                    }
+                }
+                narrays++;
+                pos += nbytes_data;
+            } else if (sel_block_kind == UINT64_C(1)) {
+
+                /* block_value_type: u8 */
+                if (len - pos < 1) {
+                    return afmt_fail(err, AFMT_E_TRUNCATED, &path, "block_value_type", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for block_value_type, only %" PRIu64 " left", (uint64_t)(1), len - pos);
+                }
+                const uint64_t o_block_value_type = pos;
+                const uint64_t v_block_value_type = (uint64_t)afmt_load_u8(buf + pos);
+                pos += 1;
+                if (v_block_value_type != v_value_type) {
+                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_value_type", AFMT_NO_INDEX, o_block_value_type, "expected %" PRIu64 " = value_type, found %" PRIu64 "", v_value_type, v_block_value_type);
+                }
+
+                /* array data: el elements, row-major */
+                uint64_t n_data = 1;
+                const uint64_t dim3 = v_block_rows;
+                if (!afmt_mul_u64(n_data, dim3, &n_data)) {
+                    return afmt_fail(err, AFMT_E_OVERFLOW, &path, "block_rows", AFMT_NO_INDEX, o_block_rows, "the element count overflows 64 bits");
+                }
+                const uint64_t dim4 = v_block_cols;
+                if (!afmt_mul_u64(n_data, dim4, &n_data)) {
+                    return afmt_fail(err, AFMT_E_OVERFLOW, &path, "block_cols", AFMT_NO_INDEX, o_block_cols, "the element count overflows 64 bits");
+                }
+                const uint64_t stored_data = n_data;
+                uint64_t nbytes_data;
+                if (el_enc == AFMT_ENC_BITS_LSB) {
+                    nbytes_data = afmt_ceil_div_u64(stored_data, 8);
+                } else if (!afmt_mul_u64(stored_data, el_size, &nbytes_data)) {
+                    return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data", AFMT_NO_INDEX, pos, "%" PRIu64 " elements of %s overflow 64 bits of bytes", stored_data, afmt_dtype_name(el_dtype));
+                }
+                if (len - pos < nbytes_data) {
+                    return afmt_fail(err, AFMT_E_TRUNCATED, &path, "data", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes (%" PRIu64 " elements of %s), only %" PRIu64 " left", nbytes_data, stored_data, afmt_dtype_name(el_dtype), len - pos);
+                }
+                if (vis && vis->on_array) {
+                    afmt_array a;
+                    afmt_array_init(&a, el_dtype);
+                    a.elsize = el_size;
+                    a.rank = 2;
+                    a.dims[0] = dim3;
+                    a.dims[1] = dim4;
+                    a.count = n_data;
+                    a.order = AFMT_ROW_MAJOR;
+                    a.encoding = el_enc;
+                    a.endian = AFMT_LITTLE;
+                    a.data = buf + pos;
+                    a.nbytes = nbytes_data;
+                    a.offset = pos;
+                    a.stride = el_size;
+                    a.index = narrays;
+                    a.tile_row = v_block_row;
+                    a.tile_col = v_block_col;
+                    a.tile_rows = tiles_block.rows;
+                    a.tile_cols = tiles_block.cols;
+                    a.is_tile = !(a.tile_row == 0 && a.tile_col == 0 && a.dims[0] == a.tile_rows && a.dims[1] == a.tile_cols);
+                    if (vis->on_array(vis->ctx, &a) != 0) {
+                        return afmt_fail(err, AFMT_E_CALLBACK, &path, "data", AFMT_NO_INDEX, pos, "stopped by the caller");
+                    }
+                }
+                narrays++;
+                pos += nbytes_data;
+            } else if (sel_block_kind == UINT64_C(2)) {
+
+                /* block_value_type: u8 */
+                if (len - pos < 1) {
+                    return afmt_fail(err, AFMT_E_TRUNCATED, &path, "block_value_type", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for block_value_type, only %" PRIu64 " left", (uint64_t)(1), len - pos);
+                }
+                const uint64_t o_block_value_type = pos;
+                const uint64_t v_block_value_type = (uint64_t)afmt_load_u8(buf + pos);
+                pos += 1;
+                if (v_block_value_type != v_value_type) {
+                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_value_type", AFMT_NO_INDEX, o_block_value_type, "expected %" PRIu64 " = value_type, found %" PRIu64 "", v_value_type, v_block_value_type);
+                }
+
+                /* nnz: u64 little-endian */
+                if (len - pos < 8) {
+                    return afmt_fail(err, AFMT_E_TRUNCATED, &path, "nnz", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for nnz, only %" PRIu64 " left", (uint64_t)(8), len - pos);
+                }
+                const uint64_t v_nnz = afmt_load_u64le(buf + pos);
+                pos += 8;
+
+                /* row_offsets: block_rows + 1 of u64 little-endian */
+                uint64_t t5;
+                if (!afmt_add_u64(v_block_rows, 1, &t5)) {
+                    return afmt_fail(err, AFMT_E_OVERFLOW, &path, "", AFMT_NO_INDEX, pos, "`block_rows + 1` overflows 64 bits");
+                }
+                const uint64_t n_row_offsets = t5;
+                if ((len - pos) / 8 < n_row_offsets) {
+                    return afmt_fail(err, AFMT_E_TRUNCATED, &path, "row_offsets", AFMT_NO_INDEX, pos, "needs %" PRIu64 " elements of 8 bytes, only %" PRIu64 " bytes left", n_row_offsets, len - pos);
+                }
+                const uint64_t o_row_offsets = pos;
+                pos += n_row_offsets * 8;
+                if (n_row_offsets == 0) {
+                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "row_offsets", AFMT_NO_INDEX, o_row_offsets, "has no elements, but its first must be 0");
+                }
+                if (afmt_load_u64le(buf + o_row_offsets + (uint64_t)8 * (0)) != 0) {
+                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "row_offsets", 0, o_row_offsets + (uint64_t)8 * (0), "expected %" PRIu64 " = 0, found %" PRIu64 "", (uint64_t)(0), afmt_load_u64le(buf + o_row_offsets + (uint64_t)8 * (0)));
+                }
+                if (n_row_offsets == 0) {
+                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "row_offsets", AFMT_NO_INDEX, o_row_offsets, "has no elements, but its last must be nnz");
+                }
+                if (afmt_load_u64le(buf + o_row_offsets + (uint64_t)8 * (n_row_offsets - 1)) != v_nnz) {
+                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "row_offsets", n_row_offsets - 1, o_row_offsets + (uint64_t)8 * (n_row_offsets - 1), "expected %" PRIu64 " = nnz, found %" PRIu64 "", (uint64_t)(v_nnz), afmt_load_u64le(buf + o_row_offsets + (uint64_t)8 * (n_row_offsets - 1)));
+                }
+                const uint64_t bad6 = afmt_field_unordered(buf + o_row_offsets, n_row_offsets, 8, 0, 0, 0);
+                if (bad6 < n_row_offsets) {
+                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "row_offsets", bad6, o_row_offsets + (uint64_t)8 * bad6, "is less than the element before it (must be non-decreasing)");
+                }
+
+                /* col_indices: nnz of u64 little-endian */
+                const uint64_t n_col_indices = v_nnz;
+                if ((len - pos) / 8 < n_col_indices) {
+                    return afmt_fail(err, AFMT_E_TRUNCATED, &path, "col_indices", AFMT_NO_INDEX, pos, "needs %" PRIu64 " elements of 8 bytes, only %" PRIu64 " bytes left", n_col_indices, len - pos);
+                }
+                const uint64_t o_col_indices = pos;
+                pos += n_col_indices * 8;
+                for (uint64_t i_col_indices = 0; i_col_indices < n_col_indices; i_col_indices++) {
+                    const uint64_t e_col_indices = afmt_load_u64le(buf + o_col_indices + (uint64_t)8 * i_col_indices);
+                    if (!(e_col_indices < v_block_cols)) {
+                        return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "col_indices", i_col_indices, o_col_indices + (uint64_t)8 * i_col_indices, "column index out of range: `col_indices < block_cols` does not hold (col_indices = %" PRIu64 ")", e_col_indices);
+                    }
+                }
+                const uint64_t bad7 = afmt_field_unordered_within(buf + o_col_indices, n_col_indices, 8, 0, buf + o_row_offsets, n_row_offsets, 8, 0);
+                if (bad7 < n_col_indices) {
+                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "col_indices", bad7, o_col_indices + (uint64_t)8 * bad7, "is not greater than the element before it in the same segment of row_offsets (must be strictly increasing within each)");
+                }
+
+                /* array data: el elements, row-major */
+                uint64_t n_data = 1;
+                const uint64_t dim8 = v_block_rows;
+                if (!afmt_mul_u64(n_data, dim8, &n_data)) {
+                    return afmt_fail(err, AFMT_E_OVERFLOW, &path, "block_rows", AFMT_NO_INDEX, o_block_rows, "the element count overflows 64 bits");
+                }
+                const uint64_t dim9 = v_block_cols;
+                if (!afmt_mul_u64(n_data, dim9, &n_data)) {
+                    return afmt_fail(err, AFMT_E_OVERFLOW, &path, "block_cols", AFMT_NO_INDEX, o_block_cols, "the element count overflows 64 bits");
+                }
+                const uint64_t stored_data = v_nnz;
+                uint64_t nbytes_data;
+                if (el_enc == AFMT_ENC_BITS_LSB) {
+                    nbytes_data = afmt_ceil_div_u64(stored_data, 8);
+                } else if (!afmt_mul_u64(stored_data, el_size, &nbytes_data)) {
+                    return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data", AFMT_NO_INDEX, pos, "%" PRIu64 " elements of %s overflow 64 bits of bytes", stored_data, afmt_dtype_name(el_dtype));
+                }
+                if (len - pos < nbytes_data) {
+                    return afmt_fail(err, AFMT_E_TRUNCATED, &path, "data", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes (%" PRIu64 " elements of %s), only %" PRIu64 " left", nbytes_data, stored_data, afmt_dtype_name(el_dtype), len - pos);
+                }
+                if (vis && vis->on_array) {
+                    afmt_array a;
+                    afmt_array_init(&a, el_dtype);
+                    a.elsize = el_size;
+                    a.rank = 2;
+                    a.dims[0] = dim8;
+                    a.dims[1] = dim9;
+                    a.count = n_data;
+                    a.order = AFMT_ROW_MAJOR;
+                    a.encoding = el_enc;
+                    a.endian = AFMT_LITTLE;
+                    a.data = buf + pos;
+                    a.nbytes = nbytes_data;
+                    a.offset = pos;
+                    a.stride = el_size;
+                    a.index = narrays;
+                    a.tile_row = v_block_row;
+                    a.tile_col = v_block_col;
+                    a.tile_rows = tiles_block.rows;
+                    a.tile_cols = tiles_block.cols;
+                    a.is_tile = !(a.tile_row == 0 && a.tile_col == 0 && a.dims[0] == a.tile_rows && a.dims[1] == a.tile_cols);
+                    a.encoding = AFMT_ENC_CSR;
+                    a.nnz = stored_data;
+                    a.csr_row_offsets = buf + o_row_offsets;
+                    a.csr_col_indices = buf + o_col_indices;
+                    a.csr_index_size = 8;
+                    if (vis->on_array(vis->ctx, &a) != 0) {
+                        return afmt_fail(err, AFMT_E_CALLBACK, &path, "data", AFMT_NO_INDEX, pos, "stopped by the caller");
+                    }
+                }
+                narrays++;
+                pos += nbytes_data;
+            } else if (sel_block_kind == UINT64_C(3)) {
+
+                /* block_value_type: u8 */
+                if (len - pos < 1) {
+                    return afmt_fail(err, AFMT_E_TRUNCATED, &path, "block_value_type", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for block_value_type, only %" PRIu64 " left", (uint64_t)(1), len - pos);
+                }
+                const uint64_t o_block_value_type = pos;
+                const uint64_t v_block_value_type = (uint64_t)afmt_load_u8(buf + pos);
+                pos += 1;
+                if (v_block_value_type != v_value_type) {
+                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_value_type", AFMT_NO_INDEX, o_block_value_type, "expected %" PRIu64 " = value_type, found %" PRIu64 "", v_value_type, v_block_value_type);
+                }
+
+                /* coo_nnz: u32 little-endian */
+                if (len - pos < 4) {
+                    return afmt_fail(err, AFMT_E_TRUNCATED, &path, "coo_nnz", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for coo_nnz, only %" PRIu64 " left", (uint64_t)(4), len - pos);
+                }
+                const uint64_t v_coo_nnz = (uint64_t)afmt_load_u32le(buf + pos);
+                pos += 4;
+
+                /* array data: el elements, row-major */
+                uint64_t n_data = 1;
+                const uint64_t dim10 = v_block_rows;
+                if (!afmt_mul_u64(n_data, dim10, &n_data)) {
+                    return afmt_fail(err, AFMT_E_OVERFLOW, &path, "block_rows", AFMT_NO_INDEX, o_block_rows, "the element count overflows 64 bits");
+                }
+                const uint64_t dim11 = v_block_cols;
+                if (!afmt_mul_u64(n_data, dim11, &n_data)) {
+                    return afmt_fail(err, AFMT_E_OVERFLOW, &path, "block_cols", AFMT_NO_INDEX, o_block_cols, "the element count overflows 64 bits");
+                }
+                const uint64_t stored_data = v_coo_nnz;
+                const int with_cols_data = (v_block_cols != 1);
+                const uint64_t record_data = 4 * (with_cols_data ? 2u : 1u) + el_size;
+                uint64_t nbytes_data;
+                if (!afmt_mul_u64(stored_data, record_data, &nbytes_data)) {
+                    return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data", AFMT_NO_INDEX, pos, "the records overflow 64 bits of bytes");
+                }
+                if (len - pos < nbytes_data) {
+                    return afmt_fail(err, AFMT_E_TRUNCATED, &path, "data", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes (%" PRIu64 " elements of %s), only %" PRIu64 " left", nbytes_data, stored_data, afmt_dtype_name(el_dtype), len - pos);
+                }
+                for (uint64_t k = 0, prev_r = 0, prev_c = 0; k < stored_data; k++) {
+                    const uint8_t *rec = buf + pos + k * record_data;
+                    const uint64_t r = afmt_load_u32le(rec);
+                    const uint64_t c = with_cols_data ? (uint64_t)afmt_load_u32le(rec + 4) : 0;
+                    if (r >= dim10 || c >= dim11) {
+                        return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "data", k, pos + k * record_data, "record (%" PRIu64 ", %" PRIu64 ") lies outside the %" PRIu64 " x %" PRIu64 " block", r, c, dim10, dim11);
+                    }
+                    if (k > 0 && (r < prev_r || (r == prev_r && c <= prev_c))) {
+                        return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "data", k, pos + k * record_data, "record (%" PRIu64 ", %" PRIu64 ") does not follow (%" PRIu64 ", %" PRIu64 ") in row-major order (a cell twice, or unsorted)", r, c, prev_r, prev_c);
+                    }
+                    prev_r = r;
+                    prev_c = c;
+                }
+                if (vis && vis->on_array) {
+                    afmt_array a;
+                    afmt_array_init(&a, el_dtype);
+                    a.elsize = el_size;
+                    a.rank = 2;
+                    a.dims[0] = dim10;
+                    a.dims[1] = dim11;
+                    a.count = n_data;
+                    a.order = AFMT_ROW_MAJOR;
+                    a.encoding = el_enc;
+                    a.endian = AFMT_LITTLE;
+                    a.data = buf + pos;
+                    a.nbytes = nbytes_data;
+                    a.offset = pos;
+                    a.stride = el_size;
+                    a.index = narrays;
+                    a.encoding = AFMT_ENC_COO;
+                    a.nnz = stored_data;
+                    a.coo_stride = record_data;
+                    a.coo_index_size = 4;
+                    a.coo_has_col = with_cols_data;
+                    a.tile_row = v_block_row;
+                    a.tile_col = v_block_col;
+                    a.tile_rows = tiles_block.rows;
+                    a.tile_cols = tiles_block.cols;
+                    a.is_tile = !(a.tile_row == 0 && a.tile_col == 0 && a.dims[0] == a.tile_rows && a.dims[1] == a.tile_cols);
+                    if (vis->on_array(vis->ctx, &a) != 0) {
+                        return afmt_fail(err, AFMT_E_CALLBACK, &path, "data", AFMT_NO_INDEX, pos, "stopped by the caller");
+                    }
+                }
+                narrays++;
+                pos += nbytes_data;
+            } else {
+                return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_type", AFMT_NO_INDEX, o_block_type, "block type is not 0 (empty), 1 (dense), 2 (CSR) or 3 (COO) (found %" PRIu64 ")", (uint64_t)sel_block_kind);
+            }
+            if (pos == start_block) {
+                return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "", AFMT_NO_INDEX, pos, "a repetition consumed no bytes");
             }
         }
-        narrays++;
-        pos += nbytes_data;
-    } else if (sel_object == UINT64_C(2)) {
-
-        /* value_type: u8 */
-        if (len - pos < 1) {
-            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "value_type", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for value_type, only %" PRIu64 " left", (uint64_t)(1), len - pos);
+        afmt_path_pop(&path);
+        if (r_block < 1) {
+            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "block", AFMT_NO_INDEX, pos, "needs at least 1, found %" PRIu64 "", r_block);
         }
-        const uint64_t o_value_type = pos;
-        const uint64_t v_value_type = (uint64_t)afmt_load_u8(buf + pos);
-        pos += 1;
-
-        /* lookup el in table value_types */
-        afmt_dtype el_dtype = AFMT_DTYPE_INVALID;
-        uint64_t el_size = 0;
-        afmt_encoding el_enc = AFMT_ENC_PLAIN;
-        if (v_value_type == UINT64_C(0)) {
-            el_dtype = AFMT_I8;
-            el_size = afmt_dtype_get(AFMT_I8)->size;
-        } else if (v_value_type == UINT64_C(1)) {
-            el_dtype = AFMT_I32;
-            el_size = afmt_dtype_get(AFMT_I32)->size;
-        } else if (v_value_type == UINT64_C(2)) {
-            el_dtype = AFMT_I64;
-            el_size = afmt_dtype_get(AFMT_I64)->size;
-        } else if (v_value_type == UINT64_C(3)) {
-            el_dtype = AFMT_U8;
-            el_size = afmt_dtype_get(AFMT_U8)->size;
-        } else if (v_value_type == UINT64_C(4)) {
-            el_dtype = AFMT_U32;
-            el_size = afmt_dtype_get(AFMT_U32)->size;
-        } else if (v_value_type == UINT64_C(5)) {
-            el_dtype = AFMT_U64;
-            el_size = afmt_dtype_get(AFMT_U64)->size;
-        } else if (v_value_type == UINT64_C(6)) {
-            el_dtype = AFMT_F32;
-            el_size = afmt_dtype_get(AFMT_F32)->size;
-        } else if (v_value_type == UINT64_C(7)) {
-            el_dtype = AFMT_F64;
-            el_size = afmt_dtype_get(AFMT_F64)->size;
+        if (!afmt_tiles_complete(&tiles_block)) {
+            return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block", AFMT_NO_INDEX, pos, "the blocks cover %" PRIu64 " cells of the %" PRIu64 " x %" PRIu64 " matrix, not all", tiles_block.area, tiles_block.rows, tiles_block.cols);
         }
-        if (el_dtype == AFMT_DTYPE_INVALID) {
-            return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, &path, "value_type", AFMT_NO_INDEX, o_value_type, "no entry of table value_types matches (value_type = %" PRIu64 "): unknown type code", (uint64_t)v_value_type);
-        }
-
-        /* block_row: u64 little-endian */
-        if (len - pos < 8) {
-            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "block_row", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for block_row, only %" PRIu64 " left", (uint64_t)(8), len - pos);
-        }
-        const uint64_t o_block_row = pos;
-        const uint64_t v_block_row = afmt_load_u64le(buf + pos);
-        pos += 8;
-        if (v_block_row != UINT64_C(0)) {
-            return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_row", AFMT_NO_INDEX, o_block_row, "expected 0, found %" PRIu64 "", v_block_row);
-        }
-
-        /* block_col: u64 little-endian */
-        if (len - pos < 8) {
-            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "block_col", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for block_col, only %" PRIu64 " left", (uint64_t)(8), len - pos);
-        }
-        const uint64_t o_block_col = pos;
-        const uint64_t v_block_col = afmt_load_u64le(buf + pos);
-        pos += 8;
-        if (v_block_col != UINT64_C(0)) {
-            return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_col", AFMT_NO_INDEX, o_block_col, "expected 0, found %" PRIu64 "", v_block_col);
-        }
-
-        /* block_rows: u32 little-endian */
-        if (len - pos < 4) {
-            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "block_rows", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for block_rows, only %" PRIu64 " left", (uint64_t)(4), len - pos);
-        }
-        const uint64_t o_block_rows = pos;
-        const uint64_t v_block_rows = (uint64_t)afmt_load_u32le(buf + pos);
-        pos += 4;
-        if (v_block_rows != v_rows) {
-            return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_rows", AFMT_NO_INDEX, o_block_rows, "expected %" PRIu64 " = rows, found %" PRIu64 "", v_rows, v_block_rows);
-        }
-
-        /* block_cols: u32 little-endian */
-        if (len - pos < 4) {
-            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "block_cols", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for block_cols, only %" PRIu64 " left", (uint64_t)(4), len - pos);
-        }
-        const uint64_t o_block_cols = pos;
-        const uint64_t v_block_cols = (uint64_t)afmt_load_u32le(buf + pos);
-        pos += 4;
-        if (v_block_cols != v_cols) {
-            return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_cols", AFMT_NO_INDEX, o_block_cols, "expected %" PRIu64 " = cols, found %" PRIu64 "", v_cols, v_block_cols);
-        }
-
-        /* block_type: u8 */
-        if (len - pos < 1) {
-            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "block_type", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for block_type, only %" PRIu64 " left", (uint64_t)(1), len - pos);
-        }
-        const uint64_t o_block_type = pos;
-        const uint64_t v_block_type = (uint64_t)afmt_load_u8(buf + pos);
-        pos += 1;
-        if (v_block_type != UINT64_C(2)) {
-            return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_type", AFMT_NO_INDEX, o_block_type, "expected 2, found %" PRIu64 "", v_block_type);
-        }
-
-        /* block_value_type: u8 */
-        if (len - pos < 1) {
-            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "block_value_type", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for block_value_type, only %" PRIu64 " left", (uint64_t)(1), len - pos);
-        }
-        const uint64_t o_block_value_type = pos;
-        const uint64_t v_block_value_type = (uint64_t)afmt_load_u8(buf + pos);
-        pos += 1;
-        if (v_block_value_type != v_value_type) {
-            return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_value_type", AFMT_NO_INDEX, o_block_value_type, "expected %" PRIu64 " = value_type, found %" PRIu64 "", v_value_type, v_block_value_type);
-        }
-
-        /* nnz: u64 little-endian */
-        if (len - pos < 8) {
-            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "nnz", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for nnz, only %" PRIu64 " left", (uint64_t)(8), len - pos);
-        }
-        const uint64_t v_nnz = afmt_load_u64le(buf + pos);
-        pos += 8;
-
-        /* row_offsets: rows + 1 of u64 little-endian */
-        uint64_t t3;
-        if (!afmt_add_u64(v_rows, 1, &t3)) {
-            return afmt_fail(err, AFMT_E_OVERFLOW, &path, "", AFMT_NO_INDEX, pos, "`rows + 1` overflows 64 bits");
-        }
-        const uint64_t n_row_offsets = t3;
-        if ((len - pos) / 8 < n_row_offsets) {
-            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "row_offsets", AFMT_NO_INDEX, pos, "needs %" PRIu64 " elements of 8 bytes, only %" PRIu64 " bytes left", n_row_offsets, len - pos);
-        }
-        const uint64_t o_row_offsets = pos;
-        pos += n_row_offsets * 8;
-        if (n_row_offsets == 0) {
-            return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "row_offsets", AFMT_NO_INDEX, o_row_offsets, "has no elements, but its first must be 0");
-        }
-        if (afmt_load_u64le(buf + o_row_offsets + (uint64_t)8 * (0)) != 0) {
-            return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "row_offsets", 0, o_row_offsets + (uint64_t)8 * (0), "expected %" PRIu64 " = 0, found %" PRIu64 "", (uint64_t)(0), afmt_load_u64le(buf + o_row_offsets + (uint64_t)8 * (0)));
-        }
-        if (n_row_offsets == 0) {
-            return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "row_offsets", AFMT_NO_INDEX, o_row_offsets, "has no elements, but its last must be nnz");
-        }
-        if (afmt_load_u64le(buf + o_row_offsets + (uint64_t)8 * (n_row_offsets - 1)) != v_nnz) {
-            return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "row_offsets", n_row_offsets - 1, o_row_offsets + (uint64_t)8 * (n_row_offsets - 1), "expected %" PRIu64 " = nnz, found %" PRIu64 "", (uint64_t)(v_nnz), afmt_load_u64le(buf + o_row_offsets + (uint64_t)8 * (n_row_offsets - 1)));
-        }
-        const uint64_t bad4 = afmt_field_unordered(buf + o_row_offsets, n_row_offsets, 8, 0, 0, 0);
-        if (bad4 < n_row_offsets) {
-            return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "row_offsets", bad4, o_row_offsets + (uint64_t)8 * bad4, "is less than the element before it (must be non-decreasing)");
-        }
-
-        /* col_indices: nnz of u64 little-endian */
-        const uint64_t n_col_indices = v_nnz;
-        if ((len - pos) / 8 < n_col_indices) {
-            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "col_indices", AFMT_NO_INDEX, pos, "needs %" PRIu64 " elements of 8 bytes, only %" PRIu64 " bytes left", n_col_indices, len - pos);
-        }
-        const uint64_t o_col_indices = pos;
-        pos += n_col_indices * 8;
-        for (uint64_t i_col_indices = 0; i_col_indices < n_col_indices; i_col_indices++) {
-            const uint64_t e_col_indices = afmt_load_u64le(buf + o_col_indices + (uint64_t)8 * i_col_indices);
-            if (!(e_col_indices < v_cols)) {
-                return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "col_indices", i_col_indices, o_col_indices + (uint64_t)8 * i_col_indices, "column index out of range: `col_indices < cols` does not hold (col_indices = %" PRIu64 ")", e_col_indices);
-            }
-        }
-        const uint64_t bad5 = afmt_field_unordered_within(buf + o_col_indices, n_col_indices, 8, 0, buf + o_row_offsets, n_row_offsets, 8, 0);
-        if (bad5 < n_col_indices) {
-            return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "col_indices", bad5, o_col_indices + (uint64_t)8 * bad5, "is not greater than the element before it in the same segment of row_offsets (must be strictly increasing within each)");
-        }
-
-        /* array data: el elements, row-major */
-        uint64_t n_data = 1;
-        const uint64_t dim6 = v_rows;
-        if (!afmt_mul_u64(n_data, dim6, &n_data)) {
-            return afmt_fail(err, AFMT_E_OVERFLOW, &path, "rows", AFMT_NO_INDEX, o_rows, "the element count overflows 64 bits");
-        }
-        const uint64_t dim7 = v_cols;
-        if (!afmt_mul_u64(n_data, dim7, &n_data)) {
-            return afmt_fail(err, AFMT_E_OVERFLOW, &path, "cols", AFMT_NO_INDEX, o_cols, "the element count overflows 64 bits");
-        }
-        const uint64_t stored_data = v_nnz;
-        uint64_t nbytes_data;
-        if (el_enc == AFMT_ENC_BITS_LSB) {
-            nbytes_data = afmt_ceil_div_u64(stored_data, 8);
-        } else if (!afmt_mul_u64(stored_data, el_size, &nbytes_data)) {
-            return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data", AFMT_NO_INDEX, pos, "%" PRIu64 " elements of %s overflow 64 bits of bytes", stored_data, afmt_dtype_name(el_dtype));
-        }
-        if (len - pos < nbytes_data) {
-            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "data", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes (%" PRIu64 " elements of %s), only %" PRIu64 " left", nbytes_data, stored_data, afmt_dtype_name(el_dtype), len - pos);
-        }
-        if (vis && vis->on_array) {
-            afmt_array a;
-            afmt_array_init(&a, el_dtype);
-            a.elsize = el_size;
-            a.rank = 2;
-            a.dims[0] = dim6;
-            a.dims[1] = dim7;
-            a.count = n_data;
-            a.order = AFMT_ROW_MAJOR;
-            a.encoding = el_enc;
-            a.endian = AFMT_LITTLE;
-            a.data = buf + pos;
-            a.nbytes = nbytes_data;
-            a.offset = pos;
-            a.stride = el_size;
-            a.index = narrays;
-            a.encoding = AFMT_ENC_CSR;
-            a.nnz = stored_data;
-            a.csr_row_offsets = buf + o_row_offsets;
-            a.csr_col_indices = buf + o_col_indices;
-            a.csr_index_size = 8;
-            if (vis->on_array(vis->ctx, &a) != 0) {
-                return afmt_fail(err, AFMT_E_CALLBACK, &path, "data", AFMT_NO_INDEX, pos, "stopped by the caller");
-            }
-        }
-        narrays++;
-        pos += nbytes_data;
     } else if (sel_object == UINT64_C(3)) {
 
         /* column_types: cols of u8 */
@@ -554,9 +635,9 @@ static int daphne_validate_body(const uint8_t *buf, uint64_t len, const afmt_opt
                 a.count = rows_columns;
                 a.order = AFMT_ROW_MAJOR;
                 a.endian = AFMT_LITTLE;
-                a.data = buf + pos + column_offset;
+                a.offset = rows_columns == 0 ? pos : pos + column_offset;
+                a.data = buf + a.offset;
                 a.nbytes = rows_columns == 0 ? 0 : (rows_columns - 1) * width_columns + size_j;
-                a.offset = pos + column_offset;
                 a.stride = width_columns;
                 a.index = narrays++;
                 if (j < n_labels) {
@@ -657,17 +738,7 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
     /* cols */
     if (afmt_sink_u64(sink, v_cols, 0, err) != 0) return -1;
     /* switch object */
-    if (v_data_type == 1) {
-        if (n != 1) {
-            return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0, "daphne holds one array here, not %zu", n);
-        }
-        if (A_data->encoding != AFMT_ENC_PLAIN || A_data->endian != AFMT_LITTLE || A_data->stride != A_data->elsize ||
-            (A_data->rank > 1 && A_data->order != AFMT_ROW_MAJOR)) {
-            return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0, "array %u must be plain, little-endian and row-major (see afmt_array_to_plain)", (unsigned)ai);
-        }
-        if (A_data->rank != 2) {
-            return afmt_fail(err, AFMT_E_TYPE, NULL, "data", AFMT_NO_INDEX, 0, "daphne holds arrays of rank 2 here, not %u", (unsigned)A_data->rank);
-        }
+    if (v_data_type == 1 || v_data_type == 2) {
         uint64_t v_value_type = 0;
         afmt_dtype el_dtype = AFMT_DTYPE_INVALID;
         uint64_t el_size = 0;
@@ -710,172 +781,117 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
         }
         (void)el_size;
         (void)el_enc;
-        uint64_t nbytes_data;
-        if (afmt_payload_size(A_data, el_enc, &nbytes_data, err) != 0) return -1;
-        (void)nbytes_data;
-        const uint64_t v_block_row = UINT64_C(0);
-        const uint64_t v_block_col = UINT64_C(0);
-        const uint64_t v_block_rows = v_rows;
-        const uint64_t v_block_cols = v_cols;
-        const uint64_t v_block_type = UINT64_C(1);
-        const uint64_t v_block_value_type = v_value_type;
-        if (v_block_rows != v_rows) {
-            return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "block_rows", AFMT_NO_INDEX, 0, "expected %" PRIu64 " = rows, found %" PRIu64 "", v_rows, v_block_rows);
-        }
-        if (v_block_cols != v_cols) {
-            return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "block_cols", AFMT_NO_INDEX, 0, "expected %" PRIu64 " = cols, found %" PRIu64 "", v_cols, v_block_cols);
-        }
-        if (v_block_value_type != v_value_type) {
-            return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "block_value_type", AFMT_NO_INDEX, 0, "expected %" PRIu64 " = value_type, found %" PRIu64 "", v_value_type, v_block_value_type);
-        }
         /* value_type */
         if (v_value_type > UINT64_C(0xff)) {
             return afmt_fail(err, AFMT_E_TYPE, NULL, "value_type", AFMT_NO_INDEX, 0, "value %" PRIu64 " does not fit u8", v_value_type);
         }
         if (afmt_sink_u8(sink, v_value_type, err) != 0) return -1;
-        /* block_row */
-        if (afmt_sink_u64(sink, v_block_row, 0, err) != 0) return -1;
-        /* block_col */
-        if (afmt_sink_u64(sink, v_block_col, 0, err) != 0) return -1;
-        /* block_rows */
-        if (v_block_rows > UINT64_C(0xffffffff)) {
-            return afmt_fail(err, AFMT_E_TYPE, NULL, "block_rows", AFMT_NO_INDEX, 0, "value %" PRIu64 " does not fit u32", v_block_rows);
-        }
-        if (afmt_sink_u32(sink, v_block_rows, 0, err) != 0) return -1;
-        /* block_cols */
-        if (v_block_cols > UINT64_C(0xffffffff)) {
-            return afmt_fail(err, AFMT_E_TYPE, NULL, "block_cols", AFMT_NO_INDEX, 0, "value %" PRIu64 " does not fit u32", v_block_cols);
-        }
-        if (afmt_sink_u32(sink, v_block_cols, 0, err) != 0) return -1;
-        /* block_type */
-        if (v_block_type > UINT64_C(0xff)) {
-            return afmt_fail(err, AFMT_E_TYPE, NULL, "block_type", AFMT_NO_INDEX, 0, "value %" PRIu64 " does not fit u8", v_block_type);
-        }
-        if (afmt_sink_u8(sink, v_block_type, err) != 0) return -1;
-        /* block_value_type */
-        if (v_block_value_type > UINT64_C(0xff)) {
-            return afmt_fail(err, AFMT_E_TYPE, NULL, "block_value_type", AFMT_NO_INDEX, 0, "value %" PRIu64 " does not fit u8", v_block_value_type);
-        }
-        if (afmt_sink_u8(sink, v_block_value_type, err) != 0) return -1;
-        /* data */
-        if (afmt_sink_payload(sink, A_data, AFMT_LITTLE, el_enc, err) != 0) return -1;
-    } else if (v_data_type == 2) {
-        if (n != 1) {
-            return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0, "daphne holds one array here, not %zu", n);
-        }
-        if (A_data->encoding != AFMT_ENC_CSR || A_data->rank != 2) {
-            return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0, "array %u must be a CSR view of rank 2", (unsigned)ai);
-        }
-        uint64_t v_value_type = 0;
-        afmt_dtype el_dtype = AFMT_DTYPE_INVALID;
-        uint64_t el_size = 0;
-        afmt_encoding el_enc = AFMT_ENC_PLAIN;
-        if (A_data->dtype == AFMT_I8) {
-            v_value_type = 0;
-            el_dtype = AFMT_I8;
-            el_size = afmt_dtype_get(AFMT_I8)->size;
-        } else if (A_data->dtype == AFMT_I32) {
-            v_value_type = 1;
-            el_dtype = AFMT_I32;
-            el_size = afmt_dtype_get(AFMT_I32)->size;
-        } else if (A_data->dtype == AFMT_I64) {
-            v_value_type = 2;
-            el_dtype = AFMT_I64;
-            el_size = afmt_dtype_get(AFMT_I64)->size;
-        } else if (A_data->dtype == AFMT_U8) {
-            v_value_type = 3;
-            el_dtype = AFMT_U8;
-            el_size = afmt_dtype_get(AFMT_U8)->size;
-        } else if (A_data->dtype == AFMT_U32) {
-            v_value_type = 4;
-            el_dtype = AFMT_U32;
-            el_size = afmt_dtype_get(AFMT_U32)->size;
-        } else if (A_data->dtype == AFMT_U64) {
-            v_value_type = 5;
-            el_dtype = AFMT_U64;
-            el_size = afmt_dtype_get(AFMT_U64)->size;
-        } else if (A_data->dtype == AFMT_F32) {
-            v_value_type = 6;
-            el_dtype = AFMT_F32;
-            el_size = afmt_dtype_get(AFMT_F32)->size;
-        } else if (A_data->dtype == AFMT_F64) {
-            v_value_type = 7;
-            el_dtype = AFMT_F64;
-            el_size = afmt_dtype_get(AFMT_F64)->size;
-        }
-        if (el_dtype == AFMT_DTYPE_INVALID) {
-            return afmt_fail(err, AFMT_E_TYPE, NULL, "value_type", AFMT_NO_INDEX, 0, "daphne cannot hold elements of type %s", afmt_dtype_name(A_data->dtype));
-        }
-        (void)el_size;
-        (void)el_enc;
-        uint64_t nbytes_data;
-        nbytes_data = A_data->nnz * el_size; /* values only; checked by afmt_sink_csr_values */
-        (void)nbytes_data;
-        const uint64_t v_block_row = UINT64_C(0);
-        const uint64_t v_block_col = UINT64_C(0);
-        const uint64_t v_block_rows = v_rows;
-        const uint64_t v_block_cols = v_cols;
-        const uint64_t v_block_type = UINT64_C(2);
-        const uint64_t v_block_value_type = v_value_type;
-        const uint64_t v_nnz = A_data->nnz;
-        const uint64_t n_row_offsets = A_data->dims[0] + 1;
-        const uint64_t n_col_indices = A_data->nnz;
-        if (v_block_rows != v_rows) {
-            return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "block_rows", AFMT_NO_INDEX, 0, "expected %" PRIu64 " = rows, found %" PRIu64 "", v_rows, v_block_rows);
-        }
-        if (v_block_cols != v_cols) {
-            return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "block_cols", AFMT_NO_INDEX, 0, "expected %" PRIu64 " = cols, found %" PRIu64 "", v_cols, v_block_cols);
-        }
-        if (v_block_value_type != v_value_type) {
-            return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "block_value_type", AFMT_NO_INDEX, 0, "expected %" PRIu64 " = value_type, found %" PRIu64 "", v_value_type, v_block_value_type);
-        }
-        for (uint64_t i_col_indices = 0; i_col_indices < n_col_indices; i_col_indices++) {
-            const uint64_t e_col_indices = afmt_field_get(A_data->csr_col_indices, i_col_indices, A_data->csr_index_size, 0);
-            if (!(e_col_indices < v_cols)) {
-                return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "col_indices", i_col_indices, 0, "column index out of range: `col_indices < cols` does not hold (col_indices = %" PRIu64 ")", e_col_indices);
+        /* repeat block: written once */
+        {
+            const uint64_t v_block_row = 0;
+            const uint64_t v_block_col = 0;
+            const uint64_t v_block_rows = v_rows;
+            const uint64_t v_block_cols = v_cols;
+            uint64_t c4;
+            if ((A_data->encoding == AFMT_ENC_CSR)) {
+                c4 = 2;
+            } else {
+                c4 = 1;
+            }
+            const uint64_t v_block_type = c4;
+            /* block_row */
+            if (afmt_sink_u64(sink, v_block_row, 0, err) != 0) return -1;
+            /* block_col */
+            if (afmt_sink_u64(sink, v_block_col, 0, err) != 0) return -1;
+            /* block_rows */
+            if (v_block_rows > UINT64_C(0xffffffff)) {
+                return afmt_fail(err, AFMT_E_TYPE, NULL, "block_rows", AFMT_NO_INDEX, 0, "value %" PRIu64 " does not fit u32", v_block_rows);
+            }
+            if (afmt_sink_u32(sink, v_block_rows, 0, err) != 0) return -1;
+            /* block_cols */
+            if (v_block_cols > UINT64_C(0xffffffff)) {
+                return afmt_fail(err, AFMT_E_TYPE, NULL, "block_cols", AFMT_NO_INDEX, 0, "value %" PRIu64 " does not fit u32", v_block_cols);
+            }
+            if (afmt_sink_u32(sink, v_block_cols, 0, err) != 0) return -1;
+            /* block_type */
+            if (v_block_type > UINT64_C(0xff)) {
+                return afmt_fail(err, AFMT_E_TYPE, NULL, "block_type", AFMT_NO_INDEX, 0, "value %" PRIu64 " does not fit u8", v_block_type);
+            }
+            if (afmt_sink_u8(sink, v_block_type, err) != 0) return -1;
+            /* switch block_kind */
+            if (v_block_type == 0) {
+                return afmt_fail(err, AFMT_E_UNSUPPORTED, NULL, "data", AFMT_NO_INDEX, 0, "daphne: afmt does not write empty blocks");
+            } else if (v_block_type == 1) {
+                if (n != 1) {
+                    return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0, "daphne holds one array here, not %zu", n);
+                }
+                if (A_data->encoding != AFMT_ENC_PLAIN || A_data->endian != AFMT_LITTLE || A_data->stride != A_data->elsize ||
+                    (A_data->rank > 1 && A_data->order != AFMT_ROW_MAJOR)) {
+                    return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0, "array %u must be plain, little-endian and row-major (see afmt_array_to_plain)", (unsigned)ai);
+                }
+                if (A_data->rank != 2) {
+                    return afmt_fail(err, AFMT_E_TYPE, NULL, "data", AFMT_NO_INDEX, 0, "daphne holds arrays of rank 2 here, not %u", (unsigned)A_data->rank);
+                }
+                uint64_t nbytes_data;
+                if (afmt_payload_size(A_data, el_enc, &nbytes_data, err) != 0) return -1;
+                (void)nbytes_data;
+                const uint64_t v_block_value_type = v_value_type;
+                if (v_block_value_type != v_value_type) {
+                    return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "block_value_type", AFMT_NO_INDEX, 0, "expected %" PRIu64 " = value_type, found %" PRIu64 "", v_value_type, v_block_value_type);
+                }
+                /* block_value_type */
+                if (v_block_value_type > UINT64_C(0xff)) {
+                    return afmt_fail(err, AFMT_E_TYPE, NULL, "block_value_type", AFMT_NO_INDEX, 0, "value %" PRIu64 " does not fit u8", v_block_value_type);
+                }
+                if (afmt_sink_u8(sink, v_block_value_type, err) != 0) return -1;
+                /* data */
+                if (afmt_sink_payload(sink, A_data, AFMT_LITTLE, el_enc, err) != 0) return -1;
+            } else if (v_block_type == 2) {
+                if (n != 1) {
+                    return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0, "daphne holds one array here, not %zu", n);
+                }
+                if (A_data->encoding != AFMT_ENC_CSR || A_data->rank != 2) {
+                    return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0, "array %u must be a CSR view of rank 2", (unsigned)ai);
+                }
+                uint64_t nbytes_data;
+                nbytes_data = A_data->nnz * el_size; /* values only; checked by afmt_sink_csr_values */
+                (void)nbytes_data;
+                const uint64_t v_block_value_type = v_value_type;
+                const uint64_t v_nnz = A_data->nnz;
+                const uint64_t n_row_offsets = A_data->dims[0] + 1;
+                const uint64_t n_col_indices = A_data->nnz;
+                if (v_block_value_type != v_value_type) {
+                    return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "block_value_type", AFMT_NO_INDEX, 0, "expected %" PRIu64 " = value_type, found %" PRIu64 "", v_value_type, v_block_value_type);
+                }
+                for (uint64_t i_col_indices = 0; i_col_indices < n_col_indices; i_col_indices++) {
+                    const uint64_t e_col_indices = afmt_field_get(A_data->csr_col_indices, i_col_indices, A_data->csr_index_size, 0);
+                    if (!(e_col_indices < v_block_cols)) {
+                        return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "col_indices", i_col_indices, 0, "column index out of range: `col_indices < block_cols` does not hold (col_indices = %" PRIu64 ")", e_col_indices);
+                    }
+                }
+                /* block_value_type */
+                if (v_block_value_type > UINT64_C(0xff)) {
+                    return afmt_fail(err, AFMT_E_TYPE, NULL, "block_value_type", AFMT_NO_INDEX, 0, "value %" PRIu64 " does not fit u8", v_block_value_type);
+                }
+                if (afmt_sink_u8(sink, v_block_value_type, err) != 0) return -1;
+                /* nnz */
+                if (afmt_sink_u64(sink, v_nnz, 0, err) != 0) return -1;
+                /* row_offsets */
+                for (uint64_t k = 0; k < n_row_offsets; k++) {
+                    if (afmt_sink_u64(sink, afmt_field_get(A_data->csr_row_offsets, k, A_data->csr_index_size, 0), 0, err) != 0) return -1;
+                }
+                /* col_indices */
+                for (uint64_t k = 0; k < n_col_indices; k++) {
+                    if (afmt_sink_u64(sink, afmt_field_get(A_data->csr_col_indices, k, A_data->csr_index_size, 0), 0, err) != 0) return -1;
+                }
+                /* data */
+                if (afmt_sink_csr_values(sink, A_data, AFMT_LITTLE, err) != 0) return -1;
+            } else if (v_block_type == 3) {
+                return afmt_fail(err, AFMT_E_UNSUPPORTED, NULL, "data", AFMT_NO_INDEX, 0, "daphne: afmt does not write COO blocks");
+            } else {
+                return afmt_fail(err, AFMT_E_TYPE, NULL, "data", AFMT_NO_INDEX, 0, "no case of the format describes this array");
             }
         }
-        /* value_type */
-        if (v_value_type > UINT64_C(0xff)) {
-            return afmt_fail(err, AFMT_E_TYPE, NULL, "value_type", AFMT_NO_INDEX, 0, "value %" PRIu64 " does not fit u8", v_value_type);
-        }
-        if (afmt_sink_u8(sink, v_value_type, err) != 0) return -1;
-        /* block_row */
-        if (afmt_sink_u64(sink, v_block_row, 0, err) != 0) return -1;
-        /* block_col */
-        if (afmt_sink_u64(sink, v_block_col, 0, err) != 0) return -1;
-        /* block_rows */
-        if (v_block_rows > UINT64_C(0xffffffff)) {
-            return afmt_fail(err, AFMT_E_TYPE, NULL, "block_rows", AFMT_NO_INDEX, 0, "value %" PRIu64 " does not fit u32", v_block_rows);
-        }
-        if (afmt_sink_u32(sink, v_block_rows, 0, err) != 0) return -1;
-        /* block_cols */
-        if (v_block_cols > UINT64_C(0xffffffff)) {
-            return afmt_fail(err, AFMT_E_TYPE, NULL, "block_cols", AFMT_NO_INDEX, 0, "value %" PRIu64 " does not fit u32", v_block_cols);
-        }
-        if (afmt_sink_u32(sink, v_block_cols, 0, err) != 0) return -1;
-        /* block_type */
-        if (v_block_type > UINT64_C(0xff)) {
-            return afmt_fail(err, AFMT_E_TYPE, NULL, "block_type", AFMT_NO_INDEX, 0, "value %" PRIu64 " does not fit u8", v_block_type);
-        }
-        if (afmt_sink_u8(sink, v_block_type, err) != 0) return -1;
-        /* block_value_type */
-        if (v_block_value_type > UINT64_C(0xff)) {
-            return afmt_fail(err, AFMT_E_TYPE, NULL, "block_value_type", AFMT_NO_INDEX, 0, "value %" PRIu64 " does not fit u8", v_block_value_type);
-        }
-        if (afmt_sink_u8(sink, v_block_value_type, err) != 0) return -1;
-        /* nnz */
-        if (afmt_sink_u64(sink, v_nnz, 0, err) != 0) return -1;
-        /* row_offsets */
-        for (uint64_t k = 0; k < n_row_offsets; k++) {
-            if (afmt_sink_u64(sink, afmt_field_get(A_data->csr_row_offsets, k, A_data->csr_index_size, 0), 0, err) != 0) return -1;
-        }
-        /* col_indices */
-        for (uint64_t k = 0; k < n_col_indices; k++) {
-            if (afmt_sink_u64(sink, afmt_field_get(A_data->csr_col_indices, k, A_data->csr_index_size, 0), 0, err) != 0) return -1;
-        }
-        /* data */
-        if (afmt_sink_csr_values(sink, A_data, AFMT_LITTLE, err) != 0) return -1;
     } else if (v_data_type == 3) {
         for (size_t k = 0; k < n; k++) {
             if (arrays[k].encoding != AFMT_ENC_PLAIN || arrays[k].endian != AFMT_LITTLE || arrays[k].stride != arrays[k].elsize ||

@@ -186,6 +186,9 @@ static int futhark_validate_body(const uint8_t *buf, uint64_t len, const afmt_op
             afmt_array a;
             afmt_array_init(&a, el_dtype);
             a.elsize = el_size;
+            if (n_dims > AFMT_RANK_CAP) {
+                return afmt_fail(err, AFMT_E_LIMIT, &path, "dims", AFMT_NO_INDEX, o_dims, "rank %" PRIu64 " exceeds %d", n_dims, AFMT_RANK_CAP);
+            }
             a.rank = (uint32_t)n_dims;
             for (uint64_t k = 0; k < n_dims; k++)
                 a.dims[k] = (uint64_t)afmt_as_i64(afmt_load_u64le(buf + o_dims + (uint64_t)8 * (k)), 64);

@@ -233,10 +233,25 @@ static int rawarray_validate_body(const uint8_t *buf, uint64_t len, const afmt_o
     if (len - pos < nbytes_data) {
         return afmt_fail(err, AFMT_E_TRUNCATED, &path, "data", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes (%" PRIu64 " elements of %s), only %" PRIu64 " left", nbytes_data, stored_data, afmt_dtype_name(el_dtype), len - pos);
     }
+    if (opt->check_values && el_dtype == AFMT_BOOL && !compressed_data) {
+        if (el_enc == AFMT_ENC_BITS_LSB) {
+            if (stored_data % 8 != 0 && (buf[pos + nbytes_data - 1] >> (stored_data % 8)) != 0) {
+                if (afmt_tolerate(opt, vis, err, AFMT_E_PADDING, &path, "data", AFMT_NO_INDEX, pos + nbytes_data - 1, "unused bits of the last byte (0x%02x) are not zero", buf[pos + nbytes_data - 1])) return -1;
+            }
+        } else {
+            const uint64_t bad_data = afmt_scan_not_bool(buf + pos, stored_data);
+            if (bad_data < stored_data) {
+                if (afmt_tolerate(opt, vis, err, AFMT_E_VALUE, &path, "data", bad_data, pos + bad_data, "bool element is 0x%02x, not 0 or 1", buf[pos + bad_data])) return -1;
+            }
+        }
+    }
     if (vis && vis->on_array) {
         afmt_array a;
         afmt_array_init(&a, el_dtype);
         a.elsize = el_size;
+        if (n_dims > AFMT_RANK_CAP) {
+            return afmt_fail(err, AFMT_E_LIMIT, &path, "dims", AFMT_NO_INDEX, o_dims, "rank %" PRIu64 " exceeds %d", n_dims, AFMT_RANK_CAP);
+        }
         a.rank = (uint32_t)n_dims;
         for (uint64_t k = 0; k < n_dims; k++)
             a.dims[k] = (uint64_t)afmt_load_u64le(buf + o_dims + (uint64_t)8 * (k));

@@ -60,6 +60,15 @@ static int tenbin_validate_body(const uint8_t *buf, uint64_t len, const afmt_opt
         if (!(v_header_len >= (int64_t)0)) {
             return afmt_fail(err, AFMT_E_NEGATIVE, &path, "header_len", AFMT_NO_INDEX, o_header_len, "chunk length is negative: `header_len >= 0` does not hold (header_len = %" PRId64 ")", v_header_len);
         }
+        if ((int64_t)8 == 0) {
+            return afmt_fail(err, AFMT_E_DIVZERO, &path, "header_len", AFMT_NO_INDEX, o_header_len, "division by zero in `header_len %% 8 == 0`");
+        }
+        if (v_header_len == INT64_MIN && (int64_t)8 == -1) {
+            return afmt_fail(err, AFMT_E_OVERFLOW, &path, "header_len", AFMT_NO_INDEX, o_header_len, "`header_len %% 8 == 0` overflows 64 bits");
+        }
+        if (!((v_header_len % (int64_t)8) == (int64_t)0)) {
+            return afmt_fail(err, AFMT_E_SIZE, &path, "header_len", AFMT_NO_INDEX, o_header_len, "a header is int64 words (the reference reader fails on anything else): `header_len %% 8 == 0` does not hold (header_len = %" PRId64 ")", v_header_len);
+        }
 
         /* region header of header_len bytes */
         if (v_header_len < 0) {
@@ -80,7 +89,7 @@ static int tenbin_validate_body(const uint8_t *buf, uint64_t len, const afmt_opt
         pos += 8;
         const uint64_t bad2 = afmt_text_slot_check(buf + o_dtype, 8);
         if (bad2 < 8) {
-            return afmt_fail(err, AFMT_E_VALUE, &path, "dtype", AFMT_NO_INDEX, o_dtype + bad2, "byte %" PRIu64 " is 0x%02x: a text slot holds printable ASCII followed by NUL padding", bad2, buf[o_dtype + bad2]);
+            return afmt_fail(err, AFMT_E_VALUE, &path, "dtype", AFMT_NO_INDEX, o_dtype + bad2, "byte %" PRIu64 " is 0x%02x: a text slot holds ASCII followed by NUL padding", bad2, buf[o_dtype + bad2]);
         }
 
         /* lookup el in table dtypes */
@@ -135,7 +144,7 @@ static int tenbin_validate_body(const uint8_t *buf, uint64_t len, const afmt_opt
         pos += 8;
         const uint64_t bad3 = afmt_text_slot_check(buf + o_info, 8);
         if (bad3 < 8) {
-            return afmt_fail(err, AFMT_E_VALUE, &path, "info", AFMT_NO_INDEX, o_info + bad3, "byte %" PRIu64 " is 0x%02x: a text slot holds printable ASCII followed by NUL padding", bad3, buf[o_info + bad3]);
+            return afmt_fail(err, AFMT_E_VALUE, &path, "info", AFMT_NO_INDEX, o_info + bad3, "byte %" PRIu64 " is 0x%02x: a text slot holds ASCII followed by NUL padding", bad3, buf[o_info + bad3]);
         }
 
         /* ndim: i64 little-endian */
@@ -158,6 +167,9 @@ static int tenbin_validate_body(const uint8_t *buf, uint64_t len, const afmt_opt
         }
         const uint64_t u4 = (uint64_t)(v_ndim);
         const uint64_t n_dims = u4;
+        if (n_dims > opt->limits.max_rank || n_dims > AFMT_RANK_CAP) {
+            return afmt_fail(err, AFMT_E_LIMIT, &path, "ndim", AFMT_NO_INDEX, o_ndim, "rank %" PRIu64 " exceeds the limit of %" PRIu64 "", n_dims, opt->limits.max_rank < AFMT_RANK_CAP ? opt->limits.max_rank : (uint64_t)AFMT_RANK_CAP);
+        }
         if ((end_header - pos) / 8 < n_dims) {
             return afmt_fail(err, AFMT_E_TRUNCATED, &path, "dims", AFMT_NO_INDEX, pos, "needs %" PRIu64 " elements of 8 bytes, only %" PRIu64 " bytes left", n_dims, end_header - pos);
         }
@@ -170,7 +182,7 @@ static int tenbin_validate_body(const uint8_t *buf, uint64_t len, const afmt_opt
             }
         }
         if (pos != end_header) {
-            if (afmt_tolerate(opt, vis, err, AFMT_E_SIZE, &path, "header", AFMT_NO_INDEX, pos, "%" PRIu64 " bytes of the region are not used by its content", end_header - pos)) return -1;
+            if (afmt_tolerate(opt, vis, err, AFMT_E_SIZE, &path, "header_len", AFMT_NO_INDEX, o_header_len, "%" PRIu64 " bytes of header are not used: its content takes %" PRIu64 " of header_len = %" PRIu64 "", end_header - pos, pos - (end_header - size_header), size_header)) return -1;
         }
         pos = end_header;
 
@@ -277,6 +289,9 @@ static int tenbin_validate_body(const uint8_t *buf, uint64_t len, const afmt_opt
             afmt_array a;
             afmt_array_init(&a, el_dtype);
             a.elsize = el_size;
+            if (n_dims > AFMT_RANK_CAP) {
+                return afmt_fail(err, AFMT_E_LIMIT, &path, "dims", AFMT_NO_INDEX, o_dims, "rank %" PRIu64 " exceeds %d", n_dims, AFMT_RANK_CAP);
+            }
             a.rank = (uint32_t)n_dims;
             for (uint64_t k = 0; k < n_dims; k++)
                 a.dims[k] = (uint64_t)afmt_as_i64(afmt_load_u64le(buf + o_dims + (uint64_t)8 * (k)), 64);
@@ -296,9 +311,6 @@ static int tenbin_validate_body(const uint8_t *buf, uint64_t len, const afmt_opt
         }
         narrays++;
         pos += nbytes_data;
-        if (pos != end_data_chunk) {
-            if (afmt_tolerate(opt, vis, err, AFMT_E_SIZE, &path, "data_chunk", AFMT_NO_INDEX, pos, "%" PRIu64 " bytes of the region are not used by its content", end_data_chunk - pos)) return -1;
-        }
         pos = end_data_chunk;
 
         /* pad data_padding: roundup(data_len, 64) - data_len zero bytes */
@@ -471,6 +483,15 @@ static int tenbin_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
         const int64_t v_data_len = (int64_t)t4;
         if (!(v_header_len >= (int64_t)0)) {
             return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "header_len", AFMT_NO_INDEX, 0, "chunk length is negative: `header_len >= 0` does not hold (header_len = %" PRId64 ")", v_header_len);
+        }
+        if ((int64_t)8 == 0) {
+            return afmt_fail(err, AFMT_E_DIVZERO, NULL, "header_len", AFMT_NO_INDEX, 0, "division by zero in `header_len %% 8 == 0`");
+        }
+        if (v_header_len == INT64_MIN && (int64_t)8 == -1) {
+            return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "header_len", AFMT_NO_INDEX, 0, "`header_len %% 8 == 0` overflows 64 bits");
+        }
+        if (!((v_header_len % (int64_t)8) == (int64_t)0)) {
+            return afmt_fail(err, AFMT_E_SIZE, NULL, "header_len", AFMT_NO_INDEX, 0, "a header is int64 words (the reference reader fails on anything else): `header_len %% 8 == 0` does not hold (header_len = %" PRId64 ")", v_header_len);
         }
         if (!(v_ndim >= (int64_t)0)) {
             return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "ndim", AFMT_NO_INDEX, 0, "ndim is negative: `ndim >= 0` does not hold (ndim = %" PRId64 ")", v_ndim);

@@ -10,4 +10,5 @@
 #include "afmt_format.h"
 #include "afmt_fields.h"
 #include "afmt_lz4.h"
+#include "afmt_tiles.h"
 #endif

@@ -165,7 +165,11 @@ static int check_view(const afmt_array *a, uint64_t *esize, uint64_t *total,
     if (a->rank > AFMT_RANK_CAP)
         return afmt_fail(err, AFMT_E_USAGE, NULL, "rank", AFMT_NO_INDEX, a->offset,
                          "rank %" PRIu32 " exceeds %d", a->rank, AFMT_RANK_CAP);
+    /* exact: a zero dim makes the product 0 whatever the others are */
     for (i = 0; i < a->rank; i++)
+        if (a->dims[i] == 0)
+            prod = 0;
+    for (i = 0; prod != 0 && i < a->rank; i++)
         if (!afmt_mul_u64(prod, a->dims[i], &prod))
             return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "dims", i, a->offset,
                              "product of dims overflows 64 bits");
@@ -448,6 +452,36 @@ static int densify_csr(const afmt_array *a, afmt_order order, uint8_t *dst,
     return 0;
 }
 
+/* COO: zero-fill, then scatter each record's value to its place; every
+ * index is checked against the shape here too, so a hand-made view cannot
+ * write out of bounds. */
+static int densify_coo(const afmt_array *a, afmt_order order, uint8_t *dst,
+                       uint64_t es, uint64_t total, unsigned comp, afmt_error *err)
+{
+    uint64_t rows, cols, k, need, vo;
+    unsigned isz = a->coo_index_size;
+    if (a->rank != 2 || (isz != 1 && isz != 2 && isz != 4 && isz != 8))
+        return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, a->offset,
+                         "COO view must be of rank 2 with index size 1, 2, 4 or 8");
+    rows = a->dims[0];
+    cols = a->dims[1];
+    vo = isz * (a->coo_has_col ? 2u : 1u);
+    if (a->coo_stride < vo + es || !afmt_mul_u64(a->nnz, a->coo_stride, &need) || a->nbytes < need)
+        return afmt_fail(err, AFMT_E_SIZE, NULL, NULL, AFMT_NO_INDEX, a->offset,
+                         "COO view of %" PRIu64 " records does not fit its %" PRIu64 " bytes", a->nnz, a->nbytes);
+    memset(dst, 0, total);
+    for (k = 0; k < a->nnz; k++) {
+        const uint8_t *rec = a->data + k * a->coo_stride;
+        uint64_t r = load_index(rec, 0, isz), c = a->coo_has_col ? load_index(rec + isz, 0, isz) : 0, at;
+        if (r >= rows || c >= cols)
+            return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "coo", k, a->offset + k * a->coo_stride,
+                             "record (%" PRIu64 ", %" PRIu64 ") outside %" PRIu64 " x %" PRIu64, r, c, rows, cols);
+        at = order == AFMT_COL_MAJOR ? c * rows + r : r * cols + c;
+        swap_copy(dst + at * es, rec + vo, es, comp);
+    }
+    return 0;
+}
+
 int afmt_array_to_plain(const afmt_array *src, afmt_order order,
                         uint8_t *dst, uint64_t dst_size, afmt_error *err)
 {
@@ -464,7 +498,8 @@ int afmt_array_to_plain(const afmt_array *src, afmt_order order,
                          dst_size, afmt_dtype_name(src->dtype), total);
     if (total == 0)
         return 0;
-    if (!src->data && !(src->encoding == AFMT_ENC_CSR && src->nnz == 0))
+    if (!src->data && !((src->encoding == AFMT_ENC_CSR || src->encoding == AFMT_ENC_COO) && src->nnz == 0) &&
+        src->encoding != AFMT_ENC_ZEROS)
         return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, src->offset,
                          "view without data");
     /* Components to byte-swap; 1 (or 0, opaque) means none. */
@@ -474,6 +509,12 @@ int afmt_array_to_plain(const afmt_array *src, afmt_order order,
 
     if (src->encoding == AFMT_ENC_CSR)
         return densify_csr(src, order, dst, es, total, comp, err);
+    if (src->encoding == AFMT_ENC_ZEROS) {
+        memset(dst, 0, total);
+        return 0;
+    }
+    if (src->encoding == AFMT_ENC_COO)
+        return densify_coo(src, order, dst, es, total, comp, err);
     if (!needs_reorder(src, order))
         return decode_storage(src, dst, es, total, comp, err);
     /* Already plain and native: transpose straight from the input. */

@@ -29,7 +29,9 @@ typedef enum afmt_encoding {
     AFMT_ENC_PLAIN = 0,     /* elements back to back (or every `stride` bytes) */
     AFMT_ENC_BITS_LSB = 1,  /* bool, one bit each, least significant bit first */
     AFMT_ENC_LZ4_BLOCK = 2, /* one LZ4 block that decompresses to PLAIN */
-    AFMT_ENC_CSR = 3        /* sparse: see the csr_* members */
+    AFMT_ENC_CSR = 3,       /* sparse: see the csr_* members */
+    AFMT_ENC_ZEROS = 4,     /* every element is zero; no data stored */
+    AFMT_ENC_COO = 5        /* sparse records: see the coo_* members */
 } afmt_encoding;
 
 typedef struct afmt_array {
@@ -52,6 +54,17 @@ typedef struct afmt_array {
     const uint8_t *csr_row_offsets; /* dims[0] + 1 indices */
     const uint8_t *csr_col_indices; /* nnz indices */
     unsigned csr_index_size;        /* bytes per index, little-endian unsigned */
+    /* COO (encoding == AFMT_ENC_COO): rank 2, nnz records of coo_stride
+     * bytes at data: a row index, a column index when coo_has_col (else
+     * column 0), then the value; indices little-endian of coo_index_size. */
+    uint64_t coo_stride;
+    unsigned coo_index_size;
+    int coo_has_col;
+    /* A block of a larger matrix (DAPHNE files of several blocks): this
+     * view holds rows [tile_row, tile_row + dims[0]) and columns
+     * [tile_col, tile_col + dims[1]) of a tile_rows x tile_cols matrix. */
+    int is_tile;
+    uint64_t tile_row, tile_col, tile_rows, tile_cols;
 } afmt_array;
 
 /* Reset a view to an empty row-major plain array of the given dtype. */

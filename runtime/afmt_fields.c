@@ -118,7 +118,7 @@ int afmt_u64s_sum(const uint64_t *v, uint64_t n, uint64_t *out)
 uint64_t afmt_text_slot_check(const uint8_t *p, uint64_t n)
 {
     uint64_t i = 0;
-    while (i < n && p[i] >= 0x20 && p[i] < 0x7f) i++;
+    while (i < n && p[i] >= 0x01 && p[i] < 0x80) i++;
     while (i < n && p[i] == 0) i++;
     return i;
 }
@@ -163,7 +163,7 @@ int afmt_text_fill(uint8_t *slot, uint64_t size, const char *text)
 {
     uint64_t i;
     for (i = 0; text[i]; i++) {
-        if (i >= size || (unsigned char)text[i] < 0x20 || (unsigned char)text[i] >= 0x7f) return -1;
+        if (i >= size || (unsigned char)text[i] >= 0x80) return -1;
         slot[i] = (uint8_t)text[i];
     }
     for (; i < size; i++) slot[i] = 0;

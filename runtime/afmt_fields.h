@@ -40,13 +40,13 @@ uint64_t afmt_field_unordered_within(const uint8_t *p, uint64_t n, unsigned widt
 int afmt_u64s_prod(const uint64_t *v, uint64_t n, uint64_t *out);
 int afmt_u64s_sum(const uint64_t *v, uint64_t n, uint64_t *out);
 
-/* A text slot: printable ASCII followed only by NULs.  Returns the index of
+/* A text slot: ASCII (bytes 1..127) followed only by NULs.  Returns the index of
  * the first offending byte, or n. */
 uint64_t afmt_text_slot_check(const uint8_t *p, uint64_t n);
 /* Copy a NUL-padded slot into a C string (stops at the first NUL). */
 void afmt_copy_text(char *out, size_t out_size, const uint8_t *p, uint64_t n);
 /* Fill a text slot from a C string, NUL-padded; -1 if it is longer than
- * the slot or holds a byte that is not printable ASCII. */
+ * the slot or holds a byte that is not ASCII. */
 int afmt_text_fill(uint8_t *slot, uint64_t size, const char *text);
 /* Copy arbitrary label bytes into a C string, '?' for bytes that are not
  * printable ASCII (DAPHNE's writer stores garbage label bytes). */

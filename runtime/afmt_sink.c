@@ -418,6 +418,13 @@ int afmt_sink_payload(afmt_sink *s, const afmt_array *a, afmt_endian endian,
                          a->nbytes, plain);
     if (encoding == AFMT_ENC_BITS_LSB)
         return put_bits(s, a->data, a->count, err);
+    if (a->dtype == AFMT_BOOL) {
+        /* a writer produces only what its validator accepts */
+        uint64_t bad = afmt_scan_not_bool(a->data, a->count);
+        if (bad < a->count)
+            return afmt_fail(err, AFMT_E_VALUE, NULL, NULL, bad, s->written,
+                             "bool element %" PRIu64 " is %u, not 0 or 1", bad, (unsigned)a->data[bad]);
+    }
     comp = afmt_dtype_get(a->dtype)->component;
     if (comp <= 1 || (endian == AFMT_BIG) == host_is_big())
         return afmt_sink_put(s, a->data, plain, err);
