@@ -58,7 +58,7 @@ help:
 	@echo "make bench        benchmarks with ratios against memcpy/cp baselines"
 	@echo "make clean        remove build/"
 
-DEPS_PKGS := gcc clang make re2c libjansson-dev liblz4-dev libarchive-dev afl++ python3 hyperfine
+DEPS_PKGS := gcc clang make re2c libjansson-dev liblz4-dev libarchive-dev afl++ python3 hyperfine time
 deps:
 	@missing=""; for p in $(DEPS_PKGS); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
@@ -133,7 +133,7 @@ test: all
 	@bash tests/run.sh $(BUILD)
 
 asan:
-	$(MAKE) --no-print-directory BUILD=build/asan CC=clang \
+	AFMT_SKIP_MEMORY=1 $(MAKE) --no-print-directory BUILD=build/asan CC=clang \
 	  CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
 	  SCAN_CFLAGS="-O1" test
 

@@ -37,6 +37,7 @@ static void input_reset(afmt_cli_input *in)
 {
     memset(in, 0, sizeof *in);
     in->data = in->head; /* never NULL, even for an empty input */
+    in->fd = -1;
 }
 
 /* Read up to sizeof head bytes from the start of a regular file. */
@@ -145,5 +146,123 @@ void afmt_cli_input_close(afmt_cli_input *in)
 {
     if (in->map)
         munmap(in->map, in->map_len);
+    if (in->close_fd && in->fd >= 0)
+        close(in->fd);
     input_reset(in);
+}
+
+int afmt_cli_input_open_lazy(afmt_cli_input *in, const char *path, uint64_t file_limit,
+                             afmt_error *err)
+{
+    struct stat st;
+    int fd, own = 0;
+    input_reset(in);
+    if (strcmp(path, "-") == 0) {
+        fd = STDIN_FILENO;
+    } else {
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0) {
+            afmt_cli_errno_error(err, errno);
+            return -1;
+        }
+        own = 1;
+    }
+    if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)) {
+        int rc;
+        if (own) close(fd);
+        if (strcmp(path, "-") == 0)
+            return afmt_cli_input_open_fd(in, STDIN_FILENO, file_limit, file_limit, NULL, err);
+        /* regular files and directories: the usual way (mmap) */
+        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+        if (fd < 0) {
+            afmt_cli_errno_error(err, errno);
+            return -1;
+        }
+        rc = afmt_cli_input_open_fd(in, fd, file_limit, file_limit, NULL, err);
+        close(fd);
+        return rc;
+    }
+    /* a pipe, socket, terminal or device: read the head only */
+    in->is_stream = 1;
+    in->limit = file_limit;
+    in->fd = fd;
+    in->close_fd = own;
+    while (in->len < sizeof in->head) {
+        ssize_t n = read(fd, in->head + in->len, sizeof in->head - (size_t)in->len);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            afmt_cli_errno_error(err, errno);
+            afmt_cli_input_close(in);
+            return -1;
+        }
+        if (n == 0)
+            break;
+        in->len += (uint64_t)n;
+    }
+    in->data = in->head;
+    in->size = in->len;
+    return 0;
+}
+
+typedef struct stream_reader {
+    afmt_cli_input *in;
+    uint64_t head_at, total, limit;
+    int over_limit, errnum;
+} stream_reader;
+
+/* The head first (it was read for detection), then the descriptor. */
+static int stream_read(void *ctx, uint8_t *buf, size_t n, size_t *got)
+{
+    stream_reader *r = ctx;
+    *got = 0;
+    if (r->head_at < r->in->len) {
+        size_t k = (size_t)(r->in->len - r->head_at);
+        if (k > n) k = n;
+        memcpy(buf, r->in->head + r->head_at, k);
+        r->head_at += k;
+        *got = k;
+    } else {
+        for (;;) {
+            ssize_t k = read(r->in->fd, buf, n);
+            if (k < 0 && errno == EINTR)
+                continue;
+            if (k < 0) {
+                r->errnum = errno;
+                return -1;
+            }
+            *got = (size_t)k;
+            break;
+        }
+    }
+    r->total += *got;
+    if (r->total > r->limit) {
+        r->over_limit = 1;
+        return -1;
+    }
+    return 0;
+}
+
+int afmt_cli_stream_validate(const afmt_format *fmt, afmt_cli_input *in, uint8_t *window,
+                             uint64_t limit, const afmt_options *opt, const afmt_visitor *vis,
+                             afmt_error *err)
+{
+    afmt_src src;
+    stream_reader r;
+    int rc;
+    memset(&r, 0, sizeof r);
+    r.in = in;
+    r.limit = limit;
+    afmt_src_stream(&src, window, AFMT_CLI_STREAM_WINDOW, stream_read, &r);
+    rc = fmt->validate_src(&src, opt, vis, err);
+    in->size = r.total;
+    if (rc != 0 && r.over_limit) {
+        afmt_error_clear(err);
+        afmt_cli_limit_error(err, r.total, limit, 1);
+        afmt_error_set_format(err, fmt->name);
+    } else if (rc != 0 && r.errnum) {
+        afmt_cli_errno_error(err, r.errnum);
+        afmt_error_set_format(err, fmt->name);
+    }
+    return rc;
 }

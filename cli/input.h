@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include "afmt_error.h"
 #include "buf.h"
+#include "afmt.h"
 
 #define AFMT_CLI_HEAD_BYTES 64
 
@@ -27,6 +28,8 @@ typedef struct afmt_cli_input {
     uint64_t limit;      /* the limit that applied */
     int is_stream;       /* read from a pipe rather than mapped */
     void *map;           /* mmap'ed region, or NULL */
+    int fd;              /* lazy streams: read on from here after the head (-1: none) */
+    int close_fd;        /* the descriptor is ours to close */
     size_t map_len;
     uint8_t head[AFMT_CLI_HEAD_BYTES];
 } afmt_cli_input;
@@ -44,6 +47,22 @@ int afmt_cli_input_open_fd(afmt_cli_input *in, int fd, uint64_t file_limit,
                            uint64_t stream_limit, afmt_cli_buf *stream_buf,
                            afmt_error *err);
 void afmt_cli_input_close(afmt_cli_input *in);
+
+/* Like afmt_cli_input_open, but a stream is not read into memory: only its
+ * first bytes (head, for detection) are, and in->fd is left to read the
+ * rest from, so that it can be validated through a fixed window. */
+int afmt_cli_input_open_lazy(afmt_cli_input *in, const char *path, uint64_t file_limit,
+                             afmt_error *err);
+
+/* Window of afmt_cli_stream_validate (resident memory of a stream check). */
+#define AFMT_CLI_STREAM_WINDOW ((uint64_t)32 << 20)
+
+/* Validate a lazily opened stream through window (AFMT_CLI_STREAM_WINDOW
+ * bytes): memory stays bounded whatever the stream's length.  limit is
+ * --max-bytes (UINT64_MAX for none). */
+int afmt_cli_stream_validate(const afmt_format *fmt, afmt_cli_input *in, uint8_t *window,
+                             uint64_t limit, const afmt_options *opt, const afmt_visitor *vis,
+                             afmt_error *err);
 
 /* Read all of fd into dst (reset first), at most limit bytes.  When the
  * stream holds more, stops after limit + 1 bytes and sets *over_limit.

@@ -5,6 +5,7 @@
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "formats.h"
@@ -129,6 +130,8 @@ void afmt_cli_worker_free(afmt_cli_worker *w)
     afmt_cli_buf_free(&w->warns);
     afmt_cli_buf_free(&w->data);
     afmt_cli_buf_free(&w->name);
+    free(w->window);
+    w->window = NULL;
 }
 
 /* ---------------------------------------------------------------- visitor */
@@ -373,7 +376,7 @@ static int looks_like(const afmt_format *f, const uint8_t *buf, uint64_t len,
 }
 
 static void check(afmt_cli_worker *w, const char *display, const char *ext_name,
-                  const uint8_t *buf, uint64_t len, const afmt_error *pre)
+                  const uint8_t *buf, uint64_t len, const afmt_error *pre, afmt_cli_input *stream)
 {
     const afmt_format *fmt;
     afmt_visitor vis;
@@ -406,7 +409,18 @@ static void check(afmt_cli_worker *w, const char *display, const char *ext_name,
         afmt_cli_visitor_init(&vis, w);
         vis.on_array = on_array;
         vis.on_warning = on_warning;
-        valid = fmt->validate(buf, len, &w->cfg->opt, &vis, &err) == 0;
+        if (stream && stream->fd >= 0) {
+            /* a pipe: through a fixed window, whatever its length */
+            if (!w->window)
+                w->window = malloc((size_t)AFMT_CLI_STREAM_WINDOW);
+            if (!w->window)
+                afmt_fail(&err, AFMT_E_NOMEM, NULL, NULL, AFMT_NO_INDEX, 0, "no memory for the stream window");
+            else
+                valid = afmt_cli_stream_validate(fmt, stream, w->window, w->cfg->opt.limits.max_total_bytes,
+                                                 &w->cfg->opt, &vis, &err) == 0;
+        } else {
+            valid = fmt->validate(buf, len, &w->cfg->opt, &vis, &err) == 0;
+        }
     }
     emit(w, display, fmt, valid, &err);
 }
@@ -414,7 +428,7 @@ static void check(afmt_cli_worker *w, const char *display, const char *ext_name,
 void afmt_cli_check_bytes(afmt_cli_worker *w, const char *display,
                           const char *ext_name, const uint8_t *buf, uint64_t len)
 {
-    check(w, display, ext_name, buf, len, NULL);
+    check(w, display, ext_name, buf, len, NULL, NULL);
 }
 
 void afmt_cli_check_input(afmt_cli_worker *w, const char *display,
@@ -425,10 +439,10 @@ void afmt_cli_check_input(afmt_cli_worker *w, const char *display,
     if (in->over_limit) {
         afmt_error_clear(&limit);
         afmt_cli_limit_error(&limit, in->size, in->limit, in->is_stream);
-        check(w, display, ext_name, in->data, in->len, &limit);
+        check(w, display, ext_name, in->data, in->len, &limit, NULL);
         return;
     }
-    check(w, display, ext_name, in->data, in->len, NULL);
+    check(w, display, ext_name, in->data, in->len, NULL, (afmt_cli_input *)in);
 }
 
 void afmt_cli_check_path(afmt_cli_worker *w, const char *path, int walked)
@@ -442,8 +456,7 @@ void afmt_cli_check_path(afmt_cli_worker *w, const char *path, int walked)
         return;
     }
     afmt_error_clear(&err);
-    if (afmt_cli_input_open(&in, path, w->cfg->file_limit, w->cfg->stream_limit,
-                            &w->data, &err) != 0) {
+    if (afmt_cli_input_open_lazy(&in, path, w->cfg->file_limit, &err) != 0) {
         afmt_cli_report_error(w, path, &err);
         return;
     }

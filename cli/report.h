@@ -77,6 +77,7 @@ typedef struct afmt_cli_worker {
     afmt_cli_buf warns;    /* listed warnings, likewise */
     afmt_cli_buf data;     /* stream / archive member bytes */
     afmt_cli_buf name;     /* scratch for composed names ("a.tar:x.ten") */
+    uint8_t *window;       /* stream window (AFMT_CLI_STREAM_WINDOW), made on first use */
     /* The input being checked. */
     uint64_t narrays, nwarn;
     uint64_t arrays_listed, warns_listed;

@@ -55,6 +55,10 @@ typedef struct fz_ctx {
     const char *input;    /* file name for messages, or NULL */
     int abort_on_bug;     /* fuzz targets: print and abort() at the first bug */
     int quiet;            /* do not print bugs (the caller reports them) */
+    /* Known, unfixed bugs to step over while fuzzing on: '|'-separated
+     * substrings of bug messages (AFMT_FUZZ_IGNORE); NULL for none. */
+    const char *ignore;
+    unsigned ignored;     /* bugs matched by ignore */
     unsigned bugs;        /* bugs found so far */
     char first[1024];     /* the first bug, for the caller's report */
     /* what the checks got to do (the unit test asserts seeds get this far) */
@@ -79,6 +83,26 @@ FZ_STATIC FZ_PRINTF(2, 3) void fz_bug(fz_ctx *c, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    if (c->ignore && c->ignore[0]) {
+        const char *p = c->ignore, *bar;
+        char pat[256];
+        size_t n;
+        for (;;) {
+            bar = strchr(p, '|');
+            n = bar ? (size_t)(bar - p) : strlen(p);
+            if (n > 0 && n < sizeof pat) {
+                memcpy(pat, p, n);
+                pat[n] = '\0';
+                if (strstr(msg, pat)) {
+                    c->ignored++;
+                    return;
+                }
+            }
+            if (!bar)
+                break;
+            p = bar + 1;
+        }
+    }
     if (c->bugs++ == 0)
         snprintf(c->first, sizeof c->first, "%s", msg);
     if (!c->quiet || c->abort_on_bug)
@@ -176,8 +200,9 @@ FZ_STATIC void fz_check_error(fz_ctx *c, const afmt_format *f, const afmt_error 
                "-byte input (%s)", f->name, what, e->offset, len, text);
 }
 
-/* A view from a validator: a real dtype, count == prod(dims), and its bytes
- * (values, CSR indices) inside the input it was validated from. */
+/* A view from a validator: a real dtype, count == prod(dims), a tile inside
+ * its matrix, and its bytes (values, CSR indices) inside the input it was
+ * validated from. */
 FZ_STATIC int fz_check_view(fz_ctx *c, const afmt_format *f, const char *mode,
                             const uint8_t *buf, uint64_t len, const afmt_array *a)
 {
@@ -210,12 +235,24 @@ FZ_STATIC int fz_check_view(fz_ctx *c, const afmt_format *f, const char *mode,
         fz_bug(c, "%s %s: array %u: name not NUL-terminated", f->name, mode, a->index);
         return -1;
     }
-    if ((int)a->encoding < AFMT_ENC_PLAIN || a->encoding > AFMT_ENC_CSR ||
-        (a->order != AFMT_ROW_MAJOR && a->order != AFMT_COL_MAJOR) ||
+    /* (New encodings are the runtime's business: afmt_array_to_plain
+     * judges them, and refuses an unknown one with a usage error.) */
+    if ((a->order != AFMT_ROW_MAJOR && a->order != AFMT_COL_MAJOR) ||
         (a->endian != AFMT_LITTLE && a->endian != AFMT_BIG)) {
-        fz_bug(c, "%s %s: array %u: encoding %d / order %d / endian %d out of range",
-               f->name, mode, a->index, (int)a->encoding, (int)a->order, (int)a->endian);
+        fz_bug(c, "%s %s: array %u: order %d / endian %d out of range",
+               f->name, mode, a->index, (int)a->order, (int)a->endian);
         return -1;
+    }
+    if (a->is_tile) {
+        uint64_t r_end, c_end;
+        if (a->rank != 2 || !afmt_add_u64(a->tile_row, a->dims[0], &r_end) ||
+            !afmt_add_u64(a->tile_col, a->dims[1], &c_end) || r_end > a->tile_rows ||
+            c_end > a->tile_cols) {
+            fz_bug(c, "%s %s: array %u: tile of rank %" PRIu32 " at (%" PRIu64 ", %" PRIu64
+                   ") is not inside its %" PRIu64 " x %" PRIu64 " matrix", f->name, mode,
+                   a->index, a->rank, a->tile_row, a->tile_col, a->tile_rows, a->tile_cols);
+            return -1;
+        }
     }
     if (a->nbytes > 0 && !fz_inside(buf, len, a->data, a->nbytes)) {
         fz_bug(c, "%s %s: array %u: data (%" PRIu64 " bytes) is not inside the %" PRIu64
@@ -258,13 +295,16 @@ FZ_STATIC int fz_decode_may_fail(afmt_code code)
     return code == AFMT_E_UNSUPPORTED || code == AFMT_E_NOMEM || code == AFMT_E_LIMIT;
 }
 
-/* Codes with which a writer may refuse what its own validator accepted:
- * a type or feature it does not write, and (input accepted leniently) a
- * value its strict form cannot hold. */
+/* Codes with which a writer may refuse arrays read from a valid file:
+ * from a strictly valid file of its own format only a type or a feature it
+ * does not write; from a leniently valid file (or another format) also
+ * what its strict form cannot hold -- anything but a usage or I/O error,
+ * which would mean the writer cannot take what the runtime hands it. */
 FZ_STATIC int fz_write_may_refuse(afmt_code code, int lenient_input)
 {
-    return code == AFMT_E_TYPE || code == AFMT_E_UNSUPPORTED ||
-           (lenient_input && code == AFMT_E_VALUE);
+    if (code == AFMT_E_TYPE || code == AFMT_E_UNSUPPORTED)
+        return 1;
+    return lenient_input && code != AFMT_E_USAGE && code != AFMT_E_IO;
 }
 
 /* Plain size of a view, or UINT64_MAX when it overflows. */
@@ -293,7 +333,7 @@ FZ_STATIC uint64_t fz_first_transpose_mismatch(const afmt_array *a, const uint8_
     for (t = 0; t < rank; t++) {
         idx[t] = 0;
         cstride[t] = s;
-        s *= a->dims[t]; /* no overflow: count == prod(dims) was checked */
+        s *= a->dims[t]; /* wraps only when count is 0: then no loop below */
     }
     for (k = 0; k < a->count; k++) {
         if (memcmp(row + k * es, col + coff * es, es) != 0)
@@ -353,6 +393,7 @@ FZ_STATIC int fz_decode(const afmt_array *a, afmt_order order, uint8_t **out,
     *out = malloc(total ? total : 1);
     if (!*out)
         return 1;
+    afmt_error_clear(err);
     if (afmt_array_to_plain(a, order, *out, total, err) != 0) {
         free(*out);
         *out = NULL;
@@ -388,7 +429,6 @@ FZ_STATIC int fz_visit_decode(void *ctx, const afmt_array *a)
     s->arrays++;
     if (fz_check_view(c, s->f, s->mode, s->buf, s->len, a) != 0)
         return 0;
-    afmt_error_clear(&e);
     rc = fz_decode(a, AFMT_ROW_MAJOR, &row, &rsize, &e);
     if (rc == 0)
         rc = fz_decode(a, AFMT_COL_MAJOR, &col, &csize, &e);
@@ -528,6 +568,13 @@ typedef struct fz_views {
     uint64_t trailer_len;
 } fz_views;
 
+FZ_STATIC int fz_views_alloc(fz_views *v)
+{
+    memset(v, 0, sizeof *v);
+    v->v = malloc(sizeof *v->v * FZ_MAX_VIEWS);
+    return v->v ? 0 : -1;
+}
+
 FZ_STATIC int fz_collect_array(void *ctx, const afmt_array *a)
 {
     fz_views *s = ctx;
@@ -577,52 +624,178 @@ FZ_STATIC int fz_collect_any(const afmt_format *f, const uint8_t *buf, uint64_t 
     return -1;
 }
 
-/* Plain copies of n views in `order`, as views the writers take.  0 ok,
- * 1 skip (too big or legitimately not decodable), -1 bug reported. */
-FZ_STATIC int fz_plainify(fz_ctx *c, const afmt_format *f, const afmt_array *views, size_t n,
-                          afmt_order order, uint8_t **bufs, afmt_array *plain)
+/* ------------------------------------------------------------ logical arrays */
+
+/* The arrays of a file as a user sees them, decoded: one per view, except
+ * that the tiles of a matrix (views with is_tile, DAPHNE's blocks) are put
+ * together into that one matrix.  Each is a plain, native view in the
+ * requested order over a buffer of its own -- what writers take. */
+typedef struct fz_logical {
+    size_t n;
+    afmt_array *a;                  /* FZ_MAX_VIEWS plain views */
+    uint8_t *buf[FZ_MAX_VIEWS];     /* their data, owned */
+} fz_logical;
+
+FZ_STATIC int fz_logical_alloc(fz_logical *l)
+{
+    memset(l, 0, sizeof *l);
+    l->a = malloc(sizeof *l->a * FZ_MAX_VIEWS);
+    return l->a ? 0 : -1;
+}
+
+FZ_STATIC void fz_logical_clear(fz_logical *l)
+{
+    size_t i;
+    for (i = 0; i < FZ_MAX_VIEWS; i++) {
+        free(l->buf[i]);
+        l->buf[i] = NULL;
+    }
+    l->n = 0;
+}
+
+FZ_STATIC void fz_logical_free(fz_logical *l)
+{
+    fz_logical_clear(l);
+    free(l->a);
+    l->a = NULL;
+}
+
+/* Put the tiles views[0..n) (all is_tile) together into one matrix, in
+ * `order`, as l->a[l->n].  0 ok, 1 skip, -1 bug reported. */
+FZ_STATIC int fz_assemble_tiles(fz_ctx *c, const afmt_format *f, const afmt_array *views,
+                                size_t n, afmt_order order, fz_logical *l)
+{
+    const afmt_array *t0 = &views[0];
+    uint64_t rows = t0->tile_rows, cols = t0->tile_cols, cells, total, es = fz_elsize(t0);
+    uint64_t covered = 0, r, k, size;
+    uint8_t *mat = NULL, *seen = NULL, *tile = NULL, *out = NULL;
+    afmt_array whole;
+    afmt_error e;
+    char text[1024];
+    size_t i;
+    int rc = 1;
+
+    for (i = 1; i < n; i++)
+        if (views[i].tile_rows != rows || views[i].tile_cols != cols ||
+            views[i].dtype != t0->dtype || fz_elsize(&views[i]) != es) {
+            fz_bug(c, "%s: tile %zu belongs to another matrix (%" PRIu64 " x %" PRIu64
+                   " %s) than tile 0 (%" PRIu64 " x %" PRIu64 " %s)", f->name, i,
+                   views[i].tile_rows, views[i].tile_cols, afmt_dtype_name(views[i].dtype),
+                   rows, cols, afmt_dtype_name(t0->dtype));
+            return -1;
+        }
+    if (!afmt_mul_u64(rows, cols, &cells) || !afmt_mul_u64(cells, es, &total) ||
+        total > FZ_MAX_PLAIN)
+        return 1;
+    mat = malloc(total ? total : 1);
+    seen = calloc(cells ? cells : 1, 1);
+    if (!mat || !seen)
+        goto done;
+    for (i = 0; i < n; i++) {
+        const afmt_array *t = &views[i];
+        rc = fz_decode(t, AFMT_ROW_MAJOR, &tile, &size, &e);
+        if (rc < 0)
+            fz_bug(c, "%s: tile %zu of a valid file does not decode: %s: %s", f->name, i,
+                   afmt_code_name(e.code), fz_describe(&e, text, sizeof text));
+        if (rc != 0)
+            goto done;
+        for (r = 0; r < t->dims[0]; r++)
+            for (k = 0; k < t->dims[1]; k++) {
+                uint64_t at = (t->tile_row + r) * cols + t->tile_col + k;
+                if (seen[at]) {
+                    fz_bug(c, "%s: tiles overlap at (%" PRIu64 ", %" PRIu64 ")", f->name,
+                           t->tile_row + r, t->tile_col + k);
+                    rc = -1;
+                    goto done;
+                }
+                seen[at] = 1;
+                covered++;
+                memcpy(mat + at * es, tile + (r * t->dims[1] + k) * es, es);
+            }
+        free(tile);
+        tile = NULL;
+    }
+    if (covered != cells) {
+        fz_bug(c, "%s: the tiles of a valid file cover %" PRIu64 " of the %" PRIu64
+               " cells of its %" PRIu64 " x %" PRIu64 " matrix", f->name, covered, cells,
+               rows, cols);
+        rc = -1;
+        goto done;
+    }
+    /* The whole matrix, row-major; then in the order asked for. */
+    afmt_array_init(&whole, t0->dtype);
+    whole.elsize = es;
+    whole.stride = es;
+    whole.rank = 2;
+    whole.dims[0] = rows;
+    whole.dims[1] = cols;
+    whole.count = cells;
+    whole.data = mat;
+    whole.nbytes = total;
+    memcpy(whole.name, t0->name, sizeof whole.name);
+    whole.index = t0->index;
+    rc = fz_decode(&whole, order, &out, &size, &e);
+    if (rc < 0)
+        fz_bug(c, "%s: the assembled %" PRIu64 " x %" PRIu64 " matrix does not decode: %s",
+               f->name, rows, cols, fz_describe(&e, text, sizeof text));
+    if (rc != 0)
+        goto done;
+    l->buf[l->n] = out;
+    afmt_array_plain_view(&whole, order, out, &l->a[l->n]);
+    l->n++;
+done:
+    free(mat);
+    free(seen);
+    free(tile);
+    return rc;
+}
+
+/* The logical arrays of views[0..n) in `order`.  0 ok, 1 skip (too big, or
+ * not decodable for a legitimate reason), -1 bug reported. */
+FZ_STATIC int fz_logical_build(fz_ctx *c, const afmt_format *f, const afmt_array *views,
+                               size_t n, afmt_order order, fz_logical *l)
 {
     uint64_t total = 0, size;
     afmt_error e;
     char text[1024];
-    size_t i;
+    size_t i, tiles = 0;
     int rc;
 
-    for (i = 0; i < n; i++)
-        bufs[i] = NULL;
+    fz_logical_clear(l);
+    if (n > FZ_MAX_VIEWS)
+        return 1;
     for (i = 0; i < n; i++) {
+        tiles += views[i].is_tile != 0;
         size = fz_plain_size(&views[i]);
         if (size > FZ_MAX_PLAIN || (total += size) > FZ_MAX_PLAIN_TOTAL)
             return 1;
     }
+    if (tiles > 0) {
+        if (tiles != n)
+            return 1; /* tiles of a matrix beside other arrays: not handled */
+        return fz_assemble_tiles(c, f, views, n, order, l);
+    }
     for (i = 0; i < n; i++) {
-        afmt_error_clear(&e);
-        rc = fz_decode(&views[i], order, &bufs[i], &size, &e);
+        rc = fz_decode(&views[i], order, &l->buf[i], &size, &e);
         if (rc < 0)
             fz_bug(c, "%s: array %zu of a valid file does not decode: %s: %s", f->name, i,
                    afmt_code_name(e.code), fz_describe(&e, text, sizeof text));
         if (rc != 0)
             return rc;
-        afmt_array_plain_view(&views[i], order, bufs[i], &plain[i]);
+        afmt_array_plain_view(&views[i], order, l->buf[i], &l->a[i]);
+        l->n = i + 1;
     }
     return 0;
 }
 
-FZ_STATIC void fz_free_all(uint8_t **bufs, size_t n)
-{
-    size_t i;
-    for (i = 0; i < n; i++) {
-        free(bufs[i]);
-        bufs[i] = NULL;
-    }
-}
-
 /* Write arrays with f into a buffer of exactly encoded_size bytes.
  * 0: *out holds *size bytes (free it); 1: the writer refused legitimately;
- * -1: bug reported. */
+ * -1: bug reported.  may_refuse_values: the arrays come from a leniently
+ * valid file or from another format, so a refusal of a value (or any
+ * constraint of f's strict form) is legitimate. */
 FZ_STATIC int fz_write(fz_ctx *c, const afmt_format *f, const char *what,
                        const afmt_array *arrays, size_t n, const afmt_write_options *wopt,
-                       int lenient_input, uint8_t **out, uint64_t *size)
+                       int may_refuse_values, uint8_t **out, uint64_t *size)
 {
     afmt_error err;
     afmt_sink sink;
@@ -633,10 +806,10 @@ FZ_STATIC int fz_write(fz_ctx *c, const afmt_format *f, const char *what,
     afmt_error_clear(&err);
     if (f->encoded_size(arrays, n, wopt, size, &err) != 0) {
         fz_check_error(c, f, &err, "encoded_size", 0, 0);
-        if (fz_write_may_refuse(err.code, lenient_input))
+        if (fz_write_may_refuse(err.code, may_refuse_values))
             return 1;
-        fz_bug(c, "%s %s: encoded_size refuses what the validator accepted: %s: %s",
-               f->name, what, afmt_code_name(err.code), fz_describe(&err, text, sizeof text));
+        fz_bug(c, "%s %s: encoded_size refuses: %s: %s", f->name, what,
+               afmt_code_name(err.code), fz_describe(&err, text, sizeof text));
         return -1;
     }
     if (*size > FZ_MAX_PLAIN_TOTAL + ((uint64_t)1 << 20))
@@ -647,11 +820,16 @@ FZ_STATIC int fz_write(fz_ctx *c, const afmt_format *f, const char *what,
     afmt_sink_buffer(&sink, *out, *size);
     afmt_error_clear(&err);
     if (f->write(arrays, n, wopt, &sink, &err) != 0) {
+        free(*out);
+        *out = NULL;
+        fz_check_error(c, f, &err, "write", 0, 0);
+        /* encoded_size and can_write count bytes without looking at the
+         * values, so only a value may make write refuse after them. */
+        if (may_refuse_values && err.code == AFMT_E_VALUE)
+            return 1;
         fz_bug(c, "%s %s: encoded_size said %" PRIu64 " bytes, then write failed: %s: %s",
                f->name, what, *size, afmt_code_name(err.code),
                fz_describe(&err, text, sizeof text));
-        free(*out);
-        *out = NULL;
         return -1;
     }
     if (sink.written != *size) {
@@ -689,8 +867,8 @@ FZ_STATIC int fz_same_shape(const afmt_array *a, const afmt_array *b, int squeez
 
 /* Compare array x (from the input) with y (from what a writer made):
  * dtype, shape, and every value at the same logical index (row-major). */
-FZ_STATIC void fz_compare_values(fz_ctx *c, const char *what, const afmt_array *x,
-                                 const afmt_array *y, int squeeze)
+FZ_STATIC void fz_compare_values(fz_ctx *c, const char *what, size_t index,
+                                 const afmt_array *x, const afmt_array *y, int squeeze)
 {
     uint8_t *px = NULL, *py = NULL;
     uint64_t nx, ny, k, es;
@@ -701,27 +879,27 @@ FZ_STATIC void fz_compare_values(fz_ctx *c, const char *what, const afmt_array *
     afmt_array_describe(x, dx, sizeof dx);
     afmt_array_describe(y, dy, sizeof dy);
     if (x->dtype != y->dtype || (x->dtype == AFMT_OPAQUE && x->elsize != y->elsize)) {
-        fz_bug(c, "%s: array %u: type changed: %s became %s", what, x->index, dx, dy);
+        fz_bug(c, "%s: array %zu: type changed: %s became %s", what, index, dx, dy);
         return;
     }
     if (!fz_same_shape(x, y, squeeze)) {
-        fz_bug(c, "%s: array %u: shape changed: %s became %s", what, x->index, dx, dy);
+        fz_bug(c, "%s: array %zu: shape changed: %s became %s", what, index, dx, dy);
         return;
     }
     rx = fz_decode(x, AFMT_ROW_MAJOR, &px, &nx, &e);
     if (rx < 0)
-        fz_bug(c, "%s: array %u (%s) does not decode: %s", what, x->index, dx,
+        fz_bug(c, "%s: array %zu (%s) does not decode: %s", what, index, dx,
                fz_describe(&e, text, sizeof text));
     ry = fz_decode(y, AFMT_ROW_MAJOR, &py, &ny, &e);
     if (ry < 0)
-        fz_bug(c, "%s: written array %u (%s) does not decode: %s", what, y->index, dy,
+        fz_bug(c, "%s: written array %zu (%s) does not decode: %s", what, index, dy,
                fz_describe(&e, text, sizeof text));
     if (rx == 0 && ry == 0) {
         es = fz_elsize(x);
         k = nx == ny ? fz_first_mismatch(px, py, x->count, es) : 0;
         if (k < x->count)
-            fz_bug(c, "%s: array %u (%s): element %" PRIu64 " (row-major) was %s, is %s",
-                   what, x->index, dx, k, fz_hex(px + k * es, es, hx, sizeof hx),
+            fz_bug(c, "%s: array %zu (%s): element %" PRIu64 " (row-major) was %s, is %s",
+                   what, index, dx, k, fz_hex(px + k * es, es, hx, sizeof hx),
                    fz_hex(py + k * es, es, hy, sizeof hy));
     }
     free(px);
@@ -730,71 +908,88 @@ FZ_STATIC void fz_compare_values(fz_ctx *c, const char *what, const afmt_array *
 
 /* ------------------------------------------------------------ roundtrip */
 
-FZ_STATIC void fz_roundtrip_format(fz_ctx *c, const afmt_format *f, const uint8_t *buf,
-                                   uint64_t len, fz_views *in, fz_views *out)
+typedef struct fz_work {
+    fz_views in, out;
+    fz_logical l1, l2, l3;
+} fz_work;
+
+FZ_STATIC int fz_work_alloc(fz_work *w)
 {
-    uint8_t *bufs[FZ_MAX_VIEWS], *bufs2[FZ_MAX_VIEWS];
-    afmt_array *plain = NULL, *plain2 = NULL;
+    int bad = 0;
+    bad |= fz_views_alloc(&w->in);
+    bad |= fz_views_alloc(&w->out);
+    bad |= fz_logical_alloc(&w->l1);
+    bad |= fz_logical_alloc(&w->l2);
+    bad |= fz_logical_alloc(&w->l3);
+    return bad ? -1 : 0;
+}
+
+FZ_STATIC void fz_work_free(fz_work *w)
+{
+    free(w->in.v);
+    free(w->out.v);
+    fz_logical_free(&w->l1);
+    fz_logical_free(&w->l2);
+    fz_logical_free(&w->l3);
+}
+
+FZ_STATIC void fz_roundtrip_format(fz_ctx *c, const afmt_format *f, const uint8_t *buf,
+                                   uint64_t len, fz_work *w)
+{
     uint8_t *w1 = NULL, *w2 = NULL;
     uint64_t n1, n2;
     afmt_write_options wopt;
     afmt_options oo;
     afmt_error err;
     char text[1024], what[96];
-    size_t i, n;
-    int lenient, rc;
+    size_t i;
+    int lenient;
 
-    for (i = 0; i < FZ_MAX_VIEWS; i++)
-        bufs[i] = bufs2[i] = NULL;
-    lenient = fz_collect_any(f, buf, len, in);
-    if (lenient < 0 || in->n == 0 || in->n > FZ_MAX_VIEWS)
+    lenient = fz_collect_any(f, buf, len, &w->in);
+    if (lenient < 0 || w->in.n == 0 || w->in.n > FZ_MAX_VIEWS)
         return;
-    n = in->n;
-    plain = malloc(sizeof *plain * n);
-    plain2 = malloc(sizeof *plain2 * n);
-    if (!plain || !plain2)
-        goto done;
-    if (fz_plainify(c, f, in->v, n, f->order, bufs, plain) != 0)
+    if (fz_logical_build(c, f, w->in.v, w->in.n, f->order, &w->l1) != 0 || w->l1.n == 0)
         goto done;
     memset(&wopt, 0, sizeof wopt);
-    wopt.trailer = in->trailer;
-    wopt.trailer_len = in->trailer_len;
+    wopt.trailer = w->in.trailer;
+    wopt.trailer_len = w->in.trailer_len;
     snprintf(what, sizeof what, "rewrite of a %s file", lenient ? "leniently valid" : "valid");
-    if (fz_write(c, f, what, plain, n, &wopt, lenient, &w1, &n1) != 0)
+    if (fz_write(c, f, what, w->l1.a, w->l1.n, &wopt, lenient, &w1, &n1) != 0)
         goto done;
 
     /* Writers produce the strict form. */
     fz_options_output(&oo);
     afmt_error_clear(&err);
-    if (fz_collect(f, &oo, w1, n1, out, &err) != 0) {
+    if (fz_collect(f, &oo, w1, n1, &w->out, &err) != 0) {
         fz_bug(c, "%s %s: output does not validate (strict): %s: %s", f->name, what,
                afmt_code_name(err.code), fz_describe(&err, text, sizeof text));
         goto done;
     }
-    if (out->n != n) {
-        fz_bug(c, "%s %s: %zu arrays written, %zu read back", f->name, what, n, out->n);
+    if (fz_logical_build(c, f, w->out.v, w->out.n, f->order, &w->l2) != 0)
+        goto done;
+    if (w->l2.n != w->l1.n) {
+        fz_bug(c, "%s %s: %zu arrays written, %zu read back", f->name, what, w->l1.n,
+               w->l2.n);
         goto done;
     }
     c->roundtrips++;
     snprintf(what, sizeof what, "%s rewrite", f->name);
-    for (i = 0; i < n; i++) {
-        fz_compare_values(c, what, &in->v[i], &out->v[i], 0);
-        if (strcmp(in->v[i].name, out->v[i].name) != 0)
+    for (i = 0; i < w->l1.n; i++) {
+        fz_compare_values(c, what, i, &w->l1.a[i], &w->l2.a[i], 0);
+        if (strcmp(w->l1.a[i].name, w->l2.a[i].name) != 0)
             fz_bug(c, "%s: array %zu: name \"%.64s\" became \"%.64s\"", what, i,
-                   in->v[i].name, out->v[i].name);
+                   w->l1.a[i].name, w->l2.a[i].name);
     }
-    if (in->trailer_len != out->trailer_len ||
-        (in->trailer_len > 0 && memcmp(in->trailer, out->trailer, in->trailer_len) != 0))
+    if (w->in.trailer_len != w->out.trailer_len ||
+        (w->in.trailer_len > 0 &&
+         memcmp(w->in.trailer, w->out.trailer, w->in.trailer_len) != 0))
         fz_bug(c, "%s: trailer of %" PRIu64 " bytes became %" PRIu64 " bytes (or changed)",
-               what, in->trailer_len, out->trailer_len);
+               what, w->in.trailer_len, w->out.trailer_len);
 
     /* The written form is canonical: rewriting it gives the same bytes. */
-    rc = fz_plainify(c, f, out->v, n, f->order, bufs2, plain2);
-    if (rc != 0)
-        goto done;
-    wopt.trailer = out->trailer;
-    wopt.trailer_len = out->trailer_len;
-    if (fz_write(c, f, "second rewrite", plain2, n, &wopt, 0, &w2, &n2) != 0)
+    wopt.trailer = w->out.trailer;
+    wopt.trailer_len = w->out.trailer_len;
+    if (fz_write(c, f, "second rewrite", w->l2.a, w->l2.n, &wopt, 0, &w2, &n2) != 0)
         goto done;
     if (n1 != n2 || memcmp(w1, w2, n1) != 0) {
         uint64_t k = 0;
@@ -805,101 +1000,98 @@ FZ_STATIC void fz_roundtrip_format(fz_ctx *c, const afmt_format *f, const uint8_
                what, n1, n2, k);
     }
 done:
-    fz_free_all(bufs, FZ_MAX_VIEWS);
-    fz_free_all(bufs2, FZ_MAX_VIEWS);
-    free(plain);
-    free(plain2);
+    fz_logical_clear(&w->l1);
+    fz_logical_clear(&w->l2);
     free(w1);
     free(w2);
-}
-
-FZ_STATIC int fz_views_alloc(fz_views *v)
-{
-    memset(v, 0, sizeof *v);
-    v->v = malloc(sizeof *v->v * FZ_MAX_VIEWS);
-    return v->v ? 0 : -1;
 }
 
 /* The roundtrip target: every format in which the input is valid. */
 FZ_STATIC void fz_check_roundtrip(fz_ctx *c, const uint8_t *buf, uint64_t len)
 {
-    fz_views in, out;
+    fz_work w;
     size_t i;
 
-    if (fz_views_alloc(&in) == 0 && fz_views_alloc(&out) == 0)
+    if (fz_work_alloc(&w) == 0)
         for (i = 0; i < afmt_format_count; i++)
             if (afmt_formats[i])
-                fz_roundtrip_format(c, afmt_formats[i], buf, len, &in, &out);
-    free(in.v);
-    free(out.v);
+                fz_roundtrip_format(c, afmt_formats[i], buf, len, &w);
+    fz_work_free(&w);
 }
 
 /* ------------------------------------------------------------ convert */
 
-/* Array x (valid in format a) written as format b. */
+/* Logical array x (row-major plain, from a valid file of format a) written
+ * as format b. */
 FZ_STATIC void fz_convert_one(fz_ctx *c, const afmt_format *a, const afmt_format *b,
-                              const afmt_array *x, fz_views *out)
+                              const afmt_array *x, size_t index, fz_work *w)
 {
-    uint8_t *pbuf = NULL, *w = NULL;
-    afmt_array plain;
+    uint8_t *out = NULL;
     uint64_t n;
     afmt_options oo;
     afmt_error err;
     char what[96], text[1024];
 
-    snprintf(what, sizeof what, "%s array %u -> %s", a->name, x->index, b->name);
-    if (fz_plainify(c, a, x, 1, b->order, &pbuf, &plain) != 0)
+    snprintf(what, sizeof what, "%s array %zu -> %s", a->name, index, b->name);
+    /* x in b's order */
+    if (fz_logical_build(c, a, x, 1, b->order, &w->l2) != 0 || w->l2.n != 1)
         goto done;
     afmt_error_clear(&err);
-    if (b->can_write(&plain, &err) != 0) {
+    if (b->can_write(&w->l2.a[0], &err) != 0) {
         fz_check_error(c, b, &err, "can_write", 0, 0);
-        if (err.code == AFMT_E_USAGE)
+        if (err.code == AFMT_E_USAGE || err.code == AFMT_E_IO)
             fz_bug(c, "%s: can_write calls a plain view in the writer's order a usage "
                    "error: %s", what, fz_describe(&err, text, sizeof text));
         goto done;
     }
-    /* can_write accepted: every later step must succeed. */
-    if (fz_write(c, b, what, &plain, 1, NULL, 0, &w, &n) != 0)
+    /* can_write accepted: every later step must succeed (write may still
+     * refuse a value: can_write looks at dtype, rank and dims only). */
+    if (fz_write(c, b, what, w->l2.a, 1, NULL, 1, &out, &n) != 0)
         goto done;
     fz_options_output(&oo);
     afmt_error_clear(&err);
-    if (fz_collect(b, &oo, w, n, out, &err) != 0) {
+    if (fz_collect(b, &oo, out, n, &w->out, &err) != 0) {
         fz_bug(c, "%s: output does not validate (strict): %s: %s", what,
                afmt_code_name(err.code), fz_describe(&err, text, sizeof text));
         goto done;
     }
-    if (out->n != 1) {
-        fz_bug(c, "%s: one array written, %zu read back", what, out->n);
+    if (fz_logical_build(c, b, w->out.v, w->out.n, AFMT_ROW_MAJOR, &w->l3) != 0)
+        goto done;
+    if (w->l3.n != 1) {
+        fz_bug(c, "%s: one array written, %zu read back", what, w->l3.n);
         goto done;
     }
     c->conversions++;
-    fz_compare_values(c, what, x, &out->v[0], 1);
+    fz_compare_values(c, what, index, x, &w->l3.a[0], 1);
 done:
-    free(pbuf);
-    free(w);
+    fz_logical_clear(&w->l2);
+    fz_logical_clear(&w->l3);
+    free(out);
 }
 
 /* The convert target: for every format A in which the input is valid, each
- * of its first arrays into every other format B that can hold it. */
+ * of its first logical arrays into every other format B that can hold it. */
 FZ_STATIC void fz_check_convert(fz_ctx *c, const uint8_t *buf, uint64_t len)
 {
-    fz_views in, out;
+    fz_work w;
     size_t i, j, k;
 
-    if (fz_views_alloc(&in) != 0 || fz_views_alloc(&out) != 0)
+    if (fz_work_alloc(&w) != 0)
         goto done;
     for (i = 0; i < afmt_format_count; i++) {
         const afmt_format *a = afmt_formats[i];
-        if (!a || fz_collect_any(a, buf, len, &in) < 0)
+        if (!a || fz_collect_any(a, buf, len, &w.in) < 0 || w.in.n > FZ_MAX_VIEWS)
             continue;
-        for (k = 0; k < in.n && k < FZ_MAX_CONVERT && k < FZ_MAX_VIEWS; k++)
+        if (fz_logical_build(c, a, w.in.v, w.in.n, AFMT_ROW_MAJOR, &w.l1) != 0)
+            continue;
+        for (k = 0; k < w.l1.n && k < FZ_MAX_CONVERT; k++)
             for (j = 0; j < afmt_format_count; j++)
                 if (j != i && afmt_formats[j])
-                    fz_convert_one(c, a, afmt_formats[j], &in.v[k], &out);
+                    fz_convert_one(c, a, afmt_formats[j], &w.l1.a[k], k, &w);
+        fz_logical_clear(&w.l1);
     }
 done:
-    free(in.v);
-    free(out.v);
+    fz_work_free(&w);
 }
 
 /* All three, as the regression test runs them. */

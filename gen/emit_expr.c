@@ -285,7 +285,7 @@ static cexpr call(emitter *m, expr *e, const char *text)
             char *nfmt = xprintf("\"%s[%%\" PRIu64 \"] is negative\"", y->name);
             char saved_field[sizeof m->fail_field], saved_index[sizeof m->fail_index], saved_off[sizeof m->fail_offset];
             line(m, "uint64_t %s = 0;", bad_i);
-            line(m, "const int %s = afmt_field_%s(buf + %s, %s, %d, %d, %d, &%s, &%s);", rc, fn, y->off, y->count,
+            line(m, "const int %s = afmt_field_%s(AFMT_B(src, %s), %s, %d, %d, %d, &%s, &%s);", rc, fn, y->off, y->count,
                  y->width, y->is_signed, y->big, t, bad_i);
             line(m, "if (%s == AFMT_E_NEGATIVE) {", rc);
             m->indent++;
@@ -361,7 +361,7 @@ static cexpr call(emitter *m, expr *e, const char *text)
             gen_error(m, NULL, "%s() describes input and cannot be used when writing (`%s`)", fn, text);
             return bad();
         }
-        return strcmp(fn, "offset") == 0 ? mk(xstrdup("pos"), VT_U) : mk(xprintf("(%s - pos)", m->end), VT_U);
+        return strcmp(fn, "offset") == 0 ? mk(xstrdup("pos"), VT_U) : mk(xprintf("(%s - pos)", m->end), VT_U); /* a stream: unknown until its end */
     }
     if (strcmp(fn, "rank") == 0 || strcmp(fn, "count") == 0 || strcmp(fn, "nbytes") == 0 ||
         strcmp(fn, "elsize") == 0) {

@@ -186,6 +186,10 @@ int emit_format(const spec *s, const char *outdir)
                     " * opt may be NULL for the defaults (strict). */\n", f);
     sb_printf(&hdr, "int afmt_%s_validate(const uint8_t *buf, uint64_t len, const afmt_options *opt,\n"
                     "                     const afmt_visitor *vis, afmt_error *err);\n", f);
+    sb_printf(&hdr, "/* The same over a source: a buffer, or a stream read through a fixed\n"
+                    " * window (views of streamed payloads then carry no data). */\n");
+    sb_printf(&hdr, "int afmt_%s_validate_src(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,\n"
+                    "                         afmt_error *err);\n", f);
     sb_printf(&hdr, "/* 0 if a %s file can hold this array (dtype, rank, sizes). */\n", f);
     sb_printf(&hdr, "int afmt_%s_can_write(const afmt_array *array, afmt_error *err);\n", f);
     sb_printf(&hdr, "/* Exact number of bytes afmt_%s_write produces. */\n", f);
@@ -215,8 +219,8 @@ int emit_format(const spec *s, const char *outdir)
     sb_puts(&src, prune_unused(body.s));
     sb_puts(&src, "\n");
     sb_printf(&src,
-              "int afmt_%s_validate(const uint8_t *buf, uint64_t len, const afmt_options *opt,\n"
-              "                     const afmt_visitor *vis, afmt_error *err)\n"
+              "int afmt_%s_validate_src(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,\n"
+              "                         afmt_error *err)\n"
               "{\n"
               "    afmt_options defaults;\n"
               "    afmt_error scratch;\n"
@@ -227,12 +231,23 @@ int emit_format(const spec *s, const char *outdir)
               "        opt = &defaults;\n"
               "    }\n"
               "    afmt_error_clear(err);\n"
-              "    if (!buf && len > 0)\n"
-              "        return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, 0, \"no input buffer\");\n"
-              "    rc = %s_validate_body(buf, len, opt, vis, err);\n"
+              "    rc = %s_validate_body(src, opt, vis, err);\n"
+              "    if (rc == 0 && src->io_error)\n"
+              "        rc = afmt_fail(err, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, src->data_off + src->data_len, \"reading the input failed\");\n"
               "    if (rc != 0) afmt_error_set_format(err, \"%s\");\n"
               "    return rc;\n"
-              "}\n\n", f, f, f);
+              "}\n\n"
+              "int afmt_%s_validate(const uint8_t *buf, uint64_t len, const afmt_options *opt,\n"
+              "                     const afmt_visitor *vis, afmt_error *err)\n"
+              "{\n"
+              "    afmt_src src;\n"
+              "    if (!buf && len > 0) {\n"
+              "        if (err) afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, 0, \"no input buffer\");\n"
+              "        return -1;\n"
+              "    }\n"
+              "    afmt_src_buffer(&src, buf, len);\n"
+              "    return afmt_%s_validate_src(&src, opt, vis, err);\n"
+              "}\n\n", f, f, f, f, f);
     sb_puts(&src, prune_unused(wbody.s));
     sb_printf(&src,
               "\n"
@@ -301,11 +316,12 @@ int emit_format(const spec *s, const char *outdir)
                   "    %d,\n"
                   "    afmt_%s_detect,\n"
                   "    afmt_%s_validate,\n"
+                  "    afmt_%s_validate_src,\n"
                   "    afmt_%s_can_write,\n"
                   "    afmt_%s_encoded_size,\n"
                   "    afmt_%s_write,\n"
                   "};\n",
-                  f, f, spq, f, order == 1 ? "AFMT_COL_MAJOR" : "AFMT_ROW_MAJOR", has_top_repeat(s), f, f, f, f, f);
+                  f, f, spq, f, order == 1 ? "AFMT_COL_MAJOR" : "AFMT_ROW_MAJOR", has_top_repeat(s), f, f, f, f, f, f);
         free(spq);
     }
 

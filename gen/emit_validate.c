@@ -39,17 +39,26 @@ static char *strip(char *q)
 }
 
 /* Fail when fewer than `need_c` bytes are left in the current region. */
-static void need_bytes(emitter *m, const char *need_c, const char *what)
+/* Fail unless [at, at + n) lies in the current region and is in memory (a
+ * stream reads it in); the runtime tells truncation from a stream limit. */
+static void need_at(emitter *m, const char *at_c, const char *need_c, const char *what)
 {
-    char *fmt = xprintf("\"needs %%\" PRIu64 \" bytes for %s, only %%\" PRIu64 \" left\"", what);
-    char *args = xprintf("(uint64_t)(%s), %s - pos", need_c, m->end);
-    line(m, "if (%s - pos < %s) {", m->end, need_c);
+    char *field = c_quote(m->fail_field, strlen(m->fail_field));
+    line(m, "if (!afmt_src_have(src, %s, %s, %s)) {", m->end, at_c, need_c);
     m->indent++;
-    emit_fail(m, "truncated", LEN_NONE, fmt, args);
+    if (m->writer)
+        line(m, "return -1;");
+    else
+        line(m, "return afmt_src_short(src, err, &path, %s, %s, %s, %s, %s, \"%s\");", field, m->fail_index, at_c, m->end,
+             need_c, what);
     m->indent--;
     line(m, "}");
-    free(fmt);
-    free(args);
+    free(field);
+}
+
+static void need_bytes(emitter *m, const char *need_c, const char *what)
+{
+    need_at(m, "pos", need_c, what);
 }
 
 static const char *leniency_of(const check *c) { return c->lenient == LEN_WARN ? "warn" : "reject"; }
@@ -138,7 +147,7 @@ static void emit_int_field(emitter *m, item *it)
         free(w);
     }
     line(m, "const uint64_t o_%s = pos;", it->name);
-    ld = load_c(it->width, it->is_signed, it->big_endian, "buf + pos");
+    ld = load_c(it->width, it->is_signed, it->big_endian, "AFMT_B(src, pos)");
     line(m, "const %s v_%s = %s;", int_c_type(it->is_signed), it->name, ld);
     line(m, "pos += %d;", it->width);
     free(ld);
@@ -224,13 +233,15 @@ static void emit_array_field(emitter *m, item *it, item_list *scope_body)
         line(m, "}");
     }
     set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
-    line(m, "if ((%s - pos) / %d < n_%s) {", m->end, it->width, it->name);
+    /* n is held to the bytes left before it is multiplied: no overflow */
+    line(m, "if (n_%s > (%s - pos) / %d || !afmt_src_have(src, %s, pos, n_%s * %d)) {", it->name, m->end, it->width, m->end, it->name,
+         it->width);
     m->indent++;
     {
-        char *args = xprintf("n_%s, %s - pos", it->name, m->end);
-        char *fmt = xprintf("\"needs %%\" PRIu64 \" elements of %d bytes, only %%\" PRIu64 \" bytes left\"", it->width);
-        emit_fail(m, "truncated", LEN_NONE, fmt, args);
-        free(args); free(fmt);
+        char *field = c_quote(it->name, strlen(it->name));
+        line(m, "return afmt_src_short(src, err, &path, %s, AFMT_NO_INDEX, pos, %s, n_%s > (%s - pos) / %d ? UINT64_MAX : n_%s * %d, \"%s\");",
+             field, m->end, it->name, m->end, it->width, it->name, it->width, it->name);
+        free(field);
     }
     m->indent--;
     line(m, "}");
@@ -238,11 +249,11 @@ static void emit_array_field(emitter *m, item *it, item_list *scope_body)
     line(m, "pos += n_%s * %d;", it->name, it->width);
     y = sym_push(m, SY_ARRF, it->name, it);
     y->t = it->is_signed ? VT_S : VT_U;
-    snprintf(y->c, sizeof y->c, "(buf + o_%s)", it->name);
+    snprintf(y->c, sizeof y->c, "AFMT_B(src, o_%s)", it->name);
     snprintf(y->count, sizeof y->count, "n_%s", it->name);
     snprintf(y->off, sizeof y->off, "o_%s", it->name);
     {
-        char *p = xprintf("buf + o_%s + (uint64_t)%d * (%%s)", it->name, it->width);
+        char *p = xprintf("AFMT_B(src, o_%s + (uint64_t)%d * (%%s))", it->name, it->width);
         char *ld = load_c(it->width, it->is_signed, it->big_endian, p);
         snprintf(y->elem, sizeof y->elem, "%s", ld);
         free(p); free(ld);
@@ -255,7 +266,7 @@ static void emit_array_field(emitter *m, item *it, item_list *scope_body)
         char *ld, *p;
         line(m, "for (uint64_t i_%s = 0; i_%s < n_%s; i_%s++) {", it->name, it->name, it->name, it->name);
         m->indent++;
-        p = xprintf("buf + o_%s + (uint64_t)%d * i_%s", it->name, it->width, it->name);
+        p = xprintf("AFMT_B(src, o_%s + (uint64_t)%d * i_%s)", it->name, it->width, it->name);
         ld = load_c(it->width, it->is_signed, it->big_endian, p);
         line(m, "const %s e_%s = %s;", int_c_type(it->is_signed), it->name, ld);
         free(p); free(ld);
@@ -320,7 +331,7 @@ static void emit_array_field(emitter *m, item *it, item_list *scope_body)
         int strict = strcmp(it->order, "increasing") == 0;
         char *b = tmp_name(m, "bad");
         char *oc = xprintf("o_%s + (uint64_t)%d * %s", it->name, it->width, b);
-        line(m, "const uint64_t %s = afmt_field_unordered(buf + o_%s, n_%s, %d, %d, %d, %d);", b, it->name, it->name,
+        line(m, "const uint64_t %s = afmt_field_unordered(AFMT_B(src, o_%s), n_%s, %d, %d, %d, %d);", b, it->name, it->name,
              it->width, it->is_signed, it->big_endian, strict);
         line(m, "if (%s < n_%s) {", b, it->name);
         m->indent++;
@@ -342,7 +353,7 @@ static void emit_array_field(emitter *m, item *it, item_list *scope_body)
         } else {
             char *b = tmp_name(m, "bad");
             char *oc = xprintf("o_%s + (uint64_t)%d * %s", it->name, it->width, b);
-            line(m, "const uint64_t %s = afmt_field_unordered_within(buf + o_%s, n_%s, %d, %d, buf + %s, %s, %d, %d);", b,
+            line(m, "const uint64_t %s = afmt_field_unordered_within(AFMT_B(src, o_%s), n_%s, %d, %d, AFMT_B(src, %s), %s, %d, %d);", b,
                  it->name, it->name, it->width, it->big_endian, seg->off, seg->count, seg->width, seg->big);
             line(m, "if (%s < n_%s) {", b, it->name);
             m->indent++;
@@ -380,7 +391,7 @@ static void emit_text_field(emitter *m, item *it)
     line(m, "const uint64_t o_%s = pos;", it->name);
     line(m, "pos += %d;", it->size);
     y = sym_push(m, SY_TEXT, it->name, it);
-    snprintf(y->c, sizeof y->c, "(buf + o_%s)", it->name);
+    snprintf(y->c, sizeof y->c, "AFMT_B(src, o_%s)", it->name);
     snprintf(y->off, sizeof y->off, "o_%s", it->name);
     y->size = it->size;
     attr_fail(m, y);
@@ -391,9 +402,9 @@ static void emit_text_field(emitter *m, item *it)
         char *ce = code_enum(code);
         memcpy(padded, it->equals->sval, strlen(it->equals->sval));
         q = c_quote(padded, (size_t)it->size);
-        line(m, "if (memcmp(buf + o_%s, %s, %d) != 0) {", it->name, q, it->size);
+        line(m, "if (memcmp(AFMT_B(src, o_%s), %s, %d) != 0) {", it->name, q, it->size);
         m->indent++;
-        line(m, "return afmt_fail_bytes(err, %s, &path, \"%s\", o_%s, (const uint8_t *)%s, buf + o_%s, %d);", ce, it->name,
+        line(m, "return afmt_fail_bytes(err, %s, &path, \"%s\", o_%s, (const uint8_t *)%s, AFMT_B(src, o_%s), %d);", ce, it->name,
              it->name, q, it->name, it->size);
         m->indent--;
         line(m, "}");
@@ -401,12 +412,12 @@ static void emit_text_field(emitter *m, item *it)
     }
     if (it->text_nul_padded) {
         char *b = tmp_name(m, "bad");
-        line(m, "const uint64_t %s = afmt_text_slot_check(buf + o_%s, %d);", b, it->name, it->size);
+        line(m, "const uint64_t %s = afmt_text_slot_check(AFMT_B(src, o_%s), %d);", b, it->name, it->size);
         line(m, "if (%s < %d) {", b, it->size);
         m->indent++;
         {
             char *oc = xprintf("o_%s + %s", it->name, b);
-            char *args = xprintf("%s, buf[o_%s + %s]", b, it->name, b);
+            char *args = xprintf("%s, *AFMT_B(src, o_%s + %s)", b, it->name, b);
             set_fail(m, it->name, "AFMT_NO_INDEX", oc);
             emit_fail(m, "value", LEN_NONE,
                       "\"byte %\" PRIu64 \" is 0x%02x: a text slot holds ASCII followed by NUL padding\"", args);
@@ -431,7 +442,7 @@ static void emit_text_field(emitter *m, item *it)
 static void emit_string_field(emitter *m, item *it)
 {
     sym *y;
-    char *ld = load_c(it->len_width, 0, it->big_endian, "buf + pos");
+    char *ld = load_c(it->len_width, 0, it->big_endian, "AFMT_B(src, pos)");
     set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
     if (it->count) {
         char *cnt = emit_u64(m, it->count, it->count_text);
@@ -462,15 +473,11 @@ static void emit_string_field(emitter *m, item *it)
         need_bytes(m, w, it->name);
         line(m, "const uint64_t len_%s = %s;", it->name, ld);
         line(m, "pos += %d;", it->len_width);
-        line(m, "if (%s - pos < len_%s) {", m->end, it->name);
-        m->indent++;
         {
-            char *args = xprintf("len_%s, %s - pos", it->name, m->end);
-            emit_fail(m, "truncated", LEN_NONE, "\"string of %\" PRIu64 \" bytes, only %\" PRIu64 \" left\"", args);
-            free(args);
+            char *lc = xprintf("len_%s", it->name);
+            need_bytes(m, lc, "a string");
+            free(lc);
         }
-        m->indent--;
-        line(m, "}");
         line(m, "pos += len_%s;", it->name);
         free(ic); free(w);
     }
@@ -675,16 +682,11 @@ static void emit_columns_array(emitter *m, item *it)
     emit_fail(m, "overflow", LEN_NONE, "\"rows times the row width overflows 64 bits\"", NULL);
     m->indent--;
     line(m, "}");
-    line(m, "if (%s - pos < nbytes_%s) {", m->end, it->name);
-    m->indent++;
     {
-        char *args = xprintf("nbytes_%s, rows_%s, width_%s, %s - pos", it->name, it->name, it->name, m->end);
-        emit_fail(m, "truncated", LEN_NONE,
-                  "\"needs %\" PRIu64 \" bytes (%\" PRIu64 \" rows of %\" PRIu64 \" bytes), only %\" PRIu64 \" left\"", args);
-        free(args);
+        char *nb = xprintf("nbytes_%s", it->name);
+        need_bytes(m, nb, "the rows of columns");
+        free(nb);
     }
-    m->indent--;
-    line(m, "}");
     line(m, "if (vis && vis->on_array) {");
     m->indent++;
     line(m, "uint64_t column_offset = 0;");
@@ -705,16 +707,16 @@ static void emit_columns_array(emitter *m, item *it)
     /* an empty column points at the start of the (empty) data, never past
      * the input */
     line(m, "a.offset = rows_%s == 0 ? pos : pos + column_offset;", it->name);
-    line(m, "a.data = buf + a.offset;");
+    line(m, "a.data = afmt_src_ptr(src, a.offset, a.nbytes);");
     line(m, "a.nbytes = rows_%s == 0 ? 0 : (rows_%s - 1) * width_%s + size_j;", it->name, it->name, it->name);
     line(m, "a.stride = width_%s;", it->name);
     line(m, "a.index = narrays++;");
     if (names) {
-        char *ld = load_c(names->width, 0, names->big, "buf + label");
+        char *ld = load_c(names->width, 0, names->big, "AFMT_B(src, label)");
         line(m, "if (j < %s) {", names->count);
         m->indent++;
         line(m, "const uint64_t label_len = %s;", ld);
-        line(m, "afmt_copy_label(a.name, sizeof a.name, buf + label + %d, label_len);", names->width);
+        line(m, "afmt_copy_label(a.name, sizeof a.name, AFMT_B(src, label + %d), label_len);", names->width);
         line(m, "label += %d + label_len;", names->width);
         m->indent--;
         line(m, "}");
@@ -840,16 +842,16 @@ static void emit_array(emitter *m, item *it)
     }
     if (it->layout != LAYOUT_COO) line(m, "uint64_t nbytes_%s;", it->name);
     if (it->compressed) {
-        char *cz = emit_bool(m, it->compressed, it->compressed_text);
+        /* flags say the payload is one LZ4 block of stored_bytes: prove it
+         * decodes to exactly the bytes the dims give, without output */
+        char *cz = emit_bool(m, it->compressed, it->compressed_text), *st;
         line(m, "const int compressed_%s = %s;", it->name, cz);
         free(cz);
         line(m, "if (compressed_%s) {", it->name);
         m->indent++;
-        {
-            char *st = emit_u64(m, it->stored, it->stored_text);
-            line(m, "nbytes_%s = %s;", it->name, st);
-            free(st);
-        }
+        st = emit_u64(m, it->stored, it->stored_text);
+        line(m, "nbytes_%s = %s;", it->name, st);
+        free(st);
         line(m, "uint64_t plain_%s;", it->name);
         line(m, "if (!afmt_mul_u64(n_%s, %s_size, &plain_%s)) {", it->name, lk->c, it->name);
         m->indent++;
@@ -865,31 +867,28 @@ static void emit_array(emitter *m, item *it)
         }
         m->indent--;
         line(m, "}");
-        line(m, "if (%s - pos < nbytes_%s) {", m->end, it->name);
+        {
+            char *nb = xprintf("nbytes_%s", it->name);
+            need_bytes(m, nb, "compressed data");
+            free(nb);
+        }
+        line(m, "uint64_t lz4_bad = 0;");
+        line(m, "const char *lz4_why = \"\";");
+        line(m, "const int lz4_rc = afmt_lz4_block_check(AFMT_B(src, pos), nbytes_%s, plain_%s, &lz4_bad, &lz4_why);", it->name,
+             it->name);
+        line(m, "if (lz4_rc != 0) {");
+        m->indent++;
+        set_fail(m, it->name, "AFMT_NO_INDEX", "pos + lz4_bad");
+        line(m, "if (lz4_rc == -2) {");
         m->indent++;
         {
-            char *args = xprintf("nbytes_%s, %s - pos", it->name, m->end);
-            emit_fail(m, "truncated", LEN_NONE, "\"needs %\" PRIu64 \" bytes of compressed data, only %\" PRIu64 \" left\"", args);
+            char *args = xprintf("lz4_why, plain_%s", it->name);
+            emit_fail(m, "size", LEN_NONE, "\"LZ4 block %s: it must decompress to %\" PRIu64 \" bytes\"", args);
             free(args);
         }
         m->indent--;
         line(m, "}");
-        line(m, "uint64_t lz4_bad = 0;");
-        line(m, "const char *lz4_why = \"\";");
-        line(m, "const int lz4_rc = afmt_lz4_block_check(buf + pos, nbytes_%s, plain_%s, &lz4_bad, &lz4_why);", it->name, it->name);
-        line(m, "if (lz4_rc != 0) {");
-        m->indent++;
-        set_fail(m, it->name, "AFMT_NO_INDEX", "pos + lz4_bad");
-        {
-            char *args = xprintf("lz4_why, plain_%s", it->name);
-            line(m, "if (lz4_rc == -2) {");
-            m->indent++;
-            emit_fail(m, "size", LEN_NONE, "\"LZ4 block %s: it must decompress to %\" PRIu64 \" bytes\"", args);
-            m->indent--;
-            line(m, "}");
-            emit_fail(m, "value", LEN_NONE, "\"malformed LZ4 block: %s\"", "lz4_why");
-            free(args);
-        }
+        emit_fail(m, "value", LEN_NONE, "\"malformed LZ4 block: %s\"", "lz4_why");
         m->indent--;
         line(m, "}");
         set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
@@ -914,27 +913,24 @@ static void emit_array(emitter *m, item *it)
         m->indent--;
         line(m, "}");
     }
-    line(m, "if (%s - pos < nbytes_%s) {", m->end, it->name);
-    m->indent++;
-    {
-        char *args = xprintf("nbytes_%s, stored_%s, afmt_dtype_name(%s_dtype), %s - pos", it->name, it->name, lk->c, m->end);
-        emit_fail(m, "truncated", LEN_NONE,
-                  "\"needs %\" PRIu64 \" bytes (%\" PRIu64 \" elements of %s), only %\" PRIu64 \" left\"", args);
-        free(args);
-    }
-    m->indent--;
-    line(m, "}");
     if (it->layout == LAYOUT_COO) {
         /* every record inside the block, in strictly increasing row-major
          * order (so no cell is given twice) */
         const char *ld = it->coo_index_width == 1 ? "afmt_load_u8" : it->coo_index_width == 2 ? "afmt_load_u16le"
                          : it->coo_index_width == 4 ? "afmt_load_u32le" : "afmt_load_u64le";
+        char *nb = xprintf("nbytes_%s", it->name);
+        need_bytes(m, nb, "the records");
+        free(nb);
         line(m, "for (uint64_t k = 0, prev_r = 0, prev_c = 0; k < stored_%s; k++) {", it->name);
         m->indent++;
-        line(m, "const uint8_t *rec = buf + pos + k * record_%s;", it->name);
+        line(m, "const uint8_t *rec = AFMT_B(src, pos + k * record_%s);", it->name);
         line(m, "const uint64_t r = %s(rec);", ld);
         line(m, "const uint64_t c = with_cols_%s ? (uint64_t)%s(rec + %d) : 0;", it->name, ld, it->coo_index_width);
-        set_fail(m, it->name, "k", xprintf("pos + k * record_%s", it->name));
+        {
+            char *oc = xprintf("pos + k * record_%s", it->name);
+            set_fail(m, it->name, "k", oc);
+            free(oc);
+        }
         line(m, "if (r >= %s || c >= %s) {", dims[0], dims[1]);
         m->indent++;
         {
@@ -958,51 +954,16 @@ static void emit_array(emitter *m, item *it)
         line(m, "}");
         set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
     }
-    if (it->check_values) {
-        if (it->compressed)
-            line(m, "if (opt->check_values && %s_dtype == AFMT_BOOL && !compressed_%s) {", lk->c, it->name);
-        else
-            line(m, "if (opt->check_values && %s_dtype == AFMT_BOOL) {", lk->c);
-        m->indent++;
-        line(m, "if (%s_enc == AFMT_ENC_BITS_LSB) {", lk->c);
-        m->indent++;
-        line(m, "if (stored_%s %% 8 != 0 && (buf[pos + nbytes_%s - 1] >> (stored_%s %% 8)) != 0) {", it->name, it->name, it->name);
-        m->indent++;
-        {
-            char *oc = xprintf("pos + nbytes_%s - 1", it->name);
-            char *args = xprintf("buf[pos + nbytes_%s - 1]", it->name);
-            set_fail(m, it->name, "AFMT_NO_INDEX", oc);
-            emit_fail(m, "padding", it->values_lenient, "\"unused bits of the last byte (0x%02x) are not zero\"", args);
-            free(oc); free(args);
-        }
-        m->indent--;
-        line(m, "}");
-        m->indent--;
-        line(m, "} else {");
-        m->indent++;
-        line(m, "const uint64_t bad_%s = afmt_scan_not_bool(buf + pos, stored_%s);", it->name, it->name);
-        line(m, "if (bad_%s < stored_%s) {", it->name, it->name);
-        m->indent++;
-        {
-            char *oc = xprintf("pos + bad_%s", it->name);
-            char *ic = xprintf("bad_%s", it->name);
-            char *args = xprintf("buf[pos + bad_%s]", it->name);
-            set_fail(m, it->name, ic, oc);
-            emit_fail(m, "value", it->values_lenient, "\"bool element is 0x%02x, not 0 or 1\"", args);
-            free(oc); free(ic); free(args);
-        }
-        m->indent--;
-        line(m, "}");
-        m->indent--;
-        line(m, "}");
-        m->indent--;
-        line(m, "}");
-    }
-    line(m, "if (vis && vis->on_array) {");
+
+    /* The view is described before the payload is taken (a stream may drop
+     * the header bytes it comes from while reading the payload through) and
+     * handed over after the payload has passed its checks. */
+    line(m, "afmt_array a_%s;", it->name);
+    line(m, "const int want_%s = vis != NULL && vis->on_array != NULL;", it->name);
+    line(m, "if (want_%s) {", it->name);
     m->indent++;
-    line(m, "afmt_array a;");
-    line(m, "afmt_array_init(&a, %s_dtype);", lk->c);
-    line(m, "a.elsize = %s_size;", lk->c);
+    line(m, "afmt_array_init(&a_%s, %s_dtype);", it->name, lk->c);
+    line(m, "a_%s.elsize = %s_size;", it->name, lk->c);
     if (shp) {
         /* the rank was held to the limits where it was read; this guard
          * keeps the copy below inside a.dims whatever the spec says */
@@ -1012,59 +973,119 @@ static void emit_array(emitter *m, item *it)
         emit_fail(m, "limit", LEN_NONE, "\"rank %\" PRIu64 \" exceeds %d\"", xprintf("n_%s, AFMT_RANK_CAP", shp->name));
         m->indent--;
         line(m, "}");
-        line(m, "a.rank = (uint32_t)n_%s;", shp->name);
+        line(m, "a_%s.rank = (uint32_t)n_%s;", it->name, shp->name);
         line(m, "for (uint64_t k = 0; k < n_%s; k++)", shp->name);
         {
             char *el = xprintf(shp->elem, "k");
-            line(m, "    a.dims[k] = (uint64_t)%s;", el);
+            line(m, "    a_%s.dims[k] = (uint64_t)%s;", it->name, el);
             free(el);
         }
     } else {
-        line(m, "a.rank = %d;", it->nshape);
-        for (i = 0; i < it->nshape; i++) line(m, "a.dims[%d] = %s;", i, dims[i]);
+        line(m, "a_%s.rank = %d;", it->name, it->nshape);
+        for (i = 0; i < it->nshape; i++) line(m, "a_%s.dims[%d] = %s;", it->name, i, dims[i]);
     }
-    line(m, "a.count = n_%s;", it->name);
-    line(m, "a.order = %s;", it->col_major ? "AFMT_COL_MAJOR" : "AFMT_ROW_MAJOR");
-    line(m, "a.encoding = %s_enc;", lk->c);
-    line(m, "a.endian = %s;", it->payload_big ? "AFMT_BIG" : "AFMT_LITTLE");
-    line(m, "a.data = buf + pos;");
-    line(m, "a.nbytes = nbytes_%s;", it->name);
-    line(m, "a.offset = pos;");
-    line(m, "a.stride = %s_size;", lk->c);
-    line(m, "a.index = narrays;");
-    if (it->compressed) line(m, "if (compressed_%s) a.encoding = AFMT_ENC_LZ4_BLOCK;", it->name);
-    if (it->layout == LAYOUT_ZEROS) line(m, "a.encoding = AFMT_ENC_ZEROS;");
+    line(m, "a_%s.count = n_%s;", it->name, it->name);
+    line(m, "a_%s.order = %s;", it->name, it->col_major ? "AFMT_COL_MAJOR" : "AFMT_ROW_MAJOR");
+    line(m, "a_%s.encoding = %s_enc;", it->name, lk->c);
+    line(m, "a_%s.endian = %s;", it->name, it->payload_big ? "AFMT_BIG" : "AFMT_LITTLE");
+    line(m, "a_%s.nbytes = nbytes_%s;", it->name, it->name);
+    line(m, "a_%s.offset = pos;", it->name);
+    line(m, "a_%s.stride = %s_size;", it->name, lk->c);
+    line(m, "a_%s.index = narrays;", it->name);
+    if (it->compressed) line(m, "if (compressed_%s) a_%s.encoding = AFMT_ENC_LZ4_BLOCK;", it->name, it->name);
+    if (it->layout == LAYOUT_ZEROS) line(m, "a_%s.encoding = AFMT_ENC_ZEROS;", it->name);
     if (it->layout == LAYOUT_COO) {
-        line(m, "a.encoding = AFMT_ENC_COO;");
-        line(m, "a.nnz = stored_%s;", it->name);
-        line(m, "a.coo_stride = record_%s;", it->name);
-        line(m, "a.coo_index_size = %d;", it->coo_index_width);
-        line(m, "a.coo_has_col = with_cols_%s;", it->name);
+        line(m, "a_%s.encoding = AFMT_ENC_COO;", it->name);
+        line(m, "a_%s.nnz = stored_%s;", it->name, it->name);
+        line(m, "a_%s.coo_stride = record_%s;", it->name, it->name);
+        line(m, "a_%s.coo_index_size = %d;", it->name, it->coo_index_width);
+        line(m, "a_%s.coo_has_col = with_cols_%s;", it->name, it->name);
     }
     if (m->tiles && it->nshape == 2) {
         sym *r = sym_find(m, m->tiles->tile_row), *c = sym_find(m, m->tiles->tile_col);
         if (r && c) {
-            line(m, "a.tile_row = %s;", r->c);
-            line(m, "a.tile_col = %s;", c->c);
-            line(m, "a.tile_rows = tiles_%s.rows;", m->tiles->name);
-            line(m, "a.tile_cols = tiles_%s.cols;", m->tiles->name);
-            line(m, "a.is_tile = !(a.tile_row == 0 && a.tile_col == 0 && a.dims[0] == a.tile_rows && a.dims[1] == a.tile_cols);");
+            line(m, "a_%s.tile_row = %s;", it->name, r->c);
+            line(m, "a_%s.tile_col = %s;", it->name, c->c);
+            line(m, "a_%s.tile_rows = tiles_%s.rows;", it->name, m->tiles->name);
+            line(m, "a_%s.tile_cols = tiles_%s.cols;", it->name, m->tiles->name);
+            line(m, "a_%s.is_tile = !(a_%s.tile_row == 0 && a_%s.tile_col == 0 && a_%s.dims[0] == a_%s.tile_rows && a_%s.dims[1] == a_%s.tile_cols);",
+                 it->name, it->name, it->name, it->name, it->name, it->name, it->name);
         }
     }
     if (it->layout == LAYOUT_CSR) {
-        line(m, "a.encoding = AFMT_ENC_CSR;");
-        line(m, "a.nnz = stored_%s;", it->name);
-        line(m, "a.csr_row_offsets = buf + %s;", ro->off);
-        line(m, "a.csr_col_indices = buf + %s;", ci->off);
-        line(m, "a.csr_index_size = %d;", ro->width);
+        line(m, "a_%s.encoding = AFMT_ENC_CSR;", it->name);
+        line(m, "a_%s.nnz = stored_%s;", it->name, it->name);
+        line(m, "a_%s.csr_row_offsets = afmt_src_ptr(src, %s, %s * %d);", it->name, ro->off, ro->count, ro->width);
+        line(m, "a_%s.csr_col_indices = afmt_src_ptr(src, %s, %s * %d);", it->name, ci->off, ci->count, ci->width);
+        line(m, "a_%s.csr_index_size = %d;", it->name, ro->width);
     }
     if (it->name_from) {
         sym *nm = sym_find(m, it->name_from);
         if (!nm || nm->kind != SY_TEXT) gen_error(m, it->jpath, "\"name\": '%s' is not a text field defined before", it->name_from);
-        else line(m, "afmt_copy_text(a.name, sizeof a.name, %s, %d);", nm->c, nm->size);
+        else line(m, "afmt_copy_text(a_%s.name, sizeof a_%s.name, %s, %d);", it->name, it->name, nm->c, nm->size);
     }
+    m->indent--;
+    line(m, "}");
+
+    /* take the payload: bounds, value checks on the way, and (for a
+     * stream) reading it through */
+    {
+        const char *scan = "NULL", *ctx = "NULL";
+        char *ctxbuf = NULL;
+        if (it->check_values) {
+            line(m, "afmt_scan_fn scan_%s = NULL;", it->name);
+            line(m, "if (opt->check_values && %s_dtype == AFMT_BOOL%s)", lk->c,
+                 it->compressed ? xprintf(" && !compressed_%s", it->name) : "");
+            line(m, "    scan_%s = %s_enc == AFMT_ENC_BITS_LSB ? afmt_src_scan_pad_bits : afmt_src_scan_bool;", it->name, lk->c);
+            ctxbuf = xprintf("scan_%s", it->name);
+            scan = ctxbuf;
+            ctx = xprintf("&stored_%s", it->name);
+        }
+        line(m, "uint64_t bad_%s = nbytes_%s;", it->name, it->name);
+        line(m, "if (!afmt_src_take(src, %s, pos, nbytes_%s, %s, (void *)%s, &bad_%s)) {", m->end, it->name, scan, ctx, it->name);
+        m->indent++;
+        {
+            char *field = c_quote(it->name, strlen(it->name));
+            line(m, "return afmt_src_short(src, err, &path, %s, AFMT_NO_INDEX, pos, %s, nbytes_%s, \"%s\");", field, m->end,
+                 it->name, "the payload");
+            free(field);
+        }
+        m->indent--;
+        line(m, "}");
+        if (it->check_values) {
+            line(m, "if (bad_%s < nbytes_%s) {", it->name, it->name);
+            m->indent++;
+            line(m, "if (%s_enc == AFMT_ENC_BITS_LSB) {", lk->c);
+            m->indent++;
+            {
+                char *oc = xprintf("pos + bad_%s", it->name);
+                set_fail(m, it->name, "AFMT_NO_INDEX", oc);
+                emit_fail(m, "padding", it->values_lenient, "\"unused bits of the last byte (0x%02x) are not zero\"", "src->bad_byte");
+                free(oc);
+            }
+            m->indent--;
+            line(m, "} else {");
+            m->indent++;
+            {
+                char *oc = xprintf("pos + bad_%s", it->name);
+                char *ic = xprintf("bad_%s", it->name);
+                set_fail(m, it->name, ic, oc);
+                emit_fail(m, "value", it->values_lenient, "\"bool element is 0x%02x, not 0 or 1\"", "src->bad_byte");
+                free(oc);
+                free(ic);
+            }
+            m->indent--;
+            line(m, "}");
+            m->indent--;
+            line(m, "}");
+        }
+        free(ctxbuf);
+    }
+    line(m, "if (want_%s) {", it->name);
+    m->indent++;
+    line(m, "a_%s.data = afmt_src_ptr(src, pos, nbytes_%s);", it->name, it->name);
     set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
-    line(m, "if (vis->on_array(vis->ctx, &a) != 0) {");
+    line(m, "if (vis->on_array(vis->ctx, &a_%s) != 0) {", it->name);
     m->indent++;
     emit_fail(m, "callback", LEN_NONE, "\"stopped by the caller\"", NULL);
     m->indent--;
@@ -1123,13 +1144,13 @@ static void emit_repeat(emitter *m, item *it)
         line(m, "for (;; %s++) {", r);
     m->indent++;
     if (it->skip_ws)
-        line(m, "while (pos < %s && afmt_is_space(buf[pos])) pos++;", m->end);
+        line(m, "while (afmt_src_have(src, %s, pos, 1) && afmt_is_space(*AFMT_B(src, pos))) pos++;", m->end);
     if (it->until_tiled) {
         /* blocks follow until they cover the matrix (at least min of them);
          * what follows the last is the trailer, not another block */
         line(m, "if (%s >= %llu && afmt_tiles_complete(&tiles_%s)) break;", r, (unsigned long long)it->min_count, it->name);
     } else if (it->until_end) {
-        line(m, "if (pos >= %s) break;", m->end);
+        line(m, "if (!afmt_src_have(src, %s, pos, 1)) break;", m->end);
     }
     line(m, "if (%s >= opt->limits.max_items) {", r);
     m->indent++;
@@ -1221,6 +1242,18 @@ static void emit_region(emitter *m, item *it)
         sym *sz_field = it->arg->kind == E_NAME ? sym_find(m, it->arg->sval) : NULL;
         line(m, "if (pos != %s) {", endv);
         m->indent++;
+        /* a stream learns only now whether the region it was promised is
+         * there at all: if not, the input is truncated, as from a file */
+        line(m, "if (!afmt_src_skip_to(src, %s)) {", endv);
+        m->indent++;
+        {
+            char *field = c_quote(it->name, strlen(it->name));
+            line(m, "return afmt_src_short(src, err, &path, %s, AFMT_NO_INDEX, %s - size_%s, %s, size_%s, \"%s\");", field, endv,
+                 it->name, saved, it->name, it->name);
+            free(field);
+        }
+        m->indent--;
+        line(m, "}");
         if (sz_field && sz_field->kind == SY_INT) {
             /* the length field is what is wrong: name it, with the size the
              * content really takes */
@@ -1240,8 +1273,19 @@ static void emit_region(emitter *m, item *it)
         m->indent--;
         line(m, "}");
     }
+    if (!it->exact) {
+        line(m, "if (pos != %s && !afmt_src_skip_to(src, %s)) {", endv, endv);
+        m->indent++;
+        {
+            char *field = c_quote(it->name, strlen(it->name));
+            line(m, "return afmt_src_short(src, err, &path, %s, AFMT_NO_INDEX, %s - size_%s, %s, size_%s, \"%s\");", field, endv,
+                 it->name, saved, it->name, it->name);
+            free(field);
+        }
+        m->indent--;
+        line(m, "}");
+    }
     line(m, "pos = %s;", endv);
-    /* endv stays referenced by nothing after this point */
 }
 
 static void emit_switch(emitter *m, item *it)
@@ -1305,9 +1349,14 @@ static void emit_pad(emitter *m, item *it)
     sz = emit_u64(m, it->arg, it->arg_text);
     line(m, "const uint64_t pad_%s = %s;", it->name, sz);
     free(sz);
-    line(m, "if (%s - pos < pad_%s) {", m->end, it->name);
+    line(m, "uint64_t nz_%s = pad_%s;", it->name, it->name);
+    line(m, "if (!afmt_src_take(src, %s, pos, pad_%s, afmt_src_scan_zero, NULL, &nz_%s)) {", m->end, it->name, it->name);
     m->indent++;
+    line(m, "if (src->io_error) return afmt_src_short(src, err, &path, \"%s\", AFMT_NO_INDEX, pos, %s, pad_%s, \"padding\");",
+         it->name, m->end, it->name);
     {
+        /* the input ends inside the padding (a missing final pad): the
+         * reference readers accept it, so it is a lenient tolerance */
         char *args = xprintf("pad_%s, %s - pos", it->name, m->end);
         emit_fail(m, "truncated", it->fill_lenient, "\"needs %\" PRIu64 \" bytes of padding, only %\" PRIu64 \" left\"", args);
         free(args);
@@ -1316,15 +1365,13 @@ static void emit_pad(emitter *m, item *it)
     m->indent--;
     line(m, "} else {");
     m->indent++;
-    line(m, "const uint64_t nz_%s = afmt_scan_nonzero(buf + pos, pad_%s);", it->name, it->name);
     line(m, "if (nz_%s < pad_%s) {", it->name, it->name);
     m->indent++;
     {
         char *oc = xprintf("pos + nz_%s", it->name);
-        char *args = xprintf("buf[pos + nz_%s]", it->name);
         set_fail(m, it->name, "AFMT_NO_INDEX", oc);
-        emit_fail(m, "padding", it->fill_lenient, "\"padding byte is 0x%02x, not 0\"", args);
-        free(oc); free(args);
+        emit_fail(m, "padding", it->fill_lenient, "\"padding byte is 0x%02x, not 0\"", "src->bad_byte");
+        free(oc);
     }
     m->indent--;
     line(m, "}");
@@ -1509,8 +1556,9 @@ void emit_validator(emitter *m)
     const spec *s = m->s;
     const char *f = s->format;
     m->writer = 0;
-    m->end = "len";
-    line(m, "static int %s_validate_body(const uint8_t *buf, uint64_t len, const afmt_options *opt,", f);
+    /* the input's length: known for a buffer, learnt at its end for a stream */
+    m->end = "src->len";
+    line(m, "static int %s_validate_body(afmt_src *src, const afmt_options *opt,", f);
     line(m, "                            const afmt_visitor *vis, afmt_error *err)");
     line(m, "{");
     m->indent++;
@@ -1518,21 +1566,25 @@ void emit_validator(emitter *m)
     line(m, "uint64_t pos = 0;");
     line(m, "uint32_t narrays = 0;");
     line(m, "path.depth = 0;");
-    line(m, "if (len > opt->limits.max_total_bytes) {");
+    line(m, "if (src->len != AFMT_LEN_UNKNOWN && src->len > opt->limits.max_total_bytes) {");
     line(m, "    return afmt_fail(err, AFMT_E_LIMIT, &path, NULL, AFMT_NO_INDEX, 0,");
-    line(m, "                     \"input of %%\" PRIu64 \" bytes exceeds the limit of %%\" PRIu64, len, opt->limits.max_total_bytes);");
+    line(m, "                     \"input of %%\" PRIu64 \" bytes exceeds the limit of %%\" PRIu64, src->len, opt->limits.max_total_bytes);");
     line(m, "}");
     emit_items(m, (item_list *)&s->body);
     sb_puts(m->out, "\n");
     if (s->trailer_keep) {
         line(m, "/* trailer: bytes after the data are metadata, kept as they are */");
-        line(m, "if (pos < len && vis && vis->on_trailer) vis->on_trailer(vis->ctx, buf + pos, len - pos, pos);");
+        line(m, "if (afmt_src_have(src, src->len, pos, 1)) {");
+        line(m, "    const uint64_t rest = afmt_src_rest(src, pos);");
+        line(m, "    const uint8_t *trailer = afmt_src_ptr(src, pos, rest);");
+        line(m, "    if (trailer && vis && vis->on_trailer) vis->on_trailer(vis->ctx, trailer, rest, pos);");
+        line(m, "}");
     } else {
         line(m, "/* trailer: nothing may follow */");
-        line(m, "if (pos < len) {");
+        line(m, "if (afmt_src_have(src, src->len, pos, 1)) {");
         m->indent++;
         set_fail(m, "", "AFMT_NO_INDEX", "pos");
-        emit_fail(m, "trailing", s->trailer_lenient, "\"%\" PRIu64 \" bytes after the end of the data\"", "len - pos");
+        emit_fail(m, "trailing", s->trailer_lenient, "\"%\" PRIu64 \" bytes after the end of the data\"", "afmt_src_rest(src, pos)");
         m->indent--;
         line(m, "}");
     }

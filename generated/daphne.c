@@ -60,49 +60,49 @@ static int64_t daphne_value_types_code(afmt_dtype dtype)
     }
 }
 
-static int daphne_validate_body(const uint8_t *buf, uint64_t len, const afmt_options *opt,
+static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                             const afmt_visitor *vis, afmt_error *err)
 {
     afmt_path path;
     uint64_t pos = 0;
     uint32_t narrays = 0;
     path.depth = 0;
-    if (len > opt->limits.max_total_bytes) {
+    if (src->len != AFMT_LEN_UNKNOWN && src->len > opt->limits.max_total_bytes) {
         return afmt_fail(err, AFMT_E_LIMIT, &path, NULL, AFMT_NO_INDEX, 0,
-                         "input of %" PRIu64 " bytes exceeds the limit of %" PRIu64, len, opt->limits.max_total_bytes);
+                         "input of %" PRIu64 " bytes exceeds the limit of %" PRIu64, src->len, opt->limits.max_total_bytes);
     }
 
     /* version: u8 */
-    if (len - pos < 1) {
-        return afmt_fail(err, AFMT_E_TRUNCATED, &path, "version", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for version, only %" PRIu64 " left", (uint64_t)(1), len - pos);
+    if (!afmt_src_have(src, src->len, pos, 1)) {
+        return afmt_src_short(src, err, &path, "version", AFMT_NO_INDEX, pos, src->len, 1, "version");
     }
     const uint64_t o_version = pos;
-    const uint64_t v_version = (uint64_t)afmt_load_u8(buf + pos);
+    const uint64_t v_version = (uint64_t)afmt_load_u8(AFMT_B(src, pos));
     pos += 1;
     if (v_version != UINT64_C(1)) {
         return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "version", AFMT_NO_INDEX, o_version, "expected 1, found %" PRIu64 "", v_version);
     }
 
     /* data_type: u8 */
-    if (len - pos < 1) {
-        return afmt_fail(err, AFMT_E_TRUNCATED, &path, "data_type", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for data_type, only %" PRIu64 " left", (uint64_t)(1), len - pos);
+    if (!afmt_src_have(src, src->len, pos, 1)) {
+        return afmt_src_short(src, err, &path, "data_type", AFMT_NO_INDEX, pos, src->len, 1, "data_type");
     }
     const uint64_t o_data_type = pos;
-    const uint64_t v_data_type = (uint64_t)afmt_load_u8(buf + pos);
+    const uint64_t v_data_type = (uint64_t)afmt_load_u8(AFMT_B(src, pos));
     pos += 1;
 
     /* rows: u64 little-endian */
-    if (len - pos < 8) {
-        return afmt_fail(err, AFMT_E_TRUNCATED, &path, "rows", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for rows, only %" PRIu64 " left", (uint64_t)(8), len - pos);
+    if (!afmt_src_have(src, src->len, pos, 8)) {
+        return afmt_src_short(src, err, &path, "rows", AFMT_NO_INDEX, pos, src->len, 8, "rows");
     }
-    const uint64_t v_rows = afmt_load_u64le(buf + pos);
+    const uint64_t v_rows = afmt_load_u64le(AFMT_B(src, pos));
     pos += 8;
 
     /* cols: u64 little-endian */
-    if (len - pos < 8) {
-        return afmt_fail(err, AFMT_E_TRUNCATED, &path, "cols", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for cols, only %" PRIu64 " left", (uint64_t)(8), len - pos);
+    if (!afmt_src_have(src, src->len, pos, 8)) {
+        return afmt_src_short(src, err, &path, "cols", AFMT_NO_INDEX, pos, src->len, 8, "cols");
     }
-    const uint64_t v_cols = afmt_load_u64le(buf + pos);
+    const uint64_t v_cols = afmt_load_u64le(AFMT_B(src, pos));
     pos += 8;
 
     /* switch object on data_type */
@@ -110,11 +110,11 @@ static int daphne_validate_body(const uint8_t *buf, uint64_t len, const afmt_opt
     if (sel_object == UINT64_C(1) || sel_object == UINT64_C(2)) {
 
         /* value_type: u8 */
-        if (len - pos < 1) {
-            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "value_type", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for value_type, only %" PRIu64 " left", (uint64_t)(1), len - pos);
+        if (!afmt_src_have(src, src->len, pos, 1)) {
+            return afmt_src_short(src, err, &path, "value_type", AFMT_NO_INDEX, pos, src->len, 1, "value_type");
         }
         const uint64_t o_value_type = pos;
-        const uint64_t v_value_type = (uint64_t)afmt_load_u8(buf + pos);
+        const uint64_t v_value_type = (uint64_t)afmt_load_u8(AFMT_B(src, pos));
         pos += 1;
 
         /* lookup el in table value_types */
@@ -164,35 +164,35 @@ static int daphne_validate_body(const uint8_t *buf, uint64_t len, const afmt_opt
             const uint64_t start_block = pos;
 
             /* block_row: u64 little-endian */
-            if (len - pos < 8) {
-                return afmt_fail(err, AFMT_E_TRUNCATED, &path, "block_row", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for block_row, only %" PRIu64 " left", (uint64_t)(8), len - pos);
+            if (!afmt_src_have(src, src->len, pos, 8)) {
+                return afmt_src_short(src, err, &path, "block_row", AFMT_NO_INDEX, pos, src->len, 8, "block_row");
             }
             const uint64_t o_block_row = pos;
-            const uint64_t v_block_row = afmt_load_u64le(buf + pos);
+            const uint64_t v_block_row = afmt_load_u64le(AFMT_B(src, pos));
             pos += 8;
 
             /* block_col: u64 little-endian */
-            if (len - pos < 8) {
-                return afmt_fail(err, AFMT_E_TRUNCATED, &path, "block_col", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for block_col, only %" PRIu64 " left", (uint64_t)(8), len - pos);
+            if (!afmt_src_have(src, src->len, pos, 8)) {
+                return afmt_src_short(src, err, &path, "block_col", AFMT_NO_INDEX, pos, src->len, 8, "block_col");
             }
             const uint64_t o_block_col = pos;
-            const uint64_t v_block_col = afmt_load_u64le(buf + pos);
+            const uint64_t v_block_col = afmt_load_u64le(AFMT_B(src, pos));
             pos += 8;
 
             /* block_rows: u32 little-endian */
-            if (len - pos < 4) {
-                return afmt_fail(err, AFMT_E_TRUNCATED, &path, "block_rows", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for block_rows, only %" PRIu64 " left", (uint64_t)(4), len - pos);
+            if (!afmt_src_have(src, src->len, pos, 4)) {
+                return afmt_src_short(src, err, &path, "block_rows", AFMT_NO_INDEX, pos, src->len, 4, "block_rows");
             }
             const uint64_t o_block_rows = pos;
-            const uint64_t v_block_rows = (uint64_t)afmt_load_u32le(buf + pos);
+            const uint64_t v_block_rows = (uint64_t)afmt_load_u32le(AFMT_B(src, pos));
             pos += 4;
 
             /* block_cols: u32 little-endian */
-            if (len - pos < 4) {
-                return afmt_fail(err, AFMT_E_TRUNCATED, &path, "block_cols", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for block_cols, only %" PRIu64 " left", (uint64_t)(4), len - pos);
+            if (!afmt_src_have(src, src->len, pos, 4)) {
+                return afmt_src_short(src, err, &path, "block_cols", AFMT_NO_INDEX, pos, src->len, 4, "block_cols");
             }
             const uint64_t o_block_cols = pos;
-            const uint64_t v_block_cols = (uint64_t)afmt_load_u32le(buf + pos);
+            const uint64_t v_block_cols = (uint64_t)afmt_load_u32le(AFMT_B(src, pos));
             pos += 4;
             uint32_t overlapped_block = 0;
             const int tile_block = afmt_tiles_add(&tiles_block, v_block_row, v_block_col, v_block_rows, v_block_cols, &overlapped_block);
@@ -214,11 +214,11 @@ static int daphne_validate_body(const uint8_t *buf, uint64_t len, const afmt_opt
             }
 
             /* block_type: u8 */
-            if (len - pos < 1) {
-                return afmt_fail(err, AFMT_E_TRUNCATED, &path, "block_type", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for block_type, only %" PRIu64 " left", (uint64_t)(1), len - pos);
+            if (!afmt_src_have(src, src->len, pos, 1)) {
+                return afmt_src_short(src, err, &path, "block_type", AFMT_NO_INDEX, pos, src->len, 1, "block_type");
             }
             const uint64_t o_block_type = pos;
-            const uint64_t v_block_type = (uint64_t)afmt_load_u8(buf + pos);
+            const uint64_t v_block_type = (uint64_t)afmt_load_u8(AFMT_B(src, pos));
             pos += 1;
 
             /* switch block_kind on block_type */
@@ -242,32 +242,36 @@ static int daphne_validate_body(const uint8_t *buf, uint64_t len, const afmt_opt
                 } else if (!afmt_mul_u64(stored_data, el_size, &nbytes_data)) {
                     return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data", AFMT_NO_INDEX, pos, "%" PRIu64 " elements of %s overflow 64 bits of bytes", stored_data, afmt_dtype_name(el_dtype));
                 }
-                if (len - pos < nbytes_data) {
-                    return afmt_fail(err, AFMT_E_TRUNCATED, &path, "data", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes (%" PRIu64 " elements of %s), only %" PRIu64 " left", nbytes_data, stored_data, afmt_dtype_name(el_dtype), len - pos);
+                afmt_array a_data;
+                const int want_data = vis != NULL && vis->on_array != NULL;
+                if (want_data) {
+                    afmt_array_init(&a_data, el_dtype);
+                    a_data.elsize = el_size;
+                    a_data.rank = 2;
+                    a_data.dims[0] = dim1;
+                    a_data.dims[1] = dim2;
+                    a_data.count = n_data;
+                    a_data.order = AFMT_ROW_MAJOR;
+                    a_data.encoding = el_enc;
+                    a_data.endian = AFMT_LITTLE;
+                    a_data.nbytes = nbytes_data;
+                    a_data.offset = pos;
+                    a_data.stride = el_size;
+                    a_data.index = narrays;
+                    a_data.encoding = AFMT_ENC_ZEROS;
+                    a_data.tile_row = v_block_row;
+                    a_data.tile_col = v_block_col;
+                    a_data.tile_rows = tiles_block.rows;
+                    a_data.tile_cols = tiles_block.cols;
+                    a_data.is_tile = !(a_data.tile_row == 0 && a_data.tile_col == 0 && a_data.dims[0] == a_data.tile_rows && a_data.dims[1] == a_data.tile_cols);
                 }
-                if (vis && vis->on_array) {
-                    afmt_array a;
-                    afmt_array_init(&a, el_dtype);
-                    a.elsize = el_size;
-                    a.rank = 2;
-                    a.dims[0] = dim1;
-                    a.dims[1] = dim2;
-                    a.count = n_data;
-                    a.order = AFMT_ROW_MAJOR;
-                    a.encoding = el_enc;
-                    a.endian = AFMT_LITTLE;
-                    a.data = buf + pos;
-                    a.nbytes = nbytes_data;
-                    a.offset = pos;
-                    a.stride = el_size;
-                    a.index = narrays;
-                    a.encoding = AFMT_ENC_ZEROS;
-                    a.tile_row = v_block_row;
-                    a.tile_col = v_block_col;
-                    a.tile_rows = tiles_block.rows;
-                    a.tile_cols = tiles_block.cols;
-                    a.is_tile = !(a.tile_row == 0 && a.tile_col == 0 && a.dims[0] == a.tile_rows && a.dims[1] == a.tile_cols);
-                    if (vis->on_array(vis->ctx, &a) != 0) {
+                uint64_t bad_data = nbytes_data;
+                if (!afmt_src_take(src, src->len, pos, nbytes_data, NULL, (void *)NULL, &bad_data)) {
+                    return afmt_src_short(src, err, &path, "data", AFMT_NO_INDEX, pos, src->len, nbytes_data, "the payload");
+                }
+                if (want_data) {
+                    a_data.data = afmt_src_ptr(src, pos, nbytes_data);
+                    if (vis->on_array(vis->ctx, &a_data) != 0) {
                         return afmt_fail(err, AFMT_E_CALLBACK, &path, "data", AFMT_NO_INDEX, pos, "stopped by the caller");
                     }
                 }
@@ -276,11 +280,11 @@ static int daphne_validate_body(const uint8_t *buf, uint64_t len, const afmt_opt
             } else if (sel_block_kind == UINT64_C(1)) {
 
                 /* block_value_type: u8 */
-                if (len - pos < 1) {
-                    return afmt_fail(err, AFMT_E_TRUNCATED, &path, "block_value_type", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for block_value_type, only %" PRIu64 " left", (uint64_t)(1), len - pos);
+                if (!afmt_src_have(src, src->len, pos, 1)) {
+                    return afmt_src_short(src, err, &path, "block_value_type", AFMT_NO_INDEX, pos, src->len, 1, "block_value_type");
                 }
                 const uint64_t o_block_value_type = pos;
-                const uint64_t v_block_value_type = (uint64_t)afmt_load_u8(buf + pos);
+                const uint64_t v_block_value_type = (uint64_t)afmt_load_u8(AFMT_B(src, pos));
                 pos += 1;
                 if (v_block_value_type != v_value_type) {
                     return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_value_type", AFMT_NO_INDEX, o_block_value_type, "expected %" PRIu64 " = value_type, found %" PRIu64 "", v_value_type, v_block_value_type);
@@ -303,31 +307,35 @@ static int daphne_validate_body(const uint8_t *buf, uint64_t len, const afmt_opt
                 } else if (!afmt_mul_u64(stored_data, el_size, &nbytes_data)) {
                     return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data", AFMT_NO_INDEX, pos, "%" PRIu64 " elements of %s overflow 64 bits of bytes", stored_data, afmt_dtype_name(el_dtype));
                 }
-                if (len - pos < nbytes_data) {
-                    return afmt_fail(err, AFMT_E_TRUNCATED, &path, "data", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes (%" PRIu64 " elements of %s), only %" PRIu64 " left", nbytes_data, stored_data, afmt_dtype_name(el_dtype), len - pos);
+                afmt_array a_data;
+                const int want_data = vis != NULL && vis->on_array != NULL;
+                if (want_data) {
+                    afmt_array_init(&a_data, el_dtype);
+                    a_data.elsize = el_size;
+                    a_data.rank = 2;
+                    a_data.dims[0] = dim3;
+                    a_data.dims[1] = dim4;
+                    a_data.count = n_data;
+                    a_data.order = AFMT_ROW_MAJOR;
+                    a_data.encoding = el_enc;
+                    a_data.endian = AFMT_LITTLE;
+                    a_data.nbytes = nbytes_data;
+                    a_data.offset = pos;
+                    a_data.stride = el_size;
+                    a_data.index = narrays;
+                    a_data.tile_row = v_block_row;
+                    a_data.tile_col = v_block_col;
+                    a_data.tile_rows = tiles_block.rows;
+                    a_data.tile_cols = tiles_block.cols;
+                    a_data.is_tile = !(a_data.tile_row == 0 && a_data.tile_col == 0 && a_data.dims[0] == a_data.tile_rows && a_data.dims[1] == a_data.tile_cols);
                 }
-                if (vis && vis->on_array) {
-                    afmt_array a;
-                    afmt_array_init(&a, el_dtype);
-                    a.elsize = el_size;
-                    a.rank = 2;
-                    a.dims[0] = dim3;
-                    a.dims[1] = dim4;
-                    a.count = n_data;
-                    a.order = AFMT_ROW_MAJOR;
-                    a.encoding = el_enc;
-                    a.endian = AFMT_LITTLE;
-                    a.data = buf + pos;
-                    a.nbytes = nbytes_data;
-                    a.offset = pos;
-                    a.stride = el_size;
-                    a.index = narrays;
-                    a.tile_row = v_block_row;
-                    a.tile_col = v_block_col;
-                    a.tile_rows = tiles_block.rows;
-                    a.tile_cols = tiles_block.cols;
-                    a.is_tile = !(a.tile_row == 0 && a.tile_col == 0 && a.dims[0] == a.tile_rows && a.dims[1] == a.tile_cols);
-                    if (vis->on_array(vis->ctx, &a) != 0) {
+                uint64_t bad_data = nbytes_data;
+                if (!afmt_src_take(src, src->len, pos, nbytes_data, NULL, (void *)NULL, &bad_data)) {
+                    return afmt_src_short(src, err, &path, "data", AFMT_NO_INDEX, pos, src->len, nbytes_data, "the payload");
+                }
+                if (want_data) {
+                    a_data.data = afmt_src_ptr(src, pos, nbytes_data);
+                    if (vis->on_array(vis->ctx, &a_data) != 0) {
                         return afmt_fail(err, AFMT_E_CALLBACK, &path, "data", AFMT_NO_INDEX, pos, "stopped by the caller");
                     }
                 }
@@ -336,21 +344,21 @@ static int daphne_validate_body(const uint8_t *buf, uint64_t len, const afmt_opt
             } else if (sel_block_kind == UINT64_C(2)) {
 
                 /* block_value_type: u8 */
-                if (len - pos < 1) {
-                    return afmt_fail(err, AFMT_E_TRUNCATED, &path, "block_value_type", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for block_value_type, only %" PRIu64 " left", (uint64_t)(1), len - pos);
+                if (!afmt_src_have(src, src->len, pos, 1)) {
+                    return afmt_src_short(src, err, &path, "block_value_type", AFMT_NO_INDEX, pos, src->len, 1, "block_value_type");
                 }
                 const uint64_t o_block_value_type = pos;
-                const uint64_t v_block_value_type = (uint64_t)afmt_load_u8(buf + pos);
+                const uint64_t v_block_value_type = (uint64_t)afmt_load_u8(AFMT_B(src, pos));
                 pos += 1;
                 if (v_block_value_type != v_value_type) {
                     return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_value_type", AFMT_NO_INDEX, o_block_value_type, "expected %" PRIu64 " = value_type, found %" PRIu64 "", v_value_type, v_block_value_type);
                 }
 
                 /* nnz: u64 little-endian */
-                if (len - pos < 8) {
-                    return afmt_fail(err, AFMT_E_TRUNCATED, &path, "nnz", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for nnz, only %" PRIu64 " left", (uint64_t)(8), len - pos);
+                if (!afmt_src_have(src, src->len, pos, 8)) {
+                    return afmt_src_short(src, err, &path, "nnz", AFMT_NO_INDEX, pos, src->len, 8, "nnz");
                 }
-                const uint64_t v_nnz = afmt_load_u64le(buf + pos);
+                const uint64_t v_nnz = afmt_load_u64le(AFMT_B(src, pos));
                 pos += 8;
 
                 /* row_offsets: block_rows + 1 of u64 little-endian */
@@ -359,42 +367,42 @@ static int daphne_validate_body(const uint8_t *buf, uint64_t len, const afmt_opt
                     return afmt_fail(err, AFMT_E_OVERFLOW, &path, "", AFMT_NO_INDEX, pos, "`block_rows + 1` overflows 64 bits");
                 }
                 const uint64_t n_row_offsets = t5;
-                if ((len - pos) / 8 < n_row_offsets) {
-                    return afmt_fail(err, AFMT_E_TRUNCATED, &path, "row_offsets", AFMT_NO_INDEX, pos, "needs %" PRIu64 " elements of 8 bytes, only %" PRIu64 " bytes left", n_row_offsets, len - pos);
+                if (n_row_offsets > (src->len - pos) / 8 || !afmt_src_have(src, src->len, pos, n_row_offsets * 8)) {
+                    return afmt_src_short(src, err, &path, "row_offsets", AFMT_NO_INDEX, pos, src->len, n_row_offsets > (src->len - pos) / 8 ? UINT64_MAX : n_row_offsets * 8, "row_offsets");
                 }
                 const uint64_t o_row_offsets = pos;
                 pos += n_row_offsets * 8;
                 if (n_row_offsets == 0) {
                     return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "row_offsets", AFMT_NO_INDEX, o_row_offsets, "has no elements, but its first must be 0");
                 }
-                if (afmt_load_u64le(buf + o_row_offsets + (uint64_t)8 * (0)) != 0) {
-                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "row_offsets", 0, o_row_offsets + (uint64_t)8 * (0), "expected %" PRIu64 " = 0, found %" PRIu64 "", (uint64_t)(0), afmt_load_u64le(buf + o_row_offsets + (uint64_t)8 * (0)));
+                if (afmt_load_u64le(AFMT_B(src, o_row_offsets + (uint64_t)8 * (0))) != 0) {
+                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "row_offsets", 0, o_row_offsets + (uint64_t)8 * (0), "expected %" PRIu64 " = 0, found %" PRIu64 "", (uint64_t)(0), afmt_load_u64le(AFMT_B(src, o_row_offsets + (uint64_t)8 * (0))));
                 }
                 if (n_row_offsets == 0) {
                     return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "row_offsets", AFMT_NO_INDEX, o_row_offsets, "has no elements, but its last must be nnz");
                 }
-                if (afmt_load_u64le(buf + o_row_offsets + (uint64_t)8 * (n_row_offsets - 1)) != v_nnz) {
-                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "row_offsets", n_row_offsets - 1, o_row_offsets + (uint64_t)8 * (n_row_offsets - 1), "expected %" PRIu64 " = nnz, found %" PRIu64 "", (uint64_t)(v_nnz), afmt_load_u64le(buf + o_row_offsets + (uint64_t)8 * (n_row_offsets - 1)));
+                if (afmt_load_u64le(AFMT_B(src, o_row_offsets + (uint64_t)8 * (n_row_offsets - 1))) != v_nnz) {
+                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "row_offsets", n_row_offsets - 1, o_row_offsets + (uint64_t)8 * (n_row_offsets - 1), "expected %" PRIu64 " = nnz, found %" PRIu64 "", (uint64_t)(v_nnz), afmt_load_u64le(AFMT_B(src, o_row_offsets + (uint64_t)8 * (n_row_offsets - 1))));
                 }
-                const uint64_t bad6 = afmt_field_unordered(buf + o_row_offsets, n_row_offsets, 8, 0, 0, 0);
+                const uint64_t bad6 = afmt_field_unordered(AFMT_B(src, o_row_offsets), n_row_offsets, 8, 0, 0, 0);
                 if (bad6 < n_row_offsets) {
                     return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "row_offsets", bad6, o_row_offsets + (uint64_t)8 * bad6, "is less than the element before it (must be non-decreasing)");
                 }
 
                 /* col_indices: nnz of u64 little-endian */
                 const uint64_t n_col_indices = v_nnz;
-                if ((len - pos) / 8 < n_col_indices) {
-                    return afmt_fail(err, AFMT_E_TRUNCATED, &path, "col_indices", AFMT_NO_INDEX, pos, "needs %" PRIu64 " elements of 8 bytes, only %" PRIu64 " bytes left", n_col_indices, len - pos);
+                if (n_col_indices > (src->len - pos) / 8 || !afmt_src_have(src, src->len, pos, n_col_indices * 8)) {
+                    return afmt_src_short(src, err, &path, "col_indices", AFMT_NO_INDEX, pos, src->len, n_col_indices > (src->len - pos) / 8 ? UINT64_MAX : n_col_indices * 8, "col_indices");
                 }
                 const uint64_t o_col_indices = pos;
                 pos += n_col_indices * 8;
                 for (uint64_t i_col_indices = 0; i_col_indices < n_col_indices; i_col_indices++) {
-                    const uint64_t e_col_indices = afmt_load_u64le(buf + o_col_indices + (uint64_t)8 * i_col_indices);
+                    const uint64_t e_col_indices = afmt_load_u64le(AFMT_B(src, o_col_indices + (uint64_t)8 * i_col_indices));
                     if (!(e_col_indices < v_block_cols)) {
                         return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "col_indices", i_col_indices, o_col_indices + (uint64_t)8 * i_col_indices, "column index out of range: `col_indices < block_cols` does not hold (col_indices = %" PRIu64 ")", e_col_indices);
                     }
                 }
-                const uint64_t bad7 = afmt_field_unordered_within(buf + o_col_indices, n_col_indices, 8, 0, buf + o_row_offsets, n_row_offsets, 8, 0);
+                const uint64_t bad7 = afmt_field_unordered_within(AFMT_B(src, o_col_indices), n_col_indices, 8, 0, AFMT_B(src, o_row_offsets), n_row_offsets, 8, 0);
                 if (bad7 < n_col_indices) {
                     return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "col_indices", bad7, o_col_indices + (uint64_t)8 * bad7, "is not greater than the element before it in the same segment of row_offsets (must be strictly increasing within each)");
                 }
@@ -416,36 +424,40 @@ static int daphne_validate_body(const uint8_t *buf, uint64_t len, const afmt_opt
                 } else if (!afmt_mul_u64(stored_data, el_size, &nbytes_data)) {
                     return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data", AFMT_NO_INDEX, pos, "%" PRIu64 " elements of %s overflow 64 bits of bytes", stored_data, afmt_dtype_name(el_dtype));
                 }
-                if (len - pos < nbytes_data) {
-                    return afmt_fail(err, AFMT_E_TRUNCATED, &path, "data", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes (%" PRIu64 " elements of %s), only %" PRIu64 " left", nbytes_data, stored_data, afmt_dtype_name(el_dtype), len - pos);
+                afmt_array a_data;
+                const int want_data = vis != NULL && vis->on_array != NULL;
+                if (want_data) {
+                    afmt_array_init(&a_data, el_dtype);
+                    a_data.elsize = el_size;
+                    a_data.rank = 2;
+                    a_data.dims[0] = dim8;
+                    a_data.dims[1] = dim9;
+                    a_data.count = n_data;
+                    a_data.order = AFMT_ROW_MAJOR;
+                    a_data.encoding = el_enc;
+                    a_data.endian = AFMT_LITTLE;
+                    a_data.nbytes = nbytes_data;
+                    a_data.offset = pos;
+                    a_data.stride = el_size;
+                    a_data.index = narrays;
+                    a_data.tile_row = v_block_row;
+                    a_data.tile_col = v_block_col;
+                    a_data.tile_rows = tiles_block.rows;
+                    a_data.tile_cols = tiles_block.cols;
+                    a_data.is_tile = !(a_data.tile_row == 0 && a_data.tile_col == 0 && a_data.dims[0] == a_data.tile_rows && a_data.dims[1] == a_data.tile_cols);
+                    a_data.encoding = AFMT_ENC_CSR;
+                    a_data.nnz = stored_data;
+                    a_data.csr_row_offsets = afmt_src_ptr(src, o_row_offsets, n_row_offsets * 8);
+                    a_data.csr_col_indices = afmt_src_ptr(src, o_col_indices, n_col_indices * 8);
+                    a_data.csr_index_size = 8;
                 }
-                if (vis && vis->on_array) {
-                    afmt_array a;
-                    afmt_array_init(&a, el_dtype);
-                    a.elsize = el_size;
-                    a.rank = 2;
-                    a.dims[0] = dim8;
-                    a.dims[1] = dim9;
-                    a.count = n_data;
-                    a.order = AFMT_ROW_MAJOR;
-                    a.encoding = el_enc;
-                    a.endian = AFMT_LITTLE;
-                    a.data = buf + pos;
-                    a.nbytes = nbytes_data;
-                    a.offset = pos;
-                    a.stride = el_size;
-                    a.index = narrays;
-                    a.tile_row = v_block_row;
-                    a.tile_col = v_block_col;
-                    a.tile_rows = tiles_block.rows;
-                    a.tile_cols = tiles_block.cols;
-                    a.is_tile = !(a.tile_row == 0 && a.tile_col == 0 && a.dims[0] == a.tile_rows && a.dims[1] == a.tile_cols);
-                    a.encoding = AFMT_ENC_CSR;
-                    a.nnz = stored_data;
-                    a.csr_row_offsets = buf + o_row_offsets;
-                    a.csr_col_indices = buf + o_col_indices;
-                    a.csr_index_size = 8;
-                    if (vis->on_array(vis->ctx, &a) != 0) {
+                uint64_t bad_data = nbytes_data;
+                if (!afmt_src_take(src, src->len, pos, nbytes_data, NULL, (void *)NULL, &bad_data)) {
+                    return afmt_src_short(src, err, &path, "data", AFMT_NO_INDEX, pos, src->len, nbytes_data, "the payload");
+                }
+                if (want_data) {
+                    a_data.data = afmt_src_ptr(src, pos, nbytes_data);
+                    if (vis->on_array(vis->ctx, &a_data) != 0) {
                         return afmt_fail(err, AFMT_E_CALLBACK, &path, "data", AFMT_NO_INDEX, pos, "stopped by the caller");
                     }
                 }
@@ -454,21 +466,21 @@ static int daphne_validate_body(const uint8_t *buf, uint64_t len, const afmt_opt
             } else if (sel_block_kind == UINT64_C(3)) {
 
                 /* block_value_type: u8 */
-                if (len - pos < 1) {
-                    return afmt_fail(err, AFMT_E_TRUNCATED, &path, "block_value_type", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for block_value_type, only %" PRIu64 " left", (uint64_t)(1), len - pos);
+                if (!afmt_src_have(src, src->len, pos, 1)) {
+                    return afmt_src_short(src, err, &path, "block_value_type", AFMT_NO_INDEX, pos, src->len, 1, "block_value_type");
                 }
                 const uint64_t o_block_value_type = pos;
-                const uint64_t v_block_value_type = (uint64_t)afmt_load_u8(buf + pos);
+                const uint64_t v_block_value_type = (uint64_t)afmt_load_u8(AFMT_B(src, pos));
                 pos += 1;
                 if (v_block_value_type != v_value_type) {
                     return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_value_type", AFMT_NO_INDEX, o_block_value_type, "expected %" PRIu64 " = value_type, found %" PRIu64 "", v_value_type, v_block_value_type);
                 }
 
                 /* coo_nnz: u32 little-endian */
-                if (len - pos < 4) {
-                    return afmt_fail(err, AFMT_E_TRUNCATED, &path, "coo_nnz", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for coo_nnz, only %" PRIu64 " left", (uint64_t)(4), len - pos);
+                if (!afmt_src_have(src, src->len, pos, 4)) {
+                    return afmt_src_short(src, err, &path, "coo_nnz", AFMT_NO_INDEX, pos, src->len, 4, "coo_nnz");
                 }
-                const uint64_t v_coo_nnz = (uint64_t)afmt_load_u32le(buf + pos);
+                const uint64_t v_coo_nnz = (uint64_t)afmt_load_u32le(AFMT_B(src, pos));
                 pos += 4;
 
                 /* array data: el elements, row-major */
@@ -488,11 +500,11 @@ static int daphne_validate_body(const uint8_t *buf, uint64_t len, const afmt_opt
                 if (!afmt_mul_u64(stored_data, record_data, &nbytes_data)) {
                     return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data", AFMT_NO_INDEX, pos, "the records overflow 64 bits of bytes");
                 }
-                if (len - pos < nbytes_data) {
-                    return afmt_fail(err, AFMT_E_TRUNCATED, &path, "data", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes (%" PRIu64 " elements of %s), only %" PRIu64 " left", nbytes_data, stored_data, afmt_dtype_name(el_dtype), len - pos);
+                if (!afmt_src_have(src, src->len, pos, nbytes_data)) {
+                    return afmt_src_short(src, err, &path, "data", AFMT_NO_INDEX, pos, src->len, nbytes_data, "the records");
                 }
                 for (uint64_t k = 0, prev_r = 0, prev_c = 0; k < stored_data; k++) {
-                    const uint8_t *rec = buf + pos + k * record_data;
+                    const uint8_t *rec = AFMT_B(src, pos + k * record_data);
                     const uint64_t r = afmt_load_u32le(rec);
                     const uint64_t c = with_cols_data ? (uint64_t)afmt_load_u32le(rec + 4) : 0;
                     if (r >= dim10 || c >= dim11) {
@@ -504,33 +516,40 @@ static int daphne_validate_body(const uint8_t *buf, uint64_t len, const afmt_opt
                     prev_r = r;
                     prev_c = c;
                 }
-                if (vis && vis->on_array) {
-                    afmt_array a;
-                    afmt_array_init(&a, el_dtype);
-                    a.elsize = el_size;
-                    a.rank = 2;
-                    a.dims[0] = dim10;
-                    a.dims[1] = dim11;
-                    a.count = n_data;
-                    a.order = AFMT_ROW_MAJOR;
-                    a.encoding = el_enc;
-                    a.endian = AFMT_LITTLE;
-                    a.data = buf + pos;
-                    a.nbytes = nbytes_data;
-                    a.offset = pos;
-                    a.stride = el_size;
-                    a.index = narrays;
-                    a.encoding = AFMT_ENC_COO;
-                    a.nnz = stored_data;
-                    a.coo_stride = record_data;
-                    a.coo_index_size = 4;
-                    a.coo_has_col = with_cols_data;
-                    a.tile_row = v_block_row;
-                    a.tile_col = v_block_col;
-                    a.tile_rows = tiles_block.rows;
-                    a.tile_cols = tiles_block.cols;
-                    a.is_tile = !(a.tile_row == 0 && a.tile_col == 0 && a.dims[0] == a.tile_rows && a.dims[1] == a.tile_cols);
-                    if (vis->on_array(vis->ctx, &a) != 0) {
+                afmt_array a_data;
+                const int want_data = vis != NULL && vis->on_array != NULL;
+                if (want_data) {
+                    afmt_array_init(&a_data, el_dtype);
+                    a_data.elsize = el_size;
+                    a_data.rank = 2;
+                    a_data.dims[0] = dim10;
+                    a_data.dims[1] = dim11;
+                    a_data.count = n_data;
+                    a_data.order = AFMT_ROW_MAJOR;
+                    a_data.encoding = el_enc;
+                    a_data.endian = AFMT_LITTLE;
+                    a_data.nbytes = nbytes_data;
+                    a_data.offset = pos;
+                    a_data.stride = el_size;
+                    a_data.index = narrays;
+                    a_data.encoding = AFMT_ENC_COO;
+                    a_data.nnz = stored_data;
+                    a_data.coo_stride = record_data;
+                    a_data.coo_index_size = 4;
+                    a_data.coo_has_col = with_cols_data;
+                    a_data.tile_row = v_block_row;
+                    a_data.tile_col = v_block_col;
+                    a_data.tile_rows = tiles_block.rows;
+                    a_data.tile_cols = tiles_block.cols;
+                    a_data.is_tile = !(a_data.tile_row == 0 && a_data.tile_col == 0 && a_data.dims[0] == a_data.tile_rows && a_data.dims[1] == a_data.tile_cols);
+                }
+                uint64_t bad_data = nbytes_data;
+                if (!afmt_src_take(src, src->len, pos, nbytes_data, NULL, (void *)NULL, &bad_data)) {
+                    return afmt_src_short(src, err, &path, "data", AFMT_NO_INDEX, pos, src->len, nbytes_data, "the payload");
+                }
+                if (want_data) {
+                    a_data.data = afmt_src_ptr(src, pos, nbytes_data);
+                    if (vis->on_array(vis->ctx, &a_data) != 0) {
                         return afmt_fail(err, AFMT_E_CALLBACK, &path, "data", AFMT_NO_INDEX, pos, "stopped by the caller");
                     }
                 }
@@ -554,47 +573,47 @@ static int daphne_validate_body(const uint8_t *buf, uint64_t len, const afmt_opt
 
         /* column_types: cols of u8 */
         const uint64_t n_column_types = v_cols;
-        if ((len - pos) / 1 < n_column_types) {
-            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "column_types", AFMT_NO_INDEX, pos, "needs %" PRIu64 " elements of 1 bytes, only %" PRIu64 " bytes left", n_column_types, len - pos);
+        if (n_column_types > (src->len - pos) / 1 || !afmt_src_have(src, src->len, pos, n_column_types * 1)) {
+            return afmt_src_short(src, err, &path, "column_types", AFMT_NO_INDEX, pos, src->len, n_column_types > (src->len - pos) / 1 ? UINT64_MAX : n_column_types * 1, "column_types");
         }
         const uint64_t o_column_types = pos;
         pos += n_column_types * 1;
 
         /* labels: cols strings with a u16 length */
         const uint64_t n_labels = v_cols;
-        if ((len - pos) / 2 < n_labels) {
-            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "labels", AFMT_NO_INDEX, pos, "%" PRIu64 " strings need at least 2 bytes each, only %" PRIu64 " left", n_labels, len - pos);
+        if ((src->len - pos) / 2 < n_labels) {
+            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "labels", AFMT_NO_INDEX, pos, "%" PRIu64 " strings need at least 2 bytes each, only %" PRIu64 " left", n_labels, src->len - pos);
         }
         const uint64_t o_labels = pos;
         for (uint64_t i_labels = 0; i_labels < n_labels; i_labels++) {
-            if (len - pos < 2) {
-                return afmt_fail(err, AFMT_E_TRUNCATED, &path, "labels", i_labels, pos, "needs %" PRIu64 " bytes for labels, only %" PRIu64 " left", (uint64_t)(2), len - pos);
+            if (!afmt_src_have(src, src->len, pos, 2)) {
+                return afmt_src_short(src, err, &path, "labels", i_labels, pos, src->len, 2, "labels");
             }
-            const uint64_t len_labels = (uint64_t)afmt_load_u16le(buf + pos);
+            const uint64_t len_labels = (uint64_t)afmt_load_u16le(AFMT_B(src, pos));
             pos += 2;
-            if (len - pos < len_labels) {
-                return afmt_fail(err, AFMT_E_TRUNCATED, &path, "labels", i_labels, pos, "string of %" PRIu64 " bytes, only %" PRIu64 " left", len_labels, len - pos);
+            if (!afmt_src_have(src, src->len, pos, len_labels)) {
+                return afmt_src_short(src, err, &path, "labels", i_labels, pos, src->len, len_labels, "a string");
             }
             pos += len_labels;
         }
 
         /* block_row: u64 little-endian */
-        if (len - pos < 8) {
-            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "block_row", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for block_row, only %" PRIu64 " left", (uint64_t)(8), len - pos);
+        if (!afmt_src_have(src, src->len, pos, 8)) {
+            return afmt_src_short(src, err, &path, "block_row", AFMT_NO_INDEX, pos, src->len, 8, "block_row");
         }
         const uint64_t o_block_row = pos;
-        const uint64_t v_block_row = afmt_load_u64le(buf + pos);
+        const uint64_t v_block_row = afmt_load_u64le(AFMT_B(src, pos));
         pos += 8;
         if (v_block_row != UINT64_C(0)) {
             return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_row", AFMT_NO_INDEX, o_block_row, "expected 0, found %" PRIu64 "", v_block_row);
         }
 
         /* block_col: u64 little-endian */
-        if (len - pos < 8) {
-            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "block_col", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for block_col, only %" PRIu64 " left", (uint64_t)(8), len - pos);
+        if (!afmt_src_have(src, src->len, pos, 8)) {
+            return afmt_src_short(src, err, &path, "block_col", AFMT_NO_INDEX, pos, src->len, 8, "block_col");
         }
         const uint64_t o_block_col = pos;
-        const uint64_t v_block_col = afmt_load_u64le(buf + pos);
+        const uint64_t v_block_col = afmt_load_u64le(AFMT_B(src, pos));
         pos += 8;
         if (v_block_col != UINT64_C(0)) {
             return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_col", AFMT_NO_INDEX, o_block_col, "expected 0, found %" PRIu64 "", v_block_col);
@@ -606,8 +625,8 @@ static int daphne_validate_body(const uint8_t *buf, uint64_t len, const afmt_opt
         for (uint64_t j = 0; j < n_column_types; j++) {
             uint64_t size_j;
             afmt_encoding enc_j;
-            if (daphne_value_types_dtype((uint64_t)afmt_load_u8(buf + o_column_types + (uint64_t)1 * (j)), &size_j, &enc_j) == AFMT_DTYPE_INVALID || enc_j != AFMT_ENC_PLAIN) {
-                return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, &path, "column_types", j, o_column_types + 1 * j, "no entry of table value_types matches (%" PRIu64 "): unknown type code", (uint64_t)(uint64_t)afmt_load_u8(buf + o_column_types + (uint64_t)1 * (j)));
+            if (daphne_value_types_dtype((uint64_t)afmt_load_u8(AFMT_B(src, o_column_types + (uint64_t)1 * (j))), &size_j, &enc_j) == AFMT_DTYPE_INVALID || enc_j != AFMT_ENC_PLAIN) {
+                return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, &path, "column_types", j, o_column_types + 1 * j, "no entry of table value_types matches (%" PRIu64 "): unknown type code", (uint64_t)(uint64_t)afmt_load_u8(AFMT_B(src, o_column_types + (uint64_t)1 * (j))));
             }
             if (!afmt_add_u64(width_columns, size_j, &width_columns)) {
                 return afmt_fail(err, AFMT_E_OVERFLOW, &path, "columns", AFMT_NO_INDEX, pos, "the row width overflows 64 bits");
@@ -617,8 +636,8 @@ static int daphne_validate_body(const uint8_t *buf, uint64_t len, const afmt_opt
         if (!afmt_mul_u64(rows_columns, width_columns, &nbytes_columns)) {
             return afmt_fail(err, AFMT_E_OVERFLOW, &path, "columns", AFMT_NO_INDEX, pos, "rows times the row width overflows 64 bits");
         }
-        if (len - pos < nbytes_columns) {
-            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "columns", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes (%" PRIu64 " rows of %" PRIu64 " bytes), only %" PRIu64 " left", nbytes_columns, rows_columns, width_columns, len - pos);
+        if (!afmt_src_have(src, src->len, pos, nbytes_columns)) {
+            return afmt_src_short(src, err, &path, "columns", AFMT_NO_INDEX, pos, src->len, nbytes_columns, "the rows of columns");
         }
         if (vis && vis->on_array) {
             uint64_t column_offset = 0;
@@ -627,7 +646,7 @@ static int daphne_validate_body(const uint8_t *buf, uint64_t len, const afmt_opt
                 afmt_array a;
                 uint64_t size_j;
                 afmt_encoding enc_j;
-                const afmt_dtype dtype_j = daphne_value_types_dtype((uint64_t)afmt_load_u8(buf + o_column_types + (uint64_t)1 * (j)), &size_j, &enc_j);
+                const afmt_dtype dtype_j = daphne_value_types_dtype((uint64_t)afmt_load_u8(AFMT_B(src, o_column_types + (uint64_t)1 * (j))), &size_j, &enc_j);
                 afmt_array_init(&a, dtype_j);
                 a.elsize = size_j;
                 a.rank = 1;
@@ -636,13 +655,13 @@ static int daphne_validate_body(const uint8_t *buf, uint64_t len, const afmt_opt
                 a.order = AFMT_ROW_MAJOR;
                 a.endian = AFMT_LITTLE;
                 a.offset = rows_columns == 0 ? pos : pos + column_offset;
-                a.data = buf + a.offset;
+                a.data = afmt_src_ptr(src, a.offset, a.nbytes);
                 a.nbytes = rows_columns == 0 ? 0 : (rows_columns - 1) * width_columns + size_j;
                 a.stride = width_columns;
                 a.index = narrays++;
                 if (j < n_labels) {
-                    const uint64_t label_len = (uint64_t)afmt_load_u16le(buf + label);
-                    afmt_copy_label(a.name, sizeof a.name, buf + label + 2, label_len);
+                    const uint64_t label_len = (uint64_t)afmt_load_u16le(AFMT_B(src, label));
+                    afmt_copy_label(a.name, sizeof a.name, AFMT_B(src, label + 2), label_len);
                     label += 2 + label_len;
                 }
                 if (vis->on_array(vis->ctx, &a) != 0) {
@@ -657,15 +676,15 @@ static int daphne_validate_body(const uint8_t *buf, uint64_t len, const afmt_opt
     }
 
     /* trailer: nothing may follow */
-    if (pos < len) {
-        if (afmt_tolerate(opt, vis, err, AFMT_E_TRAILING, &path, "", AFMT_NO_INDEX, pos, "%" PRIu64 " bytes after the end of the data", len - pos)) return -1;
+    if (afmt_src_have(src, src->len, pos, 1)) {
+        if (afmt_tolerate(opt, vis, err, AFMT_E_TRAILING, &path, "", AFMT_NO_INDEX, pos, "%" PRIu64 " bytes after the end of the data", afmt_src_rest(src, pos))) return -1;
     }
     (void)narrays;
     return 0;
 }
 
-int afmt_daphne_validate(const uint8_t *buf, uint64_t len, const afmt_options *opt,
-                     const afmt_visitor *vis, afmt_error *err)
+int afmt_daphne_validate_src(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
+                         afmt_error *err)
 {
     afmt_options defaults;
     afmt_error scratch;
@@ -676,11 +695,23 @@ int afmt_daphne_validate(const uint8_t *buf, uint64_t len, const afmt_options *o
         opt = &defaults;
     }
     afmt_error_clear(err);
-    if (!buf && len > 0)
-        return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, 0, "no input buffer");
-    rc = daphne_validate_body(buf, len, opt, vis, err);
+    rc = daphne_validate_body(src, opt, vis, err);
+    if (rc == 0 && src->io_error)
+        rc = afmt_fail(err, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, src->data_off + src->data_len, "reading the input failed");
     if (rc != 0) afmt_error_set_format(err, "daphne");
     return rc;
+}
+
+int afmt_daphne_validate(const uint8_t *buf, uint64_t len, const afmt_options *opt,
+                     const afmt_visitor *vis, afmt_error *err)
+{
+    afmt_src src;
+    if (!buf && len > 0) {
+        if (err) afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, 0, "no input buffer");
+        return -1;
+    }
+    afmt_src_buffer(&src, buf, len);
+    return afmt_daphne_validate_src(&src, opt, vis, err);
 }
 
 static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,
@@ -1004,6 +1035,7 @@ const afmt_format afmt_daphne_format = {
     0,
     afmt_daphne_detect,
     afmt_daphne_validate,
+    afmt_daphne_validate_src,
     afmt_daphne_can_write,
     afmt_daphne_encoded_size,
     afmt_daphne_write,

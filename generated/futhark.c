@@ -18,24 +18,24 @@ int afmt_futhark_detect(const uint8_t *buf, uint64_t len)
     return 0;
 }
 
-static int futhark_validate_body(const uint8_t *buf, uint64_t len, const afmt_options *opt,
+static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
                             const afmt_visitor *vis, afmt_error *err)
 {
     afmt_path path;
     uint64_t pos = 0;
     uint32_t narrays = 0;
     path.depth = 0;
-    if (len > opt->limits.max_total_bytes) {
+    if (src->len != AFMT_LEN_UNKNOWN && src->len > opt->limits.max_total_bytes) {
         return afmt_fail(err, AFMT_E_LIMIT, &path, NULL, AFMT_NO_INDEX, 0,
-                         "input of %" PRIu64 " bytes exceeds the limit of %" PRIu64, len, opt->limits.max_total_bytes);
+                         "input of %" PRIu64 " bytes exceeds the limit of %" PRIu64, src->len, opt->limits.max_total_bytes);
     }
 
     /* repeat value until the end */
     afmt_path_push(&path, "value", 0);
     uint64_t r_value = 0;
     for (;; r_value++) {
-        while (pos < len && afmt_is_space(buf[pos])) pos++;
-        if (pos >= len) break;
+        while (afmt_src_have(src, src->len, pos, 1) && afmt_is_space(*AFMT_B(src, pos))) pos++;
+        if (!afmt_src_have(src, src->len, pos, 1)) break;
         if (r_value >= opt->limits.max_items) {
             return afmt_fail(err, AFMT_E_LIMIT, &path, "value", AFMT_NO_INDEX, pos, "more than %" PRIu64 " repetitions", opt->limits.max_items);
         }
@@ -43,40 +43,40 @@ static int futhark_validate_body(const uint8_t *buf, uint64_t len, const afmt_op
         const uint64_t start_value = pos;
 
         /* binary_mark: 1 bytes of raw bytes */
-        if (len - pos < 1) {
-            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "binary_mark", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for binary_mark, only %" PRIu64 " left", (uint64_t)(1), len - pos);
+        if (!afmt_src_have(src, src->len, pos, 1)) {
+            return afmt_src_short(src, err, &path, "binary_mark", AFMT_NO_INDEX, pos, src->len, 1, "binary_mark");
         }
         const uint64_t o_binary_mark = pos;
         pos += 1;
-        if (memcmp(buf + o_binary_mark, "b", 1) != 0) {
-            return afmt_fail_bytes(err, AFMT_E_MAGIC, &path, "binary_mark", o_binary_mark, (const uint8_t *)"b", buf + o_binary_mark, 1);
+        if (memcmp(AFMT_B(src, o_binary_mark), "b", 1) != 0) {
+            return afmt_fail_bytes(err, AFMT_E_MAGIC, &path, "binary_mark", o_binary_mark, (const uint8_t *)"b", AFMT_B(src, o_binary_mark), 1);
         }
 
         /* version: u8 */
-        if (len - pos < 1) {
-            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "version", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for version, only %" PRIu64 " left", (uint64_t)(1), len - pos);
+        if (!afmt_src_have(src, src->len, pos, 1)) {
+            return afmt_src_short(src, err, &path, "version", AFMT_NO_INDEX, pos, src->len, 1, "version");
         }
         const uint64_t o_version = pos;
-        const uint64_t v_version = (uint64_t)afmt_load_u8(buf + pos);
+        const uint64_t v_version = (uint64_t)afmt_load_u8(AFMT_B(src, pos));
         pos += 1;
         if (v_version != UINT64_C(2)) {
             return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "version", AFMT_NO_INDEX, o_version, "expected 2, found %" PRIu64 "", v_version);
         }
 
         /* rank: i8 */
-        if (len - pos < 1) {
-            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "rank", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for rank, only %" PRIu64 " left", (uint64_t)(1), len - pos);
+        if (!afmt_src_have(src, src->len, pos, 1)) {
+            return afmt_src_short(src, err, &path, "rank", AFMT_NO_INDEX, pos, src->len, 1, "rank");
         }
         const uint64_t o_rank = pos;
-        const int64_t v_rank = afmt_as_i64(afmt_load_u8(buf + pos), 8);
+        const int64_t v_rank = afmt_as_i64(afmt_load_u8(AFMT_B(src, pos)), 8);
         pos += 1;
         if (!(v_rank >= (int64_t)0)) {
             return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "rank", AFMT_NO_INDEX, o_rank, "rank is negative (Futhark reads the rank byte as signed: 0..127): `rank >= 0` does not hold (rank = %" PRId64 ")", v_rank);
         }
 
         /* type: 4 bytes of text */
-        if (len - pos < 4) {
-            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "type", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for type, only %" PRIu64 " left", (uint64_t)(4), len - pos);
+        if (!afmt_src_have(src, src->len, pos, 4)) {
+            return afmt_src_short(src, err, &path, "type", AFMT_NO_INDEX, pos, src->len, 4, "type");
         }
         const uint64_t o_type = pos;
         pos += 4;
@@ -85,46 +85,46 @@ static int futhark_validate_body(const uint8_t *buf, uint64_t len, const afmt_op
         afmt_dtype el_dtype = AFMT_DTYPE_INVALID;
         uint64_t el_size = 0;
         afmt_encoding el_enc = AFMT_ENC_PLAIN;
-        if (memcmp((buf + o_type), "  i8", 4) == 0) {
+        if (memcmp(AFMT_B(src, o_type), "  i8", 4) == 0) {
             el_dtype = AFMT_I8;
             el_size = afmt_dtype_get(AFMT_I8)->size;
-        } else if (memcmp((buf + o_type), " i16", 4) == 0) {
+        } else if (memcmp(AFMT_B(src, o_type), " i16", 4) == 0) {
             el_dtype = AFMT_I16;
             el_size = afmt_dtype_get(AFMT_I16)->size;
-        } else if (memcmp((buf + o_type), " i32", 4) == 0) {
+        } else if (memcmp(AFMT_B(src, o_type), " i32", 4) == 0) {
             el_dtype = AFMT_I32;
             el_size = afmt_dtype_get(AFMT_I32)->size;
-        } else if (memcmp((buf + o_type), " i64", 4) == 0) {
+        } else if (memcmp(AFMT_B(src, o_type), " i64", 4) == 0) {
             el_dtype = AFMT_I64;
             el_size = afmt_dtype_get(AFMT_I64)->size;
-        } else if (memcmp((buf + o_type), "  u8", 4) == 0) {
+        } else if (memcmp(AFMT_B(src, o_type), "  u8", 4) == 0) {
             el_dtype = AFMT_U8;
             el_size = afmt_dtype_get(AFMT_U8)->size;
-        } else if (memcmp((buf + o_type), " u16", 4) == 0) {
+        } else if (memcmp(AFMT_B(src, o_type), " u16", 4) == 0) {
             el_dtype = AFMT_U16;
             el_size = afmt_dtype_get(AFMT_U16)->size;
-        } else if (memcmp((buf + o_type), " u32", 4) == 0) {
+        } else if (memcmp(AFMT_B(src, o_type), " u32", 4) == 0) {
             el_dtype = AFMT_U32;
             el_size = afmt_dtype_get(AFMT_U32)->size;
-        } else if (memcmp((buf + o_type), " u64", 4) == 0) {
+        } else if (memcmp(AFMT_B(src, o_type), " u64", 4) == 0) {
             el_dtype = AFMT_U64;
             el_size = afmt_dtype_get(AFMT_U64)->size;
-        } else if (memcmp((buf + o_type), " f16", 4) == 0) {
+        } else if (memcmp(AFMT_B(src, o_type), " f16", 4) == 0) {
             el_dtype = AFMT_F16;
             el_size = afmt_dtype_get(AFMT_F16)->size;
-        } else if (memcmp((buf + o_type), " f32", 4) == 0) {
+        } else if (memcmp(AFMT_B(src, o_type), " f32", 4) == 0) {
             el_dtype = AFMT_F32;
             el_size = afmt_dtype_get(AFMT_F32)->size;
-        } else if (memcmp((buf + o_type), " f64", 4) == 0) {
+        } else if (memcmp(AFMT_B(src, o_type), " f64", 4) == 0) {
             el_dtype = AFMT_F64;
             el_size = afmt_dtype_get(AFMT_F64)->size;
-        } else if (memcmp((buf + o_type), "bool", 4) == 0) {
+        } else if (memcmp(AFMT_B(src, o_type), "bool", 4) == 0) {
             el_dtype = AFMT_BOOL;
             el_size = afmt_dtype_get(AFMT_BOOL)->size;
         }
         if (el_dtype == AFMT_DTYPE_INVALID) {
             char esc0[19];
-            afmt_escape_text((buf + o_type), 4, esc0, sizeof esc0);
+            afmt_escape_text(AFMT_B(src, o_type), 4, esc0, sizeof esc0);
             return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, &path, "type", AFMT_NO_INDEX, o_type, "no entry of table types matches (type = %s): unknown type code", esc0);
         }
 
@@ -137,13 +137,13 @@ static int futhark_validate_body(const uint8_t *buf, uint64_t len, const afmt_op
         if (n_dims > opt->limits.max_rank || n_dims > AFMT_RANK_CAP) {
             return afmt_fail(err, AFMT_E_LIMIT, &path, "rank", AFMT_NO_INDEX, o_rank, "rank %" PRIu64 " exceeds the limit of %" PRIu64 "", n_dims, opt->limits.max_rank < AFMT_RANK_CAP ? opt->limits.max_rank : (uint64_t)AFMT_RANK_CAP);
         }
-        if ((len - pos) / 8 < n_dims) {
-            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "dims", AFMT_NO_INDEX, pos, "needs %" PRIu64 " elements of 8 bytes, only %" PRIu64 " bytes left", n_dims, len - pos);
+        if (n_dims > (src->len - pos) / 8 || !afmt_src_have(src, src->len, pos, n_dims * 8)) {
+            return afmt_src_short(src, err, &path, "dims", AFMT_NO_INDEX, pos, src->len, n_dims > (src->len - pos) / 8 ? UINT64_MAX : n_dims * 8, "dims");
         }
         const uint64_t o_dims = pos;
         pos += n_dims * 8;
         for (uint64_t i_dims = 0; i_dims < n_dims; i_dims++) {
-            const int64_t e_dims = afmt_as_i64(afmt_load_u64le(buf + o_dims + (uint64_t)8 * i_dims), 64);
+            const int64_t e_dims = afmt_as_i64(afmt_load_u64le(AFMT_B(src, o_dims + (uint64_t)8 * i_dims)), 64);
             if (!(e_dims >= (int64_t)0)) {
                 return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "dims", i_dims, o_dims + (uint64_t)8 * i_dims, "dimension is negative (Futhark reads dims as signed): `dims >= 0` does not hold (dims = %" PRId64 ")", e_dims);
             }
@@ -153,7 +153,7 @@ static int futhark_validate_body(const uint8_t *buf, uint64_t len, const afmt_op
         uint64_t n_data = 1;
         uint64_t t2;
         uint64_t bad3 = 0;
-        const int rc4 = afmt_field_prod(buf + o_dims, n_dims, 8, 1, 0, &t2, &bad3);
+        const int rc4 = afmt_field_prod(AFMT_B(src, o_dims), n_dims, 8, 1, 0, &t2, &bad3);
         if (rc4 == AFMT_E_NEGATIVE) {
             return afmt_fail(err, AFMT_E_NEGATIVE, &path, "dims", bad3, o_dims + 8 * bad3, "dims[%" PRIu64 "] is negative", bad3);
         } else if (rc4 != AFMT_OK) {
@@ -167,41 +167,43 @@ static int futhark_validate_body(const uint8_t *buf, uint64_t len, const afmt_op
         } else if (!afmt_mul_u64(stored_data, el_size, &nbytes_data)) {
             return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data", AFMT_NO_INDEX, pos, "%" PRIu64 " elements of %s overflow 64 bits of bytes", stored_data, afmt_dtype_name(el_dtype));
         }
-        if (len - pos < nbytes_data) {
-            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "data", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes (%" PRIu64 " elements of %s), only %" PRIu64 " left", nbytes_data, stored_data, afmt_dtype_name(el_dtype), len - pos);
-        }
-        if (opt->check_values && el_dtype == AFMT_BOOL) {
-            if (el_enc == AFMT_ENC_BITS_LSB) {
-                if (stored_data % 8 != 0 && (buf[pos + nbytes_data - 1] >> (stored_data % 8)) != 0) {
-                    if (afmt_tolerate(opt, vis, err, AFMT_E_PADDING, &path, "data", AFMT_NO_INDEX, pos + nbytes_data - 1, "unused bits of the last byte (0x%02x) are not zero", buf[pos + nbytes_data - 1])) return -1;
-                }
-            } else {
-                const uint64_t bad_data = afmt_scan_not_bool(buf + pos, stored_data);
-                if (bad_data < stored_data) {
-                    if (afmt_tolerate(opt, vis, err, AFMT_E_VALUE, &path, "data", bad_data, pos + bad_data, "bool element is 0x%02x, not 0 or 1", buf[pos + bad_data])) return -1;
-                }
-            }
-        }
-        if (vis && vis->on_array) {
-            afmt_array a;
-            afmt_array_init(&a, el_dtype);
-            a.elsize = el_size;
+        afmt_array a_data;
+        const int want_data = vis != NULL && vis->on_array != NULL;
+        if (want_data) {
+            afmt_array_init(&a_data, el_dtype);
+            a_data.elsize = el_size;
             if (n_dims > AFMT_RANK_CAP) {
                 return afmt_fail(err, AFMT_E_LIMIT, &path, "dims", AFMT_NO_INDEX, o_dims, "rank %" PRIu64 " exceeds %d", n_dims, AFMT_RANK_CAP);
             }
-            a.rank = (uint32_t)n_dims;
+            a_data.rank = (uint32_t)n_dims;
             for (uint64_t k = 0; k < n_dims; k++)
-                a.dims[k] = (uint64_t)afmt_as_i64(afmt_load_u64le(buf + o_dims + (uint64_t)8 * (k)), 64);
-            a.count = n_data;
-            a.order = AFMT_ROW_MAJOR;
-            a.encoding = el_enc;
-            a.endian = AFMT_LITTLE;
-            a.data = buf + pos;
-            a.nbytes = nbytes_data;
-            a.offset = pos;
-            a.stride = el_size;
-            a.index = narrays;
-            if (vis->on_array(vis->ctx, &a) != 0) {
+                a_data.dims[k] = (uint64_t)afmt_as_i64(afmt_load_u64le(AFMT_B(src, o_dims + (uint64_t)8 * (k))), 64);
+            a_data.count = n_data;
+            a_data.order = AFMT_ROW_MAJOR;
+            a_data.encoding = el_enc;
+            a_data.endian = AFMT_LITTLE;
+            a_data.nbytes = nbytes_data;
+            a_data.offset = pos;
+            a_data.stride = el_size;
+            a_data.index = narrays;
+        }
+        afmt_scan_fn scan_data = NULL;
+        if (opt->check_values && el_dtype == AFMT_BOOL)
+            scan_data = el_enc == AFMT_ENC_BITS_LSB ? afmt_src_scan_pad_bits : afmt_src_scan_bool;
+        uint64_t bad_data = nbytes_data;
+        if (!afmt_src_take(src, src->len, pos, nbytes_data, scan_data, (void *)&stored_data, &bad_data)) {
+            return afmt_src_short(src, err, &path, "data", AFMT_NO_INDEX, pos, src->len, nbytes_data, "the payload");
+        }
+        if (bad_data < nbytes_data) {
+            if (el_enc == AFMT_ENC_BITS_LSB) {
+                if (afmt_tolerate(opt, vis, err, AFMT_E_PADDING, &path, "data", AFMT_NO_INDEX, pos + bad_data, "unused bits of the last byte (0x%02x) are not zero", src->bad_byte)) return -1;
+            } else {
+                if (afmt_tolerate(opt, vis, err, AFMT_E_VALUE, &path, "data", bad_data, pos + bad_data, "bool element is 0x%02x, not 0 or 1", src->bad_byte)) return -1;
+            }
+        }
+        if (want_data) {
+            a_data.data = afmt_src_ptr(src, pos, nbytes_data);
+            if (vis->on_array(vis->ctx, &a_data) != 0) {
                 return afmt_fail(err, AFMT_E_CALLBACK, &path, "data", AFMT_NO_INDEX, pos, "stopped by the caller");
             }
         }
@@ -217,15 +219,15 @@ static int futhark_validate_body(const uint8_t *buf, uint64_t len, const afmt_op
     }
 
     /* trailer: nothing may follow */
-    if (pos < len) {
-        if (afmt_tolerate(opt, vis, err, AFMT_E_TRAILING, &path, "", AFMT_NO_INDEX, pos, "%" PRIu64 " bytes after the end of the data", len - pos)) return -1;
+    if (afmt_src_have(src, src->len, pos, 1)) {
+        if (afmt_tolerate(opt, vis, err, AFMT_E_TRAILING, &path, "", AFMT_NO_INDEX, pos, "%" PRIu64 " bytes after the end of the data", afmt_src_rest(src, pos))) return -1;
     }
     (void)narrays;
     return 0;
 }
 
-int afmt_futhark_validate(const uint8_t *buf, uint64_t len, const afmt_options *opt,
-                     const afmt_visitor *vis, afmt_error *err)
+int afmt_futhark_validate_src(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
+                         afmt_error *err)
 {
     afmt_options defaults;
     afmt_error scratch;
@@ -236,11 +238,23 @@ int afmt_futhark_validate(const uint8_t *buf, uint64_t len, const afmt_options *
         opt = &defaults;
     }
     afmt_error_clear(err);
-    if (!buf && len > 0)
-        return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, 0, "no input buffer");
-    rc = futhark_validate_body(buf, len, opt, vis, err);
+    rc = futhark_validate_body(src, opt, vis, err);
+    if (rc == 0 && src->io_error)
+        rc = afmt_fail(err, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, src->data_off + src->data_len, "reading the input failed");
     if (rc != 0) afmt_error_set_format(err, "futhark");
     return rc;
+}
+
+int afmt_futhark_validate(const uint8_t *buf, uint64_t len, const afmt_options *opt,
+                     const afmt_visitor *vis, afmt_error *err)
+{
+    afmt_src src;
+    if (!buf && len > 0) {
+        if (err) afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, 0, "no input buffer");
+        return -1;
+    }
+    afmt_src_buffer(&src, buf, len);
+    return afmt_futhark_validate_src(&src, opt, vis, err);
 }
 
 static int futhark_write_impl(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,
@@ -428,6 +442,7 @@ const afmt_format afmt_futhark_format = {
     1,
     afmt_futhark_detect,
     afmt_futhark_validate,
+    afmt_futhark_validate_src,
     afmt_futhark_can_write,
     afmt_futhark_encoded_size,
     afmt_futhark_write,

@@ -17,42 +17,42 @@ int afmt_inebin_detect(const uint8_t *buf, uint64_t len)
     return 0;
 }
 
-static int inebin_validate_body(const uint8_t *buf, uint64_t len, const afmt_options *opt,
+static int inebin_validate_body(afmt_src *src, const afmt_options *opt,
                             const afmt_visitor *vis, afmt_error *err)
 {
     afmt_path path;
     uint64_t pos = 0;
     uint32_t narrays = 0;
     path.depth = 0;
-    if (len > opt->limits.max_total_bytes) {
+    if (src->len != AFMT_LEN_UNKNOWN && src->len > opt->limits.max_total_bytes) {
         return afmt_fail(err, AFMT_E_LIMIT, &path, NULL, AFMT_NO_INDEX, 0,
-                         "input of %" PRIu64 " bytes exceeds the limit of %" PRIu64, len, opt->limits.max_total_bytes);
+                         "input of %" PRIu64 " bytes exceeds the limit of %" PRIu64, src->len, opt->limits.max_total_bytes);
     }
 
     /* magic: 6 bytes of raw bytes */
-    if (len - pos < 6) {
-        return afmt_fail(err, AFMT_E_TRUNCATED, &path, "magic", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for magic, only %" PRIu64 " left", (uint64_t)(6), len - pos);
+    if (!afmt_src_have(src, src->len, pos, 6)) {
+        return afmt_src_short(src, err, &path, "magic", AFMT_NO_INDEX, pos, src->len, 6, "magic");
     }
     const uint64_t o_magic = pos;
     pos += 6;
-    if (memcmp(buf + o_magic, "INEBIN", 6) != 0) {
-        return afmt_fail_bytes(err, AFMT_E_MAGIC, &path, "magic", o_magic, (const uint8_t *)"INEBIN", buf + o_magic, 6);
+    if (memcmp(AFMT_B(src, o_magic), "INEBIN", 6) != 0) {
+        return afmt_fail_bytes(err, AFMT_E_MAGIC, &path, "magic", o_magic, (const uint8_t *)"INEBIN", AFMT_B(src, o_magic), 6);
     }
 
     /* reserved: u8 */
-    if (len - pos < 1) {
-        return afmt_fail(err, AFMT_E_TRUNCATED, &path, "reserved", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for reserved, only %" PRIu64 " left", (uint64_t)(1), len - pos);
+    if (!afmt_src_have(src, src->len, pos, 1)) {
+        return afmt_src_short(src, err, &path, "reserved", AFMT_NO_INDEX, pos, src->len, 1, "reserved");
     }
     const uint64_t o_reserved = pos;
-    const uint64_t v_reserved = (uint64_t)afmt_load_u8(buf + pos);
+    const uint64_t v_reserved = (uint64_t)afmt_load_u8(AFMT_B(src, pos));
     pos += 1;
     if (v_reserved != UINT64_C(0)) {
         if (afmt_tolerate(opt, vis, err, AFMT_E_CONSTRAINT, &path, "reserved", AFMT_NO_INDEX, o_reserved, "expected 0, found %" PRIu64 "", v_reserved)) return -1;
     }
 
     /* type: 1 bytes of text */
-    if (len - pos < 1) {
-        return afmt_fail(err, AFMT_E_TRUNCATED, &path, "type", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for type, only %" PRIu64 " left", (uint64_t)(1), len - pos);
+    if (!afmt_src_have(src, src->len, pos, 1)) {
+        return afmt_src_short(src, err, &path, "type", AFMT_NO_INDEX, pos, src->len, 1, "type");
     }
     const uint64_t o_type = pos;
     pos += 1;
@@ -61,40 +61,40 @@ static int inebin_validate_body(const uint8_t *buf, uint64_t len, const afmt_opt
     afmt_dtype el_dtype = AFMT_DTYPE_INVALID;
     uint64_t el_size = 0;
     afmt_encoding el_enc = AFMT_ENC_PLAIN;
-    if (memcmp((buf + o_type), "B", 1) == 0) {
+    if (memcmp(AFMT_B(src, o_type), "B", 1) == 0) {
         el_dtype = AFMT_BOOL;
         el_size = afmt_dtype_get(AFMT_BOOL)->size;
         el_enc = AFMT_ENC_BITS_LSB;
-    } else if (memcmp((buf + o_type), "Z", 1) == 0) {
+    } else if (memcmp(AFMT_B(src, o_type), "Z", 1) == 0) {
         el_dtype = AFMT_I64;
         el_size = afmt_dtype_get(AFMT_I64)->size;
-    } else if (memcmp((buf + o_type), "R", 1) == 0) {
+    } else if (memcmp(AFMT_B(src, o_type), "R", 1) == 0) {
         el_dtype = AFMT_F64;
         el_size = afmt_dtype_get(AFMT_F64)->size;
-    } else if (memcmp((buf + o_type), "C", 1) == 0) {
+    } else if (memcmp(AFMT_B(src, o_type), "C", 1) == 0) {
         el_dtype = AFMT_C128;
         el_size = afmt_dtype_get(AFMT_C128)->size;
     }
     if (el_dtype == AFMT_DTYPE_INVALID) {
         char esc0[7];
-        afmt_escape_text((buf + o_type), 1, esc0, sizeof esc0);
+        afmt_escape_text(AFMT_B(src, o_type), 1, esc0, sizeof esc0);
         return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, &path, "type", AFMT_NO_INDEX, o_type, "no entry of table types matches (type = %s): unknown type code", esc0);
     }
 
     /* rows: u32 little-endian */
-    if (len - pos < 4) {
-        return afmt_fail(err, AFMT_E_TRUNCATED, &path, "rows", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for rows, only %" PRIu64 " left", (uint64_t)(4), len - pos);
+    if (!afmt_src_have(src, src->len, pos, 4)) {
+        return afmt_src_short(src, err, &path, "rows", AFMT_NO_INDEX, pos, src->len, 4, "rows");
     }
     const uint64_t o_rows = pos;
-    const uint64_t v_rows = (uint64_t)afmt_load_u32le(buf + pos);
+    const uint64_t v_rows = (uint64_t)afmt_load_u32le(AFMT_B(src, pos));
     pos += 4;
 
     /* cols: u32 little-endian */
-    if (len - pos < 4) {
-        return afmt_fail(err, AFMT_E_TRUNCATED, &path, "cols", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for cols, only %" PRIu64 " left", (uint64_t)(4), len - pos);
+    if (!afmt_src_have(src, src->len, pos, 4)) {
+        return afmt_src_short(src, err, &path, "cols", AFMT_NO_INDEX, pos, src->len, 4, "cols");
     }
     const uint64_t o_cols = pos;
-    const uint64_t v_cols = (uint64_t)afmt_load_u32le(buf + pos);
+    const uint64_t v_cols = (uint64_t)afmt_load_u32le(AFMT_B(src, pos));
     pos += 4;
 
     /* array data: el elements, row-major */
@@ -114,38 +114,40 @@ static int inebin_validate_body(const uint8_t *buf, uint64_t len, const afmt_opt
     } else if (!afmt_mul_u64(stored_data, el_size, &nbytes_data)) {
         return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data", AFMT_NO_INDEX, pos, "%" PRIu64 " elements of %s overflow 64 bits of bytes", stored_data, afmt_dtype_name(el_dtype));
     }
-    if (len - pos < nbytes_data) {
-        return afmt_fail(err, AFMT_E_TRUNCATED, &path, "data", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes (%" PRIu64 " elements of %s), only %" PRIu64 " left", nbytes_data, stored_data, afmt_dtype_name(el_dtype), len - pos);
+    afmt_array a_data;
+    const int want_data = vis != NULL && vis->on_array != NULL;
+    if (want_data) {
+        afmt_array_init(&a_data, el_dtype);
+        a_data.elsize = el_size;
+        a_data.rank = 2;
+        a_data.dims[0] = dim1;
+        a_data.dims[1] = dim2;
+        a_data.count = n_data;
+        a_data.order = AFMT_ROW_MAJOR;
+        a_data.encoding = el_enc;
+        a_data.endian = AFMT_LITTLE;
+        a_data.nbytes = nbytes_data;
+        a_data.offset = pos;
+        a_data.stride = el_size;
+        a_data.index = narrays;
     }
-    if (opt->check_values && el_dtype == AFMT_BOOL) {
+    afmt_scan_fn scan_data = NULL;
+    if (opt->check_values && el_dtype == AFMT_BOOL)
+        scan_data = el_enc == AFMT_ENC_BITS_LSB ? afmt_src_scan_pad_bits : afmt_src_scan_bool;
+    uint64_t bad_data = nbytes_data;
+    if (!afmt_src_take(src, src->len, pos, nbytes_data, scan_data, (void *)&stored_data, &bad_data)) {
+        return afmt_src_short(src, err, &path, "data", AFMT_NO_INDEX, pos, src->len, nbytes_data, "the payload");
+    }
+    if (bad_data < nbytes_data) {
         if (el_enc == AFMT_ENC_BITS_LSB) {
-            if (stored_data % 8 != 0 && (buf[pos + nbytes_data - 1] >> (stored_data % 8)) != 0) {
-                if (afmt_tolerate(opt, vis, err, AFMT_E_PADDING, &path, "data", AFMT_NO_INDEX, pos + nbytes_data - 1, "unused bits of the last byte (0x%02x) are not zero", buf[pos + nbytes_data - 1])) return -1;
-            }
+            if (afmt_tolerate(opt, vis, err, AFMT_E_PADDING, &path, "data", AFMT_NO_INDEX, pos + bad_data, "unused bits of the last byte (0x%02x) are not zero", src->bad_byte)) return -1;
         } else {
-            const uint64_t bad_data = afmt_scan_not_bool(buf + pos, stored_data);
-            if (bad_data < stored_data) {
-                if (afmt_tolerate(opt, vis, err, AFMT_E_VALUE, &path, "data", bad_data, pos + bad_data, "bool element is 0x%02x, not 0 or 1", buf[pos + bad_data])) return -1;
-            }
+            if (afmt_tolerate(opt, vis, err, AFMT_E_VALUE, &path, "data", bad_data, pos + bad_data, "bool element is 0x%02x, not 0 or 1", src->bad_byte)) return -1;
         }
     }
-    if (vis && vis->on_array) {
-        afmt_array a;
-        afmt_array_init(&a, el_dtype);
-        a.elsize = el_size;
-        a.rank = 2;
-        a.dims[0] = dim1;
-        a.dims[1] = dim2;
-        a.count = n_data;
-        a.order = AFMT_ROW_MAJOR;
-        a.encoding = el_enc;
-        a.endian = AFMT_LITTLE;
-        a.data = buf + pos;
-        a.nbytes = nbytes_data;
-        a.offset = pos;
-        a.stride = el_size;
-        a.index = narrays;
-        if (vis->on_array(vis->ctx, &a) != 0) {
+    if (want_data) {
+        a_data.data = afmt_src_ptr(src, pos, nbytes_data);
+        if (vis->on_array(vis->ctx, &a_data) != 0) {
             return afmt_fail(err, AFMT_E_CALLBACK, &path, "data", AFMT_NO_INDEX, pos, "stopped by the caller");
         }
     }
@@ -153,15 +155,15 @@ static int inebin_validate_body(const uint8_t *buf, uint64_t len, const afmt_opt
     pos += nbytes_data;
 
     /* trailer: nothing may follow */
-    if (pos < len) {
-        if (afmt_tolerate(opt, vis, err, AFMT_E_TRAILING, &path, "", AFMT_NO_INDEX, pos, "%" PRIu64 " bytes after the end of the data", len - pos)) return -1;
+    if (afmt_src_have(src, src->len, pos, 1)) {
+        if (afmt_tolerate(opt, vis, err, AFMT_E_TRAILING, &path, "", AFMT_NO_INDEX, pos, "%" PRIu64 " bytes after the end of the data", afmt_src_rest(src, pos))) return -1;
     }
     (void)narrays;
     return 0;
 }
 
-int afmt_inebin_validate(const uint8_t *buf, uint64_t len, const afmt_options *opt,
-                     const afmt_visitor *vis, afmt_error *err)
+int afmt_inebin_validate_src(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
+                         afmt_error *err)
 {
     afmt_options defaults;
     afmt_error scratch;
@@ -172,11 +174,23 @@ int afmt_inebin_validate(const uint8_t *buf, uint64_t len, const afmt_options *o
         opt = &defaults;
     }
     afmt_error_clear(err);
-    if (!buf && len > 0)
-        return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, 0, "no input buffer");
-    rc = inebin_validate_body(buf, len, opt, vis, err);
+    rc = inebin_validate_body(src, opt, vis, err);
+    if (rc == 0 && src->io_error)
+        rc = afmt_fail(err, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, src->data_off + src->data_len, "reading the input failed");
     if (rc != 0) afmt_error_set_format(err, "inebin");
     return rc;
+}
+
+int afmt_inebin_validate(const uint8_t *buf, uint64_t len, const afmt_options *opt,
+                     const afmt_visitor *vis, afmt_error *err)
+{
+    afmt_src src;
+    if (!buf && len > 0) {
+        if (err) afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, 0, "no input buffer");
+        return -1;
+    }
+    afmt_src_buffer(&src, buf, len);
+    return afmt_inebin_validate_src(&src, opt, vis, err);
 }
 
 static int inebin_write_impl(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,
@@ -325,6 +339,7 @@ const afmt_format afmt_inebin_format = {
     0,
     afmt_inebin_detect,
     afmt_inebin_validate,
+    afmt_inebin_validate_src,
     afmt_inebin_can_write,
     afmt_inebin_encoded_size,
     afmt_inebin_write,

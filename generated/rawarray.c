@@ -17,34 +17,34 @@ int afmt_rawarray_detect(const uint8_t *buf, uint64_t len)
     return 0;
 }
 
-static int rawarray_validate_body(const uint8_t *buf, uint64_t len, const afmt_options *opt,
+static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
                             const afmt_visitor *vis, afmt_error *err)
 {
     afmt_path path;
     uint64_t pos = 0;
     uint32_t narrays = 0;
     path.depth = 0;
-    if (len > opt->limits.max_total_bytes) {
+    if (src->len != AFMT_LEN_UNKNOWN && src->len > opt->limits.max_total_bytes) {
         return afmt_fail(err, AFMT_E_LIMIT, &path, NULL, AFMT_NO_INDEX, 0,
-                         "input of %" PRIu64 " bytes exceeds the limit of %" PRIu64, len, opt->limits.max_total_bytes);
+                         "input of %" PRIu64 " bytes exceeds the limit of %" PRIu64, src->len, opt->limits.max_total_bytes);
     }
 
     /* magic: 8 bytes of raw bytes */
-    if (len - pos < 8) {
-        return afmt_fail(err, AFMT_E_TRUNCATED, &path, "magic", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for magic, only %" PRIu64 " left", (uint64_t)(8), len - pos);
+    if (!afmt_src_have(src, src->len, pos, 8)) {
+        return afmt_src_short(src, err, &path, "magic", AFMT_NO_INDEX, pos, src->len, 8, "magic");
     }
     const uint64_t o_magic = pos;
     pos += 8;
-    if (memcmp(buf + o_magic, "rawarray", 8) != 0) {
-        return afmt_fail_bytes(err, AFMT_E_MAGIC, &path, "magic", o_magic, (const uint8_t *)"rawarray", buf + o_magic, 8);
+    if (memcmp(AFMT_B(src, o_magic), "rawarray", 8) != 0) {
+        return afmt_fail_bytes(err, AFMT_E_MAGIC, &path, "magic", o_magic, (const uint8_t *)"rawarray", AFMT_B(src, o_magic), 8);
     }
 
     /* flags: u64 little-endian */
-    if (len - pos < 8) {
-        return afmt_fail(err, AFMT_E_TRUNCATED, &path, "flags", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for flags, only %" PRIu64 " left", (uint64_t)(8), len - pos);
+    if (!afmt_src_have(src, src->len, pos, 8)) {
+        return afmt_src_short(src, err, &path, "flags", AFMT_NO_INDEX, pos, src->len, 8, "flags");
     }
     const uint64_t o_flags = pos;
-    const uint64_t v_flags = afmt_load_u64le(buf + pos);
+    const uint64_t v_flags = afmt_load_u64le(AFMT_B(src, pos));
     pos += 8;
     if (!((v_flags & (~3)) == 0)) {
         return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "flags", AFMT_NO_INDEX, o_flags, "unknown flag bits (only bit 0, big-endian, and bit 1, compressed, are defined): `(flags & ~3) == 0` does not hold (flags = %" PRIu64 ")", v_flags);
@@ -54,38 +54,38 @@ static int rawarray_validate_body(const uint8_t *buf, uint64_t len, const afmt_o
     }
 
     /* eltype: u64 little-endian */
-    if (len - pos < 8) {
-        return afmt_fail(err, AFMT_E_TRUNCATED, &path, "eltype", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for eltype, only %" PRIu64 " left", (uint64_t)(8), len - pos);
+    if (!afmt_src_have(src, src->len, pos, 8)) {
+        return afmt_src_short(src, err, &path, "eltype", AFMT_NO_INDEX, pos, src->len, 8, "eltype");
     }
     const uint64_t o_eltype = pos;
-    const uint64_t v_eltype = afmt_load_u64le(buf + pos);
+    const uint64_t v_eltype = afmt_load_u64le(AFMT_B(src, pos));
     pos += 8;
 
     /* elbyte: u64 little-endian */
-    if (len - pos < 8) {
-        return afmt_fail(err, AFMT_E_TRUNCATED, &path, "elbyte", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for elbyte, only %" PRIu64 " left", (uint64_t)(8), len - pos);
+    if (!afmt_src_have(src, src->len, pos, 8)) {
+        return afmt_src_short(src, err, &path, "elbyte", AFMT_NO_INDEX, pos, src->len, 8, "elbyte");
     }
     const uint64_t o_elbyte = pos;
-    const uint64_t v_elbyte = afmt_load_u64le(buf + pos);
+    const uint64_t v_elbyte = afmt_load_u64le(AFMT_B(src, pos));
     pos += 8;
     if (!(v_elbyte > 0)) {
         return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "elbyte", AFMT_NO_INDEX, o_elbyte, "element size is zero: `elbyte > 0` does not hold (elbyte = %" PRIu64 ")", v_elbyte);
     }
 
     /* size: u64 little-endian - data length in bytes: compressed length when flags bit 1 is set */
-    if (len - pos < 8) {
-        return afmt_fail(err, AFMT_E_TRUNCATED, &path, "size", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for size, only %" PRIu64 " left", (uint64_t)(8), len - pos);
+    if (!afmt_src_have(src, src->len, pos, 8)) {
+        return afmt_src_short(src, err, &path, "size", AFMT_NO_INDEX, pos, src->len, 8, "size");
     }
     const uint64_t o_size = pos;
-    const uint64_t v_size = afmt_load_u64le(buf + pos);
+    const uint64_t v_size = afmt_load_u64le(AFMT_B(src, pos));
     pos += 8;
 
     /* ndims: u64 little-endian */
-    if (len - pos < 8) {
-        return afmt_fail(err, AFMT_E_TRUNCATED, &path, "ndims", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for ndims, only %" PRIu64 " left", (uint64_t)(8), len - pos);
+    if (!afmt_src_have(src, src->len, pos, 8)) {
+        return afmt_src_short(src, err, &path, "ndims", AFMT_NO_INDEX, pos, src->len, 8, "ndims");
     }
     const uint64_t o_ndims = pos;
-    const uint64_t v_ndims = afmt_load_u64le(buf + pos);
+    const uint64_t v_ndims = afmt_load_u64le(AFMT_B(src, pos));
     pos += 8;
 
     /* dims: ndims of u64 little-endian */
@@ -93,8 +93,8 @@ static int rawarray_validate_body(const uint8_t *buf, uint64_t len, const afmt_o
     if (n_dims > opt->limits.max_rank || n_dims > AFMT_RANK_CAP) {
         return afmt_fail(err, AFMT_E_LIMIT, &path, "ndims", AFMT_NO_INDEX, o_ndims, "rank %" PRIu64 " exceeds the limit of %" PRIu64 "", n_dims, opt->limits.max_rank < AFMT_RANK_CAP ? opt->limits.max_rank : (uint64_t)AFMT_RANK_CAP);
     }
-    if ((len - pos) / 8 < n_dims) {
-        return afmt_fail(err, AFMT_E_TRUNCATED, &path, "dims", AFMT_NO_INDEX, pos, "needs %" PRIu64 " elements of 8 bytes, only %" PRIu64 " bytes left", n_dims, len - pos);
+    if (n_dims > (src->len - pos) / 8 || !afmt_src_have(src, src->len, pos, n_dims * 8)) {
+        return afmt_src_short(src, err, &path, "dims", AFMT_NO_INDEX, pos, src->len, n_dims > (src->len - pos) / 8 ? UINT64_MAX : n_dims * 8, "dims");
     }
     const uint64_t o_dims = pos;
     pos += n_dims * 8;
@@ -170,7 +170,7 @@ static int rawarray_validate_body(const uint8_t *buf, uint64_t len, const afmt_o
         /* check size == elbyte * prod(dims) */
         uint64_t t2;
         uint64_t bad3 = 0;
-        const int rc4 = afmt_field_prod(buf + o_dims, n_dims, 8, 0, 0, &t2, &bad3);
+        const int rc4 = afmt_field_prod(AFMT_B(src, o_dims), n_dims, 8, 0, 0, &t2, &bad3);
         if (rc4 == AFMT_E_NEGATIVE) {
             return afmt_fail(err, AFMT_E_NEGATIVE, &path, "dims", bad3, o_dims + 8 * bad3, "dims[%" PRIu64 "] is negative", bad3);
         } else if (rc4 != AFMT_OK) {
@@ -192,7 +192,7 @@ static int rawarray_validate_body(const uint8_t *buf, uint64_t len, const afmt_o
     uint64_t n_data = 1;
     uint64_t t6;
     uint64_t bad7 = 0;
-    const int rc8 = afmt_field_prod(buf + o_dims, n_dims, 8, 0, 0, &t6, &bad7);
+    const int rc8 = afmt_field_prod(AFMT_B(src, o_dims), n_dims, 8, 0, 0, &t6, &bad7);
     if (rc8 == AFMT_E_NEGATIVE) {
         return afmt_fail(err, AFMT_E_NEGATIVE, &path, "dims", bad7, o_dims + 8 * bad7, "dims[%" PRIu64 "] is negative", bad7);
     } else if (rc8 != AFMT_OK) {
@@ -211,12 +211,12 @@ static int rawarray_validate_body(const uint8_t *buf, uint64_t len, const afmt_o
         if (plain_data > opt->limits.max_decoded_bytes) {
             return afmt_fail(err, AFMT_E_LIMIT, &path, "data", AFMT_NO_INDEX, pos, "decompresses to %" PRIu64 " bytes, more than the limit of %" PRIu64 "", plain_data, opt->limits.max_decoded_bytes);
         }
-        if (len - pos < nbytes_data) {
-            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "data", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes of compressed data, only %" PRIu64 " left", nbytes_data, len - pos);
+        if (!afmt_src_have(src, src->len, pos, nbytes_data)) {
+            return afmt_src_short(src, err, &path, "data", AFMT_NO_INDEX, pos, src->len, nbytes_data, "compressed data");
         }
         uint64_t lz4_bad = 0;
         const char *lz4_why = "";
-        const int lz4_rc = afmt_lz4_block_check(buf + pos, nbytes_data, plain_data, &lz4_bad, &lz4_why);
+        const int lz4_rc = afmt_lz4_block_check(AFMT_B(src, pos), nbytes_data, plain_data, &lz4_bad, &lz4_why);
         if (lz4_rc != 0) {
             if (lz4_rc == -2) {
                 return afmt_fail(err, AFMT_E_SIZE, &path, "data", AFMT_NO_INDEX, pos + lz4_bad, "LZ4 block %s: it must decompress to %" PRIu64 " bytes", lz4_why, plain_data);
@@ -230,42 +230,44 @@ static int rawarray_validate_body(const uint8_t *buf, uint64_t len, const afmt_o
             return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data", AFMT_NO_INDEX, pos, "%" PRIu64 " elements of %s overflow 64 bits of bytes", stored_data, afmt_dtype_name(el_dtype));
         }
     }
-    if (len - pos < nbytes_data) {
-        return afmt_fail(err, AFMT_E_TRUNCATED, &path, "data", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes (%" PRIu64 " elements of %s), only %" PRIu64 " left", nbytes_data, stored_data, afmt_dtype_name(el_dtype), len - pos);
-    }
-    if (opt->check_values && el_dtype == AFMT_BOOL && !compressed_data) {
-        if (el_enc == AFMT_ENC_BITS_LSB) {
-            if (stored_data % 8 != 0 && (buf[pos + nbytes_data - 1] >> (stored_data % 8)) != 0) {
-                if (afmt_tolerate(opt, vis, err, AFMT_E_PADDING, &path, "data", AFMT_NO_INDEX, pos + nbytes_data - 1, "unused bits of the last byte (0x%02x) are not zero", buf[pos + nbytes_data - 1])) return -1;
-            }
-        } else {
-            const uint64_t bad_data = afmt_scan_not_bool(buf + pos, stored_data);
-            if (bad_data < stored_data) {
-                if (afmt_tolerate(opt, vis, err, AFMT_E_VALUE, &path, "data", bad_data, pos + bad_data, "bool element is 0x%02x, not 0 or 1", buf[pos + bad_data])) return -1;
-            }
-        }
-    }
-    if (vis && vis->on_array) {
-        afmt_array a;
-        afmt_array_init(&a, el_dtype);
-        a.elsize = el_size;
+    afmt_array a_data;
+    const int want_data = vis != NULL && vis->on_array != NULL;
+    if (want_data) {
+        afmt_array_init(&a_data, el_dtype);
+        a_data.elsize = el_size;
         if (n_dims > AFMT_RANK_CAP) {
             return afmt_fail(err, AFMT_E_LIMIT, &path, "dims", AFMT_NO_INDEX, o_dims, "rank %" PRIu64 " exceeds %d", n_dims, AFMT_RANK_CAP);
         }
-        a.rank = (uint32_t)n_dims;
+        a_data.rank = (uint32_t)n_dims;
         for (uint64_t k = 0; k < n_dims; k++)
-            a.dims[k] = (uint64_t)afmt_load_u64le(buf + o_dims + (uint64_t)8 * (k));
-        a.count = n_data;
-        a.order = AFMT_COL_MAJOR;
-        a.encoding = el_enc;
-        a.endian = AFMT_LITTLE;
-        a.data = buf + pos;
-        a.nbytes = nbytes_data;
-        a.offset = pos;
-        a.stride = el_size;
-        a.index = narrays;
-        if (compressed_data) a.encoding = AFMT_ENC_LZ4_BLOCK;
-        if (vis->on_array(vis->ctx, &a) != 0) {
+            a_data.dims[k] = (uint64_t)afmt_load_u64le(AFMT_B(src, o_dims + (uint64_t)8 * (k)));
+        a_data.count = n_data;
+        a_data.order = AFMT_COL_MAJOR;
+        a_data.encoding = el_enc;
+        a_data.endian = AFMT_LITTLE;
+        a_data.nbytes = nbytes_data;
+        a_data.offset = pos;
+        a_data.stride = el_size;
+        a_data.index = narrays;
+        if (compressed_data) a_data.encoding = AFMT_ENC_LZ4_BLOCK;
+    }
+    afmt_scan_fn scan_data = NULL;
+    if (opt->check_values && el_dtype == AFMT_BOOL && !compressed_data)
+        scan_data = el_enc == AFMT_ENC_BITS_LSB ? afmt_src_scan_pad_bits : afmt_src_scan_bool;
+    uint64_t bad_data = nbytes_data;
+    if (!afmt_src_take(src, src->len, pos, nbytes_data, scan_data, (void *)&stored_data, &bad_data)) {
+        return afmt_src_short(src, err, &path, "data", AFMT_NO_INDEX, pos, src->len, nbytes_data, "the payload");
+    }
+    if (bad_data < nbytes_data) {
+        if (el_enc == AFMT_ENC_BITS_LSB) {
+            if (afmt_tolerate(opt, vis, err, AFMT_E_PADDING, &path, "data", AFMT_NO_INDEX, pos + bad_data, "unused bits of the last byte (0x%02x) are not zero", src->bad_byte)) return -1;
+        } else {
+            if (afmt_tolerate(opt, vis, err, AFMT_E_VALUE, &path, "data", bad_data, pos + bad_data, "bool element is 0x%02x, not 0 or 1", src->bad_byte)) return -1;
+        }
+    }
+    if (want_data) {
+        a_data.data = afmt_src_ptr(src, pos, nbytes_data);
+        if (vis->on_array(vis->ctx, &a_data) != 0) {
             return afmt_fail(err, AFMT_E_CALLBACK, &path, "data", AFMT_NO_INDEX, pos, "stopped by the caller");
         }
     }
@@ -273,13 +275,17 @@ static int rawarray_validate_body(const uint8_t *buf, uint64_t len, const afmt_o
     pos += nbytes_data;
 
     /* trailer: bytes after the data are metadata, kept as they are */
-    if (pos < len && vis && vis->on_trailer) vis->on_trailer(vis->ctx, buf + pos, len - pos, pos);
+    if (afmt_src_have(src, src->len, pos, 1)) {
+        const uint64_t rest = afmt_src_rest(src, pos);
+        const uint8_t *trailer = afmt_src_ptr(src, pos, rest);
+        if (trailer && vis && vis->on_trailer) vis->on_trailer(vis->ctx, trailer, rest, pos);
+    }
     (void)narrays;
     return 0;
 }
 
-int afmt_rawarray_validate(const uint8_t *buf, uint64_t len, const afmt_options *opt,
-                     const afmt_visitor *vis, afmt_error *err)
+int afmt_rawarray_validate_src(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
+                         afmt_error *err)
 {
     afmt_options defaults;
     afmt_error scratch;
@@ -290,11 +296,23 @@ int afmt_rawarray_validate(const uint8_t *buf, uint64_t len, const afmt_options 
         opt = &defaults;
     }
     afmt_error_clear(err);
-    if (!buf && len > 0)
-        return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, 0, "no input buffer");
-    rc = rawarray_validate_body(buf, len, opt, vis, err);
+    rc = rawarray_validate_body(src, opt, vis, err);
+    if (rc == 0 && src->io_error)
+        rc = afmt_fail(err, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, src->data_off + src->data_len, "reading the input failed");
     if (rc != 0) afmt_error_set_format(err, "rawarray");
     return rc;
+}
+
+int afmt_rawarray_validate(const uint8_t *buf, uint64_t len, const afmt_options *opt,
+                     const afmt_visitor *vis, afmt_error *err)
+{
+    afmt_src src;
+    if (!buf && len > 0) {
+        if (err) afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, 0, "no input buffer");
+        return -1;
+    }
+    afmt_src_buffer(&src, buf, len);
+    return afmt_rawarray_validate_src(&src, opt, vis, err);
 }
 
 static int rawarray_write_impl(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,
@@ -536,6 +554,7 @@ const afmt_format afmt_rawarray_format = {
     0,
     afmt_rawarray_detect,
     afmt_rawarray_validate,
+    afmt_rawarray_validate_src,
     afmt_rawarray_can_write,
     afmt_rawarray_encoded_size,
     afmt_rawarray_write,

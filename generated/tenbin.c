@@ -17,23 +17,23 @@ int afmt_tenbin_detect(const uint8_t *buf, uint64_t len)
     return 0;
 }
 
-static int tenbin_validate_body(const uint8_t *buf, uint64_t len, const afmt_options *opt,
+static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
                             const afmt_visitor *vis, afmt_error *err)
 {
     afmt_path path;
     uint64_t pos = 0;
     uint32_t narrays = 0;
     path.depth = 0;
-    if (len > opt->limits.max_total_bytes) {
+    if (src->len != AFMT_LEN_UNKNOWN && src->len > opt->limits.max_total_bytes) {
         return afmt_fail(err, AFMT_E_LIMIT, &path, NULL, AFMT_NO_INDEX, 0,
-                         "input of %" PRIu64 " bytes exceeds the limit of %" PRIu64, len, opt->limits.max_total_bytes);
+                         "input of %" PRIu64 " bytes exceeds the limit of %" PRIu64, src->len, opt->limits.max_total_bytes);
     }
 
     /* repeat array until the end */
     afmt_path_push(&path, "array", 0);
     uint64_t r_array = 0;
     for (;; r_array++) {
-        if (pos >= len) break;
+        if (!afmt_src_have(src, src->len, pos, 1)) break;
         if (r_array >= opt->limits.max_items) {
             return afmt_fail(err, AFMT_E_LIMIT, &path, "array", AFMT_NO_INDEX, pos, "more than %" PRIu64 " repetitions", opt->limits.max_items);
         }
@@ -41,21 +41,21 @@ static int tenbin_validate_body(const uint8_t *buf, uint64_t len, const afmt_opt
         const uint64_t start_array = pos;
 
         /* header_magic: 8 bytes of raw bytes */
-        if (len - pos < 8) {
-            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "header_magic", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for header_magic, only %" PRIu64 " left", (uint64_t)(8), len - pos);
+        if (!afmt_src_have(src, src->len, pos, 8)) {
+            return afmt_src_short(src, err, &path, "header_magic", AFMT_NO_INDEX, pos, src->len, 8, "header_magic");
         }
         const uint64_t o_header_magic = pos;
         pos += 8;
-        if (memcmp(buf + o_header_magic, "~TenBin~", 8) != 0) {
-            return afmt_fail_bytes(err, AFMT_E_MAGIC, &path, "header_magic", o_header_magic, (const uint8_t *)"~TenBin~", buf + o_header_magic, 8);
+        if (memcmp(AFMT_B(src, o_header_magic), "~TenBin~", 8) != 0) {
+            return afmt_fail_bytes(err, AFMT_E_MAGIC, &path, "header_magic", o_header_magic, (const uint8_t *)"~TenBin~", AFMT_B(src, o_header_magic), 8);
         }
 
         /* header_len: i64 little-endian */
-        if (len - pos < 8) {
-            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "header_len", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for header_len, only %" PRIu64 " left", (uint64_t)(8), len - pos);
+        if (!afmt_src_have(src, src->len, pos, 8)) {
+            return afmt_src_short(src, err, &path, "header_len", AFMT_NO_INDEX, pos, src->len, 8, "header_len");
         }
         const uint64_t o_header_len = pos;
-        const int64_t v_header_len = afmt_as_i64(afmt_load_u64le(buf + pos), 64);
+        const int64_t v_header_len = afmt_as_i64(afmt_load_u64le(AFMT_B(src, pos)), 64);
         pos += 8;
         if (!(v_header_len >= (int64_t)0)) {
             return afmt_fail(err, AFMT_E_NEGATIVE, &path, "header_len", AFMT_NO_INDEX, o_header_len, "chunk length is negative: `header_len >= 0` does not hold (header_len = %" PRId64 ")", v_header_len);
@@ -76,83 +76,83 @@ static int tenbin_validate_body(const uint8_t *buf, uint64_t len, const afmt_opt
         }
         const uint64_t u1 = (uint64_t)(v_header_len);
         const uint64_t size_header = u1;
-        if (len - pos < size_header) {
-            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "header", AFMT_NO_INDEX, pos, "is %" PRIu64 " bytes long, only %" PRIu64 " left", size_header, len - pos);
+        if (src->len - pos < size_header) {
+            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "header", AFMT_NO_INDEX, pos, "is %" PRIu64 " bytes long, only %" PRIu64 " left", size_header, src->len - pos);
         }
         const uint64_t end_header = pos + size_header;
 
         /* dtype: 8 bytes of text */
-        if (end_header - pos < 8) {
-            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "dtype", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for dtype, only %" PRIu64 " left", (uint64_t)(8), end_header - pos);
+        if (!afmt_src_have(src, end_header, pos, 8)) {
+            return afmt_src_short(src, err, &path, "dtype", AFMT_NO_INDEX, pos, end_header, 8, "dtype");
         }
         const uint64_t o_dtype = pos;
         pos += 8;
-        const uint64_t bad2 = afmt_text_slot_check(buf + o_dtype, 8);
+        const uint64_t bad2 = afmt_text_slot_check(AFMT_B(src, o_dtype), 8);
         if (bad2 < 8) {
-            return afmt_fail(err, AFMT_E_VALUE, &path, "dtype", AFMT_NO_INDEX, o_dtype + bad2, "byte %" PRIu64 " is 0x%02x: a text slot holds ASCII followed by NUL padding", bad2, buf[o_dtype + bad2]);
+            return afmt_fail(err, AFMT_E_VALUE, &path, "dtype", AFMT_NO_INDEX, o_dtype + bad2, "byte %" PRIu64 " is 0x%02x: a text slot holds ASCII followed by NUL padding", bad2, *AFMT_B(src, o_dtype + bad2));
         }
 
         /* lookup el in table dtypes */
         afmt_dtype el_dtype = AFMT_DTYPE_INVALID;
         uint64_t el_size = 0;
         afmt_encoding el_enc = AFMT_ENC_PLAIN;
-        if (memcmp((buf + o_dtype), "f2\x00\x00\x00\x00\x00\x00", 8) == 0) {
+        if (memcmp(AFMT_B(src, o_dtype), "f2\x00\x00\x00\x00\x00\x00", 8) == 0) {
             el_dtype = AFMT_F16;
             el_size = afmt_dtype_get(AFMT_F16)->size;
-        } else if (memcmp((buf + o_dtype), "f4\x00\x00\x00\x00\x00\x00", 8) == 0) {
+        } else if (memcmp(AFMT_B(src, o_dtype), "f4\x00\x00\x00\x00\x00\x00", 8) == 0) {
             el_dtype = AFMT_F32;
             el_size = afmt_dtype_get(AFMT_F32)->size;
-        } else if (memcmp((buf + o_dtype), "f8\x00\x00\x00\x00\x00\x00", 8) == 0) {
+        } else if (memcmp(AFMT_B(src, o_dtype), "f8\x00\x00\x00\x00\x00\x00", 8) == 0) {
             el_dtype = AFMT_F64;
             el_size = afmt_dtype_get(AFMT_F64)->size;
-        } else if (memcmp((buf + o_dtype), "i1\x00\x00\x00\x00\x00\x00", 8) == 0) {
+        } else if (memcmp(AFMT_B(src, o_dtype), "i1\x00\x00\x00\x00\x00\x00", 8) == 0) {
             el_dtype = AFMT_I8;
             el_size = afmt_dtype_get(AFMT_I8)->size;
-        } else if (memcmp((buf + o_dtype), "i2\x00\x00\x00\x00\x00\x00", 8) == 0) {
+        } else if (memcmp(AFMT_B(src, o_dtype), "i2\x00\x00\x00\x00\x00\x00", 8) == 0) {
             el_dtype = AFMT_I16;
             el_size = afmt_dtype_get(AFMT_I16)->size;
-        } else if (memcmp((buf + o_dtype), "i4\x00\x00\x00\x00\x00\x00", 8) == 0) {
+        } else if (memcmp(AFMT_B(src, o_dtype), "i4\x00\x00\x00\x00\x00\x00", 8) == 0) {
             el_dtype = AFMT_I32;
             el_size = afmt_dtype_get(AFMT_I32)->size;
-        } else if (memcmp((buf + o_dtype), "i8\x00\x00\x00\x00\x00\x00", 8) == 0) {
+        } else if (memcmp(AFMT_B(src, o_dtype), "i8\x00\x00\x00\x00\x00\x00", 8) == 0) {
             el_dtype = AFMT_I64;
             el_size = afmt_dtype_get(AFMT_I64)->size;
-        } else if (memcmp((buf + o_dtype), "u1\x00\x00\x00\x00\x00\x00", 8) == 0) {
+        } else if (memcmp(AFMT_B(src, o_dtype), "u1\x00\x00\x00\x00\x00\x00", 8) == 0) {
             el_dtype = AFMT_U8;
             el_size = afmt_dtype_get(AFMT_U8)->size;
-        } else if (memcmp((buf + o_dtype), "u2\x00\x00\x00\x00\x00\x00", 8) == 0) {
+        } else if (memcmp(AFMT_B(src, o_dtype), "u2\x00\x00\x00\x00\x00\x00", 8) == 0) {
             el_dtype = AFMT_U16;
             el_size = afmt_dtype_get(AFMT_U16)->size;
-        } else if (memcmp((buf + o_dtype), "u4\x00\x00\x00\x00\x00\x00", 8) == 0) {
+        } else if (memcmp(AFMT_B(src, o_dtype), "u4\x00\x00\x00\x00\x00\x00", 8) == 0) {
             el_dtype = AFMT_U32;
             el_size = afmt_dtype_get(AFMT_U32)->size;
-        } else if (memcmp((buf + o_dtype), "u8\x00\x00\x00\x00\x00\x00", 8) == 0) {
+        } else if (memcmp(AFMT_B(src, o_dtype), "u8\x00\x00\x00\x00\x00\x00", 8) == 0) {
             el_dtype = AFMT_U64;
             el_size = afmt_dtype_get(AFMT_U64)->size;
         }
         if (el_dtype == AFMT_DTYPE_INVALID) {
             char esc0[35];
-            afmt_escape_text((buf + o_dtype), 8, esc0, sizeof esc0);
+            afmt_escape_text(AFMT_B(src, o_dtype), 8, esc0, sizeof esc0);
             return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, &path, "dtype", AFMT_NO_INDEX, o_dtype, "no entry of table dtypes matches (dtype = %s): unknown type code", esc0);
         }
 
         /* info: 8 bytes of text */
-        if (end_header - pos < 8) {
-            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "info", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for info, only %" PRIu64 " left", (uint64_t)(8), end_header - pos);
+        if (!afmt_src_have(src, end_header, pos, 8)) {
+            return afmt_src_short(src, err, &path, "info", AFMT_NO_INDEX, pos, end_header, 8, "info");
         }
         const uint64_t o_info = pos;
         pos += 8;
-        const uint64_t bad3 = afmt_text_slot_check(buf + o_info, 8);
+        const uint64_t bad3 = afmt_text_slot_check(AFMT_B(src, o_info), 8);
         if (bad3 < 8) {
-            return afmt_fail(err, AFMT_E_VALUE, &path, "info", AFMT_NO_INDEX, o_info + bad3, "byte %" PRIu64 " is 0x%02x: a text slot holds ASCII followed by NUL padding", bad3, buf[o_info + bad3]);
+            return afmt_fail(err, AFMT_E_VALUE, &path, "info", AFMT_NO_INDEX, o_info + bad3, "byte %" PRIu64 " is 0x%02x: a text slot holds ASCII followed by NUL padding", bad3, *AFMT_B(src, o_info + bad3));
         }
 
         /* ndim: i64 little-endian */
-        if (end_header - pos < 8) {
-            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "ndim", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for ndim, only %" PRIu64 " left", (uint64_t)(8), end_header - pos);
+        if (!afmt_src_have(src, end_header, pos, 8)) {
+            return afmt_src_short(src, err, &path, "ndim", AFMT_NO_INDEX, pos, end_header, 8, "ndim");
         }
         const uint64_t o_ndim = pos;
-        const int64_t v_ndim = afmt_as_i64(afmt_load_u64le(buf + pos), 64);
+        const int64_t v_ndim = afmt_as_i64(afmt_load_u64le(AFMT_B(src, pos)), 64);
         pos += 8;
         if (!(v_ndim >= (int64_t)0)) {
             return afmt_fail(err, AFMT_E_NEGATIVE, &path, "ndim", AFMT_NO_INDEX, o_ndim, "ndim is negative: `ndim >= 0` does not hold (ndim = %" PRId64 ")", v_ndim);
@@ -170,18 +170,21 @@ static int tenbin_validate_body(const uint8_t *buf, uint64_t len, const afmt_opt
         if (n_dims > opt->limits.max_rank || n_dims > AFMT_RANK_CAP) {
             return afmt_fail(err, AFMT_E_LIMIT, &path, "ndim", AFMT_NO_INDEX, o_ndim, "rank %" PRIu64 " exceeds the limit of %" PRIu64 "", n_dims, opt->limits.max_rank < AFMT_RANK_CAP ? opt->limits.max_rank : (uint64_t)AFMT_RANK_CAP);
         }
-        if ((end_header - pos) / 8 < n_dims) {
-            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "dims", AFMT_NO_INDEX, pos, "needs %" PRIu64 " elements of 8 bytes, only %" PRIu64 " bytes left", n_dims, end_header - pos);
+        if (n_dims > (end_header - pos) / 8 || !afmt_src_have(src, end_header, pos, n_dims * 8)) {
+            return afmt_src_short(src, err, &path, "dims", AFMT_NO_INDEX, pos, end_header, n_dims > (end_header - pos) / 8 ? UINT64_MAX : n_dims * 8, "dims");
         }
         const uint64_t o_dims = pos;
         pos += n_dims * 8;
         for (uint64_t i_dims = 0; i_dims < n_dims; i_dims++) {
-            const int64_t e_dims = afmt_as_i64(afmt_load_u64le(buf + o_dims + (uint64_t)8 * i_dims), 64);
+            const int64_t e_dims = afmt_as_i64(afmt_load_u64le(AFMT_B(src, o_dims + (uint64_t)8 * i_dims)), 64);
             if (!(e_dims >= (int64_t)0)) {
                 return afmt_fail(err, AFMT_E_NEGATIVE, &path, "dims", i_dims, o_dims + (uint64_t)8 * i_dims, "dimension is negative: `dims >= 0` does not hold (dims = %" PRId64 ")", e_dims);
             }
         }
         if (pos != end_header) {
+            if (!afmt_src_skip_to(src, end_header)) {
+                return afmt_src_short(src, err, &path, "header", AFMT_NO_INDEX, end_header - size_header, src->len, size_header, "header");
+            }
             if (afmt_tolerate(opt, vis, err, AFMT_E_SIZE, &path, "header_len", AFMT_NO_INDEX, o_header_len, "%" PRIu64 " bytes of header are not used: its content takes %" PRIu64 " of header_len = %" PRIu64 "", end_header - pos, pos - (end_header - size_header), size_header)) return -1;
         }
         pos = end_header;
@@ -204,33 +207,34 @@ static int tenbin_validate_body(const uint8_t *buf, uint64_t len, const afmt_opt
             return afmt_fail(err, AFMT_E_NEGATIVE, &path, "header_padding", AFMT_NO_INDEX, pos, "`roundup(header_len, 64) - header_len` is below zero");
         }
         const uint64_t pad_header_padding = t7;
-        if (len - pos < pad_header_padding) {
-            if (afmt_tolerate(opt, vis, err, AFMT_E_TRUNCATED, &path, "header_padding", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes of padding, only %" PRIu64 " left", pad_header_padding, len - pos)) return -1;
-            pos = len;
+        uint64_t nz_header_padding = pad_header_padding;
+        if (!afmt_src_take(src, src->len, pos, pad_header_padding, afmt_src_scan_zero, NULL, &nz_header_padding)) {
+            if (src->io_error) return afmt_src_short(src, err, &path, "header_padding", AFMT_NO_INDEX, pos, src->len, pad_header_padding, "padding");
+            if (afmt_tolerate(opt, vis, err, AFMT_E_TRUNCATED, &path, "header_padding", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes of padding, only %" PRIu64 " left", pad_header_padding, src->len - pos)) return -1;
+            pos = src->len;
         } else {
-            const uint64_t nz_header_padding = afmt_scan_nonzero(buf + pos, pad_header_padding);
             if (nz_header_padding < pad_header_padding) {
-                if (afmt_tolerate(opt, vis, err, AFMT_E_PADDING, &path, "header_padding", AFMT_NO_INDEX, pos + nz_header_padding, "padding byte is 0x%02x, not 0", buf[pos + nz_header_padding])) return -1;
+                if (afmt_tolerate(opt, vis, err, AFMT_E_PADDING, &path, "header_padding", AFMT_NO_INDEX, pos + nz_header_padding, "padding byte is 0x%02x, not 0", src->bad_byte)) return -1;
             }
             pos += pad_header_padding;
         }
 
         /* data_magic: 8 bytes of raw bytes */
-        if (len - pos < 8) {
-            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "data_magic", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for data_magic, only %" PRIu64 " left", (uint64_t)(8), len - pos);
+        if (!afmt_src_have(src, src->len, pos, 8)) {
+            return afmt_src_short(src, err, &path, "data_magic", AFMT_NO_INDEX, pos, src->len, 8, "data_magic");
         }
         const uint64_t o_data_magic = pos;
         pos += 8;
-        if (memcmp(buf + o_data_magic, "~TenBin~", 8) != 0) {
-            return afmt_fail_bytes(err, AFMT_E_MAGIC, &path, "data_magic", o_data_magic, (const uint8_t *)"~TenBin~", buf + o_data_magic, 8);
+        if (memcmp(AFMT_B(src, o_data_magic), "~TenBin~", 8) != 0) {
+            return afmt_fail_bytes(err, AFMT_E_MAGIC, &path, "data_magic", o_data_magic, (const uint8_t *)"~TenBin~", AFMT_B(src, o_data_magic), 8);
         }
 
         /* data_len: i64 little-endian */
-        if (len - pos < 8) {
-            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "data_len", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes for data_len, only %" PRIu64 " left", (uint64_t)(8), len - pos);
+        if (!afmt_src_have(src, src->len, pos, 8)) {
+            return afmt_src_short(src, err, &path, "data_len", AFMT_NO_INDEX, pos, src->len, 8, "data_len");
         }
         const uint64_t o_data_len = pos;
-        const int64_t v_data_len = afmt_as_i64(afmt_load_u64le(buf + pos), 64);
+        const int64_t v_data_len = afmt_as_i64(afmt_load_u64le(AFMT_B(src, pos)), 64);
         pos += 8;
         if (!(v_data_len >= (int64_t)0)) {
             return afmt_fail(err, AFMT_E_NEGATIVE, &path, "data_len", AFMT_NO_INDEX, o_data_len, "chunk length is negative: `data_len >= 0` does not hold (data_len = %" PRId64 ")", v_data_len);
@@ -239,7 +243,7 @@ static int tenbin_validate_body(const uint8_t *buf, uint64_t len, const afmt_opt
         /* check data_len == prod(dims) * sizeof(el) */
         uint64_t t9;
         uint64_t bad10 = 0;
-        const int rc11 = afmt_field_prod(buf + o_dims, n_dims, 8, 1, 0, &t9, &bad10);
+        const int rc11 = afmt_field_prod(AFMT_B(src, o_dims), n_dims, 8, 1, 0, &t9, &bad10);
         if (rc11 == AFMT_E_NEGATIVE) {
             return afmt_fail(err, AFMT_E_NEGATIVE, &path, "dims", bad10, o_dims + 8 * bad10, "dims[%" PRIu64 "] is negative", bad10);
         } else if (rc11 != AFMT_OK) {
@@ -259,8 +263,8 @@ static int tenbin_validate_body(const uint8_t *buf, uint64_t len, const afmt_opt
         }
         const uint64_t u13 = (uint64_t)(v_data_len);
         const uint64_t size_data_chunk = u13;
-        if (len - pos < size_data_chunk) {
-            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "data_chunk", AFMT_NO_INDEX, pos, "is %" PRIu64 " bytes long, only %" PRIu64 " left", size_data_chunk, len - pos);
+        if (src->len - pos < size_data_chunk) {
+            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "data_chunk", AFMT_NO_INDEX, pos, "is %" PRIu64 " bytes long, only %" PRIu64 " left", size_data_chunk, src->len - pos);
         }
         const uint64_t end_data_chunk = pos + size_data_chunk;
 
@@ -268,7 +272,7 @@ static int tenbin_validate_body(const uint8_t *buf, uint64_t len, const afmt_opt
         uint64_t n_data = 1;
         uint64_t t14;
         uint64_t bad15 = 0;
-        const int rc16 = afmt_field_prod(buf + o_dims, n_dims, 8, 1, 0, &t14, &bad15);
+        const int rc16 = afmt_field_prod(AFMT_B(src, o_dims), n_dims, 8, 1, 0, &t14, &bad15);
         if (rc16 == AFMT_E_NEGATIVE) {
             return afmt_fail(err, AFMT_E_NEGATIVE, &path, "dims", bad15, o_dims + 8 * bad15, "dims[%" PRIu64 "] is negative", bad15);
         } else if (rc16 != AFMT_OK) {
@@ -282,35 +286,42 @@ static int tenbin_validate_body(const uint8_t *buf, uint64_t len, const afmt_opt
         } else if (!afmt_mul_u64(stored_data, el_size, &nbytes_data)) {
             return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data", AFMT_NO_INDEX, pos, "%" PRIu64 " elements of %s overflow 64 bits of bytes", stored_data, afmt_dtype_name(el_dtype));
         }
-        if (end_data_chunk - pos < nbytes_data) {
-            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "data", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes (%" PRIu64 " elements of %s), only %" PRIu64 " left", nbytes_data, stored_data, afmt_dtype_name(el_dtype), end_data_chunk - pos);
-        }
-        if (vis && vis->on_array) {
-            afmt_array a;
-            afmt_array_init(&a, el_dtype);
-            a.elsize = el_size;
+        afmt_array a_data;
+        const int want_data = vis != NULL && vis->on_array != NULL;
+        if (want_data) {
+            afmt_array_init(&a_data, el_dtype);
+            a_data.elsize = el_size;
             if (n_dims > AFMT_RANK_CAP) {
                 return afmt_fail(err, AFMT_E_LIMIT, &path, "dims", AFMT_NO_INDEX, o_dims, "rank %" PRIu64 " exceeds %d", n_dims, AFMT_RANK_CAP);
             }
-            a.rank = (uint32_t)n_dims;
+            a_data.rank = (uint32_t)n_dims;
             for (uint64_t k = 0; k < n_dims; k++)
-                a.dims[k] = (uint64_t)afmt_as_i64(afmt_load_u64le(buf + o_dims + (uint64_t)8 * (k)), 64);
-            a.count = n_data;
-            a.order = AFMT_ROW_MAJOR;
-            a.encoding = el_enc;
-            a.endian = AFMT_LITTLE;
-            a.data = buf + pos;
-            a.nbytes = nbytes_data;
-            a.offset = pos;
-            a.stride = el_size;
-            a.index = narrays;
-            afmt_copy_text(a.name, sizeof a.name, (buf + o_info), 8);
-            if (vis->on_array(vis->ctx, &a) != 0) {
+                a_data.dims[k] = (uint64_t)afmt_as_i64(afmt_load_u64le(AFMT_B(src, o_dims + (uint64_t)8 * (k))), 64);
+            a_data.count = n_data;
+            a_data.order = AFMT_ROW_MAJOR;
+            a_data.encoding = el_enc;
+            a_data.endian = AFMT_LITTLE;
+            a_data.nbytes = nbytes_data;
+            a_data.offset = pos;
+            a_data.stride = el_size;
+            a_data.index = narrays;
+            afmt_copy_text(a_data.name, sizeof a_data.name, AFMT_B(src, o_info), 8);
+        }
+        uint64_t bad_data = nbytes_data;
+        if (!afmt_src_take(src, end_data_chunk, pos, nbytes_data, NULL, (void *)NULL, &bad_data)) {
+            return afmt_src_short(src, err, &path, "data", AFMT_NO_INDEX, pos, end_data_chunk, nbytes_data, "the payload");
+        }
+        if (want_data) {
+            a_data.data = afmt_src_ptr(src, pos, nbytes_data);
+            if (vis->on_array(vis->ctx, &a_data) != 0) {
                 return afmt_fail(err, AFMT_E_CALLBACK, &path, "data", AFMT_NO_INDEX, pos, "stopped by the caller");
             }
         }
         narrays++;
         pos += nbytes_data;
+        if (pos != end_data_chunk && !afmt_src_skip_to(src, end_data_chunk)) {
+            return afmt_src_short(src, err, &path, "data_chunk", AFMT_NO_INDEX, end_data_chunk - size_data_chunk, src->len, size_data_chunk, "data_chunk");
+        }
         pos = end_data_chunk;
 
         /* pad data_padding: roundup(data_len, 64) - data_len zero bytes */
@@ -331,13 +342,14 @@ static int tenbin_validate_body(const uint8_t *buf, uint64_t len, const afmt_opt
             return afmt_fail(err, AFMT_E_NEGATIVE, &path, "data_padding", AFMT_NO_INDEX, pos, "`roundup(data_len, 64) - data_len` is below zero");
         }
         const uint64_t pad_data_padding = t19;
-        if (len - pos < pad_data_padding) {
-            if (afmt_tolerate(opt, vis, err, AFMT_E_TRUNCATED, &path, "data_padding", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes of padding, only %" PRIu64 " left", pad_data_padding, len - pos)) return -1;
-            pos = len;
+        uint64_t nz_data_padding = pad_data_padding;
+        if (!afmt_src_take(src, src->len, pos, pad_data_padding, afmt_src_scan_zero, NULL, &nz_data_padding)) {
+            if (src->io_error) return afmt_src_short(src, err, &path, "data_padding", AFMT_NO_INDEX, pos, src->len, pad_data_padding, "padding");
+            if (afmt_tolerate(opt, vis, err, AFMT_E_TRUNCATED, &path, "data_padding", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes of padding, only %" PRIu64 " left", pad_data_padding, src->len - pos)) return -1;
+            pos = src->len;
         } else {
-            const uint64_t nz_data_padding = afmt_scan_nonzero(buf + pos, pad_data_padding);
             if (nz_data_padding < pad_data_padding) {
-                if (afmt_tolerate(opt, vis, err, AFMT_E_PADDING, &path, "data_padding", AFMT_NO_INDEX, pos + nz_data_padding, "padding byte is 0x%02x, not 0", buf[pos + nz_data_padding])) return -1;
+                if (afmt_tolerate(opt, vis, err, AFMT_E_PADDING, &path, "data_padding", AFMT_NO_INDEX, pos + nz_data_padding, "padding byte is 0x%02x, not 0", src->bad_byte)) return -1;
             }
             pos += pad_data_padding;
         }
@@ -348,15 +360,15 @@ static int tenbin_validate_body(const uint8_t *buf, uint64_t len, const afmt_opt
     afmt_path_pop(&path);
 
     /* trailer: nothing may follow */
-    if (pos < len) {
-        if (afmt_tolerate(opt, vis, err, AFMT_E_TRAILING, &path, "", AFMT_NO_INDEX, pos, "%" PRIu64 " bytes after the end of the data", len - pos)) return -1;
+    if (afmt_src_have(src, src->len, pos, 1)) {
+        if (afmt_tolerate(opt, vis, err, AFMT_E_TRAILING, &path, "", AFMT_NO_INDEX, pos, "%" PRIu64 " bytes after the end of the data", afmt_src_rest(src, pos))) return -1;
     }
     (void)narrays;
     return 0;
 }
 
-int afmt_tenbin_validate(const uint8_t *buf, uint64_t len, const afmt_options *opt,
-                     const afmt_visitor *vis, afmt_error *err)
+int afmt_tenbin_validate_src(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
+                         afmt_error *err)
 {
     afmt_options defaults;
     afmt_error scratch;
@@ -367,11 +379,23 @@ int afmt_tenbin_validate(const uint8_t *buf, uint64_t len, const afmt_options *o
         opt = &defaults;
     }
     afmt_error_clear(err);
-    if (!buf && len > 0)
-        return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, 0, "no input buffer");
-    rc = tenbin_validate_body(buf, len, opt, vis, err);
+    rc = tenbin_validate_body(src, opt, vis, err);
+    if (rc == 0 && src->io_error)
+        rc = afmt_fail(err, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, src->data_off + src->data_len, "reading the input failed");
     if (rc != 0) afmt_error_set_format(err, "tenbin");
     return rc;
+}
+
+int afmt_tenbin_validate(const uint8_t *buf, uint64_t len, const afmt_options *opt,
+                     const afmt_visitor *vis, afmt_error *err)
+{
+    afmt_src src;
+    if (!buf && len > 0) {
+        if (err) afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, 0, "no input buffer");
+        return -1;
+    }
+    afmt_src_buffer(&src, buf, len);
+    return afmt_tenbin_validate_src(&src, opt, vis, err);
 }
 
 static int tenbin_write_impl(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,
@@ -646,6 +670,7 @@ const afmt_format afmt_tenbin_format = {
     1,
     afmt_tenbin_detect,
     afmt_tenbin_validate,
+    afmt_tenbin_validate_src,
     afmt_tenbin_can_write,
     afmt_tenbin_encoded_size,
     afmt_tenbin_write,

@@ -14,6 +14,10 @@ int afmt_tenbin_detect(const uint8_t *buf, uint64_t len);
  * opt may be NULL for the defaults (strict). */
 int afmt_tenbin_validate(const uint8_t *buf, uint64_t len, const afmt_options *opt,
                      const afmt_visitor *vis, afmt_error *err);
+/* The same over a source: a buffer, or a stream read through a fixed
+ * window (views of streamed payloads then carry no data). */
+int afmt_tenbin_validate_src(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
+                         afmt_error *err);
 /* 0 if a tenbin file can hold this array (dtype, rank, sizes). */
 int afmt_tenbin_can_write(const afmt_array *array, afmt_error *err);
 /* Exact number of bytes afmt_tenbin_write produces. */

@@ -11,4 +11,5 @@
 #include "afmt_fields.h"
 #include "afmt_lz4.h"
 #include "afmt_tiles.h"
+#include "afmt_src.h"
 #endif

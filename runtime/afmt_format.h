@@ -13,6 +13,7 @@
 #include "afmt_error.h"
 #include "afmt_options.h"
 #include "afmt_sink.h"
+#include "afmt_src.h"
 
 typedef struct afmt_format {
     const char *name;                 /* "rawarray" */
@@ -26,6 +27,9 @@ typedef struct afmt_format {
     /* 0 if valid, -1 with err filled.  Arrays go to vis->on_array. */
     int (*validate)(const uint8_t *buf, uint64_t len, const afmt_options *opt,
                     const afmt_visitor *vis, afmt_error *err);
+    /* The same over a stream (memory bounded by the source's window). */
+    int (*validate_src)(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
+                        afmt_error *err);
     /* Can this format hold the array as given (dtype, rank, dims)?  0 yes,
      * -1 with err saying why not. */
     int (*can_write)(const afmt_array *array, afmt_error *err);

@@ -63,8 +63,11 @@ else
     echo "FAIL newformat: could not generate or compile: $(head -5 "$TMPD/cc.log" 2>/dev/null)" | tee -a "$LOG"
 fi
 
-if [ -x tests/e2e/run_e2e.sh ] || [ -f tests/e2e/run_e2e.sh ]; then
+if [ -f tests/e2e/run_e2e.sh ]; then
     run e2e bash tests/e2e/run_e2e.sh "$BUILD"
+fi
+if [ -f tests/e2e/run_memory.sh ] && [ -z "${AFMT_SKIP_MEMORY:-}" ]; then
+    run memory bash tests/e2e/run_memory.sh "$BUILD"
 fi
 
 passed=$(grep -c '^PASS ' "$LOG")

@@ -1,0 +1,230 @@
+/* afmt runtime: buffers and streams as validator input. */
+#include <inttypes.h>
+#include <string.h>
+#include "afmt_array.h"
+#include "afmt_bytes.h"
+#include "afmt_src.h"
+
+void afmt_src_buffer(afmt_src *s, const uint8_t *buf, uint64_t len)
+{
+    memset(s, 0, sizeof *s);
+    s->data = buf;
+    s->data_len = len;
+    s->len = len;
+}
+
+void afmt_src_stream(afmt_src *s, uint8_t *win, uint64_t cap,
+                     int (*read)(void *ctx, uint8_t *buf, size_t n, size_t *got), void *ctx)
+{
+    memset(s, 0, sizeof *s);
+    s->data = win;
+    s->win = win;
+    s->cap = cap;
+    s->len = AFMT_LEN_UNKNOWN;
+    s->read = read;
+    s->ctx = ctx;
+}
+
+/* Drop buffered bytes before keep_from (or before pos, whichever is lower)
+ * by moving the rest to the start of the window. */
+static void compact(afmt_src *s, uint64_t pos)
+{
+    uint64_t from = s->keep_from < pos ? s->keep_from : pos, drop;
+    if (from <= s->data_off)
+        return;
+    drop = from - s->data_off;
+    if (drop > s->data_len)
+        drop = s->data_len;
+    memmove(s->win, s->win + drop, (size_t)(s->data_len - drop));
+    s->data_off += drop;
+    s->data_len -= drop;
+}
+
+/* Read more bytes at the end of the buffered data; 0 at end of input. */
+static int read_more(afmt_src *s, uint64_t want)
+{
+    size_t got = 0;
+    uint64_t room = s->cap - s->data_len;
+    if (room == 0 || s->len != AFMT_LEN_UNKNOWN)
+        return 0;
+    if (want > room)
+        want = room;
+    if (s->read(s->ctx, s->win + s->data_len, (size_t)want, &got) != 0) {
+        s->io_error = 1;
+        s->len = s->data_off + s->data_len; /* nothing more will come */
+        return 0;
+    }
+    if (got == 0) {
+        s->len = s->data_off + s->data_len;
+        return 0;
+    }
+    s->data_len += got;
+    return 1;
+}
+
+int afmt_src_fill(afmt_src *s, uint64_t pos, uint64_t n)
+{
+    uint64_t need_end;
+    if (!s->read || pos < s->data_off || !afmt_add_u64(pos, n, &need_end))
+        return 0;
+    /* bytes the stream already passed (dropped) are gone */
+    if (need_end - s->data_off > s->cap)
+        compact(s, pos);
+    if (need_end - s->data_off > s->cap)
+        return 0;
+    while (s->data_off + s->data_len < need_end)
+        if (!read_more(s, need_end - (s->data_off + s->data_len) > 65536 ? need_end - (s->data_off + s->data_len) : 65536))
+            return 0;
+    return 1;
+}
+
+int afmt_src_short(afmt_src *s, afmt_error *err, const afmt_path *path, const char *field,
+                   uint64_t index, uint64_t pos, uint64_t end, uint64_t n, const char *what)
+{
+    uint64_t real_end;
+    /* A stream that could not hold what was asked does not know yet
+     * whether the input is long enough: read on to its end (in constant
+     * memory; the validation fails either way) so that a short input is
+     * called truncated, as it is from a file. */
+    if (s->read && s->len == AFMT_LEN_UNKNOWN && !s->io_error)
+        afmt_src_rest(s, s->data_off + s->data_len);
+    /* the input may end before the region does: judge by what is known */
+    real_end = end < s->len ? end : s->len;
+    if (s->io_error)
+        return afmt_fail(err, AFMT_E_IO, path, field, index, pos, "reading the input failed");
+    if (real_end != AFMT_LEN_UNKNOWN && (pos > real_end || real_end - pos < n))
+        return afmt_fail(err, AFMT_E_TRUNCATED, path, field, index, pos,
+                         "needs %" PRIu64 " bytes for %s, only %" PRIu64 " left", n, what,
+                         pos <= real_end ? real_end - pos : 0);
+    if (s->read && pos < s->data_off)
+        return afmt_fail(err, AFMT_E_LIMIT, path, field, index, pos,
+                         "%s lies before the stream window (offset %" PRIu64 "): validate the file instead",
+                         what, s->data_off);
+    return afmt_fail(err, AFMT_E_LIMIT, path, field, index, pos,
+                     "%s needs %" PRIu64 " bytes in memory, more than the stream window of %" PRIu64
+                     ": validate the file instead", what, n, s->cap);
+}
+
+int afmt_src_take(afmt_src *s, uint64_t end, uint64_t pos, uint64_t n, afmt_scan_fn scan, void *ctx,
+                  uint64_t *bad)
+{
+    uint64_t done = 0;
+    *bad = n;
+    if (pos > end || end - pos < n)
+        return 0;
+    if (!s->read || (n <= s->cap / 2 && afmt_src_fill(s, pos, n))) {
+        if (!s->read && (pos < s->data_off || s->data_len - (pos - s->data_off) < n))
+            return 0;
+        if (scan && n > 0) {
+            *bad = scan(ctx, AFMT_B(s, pos), n, 0);
+            if (*bad < n)
+                s->bad_byte = *AFMT_B(s, pos + *bad);
+        }
+        if (s->read)
+            afmt_src_keep_from(s, pos + n);
+        return 1;
+    }
+    /* a stream, and more than half the window: read it through in chunks,
+     * keeping nothing of it (or of what came before) */
+    afmt_src_keep_from(s, pos);
+    while (done < n) {
+        uint64_t at = pos + done, end_buf = s->data_off + s->data_len, chunk;
+        if (at < s->data_off)
+            return 0; /* already dropped: cannot happen after keep_from */
+        if (at >= end_buf) {
+            /* nothing buffered at `at` (bytes before it, if any, are not
+             * needed): empty the window and read on */
+            s->data_off = end_buf;
+            s->data_len = 0;
+            if (!read_more(s, s->cap))
+                return 0;
+            continue;
+        }
+        chunk = end_buf - at < n - done ? end_buf - at : n - done;
+        if (scan && *bad == n) {
+            uint64_t b = scan(ctx, AFMT_B(s, at), chunk, done);
+            if (b < chunk) {
+                *bad = done + b;
+                s->bad_byte = *AFMT_B(s, at + b);
+            }
+        }
+        done += chunk;
+    }
+    afmt_src_keep_from(s, pos + n);
+    compact(s, pos + n);
+    return 1;
+}
+
+int afmt_src_skip_to(afmt_src *s, uint64_t off)
+{
+    if (!s->read)
+        return off <= s->len;
+    if (off <= s->data_off + s->data_len)
+        return 1;
+    /* near: read up to it, keeping what is buffered (later items may still
+     * read the fields before it) */
+    if (off - s->data_off <= s->cap && afmt_src_fill(s, off - 1, 1))
+        return 1;
+    if (s->len != AFMT_LEN_UNKNOWN)
+        return off <= s->len;
+    /* far: read through, dropping everything before off */
+    while (s->data_off + s->data_len < off) {
+        uint64_t gap = off - (s->data_off + s->data_len);
+        s->data_off += s->data_len;
+        s->data_len = 0;
+        if (!read_more(s, gap < s->cap ? gap : s->cap))
+            return 0;
+    }
+    afmt_src_keep_from(s, off);
+    return 1;
+}
+
+uint64_t afmt_src_rest(afmt_src *s, uint64_t pos)
+{
+    if (!s->read)
+        return pos < s->len ? s->len - pos : 0;
+    /* keep it if it fits, else count it through */
+    while (s->len == AFMT_LEN_UNKNOWN && s->data_off + s->data_len - (pos < s->data_off ? s->data_off : pos) < s->cap / 2)
+        if (!afmt_src_fill(s, pos < s->data_off ? s->data_off : pos, s->data_off + s->data_len - pos + 1))
+            break;
+    while (s->len == AFMT_LEN_UNKNOWN) {
+        afmt_src_keep_from(s, s->data_off + s->data_len);
+        s->data_off += s->data_len;
+        s->data_len = 0;
+        if (!read_more(s, s->cap))
+            break;
+    }
+    return pos < s->len ? s->len - pos : 0;
+}
+
+const uint8_t *afmt_src_ptr(const afmt_src *s, uint64_t pos, uint64_t n)
+{
+    if (pos < s->data_off || pos - s->data_off > s->data_len || s->data_len - (pos - s->data_off) < n)
+        return NULL;
+    if (s->read)
+        return NULL; /* a stream's window moves on: never hand out its bytes */
+    return AFMT_B(s, pos);
+}
+
+uint64_t afmt_src_scan_bool(void *ctx, const uint8_t *p, uint64_t n, uint64_t at)
+{
+    (void)ctx;
+    (void)at;
+    return afmt_scan_not_bool(p, n);
+}
+
+uint64_t afmt_src_scan_zero(void *ctx, const uint8_t *p, uint64_t n, uint64_t at)
+{
+    (void)ctx;
+    (void)at;
+    return afmt_scan_nonzero(p, n);
+}
+
+uint64_t afmt_src_scan_pad_bits(void *ctx, const uint8_t *p, uint64_t n, uint64_t at)
+{
+    uint64_t bits = *(const uint64_t *)ctx, total = afmt_ceil_div_u64(bits, 8);
+    /* only the chunk holding the last byte matters */
+    if (bits % 8 == 0 || at + n != total)
+        return n;
+    return (p[n - 1] >> (bits % 8)) != 0 ? n - 1 : n;
+}

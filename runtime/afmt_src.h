@@ -1,0 +1,105 @@
+/* afmt runtime: the input a validator reads, a whole buffer or a stream.
+ *
+ * Generated validators address input by absolute offset.  For a buffer (an
+ * mmap'ed file) every byte is there and AFMT_B is plain pointer arithmetic.
+ * For a stream (a pipe) the source keeps a window of the input in a
+ * caller-owned buffer of fixed size: headers are read into it, payloads are
+ * read through it in chunks (scanned on the way when their values must be
+ * checked) and dropped, so memory stays at the window size whatever the
+ * stream's length.  What a stream cannot do it says: a structure larger
+ * than the window (a 100 MB CSR index array) is a limit error naming the
+ * field, never an allocation.
+ */
+#ifndef AFMT_SRC_H
+#define AFMT_SRC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "afmt_error.h"
+
+#define AFMT_LEN_UNKNOWN UINT64_MAX
+
+typedef struct afmt_src {
+    const uint8_t *data;  /* input bytes [data_off, data_off + data_len) */
+    uint64_t data_off, data_len;
+    uint64_t len;         /* input length; AFMT_LEN_UNKNOWN until a stream ends */
+    /* streams only */
+    int (*read)(void *ctx, uint8_t *buf, size_t n, size_t *got); /* 0 ok (got 0: end), -1 error */
+    void *ctx;
+    uint8_t *win;         /* the window buffer, cap bytes, caller-owned */
+    uint64_t cap;
+    uint64_t keep_from;   /* bytes before this offset may be dropped */
+    int io_error;         /* the read function failed */
+    uint8_t bad_byte;     /* the byte a payload scan stopped at (messages) */
+} afmt_src;
+
+/* A whole buffer (the common case: mmap). */
+void afmt_src_buffer(afmt_src *s, const uint8_t *buf, uint64_t len);
+/* A stream read through a window of cap bytes (64 KiB at least). */
+void afmt_src_stream(afmt_src *s, uint8_t *win, uint64_t cap,
+                     int (*read)(void *ctx, uint8_t *buf, size_t n, size_t *got), void *ctx);
+
+/* Pointer to the byte at absolute offset off (which must be buffered:
+ * afmt_src_have said so). */
+#define AFMT_B(s, off) ((s)->data + ((off) - (s)->data_off))
+
+/* A stream reads until [pos, pos + n) is buffered; 0 if it cannot. */
+int afmt_src_fill(afmt_src *s, uint64_t pos, uint64_t n);
+
+/* 1 when bytes [pos, pos + n) lie before end and are buffered (a stream
+ * reads them in first); 0 when the input ends first, or a stream cannot
+ * hold that much (afmt_src_short tells which). */
+static inline int afmt_src_have(afmt_src *s, uint64_t end, uint64_t pos, uint64_t n)
+{
+    if (pos > end || end - pos < n)
+        return 0;
+    if (pos >= s->data_off && pos - s->data_off <= s->data_len && s->data_len - (pos - s->data_off) >= n)
+        return 1;
+    return s->read ? afmt_src_fill(s, pos, n) : 0;
+}
+
+/* The failure after afmt_src_have returned 0: truncated ("needs n bytes for
+ * what, only m left"), an I/O error, or for a stream a limit ("... larger
+ * than the stream window"; a stream is read to its end first to tell the
+ * two apart). Returns -1. */
+int afmt_src_short(afmt_src *s, afmt_error *err, const afmt_path *path, const char *field,
+                   uint64_t index, uint64_t pos, uint64_t end, uint64_t n, const char *what);
+
+/* Scan callback for payloads: index (within p) of the first bad byte, or n.
+ * `at` is p's offset within the payload. */
+typedef uint64_t (*afmt_scan_fn)(void *ctx, const uint8_t *p, uint64_t n, uint64_t at);
+
+/* Take a payload of n bytes at pos: check it lies before end and is there,
+ * run scan over it (if given) and consume it.  A buffer keeps it; a stream
+ * reads it through its window in chunks and drops it (and everything
+ * before it).  Returns 1 when all n bytes were there; *bad is the payload
+ * index of the first bad byte (n when none or no scan). */
+int afmt_src_take(afmt_src *s, uint64_t end, uint64_t pos, uint64_t n, afmt_scan_fn scan, void *ctx,
+                  uint64_t *bad);
+
+/* Pointer to [pos, pos + n) when it is in memory (always for a buffer),
+ * else NULL: views of streamed payloads carry no data. */
+const uint8_t *afmt_src_ptr(const afmt_src *s, uint64_t pos, uint64_t n);
+
+/* Bytes before off will not be read again (a stream may drop them). */
+static inline void afmt_src_keep_from(afmt_src *s, uint64_t off)
+{
+    if (off > s->keep_from)
+        s->keep_from = off;
+}
+
+/* Move on to offset off, reading through (and dropping) what lies before
+ * it; 0 if the input ends first.  Trivial for a buffer. */
+int afmt_src_skip_to(afmt_src *s, uint64_t off);
+
+/* Bytes from pos to the end of the input (a stream reads to its end,
+ * keeping them only if they fit its window). */
+uint64_t afmt_src_rest(afmt_src *s, uint64_t pos);
+
+/* Scan helpers for afmt_src_take. */
+uint64_t afmt_src_scan_bool(void *ctx, const uint8_t *p, uint64_t n, uint64_t at);
+uint64_t afmt_src_scan_zero(void *ctx, const uint8_t *p, uint64_t n, uint64_t at);
+/* ctx: the uint64_t bit count; checks the pad bits of the last byte. */
+uint64_t afmt_src_scan_pad_bits(void *ctx, const uint8_t *p, uint64_t n, uint64_t at);
+
+#endif

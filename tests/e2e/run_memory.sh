@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Memory stays small and constant whatever the input claims or how long a
+# stream is: each check prints PASS/FAIL lines (counted by tests/run.sh).
+set -u
+BUILD=${1:-build}
+V="$BUILD/afmt-validate"
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+LIMIT_KB=65536   # 64 MiB resident at most (issue 4)
+
+rss_of() { # command... ; prints max RSS in kB, exit status in $T/rc
+    /usr/bin/time -f "%M" -o "$T/rss" "$@" > "$T/out" 2>&1
+    echo $? > "$T/rc"
+    tail -n 1 "$T/rss"
+}
+
+piped_rss() { # producer command; afmt-validate reads it on stdin (only it is measured)
+    sh -c "$1" 2>/dev/null | /usr/bin/time -f "%M" -o "$T/rss" "$V" - > "$T/out" 2>&1
+    echo "${PIPESTATUS[1]}" > "$T/rc"
+    tail -n 1 "$T/rss"
+}
+
+if [ ! -x /usr/bin/time ]; then
+    echo "FAIL memory: /usr/bin/time is missing (make deps installs it)"
+    exit 0
+fi
+
+# 1. a header claiming 2^60 elements in a 100-byte file
+python3 - "$T/huge.ra" <<'PY'
+import struct, sys
+h = b"rawarray" + struct.pack("<6Q", 0, 2, 1, 1 << 60, 2, 1 << 30) + struct.pack("<Q", 1 << 30)
+open(sys.argv[1], "wb").write((h + b"x" * 100)[:100])
+PY
+kb=$(rss_of "$V" "$T/huge.ra")
+if [ "$(cat "$T/rc")" = 1 ] && [ "$kb" -lt 16384 ] && grep -q "truncated\|needs" "$T/out"; then
+    echo "PASS memory: 2^60 elements in a 100-byte file rejected in ${kb} kB"
+else
+    echo "FAIL memory: 2^60 elements: rc $(cat "$T/rc"), ${kb} kB: $(head -c 300 "$T/out")"
+fi
+
+# 2. a 1 GiB tenbin stream piped in
+kb=$(piped_rss "python3 tests/e2e/gen_tenbin_stream.py 16 67108864")
+if [ "$(cat "$T/rc")" = 0 ] && [ "$kb" -lt "$LIMIT_KB" ] && grep -q "ok tenbin f32\[16777216\]" "$T/out"; then
+    echo "PASS memory: a 1 GiB tenbin stream validated in ${kb} kB"
+else
+    echo "FAIL memory: 1 GiB stream: rc $(cat "$T/rc"), ${kb} kB: $(head -c 300 "$T/out")"
+fi
+
+# 3. the same stream cut short: truncated, still small
+kb=$(piped_rss "python3 tests/e2e/gen_tenbin_stream.py 4 67108864 | head -c 200000000")
+if [ "$(cat "$T/rc")" = 1 ] && [ "$kb" -lt "$LIMIT_KB" ] && grep -q "array\[2\].data at offset .*only" "$T/out"; then
+    echo "PASS memory: a cut stream is truncated at array[2].data in ${kb} kB"
+else
+    echo "FAIL memory: cut stream: rc $(cat "$T/rc"), ${kb} kB: $(head -c 300 "$T/out")"
+fi
+
+# 4. a 1 GiB futhark bool stream: every byte checked, memory still small
+python3 - "$T" <<'PY'
+import struct, sys
+n = 1 << 30
+hdr = b"b" + bytes([2, 1]) + b"bool" + struct.pack("<q", n)
+open(sys.argv[1] + "/bool.hdr", "wb").write(hdr)
+PY
+kb=$(piped_rss "cat '$T/bool.hdr'; head -c 1073741824 /dev/zero")
+if [ "$(cat "$T/rc")" = 0 ] && [ "$kb" -lt "$LIMIT_KB" ]; then
+    echo "PASS memory: a 1 GiB futhark bool stream checked in ${kb} kB"
+else
+    echo "FAIL memory: bool stream: rc $(cat "$T/rc"), ${kb} kB: $(head -c 300 "$T/out")"
+fi

@@ -1,0 +1,201 @@
+/* Streams judge like buffers: every reference sample and golden input,
+ * read through a small window in reads of a few bytes, gets the verdict,
+ * error code, field and offset it gets as a whole buffer (or a limit error
+ * when a structure is larger than the window); and a long stream is read
+ * in constant memory. */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "afmt.h"
+#include "check.h"
+
+typedef struct mem_reader {
+    const uint8_t *p;
+    uint64_t len, at;
+    unsigned step; /* bytes per read: small, to cross every boundary */
+} mem_reader;
+
+static int mem_read(void *ctx, uint8_t *buf, size_t n, size_t *got)
+{
+    mem_reader *r = ctx;
+    uint64_t k = r->len - r->at;
+    if (k > n) k = n;
+    if (k > r->step) k = r->step;
+    memcpy(buf, r->p + r->at, (size_t)k);
+    r->at += k;
+    *got = (size_t)k;
+    r->step = r->step % 7 + 1;
+    return 0;
+}
+
+static uint8_t *slurp(const char *path, uint64_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    uint8_t *buf;
+    long n;
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    buf = malloc(n > 0 ? (size_t)n : 1);
+    if (!buf || (n > 0 && fread(buf, 1, (size_t)n, f) != (size_t)n)) { fclose(f); free(buf); return NULL; }
+    fclose(f);
+    *len = (uint64_t)n;
+    return buf;
+}
+
+typedef struct counts { int arrays, warnings; } counts;
+static int count_array(void *ctx, const afmt_array *a) { (void)a; ((counts *)ctx)->arrays++; return 0; }
+static void count_warning(void *ctx, const afmt_error *w) { (void)w; ((counts *)ctx)->warnings++; }
+
+static int compared, limited;
+
+static void compare_file(const char *path, const char *label)
+{
+    uint64_t len = 0;
+    uint8_t *buf = slurp(path, &len);
+    size_t f;
+    int mode;
+    if (!buf) return;
+    for (f = 0; f < afmt_format_count; f++) {
+        const afmt_format *fmt = afmt_formats[f];
+        for (mode = 0; mode < 2; mode++) {
+            afmt_options opt;
+            afmt_visitor vis;
+            afmt_error eb, es;
+            counts cb = {0, 0}, cs = {0, 0};
+            afmt_src src;
+            mem_reader r;
+            static uint8_t window[1 << 16];
+            int rb, rs;
+            char name[2400];
+            afmt_options_default(&opt);
+            opt.mode = mode ? AFMT_LENIENT : AFMT_STRICT;
+            memset(&vis, 0, sizeof vis);
+            vis.on_array = count_array;
+            vis.on_warning = count_warning;
+            vis.ctx = &cb;
+            rb = fmt->validate(buf, len, &opt, &vis, &eb);
+            r.p = buf;
+            r.len = len;
+            r.at = 0;
+            r.step = 1;
+            afmt_src_stream(&src, window, sizeof window, mem_read, &r);
+            vis.ctx = &cs;
+            rs = fmt->validate_src(&src, &opt, &vis, &es);
+            if (rs != 0 && es.code == AFMT_E_LIMIT && rb == 0) {
+                limited++;
+                continue; /* larger than the window: said so, not misjudged */
+            }
+            snprintf(name, sizeof name, "stream %s as %s %s: same verdict", label, fmt->name, mode ? "lenient" : "strict");
+            CHECK(name, rb == rs);
+            if (rb != 0 && rs != 0) {
+                snprintf(name, sizeof name, "stream %s as %s %s: same error (%s/%s at %llu vs %s/%s at %llu)", label,
+                         fmt->name, mode ? "lenient" : "strict", afmt_code_name(eb.code), eb.field,
+                         (unsigned long long)eb.offset, afmt_code_name(es.code), es.field, (unsigned long long)es.offset);
+                /* a stream learns its length only at its end: a truncated
+                 * input may be reported at the field that ran out rather
+                 * than at the region that claimed too much */
+                CHECK(name, eb.code == es.code &&
+                                (eb.code == AFMT_E_TRUNCATED || (!strcmp(eb.field, es.field) && eb.offset == es.offset)));
+            }
+            if (rb == 0 && rs == 0) {
+                snprintf(name, sizeof name, "stream %s as %s %s: same arrays and warnings", label, fmt->name,
+                         mode ? "lenient" : "strict");
+                CHECK(name, cb.arrays == cs.arrays && cb.warnings == cs.warnings);
+            }
+            compared++;
+        }
+    }
+    free(buf);
+}
+
+static void walk(const char *dir, const char *prefix, int depth)
+{
+    DIR *d = opendir(dir);
+    struct dirent *de;
+    if (!d) return;
+    while ((de = readdir(d)) != NULL) {
+        char path[1024], label[1100];
+        if (de->d_name[0] == '.') continue;
+        snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+        snprintf(label, sizeof label, "%s/%s", prefix, de->d_name);
+        if (de->d_type == DT_DIR) {
+            if (depth > 0) walk(path, label, depth - 1);
+        } else if (de->d_type == DT_REG && (depth == 0 || strcmp(de->d_name, "input") == 0 || strstr(dir, "samples"))) {
+            if (strcmp(de->d_name, "expect") != 0) compare_file(path, label);
+        }
+    }
+    closedir(d);
+}
+
+/* A long tenbin stream (many arrays of 1 MiB) through a 1 MiB window:
+ * nothing grows with the stream. */
+typedef struct gen_reader {
+    uint64_t total, at;
+    uint8_t chunk[16 + 64 + 16 + (1 << 20)];
+    uint64_t chunk_len;
+} gen_reader;
+
+static int gen_read(void *ctx, uint8_t *buf, size_t n, size_t *got)
+{
+    gen_reader *g = ctx;
+    uint64_t off = g->at % g->chunk_len, k = g->chunk_len - off;
+    if (g->at >= g->total) { *got = 0; return 0; }
+    if (k > n) k = n;
+    if (k > g->total - g->at) k = g->total - g->at;
+    memcpy(buf, g->chunk + off, (size_t)k);
+    g->at += k;
+    *got = (size_t)k;
+    return 0;
+}
+
+static void long_stream(void)
+{
+    const afmt_format *ten = afmt_format_by_name("tenbin");
+    static gen_reader g;
+    static uint8_t window[1 << 20];
+    afmt_src src;
+    afmt_error err;
+    counts c = {0, 0};
+    afmt_visitor vis;
+    uint8_t *p = g.chunk;
+    if (!ten) return;
+    memset(&g, 0, sizeof g);
+    /* header chunk: f4, no info, ndim 1, dim 2^18 */
+    memcpy(p, "~TenBin~", 8);
+    afmt_store_u64le(p + 8, 32);
+    memcpy(p + 16, "f4", 2);
+    afmt_store_u64le(p + 32, 1);
+    afmt_store_u64le(p + 40, 1 << 18);
+    p += 16 + 64;
+    memcpy(p, "~TenBin~", 8);
+    afmt_store_u64le(p + 8, 1 << 20);
+    g.chunk_len = 16 + 64 + 16 + (1 << 20);
+    g.total = g.chunk_len * 300; /* 300 MiB through a 1 MiB window */
+    memset(&vis, 0, sizeof vis);
+    vis.on_array = count_array;
+    vis.ctx = &c;
+    afmt_src_stream(&src, window, sizeof window, gen_read, &g);
+    CHECK("stream: 300 MiB of tenbin through a 1 MiB window validates",
+          ten->validate_src(&src, NULL, &vis, &err) == 0 && c.arrays == 300);
+    g.at = 0;
+    g.total -= 5; /* cut inside the last payload */
+    afmt_src_stream(&src, window, sizeof window, gen_read, &g);
+    CHECK("stream: a cut in the last payload is truncated",
+          ten->validate_src(&src, NULL, NULL, &err) != 0 && err.code == AFMT_E_TRUNCATED && !strcmp(err.field, "array[299].data"));
+}
+
+int main(int argc, char **argv)
+{
+    const char *samples = getenv("AFMT_SAMPLES") ? getenv("AFMT_SAMPLES") : "../shared/samples";
+    (void)argc;
+    (void)argv;
+    walk(samples, "samples", 1);
+    walk("tests", "tests", 2);
+    CHECK("stream: compared many inputs", compared > 500);
+    printf("  note: %d comparisons, %d limited by the 64 KiB window\n", compared, limited);
+    long_stream();
+    CHECK_DONE();
+}
