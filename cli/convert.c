@@ -157,6 +157,36 @@ static int check_target(const char *in, size_t i, const afmt_format *target,
     return -1;
 }
 
+/* The target's sidecar (DAPHNE's OUT.meta), written the same all-or-
+ * nothing way as the data. */
+static int write_sidecar(const afmt_format *target, const afmt_array *views, size_t n, const char *out)
+{
+    char path[4200], *json;
+    size_t len = 0;
+    afmt_sink sink;
+    afmt_error err;
+    int rc = -1;
+    json = malloc(AFMT_META_MAX_BYTES);
+    if (!json) {
+        fprintf(stderr, "afmt convert: out of memory\n");
+        return -1;
+    }
+    snprintf(path, sizeof path, "%s%s", out, target->sidecar->suffix);
+    afmt_error_clear(&err);
+    if (afmt_meta_write(target->sidecar, views, n, json, AFMT_META_MAX_BYTES, &len, &err) != 0) {
+        fprintf(stderr, "afmt convert: %s: cannot write the sidecar: %s\n", path, err.message);
+    } else if (afmt_sink_file_open(&sink, path, &err) != 0) {
+        fprintf(stderr, "%s: error: %s\n", path, err.message);
+    } else if (afmt_sink_put(&sink, json, len, &err) != 0 || afmt_sink_commit(&sink, &err) != 0) {
+        afmt_sink_abort(&sink);
+        fprintf(stderr, "%s: error: %s\n", path, err.message);
+    } else {
+        rc = 0;
+    }
+    free(json);
+    return rc;
+}
+
 int afmt_cli_convert_main(int argc, char **argv, int first)
 {
     afmt_cli_args args;
@@ -321,7 +351,9 @@ int afmt_cli_convert_main(int argc, char **argv, int first)
         afmt_array_plain_view(a, target->order, buf, &plain);
         if (dtype == AFMT_DTYPE_INVALID || dtype == a->dtype) {
             views[i] = plain;
-            if (check_target(in, i, target, &views[i], &rc) != 0)
+            /* several arrays may make one structure (a DAPHNE frame): they
+             * are checked together below */
+            if (c.n == 1 && check_target(in, i, target, &views[i], &rc) != 0)
                 goto done;
             continue;
         }
@@ -347,8 +379,18 @@ int afmt_cli_convert_main(int argc, char **argv, int first)
         free(bufs[i]);
         bufs[i] = buf;
         views[i].data = buf;
-        if (check_target(in, i, target, &views[i], &rc) != 0)
+        if (c.n == 1 && check_target(in, i, target, &views[i], &rc) != 0)
             goto done;
+    }
+    if (c.n > 1) {
+        uint64_t size;
+        afmt_error_clear(&err);
+        if (target->encoded_size(views, c.n, NULL, &size, &err) != 0) {
+            char what[96];
+            snprintf(what, sizeof what, "these %zu arrays cannot be written as one %s file", c.n, target->name);
+            rc = describe_refusal(in, err.field[0] && err.code != AFMT_E_USAGE ? 0 : 0, &views[0], what, &err);
+            goto done;
+        }
     }
 
     /* Write, all or nothing. */
@@ -390,6 +432,10 @@ int afmt_cli_convert_main(int argc, char **argv, int first)
         }
     } else if (afmt_sink_commit(sink, &err) != 0) {
         fprintf(stderr, "%s: error: %s\n", out, err.message);
+        rc = AFMT_EXIT_ERROR;
+        goto done;
+    }
+    if (!to_stdout && target->sidecar && write_sidecar(target, views, c.n, out) != 0) {
         rc = AFMT_EXIT_ERROR;
         goto done;
     }

@@ -132,6 +132,8 @@ void afmt_cli_worker_free(afmt_cli_worker *w)
     afmt_cli_buf_free(&w->name);
     free(w->window);
     w->window = NULL;
+    free(w->meta_columns);
+    w->meta_columns = NULL;
 }
 
 /* ---------------------------------------------------------------- visitor */
@@ -165,6 +167,10 @@ static int on_array(void *ctx, const afmt_array *a)
 {
     afmt_cli_worker *w = ctx;
     uint64_t index = w->narrays++;
+
+    if (w->meta_desc && !w->meta_failed &&
+        afmt_meta_check_array(w->meta_desc, &w->meta, a, (size_t)index, &w->meta_err) != 0)
+        w->meta_failed = 1;
 
     if (index == 0) {
         afmt_array_describe(a, w->first, sizeof w->first);
@@ -375,6 +381,34 @@ static int looks_like(const afmt_format *f, const uint8_t *buf, uint64_t len,
     return 0;
 }
 
+/* Read PATH + suffix if it exists (bounded), for on_array to check. */
+static void load_sidecar(afmt_cli_worker *w, const afmt_format *fmt, const char *path)
+{
+    FILE *f;
+    static const size_t cap = AFMT_META_MAX_BYTES + 1;
+    char *text;
+    size_t got;
+    snprintf(w->meta_path, sizeof w->meta_path, "%s%s", path, fmt->sidecar->suffix);
+    f = fopen(w->meta_path, "rb");
+    if (!f)
+        return; /* no sidecar: nothing to check */
+    text = malloc(cap);
+    if (!w->meta_columns)
+        w->meta_columns = malloc(sizeof *w->meta_columns * AFMT_META_MAX_COLUMNS);
+    if (!text || !w->meta_columns) {
+        free(text);
+        fclose(f);
+        return;
+    }
+    got = fread(text, 1, cap, f);
+    fclose(f);
+    w->meta_desc = fmt->sidecar;
+    afmt_error_clear(&w->meta_err);
+    if (afmt_meta_parse(fmt->sidecar, text, got, &w->meta, w->meta_columns, &w->meta_err) != 0)
+        w->meta_failed = 1;
+    free(text);
+}
+
 static void check(afmt_cli_worker *w, const char *display, const char *ext_name,
                   const uint8_t *buf, uint64_t len, const afmt_error *pre, afmt_cli_input *stream)
 {
@@ -409,6 +443,13 @@ static void check(afmt_cli_worker *w, const char *display, const char *ext_name,
         afmt_cli_visitor_init(&vis, w);
         vis.on_array = on_array;
         vis.on_warning = on_warning;
+        w->meta_desc = NULL;
+        w->meta_failed = 0;
+        if (fmt->sidecar && ext_name && !(stream && stream->fd >= 0))
+            load_sidecar(w, fmt, ext_name);
+        if (w->meta_failed) {
+            /* the sidecar itself is broken: the file is still validated */
+        }
         if (stream && stream->fd >= 0) {
             /* a pipe: through a fixed window, whatever its length */
             if (!w->window)
@@ -421,6 +462,19 @@ static void check(afmt_cli_worker *w, const char *display, const char *ext_name,
         } else {
             valid = fmt->validate(buf, len, &w->cfg->opt, &vis, &err) == 0;
         }
+        if (valid && w->meta_desc && !w->meta_failed &&
+            afmt_meta_check_end(w->meta_desc, &w->meta, (size_t)w->narrays, &w->meta_err) != 0)
+            w->meta_failed = 1;
+        if (valid && w->meta_failed) {
+            /* the data is fine, its sidecar disagrees: name the sidecar */
+            const char *base = strrchr(w->meta_path, '/');
+            err = w->meta_err;
+            base = base ? base + 1 : w->meta_path;
+            snprintf(err.field, sizeof err.field, "%.100s:%.50s", base, w->meta_err.field);
+            afmt_error_set_format(&err, fmt->name);
+            valid = 0;
+        }
+        w->meta_desc = NULL;
     }
     emit(w, display, fmt, valid, &err);
 }

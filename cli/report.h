@@ -78,6 +78,14 @@ typedef struct afmt_cli_worker {
     afmt_cli_buf data;     /* stream / archive member bytes */
     afmt_cli_buf name;     /* scratch for composed names ("a.tar:x.ten") */
     uint8_t *window;       /* stream window (AFMT_CLI_STREAM_WINDOW), made on first use */
+    /* A sidecar found beside the file (DAPHNE's x.dbdf.meta), checked as
+     * the arrays are visited. */
+    const afmt_meta_desc *meta_desc;
+    afmt_meta meta;
+    afmt_meta_column *meta_columns; /* AFMT_META_MAX_COLUMNS, made on first use */
+    int meta_failed;
+    afmt_error meta_err;
+    char meta_path[4200];
     /* The input being checked. */
     uint64_t narrays, nwarn;
     uint64_t arrays_listed, warns_listed;

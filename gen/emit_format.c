@@ -137,6 +137,22 @@ static int has_top_repeat(const spec *s)
     return 0;
 }
 
+/* Can a file hold several arrays: a top-level repeat of them, or a table
+ * of columns (a DAPHNE frame)? */
+static int holds_columns(const item_list *b)
+{
+    int i, j;
+    for (i = 0; i < b->n; i++) {
+        const item *it = b->v[i];
+        if (it->kind == IT_ARRAY && it->layout == LAYOUT_COLUMNS) return 1;
+        if ((it->kind == IT_REPEAT || it->kind == IT_REGION) && holds_columns(&it->body)) return 1;
+        if (it->kind == IT_SWITCH)
+            for (j = 0; j < it->ncases; j++)
+                if (holds_columns(&it->cases[j].body)) return 1;
+    }
+    return 0;
+}
+
 static int first_order(item_list *b)
 {
     int i, j, o;
@@ -304,6 +320,16 @@ int emit_format(const spec *s, const char *outdir)
               "    return 0;\n"
               "}\n\n",
               f, f, f, f, f, f, f, f, f, f);
+    if (s->sidecar_suffix) {
+        int k;
+        sb_printf(&src, "/* The sidecar file written and checked beside the data. */\n");
+        sb_printf(&src, "static const afmt_meta_desc %s_sidecar = {\n    \"%s\",\n   ", f, s->sidecar_suffix);
+        for (k = 0; k < 6; k++) sb_printf(&src, " \"%s\",", s->sidecar_keys[k] ? s->sidecar_keys[k] : "");
+        sb_puts(&src, "\n    {\n");
+        for (k = 0; k < s->nsidecar_names; k++)
+            sb_printf(&src, "        [%s] = \"%s\",\n", dtype_enum(s->sidecar_names[k][0]), s->sidecar_names[k][1]);
+        sb_puts(&src, "    },\n};\n\n");
+    }
     {
         int order = first_order((item_list *)&s->body);
         char *spq = c_quote(s->path, strlen(s->path));
@@ -320,8 +346,10 @@ int emit_format(const spec *s, const char *outdir)
                   "    afmt_%s_can_write,\n"
                   "    afmt_%s_encoded_size,\n"
                   "    afmt_%s_write,\n"
+                  "    %s,\n"
                   "};\n",
-                  f, f, spq, f, order == 1 ? "AFMT_COL_MAJOR" : "AFMT_ROW_MAJOR", has_top_repeat(s), f, f, f, f, f, f);
+                  f, f, spq, f, order == 1 ? "AFMT_COL_MAJOR" : "AFMT_ROW_MAJOR", has_top_repeat(s) || holds_columns(&s->body), f, f, f, f, f, f,
+                  s->sidecar_suffix ? xprintf("&%s_sidecar", f) : "NULL");
         free(spq);
     }
 

@@ -690,7 +690,7 @@ static void load_table(loader *L, const char *name, json_t *t, const char *jp, t
 }
 
 static const char *const TOP_KEYS[] = {
-    "format", "title", "doc", "extensions", "endian", "detect", "tables", "body", "trailer", "$schema", NULL};
+    "format", "title", "doc", "extensions", "endian", "detect", "tables", "body", "trailer", "sidecar", "$schema", NULL};
 
 static void load_detect(loader *L, spec *s, json_t *d, const char *jp)
 {
@@ -803,6 +803,40 @@ spec *spec_load(const char *path)
         }
     }
     load_items(&L, s, json_object_get(root, "body"), "/body", &s->body);
+    v = json_object_get(root, "sidecar");
+    if (v) {
+        static const char *const SIDECAR_KEYS[] = {"suffix", "keys", "value_names", "doc", NULL};
+        static const char *const KEY_NAMES[] = {"rows", "cols", "value_type", "nnz", "schema", "label", NULL};
+        json_t *keys = json_object_get(v, "keys"), *names = json_object_get(v, "value_names");
+        int k;
+        check_keys(&L, v, "/sidecar", SIDECAR_KEYS);
+        s->sidecar_suffix = get_str(&L, v, "suffix", "/sidecar", 1);
+        if (!json_is_object(keys)) LERR(&L, "/sidecar/keys", "an object naming the JSON keys: rows, cols, value_type, nnz, schema, label");
+        else {
+            check_keys(&L, keys, "/sidecar/keys", KEY_NAMES);
+            for (k = 0; KEY_NAMES[k]; k++) s->sidecar_keys[k] = get_str(&L, keys, KEY_NAMES[k], "/sidecar/keys", 1);
+        }
+        if (!json_is_object(names)) LERR(&L, "/sidecar/value_names", "an object mapping dtypes to their spelling");
+        else {
+            const char *dk;
+            json_t *dv;
+            json_object_foreach(names, dk, dv) {
+                char *pk = jp_key("/sidecar/value_names", dk);
+                static const char *const DT[] = {"bool", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f16",
+                                                 "bf16", "f32", "f64", "c64", "c128", NULL};
+                int ok = 0, q;
+                for (q = 0; DT[q]; q++) ok |= strcmp(DT[q], dk) == 0;
+                if (!ok) LERR(&L, pk, "unknown dtype '%s'", dk);
+                else if (!json_is_string(dv) || json_string_length(dv) >= 16) LERR(&L, pk, "a spelling of at most 15 characters");
+                else if (s->nsidecar_names < 32) {
+                    s->sidecar_names[s->nsidecar_names][0] = xstrdup(dk);
+                    s->sidecar_names[s->nsidecar_names][1] = xstrdup(json_string_value(dv));
+                    s->nsidecar_names++;
+                }
+                free(pk);
+            }
+        }
+    }
     v = json_object_get(root, "trailer");
     if (!v || (json_is_string(v) && strcmp(json_string_value(v), "forbid") == 0)) {
         s->trailer_lenient = LEN_WARN;

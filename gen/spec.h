@@ -156,6 +156,10 @@ typedef struct spec {
     int trailer_keep;    /* 1: bytes after the structure are metadata */
     leniency trailer_lenient;
     int col_major;       /* order of the (first) payload */
+    /* sidecar (afmt_meta_desc) */
+    char *sidecar_suffix;
+    char *sidecar_keys[6]; /* rows, cols, value_type, nnz, schema, label */
+    char *sidecar_names[32][2]; int nsidecar_names; /* dtype -> spelling */
     int multi;           /* a top-level repeat holds the arrays */
 } spec;
 

@@ -1027,16 +1027,33 @@ int afmt_daphne_write(const afmt_array *arrays, size_t n, const afmt_write_optio
     return 0;
 }
 
+/* The sidecar file written and checked beside the data. */
+static const afmt_meta_desc daphne_sidecar = {
+    ".meta",
+    "numRows", "numCols", "valueType", "numNonZeros", "schema", "label",
+    {
+        [AFMT_I8] = "si8",
+        [AFMT_I32] = "si32",
+        [AFMT_I64] = "si64",
+        [AFMT_U8] = "ui8",
+        [AFMT_U32] = "ui32",
+        [AFMT_U64] = "ui64",
+        [AFMT_F32] = "f32",
+        [AFMT_F64] = "f64",
+    },
+};
+
 const afmt_format afmt_daphne_format = {
     "daphne",
     "spec/daphne.json",
     daphne_extensions,
     AFMT_ROW_MAJOR,
-    0,
+    1,
     afmt_daphne_detect,
     afmt_daphne_validate,
     afmt_daphne_validate_src,
     afmt_daphne_can_write,
     afmt_daphne_encoded_size,
     afmt_daphne_write,
+    &daphne_sidecar,
 };

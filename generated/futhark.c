@@ -446,4 +446,5 @@ const afmt_format afmt_futhark_format = {
     afmt_futhark_can_write,
     afmt_futhark_encoded_size,
     afmt_futhark_write,
+    NULL,
 };

@@ -343,4 +343,5 @@ const afmt_format afmt_inebin_format = {
     afmt_inebin_can_write,
     afmt_inebin_encoded_size,
     afmt_inebin_write,
+    NULL,
 };

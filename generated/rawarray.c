@@ -558,4 +558,5 @@ const afmt_format afmt_rawarray_format = {
     afmt_rawarray_can_write,
     afmt_rawarray_encoded_size,
     afmt_rawarray_write,
+    NULL,
 };

@@ -674,4 +674,5 @@ const afmt_format afmt_tenbin_format = {
     afmt_tenbin_can_write,
     afmt_tenbin_encoded_size,
     afmt_tenbin_write,
+    NULL,
 };

@@ -12,4 +12,5 @@
 #include "afmt_lz4.h"
 #include "afmt_tiles.h"
 #include "afmt_src.h"
+#include "afmt_meta.h"
 #endif

@@ -14,6 +14,7 @@
 #include "afmt_options.h"
 #include "afmt_sink.h"
 #include "afmt_src.h"
+#include "afmt_meta.h"
 
 typedef struct afmt_format {
     const char *name;                 /* "rawarray" */
@@ -39,6 +40,9 @@ typedef struct afmt_format {
     int (*write)(const afmt_array *arrays, size_t n,
                  const afmt_write_options *wopt, afmt_sink *sink,
                  afmt_error *err);
+    /* A metadata file written and checked beside the data (DAPHNE's
+     * x.dbdf.meta), or NULL. */
+    const afmt_meta_desc *sidecar;
 } afmt_format;
 
 /* Provided by generated/afmt_formats.c */

@@ -66,6 +66,9 @@ fi
 if [ -f tests/e2e/run_e2e.sh ]; then
     run e2e bash tests/e2e/run_e2e.sh "$BUILD"
 fi
+if [ -f tests/e2e/run_sidecar.sh ]; then
+    run sidecar bash tests/e2e/run_sidecar.sh "$BUILD"
+fi
 if [ -f tests/e2e/run_memory.sh ] && [ -z "${AFMT_SKIP_MEMORY:-}" ]; then
     run memory bash tests/e2e/run_memory.sh "$BUILD"
 fi

@@ -1,0 +1,48 @@
+#!/usr/bin/env bash
+# DAPHNE's .meta sidecar: afmt writes it beside a DAPHNE file and checks one
+# it finds.  One PASS/FAIL line per check (counted by tests/run.sh).
+set -u
+BUILD=${1:-build}
+A="$BUILD/afmt"
+V="$BUILD/afmt-validate"
+S="$(cd "$(dirname "$0")/../../../shared/samples" 2>/dev/null && pwd)"
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+
+check() { # name, condition-command...
+    local name=$1
+    shift
+    if "$@"; then echo "PASS sidecar: $name"; else echo "FAIL sidecar: $name"; fi
+}
+
+"$A" convert "$S/rawarray/randf64.ra" "$T/m.dbdf" --to daphne > "$T/out" 2>&1
+check "convert to daphne writes OUT.meta" test -f "$T/m.dbdf.meta"
+check "the sidecar says rows, cols, value type" grep -q '"numRows":4,"numCols":4,"valueType":"f64"' "$T/m.dbdf.meta"
+"$V" "$T/m.dbdf" > "$T/out" 2>&1
+check "a file and its own sidecar validate" grep -q "ok daphne f64\[4,4\]" "$T/out"
+
+printf '{"numRows":5,"numCols":4,"valueType":"f64","numNonZeros":0}' > "$T/m.dbdf.meta"
+"$V" "$T/m.dbdf" > "$T/out" 2>&1
+rc=$?
+check "a sidecar with other rows makes the file invalid (exit 1)" test "$rc" = 1
+check "the rejection names the sidecar key" grep -q "m.dbdf.meta:numRows at offset 0: sidecar says 5 rows, the file has 4" "$T/out"
+
+printf '{"numRows":4,"numCols":4,"valueType":"si32","numNonZeros":0}' > "$T/m.dbdf.meta"
+"$V" "$T/m.dbdf" > "$T/out" 2>&1
+check "a sidecar with another value type is caught" grep -q 'valueType.*"si32", the file holds f64' "$T/out"
+
+printf '{"numRows":4,"numCols":4,"valueType":"f64"' > "$T/m.dbdf.meta"
+"$V" "$T/m.dbdf" > "$T/out" 2>&1
+check "a broken sidecar is reported with its byte offset" grep -q "m.dbdf.meta:sidecar at offset [0-9]*: sidecar JSON" "$T/out"
+
+rm -f "$T/m.dbdf.meta"
+"$V" "$T/m.dbdf" > "$T/out" 2>&1
+check "no sidecar: nothing to check" grep -q "ok daphne" "$T/out"
+
+"$A" convert "$S/daphne/frame_2x2.dbdf" "$T/f.dbdf" > "$T/out" 2>&1
+check "a frame's sidecar has its schema" grep -q '"schema":\[{"label":"h","valueType":"si64"},{"label":"?c","valueType":"f64"}\]' "$T/f.dbdf.meta"
+"$V" "$T/f.dbdf" > "$T/out" 2>&1
+check "a frame and its sidecar validate" grep -q "ok daphne i64\[2\]" "$T/out"
+printf '{"numRows":2,"numCols":2,"schema":[{"label":"h","valueType":"si64"}]}' > "$T/f.dbdf.meta"
+"$V" "$T/f.dbdf" > "$T/out" 2>&1
+check "a schema with too few columns is caught" grep -q "f.dbdf.meta:schema" "$T/out"
