@@ -29,7 +29,8 @@ endif
 
 SPECS         := $(sort $(wildcard spec/*.json))
 RUNTIME_SRC   := $(sort $(wildcard runtime/*.c))
-GENERATED_SRC := $(sort $(wildcard generated/*.c))
+RUNTIME_RE    := $(sort $(wildcard runtime/*.re))
+GENERATED_SRC := $(sort $(wildcard generated/*.c)) $(RUNTIME_RE:runtime/%.re=generated/runtime/%.c)
 GEN_SRC       := $(sort $(wildcard gen/*.c)) generated/gen/expr_lexer.c
 CLI_COMMON    := $(filter-out cli/afmt_validate_main.c cli/afmt_main.c,$(sort $(wildcard cli/*.c)))
 
@@ -107,21 +108,24 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB)
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 
 # ---------------------------------------------------------------- generation
-# The expression lexer of afmt-gen is re2c output, committed like the rest.
-generated/gen/expr_lexer.c: gen/expr_lexer.re
-	@mkdir -p $(dir $@)
-	$(RE2C) -W -i --no-generation-date --no-version -o $@ $<
-
+# re2c output (afmt-gen's expression lexer, the runtime's futhark text
+# lexer) is committed like the rest and made only by `make regen`, so a
+# build never needs re2c (timestamps after a clone mean nothing).
 # regen: re2c first (afmt-gen needs its lexer), then afmt-gen over all specs.
 regen:
-	@mkdir -p generated/gen
+	@mkdir -p generated/gen generated/runtime
 	$(RE2C) -W -i --no-generation-date --no-version -o generated/gen/expr_lexer.c gen/expr_lexer.re
+	@for f in $(RUNTIME_RE); do b=$$(basename $$f .re); \
+	  echo "$(RE2C) -o generated/runtime/$$b.c $$f"; \
+	  $(RE2C) -W -i --no-generation-date --no-version -o generated/runtime/$$b.c $$f || exit 1; done
 	$(MAKE) --no-print-directory $(BUILD)/afmt-gen
 	$(BUILD)/afmt-gen -o generated $(SPECS)
 
 check-regen:
-	@rm -rf $(BUILD)/regen-check && mkdir -p $(BUILD)/regen-check/gen
+	@rm -rf $(BUILD)/regen-check && mkdir -p $(BUILD)/regen-check/gen $(BUILD)/regen-check/runtime
 	@$(RE2C) -W -i --no-generation-date --no-version -o $(BUILD)/regen-check/gen/expr_lexer.c gen/expr_lexer.re
+	@for f in $(RUNTIME_RE); do b=$$(basename $$f .re); \
+	  $(RE2C) -W -i --no-generation-date --no-version -o $(BUILD)/regen-check/runtime/$$b.c $$f || exit 1; done
 	@$(MAKE) -s --no-print-directory $(BUILD)/afmt-gen >/dev/null
 	@$(BUILD)/afmt-gen -o $(BUILD)/regen-check $(SPECS)
 	@if ! diff -r -q generated $(BUILD)/regen-check >$(BUILD)/regen-check.diff 2>&1; then \

@@ -225,7 +225,13 @@ static cexpr compare(emitter *m, tok_kind op, cexpr a, cexpr b, expr *ea, expr *
     }
     {
         char *ac = to_u(m, a, text), *bc = to_u(m, b, text);
-        cexpr r = mk(xprintf("(%s %s %s)", ac, o, bc), VT_BOOL);
+        cexpr r;
+        /* an unsigned value is never below zero: say so without a
+         * comparison compilers warn about */
+        if (eb->kind == E_INT && eb->ival == 0 && (op == TK_GE || op == TK_LT))
+            r = mk(xprintf("(%s, %d)", ac, op == TK_GE), VT_BOOL);
+        else
+            r = mk(xprintf("(%s %s %s)", ac, o, bc), VT_BOOL);
         free(ac); free(bc);
         return r;
     }
@@ -423,9 +429,10 @@ cexpr emit_expr(emitter *m, expr *e, const char *text)
     if (!e) return bad();
     switch (e->kind) {
     case E_INT: {
+        /* always a 64-bit constant: a plain C int would make 1 << 40 or ~3
+         * mean something else than the spec says */
         cexpr r = mk(xprintf("UINT64_C(%llu)", (unsigned long long)e->ival), VT_U);
         r.lit = e->ival <= (uint64_t)INT64_MAX;
-        if (r.lit) { free(r.c); r.c = xprintf("%llu", (unsigned long long)e->ival); if (e->ival > 2147483647u) { free(r.c); r.c = xprintf("UINT64_C(%llu)", (unsigned long long)e->ival); } }
         return r;
     }
     case E_STR:

@@ -1380,6 +1380,29 @@ static void emit_pad(emitter *m, item *it)
     line(m, "}");
 }
 
+/* Is another structural item (repeat, region, switch, pad) of the spec
+ * named like it? */
+static int clash_in(const item_list *b, const item *it)
+{
+    int i, j;
+    for (i = 0; i < b->n; i++) {
+        const item *o = b->v[i];
+        if (o != it && o->name && (o->kind == IT_REPEAT || o->kind == IT_REGION || o->kind == IT_SWITCH || o->kind == IT_PAD) &&
+            strcmp(o->name, it->name) == 0)
+            return 1;
+        if ((o->kind == IT_REPEAT || o->kind == IT_REGION) && clash_in(&o->body, it)) return 1;
+        if (o->kind == IT_SWITCH)
+            for (j = 0; j < o->ncases; j++)
+                if (clash_in(&o->cases[j].body, it)) return 1;
+    }
+    return 0;
+}
+
+static int unique_name_clash(emitter *m, const item *it)
+{
+    return clash_in(&m->s->body, it);
+}
+
 static void emit_item(emitter *m, item *it, item_list *scope)
 {
     int i;
@@ -1388,6 +1411,11 @@ static void emit_item(emitter *m, item *it, item_list *scope)
         sym *prev = sym_find(m, it->name);
         if (prev && prev->kind != SY_BUILTIN)
             gen_error(m, it->jpath, "'%s' is already defined at %s", it->name, prev->it ? prev->it->jpath : "?");
+    } else if (it->name) {
+        /* repeats, regions, switches and pads name C variables too: one
+         * name once per spec */
+        if (unique_name_clash(m, it))
+            gen_error(m, it->jpath, "'%s' names another repeat, region, switch or pad of this spec", it->name);
     }
     sb_puts(m->out, "\n");
     switch (it->kind) {

@@ -141,6 +141,18 @@ static leniency get_lenient(loader *L, json_t *obj, const char *key, const char 
 
 static const char *const CHECK_KEYS[] = {"expr", "message", "code", "lenient", NULL};
 
+/* The error codes a spec may name (runtime/afmt_error.h). */
+static void check_code(loader *L, const char *code, const char *jp)
+{
+    static const char *const CODES[] = {"truncated", "magic", "constraint", "unknown-type", "overflow", "limit",
+                                        "trailing", "padding", "value", "size", "negative", "unsupported", NULL};
+    int i;
+    if (!code) return;
+    for (i = 0; CODES[i]; i++)
+        if (strcmp(CODES[i], code) == 0) return;
+    LERR(L, jp, "unknown error code '%s' (truncated, magic, constraint, unknown-type, overflow, limit, trailing, padding, value, size, negative, unsupported)", code);
+}
+
 static void load_check(loader *L, json_t *v, const char *jp, check *c)
 {
     memset(c, 0, sizeof *c);
@@ -160,6 +172,7 @@ static void load_check(loader *L, json_t *v, const char *jp, check *c)
     }
     c->message = get_str(L, v, "message", jp, 0);
     c->code = get_str(L, v, "code", jp, 0);
+    check_code(L, c->code, jp);
     c->lenient = get_lenient(L, v, "lenient", jp);
 }
 
@@ -258,7 +271,7 @@ static void load_field(loader *L, spec *s, json_t *o, const char *jp, item *it)
         else if (parse_int_type(type, it, s->big_endian)) it->ftype = FT_INT;
         else {
             char *p = jp_key(jp, "type");
-            LERR(L, p, "unknown field type '%s' (expected u8..u64, i8..i64 with optional le/be, bytes, text)", type);
+            LERR(L, p, "unknown field type '%s' (expected u8..u64, i8..i64 with optional le/be, bytes, text, string)", type);
             free(p);
         }
         free(type);
@@ -294,6 +307,7 @@ static void load_field(loader *L, spec *s, json_t *o, const char *jp, item *it)
     }
     it->equals_lenient = get_lenient(L, o, "lenient", jp);
     it->equals_code = get_str(L, o, "code", jp, 0);
+    check_code(L, it->equals_code, jp);
     load_checks(L, o, "check", jp, &it->checks, &it->nchecks);
     load_checks(L, o, "each", jp, &it->each, &it->neach);
     it->order = get_str(L, o, "order", jp, 0);
@@ -374,6 +388,7 @@ static void load_item(loader *L, spec *s, json_t *o, const char *jp, item *it)
         }
         it->checks[0].message = get_str(L, o, "message", jp, 0);
         it->checks[0].code = get_str(L, o, "code", jp, 0);
+        check_code(L, it->checks[0].code, jp);
         it->checks[0].lenient = get_lenient(L, o, "lenient", jp);
         it->attribute = get_str(L, o, "field", jp, 0);
     } else if (json_object_get(o, "array")) {
@@ -754,8 +769,8 @@ spec *spec_load(const char *path)
     if (s->format) {
         const char *c;
         for (c = s->format; *c; c++)
-            if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_')) {
-                LERR(&L, "/format", "a format name is lower-case letters, digits and '_'");
+            if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_') || (c == s->format && *c >= '0' && *c <= '9')) {
+                LERR(&L, "/format", "a format name is lower-case letters, digits and '_', starting with a letter");
                 break;
             }
         if (strlen(s->format) >= 24) LERR(&L, "/format", "a format name has at most 23 characters");

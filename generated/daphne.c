@@ -363,7 +363,7 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
 
                 /* row_offsets: block_rows + 1 of u64 little-endian */
                 uint64_t t5;
-                if (!afmt_add_u64(v_block_rows, 1, &t5)) {
+                if (!afmt_add_u64(v_block_rows, UINT64_C(1), &t5)) {
                     return afmt_fail(err, AFMT_E_OVERFLOW, &path, "", AFMT_NO_INDEX, pos, "`block_rows + 1` overflows 64 bits");
                 }
                 const uint64_t n_row_offsets = t5;
@@ -375,8 +375,8 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                 if (n_row_offsets == 0) {
                     return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "row_offsets", AFMT_NO_INDEX, o_row_offsets, "has no elements, but its first must be 0");
                 }
-                if (afmt_load_u64le(AFMT_B(src, o_row_offsets + (uint64_t)8 * (0))) != 0) {
-                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "row_offsets", 0, o_row_offsets + (uint64_t)8 * (0), "expected %" PRIu64 " = 0, found %" PRIu64 "", (uint64_t)(0), afmt_load_u64le(AFMT_B(src, o_row_offsets + (uint64_t)8 * (0))));
+                if (afmt_load_u64le(AFMT_B(src, o_row_offsets + (uint64_t)8 * (0))) != UINT64_C(0)) {
+                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "row_offsets", 0, o_row_offsets + (uint64_t)8 * (0), "expected %" PRIu64 " = 0, found %" PRIu64 "", (uint64_t)(UINT64_C(0)), afmt_load_u64le(AFMT_B(src, o_row_offsets + (uint64_t)8 * (0))));
                 }
                 if (n_row_offsets == 0) {
                     return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "row_offsets", AFMT_NO_INDEX, o_row_offsets, "has no elements, but its last must be nnz");
@@ -494,7 +494,7 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                     return afmt_fail(err, AFMT_E_OVERFLOW, &path, "block_cols", AFMT_NO_INDEX, o_block_cols, "the element count overflows 64 bits");
                 }
                 const uint64_t stored_data = v_coo_nnz;
-                const int with_cols_data = (v_block_cols != 1);
+                const int with_cols_data = (v_block_cols != UINT64_C(1));
                 const uint64_t record_data = 4 * (with_cols_data ? 2u : 1u) + el_size;
                 uint64_t nbytes_data;
                 if (!afmt_mul_u64(stored_data, record_data, &nbytes_data)) {
@@ -728,30 +728,30 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
     (void)A_columns;
     const uint64_t v_version = UINT64_C(1);
     uint64_t c1;
-    if (((uint64_t)n > 1)) {
-        c1 = 3;
+    if (((uint64_t)n > UINT64_C(1))) {
+        c1 = UINT64_C(3);
     } else {
         uint64_t c2;
         if ((A_data->encoding == AFMT_ENC_CSR)) {
-            c2 = 2;
+            c2 = UINT64_C(2);
         } else {
-            c2 = 1;
+            c2 = UINT64_C(1);
         }
         c1 = c2;
     }
     const uint64_t v_data_type = c1;
-    if (0 >= A_data->rank) {
+    if (UINT64_C(0) >= A_data->rank) {
         return afmt_fail(err, AFMT_E_TYPE, NULL, "rows", AFMT_NO_INDEX, 0, "`dim(data, 0)`: dimension index out of range");
     }
-    const uint64_t v_rows = A_data->dims[0];
+    const uint64_t v_rows = A_data->dims[UINT64_C(0)];
     uint64_t c3;
-    if (((uint64_t)n > 1)) {
+    if (((uint64_t)n > UINT64_C(1))) {
         c3 = (uint64_t)n;
     } else {
-        if (1 >= A_data->rank) {
+        if (UINT64_C(1) >= A_data->rank) {
             return afmt_fail(err, AFMT_E_TYPE, NULL, "cols", AFMT_NO_INDEX, 0, "`narrays() > 1 ? narrays() : dim(data, 1)`: dimension index out of range");
         }
-        c3 = A_data->dims[1];
+        c3 = A_data->dims[UINT64_C(1)];
     }
     const uint64_t v_cols = c3;
     /* version */
@@ -819,15 +819,15 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
         if (afmt_sink_u8(sink, v_value_type, err) != 0) return -1;
         /* repeat block: written once */
         {
-            const uint64_t v_block_row = 0;
-            const uint64_t v_block_col = 0;
+            const uint64_t v_block_row = UINT64_C(0);
+            const uint64_t v_block_col = UINT64_C(0);
             const uint64_t v_block_rows = v_rows;
             const uint64_t v_block_cols = v_cols;
             uint64_t c4;
             if ((A_data->encoding == AFMT_ENC_CSR)) {
-                c4 = 2;
+                c4 = UINT64_C(2);
             } else {
-                c4 = 1;
+                c4 = UINT64_C(1);
             }
             const uint64_t v_block_type = c4;
             /* block_row */

@@ -70,7 +70,7 @@ static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
         const uint64_t o_rank = pos;
         const int64_t v_rank = afmt_as_i64(afmt_load_u8(AFMT_B(src, pos)), 8);
         pos += 1;
-        if (!(v_rank >= (int64_t)0)) {
+        if (!(v_rank >= (int64_t)UINT64_C(0))) {
             return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "rank", AFMT_NO_INDEX, o_rank, "rank is negative (Futhark reads the rank byte as signed: 0..127): `rank >= 0` does not hold (rank = %" PRId64 ")", v_rank);
         }
 
@@ -144,7 +144,7 @@ static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
         pos += n_dims * 8;
         for (uint64_t i_dims = 0; i_dims < n_dims; i_dims++) {
             const int64_t e_dims = afmt_as_i64(afmt_load_u64le(AFMT_B(src, o_dims + (uint64_t)8 * i_dims)), 64);
-            if (!(e_dims >= (int64_t)0)) {
+            if (!(e_dims >= (int64_t)UINT64_C(0))) {
                 return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "dims", i_dims, o_dims + (uint64_t)8 * i_dims, "dimension is negative (Futhark reads dims as signed): `dims >= 0` does not hold (dims = %" PRId64 ")", e_dims);
             }
         }
@@ -342,12 +342,12 @@ static int futhark_write_impl(const afmt_array *arrays, size_t n, const afmt_wri
                 return afmt_fail(err, AFMT_E_TYPE, NULL, "dims", k, 0, "dimension %" PRIu64 " does not fit a signed field", w_dims[k]);
             }
         }
-        if (!(v_rank >= (int64_t)0)) {
+        if (!(v_rank >= (int64_t)UINT64_C(0))) {
             return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "rank", AFMT_NO_INDEX, 0, "rank is negative (Futhark reads the rank byte as signed: 0..127): `rank >= 0` does not hold (rank = %" PRId64 ")", v_rank);
         }
         for (uint64_t i_dims = 0; i_dims < n_dims; i_dims++) {
             const int64_t e_dims = (int64_t)w_dims[i_dims];
-            if (!(e_dims >= (int64_t)0)) {
+            if (!(e_dims >= (int64_t)UINT64_C(0))) {
                 return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "dims", i_dims, 0, "dimension is negative (Futhark reads dims as signed): `dims >= 0` does not hold (dims = %" PRId64 ")", e_dims);
             }
         }

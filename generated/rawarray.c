@@ -46,10 +46,10 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
     const uint64_t o_flags = pos;
     const uint64_t v_flags = afmt_load_u64le(AFMT_B(src, pos));
     pos += 8;
-    if (!((v_flags & (~3)) == 0)) {
+    if (!((v_flags & (~UINT64_C(3))) == UINT64_C(0))) {
         return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "flags", AFMT_NO_INDEX, o_flags, "unknown flag bits (only bit 0, big-endian, and bit 1, compressed, are defined): `(flags & ~3) == 0` does not hold (flags = %" PRIu64 ")", v_flags);
     }
-    if (!((v_flags & 1) == 0)) {
+    if (!((v_flags & UINT64_C(1)) == UINT64_C(0))) {
         return afmt_fail(err, AFMT_E_UNSUPPORTED, &path, "flags", AFMT_NO_INDEX, o_flags, "big-endian data (flags bit 0) is not supported: `(flags & 1) == 0` does not hold (flags = %" PRIu64 ")", v_flags);
     }
 
@@ -68,7 +68,7 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
     const uint64_t o_elbyte = pos;
     const uint64_t v_elbyte = afmt_load_u64le(AFMT_B(src, pos));
     pos += 8;
-    if (!(v_elbyte > 0)) {
+    if (!(v_elbyte > UINT64_C(0))) {
         return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "elbyte", AFMT_NO_INDEX, o_elbyte, "element size is zero: `elbyte > 0` does not hold (elbyte = %" PRIu64 ")", v_elbyte);
     }
 
@@ -150,9 +150,9 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
         el_size = afmt_dtype_get(AFMT_BOOL)->size;
         afmt_warn(vis, &path, "eltype", AFMT_NO_INDEX, o_eltype, "eltype 5 with elbyte 1 is Bool in RawArray.jl but bfloat16 per the RawArray document: read as bool");
     } else {
-        int b1 = (v_eltype == 0);
+        int b1 = (v_eltype == UINT64_C(0));
         if (b1) {
-            b1 = (v_elbyte > 0);
+            b1 = (v_elbyte > UINT64_C(0));
         }
         if (b1) {
             el_dtype = AFMT_OPAQUE;
@@ -164,7 +164,7 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
     }
 
     /* switch compression on flags & 2 */
-    const uint64_t sel_compression = (v_flags & 2);
+    const uint64_t sel_compression = (v_flags & UINT64_C(2));
     if (sel_compression == UINT64_C(0)) {
 
         /* check size == elbyte * prod(dims) */
@@ -201,7 +201,7 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
     n_data = t6;
     const uint64_t stored_data = n_data;
     uint64_t nbytes_data;
-    const int compressed_data = ((v_flags & 2) != 0);
+    const int compressed_data = ((v_flags & UINT64_C(2)) != UINT64_C(0));
     if (compressed_data) {
         nbytes_data = v_size;
         uint64_t plain_data;
@@ -415,13 +415,13 @@ static int rawarray_write_impl(const afmt_array *arrays, size_t n, const afmt_wr
     (void)el_enc;
     uint64_t c1;
     if ((wopt != NULL && wopt->compress != 0)) {
-        c1 = 2;
+        c1 = UINT64_C(2);
     } else {
-        c1 = 0;
+        c1 = UINT64_C(0);
     }
     const uint64_t v_flags = c1;
     uint64_t nbytes_data;
-    const int compressed_data = ((v_flags & 2) != 0);
+    const int compressed_data = ((v_flags & UINT64_C(2)) != UINT64_C(0));
     if (afmt_payload_size(A_data, el_enc, &nbytes_data, err) != 0) return -1;
     if (compressed_data) {
         /* the stored length is the compressed one: compress now, write later */
@@ -436,13 +436,13 @@ static int rawarray_write_impl(const afmt_array *arrays, size_t n, const afmt_wr
     const uint64_t v_ndims = (uint64_t)A_data->rank;
     const uint64_t *w_dims = A_data->dims;
     const uint64_t n_dims = A_data->rank;
-    if (!((v_flags & (~3)) == 0)) {
+    if (!((v_flags & (~UINT64_C(3))) == UINT64_C(0))) {
         return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "flags", AFMT_NO_INDEX, 0, "unknown flag bits (only bit 0, big-endian, and bit 1, compressed, are defined): `(flags & ~3) == 0` does not hold (flags = %" PRIu64 ")", v_flags);
     }
-    if (!((v_flags & 1) == 0)) {
+    if (!((v_flags & UINT64_C(1)) == UINT64_C(0))) {
         return afmt_fail(err, AFMT_E_UNSUPPORTED, NULL, "flags", AFMT_NO_INDEX, 0, "big-endian data (flags bit 0) is not supported: `(flags & 1) == 0` does not hold (flags = %" PRIu64 ")", v_flags);
     }
-    if (!(v_elbyte > 0)) {
+    if (!(v_elbyte > UINT64_C(0))) {
         return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "elbyte", AFMT_NO_INDEX, 0, "element size is zero: `elbyte > 0` does not hold (elbyte = %" PRIu64 ")", v_elbyte);
     }
     /* magic */
@@ -462,7 +462,7 @@ static int rawarray_write_impl(const afmt_array *arrays, size_t n, const afmt_wr
         if (afmt_sink_u64(sink, w_dims[k], 0, err) != 0) return -1;
     }
     /* switch compression */
-    if ((v_flags & 2) == 0) {
+    if ((v_flags & UINT64_C(2)) == 0) {
         uint64_t t2;
         if (!afmt_u64s_prod(w_dims, n_dims, &t2)) {
             return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "size", AFMT_NO_INDEX, 0, "`size == elbyte * prod(dims)` overflows 64 bits");
@@ -474,7 +474,7 @@ static int rawarray_write_impl(const afmt_array *arrays, size_t n, const afmt_wr
         if (v_size != t3) {
             return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "size", AFMT_NO_INDEX, 0, "expected %" PRIu64 " = elbyte * prod(dims), found %" PRIu64 "", t3, v_size);
         }
-    } else if ((v_flags & 2) == 2) {
+    } else if ((v_flags & UINT64_C(2)) == 2) {
     } else {
         return afmt_fail(err, AFMT_E_TYPE, NULL, "size", AFMT_NO_INDEX, 0, "no case of the format describes this array");
     }
