@@ -360,6 +360,20 @@ static cexpr call(emitter *m, expr *e, const char *text)
         free(a); free(b); free(mt);
         return r;
     }
+    if (strcmp(fn, "peek") == 0) {
+        char *k;
+        cexpr r;
+        NARGS(1);
+        free(mt);
+        if (m->writer) {
+            gen_error(m, NULL, "peek() reads input and cannot be used when writing (`%s`): give the switch a \"write\"", text);
+            return bad();
+        }
+        k = emit_u64(m, e->args[0], text);
+        r = mk(xprintf("(uint64_t)afmt_src_peek(src, %s, pos + %s)", m->end, k), VT_U);
+        free(k);
+        return r;
+    }
     if (strcmp(fn, "remaining") == 0 || strcmp(fn, "offset") == 0) {
         NARGS(0);
         free(mt);

@@ -1403,11 +1403,36 @@ static int unique_name_clash(emitter *m, const item *it)
     return clash_in(&m->s->body, it);
 }
 
+/* A value in a text grammar the runtime parses (futhark's text values):
+ * scanned without allocation, reported as a view the grammar decodes. */
+static void emit_textval(emitter *m, item *it)
+{
+    sym *y;
+    line(m, "afmt_array a_%s;", it->name);
+    line(m, "uint64_t end_%s = 0;", it->name);
+    line(m, "if (afmt_src_text(src, %s, pos, afmt_%s_text_scan, opt->limits.max_rank, &end_%s, &a_%s, &path, err) != 0)",
+         m->end, it->grammar, it->name, it->name);
+    line(m, "    return -1;");
+    line(m, "a_%s.index = narrays;", it->name);
+    line(m, "a_%s.text_decode = afmt_%s_text_decode;", it->name, it->grammar);
+    line(m, "if (vis && vis->on_array && vis->on_array(vis->ctx, &a_%s) != 0) {", it->name);
+    m->indent++;
+    set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
+    emit_fail(m, "callback", LEN_NONE, "\"stopped by the caller\"", NULL);
+    m->indent--;
+    line(m, "}");
+    line(m, "narrays++;");
+    line(m, "pos = end_%s;", it->name);
+    y = sym_push(m, SY_PAYLOAD, it->name, it);
+    snprintf(y->c, sizeof y->c, "%s", it->name);
+}
+
 static void emit_item(emitter *m, item *it, item_list *scope)
 {
     int i;
     m->jpath = it->jpath;
-    if (it->name && it->kind != IT_REPEAT && it->kind != IT_SWITCH && it->kind != IT_REGION && it->kind != IT_PAD) {
+    if (it->name && it->kind != IT_REPEAT && it->kind != IT_SWITCH && it->kind != IT_REGION && it->kind != IT_PAD &&
+        it->kind != IT_TEXTVAL) {
         sym *prev = sym_find(m, it->name);
         if (prev && prev->kind != SY_BUILTIN)
             gen_error(m, it->jpath, "'%s' is already defined at %s", it->name, prev->it ? prev->it->jpath : "?");
@@ -1485,6 +1510,10 @@ static void emit_item(emitter *m, item *it, item_list *scope)
     case IT_PAD:
         line(m, "/* pad %s: %s zero bytes */", it->name, it->arg_text);
         emit_pad(m, it);
+        break;
+    case IT_TEXTVAL:
+        line(m, "/* %s: a value in %s's text format */", it->name, it->grammar);
+        emit_textval(m, it);
         break;
     }
     (void)i;

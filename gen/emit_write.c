@@ -910,7 +910,9 @@ static void write_item(emitter *m, item *it)
         int i, j;
         line(m, "/* switch %s */", it->name);
         set_fail(m, it->arg->kind == E_NAME ? it->arg->sval : it->name, "AFMT_NO_INDEX", "0");
-        sel = emit_expr(m, it->arg, it->arg_text);
+        /* the case written: the switch's own "write", else its selector
+         * computed from the fields written */
+        sel = it->write ? emit_expr(m, it->write, it->write_text) : emit_expr(m, it->arg, it->arg_text);
         for (i = 0; i < it->ncases; i++) {
             sbuf cond = {0};
             for (j = 0; j < it->cases[i].nwhen; j++)
@@ -923,6 +925,7 @@ static void write_item(emitter *m, item *it)
         }
         line(m, "} else {");
         m->indent++;
+        set_fail(m, it->arg->kind == E_NAME ? it->arg->sval : it->name, "AFMT_NO_INDEX", "0");
         emit_fail(m, "type", LEN_NONE, "\"no case of the format describes this array\"", NULL);
         m->indent--;
         line(m, "}");

@@ -231,7 +231,8 @@ static const char *const ARRAY_KEYS[] = {
     "index", "with_columns", NULL};
 static const char *const REPEAT_KEYS[] = {"repeat", "until", "count", "skip", "min", "tiles", "body", "doc", NULL};
 static const char *const REGION_KEYS[] = {"region", "size", "exact", "lenient", "body", "doc", NULL};
-static const char *const SWITCH_KEYS[] = {"switch", "on", "cases", "else", "doc", NULL};
+static const char *const SWITCH_KEYS[] = {"switch", "on", "cases", "else", "write", "doc", NULL};
+static const char *const TEXTVAL_KEYS[] = {"text_value", "grammar", "doc", NULL};
 static const char *const CASE_KEYS[] = {"when", "body", "doc", NULL};
 static const char *const PAD_KEYS[] = {"pad", "size", "fill", "lenient", "doc", NULL};
 
@@ -568,6 +569,7 @@ static void load_item(loader *L, spec *s, json_t *o, const char *jp, item *it)
         it->arg = get_expr(L, o, "on", jp, &it->arg_text);
         if (!it->arg) LERR(L, jp, "a switch needs \"on\": the selecting expression");
         it->else_message = get_str(L, o, "else", jp, 0);
+        it->write = get_expr(L, o, "write", jp, &it->write_text);
         if (!json_is_array(cases) || json_array_size(cases) == 0) {
             LERR(L, jp, "\"cases\" is a non-empty list");
         } else {
@@ -600,6 +602,13 @@ static void load_item(loader *L, spec *s, json_t *o, const char *jp, item *it)
             }
             free(pc);
         }
+    } else if (json_object_get(o, "text_value")) {
+        check_keys(L, o, jp, TEXTVAL_KEYS);
+        it->kind = IT_TEXTVAL;
+        it->name = get_str(L, o, "text_value", jp, 1);
+        it->grammar = get_str(L, o, "grammar", jp, 1);
+        if (it->grammar && strcmp(it->grammar, "futhark") != 0)
+            LERR(L, jp, "unknown grammar '%s' (the runtime has: futhark)", it->grammar);
     } else if (json_object_get(o, "pad")) {
         json_t *fill;
         check_keys(L, o, jp, PAD_KEYS);
@@ -612,7 +621,7 @@ static void load_item(loader *L, spec *s, json_t *o, const char *jp, item *it)
             LERR(L, jp, "\"fill\" can only be 0");
         it->fill_lenient = get_lenient(L, o, "lenient", jp);
     } else {
-        LERR(L, jp, "unknown item: expected one of field, let, lookup, check, array, repeat, region, switch, pad");
+        LERR(L, jp, "unknown item: expected one of field, let, lookup, check, array, repeat, region, switch, pad, text_value");
         return;
     }
     if (it->name && !valid_name(it->name)) LERR(L, jp, "'%s' is not a valid name", it->name);

@@ -8,7 +8,7 @@
 
 typedef enum item_kind {
     IT_FIELD, IT_LET, IT_LOOKUP, IT_CHECK, IT_ARRAY, IT_REPEAT,
-    IT_REGION, IT_SWITCH, IT_PAD
+    IT_REGION, IT_SWITCH, IT_PAD, IT_TEXTVAL
 } item_kind;
 
 typedef enum field_type {
@@ -135,6 +135,8 @@ typedef struct item {
     item_list body;
     switch_case *cases; int ncases;
     char *else_message;
+    /* text value */
+    char *grammar;                    /* runtime scanner afmt_<grammar>_text_scan */
 } item;
 
 typedef struct detect_rule {

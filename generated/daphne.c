@@ -920,7 +920,7 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
             } else if (v_block_type == 3) {
                 return afmt_fail(err, AFMT_E_UNSUPPORTED, NULL, "data", AFMT_NO_INDEX, 0, "daphne: afmt does not write COO blocks");
             } else {
-                return afmt_fail(err, AFMT_E_TYPE, NULL, "data", AFMT_NO_INDEX, 0, "no case of the format describes this array");
+                return afmt_fail(err, AFMT_E_TYPE, NULL, "block_type", AFMT_NO_INDEX, 0, "no case of the format describes this array");
             }
         }
     } else if (v_data_type == 3) {
@@ -963,7 +963,7 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
         /* columns */
         if (afmt_sink_columns(sink, arrays, n, AFMT_LITTLE, err) != 0) return -1;
     } else {
-        return afmt_fail(err, AFMT_E_TYPE, NULL, "block_col", AFMT_NO_INDEX, 0, "no case of the format describes this array");
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "data_type", AFMT_NO_INDEX, 0, "no case of the format describes this array");
     }
     if (wopt && wopt->trailer_len > 0) {
         return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, 0, "daphne does not allow data after the arrays");

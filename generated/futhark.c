@@ -42,173 +42,200 @@ static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
         afmt_path_set_index(&path, r_value);
         const uint64_t start_value = pos;
 
-        /* binary_mark: 1 bytes of raw bytes */
-        if (!afmt_src_have(src, src->len, pos, 1)) {
-            return afmt_src_short(src, err, &path, "binary_mark", AFMT_NO_INDEX, pos, src->len, 1, "binary_mark");
+        /* switch kind on peek(0) == 98 ? 1 : 2 */
+        uint64_t c1;
+        if (((uint64_t)afmt_src_peek(src, src->len, pos + UINT64_C(0)) == UINT64_C(98))) {
+            c1 = UINT64_C(1);
+        } else {
+            c1 = UINT64_C(2);
         }
-        const uint64_t o_binary_mark = pos;
-        pos += 1;
-        if (memcmp(AFMT_B(src, o_binary_mark), "b", 1) != 0) {
-            return afmt_fail_bytes(err, AFMT_E_MAGIC, &path, "binary_mark", o_binary_mark, (const uint8_t *)"b", AFMT_B(src, o_binary_mark), 1);
-        }
+        const uint64_t sel_kind = c1;
+        if (sel_kind == UINT64_C(1)) {
 
-        /* version: u8 */
-        if (!afmt_src_have(src, src->len, pos, 1)) {
-            return afmt_src_short(src, err, &path, "version", AFMT_NO_INDEX, pos, src->len, 1, "version");
-        }
-        const uint64_t o_version = pos;
-        const uint64_t v_version = (uint64_t)afmt_load_u8(AFMT_B(src, pos));
-        pos += 1;
-        if (v_version != UINT64_C(2)) {
-            return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "version", AFMT_NO_INDEX, o_version, "expected 2, found %" PRIu64 "", v_version);
-        }
-
-        /* rank: i8 */
-        if (!afmt_src_have(src, src->len, pos, 1)) {
-            return afmt_src_short(src, err, &path, "rank", AFMT_NO_INDEX, pos, src->len, 1, "rank");
-        }
-        const uint64_t o_rank = pos;
-        const int64_t v_rank = afmt_as_i64(afmt_load_u8(AFMT_B(src, pos)), 8);
-        pos += 1;
-        if (!(v_rank >= (int64_t)UINT64_C(0))) {
-            return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "rank", AFMT_NO_INDEX, o_rank, "rank is negative (Futhark reads the rank byte as signed: 0..127): `rank >= 0` does not hold (rank = %" PRId64 ")", v_rank);
-        }
-
-        /* type: 4 bytes of text */
-        if (!afmt_src_have(src, src->len, pos, 4)) {
-            return afmt_src_short(src, err, &path, "type", AFMT_NO_INDEX, pos, src->len, 4, "type");
-        }
-        const uint64_t o_type = pos;
-        pos += 4;
-
-        /* lookup el in table types */
-        afmt_dtype el_dtype = AFMT_DTYPE_INVALID;
-        uint64_t el_size = 0;
-        afmt_encoding el_enc = AFMT_ENC_PLAIN;
-        if (memcmp(AFMT_B(src, o_type), "  i8", 4) == 0) {
-            el_dtype = AFMT_I8;
-            el_size = afmt_dtype_get(AFMT_I8)->size;
-        } else if (memcmp(AFMT_B(src, o_type), " i16", 4) == 0) {
-            el_dtype = AFMT_I16;
-            el_size = afmt_dtype_get(AFMT_I16)->size;
-        } else if (memcmp(AFMT_B(src, o_type), " i32", 4) == 0) {
-            el_dtype = AFMT_I32;
-            el_size = afmt_dtype_get(AFMT_I32)->size;
-        } else if (memcmp(AFMT_B(src, o_type), " i64", 4) == 0) {
-            el_dtype = AFMT_I64;
-            el_size = afmt_dtype_get(AFMT_I64)->size;
-        } else if (memcmp(AFMT_B(src, o_type), "  u8", 4) == 0) {
-            el_dtype = AFMT_U8;
-            el_size = afmt_dtype_get(AFMT_U8)->size;
-        } else if (memcmp(AFMT_B(src, o_type), " u16", 4) == 0) {
-            el_dtype = AFMT_U16;
-            el_size = afmt_dtype_get(AFMT_U16)->size;
-        } else if (memcmp(AFMT_B(src, o_type), " u32", 4) == 0) {
-            el_dtype = AFMT_U32;
-            el_size = afmt_dtype_get(AFMT_U32)->size;
-        } else if (memcmp(AFMT_B(src, o_type), " u64", 4) == 0) {
-            el_dtype = AFMT_U64;
-            el_size = afmt_dtype_get(AFMT_U64)->size;
-        } else if (memcmp(AFMT_B(src, o_type), " f16", 4) == 0) {
-            el_dtype = AFMT_F16;
-            el_size = afmt_dtype_get(AFMT_F16)->size;
-        } else if (memcmp(AFMT_B(src, o_type), " f32", 4) == 0) {
-            el_dtype = AFMT_F32;
-            el_size = afmt_dtype_get(AFMT_F32)->size;
-        } else if (memcmp(AFMT_B(src, o_type), " f64", 4) == 0) {
-            el_dtype = AFMT_F64;
-            el_size = afmt_dtype_get(AFMT_F64)->size;
-        } else if (memcmp(AFMT_B(src, o_type), "bool", 4) == 0) {
-            el_dtype = AFMT_BOOL;
-            el_size = afmt_dtype_get(AFMT_BOOL)->size;
-        }
-        if (el_dtype == AFMT_DTYPE_INVALID) {
-            char esc0[19];
-            afmt_escape_text(AFMT_B(src, o_type), 4, esc0, sizeof esc0);
-            return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, &path, "type", AFMT_NO_INDEX, o_type, "no entry of table types matches (type = %s): unknown type code", esc0);
-        }
-
-        /* dims: rank of i64 little-endian */
-        if (v_rank < 0) {
-            return afmt_fail(err, AFMT_E_NEGATIVE, &path, "rank", AFMT_NO_INDEX, o_rank, "`rank` is negative (%" PRId64 ")", v_rank);
-        }
-        const uint64_t u1 = (uint64_t)(v_rank);
-        const uint64_t n_dims = u1;
-        if (n_dims > opt->limits.max_rank || n_dims > AFMT_RANK_CAP) {
-            return afmt_fail(err, AFMT_E_LIMIT, &path, "rank", AFMT_NO_INDEX, o_rank, "rank %" PRIu64 " exceeds the limit of %" PRIu64 "", n_dims, opt->limits.max_rank < AFMT_RANK_CAP ? opt->limits.max_rank : (uint64_t)AFMT_RANK_CAP);
-        }
-        if (n_dims > (src->len - pos) / 8 || !afmt_src_have(src, src->len, pos, n_dims * 8)) {
-            return afmt_src_short(src, err, &path, "dims", AFMT_NO_INDEX, pos, src->len, n_dims > (src->len - pos) / 8 ? UINT64_MAX : n_dims * 8, "dims");
-        }
-        const uint64_t o_dims = pos;
-        pos += n_dims * 8;
-        for (uint64_t i_dims = 0; i_dims < n_dims; i_dims++) {
-            const int64_t e_dims = afmt_as_i64(afmt_load_u64le(AFMT_B(src, o_dims + (uint64_t)8 * i_dims)), 64);
-            if (!(e_dims >= (int64_t)UINT64_C(0))) {
-                return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "dims", i_dims, o_dims + (uint64_t)8 * i_dims, "dimension is negative (Futhark reads dims as signed): `dims >= 0` does not hold (dims = %" PRId64 ")", e_dims);
+            /* binary_mark: 1 bytes of raw bytes */
+            if (!afmt_src_have(src, src->len, pos, 1)) {
+                return afmt_src_short(src, err, &path, "binary_mark", AFMT_NO_INDEX, pos, src->len, 1, "binary_mark");
             }
-        }
-
-        /* array data: el elements, row-major */
-        uint64_t n_data = 1;
-        uint64_t t2;
-        uint64_t bad3 = 0;
-        const int rc4 = afmt_field_prod(AFMT_B(src, o_dims), n_dims, 8, 1, 0, &t2, &bad3);
-        if (rc4 == AFMT_E_NEGATIVE) {
-            return afmt_fail(err, AFMT_E_NEGATIVE, &path, "dims", bad3, o_dims + 8 * bad3, "dims[%" PRIu64 "] is negative", bad3);
-        } else if (rc4 != AFMT_OK) {
-            return afmt_fail(err, AFMT_E_OVERFLOW, &path, "dims", AFMT_NO_INDEX, o_dims, "`prod(dims)` overflows 64 bits");
-        }
-        n_data = t2;
-        const uint64_t stored_data = n_data;
-        uint64_t nbytes_data;
-        if (el_enc == AFMT_ENC_BITS_LSB) {
-            nbytes_data = afmt_ceil_div_u64(stored_data, 8);
-        } else if (!afmt_mul_u64(stored_data, el_size, &nbytes_data)) {
-            return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data", AFMT_NO_INDEX, pos, "%" PRIu64 " elements of %s overflow 64 bits of bytes", stored_data, afmt_dtype_name(el_dtype));
-        }
-        afmt_array a_data;
-        const int want_data = vis != NULL && vis->on_array != NULL;
-        if (want_data) {
-            afmt_array_init(&a_data, el_dtype);
-            a_data.elsize = el_size;
-            if (n_dims > AFMT_RANK_CAP) {
-                return afmt_fail(err, AFMT_E_LIMIT, &path, "dims", AFMT_NO_INDEX, o_dims, "rank %" PRIu64 " exceeds %d", n_dims, AFMT_RANK_CAP);
+            const uint64_t o_binary_mark = pos;
+            pos += 1;
+            if (memcmp(AFMT_B(src, o_binary_mark), "b", 1) != 0) {
+                return afmt_fail_bytes(err, AFMT_E_MAGIC, &path, "binary_mark", o_binary_mark, (const uint8_t *)"b", AFMT_B(src, o_binary_mark), 1);
             }
-            a_data.rank = (uint32_t)n_dims;
-            for (uint64_t k = 0; k < n_dims; k++)
-                a_data.dims[k] = (uint64_t)afmt_as_i64(afmt_load_u64le(AFMT_B(src, o_dims + (uint64_t)8 * (k))), 64);
-            a_data.count = n_data;
-            a_data.order = AFMT_ROW_MAJOR;
-            a_data.encoding = el_enc;
-            a_data.endian = AFMT_LITTLE;
-            a_data.nbytes = nbytes_data;
-            a_data.offset = pos;
-            a_data.stride = el_size;
-            a_data.index = narrays;
-        }
-        afmt_scan_fn scan_data = NULL;
-        if (opt->check_values && el_dtype == AFMT_BOOL)
-            scan_data = el_enc == AFMT_ENC_BITS_LSB ? afmt_src_scan_pad_bits : afmt_src_scan_bool;
-        uint64_t bad_data = nbytes_data;
-        if (!afmt_src_take(src, src->len, pos, nbytes_data, scan_data, (void *)&stored_data, &bad_data)) {
-            return afmt_src_short(src, err, &path, "data", AFMT_NO_INDEX, pos, src->len, nbytes_data, "the payload");
-        }
-        if (bad_data < nbytes_data) {
+
+            /* version: u8 */
+            if (!afmt_src_have(src, src->len, pos, 1)) {
+                return afmt_src_short(src, err, &path, "version", AFMT_NO_INDEX, pos, src->len, 1, "version");
+            }
+            const uint64_t o_version = pos;
+            const uint64_t v_version = (uint64_t)afmt_load_u8(AFMT_B(src, pos));
+            pos += 1;
+            if (v_version != UINT64_C(2)) {
+                return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "version", AFMT_NO_INDEX, o_version, "expected 2, found %" PRIu64 "", v_version);
+            }
+
+            /* rank: i8 */
+            if (!afmt_src_have(src, src->len, pos, 1)) {
+                return afmt_src_short(src, err, &path, "rank", AFMT_NO_INDEX, pos, src->len, 1, "rank");
+            }
+            const uint64_t o_rank = pos;
+            const int64_t v_rank = afmt_as_i64(afmt_load_u8(AFMT_B(src, pos)), 8);
+            pos += 1;
+            if (!(v_rank >= (int64_t)UINT64_C(0))) {
+                return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "rank", AFMT_NO_INDEX, o_rank, "rank is negative (Futhark reads the rank byte as signed: 0..127): `rank >= 0` does not hold (rank = %" PRId64 ")", v_rank);
+            }
+
+            /* type: 4 bytes of text */
+            if (!afmt_src_have(src, src->len, pos, 4)) {
+                return afmt_src_short(src, err, &path, "type", AFMT_NO_INDEX, pos, src->len, 4, "type");
+            }
+            const uint64_t o_type = pos;
+            pos += 4;
+
+            /* lookup el in table types */
+            afmt_dtype el_dtype = AFMT_DTYPE_INVALID;
+            uint64_t el_size = 0;
+            afmt_encoding el_enc = AFMT_ENC_PLAIN;
+            if (memcmp(AFMT_B(src, o_type), "  i8", 4) == 0) {
+                el_dtype = AFMT_I8;
+                el_size = afmt_dtype_get(AFMT_I8)->size;
+            } else if (memcmp(AFMT_B(src, o_type), " i16", 4) == 0) {
+                el_dtype = AFMT_I16;
+                el_size = afmt_dtype_get(AFMT_I16)->size;
+            } else if (memcmp(AFMT_B(src, o_type), " i32", 4) == 0) {
+                el_dtype = AFMT_I32;
+                el_size = afmt_dtype_get(AFMT_I32)->size;
+            } else if (memcmp(AFMT_B(src, o_type), " i64", 4) == 0) {
+                el_dtype = AFMT_I64;
+                el_size = afmt_dtype_get(AFMT_I64)->size;
+            } else if (memcmp(AFMT_B(src, o_type), "  u8", 4) == 0) {
+                el_dtype = AFMT_U8;
+                el_size = afmt_dtype_get(AFMT_U8)->size;
+            } else if (memcmp(AFMT_B(src, o_type), " u16", 4) == 0) {
+                el_dtype = AFMT_U16;
+                el_size = afmt_dtype_get(AFMT_U16)->size;
+            } else if (memcmp(AFMT_B(src, o_type), " u32", 4) == 0) {
+                el_dtype = AFMT_U32;
+                el_size = afmt_dtype_get(AFMT_U32)->size;
+            } else if (memcmp(AFMT_B(src, o_type), " u64", 4) == 0) {
+                el_dtype = AFMT_U64;
+                el_size = afmt_dtype_get(AFMT_U64)->size;
+            } else if (memcmp(AFMT_B(src, o_type), " f16", 4) == 0) {
+                el_dtype = AFMT_F16;
+                el_size = afmt_dtype_get(AFMT_F16)->size;
+            } else if (memcmp(AFMT_B(src, o_type), " f32", 4) == 0) {
+                el_dtype = AFMT_F32;
+                el_size = afmt_dtype_get(AFMT_F32)->size;
+            } else if (memcmp(AFMT_B(src, o_type), " f64", 4) == 0) {
+                el_dtype = AFMT_F64;
+                el_size = afmt_dtype_get(AFMT_F64)->size;
+            } else if (memcmp(AFMT_B(src, o_type), "bool", 4) == 0) {
+                el_dtype = AFMT_BOOL;
+                el_size = afmt_dtype_get(AFMT_BOOL)->size;
+            }
+            if (el_dtype == AFMT_DTYPE_INVALID) {
+                char esc0[19];
+                afmt_escape_text(AFMT_B(src, o_type), 4, esc0, sizeof esc0);
+                return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, &path, "type", AFMT_NO_INDEX, o_type, "no entry of table types matches (type = %s): unknown type code", esc0);
+            }
+
+            /* dims: rank of i64 little-endian */
+            if (v_rank < 0) {
+                return afmt_fail(err, AFMT_E_NEGATIVE, &path, "rank", AFMT_NO_INDEX, o_rank, "`rank` is negative (%" PRId64 ")", v_rank);
+            }
+            const uint64_t u2 = (uint64_t)(v_rank);
+            const uint64_t n_dims = u2;
+            if (n_dims > opt->limits.max_rank || n_dims > AFMT_RANK_CAP) {
+                return afmt_fail(err, AFMT_E_LIMIT, &path, "rank", AFMT_NO_INDEX, o_rank, "rank %" PRIu64 " exceeds the limit of %" PRIu64 "", n_dims, opt->limits.max_rank < AFMT_RANK_CAP ? opt->limits.max_rank : (uint64_t)AFMT_RANK_CAP);
+            }
+            if (n_dims > (src->len - pos) / 8 || !afmt_src_have(src, src->len, pos, n_dims * 8)) {
+                return afmt_src_short(src, err, &path, "dims", AFMT_NO_INDEX, pos, src->len, n_dims > (src->len - pos) / 8 ? UINT64_MAX : n_dims * 8, "dims");
+            }
+            const uint64_t o_dims = pos;
+            pos += n_dims * 8;
+            for (uint64_t i_dims = 0; i_dims < n_dims; i_dims++) {
+                const int64_t e_dims = afmt_as_i64(afmt_load_u64le(AFMT_B(src, o_dims + (uint64_t)8 * i_dims)), 64);
+                if (!(e_dims >= (int64_t)UINT64_C(0))) {
+                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "dims", i_dims, o_dims + (uint64_t)8 * i_dims, "dimension is negative (Futhark reads dims as signed): `dims >= 0` does not hold (dims = %" PRId64 ")", e_dims);
+                }
+            }
+
+            /* array data: el elements, row-major */
+            uint64_t n_data = 1;
+            uint64_t t3;
+            uint64_t bad4 = 0;
+            const int rc5 = afmt_field_prod(AFMT_B(src, o_dims), n_dims, 8, 1, 0, &t3, &bad4);
+            if (rc5 == AFMT_E_NEGATIVE) {
+                return afmt_fail(err, AFMT_E_NEGATIVE, &path, "dims", bad4, o_dims + 8 * bad4, "dims[%" PRIu64 "] is negative", bad4);
+            } else if (rc5 != AFMT_OK) {
+                return afmt_fail(err, AFMT_E_OVERFLOW, &path, "dims", AFMT_NO_INDEX, o_dims, "`prod(dims)` overflows 64 bits");
+            }
+            n_data = t3;
+            const uint64_t stored_data = n_data;
+            uint64_t nbytes_data;
             if (el_enc == AFMT_ENC_BITS_LSB) {
-                if (afmt_tolerate(opt, vis, err, AFMT_E_PADDING, &path, "data", AFMT_NO_INDEX, pos + bad_data, "unused bits of the last byte (0x%02x) are not zero", src->bad_byte)) return -1;
-            } else {
-                if (afmt_tolerate(opt, vis, err, AFMT_E_VALUE, &path, "data", bad_data, pos + bad_data, "bool element is 0x%02x, not 0 or 1", src->bad_byte)) return -1;
+                nbytes_data = afmt_ceil_div_u64(stored_data, 8);
+            } else if (!afmt_mul_u64(stored_data, el_size, &nbytes_data)) {
+                return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data", AFMT_NO_INDEX, pos, "%" PRIu64 " elements of %s overflow 64 bits of bytes", stored_data, afmt_dtype_name(el_dtype));
             }
-        }
-        if (want_data) {
-            a_data.data = afmt_src_ptr(src, pos, nbytes_data);
-            if (vis->on_array(vis->ctx, &a_data) != 0) {
-                return afmt_fail(err, AFMT_E_CALLBACK, &path, "data", AFMT_NO_INDEX, pos, "stopped by the caller");
+            afmt_array a_data;
+            const int want_data = vis != NULL && vis->on_array != NULL;
+            if (want_data) {
+                afmt_array_init(&a_data, el_dtype);
+                a_data.elsize = el_size;
+                if (n_dims > AFMT_RANK_CAP) {
+                    return afmt_fail(err, AFMT_E_LIMIT, &path, "dims", AFMT_NO_INDEX, o_dims, "rank %" PRIu64 " exceeds %d", n_dims, AFMT_RANK_CAP);
+                }
+                a_data.rank = (uint32_t)n_dims;
+                for (uint64_t k = 0; k < n_dims; k++)
+                    a_data.dims[k] = (uint64_t)afmt_as_i64(afmt_load_u64le(AFMT_B(src, o_dims + (uint64_t)8 * (k))), 64);
+                a_data.count = n_data;
+                a_data.order = AFMT_ROW_MAJOR;
+                a_data.encoding = el_enc;
+                a_data.endian = AFMT_LITTLE;
+                a_data.nbytes = nbytes_data;
+                a_data.offset = pos;
+                a_data.stride = el_size;
+                a_data.index = narrays;
             }
+            afmt_scan_fn scan_data = NULL;
+            if (opt->check_values && el_dtype == AFMT_BOOL)
+                scan_data = el_enc == AFMT_ENC_BITS_LSB ? afmt_src_scan_pad_bits : afmt_src_scan_bool;
+            uint64_t bad_data = nbytes_data;
+            if (!afmt_src_take(src, src->len, pos, nbytes_data, scan_data, (void *)&stored_data, &bad_data)) {
+                return afmt_src_short(src, err, &path, "data", AFMT_NO_INDEX, pos, src->len, nbytes_data, "the payload");
+            }
+            if (bad_data < nbytes_data) {
+                if (el_enc == AFMT_ENC_BITS_LSB) {
+                    if (afmt_tolerate(opt, vis, err, AFMT_E_PADDING, &path, "data", AFMT_NO_INDEX, pos + bad_data, "unused bits of the last byte (0x%02x) are not zero", src->bad_byte)) return -1;
+                } else {
+                    if (afmt_tolerate(opt, vis, err, AFMT_E_VALUE, &path, "data", bad_data, pos + bad_data, "bool element is 0x%02x, not 0 or 1", src->bad_byte)) return -1;
+                }
+            }
+            if (want_data) {
+                a_data.data = afmt_src_ptr(src, pos, nbytes_data);
+                if (vis->on_array(vis->ctx, &a_data) != 0) {
+                    return afmt_fail(err, AFMT_E_CALLBACK, &path, "data", AFMT_NO_INDEX, pos, "stopped by the caller");
+                }
+            }
+            narrays++;
+            pos += nbytes_data;
+        } else if (sel_kind == UINT64_C(2)) {
+
+            /* text: a value in futhark's text format */
+            afmt_array a_text;
+            uint64_t end_text = 0;
+            if (afmt_src_text(src, src->len, pos, afmt_futhark_text_scan, opt->limits.max_rank, &end_text, &a_text, &path, err) != 0)
+                return -1;
+            a_text.index = narrays;
+            a_text.text_decode = afmt_futhark_text_decode;
+            if (vis && vis->on_array && vis->on_array(vis->ctx, &a_text) != 0) {
+                return afmt_fail(err, AFMT_E_CALLBACK, &path, "text", AFMT_NO_INDEX, pos, "stopped by the caller");
+            }
+            narrays++;
+            pos = end_text;
+        } else {
+            return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "", AFMT_NO_INDEX, pos, "kind: unknown value %" PRIu64 " (expected one of 1, 2)", (uint64_t)sel_kind);
         }
-        narrays++;
-        pos += nbytes_data;
         if (pos == start_value) {
             return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "", AFMT_NO_INDEX, pos, "a repetition consumed no bytes");
         }
@@ -266,111 +293,117 @@ static int futhark_write_impl(const afmt_array *arrays, size_t n, const afmt_wri
     for (size_t ai = 0; ai < n; ai++) {
         const afmt_array *A_data = &arrays[ai];
         (void)A_data;
-        if (A_data->encoding != AFMT_ENC_PLAIN || A_data->endian != AFMT_LITTLE || A_data->stride != A_data->elsize ||
-            (A_data->rank > 1 && A_data->order != AFMT_ROW_MAJOR)) {
-            return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0, "array %u must be plain, little-endian and row-major (see afmt_array_to_plain)", (unsigned)ai);
-        }
-        uint8_t w_type[4] = {0};
-        afmt_dtype el_dtype = AFMT_DTYPE_INVALID;
-        uint64_t el_size = 0;
-        afmt_encoding el_enc = AFMT_ENC_PLAIN;
-        if (A_data->dtype == AFMT_I8) {
-            memcpy(w_type, "  i8", 4);
-            el_dtype = AFMT_I8;
-            el_size = afmt_dtype_get(AFMT_I8)->size;
-        } else if (A_data->dtype == AFMT_I16) {
-            memcpy(w_type, " i16", 4);
-            el_dtype = AFMT_I16;
-            el_size = afmt_dtype_get(AFMT_I16)->size;
-        } else if (A_data->dtype == AFMT_I32) {
-            memcpy(w_type, " i32", 4);
-            el_dtype = AFMT_I32;
-            el_size = afmt_dtype_get(AFMT_I32)->size;
-        } else if (A_data->dtype == AFMT_I64) {
-            memcpy(w_type, " i64", 4);
-            el_dtype = AFMT_I64;
-            el_size = afmt_dtype_get(AFMT_I64)->size;
-        } else if (A_data->dtype == AFMT_U8) {
-            memcpy(w_type, "  u8", 4);
-            el_dtype = AFMT_U8;
-            el_size = afmt_dtype_get(AFMT_U8)->size;
-        } else if (A_data->dtype == AFMT_U16) {
-            memcpy(w_type, " u16", 4);
-            el_dtype = AFMT_U16;
-            el_size = afmt_dtype_get(AFMT_U16)->size;
-        } else if (A_data->dtype == AFMT_U32) {
-            memcpy(w_type, " u32", 4);
-            el_dtype = AFMT_U32;
-            el_size = afmt_dtype_get(AFMT_U32)->size;
-        } else if (A_data->dtype == AFMT_U64) {
-            memcpy(w_type, " u64", 4);
-            el_dtype = AFMT_U64;
-            el_size = afmt_dtype_get(AFMT_U64)->size;
-        } else if (A_data->dtype == AFMT_F16) {
-            memcpy(w_type, " f16", 4);
-            el_dtype = AFMT_F16;
-            el_size = afmt_dtype_get(AFMT_F16)->size;
-        } else if (A_data->dtype == AFMT_F32) {
-            memcpy(w_type, " f32", 4);
-            el_dtype = AFMT_F32;
-            el_size = afmt_dtype_get(AFMT_F32)->size;
-        } else if (A_data->dtype == AFMT_F64) {
-            memcpy(w_type, " f64", 4);
-            el_dtype = AFMT_F64;
-            el_size = afmt_dtype_get(AFMT_F64)->size;
-        } else if (A_data->dtype == AFMT_BOOL) {
-            memcpy(w_type, "bool", 4);
-            el_dtype = AFMT_BOOL;
-            el_size = afmt_dtype_get(AFMT_BOOL)->size;
-        }
-        if (el_dtype == AFMT_DTYPE_INVALID) {
-            return afmt_fail(err, AFMT_E_TYPE, NULL, "type", AFMT_NO_INDEX, 0, "futhark cannot hold elements of type %s", afmt_dtype_name(A_data->dtype));
-        }
-        (void)el_size;
-        (void)el_enc;
-        uint64_t nbytes_data;
-        if (afmt_payload_size(A_data, el_enc, &nbytes_data, err) != 0) return -1;
-        (void)nbytes_data;
-        uint8_t w_binary_mark[1] = {0};
-        memcpy(w_binary_mark, "b", 1);
-        const uint64_t v_version = UINT64_C(2);
-        const int64_t v_rank = (int64_t)A_data->rank;
-        const uint64_t *w_dims = A_data->dims;
-        const uint64_t n_dims = A_data->rank;
-        for (uint64_t k = 0; k < n_dims; k++) {
-            if (w_dims[k] > (uint64_t)INT64_MAX) {
-                return afmt_fail(err, AFMT_E_TYPE, NULL, "dims", k, 0, "dimension %" PRIu64 " does not fit a signed field", w_dims[k]);
+        /* switch kind */
+        if (UINT64_C(1) == 1) {
+            if (A_data->encoding != AFMT_ENC_PLAIN || A_data->endian != AFMT_LITTLE || A_data->stride != A_data->elsize ||
+                (A_data->rank > 1 && A_data->order != AFMT_ROW_MAJOR)) {
+                return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0, "array %u must be plain, little-endian and row-major (see afmt_array_to_plain)", (unsigned)ai);
             }
-        }
-        if (!(v_rank >= (int64_t)UINT64_C(0))) {
-            return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "rank", AFMT_NO_INDEX, 0, "rank is negative (Futhark reads the rank byte as signed: 0..127): `rank >= 0` does not hold (rank = %" PRId64 ")", v_rank);
-        }
-        for (uint64_t i_dims = 0; i_dims < n_dims; i_dims++) {
-            const int64_t e_dims = (int64_t)w_dims[i_dims];
-            if (!(e_dims >= (int64_t)UINT64_C(0))) {
-                return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "dims", i_dims, 0, "dimension is negative (Futhark reads dims as signed): `dims >= 0` does not hold (dims = %" PRId64 ")", e_dims);
+            uint8_t w_type[4] = {0};
+            afmt_dtype el_dtype = AFMT_DTYPE_INVALID;
+            uint64_t el_size = 0;
+            afmt_encoding el_enc = AFMT_ENC_PLAIN;
+            if (A_data->dtype == AFMT_I8) {
+                memcpy(w_type, "  i8", 4);
+                el_dtype = AFMT_I8;
+                el_size = afmt_dtype_get(AFMT_I8)->size;
+            } else if (A_data->dtype == AFMT_I16) {
+                memcpy(w_type, " i16", 4);
+                el_dtype = AFMT_I16;
+                el_size = afmt_dtype_get(AFMT_I16)->size;
+            } else if (A_data->dtype == AFMT_I32) {
+                memcpy(w_type, " i32", 4);
+                el_dtype = AFMT_I32;
+                el_size = afmt_dtype_get(AFMT_I32)->size;
+            } else if (A_data->dtype == AFMT_I64) {
+                memcpy(w_type, " i64", 4);
+                el_dtype = AFMT_I64;
+                el_size = afmt_dtype_get(AFMT_I64)->size;
+            } else if (A_data->dtype == AFMT_U8) {
+                memcpy(w_type, "  u8", 4);
+                el_dtype = AFMT_U8;
+                el_size = afmt_dtype_get(AFMT_U8)->size;
+            } else if (A_data->dtype == AFMT_U16) {
+                memcpy(w_type, " u16", 4);
+                el_dtype = AFMT_U16;
+                el_size = afmt_dtype_get(AFMT_U16)->size;
+            } else if (A_data->dtype == AFMT_U32) {
+                memcpy(w_type, " u32", 4);
+                el_dtype = AFMT_U32;
+                el_size = afmt_dtype_get(AFMT_U32)->size;
+            } else if (A_data->dtype == AFMT_U64) {
+                memcpy(w_type, " u64", 4);
+                el_dtype = AFMT_U64;
+                el_size = afmt_dtype_get(AFMT_U64)->size;
+            } else if (A_data->dtype == AFMT_F16) {
+                memcpy(w_type, " f16", 4);
+                el_dtype = AFMT_F16;
+                el_size = afmt_dtype_get(AFMT_F16)->size;
+            } else if (A_data->dtype == AFMT_F32) {
+                memcpy(w_type, " f32", 4);
+                el_dtype = AFMT_F32;
+                el_size = afmt_dtype_get(AFMT_F32)->size;
+            } else if (A_data->dtype == AFMT_F64) {
+                memcpy(w_type, " f64", 4);
+                el_dtype = AFMT_F64;
+                el_size = afmt_dtype_get(AFMT_F64)->size;
+            } else if (A_data->dtype == AFMT_BOOL) {
+                memcpy(w_type, "bool", 4);
+                el_dtype = AFMT_BOOL;
+                el_size = afmt_dtype_get(AFMT_BOOL)->size;
             }
+            if (el_dtype == AFMT_DTYPE_INVALID) {
+                return afmt_fail(err, AFMT_E_TYPE, NULL, "type", AFMT_NO_INDEX, 0, "futhark cannot hold elements of type %s", afmt_dtype_name(A_data->dtype));
+            }
+            (void)el_size;
+            (void)el_enc;
+            uint64_t nbytes_data;
+            if (afmt_payload_size(A_data, el_enc, &nbytes_data, err) != 0) return -1;
+            (void)nbytes_data;
+            uint8_t w_binary_mark[1] = {0};
+            memcpy(w_binary_mark, "b", 1);
+            const uint64_t v_version = UINT64_C(2);
+            const int64_t v_rank = (int64_t)A_data->rank;
+            const uint64_t *w_dims = A_data->dims;
+            const uint64_t n_dims = A_data->rank;
+            for (uint64_t k = 0; k < n_dims; k++) {
+                if (w_dims[k] > (uint64_t)INT64_MAX) {
+                    return afmt_fail(err, AFMT_E_TYPE, NULL, "dims", k, 0, "dimension %" PRIu64 " does not fit a signed field", w_dims[k]);
+                }
+            }
+            if (!(v_rank >= (int64_t)UINT64_C(0))) {
+                return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "rank", AFMT_NO_INDEX, 0, "rank is negative (Futhark reads the rank byte as signed: 0..127): `rank >= 0` does not hold (rank = %" PRId64 ")", v_rank);
+            }
+            for (uint64_t i_dims = 0; i_dims < n_dims; i_dims++) {
+                const int64_t e_dims = (int64_t)w_dims[i_dims];
+                if (!(e_dims >= (int64_t)UINT64_C(0))) {
+                    return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "dims", i_dims, 0, "dimension is negative (Futhark reads dims as signed): `dims >= 0` does not hold (dims = %" PRId64 ")", e_dims);
+                }
+            }
+            /* binary_mark */
+            if (afmt_sink_put(sink, w_binary_mark, 1, err) != 0) return -1;
+            /* version */
+            if (v_version > UINT64_C(0xff)) {
+                return afmt_fail(err, AFMT_E_TYPE, NULL, "version", AFMT_NO_INDEX, 0, "value %" PRIu64 " does not fit u8", v_version);
+            }
+            if (afmt_sink_u8(sink, v_version, err) != 0) return -1;
+            /* rank */
+            if (v_rank < -(INT64_C(1) << 7) || v_rank >= (INT64_C(1) << 7)) {
+                return afmt_fail(err, AFMT_E_TYPE, NULL, "rank", AFMT_NO_INDEX, 0, "value %" PRId64 " does not fit i8", v_rank);
+            }
+            if (afmt_sink_u8(sink, ((uint64_t)v_rank & UINT64_C(0xff)), err) != 0) return -1;
+            /* type */
+            if (afmt_sink_put(sink, w_type, 4, err) != 0) return -1;
+            /* dims */
+            for (uint64_t k = 0; k < n_dims; k++) {
+                if (afmt_sink_u64(sink, (uint64_t)(int64_t)w_dims[k], 0, err) != 0) return -1;
+            }
+            /* data */
+            if (afmt_sink_payload(sink, A_data, AFMT_LITTLE, el_enc, err) != 0) return -1;
+        } else if (UINT64_C(1) == 2) {
+        } else {
+            return afmt_fail(err, AFMT_E_TYPE, NULL, "kind", AFMT_NO_INDEX, 0, "no case of the format describes this array");
         }
-        /* binary_mark */
-        if (afmt_sink_put(sink, w_binary_mark, 1, err) != 0) return -1;
-        /* version */
-        if (v_version > UINT64_C(0xff)) {
-            return afmt_fail(err, AFMT_E_TYPE, NULL, "version", AFMT_NO_INDEX, 0, "value %" PRIu64 " does not fit u8", v_version);
-        }
-        if (afmt_sink_u8(sink, v_version, err) != 0) return -1;
-        /* rank */
-        if (v_rank < -(INT64_C(1) << 7) || v_rank >= (INT64_C(1) << 7)) {
-            return afmt_fail(err, AFMT_E_TYPE, NULL, "rank", AFMT_NO_INDEX, 0, "value %" PRId64 " does not fit i8", v_rank);
-        }
-        if (afmt_sink_u8(sink, ((uint64_t)v_rank & UINT64_C(0xff)), err) != 0) return -1;
-        /* type */
-        if (afmt_sink_put(sink, w_type, 4, err) != 0) return -1;
-        /* dims */
-        for (uint64_t k = 0; k < n_dims; k++) {
-            if (afmt_sink_u64(sink, (uint64_t)(int64_t)w_dims[k], 0, err) != 0) return -1;
-        }
-        /* data */
-        if (afmt_sink_payload(sink, A_data, AFMT_LITTLE, el_enc, err) != 0) return -1;
     }
     if (wopt && wopt->trailer_len > 0) {
         return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, 0, "futhark does not allow data after the arrays");

@@ -4,7 +4,7 @@
 
 #include "afmt.h"
 
-/* Futhark binary data values: a stream of 'b' 2 rank type dims values */
+/* Futhark data values: a stream of binary ('b' 2 rank type dims values) and text values */
 extern const afmt_format afmt_futhark_format;
 
 /* 1 if buf starts like a futhark file. */

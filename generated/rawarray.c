@@ -476,7 +476,7 @@ static int rawarray_write_impl(const afmt_array *arrays, size_t n, const afmt_wr
         }
     } else if ((v_flags & UINT64_C(2)) == 2) {
     } else {
-        return afmt_fail(err, AFMT_E_TYPE, NULL, "size", AFMT_NO_INDEX, 0, "no case of the format describes this array");
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "compression", AFMT_NO_INDEX, 0, "no case of the format describes this array");
     }
     /* data */
     if (compressed_data) {

@@ -13,4 +13,5 @@
 #include "afmt_tiles.h"
 #include "afmt_src.h"
 #include "afmt_meta.h"
+#include "afmt_futhark_text.h"
 #endif

@@ -386,6 +386,11 @@ static int decode_storage(const afmt_array *a, uint8_t *out, uint64_t es,
         return decode_bits(a, out, err);
     case AFMT_ENC_LZ4_BLOCK:
         return decode_lz4(a, out, es, total, comp, err);
+    case AFMT_ENC_TEXT:
+        if (!a->text_decode)
+            return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, a->offset, "text view without a parser");
+        (void)comp;
+        return a->text_decode(a, out, total, err);
     default:
         return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, a->offset,
                          "unknown encoding %d", (int)a->encoding);

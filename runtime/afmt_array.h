@@ -31,7 +31,8 @@ typedef enum afmt_encoding {
     AFMT_ENC_LZ4_BLOCK = 2, /* one LZ4 block that decompresses to PLAIN */
     AFMT_ENC_CSR = 3,       /* sparse: see the csr_* members */
     AFMT_ENC_ZEROS = 4,     /* every element is zero; no data stored */
-    AFMT_ENC_COO = 5        /* sparse records: see the coo_* members */
+    AFMT_ENC_COO = 5,       /* sparse records: see the coo_* members */
+    AFMT_ENC_TEXT = 6       /* a text rendering (futhark): text_decode parses it */
 } afmt_encoding;
 
 typedef struct afmt_array {
@@ -65,6 +66,8 @@ typedef struct afmt_array {
      * [tile_col, tile_col + dims[1]) of a tile_rows x tile_cols matrix. */
     int is_tile;
     uint64_t tile_row, tile_col, tile_rows, tile_cols;
+    /* TEXT: the parser of the text (count elements, row-major, native). */
+    int (*text_decode)(const struct afmt_array *view, uint8_t *dst, uint64_t dst_size, afmt_error *err);
 } afmt_array;
 
 /* Reset a view to an empty row-major plain array of the given dtype. */

@@ -228,3 +228,36 @@ uint64_t afmt_src_scan_pad_bits(void *ctx, const uint8_t *p, uint64_t n, uint64_
         return n;
     return (p[n - 1] >> (bits % 8)) != 0 ? n - 1 : n;
 }
+
+int afmt_src_text(afmt_src *s, uint64_t end, uint64_t pos, afmt_text_scan_fn scan, uint64_t max_rank,
+                  uint64_t *vend, afmt_array *view, const afmt_path *path, afmt_error *err)
+{
+    uint64_t avail, e = 0;
+    if (s->read) {
+        /* buffer what the window can hold: the value must be in it */
+        while (s->len == AFMT_LEN_UNKNOWN && s->data_off + s->data_len < end &&
+               s->data_off + s->data_len - pos < s->cap / 2)
+            if (!afmt_src_fill(s, pos, s->data_off + s->data_len - pos + 1))
+                break;
+    }
+    if (pos < s->data_off || pos > s->data_off + s->data_len)
+        return afmt_src_short(s, err, path, "value", AFMT_NO_INDEX, pos, end, 1, "a text value");
+    avail = s->data_off + s->data_len - pos;
+    if (end != AFMT_LEN_UNKNOWN && avail > end - pos)
+        avail = end - pos;
+    if (scan(AFMT_B(s, pos), avail, 0, max_rank, &e, view, err) != 0) {
+        afmt_error inner = *err;
+        int more = s->read && s->len == AFMT_LEN_UNKNOWN && inner.code == AFMT_E_TRUNCATED;
+        if (more)
+            return afmt_fail(err, AFMT_E_LIMIT, path, "value", AFMT_NO_INDEX, pos,
+                             "a text value longer than the stream window (%" PRIu64 " bytes): validate the file instead",
+                             s->cap);
+        /* the path already names the value: keep only an element part */
+        return afmt_fail(err, inner.code, path, inner.field[0] && strcmp(inner.field, "value") != 0 ? inner.field : NULL,
+                         AFMT_NO_INDEX, pos + inner.offset, "%s", inner.message);
+    }
+    *vend = pos + e;
+    view->offset += pos;
+    view->data = s->read ? NULL : AFMT_B(s, view->offset);
+    return 0;
+}

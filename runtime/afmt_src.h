@@ -96,6 +96,24 @@ int afmt_src_skip_to(afmt_src *s, uint64_t off);
  * keeping them only if they fit its window). */
 uint64_t afmt_src_rest(afmt_src *s, uint64_t pos);
 
+/* The byte at absolute offset off, or 256 when the input (or region, end)
+ * ends first: lets a spec choose a variant by its first byte. */
+static inline unsigned afmt_src_peek(afmt_src *s, uint64_t end, uint64_t off)
+{
+    return afmt_src_have(s, end, off, 1) ? *AFMT_B(s, off) : 256u;
+}
+
+/* A scanner of one text value (afmt_futhark_text_scan's signature). */
+typedef int (*afmt_text_scan_fn)(const uint8_t *buf, uint64_t len, uint64_t pos, uint64_t max_rank,
+                                 uint64_t *end, afmt_array *out, afmt_error *err);
+
+/* Scan the text value at pos with scan: the value must lie in memory (a
+ * stream buffers what its window holds; a longer value is a limit error).
+ * On success *vend is its end and view describes it (absolute offsets; no
+ * data for a stream).  Errors get the path prefixed and absolute offsets. */
+int afmt_src_text(afmt_src *s, uint64_t end, uint64_t pos, afmt_text_scan_fn scan, uint64_t max_rank,
+                  uint64_t *vend, afmt_array *view, const afmt_path *path, afmt_error *err);
+
 /* Scan helpers for afmt_src_take. */
 uint64_t afmt_src_scan_bool(void *ctx, const uint8_t *p, uint64_t n, uint64_t at);
 uint64_t afmt_src_scan_zero(void *ctx, const uint8_t *p, uint64_t n, uint64_t at);

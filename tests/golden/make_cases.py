@@ -125,8 +125,16 @@ case(F, "bool_not_0_1_strict", fut(tag=b"bool", dims=(3,), data=b"\x00\x02\x01",
      "value[0].data[1]", 16, "0x02")
 case(F, "bool_not_0_1_lenient", fut(tag=b"bool", dims=(3,), data=b"\x00\x02\x01", elsize=1), True, mode="lenient",
      warnings=1)
-case(F, "garbage_after_value", fut() + b"xyz", False, "magic", "value[1].binary_mark", len(fut()), "expected \"b\"")
-case(F, "text_value_not_supported", b"[1i32, 2i32]", False, "magic", "value[0].binary_mark", 0)
+case(F, "garbage_after_value", fut() + b"xyz", False, "value", "value[1].element[0]", len(fut()), "found 'xyz'",
+     note="after a value, anything that is not whitespace is another value: here not a valid text value")
+case(F, "text_value_array", b"[1i32, 2i32]", True, note="text values are read too (FORMATS.md#futhark)")
+case(F, "text_and_binary_mixed", fut() + b"\n-- a comment\n[[1.5f32, 2f32]] true\n" + fut(tag=b" f64", dims=(), elsize=8), True)
+case(F, "text_empty_array", b"empty([2][0]i32)", True)
+case(F, "text_mixed_types", b"[1, 2i64]", False, "constraint", "value[0].element[1]", 4, "differs from i32")
+case(F, "text_irregular", b"[[1], [1, 2]]", False, "constraint", "value[0]", 10)
+case(F, "text_out_of_range", b"300i8", False, "value", "value[0].element[0]", 0, "i8")
+case(F, "text_bare_empty_brackets", b"[]", False, None, None, None, "empty(")
+case(F, "text_unterminated", b"[1, 2", False, "truncated")
 case(F, "empty_input", b"", False, "truncated", "value", 0, "at least 1",
      note="a file holds one or more values")
 case(F, "only_whitespace", b" \n\n", False, "truncated", "value", 3)
