@@ -59,7 +59,7 @@ help:
 	@echo "make bench        benchmarks with ratios against memcpy/cp baselines"
 	@echo "make clean        remove build/"
 
-DEPS_PKGS := gcc clang make re2c libjansson-dev liblz4-dev libarchive-dev afl++ python3 hyperfine time
+DEPS_PKGS := gcc clang make re2c libjansson-dev liblz4-dev libarchive-dev afl++ python3 python3-numpy hyperfine time
 deps:
 	@missing=""; for p in $(DEPS_PKGS); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \

@@ -336,6 +336,18 @@ int afmt_cli_convert_main(int argc, char **argv, int first)
             rc = describe_refusal(in, i, a, "cannot decode", &err);
             goto done;
         }
+        /* Already what the writer takes (plain, little-endian, contiguous,
+         * in the target's order, no cast): write straight from the mapped
+         * input instead of copying it into fresh memory first. */
+        if ((dtype == AFMT_DTYPE_INVALID || dtype == a->dtype) && a->encoding == AFMT_ENC_PLAIN &&
+            a->endian == AFMT_LITTLE && a->stride == a->elsize && a->nbytes >= size && a->data &&
+            (a->rank <= 1 || a->order == target->order)) {
+            views[i] = *a;
+            views[i].order = target->order;
+            if (c.n == 1 && check_target(in, i, target, &views[i], &rc) != 0)
+                goto done;
+            continue;
+        }
         buf = size <= (uint64_t)(SIZE_MAX / 2) ? malloc(size ? (size_t)size : 1) : NULL;
         if (!buf) {
             fprintf(stderr, "afmt convert: %s: array [%zu]: cannot allocate %" PRIu64

@@ -82,6 +82,21 @@ uint64_t afmt_field_unordered_within(const uint8_t *p, uint64_t n, unsigned widt
                                      int seg_big)
 {
     uint64_t r;
+    if (width == 8 && !big && seg_width == 8 && !seg_big) {
+        /* the common case (CSR with u64 indices): direct loads, one pass */
+        for (r = 0; r + 1 < nseg; r++) {
+            uint64_t lo = afmt_load_u64le(seg + 8 * r), hi = afmt_load_u64le(seg + 8 * (r + 1)), i, prev;
+            if (hi < lo || hi > n) return lo < n ? lo : 0;
+            if (lo == hi) continue;
+            prev = afmt_load_u64le(p + 8 * lo);
+            for (i = lo + 1; i < hi; i++) {
+                uint64_t v = afmt_load_u64le(p + 8 * i);
+                if (v <= prev) return i;
+                prev = v;
+            }
+        }
+        return n;
+    }
     for (r = 0; r + 1 < nseg; r++) {
         uint64_t lo = afmt_field_get(seg, r, seg_width, seg_big);
         uint64_t hi = afmt_field_get(seg, r + 1, seg_width, seg_big);

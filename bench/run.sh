@@ -1,0 +1,293 @@
+#!/usr/bin/env bash
+# afmt benchmarks against their limits (cat, memcpy, cp) and a peer (numpy).
+# Usage: bash bench/run.sh [BUILD]        (make bench runs this)
+# bench/README.md explains each benchmark and how to read the table.
+#
+# Method (shared/BENCH-NOTES.md): page cache warm, buffers reused and
+# pre-touched, every benchmark alternates tool and baseline(s) round by
+# round (A B A B ...), medians of RUNS rounds, ratios tool / baseline,
+# output files deleted (untimed) before each write.  Whole commands are
+# timed with bash's $EPOCHREALTIME around a fork+exec (no `date` process
+# inside the timed span); in-process work with clock_gettime(MONOTONIC).
+#
+# Environment knobs:
+#   BENCH_RUNS=9          rounds for the large-file benchmarks (9 or more)
+#   BENCH_SMALL_RUNS=15   rounds for the fast ones (10,000 files, header-only)
+#   BENCH_SIDE=16384      N: inputs f32[N,N], f32[N*N], bool[4*N*N] (N*N*4 bytes each)
+#   BENCH_CONVERT_SIDE=8192  side of the matrix that `afmt convert` and numpy
+#                         transpose in benchmark 5c (16384 = 1 GiB adds about
+#                         2 minutes: numpy needs 6-19 s per round at that size)
+#   BENCH_CSR_ROWS=1000000, BENCH_CSR_PER_ROW=100   the DAPHNE CSR input
+#   BENCH_DATA=bench/data where inputs are generated (kept between runs)
+#   BENCH_PYTHON=...      python with numpy for 5c (default: python3, then
+#                         /usr/bin/python3); "none" skips the numpy peer
+set -euo pipefail
+
+START_US=${EPOCHREALTIME/[.,]/}
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+ROOT=$PWD
+BUILD=${1:-build}
+case $BUILD in /*) ;; *) BUILD=$ROOT/$BUILD ;; esac
+BENCH=$ROOT/bench
+VALIDATE=$BUILD/afmt-validate
+AFMT=$BUILD/afmt
+LIB=$BUILD/libafmt.a
+
+SIDE=${BENCH_SIDE:-16384}
+CONV_SIDE=${BENCH_CONVERT_SIDE:-8192}
+RUNS=${BENCH_RUNS:-9}
+SMALL_RUNS=${BENCH_SMALL_RUNS:-15}
+export BENCH_CSR_ROWS=${BENCH_CSR_ROWS:-1000000}
+export BENCH_CSR_PER_ROW=${BENCH_CSR_PER_ROW:-100}
+DATA_ROOT=${BENCH_DATA:-$BENCH/data}
+case $DATA_ROOT in /*) ;; *) DATA_ROOT=$ROOT/$DATA_ROOT ;; esac
+
+die() { echo "bench: $*" >&2; exit 1; }
+say() { printf '%s\n' "$*" >&2; }
+
+for f in "$VALIDATE" "$AFMT" "$LIB"; do
+    [ -e "$f" ] || die "$f is missing: run make first"
+done
+if [ "$RUNS" -lt 9 ] || [ "$SMALL_RUNS" -lt 9 ]; then
+    say "bench: note: fewer than 9 rounds (BENCH_RUNS=$RUNS, BENCH_SMALL_RUNS=$SMALL_RUNS): medians are less trustworthy"
+fi
+
+# ------------------------------------------------------------------ build
+BIN=$DATA_ROOT/bin
+mkdir -p "$BIN"
+CC=${CC:-cc}
+EXTRA_LIBS=""
+if printf '#include <lz4.h>\n' | $CC -E - >/dev/null 2>&1; then EXTRA_LIBS="$EXTRA_LIBS -llz4"; fi
+if printf '#include <archive.h>\n' | $CC -E - >/dev/null 2>&1; then EXTRA_LIBS="$EXTRA_LIBS -larchive"; fi
+BCFLAGS="-std=c11 -O2 -Wall -Wextra -Werror"
+# shellcheck disable=SC2086
+$CC $BCFLAGS -o "$BIN/gen_data" "$BENCH/gen_data.c"
+# shellcheck disable=SC2086
+$CC $BCFLAGS -I"$ROOT/runtime" -I"$ROOT/generated" -o "$BIN/validate_inproc" \
+    "$BENCH/validate_inproc.c" "$LIB" $EXTRA_LIBS -lpthread
+
+# ------------------------------------------------------------------ data
+# One folder per set of sizes; emptied when the generator changes.
+GEN_SUM=$(cksum < "$BENCH/gen_data.c" | cut -d' ' -f1)
+DATA=$DATA_ROOT/n$SIDE-csr${BENCH_CSR_ROWS}x$BENCH_CSR_PER_ROW
+if [ -d "$DATA" ] && [ "$(cat "$DATA/.gen" 2>/dev/null)" != "$GEN_SUM" ]; then
+    rm -rf "$DATA"
+fi
+mkdir -p "$DATA"
+echo "$GEN_SUM" > "$DATA/.gen"
+OUT=$DATA_ROOT/out
+rm -rf "$OUT"
+mkdir -p "$OUT"
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/afmt-bench.XXXXXX")
+trap 'rm -rf "$TMP" "$OUT"' EXIT
+
+# The numpy peer: the first python3 that has numpy (a pyenv python3 may
+# shadow Debian's /usr/bin/python3, where python3-numpy installs), run by
+# its real path so that no wrapper script is timed.
+HAVE_NUMPY=0 PY=""
+for py in ${BENCH_PYTHON:-python3 /usr/bin/python3}; do
+    [ "$py" = none ] && break
+    if PY=$("$py" -c 'import sys, numpy; print(sys.executable)' 2>/dev/null) && [ -n "$PY" ]; then
+        HAVE_NUMPY=1
+        break
+    fi
+done
+
+g0=${EPOCHREALTIME/[.,]/}
+"$BIN/gen_data" "$DATA" "$SIDE"
+CONV_IN=$DATA/big.ra
+if [ "$HAVE_NUMPY" = 1 ] && [ "$CONV_SIDE" != "$SIDE" ]; then
+    mkdir -p "$DATA/convert-n$CONV_SIDE"
+    "$BIN/gen_data" "$DATA/convert-n$CONV_SIDE" "$CONV_SIDE" ra
+    CONV_IN=$DATA/convert-n$CONV_SIDE/big.ra
+fi
+# Freshly written inputs are still being written back: flush them now, or
+# the writeback competes with the first benchmarks (a no-op when clean).
+sync "$DATA"/big.* "$DATA/bool.fut" "$DATA/csr.dbdf" "$CONV_IN"
+g1=${EPOCHREALTIME/[.,]/}
+say "bench: inputs ready in $DATA ($(( (g1 - g0) / 1000 )) ms)"
+
+# Every input must be valid before anything is timed.
+"$VALIDATE" "$DATA/big.ra" "$DATA/big.ten" "$DATA/bool.fut" "$DATA/csr.dbdf" "$CONV_IN" >&2 \
+    || die "a generated input is invalid"
+(cd "$DATA/small" && for f in *; do [ "$f" = "done" ] || echo "$f"; done > "$DATA/small.list")
+NSMALL=$(wc -l < "$DATA/small.list")
+(cd "$DATA/small" && xargs "$VALIDATE" -q < "$DATA/small.list") || die "a small input is invalid"
+# Warm the page cache.
+cat "$DATA/big.ra" "$DATA/big.ten" "$DATA/bool.fut" "$DATA/csr.dbdf" "$CONV_IN" > /dev/null
+(cd "$DATA/small" && xargs cat < "$DATA/small.list" > /dev/null)
+
+# ------------------------------------------------------------------ timing
+size_of() { stat -c %s "$1"; }
+
+# time_rounds RUNS PREP CMD...
+#   One untimed warm-up round, then RUNS rounds; in each round every CMD
+#   runs once, in the order given (A B C A B C ...), after PREP (untimed).
+#   stdout of each CMD goes to /dev/null; a failing CMD stops the bench.
+#   Sets MED[i] (median seconds of CMD i), MIN[i] and MAX[i].
+MED=(); MIN=(); MAX=()
+time_rounds() {
+    local runs=$1 prep=$2; shift 2
+    local -a cmds=("$@")
+    local n=${#cmds[@]} i r t0 t1
+    for ((i = 0; i < n; i++)); do : > "$TMP/s$i"; done
+    for ((r = 0; r <= runs; r++)); do
+        for ((i = 0; i < n; i++)); do
+            eval "$prep"
+            t0=${EPOCHREALTIME/[.,]/}
+            eval "${cmds[i]}" > /dev/null || die "failed: ${cmds[i]}"
+            t1=${EPOCHREALTIME/[.,]/}
+            if [ "$r" -gt 0 ]; then echo $((t1 - t0)) >> "$TMP/s$i"; fi
+        done
+    done
+    MED=(); MIN=(); MAX=()
+    for ((i = 0; i < n; i++)); do
+        read -r "MED[i]" "MIN[i]" "MAX[i]" < <(sort -n "$TMP/s$i" | awk '
+            { a[NR] = $1 }
+            END { m = NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2
+                  printf "%.6f %.6f %.6f\n", m / 1e6, a[1] / 1e6, a[NR] / 1e6 }')
+    done
+}
+
+# inproc [--to-row-major] FORMAT FILE RUNS: sets MED/MIN/MAX for
+# (validate or reorder, memcpy) and BYTES (bytes the memcpy copies).
+inproc() {
+    local line
+    line=$("$BIN/validate_inproc" "$@") || die "validate_inproc $* failed"
+    # shellcheck disable=SC2086
+    set -- $line
+    [ "$1" = RESULT ] || die "validate_inproc: unexpected output: $line"
+    MED=("$2" "$3"); MIN=("$5" "$7"); MAX=("$6" "$8"); BYTES=$4
+}
+
+# row ID WHAT TOOL TOOL_S TOOL_RANGE BASE BASE_S BASE_RANGE BYTES NOTE
+ROWS=$TMP/rows.tsv
+: > "$ROWS"
+row() {
+    printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$@" >> "$ROWS"
+    say "  $1 $2: $3 $4 s [$5] vs $6 $7 s [$8]"
+}
+range() { printf '%s-%s' "$1" "$2"; }
+
+GIB_NOTE="payload $(awk -v b=$((SIDE * SIDE * 4)) 'BEGIN { printf "%.2f GiB", b / 1073741824 }')"
+
+# ------------------------------------------------------------------ 1
+say "bench 1: header-only validation of dense f32 ($GIB_NOTE)"
+time_rounds "$SMALL_RUNS" ":" "'$VALIDATE' '$DATA/big.ra'" "cat '$DATA/big.ra'"
+row 1a "validate rawarray f32[$SIDE,$SIDE]" "afmt-validate" "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" \
+    "cat >/dev/null" "${MED[1]}" "$(range "${MIN[1]}" "${MAX[1]}")" "$(size_of "$DATA/big.ra")" "whole command"
+time_rounds "$SMALL_RUNS" ":" "'$VALIDATE' '$DATA/big.ten'" "cat '$DATA/big.ten'"
+row 1b "validate tenbin f32[$((SIDE * SIDE))]" "afmt-validate" "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" \
+    "cat >/dev/null" "${MED[1]}" "$(range "${MIN[1]}" "${MAX[1]}")" "$(size_of "$DATA/big.ten")" "whole command"
+inproc rawarray "$DATA/big.ra" "$SMALL_RUNS"
+row 1c "in-process rawarray f32[$SIDE,$SIDE]" "afmt_rawarray_validate" "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" \
+    "memcpy" "${MED[1]}" "$(range "${MIN[1]}" "${MAX[1]}")" "$(size_of "$DATA/big.ra")" "mmap'd input"
+
+# ------------------------------------------------------------------ 2
+NBOOL=$((4 * SIDE * SIDE))
+say "bench 2: futhark bool[$NBOOL], every byte checked"
+inproc futhark "$DATA/bool.fut" "$RUNS"
+row 2a "in-process futhark bool[$NBOOL]" "afmt_futhark_validate" "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" \
+    "memcpy" "${MED[1]}" "$(range "${MIN[1]}" "${MAX[1]}")" "$(size_of "$DATA/bool.fut")" "0/1 scan of every byte"
+time_rounds "$RUNS" ":" "'$VALIDATE' '$DATA/bool.fut'" "cat '$DATA/bool.fut'"
+row 2b "validate futhark bool[$NBOOL]" "afmt-validate" "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" \
+    "cat >/dev/null" "${MED[1]}" "$(range "${MIN[1]}" "${MAX[1]}")" "$(size_of "$DATA/bool.fut")" "whole command, mmap faults"
+
+# ------------------------------------------------------------------ 3
+NNZ=$((BENCH_CSR_ROWS * BENCH_CSR_PER_ROW))
+say "bench 3: DAPHNE CSR f64, $NNZ nonzeros"
+inproc daphne "$DATA/csr.dbdf" "$RUNS"
+row 3a "in-process daphne CSR f64 nnz=$NNZ" "afmt_daphne_validate" "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" \
+    "memcpy" "${MED[1]}" "$(range "${MIN[1]}" "${MAX[1]}")" "$(size_of "$DATA/csr.dbdf")" \
+    "checks $(( (BENCH_CSR_ROWS + 1 + NNZ) * 8 / 1048576 )) MiB of indices"
+
+# ------------------------------------------------------------------ 4
+say "bench 4: $NSMALL small files"
+pushd "$DATA/small" > /dev/null
+time_rounds "$SMALL_RUNS" ":" "xargs '$VALIDATE' -q < '$DATA/small.list'" \
+    "xargs '$VALIDATE' -q -j 2 < '$DATA/small.list'" "xargs cat < '$DATA/small.list'"
+popd > /dev/null
+per_file() { awk -v s="$1" -v n="$NSMALL" 'BEGIN { printf "%.1f us/file", s / n * 1e6 }'; }
+row 4a "$NSMALL files of ~200 B, 5 formats" "afmt-validate -q" "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" \
+    "xargs cat" "${MED[2]}" "$(range "${MIN[2]}" "${MAX[2]}")" 0 \
+    "$(per_file "${MED[0]}") vs $(per_file "${MED[2]}")"
+row 4b "$NSMALL files of ~200 B, 5 formats" "afmt-validate -q -j 2" "${MED[1]}" "$(range "${MIN[1]}" "${MAX[1]}")" \
+    "xargs cat" "${MED[2]}" "$(range "${MIN[2]}" "${MAX[2]}")" 0 \
+    "$(per_file "${MED[1]}") vs $(per_file "${MED[2]}")"
+
+# ------------------------------------------------------------------ 5
+say "bench 5: rawarray f32 (column-major) -> futhark (row-major): a transpose"
+inproc --to-row-major rawarray "$DATA/big.ra" "$RUNS"
+row 5a "in-process transpose f32[$SIDE,$SIDE]" "afmt_array_to_plain" "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" \
+    "memcpy" "${MED[1]}" "$(range "${MIN[1]}" "${MAX[1]}")" "$BYTES" "column- to row-major, buffers pre-touched"
+# 5b: the full-size file, afmt convert against cp.
+"$AFMT" convert "$DATA/big.ra" "$OUT/check.fut" --to futhark
+"$VALIDATE" -q "$OUT/check.fut" || die "convert output is invalid"
+rm -f "$OUT/check.fut"
+PREP5="rm -f '$OUT/t.fut' '$OUT/t.cp' '$OUT/t.np'"
+time_rounds "$RUNS" "$PREP5" "'$AFMT' convert '$DATA/big.ra' '$OUT/t.fut' --to futhark" "cp '$DATA/big.ra' '$OUT/t.cp'"
+eval "$PREP5"
+row 5b "convert ra f32[$SIDE,$SIDE] -> futhark" "afmt convert" "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" \
+    "cp" "${MED[1]}" "$(range "${MIN[1]}" "${MAX[1]}")" "$(size_of "$DATA/big.ra")" "whole command; afmt fsyncs its output"
+# 5c: numpy, on a CONV_SIDE^2 matrix (numpy's transpose is slow and its
+# 1 GiB rounds vary from 6 to 19 s); its output must equal afmt's.
+if [ "$HAVE_NUMPY" = 1 ]; then
+    "$AFMT" convert "$CONV_IN" "$OUT/check.fut" --to futhark
+    "$PY" "$BENCH/np_transpose.py" "$CONV_IN" "$OUT/check.np"
+    cmp -s "$OUT/check.fut" "$OUT/check.np" || die "afmt convert and numpy disagree"
+    rm -f "$OUT"/check.*
+    time_rounds "$RUNS" "$PREP5" "'$AFMT' convert '$CONV_IN' '$OUT/t.fut' --to futhark" \
+        "'$PY' '$BENCH/np_transpose.py' '$CONV_IN' '$OUT/t.np'"
+    eval "$PREP5"
+    conv_note="numpy: memmap, ascontiguousarray(a.T), tofile"
+    [ "$CONV_SIDE" != "$SIDE" ] && conv_note="$conv_note; $CONV_SIDE^2 to fit the time"
+    row 5c "convert ra f32[$CONV_SIDE,$CONV_SIDE] -> futhark" "afmt convert" "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" \
+        "numpy" "${MED[1]}" "$(range "${MIN[1]}" "${MAX[1]}")" "$(size_of "$CONV_IN")" "$conv_note"
+else
+    row 5c "convert ra f32[$CONV_SIDE,$CONV_SIDE] -> futhark" "-" "-" "-" \
+        "numpy (skipped)" "-" "-" 0 "python3-numpy is not installed (apt-get install python3-numpy)"
+fi
+
+# ------------------------------------------------------------------ 6
+say "bench 6: convert tenbin f32[$((SIDE * SIDE))] -> rawarray (a copy)"
+"$AFMT" convert "$DATA/big.ten" "$OUT/check.ra"
+"$VALIDATE" -q "$OUT/check.ra" || die "convert output is invalid"
+rm -f "$OUT/check.ra"
+# afmt convert commits its output with fsync (cli: afmt_sink_commit); cp
+# does not, so "cp + sync FILE" (coreutils: fsync of that file) is the
+# like-for-like second baseline.
+PREP6="rm -f '$OUT/c.ra' '$OUT/c.cp' '$OUT/c.cps'"
+time_rounds "$RUNS" "$PREP6" "'$AFMT' convert '$DATA/big.ten' '$OUT/c.ra'" "cp '$DATA/big.ten' '$OUT/c.cp'" \
+    "cp '$DATA/big.ten' '$OUT/c.cps' && sync '$OUT/c.cps'"
+eval "$PREP6"
+row 6a "convert tenbin f32[$((SIDE * SIDE))] -> ra" "afmt convert" "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" \
+    "cp" "${MED[1]}" "$(range "${MIN[1]}" "${MAX[1]}")" "$(size_of "$DATA/big.ten")" "whole command, no transpose"
+row 6b "convert tenbin f32[$((SIDE * SIDE))] -> ra" "afmt convert" "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" \
+    "cp + sync FILE" "${MED[2]}" "$(range "${MIN[2]}" "${MAX[2]}")" "$(size_of "$DATA/big.ten")" "both outputs durable (fsync)"
+
+# ------------------------------------------------------------------ table
+END_US=${EPOCHREALTIME/[.,]/}
+TOTAL_S=$(awk -v u=$((END_US - START_US)) 'BEGIN { printf "%.0f", u / 1e6 }')
+{
+    echo "afmt benchmarks  $(date -u '+%Y-%m-%d %H:%M UTC')  $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')"
+    echo "machine: $(nproc) CPUs, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), $(uname -r)"
+    if [ "$HAVE_NUMPY" = 1 ]; then echo "peer: numpy $("$PY" -c 'import numpy; print(numpy.__version__)') ($PY)"; fi
+    echo "rounds: $RUNS (large), $SMALL_RUNS (fast); each round runs tool and baseline(s) in turn; medians; time in seconds"
+    echo "ratio = tool median / baseline median (< 1: the tool is faster); GB/s = input bytes / median (10^9 B/s)"
+    echo
+    awk -F'\t' '
+        function fmt_t(s) { if (s == "-") return "-"; if (s < 0.001) return sprintf("%.2f us", s * 1e6); if (s < 1) return sprintf("%.1f ms", s * 1e3); return sprintf("%.3f s", s) }
+        function gbs(b, s) { if (b == 0 || s == "-" || s == 0) return "-"; v = b / s / 1e9; return v >= 1000 ? sprintf("%.0e", v) : sprintf("%.2f", v) }
+        function ratio(t, b) { if (t == "-" || b == "-" || b == 0) return "-"; r = t / b; return r < 0.01 ? sprintf("%.1e", r) : sprintf("%.3f", r) }
+        BEGIN { f = "%-3s %-41s %-22s %9s  %-23s %9s  %8s %8s %8s  %s\n"
+                printf f, "#", "benchmark", "tool", "median", "baseline", "median", "ratio", "tool", "base", "note"
+                printf f, "", "", "", "", "", "", "t/b", "GB/s", "GB/s", ""
+                for (i = 0; i < 170; i++) printf "-"; printf "\n" }
+        { printf f, $1, $2, $3, fmt_t($4), $6, fmt_t($7), ratio($4, $7), gbs($9, $4), gbs($9, $7), $10 }
+    ' "$ROWS"
+    echo
+    echo "min-max of each median's samples (s):"
+    awk -F'\t' '{ printf "  %-3s %-23s %-23s  %-24s %s\n", $1, $3, $5, $6, $8 }' "$ROWS"
+    [ "$HAVE_NUMPY" = 1 ] || echo "note: python3-numpy is not installed, so the numpy peer of benchmark 5 was skipped"
+    echo "total run time (inputs included): ${TOTAL_S} s"
+} | tee "$BENCH/results.txt"
