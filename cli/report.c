@@ -8,6 +8,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <sys/stat.h>
+
 #include "formats.h"
 #include "json_out.h"
 #include "load.h"
@@ -476,6 +481,20 @@ static void check(afmt_cli_worker *w, const char *display, const char *ext_name,
         }
         w->meta_desc = NULL;
     }
+    if (w->mapped_path) {
+        /* the verdict is about the bytes that were there: a file that
+         * changed meanwhile gets no verdict */
+        struct stat st;
+        if (stat(w->mapped_path, &st) == 0 && (uint64_t)st.st_size != w->mapped_size) {
+            afmt_error io;
+            afmt_error_clear(&io);
+            afmt_fail(&io, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, 0,
+                      "the file changed size while it was read (%" PRIu64 " bytes, now %" PRIu64 "): try again",
+                      w->mapped_size, (uint64_t)st.st_size);
+            afmt_cli_report_error(w, display, &io);
+            return;
+        }
+    }
     emit(w, display, fmt, valid, &err);
 }
 
@@ -499,6 +518,47 @@ void afmt_cli_check_input(afmt_cli_worker *w, const char *display,
     check(w, display, ext_name, in->data, in->len, NULL, (afmt_cli_input *)in);
 }
 
+/* A mapped file cut short by someone else while we read it raises SIGBUS
+ * at the first page past its new end.  A signal carries no context, so the
+ * way back is thread-local (each -j worker has its own), set only around
+ * the reads of a mapping. */
+static _Thread_local sigjmp_buf *bus_return;
+
+static void on_sigbus(int sig)
+{
+    (void)sig;
+    if (bus_return)
+        siglongjmp(*bus_return, 1);
+    signal(SIGBUS, SIG_DFL);
+    raise(SIGBUS);
+}
+
+static void install_sigbus(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigbus;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGBUS, &sa, NULL);
+}
+
+static pthread_once_t sigbus_once = PTHREAD_ONCE_INIT;
+
+/* check_input under the SIGBUS guard; 0, or -1 when the file shrank. */
+static int check_mapped(afmt_cli_worker *w, const char *path, const char *ext, afmt_cli_input *in)
+{
+    sigjmp_buf jb;
+    pthread_once(&sigbus_once, install_sigbus);
+    if (sigsetjmp(jb, 1) != 0) {
+        bus_return = NULL;
+        return -1;
+    }
+    bus_return = &jb;
+    afmt_cli_check_input(w, path, ext, in);
+    bus_return = NULL;
+    return 0;
+}
+
 void afmt_cli_check_path(afmt_cli_worker *w, const char *path, int walked)
 {
     afmt_cli_input in;
@@ -515,7 +575,20 @@ void afmt_cli_check_path(afmt_cli_worker *w, const char *path, int walked)
         return;
     }
     w->skip_unknown = walked;
-    afmt_cli_check_input(w, path, is_stdin ? NULL : path, &in);
+    if (in.map) {
+        w->mapped_path = path;
+        w->mapped_size = in.size;
+        if (check_mapped(w, path, path, &in) != 0) {
+            afmt_error io;
+            afmt_error_clear(&io);
+            afmt_fail(&io, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, 0,
+                      "the file was cut short while it was read: try again");
+            afmt_cli_report_error(w, path, &io);
+        }
+        w->mapped_path = NULL;
+    } else {
+        afmt_cli_check_input(w, path, is_stdin ? NULL : path, &in);
+    }
     w->skip_unknown = 0;
     afmt_cli_input_close(&in);
     /* Give back a stream buffer that grew very large. */

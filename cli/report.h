@@ -86,6 +86,10 @@ typedef struct afmt_cli_worker {
     int meta_failed;
     afmt_error meta_err;
     char meta_path[4200];
+    /* A mapped regular file: its path and size, to notice it changing while
+     * it is read. */
+    const char *mapped_path;
+    uint64_t mapped_size;
     /* The input being checked. */
     uint64_t narrays, nwarn;
     uint64_t arrays_listed, warns_listed;
