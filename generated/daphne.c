@@ -686,32 +686,13 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
 int afmt_daphne_validate_src(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
                          afmt_error *err)
 {
-    afmt_options defaults;
-    afmt_error scratch;
-    int rc;
-    if (!err) err = &scratch;
-    if (!opt) {
-        afmt_options_default(&defaults);
-        opt = &defaults;
-    }
-    afmt_error_clear(err);
-    rc = daphne_validate_body(src, opt, vis, err);
-    if (rc == 0 && src->io_error)
-        rc = afmt_fail(err, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, src->data_off + src->data_len, "reading the input failed");
-    if (rc != 0) afmt_error_set_format(err, "daphne");
-    return rc;
+    return afmt_run_validator(daphne_validate_body, "daphne", src, opt, vis, err);
 }
 
 int afmt_daphne_validate(const uint8_t *buf, uint64_t len, const afmt_options *opt,
                      const afmt_visitor *vis, afmt_error *err)
 {
-    afmt_src src;
-    if (!buf && len > 0) {
-        if (err) afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, 0, "no input buffer");
-        return -1;
-    }
-    afmt_src_buffer(&src, buf, len);
-    return afmt_daphne_validate_src(&src, opt, vis, err);
+    return afmt_run_validator_buffer(daphne_validate_body, "daphne", buf, len, opt, vis, err);
 }
 
 static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,
@@ -971,37 +952,10 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
     return 0;
 }
 
-/* A sink that only counts: encoded_size and can_write run the writer
- * through it, so the three can never disagree. */
-static int daphne_count_only(afmt_sink *s, const void *p, uint64_t n)
-{
-    (void)s;
-    (void)p;
-    (void)n;
-    return 0;
-}
-
 int afmt_daphne_encoded_size(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,
                          uint64_t *size, afmt_error *err)
 {
-    afmt_sink counter;
-    afmt_error scratch;
-    uint8_t *owned;
-    int rc;
-    if (!err) err = &scratch;
-    afmt_error_clear(err);
-    memset(&counter, 0, sizeof counter);
-    counter.write = daphne_count_only;
-    counter.counting = 1;
-    owned = NULL;
-    rc = daphne_write_impl(arrays, n, wopt, &counter, err, &owned);
-    free(owned);
-    if (rc != 0) {
-        afmt_error_set_format(err, "daphne");
-        return -1;
-    }
-    *size = counter.written;
-    return 0;
+    return afmt_run_writer_size(daphne_write_impl, "daphne", arrays, n, wopt, size, err);
 }
 
 int afmt_daphne_can_write(const afmt_array *array, afmt_error *err)
@@ -1013,18 +967,7 @@ int afmt_daphne_can_write(const afmt_array *array, afmt_error *err)
 int afmt_daphne_write(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,
                   afmt_sink *sink, afmt_error *err)
 {
-    afmt_error scratch;
-    uint8_t *owned = NULL; /* compressed payloads, freed here on every path */
-    int rc;
-    if (!err) err = &scratch;
-    afmt_error_clear(err);
-    rc = daphne_write_impl(arrays, n, wopt, sink, err, &owned);
-    free(owned);
-    if (rc != 0) {
-        afmt_error_set_format(err, "daphne");
-        return -1;
-    }
-    return 0;
+    return afmt_run_writer(daphne_write_impl, "daphne", arrays, n, wopt, sink, err);
 }
 
 /* The sidecar file written and checked beside the data. */

@@ -287,32 +287,13 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
 int afmt_rawarray_validate_src(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
                          afmt_error *err)
 {
-    afmt_options defaults;
-    afmt_error scratch;
-    int rc;
-    if (!err) err = &scratch;
-    if (!opt) {
-        afmt_options_default(&defaults);
-        opt = &defaults;
-    }
-    afmt_error_clear(err);
-    rc = rawarray_validate_body(src, opt, vis, err);
-    if (rc == 0 && src->io_error)
-        rc = afmt_fail(err, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, src->data_off + src->data_len, "reading the input failed");
-    if (rc != 0) afmt_error_set_format(err, "rawarray");
-    return rc;
+    return afmt_run_validator(rawarray_validate_body, "rawarray", src, opt, vis, err);
 }
 
 int afmt_rawarray_validate(const uint8_t *buf, uint64_t len, const afmt_options *opt,
                      const afmt_visitor *vis, afmt_error *err)
 {
-    afmt_src src;
-    if (!buf && len > 0) {
-        if (err) afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, 0, "no input buffer");
-        return -1;
-    }
-    afmt_src_buffer(&src, buf, len);
-    return afmt_rawarray_validate_src(&src, opt, vis, err);
+    return afmt_run_validator_buffer(rawarray_validate_body, "rawarray", buf, len, opt, vis, err);
 }
 
 static int rawarray_write_impl(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,
@@ -490,37 +471,10 @@ static int rawarray_write_impl(const afmt_array *arrays, size_t n, const afmt_wr
     return 0;
 }
 
-/* A sink that only counts: encoded_size and can_write run the writer
- * through it, so the three can never disagree. */
-static int rawarray_count_only(afmt_sink *s, const void *p, uint64_t n)
-{
-    (void)s;
-    (void)p;
-    (void)n;
-    return 0;
-}
-
 int afmt_rawarray_encoded_size(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,
                          uint64_t *size, afmt_error *err)
 {
-    afmt_sink counter;
-    afmt_error scratch;
-    uint8_t *owned;
-    int rc;
-    if (!err) err = &scratch;
-    afmt_error_clear(err);
-    memset(&counter, 0, sizeof counter);
-    counter.write = rawarray_count_only;
-    counter.counting = 1;
-    owned = NULL;
-    rc = rawarray_write_impl(arrays, n, wopt, &counter, err, &owned);
-    free(owned);
-    if (rc != 0) {
-        afmt_error_set_format(err, "rawarray");
-        return -1;
-    }
-    *size = counter.written;
-    return 0;
+    return afmt_run_writer_size(rawarray_write_impl, "rawarray", arrays, n, wopt, size, err);
 }
 
 int afmt_rawarray_can_write(const afmt_array *array, afmt_error *err)
@@ -532,18 +486,7 @@ int afmt_rawarray_can_write(const afmt_array *array, afmt_error *err)
 int afmt_rawarray_write(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,
                   afmt_sink *sink, afmt_error *err)
 {
-    afmt_error scratch;
-    uint8_t *owned = NULL; /* compressed payloads, freed here on every path */
-    int rc;
-    if (!err) err = &scratch;
-    afmt_error_clear(err);
-    rc = rawarray_write_impl(arrays, n, wopt, sink, err, &owned);
-    free(owned);
-    if (rc != 0) {
-        afmt_error_set_format(err, "rawarray");
-        return -1;
-    }
-    return 0;
+    return afmt_run_writer(rawarray_write_impl, "rawarray", arrays, n, wopt, sink, err);
 }
 
 const afmt_format afmt_rawarray_format = {

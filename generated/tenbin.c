@@ -370,32 +370,13 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
 int afmt_tenbin_validate_src(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
                          afmt_error *err)
 {
-    afmt_options defaults;
-    afmt_error scratch;
-    int rc;
-    if (!err) err = &scratch;
-    if (!opt) {
-        afmt_options_default(&defaults);
-        opt = &defaults;
-    }
-    afmt_error_clear(err);
-    rc = tenbin_validate_body(src, opt, vis, err);
-    if (rc == 0 && src->io_error)
-        rc = afmt_fail(err, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, src->data_off + src->data_len, "reading the input failed");
-    if (rc != 0) afmt_error_set_format(err, "tenbin");
-    return rc;
+    return afmt_run_validator(tenbin_validate_body, "tenbin", src, opt, vis, err);
 }
 
 int afmt_tenbin_validate(const uint8_t *buf, uint64_t len, const afmt_options *opt,
                      const afmt_visitor *vis, afmt_error *err)
 {
-    afmt_src src;
-    if (!buf && len > 0) {
-        if (err) afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, 0, "no input buffer");
-        return -1;
-    }
-    afmt_src_buffer(&src, buf, len);
-    return afmt_tenbin_validate_src(&src, opt, vis, err);
+    return afmt_run_validator_buffer(tenbin_validate_body, "tenbin", buf, len, opt, vis, err);
 }
 
 static int tenbin_write_impl(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,
@@ -606,37 +587,10 @@ static int tenbin_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
     return 0;
 }
 
-/* A sink that only counts: encoded_size and can_write run the writer
- * through it, so the three can never disagree. */
-static int tenbin_count_only(afmt_sink *s, const void *p, uint64_t n)
-{
-    (void)s;
-    (void)p;
-    (void)n;
-    return 0;
-}
-
 int afmt_tenbin_encoded_size(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,
                          uint64_t *size, afmt_error *err)
 {
-    afmt_sink counter;
-    afmt_error scratch;
-    uint8_t *owned;
-    int rc;
-    if (!err) err = &scratch;
-    afmt_error_clear(err);
-    memset(&counter, 0, sizeof counter);
-    counter.write = tenbin_count_only;
-    counter.counting = 1;
-    owned = NULL;
-    rc = tenbin_write_impl(arrays, n, wopt, &counter, err, &owned);
-    free(owned);
-    if (rc != 0) {
-        afmt_error_set_format(err, "tenbin");
-        return -1;
-    }
-    *size = counter.written;
-    return 0;
+    return afmt_run_writer_size(tenbin_write_impl, "tenbin", arrays, n, wopt, size, err);
 }
 
 int afmt_tenbin_can_write(const afmt_array *array, afmt_error *err)
@@ -648,18 +602,7 @@ int afmt_tenbin_can_write(const afmt_array *array, afmt_error *err)
 int afmt_tenbin_write(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,
                   afmt_sink *sink, afmt_error *err)
 {
-    afmt_error scratch;
-    uint8_t *owned = NULL; /* compressed payloads, freed here on every path */
-    int rc;
-    if (!err) err = &scratch;
-    afmt_error_clear(err);
-    rc = tenbin_write_impl(arrays, n, wopt, sink, err, &owned);
-    free(owned);
-    if (rc != 0) {
-        afmt_error_set_format(err, "tenbin");
-        return -1;
-    }
-    return 0;
+    return afmt_run_writer(tenbin_write_impl, "tenbin", arrays, n, wopt, sink, err);
 }
 
 const afmt_format afmt_tenbin_format = {

@@ -14,4 +14,5 @@
 #include "afmt_src.h"
 #include "afmt_meta.h"
 #include "afmt_futhark_text.h"
+#include "afmt_driver.h"
 #endif

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "afmt.h"
 #include "check.h"
+#include "testutil.h"
 
 typedef struct expect {
     char format[64], mode[16], valid[8], code[32], field[160], contains[256];
@@ -44,21 +45,6 @@ static int read_expect(const char *path, expect *e)
     return 0;
 }
 
-static uint8_t *slurp(const char *path, uint64_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    uint8_t *buf;
-    long n;
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    buf = malloc(n > 0 ? (size_t)n : 1);
-    if (!buf || (n > 0 && fread(buf, 1, (size_t)n, f) != (size_t)n)) { fclose(f); free(buf); return NULL; }
-    fclose(f);
-    *len = (uint64_t)n;
-    return buf;
-}
 
 static void count_warning(void *ctx, const afmt_error *w)
 {

@@ -7,6 +7,7 @@
 #include <string.h>
 #include "afmt.h"
 #include "check.h"
+#include "testutil.h"
 
 typedef struct sample_case {
     const char *path;     /* relative to the samples folder */
@@ -94,21 +95,6 @@ static void on_trailer(void *ctx, const uint8_t *data, uint64_t len, uint64_t of
     c->trailer_len = len;
 }
 
-static uint8_t *slurp(const char *path, uint64_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    uint8_t *buf;
-    long n;
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    buf = malloc(n > 0 ? (size_t)n : 1);
-    if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n) { fclose(f); free(buf); return NULL; }
-    fclose(f);
-    *len = (uint64_t)n;
-    return buf;
-}
 
 /* Decode the only array of a file to plain row-major bytes (malloc'ed). */
 static uint8_t *decode_only(const afmt_format *fmt, const uint8_t *buf, uint64_t len, uint64_t *size)

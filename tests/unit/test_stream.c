@@ -9,6 +9,7 @@
 #include <string.h>
 #include "afmt.h"
 #include "check.h"
+#include "testutil.h"
 
 typedef struct mem_reader {
     const uint8_t *p;
@@ -29,21 +30,6 @@ static int mem_read(void *ctx, uint8_t *buf, size_t n, size_t *got)
     return 0;
 }
 
-static uint8_t *slurp(const char *path, uint64_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    uint8_t *buf;
-    long n;
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    buf = malloc(n > 0 ? (size_t)n : 1);
-    if (!buf || (n > 0 && fread(buf, 1, (size_t)n, f) != (size_t)n)) { fclose(f); free(buf); return NULL; }
-    fclose(f);
-    *len = (uint64_t)n;
-    return buf;
-}
 
 typedef struct counts { int arrays, warnings; } counts;
 static int count_array(void *ctx, const afmt_array *a) { (void)a; ((counts *)ctx)->arrays++; return 0; }

@@ -1,0 +1,38 @@
+/* afmt runtime: the drivers behind every generated format's entry points.
+ *
+ * Generated code supplies the format-specific bodies (a validator body over
+ * an afmt_src, a writer body over a sink); these functions do what every
+ * format does around them: defaults for a NULL options pointer, clearing and
+ * naming errors, turning a buffer into a source, counting sinks for exact
+ * sizes, and freeing the writer's scratch buffer on every path.
+ */
+#ifndef AFMT_DRIVER_H
+#define AFMT_DRIVER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "afmt_array.h"
+#include "afmt_error.h"
+#include "afmt_options.h"
+#include "afmt_sink.h"
+#include "afmt_src.h"
+
+typedef int (*afmt_validate_body_fn)(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
+                                     afmt_error *err);
+/* owned: a buffer the body may malloc (compressed payloads), freed after. */
+typedef int (*afmt_write_body_fn)(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,
+                                  afmt_sink *sink, afmt_error *err, uint8_t **owned);
+
+int afmt_run_validator(afmt_validate_body_fn body, const char *format, afmt_src *src,
+                       const afmt_options *opt, const afmt_visitor *vis, afmt_error *err);
+int afmt_run_validator_buffer(afmt_validate_body_fn body, const char *format, const uint8_t *buf,
+                              uint64_t len, const afmt_options *opt, const afmt_visitor *vis,
+                              afmt_error *err);
+int afmt_run_writer(afmt_write_body_fn body, const char *format, const afmt_array *arrays, size_t n,
+                    const afmt_write_options *wopt, afmt_sink *sink, afmt_error *err);
+/* The writer through a counting sink: encoded_size and can_write can never
+ * disagree with write. */
+int afmt_run_writer_size(afmt_write_body_fn body, const char *format, const afmt_array *arrays,
+                         size_t n, const afmt_write_options *wopt, uint64_t *size, afmt_error *err);
+
+#endif
