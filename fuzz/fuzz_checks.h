@@ -34,6 +34,14 @@
 
 #include "afmt.h"
 
+/* The checks' own element loops are not worth coverage feedback (and,
+ * instrumented, they dominated the fuzzers' time on large arrays). */
+#if defined(__clang__) && __clang_major__ >= 13
+#define FZ_NO_COVERAGE __attribute__((no_sanitize("coverage"), noinline))
+#else
+#define FZ_NO_COVERAGE
+#endif
+
 #if defined(__GNUC__) || defined(__clang__)
 #define FZ_STATIC static __attribute__((unused))
 #define FZ_PRINTF(a, b) __attribute__((format(printf, a, b)))
@@ -47,6 +55,10 @@
 /* Largest plain (decoded) array the checks allocate, and all of them. */
 #define FZ_MAX_PLAIN ((uint64_t)1 << 20)
 #define FZ_MAX_PLAIN_TOTAL ((uint64_t)8 << 20)
+/* Stream windows: one that must slide; the other holds the whole input
+ * (its length + FZ_BIG_WINDOW_EXTRA), so that the stream may not refuse. */
+#define FZ_SMALL_WINDOW ((uint64_t)512)
+#define FZ_BIG_WINDOW_EXTRA ((uint64_t)4096)
 /* Arrays of one file tried in every other format by the convert check. */
 #define FZ_MAX_CONVERT 8
 
@@ -323,13 +335,24 @@ FZ_STATIC uint64_t fz_elsize(const afmt_array *a)
 /* Compare a row-major and a column-major copy of the same logical array at
  * every logical index; returns the first row-major index that differs, or
  * count when all agree. */
-FZ_STATIC uint64_t fz_first_transpose_mismatch(const afmt_array *a, const uint8_t *row,
-                                               const uint8_t *col, uint64_t es)
+FZ_STATIC FZ_NO_COVERAGE uint64_t fz_first_transpose_mismatch(const afmt_array *a,
+                                                              const uint8_t *row,
+                                                              const uint8_t *col, uint64_t es)
 {
     uint64_t idx[AFMT_RANK_CAP], cstride[AFMT_RANK_CAP];
     uint64_t k, coff = 0, s = 1;
-    uint32_t t, rank = a->rank;
+    uint32_t t, rank = a->rank, big = 0;
 
+    /* With fewer than two dims above 1 both orders are the same bytes. */
+    for (t = 0; t < rank; t++)
+        big += a->dims[t] > 1;
+    if (big < 2) {
+        if (a->count == 0 || memcmp(row, col, a->count * es) == 0)
+            return a->count;
+        for (k = 0; k < a->count; k++)
+            if (memcmp(row + k * es, col + k * es, es) != 0)
+                return k;
+    }
     for (t = 0; t < rank; t++) {
         idx[t] = 0;
         cstride[t] = s;
@@ -351,8 +374,8 @@ FZ_STATIC uint64_t fz_first_transpose_mismatch(const afmt_array *a, const uint8_
 }
 
 /* First element index at which two plain buffers differ (count if none). */
-FZ_STATIC uint64_t fz_first_mismatch(const uint8_t *x, const uint8_t *y, uint64_t count,
-                                     uint64_t es)
+FZ_STATIC FZ_NO_COVERAGE uint64_t fz_first_mismatch(const uint8_t *x, const uint8_t *y,
+                                                    uint64_t count, uint64_t es)
 {
     uint64_t k;
 
@@ -525,7 +548,12 @@ FZ_STATIC int fz_validate_one(fz_ctx *c, const afmt_format *f, const char *mode,
     return 0;
 }
 
-/* The validate target: every format, strict, lenient and tiny limits. */
+FZ_STATIC void fz_check_stream(fz_ctx *c, const afmt_format *f, const uint8_t *buf,
+                               uint64_t len, const afmt_options *opt, uint64_t window,
+                               int allow_limit);
+
+/* The validate target: every format, strict, lenient and tiny limits; the
+ * same file as a stream, through a large and a small window. */
 FZ_STATIC void fz_check_validate(fz_ctx *c, const uint8_t *buf, uint64_t len)
 {
     afmt_options strict, lenient, tiny, novalues;
@@ -555,6 +583,10 @@ FZ_STATIC void fz_check_validate(fz_ctx *c, const uint8_t *buf, uint64_t len)
             fz_bug(c, "%s: valid in strict mode but not in lenient mode", f->name);
         if (s == 0 && fz_validate_one(c, f, "no-value-checks", &novalues, buf, len) != 0)
             fz_bug(c, "%s: valid with value checks but not without them", f->name);
+        if (f->validate_src) {
+            fz_check_stream(c, f, buf, len, &strict, len + FZ_BIG_WINDOW_EXTRA, 0);
+            fz_check_stream(c, f, buf, len, &lenient, FZ_SMALL_WINDOW, 1);
+        }
     }
     (void)afmt_format_detect(buf, len, NULL);
 }
@@ -624,6 +656,171 @@ FZ_STATIC int fz_collect_any(const afmt_format *f, const uint8_t *buf, uint64_t 
     return -1;
 }
 
+/* ------------------------------------------------------------ streams */
+
+/* A stream reader handing the input over in odd-sized pieces, so that
+ * every window boundary case comes up. */
+typedef struct fz_reader {
+    const uint8_t *buf;
+    uint64_t len, pos;
+    unsigned step;
+} fz_reader;
+
+FZ_STATIC int fz_read_piece(void *ctx, uint8_t *out, size_t n, size_t *got)
+{
+    static const size_t pieces[] = {1, 7, 64, 3, 4096, 511, 2, 65536};
+    fz_reader *r = ctx;
+    uint64_t want = pieces[r->step++ % (sizeof pieces / sizeof pieces[0])];
+
+    if (want > n)
+        want = n;
+    if (want > r->len - r->pos)
+        want = r->len - r->pos;
+    if (want > 0)
+        memcpy(out, r->buf + r->pos, (size_t)want);
+    r->pos += want;
+    *got = (size_t)want;
+    return 0;
+}
+
+typedef struct fz_sstate {
+    fz_views *views;
+    const uint8_t *buf;
+    uint64_t len;
+    int stale;          /* a view's data differed from the input's bytes */
+    uint32_t stale_index;
+} fz_sstate;
+
+/* Keep the view; its data, when a stream has it in memory, must be the
+ * input's bytes at its offset. */
+FZ_STATIC int fz_stream_array(void *ctx, const afmt_array *a)
+{
+    fz_sstate *s = ctx;
+
+    if (a->data && a->nbytes > 0 && a->encoding != AFMT_ENC_CSR && !s->stale &&
+        (a->offset > s->len || a->nbytes > s->len - a->offset ||
+         memcmp(a->data, s->buf + a->offset, (size_t)a->nbytes) != 0)) {
+        s->stale = 1;
+        s->stale_index = a->index;
+    }
+    return fz_collect_array(s->views, a);
+}
+
+/* Name of the first field in which two views differ, or NULL.  Data
+ * pointers are not compared: a stream's views may carry none. */
+FZ_STATIC const char *fz_view_diff(const afmt_array *x, const afmt_array *y)
+{
+    if (x->dtype != y->dtype || x->elsize != y->elsize)
+        return "dtype";
+    if (x->rank != y->rank || memcmp(x->dims, y->dims, sizeof x->dims[0] * x->rank) != 0)
+        return "dims";
+    if (x->count != y->count)
+        return "count";
+    if (x->order != y->order || x->encoding != y->encoding || x->endian != y->endian)
+        return "order/encoding/endian";
+    if (x->nbytes != y->nbytes || x->offset != y->offset || x->stride != y->stride)
+        return "nbytes/offset/stride";
+    if (strcmp(x->name, y->name) != 0)
+        return "name";
+    if (x->index != y->index)
+        return "index";
+    if (x->nnz != y->nnz)
+        return "nnz";
+    if (x->is_tile != y->is_tile || x->tile_row != y->tile_row || x->tile_col != y->tile_col ||
+        x->tile_rows != y->tile_rows || x->tile_cols != y->tile_cols)
+        return "tile";
+    return NULL;
+}
+
+/* Validating buf as a stream through a window of `window` bytes gives the
+ * buffer's verdict, error and arrays -- or, allow_limit, an AFMT_E_LIMIT
+ * (a structure larger than the window). */
+FZ_STATIC void fz_check_stream(fz_ctx *c, const afmt_format *f, const uint8_t *buf,
+                               uint64_t len, const afmt_options *opt, uint64_t window,
+                               int allow_limit)
+{
+    fz_views bv, sv;
+    fz_sstate st;
+    fz_reader rd;
+    afmt_visitor vis;
+    afmt_src src;
+    afmt_error berr, serr;
+    uint8_t *win = NULL;
+    char bt[1024], stx[1024];
+    const char *diff;
+    const char *mode = opt->mode == AFMT_LENIENT ? "lenient" : "strict";
+    int brc, src_rc;
+    size_t i;
+
+    if (fz_views_alloc(&bv) != 0 || fz_views_alloc(&sv) != 0 || !(win = malloc(window)))
+        goto done;
+    afmt_error_clear(&berr);
+    brc = fz_collect(f, opt, buf, len, &bv, &berr);
+
+    memset(&rd, 0, sizeof rd);
+    rd.buf = buf;
+    rd.len = len;
+    rd.step = len > 0 ? buf[0] : 0; /* vary the piece sizes with the input */
+    memset(&st, 0, sizeof st);
+    st.views = &sv;
+    st.buf = buf;
+    st.len = len;
+    memset(&vis, 0, sizeof vis);
+    vis.ctx = &st;
+    vis.on_array = fz_stream_array;
+    afmt_src_stream(&src, win, window, fz_read_piece, &rd);
+    afmt_error_clear(&serr);
+    src_rc = f->validate_src(&src, opt, &vis, &serr);
+
+    if (src_rc != 0) {
+        fz_check_error(c, f, &serr, "stream", 1, len);
+        if (allow_limit && serr.code == AFMT_E_LIMIT)
+            goto done;
+    }
+    if (brc == 0 && src_rc != 0) {
+        fz_bug(c, "%s %s: valid, but not as a stream (window %" PRIu64 "): %s: %s", f->name,
+               mode, window, afmt_code_name(serr.code), fz_describe(&serr, stx, sizeof stx));
+        goto done;
+    }
+    if (brc != 0 && src_rc == 0) {
+        fz_bug(c, "%s %s: invalid (%s: %s), but valid as a stream (window %" PRIu64 ")",
+               f->name, mode, afmt_code_name(berr.code), fz_describe(&berr, bt, sizeof bt),
+               window);
+        goto done;
+    }
+    if (brc != 0) {
+        /* A stream learns its length only at its end: where the buffer
+         * knows up front that a structure is cut short, the stream reads
+         * on and may fail at a field inside it first (or notice the
+         * truncation at a later field).  Otherwise code and offset agree. */
+        if (berr.code != AFMT_E_TRUNCATED && serr.code != AFMT_E_TRUNCATED &&
+            (berr.code != serr.code || berr.offset != serr.offset))
+            fz_bug(c, "%s %s: the buffer and the stream (window %" PRIu64 ") fail differently: "
+                   "%s: %s / %s: %s", f->name, mode, window, afmt_code_name(berr.code),
+                   fz_describe(&berr, bt, sizeof bt), afmt_code_name(serr.code),
+                   fz_describe(&serr, stx, sizeof stx));
+        goto done;
+    }
+    if (bv.n != sv.n) {
+        fz_bug(c, "%s %s: %zu arrays from the buffer, %zu from the stream (window %" PRIu64 ")",
+               f->name, mode, bv.n, sv.n, window);
+        goto done;
+    }
+    for (i = 0; i < bv.n && i < FZ_MAX_VIEWS; i++)
+        if ((diff = fz_view_diff(&bv.v[i], &sv.v[i])) != NULL) {
+            fz_bug(c, "%s %s: array %zu differs between the buffer and the stream "
+                   "(window %" PRIu64 ") in %s", f->name, mode, i, window, diff);
+            goto done;
+        }
+    if (st.stale)
+        fz_bug(c, "%s %s: array %u of the stream (window %" PRIu64 ") points at bytes that "
+               "are not the input's at its offset", f->name, mode, st.stale_index, window);
+done:
+    free(bv.v);
+    free(sv.v);
+    free(win);
+}
+
 /* ------------------------------------------------------------ logical arrays */
 
 /* The arrays of a file as a user sees them, decoded: one per view, except
@@ -660,6 +857,30 @@ FZ_STATIC void fz_logical_free(fz_logical *l)
     l->a = NULL;
 }
 
+/* Copy a decoded (row-major) tile into its place in the matrix; -1 with the
+ * cell's coordinates when a cell was already covered. */
+FZ_STATIC FZ_NO_COVERAGE int fz_place_tile(const afmt_array *t, const uint8_t *tile,
+                                           uint64_t cols, uint64_t es, uint8_t *mat,
+                                           uint8_t *seen, uint64_t *covered, uint64_t *row,
+                                           uint64_t *col)
+{
+    uint64_t r, k, at;
+
+    for (r = 0; r < t->dims[0]; r++)
+        for (k = 0; k < t->dims[1]; k++) {
+            at = (t->tile_row + r) * cols + t->tile_col + k;
+            if (seen[at]) {
+                *row = t->tile_row + r;
+                *col = t->tile_col + k;
+                return -1;
+            }
+            seen[at] = 1;
+            ++*covered;
+            memcpy(mat + at * es, tile + (r * t->dims[1] + k) * es, es);
+        }
+    return 0;
+}
+
 /* Put the tiles views[0..n) (all is_tile) together into one matrix, in
  * `order`, as l->a[l->n].  0 ok, 1 skip, -1 bug reported. */
 FZ_STATIC int fz_assemble_tiles(fz_ctx *c, const afmt_format *f, const afmt_array *views,
@@ -693,25 +914,19 @@ FZ_STATIC int fz_assemble_tiles(fz_ctx *c, const afmt_format *f, const afmt_arra
         goto done;
     for (i = 0; i < n; i++) {
         const afmt_array *t = &views[i];
+        if (t->count == 0)
+            continue; /* e.g. 2^60 x 0: nothing to place (and no loop over 2^60 rows) */
         rc = fz_decode(t, AFMT_ROW_MAJOR, &tile, &size, &e);
         if (rc < 0)
             fz_bug(c, "%s: tile %zu of a valid file does not decode: %s: %s", f->name, i,
                    afmt_code_name(e.code), fz_describe(&e, text, sizeof text));
         if (rc != 0)
             goto done;
-        for (r = 0; r < t->dims[0]; r++)
-            for (k = 0; k < t->dims[1]; k++) {
-                uint64_t at = (t->tile_row + r) * cols + t->tile_col + k;
-                if (seen[at]) {
-                    fz_bug(c, "%s: tiles overlap at (%" PRIu64 ", %" PRIu64 ")", f->name,
-                           t->tile_row + r, t->tile_col + k);
-                    rc = -1;
-                    goto done;
-                }
-                seen[at] = 1;
-                covered++;
-                memcpy(mat + at * es, tile + (r * t->dims[1] + k) * es, es);
-            }
+        if (fz_place_tile(t, tile, cols, es, mat, seen, &covered, &r, &k) != 0) {
+            fz_bug(c, "%s: tiles overlap at (%" PRIu64 ", %" PRIu64 ")", f->name, r, k);
+            rc = -1;
+            goto done;
+        }
         free(tile);
         tile = NULL;
     }

@@ -229,10 +229,25 @@ uint64_t afmt_src_scan_pad_bits(void *ctx, const uint8_t *p, uint64_t n, uint64_
     return (p[n - 1] >> (bits % 8)) != 0 ? n - 1 : n;
 }
 
+/* Does the token at p[at] end within p[0..n): is a byte that no literal
+ * or name can hold (a delimiter, or anything else outside letters, digits
+ * and _ . + -) there?  Then the token was seen whole. */
+static int delimited(const uint8_t *p, uint64_t at, uint64_t n)
+{
+    for (; at < n; at++) {
+        uint8_t c = p[at];
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '.' ||
+              c == '+' || c == '-'))
+            return 1;
+    }
+    return 0;
+}
+
 int afmt_src_text(afmt_src *s, uint64_t end, uint64_t pos, afmt_text_scan_fn scan, uint64_t max_rank,
                   uint64_t *vend, afmt_array *view, const afmt_path *path, afmt_error *err)
 {
     uint64_t avail, e = 0;
+    int whole; /* the buffer reaches the end of the input (or region) */
     if (s->read) {
         /* buffer what the window can hold: the value must be in it */
         while (s->len == AFMT_LEN_UNKNOWN && s->data_off + s->data_len < end &&
@@ -245,10 +260,13 @@ int afmt_src_text(afmt_src *s, uint64_t end, uint64_t pos, afmt_text_scan_fn sca
     avail = s->data_off + s->data_len - pos;
     if (end != AFMT_LEN_UNKNOWN && avail > end - pos)
         avail = end - pos;
+    whole = !s->read || (end != AFMT_LEN_UNKNOWN && avail == end - pos) ||
+            (s->len != AFMT_LEN_UNKNOWN && pos + avail >= s->len);
     if (scan(AFMT_B(s, pos), avail, 0, max_rank, &e, view, err) != 0) {
         afmt_error inner = *err;
-        int more = s->read && s->len == AFMT_LEN_UNKNOWN && inner.code == AFMT_E_TRUNCATED;
-        if (more)
+        /* a stream's window may cut the value: a verdict is final only
+         * when the input ended there, or the failing token was seen whole */
+        if (!whole && (inner.code == AFMT_E_TRUNCATED || !delimited(AFMT_B(s, pos), inner.offset, avail)))
             return afmt_fail(err, AFMT_E_LIMIT, path, "value", AFMT_NO_INDEX, pos,
                              "a text value longer than the stream window (%" PRIu64 " bytes): validate the file instead",
                              s->cap);
@@ -256,6 +274,11 @@ int afmt_src_text(afmt_src *s, uint64_t end, uint64_t pos, afmt_text_scan_fn sca
         return afmt_fail(err, inner.code, path, inner.field[0] && strcmp(inner.field, "value") != 0 ? inner.field : NULL,
                          AFMT_NO_INDEX, pos + inner.offset, "%s", inner.message);
     }
+    if (!whole && e >= avail)
+        /* it ended where the window did: it may go on */
+        return afmt_fail(err, AFMT_E_LIMIT, path, "value", AFMT_NO_INDEX, pos,
+                         "a text value longer than the stream window (%" PRIu64 " bytes): validate the file instead",
+                         s->cap);
     *vend = pos + e;
     view->offset += pos;
     view->data = s->read ? NULL : AFMT_B(s, view->offset);

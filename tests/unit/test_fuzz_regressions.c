@@ -42,6 +42,19 @@ static const regression REGRESSIONS[] = {
      "rawarray eltype 5 elbyte 1 (bool) holding byte 0x02 is valid (strict); "
      "written as futhark the byte is copied unchanged (afmt_sink_payload, PLAIN "
      "bool path), and the output fails futhark's strict validation"},
+    {"validate-futhark-text-value-split-at-stream-window",
+     "a futhark text literal longer than the stream window: afmt_src_text "
+     "(runtime/afmt_src.c) scans only the buffered part of the window as if it "
+     "were the whole input, so the literal is cut at the window edge; here the "
+     "buffer reports \"unknown suffix\" at offset 569, the stream (512-byte "
+     "window) \"does not fit in i32\" at offset 0, instead of the same error or "
+     "AFMT_E_LIMIT"},
+    {"validate-futhark-long-literal-stream-accepts-bad-suffix",
+     "the same bug, reduced by hand from the one above: \"1.\" + 600 zeros + "
+     "\"zz\" is invalid (unknown suffix) but valid as a stream through a "
+     "512-byte window (lenient), read as an f64 of 512 bytes; with the CLI's "
+     "32 MiB window the same happens to literals over 16 MiB (a valid file "
+     "piped to afmt-validate -f futhark - is rejected)"},
     {NULL, NULL},
 };
 
