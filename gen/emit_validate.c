@@ -1143,8 +1143,22 @@ static void emit_repeat(emitter *m, item *it)
     else
         line(m, "for (;; %s++) {", r);
     m->indent++;
-    if (it->skip_ws)
+    if (it->skip_ws == 1)
         line(m, "while (afmt_src_have(src, %s, pos, 1) && afmt_is_space(*AFMT_B(src, pos))) pos++;", m->end);
+    if (it->skip_ws == 2) {
+        /* whitespace, and "--" line comments (futhark's text syntax) */
+        line(m, "for (;;) {");
+        m->indent++;
+        line(m, "if (afmt_src_have(src, %s, pos, 1) && afmt_is_space(*AFMT_B(src, pos))) {", m->end);
+        line(m, "    pos++;");
+        line(m, "} else if (afmt_src_have(src, %s, pos, 2) && *AFMT_B(src, pos) == '-' && *AFMT_B(src, pos + 1) == '-') {", m->end);
+        line(m, "    while (afmt_src_have(src, %s, pos, 1) && *AFMT_B(src, pos) != '\\n') pos++;", m->end);
+        line(m, "} else {");
+        line(m, "    break;");
+        line(m, "}");
+        m->indent--;
+        line(m, "}");
+    }
     if (it->until_tiled) {
         /* blocks follow until they cover the matrix (at least min of them);
          * what follows the last is the trailer, not another block */

@@ -543,7 +543,8 @@ static void load_item(loader *L, spec *s, json_t *o, const char *jp, item *it)
         skip = get_str(L, o, "skip", jp, 0);
         if (skip) {
             if (strcmp(skip, "whitespace") == 0) it->skip_ws = 1;
-            else LERR(L, jp, "\"skip\" is \"whitespace\"");
+            else if (strcmp(skip, "whitespace and -- comments") == 0) it->skip_ws = 2;
+            else LERR(L, jp, "\"skip\" is \"whitespace\" or \"whitespace and -- comments\"");
             free(skip);
         }
         load_items(L, s, json_object_get(o, "body"), pb, &it->body);
@@ -729,7 +730,11 @@ static void load_detect(loader *L, spec *s, json_t *d, const char *jp)
         if (!json_is_object(r)) { LERR(L, pi, "a detect rule is an object"); free(pi); continue; }
         check_keys(L, r, pi, DETECT_KEYS);
         dr->at = at && json_is_integer(at) ? (uint64_t)json_integer_value(at) : 0;
-        if (skip) dr->skip_ws = json_is_string(skip) && strcmp(json_string_value(skip), "whitespace") == 0;
+        if (skip) {
+            dr->skip_ws = json_is_string(skip) && strcmp(json_string_value(skip), "whitespace") == 0;
+            if (!dr->skip_ws) LERR(L, pi, "a detect rule's \"skip\" is \"whitespace\"");
+        }
+        if (at && !json_is_integer(at)) LERR(L, pi, "\"at\" is an integer");
         if (bytes && json_is_string(bytes)) {
             dr->nbytes = (int)json_string_length(bytes);
             dr->bytes = xcalloc((size_t)dr->nbytes + 1, 1);

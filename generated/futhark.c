@@ -34,7 +34,15 @@ static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
     afmt_path_push(&path, "value", 0);
     uint64_t r_value = 0;
     for (;; r_value++) {
-        while (afmt_src_have(src, src->len, pos, 1) && afmt_is_space(*AFMT_B(src, pos))) pos++;
+        for (;;) {
+            if (afmt_src_have(src, src->len, pos, 1) && afmt_is_space(*AFMT_B(src, pos))) {
+                pos++;
+            } else if (afmt_src_have(src, src->len, pos, 2) && *AFMT_B(src, pos) == '-' && *AFMT_B(src, pos + 1) == '-') {
+                while (afmt_src_have(src, src->len, pos, 1) && *AFMT_B(src, pos) != '\n') pos++;
+            } else {
+                break;
+            }
+        }
         if (!afmt_src_have(src, src->len, pos, 1)) break;
         if (r_value >= opt->limits.max_items) {
             return afmt_fail(err, AFMT_E_LIMIT, &path, "value", AFMT_NO_INDEX, pos, "more than %" PRIu64 " repetitions", opt->limits.max_items);

@@ -130,6 +130,8 @@ case(F, "garbage_after_value", fut() + b"xyz", False, "value", "value[1].element
 case(F, "text_value_array", b"[1i32, 2i32]", True, note="text values are read too (FORMATS.md#futhark)")
 case(F, "text_and_binary_mixed", fut() + b"\n-- a comment\n[[1.5f32, 2f32]] true\n" + fut(tag=b" f64", dims=(), elsize=8), True)
 case(F, "text_empty_array", b"empty([2][0]i32)", True)
+case(F, "comment_before_binary", b"-- made by hand\n" + fut() + b"\n-- the end\n", True,
+     note="futhark-data and the Python reader accept a comment before a binary value (the C runtime does not)")
 case(F, "text_mixed_types", b"[1, 2i64]", False, "constraint", "value[0].element[1]", 4, "differs from i32")
 case(F, "text_irregular", b"[[1], [1, 2]]", False, "constraint", "value[0]", 10)
 case(F, "text_out_of_range", b"300i8", False, "value", "value[0].element[0]", 0, "i8")
