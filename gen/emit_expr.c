@@ -68,7 +68,13 @@ static char *to_u(emitter *m, cexpr x, const char *text)
 static char *to_s(emitter *m, cexpr x, const char *text)
 {
     if (x.t == VT_S) return x.c;
-    if (x.t == VT_U && x.lit) return xprintf("(int64_t)%s", x.c); /* literal <= INT64_MAX checked by caller */
+    if (x.t == VT_U && x.lit && strncmp(x.c, "UINT64_C(", 9) == 0) {
+        /* a literal <= INT64_MAX (checked by the caller): write it signed */
+        char *c = xprintf("INT64_C(%s", x.c + 9);
+        free(x.c);
+        return c;
+    }
+    if (x.t == VT_U && x.lit) return xprintf("(int64_t)%s", x.c);
     if (x.t == VT_U || x.t == VT_BOOL) {
         char *t = tmp_name(m, "s");
         char *mt = unquote(msg_text(text));
@@ -144,27 +150,40 @@ static cexpr checked_arith(emitter *m, tok_kind op, cexpr a, cexpr b, const char
     }
 }
 
-static cexpr divmod(emitter *m, tok_kind op, cexpr a, cexpr b, const char *text)
+/* The value of an integer literal operand, or -1 when it is not one. */
+static int lit_value(expr *e, uint64_t *v)
 {
+    if (e && e->kind == E_INT) { *v = e->ival; return 1; }
+    return 0;
+}
+
+static cexpr divmod(emitter *m, tok_kind op, cexpr a, cexpr b, const char *text, expr *eb)
+{
+    uint64_t lv = 0;
+    int const_divisor = lit_value(eb, &lv) && lv != 0; /* no run-time zero (or -1) check needed */
     char *mt = unquote(msg_text(text));
     char *fmt = xprintf("\"division by zero in `%s`\"", mt);
     cexpr r;
     if (want_signed(a, b)) {
         char *ac = to_s(m, a, text), *bc = to_s(m, b, text);
         char *ofmt = xprintf("\"`%s` overflows 64 bits\"", mt);
-        line(m, "if (%s == 0) {", bc);
-        m->indent++; emit_fail(m, "divzero", LEN_NONE, fmt, NULL); m->indent--;
-        line(m, "}");
-        line(m, "if (%s == INT64_MIN && %s == -1) {", ac, bc);
-        m->indent++; emit_fail(m, "overflow", LEN_NONE, ofmt, NULL); m->indent--;
-        line(m, "}");
+        if (!const_divisor) {
+            line(m, "if (%s == 0) {", bc);
+            m->indent++; emit_fail(m, "divzero", LEN_NONE, fmt, NULL); m->indent--;
+            line(m, "}");
+            line(m, "if (%s == INT64_MIN && %s == -1) {", ac, bc);
+            m->indent++; emit_fail(m, "overflow", LEN_NONE, ofmt, NULL); m->indent--;
+            line(m, "}");
+        }
         r = mk(xprintf("(%s %s %s)", ac, op == TK_SLASH ? "/" : "%", bc), VT_S);
         free(ac); free(bc); free(ofmt);
     } else {
         char *ac = to_u(m, a, text), *bc = to_u(m, b, text);
-        line(m, "if (%s == 0) {", bc);
-        m->indent++; emit_fail(m, "divzero", LEN_NONE, fmt, NULL); m->indent--;
-        line(m, "}");
+        if (!const_divisor) {
+            line(m, "if (%s == 0) {", bc);
+            m->indent++; emit_fail(m, "divzero", LEN_NONE, fmt, NULL); m->indent--;
+            line(m, "}");
+        }
         r = mk(xprintf("(%s %s %s)", ac, op == TK_SLASH ? "/" : "%", bc), VT_U);
         free(ac); free(bc);
     }
@@ -542,7 +561,7 @@ cexpr emit_expr(emitter *m, expr *e, const char *text)
         b = emit_expr(m, e->b, text);
         switch (e->op) {
         case TK_PLUS: case TK_MINUS: case TK_STAR: return checked_arith(m, e->op, a, b, text);
-        case TK_SLASH: case TK_PERCENT: return divmod(m, e->op, a, b, text);
+        case TK_SLASH: case TK_PERCENT: return divmod(m, e->op, a, b, text, e->b);
         case TK_AMP: case TK_PIPE: case TK_CARET: {
             char *ac = bits_of(m, a, text), *bc = bits_of(m, b, text);
             cexpr r = mk(xprintf("(%s %s %s)", ac, tok_text(e->op), bc), VT_U);

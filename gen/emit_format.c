@@ -118,7 +118,7 @@ static void emit_detect(emitter *m)
         m->indent++;
         line(m, "uint64_t at = 0;");
         if (r->skip_ws) line(m, "while (at < len && at < 64 && afmt_is_space(buf[at])) at++;");
-        line(m, "at += %llu;", (unsigned long long)r->at);
+        if (r->at) line(m, "at += %llu;", (unsigned long long)r->at);
         line(m, "if (len >= at && len - at >= %d && memcmp(buf + at, %s, %d) == 0) return 1;", r->nbytes, q, r->nbytes);
         m->indent--;
         line(m, "}");

@@ -11,17 +11,14 @@ int afmt_daphne_detect(const uint8_t *buf, uint64_t len)
 {
     {
         uint64_t at = 0;
-        at += 0;
         if (len >= at && len - at >= 2 && memcmp(buf + at, "\x01\x01", 2) == 0) return 1;
     }
     {
         uint64_t at = 0;
-        at += 0;
         if (len >= at && len - at >= 2 && memcmp(buf + at, "\x01\x02", 2) == 0) return 1;
     }
     {
         uint64_t at = 0;
-        at += 0;
         if (len >= at && len - at >= 2 && memcmp(buf + at, "\x01\x03", 2) == 0) return 1;
     }
     return 0;

@@ -12,7 +12,6 @@ int afmt_futhark_detect(const uint8_t *buf, uint64_t len)
     {
         uint64_t at = 0;
         while (at < len && at < 64 && afmt_is_space(buf[at])) at++;
-        at += 0;
         if (len >= at && len - at >= 2 && memcmp(buf + at, "b\x02", 2) == 0) return 1;
     }
     return 0;
@@ -88,7 +87,7 @@ static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
             const uint64_t o_rank = pos;
             const int64_t v_rank = afmt_as_i64(afmt_load_u8(AFMT_B(src, pos)), 8);
             pos += 1;
-            if (!(v_rank >= (int64_t)UINT64_C(0))) {
+            if (!(v_rank >= INT64_C(0))) {
                 return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "rank", AFMT_NO_INDEX, o_rank, "rank is negative (Futhark reads the rank byte as signed: 0..127): `rank >= 0` does not hold (rank = %" PRId64 ")", v_rank);
             }
 
@@ -162,7 +161,7 @@ static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
             pos += n_dims * 8;
             for (uint64_t i_dims = 0; i_dims < n_dims; i_dims++) {
                 const int64_t e_dims = afmt_as_i64(afmt_load_u64le(AFMT_B(src, o_dims + (uint64_t)8 * i_dims)), 64);
-                if (!(e_dims >= (int64_t)UINT64_C(0))) {
+                if (!(e_dims >= INT64_C(0))) {
                     return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "dims", i_dims, o_dims + (uint64_t)8 * i_dims, "dimension is negative (Futhark reads dims as signed): `dims >= 0` does not hold (dims = %" PRId64 ")", e_dims);
                 }
             }
@@ -360,12 +359,12 @@ static int futhark_write_impl(const afmt_array *arrays, size_t n, const afmt_wri
                     return afmt_fail(err, AFMT_E_TYPE, NULL, "dims", k, 0, "dimension %" PRIu64 " does not fit a signed field", w_dims[k]);
                 }
             }
-            if (!(v_rank >= (int64_t)UINT64_C(0))) {
+            if (!(v_rank >= INT64_C(0))) {
                 return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "rank", AFMT_NO_INDEX, 0, "rank is negative (Futhark reads the rank byte as signed: 0..127): `rank >= 0` does not hold (rank = %" PRId64 ")", v_rank);
             }
             for (uint64_t i_dims = 0; i_dims < n_dims; i_dims++) {
                 const int64_t e_dims = (int64_t)w_dims[i_dims];
-                if (!(e_dims >= (int64_t)UINT64_C(0))) {
+                if (!(e_dims >= INT64_C(0))) {
                     return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "dims", i_dims, 0, "dimension is negative (Futhark reads dims as signed): `dims >= 0` does not hold (dims = %" PRId64 ")", e_dims);
                 }
             }

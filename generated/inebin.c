@@ -11,7 +11,6 @@ int afmt_inebin_detect(const uint8_t *buf, uint64_t len)
 {
     {
         uint64_t at = 0;
-        at += 0;
         if (len >= at && len - at >= 6 && memcmp(buf + at, "INEBIN", 6) == 0) return 1;
     }
     return 0;

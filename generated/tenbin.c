@@ -11,7 +11,6 @@ int afmt_tenbin_detect(const uint8_t *buf, uint64_t len)
 {
     {
         uint64_t at = 0;
-        at += 0;
         if (len >= at && len - at >= 8 && memcmp(buf + at, "~TenBin~", 8) == 0) return 1;
     }
     return 0;
@@ -57,16 +56,10 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
         const uint64_t o_header_len = pos;
         const int64_t v_header_len = afmt_as_i64(afmt_load_u64le(AFMT_B(src, pos)), 64);
         pos += 8;
-        if (!(v_header_len >= (int64_t)UINT64_C(0))) {
+        if (!(v_header_len >= INT64_C(0))) {
             return afmt_fail(err, AFMT_E_NEGATIVE, &path, "header_len", AFMT_NO_INDEX, o_header_len, "chunk length is negative: `header_len >= 0` does not hold (header_len = %" PRId64 ")", v_header_len);
         }
-        if ((int64_t)UINT64_C(8) == 0) {
-            return afmt_fail(err, AFMT_E_DIVZERO, &path, "header_len", AFMT_NO_INDEX, o_header_len, "division by zero in `header_len %% 8 == 0`");
-        }
-        if (v_header_len == INT64_MIN && (int64_t)UINT64_C(8) == -1) {
-            return afmt_fail(err, AFMT_E_OVERFLOW, &path, "header_len", AFMT_NO_INDEX, o_header_len, "`header_len %% 8 == 0` overflows 64 bits");
-        }
-        if (!((v_header_len % (int64_t)UINT64_C(8)) == (int64_t)UINT64_C(0))) {
+        if (!((v_header_len % INT64_C(8)) == INT64_C(0))) {
             return afmt_fail(err, AFMT_E_SIZE, &path, "header_len", AFMT_NO_INDEX, o_header_len, "a header is int64 words (the reference reader fails on anything else): `header_len %% 8 == 0` does not hold (header_len = %" PRId64 ")", v_header_len);
         }
 
@@ -154,10 +147,10 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
         const uint64_t o_ndim = pos;
         const int64_t v_ndim = afmt_as_i64(afmt_load_u64le(AFMT_B(src, pos)), 64);
         pos += 8;
-        if (!(v_ndim >= (int64_t)UINT64_C(0))) {
+        if (!(v_ndim >= INT64_C(0))) {
             return afmt_fail(err, AFMT_E_NEGATIVE, &path, "ndim", AFMT_NO_INDEX, o_ndim, "ndim is negative: `ndim >= 0` does not hold (ndim = %" PRId64 ")", v_ndim);
         }
-        if (!(v_ndim <= (int64_t)UINT64_C(9))) {
+        if (!(v_ndim <= INT64_C(9))) {
             if (afmt_tolerate(opt, vis, err, AFMT_E_CONSTRAINT, &path, "ndim", AFMT_NO_INDEX, o_ndim, "the reference writer refuses 10 or more dimensions: `ndim <= 9` does not hold (ndim = %" PRId64 ")", v_ndim)) return -1;
         }
 
@@ -177,7 +170,7 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
         pos += n_dims * 8;
         for (uint64_t i_dims = 0; i_dims < n_dims; i_dims++) {
             const int64_t e_dims = afmt_as_i64(afmt_load_u64le(AFMT_B(src, o_dims + (uint64_t)8 * i_dims)), 64);
-            if (!(e_dims >= (int64_t)UINT64_C(0))) {
+            if (!(e_dims >= INT64_C(0))) {
                 return afmt_fail(err, AFMT_E_NEGATIVE, &path, "dims", i_dims, o_dims + (uint64_t)8 * i_dims, "dimension is negative: `dims >= 0` does not hold (dims = %" PRId64 ")", e_dims);
             }
         }
@@ -236,7 +229,7 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
         const uint64_t o_data_len = pos;
         const int64_t v_data_len = afmt_as_i64(afmt_load_u64le(AFMT_B(src, pos)), 64);
         pos += 8;
-        if (!(v_data_len >= (int64_t)UINT64_C(0))) {
+        if (!(v_data_len >= INT64_C(0))) {
             return afmt_fail(err, AFMT_E_NEGATIVE, &path, "data_len", AFMT_NO_INDEX, o_data_len, "chunk length is negative: `data_len >= 0` does not hold (data_len = %" PRId64 ")", v_data_len);
         }
 
@@ -453,11 +446,11 @@ static int tenbin_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
         memcpy(w_header_magic, "~TenBin~", 8);
         const int64_t v_ndim = (int64_t)A_data->rank;
         int64_t t1;
-        if (!afmt_mul_i64((int64_t)UINT64_C(8), v_ndim, &t1)) {
+        if (!afmt_mul_i64(INT64_C(8), v_ndim, &t1)) {
             return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "header_len", AFMT_NO_INDEX, 0, "`24 + 8 * ndim` overflows 64 bits");
         }
         int64_t t2;
-        if (!afmt_add_i64((int64_t)UINT64_C(24), t1, &t2)) {
+        if (!afmt_add_i64(INT64_C(24), t1, &t2)) {
             return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "header_len", AFMT_NO_INDEX, 0, "`24 + 8 * ndim` overflows 64 bits");
         }
         const int64_t v_header_len = t2;
@@ -486,31 +479,25 @@ static int tenbin_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
             return afmt_fail(err, AFMT_E_TYPE, NULL, "data_len", AFMT_NO_INDEX, 0, "value %" PRIu64 " of data_len does not fit a signed field", t4);
         }
         const int64_t v_data_len = (int64_t)t4;
-        if (!(v_header_len >= (int64_t)UINT64_C(0))) {
+        if (!(v_header_len >= INT64_C(0))) {
             return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "header_len", AFMT_NO_INDEX, 0, "chunk length is negative: `header_len >= 0` does not hold (header_len = %" PRId64 ")", v_header_len);
         }
-        if ((int64_t)UINT64_C(8) == 0) {
-            return afmt_fail(err, AFMT_E_DIVZERO, NULL, "header_len", AFMT_NO_INDEX, 0, "division by zero in `header_len %% 8 == 0`");
-        }
-        if (v_header_len == INT64_MIN && (int64_t)UINT64_C(8) == -1) {
-            return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "header_len", AFMT_NO_INDEX, 0, "`header_len %% 8 == 0` overflows 64 bits");
-        }
-        if (!((v_header_len % (int64_t)UINT64_C(8)) == (int64_t)UINT64_C(0))) {
+        if (!((v_header_len % INT64_C(8)) == INT64_C(0))) {
             return afmt_fail(err, AFMT_E_SIZE, NULL, "header_len", AFMT_NO_INDEX, 0, "a header is int64 words (the reference reader fails on anything else): `header_len %% 8 == 0` does not hold (header_len = %" PRId64 ")", v_header_len);
         }
-        if (!(v_ndim >= (int64_t)UINT64_C(0))) {
+        if (!(v_ndim >= INT64_C(0))) {
             return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "ndim", AFMT_NO_INDEX, 0, "ndim is negative: `ndim >= 0` does not hold (ndim = %" PRId64 ")", v_ndim);
         }
-        if (!(v_ndim <= (int64_t)UINT64_C(9))) {
+        if (!(v_ndim <= INT64_C(9))) {
             return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "ndim", AFMT_NO_INDEX, 0, "the reference writer refuses 10 or more dimensions: `ndim <= 9` does not hold (ndim = %" PRId64 ")", v_ndim);
         }
         for (uint64_t i_dims = 0; i_dims < n_dims; i_dims++) {
             const int64_t e_dims = (int64_t)w_dims[i_dims];
-            if (!(e_dims >= (int64_t)UINT64_C(0))) {
+            if (!(e_dims >= INT64_C(0))) {
                 return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "dims", i_dims, 0, "dimension is negative: `dims >= 0` does not hold (dims = %" PRId64 ")", e_dims);
             }
         }
-        if (!(v_data_len >= (int64_t)UINT64_C(0))) {
+        if (!(v_data_len >= INT64_C(0))) {
             return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "data_len", AFMT_NO_INDEX, 0, "chunk length is negative: `data_len >= 0` does not hold (data_len = %" PRId64 ")", v_data_len);
         }
         uint64_t t5;
