@@ -9,18 +9,23 @@
  *
  * Three checks, one per target:
  *   fz_check_validate   every format, strict / lenient / tiny limits; every
- *                       view handed to the visitor is sane and decodes
+ *                       view handed to the visitor is sane and decodes (in
+ *                       both orders, which must agree); the same input as a
+ *                       stream (validate_src) gives the same verdict
  *   fz_check_roundtrip  valid in F -> plain -> write F -> validate -> same
  *                       values, names, trailer; the rewrite is a fixed point
  *   fz_check_convert    valid in A -> plain in B's order -> write B (when
  *                       B's can_write accepts it) -> validate B -> the same
  *                       value at the same logical index
+ * Round trips and conversions work on logical arrays: one per view, except
+ * that the tiles of a matrix (is_tile) are put together into that matrix.
  *
- * A "bug" is anything that breaks a documented contract (README.md,
- * the runtime headers, ../shared/DESIGN.md).  fz_bug() records it; when the context
- * says abort_on_bug (fuzz targets) it prints it and aborts, so the fuzzer
- * saves the input.  Crashes, leaks and undefined behaviour are left to the
- * sanitizers.  C11, no global state.
+ * A "bug" is anything that breaks a documented contract (README.md, the
+ * runtime headers, ../shared/DESIGN.md, ../shared/FORMATS.md).  fz_bug()
+ * records it; when the context says abort_on_bug (fuzz targets) it prints
+ * it and aborts, so the fuzzer saves the input.  Crashes, leaks and
+ * undefined behaviour are left to the sanitizers.  C11, no global state.
+ * fuzz/README.md lists every check and every tolerated refusal.
  */
 #ifndef AFMT_FUZZ_CHECKS_H
 #define AFMT_FUZZ_CHECKS_H
@@ -548,9 +553,12 @@ FZ_STATIC int fz_validate_one(fz_ctx *c, const afmt_format *f, const char *mode,
     return 0;
 }
 
+typedef struct fz_views fz_views;
+FZ_STATIC fz_views *fz_views_new(void);
+FZ_STATIC void fz_views_delete(fz_views *v);
 FZ_STATIC void fz_check_stream(fz_ctx *c, const afmt_format *f, const uint8_t *buf,
                                uint64_t len, const afmt_options *opt, uint64_t window,
-                               int allow_limit);
+                               int allow_limit, fz_views *bv, fz_views *sv);
 
 /* The validate target: every format, strict, lenient and tiny limits; the
  * same file as a stream, through a large and a small window. */
@@ -558,6 +566,7 @@ FZ_STATIC void fz_check_validate(fz_ctx *c, const uint8_t *buf, uint64_t len)
 {
     afmt_options strict, lenient, tiny, novalues;
     const afmt_format *f;
+    fz_views *bv = NULL, *sv = NULL;
     size_t i;
     int s, l;
 
@@ -584,27 +593,50 @@ FZ_STATIC void fz_check_validate(fz_ctx *c, const uint8_t *buf, uint64_t len)
         if (s == 0 && fz_validate_one(c, f, "no-value-checks", &novalues, buf, len) != 0)
             fz_bug(c, "%s: valid with value checks but not without them", f->name);
         if (f->validate_src) {
-            fz_check_stream(c, f, buf, len, &strict, len + FZ_BIG_WINDOW_EXTRA, 0);
-            fz_check_stream(c, f, buf, len, &lenient, FZ_SMALL_WINDOW, 1);
+            if (!bv && (bv = fz_views_new()) != NULL)
+                sv = fz_views_new();
+            if (!sv)
+                continue;
+            fz_check_stream(c, f, buf, len, &strict, len + FZ_BIG_WINDOW_EXTRA, 0, bv, sv);
+            fz_check_stream(c, f, buf, len, &lenient, FZ_SMALL_WINDOW, 1, bv, sv);
         }
     }
     (void)afmt_format_detect(buf, len, NULL);
+    fz_views_delete(bv);
+    fz_views_delete(sv);
 }
 
 /* ------------------------------------------------------------ collecting */
 
-typedef struct fz_views {
+struct fz_views {
     afmt_array *v;            /* FZ_MAX_VIEWS copies */
     size_t n;                 /* arrays seen (may exceed FZ_MAX_VIEWS) */
     const uint8_t *trailer;
     uint64_t trailer_len;
-} fz_views;
+};
 
 FZ_STATIC int fz_views_alloc(fz_views *v)
 {
     memset(v, 0, sizeof *v);
     v->v = malloc(sizeof *v->v * FZ_MAX_VIEWS);
     return v->v ? 0 : -1;
+}
+
+FZ_STATIC fz_views *fz_views_new(void)
+{
+    fz_views *v = malloc(sizeof *v);
+    if (v && fz_views_alloc(v) != 0) {
+        free(v);
+        v = NULL;
+    }
+    return v;
+}
+
+FZ_STATIC void fz_views_delete(fz_views *v)
+{
+    if (v)
+        free(v->v);
+    free(v);
 }
 
 FZ_STATIC int fz_collect_array(void *ctx, const afmt_array *a)
@@ -737,9 +769,9 @@ FZ_STATIC const char *fz_view_diff(const afmt_array *x, const afmt_array *y)
  * (a structure larger than the window). */
 FZ_STATIC void fz_check_stream(fz_ctx *c, const afmt_format *f, const uint8_t *buf,
                                uint64_t len, const afmt_options *opt, uint64_t window,
-                               int allow_limit)
+                               int allow_limit, fz_views *bvp, fz_views *svp)
 {
-    fz_views bv, sv;
+    fz_views bv = *bvp, sv = *svp; /* the caller's storage, reused */
     fz_sstate st;
     fz_reader rd;
     afmt_visitor vis;
@@ -752,8 +784,8 @@ FZ_STATIC void fz_check_stream(fz_ctx *c, const afmt_format *f, const uint8_t *b
     int brc, src_rc;
     size_t i;
 
-    if (fz_views_alloc(&bv) != 0 || fz_views_alloc(&sv) != 0 || !(win = malloc(window)))
-        goto done;
+    if (!(win = malloc(window)))
+        return;
     afmt_error_clear(&berr);
     brc = fz_collect(f, opt, buf, len, &bv, &berr);
 
@@ -816,8 +848,6 @@ FZ_STATIC void fz_check_stream(fz_ctx *c, const afmt_format *f, const uint8_t *b
         fz_bug(c, "%s %s: array %u of the stream (window %" PRIu64 ") points at bytes that "
                "are not the input's at its offset", f->name, mode, st.stale_index, window);
 done:
-    free(bv.v);
-    free(sv.v);
     free(win);
 }
 

@@ -1164,8 +1164,17 @@ static void emit_repeat(emitter *m, item *it)
          * what follows the last is the trailer, not another block */
         line(m, "if (%s >= %llu && afmt_tiles_complete(&tiles_%s)) break;", r, (unsigned long long)it->min_count, it->name);
     } else if (it->until_end) {
-        line(m, "if (!afmt_src_have(src, %s, pos, 1)) break;", m->end);
+        /* the end of the input ends the repetitions; a stream that cannot
+         * tell (its window full) says so rather than stopping early */
+        line(m, "const int at_end_%s = afmt_src_at_end(src, %s, pos);", it->name, m->end);
+        line(m, "if (at_end_%s > 0) break;", it->name);
+        line(m, "if (at_end_%s < 0) return afmt_src_short(src, err, &path, \"%s\", AFMT_NO_INDEX, pos, %s, 1, \"the next %s\");",
+             it->name, it->name, m->end, it->name);
     }
+    if (it->until_end && m->end && strcmp(m->end, "src->len") == 0)
+        /* a top-level repetition needs nothing of the ones before it: a
+         * stream may drop them */
+        line(m, "afmt_src_keep_from(src, pos);");
     line(m, "if (%s >= opt->limits.max_items) {", r);
     m->indent++;
     set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
@@ -1645,14 +1654,16 @@ void emit_validator(emitter *m)
     sb_puts(m->out, "\n");
     if (s->trailer_keep) {
         line(m, "/* trailer: bytes after the data are metadata, kept as they are */");
-        line(m, "if (afmt_src_have(src, src->len, pos, 1)) {");
+        line(m, "if (afmt_src_at_end(src, src->len, pos) <= 0) {");
         line(m, "    const uint64_t rest = afmt_src_rest(src, pos);");
         line(m, "    const uint8_t *trailer = afmt_src_ptr(src, pos, rest);");
         line(m, "    if (trailer && vis && vis->on_trailer) vis->on_trailer(vis->ctx, trailer, rest, pos);");
         line(m, "}");
     } else {
         line(m, "/* trailer: nothing may follow */");
-        line(m, "if (afmt_src_have(src, src->len, pos, 1)) {");
+        line(m, "const int at_end = afmt_src_at_end(src, src->len, pos);");
+        line(m, "if (at_end < 0) return afmt_src_short(src, err, &path, NULL, AFMT_NO_INDEX, pos, src->len, 1, \"the end of the input\");");
+        line(m, "if (at_end == 0) {");
         m->indent++;
         set_fail(m, "", "AFMT_NO_INDEX", "pos");
         emit_fail(m, "trailing", s->trailer_lenient, "\"%\" PRIu64 \" bytes after the end of the data\"", "afmt_src_rest(src, pos)");

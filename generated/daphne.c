@@ -154,6 +154,7 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
         uint64_t r_block = 0;
         for (;; r_block++) {
             if (r_block >= 1 && afmt_tiles_complete(&tiles_block)) break;
+            afmt_src_keep_from(src, pos);
             if (r_block >= opt->limits.max_items) {
                 return afmt_fail(err, AFMT_E_LIMIT, &path, "block", AFMT_NO_INDEX, pos, "more than %" PRIu64 " repetitions", opt->limits.max_items);
             }
@@ -673,7 +674,9 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
     }
 
     /* trailer: nothing may follow */
-    if (afmt_src_have(src, src->len, pos, 1)) {
+    const int at_end = afmt_src_at_end(src, src->len, pos);
+    if (at_end < 0) return afmt_src_short(src, err, &path, NULL, AFMT_NO_INDEX, pos, src->len, 1, "the end of the input");
+    if (at_end == 0) {
         if (afmt_tolerate(opt, vis, err, AFMT_E_TRAILING, &path, "", AFMT_NO_INDEX, pos, "%" PRIu64 " bytes after the end of the data", afmt_src_rest(src, pos))) return -1;
     }
     (void)narrays;

@@ -42,7 +42,10 @@ static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
                 break;
             }
         }
-        if (!afmt_src_have(src, src->len, pos, 1)) break;
+        const int at_end_value = afmt_src_at_end(src, src->len, pos);
+        if (at_end_value > 0) break;
+        if (at_end_value < 0) return afmt_src_short(src, err, &path, "value", AFMT_NO_INDEX, pos, src->len, 1, "the next value");
+        afmt_src_keep_from(src, pos);
         if (r_value >= opt->limits.max_items) {
             return afmt_fail(err, AFMT_E_LIMIT, &path, "value", AFMT_NO_INDEX, pos, "more than %" PRIu64 " repetitions", opt->limits.max_items);
         }
@@ -253,7 +256,9 @@ static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
     }
 
     /* trailer: nothing may follow */
-    if (afmt_src_have(src, src->len, pos, 1)) {
+    const int at_end = afmt_src_at_end(src, src->len, pos);
+    if (at_end < 0) return afmt_src_short(src, err, &path, NULL, AFMT_NO_INDEX, pos, src->len, 1, "the end of the input");
+    if (at_end == 0) {
         if (afmt_tolerate(opt, vis, err, AFMT_E_TRAILING, &path, "", AFMT_NO_INDEX, pos, "%" PRIu64 " bytes after the end of the data", afmt_src_rest(src, pos))) return -1;
     }
     (void)narrays;

@@ -274,7 +274,7 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
     pos += nbytes_data;
 
     /* trailer: bytes after the data are metadata, kept as they are */
-    if (afmt_src_have(src, src->len, pos, 1)) {
+    if (afmt_src_at_end(src, src->len, pos) <= 0) {
         const uint64_t rest = afmt_src_rest(src, pos);
         const uint8_t *trailer = afmt_src_ptr(src, pos, rest);
         if (trailer && vis && vis->on_trailer) vis->on_trailer(vis->ctx, trailer, rest, pos);

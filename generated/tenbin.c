@@ -32,7 +32,10 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
     afmt_path_push(&path, "array", 0);
     uint64_t r_array = 0;
     for (;; r_array++) {
-        if (!afmt_src_have(src, src->len, pos, 1)) break;
+        const int at_end_array = afmt_src_at_end(src, src->len, pos);
+        if (at_end_array > 0) break;
+        if (at_end_array < 0) return afmt_src_short(src, err, &path, "array", AFMT_NO_INDEX, pos, src->len, 1, "the next array");
+        afmt_src_keep_from(src, pos);
         if (r_array >= opt->limits.max_items) {
             return afmt_fail(err, AFMT_E_LIMIT, &path, "array", AFMT_NO_INDEX, pos, "more than %" PRIu64 " repetitions", opt->limits.max_items);
         }
@@ -353,7 +356,9 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
     afmt_path_pop(&path);
 
     /* trailer: nothing may follow */
-    if (afmt_src_have(src, src->len, pos, 1)) {
+    const int at_end = afmt_src_at_end(src, src->len, pos);
+    if (at_end < 0) return afmt_src_short(src, err, &path, NULL, AFMT_NO_INDEX, pos, src->len, 1, "the end of the input");
+    if (at_end == 0) {
         if (afmt_tolerate(opt, vis, err, AFMT_E_TRAILING, &path, "", AFMT_NO_INDEX, pos, "%" PRIu64 " bytes after the end of the data", afmt_src_rest(src, pos))) return -1;
     }
     (void)narrays;

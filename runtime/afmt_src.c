@@ -246,39 +246,50 @@ static int delimited(const uint8_t *p, uint64_t at, uint64_t n)
 int afmt_src_text(afmt_src *s, uint64_t end, uint64_t pos, afmt_text_scan_fn scan, uint64_t max_rank,
                   uint64_t *vend, afmt_array *view, const afmt_path *path, afmt_error *err)
 {
-    uint64_t avail, e = 0;
-    int whole; /* the buffer reaches the end of the input (or region) */
-    if (s->read) {
-        /* buffer what the window can hold: the value must be in it */
-        while (s->len == AFMT_LEN_UNKNOWN && s->data_off + s->data_len < end &&
-               s->data_off + s->data_len - pos < s->cap / 2)
-            if (!afmt_src_fill(s, pos, s->data_off + s->data_len - pos + 1))
-                break;
-    }
-    if (pos < s->data_off || pos > s->data_off + s->data_len)
-        return afmt_src_short(s, err, path, "value", AFMT_NO_INDEX, pos, end, 1, "a text value");
-    avail = s->data_off + s->data_len - pos;
-    if (end != AFMT_LEN_UNKNOWN && avail > end - pos)
-        avail = end - pos;
-    whole = !s->read || (end != AFMT_LEN_UNKNOWN && avail == end - pos) ||
-            (s->len != AFMT_LEN_UNKNOWN && pos + avail >= s->len);
-    if (scan(AFMT_B(s, pos), avail, 0, max_rank, &e, view, err) != 0) {
-        afmt_error inner = *err;
-        /* a stream's window may cut the value: a verdict is final only
-         * when the input ended there, or the failing token was seen whole */
-        if (!whole && (inner.code == AFMT_E_TRUNCATED || !delimited(AFMT_B(s, pos), inner.offset, avail)))
+    uint64_t avail = 0, e = 0, want = 4096;
+    if (s->read)
+        afmt_src_keep_from(s, pos); /* bytes before the value are not needed */
+    for (;;) {
+        int whole, rc; /* whole: the buffer reaches the end of the input (or region) */
+        uint64_t before = avail;
+        if (s->read && s->len == AFMT_LEN_UNKNOWN) {
+            /* read a little more than last time (doubling: linear overall) */
+            uint64_t have_now = pos >= s->data_off && pos <= s->data_off + s->data_len ? s->data_off + s->data_len - pos : 0;
+            if (have_now < want)
+                (void)afmt_src_fill(s, pos, want);
+        }
+        if (pos < s->data_off || pos > s->data_off + s->data_len)
+            return afmt_src_short(s, err, path, "value", AFMT_NO_INDEX, pos, end, 1, "a text value");
+        avail = s->data_off + s->data_len - pos;
+        if (end != AFMT_LEN_UNKNOWN && avail > end - pos)
+            avail = end - pos;
+        whole = !s->read || (end != AFMT_LEN_UNKNOWN && avail == end - pos) ||
+                (s->len != AFMT_LEN_UNKNOWN && pos + avail >= s->len);
+        rc = scan(AFMT_B(s, pos), avail, 0, max_rank, &e, view, err);
+        if (rc != 0) {
+            afmt_error inner = *err;
+            /* a stream's window may cut the value: a verdict is final only
+             * when the input ended there, or the failing token was seen whole */
+            int sure = whole || (inner.code != AFMT_E_TRUNCATED && delimited(AFMT_B(s, pos), inner.offset, avail));
+            if (sure)
+                /* the path already names the value: keep only an element part */
+                return afmt_fail(err, inner.code, path,
+                                 inner.field[0] && strcmp(inner.field, "value") != 0 ? inner.field : NULL, AFMT_NO_INDEX,
+                                 pos + inner.offset, "%s", inner.message);
+        } else if (whole || e < avail) {
+            break; /* it ended before the buffered bytes did: it is whole */
+        }
+        /* not sure yet: read more, unless the window cannot grow */
+        if (avail >= s->cap || (avail == before && want > s->cap))
             return afmt_fail(err, AFMT_E_LIMIT, path, "value", AFMT_NO_INDEX, pos,
                              "a text value longer than the stream window (%" PRIu64 " bytes): validate the file instead",
                              s->cap);
-        /* the path already names the value: keep only an element part */
-        return afmt_fail(err, inner.code, path, inner.field[0] && strcmp(inner.field, "value") != 0 ? inner.field : NULL,
-                         AFMT_NO_INDEX, pos + inner.offset, "%s", inner.message);
+        want = want > s->cap / 2 ? s->cap : want * 2;
+        if (avail == before && s->len != AFMT_LEN_UNKNOWN)
+            return afmt_fail(err, AFMT_E_LIMIT, path, "value", AFMT_NO_INDEX, pos,
+                             "a text value longer than the stream window (%" PRIu64 " bytes): validate the file instead",
+                             s->cap);
     }
-    if (!whole && e >= avail)
-        /* it ended where the window did: it may go on */
-        return afmt_fail(err, AFMT_E_LIMIT, path, "value", AFMT_NO_INDEX, pos,
-                         "a text value longer than the stream window (%" PRIu64 " bytes): validate the file instead",
-                         s->cap);
     *vend = pos + e;
     view->offset += pos;
     view->data = s->read ? NULL : AFMT_B(s, view->offset);

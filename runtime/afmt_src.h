@@ -58,6 +58,20 @@ static inline int afmt_src_have(afmt_src *s, uint64_t end, uint64_t pos, uint64_
     return s->read ? afmt_src_fill(s, pos, n) : 0;
 }
 
+/* Is pos the end of the input (or of the region ending at end)?  1 yes,
+ * 0 no (a byte is there), -1 a stream cannot tell: its window is full of
+ * bytes it must keep (afmt_src_short then says so). */
+static inline int afmt_src_at_end(afmt_src *s, uint64_t end, uint64_t pos)
+{
+    uint64_t real_end;
+    if (afmt_src_have(s, end, pos, 1))
+        return 0;
+    real_end = end < s->len ? end : s->len;
+    if (s->io_error || (real_end != AFMT_LEN_UNKNOWN && pos >= real_end))
+        return 1;
+    return -1;
+}
+
 /* The failure after afmt_src_have returned 0: truncated ("needs n bytes for
  * what, only m left"), an I/O error, or for a stream a limit ("... larger
  * than the stream window"; a stream is read to its end first to tell the

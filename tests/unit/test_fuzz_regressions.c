@@ -55,6 +55,27 @@ static const regression REGRESSIONS[] = {
      "512-byte window (lenient), read as an f64 of 512 bytes; with the CLI's "
      "32 MiB window the same happens to literals over 16 MiB (a valid file "
      "piped to afmt-validate -f futhark - is rejected)"},
+    {"validate-futhark-stream-drops-values-when-window-fills",
+     "valid futhark text file of 524 bytes, 3 values; as a stream through a "
+     "512-byte window only 2 arrays and a valid verdict: text values never "
+     "release the window (no afmt_src_keep_from after afmt_src_text in "
+     "generated/futhark.c), so it fills up, and the repeat loop's "
+     "afmt_src_have(src, src->len, pos, 1) returning 0 for 'window full' is "
+     "taken for the end of the input (generated/futhark.c, the 'repeat value "
+     "until the end' loop).  With the CLI's 32 MiB window: '1i8 ' x 9Mi + "
+     "'garbage!' piped to afmt-validate -f futhark - prints ok (+8388607 more)"},
+    {"validate-futhark-stream-accepts-invalid-when-window-fills",
+     "the same bug, an invalid file: the buffer fails at value[2] (offset 665, "
+     "a NUL byte), the stream (512-byte window) says valid"},
+    {"validate-futhark-stream-limit-at-half-window",
+     "a 5541-byte futhark text file that is one malformed token: the buffer "
+     "reports 'malformed number' at offset 0; as a stream through a window of "
+     "9637 bytes (input + 4096) the stream answers AFMT_E_LIMIT 'a text value "
+     "longer than the stream window (9637 bytes)': afmt_src_text fills the "
+     "window only up to cap/2 past the value and, with the token running to the "
+     "end of the input, never learns it is at the end (runtime/afmt_src.c); "
+     "afmt_src.h promises a limit error only for a structure larger than the "
+     "window"},
     {NULL, NULL},
 };
 
