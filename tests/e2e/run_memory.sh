@@ -67,3 +67,15 @@ if [ "$(cat "$T/rc")" = 0 ] && [ "$kb" -lt "$LIMIT_KB" ]; then
 else
     echo "FAIL memory: bool stream: rc $(cat "$T/rc"), ${kb} kB: $(head -c 300 "$T/out")"
 fi
+
+# 5. 9 Mi futhark text values then garbage, piped: judged like the file
+#    (the window fills many times over; garbage at the end is still seen)
+python3 -c "import sys; sys.stdout.write('1i8 ' * (9 << 20) + 'garbage!')" > "$T/many.txt"
+"$V" -f futhark "$T/many.txt" > "$T/file.out" 2>&1
+kb=$(piped_rss "cat '$T/many.txt'")
+if [ "$(cat "$T/rc")" = 1 ] && [ "$kb" -lt "$LIMIT_KB" ] && grep -q "value\[9437184\].element\[0\] at offset 37748736" "$T/out" &&
+   grep -q "value\[9437184\].element\[0\] at offset 37748736" "$T/file.out"; then
+    echo "PASS memory: 9 Mi text values then garbage, piped, rejected like the file in ${kb} kB"
+else
+    echo "FAIL memory: text stream: rc $(cat "$T/rc"), ${kb} kB: $(head -c 300 "$T/out")"
+fi
