@@ -14,8 +14,10 @@ rss_of() { # command... ; prints max RSS in kB, exit status in $T/rc
     tail -n 1 "$T/rss"
 }
 
-piped_rss() { # producer command; afmt-validate reads it on stdin (only it is measured)
-    sh -c "$1" 2>/dev/null | /usr/bin/time -f "%M" -o "$T/rss" "$V" - > "$T/out" 2>&1
+piped_rss() { # producer command [afmt-validate options]; it reads stdin (only it is measured)
+    local producer=$1
+    shift
+    sh -c "$producer" 2>/dev/null | /usr/bin/time -f "%M" -o "$T/rss" "$V" "$@" - > "$T/out" 2>&1
     echo "${PIPESTATUS[1]}" > "$T/rc"
     tail -n 1 "$T/rss"
 }
@@ -72,7 +74,7 @@ fi
 #    (the window fills many times over; garbage at the end is still seen)
 python3 -c "import sys; sys.stdout.write('1i8 ' * (9 << 20) + 'garbage!')" > "$T/many.txt"
 "$V" -f futhark "$T/many.txt" > "$T/file.out" 2>&1
-kb=$(piped_rss "cat '$T/many.txt'")
+kb=$(piped_rss "cat '$T/many.txt'" -f futhark)
 if [ "$(cat "$T/rc")" = 1 ] && [ "$kb" -lt "$LIMIT_KB" ] && grep -q "value\[9437184\].element\[0\] at offset 37748736" "$T/out" &&
    grep -q "value\[9437184\].element\[0\] at offset 37748736" "$T/file.out"; then
     echo "PASS memory: 9 Mi text values then garbage, piped, rejected like the file in ${kb} kB"
