@@ -55,7 +55,8 @@ help:
 	@echo "make test         unit, golden, round-trip and end-to-end tests"
 	@echo "make asan         the tests under AddressSanitizer + UBSan (clang)"
 	@echo "make compilers    build everything with gcc and clang, -Werror"
-	@echo "make fuzz-smoke   run every fuzz target briefly on the corpus"
+	@echo "make fuzz-smoke   run every fuzz target briefly on the corpus (CI)"
+	@echo "make fuzz         fuzz for real: 10 minutes per target (FUZZ_SECONDS)"
 	@echo "make bench        benchmarks with ratios against memcpy/cp baselines"
 	@echo "make clean        remove build/"
 
@@ -150,6 +151,10 @@ bench: all
 
 fuzz-smoke:
 	@bash fuzz/smoke.sh
+
+# A real fuzzing session: 10 minutes per target, keep going after a crash.
+fuzz:
+	@FUZZ_SECONDS=$${FUZZ_SECONDS:-600} FUZZ_KEEP_GOING=1 bash fuzz/smoke.sh
 
 clean:
 	rm -rf $(BUILD) build
