@@ -483,6 +483,19 @@ static void emit_string_field(emitter *m, item *it)
     }
     m->indent--;
     line(m, "}");
+    /* labels and such are header: held to limits.max_header_bytes */
+    line(m, "if (pos - o_%s > opt->limits.max_header_bytes) {", it->name);
+    m->indent++;
+    {
+        char *field = xprintf("%s", it->name);
+        char *args = xprintf("pos - o_%s, opt->limits.max_header_bytes", it->name);
+        set_fail(m, field, "AFMT_NO_INDEX", xprintf("o_%s", it->name));
+        emit_fail(m, "limit", LEN_NONE, "\"strings of %\" PRIu64 \" bytes exceed the header limit of %\" PRIu64 \" bytes\"", args);
+        free(field);
+        free(args);
+    }
+    m->indent--;
+    line(m, "}");
     free(ld);
     y = sym_push(m, SY_STRINGS, it->name, it);
     snprintf(y->off, sizeof y->off, "o_%s", it->name);

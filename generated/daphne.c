@@ -594,6 +594,9 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
             }
             pos += len_labels;
         }
+        if (pos - o_labels > opt->limits.max_header_bytes) {
+            return afmt_fail(err, AFMT_E_LIMIT, &path, "labels", AFMT_NO_INDEX, o_labels, "strings of %" PRIu64 " bytes exceed the header limit of %" PRIu64 " bytes", pos - o_labels, opt->limits.max_header_bytes);
+        }
 
         /* block_row: u64 little-endian */
         if (!afmt_src_have(src, src->len, pos, 8)) {

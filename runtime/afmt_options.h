@@ -17,7 +17,8 @@ typedef enum afmt_mode {
 
 typedef struct afmt_limits {
     uint64_t max_rank;          /* most dimensions of one array */
-    uint64_t max_header_bytes;  /* most bytes of one header (dims, labels) */
+    uint64_t max_header_bytes;  /* most bytes of one list of strings (frame labels);
+                                 * dims are held to max_rank */
     uint64_t max_total_bytes;   /* most bytes of input */
     uint64_t max_items;         /* most repetitions of one repeated structure */
     uint64_t max_decoded_bytes; /* most bytes a compressed payload may expand to */
