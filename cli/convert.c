@@ -339,9 +339,11 @@ int afmt_cli_convert_main(int argc, char **argv, int first)
         /* Already what the writer takes (plain, little-endian, contiguous,
          * in the target's order, no cast): write straight from the mapped
          * input instead of copying it into fresh memory first. */
-        if ((dtype == AFMT_DTYPE_INVALID || dtype == a->dtype) && a->encoding == AFMT_ENC_PLAIN &&
-            a->endian == AFMT_LITTLE && a->stride == a->elsize && a->nbytes >= size && a->data &&
-            (a->rank <= 1 || a->order == target->order)) {
+        if ((dtype == AFMT_DTYPE_INVALID || dtype == a->dtype) &&
+            ((a->encoding == AFMT_ENC_PLAIN && a->endian == AFMT_LITTLE && a->stride == a->elsize && a->nbytes >= size &&
+              a->data && (a->rank <= 1 || a->order == target->order)) ||
+             /* a sparse matrix stays sparse where the target can say so */
+             (a->encoding == AFMT_ENC_CSR && a->endian == AFMT_LITTLE && target->can_write(a, &err) == 0))) {
             views[i] = *a;
             views[i].order = target->order;
             if (c.n == 1 && check_target(in, i, target, &views[i], &rc) != 0)

@@ -46,3 +46,10 @@ check "a frame and its sidecar validate" grep -q "ok daphne i64\[2\]" "$T/out"
 printf '{"numRows":2,"numCols":2,"schema":[{"label":"h","valueType":"si64"}]}' > "$T/f.dbdf.meta"
 "$V" "$T/f.dbdf" > "$T/out" 2>&1
 check "a schema with too few columns is caught" grep -q "f.dbdf.meta:schema" "$T/out"
+
+"$A" convert "$S/daphne/csr_f64_3x4.dbdf" "$T/c.dbdf" > "$T/out" 2>&1
+check "a CSR matrix converted to DAPHNE stays CSR, byte for byte" cmp -s "$T/c.dbdf" "$S/daphne/csr_f64_3x4.dbdf"
+check "its sidecar counts the non-zeros" grep -q '"numNonZeros":3' "$T/c.dbdf.meta"
+"$A" convert "$S/daphne/csr_f64_3x4.dbdf" "$T/c.ra" > "$T/out" 2>&1
+"$A" dump "$T/c.ra" > "$T/dump" 2>&1
+check "a CSR matrix converted to RawArray is dense, same values" sh -c "tr '\n' ' ' < '$T/dump' | grep -q 'f64\[3,4\] column-major 0 2.5 0 -1 0 0 0 0 7 0 0 0'"
