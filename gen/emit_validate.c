@@ -1555,6 +1555,37 @@ static void emit_item(emitter *m, item *it, item_list *scope)
     (void)i;
 }
 
+/* One axis of "the block lies outside the matrix": by_size blames the size
+ * field when it alone exceeds the matrix, else the position field when the
+ * block ends past the edge. */
+static void emit_tile_axis(emitter *m, const item *t, sym *at, sym *size, const char *axis, int by_size)
+{
+    char *args;
+    if (by_size) {
+        line(m, "if (%s > tiles_%s.%s) {", size->c, t->name, axis);
+        set_fail(m, size->name, "AFMT_NO_INDEX", size->off);
+        args = xprintf("%s, %s, tiles_%s.%s", at->c, size->c, t->name, axis);
+        m->indent++;
+        emit_fail(m, "constraint", LEN_NONE,
+                  xprintf("\"block %s %%\" PRIu64 \" + %%\" PRIu64 \" exceed the %%\" PRIu64 \" %s of the matrix\"",
+                          strcmp(axis, "rows") == 0 ? "rows" : "columns", strcmp(axis, "rows") == 0 ? "rows" : "columns"),
+                  args);
+    } else {
+        line(m, "if (%s > tiles_%s.%s - %s) {", at->c, t->name, axis, size->c);
+        set_fail(m, at->name, "AFMT_NO_INDEX", at->off);
+        args = xprintf("%s, %s, tiles_%s.%s", at->c, size->c, t->name, axis);
+        m->indent++;
+        emit_fail(m, "constraint", LEN_NONE,
+                  xprintf("\"block at %s %%\" PRIu64 \" with %%\" PRIu64 \" %s ends past the %%\" PRIu64 \" %s of the matrix\"",
+                          strcmp(axis, "rows") == 0 ? "row" : "column", strcmp(axis, "rows") == 0 ? "rows" : "columns",
+                          strcmp(axis, "rows") == 0 ? "rows" : "columns"),
+                  args);
+    }
+    m->indent--;
+    line(m, "}");
+    free(args);
+}
+
 /* Once a tiled repeat's block position and size are known, add the block
  * to the set: outside the matrix or overlapping another is an error before
  * any of its payload is looked at. */
@@ -1576,49 +1607,14 @@ static void emit_tile_check(emitter *m)
     set_fail(m, r->name, "AFMT_NO_INDEX", r->off);
     line(m, "if (tile_%s == AFMT_TILE_OUTSIDE) {", t->name);
     m->indent++;
-    /* name the field that puts it outside: a position past the edge, else
-     * the size */
-    /* a block that would fit at (0, 0) is misplaced: blame its position;
-     * one larger than the matrix: blame its size */
-    line(m, "if (%s > tiles_%s.rows) {", h->c, t->name);
-    m->indent++;
-    set_fail(m, h->name, "AFMT_NO_INDEX", h->off);
-    {
-        char *args = xprintf("%s, %s, tiles_%s.rows", r->c, h->c, t->name);
-        emit_fail(m, "constraint", LEN_NONE, "\"block rows %\" PRIu64 \" + %\" PRIu64 \" exceed the %\" PRIu64 \" rows of the matrix\"", args);
-        free(args);
-    }
-    m->indent--;
-    line(m, "}");
-    line(m, "if (%s > tiles_%s.cols) {", w->c, t->name);
-    m->indent++;
-    set_fail(m, w->name, "AFMT_NO_INDEX", w->off);
-    {
-        char *args = xprintf("%s, %s, tiles_%s.cols", c->c, w->c, t->name);
-        emit_fail(m, "constraint", LEN_NONE, "\"block columns %\" PRIu64 \" + %\" PRIu64 \" exceed the %\" PRIu64 \" columns of the matrix\"", args);
-        free(args);
-    }
-    m->indent--;
-    line(m, "}");
+    /* a block larger than the matrix: blame its size; one that would fit
+     * at (0, 0): blame its position */
+    emit_tile_axis(m, t, r, h, "rows", 1);
+    emit_tile_axis(m, t, c, w, "cols", 1);
+    emit_tile_axis(m, t, r, h, "rows", 0);
+    emit_tile_axis(m, t, c, w, "cols", 0);
     set_fail(m, r->name, "AFMT_NO_INDEX", r->off);
-    line(m, "if (%s > tiles_%s.rows - %s) {", r->c, t->name, h->c);
-    m->indent++;
-    {
-        char *args = xprintf("%s, %s, tiles_%s.rows", r->c, h->c, t->name);
-        emit_fail(m, "constraint", LEN_NONE,
-                  "\"block at row %\" PRIu64 \" with %\" PRIu64 \" rows ends past the %\" PRIu64 \" rows of the matrix\"", args);
-        free(args);
-    }
-    m->indent--;
-    line(m, "}");
-    set_fail(m, c->name, "AFMT_NO_INDEX", c->off);
-    {
-        char *args = xprintf("%s, %s, %s, %s, tiles_%s.rows, tiles_%s.cols", r->c, h->c, c->c, w->c, t->name, t->name);
-        emit_fail(m, "constraint", LEN_NONE,
-                  "\"block at (%\" PRIu64 \" + %\" PRIu64 \", %\" PRIu64 \" + %\" PRIu64 \") lies outside the %\" PRIu64 \" x %\" PRIu64 \" matrix\"",
-                  args);
-        free(args);
-    }
+    emit_fail(m, "constraint", LEN_NONE, "\"block lies outside the matrix\"", NULL); /* not reached: one above holds */
     m->indent--;
     line(m, "} else if (tile_%s == AFMT_TILE_OVERLAP) {", t->name);
     m->indent++;

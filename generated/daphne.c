@@ -204,11 +204,14 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                 if (v_block_row > tiles_block.rows - v_block_rows) {
                     return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_row", AFMT_NO_INDEX, o_block_row, "block at row %" PRIu64 " with %" PRIu64 " rows ends past the %" PRIu64 " rows of the matrix", v_block_row, v_block_rows, tiles_block.rows);
                 }
-                return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_col", AFMT_NO_INDEX, o_block_col, "block at (%" PRIu64 " + %" PRIu64 ", %" PRIu64 " + %" PRIu64 ") lies outside the %" PRIu64 " x %" PRIu64 " matrix", v_block_row, v_block_rows, v_block_col, v_block_cols, tiles_block.rows, tiles_block.cols);
+                if (v_block_col > tiles_block.cols - v_block_cols) {
+                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_col", AFMT_NO_INDEX, o_block_col, "block at column %" PRIu64 " with %" PRIu64 " columns ends past the %" PRIu64 " columns of the matrix", v_block_col, v_block_cols, tiles_block.cols);
+                }
+                return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_row", AFMT_NO_INDEX, o_block_row, "block lies outside the matrix");
             } else if (tile_block == AFMT_TILE_OVERLAP) {
-                return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_col", AFMT_NO_INDEX, o_block_col, "block overlaps an earlier block (number %u among those with cells)", (unsigned)overlapped_block);
+                return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_row", AFMT_NO_INDEX, o_block_row, "block overlaps an earlier block (number %u among those with cells)", (unsigned)overlapped_block);
             } else if (tile_block == AFMT_TILE_TOO_MANY) {
-                return afmt_fail(err, AFMT_E_LIMIT, &path, "block_col", AFMT_NO_INDEX, o_block_col, "more than %d blocks with cells", AFMT_TILES_CAP);
+                return afmt_fail(err, AFMT_E_LIMIT, &path, "block_row", AFMT_NO_INDEX, o_block_row, "more than %d blocks with cells", AFMT_TILES_CAP);
             }
 
             /* block_type: u8 */
