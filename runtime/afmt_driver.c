@@ -15,6 +15,8 @@ int afmt_run_validator(afmt_validate_body_fn body, const char *format, afmt_src 
         opt = &defaults;
     }
     afmt_error_clear(err);
+    /* named before the body runs, so lenient warnings carry it too */
+    afmt_error_set_format(err, format);
     rc = body(src, opt, vis, err);
     if (rc == 0 && src->io_error)
         rc = afmt_fail(err, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, src->data_off + src->data_len,
