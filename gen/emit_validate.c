@@ -1671,10 +1671,10 @@ void emit_validator(emitter *m)
     } else {
         line(m, "/* trailer: nothing may follow */");
         line(m, "const int at_end = afmt_src_at_end(src, src->len, pos);");
-        line(m, "if (at_end < 0) return afmt_src_short(src, err, &path, NULL, AFMT_NO_INDEX, pos, src->len, 1, \"the end of the input\");");
+        line(m, "if (at_end < 0) return afmt_src_short(src, err, &path, \"trailer\", AFMT_NO_INDEX, pos, src->len, 1, \"the end of the input\");");
         line(m, "if (at_end == 0) {");
         m->indent++;
-        set_fail(m, "", "AFMT_NO_INDEX", "pos");
+        set_fail(m, "trailer", "AFMT_NO_INDEX", "pos");
         emit_fail(m, "trailing", s->trailer_lenient, "\"%\" PRIu64 \" bytes after the end of the data\"", "afmt_src_rest(src, pos)");
         m->indent--;
         line(m, "}");

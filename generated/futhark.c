@@ -257,9 +257,9 @@ static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
 
     /* trailer: nothing may follow */
     const int at_end = afmt_src_at_end(src, src->len, pos);
-    if (at_end < 0) return afmt_src_short(src, err, &path, NULL, AFMT_NO_INDEX, pos, src->len, 1, "the end of the input");
+    if (at_end < 0) return afmt_src_short(src, err, &path, "trailer", AFMT_NO_INDEX, pos, src->len, 1, "the end of the input");
     if (at_end == 0) {
-        if (afmt_tolerate(opt, vis, err, AFMT_E_TRAILING, &path, "", AFMT_NO_INDEX, pos, "%" PRIu64 " bytes after the end of the data", afmt_src_rest(src, pos))) return -1;
+        if (afmt_tolerate(opt, vis, err, AFMT_E_TRAILING, &path, "trailer", AFMT_NO_INDEX, pos, "%" PRIu64 " bytes after the end of the data", afmt_src_rest(src, pos))) return -1;
     }
     (void)narrays;
     return 0;

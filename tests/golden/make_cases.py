@@ -417,10 +417,10 @@ case(I, "bool_pad_bits_set", TABLE55[:17] + b"\xa1", False, "padding", "data", 1
 case(I, "bool_pad_bits_set_lenient", TABLE55[:17] + b"\xa1", True, mode="lenient", warnings=1,
      note="the reference reader ignores pad bits")
 case(I, "bool_pad_bits_1x9", ine(b"B", 1, 9, b"\xff\x03"), False, "padding", "data", 17)
-case(I, "trailing_bytes", TABLE56 + b"\0", False, "trailing", None, 64, "1 bytes")
+case(I, "trailing_bytes", TABLE56 + b"\0", False, "trailing", "trailer", 64, "1 bytes")
 case(I, "trailing_bytes_lenient", TABLE56 + b"extra", True, mode="lenient", warnings=1,
      note="the reference reader ignores trailing bytes")
-case(I, "trailing_bytes_bool", TABLE55 + b"\0", False, "trailing", None, 18)
+case(I, "trailing_bytes_bool", TABLE55 + b"\0", False, "trailing", "trailer", 18)
 case(I, "three_tolerances_lenient", TABLE55[:6] + b"\x07" + TABLE55[7:17] + b"\xa1" + b"\n", True,
      mode="lenient", warnings=3, note="reserved byte, pad bits and a trailing byte: one warning each")
 case(I, "truncated_data_int", TABLE56[:-1], False, "truncated", "data", 16, "needs 48 bytes")
@@ -544,7 +544,7 @@ case(D, "dense_huge_small_file", dense(3, 0x80000000, 0x80000000, data=b"\0" * 1
      45, note="2^62 u8 values claimed in a 61-byte file")
 case(D, "dense_size_overflows", dense(7, 0xffffffff, 0xffffffff, data=b"\0" * 16), False, "overflow", "data", 45,
      note="(2^32-1)^2 * 8 bytes overflows 64 bits")
-case(D, "trailing_bytes", dense() + b"\0", False, "trailing", None, 93)
+case(D, "trailing_bytes", dense() + b"\0", False, "trailing", "trailer", 93)
 case(D, "trailing_bytes_lenient", dense() + b"\0\0\0", True, mode="lenient", warnings=1,
      note="DAPHNE's reader stops after the data; lenient accepts trailing bytes with a warning")
 
