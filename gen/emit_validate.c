@@ -1214,7 +1214,7 @@ static void emit_repeat(emitter *m, item *it)
     sym_pop_to(m, mark);
     line(m, "if (pos == %s) {", start);
     m->indent++;
-    set_fail(m, "", "AFMT_NO_INDEX", "pos");
+    set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
     emit_fail(m, "constraint", LEN_NONE, "\"a repetition consumed no bytes\"", NULL);
     m->indent--;
     line(m, "}");

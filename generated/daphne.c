@@ -560,7 +560,7 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                 return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_type", AFMT_NO_INDEX, o_block_type, "block type is not 0 (empty), 1 (dense), 2 (CSR) or 3 (COO) (found %" PRIu64 ")", (uint64_t)sel_block_kind);
             }
             if (pos == start_block) {
-                return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "", AFMT_NO_INDEX, pos, "a repetition consumed no bytes");
+                return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block", AFMT_NO_INDEX, pos, "a repetition consumed no bytes");
             }
         }
         afmt_path_pop(&path);

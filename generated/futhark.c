@@ -247,7 +247,7 @@ static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
             return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "", AFMT_NO_INDEX, pos, "kind: unknown value %" PRIu64 " (expected one of 1, 2)", (uint64_t)sel_kind);
         }
         if (pos == start_value) {
-            return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "", AFMT_NO_INDEX, pos, "a repetition consumed no bytes");
+            return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "value", AFMT_NO_INDEX, pos, "a repetition consumed no bytes");
         }
     }
     afmt_path_pop(&path);

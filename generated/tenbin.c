@@ -350,7 +350,7 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
             pos += pad_data_padding;
         }
         if (pos == start_array) {
-            return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "", AFMT_NO_INDEX, pos, "a repetition consumed no bytes");
+            return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "array", AFMT_NO_INDEX, pos, "a repetition consumed no bytes");
         }
     }
     afmt_path_pop(&path);
