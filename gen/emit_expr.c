@@ -248,7 +248,7 @@ static cexpr compare(emitter *m, tok_kind op, cexpr a, cexpr b, expr *ea, expr *
         /* an unsigned value is never below zero: say so without a
          * comparison compilers warn about */
         if (eb->kind == E_INT && eb->ival == 0 && (op == TK_GE || op == TK_LT))
-            r = mk(xprintf("(%s, %d)", ac, op == TK_GE), VT_BOOL);
+            r = mk(xprintf("((void)(%s), %d)", ac, op == TK_GE), VT_BOOL);
         else
             r = mk(xprintf("(%s %s %s)", ac, o, bc), VT_BOOL);
         free(ac); free(bc);

@@ -219,8 +219,71 @@ static int parse_int_type(const char *t, item *it, int default_big)
 
 static void load_items(loader *L, spec *s, json_t *arr, const char *jp, item_list *out);
 
+/* "in": [a, b, ...] and "range": [lo, hi] on an integer field are checks
+ * written for the reader: they become the expressions
+ * "f == a || f == b" and "f >= lo && f <= hi" (negative bounds as "-n"). */
+static void add_check_text(loader *L, item *it, const char *jp, char *text, char *message)
+{
+    check *grown = realloc(it->checks, sizeof *grown * (size_t)(it->nchecks + 1));
+    check *c;
+    if (!grown) { fputs("afmt-gen: out of memory\n", stderr); exit(2); }
+    it->checks = grown;
+    c = &it->checks[it->nchecks++];
+    memset(c, 0, sizeof *c);
+    c->text = text;
+    c->message = message;
+    c->jpath = xstrdup(jp);
+    c->e = parse_text(L, text, jp);
+    c->lenient = it->equals_lenient;
+}
+
+static char *int_text(json_t *v)
+{
+    return xprintf("%" JSON_INTEGER_FORMAT, json_integer_value(v));
+}
+
+static void load_membership(loader *L, json_t *o, const char *jp, item *it)
+{
+    json_t *in = json_object_get(o, "in"), *range = json_object_get(o, "range");
+    if (in) {
+        char *p = jp_key(jp, "in");
+        size_t i;
+        if (it->ftype != FT_INT || it->count || !json_is_array(in) || json_array_size(in) == 0) {
+            LERR(L, p, "\"in\" is a non-empty list of integers, for an integer field");
+        } else {
+            sbuf t = {0}, msg = {0};
+            sb_puts(&msg, "not one of");
+            for (i = 0; i < json_array_size(in); i++) {
+                json_t *v = json_array_get(in, i);
+                char *n;
+                if (!json_is_integer(v)) { LERR(L, p, "\"in\" holds integers"); break; }
+                n = int_text(v);
+                sb_printf(&t, "%s%s == %s", i ? " || " : "", it->name, n);
+                sb_printf(&msg, "%s %s", i ? "," : "", n);
+                free(n);
+            }
+            if (t.s) add_check_text(L, it, p, t.s, msg.s);
+        }
+        free(p);
+    }
+    if (range) {
+        char *p = jp_key(jp, "range");
+        if (it->ftype != FT_INT || it->count || !json_is_array(range) || json_array_size(range) != 2 ||
+            !json_is_integer(json_array_get(range, 0)) || !json_is_integer(json_array_get(range, 1))) {
+            LERR(L, p, "\"range\" is [lowest, highest], two integers, for an integer field");
+        } else {
+            char *lo = int_text(json_array_get(range, 0)), *hi = int_text(json_array_get(range, 1));
+            add_check_text(L, it, p, xprintf("%s >= %s && %s <= %s", it->name, lo, it->name, hi),
+                           xprintf("not in [%s, %s]", lo, hi));
+            free(lo);
+            free(hi);
+        }
+        free(p);
+    }
+}
+
 static const char *const FIELD_KEYS[] = {
-    "field", "type", "size", "count", "length", "equals", "lenient", "code", "check", "each", "order",
+    "field", "type", "size", "count", "length", "equals", "in", "range", "lenient", "code", "check", "each", "order",
     "first", "last", "increasing_within", "text", "write", "doc", NULL};
 static const char *const LET_KEYS[] = {"let", "value", "doc", NULL};
 static const char *const LOOKUP_KEYS[] = {"lookup", "table", "key", "field", "doc", NULL};
@@ -310,6 +373,7 @@ static void load_field(loader *L, spec *s, json_t *o, const char *jp, item *it)
     it->equals_code = get_str(L, o, "code", jp, 0);
     check_code(L, it->equals_code, jp);
     load_checks(L, o, "check", jp, &it->checks, &it->nchecks);
+    load_membership(L, o, jp, it);
     load_checks(L, o, "each", jp, &it->each, &it->neach);
     it->order = get_str(L, o, "order", jp, 0);
     if (it->order && strcmp(it->order, "nondecreasing") != 0 && strcmp(it->order, "increasing") != 0)
