@@ -87,6 +87,27 @@ int afmt_cli_input_open_fd(afmt_cli_input *in, int fd, uint64_t file_limit,
         }
         if (in->size == 0)
             return 0;
+        if (in->size <= AFMT_CLI_SMALL_FILE && stream_buf && afmt_cli_buf_reserve(stream_buf, (size_t)in->size) == 0) {
+            /* a small file: one read into a reused buffer costs a fraction
+             * of setting up and tearing down a mapping */
+            size_t got = 0;
+            while (got < (size_t)in->size) {
+                ssize_t n = pread(fd, stream_buf->p + got, (size_t)in->size - got, (off_t)got);
+                if (n < 0 && errno == EINTR)
+                    continue;
+                if (n < 0) {
+                    afmt_cli_errno_error(err, errno);
+                    return -1;
+                }
+                if (n == 0)
+                    break; /* shrank meanwhile: judge what is there */
+                got += (size_t)n;
+            }
+            in->data = (const uint8_t *)stream_buf->p;
+            in->len = got;
+            in->size = got;
+            return 0;
+        }
         in->map = mmap(NULL, (size_t)in->size, PROT_READ, MAP_PRIVATE, fd, 0);
         if (in->map == MAP_FAILED) {
             in->map = NULL;
@@ -152,7 +173,7 @@ void afmt_cli_input_close(afmt_cli_input *in)
 }
 
 int afmt_cli_input_open_lazy(afmt_cli_input *in, const char *path, uint64_t file_limit,
-                             afmt_error *err)
+                             afmt_cli_buf *small, afmt_error *err)
 {
     struct stat st;
     int fd, own = 0;
@@ -171,14 +192,14 @@ int afmt_cli_input_open_lazy(afmt_cli_input *in, const char *path, uint64_t file
         int rc;
         if (own) close(fd);
         if (strcmp(path, "-") == 0)
-            return afmt_cli_input_open_fd(in, STDIN_FILENO, file_limit, file_limit, NULL, err);
+            return afmt_cli_input_open_fd(in, STDIN_FILENO, file_limit, file_limit, small, err);
         /* regular files and directories: the usual way (mmap) */
         fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
         if (fd < 0) {
             afmt_cli_errno_error(err, errno);
             return -1;
         }
-        rc = afmt_cli_input_open_fd(in, fd, file_limit, file_limit, NULL, err);
+        rc = afmt_cli_input_open_fd(in, fd, file_limit, file_limit, small, err);
         close(fd);
         return rc;
     }

@@ -52,7 +52,11 @@ void afmt_cli_input_close(afmt_cli_input *in);
  * first bytes (head, for detection) are, and in->fd is left to read the
  * rest from, so that it can be validated through a fixed window. */
 int afmt_cli_input_open_lazy(afmt_cli_input *in, const char *path, uint64_t file_limit,
-                             afmt_error *err);
+                             afmt_cli_buf *small, afmt_error *err);
+
+/* Regular files up to this size are read into a reused buffer (`small`)
+ * rather than mapped: cheaper for the many-small-files case. */
+#define AFMT_CLI_SMALL_FILE ((uint64_t)256 << 10)
 
 /* Window of afmt_cli_stream_validate (resident memory of a stream check). */
 #define AFMT_CLI_STREAM_WINDOW ((uint64_t)32 << 20)

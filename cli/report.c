@@ -92,17 +92,78 @@ void afmt_cli_out_stderr(afmt_cli_out *o, const char *fmt, ...)
     va_end(ap);
 }
 
+/* With seq->mu held and the turn ours: write what was parked for the
+ * inputs after ours, in order, and move the turn on. */
+static void advance_turn(afmt_cli_seq *q)
+{
+    int found = 1;
+    q->next++;
+    while (found) {
+        int i;
+        found = 0;
+        for (i = 0; i < AFMT_CLI_PARKED; i++) {
+            afmt_cli_parked *pk = &q->parked[i];
+            if (pk->used && pk->seq == q->next) {
+                if (pk->len && fwrite(pk->text, 1, pk->len, stdout) != pk->len)
+                    q->write_failed = 1;
+                free(pk->text);
+                pk->text = NULL;
+                pk->used = 0;
+                q->next++;
+                found = 1;
+            }
+        }
+    }
+    pthread_cond_broadcast(&q->cv);
+}
+
 void afmt_cli_out_end(afmt_cli_out *o)
 {
-    afmt_cli_out_flush(o);
-    if (o->seq) {
-        wait_turn(o);
-        pthread_mutex_lock(&o->seq->mu);
-        o->seq->next++;
-        pthread_cond_broadcast(&o->seq->cv);
-        pthread_mutex_unlock(&o->seq->mu);
-        o->has_turn = 0;
+    afmt_cli_seq *q = o->seq;
+    if (!q) {
+        afmt_cli_out_flush(o);
+        return;
     }
+    if (o->has_turn) {
+        afmt_cli_out_flush(o);
+        pthread_mutex_lock(&q->mu);
+        advance_turn(q);
+        pthread_mutex_unlock(&q->mu);
+        o->has_turn = 0;
+        return;
+    }
+    pthread_mutex_lock(&q->mu);
+    if (q->next != o->my_seq && !o->buf.oom) {
+        /* not our turn yet: park the text (if there is room) and go on */
+        int i;
+        for (i = 0; i < AFMT_CLI_PARKED; i++)
+            if (!q->parked[i].used) break;
+        if (i < AFMT_CLI_PARKED) {
+            char *copy = o->buf.len ? malloc(o->buf.len) : NULL;
+            if (!o->buf.len || copy) {
+                if (copy) memcpy(copy, o->buf.p, o->buf.len);
+                q->parked[i].seq = o->my_seq;
+                q->parked[i].text = copy;
+                q->parked[i].len = o->buf.len;
+                q->parked[i].used = 1;
+                pthread_mutex_unlock(&q->mu);
+                afmt_cli_buf_reset(&o->buf, KEEP_BYTES);
+                return;
+            }
+        }
+    }
+    while (q->next != o->my_seq)
+        pthread_cond_wait(&q->cv, &q->mu);
+    if (o->buf.oom) {
+        fprintf(stderr, "afmt: out of memory while formatting output\n");
+        o->write_failed = 1;
+    }
+    if (o->buf.len && fwrite(o->buf.p, 1, o->buf.len, stdout) != o->buf.len)
+        o->write_failed = 1;
+    advance_turn(q);
+    pthread_mutex_unlock(&q->mu);
+    afmt_cli_buf_reset(&o->buf, KEEP_BYTES);
+    o->has_turn = 0;
 }
 
 /* ---------------------------------------------------------------- config */
@@ -570,7 +631,7 @@ void afmt_cli_check_path(afmt_cli_worker *w, const char *path, int walked)
         return;
     }
     afmt_error_clear(&err);
-    if (afmt_cli_input_open_lazy(&in, path, w->cfg->file_limit, &err) != 0) {
+    if (afmt_cli_input_open_lazy(&in, path, w->cfg->file_limit, &w->data, &err) != 0) {
         afmt_cli_report_error(w, path, &err);
         return;
     }

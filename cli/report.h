@@ -22,11 +22,25 @@
 #define AFMT_CLI_MAX_LISTED_WARNINGS 1000
 #define AFMT_CLI_DESC_MAX 8192
 
+/* Outputs finished before their turn wait here, so a worker goes on with
+ * its next input instead of waiting (tiny inputs would otherwise make the
+ * workers run in lock-step).  When it is full, a worker waits its turn. */
+#define AFMT_CLI_PARKED 64
+
+typedef struct afmt_cli_parked {
+    uint64_t seq;
+    char *text;
+    size_t len;
+    int used;
+} afmt_cli_parked;
+
 /* Turns for writing: the input numbered `next` may write. */
 typedef struct afmt_cli_seq {
     pthread_mutex_t mu;
     pthread_cond_t cv;
     uint64_t next;
+    afmt_cli_parked parked[AFMT_CLI_PARKED];
+    int write_failed;
 } afmt_cli_seq;
 
 typedef struct afmt_cli_out {

@@ -414,6 +414,7 @@ static int run(runner *r, int argc, char **argv, const int *operands, int nops)
         fprintf(stderr, "afmt: out of memory\n");
         return AFMT_EXIT_ERROR;
     }
+    memset(&r->seq, 0, sizeof r->seq);
     pthread_mutex_init(&r->seq.mu, NULL);
     pthread_cond_init(&r->seq.cv, NULL);
     r->seq.next = 0;
@@ -474,6 +475,7 @@ static int run(runner *r, int argc, char **argv, const int *operands, int nops)
         write_failed |= r->workers[i].out.write_failed;
         afmt_cli_worker_free(&r->workers[i]);
     }
+    write_failed |= r->seq.write_failed; /* parked outputs written by others */
     free(r->workers);
     pthread_mutex_destroy(&r->seq.mu);
     pthread_cond_destroy(&r->seq.cv);
