@@ -243,6 +243,11 @@ static int stream_read(void *ctx, uint8_t *buf, size_t n, size_t *got)
         memcpy(buf, r->in->head + r->head_at, k);
         r->head_at += k;
         *got = k;
+    } else if (r->in->read_more) {
+        if (r->in->read_more(r->in->read_ctx, buf, n, got) != 0) {
+            r->errnum = EIO;
+            return -1;
+        }
     } else {
         for (;;) {
             ssize_t k = read(r->in->fd, buf, n);

@@ -29,6 +29,9 @@ typedef struct afmt_cli_input {
     int is_stream;       /* read from a pipe rather than mapped */
     void *map;           /* mmap'ed region, or NULL */
     int fd;              /* lazy streams: read on from here after the head (-1: none) */
+    /* lazy streams without a descriptor (archive members): read on with this */
+    int (*read_more)(void *ctx, uint8_t *buf, size_t n, size_t *got);
+    void *read_ctx;
     int close_fd;        /* the descriptor is ours to close */
     size_t map_len;
     uint8_t head[AFMT_CLI_HEAD_BYTES];
@@ -57,6 +60,12 @@ int afmt_cli_input_open_lazy(afmt_cli_input *in, const char *path, uint64_t file
 /* Regular files up to this size are read into a reused buffer (`small`)
  * rather than mapped: cheaper for the many-small-files case. */
 #define AFMT_CLI_SMALL_FILE ((uint64_t)256 << 10)
+
+/* Is in a lazily opened stream (validated through a window)? */
+static inline int afmt_cli_input_is_lazy(const afmt_cli_input *in)
+{
+    return in->fd >= 0 || in->read_more != NULL;
+}
 
 /* Window of afmt_cli_stream_validate (resident memory of a stream check). */
 #define AFMT_CLI_STREAM_WINDOW ((uint64_t)32 << 20)

@@ -511,12 +511,12 @@ static void check(afmt_cli_worker *w, const char *display, const char *ext_name,
         vis.on_warning = on_warning;
         w->meta_desc = NULL;
         w->meta_failed = 0;
-        if (fmt->sidecar && ext_name && !(stream && stream->fd >= 0))
+        if (fmt->sidecar && ext_name && !(stream && afmt_cli_input_is_lazy(stream)))
             load_sidecar(w, fmt, ext_name);
         if (w->meta_failed) {
             /* the sidecar itself is broken: the file is still validated */
         }
-        if (stream && stream->fd >= 0) {
+        if (stream && afmt_cli_input_is_lazy(stream)) {
             /* a pipe: through a fixed window, whatever its length */
             if (!w->window)
                 w->window = malloc((size_t)AFMT_CLI_STREAM_WINDOW);

@@ -71,6 +71,43 @@ static int read_member(struct archive *ar, afmt_cli_buf *dst, uint64_t limit,
     return 0;
 }
 
+/* Members larger than this are validated as streams through the worker's
+ * window instead of being read into memory. */
+#define TAR_STREAM_ABOVE ((int64_t)16 << 20)
+
+static int member_read(void *ctx, uint8_t *buf, size_t n, size_t *got)
+{
+    la_ssize_t k = archive_read_data((struct archive *)ctx, buf, n);
+    if (k < 0)
+        return -1;
+    *got = (size_t)k;
+    return 0;
+}
+
+/* A large member: its first bytes for detection, the rest read through. */
+static int stream_member(afmt_cli_worker *w, struct archive *ar, const char *name)
+{
+    afmt_cli_input in;
+    memset(&in, 0, sizeof in);
+    in.fd = -1;
+    in.is_stream = 1;
+    in.limit = w->cfg->file_limit;
+    while (in.len < sizeof in.head) {
+        la_ssize_t k = archive_read_data(ar, in.head + in.len, (size_t)(sizeof in.head - in.len));
+        if (k < 0)
+            return -1;
+        if (k == 0)
+            break;
+        in.len += (uint64_t)k;
+    }
+    in.data = in.head;
+    in.size = in.len;
+    in.read_more = member_read;
+    in.read_ctx = ar;
+    afmt_cli_check_input(w, w->name.p, name, &in);
+    return 0;
+}
+
 void afmt_cli_check_tar(afmt_cli_worker *w, const char *path)
 {
     struct archive *ar = archive_read_new();
@@ -108,6 +145,16 @@ void afmt_cli_check_tar(afmt_cli_worker *w, const char *path)
         if (!name || !afmt_cli_has_known_ext(name))
             continue;
         size = archive_entry_size_is_set(ent) ? archive_entry_size(ent) : -1;
+        afmt_cli_buf_reset(&w->name, (size_t)1 << 16);
+        afmt_cli_buf_printf(&w->name, "%s:%s", path, name);
+        if (size < 0 || size > TAR_STREAM_ABOVE) {
+            if (stream_member(w, ar, name) != 0) {
+                archive_failure(w, path, ar);
+                break;
+            }
+            members++;
+            continue;
+        }
         r = read_member(ar, &w->data, limit, size, &over);
         if (r == -2) {
             afmt_cli_report_message(w, path, "out of memory reading a member");
@@ -117,8 +164,6 @@ void afmt_cli_check_tar(afmt_cli_worker *w, const char *path)
             archive_failure(w, path, ar);
             break;
         }
-        afmt_cli_buf_reset(&w->name, (size_t)1 << 16);
-        afmt_cli_buf_printf(&w->name, "%s:%s", path, name);
         if (over) {
             afmt_cli_input in;
 
@@ -146,6 +191,43 @@ void afmt_cli_check_tar(afmt_cli_worker *w, const char *path)
 }
 
 #else /* !AFMT_HAVE_ARCHIVE */
+
+/* Members larger than this are validated as streams through the worker's
+ * window instead of being read into memory. */
+#define TAR_STREAM_ABOVE ((int64_t)16 << 20)
+
+static int member_read(void *ctx, uint8_t *buf, size_t n, size_t *got)
+{
+    la_ssize_t k = archive_read_data((struct archive *)ctx, buf, n);
+    if (k < 0)
+        return -1;
+    *got = (size_t)k;
+    return 0;
+}
+
+/* A large member: its first bytes for detection, the rest read through. */
+static int stream_member(afmt_cli_worker *w, struct archive *ar, const char *name)
+{
+    afmt_cli_input in;
+    memset(&in, 0, sizeof in);
+    in.fd = -1;
+    in.is_stream = 1;
+    in.limit = w->cfg->file_limit;
+    while (in.len < sizeof in.head) {
+        la_ssize_t k = archive_read_data(ar, in.head + in.len, (size_t)(sizeof in.head - in.len));
+        if (k < 0)
+            return -1;
+        if (k == 0)
+            break;
+        in.len += (uint64_t)k;
+    }
+    in.data = in.head;
+    in.size = in.len;
+    in.read_more = member_read;
+    in.read_ctx = ar;
+    afmt_cli_check_input(w, w->name.p, name, &in);
+    return 0;
+}
 
 void afmt_cli_check_tar(afmt_cli_worker *w, const char *path)
 {
