@@ -61,16 +61,12 @@ static void need_bytes(emitter *m, const char *need_c, const char *what)
     need_at(m, "pos", need_c, what);
 }
 
-static const char *leniency_of(const check *c) { return c->lenient == LEN_WARN ? "warn" : "reject"; }
 
 /* One constraint.  `F == E` on a field gets the "expected E = text, found
  * F" message of the issue's examples; others name the constraint. */
 void emit_check(emitter *m, check *c, sym *attr)
 {
     const char *code = c->code ? c->code : "constraint";
-    char *codecheck = code_enum(code);
-    free(codecheck);
-    (void)leniency_of;
     if (!c->e) return;
     if (c->e->kind == E_BINARY && c->e->op == TK_EQ && c->e->a->kind == E_NAME) {
         sym *y = sym_find(m, c->e->a->sval);

@@ -32,6 +32,7 @@ typedef struct def {
     const char *text;
     item *arr;         /* array item the binding comes from */
     int dim;
+    const check *from; /* the check "F == E" this definition comes from */
     int state;         /* 0 new, 1 in progress, 2 emitted */
 } def;
 
@@ -226,6 +227,7 @@ static void plan(emitter *m, scope *sc)
                     d = add_def(sc, D_EXPR, it);
                     d->e = e->b;
                     d->text = c->checks[k].text;
+                    d->from = &c->checks[k];
                     goto next;
                 }
             }
@@ -637,7 +639,12 @@ static void emit_scope_checks(emitter *m, scope *sc)
         if (it->kind != IT_FIELD && it->kind != IT_CHECK) continue;
         for (j = 0; j < it->nchecks; j++) {
             sym *attr;
+            int k, defining = 0;
             if (uses_input_position(it->checks[j].e)) continue;
+            /* a check that defined its field holds by construction */
+            for (k = 0; k < sc->ndefs; k++)
+                if (sc->defs[k].from == &it->checks[j]) defining = 1;
+            if (defining) continue;
             attr = it->kind == IT_FIELD ? sym_find(m, it->name) : it->attribute ? sym_find(m, it->attribute) : NULL;
             m->jpath = it->checks[j].jpath;
             set_fail(m, attr ? attr->name : "", "AFMT_NO_INDEX", "0");

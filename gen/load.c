@@ -1,7 +1,8 @@
 /* afmt-gen: read a spec file (jansson) into the model of spec.h.
  *
  * This pass checks structure: known keys, value kinds, type names,
- * expression syntax.  Name resolution and typing are check.c's.  Every
+ * expression syntax.  Name resolution and typing happen while emitting
+ * (emit_*.c), which reports unknown names with the JSON path of the use.  Every
  * problem is reported as "spec/x.json: /json/path: message"; loading goes
  * on after an error so one run shows them all.
  */

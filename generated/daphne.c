@@ -854,9 +854,6 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
                 if (afmt_payload_size(A_data, el_enc, &nbytes_data, err) != 0) return -1;
                 (void)nbytes_data;
                 const uint64_t v_block_value_type = v_value_type;
-                if (v_block_value_type != v_value_type) {
-                    return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "block_value_type", AFMT_NO_INDEX, 0, "expected %" PRIu64 " = value_type, found %" PRIu64 "", v_value_type, v_block_value_type);
-                }
                 /* block_value_type */
                 if (v_block_value_type > UINT64_C(0xff)) {
                     return afmt_fail(err, AFMT_E_TYPE, NULL, "block_value_type", AFMT_NO_INDEX, 0, "value %" PRIu64 " does not fit u8", v_block_value_type);
@@ -878,9 +875,6 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
                 const uint64_t v_nnz = A_data->nnz;
                 const uint64_t n_row_offsets = A_data->dims[0] + 1;
                 const uint64_t n_col_indices = A_data->nnz;
-                if (v_block_value_type != v_value_type) {
-                    return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "block_value_type", AFMT_NO_INDEX, 0, "expected %" PRIu64 " = value_type, found %" PRIu64 "", v_value_type, v_block_value_type);
-                }
                 for (uint64_t i_col_indices = 0; i_col_indices < n_col_indices; i_col_indices++) {
                     const uint64_t e_col_indices = afmt_field_get(A_data->csr_col_indices, i_col_indices, A_data->csr_index_size, 0);
                     if (!(e_col_indices < v_block_cols)) {

@@ -505,17 +505,6 @@ static int tenbin_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
         if (!(v_data_len >= INT64_C(0))) {
             return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "data_len", AFMT_NO_INDEX, 0, "chunk length is negative: `data_len >= 0` does not hold (data_len = %" PRId64 ")", v_data_len);
         }
-        uint64_t t5;
-        if (!afmt_u64s_prod(w_dims, n_dims, &t5)) {
-            return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "data_len", AFMT_NO_INDEX, 0, "`data_len == prod(dims) * sizeof(el)` overflows 64 bits");
-        }
-        uint64_t t6;
-        if (!afmt_mul_u64(t5, el_size, &t6)) {
-            return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "data_len", AFMT_NO_INDEX, 0, "`data_len == prod(dims) * sizeof(el)` overflows 64 bits");
-        }
-        if (afmt_cmp_i64_u64(v_data_len, t6) != 0) {
-            return afmt_fail(err, AFMT_E_SIZE, NULL, "data_len", AFMT_NO_INDEX, 0, "expected %" PRId64 " = prod(dims) * sizeof(el), found %" PRId64 "", (int64_t)(int64_t)t6, (int64_t)v_data_len);
-        }
         /* header_magic */
         if (afmt_sink_put(sink, w_header_magic, 8, err) != 0) return -1;
         /* header_len */
@@ -534,20 +523,20 @@ static int tenbin_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
         if (v_header_len < 0) {
             return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "header_padding", AFMT_NO_INDEX, 0, "`roundup(header_len, 64) - header_len` is negative (%" PRId64 ")", v_header_len);
         }
-        const uint64_t u8 = (uint64_t)(v_header_len);
-        uint64_t t7;
-        if (!afmt_roundup_u64(u8, UINT64_C(64), &t7)) {
+        const uint64_t u6 = (uint64_t)(v_header_len);
+        uint64_t t5;
+        if (!afmt_roundup_u64(u6, UINT64_C(64), &t5)) {
             return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "header_padding", AFMT_NO_INDEX, 0, "`roundup(header_len, 64) - header_len` overflows 64 bits or divides by zero");
         }
         if (v_header_len < 0) {
             return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "header_padding", AFMT_NO_INDEX, 0, "`roundup(header_len, 64) - header_len` is negative (%" PRId64 ")", v_header_len);
         }
-        const uint64_t u10 = (uint64_t)(v_header_len);
-        uint64_t t9;
-        if (!afmt_sub_u64(t7, u10, &t9)) {
+        const uint64_t u8 = (uint64_t)(v_header_len);
+        uint64_t t7;
+        if (!afmt_sub_u64(t5, u8, &t7)) {
             return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "header_padding", AFMT_NO_INDEX, 0, "`roundup(header_len, 64) - header_len` is below zero");
         }
-        if (afmt_sink_zeros(sink, t9, err) != 0) return -1;
+        if (afmt_sink_zeros(sink, t7, err) != 0) return -1;
         /* data_magic */
         if (afmt_sink_put(sink, w_data_magic, 8, err) != 0) return -1;
         /* data_len */
@@ -558,20 +547,20 @@ static int tenbin_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
         if (v_data_len < 0) {
             return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "data_padding", AFMT_NO_INDEX, 0, "`roundup(data_len, 64) - data_len` is negative (%" PRId64 ")", v_data_len);
         }
-        const uint64_t u12 = (uint64_t)(v_data_len);
-        uint64_t t11;
-        if (!afmt_roundup_u64(u12, UINT64_C(64), &t11)) {
+        const uint64_t u10 = (uint64_t)(v_data_len);
+        uint64_t t9;
+        if (!afmt_roundup_u64(u10, UINT64_C(64), &t9)) {
             return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "data_padding", AFMT_NO_INDEX, 0, "`roundup(data_len, 64) - data_len` overflows 64 bits or divides by zero");
         }
         if (v_data_len < 0) {
             return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "data_padding", AFMT_NO_INDEX, 0, "`roundup(data_len, 64) - data_len` is negative (%" PRId64 ")", v_data_len);
         }
-        const uint64_t u14 = (uint64_t)(v_data_len);
-        uint64_t t13;
-        if (!afmt_sub_u64(t11, u14, &t13)) {
+        const uint64_t u12 = (uint64_t)(v_data_len);
+        uint64_t t11;
+        if (!afmt_sub_u64(t9, u12, &t11)) {
             return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "data_padding", AFMT_NO_INDEX, 0, "`roundup(data_len, 64) - data_len` is below zero");
         }
-        if (afmt_sink_zeros(sink, t13, err) != 0) return -1;
+        if (afmt_sink_zeros(sink, t11, err) != 0) return -1;
     }
     if (wopt && wopt->trailer_len > 0) {
         return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, 0, "tenbin does not allow data after the arrays");
