@@ -17,15 +17,13 @@ BUILD   ?= build
 RE2C    ?= re2c
 
 HAVE_LZ4 := $(shell printf '\#include <lz4.h>\n' | $(CC) -E - >/dev/null 2>&1 && echo 1)
-HAVE_ARCHIVE := $(shell printf '\#include <archive.h>\n' | $(CC) -E - >/dev/null 2>&1 && echo 1)
 ifeq ($(HAVE_LZ4),1)
   FEATURE_CFLAGS += -DAFMT_HAVE_LZ4=1
   FEATURE_LIBS += -llz4
 endif
-ifeq ($(HAVE_ARCHIVE),1)
-  FEATURE_CFLAGS += -DAFMT_HAVE_ARCHIVE=1
-  FEATURE_LIBS += -larchive
-endif
+# libarchive is not linked: afmt-validate opens it when it meets a tar
+# shard (cli/libarchive.h), so a start costs no more than it must.
+CLI_LIBS := -ldl
 
 SPECS         := $(sort $(wildcard spec/*.json))
 RUNTIME_SRC   := $(sort $(wildcard runtime/*.c))
@@ -97,14 +95,14 @@ $(BUILD)/afmt-gen: $(GEN_OBJ)
 	$(CC) $(CFLAGS) -o $@ $^ -ljansson
 
 $(BUILD)/afmt-validate: $(BUILD)/obj/cli/afmt_validate_main.o $(LIB)
-	$(CC) $(CFLAGS) -o $@ $^ $(FEATURE_LIBS) -lpthread
+	$(CC) $(CFLAGS) -o $@ $^ $(FEATURE_LIBS) $(CLI_LIBS) -lpthread
 
 $(BUILD)/afmt: $(BUILD)/obj/cli/afmt_main.o $(LIB)
-	$(CC) $(CFLAGS) -o $@ $^ $(FEATURE_LIBS) -lpthread
+	$(CC) $(CFLAGS) -o $@ $^ $(FEATURE_LIBS) $(CLI_LIBS) -lpthread
 
 $(BUILD)/tests/%: tests/unit/%.c $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(FEATURE_CFLAGS) -Itests/unit -o $@ $< $(LIB) $(FEATURE_LIBS) -lm -lpthread
+	$(CC) $(ALL_CFLAGS) $(FEATURE_CFLAGS) -Itests/unit -o $@ $< $(LIB) $(FEATURE_LIBS) $(CLI_LIBS) -lm -lpthread
 
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 

@@ -58,7 +58,7 @@ mkdir -p "$BIN"
 CC=${CC:-cc}
 EXTRA_LIBS=""
 if printf '#include <lz4.h>\n' | $CC -E - >/dev/null 2>&1; then EXTRA_LIBS="$EXTRA_LIBS -llz4"; fi
-if printf '#include <archive.h>\n' | $CC -E - >/dev/null 2>&1; then EXTRA_LIBS="$EXTRA_LIBS -larchive"; fi
+EXTRA_LIBS="$EXTRA_LIBS -ldl" # the CLI objects open libarchive on demand
 BCFLAGS="-std=c11 -O2 -Wall -Wextra -Werror"
 # shellcheck disable=SC2086
 $CC $BCFLAGS -o "$BIN/gen_data" "$BENCH/gen_data.c"

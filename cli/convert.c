@@ -262,7 +262,7 @@ int afmt_cli_convert_main(int argc, char **argv, int first)
     }
     to_stdout = strcmp(out, "-") == 0;
     if (!target) {
-        target = to_stdout ? NULL : afmt_cli_format_by_ext(out, &tie);
+        target = to_stdout ? NULL : afmt_format_by_extension(out, &tie);
         if (!target) {
             if (tie)
                 fprintf(stderr, "afmt convert: the extension of '%s' belongs to "

@@ -40,22 +40,36 @@ static void input_reset(afmt_cli_input *in)
     in->fd = -1;
 }
 
+int afmt_cli_read_full(int fd, void *buf, size_t n, int64_t at, size_t *got)
+{
+    uint8_t *p = buf;
+    size_t done = 0;
+
+    while (done < n) {
+        ssize_t k = at >= 0 ? pread(fd, p + done, n - done, (off_t)(at + (int64_t)done))
+                            : read(fd, p + done, n - done);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k < 0) {
+            *got = done;
+            return -1;
+        }
+        if (k == 0)
+            break;
+        done += (size_t)k;
+    }
+    *got = done;
+    return 0;
+}
+
 /* Read up to sizeof head bytes from the start of a regular file. */
 static int read_head(afmt_cli_input *in, int fd, afmt_error *err)
 {
-    size_t got = 0;
+    size_t got;
 
-    while (got < sizeof in->head) {
-        ssize_t n = pread(fd, in->head + got, sizeof in->head - got, (off_t)got);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            afmt_cli_errno_error(err, errno);
-            return -1;
-        }
-        if (n == 0)
-            break;
-        got += (size_t)n;
+    if (afmt_cli_read_full(fd, in->head, sizeof in->head, 0, &got) != 0) {
+        afmt_cli_errno_error(err, errno);
+        return -1;
     }
     in->data = in->head;
     in->len = got;
@@ -90,18 +104,11 @@ int afmt_cli_input_open_fd(afmt_cli_input *in, int fd, uint64_t file_limit,
         if (in->size <= AFMT_CLI_SMALL_FILE && stream_buf && afmt_cli_buf_reserve(stream_buf, (size_t)in->size) == 0) {
             /* a small file: one read into a reused buffer costs a fraction
              * of setting up and tearing down a mapping */
-            size_t got = 0;
-            while (got < (size_t)in->size) {
-                ssize_t n = pread(fd, stream_buf->p + got, (size_t)in->size - got, (off_t)got);
-                if (n < 0 && errno == EINTR)
-                    continue;
-                if (n < 0) {
-                    afmt_cli_errno_error(err, errno);
-                    return -1;
-                }
-                if (n == 0)
-                    break; /* shrank meanwhile: judge what is there */
-                got += (size_t)n;
+            size_t got;
+            /* a file that shrank meanwhile: judge what is there */
+            if (afmt_cli_read_full(fd, stream_buf->p, (size_t)in->size, 0, &got) != 0) {
+                afmt_cli_errno_error(err, errno);
+                return -1;
             }
             in->data = (const uint8_t *)stream_buf->p;
             in->len = got;
@@ -208,18 +215,14 @@ int afmt_cli_input_open_lazy(afmt_cli_input *in, const char *path, uint64_t file
     in->limit = file_limit;
     in->fd = fd;
     in->close_fd = own;
-    while (in->len < sizeof in->head) {
-        ssize_t n = read(fd, in->head + in->len, sizeof in->head - (size_t)in->len);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
+    {
+        size_t got;
+        if (afmt_cli_read_full(fd, in->head, sizeof in->head, -1, &got) != 0) {
             afmt_cli_errno_error(err, errno);
             afmt_cli_input_close(in);
             return -1;
         }
-        if (n == 0)
-            break;
-        in->len += (uint64_t)n;
+        in->len = got;
     }
     in->data = in->head;
     in->size = in->len;
@@ -248,18 +251,9 @@ static int stream_read(void *ctx, uint8_t *buf, size_t n, size_t *got)
             r->errnum = EIO;
             return -1;
         }
-    } else {
-        for (;;) {
-            ssize_t k = read(r->in->fd, buf, n);
-            if (k < 0 && errno == EINTR)
-                continue;
-            if (k < 0) {
-                r->errnum = errno;
-                return -1;
-            }
-            *got = (size_t)k;
-            break;
-        }
+    } else if (afmt_cli_read_full(r->in->fd, buf, n, -1, got) != 0) {
+        r->errnum = errno;
+        return -1;
     }
     r->total += *got;
     if (r->total > r->limit) {

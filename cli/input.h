@@ -15,7 +15,9 @@
 #include "buf.h"
 #include "afmt.h"
 
-#define AFMT_CLI_HEAD_BYTES 64
+/* Bytes read from the start of an input for detection: enough for a tar
+ * header's "ustar" magic (offset 257) too. */
+#define AFMT_CLI_HEAD_BYTES 512
 
 /* Default limit for input from a pipe when --max-bytes is not given. */
 #define AFMT_CLI_STREAM_DEFAULT_LIMIT ((uint64_t)1 << 30)
@@ -82,6 +84,14 @@ int afmt_cli_stream_validate(const afmt_format *fmt, afmt_cli_input *in, uint8_t
  * 0, or -1 with err (AFMT_E_IO / AFMT_E_NOMEM).  See stream.c. */
 int afmt_cli_read_stream(int fd, afmt_cli_buf *dst, uint64_t limit,
                          int *over_limit, afmt_error *err);
+
+/* The one read loop: read fd until n bytes are in buf or the input ends,
+ * retrying reads a signal interrupted.  at >= 0 reads from that offset
+ * (pread, the file position is not moved); at < 0 reads on from the
+ * current position (pipes).  Returns 0 with *got the bytes read (less than
+ * n only at the end of the input), or -1 with errno set and *got the
+ * bytes read before the error. */
+int afmt_cli_read_full(int fd, void *buf, size_t n, int64_t at, size_t *got);
 
 /* err := AFMT_E_IO with strerror(errnum) (thread-safe) as the message. */
 void afmt_cli_errno_error(afmt_error *err, int errnum);

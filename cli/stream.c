@@ -9,7 +9,6 @@
 #include "input.h"
 
 #include <errno.h>
-#include <unistd.h>
 
 int afmt_cli_read_stream(int fd, afmt_cli_buf *dst, uint64_t limit,
                          int *over_limit, afmt_error *err)
@@ -23,7 +22,7 @@ int afmt_cli_read_stream(int fd, afmt_cli_buf *dst, uint64_t limit,
     dst->oom = 0;
     for (;;) {
         size_t chunk = 1 << 16;
-        ssize_t n;
+        size_t got;
 
         if ((uint64_t)dst->len >= want)
             break;
@@ -37,16 +36,13 @@ int afmt_cli_read_stream(int fd, afmt_cli_buf *dst, uint64_t limit,
         chunk = dst->cap - dst->len - 1;
         if ((uint64_t)chunk > want - dst->len)
             chunk = (size_t)(want - dst->len);
-        n = read(fd, dst->p + dst->len, chunk);
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
+        if (afmt_cli_read_full(fd, dst->p + dst->len, chunk, -1, &got) != 0) {
             afmt_cli_errno_error(err, errno);
             return -1;
         }
-        if (n == 0)
-            break;
-        dst->len += (size_t)n;
+        dst->len += got;
+        if (got < chunk)
+            break; /* the end of the stream */
     }
     if ((uint64_t)dst->len > limit)
         *over_limit = 1;

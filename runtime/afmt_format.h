@@ -50,7 +50,12 @@ extern const afmt_format *const afmt_formats[];
 extern const size_t afmt_format_count;
 
 const afmt_format *afmt_format_by_name(const char *name);
-/* Magic first; then the extension of path (may be NULL); NULL if none. */
+/* The format whose extension is the longest suffix of path, ignoring
+ * ASCII case (".RA" is ".ra"); NULL if none, or when two formats claim
+ * that same suffix: then *tie (if tie is not NULL) is one of them. */
+const afmt_format *afmt_format_by_extension(const char *path, const afmt_format **tie);
+/* Magic first; then afmt_format_by_extension(path) (path may be NULL);
+ * NULL if none. */
 const afmt_format *afmt_format_detect(const uint8_t *buf, uint64_t len, const char *path);
 
 #endif /* AFMT_FORMAT_H */

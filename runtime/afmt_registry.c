@@ -38,10 +38,44 @@ static int ends_with_nocase(const char *path, const char *ext)
     return 1;
 }
 
+const afmt_format *afmt_format_by_extension(const char *path, const afmt_format **tie)
+{
+    const afmt_format *best = NULL, *other = NULL;
+    const char *const *ext;
+    size_t best_len = 0, i;
+
+    if (tie)
+        *tie = NULL;
+    if (!path)
+        return NULL;
+    for (i = 0; i < afmt_format_count; i++) {
+        const afmt_format *f = afmt_formats[i];
+        if (!f || !f->extensions)
+            continue;
+        for (ext = f->extensions; *ext; ext++) {
+            size_t n = strlen(*ext);
+            if (!ends_with_nocase(path, *ext))
+                continue;
+            if (n > best_len) {
+                best = f;
+                best_len = n;
+                other = NULL;
+            } else if (n == best_len && f != best) {
+                other = f;
+            }
+        }
+    }
+    if (other) {
+        if (tie)
+            *tie = best;
+        return NULL;
+    }
+    return best;
+}
+
 const afmt_format *afmt_format_detect(const uint8_t *buf, uint64_t len, const char *path)
 {
     const afmt_format *f;
-    const char *const *ext;
     size_t i;
 
     /* Content first: a magic number is stronger evidence than a name. */
@@ -51,15 +85,5 @@ const afmt_format *afmt_format_detect(const uint8_t *buf, uint64_t len, const ch
             if (f && f->detect && f->detect(buf, len) == 1)
                 return f;
         }
-    if (!path)
-        return NULL;
-    for (i = 0; i < afmt_format_count; i++) {
-        f = afmt_formats[i];
-        if (!f || !f->extensions)
-            continue;
-        for (ext = f->extensions; *ext; ext++)
-            if (ends_with_nocase(path, *ext))
-                return f;
-    }
-    return NULL;
+    return afmt_format_by_extension(path, NULL);
 }

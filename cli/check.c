@@ -1,0 +1,162 @@
+/* afmt CLI: detecting an input's format and validating it (see report.h). */
+#include "report.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "collect.h"
+#include "render.h"
+#include "sidecar.h"
+
+static const char no_format_message[] =
+    "no known format matches (magic or extension)";
+
+/* Does the input look like f, by magic or by extension? */
+static int looks_like(const afmt_format *f, const uint8_t *buf, uint64_t len,
+                      const char *ext_name)
+{
+    if (f->detect && f->detect(buf, len) == 1)
+        return 1;
+    return ext_name && afmt_format_by_extension(ext_name, NULL) == f;
+}
+
+/* Met in a directory walk: only files that claim to be arrays are
+ * checked.  1 when this one is skipped. */
+static int skipped_in_walk(afmt_cli_worker *w, const char *display,
+                           const char *ext_name, const uint8_t *buf, uint64_t len)
+{
+    const afmt_format *fmt = w->cfg->forced;
+
+    if (fmt ? looks_like(fmt, buf, len, ext_name)
+            : afmt_format_detect(buf, len, ext_name) != NULL)
+        return 0;
+    w->skipped++;
+    if (w->cfg->verbose && !w->cfg->json)
+        afmt_cli_out_stderr(&w->out, "%s: skipped: %s\n", display,
+                            fmt ? "does not look like this format" : no_format_message);
+    return 1;
+}
+
+/* Validate with the collecting visitor; 1 when valid. */
+static int validate(afmt_cli_worker *w, const afmt_format *fmt, const char *ext_name,
+                    const uint8_t *buf, uint64_t len, afmt_cli_input *stream,
+                    afmt_error *err)
+{
+    afmt_visitor vis;
+    int lazy = stream && afmt_cli_input_is_lazy(stream);
+    int valid;
+
+    afmt_cli_collect_visitor(w, &vis);
+    afmt_cli_sidecar_begin(w, fmt, lazy ? NULL : ext_name);
+    if (lazy) {
+        /* a pipe: through a fixed window, whatever its length */
+        if (!w->window)
+            w->window = malloc((size_t)AFMT_CLI_STREAM_WINDOW);
+        if (!w->window) {
+            afmt_fail(err, AFMT_E_NOMEM, NULL, NULL, AFMT_NO_INDEX, 0,
+                      "no memory for the stream window");
+            valid = 0;
+        } else {
+            valid = afmt_cli_stream_validate(fmt, stream, w->window,
+                                             w->cfg->opt.limits.max_total_bytes,
+                                             &w->cfg->opt, &vis, err) == 0;
+        }
+    } else {
+        valid = fmt->validate(buf, len, &w->cfg->opt, &vis, err) == 0;
+    }
+    if (afmt_cli_sidecar_end(w, fmt, valid, err) != 0)
+        valid = 0;
+    return valid;
+}
+
+/* A mapped file that changed size meanwhile gets no verdict: the verdict
+ * is about the bytes that were there.  1 when it was reported so. */
+static int changed_meanwhile(afmt_cli_worker *w, const char *display)
+{
+    struct stat st;
+    afmt_error io;
+
+    if (!w->mapped_path || stat(w->mapped_path, &st) != 0 ||
+        (uint64_t)st.st_size == w->mapped_size)
+        return 0;
+    afmt_error_clear(&io);
+    afmt_fail(&io, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, 0,
+              "the file changed size while it was read (%" PRIu64 " bytes, now %" PRIu64 "): try again",
+              w->mapped_size, (uint64_t)st.st_size);
+    afmt_cli_report_error(w, display, &io);
+    return 1;
+}
+
+static void check(afmt_cli_worker *w, const char *display, const char *ext_name,
+                  const uint8_t *buf, uint64_t len, const afmt_error *pre,
+                  afmt_cli_input *stream)
+{
+    const afmt_format *fmt;
+    afmt_error err;
+    int valid = 0;
+
+    afmt_cli_collect_begin(w);
+    afmt_error_clear(&err);
+    if (w->skip_unknown && skipped_in_walk(w, display, ext_name, buf, len))
+        return;
+    fmt = w->cfg->forced ? w->cfg->forced : afmt_format_detect(buf, len, ext_name);
+    if (!fmt) {
+        afmt_fail(&err, AFMT_E_DETECT, NULL, NULL, AFMT_NO_INDEX, 0, "%s",
+                  no_format_message);
+    } else if (pre) {
+        err = *pre;
+        afmt_error_set_format(&err, fmt->name);
+    } else {
+        valid = validate(w, fmt, ext_name, buf, len, stream, &err);
+    }
+    if (changed_meanwhile(w, display))
+        return;
+    afmt_cli_emit(w, display, fmt, valid, &err);
+}
+
+void afmt_cli_check_bytes(afmt_cli_worker *w, const char *display,
+                          const char *ext_name, const uint8_t *buf, uint64_t len)
+{
+    check(w, display, ext_name, buf, len, NULL, NULL);
+}
+
+void afmt_cli_check_cut(afmt_cli_worker *w, const char *display, const char *ext_name,
+                        const uint8_t *buf, uint64_t len, uint64_t size, const char *why)
+{
+    const afmt_format *fmt = NULL;
+    afmt_error err;
+
+    afmt_cli_collect_begin(w);
+    afmt_error_clear(&err);
+    /* Only bytes name the format here: an extension alone would claim a
+     * format nothing was seen of. */
+    if (len > 0)
+        fmt = w->cfg->forced ? w->cfg->forced : afmt_format_detect(buf, len, ext_name);
+    if (size == UINT64_MAX)
+        afmt_fail(&err, AFMT_E_TRUNCATED, NULL, NULL, AFMT_NO_INDEX, len,
+                  "cut short: the archive ends inside this member, after %" PRIu64
+                  " bytes (%s)", len, why);
+    else
+        afmt_fail(&err, AFMT_E_TRUNCATED, NULL, NULL, AFMT_NO_INDEX, len,
+                  "cut short: the archive ends inside this member of %" PRIu64
+                  " bytes (%s)", size, why);
+    if (fmt)
+        afmt_error_set_format(&err, fmt->name);
+    afmt_cli_emit(w, display, fmt, 0, &err);
+}
+
+void afmt_cli_check_input(afmt_cli_worker *w, const char *display,
+                          const char *ext_name, const afmt_cli_input *in)
+{
+    afmt_error limit;
+
+    if (in->over_limit) {
+        afmt_error_clear(&limit);
+        afmt_cli_limit_error(&limit, in->size, in->limit, in->is_stream);
+        check(w, display, ext_name, in->data, in->len, &limit, NULL);
+        return;
+    }
+    check(w, display, ext_name, in->data, in->len, NULL, (afmt_cli_input *)in);
+}

@@ -1,0 +1,104 @@
+/* afmt CLI: collecting arrays and warnings (see collect.h). */
+#include "collect.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "formats.h"
+#include "json_out.h"
+#include "load.h"
+#include "sidecar.h"
+
+static void put_array_json(afmt_cli_buf *b, uint64_t index, const afmt_array *a)
+{
+    uint32_t i, rank = a->rank <= AFMT_RANK_CAP ? a->rank : AFMT_RANK_CAP;
+
+    afmt_cli_buf_puts(b, "{\"index\":");
+    afmt_cli_buf_u64(b, index);
+    afmt_cli_buf_puts(b, ",\"name\":");
+    afmt_cli_json_str(b, a->name, strnlen(a->name, sizeof a->name));
+    afmt_cli_buf_puts(b, ",\"dtype\":");
+    afmt_cli_json_cstr(b, afmt_dtype_name(a->dtype));
+    afmt_cli_buf_puts(b, ",\"shape\":[");
+    for (i = 0; i < rank; i++) {
+        if (i)
+            afmt_cli_buf_putc(b, ',');
+        afmt_cli_buf_u64(b, a->dims[i]);
+    }
+    afmt_cli_buf_puts(b, "],\"order\":");
+    afmt_cli_json_cstr(b, afmt_cli_order_name(a->order));
+    afmt_cli_buf_puts(b, ",\"offset\":");
+    afmt_cli_buf_u64(b, a->offset);
+    afmt_cli_buf_puts(b, ",\"nbytes\":");
+    afmt_cli_buf_u64(b, a->nbytes);
+    afmt_cli_buf_putc(b, '}');
+}
+
+static int on_array(void *ctx, const afmt_array *a)
+{
+    afmt_cli_worker *w = ctx;
+    uint64_t index = w->narrays++;
+
+    afmt_cli_sidecar_check_array(w, a, index);
+
+    if (index == 0) {
+        afmt_array_describe(a, w->first, sizeof w->first);
+        w->first_order = a->order;
+    }
+    if (w->arrays_listed >= AFMT_CLI_MAX_LISTED_ARRAYS)
+        return 0;
+    if (w->cfg->json) {
+        if (w->arrays_listed)
+            afmt_cli_buf_putc(&w->arrays, ',');
+        put_array_json(&w->arrays, index, a);
+        w->arrays_listed++;
+    } else if (w->cfg->verbose) {
+        afmt_array_describe(a, w->desc, sizeof w->desc);
+        afmt_cli_buf_printf(&w->arrays, "  [%" PRIu64 "] ", index);
+        if (a->name[0]) {
+            afmt_cli_buf_put_escaped(&w->arrays, a->name,
+                                     strnlen(a->name, sizeof a->name));
+            afmt_cli_buf_putc(&w->arrays, ' ');
+        }
+        afmt_cli_buf_printf(&w->arrays, "%s %s offset=%" PRIu64 "\n", w->desc,
+                            afmt_cli_order_name(a->order), a->offset);
+        w->arrays_listed++;
+    }
+    return 0;
+}
+
+static void on_warning(void *ctx, const afmt_error *warning)
+{
+    afmt_cli_worker *w = ctx;
+
+    w->nwarn++;
+    if (w->warns_listed >= AFMT_CLI_MAX_LISTED_WARNINGS)
+        return;
+    if (w->cfg->json) {
+        if (w->warns_listed)
+            afmt_cli_buf_putc(&w->warns, ',');
+        afmt_cli_json_error(&w->warns, warning);
+        w->warns_listed++;
+    } else if (w->cfg->verbose) {
+        afmt_error_describe(warning, w->desc, sizeof w->desc);
+        afmt_cli_buf_printf(&w->warns, "  warning: %s\n", w->desc);
+        w->warns_listed++;
+    }
+}
+
+void afmt_cli_collect_begin(afmt_cli_worker *w)
+{
+    w->narrays = w->nwarn = 0;
+    w->arrays_listed = w->warns_listed = 0;
+    w->first[0] = '\0';
+    w->first_order = AFMT_ROW_MAJOR;
+    afmt_cli_buf_reset(&w->arrays, AFMT_CLI_KEEP_BYTES);
+    afmt_cli_buf_reset(&w->warns, AFMT_CLI_KEEP_BYTES);
+}
+
+void afmt_cli_collect_visitor(afmt_cli_worker *w, afmt_visitor *vis)
+{
+    afmt_cli_visitor_init(vis, w);
+    vis->on_array = on_array;
+    vis->on_warning = on_warning;
+}

@@ -1,0 +1,15 @@
+/* afmt CLI: default settings (see config.h). */
+#include "config.h"
+
+#include <string.h>
+
+#include "input.h"
+
+void afmt_cli_config_default(afmt_cli_config *cfg)
+{
+    memset(cfg, 0, sizeof *cfg);
+    afmt_options_default(&cfg->opt);
+    cfg->jobs = 1;
+    cfg->file_limit = cfg->opt.limits.max_total_bytes;
+    cfg->stream_limit = AFMT_CLI_STREAM_DEFAULT_LIMIT;
+}

@@ -1,0 +1,25 @@
+/* afmt CLI: the settings of one afmt-validate (or afmt info) run, from
+ * its options.  Read-only once the checks start, shared by all workers. */
+#ifndef AFMT_CLI_CONFIG_H
+#define AFMT_CLI_CONFIG_H
+
+#include <stdint.h>
+#include "afmt.h"
+
+typedef struct afmt_cli_config {
+    afmt_options opt;            /* mode, limits (max_total_bytes = file_limit) */
+    const afmt_format *forced;   /* --format, or NULL to detect */
+    int verbose;                 /* -v: arrays and warnings on their own lines */
+    int quiet;                   /* -q: only invalid inputs and errors */
+    int json;                    /* --json: one object per input */
+    int recursive;               /* -r */
+    unsigned jobs;               /* -j */
+    uint64_t file_limit;         /* --max-bytes for regular files */
+    uint64_t stream_limit;       /* for pipes and archive members */
+} afmt_cli_config;
+
+/* Defaults: strict, text, one job, no file limit beyond the
+ * runtime's, 1 GiB for streams. */
+void afmt_cli_config_default(afmt_cli_config *cfg);
+
+#endif /* AFMT_CLI_CONFIG_H */

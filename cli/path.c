@@ -1,0 +1,62 @@
+/* afmt CLI: opening one path and sending it the right way: a tar shard to
+ * tar.c, a regular file (read or mapped, under the SIGBUS guard) or a
+ * stream to check.c (see report.h). */
+#include "report.h"
+
+#include <string.h>
+
+#include "sigbus.h"
+
+typedef struct mapped_check {
+    afmt_cli_worker *w;
+    const char *path;
+    afmt_cli_input *in;
+} mapped_check;
+
+static void run_mapped_check(void *ctx)
+{
+    mapped_check *m = ctx;
+    afmt_cli_check_input(m->w, m->path, m->path, m->in);
+}
+
+void afmt_cli_check_path(afmt_cli_worker *w, const char *path, int walked)
+{
+    afmt_cli_input in;
+    afmt_error err;
+    int is_stdin = strcmp(path, "-") == 0;
+
+    if (!is_stdin && afmt_cli_is_tar_path(path)) {
+        afmt_cli_check_tar(w, path, NULL);
+        return;
+    }
+    afmt_error_clear(&err);
+    if (afmt_cli_input_open_lazy(&in, path, w->cfg->file_limit, &w->data, &err) != 0) {
+        afmt_cli_report_error(w, path, &err);
+        return;
+    }
+    w->skip_unknown = walked;
+    if (in.map) {
+        mapped_check m = { w, path, &in };
+        w->mapped_path = path;
+        w->mapped_size = in.size;
+        if (afmt_cli_sigbus_guard(run_mapped_check, &m) != 0) {
+            afmt_error io;
+            afmt_error_clear(&io);
+            afmt_fail(&io, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, 0,
+                      "the file was cut short while it was read: try again");
+            afmt_cli_report_error(w, path, &io);
+        }
+        w->mapped_path = NULL;
+    } else if (is_stdin && !w->cfg->forced && !in.over_limit &&
+               !afmt_format_detect(in.data, in.len, NULL) &&
+               afmt_cli_looks_like_tar(in.data, in.len)) {
+        /* cat shard.tar | afmt-validate - */
+        afmt_cli_check_tar(w, path, &in);
+    } else {
+        afmt_cli_check_input(w, path, is_stdin ? NULL : path, &in);
+    }
+    w->skip_unknown = 0;
+    afmt_cli_input_close(&in);
+    /* Give back a stream buffer that grew very large. */
+    afmt_cli_buf_reset(&w->data, (size_t)64 << 20);
+}

@@ -1,0 +1,153 @@
+/* afmt CLI: a verdict as text or JSON (see render.h). */
+#include "render.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "formats.h"
+#include "collect.h"
+#include "json_out.h"
+
+static void emit_json(afmt_cli_worker *w, const char *display,
+                      const afmt_format *fmt, int valid, const afmt_error *err)
+{
+    afmt_cli_buf *b = &w->out.buf;
+
+    afmt_cli_buf_puts(b, "{\"path\":");
+    afmt_cli_json_cstr(b, display);
+    afmt_cli_buf_puts(b, ",\"format\":");
+    if (fmt)
+        afmt_cli_json_cstr(b, fmt->name);
+    else
+        afmt_cli_buf_puts(b, "null");
+    afmt_cli_buf_puts(b, valid ? ",\"valid\":true" : ",\"valid\":false");
+    afmt_cli_buf_puts(b, ",\"array_count\":");
+    afmt_cli_buf_u64(b, valid ? w->narrays : 0);
+    afmt_cli_buf_puts(b, ",\"arrays\":[");
+    if (valid)
+        afmt_cli_buf_put(b, w->arrays.p, w->arrays.len);
+    afmt_cli_buf_putc(b, ']');
+    if (valid && w->narrays > w->arrays_listed)
+        afmt_cli_buf_puts(b, ",\"arrays_truncated\":true");
+    afmt_cli_buf_puts(b, ",\"error\":");
+    if (valid)
+        afmt_cli_buf_puts(b, "null");
+    else
+        afmt_cli_json_error(b, err);
+    afmt_cli_buf_puts(b, ",\"warnings\":[");
+    afmt_cli_buf_put(b, w->warns.p, w->warns.len);
+    afmt_cli_buf_putc(b, ']');
+    if (w->nwarn > w->warns_listed)
+        afmt_cli_buf_puts(b, ",\"warnings_truncated\":true");
+    afmt_cli_buf_puts(b, "}\n");
+}
+
+static void put_warning_count(afmt_cli_buf *b, uint64_t n)
+{
+    if (n)
+        afmt_cli_buf_printf(b, " (%" PRIu64 " warning%s)", n, n == 1 ? "" : "s");
+}
+
+static void emit_text(afmt_cli_worker *w, const char *display,
+                      const afmt_format *fmt, int valid, const afmt_error *err)
+{
+    afmt_cli_buf *b = &w->out.buf;
+
+    afmt_cli_buf_puts(b, display);
+    if (valid) {
+        afmt_cli_buf_printf(b, ": ok %s", fmt->name);
+        if (w->narrays == 0)
+            afmt_cli_buf_puts(b, " (no arrays)");
+        else
+            afmt_cli_buf_printf(b, " %s %s", w->first,
+                                afmt_cli_order_name(w->first_order));
+        if (w->narrays > 1)
+            afmt_cli_buf_printf(b, " (+%" PRIu64 " more)", w->narrays - 1);
+    } else if (!fmt) {
+        afmt_cli_buf_printf(b, ": invalid: %.*s", (int)sizeof err->message,
+                            err->message);
+    } else {
+        afmt_error_describe(err, w->desc, sizeof w->desc);
+        afmt_cli_buf_printf(b, ": invalid %s: %s", fmt->name, w->desc);
+    }
+    put_warning_count(b, w->nwarn);
+    afmt_cli_buf_putc(b, '\n');
+    if (w->cfg->verbose) {
+        if (valid) {
+            afmt_cli_buf_put(b, w->arrays.p, w->arrays.len);
+            if (w->narrays > w->arrays_listed)
+                afmt_cli_buf_printf(b, "  ... %" PRIu64 " more arrays not listed\n",
+                                    w->narrays - w->arrays_listed);
+        }
+        afmt_cli_buf_put(b, w->warns.p, w->warns.len);
+        if (w->nwarn > w->warns_listed)
+            afmt_cli_buf_printf(b, "  ... %" PRIu64 " more warnings not listed\n",
+                                w->nwarn - w->warns_listed);
+    }
+}
+
+void afmt_cli_emit(afmt_cli_worker *w, const char *display,
+                 const afmt_format *fmt, int valid, const afmt_error *err)
+{
+    w->checked++;
+    if (valid)
+        w->valid++;
+    else
+        w->invalid++;
+    if (!(valid && w->cfg->quiet)) {
+        if (w->cfg->json)
+            emit_json(w, display, fmt, valid, err);
+        else
+            emit_text(w, display, fmt, valid, err);
+    }
+    afmt_cli_out_maybe_flush(&w->out);
+}
+
+void afmt_cli_report_error(afmt_cli_worker *w, const char *display,
+                           const afmt_error *err)
+{
+    w->errors++;
+    if (w->cfg->json) {
+        afmt_cli_buf *b = &w->out.buf;
+        afmt_error e = *err;
+
+        e.code = AFMT_E_IO;
+        afmt_cli_buf_puts(b, "{\"path\":");
+        afmt_cli_json_cstr(b, display);
+        afmt_cli_buf_puts(b, ",\"format\":null,\"valid\":false,\"array_count\":0,"
+                             "\"arrays\":[],\"error\":");
+        afmt_cli_json_error(b, &e);
+        afmt_cli_buf_puts(b, ",\"warnings\":[]}\n");
+        afmt_cli_out_maybe_flush(&w->out);
+        return;
+    }
+    afmt_cli_out_stderr(&w->out, "%s: error: %.*s\n", display,
+                        (int)sizeof err->message, err->message);
+}
+
+void afmt_cli_report_errno(afmt_cli_worker *w, const char *display, int errnum)
+{
+    afmt_error err;
+
+    afmt_error_clear(&err);
+    afmt_cli_errno_error(&err, errnum);
+    afmt_cli_report_error(w, display, &err);
+}
+
+void afmt_cli_report_message(afmt_cli_worker *w, const char *display,
+                             const char *message)
+{
+    afmt_error err;
+
+    afmt_error_clear(&err);
+    afmt_fail(&err, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, 0, "%s", message);
+    afmt_cli_report_error(w, display, &err);
+}
+
+void afmt_cli_report_invalid(afmt_cli_worker *w, const char *display,
+                             const afmt_format *fmt, const afmt_error *err)
+{
+    afmt_cli_collect_begin(w);
+    afmt_cli_emit(w, display, fmt, 0, err);
+}

@@ -1,0 +1,30 @@
+/* afmt CLI: a worker's buffers, made once and reused (see report.h). */
+#include "report.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void afmt_cli_worker_init(afmt_cli_worker *w, const afmt_cli_config *cfg,
+                          afmt_cli_seq *seq)
+{
+    memset(w, 0, sizeof *w);
+    w->cfg = cfg;
+    afmt_cli_out_init(&w->out, seq);
+    afmt_cli_buf_init(&w->arrays);
+    afmt_cli_buf_init(&w->warns);
+    afmt_cli_buf_init(&w->data);
+    afmt_cli_buf_init(&w->name);
+}
+
+void afmt_cli_worker_free(afmt_cli_worker *w)
+{
+    afmt_cli_out_free(&w->out);
+    afmt_cli_buf_free(&w->arrays);
+    afmt_cli_buf_free(&w->warns);
+    afmt_cli_buf_free(&w->data);
+    afmt_cli_buf_free(&w->name);
+    free(w->window);
+    w->window = NULL;
+    free(w->meta_columns);
+    w->meta_columns = NULL;
+}
