@@ -1,0 +1,832 @@
+/* afmt runtime: text headers (JSON object / Python dict literal), parsed in
+ * place.  See afmt_texthdr.h.
+ *
+ * One recursive-descent scanner serves two purposes: with `check` set it
+ * validates everything and reports the first problem with its key path;
+ * without it, it only finds where an already validated value ends (used by
+ * lookups and iteration, which therefore cannot fail).  Recursion is bounded
+ * by AFMT_TH_DEPTH_CAP, so stack use is too.
+ */
+#include "afmt_texthdr.h"
+
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct ctx {
+    const afmt_th *th;
+    const afmt_path *outer;
+    afmt_error *err;
+    afmt_th_path path;
+    unsigned max_depth;
+    int check;
+} ctx;
+
+static int is_py(const afmt_th *th) { return th->syntax == AFMT_TH_PYDICT; }
+
+static int is_ws(const afmt_th *th, uint8_t b)
+{
+    if (b == ' ' || b == '\t' || b == '\n' || b == '\r')
+        return 1;
+    return is_py(th) && (b == '\f' || b == '\v');
+}
+
+static uint64_t skip_ws(const afmt_th *th, uint64_t pos)
+{
+    while (pos < th->len && is_ws(th, th->text[pos]))
+        pos++;
+    return pos;
+}
+
+/* "'x'" for a printable byte, "byte 0xNN" otherwise, "the end" past it. */
+static const char *describe_at(const afmt_th *th, uint64_t pos, char *buf, size_t n)
+{
+    if (pos >= th->len)
+        return "the end of the header";
+    if (th->text[pos] >= 0x20 && th->text[pos] < 0x7f)
+        snprintf(buf, n, "'%c'", th->text[pos]);
+    else
+        snprintf(buf, n, "byte 0x%02x", th->text[pos]);
+    return buf;
+}
+
+static int vfail(const afmt_th *th, const afmt_th_path *p, const afmt_path *outer, afmt_error *err,
+                 afmt_code code, uint64_t at, const char *fmt, va_list ap)
+{
+    char field[AFMT_FIELD_MAX];
+    char msg[AFMT_MESSAGE_MAX];
+    uint64_t off = th->base + at;
+
+    afmt_th_path_render(th, p, field, sizeof field);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    /* base + at cannot wrap for a header that lies inside a file, but the
+     * caller's base is not ours to trust. */
+    if (off < th->base)
+        off = UINT64_MAX;
+    return afmt_fail(err, code, outer, field, AFMT_NO_INDEX, off, "%s", msg);
+}
+
+int afmt_th_fail(const afmt_th *th, const afmt_th_path *p, const afmt_path *outer, afmt_error *err,
+                 afmt_code code, uint64_t at, const char *fmt, ...)
+{
+    va_list ap;
+    int r;
+    va_start(ap, fmt);
+    r = vfail(th, p, outer, err, code, at, fmt, ap);
+    va_end(ap);
+    return r;
+}
+
+#if defined(__GNUC__) || defined(__clang__)
+__attribute__((format(printf, 4, 5)))
+#endif
+static int fail(ctx *c, afmt_code code, uint64_t at, const char *fmt, ...)
+{
+    va_list ap;
+    int r;
+    va_start(ap, fmt);
+    r = vfail(c->th, &c->path, c->outer, c->err, code, at, fmt, ap);
+    va_end(ap);
+    return r;
+}
+
+/* ------------------------------------------------------------ UTF-8 */
+
+/* Length of the well-formed UTF-8 sequence at p (n bytes left), or 0:
+ * no overlong forms, no surrogates, nothing above U+10FFFF. */
+static unsigned utf8_len(const uint8_t *p, uint64_t n)
+{
+    uint8_t b = p[0];
+    if (b < 0x80)
+        return 1;
+    if (b >= 0xc2 && b <= 0xdf)
+        return n >= 2 && (p[1] & 0xc0) == 0x80 ? 2 : 0;
+    if (b >= 0xe0 && b <= 0xef) {
+        uint8_t lo = b == 0xe0 ? 0xa0 : 0x80, hi = b == 0xed ? 0x9f : 0xbf;
+        return n >= 3 && p[1] >= lo && p[1] <= hi && (p[2] & 0xc0) == 0x80 ? 3 : 0;
+    }
+    if (b >= 0xf0 && b <= 0xf4) {
+        uint8_t lo = b == 0xf0 ? 0x90 : 0x80, hi = b == 0xf4 ? 0x8f : 0xbf;
+        return n >= 4 && p[1] >= lo && p[1] <= hi && (p[2] & 0xc0) == 0x80 &&
+                       (p[3] & 0xc0) == 0x80
+                   ? 4
+                   : 0;
+    }
+    return 0;
+}
+
+static unsigned utf8_put(uint32_t cp, uint8_t out[4])
+{
+    if (cp < 0x80) { out[0] = (uint8_t)cp; return 1; }
+    if (cp < 0x800) {
+        out[0] = (uint8_t)(0xc0 | cp >> 6); out[1] = (uint8_t)(0x80 | (cp & 0x3f));
+        return 2;
+    }
+    if (cp < 0x10000) {
+        out[0] = (uint8_t)(0xe0 | cp >> 12); out[1] = (uint8_t)(0x80 | ((cp >> 6) & 0x3f));
+        out[2] = (uint8_t)(0x80 | (cp & 0x3f));
+        return 3;
+    }
+    out[0] = (uint8_t)(0xf0 | cp >> 18); out[1] = (uint8_t)(0x80 | ((cp >> 12) & 0x3f));
+    out[2] = (uint8_t)(0x80 | ((cp >> 6) & 0x3f)); out[3] = (uint8_t)(0x80 | (cp & 0x3f));
+    return 4;
+}
+
+static int hexval(uint8_t b)
+{
+    if (b >= '0' && b <= '9') return b - '0';
+    if (b >= 'a' && b <= 'f') return b - 'a' + 10;
+    if (b >= 'A' && b <= 'F') return b - 'A' + 10;
+    return -1;
+}
+
+/* n hex digits at p (all present), or -1. */
+static int64_t hexn(const uint8_t *p, unsigned n)
+{
+    int64_t v = 0;
+    unsigned i;
+    for (i = 0; i < n; i++) {
+        int h = hexval(p[i]);
+        if (h < 0) return -1;
+        v = v * 16 + h;
+    }
+    return v;
+}
+
+/* ------------------------------------------------------------ strings */
+
+/* Decode one escape starting at the backslash text[pos] (end: the closing
+ * quote).  Returns the bytes of its UTF-8 encoding in out and advances *pos,
+ * or 0 with *why set when malformed. */
+static unsigned decode_escape(const afmt_th *th, uint64_t *pos, uint64_t end, uint8_t out[4],
+                              const char **why)
+{
+    const uint8_t *t = th->text;
+    uint64_t p = *pos + 1;
+    uint8_t e;
+    int64_t cp;
+    unsigned digits = 0;
+
+    if (p >= end) { *why = "a backslash ends the string"; return 0; }
+    e = t[p];
+    *pos = p + 1;
+    switch (e) {
+    case '"': out[0] = '"'; return 1;
+    case '\\': out[0] = '\\'; return 1;
+    case 'n': out[0] = '\n'; return 1;
+    case 't': out[0] = '\t'; return 1;
+    case 'r': out[0] = '\r'; return 1;
+    case 'b': out[0] = '\b'; return 1;
+    case 'f': out[0] = '\f'; return 1;
+    case '/': if (!is_py(th)) { out[0] = '/'; return 1; } break;
+    case '\'': if (is_py(th)) { out[0] = '\''; return 1; } break;
+    case 'x': if (is_py(th)) digits = 2; break;
+    case 'u': digits = 4; break;
+    case 'U': if (is_py(th)) digits = 8; break;
+    default: break;
+    }
+    if (!digits) {
+        *why = "unknown escape";
+        return 0;
+    }
+    if (end - *pos < digits || (cp = hexn(t + *pos, digits)) < 0) {
+        *why = "an escape needs hexadecimal digits";
+        return 0;
+    }
+    *pos += digits;
+    if (cp >= 0xd800 && cp <= 0xdbff && !is_py(th)) {
+        /* JSON spells characters above U+FFFF as a surrogate pair. */
+        int64_t lo;
+        if (end - *pos < 6 || t[*pos] != '\\' || t[*pos + 1] != 'u' ||
+            (lo = hexn(t + *pos + 2, 4)) < 0xdc00 || lo > 0xdfff) {
+            *why = "a high surrogate escape is not followed by a low one";
+            return 0;
+        }
+        *pos += 6;
+        cp = 0x10000 + ((cp - 0xd800) << 10) + (lo - 0xdc00);
+    } else if ((cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff) {
+        *why = "the escape is not a Unicode scalar value";
+        return 0;
+    }
+    return utf8_put((uint32_t)cp, out);
+}
+
+/* Next decoded unit of the string body [*pos, end): its bytes in out. */
+static unsigned next_unit(const afmt_th *th, uint64_t *pos, uint64_t end, uint8_t out[4])
+{
+    const char *why;
+    if (th->text[*pos] == '\\') {
+        unsigned n = decode_escape(th, pos, end, out, &why);
+        if (n) return n;
+        /* Validated strings never get here; keep the walk finite anyway. */
+        *pos = end;
+        return 0;
+    }
+    out[0] = th->text[(*pos)++];
+    return 1;
+}
+
+/* A string value starting at the quote text[pos]. */
+static int parse_string(ctx *c, uint64_t pos, afmt_tv *v)
+{
+    const afmt_th *th = c->th;
+    uint8_t q = th->text[pos];
+    uint64_t p = pos + 1;
+
+    v->kind = AFMT_TV_STRING;
+    v->begin = p;
+    v->escaped = 0;
+    for (;;) {
+        uint8_t b;
+        if (p >= th->len)
+            return fail(c, AFMT_E_VALUE, pos, "the string is not closed before the end of the header");
+        b = th->text[p];
+        if (b == q)
+            break;
+        if (b == '\\') {
+            uint8_t tmp[4];
+            const char *why = NULL;
+            uint64_t at = p;
+            v->escaped = 1;
+            if (!c->check) {
+                p += 2; /* validated: the escaped byte is never the quote */
+                continue;
+            }
+            /* Look for the closing quote for the escape's bound: the escape
+             * may not run past the end of the header. */
+            if (!decode_escape(th, &p, th->len, tmp, &why))
+                return fail(c, AFMT_E_VALUE, at, "%s in a string", why);
+            continue;
+        }
+        if (c->check) {
+            if (b < 0x20 && !(b == '\t' && is_py(th)))
+                return fail(c, AFMT_E_VALUE, p, "control byte 0x%02x in a string (escape it)", b);
+            if (b >= 0x80) {
+                unsigned n = utf8_len(th->text + p, th->len - p);
+                if (!n)
+                    return fail(c, AFMT_E_VALUE, p, "invalid UTF-8 (byte 0x%02x) in a string", b);
+                p += n;
+                continue;
+            }
+        }
+        p++;
+    }
+    v->end = p;
+    v->count = 0;
+    v->u = 0;
+    v->negative = 0;
+    /* The span after the closing quote: callers continue from end + 1. */
+    return 0;
+}
+
+/* ------------------------------------------------------------ numbers, words */
+
+static int is_ident_byte(uint8_t b)
+{
+    return (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || (b >= '0' && b <= '9') || b == '_';
+}
+
+static int parse_int(ctx *c, uint64_t pos, afmt_tv *v)
+{
+    const afmt_th *th = c->th;
+    uint64_t p = pos, digits0;
+    uint64_t u = 0;
+    int neg = 0;
+
+    if (th->text[p] == '-') { neg = 1; p++; }
+    digits0 = p;
+    if (p >= th->len || th->text[p] < '0' || th->text[p] > '9')
+        return fail(c, AFMT_E_VALUE, pos, "'-' is not followed by digits");
+    while (p < th->len && th->text[p] >= '0' && th->text[p] <= '9') {
+        unsigned d = (unsigned)(th->text[p] - '0');
+        if (c->check && u > (UINT64_MAX - d) / 10)
+            return fail(c, AFMT_E_VALUE, pos, "integer does not fit in 64 bits");
+        u = u * 10 + d;
+        p++;
+    }
+    if (c->check) {
+        if (th->text[digits0] == '0' && p - digits0 > 1)
+            return fail(c, AFMT_E_VALUE, pos, "an integer may not start with 0");
+        if (p < th->len && (th->text[p] == '.' || th->text[p] == 'e' || th->text[p] == 'E'))
+            return fail(c, AFMT_E_VALUE, pos, "a number with a fraction or exponent: only integers are allowed here");
+        if (p < th->len && is_ident_byte(th->text[p]))
+            return fail(c, AFMT_E_VALUE, p, "unexpected '%c' after an integer", th->text[p]);
+    }
+    v->kind = AFMT_TV_INT;
+    v->begin = pos;
+    v->end = p;
+    v->u = u;
+    v->negative = neg && u != 0;
+    v->count = 0;
+    v->escaped = 0;
+    return 0;
+}
+
+static int parse_word(ctx *c, uint64_t pos, afmt_tv *v)
+{
+    const afmt_th *th = c->th;
+    uint64_t p = pos;
+    size_t n;
+    const char *t = is_py(th) ? "True" : "true", *f = is_py(th) ? "False" : "false";
+    const char *nul = is_py(th) ? "None" : "null";
+    char buf[16];
+
+    while (p < th->len && is_ident_byte(th->text[p]) && p - pos < 8)
+        p++;
+    n = (size_t)(p - pos);
+    v->kind = AFMT_TV_BOOL;
+    v->begin = pos;
+    v->end = p;
+    v->count = 0;
+    v->negative = 0;
+    v->escaped = 0;
+    if (n == strlen(t) && memcmp(th->text + pos, t, n) == 0 && !(p < th->len && is_ident_byte(th->text[p]))) {
+        v->u = 1;
+        return 0;
+    }
+    if (n == strlen(f) && memcmp(th->text + pos, f, n) == 0 && !(p < th->len && is_ident_byte(th->text[p]))) {
+        v->u = 0;
+        return 0;
+    }
+    if (n == strlen(nul) && memcmp(th->text + pos, nul, n) == 0)
+        return fail(c, AFMT_E_VALUE, pos, "%s is not allowed in this header", nul);
+    return fail(c, AFMT_E_VALUE, pos, "expected a value, found %s", describe_at(th, pos, buf, sizeof buf));
+}
+
+/* ------------------------------------------------------------ duplicates */
+
+static int map_depth(const afmt_th *th, unsigned depth)
+{
+    return depth < 32 && ((th->map_depths >> depth) & 1u);
+}
+
+
+#define DUP_SLOTS 1024 /* power of two */
+#define DUP_CHUNK 512  /* keys hashed per pass: the table stays half empty */
+
+typedef struct dup_slot {
+    uint64_t begin, end;
+    uint32_t hash;
+    uint32_t used;
+    int escaped;
+} dup_slot;
+
+static uint32_t key_hash(const afmt_th *th, const afmt_tv *k)
+{
+    uint32_t h = 2166136261u;
+    uint64_t p = k->begin;
+    while (p < k->end) {
+        uint8_t u[4];
+        unsigned n = next_unit(th, &p, k->end, u), i;
+        for (i = 0; i < n; i++)
+            h = (h ^ u[i]) * 16777619u;
+    }
+    return h;
+}
+
+static dup_slot *dup_find(dup_slot *tab, uint32_t mask, const afmt_th *th, const afmt_tv *k,
+                          uint32_t h)
+{
+    uint32_t i = h & mask;
+    for (;;) {
+        dup_slot *s = &tab[i];
+        if (!s->used)
+            return s;
+        if (s->hash == h) {
+            afmt_tv other;
+            memset(&other, 0, sizeof other);
+            other.kind = AFMT_TV_STRING;
+            other.begin = s->begin;
+            other.end = s->end;
+            other.escaped = s->escaped;
+            if (afmt_th_str_cmp(th, &other, k) == 0)
+                return s;
+        }
+        i = (i + 1) & mask;
+    }
+}
+
+/* Every pair of equal keys in obj: a pass hashes DUP_CHUNK keys and looks
+ * up all later ones, so the table has a fixed size whatever the count
+ * (passes = count / DUP_CHUNK; constant memory, quadratic only in chunks). */
+static int check_duplicates(ctx *c, const afmt_tv *obj, int is_map)
+{
+    const afmt_th *th = c->th;
+    dup_slot tab[DUP_SLOTS];
+    afmt_th_iter start, it;
+    afmt_tv k, v;
+    uint32_t slots = 16;
+
+    /* Small objects (a tensor's three keys) clear a small part of the
+     * table: at least twice as many slots as keys hashed in a pass. */
+    while (slots < DUP_SLOTS && slots < 2 * obj->count)
+        slots *= 2;
+    afmt_th_iter_begin(th, obj, &start);
+    while (start.index < start.count) {
+        uint64_t hashed = 0;
+        memset(tab, 0, slots * sizeof tab[0]);
+        it = start;
+        while (afmt_th_next(th, &it, &k, &v)) {
+            uint32_t h = key_hash(th, &k);
+            dup_slot *s = dup_find(tab, slots - 1, th, &k, h);
+            if (s->used) {
+                char first[24];
+                snprintf(first, sizeof first, "%" PRIu64, th->base + s->begin - 1);
+                afmt_th_path_key(&c->path, &k, is_map);
+                return fail(c, AFMT_E_CONSTRAINT, k.begin - 1,
+                            "duplicate key: it is already defined at offset %s", first);
+            }
+            if (hashed < DUP_CHUNK) {
+                s->used = 1;
+                s->hash = h;
+                s->begin = k.begin;
+                s->end = k.end;
+                s->escaped = k.escaped;
+                hashed++;
+                if (hashed == DUP_CHUNK) {
+                    /* The next pass starts after this chunk. */
+                    start = it;
+                }
+            }
+        }
+        if (hashed < DUP_CHUNK)
+            break;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------ values */
+
+static int parse_value(ctx *c, uint64_t pos, unsigned depth, afmt_tv *v);
+
+
+/* Object, list or tuple starting at the bracket text[pos]. */
+static int parse_container(ctx *c, uint64_t pos, unsigned depth, afmt_tv *v)
+{
+    const afmt_th *th = c->th;
+    uint8_t open = th->text[pos];
+    uint8_t close = open == '{' ? '}' : open == '[' ? ']' : ')';
+    int object = open == '{';
+    uint64_t p, n = 0;
+    int trailing_comma = 0;
+    uint64_t comma = 0;
+    char buf[16];
+
+    v->kind = object ? AFMT_TV_OBJECT : open == '[' ? AFMT_TV_LIST : AFMT_TV_TUPLE;
+    v->begin = pos;
+    v->u = 0;
+    v->negative = 0;
+    v->escaped = 0;
+    if (c->check && depth + 1 > c->max_depth)
+        return fail(c, AFMT_E_LIMIT, pos, "values nested deeper than %u levels", c->max_depth);
+    p = skip_ws(th, pos + 1);
+    for (;;) {
+        afmt_tv key, val;
+        if (p < th->len && th->text[p] == close) {
+            /* JSON has no trailing comma; Python allows one, except in an
+             * empty container. */
+            if (c->check && trailing_comma && !is_py(th))
+                return fail(c, AFMT_E_VALUE, comma, "a comma before '%c'", close);
+            break;
+        }
+        if (c->check && n > 0 && !trailing_comma)
+            return fail(c, AFMT_E_VALUE, p, "expected ',' or '%c', found %s", close,
+                        describe_at(th, p, buf, sizeof buf));
+        if (c->check && th->max_entries && n >= th->max_entries)
+            return fail(c, AFMT_E_LIMIT, p, "more than %" PRIu64 " entries in one %s",
+                        th->max_entries, object ? "object" : "list");
+        if (p >= th->len)
+            return fail(c, AFMT_E_VALUE, p, "expected a value or '%c', found the end of the header", close);
+        if (object) {
+            if (th->text[p] != '"' && !(is_py(th) && th->text[p] == '\''))
+                return fail(c, AFMT_E_VALUE, p, "expected a string key or '}', found %s",
+                            describe_at(th, p, buf, sizeof buf));
+            if (parse_string(c, p, &key) != 0)
+                return -1;
+            p = skip_ws(th, key.end + 1);
+            if (c->check && (p >= th->len || th->text[p] != ':')) {
+                afmt_th_path_key(&c->path, &key, map_depth(th, depth));
+                return fail(c, AFMT_E_VALUE, p, "expected ':' after the key, found %s",
+                            describe_at(th, p, buf, sizeof buf));
+            }
+            p = skip_ws(th, p + 1);
+            if (c->check)
+                afmt_th_path_key(&c->path, &key, map_depth(th, depth));
+        } else if (c->check) {
+            afmt_th_path_index(&c->path, n);
+        }
+        if (parse_value(c, p, depth + 1, &val) != 0)
+            return -1;
+        if (c->check)
+            afmt_th_path_pop(&c->path);
+        n++;
+        p = skip_ws(th, val.kind == AFMT_TV_STRING ? val.end + 1 : val.end);
+        trailing_comma = 0;
+        if (p < th->len && th->text[p] == ',') {
+            trailing_comma = 1;
+            comma = p;
+            p = skip_ws(th, p + 1);
+        } else if (c->check && (p >= th->len || th->text[p] != close)) {
+            return fail(c, AFMT_E_VALUE, p, "expected ',' or '%c', found %s", close,
+                        describe_at(th, p, buf, sizeof buf));
+        }
+    }
+    if (c->check && open == '(' && n == 1 && !trailing_comma)
+        return fail(c, AFMT_E_VALUE, pos, "a tuple of one element is written (x,)");
+    v->end = p + 1;
+    v->count = n;
+    if (c->check && object && n > 1)
+        return check_duplicates(c, v, map_depth(th, depth));
+    return 0;
+}
+
+static int parse_value(ctx *c, uint64_t pos, unsigned depth, afmt_tv *v)
+{
+    const afmt_th *th = c->th;
+    uint8_t b;
+    char buf[16];
+
+    if (pos >= th->len)
+        return fail(c, AFMT_E_VALUE, pos, "expected a value, found the end of the header");
+    b = th->text[pos];
+    if (b == '{' || b == '[' || (b == '(' && is_py(th)))
+        return parse_container(c, pos, depth, v);
+    if (b == '"' || (b == '\'' && is_py(th)))
+        return parse_string(c, pos, v);
+    if (b == '-' || (b >= '0' && b <= '9'))
+        return parse_int(c, pos, v);
+    if ((b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z'))
+        return parse_word(c, pos, v);
+    return fail(c, AFMT_E_VALUE, pos, "expected a value, found %s", describe_at(th, pos, buf, sizeof buf));
+}
+
+/* End of a value's text (strings: after the closing quote). */
+static uint64_t value_end(const afmt_tv *v)
+{
+    return v->kind == AFMT_TV_STRING ? v->end + 1 : v->end;
+}
+
+int afmt_th_parse(const afmt_th *th, uint64_t from, afmt_tv *root, const afmt_path *outer,
+                  afmt_error *err)
+{
+    ctx c;
+    memset(&c, 0, sizeof c);
+    c.th = th;
+    c.outer = outer;
+    c.err = err;
+    c.check = 1;
+    c.max_depth = th->max_depth && th->max_depth <= AFMT_TH_DEPTH_CAP ? th->max_depth : AFMT_TH_DEPTH_CAP;
+    if (parse_value(&c, skip_ws(th, from), 0, root) != 0)
+        return -1;
+    /* Callers continue after the value: report strings' end past the quote
+     * through root->end only for containers and scalars they read. */
+    return 0;
+}
+
+/* ------------------------------------------------------------ access */
+
+void afmt_th_iter_begin(const afmt_th *th, const afmt_tv *container, afmt_th_iter *it)
+{
+    (void)th;
+    it->pos = container->begin + 1;
+    it->index = 0;
+    it->count = container->kind == AFMT_TV_OBJECT || container->kind == AFMT_TV_LIST ||
+                        container->kind == AFMT_TV_TUPLE
+                    ? container->count
+                    : 0;
+    it->object = container->kind == AFMT_TV_OBJECT;
+}
+
+int afmt_th_next(const afmt_th *th, afmt_th_iter *it, afmt_tv *key, afmt_tv *val)
+{
+    ctx c;
+    afmt_tv k;
+    uint64_t p;
+
+    if (it->index >= it->count)
+        return 0;
+    memset(&c, 0, sizeof c);
+    c.th = th;
+    c.max_depth = AFMT_TH_DEPTH_CAP;
+    p = skip_ws(th, it->pos);
+    if (it->object) {
+        parse_string(&c, p, &k);
+        if (key)
+            *key = k;
+        p = skip_ws(th, k.end + 1);
+        p = skip_ws(th, p + 1); /* the ':' */
+    }
+    parse_value(&c, p, 0, val);
+    p = skip_ws(th, value_end(val));
+    if (p < th->len && th->text[p] == ',')
+        p++;
+    it->pos = p;
+    it->index++;
+    return 1;
+}
+
+int afmt_th_get(const afmt_th *th, const afmt_tv *obj, const char *key, afmt_tv *out)
+{
+    afmt_th_iter it;
+    afmt_tv k, v;
+    if (obj->kind != AFMT_TV_OBJECT)
+        return 0;
+    afmt_th_iter_begin(th, obj, &it);
+    while (afmt_th_next(th, &it, &k, &v))
+        if (afmt_th_str_eq(th, &k, key)) {
+            *out = v;
+            return 1;
+        }
+    return 0;
+}
+
+int afmt_th_str_eq(const afmt_th *th, const afmt_tv *s, const char *lit)
+{
+    uint64_t p = s->begin;
+    size_t i = 0, n = strlen(lit);
+    if (!s->escaped)
+        return s->end - s->begin == n && memcmp(th->text + s->begin, lit, n) == 0;
+    while (p < s->end) {
+        uint8_t u[4];
+        unsigned k = next_unit(th, &p, s->end, u), j;
+        for (j = 0; j < k; j++, i++)
+            if (i >= n || (uint8_t)lit[i] != u[j])
+                return 0;
+    }
+    return i == n;
+}
+
+int afmt_th_str_cmp(const afmt_th *th, const afmt_tv *a, const afmt_tv *b)
+{
+    uint64_t pa = a->begin, pb = b->begin;
+    uint8_t ua[4], ub[4];
+    unsigned na = 0, nb = 0, ia = 0, ib = 0;
+
+    if (!a->escaped && !b->escaped) {
+        uint64_t la = a->end - a->begin, lb = b->end - b->begin;
+        int r = memcmp(th->text + a->begin, th->text + b->begin, la < lb ? la : lb);
+        if (r) return r;
+        return la < lb ? -1 : la > lb;
+    }
+    for (;;) {
+        if (ia == na) { na = pa < a->end ? next_unit(th, &pa, a->end, ua) : 0; ia = 0; }
+        if (ib == nb) { nb = pb < b->end ? next_unit(th, &pb, b->end, ub) : 0; ib = 0; }
+        if (na == 0 || nb == 0)
+            return na == 0 && nb == 0 ? 0 : na == 0 ? -1 : 1;
+        if (ua[ia] != ub[ib])
+            return ua[ia] < ub[ib] ? -1 : 1;
+        ia++;
+        ib++;
+    }
+}
+
+uint64_t afmt_th_str_copy(const afmt_th *th, const afmt_tv *s, char *out, size_t out_size)
+{
+    uint64_t p = s->begin, len = 0;
+    while (p < s->end) {
+        uint8_t u[4];
+        unsigned k = next_unit(th, &p, s->end, u), j;
+        for (j = 0; j < k; j++, len++)
+            if (out_size && len < out_size - 1)
+                out[len] = (char)u[j];
+    }
+    if (out_size)
+        out[len < out_size - 1 ? len : out_size - 1] = '\0';
+    return len;
+}
+
+int afmt_th_as_i64(const afmt_tv *v, int64_t *out)
+{
+    if (v->kind != AFMT_TV_INT)
+        return -1;
+    if (v->negative) {
+        if (v->u > (uint64_t)1 << 63)
+            return -1;
+        *out = v->u == (uint64_t)1 << 63 ? INT64_MIN : -(int64_t)v->u;
+        return 0;
+    }
+    if (v->u > (uint64_t)INT64_MAX)
+        return -1;
+    *out = (int64_t)v->u;
+    return 0;
+}
+
+int afmt_th_as_u64(const afmt_tv *v, uint64_t *out)
+{
+    if (v->kind != AFMT_TV_INT || v->negative)
+        return -1;
+    *out = v->u;
+    return 0;
+}
+
+const char *afmt_tv_kind_name(afmt_tv_kind kind)
+{
+    switch (kind) {
+    case AFMT_TV_OBJECT: return "an object";
+    case AFMT_TV_LIST: return "a list";
+    case AFMT_TV_TUPLE: return "a tuple";
+    case AFMT_TV_STRING: return "a string";
+    case AFMT_TV_INT: return "an integer";
+    case AFMT_TV_BOOL: return "a boolean";
+    default: return "nothing";
+    }
+}
+
+/* ------------------------------------------------------------ paths */
+
+void afmt_th_path_key(afmt_th_path *p, const afmt_tv *key, int is_map)
+{
+    if (p->depth < AFMT_TH_DEPTH_CAP) {
+        afmt_th_seg *s = &p->seg[p->depth];
+        s->is_index = 0;
+        s->is_map = is_map;
+        s->key = *key;
+        s->index = 0;
+    }
+    p->depth++;
+}
+
+void afmt_th_path_index(afmt_th_path *p, uint64_t index)
+{
+    if (p->depth < AFMT_TH_DEPTH_CAP) {
+        afmt_th_seg *s = &p->seg[p->depth];
+        s->is_index = 1;
+        s->is_map = 0;
+        memset(&s->key, 0, sizeof s->key);
+        s->index = index;
+    }
+    p->depth++;
+}
+
+void afmt_th_path_pop(afmt_th_path *p)
+{
+    if (p->depth > 0)
+        p->depth--;
+}
+
+typedef struct outbuf {
+    char *p;
+    size_t cap, len;
+} outbuf;
+
+static void ob_put(outbuf *b, const char *s, size_t n)
+{
+    if (!b->cap) return;
+    while (n-- && b->len + 1 < b->cap)
+        b->p[b->len++] = *s++;
+    b->p[b->len] = '\0';
+}
+
+static void ob_str(outbuf *b, const char *s) { ob_put(b, s, strlen(s)); }
+
+/* A key for a path: at most 48 decoded bytes, printable ASCII and UTF-8 as
+ * is, quotes, backslashes and other bytes escaped. */
+static void render_key(const afmt_th *th, const afmt_tv *k, outbuf *b, int bracket)
+{
+    uint64_t p = k->begin, shown = 0;
+    if (bracket) ob_str(b, "[\"");
+    else ob_str(b, ".");
+    while (p < k->end) {
+        uint8_t u[4];
+        unsigned n = next_unit(th, &p, k->end, u), j;
+        if (shown >= 48) { ob_str(b, "..."); break; }
+        for (j = 0; j < n; j++, shown++) {
+            char tmp[8];
+            if (u[j] == '"' || u[j] == '\\') { tmp[0] = '\\'; tmp[1] = (char)u[j]; ob_put(b, tmp, 2); }
+            else if (u[j] >= 0x20 && u[j] != 0x7f) ob_put(b, (const char *)&u[j], 1);
+            else { snprintf(tmp, sizeof tmp, "\\x%02x", u[j]); ob_str(b, tmp); }
+        }
+    }
+    if (bracket) ob_str(b, "\"]");
+}
+
+static int key_is_identifier(const afmt_th *th, const afmt_tv *k)
+{
+    uint64_t p;
+    if (k->escaped || k->end == k->begin) return 0;
+    if (th->text[k->begin] >= '0' && th->text[k->begin] <= '9') return 0;
+    for (p = k->begin; p < k->end; p++)
+        if (!is_ident_byte(th->text[p])) return 0;
+    return 1;
+}
+
+void afmt_th_path_render(const afmt_th *th, const afmt_th_path *path, char *out, size_t out_size)
+{
+    outbuf b = { out, out_size, 0 };
+    unsigned i, depth;
+    if (out_size) out[0] = '\0';
+    ob_str(&b, th->root ? th->root : "header");
+    if (!path) return;
+    depth = path->depth < AFMT_TH_DEPTH_CAP ? path->depth : AFMT_TH_DEPTH_CAP;
+    for (i = 0; i < depth; i++) {
+        const afmt_th_seg *s = &path->seg[i];
+        if (s->is_index) {
+            char tmp[32];
+            snprintf(tmp, sizeof tmp, "[%" PRIu64 "]", s->index);
+            ob_str(&b, tmp);
+        } else {
+            render_key(th, &s->key, &b, s->is_map || !key_is_identifier(th, &s->key));
+        }
+    }
+}
