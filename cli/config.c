@@ -9,7 +9,7 @@ void afmt_cli_config_default(afmt_cli_config *cfg)
 {
     memset(cfg, 0, sizeof *cfg);
     afmt_options_default(&cfg->opt);
-    cfg->jobs = 1;
+    cfg->jobs = 0; /* -j not given: one per CPU (validate.c) */
     cfg->file_limit = cfg->opt.limits.max_total_bytes;
     cfg->stream_limit = AFMT_CLI_STREAM_DEFAULT_LIMIT;
 }

@@ -13,12 +13,12 @@ typedef struct afmt_cli_config {
     int quiet;                   /* -q: only invalid inputs and errors */
     int json;                    /* --json: one object per input */
     int recursive;               /* -r */
-    unsigned jobs;               /* -j */
+    unsigned jobs;               /* -j; 0: not given (one per CPU) */
     uint64_t file_limit;         /* --max-bytes for regular files */
     uint64_t stream_limit;       /* for pipes and archive members */
 } afmt_cli_config;
 
-/* Defaults: strict, text, one job, no file limit beyond the
+/* Defaults: strict, text, jobs 0 (one per CPU), no file limit beyond the
  * runtime's, 1 GiB for streams. */
 void afmt_cli_config_default(afmt_cli_config *cfg);
 

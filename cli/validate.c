@@ -3,9 +3,9 @@
  * threads while keeping the output in argument order.
  *
  * The walk runs on the calling thread.  With -j 1 it checks each input as
- * it finds it; with -j N it hands inputs to N workers through a small
- * bounded queue, so neither memory nor output ever grows with the number
- * of files: a directory is listed (and sorted) one at a time.
+ * it finds it; with -j N it hands inputs to N workers in batches through
+ * a bounded pool (pool.h), so neither memory nor output ever grows with
+ * the number of files: a directory is listed (and sorted) one at a time.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -21,26 +21,10 @@
 #include "args.h"
 #include "cli.h"
 #include "formats.h"
+#include "pool.h"
 #include "report.h"
 
-#define ITEM_PATH_MAX 4096
 #define MAX_JOBS 256
-
-typedef enum item_kind {
-    ITEM_PATH,  /* a file, pipe or shard to check */
-    ITEM_ISDIR, /* a directory given without -r */
-    ITEM_ERRNO, /* the walk failed on this path */
-    ITEM_NOTE   /* skipped with a note (symlink loop) */
-} item_kind;
-
-typedef struct item {
-    item_kind kind;
-    int err_no;
-    int walked; /* met in a directory walk, not named */
-    uint64_t seq;
-    const char *note;
-    char path[ITEM_PATH_MAX];
-} item;
 
 /* A directory on the current walk path, to notice symlink loops. */
 typedef struct walk_node {
@@ -54,79 +38,19 @@ typedef struct runner {
     unsigned jobs;
     afmt_cli_worker *workers;
     afmt_cli_seq seq;
-    /* The queue (jobs > 1). */
-    pthread_mutex_t qmu;
-    pthread_cond_t q_nonempty, q_nonfull;
-    item *queue;
-    size_t qcap, qhead, qcount;
-    int qdone;
+    afmt_cli_pool pool;  /* jobs > 1 */
+    afmt_cli_item one;   /* jobs == 1 */
     uint64_t next_seq;
     /* The walk. */
-    item one; /* jobs == 1 */
-    char path[ITEM_PATH_MAX];
+    char path[AFMT_CLI_ITEM_PATH_MAX];
     size_t path_len;
     int walking; /* inside a directory named on the command line */
 } runner;
 
 /* ---------------------------------------------------------------- work */
 
-static void process_item(afmt_cli_worker *w, const item *it)
-{
-    afmt_cli_out_begin(&w->out, it->seq);
-    switch (it->kind) {
-    case ITEM_PATH:
-        afmt_cli_check_path(w, it->path, it->walked);
-        break;
-    case ITEM_ISDIR:
-        afmt_cli_report_message(w, it->path, "is a directory");
-        break;
-    case ITEM_ERRNO:
-        afmt_cli_report_errno(w, it->path, it->err_no);
-        break;
-    case ITEM_NOTE:
-        if (!w->cfg->quiet)
-            afmt_cli_out_stderr(&w->out, "%s: skipped: %s\n", it->path, it->note);
-        break;
-    }
-    afmt_cli_out_end(&w->out);
-}
-
-typedef struct thread_arg {
-    runner *r;
-    afmt_cli_worker *w;
-} thread_arg;
-
-static void *run_worker(void *arg)
-{
-    thread_arg *ta = arg;
-    runner *r = ta->r;
-    item *it = malloc(sizeof *it);
-
-    if (!it) {
-        fprintf(stderr, "afmt: out of memory\n");
-        abort();
-    }
-    for (;;) {
-        pthread_mutex_lock(&r->qmu);
-        while (r->qcount == 0 && !r->qdone)
-            pthread_cond_wait(&r->q_nonempty, &r->qmu);
-        if (r->qcount == 0) {
-            pthread_mutex_unlock(&r->qmu);
-            break;
-        }
-        *it = r->queue[r->qhead];
-        r->qhead = (r->qhead + 1) % r->qcap;
-        r->qcount--;
-        pthread_cond_signal(&r->q_nonfull);
-        pthread_mutex_unlock(&r->qmu);
-        process_item(ta->w, it);
-    }
-    free(it);
-    return NULL;
-}
-
-static void fill_item(item *it, item_kind kind, int err_no, const char *note,
-                      const char *path, int walked)
+static void fill_item(afmt_cli_item *it, afmt_cli_item_kind kind, int err_no,
+                      const char *note, const char *path, int walked)
 {
     size_t n = strlen(path);
 
@@ -136,7 +60,7 @@ static void fill_item(item *it, item_kind kind, int err_no, const char *note,
     it->note = note;
     if (n >= sizeof it->path) {
         /* Too long to carry: report it (shortened) instead of checking. */
-        it->kind = ITEM_ERRNO;
+        it->kind = AFMT_CLI_ITEM_ERRNO;
         it->err_no = ENAMETOOLONG;
         n = sizeof it->path - 1;
     }
@@ -144,28 +68,19 @@ static void fill_item(item *it, item_kind kind, int err_no, const char *note,
     it->path[n] = '\0';
 }
 
-static void dispatch(runner *r, item_kind kind, int err_no, const char *note,
+static void dispatch(runner *r, afmt_cli_item_kind kind, int err_no, const char *note,
                      const char *path)
 {
-    int walked = r->walking;
-
-    item *it;
-
     if (r->jobs <= 1) {
-        fill_item(&r->one, kind, err_no, note, path, walked);
-        r->one.seq = r->next_seq++;
-        process_item(&r->workers[0], &r->one);
+        afmt_cli_worker *w = &r->workers[0];
+        fill_item(&r->one, kind, err_no, note, path, r->walking);
+        afmt_cli_out_begin(&w->out, r->next_seq++);
+        afmt_cli_process_item(w, &r->one);
+        afmt_cli_out_end(&w->out);
         return;
     }
-    pthread_mutex_lock(&r->qmu);
-    while (r->qcount == r->qcap)
-        pthread_cond_wait(&r->q_nonfull, &r->qmu);
-    it = &r->queue[(r->qhead + r->qcount) % r->qcap];
-    fill_item(it, kind, err_no, note, path, walked);
-    it->seq = r->next_seq++;
-    r->qcount++;
-    pthread_cond_signal(&r->q_nonempty);
-    pthread_mutex_unlock(&r->qmu);
+    fill_item(afmt_cli_pool_slot(&r->pool), kind, err_no, note, path, r->walking);
+    afmt_cli_pool_commit(&r->pool);
 }
 
 /* ---------------------------------------------------------------- walk */
@@ -192,7 +107,7 @@ static void walk_dir(runner *r, const struct stat *st, const walk_node *up)
 
     for (p = up; p; p = p->up) {
         if (p->dev == st->st_dev && p->ino == st->st_ino) {
-            dispatch(r, ITEM_NOTE, 0, "symlink loop (directory already being walked)",
+            dispatch(r, AFMT_CLI_ITEM_NOTE, 0, "symlink loop (directory already being walked)",
                      r->path);
             return;
         }
@@ -203,7 +118,7 @@ static void walk_dir(runner *r, const struct stat *st, const walk_node *up)
 
     n = scandir(r->path, &list, skip_dots, by_name);
     if (n < 0) {
-        dispatch(r, ITEM_ERRNO, errno, NULL, r->path);
+        dispatch(r, AFMT_CLI_ITEM_ERRNO, errno, NULL, r->path);
         return;
     }
     for (i = 0; i < n; i++) {
@@ -217,7 +132,7 @@ static void walk_dir(runner *r, const struct stat *st, const walk_node *up)
         dt = list[i]->d_type;
 #endif
         if (base + (size_t)need_sep + len >= sizeof r->path) {
-            dispatch(r, ITEM_ERRNO, ENAMETOOLONG, NULL, r->path);
+            dispatch(r, AFMT_CLI_ITEM_ERRNO, ENAMETOOLONG, NULL, r->path);
             free(list[i]);
             continue;
         }
@@ -229,19 +144,19 @@ static void walk_dir(runner *r, const struct stat *st, const walk_node *up)
         if (dt == DT_REG) {
             /* The common case needs no stat here: the worker's fstat
              * decides. */
-            dispatch(r, ITEM_PATH, 0, NULL, r->path);
+            dispatch(r, AFMT_CLI_ITEM_PATH, 0, NULL, r->path);
         } else if (stat(r->path, &cst) != 0) {
             int e = errno;
             struct stat lst;
             if (lstat(r->path, &lst) == 0 && S_ISLNK(lst.st_mode))
-                dispatch(r, ITEM_NOTE, 0,
+                dispatch(r, AFMT_CLI_ITEM_NOTE, 0,
                          e == ELOOP ? "symlink loop" : "broken symlink", r->path);
             else
-                dispatch(r, ITEM_ERRNO, e, NULL, r->path);
+                dispatch(r, AFMT_CLI_ITEM_ERRNO, e, NULL, r->path);
         } else if (S_ISDIR(cst.st_mode)) {
             walk_dir(r, &cst, &node);
         } else if (S_ISREG(cst.st_mode)) {
-            dispatch(r, ITEM_PATH, 0, NULL, r->path);
+            dispatch(r, AFMT_CLI_ITEM_PATH, 0, NULL, r->path);
         }
         /* FIFOs, sockets and devices met in a walk are skipped: reading
          * them could block forever.  Name them to read them. */
@@ -258,24 +173,24 @@ static void walk_arg(runner *r, const char *arg)
     size_t n;
 
     if (strcmp(arg, "-") == 0) {
-        dispatch(r, ITEM_PATH, 0, NULL, arg);
+        dispatch(r, AFMT_CLI_ITEM_PATH, 0, NULL, arg);
         return;
     }
     if (stat(arg, &st) != 0) {
-        dispatch(r, ITEM_ERRNO, errno, NULL, arg);
+        dispatch(r, AFMT_CLI_ITEM_ERRNO, errno, NULL, arg);
         return;
     }
     if (!S_ISDIR(st.st_mode)) {
-        dispatch(r, ITEM_PATH, 0, NULL, arg);
+        dispatch(r, AFMT_CLI_ITEM_PATH, 0, NULL, arg);
         return;
     }
     if (!r->cfg->recursive) {
-        dispatch(r, ITEM_ISDIR, 0, NULL, arg);
+        dispatch(r, AFMT_CLI_ITEM_ISDIR, 0, NULL, arg);
         return;
     }
     n = strlen(arg);
     if (n >= sizeof r->path) {
-        dispatch(r, ITEM_ERRNO, ENAMETOOLONG, NULL, arg);
+        dispatch(r, AFMT_CLI_ITEM_ERRNO, ENAMETOOLONG, NULL, arg);
         return;
     }
     memcpy(r->path, arg, n + 1);
@@ -328,7 +243,8 @@ static void usage(FILE *f, const char *prog, int info_mode)
 "                     are skipped (listed with -v).  Symlink loops, FIFOs\n"
 "                     and devices inside are skipped\n"
 "  -j, --jobs N       check N inputs in parallel (0: one per CPU); the\n"
-"                     output keeps the argument order\n"
+"                     output keeps the argument order.  Default: one per\n"
+"                     CPU (at most 8) when there are several inputs\n"
 "      --max-bytes N  an input larger than N bytes is invalid (code limit);\n"
 "                     suffixes k, M, G, T (powers of 1024).  Default: no\n"
 "                     limit for files and pipes, 1G for archive members\n"
@@ -394,22 +310,31 @@ static const afmt_cli_optdef validate_opts[] = {
     { NULL, 0, 0, 0 }
 };
 
+/* Without -j: one job per CPU the process may run on (at most 8: beyond
+ * that, opening files is the limit), since batches make -j N cost next
+ * to nothing when it cannot help. */
+static unsigned default_jobs(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    if (n < 1)
+        return 1;
+    return n > 8 ? 8 : (unsigned)n;
+}
+
 static int run(runner *r, int argc, char **argv, const int *operands, int nops)
 {
     const afmt_cli_config *cfg = r->cfg;
-    thread_arg *targs = NULL;
-    pthread_t *threads = NULL;
-    unsigned i, nworkers, started = 0;
+    unsigned i, nworkers;
     uint64_t invalid = 0, errors = 0;
-    int k, write_failed = 0, threaded = 0;
+    int k, write_failed = 0;
 
     (void)argc;
-    r->jobs = cfg->jobs;
-    if ((unsigned)nops < r->jobs)
+    r->jobs = cfg->jobs ? cfg->jobs : default_jobs();
+    if ((unsigned)nops < r->jobs && !cfg->recursive)
         r->jobs = nops > 0 ? (unsigned)nops : 1;
-    /* One input may expand to many files; keep the pool when walking. */
-    if (cfg->recursive)
-        r->jobs = cfg->jobs;
+    /* A pipe or a shard on standard input is one input, read once. */
+    if (nops == 1 && strcmp(argv[operands[0]], "-") == 0)
+        r->jobs = 1;
     nworkers = r->jobs;
     r->workers = calloc(nworkers, sizeof *r->workers);
     if (!r->workers) {
@@ -423,54 +348,18 @@ static int run(runner *r, int argc, char **argv, const int *operands, int nops)
     for (i = 0; i < r->jobs; i++)
         afmt_cli_worker_init(&r->workers[i], cfg, r->jobs > 1 ? &r->seq : NULL);
 
-    if (r->jobs > 1) {
-        pthread_mutex_init(&r->qmu, NULL);
-        pthread_cond_init(&r->q_nonempty, NULL);
-        pthread_cond_init(&r->q_nonfull, NULL);
-        r->qcap = 2 * (size_t)r->jobs;
-        r->queue = calloc(r->qcap, sizeof *r->queue);
-        threads = calloc(r->jobs, sizeof *threads);
-        targs = calloc(r->jobs, sizeof *targs);
-        if (!r->queue || !threads || !targs) {
-            fprintf(stderr, "afmt: out of memory\n");
-            free(r->queue);
-            free(threads);
-            free(targs);
-            return AFMT_EXIT_ERROR;
-        }
-        for (i = 0; i < r->jobs; i++) {
-            targs[i].r = r;
-            targs[i].w = &r->workers[i];
-            if (pthread_create(&threads[i], NULL, run_worker, &targs[i]) != 0)
-                break;
-            started++;
-        }
-        threaded = 1;
-        if (started == 0) {
-            /* Cannot start threads: check on this one instead. */
-            r->jobs = 1;
-            r->workers[0].out.seq = NULL;
-            r->workers[0].out.has_turn = 1;
-        }
+    if (r->jobs > 1 && afmt_cli_pool_start(&r->pool, r->workers, r->jobs) == 0) {
+        /* Cannot start threads: check on this one instead. */
+        r->jobs = 1;
+        r->workers[0].out.seq = NULL;
+        r->workers[0].out.has_turn = 1;
     }
 
     for (k = 0; k < nops; k++)
         walk_arg(r, argv[operands[k]]);
 
-    if (threaded) {
-        pthread_mutex_lock(&r->qmu);
-        r->qdone = 1;
-        pthread_cond_broadcast(&r->q_nonempty);
-        pthread_mutex_unlock(&r->qmu);
-        for (i = 0; i < started; i++)
-            pthread_join(threads[i], NULL);
-        free(threads);
-        free(targs);
-        free(r->queue);
-        pthread_mutex_destroy(&r->qmu);
-        pthread_cond_destroy(&r->q_nonempty);
-        pthread_cond_destroy(&r->q_nonfull);
-    }
+    if (r->jobs > 1)
+        afmt_cli_pool_finish(&r->pool);
     for (i = 0; i < nworkers; i++) {
         invalid += r->workers[i].invalid;
         errors += r->workers[i].errors;

@@ -328,6 +328,28 @@ paths = [o["path"] for o in objs]
 assert paths == sorted(paths) and len(paths) == 60, paths
 ' 2> "$T/py.err"; then pass jobs-json-order; else
     fail jobs-json-order "$(tail -1 "$T/py.err")"; fi
+# Enough inputs for full batches (32) on every thread, with invalid and
+# missing ones among them: the same output, in order, with any -j.
+mkdir -p "$T/lots"
+printf 'b\002\001 i32\001\000\000\000\000\000\000\000\007\000\000\000' > "$T/lots/0.bin"
+for i in $(seq 1 399); do
+    if [ $((i % 97)) -eq 0 ]; then printf 'garbage' > "$T/lots/$i.bin"
+    else cp "$T/lots/0.bin" "$T/lots/$i.bin"; fi
+done
+LOTS=$(cd "$T/lots" && ls | sort -n | sed "s|^|$T/lots/|")
+# shellcheck disable=SC2086
+run "$VALIDATE" -j 1 $LOTS "$T/nope.bin" $LOTS
+LOTS_ONE=$OUT$ERR
+for j in 2 3 5; do
+    # shellcheck disable=SC2086
+    run "$VALIDATE" -j $j $LOTS "$T/nope.bin" $LOTS
+    if [ "$OUT$ERR" = "$LOTS_ONE" ] && [ "$RC" -eq 2 ]; then pass "jobs-$j-batches-keep-order"; else
+        fail "jobs-$j-batches-keep-order" "output differs from -j 1 (rc $RC)"; fi
+done
+# shellcheck disable=SC2086
+run "$VALIDATE" $LOTS
+if [ "$OUT" = "$(printf '%s\n' "$LOTS_ONE" | grep -v nope | head -400)" ]; then
+    pass jobs-default-keeps-order; else fail jobs-default-keeps-order "default -j output differs"; fi
 
 # ------------------------------------------------------------------ tar shards
 python3 - "$SAMPLES" "$T" << 'EOF'
