@@ -204,16 +204,25 @@ row 3a "in-process daphne CSR f64 nnz=$NNZ" "afmt_daphne_validate" "${MED[0]}" "
 # ------------------------------------------------------------------ 4
 say "bench 4: $NSMALL small files"
 pushd "$DATA/small" > /dev/null
-time_rounds "$SMALL_RUNS" ":" "xargs '$VALIDATE' -q < '$DATA/small.list'" \
+time_rounds "$SMALL_RUNS" ":" "xargs '$VALIDATE' -q -j 1 < '$DATA/small.list'" \
     "xargs '$VALIDATE' -q -j 2 < '$DATA/small.list'" "xargs cat < '$DATA/small.list'"
 popd > /dev/null
 per_file() { awk -v s="$1" -v n="$NSMALL" 'BEGIN { printf "%.1f us/file", s / n * 1e6 }'; }
-row 4a "$NSMALL files of ~200 B, 5 formats" "afmt-validate -q" "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" \
+row 4a "$NSMALL files of ~200 B, 5 formats" "afmt-validate -q -j 1" "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" \
     "xargs cat" "${MED[2]}" "$(range "${MIN[2]}" "${MAX[2]}")" 0 \
     "$(per_file "${MED[0]}") vs $(per_file "${MED[2]}")"
 row 4b "$NSMALL files of ~200 B, 5 formats" "afmt-validate -q -j 2" "${MED[1]}" "$(range "${MIN[1]}" "${MAX[1]}")" \
     "xargs cat" "${MED[2]}" "$(range "${MIN[2]}" "${MAX[2]}")" 0 \
     "$(per_file "${MED[1]}") vs $(per_file "${MED[2]}")"
+row 4c "$NSMALL files of ~200 B, 5 formats" "afmt-validate -q -j 2" "${MED[1]}" "$(range "${MIN[1]}" "${MAX[1]}")" \
+    "afmt-validate -q -j 1" "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" 0 \
+    "parallel files: goal <= 0.7x"
+# 4d: large files with a payload check (every bool byte), -j 2 against -j 1.
+time_rounds "$RUNS" ":" "'$VALIDATE' -q -j 2 '$DATA/bool.fut' '$DATA/bool.fut' '$DATA/bool.fut' '$DATA/bool.fut'" \
+    "'$VALIDATE' -q -j 1 '$DATA/bool.fut' '$DATA/bool.fut' '$DATA/bool.fut' '$DATA/bool.fut'"
+row 4d "4 x futhark bool[$((4 * SIDE * SIDE))]" "afmt-validate -q -j 2" "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" \
+    "afmt-validate -q -j 1" "${MED[1]}" "$(range "${MIN[1]}" "${MAX[1]}")" $((4 * $(size_of "$DATA/bool.fut"))) \
+    "parallel payload checks: goal close to 0.5x"
 
 # ------------------------------------------------------------------ 5
 say "bench 5: rawarray f32 (column-major) -> futhark (row-major): a transpose"
@@ -264,6 +273,20 @@ row 6a "convert tenbin f32[$((SIDE * SIDE))] -> ra" "afmt convert" "${MED[0]}" "
     "cp" "${MED[1]}" "$(range "${MIN[1]}" "${MAX[1]}")" "$(size_of "$DATA/big.ten")" "whole command, no transpose"
 row 6b "convert tenbin f32[$((SIDE * SIDE))] -> ra" "afmt convert" "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" \
     "cp + sync FILE" "${MED[2]}" "$(range "${MIN[2]}" "${MAX[2]}")" "$(size_of "$DATA/big.ten")" "both outputs durable (fsync)"
+
+# ------------------------------------------------------------------ 7
+# Start-up: STARTS whole runs of afmt-validate on one small file against
+# as many runs of /bin/true, each timed as one shell loop (the loop costs
+# the same in both; its variable must not be time_rounds' i).  The goal:
+# within 1 ms of /bin/true per start.
+STARTS=200
+ONE_SMALL=$DATA/small/$(head -1 "$DATA/small.list")
+say "bench 7: start-up, $STARTS runs on one small file"
+time_rounds "$SMALL_RUNS" ":" "for _start in \$(seq $STARTS); do '$VALIDATE' -q '$ONE_SMALL'; done" \
+    "for _start in \$(seq $STARTS); do /bin/true; done"
+row 7a "start-up: $STARTS runs on one small file" "afmt-validate -q" "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" \
+    "/bin/true" "${MED[1]}" "$(range "${MIN[1]}" "${MAX[1]}")" 0 \
+    "$(awk -v a="${MED[0]}" -v b="${MED[1]}" -v n=$STARTS 'BEGIN { printf "%+.3f ms per start (goal: within 1 ms)", (a - b) / n * 1e3 }')"
 
 # ------------------------------------------------------------------ table
 END_US=${EPOCHREALTIME/[.,]/}
