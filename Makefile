@@ -74,6 +74,10 @@ $(BUILD)/obj/runtime/afmt_scan.o: runtime/afmt_scan.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SCAN_CFLAGS) $(FEATURE_CFLAGS) -c $< -o $@
 
+$(BUILD)/obj/runtime/afmt_transpose.o: runtime/afmt_transpose.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(SCAN_CFLAGS) $(FEATURE_CFLAGS) -MMD -MP -c $< -o $@
+
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(FEATURE_CFLAGS) -MMD -MP -c $< -o $@

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "afmt_bytes.h"
+#include "afmt_transpose.h"
 
 
 /* Compilers fold this to a constant. */
@@ -125,31 +126,6 @@ void afmt_array_plain_view(const afmt_array *src, afmt_order order,
 
 /* ---------------------------------------------------------------- bytes */
 
-/* Copy n bytes, reversing each comp-byte component; d may equal s. */
-static void swap_copy(uint8_t *d, const uint8_t *s, uint64_t n, unsigned comp)
-{
-    uint64_t i;
-
-    switch (comp) {
-    case 2:
-        for (i = 0; i + 2 <= n; i += 2)
-            afmt_store_u16le(d + i, afmt_load_u16be(s + i));
-        break;
-    case 4:
-        for (i = 0; i + 4 <= n; i += 4)
-            afmt_store_u32le(d + i, afmt_load_u32be(s + i));
-        break;
-    case 8:
-        for (i = 0; i + 8 <= n; i += 8)
-            afmt_store_u64le(d + i, afmt_load_u64be(s + i));
-        break;
-    default:
-        if (d != s)
-            memmove(d, s, n);
-        break;
-    }
-}
-
 /* ---------------------------------------------------------------- shape */
 
 /* Check a view's shape and compute its element and total plain size. */
@@ -196,65 +172,21 @@ static uint32_t storage_shape(const afmt_array *a, uint64_t *s)
 
 /* ---------------------------------------------------------------- transpose */
 
-/* dst[k * drs + i] = src[i * srs + k] for i < rows, k < cols (strides in
- * elements), in square tiles walked destination-major.  Tiles are small on
- * purpose: with a power-of-two row stride every row of a tile maps to the
- * same L1 set, and 64x64 tiles then ran 3-6x slower than 16x16 (8x8 for
- * elements of 8+ bytes) on 8192^2 f32 / 4096^2 c128, while costing little
- * on other shapes. */
-#define DEFINE_TRANSPOSE(NAME, ES)                                             \
-    static void NAME(const uint8_t *src, uint64_t srs, uint8_t *dst,           \
-                     uint64_t drs, uint64_t rows, uint64_t cols, uint64_t es)  \
-    {                                                                          \
-        const uint64_t tile = (ES) >= 8 ? 8 : 16;                              \
-        uint64_t i0, k0, i, k, i1, k1;                                         \
-        (void)es;                                                              \
-        for (i0 = 0; i0 < rows; i0 += tile) {                                  \
-            i1 = rows - i0 < tile ? rows : i0 + tile;                          \
-            for (k0 = 0; k0 < cols; k0 += tile) {                              \
-                k1 = cols - k0 < tile ? cols : k0 + tile;                      \
-                for (k = k0; k < k1; k++) {                                    \
-                    uint8_t *d = dst + (k * drs + i0) * (ES);                  \
-                    const uint8_t *s = src + (i0 * srs + k) * (ES);            \
-                    for (i = i0; i < i1; i++) {                                \
-                        memcpy(d, s, (ES));                                    \
-                        d += (ES);                                             \
-                        s += srs * (ES);                                       \
-                    }                                                          \
-                }                                                              \
-            }                                                                  \
-        }                                                                      \
-    }
-DEFINE_TRANSPOSE(transpose_1, 1)
-DEFINE_TRANSPOSE(transpose_2, 2)
-DEFINE_TRANSPOSE(transpose_4, 4)
-DEFINE_TRANSPOSE(transpose_8, 8)
-DEFINE_TRANSPOSE(transpose_16, 16)
-DEFINE_TRANSPOSE(transpose_n, es)
-
-typedef void (*transpose_fn)(const uint8_t *, uint64_t, uint8_t *, uint64_t,
-                             uint64_t, uint64_t, uint64_t);
-
 /* Reverse the axes of a row-major array of shape s[0..n-1] (n >= 2): the
  * result is row-major with shape s[n-1..0], i.e. the same logical array in
  * the other order.  For each index of the middle axes this is a 2-d
- * transpose between the first and the last axis. */
+ * transpose between the first and the last axis.  Only the destination
+ * slabs k0 <= k < k1 of the first result axis (the source's last) are
+ * written, to dst + (k - k0) * slab bytes, so the result can be produced in
+ * pieces; comp byte-swaps on the way (see afmt_transpose2d). */
 static void reverse_axes(const uint8_t *src, uint8_t *dst, const uint64_t *s,
-                         uint32_t n, uint64_t es)
+                         uint32_t n, uint64_t es, unsigned comp, uint64_t k0,
+                         uint64_t k1, int stream)
 {
     uint64_t a = s[0], c = s[n - 1], mid = 1, m, dmid = 0;
     uint64_t idx[AFMT_RANK_CAP], colstride[AFMT_RANK_CAP];
-    transpose_fn fn;
     uint32_t t;
 
-    switch (es) {
-    case 1: fn = transpose_1; break;
-    case 2: fn = transpose_2; break;
-    case 4: fn = transpose_4; break;
-    case 8: fn = transpose_8; break;
-    case 16: fn = transpose_16; break;
-    default: fn = transpose_n; break;
-    }
     /* Middle axes 1..n-2: in the source their row-major offset is simply
      * the loop counter m; in the destination they appear reversed, i.e. at
      * their column-major offset dmid, kept up to date like an odometer. */
@@ -264,7 +196,8 @@ static void reverse_axes(const uint8_t *src, uint8_t *dst, const uint64_t *s,
         mid *= s[t];
     }
     for (m = 0; m < mid; m++) {
-        fn(src + m * c * es, mid * c, dst + dmid * a * es, mid * a, a, c, es);
+        afmt_transpose2d(src + (m * c + k0) * es, mid * c, dst + dmid * a * es, mid * a,
+                         a, k1 - k0, es, comp, stream);
         for (t = n - 2; t >= 1; t--) {
             if (++idx[t] < s[t]) {
                 dmid += colstride[t];
@@ -276,17 +209,22 @@ static void reverse_axes(const uint8_t *src, uint8_t *dst, const uint64_t *s,
     }
 }
 
-/* Copy buf (src's storage order, plain native) to dst in `order`. */
+/* Large results go out with non-temporal stores: they do not fit a cache,
+ * and the caller reads them again only after the whole transpose. */
+#define STREAM_FROM ((uint64_t)32 << 20)
+
+/* Copy buf (src's storage order, plain, byte order comp) to dst in
+ * `order`, native. */
 static void reorder(const afmt_array *a, afmt_order order, const uint8_t *buf,
-                    uint8_t *dst, uint64_t es, uint64_t total)
+                    uint8_t *dst, uint64_t es, uint64_t total, unsigned comp)
 {
     uint64_t s[AFMT_RANK_CAP];
     uint32_t n = storage_shape(a, s);
 
     if (n < 2 || a->order == order)
-        memcpy(dst, buf, total);
+        afmt_swap_copy(dst, buf, total, comp);
     else
-        reverse_axes(buf, dst, s, n, es);
+        reverse_axes(buf, dst, s, n, es, comp, 0, s[n - 1], total >= STREAM_FROM);
 }
 
 static int needs_reorder(const afmt_array *a, afmt_order order)
@@ -321,12 +259,12 @@ static int decode_plain(const afmt_array *a, uint8_t *out, uint64_t es,
                          "view holds %" PRIu64 " bytes, elements need %" PRIu64,
                          a->nbytes, need);
     if (stride == es) {
-        swap_copy(out, s, total, comp);
+        afmt_swap_copy(out, s, total, comp);
         return 0;
     }
     for (k = 0; k < a->count; k++, s += stride, out += es) {
         if (comp > 1)
-            swap_copy(out, s, es, comp);
+            afmt_swap_copy(out, s, es, comp);
         else if (es == 1)
             *out = *s;
         else
@@ -371,7 +309,7 @@ static int decode_lz4(const afmt_array *a, uint8_t *out, uint64_t es,
     if (rc != 0)
         return afmt_fail(err, rc == -2 ? AFMT_E_SIZE : AFMT_E_VALUE, NULL, NULL, AFMT_NO_INDEX,
                          a->offset + bad, "LZ4 block: %s", why);
-    swap_copy(out, out, total, comp);
+    afmt_swap_copy(out, out, total, comp);
     return 0;
 }
 
@@ -451,7 +389,7 @@ static int densify_csr(const afmt_array *a, afmt_order order, uint8_t *dst,
                                  a->offset, "column %" PRIu64 " >= cols = %" PRIu64,
                                  col, cols);
             at = order == AFMT_COL_MAJOR ? col * rows + r : r * cols + col;
-            swap_copy(dst + at * es, a->data + j * es, es, comp);
+            afmt_swap_copy(dst + at * es, a->data + j * es, es, comp);
         }
     }
     return 0;
@@ -482,7 +420,7 @@ static int densify_coo(const afmt_array *a, afmt_order order, uint8_t *dst,
             return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "coo", k, a->offset + k * a->coo_stride,
                              "record (%" PRIu64 ", %" PRIu64 ") outside %" PRIu64 " x %" PRIu64, r, c, rows, cols);
         at = order == AFMT_COL_MAJOR ? c * rows + r : r * cols + c;
-        swap_copy(dst + at * es, rec + vo, es, comp);
+        afmt_swap_copy(dst + at * es, rec + vo, es, comp);
     }
     return 0;
 }
@@ -522,15 +460,16 @@ int afmt_array_to_plain(const afmt_array *src, afmt_order order,
         return densify_coo(src, order, dst, es, total, comp, err);
     if (!needs_reorder(src, order))
         return decode_storage(src, dst, es, total, comp, err);
-    /* Already plain and native: transpose straight from the input. */
-    if (src->encoding == AFMT_ENC_PLAIN && comp <= 1 &&
+    /* Already plain (either byte order): transpose straight from the
+     * input, swapping bytes in the same pass. */
+    if (src->encoding == AFMT_ENC_PLAIN &&
         (src->stride == es || src->stride == 0) &&
         (src->dtype == AFMT_OPAQUE || src->elsize == es || src->elsize == 0)) {
         if (src->nbytes < total)
             return afmt_fail(err, AFMT_E_SIZE, NULL, NULL, AFMT_NO_INDEX, src->offset,
                              "view holds %" PRIu64 " bytes, elements need %" PRIu64,
                              src->nbytes, total);
-        reorder(src, order, src->data, dst, es, total);
+        reorder(src, order, src->data, dst, es, total, comp);
         return 0;
     }
     /* Otherwise decode in storage order first, then transpose. */
@@ -540,7 +479,7 @@ int afmt_array_to_plain(const afmt_array *src, afmt_order order,
                          "cannot allocate %" PRIu64 " bytes to reorder", total);
     rc = decode_storage(src, tmp, es, total, comp, err);
     if (rc == 0)
-        reorder(src, order, tmp, dst, es, total);
+        reorder(src, order, tmp, dst, es, total, 1);
     free(tmp);
     return rc;
 }

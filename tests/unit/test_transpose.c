@@ -1,0 +1,269 @@
+/* Transposes: afmt_array_to_plain between row- and column-major, and the
+ * kernel afmt_transpose2d, against a one-element-at-a-time reference, for
+ * every element size with a fast kernel (1, 2, 4, 8, 16) and odd ones
+ * (3, 12, and one above the scratch limit), many shapes (1xN, Nx1, primes,
+ * powers of two, thin and wide, rank 3 to 5), both byte orders, and one
+ * array large enough for non-temporal stores.  One CHECK per (case family,
+ * element size) so that a failure names what broke without printing
+ * thousands of lines. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "afmt.h"
+#include "afmt_transpose.h"
+#include "check.h"
+
+/* A byte that depends on the storage position and the byte within the
+ * element, so that any misplaced or mis-swapped byte shows. */
+static uint8_t pattern(uint64_t q, uint64_t j)
+{
+    uint64_t h = (q + 1) * UINT64_C(0x9E3779B97F4A7C15) ^ (j + 1) * UINT64_C(0xC2B2AE3D27D4EB4F);
+    return (uint8_t)(h >> 56 ^ h >> 29 ^ h);
+}
+
+/* Expected result, by logical index: walk the logical multi-index in the
+ * destination order and find each element's storage position. */
+static void reference(const uint64_t *dims, uint32_t rank, afmt_order from, afmt_order to,
+                      uint64_t es, unsigned comp, const uint8_t *src, uint8_t *dst,
+                      uint64_t count)
+{
+    uint64_t idx[8] = {0}, q, p, stride, c, j;
+    uint32_t t;
+
+    for (p = 0; p < count; p++) {
+        /* idx is the logical index of destination element p */
+        q = 0;
+        stride = 1;
+        for (t = 0; t < rank; t++) {
+            uint32_t ax = from == AFMT_ROW_MAJOR ? rank - 1 - t : t;
+            q += idx[ax] * stride;
+            stride *= dims[ax];
+        }
+        for (c = 0; c < es; c += comp)
+            for (j = 0; j < comp; j++)
+                dst[p * es + c + j] = src[q * es + c + (comp - 1 - j)];
+        /* next destination index: the fastest axis of `to` first */
+        for (t = 0; t < rank; t++) {
+            uint32_t ax = to == AFMT_ROW_MAJOR ? rank - 1 - t : t;
+            if (++idx[ax] < dims[ax])
+                break;
+            idx[ax] = 0;
+        }
+    }
+}
+
+typedef struct elem {
+    afmt_dtype dtype;
+    uint64_t size;
+    unsigned comp; /* byte-swap component for big-endian */
+} elem;
+
+static const elem elems[] = {
+    { AFMT_U8, 1, 1 },   { AFMT_U16, 2, 2 },   { AFMT_OPAQUE, 3, 1 }, { AFMT_F32, 4, 4 },
+    { AFMT_F64, 8, 8 },  { AFMT_OPAQUE, 12, 1 }, { AFMT_C128, 16, 8 }, { AFMT_OPAQUE, 1500, 1 },
+};
+
+typedef struct shape {
+    uint32_t rank;
+    uint64_t dims[5];
+} shape;
+
+static const shape shapes[] = {
+    { 1, { 7 } },          { 2, { 1, 1 } },        { 2, { 1, 37 } },       { 2, { 37, 1 } },
+    { 2, { 2, 3 } },       { 2, { 3, 2 } },        { 2, { 8, 8 } },        { 2, { 16, 16 } },
+    { 2, { 17, 31 } },     { 2, { 31, 17 } },      { 2, { 64, 64 } },      { 2, { 65, 63 } },
+    { 2, { 127, 129 } },   { 2, { 1, 1000 } },     { 2, { 1000, 1 } },     { 2, { 3, 1000 } },
+    { 2, { 1000, 3 } },    { 2, { 256, 5 } },      { 2, { 5, 256 } },      { 2, { 97, 101 } },
+    { 2, { 128, 256 } },   { 2, { 2, 4099 } },     { 2, { 4099, 2 } },     { 2, { 7, 1031 } },
+    { 3, { 2, 3, 4 } },    { 3, { 5, 1, 7 } },     { 3, { 7, 9, 11 } },    { 3, { 16, 3, 33 } },
+    { 3, { 1, 64, 1 } },   { 4, { 2, 3, 4, 5 } },  { 4, { 3, 1, 2, 7 } },  { 4, { 9, 2, 2, 13 } },
+    { 5, { 2, 3, 2, 3, 5 } }, { 5, { 4, 1, 3, 1, 17 } },
+};
+
+/* to_plain of every shape, both directions, both byte orders: returns the
+ * number of failing cases (and prints the first). */
+static int run_to_plain(const elem *e, int big)
+{
+    size_t si;
+    int bad = 0;
+
+    for (si = 0; si < sizeof shapes / sizeof shapes[0]; si++) {
+        const shape *sh = &shapes[si];
+        uint64_t count = 1, total, k;
+        uint32_t t;
+        int dir;
+
+        for (t = 0; t < sh->rank; t++)
+            count *= sh->dims[t];
+        if (e->size > 100 && count > 4000)
+            continue; /* keep the big-element cases small */
+        total = count * e->size;
+        for (dir = 0; dir < 2; dir++) {
+            afmt_order from = dir ? AFMT_ROW_MAJOR : AFMT_COL_MAJOR;
+            afmt_order to = dir ? AFMT_COL_MAJOR : AFMT_ROW_MAJOR;
+            uint8_t *src = malloc((size_t)total), *got = malloc((size_t)total),
+                    *want = malloc((size_t)total);
+            afmt_array a;
+            afmt_error err;
+
+            if (!src || !got || !want) {
+                free(src), free(got), free(want);
+                return bad + 1;
+            }
+            for (k = 0; k < total; k++)
+                src[k] = pattern(k / e->size, k % e->size);
+            afmt_array_init(&a, e->dtype);
+            a.elsize = e->size;
+            a.stride = e->size;
+            a.rank = sh->rank;
+            memcpy(a.dims, sh->dims, sh->rank * sizeof sh->dims[0]);
+            a.count = count;
+            a.order = from;
+            a.endian = big ? AFMT_BIG : AFMT_LITTLE;
+            a.data = src;
+            a.nbytes = total;
+            reference(sh->dims, sh->rank, from, to, e->size, big ? e->comp : 1, src, want, count);
+            memset(got, 0xA5, (size_t)total);
+            afmt_error_clear(&err);
+            if (afmt_array_to_plain(&a, to, got, total, &err) != 0 ||
+                memcmp(got, want, (size_t)total) != 0) {
+                if (!bad)
+                    printf("# es %llu %s rank %u dims[0] %llu dims[last] %llu %s: wrong\n",
+                           (unsigned long long)e->size, big ? "big" : "little", sh->rank,
+                           (unsigned long long)sh->dims[0],
+                           (unsigned long long)sh->dims[sh->rank - 1],
+                           dir ? "row->col" : "col->row");
+                bad++;
+            }
+            free(src);
+            free(got);
+            free(want);
+        }
+    }
+    return bad;
+}
+
+/* The kernel on sub-matrices: row strides larger than the rows, and the
+ * bytes around the destination block must stay untouched. */
+static int run_kernel_strides(uint64_t es, unsigned comp)
+{
+    static const uint64_t dims[][4] = {
+        /* rows, cols, extra source stride, extra destination stride */
+        { 1, 1, 0, 3 }, { 5, 9, 1, 2 }, { 33, 17, 7, 0 }, { 64, 64, 64, 64 },
+        { 70, 130, 3, 5 }, { 3, 500, 11, 1 }, { 500, 3, 0, 13 }, { 129, 65, 1, 1 },
+    };
+    size_t di;
+    int bad = 0;
+
+    for (di = 0; di < sizeof dims / sizeof dims[0]; di++) {
+        uint64_t rows = dims[di][0], cols = dims[di][1];
+        uint64_t srs = cols + dims[di][2], drs = rows + dims[di][3];
+        uint64_t sbytes = rows * srs * es, dbytes = cols * drs * es, i, k, j;
+        uint8_t *src = malloc((size_t)sbytes), *dst = malloc((size_t)dbytes);
+        int ok = 1;
+
+        if (!src || !dst) {
+            free(src), free(dst);
+            return bad + 1;
+        }
+        for (k = 0; k < sbytes; k++)
+            src[k] = pattern(k, 7);
+        memset(dst, 0x5A, (size_t)dbytes);
+        afmt_transpose2d(src, srs, dst, drs, rows, cols, es, comp, (int)(di & 1));
+        for (k = 0; k < cols && ok; k++) {
+            for (i = 0; i < drs && ok; i++) {
+                const uint8_t *d = dst + (k * drs + i) * es;
+                for (j = 0; j < es && ok; j++) {
+                    uint64_t c = comp > 1 ? j / comp * comp : j;
+                    uint64_t jj = comp > 1 ? c + (comp - 1 - (j - c)) : j;
+                    uint8_t want = i < rows ? src[(i * srs + k) * es + jj] : 0x5A;
+                    ok = d[j] == want;
+                }
+            }
+        }
+        if (!ok) {
+            if (!bad)
+                printf("# kernel es %llu comp %u %llux%llu strides %llu/%llu: wrong\n",
+                       (unsigned long long)es, comp, (unsigned long long)rows,
+                       (unsigned long long)cols, (unsigned long long)srs,
+                       (unsigned long long)drs);
+            bad++;
+        }
+        free(src);
+        free(dst);
+    }
+    return bad;
+}
+
+/* Large enough for the non-temporal path of afmt_array_to_plain. */
+static int run_large(void)
+{
+    const uint64_t rows = 2900, cols = 2901, es = 4, total = rows * cols * es;
+    uint8_t *src = malloc((size_t)total), *got = malloc((size_t)total);
+    uint64_t k, i;
+    afmt_array a;
+    afmt_error err;
+    int ok = 1;
+
+    if (!src || !got) {
+        free(src), free(got);
+        return 0;
+    }
+    for (k = 0; k < rows * cols; k++) {
+        uint32_t v = (uint32_t)k;
+        memcpy(src + 4 * k, &v, 4);
+    }
+    afmt_array_init(&a, AFMT_U32);
+    a.rank = 2;
+    a.dims[0] = rows;
+    a.dims[1] = cols;
+    a.count = rows * cols;
+    a.order = AFMT_COL_MAJOR; /* element (i, k) at k * rows + i */
+    a.data = src;
+    a.nbytes = total;
+    afmt_error_clear(&err);
+    if (afmt_array_to_plain(&a, AFMT_ROW_MAJOR, got, total, &err) != 0)
+        ok = 0;
+    for (i = 0; i < rows && ok; i++)
+        for (k = 0; k < cols && ok; k++) {
+            uint32_t v;
+            memcpy(&v, got + 4 * (i * cols + k), 4);
+            ok = v == (uint32_t)(k * rows + i);
+        }
+    free(src);
+    free(got);
+    return ok;
+}
+
+int main(void)
+{
+    size_t ei;
+    char name[96];
+    static const unsigned comps[] = { 1, 2, 4, 8 };
+    static const uint64_t kernel_sizes[] = { 1, 2, 3, 4, 8, 16, 24, 2000 };
+    size_t ci, ki;
+
+    for (ei = 0; ei < sizeof elems / sizeof elems[0]; ei++) {
+        const elem *e = &elems[ei];
+        snprintf(name, sizeof name, "transpose to_plain es=%llu little-endian, all shapes",
+                 (unsigned long long)e->size);
+        CHECK(name, run_to_plain(e, 0) == 0);
+        if (e->comp > 1) {
+            snprintf(name, sizeof name, "transpose to_plain es=%llu big-endian, all shapes",
+                     (unsigned long long)e->size);
+            CHECK(name, run_to_plain(e, 1) == 0);
+        }
+    }
+    for (ki = 0; ki < sizeof kernel_sizes / sizeof kernel_sizes[0]; ki++)
+        for (ci = 0; ci < sizeof comps / sizeof comps[0]; ci++) {
+            if (kernel_sizes[ki] % comps[ci] != 0)
+                continue;
+            snprintf(name, sizeof name, "afmt_transpose2d es=%llu comp=%u, strided sub-matrices",
+                     (unsigned long long)kernel_sizes[ki], comps[ci]);
+            CHECK(name, run_kernel_strides(kernel_sizes[ki], comps[ci]) == 0);
+        }
+    CHECK("transpose u32[2900,2901] col->row (non-temporal stores)", run_large());
+    CHECK_DONE();
+}
