@@ -41,7 +41,7 @@ LIB           := $(BUILD)/libafmt.a
 UNIT_SRC      := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN      := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps regen check-regen test asan clean help bench fuzz fuzz-smoke compilers
+.PHONY: all deps regen check-regen test asan clean help bench fuzz fuzz-build fuzz-smoke compilers
 
 all: $(BUILD)/afmt-gen $(BUILD)/afmt-validate $(BUILD)/afmt $(UNIT_BIN)
 
@@ -53,6 +53,7 @@ help:
 	@echo "make test         unit, golden, round-trip and end-to-end tests"
 	@echo "make asan         the tests under AddressSanitizer + UBSan (clang)"
 	@echo "make compilers    build everything with gcc and clang, -Werror"
+	@echo "make fuzz-build   build every fuzz target into build/fuzz/ (libFuzzer, ASan, UBSan)"
 	@echo "make fuzz-smoke   run every fuzz target briefly on the corpus (CI)"
 	@echo "make fuzz         fuzz for real: 10 minutes per target (FUZZ_SECONDS)"
 	@echo "make bench        benchmarks with ratios against memcpy/cp baselines"
@@ -108,6 +109,11 @@ $(BUILD)/tests/%: tests/unit/%.c $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(FEATURE_CFLAGS) -Itests/unit -o $@ $< $(LIB) $(FEATURE_LIBS) $(CLI_LIBS) -lm -lpthread
 
+# The fuzz regression test runs the fuzz targets' own checks (fuzz/checks.c).
+$(BUILD)/tests/test_fuzz_regressions: tests/unit/test_fuzz_regressions.c $(BUILD)/obj/fuzz/checks.o $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(FEATURE_CFLAGS) -Itests/unit -o $@ $< $(BUILD)/obj/fuzz/checks.o $(LIB) $(FEATURE_LIBS) -lm -lpthread
+
 -include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
 
 # ---------------------------------------------------------------- generation
@@ -151,12 +157,19 @@ compilers:
 bench: all
 	@bash bench/run.sh $(BUILD)
 
-fuzz-smoke:
-	@bash fuzz/smoke.sh
+# Fuzzing (docs/FUZZING.md).  fuzz-build: every target, libFuzzer + ASan +
+# UBSan, into build/fuzz/ (AFL++ builds: build/fuzz/afl/, made by fuzz/run.sh).
+fuzz-build:
+	@bash fuzz/build.sh
 
-# A real fuzzing session: 10 minutes per target, keep going after a crash.
+# CI: every target briefly, and AFL++ briefly; corpora kept in build/fuzz/corpus/.
+fuzz-smoke:
+	@bash fuzz/run.sh
+
+# A real session: 10 minutes per target, keep going after a crash, resume
+# from build/fuzz/corpus/<target>/.
 fuzz:
-	@FUZZ_SECONDS=$${FUZZ_SECONDS:-600} FUZZ_KEEP_GOING=1 bash fuzz/smoke.sh
+	@FUZZ_SECONDS=$${FUZZ_SECONDS:-600} FUZZ_KEEP_GOING=1 bash fuzz/run.sh
 
 clean:
 	rm -rf $(BUILD) build

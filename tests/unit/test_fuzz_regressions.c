@@ -1,6 +1,6 @@
 /* Fuzz regressions: every input a fuzzer once failed on (corpus/regressions/)
  * goes through the checks of all three fuzz targets -- the same code, from
- * fuzz/fuzz_checks.h -- and must now pass; and every seed of the corpus
+ * fuzz/checks.c -- and must now pass; and every seed of the corpus
  * (corpus/<format>/, for each format in the registry) must validate in its
  * own format, pass the same checks, and get as far as a round trip.
  *
@@ -19,7 +19,7 @@
 
 #include "afmt.h"
 #include "check.h"
-#include "../../fuzz/fuzz_checks.h"
+#include "../../fuzz/checks.h"
 
 typedef struct regression {
     const char *file; /* in corpus/regressions/ */

@@ -1,35 +1,10 @@
-/* afmt fuzzing: the checks every fuzz target runs, header-only.
+/* afmt fuzzing: the checks every fuzz target runs (see checks.h).
  *
- * Included by fuzz/fuzz_common.c (the libFuzzer / AFL++ targets) and by
- * tests/unit/test_fuzz_regressions.c (which links only build/libafmt.a), so
- * a file that once made a fuzzer fail is re-checked by `make test` with the
- * very same code.  Every function is static; nothing here names a format:
- * the checks walk the registry (afmt_formats[]), so formats added to spec/
- * are fuzzed with no change here.
- *
- * Three checks, one per target:
- *   fz_check_validate   every format, strict / lenient / tiny limits; every
- *                       view handed to the visitor is sane and decodes (in
- *                       both orders, which must agree); the same input as a
- *                       stream (validate_src) gives the same verdict
- *   fz_check_roundtrip  valid in F -> plain -> write F -> validate -> same
- *                       values, names, trailer; the rewrite is a fixed point
- *   fz_check_convert    valid in A -> plain in B's order -> write B (when
- *                       B's can_write accepts it) -> validate B -> the same
- *                       value at the same logical index
  * Round trips and conversions work on logical arrays: one per view, except
- * that the tiles of a matrix (is_tile) are put together into that matrix.
- *
- * A "bug" is anything that breaks a documented contract (README.md, the
- * runtime headers, ../shared/DESIGN.md, ../shared/FORMATS.md).  fz_bug()
- * records it; when the context says abort_on_bug (fuzz targets) it prints
- * it and aborts, so the fuzzer saves the input.  Crashes, leaks and
- * undefined behaviour are left to the sanitizers.  C11, no global state.
- * fuzz/README.md lists every check and every tolerated refusal.
+ * that the tiles of a matrix (is_tile) are put together into that matrix
+ * (afmt_tiles_assemble).  Crashes, leaks and undefined behaviour are left
+ * to the sanitizers.  C11, no global state.
  */
-#ifndef AFMT_FUZZ_CHECKS_H
-#define AFMT_FUZZ_CHECKS_H
-
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -37,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "afmt.h"
+#include "checks.h"
 
 /* The checks' own element loops are not worth coverage feedback (and,
  * instrumented, they dominated the fuzzers' time on large arrays). */
@@ -48,10 +23,8 @@
 #endif
 
 #if defined(__GNUC__) || defined(__clang__)
-#define FZ_STATIC static __attribute__((unused))
 #define FZ_PRINTF(a, b) __attribute__((format(printf, a, b)))
 #else
-#define FZ_STATIC static
 #define FZ_PRINTF(a, b)
 #endif
 
@@ -67,32 +40,15 @@
 /* Arrays of one file tried in every other format by the convert check. */
 #define FZ_MAX_CONVERT 8
 
-typedef struct fz_ctx {
-    const char *target;   /* "validate", "roundtrip", "convert" */
-    const char *input;    /* file name for messages, or NULL */
-    int abort_on_bug;     /* fuzz targets: print and abort() at the first bug */
-    int quiet;            /* do not print bugs (the caller reports them) */
-    /* Known, unfixed bugs to step over while fuzzing on: '|'-separated
-     * substrings of bug messages (AFMT_FUZZ_IGNORE); NULL for none. */
-    const char *ignore;
-    unsigned ignored;     /* bugs matched by ignore */
-    unsigned bugs;        /* bugs found so far */
-    char first[1024];     /* the first bug, for the caller's report */
-    /* what the checks got to do (the unit test asserts seeds get this far) */
-    unsigned long validated;   /* (format, mode) validations that passed */
-    unsigned long decoded;     /* views decoded to plain */
-    unsigned long roundtrips;  /* same-format rewrites compared */
-    unsigned long conversions; /* cross-format writes compared */
-} fz_ctx;
-
-FZ_STATIC void fz_ctx_init(fz_ctx *c, const char *target, int abort_on_bug)
+void fz_ctx_init(fz_ctx *c, const char *target, int abort_on_bug)
 {
     memset(c, 0, sizeof *c);
     c->target = target;
     c->abort_on_bug = abort_on_bug;
+    c->streams = 1;
 }
 
-FZ_STATIC FZ_PRINTF(2, 3) void fz_bug(fz_ctx *c, const char *fmt, ...)
+static FZ_PRINTF(2, 3) void fz_bug(fz_ctx *c, const char *fmt, ...)
 {
     char msg[1024];
     va_list ap;
@@ -132,7 +88,7 @@ FZ_STATIC FZ_PRINTF(2, 3) void fz_bug(fz_ctx *c, const char *fmt, ...)
 }
 
 /* "FIELD at offset N: MESSAGE" of an error, always NUL-terminated. */
-FZ_STATIC const char *fz_describe(const afmt_error *e, char *out, size_t size)
+const char *fz_describe(const afmt_error *e, char *out, size_t size)
 {
     afmt_error_describe(e, out, size);
     return out;
@@ -141,7 +97,7 @@ FZ_STATIC const char *fz_describe(const afmt_error *e, char *out, size_t size)
 /* ------------------------------------------------------------ options */
 
 /* The small limits of the fuzz targets (a fuzz input is at most 64 KiB). */
-FZ_STATIC void fz_options(afmt_options *o, afmt_mode mode)
+void fz_options(afmt_options *o, afmt_mode mode)
 {
     afmt_options_default(o);
     o->mode = mode;
@@ -152,7 +108,7 @@ FZ_STATIC void fz_options(afmt_options *o, afmt_mode mode)
 }
 
 /* Tiny limits and no value checks: exercises every limit path. */
-FZ_STATIC void fz_options_tiny(afmt_options *o)
+static void fz_options_tiny(afmt_options *o)
 {
     afmt_options_default(o);
     o->mode = AFMT_STRICT;
@@ -165,7 +121,7 @@ FZ_STATIC void fz_options_tiny(afmt_options *o)
 }
 
 /* For what a writer produced: defaults (strict), but nothing huge. */
-FZ_STATIC void fz_options_output(afmt_options *o)
+static void fz_options_output(afmt_options *o)
 {
     afmt_options_default(o);
     o->limits.max_total_bytes = (uint64_t)1 << 30;
@@ -177,7 +133,7 @@ FZ_STATIC void fz_options_output(afmt_options *o)
 
 /* Is [p, p + n) inside [buf, buf + len)?  (Compared as integers: the
  * pointers may belong to different objects when the check fails.) */
-FZ_STATIC int fz_inside(const uint8_t *buf, uint64_t len, const uint8_t *p, uint64_t n)
+static int fz_inside(const uint8_t *buf, uint64_t len, const uint8_t *p, uint64_t n)
 {
     uintptr_t b = (uintptr_t)buf, q = (uintptr_t)p;
 
@@ -189,7 +145,7 @@ FZ_STATIC int fz_inside(const uint8_t *buf, uint64_t len, const uint8_t *p, uint
 /* An error a validator or writer filled: a real code, terminated strings,
  * describable; from a validator also its format and an offset inside the
  * input (errors say where). */
-FZ_STATIC void fz_check_error(fz_ctx *c, const afmt_format *f, const afmt_error *e,
+static void fz_check_error(fz_ctx *c, const afmt_format *f, const afmt_error *e,
                               const char *what, int from_validator, uint64_t len)
 {
     char text[1024];
@@ -220,7 +176,7 @@ FZ_STATIC void fz_check_error(fz_ctx *c, const afmt_format *f, const afmt_error 
 /* A view from a validator: a real dtype, count == prod(dims), a tile inside
  * its matrix, and its bytes (values, CSR indices) inside the input it was
  * validated from. */
-FZ_STATIC int fz_check_view(fz_ctx *c, const afmt_format *f, const char *mode,
+static int fz_check_view(fz_ctx *c, const afmt_format *f, const char *mode,
                             const uint8_t *buf, uint64_t len, const afmt_array *a)
 {
     uint64_t prod = 1, need;
@@ -307,7 +263,7 @@ FZ_STATIC int fz_check_view(fz_ctx *c, const afmt_format *f, const char *mode,
 }
 
 /* Codes with which decoding a valid view may legitimately fail. */
-FZ_STATIC int fz_decode_may_fail(afmt_code code)
+static int fz_decode_may_fail(afmt_code code)
 {
     return code == AFMT_E_UNSUPPORTED || code == AFMT_E_NOMEM || code == AFMT_E_LIMIT;
 }
@@ -317,7 +273,7 @@ FZ_STATIC int fz_decode_may_fail(afmt_code code)
  * does not write; from a leniently valid file (or another format) also
  * what its strict form cannot hold -- anything but a usage or I/O error,
  * which would mean the writer cannot take what the runtime hands it. */
-FZ_STATIC int fz_write_may_refuse(afmt_code code, int lenient_input)
+static int fz_write_may_refuse(afmt_code code, int lenient_input)
 {
     if (code == AFMT_E_TYPE || code == AFMT_E_UNSUPPORTED)
         return 1;
@@ -325,14 +281,14 @@ FZ_STATIC int fz_write_may_refuse(afmt_code code, int lenient_input)
 }
 
 /* Plain size of a view, or UINT64_MAX when it overflows. */
-FZ_STATIC uint64_t fz_plain_size(const afmt_array *a)
+static uint64_t fz_plain_size(const afmt_array *a)
 {
     afmt_error e;
     uint64_t n;
     return afmt_array_plain_size(a, &n, &e) == 0 ? n : UINT64_MAX;
 }
 
-FZ_STATIC uint64_t fz_elsize(const afmt_array *a)
+static uint64_t fz_elsize(const afmt_array *a)
 {
     return a->dtype == AFMT_OPAQUE ? a->elsize : afmt_dtype_get(a->dtype)->size;
 }
@@ -340,7 +296,7 @@ FZ_STATIC uint64_t fz_elsize(const afmt_array *a)
 /* Compare a row-major and a column-major copy of the same logical array at
  * every logical index; returns the first row-major index that differs, or
  * count when all agree. */
-FZ_STATIC FZ_NO_COVERAGE uint64_t fz_first_transpose_mismatch(const afmt_array *a,
+static FZ_NO_COVERAGE uint64_t fz_first_transpose_mismatch(const afmt_array *a,
                                                               const uint8_t *row,
                                                               const uint8_t *col, uint64_t es)
 {
@@ -379,7 +335,7 @@ FZ_STATIC FZ_NO_COVERAGE uint64_t fz_first_transpose_mismatch(const afmt_array *
 }
 
 /* First element index at which two plain buffers differ (count if none). */
-FZ_STATIC FZ_NO_COVERAGE uint64_t fz_first_mismatch(const uint8_t *x, const uint8_t *y,
+static FZ_NO_COVERAGE uint64_t fz_first_mismatch(const uint8_t *x, const uint8_t *y,
                                                     uint64_t count, uint64_t es)
 {
     uint64_t k;
@@ -393,7 +349,7 @@ FZ_STATIC FZ_NO_COVERAGE uint64_t fz_first_mismatch(const uint8_t *x, const uint
 }
 
 /* Hex of up to 16 bytes, for messages. */
-FZ_STATIC const char *fz_hex(const uint8_t *p, uint64_t n, char *out, size_t size)
+static const char *fz_hex(const uint8_t *p, uint64_t n, char *out, size_t size)
 {
     static const char digits[] = "0123456789abcdef";
     size_t i, o = 0;
@@ -409,7 +365,7 @@ FZ_STATIC const char *fz_hex(const uint8_t *p, uint64_t n, char *out, size_t siz
 /* Decode a view to plain in `order`.  0: *out holds *size bytes (free it);
  * 1: skipped (too big, or a legitimate refusal such as LZ4 without liblz4);
  * -1: decoding failed, err says why. */
-FZ_STATIC int fz_decode(const afmt_array *a, afmt_order order, uint8_t **out,
+static int fz_decode(const afmt_array *a, afmt_order order, uint8_t **out,
                         uint64_t *size, afmt_error *err)
 {
     uint64_t total = fz_plain_size(a);
@@ -445,7 +401,7 @@ typedef struct fz_vstate {
     uint32_t decode_index;
 } fz_vstate;
 
-FZ_STATIC int fz_visit_decode(void *ctx, const afmt_array *a)
+static int fz_visit_decode(void *ctx, const afmt_array *a)
 {
     fz_vstate *s = ctx;
     fz_ctx *c = s->c;
@@ -490,7 +446,7 @@ FZ_STATIC int fz_visit_decode(void *ctx, const afmt_array *a)
     return 0;
 }
 
-FZ_STATIC void fz_visit_warning(void *ctx, const afmt_error *w)
+static void fz_visit_warning(void *ctx, const afmt_error *w)
 {
     fz_vstate *s = ctx;
     char text[1024];
@@ -502,7 +458,7 @@ FZ_STATIC void fz_visit_warning(void *ctx, const afmt_error *w)
         fz_describe(w, text, sizeof text);
 }
 
-FZ_STATIC void fz_visit_trailer(void *ctx, const uint8_t *data, uint64_t n, uint64_t offset)
+static void fz_visit_trailer(void *ctx, const uint8_t *data, uint64_t n, uint64_t offset)
 {
     fz_vstate *s = ctx;
 
@@ -516,7 +472,7 @@ FZ_STATIC void fz_visit_trailer(void *ctx, const uint8_t *data, uint64_t n, uint
 
 /* Validate buf as f with opt; views are checked and decoded.  Returns the
  * validator's result. */
-FZ_STATIC int fz_validate_one(fz_ctx *c, const afmt_format *f, const char *mode,
+static int fz_validate_one(fz_ctx *c, const afmt_format *f, const char *mode,
                               const afmt_options *opt, const uint8_t *buf, uint64_t len)
 {
     fz_vstate s;
@@ -554,20 +510,18 @@ FZ_STATIC int fz_validate_one(fz_ctx *c, const afmt_format *f, const char *mode,
 }
 
 typedef struct fz_views fz_views;
-FZ_STATIC fz_views *fz_views_new(void);
-FZ_STATIC void fz_views_delete(fz_views *v);
-FZ_STATIC void fz_check_stream(fz_ctx *c, const afmt_format *f, const uint8_t *buf,
+static fz_views *fz_views_new(void);
+static void fz_views_delete(fz_views *v);
+static void fz_check_stream(fz_ctx *c, const afmt_format *f, const uint8_t *buf,
                                uint64_t len, const afmt_options *opt, uint64_t window,
                                int allow_limit, fz_views *bv, fz_views *sv);
 
-/* The validate target: every format, strict, lenient and tiny limits; the
- * same file as a stream, through a large and a small window. */
-FZ_STATIC void fz_check_validate(fz_ctx *c, const uint8_t *buf, uint64_t len)
+/* The buffer checks of one format: detect, strict, lenient, tiny limits,
+ * no value checks. */
+static void fz_validate_format(fz_ctx *c, const afmt_format *f, const uint8_t *buf,
+                               uint64_t len)
 {
     afmt_options strict, lenient, tiny, novalues;
-    const afmt_format *f;
-    fz_views *bv = NULL, *sv = NULL;
-    size_t i;
     int s, l;
 
     fz_options(&strict, AFMT_STRICT);
@@ -575,35 +529,74 @@ FZ_STATIC void fz_check_validate(fz_ctx *c, const uint8_t *buf, uint64_t len)
     fz_options_tiny(&tiny);
     novalues = strict;
     novalues.check_values = 0;
-    for (i = 0; i < afmt_format_count; i++) {
-        f = afmt_formats[i];
-        if (!f)
-            continue;
-        /* detect needs at most 64 bytes and must not read past len. */
-        if (f->detect) {
-            int d = f->detect(buf, len);
-            if (d != 0 && d != 1)
-                fz_bug(c, "%s: detect returned %d", f->name, d);
-        }
-        s = fz_validate_one(c, f, "strict", &strict, buf, len);
-        l = fz_validate_one(c, f, "lenient", &lenient, buf, len);
-        (void)fz_validate_one(c, f, "tiny-limits", &tiny, buf, len);
-        if (s == 0 && l != 0)
-            fz_bug(c, "%s: valid in strict mode but not in lenient mode", f->name);
-        if (s == 0 && fz_validate_one(c, f, "no-value-checks", &novalues, buf, len) != 0)
-            fz_bug(c, "%s: valid with value checks but not without them", f->name);
-        if (f->validate_src) {
-            if (!bv && (bv = fz_views_new()) != NULL)
-                sv = fz_views_new();
-            if (!sv)
-                continue;
-            fz_check_stream(c, f, buf, len, &strict, len + FZ_BIG_WINDOW_EXTRA, 0, bv, sv);
-            fz_check_stream(c, f, buf, len, &lenient, FZ_SMALL_WINDOW, 1, bv, sv);
-        }
+    /* detect needs at most 64 bytes and must not read past len. */
+    if (f->detect) {
+        int d = f->detect(buf, len);
+        if (d != 0 && d != 1)
+            fz_bug(c, "%s: detect returned %d", f->name, d);
     }
-    (void)afmt_format_detect(buf, len, NULL);
+    s = fz_validate_one(c, f, "strict", &strict, buf, len);
+    l = fz_validate_one(c, f, "lenient", &lenient, buf, len);
+    (void)fz_validate_one(c, f, "tiny-limits", &tiny, buf, len);
+    if (s == 0 && l != 0)
+        fz_bug(c, "%s: valid in strict mode but not in lenient mode", f->name);
+    if (s == 0 && fz_validate_one(c, f, "no-value-checks", &novalues, buf, len) != 0)
+        fz_bug(c, "%s: valid with value checks but not without them", f->name);
+}
+
+/* The stream checks of one format: the input as a stream, strict through
+ * a window that holds it all, lenient through a small window that must
+ * slide. */
+static void fz_streams_format(fz_ctx *c, const afmt_format *f, const uint8_t *buf,
+                              uint64_t len, fz_views **bv, fz_views **sv)
+{
+    afmt_options strict, lenient;
+
+    if (!f->validate_src)
+        return;
+    if (!*bv && (*bv = fz_views_new()) != NULL)
+        *sv = fz_views_new();
+    if (!*sv)
+        return;
+    fz_options(&strict, AFMT_STRICT);
+    fz_options(&lenient, AFMT_LENIENT);
+    fz_check_stream(c, f, buf, len, &strict, len + FZ_BIG_WINDOW_EXTRA, 0, *bv, *sv);
+    fz_check_stream(c, f, buf, len, &lenient, FZ_SMALL_WINDOW, 1, *bv, *sv);
+}
+
+/* Run fz_validate_format (buffers) and/or fz_streams_format on `only`, or
+ * on every format of the registry. */
+static void fz_validate_run(fz_ctx *c, const afmt_format *only, const uint8_t *buf,
+                            uint64_t len, int buffers, int streams)
+{
+    fz_views *bv = NULL, *sv = NULL;
+    size_t i;
+
+    for (i = 0; i < afmt_format_count; i++) {
+        const afmt_format *f = only ? only : afmt_formats[i];
+        if (f) {
+            if (buffers)
+                fz_validate_format(c, f, buf, len);
+            if (streams)
+                fz_streams_format(c, f, buf, len, &bv, &sv);
+        }
+        if (only)
+            break;
+    }
+    if (buffers && !only)
+        (void)afmt_format_detect(buf, len, NULL);
     fz_views_delete(bv);
     fz_views_delete(sv);
+}
+
+void fz_check_validate(fz_ctx *c, const afmt_format *only, const uint8_t *buf, uint64_t len)
+{
+    fz_validate_run(c, only, buf, len, 1, c->streams);
+}
+
+void fz_check_streams(fz_ctx *c, const afmt_format *only, const uint8_t *buf, uint64_t len)
+{
+    fz_validate_run(c, only, buf, len, 0, 1);
 }
 
 /* ------------------------------------------------------------ collecting */
@@ -615,14 +608,14 @@ struct fz_views {
     uint64_t trailer_len;
 };
 
-FZ_STATIC int fz_views_alloc(fz_views *v)
+static int fz_views_alloc(fz_views *v)
 {
     memset(v, 0, sizeof *v);
     v->v = malloc(sizeof *v->v * FZ_MAX_VIEWS);
     return v->v ? 0 : -1;
 }
 
-FZ_STATIC fz_views *fz_views_new(void)
+static fz_views *fz_views_new(void)
 {
     fz_views *v = malloc(sizeof *v);
     if (v && fz_views_alloc(v) != 0) {
@@ -632,14 +625,14 @@ FZ_STATIC fz_views *fz_views_new(void)
     return v;
 }
 
-FZ_STATIC void fz_views_delete(fz_views *v)
+static void fz_views_delete(fz_views *v)
 {
     if (v)
         free(v->v);
     free(v);
 }
 
-FZ_STATIC int fz_collect_array(void *ctx, const afmt_array *a)
+static int fz_collect_array(void *ctx, const afmt_array *a)
 {
     fz_views *s = ctx;
     if (s->n < FZ_MAX_VIEWS)
@@ -648,7 +641,7 @@ FZ_STATIC int fz_collect_array(void *ctx, const afmt_array *a)
     return 0;
 }
 
-FZ_STATIC void fz_collect_trailer(void *ctx, const uint8_t *data, uint64_t n, uint64_t offset)
+static void fz_collect_trailer(void *ctx, const uint8_t *data, uint64_t n, uint64_t offset)
 {
     fz_views *s = ctx;
     (void)offset;
@@ -657,7 +650,7 @@ FZ_STATIC void fz_collect_trailer(void *ctx, const uint8_t *data, uint64_t n, ui
 }
 
 /* Validate and keep the views; 0 if valid. */
-FZ_STATIC int fz_collect(const afmt_format *f, const afmt_options *opt, const uint8_t *buf,
+static int fz_collect(const afmt_format *f, const afmt_options *opt, const uint8_t *buf,
                          uint64_t len, fz_views *out, afmt_error *err)
 {
     afmt_visitor vis;
@@ -673,7 +666,7 @@ FZ_STATIC int fz_collect(const afmt_format *f, const afmt_options *opt, const ui
 }
 
 /* Valid in strict mode, else lenient: 0 strict, 1 lenient only, -1 not. */
-FZ_STATIC int fz_collect_any(const afmt_format *f, const uint8_t *buf, uint64_t len,
+static int fz_collect_any(const afmt_format *f, const uint8_t *buf, uint64_t len,
                              fz_views *out)
 {
     afmt_options o;
@@ -698,7 +691,7 @@ typedef struct fz_reader {
     unsigned step;
 } fz_reader;
 
-FZ_STATIC int fz_read_piece(void *ctx, uint8_t *out, size_t n, size_t *got)
+static int fz_read_piece(void *ctx, uint8_t *out, size_t n, size_t *got)
 {
     static const size_t pieces[] = {1, 7, 64, 3, 4096, 511, 2, 65536};
     fz_reader *r = ctx;
@@ -725,7 +718,7 @@ typedef struct fz_sstate {
 
 /* Keep the view; its data, when a stream has it in memory, must be the
  * input's bytes at its offset. */
-FZ_STATIC int fz_stream_array(void *ctx, const afmt_array *a)
+static int fz_stream_array(void *ctx, const afmt_array *a)
 {
     fz_sstate *s = ctx;
 
@@ -740,7 +733,7 @@ FZ_STATIC int fz_stream_array(void *ctx, const afmt_array *a)
 
 /* Name of the first field in which two views differ, or NULL.  Data
  * pointers are not compared: a stream's views may carry none. */
-FZ_STATIC const char *fz_view_diff(const afmt_array *x, const afmt_array *y)
+static const char *fz_view_diff(const afmt_array *x, const afmt_array *y)
 {
     if (x->dtype != y->dtype || x->elsize != y->elsize)
         return "dtype";
@@ -767,7 +760,7 @@ FZ_STATIC const char *fz_view_diff(const afmt_array *x, const afmt_array *y)
 /* Validating buf as a stream through a window of `window` bytes gives the
  * buffer's verdict, error and arrays -- or, allow_limit, an AFMT_E_LIMIT
  * (a structure larger than the window). */
-FZ_STATIC void fz_check_stream(fz_ctx *c, const afmt_format *f, const uint8_t *buf,
+static void fz_check_stream(fz_ctx *c, const afmt_format *f, const uint8_t *buf,
                                uint64_t len, const afmt_options *opt, uint64_t window,
                                int allow_limit, fz_views *bvp, fz_views *svp)
 {
@@ -863,14 +856,14 @@ typedef struct fz_logical {
     uint8_t *buf[FZ_MAX_VIEWS];     /* their data, owned */
 } fz_logical;
 
-FZ_STATIC int fz_logical_alloc(fz_logical *l)
+static int fz_logical_alloc(fz_logical *l)
 {
     memset(l, 0, sizeof *l);
     l->a = malloc(sizeof *l->a * FZ_MAX_VIEWS);
     return l->a ? 0 : -1;
 }
 
-FZ_STATIC void fz_logical_clear(fz_logical *l)
+static void fz_logical_clear(fz_logical *l)
 {
     size_t i;
     for (i = 0; i < FZ_MAX_VIEWS; i++) {
@@ -880,124 +873,51 @@ FZ_STATIC void fz_logical_clear(fz_logical *l)
     l->n = 0;
 }
 
-FZ_STATIC void fz_logical_free(fz_logical *l)
+static void fz_logical_free(fz_logical *l)
 {
     fz_logical_clear(l);
     free(l->a);
     l->a = NULL;
 }
 
-/* Copy a decoded (row-major) tile into its place in the matrix; -1 with the
- * cell's coordinates when a cell was already covered. */
-FZ_STATIC FZ_NO_COVERAGE int fz_place_tile(const afmt_array *t, const uint8_t *tile,
-                                           uint64_t cols, uint64_t es, uint8_t *mat,
-                                           uint8_t *seen, uint64_t *covered, uint64_t *row,
-                                           uint64_t *col)
-{
-    uint64_t r, k, at;
-
-    for (r = 0; r < t->dims[0]; r++)
-        for (k = 0; k < t->dims[1]; k++) {
-            at = (t->tile_row + r) * cols + t->tile_col + k;
-            if (seen[at]) {
-                *row = t->tile_row + r;
-                *col = t->tile_col + k;
-                return -1;
-            }
-            seen[at] = 1;
-            ++*covered;
-            memcpy(mat + at * es, tile + (r * t->dims[1] + k) * es, es);
-        }
-    return 0;
-}
-
 /* Put the tiles views[0..n) (all is_tile) together into one matrix, in
- * `order`, as l->a[l->n].  0 ok, 1 skip, -1 bug reported. */
-FZ_STATIC int fz_assemble_tiles(fz_ctx *c, const afmt_format *f, const afmt_array *views,
-                                size_t n, afmt_order order, fz_logical *l)
+ * `order`, as l->a[l->n] (afmt_tiles_assemble).  0 ok, 1 skip, -1 bug
+ * reported: the tiles of a valid file are tiles of one matrix that they
+ * cover without overlapping, and each decodes. */
+static int fz_assemble_tiles(fz_ctx *c, const afmt_format *f, const afmt_array *views,
+                             size_t n, afmt_order order, fz_logical *l)
 {
-    const afmt_array *t0 = &views[0];
-    uint64_t rows = t0->tile_rows, cols = t0->tile_cols, cells, total, es = fz_elsize(t0);
-    uint64_t covered = 0, r, k, size;
-    uint8_t *mat = NULL, *seen = NULL, *tile = NULL, *out = NULL;
-    afmt_array whole;
+    uint64_t total;
+    uint8_t *mat;
     afmt_error e;
     char text[1024];
-    size_t i;
-    int rc = 1;
 
-    for (i = 1; i < n; i++)
-        if (views[i].tile_rows != rows || views[i].tile_cols != cols ||
-            views[i].dtype != t0->dtype || fz_elsize(&views[i]) != es) {
-            fz_bug(c, "%s: tile %zu belongs to another matrix (%" PRIu64 " x %" PRIu64
-                   " %s) than tile 0 (%" PRIu64 " x %" PRIu64 " %s)", f->name, i,
-                   views[i].tile_rows, views[i].tile_cols, afmt_dtype_name(views[i].dtype),
-                   rows, cols, afmt_dtype_name(t0->dtype));
-            return -1;
-        }
-    if (!afmt_mul_u64(rows, cols, &cells) || !afmt_mul_u64(cells, es, &total) ||
-        total > FZ_MAX_PLAIN)
+    afmt_error_clear(&e);
+    if (afmt_tiles_plain_size(views, n, &total, &e) != 0) {
+        if (e.code == AFMT_E_OVERFLOW)
+            return 1;
+        fz_bug(c, "%s: the tiles of a valid file: %s: %s", f->name, afmt_code_name(e.code),
+               fz_describe(&e, text, sizeof text));
+        return -1;
+    }
+    if (total > FZ_MAX_PLAIN || !(mat = malloc(total ? total : 1)))
         return 1;
-    mat = malloc(total ? total : 1);
-    seen = calloc(cells ? cells : 1, 1);
-    if (!mat || !seen)
-        goto done;
-    for (i = 0; i < n; i++) {
-        const afmt_array *t = &views[i];
-        if (t->count == 0)
-            continue; /* e.g. 2^60 x 0: nothing to place (and no loop over 2^60 rows) */
-        rc = fz_decode(t, AFMT_ROW_MAJOR, &tile, &size, &e);
-        if (rc < 0)
-            fz_bug(c, "%s: tile %zu of a valid file does not decode: %s: %s", f->name, i,
-                   afmt_code_name(e.code), fz_describe(&e, text, sizeof text));
-        if (rc != 0)
-            goto done;
-        if (fz_place_tile(t, tile, cols, es, mat, seen, &covered, &r, &k) != 0) {
-            fz_bug(c, "%s: tiles overlap at (%" PRIu64 ", %" PRIu64 ")", f->name, r, k);
-            rc = -1;
-            goto done;
-        }
-        free(tile);
-        tile = NULL;
+    if (afmt_tiles_assemble(views, n, order, mat, total, &l->a[l->n], &e) != 0) {
+        free(mat);
+        if (fz_decode_may_fail(e.code))
+            return 1;
+        fz_bug(c, "%s: the tiles of a valid file do not assemble: %s: %s", f->name,
+               afmt_code_name(e.code), fz_describe(&e, text, sizeof text));
+        return -1;
     }
-    if (covered != cells) {
-        fz_bug(c, "%s: the tiles of a valid file cover %" PRIu64 " of the %" PRIu64
-               " cells of its %" PRIu64 " x %" PRIu64 " matrix", f->name, covered, cells,
-               rows, cols);
-        rc = -1;
-        goto done;
-    }
-    /* The whole matrix, row-major; then in the order asked for. */
-    afmt_array_init(&whole, t0->dtype);
-    whole.elsize = es;
-    whole.stride = es;
-    whole.rank = 2;
-    whole.dims[0] = rows;
-    whole.dims[1] = cols;
-    whole.count = cells;
-    whole.data = mat;
-    whole.nbytes = total;
-    memcpy(whole.name, t0->name, sizeof whole.name);
-    whole.index = t0->index;
-    rc = fz_decode(&whole, order, &out, &size, &e);
-    if (rc < 0)
-        fz_bug(c, "%s: the assembled %" PRIu64 " x %" PRIu64 " matrix does not decode: %s",
-               f->name, rows, cols, fz_describe(&e, text, sizeof text));
-    if (rc != 0)
-        goto done;
-    l->buf[l->n] = out;
-    afmt_array_plain_view(&whole, order, out, &l->a[l->n]);
+    l->buf[l->n] = mat;
     l->n++;
-done:
-    free(mat);
-    free(seen);
-    free(tile);
-    return rc;
+    return 0;
 }
 
 /* The logical arrays of views[0..n) in `order`.  0 ok, 1 skip (too big, or
  * not decodable for a legitimate reason), -1 bug reported. */
-FZ_STATIC int fz_logical_build(fz_ctx *c, const afmt_format *f, const afmt_array *views,
+static int fz_logical_build(fz_ctx *c, const afmt_format *f, const afmt_array *views,
                                size_t n, afmt_order order, fz_logical *l)
 {
     uint64_t total = 0, size;
@@ -1038,7 +958,7 @@ FZ_STATIC int fz_logical_build(fz_ctx *c, const afmt_format *f, const afmt_array
  * -1: bug reported.  may_refuse_values: the arrays come from a leniently
  * valid file or from another format, so a refusal of a value (or any
  * constraint of f's strict form) is legitimate. */
-FZ_STATIC int fz_write(fz_ctx *c, const afmt_format *f, const char *what,
+static int fz_write(fz_ctx *c, const afmt_format *f, const char *what,
                        const afmt_array *arrays, size_t n, const afmt_write_options *wopt,
                        int may_refuse_values, uint8_t **out, uint64_t *size)
 {
@@ -1089,7 +1009,7 @@ FZ_STATIC int fz_write(fz_ctx *c, const afmt_format *f, const char *what,
 
 /* Same logical shape: equal dims, or (squeeze) equal once axes of size 1
  * are dropped, which keeps every row-major linear index. */
-FZ_STATIC int fz_same_shape(const afmt_array *a, const afmt_array *b, int squeeze)
+static int fz_same_shape(const afmt_array *a, const afmt_array *b, int squeeze)
 {
     uint32_t i = 0, j = 0;
 
@@ -1112,7 +1032,7 @@ FZ_STATIC int fz_same_shape(const afmt_array *a, const afmt_array *b, int squeez
 
 /* Compare array x (from the input) with y (from what a writer made):
  * dtype, shape, and every value at the same logical index (row-major). */
-FZ_STATIC void fz_compare_values(fz_ctx *c, const char *what, size_t index,
+static void fz_compare_values(fz_ctx *c, const char *what, size_t index,
                                  const afmt_array *x, const afmt_array *y, int squeeze)
 {
     uint8_t *px = NULL, *py = NULL;
@@ -1158,7 +1078,7 @@ typedef struct fz_work {
     fz_logical l1, l2, l3;
 } fz_work;
 
-FZ_STATIC int fz_work_alloc(fz_work *w)
+static int fz_work_alloc(fz_work *w)
 {
     int bad = 0;
     bad |= fz_views_alloc(&w->in);
@@ -1169,7 +1089,7 @@ FZ_STATIC int fz_work_alloc(fz_work *w)
     return bad ? -1 : 0;
 }
 
-FZ_STATIC void fz_work_free(fz_work *w)
+static void fz_work_free(fz_work *w)
 {
     free(w->in.v);
     free(w->out.v);
@@ -1178,7 +1098,7 @@ FZ_STATIC void fz_work_free(fz_work *w)
     fz_logical_free(&w->l3);
 }
 
-FZ_STATIC void fz_roundtrip_format(fz_ctx *c, const afmt_format *f, const uint8_t *buf,
+static void fz_roundtrip_format(fz_ctx *c, const afmt_format *f, const uint8_t *buf,
                                    uint64_t len, fz_work *w)
 {
     uint8_t *w1 = NULL, *w2 = NULL;
@@ -1252,15 +1172,19 @@ done:
 }
 
 /* The roundtrip target: every format in which the input is valid. */
-FZ_STATIC void fz_check_roundtrip(fz_ctx *c, const uint8_t *buf, uint64_t len)
+void fz_check_roundtrip(fz_ctx *c, const afmt_format *only, const uint8_t *buf, uint64_t len)
 {
     fz_work w;
     size_t i;
 
-    if (fz_work_alloc(&w) == 0)
-        for (i = 0; i < afmt_format_count; i++)
-            if (afmt_formats[i])
-                fz_roundtrip_format(c, afmt_formats[i], buf, len, &w);
+    if (fz_work_alloc(&w) == 0) {
+        if (only)
+            fz_roundtrip_format(c, only, buf, len, &w);
+        else
+            for (i = 0; i < afmt_format_count; i++)
+                if (afmt_formats[i])
+                    fz_roundtrip_format(c, afmt_formats[i], buf, len, &w);
+    }
     fz_work_free(&w);
 }
 
@@ -1268,7 +1192,7 @@ FZ_STATIC void fz_check_roundtrip(fz_ctx *c, const uint8_t *buf, uint64_t len)
 
 /* Logical array x (row-major plain, from a valid file of format a) written
  * as format b. */
-FZ_STATIC void fz_convert_one(fz_ctx *c, const afmt_format *a, const afmt_format *b,
+static void fz_convert_one(fz_ctx *c, const afmt_format *a, const afmt_format *b,
                               const afmt_array *x, size_t index, fz_work *w)
 {
     uint8_t *out = NULL;
@@ -1316,7 +1240,7 @@ done:
 
 /* The convert target: for every format A in which the input is valid, each
  * of its first logical arrays into every other format B that can hold it. */
-FZ_STATIC void fz_check_convert(fz_ctx *c, const uint8_t *buf, uint64_t len)
+void fz_check_convert(fz_ctx *c, const uint8_t *buf, uint64_t len)
 {
     fz_work w;
     size_t i, j, k;
@@ -1340,17 +1264,16 @@ done:
 }
 
 /* All three, as the regression test runs them. */
-FZ_STATIC void fz_check_all(fz_ctx *c, const uint8_t *buf, uint64_t len)
+void fz_check_all(fz_ctx *c, const uint8_t *buf, uint64_t len)
 {
     const char *target = c->target;
 
     c->target = "validate";
-    fz_check_validate(c, buf, len);
+    fz_check_validate(c, NULL, buf, len);
     c->target = "roundtrip";
-    fz_check_roundtrip(c, buf, len);
+    fz_check_roundtrip(c, NULL, buf, len);
     c->target = "convert";
     fz_check_convert(c, buf, len);
     c->target = target;
 }
 
-#endif /* AFMT_FUZZ_CHECKS_H */

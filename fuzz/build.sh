@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Build every afmt fuzz target from one harness (fuzz/harness.c):
+#   validate_<format>, roundtrip_<format>, stream_<format>   per registry format
+#   validate, roundtrip, convert                              every format at once
+# The format list comes from the registry itself (fuzz/list_formats.c), so a
+# format added to spec/ gets its targets after `make regen`, with no change
+# here.  Beside each target: <target>.dict (generated/fuzz/<format>.dict, or
+# all of them for the all-format targets) and <target>.options (libFuzzer
+# arguments), as OSS-Fuzz / ClusterFuzzLite expect them in $OUT.
+#
+# OSS-Fuzz conventions (so .clusterfuzzlite/build.sh is a one-liner):
+#   CC                  compiler                  (default clang)
+#   CFLAGS              compile flags             (default: -O1 -g, ASan + UBSan,
+#                                                  -fsanitize=fuzzer-no-link)
+#   LIB_FUZZING_ENGINE  link flags of the engine  (default -fsanitize=fuzzer)
+#   OUT                 where the targets go      (default build/fuzz)
+#   SRC                 not needed: the sources are found from this script
+# And:
+#   FUZZ_STANDALONE=1   no engine: add the replay main (-DFZ_STANDALONE_MAIN)
+#   FUZZ_EXTRA_CFLAGS   added to every compile (make fuzz-planted plants its
+#                       bug with it: -DAFMT_PLANT=...)
+#   FUZZ_WERROR=0       do not make warnings in fuzz/ fatal
+#   FUZZ_JOBS=2         parallel compiles
+#   FUZZ_ONLY="a b"     build only these targets
+#   FUZZ_STATIC_LZ4=1   link liblz4.a (OSS-Fuzz runners have no liblz4.so)
+set -eu
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT"
+
+CC=${CC:-clang}
+SAN_DEFAULT="-fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer"
+CFLAGS=${CFLAGS:-"-O1 -g $SAN_DEFAULT -fsanitize=fuzzer-no-link"}
+LIB_FUZZING_ENGINE=${LIB_FUZZING_ENGINE--fsanitize=fuzzer}
+OUT=${OUT:-$ROOT/build/fuzz}
+FUZZ_JOBS=${FUZZ_JOBS:-2}
+EXTRA=${FUZZ_EXTRA_CFLAGS:-}
+STD="-std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE"
+INC="-I$ROOT/runtime -I$ROOT/generated -I$ROOT/fuzz"
+OWN_WARN="-Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes"
+[ "${FUZZ_WERROR:-1}" = 1 ] && OWN_WARN="$OWN_WARN -Werror"
+[ "${FUZZ_STANDALONE:-0}" = 1 ] && EXTRA="$EXTRA -DFZ_STANDALONE_MAIN"
+
+FEAT=""
+LIBS="-lm"
+if printf '#include <lz4.h>\n' | $CC -E - >/dev/null 2>&1; then
+    FEAT="-DAFMT_HAVE_LZ4=1"
+    LIBS="-llz4 -lm"
+    if [ "${FUZZ_STATIC_LZ4:-0}" = 1 ]; then
+        a=$($CC -print-file-name=liblz4.a)
+        [ -f "$a" ] && LIBS="$a -lm"
+    fi
+fi
+
+OBJ=$OUT/obj
+mkdir -p "$OUT" "$OBJ"
+# Objects of the library (runtime/, generated/ without afmt-gen's own lexer)
+# and of the checks; compiled in parallel, warnings of the library shown by
+# `make compilers`, not here.
+LIB_SRC=$(ls runtime/*.c; find generated -name '*.c' -not -path 'generated/gen/*' | sort)
+rm -f "$OBJ"/*.o
+compile() { # source -> object
+    local s=$1 o warn="-w"
+    o=$OBJ/$(echo "$s" | tr / _ | sed 's/\.c$/.o/')
+    case "$s" in fuzz/*) warn=$OWN_WARN ;; esac
+    # shellcheck disable=SC2086
+    $CC $STD $CFLAGS $EXTRA $INC $FEAT $warn -c "$s" -o "$o"
+}
+export -f compile
+export CC STD CFLAGS EXTRA INC FEAT OWN_WARN OBJ
+printf '%s\n' $LIB_SRC fuzz/checks.c | xargs -P "$FUZZ_JOBS" -I{} bash -c 'compile {}'
+
+# The registry's formats, from a program linked with the same objects.
+$CC $STD $CFLAGS $EXTRA $INC $FEAT -w fuzz/list_formats.c "$OBJ"/*.o -o "$OBJ/list_formats" $LIBS
+FORMATS=$("$OBJ/list_formats")
+[ -n "$FORMATS" ] || { echo "fuzz/build.sh: the registry lists no formats" >&2; exit 1; }
+
+TARGETS="validate roundtrip convert"
+for f in $FORMATS; do TARGETS="$TARGETS validate_$f roundtrip_$f stream_$f"; done
+[ -n "${FUZZ_ONLY:-}" ] && TARGETS=$FUZZ_ONLY
+
+link() { # target
+    local t=$1 kind fmt=""
+    kind=${t%%_*}
+    [ "$kind" != "$t" ] && fmt=${t#*_}
+    local def="-DFZ_TARGET=FZ_$(echo "$kind" | tr a-z A-Z)"
+    [ -n "$fmt" ] && def="$def -DFZ_FORMAT=$fmt"
+    # shellcheck disable=SC2086
+    $CC $STD $CFLAGS $EXTRA $INC $FEAT $OWN_WARN $def fuzz/harness.c "$OBJ"/*.o \
+        $LIB_FUZZING_ENGINE -o "$OUT/$t" $LIBS
+    # dictionary: the format's, or every format's for the all-format targets
+    if [ -n "$fmt" ]; then
+        [ -f "generated/fuzz/$fmt.dict" ] && cp "generated/fuzz/$fmt.dict" "$OUT/$t.dict"
+    elif ls generated/fuzz/*.dict >/dev/null 2>&1; then
+        cat generated/fuzz/*.dict > "$OUT/$t.dict"
+    fi
+    printf '[libfuzzer]\nmax_len = 65536\nrss_limit_mb = 512\ntimeout = 10\n' > "$OUT/$t.options"
+    [ -f "$OUT/$t.dict" ] && printf 'dict = %s.dict\n' "$t" >> "$OUT/$t.options"
+    return 0
+}
+export -f link
+export OUT LIB_FUZZING_ENGINE LIBS
+printf '%s\n' $TARGETS | xargs -P "$FUZZ_JOBS" -I{} bash -c 'link {}'
+echo "fuzz/build.sh: built $(echo $TARGETS | wc -w) targets into $OUT ($CC)"

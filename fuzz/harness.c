@@ -1,0 +1,173 @@
+/* afmt fuzzing: the one fuzz target, compiled once per (target, format).
+ *
+ *   -DFZ_TARGET=FZ_VALIDATE | FZ_ROUNDTRIP | FZ_STREAM | FZ_CONVERT
+ *   -DFZ_FORMAT=name        one format of the registry (a bare word, e.g.
+ *                           -DFZ_FORMAT=futhark); without it, every format
+ *
+ * fuzz/build.sh builds validate_<format>, roundtrip_<format> and
+ * stream_<format> for every format the registry lists (so a format added to
+ * spec/ gets its targets with no change here), plus validate, roundtrip and
+ * convert over every format.  What each runs is in fuzz/checks.c.
+ *
+ * Built with clang -fsanitize=fuzzer (libFuzzer), afl-clang-fast
+ * -fsanitize=fuzzer (AFL++'s libAFLDriver supplies main), $LIB_FUZZING_ENGINE
+ * (OSS-Fuzz / ClusterFuzzLite), or any C11 compiler with
+ * -DFZ_STANDALONE_MAIN: a main that runs the files and folders named on the
+ * command line once each (reproducing without an engine; also the replay
+ * driver for profiling).
+ *
+ * Environment, read per input: AFMT_FUZZ_KEEP_GOING=1 prints every bug of
+ * an input and carries on (reproducing by hand) instead of aborting at the
+ * first; AFMT_FUZZ_IGNORE="a|b" steps over bugs whose message contains a or
+ * b (fuzzing on past a known, unfixed bug).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "checks.h"
+
+#define FZ_VALIDATE 1
+#define FZ_ROUNDTRIP 2
+#define FZ_STREAM 3
+#define FZ_CONVERT 4
+
+#ifndef FZ_TARGET
+#error "compile with -DFZ_TARGET=FZ_VALIDATE (or FZ_ROUNDTRIP, FZ_STREAM, FZ_CONVERT)"
+#endif
+
+#if FZ_TARGET == FZ_VALIDATE
+#define FZ_TARGET_NAME "validate"
+#elif FZ_TARGET == FZ_ROUNDTRIP
+#define FZ_TARGET_NAME "roundtrip"
+#elif FZ_TARGET == FZ_STREAM
+#define FZ_TARGET_NAME "stream"
+#else
+#define FZ_TARGET_NAME "convert"
+#endif
+
+#define FZ_STR2(x) #x
+#define FZ_STR(x) FZ_STR2(x)
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* The format this target fuzzes, or NULL for all of them. */
+static const afmt_format *fz_target_format(void)
+{
+#ifdef FZ_FORMAT
+    const afmt_format *f = afmt_format_by_name(FZ_STR(FZ_FORMAT));
+    if (!f) {
+        fprintf(stderr, "afmt-fuzz: no format \"%s\" in the registry\n", FZ_STR(FZ_FORMAT));
+        abort();
+    }
+    return f;
+#else
+    return NULL;
+#endif
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    const char *keep = getenv("AFMT_FUZZ_KEEP_GOING");
+    const afmt_format *only = fz_target_format();
+    fz_ctx c;
+
+    fz_ctx_init(&c, FZ_TARGET_NAME, !(keep && keep[0] == '1'));
+    c.ignore = getenv("AFMT_FUZZ_IGNORE");
+#if FZ_TARGET == FZ_VALIDATE
+    /* The per-format target leaves the stream comparisons to stream_<fmt>
+     * (they cost most per input); the all-format target keeps them. */
+    c.streams = only == NULL;
+    fz_check_validate(&c, only, data, size);
+#elif FZ_TARGET == FZ_ROUNDTRIP
+    fz_check_roundtrip(&c, only, data, size);
+#elif FZ_TARGET == FZ_STREAM
+    fz_check_streams(&c, only, data, size);
+#elif FZ_TARGET == FZ_CONVERT
+    (void)only;
+    fz_check_convert(&c, data, size);
+#else
+#error "unknown FZ_TARGET"
+#endif
+    return 0;
+}
+
+#ifdef FZ_STANDALONE_MAIN
+/* Reproducer / replay main: run every file (or every file in a folder)
+ * once; with AFMT_FUZZ_REPEAT=N, N times (profiling). */
+#include <dirent.h>
+#include <sys/stat.h>
+
+static int run_file(const char *path, long repeat)
+{
+    FILE *fp = fopen(path, "rb");
+    uint8_t *buf = NULL, *nb;
+    size_t len = 0, cap = 0, got;
+    long i;
+
+    if (!fp) {
+        perror(path);
+        return 1;
+    }
+    for (;;) {
+        if (len == cap) {
+            cap = cap ? cap * 2 : 65536;
+            nb = realloc(buf, cap);
+            if (!nb) {
+                fclose(fp);
+                free(buf);
+                return 1;
+            }
+            buf = nb;
+        }
+        got = fread(buf + len, 1, cap - len, fp);
+        if (got == 0)
+            break;
+        len += got;
+    }
+    fclose(fp);
+    /* An exact-size copy, so a sanitizer sees any read past the end. */
+    nb = malloc(len ? len : 1);
+    if (nb) {
+        memcpy(nb, buf, len);
+        if (repeat == 1)
+            fprintf(stderr, "running %s (%zu bytes)\n", path, len);
+        for (i = 0; i < repeat; i++)
+            LLVMFuzzerTestOneInput(nb, len);
+    }
+    free(nb);
+    free(buf);
+    return nb ? 0 : 1;
+}
+
+int main(int argc, char **argv)
+{
+    const char *rep = getenv("AFMT_FUZZ_REPEAT");
+    long repeat = rep ? strtol(rep, NULL, 10) : 1;
+    int i, rc = 0;
+    struct stat st;
+
+    if (repeat < 1)
+        repeat = 1;
+    for (i = 1; i < argc; i++) {
+        if (stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode)) {
+            DIR *d = opendir(argv[i]);
+            struct dirent *e;
+            char path[4096];
+            while (d && (e = readdir(d)) != NULL) {
+                if (e->d_name[0] == '.')
+                    continue;
+                snprintf(path, sizeof path, "%s/%s", argv[i], e->d_name);
+                if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
+                    rc |= run_file(path, repeat);
+            }
+            if (d)
+                closedir(d);
+        } else {
+            rc |= run_file(argv[i], repeat);
+        }
+    }
+    return rc;
+}
+#endif

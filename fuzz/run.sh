@@ -1,0 +1,187 @@
+#!/usr/bin/env bash
+# Run afmt fuzz targets (built by fuzz/build.sh) with libFuzzer and, when
+# installed, AFL++; keep what they find.  `make fuzz-smoke` (CI) and
+# `make fuzz` run this; docs/FUZZING.md is the manual.
+#
+#   build/fuzz/corpus/<target>/     each target's grown corpus, resumed by the
+#                                   next run (never deleted by this script)
+#   build/fuzz/seeds/<target>/      the seeds, rebuilt each run from
+#                                   corpus/<format>/, corpus/regressions/ and
+#                                   tests/<format>/*/input (read, never written)
+#   build/fuzz/crashes/<target>/    crashing / leaking / hanging inputs
+#   build/fuzz/afl/<target>         the AFL++ builds; build/fuzz/afl-out/<target>/
+#                                   afl-fuzz's state (resumed)
+#   build/fuzz/logs/<target>.log    full engine output
+#
+# Environment:
+#   FUZZ_SECONDS=5        seconds per libFuzzer target
+#   FUZZ_TARGETS="..."    targets (default: every target in build/fuzz)
+#   AFL_SECONDS=10        seconds of afl-fuzz per AFL target (0: no AFL++)
+#   AFL_TARGETS="..."     AFL++ targets (default: validate_<first format>)
+#   AFL_BUILD_ONLY=1      build the AFL++ targets, run nothing
+#   FUZZ_KEEP_GOING=1     libFuzzer fork mode: fuzz on after a crash,
+#                         collect every crash (still exits 1)
+#   FUZZ_NO_REGRESSIONS=1 leave corpus/regressions/ out of the seeds
+#   FUZZ_NO_BUILD=1       use the targets already in build/fuzz
+#   FUZZ_ARGS="..."       extra libFuzzer arguments
+#   FUZZ_DIR=build/fuzz   where the targets are and everything goes
+#   FUZZ_NICE=19          run the engines under nice -n (campaigns)
+#   AFMT_FUZZ_IGNORE="a|b" step over known, unfixed bugs (read by the targets)
+# Exit: 0 nothing found, 1 a crash (inputs and reproduce commands printed),
+# 2 the targets could not be built.
+set -u
+cd "$(dirname "$0")/.."
+ROOT=$(pwd)
+FUZZ_SECONDS=${FUZZ_SECONDS:-5}
+AFL_SECONDS=${AFL_SECONDS:-10}
+B=${FUZZ_DIR:-$ROOT/build/fuzz}
+NICE=""
+[ -n "${FUZZ_NICE:-}" ] && NICE="nice -n $FUZZ_NICE"
+mkdir -p "$B/logs" "$B/corpus" "$B/crashes" "$B/seeds" "$B/afl-out"
+START=$(date +%s)
+FAILED=0
+SUMMARY=()
+say() { printf '%s\n' "$*"; }
+
+if [ "${FUZZ_NO_BUILD:-0}" != 1 ]; then
+    say "building the libFuzzer targets (fuzz/build.sh) into build/fuzz/"
+    if ! OUT=$B $NICE bash fuzz/build.sh > "$B/logs/build.log" 2>&1; then
+        cat "$B/logs/build.log"; say "FAIL: could not build the fuzz targets"; exit 2
+    fi
+fi
+ALL=$(cd "$B" && for f in *; do [ -f "$f" ] && [ -x "$f" ] && echo "$f"; done)
+TARGETS=${FUZZ_TARGETS:-$ALL}
+[ "$TARGETS" = none ] && TARGETS=""   # AFL++ only, or build only
+
+# The format a target fuzzes ("" for the all-format ones).
+target_format() { case "$1" in *_*) echo "${1#*_}" ;; *) echo "" ;; esac; }
+
+# Seeds of a target, flat, rebuilt every run.
+make_seeds() { # target -> dir
+    local t=$1 fmt d f n
+    fmt=$(target_format "$t")
+    d=$B/seeds/$t
+    rm -rf "$d"; mkdir -p "$d"
+    for f in corpus/*/*; do
+        [ -f "$f" ] || continue
+        case "$f" in */README*) continue ;; esac
+        case "$f" in
+        corpus/regressions/*)
+            [ "${FUZZ_NO_REGRESSIONS:-0}" = 1 ] && continue
+            [ -n "$fmt" ] && case "$f" in *-"$fmt"-*) ;; *) continue ;; esac ;;
+        *) [ -n "$fmt" ] && [ "$f" != "${f#corpus/$fmt/}" ] || [ -z "$fmt" ] || continue ;;
+        esac
+        n=${f#corpus/}; cp "$f" "$d/${n//\//__}"
+    done
+    for f in tests/*/*/input; do
+        [ -f "$f" ] || continue
+        [ -n "$fmt" ] && [ "$f" = "${f#tests/$fmt/}" ] && continue
+        n=${f#tests/}; n=${n%/input}; cp "$f" "$d/golden__${n//\//__}"
+    done
+    echo "$d"
+}
+
+# ------------------------------------------------------------- libFuzzer
+for t in $TARGETS; do
+    [ -x "$B/$t" ] || { say "no target $B/$t"; FAILED=1; continue; }
+    seeds=$(make_seeds "$t")
+    corpus=$B/corpus/$t
+    crashes=$B/crashes/$t
+    mkdir -p "$corpus" "$crashes"
+    before=$(ls "$crashes" | wc -l)
+    log=$B/logs/$t.log
+    extra=""
+    [ "${FUZZ_KEEP_GOING:-0}" = 1 ] &&
+        extra="-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1"
+    dict=""
+    [ -f "$B/$t.dict" ] && dict="-dict=$B/$t.dict"
+    ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1} \
+    UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
+    $NICE "$B/$t" -max_total_time="$FUZZ_SECONDS" -max_len=65536 -rss_limit_mb=512 \
+        -timeout=10 -print_final_stats=1 -artifact_prefix="$crashes/" $dict \
+        $extra ${FUZZ_ARGS:-} "$corpus" "$seeds" > "$log" 2>&1
+    rc=$?
+    execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
+    eps=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
+    if [ -z "$eps" ]; then # fork mode prints no final stats
+        eps=$(grep -o 'exec/s:\? [0-9]*' "$log" | tail -1 | sed 's/[^0-9]//g')
+        execs=$(grep -o '^#[0-9]*' "$log" | tail -1 | tr -d '#')
+    fi
+    cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 | sed 's/cov: //')
+    ft=$(grep -o 'ft: [0-9]*' "$log" | tail -1 | sed 's/ft: //')
+    corp=$(ls "$corpus" | wc -l)
+    for f in "$crashes"/slow-unit-*; do [ -f "$f" ] && rm -f "$f"; done
+    ncrash=$(( $(ls "$crashes" | wc -l) - before ))
+    status=ok
+    if [ "$rc" -ne 0 ] || [ "$ncrash" -gt 0 ]; then
+        status=CRASH; FAILED=1
+        say "$t: failed (exit $rc); log: $log"
+        grep -E 'afmt-fuzz BUG|^==[0-9]+==ERROR|SUMMARY:|runtime error:|^    #[0-9] ' "$log" | head -20 | sed 's/^/  | /'
+        for f in $(ls -t "$crashes" | head -n "$ncrash"); do
+            say "  reproduce: ${B#$ROOT/}/$t ${B#$ROOT/}/crashes/$t/$f"
+        done
+    fi
+    SUMMARY+=("$(printf 'libfuzzer %-20s %-5s %5s s %10s execs %7s exec/s  cov %5s  ft %6s  corpus %5s  crashes %s' \
+        "$t" "$status" "$FUZZ_SECONDS" "${execs:-?}" "${eps:-?}" "${cov:-?}" "${ft:-?}" "$corp" "$ncrash")")
+done
+
+# ------------------------------------------------------------- AFL++
+run_afl() {
+    local cc t out in rc stats n
+    if [ "$AFL_SECONDS" = 0 ]; then SUMMARY+=("afl++ skipped: AFL_SECONDS=0"); return; fi
+    command -v afl-fuzz >/dev/null 2>&1 || { SUMMARY+=("afl++ skipped: afl-fuzz not installed"); return; }
+    cc=${AFL_CC:-}
+    [ -z "$cc" ] && for c in afl-clang-fast afl-clang-lto afl-cc; do
+        command -v $c >/dev/null 2>&1 && { cc=$c; break; }; done
+    [ -z "$cc" ] && { SUMMARY+=("afl++ skipped: no afl-clang-fast"); return; }
+    local want=${AFL_TARGETS:-$(ls "$B" | grep -m1 '^validate_')}
+    if [ "${FUZZ_NO_BUILD:-0}" != 1 ] || [ ! -d "$B/afl" ]; then
+        say "building AFL++ targets ($cc) into build/fuzz/afl/"
+        if ! AFL_QUIET=1 CC=$cc CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
+             LIB_FUZZING_ENGINE=-fsanitize=fuzzer OUT=$B/afl FUZZ_ONLY="$want" \
+             $NICE bash fuzz/build.sh > "$B/logs/afl-build.log" 2>&1; then
+            SUMMARY+=("afl++ skipped: $cc could not build (build/fuzz/logs/afl-build.log)"); return
+        fi
+    fi
+    [ "${AFL_BUILD_ONLY:-0}" = 1 ] && return
+    for t in $want; do
+        out=$B/afl-out/$t
+        in=$(make_seeds "$t")
+        [ -d "$out/default/queue" ] && in=-   # resume
+        mkdir -p "$B/crashes/$t"
+        AFL_SKIP_CPUFREQ=1 AFL_I_DONT_CARE_ABOUT_MISSING_CRASHES=1 AFL_NO_UI=1 \
+        AFL_NO_AFFINITY=1 AFL_SKIP_CRASHES=1 AFL_AUTORESUME=1 \
+            timeout $((AFL_SECONDS + 60)) $NICE afl-fuzz -V "$AFL_SECONDS" -m none -t 10000 \
+            $([ -f "$B/afl/$t.dict" ] && echo "-x $B/afl/$t.dict") \
+            -i "$in" -o "$out" -- "$B/afl/$t" > "$B/logs/afl-$t.log" 2>&1
+        rc=$?
+        stats=$out/default/fuzzer_stats
+        if [ ! -f "$stats" ]; then
+            SUMMARY+=("afl++ $t skipped: afl-fuzz refused to run (exit $rc, build/fuzz/logs/afl-$t.log)")
+            continue
+        fi
+        n=0
+        for f in "$out"/default/crashes/id:* "$out"/default/hangs/id:*; do
+            [ -f "$f" ] || continue
+            g=$B/crashes/$t/afl-$(basename "$f" | tr ':,' '__')
+            [ -f "$g" ] && continue
+            cp "$f" "$g"; n=$((n + 1))
+            say "  reproduce: ${B#$ROOT/}/$t ${g#$ROOT/}"
+        done
+        [ "$n" -gt 0 ] && FAILED=1
+        SUMMARY+=("$(printf 'afl++     %-20s %-5s %5s s %10s execs %7s exec/s  edges %s  corpus %5s  crashes %s' \
+            "$t" "$([ $n -gt 0 ] && echo CRASH || echo ok)" "$AFL_SECONDS" \
+            "$(sed -n 's/^execs_done *: *//p' "$stats")" "$(sed -n 's/^execs_per_sec *: *//p' "$stats")" \
+            "$(sed -n 's/^edges_found *: *//p' "$stats")" "$(sed -n 's/^corpus_count *: *//p' "$stats")" "$n")")
+    done
+}
+run_afl
+
+say ""
+say "fuzz summary ($(( $(date +%s) - START )) s, load $(cut -d' ' -f1-3 /proc/loadavg)):"
+for line in "${SUMMARY[@]}"; do say "  $line"; done
+if [ "$FAILED" -ne 0 ]; then
+    say "FAIL: see the reproduce commands above; add each input to corpus/regressions/ (its README.md)"
+    exit 1
+fi
+say "OK: no crashes"
