@@ -75,6 +75,8 @@ static void convert_usage(FILE *f)
 "Options:\n"
 "      --from NAME    do not detect: read IN as format NAME\n"
 "      --to NAME      write OUT as format NAME\n"
+"      --text         with --to futhark: write Futhark text values, one a\n"
+"                     line (as 'afmt dump' prints them), not binary ones\n"
 "      --dtype TYPE   cast elements to TYPE (bool, i8, i16, i32, i64, u8,\n"
 "                     u16, u32, u64, f16, bf16, f32, f64, c64, c128);\n"
 "                     refused if a value would change, unless\n"
@@ -91,7 +93,7 @@ static void convert_usage(FILE *f)
 "or I/O error.\n");
 }
 
-enum { C_HELP = 1, C_FROM, C_TO, C_DTYPE, C_LOSSY, C_LENIENT, C_STRICT };
+enum { C_HELP = 1, C_FROM, C_TO, C_DTYPE, C_LOSSY, C_LENIENT, C_STRICT, C_TEXT };
 
 static const afmt_cli_optdef convert_opts[] = {
     { "help", 'h', 0, C_HELP },
@@ -101,6 +103,7 @@ static const afmt_cli_optdef convert_opts[] = {
     { "allow-lossy", 0, 0, C_LOSSY },
     { "lenient", 0, 0, C_LENIENT },
     { "strict", 0, 0, C_STRICT },
+    { "text", 0, 0, C_TEXT },
     { NULL, 0, 0, 0 }
 };
 
@@ -187,6 +190,18 @@ static int write_sidecar(const afmt_format *target, const afmt_array *views, siz
     return rc;
 }
 
+/* --text: each array as one Futhark text value on its own line. */
+static int write_text(const afmt_array *views, size_t n, afmt_sink *sink, afmt_error *err)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        if (afmt_futhark_text_write(&views[i], sink, err) != 0 ||
+            afmt_sink_put(sink, "\n", 1, err) != 0)
+            return -1;
+    return 0;
+}
+
 int afmt_cli_convert_main(int argc, char **argv, int first)
 {
     afmt_cli_args args;
@@ -203,7 +218,7 @@ int afmt_cli_convert_main(int argc, char **argv, int first)
     afmt_array *views = NULL;
     uint8_t **bufs = NULL;
     size_t i;
-    int id, rc, allow_lossy = 0, to_stdout;
+    int id, rc, allow_lossy = 0, to_stdout, text = 0;
 
     afmt_options_default(&opt);
     afmt_cli_args_init(&args, argc, argv, first, convert_opts, "afmt convert");
@@ -246,6 +261,9 @@ int afmt_cli_convert_main(int argc, char **argv, int first)
         case C_LOSSY:
             allow_lossy = 1;
             break;
+        case C_TEXT:
+            text = 1;
+            break;
         case C_LENIENT:
             opt.mode = AFMT_LENIENT;
             break;
@@ -261,6 +279,12 @@ int afmt_cli_convert_main(int argc, char **argv, int first)
         return usage_error();
     }
     to_stdout = strcmp(out, "-") == 0;
+    if (text && !target)
+        target = afmt_format_by_name("futhark");
+    if (text && (!target || strcmp(target->name, "futhark") != 0)) {
+        fprintf(stderr, "afmt convert: --text is Futhark's text form: use it with --to futhark\n");
+        return usage_error();
+    }
     if (!target) {
         target = to_stdout ? NULL : afmt_format_by_extension(out, &tie);
         if (!target) {
@@ -427,7 +451,8 @@ int afmt_cli_convert_main(int argc, char **argv, int first)
         rc = AFMT_EXIT_ERROR;
         goto done;
     }
-    if (target->write(views, c.n, &wopt, sink, &err) != 0) {
+    if (text ? write_text(views, c.n, sink, &err) != 0
+             : target->write(views, c.n, &wopt, sink, &err) != 0) {
         char e[AFMT_FIELD_MAX + AFMT_MESSAGE_MAX + 64];
         if (!to_stdout)
             afmt_sink_abort(sink);

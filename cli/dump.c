@@ -23,6 +23,8 @@
 
 typedef struct dump_ctx {
     const char *path;
+    int list;            /* --list: a header line, then one element a line */
+    afmt_sink text_sink; /* Futhark text on standard output */
     afmt_cli_buf out;
     uint8_t *plain;
     uint64_t plain_cap;
@@ -140,6 +142,22 @@ static int dump_array(void *ctx, const afmt_array *a)
     }
     afmt_array_plain_view(a, AFMT_ROW_MAJOR, d->plain, &v);
 
+    if (!d->list) {
+        /* One Futhark text value a line, as `futhark dataset --text`. */
+        if (afmt_futhark_text_write(&v, &d->text_sink, &d->err) != 0 ||
+            afmt_sink_put(&d->text_sink, "\n", 1, &d->err) != 0) {
+            if (d->err.code == AFMT_E_TYPE)
+                snprintf(d->err.message + strlen(d->err.message),
+                         sizeof d->err.message - strlen(d->err.message),
+                         "; 'afmt dump --list' lists them");
+            if (d->err.code == AFMT_E_IO)
+                d->write_failed = 1;
+            d->failed = 1;
+            return 1;
+        }
+        d->index++;
+        return 0;
+    }
     afmt_array_describe(a, d->desc, sizeof d->desc);
     afmt_cli_buf_printf(&d->out, "# [%" PRIu64 "] ", d->index);
     if (a->name[0]) {
@@ -174,18 +192,28 @@ static void dump_usage(FILE *f)
 {
     fprintf(f,
 "Usage: afmt dump [OPTION]... FILE\n"
-"Validate FILE, then print every array it holds: a header line\n"
+"Validate FILE, then print every array it holds as a Futhark text value,\n"
+"one per line, as `futhark dataset --text` does:\n"
+"  [[0i32, 1i32, 2i32], [3i32, 4i32, 5i32]]\n"
+"Values are in logical row-major order whatever the file's storage order;\n"
+"every number has its type suffix; an array with a zero dimension is\n"
+"empty([2][0]i16); floats have the fewest digits that read back to the\n"
+"same bits (f32.nan, f32.inf, -f32.inf).  Every Futhark reader reads this\n"
+"back, and 'afmt convert OUT.txt X.bin --format futhark' makes the binary.\n"
+"Futhark text has no bf16, complex or opaque values: such an array is\n"
+"refused (exit 1); --list prints it.  FILE \"-\" is standard input.  An\n"
+"array that decodes to more than 1 GiB is refused.\n"
+"\n"
+"With --list, each array is a header line\n"
 "  # [INDEX] NAME DTYPE[SHAPE] ORDER\n"
-"then the values in logical row-major order (last index fastest), one per\n"
-"line, whatever the file's storage order.  Integers are printed in\n"
-"decimal; floats with the digits that round-trip their type (f16 5, bf16 4,\n"
-"f32 9, f64 17 significant digits; nan, inf, -inf); complex numbers as\n"
-"RE+IMi or RE-IMi; bool as true or false; opaque elements as hex bytes.\n"
-"FILE \"-\" is standard input.  An array that decodes to more than 1 GiB\n"
-"is refused.\n"
+"then one value per line: integers in decimal; floats with the digits\n"
+"that round-trip their type (f16 5, bf16 4, f32 9, f64 17 significant\n"
+"digits; nan, inf, -inf); complex numbers as RE+IMi or RE-IMi; bool as\n"
+"true or false; opaque elements as hex bytes.\n"
 "\n"
 "Options:\n"
 "  -f, --format NAME  do not detect: read FILE as format NAME\n"
+"      --list         the listing above instead of Futhark text\n"
 "      --lenient      accept what the reference readers tolerate\n"
 "                     (warnings on standard error)\n"
 "  -h, --help         print this help and exit\n"
@@ -194,13 +222,14 @@ static void dump_usage(FILE *f)
 "I/O error.\n");
 }
 
-enum { D_HELP = 1, D_FORMAT, D_LENIENT, D_STRICT };
+enum { D_HELP = 1, D_FORMAT, D_LENIENT, D_STRICT, D_LIST };
 
 static const afmt_cli_optdef dump_opts[] = {
     { "help", 'h', 0, D_HELP },
     { "format", 'f', 1, D_FORMAT },
     { "lenient", 0, 0, D_LENIENT },
     { "strict", 0, 0, D_STRICT },
+    { "list", 0, 0, D_LIST },
     { NULL, 0, 0, 0 }
 };
 
@@ -214,7 +243,7 @@ int afmt_cli_dump_main(int argc, char **argv, int first)
     const afmt_format *forced = NULL;
     const char *val, *path = NULL;
     dump_ctx *d;
-    int id, rc;
+    int id, rc, list = 0;
     char desc[AFMT_FIELD_MAX + AFMT_MESSAGE_MAX + 64];
 
     afmt_options_default(&opt);
@@ -245,6 +274,9 @@ int afmt_cli_dump_main(int argc, char **argv, int first)
         case D_STRICT:
             opt.mode = AFMT_STRICT;
             break;
+        case D_LIST:
+            list = 1;
+            break;
         default:
             break;
         }
@@ -273,6 +305,8 @@ int afmt_cli_dump_main(int argc, char **argv, int first)
         return AFMT_EXIT_ERROR;
     }
     d->path = path;
+    d->list = list;
+    afmt_sink_stdio(&d->text_sink, stdout);
     afmt_cli_buf_init(&d->out);
     afmt_error_clear(&d->err);
     afmt_cli_visitor_init(&vis, d);

@@ -66,6 +66,9 @@ fi
 if [ -f tests/e2e/run_e2e.sh ]; then
     run e2e bash tests/e2e/run_e2e.sh "$BUILD"
 fi
+if [ -f tests/e2e/run_cli_tools.sh ]; then
+    run cli-tools bash tests/e2e/run_cli_tools.sh "$BUILD"
+fi
 if [ -f tests/e2e/run_sidecar.sh ]; then
     run sidecar bash tests/e2e/run_sidecar.sh "$BUILD"
 fi

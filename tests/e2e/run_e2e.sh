@@ -131,7 +131,7 @@ run "$VALIDATE" -v "$T/two.bin"
 expect_out several-arrays-verbose "$T/two.bin: ok futhark i32[2,3] row-major (+1 more)
   [0] i32[2,3] row-major offset=23
   [1] i8[2] row-major offset=62"
-run "$AFMT" dump "$T/two.bin"
+run "$AFMT" dump --list "$T/two.bin"
 expect_out dump-several-arrays "# [0] i32[2,3] row-major
 0
 1
@@ -462,7 +462,7 @@ for f in futhark tenbin inebin daphne rawarray; do
 done
 
 # ------------------------------------------------------------------ afmt dump
-run "$AFMT" dump "$FUT"
+run "$AFMT" dump --list "$FUT"
 expect_out dump-futhark-i32 "# [0] i32[2,3] row-major
 0
 1
@@ -470,7 +470,7 @@ expect_out dump-futhark-i32 "# [0] i32[2,3] row-major
 3
 4
 5"
-run "$AFMT" dump "$RA"
+run "$AFMT" dump --list "$RA"
 # test.ra stores element k = k - i/k column-major: row-major order visits
 # k = 0, 3, 6, 9, 1, ...
 if [ "$(printf '%s\n' "$OUT" | head -4)" = "# [0] c64[3,4] column-major
@@ -478,17 +478,17 @@ if [ "$(printf '%s\n' "$OUT" | head -4)" = "# [0] c64[3,4] column-major
 3-0.333333343i
 6-0.166666672i" ] && [ "$(printf '%s\n' "$OUT" | wc -l)" -eq 13 ]; then
     pass dump-rawarray-row-major; else fail dump-rawarray-row-major "got: ${OUT:0:300}"; fi
-run "$AFMT" dump "$SAMPLES/futhark/bool_3.bin"
+run "$AFMT" dump --list "$SAMPLES/futhark/bool_3.bin"
 expect_out dump-bool "# [0] bool[3] row-major
 true
 false
 true"
-run "$AFMT" dump "$SAMPLES/futhark/f32_special_3.bin"
+run "$AFMT" dump --list "$SAMPLES/futhark/f32_special_3.bin"
 expect_out dump-f32-special "# [0] f32[3] row-major
 nan
 -inf
 0.100000001"
-run "$AFMT" dump "$SAMPLES/futhark/u64_max_scalar.bin"
+run "$AFMT" dump --list "$SAMPLES/futhark/u64_max_scalar.bin"
 expect_out dump-u64-scalar "# [0] u64[] row-major
 18446744073709551615"
 run_in "$FUT" "$AFMT" dump -
@@ -501,7 +501,7 @@ expect_rc dump-missing-exit-2 2
 # ------------------------------------------------------------------ afmt convert
 run "$AFMT" convert "$FUT" "$T/c1.ra"
 expect_rc convert-futhark-to-rawarray 0
-run "$AFMT" dump "$T/c1.ra"
+run "$AFMT" dump --list "$T/c1.ra"
 expect_out convert-keeps-logical-index "# [0] i32[2,3] column-major
 0
 1

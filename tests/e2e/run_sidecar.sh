@@ -51,5 +51,5 @@ check "a schema with too few columns is caught" grep -q "f.dbdf.meta:schema" "$T
 check "a CSR matrix converted to DAPHNE stays CSR, byte for byte" cmp -s "$T/c.dbdf" "$S/daphne/csr_f64_3x4.dbdf"
 check "its sidecar counts the non-zeros" grep -q '"numNonZeros":3' "$T/c.dbdf.meta"
 "$A" convert "$S/daphne/csr_f64_3x4.dbdf" "$T/c.ra" > "$T/out" 2>&1
-"$A" dump "$T/c.ra" > "$T/dump" 2>&1
+"$A" dump --list "$T/c.ra" > "$T/dump" 2>&1
 check "a CSR matrix converted to RawArray is dense, same values" sh -c "tr '\n' ' ' < '$T/dump' | grep -q 'f64\[3,4\] column-major 0 2.5 0 -1 0 0 0 0 7 0 0 0'"

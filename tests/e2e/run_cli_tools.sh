@@ -1,0 +1,259 @@
+#!/usr/bin/env bash
+# End-to-end tests of afmt dump's Futhark text, afmt convert --text,
+# afmt random, afmt info and the closest-match detection messages.
+# Usage: tests/e2e/run_cli_tools.sh [BUILD_DIR]   (default: build)
+# Prints one "PASS name" or "FAIL name: reason" line per check.  Needs
+# python3 (an independent Futhark text reader, binary writers); the
+# ../shared samples are an extra set, used when present.
+set -u
+
+HERE="$(cd "$(dirname "$0")" && pwd)"
+REPO="$(cd "$HERE/../.." && pwd)"
+SAMPLES="$(cd "$REPO/../shared/samples" 2>/dev/null && pwd || true)"
+BUILD_ARG=${1:-build}
+if [ -d "$BUILD_ARG" ]; then BUILD="$(cd "$BUILD_ARG" && pwd)"
+else BUILD="$(cd "$REPO/$BUILD_ARG" && pwd)"; fi
+VALIDATE="$BUILD/afmt-validate"
+AFMT="$BUILD/afmt"
+
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+FAILED=0
+pass() { echo "PASS $1"; }
+fail() { echo "FAIL $1: $2"; FAILED=1; }
+run() {
+    timeout 60 "$@" > "$T/out" 2> "$T/err"
+    RC=$?
+    OUT=$(cat "$T/out")
+    ERR=$(cat "$T/err")
+}
+expect_rc() {
+    if [ "$RC" -eq "$2" ]; then pass "$1"; else
+        fail "$1" "exit status $RC, want $2 (stdout: ${OUT:0:200}; stderr: ${ERR:0:300})"; fi
+}
+expect_out() {
+    if [ "$OUT" = "$2" ]; then pass "$1"; else
+        fail "$1" "stdout '${OUT:0:300}', want '$2' (rc $RC, stderr: ${ERR:0:200})"; fi
+}
+expect_out_has() {
+    if printf '%s' "$OUT" | grep -qF -- "$2"; then pass "$1"; else
+        fail "$1" "stdout lacks '$2': '${OUT:0:300}' (rc $RC, stderr: ${ERR:0:200})"; fi
+}
+expect_err_has() {
+    if printf '%s' "$ERR" | grep -qF -- "$2"; then pass "$1"; else
+        fail "$1" "stderr lacks '$2': '${ERR:0:300}' (rc $RC)"; fi
+}
+
+# An independent Futhark text reader (Python, not afmt's) and binary
+# Futhark writer/reader, shared by the checks below.
+cat > "$T/fut.py" << 'EOF'
+import math, re, struct, sys
+TYPES = {  # name: (binary type name, struct code, size)
+    "i8": (b"  i8", "b", 1), "i16": (b" i16", "h", 2), "i32": (b" i32", "i", 4),
+    "i64": (b" i64", "q", 8), "u8": (b"  u8", "B", 1), "u16": (b" u16", "H", 2),
+    "u32": (b" u32", "I", 4), "u64": (b" u64", "Q", 8), "f16": (b" f16", "e", 2),
+    "f32": (b" f32", "f", 4), "f64": (b" f64", "d", 8), "bool": (b"bool", "?", 1)}
+BYNAME = {v[0]: k for k, v in TYPES.items()}
+
+def write_bin(path, values):  # values: [(type, shape, flat list)]
+    with open(path, "wb") as f:
+        for t, shape, flat in values:
+            code, size = TYPES[t][1], TYPES[t][2]
+            f.write(b"b" + bytes([2, len(shape)]) + TYPES[t][0])
+            for d in shape:
+                f.write(struct.pack("<q", d))
+            f.write(b"".join(struct.pack("<" + code, v) for v in flat))
+
+def read_bin(path):
+    data, i, out = open(path, "rb").read(), 0, []
+    while i < len(data):
+        assert data[i:i + 2] == b"b\x02", (path, i)
+        rank, t = data[i + 2], BYNAME[data[i + 3:i + 7]]
+        i += 7
+        shape = list(struct.unpack_from("<%dq" % rank, data, i)); i += 8 * rank
+        n = math.prod(shape); code, size = TYPES[t][1], TYPES[t][2]
+        flat = list(struct.unpack_from("<%d%s" % (n, code), data, i)); i += n * size
+        out.append((t, shape, flat))
+        while i < len(data) and data[i:i + 1] in b" \n": i += 1
+    return out
+
+TOKEN = re.compile(r"\s*(empty\((?:\[\d+\])+\w+\)|\[|\]|,|-?f(?:16|32|64)\.(?:nan|inf)|true|false|"
+                   r"-?\d+(?:\.\d+)?(?:e-?\d+)?(?:i8|i16|i32|i64|u8|u16|u32|u64|f16|f32|f64))")
+
+def literal(tok):
+    if tok in ("true", "false"): return "bool", tok == "true"
+    m = re.fullmatch(r"(-?)f(16|32|64)\.(nan|inf)", tok)
+    if m: return "f" + m.group(2), (math.nan if m.group(3) == "nan" else
+                                    (-math.inf if m.group(1) else math.inf))
+    m = re.fullmatch(r"(.*?)(i8|i16|i32|i64|u8|u16|u32|u64|f16|f32|f64)", tok)
+    num, t = m.group(1), m.group(2)
+    if t[0] == "f":
+        v = float(num)
+        # round to the type as a Futhark reader does (f64 -> narrower is
+        # exact for these shortest spellings: no decimal here sits on a tie)
+        return t, struct.unpack("<" + TYPES[t][1], struct.pack("<" + TYPES[t][1], v))[0]
+    assert "." not in num and "e" not in num, tok
+    return t, int(num)
+
+def parse_line(line):
+    toks = TOKEN.findall(line)
+    assert "".join(toks).replace(" ", "") == line.strip().replace(" ", ""), ("unparsed", line)
+    if toks[0].startswith("empty("):
+        m = re.fullmatch(r"empty\(((?:\[\d+\])+)(\w+)\)", toks[0])
+        shape = [int(d) for d in re.findall(r"\d+", m.group(1))]
+        assert 0 in shape
+        return m.group(2), shape, []
+    pos, t_seen = 0, set()
+    def value():
+        nonlocal pos
+        if toks[pos] == "[":
+            pos += 1; items = [value()]
+            while toks[pos] == ",": pos += 1; items.append(value())
+            assert toks[pos] == "]"; pos += 1
+            shapes = {tuple(s) for s, _ in items}
+            assert len(shapes) == 1, "irregular"
+            return [len(items)] + list(shapes.pop()), [x for _, f in items for x in f]
+        t, v = literal(toks[pos]); pos += 1; t_seen.add(t)
+        return [], [v]
+    shape, flat = value()
+    assert pos == len(toks) and len(t_seen) == 1, line
+    return t_seen.pop(), shape, flat
+
+def same(a, b):
+    if isinstance(a, float) and math.isnan(a): return isinstance(b, float) and math.isnan(b)
+    if isinstance(a, float) and a == 0: return b == 0 and math.copysign(1, a) == math.copysign(1, b)
+    return a == b
+
+if __name__ == "__main__":
+    cmd = sys.argv[1]
+    if cmd == "compare":  # compare TEXT BIN: every value equal, in order
+        text = [l for l in open(sys.argv[2]).read().split("\n") if l.strip()]
+        vals = read_bin(sys.argv[3])
+        assert len(text) == len(vals), (len(text), len(vals))
+        for line, (t, shape, flat) in zip(text, vals):
+            tt, ts, tf = parse_line(line)
+            assert (tt, ts) == (t, shape), (line[:80], t, shape)
+            assert len(tf) == len(flat) and all(same(x, y) for x, y in zip(tf, flat)), line[:80]
+EOF
+
+# ------------------------------------------------------------------ dump
+python3 - "$T" << 'EOF'
+import math, os, random, struct, sys
+sys.path.insert(0, sys.argv[1]); import fut
+r = random.Random(7)
+def f32(x): return struct.unpack("<f", struct.pack("<f", x))[0]
+def rbits(code, n):
+    size = struct.calcsize(code)
+    out = []
+    while len(out) < n:
+        v = struct.unpack("<" + code, r.getrandbits(8 * size).to_bytes(size, "little"))[0]
+        if isinstance(v, float) and math.isnan(v):
+            continue  # NaN payloads are not kept by text: canonical NaNs below
+        out.append(v)
+    return out
+values = [
+    ("i32", [2, 3], [0, 1, 2, 3, 4, -5]),
+    ("i8", [4], [-128, 127, 0, -1]),
+    ("i16", [2, 0], []),
+    ("i32", [0, 3], []),
+    ("u64", [], [2**64 - 1]),
+    ("i64", [2], [-2**63, 2**63 - 1]),
+    ("u8", [3], [0, 255, 7]), ("u16", [1], [65535]), ("u32", [1], [2**32 - 1]),
+    ("bool", [2, 2], [True, False, False, True]),
+    ("f32", [5], [0.1, -0.0, math.inf, -math.inf, math.nan]),
+    ("f64", [4], [0.1, 1e300, 5e-324, -2.5]),
+    ("f16", [3], [1.5, 65504.0, 2**-24]),
+    ("f32", [50], [f32(x) for x in rbits("f", 50)]),
+    ("f64", [10, 5], rbits("d", 50)),
+    ("f16", [40], rbits("e", 40)),
+    ("f64", [], [3.0]),
+]
+fut.write_bin(os.path.join(sys.argv[1], "many.bin"), values)
+fut.write_bin(os.path.join(sys.argv[1], "one.bin"), [("i32", [2, 3], [0, 1, 2, 3, 4, 5])])
+EOF
+run "$AFMT" dump "$T/one.bin"
+expect_rc dump-text-exit-0 0
+expect_out dump-text-i32 "[[0i32, 1i32, 2i32], [3i32, 4i32, 5i32]]"
+run "$AFMT" dump "$T/many.bin"
+expect_rc dump-text-many-exit-0 0
+printf '%s\n' "$OUT" > "$T/many.txt"
+if [ "$(wc -l < "$T/many.txt")" -eq 17 ]; then pass dump-text-one-value-a-line; else
+    fail dump-text-one-value-a-line "$(wc -l < "$T/many.txt") lines for 17 values"; fi
+expect_out_has dump-text-empty "empty([2][0]i16)"
+expect_out_has dump-text-empty-first-dim "empty([0][3]i32)"
+expect_out_has dump-text-specials "[0.1f32, -0.0f32, f32.inf, -f32.inf, f32.nan]"
+expect_out_has dump-text-scalar "18446744073709551615u64"
+expect_out_has dump-text-int-ends "[-9223372036854775808i64, 9223372036854775807i64]"
+expect_out_has dump-text-f64-shortest "[0.1f64, 1e300f64, 5e-324f64, -2.5f64]"
+expect_out_has dump-text-f64-scalar "3.0f64"
+# An independent reader (tests' Python) gets every value back.
+if python3 "$T/fut.py" compare "$T/many.txt" "$T/many.bin" 2> "$T/py.err"; then
+    pass dump-text-independent-reader; else fail dump-text-independent-reader "$(tail -2 "$T/py.err")"; fi
+# text -> binary -> text: afmt reads its own text back to the same bytes,
+# and prints the same text again.
+run "$AFMT" convert --from futhark "$T/many.txt" "$T/back.bin" --to futhark
+expect_rc text-to-binary-exit-0 0
+if cmp -s "$T/back.bin" "$T/many.bin"; then pass text-to-binary-same-bytes; else
+    fail text-to-binary-same-bytes "$(cmp "$T/back.bin" "$T/many.bin" 2>&1)"; fi
+run "$AFMT" dump "$T/back.bin"
+if [ "$OUT" = "$(cat "$T/many.txt")" ]; then pass text-binary-text-identity; else
+    fail text-binary-text-identity "second dump differs"; fi
+# afmt-validate reads the text as futhark (with --format).
+run "$VALIDATE" --format futhark "$T/many.txt"
+expect_out_has dump-text-validates "ok futhark i32[2,3] row-major (+16 more)"
+# --list keeps the per-element listing.
+run "$AFMT" dump --list "$T/one.bin"
+expect_out dump-list "# [0] i32[2,3] row-major
+0
+1
+2
+3
+4
+5"
+# Types Futhark text lacks are refused with a way out.
+python3 - "$T" << 'EOF'
+import struct, sys
+# RawArray c64[1] (eltype 4 = complex, elbyte 8)
+hdr = b"rawarray" + struct.pack("<6Q", 0, 4, 8, 8, 1, 1)
+open(sys.argv[1] + "/c.ra", "wb").write(hdr + struct.pack("<2f", 1.0, 2.0))
+EOF
+run "$AFMT" dump "$T/c.ra"
+expect_rc dump-text-complex-exit-1 1
+expect_err_has dump-text-complex-message "Futhark text has no c64 values"
+expect_err_has dump-text-complex-hint "'afmt dump --list' lists them"
+
+# ------------------------------------------------------------------ convert --text
+run "$AFMT" convert "$T/many.bin" "$T/conv.txt" --to futhark --text
+expect_rc convert-text-exit-0 0
+if cmp -s "$T/conv.txt" "$T/many.txt"; then pass convert-text-is-dump; else
+    fail convert-text-is-dump "convert --text differs from dump"; fi
+run "$AFMT" convert "$T/many.bin" "$T/conv2.txt" --text
+expect_rc convert-text-implies-futhark 0
+run "$AFMT" convert "$T/one.bin" "$T/x.ten" --to tenbin --text
+expect_rc convert-text-other-format-exit-2 2
+expect_err_has convert-text-other-format-message "--text is Futhark's text form"
+run "$AFMT" convert "$T/c.ra" "$T/c.txt" --to futhark --text
+expect_rc convert-text-complex-exit-1 1
+if [ -e "$T/c.txt" ]; then fail convert-text-complex-no-file "c.txt was written"; else
+    pass convert-text-complex-no-file; fi
+
+# The samples, when ../shared is there: dump, read back, same bytes.
+if [ -n "$SAMPLES" ] && [ -d "$SAMPLES/futhark" ]; then
+    for b in "$SAMPLES"/futhark/*.bin; do
+        n=$(basename "$b" .bin)
+        "$AFMT" dump "$b" > "$T/s.txt" 2> "$T/s.err"
+        "$AFMT" convert --from futhark "$T/s.txt" "$T/s.bin" --to futhark 2>> "$T/s.err"
+        if cmp -s "$T/s.bin" "$b" && python3 "$T/fut.py" compare "$T/s.txt" "$b" 2>> "$T/s.err"; then
+            pass "sample-text-round-trip-$n"; else fail "sample-text-round-trip-$n" "$(tail -2 "$T/s.err")"; fi
+        # the sample's own text (futhark dataset's) reads to the same bytes
+        if [ -f "$SAMPLES/futhark/$n.txt" ]; then
+            "$AFMT" convert --from futhark "$SAMPLES/futhark/$n.txt" "$T/s2.bin" --to futhark 2> "$T/s.err"
+            if cmp -s "$T/s2.bin" "$b"; then pass "sample-text-reads-$n"; else
+                fail "sample-text-reads-$n" "$(tail -2 "$T/s.err")"; fi
+        fi
+    done
+else
+    echo "note: ../shared/samples not found: sample round trips skipped" >&2
+fi
+
+exit $FAILED
