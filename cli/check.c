@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "closest.h"
 #include "collect.h"
 #include "render.h"
 #include "sidecar.h"
@@ -103,8 +104,10 @@ static void check(afmt_cli_worker *w, const char *display, const char *ext_name,
         return;
     fmt = w->cfg->forced ? w->cfg->forced : afmt_format_detect(buf, len, ext_name);
     if (!fmt) {
-        afmt_fail(&err, AFMT_E_DETECT, NULL, NULL, AFMT_NO_INDEX, 0, "%s",
-                  no_format_message);
+        /* the whole input is here unless it is a stream or over its limit */
+        int partial = pre != NULL || (stream && afmt_cli_input_is_lazy(stream));
+        fmt = afmt_cli_undetected(buf, len, partial, &w->cfg->opt, "--format", &err,
+                                  &w->closest);
     } else if (pre) {
         err = *pre;
         afmt_error_set_format(&err, fmt->name);

@@ -91,6 +91,7 @@ void afmt_cli_collect_begin(afmt_cli_worker *w)
     w->narrays = w->nwarn = 0;
     w->arrays_listed = w->warns_listed = 0;
     w->first[0] = '\0';
+    w->closest = 0;
     w->first_order = AFMT_ROW_MAJOR;
     afmt_cli_buf_reset(&w->arrays, AFMT_CLI_KEEP_BYTES);
     afmt_cli_buf_reset(&w->warns, AFMT_CLI_KEEP_BYTES);

@@ -302,7 +302,7 @@ int afmt_cli_convert_main(int argc, char **argv, int first)
         }
     }
 
-    rc = afmt_cli_load(&l, in, from);
+    rc = afmt_cli_load(&l, in, from, "--from");
     if (rc != 0)
         return rc;
     memset(&c, 0, sizeof c);

@@ -285,7 +285,7 @@ int afmt_cli_dump_main(int argc, char **argv, int first)
         fprintf(stderr, "afmt dump: no FILE\nTry 'afmt dump --help' for more information.\n");
         return AFMT_EXIT_ERROR;
     }
-    rc = afmt_cli_load(&l, path, forced);
+    rc = afmt_cli_load(&l, path, forced, "--format");
     if (rc != 0)
         return rc;
 

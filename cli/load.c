@@ -5,9 +5,11 @@
 #include <string.h>
 
 #include "cli.h"
+#include "closest.h"
 #include "report.h"
 
-int afmt_cli_load(afmt_cli_loaded *l, const char *path, const afmt_format *forced)
+int afmt_cli_load(afmt_cli_loaded *l, const char *path, const afmt_format *forced,
+                  const char *format_option)
 {
     afmt_options defaults;
     afmt_error err;
@@ -28,8 +30,15 @@ int afmt_cli_load(afmt_cli_loaded *l, const char *path, const afmt_format *force
     l->fmt = forced ? forced
                     : afmt_format_detect(l->in.data, l->in.len, is_stdin ? NULL : path);
     if (!l->fmt) {
-        fprintf(stderr, "%s: invalid: no known format matches (magic or extension)\n",
-                path);
+        int closest;
+        const afmt_format *near = afmt_cli_undetected(l->in.data, l->in.len, l->in.over_limit,
+                                                      &defaults, format_option, &err, &closest);
+        if (near) {
+            afmt_error_describe(&err, desc, sizeof desc);
+            fprintf(stderr, "%s: invalid %s (closest match): %s\n", path, near->name, desc);
+        } else {
+            fprintf(stderr, "%s: invalid: %s\n", path, err.message);
+        }
         afmt_cli_loaded_close(l);
         return AFMT_EXIT_INVALID;
     }

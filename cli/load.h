@@ -16,8 +16,11 @@ typedef struct afmt_cli_loaded {
 
 /* Open path ("-": standard input), find its format (forced may be NULL).
  * Prints the reason and returns an exit status (1 no format / too large,
- * 2 I/O) on failure, 0 on success. */
-int afmt_cli_load(afmt_cli_loaded *l, const char *path, const afmt_format *forced);
+ * 2 I/O) on failure, 0 on success.  format_option is the command's option
+ * that names a format ("--format", "--from"), for the hint given when no
+ * format is detected (closest.h). */
+int afmt_cli_load(afmt_cli_loaded *l, const char *path, const afmt_format *forced,
+                  const char *format_option);
 void afmt_cli_loaded_close(afmt_cli_loaded *l);
 
 /* Validate l with vis; on failure print "PATH: invalid FORMAT: ..." to

@@ -17,10 +17,14 @@ static void emit_json(afmt_cli_worker *w, const char *display,
     afmt_cli_buf_puts(b, "{\"path\":");
     afmt_cli_json_cstr(b, display);
     afmt_cli_buf_puts(b, ",\"format\":");
-    if (fmt)
+    if (fmt && !w->closest)
         afmt_cli_json_cstr(b, fmt->name);
     else
         afmt_cli_buf_puts(b, "null");
+    if (fmt && w->closest) {
+        afmt_cli_buf_puts(b, ",\"closest_match\":");
+        afmt_cli_json_cstr(b, fmt->name);
+    }
     afmt_cli_buf_puts(b, valid ? ",\"valid\":true" : ",\"valid\":false");
     afmt_cli_buf_puts(b, ",\"array_count\":");
     afmt_cli_buf_u64(b, valid ? w->narrays : 0);
@@ -69,7 +73,8 @@ static void emit_text(afmt_cli_worker *w, const char *display,
                             err->message);
     } else {
         afmt_error_describe(err, w->desc, sizeof w->desc);
-        afmt_cli_buf_printf(b, ": invalid %s: %s", fmt->name, w->desc);
+        afmt_cli_buf_printf(b, ": invalid %s%s: %s", fmt->name,
+                            w->closest ? " (closest match)" : "", w->desc);
     }
     put_warning_count(b, w->nwarn);
     afmt_cli_buf_putc(b, '\n');

@@ -62,6 +62,7 @@ typedef struct afmt_cli_worker {
     char first[AFMT_CLI_DESC_MAX];
     char desc[AFMT_CLI_DESC_MAX];
     int skip_unknown;      /* the input comes from a directory walk */
+    int closest;           /* the format named is only the closest match */
     /* What was seen so far. */
     uint64_t checked, valid, invalid, errors, skipped;
 } afmt_cli_worker;

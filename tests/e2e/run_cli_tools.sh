@@ -256,4 +256,44 @@ else
     echo "note: ../shared/samples not found: sample round trips skipped" >&2
 fi
 
+# ------------------------------------------------------------------ detection
+# An input no magic or extension names: the closest format and why it
+# failed there, or a hint when a format accepts it (Futhark text).
+printf 'b\001\001 i32\001\000\000\000\000\000\000\000\007\000\000\000' > "$T/bad.bin"
+printf 'INEBIM\000\000\001\000\000\000\000\000\000\000' > "$T/inebim"
+printf '[[1i32, 2i32], [3i32, 4i32]]\n' > "$T/text.txt"
+printf 'garbage' > "$T/garbage"
+printf '1 2 3 hello' > "$T/text-bad.txt"
+run "$VALIDATE" "$T/bad.bin"
+expect_rc closest-exit-1 1
+expect_out closest-futhark-version "$T/bad.bin: invalid futhark (closest match): value[0].version at offset 1: expected 2, found 1"
+run "$VALIDATE" "$T/inebim"
+expect_out closest-inebin-magic "$T/inebim: invalid inebin (closest match): magic at offset 0: expected \"INEBIN\", found \"INEBIM\""
+run "$VALIDATE" "$T/text.txt"
+expect_rc text-hint-exit-1 1
+expect_out text-hint "$T/text.txt: invalid: no format's magic or extension matches, but it reads as valid futhark: pass --format futhark"
+run "$VALIDATE" --format futhark "$T/text.txt"
+expect_out text-with-format "$T/text.txt: ok futhark i32[2,2] row-major"
+run "$VALIDATE" "$T/garbage"
+expect_out nothing-close "$T/garbage: invalid: no known format matches (magic or extension)"
+run "$VALIDATE" "$T/text-bad.txt"
+expect_out closest-futhark-text "$T/text-bad.txt: invalid futhark (closest match): value[3].element[0] at offset 6: expected a literal (a number, true, false, fNN.nan or fNN.inf), found 'hello'"
+run "$VALIDATE" --json "$T/bad.bin"
+if printf '%s' "$OUT" | python3 -c '
+import json, sys
+o = json.loads(sys.stdin.read())
+assert o["format"] is None and o["closest_match"] == "futhark" and o["valid"] is False, o
+assert o["error"] == {"code": "constraint", "offset": 1, "field": "value[0].version", "message": "expected 2, found 1"}, o
+' 2> "$T/py.err"; then pass closest-json; else fail closest-json "$(tail -1 "$T/py.err")"; fi
+# the same from a pipe: only the head is seen, and what it says holds
+run sh -c "cat '$T/bad.bin' | '$VALIDATE' -"
+expect_out closest-stdin "-: invalid futhark (closest match): value[0].version at offset 1: expected 2, found 1"
+run "$AFMT" dump "$T/text.txt"
+expect_rc dump-text-hint-exit-1 1
+expect_err_has dump-text-hint "reads as valid futhark: pass --format futhark"
+run "$AFMT" convert "$T/text.txt" "$T/o.ra"
+expect_err_has convert-text-hint "reads as valid futhark: pass --from futhark"
+run "$AFMT" dump "$T/bad.bin"
+expect_err_has dump-closest "$T/bad.bin: invalid futhark (closest match): value[0].version at offset 1"
+
 exit $FAILED

@@ -1,0 +1,95 @@
+/* afmt CLI: the closest format to an undetected input (see closest.h). */
+#include "closest.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "load.h"
+
+/* How many leading characters of the expected and found bytes agree in a
+ * runtime message `expected "A", found "B"` (afmt_fail_bytes' wording);
+ * 0 for any other message. */
+static uint64_t magic_agreement(const char *msg)
+{
+    const char *a = strstr(msg, "expected \""), *b = strstr(msg, "\", found \"");
+    uint64_t n = 0;
+
+    if (!a || !b || b < a)
+        return 0;
+    a += strlen("expected \"");
+    b += strlen("\", found \"");
+    while (a[n] && a[n] != '"' && a[n] == b[n])
+        n++;
+    return n;
+}
+
+afmt_cli_closeness afmt_cli_closest(const uint8_t *buf, uint64_t len, int partial,
+                                    const afmt_options *opt, const afmt_format **fmt,
+                                    afmt_error *err)
+{
+    afmt_visitor vis;
+    afmt_error e;
+    uint64_t best_offset = 0, best_agree = 0;
+    size_t i;
+    int found = 0;
+
+    afmt_cli_visitor_init(&vis, NULL);
+    *fmt = NULL;
+    for (i = 0; i < afmt_format_count; i++) {
+        const afmt_format *f = afmt_formats[i];
+        uint64_t agree;
+        if (!f)
+            continue;
+        afmt_error_clear(&e);
+        if (f->validate(buf, len, opt, &vis, &e) == 0) {
+            if (!partial) {
+                *fmt = f;
+                return AFMT_CLI_ACCEPTED;
+            }
+            continue;
+        }
+        if (partial && e.code == AFMT_E_TRUNCATED)
+            continue;
+        agree = magic_agreement(e.message);
+        if (e.offset == 0 && agree == 0)
+            continue; /* nothing in common */
+        if (!found || e.offset > best_offset ||
+            (e.offset == best_offset && agree > best_agree)) {
+            found = 1;
+            best_offset = e.offset;
+            best_agree = agree;
+            *fmt = f;
+            *err = e;
+        }
+    }
+    return found ? AFMT_CLI_CLOSEST : AFMT_CLI_NOTHING_CLOSE;
+}
+
+const afmt_format *afmt_cli_undetected(const uint8_t *buf, uint64_t len, int partial,
+                                       const afmt_options *opt, const char *option,
+                                       afmt_error *err, int *closest)
+{
+    const afmt_format *fmt;
+    afmt_error e;
+
+    *closest = 0;
+    afmt_error_clear(&e);
+    switch (afmt_cli_closest(buf, len, partial, opt, &fmt, &e)) {
+    case AFMT_CLI_ACCEPTED:
+        afmt_error_clear(err);
+        afmt_fail(err, AFMT_E_DETECT, NULL, NULL, AFMT_NO_INDEX, 0,
+                  "no format's magic or extension matches, but it reads as valid %s: "
+                  "pass %s %s", fmt->name, option, fmt->name);
+        return NULL;
+    case AFMT_CLI_CLOSEST:
+        *err = e;
+        afmt_error_set_format(err, fmt->name);
+        *closest = 1;
+        return fmt;
+    default:
+        afmt_error_clear(err);
+        afmt_fail(err, AFMT_E_DETECT, NULL, NULL, AFMT_NO_INDEX, 0, "%s",
+                  "no known format matches (magic or extension)");
+        return NULL;
+    }
+}
