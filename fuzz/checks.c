@@ -46,6 +46,7 @@ void fz_ctx_init(fz_ctx *c, const char *target, int abort_on_bug)
     c->target = target;
     c->abort_on_bug = abort_on_bug;
     c->streams = 1;
+    c->max_decode = FZ_MAX_PLAIN;
 }
 
 static FZ_PRINTF(2, 3) void fz_bug(fz_ctx *c, const char *fmt, ...)
@@ -293,6 +294,41 @@ static uint64_t fz_elsize(const afmt_array *a)
     return a->dtype == AFMT_OPAQUE ? a->elsize : afmt_dtype_get(a->dtype)->size;
 }
 
+/* Two elements of es bytes equal?  Fixed-size copies the compiler turns
+ * into loads: a memcmp per element went through ASan's interceptor and
+ * was most of the validate target's time on arrays of a million cells. */
+static inline int fz_elem_eq(const uint8_t *x, const uint8_t *y, uint64_t es)
+{
+    uint64_t a, b, a2, b2;
+    uint32_t c, d;
+    uint16_t e, f;
+
+    switch (es) {
+    case 1:
+        return *x == *y;
+    case 2:
+        memcpy(&e, x, 2);
+        memcpy(&f, y, 2);
+        return e == f;
+    case 4:
+        memcpy(&c, x, 4);
+        memcpy(&d, y, 4);
+        return c == d;
+    case 8:
+        memcpy(&a, x, 8);
+        memcpy(&b, y, 8);
+        return a == b;
+    case 16:
+        memcpy(&a, x, 8);
+        memcpy(&b, y, 8);
+        memcpy(&a2, x + 8, 8);
+        memcpy(&b2, y + 8, 8);
+        return a == b && a2 == b2;
+    default:
+        return memcmp(x, y, es) == 0;
+    }
+}
+
 /* Compare a row-major and a column-major copy of the same logical array at
  * every logical index; returns the first row-major index that differs, or
  * count when all agree. */
@@ -311,7 +347,7 @@ static FZ_NO_COVERAGE uint64_t fz_first_transpose_mismatch(const afmt_array *a,
         if (a->count == 0 || memcmp(row, col, a->count * es) == 0)
             return a->count;
         for (k = 0; k < a->count; k++)
-            if (memcmp(row + k * es, col + k * es, es) != 0)
+            if (!fz_elem_eq(row + k * es, col + k * es, es))
                 return k;
     }
     for (t = 0; t < rank; t++) {
@@ -320,7 +356,7 @@ static FZ_NO_COVERAGE uint64_t fz_first_transpose_mismatch(const afmt_array *a,
         s *= a->dims[t]; /* wraps only when count is 0: then no loop below */
     }
     for (k = 0; k < a->count; k++) {
-        if (memcmp(row + k * es, col + coff * es, es) != 0)
+        if (!fz_elem_eq(row + k * es, col + coff * es, es))
             return k;
         for (t = rank; t-- > 0;) {
             if (++idx[t] < a->dims[t]) {
@@ -413,6 +449,8 @@ static int fz_visit_decode(void *ctx, const afmt_array *a)
     s->arrays++;
     if (fz_check_view(c, s->f, s->mode, s->buf, s->len, a) != 0)
         return 0;
+    if (fz_plain_size(a) > c->max_decode)
+        return 0; /* decoded by the targets with the larger cap */
     rc = fz_decode(a, AFMT_ROW_MAJOR, &row, &rsize, &e);
     if (rc == 0)
         rc = fz_decode(a, AFMT_COL_MAJOR, &col, &csize, &e);
@@ -601,9 +639,15 @@ void fz_check_streams(fz_ctx *c, const afmt_format *only, const uint8_t *buf, ui
 
 /* ------------------------------------------------------------ collecting */
 
+/* The views of one validation.  Grown as arrays come (most files hold one
+ * or two): a view is 2.3 KiB, and under ASan an allocation of FZ_MAX_VIEWS
+ * of them per input was an mmap and munmap each time, most of the round
+ * trip's time. */
 struct fz_views {
-    afmt_array *v;            /* FZ_MAX_VIEWS copies */
+    afmt_array *v;            /* the first min(n, FZ_MAX_VIEWS) views */
+    size_t cap;               /* allocated entries of v */
     size_t n;                 /* arrays seen (may exceed FZ_MAX_VIEWS) */
+    int oom;                  /* v could not grow: some views are missing */
     const uint8_t *trailer;
     uint64_t trailer_len;
 };
@@ -611,8 +655,13 @@ struct fz_views {
 static int fz_views_alloc(fz_views *v)
 {
     memset(v, 0, sizeof *v);
-    v->v = malloc(sizeof *v->v * FZ_MAX_VIEWS);
-    return v->v ? 0 : -1;
+    return 0;
+}
+
+/* All the views are there, and not too many of them. */
+static int fz_views_usable(const fz_views *v)
+{
+    return !v->oom && v->n <= FZ_MAX_VIEWS;
 }
 
 static fz_views *fz_views_new(void)
@@ -635,8 +684,20 @@ static void fz_views_delete(fz_views *v)
 static int fz_collect_array(void *ctx, const afmt_array *a)
 {
     fz_views *s = ctx;
-    if (s->n < FZ_MAX_VIEWS)
+    if (s->n < FZ_MAX_VIEWS && !s->oom) {
+        if (s->n == s->cap) {
+            size_t cap = s->cap ? s->cap * 2 : 2;
+            afmt_array *nv = realloc(s->v, sizeof *nv * (cap < FZ_MAX_VIEWS ? cap : FZ_MAX_VIEWS));
+            if (!nv) {
+                s->oom = 1;
+                s->n++;
+                return 0;
+            }
+            s->v = nv;
+            s->cap = cap < FZ_MAX_VIEWS ? cap : FZ_MAX_VIEWS;
+        }
         s->v[s->n] = *a;
+    }
     s->n++;
     return 0;
 }
@@ -656,6 +717,7 @@ static int fz_collect(const afmt_format *f, const afmt_options *opt, const uint8
     afmt_visitor vis;
 
     out->n = 0;
+    out->oom = 0;
     out->trailer = NULL;
     out->trailer_len = 0;
     memset(&vis, 0, sizeof vis);
@@ -764,7 +826,7 @@ static void fz_check_stream(fz_ctx *c, const afmt_format *f, const uint8_t *buf,
                                uint64_t len, const afmt_options *opt, uint64_t window,
                                int allow_limit, fz_views *bvp, fz_views *svp)
 {
-    fz_views bv = *bvp, sv = *svp; /* the caller's storage, reused */
+    fz_views *bv = bvp, *sv = svp; /* the caller's storage, reused */
     fz_sstate st;
     fz_reader rd;
     afmt_visitor vis;
@@ -780,14 +842,16 @@ static void fz_check_stream(fz_ctx *c, const afmt_format *f, const uint8_t *buf,
     if (!(win = malloc(window)))
         return;
     afmt_error_clear(&berr);
-    brc = fz_collect(f, opt, buf, len, &bv, &berr);
+    brc = fz_collect(f, opt, buf, len, bv, &berr);
 
     memset(&rd, 0, sizeof rd);
     rd.buf = buf;
     rd.len = len;
     rd.step = len > 0 ? buf[0] : 0; /* vary the piece sizes with the input */
     memset(&st, 0, sizeof st);
-    st.views = &sv;
+    st.views = sv;
+    sv->n = 0;
+    sv->oom = 0;
     st.buf = buf;
     st.len = len;
     memset(&vis, 0, sizeof vis);
@@ -826,13 +890,13 @@ static void fz_check_stream(fz_ctx *c, const afmt_format *f, const uint8_t *buf,
                    fz_describe(&serr, stx, sizeof stx));
         goto done;
     }
-    if (bv.n != sv.n) {
+    if (bv->n != sv->n) {
         fz_bug(c, "%s %s: %zu arrays from the buffer, %zu from the stream (window %" PRIu64 ")",
-               f->name, mode, bv.n, sv.n, window);
+               f->name, mode, bv->n, sv->n, window);
         goto done;
     }
-    for (i = 0; i < bv.n && i < FZ_MAX_VIEWS; i++)
-        if ((diff = fz_view_diff(&bv.v[i], &sv.v[i])) != NULL) {
+    for (i = 0; i < bv->n && i < FZ_MAX_VIEWS && !bv->oom && !sv->oom; i++)
+        if ((diff = fz_view_diff(&bv->v[i], &sv->v[i])) != NULL) {
             fz_bug(c, "%s %s: array %zu differs between the buffer and the stream "
                    "(window %" PRIu64 ") in %s", f->name, mode, i, window, diff);
             goto done;
@@ -852,15 +916,29 @@ done:
  * requested order over a buffer of its own -- what writers take. */
 typedef struct fz_logical {
     size_t n;
-    afmt_array *a;                  /* FZ_MAX_VIEWS plain views */
+    afmt_array *a;                  /* cap plain views (grown, see fz_views) */
+    size_t cap;
     uint8_t *buf[FZ_MAX_VIEWS];     /* their data, owned */
 } fz_logical;
 
 static int fz_logical_alloc(fz_logical *l)
 {
     memset(l, 0, sizeof *l);
-    l->a = malloc(sizeof *l->a * FZ_MAX_VIEWS);
-    return l->a ? 0 : -1;
+    return 0;
+}
+
+/* Room for n (at most FZ_MAX_VIEWS) views; -1 when it cannot be had. */
+static int fz_logical_reserve(fz_logical *l, size_t n)
+{
+    afmt_array *na;
+
+    if (n <= l->cap)
+        return 0;
+    if (n > FZ_MAX_VIEWS || !(na = realloc(l->a, sizeof *na * n)))
+        return -1;
+    l->a = na;
+    l->cap = n;
+    return 0;
 }
 
 static void fz_logical_clear(fz_logical *l)
@@ -900,7 +978,8 @@ static int fz_assemble_tiles(fz_ctx *c, const afmt_format *f, const afmt_array *
                fz_describe(&e, text, sizeof text));
         return -1;
     }
-    if (total > FZ_MAX_PLAIN || !(mat = malloc(total ? total : 1)))
+    if (total > FZ_MAX_PLAIN || fz_logical_reserve(l, l->n + 1) != 0 ||
+        !(mat = malloc(total ? total : 1)))
         return 1;
     if (afmt_tiles_assemble(views, n, order, mat, total, &l->a[l->n], &e) != 0) {
         free(mat);
@@ -927,7 +1006,7 @@ static int fz_logical_build(fz_ctx *c, const afmt_format *f, const afmt_array *v
     int rc;
 
     fz_logical_clear(l);
-    if (n > FZ_MAX_VIEWS)
+    if (n > FZ_MAX_VIEWS || fz_logical_reserve(l, n) != 0)
         return 1;
     for (i = 0; i < n; i++) {
         tiles += views[i].is_tile != 0;
@@ -1111,7 +1190,7 @@ static void fz_roundtrip_format(fz_ctx *c, const afmt_format *f, const uint8_t *
     int lenient;
 
     lenient = fz_collect_any(f, buf, len, &w->in);
-    if (lenient < 0 || w->in.n == 0 || w->in.n > FZ_MAX_VIEWS)
+    if (lenient < 0 || w->in.n == 0 || !fz_views_usable(&w->in))
         return;
     if (fz_logical_build(c, f, w->in.v, w->in.n, f->order, &w->l1) != 0 || w->l1.n == 0)
         goto done;
@@ -1130,7 +1209,8 @@ static void fz_roundtrip_format(fz_ctx *c, const afmt_format *f, const uint8_t *
                afmt_code_name(err.code), fz_describe(&err, text, sizeof text));
         goto done;
     }
-    if (fz_logical_build(c, f, w->out.v, w->out.n, f->order, &w->l2) != 0)
+    if (!fz_views_usable(&w->out) ||
+        fz_logical_build(c, f, w->out.v, w->out.n, f->order, &w->l2) != 0)
         goto done;
     if (w->l2.n != w->l1.n) {
         fz_bug(c, "%s %s: %zu arrays written, %zu read back", f->name, what, w->l1.n,
@@ -1224,7 +1304,8 @@ static void fz_convert_one(fz_ctx *c, const afmt_format *a, const afmt_format *b
                afmt_code_name(err.code), fz_describe(&err, text, sizeof text));
         goto done;
     }
-    if (fz_logical_build(c, b, w->out.v, w->out.n, AFMT_ROW_MAJOR, &w->l3) != 0)
+    if (!fz_views_usable(&w->out) ||
+        fz_logical_build(c, b, w->out.v, w->out.n, AFMT_ROW_MAJOR, &w->l3) != 0)
         goto done;
     if (w->l3.n != 1) {
         fz_bug(c, "%s: one array written, %zu read back", what, w->l3.n);
@@ -1249,7 +1330,7 @@ void fz_check_convert(fz_ctx *c, const uint8_t *buf, uint64_t len)
         goto done;
     for (i = 0; i < afmt_format_count; i++) {
         const afmt_format *a = afmt_formats[i];
-        if (!a || fz_collect_any(a, buf, len, &w.in) < 0 || w.in.n > FZ_MAX_VIEWS)
+        if (!a || fz_collect_any(a, buf, len, &w.in) < 0 || !fz_views_usable(&w.in))
             continue;
         if (fz_logical_build(c, a, w.in.v, w.in.n, AFMT_ROW_MAJOR, &w.l1) != 0)
             continue;

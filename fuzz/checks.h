@@ -44,6 +44,10 @@ typedef struct fz_ctx {
      * slide) on this input; 0 leaves them to another target (the stream_*
      * targets run them on every input; see fuzz/README.md). */
     int streams;
+    /* Validate: views whose plain size is above this are checked but not
+     * decoded (1 MiB, the most any check decodes, unless lowered: the
+     * per-format validate targets lower it, see fuzz/README.md). */
+    uint64_t max_decode;
     unsigned ignored;     /* bugs matched by ignore */
     unsigned bugs;        /* bugs found so far */
     char first[1024];     /* the first bug, for the caller's report */
@@ -55,7 +59,7 @@ typedef struct fz_ctx {
 } fz_ctx;
 
 /* Zero *c and set its target name (not copied: a string that outlives c)
- * and abort_on_bug; streams is on. */
+ * and abort_on_bug; streams is on, max_decode 1 MiB. */
 void fz_ctx_init(fz_ctx *c, const char *target, int abort_on_bug);
 
 /* The validate checks on buf[0..len) as format `only`, or as every format

@@ -51,6 +51,18 @@
 #define FZ_STR(x) FZ_STR2(x)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+const char *__asan_default_options(void);
+
+/* ASan's defaults for every run of a target, however it is started (an
+ * ASAN_OPTIONS in the environment still wins).  A 16 MiB quarantine instead
+ * of 256 MiB: inputs are at most 64 KiB, so a freed block is still caught
+ * for thousands of inputs, and the process stays near 100 MB instead of
+ * growing to ~500 MB (the 512 MB -rss_limit_mb) and spending its time
+ * recycling quarantined memory (measured: 34,000 -> 43,000 exec/s). */
+const char *__asan_default_options(void)
+{
+    return "quarantine_size_mb=16:detect_leaks=1";
+}
 
 /* The format this target fuzzes, or NULL for all of them. */
 static const afmt_format *fz_target_format(void)
@@ -79,6 +91,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* The per-format target leaves the stream comparisons to stream_<fmt>
      * (they cost most per input); the all-format target keeps them. */
     c.streams = only == NULL;
+    /* ... and decoding views of more than 64 KiB (a 100-byte DAPHNE file
+     * may hold a million zeros: decoding and comparing both orders took
+     * 90% of the time) to the all-format validate target and roundtrip_*. */
+    if (only)
+        c.max_decode = (uint64_t)64 << 10;
     fz_check_validate(&c, only, data, size);
 #elif FZ_TARGET == FZ_ROUNDTRIP
     fz_check_roundtrip(&c, only, data, size);
