@@ -20,6 +20,8 @@ static void usage(FILE *f)
 "                           (--list: one element a line)\n"
 "  convert [--from NAME] [--to NAME] [--dtype TYPE] [--allow-lossy] [--text]\n"
 "          IN OUT           write the arrays of IN to OUT in another format\n"
+"  random [--to NAME] [--seed N] [--T-bounds=LO:HI] TYPE... -o OUT\n"
+"                           random arrays, such as '[10][20]f32'\n"
 "  validate FILE...         the same as afmt-validate\n"
 "  help [COMMAND]           this text, or the help of COMMAND\n"
 "\n"
@@ -43,6 +45,8 @@ static int dispatch(const char *cmd, int argc, char **argv, int first)
         return afmt_cli_dump_main(argc, argv, first);
     if (strcmp(cmd, "convert") == 0)
         return afmt_cli_convert_main(argc, argv, first);
+    if (strcmp(cmd, "random") == 0)
+        return afmt_cli_random_main(argc, argv, first);
     if (strcmp(cmd, "validate") == 0)
         return afmt_cli_validate_main(argc, argv, first, "afmt validate", 0);
     fprintf(stderr, "afmt: unknown command '%s'\n"

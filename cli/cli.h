@@ -19,5 +19,6 @@ int afmt_cli_validate_main(int argc, char **argv, int first, const char *prog,
 int afmt_cli_formats_main(int argc, char **argv, int first);
 int afmt_cli_dump_main(int argc, char **argv, int first);
 int afmt_cli_convert_main(int argc, char **argv, int first);
+int afmt_cli_random_main(int argc, char **argv, int first);
 
 #endif /* AFMT_CLI_H */

@@ -256,6 +256,78 @@ else
     echo "note: ../shared/samples not found: sample round trips skipped" >&2
 fi
 
+# ------------------------------------------------------------------ random
+run "$AFMT" random '[10][20]f32' -o "$T/r.bin"
+expect_rc random-exit-0 0
+run "$VALIDATE" "$T/r.bin"
+expect_out random-shape-and-type "$T/r.bin: ok futhark f32[10,20] row-major"
+# bounds and shapes, read by the tests' own reader
+run "$AFMT" random --seed 9 --f32-bounds=-1:1 --i8-bounds=-3:3 --u16-bounds=10:12 \
+    --f16-bounds=0.1:0.2 --i64-bounds=-9223372036854775808:-9223372036854775800 \
+    '[10][20]f32' '[1000]i8' '[500]u16' '[300]f16' '[50]i64' '[0][4]i32' 'bool' '[100]f64' -o "$T/b.bin"
+expect_rc random-bounds-exit-0 0
+if python3 - "$T" << 'EOF2' 2> "$T/py.err"
+import sys; sys.path.insert(0, sys.argv[1]); import fut
+vals = fut.read_bin(sys.argv[1] + "/b.bin")
+want = [("f32", [10, 20], -1, 1), ("i8", [1000], -3, 3), ("u16", [500], 10, 12),
+        ("f16", [300], 0.1, 0.2), ("i64", [50], -2**63, -2**63 + 8), ("i32", [0, 4], 0, 0),
+        ("bool", [], False, True), ("f64", [100], 0, 1)]
+assert len(vals) == len(want), len(vals)
+for (t, shape, flat), (wt, ws, lo, hi) in zip(vals, want):
+    assert (t, shape) == (wt, ws), (t, shape, wt, ws)
+    assert all(lo <= v <= hi for v in flat), (t, min(flat), max(flat))
+# every value of a small range turns up, and not always the same
+for t, lo, hi in (("i8", -3, 3), ("u16", 10, 12)):
+    flat = [v for tt, _, f in vals if tt == t for v in f]
+    assert set(flat) == set(range(lo, hi + 1)), (t, sorted(set(flat)))
+f32 = vals[0][2]
+assert len(set(f32)) > 190 and min(f32) < -0.8 and max(f32) > 0.8, (min(f32), max(f32))
+EOF2
+then pass random-bounds-independent-reader; else fail random-bounds-independent-reader "$(tail -2 "$T/py.err")"; fi
+# deterministic for a seed, different for another
+"$AFMT" random --seed 4 '[64]f64' -o "$T/s1.bin"
+"$AFMT" random --seed 4 '[64]f64' -o "$T/s2.bin"
+"$AFMT" random --seed 5 '[64]f64' -o "$T/s3.bin"
+if cmp -s "$T/s1.bin" "$T/s2.bin"; then pass random-same-seed-same-bytes; else
+    fail random-same-seed-same-bytes "two runs with --seed 4 differ"; fi
+if cmp -s "$T/s1.bin" "$T/s3.bin"; then fail random-other-seed-other-bytes "--seed 4 and 5 agree"; else
+    pass random-other-seed-other-bytes; fi
+# any format, the same logical values: RawArray (column-major) against
+# futhark, and --text
+"$AFMT" random --seed 7 '[3][5]i32' -o "$T/m.ra"
+"$AFMT" random --seed 7 '[3][5]i32' -o "$T/m.bin"
+run "$VALIDATE" "$T/m.ra"
+expect_out random-rawarray "$T/m.ra: ok rawarray i32[3,5] column-major"
+if [ "$("$AFMT" dump "$T/m.ra")" = "$("$AFMT" dump "$T/m.bin")" ] && [ -n "$("$AFMT" dump "$T/m.bin")" ]; then
+    pass random-same-values-any-format; else fail random-same-values-any-format "ra and futhark differ"; fi
+run "$AFMT" random --seed 7 '[3][5]i32' --text
+if [ "$OUT" = "$("$AFMT" dump "$T/m.bin")" ]; then pass random-text; else fail random-text "got $OUT"; fi
+run "$AFMT" random --to tenbin '[4][4]u8' -o "$T/t.out"
+expect_rc random-to-tenbin 0
+run "$VALIDATE" --format tenbin "$T/t.out"
+expect_out random-tenbin-valid "$T/t.out: ok tenbin u8[4,4] row-major"
+for ext in dbdf ine; do
+    f=daphne; [ "$ext" = ine ] && f=inebin
+    run "$AFMT" random --to "$f" '[4][3]f64' -o "$T/x.$ext"
+    run "$VALIDATE" --format "$f" "$T/x.$ext"
+    expect_out_has "random-$f-valid" "ok $f f64[4,3]"
+done
+# refusals: nothing written
+run "$AFMT" random '[2]bool' -o "$T/no.ten"
+expect_rc random-refused-exit-1 1
+expect_err_has random-refused-message "tenbin cannot hold array [0] bool[2]"
+if [ -e "$T/no.ten" ]; then fail random-refused-no-file "no.ten was written"; else pass random-refused-no-file; fi
+run "$AFMT" random --f32-bounds=2:1 f32 -o "$T/z.bin"
+expect_rc random-bad-bounds-exit-2 2
+run "$AFMT" random '[2]x' -o "$T/z.bin"
+expect_rc random-bad-type-exit-2 2
+expect_err_has random-bad-type-message "is not a type such as f32"
+run "$AFMT" random --f16-bounds=0.10001:0.10002 f16 -o "$T/z.bin"
+expect_rc random-empty-bounds-exit-1 1
+expect_err_has random-empty-bounds-message "no f16 value lies between"
+run "$AFMT" random --help
+expect_out_has random-help "Usage: afmt random"
+
 # ------------------------------------------------------------------ detection
 # An input no magic or extension names: the closest format and why it
 # failed there, or a hint when a format accepts it (Futhark text).
