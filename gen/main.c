@@ -1,4 +1,5 @@
-/* afmt-gen: compile spec/NAME.json files into generated/<format>.{h,c} and the
+/* afmt-gen: compile spec/NAME.json files into generated/<format>.{h,c}, a
+ * fuzzing dictionary generated/fuzz/<format>.dict (emit_dict.c) and the
  * registry generated/afmt_formats.c.
  *
  *   afmt-gen [-o DIR] [--check] SPEC.json...
@@ -18,7 +19,8 @@ static void usage(FILE *out)
           "Compile afmt format descriptions (spec/LANGUAGE.md) into C validators,\n"
           "readers and writers.\n"
           "\n"
-          "  -o DIR    write DIR/<format>.h, DIR/<format>.c and DIR/afmt_formats.c\n"
+          "  -o DIR    write DIR/<format>.h, DIR/<format>.c, DIR/fuzz/<format>.dict\n"
+          "            and DIR/afmt_formats.c\n"
           "            (default: generated)\n"
           "  --check   check the specs and write nothing\n"
           "  -h, --help  show this help\n"
@@ -60,7 +62,7 @@ int main(int argc, char **argv)
         if (check_only) {
             /* emit into a scratch directory-less run: same checks, no files */
             if (emit_format(specs[i], NULL) != 0) failed = 1;
-        } else if (emit_format(specs[i], outdir) != 0) {
+        } else if (emit_format(specs[i], outdir) != 0 || emit_dict(specs[i], outdir) != 0) {
             failed = 1;
         }
     }

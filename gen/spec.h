@@ -176,6 +176,8 @@ int spec_check(spec *s);
 /* emit_*.c */
 int emit_format(const spec *s, const char *outdir);
 int emit_registry(spec **specs, int n, const char *outdir);
+/* emit_dict.c: outdir/fuzz/<format>.dict, a fuzzing dictionary */
+int emit_dict(const spec *s, const char *outdir);
 
 /* Diagnostics shared by load/check. */
 void spec_error(const char *path, const char *jpath, const char *fmt, ...)

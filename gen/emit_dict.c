@@ -1,0 +1,273 @@
+/* afmt-gen: a fuzzing dictionary per format, DIR/fuzz/<format>.dict.
+ *
+ * The byte strings a fuzzer is unlikely to guess, taken from the spec:
+ * detect bytes and magics (`equals` of bytes/text fields), the keys of
+ * type-code tables (text tags as they are, integer codes in the width and
+ * byte order of the field they are looked up by), switch cases, integer
+ * `equals`, and the limits of `range` / `in` / comparison checks of integer
+ * fields (the value and its neighbours, in the field's width and order);
+ * for formats with text values also the dtype names of their tables (the
+ * suffixes of text literals).  One `name="..."` line per entry, \xNN
+ * escapes: the syntax libFuzzer (-dict=) and AFL++ (-x) both read.
+ * Entries are at most 64 bytes (libFuzzer's limit) and appear once.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "emit.h"
+
+#define DICT_MAX_ENTRY 64
+
+typedef struct dict {
+    const char *format; /* prefix of the entry names */
+    sbuf out;
+    char **seen; /* escaped entries already written */
+    int n, cap;
+} dict;
+
+static void dict_add(dict *d, const char *tag, const unsigned char *p, size_t n)
+{
+    sbuf e = {0};
+    size_t i;
+    int k;
+
+    if (n == 0 || n > DICT_MAX_ENTRY)
+        return;
+    for (i = 0; i < n; i++) {
+        if (p[i] >= 0x20 && p[i] < 0x7f && p[i] != '"' && p[i] != '\\')
+            sb_printf(&e, "%c", p[i]);
+        else
+            sb_printf(&e, "\\x%02X", p[i]);
+    }
+    for (k = 0; k < d->n; k++)
+        if (strcmp(d->seen[k], e.s) == 0) {
+            sb_free(&e);
+            return;
+        }
+    if (d->n == d->cap) {
+        char **nv;
+        d->cap = d->cap ? d->cap * 2 : 32;
+        nv = realloc(d->seen, sizeof *nv * (size_t)d->cap);
+        if (!nv) {
+            fprintf(stderr, "afmt-gen: out of memory\n");
+            exit(2);
+        }
+        d->seen = nv;
+    }
+    d->seen[d->n] = xstrdup(e.s);
+    sb_printf(&d->out, "%s_%s_%d=\"%s\"\n", d->format, tag, d->n, e.s);
+    d->n++;
+    sb_free(&e);
+}
+
+/* v in `width` bytes, big- or little-endian. */
+static void dict_add_int(dict *d, const char *tag, uint64_t v, int width, int big)
+{
+    unsigned char b[8];
+    int i;
+
+    if (width < 1 || width > 8)
+        return;
+    for (i = 0; i < width; i++)
+        b[big ? width - 1 - i : i] = (unsigned char)(v >> (8 * i));
+    dict_add(d, tag, b, (size_t)width);
+}
+
+/* The integer field called name anywhere in the items, or NULL. */
+static const item *find_field(const item_list *l, const char *name)
+{
+    int i, k;
+
+    for (i = 0; i < l->n; i++) {
+        const item *it = l->v[i];
+        const item *r;
+        if (it->kind == IT_FIELD && it->ftype == FT_INT && it->name && strcmp(it->name, name) == 0)
+            return it;
+        if ((r = find_field(&it->body, name)) != NULL)
+            return r;
+        for (k = 0; k < it->ncases; k++)
+            if ((r = find_field(&it->cases[k].body, name)) != NULL)
+                return r;
+    }
+    return NULL;
+}
+
+/* The integer field an expression names (NAME or NAME[i]), or NULL. */
+static const item *expr_field(const spec *s, const expr *e)
+{
+    if (!e)
+        return NULL;
+    if (e->kind == E_INDEX)
+        e = e->a;
+    return e && e->kind == E_NAME && e->sval ? find_field(&s->body, e->sval) : NULL;
+}
+
+/* Literals compared with integer fields inside an expression. */
+static void dict_expr(dict *d, const spec *s, const expr *e)
+{
+    int i;
+
+    if (!e)
+        return;
+    if (e->kind == E_BINARY &&
+        (e->op == TK_EQ || e->op == TK_NE || e->op == TK_LT || e->op == TK_LE ||
+         e->op == TK_GT || e->op == TK_GE)) {
+        const item *f = expr_field(s, e->a);
+        const expr *lit = e->b;
+        if (!f) {
+            f = expr_field(s, e->b);
+            lit = e->a;
+        }
+        if (f && lit && lit->kind == E_INT) {
+            dict_add_int(d, "check", lit->ival, f->width, f->big_endian);
+            if (e->op != TK_EQ && e->op != TK_NE) { /* both sides of a limit */
+                dict_add_int(d, "check", lit->ival + 1, f->width, f->big_endian);
+                dict_add_int(d, "check", lit->ival - 1, f->width, f->big_endian);
+            }
+        }
+    }
+    dict_expr(d, s, e->a);
+    dict_expr(d, s, e->b);
+    dict_expr(d, s, e->c);
+    for (i = 0; i < e->nargs; i++)
+        dict_expr(d, s, e->args[i]);
+}
+
+static void dict_items(dict *d, const spec *s, const item_list *l)
+{
+    int i, k, j;
+
+    for (i = 0; i < l->n; i++) {
+        const item *it = l->v[i];
+        if (it->kind == IT_FIELD && it->equals) {
+            if (it->equals->kind == E_STR && it->equals->sval) {
+                unsigned char pad[DICT_MAX_ENTRY] = {0};
+                size_t n = strlen(it->equals->sval);
+                if (n <= DICT_MAX_ENTRY) {
+                    memcpy(pad, it->equals->sval, n);
+                    dict_add(d, "magic", pad, it->size > (int)n && it->size <= DICT_MAX_ENTRY
+                                                  ? (size_t)it->size : n);
+                }
+            } else if (it->equals->kind == E_INT && it->ftype == FT_INT) {
+                dict_add_int(d, "equals", it->equals->ival, it->width, it->big_endian);
+            }
+        }
+        for (k = 0; k < it->nchecks; k++)
+            dict_expr(d, s, it->checks[k].e);
+        for (k = 0; k < it->neach; k++)
+            dict_expr(d, s, it->each[k].e);
+        if (it->kind == IT_SWITCH) {
+            const item *f = expr_field(s, it->arg);
+            for (k = 0; k < it->ncases; k++)
+                for (j = 0; j < it->cases[k].nwhen; j++) {
+                    const expr *w = it->cases[k].when[j];
+                    if (w && w->kind == E_INT && f)
+                        dict_add_int(d, "case", w->ival, f->width, f->big_endian);
+                    else if (w && w->kind == E_STR && w->sval)
+                        dict_add(d, "case", (const unsigned char *)w->sval, strlen(w->sval));
+                }
+        }
+        if (it->kind == IT_LOOKUP) {
+            const table *tb = NULL;
+            for (k = 0; k < s->ntables; k++)
+                if (it->table && strcmp(s->tables[k].name, it->table) == 0)
+                    tb = &s->tables[k];
+            for (k = 0; tb && k < tb->nentries; k++)
+                for (j = 0; j < tb->entries[k].nkey && j < it->nkey; j++) {
+                    const expr *key = tb->entries[k].key[j];
+                    const item *f = expr_field(s, it->key[j]);
+                    if (!key)
+                        continue;
+                    if (key->kind == E_STR && key->sval)
+                        dict_add(d, "type", (const unsigned char *)key->sval, strlen(key->sval));
+                    else if (key->kind == E_INT && f)
+                        dict_add_int(d, "type", key->ival, f->width, f->big_endian);
+                }
+        }
+        dict_items(d, s, &it->body);
+        for (k = 0; k < it->ncases; k++)
+            dict_items(d, s, &it->cases[k].body);
+    }
+}
+
+static int has_text_values(const item_list *l)
+{
+    int i, k;
+
+    for (i = 0; i < l->n; i++) {
+        if (l->v[i]->kind == IT_TEXTVAL || has_text_values(&l->v[i]->body))
+            return 1;
+        for (k = 0; k < l->v[i]->ncases; k++)
+            if (has_text_values(&l->v[i]->cases[k].body))
+                return 1;
+    }
+    return 0;
+}
+
+static int write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "rb");
+    size_t n = strlen(text);
+
+    if (f) { /* unchanged: keep the file (and its time stamp) */
+        char *old = xcalloc(n + 2, 1);
+        size_t got = fread(old, 1, n + 1, f);
+        int same = got == n && memcmp(old, text, n) == 0;
+        fclose(f);
+        free(old);
+        if (same)
+            return 0;
+    }
+    f = fopen(path, "wb");
+    if (!f || fwrite(text, 1, n, f) != n || fclose(f) != 0) {
+        fprintf(stderr, "afmt-gen: cannot write %s\n", path);
+        return -1;
+    }
+    return 0;
+}
+
+int emit_dict(const spec *s, const char *outdir)
+{
+    dict d = {NULL, {0}, NULL, 0, 0};
+    char *dir, *path;
+    int i, k, rc;
+
+    d.format = s->format;
+    sb_printf(&d.out, "# Generated by afmt-gen from %s. Do not edit.\n"
+                      "# Fuzzing dictionary of the %s format (libFuzzer -dict=, AFL++ -x).\n",
+              s->path, s->format);
+    for (i = 0; i < s->ndetect; i++)
+        dict_add(&d, "detect", s->detect[i].bytes, (size_t)s->detect[i].nbytes);
+    dict_items(&d, s, &s->body);
+    /* tables not reached through a lookup (keys as text only) */
+    for (i = 0; i < s->ntables; i++)
+        for (k = 0; k < s->tables[i].nentries; k++) {
+            const table_entry *te = &s->tables[i].entries[k];
+            int j;
+            for (j = 0; j < te->nkey; j++)
+                if (te->key[j] && te->key[j]->kind == E_STR && te->key[j]->sval)
+                    dict_add(&d, "type", (const unsigned char *)te->key[j]->sval,
+                             strlen(te->key[j]->sval));
+            if (has_text_values(&s->body) && te->dtype)
+                dict_add(&d, "dtype", (const unsigned char *)te->dtype, strlen(te->dtype));
+        }
+    dir = xprintf("%s/fuzz", outdir);
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST) {
+        fprintf(stderr, "afmt-gen: cannot create %s\n", dir);
+        free(dir);
+        sb_free(&d.out);
+        return -1;
+    }
+    path = xprintf("%s/%s.dict", dir, s->format);
+    rc = write_text(path, d.out.s);
+    free(path);
+    free(dir);
+    for (i = 0; i < d.n; i++)
+        free(d.seen[i]);
+    free(d.seen);
+    sb_free(&d.out);
+    return rc;
+}
