@@ -7,7 +7,9 @@ set -u
 
 HERE="$(cd "$(dirname "$0")" && pwd)"
 REPO="$(cd "$HERE/../.." && pwd)"
-SAMPLES="$(cd "$(dirname "$0")/../../../shared/samples" && pwd)"
+# Inputs from the repository alone (a plain clone has no ../shared): the
+# corpus's copies of reference samples, and files made below.
+SAMPLES="$REPO/corpus"
 BUILD_ARG=${1:-build}
 if [ -d "$BUILD_ARG" ]; then
     BUILD="$(cd "$BUILD_ARG" && pwd)"
@@ -29,6 +31,8 @@ done
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
 FAILED=0
+# an f64 [4,4] RawArray whose values do not fit i8 exactly (fractions)
+python3 "$HERE/make_f64_ra.py" "$T/f64_4x4.ra"
 
 pass() { echo "PASS $1"; }
 fail() { echo "FAIL $1: $2"; FAILED=1; }
@@ -523,10 +527,10 @@ if [ -e "$T/c4.bin" ]; then fail convert-refused-leaves-no-file "c4.bin exists";
     pass convert-refused-leaves-no-file; fi
 if ls "$T"/c4.bin.* > /dev/null 2>&1; then fail convert-refused-leaves-no-temp "temp left"; else
     pass convert-refused-leaves-no-temp; fi
-run "$AFMT" convert --to futhark --dtype i8 "$SAMPLES/rawarray/randf64.ra" "$T/c5.bin"
+run "$AFMT" convert --to futhark --dtype i8 "$T/f64_4x4.ra" "$T/c5.bin"
 expect_rc convert-lossy-refused 1
 expect_err_has convert-lossy-hint "--allow-lossy"
-run "$AFMT" convert --to futhark --dtype i8 --allow-lossy "$SAMPLES/rawarray/randf64.ra" "$T/c5.bin"
+run "$AFMT" convert --to futhark --dtype i8 --allow-lossy "$T/f64_4x4.ra" "$T/c5.bin"
 expect_rc convert-allow-lossy 0
 run "$AFMT" convert --dtype i64 "$FUT" "$T/c6.ra"
 expect_rc convert-dtype-widen 0

@@ -86,8 +86,7 @@ fi
 #    are read through the stream window, not into memory
 python3 tests/e2e/gen_tenbin_stream.py 3 67108864 > "$T/big.ten"
 head -c 100000000 "$T/big.ten" > "$T/cut.ten"
-cp "$(cd "$(dirname "$0")/../../../shared/samples" && pwd)/tenbin/two_arrays_i2_u1.ten" "$T/small.ten" 2>/dev/null ||
-    cp "$T/cut.ten" "$T/small.ten"
+cp "$(dirname "$0")/../../corpus/tenbin/two_arrays_i2_u1.ten" "$T/small.ten"
 tar cf "$T/shard.tar" -C "$T" big.ten small.ten cut.ten
 rm -f "$T/big.ten" "$T/cut.ten"
 kb=$(rss_of "$V" "$T/shard.tar")

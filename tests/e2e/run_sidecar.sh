@@ -5,9 +5,11 @@ set -u
 BUILD=${1:-build}
 A="$BUILD/afmt"
 V="$BUILD/afmt-validate"
-S="$(cd "$(dirname "$0")/../../../shared/samples" 2>/dev/null && pwd)"
+# inputs from the repository alone: corpus/ copies and a file made here
+S="$(cd "$(dirname "$0")/../../corpus" && pwd)"
 T=$(mktemp -d)
 trap 'rm -rf "$T"' EXIT
+python3 "$(dirname "$0")/make_f64_ra.py" "$T/f64_4x4.ra"
 
 check() { # name, condition-command...
     local name=$1
@@ -15,7 +17,7 @@ check() { # name, condition-command...
     if "$@"; then echo "PASS sidecar: $name"; else echo "FAIL sidecar: $name"; fi
 }
 
-"$A" convert "$S/rawarray/randf64.ra" "$T/m.dbdf" --to daphne > "$T/out" 2>&1
+"$A" convert "$T/f64_4x4.ra" "$T/m.dbdf" --to daphne > "$T/out" 2>&1
 check "convert to daphne writes OUT.meta" test -f "$T/m.dbdf.meta"
 check "the sidecar says rows, cols, value type" grep -q '"numRows":4,"numCols":4,"valueType":"f64"' "$T/m.dbdf.meta"
 "$V" "$T/m.dbdf" > "$T/out" 2>&1

@@ -19,6 +19,7 @@
 
 #include "afmt_futhark_text.h"
 #include "check.h"
+#include "samples.h"
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -125,13 +126,14 @@ static afmt_dtype bin_dtype(const uint8_t *tag)
 
 static void test_samples(void)
 {
-    const char *root = getenv("AFMT_SAMPLES") && *getenv("AFMT_SAMPLES") ? getenv("AFMT_SAMPLES")
-                                                                         : "../shared/samples";
+    const char *root = samples_root("futhark text against the samples' .bin twins");
     char dir[1024], path[1400], name[2048];
     struct dirent *de;
     DIR *d;
     int seen = 0;
 
+    if (!root)
+        return;
     snprintf(dir, sizeof dir, "%s/futhark", root);
     d = opendir(dir);
     CHECK("samples: futhark folder opens", d != NULL);

@@ -205,7 +205,8 @@ static void check_regressions(const char *corpus)
 
     snprintf(dir, sizeof dir, "%s/regressions", corpus);
     n = list_files(dir, &files);
-    printf("note: %zu regression file(s) in %s\n", n, dir);
+    snprintf(name, sizeof name, "%.200s holds regression files (%zu)", dir, n);
+    CHECK(name, n > 0);
     for (i = 0; i < n; i++) {
         uint64_t len;
         uint8_t *buf;

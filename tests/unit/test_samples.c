@@ -7,6 +7,7 @@
 #include <string.h>
 #include "afmt.h"
 #include "check.h"
+#include "samples.h"
 #include "testutil.h"
 
 typedef struct sample_case {
@@ -172,8 +173,10 @@ static void check_compressed_twins(const char *root)
 
 int main(void)
 {
-    const char *root = getenv("AFMT_SAMPLES") ? getenv("AFMT_SAMPLES") : "../shared/samples";
+    const char *root = samples_root("test_samples");
     size_t i;
+    if (!root)
+        return 0;
     for (i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
         const sample_case *tc = &CASES[i];
         char path[1024], name[1200], desc[512];
@@ -201,7 +204,7 @@ int main(void)
         rc = fmt->validate(buf, len, NULL, &vis, &err);
         snprintf(name, sizeof name, "sample %s verdict %s", tc->path, tc->valid ? "valid" : "invalid");
         CHECK(name, (rc == 0) == tc->valid);
-        if (rc != 0) {
+        if (rc != 0 && tc->valid) { /* why an expected verdict was not given */
             char d[512];
             afmt_error_describe(&err, d, sizeof d);
             printf("  note: %s\n", d);

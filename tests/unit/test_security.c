@@ -45,6 +45,7 @@
 #include <unistd.h>
 #include "afmt.h"
 #include "check.h"
+#include "samples.h"
 
 /* ------------------------------------------------------------ allocation */
 
@@ -176,8 +177,8 @@ static void collect_sources(const char *samples)
         const char *name = afmt_formats[f]->name;
         char dir[1024], path[2048], label[2048];
         char **v;
-        /* reference samples */
-        snprintf(dir, sizeof dir, "%s/%s", samples, name);
+        /* reference samples when present, and the corpus's copies of some */
+        snprintf(dir, sizeof dir, "%s/%s", samples ? samples : "corpus", name);
         v = list_dir(dir, &n);
         for (i = 0; i < n; i++) {
             struct stat st;
@@ -1223,7 +1224,8 @@ static void check_file_sink(void)
 int main(void)
 {
     static char outbuf[1 << 16];
-    const char *samples = getenv("AFMT_SAMPLES");
+    const char *samples;
+    int verbose = getenv("AFMT_TEST_VERBOSE") != NULL;
     uint64_t max_len = 0, page = (uint64_t)sysconf(_SC_PAGESIZE);
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
     int par = cpus < 1 ? 1 : cpus > 4 ? 4 : (int)cpus;
@@ -1233,7 +1235,7 @@ int main(void)
     /* stdout's buffer is ours from the start: printing allocates nothing */
     setvbuf(stdout, outbuf, _IOLBF, sizeof outbuf);
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    if (!samples || !*samples) samples = "../shared/samples";
+    samples = samples_root("test_security on the samples (the corpus/ copies and golden inputs run instead)");
     CHECK("security: the registry holds formats", afmt_format_count > 0 && afmt_format_count <= MAXF);
     collect_sources(samples);
     for (r = 0; r < sizeof regression_inputs / sizeof regression_inputs[0]; r++) {
@@ -1246,10 +1248,10 @@ int main(void)
         if (sources[si].len > max_len) max_len = sources[si].len;
     region_size = (max_len + GROW_MAX + page - 1) / page * page;
 #if !defined(SEC_HAVE_HEAP_METER)
-    printf("note: no heap meter (mallinfo2 or the sanitizer allocator) in this build: the dynamic I3 check is skipped\n");
+    if (verbose) printf("note: no heap meter (mallinfo2 or the sanitizer allocator) in this build: the dynamic I3 check is skipped\n");
 #endif
 #if defined(SEC_ASAN)
-    printf("note: sanitizer build: I8 validates whole files and every second prefix and mutation twice\n");
+    if (verbose) printf("note: sanitizer build: I8 validates whole files and every second prefix and mutation twice\n");
 #endif
     run_all(page, par);
 
@@ -1270,7 +1272,8 @@ int main(void)
     check_writers();
     check_file_sink();
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    printf("note: test_security ran in %.1f s (%d children at a time)\n",
+    if (verbose)
+        printf("note: test_security ran in %.1f s (%d children at a time)\n",
            (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9, par);
     CHECK_DONE();
 }

@@ -9,6 +9,7 @@
 #include <string.h>
 #include "afmt.h"
 #include "check.h"
+#include "samples.h"
 #include "testutil.h"
 
 typedef struct mem_reader {
@@ -175,13 +176,16 @@ static void long_stream(void)
 
 int main(int argc, char **argv)
 {
-    const char *samples = getenv("AFMT_SAMPLES") ? getenv("AFMT_SAMPLES") : "../shared/samples";
+    const char *samples = samples_root("stream comparisons of the samples");
+    char name[200];
     (void)argc;
     (void)argv;
-    walk(samples, "samples", 1);
+    if (samples)
+        walk(samples, "samples", 1);
+    walk("corpus", "corpus", 1);
     walk("tests", "tests", 2);
-    CHECK("stream: compared many inputs", compared > 500);
-    printf("  note: %d comparisons, %d limited by the 64 KiB window\n", compared, limited);
+    snprintf(name, sizeof name, "stream: compared many inputs (%d, %d limited by the 64 KiB window)", compared, limited);
+    CHECK(name, compared > 500);
     long_stream();
     CHECK_DONE();
 }
