@@ -122,6 +122,8 @@ int afmt_cli_input_open_fd(afmt_cli_input *in, int fd, uint64_t file_limit,
             return -1;
         }
         in->map_len = (size_t)in->size;
+        in->map_dev = (uint64_t)st.st_dev;
+        in->map_ino = (uint64_t)st.st_ino;
         in->data = in->map;
         in->len = in->size;
 #ifdef MADV_SEQUENTIAL

@@ -36,6 +36,9 @@ typedef struct afmt_cli_input {
     void *read_ctx;
     int close_fd;        /* the descriptor is ours to close */
     size_t map_len;
+    /* the mapped file (st_dev, st_ino): while the mapping lives, no other
+     * file can have them, so a descriptor opened again can be checked */
+    uint64_t map_dev, map_ino;
     uint8_t head[AFMT_CLI_HEAD_BYTES];
 } afmt_cli_input;
 

@@ -484,6 +484,71 @@ int afmt_array_to_plain(const afmt_array *src, afmt_order order,
     return rc;
 }
 
+/* ---------------------------------------------------------------- pieces */
+
+/* A view that afmt_array_to_plain_part can cut: plain, contiguous, whole. */
+static int part_view(const afmt_array *src, uint64_t *es, uint64_t *total,
+                     afmt_error *err)
+{
+    if (check_view(src, es, total, err) != 0)
+        return -1;
+    if (src->encoding != AFMT_ENC_PLAIN || (src->stride != *es && src->stride != 0) ||
+        (src->dtype != AFMT_OPAQUE && src->elsize != *es && src->elsize != 0))
+        return afmt_fail(err, AFMT_E_UNSUPPORTED, NULL, NULL, AFMT_NO_INDEX, src->offset,
+                         "only plain contiguous arrays are decoded in pieces");
+    if (src->nbytes < *total || (*total > 0 && !src->data))
+        return afmt_fail(err, AFMT_E_SIZE, NULL, NULL, AFMT_NO_INDEX, src->offset,
+                         "view holds %" PRIu64 " bytes, elements need %" PRIu64,
+                         src->nbytes, *total);
+    return 0;
+}
+
+int afmt_array_part_unit(const afmt_array *src, afmt_order order, uint64_t *unit,
+                         afmt_error *err)
+{
+    uint64_t es, total, s[AFMT_RANK_CAP];
+    uint32_t n;
+
+    *unit = 0;
+    if (part_view(src, &es, &total, err) != 0)
+        return -1;
+    n = storage_shape(src, s);
+    /* a transpose makes the result one slab of its first axis at a time:
+     * total / s[n-1] bytes (s[n-1] > 1, so no division by zero) */
+    *unit = n >= 2 && src->order != order ? total / s[n - 1] : es;
+    if (*unit == 0)
+        *unit = 1; /* an empty array: any cut will do */
+    return 0;
+}
+
+int afmt_array_to_plain_part(const afmt_array *src, afmt_order order, uint64_t first,
+                             uint8_t *dst, uint64_t n, afmt_error *err)
+{
+    uint64_t es, total, unit, end, s[AFMT_RANK_CAP];
+    uint32_t rank;
+    unsigned comp;
+
+    if (afmt_array_part_unit(src, order, &unit, err) != 0 ||
+        part_view(src, &es, &total, err) != 0)
+        return -1;
+    if (!afmt_add_u64(first, n, &end) || end > total || first % unit != 0 || n % unit != 0 ||
+        (n > 0 && !dst))
+        return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, src->offset,
+                         "piece [%" PRIu64 ", +%" PRIu64 ") is not whole units of %" PRIu64
+                         " bytes inside %" PRIu64, first, n, unit, total);
+    if (n == 0)
+        return 0;
+    comp = afmt_dtype_get(src->dtype)->component;
+    if ((src->endian == AFMT_BIG) == host_is_big())
+        comp = 1;
+    rank = storage_shape(src, s);
+    if (rank < 2 || src->order == order)
+        afmt_swap_copy(dst, src->data + first, n, comp);
+    else
+        reverse_axes(src->data, dst, s, rank, es, comp, first / unit, end / unit, 0);
+    return 0;
+}
+
 /* ---------------------------------------------------------------- conversion */
 
 /* One element as a value: an exact integer or a (complex) double.  Every

@@ -87,6 +87,21 @@ int afmt_array_plain_size(const afmt_array *a, uint64_t *out, afmt_error *err);
 int afmt_array_to_plain(const afmt_array *src, afmt_order order,
                         uint8_t *dst, uint64_t dst_size, afmt_error *err);
 
+/* The same result in pieces, for writing a large array out without a
+ * buffer for all of it: afmt_array_part_unit says how the result of
+ * afmt_array_to_plain(src, order) can be cut (every piece starts and ends
+ * at a multiple of *unit bytes; for a transpose, one slab of the result's
+ * first axis), and afmt_array_to_plain_part writes the bytes
+ * [first, first + n) of that result into dst (n bytes, not overlapping
+ * src's data).  Only PLAIN contiguous views (stride == element size), in
+ * either byte order, can be cut: others get AFMT_E_UNSUPPORTED (decode them
+ * whole).  Both check the view as afmt_array_to_plain does; thread-safe,
+ * no allocation beyond the transpose's scratch. */
+int afmt_array_part_unit(const afmt_array *src, afmt_order order, uint64_t *unit,
+                         afmt_error *err);
+int afmt_array_to_plain_part(const afmt_array *src, afmt_order order, uint64_t first,
+                             uint8_t *dst, uint64_t n, afmt_error *err);
+
 /* Make dst a view of plain data in buf describing src's logical array. */
 void afmt_array_plain_view(const afmt_array *src, afmt_order order,
                            const uint8_t *buf, afmt_array *dst);

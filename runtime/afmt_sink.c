@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "afmt_bytes.h"
+#include "afmt_fileio.h"
 
 /* Transformed payloads go out through a stack buffer of this size: small
  * enough for any thread stack, large enough to amortise each write. */
@@ -33,6 +34,27 @@ static int buffer_write(afmt_sink *s, const void *p, uint64_t n)
     return 0;
 }
 
+/* A large run into a file sink: straight to the descriptor (see
+ * afmt_fileio.h), after what stdio still holds. */
+static int file_write_bulk(afmt_sink *s, const uint8_t *p, uint64_t n)
+{
+    int src_fd = -1, e = 0;
+    uint64_t src_off = 0;
+
+    if (fflush(s->fp) != 0)
+        return -1;
+    if (s->src_len > 0 && p >= s->src_base && (uint64_t)(p - s->src_base) <= s->src_len &&
+        n <= s->src_len - (uint64_t)(p - s->src_base)) {
+        src_fd = s->src_fd;
+        src_off = (uint64_t)(p - s->src_base);
+    }
+    if (afmt_fileio_write_bulk(fileno(s->fp), p, n, src_fd, src_off, &e) != 0) {
+        errno = e;
+        return -1;
+    }
+    return 0;
+}
+
 static int stdio_write(afmt_sink *s, const void *p, uint64_t n)
 {
     const uint8_t *q = p;
@@ -40,6 +62,8 @@ static int stdio_write(afmt_sink *s, const void *p, uint64_t n)
 
     if (!s->fp)
         return -1;
+    if (n >= AFMT_FILEIO_BULK && s->tmp_path[0] != '\0')
+        return file_write_bulk(s, p, n);
     /* fwrite counts in size_t; keep each call well inside it. */
     while (n > 0) {
         part = n > ((uint64_t)1 << 30) ? (size_t)1 << 30 : (size_t)n;
@@ -193,6 +217,18 @@ void afmt_sink_abort(afmt_sink *s)
     s->fp = NULL;
     unlink(s->tmp_path);
     s->tmp_path[0] = '\0';
+}
+
+void afmt_sink_set_source(afmt_sink *s, const void *base, uint64_t len, int fd)
+{
+    s->src_base = base;
+    s->src_len = base && fd >= 0 ? len : 0;
+    s->src_fd = fd;
+}
+
+void afmt_sink_set_producer(afmt_sink *s, afmt_sink_producer *p)
+{
+    s->producer = p;
 }
 
 /* ---------------------------------------------------------------- puts */
@@ -391,6 +427,46 @@ static int put_bits(afmt_sink *s, const uint8_t *p, uint64_t count, afmt_error *
     return 0;
 }
 
+/* Pieces of a produced payload go through a buffer of about this size. */
+#define PRODUCE_PIECE ((uint64_t)8 << 20)
+
+/* A payload from s->producer (see afmt_sink_producer). */
+static int put_produced(afmt_sink *s, const afmt_array *a, uint64_t plain,
+                        afmt_endian endian, afmt_encoding encoding, afmt_error *err)
+{
+    afmt_sink_producer *pr = s->producer;
+    uint64_t piece, first, n;
+    unsigned comp = afmt_dtype_get(a->dtype)->component;
+    uint8_t *buf;
+    int rc = 0;
+
+    if (encoding != AFMT_ENC_PLAIN || a->dtype == AFMT_BOOL || plain != pr->size ||
+        pr->unit == 0 || pr->unit > ((uint64_t)1 << 30) || pr->produced != 0)
+        return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, s->written,
+                         "a produced payload must be plain, not bool, %" PRIu64
+                         " bytes, made once", pr->size);
+    piece = PRODUCE_PIECE < pr->unit ? pr->unit : PRODUCE_PIECE / pr->unit * pr->unit;
+    if (piece > plain)
+        piece = plain;
+    buf = malloc(piece ? (size_t)piece : 1);
+    if (!buf)
+        return afmt_fail(err, AFMT_E_NOMEM, NULL, NULL, AFMT_NO_INDEX, s->written,
+                         "cannot allocate %" PRIu64 " bytes to write through", piece);
+    for (first = 0; first < plain && rc == 0; first += n) {
+        n = plain - first < piece ? plain - first : piece;
+        rc = pr->fill(pr->ctx, first, buf, n, err);
+        if (rc != 0)
+            break;
+        pr->produced += n;
+        if (comp <= 1 || (endian == AFMT_BIG) == host_is_big())
+            rc = afmt_sink_put(s, buf, n, err);
+        else
+            rc = put_swapped(s, buf, n, comp, err);
+    }
+    free(buf);
+    return rc == 0 ? 0 : -1;
+}
+
 int afmt_sink_payload(afmt_sink *s, const afmt_array *a, afmt_endian endian,
                       afmt_encoding encoding, afmt_error *err)
 {
@@ -416,6 +492,8 @@ int afmt_sink_payload(afmt_sink *s, const afmt_array *a, afmt_endian endian,
         return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, s->written,
                          "view holds %" PRIu64 " bytes, elements need %" PRIu64,
                          a->nbytes, plain);
+    if (s->producer && a->data == s->producer->key)
+        return put_produced(s, a, plain, endian, encoding, err);
     if (encoding == AFMT_ENC_BITS_LSB)
         return put_bits(s, a->data, a->count, err);
     if (a->dtype == AFMT_BOOL) {

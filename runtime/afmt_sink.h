@@ -12,6 +12,8 @@
 #include "afmt_array.h"
 #include "afmt_error.h"
 
+struct afmt_sink_producer;
+
 typedef struct afmt_sink {
     int (*write)(struct afmt_sink *s, const void *p, uint64_t n);
     uint64_t written;
@@ -27,7 +29,34 @@ typedef struct afmt_sink {
     /* set by size-only sinks (encoded_size, can_write): payload bytes are
      * counted, not encoded */
     int counting;
+    /* afmt_sink_set_source: a mapping of the file src_fd (src_len 0: none) */
+    const uint8_t *src_base;
+    uint64_t src_len;
+    int src_fd;
+    /* afmt_sink_set_producer */
+    struct afmt_sink_producer *producer;
 } afmt_sink;
+
+/* A payload made on demand, piece by piece, instead of read from a view's
+ * data: afmt_sink_payload of a view whose data pointer is `key` calls
+ * fill(ctx, first, buf, n, err) for consecutive pieces [first, first + n)
+ * of the payload (plain, native byte order; n and first multiples of unit,
+ * pieces of a few MiB) and writes each, so that a large result never needs
+ * a buffer of its own size.  key must still point at `size` readable bytes
+ * (code that reads a view's data directly then reads those, not garbage).
+ * `produced` counts the bytes made, so the caller can check that the
+ * writer really went through afmt_sink_payload.  Not for bool (whose
+ * values afmt_sink_payload checks in place). */
+typedef int (*afmt_sink_fill_fn)(void *ctx, uint64_t first, uint8_t *buf, uint64_t n,
+                                 afmt_error *err);
+typedef struct afmt_sink_producer {
+    const void *key;
+    uint64_t size;
+    uint64_t unit;
+    afmt_sink_fill_fn fill;
+    void *ctx;
+    uint64_t produced;
+} afmt_sink_producer;
 
 void afmt_sink_buffer(afmt_sink *s, uint8_t *buf, uint64_t cap);
 void afmt_sink_stdio(afmt_sink *s, FILE *fp);
@@ -36,6 +65,14 @@ void afmt_sink_stdio(afmt_sink *s, FILE *fp);
 int afmt_sink_file_open(afmt_sink *s, const char *path, afmt_error *err);
 int afmt_sink_commit(afmt_sink *s, afmt_error *err);
 void afmt_sink_abort(afmt_sink *s);
+
+/* Optional speed-ups of a file sink, set after opening it.  set_source:
+ * [base, base + len) is a read-only mapping of the whole file fd (which
+ * the caller keeps open and unchanged until the commit); large writes of
+ * bytes inside it are then copied file to file by the kernel.
+ * set_producer: see afmt_sink_producer; p must outlive the writes. */
+void afmt_sink_set_source(afmt_sink *s, const void *base, uint64_t len, int fd);
+void afmt_sink_set_producer(afmt_sink *s, afmt_sink_producer *p);
 
 /* Write bytes; -1 with AFMT_E_IO on failure (the sink then stays failed). */
 int afmt_sink_put(afmt_sink *s, const void *p, uint64_t n, afmt_error *err);

@@ -72,6 +72,9 @@ fi
 if [ -f tests/e2e/run_sidecar.sh ]; then
     run sidecar bash tests/e2e/run_sidecar.sh "$BUILD"
 fi
+if [ -f tests/e2e/run_convert_large.sh ]; then
+    run convert-large bash tests/e2e/run_convert_large.sh "$BUILD"
+fi
 if [ -f tests/e2e/run_memory.sh ] && [ -z "${AFMT_SKIP_MEMORY:-}" ]; then
     run memory bash tests/e2e/run_memory.sh "$BUILD"
 fi

@@ -82,9 +82,31 @@ static const shape shapes[] = {
     { 5, { 2, 3, 2, 3, 5 } }, { 5, { 4, 1, 3, 1, 17 } },
 };
 
-/* to_plain of every shape, both directions, both byte orders: returns the
- * number of failing cases (and prints the first). */
-static int run_to_plain(const elem *e, int big)
+/* afmt_array_to_plain_part over the whole result, in pieces of 1, 2, 3...
+ * units (varying with seed), into dst. */
+static int to_plain_in_pieces(const afmt_array *a, afmt_order to, uint8_t *dst,
+                              uint64_t total, size_t seed)
+{
+    uint64_t unit, first = 0, n;
+    afmt_error err;
+
+    afmt_error_clear(&err);
+    if (afmt_array_part_unit(a, to, &unit, &err) != 0 || unit == 0 || total % unit != 0)
+        return -1;
+    while (first < total) {
+        n = unit * (1 + (first / unit + seed) % 3);
+        if (n > total - first)
+            n = total - first;
+        if (afmt_array_to_plain_part(a, to, first, dst + first, n, &err) != 0)
+            return -1;
+        first += n;
+    }
+    return 0;
+}
+
+/* to_plain of every shape, both directions, both byte orders (whole, or
+ * in pieces): returns the number of failing cases (and prints the first). */
+static int run_to_plain(const elem *e, int big, int pieces)
 {
     size_t si;
     int bad = 0;
@@ -127,7 +149,8 @@ static int run_to_plain(const elem *e, int big)
             reference(sh->dims, sh->rank, from, to, e->size, big ? e->comp : 1, src, want, count);
             memset(got, 0xA5, (size_t)total);
             afmt_error_clear(&err);
-            if (afmt_array_to_plain(&a, to, got, total, &err) != 0 ||
+            if ((pieces ? to_plain_in_pieces(&a, to, got, total, si)
+                        : afmt_array_to_plain(&a, to, got, total, &err)) != 0 ||
                 memcmp(got, want, (size_t)total) != 0) {
                 if (!bad)
                     printf("# es %llu %s rank %u dims[0] %llu dims[last] %llu %s: wrong\n",
@@ -249,11 +272,17 @@ int main(void)
         const elem *e = &elems[ei];
         snprintf(name, sizeof name, "transpose to_plain es=%llu little-endian, all shapes",
                  (unsigned long long)e->size);
-        CHECK(name, run_to_plain(e, 0) == 0);
+        CHECK(name, run_to_plain(e, 0, 0) == 0);
+        snprintf(name, sizeof name, "transpose to_plain_part es=%llu little-endian, all shapes",
+                 (unsigned long long)e->size);
+        CHECK(name, run_to_plain(e, 0, 1) == 0);
         if (e->comp > 1) {
             snprintf(name, sizeof name, "transpose to_plain es=%llu big-endian, all shapes",
                      (unsigned long long)e->size);
-            CHECK(name, run_to_plain(e, 1) == 0);
+            CHECK(name, run_to_plain(e, 1, 0) == 0);
+            snprintf(name, sizeof name, "transpose to_plain_part es=%llu big-endian, all shapes",
+                     (unsigned long long)e->size);
+            CHECK(name, run_to_plain(e, 1, 1) == 0);
         }
     }
     for (ki = 0; ki < sizeof kernel_sizes / sizeof kernel_sizes[0]; ki++)
@@ -265,5 +294,40 @@ int main(void)
             CHECK(name, run_kernel_strides(kernel_sizes[ki], comps[ci]) == 0);
         }
     CHECK("transpose u32[2900,2901] col->row (non-temporal stores)", run_large());
+    {
+        /* pieces must be whole units; encodings other than plain are refused */
+        uint8_t data[24] = {0}, out[24];
+        afmt_array a;
+        afmt_error err;
+        uint64_t unit = 0;
+        afmt_array_init(&a, AFMT_U16);
+        a.rank = 2;
+        a.dims[0] = 3;
+        a.dims[1] = 4;
+        a.count = 12;
+        a.order = AFMT_COL_MAJOR;
+        a.data = data;
+        a.nbytes = sizeof data;
+        afmt_error_clear(&err);
+        CHECK("part unit of a 3x4 u16 transpose is one result row (4 elements)",
+              afmt_array_part_unit(&a, AFMT_ROW_MAJOR, &unit, &err) == 0 && unit == 8);
+        CHECK("part unit without a transpose is one element",
+              afmt_array_part_unit(&a, AFMT_COL_MAJOR, &unit, &err) == 0 && unit == 2);
+        CHECK("a piece that is not whole units is refused",
+              afmt_array_to_plain_part(&a, AFMT_ROW_MAJOR, 2, out, 8, &err) == -1 &&
+                  err.code == AFMT_E_USAGE);
+        CHECK("a piece past the end is refused",
+              afmt_array_to_plain_part(&a, AFMT_ROW_MAJOR, 16, out, 16, &err) == -1 &&
+                  err.code == AFMT_E_USAGE);
+        a.nbytes = 23;
+        CHECK("a view shorter than its elements is refused",
+              afmt_array_to_plain_part(&a, AFMT_ROW_MAJOR, 0, out, 8, &err) == -1 &&
+                  err.code == AFMT_E_SIZE);
+        a.nbytes = sizeof data;
+        a.stride = 4;
+        CHECK("a strided view is not cut into pieces",
+              afmt_array_part_unit(&a, AFMT_ROW_MAJOR, &unit, &err) == -1 &&
+                  err.code == AFMT_E_UNSUPPORTED);
+    }
     CHECK_DONE();
 }

@@ -1,0 +1,99 @@
+/* afmt runtime: bulk file output (see afmt_fileio.h).
+ *
+ * copy_file_range is a Linux call (glibc declares it with _GNU_SOURCE,
+ * hence this file of its own); elsewhere the same loop uses write() alone.
+ * Measured on the bench machine (ext4, 1 GiB, fsync included, machine
+ * shared, so ranges): one write() of the whole mmap'd payload 1.4-1.6 s,
+ * 8 MiB copy_file_range()s 0.67-1.2 s, `cp` + `sync FILE` 0.6-0.9 s.
+ * Starting the writeback early with sync_file_range after each piece was
+ * tried and dropped: it made a transposing convert 2-3x slower.
+ */
+#define _GNU_SOURCE
+#include "afmt_fileio.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/types.h>
+#include <unistd.h>
+
+#define PIECE ((uint64_t)8 << 20)
+
+/* All of p[0..n) with write(), through short writes and EINTR. */
+static int write_all(int fd, const uint8_t *p, uint64_t n, int *errnum)
+{
+    while (n > 0) {
+        ssize_t w = write(fd, p, (size_t)n);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            *errnum = w < 0 ? errno : EIO;
+            return -1;
+        }
+        p += w;
+        n -= (uint64_t)w;
+    }
+    return 0;
+}
+
+#ifdef __linux__
+/* Copy up to n bytes from src_fd at src_off; the bytes copied, 0 when the
+ * kernel cannot do it for these files (then use write()), -1 on error. */
+static int64_t copy_range(int src_fd, uint64_t src_off, int out_fd, uint64_t n, int *errnum)
+{
+    loff_t in = (loff_t)src_off;
+    uint64_t done = 0;
+
+    while (done < n) {
+        ssize_t c = copy_file_range(src_fd, &in, out_fd, NULL, (size_t)(n - done), 0);
+        if (c < 0 && errno == EINTR)
+            continue;
+        if (c < 0 && done == 0 &&
+            (errno == EXDEV || errno == EINVAL || errno == ENOSYS || errno == EOPNOTSUPP ||
+             errno == EBADF || errno == EPERM || errno == ETXTBSY))
+            return 0;
+        if (c < 0) {
+            *errnum = errno;
+            return -1;
+        }
+        if (c == 0)
+            break; /* the source is shorter than its mapping said: write() the rest */
+        done += (uint64_t)c;
+    }
+    return (int64_t)done;
+}
+#endif
+
+int afmt_fileio_write_bulk(int out_fd, const uint8_t *p, uint64_t n, int src_fd,
+                           uint64_t src_off, int *errnum)
+{
+    off_t at = lseek(out_fd, 0, SEEK_CUR);
+    uint64_t piece, done;
+
+    while (n > 0) {
+        /* pieces end on multiples of PIECE in the file: whole pages */
+        piece = at >= 0 ? PIECE - (uint64_t)at % PIECE : PIECE;
+        if (piece > n)
+            piece = n;
+        done = 0;
+#ifdef __linux__
+        if (src_fd >= 0) {
+            int64_t c = copy_range(src_fd, src_off, out_fd, piece, errnum);
+            if (c < 0)
+                return -1;
+            if (c == 0)
+                src_fd = -1; /* not for these files: write() from now on */
+            done = (uint64_t)c;
+        }
+#else
+        (void)src_off;
+#endif
+        if (write_all(out_fd, p + done, piece - done, errnum) != 0)
+            return -1;
+        if (at >= 0)
+            at += (off_t)piece;
+        p += piece;
+        src_off += piece;
+        n -= piece;
+    }
+    return 0;
+}
