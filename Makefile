@@ -5,11 +5,17 @@
 # can build without jansson or re2c; `make check-regen` keeps it honest.
 
 CC      ?= cc
-STD     := -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
+# The library (runtime/, registry/, generated/) is plain ISO C11: a file
+# that needs POSIX defines _POSIX_C_SOURCE itself, so a vendored copy builds
+# with `cc -std=c11 -pedantic` and no -D flag (docs/VENDORING.md).  The
+# CLI, afmt-gen, the tests and the fuzz harness are POSIX programs.
+STD     := -std=c11
+POSIX   := -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
-ALL_CFLAGS = $(STD) $(WARN) $(CFLAGS) -Iruntime -Igenerated
+LIB_CFLAGS = $(STD) -pedantic $(WARN) $(CFLAGS) -Iruntime -Igenerated
+ALL_CFLAGS = $(STD) $(POSIX) $(WARN) $(CFLAGS) -Iruntime -Igenerated
 # Hot scan loops in the runtime are compiled at -O3 so they vectorise
 # (BENCH-NOTES: plain -O2 byte loops run at a sixth of memory speed).
 SCAN_CFLAGS = -O3
@@ -26,17 +32,25 @@ endif
 CLI_LIBS := -ldl
 
 SPECS         := $(sort $(wildcard spec/*.json))
+# runtime/*.c includes the re2c output of runtime/*.re (committed beside
+# its source, so that copying runtime/ brings every .c).
 RUNTIME_SRC   := $(sort $(wildcard runtime/*.c))
 RUNTIME_RE    := $(sort $(wildcard runtime/*.re))
-GENERATED_SRC := $(sort $(wildcard generated/*.c)) $(RUNTIME_RE:runtime/%.re=generated/runtime/%.c)
+# Format lookup (afmt_format_by_name, _detect): optional for vendoring.
+REGISTRY_SRC  := registry/afmt_registry.c
+GENERATED_SRC := $(sort $(wildcard generated/*.c))
 GEN_SRC       := $(sort $(wildcard gen/*.c)) generated/gen/expr_lexer.c
 CLI_COMMON    := $(filter-out cli/afmt_validate_main.c cli/afmt_main.c,$(sort $(wildcard cli/*.c)))
 
 RUNTIME_OBJ   := $(RUNTIME_SRC:%.c=$(BUILD)/obj/%.o)
 GENERATED_OBJ := $(GENERATED_SRC:%.c=$(BUILD)/obj/%.o)
+REGISTRY_OBJ  := $(REGISTRY_SRC:%.c=$(BUILD)/obj/%.o)
 GEN_OBJ       := $(GEN_SRC:%.c=$(BUILD)/obj/%.o)
 CLI_OBJ       := $(CLI_COMMON:%.c=$(BUILD)/obj/%.o)
+# libafmt.a: the runtime, the shipped formats and the registry, nothing of
+# the CLI (that is libafmt-cli.a, linked only into the tools).
 LIB           := $(BUILD)/libafmt.a
+CLI_LIB       := $(BUILD)/libafmt-cli.a
 
 UNIT_SRC      := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN      := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
@@ -73,11 +87,23 @@ deps:
 # ---------------------------------------------------------------- objects
 $(BUILD)/obj/runtime/afmt_scan.o: runtime/afmt_scan.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(SCAN_CFLAGS) $(FEATURE_CFLAGS) -c $< -o $@
+	$(CC) $(LIB_CFLAGS) $(SCAN_CFLAGS) $(FEATURE_CFLAGS) -c $< -o $@
 
 $(BUILD)/obj/runtime/afmt_transpose.o: runtime/afmt_transpose.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(SCAN_CFLAGS) $(FEATURE_CFLAGS) -MMD -MP -c $< -o $@
+	$(CC) $(LIB_CFLAGS) $(SCAN_CFLAGS) $(FEATURE_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/obj/runtime/%.o: runtime/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(LIB_CFLAGS) $(FEATURE_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/obj/registry/%.o: registry/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(LIB_CFLAGS) $(FEATURE_CFLAGS) -MMD -MP -c $< -o $@
+
+$(BUILD)/obj/generated/%.o: generated/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(LIB_CFLAGS) $(FEATURE_CFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
@@ -91,7 +117,12 @@ $(BUILD)/obj/generated/gen/%.o: generated/gen/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Igen -Wno-unused-function -MMD -MP -c $< -o $@
 
-$(LIB): $(RUNTIME_OBJ) $(GENERATED_OBJ) $(CLI_OBJ)
+$(LIB): $(RUNTIME_OBJ) $(GENERATED_OBJ) $(REGISTRY_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(CLI_LIB): $(CLI_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@
 	ar rcs $@ $^
@@ -99,15 +130,15 @@ $(LIB): $(RUNTIME_OBJ) $(GENERATED_OBJ) $(CLI_OBJ)
 $(BUILD)/afmt-gen: $(GEN_OBJ)
 	$(CC) $(CFLAGS) -o $@ $^ -ljansson
 
-$(BUILD)/afmt-validate: $(BUILD)/obj/cli/afmt_validate_main.o $(LIB)
+$(BUILD)/afmt-validate: $(BUILD)/obj/cli/afmt_validate_main.o $(CLI_LIB) $(LIB)
 	$(CC) $(CFLAGS) -o $@ $^ $(FEATURE_LIBS) $(CLI_LIBS) -lpthread
 
-$(BUILD)/afmt: $(BUILD)/obj/cli/afmt_main.o $(LIB)
+$(BUILD)/afmt: $(BUILD)/obj/cli/afmt_main.o $(CLI_LIB) $(LIB)
 	$(CC) $(CFLAGS) -o $@ $^ $(FEATURE_LIBS) $(CLI_LIBS) -lpthread
 
-$(BUILD)/tests/%: tests/unit/%.c $(LIB)
+$(BUILD)/tests/%: tests/unit/%.c $(CLI_LIB) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(FEATURE_CFLAGS) -Itests/unit -o $@ $< $(LIB) $(FEATURE_LIBS) $(CLI_LIBS) -lm -lpthread
+	$(CC) $(ALL_CFLAGS) $(FEATURE_CFLAGS) -Itests/unit -o $@ $< $(CLI_LIB) $(LIB) $(FEATURE_LIBS) $(CLI_LIBS) -lm -lpthread
 
 # The fuzz regression test runs the fuzz targets' own checks (fuzz/checks.c).
 $(BUILD)/tests/test_fuzz_regressions: tests/unit/test_fuzz_regressions.c $(BUILD)/obj/fuzz/checks.o $(LIB)
@@ -122,11 +153,11 @@ $(BUILD)/tests/test_fuzz_regressions: tests/unit/test_fuzz_regressions.c $(BUILD
 # build never needs re2c (timestamps after a clone mean nothing).
 # regen: re2c first (afmt-gen needs its lexer), then afmt-gen over all specs.
 regen:
-	@mkdir -p generated/gen generated/runtime
+	@mkdir -p generated/gen
 	$(RE2C) -W -i --no-generation-date --no-version -o generated/gen/expr_lexer.c gen/expr_lexer.re
-	@for f in $(RUNTIME_RE); do b=$$(basename $$f .re); \
-	  echo "$(RE2C) -o generated/runtime/$$b.c $$f"; \
-	  $(RE2C) -W -i --no-generation-date --no-version -o generated/runtime/$$b.c $$f || exit 1; done
+	@for f in $(RUNTIME_RE); do \
+	  echo "$(RE2C) -o $${f%.re}.c $$f"; \
+	  $(RE2C) -W -i --no-generation-date --no-version -o $${f%.re}.c $$f || exit 1; done
 	$(MAKE) --no-print-directory $(BUILD)/afmt-gen
 	$(BUILD)/afmt-gen -o generated $(SPECS)
 
@@ -134,7 +165,10 @@ check-regen:
 	@rm -rf $(BUILD)/regen-check && mkdir -p $(BUILD)/regen-check/gen $(BUILD)/regen-check/runtime
 	@$(RE2C) -W -i --no-generation-date --no-version -o $(BUILD)/regen-check/gen/expr_lexer.c gen/expr_lexer.re
 	@for f in $(RUNTIME_RE); do b=$$(basename $$f .re); \
-	  $(RE2C) -W -i --no-generation-date --no-version -o $(BUILD)/regen-check/runtime/$$b.c $$f || exit 1; done
+	  $(RE2C) -W -i --no-generation-date --no-version -o $(BUILD)/regen-check/runtime/$$b.c $$f || exit 1; \
+	  if ! cmp -s $(BUILD)/regen-check/runtime/$$b.c $${f%.re}.c; then \
+	    echo "$${f%.re}.c is stale: run make regen and commit the result"; exit 1; fi; done
+	@rm -rf $(BUILD)/regen-check/runtime
 	@$(MAKE) -s --no-print-directory $(BUILD)/afmt-gen >/dev/null
 	@$(BUILD)/afmt-gen -o $(BUILD)/regen-check $(SPECS)
 	@if ! diff -r -q generated $(BUILD)/regen-check >$(BUILD)/regen-check.diff 2>&1; then \

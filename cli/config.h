@@ -4,7 +4,7 @@
 #define AFMT_CLI_CONFIG_H
 
 #include <stdint.h>
-#include "afmt.h"
+#include "afmt_internal.h"
 
 typedef struct afmt_cli_config {
     afmt_options opt;            /* mode, limits (max_total_bytes = file_limit) */

@@ -15,7 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "afmt.h"
+#include "afmt_internal.h"
 #include "args.h"
 #include "cli.h"
 #include "formats.h"

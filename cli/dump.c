@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "afmt.h"
+#include "afmt_internal.h"
 #include "args.h"
 #include "buf.h"
 #include "cli.h"

@@ -13,7 +13,7 @@
 #include <stdint.h>
 #include "afmt_error.h"
 #include "buf.h"
-#include "afmt.h"
+#include "afmt_internal.h"
 
 /* Bytes read from the start of an input for detection: enough for a tar
  * header's "ustar" magic (offset 257) too. */

@@ -21,7 +21,7 @@
 #define AFMT_CLI_REPORT_H
 
 #include <stdint.h>
-#include "afmt.h"
+#include "afmt_internal.h"
 #include "buf.h"
 #include "config.h"
 #include "input.h"

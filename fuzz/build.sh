@@ -62,10 +62,10 @@ esac
 
 OBJ=$OUT/obj
 mkdir -p "$OUT" "$OBJ"
-# Objects of the library (runtime/, generated/ without afmt-gen's own lexer)
+# Objects of the library (runtime/, registry/, generated/ without afmt-gen's own lexer)
 # and of the checks; compiled in parallel, warnings of the library shown by
 # `make compilers`, not here.
-LIB_SRC=$(ls runtime/*.c; find generated -name '*.c' -not -path 'generated/gen/*' | sort)
+LIB_SRC=$(ls runtime/*.c registry/*.c; find generated -name '*.c' -not -path 'generated/gen/*' | sort)
 rm -f "$OBJ"/*.o
 compile() { # source -> object
     local s=$1 o warn="-w"

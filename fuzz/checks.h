@@ -29,7 +29,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "afmt.h"
+#include "afmt_internal.h"
 
 typedef struct fz_ctx {
     const char *target;   /* "validate", "roundtrip", "convert", "all" */

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "emit.h"
+#include "afmt.h" /* AFMT_VERSION_STRING, AFMT_RUNTIME_ABI */
 
 static void usage(FILE *out)
 {
@@ -23,6 +24,7 @@ static void usage(FILE *out)
           "            and DIR/afmt_formats.c\n"
           "            (default: generated)\n"
           "  --check   check the specs and write nothing\n"
+          "  --version   print afmt-gen's version and runtime ABI\n"
           "  -h, --help  show this help\n"
           "\n"
           "Exit status: 0 success, 1 a spec has errors, 2 usage or I/O error.\n",
@@ -43,6 +45,10 @@ int main(int argc, char **argv)
     for (i = 1; i < argc; i++) {
         if (strcmp(argv[i], "-o") == 0 && i + 1 < argc) { outdir = argv[++i]; continue; }
         if (strcmp(argv[i], "--check") == 0) { check_only = 1; continue; }
+        if (strcmp(argv[i], "--version") == 0) {
+            printf("afmt-gen %s (runtime ABI %d)\n", AFMT_VERSION_STRING, AFMT_RUNTIME_ABI);
+            return 0;
+        }
         if (strcmp(argv[i], "-h") == 0 || strcmp(argv[i], "--help") == 0) { usage(stdout); return 0; }
         if (argv[i][0] == '-') { fprintf(stderr, "afmt-gen: unknown option %s\n", argv[i]); usage(stderr); return 2; }
         {

@@ -1,18 +1,580 @@
-/* afmt: umbrella header of the runtime. */
+/* afmt.h: the public API of the afmt runtime.
+ *
+ * afmt validates, reads (zero-copy) and writes array file formats.  Each
+ * format is generated from a JSON spec by afmt-gen into <format>.c and
+ * <format>.h (generated/ for the shipped formats); this header is what those
+ * and your program share.  Everything a caller needs is here: errors,
+ * options and limits, the visitor, array views, decoding a view to plain
+ * memory, writer options, sinks and (optionally) format lookup.
+ *
+ * Other runtime headers (afmt_internal.h and the afmt_*.h it includes) are
+ * for generated code and the runtime itself: they change without notice.
+ * See docs/API.md for an overview and docs/VENDORING.md for copying afmt
+ * into your tree.
+ *
+ * ---- Conventions (hold for every function below unless it says otherwise)
+ *
+ * Return values: 0 on success, -1 on failure with *err filled.
+ * err: may be NULL everywhere; the details of a failure are then lost but
+ *   the return value is the same.  An afmt_error is plain data (fixed-size
+ *   strings, no pointers): copy it, keep it, print it with
+ *   afmt_error_describe.  Nothing in afmt prints or exits.
+ * Memory: afmt never keeps a pointer you passed beyond the call, except
+ *   where a struct says it does (a sink or stream source keeps its buffer
+ *   and callbacks until you stop using it).  The few functions that
+ *   allocate say so, and free before returning.
+ * Threads: there is no global or static mutable state.  Every function is
+ *   reentrant; different threads may validate, decode and write at the same
+ *   time as long as each afmt_src, afmt_sink and afmt_error is used by one
+ *   thread at a time.  Format descriptors (afmt_format) are immutable.
+ * Untrusted input: validators accept any bytes and give a verdict in time
+ *   linear in the input, with memory bounded by afmt_limits; they never
+ *   read outside [buf, buf + len).
+ *
+ * ---- Usage, one example per task (rawarray stands for any format)
+ *
+ * Validate a file held in memory (mmap or read):
+ *
+ *     #include "rawarray.h"
+ *     afmt_error err;
+ *     if (afmt_rawarray_validate(buf, len, NULL, NULL, &err) != 0) {
+ *         char msg[512];
+ *         afmt_error_describe(&err, msg, sizeof msg);
+ *         fprintf(stderr, "bad file: %s\n", msg);   // "dims[1] at offset 40: ..."
+ *     }
+ *
+ * Read zero-copy: the visitor gets a view of each array, pointing into buf:
+ *
+ *     static int on_array(void *ctx, const afmt_array *a)
+ *     {
+ *         char shape[64];
+ *         afmt_array_describe(a, shape, sizeof shape);   // "f32[3,4]"
+ *         printf("array %u: %s, %llu bytes at offset %llu\n", a->index, shape,
+ *                (unsigned long long)a->nbytes, (unsigned long long)a->offset);
+ *         (void)ctx;
+ *         return 0;                                       // non-zero stops
+ *     }
+ *     afmt_visitor vis = {0};
+ *     vis.on_array = on_array;
+ *     afmt_rawarray_validate(buf, len, NULL, &vis, &err);
+ *
+ * Decode to row-major plain memory (inside on_array, or on a kept copy of
+ * the view while buf is still mapped):
+ *
+ *     uint64_t size;
+ *     if (afmt_array_plain_size(a, &size, &err) != 0) return -1;
+ *     uint8_t *dst = malloc(size ? size : 1);
+ *     if (afmt_array_to_plain(a, AFMT_ROW_MAJOR, dst, size, &err) != 0) ...
+ *     // dst now holds a->count elements of a->dtype, native byte order,
+ *     // element (i, j) of a 2-d array at dst[(i * a->dims[1] + j) * elsize]
+ *
+ * Write: describe plain data with a view, write it through a file sink
+ * (a temporary file renamed into place only on commit):
+ *
+ *     double values[6] = {1, 2, 3, 4, 5, 6};
+ *     afmt_array a;
+ *     afmt_array_init(&a, AFMT_F64);
+ *     a.rank = 2; a.dims[0] = 2; a.dims[1] = 3; a.count = 6;
+ *     a.order = afmt_rawarray_format.order;       // the order the format stores
+ *     a.data = (const uint8_t *)values; a.nbytes = sizeof values;
+ *     afmt_sink sink;
+ *     if (afmt_sink_file_open(&sink, "out.ra", &err) != 0) ...
+ *     if (afmt_rawarray_write(&a, 1, NULL, &sink, &err) != 0) afmt_sink_abort(&sink);
+ *     else if (afmt_sink_commit(&sink, &err) != 0) ...
+ *
+ *   (values are read in the order a.order says: with a column-major format
+ *   pass column-major data, or convert with afmt_array_to_plain first.)
+ *
+ * Convert: validate with format A, decode each view to plain memory in the
+ * order format B stores (B->order), make a plain view of it with
+ * afmt_array_plain_view, check B->can_write, then B->write.  Element types
+ * change only through afmt_convert_elements, which refuses a lossy change.
+ */
 #ifndef AFMT_H
 #define AFMT_H
-#include "afmt_bytes.h"
-#include "afmt_error.h"
-#include "afmt_dtype.h"
-#include "afmt_array.h"
-#include "afmt_options.h"
-#include "afmt_sink.h"
-#include "afmt_format.h"
-#include "afmt_fields.h"
-#include "afmt_lz4.h"
-#include "afmt_tiles.h"
-#include "afmt_src.h"
-#include "afmt_meta.h"
-#include "afmt_futhark_text.h"
-#include "afmt_driver.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#ifdef __cplusplus
+extern "C" {
 #endif
+
+/* ==================================================================
+ * Versions
+ * ================================================================== */
+
+/* Release of this runtime (and of the afmt-gen built with it). */
+#define AFMT_VERSION_MAJOR 0
+#define AFMT_VERSION_MINOR 1
+#define AFMT_VERSION_PATCH 0
+#define AFMT_VERSION_STRING "0.1.0"
+
+/* The binary interface between generated code and this runtime: the layout
+ * of the structs below and the internal functions generated code calls.
+ * Every generated file checks it (#if AFMT_RUNTIME_ABI != N / #error
+ * regenerate ...), so code generated for another runtime does not compile
+ * rather than misbehave.  Bumped on any change generated code would notice;
+ * when bumped, run afmt-gen again on your specs. */
+#define AFMT_RUNTIME_ABI 1
+
+/* ==================================================================
+ * Errors
+ * ================================================================== */
+
+/* What went wrong.  Values are stable: new codes are appended, existing
+ * ones never change.  Validation failures are 1-12 and 20; the rest come
+ * from the caller's side (I/O, usage, memory, conversions, callbacks). */
+typedef enum afmt_code {
+    AFMT_OK = 0,
+    AFMT_E_TRUNCATED = 1,     /* input ends inside a field or payload */
+    AFMT_E_MAGIC = 2,         /* magic bytes or a fixed value differ */
+    AFMT_E_CONSTRAINT = 3,    /* a field breaks a constraint of the spec */
+    AFMT_E_UNKNOWN_TYPE = 4,  /* no entry of a type-code table matches */
+    AFMT_E_OVERFLOW = 5,      /* a derived size does not fit in 64 bits */
+    AFMT_E_LIMIT = 6,         /* a caller limit (rank, bytes, items) is exceeded */
+    AFMT_E_TRAILING = 7,      /* bytes after the end of the structure */
+    AFMT_E_PADDING = 8,       /* padding or pad bits are not zero */
+    AFMT_E_VALUE = 9,         /* a payload element is not a valid value */
+    AFMT_E_SIZE = 10,         /* a length field disagrees with its content */
+    AFMT_E_NEGATIVE = 11,     /* a signed value used as a size is negative */
+    AFMT_E_UNSUPPORTED = 12,  /* valid in the format, not supported by afmt */
+    AFMT_E_IO = 13,           /* read/write/open failed */
+    AFMT_E_USAGE = 14,        /* bad arguments from the caller */
+    AFMT_E_NOMEM = 15,        /* allocation failed */
+    AFMT_E_TYPE = 16,         /* target cannot hold this element type */
+    AFMT_E_LOSSY = 17,        /* a value would change in conversion */
+    AFMT_E_DETECT = 18,       /* input matches no known format */
+    AFMT_E_CALLBACK = 19,     /* a visitor callback asked to stop */
+    AFMT_E_DIVZERO = 20,      /* division by zero in a spec expression */
+    AFMT_CODE_COUNT_
+} afmt_code;
+
+#define AFMT_FIELD_MAX 160
+#define AFMT_MESSAGE_MAX 320
+#define AFMT_FORMAT_NAME_MAX 24
+
+/* One failure: what (code), where (offset, field path) and why (message,
+ * with the expected and found values).  Strings are always NUL-terminated
+ * and truncated to their slots.  Filled by afmt, never printed by it. */
+typedef struct afmt_error {
+    afmt_code code;
+    uint64_t offset;                    /* byte offset the problem is at */
+    char format[AFMT_FORMAT_NAME_MAX];  /* "rawarray", "" if none */
+    char field[AFMT_FIELD_MAX];         /* "dims[2]", "array[1].dlen", "" */
+    char message[AFMT_MESSAGE_MAX];     /* "expected 96 = ..., found 800" */
+} afmt_error;
+
+/* Stable lower-case name of a code ("truncated", "overflow", ...);
+ * "invalid" for a value out of range.  Static storage; never NULL. */
+const char *afmt_code_name(afmt_code code);
+
+/* Reset *err to AFMT_OK with empty strings.  err may be NULL. */
+void afmt_error_clear(afmt_error *err);
+
+/* "FIELD at offset N: MESSAGE" into out (always NUL-terminated when
+ * out_size > 0, truncated if needed).  Returns the length that would have
+ * been written, like snprintf.  Does not allocate. */
+int afmt_error_describe(const afmt_error *err, char *out, size_t out_size);
+
+/* ==================================================================
+ * Element types
+ * ================================================================== */
+
+typedef enum afmt_dtype {
+    AFMT_DTYPE_INVALID = 0,
+    AFMT_BOOL, AFMT_I8, AFMT_I16, AFMT_I32, AFMT_I64,
+    AFMT_U8, AFMT_U16, AFMT_U32, AFMT_U64,
+    AFMT_F16, AFMT_BF16, AFMT_F32, AFMT_F64,
+    AFMT_C64,  /* complex of two f32 */
+    AFMT_C128, /* complex of two f64 */
+    AFMT_OPAQUE, /* bytes of a size the file gives, meaning unknown (RawArray) */
+    AFMT_DTYPE_COUNT_
+} afmt_dtype;
+
+typedef enum afmt_dtype_kind {
+    AFMT_KIND_BOOL, AFMT_KIND_SIGNED, AFMT_KIND_UNSIGNED,
+    AFMT_KIND_FLOAT, AFMT_KIND_COMPLEX, AFMT_KIND_OPAQUE
+} afmt_dtype_kind;
+
+typedef struct afmt_dtype_info {
+    afmt_dtype dtype;
+    const char *name;      /* "i32": the names spec files use */
+    unsigned size;         /* bytes of one element, 0 for opaque */
+    afmt_dtype_kind kind;
+    unsigned component;    /* bytes of one scalar component: c64 -> 4 */
+} afmt_dtype_info;
+
+/* Static description of a dtype (the INVALID entry for out-of-range
+ * values); never NULL. */
+const afmt_dtype_info *afmt_dtype_get(afmt_dtype dtype);
+/* "i32", ...; static storage. */
+const char *afmt_dtype_name(afmt_dtype dtype);
+/* Parse "i32", "c64", ...; AFMT_DTYPE_INVALID if unknown or NULL. */
+afmt_dtype afmt_dtype_from_name(const char *name);
+
+/* IEEE half and bfloat16 to double: exact. */
+double afmt_f16_to_double(uint16_t h);
+double afmt_bf16_to_double(uint16_t h);
+/* Narrowing: returns 1 when the value is exactly representable (NaN payload
+ * aside), 0 otherwise; *out receives the round-to-nearest-even result. */
+int afmt_double_to_f16(double d, uint16_t *out);
+int afmt_double_to_bf16(double d, uint16_t *out);
+
+/* ==================================================================
+ * Array views
+ * ================================================================== */
+
+#define AFMT_RANK_CAP 255   /* most dimensions any view can hold */
+#define AFMT_NAME_MAX 256
+
+/* Logical index: dims[] is the logical shape.  With AFMT_ROW_MAJOR the
+ * last dimension varies fastest in storage, with AFMT_COL_MAJOR the first.
+ * Decoding and conversion keep every element at its logical index. */
+typedef enum afmt_order { AFMT_ROW_MAJOR = 0, AFMT_COL_MAJOR = 1 } afmt_order;
+typedef enum afmt_endian { AFMT_LITTLE = 0, AFMT_BIG = 1 } afmt_endian;
+
+/* How the stored bytes encode the elements.  You do not need to handle
+ * these yourself: afmt_array_to_plain decodes every one. */
+typedef enum afmt_encoding {
+    AFMT_ENC_PLAIN = 0,     /* elements back to back (or every `stride` bytes) */
+    AFMT_ENC_BITS_LSB = 1,  /* bool, one bit each, least significant bit first */
+    AFMT_ENC_LZ4_BLOCK = 2, /* one LZ4 block that decompresses to PLAIN */
+    AFMT_ENC_CSR = 3,       /* sparse: see the csr_* members */
+    AFMT_ENC_ZEROS = 4,     /* every element is zero; no data stored */
+    AFMT_ENC_COO = 5,       /* sparse records: see the coo_* members */
+    AFMT_ENC_TEXT = 6       /* a text rendering (futhark): text_decode parses it */
+} afmt_encoding;
+
+/* One array found in a file, or about to be written to one.
+ *
+ * A view does not own anything: `data` (and the csr_* pointers) point into
+ * the buffer that was validated, so reading is zero-copy and a view is
+ * valid as long as that buffer is.  The struct itself is about 2.5 KiB;
+ * copy it when you want to keep it past the callback that received it.
+ * Views from a stream source (afmt_src_stream) carry data == NULL: their
+ * payload was read through the window and is gone. */
+typedef struct afmt_array {
+    afmt_dtype dtype;
+    uint64_t elsize;          /* bytes per element as stored (opaque: from file) */
+    uint32_t rank;
+    uint64_t dims[AFMT_RANK_CAP];
+    uint64_t count;           /* prod(dims), checked by the validator */
+    afmt_order order;
+    afmt_encoding encoding;
+    afmt_endian endian;
+    const uint8_t *data;      /* stored bytes (values for CSR) */
+    uint64_t nbytes;          /* stored length of data */
+    uint64_t offset;          /* byte offset of data in the input */
+    uint64_t stride;          /* bytes from one element to the next (PLAIN) */
+    char name[AFMT_NAME_MAX]; /* info / label; may be empty */
+    uint32_t index;           /* ordinal of this array in its file */
+    /* CSR (encoding == AFMT_ENC_CSR): rank 2, rows = dims[0]. */
+    uint64_t nnz;
+    const uint8_t *csr_row_offsets; /* dims[0] + 1 indices */
+    const uint8_t *csr_col_indices; /* nnz indices */
+    unsigned csr_index_size;        /* bytes per index, little-endian unsigned */
+    /* COO (encoding == AFMT_ENC_COO): rank 2, nnz records of coo_stride
+     * bytes at data: a row index, a column index when coo_has_col (else
+     * column 0), then the value; indices little-endian of coo_index_size. */
+    uint64_t coo_stride;
+    unsigned coo_index_size;
+    int coo_has_col;
+    /* A block of a larger matrix (DAPHNE files of several blocks): this
+     * view holds rows [tile_row, tile_row + dims[0]) and columns
+     * [tile_col, tile_col + dims[1]) of a tile_rows x tile_cols matrix.
+     * afmt_tiles_assemble puts such blocks back together. */
+    int is_tile;
+    uint64_t tile_row, tile_col, tile_rows, tile_cols;
+    /* TEXT: the parser of the text (count elements, row-major, native). */
+    int (*text_decode)(const struct afmt_array *view, uint8_t *dst, uint64_t dst_size, afmt_error *err);
+} afmt_array;
+
+/* Reset *a to a scalar (rank 0, count 1, no data) row-major, plain,
+ * little-endian view of the given dtype; elsize and stride are the dtype's
+ * size.  Set rank, dims, count, order, data and nbytes after. */
+void afmt_array_init(afmt_array *a, afmt_dtype dtype);
+
+/* "c64[3,4]" into out (NUL-terminated when out_size > 0, truncated if
+ * needed); returns what snprintf would. */
+int afmt_array_describe(const afmt_array *a, char *out, size_t out_size);
+
+/* Bytes a plain, contiguous copy of the array takes (count * element
+ * size) into *out; AFMT_E_OVERFLOW if it does not fit in 64 bits. */
+int afmt_array_plain_size(const afmt_array *a, uint64_t *out, afmt_error *err);
+
+/* Decode the whole array into dst: plain, native byte order, in the
+ * requested order, each element at its logical index.  dst must hold
+ * afmt_array_plain_size bytes (dst_size is checked, AFMT_E_USAGE).
+ * Handles bit packing, strides, big-endian, sparse (densified), text and
+ * LZ4 (AFMT_E_UNSUPPORTED when built without it).  A view with no data
+ * (from a stream) is AFMT_E_USAGE.
+ * Allocation: a transpose between orders uses a scratch buffer of at most
+ * a few hundred KiB, freed before returning; an LZ4 payload decoded into
+ * another order needs one buffer of the plain size (AFMT_E_NOMEM).
+ * Reads src's data only during the call. */
+int afmt_array_to_plain(const afmt_array *src, afmt_order order,
+                        uint8_t *dst, uint64_t dst_size, afmt_error *err);
+
+/* Make *dst a plain, native, contiguous view over buf (which holds
+ * afmt_array_plain_size bytes in `order`) of src's logical array: same
+ * dtype, shape, name and index.  Typically after afmt_array_to_plain, to
+ * hand the result to a writer.  dst->data points into buf. */
+void afmt_array_plain_view(const afmt_array *src, afmt_order order,
+                           const uint8_t *buf, afmt_array *dst);
+
+/* Convert count element values between dtypes (plain, native order).
+ * Refuses with AFMT_E_LOSSY, naming the first element index whose value
+ * would change, unless allow_lossy is set; AFMT_E_TYPE when no conversion
+ * exists (opaque).  dst must hold count * size of `to`. */
+int afmt_convert_elements(afmt_dtype from, const uint8_t *src,
+                          afmt_dtype to, uint8_t *dst, uint64_t count,
+                          int allow_lossy, afmt_error *err);
+
+/* Bytes the whole matrix of the tiles tiles[0..n) (views with is_tile
+ * set, rank 2, of one matrix: same tile_rows, tile_cols, dtype, element
+ * size; else AFMT_E_USAGE) takes as a plain array; AFMT_E_OVERFLOW when it
+ * does not fit in 64 bits.  Allocates nothing. */
+int afmt_tiles_plain_size(const afmt_array *tiles, size_t n, uint64_t *out, afmt_error *err);
+
+/* Decode tiles[0..n) into their places in dst (the whole matrix, plain,
+ * native, in `order`; dst_size at least afmt_tiles_plain_size) and make
+ * *whole a plain view of it over dst (dims {tile_rows, tile_cols}, name
+ * and index of tiles[0]).  The tiles must lie inside the matrix, not
+ * overlap and cover every cell (AFMT_E_USAGE naming the tile or cell); at
+ * most 1024 non-empty tiles (AFMT_E_LIMIT).  On failure dst is partly
+ * written.  Allocation: one temporary buffer of the largest tile's plain
+ * size, freed before returning, and about 32 KiB of stack.  *whole lives
+ * as long as dst. */
+int afmt_tiles_assemble(const afmt_array *tiles, size_t n, afmt_order order, uint8_t *dst,
+                        uint64_t dst_size, afmt_array *whole, afmt_error *err);
+
+/* ==================================================================
+ * Options, limits and the visitor
+ * ================================================================== */
+
+typedef enum afmt_mode {
+    AFMT_STRICT = 0,  /* accept exactly what a conforming writer produces */
+    AFMT_LENIENT = 1  /* also accept what reference readers tolerate, warning */
+} afmt_mode;
+
+/* Bounds on what one validation may cost; a file beyond them fails with
+ * AFMT_E_LIMIT naming the field, before anything is allocated or read.
+ * Validators allocate nothing themselves; these bound work and what a
+ * caller might allocate from the views. */
+typedef struct afmt_limits {
+    uint64_t max_rank;          /* most dimensions of one array (<= AFMT_RANK_CAP) */
+    uint64_t max_header_bytes;  /* most bytes of one list of strings (frame labels);
+                                 * dims are held to max_rank */
+    uint64_t max_total_bytes;   /* most bytes of input */
+    uint64_t max_items;         /* most repetitions of one repeated structure */
+    uint64_t max_decoded_bytes; /* most bytes a compressed payload may expand to */
+} afmt_limits;
+
+/* Callbacks a validator calls while it reads.  Any member may be NULL, and
+ * a NULL visitor is allowed: the validator then only gives its verdict.
+ * Callbacks run on the caller's thread, during the validate call, in file
+ * order; they must not call back into the same validation. */
+typedef struct afmt_visitor {
+    void *ctx;  /* passed back unchanged to every callback */
+    /* Called once per array found, in file order.  `array` is valid only
+     * during the call (copy the struct to keep it); its data points into
+     * the validated buffer and stays valid as long as that buffer.  It is
+     * called as soon as the array's structure is checked; the file may
+     * still fail later (a bad second array, trailing bytes), so trust what
+     * you collected only once validate returns 0.  Return non-zero to stop:
+     * the validator then fails with AFMT_E_CALLBACK. */
+    int (*on_array)(void *ctx, const afmt_array *array);
+    /* Lenient-mode tolerances, and notes such as an ambiguous type code.
+     * `warning` is valid only during the call. */
+    void (*on_warning)(void *ctx, const afmt_error *warning);
+    /* Trailing bytes a format allows and keeps (RawArray metadata); data
+     * points into the validated buffer. */
+    void (*on_trailer)(void *ctx, const uint8_t *data, uint64_t len, uint64_t offset);
+} afmt_visitor;
+
+typedef struct afmt_options {
+    afmt_mode mode;
+    afmt_limits limits;
+    /* 0: skip payload value checks (bool bytes, pad bits) when only the
+     * structure is wanted.  Validators default to 1. */
+    int check_values;
+} afmt_options;
+
+/* Fill *opt with the defaults every validator uses when given NULL:
+ * strict, values checked, rank 255, 1 MiB of headers, 2^62 bytes of
+ * input, 2^32 items, 64 GiB decoded.  Start from these and tighten. */
+void afmt_options_default(afmt_options *opt);
+
+/* What a writer is asked to do beyond the arrays; NULL means all zero. */
+typedef struct afmt_write_options {
+    /* Bytes appended after the structure where the format allows them
+     * (RawArray metadata), so a rewrite keeps them.  Read during the call. */
+    const uint8_t *trailer;
+    uint64_t trailer_len;
+    /* Compress payloads where the format can (RawArray: one LZ4 block). */
+    int compress;
+} afmt_write_options;
+
+/* ==================================================================
+ * Sources: where a validator reads from
+ * ================================================================== */
+
+#define AFMT_LEN_UNKNOWN UINT64_MAX
+
+/* A whole buffer, or a stream read through a fixed window.  Initialise it
+ * with afmt_src_buffer or afmt_src_stream and do not touch the members;
+ * they are public only so that a source can live on your stack. */
+typedef struct afmt_src {
+    const uint8_t *data;  /* input bytes [data_off, data_off + data_len) */
+    uint64_t data_off, data_len;
+    uint64_t len;         /* input length; AFMT_LEN_UNKNOWN until a stream ends */
+    /* streams only */
+    int (*read)(void *ctx, uint8_t *buf, size_t n, size_t *got); /* 0 ok (got 0: end), -1 error */
+    void *ctx;
+    uint8_t *win;         /* the window buffer, cap bytes, caller-owned */
+    uint64_t cap;
+    uint64_t keep_from;   /* bytes before this offset may be dropped */
+    int io_error;         /* the read function failed */
+    uint8_t bad_byte;     /* the byte a payload scan stopped at (messages) */
+} afmt_src;
+
+/* A source over buf[0..len) (an mmap, a file read whole).  buf must stay
+ * valid and unchanged while the source is used. */
+void afmt_src_buffer(afmt_src *s, const uint8_t *buf, uint64_t len);
+
+/* A stream (a pipe, a socket) read with read(ctx, buf, n, &got): return 0
+ * with *got bytes (0 at the end) or -1 on error (AFMT_E_IO).  win is a
+ * caller-owned window of cap bytes (64 KiB at least), the only memory the
+ * validation uses: a header larger than the window is AFMT_E_LIMIT.
+ * Payloads are checked as they stream past; views handed to on_array then
+ * have data == NULL.  A stream source is read once: use a new one for each
+ * validation. */
+void afmt_src_stream(afmt_src *s, uint8_t *win, uint64_t cap,
+                     int (*read)(void *ctx, uint8_t *buf, size_t n, size_t *got), void *ctx);
+
+/* ==================================================================
+ * Sinks: where a writer puts bytes
+ * ================================================================== */
+
+/* A buffer, a FILE*, or a file written under a temporary name and renamed
+ * into place on commit, so that a failed or interrupted write never leaves
+ * a half-written file where a good one was.  Initialise it with one of the
+ * functions below; members are public only so it can live on your stack.
+ * After a failed write the sink stays failed and refuses further writes. */
+struct afmt_sink_producer;
+
+typedef struct afmt_sink {
+    int (*write)(struct afmt_sink *s, const void *p, uint64_t n);
+    uint64_t written;       /* bytes written so far */
+    /* buffer sink */
+    uint8_t *buf;
+    uint64_t cap;
+    /* FILE sink */
+    FILE *fp;
+    /* file sink: final path and temporary path */
+    char path[4096];
+    char tmp_path[4096 + 16];
+    int failed;
+    /* set by size-only sinks (encoded_size, can_write): payload bytes are
+     * counted, not encoded */
+    int counting;
+    /* afmt_sink_set_source (afmt_sink.h): a mapping of the file src_fd
+     * (src_len 0: none) */
+    const uint8_t *src_base;
+    uint64_t src_len;
+    int src_fd;
+    /* afmt_sink_set_producer (afmt_sink.h) */
+    struct afmt_sink_producer *producer;
+} afmt_sink;
+
+/* Write into buf[0..cap); writing past cap fails with AFMT_E_IO (size the
+ * buffer with the format's encoded_size).  buf is caller-owned. */
+void afmt_sink_buffer(afmt_sink *s, uint8_t *buf, uint64_t cap);
+/* Write to an open FILE*; the caller flushes and closes it. */
+void afmt_sink_stdio(afmt_sink *s, FILE *fp);
+/* Create PATH.XXXXXX beside path (mode 0644, or the mode of the file it
+ * will replace).  Then
+ * exactly one of: afmt_sink_commit (flush, fsync, rename over path) or
+ * afmt_sink_abort (remove the temporary file).  path is copied (at most
+ * 4095 bytes, else AFMT_E_USAGE).  Uses POSIX; opens one descriptor. */
+int afmt_sink_file_open(afmt_sink *s, const char *path, afmt_error *err);
+int afmt_sink_commit(afmt_sink *s, afmt_error *err);
+void afmt_sink_abort(afmt_sink *s);
+
+/* Write n bytes; -1 with AFMT_E_IO on failure (the sink then stays failed). */
+int afmt_sink_put(afmt_sink *s, const void *p, uint64_t n, afmt_error *err);
+
+/* ==================================================================
+ * Formats
+ * ================================================================== */
+
+struct afmt_meta_desc; /* a metadata sidecar's description (afmt_meta.h) */
+
+/* What every generated format exports as `afmt_<name>_format` (declared in
+ * <name>.h).  The function members are the same as the afmt_<name>_*
+ * functions declared there.  Descriptors are immutable and static. */
+typedef struct afmt_format {
+    const char *name;                 /* "rawarray" */
+    const char *spec;                 /* "spec/rawarray.json" */
+    const char *const *extensions;    /* {".ra", NULL} */
+    afmt_order order;                 /* payload order the writer expects */
+    int multi;                        /* 1 if a file may hold several arrays */
+    /* 1 if the bytes start like this format (magic, after any allowed
+     * leading whitespace); needs at most the first 64 bytes. */
+    int (*detect)(const uint8_t *buf, uint64_t len);
+    /* 0 if buf[0..len) is valid, -1 with err filled.  Arrays go to
+     * vis->on_array.  opt and vis may be NULL (defaults, no callbacks). */
+    int (*validate)(const uint8_t *buf, uint64_t len, const afmt_options *opt,
+                    const afmt_visitor *vis, afmt_error *err);
+    /* The same over a source (memory bounded by a stream's window). */
+    int (*validate_src)(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
+                        afmt_error *err);
+    /* Can this format hold the array as given (dtype, rank, dims)?  0 yes,
+     * -1 with err saying why not.  A format whose spec is read-only always
+     * says no, and why. */
+    int (*can_write)(const afmt_array *array, afmt_error *err);
+    /* Exact number of bytes write produces for these arrays. */
+    int (*encoded_size)(const afmt_array *arrays, size_t n,
+                        const afmt_write_options *wopt, uint64_t *size,
+                        afmt_error *err);
+    /* Write arrays[0..n) (plain, native byte order, stride == elsize, in
+     * `order`) to sink, computing every derived field.  wopt may be NULL.
+     * May allocate one buffer for a compressed payload, freed before
+     * returning.  On failure the sink holds a partial file: abort it. */
+    int (*write)(const afmt_array *arrays, size_t n,
+                 const afmt_write_options *wopt, afmt_sink *sink,
+                 afmt_error *err);
+    /* A metadata file written and checked beside the data (DAPHNE's
+     * x.dbdf.meta), or NULL. */
+    const struct afmt_meta_desc *sidecar;
+} afmt_format;
+
+/* ---- Format lookup (optional)
+ *
+ * Defined in registry/afmt_registry.c over the table in
+ * generated/afmt_formats.c (which afmt-gen writes for the specs it is
+ * given, and which includes every listed <format>.h).  Link those two
+ * files only if you want detection or lookup by name; a program that uses
+ * one format calls its afmt_<name>_* functions directly and needs neither. */
+
+/* NULL-terminated table of every registered format, in name order. */
+extern const afmt_format *const afmt_formats[];
+extern const size_t afmt_format_count;
+
+/* The format called name ("rawarray"), or NULL. */
+const afmt_format *afmt_format_by_name(const char *name);
+/* The format whose extension is the longest suffix of path, ignoring
+ * ASCII case (".RA" is ".ra"); NULL if none, or when two formats claim
+ * that same suffix: then *tie (if tie is not NULL) is one of them. */
+const afmt_format *afmt_format_by_extension(const char *path, const afmt_format **tie);
+/* Magic first (buf may be NULL; at most 64 bytes are looked at); then
+ * afmt_format_by_extension(path) (path may be NULL); NULL if none.
+ * Detection only guesses: validate with the result before trusting it. */
+const afmt_format *afmt_format_detect(const uint8_t *buf, uint64_t len, const char *path);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* AFMT_H */

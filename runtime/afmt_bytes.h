@@ -13,6 +13,10 @@
 #include <stdint.h>
 #include <string.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 static inline uint8_t afmt_load_u8(const uint8_t *p) { return p[0]; }
 
 static inline uint16_t afmt_load_u16le(const uint8_t *p)
@@ -123,4 +127,7 @@ static inline int afmt_cmp_i64_u64(int64_t a, uint64_t b)
     return (uint64_t)a < b ? -1 : (uint64_t)a > b;
 }
 
+#ifdef __cplusplus
+}
+#endif
 #endif /* AFMT_BYTES_H */

@@ -17,6 +17,10 @@
 #include "afmt_sink.h"
 #include "afmt_src.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef int (*afmt_validate_body_fn)(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
                                      afmt_error *err);
 /* owned: a buffer the body may malloc (compressed payloads), freed after. */
@@ -35,4 +39,7 @@ int afmt_run_writer(afmt_write_body_fn body, const char *format, const afmt_arra
 int afmt_run_writer_size(afmt_write_body_fn body, const char *format, const afmt_array *arrays,
                          size_t n, const afmt_write_options *wopt, uint64_t *size, afmt_error *err);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -10,6 +10,10 @@
 #include <stdint.h>
 #include "afmt_error.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Element i of an integer array field of `width` bytes (1, 2, 4, 8). */
 uint64_t afmt_field_get(const uint8_t *p, uint64_t i, unsigned width, int big);
 
@@ -63,4 +67,7 @@ static inline int afmt_is_space(uint8_t c)
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f';
 }
 
+#ifdef __cplusplus
+}
+#endif
 #endif

@@ -6,6 +6,10 @@
 
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Runs at least this long take afmt_fileio_write_bulk. */
 #define AFMT_FILEIO_BULK ((uint64_t)1 << 20)
 
@@ -18,4 +22,7 @@
 int afmt_fileio_write_bulk(int out_fd, const uint8_t *p, uint64_t n, int src_fd,
                            uint64_t src_off, int *errnum);
 
+#ifdef __cplusplus
+}
+#endif
 #endif /* AFMT_FILEIO_H */

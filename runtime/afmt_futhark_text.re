@@ -1,7 +1,8 @@
 /* afmt runtime: Futhark text values (re2c source).
  *
- * `make regen` turns this into generated/runtime/afmt_futhark_text.c (edit
- * this file, never that one); the grammar and the policy are in
+ * `make regen` turns this into runtime/afmt_futhark_text.c (edit this file,
+ * never that one; it sits in runtime/ so that copying runtime/ brings every
+ * .c the runtime needs, and `make check-regen` keeps it current); the grammar and the policy are in
  * afmt_futhark_text.h.
  *
  * Layout: re2c splits the input into tokens (whitespace, `--` comments,

@@ -12,6 +12,10 @@
 #include <stdint.h>
 #include "afmt_error.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Walk the block's sequences without producing output.  Returns 0 when
  * src[0..n) is a well-formed block that decodes to exactly `expected`
  * bytes; -1 when it is malformed, -2 when it decodes to a different size;
@@ -30,4 +34,7 @@ int afmt_lz4_block_decode(const uint8_t *src, uint64_t n, uint8_t *dst, uint64_t
 int afmt_lz4_compress(const uint8_t *src, uint64_t n, uint8_t **out, uint64_t *out_len,
                       afmt_error *err);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

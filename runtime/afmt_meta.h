@@ -20,6 +20,10 @@
 #include "afmt_array.h"
 #include "afmt_error.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef struct afmt_meta_desc {
     const char *suffix;          /* ".meta" */
     const char *key_rows, *key_cols, *key_value_type, *key_nnz;
@@ -68,4 +72,7 @@ int afmt_meta_check_end(const afmt_meta_desc *d, const afmt_meta *m, size_t n, a
 int afmt_meta_write(const afmt_meta_desc *d, const afmt_array *arrays, size_t n, char *out,
                     size_t out_size, size_t *len, afmt_error *err);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

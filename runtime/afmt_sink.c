@@ -5,6 +5,13 @@
  * a writer cannot half-succeed.  A file sink writes PATH.XXXXXX and only a
  * commit (flush, fsync, close, rename) makes it PATH.
  */
+/* The one runtime file that needs POSIX (mkstemp, fdopen, fchmod, fsync,
+ * strerror_r, O_DIRECTORY): it says so itself, so the runtime builds with
+ * plain `cc -std=c11` and no -D flag.  Must come before any #include. */
+#if !defined(_POSIX_C_SOURCE) || _POSIX_C_SOURCE < 200809L
+#undef _POSIX_C_SOURCE
+#define _POSIX_C_SOURCE 200809L
+#endif
 #include "afmt_sink.h"
 
 #include <errno.h>

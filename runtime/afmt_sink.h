@@ -1,4 +1,6 @@
-/* afmt runtime: where writers put bytes.
+/* afmt runtime (internal): the typed writes generated writers make.
+ * Sinks themselves (afmt_sink, buffer/stdio/file sinks) are public, in
+ * afmt.h.
  *
  * A sink is a buffer, a FILE*, or a file written under a temporary name and
  * renamed into place on commit, so that a failed or interrupted write never
@@ -9,33 +11,13 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include "afmt.h"
 #include "afmt_array.h"
 #include "afmt_error.h"
 
-struct afmt_sink_producer;
-
-typedef struct afmt_sink {
-    int (*write)(struct afmt_sink *s, const void *p, uint64_t n);
-    uint64_t written;
-    /* buffer sink */
-    uint8_t *buf;
-    uint64_t cap;
-    /* FILE sink */
-    FILE *fp;
-    /* file sink: final path and temporary path */
-    char path[4096];
-    char tmp_path[4096 + 16];
-    int failed;
-    /* set by size-only sinks (encoded_size, can_write): payload bytes are
-     * counted, not encoded */
-    int counting;
-    /* afmt_sink_set_source: a mapping of the file src_fd (src_len 0: none) */
-    const uint8_t *src_base;
-    uint64_t src_len;
-    int src_fd;
-    /* afmt_sink_set_producer */
-    struct afmt_sink_producer *producer;
-} afmt_sink;
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* A payload made on demand, piece by piece, instead of read from a view's
  * data: afmt_sink_payload of a view whose data pointer is `key` calls
@@ -58,14 +40,6 @@ typedef struct afmt_sink_producer {
     uint64_t produced;
 } afmt_sink_producer;
 
-void afmt_sink_buffer(afmt_sink *s, uint8_t *buf, uint64_t cap);
-void afmt_sink_stdio(afmt_sink *s, FILE *fp);
-/* Open PATH.XXXXXX beside path; afmt_sink_commit renames it to path,
- * afmt_sink_abort removes it. */
-int afmt_sink_file_open(afmt_sink *s, const char *path, afmt_error *err);
-int afmt_sink_commit(afmt_sink *s, afmt_error *err);
-void afmt_sink_abort(afmt_sink *s);
-
 /* Optional speed-ups of a file sink, set after opening it.  set_source:
  * [base, base + len) is a read-only mapping of the whole file fd (which
  * the caller keeps open and unchanged until the commit); large writes of
@@ -74,8 +48,6 @@ void afmt_sink_abort(afmt_sink *s);
 void afmt_sink_set_source(afmt_sink *s, const void *base, uint64_t len, int fd);
 void afmt_sink_set_producer(afmt_sink *s, afmt_sink_producer *p);
 
-/* Write bytes; -1 with AFMT_E_IO on failure (the sink then stays failed). */
-int afmt_sink_put(afmt_sink *s, const void *p, uint64_t n, afmt_error *err);
 int afmt_sink_zeros(afmt_sink *s, uint64_t n, afmt_error *err);
 int afmt_sink_u8(afmt_sink *s, uint64_t v, afmt_error *err);
 int afmt_sink_u16(afmt_sink *s, uint64_t v, int big_endian, afmt_error *err);
@@ -99,4 +71,7 @@ int afmt_sink_columns(afmt_sink *s, const afmt_array *cols, size_t ncols, afmt_e
 int afmt_payload_size(const afmt_array *a, afmt_encoding encoding,
                       uint64_t *out, afmt_error *err);
 
+#ifdef __cplusplus
+}
+#endif
 #endif /* AFMT_SINK_H */

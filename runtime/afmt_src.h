@@ -1,4 +1,6 @@
-/* afmt runtime: the input a validator reads, a whole buffer or a stream.
+/* afmt runtime (internal): the input a validator reads, a whole buffer or
+ * a stream.  afmt_src and its two constructors are public (afmt.h); the
+ * rest is how generated validators read through it.
  *
  * Generated validators address input by absolute offset.  For a buffer (an
  * mmap'ed file) every byte is there and AFMT_B is plain pointer arithmetic.
@@ -15,29 +17,12 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "afmt.h"
 #include "afmt_error.h"
 
-#define AFMT_LEN_UNKNOWN UINT64_MAX
-
-typedef struct afmt_src {
-    const uint8_t *data;  /* input bytes [data_off, data_off + data_len) */
-    uint64_t data_off, data_len;
-    uint64_t len;         /* input length; AFMT_LEN_UNKNOWN until a stream ends */
-    /* streams only */
-    int (*read)(void *ctx, uint8_t *buf, size_t n, size_t *got); /* 0 ok (got 0: end), -1 error */
-    void *ctx;
-    uint8_t *win;         /* the window buffer, cap bytes, caller-owned */
-    uint64_t cap;
-    uint64_t keep_from;   /* bytes before this offset may be dropped */
-    int io_error;         /* the read function failed */
-    uint8_t bad_byte;     /* the byte a payload scan stopped at (messages) */
-} afmt_src;
-
-/* A whole buffer (the common case: mmap). */
-void afmt_src_buffer(afmt_src *s, const uint8_t *buf, uint64_t len);
-/* A stream read through a window of cap bytes (64 KiB at least). */
-void afmt_src_stream(afmt_src *s, uint8_t *win, uint64_t cap,
-                     int (*read)(void *ctx, uint8_t *buf, size_t n, size_t *got), void *ctx);
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 /* Pointer to the byte at absolute offset off (which must be buffered:
  * afmt_src_have said so). */
@@ -134,4 +119,7 @@ uint64_t afmt_src_scan_zero(void *ctx, const uint8_t *p, uint64_t n, uint64_t at
 /* ctx: the uint64_t bit count; checks the pad bits of the last byte. */
 uint64_t afmt_src_scan_pad_bits(void *ctx, const uint8_t *p, uint64_t n, uint64_t at);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

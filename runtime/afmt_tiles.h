@@ -15,6 +15,10 @@
 #include "afmt_array.h"
 #include "afmt_error.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 #define AFMT_TILES_CAP 1024
 
 typedef struct afmt_tile {
@@ -40,32 +44,10 @@ int afmt_tiles_add(afmt_tiles *t, uint64_t row, uint64_t col, uint64_t rows, uin
  * are never complete: their coverage cannot be counted). */
 int afmt_tiles_complete(const afmt_tiles *t);
 
-/* ---- Putting tiles back together (the views a validator hands over with
- * is_tile set: DAPHNE blocks) -------------------------------------------- */
+/* Putting tiles back together (afmt_tiles_plain_size, afmt_tiles_assemble)
+ * is public: see afmt.h. */
 
-/* Bytes the whole matrix of tiles[0..n) takes as a plain array
- * (tile_rows * tile_cols * element size) into *out.  Every view must be a
- * tile (is_tile, rank 2) of one matrix: the same tile_rows, tile_cols,
- * dtype and element size; otherwise AFMT_E_USAGE.  AFMT_E_OVERFLOW when
- * the size does not fit in 64 bits.  Returns 0, or -1 with *err filled.
- * Thread-safe; allocates nothing. */
-int afmt_tiles_plain_size(const afmt_array *tiles, size_t n, uint64_t *out, afmt_error *err);
-
-/* Decode the tiles tiles[0..n) into their places in dst, the whole matrix
- * as a plain, native array in `order` (dst_size must be at least
- * afmt_tiles_plain_size), and make *whole a plain view of it over dst
- * (dtype, dims {tile_rows, tile_cols}, the name and index of tiles[0]).
- * The tiles must lie inside the matrix, not overlap and together cover
- * every cell (checked, as afmt_tiles_add does; AFMT_E_USAGE otherwise, the
- * message naming the tile and the cell); at most AFMT_TILES_CAP non-empty
- * tiles (AFMT_E_LIMIT).  A tile that does not decode fails as
- * afmt_array_to_plain does.  Returns 0, or -1 with *err filled; dst is
- * then partly written.
- * Allocation: one temporary buffer of the largest tile's plain size,
- * freed before returning (AFMT_E_NOMEM when it cannot be had), and about
- * 32 KiB of stack.  The views and dst are only read / written during the
- * call; *whole points into dst and lives as long as dst.  Thread-safe. */
-int afmt_tiles_assemble(const afmt_array *tiles, size_t n, afmt_order order, uint8_t *dst,
-                        uint64_t dst_size, afmt_array *whole, afmt_error *err);
-
+#ifdef __cplusplus
+}
+#endif
 #endif

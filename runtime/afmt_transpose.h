@@ -9,6 +9,10 @@
 
 #include <stdint.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* dst[k * drs + i] = src[i * srs + k] for i < rows, k < cols: strides and
  * counts in elements of es bytes.  With comp 2, 4 or 8 every comp-byte
  * component of each element is byte-reversed on the way (a big-endian
@@ -25,4 +29,7 @@ void afmt_transpose2d(const uint8_t *src, uint64_t srs, uint8_t *dst, uint64_t d
  * overlap. */
 void afmt_swap_copy(uint8_t *d, const uint8_t *s, uint64_t n, unsigned comp);
 
+#ifdef __cplusplus
+}
+#endif
 #endif /* AFMT_TRANSPOSE_H */

@@ -55,9 +55,9 @@ fi
 echo "== new format from JSON alone"
 mkdir -p "$TMPD/gen"
 if ASAN_OPTIONS=detect_leaks=0 "$BUILD"/afmt-gen -o "$TMPD/gen" spec/*.json tests/specs/newformat/toyfmt.json &&
-   ${CC:-cc} -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Wall -Wextra -Werror ${TEST_CFLAGS:-} \
+   ${CC:-cc} -std=c11 -pedantic -Wall -Wextra -Werror ${TEST_CFLAGS:-} \
        -Iruntime -I"$TMPD/gen" -Itests/unit -o "$TMPD/newformat" tests/specs/newformat/driver.c \
-       runtime/*.c generated/runtime/*.c "$TMPD"/gen/*.c ${TEST_LIBS:-} -lm 2> "$TMPD/cc.log"; then
+       runtime/*.c registry/*.c "$TMPD"/gen/*.c ${TEST_LIBS:-} -lm 2> "$TMPD/cc.log"; then
     run newformat "$TMPD/newformat"
 else
     echo "FAIL newformat: could not generate or compile: $(head -5 "$TMPD/cc.log" 2>/dev/null)" | tee -a "$LOG"

@@ -43,7 +43,7 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-#include "afmt.h"
+#include "afmt_internal.h"
 #include "check.h"
 #include "samples.h"
 

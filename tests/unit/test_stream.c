@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "afmt.h"
+#include "afmt_internal.h"
 #include "check.h"
 #include "samples.h"
 #include "testutil.h"

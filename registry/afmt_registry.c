@@ -1,9 +1,12 @@
-/* afmt runtime: finding a format by name, by magic, or by extension.
+/* afmt registry (optional): finding a format by name, by magic, or by
+ * extension, as declared in afmt.h.
  *
- * The table itself (afmt_formats) is generated, so a new spec is found here
- * without any change to this file.
+ * The table itself (afmt_formats) is generated (generated/afmt_formats.c),
+ * so a new spec is found here without any change to this file.  It lives
+ * outside runtime/ so that a program using one format links without it:
+ * compile this file and afmt_formats.c only when you want lookup.
  */
-#include "afmt_format.h"
+#include "afmt.h"
 
 #include <string.h>
 

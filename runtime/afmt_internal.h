@@ -1,0 +1,31 @@
+/* afmt_internal.h: what generated code calls.  NOT A PUBLIC API.
+ *
+ * Generated <format>.c files include this header; the runtime's own .c
+ * files include the parts they need.  Nothing here is meant for programs
+ * that use afmt: these functions (afmt_run_*, afmt_field_*, afmt_src_take,
+ * afmt_src_short, afmt_src_fill, afmt_tiles_*, afmt_tolerate, afmt_fail,
+ * the typed afmt_sink_u* writes, ...) change whenever afmt-gen's output
+ * does, and AFMT_RUNTIME_ABI (afmt.h) is bumped with them.  Include afmt.h
+ * and your format's <format>.h instead.
+ */
+#ifndef AFMT_INTERNAL_H
+#define AFMT_INTERNAL_H
+
+#include "afmt.h"
+#include "afmt_bytes.h"
+#include "afmt_error.h"
+#include "afmt_dtype.h"
+#include "afmt_array.h"
+#include "afmt_options.h"
+#include "afmt_sink.h"
+#include "afmt_src.h"
+#include "afmt_fields.h"
+#include "afmt_lz4.h"
+#include "afmt_tiles.h"
+#include "afmt_meta.h"
+#include "afmt_texthdr.h"
+#include "afmt_futhark_text.h"
+#include "afmt_driver.h"
+#include "afmt_format.h"
+
+#endif /* AFMT_INTERNAL_H */
