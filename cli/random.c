@@ -18,7 +18,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "afmt.h"
+#include "afmt_internal.h"
 #include "args.h"
 #include "cli.h"
 #include "formats.h"
