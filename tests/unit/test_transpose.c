@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "afmt.h"
+#include "afmt_internal.h"
 #include "afmt_transpose.h"
 #include "check.h"
 
