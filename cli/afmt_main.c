@@ -13,8 +13,8 @@ static void usage(FILE *f)
 "\n"
 "Commands:\n"
 "  formats                  list the known formats and their extensions\n"
-"  info FILE...             validate and describe every array (like\n"
-"                           afmt-validate -v; takes the same options)\n"
+"  info [--json] FILE...    every header field (offset, width, value, doc),\n"
+"                           then every array, warning and the verdict\n"
 "  dump [--format NAME] [--list] FILE\n"
 "                           print every array as a Futhark text value\n"
 "                           (--list: one element a line)\n"
@@ -40,7 +40,7 @@ static int dispatch(const char *cmd, int argc, char **argv, int first)
     if (strcmp(cmd, "formats") == 0)
         return afmt_cli_formats_main(argc, argv, first);
     if (strcmp(cmd, "info") == 0)
-        return afmt_cli_validate_main(argc, argv, first, "afmt info", 1);
+        return afmt_cli_info_main(argc, argv, first);
     if (strcmp(cmd, "dump") == 0)
         return afmt_cli_dump_main(argc, argv, first);
     if (strcmp(cmd, "convert") == 0)
@@ -48,7 +48,7 @@ static int dispatch(const char *cmd, int argc, char **argv, int first)
     if (strcmp(cmd, "random") == 0)
         return afmt_cli_random_main(argc, argv, first);
     if (strcmp(cmd, "validate") == 0)
-        return afmt_cli_validate_main(argc, argv, first, "afmt validate", 0);
+        return afmt_cli_validate_main(argc, argv, first, "afmt validate");
     fprintf(stderr, "afmt: unknown command '%s'\n"
                     "Try 'afmt --help' for the list of commands.\n", cmd);
     return AFMT_EXIT_ERROR;

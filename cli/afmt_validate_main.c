@@ -3,5 +3,5 @@
 
 int main(int argc, char **argv)
 {
-    return afmt_cli_validate_main(argc, argv, 1, "afmt-validate", 0);
+    return afmt_cli_validate_main(argc, argv, 1, "afmt-validate");
 }

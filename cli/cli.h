@@ -10,15 +10,14 @@
 #define AFMT_EXIT_ERROR 2   /* usage or I/O error */
 
 /* afmt-validate [options] FILE...: argv[first..] are the arguments after
- * the program (or command) name.  mode 0: afmt-validate; mode 1: afmt info
- * (always verbose). */
-int afmt_cli_validate_main(int argc, char **argv, int first, const char *prog,
-                           int info_mode);
+ * the program (or command) name; prog names the tool in messages. */
+int afmt_cli_validate_main(int argc, char **argv, int first, const char *prog);
 
 /* afmt subcommands (argv[first..] after the command name). */
 int afmt_cli_formats_main(int argc, char **argv, int first);
 int afmt_cli_dump_main(int argc, char **argv, int first);
 int afmt_cli_convert_main(int argc, char **argv, int first);
 int afmt_cli_random_main(int argc, char **argv, int first);
+int afmt_cli_info_main(int argc, char **argv, int first);
 
 #endif /* AFMT_CLI_H */

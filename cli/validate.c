@@ -1,4 +1,4 @@
-/* afmt CLI: afmt-validate (and afmt info): option parsing, walking the
+/* afmt CLI: afmt-validate (and afmt validate): option parsing, walking the
  * arguments and directories, and running the checks on one or several
  * threads while keeping the output in argument order.
  *
@@ -202,17 +202,9 @@ static void walk_arg(runner *r, const char *arg)
 
 /* ---------------------------------------------------------------- usage */
 
-static void usage(FILE *f, const char *prog, int info_mode)
+static void usage(FILE *f, const char *prog)
 {
-    if (info_mode)
-        fprintf(f,
-"Usage: %s [OPTION]... FILE...\n"
-"Validate each FILE and describe it: the format, then every array on its\n"
-"own line (index, name, element type and shape, storage order, byte\n"
-"offset of the data) and every warning.  The same as afmt-validate -v.\n",
-                prog);
-    else
-        fprintf(f,
+    fprintf(f,
 "Usage: %s [OPTION]... FILE...\n"
 "Check that each FILE is a well-formed binary array file in a format afmt\n"
 "knows, and print one line per file.\n",
@@ -386,8 +378,7 @@ static int run(runner *r, int argc, char **argv, const int *operands, int nops)
     return invalid ? AFMT_EXIT_INVALID : AFMT_EXIT_OK;
 }
 
-int afmt_cli_validate_main(int argc, char **argv, int first, const char *prog,
-                           int info_mode)
+int afmt_cli_validate_main(int argc, char **argv, int first, const char *prog)
 {
     afmt_cli_config cfg;
     afmt_cli_args args;
@@ -397,8 +388,6 @@ int afmt_cli_validate_main(int argc, char **argv, int first, const char *prog,
     uint64_t v;
 
     afmt_cli_config_default(&cfg);
-    if (info_mode)
-        cfg.verbose = 1;
     operands = calloc((size_t)(argc > 0 ? argc : 1), sizeof *operands);
     if (!operands) {
         fprintf(stderr, "%s: out of memory\n", prog);
@@ -414,7 +403,7 @@ int afmt_cli_validate_main(int argc, char **argv, int first, const char *prog,
             operands[nops++] = args.i - 1;
             break;
         case OPT_HELP:
-            usage(stdout, prog, info_mode);
+            usage(stdout, prog);
             free(operands);
             return AFMT_EXIT_OK;
         case OPT_VERSION:

@@ -90,6 +90,12 @@ const table *find_table(const spec *s, const char *name);
 /* Attribution for failures: field name, index C expr, offset C expr. */
 void set_fail(emitter *m, const char *field, const char *index_c, const char *offset_c);
 
+/* emit_fieldvis.c: `if (opt->fields) afmt_report_field(...)` for field
+ * it, whose offset is in o_<name>; kind is the afmt_field_kind constant,
+ * count_c the C count expression ("1" for a scalar). */
+void emit_field_report(emitter *m, const item *it, const char *kind, const char *count_c,
+                       int width, int big_endian);
+
 /* Emit `return afmt_fail(...)` (or a lenient tolerate) with a message. */
 void emit_fail(emitter *m, const char *code, leniency len, const char *fmt_c, const char *args_c);
 

@@ -147,6 +147,8 @@ static void emit_int_field(emitter *m, item *it)
     line(m, "const %s v_%s = %s;", int_c_type(it->is_signed), it->name, ld);
     line(m, "pos += %d;", it->width);
     free(ld);
+    emit_field_report(m, it, it->is_signed ? "AFMT_FIELD_INT" : "AFMT_FIELD_UINT", "1", it->width,
+                      it->big_endian);
     y = sym_push(m, SY_INT, it->name, it);
     y->t = it->is_signed ? VT_S : VT_U;
     snprintf(y->c, sizeof y->c, "v_%s", it->name);
@@ -243,6 +245,12 @@ static void emit_array_field(emitter *m, item *it, item_list *scope_body)
     line(m, "}");
     line(m, "const uint64_t o_%s = pos;", it->name);
     line(m, "pos += n_%s * %d;", it->name, it->width);
+    {
+        char *cnt_c = xprintf("n_%s", it->name);
+        emit_field_report(m, it, it->is_signed ? "AFMT_FIELD_INT" : "AFMT_FIELD_UINT", cnt_c, it->width,
+                          it->big_endian);
+        free(cnt_c);
+    }
     y = sym_push(m, SY_ARRF, it->name, it);
     y->t = it->is_signed ? VT_S : VT_U;
     snprintf(y->c, sizeof y->c, "AFMT_B(src, o_%s)", it->name);
@@ -386,6 +394,7 @@ static void emit_text_field(emitter *m, item *it)
     }
     line(m, "const uint64_t o_%s = pos;", it->name);
     line(m, "pos += %d;", it->size);
+    emit_field_report(m, it, "AFMT_FIELD_BYTES", "1", it->size, 0);
     y = sym_push(m, SY_TEXT, it->name, it);
     snprintf(y->c, sizeof y->c, "AFMT_B(src, o_%s)", it->name);
     snprintf(y->off, sizeof y->off, "o_%s", it->name);

@@ -77,6 +77,7 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
     const uint64_t o_version = pos;
     const uint64_t v_version = (uint64_t)afmt_load_u8(AFMT_B(src, pos));
     pos += 1;
+    if (opt->fields) afmt_report_field(opt, &path, "version", AFMT_FIELD_UINT, o_version, 0, 1, 1, 0, AFMT_B(src, o_version), NULL);
     if (v_version != UINT64_C(1)) {
         return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "version", AFMT_NO_INDEX, o_version, "expected 1, found %" PRIu64 "", v_version);
     }
@@ -88,20 +89,25 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
     const uint64_t o_data_type = pos;
     const uint64_t v_data_type = (uint64_t)afmt_load_u8(AFMT_B(src, pos));
     pos += 1;
+    if (opt->fields) afmt_report_field(opt, &path, "data_type", AFMT_FIELD_UINT, o_data_type, 0, 1, 1, 0, AFMT_B(src, o_data_type), NULL);
 
     /* rows: u64 little-endian */
     if (!afmt_src_have(src, src->len, pos, 8)) {
         return afmt_src_short(src, err, &path, "rows", AFMT_NO_INDEX, pos, src->len, 8, "rows");
     }
+    const uint64_t o_rows = pos;
     const uint64_t v_rows = afmt_load_u64le(AFMT_B(src, pos));
     pos += 8;
+    if (opt->fields) afmt_report_field(opt, &path, "rows", AFMT_FIELD_UINT, o_rows, 0, 1, 8, 0, AFMT_B(src, o_rows), NULL);
 
     /* cols: u64 little-endian */
     if (!afmt_src_have(src, src->len, pos, 8)) {
         return afmt_src_short(src, err, &path, "cols", AFMT_NO_INDEX, pos, src->len, 8, "cols");
     }
+    const uint64_t o_cols = pos;
     const uint64_t v_cols = afmt_load_u64le(AFMT_B(src, pos));
     pos += 8;
+    if (opt->fields) afmt_report_field(opt, &path, "cols", AFMT_FIELD_UINT, o_cols, 0, 1, 8, 0, AFMT_B(src, o_cols), NULL);
 
     /* switch object on data_type */
     const uint64_t sel_object = v_data_type;
@@ -114,6 +120,7 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
         const uint64_t o_value_type = pos;
         const uint64_t v_value_type = (uint64_t)afmt_load_u8(AFMT_B(src, pos));
         pos += 1;
+        if (opt->fields) afmt_report_field(opt, &path, "value_type", AFMT_FIELD_UINT, o_value_type, 0, 1, 1, 0, AFMT_B(src, o_value_type), NULL);
 
         /* lookup el in table value_types */
         afmt_dtype el_dtype = AFMT_DTYPE_INVALID;
@@ -169,6 +176,7 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
             const uint64_t o_block_row = pos;
             const uint64_t v_block_row = afmt_load_u64le(AFMT_B(src, pos));
             pos += 8;
+            if (opt->fields) afmt_report_field(opt, &path, "block_row", AFMT_FIELD_UINT, o_block_row, 0, 1, 8, 0, AFMT_B(src, o_block_row), NULL);
 
             /* block_col: u64 little-endian */
             if (!afmt_src_have(src, src->len, pos, 8)) {
@@ -177,6 +185,7 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
             const uint64_t o_block_col = pos;
             const uint64_t v_block_col = afmt_load_u64le(AFMT_B(src, pos));
             pos += 8;
+            if (opt->fields) afmt_report_field(opt, &path, "block_col", AFMT_FIELD_UINT, o_block_col, 0, 1, 8, 0, AFMT_B(src, o_block_col), NULL);
 
             /* block_rows: u32 little-endian */
             if (!afmt_src_have(src, src->len, pos, 4)) {
@@ -185,6 +194,7 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
             const uint64_t o_block_rows = pos;
             const uint64_t v_block_rows = (uint64_t)afmt_load_u32le(AFMT_B(src, pos));
             pos += 4;
+            if (opt->fields) afmt_report_field(opt, &path, "block_rows", AFMT_FIELD_UINT, o_block_rows, 0, 1, 4, 0, AFMT_B(src, o_block_rows), NULL);
 
             /* block_cols: u32 little-endian */
             if (!afmt_src_have(src, src->len, pos, 4)) {
@@ -193,6 +203,7 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
             const uint64_t o_block_cols = pos;
             const uint64_t v_block_cols = (uint64_t)afmt_load_u32le(AFMT_B(src, pos));
             pos += 4;
+            if (opt->fields) afmt_report_field(opt, &path, "block_cols", AFMT_FIELD_UINT, o_block_cols, 0, 1, 4, 0, AFMT_B(src, o_block_cols), NULL);
             uint32_t overlapped_block = 0;
             const int tile_block = afmt_tiles_add(&tiles_block, v_block_row, v_block_col, v_block_rows, v_block_cols, &overlapped_block);
             if (tile_block == AFMT_TILE_OUTSIDE) {
@@ -222,6 +233,7 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
             const uint64_t o_block_type = pos;
             const uint64_t v_block_type = (uint64_t)afmt_load_u8(AFMT_B(src, pos));
             pos += 1;
+            if (opt->fields) afmt_report_field(opt, &path, "block_type", AFMT_FIELD_UINT, o_block_type, 0, 1, 1, 0, AFMT_B(src, o_block_type), NULL);
 
             /* switch block_kind on block_type */
             const uint64_t sel_block_kind = v_block_type;
@@ -288,6 +300,7 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                 const uint64_t o_block_value_type = pos;
                 const uint64_t v_block_value_type = (uint64_t)afmt_load_u8(AFMT_B(src, pos));
                 pos += 1;
+                if (opt->fields) afmt_report_field(opt, &path, "block_value_type", AFMT_FIELD_UINT, o_block_value_type, 0, 1, 1, 0, AFMT_B(src, o_block_value_type), NULL);
                 if (v_block_value_type != v_value_type) {
                     return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_value_type", AFMT_NO_INDEX, o_block_value_type, "expected %" PRIu64 " = value_type, found %" PRIu64 "", v_value_type, v_block_value_type);
                 }
@@ -352,6 +365,7 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                 const uint64_t o_block_value_type = pos;
                 const uint64_t v_block_value_type = (uint64_t)afmt_load_u8(AFMT_B(src, pos));
                 pos += 1;
+                if (opt->fields) afmt_report_field(opt, &path, "block_value_type", AFMT_FIELD_UINT, o_block_value_type, 0, 1, 1, 0, AFMT_B(src, o_block_value_type), NULL);
                 if (v_block_value_type != v_value_type) {
                     return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_value_type", AFMT_NO_INDEX, o_block_value_type, "expected %" PRIu64 " = value_type, found %" PRIu64 "", v_value_type, v_block_value_type);
                 }
@@ -360,8 +374,10 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                 if (!afmt_src_have(src, src->len, pos, 8)) {
                     return afmt_src_short(src, err, &path, "nnz", AFMT_NO_INDEX, pos, src->len, 8, "nnz");
                 }
+                const uint64_t o_nnz = pos;
                 const uint64_t v_nnz = afmt_load_u64le(AFMT_B(src, pos));
                 pos += 8;
+                if (opt->fields) afmt_report_field(opt, &path, "nnz", AFMT_FIELD_UINT, o_nnz, 0, 1, 8, 0, AFMT_B(src, o_nnz), NULL);
 
                 /* row_offsets: block_rows + 1 of u64 little-endian */
                 uint64_t t5;
@@ -374,6 +390,7 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                 }
                 const uint64_t o_row_offsets = pos;
                 pos += n_row_offsets * 8;
+                if (opt->fields) afmt_report_field(opt, &path, "row_offsets", AFMT_FIELD_UINT, o_row_offsets, 1, n_row_offsets, 8, 0, AFMT_B(src, o_row_offsets), NULL);
                 if (n_row_offsets == 0) {
                     return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "row_offsets", AFMT_NO_INDEX, o_row_offsets, "has no elements, but its first must be 0");
                 }
@@ -398,6 +415,7 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                 }
                 const uint64_t o_col_indices = pos;
                 pos += n_col_indices * 8;
+                if (opt->fields) afmt_report_field(opt, &path, "col_indices", AFMT_FIELD_UINT, o_col_indices, 1, n_col_indices, 8, 0, AFMT_B(src, o_col_indices), NULL);
                 for (uint64_t i_col_indices = 0; i_col_indices < n_col_indices; i_col_indices++) {
                     const uint64_t e_col_indices = afmt_load_u64le(AFMT_B(src, o_col_indices + (uint64_t)8 * i_col_indices));
                     if (!(e_col_indices < v_block_cols)) {
@@ -474,6 +492,7 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                 const uint64_t o_block_value_type = pos;
                 const uint64_t v_block_value_type = (uint64_t)afmt_load_u8(AFMT_B(src, pos));
                 pos += 1;
+                if (opt->fields) afmt_report_field(opt, &path, "block_value_type", AFMT_FIELD_UINT, o_block_value_type, 0, 1, 1, 0, AFMT_B(src, o_block_value_type), NULL);
                 if (v_block_value_type != v_value_type) {
                     return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_value_type", AFMT_NO_INDEX, o_block_value_type, "expected %" PRIu64 " = value_type, found %" PRIu64 "", v_value_type, v_block_value_type);
                 }
@@ -482,8 +501,10 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                 if (!afmt_src_have(src, src->len, pos, 4)) {
                     return afmt_src_short(src, err, &path, "coo_nnz", AFMT_NO_INDEX, pos, src->len, 4, "coo_nnz");
                 }
+                const uint64_t o_coo_nnz = pos;
                 const uint64_t v_coo_nnz = (uint64_t)afmt_load_u32le(AFMT_B(src, pos));
                 pos += 4;
+                if (opt->fields) afmt_report_field(opt, &path, "coo_nnz", AFMT_FIELD_UINT, o_coo_nnz, 0, 1, 4, 0, AFMT_B(src, o_coo_nnz), NULL);
 
                 /* array data: el elements, row-major */
                 uint64_t n_data = 1;
@@ -580,6 +601,7 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
         }
         const uint64_t o_column_types = pos;
         pos += n_column_types * 1;
+        if (opt->fields) afmt_report_field(opt, &path, "column_types", AFMT_FIELD_UINT, o_column_types, 1, n_column_types, 1, 0, AFMT_B(src, o_column_types), NULL);
 
         /* labels: cols strings with a u16 length */
         const uint64_t n_labels = v_cols;
@@ -609,6 +631,7 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
         const uint64_t o_block_row = pos;
         const uint64_t v_block_row = afmt_load_u64le(AFMT_B(src, pos));
         pos += 8;
+        if (opt->fields) afmt_report_field(opt, &path, "block_row", AFMT_FIELD_UINT, o_block_row, 0, 1, 8, 0, AFMT_B(src, o_block_row), NULL);
         if (v_block_row != UINT64_C(0)) {
             return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_row", AFMT_NO_INDEX, o_block_row, "expected 0, found %" PRIu64 "", v_block_row);
         }
@@ -620,6 +643,7 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
         const uint64_t o_block_col = pos;
         const uint64_t v_block_col = afmt_load_u64le(AFMT_B(src, pos));
         pos += 8;
+        if (opt->fields) afmt_report_field(opt, &path, "block_col", AFMT_FIELD_UINT, o_block_col, 0, 1, 8, 0, AFMT_B(src, o_block_col), NULL);
         if (v_block_col != UINT64_C(0)) {
             return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_col", AFMT_NO_INDEX, o_block_col, "expected 0, found %" PRIu64 "", v_block_col);
         }

@@ -69,6 +69,7 @@ static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
             }
             const uint64_t o_binary_mark = pos;
             pos += 1;
+            if (opt->fields) afmt_report_field(opt, &path, "binary_mark", AFMT_FIELD_BYTES, o_binary_mark, 0, 1, 1, 0, AFMT_B(src, o_binary_mark), NULL);
             if (memcmp(AFMT_B(src, o_binary_mark), "b", 1) != 0) {
                 return afmt_fail_bytes(err, AFMT_E_MAGIC, &path, "binary_mark", o_binary_mark, (const uint8_t *)"b", AFMT_B(src, o_binary_mark), 1);
             }
@@ -80,6 +81,7 @@ static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
             const uint64_t o_version = pos;
             const uint64_t v_version = (uint64_t)afmt_load_u8(AFMT_B(src, pos));
             pos += 1;
+            if (opt->fields) afmt_report_field(opt, &path, "version", AFMT_FIELD_UINT, o_version, 0, 1, 1, 0, AFMT_B(src, o_version), NULL);
             if (v_version != UINT64_C(2)) {
                 return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "version", AFMT_NO_INDEX, o_version, "expected 2, found %" PRIu64 "", v_version);
             }
@@ -91,6 +93,7 @@ static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
             const uint64_t o_rank = pos;
             const int64_t v_rank = afmt_as_i64(afmt_load_u8(AFMT_B(src, pos)), 8);
             pos += 1;
+            if (opt->fields) afmt_report_field(opt, &path, "rank", AFMT_FIELD_INT, o_rank, 0, 1, 1, 0, AFMT_B(src, o_rank), NULL);
             if (!(v_rank >= INT64_C(0))) {
                 return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "rank", AFMT_NO_INDEX, o_rank, "rank is negative (Futhark reads the rank byte as signed: 0..127): `rank >= 0` does not hold (rank = %" PRId64 ")", v_rank);
             }
@@ -101,6 +104,7 @@ static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
             }
             const uint64_t o_type = pos;
             pos += 4;
+            if (opt->fields) afmt_report_field(opt, &path, "type", AFMT_FIELD_BYTES, o_type, 0, 1, 4, 0, AFMT_B(src, o_type), NULL);
 
             /* lookup el in table types */
             afmt_dtype el_dtype = AFMT_DTYPE_INVALID;
@@ -163,6 +167,7 @@ static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
             }
             const uint64_t o_dims = pos;
             pos += n_dims * 8;
+            if (opt->fields) afmt_report_field(opt, &path, "dims", AFMT_FIELD_INT, o_dims, 1, n_dims, 8, 0, AFMT_B(src, o_dims), NULL);
             for (uint64_t i_dims = 0; i_dims < n_dims; i_dims++) {
                 const int64_t e_dims = afmt_as_i64(afmt_load_u64le(AFMT_B(src, o_dims + (uint64_t)8 * i_dims)), 64);
                 if (!(e_dims >= INT64_C(0))) {

@@ -35,6 +35,7 @@ static int inebin_validate_body(afmt_src *src, const afmt_options *opt,
     }
     const uint64_t o_magic = pos;
     pos += 6;
+    if (opt->fields) afmt_report_field(opt, &path, "magic", AFMT_FIELD_BYTES, o_magic, 0, 1, 6, 0, AFMT_B(src, o_magic), NULL);
     if (memcmp(AFMT_B(src, o_magic), "INEBIN", 6) != 0) {
         return afmt_fail_bytes(err, AFMT_E_MAGIC, &path, "magic", o_magic, (const uint8_t *)"INEBIN", AFMT_B(src, o_magic), 6);
     }
@@ -46,6 +47,7 @@ static int inebin_validate_body(afmt_src *src, const afmt_options *opt,
     const uint64_t o_reserved = pos;
     const uint64_t v_reserved = (uint64_t)afmt_load_u8(AFMT_B(src, pos));
     pos += 1;
+    if (opt->fields) afmt_report_field(opt, &path, "reserved", AFMT_FIELD_UINT, o_reserved, 0, 1, 1, 0, AFMT_B(src, o_reserved), NULL);
     if (v_reserved != UINT64_C(0)) {
         if (afmt_tolerate(opt, vis, err, AFMT_E_CONSTRAINT, &path, "reserved", AFMT_NO_INDEX, o_reserved, "expected 0, found %" PRIu64 "", v_reserved)) return -1;
     }
@@ -56,6 +58,7 @@ static int inebin_validate_body(afmt_src *src, const afmt_options *opt,
     }
     const uint64_t o_type = pos;
     pos += 1;
+    if (opt->fields) afmt_report_field(opt, &path, "type", AFMT_FIELD_BYTES, o_type, 0, 1, 1, 0, AFMT_B(src, o_type), NULL);
 
     /* lookup el in table types */
     afmt_dtype el_dtype = AFMT_DTYPE_INVALID;
@@ -88,6 +91,7 @@ static int inebin_validate_body(afmt_src *src, const afmt_options *opt,
     const uint64_t o_rows = pos;
     const uint64_t v_rows = (uint64_t)afmt_load_u32le(AFMT_B(src, pos));
     pos += 4;
+    if (opt->fields) afmt_report_field(opt, &path, "rows", AFMT_FIELD_UINT, o_rows, 0, 1, 4, 0, AFMT_B(src, o_rows), NULL);
 
     /* cols: u32 little-endian */
     if (!afmt_src_have(src, src->len, pos, 4)) {
@@ -96,6 +100,7 @@ static int inebin_validate_body(afmt_src *src, const afmt_options *opt,
     const uint64_t o_cols = pos;
     const uint64_t v_cols = (uint64_t)afmt_load_u32le(AFMT_B(src, pos));
     pos += 4;
+    if (opt->fields) afmt_report_field(opt, &path, "cols", AFMT_FIELD_UINT, o_cols, 0, 1, 4, 0, AFMT_B(src, o_cols), NULL);
 
     /* array data: el elements, row-major */
     uint64_t n_data = 1;

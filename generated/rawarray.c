@@ -35,6 +35,7 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
     }
     const uint64_t o_magic = pos;
     pos += 8;
+    if (opt->fields) afmt_report_field(opt, &path, "magic", AFMT_FIELD_BYTES, o_magic, 0, 1, 8, 0, AFMT_B(src, o_magic), NULL);
     if (memcmp(AFMT_B(src, o_magic), "rawarray", 8) != 0) {
         return afmt_fail_bytes(err, AFMT_E_MAGIC, &path, "magic", o_magic, (const uint8_t *)"rawarray", AFMT_B(src, o_magic), 8);
     }
@@ -46,6 +47,7 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
     const uint64_t o_flags = pos;
     const uint64_t v_flags = afmt_load_u64le(AFMT_B(src, pos));
     pos += 8;
+    if (opt->fields) afmt_report_field(opt, &path, "flags", AFMT_FIELD_UINT, o_flags, 0, 1, 8, 0, AFMT_B(src, o_flags), NULL);
     if (!((v_flags & (~UINT64_C(3))) == UINT64_C(0))) {
         return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "flags", AFMT_NO_INDEX, o_flags, "unknown flag bits (only bit 0, big-endian, and bit 1, compressed, are defined): `(flags & ~3) == 0` does not hold (flags = %" PRIu64 ")", v_flags);
     }
@@ -60,6 +62,7 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
     const uint64_t o_eltype = pos;
     const uint64_t v_eltype = afmt_load_u64le(AFMT_B(src, pos));
     pos += 8;
+    if (opt->fields) afmt_report_field(opt, &path, "eltype", AFMT_FIELD_UINT, o_eltype, 0, 1, 8, 0, AFMT_B(src, o_eltype), NULL);
 
     /* elbyte: u64 little-endian */
     if (!afmt_src_have(src, src->len, pos, 8)) {
@@ -68,6 +71,7 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
     const uint64_t o_elbyte = pos;
     const uint64_t v_elbyte = afmt_load_u64le(AFMT_B(src, pos));
     pos += 8;
+    if (opt->fields) afmt_report_field(opt, &path, "elbyte", AFMT_FIELD_UINT, o_elbyte, 0, 1, 8, 0, AFMT_B(src, o_elbyte), NULL);
     if (!(v_elbyte > UINT64_C(0))) {
         return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "elbyte", AFMT_NO_INDEX, o_elbyte, "element size is zero: `elbyte > 0` does not hold (elbyte = %" PRIu64 ")", v_elbyte);
     }
@@ -79,6 +83,7 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
     const uint64_t o_size = pos;
     const uint64_t v_size = afmt_load_u64le(AFMT_B(src, pos));
     pos += 8;
+    if (opt->fields) afmt_report_field(opt, &path, "size", AFMT_FIELD_UINT, o_size, 0, 1, 8, 0, AFMT_B(src, o_size), "data length in bytes: compressed length when flags bit 1 is set");
 
     /* ndims: u64 little-endian */
     if (!afmt_src_have(src, src->len, pos, 8)) {
@@ -87,6 +92,7 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
     const uint64_t o_ndims = pos;
     const uint64_t v_ndims = afmt_load_u64le(AFMT_B(src, pos));
     pos += 8;
+    if (opt->fields) afmt_report_field(opt, &path, "ndims", AFMT_FIELD_UINT, o_ndims, 0, 1, 8, 0, AFMT_B(src, o_ndims), NULL);
 
     /* dims: ndims of u64 little-endian */
     const uint64_t n_dims = v_ndims;
@@ -98,6 +104,7 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
     }
     const uint64_t o_dims = pos;
     pos += n_dims * 8;
+    if (opt->fields) afmt_report_field(opt, &path, "dims", AFMT_FIELD_UINT, o_dims, 1, n_dims, 8, 0, AFMT_B(src, o_dims), NULL);
 
     /* lookup el in table element */
     afmt_dtype el_dtype = AFMT_DTYPE_INVALID;

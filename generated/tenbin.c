@@ -49,6 +49,7 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
         }
         const uint64_t o_header_magic = pos;
         pos += 8;
+        if (opt->fields) afmt_report_field(opt, &path, "header_magic", AFMT_FIELD_BYTES, o_header_magic, 0, 1, 8, 0, AFMT_B(src, o_header_magic), NULL);
         if (memcmp(AFMT_B(src, o_header_magic), "~TenBin~", 8) != 0) {
             return afmt_fail_bytes(err, AFMT_E_MAGIC, &path, "header_magic", o_header_magic, (const uint8_t *)"~TenBin~", AFMT_B(src, o_header_magic), 8);
         }
@@ -60,6 +61,7 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
         const uint64_t o_header_len = pos;
         const int64_t v_header_len = afmt_as_i64(afmt_load_u64le(AFMT_B(src, pos)), 64);
         pos += 8;
+        if (opt->fields) afmt_report_field(opt, &path, "header_len", AFMT_FIELD_INT, o_header_len, 0, 1, 8, 0, AFMT_B(src, o_header_len), NULL);
         if (!(v_header_len >= INT64_C(0))) {
             return afmt_fail(err, AFMT_E_NEGATIVE, &path, "header_len", AFMT_NO_INDEX, o_header_len, "chunk length is negative: `header_len >= 0` does not hold (header_len = %" PRId64 ")", v_header_len);
         }
@@ -84,6 +86,7 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
         }
         const uint64_t o_dtype = pos;
         pos += 8;
+        if (opt->fields) afmt_report_field(opt, &path, "dtype", AFMT_FIELD_BYTES, o_dtype, 0, 1, 8, 0, AFMT_B(src, o_dtype), NULL);
         const uint64_t bad2 = afmt_text_slot_check(AFMT_B(src, o_dtype), 8);
         if (bad2 < 8) {
             return afmt_fail(err, AFMT_E_VALUE, &path, "dtype", AFMT_NO_INDEX, o_dtype + bad2, "byte %" PRIu64 " is 0x%02x: a text slot holds ASCII followed by NUL padding", bad2, *AFMT_B(src, o_dtype + bad2));
@@ -139,6 +142,7 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
         }
         const uint64_t o_info = pos;
         pos += 8;
+        if (opt->fields) afmt_report_field(opt, &path, "info", AFMT_FIELD_BYTES, o_info, 0, 1, 8, 0, AFMT_B(src, o_info), NULL);
         const uint64_t bad3 = afmt_text_slot_check(AFMT_B(src, o_info), 8);
         if (bad3 < 8) {
             return afmt_fail(err, AFMT_E_VALUE, &path, "info", AFMT_NO_INDEX, o_info + bad3, "byte %" PRIu64 " is 0x%02x: a text slot holds ASCII followed by NUL padding", bad3, *AFMT_B(src, o_info + bad3));
@@ -151,6 +155,7 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
         const uint64_t o_ndim = pos;
         const int64_t v_ndim = afmt_as_i64(afmt_load_u64le(AFMT_B(src, pos)), 64);
         pos += 8;
+        if (opt->fields) afmt_report_field(opt, &path, "ndim", AFMT_FIELD_INT, o_ndim, 0, 1, 8, 0, AFMT_B(src, o_ndim), NULL);
         if (!(v_ndim >= INT64_C(0))) {
             return afmt_fail(err, AFMT_E_NEGATIVE, &path, "ndim", AFMT_NO_INDEX, o_ndim, "ndim is negative: `ndim >= 0` does not hold (ndim = %" PRId64 ")", v_ndim);
         }
@@ -172,6 +177,7 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
         }
         const uint64_t o_dims = pos;
         pos += n_dims * 8;
+        if (opt->fields) afmt_report_field(opt, &path, "dims", AFMT_FIELD_INT, o_dims, 1, n_dims, 8, 0, AFMT_B(src, o_dims), NULL);
         for (uint64_t i_dims = 0; i_dims < n_dims; i_dims++) {
             const int64_t e_dims = afmt_as_i64(afmt_load_u64le(AFMT_B(src, o_dims + (uint64_t)8 * i_dims)), 64);
             if (!(e_dims >= INT64_C(0))) {
@@ -222,6 +228,7 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
         }
         const uint64_t o_data_magic = pos;
         pos += 8;
+        if (opt->fields) afmt_report_field(opt, &path, "data_magic", AFMT_FIELD_BYTES, o_data_magic, 0, 1, 8, 0, AFMT_B(src, o_data_magic), NULL);
         if (memcmp(AFMT_B(src, o_data_magic), "~TenBin~", 8) != 0) {
             return afmt_fail_bytes(err, AFMT_E_MAGIC, &path, "data_magic", o_data_magic, (const uint8_t *)"~TenBin~", AFMT_B(src, o_data_magic), 8);
         }
@@ -233,6 +240,7 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
         const uint64_t o_data_len = pos;
         const int64_t v_data_len = afmt_as_i64(afmt_load_u64le(AFMT_B(src, pos)), 64);
         pos += 8;
+        if (opt->fields) afmt_report_field(opt, &path, "data_len", AFMT_FIELD_INT, o_data_len, 0, 1, 8, 0, AFMT_B(src, o_data_len), NULL);
         if (!(v_data_len >= INT64_C(0))) {
             return afmt_fail(err, AFMT_E_NEGATIVE, &path, "data_len", AFMT_NO_INDEX, o_data_len, "chunk length is negative: `data_len >= 0` does not hold (data_len = %" PRId64 ")", v_data_len);
         }

@@ -117,7 +117,7 @@ extern "C" {
  * regenerate ...), so code generated for another runtime does not compile
  * rather than misbehave.  Bumped on any change generated code would notice;
  * when bumped, run afmt-gen again on your specs. */
-#define AFMT_RUNTIME_ABI 1
+#define AFMT_RUNTIME_ABI 2
 
 /* ==================================================================
  * Errors
@@ -394,12 +394,44 @@ typedef struct afmt_visitor {
     void (*on_trailer)(void *ctx, const uint8_t *data, uint64_t len, uint64_t offset);
 } afmt_visitor;
 
+/* A header field as a validator reads it (what `afmt info` lists, a
+ * semantic od): where it is, how wide, its bytes and what the spec says of
+ * it.  Valid only during the callback. */
+typedef enum afmt_field_kind {
+    AFMT_FIELD_UINT,  /* unsigned integer(s) */
+    AFMT_FIELD_INT,   /* signed integer(s) */
+    AFMT_FIELD_BYTES  /* raw bytes or a text slot */
+} afmt_field_kind;
+
+typedef struct afmt_field_info {
+    const char *field;     /* its name with its path: "value[1].dims" */
+    afmt_field_kind kind;
+    uint64_t offset;       /* of its first byte in the input */
+    int is_array;          /* an integer array field ("count" in the spec) */
+    uint64_t count;        /* integers in an array field; 1 otherwise */
+    unsigned width;        /* bytes of one integer, or of the bytes field */
+    int big_endian;        /* integers stored big-endian */
+    const uint8_t *bytes;  /* count * width bytes (width for BYTES) */
+    const char *doc;       /* the spec's "doc" for it, or NULL */
+} afmt_field_info;
+
+/* Told of each header field a validator reads, in file order, before the
+ * field's checks (so an invalid file shows its fields up to the bad one).
+ * Runs on the caller's thread during the validate call. */
+typedef struct afmt_field_visitor {
+    void *ctx;
+    void (*on_field)(void *ctx, const afmt_field_info *field);
+} afmt_field_visitor;
+
 typedef struct afmt_options {
     afmt_mode mode;
     afmt_limits limits;
     /* 0: skip payload value checks (bool bytes, pad bits) when only the
      * structure is wanted.  Validators default to 1. */
     int check_values;
+    /* NULL (the default): no field is reported, and a validator pays one
+     * test per field. */
+    const afmt_field_visitor *fields;
 } afmt_options;
 
 /* Fill *opt with the defaults every validator uses when given NULL:

@@ -87,6 +87,13 @@ static void build_field(char *out, size_t out_size, const afmt_path *path,
         sb_index(&b, index);
 }
 
+void afmt_path_describe(const afmt_path *path, const char *field, uint64_t index,
+                        char *out, size_t out_size)
+{
+    if (out && out_size)
+        build_field(out, out_size, path, field, index);
+}
+
 int afmt_fail(afmt_error *err, afmt_code code, const afmt_path *path,
               const char *field, uint64_t index, uint64_t offset,
               const char *fmt, ...)

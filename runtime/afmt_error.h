@@ -49,6 +49,11 @@ int afmt_fail(afmt_error *err, afmt_code code, const afmt_path *path,
 #endif
     ;
 
+/* "array[2].field[index]" (the form errors name fields in) into out,
+ * always NUL-terminated; field may be NULL, index AFMT_NO_INDEX. */
+void afmt_path_describe(const afmt_path *path, const char *field, uint64_t index,
+                        char *out, size_t out_size);
+
 /* Record which format an error belongs to (validators call it once). */
 void afmt_error_set_format(afmt_error *err, const char *format);
 

@@ -73,3 +73,25 @@ void afmt_warn(const afmt_visitor *vis, const afmt_path *path,
     afmt_fail(&warning, AFMT_OK, path, field, index, offset, "%s", msg);
     vis->on_warning(vis->ctx, &warning);
 }
+
+void afmt_report_field(const afmt_options *opt, const afmt_path *path, const char *name,
+                       afmt_field_kind kind, uint64_t offset, int is_array, uint64_t count,
+                       unsigned width, int big_endian, const uint8_t *bytes, const char *doc)
+{
+    afmt_field_info f;
+    char field[AFMT_FIELD_MAX];
+
+    if (!opt || !opt->fields || !opt->fields->on_field)
+        return;
+    afmt_path_describe(path, name, AFMT_NO_INDEX, field, sizeof field);
+    f.field = field;
+    f.kind = kind;
+    f.offset = offset;
+    f.is_array = is_array;
+    f.count = count;
+    f.width = width;
+    f.big_endian = big_endian;
+    f.bytes = bytes;
+    f.doc = doc;
+    opt->fields->on_field(opt->fields->ctx, &f);
+}

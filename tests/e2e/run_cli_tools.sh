@@ -328,6 +328,58 @@ expect_err_has random-empty-bounds-message "no f16 value lies between"
 run "$AFMT" random --help
 expect_out_has random-help "Usage: afmt random"
 
+# ------------------------------------------------------------------ info
+# Every header field with offset, width, type, value (and doc), from the
+# generated validator; then arrays; an invalid file up to its bad field.
+run "$AFMT" info "$T/one.bin"
+expect_rc info-exit-0 0
+expect_out info-futhark "$T/one.bin: futhark, 47 bytes, valid
+      offset  width  type  field                        value
+           0      1  bytes value[0].binary_mark         \"b\"
+           1      1  u8    value[0].version             2
+           2      1  i8    value[0].rank                2
+           3      4  bytes value[0].type                \" i32\"
+           7     16  i64le value[0].dims                [2, 3]
+  array [0] i32[2,3] row-major, bytes 23..47 (24 bytes)"
+"$AFMT" random --seed 2 '[2][3]i16' -o "$T/i.ra"
+run "$AFMT" info "$T/i.ra"
+expect_out_has info-rawarray-doc "          32      8  u64le size                         12  -- data length in bytes"
+expect_out_has info-rawarray-dims "          48     16  u64le dims                         [2, 3]"
+expect_out_has info-rawarray-array "  array [0] i16[2,3] column-major, bytes 64..76 (12 bytes)"
+printf 'b\001\001 i32\001\000\000\000\000\000\000\000\007\000\000\000' > "$T/bad.bin"
+run "$AFMT" info --format futhark "$T/bad.bin"
+expect_rc info-invalid-exit-1 1
+expect_out info-invalid-up-to-bad-field "$T/bad.bin: futhark, 19 bytes, invalid
+      offset  width  type  field                        value
+           0      1  bytes value[0].binary_mark         \"b\"
+           1      1  u8    value[0].version             1
+  invalid: value[0].version at offset 1: expected 2, found 1"
+"$AFMT" random --to tenbin --seed 3 '[2][2]u8' '[3]f64' -o "$T/two.ten"
+run "$AFMT" info --json "$T/two.ten" "$T/one.bin"
+expect_rc info-json-exit-0 0
+if printf '%s\n' "$OUT" | python3 -c '
+import json, sys
+objs = [json.loads(l) for l in sys.stdin]
+assert [o["path"].rsplit("/", 1)[1] for o in objs] == ["two.ten", "one.bin"], objs
+t = objs[0]
+assert t["format"] == "tenbin" and t["valid"] is True and t["error"] is None, t
+names = [f["field"] for f in t["fields"]]
+assert names[:2] == ["array[0].header_magic", "array[0].header_len"], names
+dims = [f for f in t["fields"] if f["field"] == "array[1].dims"][0]
+assert dims["value"] == [3] and dims["count"] == 1 and dims["type"] == "i64le", dims
+magic = t["fields"][0]
+assert magic["value"] == "~TenBin~" and magic["hex"] == "7e54656e42696e7e" and magic["width"] == 8, magic
+offs = [f["offset"] for f in t["fields"]]
+assert offs == sorted(offs), offs
+assert [(a["dtype"], a["shape"]) for a in t["arrays"]] == [("u8", [2, 2]), ("f64", [3])], t["arrays"]
+for a in t["arrays"]:
+    assert a["offset"] + a["nbytes"] <= t["size"], a
+' 2> "$T/py.err"; then pass info-json; else fail info-json "$(tail -1 "$T/py.err")"; fi
+run "$AFMT" info "$T/nope.bin"
+expect_rc info-missing-exit-2 2
+run "$AFMT" info --help
+expect_out_has info-help "Usage: afmt info"
+
 # ------------------------------------------------------------------ detection
 # An input no magic or extension names: the closest format and why it
 # failed there, or a hint when a format accepts it (Futhark text).

@@ -126,8 +126,16 @@ run "$VALIDATE" -v "$RA"
 expect_out verbose-lists-arrays "$RA_OK
   [0] c64[3,4] column-major offset=64"
 run "$AFMT" info "$RA"
-expect_out info-is-validate-v "$RA_OK
-  [0] c64[3,4] column-major offset=64"
+expect_out info-fields-and-arrays "$RA: rawarray, 160 bytes, valid
+      offset  width  type  field                        value
+           0      8  bytes magic                        \"rawarray\"
+           8      8  u64le flags                        0
+          16      8  u64le eltype                       4
+          24      8  u64le elbyte                       8
+          32      8  u64le size                         96  -- data length in bytes: compressed length when flags bit 1 is set
+          40      8  u64le ndims                        2
+          48     16  u64le dims                         [3, 4]
+  array [0] c64[3,4] column-major, bytes 64..160 (96 bytes)"
 cat "$FUT" "$SAMPLES/futhark/i8_2.bin" > "$T/two.bin"
 run "$VALIDATE" "$T/two.bin"
 expect_out several-arrays-plus-more "$T/two.bin: ok futhark i32[2,3] row-major (+1 more)"

@@ -1,0 +1,422 @@
+/* afmt CLI: afmt info -- a semantic od of each file: every header field
+ * the validator reads, with its byte offset, width, value and the spec's
+ * doc, then each array (type, shape, order, byte range) and each warning,
+ * and the verdict.
+ *
+ * The field list is not written here per format: the generated validators
+ * report each field to a field visitor (afmt_options.fields, emitted by
+ * afmt-gen from the spec), so a new spec is described with no C change.
+ * An invalid file shows its fields up to the one that is wrong.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "afmt.h"
+#include "args.h"
+#include "buf.h"
+#include "cli.h"
+#include "formats.h"
+#include "json_out.h"
+#include "load.h"
+
+/* Most fields and arrays listed per file (the rest are counted), and most
+ * values shown of one integer array field. */
+#define INFO_MAX_FIELDS 10000
+#define INFO_MAX_ARRAYS 10000
+#define INFO_MAX_WARNINGS 1000
+#define INFO_FIELD_VALUES 16
+#define INFO_BYTES_SHOWN 64
+
+typedef struct info_ctx {
+    int json;
+    afmt_cli_buf fields, arrays, warns;
+    uint64_t nfields, narrays, nwarn;
+    char type[16];
+    char desc[AFMT_FIELD_MAX + AFMT_MESSAGE_MAX + 64];
+} info_ctx;
+
+static void put_bytes_text(afmt_cli_buf *b, const uint8_t *p, uint64_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    uint64_t i, shown = n < INFO_BYTES_SHOWN ? n : INFO_BYTES_SHOWN;
+
+    afmt_cli_buf_putc(b, '"');
+    for (i = 0; i < shown; i++) {
+        if (p[i] >= 0x20 && p[i] < 0x7f && p[i] != '"' && p[i] != '\\') {
+            afmt_cli_buf_putc(b, (char)p[i]);
+        } else {
+            afmt_cli_buf_puts(b, "\\x");
+            afmt_cli_buf_putc(b, hex[p[i] >> 4]);
+            afmt_cli_buf_putc(b, hex[p[i] & 15]);
+        }
+    }
+    afmt_cli_buf_putc(b, '"');
+    if (shown < n)
+        afmt_cli_buf_printf(b, "... (%" PRIu64 " bytes)", n);
+}
+
+static void put_hex(afmt_cli_buf *b, const uint8_t *p, uint64_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    uint64_t i;
+    afmt_cli_buf_putc(b, '"');
+    for (i = 0; i < n; i++) {
+        afmt_cli_buf_putc(b, hex[p[i] >> 4]);
+        afmt_cli_buf_putc(b, hex[p[i] & 15]);
+    }
+    afmt_cli_buf_putc(b, '"');
+}
+
+/* Integer k of field f, as text. */
+static void put_int(afmt_cli_buf *b, const afmt_field_info *f, uint64_t k)
+{
+    uint64_t v = afmt_field_get(f->bytes, k, f->width, f->big_endian);
+    if (f->kind == AFMT_FIELD_INT) {
+        /* sign-extend from the field's width */
+        unsigned bits = f->width * 8;
+        int64_t s = bits < 64 && (v >> (bits - 1)) ? (int64_t)(v | (~UINT64_C(0) << bits)) : (int64_t)v;
+        afmt_cli_buf_printf(b, "%" PRId64, s);
+    } else {
+        afmt_cli_buf_printf(b, "%" PRIu64, v);
+    }
+}
+
+static void put_value(afmt_cli_buf *b, const afmt_field_info *f, int json)
+{
+    uint64_t k, shown;
+
+    if (f->kind == AFMT_FIELD_BYTES) {
+        if (json) {
+            afmt_cli_json_str(b, (const char *)f->bytes, f->width);
+            afmt_cli_buf_puts(b, ",\"hex\":");
+            put_hex(b, f->bytes, f->width);
+        } else {
+            put_bytes_text(b, f->bytes, f->width);
+        }
+        return;
+    }
+    shown = f->count < INFO_FIELD_VALUES || json ? f->count : INFO_FIELD_VALUES;
+    if (json && shown > INFO_MAX_FIELDS)
+        shown = INFO_MAX_FIELDS;
+    if (!f->is_array) {
+        put_int(b, f, 0);
+        return;
+    }
+    afmt_cli_buf_putc(b, '[');
+    for (k = 0; k < shown; k++) {
+        if (k)
+            afmt_cli_buf_puts(b, ", ");
+        put_int(b, f, k);
+    }
+    if (shown < f->count && !json)
+        afmt_cli_buf_printf(b, ", ... (%" PRIu64 " values)", f->count);
+    afmt_cli_buf_putc(b, ']');
+}
+
+static void on_field(void *ctx, const afmt_field_info *f)
+{
+    info_ctx *c = ctx;
+    afmt_cli_buf *b = &c->fields;
+    uint64_t width = (uint64_t)f->width * (f->kind == AFMT_FIELD_BYTES ? 1 : f->count);
+
+    if (c->nfields++ >= INFO_MAX_FIELDS)
+        return;
+    if (c->json) {
+        if (c->nfields > 1)
+            afmt_cli_buf_putc(b, ',');
+        afmt_cli_buf_puts(b, "{\"field\":");
+        afmt_cli_json_cstr(b, f->field);
+        afmt_cli_buf_printf(b, ",\"offset\":%" PRIu64 ",\"width\":%" PRIu64, f->offset, width);
+        if (f->kind == AFMT_FIELD_BYTES)
+            snprintf(c->type, sizeof c->type, "bytes");
+        else
+            snprintf(c->type, sizeof c->type, "%c%u%s", f->kind == AFMT_FIELD_INT ? 'i' : 'u',
+                     f->width * 8, f->width > 1 ? (f->big_endian ? "be" : "le") : "");
+        if (f->is_array)
+            afmt_cli_buf_printf(b, ",\"count\":%" PRIu64, f->count);
+        afmt_cli_buf_printf(b, ",\"type\":\"%s\"", c->type);
+        afmt_cli_buf_puts(b, ",\"value\":");
+        put_value(b, f, 1);
+        if (f->is_array && f->count > INFO_MAX_FIELDS)
+            afmt_cli_buf_puts(b, ",\"value_truncated\":true");
+        afmt_cli_buf_puts(b, ",\"doc\":");
+        if (f->doc)
+            afmt_cli_json_cstr(b, f->doc);
+        else
+            afmt_cli_buf_puts(b, "null");
+        afmt_cli_buf_putc(b, '}');
+        return;
+    }
+    if (f->kind == AFMT_FIELD_BYTES)
+        snprintf(c->type, sizeof c->type, "bytes");
+    else
+        snprintf(c->type, sizeof c->type, "%c%u%s", f->kind == AFMT_FIELD_INT ? 'i' : 'u',
+                 f->width * 8, f->width > 1 ? (f->big_endian ? "be" : "le") : "");
+    afmt_cli_buf_printf(b, "  %10" PRIu64 " %6" PRIu64 "  %-5s ", f->offset, width, c->type);
+    afmt_cli_buf_printf(b, "%-28s ", f->field);
+    put_value(b, f, 0);
+    if (f->doc)
+        afmt_cli_buf_printf(b, "  -- %s", f->doc);
+    afmt_cli_buf_putc(b, '\n');
+}
+
+static int on_array(void *ctx, const afmt_array *a)
+{
+    info_ctx *c = ctx;
+    afmt_cli_buf *b = &c->arrays;
+    uint64_t index = c->narrays++;
+    uint32_t i;
+
+    if (index >= INFO_MAX_ARRAYS)
+        return 0;
+    if (c->json) {
+        if (index)
+            afmt_cli_buf_putc(b, ',');
+        afmt_cli_buf_puts(b, "{\"index\":");
+        afmt_cli_buf_u64(b, index);
+        afmt_cli_buf_puts(b, ",\"name\":");
+        afmt_cli_json_str(b, a->name, strnlen(a->name, sizeof a->name));
+        afmt_cli_buf_puts(b, ",\"dtype\":");
+        afmt_cli_json_cstr(b, afmt_dtype_name(a->dtype));
+        afmt_cli_buf_puts(b, ",\"shape\":[");
+        for (i = 0; i < a->rank && i < AFMT_RANK_CAP; i++)
+            afmt_cli_buf_printf(b, "%s%" PRIu64, i ? "," : "", a->dims[i]);
+        afmt_cli_buf_puts(b, "],\"order\":");
+        afmt_cli_json_cstr(b, afmt_cli_order_name(a->order));
+        afmt_cli_buf_printf(b, ",\"offset\":%" PRIu64 ",\"nbytes\":%" PRIu64 "}", a->offset,
+                            a->nbytes);
+        return 0;
+    }
+    afmt_array_describe(a, c->desc, sizeof c->desc);
+    afmt_cli_buf_printf(b, "  array [%" PRIu64 "] ", index);
+    if (a->name[0]) {
+        afmt_cli_buf_put_escaped(b, a->name, strnlen(a->name, sizeof a->name));
+        afmt_cli_buf_putc(b, ' ');
+    }
+    afmt_cli_buf_printf(b, "%s %s, bytes %" PRIu64 "..%" PRIu64 " (%" PRIu64 " bytes)\n", c->desc,
+                        afmt_cli_order_name(a->order), a->offset, a->offset + a->nbytes, a->nbytes);
+    return 0;
+}
+
+static void on_warning(void *ctx, const afmt_error *w)
+{
+    info_ctx *c = ctx;
+    if (c->nwarn++ >= INFO_MAX_WARNINGS)
+        return;
+    if (c->json) {
+        if (c->nwarn > 1)
+            afmt_cli_buf_putc(&c->warns, ',');
+        afmt_cli_json_error(&c->warns, w);
+        return;
+    }
+    afmt_error_describe(w, c->desc, sizeof c->desc);
+    afmt_cli_buf_printf(&c->warns, "  warning: %s\n", c->desc);
+}
+
+/* Describe one file into out.  Returns an exit status. */
+static int info_file(info_ctx *c, const char *path, const afmt_format *forced,
+                     const afmt_options *base, afmt_cli_buf *out)
+{
+    afmt_cli_loaded l;
+    afmt_options opt = *base;
+    afmt_field_visitor fv;
+    afmt_visitor vis;
+    afmt_error err;
+    int rc, valid;
+
+    rc = afmt_cli_load(&l, path, forced, "--format");
+    if (rc != 0)
+        return rc;
+    c->nfields = c->narrays = c->nwarn = 0;
+    afmt_cli_buf_reset(&c->fields, (size_t)4 << 20);
+    afmt_cli_buf_reset(&c->arrays, (size_t)4 << 20);
+    afmt_cli_buf_reset(&c->warns, (size_t)4 << 20);
+    fv.ctx = c;
+    fv.on_field = on_field;
+    opt.fields = &fv;
+    afmt_cli_visitor_init(&vis, c);
+    vis.on_array = on_array;
+    vis.on_warning = on_warning;
+    afmt_error_clear(&err);
+    valid = l.fmt->validate(l.in.data, l.in.len, &opt, &vis, &err) == 0;
+    if (c->json) {
+        afmt_cli_buf_puts(out, "{\"path\":");
+        afmt_cli_json_cstr(out, path);
+        afmt_cli_buf_puts(out, ",\"format\":");
+        afmt_cli_json_cstr(out, l.fmt->name);
+        afmt_cli_buf_printf(out, ",\"size\":%" PRIu64 ",\"valid\":%s,\"fields\":[", l.in.size,
+                            valid ? "true" : "false");
+        afmt_cli_buf_put(out, c->fields.p, c->fields.len);
+        afmt_cli_buf_printf(out, "]%s,\"array_count\":%" PRIu64 ",\"arrays\":[",
+                            c->nfields > INFO_MAX_FIELDS ? ",\"fields_truncated\":true" : "",
+                            c->narrays);
+        afmt_cli_buf_put(out, c->arrays.p, c->arrays.len);
+        afmt_cli_buf_puts(out, "],\"error\":");
+        if (valid)
+            afmt_cli_buf_puts(out, "null");
+        else
+            afmt_cli_json_error(out, &err);
+        afmt_cli_buf_puts(out, ",\"warnings\":[");
+        afmt_cli_buf_put(out, c->warns.p, c->warns.len);
+        afmt_cli_buf_puts(out, "]}\n");
+    } else {
+        afmt_cli_buf_printf(out, "%s: %s, %" PRIu64 " bytes, %s\n", path, l.fmt->name, l.in.size,
+                            valid ? "valid" : "invalid");
+        afmt_cli_buf_printf(out, "  %10s %6s  %-5s %-28s %s\n", "offset", "width", "type", "field",
+                            "value");
+        afmt_cli_buf_put(out, c->fields.p, c->fields.len);
+        if (c->nfields > INFO_MAX_FIELDS)
+            afmt_cli_buf_printf(out, "  ... %" PRIu64 " more fields not listed\n",
+                                c->nfields - INFO_MAX_FIELDS);
+        afmt_cli_buf_put(out, c->arrays.p, c->arrays.len);
+        if (c->narrays > INFO_MAX_ARRAYS)
+            afmt_cli_buf_printf(out, "  ... %" PRIu64 " more arrays not listed\n",
+                                c->narrays - INFO_MAX_ARRAYS);
+        afmt_cli_buf_put(out, c->warns.p, c->warns.len);
+        if (!valid) {
+            afmt_error_describe(&err, c->desc, sizeof c->desc);
+            afmt_cli_buf_printf(out, "  invalid: %s\n", c->desc);
+        }
+    }
+    afmt_cli_loaded_close(&l);
+    return valid ? AFMT_EXIT_OK : AFMT_EXIT_INVALID;
+}
+
+static void info_usage(FILE *f)
+{
+    fprintf(f,
+"Usage: afmt info [OPTION]... FILE...\n"
+"Describe each FILE, a semantic od: every header field the format's spec\n"
+"reads, in file order, with its byte offset, width, type, value and the\n"
+"spec's doc for it; then each array (element type, shape, storage order,\n"
+"byte range of its data), each warning, and the verdict.  An invalid file\n"
+"shows its fields up to the one that is wrong.\n"
+"\n"
+"  PATH: FORMAT, N bytes, valid|invalid\n"
+"      offset  width  type  field                        value\n"
+"           0      8  bytes magic                        \"rawarray\"\n"
+"          48     16  u64le dims                         [3, 4]\n"
+"    array [0] c64[3,4] column-major, bytes 64..160 (96 bytes)\n"
+"\n"
+"Integer fields are u/i with their bits and byte order (le, be); an array\n"
+"field shows its first %d values; bytes are quoted, other than printable\n"
+"ASCII as \\xNN.  FILE \"-\" is standard input.\n"
+"\n"
+"Options:\n"
+"  -f, --format NAME  do not detect: read each FILE as format NAME\n"
+"      --json         one JSON object per file: path, format, size, valid,\n"
+"                     fields [{field, offset, width, count, type, value\n"
+"                     (number, list or string; bytes also as hex), doc;\n"
+"                     value_truncated past 10000 values}],\n"
+"                     array_count, arrays [{index, name, dtype, shape, order,\n"
+"                     offset, nbytes}], error, warnings\n"
+"      --lenient      accept what the reference readers tolerate\n"
+"  -h, --help         print this help and exit\n"
+"\n"
+"Exit status: 0 every FILE valid, 1 some FILE invalid, 2 usage or I/O\n"
+"error.\n", INFO_FIELD_VALUES);
+}
+
+enum { I_HELP = 1, I_FORMAT, I_JSON, I_LENIENT, I_STRICT };
+
+static const afmt_cli_optdef info_opts[] = {
+    { "help", 'h', 0, I_HELP },
+    { "format", 'f', 1, I_FORMAT },
+    { "json", 0, 0, I_JSON },
+    { "lenient", 0, 0, I_LENIENT },
+    { "strict", 0, 0, I_STRICT },
+    { NULL, 0, 0, 0 }
+};
+
+int afmt_cli_info_main(int argc, char **argv, int first)
+{
+    afmt_cli_args args;
+    afmt_options opt;
+    const afmt_format *forced = NULL;
+    const char *val;
+    info_ctx *c;
+    afmt_cli_buf out;
+    int id, rc = AFMT_EXIT_OK, nfiles = 0, i, worst = AFMT_EXIT_OK;
+    int *files;
+
+    afmt_options_default(&opt);
+    files = calloc((size_t)(argc > 0 ? argc : 1), sizeof *files);
+    c = calloc(1, sizeof *c);
+    if (!files || !c) {
+        free(files);
+        free(c);
+        fprintf(stderr, "afmt info: out of memory\n");
+        return AFMT_EXIT_ERROR;
+    }
+    afmt_cli_args_init(&args, argc, argv, first, info_opts, "afmt info");
+    while ((id = afmt_cli_args_next(&args, &val)) != AFMT_CLI_ARGS_END) {
+        switch (id) {
+        case AFMT_CLI_ARGS_ERROR:
+            fprintf(stderr, "Try 'afmt info --help' for more information.\n");
+            rc = AFMT_EXIT_ERROR;
+            goto done;
+        case AFMT_CLI_ARGS_OPERAND:
+            files[nfiles++] = args.i - 1;
+            break;
+        case I_HELP:
+            info_usage(stdout);
+            goto done;
+        case I_FORMAT:
+            forced = afmt_cli_format_arg("afmt info", val);
+            if (!forced) {
+                rc = AFMT_EXIT_ERROR;
+                goto done;
+            }
+            break;
+        case I_JSON:
+            c->json = 1;
+            break;
+        case I_LENIENT:
+            opt.mode = AFMT_LENIENT;
+            break;
+        case I_STRICT:
+            opt.mode = AFMT_STRICT;
+            break;
+        default:
+            break;
+        }
+    }
+    if (nfiles == 0) {
+        fprintf(stderr, "afmt info: no FILE\nTry 'afmt info --help' for more information.\n");
+        rc = AFMT_EXIT_ERROR;
+        goto done;
+    }
+    afmt_cli_buf_init(&c->fields);
+    afmt_cli_buf_init(&c->arrays);
+    afmt_cli_buf_init(&c->warns);
+    afmt_cli_buf_init(&out);
+    for (i = 0; i < nfiles; i++) {
+        int r;
+        afmt_cli_buf_reset(&out, (size_t)4 << 20);
+        fflush(stdout);
+        r = info_file(c, argv[files[i]], forced, &opt, &out);
+        if (out.oom) {
+            fprintf(stderr, "afmt info: out of memory formatting the output\n");
+            r = AFMT_EXIT_ERROR;
+        } else if (out.len && fwrite(out.p, 1, out.len, stdout) != out.len) {
+            r = AFMT_EXIT_ERROR;
+        }
+        if (r == AFMT_EXIT_ERROR || (r == AFMT_EXIT_INVALID && worst == AFMT_EXIT_OK))
+            worst = r;
+    }
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "afmt info: error writing standard output\n");
+        worst = AFMT_EXIT_ERROR;
+    }
+    rc = worst;
+    afmt_cli_buf_free(&c->fields);
+    afmt_cli_buf_free(&c->arrays);
+    afmt_cli_buf_free(&c->warns);
+    afmt_cli_buf_free(&out);
+done:
+    free(files);
+    free(c);
+    return rc;
+}
