@@ -19,6 +19,9 @@
 #                         2 minutes: numpy needs 6-19 s per round at that size)
 #   BENCH_CSR_ROWS=1000000, BENCH_CSR_PER_ROW=100   the DAPHNE CSR input
 #   BENCH_DATA=bench/data where inputs are generated (kept between runs)
+#   BENCH_QUICK=1         a small run (16 MiB inputs, 5 rounds; under a minute)
+#                         to check a change; its table goes to
+#                         bench/data/results-quick.txt, not results.txt
 #   BENCH_PYTHON=...      python with numpy for 5c (default: python3, then
 #                         /usr/bin/python3); "none" skips the numpy peer
 set -euo pipefail
@@ -33,6 +36,12 @@ VALIDATE=$BUILD/afmt-validate
 AFMT=$BUILD/afmt
 LIB=$BUILD/libafmt.a
 
+QUICK=${BENCH_QUICK:-0}
+if [ "$QUICK" = 1 ]; then
+    # numbers to check that a change did not break or slow a path, not to quote
+    : "${BENCH_SIDE:=2048}" "${BENCH_CONVERT_SIDE:=1024}" "${BENCH_RUNS:=5}" "${BENCH_SMALL_RUNS:=5}"
+    : "${BENCH_CSR_ROWS:=20000}"
+fi
 SIDE=${BENCH_SIDE:-16384}
 CONV_SIDE=${BENCH_CONVERT_SIDE:-8192}
 RUNS=${BENCH_RUNS:-9}
@@ -48,9 +57,12 @@ say() { printf '%s\n' "$*" >&2; }
 for f in "$VALIDATE" "$AFMT" "$LIB"; do
     [ -e "$f" ] || die "$f is missing: run make first"
 done
-if [ "$RUNS" -lt 9 ] || [ "$SMALL_RUNS" -lt 9 ]; then
+if [ "$QUICK" != 1 ] && { [ "$RUNS" -lt 9 ] || [ "$SMALL_RUNS" -lt 9 ]; }; then
     say "bench: note: fewer than 9 rounds (BENCH_RUNS=$RUNS, BENCH_SMALL_RUNS=$SMALL_RUNS): medians are less trustworthy"
 fi
+
+RESULTS=$BENCH/results.txt
+[ "$QUICK" = 1 ] && RESULTS=$DATA_ROOT/results-quick.txt
 
 # ------------------------------------------------------------------ build
 BIN=$DATA_ROOT/bin
@@ -233,11 +245,14 @@ row 5a "in-process transpose f32[$SIDE,$SIDE]" "afmt_array_to_plain" "${MED[0]}"
 "$AFMT" convert "$DATA/big.ra" "$OUT/check.fut" --to futhark
 "$VALIDATE" -q "$OUT/check.fut" || die "convert output is invalid"
 rm -f "$OUT/check.fut"
-PREP5="rm -f '$OUT/t.fut' '$OUT/t.cp' '$OUT/t.np'"
-time_rounds "$RUNS" "$PREP5" "'$AFMT' convert '$DATA/big.ra' '$OUT/t.fut' --to futhark" "cp '$DATA/big.ra' '$OUT/t.cp'"
+PREP5="rm -f '$OUT/t.fut' '$OUT/t.cp' '$OUT/t.np' '$OUT/t.cps'"
+time_rounds "$RUNS" "$PREP5" "'$AFMT' convert '$DATA/big.ra' '$OUT/t.fut' --to futhark" "cp '$DATA/big.ra' '$OUT/t.cp'" \
+    "cp '$DATA/big.ra' '$OUT/t.cps' && sync '$OUT/t.cps'"
 eval "$PREP5"
 row 5b "convert ra f32[$SIDE,$SIDE] -> futhark" "afmt convert" "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" \
     "cp" "${MED[1]}" "$(range "${MIN[1]}" "${MAX[1]}")" "$(size_of "$DATA/big.ra")" "whole command; afmt fsyncs its output"
+row 5d "convert ra f32[$SIDE,$SIDE] -> futhark" "afmt convert" "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" \
+    "cp + sync FILE" "${MED[2]}" "$(range "${MIN[2]}" "${MAX[2]}")" "$(size_of "$DATA/big.ra")" "both outputs durable (fsync); goal <= 3x"
 # 5c: numpy, on a CONV_SIDE^2 matrix (numpy's transpose is slow and its
 # 1 GiB rounds vary from 6 to 19 s); its output must equal afmt's.
 if [ "$HAVE_NUMPY" = 1 ]; then
@@ -272,7 +287,21 @@ eval "$PREP6"
 row 6a "convert tenbin f32[$((SIDE * SIDE))] -> ra" "afmt convert" "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" \
     "cp" "${MED[1]}" "$(range "${MIN[1]}" "${MAX[1]}")" "$(size_of "$DATA/big.ten")" "whole command, no transpose"
 row 6b "convert tenbin f32[$((SIDE * SIDE))] -> ra" "afmt convert" "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" \
-    "cp + sync FILE" "${MED[2]}" "$(range "${MIN[2]}" "${MAX[2]}")" "$(size_of "$DATA/big.ten")" "both outputs durable (fsync)"
+    "cp + sync FILE" "${MED[2]}" "$(range "${MIN[2]}" "${MAX[2]}")" "$(size_of "$DATA/big.ten")" "both outputs durable (fsync); goal <= 1.3x"
+# 6c: numpy's tenbin reader and tofile, output fsync'd like afmt's; the
+# outputs must be equal.
+if [ "$HAVE_NUMPY" = 1 ]; then
+    "$AFMT" convert "$DATA/big.ten" "$OUT/check.ra"
+    "$PY" "$BENCH/np_peer.py" convert-tenbin-ra "$DATA/big.ten" "$OUT/check.np"
+    cmp -s "$OUT/check.ra" "$OUT/check.np" || die "afmt convert and numpy disagree (tenbin -> rawarray)"
+    rm -f "$OUT"/check.*
+    PREP6N="rm -f '$OUT/c.ra' '$OUT/c.np'"
+    time_rounds "$RUNS" "$PREP6N" "'$AFMT' convert '$DATA/big.ten' '$OUT/c.ra'" \
+        "'$PY' '$BENCH/np_peer.py' convert-tenbin-ra '$DATA/big.ten' '$OUT/c.np'"
+    eval "$PREP6N"
+    row 6c "convert tenbin f32[$((SIDE * SIDE))] -> ra" "afmt convert" "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" \
+        "numpy" "${MED[1]}" "$(range "${MIN[1]}" "${MAX[1]}")" "$(size_of "$DATA/big.ten")" "numpy: tenbin reader, tofile, fsync"
+fi
 
 # ------------------------------------------------------------------ 7
 # Start-up: STARTS whole runs of afmt-validate on one small file against
@@ -288,6 +317,73 @@ row 7a "start-up: $STARTS runs on one small file" "afmt-validate -q" "${MED[0]}"
     "/bin/true" "${MED[1]}" "$(range "${MIN[1]}" "${MAX[1]}")" 0 \
     "$(awk -v a="${MED[0]}" -v b="${MED[1]}" -v n=$STARTS 'BEGIN { printf "%+.3f ms per start (goal: within 1 ms)", (a - b) / n * 1e3 }')"
 
+# ------------------------------------------------------------------ 8
+# Reads into memory and writes from memory, in process, against numpy's
+# peers (np.fromfile / np.tofile, and a tenbin reader and writer in the
+# style of webdataset's: bench/np_peer.py) and memcpy.  Each side times
+# its own rounds inside its process; the processes alternate (tool,
+# numpy, tool, numpy, tool, numpy) with RUNS/3 rounds each (at least 3),
+# and the median of each side's three medians is reported.
+# peer_rounds CMD_A CMD_B: each prints "RESULT med min max"; sets MED/MIN/MAX
+peer_rounds() {
+    local k tag med mn mx
+    : > "$TMP/pa"
+    : > "$TMP/pb"
+    for k in 1 2 3; do
+        eval "$1" > "$TMP/line" || die "failed: $1"
+        read -r tag med mn mx _ < "$TMP/line"
+        [ "$tag" = RESULT ] || die "unexpected output of $1: $(cat "$TMP/line")"
+        echo "$med $mn $mx" >> "$TMP/pa"
+        eval "$2" > "$TMP/line" || die "failed: $2"
+        read -r tag med mn mx _ < "$TMP/line"
+        [ "$tag" = RESULT ] || die "unexpected output of $2: $(cat "$TMP/line")"
+        echo "$med $mn $mx" >> "$TMP/pb"
+    done
+    MED=("$(sort -g "$TMP/pa" | sed -n 2p | cut -d' ' -f1)" "$(sort -g "$TMP/pb" | sed -n 2p | cut -d' ' -f1)")
+    MIN=("$(awk 'NR == 1 || $2 < m { m = $2 } END { print m }' "$TMP/pa")" "$(awk 'NR == 1 || $2 < m { m = $2 } END { print m }' "$TMP/pb")")
+    MAX=("$(awk 'NR == 1 || $3 > m { m = $3 } END { print m }' "$TMP/pa")" "$(awk 'NR == 1 || $3 > m { m = $3 } END { print m }' "$TMP/pb")")
+}
+PEER_RUNS=$(( RUNS / 3 < 3 ? 3 : RUNS / 3 ))
+if [ "$HAVE_NUMPY" = 1 ]; then
+    say "bench 8: reads into memory and writes from memory, against numpy"
+    # validate_inproc --read prints RESULT tool base bytes tmin tmax bmin bmax;
+    # reorder to "RESULT med min max" for the tool, and keep memcpy aside.
+    MEMCPY_MED=()
+    vi_read() { # format file -> RESULT med min max (and remembers memcpy)
+        local l
+        l=$("$BIN/validate_inproc" --read "$1" "$2" "$PEER_RUNS") || return 1
+        # shellcheck disable=SC2086
+        set -- $l
+        echo "$3" >> "$TMP/memcpy8"
+        echo "RESULT $2 $5 $6"
+    }
+    vi_write() { # format file out
+        local l
+        l=$("$BIN/validate_inproc" --write "$1" "$2" "$3" "$PEER_RUNS") || return 1
+        # shellcheck disable=SC2086
+        set -- $l
+        echo "RESULT $2 $5 $6"
+    }
+    : > "$TMP/memcpy8"
+    peer_rounds "vi_read rawarray '$DATA/big.ra'" "'$PY' '$BENCH/np_peer.py' fromfile '$DATA/big.ra' $PEER_RUNS"
+    row 8a "read rawarray f32[$SIDE,$SIDE] to memory" "afmt (validate+to_plain)" "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" \
+        "numpy np.fromfile" "${MED[1]}" "$(range "${MIN[1]}" "${MAX[1]}")" "$(size_of "$DATA/big.ra")" "in process; afmt into a caller buffer"
+    READ_MED=${MED[0]} READ_RANGE=$(range "${MIN[0]}" "${MAX[0]}")
+    CPY=$(sort -g "$TMP/memcpy8" | sed -n 2p)
+    row 8b "read rawarray f32[$SIDE,$SIDE] to memory" "afmt (validate+to_plain)" "$READ_MED" "$READ_RANGE" \
+        "memcpy" "$CPY" "$(sort -g "$TMP/memcpy8" | sed -n '1p;$p' | paste -sd-)" "$(size_of "$DATA/big.ra")" "open+mmap+validate+copy vs copy alone"
+    peer_rounds "vi_read tenbin '$DATA/big.ten'" "'$PY' '$BENCH/np_peer.py' tenbin-read '$DATA/big.ten' $PEER_RUNS"
+    row 8c "read tenbin f32[$((SIDE * SIDE))] to memory" "afmt (validate+to_plain)" "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" \
+        "numpy tenbin reader" "${MED[1]}" "$(range "${MIN[1]}" "${MAX[1]}")" "$(size_of "$DATA/big.ten")" "webdataset-style: read(), np.frombuffer"
+    peer_rounds "vi_write rawarray '$DATA/big.ra' '$OUT/w.ra'" "'$PY' '$BENCH/np_peer.py' tofile '$DATA/big.ra' '$OUT/w.np' $PEER_RUNS"
+    row 8d "write rawarray f32[$SIDE,$SIDE]" "afmt_rawarray_write" "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" \
+        "numpy tofile" "${MED[1]}" "$(range "${MIN[1]}" "${MAX[1]}")" "$(size_of "$DATA/big.ra")" "in process, from memory, no fsync"
+    peer_rounds "vi_write tenbin '$DATA/big.ten' '$OUT/w.ten'" "'$PY' '$BENCH/np_peer.py' tenbin-write '$DATA/big.ten' '$OUT/w.np' $PEER_RUNS"
+    row 8e "write tenbin f32[$((SIDE * SIDE))]" "afmt_tenbin_write" "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" \
+        "numpy tenbin writer" "${MED[1]}" "$(range "${MIN[1]}" "${MAX[1]}")" "$(size_of "$DATA/big.ten")" "in process, from memory, no fsync"
+    rm -f "$OUT"/w.*
+fi
+
 # ------------------------------------------------------------------ table
 END_US=${EPOCHREALTIME/[.,]/}
 TOTAL_S=$(awk -v u=$((END_US - START_US)) 'BEGIN { printf "%.0f", u / 1e6 }')
@@ -295,6 +391,7 @@ TOTAL_S=$(awk -v u=$((END_US - START_US)) 'BEGIN { printf "%.0f", u / 1e6 }')
     echo "afmt benchmarks  $(date -u '+%Y-%m-%d %H:%M UTC')  $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')"
     echo "machine: $(nproc) CPUs, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), $(uname -r)"
     if [ "$HAVE_NUMPY" = 1 ]; then echo "peer: numpy $("$PY" -c 'import numpy; print(numpy.__version__)') ($PY)"; fi
+    [ "$QUICK" = 1 ] && echo "BENCH_QUICK=1: small inputs and few rounds, to check a change; not numbers to quote"
     echo "rounds: $RUNS (large), $SMALL_RUNS (fast); each round runs tool and baseline(s) in turn; medians; time in seconds"
     echo "ratio = tool median / baseline median (< 1: the tool is faster); GB/s = input bytes / median (10^9 B/s)"
     echo
@@ -313,4 +410,4 @@ TOTAL_S=$(awk -v u=$((END_US - START_US)) 'BEGIN { printf "%.0f", u / 1e6 }')
     awk -F'\t' '{ printf "  %-3s %-23s %-23s  %-24s %s\n", $1, $3, $5, $6, $8 }' "$ROWS"
     [ "$HAVE_NUMPY" = 1 ] || echo "note: python3-numpy is not installed, so the numpy peer of benchmark 5 was skipped"
     echo "total run time (inputs included): ${TOTAL_S} s"
-} | tee "$BENCH/results.txt"
+} | tee "$RESULTS"

@@ -2,6 +2,8 @@
  *
  *   validate_inproc FORMAT FILE [RUNS]
  *   validate_inproc --to-row-major FORMAT FILE [RUNS]
+ *   validate_inproc --read FORMAT FILE [RUNS]
+ *   validate_inproc --write FORMAT FILE OUT [RUNS]
  *
  * Maps FILE (MAP_POPULATE, page cache warm), pre-touches a destination
  * buffer of the same size, then alternates RUNS times (default 9):
@@ -12,6 +14,16 @@
  * file's first array into row-major order (for a column-major rawarray:
  * the cache-blocked transpose that `afmt convert` runs), into the same
  * pre-touched buffer, and the baseline a memcpy of that array's bytes.
+ * With --read the tool is the whole read of FILE into memory as a library
+ * user does it: open, mmap, validate (strict, value checks), and
+ * afmt_array_to_plain of its first array, in its own order, into the
+ * pre-touched caller buffer; munmap, close.  The baseline: memcpy of the
+ * payload.  (numpy's peer: np.fromfile, bench/np_peer.py.)
+ * With --write the tool writes FILE's first array (decoded beforehand
+ * into memory) as FORMAT to OUT with the format's writer through a stdio
+ * sink (fopen, write, fclose; no fsync, like numpy's tofile); OUT is
+ * deleted, untimed, before each round.  The baseline: memcpy of the
+ * payload.
  * Prints, on one line:
  *   RESULT <tool median s> <baseline median s> <bytes> <tool min s> <tool max s> <base min s> <base max s>
  * Each timed sample of a very fast validator (< 1 ms) is a batch of calls
@@ -65,6 +77,67 @@ static int keep_first(void *ctx, const afmt_array *a)
     return 0;
 }
 
+/* The first array of buf (a whole file) into `first`. */
+static int first_array(const uint8_t *buf, uint64_t len)
+{
+    afmt_visitor vis;
+    afmt_error err;
+
+    memset(&vis, 0, sizeof vis);
+    vis.on_array = keep_first;
+    have_first = 0;
+    afmt_error_clear(&err);
+    if (fmt->validate(buf, len, NULL, &vis, &err) != 0 || !have_first) {
+        fprintf(stderr, "validate_inproc: %s: invalid or no array: %s\n", fmt->name, err.message);
+        return -1;
+    }
+    return 0;
+}
+
+/* A library user's read of a whole file into a buffer of theirs. */
+static int read_once(const char *path, uint8_t *dst, uint64_t cap)
+{
+    struct stat st;
+    uint8_t *m;
+    afmt_error err;
+    int fd = open(path, O_RDONLY), rc;
+
+    if (fd < 0 || fstat(fd, &st) != 0 || st.st_size <= 0)
+        return -1;
+    /* every byte is read: populate the mapping in one go */
+    m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+    close(fd);
+    if (m == MAP_FAILED)
+        return -1;
+    afmt_error_clear(&err);
+    rc = first_array(m, (uint64_t)st.st_size) == 0 &&
+                 afmt_array_to_plain(&first, first.order, dst, cap, &err) == 0
+             ? 0
+             : -1;
+    munmap(m, (size_t)st.st_size);
+    return rc;
+}
+
+/* One array written as fmt to path through a stdio sink. */
+static int write_once(const char *path, const afmt_array *view)
+{
+    afmt_sink sink;
+    afmt_error err;
+    FILE *f = fopen(path, "wb");
+    int rc;
+
+    if (!f)
+        return -1;
+    afmt_sink_stdio(&sink, f);
+    afmt_error_clear(&err);
+    rc = fmt->write(view, 1, NULL, &sink, &err);
+    if (fclose(f) != 0)
+        rc = -1;
+    if (rc != 0)
+        fprintf(stderr, "validate_inproc: write: %s\n", err.message);
+    return rc;
+}
+
 static void validate_once(const uint8_t *buf, uint64_t len)
 {
     afmt_error err;
@@ -85,7 +158,8 @@ int main(int argc, char **argv)
     uint64_t len;
     double *tv, *bv, t0, t1;
     long batch = 1, b;
-    int runs = 9, fd, i, to_plain = 0;
+    int runs = 9, fd, i, to_plain = 0, read_mode = 0, write_mode = 0;
+    const char *out_path = NULL;
     uint64_t copy_len;
     const uint8_t *copy_src;
 
@@ -93,9 +167,27 @@ int main(int argc, char **argv)
         to_plain = 1;
         argv++;
         argc--;
+    } else if (argc > 1 && strcmp(argv[1], "--read") == 0) {
+        read_mode = 1;
+        argv++;
+        argc--;
+    } else if (argc > 2 && strcmp(argv[1], "--write") == 0) {
+        /* --write FORMAT FILE OUT [RUNS] -> FORMAT FILE [RUNS] */
+        write_mode = 1;
+        if (argc < 5)
+            argc = 0; /* usage */
+        else {
+            out_path = argv[4];
+            argv[4] = argv[3];
+            argv[3] = argv[2];
+            argv[2] = argv[0];
+            argv += 2;
+            argc -= 2;
+        }
     }
     if (argc < 3 || argc > 4) {
-        fprintf(stderr, "usage: validate_inproc [--to-row-major] FORMAT FILE [RUNS]\n");
+        fprintf(stderr, "usage: validate_inproc [--to-row-major | --read] FORMAT FILE [RUNS]\n"
+                        "       validate_inproc --write FORMAT FILE OUT [RUNS]\n");
         return 2;
     }
     fmt = afmt_format_by_name(argv[1]);
@@ -133,6 +225,49 @@ int main(int argc, char **argv)
     memcpy(dst, map, (size_t)len);
     copy_src = map;
     copy_len = len;
+
+    if (read_mode || write_mode) {
+        afmt_array view;
+        uint8_t *copy_dst = dst;
+        if (first_array(map, len) != 0)
+            return 1;
+        copy_src = first.data;
+        copy_len = first.nbytes;
+        if (write_mode) {
+            /* the array to write, decoded into dst; the memcpy goes elsewhere */
+            if (afmt_array_to_plain(&first, first.order, dst, len, NULL) != 0)
+                return 1;
+            afmt_array_plain_view(&first, first.order, dst, &view);
+            copy_dst = malloc((size_t)len);
+            if (!copy_dst)
+                return 2;
+            memset(copy_dst, 1, (size_t)len);
+        }
+        for (i = 0; i <= runs; i++) { /* round 0: warm-up */
+            if (write_mode)
+                unlink(out_path);
+            t0 = now();
+            if ((read_mode ? read_once(path, dst, len) : write_once(out_path, &view)) != 0) {
+                fprintf(stderr, "validate_inproc: %s failed\n", read_mode ? "read" : "write");
+                return 1;
+            }
+            __asm__ __volatile__("" : : "r"(dst) : "memory");
+            t1 = now();
+            if (i)
+                tv[i - 1] = t1 - t0;
+            t0 = now();
+            memcpy(copy_dst, copy_src, (size_t)copy_len);
+            __asm__ __volatile__("" : : "r"(copy_dst) : "memory");
+            t1 = now();
+            if (i)
+                bv[i - 1] = t1 - t0;
+        }
+        if (write_mode) {
+            unlink(out_path);
+            free(copy_dst);
+        }
+        goto report;
+    }
 
     if (to_plain) {
         afmt_visitor vis;

