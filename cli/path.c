@@ -4,6 +4,7 @@
 #include "report.h"
 
 #include <string.h>
+#include <sys/stat.h>
 
 #include "sigbus.h"
 
@@ -26,7 +27,11 @@ void afmt_cli_check_path(afmt_cli_worker *w, const char *path, int walked)
     int is_stdin = strcmp(path, "-") == 0;
 
     if (!is_stdin && afmt_cli_is_tar_path(path)) {
-        afmt_cli_check_tar(w, path, NULL);
+        struct stat st;
+        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+            afmt_cli_report_message(w, path, "is a directory");
+        else
+            afmt_cli_check_tar(w, path, NULL);
         return;
     }
     afmt_error_clear(&err);

@@ -10,9 +10,6 @@ void afmt_cli_process_item(afmt_cli_worker *w, const afmt_cli_item *it)
     case AFMT_CLI_ITEM_PATH:
         afmt_cli_check_path(w, it->path, it->walked);
         break;
-    case AFMT_CLI_ITEM_ISDIR:
-        afmt_cli_report_message(w, it->path, "is a directory");
-        break;
     case AFMT_CLI_ITEM_ERRNO:
         afmt_cli_report_errno(w, it->path, it->err_no);
         break;

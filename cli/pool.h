@@ -27,7 +27,6 @@
 
 typedef enum afmt_cli_item_kind {
     AFMT_CLI_ITEM_PATH,  /* a file, pipe or shard to check */
-    AFMT_CLI_ITEM_ISDIR, /* a directory given without -r */
     AFMT_CLI_ITEM_ERRNO, /* the walk failed on this path */
     AFMT_CLI_ITEM_NOTE   /* skipped with a note (symlink loop) */
 } afmt_cli_item_kind;

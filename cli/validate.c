@@ -172,7 +172,10 @@ static void walk_arg(runner *r, const char *arg)
     struct stat st;
     size_t n;
 
-    if (strcmp(arg, "-") == 0) {
+    /* Without -r a named path is only opened, by a worker, which reports a
+     * missing file or a directory itself: no stat here, so the walk (one
+     * thread) does not hold up the workers on many small files. */
+    if (strcmp(arg, "-") == 0 || !r->cfg->recursive) {
         dispatch(r, AFMT_CLI_ITEM_PATH, 0, NULL, arg);
         return;
     }
@@ -182,10 +185,6 @@ static void walk_arg(runner *r, const char *arg)
     }
     if (!S_ISDIR(st.st_mode)) {
         dispatch(r, AFMT_CLI_ITEM_PATH, 0, NULL, arg);
-        return;
-    }
-    if (!r->cfg->recursive) {
-        dispatch(r, AFMT_CLI_ITEM_ISDIR, 0, NULL, arg);
         return;
     }
     n = strlen(arg);
