@@ -113,7 +113,7 @@ static void fz_options_tiny(afmt_options *o)
 {
     afmt_options_default(o);
     o->mode = AFMT_STRICT;
-    o->limits.max_rank = 3;
+    o->limits.max_rank = 2; /* seeds reach 2; a mutation must pass it */
     o->limits.max_total_bytes = 4096;
     o->limits.max_header_bytes = 64;
     o->limits.max_items = 3;
@@ -432,6 +432,7 @@ typedef struct fz_vstate {
     const uint8_t *buf;
     uint64_t len;
     unsigned long arrays;
+    uint64_t max_rank;        /* the caller's limit: no view may exceed it */
     int decode_failed;        /* first decode failure, judged after validate */
     afmt_error decode_err;
     uint32_t decode_index;
@@ -449,6 +450,11 @@ static int fz_visit_decode(void *ctx, const afmt_array *a)
     s->arrays++;
     if (fz_check_view(c, s->f, s->mode, s->buf, s->len, a) != 0)
         return 0;
+    if (a->rank > s->max_rank) {
+        fz_bug(c, "%s %s: array %u has rank %" PRIu32 ", above the caller's limit max_rank %"
+               PRIu64, s->f->name, s->mode, a->index, a->rank, s->max_rank);
+        return 0;
+    }
     if (fz_plain_size(a) > c->max_decode)
         return 0; /* decoded by the targets with the larger cap */
     rc = fz_decode(a, AFMT_ROW_MAJOR, &row, &rsize, &e);
@@ -525,6 +531,7 @@ static int fz_validate_one(fz_ctx *c, const afmt_format *f, const char *mode,
     s.mode = mode;
     s.buf = buf;
     s.len = len;
+    s.max_rank = opt->limits.max_rank;
     memset(&vis, 0, sizeof vis);
     vis.ctx = &s;
     vis.on_array = fz_visit_decode;
