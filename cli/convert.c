@@ -72,8 +72,12 @@ static void convert_usage(FILE *f)
 "and column-major formats interconvert).  The output format is --to, else\n"
 "the one whose extension OUT has.  OUT is written under a temporary name\n"
 "and renamed into place only when the whole conversion succeeded, so a\n"
-"refused or failed conversion never leaves a partial OUT.  IN \"-\" is\n"
-"standard input; OUT \"-\" is standard output (then --to is required).\n"
+"refused or failed conversion never leaves a partial OUT; it keeps the\n"
+"permissions of the file it replaces.  A symlink OUT is followed and its\n"
+"target replaced (as cp does); a character device or FIFO is written into\n"
+"directly, never replaced (and gets no sidecar); a directory is refused.\n"
+"IN \"-\" is standard input; OUT \"-\" is standard output (then --to is\n"
+"required).\n"
 "\n"
 "Options:\n"
 "      --from NAME    do not detect: read IN as format NAME\n"
@@ -288,6 +292,7 @@ int afmt_cli_convert_main(int argc, char **argv, int first)
     uint8_t **bufs = NULL;
     size_t i;
     int id, rc, allow_lossy = 0, to_stdout, text = 0, is_streamed = 0, src_fd = -1;
+    int written_through = 0;
     streamed st;
 
     afmt_options_default(&opt);
@@ -558,12 +563,19 @@ int afmt_cli_convert_main(int argc, char **argv, int first)
             rc = AFMT_EXIT_ERROR;
             goto done;
         }
-    } else if (afmt_sink_commit(sink, &err) != 0) {
+    }
+    written_through = !to_stdout && sink->through;
+    if (!to_stdout && afmt_sink_commit(sink, &err) != 0) {
         fprintf(stderr, "%s: error: %s\n", out, err.message);
         rc = AFMT_EXIT_ERROR;
         goto done;
     }
-    if (!to_stdout && target->sidecar && write_sidecar(target, views, c.n, out) != 0) {
+    if (written_through && target->sidecar) {
+        /* OUT.meta beside a device or FIFO would be a stray file in its
+         * directory (/dev): say so rather than make it */
+        fprintf(stderr, "afmt convert: %s is not a regular file: no %s sidecar written\n", out,
+                target->sidecar->suffix);
+    } else if (!to_stdout && target->sidecar && write_sidecar(target, views, c.n, out) != 0) {
         rc = AFMT_EXIT_ERROR;
         goto done;
     }

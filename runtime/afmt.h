@@ -490,9 +490,13 @@ void afmt_src_stream(afmt_src *s, uint8_t *win, uint64_t cap,
  * Sinks: where a writer puts bytes
  * ================================================================== */
 
-/* A buffer, a FILE*, or a file written under a temporary name and renamed
- * into place on commit, so that a failed or interrupted write never leaves
- * a half-written file where a good one was.  Initialise it with one of the
+/* A buffer, a FILE*, or an output path.  An output path that is a regular
+ * file or a new name is written under a temporary name and renamed into
+ * place on commit, so that a failed or interrupted write never leaves a
+ * half-written file where a good one was; a symlink is followed and its
+ * final target treated so (the link stays, as with cp); a character device
+ * or a FIFO is written through, since renaming over it would replace the
+ * node, not write into it.  Initialise it with one of the
  * functions below; members are public only so it can live on your stack.
  * After a failed write the sink stays failed and refuses further writes. */
 struct afmt_sink_producer;
@@ -505,7 +509,7 @@ typedef struct afmt_sink {
     uint64_t cap;
     /* FILE sink */
     FILE *fp;
-    /* file sink: final path and temporary path */
+    /* file sink: final path (a symlink's target) and temporary path */
     char path[4096];
     char tmp_path[4096 + 16];
     int failed;
@@ -519,6 +523,9 @@ typedef struct afmt_sink {
     int src_fd;
     /* afmt_sink_set_producer (afmt_sink.h) */
     struct afmt_sink_producer *producer;
+    /* file sink written straight into a character device or FIFO: no
+     * temporary file, no rename; commit flushes and closes */
+    int through;
 } afmt_sink;
 
 /* Write into buf[0..cap); writing past cap fails with AFMT_E_IO (size the
@@ -526,11 +533,20 @@ typedef struct afmt_sink {
 void afmt_sink_buffer(afmt_sink *s, uint8_t *buf, uint64_t cap);
 /* Write to an open FILE*; the caller flushes and closes it. */
 void afmt_sink_stdio(afmt_sink *s, FILE *fp);
-/* Create PATH.XXXXXX beside path (mode 0644, or the mode of the file it
- * will replace).  Then
- * exactly one of: afmt_sink_commit (flush, fsync, rename over path) or
- * afmt_sink_abort (remove the temporary file).  path is copied (at most
- * 4095 bytes, else AFMT_E_USAGE).  Uses POSIX; opens one descriptor. */
+/* Open an output path.  path is followed through symlinks (at most 32; a
+ * dangling link is refused, as cp refuses it) to its target T:
+ * - T is a regular file or does not exist: T.XXXXXX is created beside T
+ *   (mode and, best effort, owner of the file it will replace; 0644 for a
+ *   new name); then exactly one of afmt_sink_commit (flush, fsync, rename
+ *   over T, after checking T is still a regular file or absent) or
+ *   afmt_sink_abort (remove the temporary file);
+ * - T is a character device or a FIFO: T is opened for writing (a FIFO
+ *   blocks until it has a reader) and written through (s->through is set);
+ *   commit flushes and closes it, abort closes it (bytes already written
+ *   cannot be taken back: refuse what you can before opening);
+ * - anything else (a directory, a block device, a socket): AFMT_E_IO.
+ * path and T are at most 4095 bytes, else AFMT_E_USAGE.  Uses POSIX;
+ * opens one descriptor; the process umask is not consulted. */
 int afmt_sink_file_open(afmt_sink *s, const char *path, afmt_error *err);
 int afmt_sink_commit(afmt_sink *s, afmt_error *err);
 void afmt_sink_abort(afmt_sink *s);

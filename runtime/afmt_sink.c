@@ -3,7 +3,8 @@
  * Each kind sets s->write; afmt_sink_put is the only caller and keeps
  * s->written and s->failed, so a failed sink refuses every later write and
  * a writer cannot half-succeed.  A file sink writes PATH.XXXXXX and only a
- * commit (flush, fsync, close, rename) makes it PATH.
+ * commit (flush, fsync, close, rename) makes it PATH; a character device
+ * or FIFO is written through instead (afmt_sink.h says why).
  */
 /* The one runtime file that needs POSIX (mkstemp, fdopen, fchmod, fsync,
  * strerror_r, O_DIRECTORY): it says so itself, so the runtime builds with
@@ -111,46 +112,134 @@ static int io_fail(afmt_error *err, uint64_t offset, const char *what,
                      "%s %s: %s", what, path, msg);
 }
 
-int afmt_sink_file_open(afmt_sink *s, const char *path, afmt_error *err)
+/* Follow path through symlinks to the file it names, into out (size cap).
+ * Returns 0 with *st filled (or *exists 0 for a new name), -1 with err. */
+static int resolve_target(const char *path, char *out, size_t cap, struct stat *st,
+                          int *exists, afmt_error *err)
 {
-    struct stat st;
-    size_t len;
-    mode_t mode = 0644;
+    char link[4096];
+    unsigned hops;
+    size_t len = strlen(path);
+
+    if (len >= cap)
+        return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, 0,
+                         "output path is longer than %zu bytes", cap - 1);
+    memcpy(out, path, len + 1);
+    for (hops = 0;; hops++) {
+        ssize_t n;
+        const char *slash;
+        size_t dir_len;
+
+        if (lstat(out, st) != 0) {
+            int e = errno;
+            if (e != ENOENT)
+                return io_fail(err, 0, "cannot examine", out, e);
+            if (hops > 0)
+                return afmt_fail(err, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, 0,
+                                 "%s is a dangling symlink (its target %s does not exist); "
+                                 "not writing through it", path, out);
+            *exists = 0;
+            return 0;
+        }
+        if (!S_ISLNK(st->st_mode)) {
+            *exists = 1;
+            return 0;
+        }
+        if (hops >= 32)
+            return io_fail(err, 0, "cannot follow the symlinks of", path, ELOOP);
+        n = readlink(out, link, sizeof link - 1);
+        if (n < 0)
+            return io_fail(err, 0, "cannot read the symlink", out, errno);
+        link[n] = '\0';
+        /* a relative target is relative to the link's own directory */
+        slash = strrchr(out, '/');
+        dir_len = link[0] == '/' || !slash ? 0 : (size_t)(slash - out) + 1;
+        if (dir_len + (size_t)n >= cap)
+            return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, 0,
+                             "the target of symlink %s is longer than %zu bytes", path, cap - 1);
+        memmove(out + dir_len, link, (size_t)n + 1);
+    }
+}
+
+/* A character device or FIFO: open it and write straight into it. */
+static int open_through(afmt_sink *s, afmt_error *err)
+{
+    int fd = open(s->path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+
+    if (fd < 0)
+        return io_fail(err, 0, "cannot open", s->path, errno);
+    s->fp = fdopen(fd, "wb");
+    if (!s->fp) {
+        int e = errno;
+        close(fd);
+        return io_fail(err, 0, "cannot open a stream on", s->path, e);
+    }
+    s->through = 1;
+    s->failed = 0;
+    return 0;
+}
+
+/* A regular file or a new name: write PATH.XXXXXX beside it, renamed on
+ * commit.  old is the file replaced (NULL for a new name). */
+static int open_temporary(afmt_sink *s, const struct stat *old, afmt_error *err)
+{
+    size_t len = strlen(s->path);
     int fd, e;
 
-    memset(s, 0, sizeof *s);
-    s->write = stdio_write;
-    s->failed = 1; /* until the file is really open */
-    len = path ? strlen(path) : 0;
-    if (len == 0 || len >= sizeof s->path)
+    if (len + 8 > sizeof s->tmp_path)
         return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, 0,
-                         "output path is empty or longer than %zu bytes",
-                         sizeof s->path - 1);
-    memcpy(s->path, path, len + 1);
-    memcpy(s->tmp_path, path, len);
+                         "output path is longer than %zu bytes", sizeof s->tmp_path - 8);
+    memcpy(s->tmp_path, s->path, len);
     memcpy(s->tmp_path + len, ".XXXXXX", 8);
     /* Beside the target, so the final rename stays in one file system. */
     fd = mkstemp(s->tmp_path);
     if (fd < 0) {
         e = errno;
         s->tmp_path[0] = '\0';
-        return io_fail(err, 0, "cannot create a temporary file beside", path, e);
+        return io_fail(err, 0, "cannot create a temporary file beside", s->path, e);
     }
-    /* mkstemp makes 0600; replacing a file keeps its mode, a new file gets
-     * the usual 0644 (umask cannot be read without changing it). */
-    if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
-        mode = st.st_mode & 07777;
-    (void)fchmod(fd, mode);
+    /* mkstemp makes 0600; replacing a file keeps its mode and (where we may)
+     * its owner, as writing into it would; a new file gets the usual 0644
+     * (umask cannot be read without changing it). */
+    if (old) {
+        (void)fchown(fd, old->st_uid, old->st_gid);
+        (void)fchmod(fd, old->st_mode & 07777);
+    } else {
+        (void)fchmod(fd, 0644);
+    }
     s->fp = fdopen(fd, "wb");
     if (!s->fp) {
         e = errno;
         close(fd);
         unlink(s->tmp_path);
         s->tmp_path[0] = '\0';
-        return io_fail(err, 0, "cannot open a stream on", path, e);
+        return io_fail(err, 0, "cannot open a stream on", s->path, e);
     }
     s->failed = 0;
     return 0;
+}
+
+int afmt_sink_file_open(afmt_sink *s, const char *path, afmt_error *err)
+{
+    struct stat st;
+    int exists = 0;
+
+    memset(s, 0, sizeof *s);
+    s->write = stdio_write;
+    s->failed = 1; /* until the file is really open */
+    if (!path || !*path)
+        return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, 0, "output path is empty");
+    if (resolve_target(path, s->path, sizeof s->path, &st, &exists, err) != 0)
+        return -1;
+    if (!exists || S_ISREG(st.st_mode))
+        return open_temporary(s, exists ? &st : NULL, err);
+    if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))
+        return open_through(s, err);
+    return afmt_fail(err, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, 0,
+                     "%s is %s; afmt writes regular files (replaced whole), character devices "
+                     "and FIFOs (written through)", s->path,
+                     S_ISDIR(st.st_mode) ? "a directory" : S_ISBLK(st.st_mode) ? "a block device"
+                                                                          : "not a file");
 }
 
 /* Make the rename itself durable; best effort, the data is already safe. */
@@ -178,11 +267,48 @@ static void sync_parent_dir(const char *path)
     }
 }
 
+/* Rename only over a regular file or nothing (the target may have been
+ * replaced by something else since the sink was opened). */
+static int still_replaceable(const char *path)
+{
+    struct stat st;
+
+    if (lstat(path, &st) != 0)
+        return errno == ENOENT;
+    return S_ISREG(st.st_mode);
+}
+
+/* A write-through sink: flush and close; there is nothing to rename. */
+static int commit_through(afmt_sink *s, afmt_error *err)
+{
+    FILE *fp = s->fp;
+    int failed = s->failed, e = 0;
+
+    s->fp = NULL;
+    s->through = 0;
+    s->failed = 1; /* the sink is finished either way */
+    if (!fp)
+        return afmt_fail(err, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, s->written,
+                         "%s is not open", s->path);
+    if (fflush(fp) != 0)
+        e = errno;
+    if (fclose(fp) != 0 && e == 0)
+        e = errno;
+    if (failed)
+        return afmt_fail(err, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, s->written,
+                         "an earlier write to %s failed", s->path);
+    if (e != 0)
+        return io_fail(err, s->written, "cannot write", s->path, e);
+    return 0;
+}
+
 int afmt_sink_commit(afmt_sink *s, afmt_error *err)
 {
     FILE *fp;
     int e = 0;
 
+    if (s->through)
+        return commit_through(s, err);
     if (s->tmp_path[0] == '\0') {
         /* Buffer or caller's FILE*: nothing to rename, only to flush. */
         if (s->failed)
@@ -204,6 +330,8 @@ int afmt_sink_commit(afmt_sink *s, afmt_error *err)
         e = errno;
     if (fclose(fp) != 0 && e == 0)
         e = errno;
+    if (e == 0 && !still_replaceable(s->path))
+        e = EEXIST; /* something not a regular file took the name meanwhile */
     if (e == 0 && rename(s->tmp_path, s->path) != 0)
         e = errno;
     if (e != 0) {
@@ -219,6 +347,13 @@ int afmt_sink_commit(afmt_sink *s, afmt_error *err)
 void afmt_sink_abort(afmt_sink *s)
 {
     s->failed = 1;
+    if (s->through) {
+        if (s->fp)
+            fclose(s->fp);
+        s->fp = NULL;
+        s->through = 0;
+        return;
+    }
     if (s->tmp_path[0] == '\0')
         return; /* the caller's FILE* or buffer is theirs */
     if (s->fp)

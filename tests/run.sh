@@ -75,6 +75,9 @@ fi
 if [ -f tests/e2e/run_convert_large.sh ]; then
     run convert-large bash tests/e2e/run_convert_large.sh "$BUILD"
 fi
+if [ -f tests/e2e/run_outputs.sh ]; then
+    run outputs bash tests/e2e/run_outputs.sh "$BUILD"
+fi
 if [ -f tests/e2e/run_memory.sh ] && [ -z "${AFMT_SKIP_MEMORY:-}" ]; then
     run memory bash tests/e2e/run_memory.sh "$BUILD"
 fi
