@@ -10,6 +10,7 @@
 #include "afmt_futhark_text.h"
 
 #include <inttypes.h>
+#include <locale.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,7 @@ typedef struct text_out {
     afmt_error *err;
     size_t len;
     int failed;
+    int c_point;  /* the locale's decimal point is '.': strtod reads our text */
     char buf[TEXT_CHUNK];
 } text_out;
 
@@ -116,13 +118,25 @@ static int significant(const char *t)
 
 /* Does text (NUL-terminated, with its suffix) read back as the size bytes
  * at want? */
-static int reads_back(const char *text, const uint8_t *want, unsigned size)
+static int reads_back(const text_out *o, const char *text, const uint8_t *want, unsigned size)
 {
     afmt_array v;
     afmt_error e;
     uint64_t end;
     uint8_t got[8];
 
+    /* f32 and f64 with a '.' locale: the C library's conversions, which
+     * round correctly (as this runtime's reader does) and are faster. */
+    if (o->c_point && (size == 4 || size == 8)) {
+        char *stop;
+        if (size == 4) {
+            float f = strtof(text, &stop);
+            return strcmp(stop, "f32") == 0 && memcmp(&f, want, 4) == 0;
+        } else {
+            double d = strtod(text, &stop);
+            return strcmp(stop, "f64") == 0 && memcmp(&d, want, 8) == 0;
+        }
+    }
     afmt_error_clear(&e);
     if (afmt_futhark_text_scan((const uint8_t *)text, strlen(text), 0, 1, &end, &v, &e) != 0 ||
         v.rank != 0 || afmt_futhark_text_decode(&v, got, sizeof got, &e) != 0)
@@ -159,7 +173,7 @@ static void put_float(text_out *o, double v, const uint8_t *p, unsigned size,
         if (!strchr(text, '.') && !strchr(text, 'e'))
             memcpy(text + n, ".0", 3), n += 2;
         memcpy(text + n, suffix, strlen(suffix) + 1);
-        if (reads_back(text, p, size))
+        if (reads_back(o, text, p, size))
             hi = mid;
         else
             lo = mid + 1;
@@ -177,7 +191,7 @@ static void put_float(text_out *o, double v, const uint8_t *p, unsigned size,
             if (!strchr(fixed, '.'))
                 memcpy(fixed + m, ".0", 3), m += 2;
             memcpy(fixed + m, suffix, strlen(suffix) + 1);
-            if (significant(fixed) <= lo && reads_back(fixed, p, size)) {
+            if (significant(fixed) <= lo && reads_back(o, fixed, p, size)) {
                 memcpy(text, fixed, m + 1);
                 n = m;
                 out_put(o, text, n);
@@ -273,6 +287,10 @@ int afmt_futhark_text_write(const afmt_array *a, afmt_sink *sink, afmt_error *er
                          "no memory for a text buffer");
     o->sink = sink;
     o->err = err;
+    {
+        const struct lconv *lc = localeconv();
+        o->c_point = lc && lc->decimal_point && strcmp(lc->decimal_point, ".") == 0;
+    }
     o->len = 0;
     o->failed = 0;
     for (i = 0; i < a->rank; i++)
