@@ -332,6 +332,35 @@ int afmt_convert_elements(afmt_dtype from, const uint8_t *src,
                           afmt_dtype to, uint8_t *dst, uint64_t count,
                           int allow_lossy, afmt_error *err);
 
+/* The same result in pieces, for writing a large array out without a
+ * buffer for all of it: afmt_array_part_unit says how the result of
+ * afmt_array_to_plain(src, order) can be cut (every piece starts and ends
+ * at a multiple of *unit bytes; for a transpose, one slab of the result's
+ * first axis), and afmt_array_to_plain_part writes the bytes
+ * [first, first + n) of that result into dst (n bytes, not overlapping
+ * src's data).  Only PLAIN contiguous views (stride == element size), in
+ * either byte order, can be cut: others get AFMT_E_UNSUPPORTED (decode them
+ * whole).  Both check the view as afmt_array_to_plain does; thread-safe,
+ * no allocation beyond the transpose's scratch. */
+int afmt_array_part_unit(const afmt_array *src, afmt_order order, uint64_t *unit,
+                         afmt_error *err);
+int afmt_array_to_plain_part(const afmt_array *src, afmt_order order, uint64_t first,
+                             uint8_t *dst, uint64_t n, afmt_error *err);
+
+/* afmt_array_to_plain and afmt_convert_elements in one pass: decode src
+ * into dst in `order`, each element cast to `to` (dst holds count elements
+ * of `to`).  Plain views are decoded, transposed and cast a few hundred KiB
+ * at a time through a scratch buffer, so the input is read and dst written
+ * once, without a temporary of the array's size (other encodings are
+ * decoded whole first: one buffer of the plain size, AFMT_E_NOMEM).  A
+ * refused cast names the element by its position in dst, exactly as
+ * afmt_convert_elements on the whole decoded array would; dst is then
+ * partly written.  `to` equal to src's type (or AFMT_DTYPE_INVALID) is
+ * afmt_array_to_plain.  Thread-safe; reads src's data only during the
+ * call. */
+int afmt_array_to_plain_as(const afmt_array *src, afmt_order order, afmt_dtype to,
+                           int allow_lossy, uint8_t *dst, uint64_t dst_size, afmt_error *err);
+
 /* Bytes the whole matrix of the tiles tiles[0..n) (views with is_tile
  * set, rank 2, of one matrix: same tile_rows, tile_cols, dtype, element
  * size; else AFMT_E_USAGE) takes as a plain array; AFMT_E_OVERFLOW when it

@@ -904,9 +904,10 @@ static int store_ints(afmt_dtype t, uint8_t *p, uint64_t n, const int64_t *v)
     return bad == 0;
 }
 
-int afmt_convert_elements(afmt_dtype from, const uint8_t *src,
-                          afmt_dtype to, uint8_t *dst, uint64_t count,
-                          int allow_lossy, afmt_error *err)
+/* afmt_convert_elements for elements [base, base + count) of a larger
+ * array: messages and offsets name the index in that array. */
+static int convert_from(afmt_dtype from, const uint8_t *src, afmt_dtype to, uint8_t *dst,
+                        uint64_t count, uint64_t base, int allow_lossy, afmt_error *err)
 {
     const afmt_dtype_info *fi = afmt_dtype_get(from), *ti = afmt_dtype_get(to);
     uint64_t k, m, bytes;
@@ -957,7 +958,7 @@ int afmt_convert_elements(afmt_dtype from, const uint8_t *src,
                 bad |= !in | ((double)f != x);
                 memcpy(d + 4 * i, &f, 4);
             }
-            if (bad && convert_slow(from, s, to, d, m, k, allow_lossy, err) != 0)
+            if (bad && convert_slow(from, s, to, d, m, base + k, allow_lossy, err) != 0)
                 return -1;
         }
         return 0;
@@ -970,10 +971,81 @@ int afmt_convert_elements(afmt_dtype from, const uint8_t *src,
             m = count - k < FAST_BLOCK ? count - k : FAST_BLOCK;
             if (load_ints(from, s, m, tmp) && store_ints(to, d, m, tmp))
                 continue;
-            if (convert_slow(from, s, to, d, m, k, allow_lossy, err) != 0)
+            if (convert_slow(from, s, to, d, m, base + k, allow_lossy, err) != 0)
                 return -1;
         }
         return 0;
     }
-    return convert_slow(from, src, to, dst, count, 0, allow_lossy, err);
+    return convert_slow(from, src, to, dst, count, base, allow_lossy, err);
+}
+
+int afmt_convert_elements(afmt_dtype from, const uint8_t *src,
+                          afmt_dtype to, uint8_t *dst, uint64_t count,
+                          int allow_lossy, afmt_error *err)
+{
+    return convert_from(from, src, to, dst, count, 0, allow_lossy, err);
+}
+
+/* Pieces of afmt_array_to_plain_as go through a scratch buffer of about
+ * this size: it stays in L2, so decode + transpose + cast read the input
+ * and write the result once each. */
+#define AS_PIECE ((uint64_t)256 << 10)
+
+int afmt_array_to_plain_as(const afmt_array *src, afmt_order order, afmt_dtype to,
+                           int allow_lossy, uint8_t *dst, uint64_t dst_size, afmt_error *err)
+{
+    const afmt_dtype_info *ti = afmt_dtype_get(to);
+    uint64_t es, total, unit, need, first, n, piece;
+    uint8_t *tmp;
+    afmt_error perr;
+    int rc = 0;
+
+    if (to == AFMT_DTYPE_INVALID || to == src->dtype)
+        return afmt_array_to_plain(src, order, dst, dst_size, err);
+    if (check_view(src, &es, &total, err) != 0)
+        return -1;
+    if (ti->dtype == AFMT_DTYPE_INVALID || to == AFMT_OPAQUE || src->dtype == AFMT_OPAQUE)
+        return afmt_fail(err, AFMT_E_TYPE, NULL, NULL, AFMT_NO_INDEX, src->offset,
+                         "cannot convert %s elements to %s", afmt_dtype_name(src->dtype),
+                         afmt_dtype_name(to));
+    if (!afmt_mul_u64(src->count, ti->size, &need))
+        return afmt_fail(err, AFMT_E_OVERFLOW, NULL, NULL, AFMT_NO_INDEX, src->offset,
+                         "%" PRIu64 " elements of %u bytes overflow 64 bits", src->count,
+                         (unsigned)ti->size);
+    if (dst_size < need || (!dst && need > 0))
+        return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, src->offset,
+                         "destination holds %" PRIu64 " bytes, %s needs %" PRIu64,
+                         dst_size, ti->name, need);
+    if (total == 0)
+        return 0;
+    afmt_error_clear(&perr);
+    if (afmt_array_part_unit(src, order, &unit, &perr) != 0) {
+        /* not plain: decode it whole, then cast */
+        tmp = malloc((size_t)total);
+        if (!tmp)
+            return afmt_fail(err, AFMT_E_NOMEM, NULL, NULL, AFMT_NO_INDEX, src->offset,
+                             "cannot allocate %" PRIu64 " bytes to decode", total);
+        rc = afmt_array_to_plain(src, order, tmp, total, err);
+        if (rc == 0)
+            rc = convert_from(src->dtype, tmp, to, dst, src->count, 0, allow_lossy, err);
+        free(tmp);
+        return rc;
+    }
+    /* whole units of the transpose, as many as fit the scratch (at least one) */
+    piece = unit >= AS_PIECE ? unit : AS_PIECE / unit * unit;
+    if (piece > total)
+        piece = total;
+    tmp = malloc((size_t)piece);
+    if (!tmp)
+        return afmt_fail(err, AFMT_E_NOMEM, NULL, NULL, AFMT_NO_INDEX, src->offset,
+                         "cannot allocate %" PRIu64 " bytes to decode", piece);
+    for (first = 0; first < total && rc == 0; first += n) {
+        n = total - first < piece ? total - first : piece;
+        rc = afmt_array_to_plain_part(src, order, first, tmp, n, err);
+        if (rc == 0)
+            rc = convert_from(src->dtype, tmp, to, dst + first / es * ti->size, n / es,
+                              first / es, allow_lossy, err);
+    }
+    free(tmp);
+    return rc;
 }

@@ -25,22 +25,6 @@
 extern "C" {
 #endif
 
-/* The same result in pieces, for writing a large array out without a
- * buffer for all of it: afmt_array_part_unit says how the result of
- * afmt_array_to_plain(src, order) can be cut (every piece starts and ends
- * at a multiple of *unit bytes; for a transpose, one slab of the result's
- * first axis), and afmt_array_to_plain_part writes the bytes
- * [first, first + n) of that result into dst (n bytes, not overlapping
- * src's data).  Only PLAIN contiguous views (stride == element size), in
- * either byte order, can be cut: others get AFMT_E_UNSUPPORTED (decode them
- * whole).  Both check the view as afmt_array_to_plain does; thread-safe,
- * no allocation beyond the transpose's scratch. */
-int afmt_array_part_unit(const afmt_array *src, afmt_order order, uint64_t *unit,
-                         afmt_error *err);
-int afmt_array_to_plain_part(const afmt_array *src, afmt_order order, uint64_t first,
-                             uint8_t *dst, uint64_t n, afmt_error *err);
-
-
 /* Scan helpers used by generated validators: they return the index of the
  * first offending byte, or n when all are fine.  Written as simple loops so
  * that compilers vectorise them. */

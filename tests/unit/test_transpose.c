@@ -260,6 +260,87 @@ static int run_large(void)
     return ok;
 }
 
+/* afmt_array_to_plain_as against afmt_array_to_plain + afmt_convert_elements
+ * (the same bytes, or the same refusal), over shapes and type pairs. */
+static int run_plain_as(void)
+{
+    static const struct { afmt_dtype from, to; int lossy_ok; } pairs[] = {
+        { AFMT_F32, AFMT_F64, 0 }, { AFMT_U16, AFMT_I32, 0 }, { AFMT_I32, AFMT_U8, 0 },
+        { AFMT_I32, AFMT_U8, 1 },  { AFMT_F64, AFMT_F32, 0 }, { AFMT_U8, AFMT_F32, 0 },
+    };
+    static const uint64_t dims[][2] = { { 1, 1 }, { 3, 5 }, { 129, 65 }, { 700, 300 }, { 2, 70001 } };
+    size_t pi, di;
+    int bad = 0, big;
+
+    for (pi = 0; pi < sizeof pairs / sizeof pairs[0]; pi++)
+        for (di = 0; di < sizeof dims / sizeof dims[0]; di++)
+            for (big = 0; big < 2; big++) {
+                const afmt_dtype_info *fi = afmt_dtype_get(pairs[pi].from);
+                const afmt_dtype_info *ti = afmt_dtype_get(pairs[pi].to);
+                uint64_t count = dims[di][0] * dims[di][1], k;
+                uint8_t *src = malloc((size_t)(count * fi->size)), *mid = malloc((size_t)(count * fi->size));
+                uint8_t *want = malloc((size_t)(count * ti->size)), *got = malloc((size_t)(count * ti->size));
+                afmt_array a;
+                afmt_error e1, e2;
+                int r1, r2;
+
+                if (!src || !mid || !want || !got) {
+                    free(src), free(mid), free(want), free(got);
+                    return bad + 1;
+                }
+                /* small values (exact in every pair), one large one late in
+                 * the array so that narrowing casts refuse somewhere inside */
+                for (k = 0; k < count; k++) {
+                    uint64_t v = k % 100;
+                    double d = (double)v;
+                    float f = (float)v;
+                    uint8_t tmp[8];
+                    if (k == count - count / 3 - 1)
+                        v = 1000, d = 1e40, f = 1000.0f;
+                    switch (pairs[pi].from) {
+                    case AFMT_F32: memcpy(tmp, &f, 4); break;
+                    case AFMT_F64: memcpy(tmp, &d, 8); break;
+                    case AFMT_U16: { uint16_t u = (uint16_t)v; memcpy(tmp, &u, 2); break; }
+                    case AFMT_I32: { int32_t i = (int32_t)v; memcpy(tmp, &i, 4); break; }
+                    default: tmp[0] = (uint8_t)v; break;
+                    }
+                    if (big)
+                        afmt_swap_copy(src + k * fi->size, tmp, fi->size, fi->component);
+                    else
+                        memcpy(src + k * fi->size, tmp, fi->size);
+                }
+                afmt_array_init(&a, pairs[pi].from);
+                a.rank = 2;
+                a.dims[0] = dims[di][0];
+                a.dims[1] = dims[di][1];
+                a.count = count;
+                a.order = AFMT_COL_MAJOR;
+                a.endian = big ? AFMT_BIG : AFMT_LITTLE;
+                a.data = src;
+                a.nbytes = count * fi->size;
+                afmt_error_clear(&e1);
+                afmt_error_clear(&e2);
+                r1 = afmt_array_to_plain(&a, AFMT_ROW_MAJOR, mid, count * fi->size, &e1);
+                if (r1 == 0)
+                    r1 = afmt_convert_elements(pairs[pi].from, mid, pairs[pi].to, want, count,
+                                               pairs[pi].lossy_ok, &e1);
+                r2 = afmt_array_to_plain_as(&a, AFMT_ROW_MAJOR, pairs[pi].to, pairs[pi].lossy_ok,
+                                            got, count * ti->size, &e2);
+                if (r1 != r2 || (r1 == 0 && memcmp(want, got, (size_t)(count * ti->size)) != 0) ||
+                    (r1 != 0 && (e1.code != e2.code || strcmp(e1.message, e2.message) != 0 ||
+                                 e1.offset != e2.offset))) {
+                    if (!bad)
+                        printf("# plain_as %s -> %s %llux%llu %s: rc %d/%d, '%s' / '%s'\n", fi->name,
+                               ti->name, (unsigned long long)dims[di][0],
+                               (unsigned long long)dims[di][1], big ? "big" : "little", r1, r2,
+                               e1.message, e2.message);
+                    bad++;
+                }
+                free(src), free(mid), free(want), free(got);
+            }
+    return bad;
+}
+
 int main(void)
 {
     size_t ei;
@@ -294,6 +375,8 @@ int main(void)
             CHECK(name, run_kernel_strides(kernel_sizes[ki], comps[ci]) == 0);
         }
     CHECK("transpose u32[2900,2901] col->row (non-temporal stores)", run_large());
+    CHECK("afmt_array_to_plain_as = to_plain + convert_elements (bytes and refusals)",
+          run_plain_as() == 0);
     {
         /* pieces must be whole units; encodings other than plain are refused */
         uint8_t data[24] = {0}, out[24];
