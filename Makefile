@@ -55,7 +55,7 @@ CLI_LIB       := $(BUILD)/libafmt-cli.a
 UNIT_SRC      := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN      := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps regen check-regen test asan clean help bench fuzz fuzz-build fuzz-smoke fuzz-planted compilers
+.PHONY: all deps regen check-regen test asan clean help bench fuzz fuzz-build fuzz-smoke fuzz-planted fuzz-cflite fuzz-merge compilers
 
 all: $(BUILD)/afmt-gen $(BUILD)/afmt-validate $(BUILD)/afmt $(UNIT_BIN)
 
@@ -70,6 +70,8 @@ help:
 	@echo "make fuzz-build   build every fuzz target into build/fuzz/ (libFuzzer, ASan, UBSan)"
 	@echo "make fuzz-smoke   run every fuzz target briefly on the corpus (CI)"
 	@echo "make fuzz         fuzz for real: 10 minutes per target (FUZZ_SECONDS)"
+	@echo "make fuzz-merge   minimise the grown corpora into corpus/grown/<format>/ (commit it)"
+	@echo "make fuzz-cflite  build the fuzz targets as ClusterFuzzLite does, into a temp dir"
 	@echo "make fuzz-planted show the CI fuzz time-box finds a planted bug (exit 0 found)"
 	@echo "make bench        benchmarks with ratios against memcpy/cp baselines"
 	@echo "make clean        remove build/"
@@ -206,11 +208,20 @@ fuzz-smoke:
 fuzz:
 	@FUZZ_SECONDS=$${FUZZ_SECONDS:-600} FUZZ_KEEP_GOING=1 bash fuzz/run.sh
 
+# Minimise the grown corpora into corpus/grown/<format>/ (committed seeds).
+fuzz-merge:
+	@bash fuzz/merge.sh
+
 # Proof that the CI time-box finds bugs: a planted off-by-one in a copy of
 # generated/ (fuzz/plant.sh), fuzzed for at most PLANT_SECONDS (120).
 # Exit 0 found, 1 not found.
 fuzz-planted:
 	@bash fuzz/planted.sh
+
+# .clusterfuzzlite/build.sh as OSS-Fuzz runs it (clang, libFuzzer flags),
+# into a temporary $$OUT: every target must be there.
+fuzz-cflite:
+	@bash tests/clusterfuzzlite_build.sh
 
 clean:
 	rm -rf $(BUILD) build

@@ -73,6 +73,11 @@ make_seeds() { # target -> dir
         esac
         n=${f#corpus/}; cp "$f" "$d/${n//\//__}"
     done
+    for f in corpus/grown/*/*; do   # make fuzz-merge's seeds
+        [ -f "$f" ] || continue
+        [ -n "$fmt" ] && [ "$f" = "${f#corpus/grown/$fmt/}" ] && continue
+        n=${f#corpus/}; cp "$f" "$d/${n//\//__}"
+    done
     for f in tests/*/*/input; do
         [ -f "$f" ] || continue
         [ -n "$fmt" ] && [ "$f" = "${f#tests/$fmt/}" ] && continue
