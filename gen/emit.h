@@ -49,6 +49,7 @@ typedef struct emitter {
     sym *syms[MAX_SYMS];
     int nsyms;
     const char *end;     /* validator: C name of the current region end */
+    const char *region_ctx; /* validator: C address of the current region's afmt_region_ctx, or "NULL" */
     /* attribution of failures in the code being emitted */
     char fail_field[AFMT_GEN_FIELD_MAX_];
     char fail_index[64];

@@ -49,8 +49,8 @@ static void need_at(emitter *m, const char *at_c, const char *need_c, const char
     if (m->writer)
         line(m, "return -1;");
     else
-        line(m, "return afmt_src_short(src, err, &path, %s, %s, %s, %s, %s, \"%s\");", field, m->fail_index, at_c, m->end,
-             need_c, what);
+        line(m, "return afmt_src_short_ex(src, err, &path, %s, %s, %s, %s, %s, 0, \"%s\", %s);", field, m->fail_index, at_c,
+             m->end, need_c, what, m->region_ctx ? m->region_ctx : "NULL");
     m->indent--;
     line(m, "}");
     free(field);
@@ -237,8 +237,9 @@ static void emit_array_field(emitter *m, item *it, item_list *scope_body)
     m->indent++;
     {
         char *field = c_quote(it->name, strlen(it->name));
-        line(m, "return afmt_src_short(src, err, &path, %s, AFMT_NO_INDEX, pos, %s, n_%s > (%s - pos) / %d ? UINT64_MAX : n_%s * %d, \"%s\");",
-             field, m->end, it->name, m->end, it->width, it->name, it->width, it->name);
+        /* the true count and width: the runtime says both and their product */
+        line(m, "return afmt_src_short_ex(src, err, &path, %s, AFMT_NO_INDEX, pos, %s, n_%s, %d, \"%s\", %s);", field, m->end,
+             it->name, it->width, it->name, m->region_ctx ? m->region_ctx : "NULL");
         free(field);
     }
     m->indent--;
@@ -1064,8 +1065,8 @@ static void emit_array(emitter *m, item *it)
         m->indent++;
         {
             char *field = c_quote(it->name, strlen(it->name));
-            line(m, "return afmt_src_short(src, err, &path, %s, AFMT_NO_INDEX, pos, %s, nbytes_%s, \"%s\");", field, m->end,
-                 it->name, "the payload");
+            line(m, "return afmt_src_short_ex(src, err, &path, %s, AFMT_NO_INDEX, pos, %s, nbytes_%s, 0, \"%s\", %s);", field,
+                 m->end, it->name, "the payload", m->region_ctx ? m->region_ctx : "NULL");
             free(field);
         }
         m->indent--;
@@ -1258,8 +1259,8 @@ static void emit_repeat(emitter *m, item *it)
 
 static void emit_region(emitter *m, item *it)
 {
-    char *sz;
-    const char *saved = m->end;
+    char *sz, *region_ctx_c;
+    const char *saved = m->end, *saved_ctx;
     char *endv = xprintf("end_%s", it->name);
     m->jpath = it->jpath;
     set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
@@ -1275,9 +1276,24 @@ static void emit_region(emitter *m, item *it)
     m->indent--;
     line(m, "}");
     line(m, "const uint64_t %s = pos + size_%s;", endv, it->name);
+    {
+        /* for messages: a field crossing this region's end names the region
+         * and its size field */
+        sym *size_sym = it->arg->kind == E_NAME ? sym_find(m, it->arg->sval) : NULL;
+        char *size_name = size_sym && size_sym->kind == SY_INT ? c_quote(size_sym->name, strlen(size_sym->name)) : xstrdup("NULL");
+        char *rname = c_quote(it->name, strlen(it->name));
+        line(m, "const afmt_region_ctx rc_%s = { %s, %s, size_%s };", it->name, rname, size_name, it->name);
+        line(m, "(void)rc_%s;", it->name);
+        free(size_name);
+        free(rname);
+    }
     free(sz);
     m->end = endv;
+    saved_ctx = m->region_ctx;
+    m->region_ctx = region_ctx_c = xprintf("&rc_%s", it->name);
     emit_items(m, &it->body);
+    m->region_ctx = saved_ctx;
+    free(region_ctx_c);
     m->end = saved;
     if (it->exact) {
         sym *sz_field = it->arg->kind == E_NAME ? sym_find(m, it->arg->sval) : NULL;

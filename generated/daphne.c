@@ -72,7 +72,7 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
 
     /* version: u8 */
     if (!afmt_src_have(src, src->len, pos, 1)) {
-        return afmt_src_short(src, err, &path, "version", AFMT_NO_INDEX, pos, src->len, 1, "version");
+        return afmt_src_short_ex(src, err, &path, "version", AFMT_NO_INDEX, pos, src->len, 1, 0, "version", NULL);
     }
     const uint64_t o_version = pos;
     const uint64_t v_version = (uint64_t)afmt_load_u8(AFMT_B(src, pos));
@@ -84,7 +84,7 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
 
     /* data_type: u8 */
     if (!afmt_src_have(src, src->len, pos, 1)) {
-        return afmt_src_short(src, err, &path, "data_type", AFMT_NO_INDEX, pos, src->len, 1, "data_type");
+        return afmt_src_short_ex(src, err, &path, "data_type", AFMT_NO_INDEX, pos, src->len, 1, 0, "data_type", NULL);
     }
     const uint64_t o_data_type = pos;
     const uint64_t v_data_type = (uint64_t)afmt_load_u8(AFMT_B(src, pos));
@@ -93,7 +93,7 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
 
     /* rows: u64 little-endian */
     if (!afmt_src_have(src, src->len, pos, 8)) {
-        return afmt_src_short(src, err, &path, "rows", AFMT_NO_INDEX, pos, src->len, 8, "rows");
+        return afmt_src_short_ex(src, err, &path, "rows", AFMT_NO_INDEX, pos, src->len, 8, 0, "rows", NULL);
     }
     const uint64_t o_rows = pos;
     const uint64_t v_rows = afmt_load_u64le(AFMT_B(src, pos));
@@ -102,7 +102,7 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
 
     /* cols: u64 little-endian */
     if (!afmt_src_have(src, src->len, pos, 8)) {
-        return afmt_src_short(src, err, &path, "cols", AFMT_NO_INDEX, pos, src->len, 8, "cols");
+        return afmt_src_short_ex(src, err, &path, "cols", AFMT_NO_INDEX, pos, src->len, 8, 0, "cols", NULL);
     }
     const uint64_t o_cols = pos;
     const uint64_t v_cols = afmt_load_u64le(AFMT_B(src, pos));
@@ -115,7 +115,7 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
 
         /* value_type: u8 */
         if (!afmt_src_have(src, src->len, pos, 1)) {
-            return afmt_src_short(src, err, &path, "value_type", AFMT_NO_INDEX, pos, src->len, 1, "value_type");
+            return afmt_src_short_ex(src, err, &path, "value_type", AFMT_NO_INDEX, pos, src->len, 1, 0, "value_type", NULL);
         }
         const uint64_t o_value_type = pos;
         const uint64_t v_value_type = (uint64_t)afmt_load_u8(AFMT_B(src, pos));
@@ -171,7 +171,7 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
 
             /* block_row: u64 little-endian */
             if (!afmt_src_have(src, src->len, pos, 8)) {
-                return afmt_src_short(src, err, &path, "block_row", AFMT_NO_INDEX, pos, src->len, 8, "block_row");
+                return afmt_src_short_ex(src, err, &path, "block_row", AFMT_NO_INDEX, pos, src->len, 8, 0, "block_row", NULL);
             }
             const uint64_t o_block_row = pos;
             const uint64_t v_block_row = afmt_load_u64le(AFMT_B(src, pos));
@@ -180,7 +180,7 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
 
             /* block_col: u64 little-endian */
             if (!afmt_src_have(src, src->len, pos, 8)) {
-                return afmt_src_short(src, err, &path, "block_col", AFMT_NO_INDEX, pos, src->len, 8, "block_col");
+                return afmt_src_short_ex(src, err, &path, "block_col", AFMT_NO_INDEX, pos, src->len, 8, 0, "block_col", NULL);
             }
             const uint64_t o_block_col = pos;
             const uint64_t v_block_col = afmt_load_u64le(AFMT_B(src, pos));
@@ -189,7 +189,7 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
 
             /* block_rows: u32 little-endian */
             if (!afmt_src_have(src, src->len, pos, 4)) {
-                return afmt_src_short(src, err, &path, "block_rows", AFMT_NO_INDEX, pos, src->len, 4, "block_rows");
+                return afmt_src_short_ex(src, err, &path, "block_rows", AFMT_NO_INDEX, pos, src->len, 4, 0, "block_rows", NULL);
             }
             const uint64_t o_block_rows = pos;
             const uint64_t v_block_rows = (uint64_t)afmt_load_u32le(AFMT_B(src, pos));
@@ -198,7 +198,7 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
 
             /* block_cols: u32 little-endian */
             if (!afmt_src_have(src, src->len, pos, 4)) {
-                return afmt_src_short(src, err, &path, "block_cols", AFMT_NO_INDEX, pos, src->len, 4, "block_cols");
+                return afmt_src_short_ex(src, err, &path, "block_cols", AFMT_NO_INDEX, pos, src->len, 4, 0, "block_cols", NULL);
             }
             const uint64_t o_block_cols = pos;
             const uint64_t v_block_cols = (uint64_t)afmt_load_u32le(AFMT_B(src, pos));
@@ -228,7 +228,7 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
 
             /* block_type: u8 */
             if (!afmt_src_have(src, src->len, pos, 1)) {
-                return afmt_src_short(src, err, &path, "block_type", AFMT_NO_INDEX, pos, src->len, 1, "block_type");
+                return afmt_src_short_ex(src, err, &path, "block_type", AFMT_NO_INDEX, pos, src->len, 1, 0, "block_type", NULL);
             }
             const uint64_t o_block_type = pos;
             const uint64_t v_block_type = (uint64_t)afmt_load_u8(AFMT_B(src, pos));
@@ -281,7 +281,7 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                 }
                 uint64_t bad_data = nbytes_data;
                 if (!afmt_src_take(src, src->len, pos, nbytes_data, NULL, (void *)NULL, &bad_data)) {
-                    return afmt_src_short(src, err, &path, "data", AFMT_NO_INDEX, pos, src->len, nbytes_data, "the payload");
+                    return afmt_src_short_ex(src, err, &path, "data", AFMT_NO_INDEX, pos, src->len, nbytes_data, 0, "the payload", NULL);
                 }
                 if (want_data) {
                     a_data.data = afmt_src_ptr(src, pos, nbytes_data);
@@ -295,7 +295,7 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
 
                 /* block_value_type: u8 */
                 if (!afmt_src_have(src, src->len, pos, 1)) {
-                    return afmt_src_short(src, err, &path, "block_value_type", AFMT_NO_INDEX, pos, src->len, 1, "block_value_type");
+                    return afmt_src_short_ex(src, err, &path, "block_value_type", AFMT_NO_INDEX, pos, src->len, 1, 0, "block_value_type", NULL);
                 }
                 const uint64_t o_block_value_type = pos;
                 const uint64_t v_block_value_type = (uint64_t)afmt_load_u8(AFMT_B(src, pos));
@@ -346,7 +346,7 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                 }
                 uint64_t bad_data = nbytes_data;
                 if (!afmt_src_take(src, src->len, pos, nbytes_data, NULL, (void *)NULL, &bad_data)) {
-                    return afmt_src_short(src, err, &path, "data", AFMT_NO_INDEX, pos, src->len, nbytes_data, "the payload");
+                    return afmt_src_short_ex(src, err, &path, "data", AFMT_NO_INDEX, pos, src->len, nbytes_data, 0, "the payload", NULL);
                 }
                 if (want_data) {
                     a_data.data = afmt_src_ptr(src, pos, nbytes_data);
@@ -360,7 +360,7 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
 
                 /* block_value_type: u8 */
                 if (!afmt_src_have(src, src->len, pos, 1)) {
-                    return afmt_src_short(src, err, &path, "block_value_type", AFMT_NO_INDEX, pos, src->len, 1, "block_value_type");
+                    return afmt_src_short_ex(src, err, &path, "block_value_type", AFMT_NO_INDEX, pos, src->len, 1, 0, "block_value_type", NULL);
                 }
                 const uint64_t o_block_value_type = pos;
                 const uint64_t v_block_value_type = (uint64_t)afmt_load_u8(AFMT_B(src, pos));
@@ -372,7 +372,7 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
 
                 /* nnz: u64 little-endian */
                 if (!afmt_src_have(src, src->len, pos, 8)) {
-                    return afmt_src_short(src, err, &path, "nnz", AFMT_NO_INDEX, pos, src->len, 8, "nnz");
+                    return afmt_src_short_ex(src, err, &path, "nnz", AFMT_NO_INDEX, pos, src->len, 8, 0, "nnz", NULL);
                 }
                 const uint64_t o_nnz = pos;
                 const uint64_t v_nnz = afmt_load_u64le(AFMT_B(src, pos));
@@ -386,7 +386,7 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                 }
                 const uint64_t n_row_offsets = t5;
                 if (n_row_offsets > (src->len - pos) / 8 || !afmt_src_have(src, src->len, pos, n_row_offsets * 8)) {
-                    return afmt_src_short(src, err, &path, "row_offsets", AFMT_NO_INDEX, pos, src->len, n_row_offsets > (src->len - pos) / 8 ? UINT64_MAX : n_row_offsets * 8, "row_offsets");
+                    return afmt_src_short_ex(src, err, &path, "row_offsets", AFMT_NO_INDEX, pos, src->len, n_row_offsets, 8, "row_offsets", NULL);
                 }
                 const uint64_t o_row_offsets = pos;
                 pos += n_row_offsets * 8;
@@ -411,7 +411,7 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                 /* col_indices: nnz of u64 little-endian */
                 const uint64_t n_col_indices = v_nnz;
                 if (n_col_indices > (src->len - pos) / 8 || !afmt_src_have(src, src->len, pos, n_col_indices * 8)) {
-                    return afmt_src_short(src, err, &path, "col_indices", AFMT_NO_INDEX, pos, src->len, n_col_indices > (src->len - pos) / 8 ? UINT64_MAX : n_col_indices * 8, "col_indices");
+                    return afmt_src_short_ex(src, err, &path, "col_indices", AFMT_NO_INDEX, pos, src->len, n_col_indices, 8, "col_indices", NULL);
                 }
                 const uint64_t o_col_indices = pos;
                 pos += n_col_indices * 8;
@@ -473,7 +473,7 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                 }
                 uint64_t bad_data = nbytes_data;
                 if (!afmt_src_take(src, src->len, pos, nbytes_data, NULL, (void *)NULL, &bad_data)) {
-                    return afmt_src_short(src, err, &path, "data", AFMT_NO_INDEX, pos, src->len, nbytes_data, "the payload");
+                    return afmt_src_short_ex(src, err, &path, "data", AFMT_NO_INDEX, pos, src->len, nbytes_data, 0, "the payload", NULL);
                 }
                 if (want_data) {
                     a_data.data = afmt_src_ptr(src, pos, nbytes_data);
@@ -487,7 +487,7 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
 
                 /* block_value_type: u8 */
                 if (!afmt_src_have(src, src->len, pos, 1)) {
-                    return afmt_src_short(src, err, &path, "block_value_type", AFMT_NO_INDEX, pos, src->len, 1, "block_value_type");
+                    return afmt_src_short_ex(src, err, &path, "block_value_type", AFMT_NO_INDEX, pos, src->len, 1, 0, "block_value_type", NULL);
                 }
                 const uint64_t o_block_value_type = pos;
                 const uint64_t v_block_value_type = (uint64_t)afmt_load_u8(AFMT_B(src, pos));
@@ -499,7 +499,7 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
 
                 /* coo_nnz: u32 little-endian */
                 if (!afmt_src_have(src, src->len, pos, 4)) {
-                    return afmt_src_short(src, err, &path, "coo_nnz", AFMT_NO_INDEX, pos, src->len, 4, "coo_nnz");
+                    return afmt_src_short_ex(src, err, &path, "coo_nnz", AFMT_NO_INDEX, pos, src->len, 4, 0, "coo_nnz", NULL);
                 }
                 const uint64_t o_coo_nnz = pos;
                 const uint64_t v_coo_nnz = (uint64_t)afmt_load_u32le(AFMT_B(src, pos));
@@ -524,7 +524,7 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                     return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data", AFMT_NO_INDEX, pos, "the records overflow 64 bits of bytes");
                 }
                 if (!afmt_src_have(src, src->len, pos, nbytes_data)) {
-                    return afmt_src_short(src, err, &path, "data", AFMT_NO_INDEX, pos, src->len, nbytes_data, "the records");
+                    return afmt_src_short_ex(src, err, &path, "data", AFMT_NO_INDEX, pos, src->len, nbytes_data, 0, "the records", NULL);
                 }
                 for (uint64_t k = 0, prev_r = 0, prev_c = 0; k < stored_data; k++) {
                     const uint8_t *rec = AFMT_B(src, pos + k * record_data);
@@ -568,7 +568,7 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                 }
                 uint64_t bad_data = nbytes_data;
                 if (!afmt_src_take(src, src->len, pos, nbytes_data, NULL, (void *)NULL, &bad_data)) {
-                    return afmt_src_short(src, err, &path, "data", AFMT_NO_INDEX, pos, src->len, nbytes_data, "the payload");
+                    return afmt_src_short_ex(src, err, &path, "data", AFMT_NO_INDEX, pos, src->len, nbytes_data, 0, "the payload", NULL);
                 }
                 if (want_data) {
                     a_data.data = afmt_src_ptr(src, pos, nbytes_data);
@@ -597,7 +597,7 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
         /* column_types: cols of u8 */
         const uint64_t n_column_types = v_cols;
         if (n_column_types > (src->len - pos) / 1 || !afmt_src_have(src, src->len, pos, n_column_types * 1)) {
-            return afmt_src_short(src, err, &path, "column_types", AFMT_NO_INDEX, pos, src->len, n_column_types > (src->len - pos) / 1 ? UINT64_MAX : n_column_types * 1, "column_types");
+            return afmt_src_short_ex(src, err, &path, "column_types", AFMT_NO_INDEX, pos, src->len, n_column_types, 1, "column_types", NULL);
         }
         const uint64_t o_column_types = pos;
         pos += n_column_types * 1;
@@ -611,12 +611,12 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
         const uint64_t o_labels = pos;
         for (uint64_t i_labels = 0; i_labels < n_labels; i_labels++) {
             if (!afmt_src_have(src, src->len, pos, 2)) {
-                return afmt_src_short(src, err, &path, "labels", i_labels, pos, src->len, 2, "labels");
+                return afmt_src_short_ex(src, err, &path, "labels", i_labels, pos, src->len, 2, 0, "labels", NULL);
             }
             const uint64_t len_labels = (uint64_t)afmt_load_u16le(AFMT_B(src, pos));
             pos += 2;
             if (!afmt_src_have(src, src->len, pos, len_labels)) {
-                return afmt_src_short(src, err, &path, "labels", i_labels, pos, src->len, len_labels, "a string");
+                return afmt_src_short_ex(src, err, &path, "labels", i_labels, pos, src->len, len_labels, 0, "a string", NULL);
             }
             pos += len_labels;
         }
@@ -626,7 +626,7 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
 
         /* block_row: u64 little-endian */
         if (!afmt_src_have(src, src->len, pos, 8)) {
-            return afmt_src_short(src, err, &path, "block_row", AFMT_NO_INDEX, pos, src->len, 8, "block_row");
+            return afmt_src_short_ex(src, err, &path, "block_row", AFMT_NO_INDEX, pos, src->len, 8, 0, "block_row", NULL);
         }
         const uint64_t o_block_row = pos;
         const uint64_t v_block_row = afmt_load_u64le(AFMT_B(src, pos));
@@ -638,7 +638,7 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
 
         /* block_col: u64 little-endian */
         if (!afmt_src_have(src, src->len, pos, 8)) {
-            return afmt_src_short(src, err, &path, "block_col", AFMT_NO_INDEX, pos, src->len, 8, "block_col");
+            return afmt_src_short_ex(src, err, &path, "block_col", AFMT_NO_INDEX, pos, src->len, 8, 0, "block_col", NULL);
         }
         const uint64_t o_block_col = pos;
         const uint64_t v_block_col = afmt_load_u64le(AFMT_B(src, pos));
@@ -666,7 +666,7 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
             return afmt_fail(err, AFMT_E_OVERFLOW, &path, "columns", AFMT_NO_INDEX, pos, "rows times the row width overflows 64 bits");
         }
         if (!afmt_src_have(src, src->len, pos, nbytes_columns)) {
-            return afmt_src_short(src, err, &path, "columns", AFMT_NO_INDEX, pos, src->len, nbytes_columns, "the rows of columns");
+            return afmt_src_short_ex(src, err, &path, "columns", AFMT_NO_INDEX, pos, src->len, nbytes_columns, 0, "the rows of columns", NULL);
         }
         if (vis && vis->on_array) {
             uint64_t column_offset = 0;

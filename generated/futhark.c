@@ -65,7 +65,7 @@ static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
 
             /* binary_mark: 1 bytes of raw bytes */
             if (!afmt_src_have(src, src->len, pos, 1)) {
-                return afmt_src_short(src, err, &path, "binary_mark", AFMT_NO_INDEX, pos, src->len, 1, "binary_mark");
+                return afmt_src_short_ex(src, err, &path, "binary_mark", AFMT_NO_INDEX, pos, src->len, 1, 0, "binary_mark", NULL);
             }
             const uint64_t o_binary_mark = pos;
             pos += 1;
@@ -76,7 +76,7 @@ static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
 
             /* version: u8 */
             if (!afmt_src_have(src, src->len, pos, 1)) {
-                return afmt_src_short(src, err, &path, "version", AFMT_NO_INDEX, pos, src->len, 1, "version");
+                return afmt_src_short_ex(src, err, &path, "version", AFMT_NO_INDEX, pos, src->len, 1, 0, "version", NULL);
             }
             const uint64_t o_version = pos;
             const uint64_t v_version = (uint64_t)afmt_load_u8(AFMT_B(src, pos));
@@ -88,7 +88,7 @@ static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
 
             /* rank: i8 */
             if (!afmt_src_have(src, src->len, pos, 1)) {
-                return afmt_src_short(src, err, &path, "rank", AFMT_NO_INDEX, pos, src->len, 1, "rank");
+                return afmt_src_short_ex(src, err, &path, "rank", AFMT_NO_INDEX, pos, src->len, 1, 0, "rank", NULL);
             }
             const uint64_t o_rank = pos;
             const int64_t v_rank = afmt_as_i64(afmt_load_u8(AFMT_B(src, pos)), 8);
@@ -100,7 +100,7 @@ static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
 
             /* type: 4 bytes of text */
             if (!afmt_src_have(src, src->len, pos, 4)) {
-                return afmt_src_short(src, err, &path, "type", AFMT_NO_INDEX, pos, src->len, 4, "type");
+                return afmt_src_short_ex(src, err, &path, "type", AFMT_NO_INDEX, pos, src->len, 4, 0, "type", NULL);
             }
             const uint64_t o_type = pos;
             pos += 4;
@@ -163,7 +163,7 @@ static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
                 return afmt_fail(err, AFMT_E_LIMIT, &path, "rank", AFMT_NO_INDEX, o_rank, "rank %" PRIu64 " exceeds the limit of %" PRIu64 "", n_dims, opt->limits.max_rank < AFMT_RANK_CAP ? opt->limits.max_rank : (uint64_t)AFMT_RANK_CAP);
             }
             if (n_dims > (src->len - pos) / 8 || !afmt_src_have(src, src->len, pos, n_dims * 8)) {
-                return afmt_src_short(src, err, &path, "dims", AFMT_NO_INDEX, pos, src->len, n_dims > (src->len - pos) / 8 ? UINT64_MAX : n_dims * 8, "dims");
+                return afmt_src_short_ex(src, err, &path, "dims", AFMT_NO_INDEX, pos, src->len, n_dims, 8, "dims", NULL);
             }
             const uint64_t o_dims = pos;
             pos += n_dims * 8;
@@ -218,7 +218,7 @@ static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
                 scan_data = el_enc == AFMT_ENC_BITS_LSB ? afmt_src_scan_pad_bits : afmt_src_scan_bool;
             uint64_t bad_data = nbytes_data;
             if (!afmt_src_take(src, src->len, pos, nbytes_data, scan_data, (void *)&stored_data, &bad_data)) {
-                return afmt_src_short(src, err, &path, "data", AFMT_NO_INDEX, pos, src->len, nbytes_data, "the payload");
+                return afmt_src_short_ex(src, err, &path, "data", AFMT_NO_INDEX, pos, src->len, nbytes_data, 0, "the payload", NULL);
             }
             if (bad_data < nbytes_data) {
                 if (el_enc == AFMT_ENC_BITS_LSB) {

@@ -31,7 +31,7 @@ static int inebin_validate_body(afmt_src *src, const afmt_options *opt,
 
     /* magic: 6 bytes of raw bytes */
     if (!afmt_src_have(src, src->len, pos, 6)) {
-        return afmt_src_short(src, err, &path, "magic", AFMT_NO_INDEX, pos, src->len, 6, "magic");
+        return afmt_src_short_ex(src, err, &path, "magic", AFMT_NO_INDEX, pos, src->len, 6, 0, "magic", NULL);
     }
     const uint64_t o_magic = pos;
     pos += 6;
@@ -42,7 +42,7 @@ static int inebin_validate_body(afmt_src *src, const afmt_options *opt,
 
     /* reserved: u8 */
     if (!afmt_src_have(src, src->len, pos, 1)) {
-        return afmt_src_short(src, err, &path, "reserved", AFMT_NO_INDEX, pos, src->len, 1, "reserved");
+        return afmt_src_short_ex(src, err, &path, "reserved", AFMT_NO_INDEX, pos, src->len, 1, 0, "reserved", NULL);
     }
     const uint64_t o_reserved = pos;
     const uint64_t v_reserved = (uint64_t)afmt_load_u8(AFMT_B(src, pos));
@@ -54,7 +54,7 @@ static int inebin_validate_body(afmt_src *src, const afmt_options *opt,
 
     /* type: 1 bytes of text */
     if (!afmt_src_have(src, src->len, pos, 1)) {
-        return afmt_src_short(src, err, &path, "type", AFMT_NO_INDEX, pos, src->len, 1, "type");
+        return afmt_src_short_ex(src, err, &path, "type", AFMT_NO_INDEX, pos, src->len, 1, 0, "type", NULL);
     }
     const uint64_t o_type = pos;
     pos += 1;
@@ -86,7 +86,7 @@ static int inebin_validate_body(afmt_src *src, const afmt_options *opt,
 
     /* rows: u32 little-endian */
     if (!afmt_src_have(src, src->len, pos, 4)) {
-        return afmt_src_short(src, err, &path, "rows", AFMT_NO_INDEX, pos, src->len, 4, "rows");
+        return afmt_src_short_ex(src, err, &path, "rows", AFMT_NO_INDEX, pos, src->len, 4, 0, "rows", NULL);
     }
     const uint64_t o_rows = pos;
     const uint64_t v_rows = (uint64_t)afmt_load_u32le(AFMT_B(src, pos));
@@ -95,7 +95,7 @@ static int inebin_validate_body(afmt_src *src, const afmt_options *opt,
 
     /* cols: u32 little-endian */
     if (!afmt_src_have(src, src->len, pos, 4)) {
-        return afmt_src_short(src, err, &path, "cols", AFMT_NO_INDEX, pos, src->len, 4, "cols");
+        return afmt_src_short_ex(src, err, &path, "cols", AFMT_NO_INDEX, pos, src->len, 4, 0, "cols", NULL);
     }
     const uint64_t o_cols = pos;
     const uint64_t v_cols = (uint64_t)afmt_load_u32le(AFMT_B(src, pos));
@@ -141,7 +141,7 @@ static int inebin_validate_body(afmt_src *src, const afmt_options *opt,
         scan_data = el_enc == AFMT_ENC_BITS_LSB ? afmt_src_scan_pad_bits : afmt_src_scan_bool;
     uint64_t bad_data = nbytes_data;
     if (!afmt_src_take(src, src->len, pos, nbytes_data, scan_data, (void *)&stored_data, &bad_data)) {
-        return afmt_src_short(src, err, &path, "data", AFMT_NO_INDEX, pos, src->len, nbytes_data, "the payload");
+        return afmt_src_short_ex(src, err, &path, "data", AFMT_NO_INDEX, pos, src->len, nbytes_data, 0, "the payload", NULL);
     }
     if (bad_data < nbytes_data) {
         if (el_enc == AFMT_ENC_BITS_LSB) {

@@ -31,7 +31,7 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
 
     /* magic: 8 bytes of raw bytes */
     if (!afmt_src_have(src, src->len, pos, 8)) {
-        return afmt_src_short(src, err, &path, "magic", AFMT_NO_INDEX, pos, src->len, 8, "magic");
+        return afmt_src_short_ex(src, err, &path, "magic", AFMT_NO_INDEX, pos, src->len, 8, 0, "magic", NULL);
     }
     const uint64_t o_magic = pos;
     pos += 8;
@@ -42,7 +42,7 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
 
     /* flags: u64 little-endian */
     if (!afmt_src_have(src, src->len, pos, 8)) {
-        return afmt_src_short(src, err, &path, "flags", AFMT_NO_INDEX, pos, src->len, 8, "flags");
+        return afmt_src_short_ex(src, err, &path, "flags", AFMT_NO_INDEX, pos, src->len, 8, 0, "flags", NULL);
     }
     const uint64_t o_flags = pos;
     const uint64_t v_flags = afmt_load_u64le(AFMT_B(src, pos));
@@ -57,7 +57,7 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
 
     /* eltype: u64 little-endian */
     if (!afmt_src_have(src, src->len, pos, 8)) {
-        return afmt_src_short(src, err, &path, "eltype", AFMT_NO_INDEX, pos, src->len, 8, "eltype");
+        return afmt_src_short_ex(src, err, &path, "eltype", AFMT_NO_INDEX, pos, src->len, 8, 0, "eltype", NULL);
     }
     const uint64_t o_eltype = pos;
     const uint64_t v_eltype = afmt_load_u64le(AFMT_B(src, pos));
@@ -66,7 +66,7 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
 
     /* elbyte: u64 little-endian */
     if (!afmt_src_have(src, src->len, pos, 8)) {
-        return afmt_src_short(src, err, &path, "elbyte", AFMT_NO_INDEX, pos, src->len, 8, "elbyte");
+        return afmt_src_short_ex(src, err, &path, "elbyte", AFMT_NO_INDEX, pos, src->len, 8, 0, "elbyte", NULL);
     }
     const uint64_t o_elbyte = pos;
     const uint64_t v_elbyte = afmt_load_u64le(AFMT_B(src, pos));
@@ -78,7 +78,7 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
 
     /* size: u64 little-endian - data length in bytes: compressed length when flags bit 1 is set */
     if (!afmt_src_have(src, src->len, pos, 8)) {
-        return afmt_src_short(src, err, &path, "size", AFMT_NO_INDEX, pos, src->len, 8, "size");
+        return afmt_src_short_ex(src, err, &path, "size", AFMT_NO_INDEX, pos, src->len, 8, 0, "size", NULL);
     }
     const uint64_t o_size = pos;
     const uint64_t v_size = afmt_load_u64le(AFMT_B(src, pos));
@@ -87,7 +87,7 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
 
     /* ndims: u64 little-endian */
     if (!afmt_src_have(src, src->len, pos, 8)) {
-        return afmt_src_short(src, err, &path, "ndims", AFMT_NO_INDEX, pos, src->len, 8, "ndims");
+        return afmt_src_short_ex(src, err, &path, "ndims", AFMT_NO_INDEX, pos, src->len, 8, 0, "ndims", NULL);
     }
     const uint64_t o_ndims = pos;
     const uint64_t v_ndims = afmt_load_u64le(AFMT_B(src, pos));
@@ -100,7 +100,7 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
         return afmt_fail(err, AFMT_E_LIMIT, &path, "ndims", AFMT_NO_INDEX, o_ndims, "rank %" PRIu64 " exceeds the limit of %" PRIu64 "", n_dims, opt->limits.max_rank < AFMT_RANK_CAP ? opt->limits.max_rank : (uint64_t)AFMT_RANK_CAP);
     }
     if (n_dims > (src->len - pos) / 8 || !afmt_src_have(src, src->len, pos, n_dims * 8)) {
-        return afmt_src_short(src, err, &path, "dims", AFMT_NO_INDEX, pos, src->len, n_dims > (src->len - pos) / 8 ? UINT64_MAX : n_dims * 8, "dims");
+        return afmt_src_short_ex(src, err, &path, "dims", AFMT_NO_INDEX, pos, src->len, n_dims, 8, "dims", NULL);
     }
     const uint64_t o_dims = pos;
     pos += n_dims * 8;
@@ -219,7 +219,7 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
             return afmt_fail(err, AFMT_E_LIMIT, &path, "data", AFMT_NO_INDEX, pos, "decompresses to %" PRIu64 " bytes, more than the limit of %" PRIu64 "", plain_data, opt->limits.max_decoded_bytes);
         }
         if (!afmt_src_have(src, src->len, pos, nbytes_data)) {
-            return afmt_src_short(src, err, &path, "data", AFMT_NO_INDEX, pos, src->len, nbytes_data, "compressed data");
+            return afmt_src_short_ex(src, err, &path, "data", AFMT_NO_INDEX, pos, src->len, nbytes_data, 0, "compressed data", NULL);
         }
         uint64_t lz4_bad = 0;
         const char *lz4_why = "";
@@ -263,7 +263,7 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
         scan_data = el_enc == AFMT_ENC_BITS_LSB ? afmt_src_scan_pad_bits : afmt_src_scan_bool;
     uint64_t bad_data = nbytes_data;
     if (!afmt_src_take(src, src->len, pos, nbytes_data, scan_data, (void *)&stored_data, &bad_data)) {
-        return afmt_src_short(src, err, &path, "data", AFMT_NO_INDEX, pos, src->len, nbytes_data, "the payload");
+        return afmt_src_short_ex(src, err, &path, "data", AFMT_NO_INDEX, pos, src->len, nbytes_data, 0, "the payload", NULL);
     }
     if (bad_data < nbytes_data) {
         if (el_enc == AFMT_ENC_BITS_LSB) {

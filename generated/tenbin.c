@@ -45,7 +45,7 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
 
         /* header_magic: 8 bytes of raw bytes */
         if (!afmt_src_have(src, src->len, pos, 8)) {
-            return afmt_src_short(src, err, &path, "header_magic", AFMT_NO_INDEX, pos, src->len, 8, "header_magic");
+            return afmt_src_short_ex(src, err, &path, "header_magic", AFMT_NO_INDEX, pos, src->len, 8, 0, "header_magic", NULL);
         }
         const uint64_t o_header_magic = pos;
         pos += 8;
@@ -56,7 +56,7 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
 
         /* header_len: i64 little-endian */
         if (!afmt_src_have(src, src->len, pos, 8)) {
-            return afmt_src_short(src, err, &path, "header_len", AFMT_NO_INDEX, pos, src->len, 8, "header_len");
+            return afmt_src_short_ex(src, err, &path, "header_len", AFMT_NO_INDEX, pos, src->len, 8, 0, "header_len", NULL);
         }
         const uint64_t o_header_len = pos;
         const int64_t v_header_len = afmt_as_i64(afmt_load_u64le(AFMT_B(src, pos)), 64);
@@ -79,10 +79,12 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
             return afmt_fail(err, AFMT_E_TRUNCATED, &path, "header", AFMT_NO_INDEX, pos, "is %" PRIu64 " bytes long, only %" PRIu64 " left", size_header, src->len - pos);
         }
         const uint64_t end_header = pos + size_header;
+        const afmt_region_ctx rc_header = { "header", "header_len", size_header };
+        (void)rc_header;
 
         /* dtype: 8 bytes of text */
         if (!afmt_src_have(src, end_header, pos, 8)) {
-            return afmt_src_short(src, err, &path, "dtype", AFMT_NO_INDEX, pos, end_header, 8, "dtype");
+            return afmt_src_short_ex(src, err, &path, "dtype", AFMT_NO_INDEX, pos, end_header, 8, 0, "dtype", &rc_header);
         }
         const uint64_t o_dtype = pos;
         pos += 8;
@@ -138,7 +140,7 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
 
         /* info: 8 bytes of text */
         if (!afmt_src_have(src, end_header, pos, 8)) {
-            return afmt_src_short(src, err, &path, "info", AFMT_NO_INDEX, pos, end_header, 8, "info");
+            return afmt_src_short_ex(src, err, &path, "info", AFMT_NO_INDEX, pos, end_header, 8, 0, "info", &rc_header);
         }
         const uint64_t o_info = pos;
         pos += 8;
@@ -150,7 +152,7 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
 
         /* ndim: i64 little-endian */
         if (!afmt_src_have(src, end_header, pos, 8)) {
-            return afmt_src_short(src, err, &path, "ndim", AFMT_NO_INDEX, pos, end_header, 8, "ndim");
+            return afmt_src_short_ex(src, err, &path, "ndim", AFMT_NO_INDEX, pos, end_header, 8, 0, "ndim", &rc_header);
         }
         const uint64_t o_ndim = pos;
         const int64_t v_ndim = afmt_as_i64(afmt_load_u64le(AFMT_B(src, pos)), 64);
@@ -173,7 +175,7 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
             return afmt_fail(err, AFMT_E_LIMIT, &path, "ndim", AFMT_NO_INDEX, o_ndim, "rank %" PRIu64 " exceeds the limit of %" PRIu64 "", n_dims, opt->limits.max_rank < AFMT_RANK_CAP ? opt->limits.max_rank : (uint64_t)AFMT_RANK_CAP);
         }
         if (n_dims > (end_header - pos) / 8 || !afmt_src_have(src, end_header, pos, n_dims * 8)) {
-            return afmt_src_short(src, err, &path, "dims", AFMT_NO_INDEX, pos, end_header, n_dims > (end_header - pos) / 8 ? UINT64_MAX : n_dims * 8, "dims");
+            return afmt_src_short_ex(src, err, &path, "dims", AFMT_NO_INDEX, pos, end_header, n_dims, 8, "dims", &rc_header);
         }
         const uint64_t o_dims = pos;
         pos += n_dims * 8;
@@ -224,7 +226,7 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
 
         /* data_magic: 8 bytes of raw bytes */
         if (!afmt_src_have(src, src->len, pos, 8)) {
-            return afmt_src_short(src, err, &path, "data_magic", AFMT_NO_INDEX, pos, src->len, 8, "data_magic");
+            return afmt_src_short_ex(src, err, &path, "data_magic", AFMT_NO_INDEX, pos, src->len, 8, 0, "data_magic", NULL);
         }
         const uint64_t o_data_magic = pos;
         pos += 8;
@@ -235,7 +237,7 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
 
         /* data_len: i64 little-endian */
         if (!afmt_src_have(src, src->len, pos, 8)) {
-            return afmt_src_short(src, err, &path, "data_len", AFMT_NO_INDEX, pos, src->len, 8, "data_len");
+            return afmt_src_short_ex(src, err, &path, "data_len", AFMT_NO_INDEX, pos, src->len, 8, 0, "data_len", NULL);
         }
         const uint64_t o_data_len = pos;
         const int64_t v_data_len = afmt_as_i64(afmt_load_u64le(AFMT_B(src, pos)), 64);
@@ -272,6 +274,8 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
             return afmt_fail(err, AFMT_E_TRUNCATED, &path, "data_chunk", AFMT_NO_INDEX, pos, "is %" PRIu64 " bytes long, only %" PRIu64 " left", size_data_chunk, src->len - pos);
         }
         const uint64_t end_data_chunk = pos + size_data_chunk;
+        const afmt_region_ctx rc_data_chunk = { "data_chunk", "data_len", size_data_chunk };
+        (void)rc_data_chunk;
 
         /* array data: el elements, row-major */
         uint64_t n_data = 1;
@@ -314,7 +318,7 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
         }
         uint64_t bad_data = nbytes_data;
         if (!afmt_src_take(src, end_data_chunk, pos, nbytes_data, NULL, (void *)NULL, &bad_data)) {
-            return afmt_src_short(src, err, &path, "data", AFMT_NO_INDEX, pos, end_data_chunk, nbytes_data, "the payload");
+            return afmt_src_short_ex(src, err, &path, "data", AFMT_NO_INDEX, pos, end_data_chunk, nbytes_data, 0, "the payload", &rc_data_chunk);
         }
         if (want_data) {
             a_data.data = afmt_src_ptr(src, pos, nbytes_data);

@@ -1,5 +1,6 @@
 /* afmt runtime: buffers and streams as validator input. */
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 #include "afmt_array.h"
 #include "afmt_bytes.h"
@@ -78,10 +79,36 @@ int afmt_src_fill(afmt_src *s, uint64_t pos, uint64_t n)
     return 1;
 }
 
-int afmt_src_short(afmt_src *s, afmt_error *err, const afmt_path *path, const char *field,
-                   uint64_t index, uint64_t pos, uint64_t end, uint64_t n, const char *what)
+/* "3 elements of 8 bytes (24 bytes)", "1 byte for magic": what is needed,
+ * in true numbers whatever their size. */
+static void describe_need(char *buf, size_t cap, uint64_t count, uint64_t width, const char *what)
 {
-    uint64_t real_end;
+    uint64_t bytes;
+
+    if (width == 0) {
+        snprintf(buf, cap, "%" PRIu64 " byte%s for %s", count, count == 1 ? "" : "s", what);
+    } else if (afmt_mul_u64(count, width, &bytes)) {
+        snprintf(buf, cap, "%" PRIu64 " element%s of %" PRIu64 " byte%s (%" PRIu64 " byte%s)", count,
+                 count == 1 ? "" : "s", width, width == 1 ? "" : "s", bytes, bytes == 1 ? "" : "s");
+    } else {
+        snprintf(buf, cap, "%" PRIu64 " elements of %" PRIu64 " bytes (more than 2^64 bytes)", count, width);
+    }
+}
+
+int afmt_src_short_ex(afmt_src *s, afmt_error *err, const afmt_path *path, const char *field,
+                      uint64_t index, uint64_t pos, uint64_t end, uint64_t count, uint64_t width,
+                      const char *what, const afmt_region_ctx *region)
+{
+    uint64_t real_end, n, left;
+    char need[160];
+
+    /* the bytes needed, saturated only for the comparisons below */
+    if (width != 0 && !afmt_mul_u64(count, width, &n))
+        n = UINT64_MAX;
+    else if (width != 0)
+        n = count * width;
+    else
+        n = count;
     /* A stream that could not hold what was asked does not know yet
      * whether the input is long enough: read on to its end (in constant
      * memory; the validation fails either way) so that a short input is
@@ -92,10 +119,24 @@ int afmt_src_short(afmt_src *s, afmt_error *err, const afmt_path *path, const ch
     real_end = end < s->len ? end : s->len;
     if (s->io_error)
         return afmt_fail(err, AFMT_E_IO, path, field, index, pos, "reading the input failed");
-    if (real_end != AFMT_LEN_UNKNOWN && (pos > real_end || real_end - pos < n))
-        return afmt_fail(err, AFMT_E_TRUNCATED, path, field, index, pos,
-                         "needs %" PRIu64 " bytes for %s, only %" PRIu64 " left", n, what,
-                         pos <= real_end ? real_end - pos : 0);
+    if (real_end != AFMT_LEN_UNKNOWN && (pos > real_end || real_end - pos < n)) {
+        left = pos <= real_end ? real_end - pos : 0;
+        describe_need(need, sizeof need, count, width, what);
+        /* the input holds more than the region: the region is too short */
+        if (region && end < s->len && (s->len - pos >= n || pos > end)) {
+            if (region->size_field)
+                return afmt_fail(err, AFMT_E_TRUNCATED, path, field, index, pos,
+                                 "needs %s, only %" PRIu64 " left in region %s: %s = %" PRIu64
+                                 " is too short for its fields", need, left, region->name,
+                                 region->size_field, region->size);
+            return afmt_fail(err, AFMT_E_TRUNCATED, path, field, index, pos,
+                             "needs %s, only %" PRIu64 " left in region %s: its %" PRIu64
+                             " byte%s are too few for its fields", need, left, region->name,
+                             region->size, region->size == 1 ? "" : "s");
+        }
+        return afmt_fail(err, AFMT_E_TRUNCATED, path, field, index, pos, "needs %s, only %" PRIu64 " left",
+                         need, left);
+    }
     if (s->read && pos < s->data_off)
         return afmt_fail(err, AFMT_E_LIMIT, path, field, index, pos,
                          "%s lies before the stream window (offset %" PRIu64 "): validate the file instead",
@@ -103,6 +144,12 @@ int afmt_src_short(afmt_src *s, afmt_error *err, const afmt_path *path, const ch
     return afmt_fail(err, AFMT_E_LIMIT, path, field, index, pos,
                      "%s needs %" PRIu64 " bytes in memory, more than the stream window of %" PRIu64
                      ": validate the file instead", what, n, s->cap);
+}
+
+int afmt_src_short(afmt_src *s, afmt_error *err, const afmt_path *path, const char *field,
+                   uint64_t index, uint64_t pos, uint64_t end, uint64_t n, const char *what)
+{
+    return afmt_src_short_ex(s, err, path, field, index, pos, end, n, 0, what, NULL);
 }
 
 int afmt_src_take(afmt_src *s, uint64_t end, uint64_t pos, uint64_t n, afmt_scan_fn scan, void *ctx,

@@ -64,6 +64,26 @@ static inline int afmt_src_at_end(afmt_src *s, uint64_t end, uint64_t pos)
 int afmt_src_short(afmt_src *s, afmt_error *err, const afmt_path *path, const char *field,
                    uint64_t index, uint64_t pos, uint64_t end, uint64_t n, const char *what);
 
+/* The region an item is read in, for messages: a field that crosses the
+ * end of a region the input holds in full is the region's fault ("its size
+ * field is too small"), not the input's.  size_field is the plain field
+ * name the spec gives the region's size as, or NULL. */
+typedef struct afmt_region_ctx {
+    const char *name;
+    const char *size_field;
+    uint64_t size;
+} afmt_region_ctx;
+
+/* afmt_src_short with the true need spelled out: `count` elements of
+ * `width` bytes each ("needs 3 elements of 8 bytes (24 bytes), only 9
+ * left"; width 0: count is a byte count, "needs 8 bytes for what"), and,
+ * when region is not NULL and the input itself holds the bytes, the region
+ * named as what is too short.  count * width may exceed 64 bits (it is
+ * then said so, never saturated).  Returns -1. */
+int afmt_src_short_ex(afmt_src *s, afmt_error *err, const afmt_path *path, const char *field,
+                      uint64_t index, uint64_t pos, uint64_t end, uint64_t count, uint64_t width,
+                      const char *what, const afmt_region_ctx *region);
+
 /* Scan callback for payloads: index (within p) of the first bad byte, or n.
  * `at` is p's offset within the payload. */
 typedef uint64_t (*afmt_scan_fn)(void *ctx, const uint8_t *p, uint64_t n, uint64_t at);

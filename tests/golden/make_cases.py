@@ -45,6 +45,15 @@ def case(fmt, name, data, valid, code=None, field=None, offset=None, contains=No
         f.write("\n".join(lines) + "\n")
 
 
+def needs_elems(count, width, data, offset):
+    """The exact truncation message for an array field of `count` elements of
+    `width` bytes at `offset` in `data`: the numbers come from the case's own
+    construction, never from afmt's output."""
+    left = max(len(data) - offset, 0)
+    return "needs %d element%s of %d bytes (%d bytes), only %d left" % (
+        count, "" if count == 1 else "s", width, count * width, left)
+
+
 # ---------------------------------------------------------------- rawarray
 def ra(flags=0, eltype=4, elbyte=8, size=None, dims=(3, 4), data=None, magic=b"rawarray", trailer=b""):
     n = 1
@@ -91,7 +100,11 @@ case(R, "dims_product_overflows", ra(eltype=1, elbyte=8, dims=(1 << 32, 1 << 32)
 case(R, "claims_2_60_elements", ra(eltype=2, elbyte=1, dims=(1 << 30, 1 << 30), size=1 << 60, data=b"x" * 20),
      False, "truncated", "data", 64, "needs 1152921504606846976 bytes")
 case(R, "ndims_huge", ra(dims=(3, 4))[:40] + struct.pack("<Q", 1 << 40) + b"\0" * 24, False, "limit", "ndims", 40)
-case(R, "dims_truncated", ra(dims=(3, 4, 5))[:60], False, "truncated", "dims", 48)
+_d = ra(dims=(3, 4, 5))[:60]
+case(R, "dims_truncated", _d, False, "truncated", "dims", 48, needs_elems(3, 8, _d, 48))
+_d = ra(dims=(2,))[:48] + b"\0" * 3
+case(R, "dims_truncated_whole", _d, False, "truncated", "dims", 48, needs_elems(1, 8, _d, 48),
+     note="one dim claimed, none of its 8 bytes there: the need is 8, not 2^64-1")
 case(R, "payload_truncated", ra()[:100], False, "truncated", "data", 64, "needs 96 bytes")
 
 # ---------------------------------------------------------------- futhark
@@ -121,6 +134,8 @@ case(F, "dim_top_bit_overflow", fut(dims=(0x4000000000000001,), data=b"\0" * 4),
      "value[0].data", 15, "overflow",
      note="Futhark's C runtime accepts this after allocating 4 bytes")
 case(F, "payload_truncated", fut()[:-1], False, "truncated", "value[0].data", 23)
+_d = fut(dims=(2, 3))[:7 + 9]
+case(F, "dims_truncated", _d, False, "truncated", "value[0].dims", 7, needs_elems(2, 8, _d, 7))
 case(F, "bool_not_0_1_strict", fut(tag=b"bool", dims=(3,), data=b"\x00\x02\x01", elsize=1), False, "value",
      "value[0].data[1]", 16, "0x02")
 case(F, "bool_not_0_1_lenient", fut(tag=b"bool", dims=(3,), data=b"\x00\x02\x01", elsize=1), True, mode="lenient",
@@ -256,7 +271,11 @@ case(T, "header_len_too_short_for_dims", ten_chunk(ten_header()[:32]) + ten_chun
 case(T, "header_len_too_short_for_dims_lenient", ten_chunk(ten_header()[:32]) + ten_chunk(ten_data()), False,
      "truncated", "array[0].dims", 40, mode="lenient")
 case(T, "header_len_too_short_for_ndim", ten_chunk(ten_header()[:16]) + ten_chunk(ten_data()), False,
-     "truncated", "array[0].ndim", 32)
+     "truncated", "array[0].ndim", 32, "needs 8 bytes for ndim, only 0 left in region header: header_len = 16 is too short")
+_d = ten() + TEN_MAGIC + struct.pack("<q", 0) + b"\0" * 16
+case(T, "header_len_0_in_second_array", _d, False, "truncated", "array[1].dtype", len(ten()) + 16,
+     "needs 8 bytes for dtype, only 0 left in region header: header_len = 0 is too short for its fields",
+     note="the header chunk is empty although the file goes on: the chunk length is at fault, not the file")
 
 # padding
 _bad_hpad = ten_chunk(ten_header(), pad=b"\0" * 10 + b"\x01" + b"\0" * 13) + ten_chunk(ten_data())
@@ -626,8 +645,10 @@ case(D, "csr_nnz_huge_short_file", csr(rows=1, cols=4, offsets=(0, 1 << 61), col
      False, "truncated", "col_indices", 53 + 16, note="nnz 2^61 with matching offsets in a 69-byte file")
 case(D, "csr_nnz_huge_offsets_disagree", csr(nnz=1 << 62), False, "constraint", "row_offsets[3]", 53 + 24)
 case(D, "csr_truncated_in_nnz", csr()[:50], False, "truncated", "nnz", 45)
-case(D, "csr_truncated_row_offsets", csr()[:53 + 20], False, "truncated", "row_offsets", 53)
-case(D, "csr_truncated_col_indices", csr()[:_csr_cols + 10], False, "truncated", "col_indices", _csr_cols)
+_d = csr()[:53 + 20]
+case(D, "csr_truncated_row_offsets", _d, False, "truncated", "row_offsets", 53, needs_elems(4, 8, _d, 53))
+_d = csr()[:_csr_cols + 10]
+case(D, "csr_truncated_col_indices", _d, False, "truncated", "col_indices", _csr_cols, needs_elems(3, 8, _d, _csr_cols))
 case(D, "csr_truncated_values", csr()[:-1], False, "truncated", "data", _csr_vals, "needs 24 bytes")
 case(D, "csr_truncated_values_lenient", csr()[:-1], False, "truncated", "data", _csr_vals, mode="lenient")
 case(D, "csr_trailing_bytes", csr() + b"\x01", False, "trailing", None, _csr_vals + 24)

@@ -52,6 +52,41 @@ static void count_warning(void *ctx, const afmt_error *w)
     (*(int *)ctx)++;
 }
 
+/* The numbers of a truncation message are the real ones: "needs C
+ * elements of W bytes (B bytes)" has B = C * W; "needs N byte(s)" says
+ * "byte" exactly when N is 1; the need exceeds what is left; and "only L
+ * left" (not "left in region ...") is the input's length minus the
+ * offset.  Checked on every truncated case, with numbers recomputed from
+ * the input, so a saturated or made-up count cannot pass. */
+static int truncation_numbers_true(const char *msg, uint64_t len, uint64_t offset)
+{
+    unsigned long long c, w, b, n, left;
+    const char *p = strstr(msg, "needs "), *only = strstr(msg, ", only "), *el;
+    char unit[16];
+    int in_region;
+
+    if (!p || !only || sscanf(only, ", only %llu left", &left) != 1)
+        return 1; /* not a "needs ..., only ... left" message */
+    in_region = strncmp(strstr(only, " left") + 5, " in region", 10) == 0;
+    if (!in_region && left != (offset <= len ? len - offset : 0))
+        return 0;
+    if (in_region && left >= (offset <= len ? len - offset : 0) + 1)
+        return 0;
+    el = strstr(p, " element");
+    if (el && el < only && sscanf(p, "needs %llu element", &c) == 1) {
+        const char *of = strstr(p, " of "), *paren = strstr(p, " (");
+        int plural_c = strncmp(el, " elements", 9) == 0;
+        if (!of || !paren || (c == 1) == plural_c || sscanf(of, " of %llu", &w) != 1) return 0;
+        if (strncmp(paren, " (more than 2^64 bytes)", 23) == 0)
+            return c != 0 && w > UINT64_MAX / c;
+        if (sscanf(paren, " (%llu", &b) != 1 || (c != 0 && w > UINT64_MAX / c)) return 0;
+        return b == c * w && b > left;
+    }
+    if (sscanf(p, "needs %llu %15s", &n, unit) == 2 && (!strcmp(unit, "byte") || !strcmp(unit, "bytes")))
+        return (n == 1) == (strcmp(unit, "byte") == 0) && n > left;
+    return 1;
+}
+
 static int names_cmp(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 static void run_case(const char *dir, const char *label)
@@ -102,6 +137,10 @@ static void run_case(const char *dir, const char *label)
         if (e.contains[0]) {
             snprintf(name, sizeof name, "golden %s: message has \"%s\" (got \"%s\")", label, e.contains, err.message);
             CHECK(name, strstr(err.message, e.contains) != NULL);
+        }
+        if (err.code == AFMT_E_TRUNCATED) {
+            snprintf(name, sizeof name, "golden %s: the numbers in \"%s\" are the input's", label, err.message);
+            CHECK(name, truncation_numbers_true(err.message, len, err.offset));
         }
         snprintf(name, sizeof name, "golden %s: error names its format", label);
         CHECK(name, !strcmp(err.format, e.format));
