@@ -86,8 +86,14 @@ static void convert_usage(FILE *f)
 "                     line (as 'afmt dump' prints them), not binary ones\n"
 "      --dtype TYPE   cast elements to TYPE (bool, i8, i16, i32, i64, u8,\n"
 "                     u16, u32, u64, f16, bf16, f32, f64, c64, c128);\n"
-"                     refused if a value would change, unless\n"
-"      --allow-lossy  casts may round, wrap or drop imaginary parts\n"
+"                     refused (naming the element by its logical index,\n"
+"                     as afmt dump orders it) if a value would change,\n"
+"                     unless\n"
+"      --allow-lossy  let casts change values: an integer target saturates\n"
+"                     (out of range -> its min or max), fractions truncate\n"
+"                     toward 0, NaN becomes 0; a float target rounds to\n"
+"                     nearest (too large -> +-inf); imaginary parts are\n"
+"                     dropped; bool is true for any nonzero value\n"
 "      --lenient      accept IN as the reference readers would (warnings\n"
 "                     on standard error); OUT is always written strictly\n"
 "  -h, --help         print this help and exit\n"
@@ -134,6 +140,38 @@ static void target_view(const afmt_array *a, const afmt_format *target,
     tmp.dtype = dtype;
     tmp.elsize = afmt_dtype_get(dtype)->size;
     afmt_array_plain_view(&tmp, target->order, data, out);
+}
+
+/* A refused cast names element k of the plain data it was casting, which
+ * is in `order` (the target's storage order): say it as the logical index
+ * afmt dump shows, "[0,1]", so the user finds the value there. */
+static void name_logical_element(afmt_error *err, const afmt_array *a, afmt_order order)
+{
+    char idx[AFMT_RANK_CAP * 21 + 3], rest[AFMT_MESSAGE_MAX], out[sizeof idx + AFMT_MESSAGE_MAX + 16];
+    uint64_t k, sub[AFMT_RANK_CAP];
+    unsigned long long kk;
+    size_t len = 0;
+    uint32_t d;
+    int off = -1;
+
+    if (err->code != AFMT_E_LOSSY || sscanf(err->message, "element %llu: %n", &kk, &off) != 1 || off < 0 ||
+        a->rank > AFMT_RANK_CAP || kk >= a->count)
+        return;
+    k = kk;
+    /* row-major: the last index varies fastest; column-major: the first */
+    for (d = 0; d < a->rank; d++) {
+        uint32_t axis = order == AFMT_COL_MAJOR ? d : a->rank - 1 - d;
+        sub[axis] = a->dims[axis] ? k % a->dims[axis] : 0;
+        k = a->dims[axis] ? k / a->dims[axis] : 0;
+    }
+    idx[len++] = '[';
+    for (d = 0; d < a->rank; d++)
+        len += (size_t)snprintf(idx + len, sizeof idx - len, "%s%" PRIu64, d ? "," : "", sub[d]);
+    snprintf(idx + len, sizeof idx - len, "]");
+    snprintf(rest, sizeof rest, "%s", err->message + off);
+    snprintf(out, sizeof out, "element %s: %s", idx, rest);
+    memcpy(err->message, out, sizeof err->message - 1); /* cut if it must be */
+    err->message[sizeof err->message - 1] = '\0';
 }
 
 static int describe_refusal(const char *in, size_t i, const afmt_array *a,
@@ -489,6 +527,7 @@ int afmt_cli_convert_main(int argc, char **argv, int first)
         if (afmt_convert_elements(a->dtype, bufs[i], dtype, buf, a->count,
                                   allow_lossy, &err) != 0) {
             free(buf);
+            name_logical_element(&err, a, target->order);
             {
                 char what[64];
                 snprintf(what, sizeof what, "cannot cast to %s", afmt_dtype_name(dtype));

@@ -78,6 +78,9 @@ fi
 if [ -f tests/e2e/run_outputs.sh ]; then
     run outputs bash tests/e2e/run_outputs.sh "$BUILD"
 fi
+if [ -f tests/e2e/run_casts.sh ]; then
+    run casts bash tests/e2e/run_casts.sh "$BUILD"
+fi
 if [ -f tests/e2e/run_memory.sh ] && [ -z "${AFMT_SKIP_MEMORY:-}" ]; then
     run memory bash tests/e2e/run_memory.sh "$BUILD"
 fi

@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# afmt convert --dtype: a refused cast names the element by its logical
+# index (as afmt dump orders the values), and --allow-lossy does what
+# --help and the man page say it does.  One PASS/FAIL line per check.
+set -u
+BUILD=${1:-build}
+A="$BUILD/afmt"
+MAN="$(dirname "$0")/../../docs/afmt.1"
+T=$(mktemp -d)
+trap 'rm -rf "$T"' EXIT
+
+check() { # name, condition-command...
+    local name=$1
+    shift
+    if "$@"; then echo "PASS casts: $name"; else echo "FAIL casts: $name"; fi
+}
+
+# Arrays with one value that does not fit i8, at a known logical index,
+# in column-major RawArray (storage index != logical) and row-major Futhark.
+python3 - "$T" << 'PY'
+import struct, sys
+t = sys.argv[1]
+def ra(dims, vals):
+    data = struct.pack("<%dq" % len(vals), *vals)
+    return (b"rawarray" + struct.pack("<5Q", 0, 1, 8, len(data), len(dims)) +
+            b"".join(struct.pack("<Q", d) for d in dims) + data)
+def fut(dims, vals, tag=b" i64", fmt="q"):
+    return (b"b\x02" + bytes([len(dims)]) + tag + b"".join(struct.pack("<q", d) for d in dims) +
+            struct.pack("<%d%s" % (len(vals), fmt), *vals))
+def colmajor(dims, bad):
+    # storage index of a logical index in column-major order
+    k, stride = 0, 1
+    for i, d in zip(bad, dims):
+        k += i * stride
+        stride *= d
+    return k
+for name, dims, bad in (("c2", (2, 2), (0, 1)), ("c3", (2, 3, 4), (1, 2, 3)), ("c4", (3, 1, 2, 2), (2, 0, 1, 0))):
+    n = 1
+    for d in dims:
+        n *= d
+    v = [0] * n
+    v[colmajor(dims, bad)] = 300
+    open("%s/%s.ra" % (t, name), "wb").write(ra(dims, v))
+    open("%s/%s.want" % (t, name), "w").write("[" + ",".join(map(str, bad)) + "]")
+v = [0] * 6
+v[3] = -1000  # row-major [2,3]: [1,0]
+open("%s/r2.bin" % t, "wb").write(fut((2, 3), v))
+open("%s/r2.want" % t, "w").write("[1,0]")
+vals = [300.7, -1e9, float("nan"), 2.9, -2.9, -0.5, 1e40]
+open("%s/lossy.bin" % t, "wb").write(fut((len(vals),), vals, b" f64", "d"))
+PY
+
+for base in c2 c3 c4 r2; do
+    src=$(ls "$T/$base".ra "$T/$base".bin 2> /dev/null | head -1)
+    want=$(cat "$T/$base.want")
+    "$A" dump "$src" > /dev/null 2>&1
+    for to in rawarray futhark; do
+        "$A" convert --to $to --dtype i8 "$src" "$T/out.$to" > "$T/out" 2>&1
+        rc=$?
+        check "$base to $to: refused with exit 1" test "$rc" = 1
+        check "$base to $to: names element $want" grep -qF "element $want: value" "$T/out"
+    done
+done
+
+# --allow-lossy: what the documentation says
+"$A" convert --to futhark --dtype i8 --allow-lossy "$T/lossy.bin" "$T/l8.bin" > /dev/null 2>&1
+check "lossy to i8: saturates, truncates toward 0, NaN is 0" \
+    test "$("$A" dump "$T/l8.bin")" = "[127i8, -128i8, 0i8, 2i8, -2i8, 0i8, 127i8]"
+"$A" convert --to futhark --dtype u8 --allow-lossy "$T/lossy.bin" "$T/lu8.bin" > /dev/null 2>&1
+check "lossy to u8: saturates at 0 and 255" \
+    test "$("$A" dump "$T/lu8.bin")" = "[255u8, 0u8, 0u8, 2u8, 0u8, 0u8, 255u8]"
+"$A" convert --to futhark --dtype f32 --allow-lossy "$T/lossy.bin" "$T/lf.bin" > /dev/null 2>&1
+check "lossy to f32: too large becomes inf" sh -c "'$A' dump '$T/lf.bin' | grep -q ', f32.inf\]$'"
+"$A" convert --help > "$T/help" 2>&1
+check "--help says integer targets saturate" grep -q "saturates" "$T/help"
+check "--help does not say casts wrap" sh -c "! grep -q 'wrap' '$T/help'"
+check "--help says fractions truncate toward 0" grep -q "truncate" "$T/help"
+check "the man page says integer targets saturate" grep -q "saturates" "$MAN"
+check "the man page says nothing wraps" grep -q "nothing wraps" "$MAN"
