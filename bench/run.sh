@@ -241,6 +241,20 @@ say "bench 5: rawarray f32 (column-major) -> futhark (row-major): a transpose"
 inproc --to-row-major rawarray "$DATA/big.ra" "$RUNS"
 row 5a "in-process transpose f32[$SIDE,$SIDE]" "afmt_array_to_plain" "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" \
     "memcpy" "${MED[1]}" "$(range "${MIN[1]}" "${MAX[1]}")" "$BYTES" "column- to row-major, buffers pre-touched"
+# 5e-5k: the kernel for every element size and some awkward shapes, on
+# arrays made in memory (column-major ROWSxCOLS -> row-major), 512 MiB each.
+H=$((SIDE / 2)) Q=$((SIDE / 4))
+for spec in "5e 1 u8 $SIDE $((2 * SIDE))" "5f 2 u16 $SIDE $SIDE" "5g 8 f64 $H $H" \
+            "5h 16 c128 $Q $H" "5i 4 f32 $((SIDE - 1)) $((H - 1))" \
+            "5j 4 f32 $((SIDE * Q)) 2" "5k 4 f32 2 $((SIDE * Q))"; do
+    # shellcheck disable=SC2086
+    set -- $spec
+    line=$("$BIN/validate_inproc" --transpose "$2" "$4" "$5" "$RUNS") || die "validate_inproc --transpose $spec failed"
+    # shellcheck disable=SC2086
+    set -- $spec $line
+    row "$1" "in-process transpose $3[$4,$5]" "afmt_array_to_plain" "$7" "$(range "${10}" "${11}")" \
+        "memcpy" "$8" "$(range "${12}" "${13}")" "$9" "column- to row-major; goal <= 2.5x"
+done
 # 5b: the full-size file, afmt convert against cp.
 "$AFMT" convert "$DATA/big.ra" "$OUT/check.fut" --to futhark
 "$VALIDATE" -q "$OUT/check.fut" || die "convert output is invalid"

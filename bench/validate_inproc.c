@@ -4,6 +4,7 @@
  *   validate_inproc --to-row-major FORMAT FILE [RUNS]
  *   validate_inproc --read FORMAT FILE [RUNS]
  *   validate_inproc --write FORMAT FILE OUT [RUNS]
+ *   validate_inproc --transpose ES ROWS COLS [RUNS]
  *
  * Maps FILE (MAP_POPULATE, page cache warm), pre-touches a destination
  * buffer of the same size, then alternates RUNS times (default 9):
@@ -24,6 +25,10 @@
  * sink (fopen, write, fclose; no fsync, like numpy's tofile); OUT is
  * deleted, untimed, before each round.  The baseline: memcpy of the
  * payload.
+ * With --transpose no file is read: a column-major array of ROWS x COLS
+ * elements of ES bytes (1 u8, 2 u16, 4 f32, 8 f64, 16 c128) is made in
+ * memory and afmt_array_to_plain turns it row-major, against memcpy of
+ * the same bytes, both buffers pre-touched.
  * Prints, on one line:
  *   RESULT <tool median s> <baseline median s> <bytes> <tool min s> <tool max s> <base min s> <base max s>
  * Each timed sample of a very fast validator (< 1 ms) is a batch of calls
@@ -150,6 +155,61 @@ static void validate_once(const uint8_t *buf, uint64_t len)
     }
 }
 
+/* --transpose ES ROWS COLS [RUNS]: see the top of the file. */
+static int transpose_bench(int argc, char **argv)
+{
+    uint64_t es = strtoull(argv[2], NULL, 10), rows = strtoull(argv[3], NULL, 10);
+    uint64_t cols = strtoull(argv[4], NULL, 10), n = rows * cols * es, k;
+    int runs = argc > 5 ? atoi(argv[5]) : 9, i;
+    afmt_dtype dt = es == 1 ? AFMT_U8 : es == 2 ? AFMT_U16 : es == 4 ? AFMT_F32 : es == 8 ? AFMT_F64 : AFMT_C128;
+    uint8_t *src = malloc((size_t)n), *dst = malloc((size_t)n);
+    double *tv = calloc((size_t)(runs > 0 ? runs : 1), sizeof *tv), *bv = calloc((size_t)(runs > 0 ? runs : 1), sizeof *bv);
+    double t0, t1;
+    afmt_array a;
+    afmt_error err;
+
+    if (runs < 1 || n == 0 || afmt_dtype_get(dt)->size != es || !src || !dst || !tv || !bv) {
+        fprintf(stderr, "validate_inproc: --transpose ES(1,2,4,8,16) ROWS COLS [RUNS]\n");
+        return 2;
+    }
+    for (k = 0; k < n; k++)
+        src[k] = (uint8_t)(k * 2654435761u >> 13);
+    memset(dst, 1, (size_t)n);
+    afmt_array_init(&a, dt);
+    a.rank = 2;
+    a.dims[0] = rows;
+    a.dims[1] = cols;
+    a.count = rows * cols;
+    a.order = AFMT_COL_MAJOR;
+    a.data = src;
+    a.nbytes = n;
+    for (i = 0; i <= runs; i++) {
+        t0 = now();
+        if (afmt_array_to_plain(&a, AFMT_ROW_MAJOR, dst, n, &err) != 0)
+            return 1;
+        __asm__ __volatile__("" : : "r"(dst) : "memory");
+        t1 = now();
+        if (i)
+            tv[i - 1] = t1 - t0;
+        t0 = now();
+        memcpy(dst, src, (size_t)n);
+        __asm__ __volatile__("" : : "r"(dst) : "memory");
+        t1 = now();
+        if (i)
+            bv[i - 1] = t1 - t0;
+    }
+    {
+        double tm = median(tv, runs), bm = median(bv, runs); /* sorts them */
+        printf("RESULT %.9f %.9f %llu %.9f %.9f %.9f %.9f\n", tm, bm, (unsigned long long)n,
+               tv[0], tv[runs - 1], bv[0], bv[runs - 1]);
+    }
+    free(src);
+    free(dst);
+    free(tv);
+    free(bv);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     const char *path;
@@ -163,6 +223,8 @@ int main(int argc, char **argv)
     uint64_t copy_len;
     const uint8_t *copy_src;
 
+    if (argc > 4 && strcmp(argv[1], "--transpose") == 0)
+        return transpose_bench(argc, argv);
     if (argc > 1 && strcmp(argv[1], "--to-row-major") == 0) {
         to_plain = 1;
         argv++;

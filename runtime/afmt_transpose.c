@@ -48,7 +48,7 @@
  * rb + cb TLB misses, and bigger blocks pay fewer per byte.  Measured on
  * 256 MiB - 1 GiB matrices: 32x32 f32 blocks ran at 3x memcpy, 64x64 and
  * 128x128 at about 2x; u8 went from 3.3x to 2.3-2.8x with 256x256. */
-#define SCRATCH 74000
+#define SCRATCH 83000
 /* Elements larger than this skip the scratch (a block would be one element). */
 #define BIG_ELEMENT 1024
 
@@ -231,6 +231,52 @@ AVX2_FN static void kernel_8_avx2(const uint8_t *a, size_t as, uint8_t *t, size_
 #undef S4
 }
 
+/* 32x32 bytes: the 16x16 SSE2 rounds on 32-byte rows, for rows 0-15 and
+ * rows 16-31; each result register holds column c in its low lane and
+ * column c + 16 in its high lane.  The rows of t are stored whole and in
+ * order (transpose_block relies on that). */
+AVX2_FN static void kernel_1_avx2(const uint8_t *a, size_t as, uint8_t *t, size_t ts)
+{
+    __m256i r[16], u[16], out[2][16];
+    int j, h, c;
+
+    for (h = 0; h < 2; h++) {
+        const uint8_t *ah = a + (size_t)(16 * h) * as;
+        for (j = 0; j < 16; j++)
+            r[j] = _mm256_loadu_si256((const __m256i *)(const void *)(ah + (size_t)j * as));
+        for (j = 0; j < 8; j++) {
+            u[j] = _mm256_unpacklo_epi8(r[2 * j], r[2 * j + 1]);
+            u[j + 8] = _mm256_unpackhi_epi8(r[2 * j], r[2 * j + 1]);
+        }
+        for (j = 0; j < 4; j++) {
+            r[j] = _mm256_unpacklo_epi16(u[2 * j], u[2 * j + 1]);
+            r[j + 4] = _mm256_unpackhi_epi16(u[2 * j], u[2 * j + 1]);
+            r[j + 8] = _mm256_unpacklo_epi16(u[2 * j + 8], u[2 * j + 9]);
+            r[j + 12] = _mm256_unpackhi_epi16(u[2 * j + 8], u[2 * j + 9]);
+        }
+        for (j = 0; j < 2; j++) {
+            int g;
+            for (g = 0; g < 4; g++) {
+                u[j + 4 * g] = _mm256_unpacklo_epi32(r[4 * g + 2 * j], r[4 * g + 2 * j + 1]);
+                u[j + 4 * g + 2] = _mm256_unpackhi_epi32(r[4 * g + 2 * j], r[4 * g + 2 * j + 1]);
+            }
+        }
+        for (j = 0; j < 8; j++) {
+            int g;
+            c = 2 * j;
+            g = (c / 4) * 4 + ((c % 4) / 2) * 2;
+            out[h][c] = _mm256_unpacklo_epi64(u[g], u[g + 1]);
+            out[h][c + 1] = _mm256_unpackhi_epi64(u[g], u[g + 1]);
+        }
+    }
+    for (c = 0; c < 16; c++)
+        _mm256_storeu_si256((__m256i *)(void *)(t + (size_t)c * ts),
+                            _mm256_permute2x128_si256(out[0][c], out[1][c], 0x20));
+    for (c = 0; c < 16; c++)
+        _mm256_storeu_si256((__m256i *)(void *)(t + (size_t)(c + 16) * ts),
+                            _mm256_permute2x128_si256(out[0][c], out[1][c], 0x31));
+}
+
 static int have_avx2(void)
 {
     return __builtin_cpu_supports("avx2");
@@ -400,9 +446,9 @@ void afmt_transpose2d(const uint8_t *src, uint64_t srs, uint8_t *dst, uint64_t d
     default: p.kernel = NULL; p.k = 1; rb = 8; cb = 8; break;
     }
 #if AFMT_HAVE_AVX2_KERNELS
-    if ((es == 4 || es == 8) && have_avx2()) {
-        p.kernel = es == 4 ? kernel_4_avx2 : kernel_8_avx2;
-        p.k = es == 4 ? 8 : 4;
+    if ((es == 1 || es == 4 || es == 8) && have_avx2()) {
+        p.kernel = es == 1 ? kernel_1_avx2 : es == 4 ? kernel_4_avx2 : kernel_8_avx2;
+        p.k = es == 1 ? 32 : es == 4 ? 8 : 4;
     }
 #endif
     /* A thin matrix gets blocks as thin as it is and as long as the
