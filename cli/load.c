@@ -2,11 +2,13 @@
 #include "load.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 #include "closest.h"
 #include "report.h"
+#include "sidecar.h"
 
 int afmt_cli_load(afmt_cli_loaded *l, const char *path, const afmt_format *forced,
                   const char *format_option)
@@ -58,14 +60,64 @@ void afmt_cli_loaded_close(afmt_cli_loaded *l)
     afmt_cli_buf_free(&l->stream);
 }
 
+/* The caller's visitor, with each array also checked against the file's
+ * sidecar (sidecar.c), so that dump and convert refuse exactly what
+ * afmt-validate refuses. */
+typedef struct sidecar_visit {
+    const afmt_visitor *inner;
+    afmt_cli_worker *w;
+} sidecar_visit;
+
+static int sidecar_on_array(void *ctx, const afmt_array *a)
+{
+    sidecar_visit *sv = ctx;
+    afmt_cli_sidecar_check_array(sv->w, a, sv->w->narrays++);
+    return sv->inner->on_array ? sv->inner->on_array(sv->inner->ctx, a) : 0;
+}
+
+static void sidecar_on_warning(void *ctx, const afmt_error *warning)
+{
+    sidecar_visit *sv = ctx;
+    if (sv->inner->on_warning)
+        sv->inner->on_warning(sv->inner->ctx, warning);
+}
+
+static void sidecar_on_trailer(void *ctx, const uint8_t *data, uint64_t len, uint64_t offset)
+{
+    sidecar_visit *sv = ctx;
+    if (sv->inner->on_trailer)
+        sv->inner->on_trailer(sv->inner->ctx, data, len, offset);
+}
+
 int afmt_cli_loaded_validate(afmt_cli_loaded *l, const afmt_options *opt,
                              const afmt_visitor *vis)
 {
     afmt_error err;
     char desc[AFMT_FIELD_MAX + AFMT_MESSAGE_MAX + 64];
+    afmt_cli_worker *w = calloc(1, sizeof *w);
+    afmt_visitor wrapped;
+    sidecar_visit sv;
+    int valid;
 
+    if (!w) {
+        fprintf(stderr, "%s: error: out of memory\n", l->path);
+        return 1;
+    }
+    afmt_cli_sidecar_begin(w, l->fmt, strcmp(l->path, "-") == 0 ? NULL : l->path);
+    sv.inner = vis;
+    sv.w = w;
+    wrapped = *vis;
+    wrapped.ctx = &sv;
+    wrapped.on_array = sidecar_on_array;
+    wrapped.on_warning = sidecar_on_warning;
+    wrapped.on_trailer = sidecar_on_trailer;
     afmt_error_clear(&err);
-    if (l->fmt->validate(l->in.data, l->in.len, opt, vis, &err) == 0)
+    valid = l->fmt->validate(l->in.data, l->in.len, opt, &wrapped, &err) == 0;
+    if (afmt_cli_sidecar_end(w, l->fmt, valid, &err) != 0)
+        valid = 0;
+    free(w->meta_columns);
+    free(w);
+    if (valid)
         return 0;
     afmt_error_describe(&err, desc, sizeof desc);
     fprintf(stderr, "%s: invalid %s: %s\n", l->path, l->fmt->name, desc);

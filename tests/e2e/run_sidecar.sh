@@ -55,3 +55,28 @@ check "its sidecar counts the non-zeros" grep -q '"numNonZeros":3' "$T/c.dbdf.me
 "$A" convert "$S/daphne/csr_f64_3x4.dbdf" "$T/c.ra" > "$T/out" 2>&1
 "$A" dump --list "$T/c.ra" > "$T/dump" 2>&1
 check "a CSR matrix converted to RawArray is dense, same values" sh -c "tr '\n' ' ' < '$T/dump' | grep -q 'f64\[3,4\] column-major 0 2.5 0 -1 0 0 0 0 7 0 0 0'"
+
+# afmt dump and afmt convert refuse exactly what afmt-validate refuses for a
+# sidecar that disagrees with its file (or is broken), with the same reason.
+"$A" convert "$T/f64_4x4.ra" "$T/s.dbdf" --to daphne > /dev/null 2>&1
+"$A" convert "$S/daphne/frame_2x2.dbdf" "$T/sf.dbdf" > /dev/null 2>&1
+while IFS='|' read -r file meta reason; do
+    printf '%s' "$meta" > "$T/$file.meta"
+    for cmd in validate dump convert; do
+        case $cmd in
+        validate) "$V" "$T/$file" > "$T/out" 2>&1 ;;
+        dump) "$A" dump "$T/$file" > "$T/out" 2>&1 ;;
+        convert) rm -f "$T/conv.ra"; "$A" convert "$T/$file" "$T/conv.ra" > "$T/out" 2>&1 ;;
+        esac
+        rc=$?
+        check "$reason: $cmd refuses (exit 1)" test "$rc" = 1
+        check "$reason: $cmd says why" grep -q "$file.meta:" "$T/out"
+        [ "$cmd" = convert ] && check "$reason: convert writes nothing" test ! -e "$T/conv.ra"
+    done
+done << 'CASES'
+s.dbdf|{"numRows":5,"numCols":4,"valueType":"f64","numNonZeros":0}|other rows
+s.dbdf|{"numRows":4,"numCols":3,"valueType":"f64","numNonZeros":0}|other cols
+s.dbdf|{"numRows":4,"numCols":4,"valueType":"si32","numNonZeros":0}|other value type
+s.dbdf|{"numRows":4,"numCols":4,"valueType":"f64"|broken JSON
+sf.dbdf|{"numRows":2,"numCols":2,"schema":[{"label":"h","valueType":"si64"}]}|frame schema too short
+CASES
