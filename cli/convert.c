@@ -494,6 +494,34 @@ int afmt_cli_convert_main(int argc, char **argv, int first)
                 goto done;
             continue;
         }
+        if (dtype != AFMT_DTYPE_INVALID && dtype != a->dtype) {
+            /* decode, reorder and cast in one pass, into the one buffer */
+            target_view(a, target, dtype, NULL, &views[i]);
+            tsize = views[i].nbytes;
+            buf = tsize <= (uint64_t)(SIZE_MAX / 2) ? malloc(tsize ? (size_t)tsize : 1) : NULL;
+            if (!buf) {
+                fprintf(stderr, "afmt convert: %s: array [%zu]: cannot allocate %" PRIu64
+                                " bytes\n", in, i, tsize);
+                rc = AFMT_EXIT_ERROR;
+                goto done;
+            }
+            bufs[i] = buf;
+            if (afmt_array_to_plain_as(a, target->order, dtype, allow_lossy, buf, tsize, &err) != 0) {
+                char what[64];
+                if (err.code == AFMT_E_LOSSY || err.code == AFMT_E_TYPE) {
+                    name_logical_element(&err, a, target->order);
+                    snprintf(what, sizeof what, "cannot cast to %s", afmt_dtype_name(dtype));
+                } else {
+                    snprintf(what, sizeof what, "cannot decode");
+                }
+                rc = describe_refusal(in, i, a, what, &err);
+                goto done;
+            }
+            views[i].data = buf;
+            if (c.n == 1 && check_target(in, i, target, &views[i], &rc) != 0)
+                goto done;
+            continue;
+        }
         buf = size <= (uint64_t)(SIZE_MAX / 2) ? malloc(size ? (size_t)size : 1) : NULL;
         if (!buf) {
             fprintf(stderr, "afmt convert: %s: array [%zu]: cannot allocate %" PRIu64
@@ -507,37 +535,9 @@ int afmt_cli_convert_main(int argc, char **argv, int first)
             goto done;
         }
         afmt_array_plain_view(a, target->order, buf, &plain);
-        if (dtype == AFMT_DTYPE_INVALID || dtype == a->dtype) {
-            views[i] = plain;
-            /* several arrays may make one structure (a DAPHNE frame): they
-             * are checked together below */
-            if (c.n == 1 && check_target(in, i, target, &views[i], &rc) != 0)
-                goto done;
-            continue;
-        }
-        target_view(a, target, dtype, NULL, &views[i]);
-        tsize = views[i].nbytes;
-        buf = tsize <= (uint64_t)(SIZE_MAX / 2) ? malloc(tsize ? (size_t)tsize : 1) : NULL;
-        if (!buf) {
-            fprintf(stderr, "afmt convert: %s: array [%zu]: cannot allocate %" PRIu64
-                            " bytes\n", in, i, tsize);
-            rc = AFMT_EXIT_ERROR;
-            goto done;
-        }
-        if (afmt_convert_elements(a->dtype, bufs[i], dtype, buf, a->count,
-                                  allow_lossy, &err) != 0) {
-            free(buf);
-            name_logical_element(&err, a, target->order);
-            {
-                char what[64];
-                snprintf(what, sizeof what, "cannot cast to %s", afmt_dtype_name(dtype));
-                rc = describe_refusal(in, i, a, what, &err);
-            }
-            goto done;
-        }
-        free(bufs[i]);
-        bufs[i] = buf;
-        views[i].data = buf;
+        views[i] = plain;
+        /* several arrays may make one structure (a DAPHNE frame): they
+         * are checked together below */
         if (c.n == 1 && check_target(in, i, target, &views[i], &rc) != 0)
             goto done;
     }
