@@ -193,7 +193,7 @@ static const regression *find_regression(const char *file)
 static int known_target(const char *file)
 {
     return strncmp(file, "validate-", 9) == 0 || strncmp(file, "roundtrip-", 10) == 0 ||
-           strncmp(file, "convert-", 8) == 0;
+           strncmp(file, "convert-", 8) == 0 || strncmp(file, "stream-", 7) == 0;
 }
 
 static void check_regressions(const char *corpus)
