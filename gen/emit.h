@@ -50,6 +50,8 @@ typedef struct emitter {
     int nsyms;
     const char *end;     /* validator: C name of the current region end */
     const char *region_ctx; /* validator: C address of the current region's afmt_region_ctx, or "NULL" */
+    const char *comments_var; /* validator: C name of the count of -- comments the innermost
+                                 skipping repeat passed before this repetition, or NULL */
     /* attribution of failures in the code being emitted */
     char fail_field[AFMT_GEN_FIELD_MAX_];
     char fail_index[64];

@@ -393,6 +393,19 @@ static cexpr call(emitter *m, expr *e, const char *text)
         free(k);
         return r;
     }
+    if (strcmp(fn, "skipped_comments") == 0) {
+        NARGS(0);
+        free(mt);
+        /* a writer writes no comments */
+        if (m->writer)
+            return mk(xstrdup("(uint64_t)0"), VT_U);
+        if (!m->comments_var) {
+            gen_error(m, NULL, "skipped_comments() is only defined inside a repeat with \"skip\": "
+                               "\"whitespace and -- comments\" (`%s`)", text);
+            return bad();
+        }
+        return mk(xprintf("%s", m->comments_var), VT_U);
+    }
     if (strcmp(fn, "remaining") == 0 || strcmp(fn, "offset") == 0) {
         NARGS(0);
         free(mt);

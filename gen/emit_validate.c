@@ -1165,12 +1165,15 @@ static void emit_repeat(emitter *m, item *it)
     if (it->skip_ws == 1)
         line(m, "while (afmt_src_have(src, %s, pos, 1) && afmt_is_space(*AFMT_B(src, pos))) pos++;", m->end);
     if (it->skip_ws == 2) {
-        /* whitespace, and "--" line comments (futhark's text syntax) */
+        /* whitespace, and "--" line comments (futhark's text syntax),
+         * counted for skipped_comments() */
+        line(m, "uint64_t comments_%s = 0;", it->name);
         line(m, "for (;;) {");
         m->indent++;
         line(m, "if (afmt_src_have(src, %s, pos, 1) && afmt_is_space(*AFMT_B(src, pos))) {", m->end);
         line(m, "    pos++;");
         line(m, "} else if (afmt_src_have(src, %s, pos, 2) && *AFMT_B(src, pos) == '-' && *AFMT_B(src, pos + 1) == '-') {", m->end);
+        line(m, "    comments_%s++;", it->name);
         line(m, "    while (afmt_src_have(src, %s, pos, 1) && *AFMT_B(src, pos) != '\\n') pos++;", m->end);
         line(m, "} else {");
         line(m, "    break;");
@@ -1210,7 +1213,13 @@ static void emit_repeat(emitter *m, item *it)
             m->tiles = it;
             m->tiles_done = 0;
         }
+        const char *saved_comments = m->comments_var;
+        char *comments = it->skip_ws == 2 ? xprintf("comments_%s", it->name) : NULL;
+        if (comments)
+            m->comments_var = comments;
         emit_items(m, &it->body);
+        m->comments_var = saved_comments;
+        free(comments);
         if (it->tile_row && !m->tiles_done)
             gen_error(m, it->jpath, "tiles: the body must define '%s', '%s', '%s' and '%s'", it->tile_row, it->tile_col,
                       it->tile_rows, it->tile_cols);

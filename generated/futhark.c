@@ -34,10 +34,12 @@ static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
     afmt_path_push(&path, "value", 0);
     uint64_t r_value = 0;
     for (;; r_value++) {
+        uint64_t comments_value = 0;
         for (;;) {
             if (afmt_src_have(src, src->len, pos, 1) && afmt_is_space(*AFMT_B(src, pos))) {
                 pos++;
             } else if (afmt_src_have(src, src->len, pos, 2) && *AFMT_B(src, pos) == '-' && *AFMT_B(src, pos + 1) == '-') {
+                comments_value++;
                 while (afmt_src_have(src, src->len, pos, 1) && *AFMT_B(src, pos) != '\n') pos++;
             } else {
                 break;
@@ -72,6 +74,11 @@ static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
             if (opt->fields) afmt_report_field(opt, &path, "binary_mark", AFMT_FIELD_BYTES, o_binary_mark, 0, 1, 1, 0, AFMT_B(src, o_binary_mark), NULL);
             if (memcmp(AFMT_B(src, o_binary_mark), "b", 1) != 0) {
                 return afmt_fail_bytes(err, AFMT_E_MAGIC, &path, "binary_mark", o_binary_mark, (const uint8_t *)"b", AFMT_B(src, o_binary_mark), 1);
+            }
+
+            /* check skipped_comments() == 0 */
+            if (!(comments_value == UINT64_C(0))) {
+                if (afmt_tolerate(opt, vis, err, AFMT_E_CONSTRAINT, &path, "binary_mark", AFMT_NO_INDEX, o_binary_mark, "a -- comment before a binary value: Futhark's C runtime does not accept it (FORMATS.md#futhark): `skipped_comments() == 0` does not hold")) return -1;
             }
 
             /* version: u8 */
@@ -369,6 +376,9 @@ static int futhark_write_impl(const afmt_array *arrays, size_t n, const afmt_wri
                 if (w_dims[k] > (uint64_t)INT64_MAX) {
                     return afmt_fail(err, AFMT_E_TYPE, NULL, "dims", k, 0, "dimension %" PRIu64 " does not fit a signed field", w_dims[k]);
                 }
+            }
+            if (!((uint64_t)0 == UINT64_C(0))) {
+                return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "binary_mark", AFMT_NO_INDEX, 0, "a -- comment before a binary value: Futhark's C runtime does not accept it (FORMATS.md#futhark): `skipped_comments() == 0` does not hold");
             }
             if (!(v_rank >= INT64_C(0))) {
                 return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "rank", AFMT_NO_INDEX, 0, "rank is negative (Futhark reads the rank byte as signed: 0..127): `rank >= 0` does not hold (rank = %" PRId64 ")", v_rank);

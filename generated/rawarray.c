@@ -191,6 +191,11 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
             return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "size", AFMT_NO_INDEX, o_size, "expected %" PRIu64 " = elbyte * prod(dims), found %" PRIu64 "", t5, v_size);
         }
     } else if (sel_compression == UINT64_C(2)) {
+
+        /* check size > 0 */
+        if (!(v_size > UINT64_C(0))) {
+            return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "size", AFMT_NO_INDEX, o_size, "a compressed block is never empty: liblz4 rejects a 0-byte block (zero elements compress to the 1-byte block 00): `size > 0` does not hold (size = %" PRIu64 ")", v_size);
+        }
     } else {
         return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "", AFMT_NO_INDEX, pos, "compression: unknown value %" PRIu64 " (expected one of 0, 2)", (uint64_t)sel_compression);
     }
@@ -463,6 +468,9 @@ static int rawarray_write_impl(const afmt_array *arrays, size_t n, const afmt_wr
             return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "size", AFMT_NO_INDEX, 0, "expected %" PRIu64 " = elbyte * prod(dims), found %" PRIu64 "", t3, v_size);
         }
     } else if ((v_flags & UINT64_C(2)) == 2) {
+        if (!(v_size > UINT64_C(0))) {
+            return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "size", AFMT_NO_INDEX, 0, "a compressed block is never empty: liblz4 rejects a 0-byte block (zero elements compress to the 1-byte block 00): `size > 0` does not hold (size = %" PRIu64 ")", v_size);
+        }
     } else {
         return afmt_fail(err, AFMT_E_TYPE, NULL, "compression", AFMT_NO_INDEX, 0, "no case of the format describes this array");
     }

@@ -106,6 +106,12 @@ _d = ra(dims=(2,))[:48] + b"\0" * 3
 case(R, "dims_truncated_whole", _d, False, "truncated", "dims", 48, needs_elems(1, 8, _d, 48),
      note="one dim claimed, none of its 8 bytes there: the need is 8, not 2^64-1")
 case(R, "payload_truncated", ra()[:100], False, "truncated", "data", 64, "needs 96 bytes")
+case(R, "lz4_empty_block", ra(flags=2, eltype=3, elbyte=4, dims=(0,), size=0, data=b""), False, "constraint",
+     "size", 32, "liblz4 rejects a 0-byte block", note="zero elements with a 0-byte LZ4 block: liblz4 fails on it")
+case(R, "lz4_empty_block_lenient", ra(flags=2, eltype=3, elbyte=4, dims=(0,), size=0, data=b""), False,
+     "constraint", "size", 32, mode="lenient", note="the reference reader fails, so lenient refuses too")
+case(R, "valid_lz4_zero_elements", ra(flags=2, eltype=3, elbyte=4, dims=(0,), size=1, data=b"\x00"), True,
+     warnings=0, note="what liblz4 writes for an empty input: the 1-byte block 00")
 
 # ---------------------------------------------------------------- futhark
 def fut(tag=b" i32", dims=(2, 3), data=None, version=2, rank=None, elsize=4):
@@ -134,6 +140,14 @@ case(F, "dim_top_bit_overflow", fut(dims=(0x4000000000000001,), data=b"\0" * 4),
      "value[0].data", 15, "overflow",
      note="Futhark's C runtime accepts this after allocating 4 bytes")
 case(F, "payload_truncated", fut()[:-1], False, "truncated", "value[0].data", 23)
+case(F, "comment_before_binary", b"-- hello\n" + fut(), False, "constraint", "value[0].binary_mark", 9,
+     "a -- comment before a binary value", note="Futhark's C runtime does not accept a comment before a binary value")
+case(F, "comment_before_binary_lenient", b"-- hello\n" + fut(), True, mode="lenient", warnings=1,
+     note="the other Futhark readers do: lenient warns")
+case(F, "comment_before_second_binary", fut() + b"\n-- next\n" + fut(), False, "constraint",
+     "value[1].binary_mark", len(fut()) + 9)
+case(F, "valid_comment_before_text", b"-- hello\n[1, 2]\n", True, warnings=0,
+     note="comments belong to the text syntax")
 _d = fut(dims=(2, 3))[:7 + 9]
 case(F, "dims_truncated", _d, False, "truncated", "value[0].dims", 7, needs_elems(2, 8, _d, 7))
 case(F, "bool_not_0_1_strict", fut(tag=b"bool", dims=(3,), data=b"\x00\x02\x01", elsize=1), False, "value",
@@ -145,8 +159,6 @@ case(F, "garbage_after_value", fut() + b"xyz", False, "value", "value[1].element
 case(F, "text_value_array", b"[1i32, 2i32]", True, note="text values are read too (FORMATS.md#futhark)")
 case(F, "text_and_binary_mixed", fut() + b"\n-- a comment\n[[1.5f32, 2f32]] true\n" + fut(tag=b" f64", dims=(), elsize=8), True)
 case(F, "text_empty_array", b"empty([2][0]i32)", True)
-case(F, "comment_before_binary", b"-- made by hand\n" + fut() + b"\n-- the end\n", True,
-     note="futhark-data and the Python reader accept a comment before a binary value (the C runtime does not)")
 case(F, "text_mixed_types", b"[1, 2i64]", False, "constraint", "value[0].element[1]", 4, "differs from i32")
 case(F, "text_irregular", b"[[1], [1, 2]]", False, "constraint", "value[0]", 10)
 case(F, "text_out_of_range", b"300i8", False, "value", "value[0].element[0]", 0, "i8")

@@ -357,8 +357,6 @@ static void check_grown(const char *corpus)
             continue;
         snprintf(dir, sizeof dir, "%s/grown/%s", corpus, f->name);
         nf = list_files(dir, &files);
-        if (nf > 0)
-            printf("note: %zu grown seed(s) in %s\n", nf, dir);
         for (i = 0; i < nf; i++) {
             uint64_t len;
             uint8_t *buf;
