@@ -414,6 +414,36 @@ static uint64_t min_u64(uint64_t a, uint64_t b)
     return a < b ? a : b;
 }
 
+#if AFMT_HAVE_SSE2
+/* Two source rows into a destination of two columns: an interleave, done
+ * straight from the rows (the blocks would pad every kernel to 8 or 16
+ * rows for 2).  16 bytes of each row make 32 of the result. */
+#define ZIP_LOOP(UNPACK_LO, UNPACK_HI)                                         \
+    for (; k + per <= cols; k += per) {                                        \
+        __m128i x = LOADU(s0 + k * es), y = LOADU(s1 + k * es);                \
+        STOREU(dst + 2 * k * es, UNPACK_LO(x, y));                             \
+        STOREU(dst + 2 * k * es + 16, UNPACK_HI(x, y));                        \
+    }
+
+static void zip_rows(const uint8_t *src, uint64_t srs, uint8_t *dst, uint64_t cols, uint64_t es)
+{
+    const uint8_t *s0 = src, *s1 = src + srs * es;
+    const uint64_t per = 16 / es;
+    uint64_t k = 0;
+
+    switch (es) {
+    case 1: ZIP_LOOP(_mm_unpacklo_epi8, _mm_unpackhi_epi8) break;
+    case 2: ZIP_LOOP(_mm_unpacklo_epi16, _mm_unpackhi_epi16) break;
+    case 4: ZIP_LOOP(_mm_unpacklo_epi32, _mm_unpackhi_epi32) break;
+    default: ZIP_LOOP(_mm_unpacklo_epi64, _mm_unpackhi_epi64) break;
+    }
+    for (; k < cols; k++) {
+        memcpy(dst + 2 * k * es, s0 + k * es, (size_t)es);
+        memcpy(dst + (2 * k + 1) * es, s1 + k * es, (size_t)es);
+    }
+}
+#endif
+
 void afmt_transpose2d(const uint8_t *src, uint64_t srs, uint8_t *dst, uint64_t drs,
                       uint64_t rows, uint64_t cols, uint64_t es, unsigned comp,
                       int stream)
@@ -431,6 +461,12 @@ void afmt_transpose2d(const uint8_t *src, uint64_t srs, uint8_t *dst, uint64_t d
         transpose_big(src, srs, dst, drs, rows, cols, es, comp);
         return;
     }
+#if AFMT_HAVE_SSE2
+    if (rows == 2 && drs == 2 && comp == 1 && (es == 1 || es == 2 || es == 4 || es == 8)) {
+        zip_rows(src, srs, dst, cols, es);
+        return;
+    }
+#endif
     p.es = es;
     p.comp = comp;
     p.stream = stream;
