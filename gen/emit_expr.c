@@ -449,14 +449,25 @@ static cexpr call(emitter *m, expr *e, const char *text)
     if (strcmp(fn, "dim") == 0) {
         sym *y;
         char *k;
-        char *fmt = xprintf("\"`%s`: dimension index out of range\"", mt);
+        char *fmt, *args;
         NARGS(2);
         y = payload_arg(m, e->args[0], fn, text);
-        if (!y) { free(mt); free(fmt); return bad(); }
+        if (!y) { free(mt); return bad(); }
         k = emit_u64(m, e->args[1], text);
+        /* in the user's words: what the format holds (the spec's "holds"),
+         * and what this array is */
+        fmt = m->s->holds && *m->s->holds
+                  ? xprintf("\"%s holds %s; this array is %%u-d: %%s\"", m->s->format, m->s->holds)
+                  : xprintf("\"%s needs more dimensions here (`%s`); this array is %%u-d: %%s\"", m->s->format, mt);
+        args = xprintf("(unsigned)%s->rank, desc_", y->c);
         line(m, "if (%s >= %s->rank) {", k, y->c);
-        m->indent++; emit_fail(m, "type", LEN_NONE, fmt, NULL); m->indent--;
+        m->indent++;
+        line(m, "char desc_[96];");
+        line(m, "afmt_array_describe(%s, desc_, sizeof desc_);", y->c);
+        emit_fail(m, "type", LEN_NONE, fmt, args);
+        m->indent--;
         line(m, "}");
+        free(args);
         free(mt); free(fmt);
         {
             cexpr r = mk(xprintf("%s->dims[%s]", y->c, k), VT_U);

@@ -510,6 +510,50 @@ static void emit_string_field(emitter *m, item *it)
     y->big = it->big_endian;
 }
 
+/* "; known: (1, 1) i8, (1, 2) i16, ..., eltype == 0 && elbyte > 0: opaque"
+ * as a quoted C format literal: an unknown type code lists the valid ones,
+ * straight from the spec's table. */
+static char *known_entries(const table *tb)
+{
+    sbuf b = {0};
+    char *q;
+    int i, k;
+
+    sb_puts(&b, "; known: ");
+    for (i = 0; i < tb->nentries; i++) {
+        const table_entry *te = &tb->entries[i];
+        if (i)
+            sb_puts(&b, ", ");
+        if (!te->key) {
+            sb_printf(&b, "%s: %s", te->when_text ? te->when_text : "when", te->dtype);
+            continue;
+        }
+        if (te->nkey > 1)
+            sb_puts(&b, "(");
+        for (k = 0; k < te->nkey; k++) {
+            const expr *e = te->key[k];
+            if (k)
+                sb_puts(&b, ", ");
+            if (!e)
+                sb_puts(&b, "*");
+            else if (e->kind == E_INT)
+                sb_printf(&b, "%llu", (unsigned long long)e->ival);
+            else if (e->kind == E_UNARY && e->op == TK_MINUS && e->a && e->a->kind == E_INT)
+                sb_printf(&b, "-%llu", (unsigned long long)e->a->ival);
+            else if (e->kind == E_STR)
+                sb_printf(&b, "'%s'", e->sval);
+            else
+                sb_puts(&b, "?");
+        }
+        if (te->nkey > 1)
+            sb_puts(&b, ")");
+        sb_printf(&b, " %s", te->dtype);
+    }
+    q = msgq(b.s ? b.s : "");
+    sb_free(&b);
+    return q;
+}
+
 static void emit_lookup(emitter *m, item *it)
 {
     const table *tb = find_table(m->s, it->table ? it->table : "");
@@ -640,7 +684,12 @@ static void emit_lookup(emitter *m, item *it)
                 sb_printf(&args, ", (uint64_t)%s", keys[k]);
             }
         }
-        sb_puts(&fmt, "): unknown type code\"");
+        sb_puts(&fmt, "): unknown type code\" ");
+        {
+            char *known = known_entries(tb);
+            sb_puts(&fmt, known);
+            free(known);
+        }
         emit_fail(m, "unknown-type", LEN_NONE, fmt.s, args.s ? args.s + 2 : NULL);
         sb_free(&fmt);
         sb_free(&args);
@@ -682,7 +731,10 @@ static void emit_columns_array(emitter *m, item *it)
         char *oc = xprintf("%s + %d * j", types->off, types->width);
         char *args = xprintf("(uint64_t)%s", el);
         set_fail(m, types->name, "j", oc);
-        emit_fail(m, "unknown-type", LEN_NONE, xprintf("\"no entry of table %s matches (%%\" PRIu64 \"): unknown type code\"", tb->name), args);
+        char *known = known_entries(tb);
+        emit_fail(m, "unknown-type", LEN_NONE,
+                  xprintf("\"no entry of table %s matches (%%\" PRIu64 \"): unknown type code\" %s", tb->name, known), args);
+        free(known);
         free(oc); free(args);
     }
     m->indent--;

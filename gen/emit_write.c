@@ -776,9 +776,13 @@ static void layout_check(emitter *m, item *a)
         line(m, "if (A_%s->rank != %d) {", a->name, a->nshape);
         m->indent++;
         {
-            char *fmt = xprintf("\"%s holds arrays of rank %d here, not %%u\"", m->s->format, a->nshape);
-            char *args = xprintf("(unsigned)A_%s->rank", a->name);
+            char *fmt = m->s->holds && *m->s->holds
+                            ? xprintf("\"%s holds %s; this array is %%u-d: %%s\"", m->s->format, m->s->holds)
+                            : xprintf("\"%s holds arrays of rank %d here; this array is %%u-d: %%s\"", m->s->format, a->nshape);
+            char *args = xprintf("(unsigned)A_%s->rank, desc_", a->name);
             set_fail(m, a->name, "AFMT_NO_INDEX", "0");
+            line(m, "char desc_[96];");
+            line(m, "afmt_array_describe(A_%s, desc_, sizeof desc_);", a->name);
             emit_fail(m, "type", LEN_NONE, fmt, args);
             free(fmt); free(args);
         }

@@ -780,7 +780,7 @@ static void load_table(loader *L, const char *name, json_t *t, const char *jp, t
 }
 
 static const char *const TOP_KEYS[] = {
-    "format", "title", "doc", "extensions", "endian", "detect", "tables", "body", "trailer", "sidecar", "$schema", NULL};
+    "format", "title", "holds", "doc", "extensions", "endian", "detect", "tables", "body", "trailer", "sidecar", "$schema", NULL};
 
 static void load_detect(loader *L, spec *s, json_t *d, const char *jp)
 {
@@ -855,6 +855,7 @@ spec *spec_load(const char *path)
         if (strlen(s->format) >= 24) LERR(&L, "/format", "a format name has at most 23 characters");
     }
     s->title = get_str(&L, root, "title", "", 0);
+    s->holds = get_str(&L, root, "holds", "", 0);
     v = json_object_get(root, "endian");
     if (v) {
         if (json_is_string(v) && strcmp(json_string_value(v), "big") == 0) s->big_endian = 1;

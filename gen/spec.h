@@ -150,6 +150,7 @@ typedef struct spec {
     char *path;          /* "spec/rawarray.json" */
     char *format;        /* "rawarray" */
     char *title;
+    char *holds;         /* "2-d matrices": what the format holds, in its users' words (writer refusals), or NULL */
     char **extensions; int nextensions;
     int big_endian;      /* default for fields and payloads */
     detect_rule *detect; int ndetect;

@@ -152,7 +152,7 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
             el_size = afmt_dtype_get(AFMT_F64)->size;
         }
         if (el_dtype == AFMT_DTYPE_INVALID) {
-            return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, &path, "value_type", AFMT_NO_INDEX, o_value_type, "no entry of table value_types matches (value_type = %" PRIu64 "): unknown type code", (uint64_t)v_value_type);
+            return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, &path, "value_type", AFMT_NO_INDEX, o_value_type, "no entry of table value_types matches (value_type = %" PRIu64 "): unknown type code" "; known: 0 i8, 1 i32, 2 i64, 3 u8, 4 u32, 5 u64, 6 f32, 7 f64", (uint64_t)v_value_type);
         }
 
         /* repeat block until the end */
@@ -655,7 +655,7 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
             uint64_t size_j;
             afmt_encoding enc_j;
             if (daphne_value_types_dtype((uint64_t)afmt_load_u8(AFMT_B(src, o_column_types + (uint64_t)1 * (j))), &size_j, &enc_j) == AFMT_DTYPE_INVALID || enc_j != AFMT_ENC_PLAIN) {
-                return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, &path, "column_types", j, o_column_types + 1 * j, "no entry of table value_types matches (%" PRIu64 "): unknown type code", (uint64_t)(uint64_t)afmt_load_u8(AFMT_B(src, o_column_types + (uint64_t)1 * (j))));
+                return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, &path, "column_types", j, o_column_types + 1 * j, "no entry of table value_types matches (%" PRIu64 "): unknown type code" "; known: 0 i8, 1 i32, 2 i64, 3 u8, 4 u32, 5 u64, 6 f32, 7 f64", (uint64_t)(uint64_t)afmt_load_u8(AFMT_B(src, o_column_types + (uint64_t)1 * (j))));
             }
             if (!afmt_add_u64(width_columns, size_j, &width_columns)) {
                 return afmt_fail(err, AFMT_E_OVERFLOW, &path, "columns", AFMT_NO_INDEX, pos, "the row width overflows 64 bits");
@@ -753,7 +753,9 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
     }
     const uint64_t v_data_type = c1;
     if (UINT64_C(0) >= A_data->rank) {
-        return afmt_fail(err, AFMT_E_TYPE, NULL, "rows", AFMT_NO_INDEX, 0, "`dim(data, 0)`: dimension index out of range");
+        char desc_[96];
+        afmt_array_describe(A_data, desc_, sizeof desc_);
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "rows", AFMT_NO_INDEX, 0, "daphne holds 2-d matrices, or frames of several 1-d columns of equal length; this array is %u-d: %s", (unsigned)A_data->rank, desc_);
     }
     const uint64_t v_rows = A_data->dims[UINT64_C(0)];
     uint64_t c3;
@@ -761,7 +763,9 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
         c3 = (uint64_t)n;
     } else {
         if (UINT64_C(1) >= A_data->rank) {
-            return afmt_fail(err, AFMT_E_TYPE, NULL, "cols", AFMT_NO_INDEX, 0, "`narrays() > 1 ? narrays() : dim(data, 1)`: dimension index out of range");
+            char desc_[96];
+            afmt_array_describe(A_data, desc_, sizeof desc_);
+            return afmt_fail(err, AFMT_E_TYPE, NULL, "cols", AFMT_NO_INDEX, 0, "daphne holds 2-d matrices, or frames of several 1-d columns of equal length; this array is %u-d: %s", (unsigned)A_data->rank, desc_);
         }
         c3 = A_data->dims[UINT64_C(1)];
     }
@@ -873,7 +877,9 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
                     return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0, "array %u must be plain, little-endian and row-major (see afmt_array_to_plain)", (unsigned)ai);
                 }
                 if (A_data->rank != 2) {
-                    return afmt_fail(err, AFMT_E_TYPE, NULL, "data", AFMT_NO_INDEX, 0, "daphne holds arrays of rank 2 here, not %u", (unsigned)A_data->rank);
+                    char desc_[96];
+                    afmt_array_describe(A_data, desc_, sizeof desc_);
+                    return afmt_fail(err, AFMT_E_TYPE, NULL, "data", AFMT_NO_INDEX, 0, "daphne holds 2-d matrices, or frames of several 1-d columns of equal length; this array is %u-d: %s", (unsigned)A_data->rank, desc_);
                 }
                 uint64_t nbytes_data;
                 if (afmt_payload_size(A_data, el_enc, &nbytes_data, err) != 0) return -1;

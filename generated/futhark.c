@@ -157,7 +157,7 @@ static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
             if (el_dtype == AFMT_DTYPE_INVALID) {
                 char esc0[19];
                 afmt_escape_text(AFMT_B(src, o_type), 4, esc0, sizeof esc0);
-                return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, &path, "type", AFMT_NO_INDEX, o_type, "no entry of table types matches (type = %s): unknown type code", esc0);
+                return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, &path, "type", AFMT_NO_INDEX, o_type, "no entry of table types matches (type = %s): unknown type code" "; known: '  i8' i8, ' i16' i16, ' i32' i32, ' i64' i64, '  u8' u8, ' u16' u16, ' u32' u32, ' u64' u64, ' f16' f16, ' f32' f32, ' f64' f64, 'bool' bool", esc0);
             }
 
             /* dims: rank of i64 little-endian */

@@ -81,7 +81,7 @@ static int inebin_validate_body(afmt_src *src, const afmt_options *opt,
     if (el_dtype == AFMT_DTYPE_INVALID) {
         char esc0[7];
         afmt_escape_text(AFMT_B(src, o_type), 1, esc0, sizeof esc0);
-        return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, &path, "type", AFMT_NO_INDEX, o_type, "no entry of table types matches (type = %s): unknown type code", esc0);
+        return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, &path, "type", AFMT_NO_INDEX, o_type, "no entry of table types matches (type = %s): unknown type code" "; known: 'B' bool, 'Z' i64, 'R' f64, 'C' c128", esc0);
     }
 
     /* rows: u32 little-endian */
@@ -199,7 +199,9 @@ static int inebin_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
         return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0, "array %u must be plain, little-endian and row-major (see afmt_array_to_plain)", (unsigned)ai);
     }
     if (A_data->rank != 2) {
-        return afmt_fail(err, AFMT_E_TYPE, NULL, "data", AFMT_NO_INDEX, 0, "inebin holds arrays of rank 2 here, not %u", (unsigned)A_data->rank);
+        char desc_[96];
+        afmt_array_describe(A_data, desc_, sizeof desc_);
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "data", AFMT_NO_INDEX, 0, "inebin holds 2-d matrices; this array is %u-d: %s", (unsigned)A_data->rank, desc_);
     }
     uint8_t w_type[1] = {0};
     afmt_dtype el_dtype = AFMT_DTYPE_INVALID;

@@ -167,7 +167,7 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
         }
     }
     if (el_dtype == AFMT_DTYPE_INVALID) {
-        return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, &path, "eltype", AFMT_NO_INDEX, o_eltype, "no entry of table element matches (eltype = %" PRIu64 ", elbyte = %" PRIu64 "): unknown type code", (uint64_t)v_eltype, (uint64_t)v_elbyte);
+        return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, &path, "eltype", AFMT_NO_INDEX, o_eltype, "no entry of table element matches (eltype = %" PRIu64 ", elbyte = %" PRIu64 "): unknown type code" "; known: (1, 1) i8, (1, 2) i16, (1, 4) i32, (1, 8) i64, (2, 1) u8, (2, 2) u16, (2, 4) u32, (2, 8) u64, (3, 2) f16, (3, 4) f32, (3, 8) f64, (4, 8) c64, (4, 16) c128, (5, 2) bf16, (5, 1) bool, eltype == 0 && elbyte > 0: opaque", (uint64_t)v_eltype, (uint64_t)v_elbyte);
     }
 
     /* switch compression on flags & 2 */

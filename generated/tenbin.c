@@ -135,7 +135,7 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
         if (el_dtype == AFMT_DTYPE_INVALID) {
             char esc0[35];
             afmt_escape_text(AFMT_B(src, o_dtype), 8, esc0, sizeof esc0);
-            return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, &path, "dtype", AFMT_NO_INDEX, o_dtype, "no entry of table dtypes matches (dtype = %s): unknown type code", esc0);
+            return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, &path, "dtype", AFMT_NO_INDEX, o_dtype, "no entry of table dtypes matches (dtype = %s): unknown type code" "; known: 'f2' f16, 'f4' f32, 'f8' f64, 'i1' i8, 'i2' i16, 'i4' i32, 'i8' i64, 'u1' u8, 'u2' u16, 'u4' u32, 'u8' u64", esc0);
         }
 
         /* info: 8 bytes of text */

@@ -77,3 +77,24 @@ check "--help does not say casts wrap" sh -c "! grep -q 'wrap' '$T/help'"
 check "--help says fractions truncate toward 0" grep -q "truncate" "$T/help"
 check "the man page says integer targets saturate" grep -q "saturates" "$MAN"
 check "the man page says nothing wraps" grep -q "nothing wraps" "$MAN"
+
+# A shape the target cannot hold is refused in its users' words (the spec's
+# "holds"), with what the array is: never an expression of the spec.
+for dims in 3 2,3,4 4,1,1,2; do
+    rank=$(echo "$dims" | tr ',' '\n' | wc -l)
+    python3 -c "
+import struct, sys
+dims = [int(x) for x in '$dims'.split(',')]
+n = 1
+for d in dims: n *= d
+sys.stdout.buffer.write(b'b\x02' + bytes([len(dims)]) + b' i32' + b''.join(struct.pack('<q', d) for d in dims) + bytes(4 * n))
+" > "$T/shape.bin"
+    for to in daphne inebin; do
+        "$A" convert --to $to "$T/shape.bin" "$T/shape.out" > "$T/out" 2>&1
+        rc=$?
+        check "rank $rank to $to: refused with exit 1" test "$rc" = 1
+        check "rank $rank to $to: says what $to holds" grep -qF "$to holds 2-d matrices" "$T/out"
+        check "rank $rank to $to: says what the array is" grep -qF "this array is $rank-d: i32[$dims]" "$T/out"
+        check "rank $rank to $to: no spec expression in the message" sh -c "! grep -q '\`' '$T/out'"
+    done
+done

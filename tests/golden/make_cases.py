@@ -54,6 +54,22 @@ def needs_elems(count, width, data, offset):
         count, "" if count == 1 else "s", width, count * width, left)
 
 
+def known_types(fmt, table):
+    """'; known: ...' as an unknown type code lists the valid ones: every
+    entry of the spec's table, in the spec's order."""
+    import json
+    with open(os.path.join(ROOT, "..", "spec", fmt + ".json")) as f:
+        entries = json.load(f)["tables"][table]["entries"]
+    out = []
+    for e in entries:
+        if "key" not in e:
+            out.append("%s: %s" % (e["when"], e["dtype"]))
+            continue
+        keys = ["'%s'" % k if isinstance(k, str) else str(k) for k in e["key"]]
+        out.append(("(%s)" % ", ".join(keys) if len(keys) > 1 else keys[0]) + " " + e["dtype"])
+    return "; known: " + ", ".join(out)
+
+
 # ---------------------------------------------------------------- rawarray
 def ra(flags=0, eltype=4, elbyte=8, size=None, dims=(3, 4), data=None, magic=b"rawarray", trailer=b""):
     n = 1
@@ -88,7 +104,8 @@ case(R, "lz4_block_wrong_size", ra(flags=2, size=5, data=b"\x40abcd"), False, "s
 case(R, "lz4_size_past_end", ra(flags=2, size=1 << 40, data=b"\x40abcd"), False, "truncated", "data", 64)
 case(R, "big_endian_flag", ra(flags=1), False, "unsupported", "flags", 8, "big-endian")
 case(R, "elbyte_zero", ra(elbyte=0, size=0), False, "constraint", "elbyte", 24)
-case(R, "unknown_eltype", ra(eltype=9, elbyte=4), False, "unknown-type", "eltype", 16, "eltype = 9")
+case(R, "unknown_eltype", ra(eltype=9, elbyte=4), False, "unknown-type", "eltype", 16,
+     "(eltype = 9, elbyte = 4): unknown type code" + known_types("rawarray", "element"))
 case(R, "float_width_3", ra(eltype=3, elbyte=3, size=36), False, "unknown-type", "eltype", 16)
 case(R, "bool_byte_not_0_1", ra(eltype=5, elbyte=1, dims=(4,), data=b"\x00\x01\x02\x00"), False, "value",
      "data[2]", 58, "0x02", note="eltype 5 elbyte 1 (RawArray.jl Bool): bytes must be 0 or 1")
@@ -330,7 +347,7 @@ case(T, "data_chunk_empty_for_nonempty_array", ten_chunk(ten_header()) + ten_chu
 
 # dtype and info
 case(T, "unknown_dtype", ten_chunk(ten_header(b"f3")) + ten_chunk(ten_data()), False, "unknown-type",
-     "array[0].dtype", 16, "f3")
+     "array[0].dtype", 16, "f3\\x00\\x00\\x00\\x00\\x00\\x00\"): unknown type code" + known_types("tenbin", "dtypes"))
 case(T, "unknown_dtype_bool", ten_chunk(ten_header(b"b1")) + ten_chunk(ten_data()), False, "unknown-type",
      "array[0].dtype", 16, note="no bool in tenbin")
 case(T, "unknown_dtype_complex", ten_chunk(ten_header(b"c8")) + ten_chunk(ten_data()), False, "unknown-type",
@@ -552,7 +569,8 @@ case(D, "value_type_9", dense(vt=7)[:18] + b"\x09" + dense(vt=7)[19:44] + b"\x09
 case(D, "value_type_10_document_double", dense(vt=7)[:18] + b"\x0a" + dense(vt=7)[19:44] + b"\x0a" +
      dense(vt=7)[45:], False, "unknown-type", "value_type", 18,
      note="the document's 10 = double matches no file DAPHNE writes")
-case(D, "value_type_255", dense(vt=7)[:18] + b"\xff" + dense(vt=7)[19:], False, "unknown-type", "value_type", 18)
+case(D, "value_type_255", dense(vt=7)[:18] + b"\xff" + dense(vt=7)[19:], False, "unknown-type", "value_type", 18,
+     "(value_type = 255): unknown type code" + known_types("daphne", "value_types"))
 case(D, "block_row_not_0", dense(rx=1), False, "constraint", "block_row", 19,
      note="one block covering the matrix but placed at row 1: it lies outside the matrix")
 case(D, "block_col_not_0", dense(cx=3), False, "constraint", "block_col", 27)
