@@ -357,6 +357,27 @@ static void emit_reverse_lookup(emitter *m, scope *sc, item *lk)
         const table_entry *te = &tb->entries[i];
         const char *dt = dtype_enum(te->dtype ? te->dtype : "");
         sbuf cond = {0};
+        if (!te->key && te->write_key && te->writable && dt) {
+            /* a "when" entry with the key values to write ("elsize": the
+             * element size): opaque elements go back as they came */
+            line(m, "%sif (A_%s->dtype == %s && A_%s->elsize > 0) {", first ? "" : "} else ", arr->name, dt, arr->name);
+            first = 0;
+            m->indent++;
+            for (k = 0; k < lk->nkey && k < te->nwrite_key; k++) {
+                item *kf = lk->key[k]->kind == E_NAME ? find_item(sc, lk->key[k]->sval) : NULL;
+                const expr *wk = te->write_key[k];
+                if (!kf || kf->ftype != FT_INT) continue;
+                if (wk->kind == E_INT)
+                    line(m, "v_%s = %llu;", kf->name, (unsigned long long)wk->ival);
+                else
+                    line(m, "v_%s = A_%s->elsize;", kf->name, arr->name);
+            }
+            line(m, "%s_dtype = %s;", lk->name, dt);
+            line(m, "%s_size = %s;", lk->name,
+                 strcmp(te->dtype, "opaque") == 0 ? xprintf("A_%s->elsize", arr->name) : xprintf("afmt_dtype_get(%s)->size", dt));
+            m->indent--;
+            continue;
+        }
         if (!te->key || !te->writable || !dt || strcmp(te->dtype, "opaque") == 0) continue;
         sb_printf(&cond, "A_%s->dtype == %s", arr->name, dt);
         for (k = 0; k < lk->nkey && k < te->nkey; k++) {

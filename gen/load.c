@@ -710,7 +710,7 @@ static void load_items(loader *L, spec *s, json_t *arr, const char *jp, item_lis
 }
 
 static const char *const TABLE_KEYS[] = {"entries", "doc", NULL};
-static const char *const ENTRY_KEYS[] = {"key", "when", "dtype", "size", "encoding", "warn", "write", "doc", NULL};
+static const char *const ENTRY_KEYS[] = {"key", "when", "dtype", "size", "encoding", "warn", "write", "write_key", "doc", NULL};
 
 static void load_table(loader *L, const char *name, json_t *t, const char *jp, table *tb)
 {
@@ -774,6 +774,29 @@ static void load_table(loader *L, const char *name, json_t *t, const char *jp, t
         te->warn = get_str(L, e, "warn", pi, 0);
         w = json_object_get(e, "write");
         if (w) te->writable = json_is_true(w);
+        w = json_object_get(e, "write_key");
+        if (w) {
+            /* what a writer stores in the key fields for a "when" entry:
+             * integers, or "elsize" (the array's element size in bytes) */
+            char *pw = jp_key(pi, "write_key");
+            size_t j;
+            if (!te->when || !json_is_array(w) || json_array_size(w) == 0 ||
+                (tb->nkeys >= 0 && json_array_size(w) != (size_t)tb->nkeys)) {
+                LERR(L, pw, "\"write_key\" belongs to a \"when\" entry: a list with one value per key");
+            } else {
+                te->write_key = xcalloc(json_array_size(w), sizeof *te->write_key);
+                for (j = 0; j < json_array_size(w); j++) {
+                    json_t *x = json_array_get(w, j);
+                    char *pj = jp_idx(pw, j);
+                    if (!json_is_integer(x) && !(json_is_string(x) && strcmp(json_string_value(x), "elsize") == 0))
+                        LERR(L, pj, "a \"write_key\" value is an integer or \"elsize\"");
+                    else
+                        te->write_key[te->nwrite_key++] = literal(L, x, pj);
+                    free(pj);
+                }
+            }
+            free(pw);
+        }
         free(pi);
     }
     free(pe);

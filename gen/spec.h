@@ -44,6 +44,8 @@ typedef struct table_entry {
     char *encoding;  /* "plain" | "bits-lsb" */
     char *warn;      /* warning text when matched */
     int writable;    /* writers may choose this entry */
+    expr **write_key; /* a "when" entry's key values for writers: E_INT, or E_STR "elsize" */
+    int nwrite_key;
     char *jpath;
 } table_entry;
 

@@ -400,6 +400,11 @@ static int rawarray_write_impl(const afmt_array *arrays, size_t n, const afmt_wr
         v_elbyte = 2;
         el_dtype = AFMT_BF16;
         el_size = afmt_dtype_get(AFMT_BF16)->size;
+    } else if (A_data->dtype == AFMT_OPAQUE && A_data->elsize > 0) {
+        v_eltype = 0;
+        v_elbyte = A_data->elsize;
+        el_dtype = AFMT_OPAQUE;
+        el_size = A_data->elsize;
     }
     if (el_dtype == AFMT_DTYPE_INVALID) {
         return afmt_fail(err, AFMT_E_TYPE, NULL, "eltype", AFMT_NO_INDEX, 0, "rawarray cannot hold elements of type %s", afmt_dtype_name(A_data->dtype));

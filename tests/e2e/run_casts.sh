@@ -98,3 +98,28 @@ sys.stdout.buffer.write(b'b\x02' + bytes([len(dims)]) + b' i32' + b''.join(struc
         check "rank $rank to $to: no spec expression in the message" sh -c "! grep -q '\`' '$T/out'"
     done
 done
+
+# Opaque elements (RawArray eltype 0) round-trip into a format that can
+# hold them, byte for byte, whatever their size; the others refuse them.
+for spec in 1:2 3:2,3 16:4 5:1,1,2; do
+    elbyte=${spec%%:*}
+    dims=${spec#*:}
+    python3 -c "
+import struct, sys
+dims = [int(x) for x in '$dims'.split(',')]
+n = 1
+for d in dims: n *= d
+data = bytes((7 * i + 3) % 256 for i in range($elbyte * n))
+sys.stdout.buffer.write(b'rawarray' + struct.pack('<5Q', 0, 0, $elbyte, len(data), len(dims)) +
+                        b''.join(struct.pack('<Q', d) for d in dims) + data + b'meta')
+" > "$T/opaque.ra"
+    rm -f "$T/opaque2.ra"
+    "$A" convert "$T/opaque.ra" "$T/opaque2.ra" > "$T/out" 2>&1
+    rc=$?
+    check "opaque elbyte $elbyte [$dims]: rawarray to rawarray exits 0" test "$rc" = 0
+    check "opaque elbyte $elbyte [$dims]: byte for byte" cmp -s "$T/opaque.ra" "$T/opaque2.ra"
+    "$A" convert --to futhark "$T/opaque.ra" "$T/opaque.bin" > "$T/out" 2>&1
+    rc=$?
+    check "opaque elbyte $elbyte [$dims]: futhark refuses (exit 1)" test "$rc" = 1
+    check "opaque elbyte $elbyte [$dims]: futhark says why" grep -q "cannot hold elements of type opaque" "$T/out"
+done
