@@ -226,6 +226,31 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                 return afmt_fail(err, AFMT_E_LIMIT, &path, "block_row", AFMT_NO_INDEX, o_block_row, "more than %d blocks with cells", AFMT_TILES_CAP);
             }
 
+            /* check (rows != 0 && cols != 0) || (block_row == 0 && block_col == 0 && block_rows == rows && block_cols == cols) */
+            int b2 = (v_rows != UINT64_C(0));
+            if (b2) {
+                b2 = (v_cols != UINT64_C(0));
+            }
+            int b1 = b2;
+            if (!b1) {
+                int b5 = (v_block_row == UINT64_C(0));
+                if (b5) {
+                    b5 = (v_block_col == UINT64_C(0));
+                }
+                int b4 = b5;
+                if (b4) {
+                    b4 = (v_block_rows == v_rows);
+                }
+                int b3 = b4;
+                if (b3) {
+                    b3 = (v_block_cols == v_cols);
+                }
+                b1 = b3;
+            }
+            if (!b1) {
+                return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_rows", AFMT_NO_INDEX, o_block_rows, "a matrix of zero area is stored as the one block DAPHNE writes for it: rows x cols at (0, 0): `(rows != 0 && cols != 0) || (block_row == 0 && block_col == 0 && block_rows == rows && block_cols == cols)` does not hold (block_rows = %" PRIu64 ")", v_block_rows);
+            }
+
             /* block_type: u8 */
             if (!afmt_src_have(src, src->len, pos, 1)) {
                 return afmt_src_short_ex(src, err, &path, "block_type", AFMT_NO_INDEX, pos, src->len, 1, 0, "block_type", NULL);
@@ -241,12 +266,12 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
 
                 /* array data: el elements, row-major */
                 uint64_t n_data = 1;
-                const uint64_t dim1 = v_block_rows;
-                if (!afmt_mul_u64(n_data, dim1, &n_data)) {
+                const uint64_t dim6 = v_block_rows;
+                if (!afmt_mul_u64(n_data, dim6, &n_data)) {
                     return afmt_fail(err, AFMT_E_OVERFLOW, &path, "block_rows", AFMT_NO_INDEX, o_block_rows, "the element count overflows 64 bits");
                 }
-                const uint64_t dim2 = v_block_cols;
-                if (!afmt_mul_u64(n_data, dim2, &n_data)) {
+                const uint64_t dim7 = v_block_cols;
+                if (!afmt_mul_u64(n_data, dim7, &n_data)) {
                     return afmt_fail(err, AFMT_E_OVERFLOW, &path, "block_cols", AFMT_NO_INDEX, o_block_cols, "the element count overflows 64 bits");
                 }
                 const uint64_t stored_data = 0; /* all zeros: nothing stored */
@@ -262,8 +287,8 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                     afmt_array_init(&a_data, el_dtype);
                     a_data.elsize = el_size;
                     a_data.rank = 2;
-                    a_data.dims[0] = dim1;
-                    a_data.dims[1] = dim2;
+                    a_data.dims[0] = dim6;
+                    a_data.dims[1] = dim7;
                     a_data.count = n_data;
                     a_data.order = AFMT_ROW_MAJOR;
                     a_data.encoding = el_enc;
@@ -307,12 +332,12 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
 
                 /* array data: el elements, row-major */
                 uint64_t n_data = 1;
-                const uint64_t dim3 = v_block_rows;
-                if (!afmt_mul_u64(n_data, dim3, &n_data)) {
+                const uint64_t dim8 = v_block_rows;
+                if (!afmt_mul_u64(n_data, dim8, &n_data)) {
                     return afmt_fail(err, AFMT_E_OVERFLOW, &path, "block_rows", AFMT_NO_INDEX, o_block_rows, "the element count overflows 64 bits");
                 }
-                const uint64_t dim4 = v_block_cols;
-                if (!afmt_mul_u64(n_data, dim4, &n_data)) {
+                const uint64_t dim9 = v_block_cols;
+                if (!afmt_mul_u64(n_data, dim9, &n_data)) {
                     return afmt_fail(err, AFMT_E_OVERFLOW, &path, "block_cols", AFMT_NO_INDEX, o_block_cols, "the element count overflows 64 bits");
                 }
                 const uint64_t stored_data = n_data;
@@ -328,8 +353,8 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                     afmt_array_init(&a_data, el_dtype);
                     a_data.elsize = el_size;
                     a_data.rank = 2;
-                    a_data.dims[0] = dim3;
-                    a_data.dims[1] = dim4;
+                    a_data.dims[0] = dim8;
+                    a_data.dims[1] = dim9;
                     a_data.count = n_data;
                     a_data.order = AFMT_ROW_MAJOR;
                     a_data.encoding = el_enc;
@@ -380,11 +405,11 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                 if (opt->fields) afmt_report_field(opt, &path, "nnz", AFMT_FIELD_UINT, o_nnz, 0, 1, 8, 0, AFMT_B(src, o_nnz), NULL);
 
                 /* row_offsets: block_rows + 1 of u64 little-endian */
-                uint64_t t5;
-                if (!afmt_add_u64(v_block_rows, UINT64_C(1), &t5)) {
+                uint64_t t10;
+                if (!afmt_add_u64(v_block_rows, UINT64_C(1), &t10)) {
                     return afmt_fail(err, AFMT_E_OVERFLOW, &path, "", AFMT_NO_INDEX, pos, "`block_rows + 1` overflows 64 bits");
                 }
-                const uint64_t n_row_offsets = t5;
+                const uint64_t n_row_offsets = t10;
                 if (n_row_offsets > (src->len - pos) / 8 || !afmt_src_have(src, src->len, pos, n_row_offsets * 8)) {
                     return afmt_src_short_ex(src, err, &path, "row_offsets", AFMT_NO_INDEX, pos, src->len, n_row_offsets, 8, "row_offsets", NULL);
                 }
@@ -403,9 +428,9 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                 if (afmt_load_u64le(AFMT_B(src, o_row_offsets + (uint64_t)8 * (n_row_offsets - 1))) != v_nnz) {
                     return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "row_offsets", n_row_offsets - 1, o_row_offsets + (uint64_t)8 * (n_row_offsets - 1), "expected %" PRIu64 " = nnz, found %" PRIu64 "", (uint64_t)(v_nnz), afmt_load_u64le(AFMT_B(src, o_row_offsets + (uint64_t)8 * (n_row_offsets - 1))));
                 }
-                const uint64_t bad6 = afmt_field_unordered(AFMT_B(src, o_row_offsets), n_row_offsets, 8, 0, 0, 0);
-                if (bad6 < n_row_offsets) {
-                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "row_offsets", bad6, o_row_offsets + (uint64_t)8 * bad6, "is less than the element before it (must be non-decreasing)");
+                const uint64_t bad11 = afmt_field_unordered(AFMT_B(src, o_row_offsets), n_row_offsets, 8, 0, 0, 0);
+                if (bad11 < n_row_offsets) {
+                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "row_offsets", bad11, o_row_offsets + (uint64_t)8 * bad11, "is less than the element before it (must be non-decreasing)");
                 }
 
                 /* col_indices: nnz of u64 little-endian */
@@ -422,19 +447,19 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                         return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "col_indices", i_col_indices, o_col_indices + (uint64_t)8 * i_col_indices, "column index out of range: `col_indices < block_cols` does not hold (col_indices = %" PRIu64 ")", e_col_indices);
                     }
                 }
-                const uint64_t bad7 = afmt_field_unordered_within(AFMT_B(src, o_col_indices), n_col_indices, 8, 0, AFMT_B(src, o_row_offsets), n_row_offsets, 8, 0);
-                if (bad7 < n_col_indices) {
-                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "col_indices", bad7, o_col_indices + (uint64_t)8 * bad7, "is not greater than the element before it in the same segment of row_offsets (must be strictly increasing within each)");
+                const uint64_t bad12 = afmt_field_unordered_within(AFMT_B(src, o_col_indices), n_col_indices, 8, 0, AFMT_B(src, o_row_offsets), n_row_offsets, 8, 0);
+                if (bad12 < n_col_indices) {
+                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "col_indices", bad12, o_col_indices + (uint64_t)8 * bad12, "is not greater than the element before it in the same segment of row_offsets (must be strictly increasing within each)");
                 }
 
                 /* array data: el elements, row-major */
                 uint64_t n_data = 1;
-                const uint64_t dim8 = v_block_rows;
-                if (!afmt_mul_u64(n_data, dim8, &n_data)) {
+                const uint64_t dim13 = v_block_rows;
+                if (!afmt_mul_u64(n_data, dim13, &n_data)) {
                     return afmt_fail(err, AFMT_E_OVERFLOW, &path, "block_rows", AFMT_NO_INDEX, o_block_rows, "the element count overflows 64 bits");
                 }
-                const uint64_t dim9 = v_block_cols;
-                if (!afmt_mul_u64(n_data, dim9, &n_data)) {
+                const uint64_t dim14 = v_block_cols;
+                if (!afmt_mul_u64(n_data, dim14, &n_data)) {
                     return afmt_fail(err, AFMT_E_OVERFLOW, &path, "block_cols", AFMT_NO_INDEX, o_block_cols, "the element count overflows 64 bits");
                 }
                 const uint64_t stored_data = v_nnz;
@@ -450,8 +475,8 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                     afmt_array_init(&a_data, el_dtype);
                     a_data.elsize = el_size;
                     a_data.rank = 2;
-                    a_data.dims[0] = dim8;
-                    a_data.dims[1] = dim9;
+                    a_data.dims[0] = dim13;
+                    a_data.dims[1] = dim14;
                     a_data.count = n_data;
                     a_data.order = AFMT_ROW_MAJOR;
                     a_data.encoding = el_enc;
@@ -508,12 +533,12 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
 
                 /* array data: el elements, row-major */
                 uint64_t n_data = 1;
-                const uint64_t dim10 = v_block_rows;
-                if (!afmt_mul_u64(n_data, dim10, &n_data)) {
+                const uint64_t dim15 = v_block_rows;
+                if (!afmt_mul_u64(n_data, dim15, &n_data)) {
                     return afmt_fail(err, AFMT_E_OVERFLOW, &path, "block_rows", AFMT_NO_INDEX, o_block_rows, "the element count overflows 64 bits");
                 }
-                const uint64_t dim11 = v_block_cols;
-                if (!afmt_mul_u64(n_data, dim11, &n_data)) {
+                const uint64_t dim16 = v_block_cols;
+                if (!afmt_mul_u64(n_data, dim16, &n_data)) {
                     return afmt_fail(err, AFMT_E_OVERFLOW, &path, "block_cols", AFMT_NO_INDEX, o_block_cols, "the element count overflows 64 bits");
                 }
                 const uint64_t stored_data = v_coo_nnz;
@@ -530,8 +555,8 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                     const uint8_t *rec = AFMT_B(src, pos + k * record_data);
                     const uint64_t r = afmt_load_u32le(rec);
                     const uint64_t c = with_cols_data ? (uint64_t)afmt_load_u32le(rec + 4) : 0;
-                    if (r >= dim10 || c >= dim11) {
-                        return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "data", k, pos + k * record_data, "record (%" PRIu64 ", %" PRIu64 ") lies outside the %" PRIu64 " x %" PRIu64 " block", r, c, dim10, dim11);
+                    if (r >= dim15 || c >= dim16) {
+                        return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "data", k, pos + k * record_data, "record (%" PRIu64 ", %" PRIu64 ") lies outside the %" PRIu64 " x %" PRIu64 " block", r, c, dim15, dim16);
                     }
                     if (k > 0 && (r < prev_r || (r == prev_r && c <= prev_c))) {
                         return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "data", k, pos + k * record_data, "record (%" PRIu64 ", %" PRIu64 ") does not follow (%" PRIu64 ", %" PRIu64 ") in row-major order (a cell twice, or unsorted)", r, c, prev_r, prev_c);
@@ -545,8 +570,8 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                     afmt_array_init(&a_data, el_dtype);
                     a_data.elsize = el_size;
                     a_data.rank = 2;
-                    a_data.dims[0] = dim10;
-                    a_data.dims[1] = dim11;
+                    a_data.dims[0] = dim15;
+                    a_data.dims[1] = dim16;
                     a_data.count = n_data;
                     a_data.order = AFMT_ROW_MAJOR;
                     a_data.encoding = el_enc;
@@ -846,6 +871,29 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
                 c4 = UINT64_C(1);
             }
             const uint64_t v_block_type = c4;
+            int b6 = (v_rows != UINT64_C(0));
+            if (b6) {
+                b6 = (v_cols != UINT64_C(0));
+            }
+            int b5 = b6;
+            if (!b5) {
+                int b9 = (v_block_row == UINT64_C(0));
+                if (b9) {
+                    b9 = (v_block_col == UINT64_C(0));
+                }
+                int b8 = b9;
+                if (b8) {
+                    b8 = (v_block_rows == v_rows);
+                }
+                int b7 = b8;
+                if (b7) {
+                    b7 = (v_block_cols == v_cols);
+                }
+                b5 = b7;
+            }
+            if (!b5) {
+                return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "block_rows", AFMT_NO_INDEX, 0, "a matrix of zero area is stored as the one block DAPHNE writes for it: rows x cols at (0, 0): `(rows != 0 && cols != 0) || (block_row == 0 && block_col == 0 && block_rows == rows && block_cols == cols)` does not hold (block_rows = %" PRIu64 ")", v_block_rows);
+            }
             /* block_row */
             if (afmt_sink_u64(sink, v_block_row, 0, err) != 0) return -1;
             /* block_col */

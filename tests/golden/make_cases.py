@@ -589,6 +589,15 @@ case(D, "truncated_dense_data", dense()[:-1], False, "truncated", "data", 45, "n
 case(D, "truncated_dense_data_lenient", dense()[:-1], False, "truncated", "data", 45, mode="lenient",
      note="DAPHNE reads truncated data as uninitialised memory: never tolerated")
 case(D, "truncated_in_block_header", dense()[:40], False, "truncated", "block_cols", 39)
+case(D, "zero_area_3x0_with_0x0_block", dense(rows=3, cols=0, brows=0, bcols=0, values=[]), False, "constraint",
+     "block_rows", 35, "a matrix of zero area is stored as the one block DAPHNE writes",
+     note="a 3 x 0 header with a 0 x 0 block: read as [0,0] before, losing the 3")
+case(D, "zero_area_0x4_with_0x0_block", dense(rows=0, cols=4, brows=0, bcols=0, values=[]), False, "constraint",
+     "block_rows", 35)
+case(D, "zero_area_3x0_with_3x0_block_at_1", dense(rows=3, cols=0, brows=3, bcols=0, rx=1, values=[]), False)
+case(D, "valid_zero_area_3x0", dense(rows=3, cols=0, values=[]), True, warnings=0,
+     note="what DAPHNE writes for a 3 x 0 matrix: one 3 x 0 block at (0, 0)")
+case(D, "valid_zero_area_0x4", dense(rows=0, cols=4, values=[]), True, warnings=0)
 case(D, "dense_huge_small_file", dense(3, 0x80000000, 0x80000000, data=b"\0" * 16), False, "truncated", "data",
      45, note="2^62 u8 values claimed in a 61-byte file")
 case(D, "dense_size_overflows", dense(7, 0xffffffff, 0xffffffff, data=b"\0" * 16), False, "overflow", "data", 45,
