@@ -22,12 +22,12 @@ for t in $targets; do
     cp corpus/"$f"/* "$d/seeds/" 2>/dev/null
     for g in tests/"$f"/*/input; do [ -f "$g" ] && { n=${g#tests/}; cp "$g" "$d/seeds/${n//\//_}"; }; done
     l0=$(cut -d' ' -f1 /proc/loadavg)
-    /usr/bin/time -f '%U %S' -o "$d/time" "$B/$t" -max_total_time="$T" -print_final_stats=1 \
+    /usr/bin/time -f "%U %S" -o "$d/time" "$B/$t" -max_total_time="$T" -print_final_stats=1 -artifact_prefix="$d/" \
         "$d/corpus" "$d/seeds" > "$d/log" 2>&1
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$d/log")
     eps=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$d/log")
     cpu=$(awk '{printf "%.1f", $1 + $2}' "$d/time")
-    per=$(awk -v e="${execs:-0}" -v c="$cpu" 'BEGIN { printf "%d", c > 0 ? e / c : 0 }')
+    per=$(awk -v e="${execs:-0}" -v c="$cpu" 'BEGIN { printf "%d", (c > 0) ? (e / c) : 0 }')
     printf '%-20s %10s %8s %7s %10s  %s-%s\n' "$t" "${execs:-?}" "${eps:-?}" "$cpu" "$per" \
         "$l0" "$(cut -d' ' -f1 /proc/loadavg)"
     rm -rf "$d"
