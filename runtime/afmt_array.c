@@ -514,8 +514,9 @@ int afmt_array_part_unit(const afmt_array *src, afmt_order order, uint64_t *unit
         return -1;
     n = storage_shape(src, s);
     /* a transpose makes the result one slab of its first axis at a time:
-     * total / s[n-1] bytes (s[n-1] > 1, so no division by zero) */
-    *unit = n >= 2 && src->order != order ? total / s[n - 1] : es;
+     * total / s[n-1] bytes (storage_shape drops axes of 1, but an empty
+     * array keeps its axis of 0: no division then) */
+    *unit = n >= 2 && src->order != order && s[n - 1] > 0 ? total / s[n - 1] : es;
     if (*unit == 0)
         *unit = 1; /* an empty array: any cut will do */
     return 0;

@@ -411,6 +411,14 @@ int main(void)
         CHECK("a strided view is not cut into pieces",
               afmt_array_part_unit(&a, AFMT_ROW_MAJOR, &unit, &err) == -1 &&
                   err.code == AFMT_E_UNSUPPORTED);
+        /* an empty column-major array whose last stored axis is 0 (a
+         * RawArray i16[0,4] from an empty .npy) divided by zero */
+        a.stride = 2;
+        a.dims[0] = 0;
+        a.count = 0;
+        a.nbytes = 0;
+        CHECK("part unit of an empty 0x4 transpose is defined",
+              afmt_array_part_unit(&a, AFMT_ROW_MAJOR, &unit, &err) == 0 && unit > 0);
     }
     CHECK_DONE();
 }
