@@ -310,7 +310,7 @@ int emit_format(const spec *s, const char *outdir)
                   "    afmt_%s_write,\n"
                   "    %s,\n"
                   "};\n",
-                  f, f, spq, f, order == 1 ? "AFMT_COL_MAJOR" : "AFMT_ROW_MAJOR", has_top_repeat(s) || holds_columns(&s->body), f, f, f, f, f, f,
+                  f, f, spq, f, order == 1 ? "AFMT_COL_MAJOR" : "AFMT_ROW_MAJOR", has_top_repeat(s) || holds_columns(&s->body) || texthdr_multi(s), f, f, f, f, f, f,
                   s->sidecar_suffix ? xprintf("&%s_sidecar", f) : "NULL");
         free(spq);
     }

@@ -1550,12 +1550,13 @@ static void emit_item(emitter *m, item *it, item_list *scope)
     int i;
     m->jpath = it->jpath;
     if (it->name && it->kind != IT_REPEAT && it->kind != IT_SWITCH && it->kind != IT_REGION && it->kind != IT_PAD &&
-        it->kind != IT_TEXTVAL) {
+        it->kind != IT_TEXTVAL && it->kind != IT_TEXTHDR) {
         sym *prev = sym_find(m, it->name);
         if (prev && prev->kind != SY_BUILTIN)
             gen_error(m, it->jpath, "'%s' is already defined at %s", it->name, prev->it ? prev->it->jpath : "?");
-    } else if (it->name) {
-        /* repeats, regions, switches and pads name C variables too: one
+    } else if (it->name && it->kind != IT_TEXTHDR) {
+        /* (a text header's name only names it in errors: switch cases may
+         * each have one) repeats, regions, switches and pads name C variables too: one
          * name once per spec */
         if (unique_name_clash(m, it))
             gen_error(m, it->jpath, "'%s' names another repeat, region, switch or pad of this spec", it->name);
@@ -1632,6 +1633,10 @@ static void emit_item(emitter *m, item *it, item_list *scope)
     case IT_TEXTVAL:
         line(m, "/* %s: a value in %s's text format */", it->name, it->grammar);
         emit_textval(m, it);
+        break;
+    case IT_TEXTHDR:
+        line(m, "/* %s: a text header and the arrays it describes */", it->name);
+        texthdr_emit_validate(m, it);
         break;
     }
     (void)i;

@@ -1013,6 +1013,10 @@ void emit_writer(emitter *m)
 {
     const spec *s = m->s;
     int multi = top_repeats_arrays(s);
+    if (texthdr_in_spec(s)) {
+        texthdr_emit_writer(m);
+        return;
+    }
     m->writer = 1;
     m->end = "len";
     line(m, "static int %s_write_impl(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,", s->format);

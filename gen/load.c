@@ -405,7 +405,12 @@ static void load_item(loader *L, spec *s, json_t *o, const char *jp, item *it)
     }
     /* "field" also names the field a lookup or check concerns: test the
      * other item kinds first */
-    if (json_object_get(o, "field") && json_object_get(o, "type")) {
+    if (json_object_get(o, "text_header")) {
+        /* first: a text header has keys ("pad", "types") of other kinds */
+        it->kind = IT_TEXTHDR;
+        it->name = get_str(L, o, "text_header", jp, 1);
+        it->th = texthdr_load(L->path, o, jp, &L->errors);
+    } else if (json_object_get(o, "field") && json_object_get(o, "type")) {
         it->name = get_str(L, o, "field", jp, 1);
         load_field(L, s, o, jp, it);
     } else if (json_object_get(o, "let")) {
@@ -687,7 +692,7 @@ static void load_item(loader *L, spec *s, json_t *o, const char *jp, item *it)
             LERR(L, jp, "\"fill\" can only be 0");
         it->fill_lenient = get_lenient(L, o, "lenient", jp);
     } else {
-        LERR(L, jp, "unknown item: expected one of field, let, lookup, check, array, repeat, region, switch, pad, text_value");
+        LERR(L, jp, "unknown item: expected one of field, let, lookup, check, array, repeat, region, switch, pad, text_value, text_header");
         return;
     }
     if (it->name && !valid_name(it->name)) LERR(L, jp, "'%s' is not a valid name", it->name);

@@ -5,10 +5,11 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "expr.h"
+#include "texthdr.h"
 
 typedef enum item_kind {
     IT_FIELD, IT_LET, IT_LOOKUP, IT_CHECK, IT_ARRAY, IT_REPEAT,
-    IT_REGION, IT_SWITCH, IT_PAD, IT_TEXTVAL
+    IT_REGION, IT_SWITCH, IT_PAD, IT_TEXTVAL, IT_TEXTHDR
 } item_kind;
 
 typedef enum field_type {
@@ -139,6 +140,8 @@ typedef struct item {
     char *else_message;
     /* text value */
     char *grammar;                    /* runtime scanner afmt_<grammar>_text_scan */
+    /* text header (gen/texthdr.c) */
+    texthdr *th;
 } item;
 
 typedef struct detect_rule {

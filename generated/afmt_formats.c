@@ -5,16 +5,20 @@
 #include "daphne.h"
 #include "futhark.h"
 #include "inebin.h"
+#include "npy.h"
 #include "rawarray.h"
+#include "safetensors.h"
 #include "tenbin.h"
 
 const afmt_format *const afmt_formats[] = {
     &afmt_daphne_format,
     &afmt_futhark_format,
     &afmt_inebin_format,
+    &afmt_npy_format,
     &afmt_rawarray_format,
+    &afmt_safetensors_format,
     &afmt_tenbin_format,
     NULL,
 };
 
-const size_t afmt_format_count = 5;
+const size_t afmt_format_count = 7;

@@ -24,6 +24,7 @@
 #include "afmt_tiles.h"
 #include "afmt_meta.h"
 #include "afmt_texthdr.h"
+#include "afmt_thdir.h"
 #include "afmt_futhark_text.h"
 #include "afmt_driver.h"
 #include "afmt_format.h"

@@ -116,6 +116,18 @@ static unsigned utf8_len(const uint8_t *p, uint64_t n)
     return 0;
 }
 
+int afmt_th_utf8_valid(const uint8_t *p, uint64_t n)
+{
+    uint64_t i = 0;
+    while (i < n) {
+        unsigned k = utf8_len(p + i, n - i);
+        if (!k)
+            return 0;
+        i += k;
+    }
+    return 1;
+}
+
 static unsigned utf8_put(uint32_t cp, uint8_t out[4])
 {
     if (cp < 0x80) { out[0] = (uint8_t)cp; return 1; }

@@ -138,6 +138,9 @@ int afmt_th_fail(const afmt_th *th, const afmt_th_path *p, const afmt_path *oute
 #endif
     ;
 
+/* 1 when p[0..n) is well-formed UTF-8 (no overlongs, no surrogates). */
+int afmt_th_utf8_valid(const uint8_t *p, uint64_t n);
+
 /* Name of a kind for messages ("a string", "an integer", ...). */
 const char *afmt_tv_kind_name(afmt_tv_kind kind);
 

@@ -929,6 +929,20 @@ static const char *find_body(const char *text, const char *name, size_t *body_le
             const char *b = q;
             depth = 0;
             for (; *q; q++) {
+                /* braces inside comments, string and character literals do not count */
+                if (q[0] == '/' && q[1] == '*') {
+                    const char *c = strstr(q + 2, "*/");
+                    if (!c) return NULL;
+                    q = c + 1;
+                    continue;
+                }
+                if (*q == '"' || *q == '\'') {
+                    char quote = *q;
+                    for (q++; *q && *q != quote; q++)
+                        if (*q == '\\' && q[1]) q++;
+                    if (!*q) return NULL;
+                    continue;
+                }
                 if (*q == '{') depth++;
                 else if (*q == '}' && --depth == 0) { *body_len = (size_t)(q + 1 - b); return b; }
             }

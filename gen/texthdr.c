@@ -1,0 +1,435 @@
+/* afmt-gen: the "text_header" item: loading (structure and meaning of its
+ * keys) and emission (a constant afmt_thdir_desc, the validator's call,
+ * and the writer of a spec holding one).  See texthdr.h. */
+#include "texthdr.h"
+
+#include <ctype.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "emit.h"
+#include "spec.h"
+#include "util.h"
+
+/* Values of runtime/afmt_thdir.h's afmt_thdir_bind. */
+enum { BIND_DTYPE = 1, BIND_ORDER = 2, BIND_SHAPE = 3, BIND_RANGE = 4 };
+
+static const char *const TH_KEYS[] = {"text_header", "syntax", "length", "max_length", "pad", "terminator", "align",
+                                      "write_align", "write_min_pad", "write_spare", "entries", "metadata", "keys",
+                                      "types", "write_order", "default_name", "doc", NULL};
+static const char *const KEY_KEYS[] = {"key", "bind", "kind", "doc", NULL};
+static const char *const TYPE_KEYS[] = {"name", "prefix", "dtype", "refuse", "endian", "size", "write", "doc", NULL};
+
+static const struct { const char *name; int size; } DTYPES[] = {
+    {"bool", 1}, {"i8", 1}, {"i16", 2}, {"i32", 4}, {"i64", 8}, {"u8", 1}, {"u16", 2}, {"u32", 4}, {"u64", 8},
+    {"f16", 2}, {"bf16", 2}, {"f32", 4}, {"f64", 8}, {"c64", 8}, {"c128", 16}, {"opaque", 0},
+};
+
+typedef struct tl {
+    const char *path;
+    int *errors;
+} tl;
+
+#define TERR(L, jp, ...) do { spec_error((L)->path, (jp), __VA_ARGS__); (*(L)->errors)++; } while (0)
+
+static void only_keys(tl *L, json_t *o, const char *jp, const char *const *allowed)
+{
+    const char *k;
+    json_t *v;
+    json_object_foreach(o, k, v) {
+        const char *const *a;
+        int ok = 0;
+        (void)v;
+        for (a = allowed; *a; a++)
+            if (strcmp(*a, k) == 0) ok = 1;
+        if (!ok) {
+            char *p = xprintf("%s/%s", jp, k);
+            TERR(L, p, "unknown key '%s'", k);
+            free(p);
+        }
+    }
+}
+
+static const char *str_of(tl *L, json_t *o, const char *key, const char *jp)
+{
+    json_t *v = json_object_get(o, key);
+    if (!v) return NULL;
+    if (!json_is_string(v)) {
+        char *p = xprintf("%s/%s", jp, key);
+        TERR(L, p, "must be a string");
+        free(p);
+        return NULL;
+    }
+    return json_string_value(v);
+}
+
+static uint64_t uint_of(tl *L, json_t *o, const char *key, const char *jp, uint64_t dflt)
+{
+    json_t *v = json_object_get(o, key);
+    if (!v) return dflt;
+    if (!json_is_integer(v) || json_integer_value(v) < 0) {
+        char *p = xprintf("%s/%s", jp, key);
+        TERR(L, p, "must be a non-negative integer");
+        free(p);
+        return dflt;
+    }
+    return (uint64_t)json_integer_value(v);
+}
+
+static int byte_of(tl *L, json_t *o, const char *key, const char *jp)
+{
+    const char *s = str_of(L, o, key, jp);
+    if (!s) return -1;
+    if (strlen(s) != 1 || (unsigned char)s[0] >= 0x80) {
+        char *p = xprintf("%s/%s", jp, key);
+        TERR(L, p, "must be one ASCII character");
+        free(p);
+        return -1;
+    }
+    return (unsigned char)s[0];
+}
+
+static void load_keys(tl *L, texthdr *h, json_t *keys, const char *jp)
+{
+    size_t i;
+    int seen[5] = {0};
+    static const char *const binds[] = {"", "dtype", "order", "shape", "range"};
+    if (!json_is_array(keys) || json_array_size(keys) == 0) {
+        TERR(L, jp, "\"keys\" is a non-empty list of {\"key\", \"bind\"}");
+        return;
+    }
+    h->keys = xcalloc(json_array_size(keys), sizeof *h->keys);
+    for (i = 0; i < json_array_size(keys); i++) {
+        json_t *k = json_array_get(keys, i);
+        char *p = xprintf("%s/%zu", jp, i);
+        th_key *tk = &h->keys[h->nkeys];
+        const char *name, *bind, *kind;
+        int b, j;
+        if (!json_is_object(k)) { TERR(L, p, "a key is an object"); free(p); continue; }
+        only_keys(L, k, p, KEY_KEYS);
+        name = str_of(L, k, "key", p);
+        bind = str_of(L, k, "bind", p);
+        kind = str_of(L, k, "kind", p);
+        if (!name || !bind) { TERR(L, p, "a key needs \"key\" and \"bind\""); free(p); continue; }
+        for (b = 1; b <= 4; b++)
+            if (strcmp(bind, binds[b]) == 0) break;
+        if (b > 4) { TERR(L, p, "unknown bind '%s' (expected dtype, order, shape, range)", bind); free(p); continue; }
+        if (seen[b]) TERR(L, p, "'%s' binds %s again: each binding names one key", name, bind);
+        seen[b] = 1;
+        for (j = 0; j < h->nkeys; j++)
+            if (strcmp(h->keys[j].key, name) == 0) TERR(L, p, "key '%s' is listed twice", name);
+        if (kind && b != BIND_SHAPE) TERR(L, p, "\"kind\" is for the shape's key");
+        if (kind && strcmp(kind, "tuple") != 0 && strcmp(kind, "list") != 0)
+            TERR(L, p, "unknown kind '%s' (expected list, tuple)", kind);
+        if (kind && strcmp(kind, "tuple") == 0 && !h->python)
+            TERR(L, p, "JSON has no tuples");
+        tk->key = xstrdup(name);
+        tk->bind = b;
+        tk->tuple = kind && strcmp(kind, "tuple") == 0;
+        h->nkeys++;
+        free(p);
+    }
+    if (!seen[BIND_DTYPE] || !seen[BIND_SHAPE])
+        TERR(L, jp, "an entry needs a key bound to \"dtype\" and one bound to \"shape\"");
+    if (h->map && !seen[BIND_RANGE])
+        TERR(L, jp, "the entries of a map need a key bound to \"range\" (where each array's bytes are)");
+    if (!h->map && seen[BIND_RANGE])
+        TERR(L, jp, "one entry's payload follows the header: \"range\" is for the entries of a map");
+}
+
+static void load_types(tl *L, texthdr *h, json_t *types, const char *jp)
+{
+    size_t i;
+    if (!json_is_array(types) || json_array_size(types) == 0) {
+        TERR(L, jp, "\"types\" is a non-empty list of {\"name\", \"dtype\"} or {\"name\", \"refuse\"}");
+        return;
+    }
+    h->types = xcalloc(json_array_size(types), sizeof *h->types);
+    for (i = 0; i < json_array_size(types); i++) {
+        json_t *t = json_array_get(types, i), *w;
+        char *p = xprintf("%s/%zu", jp, i);
+        th_type *tt = &h->types[h->ntypes];
+        const char *name, *prefix, *dtype, *refuse, *endian;
+        size_t d;
+        if (!json_is_object(t)) { TERR(L, p, "a type is an object"); free(p); continue; }
+        only_keys(L, t, p, TYPE_KEYS);
+        name = str_of(L, t, "name", p);
+        prefix = str_of(L, t, "prefix", p);
+        dtype = str_of(L, t, "dtype", p);
+        refuse = str_of(L, t, "refuse", p);
+        endian = str_of(L, t, "endian", p);
+        if (!name == !prefix) TERR(L, p, "a type has \"name\" or \"prefix\", one of them");
+        if (!dtype == !refuse) TERR(L, p, "a type has \"dtype\" or \"refuse\", one of them");
+        tt->text = xstrdup(name ? name : prefix ? prefix : "");
+        tt->prefix = prefix != NULL;
+        if (strlen(tt->text) > 60) TERR(L, p, "a type name has at most 60 bytes");
+        if (dtype) {
+            for (d = 0; d < sizeof DTYPES / sizeof DTYPES[0]; d++)
+                if (strcmp(DTYPES[d].name, dtype) == 0) break;
+            if (d == sizeof DTYPES / sizeof DTYPES[0]) {
+                char *pd = xprintf("%s/dtype", p);
+                TERR(L, pd, "unknown dtype '%s' (known: bool i8 i16 i32 i64 u8 u16 u32 u64 f16 bf16 f32 f64 c64 c128 opaque)",
+                     dtype);
+                free(pd);
+            } else {
+                tt->dtype = xstrdup(dtype);
+                tt->size = (int)uint_of(L, t, "size", p, (uint64_t)DTYPES[d].size);
+                if (DTYPES[d].size == 0 && (!json_object_get(t, "size") || tt->size <= 0 || tt->size > 4096))
+                    TERR(L, p, "an opaque type needs \"size\" (1..4096 bytes)");
+                if (DTYPES[d].size != 0 && json_object_get(t, "size"))
+                    TERR(L, p, "\"size\" is given exactly for opaque types");
+            }
+        }
+        if (refuse) tt->refuse = xstrdup(refuse);
+        tt->big = endian && strcmp(endian, "big") == 0;
+        if (endian && strcmp(endian, "big") != 0 && strcmp(endian, "little") != 0)
+            TERR(L, p, "\"endian\" is little or big");
+        w = json_object_get(t, "write");
+        tt->writable = dtype && !tt->big && !tt->prefix && !(w && json_is_false(w));
+        if (w && !json_is_boolean(w)) TERR(L, p, "\"write\" is true or false");
+        h->ntypes++;
+        free(p);
+    }
+}
+
+texthdr *texthdr_load(const char *path, void *obj, const char *jp, int *errors)
+{
+    tl L = {path, errors};
+    json_t *o = obj;
+    texthdr *h = xcalloc(1, sizeof *h);
+    const char *syn, *len, *entries, *order;
+    char *p;
+
+    only_keys(&L, o, jp, TH_KEYS);
+    syn = str_of(&L, o, "syntax", jp);
+    if (!syn) TERR(&L, jp, "a text header needs \"syntax\": json or python-dict");
+    else if (strcmp(syn, "python-dict") == 0) h->python = 1;
+    else if (strcmp(syn, "json") != 0) {
+        p = xprintf("%s/syntax", jp);
+        TERR(&L, p, "unknown syntax '%s' (expected json, python-dict)", syn);
+        free(p);
+    }
+    len = str_of(&L, o, "length", jp);
+    if (!len) TERR(&L, jp, "a text header needs \"length\": the type of its length prefix");
+    else {
+        static const struct { const char *t; int w, big; } LT[] = {
+            {"u16le", 2, 0}, {"u16be", 2, 1}, {"u32le", 4, 0}, {"u32be", 4, 1}, {"u64le", 8, 0}, {"u64be", 8, 1}};
+        size_t i;
+        for (i = 0; i < sizeof LT / sizeof LT[0]; i++)
+            if (strcmp(LT[i].t, len) == 0) { h->length_width = LT[i].w; h->length_big = LT[i].big; }
+        if (!h->length_width) {
+            p = xprintf("%s/length", jp);
+            TERR(&L, p, "unknown length type '%s' (expected u16, u32 or u64 with le or be)", len);
+            free(p);
+        }
+    }
+    h->max_length = uint_of(&L, o, "max_length", jp, 0);
+    h->pad = byte_of(&L, o, "pad", jp);
+    h->terminator = byte_of(&L, o, "terminator", jp);
+    h->align = uint_of(&L, o, "align", jp, 0);
+    h->write_align = uint_of(&L, o, "write_align", jp, 0);
+    h->write_min_pad = uint_of(&L, o, "write_min_pad", jp, 0);
+    h->write_spare = uint_of(&L, o, "write_spare", jp, 0);
+    if ((h->write_align > 1 || h->write_min_pad || h->write_spare) && h->pad < 0)
+        TERR(&L, jp, "\"write_align\", \"write_min_pad\" and \"write_spare\" pad with \"pad\": give it");
+    if (h->write_align && h->align && h->write_align % h->align != 0)
+        TERR(&L, jp, "\"write_align\" %llu is not a multiple of \"align\" %llu: the writer's files would be refused",
+             (unsigned long long)h->write_align, (unsigned long long)h->align);
+    entries = str_of(&L, o, "entries", jp);
+    if (!entries || strcmp(entries, "one") == 0) h->map = 0;
+    else if (strcmp(entries, "map") == 0) h->map = 1;
+    else {
+        p = xprintf("%s/entries", jp);
+        TERR(&L, p, "unknown entries '%s' (expected one, map)", entries);
+        free(p);
+    }
+    if (str_of(&L, o, "metadata", jp)) {
+        h->metadata_key = xstrdup(str_of(&L, o, "metadata", jp));
+        if (!h->map) TERR(&L, jp, "\"metadata\" names a key of a map: give \"entries\": \"map\"");
+    }
+    order = str_of(&L, o, "write_order", jp);
+    if (order && strcmp(order, "type-descending") == 0) h->write_by_type = 1;
+    else if (order && strcmp(order, "given") != 0) {
+        p = xprintf("%s/write_order", jp);
+        TERR(&L, p, "unknown write_order '%s' (expected given, type-descending)", order);
+        free(p);
+    }
+    if (str_of(&L, o, "default_name", jp)) h->default_name = xstrdup(str_of(&L, o, "default_name", jp));
+    p = xprintf("%s/keys", jp);
+    if (!json_object_get(o, "keys")) TERR(&L, jp, "a text header needs \"keys\"");
+    else load_keys(&L, h, json_object_get(o, "keys"), p);
+    free(p);
+    p = xprintf("%s/types", jp);
+    if (!json_object_get(o, "types")) TERR(&L, jp, "a text header needs \"types\"");
+    else load_types(&L, h, json_object_get(o, "types"), p);
+    free(p);
+    return h;
+}
+
+/* ------------------------------------------------------------ emission */
+
+static void emit_desc(emitter *m, item *it)
+{
+    texthdr *h = it->th;
+    sbuf *o = m->prelude;
+    const char *bind_names[] = {"0", "AFMT_BIND_DTYPE", "AFMT_BIND_ORDER", "AFMT_BIND_SHAPE", "AFMT_BIND_RANGE"};
+    char *q;
+    int i, n = 0;
+    if (h->cname[0]) return;
+    /* The item's JSON path names it uniquely and stably. */
+    n = snprintf(h->cname, sizeof h->cname, "%s_thdir", m->s->format);
+    for (i = 0; it->jpath[i] && n < (int)sizeof h->cname - 1; i++)
+        h->cname[n++] = isalnum((unsigned char)it->jpath[i]) ? it->jpath[i] : '_';
+    h->cname[n] = 0;
+    sb_printf(o, "/* %s: the text header at %s */\n", it->name, it->jpath);
+    sb_printf(o, "static const afmt_thdir_key %s_keys[] = {\n", h->cname);
+    for (i = 0; i < h->nkeys; i++) {
+        q = c_quote(h->keys[i].key, strlen(h->keys[i].key));
+        sb_printf(o, "    {%s, %s, %s},\n", q, bind_names[h->keys[i].bind], h->keys[i].tuple ? "AFMT_TV_TUPLE" : "AFMT_TV_LIST");
+        free(q);
+    }
+    sb_puts(o, "};\n");
+    sb_printf(o, "static const afmt_thdir_type %s_types[] = {\n", h->cname);
+    for (i = 0; i < h->ntypes; i++) {
+        th_type *t = &h->types[i];
+        char *r = t->refuse ? c_quote(t->refuse, strlen(t->refuse)) : xstrdup("NULL");
+        q = c_quote(t->text, strlen(t->text));
+        sb_printf(o, "    {%s, %d, %s, %d, %s, %d, %s},\n", q, t->prefix, t->dtype ? dtype_enum(t->dtype) : "AFMT_DTYPE_INVALID",
+                  t->size, t->big ? "AFMT_BIG" : "AFMT_LITTLE", t->writable, r);
+        free(q);
+        free(r);
+    }
+    sb_puts(o, "};\n");
+    q = c_quote(it->name, strlen(it->name));
+    sb_printf(o,
+              "static const afmt_thdir_desc %s = {\n"
+              "    \"%s\", %s, %s,\n"
+              "    %d, %d, UINT64_C(%llu),\n"
+              "    %d, %d,\n"
+              "    UINT64_C(%llu), UINT64_C(%llu), UINT64_C(%llu), UINT64_C(%llu),\n"
+              "    %d, ",
+              h->cname, m->s->format, q, h->python ? "AFMT_TH_PYDICT" : "AFMT_TH_JSON", h->length_width, h->length_big,
+              (unsigned long long)h->max_length, h->pad, h->terminator, (unsigned long long)h->align,
+              (unsigned long long)h->write_align, (unsigned long long)h->write_min_pad,
+              (unsigned long long)h->write_spare, h->map);
+    free(q);
+    if (h->metadata_key) {
+        q = c_quote(h->metadata_key, strlen(h->metadata_key));
+        sb_printf(o, "%s,\n", q);
+        free(q);
+    } else {
+        sb_puts(o, "NULL,\n");
+    }
+    q = c_quote(h->default_name ? h->default_name : "", strlen(h->default_name ? h->default_name : ""));
+    sb_printf(o, "    %s_keys, %d, %s_types, %d,\n    %d, %s,\n};\n\n", h->cname, h->nkeys, h->cname, h->ntypes,
+              h->write_by_type, q);
+    free(q);
+}
+
+void texthdr_emit_validate(emitter *m, item *it)
+{
+    if (!it->th) return;
+    emit_desc(m, it);
+    line(m, "if (afmt_thdir_validate(&%s, src, %s, &pos, &narrays, opt, vis, &path, err) != 0)", it->th->cname, m->end);
+    line(m, "    return -1;");
+}
+
+static int find_th(const item_list *b, int map_only)
+{
+    int i, j;
+    for (i = 0; i < b->n; i++) {
+        const item *it = b->v[i];
+        if (it->kind == IT_TEXTHDR && it->th && (!map_only || it->th->map)) return 1;
+        if ((it->kind == IT_REPEAT || it->kind == IT_REGION) && find_th(&it->body, map_only)) return 1;
+        if (it->kind == IT_SWITCH)
+            for (j = 0; j < it->ncases; j++)
+                if (find_th(&it->cases[j].body, map_only)) return 1;
+    }
+    return 0;
+}
+
+int texthdr_in_spec(const spec *s) { return find_th(&s->body, 0); }
+int texthdr_multi(const spec *s) { return find_th(&s->body, 1); }
+
+static void write_th_items(emitter *m, const item_list *b)
+{
+    int i, j, k;
+    for (i = 0; i < b->n; i++) {
+        item *it = b->v[i];
+        m->jpath = it->jpath;
+        switch (it->kind) {
+        case IT_FIELD:
+            if (it->ftype == FT_INT && !it->count) {
+                const expr *v = it->equals ? it->equals : it->write;
+                if (!v || v->kind != E_INT) {
+                    gen_error(m, it->jpath, "a spec with a text header writes integer fields from \"equals\" or a literal \"write\"");
+                    break;
+                }
+                line(m, "/* %s */", it->name);
+                if (it->width == 1) line(m, "if (afmt_sink_u8(sink, UINT64_C(%llu), err) != 0) return -1;", (unsigned long long)v->ival);
+                else line(m, "if (afmt_sink_u%d(sink, UINT64_C(%llu), %d, err) != 0) return -1;", it->width * 8,
+                          (unsigned long long)v->ival, it->big_endian);
+            } else if ((it->ftype == FT_BYTES || it->ftype == FT_TEXT) && it->equals && it->equals->kind == E_STR) {
+                char *q = c_quote(it->equals->sval, strlen(it->equals->sval));
+                line(m, "/* %s */", it->name);
+                line(m, "{");
+                line(m, "    static const char v_%s[%d + 1] = %s;", it->name, it->size, q);
+                line(m, "    if (afmt_sink_put(sink, v_%s, %d, err) != 0) return -1;", it->name, it->size);
+                line(m, "}");
+                free(q);
+            } else {
+                gen_error(m, it->jpath, "a spec with a text header writes bytes fields from \"equals\"");
+            }
+            break;
+        case IT_SWITCH: {
+            int done = 0;
+            if (!it->write || it->write->kind != E_INT) {
+                gen_error(m, it->jpath, "a switch before a text header needs a literal \"write\" (the case written)");
+                break;
+            }
+            for (j = 0; j < it->ncases && !done; j++)
+                for (k = 0; k < it->cases[j].nwhen && !done; k++)
+                    if (it->cases[j].when[k]->ival == it->write->ival) {
+                        write_th_items(m, &it->cases[j].body);
+                        done = 1;
+                    }
+            if (!done) gen_error(m, it->jpath, "no case of this switch has the value of its \"write\"");
+            break;
+        }
+        case IT_TEXTHDR:
+            emit_desc(m, it);
+            line(m, "if (afmt_thdir_write(&%s, arrays, n, sink, err) != 0) return -1;", it->th->cname);
+            break;
+        case IT_CHECK:
+        case IT_LET:
+        case IT_LOOKUP:
+            break; /* the header's writer derives every value itself */
+        default:
+            gen_error(m, it->jpath, "a spec with a text header writes fields, switches and the header only");
+            break;
+        }
+    }
+}
+
+void texthdr_emit_writer(emitter *m)
+{
+    const spec *s = m->s;
+    m->writer = 1;
+    line(m, "static int %s_write_impl(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,", s->format);
+    line(m, "                         afmt_sink *sink, afmt_error *err, uint8_t **owned)");
+    line(m, "{");
+    m->indent++;
+    line(m, "(void)owned;");
+    write_th_items(m, &s->body);
+    line(m, "if (wopt && wopt->trailer_len > 0) {");
+    if (s->trailer_keep)
+        line(m, "    if (afmt_sink_put(sink, wopt->trailer, wopt->trailer_len, err) != 0) return -1;");
+    else
+        line(m, "    return afmt_fail(err, AFMT_E_USAGE, NULL, \"\", AFMT_NO_INDEX, 0, \"%s does not allow data after the arrays\");",
+             s->format);
+    line(m, "}");
+    line(m, "return 0;");
+    m->indent--;
+    line(m, "}");
+}

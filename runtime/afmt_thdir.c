@@ -1,0 +1,756 @@
+/* afmt runtime: arrays described by a text header.  See afmt_thdir.h.
+ *
+ * Everything format-specific comes from the descriptor afmt-gen compiled
+ * from the spec; this file only walks it.  Checks run in an order that
+ * keeps arithmetic safe: the length prefix against the format's cap and
+ * the caller's limit before anything is added to it, the shape's product
+ * and its byte size with overflow checks, end - begin only once end >=
+ * begin is known.
+ */
+#include "afmt_thdir.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "afmt_bytes.h"
+
+/* ------------------------------------------------------------ entries */
+
+typedef struct entry_info {
+    int type;            /* index into d->types */
+    uint64_t count;      /* elements */
+    uint64_t nbytes;
+    uint64_t begin, end; /* RANGE: bytes in the data area */
+    uint64_t range_at;   /* RANGE: where its value starts (text offset) */
+    afmt_order order;
+    uint32_t rank;
+} entry_info;
+
+static const char *bind_word(afmt_thdir_bind b)
+{
+    switch (b) {
+    case AFMT_BIND_DTYPE: return "a string";
+    case AFMT_BIND_ORDER: return "a boolean";
+    case AFMT_BIND_SHAPE: return "a list of dimensions";
+    default: return "[begin, end]";
+    }
+}
+
+/* The type entry named by a string value, or -1 (refusals included). */
+static int find_type(const afmt_thdir_desc *d, const char *name)
+{
+    size_t i;
+    for (i = 0; i < d->ntypes; i++) {
+        const afmt_thdir_type *t = &d->types[i];
+        size_t n = strlen(t->text);
+        if (t->prefix ? strncmp(name, t->text, n) == 0 : strcmp(name, t->text) == 0)
+            return (int)i;
+    }
+    return -1;
+}
+
+/* Check one entry object against the descriptor's keys; fill info and,
+ * when a is given, the view's type, shape and order. */
+static int check_entry(const afmt_thdir_desc *d, const afmt_th *th, const afmt_tv *obj, afmt_th_path *tp,
+                       const afmt_options *opt, const afmt_path *outer, afmt_error *err, entry_info *info,
+                       afmt_array *a)
+{
+    afmt_th_iter it;
+    afmt_tv k, v, shape_v;
+    size_t i;
+    int have_shape = 0;
+    uint64_t max_rank = opt->limits.max_rank < AFMT_RANK_CAP ? opt->limits.max_rank : AFMT_RANK_CAP;
+
+    memset(info, 0, sizeof *info);
+    info->type = -1;
+    if (a)
+        afmt_array_init(a, AFMT_DTYPE_INVALID);
+    info->order = AFMT_ROW_MAJOR;
+    if (obj->kind != AFMT_TV_OBJECT)
+        return afmt_th_fail(th, tp, outer, err, AFMT_E_CONSTRAINT, obj->begin, "expected an object, found %s",
+                            afmt_tv_kind_name(obj->kind));
+    afmt_th_iter_begin(th, obj, &it);
+    while (afmt_th_next(th, &it, &k, &v)) {
+        int known = 0;
+        for (i = 0; i < d->nkeys; i++)
+            if (afmt_th_str_eq(th, &k, d->keys[i].key)) known = 1;
+        if (!known) {
+            char list[160] = "";
+            for (i = 0; i < d->nkeys; i++) {
+                size_t l = strlen(list);
+                snprintf(list + l, sizeof list - l, "%s%s", i ? ", " : "", d->keys[i].key);
+            }
+            afmt_th_path_key(tp, &k, 0);
+            return afmt_th_fail(th, tp, outer, err, AFMT_E_CONSTRAINT, k.begin - 1,
+                                "unknown key: an entry has exactly the keys %s", list);
+        }
+    }
+    for (i = 0; i < d->nkeys; i++) {
+        const afmt_thdir_key *key = &d->keys[i];
+        afmt_tv kt;
+        if (!afmt_th_get(th, obj, key->key, &v))
+            return afmt_th_fail(th, tp, outer, err, AFMT_E_CONSTRAINT, obj->begin, "missing key '%s'", key->key);
+        memset(&kt, 0, sizeof kt);
+        kt.kind = AFMT_TV_STRING;
+        /* The path names the spec's key (which is what the text holds). */
+        afmt_th_iter_begin(th, obj, &it);
+        while (afmt_th_next(th, &it, &kt, &v))
+            if (afmt_th_str_eq(th, &kt, key->key)) break;
+        afmt_th_path_key(tp, &kt, 0);
+        switch (key->bind) {
+        case AFMT_BIND_DTYPE: {
+            char name[64];
+            int t;
+            if (v.kind == AFMT_TV_LIST && v.count > 0)
+                return afmt_th_fail(th, tp, outer, err, AFMT_E_UNSUPPORTED, v.begin,
+                                    "a list of fields (a structured type) is not supported");
+            if (v.kind != AFMT_TV_STRING)
+                return afmt_th_fail(th, tp, outer, err, AFMT_E_CONSTRAINT, v.begin, "expected %s, found %s",
+                                    bind_word(key->bind), afmt_tv_kind_name(v.kind));
+            afmt_th_str_copy(th, &v, name, sizeof name);
+            t = find_type(d, name);
+            if (t < 0 || (uint64_t)(v.end - v.begin) >= sizeof name)
+                return afmt_th_fail(th, tp, outer, err, AFMT_E_UNKNOWN_TYPE, v.begin - 1,
+                                    "unknown element type '%s'", name);
+            if (d->types[t].refuse)
+                return afmt_th_fail(th, tp, outer, err, AFMT_E_UNSUPPORTED, v.begin - 1, "'%s': %s", name,
+                                    d->types[t].refuse);
+            info->type = t;
+            break;
+        }
+        case AFMT_BIND_ORDER:
+            if (v.kind != AFMT_TV_BOOL)
+                return afmt_th_fail(th, tp, outer, err, AFMT_E_CONSTRAINT, v.begin, "expected %s, found %s",
+                                    bind_word(key->bind), afmt_tv_kind_name(v.kind));
+            info->order = v.u ? AFMT_COL_MAJOR : AFMT_ROW_MAJOR;
+            break;
+        case AFMT_BIND_SHAPE:
+            if (v.kind != key->kind)
+                return afmt_th_fail(th, tp, outer, err, AFMT_E_CONSTRAINT, v.begin, "expected %s, found %s",
+                                    afmt_tv_kind_name(key->kind), afmt_tv_kind_name(v.kind));
+            if (v.count > max_rank)
+                return afmt_th_fail(th, tp, outer, err, AFMT_E_LIMIT, v.begin, "rank %" PRIu64 " exceeds the limit of %" PRIu64,
+                                    v.count, max_rank);
+            shape_v = v;
+            have_shape = 1;
+            break;
+        case AFMT_BIND_RANGE:
+            info->range_at = v.begin;
+            break;
+        }
+        afmt_th_path_pop(tp);
+    }
+    /* The shape, now that the element type is known. */
+    info->count = 1;
+    if (have_shape) {
+        afmt_th_iter sit;
+        afmt_tv e;
+        uint32_t r = 0;
+        int overflow = 0;
+        const char *skey = NULL;
+        for (i = 0; i < d->nkeys; i++)
+            if (d->keys[i].bind == AFMT_BIND_SHAPE) skey = d->keys[i].key;
+        afmt_th_iter_begin(th, &shape_v, &sit);
+        while (afmt_th_next(th, &sit, NULL, &e)) {
+            afmt_tv kt;
+            memset(&kt, 0, sizeof kt);
+            if (e.kind != AFMT_TV_INT || e.negative) {
+                afmt_th_iter kit;
+                afmt_tv kv;
+                afmt_th_iter_begin(th, obj, &kit);
+                while (afmt_th_next(th, &kit, &kt, &kv))
+                    if (afmt_th_str_eq(th, &kt, skey)) break;
+                afmt_th_path_key(tp, &kt, 0);
+                afmt_th_path_index(tp, r);
+                if (e.kind != AFMT_TV_INT)
+                    return afmt_th_fail(th, tp, outer, err, AFMT_E_CONSTRAINT, e.begin, "expected an integer, found %s",
+                                        afmt_tv_kind_name(e.kind));
+                return afmt_th_fail(th, tp, outer, err, AFMT_E_NEGATIVE, e.begin, "dimension is negative (-%" PRIu64 ")", e.u);
+            }
+            if (a) a->dims[r] = e.u;
+            if (!overflow && !afmt_mul_u64(info->count, e.u, &info->count)) overflow = 1;
+            if (e.u == 0) { info->count = 0; overflow = 0; }
+            if (overflow) info->count = UINT64_MAX;
+            r++;
+        }
+        /* A zero dimension makes the product exact whatever the others. */
+        if (overflow) {
+            afmt_th_iter kit;
+            afmt_tv kt, kv;
+            afmt_th_iter_begin(th, obj, &kit);
+            while (afmt_th_next(th, &kit, &kt, &kv))
+                if (afmt_th_str_eq(th, &kt, skey)) break;
+            afmt_th_path_key(tp, &kt, 0);
+            return afmt_th_fail(th, tp, outer, err, AFMT_E_OVERFLOW, shape_v.begin, "the element count overflows 64 bits");
+        }
+        info->rank = r;
+    }
+    if (info->type >= 0 && !afmt_mul_u64(info->count, d->types[info->type].size, &info->nbytes)) {
+        return afmt_th_fail(th, tp, outer, err, AFMT_E_OVERFLOW, shape_v.begin,
+                            "%" PRIu64 " elements of %" PRIu32 " bytes overflow 64 bits of bytes", info->count,
+                            d->types[info->type].size);
+    }
+    /* The byte range, last: it must hold exactly the shape's bytes. */
+    for (i = 0; i < d->nkeys; i++) {
+        afmt_tv kt, rv, b, e;
+        afmt_th_iter rit;
+        uint64_t have;
+        if (d->keys[i].bind != AFMT_BIND_RANGE) continue;
+        afmt_th_iter_begin(th, obj, &rit);
+        while (afmt_th_next(th, &rit, &kt, &rv))
+            if (afmt_th_str_eq(th, &kt, d->keys[i].key)) break;
+        afmt_th_path_key(tp, &kt, 0);
+        if (rv.kind != AFMT_TV_LIST || rv.count != 2)
+            return afmt_th_fail(th, tp, outer, err, AFMT_E_CONSTRAINT, rv.begin, "expected [begin, end], found %s%s",
+                                afmt_tv_kind_name(rv.kind), rv.kind == AFMT_TV_LIST ? " of another length" : "");
+        afmt_th_iter_begin(th, &rv, &rit);
+        afmt_th_next(th, &rit, NULL, &b);
+        afmt_th_next(th, &rit, NULL, &e);
+        if (b.kind != AFMT_TV_INT || b.negative) {
+            afmt_th_path_index(tp, 0);
+            return afmt_th_fail(th, tp, outer, err, b.kind == AFMT_TV_INT ? AFMT_E_NEGATIVE : AFMT_E_CONSTRAINT, b.begin,
+                                "expected a non-negative integer, found %s%s", b.kind == AFMT_TV_INT ? "-" : "",
+                                b.kind == AFMT_TV_INT ? "an integer" : afmt_tv_kind_name(b.kind));
+        }
+        if (e.kind != AFMT_TV_INT || e.negative) {
+            afmt_th_path_index(tp, 1);
+            return afmt_th_fail(th, tp, outer, err, e.kind == AFMT_TV_INT ? AFMT_E_NEGATIVE : AFMT_E_CONSTRAINT, e.begin,
+                                "expected a non-negative integer, found %s%s", e.kind == AFMT_TV_INT ? "-" : "",
+                                e.kind == AFMT_TV_INT ? "an integer" : afmt_tv_kind_name(e.kind));
+        }
+        if (e.u < b.u) {
+            afmt_th_path_index(tp, 1);
+            return afmt_th_fail(th, tp, outer, err, AFMT_E_CONSTRAINT, e.begin,
+                                "end %" PRIu64 " is before begin %" PRIu64, e.u, b.u);
+        }
+        have = e.u - b.u;
+        if (have != info->nbytes)
+            return afmt_th_fail(th, tp, outer, err, AFMT_E_SIZE, rv.begin,
+                                "the range holds %" PRIu64 " bytes, the shape needs %" PRIu64 " (%" PRIu64
+                                " elements of %" PRIu32 " bytes)",
+                                have, info->nbytes, info->count, d->types[info->type].size);
+        info->begin = b.u;
+        info->end = e.u;
+        afmt_th_path_pop(tp);
+    }
+    if (a) {
+        const afmt_thdir_type *t = &d->types[info->type];
+        a->dtype = t->dtype;
+        a->elsize = t->size;
+        a->rank = info->rank;
+        a->count = info->count;
+        a->order = info->order;
+        a->endian = t->endian;
+        a->encoding = AFMT_ENC_PLAIN;
+        a->nbytes = info->nbytes;
+        a->stride = t->size;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------ maps */
+
+typedef struct slot {
+    uint64_t begin, end;
+    uint32_t val_begin, key_begin, key_end;
+    uint16_t val_count;
+    uint8_t key_escaped;
+} slot;
+
+static int slot_less(const slot *x, const slot *y)
+{
+    if (x->begin != y->begin) return x->begin < y->begin;
+    if (x->end != y->end) return x->end < y->end;
+    return x->key_begin < y->key_begin;
+}
+
+static void sift(slot *v, size_t root, size_t n)
+{
+    for (;;) {
+        size_t c = 2 * root + 1;
+        slot t;
+        if (c >= n) return;
+        if (c + 1 < n && slot_less(&v[c], &v[c + 1])) c++;
+        if (!slot_less(&v[root], &v[c])) return;
+        t = v[root]; v[root] = v[c]; v[c] = t;
+        root = c;
+    }
+}
+
+/* Heapsort: in place, no allocation, O(n log n) whatever the input. */
+static void sort_slots(slot *v, size_t n)
+{
+    size_t i;
+    if (n < 2) return;
+    for (i = n / 2; i-- > 0;) sift(v, i, n);
+    for (i = n - 1; i > 0; i--) {
+        slot t = v[0]; v[0] = v[i]; v[i] = t;
+        sift(v, 0, i);
+    }
+}
+
+static void slot_key(const slot *s, afmt_tv *k)
+{
+    memset(k, 0, sizeof *k);
+    k->kind = AFMT_TV_STRING;
+    k->begin = s->key_begin;
+    k->end = s->key_end;
+    k->escaped = s->key_escaped;
+}
+
+static void slot_val(const slot *s, afmt_tv *v)
+{
+    memset(v, 0, sizeof *v);
+    v->kind = AFMT_TV_OBJECT;
+    v->begin = s->val_begin;
+    v->count = s->val_count;
+}
+
+/* ------------------------------------------------------------ validate */
+
+static uint64_t load_len(const uint8_t *p, unsigned w, int big)
+{
+    switch (w) {
+    case 2: return big ? afmt_load_u16be(p) : afmt_load_u16le(p);
+    case 4: return big ? afmt_load_u32be(p) : afmt_load_u32le(p);
+    default: return big ? afmt_load_u64be(p) : afmt_load_u64le(p);
+    }
+}
+
+static int take_payload(afmt_src *src, uint64_t end, uint64_t at, const afmt_array *a, const afmt_options *opt,
+                        const afmt_visitor *vis, const afmt_path *path, const char *field, afmt_error *err)
+{
+    uint64_t bad = a->nbytes, count = a->count;
+    afmt_scan_fn scan = opt->check_values && a->dtype == AFMT_BOOL ? afmt_src_scan_bool : NULL;
+    if (!afmt_src_take(src, end, at, a->nbytes, scan, &count, &bad))
+        return afmt_src_short(src, err, path, field, AFMT_NO_INDEX, at, end, a->nbytes, "the payload");
+    if (bad < a->nbytes &&
+        afmt_tolerate(opt, vis, err, AFMT_E_VALUE, path, field, bad, at + bad, "bool element is 0x%02x, not 0 or 1",
+                      src->bad_byte))
+        return -1;
+    return 0;
+}
+
+int afmt_thdir_validate(const afmt_thdir_desc *d, afmt_src *src, uint64_t end, uint64_t *pos,
+                        uint32_t *narrays, const afmt_options *opt, const afmt_visitor *vis,
+                        const afmt_path *path, afmt_error *err)
+{
+    const unsigned w = d->length_width;
+    char lenfield[48], buf[16];
+    uint64_t p = *pos, n, p0, data_start, q, last, i;
+    afmt_th th;
+    afmt_tv root;
+    afmt_th_path tp;
+    const uint8_t *text;
+    afmt_array a;
+
+    snprintf(lenfield, sizeof lenfield, "%s_length", d->name);
+    if (!afmt_src_have(src, end, p, w))
+        return afmt_src_short(src, err, path, lenfield, AFMT_NO_INDEX, p, end, w, lenfield);
+    n = load_len(AFMT_B(src, p), w, d->length_big);
+    if (d->max_length && n > d->max_length)
+        return afmt_fail(err, AFMT_E_CONSTRAINT, path, lenfield, AFMT_NO_INDEX, p,
+                         "a header of %" PRIu64 " bytes exceeds the format's cap of %" PRIu64, n, d->max_length);
+    if (n > opt->limits.max_header_bytes)
+        return afmt_fail(err, AFMT_E_LIMIT, path, lenfield, AFMT_NO_INDEX, p,
+                         "a header of %" PRIu64 " bytes exceeds the limit of %" PRIu64 " (limits.max_header_bytes)", n,
+                         opt->limits.max_header_bytes);
+    p0 = p + w;
+    if (!afmt_src_have(src, end, p0, n))
+        return afmt_src_short(src, err, path, d->name, AFMT_NO_INDEX, p0, end, n, d->name);
+    text = AFMT_B(src, p0);
+    memset(&th, 0, sizeof th);
+    th.text = text;
+    th.len = n;
+    th.base = p0;
+    th.syntax = d->syntax;
+    th.max_depth = AFMT_TH_DEPTH_CAP;
+    th.max_entries = opt->limits.max_items;
+    th.root = d->name;
+    th.map_depths = d->map ? 1u : 0u;
+    tp.depth = 0;
+    if (n == 0 || text[0] != '{')
+        return afmt_th_fail(&th, &tp, path, err, AFMT_E_VALUE, 0, "a header starts with '{', found %s",
+                            n == 0 ? "nothing" : (snprintf(buf, sizeof buf, text[0] >= 0x20 && text[0] < 0x7f ? "'%c'" : "byte 0x%02x", text[0]), buf));
+    if (afmt_th_parse(&th, 0, &root, path, err) != 0)
+        return -1;
+    /* What follows the value: pad bytes, then the terminator. */
+    q = root.end;
+    last = n;
+    if (d->terminator >= 0) {
+        if (q == n || text[n - 1] != (uint8_t)d->terminator)
+            return afmt_th_fail(&th, &tp, path, err, AFMT_E_PADDING, n ? n - 1 : 0,
+                                "the header must end with byte 0x%02x, found 0x%02x", d->terminator,
+                                q == n ? text[n - 1] : text[n - 1]);
+        last = n - 1;
+    }
+    for (i = q; i < last; i++)
+        if (d->pad < 0 || text[i] != (uint8_t)d->pad)
+            return afmt_th_fail(&th, &tp, path, err, AFMT_E_PADDING, i,
+                                "byte 0x%02x after the header's value: only 0x%02x may pad it", text[i],
+                                d->pad < 0 ? 0 : d->pad);
+    data_start = p0 + n;
+    if (d->align && data_start % d->align != 0)
+        return afmt_fail(err, AFMT_E_CONSTRAINT, path, lenfield, AFMT_NO_INDEX, p,
+                         "the header ends at offset %" PRIu64 ", not a multiple of %" PRIu64, data_start, d->align);
+
+    if (!d->map) {
+        entry_info info;
+        if (check_entry(d, &th, &root, &tp, opt, path, err, &info, &a) != 0)
+            return -1;
+        a.offset = data_start;
+        a.index = *narrays;
+        afmt_src_keep_from(src, data_start);
+        if (take_payload(src, end, data_start, &a, opt, vis, path, "data", err) != 0)
+            return -1;
+        if (vis && vis->on_array) {
+            a.data = afmt_src_ptr(src, data_start, a.nbytes);
+            if (vis->on_array(vis->ctx, &a) != 0)
+                return afmt_fail(err, AFMT_E_CALLBACK, path, "data", AFMT_NO_INDEX, data_start, "stopped by the caller");
+        }
+        (*narrays)++;
+        *pos = data_start + a.nbytes;
+        return 0;
+    }
+
+    {
+        slot tab[AFMT_THDIR_CAP];
+        size_t ns = 0, si;
+        afmt_th_iter it;
+        afmt_tv k, v;
+        uint64_t expect = 0;
+
+        if (n > UINT32_MAX)
+            return afmt_fail(err, AFMT_E_LIMIT, path, lenfield, AFMT_NO_INDEX, p,
+                             "a map header of %" PRIu64 " bytes exceeds afmt's limit of 4 GiB", n);
+        afmt_th_iter_begin(&th, &root, &it);
+        while (afmt_th_next(&th, &it, &k, &v)) {
+            entry_info info;
+            afmt_th_path_key(&tp, &k, 1);
+            if (d->metadata_key && afmt_th_str_eq(&th, &k, d->metadata_key)) {
+                afmt_th_iter mit;
+                afmt_tv mk, mv;
+                if (v.kind != AFMT_TV_OBJECT)
+                    return afmt_th_fail(&th, &tp, path, err, AFMT_E_CONSTRAINT, v.begin,
+                                        "expected an object of strings, found %s", afmt_tv_kind_name(v.kind));
+                afmt_th_iter_begin(&th, &v, &mit);
+                while (afmt_th_next(&th, &mit, &mk, &mv))
+                    if (mv.kind != AFMT_TV_STRING) {
+                        afmt_th_path_key(&tp, &mk, 1);
+                        return afmt_th_fail(&th, &tp, path, err, AFMT_E_CONSTRAINT, mv.begin,
+                                            "metadata values are strings, found %s", afmt_tv_kind_name(mv.kind));
+                    }
+                afmt_th_path_pop(&tp);
+                continue;
+            }
+            if (check_entry(d, &th, &v, &tp, opt, path, err, &info, NULL) != 0)
+                return -1;
+            if (ns >= AFMT_THDIR_CAP)
+                return afmt_th_fail(&th, &tp, path, err, AFMT_E_LIMIT, k.begin - 1,
+                                    "more than %d entries (afmt's fixed table)", AFMT_THDIR_CAP);
+            tab[ns].begin = info.begin;
+            tab[ns].end = info.end;
+            tab[ns].val_begin = (uint32_t)v.begin;
+            tab[ns].val_count = (uint16_t)v.count;
+            tab[ns].key_begin = (uint32_t)k.begin;
+            tab[ns].key_end = (uint32_t)k.end;
+            tab[ns].key_escaped = (uint8_t)k.escaped;
+            ns++;
+            afmt_th_path_pop(&tp);
+        }
+        /* Sorted by offset, the ranges must follow each other from 0. */
+        sort_slots(tab, ns);
+        for (si = 0; si < ns; si++) {
+            afmt_tv sk, sv, rv, kt;
+            afmt_th_iter rit;
+            const char *rkey = NULL;
+            size_t ki;
+            if (tab[si].begin == expect) {
+                expect = tab[si].end;
+                continue;
+            }
+            for (ki = 0; ki < d->nkeys; ki++)
+                if (d->keys[ki].bind == AFMT_BIND_RANGE) rkey = d->keys[ki].key;
+            slot_key(&tab[si], &sk);
+            slot_val(&tab[si], &sv);
+            afmt_th_iter_begin(&th, &sv, &rit);
+            while (afmt_th_next(&th, &rit, &kt, &rv))
+                if (afmt_th_str_eq(&th, &kt, rkey)) break;
+            afmt_th_path_key(&tp, &sk, 1);
+            afmt_th_path_key(&tp, &kt, 0);
+            if (tab[si].begin > expect)
+                return afmt_th_fail(&th, &tp, path, err, AFMT_E_CONSTRAINT, rv.begin,
+                                    "a hole: bytes [%" PRIu64 ", %" PRIu64 ") of the data belong to no entry", expect,
+                                    tab[si].begin);
+            {
+                char prev[64];
+                afmt_tv pk;
+                slot_key(&tab[si - 1], &pk);
+                afmt_th_str_copy(&th, &pk, prev, sizeof prev);
+                return afmt_th_fail(&th, &tp, path, err, AFMT_E_CONSTRAINT, rv.begin,
+                                    "overlaps \"%s\" (bytes [%" PRIu64 ", %" PRIu64 "))", prev, tab[si - 1].begin,
+                                    tab[si - 1].end);
+            }
+        }
+        /* The views, in data order, while the header is still in memory. */
+        for (si = 0; si < ns; si++) {
+            entry_info info;
+            afmt_tv sk, sv;
+            slot_key(&tab[si], &sk);
+            slot_val(&tab[si], &sv);
+            afmt_th_path_key(&tp, &sk, 1);
+            if (check_entry(d, &th, &sv, &tp, opt, path, err, &info, &a) != 0)
+                return -1;
+            afmt_th_path_pop(&tp);
+            afmt_th_str_copy(&th, &sk, a.name, sizeof a.name);
+            a.offset = data_start + info.begin;
+            a.index = *narrays + (uint32_t)si;
+            if (vis && vis->on_array) {
+                a.data = src->read ? NULL : afmt_src_ptr(src, a.offset, a.nbytes);
+                if (!src->read && !afmt_src_have(src, end, a.offset, a.nbytes))
+                    break; /* reported below as missing data */
+                if (vis->on_array(vis->ctx, &a) != 0)
+                    return afmt_fail(err, AFMT_E_CALLBACK, path, "data", AFMT_NO_INDEX, a.offset, "stopped by the caller");
+            }
+        }
+        /* The payloads, in data order (a stream drops the header now). */
+        for (si = 0; si < ns; si++) {
+            entry_info info;
+            afmt_tv sk, sv;
+            char field[64];
+            slot_key(&tab[si], &sk);
+            slot_val(&tab[si], &sv);
+            if (check_entry(d, &th, &sv, &tp, opt, path, err, &info, &a) != 0)
+                return -1;
+            snprintf(field, sizeof field, "data");
+            a.offset = data_start + info.begin;
+            if (!a.nbytes) continue;
+            if (take_payload(src, end, a.offset, &a, opt, vis, path, field, err) != 0)
+                return -1;
+        }
+        *narrays += (uint32_t)ns;
+        *pos = data_start + expect;
+        return 0;
+    }
+}
+
+/* ------------------------------------------------------------ write */
+
+typedef struct render {
+    afmt_sink *sink;   /* NULL: only count */
+    afmt_error *err;
+    uint64_t len;
+    int failed;
+} render;
+
+static void put(render *r, const char *s, size_t n)
+{
+    if (r->failed) return;
+    r->len += n;
+    if (r->sink && afmt_sink_put(r->sink, s, n, r->err) != 0) r->failed = 1;
+}
+
+static void puts_(render *r, const char *s) { put(r, s, strlen(s)); }
+
+static void put_u64(render *r, uint64_t v)
+{
+    char b[24];
+    snprintf(b, sizeof b, "%" PRIu64, v);
+    puts_(r, b);
+}
+
+/* A string in the header's syntax: JSON escapes, or Python quotes. */
+static void put_str(render *r, afmt_th_syntax syn, const char *s)
+{
+    char q = syn == AFMT_TH_PYDICT ? '\'' : '"';
+    put(r, &q, 1);
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        char esc[8];
+        if (c == (unsigned char)q || c == '\\') { esc[0] = '\\'; esc[1] = (char)c; put(r, esc, 2); }
+        else if (c < 0x20) {
+            snprintf(esc, sizeof esc, syn == AFMT_TH_PYDICT ? "\\x%02x" : "\\u%04x", c);
+            puts_(r, esc);
+        } else put(r, (const char *)&c, 1);
+    }
+    put(r, &q, 1);
+}
+
+static void render_entry(const afmt_thdir_desc *d, const afmt_array *a, int type, uint64_t begin, render *r)
+{
+    int py = d->syntax == AFMT_TH_PYDICT;
+    size_t i;
+    uint32_t k;
+    puts_(r, "{");
+    for (i = 0; i < d->nkeys; i++) {
+        const afmt_thdir_key *key = &d->keys[i];
+        if (!py && i) puts_(r, ",");
+        put_str(r, d->syntax, key->key);
+        puts_(r, py ? ": " : ":");
+        switch (key->bind) {
+        case AFMT_BIND_DTYPE: put_str(r, d->syntax, d->types[type].text); break;
+        case AFMT_BIND_ORDER:
+            puts_(r, a->rank > 1 && a->order == AFMT_COL_MAJOR ? (py ? "True" : "true") : (py ? "False" : "false"));
+            break;
+        case AFMT_BIND_SHAPE: {
+            int tuple = key->kind == AFMT_TV_TUPLE;
+            puts_(r, tuple ? "(" : "[");
+            for (k = 0; k < a->rank; k++) {
+                if (k) puts_(r, py ? ", " : ",");
+                put_u64(r, a->dims[k]);
+            }
+            if (tuple && a->rank == 1) puts_(r, ",");
+            puts_(r, tuple ? ")" : "]");
+            break;
+        }
+        case AFMT_BIND_RANGE:
+            puts_(r, "[");
+            put_u64(r, begin);
+            puts_(r, py ? ", " : ",");
+            put_u64(r, begin + a->nbytes);
+            puts_(r, "]");
+            break;
+        }
+        if (py) puts_(r, ", ");
+    }
+    puts_(r, "}");
+}
+
+typedef struct wentry {
+    const afmt_array *a;
+    int type;
+    char name[AFMT_NAME_MAX];
+    uint64_t begin;
+} wentry;
+
+static void render_all(const afmt_thdir_desc *d, const wentry *e, size_t n, render *r)
+{
+    size_t i;
+    if (!d->map) {
+        render_entry(d, e[0].a, e[0].type, 0, r);
+        return;
+    }
+    puts_(r, "{");
+    for (i = 0; i < n; i++) {
+        if (i) puts_(r, d->syntax == AFMT_TH_PYDICT ? ", " : ",");
+        put_str(r, d->syntax, e[i].name);
+        puts_(r, d->syntax == AFMT_TH_PYDICT ? ": " : ":");
+        render_entry(d, e[i].a, e[i].type, e[i].begin, r);
+    }
+    puts_(r, "}");
+}
+
+static int entry_before(const wentry *x, const wentry *y)
+{
+    if (x->type != y->type) return x->type > y->type;
+    return strcmp(x->name, y->name) < 0;
+}
+
+int afmt_thdir_write(const afmt_thdir_desc *d, const afmt_array *arrays, size_t n, afmt_sink *sink,
+                     afmt_error *err)
+{
+    wentry *e;
+    size_t i, j;
+    int has_order = 0;
+    render cnt, out;
+    uint64_t spare = 0, prefix, total, pad, hlen, offset = 0, max_len;
+    int rc = -1;
+
+    for (i = 0; i < d->nkeys; i++)
+        if (d->keys[i].bind == AFMT_BIND_ORDER) has_order = 1;
+    if (n == 0)
+        return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, 0, "%s needs an array to write", d->format);
+    if (!d->map && n != 1)
+        return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0, "%s holds one array, not %zu", d->format, n);
+    e = calloc(n, sizeof *e);
+    if (!e)
+        return afmt_fail(err, AFMT_E_NOMEM, NULL, "", AFMT_NO_INDEX, 0, "out of memory for %zu entries", n);
+    for (i = 0; i < n; i++) {
+        const afmt_array *a = &arrays[i];
+        e[i].a = a;
+        e[i].type = -1;
+        if (a->encoding != AFMT_ENC_PLAIN || a->endian != AFMT_LITTLE || a->stride != a->elsize ||
+            (a->rank > 1 && a->order != AFMT_ROW_MAJOR && !has_order)) {
+            afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0,
+                      "array %zu must be plain, little-endian and row-major (see afmt_array_to_plain)", i);
+            goto done;
+        }
+        for (j = 0; j < d->ntypes; j++)
+            if (d->types[j].writable && !d->types[j].refuse && d->types[j].dtype == a->dtype &&
+                d->types[j].endian == AFMT_LITTLE && d->types[j].size == a->elsize) {
+                e[i].type = (int)j;
+                break;
+            }
+        if (e[i].type < 0) {
+            afmt_fail(err, AFMT_E_TYPE, NULL, "dtype", AFMT_NO_INDEX, 0, "%s cannot hold elements of type %s", d->format,
+                      afmt_dtype_name(a->dtype));
+            goto done;
+        }
+        if (a->name[0]) snprintf(e[i].name, sizeof e[i].name, "%s", a->name);
+        else snprintf(e[i].name, sizeof e[i].name, "%s%zu", d->default_name ? d->default_name : "", i);
+        if (d->map) {
+            if (!afmt_th_utf8_valid((const uint8_t *)e[i].name, strlen(e[i].name)) ||
+                (d->metadata_key && strcmp(e[i].name, d->metadata_key) == 0)) {
+                afmt_fail(err, AFMT_E_TYPE, NULL, "name", i, 0, "name \"%s\" cannot be an entry of %s", e[i].name, d->format);
+                goto done;
+            }
+            for (j = 0; j < i; j++)
+                if (strcmp(e[i].name, e[j].name) == 0) {
+                    afmt_fail(err, AFMT_E_USAGE, NULL, "name", i, 0, "two arrays are named \"%s\"", e[i].name);
+                    goto done;
+                }
+        }
+    }
+    if (d->map && d->write_by_type)
+        for (i = 1; i < n; i++) /* insertion sort: stable, no allocation */
+            for (j = i; j > 0 && entry_before(&e[j], &e[j - 1]); j--) {
+                wentry t = e[j]; e[j] = e[j - 1]; e[j - 1] = t;
+            }
+    for (i = 0; i < n; i++) {
+        e[i].begin = offset;
+        if (!afmt_add_u64(offset, e[i].a->nbytes, &offset)) {
+            afmt_fail(err, AFMT_E_OVERFLOW, NULL, "data", AFMT_NO_INDEX, 0, "the payloads overflow 64 bits of bytes");
+            goto done;
+        }
+    }
+    memset(&cnt, 0, sizeof cnt);
+    render_all(d, e, n, &cnt);
+    if (d->write_spare && !d->map && e[0].a->rank > 0) {
+        const afmt_array *a = e[0].a;
+        char digits[24];
+        uint64_t growth = a->rank > 1 && a->order == AFMT_COL_MAJOR ? a->dims[a->rank - 1] : a->dims[0];
+        uint64_t nd = (uint64_t)snprintf(digits, sizeof digits, "%" PRIu64, growth);
+        spare = d->write_spare > nd ? d->write_spare - nd : 0;
+    }
+    prefix = sink->written + d->length_width;
+    total = prefix + cnt.len + spare + (d->terminator >= 0 ? 1 : 0);
+    pad = d->write_align ? (d->write_align - total % d->write_align) % d->write_align : 0;
+    while (pad < d->write_min_pad) pad += d->write_align ? d->write_align : 1;
+    hlen = cnt.len + spare + pad + (d->terminator >= 0 ? 1 : 0);
+    max_len = d->length_width >= 8 ? UINT64_MAX : ((uint64_t)1 << (8 * d->length_width)) - 1;
+    if (d->max_length && d->max_length < max_len) max_len = d->max_length;
+    if (hlen > max_len) {
+        afmt_fail(err, AFMT_E_TYPE, NULL, d->name, AFMT_NO_INDEX, 0, "a header of %" PRIu64 " bytes does not fit (at most %" PRIu64 ")",
+                  hlen, max_len);
+        goto done;
+    }
+    if ((d->length_width == 2 && afmt_sink_u16(sink, hlen, d->length_big, err) != 0) ||
+        (d->length_width == 4 && afmt_sink_u32(sink, hlen, d->length_big, err) != 0) ||
+        (d->length_width == 8 && afmt_sink_u64(sink, hlen, d->length_big, err) != 0))
+        goto done;
+    memset(&out, 0, sizeof out);
+    out.sink = sink;
+    out.err = err;
+    render_all(d, e, n, &out);
+    for (i = 0; i < spare + pad && !out.failed; i++) put(&out, d->pad >= 0 ? (const char *)&(char){(char)d->pad} : " ", 1);
+    if (d->terminator >= 0) put(&out, &(char){(char)d->terminator}, 1);
+    if (out.failed) goto done;
+    for (i = 0; i < n; i++)
+        if (afmt_sink_payload(sink, e[i].a, AFMT_LITTLE, AFMT_ENC_PLAIN, err) != 0) goto done;
+    rc = 0;
+done:
+    free(e);
+    return rc;
+}

@@ -1,0 +1,100 @@
+/* afmt runtime: arrays described by a text header (NumPy .npy, safetensors).
+ *
+ * afmt-gen compiles a spec's "text_header" item into an afmt_thdir_desc:
+ * the header's syntax and length prefix, its padding and alignment, the keys
+ * of an entry and what each binds (element type through a table of type
+ * names, shape, order, byte range), and whether the header describes one
+ * array that follows it or a map of named arrays placed in the data area
+ * after it.  The functions here carry out that description; they know no
+ * format.  The header is parsed in place by afmt_texthdr.c (no allocation);
+ * a map's byte ranges are checked to cover the data area exactly, sorted in
+ * a fixed-capacity table on the stack (AFMT_THDIR_CAP entries).
+ *
+ * Thread-safety: reentrant; descriptors are constant data.
+ */
+#ifndef AFMT_THDIR_H
+#define AFMT_THDIR_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "afmt_array.h"
+#include "afmt_error.h"
+#include "afmt_options.h"
+#include "afmt_sink.h"
+#include "afmt_src.h"
+#include "afmt_texthdr.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Most entries of one map header (a limit error beyond). */
+#define AFMT_THDIR_CAP 4096
+
+typedef enum afmt_thdir_bind {
+    AFMT_BIND_DTYPE = 1, /* a string: the element type, through the type table */
+    AFMT_BIND_ORDER = 2, /* a boolean: true = column-major */
+    AFMT_BIND_SHAPE = 3, /* a list or tuple of non-negative integers */
+    AFMT_BIND_RANGE = 4  /* [begin, end]: the payload's bytes in the data area */
+} afmt_thdir_bind;
+
+typedef struct afmt_thdir_key {
+    const char *key;
+    afmt_thdir_bind bind;
+    afmt_tv_kind kind; /* SHAPE: AFMT_TV_LIST or AFMT_TV_TUPLE */
+} afmt_thdir_key;
+
+typedef struct afmt_thdir_type {
+    const char *text;   /* the name in the header ("<f8", "F32") */
+    int prefix;         /* 1: text is a prefix ("<U" matches "<U10") */
+    afmt_dtype dtype;   /* AFMT_DTYPE_INVALID for a refusal */
+    uint32_t size;      /* bytes per element */
+    afmt_endian endian;
+    int writable;       /* the writer may choose this entry */
+    const char *refuse; /* non-NULL: valid in the format, refused with this reason */
+} afmt_thdir_type;
+
+typedef struct afmt_thdir_desc {
+    const char *format;       /* for messages: "npy" */
+    const char *name;         /* the header's name in key paths: "header" */
+    afmt_th_syntax syntax;
+    unsigned length_width;    /* bytes of the length prefix: 2, 4 or 8 */
+    int length_big;
+    uint64_t max_length;      /* a cap checked before any arithmetic (0: none) */
+    int pad;                  /* byte that may follow the value (-1: none) */
+    int terminator;           /* the header's last byte (-1: none) */
+    uint64_t align;           /* the header ends at a multiple of this (0: any) */
+    uint64_t write_align;     /* the writer pads its end to a multiple of this */
+    uint64_t write_min_pad;   /* ... with at least this many pad bytes */
+    uint64_t write_spare;     /* writer: spare pad bytes (minus the digits of the
+                               * first dimension, last when column-major) */
+    int map;                  /* 1: root maps names to entries; 0: root is the entry */
+    const char *metadata_key; /* map: key of a string -> string object (or NULL) */
+    const afmt_thdir_key *keys;
+    size_t nkeys;
+    const afmt_thdir_type *types;
+    size_t ntypes;
+    int write_by_type;        /* writer: entries ordered by type (later table
+                               * entries first), then name; else given order */
+    const char *default_name; /* writer: name prefix of unnamed arrays ("" + index) */
+} afmt_thdir_desc;
+
+/* Validate the header at *pos (its length prefix first) and the arrays it
+ * describes, within [*pos, end); pass each view to vis->on_array in data
+ * order and advance *pos past the last payload.  0, or -1 with err naming
+ * the key path and absolute offset. */
+int afmt_thdir_validate(const afmt_thdir_desc *d, afmt_src *src, uint64_t end, uint64_t *pos,
+                        uint32_t *narrays, const afmt_options *opt, const afmt_visitor *vis,
+                        const afmt_path *path, afmt_error *err);
+
+/* Write the header (length prefix included) and the payloads of arrays
+ * (plain, little-endian; row-major, or column-major when the header has an
+ * order key).  The header's alignment counts from sink->written.  May
+ * allocate an index of n entries (freed before returning). */
+int afmt_thdir_write(const afmt_thdir_desc *d, const afmt_array *arrays, size_t n, afmt_sink *sink,
+                     afmt_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* AFMT_THDIR_H */
