@@ -17,7 +17,7 @@ enum { BIND_DTYPE = 1, BIND_ORDER = 2, BIND_SHAPE = 3, BIND_RANGE = 4 };
 
 static const char *const TH_KEYS[] = {"text_header", "syntax", "length", "max_length", "pad", "terminator", "align",
                                       "write_align", "write_min_pad", "write_spare", "entries", "metadata", "keys",
-                                      "types", "write_order", "default_name", "doc", NULL};
+                                      "types", "default_name", "doc", NULL};
 static const char *const KEY_KEYS[] = {"key", "bind", "kind", "doc", NULL};
 static const char *const TYPE_KEYS[] = {"name", "prefix", "dtype", "refuse", "endian", "size", "write", "doc", NULL};
 
@@ -198,7 +198,7 @@ texthdr *texthdr_load(const char *path, void *obj, const char *jp, int *errors)
     tl L = {path, errors};
     json_t *o = obj;
     texthdr *h = xcalloc(1, sizeof *h);
-    const char *syn, *len, *entries, *order;
+    const char *syn, *len, *entries;
     char *p;
 
     only_keys(&L, o, jp, TH_KEYS);
@@ -247,13 +247,6 @@ texthdr *texthdr_load(const char *path, void *obj, const char *jp, int *errors)
     if (str_of(&L, o, "metadata", jp)) {
         h->metadata_key = xstrdup(str_of(&L, o, "metadata", jp));
         if (!h->map) TERR(&L, jp, "\"metadata\" names a key of a map: give \"entries\": \"map\"");
-    }
-    order = str_of(&L, o, "write_order", jp);
-    if (order && strcmp(order, "type-descending") == 0) h->write_by_type = 1;
-    else if (order && strcmp(order, "given") != 0) {
-        p = xprintf("%s/write_order", jp);
-        TERR(&L, p, "unknown write_order '%s' (expected given, type-descending)", order);
-        free(p);
     }
     if (str_of(&L, o, "default_name", jp)) h->default_name = xstrdup(str_of(&L, o, "default_name", jp));
     p = xprintf("%s/keys", jp);
@@ -322,8 +315,7 @@ static void emit_desc(emitter *m, item *it)
         sb_puts(o, "NULL,\n");
     }
     q = c_quote(h->default_name ? h->default_name : "", strlen(h->default_name ? h->default_name : ""));
-    sb_printf(o, "    %s_keys, %d, %s_types, %d,\n    %d, %s,\n};\n\n", h->cname, h->nkeys, h->cname, h->ntypes,
-              h->write_by_type, q);
+    sb_printf(o, "    %s_keys, %d, %s_types, %d,\n    %s,\n};\n\n", h->cname, h->nkeys, h->cname, h->ntypes, q);
     free(q);
 }
 

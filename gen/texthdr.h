@@ -37,7 +37,6 @@ typedef struct texthdr {
     char *metadata_key;
     th_key *keys; int nkeys;
     th_type *types; int ntypes;
-    int write_by_type;
     char *default_name;
     char cname[64];             /* C name of the emitted descriptor */
 } texthdr;

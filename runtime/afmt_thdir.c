@@ -642,12 +642,6 @@ static void render_all(const afmt_thdir_desc *d, const wentry *e, size_t n, rend
     puts_(r, "}");
 }
 
-static int entry_before(const wentry *x, const wentry *y)
-{
-    if (x->type != y->type) return x->type > y->type;
-    return strcmp(x->name, y->name) < 0;
-}
-
 int afmt_thdir_write(const afmt_thdir_desc *d, const afmt_array *arrays, size_t n, afmt_sink *sink,
                      afmt_error *err)
 {
@@ -703,11 +697,6 @@ int afmt_thdir_write(const afmt_thdir_desc *d, const afmt_array *arrays, size_t 
                 }
         }
     }
-    if (d->map && d->write_by_type)
-        for (i = 1; i < n; i++) /* insertion sort: stable, no allocation */
-            for (j = i; j > 0 && entry_before(&e[j], &e[j - 1]); j--) {
-                wentry t = e[j]; e[j] = e[j - 1]; e[j - 1] = t;
-            }
     for (i = 0; i < n; i++) {
         e[i].begin = offset;
         if (!afmt_add_u64(offset, e[i].a->nbytes, &offset)) {

@@ -74,8 +74,6 @@ typedef struct afmt_thdir_desc {
     size_t nkeys;
     const afmt_thdir_type *types;
     size_t ntypes;
-    int write_by_type;        /* writer: entries ordered by type (later table
-                               * entries first), then name; else given order */
     const char *default_name; /* writer: name prefix of unnamed arrays ("" + index) */
 } afmt_thdir_desc;
 
@@ -89,8 +87,10 @@ int afmt_thdir_validate(const afmt_thdir_desc *d, afmt_src *src, uint64_t end, u
 
 /* Write the header (length prefix included) and the payloads of arrays
  * (plain, little-endian; row-major, or column-major when the header has an
- * order key).  The header's alignment counts from sink->written.  May
- * allocate an index of n entries (freed before returning). */
+ * order key), in the order given: a map's entries and payloads follow it,
+ * so that what a validator reads back is the same arrays at the same
+ * indices.  The header's alignment counts from sink->written.  May allocate
+ * an index of n entries (freed before returning). */
 int afmt_thdir_write(const afmt_thdir_desc *d, const afmt_array *arrays, size_t n, afmt_sink *sink,
                      afmt_error *err);
 

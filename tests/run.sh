@@ -81,6 +81,16 @@ fi
 if [ -f tests/e2e/run_casts.sh ]; then
     run casts bash tests/e2e/run_casts.sh "$BUILD"
 fi
+# .npy and safetensors against numpy (python3-numpy) and an independent writer
+NUMPY_PY=""
+for py in python3 /usr/bin/python3; do
+    if "$py" -c 'import numpy' 2> /dev/null; then NUMPY_PY=$py; break; fi
+done
+if [ -n "$NUMPY_PY" ]; then
+    run textfmt "$NUMPY_PY" tests/e2e/textfmt_e2e.py "$BUILD"
+else
+    echo "FAIL textfmt: no python3 with numpy (make deps installs python3-numpy)" | tee -a "$LOG"
+fi
 if [ -f tests/e2e/run_memory.sh ] && [ -z "${AFMT_SKIP_MEMORY:-}" ]; then
     run memory bash tests/e2e/run_memory.sh "$BUILD"
 fi

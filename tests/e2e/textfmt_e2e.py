@@ -1,0 +1,191 @@
+#!/usr/bin/env python3
+"""End-to-end checks of .npy and safetensors against real clients.
+
+numpy (python3-numpy) writes .npy files of every supported dtype, both byte
+orders, C and Fortran order, scalars, empty arrays and versions 1.0, 2.0 and
+3.0: afmt must accept them, convert them to every format that holds the
+dtype and back with the same values, and write .npy files that np.load reads
+with the same values (byte for byte what np.save writes for little-endian,
+C-order arrays).  Safetensors files come from tests/golden/textfmt.py, an
+independent writer; afmt's own safetensors files are read back with json
+and struct and compared with that writer's output.
+Usage: textfmt_e2e.py BUILD_DIR   (prints one PASS/FAIL line per check)
+"""
+import io
+import json
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "golden"))
+from textfmt import st_file  # noqa: E402
+
+import numpy as np  # noqa: E402
+
+BUILD = sys.argv[1] if len(sys.argv) > 1 else "build"
+AFMT = os.path.join(BUILD, "afmt")
+VALIDATE = os.path.join(BUILD, "afmt-validate")
+T = tempfile.mkdtemp()
+fails = 0
+
+
+def check(name, cond, detail=""):
+    global fails
+    if cond:
+        print("PASS textfmt: " + name)
+    else:
+        fails += 1
+        print("FAIL textfmt: %s %s" % (name, detail))
+
+
+def run(*args):
+    p = subprocess.run(list(args), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    return p.returncode, p.stdout.decode(errors="replace") + p.stderr.decode(errors="replace")
+
+
+def same(a, b):
+    a = np.asarray(a)
+    b = np.asarray(b)
+    if a.shape != b.shape or a.dtype.newbyteorder("=") != b.dtype.newbyteorder("="):
+        return False
+    if a.dtype.kind in "fc":
+        return np.array_equal(a, b, equal_nan=True)
+    return np.array_equal(a, b)
+
+
+DTYPES = ["?", "i1", "i2", "i4", "i8", "u1", "u2", "u4", "u8", "f2", "f4", "f8", "c8", "c16"]
+# what each other format holds (a refusal there is the right answer)
+TARGETS = ["rawarray", "tenbin", "futhark", "daphne", "inebin", "safetensors"]
+EXT = {"rawarray": ".ra", "tenbin": ".ten", "futhark": ".bin", "daphne": ".dbdf", "inebin": ".inebin",
+       "safetensors": ".safetensors", "npy": ".npy"}
+rng = np.random.default_rng(11)
+
+
+def sample(dt, shape):
+    n = int(np.prod(shape)) if shape else 1
+    if dt == "?":
+        v = rng.integers(0, 2, n).astype(bool)
+    elif dt[0] in "iu":
+        info = np.iinfo(dt)
+        v = rng.integers(info.min, info.max, n, dtype=dt, endpoint=True)
+    elif dt[0] == "f":
+        v = rng.standard_normal(n).astype(dt)
+        if n >= 3:
+            v[0], v[1], v[2] = np.inf, -0.0, np.nan
+    else:
+        v = (rng.standard_normal(n) + 1j * rng.standard_normal(n)).astype(dt)
+    return v.reshape(shape)
+
+
+n_files = 0
+for dt in DTYPES:
+    for endian in ("<", ">"):
+        if endian == ">" and dt in ("?", "i1", "u1"):
+            continue
+        for shape, fortran, version in (((2, 3), False, None), ((), False, None), ((0, 4), False, None),
+                                        ((3, 4, 2), True, None), ((5,), False, (2, 0)), ((5,), False, (3, 0))):
+            a = sample(dt, shape).astype(np.dtype(dt).newbyteorder(endian))
+            if fortran:
+                a = np.asfortranarray(a)
+            name = "%s_%s_%s%s%s" % (dt.replace("?", "b1"), "le" if endian == "<" else "be",
+                                      "x".join(map(str, shape)) or "scalar", "_F" if fortran else "",
+                                      "_v%d" % version[0] if version else "")
+            src = os.path.join(T, name + ".npy")
+            if version:
+                with open(src, "wb") as f:
+                    np.lib.format.write_array(f, a, version=version)
+            else:
+                np.save(src, a)
+            n_files += 1
+            rc, out = run(VALIDATE, src)
+            check("numpy's %s validates" % name, rc == 0 and ": ok npy" in out, out)
+            dst = os.path.join(T, name + ".afmt.npy")
+            rc, out = run(AFMT, "convert", src, dst)
+            ok = rc == 0 and same(np.load(dst), a)
+            check("np.load reads afmt's copy of %s with the same values" % name, ok, out)
+            if ok and endian == "<" and not fortran and not version:
+                check("afmt writes %s byte for byte as np.save" % name, open(dst, "rb").read() == open(src, "rb").read())
+            for tgt in TARGETS:
+                mid = os.path.join(T, name + EXT[tgt])
+                back = os.path.join(T, name + "." + tgt + ".npy")
+                rc, out = run(AFMT, "convert", "--to", tgt, src, mid)
+                if rc != 0:
+                    # a refusal must say why, never crash
+                    check("%s -> %s refused cleanly" % (name, tgt), rc == 1 and out.strip() != "", out)
+                    continue
+                rc, out = run(AFMT, "convert", "--to", "npy", mid, back)
+                check("%s -> %s -> npy keeps the values" % (name, tgt), rc == 0 and same(np.load(back), a), out)
+
+check("numpy wrote %d files" % n_files, n_files > 100)
+
+# ---------------------------------------------------------------- safetensors
+tensors = [("a.weight", "F32", (2, 3), np.arange(6, dtype="<f4")), ("a.bias", "I64", (3,), np.array([-1, 0, 7], "<i8")),
+           ("emb", "BF16", (2,), np.array([0x3f80, 0xc000], "<u2")), ("mask", "BOOL", (4,), np.array([1, 0, 0, 1], "u1")),
+           ("z", "U8", (0,), np.zeros(0, "u1"))]
+# in the reference's order: later types of its enum first, then names
+order = {t: i for i, t in enumerate(["BOOL", "U8", "I8", "I16", "U16", "F16", "BF16", "I32", "U32", "F32", "C64", "F64",
+                                     "I64", "U64"])}
+tensors.sort(key=lambda t: (-order[t[1]], t[0]))
+st = os.path.join(T, "model.safetensors")
+with open(st, "wb") as f:
+    f.write(st_file([(n, d, s, v.tobytes()) for n, d, s, v in tensors]))
+rc, out = run(VALIDATE, "-v", st)
+check("independent safetensors file validates", rc == 0 and "ok safetensors" in out, out)
+rc, out = run(AFMT, "info", st)
+check("info names every tensor", rc == 0 and all((" %s %s[" % (n, {"F32": "f32", "I64": "i64", "BF16": "bf16",
+                                                                    "BOOL": "bool", "U8": "u8"}[d])) in out
+                                                for n, d, *_ in tensors), out)
+
+# afmt's own safetensors: a file in the reference's layout comes back byte
+# for byte (the writer keeps the order it reads, which is the data order)
+def reference_bytes(ts):
+    return st_file([(n, d, s, v.tobytes()) for n, d, s, v in ts])
+
+
+out_st = os.path.join(T, "rewritten.safetensors")
+rc, out = run(AFMT, "convert", "--to", "safetensors", st, out_st)
+if rc == 0:
+    got = open(out_st, "rb").read()
+    n = struct.unpack("<Q", got[:8])[0]
+    hdr = json.loads(got[8:8 + n])
+    names = [k for k in hdr if k != "__metadata__"]
+    check("names kept through afmt's safetensors writer", sorted(names) == sorted(t[0] for t in tensors), str(names))
+    check("afmt rewrites a reference-layout safetensors file byte for byte", got == reference_bytes(tensors),
+          "%r\n%r" % (got[:200], reference_bytes(tensors)[:200]))
+    for name, d, s, v in tensors:
+        b, e = hdr[name]["data_offsets"]
+        check("tensor %s read back with json+struct" % name,
+              got[8 + n + b:8 + n + e] == v.tobytes() and hdr[name]["shape"] == list(s) and hdr[name]["dtype"] == d)
+else:
+    check("afmt converts safetensors to safetensors", False, out)
+
+# names through tenbin (which has no bf16 or bool) and back
+st2 = os.path.join(T, "model2.safetensors")
+kept = [t for t in tensors if t[1] in ("F32", "I64", "U8")]
+with open(st2, "wb") as f:
+    f.write(st_file([(n, d, s, v.tobytes()) for n, d, s, v in kept]))
+ten = os.path.join(T, "model.ten")
+back = os.path.join(T, "model.back.safetensors")
+rc1, out1 = run(AFMT, "convert", "--to", "tenbin", st2, ten)
+rc2, out2 = run(AFMT, "convert", "--to", "safetensors", ten, back)
+if rc1 == 0 and rc2 == 0:
+    g = open(back, "rb").read()
+    n = struct.unpack("<Q", g[:8])[0]
+    hdr = json.loads(g[8:8 + n])
+    check("tensor names survive safetensors -> tenbin -> safetensors",
+          sorted(k for k in hdr) == sorted(t[0] for t in kept), str(list(hdr)))
+else:
+    check("safetensors -> tenbin -> safetensors", False, out1 + out2)
+
+# a map to .npy: one array per file, so afmt refuses rather than drop any
+rc, out = run(AFMT, "convert", "--to", "npy", st, os.path.join(T, "model.npy"))
+check("several tensors to .npy is refused with a reason", rc == 1 and "npy holds one array" in out, out)
+one = os.path.join(T, "one.safetensors")
+with open(one, "wb") as f:
+    f.write(st_file([("x", "F32", (2, 3), np.arange(6, dtype="<f4").tobytes())]))
+rc, out = run(AFMT, "convert", "--to", "npy", one, os.path.join(T, "one.npy"))
+check("one tensor to .npy reads back with numpy", rc == 0 and same(np.load(os.path.join(T, "one.npy")),
+                                                                   np.arange(6, dtype="<f4").reshape(2, 3)), out)
+sys.exit(1 if fails else 0)
