@@ -187,6 +187,26 @@ static void dict_items(dict *d, const spec *s, const item_list *l)
                         dict_add_int(d, "type", key->ival, f->width, f->big_endian);
                 }
         }
+        if (it->kind == IT_TEXTHDR && it->th) {
+            /* a text header's words: its keys and type names as the
+             * syntax quotes them, its literals and metadata key */
+            const texthdr *h = it->th;
+            const char q = h->python ? '\'' : '"';
+            static const char *const py_words[] = {"True", "False", ", ", ": ", "(", ",)", NULL};
+            static const char *const json_words[] = {"true", "false", ",", ":", "[", "]", NULL};
+            const char *const *w;
+            char buf[DICT_MAX_ENTRY + 1];
+            for (k = 0; k < h->nkeys + h->ntypes + 1; k++) {
+                const char *word = k < h->nkeys ? h->keys[k].key
+                                   : k < h->nkeys + h->ntypes ? h->types[k - h->nkeys].text : h->metadata_key;
+                int n;
+                if (!word) continue;
+                n = snprintf(buf, sizeof buf, "%c%s%c", q, word, q);
+                if (n > 0 && n <= DICT_MAX_ENTRY) dict_add(d, "word", (const unsigned char *)buf, (size_t)n);
+            }
+            for (w = h->python ? py_words : json_words; *w; w++)
+                dict_add(d, "word", (const unsigned char *)*w, strlen(*w));
+        }
         dict_items(d, s, &it->body);
         for (k = 0; k < it->ncases; k++)
             dict_items(d, s, &it->cases[k].body);
