@@ -94,10 +94,17 @@ static void convert_usage(FILE *f)
 "                     toward 0, NaN becomes 0; a float target rounds to\n"
 "                     nearest (too large -> +-inf); imaginary parts are\n"
 "                     dropped; bool is true for any nonzero value\n"
+"      --compress     store payloads compressed where OUT's format can\n"
+"                     (RawArray: one LZ4 block); by default a compressed\n"
+"                     IN stays compressed\n"
+"      --no-compress  store payloads uncompressed\n"
 "      --lenient      accept IN as the reference readers would (warnings\n"
 "                     on standard error); OUT is always written strictly\n"
 "  -h, --help         print this help and exit\n"
 "\n"
+"The storage form is kept where OUT's format can hold it (compression,\n"
+"a sparse CSR matrix, also under --dtype); where it must change, a line\n"
+"on standard error says so.\n"
 "A file with several arrays can only go to a format that holds several\n"
 "(see 'afmt formats').  An element type or shape the output format cannot\n"
 "hold is refused with the reason.\n"
@@ -106,7 +113,7 @@ static void convert_usage(FILE *f)
 "or I/O error.\n");
 }
 
-enum { C_HELP = 1, C_FROM, C_TO, C_DTYPE, C_LOSSY, C_LENIENT, C_STRICT, C_TEXT };
+enum { C_HELP = 1, C_FROM, C_TO, C_DTYPE, C_LOSSY, C_LENIENT, C_STRICT, C_TEXT, C_COMPRESS, C_NO_COMPRESS };
 
 static const afmt_cli_optdef convert_opts[] = {
     { "help", 'h', 0, C_HELP },
@@ -117,6 +124,8 @@ static const afmt_cli_optdef convert_opts[] = {
     { "lenient", 0, 0, C_LENIENT },
     { "strict", 0, 0, C_STRICT },
     { "text", 0, 0, C_TEXT },
+    { "compress", 0, 0, C_COMPRESS },
+    { "no-compress", 0, 0, C_NO_COMPRESS },
     { NULL, 0, 0, 0 }
 };
 
@@ -247,6 +256,81 @@ static int write_text(const afmt_array *views, size_t n, afmt_sink *sink, afmt_e
     return 0;
 }
 
+/* Keep the storage form where the target can hold it, and say so on
+ * stderr where it must change: compression (kept by default, or as
+ * --compress / --no-compress ask; *compress becomes 0 or 1) and sparse
+ * matrices written dense. */
+static void say_form_changes(const char *in, const collect_ctx *c, const afmt_array *views,
+                             const afmt_format *target, int *compress)
+{
+    size_t i;
+    int compressed_in = 0;
+
+    for (i = 0; i < c->n; i++) {
+        compressed_in |= c->arrays[i].encoding == AFMT_ENC_LZ4_BLOCK;
+        if (views && c->arrays[i].encoding == AFMT_ENC_CSR && views[i].encoding != AFMT_ENC_CSR)
+            fprintf(stderr, "afmt convert: %s: array [%zu] is sparse (CSR); %s holds it only dense: written dense\n",
+                    in, i, target->name);
+    }
+    if (views)
+        return; /* the second call, after decoding: sparse notes only */
+    if (*compress < 0)
+        *compress = compressed_in;
+    if (*compress && !target->compresses) {
+        fprintf(stderr, "afmt convert: %s: %s cannot store compressed data: written uncompressed\n",
+                compressed_in ? in : "--compress", target->name);
+        *compress = 0;
+    }
+}
+
+/* --dtype on a CSR matrix: cast its stored values and keep the row
+ * offsets and column indices, when the target can hold the result (else
+ * 0: it is decoded dense like any other array).  1 with *view and *buf
+ * (the cast values, the caller's to free) set; -1 with *rc after a
+ * refusal, printed. */
+static int cast_csr(const char *in, size_t i, const afmt_array *a, const afmt_format *target,
+                    afmt_dtype dtype, int allow_lossy, afmt_array *view, uint8_t **buf, int *rc)
+{
+    const afmt_dtype_info *ti = afmt_dtype_get(dtype);
+    afmt_array cast;
+    afmt_error err;
+    uint64_t bytes;
+
+    if (a->endian != AFMT_LITTLE || a->stride != a->elsize || !a->data || ti->dtype == AFMT_DTYPE_INVALID ||
+        !afmt_mul_u64(a->nnz, ti->size, &bytes) || bytes > (uint64_t)(SIZE_MAX / 2))
+        return 0;
+    cast = *a;
+    cast.dtype = dtype;
+    cast.elsize = ti->size;
+    cast.stride = ti->size;
+    cast.nbytes = bytes;
+    afmt_error_clear(&err);
+    if (target->can_write(&cast, &err) != 0)
+        return 0;
+    *buf = malloc(bytes ? (size_t)bytes : 1);
+    if (!*buf) {
+        fprintf(stderr, "afmt convert: %s: array [%zu]: cannot allocate %" PRIu64 " bytes\n", in, i, bytes);
+        *rc = AFMT_EXIT_ERROR;
+        return -1;
+    }
+    if (afmt_convert_elements(a->dtype, a->data, dtype, *buf, a->nnz, allow_lossy, &err) != 0) {
+        char what[64];
+        /* the index is among the stored values, not the matrix */
+        if (strncmp(err.message, "element ", 8) == 0) {
+            char rest[AFMT_MESSAGE_MAX];
+            snprintf(rest, sizeof rest, "%s", err.message + 8);
+            snprintf(err.message, sizeof err.message, "stored value %.*s", (int)sizeof err.message - 16, rest);
+        }
+        snprintf(what, sizeof what, "cannot cast to %s", afmt_dtype_name(dtype));
+        *rc = describe_refusal(in, i, a, what, &err);
+        return -1;
+    }
+    cast.data = *buf;
+    cast.order = target->order;
+    *view = cast;
+    return 1;
+}
+
 /* ---------------------------------------------------------------- speed */
 
 /* An array that needs only a transpose and/or a byte swap is not decoded
@@ -330,7 +414,7 @@ int afmt_cli_convert_main(int argc, char **argv, int first)
     uint8_t **bufs = NULL;
     size_t i;
     int id, rc, allow_lossy = 0, to_stdout, text = 0, is_streamed = 0, src_fd = -1;
-    int written_through = 0;
+    int written_through = 0, compress = -1;
     streamed st;
 
     afmt_options_default(&opt);
@@ -373,6 +457,12 @@ int afmt_cli_convert_main(int argc, char **argv, int first)
             break;
         case C_LOSSY:
             allow_lossy = 1;
+            break;
+        case C_COMPRESS:
+            compress = 1;
+            break;
+        case C_NO_COMPRESS:
+            compress = 0;
             break;
         case C_TEXT:
             text = 1;
@@ -462,6 +552,7 @@ int afmt_cli_convert_main(int argc, char **argv, int first)
         rc = AFMT_EXIT_ERROR;
         goto done;
     }
+    say_form_changes(in, &c, NULL, target, &compress);
     for (i = 0; i < c.n; i++) {
         const afmt_array *a = &c.arrays[i];
         afmt_array plain;
@@ -487,8 +578,19 @@ int afmt_cli_convert_main(int argc, char **argv, int first)
                 goto done;
             continue;
         }
+        /* a sparse matrix cast keeps its form where the target can hold it */
+        if (dtype != AFMT_DTYPE_INVALID && dtype != a->dtype && a->encoding == AFMT_ENC_CSR) {
+            int kept = cast_csr(in, i, a, target, dtype, allow_lossy, &views[i], &bufs[i], &rc);
+            if (kept < 0)
+                goto done;
+            if (kept) {
+                if (c.n == 1 && check_target(in, i, target, &views[i], &rc) != 0)
+                    goto done;
+                continue;
+            }
+        }
         /* (Futhark text reads the values itself) */
-        if (c.n == 1 && !text && stream_array(&st, a, target, dtype, &views[i])) {
+        if (c.n == 1 && !text && !compress && stream_array(&st, a, target, dtype, &views[i])) {
             is_streamed = 1;
             if (check_target(in, i, target, &views[i], &rc) != 0)
                 goto done;
@@ -552,8 +654,11 @@ int afmt_cli_convert_main(int argc, char **argv, int first)
         }
     }
 
+    say_form_changes(in, &c, views, target, &compress);
+
     /* Write, all or nothing. */
     memset(&wopt, 0, sizeof wopt);
+    wopt.compress = compress;
     if (target == l.fmt && c.trailer_len) {
         wopt.trailer = c.trailer;
         wopt.trailer_len = c.trailer_len;

@@ -140,6 +140,22 @@ static int has_top_repeat(const spec *s)
 
 /* Can a file hold several arrays: a top-level repeat of them, or a table
  * of columns (a DAPHNE frame)? */
+/* Does any payload of the spec have "compressed" (the writer then
+ * honours wopt->compress)? */
+static int has_compressed(item_list *body)
+{
+    int i, j;
+    for (i = 0; i < body->n; i++) {
+        item *it = body->v[i];
+        if (it->kind == IT_ARRAY && it->compressed) return 1;
+        if ((it->kind == IT_REGION || it->kind == IT_REPEAT) && has_compressed(&it->body)) return 1;
+        if (it->kind == IT_SWITCH)
+            for (j = 0; j < it->ncases; j++)
+                if (has_compressed(&it->cases[j].body)) return 1;
+    }
+    return 0;
+}
+
 static int holds_columns(const item_list *b)
 {
     int i, j;
@@ -309,9 +325,10 @@ int emit_format(const spec *s, const char *outdir)
                   "    afmt_%s_encoded_size,\n"
                   "    afmt_%s_write,\n"
                   "    %s,\n"
+                  "    %d,\n"
                   "};\n",
                   f, f, spq, f, order == 1 ? "AFMT_COL_MAJOR" : "AFMT_ROW_MAJOR", has_top_repeat(s) || holds_columns(&s->body) || texthdr_multi(s), f, f, f, f, f, f,
-                  s->sidecar_suffix ? xprintf("&%s_sidecar", f) : "NULL");
+                  s->sidecar_suffix ? xprintf("&%s_sidecar", f) : "NULL", has_compressed((item_list *)&s->body));
         free(spq);
     }
 

@@ -1078,4 +1078,5 @@ const afmt_format afmt_daphne_format = {
     afmt_daphne_encoded_size,
     afmt_daphne_write,
     &daphne_sidecar,
+    0,
 };

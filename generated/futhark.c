@@ -451,4 +451,5 @@ const afmt_format afmt_futhark_format = {
     afmt_futhark_encoded_size,
     afmt_futhark_write,
     NULL,
+    0,
 };

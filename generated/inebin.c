@@ -296,4 +296,5 @@ const afmt_format afmt_inebin_format = {
     afmt_inebin_encoded_size,
     afmt_inebin_write,
     NULL,
+    0,
 };

@@ -287,4 +287,5 @@ const afmt_format afmt_npy_format = {
     afmt_npy_encoded_size,
     afmt_npy_write,
     NULL,
+    0,
 };

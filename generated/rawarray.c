@@ -522,4 +522,5 @@ const afmt_format afmt_rawarray_format = {
     afmt_rawarray_encoded_size,
     afmt_rawarray_write,
     NULL,
+    1,
 };

@@ -136,4 +136,5 @@ const afmt_format afmt_safetensors_format = {
     afmt_safetensors_encoded_size,
     afmt_safetensors_write,
     NULL,
+    0,
 };

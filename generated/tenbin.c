@@ -612,4 +612,5 @@ const afmt_format afmt_tenbin_format = {
     afmt_tenbin_encoded_size,
     afmt_tenbin_write,
     NULL,
+    0,
 };

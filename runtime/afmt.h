@@ -117,7 +117,7 @@ extern "C" {
  * regenerate ...), so code generated for another runtime does not compile
  * rather than misbehave.  Bumped on any change generated code would notice;
  * when bumped, run afmt-gen again on your specs. */
-#define AFMT_RUNTIME_ABI 2
+#define AFMT_RUNTIME_ABI 3
 
 /* ==================================================================
  * Errors
@@ -626,6 +626,9 @@ typedef struct afmt_format {
     /* A metadata file written and checked beside the data (DAPHNE's
      * x.dbdf.meta), or NULL. */
     const struct afmt_meta_desc *sidecar;
+    /* 1 if write honours wopt->compress (a payload can be stored as one
+     * LZ4 block: RawArray), else 0. */
+    int compresses;
 } afmt_format;
 
 /* ---- Format lookup (optional)

@@ -123,3 +123,40 @@ sys.stdout.buffer.write(b'rawarray' + struct.pack('<5Q', 0, 0, $elbyte, len(data
     check "opaque elbyte $elbyte [$dims]: futhark refuses (exit 1)" test "$rc" = 1
     check "opaque elbyte $elbyte [$dims]: futhark says why" grep -q "cannot hold elements of type opaque" "$T/out"
 done
+
+# The storage form is kept where the target can hold it, and a change is
+# said on standard error.
+CORPUS="$(dirname "$0")/../../corpus"
+python3 -c "
+import struct, sys
+vals = [i // 7 for i in range(4096)]
+sys.stdout.buffer.write(b'b\x02\x02 i32' + struct.pack('<2q', 64, 64) + struct.pack('<4096i', *vals))
+" > "$T/big.bin"
+"$A" convert --compress "$T/big.bin" "$T/z.ra" > "$T/out" 2>&1
+check "--compress writes a compressed RawArray" python3 -c "
+import struct, sys
+d = open('$T/z.ra', 'rb').read()
+sys.exit(0 if struct.unpack('<Q', d[8:16])[0] & 2 and len(d) < 4096 * 4 else 1)"
+check "--compress keeps the values" test "$("$A" dump "$T/z.ra")" = "$("$A" dump "$T/big.bin")"
+"$A" convert "$T/z.ra" "$T/z2.ra" > "$T/out" 2>&1
+check "a compressed RawArray converted to RawArray stays compressed" python3 -c "
+import struct, sys
+d = open('$T/z2.ra', 'rb').read()
+sys.exit(0 if struct.unpack('<Q', d[8:16])[0] & 2 else 1)"
+check "... with the same values" test "$("$A" dump "$T/z2.ra")" = "$("$A" dump "$T/big.bin")"
+"$A" convert --no-compress "$T/z.ra" "$T/z3.ra" > "$T/out" 2>&1
+check "--no-compress writes it uncompressed" python3 -c "
+import struct, sys
+d = open('$T/z3.ra', 'rb').read()
+sys.exit(0 if struct.unpack('<Q', d[8:16])[0] & 2 == 0 else 1)"
+"$A" convert --to futhark "$T/z.ra" "$T/z.bin" > "$T/out" 2>&1
+check "compressed to futhark says it is written uncompressed" grep -q "futhark cannot store compressed data: written uncompressed" "$T/out"
+"$A" convert --dtype f32 "$CORPUS/daphne/csr_f64_3x4.dbdf" "$T/c32.dbdf" > "$T/out" 2>&1
+check "--dtype on a CSR matrix keeps it CSR" python3 -c "
+import sys
+d = open('$T/c32.dbdf', 'rb').read()
+sys.exit(0 if d[1] == 2 and len(d) == 53 + 8 * 4 + 3 * 8 + 3 * 4 else 1)"
+"$A" convert --to futhark --dtype f32 "$CORPUS/daphne/csr_f64_3x4.dbdf" "$T/c32.bin" > /dev/null 2>&1
+check "... with the same values" test "$("$A" dump "$T/c32.dbdf")" = "$("$A" dump "$T/c32.bin")"
+"$A" convert "$CORPUS/daphne/csr_f64_3x4.dbdf" "$T/c.ra" > "$T/out" 2>&1
+check "CSR to RawArray says it is written dense" grep -q "sparse (CSR); rawarray holds it only dense: written dense" "$T/out"
