@@ -167,8 +167,10 @@ int afmt_src_take(afmt_src *s, uint64_t end, uint64_t pos, uint64_t n, afmt_scan
             if (*bad < n)
                 s->bad_byte = *AFMT_B(s, pos + *bad);
         }
-        if (s->read)
-            afmt_src_keep_from(s, pos + n);
+        /* A payload kept in the window does not move keep_from: the item
+         * it belongs to may still read its header fields (tenbin reads
+         * dims again after the header padding), and only the start of the
+         * next item (or a payload too large to keep) releases them. */
         return 1;
     }
     /* a stream, and more than half the window: read it through in chunks,
@@ -208,12 +210,20 @@ int afmt_src_skip_to(afmt_src *s, uint64_t off)
         return off <= s->len;
     if (off <= s->data_off + s->data_len)
         return 1;
-    /* near: read up to it, keeping what is buffered (later items may still
-     * read the fields before it) */
-    if (off - s->data_off <= s->cap && afmt_src_fill(s, off - 1, 1))
+    /* near: read up to it, keeping what the current item may still read
+     * (everything from keep_from on: a skipped region ends before the
+     * item's later fields and checks, which read the fields before it) */
+    if (off - (s->keep_from > s->data_off ? s->keep_from : s->data_off) <= s->cap &&
+        afmt_src_fill(s, off - 1, 1))
         return 1;
     if (s->len != AFMT_LEN_UNKNOWN)
         return off <= s->len;
+    /* far, with bytes of the current item buffered: reading through would
+     * drop them, and they may be read again.  Fail without reading on;
+     * afmt_src_short then tells a truncated input from one whose item is
+     * larger than the window (AFMT_E_LIMIT). */
+    if (s->keep_from < s->data_off + s->data_len)
+        return 0;
     /* far: read through, dropping everything before off */
     while (s->data_off + s->data_len < off) {
         uint64_t gap = off - (s->data_off + s->data_len);

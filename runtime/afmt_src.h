@@ -107,8 +107,10 @@ static inline void afmt_src_keep_from(afmt_src *s, uint64_t off)
         s->keep_from = off;
 }
 
-/* Move on to offset off, reading through (and dropping) what lies before
- * it; 0 if the input ends first.  Trivial for a buffer. */
+/* Move on to offset off, reading through what lies before it; 0 if the
+ * input ends first, or if a stream would have to drop bytes of the current
+ * item (from keep_from on) to get there (afmt_src_short then says which).
+ * Trivial for a buffer. */
 int afmt_src_skip_to(afmt_src *s, uint64_t off);
 
 /* Bytes from pos to the end of the input (a stream reads to its end,

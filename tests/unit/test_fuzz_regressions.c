@@ -28,6 +28,14 @@ typedef struct regression {
 
 /* One entry per file in corpus/regressions/ (see its README.md). */
 static const regression REGRESSIONS[] = {
+    {"stream-tenbin-unused-header-dropped-by-window",
+     "lenient tenbin whose header chunk (544 bytes) uses 40: through a 512-byte "
+     "stream window afmt_src_skip_to (runtime/afmt_src.c) read through the "
+     "unused bytes and dropped the whole window, and afmt_src_take kept the "
+     "header padding by moving keep_from past the item's header; the validator "
+     "then read dims again (prod(dims), the view's dims) from bytes the window "
+     "no longer held: a read before the window buffer (UBSan pointer overflow, "
+     "found by stream_tenbin)"},
     {"validate-futhark-zero-dim-beside-overflowing-dims",
      "futhark value with a 0 dim and other dims whose product overflows: "
      "valid (afmt_field_prod: a zero factor makes the product 0), but "
