@@ -85,7 +85,7 @@ static void convert_usage(FILE *f)
 "      --text         with --to futhark: write Futhark text values, one a\n"
 "                     line (as 'afmt dump' prints them), not binary ones\n"
 "      --dtype TYPE   cast elements to TYPE (bool, i8, i16, i32, i64, u8,\n"
-"                     u16, u32, u64, f16, bf16, f32, f64, c64, c128);\n"
+"                     u16, u32, u64, f16, bf16, f32, f64, c32, c64, c128);\n"
 "                     refused (naming the element by its logical index,\n"
 "                     as afmt dump orders it) if a value would change,\n"
 "                     unless\n"

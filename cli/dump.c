@@ -64,7 +64,7 @@ static void put_value(afmt_cli_buf *b, afmt_dtype t, uint64_t elsize,
 {
     static const char hex[] = "0123456789abcdef";
     int8_t i8; int16_t i16; int32_t i32; int64_t i64;
-    uint8_t u8; uint16_t u16; uint32_t u32; uint64_t u64;
+    uint8_t u8; uint16_t u16, h2; uint32_t u32; uint64_t u64;
     float f, g;
     double x, y;
     uint64_t k;
@@ -86,6 +86,11 @@ static void put_value(afmt_cli_buf *b, afmt_dtype t, uint64_t elsize,
     case AFMT_BF16: memcpy(&u16, p, 2); put_real(b, afmt_bf16_to_double(u16), 4); break;
     case AFMT_F32: memcpy(&f, p, 4); put_real(b, (double)f, 9); break;
     case AFMT_F64: memcpy(&x, p, 8); put_real(b, x, 17); break;
+    case AFMT_C32:
+        memcpy(&u16, p, 2);
+        memcpy(&h2, p + 2, 2);
+        put_complex(b, afmt_f16_to_double(u16), afmt_f16_to_double(h2), 5);
+        break;
     case AFMT_C64:
         memcpy(&f, p, 4);
         memcpy(&g, p + 4, 4);

@@ -208,7 +208,7 @@ static int fill(rng *r, afmt_dtype t, const bounds *bt, const bounds *part, uint
             if (random_float(r, t, bt->flo, bt->fhi, p, err) != 0)
                 return -1;
         } else { /* complex: two parts of the part type */
-            afmt_dtype pt = t == AFMT_C64 ? AFMT_F32 : AFMT_F64;
+            afmt_dtype pt = t == AFMT_C32 ? AFMT_F16 : t == AFMT_C64 ? AFMT_F32 : AFMT_F64;
             if (random_float(r, pt, part->flo, part->fhi, p, err) != 0 ||
                 random_float(r, pt, part->flo, part->fhi, p + es / 2, err) != 0)
                 return -1;
@@ -264,7 +264,7 @@ static int parse_type(const char *s, afmt_array *a)
 bad:
     fprintf(stderr, "afmt random: '%s' is not a type such as f32, [10]i64 or [10][20]f32 "
                     "(element types: bool, i8, i16, i32, i64, u8, u16, u32, u64, f16, bf16, "
-                    "f32, f64, c64, c128)\n", s);
+                    "f32, f64, c32, c64, c128)\n", s);
     return -1;
 }
 
@@ -277,7 +277,7 @@ static void random_usage(FILE *f)
 "Write arrays of random values, one per TYPE, like `futhark dataset -g`.\n"
 "TYPE is an element type with optional dimensions: f32, [10]i64,\n"
 "[10][20]f32, [0][3]i32 (element types: bool, i8, i16, i32, i64, u8, u16,\n"
-"u32, u64, f16, bf16, f32, f64, c64, c128).  The same seed gives the same\n"
+"u32, u64, f16, bf16, f32, f64, c32, c64, c128).  The same seed gives the same\n"
 "values, at the same logical indices, in every format.\n"
 "\n"
 "Options:\n"
@@ -343,7 +343,7 @@ static int generate(random_job *job, const bounds *bnd, uint64_t seed,
     rng_seed(&r, seed);
     for (i = 0; i < job->n; i++) {
         afmt_array *a = &job->arrays[i];
-        afmt_dtype part = a->dtype == AFMT_C64 ? AFMT_F32 : AFMT_F64;
+        afmt_dtype part = a->dtype == AFMT_C32 ? AFMT_F16 : a->dtype == AFMT_C64 ? AFMT_F32 : AFMT_F64;
         uint8_t *buf = malloc(a->nbytes ? (size_t)a->nbytes : 1);
         if (!buf)
             return afmt_fail(err, AFMT_E_NOMEM, NULL, NULL, AFMT_NO_INDEX, 0,

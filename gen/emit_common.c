@@ -119,7 +119,7 @@ static const char *const DTYPES[][2] = {
     {"bool", "AFMT_BOOL"}, {"i8", "AFMT_I8"}, {"i16", "AFMT_I16"}, {"i32", "AFMT_I32"},
     {"i64", "AFMT_I64"}, {"u8", "AFMT_U8"}, {"u16", "AFMT_U16"}, {"u32", "AFMT_U32"},
     {"u64", "AFMT_U64"}, {"f16", "AFMT_F16"}, {"bf16", "AFMT_BF16"}, {"f32", "AFMT_F32"},
-    {"f64", "AFMT_F64"}, {"c64", "AFMT_C64"}, {"c128", "AFMT_C128"}, {"opaque", "AFMT_OPAQUE"},
+    {"f64", "AFMT_F64"}, {"c32", "AFMT_C32"}, {"c64", "AFMT_C64"}, {"c128", "AFMT_C128"}, {"opaque", "AFMT_OPAQUE"},
 };
 
 const char *dtype_enum(const char *dtype)

@@ -763,12 +763,12 @@ static void load_table(loader *L, const char *name, json_t *t, const char *jp, t
         te->dtype = get_str(L, e, "dtype", pi, 1);
         if (te->dtype) {
             static const char *const DT[] = {"bool", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f16",
-                                             "bf16", "f32", "f64", "c64", "c128", "opaque", NULL};
+                                             "bf16", "f32", "f64", "c32", "c64", "c128", "opaque", NULL};
             int ok = 0, q;
             for (q = 0; DT[q]; q++) ok |= strcmp(DT[q], te->dtype) == 0;
             if (!ok) {
                 char *pd = jp_key(pi, "dtype");
-                LERR(L, pd, "unknown dtype '%s' (known: bool i8 i16 i32 i64 u8 u16 u32 u64 f16 bf16 f32 f64 c64 c128 opaque)", te->dtype);
+                LERR(L, pd, "unknown dtype '%s' (known: bool i8 i16 i32 i64 u8 u16 u32 u64 f16 bf16 f32 f64 c32 c64 c128 opaque)", te->dtype);
                 free(pd);
             }
         }

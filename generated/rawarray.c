@@ -143,6 +143,9 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
     } else if (v_eltype == UINT64_C(3) && v_elbyte == UINT64_C(8)) {
         el_dtype = AFMT_F64;
         el_size = afmt_dtype_get(AFMT_F64)->size;
+    } else if (v_eltype == UINT64_C(4) && v_elbyte == UINT64_C(4)) {
+        el_dtype = AFMT_C32;
+        el_size = afmt_dtype_get(AFMT_C32)->size;
     } else if (v_eltype == UINT64_C(4) && v_elbyte == UINT64_C(8)) {
         el_dtype = AFMT_C64;
         el_size = afmt_dtype_get(AFMT_C64)->size;
@@ -167,7 +170,7 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
         }
     }
     if (el_dtype == AFMT_DTYPE_INVALID) {
-        return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, &path, "eltype", AFMT_NO_INDEX, o_eltype, "no entry of table element matches (eltype = %" PRIu64 ", elbyte = %" PRIu64 "): unknown type code" "; known: (1, 1) i8, (1, 2) i16, (1, 4) i32, (1, 8) i64, (2, 1) u8, (2, 2) u16, (2, 4) u32, (2, 8) u64, (3, 2) f16, (3, 4) f32, (3, 8) f64, (4, 8) c64, (4, 16) c128, (5, 2) bf16, (5, 1) bool, eltype == 0 && elbyte > 0: opaque", (uint64_t)v_eltype, (uint64_t)v_elbyte);
+        return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, &path, "eltype", AFMT_NO_INDEX, o_eltype, "no entry of table element matches (eltype = %" PRIu64 ", elbyte = %" PRIu64 "): unknown type code" "; known: (1, 1) i8, (1, 2) i16, (1, 4) i32, (1, 8) i64, (2, 1) u8, (2, 2) u16, (2, 4) u32, (2, 8) u64, (3, 2) f16, (3, 4) f32, (3, 8) f64, (4, 4) c32, (4, 8) c64, (4, 16) c128, (5, 2) bf16, (5, 1) bool, eltype == 0 && elbyte > 0: opaque", (uint64_t)v_eltype, (uint64_t)v_elbyte);
     }
 
     /* switch compression on flags & 2 */
@@ -385,6 +388,11 @@ static int rawarray_write_impl(const afmt_array *arrays, size_t n, const afmt_wr
         v_elbyte = 8;
         el_dtype = AFMT_F64;
         el_size = afmt_dtype_get(AFMT_F64)->size;
+    } else if (A_data->dtype == AFMT_C32) {
+        v_eltype = 4;
+        v_elbyte = 4;
+        el_dtype = AFMT_C32;
+        el_size = afmt_dtype_get(AFMT_C32)->size;
     } else if (A_data->dtype == AFMT_C64) {
         v_eltype = 4;
         v_elbyte = 8;

@@ -190,6 +190,8 @@ typedef enum afmt_dtype {
     AFMT_C64,  /* complex of two f32 */
     AFMT_C128, /* complex of two f64 */
     AFMT_OPAQUE, /* bytes of a size the file gives, meaning unknown (RawArray) */
+    AFMT_C32,  /* complex of two f16 (RawArray eltype 4, elbyte 4); after
+                  AFMT_OPAQUE so that earlier values keep their numbers */
     AFMT_DTYPE_COUNT_
 } afmt_dtype;
 

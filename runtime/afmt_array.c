@@ -586,6 +586,13 @@ static void read_value(afmt_dtype t, const uint8_t *p, value *v)
     case AFMT_BF16: v->kind = V_FLOAT; memcpy(&u16, p, 2); v->re = afmt_bf16_to_double(u16); break;
     case AFMT_F32: v->kind = V_FLOAT; memcpy(f, p, 4); v->re = f[0]; break;
     case AFMT_F64: v->kind = V_FLOAT; memcpy(d, p, 8); v->re = d[0]; break;
+    case AFMT_C32:
+        v->kind = V_FLOAT;
+        memcpy(&u16, p, 2);
+        v->re = afmt_f16_to_double(u16);
+        memcpy(&u16, p + 2, 2);
+        v->im = afmt_f16_to_double(u16);
+        break;
     case AFMT_C64: v->kind = V_FLOAT; memcpy(f, p, 8); v->re = f[0]; v->im = f[1]; break;
     case AFMT_C128: v->kind = V_FLOAT; memcpy(d, p, 16); v->re = d[0]; v->im = d[1]; break;
     default: break;
@@ -756,7 +763,12 @@ static void write_value(afmt_dtype t, uint8_t *p, const value *v, int *exact)
             d[0] = int_to_double(v, &e1);
             d[1] = 0;
         }
-        if (t == AFMT_C64) {
+        if (t == AFMT_C32) {
+            e2 = afmt_double_to_f16(d[0], &h);
+            memcpy(p, &h, 2);
+            e3 = afmt_double_to_f16(d[1], &h);
+            memcpy(p + 2, &h, 2);
+        } else if (t == AFMT_C64) {
             f[0] = double_to_float(d[0], &e2);
             f[1] = double_to_float(d[1], &e3);
             memcpy(p, f, 8);

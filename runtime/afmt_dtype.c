@@ -27,6 +27,7 @@ static const afmt_dtype_info dtype_table[AFMT_DTYPE_COUNT_] = {
     { AFMT_C128, "c128", 16, AFMT_KIND_COMPLEX, 8 },
     /* Opaque elements have no fixed size and are never byte-swapped. */
     { AFMT_OPAQUE, "opaque", 0, AFMT_KIND_OPAQUE, 0 },
+    { AFMT_C32, "c32", 4, AFMT_KIND_COMPLEX, 2 },
 };
 
 const afmt_dtype_info *afmt_dtype_get(afmt_dtype dtype)

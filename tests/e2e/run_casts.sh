@@ -160,3 +160,31 @@ sys.exit(0 if d[1] == 2 and len(d) == 53 + 8 * 4 + 3 * 8 + 3 * 4 else 1)"
 check "... with the same values" test "$("$A" dump "$T/c32.dbdf")" = "$("$A" dump "$T/c32.bin")"
 "$A" convert "$CORPUS/daphne/csr_f64_3x4.dbdf" "$T/c.ra" > "$T/out" 2>&1
 check "CSR to RawArray says it is written dense" grep -q "sparse (CSR); rawarray holds it only dense: written dense" "$T/out"
+
+# complex32 (two f16, RawArray eltype 4 elbyte 4) is an element type of its
+# own: validated, dumped, cast exactly to and from c64, round-tripped.
+python3 -c "
+import struct, sys
+parts = [1.5, -2.0, 0.25, 65504.0, -0.0, 3.0]   # exact in f16: (re, im) x 3
+data = struct.pack('<6e', *parts)
+sys.stdout.buffer.write(b'rawarray' + struct.pack('<5Q', 0, 4, 4, len(data), 1) + struct.pack('<Q', 3) + data)
+" > "$T/c32.ra"
+"$A" dump --list "$T/c32.ra" > "$T/out" 2>&1
+check "c32: dump --list shows the values" grep -q "65504" "$T/out"
+"$A" convert "$T/c32.ra" "$T/c32b.ra" > /dev/null 2>&1
+check "c32: rawarray round trip byte for byte" cmp -s "$T/c32.ra" "$T/c32b.ra"
+"$A" convert --dtype c64 "$T/c32.ra" "$T/c64.ra" > "$T/out" 2>&1
+check "c32 to c64 is exact (exit 0)" test $? = 0
+"$A" convert --dtype c32 "$T/c64.ra" "$T/c32c.ra" > /dev/null 2>&1
+check "c64 back to c32 gives the same bytes" cmp -s "$T/c32.ra" "$T/c32c.ra"
+python3 -c "
+import struct, sys
+parts = [0.1, 0.0]
+data = struct.pack('<2f', *parts)
+sys.stdout.buffer.write(b'rawarray' + struct.pack('<5Q', 0, 4, 8, len(data), 1) + struct.pack('<Q', 1) + data)
+" > "$T/c64inexact.ra"
+"$A" convert --dtype c32 "$T/c64inexact.ra" "$T/x.ra" > "$T/out" 2>&1
+check "c64 0.1 to c32 is refused as lossy (exit 1)" test $? = 1
+check "... naming c32" grep -q "does not fit c32" "$T/out"
+"$A" convert --to tenbin "$T/c32.ra" "$T/x.ten" > "$T/out" 2>&1
+check "c32 to tenbin is refused with the type" grep -q "tenbin cannot hold elements of type c32" "$T/out"

@@ -117,6 +117,10 @@ case(R, "dims_product_overflows", ra(eltype=1, elbyte=8, dims=(1 << 32, 1 << 32)
 case(R, "claims_2_60_elements", ra(eltype=2, elbyte=1, dims=(1 << 30, 1 << 30), size=1 << 60, data=b"x" * 20),
      False, "truncated", "data", 64, "needs 1152921504606846976 bytes")
 case(R, "ndims_huge", ra(dims=(3, 4))[:40] + struct.pack("<Q", 1 << 40) + b"\0" * 24, False, "limit", "ndims", 40)
+case(R, "valid_c32", ra(eltype=4, elbyte=4, dims=(2, 3)), True, warnings=0,
+     note="complex of two f16 (FORMATS.md#rawarray): an element type of its own, c32")
+case(R, "c32_size_mismatch", ra(eltype=4, elbyte=4, dims=(2, 3), size=48), False, "constraint", "size", 32,
+     "expected 24 = elbyte * prod(dims), found 48")
 _d = ra(dims=(3, 4, 5))[:60]
 case(R, "dims_truncated", _d, False, "truncated", "dims", 48, needs_elems(3, 8, _d, 48))
 _d = ra(dims=(2,))[:48] + b"\0" * 3

@@ -310,7 +310,7 @@ static void test_dtypes(void)
         { AFMT_U16, "u16", 2, 2 }, { AFMT_U32, "u32", 4, 4 }, { AFMT_U64, "u64", 8, 8 },
         { AFMT_F16, "f16", 2, 2 }, { AFMT_BF16, "bf16", 2, 2 }, { AFMT_F32, "f32", 4, 4 },
         { AFMT_F64, "f64", 8, 8 }, { AFMT_C64, "c64", 8, 4 }, { AFMT_C128, "c128", 16, 8 },
-        { AFMT_OPAQUE, "opaque", 0, 0 },
+        { AFMT_OPAQUE, "opaque", 0, 0 }, { AFMT_C32, "c32", 4, 2 },
     };
     size_t i;
 
