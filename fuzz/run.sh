@@ -16,7 +16,7 @@
 # Environment:
 #   FUZZ_SECONDS=5        seconds per libFuzzer target
 #   FUZZ_TARGETS="..."    targets (default: every target in build/fuzz)
-#   FUZZ_SKIP="..."       targets left out (open findings, fuzz/RESULTS.md)
+#   FUZZ_SKIP="..."       targets left out (a known, open bug)
 #   AFL_SECONDS=10        seconds of afl-fuzz per AFL target (0: no AFL++)
 #   AFL_TARGETS="..."     AFL++ targets (default: validate_<first format>)
 #   AFL_BUILD_ONLY=1      build the AFL++ targets, run nothing
@@ -54,7 +54,7 @@ ALL=$(cd "$B" && for f in *; do [ -f "$f" ] && [ -x "$f" ] && echo "$f"; done)
 TARGETS=${FUZZ_TARGETS:-$ALL}
 [ "$TARGETS" = none ] && TARGETS=""   # AFL++ only, or build only
 # FUZZ_SKIP="a b": leave these targets out (a known, open bug that the
-# target finds at once; see fuzz/RESULTS.md "Open findings").
+# target finds at once; see fuzz/RESULTS.md "Findings").
 for s in ${FUZZ_SKIP:-}; do
     TARGETS=$(printf '%s\n' $TARGETS | grep -vx "$s" | tr '\n' ' ')
     SUMMARY+=("libfuzzer $s skipped (FUZZ_SKIP: open finding, fuzz/RESULTS.md)")
