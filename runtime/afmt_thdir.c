@@ -257,6 +257,7 @@ typedef struct slot {
     uint32_t val_begin, key_begin, key_end;
     uint16_t val_count;
     uint8_t key_escaped;
+    uint8_t is_bool;     /* payload bytes are checked as bools */
 } slot;
 
 static int slot_less(const slot *x, const slot *y)
@@ -457,6 +458,7 @@ int afmt_thdir_validate(const afmt_thdir_desc *d, afmt_src *src, uint64_t end, u
             tab[ns].key_begin = (uint32_t)k.begin;
             tab[ns].key_end = (uint32_t)k.end;
             tab[ns].key_escaped = (uint8_t)k.escaped;
+            tab[ns].is_bool = d->types[info.type].dtype == AFMT_BOOL;
             ns++;
             afmt_th_path_pop(&tp);
         }
@@ -515,19 +517,16 @@ int afmt_thdir_validate(const afmt_thdir_desc *d, afmt_src *src, uint64_t end, u
                     return afmt_fail(err, AFMT_E_CALLBACK, path, "data", AFMT_NO_INDEX, a.offset, "stopped by the caller");
             }
         }
-        /* The payloads, in data order (a stream drops the header now). */
+        /* The payloads, in data order.  A stream drops the header (and
+         * everything before a payload) as it takes them: only the table is
+         * used from here on, never the header text. */
         for (si = 0; si < ns; si++) {
-            entry_info info;
-            afmt_tv sk, sv;
-            char field[64];
-            slot_key(&tab[si], &sk);
-            slot_val(&tab[si], &sv);
-            if (check_entry(d, &th, &sv, &tp, opt, path, err, &info, &a) != 0)
-                return -1;
-            snprintf(field, sizeof field, "data");
-            a.offset = data_start + info.begin;
-            if (!a.nbytes) continue;
-            if (take_payload(src, end, a.offset, &a, opt, vis, path, field, err) != 0)
+            afmt_array pv;
+            afmt_array_init(&pv, tab[si].is_bool ? AFMT_BOOL : AFMT_U8);
+            pv.nbytes = tab[si].end - tab[si].begin;
+            pv.count = pv.nbytes;
+            if (!pv.nbytes) continue;
+            if (take_payload(src, end, data_start + tab[si].begin, &pv, opt, vis, path, "data", err) != 0)
                 return -1;
         }
         *narrays += (uint32_t)ns;
