@@ -16,37 +16,12 @@
 static cexpr mk(char *c, vtype t) { cexpr r; r.c = c; r.t = t; r.lit = 0; return r; }
 static cexpr bad(void) { return mk(xstrdup("0"), VT_NONE); }
 
-/* A C string literal of the expression text, for messages ('%' doubled). */
-static char *msg_text(const char *text)
-{
-    sbuf b = {0};
-    char *q;
-    const char *c;
-    for (c = text ? text : "?"; *c; c++) {
-        if (*c == '%') sb_puts(&b, "%%");
-        else { char t[2] = {*c, 0}; sb_puts(&b, t); }
-    }
-    q = c_quote(b.s ? b.s : "", b.len);
-    sb_free(&b);
-    return q;
-}
-
-/* Strip the quotes of a C literal so it can be spliced into a format. */
-static char *unquote(char *q)
-{
-    size_t n = strlen(q);
-    char *s = xcalloc(n, 1);
-    memcpy(s, q + 1, n - 2);
-    free(q);
-    return s;
-}
-
 static char *to_u(emitter *m, cexpr x, const char *text)
 {
     if (x.t == VT_U || x.t == VT_BOOL) return x.c;
     if (x.t == VT_S) {
         char *t = tmp_name(m, "u");
-        char *mt = unquote(msg_text(text));
+        char *mt = c_format_body(text ? text : "?");
         char *fmt = xprintf("\"`%s` is negative (%%\" PRId64 \")\"", mt);
         line(m, "if (%s < 0) {", x.c);
         m->indent++;
@@ -77,7 +52,7 @@ static char *to_s(emitter *m, cexpr x, const char *text)
     if (x.t == VT_U && x.lit) return xprintf("(int64_t)%s", x.c);
     if (x.t == VT_U || x.t == VT_BOOL) {
         char *t = tmp_name(m, "s");
-        char *mt = unquote(msg_text(text));
+        char *mt = c_format_body(text ? text : "?");
         char *fmt = xprintf("\"`%s` is too large for a signed value (%%\" PRIu64 \")\"", mt);
         line(m, "if (%s > (uint64_t)INT64_MAX) {", x.c);
         m->indent++;
@@ -123,7 +98,7 @@ static int want_signed(cexpr a, cexpr b)
 static cexpr checked_arith(emitter *m, tok_kind op, cexpr a, cexpr b, const char *text)
 {
     const char *fn = op == TK_PLUS ? "add" : op == TK_MINUS ? "sub" : "mul";
-    char *mt = unquote(msg_text(text));
+    char *mt = c_format_body(text ? text : "?");
     char *t = tmp_name(m, "t");
     if (want_signed(a, b)) {
         char *ac = to_s(m, a, text), *bc = to_s(m, b, text);
@@ -161,7 +136,7 @@ static cexpr divmod(emitter *m, tok_kind op, cexpr a, cexpr b, const char *text,
 {
     uint64_t lv = 0;
     int const_divisor = lit_value(eb, &lv) && lv != 0; /* no run-time zero (or -1) check needed */
-    char *mt = unquote(msg_text(text));
+    char *mt = c_format_body(text ? text : "?");
     char *fmt = xprintf("\"division by zero in `%s`\"", mt);
     cexpr r;
     if (want_signed(a, b)) {
@@ -287,7 +262,7 @@ static sym *payload_arg(emitter *m, expr *e, const char *fn, const char *text)
 static cexpr call(emitter *m, expr *e, const char *text)
 {
     const char *fn = e->sval;
-    char *mt = unquote(msg_text(text));
+    char *mt = c_format_body(text ? text : "?");
 #define NARGS(n) do { if (e->nargs != (n)) { gen_error(m, NULL, "%s() takes %d argument%s in `%s`", fn, (n), (n) == 1 ? "" : "s", text); free(mt); return bad(); } } while (0)
     if (strcmp(fn, "prod") == 0 || strcmp(fn, "sum") == 0) {
         sym *y;
@@ -594,7 +569,7 @@ cexpr emit_expr(emitter *m, expr *e, const char *text)
         }
         case TK_SHL: case TK_SHR: {
             char *ac = bits_of(m, a, text), *bc = to_u(m, b, text);
-            char *mt = unquote(msg_text(text));
+            char *mt = c_format_body(text ? text : "?");
             char *fmt = xprintf("\"`%s` shifts out of 64 bits\"", mt);
             char *t = tmp_name(m, "t");
             if (e->op == TK_SHL)

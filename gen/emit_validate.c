@@ -14,30 +14,6 @@
 
 static void emit_items(emitter *m, item_list *body);
 
-static char *msgq(const char *s)
-{
-    /* A C literal usable as a printf format: '%' doubled. */
-    sbuf b = {0};
-    const char *c;
-    char *q;
-    for (c = s ? s : ""; *c; c++) {
-        if (*c == '%') sb_puts(&b, "%%");
-        else { char t[2] = {*c, 0}; sb_puts(&b, t); }
-    }
-    q = c_quote(b.s ? b.s : "", b.len);
-    sb_free(&b);
-    return q;
-}
-
-static char *strip(char *q)
-{
-    size_t n = strlen(q);
-    char *s = xcalloc(n, 1);
-    memcpy(s, q + 1, n - 2);
-    free(q);
-    return s;
-}
-
 /* Fail when fewer than `need_c` bytes are left in the current region. */
 /* Fail unless [at, at + n) lies in the current region and is in memory (a
  * stream reads it in); the runtime tells truncation from a stream limit. */
@@ -76,7 +52,7 @@ void emit_check(emitter *m, check *c, sym *attr)
             char *fmt, *args, *mt;
             while (*rhs_text == ' ') rhs_text++;
             rhs = emit_expr(m, c->e->b, c->text);
-            mt = strip(msgq(rhs_text));
+            mt = c_format_body(rhs_text);
             if (rhs.t == VT_S || y->t == VT_S) {
                 char *r = rhs.t == VT_S ? rhs.c : xprintf("(int64_t)%s", rhs.c);
                 if (rhs.t != VT_S) {
@@ -87,14 +63,15 @@ void emit_check(emitter *m, check *c, sym *attr)
                 } else {
                     line(m, "if (afmt_cmp_i64_u64(%s, %s) != 0) {", r, y->c);
                 }
-                fmt = xprintf("\"%s%sexpected %%\" PRId64 \" = %s, found %%\" PRId64", c->message ? strip(msgq(c->message)) : "",
+                fmt = xprintf("\"%s%sexpected %%\" PRId64 \" = %s, found %%\" PRId64", c->message ? c_format_body(c->message) : "",
                               c->message ? ": " : "", mt);
                 fmt = xprintf("%s \"\"", fmt);
-                args = xprintf("(int64_t)%s, (int64_t)%s", r, y->c);
+                /* r is int64_t already; only an unsigned field needs the cast */
+                args = xprintf(y->t == VT_S ? "%s, %s" : "%s, (int64_t)%s", r, y->c);
                 if (r != rhs.c) free(r);
             } else {
                 line(m, "if (%s != %s) {", y->c, rhs.c);
-                fmt = xprintf("\"%s%sexpected %%\" PRIu64 \" = %s, found %%\" PRIu64 \"\"", c->message ? strip(msgq(c->message)) : "",
+                fmt = xprintf("\"%s%sexpected %%\" PRIu64 \" = %s, found %%\" PRIu64 \"\"", c->message ? c_format_body(c->message) : "",
                               c->message ? ": " : "", mt);
                 args = xprintf("%s, %s", rhs.c, y->c);
             }
@@ -108,14 +85,14 @@ void emit_check(emitter *m, check *c, sym *attr)
     }
     {
         char *cond = emit_bool(m, c->e, c->text);
-        char *mt = strip(msgq(c->text));
+        char *mt = c_format_body(c->text);
         char *fmt, *args = NULL;
         if (attr && attr->kind == SY_INT) {
-            fmt = xprintf("\"%s%s`%s` does not hold (%s = %%\" %s \")\"", c->message ? strip(msgq(c->message)) : "",
+            fmt = xprintf("\"%s%s`%s` does not hold (%s = %%\" %s \")\"", c->message ? c_format_body(c->message) : "",
                           c->message ? ": " : "", mt, attr->name, attr->t == VT_S ? "PRId64" : "PRIu64");
             args = xstrdup(attr->c);
         } else {
-            fmt = xprintf("\"%s%s`%s` does not hold\"", c->message ? strip(msgq(c->message)) : "", c->message ? ": " : "", mt);
+            fmt = xprintf("\"%s%s`%s` does not hold\"", c->message ? c_format_body(c->message) : "", c->message ? ": " : "", mt);
         }
         line(m, "if (!%s) {", cond);
         m->indent++;
@@ -549,7 +526,7 @@ static char *known_entries(const table *tb)
             sb_puts(&b, ")");
         sb_printf(&b, " %s", te->dtype);
     }
-    q = msgq(b.s ? b.s : "");
+    q = c_format_literal(b.s ? b.s : "");
     sb_free(&b);
     return q;
 }
@@ -648,7 +625,7 @@ static void emit_lookup(emitter *m, item *it)
             line(m, "%s_enc = AFMT_ENC_BITS_LSB;", it->name);
         }
         if (te->warn) {
-            char *q = msgq(te->warn);
+            char *q = c_format_literal(te->warn);
             line(m, "afmt_warn(vis, &path, %s, AFMT_NO_INDEX, %s, %s);", attr ? xprintf("\"%s\"", attr->name) : "NULL",
                  attr ? attr->off : "pos", q);
             free(q);
@@ -1440,7 +1417,7 @@ static void emit_switch(emitter *m, item *it)
         sbuf fmt = {0};
         char *args = xprintf("(%s)sel_%s", sel.t == VT_S ? "int64_t" : "uint64_t", it->name);
         if (it->else_message) {
-            char *q = strip(msgq(it->else_message));
+            char *q = c_format_body(it->else_message);
             sb_printf(&fmt, "\"%s (found %%\" %s \")\"", q, sel.t == VT_S ? "PRId64" : "PRIu64");
             free(q);
         } else {

@@ -1039,7 +1039,6 @@ void emit_writer(emitter *m)
         line(m, "}");
         write_scope(m, (item_list *)&s->body, "&arrays[ai]");
     } else {
-        line(m, "if (n == 0 && 0) return 0;");
         write_scope(m, (item_list *)&s->body, "NULL");
     }
     line(m, "if (wopt && wopt->trailer_len > 0) {");

@@ -2,8 +2,9 @@
  *
  * Expressions are C-like strings ("elbyte * prod(dims)", "(flags & ~2) == 0")
  * lexed by an re2c lexer (expr_lexer.re) and parsed by a small
- * precedence-climbing parser into this tree.  Type checking and code
- * generation live in check.c and emit_*.c.
+ * precedence-climbing parser into this tree.  Names and types are
+ * checked while emitting (emit_expr.c reports unknown names, functions and
+ * members); code generation lives in emit_*.c.
  */
 #ifndef AFMT_GEN_EXPR_H
 #define AFMT_GEN_EXPR_H

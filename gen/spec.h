@@ -175,17 +175,13 @@ typedef struct spec {
  * "PATH: /json/path: message" for each problem and returns NULL. */
 spec *spec_load(const char *path);
 
-/* check.c: resolve names and types in all expressions; prints errors the
- * same way; returns the number of errors. */
-int spec_check(spec *s);
-
 /* emit_*.c */
 int emit_format(const spec *s, const char *outdir);
 int emit_registry(spec **specs, int n, const char *outdir);
 /* emit_dict.c: outdir/fuzz/<format>.dict, a fuzzing dictionary */
 int emit_dict(const spec *s, const char *outdir);
 
-/* Diagnostics shared by load/check. */
+/* Diagnostics shared by load.c and the emitters. */
 void spec_error(const char *path, const char *jpath, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))

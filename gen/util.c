@@ -110,3 +110,26 @@ char *c_quote(const char *s, size_t n)
     sb_puts(&b, "\"");
     return b.s;
 }
+
+char *c_format_literal(const char *s)
+{
+    sbuf b = {0};
+    const char *c;
+    char *q;
+    for (c = s ? s : ""; *c; c++) {
+        if (*c == '%') sb_puts(&b, "%%");
+        else { char t[2] = {*c, 0}; sb_puts(&b, t); }
+    }
+    q = c_quote(b.s ? b.s : "", b.len);
+    sb_free(&b);
+    return q;
+}
+
+char *c_format_body(const char *s)
+{
+    char *q = c_format_literal(s);
+    size_t n = strlen(q);
+    memmove(q, q + 1, n - 2);
+    q[n - 2] = 0;
+    return q;
+}

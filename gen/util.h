@@ -28,4 +28,10 @@ void sb_printf(sbuf *b, const char *fmt, ...)
 void sb_free(sbuf *b);
 /* A C string literal for s (escaped, quoted). */
 char *c_quote(const char *s, size_t n);
+/* A C string literal of s usable as a printf format ('%' doubled); s may be
+ * NULL (empty literal).  Caller frees. */
+char *c_format_literal(const char *s);
+/* The same without its surrounding quotes, for splicing into a larger
+ * format literal.  Caller frees. */
+char *c_format_body(const char *s);
 #endif

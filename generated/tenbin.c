@@ -261,7 +261,7 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
             return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data_len", AFMT_NO_INDEX, o_data_len, "`data_len == prod(dims) * sizeof(el)` overflows 64 bits");
         }
         if (afmt_cmp_i64_u64(v_data_len, t12) != 0) {
-            if (afmt_tolerate(opt, vis, err, AFMT_E_SIZE, &path, "data_len", AFMT_NO_INDEX, o_data_len, "expected %" PRId64 " = prod(dims) * sizeof(el), found %" PRId64 "", (int64_t)(int64_t)t12, (int64_t)v_data_len)) return -1;
+            if (afmt_tolerate(opt, vis, err, AFMT_E_SIZE, &path, "data_len", AFMT_NO_INDEX, o_data_len, "expected %" PRId64 " = prod(dims) * sizeof(el), found %" PRId64 "", (int64_t)t12, v_data_len)) return -1;
         }
 
         /* region data_chunk of data_len bytes */
@@ -394,7 +394,6 @@ static int tenbin_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
                          afmt_sink *sink, afmt_error *err, uint8_t **owned)
 {
     (void)owned;
-    if (n == 0 && 0) return 0;
     /* repeat array: one per array */
     for (size_t ai = 0; ai < n; ai++) {
         const afmt_array *A_data = &arrays[ai];
