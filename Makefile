@@ -39,7 +39,8 @@ RUNTIME_RE    := $(sort $(wildcard runtime/*.re))
 # Format lookup (afmt_format_by_name, _detect): optional for vendoring.
 REGISTRY_SRC  := registry/afmt_registry.c
 GENERATED_SRC := $(sort $(wildcard generated/*.c))
-GEN_SRC       := $(sort $(wildcard gen/*.c)) generated/gen/expr_lexer.c
+# afmt-gen shares the runtime's dtype table (one list of element types).
+GEN_SRC       := $(sort $(wildcard gen/*.c)) generated/gen/expr_lexer.c runtime/afmt_dtype.c
 CLI_COMMON    := $(filter-out cli/afmt_validate_main.c cli/afmt_main.c,$(sort $(wildcard cli/*.c)))
 
 RUNTIME_OBJ   := $(RUNTIME_SRC:%.c=$(BUILD)/obj/%.o)

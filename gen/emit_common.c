@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "emit.h"
+#include "afmt_dtype.h"
 
 void line(emitter *m, const char *fmt, ...)
 {
@@ -115,19 +116,20 @@ char *tmp_name(emitter *m, const char *prefix)
     return xprintf("%s%d", prefix, ++m->tmp);
 }
 
-static const char *const DTYPES[][2] = {
-    {"bool", "AFMT_BOOL"}, {"i8", "AFMT_I8"}, {"i16", "AFMT_I16"}, {"i32", "AFMT_I32"},
-    {"i64", "AFMT_I64"}, {"u8", "AFMT_U8"}, {"u16", "AFMT_U16"}, {"u32", "AFMT_U32"},
-    {"u64", "AFMT_U64"}, {"f16", "AFMT_F16"}, {"bf16", "AFMT_BF16"}, {"f32", "AFMT_F32"},
-    {"f64", "AFMT_F64"}, {"c32", "AFMT_C32"}, {"c64", "AFMT_C64"}, {"c128", "AFMT_C128"}, {"opaque", "AFMT_OPAQUE"},
-};
-
+/* The C enumerator of a dtype name ("f32" -> "AFMT_F32"), or NULL when the
+ * runtime's dtype table (afmt_dtype.c, linked into afmt-gen) has no such
+ * name: one table for the generator and the runtime.  Every enumerator is
+ * AFMT_ and the upper-cased name.  Returned strings live until exit. */
 const char *dtype_enum(const char *dtype)
 {
+    afmt_dtype d = afmt_dtype_from_name(dtype);
+    char *e;
     size_t i;
-    for (i = 0; i < sizeof DTYPES / sizeof DTYPES[0]; i++)
-        if (strcmp(DTYPES[i][0], dtype) == 0) return DTYPES[i][1];
-    return NULL;
+    if (d == AFMT_DTYPE_INVALID) return NULL;
+    e = xprintf("AFMT_%s", dtype);
+    for (i = 5; e[i]; i++)
+        if (e[i] >= 'a' && e[i] <= 'z') e[i] = (char)(e[i] - 'a' + 'A');
+    return e;
 }
 
 const char *int_c_type(int is_signed) { return is_signed ? "int64_t" : "uint64_t"; }
