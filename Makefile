@@ -56,7 +56,7 @@ CLI_LIB       := $(BUILD)/libafmt-cli.a
 UNIT_SRC      := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN      := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps regen check-regen test asan clean help bench fuzz fuzz-build fuzz-smoke fuzz-planted fuzz-cflite fuzz-merge compilers
+.PHONY: all deps regen check-regen test asan clean help bench fuzz fuzz-build fuzz-smoke fuzz-planted fuzz-cflite fuzz-merge compilers vendor-test
 
 all: $(BUILD)/afmt-gen $(BUILD)/afmt-validate $(BUILD)/afmt $(UNIT_BIN)
 
@@ -66,6 +66,7 @@ help:
 	@echo "make regen        regenerate generated/ from spec/*.json and gen/*.re"
 	@echo "make check-regen  fail if generated/ is stale"
 	@echo "make test         unit, golden, round-trip and end-to-end tests"
+	@echo "make vendor-test  build runtime/ + one format as docs/VENDORING.md says (gcc, clang, g++)"
 	@echo "make asan         the tests under AddressSanitizer + UBSan (clang)"
 	@echo "make compilers    build everything with gcc and clang, -Werror"
 	@echo "make fuzz-build   build every fuzz target into build/fuzz/ (libFuzzer, ASan, UBSan)"
@@ -77,7 +78,7 @@ help:
 	@echo "make bench        benchmarks with ratios against memcpy/cp baselines"
 	@echo "make clean        remove build/"
 
-DEPS_PKGS := gcc clang make re2c libjansson-dev liblz4-dev libarchive-dev afl++ python3 python3-numpy hyperfine time
+DEPS_PKGS := gcc g++ clang make pkg-config re2c libjansson-dev liblz4-dev libarchive-dev afl++ python3 python3-numpy hyperfine time
 deps:
 	@missing=""; for p in $(DEPS_PKGS); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
@@ -182,6 +183,10 @@ check-regen:
 # ---------------------------------------------------------------- tests
 test: all
 	@bash tests/run.sh $(BUILD)
+
+# Part of `make test` too (tests/run.sh).
+vendor-test: all
+	@bash tests/vendor/run_vendor.sh $(BUILD)
 
 asan:
 	AFMT_SKIP_MEMORY=1 $(MAKE) --no-print-directory BUILD=build/asan CC=clang \

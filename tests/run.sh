@@ -63,6 +63,9 @@ else
     echo "FAIL newformat: could not generate or compile: $(head -5 "$TMPD/cc.log" 2>/dev/null)" | tee -a "$LOG"
 fi
 
+# Vendoring as docs/VENDORING.md says (also `make vendor-test`).
+run vendor bash tests/vendor/run_vendor.sh "$BUILD"
+
 if [ -f tests/e2e/run_e2e.sh ]; then
     run e2e bash tests/e2e/run_e2e.sh "$BUILD"
 fi

@@ -1,0 +1,128 @@
+#!/usr/bin/env bash
+# make vendor-test: vendoring builds exactly as docs/VENDORING.md says.
+#
+# For every shipped format, and for a format generated out of tree
+# (tests/specs/newformat/toyfmt.json), an empty temporary folder gets only
+# runtime/ + <format>.{c,h} + the main.c and main.cpp of docs/VENDORING.md
+# (extracted from the markdown, so the document cannot drift; `rawarray`
+# replaced by the format's name).  Built with gcc and clang
+# `-std=c11 -Wall -Wextra -Werror -pedantic` and no other flag, and with
+# g++ -std=c++17 for main.cpp; main.cpp writes a sample with the writer and
+# reads it back, main.c (both C builds) validates that sample, the corpus
+# files of the format and a truncated copy (which it must reject).
+# Also: a generated file refuses to compile against a runtime of another
+# ABI, with a message that says to regenerate.
+# Usage: tests/vendor/run_vendor.sh [BUILD_DIR]; prints PASS/FAIL lines.
+set -u
+BUILD=${1:-build}
+cd "$(dirname "$0")/../.."
+ROOT=$(pwd)
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+STRICT="-std=c11 -Wall -Wextra -Werror -pedantic"
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
+
+pass() { echo "PASS vendor $*"; }
+fail() { echo "FAIL vendor $*"; }
+
+# The code block after "<!-- vendor-test: NAME -->" in docs/VENDORING.md.
+extract() {
+    awk -v want="<!-- vendor-test: $1 -->" '
+        $0 == want { found = 1; next }
+        found == 1 && /^```/ { found = 2; next }
+        found == 2 && /^```/ { exit }
+        found == 2 { print }' docs/VENDORING.md
+}
+extract main.c > "$TMP/main.c.in"
+extract main.cpp > "$TMP/main.cpp.in"
+if [ ! -s "$TMP/main.c.in" ] || [ ! -s "$TMP/main.cpp.in" ]; then
+    fail "docs/VENDORING.md: the main.c / main.cpp blocks are missing"
+    exit 1
+fi
+
+# Out of tree: a spec the repository does not ship, generated elsewhere.
+mkdir -p "$TMP/toygen"
+if ! "$BUILD"/afmt-gen -o "$TMP/toygen" tests/specs/newformat/toyfmt.json >"$TMP/gen.log" 2>&1; then
+    fail "afmt-gen toyfmt.json: $(head -3 "$TMP/gen.log")"
+fi
+
+formats=$(for s in spec/*.json; do basename "$s" .json; done)
+for fmt in $formats toyfmt; do
+    src=generated
+    [ "$fmt" = toyfmt ] && src=$TMP/toygen
+    [ -f "$src/$fmt.c" ] || { fail "$fmt: no $src/$fmt.c"; continue; }
+    d=$TMP/$fmt
+    mkdir -p "$d"
+    cp runtime/* "$d/"
+    cp "$src/$fmt.c" "$src/$fmt.h" "$d/"
+    sed "s/rawarray/$fmt/g" "$TMP/main.c.in" > "$d/main.c"
+    sed "s/rawarray/$fmt/g" "$TMP/main.cpp.in" > "$d/main.cpp"
+    ext=$(sed -n 's/.*"extensions": *\[ *"\([^"]*\)".*/\1/p' "$( [ $fmt = toyfmt ] && echo tests/specs/newformat/toyfmt.json || echo spec/$fmt.json)" | head -1)
+    sample=$TMP/sample-$fmt${ext:-.bin}
+
+    # C++: the runtime through gcc, main.cpp through g++.
+    if (cd "$d" && mkdir -p obj && for c in *.c; do [ "$c" = main.c ] && continue
+            gcc $STRICT -c "$c" -o "obj/${c%.c}.o" || exit 1; done &&
+        g++ -std=c++17 -Wall -Wextra -Werror -pedantic -o roundtrip main.cpp obj/*.o) >"$TMP/cxx.log" 2>&1; then
+        pass "$fmt: g++ -std=c++17 main.cpp builds"
+        if out=$("$d/roundtrip" "$sample" 2>&1); then
+            pass "$fmt: main.cpp wrote and read back a sample ($out)"
+        else
+            fail "$fmt: main.cpp roundtrip: $out"
+        fi
+    else
+        fail "$fmt: g++ build: $(grep -m3 -E 'error|undefined' "$TMP/cxx.log")"
+    fi
+
+    for cc in gcc clang; do
+        if ! (cd "$d" && $cc $STRICT -o "check-$cc" ./*.c) >"$TMP/cc.log" 2>&1; then
+            fail "$fmt: $cc $STRICT *.c: $(grep -m3 -E 'error|undefined' "$TMP/cc.log")"
+            continue
+        fi
+        pass "$fmt: $cc $STRICT *.c builds"
+        inputs=()
+        [ -f "$sample" ] && inputs+=("$sample")
+        for f in corpus/"$fmt"/*; do
+            [ -f "$f" ] && "$BUILD"/afmt-validate --format "$fmt" "$f" >/dev/null 2>&1 && inputs+=("$f")
+        done
+        if [ ${#inputs[@]} -eq 0 ]; then fail "$fmt: no sample to validate"; continue; fi
+        for f in "${inputs[@]}"; do
+            if out=$("$d/check-$cc" "$f" 2>&1); then
+                pass "$fmt: $cc build validates $(basename "$f")"
+            else
+                fail "$fmt: $cc build rejects the valid $f: $out"
+            fi
+        done
+        # A truncated sample must be refused (exit 1) with a reason.
+        head -c $(( $(wc -c < "${inputs[0]}") - 1 )) "${inputs[0]}" > "$TMP/short"
+        out=$("$d/check-$cc" "$TMP/short" 2>&1); rc=$?
+        if [ $rc -eq 1 ] && echo "$out" | grep -q invalid; then
+            pass "$fmt: $cc build rejects a truncated sample"
+        else
+            fail "$fmt: $cc build on a truncated sample: exit $rc: $out"
+        fi
+    done
+done
+
+# ABI pin: the same generated file against a runtime of another ABI.
+d=$TMP/abi
+mkdir -p "$d"
+cp runtime/* generated/rawarray.c generated/rawarray.h "$d/"
+abi=$(sed -n 's/^#define AFMT_RUNTIME_ABI \([0-9]*\)$/\1/p' runtime/afmt.h)
+if [ -z "$abi" ]; then
+    fail "abi: no '#define AFMT_RUNTIME_ABI N' in runtime/afmt.h"
+else
+    (cd "$d" && gcc $STRICT -c rawarray.c -o ok.o) >"$TMP/abi.log" 2>&1 &&
+        pass "abi: rawarray.c compiles against its own runtime (ABI $abi)" ||
+        fail "abi: rawarray.c does not compile against its own runtime: $(head -3 "$TMP/abi.log")"
+    sed -i "s/^#define AFMT_RUNTIME_ABI $abi\$/#define AFMT_RUNTIME_ABI $((abi + 1))/" "$d/afmt.h"
+    for cc in gcc clang; do
+        if (cd "$d" && $cc $STRICT -c rawarray.c -o bumped.o) >"$TMP/abi.log" 2>&1; then
+            fail "abi: $cc compiled rawarray.c against runtime ABI $((abi + 1))"
+        elif grep -q "generated by afmt-gen .* for runtime ABI $abi.*regenerate" "$TMP/abi.log"; then
+            pass "abi: $cc refuses rawarray.c against ABI $((abi + 1)), saying to regenerate"
+        else
+            fail "abi: $cc failed without the regenerate message: $(head -3 "$TMP/abi.log")"
+        fi
+    done
+fi
