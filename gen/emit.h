@@ -62,6 +62,13 @@ typedef struct emitter {
     int tiles_done;      /* its block has been added to the tile set */
     char helpers[32][64];/* names of the helpers already in the prelude */
     int nhelpers;
+    /* Signed C values already proved non-negative by an unconditional
+     * failure, with the indent of the block the proof holds in: a value
+     * tested once is not tested again (line() forgets a proof when its
+     * block closes). */
+    char nonneg[64][96];
+    int nonneg_indent[64];
+    int nnonneg;
 } emitter;
 
 /* Emit (once) `static afmt_dtype <fmt>_<table>_dtype(uint64_t code, uint64_t
@@ -82,6 +89,14 @@ void gen_error(emitter *m, const char *jpath, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+
+/* Non-negative signed values: nonneg_note records that the C value c
+ * (a const local) is >= 0 from here to the end of the current block;
+ * nonneg_known asks. */
+void nonneg_note(emitter *m, const char *c);
+int nonneg_known(const emitter *m, const char *c);
+/* Whether C expression c is a field's value `v_<name>` (a const local). */
+int is_field_value(const char *c);
 
 /* Symbols. */
 sym *sym_push(emitter *m, sym_kind kind, const char *name, item *it);

@@ -19,6 +19,8 @@ void line(emitter *m, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(s, (size_t)n + 1, fmt, ap);
     va_end(ap);
+    /* a line less indented than a proof has left the proof's block */
+    while (m->nnonneg > 0 && m->nonneg_indent[m->nnonneg - 1] > m->indent) m->nnonneg--;
     if (*s)
         for (i = 0; i < m->indent; i++) sb_puts(m->out, "    ");
     sb_puts(m->out, s);
@@ -35,6 +37,21 @@ void gen_error(emitter *m, const char *jpath, const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     va_end(ap);
     fputc('\n', stderr);
+}
+
+void nonneg_note(emitter *m, const char *c)
+{
+    if (nonneg_known(m, c) || m->nnonneg >= 64 || strlen(c) >= sizeof m->nonneg[0]) return;
+    snprintf(m->nonneg[m->nnonneg], sizeof m->nonneg[0], "%s", c);
+    m->nonneg_indent[m->nnonneg++] = m->indent;
+}
+
+int nonneg_known(const emitter *m, const char *c)
+{
+    int i;
+    for (i = 0; i < m->nnonneg; i++)
+        if (m->nonneg_indent[i] <= m->indent && strcmp(m->nonneg[i], c) == 0) return 1;
+    return 0;
 }
 
 sym *sym_push(emitter *m, sym_kind kind, const char *name, item *it)

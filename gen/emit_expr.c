@@ -16,9 +16,25 @@
 static cexpr mk(char *c, vtype t) { cexpr r; r.c = c; r.t = t; r.lit = 0; return r; }
 static cexpr bad(void) { return mk(xstrdup("0"), VT_NONE); }
 
+/* A field's value: `v_<name>`, a const local of the code being emitted
+ * (so a proof about it lasts to the end of its block). */
+int is_field_value(const char *c)
+{
+    if (strncmp(c, "v_", 2) != 0 || !c[2]) return 0;
+    for (c += 2; *c; c++)
+        if (!(*c == '_' || (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9')))
+            return 0;
+    return 1;
+}
+
 static char *to_u(emitter *m, cexpr x, const char *text)
 {
     if (x.t == VT_U || x.t == VT_BOOL) return x.c;
+    if (x.t == VT_S && nonneg_known(m, x.c)) {
+        char *c = xprintf("(uint64_t)%s", x.c);
+        free(x.c);
+        return c;
+    }
     if (x.t == VT_S) {
         char *t = tmp_name(m, "u");
         char *mt = c_format_body(text ? text : "?");
@@ -29,6 +45,7 @@ static char *to_u(emitter *m, cexpr x, const char *text)
         m->indent--;
         line(m, "}");
         line(m, "const uint64_t %s = (uint64_t)(%s);", t, x.c);
+        if (is_field_value(x.c)) nonneg_note(m, x.c);
         free(mt);
         free(fmt);
         free(x.c);

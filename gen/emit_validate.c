@@ -38,6 +38,19 @@ static void need_bytes(emitter *m, const char *need_c, const char *what)
 }
 
 
+/* After a constraint `F >= 0` on a signed field that always fails (never
+ * only a warning), F is known non-negative: it is not tested again. */
+static void note_nonneg_check(emitter *m, const check *c)
+{
+    const expr *e = c->e;
+    sym *y;
+    if (c->lenient == LEN_WARN && !m->writer) return;
+    if (e->kind != E_BINARY || e->op != TK_GE || e->a->kind != E_NAME || e->b->kind != E_INT || e->b->ival != 0)
+        return;
+    y = sym_find(m, e->a->sval);
+    if (y && y->kind == SY_INT && y->t == VT_S && is_field_value(y->c)) nonneg_note(m, y->c);
+}
+
 /* One constraint.  `F == E` on a field gets the "expected E = text, found
  * F" message of the issue's examples; others name the constraint. */
 void emit_check(emitter *m, check *c, sym *attr)
@@ -99,6 +112,7 @@ void emit_check(emitter *m, check *c, sym *attr)
         emit_fail(m, code, c->lenient, fmt, args);
         m->indent--;
         line(m, "}");
+        note_nonneg_check(m, c);
         free(cond); free(mt); free(fmt); free(args);
     }
 }

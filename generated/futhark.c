@@ -161,11 +161,7 @@ static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
             }
 
             /* dims: rank of i64 little-endian */
-            if (v_rank < 0) {
-                return afmt_fail(err, AFMT_E_NEGATIVE, &path, "rank", AFMT_NO_INDEX, o_rank, "`rank` is negative (%" PRId64 ")", v_rank);
-            }
-            const uint64_t u2 = (uint64_t)(v_rank);
-            const uint64_t n_dims = u2;
+            const uint64_t n_dims = (uint64_t)v_rank;
             if (n_dims > opt->limits.max_rank || n_dims > AFMT_RANK_CAP) {
                 return afmt_fail(err, AFMT_E_LIMIT, &path, "rank", AFMT_NO_INDEX, o_rank, "rank %" PRIu64 " exceeds the limit of %" PRIu64 "", n_dims, opt->limits.max_rank < AFMT_RANK_CAP ? opt->limits.max_rank : (uint64_t)AFMT_RANK_CAP);
             }
@@ -184,15 +180,15 @@ static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
 
             /* array data: el elements, row-major */
             uint64_t n_data = 1;
-            uint64_t t3;
-            uint64_t bad4 = 0;
-            const int rc5 = afmt_field_prod(AFMT_B(src, o_dims), n_dims, 8, 1, 0, &t3, &bad4);
-            if (rc5 == AFMT_E_NEGATIVE) {
-                return afmt_fail(err, AFMT_E_NEGATIVE, &path, "dims", bad4, o_dims + 8 * bad4, "dims[%" PRIu64 "] is negative", bad4);
-            } else if (rc5 != AFMT_OK) {
+            uint64_t t2;
+            uint64_t bad3 = 0;
+            const int rc4 = afmt_field_prod(AFMT_B(src, o_dims), n_dims, 8, 1, 0, &t2, &bad3);
+            if (rc4 == AFMT_E_NEGATIVE) {
+                return afmt_fail(err, AFMT_E_NEGATIVE, &path, "dims", bad3, o_dims + 8 * bad3, "dims[%" PRIu64 "] is negative", bad3);
+            } else if (rc4 != AFMT_OK) {
                 return afmt_fail(err, AFMT_E_OVERFLOW, &path, "dims", AFMT_NO_INDEX, o_dims, "`prod(dims)` overflows 64 bits");
             }
-            n_data = t3;
+            n_data = t2;
             const uint64_t stored_data = n_data;
             uint64_t nbytes_data;
             if (el_enc == AFMT_ENC_BITS_LSB) {

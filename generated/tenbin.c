@@ -70,11 +70,7 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
         }
 
         /* region header of header_len bytes */
-        if (v_header_len < 0) {
-            return afmt_fail(err, AFMT_E_NEGATIVE, &path, "header", AFMT_NO_INDEX, pos, "`header_len` is negative (%" PRId64 ")", v_header_len);
-        }
-        const uint64_t u1 = (uint64_t)(v_header_len);
-        const uint64_t size_header = u1;
+        const uint64_t size_header = (uint64_t)v_header_len;
         if (src->len - pos < size_header) {
             return afmt_fail(err, AFMT_E_TRUNCATED, &path, "header", AFMT_NO_INDEX, pos, "is %" PRIu64 " bytes long, only %" PRIu64 " left", size_header, src->len - pos);
         }
@@ -89,9 +85,9 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
         const uint64_t o_dtype = pos;
         pos += 8;
         if (opt->fields) afmt_report_field(opt, &path, "dtype", AFMT_FIELD_BYTES, o_dtype, 0, 1, 8, 0, AFMT_B(src, o_dtype), NULL);
-        const uint64_t bad2 = afmt_text_slot_check(AFMT_B(src, o_dtype), 8);
-        if (bad2 < 8) {
-            return afmt_fail(err, AFMT_E_VALUE, &path, "dtype", AFMT_NO_INDEX, o_dtype + bad2, "byte %" PRIu64 " is 0x%02x: a text slot holds ASCII followed by NUL padding", bad2, *AFMT_B(src, o_dtype + bad2));
+        const uint64_t bad1 = afmt_text_slot_check(AFMT_B(src, o_dtype), 8);
+        if (bad1 < 8) {
+            return afmt_fail(err, AFMT_E_VALUE, &path, "dtype", AFMT_NO_INDEX, o_dtype + bad1, "byte %" PRIu64 " is 0x%02x: a text slot holds ASCII followed by NUL padding", bad1, *AFMT_B(src, o_dtype + bad1));
         }
 
         /* lookup el in table dtypes */
@@ -145,9 +141,9 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
         const uint64_t o_info = pos;
         pos += 8;
         if (opt->fields) afmt_report_field(opt, &path, "info", AFMT_FIELD_BYTES, o_info, 0, 1, 8, 0, AFMT_B(src, o_info), NULL);
-        const uint64_t bad3 = afmt_text_slot_check(AFMT_B(src, o_info), 8);
-        if (bad3 < 8) {
-            return afmt_fail(err, AFMT_E_VALUE, &path, "info", AFMT_NO_INDEX, o_info + bad3, "byte %" PRIu64 " is 0x%02x: a text slot holds ASCII followed by NUL padding", bad3, *AFMT_B(src, o_info + bad3));
+        const uint64_t bad2 = afmt_text_slot_check(AFMT_B(src, o_info), 8);
+        if (bad2 < 8) {
+            return afmt_fail(err, AFMT_E_VALUE, &path, "info", AFMT_NO_INDEX, o_info + bad2, "byte %" PRIu64 " is 0x%02x: a text slot holds ASCII followed by NUL padding", bad2, *AFMT_B(src, o_info + bad2));
         }
 
         /* ndim: i64 little-endian */
@@ -166,11 +162,7 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
         }
 
         /* dims: ndim of i64 little-endian */
-        if (v_ndim < 0) {
-            return afmt_fail(err, AFMT_E_NEGATIVE, &path, "ndim", AFMT_NO_INDEX, o_ndim, "`ndim` is negative (%" PRId64 ")", v_ndim);
-        }
-        const uint64_t u4 = (uint64_t)(v_ndim);
-        const uint64_t n_dims = u4;
+        const uint64_t n_dims = (uint64_t)v_ndim;
         if (n_dims > opt->limits.max_rank || n_dims > AFMT_RANK_CAP) {
             return afmt_fail(err, AFMT_E_LIMIT, &path, "ndim", AFMT_NO_INDEX, o_ndim, "rank %" PRIu64 " exceeds the limit of %" PRIu64 "", n_dims, opt->limits.max_rank < AFMT_RANK_CAP ? opt->limits.max_rank : (uint64_t)AFMT_RANK_CAP);
         }
@@ -195,23 +187,15 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
         pos = end_header;
 
         /* pad header_padding: roundup(header_len, 64) - header_len zero bytes */
-        if (v_header_len < 0) {
-            return afmt_fail(err, AFMT_E_NEGATIVE, &path, "header_padding", AFMT_NO_INDEX, pos, "`roundup(header_len, 64) - header_len` is negative (%" PRId64 ")", v_header_len);
-        }
-        const uint64_t u6 = (uint64_t)(v_header_len);
-        uint64_t t5;
-        if (!afmt_roundup_u64(u6, UINT64_C(64), &t5)) {
+        uint64_t t3;
+        if (!afmt_roundup_u64((uint64_t)v_header_len, UINT64_C(64), &t3)) {
             return afmt_fail(err, AFMT_E_OVERFLOW, &path, "header_padding", AFMT_NO_INDEX, pos, "`roundup(header_len, 64) - header_len` overflows 64 bits or divides by zero");
         }
-        if (v_header_len < 0) {
-            return afmt_fail(err, AFMT_E_NEGATIVE, &path, "header_padding", AFMT_NO_INDEX, pos, "`roundup(header_len, 64) - header_len` is negative (%" PRId64 ")", v_header_len);
-        }
-        const uint64_t u8 = (uint64_t)(v_header_len);
-        uint64_t t7;
-        if (!afmt_sub_u64(t5, u8, &t7)) {
+        uint64_t t4;
+        if (!afmt_sub_u64(t3, (uint64_t)v_header_len, &t4)) {
             return afmt_fail(err, AFMT_E_NEGATIVE, &path, "header_padding", AFMT_NO_INDEX, pos, "`roundup(header_len, 64) - header_len` is below zero");
         }
-        const uint64_t pad_header_padding = t7;
+        const uint64_t pad_header_padding = t4;
         uint64_t nz_header_padding = pad_header_padding;
         if (!afmt_src_take(src, src->len, pos, pad_header_padding, afmt_src_scan_zero, NULL, &nz_header_padding)) {
             if (src->io_error) return afmt_src_short(src, err, &path, "header_padding", AFMT_NO_INDEX, pos, src->len, pad_header_padding, "padding");
@@ -248,28 +232,24 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
         }
 
         /* check data_len == prod(dims) * sizeof(el) */
-        uint64_t t9;
-        uint64_t bad10 = 0;
-        const int rc11 = afmt_field_prod(AFMT_B(src, o_dims), n_dims, 8, 1, 0, &t9, &bad10);
-        if (rc11 == AFMT_E_NEGATIVE) {
-            return afmt_fail(err, AFMT_E_NEGATIVE, &path, "dims", bad10, o_dims + 8 * bad10, "dims[%" PRIu64 "] is negative", bad10);
-        } else if (rc11 != AFMT_OK) {
+        uint64_t t5;
+        uint64_t bad6 = 0;
+        const int rc7 = afmt_field_prod(AFMT_B(src, o_dims), n_dims, 8, 1, 0, &t5, &bad6);
+        if (rc7 == AFMT_E_NEGATIVE) {
+            return afmt_fail(err, AFMT_E_NEGATIVE, &path, "dims", bad6, o_dims + 8 * bad6, "dims[%" PRIu64 "] is negative", bad6);
+        } else if (rc7 != AFMT_OK) {
             return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data_len", AFMT_NO_INDEX, o_data_len, "`data_len == prod(dims) * sizeof(el)` overflows 64 bits");
         }
-        uint64_t t12;
-        if (!afmt_mul_u64(t9, el_size, &t12)) {
+        uint64_t t8;
+        if (!afmt_mul_u64(t5, el_size, &t8)) {
             return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data_len", AFMT_NO_INDEX, o_data_len, "`data_len == prod(dims) * sizeof(el)` overflows 64 bits");
         }
-        if (afmt_cmp_i64_u64(v_data_len, t12) != 0) {
-            if (afmt_tolerate(opt, vis, err, AFMT_E_SIZE, &path, "data_len", AFMT_NO_INDEX, o_data_len, "expected %" PRId64 " = prod(dims) * sizeof(el), found %" PRId64 "", (int64_t)t12, v_data_len)) return -1;
+        if (afmt_cmp_i64_u64(v_data_len, t8) != 0) {
+            if (afmt_tolerate(opt, vis, err, AFMT_E_SIZE, &path, "data_len", AFMT_NO_INDEX, o_data_len, "expected %" PRId64 " = prod(dims) * sizeof(el), found %" PRId64 "", (int64_t)t8, v_data_len)) return -1;
         }
 
         /* region data_chunk of data_len bytes */
-        if (v_data_len < 0) {
-            return afmt_fail(err, AFMT_E_NEGATIVE, &path, "data_chunk", AFMT_NO_INDEX, pos, "`data_len` is negative (%" PRId64 ")", v_data_len);
-        }
-        const uint64_t u13 = (uint64_t)(v_data_len);
-        const uint64_t size_data_chunk = u13;
+        const uint64_t size_data_chunk = (uint64_t)v_data_len;
         if (src->len - pos < size_data_chunk) {
             return afmt_fail(err, AFMT_E_TRUNCATED, &path, "data_chunk", AFMT_NO_INDEX, pos, "is %" PRIu64 " bytes long, only %" PRIu64 " left", size_data_chunk, src->len - pos);
         }
@@ -279,15 +259,15 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
 
         /* array data: el elements, row-major */
         uint64_t n_data = 1;
-        uint64_t t14;
-        uint64_t bad15 = 0;
-        const int rc16 = afmt_field_prod(AFMT_B(src, o_dims), n_dims, 8, 1, 0, &t14, &bad15);
-        if (rc16 == AFMT_E_NEGATIVE) {
-            return afmt_fail(err, AFMT_E_NEGATIVE, &path, "dims", bad15, o_dims + 8 * bad15, "dims[%" PRIu64 "] is negative", bad15);
-        } else if (rc16 != AFMT_OK) {
+        uint64_t t9;
+        uint64_t bad10 = 0;
+        const int rc11 = afmt_field_prod(AFMT_B(src, o_dims), n_dims, 8, 1, 0, &t9, &bad10);
+        if (rc11 == AFMT_E_NEGATIVE) {
+            return afmt_fail(err, AFMT_E_NEGATIVE, &path, "dims", bad10, o_dims + 8 * bad10, "dims[%" PRIu64 "] is negative", bad10);
+        } else if (rc11 != AFMT_OK) {
             return afmt_fail(err, AFMT_E_OVERFLOW, &path, "dims", AFMT_NO_INDEX, o_dims, "`prod(dims)` overflows 64 bits");
         }
-        n_data = t14;
+        n_data = t9;
         const uint64_t stored_data = n_data;
         uint64_t nbytes_data;
         if (el_enc == AFMT_ENC_BITS_LSB) {
@@ -334,23 +314,15 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
         pos = end_data_chunk;
 
         /* pad data_padding: roundup(data_len, 64) - data_len zero bytes */
-        if (v_data_len < 0) {
-            return afmt_fail(err, AFMT_E_NEGATIVE, &path, "data_padding", AFMT_NO_INDEX, pos, "`roundup(data_len, 64) - data_len` is negative (%" PRId64 ")", v_data_len);
-        }
-        const uint64_t u18 = (uint64_t)(v_data_len);
-        uint64_t t17;
-        if (!afmt_roundup_u64(u18, UINT64_C(64), &t17)) {
+        uint64_t t12;
+        if (!afmt_roundup_u64((uint64_t)v_data_len, UINT64_C(64), &t12)) {
             return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data_padding", AFMT_NO_INDEX, pos, "`roundup(data_len, 64) - data_len` overflows 64 bits or divides by zero");
         }
-        if (v_data_len < 0) {
-            return afmt_fail(err, AFMT_E_NEGATIVE, &path, "data_padding", AFMT_NO_INDEX, pos, "`roundup(data_len, 64) - data_len` is negative (%" PRId64 ")", v_data_len);
-        }
-        const uint64_t u20 = (uint64_t)(v_data_len);
-        uint64_t t19;
-        if (!afmt_sub_u64(t17, u20, &t19)) {
+        uint64_t t13;
+        if (!afmt_sub_u64(t12, (uint64_t)v_data_len, &t13)) {
             return afmt_fail(err, AFMT_E_NEGATIVE, &path, "data_padding", AFMT_NO_INDEX, pos, "`roundup(data_len, 64) - data_len` is below zero");
         }
-        const uint64_t pad_data_padding = t19;
+        const uint64_t pad_data_padding = t13;
         uint64_t nz_data_padding = pad_data_padding;
         if (!afmt_src_take(src, src->len, pos, pad_data_padding, afmt_src_scan_zero, NULL, &nz_data_padding)) {
             if (src->io_error) return afmt_src_short(src, err, &path, "data_padding", AFMT_NO_INDEX, pos, src->len, pad_data_padding, "padding");
@@ -532,23 +504,15 @@ static int tenbin_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
             if (afmt_sink_u64(sink, (uint64_t)(int64_t)w_dims[k], 0, err) != 0) return -1;
         }
         /* header_padding */
-        if (v_header_len < 0) {
-            return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "header_padding", AFMT_NO_INDEX, 0, "`roundup(header_len, 64) - header_len` is negative (%" PRId64 ")", v_header_len);
-        }
-        const uint64_t u6 = (uint64_t)(v_header_len);
         uint64_t t5;
-        if (!afmt_roundup_u64(u6, UINT64_C(64), &t5)) {
+        if (!afmt_roundup_u64((uint64_t)v_header_len, UINT64_C(64), &t5)) {
             return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "header_padding", AFMT_NO_INDEX, 0, "`roundup(header_len, 64) - header_len` overflows 64 bits or divides by zero");
         }
-        if (v_header_len < 0) {
-            return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "header_padding", AFMT_NO_INDEX, 0, "`roundup(header_len, 64) - header_len` is negative (%" PRId64 ")", v_header_len);
-        }
-        const uint64_t u8 = (uint64_t)(v_header_len);
-        uint64_t t7;
-        if (!afmt_sub_u64(t5, u8, &t7)) {
+        uint64_t t6;
+        if (!afmt_sub_u64(t5, (uint64_t)v_header_len, &t6)) {
             return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "header_padding", AFMT_NO_INDEX, 0, "`roundup(header_len, 64) - header_len` is below zero");
         }
-        if (afmt_sink_zeros(sink, t7, err) != 0) return -1;
+        if (afmt_sink_zeros(sink, t6, err) != 0) return -1;
         /* data_magic */
         if (afmt_sink_put(sink, w_data_magic, 8, err) != 0) return -1;
         /* data_len */
@@ -556,23 +520,15 @@ static int tenbin_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
         /* data */
         if (afmt_sink_payload(sink, A_data, AFMT_LITTLE, el_enc, err) != 0) return -1;
         /* data_padding */
-        if (v_data_len < 0) {
-            return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "data_padding", AFMT_NO_INDEX, 0, "`roundup(data_len, 64) - data_len` is negative (%" PRId64 ")", v_data_len);
-        }
-        const uint64_t u10 = (uint64_t)(v_data_len);
-        uint64_t t9;
-        if (!afmt_roundup_u64(u10, UINT64_C(64), &t9)) {
+        uint64_t t7;
+        if (!afmt_roundup_u64((uint64_t)v_data_len, UINT64_C(64), &t7)) {
             return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "data_padding", AFMT_NO_INDEX, 0, "`roundup(data_len, 64) - data_len` overflows 64 bits or divides by zero");
         }
-        if (v_data_len < 0) {
-            return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "data_padding", AFMT_NO_INDEX, 0, "`roundup(data_len, 64) - data_len` is negative (%" PRId64 ")", v_data_len);
-        }
-        const uint64_t u12 = (uint64_t)(v_data_len);
-        uint64_t t11;
-        if (!afmt_sub_u64(t9, u12, &t11)) {
+        uint64_t t8;
+        if (!afmt_sub_u64(t7, (uint64_t)v_data_len, &t8)) {
             return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "data_padding", AFMT_NO_INDEX, 0, "`roundup(data_len, 64) - data_len` is below zero");
         }
-        if (afmt_sink_zeros(sink, t11, err) != 0) return -1;
+        if (afmt_sink_zeros(sink, t8, err) != 0) return -1;
     }
     if (wopt && wopt->trailer_len > 0) {
         return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, 0, "tenbin does not allow data after the arrays");
