@@ -6,6 +6,103 @@
 #include "emit.h"
 #include "afmt_dtype.h"
 
+/* Columns a generated line should fit in (a reviewer reads it in a diff). */
+#define LINE_WIDTH 100
+
+/* The length of the piece of s that starts at s: a string literal (with its
+ * escapes), or the text up to and including the next ", " outside string
+ * and character literals. */
+static size_t piece_len(const char *s)
+{
+    size_t i = 0;
+    if (s[0] == '"') {
+        for (i = 1; s[i] && s[i] != '"'; i++)
+            if (s[i] == '\\' && s[i + 1]) i++;
+        return s[i] ? i + 1 : i;
+    }
+    while (s[i] && s[i] != '"') {
+        if (s[i] == '\'') {
+            for (i++; s[i] && s[i] != '\''; i++)
+                if (s[i] == '\\' && s[i + 1]) i++;
+            if (s[i]) i++;
+            continue;
+        }
+        if (s[i] == ',' && s[i + 1] == ' ') return i + 2;
+        i++;
+    }
+    return i;
+}
+
+/* End the current output line, without the space a break left at its end. */
+static void end_line(emitter *m)
+{
+    while (m->out->len > 0 && m->out->s[m->out->len - 1] == ' ') m->out->s[--m->out->len] = 0;
+    sb_puts(m->out, "\n");
+}
+
+static void put_indent(emitter *m, int extra)
+{
+    int i;
+    for (i = 0; i < m->indent + extra; i++) sb_puts(m->out, "    ");
+}
+
+/* Write a statement longer than LINE_WIDTH over several lines: breaks after
+ * ", " and between string literals, a long literal split at its spaces
+ * into adjacent literals (the compiler joins them: the same string).
+ * Continuation lines are indented two levels deeper. */
+static void put_wrapped(emitter *m, const char *text)
+{
+    size_t col = (size_t)m->indent * 4, cont = col + 8;
+    char *work = xstrdup(text), *s = work;
+    put_indent(m, 0);
+    while (*s) {
+        size_t n = piece_len(s);
+        if (n == 0) n = 1;
+        if (col + n > LINE_WIDTH && col > cont) {
+            /* a new line for this piece (the space before it ends the last) */
+            end_line(m);
+            put_indent(m, 2);
+            col = cont;
+            while (*s == ' ') { s++; n--; }
+            if (n == 0) continue;
+        }
+        if (s[0] == '"' && col + n > LINE_WIDTH && n > 2) {
+            /* split the literal after its last space that fits */
+            size_t room = LINE_WIDTH > col + 2 ? LINE_WIDTH - col - 2 : 0, cut = 0, i;
+            for (i = 1; i < n - 1 && i <= room; i++) {
+                if (s[i] == '\\') { i++; continue; }
+                if (s[i] == ' ') cut = i;
+            }
+            if (cut > 1) {
+                /* s[cut] is a space: `"...  "` here, `"rest` goes on */
+                char *rest;
+                sb_printf(m->out, "%.*s\"", (int)cut + 1, s);
+                end_line(m);
+                put_indent(m, 2);
+                col = cont;
+                rest = xprintf("\"%s", s + cut + 1);
+                free(work);
+                work = s = rest;
+                continue;
+            }
+        }
+        sb_printf(m->out, "%.*s", (int)n, s);
+        col += n;
+        s += n;
+    }
+    end_line(m);
+    free(work);
+}
+
+/* Whether a long line may be wrapped: a statement or condition, not a
+ * comment, a preprocessor line or a const declaration (prune_unused reads
+ * those one line at a time). */
+static int wrappable(const char *s)
+{
+    return strstr(s, "/*") == NULL && strstr(s, "*/") == NULL && s[0] != '#' && s[0] != ' ' &&
+           strncmp(s, "const ", 6) != 0;
+}
+
 void line(emitter *m, const char *fmt, ...)
 {
     va_list ap;
@@ -21,6 +118,11 @@ void line(emitter *m, const char *fmt, ...)
     va_end(ap);
     /* a line less indented than a proof has left the proof's block */
     while (m->nnonneg > 0 && m->nonneg_indent[m->nnonneg - 1] > m->indent) m->nnonneg--;
+    if ((size_t)m->indent * 4 + (size_t)n > LINE_WIDTH && wrappable(s) && strchr(s, '\n') == NULL) {
+        put_wrapped(m, s);
+        free(s);
+        return;
+    }
     if (*s)
         for (i = 0; i < m->indent; i++) sb_puts(m->out, "    ");
     sb_puts(m->out, s);

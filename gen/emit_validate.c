@@ -7,6 +7,7 @@
  * failure names the field (with the repeat path), its byte offset and the
  * expected and found values.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1536,6 +1537,64 @@ static void emit_textval(emitter *m, item *it)
     snprintf(y->c, sizeof y->c, "%s", it->name);
 }
 
+/* A star-slash inside a comment would end it early. */
+static void comment_safe(char *text)
+{
+    char *p;
+    while ((p = strstr(text, "*/")) != NULL) p[1] = '|';
+}
+
+/* The rest of a comment: text in lines of at most ~100 columns, each
+ * " * ", then the closing line. */
+static void comment_wrapped(emitter *m, const char *text)
+{
+    size_t width = 100 - ((size_t)m->indent * 4 + 3), at = 0, len = strlen(text);
+    if (width < 40) width = 40;
+    while (at < len) {
+        size_t n = len - at, cut;
+        while (text[at] == ' ') at++;
+        n = len - at;
+        if (n > width) {
+            cut = width;
+            while (cut > 0 && text[at + cut] != ' ') cut--;
+            if (cut == 0) cut = width;
+            n = cut;
+        }
+        line(m, " * %.*s", (int)n, text + at);
+        at += n;
+    }
+    line(m, " */");
+}
+
+/* The comment over an item's code: what it is, its doc (the spec's words)
+ * and where the spec says it, as a JSON path into the spec file, so a
+ * reviewer can go from any line of generated code to its source. */
+static void item_comment(emitter *m, const item *it, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static void item_comment(emitter *m, const item *it, const char *fmt, ...)
+{
+    char desc[512], where[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(desc, sizeof desc, fmt, ap);
+    va_end(ap);
+    snprintf(where, sizeof where, "%s %s", m->s->path, it->jpath && *it->jpath ? it->jpath : "/");
+    comment_safe(desc);
+    comment_safe(where);
+    if (!it->doc && (size_t)m->indent * 4 + strlen(desc) + strlen(where) + 9 <= 100) {
+        line(m, "/* %s (%s) */", desc, where);
+    } else {
+        char *all = it->doc ? xprintf("%s (%s): %s", desc, where, it->doc) : xprintf("%s (%s)", desc, where);
+        comment_safe(all);
+        line(m, "/*");
+        comment_wrapped(m, all);
+        free(all);
+    }
+}
+
 static void emit_item(emitter *m, item *it, item_list *scope)
 {
     int i;
@@ -1556,26 +1615,26 @@ static void emit_item(emitter *m, item *it, item_list *scope)
     switch (it->kind) {
     case IT_FIELD:
         if (it->ftype == FT_INT && !it->count) {
-            line(m, "/* %s: %s%d%s%s */", it->name, it->is_signed ? "i" : "u", it->width * 8,
-                 it->width > 1 ? (it->big_endian ? " big-endian" : " little-endian") : "", it->doc ? xprintf(" - %s", it->doc) : "");
+            item_comment(m, it, "%s: %s%d%s", it->name, it->is_signed ? "i" : "u", it->width * 8,
+                         it->width > 1 ? (it->big_endian ? " big-endian" : " little-endian") : "");
             emit_int_field(m, it);
         } else if (it->ftype == FT_INT) {
-            line(m, "/* %s: %s of %s%d%s */", it->name, it->count_text, it->is_signed ? "i" : "u", it->width * 8,
+            item_comment(m, it, "%s: %s of %s%d%s", it->name, it->count_text, it->is_signed ? "i" : "u", it->width * 8,
                  it->width > 1 ? (it->big_endian ? " big-endian" : " little-endian") : "");
             emit_array_field(m, it, scope);
         } else if (it->ftype == FT_STRING) {
-            line(m, "/* %s: %s%s string%s with a u%d length */", it->name, it->count ? it->count_text : "a", it->count ? "" : "",
+            item_comment(m, it, "%s: %s%s string%s with a u%d length", it->name, it->count ? it->count_text : "a", it->count ? "" : "",
                  it->count ? "s" : "", it->len_width * 8);
             emit_string_field(m, it);
         } else {
-            line(m, "/* %s: %d bytes of %s */", it->name, it->size, it->ftype == FT_TEXT ? "text" : "raw bytes");
+            item_comment(m, it, "%s: %d bytes of %s", it->name, it->size, it->ftype == FT_TEXT ? "text" : "raw bytes");
             emit_text_field(m, it);
         }
         break;
     case IT_LET: {
         cexpr v;
         sym *y;
-        line(m, "/* let %s = %s */", it->name, it->value_text);
+        item_comment(m, it, "let %s = %s", it->name, it->value_text);
         set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
         v = emit_expr(m, it->value, it->value_text);
         if (v.t != VT_U && v.t != VT_S && v.t != VT_BOOL) { gen_error(m, it->jpath, "a let is an integer or truth value"); break; }
@@ -1588,13 +1647,13 @@ static void emit_item(emitter *m, item *it, item_list *scope)
         break;
     }
     case IT_LOOKUP:
-        line(m, "/* lookup %s in table %s */", it->name, it->table ? it->table : "?");
+        item_comment(m, it, "lookup %s in table %s", it->name, it->table ? it->table : "?");
         emit_lookup(m, it);
         break;
     case IT_CHECK: {
         sym *attr = it->attribute ? sym_find(m, it->attribute) : NULL;
         if (it->attribute && !attr) gen_error(m, it->jpath, "unknown name '%s' in \"field\"", it->attribute);
-        line(m, "/* check %s */", it->checks[0].text ? it->checks[0].text : "");
+        item_comment(m, it, "check %s", it->checks[0].text ? it->checks[0].text : "");
         m->jpath = it->checks[0].jpath;
         if (attr) set_fail(m, attr->name, "AFMT_NO_INDEX", attr->off);
         else set_fail(m, "", "AFMT_NO_INDEX", "pos");
@@ -1602,31 +1661,31 @@ static void emit_item(emitter *m, item *it, item_list *scope)
         break;
     }
     case IT_ARRAY:
-        line(m, "/* array %s: %s elements, %s */", it->name, it->dtype_from ? it->dtype_from : "?", it->col_major ? "column-major" : "row-major");
+        item_comment(m, it, "array %s: %s elements, %s", it->name, it->dtype_from ? it->dtype_from : "?", it->col_major ? "column-major" : "row-major");
         emit_array(m, it);
         break;
     case IT_REPEAT:
-        line(m, "/* repeat %s %s */", it->name, it->until_end ? "until the end" : it->arg_text);
+        item_comment(m, it, "repeat %s %s", it->name, it->until_end ? "until the end" : it->arg_text);
         emit_repeat(m, it);
         break;
     case IT_REGION:
-        line(m, "/* region %s of %s bytes */", it->name, it->arg_text);
+        item_comment(m, it, "region %s of %s bytes", it->name, it->arg_text);
         emit_region(m, it);
         break;
     case IT_SWITCH:
-        line(m, "/* switch %s on %s */", it->name, it->arg_text);
+        item_comment(m, it, "switch %s on %s", it->name, it->arg_text);
         emit_switch(m, it);
         break;
     case IT_PAD:
-        line(m, "/* pad %s: %s zero bytes */", it->name, it->arg_text);
+        item_comment(m, it, "pad %s: %s zero bytes", it->name, it->arg_text);
         emit_pad(m, it);
         break;
     case IT_TEXTVAL:
-        line(m, "/* %s: a value in %s's text format */", it->name, it->grammar);
+        item_comment(m, it, "%s: a value in %s's text format", it->name, it->grammar);
         emit_textval(m, it);
         break;
     case IT_TEXTHDR:
-        line(m, "/* %s: a text header and the arrays it describes */", it->name);
+        item_comment(m, it, "%s: a text header and the arrays it describes", it->name);
         texthdr_emit_validate(m, it);
         break;
     }

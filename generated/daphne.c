@@ -70,59 +70,70 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                          "input of %" PRIu64 " bytes exceeds the limit of %" PRIu64, src->len, opt->limits.max_total_bytes);
     }
 
-    /* version: u8 */
+    /* version: u8 (spec/daphne.json /body/0) */
     if (!afmt_src_have(src, src->len, pos, 1)) {
-        return afmt_src_short_ex(src, err, &path, "version", AFMT_NO_INDEX, pos, src->len, 1, 0, "version", NULL);
+        return afmt_src_short_ex(src, err, &path, "version", AFMT_NO_INDEX, pos, src->len, 1, 0,
+                "version", NULL);
     }
     const uint64_t o_version = pos;
     const uint64_t v_version = (uint64_t)afmt_load_u8(AFMT_B(src, pos));
     pos += 1;
-    if (opt->fields) afmt_report_field(opt, &path, "version", AFMT_FIELD_UINT, o_version, 0, 1, 1, 0, AFMT_B(src, o_version), NULL);
+    if (opt->fields) afmt_report_field(opt, &path, "version", AFMT_FIELD_UINT, o_version, 0, 1, 1,
+            0, AFMT_B(src, o_version), NULL);
     if (v_version != UINT64_C(1)) {
-        return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "version", AFMT_NO_INDEX, o_version, "expected 1, found %" PRIu64 "", v_version);
+        return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "version", AFMT_NO_INDEX, o_version,
+                "expected 1, found %" PRIu64 "", v_version);
     }
 
-    /* data_type: u8 */
+    /* data_type: u8 (spec/daphne.json /body/1) */
     if (!afmt_src_have(src, src->len, pos, 1)) {
-        return afmt_src_short_ex(src, err, &path, "data_type", AFMT_NO_INDEX, pos, src->len, 1, 0, "data_type", NULL);
+        return afmt_src_short_ex(src, err, &path, "data_type", AFMT_NO_INDEX, pos, src->len, 1, 0,
+                "data_type", NULL);
     }
     const uint64_t o_data_type = pos;
     const uint64_t v_data_type = (uint64_t)afmt_load_u8(AFMT_B(src, pos));
     pos += 1;
-    if (opt->fields) afmt_report_field(opt, &path, "data_type", AFMT_FIELD_UINT, o_data_type, 0, 1, 1, 0, AFMT_B(src, o_data_type), NULL);
+    if (opt->fields) afmt_report_field(opt, &path, "data_type", AFMT_FIELD_UINT, o_data_type, 0, 1,
+            1, 0, AFMT_B(src, o_data_type), NULL);
 
-    /* rows: u64 little-endian */
+    /* rows: u64 little-endian (spec/daphne.json /body/2) */
     if (!afmt_src_have(src, src->len, pos, 8)) {
-        return afmt_src_short_ex(src, err, &path, "rows", AFMT_NO_INDEX, pos, src->len, 8, 0, "rows", NULL);
+        return afmt_src_short_ex(src, err, &path, "rows", AFMT_NO_INDEX, pos, src->len, 8, 0, "rows"
+                , NULL);
     }
     const uint64_t o_rows = pos;
     const uint64_t v_rows = afmt_load_u64le(AFMT_B(src, pos));
     pos += 8;
-    if (opt->fields) afmt_report_field(opt, &path, "rows", AFMT_FIELD_UINT, o_rows, 0, 1, 8, 0, AFMT_B(src, o_rows), NULL);
+    if (opt->fields) afmt_report_field(opt, &path, "rows", AFMT_FIELD_UINT, o_rows, 0, 1, 8, 0,
+            AFMT_B(src, o_rows), NULL);
 
-    /* cols: u64 little-endian */
+    /* cols: u64 little-endian (spec/daphne.json /body/3) */
     if (!afmt_src_have(src, src->len, pos, 8)) {
-        return afmt_src_short_ex(src, err, &path, "cols", AFMT_NO_INDEX, pos, src->len, 8, 0, "cols", NULL);
+        return afmt_src_short_ex(src, err, &path, "cols", AFMT_NO_INDEX, pos, src->len, 8, 0, "cols"
+                , NULL);
     }
     const uint64_t o_cols = pos;
     const uint64_t v_cols = afmt_load_u64le(AFMT_B(src, pos));
     pos += 8;
-    if (opt->fields) afmt_report_field(opt, &path, "cols", AFMT_FIELD_UINT, o_cols, 0, 1, 8, 0, AFMT_B(src, o_cols), NULL);
+    if (opt->fields) afmt_report_field(opt, &path, "cols", AFMT_FIELD_UINT, o_cols, 0, 1, 8, 0,
+            AFMT_B(src, o_cols), NULL);
 
-    /* switch object on data_type */
+    /* switch object on data_type (spec/daphne.json /body/4) */
     const uint64_t sel_object = v_data_type;
     if (sel_object == UINT64_C(1) || sel_object == UINT64_C(2)) {
 
-        /* value_type: u8 */
+        /* value_type: u8 (spec/daphne.json /body/4/cases/0/body/0) */
         if (!afmt_src_have(src, src->len, pos, 1)) {
-            return afmt_src_short_ex(src, err, &path, "value_type", AFMT_NO_INDEX, pos, src->len, 1, 0, "value_type", NULL);
+            return afmt_src_short_ex(src, err, &path, "value_type", AFMT_NO_INDEX, pos, src->len,
+                    1, 0, "value_type", NULL);
         }
         const uint64_t o_value_type = pos;
         const uint64_t v_value_type = (uint64_t)afmt_load_u8(AFMT_B(src, pos));
         pos += 1;
-        if (opt->fields) afmt_report_field(opt, &path, "value_type", AFMT_FIELD_UINT, o_value_type, 0, 1, 1, 0, AFMT_B(src, o_value_type), NULL);
+        if (opt->fields) afmt_report_field(opt, &path, "value_type", AFMT_FIELD_UINT, o_value_type,
+                0, 1, 1, 0, AFMT_B(src, o_value_type), NULL);
 
-        /* lookup el in table value_types */
+        /* lookup el in table value_types (spec/daphne.json /body/4/cases/0/body/1) */
         afmt_dtype el_dtype = AFMT_DTYPE_INVALID;
         uint64_t el_size = 0;
         afmt_encoding el_enc = AFMT_ENC_PLAIN;
@@ -152,10 +163,14 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
             el_size = afmt_dtype_get(AFMT_F64)->size;
         }
         if (el_dtype == AFMT_DTYPE_INVALID) {
-            return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, &path, "value_type", AFMT_NO_INDEX, o_value_type, "no entry of table value_types matches (value_type = %" PRIu64 "): unknown type code" "; known: 0 i8, 1 i32, 2 i64, 3 u8, 4 u32, 5 u64, 6 f32, 7 f64", (uint64_t)v_value_type);
+            return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, &path, "value_type", AFMT_NO_INDEX,
+                    o_value_type, "no entry of table value_types matches (value_type = %" PRIu64
+                    "): unknown type code"
+                    "; known: 0 i8, 1 i32, 2 i64, 3 u8, 4 u32, 5 u64, 6 f32, 7 f64",
+                    (uint64_t)v_value_type);
         }
 
-        /* repeat block until the end */
+        /* repeat block until the end (spec/daphne.json /body/4/cases/0/body/2) */
         afmt_tiles tiles_block; /* on the stack: a fixed capacity, whatever the file claims */
         afmt_tiles_init(&tiles_block, v_rows, v_cols);
         afmt_path_push(&path, "block", 0);
@@ -164,69 +179,100 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
             if (r_block >= 1 && afmt_tiles_complete(&tiles_block)) break;
             afmt_src_keep_from(src, pos);
             if (r_block >= opt->limits.max_items) {
-                return afmt_fail(err, AFMT_E_LIMIT, &path, "block", AFMT_NO_INDEX, pos, "more than %" PRIu64 " repetitions", opt->limits.max_items);
+                return afmt_fail(err, AFMT_E_LIMIT, &path, "block", AFMT_NO_INDEX, pos,
+                        "more than %" PRIu64 " repetitions", opt->limits.max_items);
             }
             afmt_path_set_index(&path, r_block);
             const uint64_t start_block = pos;
 
-            /* block_row: u64 little-endian */
+            /* block_row: u64 little-endian (spec/daphne.json /body/4/cases/0/body/2/body/0) */
             if (!afmt_src_have(src, src->len, pos, 8)) {
-                return afmt_src_short_ex(src, err, &path, "block_row", AFMT_NO_INDEX, pos, src->len, 8, 0, "block_row", NULL);
+                return afmt_src_short_ex(src, err, &path, "block_row", AFMT_NO_INDEX, pos,
+                        src->len, 8, 0, "block_row", NULL);
             }
             const uint64_t o_block_row = pos;
             const uint64_t v_block_row = afmt_load_u64le(AFMT_B(src, pos));
             pos += 8;
-            if (opt->fields) afmt_report_field(opt, &path, "block_row", AFMT_FIELD_UINT, o_block_row, 0, 1, 8, 0, AFMT_B(src, o_block_row), NULL);
+            if (opt->fields) afmt_report_field(opt, &path, "block_row", AFMT_FIELD_UINT,
+                    o_block_row, 0, 1, 8, 0, AFMT_B(src, o_block_row), NULL);
 
-            /* block_col: u64 little-endian */
+            /* block_col: u64 little-endian (spec/daphne.json /body/4/cases/0/body/2/body/1) */
             if (!afmt_src_have(src, src->len, pos, 8)) {
-                return afmt_src_short_ex(src, err, &path, "block_col", AFMT_NO_INDEX, pos, src->len, 8, 0, "block_col", NULL);
+                return afmt_src_short_ex(src, err, &path, "block_col", AFMT_NO_INDEX, pos,
+                        src->len, 8, 0, "block_col", NULL);
             }
             const uint64_t o_block_col = pos;
             const uint64_t v_block_col = afmt_load_u64le(AFMT_B(src, pos));
             pos += 8;
-            if (opt->fields) afmt_report_field(opt, &path, "block_col", AFMT_FIELD_UINT, o_block_col, 0, 1, 8, 0, AFMT_B(src, o_block_col), NULL);
+            if (opt->fields) afmt_report_field(opt, &path, "block_col", AFMT_FIELD_UINT,
+                    o_block_col, 0, 1, 8, 0, AFMT_B(src, o_block_col), NULL);
 
-            /* block_rows: u32 little-endian */
+            /* block_rows: u32 little-endian (spec/daphne.json /body/4/cases/0/body/2/body/2) */
             if (!afmt_src_have(src, src->len, pos, 4)) {
-                return afmt_src_short_ex(src, err, &path, "block_rows", AFMT_NO_INDEX, pos, src->len, 4, 0, "block_rows", NULL);
+                return afmt_src_short_ex(src, err, &path, "block_rows", AFMT_NO_INDEX, pos,
+                        src->len, 4, 0, "block_rows", NULL);
             }
             const uint64_t o_block_rows = pos;
             const uint64_t v_block_rows = (uint64_t)afmt_load_u32le(AFMT_B(src, pos));
             pos += 4;
-            if (opt->fields) afmt_report_field(opt, &path, "block_rows", AFMT_FIELD_UINT, o_block_rows, 0, 1, 4, 0, AFMT_B(src, o_block_rows), NULL);
+            if (opt->fields) afmt_report_field(opt, &path, "block_rows", AFMT_FIELD_UINT,
+                    o_block_rows, 0, 1, 4, 0, AFMT_B(src, o_block_rows), NULL);
 
-            /* block_cols: u32 little-endian */
+            /* block_cols: u32 little-endian (spec/daphne.json /body/4/cases/0/body/2/body/3) */
             if (!afmt_src_have(src, src->len, pos, 4)) {
-                return afmt_src_short_ex(src, err, &path, "block_cols", AFMT_NO_INDEX, pos, src->len, 4, 0, "block_cols", NULL);
+                return afmt_src_short_ex(src, err, &path, "block_cols", AFMT_NO_INDEX, pos,
+                        src->len, 4, 0, "block_cols", NULL);
             }
             const uint64_t o_block_cols = pos;
             const uint64_t v_block_cols = (uint64_t)afmt_load_u32le(AFMT_B(src, pos));
             pos += 4;
-            if (opt->fields) afmt_report_field(opt, &path, "block_cols", AFMT_FIELD_UINT, o_block_cols, 0, 1, 4, 0, AFMT_B(src, o_block_cols), NULL);
+            if (opt->fields) afmt_report_field(opt, &path, "block_cols", AFMT_FIELD_UINT,
+                    o_block_cols, 0, 1, 4, 0, AFMT_B(src, o_block_cols), NULL);
             uint32_t overlapped_block = 0;
             const int tile_block = afmt_tiles_add(&tiles_block, v_block_row, v_block_col, v_block_rows, v_block_cols, &overlapped_block);
             if (tile_block == AFMT_TILE_OUTSIDE) {
                 if (v_block_rows > tiles_block.rows) {
-                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_rows", AFMT_NO_INDEX, o_block_rows, "block rows %" PRIu64 " + %" PRIu64 " exceed the %" PRIu64 " rows of the matrix", v_block_row, v_block_rows, tiles_block.rows);
+                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_rows", AFMT_NO_INDEX,
+                            o_block_rows, "block rows %" PRIu64 " + %" PRIu64 " exceed the %"
+                            PRIu64 " rows of the matrix", v_block_row, v_block_rows,
+                            tiles_block.rows);
                 }
                 if (v_block_cols > tiles_block.cols) {
-                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_cols", AFMT_NO_INDEX, o_block_cols, "block columns %" PRIu64 " + %" PRIu64 " exceed the %" PRIu64 " columns of the matrix", v_block_col, v_block_cols, tiles_block.cols);
+                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_cols", AFMT_NO_INDEX,
+                            o_block_cols, "block columns %" PRIu64 " + %" PRIu64 " exceed the %"
+                            PRIu64 " columns of the matrix", v_block_col, v_block_cols,
+                            tiles_block.cols);
                 }
                 if (v_block_row > tiles_block.rows - v_block_rows) {
-                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_row", AFMT_NO_INDEX, o_block_row, "block at row %" PRIu64 " with %" PRIu64 " rows ends past the %" PRIu64 " rows of the matrix", v_block_row, v_block_rows, tiles_block.rows);
+                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_row", AFMT_NO_INDEX,
+                            o_block_row, "block at row %" PRIu64 " with %" PRIu64
+                            " rows ends past the %" PRIu64 " rows of the matrix", v_block_row,
+                            v_block_rows, tiles_block.rows);
                 }
                 if (v_block_col > tiles_block.cols - v_block_cols) {
-                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_col", AFMT_NO_INDEX, o_block_col, "block at column %" PRIu64 " with %" PRIu64 " columns ends past the %" PRIu64 " columns of the matrix", v_block_col, v_block_cols, tiles_block.cols);
+                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_col", AFMT_NO_INDEX,
+                            o_block_col, "block at column %" PRIu64 " with %" PRIu64
+                            " columns ends past the %" PRIu64 " columns of the matrix",
+                            v_block_col, v_block_cols, tiles_block.cols);
                 }
-                return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_row", AFMT_NO_INDEX, o_block_row, "block lies outside the matrix");
+                return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_row", AFMT_NO_INDEX,
+                        o_block_row, "block lies outside the matrix");
             } else if (tile_block == AFMT_TILE_OVERLAP) {
-                return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_row", AFMT_NO_INDEX, o_block_row, "block overlaps an earlier block (number %u among those with cells)", (unsigned)overlapped_block);
+                return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_row", AFMT_NO_INDEX,
+                        o_block_row,
+                        "block overlaps an earlier block (number %u among those with cells)",
+                        (unsigned)overlapped_block);
             } else if (tile_block == AFMT_TILE_TOO_MANY) {
-                return afmt_fail(err, AFMT_E_LIMIT, &path, "block_row", AFMT_NO_INDEX, o_block_row, "more than %d blocks with cells", AFMT_TILES_CAP);
+                return afmt_fail(err, AFMT_E_LIMIT, &path, "block_row", AFMT_NO_INDEX, o_block_row,
+                        "more than %d blocks with cells", AFMT_TILES_CAP);
             }
 
-            /* check (rows != 0 && cols != 0) || (block_row == 0 && block_col == 0 && block_rows == rows && block_cols == cols) */
+            /*
+             * check (rows != 0 && cols != 0) || (block_row == 0 && block_col == 0 && block_rows ==
+             * rows && block_cols == cols) (spec/daphne.json /body/4/cases/0/body/2/body/4): blocks
+             * of zero area cover any matrix of zero area: without this, a 3 x 0 header with a 0 x 0
+             * block would read as [0,0]
+             */
             int b2 = (v_rows != UINT64_C(0));
             if (b2) {
                 b2 = (v_cols != UINT64_C(0));
@@ -248,38 +294,52 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                 b1 = b3;
             }
             if (!b1) {
-                return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_rows", AFMT_NO_INDEX, o_block_rows, "a matrix of zero area is stored as the one block DAPHNE writes for it: rows x cols at (0, 0): `(rows != 0 && cols != 0) || (block_row == 0 && block_col == 0 && block_rows == rows && block_cols == cols)` does not hold (block_rows = %" PRIu64 ")", v_block_rows);
+                return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_rows", AFMT_NO_INDEX,
+                        o_block_rows,
+                        "a matrix of zero area is stored as the one block DAPHNE writes for it: "
+                        "rows x cols at (0, 0): `(rows != 0 && cols != 0) || (block_row == 0 && "
+                        "block_col == 0 && block_rows == rows && block_cols == cols)` does not "
+                        "hold (block_rows = %" PRIu64 ")", v_block_rows);
             }
 
-            /* block_type: u8 */
+            /* block_type: u8 (spec/daphne.json /body/4/cases/0/body/2/body/5) */
             if (!afmt_src_have(src, src->len, pos, 1)) {
-                return afmt_src_short_ex(src, err, &path, "block_type", AFMT_NO_INDEX, pos, src->len, 1, 0, "block_type", NULL);
+                return afmt_src_short_ex(src, err, &path, "block_type", AFMT_NO_INDEX, pos,
+                        src->len, 1, 0, "block_type", NULL);
             }
             const uint64_t o_block_type = pos;
             const uint64_t v_block_type = (uint64_t)afmt_load_u8(AFMT_B(src, pos));
             pos += 1;
-            if (opt->fields) afmt_report_field(opt, &path, "block_type", AFMT_FIELD_UINT, o_block_type, 0, 1, 1, 0, AFMT_B(src, o_block_type), NULL);
+            if (opt->fields) afmt_report_field(opt, &path, "block_type", AFMT_FIELD_UINT,
+                    o_block_type, 0, 1, 1, 0, AFMT_B(src, o_block_type), NULL);
 
-            /* switch block_kind on block_type */
+            /* switch block_kind on block_type (spec/daphne.json /body/4/cases/0/body/2/body/6) */
             const uint64_t sel_block_kind = v_block_type;
             if (sel_block_kind == UINT64_C(0)) {
 
-                /* array data: el elements, row-major */
+                /*
+                 * array data: el elements, row-major (spec/daphne.json
+                 * /body/4/cases/0/body/2/body/6/cases/0/body/0)
+                 */
                 uint64_t n_data = 1;
                 const uint64_t dim6 = v_block_rows;
                 if (!afmt_mul_u64(n_data, dim6, &n_data)) {
-                    return afmt_fail(err, AFMT_E_OVERFLOW, &path, "block_rows", AFMT_NO_INDEX, o_block_rows, "the element count overflows 64 bits");
+                    return afmt_fail(err, AFMT_E_OVERFLOW, &path, "block_rows", AFMT_NO_INDEX,
+                            o_block_rows, "the element count overflows 64 bits");
                 }
                 const uint64_t dim7 = v_block_cols;
                 if (!afmt_mul_u64(n_data, dim7, &n_data)) {
-                    return afmt_fail(err, AFMT_E_OVERFLOW, &path, "block_cols", AFMT_NO_INDEX, o_block_cols, "the element count overflows 64 bits");
+                    return afmt_fail(err, AFMT_E_OVERFLOW, &path, "block_cols", AFMT_NO_INDEX,
+                            o_block_cols, "the element count overflows 64 bits");
                 }
                 const uint64_t stored_data = 0; /* all zeros: nothing stored */
                 uint64_t nbytes_data;
                 if (el_enc == AFMT_ENC_BITS_LSB) {
                     nbytes_data = afmt_ceil_div_u64(stored_data, 8);
                 } else if (!afmt_mul_u64(stored_data, el_size, &nbytes_data)) {
-                    return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data", AFMT_NO_INDEX, pos, "%" PRIu64 " elements of %s overflow 64 bits of bytes", stored_data, afmt_dtype_name(el_dtype));
+                    return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data", AFMT_NO_INDEX, pos, "%"
+                            PRIu64 " elements of %s overflow 64 bits of bytes", stored_data,
+                            afmt_dtype_name(el_dtype));
                 }
                 afmt_array a_data;
                 const int want_data = vis != NULL && vis->on_array != NULL;
@@ -305,47 +365,64 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                     a_data.is_tile = !(a_data.tile_row == 0 && a_data.tile_col == 0 && a_data.dims[0] == a_data.tile_rows && a_data.dims[1] == a_data.tile_cols);
                 }
                 uint64_t bad_data = nbytes_data;
-                if (!afmt_src_take(src, src->len, pos, nbytes_data, NULL, (void *)NULL, &bad_data)) {
-                    return afmt_src_short_ex(src, err, &path, "data", AFMT_NO_INDEX, pos, src->len, nbytes_data, 0, "the payload", NULL);
+                if (!afmt_src_take(src, src->len, pos, nbytes_data, NULL, (void *)NULL,
+                        &bad_data)) {
+                    return afmt_src_short_ex(src, err, &path, "data", AFMT_NO_INDEX, pos, src->len,
+                            nbytes_data, 0, "the payload", NULL);
                 }
                 if (want_data) {
                     a_data.data = afmt_src_ptr(src, pos, nbytes_data);
                     if (vis->on_array(vis->ctx, &a_data) != 0) {
-                        return afmt_fail(err, AFMT_E_CALLBACK, &path, "data", AFMT_NO_INDEX, pos, "stopped by the caller");
+                        return afmt_fail(err, AFMT_E_CALLBACK, &path, "data", AFMT_NO_INDEX, pos,
+                                "stopped by the caller");
                     }
                 }
                 narrays++;
                 pos += nbytes_data;
             } else if (sel_block_kind == UINT64_C(1)) {
 
-                /* block_value_type: u8 */
+                /*
+                 * block_value_type: u8 (spec/daphne.json
+                 * /body/4/cases/0/body/2/body/6/cases/1/body/0)
+                 */
                 if (!afmt_src_have(src, src->len, pos, 1)) {
-                    return afmt_src_short_ex(src, err, &path, "block_value_type", AFMT_NO_INDEX, pos, src->len, 1, 0, "block_value_type", NULL);
+                    return afmt_src_short_ex(src, err, &path, "block_value_type", AFMT_NO_INDEX,
+                            pos, src->len, 1, 0, "block_value_type", NULL);
                 }
                 const uint64_t o_block_value_type = pos;
                 const uint64_t v_block_value_type = (uint64_t)afmt_load_u8(AFMT_B(src, pos));
                 pos += 1;
-                if (opt->fields) afmt_report_field(opt, &path, "block_value_type", AFMT_FIELD_UINT, o_block_value_type, 0, 1, 1, 0, AFMT_B(src, o_block_value_type), NULL);
+                if (opt->fields) afmt_report_field(opt, &path, "block_value_type", AFMT_FIELD_UINT,
+                        o_block_value_type, 0, 1, 1, 0, AFMT_B(src, o_block_value_type), NULL);
                 if (v_block_value_type != v_value_type) {
-                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_value_type", AFMT_NO_INDEX, o_block_value_type, "expected %" PRIu64 " = value_type, found %" PRIu64 "", v_value_type, v_block_value_type);
+                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_value_type",
+                            AFMT_NO_INDEX, o_block_value_type, "expected %" PRIu64
+                            " = value_type, found %" PRIu64 "", v_value_type, v_block_value_type);
                 }
 
-                /* array data: el elements, row-major */
+                /*
+                 * array data: el elements, row-major (spec/daphne.json
+                 * /body/4/cases/0/body/2/body/6/cases/1/body/1)
+                 */
                 uint64_t n_data = 1;
                 const uint64_t dim8 = v_block_rows;
                 if (!afmt_mul_u64(n_data, dim8, &n_data)) {
-                    return afmt_fail(err, AFMT_E_OVERFLOW, &path, "block_rows", AFMT_NO_INDEX, o_block_rows, "the element count overflows 64 bits");
+                    return afmt_fail(err, AFMT_E_OVERFLOW, &path, "block_rows", AFMT_NO_INDEX,
+                            o_block_rows, "the element count overflows 64 bits");
                 }
                 const uint64_t dim9 = v_block_cols;
                 if (!afmt_mul_u64(n_data, dim9, &n_data)) {
-                    return afmt_fail(err, AFMT_E_OVERFLOW, &path, "block_cols", AFMT_NO_INDEX, o_block_cols, "the element count overflows 64 bits");
+                    return afmt_fail(err, AFMT_E_OVERFLOW, &path, "block_cols", AFMT_NO_INDEX,
+                            o_block_cols, "the element count overflows 64 bits");
                 }
                 const uint64_t stored_data = n_data;
                 uint64_t nbytes_data;
                 if (el_enc == AFMT_ENC_BITS_LSB) {
                     nbytes_data = afmt_ceil_div_u64(stored_data, 8);
                 } else if (!afmt_mul_u64(stored_data, el_size, &nbytes_data)) {
-                    return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data", AFMT_NO_INDEX, pos, "%" PRIu64 " elements of %s overflow 64 bits of bytes", stored_data, afmt_dtype_name(el_dtype));
+                    return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data", AFMT_NO_INDEX, pos, "%"
+                            PRIu64 " elements of %s overflow 64 bits of bytes", stored_data,
+                            afmt_dtype_name(el_dtype));
                 }
                 afmt_array a_data;
                 const int want_data = vis != NULL && vis->on_array != NULL;
@@ -370,104 +447,158 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                     a_data.is_tile = !(a_data.tile_row == 0 && a_data.tile_col == 0 && a_data.dims[0] == a_data.tile_rows && a_data.dims[1] == a_data.tile_cols);
                 }
                 uint64_t bad_data = nbytes_data;
-                if (!afmt_src_take(src, src->len, pos, nbytes_data, NULL, (void *)NULL, &bad_data)) {
-                    return afmt_src_short_ex(src, err, &path, "data", AFMT_NO_INDEX, pos, src->len, nbytes_data, 0, "the payload", NULL);
+                if (!afmt_src_take(src, src->len, pos, nbytes_data, NULL, (void *)NULL,
+                        &bad_data)) {
+                    return afmt_src_short_ex(src, err, &path, "data", AFMT_NO_INDEX, pos, src->len,
+                            nbytes_data, 0, "the payload", NULL);
                 }
                 if (want_data) {
                     a_data.data = afmt_src_ptr(src, pos, nbytes_data);
                     if (vis->on_array(vis->ctx, &a_data) != 0) {
-                        return afmt_fail(err, AFMT_E_CALLBACK, &path, "data", AFMT_NO_INDEX, pos, "stopped by the caller");
+                        return afmt_fail(err, AFMT_E_CALLBACK, &path, "data", AFMT_NO_INDEX, pos,
+                                "stopped by the caller");
                     }
                 }
                 narrays++;
                 pos += nbytes_data;
             } else if (sel_block_kind == UINT64_C(2)) {
 
-                /* block_value_type: u8 */
+                /*
+                 * block_value_type: u8 (spec/daphne.json
+                 * /body/4/cases/0/body/2/body/6/cases/2/body/0)
+                 */
                 if (!afmt_src_have(src, src->len, pos, 1)) {
-                    return afmt_src_short_ex(src, err, &path, "block_value_type", AFMT_NO_INDEX, pos, src->len, 1, 0, "block_value_type", NULL);
+                    return afmt_src_short_ex(src, err, &path, "block_value_type", AFMT_NO_INDEX,
+                            pos, src->len, 1, 0, "block_value_type", NULL);
                 }
                 const uint64_t o_block_value_type = pos;
                 const uint64_t v_block_value_type = (uint64_t)afmt_load_u8(AFMT_B(src, pos));
                 pos += 1;
-                if (opt->fields) afmt_report_field(opt, &path, "block_value_type", AFMT_FIELD_UINT, o_block_value_type, 0, 1, 1, 0, AFMT_B(src, o_block_value_type), NULL);
+                if (opt->fields) afmt_report_field(opt, &path, "block_value_type", AFMT_FIELD_UINT,
+                        o_block_value_type, 0, 1, 1, 0, AFMT_B(src, o_block_value_type), NULL);
                 if (v_block_value_type != v_value_type) {
-                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_value_type", AFMT_NO_INDEX, o_block_value_type, "expected %" PRIu64 " = value_type, found %" PRIu64 "", v_value_type, v_block_value_type);
+                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_value_type",
+                            AFMT_NO_INDEX, o_block_value_type, "expected %" PRIu64
+                            " = value_type, found %" PRIu64 "", v_value_type, v_block_value_type);
                 }
 
-                /* nnz: u64 little-endian */
+                /*
+                 * nnz: u64 little-endian (spec/daphne.json
+                 * /body/4/cases/0/body/2/body/6/cases/2/body/1)
+                 */
                 if (!afmt_src_have(src, src->len, pos, 8)) {
-                    return afmt_src_short_ex(src, err, &path, "nnz", AFMT_NO_INDEX, pos, src->len, 8, 0, "nnz", NULL);
+                    return afmt_src_short_ex(src, err, &path, "nnz", AFMT_NO_INDEX, pos, src->len,
+                            8, 0, "nnz", NULL);
                 }
                 const uint64_t o_nnz = pos;
                 const uint64_t v_nnz = afmt_load_u64le(AFMT_B(src, pos));
                 pos += 8;
-                if (opt->fields) afmt_report_field(opt, &path, "nnz", AFMT_FIELD_UINT, o_nnz, 0, 1, 8, 0, AFMT_B(src, o_nnz), NULL);
+                if (opt->fields) afmt_report_field(opt, &path, "nnz", AFMT_FIELD_UINT, o_nnz, 0, 1,
+                        8, 0, AFMT_B(src, o_nnz), NULL);
 
-                /* row_offsets: block_rows + 1 of u64 little-endian */
+                /*
+                 * row_offsets: block_rows + 1 of u64 little-endian (spec/daphne.json
+                 * /body/4/cases/0/body/2/body/6/cases/2/body/2)
+                 */
                 uint64_t t10;
                 if (!afmt_add_u64(v_block_rows, UINT64_C(1), &t10)) {
-                    return afmt_fail(err, AFMT_E_OVERFLOW, &path, "", AFMT_NO_INDEX, pos, "`block_rows + 1` overflows 64 bits");
+                    return afmt_fail(err, AFMT_E_OVERFLOW, &path, "", AFMT_NO_INDEX, pos,
+                            "`block_rows + 1` overflows 64 bits");
                 }
                 const uint64_t n_row_offsets = t10;
-                if (n_row_offsets > (src->len - pos) / 8 || !afmt_src_have(src, src->len, pos, n_row_offsets * 8)) {
-                    return afmt_src_short_ex(src, err, &path, "row_offsets", AFMT_NO_INDEX, pos, src->len, n_row_offsets, 8, "row_offsets", NULL);
+                if (n_row_offsets > (src->len - pos) / 8 || !afmt_src_have(src, src->len, pos,
+                        n_row_offsets * 8)) {
+                    return afmt_src_short_ex(src, err, &path, "row_offsets", AFMT_NO_INDEX, pos,
+                            src->len, n_row_offsets, 8, "row_offsets", NULL);
                 }
                 const uint64_t o_row_offsets = pos;
                 pos += n_row_offsets * 8;
-                if (opt->fields) afmt_report_field(opt, &path, "row_offsets", AFMT_FIELD_UINT, o_row_offsets, 1, n_row_offsets, 8, 0, AFMT_B(src, o_row_offsets), NULL);
+                if (opt->fields) afmt_report_field(opt, &path, "row_offsets", AFMT_FIELD_UINT,
+                        o_row_offsets, 1, n_row_offsets, 8, 0, AFMT_B(src, o_row_offsets), NULL);
                 if (n_row_offsets == 0) {
-                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "row_offsets", AFMT_NO_INDEX, o_row_offsets, "has no elements, but its first must be 0");
+                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "row_offsets", AFMT_NO_INDEX,
+                            o_row_offsets, "has no elements, but its first must be 0");
                 }
-                if (afmt_load_u64le(AFMT_B(src, o_row_offsets + (uint64_t)8 * (0))) != UINT64_C(0)) {
-                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "row_offsets", 0, o_row_offsets + (uint64_t)8 * (0), "expected %" PRIu64 " = 0, found %" PRIu64 "", (uint64_t)(UINT64_C(0)), afmt_load_u64le(AFMT_B(src, o_row_offsets + (uint64_t)8 * (0))));
+                if (afmt_load_u64le(AFMT_B(src,
+                        o_row_offsets + (uint64_t)8 * (0))) != UINT64_C(0)) {
+                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "row_offsets", 0,
+                            o_row_offsets + (uint64_t)8 * (0), "expected %" PRIu64 " = 0, found %"
+                            PRIu64 "", (uint64_t)(UINT64_C(0)), afmt_load_u64le(AFMT_B(src,
+                            o_row_offsets + (uint64_t)8 * (0))));
                 }
                 if (n_row_offsets == 0) {
-                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "row_offsets", AFMT_NO_INDEX, o_row_offsets, "has no elements, but its last must be nnz");
+                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "row_offsets", AFMT_NO_INDEX,
+                            o_row_offsets, "has no elements, but its last must be nnz");
                 }
-                if (afmt_load_u64le(AFMT_B(src, o_row_offsets + (uint64_t)8 * (n_row_offsets - 1))) != v_nnz) {
-                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "row_offsets", n_row_offsets - 1, o_row_offsets + (uint64_t)8 * (n_row_offsets - 1), "expected %" PRIu64 " = nnz, found %" PRIu64 "", (uint64_t)(v_nnz), afmt_load_u64le(AFMT_B(src, o_row_offsets + (uint64_t)8 * (n_row_offsets - 1))));
+                if (afmt_load_u64le(AFMT_B(src,
+                        o_row_offsets + (uint64_t)8 * (n_row_offsets - 1))) != v_nnz) {
+                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "row_offsets",
+                            n_row_offsets - 1, o_row_offsets + (uint64_t)8 * (n_row_offsets - 1),
+                            "expected %" PRIu64 " = nnz, found %" PRIu64 "", (uint64_t)(v_nnz),
+                            afmt_load_u64le(AFMT_B(src,
+                            o_row_offsets + (uint64_t)8 * (n_row_offsets - 1))));
                 }
                 const uint64_t bad11 = afmt_field_unordered(AFMT_B(src, o_row_offsets), n_row_offsets, 8, 0, 0, 0);
                 if (bad11 < n_row_offsets) {
-                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "row_offsets", bad11, o_row_offsets + (uint64_t)8 * bad11, "is less than the element before it (must be non-decreasing)");
+                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "row_offsets", bad11,
+                            o_row_offsets + (uint64_t)8 * bad11,
+                            "is less than the element before it (must be non-decreasing)");
                 }
 
-                /* col_indices: nnz of u64 little-endian */
+                /*
+                 * col_indices: nnz of u64 little-endian (spec/daphne.json
+                 * /body/4/cases/0/body/2/body/6/cases/2/body/3)
+                 */
                 const uint64_t n_col_indices = v_nnz;
-                if (n_col_indices > (src->len - pos) / 8 || !afmt_src_have(src, src->len, pos, n_col_indices * 8)) {
-                    return afmt_src_short_ex(src, err, &path, "col_indices", AFMT_NO_INDEX, pos, src->len, n_col_indices, 8, "col_indices", NULL);
+                if (n_col_indices > (src->len - pos) / 8 || !afmt_src_have(src, src->len, pos,
+                        n_col_indices * 8)) {
+                    return afmt_src_short_ex(src, err, &path, "col_indices", AFMT_NO_INDEX, pos,
+                            src->len, n_col_indices, 8, "col_indices", NULL);
                 }
                 const uint64_t o_col_indices = pos;
                 pos += n_col_indices * 8;
-                if (opt->fields) afmt_report_field(opt, &path, "col_indices", AFMT_FIELD_UINT, o_col_indices, 1, n_col_indices, 8, 0, AFMT_B(src, o_col_indices), NULL);
+                if (opt->fields) afmt_report_field(opt, &path, "col_indices", AFMT_FIELD_UINT,
+                        o_col_indices, 1, n_col_indices, 8, 0, AFMT_B(src, o_col_indices), NULL);
                 for (uint64_t i_col_indices = 0; i_col_indices < n_col_indices; i_col_indices++) {
                     const uint64_t e_col_indices = afmt_load_u64le(AFMT_B(src, o_col_indices + (uint64_t)8 * i_col_indices));
                     if (!(e_col_indices < v_block_cols)) {
-                        return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "col_indices", i_col_indices, o_col_indices + (uint64_t)8 * i_col_indices, "column index out of range: `col_indices < block_cols` does not hold (col_indices = %" PRIu64 ")", e_col_indices);
+                        return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "col_indices",
+                                i_col_indices, o_col_indices + (uint64_t)8 * i_col_indices,
+                                "column index out of range: `col_indices < block_cols` does not "
+                                "hold (col_indices = %" PRIu64 ")", e_col_indices);
                     }
                 }
                 const uint64_t bad12 = afmt_field_unordered_within(AFMT_B(src, o_col_indices), n_col_indices, 8, 0, AFMT_B(src, o_row_offsets), n_row_offsets, 8, 0);
                 if (bad12 < n_col_indices) {
-                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "col_indices", bad12, o_col_indices + (uint64_t)8 * bad12, "is not greater than the element before it in the same segment of row_offsets (must be strictly increasing within each)");
+                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "col_indices", bad12,
+                            o_col_indices + (uint64_t)8 * bad12,
+                            "is not greater than the element before it in the same segment of "
+                            "row_offsets (must be strictly increasing within each)");
                 }
 
-                /* array data: el elements, row-major */
+                /*
+                 * array data: el elements, row-major (spec/daphne.json
+                 * /body/4/cases/0/body/2/body/6/cases/2/body/4)
+                 */
                 uint64_t n_data = 1;
                 const uint64_t dim13 = v_block_rows;
                 if (!afmt_mul_u64(n_data, dim13, &n_data)) {
-                    return afmt_fail(err, AFMT_E_OVERFLOW, &path, "block_rows", AFMT_NO_INDEX, o_block_rows, "the element count overflows 64 bits");
+                    return afmt_fail(err, AFMT_E_OVERFLOW, &path, "block_rows", AFMT_NO_INDEX,
+                            o_block_rows, "the element count overflows 64 bits");
                 }
                 const uint64_t dim14 = v_block_cols;
                 if (!afmt_mul_u64(n_data, dim14, &n_data)) {
-                    return afmt_fail(err, AFMT_E_OVERFLOW, &path, "block_cols", AFMT_NO_INDEX, o_block_cols, "the element count overflows 64 bits");
+                    return afmt_fail(err, AFMT_E_OVERFLOW, &path, "block_cols", AFMT_NO_INDEX,
+                            o_block_cols, "the element count overflows 64 bits");
                 }
                 const uint64_t stored_data = v_nnz;
                 uint64_t nbytes_data;
                 if (el_enc == AFMT_ENC_BITS_LSB) {
                     nbytes_data = afmt_ceil_div_u64(stored_data, 8);
                 } else if (!afmt_mul_u64(stored_data, el_size, &nbytes_data)) {
-                    return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data", AFMT_NO_INDEX, pos, "%" PRIu64 " elements of %s overflow 64 bits of bytes", stored_data, afmt_dtype_name(el_dtype));
+                    return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data", AFMT_NO_INDEX, pos, "%"
+                            PRIu64 " elements of %s overflow 64 bits of bytes", stored_data,
+                            afmt_dtype_name(el_dtype));
                 }
                 afmt_array a_data;
                 const int want_data = vis != NULL && vis->on_array != NULL;
@@ -497,69 +628,98 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                     a_data.csr_index_size = 8;
                 }
                 uint64_t bad_data = nbytes_data;
-                if (!afmt_src_take(src, src->len, pos, nbytes_data, NULL, (void *)NULL, &bad_data)) {
-                    return afmt_src_short_ex(src, err, &path, "data", AFMT_NO_INDEX, pos, src->len, nbytes_data, 0, "the payload", NULL);
+                if (!afmt_src_take(src, src->len, pos, nbytes_data, NULL, (void *)NULL,
+                        &bad_data)) {
+                    return afmt_src_short_ex(src, err, &path, "data", AFMT_NO_INDEX, pos, src->len,
+                            nbytes_data, 0, "the payload", NULL);
                 }
                 if (want_data) {
                     a_data.data = afmt_src_ptr(src, pos, nbytes_data);
                     if (vis->on_array(vis->ctx, &a_data) != 0) {
-                        return afmt_fail(err, AFMT_E_CALLBACK, &path, "data", AFMT_NO_INDEX, pos, "stopped by the caller");
+                        return afmt_fail(err, AFMT_E_CALLBACK, &path, "data", AFMT_NO_INDEX, pos,
+                                "stopped by the caller");
                     }
                 }
                 narrays++;
                 pos += nbytes_data;
             } else if (sel_block_kind == UINT64_C(3)) {
 
-                /* block_value_type: u8 */
+                /*
+                 * block_value_type: u8 (spec/daphne.json
+                 * /body/4/cases/0/body/2/body/6/cases/3/body/0)
+                 */
                 if (!afmt_src_have(src, src->len, pos, 1)) {
-                    return afmt_src_short_ex(src, err, &path, "block_value_type", AFMT_NO_INDEX, pos, src->len, 1, 0, "block_value_type", NULL);
+                    return afmt_src_short_ex(src, err, &path, "block_value_type", AFMT_NO_INDEX,
+                            pos, src->len, 1, 0, "block_value_type", NULL);
                 }
                 const uint64_t o_block_value_type = pos;
                 const uint64_t v_block_value_type = (uint64_t)afmt_load_u8(AFMT_B(src, pos));
                 pos += 1;
-                if (opt->fields) afmt_report_field(opt, &path, "block_value_type", AFMT_FIELD_UINT, o_block_value_type, 0, 1, 1, 0, AFMT_B(src, o_block_value_type), NULL);
+                if (opt->fields) afmt_report_field(opt, &path, "block_value_type", AFMT_FIELD_UINT,
+                        o_block_value_type, 0, 1, 1, 0, AFMT_B(src, o_block_value_type), NULL);
                 if (v_block_value_type != v_value_type) {
-                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_value_type", AFMT_NO_INDEX, o_block_value_type, "expected %" PRIu64 " = value_type, found %" PRIu64 "", v_value_type, v_block_value_type);
+                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_value_type",
+                            AFMT_NO_INDEX, o_block_value_type, "expected %" PRIu64
+                            " = value_type, found %" PRIu64 "", v_value_type, v_block_value_type);
                 }
 
-                /* coo_nnz: u32 little-endian */
+                /*
+                 * coo_nnz: u32 little-endian (spec/daphne.json
+                 * /body/4/cases/0/body/2/body/6/cases/3/body/1)
+                 */
                 if (!afmt_src_have(src, src->len, pos, 4)) {
-                    return afmt_src_short_ex(src, err, &path, "coo_nnz", AFMT_NO_INDEX, pos, src->len, 4, 0, "coo_nnz", NULL);
+                    return afmt_src_short_ex(src, err, &path, "coo_nnz", AFMT_NO_INDEX, pos,
+                            src->len, 4, 0, "coo_nnz", NULL);
                 }
                 const uint64_t o_coo_nnz = pos;
                 const uint64_t v_coo_nnz = (uint64_t)afmt_load_u32le(AFMT_B(src, pos));
                 pos += 4;
-                if (opt->fields) afmt_report_field(opt, &path, "coo_nnz", AFMT_FIELD_UINT, o_coo_nnz, 0, 1, 4, 0, AFMT_B(src, o_coo_nnz), NULL);
+                if (opt->fields) afmt_report_field(opt, &path, "coo_nnz", AFMT_FIELD_UINT,
+                        o_coo_nnz, 0, 1, 4, 0, AFMT_B(src, o_coo_nnz), NULL);
 
-                /* array data: el elements, row-major */
+                /*
+                 * array data: el elements, row-major (spec/daphne.json
+                 * /body/4/cases/0/body/2/body/6/cases/3/body/2)
+                 */
                 uint64_t n_data = 1;
                 const uint64_t dim15 = v_block_rows;
                 if (!afmt_mul_u64(n_data, dim15, &n_data)) {
-                    return afmt_fail(err, AFMT_E_OVERFLOW, &path, "block_rows", AFMT_NO_INDEX, o_block_rows, "the element count overflows 64 bits");
+                    return afmt_fail(err, AFMT_E_OVERFLOW, &path, "block_rows", AFMT_NO_INDEX,
+                            o_block_rows, "the element count overflows 64 bits");
                 }
                 const uint64_t dim16 = v_block_cols;
                 if (!afmt_mul_u64(n_data, dim16, &n_data)) {
-                    return afmt_fail(err, AFMT_E_OVERFLOW, &path, "block_cols", AFMT_NO_INDEX, o_block_cols, "the element count overflows 64 bits");
+                    return afmt_fail(err, AFMT_E_OVERFLOW, &path, "block_cols", AFMT_NO_INDEX,
+                            o_block_cols, "the element count overflows 64 bits");
                 }
                 const uint64_t stored_data = v_coo_nnz;
                 const int with_cols_data = (v_block_cols != UINT64_C(1));
                 const uint64_t record_data = 4 * (with_cols_data ? 2u : 1u) + el_size;
                 uint64_t nbytes_data;
                 if (!afmt_mul_u64(stored_data, record_data, &nbytes_data)) {
-                    return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data", AFMT_NO_INDEX, pos, "the records overflow 64 bits of bytes");
+                    return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data", AFMT_NO_INDEX, pos,
+                            "the records overflow 64 bits of bytes");
                 }
                 if (!afmt_src_have(src, src->len, pos, nbytes_data)) {
-                    return afmt_src_short_ex(src, err, &path, "data", AFMT_NO_INDEX, pos, src->len, nbytes_data, 0, "the records", NULL);
+                    return afmt_src_short_ex(src, err, &path, "data", AFMT_NO_INDEX, pos, src->len,
+                            nbytes_data, 0, "the records", NULL);
                 }
                 for (uint64_t k = 0, prev_r = 0, prev_c = 0; k < stored_data; k++) {
                     const uint8_t *rec = AFMT_B(src, pos + k * record_data);
                     const uint64_t r = afmt_load_u32le(rec);
                     const uint64_t c = with_cols_data ? (uint64_t)afmt_load_u32le(rec + 4) : 0;
                     if (r >= dim15 || c >= dim16) {
-                        return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "data", k, pos + k * record_data, "record (%" PRIu64 ", %" PRIu64 ") lies outside the %" PRIu64 " x %" PRIu64 " block", r, c, dim15, dim16);
+                        return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "data", k,
+                                pos + k * record_data, "record (%" PRIu64 ", %" PRIu64
+                                ") lies outside the %" PRIu64 " x %" PRIu64 " block", r, c, dim15,
+                                dim16);
                     }
                     if (k > 0 && (r < prev_r || (r == prev_r && c <= prev_c))) {
-                        return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "data", k, pos + k * record_data, "record (%" PRIu64 ", %" PRIu64 ") does not follow (%" PRIu64 ", %" PRIu64 ") in row-major order (a cell twice, or unsorted)", r, c, prev_r, prev_c);
+                        return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "data", k,
+                                pos + k * record_data, "record (%" PRIu64 ", %" PRIu64
+                                ") does not follow (%" PRIu64 ", %" PRIu64
+                                ") in row-major order (a cell twice, or unsorted)", r, c, prev_r,
+                                prev_c);
                     }
                     prev_r = r;
                     prev_c = c;
@@ -592,106 +752,141 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                     a_data.is_tile = !(a_data.tile_row == 0 && a_data.tile_col == 0 && a_data.dims[0] == a_data.tile_rows && a_data.dims[1] == a_data.tile_cols);
                 }
                 uint64_t bad_data = nbytes_data;
-                if (!afmt_src_take(src, src->len, pos, nbytes_data, NULL, (void *)NULL, &bad_data)) {
-                    return afmt_src_short_ex(src, err, &path, "data", AFMT_NO_INDEX, pos, src->len, nbytes_data, 0, "the payload", NULL);
+                if (!afmt_src_take(src, src->len, pos, nbytes_data, NULL, (void *)NULL,
+                        &bad_data)) {
+                    return afmt_src_short_ex(src, err, &path, "data", AFMT_NO_INDEX, pos, src->len,
+                            nbytes_data, 0, "the payload", NULL);
                 }
                 if (want_data) {
                     a_data.data = afmt_src_ptr(src, pos, nbytes_data);
                     if (vis->on_array(vis->ctx, &a_data) != 0) {
-                        return afmt_fail(err, AFMT_E_CALLBACK, &path, "data", AFMT_NO_INDEX, pos, "stopped by the caller");
+                        return afmt_fail(err, AFMT_E_CALLBACK, &path, "data", AFMT_NO_INDEX, pos,
+                                "stopped by the caller");
                     }
                 }
                 narrays++;
                 pos += nbytes_data;
             } else {
-                return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_type", AFMT_NO_INDEX, o_block_type, "block type is not 0 (empty), 1 (dense), 2 (CSR) or 3 (COO) (found %" PRIu64 ")", (uint64_t)sel_block_kind);
+                return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_type", AFMT_NO_INDEX,
+                        o_block_type,
+                        "block type is not 0 (empty), 1 (dense), 2 (CSR) or 3 (COO) (found %"
+                        PRIu64 ")", (uint64_t)sel_block_kind);
             }
             if (pos == start_block) {
-                return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block", AFMT_NO_INDEX, pos, "a repetition consumed no bytes");
+                return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block", AFMT_NO_INDEX, pos,
+                        "a repetition consumed no bytes");
             }
         }
         afmt_path_pop(&path);
         if (r_block < 1) {
-            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "block", AFMT_NO_INDEX, pos, "needs at least 1, found %" PRIu64 "", r_block);
+            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "block", AFMT_NO_INDEX, pos,
+                    "needs at least 1, found %" PRIu64 "", r_block);
         }
         if (!afmt_tiles_complete(&tiles_block)) {
-            return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block", AFMT_NO_INDEX, pos, "the blocks cover %" PRIu64 " cells of the %" PRIu64 " x %" PRIu64 " matrix, not all", tiles_block.area, tiles_block.rows, tiles_block.cols);
+            return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block", AFMT_NO_INDEX, pos,
+                    "the blocks cover %" PRIu64 " cells of the %" PRIu64 " x %" PRIu64
+                    " matrix, not all", tiles_block.area, tiles_block.rows, tiles_block.cols);
         }
     } else if (sel_object == UINT64_C(3)) {
 
-        /* column_types: cols of u8 */
+        /* column_types: cols of u8 (spec/daphne.json /body/4/cases/1/body/0) */
         const uint64_t n_column_types = v_cols;
-        if (n_column_types > (src->len - pos) / 1 || !afmt_src_have(src, src->len, pos, n_column_types * 1)) {
-            return afmt_src_short_ex(src, err, &path, "column_types", AFMT_NO_INDEX, pos, src->len, n_column_types, 1, "column_types", NULL);
+        if (n_column_types > (src->len - pos) / 1 || !afmt_src_have(src, src->len, pos,
+                n_column_types * 1)) {
+            return afmt_src_short_ex(src, err, &path, "column_types", AFMT_NO_INDEX, pos, src->len,
+                    n_column_types, 1, "column_types", NULL);
         }
         const uint64_t o_column_types = pos;
         pos += n_column_types * 1;
-        if (opt->fields) afmt_report_field(opt, &path, "column_types", AFMT_FIELD_UINT, o_column_types, 1, n_column_types, 1, 0, AFMT_B(src, o_column_types), NULL);
+        if (opt->fields) afmt_report_field(opt, &path, "column_types", AFMT_FIELD_UINT,
+                o_column_types, 1, n_column_types, 1, 0, AFMT_B(src, o_column_types), NULL);
 
-        /* labels: cols strings with a u16 length */
+        /* labels: cols strings with a u16 length (spec/daphne.json /body/4/cases/1/body/1) */
         const uint64_t n_labels = v_cols;
         if ((src->len - pos) / 2 < n_labels) {
-            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "labels", AFMT_NO_INDEX, pos, "%" PRIu64 " strings need at least 2 bytes each, only %" PRIu64 " left", n_labels, src->len - pos);
+            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "labels", AFMT_NO_INDEX, pos, "%" PRIu64
+                    " strings need at least 2 bytes each, only %" PRIu64 " left", n_labels,
+                    src->len - pos);
         }
         const uint64_t o_labels = pos;
         for (uint64_t i_labels = 0; i_labels < n_labels; i_labels++) {
             if (!afmt_src_have(src, src->len, pos, 2)) {
-                return afmt_src_short_ex(src, err, &path, "labels", i_labels, pos, src->len, 2, 0, "labels", NULL);
+                return afmt_src_short_ex(src, err, &path, "labels", i_labels, pos, src->len, 2, 0,
+                        "labels", NULL);
             }
             const uint64_t len_labels = (uint64_t)afmt_load_u16le(AFMT_B(src, pos));
             pos += 2;
             if (!afmt_src_have(src, src->len, pos, len_labels)) {
-                return afmt_src_short_ex(src, err, &path, "labels", i_labels, pos, src->len, len_labels, 0, "a string", NULL);
+                return afmt_src_short_ex(src, err, &path, "labels", i_labels, pos, src->len,
+                        len_labels, 0, "a string", NULL);
             }
             pos += len_labels;
         }
         if (pos - o_labels > opt->limits.max_header_bytes) {
-            return afmt_fail(err, AFMT_E_LIMIT, &path, "labels", AFMT_NO_INDEX, o_labels, "strings of %" PRIu64 " bytes exceed the header limit of %" PRIu64 " bytes", pos - o_labels, opt->limits.max_header_bytes);
+            return afmt_fail(err, AFMT_E_LIMIT, &path, "labels", AFMT_NO_INDEX, o_labels,
+                    "strings of %" PRIu64 " bytes exceed the header limit of %" PRIu64 " bytes",
+                    pos - o_labels, opt->limits.max_header_bytes);
         }
 
-        /* block_row: u64 little-endian */
+        /* block_row: u64 little-endian (spec/daphne.json /body/4/cases/1/body/2) */
         if (!afmt_src_have(src, src->len, pos, 8)) {
-            return afmt_src_short_ex(src, err, &path, "block_row", AFMT_NO_INDEX, pos, src->len, 8, 0, "block_row", NULL);
+            return afmt_src_short_ex(src, err, &path, "block_row", AFMT_NO_INDEX, pos, src->len, 8,
+                    0, "block_row", NULL);
         }
         const uint64_t o_block_row = pos;
         const uint64_t v_block_row = afmt_load_u64le(AFMT_B(src, pos));
         pos += 8;
-        if (opt->fields) afmt_report_field(opt, &path, "block_row", AFMT_FIELD_UINT, o_block_row, 0, 1, 8, 0, AFMT_B(src, o_block_row), NULL);
+        if (opt->fields) afmt_report_field(opt, &path, "block_row", AFMT_FIELD_UINT, o_block_row,
+                0, 1, 8, 0, AFMT_B(src, o_block_row), NULL);
         if (v_block_row != UINT64_C(0)) {
-            return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_row", AFMT_NO_INDEX, o_block_row, "expected 0, found %" PRIu64 "", v_block_row);
+            return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_row", AFMT_NO_INDEX,
+                    o_block_row, "expected 0, found %" PRIu64 "", v_block_row);
         }
 
-        /* block_col: u64 little-endian */
+        /* block_col: u64 little-endian (spec/daphne.json /body/4/cases/1/body/3) */
         if (!afmt_src_have(src, src->len, pos, 8)) {
-            return afmt_src_short_ex(src, err, &path, "block_col", AFMT_NO_INDEX, pos, src->len, 8, 0, "block_col", NULL);
+            return afmt_src_short_ex(src, err, &path, "block_col", AFMT_NO_INDEX, pos, src->len, 8,
+                    0, "block_col", NULL);
         }
         const uint64_t o_block_col = pos;
         const uint64_t v_block_col = afmt_load_u64le(AFMT_B(src, pos));
         pos += 8;
-        if (opt->fields) afmt_report_field(opt, &path, "block_col", AFMT_FIELD_UINT, o_block_col, 0, 1, 8, 0, AFMT_B(src, o_block_col), NULL);
+        if (opt->fields) afmt_report_field(opt, &path, "block_col", AFMT_FIELD_UINT, o_block_col,
+                0, 1, 8, 0, AFMT_B(src, o_block_col), NULL);
         if (v_block_col != UINT64_C(0)) {
-            return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_col", AFMT_NO_INDEX, o_block_col, "expected 0, found %" PRIu64 "", v_block_col);
+            return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_col", AFMT_NO_INDEX,
+                    o_block_col, "expected 0, found %" PRIu64 "", v_block_col);
         }
 
-        /* array columns: ? elements, row-major */
+        /* array columns: ? elements, row-major (spec/daphne.json /body/4/cases/1/body/4) */
         const uint64_t rows_columns = v_rows;
         uint64_t width_columns = 0;
         for (uint64_t j = 0; j < n_column_types; j++) {
             uint64_t size_j;
             afmt_encoding enc_j;
-            if (daphne_value_types_dtype((uint64_t)afmt_load_u8(AFMT_B(src, o_column_types + (uint64_t)1 * (j))), &size_j, &enc_j) == AFMT_DTYPE_INVALID || enc_j != AFMT_ENC_PLAIN) {
-                return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, &path, "column_types", j, o_column_types + 1 * j, "no entry of table value_types matches (%" PRIu64 "): unknown type code" "; known: 0 i8, 1 i32, 2 i64, 3 u8, 4 u32, 5 u64, 6 f32, 7 f64", (uint64_t)(uint64_t)afmt_load_u8(AFMT_B(src, o_column_types + (uint64_t)1 * (j))));
+            if (daphne_value_types_dtype((uint64_t)afmt_load_u8(AFMT_B(src,
+                    o_column_types + (uint64_t)1 * (j))), &size_j,
+                    &enc_j) == AFMT_DTYPE_INVALID || enc_j != AFMT_ENC_PLAIN) {
+                return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, &path, "column_types", j,
+                        o_column_types + 1 * j, "no entry of table value_types matches (%" PRIu64
+                        "): unknown type code"
+                        "; known: 0 i8, 1 i32, 2 i64, 3 u8, 4 u32, 5 u64, 6 f32, 7 f64",
+                        (uint64_t)(uint64_t)afmt_load_u8(AFMT_B(src,
+                        o_column_types + (uint64_t)1 * (j))));
             }
             if (!afmt_add_u64(width_columns, size_j, &width_columns)) {
-                return afmt_fail(err, AFMT_E_OVERFLOW, &path, "columns", AFMT_NO_INDEX, pos, "the row width overflows 64 bits");
+                return afmt_fail(err, AFMT_E_OVERFLOW, &path, "columns", AFMT_NO_INDEX, pos,
+                        "the row width overflows 64 bits");
             }
         }
         uint64_t nbytes_columns;
         if (!afmt_mul_u64(rows_columns, width_columns, &nbytes_columns)) {
-            return afmt_fail(err, AFMT_E_OVERFLOW, &path, "columns", AFMT_NO_INDEX, pos, "rows times the row width overflows 64 bits");
+            return afmt_fail(err, AFMT_E_OVERFLOW, &path, "columns", AFMT_NO_INDEX, pos,
+                    "rows times the row width overflows 64 bits");
         }
         if (!afmt_src_have(src, src->len, pos, nbytes_columns)) {
-            return afmt_src_short_ex(src, err, &path, "columns", AFMT_NO_INDEX, pos, src->len, nbytes_columns, 0, "the rows of columns", NULL);
+            return afmt_src_short_ex(src, err, &path, "columns", AFMT_NO_INDEX, pos, src->len,
+                    nbytes_columns, 0, "the rows of columns", NULL);
         }
         if (vis && vis->on_array) {
             uint64_t column_offset = 0;
@@ -719,21 +914,26 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                     label += 2 + label_len;
                 }
                 if (vis->on_array(vis->ctx, &a) != 0) {
-                    return afmt_fail(err, AFMT_E_CALLBACK, &path, "columns", j, pos + column_offset, "stopped by the caller");
+                    return afmt_fail(err, AFMT_E_CALLBACK, &path, "columns", j,
+                            pos + column_offset, "stopped by the caller");
                 }
                 column_offset += size_j;
             }
         }
         pos += nbytes_columns;
     } else {
-        return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "data_type", AFMT_NO_INDEX, o_data_type, "data type is not 1 (dense matrix), 2 (CSR matrix) or 3 (frame) (found %" PRIu64 ")", (uint64_t)sel_object);
+        return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "data_type", AFMT_NO_INDEX, o_data_type,
+                "data type is not 1 (dense matrix), 2 (CSR matrix) or 3 (frame) (found %" PRIu64 ")"
+                , (uint64_t)sel_object);
     }
 
     /* trailer: nothing may follow */
     const int at_end = afmt_src_at_end(src, src->len, pos);
-    if (at_end < 0) return afmt_src_short(src, err, &path, "trailer", AFMT_NO_INDEX, pos, src->len, 1, "the end of the input");
+    if (at_end < 0) return afmt_src_short(src, err, &path, "trailer", AFMT_NO_INDEX, pos, src->len,
+            1, "the end of the input");
     if (at_end == 0) {
-        if (afmt_tolerate(opt, vis, err, AFMT_E_TRAILING, &path, "trailer", AFMT_NO_INDEX, pos, "%" PRIu64 " bytes after the end of the data", afmt_src_rest(src, pos))) return -1;
+        if (afmt_tolerate(opt, vis, err, AFMT_E_TRAILING, &path, "trailer", AFMT_NO_INDEX, pos, "%"
+                PRIu64 " bytes after the end of the data", afmt_src_rest(src, pos))) return -1;
     }
     (void)narrays;
     return 0;
@@ -757,7 +957,8 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
     (void)owned;
     const size_t ai = 0;
     if (n == 0) {
-        return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, 0, "daphne needs an array to write");
+        return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, 0,
+                "daphne needs an array to write");
     }
     const afmt_array *A_data = &arrays[ai];
     (void)A_data;
@@ -780,7 +981,9 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
     if (UINT64_C(0) >= A_data->rank) {
         char desc_[96];
         afmt_array_describe(A_data, desc_, sizeof desc_);
-        return afmt_fail(err, AFMT_E_TYPE, NULL, "rows", AFMT_NO_INDEX, 0, "daphne holds 2-d matrices, or frames of several 1-d columns of equal length; this array is %u-d: %s", (unsigned)A_data->rank, desc_);
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "rows", AFMT_NO_INDEX, 0,
+                "daphne holds 2-d matrices, or frames of several 1-d columns of equal length; this "
+                "array is %u-d: %s", (unsigned)A_data->rank, desc_);
     }
     const uint64_t v_rows = A_data->dims[UINT64_C(0)];
     uint64_t c3;
@@ -790,19 +993,23 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
         if (UINT64_C(1) >= A_data->rank) {
             char desc_[96];
             afmt_array_describe(A_data, desc_, sizeof desc_);
-            return afmt_fail(err, AFMT_E_TYPE, NULL, "cols", AFMT_NO_INDEX, 0, "daphne holds 2-d matrices, or frames of several 1-d columns of equal length; this array is %u-d: %s", (unsigned)A_data->rank, desc_);
+            return afmt_fail(err, AFMT_E_TYPE, NULL, "cols", AFMT_NO_INDEX, 0,
+                    "daphne holds 2-d matrices, or frames of several 1-d columns of equal length; "
+                    "this array is %u-d: %s", (unsigned)A_data->rank, desc_);
         }
         c3 = A_data->dims[UINT64_C(1)];
     }
     const uint64_t v_cols = c3;
     /* version */
     if (v_version > UINT64_C(0xff)) {
-        return afmt_fail(err, AFMT_E_TYPE, NULL, "version", AFMT_NO_INDEX, 0, "value %" PRIu64 " does not fit u8", v_version);
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "version", AFMT_NO_INDEX, 0, "value %" PRIu64
+                " does not fit u8", v_version);
     }
     if (afmt_sink_u8(sink, v_version, err) != 0) return -1;
     /* data_type */
     if (v_data_type > UINT64_C(0xff)) {
-        return afmt_fail(err, AFMT_E_TYPE, NULL, "data_type", AFMT_NO_INDEX, 0, "value %" PRIu64 " does not fit u8", v_data_type);
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "data_type", AFMT_NO_INDEX, 0, "value %" PRIu64
+                " does not fit u8", v_data_type);
     }
     if (afmt_sink_u8(sink, v_data_type, err) != 0) return -1;
     /* rows */
@@ -849,13 +1056,15 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
             el_size = afmt_dtype_get(AFMT_F64)->size;
         }
         if (el_dtype == AFMT_DTYPE_INVALID) {
-            return afmt_fail(err, AFMT_E_TYPE, NULL, "value_type", AFMT_NO_INDEX, 0, "daphne cannot hold elements of type %s", afmt_dtype_name(A_data->dtype));
+            return afmt_fail(err, AFMT_E_TYPE, NULL, "value_type", AFMT_NO_INDEX, 0,
+                    "daphne cannot hold elements of type %s", afmt_dtype_name(A_data->dtype));
         }
         (void)el_size;
         (void)el_enc;
         /* value_type */
         if (v_value_type > UINT64_C(0xff)) {
-            return afmt_fail(err, AFMT_E_TYPE, NULL, "value_type", AFMT_NO_INDEX, 0, "value %" PRIu64 " does not fit u8", v_value_type);
+            return afmt_fail(err, AFMT_E_TYPE, NULL, "value_type", AFMT_NO_INDEX, 0, "value %"
+                    PRIu64 " does not fit u8", v_value_type);
         }
         if (afmt_sink_u8(sink, v_value_type, err) != 0) return -1;
         /* repeat block: written once */
@@ -892,7 +1101,11 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
                 b5 = b7;
             }
             if (!b5) {
-                return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "block_rows", AFMT_NO_INDEX, 0, "a matrix of zero area is stored as the one block DAPHNE writes for it: rows x cols at (0, 0): `(rows != 0 && cols != 0) || (block_row == 0 && block_col == 0 && block_rows == rows && block_cols == cols)` does not hold (block_rows = %" PRIu64 ")", v_block_rows);
+                return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "block_rows", AFMT_NO_INDEX, 0,
+                        "a matrix of zero area is stored as the one block DAPHNE writes for it: "
+                        "rows x cols at (0, 0): `(rows != 0 && cols != 0) || (block_row == 0 && "
+                        "block_col == 0 && block_rows == rows && block_cols == cols)` does not "
+                        "hold (block_rows = %" PRIu64 ")", v_block_rows);
             }
             /* block_row */
             if (afmt_sink_u64(sink, v_block_row, 0, err) != 0) return -1;
@@ -900,34 +1113,43 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
             if (afmt_sink_u64(sink, v_block_col, 0, err) != 0) return -1;
             /* block_rows */
             if (v_block_rows > UINT64_C(0xffffffff)) {
-                return afmt_fail(err, AFMT_E_TYPE, NULL, "block_rows", AFMT_NO_INDEX, 0, "value %" PRIu64 " does not fit u32", v_block_rows);
+                return afmt_fail(err, AFMT_E_TYPE, NULL, "block_rows", AFMT_NO_INDEX, 0, "value %"
+                        PRIu64 " does not fit u32", v_block_rows);
             }
             if (afmt_sink_u32(sink, v_block_rows, 0, err) != 0) return -1;
             /* block_cols */
             if (v_block_cols > UINT64_C(0xffffffff)) {
-                return afmt_fail(err, AFMT_E_TYPE, NULL, "block_cols", AFMT_NO_INDEX, 0, "value %" PRIu64 " does not fit u32", v_block_cols);
+                return afmt_fail(err, AFMT_E_TYPE, NULL, "block_cols", AFMT_NO_INDEX, 0, "value %"
+                        PRIu64 " does not fit u32", v_block_cols);
             }
             if (afmt_sink_u32(sink, v_block_cols, 0, err) != 0) return -1;
             /* block_type */
             if (v_block_type > UINT64_C(0xff)) {
-                return afmt_fail(err, AFMT_E_TYPE, NULL, "block_type", AFMT_NO_INDEX, 0, "value %" PRIu64 " does not fit u8", v_block_type);
+                return afmt_fail(err, AFMT_E_TYPE, NULL, "block_type", AFMT_NO_INDEX, 0, "value %"
+                        PRIu64 " does not fit u8", v_block_type);
             }
             if (afmt_sink_u8(sink, v_block_type, err) != 0) return -1;
             /* switch block_kind */
             if (v_block_type == 0) {
-                return afmt_fail(err, AFMT_E_UNSUPPORTED, NULL, "data", AFMT_NO_INDEX, 0, "daphne: afmt does not write empty blocks");
+                return afmt_fail(err, AFMT_E_UNSUPPORTED, NULL, "data", AFMT_NO_INDEX, 0,
+                        "daphne: afmt does not write empty blocks");
             } else if (v_block_type == 1) {
                 if (n != 1) {
-                    return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0, "daphne holds one array here, not %zu", n);
+                    return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0,
+                            "daphne holds one array here, not %zu", n);
                 }
                 if (A_data->encoding != AFMT_ENC_PLAIN || A_data->endian != AFMT_LITTLE || A_data->stride != A_data->elsize ||
                     (A_data->rank > 1 && A_data->order != AFMT_ROW_MAJOR)) {
-                    return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0, "array %u must be plain, little-endian and row-major (see afmt_array_to_plain)", (unsigned)ai);
+                    return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0,
+                            "array %u must be plain, little-endian and row-major (see "
+                            "afmt_array_to_plain)", (unsigned)ai);
                 }
                 if (A_data->rank != 2) {
                     char desc_[96];
                     afmt_array_describe(A_data, desc_, sizeof desc_);
-                    return afmt_fail(err, AFMT_E_TYPE, NULL, "data", AFMT_NO_INDEX, 0, "daphne holds 2-d matrices, or frames of several 1-d columns of equal length; this array is %u-d: %s", (unsigned)A_data->rank, desc_);
+                    return afmt_fail(err, AFMT_E_TYPE, NULL, "data", AFMT_NO_INDEX, 0,
+                            "daphne holds 2-d matrices, or frames of several 1-d columns of equal "
+                            "length; this array is %u-d: %s", (unsigned)A_data->rank, desc_);
                 }
                 uint64_t nbytes_data;
                 if (afmt_payload_size(A_data, el_enc, &nbytes_data, err) != 0) return -1;
@@ -935,17 +1157,20 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
                 const uint64_t v_block_value_type = v_value_type;
                 /* block_value_type */
                 if (v_block_value_type > UINT64_C(0xff)) {
-                    return afmt_fail(err, AFMT_E_TYPE, NULL, "block_value_type", AFMT_NO_INDEX, 0, "value %" PRIu64 " does not fit u8", v_block_value_type);
+                    return afmt_fail(err, AFMT_E_TYPE, NULL, "block_value_type", AFMT_NO_INDEX, 0,
+                            "value %" PRIu64 " does not fit u8", v_block_value_type);
                 }
                 if (afmt_sink_u8(sink, v_block_value_type, err) != 0) return -1;
                 /* data */
                 if (afmt_sink_payload(sink, A_data, AFMT_LITTLE, el_enc, err) != 0) return -1;
             } else if (v_block_type == 2) {
                 if (n != 1) {
-                    return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0, "daphne holds one array here, not %zu", n);
+                    return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0,
+                            "daphne holds one array here, not %zu", n);
                 }
                 if (A_data->encoding != AFMT_ENC_CSR || A_data->rank != 2) {
-                    return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0, "array %u must be a CSR view of rank 2", (unsigned)ai);
+                    return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0,
+                            "array %u must be a CSR view of rank 2", (unsigned)ai);
                 }
                 uint64_t nbytes_data;
                 nbytes_data = A_data->nnz * el_size; /* values only; checked by afmt_sink_csr_values */
@@ -957,43 +1182,54 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
                 for (uint64_t i_col_indices = 0; i_col_indices < n_col_indices; i_col_indices++) {
                     const uint64_t e_col_indices = afmt_field_get(A_data->csr_col_indices, i_col_indices, A_data->csr_index_size, 0);
                     if (!(e_col_indices < v_block_cols)) {
-                        return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "col_indices", i_col_indices, 0, "column index out of range: `col_indices < block_cols` does not hold (col_indices = %" PRIu64 ")", e_col_indices);
+                        return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "col_indices",
+                                i_col_indices, 0,
+                                "column index out of range: `col_indices < block_cols` does not "
+                                "hold (col_indices = %" PRIu64 ")", e_col_indices);
                     }
                 }
                 /* block_value_type */
                 if (v_block_value_type > UINT64_C(0xff)) {
-                    return afmt_fail(err, AFMT_E_TYPE, NULL, "block_value_type", AFMT_NO_INDEX, 0, "value %" PRIu64 " does not fit u8", v_block_value_type);
+                    return afmt_fail(err, AFMT_E_TYPE, NULL, "block_value_type", AFMT_NO_INDEX, 0,
+                            "value %" PRIu64 " does not fit u8", v_block_value_type);
                 }
                 if (afmt_sink_u8(sink, v_block_value_type, err) != 0) return -1;
                 /* nnz */
                 if (afmt_sink_u64(sink, v_nnz, 0, err) != 0) return -1;
                 /* row_offsets */
                 for (uint64_t k = 0; k < n_row_offsets; k++) {
-                    if (afmt_sink_u64(sink, afmt_field_get(A_data->csr_row_offsets, k, A_data->csr_index_size, 0), 0, err) != 0) return -1;
+                    if (afmt_sink_u64(sink, afmt_field_get(A_data->csr_row_offsets, k,
+                            A_data->csr_index_size, 0), 0, err) != 0) return -1;
                 }
                 /* col_indices */
                 for (uint64_t k = 0; k < n_col_indices; k++) {
-                    if (afmt_sink_u64(sink, afmt_field_get(A_data->csr_col_indices, k, A_data->csr_index_size, 0), 0, err) != 0) return -1;
+                    if (afmt_sink_u64(sink, afmt_field_get(A_data->csr_col_indices, k,
+                            A_data->csr_index_size, 0), 0, err) != 0) return -1;
                 }
                 /* data */
                 if (afmt_sink_csr_values(sink, A_data, AFMT_LITTLE, err) != 0) return -1;
             } else if (v_block_type == 3) {
-                return afmt_fail(err, AFMT_E_UNSUPPORTED, NULL, "data", AFMT_NO_INDEX, 0, "daphne: afmt does not write COO blocks");
+                return afmt_fail(err, AFMT_E_UNSUPPORTED, NULL, "data", AFMT_NO_INDEX, 0,
+                        "daphne: afmt does not write COO blocks");
             } else {
-                return afmt_fail(err, AFMT_E_TYPE, NULL, "block_type", AFMT_NO_INDEX, 0, "no case of the format describes this array");
+                return afmt_fail(err, AFMT_E_TYPE, NULL, "block_type", AFMT_NO_INDEX, 0,
+                        "no case of the format describes this array");
             }
         }
     } else if (v_data_type == 3) {
         for (size_t k = 0; k < n; k++) {
             if (arrays[k].encoding != AFMT_ENC_PLAIN || arrays[k].endian != AFMT_LITTLE || arrays[k].stride != arrays[k].elsize ||
                 arrays[k].rank != 1 || arrays[k].dims[0] != arrays[0].dims[0]) {
-                return afmt_fail(err, AFMT_E_USAGE, NULL, "columns", k, 0, "column %zu must be a plain, little-endian 1-d array as long as the first", k);
+                return afmt_fail(err, AFMT_E_USAGE, NULL, "columns", k, 0,
+                        "column %zu must be a plain, little-endian 1-d array as long as the first",
+                        k);
             }
         }
         const uint64_t n_column_types = (uint64_t)n;
         for (size_t k = 0; k < n; k++) {
             if (daphne_value_types_code(arrays[k].dtype) < 0) {
-                return afmt_fail(err, AFMT_E_TYPE, NULL, "column_types", k, 0, "daphne cannot hold a column of type %s", afmt_dtype_name(arrays[k].dtype));
+                return afmt_fail(err, AFMT_E_TYPE, NULL, "column_types", k, 0,
+                        "daphne cannot hold a column of type %s", afmt_dtype_name(arrays[k].dtype));
             }
         }
         const uint64_t n_labels = (uint64_t)n;
@@ -1003,15 +1239,18 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
         /* column_types */
         for (uint64_t k = 0; k < n_column_types; k++) {
             if ((uint64_t)daphne_value_types_code(arrays[k].dtype) > UINT64_C(0xff)) {
-                return afmt_fail(err, AFMT_E_TYPE, NULL, "column_types", k, 0, "value %" PRIu64 " does not fit u8", (uint64_t)daphne_value_types_code(arrays[k].dtype));
+                return afmt_fail(err, AFMT_E_TYPE, NULL, "column_types", k, 0, "value %" PRIu64
+                        " does not fit u8", (uint64_t)daphne_value_types_code(arrays[k].dtype));
             }
-            if (afmt_sink_u8(sink, (uint64_t)daphne_value_types_code(arrays[k].dtype), err) != 0) return -1;
+            if (afmt_sink_u8(sink, (uint64_t)daphne_value_types_code(arrays[k].dtype),
+                    err) != 0) return -1;
         }
         /* labels */
         for (size_t k = 0; k < n; k++) {
             const uint64_t len_k = strlen(arrays[k].name);
             if (len_k > UINT64_C(65535)) {
-                return afmt_fail(err, AFMT_E_TYPE, NULL, "labels", k, 0, "name of %" PRIu64 " bytes is too long", len_k);
+                return afmt_fail(err, AFMT_E_TYPE, NULL, "labels", k, 0, "name of %" PRIu64
+                        " bytes is too long", len_k);
             }
             if (afmt_sink_u16(sink, len_k, 0, err) != 0) return -1;
             if (afmt_sink_put(sink, arrays[k].name, len_k, err) != 0) return -1;
@@ -1023,10 +1262,12 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
         /* columns */
         if (afmt_sink_columns(sink, arrays, n, AFMT_LITTLE, err) != 0) return -1;
     } else {
-        return afmt_fail(err, AFMT_E_TYPE, NULL, "data_type", AFMT_NO_INDEX, 0, "no case of the format describes this array");
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "data_type", AFMT_NO_INDEX, 0,
+                "no case of the format describes this array");
     }
     if (wopt && wopt->trailer_len > 0) {
-        return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, 0, "daphne does not allow data after the arrays");
+        return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, 0,
+                "daphne does not allow data after the arrays");
     }
     return 0;
 }

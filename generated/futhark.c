@@ -30,7 +30,7 @@ static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
                          "input of %" PRIu64 " bytes exceeds the limit of %" PRIu64, src->len, opt->limits.max_total_bytes);
     }
 
-    /* repeat value until the end */
+    /* repeat value until the end (spec/futhark.json /body/0) */
     afmt_path_push(&path, "value", 0);
     uint64_t r_value = 0;
     for (;; r_value++) {
@@ -38,7 +38,8 @@ static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
         for (;;) {
             if (afmt_src_have(src, src->len, pos, 1) && afmt_is_space(*AFMT_B(src, pos))) {
                 pos++;
-            } else if (afmt_src_have(src, src->len, pos, 2) && *AFMT_B(src, pos) == '-' && *AFMT_B(src, pos + 1) == '-') {
+            } else if (afmt_src_have(src, src->len, pos, 2) && *AFMT_B(src,
+                    pos) == '-' && *AFMT_B(src, pos + 1) == '-') {
                 comments_value++;
                 while (afmt_src_have(src, src->len, pos, 1) && *AFMT_B(src, pos) != '\n') pos++;
             } else {
@@ -47,15 +48,21 @@ static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
         }
         const int at_end_value = afmt_src_at_end(src, src->len, pos);
         if (at_end_value > 0) break;
-        if (at_end_value < 0) return afmt_src_short(src, err, &path, "value", AFMT_NO_INDEX, pos, src->len, 1, "the next value");
+        if (at_end_value < 0) return afmt_src_short(src, err, &path, "value", AFMT_NO_INDEX, pos,
+                src->len, 1, "the next value");
         afmt_src_keep_from(src, pos);
         if (r_value >= opt->limits.max_items) {
-            return afmt_fail(err, AFMT_E_LIMIT, &path, "value", AFMT_NO_INDEX, pos, "more than %" PRIu64 " repetitions", opt->limits.max_items);
+            return afmt_fail(err, AFMT_E_LIMIT, &path, "value", AFMT_NO_INDEX, pos, "more than %"
+                    PRIu64 " repetitions", opt->limits.max_items);
         }
         afmt_path_set_index(&path, r_value);
         const uint64_t start_value = pos;
 
-        /* switch kind on peek(0) == 98 ? 1 : 2 */
+        /*
+         * switch kind on peek(0) == 98 ? 1 : 2 (spec/futhark.json /body/0/body/0): a value is
+         * binary when its first byte is 'b' (98), otherwise text (FORMATS.md#futhark); afmt writes
+         * binary
+         */
         uint64_t c1;
         if (((uint64_t)afmt_src_peek(src, src->len, pos + UINT64_C(0)) == UINT64_C(98))) {
             c1 = UINT64_C(1);
@@ -65,55 +72,73 @@ static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
         const uint64_t sel_kind = c1;
         if (sel_kind == UINT64_C(1)) {
 
-            /* binary_mark: 1 bytes of raw bytes */
+            /*
+             * binary_mark: 1 bytes of raw bytes (spec/futhark.json /body/0/body/0/cases/0/body/0)
+             */
             if (!afmt_src_have(src, src->len, pos, 1)) {
-                return afmt_src_short_ex(src, err, &path, "binary_mark", AFMT_NO_INDEX, pos, src->len, 1, 0, "binary_mark", NULL);
+                return afmt_src_short_ex(src, err, &path, "binary_mark", AFMT_NO_INDEX, pos,
+                        src->len, 1, 0, "binary_mark", NULL);
             }
             const uint64_t o_binary_mark = pos;
             pos += 1;
-            if (opt->fields) afmt_report_field(opt, &path, "binary_mark", AFMT_FIELD_BYTES, o_binary_mark, 0, 1, 1, 0, AFMT_B(src, o_binary_mark), NULL);
+            if (opt->fields) afmt_report_field(opt, &path, "binary_mark", AFMT_FIELD_BYTES,
+                    o_binary_mark, 0, 1, 1, 0, AFMT_B(src, o_binary_mark), NULL);
             if (memcmp(AFMT_B(src, o_binary_mark), "b", 1) != 0) {
-                return afmt_fail_bytes(err, AFMT_E_MAGIC, &path, "binary_mark", o_binary_mark, (const uint8_t *)"b", AFMT_B(src, o_binary_mark), 1);
+                return afmt_fail_bytes(err, AFMT_E_MAGIC, &path, "binary_mark", o_binary_mark,
+                        (const uint8_t *)"b", AFMT_B(src, o_binary_mark), 1);
             }
 
-            /* check skipped_comments() == 0 */
+            /* check skipped_comments() == 0 (spec/futhark.json /body/0/body/0/cases/0/body/1) */
             if (!(comments_value == UINT64_C(0))) {
-                if (afmt_tolerate(opt, vis, err, AFMT_E_CONSTRAINT, &path, "binary_mark", AFMT_NO_INDEX, o_binary_mark, "a -- comment before a binary value: Futhark's C runtime does not accept it (FORMATS.md#futhark): `skipped_comments() == 0` does not hold")) return -1;
+                if (afmt_tolerate(opt, vis, err, AFMT_E_CONSTRAINT, &path, "binary_mark",
+                        AFMT_NO_INDEX, o_binary_mark,
+                        "a -- comment before a binary value: Futhark's C runtime does not accept "
+                        "it (FORMATS.md#futhark): `skipped_comments() == 0` does not hold"
+                        )) return -1;
             }
 
-            /* version: u8 */
+            /* version: u8 (spec/futhark.json /body/0/body/0/cases/0/body/2) */
             if (!afmt_src_have(src, src->len, pos, 1)) {
-                return afmt_src_short_ex(src, err, &path, "version", AFMT_NO_INDEX, pos, src->len, 1, 0, "version", NULL);
+                return afmt_src_short_ex(src, err, &path, "version", AFMT_NO_INDEX, pos, src->len,
+                        1, 0, "version", NULL);
             }
             const uint64_t o_version = pos;
             const uint64_t v_version = (uint64_t)afmt_load_u8(AFMT_B(src, pos));
             pos += 1;
-            if (opt->fields) afmt_report_field(opt, &path, "version", AFMT_FIELD_UINT, o_version, 0, 1, 1, 0, AFMT_B(src, o_version), NULL);
+            if (opt->fields) afmt_report_field(opt, &path, "version", AFMT_FIELD_UINT, o_version,
+                    0, 1, 1, 0, AFMT_B(src, o_version), NULL);
             if (v_version != UINT64_C(2)) {
-                return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "version", AFMT_NO_INDEX, o_version, "expected 2, found %" PRIu64 "", v_version);
+                return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "version", AFMT_NO_INDEX,
+                        o_version, "expected 2, found %" PRIu64 "", v_version);
             }
 
-            /* rank: i8 */
+            /* rank: i8 (spec/futhark.json /body/0/body/0/cases/0/body/3) */
             if (!afmt_src_have(src, src->len, pos, 1)) {
-                return afmt_src_short_ex(src, err, &path, "rank", AFMT_NO_INDEX, pos, src->len, 1, 0, "rank", NULL);
+                return afmt_src_short_ex(src, err, &path, "rank", AFMT_NO_INDEX, pos, src->len, 1,
+                        0, "rank", NULL);
             }
             const uint64_t o_rank = pos;
             const int64_t v_rank = afmt_as_i64(afmt_load_u8(AFMT_B(src, pos)), 8);
             pos += 1;
-            if (opt->fields) afmt_report_field(opt, &path, "rank", AFMT_FIELD_INT, o_rank, 0, 1, 1, 0, AFMT_B(src, o_rank), NULL);
+            if (opt->fields) afmt_report_field(opt, &path, "rank", AFMT_FIELD_INT, o_rank, 0, 1, 1,
+                    0, AFMT_B(src, o_rank), NULL);
             if (!(v_rank >= INT64_C(0))) {
-                return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "rank", AFMT_NO_INDEX, o_rank, "rank is negative (Futhark reads the rank byte as signed: 0..127): `rank >= 0` does not hold (rank = %" PRId64 ")", v_rank);
+                return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "rank", AFMT_NO_INDEX, o_rank,
+                        "rank is negative (Futhark reads the rank byte as signed: 0..127): `rank "
+                        ">= 0` does not hold (rank = %" PRId64 ")", v_rank);
             }
 
-            /* type: 4 bytes of text */
+            /* type: 4 bytes of text (spec/futhark.json /body/0/body/0/cases/0/body/4) */
             if (!afmt_src_have(src, src->len, pos, 4)) {
-                return afmt_src_short_ex(src, err, &path, "type", AFMT_NO_INDEX, pos, src->len, 4, 0, "type", NULL);
+                return afmt_src_short_ex(src, err, &path, "type", AFMT_NO_INDEX, pos, src->len, 4,
+                        0, "type", NULL);
             }
             const uint64_t o_type = pos;
             pos += 4;
-            if (opt->fields) afmt_report_field(opt, &path, "type", AFMT_FIELD_BYTES, o_type, 0, 1, 4, 0, AFMT_B(src, o_type), NULL);
+            if (opt->fields) afmt_report_field(opt, &path, "type", AFMT_FIELD_BYTES, o_type, 0, 1,
+                    4, 0, AFMT_B(src, o_type), NULL);
 
-            /* lookup el in table types */
+            /* lookup el in table types (spec/futhark.json /body/0/body/0/cases/0/body/5) */
             afmt_dtype el_dtype = AFMT_DTYPE_INVALID;
             uint64_t el_size = 0;
             afmt_encoding el_enc = AFMT_ENC_PLAIN;
@@ -157,36 +182,51 @@ static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
             if (el_dtype == AFMT_DTYPE_INVALID) {
                 char esc0[19];
                 afmt_escape_text(AFMT_B(src, o_type), 4, esc0, sizeof esc0);
-                return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, &path, "type", AFMT_NO_INDEX, o_type, "no entry of table types matches (type = %s): unknown type code" "; known: '  i8' i8, ' i16' i16, ' i32' i32, ' i64' i64, '  u8' u8, ' u16' u16, ' u32' u32, ' u64' u64, ' f16' f16, ' f32' f32, ' f64' f64, 'bool' bool", esc0);
+                return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, &path, "type", AFMT_NO_INDEX, o_type,
+                        "no entry of table types matches (type = %s): unknown type code"
+                        "; known: '  i8' i8, ' i16' i16, ' i32' i32, ' i64' i64, '  u8' u8, ' u16' "
+                        "u16, ' u32' u32, ' u64' u64, ' f16' f16, ' f32' f32, ' f64' f64, 'bool' "
+                        "bool", esc0);
             }
 
-            /* dims: rank of i64 little-endian */
+            /* dims: rank of i64 little-endian (spec/futhark.json /body/0/body/0/cases/0/body/6) */
             const uint64_t n_dims = (uint64_t)v_rank;
             if (n_dims > opt->limits.max_rank || n_dims > AFMT_RANK_CAP) {
-                return afmt_fail(err, AFMT_E_LIMIT, &path, "rank", AFMT_NO_INDEX, o_rank, "rank %" PRIu64 " exceeds the limit of %" PRIu64 "", n_dims, opt->limits.max_rank < AFMT_RANK_CAP ? opt->limits.max_rank : (uint64_t)AFMT_RANK_CAP);
+                return afmt_fail(err, AFMT_E_LIMIT, &path, "rank", AFMT_NO_INDEX, o_rank, "rank %"
+                        PRIu64 " exceeds the limit of %" PRIu64 "", n_dims,
+                        opt->limits.max_rank < AFMT_RANK_CAP ? opt->limits.max_rank : (uint64_t)AFMT_RANK_CAP);
             }
             if (n_dims > (src->len - pos) / 8 || !afmt_src_have(src, src->len, pos, n_dims * 8)) {
-                return afmt_src_short_ex(src, err, &path, "dims", AFMT_NO_INDEX, pos, src->len, n_dims, 8, "dims", NULL);
+                return afmt_src_short_ex(src, err, &path, "dims", AFMT_NO_INDEX, pos, src->len,
+                        n_dims, 8, "dims", NULL);
             }
             const uint64_t o_dims = pos;
             pos += n_dims * 8;
-            if (opt->fields) afmt_report_field(opt, &path, "dims", AFMT_FIELD_INT, o_dims, 1, n_dims, 8, 0, AFMT_B(src, o_dims), NULL);
+            if (opt->fields) afmt_report_field(opt, &path, "dims", AFMT_FIELD_INT, o_dims, 1,
+                    n_dims, 8, 0, AFMT_B(src, o_dims), NULL);
             for (uint64_t i_dims = 0; i_dims < n_dims; i_dims++) {
                 const int64_t e_dims = afmt_as_i64(afmt_load_u64le(AFMT_B(src, o_dims + (uint64_t)8 * i_dims)), 64);
                 if (!(e_dims >= INT64_C(0))) {
-                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "dims", i_dims, o_dims + (uint64_t)8 * i_dims, "dimension is negative (Futhark reads dims as signed): `dims >= 0` does not hold (dims = %" PRId64 ")", e_dims);
+                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "dims", i_dims,
+                            o_dims + (uint64_t)8 * i_dims,
+                            "dimension is negative (Futhark reads dims as signed): `dims >= 0` "
+                            "does not hold (dims = %" PRId64 ")", e_dims);
                 }
             }
 
-            /* array data: el elements, row-major */
+            /*
+             * array data: el elements, row-major (spec/futhark.json /body/0/body/0/cases/0/body/7)
+             */
             uint64_t n_data = 1;
             uint64_t t2;
             uint64_t bad3 = 0;
             const int rc4 = afmt_field_prod(AFMT_B(src, o_dims), n_dims, 8, 1, 0, &t2, &bad3);
             if (rc4 == AFMT_E_NEGATIVE) {
-                return afmt_fail(err, AFMT_E_NEGATIVE, &path, "dims", bad3, o_dims + 8 * bad3, "dims[%" PRIu64 "] is negative", bad3);
+                return afmt_fail(err, AFMT_E_NEGATIVE, &path, "dims", bad3, o_dims + 8 * bad3,
+                        "dims[%" PRIu64 "] is negative", bad3);
             } else if (rc4 != AFMT_OK) {
-                return afmt_fail(err, AFMT_E_OVERFLOW, &path, "dims", AFMT_NO_INDEX, o_dims, "`prod(dims)` overflows 64 bits");
+                return afmt_fail(err, AFMT_E_OVERFLOW, &path, "dims", AFMT_NO_INDEX, o_dims,
+                        "`prod(dims)` overflows 64 bits");
             }
             n_data = t2;
             const uint64_t stored_data = n_data;
@@ -194,7 +234,9 @@ static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
             if (el_enc == AFMT_ENC_BITS_LSB) {
                 nbytes_data = afmt_ceil_div_u64(stored_data, 8);
             } else if (!afmt_mul_u64(stored_data, el_size, &nbytes_data)) {
-                return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data", AFMT_NO_INDEX, pos, "%" PRIu64 " elements of %s overflow 64 bits of bytes", stored_data, afmt_dtype_name(el_dtype));
+                return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data", AFMT_NO_INDEX, pos, "%"
+                        PRIu64 " elements of %s overflow 64 bits of bytes", stored_data,
+                        afmt_dtype_name(el_dtype));
             }
             afmt_array a_data;
             const int want_data = vis != NULL && vis->on_array != NULL;
@@ -202,7 +244,8 @@ static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
                 afmt_array_init(&a_data, el_dtype);
                 a_data.elsize = el_size;
                 if (n_dims > AFMT_RANK_CAP) {
-                    return afmt_fail(err, AFMT_E_LIMIT, &path, "dims", AFMT_NO_INDEX, o_dims, "rank %" PRIu64 " exceeds %d", n_dims, AFMT_RANK_CAP);
+                    return afmt_fail(err, AFMT_E_LIMIT, &path, "dims", AFMT_NO_INDEX, o_dims,
+                            "rank %" PRIu64 " exceeds %d", n_dims, AFMT_RANK_CAP);
                 }
                 a_data.rank = (uint32_t)n_dims;
                 for (uint64_t k = 0; k < n_dims; k++)
@@ -220,55 +263,73 @@ static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
             if (opt->check_values && el_dtype == AFMT_BOOL)
                 scan_data = el_enc == AFMT_ENC_BITS_LSB ? afmt_src_scan_pad_bits : afmt_src_scan_bool;
             uint64_t bad_data = nbytes_data;
-            if (!afmt_src_take(src, src->len, pos, nbytes_data, scan_data, (void *)&stored_data, &bad_data)) {
-                return afmt_src_short_ex(src, err, &path, "data", AFMT_NO_INDEX, pos, src->len, nbytes_data, 0, "the payload", NULL);
+            if (!afmt_src_take(src, src->len, pos, nbytes_data, scan_data, (void *)&stored_data,
+                    &bad_data)) {
+                return afmt_src_short_ex(src, err, &path, "data", AFMT_NO_INDEX, pos, src->len,
+                        nbytes_data, 0, "the payload", NULL);
             }
             if (bad_data < nbytes_data) {
                 if (el_enc == AFMT_ENC_BITS_LSB) {
-                    if (afmt_tolerate(opt, vis, err, AFMT_E_PADDING, &path, "data", AFMT_NO_INDEX, pos + bad_data, "unused bits of the last byte (0x%02x) are not zero", src->bad_byte)) return -1;
+                    if (afmt_tolerate(opt, vis, err, AFMT_E_PADDING, &path, "data", AFMT_NO_INDEX,
+                            pos + bad_data, "unused bits of the last byte (0x%02x) are not zero",
+                            src->bad_byte)) return -1;
                 } else {
-                    if (afmt_tolerate(opt, vis, err, AFMT_E_VALUE, &path, "data", bad_data, pos + bad_data, "bool element is 0x%02x, not 0 or 1", src->bad_byte)) return -1;
+                    if (afmt_tolerate(opt, vis, err, AFMT_E_VALUE, &path, "data", bad_data,
+                            pos + bad_data, "bool element is 0x%02x, not 0 or 1",
+                            src->bad_byte)) return -1;
                 }
             }
             if (want_data) {
                 a_data.data = afmt_src_ptr(src, pos, nbytes_data);
                 if (vis->on_array(vis->ctx, &a_data) != 0) {
-                    return afmt_fail(err, AFMT_E_CALLBACK, &path, "data", AFMT_NO_INDEX, pos, "stopped by the caller");
+                    return afmt_fail(err, AFMT_E_CALLBACK, &path, "data", AFMT_NO_INDEX, pos,
+                            "stopped by the caller");
                 }
             }
             narrays++;
             pos += nbytes_data;
         } else if (sel_kind == UINT64_C(2)) {
 
-            /* text: a value in futhark's text format */
+            /*
+             * text: a value in futhark's text format (spec/futhark.json
+             * /body/0/body/0/cases/1/body/0): integers, floats, bool, nested arrays, empty(...):
+             * runtime/afmt_futhark_text.re
+             */
             afmt_array a_text;
             uint64_t end_text = 0;
-            if (afmt_src_text(src, src->len, pos, afmt_futhark_text_scan, opt->limits.max_rank, &end_text, &a_text, &path, err) != 0)
+            if (afmt_src_text(src, src->len, pos, afmt_futhark_text_scan, opt->limits.max_rank,
+                    &end_text, &a_text, &path, err) != 0)
                 return -1;
             a_text.index = narrays;
             a_text.text_decode = afmt_futhark_text_decode;
             if (vis && vis->on_array && vis->on_array(vis->ctx, &a_text) != 0) {
-                return afmt_fail(err, AFMT_E_CALLBACK, &path, "text", AFMT_NO_INDEX, pos, "stopped by the caller");
+                return afmt_fail(err, AFMT_E_CALLBACK, &path, "text", AFMT_NO_INDEX, pos,
+                        "stopped by the caller");
             }
             narrays++;
             pos = end_text;
         } else {
-            return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "", AFMT_NO_INDEX, pos, "kind: unknown value %" PRIu64 " (expected one of 1, 2)", (uint64_t)sel_kind);
+            return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "", AFMT_NO_INDEX, pos,
+                    "kind: unknown value %" PRIu64 " (expected one of 1, 2)", (uint64_t)sel_kind);
         }
         if (pos == start_value) {
-            return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "value", AFMT_NO_INDEX, pos, "a repetition consumed no bytes");
+            return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "value", AFMT_NO_INDEX, pos,
+                    "a repetition consumed no bytes");
         }
     }
     afmt_path_pop(&path);
     if (r_value < 1) {
-        return afmt_fail(err, AFMT_E_TRUNCATED, &path, "value", AFMT_NO_INDEX, pos, "needs at least 1, found %" PRIu64 "", r_value);
+        return afmt_fail(err, AFMT_E_TRUNCATED, &path, "value", AFMT_NO_INDEX, pos,
+                "needs at least 1, found %" PRIu64 "", r_value);
     }
 
     /* trailer: nothing may follow */
     const int at_end = afmt_src_at_end(src, src->len, pos);
-    if (at_end < 0) return afmt_src_short(src, err, &path, "trailer", AFMT_NO_INDEX, pos, src->len, 1, "the end of the input");
+    if (at_end < 0) return afmt_src_short(src, err, &path, "trailer", AFMT_NO_INDEX, pos, src->len,
+            1, "the end of the input");
     if (at_end == 0) {
-        if (afmt_tolerate(opt, vis, err, AFMT_E_TRAILING, &path, "trailer", AFMT_NO_INDEX, pos, "%" PRIu64 " bytes after the end of the data", afmt_src_rest(src, pos))) return -1;
+        if (afmt_tolerate(opt, vis, err, AFMT_E_TRAILING, &path, "trailer", AFMT_NO_INDEX, pos, "%"
+                PRIu64 " bytes after the end of the data", afmt_src_rest(src, pos))) return -1;
     }
     (void)narrays;
     return 0;
@@ -298,7 +359,9 @@ static int futhark_write_impl(const afmt_array *arrays, size_t n, const afmt_wri
         if (UINT64_C(1) == 1) {
             if (A_data->encoding != AFMT_ENC_PLAIN || A_data->endian != AFMT_LITTLE || A_data->stride != A_data->elsize ||
                 (A_data->rank > 1 && A_data->order != AFMT_ROW_MAJOR)) {
-                return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0, "array %u must be plain, little-endian and row-major (see afmt_array_to_plain)", (unsigned)ai);
+                return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0,
+                        "array %u must be plain, little-endian and row-major (see "
+                        "afmt_array_to_plain)", (unsigned)ai);
             }
             uint8_t w_type[4] = {0};
             afmt_dtype el_dtype = AFMT_DTYPE_INVALID;
@@ -354,7 +417,8 @@ static int futhark_write_impl(const afmt_array *arrays, size_t n, const afmt_wri
                 el_size = afmt_dtype_get(AFMT_BOOL)->size;
             }
             if (el_dtype == AFMT_DTYPE_INVALID) {
-                return afmt_fail(err, AFMT_E_TYPE, NULL, "type", AFMT_NO_INDEX, 0, "futhark cannot hold elements of type %s", afmt_dtype_name(A_data->dtype));
+                return afmt_fail(err, AFMT_E_TYPE, NULL, "type", AFMT_NO_INDEX, 0,
+                        "futhark cannot hold elements of type %s", afmt_dtype_name(A_data->dtype));
             }
             (void)el_size;
             (void)el_enc;
@@ -369,31 +433,40 @@ static int futhark_write_impl(const afmt_array *arrays, size_t n, const afmt_wri
             const uint64_t n_dims = A_data->rank;
             for (uint64_t k = 0; k < n_dims; k++) {
                 if (w_dims[k] > (uint64_t)INT64_MAX) {
-                    return afmt_fail(err, AFMT_E_TYPE, NULL, "dims", k, 0, "dimension %" PRIu64 " does not fit a signed field", w_dims[k]);
+                    return afmt_fail(err, AFMT_E_TYPE, NULL, "dims", k, 0, "dimension %" PRIu64
+                            " does not fit a signed field", w_dims[k]);
                 }
             }
             if (!((uint64_t)0 == UINT64_C(0))) {
-                return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "binary_mark", AFMT_NO_INDEX, 0, "a -- comment before a binary value: Futhark's C runtime does not accept it (FORMATS.md#futhark): `skipped_comments() == 0` does not hold");
+                return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "binary_mark", AFMT_NO_INDEX, 0,
+                        "a -- comment before a binary value: Futhark's C runtime does not accept "
+                        "it (FORMATS.md#futhark): `skipped_comments() == 0` does not hold");
             }
             if (!(v_rank >= INT64_C(0))) {
-                return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "rank", AFMT_NO_INDEX, 0, "rank is negative (Futhark reads the rank byte as signed: 0..127): `rank >= 0` does not hold (rank = %" PRId64 ")", v_rank);
+                return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "rank", AFMT_NO_INDEX, 0,
+                        "rank is negative (Futhark reads the rank byte as signed: 0..127): `rank "
+                        ">= 0` does not hold (rank = %" PRId64 ")", v_rank);
             }
             for (uint64_t i_dims = 0; i_dims < n_dims; i_dims++) {
                 const int64_t e_dims = (int64_t)w_dims[i_dims];
                 if (!(e_dims >= INT64_C(0))) {
-                    return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "dims", i_dims, 0, "dimension is negative (Futhark reads dims as signed): `dims >= 0` does not hold (dims = %" PRId64 ")", e_dims);
+                    return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "dims", i_dims, 0,
+                            "dimension is negative (Futhark reads dims as signed): `dims >= 0` "
+                            "does not hold (dims = %" PRId64 ")", e_dims);
                 }
             }
             /* binary_mark */
             if (afmt_sink_put(sink, w_binary_mark, 1, err) != 0) return -1;
             /* version */
             if (v_version > UINT64_C(0xff)) {
-                return afmt_fail(err, AFMT_E_TYPE, NULL, "version", AFMT_NO_INDEX, 0, "value %" PRIu64 " does not fit u8", v_version);
+                return afmt_fail(err, AFMT_E_TYPE, NULL, "version", AFMT_NO_INDEX, 0, "value %"
+                        PRIu64 " does not fit u8", v_version);
             }
             if (afmt_sink_u8(sink, v_version, err) != 0) return -1;
             /* rank */
             if (v_rank < -(INT64_C(1) << 7) || v_rank >= (INT64_C(1) << 7)) {
-                return afmt_fail(err, AFMT_E_TYPE, NULL, "rank", AFMT_NO_INDEX, 0, "value %" PRId64 " does not fit i8", v_rank);
+                return afmt_fail(err, AFMT_E_TYPE, NULL, "rank", AFMT_NO_INDEX, 0, "value %" PRId64
+                        " does not fit i8", v_rank);
             }
             if (afmt_sink_u8(sink, ((uint64_t)v_rank & UINT64_C(0xff)), err) != 0) return -1;
             /* type */
@@ -406,11 +479,13 @@ static int futhark_write_impl(const afmt_array *arrays, size_t n, const afmt_wri
             if (afmt_sink_payload(sink, A_data, AFMT_LITTLE, el_enc, err) != 0) return -1;
         } else if (UINT64_C(1) == 2) {
         } else {
-            return afmt_fail(err, AFMT_E_TYPE, NULL, "kind", AFMT_NO_INDEX, 0, "no case of the format describes this array");
+            return afmt_fail(err, AFMT_E_TYPE, NULL, "kind", AFMT_NO_INDEX, 0,
+                    "no case of the format describes this array");
         }
     }
     if (wopt && wopt->trailer_len > 0) {
-        return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, 0, "futhark does not allow data after the arrays");
+        return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, 0,
+                "futhark does not allow data after the arrays");
     }
     return 0;
 }

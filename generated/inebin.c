@@ -29,38 +29,46 @@ static int inebin_validate_body(afmt_src *src, const afmt_options *opt,
                          "input of %" PRIu64 " bytes exceeds the limit of %" PRIu64, src->len, opt->limits.max_total_bytes);
     }
 
-    /* magic: 6 bytes of raw bytes */
+    /* magic: 6 bytes of raw bytes (spec/inebin.json /body/0) */
     if (!afmt_src_have(src, src->len, pos, 6)) {
-        return afmt_src_short_ex(src, err, &path, "magic", AFMT_NO_INDEX, pos, src->len, 6, 0, "magic", NULL);
+        return afmt_src_short_ex(src, err, &path, "magic", AFMT_NO_INDEX, pos, src->len, 6, 0,
+                "magic", NULL);
     }
     const uint64_t o_magic = pos;
     pos += 6;
-    if (opt->fields) afmt_report_field(opt, &path, "magic", AFMT_FIELD_BYTES, o_magic, 0, 1, 6, 0, AFMT_B(src, o_magic), NULL);
+    if (opt->fields) afmt_report_field(opt, &path, "magic", AFMT_FIELD_BYTES, o_magic, 0, 1, 6, 0,
+            AFMT_B(src, o_magic), NULL);
     if (memcmp(AFMT_B(src, o_magic), "INEBIN", 6) != 0) {
-        return afmt_fail_bytes(err, AFMT_E_MAGIC, &path, "magic", o_magic, (const uint8_t *)"INEBIN", AFMT_B(src, o_magic), 6);
+        return afmt_fail_bytes(err, AFMT_E_MAGIC, &path, "magic", o_magic, (const uint8_t *)"INEBIN"
+                , AFMT_B(src, o_magic), 6);
     }
 
-    /* reserved: u8 */
+    /* reserved: u8 (spec/inebin.json /body/1) */
     if (!afmt_src_have(src, src->len, pos, 1)) {
-        return afmt_src_short_ex(src, err, &path, "reserved", AFMT_NO_INDEX, pos, src->len, 1, 0, "reserved", NULL);
+        return afmt_src_short_ex(src, err, &path, "reserved", AFMT_NO_INDEX, pos, src->len, 1, 0,
+                "reserved", NULL);
     }
     const uint64_t o_reserved = pos;
     const uint64_t v_reserved = (uint64_t)afmt_load_u8(AFMT_B(src, pos));
     pos += 1;
-    if (opt->fields) afmt_report_field(opt, &path, "reserved", AFMT_FIELD_UINT, o_reserved, 0, 1, 1, 0, AFMT_B(src, o_reserved), NULL);
+    if (opt->fields) afmt_report_field(opt, &path, "reserved", AFMT_FIELD_UINT, o_reserved, 0, 1,
+            1, 0, AFMT_B(src, o_reserved), NULL);
     if (v_reserved != UINT64_C(0)) {
-        if (afmt_tolerate(opt, vis, err, AFMT_E_CONSTRAINT, &path, "reserved", AFMT_NO_INDEX, o_reserved, "expected 0, found %" PRIu64 "", v_reserved)) return -1;
+        if (afmt_tolerate(opt, vis, err, AFMT_E_CONSTRAINT, &path, "reserved", AFMT_NO_INDEX,
+                o_reserved, "expected 0, found %" PRIu64 "", v_reserved)) return -1;
     }
 
-    /* type: 1 bytes of text */
+    /* type: 1 bytes of text (spec/inebin.json /body/2) */
     if (!afmt_src_have(src, src->len, pos, 1)) {
-        return afmt_src_short_ex(src, err, &path, "type", AFMT_NO_INDEX, pos, src->len, 1, 0, "type", NULL);
+        return afmt_src_short_ex(src, err, &path, "type", AFMT_NO_INDEX, pos, src->len, 1, 0, "type"
+                , NULL);
     }
     const uint64_t o_type = pos;
     pos += 1;
-    if (opt->fields) afmt_report_field(opt, &path, "type", AFMT_FIELD_BYTES, o_type, 0, 1, 1, 0, AFMT_B(src, o_type), NULL);
+    if (opt->fields) afmt_report_field(opt, &path, "type", AFMT_FIELD_BYTES, o_type, 0, 1, 1, 0,
+            AFMT_B(src, o_type), NULL);
 
-    /* lookup el in table types */
+    /* lookup el in table types (spec/inebin.json /body/3) */
     afmt_dtype el_dtype = AFMT_DTYPE_INVALID;
     uint64_t el_size = 0;
     afmt_encoding el_enc = AFMT_ENC_PLAIN;
@@ -81,43 +89,53 @@ static int inebin_validate_body(afmt_src *src, const afmt_options *opt,
     if (el_dtype == AFMT_DTYPE_INVALID) {
         char esc0[7];
         afmt_escape_text(AFMT_B(src, o_type), 1, esc0, sizeof esc0);
-        return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, &path, "type", AFMT_NO_INDEX, o_type, "no entry of table types matches (type = %s): unknown type code" "; known: 'B' bool, 'Z' i64, 'R' f64, 'C' c128", esc0);
+        return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, &path, "type", AFMT_NO_INDEX, o_type,
+                "no entry of table types matches (type = %s): unknown type code"
+                "; known: 'B' bool, 'Z' i64, 'R' f64, 'C' c128", esc0);
     }
 
-    /* rows: u32 little-endian */
+    /* rows: u32 little-endian (spec/inebin.json /body/4) */
     if (!afmt_src_have(src, src->len, pos, 4)) {
-        return afmt_src_short_ex(src, err, &path, "rows", AFMT_NO_INDEX, pos, src->len, 4, 0, "rows", NULL);
+        return afmt_src_short_ex(src, err, &path, "rows", AFMT_NO_INDEX, pos, src->len, 4, 0, "rows"
+                , NULL);
     }
     const uint64_t o_rows = pos;
     const uint64_t v_rows = (uint64_t)afmt_load_u32le(AFMT_B(src, pos));
     pos += 4;
-    if (opt->fields) afmt_report_field(opt, &path, "rows", AFMT_FIELD_UINT, o_rows, 0, 1, 4, 0, AFMT_B(src, o_rows), NULL);
+    if (opt->fields) afmt_report_field(opt, &path, "rows", AFMT_FIELD_UINT, o_rows, 0, 1, 4, 0,
+            AFMT_B(src, o_rows), NULL);
 
-    /* cols: u32 little-endian */
+    /* cols: u32 little-endian (spec/inebin.json /body/5) */
     if (!afmt_src_have(src, src->len, pos, 4)) {
-        return afmt_src_short_ex(src, err, &path, "cols", AFMT_NO_INDEX, pos, src->len, 4, 0, "cols", NULL);
+        return afmt_src_short_ex(src, err, &path, "cols", AFMT_NO_INDEX, pos, src->len, 4, 0, "cols"
+                , NULL);
     }
     const uint64_t o_cols = pos;
     const uint64_t v_cols = (uint64_t)afmt_load_u32le(AFMT_B(src, pos));
     pos += 4;
-    if (opt->fields) afmt_report_field(opt, &path, "cols", AFMT_FIELD_UINT, o_cols, 0, 1, 4, 0, AFMT_B(src, o_cols), NULL);
+    if (opt->fields) afmt_report_field(opt, &path, "cols", AFMT_FIELD_UINT, o_cols, 0, 1, 4, 0,
+            AFMT_B(src, o_cols), NULL);
 
-    /* array data: el elements, row-major */
+    /* array data: el elements, row-major (spec/inebin.json /body/6) */
     uint64_t n_data = 1;
     const uint64_t dim1 = v_rows;
     if (!afmt_mul_u64(n_data, dim1, &n_data)) {
-        return afmt_fail(err, AFMT_E_OVERFLOW, &path, "rows", AFMT_NO_INDEX, o_rows, "the element count overflows 64 bits");
+        return afmt_fail(err, AFMT_E_OVERFLOW, &path, "rows", AFMT_NO_INDEX, o_rows,
+                "the element count overflows 64 bits");
     }
     const uint64_t dim2 = v_cols;
     if (!afmt_mul_u64(n_data, dim2, &n_data)) {
-        return afmt_fail(err, AFMT_E_OVERFLOW, &path, "cols", AFMT_NO_INDEX, o_cols, "the element count overflows 64 bits");
+        return afmt_fail(err, AFMT_E_OVERFLOW, &path, "cols", AFMT_NO_INDEX, o_cols,
+                "the element count overflows 64 bits");
     }
     const uint64_t stored_data = n_data;
     uint64_t nbytes_data;
     if (el_enc == AFMT_ENC_BITS_LSB) {
         nbytes_data = afmt_ceil_div_u64(stored_data, 8);
     } else if (!afmt_mul_u64(stored_data, el_size, &nbytes_data)) {
-        return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data", AFMT_NO_INDEX, pos, "%" PRIu64 " elements of %s overflow 64 bits of bytes", stored_data, afmt_dtype_name(el_dtype));
+        return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data", AFMT_NO_INDEX, pos, "%" PRIu64
+                " elements of %s overflow 64 bits of bytes", stored_data,
+                afmt_dtype_name(el_dtype));
     }
     afmt_array a_data;
     const int want_data = vis != NULL && vis->on_array != NULL;
@@ -140,20 +158,26 @@ static int inebin_validate_body(afmt_src *src, const afmt_options *opt,
     if (opt->check_values && el_dtype == AFMT_BOOL)
         scan_data = el_enc == AFMT_ENC_BITS_LSB ? afmt_src_scan_pad_bits : afmt_src_scan_bool;
     uint64_t bad_data = nbytes_data;
-    if (!afmt_src_take(src, src->len, pos, nbytes_data, scan_data, (void *)&stored_data, &bad_data)) {
-        return afmt_src_short_ex(src, err, &path, "data", AFMT_NO_INDEX, pos, src->len, nbytes_data, 0, "the payload", NULL);
+    if (!afmt_src_take(src, src->len, pos, nbytes_data, scan_data, (void *)&stored_data,
+            &bad_data)) {
+        return afmt_src_short_ex(src, err, &path, "data", AFMT_NO_INDEX, pos, src->len,
+                nbytes_data, 0, "the payload", NULL);
     }
     if (bad_data < nbytes_data) {
         if (el_enc == AFMT_ENC_BITS_LSB) {
-            if (afmt_tolerate(opt, vis, err, AFMT_E_PADDING, &path, "data", AFMT_NO_INDEX, pos + bad_data, "unused bits of the last byte (0x%02x) are not zero", src->bad_byte)) return -1;
+            if (afmt_tolerate(opt, vis, err, AFMT_E_PADDING, &path, "data", AFMT_NO_INDEX,
+                    pos + bad_data, "unused bits of the last byte (0x%02x) are not zero",
+                    src->bad_byte)) return -1;
         } else {
-            if (afmt_tolerate(opt, vis, err, AFMT_E_VALUE, &path, "data", bad_data, pos + bad_data, "bool element is 0x%02x, not 0 or 1", src->bad_byte)) return -1;
+            if (afmt_tolerate(opt, vis, err, AFMT_E_VALUE, &path, "data", bad_data, pos + bad_data,
+                    "bool element is 0x%02x, not 0 or 1", src->bad_byte)) return -1;
         }
     }
     if (want_data) {
         a_data.data = afmt_src_ptr(src, pos, nbytes_data);
         if (vis->on_array(vis->ctx, &a_data) != 0) {
-            return afmt_fail(err, AFMT_E_CALLBACK, &path, "data", AFMT_NO_INDEX, pos, "stopped by the caller");
+            return afmt_fail(err, AFMT_E_CALLBACK, &path, "data", AFMT_NO_INDEX, pos,
+                    "stopped by the caller");
         }
     }
     narrays++;
@@ -161,9 +185,11 @@ static int inebin_validate_body(afmt_src *src, const afmt_options *opt,
 
     /* trailer: nothing may follow */
     const int at_end = afmt_src_at_end(src, src->len, pos);
-    if (at_end < 0) return afmt_src_short(src, err, &path, "trailer", AFMT_NO_INDEX, pos, src->len, 1, "the end of the input");
+    if (at_end < 0) return afmt_src_short(src, err, &path, "trailer", AFMT_NO_INDEX, pos, src->len,
+            1, "the end of the input");
     if (at_end == 0) {
-        if (afmt_tolerate(opt, vis, err, AFMT_E_TRAILING, &path, "trailer", AFMT_NO_INDEX, pos, "%" PRIu64 " bytes after the end of the data", afmt_src_rest(src, pos))) return -1;
+        if (afmt_tolerate(opt, vis, err, AFMT_E_TRAILING, &path, "trailer", AFMT_NO_INDEX, pos, "%"
+                PRIu64 " bytes after the end of the data", afmt_src_rest(src, pos))) return -1;
     }
     (void)narrays;
     return 0;
@@ -187,21 +213,26 @@ static int inebin_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
     (void)owned;
     const size_t ai = 0;
     if (n == 0) {
-        return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, 0, "inebin needs an array to write");
+        return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, 0,
+                "inebin needs an array to write");
     }
     const afmt_array *A_data = &arrays[ai];
     (void)A_data;
     if (n != 1) {
-        return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0, "inebin holds one array here, not %zu", n);
+        return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0,
+                "inebin holds one array here, not %zu", n);
     }
     if (A_data->encoding != AFMT_ENC_PLAIN || A_data->endian != AFMT_LITTLE || A_data->stride != A_data->elsize ||
         (A_data->rank > 1 && A_data->order != AFMT_ROW_MAJOR)) {
-        return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0, "array %u must be plain, little-endian and row-major (see afmt_array_to_plain)", (unsigned)ai);
+        return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0,
+                "array %u must be plain, little-endian and row-major (see afmt_array_to_plain)",
+                (unsigned)ai);
     }
     if (A_data->rank != 2) {
         char desc_[96];
         afmt_array_describe(A_data, desc_, sizeof desc_);
-        return afmt_fail(err, AFMT_E_TYPE, NULL, "data", AFMT_NO_INDEX, 0, "inebin holds 2-d matrices; this array is %u-d: %s", (unsigned)A_data->rank, desc_);
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "data", AFMT_NO_INDEX, 0,
+                "inebin holds 2-d matrices; this array is %u-d: %s", (unsigned)A_data->rank, desc_);
     }
     uint8_t w_type[1] = {0};
     afmt_dtype el_dtype = AFMT_DTYPE_INVALID;
@@ -226,7 +257,8 @@ static int inebin_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
         el_size = afmt_dtype_get(AFMT_C128)->size;
     }
     if (el_dtype == AFMT_DTYPE_INVALID) {
-        return afmt_fail(err, AFMT_E_TYPE, NULL, "type", AFMT_NO_INDEX, 0, "inebin cannot hold elements of type %s", afmt_dtype_name(A_data->dtype));
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "type", AFMT_NO_INDEX, 0,
+                "inebin cannot hold elements of type %s", afmt_dtype_name(A_data->dtype));
     }
     (void)el_size;
     (void)el_enc;
@@ -242,25 +274,29 @@ static int inebin_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
     if (afmt_sink_put(sink, w_magic, 6, err) != 0) return -1;
     /* reserved */
     if (v_reserved > UINT64_C(0xff)) {
-        return afmt_fail(err, AFMT_E_TYPE, NULL, "reserved", AFMT_NO_INDEX, 0, "value %" PRIu64 " does not fit u8", v_reserved);
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "reserved", AFMT_NO_INDEX, 0, "value %" PRIu64
+                " does not fit u8", v_reserved);
     }
     if (afmt_sink_u8(sink, v_reserved, err) != 0) return -1;
     /* type */
     if (afmt_sink_put(sink, w_type, 1, err) != 0) return -1;
     /* rows */
     if (v_rows > UINT64_C(0xffffffff)) {
-        return afmt_fail(err, AFMT_E_TYPE, NULL, "rows", AFMT_NO_INDEX, 0, "value %" PRIu64 " does not fit u32", v_rows);
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "rows", AFMT_NO_INDEX, 0, "value %" PRIu64
+                " does not fit u32", v_rows);
     }
     if (afmt_sink_u32(sink, v_rows, 0, err) != 0) return -1;
     /* cols */
     if (v_cols > UINT64_C(0xffffffff)) {
-        return afmt_fail(err, AFMT_E_TYPE, NULL, "cols", AFMT_NO_INDEX, 0, "value %" PRIu64 " does not fit u32", v_cols);
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "cols", AFMT_NO_INDEX, 0, "value %" PRIu64
+                " does not fit u32", v_cols);
     }
     if (afmt_sink_u32(sink, v_cols, 0, err) != 0) return -1;
     /* data */
     if (afmt_sink_payload(sink, A_data, AFMT_LITTLE, el_enc, err) != 0) return -1;
     if (wopt && wopt->trailer_len > 0) {
-        return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, 0, "inebin does not allow data after the arrays");
+        return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, 0,
+                "inebin does not allow data after the arrays");
     }
     return 0;
 }

@@ -141,37 +141,47 @@ static int npy_validate_body(afmt_src *src, const afmt_options *opt,
                          "input of %" PRIu64 " bytes exceeds the limit of %" PRIu64, src->len, opt->limits.max_total_bytes);
     }
 
-    /* magic_byte: u8 */
+    /* magic_byte: u8 (spec/npy.json /body/0) */
     if (!afmt_src_have(src, src->len, pos, 1)) {
-        return afmt_src_short_ex(src, err, &path, "magic_byte", AFMT_NO_INDEX, pos, src->len, 1, 0, "magic_byte", NULL);
+        return afmt_src_short_ex(src, err, &path, "magic_byte", AFMT_NO_INDEX, pos, src->len, 1, 0,
+                "magic_byte", NULL);
     }
     const uint64_t o_magic_byte = pos;
     const uint64_t v_magic_byte = (uint64_t)afmt_load_u8(AFMT_B(src, pos));
     pos += 1;
-    if (opt->fields) afmt_report_field(opt, &path, "magic_byte", AFMT_FIELD_UINT, o_magic_byte, 0, 1, 1, 0, AFMT_B(src, o_magic_byte), NULL);
+    if (opt->fields) afmt_report_field(opt, &path, "magic_byte", AFMT_FIELD_UINT, o_magic_byte, 0,
+            1, 1, 0, AFMT_B(src, o_magic_byte), NULL);
     if (v_magic_byte != UINT64_C(147)) {
-        return afmt_fail(err, AFMT_E_MAGIC, &path, "magic_byte", AFMT_NO_INDEX, o_magic_byte, "expected 147, found %" PRIu64 "", v_magic_byte);
+        return afmt_fail(err, AFMT_E_MAGIC, &path, "magic_byte", AFMT_NO_INDEX, o_magic_byte,
+                "expected 147, found %" PRIu64 "", v_magic_byte);
     }
 
-    /* magic: 5 bytes of raw bytes */
+    /* magic: 5 bytes of raw bytes (spec/npy.json /body/1) */
     if (!afmt_src_have(src, src->len, pos, 5)) {
-        return afmt_src_short_ex(src, err, &path, "magic", AFMT_NO_INDEX, pos, src->len, 5, 0, "magic", NULL);
+        return afmt_src_short_ex(src, err, &path, "magic", AFMT_NO_INDEX, pos, src->len, 5, 0,
+                "magic", NULL);
     }
     const uint64_t o_magic = pos;
     pos += 5;
-    if (opt->fields) afmt_report_field(opt, &path, "magic", AFMT_FIELD_BYTES, o_magic, 0, 1, 5, 0, AFMT_B(src, o_magic), NULL);
+    if (opt->fields) afmt_report_field(opt, &path, "magic", AFMT_FIELD_BYTES, o_magic, 0, 1, 5, 0,
+            AFMT_B(src, o_magic), NULL);
     if (memcmp(AFMT_B(src, o_magic), "NUMPY", 5) != 0) {
-        return afmt_fail_bytes(err, AFMT_E_MAGIC, &path, "magic", o_magic, (const uint8_t *)"NUMPY", AFMT_B(src, o_magic), 5);
+        return afmt_fail_bytes(err, AFMT_E_MAGIC, &path, "magic", o_magic, (const uint8_t *)"NUMPY"
+                , AFMT_B(src, o_magic), 5);
     }
 
-    /* major: u8 - np.save writes 1.0 unless the header needs more */
+    /*
+     * major: u8 (spec/npy.json /body/2): np.save writes 1.0 unless the header needs more
+     */
     if (!afmt_src_have(src, src->len, pos, 1)) {
-        return afmt_src_short_ex(src, err, &path, "major", AFMT_NO_INDEX, pos, src->len, 1, 0, "major", NULL);
+        return afmt_src_short_ex(src, err, &path, "major", AFMT_NO_INDEX, pos, src->len, 1, 0,
+                "major", NULL);
     }
     const uint64_t o_major = pos;
     const uint64_t v_major = (uint64_t)afmt_load_u8(AFMT_B(src, pos));
     pos += 1;
-    if (opt->fields) afmt_report_field(opt, &path, "major", AFMT_FIELD_UINT, o_major, 0, 1, 1, 0, AFMT_B(src, o_major), "np.save writes 1.0 unless the header needs more");
+    if (opt->fields) afmt_report_field(opt, &path, "major", AFMT_FIELD_UINT, o_major, 0, 1, 1, 0,
+            AFMT_B(src, o_major), "np.save writes 1.0 unless the header needs more");
     int b2 = (v_major == UINT64_C(1));
     if (!b2) {
         b2 = (v_major == UINT64_C(2));
@@ -181,42 +191,59 @@ static int npy_validate_body(afmt_src *src, const afmt_options *opt,
         b1 = (v_major == UINT64_C(3));
     }
     if (!b1) {
-        return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "major", AFMT_NO_INDEX, o_major, "not one of 1, 2, 3: `major == 1 || major == 2 || major == 3` does not hold (major = %" PRIu64 ")", v_major);
+        return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "major", AFMT_NO_INDEX, o_major,
+                "not one of 1, 2, 3: `major == 1 || major == 2 || major == 3` does not hold (major "
+                "= %" PRIu64 ")", v_major);
     }
 
-    /* minor: u8 */
+    /* minor: u8 (spec/npy.json /body/3) */
     if (!afmt_src_have(src, src->len, pos, 1)) {
-        return afmt_src_short_ex(src, err, &path, "minor", AFMT_NO_INDEX, pos, src->len, 1, 0, "minor", NULL);
+        return afmt_src_short_ex(src, err, &path, "minor", AFMT_NO_INDEX, pos, src->len, 1, 0,
+                "minor", NULL);
     }
     const uint64_t o_minor = pos;
     const uint64_t v_minor = (uint64_t)afmt_load_u8(AFMT_B(src, pos));
     pos += 1;
-    if (opt->fields) afmt_report_field(opt, &path, "minor", AFMT_FIELD_UINT, o_minor, 0, 1, 1, 0, AFMT_B(src, o_minor), NULL);
+    if (opt->fields) afmt_report_field(opt, &path, "minor", AFMT_FIELD_UINT, o_minor, 0, 1, 1, 0,
+            AFMT_B(src, o_minor), NULL);
     if (v_minor != UINT64_C(0)) {
-        return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "minor", AFMT_NO_INDEX, o_minor, "expected 0, found %" PRIu64 "", v_minor);
+        return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "minor", AFMT_NO_INDEX, o_minor,
+                "expected 0, found %" PRIu64 "", v_minor);
     }
 
-    /* switch version on major */
+    /* switch version on major (spec/npy.json /body/4) */
     const uint64_t sel_version = v_major;
     if (sel_version == UINT64_C(1)) {
 
-        /* header: a text header and the arrays it describes */
-        if (afmt_thdir_validate(&npy_thdir_body_4_cases_0_body_0, src, src->len, &pos, &narrays, opt, vis, &path, err) != 0)
+        /*
+         * header: a text header and the arrays it describes (spec/npy.json /body/4/cases/0/body/0):
+         * numpy/lib/format.py: a Python dict literal, space padded, ending in a newline
+         */
+        if (afmt_thdir_validate(&npy_thdir_body_4_cases_0_body_0, src, src->len, &pos, &narrays,
+                opt, vis, &path, err) != 0)
             return -1;
     } else if (sel_version == UINT64_C(2) || sel_version == UINT64_C(3)) {
 
-        /* header: a text header and the arrays it describes */
-        if (afmt_thdir_validate(&npy_thdir_body_4_cases_1_body_0, src, src->len, &pos, &narrays, opt, vis, &path, err) != 0)
+        /*
+         * header: a text header and the arrays it describes (spec/npy.json /body/4/cases/1/body/0):
+         * numpy/lib/format.py: a Python dict literal, space padded, ending in a newline
+         */
+        if (afmt_thdir_validate(&npy_thdir_body_4_cases_1_body_0, src, src->len, &pos, &narrays,
+                opt, vis, &path, err) != 0)
             return -1;
     } else {
-        return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "major", AFMT_NO_INDEX, o_major, "version: unknown value %" PRIu64 " (expected one of 1, 2, 3)", (uint64_t)sel_version);
+        return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "major", AFMT_NO_INDEX, o_major,
+                "version: unknown value %" PRIu64 " (expected one of 1, 2, 3)",
+                (uint64_t)sel_version);
     }
 
     /* trailer: nothing may follow */
     const int at_end = afmt_src_at_end(src, src->len, pos);
-    if (at_end < 0) return afmt_src_short(src, err, &path, "trailer", AFMT_NO_INDEX, pos, src->len, 1, "the end of the input");
+    if (at_end < 0) return afmt_src_short(src, err, &path, "trailer", AFMT_NO_INDEX, pos, src->len,
+            1, "the end of the input");
     if (at_end == 0) {
-        if (afmt_tolerate(opt, vis, err, AFMT_E_TRAILING, &path, "trailer", AFMT_NO_INDEX, pos, "%" PRIu64 " bytes after the end of the data", afmt_src_rest(src, pos))) return -1;
+        if (afmt_tolerate(opt, vis, err, AFMT_E_TRAILING, &path, "trailer", AFMT_NO_INDEX, pos, "%"
+                PRIu64 " bytes after the end of the data", afmt_src_rest(src, pos))) return -1;
     }
     (void)narrays;
     return 0;

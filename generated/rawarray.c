@@ -29,84 +29,110 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
                          "input of %" PRIu64 " bytes exceeds the limit of %" PRIu64, src->len, opt->limits.max_total_bytes);
     }
 
-    /* magic: 8 bytes of raw bytes */
+    /* magic: 8 bytes of raw bytes (spec/rawarray.json /body/0) */
     if (!afmt_src_have(src, src->len, pos, 8)) {
-        return afmt_src_short_ex(src, err, &path, "magic", AFMT_NO_INDEX, pos, src->len, 8, 0, "magic", NULL);
+        return afmt_src_short_ex(src, err, &path, "magic", AFMT_NO_INDEX, pos, src->len, 8, 0,
+                "magic", NULL);
     }
     const uint64_t o_magic = pos;
     pos += 8;
-    if (opt->fields) afmt_report_field(opt, &path, "magic", AFMT_FIELD_BYTES, o_magic, 0, 1, 8, 0, AFMT_B(src, o_magic), NULL);
+    if (opt->fields) afmt_report_field(opt, &path, "magic", AFMT_FIELD_BYTES, o_magic, 0, 1, 8, 0,
+            AFMT_B(src, o_magic), NULL);
     if (memcmp(AFMT_B(src, o_magic), "rawarray", 8) != 0) {
-        return afmt_fail_bytes(err, AFMT_E_MAGIC, &path, "magic", o_magic, (const uint8_t *)"rawarray", AFMT_B(src, o_magic), 8);
+        return afmt_fail_bytes(err, AFMT_E_MAGIC, &path, "magic", o_magic, (const uint8_t *)
+                "rawarray", AFMT_B(src, o_magic), 8);
     }
 
-    /* flags: u64 little-endian */
+    /* flags: u64 little-endian (spec/rawarray.json /body/1) */
     if (!afmt_src_have(src, src->len, pos, 8)) {
-        return afmt_src_short_ex(src, err, &path, "flags", AFMT_NO_INDEX, pos, src->len, 8, 0, "flags", NULL);
+        return afmt_src_short_ex(src, err, &path, "flags", AFMT_NO_INDEX, pos, src->len, 8, 0,
+                "flags", NULL);
     }
     const uint64_t o_flags = pos;
     const uint64_t v_flags = afmt_load_u64le(AFMT_B(src, pos));
     pos += 8;
-    if (opt->fields) afmt_report_field(opt, &path, "flags", AFMT_FIELD_UINT, o_flags, 0, 1, 8, 0, AFMT_B(src, o_flags), NULL);
+    if (opt->fields) afmt_report_field(opt, &path, "flags", AFMT_FIELD_UINT, o_flags, 0, 1, 8, 0,
+            AFMT_B(src, o_flags), NULL);
     if (!((v_flags & (~UINT64_C(3))) == UINT64_C(0))) {
-        return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "flags", AFMT_NO_INDEX, o_flags, "unknown flag bits (only bit 0, big-endian, and bit 1, compressed, are defined): `(flags & ~3) == 0` does not hold (flags = %" PRIu64 ")", v_flags);
+        return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "flags", AFMT_NO_INDEX, o_flags,
+                "unknown flag bits (only bit 0, big-endian, and bit 1, compressed, are defined): "
+                "`(flags & ~3) == 0` does not hold (flags = %" PRIu64 ")", v_flags);
     }
     if (!((v_flags & UINT64_C(1)) == UINT64_C(0))) {
-        return afmt_fail(err, AFMT_E_UNSUPPORTED, &path, "flags", AFMT_NO_INDEX, o_flags, "big-endian data (flags bit 0) is not supported: `(flags & 1) == 0` does not hold (flags = %" PRIu64 ")", v_flags);
+        return afmt_fail(err, AFMT_E_UNSUPPORTED, &path, "flags", AFMT_NO_INDEX, o_flags,
+                "big-endian data (flags bit 0) is not supported: `(flags & 1) == 0` does not hold "
+                "(flags = %" PRIu64 ")", v_flags);
     }
 
-    /* eltype: u64 little-endian */
+    /* eltype: u64 little-endian (spec/rawarray.json /body/2) */
     if (!afmt_src_have(src, src->len, pos, 8)) {
-        return afmt_src_short_ex(src, err, &path, "eltype", AFMT_NO_INDEX, pos, src->len, 8, 0, "eltype", NULL);
+        return afmt_src_short_ex(src, err, &path, "eltype", AFMT_NO_INDEX, pos, src->len, 8, 0,
+                "eltype", NULL);
     }
     const uint64_t o_eltype = pos;
     const uint64_t v_eltype = afmt_load_u64le(AFMT_B(src, pos));
     pos += 8;
-    if (opt->fields) afmt_report_field(opt, &path, "eltype", AFMT_FIELD_UINT, o_eltype, 0, 1, 8, 0, AFMT_B(src, o_eltype), NULL);
+    if (opt->fields) afmt_report_field(opt, &path, "eltype", AFMT_FIELD_UINT, o_eltype, 0, 1, 8, 0,
+            AFMT_B(src, o_eltype), NULL);
 
-    /* elbyte: u64 little-endian */
+    /* elbyte: u64 little-endian (spec/rawarray.json /body/3) */
     if (!afmt_src_have(src, src->len, pos, 8)) {
-        return afmt_src_short_ex(src, err, &path, "elbyte", AFMT_NO_INDEX, pos, src->len, 8, 0, "elbyte", NULL);
+        return afmt_src_short_ex(src, err, &path, "elbyte", AFMT_NO_INDEX, pos, src->len, 8, 0,
+                "elbyte", NULL);
     }
     const uint64_t o_elbyte = pos;
     const uint64_t v_elbyte = afmt_load_u64le(AFMT_B(src, pos));
     pos += 8;
-    if (opt->fields) afmt_report_field(opt, &path, "elbyte", AFMT_FIELD_UINT, o_elbyte, 0, 1, 8, 0, AFMT_B(src, o_elbyte), NULL);
+    if (opt->fields) afmt_report_field(opt, &path, "elbyte", AFMT_FIELD_UINT, o_elbyte, 0, 1, 8, 0,
+            AFMT_B(src, o_elbyte), NULL);
     if (!(v_elbyte > UINT64_C(0))) {
-        return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "elbyte", AFMT_NO_INDEX, o_elbyte, "element size is zero: `elbyte > 0` does not hold (elbyte = %" PRIu64 ")", v_elbyte);
+        return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "elbyte", AFMT_NO_INDEX, o_elbyte,
+                "element size is zero: `elbyte > 0` does not hold (elbyte = %" PRIu64 ")",
+                v_elbyte);
     }
 
-    /* size: u64 little-endian - data length in bytes: compressed length when flags bit 1 is set */
+    /*
+     * size: u64 little-endian (spec/rawarray.json /body/4): data length in bytes: compressed length
+     * when flags bit 1 is set
+     */
     if (!afmt_src_have(src, src->len, pos, 8)) {
-        return afmt_src_short_ex(src, err, &path, "size", AFMT_NO_INDEX, pos, src->len, 8, 0, "size", NULL);
+        return afmt_src_short_ex(src, err, &path, "size", AFMT_NO_INDEX, pos, src->len, 8, 0, "size"
+                , NULL);
     }
     const uint64_t o_size = pos;
     const uint64_t v_size = afmt_load_u64le(AFMT_B(src, pos));
     pos += 8;
-    if (opt->fields) afmt_report_field(opt, &path, "size", AFMT_FIELD_UINT, o_size, 0, 1, 8, 0, AFMT_B(src, o_size), "data length in bytes: compressed length when flags bit 1 is set");
+    if (opt->fields) afmt_report_field(opt, &path, "size", AFMT_FIELD_UINT, o_size, 0, 1, 8, 0,
+            AFMT_B(src, o_size), "data length in bytes: compressed length when flags bit 1 is set");
 
-    /* ndims: u64 little-endian */
+    /* ndims: u64 little-endian (spec/rawarray.json /body/5) */
     if (!afmt_src_have(src, src->len, pos, 8)) {
-        return afmt_src_short_ex(src, err, &path, "ndims", AFMT_NO_INDEX, pos, src->len, 8, 0, "ndims", NULL);
+        return afmt_src_short_ex(src, err, &path, "ndims", AFMT_NO_INDEX, pos, src->len, 8, 0,
+                "ndims", NULL);
     }
     const uint64_t o_ndims = pos;
     const uint64_t v_ndims = afmt_load_u64le(AFMT_B(src, pos));
     pos += 8;
-    if (opt->fields) afmt_report_field(opt, &path, "ndims", AFMT_FIELD_UINT, o_ndims, 0, 1, 8, 0, AFMT_B(src, o_ndims), NULL);
+    if (opt->fields) afmt_report_field(opt, &path, "ndims", AFMT_FIELD_UINT, o_ndims, 0, 1, 8, 0,
+            AFMT_B(src, o_ndims), NULL);
 
-    /* dims: ndims of u64 little-endian */
+    /* dims: ndims of u64 little-endian (spec/rawarray.json /body/6) */
     const uint64_t n_dims = v_ndims;
     if (n_dims > opt->limits.max_rank || n_dims > AFMT_RANK_CAP) {
-        return afmt_fail(err, AFMT_E_LIMIT, &path, "ndims", AFMT_NO_INDEX, o_ndims, "rank %" PRIu64 " exceeds the limit of %" PRIu64 "", n_dims, opt->limits.max_rank < AFMT_RANK_CAP ? opt->limits.max_rank : (uint64_t)AFMT_RANK_CAP);
+        return afmt_fail(err, AFMT_E_LIMIT, &path, "ndims", AFMT_NO_INDEX, o_ndims, "rank %" PRIu64
+                " exceeds the limit of %" PRIu64 "", n_dims,
+                opt->limits.max_rank < AFMT_RANK_CAP ? opt->limits.max_rank : (uint64_t)AFMT_RANK_CAP);
     }
     if (n_dims > (src->len - pos) / 8 || !afmt_src_have(src, src->len, pos, n_dims * 8)) {
-        return afmt_src_short_ex(src, err, &path, "dims", AFMT_NO_INDEX, pos, src->len, n_dims, 8, "dims", NULL);
+        return afmt_src_short_ex(src, err, &path, "dims", AFMT_NO_INDEX, pos, src->len, n_dims, 8,
+                "dims", NULL);
     }
     const uint64_t o_dims = pos;
     pos += n_dims * 8;
-    if (opt->fields) afmt_report_field(opt, &path, "dims", AFMT_FIELD_UINT, o_dims, 1, n_dims, 8, 0, AFMT_B(src, o_dims), NULL);
+    if (opt->fields) afmt_report_field(opt, &path, "dims", AFMT_FIELD_UINT, o_dims, 1, n_dims, 8,
+            0, AFMT_B(src, o_dims), NULL);
 
-    /* lookup el in table element */
+    /* lookup el in table element (spec/rawarray.json /body/7) */
     afmt_dtype el_dtype = AFMT_DTYPE_INVALID;
     uint64_t el_size = 0;
     afmt_encoding el_enc = AFMT_ENC_PLAIN;
@@ -158,7 +184,9 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
     } else if (v_eltype == UINT64_C(5) && v_elbyte == UINT64_C(1)) {
         el_dtype = AFMT_BOOL;
         el_size = afmt_dtype_get(AFMT_BOOL)->size;
-        afmt_warn(vis, &path, "eltype", AFMT_NO_INDEX, o_eltype, "eltype 5 with elbyte 1 is Bool in RawArray.jl but bfloat16 per the RawArray document: read as bool");
+        afmt_warn(vis, &path, "eltype", AFMT_NO_INDEX, o_eltype,
+                "eltype 5 with elbyte 1 is Bool in RawArray.jl but bfloat16 per the RawArray "
+                "document: read as bool");
     } else {
         int b1 = (v_eltype == UINT64_C(0));
         if (b1) {
@@ -170,48 +198,65 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
         }
     }
     if (el_dtype == AFMT_DTYPE_INVALID) {
-        return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, &path, "eltype", AFMT_NO_INDEX, o_eltype, "no entry of table element matches (eltype = %" PRIu64 ", elbyte = %" PRIu64 "): unknown type code" "; known: (1, 1) i8, (1, 2) i16, (1, 4) i32, (1, 8) i64, (2, 1) u8, (2, 2) u16, (2, 4) u32, (2, 8) u64, (3, 2) f16, (3, 4) f32, (3, 8) f64, (4, 4) c32, (4, 8) c64, (4, 16) c128, (5, 2) bf16, (5, 1) bool, eltype == 0 && elbyte > 0: opaque", (uint64_t)v_eltype, (uint64_t)v_elbyte);
+        return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, &path, "eltype", AFMT_NO_INDEX, o_eltype,
+                "no entry of table element matches (eltype = %" PRIu64 ", elbyte = %" PRIu64
+                "): unknown type code"
+                "; known: (1, 1) i8, (1, 2) i16, (1, 4) i32, (1, 8) i64, (2, 1) u8, (2, 2) u16, "
+                "(2, 4) u32, (2, 8) u64, (3, 2) f16, (3, 4) f32, (3, 8) f64, (4, 4) c32, (4, 8) "
+                "c64, (4, 16) c128, (5, 2) bf16, (5, 1) bool, eltype == 0 && elbyte > 0: opaque",
+                (uint64_t)v_eltype, (uint64_t)v_elbyte);
     }
 
-    /* switch compression on flags & 2 */
+    /* switch compression on flags & 2 (spec/rawarray.json /body/8) */
     const uint64_t sel_compression = (v_flags & UINT64_C(2));
     if (sel_compression == UINT64_C(0)) {
 
-        /* check size == elbyte * prod(dims) */
+        /* check size == elbyte * prod(dims) (spec/rawarray.json /body/8/cases/0/body/0) */
         uint64_t t2;
         uint64_t bad3 = 0;
         const int rc4 = afmt_field_prod(AFMT_B(src, o_dims), n_dims, 8, 0, 0, &t2, &bad3);
         if (rc4 == AFMT_E_NEGATIVE) {
-            return afmt_fail(err, AFMT_E_NEGATIVE, &path, "dims", bad3, o_dims + 8 * bad3, "dims[%" PRIu64 "] is negative", bad3);
+            return afmt_fail(err, AFMT_E_NEGATIVE, &path, "dims", bad3, o_dims + 8 * bad3, "dims[%"
+                    PRIu64 "] is negative", bad3);
         } else if (rc4 != AFMT_OK) {
-            return afmt_fail(err, AFMT_E_OVERFLOW, &path, "size", AFMT_NO_INDEX, o_size, "`size == elbyte * prod(dims)` overflows 64 bits");
+            return afmt_fail(err, AFMT_E_OVERFLOW, &path, "size", AFMT_NO_INDEX, o_size,
+                    "`size == elbyte * prod(dims)` overflows 64 bits");
         }
         uint64_t t5;
         if (!afmt_mul_u64(v_elbyte, t2, &t5)) {
-            return afmt_fail(err, AFMT_E_OVERFLOW, &path, "size", AFMT_NO_INDEX, o_size, "`size == elbyte * prod(dims)` overflows 64 bits");
+            return afmt_fail(err, AFMT_E_OVERFLOW, &path, "size", AFMT_NO_INDEX, o_size,
+                    "`size == elbyte * prod(dims)` overflows 64 bits");
         }
         if (v_size != t5) {
-            return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "size", AFMT_NO_INDEX, o_size, "expected %" PRIu64 " = elbyte * prod(dims), found %" PRIu64 "", t5, v_size);
+            return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "size", AFMT_NO_INDEX, o_size,
+                    "expected %" PRIu64 " = elbyte * prod(dims), found %" PRIu64 "", t5, v_size);
         }
     } else if (sel_compression == UINT64_C(2)) {
 
-        /* check size > 0 */
+        /* check size > 0 (spec/rawarray.json /body/8/cases/1/body/0) */
         if (!(v_size > UINT64_C(0))) {
-            return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "size", AFMT_NO_INDEX, o_size, "a compressed block is never empty: liblz4 rejects a 0-byte block (zero elements compress to the 1-byte block 00): `size > 0` does not hold (size = %" PRIu64 ")", v_size);
+            return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "size", AFMT_NO_INDEX, o_size,
+                    "a compressed block is never empty: liblz4 rejects a 0-byte block (zero "
+                    "elements compress to the 1-byte block 00): `size > 0` does not hold (size = %"
+                    PRIu64 ")", v_size);
         }
     } else {
-        return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "", AFMT_NO_INDEX, pos, "compression: unknown value %" PRIu64 " (expected one of 0, 2)", (uint64_t)sel_compression);
+        return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "", AFMT_NO_INDEX, pos,
+                "compression: unknown value %" PRIu64 " (expected one of 0, 2)",
+                (uint64_t)sel_compression);
     }
 
-    /* array data: el elements, column-major */
+    /* array data: el elements, column-major (spec/rawarray.json /body/9) */
     uint64_t n_data = 1;
     uint64_t t6;
     uint64_t bad7 = 0;
     const int rc8 = afmt_field_prod(AFMT_B(src, o_dims), n_dims, 8, 0, 0, &t6, &bad7);
     if (rc8 == AFMT_E_NEGATIVE) {
-        return afmt_fail(err, AFMT_E_NEGATIVE, &path, "dims", bad7, o_dims + 8 * bad7, "dims[%" PRIu64 "] is negative", bad7);
+        return afmt_fail(err, AFMT_E_NEGATIVE, &path, "dims", bad7, o_dims + 8 * bad7, "dims[%"
+                PRIu64 "] is negative", bad7);
     } else if (rc8 != AFMT_OK) {
-        return afmt_fail(err, AFMT_E_OVERFLOW, &path, "dims", AFMT_NO_INDEX, o_dims, "`prod(dims)` overflows 64 bits");
+        return afmt_fail(err, AFMT_E_OVERFLOW, &path, "dims", AFMT_NO_INDEX, o_dims,
+                "`prod(dims)` overflows 64 bits");
     }
     n_data = t6;
     const uint64_t stored_data = n_data;
@@ -221,28 +266,37 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
         nbytes_data = v_size;
         uint64_t plain_data;
         if (!afmt_mul_u64(n_data, el_size, &plain_data)) {
-            return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data", AFMT_NO_INDEX, pos, "the decompressed size overflows 64 bits");
+            return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data", AFMT_NO_INDEX, pos,
+                    "the decompressed size overflows 64 bits");
         }
         if (plain_data > opt->limits.max_decoded_bytes) {
-            return afmt_fail(err, AFMT_E_LIMIT, &path, "data", AFMT_NO_INDEX, pos, "decompresses to %" PRIu64 " bytes, more than the limit of %" PRIu64 "", plain_data, opt->limits.max_decoded_bytes);
+            return afmt_fail(err, AFMT_E_LIMIT, &path, "data", AFMT_NO_INDEX, pos,
+                    "decompresses to %" PRIu64 " bytes, more than the limit of %" PRIu64 "",
+                    plain_data, opt->limits.max_decoded_bytes);
         }
         if (!afmt_src_have(src, src->len, pos, nbytes_data)) {
-            return afmt_src_short_ex(src, err, &path, "data", AFMT_NO_INDEX, pos, src->len, nbytes_data, 0, "compressed data", NULL);
+            return afmt_src_short_ex(src, err, &path, "data", AFMT_NO_INDEX, pos, src->len,
+                    nbytes_data, 0, "compressed data", NULL);
         }
         uint64_t lz4_bad = 0;
         const char *lz4_why = "";
         const int lz4_rc = afmt_lz4_block_check(AFMT_B(src, pos), nbytes_data, plain_data, &lz4_bad, &lz4_why);
         if (lz4_rc != 0) {
             if (lz4_rc == -2) {
-                return afmt_fail(err, AFMT_E_SIZE, &path, "data", AFMT_NO_INDEX, pos + lz4_bad, "LZ4 block %s: it must decompress to %" PRIu64 " bytes", lz4_why, plain_data);
+                return afmt_fail(err, AFMT_E_SIZE, &path, "data", AFMT_NO_INDEX, pos + lz4_bad,
+                        "LZ4 block %s: it must decompress to %" PRIu64 " bytes", lz4_why,
+                        plain_data);
             }
-            return afmt_fail(err, AFMT_E_VALUE, &path, "data", AFMT_NO_INDEX, pos + lz4_bad, "malformed LZ4 block: %s", lz4_why);
+            return afmt_fail(err, AFMT_E_VALUE, &path, "data", AFMT_NO_INDEX, pos + lz4_bad,
+                    "malformed LZ4 block: %s", lz4_why);
         }
     } else {
         if (el_enc == AFMT_ENC_BITS_LSB) {
             nbytes_data = afmt_ceil_div_u64(stored_data, 8);
         } else if (!afmt_mul_u64(stored_data, el_size, &nbytes_data)) {
-            return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data", AFMT_NO_INDEX, pos, "%" PRIu64 " elements of %s overflow 64 bits of bytes", stored_data, afmt_dtype_name(el_dtype));
+            return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data", AFMT_NO_INDEX, pos, "%" PRIu64
+                    " elements of %s overflow 64 bits of bytes", stored_data,
+                    afmt_dtype_name(el_dtype));
         }
     }
     afmt_array a_data;
@@ -251,7 +305,8 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
         afmt_array_init(&a_data, el_dtype);
         a_data.elsize = el_size;
         if (n_dims > AFMT_RANK_CAP) {
-            return afmt_fail(err, AFMT_E_LIMIT, &path, "dims", AFMT_NO_INDEX, o_dims, "rank %" PRIu64 " exceeds %d", n_dims, AFMT_RANK_CAP);
+            return afmt_fail(err, AFMT_E_LIMIT, &path, "dims", AFMT_NO_INDEX, o_dims, "rank %"
+                    PRIu64 " exceeds %d", n_dims, AFMT_RANK_CAP);
         }
         a_data.rank = (uint32_t)n_dims;
         for (uint64_t k = 0; k < n_dims; k++)
@@ -270,20 +325,26 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
     if (opt->check_values && el_dtype == AFMT_BOOL && !compressed_data)
         scan_data = el_enc == AFMT_ENC_BITS_LSB ? afmt_src_scan_pad_bits : afmt_src_scan_bool;
     uint64_t bad_data = nbytes_data;
-    if (!afmt_src_take(src, src->len, pos, nbytes_data, scan_data, (void *)&stored_data, &bad_data)) {
-        return afmt_src_short_ex(src, err, &path, "data", AFMT_NO_INDEX, pos, src->len, nbytes_data, 0, "the payload", NULL);
+    if (!afmt_src_take(src, src->len, pos, nbytes_data, scan_data, (void *)&stored_data,
+            &bad_data)) {
+        return afmt_src_short_ex(src, err, &path, "data", AFMT_NO_INDEX, pos, src->len,
+                nbytes_data, 0, "the payload", NULL);
     }
     if (bad_data < nbytes_data) {
         if (el_enc == AFMT_ENC_BITS_LSB) {
-            if (afmt_tolerate(opt, vis, err, AFMT_E_PADDING, &path, "data", AFMT_NO_INDEX, pos + bad_data, "unused bits of the last byte (0x%02x) are not zero", src->bad_byte)) return -1;
+            if (afmt_tolerate(opt, vis, err, AFMT_E_PADDING, &path, "data", AFMT_NO_INDEX,
+                    pos + bad_data, "unused bits of the last byte (0x%02x) are not zero",
+                    src->bad_byte)) return -1;
         } else {
-            if (afmt_tolerate(opt, vis, err, AFMT_E_VALUE, &path, "data", bad_data, pos + bad_data, "bool element is 0x%02x, not 0 or 1", src->bad_byte)) return -1;
+            if (afmt_tolerate(opt, vis, err, AFMT_E_VALUE, &path, "data", bad_data, pos + bad_data,
+                    "bool element is 0x%02x, not 0 or 1", src->bad_byte)) return -1;
         }
     }
     if (want_data) {
         a_data.data = afmt_src_ptr(src, pos, nbytes_data);
         if (vis->on_array(vis->ctx, &a_data) != 0) {
-            return afmt_fail(err, AFMT_E_CALLBACK, &path, "data", AFMT_NO_INDEX, pos, "stopped by the caller");
+            return afmt_fail(err, AFMT_E_CALLBACK, &path, "data", AFMT_NO_INDEX, pos,
+                    "stopped by the caller");
         }
     }
     narrays++;
@@ -317,16 +378,20 @@ static int rawarray_write_impl(const afmt_array *arrays, size_t n, const afmt_wr
     (void)owned;
     const size_t ai = 0;
     if (n == 0) {
-        return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, 0, "rawarray needs an array to write");
+        return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, 0,
+                "rawarray needs an array to write");
     }
     const afmt_array *A_data = &arrays[ai];
     (void)A_data;
     if (n != 1) {
-        return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0, "rawarray holds one array here, not %zu", n);
+        return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0,
+                "rawarray holds one array here, not %zu", n);
     }
     if (A_data->encoding != AFMT_ENC_PLAIN || A_data->endian != AFMT_LITTLE || A_data->stride != A_data->elsize ||
         (A_data->rank > 1 && A_data->order != AFMT_COL_MAJOR)) {
-        return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0, "array %u must be plain, little-endian and column-major (see afmt_array_to_plain)", (unsigned)ai);
+        return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0,
+                "array %u must be plain, little-endian and column-major (see afmt_array_to_plain)",
+                (unsigned)ai);
     }
     uint64_t v_eltype = 0;
     uint64_t v_elbyte = 0;
@@ -415,7 +480,8 @@ static int rawarray_write_impl(const afmt_array *arrays, size_t n, const afmt_wr
         el_size = A_data->elsize;
     }
     if (el_dtype == AFMT_DTYPE_INVALID) {
-        return afmt_fail(err, AFMT_E_TYPE, NULL, "eltype", AFMT_NO_INDEX, 0, "rawarray cannot hold elements of type %s", afmt_dtype_name(A_data->dtype));
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "eltype", AFMT_NO_INDEX, 0,
+                "rawarray cannot hold elements of type %s", afmt_dtype_name(A_data->dtype));
     }
     (void)el_size;
     (void)el_enc;
@@ -443,13 +509,19 @@ static int rawarray_write_impl(const afmt_array *arrays, size_t n, const afmt_wr
     const uint64_t *w_dims = A_data->dims;
     const uint64_t n_dims = A_data->rank;
     if (!((v_flags & (~UINT64_C(3))) == UINT64_C(0))) {
-        return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "flags", AFMT_NO_INDEX, 0, "unknown flag bits (only bit 0, big-endian, and bit 1, compressed, are defined): `(flags & ~3) == 0` does not hold (flags = %" PRIu64 ")", v_flags);
+        return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "flags", AFMT_NO_INDEX, 0,
+                "unknown flag bits (only bit 0, big-endian, and bit 1, compressed, are defined): "
+                "`(flags & ~3) == 0` does not hold (flags = %" PRIu64 ")", v_flags);
     }
     if (!((v_flags & UINT64_C(1)) == UINT64_C(0))) {
-        return afmt_fail(err, AFMT_E_UNSUPPORTED, NULL, "flags", AFMT_NO_INDEX, 0, "big-endian data (flags bit 0) is not supported: `(flags & 1) == 0` does not hold (flags = %" PRIu64 ")", v_flags);
+        return afmt_fail(err, AFMT_E_UNSUPPORTED, NULL, "flags", AFMT_NO_INDEX, 0,
+                "big-endian data (flags bit 0) is not supported: `(flags & 1) == 0` does not hold "
+                "(flags = %" PRIu64 ")", v_flags);
     }
     if (!(v_elbyte > UINT64_C(0))) {
-        return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "elbyte", AFMT_NO_INDEX, 0, "element size is zero: `elbyte > 0` does not hold (elbyte = %" PRIu64 ")", v_elbyte);
+        return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "elbyte", AFMT_NO_INDEX, 0,
+                "element size is zero: `elbyte > 0` does not hold (elbyte = %" PRIu64 ")",
+                v_elbyte);
     }
     /* magic */
     if (afmt_sink_put(sink, w_magic, 8, err) != 0) return -1;
@@ -471,21 +543,28 @@ static int rawarray_write_impl(const afmt_array *arrays, size_t n, const afmt_wr
     if ((v_flags & UINT64_C(2)) == 0) {
         uint64_t t2;
         if (!afmt_u64s_prod(w_dims, n_dims, &t2)) {
-            return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "size", AFMT_NO_INDEX, 0, "`size == elbyte * prod(dims)` overflows 64 bits");
+            return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "size", AFMT_NO_INDEX, 0,
+                    "`size == elbyte * prod(dims)` overflows 64 bits");
         }
         uint64_t t3;
         if (!afmt_mul_u64(v_elbyte, t2, &t3)) {
-            return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "size", AFMT_NO_INDEX, 0, "`size == elbyte * prod(dims)` overflows 64 bits");
+            return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "size", AFMT_NO_INDEX, 0,
+                    "`size == elbyte * prod(dims)` overflows 64 bits");
         }
         if (v_size != t3) {
-            return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "size", AFMT_NO_INDEX, 0, "expected %" PRIu64 " = elbyte * prod(dims), found %" PRIu64 "", t3, v_size);
+            return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "size", AFMT_NO_INDEX, 0, "expected %"
+                    PRIu64 " = elbyte * prod(dims), found %" PRIu64 "", t3, v_size);
         }
     } else if ((v_flags & UINT64_C(2)) == 2) {
         if (!(v_size > UINT64_C(0))) {
-            return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "size", AFMT_NO_INDEX, 0, "a compressed block is never empty: liblz4 rejects a 0-byte block (zero elements compress to the 1-byte block 00): `size > 0` does not hold (size = %" PRIu64 ")", v_size);
+            return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "size", AFMT_NO_INDEX, 0,
+                    "a compressed block is never empty: liblz4 rejects a 0-byte block (zero "
+                    "elements compress to the 1-byte block 00): `size > 0` does not hold (size = %"
+                    PRIu64 ")", v_size);
         }
     } else {
-        return afmt_fail(err, AFMT_E_TYPE, NULL, "compression", AFMT_NO_INDEX, 0, "no case of the format describes this array");
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "compression", AFMT_NO_INDEX, 0,
+                "no case of the format describes this array");
     }
     /* data */
     if (compressed_data) {

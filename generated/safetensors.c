@@ -68,15 +68,18 @@ static int safetensors_validate_body(afmt_src *src, const afmt_options *opt,
                          "input of %" PRIu64 " bytes exceeds the limit of %" PRIu64, src->len, opt->limits.max_total_bytes);
     }
 
-    /* header: a text header and the arrays it describes */
-    if (afmt_thdir_validate(&safetensors_thdir_body_0, src, src->len, &pos, &narrays, opt, vis, &path, err) != 0)
+    /* header: a text header and the arrays it describes (spec/safetensors.json /body/0) */
+    if (afmt_thdir_validate(&safetensors_thdir_body_0, src, src->len, &pos, &narrays, opt, vis,
+            &path, err) != 0)
         return -1;
 
     /* trailer: nothing may follow */
     const int at_end = afmt_src_at_end(src, src->len, pos);
-    if (at_end < 0) return afmt_src_short(src, err, &path, "trailer", AFMT_NO_INDEX, pos, src->len, 1, "the end of the input");
+    if (at_end < 0) return afmt_src_short(src, err, &path, "trailer", AFMT_NO_INDEX, pos, src->len,
+            1, "the end of the input");
     if (at_end == 0) {
-        return afmt_fail(err, AFMT_E_TRAILING, &path, "trailer", AFMT_NO_INDEX, pos, "%" PRIu64 " bytes after the end of the data", afmt_src_rest(src, pos));
+        return afmt_fail(err, AFMT_E_TRAILING, &path, "trailer", AFMT_NO_INDEX, pos, "%" PRIu64
+                " bytes after the end of the data", afmt_src_rest(src, pos));
     }
     (void)narrays;
     return 0;
@@ -94,7 +97,8 @@ int afmt_safetensors_validate(const uint8_t *buf, uint64_t len, const afmt_optio
     return afmt_run_validator_buffer(safetensors_validate_body, "safetensors", buf, len, opt, vis, err);
 }
 
-static int safetensors_write_impl(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,
+static int safetensors_write_impl(const afmt_array *arrays, size_t n,
+        const afmt_write_options *wopt,
                          afmt_sink *sink, afmt_error *err, uint8_t **owned)
 {
     (void)owned;

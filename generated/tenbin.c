@@ -29,68 +29,86 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
                          "input of %" PRIu64 " bytes exceeds the limit of %" PRIu64, src->len, opt->limits.max_total_bytes);
     }
 
-    /* repeat array until the end */
+    /* repeat array until the end (spec/tenbin.json /body/0) */
     afmt_path_push(&path, "array", 0);
     uint64_t r_array = 0;
     for (;; r_array++) {
         const int at_end_array = afmt_src_at_end(src, src->len, pos);
         if (at_end_array > 0) break;
-        if (at_end_array < 0) return afmt_src_short(src, err, &path, "array", AFMT_NO_INDEX, pos, src->len, 1, "the next array");
+        if (at_end_array < 0) return afmt_src_short(src, err, &path, "array", AFMT_NO_INDEX, pos,
+                src->len, 1, "the next array");
         afmt_src_keep_from(src, pos);
         if (r_array >= opt->limits.max_items) {
-            return afmt_fail(err, AFMT_E_LIMIT, &path, "array", AFMT_NO_INDEX, pos, "more than %" PRIu64 " repetitions", opt->limits.max_items);
+            return afmt_fail(err, AFMT_E_LIMIT, &path, "array", AFMT_NO_INDEX, pos, "more than %"
+                    PRIu64 " repetitions", opt->limits.max_items);
         }
         afmt_path_set_index(&path, r_array);
         const uint64_t start_array = pos;
 
-        /* header_magic: 8 bytes of raw bytes */
+        /* header_magic: 8 bytes of raw bytes (spec/tenbin.json /body/0/body/0) */
         if (!afmt_src_have(src, src->len, pos, 8)) {
-            return afmt_src_short_ex(src, err, &path, "header_magic", AFMT_NO_INDEX, pos, src->len, 8, 0, "header_magic", NULL);
+            return afmt_src_short_ex(src, err, &path, "header_magic", AFMT_NO_INDEX, pos, src->len,
+                    8, 0, "header_magic", NULL);
         }
         const uint64_t o_header_magic = pos;
         pos += 8;
-        if (opt->fields) afmt_report_field(opt, &path, "header_magic", AFMT_FIELD_BYTES, o_header_magic, 0, 1, 8, 0, AFMT_B(src, o_header_magic), NULL);
+        if (opt->fields) afmt_report_field(opt, &path, "header_magic", AFMT_FIELD_BYTES,
+                o_header_magic, 0, 1, 8, 0, AFMT_B(src, o_header_magic), NULL);
         if (memcmp(AFMT_B(src, o_header_magic), "~TenBin~", 8) != 0) {
-            return afmt_fail_bytes(err, AFMT_E_MAGIC, &path, "header_magic", o_header_magic, (const uint8_t *)"~TenBin~", AFMT_B(src, o_header_magic), 8);
+            return afmt_fail_bytes(err, AFMT_E_MAGIC, &path, "header_magic", o_header_magic,
+                    (const uint8_t *)"~TenBin~", AFMT_B(src, o_header_magic), 8);
         }
 
-        /* header_len: i64 little-endian */
+        /* header_len: i64 little-endian (spec/tenbin.json /body/0/body/1) */
         if (!afmt_src_have(src, src->len, pos, 8)) {
-            return afmt_src_short_ex(src, err, &path, "header_len", AFMT_NO_INDEX, pos, src->len, 8, 0, "header_len", NULL);
+            return afmt_src_short_ex(src, err, &path, "header_len", AFMT_NO_INDEX, pos, src->len,
+                    8, 0, "header_len", NULL);
         }
         const uint64_t o_header_len = pos;
         const int64_t v_header_len = afmt_as_i64(afmt_load_u64le(AFMT_B(src, pos)), 64);
         pos += 8;
-        if (opt->fields) afmt_report_field(opt, &path, "header_len", AFMT_FIELD_INT, o_header_len, 0, 1, 8, 0, AFMT_B(src, o_header_len), NULL);
+        if (opt->fields) afmt_report_field(opt, &path, "header_len", AFMT_FIELD_INT, o_header_len,
+                0, 1, 8, 0, AFMT_B(src, o_header_len), NULL);
         if (!(v_header_len >= INT64_C(0))) {
-            return afmt_fail(err, AFMT_E_NEGATIVE, &path, "header_len", AFMT_NO_INDEX, o_header_len, "chunk length is negative: `header_len >= 0` does not hold (header_len = %" PRId64 ")", v_header_len);
+            return afmt_fail(err, AFMT_E_NEGATIVE, &path, "header_len", AFMT_NO_INDEX,
+                    o_header_len,
+                    "chunk length is negative: `header_len >= 0` does not hold (header_len = %"
+                    PRId64 ")", v_header_len);
         }
         if (!((v_header_len % INT64_C(8)) == INT64_C(0))) {
-            return afmt_fail(err, AFMT_E_SIZE, &path, "header_len", AFMT_NO_INDEX, o_header_len, "a header is int64 words (the reference reader fails on anything else): `header_len %% 8 == 0` does not hold (header_len = %" PRId64 ")", v_header_len);
+            return afmt_fail(err, AFMT_E_SIZE, &path, "header_len", AFMT_NO_INDEX, o_header_len,
+                    "a header is int64 words (the reference reader fails on anything else): "
+                    "`header_len %% 8 == 0` does not hold (header_len = %" PRId64 ")",
+                    v_header_len);
         }
 
-        /* region header of header_len bytes */
+        /* region header of header_len bytes (spec/tenbin.json /body/0/body/2) */
         const uint64_t size_header = (uint64_t)v_header_len;
         if (src->len - pos < size_header) {
-            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "header", AFMT_NO_INDEX, pos, "is %" PRIu64 " bytes long, only %" PRIu64 " left", size_header, src->len - pos);
+            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "header", AFMT_NO_INDEX, pos, "is %"
+                    PRIu64 " bytes long, only %" PRIu64 " left", size_header, src->len - pos);
         }
         const uint64_t end_header = pos + size_header;
         const afmt_region_ctx rc_header = { "header", "header_len", size_header };
         (void)rc_header;
 
-        /* dtype: 8 bytes of text */
+        /* dtype: 8 bytes of text (spec/tenbin.json /body/0/body/2/body/0) */
         if (!afmt_src_have(src, end_header, pos, 8)) {
-            return afmt_src_short_ex(src, err, &path, "dtype", AFMT_NO_INDEX, pos, end_header, 8, 0, "dtype", &rc_header);
+            return afmt_src_short_ex(src, err, &path, "dtype", AFMT_NO_INDEX, pos, end_header, 8,
+                    0, "dtype", &rc_header);
         }
         const uint64_t o_dtype = pos;
         pos += 8;
-        if (opt->fields) afmt_report_field(opt, &path, "dtype", AFMT_FIELD_BYTES, o_dtype, 0, 1, 8, 0, AFMT_B(src, o_dtype), NULL);
+        if (opt->fields) afmt_report_field(opt, &path, "dtype", AFMT_FIELD_BYTES, o_dtype, 0, 1, 8,
+                0, AFMT_B(src, o_dtype), NULL);
         const uint64_t bad1 = afmt_text_slot_check(AFMT_B(src, o_dtype), 8);
         if (bad1 < 8) {
-            return afmt_fail(err, AFMT_E_VALUE, &path, "dtype", AFMT_NO_INDEX, o_dtype + bad1, "byte %" PRIu64 " is 0x%02x: a text slot holds ASCII followed by NUL padding", bad1, *AFMT_B(src, o_dtype + bad1));
+            return afmt_fail(err, AFMT_E_VALUE, &path, "dtype", AFMT_NO_INDEX, o_dtype + bad1,
+                    "byte %" PRIu64 " is 0x%02x: a text slot holds ASCII followed by NUL padding",
+                    bad1, *AFMT_B(src, o_dtype + bad1));
         }
 
-        /* lookup el in table dtypes */
+        /* lookup el in table dtypes (spec/tenbin.json /body/0/body/2/body/1) */
         afmt_dtype el_dtype = AFMT_DTYPE_INVALID;
         uint64_t el_size = 0;
         afmt_encoding el_enc = AFMT_ENC_PLAIN;
@@ -131,141 +149,194 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
         if (el_dtype == AFMT_DTYPE_INVALID) {
             char esc0[35];
             afmt_escape_text(AFMT_B(src, o_dtype), 8, esc0, sizeof esc0);
-            return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, &path, "dtype", AFMT_NO_INDEX, o_dtype, "no entry of table dtypes matches (dtype = %s): unknown type code" "; known: 'f2' f16, 'f4' f32, 'f8' f64, 'i1' i8, 'i2' i16, 'i4' i32, 'i8' i64, 'u1' u8, 'u2' u16, 'u4' u32, 'u8' u64", esc0);
+            return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, &path, "dtype", AFMT_NO_INDEX, o_dtype,
+                    "no entry of table dtypes matches (dtype = %s): unknown type code"
+                    "; known: 'f2' f16, 'f4' f32, 'f8' f64, 'i1' i8, 'i2' i16, 'i4' i32, 'i8' i64, "
+                    "'u1' u8, 'u2' u16, 'u4' u32, 'u8' u64", esc0);
         }
 
-        /* info: 8 bytes of text */
+        /* info: 8 bytes of text (spec/tenbin.json /body/0/body/2/body/2) */
         if (!afmt_src_have(src, end_header, pos, 8)) {
-            return afmt_src_short_ex(src, err, &path, "info", AFMT_NO_INDEX, pos, end_header, 8, 0, "info", &rc_header);
+            return afmt_src_short_ex(src, err, &path, "info", AFMT_NO_INDEX, pos, end_header, 8, 0,
+                    "info", &rc_header);
         }
         const uint64_t o_info = pos;
         pos += 8;
-        if (opt->fields) afmt_report_field(opt, &path, "info", AFMT_FIELD_BYTES, o_info, 0, 1, 8, 0, AFMT_B(src, o_info), NULL);
+        if (opt->fields) afmt_report_field(opt, &path, "info", AFMT_FIELD_BYTES, o_info, 0, 1, 8,
+                0, AFMT_B(src, o_info), NULL);
         const uint64_t bad2 = afmt_text_slot_check(AFMT_B(src, o_info), 8);
         if (bad2 < 8) {
-            return afmt_fail(err, AFMT_E_VALUE, &path, "info", AFMT_NO_INDEX, o_info + bad2, "byte %" PRIu64 " is 0x%02x: a text slot holds ASCII followed by NUL padding", bad2, *AFMT_B(src, o_info + bad2));
+            return afmt_fail(err, AFMT_E_VALUE, &path, "info", AFMT_NO_INDEX, o_info + bad2,
+                    "byte %" PRIu64 " is 0x%02x: a text slot holds ASCII followed by NUL padding",
+                    bad2, *AFMT_B(src, o_info + bad2));
         }
 
-        /* ndim: i64 little-endian */
+        /* ndim: i64 little-endian (spec/tenbin.json /body/0/body/2/body/3) */
         if (!afmt_src_have(src, end_header, pos, 8)) {
-            return afmt_src_short_ex(src, err, &path, "ndim", AFMT_NO_INDEX, pos, end_header, 8, 0, "ndim", &rc_header);
+            return afmt_src_short_ex(src, err, &path, "ndim", AFMT_NO_INDEX, pos, end_header, 8, 0,
+                    "ndim", &rc_header);
         }
         const uint64_t o_ndim = pos;
         const int64_t v_ndim = afmt_as_i64(afmt_load_u64le(AFMT_B(src, pos)), 64);
         pos += 8;
-        if (opt->fields) afmt_report_field(opt, &path, "ndim", AFMT_FIELD_INT, o_ndim, 0, 1, 8, 0, AFMT_B(src, o_ndim), NULL);
+        if (opt->fields) afmt_report_field(opt, &path, "ndim", AFMT_FIELD_INT, o_ndim, 0, 1, 8, 0,
+                AFMT_B(src, o_ndim), NULL);
         if (!(v_ndim >= INT64_C(0))) {
-            return afmt_fail(err, AFMT_E_NEGATIVE, &path, "ndim", AFMT_NO_INDEX, o_ndim, "ndim is negative: `ndim >= 0` does not hold (ndim = %" PRId64 ")", v_ndim);
+            return afmt_fail(err, AFMT_E_NEGATIVE, &path, "ndim", AFMT_NO_INDEX, o_ndim,
+                    "ndim is negative: `ndim >= 0` does not hold (ndim = %" PRId64 ")", v_ndim);
         }
         if (!(v_ndim <= INT64_C(9))) {
-            if (afmt_tolerate(opt, vis, err, AFMT_E_CONSTRAINT, &path, "ndim", AFMT_NO_INDEX, o_ndim, "the reference writer refuses 10 or more dimensions: `ndim <= 9` does not hold (ndim = %" PRId64 ")", v_ndim)) return -1;
+            if (afmt_tolerate(opt, vis, err, AFMT_E_CONSTRAINT, &path, "ndim", AFMT_NO_INDEX,
+                    o_ndim,
+                    "the reference writer refuses 10 or more dimensions: `ndim <= 9` does not hold "
+                    "(ndim = %" PRId64 ")", v_ndim)) return -1;
         }
 
-        /* dims: ndim of i64 little-endian */
+        /* dims: ndim of i64 little-endian (spec/tenbin.json /body/0/body/2/body/4) */
         const uint64_t n_dims = (uint64_t)v_ndim;
         if (n_dims > opt->limits.max_rank || n_dims > AFMT_RANK_CAP) {
-            return afmt_fail(err, AFMT_E_LIMIT, &path, "ndim", AFMT_NO_INDEX, o_ndim, "rank %" PRIu64 " exceeds the limit of %" PRIu64 "", n_dims, opt->limits.max_rank < AFMT_RANK_CAP ? opt->limits.max_rank : (uint64_t)AFMT_RANK_CAP);
+            return afmt_fail(err, AFMT_E_LIMIT, &path, "ndim", AFMT_NO_INDEX, o_ndim, "rank %"
+                    PRIu64 " exceeds the limit of %" PRIu64 "", n_dims,
+                    opt->limits.max_rank < AFMT_RANK_CAP ? opt->limits.max_rank : (uint64_t)AFMT_RANK_CAP);
         }
         if (n_dims > (end_header - pos) / 8 || !afmt_src_have(src, end_header, pos, n_dims * 8)) {
-            return afmt_src_short_ex(src, err, &path, "dims", AFMT_NO_INDEX, pos, end_header, n_dims, 8, "dims", &rc_header);
+            return afmt_src_short_ex(src, err, &path, "dims", AFMT_NO_INDEX, pos, end_header,
+                    n_dims, 8, "dims", &rc_header);
         }
         const uint64_t o_dims = pos;
         pos += n_dims * 8;
-        if (opt->fields) afmt_report_field(opt, &path, "dims", AFMT_FIELD_INT, o_dims, 1, n_dims, 8, 0, AFMT_B(src, o_dims), NULL);
+        if (opt->fields) afmt_report_field(opt, &path, "dims", AFMT_FIELD_INT, o_dims, 1, n_dims,
+                8, 0, AFMT_B(src, o_dims), NULL);
         for (uint64_t i_dims = 0; i_dims < n_dims; i_dims++) {
             const int64_t e_dims = afmt_as_i64(afmt_load_u64le(AFMT_B(src, o_dims + (uint64_t)8 * i_dims)), 64);
             if (!(e_dims >= INT64_C(0))) {
-                return afmt_fail(err, AFMT_E_NEGATIVE, &path, "dims", i_dims, o_dims + (uint64_t)8 * i_dims, "dimension is negative: `dims >= 0` does not hold (dims = %" PRId64 ")", e_dims);
+                return afmt_fail(err, AFMT_E_NEGATIVE, &path, "dims", i_dims,
+                        o_dims + (uint64_t)8 * i_dims,
+                        "dimension is negative: `dims >= 0` does not hold (dims = %" PRId64 ")",
+                        e_dims);
             }
         }
         if (pos != end_header) {
             if (!afmt_src_skip_to(src, end_header)) {
-                return afmt_src_short(src, err, &path, "header", AFMT_NO_INDEX, end_header - size_header, src->len, size_header, "header");
+                return afmt_src_short(src, err, &path, "header", AFMT_NO_INDEX,
+                        end_header - size_header, src->len, size_header, "header");
             }
-            if (afmt_tolerate(opt, vis, err, AFMT_E_SIZE, &path, "header_len", AFMT_NO_INDEX, o_header_len, "%" PRIu64 " bytes of header are not used: its content takes %" PRIu64 " of header_len = %" PRIu64 "", end_header - pos, pos - (end_header - size_header), size_header)) return -1;
+            if (afmt_tolerate(opt, vis, err, AFMT_E_SIZE, &path, "header_len", AFMT_NO_INDEX,
+                    o_header_len, "%" PRIu64 " bytes of header are not used: its content takes %"
+                    PRIu64 " of header_len = %" PRIu64 "", end_header - pos,
+                    pos - (end_header - size_header), size_header)) return -1;
         }
         pos = end_header;
 
-        /* pad header_padding: roundup(header_len, 64) - header_len zero bytes */
+        /*
+         * pad header_padding: roundup(header_len, 64) - header_len zero bytes (spec/tenbin.json
+         * /body/0/body/3)
+         */
         uint64_t t3;
         if (!afmt_roundup_u64((uint64_t)v_header_len, UINT64_C(64), &t3)) {
-            return afmt_fail(err, AFMT_E_OVERFLOW, &path, "header_padding", AFMT_NO_INDEX, pos, "`roundup(header_len, 64) - header_len` overflows 64 bits or divides by zero");
+            return afmt_fail(err, AFMT_E_OVERFLOW, &path, "header_padding", AFMT_NO_INDEX, pos,
+                    "`roundup(header_len, 64) - header_len` overflows 64 bits or divides by zero");
         }
         uint64_t t4;
         if (!afmt_sub_u64(t3, (uint64_t)v_header_len, &t4)) {
-            return afmt_fail(err, AFMT_E_NEGATIVE, &path, "header_padding", AFMT_NO_INDEX, pos, "`roundup(header_len, 64) - header_len` is below zero");
+            return afmt_fail(err, AFMT_E_NEGATIVE, &path, "header_padding", AFMT_NO_INDEX, pos,
+                    "`roundup(header_len, 64) - header_len` is below zero");
         }
         const uint64_t pad_header_padding = t4;
         uint64_t nz_header_padding = pad_header_padding;
-        if (!afmt_src_take(src, src->len, pos, pad_header_padding, afmt_src_scan_zero, NULL, &nz_header_padding)) {
-            if (src->io_error) return afmt_src_short(src, err, &path, "header_padding", AFMT_NO_INDEX, pos, src->len, pad_header_padding, "padding");
-            if (afmt_tolerate(opt, vis, err, AFMT_E_TRUNCATED, &path, "header_padding", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes of padding, only %" PRIu64 " left", pad_header_padding, src->len - pos)) return -1;
+        if (!afmt_src_take(src, src->len, pos, pad_header_padding, afmt_src_scan_zero, NULL,
+                &nz_header_padding)) {
+            if (src->io_error) return afmt_src_short(src, err, &path, "header_padding",
+                    AFMT_NO_INDEX, pos, src->len, pad_header_padding, "padding");
+            if (afmt_tolerate(opt, vis, err, AFMT_E_TRUNCATED, &path, "header_padding",
+                    AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes of padding, only %" PRIu64 " left"
+                    , pad_header_padding, src->len - pos)) return -1;
             pos = src->len;
         } else {
             if (nz_header_padding < pad_header_padding) {
-                if (afmt_tolerate(opt, vis, err, AFMT_E_PADDING, &path, "header_padding", AFMT_NO_INDEX, pos + nz_header_padding, "padding byte is 0x%02x, not 0", src->bad_byte)) return -1;
+                if (afmt_tolerate(opt, vis, err, AFMT_E_PADDING, &path, "header_padding",
+                        AFMT_NO_INDEX, pos + nz_header_padding, "padding byte is 0x%02x, not 0",
+                        src->bad_byte)) return -1;
             }
             pos += pad_header_padding;
         }
 
-        /* data_magic: 8 bytes of raw bytes */
+        /* data_magic: 8 bytes of raw bytes (spec/tenbin.json /body/0/body/4) */
         if (!afmt_src_have(src, src->len, pos, 8)) {
-            return afmt_src_short_ex(src, err, &path, "data_magic", AFMT_NO_INDEX, pos, src->len, 8, 0, "data_magic", NULL);
+            return afmt_src_short_ex(src, err, &path, "data_magic", AFMT_NO_INDEX, pos, src->len,
+                    8, 0, "data_magic", NULL);
         }
         const uint64_t o_data_magic = pos;
         pos += 8;
-        if (opt->fields) afmt_report_field(opt, &path, "data_magic", AFMT_FIELD_BYTES, o_data_magic, 0, 1, 8, 0, AFMT_B(src, o_data_magic), NULL);
+        if (opt->fields) afmt_report_field(opt, &path, "data_magic", AFMT_FIELD_BYTES,
+                o_data_magic, 0, 1, 8, 0, AFMT_B(src, o_data_magic), NULL);
         if (memcmp(AFMT_B(src, o_data_magic), "~TenBin~", 8) != 0) {
-            return afmt_fail_bytes(err, AFMT_E_MAGIC, &path, "data_magic", o_data_magic, (const uint8_t *)"~TenBin~", AFMT_B(src, o_data_magic), 8);
+            return afmt_fail_bytes(err, AFMT_E_MAGIC, &path, "data_magic", o_data_magic,
+                    (const uint8_t *)"~TenBin~", AFMT_B(src, o_data_magic), 8);
         }
 
-        /* data_len: i64 little-endian */
+        /* data_len: i64 little-endian (spec/tenbin.json /body/0/body/5) */
         if (!afmt_src_have(src, src->len, pos, 8)) {
-            return afmt_src_short_ex(src, err, &path, "data_len", AFMT_NO_INDEX, pos, src->len, 8, 0, "data_len", NULL);
+            return afmt_src_short_ex(src, err, &path, "data_len", AFMT_NO_INDEX, pos, src->len, 8,
+                    0, "data_len", NULL);
         }
         const uint64_t o_data_len = pos;
         const int64_t v_data_len = afmt_as_i64(afmt_load_u64le(AFMT_B(src, pos)), 64);
         pos += 8;
-        if (opt->fields) afmt_report_field(opt, &path, "data_len", AFMT_FIELD_INT, o_data_len, 0, 1, 8, 0, AFMT_B(src, o_data_len), NULL);
+        if (opt->fields) afmt_report_field(opt, &path, "data_len", AFMT_FIELD_INT, o_data_len, 0,
+                1, 8, 0, AFMT_B(src, o_data_len), NULL);
         if (!(v_data_len >= INT64_C(0))) {
-            return afmt_fail(err, AFMT_E_NEGATIVE, &path, "data_len", AFMT_NO_INDEX, o_data_len, "chunk length is negative: `data_len >= 0` does not hold (data_len = %" PRId64 ")", v_data_len);
+            return afmt_fail(err, AFMT_E_NEGATIVE, &path, "data_len", AFMT_NO_INDEX, o_data_len,
+                    "chunk length is negative: `data_len >= 0` does not hold (data_len = %" PRId64
+                    ")", v_data_len);
         }
 
-        /* check data_len == prod(dims) * sizeof(el) */
+        /*
+         * check data_len == prod(dims) * sizeof(el) (spec/tenbin.json /body/0/body/6): surplus data
+         * bytes are the one tolerance here: the region below skips them without a second warning
+         */
         uint64_t t5;
         uint64_t bad6 = 0;
         const int rc7 = afmt_field_prod(AFMT_B(src, o_dims), n_dims, 8, 1, 0, &t5, &bad6);
         if (rc7 == AFMT_E_NEGATIVE) {
-            return afmt_fail(err, AFMT_E_NEGATIVE, &path, "dims", bad6, o_dims + 8 * bad6, "dims[%" PRIu64 "] is negative", bad6);
+            return afmt_fail(err, AFMT_E_NEGATIVE, &path, "dims", bad6, o_dims + 8 * bad6, "dims[%"
+                    PRIu64 "] is negative", bad6);
         } else if (rc7 != AFMT_OK) {
-            return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data_len", AFMT_NO_INDEX, o_data_len, "`data_len == prod(dims) * sizeof(el)` overflows 64 bits");
+            return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data_len", AFMT_NO_INDEX, o_data_len,
+                    "`data_len == prod(dims) * sizeof(el)` overflows 64 bits");
         }
         uint64_t t8;
         if (!afmt_mul_u64(t5, el_size, &t8)) {
-            return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data_len", AFMT_NO_INDEX, o_data_len, "`data_len == prod(dims) * sizeof(el)` overflows 64 bits");
+            return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data_len", AFMT_NO_INDEX, o_data_len,
+                    "`data_len == prod(dims) * sizeof(el)` overflows 64 bits");
         }
         if (afmt_cmp_i64_u64(v_data_len, t8) != 0) {
-            if (afmt_tolerate(opt, vis, err, AFMT_E_SIZE, &path, "data_len", AFMT_NO_INDEX, o_data_len, "expected %" PRId64 " = prod(dims) * sizeof(el), found %" PRId64 "", (int64_t)t8, v_data_len)) return -1;
+            if (afmt_tolerate(opt, vis, err, AFMT_E_SIZE, &path, "data_len", AFMT_NO_INDEX,
+                    o_data_len, "expected %" PRId64 " = prod(dims) * sizeof(el), found %" PRId64 ""
+                    , (int64_t)t8, v_data_len)) return -1;
         }
 
-        /* region data_chunk of data_len bytes */
+        /* region data_chunk of data_len bytes (spec/tenbin.json /body/0/body/7) */
         const uint64_t size_data_chunk = (uint64_t)v_data_len;
         if (src->len - pos < size_data_chunk) {
-            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "data_chunk", AFMT_NO_INDEX, pos, "is %" PRIu64 " bytes long, only %" PRIu64 " left", size_data_chunk, src->len - pos);
+            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "data_chunk", AFMT_NO_INDEX, pos, "is %"
+                    PRIu64 " bytes long, only %" PRIu64 " left", size_data_chunk, src->len - pos);
         }
         const uint64_t end_data_chunk = pos + size_data_chunk;
         const afmt_region_ctx rc_data_chunk = { "data_chunk", "data_len", size_data_chunk };
         (void)rc_data_chunk;
 
-        /* array data: el elements, row-major */
+        /* array data: el elements, row-major (spec/tenbin.json /body/0/body/7/body/0) */
         uint64_t n_data = 1;
         uint64_t t9;
         uint64_t bad10 = 0;
         const int rc11 = afmt_field_prod(AFMT_B(src, o_dims), n_dims, 8, 1, 0, &t9, &bad10);
         if (rc11 == AFMT_E_NEGATIVE) {
-            return afmt_fail(err, AFMT_E_NEGATIVE, &path, "dims", bad10, o_dims + 8 * bad10, "dims[%" PRIu64 "] is negative", bad10);
+            return afmt_fail(err, AFMT_E_NEGATIVE, &path, "dims", bad10, o_dims + 8 * bad10,
+                    "dims[%" PRIu64 "] is negative", bad10);
         } else if (rc11 != AFMT_OK) {
-            return afmt_fail(err, AFMT_E_OVERFLOW, &path, "dims", AFMT_NO_INDEX, o_dims, "`prod(dims)` overflows 64 bits");
+            return afmt_fail(err, AFMT_E_OVERFLOW, &path, "dims", AFMT_NO_INDEX, o_dims,
+                    "`prod(dims)` overflows 64 bits");
         }
         n_data = t9;
         const uint64_t stored_data = n_data;
@@ -273,7 +344,9 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
         if (el_enc == AFMT_ENC_BITS_LSB) {
             nbytes_data = afmt_ceil_div_u64(stored_data, 8);
         } else if (!afmt_mul_u64(stored_data, el_size, &nbytes_data)) {
-            return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data", AFMT_NO_INDEX, pos, "%" PRIu64 " elements of %s overflow 64 bits of bytes", stored_data, afmt_dtype_name(el_dtype));
+            return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data", AFMT_NO_INDEX, pos, "%" PRIu64
+                    " elements of %s overflow 64 bits of bytes", stored_data,
+                    afmt_dtype_name(el_dtype));
         }
         afmt_array a_data;
         const int want_data = vis != NULL && vis->on_array != NULL;
@@ -281,7 +354,8 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
             afmt_array_init(&a_data, el_dtype);
             a_data.elsize = el_size;
             if (n_dims > AFMT_RANK_CAP) {
-                return afmt_fail(err, AFMT_E_LIMIT, &path, "dims", AFMT_NO_INDEX, o_dims, "rank %" PRIu64 " exceeds %d", n_dims, AFMT_RANK_CAP);
+                return afmt_fail(err, AFMT_E_LIMIT, &path, "dims", AFMT_NO_INDEX, o_dims, "rank %"
+                        PRIu64 " exceeds %d", n_dims, AFMT_RANK_CAP);
             }
             a_data.rank = (uint32_t)n_dims;
             for (uint64_t k = 0; k < n_dims; k++)
@@ -298,53 +372,70 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
         }
         uint64_t bad_data = nbytes_data;
         if (!afmt_src_take(src, end_data_chunk, pos, nbytes_data, NULL, (void *)NULL, &bad_data)) {
-            return afmt_src_short_ex(src, err, &path, "data", AFMT_NO_INDEX, pos, end_data_chunk, nbytes_data, 0, "the payload", &rc_data_chunk);
+            return afmt_src_short_ex(src, err, &path, "data", AFMT_NO_INDEX, pos, end_data_chunk,
+                    nbytes_data, 0, "the payload", &rc_data_chunk);
         }
         if (want_data) {
             a_data.data = afmt_src_ptr(src, pos, nbytes_data);
             if (vis->on_array(vis->ctx, &a_data) != 0) {
-                return afmt_fail(err, AFMT_E_CALLBACK, &path, "data", AFMT_NO_INDEX, pos, "stopped by the caller");
+                return afmt_fail(err, AFMT_E_CALLBACK, &path, "data", AFMT_NO_INDEX, pos,
+                        "stopped by the caller");
             }
         }
         narrays++;
         pos += nbytes_data;
         if (pos != end_data_chunk && !afmt_src_skip_to(src, end_data_chunk)) {
-            return afmt_src_short(src, err, &path, "data_chunk", AFMT_NO_INDEX, end_data_chunk - size_data_chunk, src->len, size_data_chunk, "data_chunk");
+            return afmt_src_short(src, err, &path, "data_chunk", AFMT_NO_INDEX,
+                    end_data_chunk - size_data_chunk, src->len, size_data_chunk, "data_chunk");
         }
         pos = end_data_chunk;
 
-        /* pad data_padding: roundup(data_len, 64) - data_len zero bytes */
+        /*
+         * pad data_padding: roundup(data_len, 64) - data_len zero bytes (spec/tenbin.json
+         * /body/0/body/8)
+         */
         uint64_t t12;
         if (!afmt_roundup_u64((uint64_t)v_data_len, UINT64_C(64), &t12)) {
-            return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data_padding", AFMT_NO_INDEX, pos, "`roundup(data_len, 64) - data_len` overflows 64 bits or divides by zero");
+            return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data_padding", AFMT_NO_INDEX, pos,
+                    "`roundup(data_len, 64) - data_len` overflows 64 bits or divides by zero");
         }
         uint64_t t13;
         if (!afmt_sub_u64(t12, (uint64_t)v_data_len, &t13)) {
-            return afmt_fail(err, AFMT_E_NEGATIVE, &path, "data_padding", AFMT_NO_INDEX, pos, "`roundup(data_len, 64) - data_len` is below zero");
+            return afmt_fail(err, AFMT_E_NEGATIVE, &path, "data_padding", AFMT_NO_INDEX, pos,
+                    "`roundup(data_len, 64) - data_len` is below zero");
         }
         const uint64_t pad_data_padding = t13;
         uint64_t nz_data_padding = pad_data_padding;
-        if (!afmt_src_take(src, src->len, pos, pad_data_padding, afmt_src_scan_zero, NULL, &nz_data_padding)) {
-            if (src->io_error) return afmt_src_short(src, err, &path, "data_padding", AFMT_NO_INDEX, pos, src->len, pad_data_padding, "padding");
-            if (afmt_tolerate(opt, vis, err, AFMT_E_TRUNCATED, &path, "data_padding", AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes of padding, only %" PRIu64 " left", pad_data_padding, src->len - pos)) return -1;
+        if (!afmt_src_take(src, src->len, pos, pad_data_padding, afmt_src_scan_zero, NULL,
+                &nz_data_padding)) {
+            if (src->io_error) return afmt_src_short(src, err, &path, "data_padding",
+                    AFMT_NO_INDEX, pos, src->len, pad_data_padding, "padding");
+            if (afmt_tolerate(opt, vis, err, AFMT_E_TRUNCATED, &path, "data_padding",
+                    AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes of padding, only %" PRIu64 " left"
+                    , pad_data_padding, src->len - pos)) return -1;
             pos = src->len;
         } else {
             if (nz_data_padding < pad_data_padding) {
-                if (afmt_tolerate(opt, vis, err, AFMT_E_PADDING, &path, "data_padding", AFMT_NO_INDEX, pos + nz_data_padding, "padding byte is 0x%02x, not 0", src->bad_byte)) return -1;
+                if (afmt_tolerate(opt, vis, err, AFMT_E_PADDING, &path, "data_padding",
+                        AFMT_NO_INDEX, pos + nz_data_padding, "padding byte is 0x%02x, not 0",
+                        src->bad_byte)) return -1;
             }
             pos += pad_data_padding;
         }
         if (pos == start_array) {
-            return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "array", AFMT_NO_INDEX, pos, "a repetition consumed no bytes");
+            return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "array", AFMT_NO_INDEX, pos,
+                    "a repetition consumed no bytes");
         }
     }
     afmt_path_pop(&path);
 
     /* trailer: nothing may follow */
     const int at_end = afmt_src_at_end(src, src->len, pos);
-    if (at_end < 0) return afmt_src_short(src, err, &path, "trailer", AFMT_NO_INDEX, pos, src->len, 1, "the end of the input");
+    if (at_end < 0) return afmt_src_short(src, err, &path, "trailer", AFMT_NO_INDEX, pos, src->len,
+            1, "the end of the input");
     if (at_end == 0) {
-        if (afmt_tolerate(opt, vis, err, AFMT_E_TRAILING, &path, "trailer", AFMT_NO_INDEX, pos, "%" PRIu64 " bytes after the end of the data", afmt_src_rest(src, pos))) return -1;
+        if (afmt_tolerate(opt, vis, err, AFMT_E_TRAILING, &path, "trailer", AFMT_NO_INDEX, pos, "%"
+                PRIu64 " bytes after the end of the data", afmt_src_rest(src, pos))) return -1;
     }
     (void)narrays;
     return 0;
@@ -372,7 +463,9 @@ static int tenbin_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
         (void)A_data;
         if (A_data->encoding != AFMT_ENC_PLAIN || A_data->endian != AFMT_LITTLE || A_data->stride != A_data->elsize ||
             (A_data->rank > 1 && A_data->order != AFMT_ROW_MAJOR)) {
-            return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0, "array %u must be plain, little-endian and row-major (see afmt_array_to_plain)", (unsigned)ai);
+            return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0,
+                    "array %u must be plain, little-endian and row-major (see afmt_array_to_plain)"
+                    , (unsigned)ai);
         }
         uint8_t w_dtype[8] = {0};
         afmt_dtype el_dtype = AFMT_DTYPE_INVALID;
@@ -424,7 +517,8 @@ static int tenbin_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
             el_size = afmt_dtype_get(AFMT_U64)->size;
         }
         if (el_dtype == AFMT_DTYPE_INVALID) {
-            return afmt_fail(err, AFMT_E_TYPE, NULL, "dtype", AFMT_NO_INDEX, 0, "tenbin cannot hold elements of type %s", afmt_dtype_name(A_data->dtype));
+            return afmt_fail(err, AFMT_E_TYPE, NULL, "dtype", AFMT_NO_INDEX, 0,
+                    "tenbin cannot hold elements of type %s", afmt_dtype_name(A_data->dtype));
         }
         (void)el_size;
         (void)el_enc;
@@ -436,58 +530,77 @@ static int tenbin_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
         const int64_t v_ndim = (int64_t)A_data->rank;
         int64_t t1;
         if (!afmt_mul_i64(INT64_C(8), v_ndim, &t1)) {
-            return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "header_len", AFMT_NO_INDEX, 0, "`24 + 8 * ndim` overflows 64 bits");
+            return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "header_len", AFMT_NO_INDEX, 0,
+                    "`24 + 8 * ndim` overflows 64 bits");
         }
         int64_t t2;
         if (!afmt_add_i64(INT64_C(24), t1, &t2)) {
-            return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "header_len", AFMT_NO_INDEX, 0, "`24 + 8 * ndim` overflows 64 bits");
+            return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "header_len", AFMT_NO_INDEX, 0,
+                    "`24 + 8 * ndim` overflows 64 bits");
         }
         const int64_t v_header_len = t2;
         uint8_t w_info[8] = {0};
         if (afmt_text_fill(w_info, 8, A_data->name) != 0) {
-            return afmt_fail(err, AFMT_E_TYPE, NULL, "info", AFMT_NO_INDEX, 0, "array name \"%s\" does not fit 8 bytes of printable ASCII", A_data->name);
+            return afmt_fail(err, AFMT_E_TYPE, NULL, "info", AFMT_NO_INDEX, 0,
+                    "array name \"%s\" does not fit 8 bytes of printable ASCII", A_data->name);
         }
         const uint64_t *w_dims = A_data->dims;
         const uint64_t n_dims = A_data->rank;
         for (uint64_t k = 0; k < n_dims; k++) {
             if (w_dims[k] > (uint64_t)INT64_MAX) {
-                return afmt_fail(err, AFMT_E_TYPE, NULL, "dims", k, 0, "dimension %" PRIu64 " does not fit a signed field", w_dims[k]);
+                return afmt_fail(err, AFMT_E_TYPE, NULL, "dims", k, 0, "dimension %" PRIu64
+                        " does not fit a signed field", w_dims[k]);
             }
         }
         uint8_t w_data_magic[8] = {0};
         memcpy(w_data_magic, "~TenBin~", 8);
         uint64_t t3;
         if (!afmt_u64s_prod(w_dims, n_dims, &t3)) {
-            return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "data_len", AFMT_NO_INDEX, 0, "`data_len == prod(dims) * sizeof(el)` overflows 64 bits");
+            return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "data_len", AFMT_NO_INDEX, 0,
+                    "`data_len == prod(dims) * sizeof(el)` overflows 64 bits");
         }
         uint64_t t4;
         if (!afmt_mul_u64(t3, el_size, &t4)) {
-            return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "data_len", AFMT_NO_INDEX, 0, "`data_len == prod(dims) * sizeof(el)` overflows 64 bits");
+            return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "data_len", AFMT_NO_INDEX, 0,
+                    "`data_len == prod(dims) * sizeof(el)` overflows 64 bits");
         }
         if (t4 > (uint64_t)INT64_MAX) {
-            return afmt_fail(err, AFMT_E_TYPE, NULL, "data_len", AFMT_NO_INDEX, 0, "value %" PRIu64 " of data_len does not fit a signed field", t4);
+            return afmt_fail(err, AFMT_E_TYPE, NULL, "data_len", AFMT_NO_INDEX, 0, "value %" PRIu64
+                    " of data_len does not fit a signed field", t4);
         }
         const int64_t v_data_len = (int64_t)t4;
         if (!(v_header_len >= INT64_C(0))) {
-            return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "header_len", AFMT_NO_INDEX, 0, "chunk length is negative: `header_len >= 0` does not hold (header_len = %" PRId64 ")", v_header_len);
+            return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "header_len", AFMT_NO_INDEX, 0,
+                    "chunk length is negative: `header_len >= 0` does not hold (header_len = %"
+                    PRId64 ")", v_header_len);
         }
         if (!((v_header_len % INT64_C(8)) == INT64_C(0))) {
-            return afmt_fail(err, AFMT_E_SIZE, NULL, "header_len", AFMT_NO_INDEX, 0, "a header is int64 words (the reference reader fails on anything else): `header_len %% 8 == 0` does not hold (header_len = %" PRId64 ")", v_header_len);
+            return afmt_fail(err, AFMT_E_SIZE, NULL, "header_len", AFMT_NO_INDEX, 0,
+                    "a header is int64 words (the reference reader fails on anything else): "
+                    "`header_len %% 8 == 0` does not hold (header_len = %" PRId64 ")",
+                    v_header_len);
         }
         if (!(v_ndim >= INT64_C(0))) {
-            return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "ndim", AFMT_NO_INDEX, 0, "ndim is negative: `ndim >= 0` does not hold (ndim = %" PRId64 ")", v_ndim);
+            return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "ndim", AFMT_NO_INDEX, 0,
+                    "ndim is negative: `ndim >= 0` does not hold (ndim = %" PRId64 ")", v_ndim);
         }
         if (!(v_ndim <= INT64_C(9))) {
-            return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "ndim", AFMT_NO_INDEX, 0, "the reference writer refuses 10 or more dimensions: `ndim <= 9` does not hold (ndim = %" PRId64 ")", v_ndim);
+            return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "ndim", AFMT_NO_INDEX, 0,
+                    "the reference writer refuses 10 or more dimensions: `ndim <= 9` does not hold "
+                    "(ndim = %" PRId64 ")", v_ndim);
         }
         for (uint64_t i_dims = 0; i_dims < n_dims; i_dims++) {
             const int64_t e_dims = (int64_t)w_dims[i_dims];
             if (!(e_dims >= INT64_C(0))) {
-                return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "dims", i_dims, 0, "dimension is negative: `dims >= 0` does not hold (dims = %" PRId64 ")", e_dims);
+                return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "dims", i_dims, 0,
+                        "dimension is negative: `dims >= 0` does not hold (dims = %" PRId64 ")",
+                        e_dims);
             }
         }
         if (!(v_data_len >= INT64_C(0))) {
-            return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "data_len", AFMT_NO_INDEX, 0, "chunk length is negative: `data_len >= 0` does not hold (data_len = %" PRId64 ")", v_data_len);
+            return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "data_len", AFMT_NO_INDEX, 0,
+                    "chunk length is negative: `data_len >= 0` does not hold (data_len = %" PRId64
+                    ")", v_data_len);
         }
         /* header_magic */
         if (afmt_sink_put(sink, w_header_magic, 8, err) != 0) return -1;
@@ -506,11 +619,13 @@ static int tenbin_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
         /* header_padding */
         uint64_t t5;
         if (!afmt_roundup_u64((uint64_t)v_header_len, UINT64_C(64), &t5)) {
-            return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "header_padding", AFMT_NO_INDEX, 0, "`roundup(header_len, 64) - header_len` overflows 64 bits or divides by zero");
+            return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "header_padding", AFMT_NO_INDEX, 0,
+                    "`roundup(header_len, 64) - header_len` overflows 64 bits or divides by zero");
         }
         uint64_t t6;
         if (!afmt_sub_u64(t5, (uint64_t)v_header_len, &t6)) {
-            return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "header_padding", AFMT_NO_INDEX, 0, "`roundup(header_len, 64) - header_len` is below zero");
+            return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "header_padding", AFMT_NO_INDEX, 0,
+                    "`roundup(header_len, 64) - header_len` is below zero");
         }
         if (afmt_sink_zeros(sink, t6, err) != 0) return -1;
         /* data_magic */
@@ -522,16 +637,19 @@ static int tenbin_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
         /* data_padding */
         uint64_t t7;
         if (!afmt_roundup_u64((uint64_t)v_data_len, UINT64_C(64), &t7)) {
-            return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "data_padding", AFMT_NO_INDEX, 0, "`roundup(data_len, 64) - data_len` overflows 64 bits or divides by zero");
+            return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "data_padding", AFMT_NO_INDEX, 0,
+                    "`roundup(data_len, 64) - data_len` overflows 64 bits or divides by zero");
         }
         uint64_t t8;
         if (!afmt_sub_u64(t7, (uint64_t)v_data_len, &t8)) {
-            return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "data_padding", AFMT_NO_INDEX, 0, "`roundup(data_len, 64) - data_len` is below zero");
+            return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "data_padding", AFMT_NO_INDEX, 0,
+                    "`roundup(data_len, 64) - data_len` is below zero");
         }
         if (afmt_sink_zeros(sink, t8, err) != 0) return -1;
     }
     if (wopt && wopt->trailer_len > 0) {
-        return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, 0, "tenbin does not allow data after the arrays");
+        return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, 0,
+                "tenbin does not allow data after the arrays");
     }
     return 0;
 }
