@@ -67,6 +67,7 @@ typedef struct emitter {
      * tested once is not tested again (line() forgets a proof when its
      * block closes). */
     char nonneg[64][96];
+    char nonneg_val[64][32]; /* for a derived value (known_note): its C name */
     int nonneg_indent[64];
     int nnonneg;
 } emitter;
@@ -95,6 +96,11 @@ void gen_error(emitter *m, const char *jpath, const char *fmt, ...)
  * nonneg_known asks. */
 void nonneg_note(emitter *m, const char *c);
 int nonneg_known(const emitter *m, const char *c);
+/* Derived values computed once per block: known_note records that the C
+ * variable val holds the value described by key (e.g. "prod(v_dims@o_dims)")
+ * to the end of the current block; known_find returns it or NULL. */
+void known_note(emitter *m, const char *key, const char *val);
+const char *known_find(const emitter *m, const char *key);
 /* Whether C expression c is a field's value `v_<name>` (a const local). */
 int is_field_value(const char *c);
 

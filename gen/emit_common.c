@@ -145,14 +145,34 @@ void nonneg_note(emitter *m, const char *c)
 {
     if (nonneg_known(m, c) || m->nnonneg >= 64 || strlen(c) >= sizeof m->nonneg[0]) return;
     snprintf(m->nonneg[m->nnonneg], sizeof m->nonneg[0], "%s", c);
+    m->nonneg_val[m->nnonneg][0] = 0;
     m->nonneg_indent[m->nnonneg++] = m->indent;
+}
+
+void known_note(emitter *m, const char *key, const char *val)
+{
+    if (known_find(m, key) || m->nnonneg >= 64 || strlen(key) >= sizeof m->nonneg[0] ||
+        strlen(val) >= sizeof m->nonneg_val[0])
+        return;
+    snprintf(m->nonneg[m->nnonneg], sizeof m->nonneg[0], "%s", key);
+    snprintf(m->nonneg_val[m->nnonneg], sizeof m->nonneg_val[0], "%s", val);
+    m->nonneg_indent[m->nnonneg++] = m->indent;
+}
+
+const char *known_find(const emitter *m, const char *key)
+{
+    int i;
+    for (i = 0; i < m->nnonneg; i++)
+        if (m->nonneg_val[i][0] && m->nonneg_indent[i] <= m->indent && strcmp(m->nonneg[i], key) == 0)
+            return m->nonneg_val[i];
+    return NULL;
 }
 
 int nonneg_known(const emitter *m, const char *c)
 {
     int i;
     for (i = 0; i < m->nnonneg; i++)
-        if (m->nonneg_indent[i] <= m->indent && strcmp(m->nonneg[i], c) == 0) return 1;
+        if (!m->nonneg_val[i][0] && m->nonneg_indent[i] <= m->indent && strcmp(m->nonneg[i], c) == 0) return 1;
     return 0;
 }
 

@@ -287,6 +287,17 @@ static cexpr call(emitter *m, expr *e, const char *text)
         NARGS(1);
         y = array_arg(m, e->args[0], fn, text);
         if (!y) { free(mt); return bad(); }
+        {
+            /* computed (and its failures reported) once per block */
+            char *key = xprintf("%s(%s@%s)", fn, y->c, m->writer ? y->count : y->off);
+            const char *have = known_find(m, key);
+            if (have) {
+                free(key);
+                free(mt);
+                return mk(xstrdup(have), VT_U);
+            }
+            free(key);
+        }
         t = tmp_name(m, "t");
         line(m, "uint64_t %s;", t);
         if (m->writer) {
@@ -324,6 +335,11 @@ static cexpr call(emitter *m, expr *e, const char *text)
             m->indent++; emit_fail(m, "overflow", LEN_NONE, fmt, NULL); m->indent--;
             line(m, "}");
             free(bad_i); free(rc); free(fmt); free(nfmt);
+        }
+        {
+            char *key = xprintf("%s(%s@%s)", fn, y->c, m->writer ? y->count : y->off);
+            known_note(m, key, t);
+            free(key);
         }
         free(mt);
         return mk(t, VT_U);
@@ -616,10 +632,15 @@ cexpr emit_expr(emitter *m, expr *e, const char *text)
         sbuf *saved = m->out;
         sbuf armb = {0}, armc = {0};
         int ind = m->indent;
+        /* what one arm proves or computes is not known in the other, nor
+         * after both: forget it (the arms are not emitted in order) */
+        int known = m->nnonneg;
         m->out = &armb; m->indent = ind + 1;
         b = emit_expr(m, e->b, text);
+        m->nnonneg = known;
         m->out = &armc; m->indent = ind + 1;
         c = emit_expr(m, e->c, text);
+        m->nnonneg = known;
         m->out = saved; m->indent = ind;
         if (b.t == VT_S && c.t == VT_S) {
             line(m, "int64_t %s;", t);
@@ -630,7 +651,9 @@ cexpr emit_expr(emitter *m, expr *e, const char *text)
         } else {
             /* unsigned result: conversions run inside each arm */
             m->out = &armb; m->indent = ind + 1; bc = to_u(m, b, text);
+            m->nnonneg = known;
             m->out = &armc; m->indent = ind + 1; cc = to_u(m, c, text);
+            m->nnonneg = known;
             m->out = saved; m->indent = ind;
             line(m, "uint64_t %s;", t);
             b.t = VT_U;

@@ -214,6 +214,7 @@ int emit_format(const spec *s, const char *outdir)
     if (m.errors) return -1;
     m.out = &wbody;
     m.nsyms = 0;
+    m.nnonneg = 0; /* nothing the validator proved holds in the writer */
     m.tmp = 0;
     emit_writer(&m);
     if (m.errors) return -1;

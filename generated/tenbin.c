@@ -328,17 +328,7 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
 
         /* array data: el elements, row-major (spec/tenbin.json /body/0/body/7/body/0) */
         uint64_t n_data = 1;
-        uint64_t t9;
-        uint64_t bad10 = 0;
-        const int rc11 = afmt_field_prod(AFMT_B(src, o_dims), n_dims, 8, 1, 0, &t9, &bad10);
-        if (rc11 == AFMT_E_NEGATIVE) {
-            return afmt_fail(err, AFMT_E_NEGATIVE, &path, "dims", bad10, o_dims + 8 * bad10,
-                    "dims[%" PRIu64 "] is negative", bad10);
-        } else if (rc11 != AFMT_OK) {
-            return afmt_fail(err, AFMT_E_OVERFLOW, &path, "dims", AFMT_NO_INDEX, o_dims,
-                    "`prod(dims)` overflows 64 bits");
-        }
-        n_data = t9;
+        n_data = t5;
         const uint64_t stored_data = n_data;
         uint64_t nbytes_data;
         if (el_enc == AFMT_ENC_BITS_LSB) {
@@ -394,17 +384,17 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
          * pad data_padding: roundup(data_len, 64) - data_len zero bytes (spec/tenbin.json
          * /body/0/body/8)
          */
-        uint64_t t12;
-        if (!afmt_roundup_u64((uint64_t)v_data_len, UINT64_C(64), &t12)) {
+        uint64_t t9;
+        if (!afmt_roundup_u64((uint64_t)v_data_len, UINT64_C(64), &t9)) {
             return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data_padding", AFMT_NO_INDEX, pos,
                     "`roundup(data_len, 64) - data_len` overflows 64 bits or divides by zero");
         }
-        uint64_t t13;
-        if (!afmt_sub_u64(t12, (uint64_t)v_data_len, &t13)) {
+        uint64_t t10;
+        if (!afmt_sub_u64(t9, (uint64_t)v_data_len, &t10)) {
             return afmt_fail(err, AFMT_E_NEGATIVE, &path, "data_padding", AFMT_NO_INDEX, pos,
                     "`roundup(data_len, 64) - data_len` is below zero");
         }
-        const uint64_t pad_data_padding = t13;
+        const uint64_t pad_data_padding = t10;
         uint64_t nz_data_padding = pad_data_padding;
         if (!afmt_src_take(src, src->len, pos, pad_data_padding, afmt_src_scan_zero, NULL,
                 &nz_data_padding)) {
