@@ -3,17 +3,9 @@
 # index (as afmt dump orders the values), and --allow-lossy does what
 # --help and the man page say it does.  One PASS/FAIL line per check.
 set -u
-BUILD=${1:-build}
-A="$BUILD/afmt"
-MAN="$(dirname "$0")/../../docs/afmt.1"
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-
-check() { # name, condition-command...
-    local name=$1
-    shift
-    if "$@"; then echo "PASS casts: $name"; else echo "FAIL casts: $name"; fi
-}
+SUITE=casts
+. "$(dirname "$0")/lib.sh" "$@"
+MAN="$REPO/docs/afmt.1"
 
 # Arrays with one value that does not fit i8, at a known logical index,
 # in column-major RawArray (storage index != logical) and row-major Futhark.
@@ -53,9 +45,9 @@ PY
 for base in c2 c3 c4 r2; do
     src=$(ls "$T/$base".ra "$T/$base".bin 2> /dev/null | head -1)
     want=$(cat "$T/$base.want")
-    "$A" dump "$src" > /dev/null 2>&1
+    "$AFMT" dump "$src" > /dev/null 2>&1
     for to in rawarray futhark; do
-        "$A" convert --to $to --dtype i8 "$src" "$T/out.$to" > "$T/out" 2>&1
+        "$AFMT" convert --to $to --dtype i8 "$src" "$T/out.$to" > "$T/out" 2>&1
         rc=$?
         check "$base to $to: refused with exit 1" test "$rc" = 1
         check "$base to $to: names element $want" grep -qF "element $want: value" "$T/out"
@@ -63,15 +55,15 @@ for base in c2 c3 c4 r2; do
 done
 
 # --allow-lossy: what the documentation says
-"$A" convert --to futhark --dtype i8 --allow-lossy "$T/lossy.bin" "$T/l8.bin" > /dev/null 2>&1
+"$AFMT" convert --to futhark --dtype i8 --allow-lossy "$T/lossy.bin" "$T/l8.bin" > /dev/null 2>&1
 check "lossy to i8: saturates, truncates toward 0, NaN is 0" \
-    test "$("$A" dump "$T/l8.bin")" = "[127i8, -128i8, 0i8, 2i8, -2i8, 0i8, 127i8]"
-"$A" convert --to futhark --dtype u8 --allow-lossy "$T/lossy.bin" "$T/lu8.bin" > /dev/null 2>&1
+    test "$("$AFMT" dump "$T/l8.bin")" = "[127i8, -128i8, 0i8, 2i8, -2i8, 0i8, 127i8]"
+"$AFMT" convert --to futhark --dtype u8 --allow-lossy "$T/lossy.bin" "$T/lu8.bin" > /dev/null 2>&1
 check "lossy to u8: saturates at 0 and 255" \
-    test "$("$A" dump "$T/lu8.bin")" = "[255u8, 0u8, 0u8, 2u8, 0u8, 0u8, 255u8]"
-"$A" convert --to futhark --dtype f32 --allow-lossy "$T/lossy.bin" "$T/lf.bin" > /dev/null 2>&1
-check "lossy to f32: too large becomes inf" sh -c "'$A' dump '$T/lf.bin' | grep -q ', f32.inf\]$'"
-"$A" convert --help > "$T/help" 2>&1
+    test "$("$AFMT" dump "$T/lu8.bin")" = "[255u8, 0u8, 0u8, 2u8, 0u8, 0u8, 255u8]"
+"$AFMT" convert --to futhark --dtype f32 --allow-lossy "$T/lossy.bin" "$T/lf.bin" > /dev/null 2>&1
+check "lossy to f32: too large becomes inf" sh -c "'$AFMT' dump '$T/lf.bin' | grep -q ', f32.inf\]$'"
+"$AFMT" convert --help > "$T/help" 2>&1
 check "--help says integer targets saturate" grep -q "saturates" "$T/help"
 check "--help does not say casts wrap" sh -c "! grep -q 'wrap' '$T/help'"
 check "--help says fractions truncate toward 0" grep -q "truncate" "$T/help"
@@ -90,7 +82,7 @@ for d in dims: n *= d
 sys.stdout.buffer.write(b'b\x02' + bytes([len(dims)]) + b' i32' + b''.join(struct.pack('<q', d) for d in dims) + bytes(4 * n))
 " > "$T/shape.bin"
     for to in daphne inebin; do
-        "$A" convert --to $to "$T/shape.bin" "$T/shape.out" > "$T/out" 2>&1
+        "$AFMT" convert --to $to "$T/shape.bin" "$T/shape.out" > "$T/out" 2>&1
         rc=$?
         check "rank $rank to $to: refused with exit 1" test "$rc" = 1
         check "rank $rank to $to: says what $to holds" grep -qF "$to holds 2-d matrices" "$T/out"
@@ -114,11 +106,11 @@ sys.stdout.buffer.write(b'rawarray' + struct.pack('<5Q', 0, 0, $elbyte, len(data
                         b''.join(struct.pack('<Q', d) for d in dims) + data + b'meta')
 " > "$T/opaque.ra"
     rm -f "$T/opaque2.ra"
-    "$A" convert "$T/opaque.ra" "$T/opaque2.ra" > "$T/out" 2>&1
+    "$AFMT" convert "$T/opaque.ra" "$T/opaque2.ra" > "$T/out" 2>&1
     rc=$?
     check "opaque elbyte $elbyte [$dims]: rawarray to rawarray exits 0" test "$rc" = 0
     check "opaque elbyte $elbyte [$dims]: byte for byte" cmp -s "$T/opaque.ra" "$T/opaque2.ra"
-    "$A" convert --to futhark "$T/opaque.ra" "$T/opaque.bin" > "$T/out" 2>&1
+    "$AFMT" convert --to futhark "$T/opaque.ra" "$T/opaque.bin" > "$T/out" 2>&1
     rc=$?
     check "opaque elbyte $elbyte [$dims]: futhark refuses (exit 1)" test "$rc" = 1
     check "opaque elbyte $elbyte [$dims]: futhark says why" grep -q "cannot hold elements of type opaque" "$T/out"
@@ -132,33 +124,33 @@ import struct, sys
 vals = [i // 7 for i in range(4096)]
 sys.stdout.buffer.write(b'b\x02\x02 i32' + struct.pack('<2q', 64, 64) + struct.pack('<4096i', *vals))
 " > "$T/big.bin"
-"$A" convert --compress "$T/big.bin" "$T/z.ra" > "$T/out" 2>&1
+"$AFMT" convert --compress "$T/big.bin" "$T/z.ra" > "$T/out" 2>&1
 check "--compress writes a compressed RawArray" python3 -c "
 import struct, sys
 d = open('$T/z.ra', 'rb').read()
 sys.exit(0 if struct.unpack('<Q', d[8:16])[0] & 2 and len(d) < 4096 * 4 else 1)"
-check "--compress keeps the values" test "$("$A" dump "$T/z.ra")" = "$("$A" dump "$T/big.bin")"
-"$A" convert "$T/z.ra" "$T/z2.ra" > "$T/out" 2>&1
+check "--compress keeps the values" test "$("$AFMT" dump "$T/z.ra")" = "$("$AFMT" dump "$T/big.bin")"
+"$AFMT" convert "$T/z.ra" "$T/z2.ra" > "$T/out" 2>&1
 check "a compressed RawArray converted to RawArray stays compressed" python3 -c "
 import struct, sys
 d = open('$T/z2.ra', 'rb').read()
 sys.exit(0 if struct.unpack('<Q', d[8:16])[0] & 2 else 1)"
-check "... with the same values" test "$("$A" dump "$T/z2.ra")" = "$("$A" dump "$T/big.bin")"
-"$A" convert --no-compress "$T/z.ra" "$T/z3.ra" > "$T/out" 2>&1
+check "... with the same values" test "$("$AFMT" dump "$T/z2.ra")" = "$("$AFMT" dump "$T/big.bin")"
+"$AFMT" convert --no-compress "$T/z.ra" "$T/z3.ra" > "$T/out" 2>&1
 check "--no-compress writes it uncompressed" python3 -c "
 import struct, sys
 d = open('$T/z3.ra', 'rb').read()
 sys.exit(0 if struct.unpack('<Q', d[8:16])[0] & 2 == 0 else 1)"
-"$A" convert --to futhark "$T/z.ra" "$T/z.bin" > "$T/out" 2>&1
+"$AFMT" convert --to futhark "$T/z.ra" "$T/z.bin" > "$T/out" 2>&1
 check "compressed to futhark says it is written uncompressed" grep -q "futhark cannot store compressed data: written uncompressed" "$T/out"
-"$A" convert --dtype f32 "$CORPUS/daphne/csr_f64_3x4.dbdf" "$T/c32.dbdf" > "$T/out" 2>&1
+"$AFMT" convert --dtype f32 "$CORPUS/daphne/csr_f64_3x4.dbdf" "$T/c32.dbdf" > "$T/out" 2>&1
 check "--dtype on a CSR matrix keeps it CSR" python3 -c "
 import sys
 d = open('$T/c32.dbdf', 'rb').read()
 sys.exit(0 if d[1] == 2 and len(d) == 53 + 8 * 4 + 3 * 8 + 3 * 4 else 1)"
-"$A" convert --to futhark --dtype f32 "$CORPUS/daphne/csr_f64_3x4.dbdf" "$T/c32.bin" > /dev/null 2>&1
-check "... with the same values" test "$("$A" dump "$T/c32.dbdf")" = "$("$A" dump "$T/c32.bin")"
-"$A" convert "$CORPUS/daphne/csr_f64_3x4.dbdf" "$T/c.ra" > "$T/out" 2>&1
+"$AFMT" convert --to futhark --dtype f32 "$CORPUS/daphne/csr_f64_3x4.dbdf" "$T/c32.bin" > /dev/null 2>&1
+check "... with the same values" test "$("$AFMT" dump "$T/c32.dbdf")" = "$("$AFMT" dump "$T/c32.bin")"
+"$AFMT" convert "$CORPUS/daphne/csr_f64_3x4.dbdf" "$T/c.ra" > "$T/out" 2>&1
 check "CSR to RawArray says it is written dense" grep -q "sparse (CSR); rawarray holds it only dense: written dense" "$T/out"
 
 # complex32 (two f16, RawArray eltype 4 elbyte 4) is an element type of its
@@ -169,13 +161,13 @@ parts = [1.5, -2.0, 0.25, 65504.0, -0.0, 3.0]   # exact in f16: (re, im) x 3
 data = struct.pack('<6e', *parts)
 sys.stdout.buffer.write(b'rawarray' + struct.pack('<5Q', 0, 4, 4, len(data), 1) + struct.pack('<Q', 3) + data)
 " > "$T/c32.ra"
-"$A" dump --list "$T/c32.ra" > "$T/out" 2>&1
+"$AFMT" dump --list "$T/c32.ra" > "$T/out" 2>&1
 check "c32: dump --list shows the values" grep -q "65504" "$T/out"
-"$A" convert "$T/c32.ra" "$T/c32b.ra" > /dev/null 2>&1
+"$AFMT" convert "$T/c32.ra" "$T/c32b.ra" > /dev/null 2>&1
 check "c32: rawarray round trip byte for byte" cmp -s "$T/c32.ra" "$T/c32b.ra"
-"$A" convert --dtype c64 "$T/c32.ra" "$T/c64.ra" > "$T/out" 2>&1
+"$AFMT" convert --dtype c64 "$T/c32.ra" "$T/c64.ra" > "$T/out" 2>&1
 check "c32 to c64 is exact (exit 0)" test $? = 0
-"$A" convert --dtype c32 "$T/c64.ra" "$T/c32c.ra" > /dev/null 2>&1
+"$AFMT" convert --dtype c32 "$T/c64.ra" "$T/c32c.ra" > /dev/null 2>&1
 check "c64 back to c32 gives the same bytes" cmp -s "$T/c32.ra" "$T/c32c.ra"
 python3 -c "
 import struct, sys
@@ -183,8 +175,10 @@ parts = [0.1, 0.0]
 data = struct.pack('<2f', *parts)
 sys.stdout.buffer.write(b'rawarray' + struct.pack('<5Q', 0, 4, 8, len(data), 1) + struct.pack('<Q', 1) + data)
 " > "$T/c64inexact.ra"
-"$A" convert --dtype c32 "$T/c64inexact.ra" "$T/x.ra" > "$T/out" 2>&1
+"$AFMT" convert --dtype c32 "$T/c64inexact.ra" "$T/x.ra" > "$T/out" 2>&1
 check "c64 0.1 to c32 is refused as lossy (exit 1)" test $? = 1
 check "... naming c32" grep -q "does not fit c32" "$T/out"
-"$A" convert --to tenbin "$T/c32.ra" "$T/x.ten" > "$T/out" 2>&1
+"$AFMT" convert --to tenbin "$T/c32.ra" "$T/x.ten" > "$T/out" 2>&1
 check "c32 to tenbin is refused with the type" grep -q "tenbin cannot hold elements of type c32" "$T/out"
+
+exit $FAILED

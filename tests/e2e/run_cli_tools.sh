@@ -7,42 +7,8 @@
 # ../shared samples are an extra set, used when present.
 set -u
 
-HERE="$(cd "$(dirname "$0")" && pwd)"
-REPO="$(cd "$HERE/../.." && pwd)"
+. "$(dirname "$0")/lib.sh" "$@"
 SAMPLES="${AFMT_SAMPLES:-$(cd "$REPO/../shared/samples" 2>/dev/null && pwd || true)}"
-BUILD_ARG=${1:-build}
-if [ -d "$BUILD_ARG" ]; then BUILD="$(cd "$BUILD_ARG" && pwd)"
-else BUILD="$(cd "$REPO/$BUILD_ARG" && pwd)"; fi
-VALIDATE="$BUILD/afmt-validate"
-AFMT="$BUILD/afmt"
-
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-FAILED=0
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; FAILED=1; }
-run() {
-    timeout 60 "$@" > "$T/out" 2> "$T/err"
-    RC=$?
-    OUT=$(cat "$T/out")
-    ERR=$(cat "$T/err")
-}
-expect_rc() {
-    if [ "$RC" -eq "$2" ]; then pass "$1"; else
-        fail "$1" "exit status $RC, want $2 (stdout: ${OUT:0:200}; stderr: ${ERR:0:300})"; fi
-}
-expect_out() {
-    if [ "$OUT" = "$2" ]; then pass "$1"; else
-        fail "$1" "stdout '${OUT:0:300}', want '$2' (rc $RC, stderr: ${ERR:0:200})"; fi
-}
-expect_out_has() {
-    if printf '%s' "$OUT" | grep -qF -- "$2"; then pass "$1"; else
-        fail "$1" "stdout lacks '$2': '${OUT:0:300}' (rc $RC, stderr: ${ERR:0:200})"; fi
-}
-expect_err_has() {
-    if printf '%s' "$ERR" | grep -qF -- "$2"; then pass "$1"; else
-        fail "$1" "stderr lacks '$2': '${ERR:0:300}' (rc $RC)"; fi
-}
 
 # An independent Futhark text reader (Python, not afmt's) and binary
 # Futhark writer/reader, shared by the checks below.

@@ -5,72 +5,12 @@
 # any check failed.  Needs python3 (JSON parsing, tar shards).
 set -u
 
-HERE="$(cd "$(dirname "$0")" && pwd)"
-REPO="$(cd "$HERE/../.." && pwd)"
+. "$(dirname "$0")/lib.sh" "$@"
 # Inputs from the repository alone (a plain clone has no ../shared): the
 # corpus's copies of reference samples, and files made below.
 SAMPLES="$REPO/corpus"
-BUILD_ARG=${1:-build}
-if [ -d "$BUILD_ARG" ]; then
-    BUILD="$(cd "$BUILD_ARG" && pwd)"
-elif [ -d "$REPO/$BUILD_ARG" ]; then
-    BUILD="$(cd "$REPO/$BUILD_ARG" && pwd)"
-else
-    echo "FAIL e2e-setup: no build directory '$BUILD_ARG'"
-    exit 1
-fi
-VALIDATE="$BUILD/afmt-validate"
-AFMT="$BUILD/afmt"
-for t in "$VALIDATE" "$AFMT"; do
-    if [ ! -x "$t" ]; then
-        echo "FAIL e2e-setup: $t is not built"
-        exit 1
-    fi
-done
-
-T=$(mktemp -d)
-trap 'rm -rf "$T"' EXIT
-FAILED=0
 # an f64 [4,4] RawArray whose values do not fit i8 exactly (fractions)
 python3 "$HERE/make_f64_ra.py" "$T/f64_4x4.ra"
-
-pass() { echo "PASS $1"; }
-fail() { echo "FAIL $1: $2"; FAILED=1; }
-
-# run CMD...: stdout in $OUT, stderr in $ERR, status in $RC (with a timeout
-# so that a hang is a failure, not a stuck suite).
-run() {
-    timeout 60 "$@" > "$T/out" 2> "$T/err"
-    RC=$?
-    OUT=$(cat "$T/out")
-    ERR=$(cat "$T/err")
-}
-# run_in FILE CMD...: the same with stdin from FILE.
-run_in() {
-    local input=$1
-    shift
-    timeout 60 "$@" < "$input" > "$T/out" 2> "$T/err"
-    RC=$?
-    OUT=$(cat "$T/out")
-    ERR=$(cat "$T/err")
-}
-
-expect_rc() { # name, want
-    if [ "$RC" -eq "$2" ]; then pass "$1"; else
-        fail "$1" "exit status $RC, want $2 (stdout: ${OUT:0:200}; stderr: ${ERR:0:200})"; fi
-}
-expect_out() { # name, want (exact stdout)
-    if [ "$OUT" = "$2" ]; then pass "$1"; else
-        fail "$1" "stdout '${OUT:0:300}', want '$2' (rc $RC, stderr: ${ERR:0:200})"; fi
-}
-expect_out_has() { # name, fixed string
-    if printf '%s' "$OUT" | grep -qF -- "$2"; then pass "$1"; else
-        fail "$1" "stdout lacks '$2': '${OUT:0:300}' (rc $RC, stderr: ${ERR:0:200})"; fi
-}
-expect_err_has() { # name, fixed string
-    if printf '%s' "$ERR" | grep -qF -- "$2"; then pass "$1"; else
-        fail "$1" "stderr lacks '$2': '${ERR:0:300}' (rc $RC)"; fi
-}
 
 RA="$SAMPLES/rawarray/test.ra"
 FUT="$SAMPLES/futhark/i32_2x3.bin"
@@ -576,5 +516,4 @@ run "$AFMT" convert "$SAMPLES/tenbin/two_arrays_i2_u1.ten" "$T/c11.ra"
 expect_rc convert-multi-into-single-refused 1
 expect_err_has convert-multi-into-single-message "holds 2 arrays"
 
-if [ "$FAILED" -ne 0 ]; then exit 1; fi
-exit 0
+exit $FAILED
