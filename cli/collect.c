@@ -4,35 +4,11 @@
 #include <inttypes.h>
 #include <string.h>
 
+#include "array_out.h"
 #include "formats.h"
 #include "json_out.h"
 #include "load.h"
 #include "sidecar.h"
-
-static void put_array_json(afmt_cli_buf *b, uint64_t index, const afmt_array *a)
-{
-    uint32_t i, rank = a->rank <= AFMT_RANK_CAP ? a->rank : AFMT_RANK_CAP;
-
-    afmt_cli_buf_puts(b, "{\"index\":");
-    afmt_cli_buf_u64(b, index);
-    afmt_cli_buf_puts(b, ",\"name\":");
-    afmt_cli_json_str(b, a->name, strnlen(a->name, sizeof a->name));
-    afmt_cli_buf_puts(b, ",\"dtype\":");
-    afmt_cli_json_cstr(b, afmt_dtype_name(a->dtype));
-    afmt_cli_buf_puts(b, ",\"shape\":[");
-    for (i = 0; i < rank; i++) {
-        if (i)
-            afmt_cli_buf_putc(b, ',');
-        afmt_cli_buf_u64(b, a->dims[i]);
-    }
-    afmt_cli_buf_puts(b, "],\"order\":");
-    afmt_cli_json_cstr(b, afmt_cli_order_name(a->order));
-    afmt_cli_buf_puts(b, ",\"offset\":");
-    afmt_cli_buf_u64(b, a->offset);
-    afmt_cli_buf_puts(b, ",\"nbytes\":");
-    afmt_cli_buf_u64(b, a->nbytes);
-    afmt_cli_buf_putc(b, '}');
-}
 
 static int on_array(void *ctx, const afmt_array *a)
 {
@@ -50,18 +26,12 @@ static int on_array(void *ctx, const afmt_array *a)
     if (w->cfg->json) {
         if (w->arrays_listed)
             afmt_cli_buf_putc(&w->arrays, ',');
-        put_array_json(&w->arrays, index, a);
+        afmt_cli_put_array_json(&w->arrays, index, a);
         w->arrays_listed++;
     } else if (w->cfg->verbose) {
-        afmt_array_describe(a, w->desc, sizeof w->desc);
-        afmt_cli_buf_printf(&w->arrays, "  [%" PRIu64 "] ", index);
-        if (a->name[0]) {
-            afmt_cli_buf_put_escaped(&w->arrays, a->name,
-                                     strnlen(a->name, sizeof a->name));
-            afmt_cli_buf_putc(&w->arrays, ' ');
-        }
-        afmt_cli_buf_printf(&w->arrays, "%s %s offset=%" PRIu64 "\n", w->desc,
-                            afmt_cli_order_name(a->order), a->offset);
+        afmt_cli_buf_puts(&w->arrays, "  ");
+        afmt_cli_put_array_label(&w->arrays, index, a);
+        afmt_cli_buf_printf(&w->arrays, " offset=%" PRIu64 "\n", a->offset);
         w->arrays_listed++;
     }
     return 0;

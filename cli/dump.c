@@ -13,6 +13,7 @@
 
 #include "afmt_internal.h"
 #include "args.h"
+#include "array_out.h"
 #include "buf.h"
 #include "cli.h"
 #include "formats.h"
@@ -32,7 +33,6 @@ typedef struct dump_ctx {
     int failed;
     int write_failed;
     afmt_error err;
-    char desc[8192];
 } dump_ctx;
 
 static void flush_out(dump_ctx *d)
@@ -163,13 +163,9 @@ static int dump_array(void *ctx, const afmt_array *a)
         d->index++;
         return 0;
     }
-    afmt_array_describe(a, d->desc, sizeof d->desc);
-    afmt_cli_buf_printf(&d->out, "# [%" PRIu64 "] ", d->index);
-    if (a->name[0]) {
-        afmt_cli_buf_put_escaped(&d->out, a->name, strnlen(a->name, sizeof a->name));
-        afmt_cli_buf_putc(&d->out, ' ');
-    }
-    afmt_cli_buf_printf(&d->out, "%s %s\n", d->desc, afmt_cli_order_name(a->order));
+    afmt_cli_buf_puts(&d->out, "# ");
+    afmt_cli_put_array_label(&d->out, d->index, a);
+    afmt_cli_buf_putc(&d->out, '\n');
     es = v.elsize;
     for (k = 0; k < v.count; k++) {
         put_value(&d->out, v.dtype, es, d->plain + k * es);

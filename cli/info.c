@@ -15,6 +15,7 @@
 
 #include "afmt.h"
 #include "args.h"
+#include "array_out.h"
 #include "buf.h"
 #include "cli.h"
 #include "formats.h"
@@ -123,17 +124,18 @@ static void on_field(void *ctx, const afmt_field_info *f)
 
     if (c->nfields++ >= INFO_MAX_FIELDS)
         return;
+    /* "bytes", or u/i, the bits, and the byte order of a multi-byte integer */
+    if (f->kind == AFMT_FIELD_BYTES)
+        snprintf(c->type, sizeof c->type, "bytes");
+    else
+        snprintf(c->type, sizeof c->type, "%c%u%s", f->kind == AFMT_FIELD_INT ? 'i' : 'u',
+                 f->width * 8, f->width > 1 ? (f->big_endian ? "be" : "le") : "");
     if (c->json) {
         if (c->nfields > 1)
             afmt_cli_buf_putc(b, ',');
         afmt_cli_buf_puts(b, "{\"field\":");
         afmt_cli_json_cstr(b, f->field);
         afmt_cli_buf_printf(b, ",\"offset\":%" PRIu64 ",\"width\":%" PRIu64, f->offset, width);
-        if (f->kind == AFMT_FIELD_BYTES)
-            snprintf(c->type, sizeof c->type, "bytes");
-        else
-            snprintf(c->type, sizeof c->type, "%c%u%s", f->kind == AFMT_FIELD_INT ? 'i' : 'u',
-                     f->width * 8, f->width > 1 ? (f->big_endian ? "be" : "le") : "");
         if (f->is_array)
             afmt_cli_buf_printf(b, ",\"count\":%" PRIu64, f->count);
         afmt_cli_buf_printf(b, ",\"type\":\"%s\"", c->type);
@@ -149,11 +151,6 @@ static void on_field(void *ctx, const afmt_field_info *f)
         afmt_cli_buf_putc(b, '}');
         return;
     }
-    if (f->kind == AFMT_FIELD_BYTES)
-        snprintf(c->type, sizeof c->type, "bytes");
-    else
-        snprintf(c->type, sizeof c->type, "%c%u%s", f->kind == AFMT_FIELD_INT ? 'i' : 'u',
-                 f->width * 8, f->width > 1 ? (f->big_endian ? "be" : "le") : "");
     afmt_cli_buf_printf(b, "  %10" PRIu64 " %6" PRIu64 "  %-5s ", f->offset, width, c->type);
     afmt_cli_buf_printf(b, "%-28s ", f->field);
     put_value(b, f, 0);
@@ -167,36 +164,19 @@ static int on_array(void *ctx, const afmt_array *a)
     info_ctx *c = ctx;
     afmt_cli_buf *b = &c->arrays;
     uint64_t index = c->narrays++;
-    uint32_t i;
 
     if (index >= INFO_MAX_ARRAYS)
         return 0;
     if (c->json) {
         if (index)
             afmt_cli_buf_putc(b, ',');
-        afmt_cli_buf_puts(b, "{\"index\":");
-        afmt_cli_buf_u64(b, index);
-        afmt_cli_buf_puts(b, ",\"name\":");
-        afmt_cli_json_str(b, a->name, strnlen(a->name, sizeof a->name));
-        afmt_cli_buf_puts(b, ",\"dtype\":");
-        afmt_cli_json_cstr(b, afmt_dtype_name(a->dtype));
-        afmt_cli_buf_puts(b, ",\"shape\":[");
-        for (i = 0; i < a->rank && i < AFMT_RANK_CAP; i++)
-            afmt_cli_buf_printf(b, "%s%" PRIu64, i ? "," : "", a->dims[i]);
-        afmt_cli_buf_puts(b, "],\"order\":");
-        afmt_cli_json_cstr(b, afmt_cli_order_name(a->order));
-        afmt_cli_buf_printf(b, ",\"offset\":%" PRIu64 ",\"nbytes\":%" PRIu64 "}", a->offset,
-                            a->nbytes);
+        afmt_cli_put_array_json(b, index, a);
         return 0;
     }
-    afmt_array_describe(a, c->desc, sizeof c->desc);
-    afmt_cli_buf_printf(b, "  array [%" PRIu64 "] ", index);
-    if (a->name[0]) {
-        afmt_cli_buf_put_escaped(b, a->name, strnlen(a->name, sizeof a->name));
-        afmt_cli_buf_putc(b, ' ');
-    }
-    afmt_cli_buf_printf(b, "%s %s, bytes %" PRIu64 "..%" PRIu64 " (%" PRIu64 " bytes)\n", c->desc,
-                        afmt_cli_order_name(a->order), a->offset, a->offset + a->nbytes, a->nbytes);
+    afmt_cli_buf_puts(b, "  array ");
+    afmt_cli_put_array_label(b, index, a);
+    afmt_cli_buf_printf(b, ", bytes %" PRIu64 "..%" PRIu64 " (%" PRIu64 " bytes)\n", a->offset,
+                        a->offset + a->nbytes, a->nbytes);
     return 0;
 }
 

@@ -1,0 +1,52 @@
+/* afmt CLI: one array as the reports show it (see array_out.h). */
+#include "array_out.h"
+
+#include <inttypes.h>
+#include <string.h>
+
+#include "formats.h"
+#include "json_out.h"
+
+void afmt_cli_put_array_label(afmt_cli_buf *b, uint64_t index, const afmt_array *a)
+{
+    int n;
+
+    afmt_cli_buf_printf(b, "[%" PRIu64 "] ", index);
+    if (a->name[0]) {
+        afmt_cli_buf_put_escaped(b, a->name, strnlen(a->name, sizeof a->name));
+        afmt_cli_buf_putc(b, ' ');
+    }
+    /* The shape is written in place: its length is known beforehand. */
+    n = afmt_array_describe(a, NULL, 0);
+    if (afmt_cli_buf_reserve(b, (size_t)n) == 0) {
+        afmt_array_describe(a, b->p + b->len, (size_t)n + 1);
+        b->len += (size_t)n;
+    }
+    afmt_cli_buf_putc(b, ' ');
+    afmt_cli_buf_puts(b, afmt_cli_order_name(a->order));
+}
+
+void afmt_cli_put_array_json(afmt_cli_buf *b, uint64_t index, const afmt_array *a)
+{
+    uint32_t i, rank = a->rank <= AFMT_RANK_CAP ? a->rank : AFMT_RANK_CAP;
+
+    afmt_cli_buf_puts(b, "{\"index\":");
+    afmt_cli_buf_u64(b, index);
+    afmt_cli_buf_puts(b, ",\"name\":");
+    afmt_cli_json_str(b, a->name, strnlen(a->name, sizeof a->name));
+    afmt_cli_buf_puts(b, ",\"dtype\":");
+    afmt_cli_json_cstr(b, afmt_dtype_name(a->dtype));
+    afmt_cli_buf_puts(b, ",\"shape\":[");
+    for (i = 0; i < rank; i++) {
+        if (i)
+            afmt_cli_buf_putc(b, ',');
+        afmt_cli_buf_u64(b, a->dims[i]);
+    }
+    afmt_cli_buf_puts(b, "],\"order\":");
+    afmt_cli_json_cstr(b, afmt_cli_order_name(a->order));
+    afmt_cli_buf_puts(b, ",\"offset\":");
+    afmt_cli_buf_u64(b, a->offset);
+    afmt_cli_buf_puts(b, ",\"nbytes\":");
+    afmt_cli_buf_u64(b, a->nbytes);
+    afmt_cli_buf_putc(b, '}');
+}
