@@ -9,7 +9,6 @@
  *    correctly rounded strtod/strtof.
  * Samples come from $AFMT_SAMPLES, default ../shared/samples. */
 #include <dirent.h>
-#include <errno.h>
 #include <float.h>
 #include <math.h>
 #include <stdint.h>
@@ -594,44 +593,56 @@ static void test_stream(void)
 
 /* ------------------------------------------------------- decode misuse */
 
+/* What a misused view differs in from the one the scan made. */
+typedef enum {
+    MISUSE_NONE, MISUSE_DTYPE, MISUSE_COUNT, MISUSE_DIMS, MISUSE_NBYTES, MISUSE_ENCODING
+} misuse;
+
 static void test_decode_misuse(void)
 {
+    static const struct {
+        const char *name;
+        misuse change;
+        int null_dst;
+        size_t cap;
+        afmt_code code;
+    } cases[] = {
+        {"destination too small is a usage error", MISUSE_NONE, 0, 11, AFMT_E_USAGE},
+        {"NULL destination is a usage error", MISUSE_NONE, 1, 12, AFMT_E_USAGE},
+        {"a view with another dtype is refused", MISUSE_DTYPE, 0, 16, AFMT_E_USAGE},
+        {"a view with another count is refused, nothing past it written", MISUSE_COUNT, 0, 8,
+         AFMT_E_USAGE},
+        {"a view with other dims is refused", MISUSE_DIMS, 0, 16, AFMT_E_USAGE},
+        {"a cut view is refused (truncated)", MISUSE_NBYTES, 0, 16, AFMT_E_TRUNCATED},
+        {"a non-text view is refused", MISUSE_ENCODING, 0, 16, AFMT_E_USAGE},
+    };
     const char *t = "[1, 2, 3]";
     afmt_array a, b;
     afmt_error err;
     uint64_t end;
     uint8_t dst[16];
+    char name[128];
+    size_t k;
 
     if (afmt_futhark_text_scan((const uint8_t *)t, strlen(t), 0, 127, &end, &a, &err) != 0) {
         CHECK("decode: scan", 0);
         return;
     }
-    CHECK("decode: destination too small is a usage error",
-          afmt_futhark_text_decode(&a, dst, 11, &err) == -1 && err.code == AFMT_E_USAGE);
-    CHECK("decode: NULL destination is a usage error",
-          afmt_futhark_text_decode(&a, NULL, 12, &err) == -1 && err.code == AFMT_E_USAGE);
-    b = a;
-    b.dtype = AFMT_I64;
-    CHECK("decode: a view with another dtype is refused",
-          afmt_futhark_text_decode(&b, dst, sizeof dst, &err) == -1 && err.code == AFMT_E_USAGE);
-    b = a;
-    b.count = 2;
-    b.dims[0] = 2;
-    CHECK("decode: a view with another count is refused, nothing past it written",
-          afmt_futhark_text_decode(&b, dst, 8, &err) == -1 && err.code == AFMT_E_USAGE);
-    b = a;
-    b.dims[0] = 4;
-    CHECK("decode: a view with other dims is refused",
-          afmt_futhark_text_decode(&b, dst, sizeof dst, &err) == -1 && err.code == AFMT_E_USAGE);
-    b = a;
-    b.nbytes = 5;
-    CHECK("decode: a cut view is refused (truncated)",
-          afmt_futhark_text_decode(&b, dst, sizeof dst, &err) == -1 &&
-              err.code == AFMT_E_TRUNCATED);
-    b = a;
-    b.encoding = AFMT_ENC_PLAIN;
-    CHECK("decode: a non-text view is refused",
-          afmt_futhark_text_decode(&b, dst, sizeof dst, &err) == -1 && err.code == AFMT_E_USAGE);
+    for (k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        b = a;
+        switch (cases[k].change) {
+        case MISUSE_NONE: break;
+        case MISUSE_DTYPE: b.dtype = AFMT_I64; break;
+        case MISUSE_COUNT: b.count = 2; b.dims[0] = 2; break;
+        case MISUSE_DIMS: b.dims[0] = 4; break;
+        case MISUSE_NBYTES: b.nbytes = 5; break;
+        case MISUSE_ENCODING: b.encoding = AFMT_ENC_PLAIN; break;
+        }
+        snprintf(name, sizeof name, "decode: %s", cases[k].name);
+        CHECK(name, afmt_futhark_text_decode(&b, cases[k].null_dst ? NULL : dst, cases[k].cap,
+                                             &err) == -1 &&
+                        err.code == cases[k].code);
+    }
     CHECK("decode: the real view decodes",
           afmt_futhark_text_decode(&a, dst, 12, &err) == 0 && dst[0] == 1 && dst[4] == 2 &&
               dst[8] == 3);
@@ -700,34 +711,36 @@ static void nudge(const char *exact, int dir, char *out, size_t cap)
     snprintf(out, cap, "%s%s%s", mant, dir > 0 ? "000000000001" : "99999999999", e);
 }
 
+/* The three probes around one midpoint: the exact tie goes to the even
+ * neighbour, a hair above to hi, a hair below to lo. */
 static int midpoint_case(const char *suffix, long double mid, uint64_t lo, uint64_t hi,
                          const char *what)
 {
     char ex[1300], s[1400], t[1400];
-    uint64_t got, even = (lo & 1) ? hi : lo;
+    uint64_t got;
     afmt_code code;
     int bad = 0;
+    size_t k;
+    const struct {
+        const char *probe;
+        int nudge; /* 0: the exact decimal; +1 / -1: a hair above / below */
+        uint64_t want;
+    } probes[] = {
+        {"tie", 0, (lo & 1) ? hi : lo},
+        {"above", 1, hi},
+        {"below", -1, lo},
+    };
 
     exact_decimal(mid, ex, sizeof ex);
-    snprintf(s, sizeof s, "%s%s", ex, suffix);
-    if (lit_bits(s, &got, &code) != 0 || got != even) {
-        printf("  %s tie %s: got %llx want %llx\n", what, s, (unsigned long long)got,
-               (unsigned long long)even);
-        bad = 1;
-    }
-    nudge(ex, 1, t, sizeof t);
-    snprintf(s, sizeof s, "%s%s", t, suffix);
-    if (lit_bits(s, &got, &code) != 0 || got != hi) {
-        printf("  %s above %s: got %llx want %llx\n", what, s, (unsigned long long)got,
-               (unsigned long long)hi);
-        bad = 1;
-    }
-    nudge(ex, -1, t, sizeof t);
-    snprintf(s, sizeof s, "%s%s", t, suffix);
-    if (lit_bits(s, &got, &code) != 0 || got != lo) {
-        printf("  %s below %s: got %llx want %llx\n", what, s, (unsigned long long)got,
-               (unsigned long long)lo);
-        bad = 1;
+    for (k = 0; k < sizeof probes / sizeof probes[0]; k++) {
+        if (probes[k].nudge)
+            nudge(ex, probes[k].nudge, t, sizeof t);
+        snprintf(s, sizeof s, "%s%s", probes[k].nudge ? t : ex, suffix);
+        if (lit_bits(s, &got, &code) != 0 || got != probes[k].want) {
+            printf("  %s %s %s: got %llx want %llx\n", what, probes[k].probe, s,
+                   (unsigned long long)got, (unsigned long long)probes[k].want);
+            bad = 1;
+        }
     }
     return bad;
 }
@@ -767,34 +780,65 @@ static void test_midpoints(void)
 #else
     (void)bad64;
 #endif
-    {
-        /* more than 800 significant digits: the sticky digit decides */
-        static char s[3000];
+}
+
+/* Literals longer than any buffer a reader might keep: more than 800
+ * significant digits, where the sticky digit decides. */
+static void test_long_literals(void)
+{
+    static const struct {
+        const char *name, *head;
+        char fill;
+        size_t nfill;
+        const char *tail;
+        int rc;         /* lit_bits' result */
+        uint64_t bits;  /* when rc == 0 */
+    } cases[] = {
+        {"tie with 1500 trailing zeros goes to even", "1.000000059604644775390625", '0', 1500,
+         "f32", 0, 0x3f800000},
+        {"a 1 after 1500 zeros rounds up", "1.000000059604644775390625", '0', 1500, "1f32", 0,
+         0x3f800001},
+        {"2000 nines overflow f64", "", '9', 2000, "f64", -1, 0},
+        {"0.(2000 zeros)1e2330 is 1e329 -> overflow", "0.", '0', 2000, "1e2330", -1, 0},
+        {"0.(2000 zeros)1e2002 is 10", "0.", '0', 2000, "1e2002", 0, 0x4024000000000000ull},
+    };
+    static char s[3000];
+    char name[128];
+    size_t k, n;
+
+    for (k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         uint64_t got = 0;
-        afmt_code code;
-        size_t n;
-        strcpy(s, "1.000000059604644775390625");
-        n = strlen(s);
-        memset(s + n, '0', 1500);
-        strcpy(s + n + 1500, "f32");
-        CHECK("long literal: tie with 1500 trailing zeros goes to even",
-              lit_bits(s, &got, &code) == 0 && got == 0x3f800000);
-        strcpy(s + n + 1500, "1f32");
-        CHECK("long literal: a 1 after 1500 zeros rounds up",
-              lit_bits(s, &got, &code) == 0 && got == 0x3f800001);
-        memset(s, '9', 2000);
-        strcpy(s + 2000, "f64");
-        CHECK("long literal: 2000 nines overflow f64",
-              lit_bits(s, &got, &code) == -1 && code == AFMT_E_VALUE);
-        strcpy(s, "0.");
-        memset(s + 2, '0', 2000);
-        strcpy(s + 2002, "1e2330");
-        CHECK("long literal: 0.(2000 zeros)1e2330 is 1e329 -> overflow",
-              lit_bits(s, &got, &code) == -1);
-        strcpy(s + 2002, "1e2002");
-        CHECK("long literal: 0.(2000 zeros)1e2002 is 10",
-              lit_bits(s, &got, &code) == 0 && got == 0x4024000000000000ull);
+        afmt_code code = AFMT_OK;
+        int rc;
+
+        n = strlen(cases[k].head);
+        memcpy(s, cases[k].head, n);
+        memset(s + n, cases[k].fill, cases[k].nfill);
+        strcpy(s + n + cases[k].nfill, cases[k].tail);
+        rc = lit_bits(s, &got, &code);
+        snprintf(name, sizeof name, "long literal: %s", cases[k].name);
+        CHECK(name, rc == cases[k].rc &&
+                        (rc == 0 ? got == cases[k].bits : code == AFMT_E_VALUE));
     }
+}
+
+/* 1 if literal s with the type suffix does not decode to the bits want
+ * (or, when overflows, is not refused); the first three are printed. */
+static int literal_differs(const char *s, const char *suffix, uint64_t want, int overflows,
+                           int bad_so_far)
+{
+    char t[80];
+    uint64_t got = 0;
+    afmt_code code;
+    int rc;
+
+    snprintf(t, sizeof t, "%s%s", s, suffix);
+    rc = lit_bits(t, &got, &code);
+    if (overflows ? rc == -1 : (rc == 0 && got == want))
+        return 0;
+    if (bad_so_far < 3)
+        printf("  %s: got %llx want %llx\n", t, (unsigned long long)got, (unsigned long long)want);
+    return 1;
 }
 
 /* random literals against strtod / strtof (glibc rounds correctly) */
@@ -802,11 +846,8 @@ static void test_random_vs_libc(void)
 {
     int k, bad64 = 0, bad32 = 0, bad16 = 0;
     for (k = 0; k < 20000; k++) {
-        char s[64], t[80];
+        char s[64];
         int nd = 1 + (int)(rng() % 20), j, e, pos = 0;
-        uint64_t got;
-        afmt_code code;
-        int rc;
 
         if (rng() % 4 == 0)
             s[pos++] = '-';
@@ -829,32 +870,17 @@ static void test_random_vs_libc(void)
         pos += sprintf(s + pos, "e%d", e);
         s[pos] = '\0';
 
-        /* f64 */
+        /* f64 and f32: glibc's strtod / strtof round correctly */
         {
-            double d;
-            uint64_t want;
-            errno = 0;
-            d = strtod(s, NULL);
-            memcpy(&want, &d, 8);
-            snprintf(t, sizeof t, "%sf64", s);
-            rc = lit_bits(t, &got, &code);
-            if (isinf(d) ? rc != -1 : (rc != 0 || got != want)) {
-                if (bad64++ < 3)
-                    printf("  f64 %s: got %llx want %llx\n", t, (unsigned long long)got,
-                           (unsigned long long)want);
-            }
-        }
-        /* f32 */
-        {
+            double d = strtod(s, NULL);
             float f = strtof(s, NULL);
-            uint32_t want;
-            memcpy(&want, &f, 4);
-            snprintf(t, sizeof t, "%sf32", s);
-            rc = lit_bits(t, &got, &code);
-            if (isinf(f) ? rc != -1 : (rc != 0 || got != want)) {
-                if (bad32++ < 3)
-                    printf("  f32 %s: got %llx want %x\n", t, (unsigned long long)got, want);
-            }
+            uint64_t want64 = 0;
+            uint32_t want32;
+
+            memcpy(&want64, &d, 8);
+            memcpy(&want32, &f, 4);
+            bad64 += literal_differs(s, "f64", want64, isinf(d), bad64);
+            bad32 += literal_differs(s, "f32", want32, isinf(f), bad32);
         }
         /* f16: rounding the correctly rounded double is right unless the
          * double is itself an f16 midpoint (then skip) */
@@ -871,14 +897,8 @@ static void test_random_vs_libc(void)
             }
             if ((h & 0x7fff) == 0 && d != 0 && fabs(d) * 2 == afmt_f16_to_double(1))
                 mid = 1;
-            if (!mid) {
-                snprintf(t, sizeof t, "%sf16", s);
-                rc = lit_bits(t, &got, &code);
-                if ((h & 0x7fff) == 0x7c00 ? rc != -1 : (rc != 0 || got != h)) {
-                    if (bad16++ < 3)
-                        printf("  f16 %s: got %llx want %x\n", t, (unsigned long long)got, h);
-                }
-            }
+            if (!mid)
+                bad16 += literal_differs(s, "f16", h, (h & 0x7fff) == 0x7c00, bad16);
         }
     }
     CHECK("random literals: f64 bits equal strtod's (20000)", bad64 == 0);
@@ -895,6 +915,7 @@ int main(void)
     test_stream();
     test_decode_misuse();
     test_midpoints();
+    test_long_literals();
     test_random_vs_libc();
     CHECK_DONE();
 }
