@@ -2,14 +2,15 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "args.h"
 #include "cli.h"
 
 static void usage(FILE *f)
 {
     fprintf(f,
 "Usage: afmt COMMAND [OPTION]... [ARG]...\n"
-"Read, check and convert binary array files (futhark, tenbin, inebin,\n"
-"daphne, rawarray and whatever else the registry holds).\n"
+"Read, check and convert binary array files: futhark, tenbin, inebin,\n"
+"daphne, rawarray, npy, safetensors ('afmt formats' lists them all).\n"
 "\n"
 "Commands:\n"
 "  formats                  list the known formats and their extensions\n"
@@ -49,19 +50,16 @@ static int dispatch(const char *cmd, int argc, char **argv, int first)
         return afmt_cli_random_main(argc, argv, first);
     if (strcmp(cmd, "validate") == 0)
         return afmt_cli_validate_main(argc, argv, first, "afmt validate");
-    fprintf(stderr, "afmt: unknown command '%s'\n"
-                    "Try 'afmt --help' for the list of commands.\n", cmd);
-    return AFMT_EXIT_ERROR;
+    return afmt_cli_usage_error("afmt", "unknown command '%s'", cmd);
 }
 
 int main(int argc, char **argv)
 {
     const char *cmd;
 
-    if (argc < 2) {
-        usage(stderr);
-        return AFMT_EXIT_ERROR;
-    }
+    if (argc < 2)
+        return afmt_cli_usage_error("afmt", "no COMMAND (formats, info, dump, convert, "
+                                            "random, validate, help)");
     cmd = argv[1];
     if (strcmp(cmd, "-h") == 0 || strcmp(cmd, "--help") == 0) {
         usage(stdout);
@@ -84,10 +82,7 @@ int main(int argc, char **argv)
         hargv[2] = NULL;
         return dispatch(argv[2], 2, hargv, 1);
     }
-    if (cmd[0] == '-') {
-        fprintf(stderr, "afmt: unknown option '%s'\n"
-                        "Try 'afmt --help' for more information.\n", cmd);
-        return AFMT_EXIT_ERROR;
-    }
+    if (cmd[0] == '-')
+        return afmt_cli_usage_error("afmt", "unknown option '%s'", cmd);
     return dispatch(cmd, argc, argv, 2);
 }

@@ -1,8 +1,26 @@
 /* afmt CLI: command-line option parser (see args.h). */
 #include "args.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "cli.h"
+
+int afmt_cli_usage_error(const char *prog, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (fmt) {
+        fprintf(stderr, "%s: ", prog);
+        va_start(ap, fmt);
+        vfprintf(stderr, fmt, ap);
+        va_end(ap);
+        fputc('\n', stderr);
+    }
+    fprintf(stderr, "Try '%s --help' for more information.\n", prog);
+    return AFMT_EXIT_ERROR;
+}
 
 void afmt_cli_args_init(afmt_cli_args *a, int argc, char **argv, int first,
                         const afmt_cli_optdef *defs, const char *prog)
@@ -45,7 +63,7 @@ int afmt_cli_args_next(afmt_cli_args *a, const char **value)
         arg = a->argv[a->i];
         d = find_short(a->defs, (unsigned char)arg[a->sub]);
         if (!d) {
-            fprintf(stderr, "%s: unknown option '-%c'\n", a->prog, arg[a->sub]);
+            afmt_cli_usage_error(a->prog, "unknown option '-%c'", arg[a->sub]);
             return AFMT_CLI_ARGS_ERROR;
         }
         if (d->has_arg) {
@@ -56,8 +74,7 @@ int afmt_cli_args_next(afmt_cli_args *a, const char **value)
                 *value = a->argv[a->i + 1];
                 a->i += 2;
             } else {
-                fprintf(stderr, "%s: option '-%c' needs a value\n", a->prog,
-                        arg[a->sub]);
+                afmt_cli_usage_error(a->prog, "option '-%c' needs a value", arg[a->sub]);
                 return AFMT_CLI_ARGS_ERROR;
             }
             a->sub = 0;
@@ -88,7 +105,7 @@ int afmt_cli_args_next(afmt_cli_args *a, const char **value)
         size_t n = eq ? (size_t)(eq - name) : strlen(name);
         d = find_long(a->defs, name, n);
         if (!d) {
-            fprintf(stderr, "%s: unknown option '--%.*s'\n", a->prog, (int)n, name);
+            afmt_cli_usage_error(a->prog, "unknown option '--%.*s'", (int)n, name);
             return AFMT_CLI_ARGS_ERROR;
         }
         a->i++;
@@ -98,13 +115,11 @@ int afmt_cli_args_next(afmt_cli_args *a, const char **value)
             } else if (a->i < a->argc) {
                 *value = a->argv[a->i++];
             } else {
-                fprintf(stderr, "%s: option '--%s' needs a value\n", a->prog,
-                        d->long_name);
+                afmt_cli_usage_error(a->prog, "option '--%s' needs a value", d->long_name);
                 return AFMT_CLI_ARGS_ERROR;
             }
         } else if (eq) {
-            fprintf(stderr, "%s: option '--%s' takes no value\n", a->prog,
-                    d->long_name);
+            afmt_cli_usage_error(a->prog, "option '--%s' takes no value", d->long_name);
             return AFMT_CLI_ARGS_ERROR;
         }
         return d->id;

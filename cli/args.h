@@ -31,7 +31,7 @@ typedef struct afmt_cli_args {
 enum {
     AFMT_CLI_ARGS_END = -1,     /* nothing left */
     AFMT_CLI_ARGS_OPERAND = 0,  /* *value is an operand */
-    AFMT_CLI_ARGS_ERROR = -2    /* a message was printed to stderr */
+    AFMT_CLI_ARGS_ERROR = -2    /* afmt_cli_usage_error said why: exit 2 */
 };
 
 void afmt_cli_args_init(afmt_cli_args *a, int argc, char **argv, int first,
@@ -39,6 +39,15 @@ void afmt_cli_args_init(afmt_cli_args *a, int argc, char **argv, int first,
 /* The id of the next option (and its value in *value), an operand, END or
  * ERROR. */
 int afmt_cli_args_next(afmt_cli_args *a, const char **value);
+
+/* A usage error, as every afmt tool reports one: "PROG: MESSAGE" (unless
+ * fmt is NULL) and "Try 'PROG --help' for more information." on standard
+ * error.  Returns AFMT_EXIT_ERROR (2), the exit status it calls for. */
+int afmt_cli_usage_error(const char *prog, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 
 /* "1048576", "64k", "1M", "2GiB", "1T": binary multiples.  0 or -1. */
 int afmt_cli_parse_size(const char *s, uint64_t *out);

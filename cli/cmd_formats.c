@@ -25,7 +25,7 @@ int afmt_cli_formats_main(int argc, char **argv, int first)
     afmt_cli_args args;
     const char *val;
     size_t i;
-    int id;
+    int id, width = (int)strlen("FORMAT");
 
     afmt_cli_args_init(&args, argc, argv, first, opts, "afmt formats");
     while ((id = afmt_cli_args_next(&args, &val)) != AFMT_CLI_ARGS_END) {
@@ -34,11 +34,14 @@ int afmt_cli_formats_main(int argc, char **argv, int first)
             return AFMT_EXIT_OK;
         }
         if (id == AFMT_CLI_ARGS_OPERAND)
-            fprintf(stderr, "afmt formats: unexpected argument '%s'\n", val);
-        fprintf(stderr, "Try 'afmt formats --help' for more information.\n");
+            return afmt_cli_usage_error("afmt formats", "unexpected argument '%s'", val);
         return AFMT_EXIT_ERROR;
     }
-    printf("%-10s %-18s %-7s %-13s %s\n", "FORMAT", "EXTENSIONS", "ARRAYS",
+    /* The name column is as wide as the longest name (safetensors). */
+    for (i = 0; i < afmt_format_count; i++)
+        if (afmt_formats[i] && (int)strlen(afmt_formats[i]->name) > width)
+            width = (int)strlen(afmt_formats[i]->name);
+    printf("%-*s %-18s %-7s %-13s %s\n", width, "FORMAT", "EXTENSIONS", "ARRAYS",
            "ORDER", "SPEC");
     for (i = 0; i < afmt_format_count; i++) {
         const afmt_format *f = afmt_formats[i];
@@ -55,7 +58,7 @@ int afmt_cli_formats_main(int argc, char **argv, int first)
                 break;
             n += (size_t)k;
         }
-        printf("%-10s %-18s %-7s %-13s %s\n", f->name, n ? exts : "-",
+        printf("%-*s %-18s %-7s %-13s %s\n", width, f->name, n ? exts : "-",
                f->multi ? "many" : "one", afmt_cli_order_name(f->order),
                f->spec ? f->spec : "-");
     }

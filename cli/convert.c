@@ -98,6 +98,8 @@ static void convert_usage(FILE *f)
 "                     (RawArray: one LZ4 block); by default a compressed\n"
 "                     IN stays compressed\n"
 "      --no-compress  store payloads uncompressed\n"
+"      --strict       accept exactly what a conforming writer produces\n"
+"                     (the default)\n"
 "      --lenient      accept IN as the reference readers would (warnings\n"
 "                     on standard error); OUT is always written strictly\n"
 "  -h, --help         print this help and exit\n"
@@ -129,10 +131,10 @@ static const afmt_cli_optdef convert_opts[] = {
     { NULL, 0, 0, 0 }
 };
 
+/* After a message of its own (or of afmt_cli_args_next). */
 static int usage_error(void)
 {
-    fprintf(stderr, "Try 'afmt convert --help' for more information.\n");
-    return AFMT_EXIT_ERROR;
+    return afmt_cli_usage_error("afmt convert", NULL);
 }
 
 /* The view target->can_write and target->write see for array a. */
@@ -422,7 +424,7 @@ int afmt_cli_convert_main(int argc, char **argv, int first)
     while ((id = afmt_cli_args_next(&args, &val)) != AFMT_CLI_ARGS_END) {
         switch (id) {
         case AFMT_CLI_ARGS_ERROR:
-            return usage_error();
+            return AFMT_EXIT_ERROR;
         case AFMT_CLI_ARGS_OPERAND:
             if (!in) {
                 in = val;
@@ -449,9 +451,9 @@ int afmt_cli_convert_main(int argc, char **argv, int first)
         case C_DTYPE:
             dtype = afmt_dtype_from_name(val);
             if (dtype == AFMT_DTYPE_INVALID || dtype == AFMT_OPAQUE) {
-                fprintf(stderr, "afmt convert: unknown element type '%s' (bool, i8, "
-                                "i16, i32, i64, u8, u16, u32, u64, f16, bf16, f32, "
-                                "f64, c64, c128)\n", val);
+                fprintf(stderr, "afmt convert: unknown element type '%s' (", val);
+                afmt_cli_print_dtype_names(stderr);
+                fprintf(stderr, ")\n");
                 return usage_error();
             }
             break;

@@ -215,6 +215,8 @@ static void dump_usage(FILE *f)
 "Options:\n"
 "  -f, --format NAME  do not detect: read FILE as format NAME\n"
 "      --list         the listing above instead of Futhark text\n"
+"      --strict       accept exactly what a conforming writer produces\n"
+"                     (the default)\n"
 "      --lenient      accept what the reference readers tolerate\n"
 "                     (warnings on standard error)\n"
 "  -h, --help         print this help and exit\n"
@@ -252,13 +254,10 @@ int afmt_cli_dump_main(int argc, char **argv, int first)
     while ((id = afmt_cli_args_next(&args, &val)) != AFMT_CLI_ARGS_END) {
         switch (id) {
         case AFMT_CLI_ARGS_ERROR:
-            fprintf(stderr, "Try 'afmt dump --help' for more information.\n");
             return AFMT_EXIT_ERROR;
         case AFMT_CLI_ARGS_OPERAND:
-            if (path) {
-                fprintf(stderr, "afmt dump: one FILE only ('%s' is extra)\n", val);
-                return AFMT_EXIT_ERROR;
-            }
+            if (path)
+                return afmt_cli_usage_error("afmt dump", "one FILE only ('%s' is extra)", val);
             path = val;
             break;
         case D_HELP:
@@ -267,7 +266,7 @@ int afmt_cli_dump_main(int argc, char **argv, int first)
         case D_FORMAT:
             forced = afmt_cli_format_arg("afmt dump", val);
             if (!forced)
-                return AFMT_EXIT_ERROR;
+                return afmt_cli_usage_error("afmt dump", NULL);
             break;
         case D_LENIENT:
             opt.mode = AFMT_LENIENT;
@@ -282,10 +281,8 @@ int afmt_cli_dump_main(int argc, char **argv, int first)
             break;
         }
     }
-    if (!path) {
-        fprintf(stderr, "afmt dump: no FILE\nTry 'afmt dump --help' for more information.\n");
-        return AFMT_EXIT_ERROR;
-    }
+    if (!path)
+        return afmt_cli_usage_error("afmt dump", "no FILE");
     rc = afmt_cli_load(&l, path, forced, "--format");
     if (rc != 0)
         return rc;

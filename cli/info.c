@@ -292,6 +292,8 @@ static void info_usage(FILE *f)
 "                     value_truncated past 10000 values}],\n"
 "                     array_count, arrays [{index, name, dtype, shape, order,\n"
 "                     offset, nbytes}], error, warnings\n"
+"      --strict       accept exactly what a conforming writer produces\n"
+"                     (the default)\n"
 "      --lenient      accept what the reference readers tolerate\n"
 "  -h, --help         print this help and exit\n"
 "\n"
@@ -334,7 +336,6 @@ int afmt_cli_info_main(int argc, char **argv, int first)
     while ((id = afmt_cli_args_next(&args, &val)) != AFMT_CLI_ARGS_END) {
         switch (id) {
         case AFMT_CLI_ARGS_ERROR:
-            fprintf(stderr, "Try 'afmt info --help' for more information.\n");
             rc = AFMT_EXIT_ERROR;
             goto done;
         case AFMT_CLI_ARGS_OPERAND:
@@ -346,7 +347,7 @@ int afmt_cli_info_main(int argc, char **argv, int first)
         case I_FORMAT:
             forced = afmt_cli_format_arg("afmt info", val);
             if (!forced) {
-                rc = AFMT_EXIT_ERROR;
+                rc = afmt_cli_usage_error("afmt info", NULL);
                 goto done;
             }
             break;
@@ -364,8 +365,7 @@ int afmt_cli_info_main(int argc, char **argv, int first)
         }
     }
     if (nfiles == 0) {
-        fprintf(stderr, "afmt info: no FILE\nTry 'afmt info --help' for more information.\n");
-        rc = AFMT_EXIT_ERROR;
+        rc = afmt_cli_usage_error("afmt info", "no FILE");
         goto done;
     }
     afmt_cli_buf_init(&c->fields);

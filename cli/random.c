@@ -263,8 +263,9 @@ static int parse_type(const char *s, afmt_array *a)
     return 0;
 bad:
     fprintf(stderr, "afmt random: '%s' is not a type such as f32, [10]i64 or [10][20]f32 "
-                    "(element types: bool, i8, i16, i32, i64, u8, u16, u32, u64, f16, bf16, "
-                    "f32, f64, c32, c64, c128)\n", s);
+                    "(element types: ", s);
+    afmt_cli_print_dtype_names(stderr);
+    fprintf(stderr, ")\n");
     return -1;
 }
 
@@ -321,10 +322,10 @@ static const afmt_cli_optdef random_opts[] = {
     { NULL, 0, 0, 0 }
 };
 
+/* After a message of its own. */
 static int usage_error(void)
 {
-    fprintf(stderr, "Try 'afmt random --help' for more information.\n");
-    return AFMT_EXIT_ERROR;
+    return afmt_cli_usage_error("afmt random", NULL);
 }
 
 typedef struct random_job {
@@ -428,7 +429,7 @@ int afmt_cli_random_main(int argc, char **argv, int first)
     afmt_cli_args_init(&args, argc, argv, first, random_opts, "afmt random");
     while ((id = afmt_cli_args_next(&args, &val)) != AFMT_CLI_ARGS_END) {
         if (id == AFMT_CLI_ARGS_ERROR) {
-            rc = usage_error();
+            rc = AFMT_EXIT_ERROR;
             goto done;
         } else if (id == AFMT_CLI_ARGS_OPERAND) {
             if (job->n == MAX_ARRAYS) {

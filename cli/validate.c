@@ -276,10 +276,10 @@ static void usage(FILE *f, const char *prog)
     fprintf(f, "\n(see 'afmt formats' for their extensions).\n");
 }
 
+/* After a message of its own. */
 static int usage_error(const char *prog)
 {
-    fprintf(stderr, "Try '%s --help' for more information.\n", prog);
-    return AFMT_EXIT_ERROR;
+    return afmt_cli_usage_error(prog, NULL);
 }
 
 /* ---------------------------------------------------------------- main */
@@ -397,7 +397,7 @@ int afmt_cli_validate_main(int argc, char **argv, int first, const char *prog)
         switch (id) {
         case AFMT_CLI_ARGS_ERROR:
             free(operands);
-            return usage_error(prog);
+            return AFMT_EXIT_ERROR;
         case AFMT_CLI_ARGS_OPERAND:
             operands[nops++] = args.i - 1;
             break;

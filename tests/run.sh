@@ -72,6 +72,8 @@ fi
 if [ -f tests/e2e/run_cli_tools.sh ]; then
     run cli-tools bash tests/e2e/run_cli_tools.sh "$BUILD"
 fi
+run usage bash tests/e2e/run_usage.sh "$BUILD"
+run help-man python3 tests/e2e/help_man.py "$BUILD"
 if [ -f tests/e2e/run_sidecar.sh ]; then
     run sidecar bash tests/e2e/run_sidecar.sh "$BUILD"
 fi

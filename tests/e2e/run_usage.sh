@@ -1,0 +1,125 @@
+#!/usr/bin/env bash
+# The command line as a user meets it, for afmt-validate and every afmt
+# command: exit statuses (0 ok, 1 invalid input or a refusal, 2 usage or
+# I/O error, as the man pages say), usage errors as one line naming the
+# problem plus "Try 'PROG --help' for more information.", I/O errors and
+# rejections naming the file (and field, byte offset and reason).
+# Usage: tests/e2e/run_usage.sh [BUILD_DIR]   One PASS/FAIL line per check.
+set -u
+SUITE=usage
+. "$(dirname "$0")/lib.sh" "$@"
+cd "$T" || exit 1
+
+RA="$REPO/corpus/rawarray/test.ra"
+cp "$RA" bad.ra
+printf '\377' | dd of=bad.ra bs=1 seek=32 conv=notrunc 2> /dev/null
+BAD_WHY="size at offset 32: expected 96 = elbyte * prod(dims), found 255"
+
+# usage errors: PROG | what the first line says | the arguments
+while IFS='|' read -r prog says args; do
+    [ -z "$prog" ] && continue
+    eval "set -- $args"
+    if [ "$prog" = afmt-validate ]; then run "$VALIDATE" "$@"; else run "$AFMT" "$@"; fi
+    if [ "$prog" = afmt-validate ]; then name="'afmt-validate $args'"; else name="'afmt $args'"; fi
+    expect_rc "$name exits 2" 2
+    first=$(printf '%s\n' "$ERR" | sed -n 1p)
+    second=$(printf '%s\n' "$ERR" | sed -n 2p)
+    lines=$(printf '%s\n' "$ERR" | wc -l)
+    case "$first" in
+        "$prog: "*"$says"*) pass "$name says '$says'" ;;
+        *) fail "$name says '$says'" "stderr: $ERR" ;;
+    esac
+    if [ "$second" = "Try '$prog --help' for more information." ] && [ "$lines" -eq 2 ]; then
+        pass "$name: then one 'Try' line"
+    else fail "$name: then one 'Try' line" "stderr: $ERR"; fi
+    check "$name: nothing on standard output" test -z "$OUT"
+done << 'CASES'
+afmt|no COMMAND|
+afmt|unknown option '-x'|-x
+afmt|unknown command 'frobnicate'|frobnicate
+afmt formats|unexpected argument 'y'|formats y
+afmt formats|unknown option '--bogus'|formats --bogus
+afmt info|no FILE|info
+afmt info|unknown option '--bogus'|info --bogus x.ra
+afmt info|option '-f' needs a value|info -f
+afmt info|option '--json' takes no value|info --json=1 x.ra
+afmt info|unknown format 'nosuch'|info --format nosuch x.ra
+afmt dump|no FILE|dump
+afmt dump|one FILE only ('b' is extra)|dump a b
+afmt dump|unknown option '--bogus'|dump --bogus a
+afmt dump|unknown format 'nosuch'|dump --format nosuch a
+afmt dump|option '--format' needs a value|dump a --format
+afmt convert|needs IN and OUT|convert a
+afmt convert|too many arguments ('c')|convert a b c
+afmt convert|unknown option '--bogus'|convert --bogus a b
+afmt convert|unknown format 'nosuch'|convert --to nosuch a b
+afmt convert|unknown format 'nosuch'|convert --from nosuch a b
+afmt convert|unknown element type 'q' (bool, i8, i16, i32, i64, u8, u16, u32, u64, f16, bf16, f32, f64, c32, c64, c128)|convert --dtype q a b
+afmt convert|cannot tell the output format from '-'|convert a.ra -
+afmt random|no TYPE|random
+afmt random|unknown option '--bogus'|random --bogus f32
+afmt random|--seed needs a number, not 'x'|random --seed x f32
+afmt random|--f32-bounds needs LO:HI, not 'x'|random --f32-bounds=x f32
+afmt random|unknown format 'nosuch'|random --to nosuch f32
+afmt random|'qq' is not a type such as f32|random qq
+afmt validate|unknown option '--bogus'|validate --bogus x.ra
+afmt-validate|no input|
+afmt-validate|unknown option '--bogus'|--bogus x.ra
+afmt-validate|unknown option '-k'|-qk x.ra
+afmt-validate|option '-j' needs a value|-j
+afmt-validate|-j needs a number of jobs, not 'x'|-j x x.ra
+afmt-validate|--max-bytes needs a size|--max-bytes lots x.ra
+afmt-validate|--max-rank needs a number from 0 to 255, not '999'|--max-rank 999 x.ra
+afmt-validate|unknown format 'nosuch'|--format nosuch x.ra
+CASES
+
+# --help: the usage on standard output, nothing on standard error, exit 0.
+for args in "--help" "help" "formats --help" "info --help" "dump -h" "convert --help" \
+            "random --help" "validate --help" "help convert"; do
+    run "$AFMT" $args
+    expect_rc "'afmt $args' exits 0" 0
+    check "'afmt $args' prints the usage only" test "${OUT:0:7}" = "Usage: " -a -z "$ERR"
+done
+run "$VALIDATE" --help
+expect_rc "'afmt-validate --help' exits 0" 0
+run "$AFMT" --version
+expect_out "'afmt --version'" "afmt $(sed -n 's/.*"afmt \([0-9.]*\)".*/\1/p' "$REPO/docs/afmt.1")"
+
+# afmt formats: a table whose columns line up (each row has a word start
+# where the header's EXTENSIONS starts, after a space).
+run "$AFMT" formats
+col=$(printf '%s\n' "$OUT" | head -1 | awk '{ print index($0, "EXTENSIONS") }')
+misaligned=$(printf '%s\n' "$OUT" | awk -v c="$col" \
+    'substr($0, c - 1, 1) != " " || substr($0, c, 1) == " " { print }')
+check "afmt formats: the columns line up" test -n "$col" -a -z "$misaligned"
+
+# Input errors (exit 2) name the file and the reason; invalid inputs (exit
+# 1) name the file, the format, the field, its byte offset and the reason.
+# COMMAND | exit status | standard error or output has
+while IFS='|' read -r args want has; do
+    [ -z "$args" ] && continue
+    eval "set -- $args"
+    if [ "$1" = afmt-validate ]; then shift; run "$VALIDATE" "$@"; else shift; run "$AFMT" "$@"; fi
+    expect_rc "'$args' exits $want" "$want"
+    if printf '%s\n%s' "$OUT" "$ERR" | grep -qF -- "$has"; then pass "'$args' says '$has'"
+    else fail "'$args' says '$has'" "stdout: ${OUT:0:200}; stderr: ${ERR:0:300}"; fi
+done << CASES
+afmt-validate nosuch.ra|2|nosuch.ra: error: No such file or directory
+afmt-validate .|2|.: error: is a directory
+afmt-validate bad.ra|1|bad.ra: invalid rawarray: $BAD_WHY
+afmt-validate bad.ra nosuch.ra|2|bad.ra: invalid rawarray: $BAD_WHY
+afmt-validate $RA|0|test.ra: ok rawarray
+afmt validate bad.ra|1|bad.ra: invalid rawarray: $BAD_WHY
+afmt info nosuch.ra|2|nosuch.ra: error: No such file or directory
+afmt info bad.ra|1|invalid: $BAD_WHY
+afmt info $RA bad.ra|1|bad.ra: rawarray, 160 bytes, invalid
+afmt dump nosuch.ra|2|nosuch.ra: error: No such file or directory
+afmt dump bad.ra|1|bad.ra: invalid rawarray: $BAD_WHY
+afmt convert nosuch.ra out.bin --to futhark|2|nosuch.ra: error: No such file or directory
+afmt convert bad.ra out.bin --to futhark|1|bad.ra: invalid rawarray: $BAD_WHY
+afmt convert $RA out.ten|1|tenbin cannot hold elements of type c64
+afmt convert $RA no-such-dir/out.ra|2|no-such-dir/out.ra
+CASES
+check "a refused conversion leaves no OUT" test ! -e out.bin -a ! -e out.ten
+
+exit $FAILED
