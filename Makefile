@@ -78,7 +78,18 @@ help:
 	@echo "make bench        benchmarks with ratios against memcpy/cp baselines"
 	@echo "make clean        remove build/"
 
-DEPS_PKGS := gcc g++ clang make pkg-config re2c libjansson-dev liblz4-dev libarchive-dev afl++ python3 python3-numpy hyperfine time
+# What the build and the tests need on Debian 12, each for a reason:
+#   gcc, make          the build;  g++: the vendoring test compiles the headers as C++
+#   clang              make compilers, make asan, the fuzz targets
+#   libclang-rt-dev    clang's sanitizer and libFuzzer runtimes (make asan, fuzz-smoke):
+#                      clang only recommends it, so a machine without recommends lacks it
+#   pkg-config         the install test;  re2c: make regen / check-regen
+#   libjansson-dev     afmt-gen;  liblz4-dev: LZ4-compressed RawArray
+#   libarchive13       tar shards: afmt-validate dlopens libarchive.so.13 (no headers)
+#   afl++              fuzz-smoke's AFL++ run
+#   python3, python3-numpy  golden cases, end-to-end tests, npy/safetensors against numpy
+#   time               /usr/bin/time -v: the memory tests
+DEPS_PKGS := gcc g++ clang libclang-rt-dev make pkg-config re2c libjansson-dev liblz4-dev libarchive13 afl++ python3 python3-numpy time
 deps:
 	@missing=""; for p in $(DEPS_PKGS); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
