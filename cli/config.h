@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 #include "afmt_internal.h"
+#include "progress.h"
 
 typedef struct afmt_cli_config {
     afmt_options opt;            /* mode, limits (max_total_bytes = file_limit) */
@@ -16,6 +17,7 @@ typedef struct afmt_cli_config {
     unsigned jobs;               /* -j; 0: not given (one per CPU) */
     uint64_t file_limit;         /* --max-bytes for regular files */
     uint64_t stream_limit;       /* for pipes and archive members */
+    afmt_cli_progress *progress; /* the progress line, or NULL (progress.h) */
 } afmt_cli_config;
 
 /* Defaults: strict, text, jobs 0 (one per CPU), no file limit beyond the

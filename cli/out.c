@@ -19,6 +19,7 @@ void afmt_cli_out_init(afmt_cli_out *o, afmt_cli_seq *seq)
     o->my_seq = 0;
     o->has_turn = seq == NULL;
     o->write_failed = 0;
+    o->progress = NULL;
 }
 
 void afmt_cli_out_free(afmt_cli_out *o)
@@ -72,9 +73,11 @@ void afmt_cli_out_stderr(afmt_cli_out *o, const char *fmt, ...)
     afmt_cli_out_flush(o);
     wait_turn(o);
     fflush(stdout);
+    afmt_cli_progress_hold(o->progress);
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);
     va_end(ap);
+    afmt_cli_progress_release(o->progress);
 }
 
 /* With seq->mu held and the turn ours: write what was parked for the

@@ -16,6 +16,7 @@
 #include <pthread.h>
 #include <stdint.h>
 #include "buf.h"
+#include "progress.h"
 
 /* Outputs finished before their turn wait here, so a worker goes on with
  * its next input instead of waiting (tiny inputs would otherwise make the
@@ -45,10 +46,11 @@ typedef struct afmt_cli_out {
     uint64_t my_seq;
     int has_turn;
     int write_failed;
+    afmt_cli_progress *progress; /* erased before a line on stderr; NULL: none */
 } afmt_cli_out;
 
-/* seq may be NULL (a single worker).  afmt_cli_out_free releases the
- * buffer. */
+/* seq may be NULL (a single worker); progress starts NULL.
+ * afmt_cli_out_free releases the buffer. */
 void afmt_cli_out_init(afmt_cli_out *o, afmt_cli_seq *seq);
 void afmt_cli_out_free(afmt_cli_out *o);
 /* Start the output of input number seq_no. */

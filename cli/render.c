@@ -96,6 +96,7 @@ void afmt_cli_emit(afmt_cli_worker *w, const char *display,
                  const afmt_format *fmt, int valid, const afmt_error *err)
 {
     w->checked++;
+    afmt_cli_progress_count(w->cfg->progress);
     if (valid)
         w->valid++;
     else
@@ -113,6 +114,7 @@ void afmt_cli_report_error(afmt_cli_worker *w, const char *display,
                            const afmt_error *err)
 {
     w->errors++;
+    afmt_cli_progress_count(w->cfg->progress);
     if (w->cfg->json) {
         afmt_cli_buf *b = &w->out.buf;
         afmt_error e = *err;

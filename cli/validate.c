@@ -265,6 +265,10 @@ static void usage(FILE *f, const char *prog)
 "  At most %d arrays and %d warnings are listed per input; then\n"
 "  \"arrays_truncated\" / \"warnings_truncated\" is true.\n"
 "\n"
+"Progress: when standard error is a terminal and standard output is not,\n"
+"a run that takes more than a second keeps a line \"PROG: N checked, Ts\"\n"
+"up to date on standard error, erased at the end.\n"
+"\n"
 "Exit status:\n"
 "  0  every input is valid\n"
 "  1  some input is invalid\n"
@@ -356,6 +360,7 @@ static int run(runner *r, int argc, char **argv, const int *operands, int nops)
 
     if (r->jobs > 1)
         afmt_cli_pool_finish(&r->pool);
+    afmt_cli_progress_stop(cfg->progress);
     for (i = 0; i < nworkers; i++) {
         invalid += r->workers[i].invalid;
         errors += r->workers[i].errors;
@@ -380,6 +385,7 @@ static int run(runner *r, int argc, char **argv, const int *operands, int nops)
 int afmt_cli_validate_main(int argc, char **argv, int first, const char *prog)
 {
     afmt_cli_config cfg;
+    afmt_cli_progress progress;
     afmt_cli_args args;
     runner *r;
     const char *val;
@@ -481,6 +487,9 @@ int afmt_cli_validate_main(int argc, char **argv, int first, const char *prog)
         free(operands);
         return AFMT_EXIT_ERROR;
     }
+    /* Started before the workers (they erase it before their stderr
+     * lines); run() stops it once the last verdict is in. */
+    cfg.progress = afmt_cli_progress_start(&progress, prog);
     r->cfg = &cfg;
     rc = run(r, argc, argv, operands, nops);
     free(r);

@@ -10,6 +10,7 @@ void afmt_cli_worker_init(afmt_cli_worker *w, const afmt_cli_config *cfg,
     memset(w, 0, sizeof *w);
     w->cfg = cfg;
     afmt_cli_out_init(&w->out, seq);
+    w->out.progress = cfg->progress;
     afmt_cli_buf_init(&w->arrays);
     afmt_cli_buf_init(&w->warns);
     afmt_cli_buf_init(&w->data);

@@ -74,6 +74,7 @@ if [ -f tests/e2e/run_cli_tools.sh ]; then
 fi
 run usage bash tests/e2e/run_usage.sh "$BUILD"
 run help-man python3 tests/e2e/help_man.py "$BUILD"
+run progress python3 tests/e2e/progress.py "$BUILD"
 if [ -f tests/e2e/run_sidecar.sh ]; then
     run sidecar bash tests/e2e/run_sidecar.sh "$BUILD"
 fi
