@@ -62,6 +62,11 @@ typedef struct emitter {
     int tiles_done;      /* its block has been added to the tile set */
     char helpers[32][64];/* names of the helpers already in the prelude */
     int nhelpers;
+    /* validator: the afmt_field_desc constants in the prelude, name and
+     * initializer, so that equal fields share one and names stay unique */
+    char **desc_names, **desc_inits;
+    int ndescs;
+    sbuf *descs;         /* their text, put before the prelude */
     /* Signed C values already proved non-negative by an unconditional
      * failure, with the indent of the block the proof holds in: a value
      * tested once is not tested again (line() forgets a proof when its
@@ -113,6 +118,11 @@ const table *find_table(const spec *s, const char *name);
 
 /* Attribution for failures: field name, index C expr, offset C expr. */
 void set_fail(emitter *m, const char *field, const char *index_c, const char *offset_c);
+
+/* emit_fieldvis.c: the name of the `static const afmt_field_desc` (added
+ * to the prelude once) describing field it for afmt_take_field. */
+const char *field_desc(emitter *m, const item *it, const char *kind, int width, int is_array,
+                       int big_endian);
 
 /* emit_fieldvis.c: `if (opt->fields) afmt_report_field(...)` for field
  * it, whose offset is in o_<name>; kind is the afmt_field_kind constant,

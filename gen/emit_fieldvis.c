@@ -21,3 +21,68 @@ void emit_field_report(emitter *m, const item *it, const char *kind, const char 
     free(name);
     free(doc);
 }
+
+/* The spec's doc as adjacent C literals of at most ~80 characters, each on
+ * its own line indented by 4: a reviewer reads it without scrolling. */
+static void put_doc(sbuf *b, const char *doc)
+{
+    size_t n = strlen(doc), at = 0;
+    while (at < n) {
+        size_t take = n - at, cut;
+        char *q;
+        if (take > 80) {
+            /* cut after the last space in the first 80 characters */
+            for (cut = 80; cut > 20 && doc[at + cut - 1] != ' '; cut--) {}
+            take = cut > 20 ? cut : 80;
+        }
+        q = c_quote(doc + at, take);
+        sb_printf(b, "\n    %s", q);
+        free(q);
+        at += take;
+    }
+}
+
+const char *field_desc(emitter *m, const item *it, const char *kind, int width, int is_array,
+                       int big_endian)
+{
+    char *name_lit = c_quote(it->name, strlen(it->name));
+    char *init = xprintf("%s, %s, %d, %d, %d", name_lit, kind, width, is_array, big_endian);
+    char *full = xprintf("%s|%s", init, it->doc ? it->doc : "");
+    char *cname = NULL;
+    int i, clash = 0;
+    free(name_lit);
+    for (i = 0; i < m->ndescs; i++) {
+        if (strcmp(m->desc_inits[i], full) == 0) {
+            free(init);
+            free(full);
+            return m->desc_names[i];
+        }
+    }
+    /* field_<name>, or field_<name>_2, _3, ... for a different field of the same name */
+    do {
+        free(cname);
+        cname = clash ? xprintf("field_%s_%d", it->name, clash + 1) : xprintf("field_%s", it->name);
+        clash++;
+        for (i = 0; i < m->ndescs && strcmp(m->desc_names[i], cname) != 0; i++) {}
+    } while (i < m->ndescs);
+    m->desc_names = realloc(m->desc_names, (size_t)(m->ndescs + 1) * sizeof *m->desc_names);
+    m->desc_inits = realloc(m->desc_inits, (size_t)(m->ndescs + 1) * sizeof *m->desc_inits);
+    if (!m->desc_names || !m->desc_inits) abort();
+    m->desc_names[m->ndescs] = cname;
+    m->desc_inits[m->ndescs] = full;
+    m->ndescs++;
+    {
+        char *head = xprintf("static const afmt_field_desc %s = {", cname);
+        /* one line when it fits 100 columns, else the values on the next */
+        if (strlen(head) + strlen(init) + (it->doc ? 1 : 7) > 100)
+            sb_printf(m->descs, "%s\n    %s,", head, init);
+        else
+            sb_printf(m->descs, "%s%s,", head, init);
+        free(head);
+    }
+    if (it->doc) put_doc(m->descs, it->doc);
+    else sb_puts(m->descs, " NULL");
+    sb_puts(m->descs, "};\n");
+    free(init);
+    return cname;
+}

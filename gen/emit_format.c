@@ -196,7 +196,7 @@ static void emit_abi_check(sbuf *hdr, const char *f)
 
 int emit_format(const spec *s, const char *outdir)
 {
-    sbuf hdr = {0}, src = {0}, body = {0}, wbody = {0}, prelude = {0};
+    sbuf hdr = {0}, src = {0}, body = {0}, wbody = {0}, prelude = {0}, descs = {0};
     emitter m;
     const char *f = s->format;
     char *path;
@@ -208,6 +208,7 @@ int emit_format(const spec *s, const char *outdir)
     memset(&m, 0, sizeof m);
     m.s = s;
     m.prelude = &prelude;
+    m.descs = &descs;
     m.out = &body;
     m.indent = 0;
     emit_validator(&m);
@@ -263,6 +264,10 @@ int emit_format(const spec *s, const char *outdir)
     m.indent = 0;
     emit_detect(&m);
     sb_puts(&src, "\n");
+    if (descs.s) {
+        sb_puts(&src, "/* The header fields, as afmt_take_field takes and reports them. */\n");
+        sb_printf(&src, "%s\n", descs.s);
+    }
     if (prelude.s) sb_puts(&src, prelude.s);
     sb_puts(&src, prune_unused(body.s));
     sb_puts(&src, "\n");

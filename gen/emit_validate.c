@@ -118,6 +118,18 @@ void emit_check(emitter *m, check *c, sym *attr)
     }
 }
 
+/* `o_<name>` is where field it starts; afmt_take_field bounds-checks it
+ * (count_c elements of width bytes, or one when count_c is NULL), moves pos
+ * past it and reports it to a field visitor. */
+static void take_field(emitter *m, const item *it, const char *kind, int width, const char *count_c,
+                       int big_endian)
+{
+    const char *desc = field_desc(m, it, kind, width, count_c != NULL, big_endian);
+    line(m, "const uint64_t o_%s = pos;", it->name);
+    line(m, "if (afmt_take_field(src, opt, err, &path, &%s, %s, %s, %s, &pos)) return -1;", desc,
+         count_c ? count_c : "1", m->end, m->region_ctx ? m->region_ctx : "NULL");
+}
+
 static void attr_fail(emitter *m, sym *y)
 {
     if (y) set_fail(m, y->name, "AFMT_NO_INDEX", y->off);
@@ -128,19 +140,14 @@ static void emit_int_field(emitter *m, item *it)
 {
     sym *y;
     char *ld;
-    set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
+    take_field(m, it, it->is_signed ? "AFMT_FIELD_INT" : "AFMT_FIELD_UINT", it->width, NULL, it->big_endian);
     {
-        char *w = xprintf("%d", it->width);
-        need_bytes(m, w, it->name);
-        free(w);
+        char *p = xprintf("AFMT_B(src, o_%s)", it->name);
+        ld = load_c(it->width, it->is_signed, it->big_endian, p);
+        line(m, "const %s v_%s = %s;", int_c_type(it->is_signed), it->name, ld);
+        free(ld);
+        free(p);
     }
-    line(m, "const uint64_t o_%s = pos;", it->name);
-    ld = load_c(it->width, it->is_signed, it->big_endian, "AFMT_B(src, pos)");
-    line(m, "const %s v_%s = %s;", int_c_type(it->is_signed), it->name, ld);
-    line(m, "pos += %d;", it->width);
-    free(ld);
-    emit_field_report(m, it, it->is_signed ? "AFMT_FIELD_INT" : "AFMT_FIELD_UINT", "1", it->width,
-                      it->big_endian);
     y = sym_push(m, SY_INT, it->name, it);
     y->t = it->is_signed ? VT_S : VT_U;
     snprintf(y->c, sizeof y->c, "v_%s", it->name);
@@ -222,26 +229,10 @@ static void emit_array_field(emitter *m, item *it, item_list *scope_body)
         m->indent--;
         line(m, "}");
     }
-    set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
-    /* n is held to the bytes left before it is multiplied: no overflow */
-    line(m, "if (n_%s > (%s - pos) / %d || !afmt_src_have(src, %s, pos, n_%s * %d)) {", it->name, m->end, it->width, m->end, it->name,
-         it->width);
-    m->indent++;
     {
-        char *field = c_quote(it->name, strlen(it->name));
-        /* the true count and width: the runtime says both and their product */
-        line(m, "return afmt_src_short_ex(src, err, &path, %s, AFMT_NO_INDEX, pos, %s, n_%s, %d, \"%s\", %s);", field, m->end,
-             it->name, it->width, it->name, m->region_ctx ? m->region_ctx : "NULL");
-        free(field);
-    }
-    m->indent--;
-    line(m, "}");
-    line(m, "const uint64_t o_%s = pos;", it->name);
-    line(m, "pos += n_%s * %d;", it->name, it->width);
-    {
+        /* the true count and width: a truncation says both and their product */
         char *cnt_c = xprintf("n_%s", it->name);
-        emit_field_report(m, it, it->is_signed ? "AFMT_FIELD_INT" : "AFMT_FIELD_UINT", cnt_c, it->width,
-                          it->big_endian);
+        take_field(m, it, it->is_signed ? "AFMT_FIELD_INT" : "AFMT_FIELD_UINT", it->width, cnt_c, it->big_endian);
         free(cnt_c);
     }
     y = sym_push(m, SY_ARRF, it->name, it);
@@ -379,15 +370,7 @@ static void emit_array_field(emitter *m, item *it, item_list *scope_body)
 static void emit_text_field(emitter *m, item *it)
 {
     sym *y;
-    set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
-    {
-        char *w = xprintf("%d", it->size);
-        need_bytes(m, w, it->name);
-        free(w);
-    }
-    line(m, "const uint64_t o_%s = pos;", it->name);
-    line(m, "pos += %d;", it->size);
-    emit_field_report(m, it, "AFMT_FIELD_BYTES", "1", it->size, 0);
+    take_field(m, it, "AFMT_FIELD_BYTES", it->size, NULL, 0);
     y = sym_push(m, SY_TEXT, it->name, it);
     snprintf(y->c, sizeof y->c, "AFMT_B(src, o_%s)", it->name);
     snprintf(y->off, sizeof y->off, "o_%s", it->name);
@@ -400,31 +383,12 @@ static void emit_text_field(emitter *m, item *it)
         char *ce = code_enum(code);
         memcpy(padded, it->equals->sval, strlen(it->equals->sval));
         q = c_quote(padded, (size_t)it->size);
-        line(m, "if (memcmp(AFMT_B(src, o_%s), %s, %d) != 0) {", it->name, q, it->size);
-        m->indent++;
-        line(m, "return afmt_fail_bytes(err, %s, &path, \"%s\", o_%s, (const uint8_t *)%s, AFMT_B(src, o_%s), %d);", ce, it->name,
-             it->name, q, it->name, it->size);
-        m->indent--;
-        line(m, "}");
+        line(m, "if (afmt_expect_bytes(src, err, &path, \"%s\", %s, o_%s, %s, %d)) return -1;", it->name, ce,
+             it->name, q, it->size);
         free(padded); free(q); free(ce);
     }
-    if (it->text_nul_padded) {
-        char *b = tmp_name(m, "bad");
-        line(m, "const uint64_t %s = afmt_text_slot_check(AFMT_B(src, o_%s), %d);", b, it->name, it->size);
-        line(m, "if (%s < %d) {", b, it->size);
-        m->indent++;
-        {
-            char *oc = xprintf("o_%s + %s", it->name, b);
-            char *args = xprintf("%s, *AFMT_B(src, o_%s + %s)", b, it->name, b);
-            set_fail(m, it->name, "AFMT_NO_INDEX", oc);
-            emit_fail(m, "value", LEN_NONE,
-                      "\"byte %\" PRIu64 \" is 0x%02x: a text slot holds ASCII followed by NUL padding\"", args);
-            free(oc); free(args);
-        }
-        m->indent--;
-        line(m, "}");
-        free(b);
-    }
+    if (it->text_nul_padded)
+        line(m, "if (afmt_expect_text_slot(src, err, &path, \"%s\", o_%s, %d)) return -1;", it->name, it->name, it->size);
     {
         int i;
         for (i = 0; i < it->nchecks; i++) {
@@ -1457,37 +1421,9 @@ static void emit_pad(emitter *m, item *it)
     m->jpath = it->jpath;
     set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
     sz = emit_u64(m, it->arg, it->arg_text);
-    line(m, "const uint64_t pad_%s = %s;", it->name, sz);
+    line(m, "if (afmt_take_padding(src, opt, vis, err, &path, \"%s\", %d, %s, %s, &pos)) return -1;", it->name,
+         it->fill_lenient == LEN_WARN, sz, m->end);
     free(sz);
-    line(m, "uint64_t nz_%s = pad_%s;", it->name, it->name);
-    line(m, "if (!afmt_src_take(src, %s, pos, pad_%s, afmt_src_scan_zero, NULL, &nz_%s)) {", m->end, it->name, it->name);
-    m->indent++;
-    line(m, "if (src->io_error) return afmt_src_short(src, err, &path, \"%s\", AFMT_NO_INDEX, pos, %s, pad_%s, \"padding\");",
-         it->name, m->end, it->name);
-    {
-        /* the input ends inside the padding (a missing final pad): the
-         * reference readers accept it, so it is a lenient tolerance */
-        char *args = xprintf("pad_%s, %s - pos", it->name, m->end);
-        emit_fail(m, "truncated", it->fill_lenient, "\"needs %\" PRIu64 \" bytes of padding, only %\" PRIu64 \" left\"", args);
-        free(args);
-    }
-    line(m, "pos = %s;", m->end);
-    m->indent--;
-    line(m, "} else {");
-    m->indent++;
-    line(m, "if (nz_%s < pad_%s) {", it->name, it->name);
-    m->indent++;
-    {
-        char *oc = xprintf("pos + nz_%s", it->name);
-        set_fail(m, it->name, "AFMT_NO_INDEX", oc);
-        emit_fail(m, "padding", it->fill_lenient, "\"padding byte is 0x%02x, not 0\"", "src->bad_byte");
-        free(oc);
-    }
-    m->indent--;
-    line(m, "}");
-    line(m, "pos += pad_%s;", it->name);
-    m->indent--;
-    line(m, "}");
 }
 
 /* Is another structural item (repeat, region, switch, pad) of the spec
@@ -1807,14 +1743,7 @@ void emit_validator(emitter *m)
         line(m, "}");
     } else {
         line(m, "/* trailer: nothing may follow */");
-        line(m, "const int at_end = afmt_src_at_end(src, src->len, pos);");
-        line(m, "if (at_end < 0) return afmt_src_short(src, err, &path, \"trailer\", AFMT_NO_INDEX, pos, src->len, 1, \"the end of the input\");");
-        line(m, "if (at_end == 0) {");
-        m->indent++;
-        set_fail(m, "trailer", "AFMT_NO_INDEX", "pos");
-        emit_fail(m, "trailing", s->trailer_lenient, "\"%\" PRIu64 \" bytes after the end of the data\"", "afmt_src_rest(src, pos)");
-        m->indent--;
-        line(m, "}");
+        line(m, "if (afmt_expect_end(src, opt, vis, err, &path, %d, pos)) return -1;", s->trailer_lenient == LEN_WARN);
     }
     line(m, "(void)narrays;");
     line(m, "return 0;");

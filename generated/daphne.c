@@ -25,6 +25,25 @@ int afmt_daphne_detect(const uint8_t *buf, uint64_t len)
     return 0;
 }
 
+/* The header fields, as afmt_take_field takes and reports them. */
+static const afmt_field_desc field_version = {"version", AFMT_FIELD_UINT, 1, 0, 0, NULL};
+static const afmt_field_desc field_data_type = {"data_type", AFMT_FIELD_UINT, 1, 0, 0, NULL};
+static const afmt_field_desc field_rows = {"rows", AFMT_FIELD_UINT, 8, 0, 0, NULL};
+static const afmt_field_desc field_cols = {"cols", AFMT_FIELD_UINT, 8, 0, 0, NULL};
+static const afmt_field_desc field_value_type = {"value_type", AFMT_FIELD_UINT, 1, 0, 0, NULL};
+static const afmt_field_desc field_block_row = {"block_row", AFMT_FIELD_UINT, 8, 0, 0, NULL};
+static const afmt_field_desc field_block_col = {"block_col", AFMT_FIELD_UINT, 8, 0, 0, NULL};
+static const afmt_field_desc field_block_rows = {"block_rows", AFMT_FIELD_UINT, 4, 0, 0, NULL};
+static const afmt_field_desc field_block_cols = {"block_cols", AFMT_FIELD_UINT, 4, 0, 0, NULL};
+static const afmt_field_desc field_block_type = {"block_type", AFMT_FIELD_UINT, 1, 0, 0, NULL};
+static const afmt_field_desc field_block_value_type = {
+    "block_value_type", AFMT_FIELD_UINT, 1, 0, 0, NULL};
+static const afmt_field_desc field_nnz = {"nnz", AFMT_FIELD_UINT, 8, 0, 0, NULL};
+static const afmt_field_desc field_row_offsets = {"row_offsets", AFMT_FIELD_UINT, 8, 1, 0, NULL};
+static const afmt_field_desc field_col_indices = {"col_indices", AFMT_FIELD_UINT, 8, 1, 0, NULL};
+static const afmt_field_desc field_coo_nnz = {"coo_nnz", AFMT_FIELD_UINT, 4, 0, 0, NULL};
+static const afmt_field_desc field_column_types = {"column_types", AFMT_FIELD_UINT, 1, 1, 0, NULL};
+
 /* Table value_types: a type code to its element type. */
 static afmt_dtype daphne_value_types_dtype(uint64_t code, uint64_t *size, afmt_encoding *enc)
 {
@@ -71,67 +90,38 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
     }
 
     /* version: u8 (spec/daphne.json /body/0) */
-    if (!afmt_src_have(src, src->len, pos, 1)) {
-        return afmt_src_short_ex(src, err, &path, "version", AFMT_NO_INDEX, pos, src->len, 1, 0,
-                "version", NULL);
-    }
     const uint64_t o_version = pos;
-    const uint64_t v_version = (uint64_t)afmt_load_u8(AFMT_B(src, pos));
-    pos += 1;
-    if (opt->fields) afmt_report_field(opt, &path, "version", AFMT_FIELD_UINT, o_version, 0, 1, 1,
-            0, AFMT_B(src, o_version), NULL);
+    if (afmt_take_field(src, opt, err, &path, &field_version, 1, src->len, NULL, &pos)) return -1;
+    const uint64_t v_version = (uint64_t)afmt_load_u8(AFMT_B(src, o_version));
     if (v_version != UINT64_C(1)) {
         return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "version", AFMT_NO_INDEX, o_version,
                 "expected 1, found %" PRIu64 "", v_version);
     }
 
     /* data_type: u8 (spec/daphne.json /body/1) */
-    if (!afmt_src_have(src, src->len, pos, 1)) {
-        return afmt_src_short_ex(src, err, &path, "data_type", AFMT_NO_INDEX, pos, src->len, 1, 0,
-                "data_type", NULL);
-    }
     const uint64_t o_data_type = pos;
-    const uint64_t v_data_type = (uint64_t)afmt_load_u8(AFMT_B(src, pos));
-    pos += 1;
-    if (opt->fields) afmt_report_field(opt, &path, "data_type", AFMT_FIELD_UINT, o_data_type, 0, 1,
-            1, 0, AFMT_B(src, o_data_type), NULL);
+    if (afmt_take_field(src, opt, err, &path, &field_data_type, 1, src->len, NULL, &pos)) return -1;
+    const uint64_t v_data_type = (uint64_t)afmt_load_u8(AFMT_B(src, o_data_type));
 
     /* rows: u64 little-endian (spec/daphne.json /body/2) */
-    if (!afmt_src_have(src, src->len, pos, 8)) {
-        return afmt_src_short_ex(src, err, &path, "rows", AFMT_NO_INDEX, pos, src->len, 8, 0, "rows"
-                , NULL);
-    }
     const uint64_t o_rows = pos;
-    const uint64_t v_rows = afmt_load_u64le(AFMT_B(src, pos));
-    pos += 8;
-    if (opt->fields) afmt_report_field(opt, &path, "rows", AFMT_FIELD_UINT, o_rows, 0, 1, 8, 0,
-            AFMT_B(src, o_rows), NULL);
+    if (afmt_take_field(src, opt, err, &path, &field_rows, 1, src->len, NULL, &pos)) return -1;
+    const uint64_t v_rows = afmt_load_u64le(AFMT_B(src, o_rows));
 
     /* cols: u64 little-endian (spec/daphne.json /body/3) */
-    if (!afmt_src_have(src, src->len, pos, 8)) {
-        return afmt_src_short_ex(src, err, &path, "cols", AFMT_NO_INDEX, pos, src->len, 8, 0, "cols"
-                , NULL);
-    }
     const uint64_t o_cols = pos;
-    const uint64_t v_cols = afmt_load_u64le(AFMT_B(src, pos));
-    pos += 8;
-    if (opt->fields) afmt_report_field(opt, &path, "cols", AFMT_FIELD_UINT, o_cols, 0, 1, 8, 0,
-            AFMT_B(src, o_cols), NULL);
+    if (afmt_take_field(src, opt, err, &path, &field_cols, 1, src->len, NULL, &pos)) return -1;
+    const uint64_t v_cols = afmt_load_u64le(AFMT_B(src, o_cols));
 
     /* switch object on data_type (spec/daphne.json /body/4) */
     const uint64_t sel_object = v_data_type;
     if (sel_object == UINT64_C(1) || sel_object == UINT64_C(2)) {
 
         /* value_type: u8 (spec/daphne.json /body/4/cases/0/body/0) */
-        if (!afmt_src_have(src, src->len, pos, 1)) {
-            return afmt_src_short_ex(src, err, &path, "value_type", AFMT_NO_INDEX, pos, src->len,
-                    1, 0, "value_type", NULL);
-        }
         const uint64_t o_value_type = pos;
-        const uint64_t v_value_type = (uint64_t)afmt_load_u8(AFMT_B(src, pos));
-        pos += 1;
-        if (opt->fields) afmt_report_field(opt, &path, "value_type", AFMT_FIELD_UINT, o_value_type,
-                0, 1, 1, 0, AFMT_B(src, o_value_type), NULL);
+        if (afmt_take_field(src, opt, err, &path, &field_value_type, 1, src->len, NULL,
+                &pos)) return -1;
+        const uint64_t v_value_type = (uint64_t)afmt_load_u8(AFMT_B(src, o_value_type));
 
         /* lookup el in table value_types (spec/daphne.json /body/4/cases/0/body/1) */
         afmt_dtype el_dtype = AFMT_DTYPE_INVALID;
@@ -186,48 +176,28 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
             const uint64_t start_block = pos;
 
             /* block_row: u64 little-endian (spec/daphne.json /body/4/cases/0/body/2/body/0) */
-            if (!afmt_src_have(src, src->len, pos, 8)) {
-                return afmt_src_short_ex(src, err, &path, "block_row", AFMT_NO_INDEX, pos,
-                        src->len, 8, 0, "block_row", NULL);
-            }
             const uint64_t o_block_row = pos;
-            const uint64_t v_block_row = afmt_load_u64le(AFMT_B(src, pos));
-            pos += 8;
-            if (opt->fields) afmt_report_field(opt, &path, "block_row", AFMT_FIELD_UINT,
-                    o_block_row, 0, 1, 8, 0, AFMT_B(src, o_block_row), NULL);
+            if (afmt_take_field(src, opt, err, &path, &field_block_row, 1, src->len, NULL,
+                    &pos)) return -1;
+            const uint64_t v_block_row = afmt_load_u64le(AFMT_B(src, o_block_row));
 
             /* block_col: u64 little-endian (spec/daphne.json /body/4/cases/0/body/2/body/1) */
-            if (!afmt_src_have(src, src->len, pos, 8)) {
-                return afmt_src_short_ex(src, err, &path, "block_col", AFMT_NO_INDEX, pos,
-                        src->len, 8, 0, "block_col", NULL);
-            }
             const uint64_t o_block_col = pos;
-            const uint64_t v_block_col = afmt_load_u64le(AFMT_B(src, pos));
-            pos += 8;
-            if (opt->fields) afmt_report_field(opt, &path, "block_col", AFMT_FIELD_UINT,
-                    o_block_col, 0, 1, 8, 0, AFMT_B(src, o_block_col), NULL);
+            if (afmt_take_field(src, opt, err, &path, &field_block_col, 1, src->len, NULL,
+                    &pos)) return -1;
+            const uint64_t v_block_col = afmt_load_u64le(AFMT_B(src, o_block_col));
 
             /* block_rows: u32 little-endian (spec/daphne.json /body/4/cases/0/body/2/body/2) */
-            if (!afmt_src_have(src, src->len, pos, 4)) {
-                return afmt_src_short_ex(src, err, &path, "block_rows", AFMT_NO_INDEX, pos,
-                        src->len, 4, 0, "block_rows", NULL);
-            }
             const uint64_t o_block_rows = pos;
-            const uint64_t v_block_rows = (uint64_t)afmt_load_u32le(AFMT_B(src, pos));
-            pos += 4;
-            if (opt->fields) afmt_report_field(opt, &path, "block_rows", AFMT_FIELD_UINT,
-                    o_block_rows, 0, 1, 4, 0, AFMT_B(src, o_block_rows), NULL);
+            if (afmt_take_field(src, opt, err, &path, &field_block_rows, 1, src->len, NULL,
+                    &pos)) return -1;
+            const uint64_t v_block_rows = (uint64_t)afmt_load_u32le(AFMT_B(src, o_block_rows));
 
             /* block_cols: u32 little-endian (spec/daphne.json /body/4/cases/0/body/2/body/3) */
-            if (!afmt_src_have(src, src->len, pos, 4)) {
-                return afmt_src_short_ex(src, err, &path, "block_cols", AFMT_NO_INDEX, pos,
-                        src->len, 4, 0, "block_cols", NULL);
-            }
             const uint64_t o_block_cols = pos;
-            const uint64_t v_block_cols = (uint64_t)afmt_load_u32le(AFMT_B(src, pos));
-            pos += 4;
-            if (opt->fields) afmt_report_field(opt, &path, "block_cols", AFMT_FIELD_UINT,
-                    o_block_cols, 0, 1, 4, 0, AFMT_B(src, o_block_cols), NULL);
+            if (afmt_take_field(src, opt, err, &path, &field_block_cols, 1, src->len, NULL,
+                    &pos)) return -1;
+            const uint64_t v_block_cols = (uint64_t)afmt_load_u32le(AFMT_B(src, o_block_cols));
             uint32_t overlapped_block = 0;
             const int tile_block = afmt_tiles_add(&tiles_block, v_block_row, v_block_col, v_block_rows, v_block_cols, &overlapped_block);
             if (tile_block == AFMT_TILE_OUTSIDE) {
@@ -303,15 +273,10 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
             }
 
             /* block_type: u8 (spec/daphne.json /body/4/cases/0/body/2/body/5) */
-            if (!afmt_src_have(src, src->len, pos, 1)) {
-                return afmt_src_short_ex(src, err, &path, "block_type", AFMT_NO_INDEX, pos,
-                        src->len, 1, 0, "block_type", NULL);
-            }
             const uint64_t o_block_type = pos;
-            const uint64_t v_block_type = (uint64_t)afmt_load_u8(AFMT_B(src, pos));
-            pos += 1;
-            if (opt->fields) afmt_report_field(opt, &path, "block_type", AFMT_FIELD_UINT,
-                    o_block_type, 0, 1, 1, 0, AFMT_B(src, o_block_type), NULL);
+            if (afmt_take_field(src, opt, err, &path, &field_block_type, 1, src->len, NULL,
+                    &pos)) return -1;
+            const uint64_t v_block_type = (uint64_t)afmt_load_u8(AFMT_B(src, o_block_type));
 
             /* switch block_kind on block_type (spec/daphne.json /body/4/cases/0/body/2/body/6) */
             const uint64_t sel_block_kind = v_block_type;
@@ -385,15 +350,10 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                  * block_value_type: u8 (spec/daphne.json
                  * /body/4/cases/0/body/2/body/6/cases/1/body/0)
                  */
-                if (!afmt_src_have(src, src->len, pos, 1)) {
-                    return afmt_src_short_ex(src, err, &path, "block_value_type", AFMT_NO_INDEX,
-                            pos, src->len, 1, 0, "block_value_type", NULL);
-                }
                 const uint64_t o_block_value_type = pos;
-                const uint64_t v_block_value_type = (uint64_t)afmt_load_u8(AFMT_B(src, pos));
-                pos += 1;
-                if (opt->fields) afmt_report_field(opt, &path, "block_value_type", AFMT_FIELD_UINT,
-                        o_block_value_type, 0, 1, 1, 0, AFMT_B(src, o_block_value_type), NULL);
+                if (afmt_take_field(src, opt, err, &path, &field_block_value_type, 1, src->len,
+                        NULL, &pos)) return -1;
+                const uint64_t v_block_value_type = (uint64_t)afmt_load_u8(AFMT_B(src, o_block_value_type));
                 if (v_block_value_type != v_value_type) {
                     return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_value_type",
                             AFMT_NO_INDEX, o_block_value_type, "expected %" PRIu64
@@ -467,15 +427,10 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                  * block_value_type: u8 (spec/daphne.json
                  * /body/4/cases/0/body/2/body/6/cases/2/body/0)
                  */
-                if (!afmt_src_have(src, src->len, pos, 1)) {
-                    return afmt_src_short_ex(src, err, &path, "block_value_type", AFMT_NO_INDEX,
-                            pos, src->len, 1, 0, "block_value_type", NULL);
-                }
                 const uint64_t o_block_value_type = pos;
-                const uint64_t v_block_value_type = (uint64_t)afmt_load_u8(AFMT_B(src, pos));
-                pos += 1;
-                if (opt->fields) afmt_report_field(opt, &path, "block_value_type", AFMT_FIELD_UINT,
-                        o_block_value_type, 0, 1, 1, 0, AFMT_B(src, o_block_value_type), NULL);
+                if (afmt_take_field(src, opt, err, &path, &field_block_value_type, 1, src->len,
+                        NULL, &pos)) return -1;
+                const uint64_t v_block_value_type = (uint64_t)afmt_load_u8(AFMT_B(src, o_block_value_type));
                 if (v_block_value_type != v_value_type) {
                     return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_value_type",
                             AFMT_NO_INDEX, o_block_value_type, "expected %" PRIu64
@@ -486,15 +441,10 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                  * nnz: u64 little-endian (spec/daphne.json
                  * /body/4/cases/0/body/2/body/6/cases/2/body/1)
                  */
-                if (!afmt_src_have(src, src->len, pos, 8)) {
-                    return afmt_src_short_ex(src, err, &path, "nnz", AFMT_NO_INDEX, pos, src->len,
-                            8, 0, "nnz", NULL);
-                }
                 const uint64_t o_nnz = pos;
-                const uint64_t v_nnz = afmt_load_u64le(AFMT_B(src, pos));
-                pos += 8;
-                if (opt->fields) afmt_report_field(opt, &path, "nnz", AFMT_FIELD_UINT, o_nnz, 0, 1,
-                        8, 0, AFMT_B(src, o_nnz), NULL);
+                if (afmt_take_field(src, opt, err, &path, &field_nnz, 1, src->len, NULL,
+                        &pos)) return -1;
+                const uint64_t v_nnz = afmt_load_u64le(AFMT_B(src, o_nnz));
 
                 /*
                  * row_offsets: block_rows + 1 of u64 little-endian (spec/daphne.json
@@ -506,15 +456,9 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                             "`block_rows + 1` overflows 64 bits");
                 }
                 const uint64_t n_row_offsets = t10;
-                if (n_row_offsets > (src->len - pos) / 8 || !afmt_src_have(src, src->len, pos,
-                        n_row_offsets * 8)) {
-                    return afmt_src_short_ex(src, err, &path, "row_offsets", AFMT_NO_INDEX, pos,
-                            src->len, n_row_offsets, 8, "row_offsets", NULL);
-                }
                 const uint64_t o_row_offsets = pos;
-                pos += n_row_offsets * 8;
-                if (opt->fields) afmt_report_field(opt, &path, "row_offsets", AFMT_FIELD_UINT,
-                        o_row_offsets, 1, n_row_offsets, 8, 0, AFMT_B(src, o_row_offsets), NULL);
+                if (afmt_take_field(src, opt, err, &path, &field_row_offsets, n_row_offsets,
+                        src->len, NULL, &pos)) return -1;
                 if (n_row_offsets == 0) {
                     return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "row_offsets", AFMT_NO_INDEX,
                             o_row_offsets, "has no elements, but its first must be 0");
@@ -550,15 +494,9 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                  * /body/4/cases/0/body/2/body/6/cases/2/body/3)
                  */
                 const uint64_t n_col_indices = v_nnz;
-                if (n_col_indices > (src->len - pos) / 8 || !afmt_src_have(src, src->len, pos,
-                        n_col_indices * 8)) {
-                    return afmt_src_short_ex(src, err, &path, "col_indices", AFMT_NO_INDEX, pos,
-                            src->len, n_col_indices, 8, "col_indices", NULL);
-                }
                 const uint64_t o_col_indices = pos;
-                pos += n_col_indices * 8;
-                if (opt->fields) afmt_report_field(opt, &path, "col_indices", AFMT_FIELD_UINT,
-                        o_col_indices, 1, n_col_indices, 8, 0, AFMT_B(src, o_col_indices), NULL);
+                if (afmt_take_field(src, opt, err, &path, &field_col_indices, n_col_indices,
+                        src->len, NULL, &pos)) return -1;
                 for (uint64_t i_col_indices = 0; i_col_indices < n_col_indices; i_col_indices++) {
                     const uint64_t e_col_indices = afmt_load_u64le(AFMT_B(src, o_col_indices + (uint64_t)8 * i_col_indices));
                     if (!(e_col_indices < v_block_cols)) {
@@ -648,15 +586,10 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                  * block_value_type: u8 (spec/daphne.json
                  * /body/4/cases/0/body/2/body/6/cases/3/body/0)
                  */
-                if (!afmt_src_have(src, src->len, pos, 1)) {
-                    return afmt_src_short_ex(src, err, &path, "block_value_type", AFMT_NO_INDEX,
-                            pos, src->len, 1, 0, "block_value_type", NULL);
-                }
                 const uint64_t o_block_value_type = pos;
-                const uint64_t v_block_value_type = (uint64_t)afmt_load_u8(AFMT_B(src, pos));
-                pos += 1;
-                if (opt->fields) afmt_report_field(opt, &path, "block_value_type", AFMT_FIELD_UINT,
-                        o_block_value_type, 0, 1, 1, 0, AFMT_B(src, o_block_value_type), NULL);
+                if (afmt_take_field(src, opt, err, &path, &field_block_value_type, 1, src->len,
+                        NULL, &pos)) return -1;
+                const uint64_t v_block_value_type = (uint64_t)afmt_load_u8(AFMT_B(src, o_block_value_type));
                 if (v_block_value_type != v_value_type) {
                     return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_value_type",
                             AFMT_NO_INDEX, o_block_value_type, "expected %" PRIu64
@@ -667,15 +600,10 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                  * coo_nnz: u32 little-endian (spec/daphne.json
                  * /body/4/cases/0/body/2/body/6/cases/3/body/1)
                  */
-                if (!afmt_src_have(src, src->len, pos, 4)) {
-                    return afmt_src_short_ex(src, err, &path, "coo_nnz", AFMT_NO_INDEX, pos,
-                            src->len, 4, 0, "coo_nnz", NULL);
-                }
                 const uint64_t o_coo_nnz = pos;
-                const uint64_t v_coo_nnz = (uint64_t)afmt_load_u32le(AFMT_B(src, pos));
-                pos += 4;
-                if (opt->fields) afmt_report_field(opt, &path, "coo_nnz", AFMT_FIELD_UINT,
-                        o_coo_nnz, 0, 1, 4, 0, AFMT_B(src, o_coo_nnz), NULL);
+                if (afmt_take_field(src, opt, err, &path, &field_coo_nnz, 1, src->len, NULL,
+                        &pos)) return -1;
+                const uint64_t v_coo_nnz = (uint64_t)afmt_load_u32le(AFMT_B(src, o_coo_nnz));
 
                 /*
                  * array data: el elements, row-major (spec/daphne.json
@@ -791,15 +719,9 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
 
         /* column_types: cols of u8 (spec/daphne.json /body/4/cases/1/body/0) */
         const uint64_t n_column_types = v_cols;
-        if (n_column_types > (src->len - pos) / 1 || !afmt_src_have(src, src->len, pos,
-                n_column_types * 1)) {
-            return afmt_src_short_ex(src, err, &path, "column_types", AFMT_NO_INDEX, pos, src->len,
-                    n_column_types, 1, "column_types", NULL);
-        }
         const uint64_t o_column_types = pos;
-        pos += n_column_types * 1;
-        if (opt->fields) afmt_report_field(opt, &path, "column_types", AFMT_FIELD_UINT,
-                o_column_types, 1, n_column_types, 1, 0, AFMT_B(src, o_column_types), NULL);
+        if (afmt_take_field(src, opt, err, &path, &field_column_types, n_column_types, src->len,
+                NULL, &pos)) return -1;
 
         /* labels: cols strings with a u16 length (spec/daphne.json /body/4/cases/1/body/1) */
         const uint64_t n_labels = v_cols;
@@ -829,30 +751,20 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
         }
 
         /* block_row: u64 little-endian (spec/daphne.json /body/4/cases/1/body/2) */
-        if (!afmt_src_have(src, src->len, pos, 8)) {
-            return afmt_src_short_ex(src, err, &path, "block_row", AFMT_NO_INDEX, pos, src->len, 8,
-                    0, "block_row", NULL);
-        }
         const uint64_t o_block_row = pos;
-        const uint64_t v_block_row = afmt_load_u64le(AFMT_B(src, pos));
-        pos += 8;
-        if (opt->fields) afmt_report_field(opt, &path, "block_row", AFMT_FIELD_UINT, o_block_row,
-                0, 1, 8, 0, AFMT_B(src, o_block_row), NULL);
+        if (afmt_take_field(src, opt, err, &path, &field_block_row, 1, src->len, NULL,
+                &pos)) return -1;
+        const uint64_t v_block_row = afmt_load_u64le(AFMT_B(src, o_block_row));
         if (v_block_row != UINT64_C(0)) {
             return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_row", AFMT_NO_INDEX,
                     o_block_row, "expected 0, found %" PRIu64 "", v_block_row);
         }
 
         /* block_col: u64 little-endian (spec/daphne.json /body/4/cases/1/body/3) */
-        if (!afmt_src_have(src, src->len, pos, 8)) {
-            return afmt_src_short_ex(src, err, &path, "block_col", AFMT_NO_INDEX, pos, src->len, 8,
-                    0, "block_col", NULL);
-        }
         const uint64_t o_block_col = pos;
-        const uint64_t v_block_col = afmt_load_u64le(AFMT_B(src, pos));
-        pos += 8;
-        if (opt->fields) afmt_report_field(opt, &path, "block_col", AFMT_FIELD_UINT, o_block_col,
-                0, 1, 8, 0, AFMT_B(src, o_block_col), NULL);
+        if (afmt_take_field(src, opt, err, &path, &field_block_col, 1, src->len, NULL,
+                &pos)) return -1;
+        const uint64_t v_block_col = afmt_load_u64le(AFMT_B(src, o_block_col));
         if (v_block_col != UINT64_C(0)) {
             return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_col", AFMT_NO_INDEX,
                     o_block_col, "expected 0, found %" PRIu64 "", v_block_col);
@@ -928,13 +840,7 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
     }
 
     /* trailer: nothing may follow */
-    const int at_end = afmt_src_at_end(src, src->len, pos);
-    if (at_end < 0) return afmt_src_short(src, err, &path, "trailer", AFMT_NO_INDEX, pos, src->len,
-            1, "the end of the input");
-    if (at_end == 0) {
-        if (afmt_tolerate(opt, vis, err, AFMT_E_TRAILING, &path, "trailer", AFMT_NO_INDEX, pos, "%"
-                PRIu64 " bytes after the end of the data", afmt_src_rest(src, pos))) return -1;
-    }
+    if (afmt_expect_end(src, opt, vis, err, &path, 1, pos)) return -1;
     (void)narrays;
     return 0;
 }

@@ -18,6 +18,13 @@ int afmt_futhark_detect(const uint8_t *buf, uint64_t len)
     return 0;
 }
 
+/* The header fields, as afmt_take_field takes and reports them. */
+static const afmt_field_desc field_binary_mark = {"binary_mark", AFMT_FIELD_BYTES, 1, 0, 0, NULL};
+static const afmt_field_desc field_version = {"version", AFMT_FIELD_UINT, 1, 0, 0, NULL};
+static const afmt_field_desc field_rank = {"rank", AFMT_FIELD_INT, 1, 0, 0, NULL};
+static const afmt_field_desc field_type = {"type", AFMT_FIELD_BYTES, 4, 0, 0, NULL};
+static const afmt_field_desc field_dims = {"dims", AFMT_FIELD_INT, 8, 1, 0, NULL};
+
 static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
                             const afmt_visitor *vis, afmt_error *err)
 {
@@ -75,18 +82,11 @@ static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
             /*
              * binary_mark: 1 bytes of raw bytes (spec/futhark.json /body/0/body/0/cases/0/body/0)
              */
-            if (!afmt_src_have(src, src->len, pos, 1)) {
-                return afmt_src_short_ex(src, err, &path, "binary_mark", AFMT_NO_INDEX, pos,
-                        src->len, 1, 0, "binary_mark", NULL);
-            }
             const uint64_t o_binary_mark = pos;
-            pos += 1;
-            if (opt->fields) afmt_report_field(opt, &path, "binary_mark", AFMT_FIELD_BYTES,
-                    o_binary_mark, 0, 1, 1, 0, AFMT_B(src, o_binary_mark), NULL);
-            if (memcmp(AFMT_B(src, o_binary_mark), "b", 1) != 0) {
-                return afmt_fail_bytes(err, AFMT_E_MAGIC, &path, "binary_mark", o_binary_mark,
-                        (const uint8_t *)"b", AFMT_B(src, o_binary_mark), 1);
-            }
+            if (afmt_take_field(src, opt, err, &path, &field_binary_mark, 1, src->len, NULL,
+                    &pos)) return -1;
+            if (afmt_expect_bytes(src, err, &path, "binary_mark", AFMT_E_MAGIC, o_binary_mark, "b",
+                    1)) return -1;
 
             /* check skipped_comments() == 0 (spec/futhark.json /body/0/body/0/cases/0/body/1) */
             if (!(comments_value == UINT64_C(0))) {
@@ -98,30 +98,20 @@ static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
             }
 
             /* version: u8 (spec/futhark.json /body/0/body/0/cases/0/body/2) */
-            if (!afmt_src_have(src, src->len, pos, 1)) {
-                return afmt_src_short_ex(src, err, &path, "version", AFMT_NO_INDEX, pos, src->len,
-                        1, 0, "version", NULL);
-            }
             const uint64_t o_version = pos;
-            const uint64_t v_version = (uint64_t)afmt_load_u8(AFMT_B(src, pos));
-            pos += 1;
-            if (opt->fields) afmt_report_field(opt, &path, "version", AFMT_FIELD_UINT, o_version,
-                    0, 1, 1, 0, AFMT_B(src, o_version), NULL);
+            if (afmt_take_field(src, opt, err, &path, &field_version, 1, src->len, NULL,
+                    &pos)) return -1;
+            const uint64_t v_version = (uint64_t)afmt_load_u8(AFMT_B(src, o_version));
             if (v_version != UINT64_C(2)) {
                 return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "version", AFMT_NO_INDEX,
                         o_version, "expected 2, found %" PRIu64 "", v_version);
             }
 
             /* rank: i8 (spec/futhark.json /body/0/body/0/cases/0/body/3) */
-            if (!afmt_src_have(src, src->len, pos, 1)) {
-                return afmt_src_short_ex(src, err, &path, "rank", AFMT_NO_INDEX, pos, src->len, 1,
-                        0, "rank", NULL);
-            }
             const uint64_t o_rank = pos;
-            const int64_t v_rank = afmt_as_i64(afmt_load_u8(AFMT_B(src, pos)), 8);
-            pos += 1;
-            if (opt->fields) afmt_report_field(opt, &path, "rank", AFMT_FIELD_INT, o_rank, 0, 1, 1,
-                    0, AFMT_B(src, o_rank), NULL);
+            if (afmt_take_field(src, opt, err, &path, &field_rank, 1, src->len, NULL,
+                    &pos)) return -1;
+            const int64_t v_rank = afmt_as_i64(afmt_load_u8(AFMT_B(src, o_rank)), 8);
             if (!(v_rank >= INT64_C(0))) {
                 return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "rank", AFMT_NO_INDEX, o_rank,
                         "rank is negative (Futhark reads the rank byte as signed: 0..127): `rank "
@@ -129,14 +119,9 @@ static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
             }
 
             /* type: 4 bytes of text (spec/futhark.json /body/0/body/0/cases/0/body/4) */
-            if (!afmt_src_have(src, src->len, pos, 4)) {
-                return afmt_src_short_ex(src, err, &path, "type", AFMT_NO_INDEX, pos, src->len, 4,
-                        0, "type", NULL);
-            }
             const uint64_t o_type = pos;
-            pos += 4;
-            if (opt->fields) afmt_report_field(opt, &path, "type", AFMT_FIELD_BYTES, o_type, 0, 1,
-                    4, 0, AFMT_B(src, o_type), NULL);
+            if (afmt_take_field(src, opt, err, &path, &field_type, 1, src->len, NULL,
+                    &pos)) return -1;
 
             /* lookup el in table types (spec/futhark.json /body/0/body/0/cases/0/body/5) */
             afmt_dtype el_dtype = AFMT_DTYPE_INVALID;
@@ -196,14 +181,9 @@ static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
                         PRIu64 " exceeds the limit of %" PRIu64 "", n_dims,
                         opt->limits.max_rank < AFMT_RANK_CAP ? opt->limits.max_rank : (uint64_t)AFMT_RANK_CAP);
             }
-            if (n_dims > (src->len - pos) / 8 || !afmt_src_have(src, src->len, pos, n_dims * 8)) {
-                return afmt_src_short_ex(src, err, &path, "dims", AFMT_NO_INDEX, pos, src->len,
-                        n_dims, 8, "dims", NULL);
-            }
             const uint64_t o_dims = pos;
-            pos += n_dims * 8;
-            if (opt->fields) afmt_report_field(opt, &path, "dims", AFMT_FIELD_INT, o_dims, 1,
-                    n_dims, 8, 0, AFMT_B(src, o_dims), NULL);
+            if (afmt_take_field(src, opt, err, &path, &field_dims, n_dims, src->len, NULL,
+                    &pos)) return -1;
             for (uint64_t i_dims = 0; i_dims < n_dims; i_dims++) {
                 const int64_t e_dims = afmt_as_i64(afmt_load_u64le(AFMT_B(src, o_dims + (uint64_t)8 * i_dims)), 64);
                 if (!(e_dims >= INT64_C(0))) {
@@ -324,13 +304,7 @@ static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
     }
 
     /* trailer: nothing may follow */
-    const int at_end = afmt_src_at_end(src, src->len, pos);
-    if (at_end < 0) return afmt_src_short(src, err, &path, "trailer", AFMT_NO_INDEX, pos, src->len,
-            1, "the end of the input");
-    if (at_end == 0) {
-        if (afmt_tolerate(opt, vis, err, AFMT_E_TRAILING, &path, "trailer", AFMT_NO_INDEX, pos, "%"
-                PRIu64 " bytes after the end of the data", afmt_src_rest(src, pos))) return -1;
-    }
+    if (afmt_expect_end(src, opt, vis, err, &path, 1, pos)) return -1;
     (void)narrays;
     return 0;
 }

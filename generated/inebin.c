@@ -17,6 +17,13 @@ int afmt_inebin_detect(const uint8_t *buf, uint64_t len)
     return 0;
 }
 
+/* The header fields, as afmt_take_field takes and reports them. */
+static const afmt_field_desc field_magic = {"magic", AFMT_FIELD_BYTES, 6, 0, 0, NULL};
+static const afmt_field_desc field_reserved = {"reserved", AFMT_FIELD_UINT, 1, 0, 0, NULL};
+static const afmt_field_desc field_type = {"type", AFMT_FIELD_BYTES, 1, 0, 0, NULL};
+static const afmt_field_desc field_rows = {"rows", AFMT_FIELD_UINT, 4, 0, 0, NULL};
+static const afmt_field_desc field_cols = {"cols", AFMT_FIELD_UINT, 4, 0, 0, NULL};
+
 static int inebin_validate_body(afmt_src *src, const afmt_options *opt,
                             const afmt_visitor *vis, afmt_error *err)
 {
@@ -30,43 +37,22 @@ static int inebin_validate_body(afmt_src *src, const afmt_options *opt,
     }
 
     /* magic: 6 bytes of raw bytes (spec/inebin.json /body/0) */
-    if (!afmt_src_have(src, src->len, pos, 6)) {
-        return afmt_src_short_ex(src, err, &path, "magic", AFMT_NO_INDEX, pos, src->len, 6, 0,
-                "magic", NULL);
-    }
     const uint64_t o_magic = pos;
-    pos += 6;
-    if (opt->fields) afmt_report_field(opt, &path, "magic", AFMT_FIELD_BYTES, o_magic, 0, 1, 6, 0,
-            AFMT_B(src, o_magic), NULL);
-    if (memcmp(AFMT_B(src, o_magic), "INEBIN", 6) != 0) {
-        return afmt_fail_bytes(err, AFMT_E_MAGIC, &path, "magic", o_magic, (const uint8_t *)"INEBIN"
-                , AFMT_B(src, o_magic), 6);
-    }
+    if (afmt_take_field(src, opt, err, &path, &field_magic, 1, src->len, NULL, &pos)) return -1;
+    if (afmt_expect_bytes(src, err, &path, "magic", AFMT_E_MAGIC, o_magic, "INEBIN", 6)) return -1;
 
     /* reserved: u8 (spec/inebin.json /body/1) */
-    if (!afmt_src_have(src, src->len, pos, 1)) {
-        return afmt_src_short_ex(src, err, &path, "reserved", AFMT_NO_INDEX, pos, src->len, 1, 0,
-                "reserved", NULL);
-    }
     const uint64_t o_reserved = pos;
-    const uint64_t v_reserved = (uint64_t)afmt_load_u8(AFMT_B(src, pos));
-    pos += 1;
-    if (opt->fields) afmt_report_field(opt, &path, "reserved", AFMT_FIELD_UINT, o_reserved, 0, 1,
-            1, 0, AFMT_B(src, o_reserved), NULL);
+    if (afmt_take_field(src, opt, err, &path, &field_reserved, 1, src->len, NULL, &pos)) return -1;
+    const uint64_t v_reserved = (uint64_t)afmt_load_u8(AFMT_B(src, o_reserved));
     if (v_reserved != UINT64_C(0)) {
         if (afmt_tolerate(opt, vis, err, AFMT_E_CONSTRAINT, &path, "reserved", AFMT_NO_INDEX,
                 o_reserved, "expected 0, found %" PRIu64 "", v_reserved)) return -1;
     }
 
     /* type: 1 bytes of text (spec/inebin.json /body/2) */
-    if (!afmt_src_have(src, src->len, pos, 1)) {
-        return afmt_src_short_ex(src, err, &path, "type", AFMT_NO_INDEX, pos, src->len, 1, 0, "type"
-                , NULL);
-    }
     const uint64_t o_type = pos;
-    pos += 1;
-    if (opt->fields) afmt_report_field(opt, &path, "type", AFMT_FIELD_BYTES, o_type, 0, 1, 1, 0,
-            AFMT_B(src, o_type), NULL);
+    if (afmt_take_field(src, opt, err, &path, &field_type, 1, src->len, NULL, &pos)) return -1;
 
     /* lookup el in table types (spec/inebin.json /body/3) */
     afmt_dtype el_dtype = AFMT_DTYPE_INVALID;
@@ -95,26 +81,14 @@ static int inebin_validate_body(afmt_src *src, const afmt_options *opt,
     }
 
     /* rows: u32 little-endian (spec/inebin.json /body/4) */
-    if (!afmt_src_have(src, src->len, pos, 4)) {
-        return afmt_src_short_ex(src, err, &path, "rows", AFMT_NO_INDEX, pos, src->len, 4, 0, "rows"
-                , NULL);
-    }
     const uint64_t o_rows = pos;
-    const uint64_t v_rows = (uint64_t)afmt_load_u32le(AFMT_B(src, pos));
-    pos += 4;
-    if (opt->fields) afmt_report_field(opt, &path, "rows", AFMT_FIELD_UINT, o_rows, 0, 1, 4, 0,
-            AFMT_B(src, o_rows), NULL);
+    if (afmt_take_field(src, opt, err, &path, &field_rows, 1, src->len, NULL, &pos)) return -1;
+    const uint64_t v_rows = (uint64_t)afmt_load_u32le(AFMT_B(src, o_rows));
 
     /* cols: u32 little-endian (spec/inebin.json /body/5) */
-    if (!afmt_src_have(src, src->len, pos, 4)) {
-        return afmt_src_short_ex(src, err, &path, "cols", AFMT_NO_INDEX, pos, src->len, 4, 0, "cols"
-                , NULL);
-    }
     const uint64_t o_cols = pos;
-    const uint64_t v_cols = (uint64_t)afmt_load_u32le(AFMT_B(src, pos));
-    pos += 4;
-    if (opt->fields) afmt_report_field(opt, &path, "cols", AFMT_FIELD_UINT, o_cols, 0, 1, 4, 0,
-            AFMT_B(src, o_cols), NULL);
+    if (afmt_take_field(src, opt, err, &path, &field_cols, 1, src->len, NULL, &pos)) return -1;
+    const uint64_t v_cols = (uint64_t)afmt_load_u32le(AFMT_B(src, o_cols));
 
     /* array data: el elements, row-major (spec/inebin.json /body/6) */
     uint64_t n_data = 1;
@@ -184,13 +158,7 @@ static int inebin_validate_body(afmt_src *src, const afmt_options *opt,
     pos += nbytes_data;
 
     /* trailer: nothing may follow */
-    const int at_end = afmt_src_at_end(src, src->len, pos);
-    if (at_end < 0) return afmt_src_short(src, err, &path, "trailer", AFMT_NO_INDEX, pos, src->len,
-            1, "the end of the input");
-    if (at_end == 0) {
-        if (afmt_tolerate(opt, vis, err, AFMT_E_TRAILING, &path, "trailer", AFMT_NO_INDEX, pos, "%"
-                PRIu64 " bytes after the end of the data", afmt_src_rest(src, pos))) return -1;
-    }
+    if (afmt_expect_end(src, opt, vis, err, &path, 1, pos)) return -1;
     (void)narrays;
     return 0;
 }

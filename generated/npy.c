@@ -17,6 +17,13 @@ int afmt_npy_detect(const uint8_t *buf, uint64_t len)
     return 0;
 }
 
+/* The header fields, as afmt_take_field takes and reports them. */
+static const afmt_field_desc field_magic_byte = {"magic_byte", AFMT_FIELD_UINT, 1, 0, 0, NULL};
+static const afmt_field_desc field_magic = {"magic", AFMT_FIELD_BYTES, 5, 0, 0, NULL};
+static const afmt_field_desc field_major = {"major", AFMT_FIELD_UINT, 1, 0, 0,
+    "np.save writes 1.0 unless the header needs more"};
+static const afmt_field_desc field_minor = {"minor", AFMT_FIELD_UINT, 1, 0, 0, NULL};
+
 /* header: the text header at /body/4/cases/0/body/0 */
 static const afmt_thdir_key npy_thdir_body_4_cases_0_body_0_keys[] = {
     {"descr", AFMT_BIND_DTYPE, AFMT_TV_LIST},
@@ -142,46 +149,26 @@ static int npy_validate_body(afmt_src *src, const afmt_options *opt,
     }
 
     /* magic_byte: u8 (spec/npy.json /body/0) */
-    if (!afmt_src_have(src, src->len, pos, 1)) {
-        return afmt_src_short_ex(src, err, &path, "magic_byte", AFMT_NO_INDEX, pos, src->len, 1, 0,
-                "magic_byte", NULL);
-    }
     const uint64_t o_magic_byte = pos;
-    const uint64_t v_magic_byte = (uint64_t)afmt_load_u8(AFMT_B(src, pos));
-    pos += 1;
-    if (opt->fields) afmt_report_field(opt, &path, "magic_byte", AFMT_FIELD_UINT, o_magic_byte, 0,
-            1, 1, 0, AFMT_B(src, o_magic_byte), NULL);
+    if (afmt_take_field(src, opt, err, &path, &field_magic_byte, 1, src->len, NULL,
+            &pos)) return -1;
+    const uint64_t v_magic_byte = (uint64_t)afmt_load_u8(AFMT_B(src, o_magic_byte));
     if (v_magic_byte != UINT64_C(147)) {
         return afmt_fail(err, AFMT_E_MAGIC, &path, "magic_byte", AFMT_NO_INDEX, o_magic_byte,
                 "expected 147, found %" PRIu64 "", v_magic_byte);
     }
 
     /* magic: 5 bytes of raw bytes (spec/npy.json /body/1) */
-    if (!afmt_src_have(src, src->len, pos, 5)) {
-        return afmt_src_short_ex(src, err, &path, "magic", AFMT_NO_INDEX, pos, src->len, 5, 0,
-                "magic", NULL);
-    }
     const uint64_t o_magic = pos;
-    pos += 5;
-    if (opt->fields) afmt_report_field(opt, &path, "magic", AFMT_FIELD_BYTES, o_magic, 0, 1, 5, 0,
-            AFMT_B(src, o_magic), NULL);
-    if (memcmp(AFMT_B(src, o_magic), "NUMPY", 5) != 0) {
-        return afmt_fail_bytes(err, AFMT_E_MAGIC, &path, "magic", o_magic, (const uint8_t *)"NUMPY"
-                , AFMT_B(src, o_magic), 5);
-    }
+    if (afmt_take_field(src, opt, err, &path, &field_magic, 1, src->len, NULL, &pos)) return -1;
+    if (afmt_expect_bytes(src, err, &path, "magic", AFMT_E_MAGIC, o_magic, "NUMPY", 5)) return -1;
 
     /*
      * major: u8 (spec/npy.json /body/2): np.save writes 1.0 unless the header needs more
      */
-    if (!afmt_src_have(src, src->len, pos, 1)) {
-        return afmt_src_short_ex(src, err, &path, "major", AFMT_NO_INDEX, pos, src->len, 1, 0,
-                "major", NULL);
-    }
     const uint64_t o_major = pos;
-    const uint64_t v_major = (uint64_t)afmt_load_u8(AFMT_B(src, pos));
-    pos += 1;
-    if (opt->fields) afmt_report_field(opt, &path, "major", AFMT_FIELD_UINT, o_major, 0, 1, 1, 0,
-            AFMT_B(src, o_major), "np.save writes 1.0 unless the header needs more");
+    if (afmt_take_field(src, opt, err, &path, &field_major, 1, src->len, NULL, &pos)) return -1;
+    const uint64_t v_major = (uint64_t)afmt_load_u8(AFMT_B(src, o_major));
     int b2 = (v_major == UINT64_C(1));
     if (!b2) {
         b2 = (v_major == UINT64_C(2));
@@ -197,15 +184,9 @@ static int npy_validate_body(afmt_src *src, const afmt_options *opt,
     }
 
     /* minor: u8 (spec/npy.json /body/3) */
-    if (!afmt_src_have(src, src->len, pos, 1)) {
-        return afmt_src_short_ex(src, err, &path, "minor", AFMT_NO_INDEX, pos, src->len, 1, 0,
-                "minor", NULL);
-    }
     const uint64_t o_minor = pos;
-    const uint64_t v_minor = (uint64_t)afmt_load_u8(AFMT_B(src, pos));
-    pos += 1;
-    if (opt->fields) afmt_report_field(opt, &path, "minor", AFMT_FIELD_UINT, o_minor, 0, 1, 1, 0,
-            AFMT_B(src, o_minor), NULL);
+    if (afmt_take_field(src, opt, err, &path, &field_minor, 1, src->len, NULL, &pos)) return -1;
+    const uint64_t v_minor = (uint64_t)afmt_load_u8(AFMT_B(src, o_minor));
     if (v_minor != UINT64_C(0)) {
         return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "minor", AFMT_NO_INDEX, o_minor,
                 "expected 0, found %" PRIu64 "", v_minor);
@@ -238,13 +219,7 @@ static int npy_validate_body(afmt_src *src, const afmt_options *opt,
     }
 
     /* trailer: nothing may follow */
-    const int at_end = afmt_src_at_end(src, src->len, pos);
-    if (at_end < 0) return afmt_src_short(src, err, &path, "trailer", AFMT_NO_INDEX, pos, src->len,
-            1, "the end of the input");
-    if (at_end == 0) {
-        if (afmt_tolerate(opt, vis, err, AFMT_E_TRAILING, &path, "trailer", AFMT_NO_INDEX, pos, "%"
-                PRIu64 " bytes after the end of the data", afmt_src_rest(src, pos))) return -1;
-    }
+    if (afmt_expect_end(src, opt, vis, err, &path, 1, pos)) return -1;
     (void)narrays;
     return 0;
 }

@@ -17,6 +17,16 @@ int afmt_rawarray_detect(const uint8_t *buf, uint64_t len)
     return 0;
 }
 
+/* The header fields, as afmt_take_field takes and reports them. */
+static const afmt_field_desc field_magic = {"magic", AFMT_FIELD_BYTES, 8, 0, 0, NULL};
+static const afmt_field_desc field_flags = {"flags", AFMT_FIELD_UINT, 8, 0, 0, NULL};
+static const afmt_field_desc field_eltype = {"eltype", AFMT_FIELD_UINT, 8, 0, 0, NULL};
+static const afmt_field_desc field_elbyte = {"elbyte", AFMT_FIELD_UINT, 8, 0, 0, NULL};
+static const afmt_field_desc field_size = {"size", AFMT_FIELD_UINT, 8, 0, 0,
+    "data length in bytes: compressed length when flags bit 1 is set"};
+static const afmt_field_desc field_ndims = {"ndims", AFMT_FIELD_UINT, 8, 0, 0, NULL};
+static const afmt_field_desc field_dims = {"dims", AFMT_FIELD_UINT, 8, 1, 0, NULL};
+
 static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
                             const afmt_visitor *vis, afmt_error *err)
 {
@@ -30,29 +40,15 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
     }
 
     /* magic: 8 bytes of raw bytes (spec/rawarray.json /body/0) */
-    if (!afmt_src_have(src, src->len, pos, 8)) {
-        return afmt_src_short_ex(src, err, &path, "magic", AFMT_NO_INDEX, pos, src->len, 8, 0,
-                "magic", NULL);
-    }
     const uint64_t o_magic = pos;
-    pos += 8;
-    if (opt->fields) afmt_report_field(opt, &path, "magic", AFMT_FIELD_BYTES, o_magic, 0, 1, 8, 0,
-            AFMT_B(src, o_magic), NULL);
-    if (memcmp(AFMT_B(src, o_magic), "rawarray", 8) != 0) {
-        return afmt_fail_bytes(err, AFMT_E_MAGIC, &path, "magic", o_magic, (const uint8_t *)
-                "rawarray", AFMT_B(src, o_magic), 8);
-    }
+    if (afmt_take_field(src, opt, err, &path, &field_magic, 1, src->len, NULL, &pos)) return -1;
+    if (afmt_expect_bytes(src, err, &path, "magic", AFMT_E_MAGIC, o_magic, "rawarray",
+            8)) return -1;
 
     /* flags: u64 little-endian (spec/rawarray.json /body/1) */
-    if (!afmt_src_have(src, src->len, pos, 8)) {
-        return afmt_src_short_ex(src, err, &path, "flags", AFMT_NO_INDEX, pos, src->len, 8, 0,
-                "flags", NULL);
-    }
     const uint64_t o_flags = pos;
-    const uint64_t v_flags = afmt_load_u64le(AFMT_B(src, pos));
-    pos += 8;
-    if (opt->fields) afmt_report_field(opt, &path, "flags", AFMT_FIELD_UINT, o_flags, 0, 1, 8, 0,
-            AFMT_B(src, o_flags), NULL);
+    if (afmt_take_field(src, opt, err, &path, &field_flags, 1, src->len, NULL, &pos)) return -1;
+    const uint64_t v_flags = afmt_load_u64le(AFMT_B(src, o_flags));
     if (!((v_flags & (~UINT64_C(3))) == UINT64_C(0))) {
         return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "flags", AFMT_NO_INDEX, o_flags,
                 "unknown flag bits (only bit 0, big-endian, and bit 1, compressed, are defined): "
@@ -65,26 +61,14 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
     }
 
     /* eltype: u64 little-endian (spec/rawarray.json /body/2) */
-    if (!afmt_src_have(src, src->len, pos, 8)) {
-        return afmt_src_short_ex(src, err, &path, "eltype", AFMT_NO_INDEX, pos, src->len, 8, 0,
-                "eltype", NULL);
-    }
     const uint64_t o_eltype = pos;
-    const uint64_t v_eltype = afmt_load_u64le(AFMT_B(src, pos));
-    pos += 8;
-    if (opt->fields) afmt_report_field(opt, &path, "eltype", AFMT_FIELD_UINT, o_eltype, 0, 1, 8, 0,
-            AFMT_B(src, o_eltype), NULL);
+    if (afmt_take_field(src, opt, err, &path, &field_eltype, 1, src->len, NULL, &pos)) return -1;
+    const uint64_t v_eltype = afmt_load_u64le(AFMT_B(src, o_eltype));
 
     /* elbyte: u64 little-endian (spec/rawarray.json /body/3) */
-    if (!afmt_src_have(src, src->len, pos, 8)) {
-        return afmt_src_short_ex(src, err, &path, "elbyte", AFMT_NO_INDEX, pos, src->len, 8, 0,
-                "elbyte", NULL);
-    }
     const uint64_t o_elbyte = pos;
-    const uint64_t v_elbyte = afmt_load_u64le(AFMT_B(src, pos));
-    pos += 8;
-    if (opt->fields) afmt_report_field(opt, &path, "elbyte", AFMT_FIELD_UINT, o_elbyte, 0, 1, 8, 0,
-            AFMT_B(src, o_elbyte), NULL);
+    if (afmt_take_field(src, opt, err, &path, &field_elbyte, 1, src->len, NULL, &pos)) return -1;
+    const uint64_t v_elbyte = afmt_load_u64le(AFMT_B(src, o_elbyte));
     if (!(v_elbyte > UINT64_C(0))) {
         return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "elbyte", AFMT_NO_INDEX, o_elbyte,
                 "element size is zero: `elbyte > 0` does not hold (elbyte = %" PRIu64 ")",
@@ -95,26 +79,14 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
      * size: u64 little-endian (spec/rawarray.json /body/4): data length in bytes: compressed length
      * when flags bit 1 is set
      */
-    if (!afmt_src_have(src, src->len, pos, 8)) {
-        return afmt_src_short_ex(src, err, &path, "size", AFMT_NO_INDEX, pos, src->len, 8, 0, "size"
-                , NULL);
-    }
     const uint64_t o_size = pos;
-    const uint64_t v_size = afmt_load_u64le(AFMT_B(src, pos));
-    pos += 8;
-    if (opt->fields) afmt_report_field(opt, &path, "size", AFMT_FIELD_UINT, o_size, 0, 1, 8, 0,
-            AFMT_B(src, o_size), "data length in bytes: compressed length when flags bit 1 is set");
+    if (afmt_take_field(src, opt, err, &path, &field_size, 1, src->len, NULL, &pos)) return -1;
+    const uint64_t v_size = afmt_load_u64le(AFMT_B(src, o_size));
 
     /* ndims: u64 little-endian (spec/rawarray.json /body/5) */
-    if (!afmt_src_have(src, src->len, pos, 8)) {
-        return afmt_src_short_ex(src, err, &path, "ndims", AFMT_NO_INDEX, pos, src->len, 8, 0,
-                "ndims", NULL);
-    }
     const uint64_t o_ndims = pos;
-    const uint64_t v_ndims = afmt_load_u64le(AFMT_B(src, pos));
-    pos += 8;
-    if (opt->fields) afmt_report_field(opt, &path, "ndims", AFMT_FIELD_UINT, o_ndims, 0, 1, 8, 0,
-            AFMT_B(src, o_ndims), NULL);
+    if (afmt_take_field(src, opt, err, &path, &field_ndims, 1, src->len, NULL, &pos)) return -1;
+    const uint64_t v_ndims = afmt_load_u64le(AFMT_B(src, o_ndims));
 
     /* dims: ndims of u64 little-endian (spec/rawarray.json /body/6) */
     const uint64_t n_dims = v_ndims;
@@ -123,14 +95,8 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
                 " exceeds the limit of %" PRIu64 "", n_dims,
                 opt->limits.max_rank < AFMT_RANK_CAP ? opt->limits.max_rank : (uint64_t)AFMT_RANK_CAP);
     }
-    if (n_dims > (src->len - pos) / 8 || !afmt_src_have(src, src->len, pos, n_dims * 8)) {
-        return afmt_src_short_ex(src, err, &path, "dims", AFMT_NO_INDEX, pos, src->len, n_dims, 8,
-                "dims", NULL);
-    }
     const uint64_t o_dims = pos;
-    pos += n_dims * 8;
-    if (opt->fields) afmt_report_field(opt, &path, "dims", AFMT_FIELD_UINT, o_dims, 1, n_dims, 8,
-            0, AFMT_B(src, o_dims), NULL);
+    if (afmt_take_field(src, opt, err, &path, &field_dims, n_dims, src->len, NULL, &pos)) return -1;
 
     /* lookup el in table element (spec/rawarray.json /body/7) */
     afmt_dtype el_dtype = AFMT_DTYPE_INVALID;

@@ -74,13 +74,7 @@ static int safetensors_validate_body(afmt_src *src, const afmt_options *opt,
         return -1;
 
     /* trailer: nothing may follow */
-    const int at_end = afmt_src_at_end(src, src->len, pos);
-    if (at_end < 0) return afmt_src_short(src, err, &path, "trailer", AFMT_NO_INDEX, pos, src->len,
-            1, "the end of the input");
-    if (at_end == 0) {
-        return afmt_fail(err, AFMT_E_TRAILING, &path, "trailer", AFMT_NO_INDEX, pos, "%" PRIu64
-                " bytes after the end of the data", afmt_src_rest(src, pos));
-    }
+    if (afmt_expect_end(src, opt, vis, err, &path, 0, pos)) return -1;
     (void)narrays;
     return 0;
 }

@@ -17,6 +17,16 @@ int afmt_tenbin_detect(const uint8_t *buf, uint64_t len)
     return 0;
 }
 
+/* The header fields, as afmt_take_field takes and reports them. */
+static const afmt_field_desc field_header_magic = {"header_magic", AFMT_FIELD_BYTES, 8, 0, 0, NULL};
+static const afmt_field_desc field_header_len = {"header_len", AFMT_FIELD_INT, 8, 0, 0, NULL};
+static const afmt_field_desc field_dtype = {"dtype", AFMT_FIELD_BYTES, 8, 0, 0, NULL};
+static const afmt_field_desc field_info = {"info", AFMT_FIELD_BYTES, 8, 0, 0, NULL};
+static const afmt_field_desc field_ndim = {"ndim", AFMT_FIELD_INT, 8, 0, 0, NULL};
+static const afmt_field_desc field_dims = {"dims", AFMT_FIELD_INT, 8, 1, 0, NULL};
+static const afmt_field_desc field_data_magic = {"data_magic", AFMT_FIELD_BYTES, 8, 0, 0, NULL};
+static const afmt_field_desc field_data_len = {"data_len", AFMT_FIELD_INT, 8, 0, 0, NULL};
+
 static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
                             const afmt_visitor *vis, afmt_error *err)
 {
@@ -46,29 +56,17 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
         const uint64_t start_array = pos;
 
         /* header_magic: 8 bytes of raw bytes (spec/tenbin.json /body/0/body/0) */
-        if (!afmt_src_have(src, src->len, pos, 8)) {
-            return afmt_src_short_ex(src, err, &path, "header_magic", AFMT_NO_INDEX, pos, src->len,
-                    8, 0, "header_magic", NULL);
-        }
         const uint64_t o_header_magic = pos;
-        pos += 8;
-        if (opt->fields) afmt_report_field(opt, &path, "header_magic", AFMT_FIELD_BYTES,
-                o_header_magic, 0, 1, 8, 0, AFMT_B(src, o_header_magic), NULL);
-        if (memcmp(AFMT_B(src, o_header_magic), "~TenBin~", 8) != 0) {
-            return afmt_fail_bytes(err, AFMT_E_MAGIC, &path, "header_magic", o_header_magic,
-                    (const uint8_t *)"~TenBin~", AFMT_B(src, o_header_magic), 8);
-        }
+        if (afmt_take_field(src, opt, err, &path, &field_header_magic, 1, src->len, NULL,
+                &pos)) return -1;
+        if (afmt_expect_bytes(src, err, &path, "header_magic", AFMT_E_MAGIC, o_header_magic,
+                "~TenBin~", 8)) return -1;
 
         /* header_len: i64 little-endian (spec/tenbin.json /body/0/body/1) */
-        if (!afmt_src_have(src, src->len, pos, 8)) {
-            return afmt_src_short_ex(src, err, &path, "header_len", AFMT_NO_INDEX, pos, src->len,
-                    8, 0, "header_len", NULL);
-        }
         const uint64_t o_header_len = pos;
-        const int64_t v_header_len = afmt_as_i64(afmt_load_u64le(AFMT_B(src, pos)), 64);
-        pos += 8;
-        if (opt->fields) afmt_report_field(opt, &path, "header_len", AFMT_FIELD_INT, o_header_len,
-                0, 1, 8, 0, AFMT_B(src, o_header_len), NULL);
+        if (afmt_take_field(src, opt, err, &path, &field_header_len, 1, src->len, NULL,
+                &pos)) return -1;
+        const int64_t v_header_len = afmt_as_i64(afmt_load_u64le(AFMT_B(src, o_header_len)), 64);
         if (!(v_header_len >= INT64_C(0))) {
             return afmt_fail(err, AFMT_E_NEGATIVE, &path, "header_len", AFMT_NO_INDEX,
                     o_header_len,
@@ -93,20 +91,10 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
         (void)rc_header;
 
         /* dtype: 8 bytes of text (spec/tenbin.json /body/0/body/2/body/0) */
-        if (!afmt_src_have(src, end_header, pos, 8)) {
-            return afmt_src_short_ex(src, err, &path, "dtype", AFMT_NO_INDEX, pos, end_header, 8,
-                    0, "dtype", &rc_header);
-        }
         const uint64_t o_dtype = pos;
-        pos += 8;
-        if (opt->fields) afmt_report_field(opt, &path, "dtype", AFMT_FIELD_BYTES, o_dtype, 0, 1, 8,
-                0, AFMT_B(src, o_dtype), NULL);
-        const uint64_t bad1 = afmt_text_slot_check(AFMT_B(src, o_dtype), 8);
-        if (bad1 < 8) {
-            return afmt_fail(err, AFMT_E_VALUE, &path, "dtype", AFMT_NO_INDEX, o_dtype + bad1,
-                    "byte %" PRIu64 " is 0x%02x: a text slot holds ASCII followed by NUL padding",
-                    bad1, *AFMT_B(src, o_dtype + bad1));
-        }
+        if (afmt_take_field(src, opt, err, &path, &field_dtype, 1, end_header, &rc_header,
+                &pos)) return -1;
+        if (afmt_expect_text_slot(src, err, &path, "dtype", o_dtype, 8)) return -1;
 
         /* lookup el in table dtypes (spec/tenbin.json /body/0/body/2/body/1) */
         afmt_dtype el_dtype = AFMT_DTYPE_INVALID;
@@ -156,31 +144,16 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
         }
 
         /* info: 8 bytes of text (spec/tenbin.json /body/0/body/2/body/2) */
-        if (!afmt_src_have(src, end_header, pos, 8)) {
-            return afmt_src_short_ex(src, err, &path, "info", AFMT_NO_INDEX, pos, end_header, 8, 0,
-                    "info", &rc_header);
-        }
         const uint64_t o_info = pos;
-        pos += 8;
-        if (opt->fields) afmt_report_field(opt, &path, "info", AFMT_FIELD_BYTES, o_info, 0, 1, 8,
-                0, AFMT_B(src, o_info), NULL);
-        const uint64_t bad2 = afmt_text_slot_check(AFMT_B(src, o_info), 8);
-        if (bad2 < 8) {
-            return afmt_fail(err, AFMT_E_VALUE, &path, "info", AFMT_NO_INDEX, o_info + bad2,
-                    "byte %" PRIu64 " is 0x%02x: a text slot holds ASCII followed by NUL padding",
-                    bad2, *AFMT_B(src, o_info + bad2));
-        }
+        if (afmt_take_field(src, opt, err, &path, &field_info, 1, end_header, &rc_header,
+                &pos)) return -1;
+        if (afmt_expect_text_slot(src, err, &path, "info", o_info, 8)) return -1;
 
         /* ndim: i64 little-endian (spec/tenbin.json /body/0/body/2/body/3) */
-        if (!afmt_src_have(src, end_header, pos, 8)) {
-            return afmt_src_short_ex(src, err, &path, "ndim", AFMT_NO_INDEX, pos, end_header, 8, 0,
-                    "ndim", &rc_header);
-        }
         const uint64_t o_ndim = pos;
-        const int64_t v_ndim = afmt_as_i64(afmt_load_u64le(AFMT_B(src, pos)), 64);
-        pos += 8;
-        if (opt->fields) afmt_report_field(opt, &path, "ndim", AFMT_FIELD_INT, o_ndim, 0, 1, 8, 0,
-                AFMT_B(src, o_ndim), NULL);
+        if (afmt_take_field(src, opt, err, &path, &field_ndim, 1, end_header, &rc_header,
+                &pos)) return -1;
+        const int64_t v_ndim = afmt_as_i64(afmt_load_u64le(AFMT_B(src, o_ndim)), 64);
         if (!(v_ndim >= INT64_C(0))) {
             return afmt_fail(err, AFMT_E_NEGATIVE, &path, "ndim", AFMT_NO_INDEX, o_ndim,
                     "ndim is negative: `ndim >= 0` does not hold (ndim = %" PRId64 ")", v_ndim);
@@ -199,14 +172,9 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
                     PRIu64 " exceeds the limit of %" PRIu64 "", n_dims,
                     opt->limits.max_rank < AFMT_RANK_CAP ? opt->limits.max_rank : (uint64_t)AFMT_RANK_CAP);
         }
-        if (n_dims > (end_header - pos) / 8 || !afmt_src_have(src, end_header, pos, n_dims * 8)) {
-            return afmt_src_short_ex(src, err, &path, "dims", AFMT_NO_INDEX, pos, end_header,
-                    n_dims, 8, "dims", &rc_header);
-        }
         const uint64_t o_dims = pos;
-        pos += n_dims * 8;
-        if (opt->fields) afmt_report_field(opt, &path, "dims", AFMT_FIELD_INT, o_dims, 1, n_dims,
-                8, 0, AFMT_B(src, o_dims), NULL);
+        if (afmt_take_field(src, opt, err, &path, &field_dims, n_dims, end_header, &rc_header,
+                &pos)) return -1;
         for (uint64_t i_dims = 0; i_dims < n_dims; i_dims++) {
             const int64_t e_dims = afmt_as_i64(afmt_load_u64le(AFMT_B(src, o_dims + (uint64_t)8 * i_dims)), 64);
             if (!(e_dims >= INT64_C(0))) {
@@ -232,59 +200,31 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
          * pad header_padding: roundup(header_len, 64) - header_len zero bytes (spec/tenbin.json
          * /body/0/body/3)
          */
-        uint64_t t3;
-        if (!afmt_roundup_u64((uint64_t)v_header_len, UINT64_C(64), &t3)) {
+        uint64_t t1;
+        if (!afmt_roundup_u64((uint64_t)v_header_len, UINT64_C(64), &t1)) {
             return afmt_fail(err, AFMT_E_OVERFLOW, &path, "header_padding", AFMT_NO_INDEX, pos,
                     "`roundup(header_len, 64) - header_len` overflows 64 bits or divides by zero");
         }
-        uint64_t t4;
-        if (!afmt_sub_u64(t3, (uint64_t)v_header_len, &t4)) {
+        uint64_t t2;
+        if (!afmt_sub_u64(t1, (uint64_t)v_header_len, &t2)) {
             return afmt_fail(err, AFMT_E_NEGATIVE, &path, "header_padding", AFMT_NO_INDEX, pos,
                     "`roundup(header_len, 64) - header_len` is below zero");
         }
-        const uint64_t pad_header_padding = t4;
-        uint64_t nz_header_padding = pad_header_padding;
-        if (!afmt_src_take(src, src->len, pos, pad_header_padding, afmt_src_scan_zero, NULL,
-                &nz_header_padding)) {
-            if (src->io_error) return afmt_src_short(src, err, &path, "header_padding",
-                    AFMT_NO_INDEX, pos, src->len, pad_header_padding, "padding");
-            if (afmt_tolerate(opt, vis, err, AFMT_E_TRUNCATED, &path, "header_padding",
-                    AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes of padding, only %" PRIu64 " left"
-                    , pad_header_padding, src->len - pos)) return -1;
-            pos = src->len;
-        } else {
-            if (nz_header_padding < pad_header_padding) {
-                if (afmt_tolerate(opt, vis, err, AFMT_E_PADDING, &path, "header_padding",
-                        AFMT_NO_INDEX, pos + nz_header_padding, "padding byte is 0x%02x, not 0",
-                        src->bad_byte)) return -1;
-            }
-            pos += pad_header_padding;
-        }
+        if (afmt_take_padding(src, opt, vis, err, &path, "header_padding", 1, t2, src->len,
+                &pos)) return -1;
 
         /* data_magic: 8 bytes of raw bytes (spec/tenbin.json /body/0/body/4) */
-        if (!afmt_src_have(src, src->len, pos, 8)) {
-            return afmt_src_short_ex(src, err, &path, "data_magic", AFMT_NO_INDEX, pos, src->len,
-                    8, 0, "data_magic", NULL);
-        }
         const uint64_t o_data_magic = pos;
-        pos += 8;
-        if (opt->fields) afmt_report_field(opt, &path, "data_magic", AFMT_FIELD_BYTES,
-                o_data_magic, 0, 1, 8, 0, AFMT_B(src, o_data_magic), NULL);
-        if (memcmp(AFMT_B(src, o_data_magic), "~TenBin~", 8) != 0) {
-            return afmt_fail_bytes(err, AFMT_E_MAGIC, &path, "data_magic", o_data_magic,
-                    (const uint8_t *)"~TenBin~", AFMT_B(src, o_data_magic), 8);
-        }
+        if (afmt_take_field(src, opt, err, &path, &field_data_magic, 1, src->len, NULL,
+                &pos)) return -1;
+        if (afmt_expect_bytes(src, err, &path, "data_magic", AFMT_E_MAGIC, o_data_magic, "~TenBin~"
+                , 8)) return -1;
 
         /* data_len: i64 little-endian (spec/tenbin.json /body/0/body/5) */
-        if (!afmt_src_have(src, src->len, pos, 8)) {
-            return afmt_src_short_ex(src, err, &path, "data_len", AFMT_NO_INDEX, pos, src->len, 8,
-                    0, "data_len", NULL);
-        }
         const uint64_t o_data_len = pos;
-        const int64_t v_data_len = afmt_as_i64(afmt_load_u64le(AFMT_B(src, pos)), 64);
-        pos += 8;
-        if (opt->fields) afmt_report_field(opt, &path, "data_len", AFMT_FIELD_INT, o_data_len, 0,
-                1, 8, 0, AFMT_B(src, o_data_len), NULL);
+        if (afmt_take_field(src, opt, err, &path, &field_data_len, 1, src->len, NULL,
+                &pos)) return -1;
+        const int64_t v_data_len = afmt_as_i64(afmt_load_u64le(AFMT_B(src, o_data_len)), 64);
         if (!(v_data_len >= INT64_C(0))) {
             return afmt_fail(err, AFMT_E_NEGATIVE, &path, "data_len", AFMT_NO_INDEX, o_data_len,
                     "chunk length is negative: `data_len >= 0` does not hold (data_len = %" PRId64
@@ -295,25 +235,25 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
          * check data_len == prod(dims) * sizeof(el) (spec/tenbin.json /body/0/body/6): surplus data
          * bytes are the one tolerance here: the region below skips them without a second warning
          */
-        uint64_t t5;
-        uint64_t bad6 = 0;
-        const int rc7 = afmt_field_prod(AFMT_B(src, o_dims), n_dims, 8, 1, 0, &t5, &bad6);
-        if (rc7 == AFMT_E_NEGATIVE) {
-            return afmt_fail(err, AFMT_E_NEGATIVE, &path, "dims", bad6, o_dims + 8 * bad6, "dims[%"
-                    PRIu64 "] is negative", bad6);
-        } else if (rc7 != AFMT_OK) {
+        uint64_t t3;
+        uint64_t bad4 = 0;
+        const int rc5 = afmt_field_prod(AFMT_B(src, o_dims), n_dims, 8, 1, 0, &t3, &bad4);
+        if (rc5 == AFMT_E_NEGATIVE) {
+            return afmt_fail(err, AFMT_E_NEGATIVE, &path, "dims", bad4, o_dims + 8 * bad4, "dims[%"
+                    PRIu64 "] is negative", bad4);
+        } else if (rc5 != AFMT_OK) {
             return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data_len", AFMT_NO_INDEX, o_data_len,
                     "`data_len == prod(dims) * sizeof(el)` overflows 64 bits");
         }
-        uint64_t t8;
-        if (!afmt_mul_u64(t5, el_size, &t8)) {
+        uint64_t t6;
+        if (!afmt_mul_u64(t3, el_size, &t6)) {
             return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data_len", AFMT_NO_INDEX, o_data_len,
                     "`data_len == prod(dims) * sizeof(el)` overflows 64 bits");
         }
-        if (afmt_cmp_i64_u64(v_data_len, t8) != 0) {
+        if (afmt_cmp_i64_u64(v_data_len, t6) != 0) {
             if (afmt_tolerate(opt, vis, err, AFMT_E_SIZE, &path, "data_len", AFMT_NO_INDEX,
                     o_data_len, "expected %" PRId64 " = prod(dims) * sizeof(el), found %" PRId64 ""
-                    , (int64_t)t8, v_data_len)) return -1;
+                    , (int64_t)t6, v_data_len)) return -1;
         }
 
         /* region data_chunk of data_len bytes (spec/tenbin.json /body/0/body/7) */
@@ -328,7 +268,7 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
 
         /* array data: el elements, row-major (spec/tenbin.json /body/0/body/7/body/0) */
         uint64_t n_data = 1;
-        n_data = t5;
+        n_data = t3;
         const uint64_t stored_data = n_data;
         uint64_t nbytes_data;
         if (el_enc == AFMT_ENC_BITS_LSB) {
@@ -384,34 +324,18 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
          * pad data_padding: roundup(data_len, 64) - data_len zero bytes (spec/tenbin.json
          * /body/0/body/8)
          */
-        uint64_t t9;
-        if (!afmt_roundup_u64((uint64_t)v_data_len, UINT64_C(64), &t9)) {
+        uint64_t t7;
+        if (!afmt_roundup_u64((uint64_t)v_data_len, UINT64_C(64), &t7)) {
             return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data_padding", AFMT_NO_INDEX, pos,
                     "`roundup(data_len, 64) - data_len` overflows 64 bits or divides by zero");
         }
-        uint64_t t10;
-        if (!afmt_sub_u64(t9, (uint64_t)v_data_len, &t10)) {
+        uint64_t t8;
+        if (!afmt_sub_u64(t7, (uint64_t)v_data_len, &t8)) {
             return afmt_fail(err, AFMT_E_NEGATIVE, &path, "data_padding", AFMT_NO_INDEX, pos,
                     "`roundup(data_len, 64) - data_len` is below zero");
         }
-        const uint64_t pad_data_padding = t10;
-        uint64_t nz_data_padding = pad_data_padding;
-        if (!afmt_src_take(src, src->len, pos, pad_data_padding, afmt_src_scan_zero, NULL,
-                &nz_data_padding)) {
-            if (src->io_error) return afmt_src_short(src, err, &path, "data_padding",
-                    AFMT_NO_INDEX, pos, src->len, pad_data_padding, "padding");
-            if (afmt_tolerate(opt, vis, err, AFMT_E_TRUNCATED, &path, "data_padding",
-                    AFMT_NO_INDEX, pos, "needs %" PRIu64 " bytes of padding, only %" PRIu64 " left"
-                    , pad_data_padding, src->len - pos)) return -1;
-            pos = src->len;
-        } else {
-            if (nz_data_padding < pad_data_padding) {
-                if (afmt_tolerate(opt, vis, err, AFMT_E_PADDING, &path, "data_padding",
-                        AFMT_NO_INDEX, pos + nz_data_padding, "padding byte is 0x%02x, not 0",
-                        src->bad_byte)) return -1;
-            }
-            pos += pad_data_padding;
-        }
+        if (afmt_take_padding(src, opt, vis, err, &path, "data_padding", 1, t8, src->len,
+                &pos)) return -1;
         if (pos == start_array) {
             return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "array", AFMT_NO_INDEX, pos,
                     "a repetition consumed no bytes");
@@ -420,13 +344,7 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
     afmt_path_pop(&path);
 
     /* trailer: nothing may follow */
-    const int at_end = afmt_src_at_end(src, src->len, pos);
-    if (at_end < 0) return afmt_src_short(src, err, &path, "trailer", AFMT_NO_INDEX, pos, src->len,
-            1, "the end of the input");
-    if (at_end == 0) {
-        if (afmt_tolerate(opt, vis, err, AFMT_E_TRAILING, &path, "trailer", AFMT_NO_INDEX, pos, "%"
-                PRIu64 " bytes after the end of the data", afmt_src_rest(src, pos))) return -1;
-    }
+    if (afmt_expect_end(src, opt, vis, err, &path, 1, pos)) return -1;
     (void)narrays;
     return 0;
 }

@@ -3,7 +3,8 @@
  * Generated <format>.c files include this header; the runtime's own .c
  * files include the parts they need.  Nothing here is meant for programs
  * that use afmt: these functions (afmt_run_*, afmt_field_*, afmt_src_take,
- * afmt_src_short, afmt_src_fill, afmt_tiles_*, afmt_tolerate, afmt_fail,
+ * afmt_src_short, afmt_src_fill, afmt_tiles_*, afmt_tolerate, afmt_fail, the
+ * one-call steps of afmt_step.h (afmt_take_field, afmt_take_padding, ...),
  * the typed afmt_sink_u* writes, ...) change whenever afmt-gen's output
  * does, and AFMT_RUNTIME_ABI (afmt.h) is bumped with them.  Include afmt.h
  * and your format's <format>.h instead.
@@ -28,5 +29,6 @@
 #include "afmt_futhark_text.h"
 #include "afmt_driver.h"
 #include "afmt_format.h"
+#include "afmt_step.h"
 
 #endif /* AFMT_INTERNAL_H */

@@ -1,0 +1,98 @@
+/* afmt runtime: the steps of a generated validator that are the same for
+ * every field (afmt_step.h).  The messages are the ones generated code
+ * spelled out before these steps existed: tests/ hold them. */
+#include "afmt_step.h"
+
+#include <inttypes.h>
+#include <string.h>
+#include "afmt_fields.h"
+
+/* The end a step was given, as it is now: the input's end (src->len) of a
+ * stream is unknown until a read meets it, so one passed before the read
+ * is looked up again. */
+static uint64_t end_now(const afmt_src *src, uint64_t end)
+{
+    return end == AFMT_LEN_UNKNOWN ? src->len : end;
+}
+
+int afmt_take_field_short(afmt_src *src, afmt_error *err, const afmt_path *path,
+                          const afmt_field_desc *f, uint64_t count, uint64_t end,
+                          const afmt_region_ctx *region, uint64_t pos)
+{
+    end = end_now(src, end);
+    /* an array field says its count and width, a scalar its byte count */
+    if (f->is_array)
+        return afmt_src_short_ex(src, err, path, f->name, AFMT_NO_INDEX, pos, end, count, f->width,
+                                 f->name, region);
+    return afmt_src_short_ex(src, err, path, f->name, AFMT_NO_INDEX, pos, end, f->width, 0,
+                             f->name, region);
+}
+
+int afmt_expect_bytes(afmt_src *src, afmt_error *err, const afmt_path *path, const char *field,
+                      afmt_code code, uint64_t offset, const char *want, unsigned n)
+{
+    if (memcmp(AFMT_B(src, offset), want, n) == 0)
+        return 0;
+    return afmt_fail_bytes(err, code, path, field, offset, (const uint8_t *)want,
+                           AFMT_B(src, offset), n);
+}
+
+int afmt_expect_text_slot(afmt_src *src, afmt_error *err, const afmt_path *path,
+                          const char *field, uint64_t offset, unsigned n)
+{
+    const uint64_t bad = afmt_text_slot_check(AFMT_B(src, offset), n);
+    if (bad >= n)
+        return 0;
+    return afmt_fail(err, AFMT_E_VALUE, path, field, AFMT_NO_INDEX, offset + bad,
+                     "byte %" PRIu64 " is 0x%02x: a text slot holds ASCII followed by NUL padding",
+                     bad, *AFMT_B(src, offset + bad));
+}
+
+int afmt_take_padding(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
+                      afmt_error *err, const afmt_path *path, const char *field, int lenient,
+                      uint64_t len, uint64_t end, uint64_t *pos)
+{
+    const uint64_t at = *pos;
+    uint64_t nonzero = len;
+    if (!afmt_src_take(src, end, at, len, afmt_src_scan_zero, NULL, &nonzero)) {
+        end = end_now(src, end);
+        if (src->io_error)
+            return afmt_src_short(src, err, path, field, AFMT_NO_INDEX, at, end, len, "padding");
+        if (!lenient)
+            return afmt_fail(err, AFMT_E_TRUNCATED, path, field, AFMT_NO_INDEX, at,
+                             "needs %" PRIu64 " bytes of padding, only %" PRIu64 " left", len,
+                             end - at);
+        if (afmt_tolerate(opt, vis, err, AFMT_E_TRUNCATED, path, field, AFMT_NO_INDEX, at,
+                          "needs %" PRIu64 " bytes of padding, only %" PRIu64 " left", len,
+                          end - at))
+            return -1;
+        *pos = end;
+        return 0;
+    }
+    if (nonzero < len) {
+        if (!lenient)
+            return afmt_fail(err, AFMT_E_PADDING, path, field, AFMT_NO_INDEX, at + nonzero,
+                             "padding byte is 0x%02x, not 0", src->bad_byte);
+        if (afmt_tolerate(opt, vis, err, AFMT_E_PADDING, path, field, AFMT_NO_INDEX, at + nonzero,
+                          "padding byte is 0x%02x, not 0", src->bad_byte))
+            return -1;
+    }
+    *pos = at + len;
+    return 0;
+}
+
+int afmt_expect_end(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
+                    afmt_error *err, const afmt_path *path, int lenient, uint64_t pos)
+{
+    const int at_end = afmt_src_at_end(src, src->len, pos);
+    if (at_end > 0)
+        return 0;
+    if (at_end < 0)
+        return afmt_src_short(src, err, path, "trailer", AFMT_NO_INDEX, pos, src->len, 1,
+                              "the end of the input");
+    if (!lenient)
+        return afmt_fail(err, AFMT_E_TRAILING, path, "trailer", AFMT_NO_INDEX, pos,
+                         "%" PRIu64 " bytes after the end of the data", afmt_src_rest(src, pos));
+    return afmt_tolerate(opt, vis, err, AFMT_E_TRAILING, path, "trailer", AFMT_NO_INDEX, pos,
+                         "%" PRIu64 " bytes after the end of the data", afmt_src_rest(src, pos));
+}

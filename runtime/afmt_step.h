@@ -1,0 +1,86 @@
+/* afmt runtime (internal, for generated code only): one step of a
+ * generated validator in one call -- a header field taken (bounds check,
+ * position, field-visitor report), a magic or text slot compared, a
+ * padding skipped, the trailer checked.  Each returns 0 to go on, or
+ * nonzero after filling err (the generated code then returns -1), with the
+ * messages, field names and offsets generated code used to spell out
+ * itself.  The spec decides which step runs where and on which field; these
+ * are only the mechanics, written once.
+ */
+#ifndef AFMT_STEP_H
+#define AFMT_STEP_H
+
+#include <stdint.h>
+#include "afmt.h"
+#include "afmt_error.h"
+#include "afmt_options.h"
+#include "afmt_src.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A header field as the spec describes it (a static const per field in
+ * generated code). */
+typedef struct afmt_field_desc {
+    const char *name;     /* the field's name in the spec (and in messages) */
+    afmt_field_kind kind; /* what afmt_report_field tells */
+    unsigned width;       /* bytes of one element (of the whole slot for bytes) */
+    int is_array;         /* count elements (an array field) or one value */
+    int big_endian;
+    const char *doc;      /* the spec's doc, or NULL */
+} afmt_field_desc;
+
+/* The failure of afmt_take_field (out of line: the rare path). */
+int afmt_take_field_short(afmt_src *src, afmt_error *err, const afmt_path *path,
+                          const afmt_field_desc *f, uint64_t count, uint64_t end,
+                          const afmt_region_ctx *region, uint64_t pos);
+
+/* Take field f (count elements; 1 for a scalar) at *pos, which must lie
+ * before end in the region described by region (NULL: the input): on
+ * success *pos moves past it, opt->fields is told of it, and 0 is
+ * returned; otherwise the truncation (afmt_src_short_ex), -1.  The field's
+ * bytes are then in memory at AFMT_B(src, old *pos). */
+static inline int afmt_take_field(afmt_src *src, const afmt_options *opt, afmt_error *err,
+                                  const afmt_path *path, const afmt_field_desc *f,
+                                  uint64_t count, uint64_t end, const afmt_region_ctx *region,
+                                  uint64_t *pos)
+{
+    const uint64_t at = *pos;
+    /* count is held to the bytes left before it is multiplied: no overflow */
+    if (at > end || count > (end - at) / f->width || !afmt_src_have(src, end, at, count * f->width))
+        return afmt_take_field_short(src, err, path, f, count, end, region, at);
+    *pos = at + count * f->width;
+    if (opt->fields)
+        afmt_report_field(opt, path, f->name, f->kind, at, f->is_array, count, f->width,
+                          f->big_endian, AFMT_B(src, at), f->doc);
+    return 0;
+}
+
+/* Fail (code, e.g. AFMT_E_MAGIC) unless the n bytes of field at offset
+ * equal want; the message shows both. */
+int afmt_expect_bytes(afmt_src *src, afmt_error *err, const afmt_path *path, const char *field,
+                      afmt_code code, uint64_t offset, const char *want, unsigned n);
+
+/* Fail unless the n-byte text slot of field at offset is ASCII followed by
+ * NUL padding; names the first bad byte. */
+int afmt_expect_text_slot(afmt_src *src, afmt_error *err, const afmt_path *path,
+                          const char *field, uint64_t offset, unsigned n);
+
+/* Skip len bytes of zero padding of field at *pos, before end.  A short
+ * input or a nonzero byte fails, or with lenient set is a tolerance
+ * (afmt_tolerate): the reference readers of some formats accept a missing
+ * final pad. */
+int afmt_take_padding(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
+                      afmt_error *err, const afmt_path *path, const char *field, int lenient,
+                      uint64_t len, uint64_t end, uint64_t *pos);
+
+/* At the end of the input: nothing may follow pos (with lenient set,
+ * trailing bytes are a tolerance). */
+int afmt_expect_end(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
+                    afmt_error *err, const afmt_path *path, int lenient, uint64_t pos);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
