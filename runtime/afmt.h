@@ -401,6 +401,10 @@ typedef struct afmt_limits {
     uint64_t max_total_bytes;   /* most bytes of input */
     uint64_t max_items;         /* most repetitions of one repeated structure */
     uint64_t max_decoded_bytes; /* most bytes a compressed payload may expand to */
+    uint64_t max_depth;         /* most nesting of a text header's values (.npy,
+                                 * safetensors: 3 are needed); at most 32, and 0
+                                 * means 32, since an error's key path is kept on
+                                 * the stack */
 } afmt_limits;
 
 /* Callbacks a validator calls while it reads.  Any member may be NULL, and
@@ -467,7 +471,7 @@ typedef struct afmt_options {
 
 /* Fill *opt with the defaults every validator uses when given NULL:
  * strict, values checked, rank 255, 1 MiB of headers, 2^62 bytes of
- * input, 2^32 items, 64 GiB decoded.  Start from these and tighten. */
+ * input, 2^32 items, 64 GiB decoded, text headers nested 32 deep.  Start from these and tighten. */
 void afmt_options_default(afmt_options *opt);
 
 /* What a writer is asked to do beyond the arrays; NULL means all zero. */

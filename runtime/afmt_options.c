@@ -19,6 +19,7 @@ void afmt_options_default(afmt_options *opt)
     opt->limits.max_total_bytes = (uint64_t)1 << 62;
     opt->limits.max_items = (uint64_t)1 << 32;
     opt->limits.max_decoded_bytes = (uint64_t)64 << 30;
+    opt->limits.max_depth = 32;
     opt->check_values = 1;
 }
 

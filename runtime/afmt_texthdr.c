@@ -374,8 +374,8 @@ static int map_depth(const afmt_th *th, unsigned depth)
 }
 
 
-#define DUP_SLOTS 1024 /* power of two */
-#define DUP_CHUNK 512  /* keys hashed per pass: the table stays half empty */
+#define DUP_SLOTS 4096 /* power of two */
+#define DUP_CHUNK 2048 /* keys hashed per pass: the table stays half empty */
 
 typedef struct dup_slot {
     uint64_t begin, end;
@@ -419,9 +419,19 @@ static dup_slot *dup_find(dup_slot *tab, uint32_t mask, const afmt_th *th, const
     }
 }
 
+static int fail_duplicate(ctx *c, const afmt_tv *k, uint64_t first_quote, int is_map)
+{
+    char first[24];
+    snprintf(first, sizeof first, "%" PRIu64, c->th->base + first_quote);
+    afmt_th_path_key(&c->path, k, is_map);
+    return fail(c, AFMT_E_CONSTRAINT, k->begin - 1, "duplicate key: it is already defined at offset %s", first);
+}
+
 /* Every pair of equal keys in obj: a pass hashes DUP_CHUNK keys and looks
  * up all later ones, so the table has a fixed size whatever the count
- * (passes = count / DUP_CHUNK; constant memory, quadratic only in chunks). */
+ * (passes = count / DUP_CHUNK; constant memory, quadratic only in chunks:
+ * a 1 MiB header, max_header_bytes' default, has at most 21,000 keys of
+ * tensors, 11 passes).  Each pass only re-reads keys and skips values. */
 static int check_duplicates(ctx *c, const afmt_tv *obj, int is_map)
 {
     const afmt_th *th = c->th;
@@ -442,13 +452,8 @@ static int check_duplicates(ctx *c, const afmt_tv *obj, int is_map)
         while (afmt_th_next(th, &it, &k, &v)) {
             uint32_t h = key_hash(th, &k);
             dup_slot *s = dup_find(tab, slots - 1, th, &k, h);
-            if (s->used) {
-                char first[24];
-                snprintf(first, sizeof first, "%" PRIu64, th->base + s->begin - 1);
-                afmt_th_path_key(&c->path, &k, is_map);
-                return fail(c, AFMT_E_CONSTRAINT, k.begin - 1,
-                            "duplicate key: it is already defined at offset %s", first);
-            }
+            if (s->used)
+                return fail_duplicate(c, &k, s->begin - 1, is_map);
             if (hashed < DUP_CHUNK) {
                 s->used = 1;
                 s->hash = h;
@@ -491,7 +496,7 @@ static int parse_container(ctx *c, uint64_t pos, unsigned depth, afmt_tv *v)
     v->negative = 0;
     v->escaped = 0;
     if (c->check && depth + 1 > c->max_depth)
-        return fail(c, AFMT_E_LIMIT, pos, "values nested deeper than %u levels", c->max_depth);
+        return fail(c, AFMT_E_LIMIT, pos, "values nested deeper than %u levels (limits.max_depth)", c->max_depth);
     p = skip_ws(th, pos + 1);
     for (;;) {
         afmt_tv key, val;
@@ -618,9 +623,14 @@ int afmt_th_next(const afmt_th *th, afmt_th_iter *it, afmt_tv *key, afmt_tv *val
 
     if (it->index >= it->count)
         return 0;
-    memset(&c, 0, sizeof c);
+    /* Not memset: the key path alone is 2 KiB, and this runs for every
+     * entry looked at; without `check` nothing reads the path. */
     c.th = th;
+    c.outer = NULL;
+    c.err = NULL;
+    c.path.depth = 0;
     c.max_depth = AFMT_TH_DEPTH_CAP;
+    c.check = 0;
     p = skip_ws(th, it->pos);
     if (it->object) {
         parse_string(&c, p, &k);

@@ -280,18 +280,6 @@ static void sift(slot *v, size_t root, size_t n)
     }
 }
 
-/* Heapsort: in place, no allocation, O(n log n) whatever the input. */
-static void sort_slots(slot *v, size_t n)
-{
-    size_t i;
-    if (n < 2) return;
-    for (i = n / 2; i-- > 0;) sift(v, i, n);
-    for (i = n - 1; i > 0; i--) {
-        slot t = v[0]; v[0] = v[i]; v[i] = t;
-        sift(v, 0, i);
-    }
-}
-
 static void slot_key(const slot *s, afmt_tv *k)
 {
     memset(k, 0, sizeof *k);
@@ -334,6 +322,205 @@ static int take_payload(afmt_src *src, uint64_t end, uint64_t at, const afmt_arr
     return 0;
 }
 
+/* The slot of an entry already checked by check_entry (so every lookup
+ * here succeeds): its byte range, where its key and value are, and
+ * whether its payload holds bools. */
+static void entry_slot(const afmt_thdir_desc *d, const afmt_th *th, const afmt_tv *k, const afmt_tv *v, slot *s)
+{
+    size_t i;
+    afmt_tv x, e;
+    afmt_th_iter it;
+    char name[64];
+    memset(s, 0, sizeof *s);
+    s->val_begin = (uint32_t)v->begin;
+    s->val_count = (uint16_t)v->count;
+    s->key_begin = (uint32_t)k->begin;
+    s->key_end = (uint32_t)k->end;
+    s->key_escaped = (uint8_t)k->escaped;
+    for (i = 0; i < d->nkeys; i++) {
+        if (!afmt_th_get(th, v, d->keys[i].key, &x)) continue;
+        if (d->keys[i].bind == AFMT_BIND_RANGE) {
+            afmt_th_iter_begin(th, &x, &it);
+            afmt_th_next(th, &it, NULL, &e);
+            s->begin = e.u;
+            afmt_th_next(th, &it, NULL, &e);
+            s->end = e.u;
+        } else if (d->keys[i].bind == AFMT_BIND_DTYPE) {
+            int t;
+            afmt_th_str_copy(th, &x, name, sizeof name);
+            t = find_type(d, name);
+            s->is_bool = t >= 0 && d->types[t].dtype == AFMT_BOOL;
+        }
+    }
+}
+
+/* Into tab (a max-heap of at most cap slots), the cap first entries in
+ * (begin, end, key) order that come after *after (NULL: from the start);
+ * then sorted.  Returns how many. */
+static size_t collect_window(const afmt_thdir_desc *d, const afmt_th *th, const afmt_tv *root, slot *tab,
+                             size_t cap, const slot *after)
+{
+    afmt_th_iter it;
+    afmt_tv k, v;
+    size_t m = 0;
+    afmt_th_iter_begin(th, root, &it);
+    while (afmt_th_next(th, &it, &k, &v)) {
+        slot s;
+        if (d->metadata_key && afmt_th_str_eq(th, &k, d->metadata_key)) continue;
+        entry_slot(d, th, &k, &v, &s);
+        if (after && !slot_less(after, &s)) continue;
+        if (m < cap) {
+            size_t c = m++;
+            tab[c] = s;
+            while (c > 0 && slot_less(&tab[(c - 1) / 2], &tab[c])) {
+                slot t = tab[c]; tab[c] = tab[(c - 1) / 2]; tab[(c - 1) / 2] = t;
+                c = (c - 1) / 2;
+            }
+        } else if (slot_less(&s, &tab[0])) {
+            tab[0] = s;
+            sift(tab, 0, m);
+        }
+    }
+    /* The heap's second half of heapsort: ascending. */
+    {
+        size_t i;
+        for (i = m; i-- > 1;) {
+            slot t = tab[0]; tab[0] = tab[i]; tab[i] = t;
+            sift(tab, 0, i);
+        }
+    }
+    return m;
+}
+
+/* The entries of a map header: each checked, then their byte ranges, in
+ * (begin, end) order, required to cover the data area from data_start
+ * exactly, with views and payloads in that order.  The ranges are sorted
+ * in windows of AFMT_THDIR_CAP slots on the stack (one window for most
+ * files; each further one re-reads the header: a 1 MiB header, the
+ * default max_header_bytes, has at most 21,000 entries, 6 windows).
+ * A stream drops the header as its payloads are taken, so it must fit
+ * one window. */
+static int validate_map(const afmt_thdir_desc *d, const afmt_th *th, const afmt_tv *root, afmt_th_path *tp,
+                        afmt_src *src, uint64_t end, uint64_t data_start, uint64_t *pos,
+                        uint32_t *narrays, const afmt_options *opt, const afmt_visitor *vis,
+                        const afmt_path *path, afmt_error *err)
+{
+    slot tab[AFMT_THDIR_CAP];
+    const size_t cap = AFMT_THDIR_CAP;
+    afmt_array a;
+    uint64_t ns = 0, done = 0;
+    size_t si, m;
+    afmt_th_iter it;
+    afmt_tv k, v;
+    uint64_t expect = 0;
+    slot last;
+    const char *rkey = NULL;
+
+    for (si = 0; si < d->nkeys; si++)
+        if (d->keys[si].bind == AFMT_BIND_RANGE) rkey = d->keys[si].key;
+    afmt_th_iter_begin(th, root, &it);
+    while (afmt_th_next(th, &it, &k, &v)) {
+        entry_info info;
+        afmt_th_path_key(tp, &k, 1);
+        if (d->metadata_key && afmt_th_str_eq(th, &k, d->metadata_key)) {
+            afmt_th_iter mit;
+            afmt_tv mk, mv;
+            if (v.kind != AFMT_TV_OBJECT)
+                return afmt_th_fail(th, tp, path, err, AFMT_E_CONSTRAINT, v.begin,
+                                    "expected an object of strings, found %s", afmt_tv_kind_name(v.kind));
+            afmt_th_iter_begin(th, &v, &mit);
+            while (afmt_th_next(th, &mit, &mk, &mv))
+                if (mv.kind != AFMT_TV_STRING) {
+                    afmt_th_path_key(tp, &mk, 1);
+                    return afmt_th_fail(th, tp, path, err, AFMT_E_CONSTRAINT, mv.begin,
+                                        "metadata values are strings, found %s", afmt_tv_kind_name(mv.kind));
+                }
+            afmt_th_path_pop(tp);
+            continue;
+        }
+        if (check_entry(d, th, &v, tp, opt, path, err, &info, NULL) != 0)
+            return -1;
+        if (ns >= cap && src->read)
+            return afmt_th_fail(th, tp, path, err, AFMT_E_LIMIT, k.begin - 1,
+                                "more than %zu entries in a header read from a stream (read it from a file)", cap);
+        ns++;
+        afmt_th_path_pop(tp);
+    }
+    while (done < ns) {
+        m = collect_window(d, th, root, tab, cap, done ? &last : NULL);
+        /* Sorted by offset, the ranges must follow each other from 0. */
+        for (si = 0; si < m; si++) {
+            afmt_tv sk, sv, rv, kt;
+            afmt_th_iter rit;
+            const slot *prev = si ? &tab[si - 1] : &last;
+            if (tab[si].begin == expect) {
+                expect = tab[si].end;
+                continue;
+            }
+            slot_key(&tab[si], &sk);
+            slot_val(&tab[si], &sv);
+            afmt_th_iter_begin(th, &sv, &rit);
+            while (afmt_th_next(th, &rit, &kt, &rv))
+                if (afmt_th_str_eq(th, &kt, rkey)) break;
+            afmt_th_path_key(tp, &sk, 1);
+            afmt_th_path_key(tp, &kt, 0);
+            if (tab[si].begin > expect)
+                return afmt_th_fail(th, tp, path, err, AFMT_E_CONSTRAINT, rv.begin,
+                                    "a hole: bytes [%" PRIu64 ", %" PRIu64 ") of the data belong to no entry", expect,
+                                    tab[si].begin);
+            {
+                char prev_name[64];
+                afmt_tv pk;
+                slot_key(prev, &pk);
+                afmt_th_str_copy(th, &pk, prev_name, sizeof prev_name);
+                return afmt_th_fail(th, tp, path, err, AFMT_E_CONSTRAINT, rv.begin,
+                                    "overlaps \"%s\" (bytes [%" PRIu64 ", %" PRIu64 "))", prev_name, prev->begin,
+                                    prev->end);
+            }
+        }
+        /* The views, in data order, while the header is still in memory. */
+        for (si = 0; si < m; si++) {
+            entry_info info;
+            afmt_tv sk, sv;
+            slot_key(&tab[si], &sk);
+            slot_val(&tab[si], &sv);
+            afmt_th_path_key(tp, &sk, 1);
+            if (check_entry(d, th, &sv, tp, opt, path, err, &info, &a) != 0)
+                return -1;
+            afmt_th_path_pop(tp);
+            afmt_th_str_copy(th, &sk, a.name, sizeof a.name);
+            a.offset = data_start + info.begin;
+            a.index = *narrays + (uint32_t)(done + si);
+            if (vis && vis->on_array) {
+                a.data = src->read ? NULL : afmt_src_ptr(src, a.offset, a.nbytes);
+                if (!src->read && !afmt_src_have(src, end, a.offset, a.nbytes))
+                    break; /* reported below as missing data */
+                if (vis->on_array(vis->ctx, &a) != 0)
+                    return afmt_fail(err, AFMT_E_CALLBACK, path, "data", AFMT_NO_INDEX, a.offset, "stopped by the caller");
+            }
+        }
+        /* The payloads, in data order.  A stream drops the header (and
+         * everything before a payload) as it takes them: only the table is
+         * used from here on, never the header text (a stream has one
+         * window). */
+        for (si = 0; si < m; si++) {
+            afmt_array pv;
+            afmt_array_init(&pv, tab[si].is_bool ? AFMT_BOOL : AFMT_U8);
+            pv.nbytes = tab[si].end - tab[si].begin;
+            pv.count = pv.nbytes;
+            if (!pv.nbytes) continue;
+            if (take_payload(src, end, data_start + tab[si].begin, &pv, opt, vis, path, "data", err) != 0)
+                return -1;
+        }
+        if (m == 0) break; /* not reached: ns entries are there */
+        done += m;
+        last = tab[m - 1];
+    }
+    *narrays += (uint32_t)ns;
+    *pos = data_start + expect;
+    return 0;
+}
+
 int afmt_thdir_validate(const afmt_thdir_desc *d, afmt_src *src, uint64_t end, uint64_t *pos,
                         uint32_t *narrays, const afmt_options *opt, const afmt_visitor *vis,
                         const afmt_path *path, afmt_error *err)
@@ -367,14 +554,17 @@ int afmt_thdir_validate(const afmt_thdir_desc *d, afmt_src *src, uint64_t end, u
     th.len = n;
     th.base = p0;
     th.syntax = d->syntax;
-    th.max_depth = AFMT_TH_DEPTH_CAP;
+    th.max_depth = opt->limits.max_depth < AFMT_TH_DEPTH_CAP ? (unsigned)opt->limits.max_depth : AFMT_TH_DEPTH_CAP;
     th.max_entries = opt->limits.max_items;
     th.root = d->name;
     th.map_depths = d->map ? 1u : 0u;
     tp.depth = 0;
-    if (n == 0 || text[0] != '{')
-        return afmt_th_fail(&th, &tp, path, err, AFMT_E_VALUE, 0, "a header starts with '{', found %s",
-                            n == 0 ? "nothing" : (snprintf(buf, sizeof buf, text[0] >= 0x20 && text[0] < 0x7f ? "'%c'" : "byte 0x%02x", text[0]), buf));
+    if (n == 0)
+        return afmt_th_fail(&th, &tp, path, err, AFMT_E_VALUE, 0, "a header starts with '{', found nothing");
+    if (text[0] != '{') {
+        snprintf(buf, sizeof buf, text[0] >= 0x20 && text[0] < 0x7f ? "'%c'" : "byte 0x%02x", text[0]);
+        return afmt_th_fail(&th, &tp, path, err, AFMT_E_VALUE, 0, "a header starts with '{', found %s", buf);
+    }
     if (afmt_th_parse(&th, 0, &root, path, err) != 0)
         return -1;
     /* What follows the value: pad bytes, then the terminator. */
@@ -416,123 +606,10 @@ int afmt_thdir_validate(const afmt_thdir_desc *d, afmt_src *src, uint64_t end, u
         return 0;
     }
 
-    {
-        slot tab[AFMT_THDIR_CAP];
-        size_t ns = 0, si;
-        afmt_th_iter it;
-        afmt_tv k, v;
-        uint64_t expect = 0;
-
-        if (n > UINT32_MAX)
-            return afmt_fail(err, AFMT_E_LIMIT, path, lenfield, AFMT_NO_INDEX, p,
-                             "a map header of %" PRIu64 " bytes exceeds afmt's limit of 4 GiB", n);
-        afmt_th_iter_begin(&th, &root, &it);
-        while (afmt_th_next(&th, &it, &k, &v)) {
-            entry_info info;
-            afmt_th_path_key(&tp, &k, 1);
-            if (d->metadata_key && afmt_th_str_eq(&th, &k, d->metadata_key)) {
-                afmt_th_iter mit;
-                afmt_tv mk, mv;
-                if (v.kind != AFMT_TV_OBJECT)
-                    return afmt_th_fail(&th, &tp, path, err, AFMT_E_CONSTRAINT, v.begin,
-                                        "expected an object of strings, found %s", afmt_tv_kind_name(v.kind));
-                afmt_th_iter_begin(&th, &v, &mit);
-                while (afmt_th_next(&th, &mit, &mk, &mv))
-                    if (mv.kind != AFMT_TV_STRING) {
-                        afmt_th_path_key(&tp, &mk, 1);
-                        return afmt_th_fail(&th, &tp, path, err, AFMT_E_CONSTRAINT, mv.begin,
-                                            "metadata values are strings, found %s", afmt_tv_kind_name(mv.kind));
-                    }
-                afmt_th_path_pop(&tp);
-                continue;
-            }
-            if (check_entry(d, &th, &v, &tp, opt, path, err, &info, NULL) != 0)
-                return -1;
-            if (ns >= AFMT_THDIR_CAP)
-                return afmt_th_fail(&th, &tp, path, err, AFMT_E_LIMIT, k.begin - 1,
-                                    "more than %d entries (afmt's fixed table)", AFMT_THDIR_CAP);
-            tab[ns].begin = info.begin;
-            tab[ns].end = info.end;
-            tab[ns].val_begin = (uint32_t)v.begin;
-            tab[ns].val_count = (uint16_t)v.count;
-            tab[ns].key_begin = (uint32_t)k.begin;
-            tab[ns].key_end = (uint32_t)k.end;
-            tab[ns].key_escaped = (uint8_t)k.escaped;
-            tab[ns].is_bool = d->types[info.type].dtype == AFMT_BOOL;
-            ns++;
-            afmt_th_path_pop(&tp);
-        }
-        /* Sorted by offset, the ranges must follow each other from 0. */
-        sort_slots(tab, ns);
-        for (si = 0; si < ns; si++) {
-            afmt_tv sk, sv, rv, kt;
-            afmt_th_iter rit;
-            const char *rkey = NULL;
-            size_t ki;
-            if (tab[si].begin == expect) {
-                expect = tab[si].end;
-                continue;
-            }
-            for (ki = 0; ki < d->nkeys; ki++)
-                if (d->keys[ki].bind == AFMT_BIND_RANGE) rkey = d->keys[ki].key;
-            slot_key(&tab[si], &sk);
-            slot_val(&tab[si], &sv);
-            afmt_th_iter_begin(&th, &sv, &rit);
-            while (afmt_th_next(&th, &rit, &kt, &rv))
-                if (afmt_th_str_eq(&th, &kt, rkey)) break;
-            afmt_th_path_key(&tp, &sk, 1);
-            afmt_th_path_key(&tp, &kt, 0);
-            if (tab[si].begin > expect)
-                return afmt_th_fail(&th, &tp, path, err, AFMT_E_CONSTRAINT, rv.begin,
-                                    "a hole: bytes [%" PRIu64 ", %" PRIu64 ") of the data belong to no entry", expect,
-                                    tab[si].begin);
-            {
-                char prev[64];
-                afmt_tv pk;
-                slot_key(&tab[si - 1], &pk);
-                afmt_th_str_copy(&th, &pk, prev, sizeof prev);
-                return afmt_th_fail(&th, &tp, path, err, AFMT_E_CONSTRAINT, rv.begin,
-                                    "overlaps \"%s\" (bytes [%" PRIu64 ", %" PRIu64 "))", prev, tab[si - 1].begin,
-                                    tab[si - 1].end);
-            }
-        }
-        /* The views, in data order, while the header is still in memory. */
-        for (si = 0; si < ns; si++) {
-            entry_info info;
-            afmt_tv sk, sv;
-            slot_key(&tab[si], &sk);
-            slot_val(&tab[si], &sv);
-            afmt_th_path_key(&tp, &sk, 1);
-            if (check_entry(d, &th, &sv, &tp, opt, path, err, &info, &a) != 0)
-                return -1;
-            afmt_th_path_pop(&tp);
-            afmt_th_str_copy(&th, &sk, a.name, sizeof a.name);
-            a.offset = data_start + info.begin;
-            a.index = *narrays + (uint32_t)si;
-            if (vis && vis->on_array) {
-                a.data = src->read ? NULL : afmt_src_ptr(src, a.offset, a.nbytes);
-                if (!src->read && !afmt_src_have(src, end, a.offset, a.nbytes))
-                    break; /* reported below as missing data */
-                if (vis->on_array(vis->ctx, &a) != 0)
-                    return afmt_fail(err, AFMT_E_CALLBACK, path, "data", AFMT_NO_INDEX, a.offset, "stopped by the caller");
-            }
-        }
-        /* The payloads, in data order.  A stream drops the header (and
-         * everything before a payload) as it takes them: only the table is
-         * used from here on, never the header text. */
-        for (si = 0; si < ns; si++) {
-            afmt_array pv;
-            afmt_array_init(&pv, tab[si].is_bool ? AFMT_BOOL : AFMT_U8);
-            pv.nbytes = tab[si].end - tab[si].begin;
-            pv.count = pv.nbytes;
-            if (!pv.nbytes) continue;
-            if (take_payload(src, end, data_start + tab[si].begin, &pv, opt, vis, path, "data", err) != 0)
-                return -1;
-        }
-        *narrays += (uint32_t)ns;
-        *pos = data_start + expect;
-        return 0;
-    }
+    if (n > UINT32_MAX)
+        return afmt_fail(err, AFMT_E_LIMIT, path, lenfield, AFMT_NO_INDEX, p,
+                         "a map header of %" PRIu64 " bytes exceeds afmt's limit of 4 GiB", n);
+    return validate_map(d, &th, &root, &tp, src, end, data_start, pos, narrays, opt, vis, path, err);
 }
 
 /* ------------------------------------------------------------ write */

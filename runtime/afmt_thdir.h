@@ -8,7 +8,10 @@
  * after it.  The functions here carry out that description; they know no
  * format.  The header is parsed in place by afmt_texthdr.c (no allocation);
  * a map's byte ranges are checked to cover the data area exactly, sorted in
- * a fixed-capacity table on the stack (AFMT_THDIR_CAP entries).
+ * windows of a fixed-capacity table on the stack (AFMT_THDIR_CAP entries;
+ * a header of more entries is read again for each further window, so the
+ * count is held only by limits.max_items, except for a stream, which must
+ * fit one window).
  *
  * Thread-safety: reentrant; descriptors are constant data.
  */
@@ -28,7 +31,7 @@
 extern "C" {
 #endif
 
-/* Most entries of one map header (a limit error beyond). */
+/* Entries of a map header sorted at once (a window; see above). */
 #define AFMT_THDIR_CAP 4096
 
 typedef enum afmt_thdir_bind {

@@ -268,7 +268,7 @@ static void test_options(void)
     CHECK("default limits", o.limits.max_rank == 255 && o.limits.max_header_bytes == 1u << 20 &&
                                 o.limits.max_total_bytes == 1ULL << 62 &&
                                 o.limits.max_items == 1ULL << 32 &&
-                                o.limits.max_decoded_bytes == 64ULL << 30);
+                                o.limits.max_decoded_bytes == 64ULL << 30 && o.limits.max_depth == 32);
     memset(&v, 0, sizeof v);
     memset(&log, 0, sizeof log);
     v.ctx = &log;

@@ -1,0 +1,164 @@
+/* Unit tests of map headers (runtime/afmt_thdir.c through the generated
+ * safetensors validator): more entries than one sorting window
+ * (AFMT_THDIR_CAP) in any JSON order are checked and handed over in data
+ * order; a hole or an overlap in a later window is named with the right
+ * tensors and offsets; limits.max_depth and limits.max_items hold. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "afmt.h"
+#include "afmt_thdir.h"
+#include "safetensors.h"
+#include "check.h"
+
+typedef struct st_buf {
+    uint8_t *p;
+    size_t len, cap;
+} st_buf;
+
+static void put(st_buf *b, const char *s, size_t n)
+{
+    if (b->len + n > b->cap) {
+        size_t c = b->cap ? b->cap : 4096;
+        while (c < b->len + n) c *= 2;
+        b->p = realloc(b->p, c);
+        if (!b->p) { fprintf(stderr, "out of memory\n"); exit(2); }
+        b->cap = c;
+    }
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+}
+
+/* n tensors u8[4] named t00000..., written to JSON in reverse order
+ * (so that sorting matters); tensor `bad` (if < n) gets the data range
+ * [begin, begin + 4) with begin shifted by `shift` bytes. */
+static st_buf make(unsigned n, unsigned bad, long shift)
+{
+    st_buf h = {0}, f = {0};
+    char e[128];
+    unsigned i;
+    uint64_t hl;
+    put(&h, "{", 1);
+    for (i = n; i-- > 0;) {
+        long b = (long)i * 4 + (i == bad ? shift : 0);
+        int l = snprintf(e, sizeof e, "%s\"t%05u\":{\"dtype\":\"U8\",\"shape\":[4],\"data_offsets\":[%ld,%ld]}",
+                         i == n - 1 ? "" : ",", i, b, b + 4);
+        put(&h, e, (size_t)l);
+    }
+    put(&h, "}", 1);
+    while (h.len % 8) put(&h, " ", 1);
+    hl = h.len;
+    for (i = 0; i < 8; i++) {
+        char c = (char)(hl >> (8 * i));
+        put(&f, &c, 1);
+    }
+    put(&f, (const char *)h.p, h.len);
+    for (i = 0; i < n * 4; i++) put(&f, "\0", 1);
+    free(h.p);
+    return f;
+}
+
+typedef struct seen {
+    unsigned n, in_order;
+    uint64_t last_offset;
+    char first[AFMT_NAME_MAX], last[AFMT_NAME_MAX];
+} seen;
+
+static int on_array(void *ctx, const afmt_array *a)
+{
+    seen *s = ctx;
+    if (s->n == 0) snprintf(s->first, sizeof s->first, "%s", a->name);
+    else if (a->offset <= s->last_offset || a->index != s->n) s->in_order = 0;
+    snprintf(s->last, sizeof s->last, "%s", a->name);
+    s->last_offset = a->offset;
+    s->n++;
+    return 0;
+}
+
+static void describe(const afmt_error *e, char *out, size_t n) { afmt_error_describe(e, out, n); }
+
+static void test_windows(void)
+{
+    static const struct {
+        const char *name;
+        unsigned n, bad;
+        long shift;
+        const char *message; /* NULL: valid */
+    } cases[] = {
+        {"one window", 1000, ~0u, 0, NULL},
+        {"exactly one window", AFMT_THDIR_CAP, ~0u, 0, NULL},
+        {"three windows", 3 * AFMT_THDIR_CAP + 5, ~0u, 0, NULL},
+        {"hole in the third window", 3 * AFMT_THDIR_CAP + 5, 9000, 4, NULL},
+        {"overlap across windows", 3 * AFMT_THDIR_CAP + 5, AFMT_THDIR_CAP, -2, NULL},
+    };
+    size_t i;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        st_buf f = make(cases[i].n, cases[i].bad, cases[i].shift);
+        afmt_options o;
+        afmt_visitor v;
+        afmt_error e;
+        seen s;
+        char got[512], name[128];
+        int rc;
+        afmt_options_default(&o);
+        o.limits.max_header_bytes = (uint64_t)1 << 30;
+        memset(&v, 0, sizeof v);
+        memset(&s, 0, sizeof s);
+        s.in_order = 1;
+        v.ctx = &s;
+        v.on_array = on_array;
+        rc = afmt_safetensors_validate(f.p, f.len, &o, &v, &e);
+        snprintf(name, sizeof name, "map windows: %s", cases[i].name);
+        if (cases[i].bad == ~0u) {
+            char want_last[32];
+            snprintf(want_last, sizeof want_last, "t%05u", cases[i].n - 1);
+            CHECK(name, rc == 0 && s.n == cases[i].n && s.in_order && strcmp(s.first, "t00000") == 0 &&
+                            strcmp(s.last, want_last) == 0);
+        } else if (cases[i].shift > 0) {
+            /* t09000 starts 4 bytes late: [36000, 36004) is nobody's.  It
+             * shares its range with t09001, which is earlier in the JSON
+             * (reverse order), so sorts first and is the one named. */
+            describe(&e, got, sizeof got);
+            CHECK(name, rc != 0 && e.code == AFMT_E_CONSTRAINT &&
+                            strstr(got, "header[\"t09001\"].data_offsets at offset ") &&
+                            strstr(got, "a hole: bytes [36000, 36004) of the data belong to no entry"));
+            if (!(rc != 0 && strstr(got, "t09001"))) printf("  got: %s\n", got);
+        } else {
+            describe(&e, got, sizeof got);
+            CHECK(name, rc != 0 && e.code == AFMT_E_CONSTRAINT && strstr(got, "header[\"t04096\"].data_offsets") &&
+                            strstr(got, "overlaps \"t04095\" (bytes [16380, 16384))"));
+            if (!(rc != 0 && strstr(got, "t04096"))) printf("  got: %s\n", got);
+        }
+        free(f.p);
+    }
+}
+
+static void test_limits(void)
+{
+    st_buf f = make(3, ~0u, 0);
+    afmt_options o;
+    afmt_error e;
+    char got[512];
+    afmt_options_default(&o);
+    CHECK("default max_depth is 32", o.limits.max_depth == 32);
+    o.limits.max_depth = 2;
+    CHECK("max_depth 2 holds a tensor's shape list (depth 3)",
+          afmt_safetensors_validate(f.p, f.len, &o, NULL, &e) != 0 && e.code == AFMT_E_LIMIT);
+    describe(&e, got, sizeof got);
+    CHECK("max_depth message names the limit", strstr(got, "nested deeper than 2 levels (limits.max_depth)") != NULL);
+    o.limits.max_depth = 3;
+    CHECK("max_depth 3 is enough", afmt_safetensors_validate(f.p, f.len, &o, NULL, &e) == 0);
+    o.limits.max_items = 2;
+    CHECK("max_items holds the number of tensors",
+          afmt_safetensors_validate(f.p, f.len, &o, NULL, &e) != 0 && e.code == AFMT_E_LIMIT);
+    free(f.p);
+}
+
+int main(void)
+{
+    test_windows();
+    test_limits();
+    CHECK_DONE();
+}
