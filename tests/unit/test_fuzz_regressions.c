@@ -141,9 +141,14 @@ static int cmp_names(const void *a, const void *b)
     return strcmp(*(const char *const *)a, *(const char *const *)b);
 }
 
-/* Sorted names of the regular files in dir (no dot files, no README*).
- * Returns the count; *names is malloc'd (free each and the array). */
-static size_t list_files(const char *dir, char ***names)
+/* What list_names keeps of a folder's entries. */
+typedef enum { REGULAR_FILES, FOLDERS } entry_kind;
+
+/* Sorted names of the entries of dir of the given kind, without dot files
+ * and without the names skip(name) is true for.  Returns the count; *names
+ * is malloc'd (free_names). */
+static size_t list_names(const char *dir, entry_kind kind, int (*skip)(const char *name),
+                         char ***names)
 {
     DIR *d = opendir(dir);
     struct dirent *e;
@@ -156,10 +161,10 @@ static size_t list_files(const char *dir, char ***names)
     if (!d)
         return 0;
     while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.' || strncmp(e->d_name, "README", 6) == 0)
+        if (e->d_name[0] == '.' || skip(e->d_name))
             continue;
         snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+        if (stat(path, &st) != 0 || !(kind == FOLDERS ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode)))
             continue;
         if (n == cap) {
             cap = cap ? cap * 2 : 16;
@@ -179,6 +184,24 @@ static size_t list_files(const char *dir, char ***names)
         qsort(v, n, sizeof *v, cmp_names);
     *names = v;
     return n;
+}
+
+/* A README beside the inputs is no input. */
+static int is_readme(const char *name)
+{
+    return strncmp(name, "README", 6) == 0;
+}
+
+/* corpus/ holds a folder per format, and these two. */
+static int is_not_format_folder(const char *name)
+{
+    return strcmp(name, "regressions") == 0 || strcmp(name, "grown") == 0;
+}
+
+/* Sorted names of the regular files in dir (no dot files, no README*). */
+static size_t list_files(const char *dir, char ***names)
+{
+    return list_names(dir, REGULAR_FILES, is_readme, names);
 }
 
 static void free_names(char **names, size_t n)
@@ -258,42 +281,12 @@ static void check_seeds(const char *corpus)
 {
     char **dirs, **files;
     char dir[4096], path[8192], name[512];
-    size_t nd = 0, nf, i, j;
-    DIR *d = opendir(corpus);
-    struct dirent *e;
-    size_t cap = 0;
+    size_t nd, nf, i, j;
+    struct stat st;
     unsigned long seeds = 0;
 
-    CHECK("corpus folder exists", d != NULL);
-    if (!d)
-        return;
-    dirs = NULL;
-    while ((e = readdir(d)) != NULL) {
-        struct stat st;
-        char **nv;
-        if (e->d_name[0] == '.' || strcmp(e->d_name, "regressions") == 0 ||
-            strcmp(e->d_name, "grown") == 0)
-            continue;
-        snprintf(path, sizeof path, "%s/%s", corpus, e->d_name);
-        if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
-            continue;
-        if (nd == cap) {
-            cap = cap ? cap * 2 : 8;
-            nv = realloc(dirs, cap * sizeof *dirs);
-            if (!nv)
-                break;
-            dirs = nv;
-        }
-        dirs[nd] = malloc(strlen(e->d_name) + 1);
-        if (!dirs[nd])
-            break;
-        strcpy(dirs[nd], e->d_name);
-        nd++;
-    }
-    closedir(d);
-    if (nd > 1)
-        qsort(dirs, nd, sizeof *dirs, cmp_names);
-
+    CHECK("corpus folder exists", stat(corpus, &st) == 0 && S_ISDIR(st.st_mode));
+    nd = list_names(corpus, FOLDERS, is_not_format_folder, &dirs);
     for (i = 0; i < nd; i++) {
         const afmt_format *f = afmt_format_by_name(dirs[i]);
         if (!f) {
