@@ -18,11 +18,12 @@ import re
 import subprocess
 import sys
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BUILD = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(REPO, "build"))
-AFMT = os.path.join(BUILD, "afmt")
-VALIDATE = os.path.join(BUILD, "afmt-validate")
-failed = 0
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import REPO, Suite  # noqa: E402
+
+SUITE = Suite("help-man")
+AFMT, VALIDATE = SUITE.afmt, SUITE.validate
+check = SUITE.check
 
 # command -> (the C file holding its option table, its man page, the section)
 COMMANDS = {
@@ -35,15 +36,6 @@ COMMANDS = {
 }
 HELP_ONLY = {"-h", "--help"}
 OPTION = re.compile(r"(?<![\w-])--?[A-Za-z0-9][A-Za-z0-9-]*")
-
-
-def check(name, ok, why=""):
-    global failed
-    if ok:
-        print("PASS help-man: " + name)
-    else:
-        print("FAIL help-man: %s: %s" % (name, why))
-        failed = 1
 
 
 def run(args):
@@ -173,4 +165,4 @@ sections = set(re.findall(r"^\.SS afmt ([a-z]+)", open(os.path.join(REPO, "docs"
 check("afmt --help: every command has a section in afmt.1", cmds and set(cmds) <= sections,
       "commands %s, sections %s" % (cmds, sorted(sections)))
 
-sys.exit(failed)
+sys.exit(SUITE.failed)

@@ -18,20 +18,13 @@ import tempfile
 import threading
 import time
 
-REPO = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
-BUILD = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(REPO, "build"))
-VALIDATE = os.path.join(BUILD, "afmt-validate")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import REPO, Suite  # noqa: E402
+
+SUITE = Suite("progress")
+AFMT, VALIDATE = SUITE.afmt, SUITE.validate
+check = SUITE.check
 RA = os.path.join(REPO, "corpus", "rawarray", "test.ra")
-failed = 0
-
-
-def check(name, ok, why=""):
-    global failed
-    if ok:
-        print("PASS progress: " + name)
-    else:
-        print("FAIL progress: %s: %s" % (name, why))
-        failed = 1
 
 
 def slow_fifo(path, delay):
@@ -133,4 +126,4 @@ try:
 finally:
     shutil.rmtree(tmp)
 
-sys.exit(failed)
+sys.exit(SUITE.failed)
