@@ -13,7 +13,9 @@ static void formats_usage(FILE *f)
 "Usage: afmt formats\n"
 "List the formats afmt knows, one per line: name, file extensions,\n"
 "whether a file holds one array or several, the storage order of its\n"
-"payload, and the spec it was generated from.\n");
+"payload, and the spec it was generated from.\n"
+"\n"
+"Exit status: 0 listed, 2 usage or output error.\n");
 }
 
 int afmt_cli_formats_main(int argc, char **argv, int first)
@@ -62,7 +64,9 @@ int afmt_cli_formats_main(int argc, char **argv, int first)
                f->multi ? "many" : "one", afmt_cli_order_name(f->order),
                f->spec ? f->spec : "-");
     }
-    if (fflush(stdout) != 0)
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "afmt formats: error writing standard output\n");
         return AFMT_EXIT_ERROR;
+    }
     return AFMT_EXIT_OK;
 }

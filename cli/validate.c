@@ -321,7 +321,8 @@ static unsigned default_jobs(void)
     return n > 8 ? 8 : (unsigned)n;
 }
 
-static int run(runner *r, int argc, char **argv, const int *operands, int nops)
+static int run(runner *r, const char *prog, int argc, char **argv, const int *operands,
+               int nops)
 {
     const afmt_cli_config *cfg = r->cfg;
     unsigned i, nworkers;
@@ -338,7 +339,7 @@ static int run(runner *r, int argc, char **argv, const int *operands, int nops)
     nworkers = r->jobs;
     r->workers = calloc(nworkers, sizeof *r->workers);
     if (!r->workers) {
-        fprintf(stderr, "afmt: out of memory\n");
+        fprintf(stderr, "%s: out of memory\n", prog);
         return AFMT_EXIT_ERROR;
     }
     memset(&r->seq, 0, sizeof r->seq);
@@ -374,7 +375,7 @@ static int run(runner *r, int argc, char **argv, const int *operands, int nops)
     if (fflush(stdout) != 0 || ferror(stdout))
         write_failed = 1;
     if (write_failed) {
-        fprintf(stderr, "afmt: error writing standard output\n");
+        fprintf(stderr, "%s: error writing standard output\n", prog);
         return AFMT_EXIT_ERROR;
     }
     if (errors)
@@ -491,7 +492,7 @@ int afmt_cli_validate_main(int argc, char **argv, int first, const char *prog)
      * lines); run() stops it once the last verdict is in. */
     cfg.progress = afmt_cli_progress_start(&progress, prog);
     r->cfg = &cfg;
-    rc = run(r, argc, argv, operands, nops);
+    rc = run(r, prog, argc, argv, operands, nops);
     free(r);
     free(operands);
     return rc;

@@ -122,4 +122,20 @@ afmt convert $RA no-such-dir/out.ra|2|no-such-dir/out.ra
 CASES
 check "a refused conversion leaves no OUT" test ! -e out.bin -a ! -e out.ten
 
+# Standard output that cannot be written: exit 2, and the tool says so.
+if [ -w /dev/full ]; then
+    for args in "afmt-validate $RA" "afmt validate $RA" "afmt info $RA" \
+                "afmt dump $REPO/corpus/futhark/i32_2x3.bin" "afmt dump --list $RA" \
+                "afmt formats"; do
+        set -- $args
+        if [ "$1" = afmt-validate ]; then prog=afmt-validate; tool=$VALIDATE
+        else prog="afmt"; tool=$AFMT; fi
+        shift
+        "$tool" "$@" > /dev/full 2> err
+        rc=$?
+        check "'$args > /dev/full' exits 2" test "$rc" = 2
+        check "'$args > /dev/full' says so" grep -q "^$prog.*: error writing standard output" err
+    done
+fi
+
 exit $FAILED
