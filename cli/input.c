@@ -198,19 +198,10 @@ int afmt_cli_input_open_lazy(afmt_cli_input *in, const char *path, uint64_t file
         own = 1;
     }
     if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)) {
-        int rc;
-        if (own) close(fd);
-        if (strcmp(path, "-") == 0)
-            return afmt_cli_input_open_fd(in, STDIN_FILENO, file_limit, file_limit, small, err);
+        if (own)
+            close(fd);
         /* regular files and directories: the usual way (mmap) */
-        fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-        if (fd < 0) {
-            afmt_cli_errno_error(err, errno);
-            return -1;
-        }
-        rc = afmt_cli_input_open_fd(in, fd, file_limit, file_limit, small, err);
-        close(fd);
-        return rc;
+        return afmt_cli_input_open(in, path, file_limit, file_limit, small, err);
     }
     /* a pipe, socket, terminal or device: read the head only */
     in->is_stream = 1;

@@ -38,6 +38,19 @@ static size_t utf8_len(const unsigned char *s, size_t n)
     return len;
 }
 
+/* JSON's two-character escape of c, or NULL when it has none. */
+static const char *short_escape(unsigned c)
+{
+    switch (c) {
+    case '"': return "\\\"";
+    case '\\': return "\\\\";
+    case '\n': return "\\n";
+    case '\t': return "\\t";
+    case '\r': return "\\r";
+    default: return NULL;
+    }
+}
+
 int afmt_cli_json_str(afmt_cli_buf *b, const char *str, size_t n)
 {
     static const char hex[] = "0123456789abcdef";
@@ -64,20 +77,7 @@ int afmt_cli_json_str(afmt_cli_buf *b, const char *str, size_t n)
             }
             rep = "\\ufffd";
             replen = 6;
-        } else if (c == '"') {
-            rep = "\\\"";
-            replen = 2;
-        } else if (c == '\\') {
-            rep = "\\\\";
-            replen = 2;
-        } else if (c == '\n') {
-            rep = "\\n";
-            replen = 2;
-        } else if (c == '\t') {
-            rep = "\\t";
-            replen = 2;
-        } else if (c == '\r') {
-            rep = "\\r";
+        } else if ((rep = short_escape(c)) != NULL) {
             replen = 2;
         } else {
             memcpy(esc, "\\u00", 4);

@@ -222,6 +222,18 @@ o = json.loads(sys.stdin.readline())
 assert o["path"].endswith("we\"ird\tname\\x.ra"), o["path"]
 ' 2> "$T/py.err"; then pass json-escapes-path; else
     fail json-escapes-path "$(tail -1 "$T/py.err") in: ${OUT:0:300}"; fi
+# every escape: newline, carriage return, a control byte, a byte that is not UTF-8
+odd="$T/$(printf 'o\nd\rd\001\377\303\251')"
+cp "$RA" "$odd"
+run "$VALIDATE" --json "$odd"
+if printf '%s\n' "$OUT" | python3 -c '
+import json, sys
+line = sys.stdin.readline()
+assert "\\n" in line and "\\r" in line and "\\u0001" in line and "\\ufffd" in line, line
+o = json.loads(line)
+assert o["path"].endswith("o\nd\rd\x01\ufffd\u00e9"), repr(o["path"])
+' 2> "$T/py.err"; then pass json-escapes-controls-and-bad-utf8; else
+    fail json-escapes-controls-and-bad-utf8 "$(tail -1 "$T/py.err") in: ${OUT:0:300}"; fi
 
 # ------------------------------------------------------------------ stdin
 run_in "$RA" "$VALIDATE" -
