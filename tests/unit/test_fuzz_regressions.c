@@ -227,9 +227,38 @@ static int known_target(const char *file)
            strncmp(file, "convert-", 8) == 0 || strncmp(file, "stream-", 7) == 0;
 }
 
+/* Read dir/file and run the checks of every fuzz target on it, checking
+ * "WHAT is readable" and "WHAT passes validate, roundtrip and convert"
+ * (known_as, when not NULL, is printed beside a bug).  Returns the bytes
+ * (*len of them; the caller frees them) with *c as the checks left it, or
+ * NULL when the file cannot be read. */
+static uint8_t *check_file(const char *dir, const char *file, const char *what,
+                           const char *known_as, fz_ctx *c, uint64_t *len)
+{
+    char path[8192], name[1024];
+    uint8_t *buf;
+
+    snprintf(path, sizeof path, "%s/%s", dir, file);
+    buf = slurp(path, len);
+    snprintf(name, sizeof name, "%s is readable", what);
+    CHECK(name, buf != NULL);
+    if (!buf)
+        return NULL;
+    fz_ctx_init(c, "all", 0);
+    c->input = file;
+    c->quiet = 1;
+    fz_check_all(c, buf, *len);
+    snprintf(name, sizeof name, "%s passes validate, roundtrip and convert", what);
+    CHECK(name, c->bugs == 0);
+    if (c->bugs > 0)
+        printf("  %u bug(s); first: %s%s%s\n", c->bugs, c->first,
+               known_as ? "\n  known as: " : "", known_as ? known_as : "");
+    return buf;
+}
+
 static void check_regressions(const char *corpus)
 {
-    char dir[4096], path[8192], name[512];
+    char dir[4096], path[8192], name[512], what[512];
     char **files;
     size_t n, i;
     const regression *r;
@@ -248,22 +277,8 @@ static void check_regressions(const char *corpus)
         CHECK(name, known_target(files[i]));
         snprintf(name, sizeof name, "regression %s has an entry in REGRESSIONS", files[i]);
         CHECK(name, r != NULL);
-        snprintf(path, sizeof path, "%s/%s", dir, files[i]);
-        buf = slurp(path, &len);
-        snprintf(name, sizeof name, "regression %s is readable", files[i]);
-        CHECK(name, buf != NULL);
-        if (!buf)
-            continue;
-        fz_ctx_init(&c, "all", 0);
-        c.input = files[i];
-        c.quiet = 1;
-        fz_check_all(&c, buf, len);
-        snprintf(name, sizeof name, "regression %s passes validate, roundtrip and convert",
-                 files[i]);
-        CHECK(name, c.bugs == 0);
-        if (c.bugs > 0)
-            printf("  %u bug(s); first: %s\n  known as: %s\n", c.bugs, c.first,
-                   r ? r->bug : "(no entry)");
+        snprintf(what, sizeof what, "regression %s", files[i]);
+        buf = check_file(dir, files[i], what, r ? r->bug : "(no entry)", &c, &len);
         free(buf);
     }
     for (r = REGRESSIONS; r->file; r++) {
@@ -280,7 +295,7 @@ static void check_regressions(const char *corpus)
 static void check_seeds(const char *corpus)
 {
     char **dirs, **files;
-    char dir[4096], path[8192], name[512];
+    char dir[4096], name[512], what[512];
     size_t nd, nf, i, j;
     struct stat st;
     unsigned long seeds = 0;
@@ -307,10 +322,8 @@ static void check_seeds(const char *corpus)
             char text[1024];
             int rc;
 
-            snprintf(path, sizeof path, "%s/%s", dir, files[j]);
-            buf = slurp(path, &len);
-            snprintf(name, sizeof name, "seed %s/%s is readable", dirs[i], files[j]);
-            CHECK(name, buf != NULL);
+            snprintf(what, sizeof what, "seed %s/%s", dirs[i], files[j]);
+            buf = check_file(dir, files[j], what, NULL, &c, &len);
             if (!buf)
                 continue;
             seeds++;
@@ -322,16 +335,6 @@ static void check_seeds(const char *corpus)
             if (rc != 0)
                 printf("  %s: %s\n", afmt_code_name(err.code),
                        fz_describe(&err, text, sizeof text));
-
-            fz_ctx_init(&c, "all", 0);
-            c.input = files[j];
-            c.quiet = 1;
-            fz_check_all(&c, buf, len);
-            snprintf(name, sizeof name, "seed %s/%s passes validate, roundtrip and convert",
-                     dirs[i], files[j]);
-            CHECK(name, c.bugs == 0);
-            if (c.bugs > 0)
-                printf("  %u bug(s); first: %s\n", c.bugs, c.first);
             snprintf(name, sizeof name, "seed %s/%s is decoded and round-trips", dirs[i],
                      files[j]);
             CHECK(name, c.decoded > 0 && c.roundtrips > 0);
@@ -347,7 +350,7 @@ static void check_seeds(const char *corpus)
  * minimised): valid or not, every file passes the checks of all targets. */
 static void check_grown(const char *corpus)
 {
-    char dir[4096], path[8192], name[512];
+    char dir[4096], what[512];
     size_t nf, i;
     char **files;
     const afmt_format *f;
@@ -360,25 +363,10 @@ static void check_grown(const char *corpus)
         nf = list_files(dir, &files);
         for (i = 0; i < nf; i++) {
             uint64_t len;
-            uint8_t *buf;
             fz_ctx c;
 
-            snprintf(path, sizeof path, "%s/%s", dir, files[i]);
-            buf = slurp(path, &len);
-            snprintf(name, sizeof name, "grown seed %s/%s is readable", f->name, files[i]);
-            CHECK(name, buf != NULL);
-            if (!buf)
-                continue;
-            fz_ctx_init(&c, "all", 0);
-            c.input = files[i];
-            c.quiet = 1;
-            fz_check_all(&c, buf, len);
-            snprintf(name, sizeof name, "grown seed %s/%s passes validate, roundtrip and convert",
-                     f->name, files[i]);
-            CHECK(name, c.bugs == 0);
-            if (c.bugs > 0)
-                printf("  %u bug(s); first: %s\n", c.bugs, c.first);
-            free(buf);
+            snprintf(what, sizeof what, "grown seed %s/%s", f->name, files[i]);
+            free(check_file(dir, files[i], what, NULL, &c, &len));
         }
         free_names(files, nf);
     }
