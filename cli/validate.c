@@ -339,6 +339,7 @@ static int run(runner *r, const char *prog, int argc, char **argv, const int *op
     nworkers = r->jobs;
     r->workers = calloc(nworkers, sizeof *r->workers);
     if (!r->workers) {
+        afmt_cli_progress_stop(cfg->progress);
         fprintf(stderr, "%s: out of memory\n", prog);
         return AFMT_EXIT_ERROR;
     }
