@@ -195,6 +195,33 @@ static void on_warning(void *ctx, const afmt_error *w)
     afmt_cli_buf_printf(&c->warns, "  warning: %s\n", c->desc);
 }
 
+/* The JSON object of a file that could not be read (I/O error, code io)
+ * or whose format is not found: no size, no fields, the error; the format
+ * when one is known, or the closest match, as afmt-validate --json has it. */
+static void put_load_failure_json(afmt_cli_buf *out, const char *path, int rc,
+                                  const afmt_cli_load_failure *why)
+{
+    afmt_error err = why->err;
+
+    if (rc == AFMT_EXIT_ERROR)
+        err.code = AFMT_E_IO;
+    afmt_cli_buf_puts(out, "{\"path\":");
+    afmt_cli_json_cstr(out, path);
+    afmt_cli_buf_puts(out, ",\"format\":");
+    if (why->fmt && !why->closest)
+        afmt_cli_json_cstr(out, why->fmt->name);
+    else
+        afmt_cli_buf_puts(out, "null");
+    if (why->fmt && why->closest) {
+        afmt_cli_buf_puts(out, ",\"closest_match\":");
+        afmt_cli_json_cstr(out, why->fmt->name);
+    }
+    afmt_cli_buf_puts(out, ",\"size\":null,\"valid\":false,\"fields\":[],\"array_count\":0,"
+                           "\"arrays\":[],\"error\":");
+    afmt_cli_json_error(out, &err);
+    afmt_cli_buf_puts(out, ",\"warnings\":[]}\n");
+}
+
 /* Describe one file into out.  Returns an exit status. */
 static int info_file(info_ctx *c, const char *path, const afmt_format *forced,
                      const afmt_options *base, afmt_cli_buf *out)
@@ -206,9 +233,19 @@ static int info_file(info_ctx *c, const char *path, const afmt_format *forced,
     afmt_error err;
     int rc, valid;
 
-    rc = afmt_cli_load(&l, path, forced, "--format");
-    if (rc != 0)
-        return rc;
+    if (c->json) {
+        /* One object per FILE, whatever happens to it. */
+        afmt_cli_load_failure why;
+        rc = afmt_cli_load_quiet(&l, path, forced, "--format", &why);
+        if (rc != 0) {
+            put_load_failure_json(out, path, rc, &why);
+            return rc;
+        }
+    } else {
+        rc = afmt_cli_load(&l, path, forced, "--format");
+        if (rc != 0)
+            return rc;
+    }
     c->nfields = c->narrays = c->nwarn = 0;
     afmt_cli_buf_reset(&c->fields, (size_t)4 << 20);
     afmt_cli_buf_reset(&c->arrays, (size_t)4 << 20);
@@ -291,7 +328,10 @@ static void info_usage(FILE *f)
 "                     (number, list or string; bytes also as hex), doc;\n"
 "                     value_truncated past 10000 values}],\n"
 "                     array_count, arrays [{index, name, dtype, shape, order,\n"
-"                     offset, nbytes}], error, warnings\n"
+"                     offset, nbytes}], error, warnings; a FILE that cannot\n"
+"                     be read or whose format is not found has size null\n"
+"                     and its error (code io, detect, ...), as\n"
+"                     afmt-validate --json has it (closest_match too)\n"
 "      --strict       accept exactly what a conforming writer produces\n"
 "                     (the default)\n"
 "      --lenient      accept what the reference readers tolerate\n"

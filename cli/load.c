@@ -10,48 +10,57 @@
 #include "report.h"
 #include "sidecar.h"
 
-int afmt_cli_load(afmt_cli_loaded *l, const char *path, const afmt_format *forced,
-                  const char *format_option)
+int afmt_cli_load_quiet(afmt_cli_loaded *l, const char *path, const afmt_format *forced,
+                        const char *format_option, afmt_cli_load_failure *why)
 {
     afmt_options defaults;
-    afmt_error err;
-    char desc[AFMT_FIELD_MAX + AFMT_MESSAGE_MAX + 64];
     int is_stdin = strcmp(path, "-") == 0;
 
     memset(l, 0, sizeof *l);
+    memset(why, 0, sizeof *why);
     l->path = path;
     afmt_cli_buf_init(&l->stream);
     afmt_options_default(&defaults);
-    afmt_error_clear(&err);
+    afmt_error_clear(&why->err);
     if (afmt_cli_input_open(&l->in, path, defaults.limits.max_total_bytes,
-                            AFMT_CLI_STREAM_DEFAULT_LIMIT, &l->stream, &err) != 0) {
-        fprintf(stderr, "%s: error: %s\n", path, err.message);
+                            AFMT_CLI_STREAM_DEFAULT_LIMIT, &l->stream, &why->err) != 0) {
         afmt_cli_buf_free(&l->stream);
         return AFMT_EXIT_ERROR;
     }
     l->fmt = forced ? forced
                     : afmt_format_detect(l->in.data, l->in.len, is_stdin ? NULL : path);
     if (!l->fmt) {
-        int closest;
-        const afmt_format *near = afmt_cli_undetected(l->in.data, l->in.len, l->in.over_limit,
-                                                      &defaults, format_option, &err, &closest);
-        if (near) {
-            afmt_error_describe(&err, desc, sizeof desc);
-            fprintf(stderr, "%s: invalid %s (closest match): %s\n", path, near->name, desc);
-        } else {
-            fprintf(stderr, "%s: invalid: %s\n", path, err.message);
-        }
+        why->fmt = afmt_cli_undetected(l->in.data, l->in.len, l->in.over_limit, &defaults,
+                                       format_option, &why->err, &why->closest);
         afmt_cli_loaded_close(l);
         return AFMT_EXIT_INVALID;
     }
     if (l->in.over_limit) {
-        afmt_cli_limit_error(&err, l->in.size, l->in.limit, l->in.is_stream);
-        afmt_error_describe(&err, desc, sizeof desc);
-        fprintf(stderr, "%s: invalid %s: %s\n", path, l->fmt->name, desc);
+        afmt_cli_limit_error(&why->err, l->in.size, l->in.limit, l->in.is_stream);
+        why->fmt = l->fmt;
         afmt_cli_loaded_close(l);
         return AFMT_EXIT_INVALID;
     }
     return AFMT_EXIT_OK;
+}
+
+int afmt_cli_load(afmt_cli_loaded *l, const char *path, const afmt_format *forced,
+                  const char *format_option)
+{
+    afmt_cli_load_failure why;
+    char desc[AFMT_FIELD_MAX + AFMT_MESSAGE_MAX + 64];
+    int rc = afmt_cli_load_quiet(l, path, forced, format_option, &why);
+
+    if (rc == AFMT_EXIT_ERROR) {
+        fprintf(stderr, "%s: error: %s\n", path, why.err.message);
+    } else if (rc != AFMT_EXIT_OK && !why.fmt) {
+        fprintf(stderr, "%s: invalid: %s\n", path, why.err.message);
+    } else if (rc != AFMT_EXIT_OK) {
+        afmt_error_describe(&why.err, desc, sizeof desc);
+        fprintf(stderr, "%s: invalid %s%s: %s\n", path, why.fmt->name,
+                why.closest ? " (closest match)" : "", desc);
+    }
+    return rc;
 }
 
 void afmt_cli_loaded_close(afmt_cli_loaded *l)

@@ -21,6 +21,19 @@ typedef struct afmt_cli_loaded {
  * format is detected (closest.h). */
 int afmt_cli_load(afmt_cli_loaded *l, const char *path, const afmt_format *forced,
                   const char *format_option);
+
+/* Why afmt_cli_load_quiet failed: the error and the format it concerns
+ * (NULL when none is detected and none comes close). */
+typedef struct afmt_cli_load_failure {
+    afmt_error err;
+    const afmt_format *fmt;
+    int closest; /* fmt is only the closest match */
+} afmt_cli_load_failure;
+
+/* afmt_cli_load that prints nothing: on failure (the same exit statuses)
+ * *why says what afmt_cli_load would have printed. */
+int afmt_cli_load_quiet(afmt_cli_loaded *l, const char *path, const afmt_format *forced,
+                        const char *format_option, afmt_cli_load_failure *why);
 void afmt_cli_loaded_close(afmt_cli_loaded *l);
 
 /* Validate l with vis; on failure print "PATH: invalid FORMAT: ..." to

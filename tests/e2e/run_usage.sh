@@ -122,6 +122,30 @@ afmt convert $RA no-such-dir/out.ra|2|no-such-dir/out.ra
 CASES
 check "a refused conversion leaves no OUT" test ! -e out.bin -a ! -e out.ten
 
+# afmt info --json: one object per FILE, also for one that cannot be read
+# (code io, exit 2) or whose format is not found (code detect, exit 1),
+# and nothing on standard error for them.
+printf 'not an array file at all, just text' > unknown.xyz
+for args in "nosuch.ra|2|io" "unknown.xyz|1|detect" "bad.ra|1|constraint" "$RA|0|"; do
+    IFS='|' read -r file want code <<< "$args"
+    run "$AFMT" info --json "$file"
+    expect_rc "'afmt info --json $file' exits $want" "$want"
+    if printf '%s\n' "$OUT" | python3 -c '
+import json, sys
+lines = sys.stdin.read().splitlines()
+assert len(lines) == 1, lines
+o = json.loads(lines[0])
+assert o["path"] == sys.argv[1], o
+code = (o["error"] or {}).get("code", "")
+assert code == sys.argv[2], (code, sys.argv[2])
+for k in ("format", "size", "valid", "fields", "array_count", "arrays", "warnings"):
+    assert k in o, k
+' "$file" "$code" 2> py.err && [ -z "$ERR" ]; then
+        pass "'afmt info --json $file': one object, error code '$code', nothing on stderr"
+    else fail "'afmt info --json $file': one object, error code '$code', nothing on stderr" \
+        "$(tail -1 py.err); stdout: ${OUT:0:300}; stderr: ${ERR:0:200}"; fi
+done
+
 # Standard output that cannot be written: exit 2, and the tool says so.
 if [ -w /dev/full ]; then
     for args in "afmt-validate $RA" "afmt validate $RA" "afmt info $RA" \
