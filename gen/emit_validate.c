@@ -794,7 +794,6 @@ static void emit_array(emitter *m, item *it)
         gen_error(m, it->jpath, "\"dtype\": '%s' is not a lookup defined before", it->dtype_from ? it->dtype_from : "");
         return;
     }
-    line(m, "uint64_t n_%s = 1;", it->name);
     if (it->shape_field) {
         shp = sym_find(m, it->shape_field);
         if (!shp || shp->kind != SY_ARRF) {
@@ -817,12 +816,13 @@ static void emit_array(emitter *m, item *it)
             call.nargs = 1;
             set_fail(m, shp->name, "AFMT_NO_INDEX", shp->off);
             c = emit_u64(m, &call, xprintf("prod(%s)", shp->name));
-            line(m, "n_%s = %s;", it->name, c);
+            line(m, "const uint64_t n_%s = %s;", it->name, c);
             free(c);
         }
     } else {
         if (it->nshape > AFMT_GEN_FIELD_MAX_) gen_error(m, it->jpath, "too many dimensions");
         dims = xcalloc((size_t)it->nshape + 1, sizeof *dims);
+        line(m, "uint64_t n_%s = 1;", it->name);
         for (i = 0; i < it->nshape; i++) {
             sym *ds = it->shape[i]->kind == E_NAME ? sym_find(m, it->shape[i]->sval) : NULL;
             char *d;
@@ -923,19 +923,9 @@ static void emit_array(emitter *m, item *it)
         line(m, "} else {");
         m->indent++;
     }
-    if (it->layout != LAYOUT_COO) {
-        line(m, "if (%s_enc == AFMT_ENC_BITS_LSB) {", lk->c);
-        line(m, "    nbytes_%s = afmt_ceil_div_u64(stored_%s, 8);", it->name, it->name);
-        line(m, "} else if (!afmt_mul_u64(stored_%s, %s_size, &nbytes_%s)) {", it->name, lk->c, it->name);
-        m->indent++;
-        {
-            char *args = xprintf("stored_%s, afmt_dtype_name(%s_dtype)", it->name, lk->c);
-            emit_fail(m, "overflow", LEN_NONE, "\"%\" PRIu64 \" elements of %s overflow 64 bits of bytes\"", args);
-            free(args);
-        }
-        m->indent--;
-        line(m, "}");
-    }
+    if (it->layout != LAYOUT_COO)
+        line(m, "if (afmt_payload_bytes(err, &path, \"%s\", pos, stored_%s, %s_size, %s_enc, %s_dtype, &nbytes_%s)) return -1;",
+             it->name, it->name, lk->c, lk->c, lk->c, it->name);
     if (it->compressed) {
         m->indent--;
         line(m, "}");
@@ -989,36 +979,17 @@ static void emit_array(emitter *m, item *it)
     line(m, "const int want_%s = vis != NULL && vis->on_array != NULL;", it->name);
     line(m, "if (want_%s) {", it->name);
     m->indent++;
-    line(m, "afmt_array_init(&a_%s, %s_dtype);", it->name, lk->c);
-    line(m, "a_%s.elsize = %s_size;", it->name, lk->c);
+    line(m, "afmt_view_start(&a_%s, %s_dtype, %s_size, %s_enc, n_%s, %s, %s, nbytes_%s, pos, narrays);", it->name, lk->c,
+         lk->c, lk->c, it->name, it->col_major ? "AFMT_COL_MAJOR" : "AFMT_ROW_MAJOR", it->payload_big ? "AFMT_BIG" : "AFMT_LITTLE",
+         it->name);
     if (shp) {
-        /* the rank was held to the limits where it was read; this guard
-         * keeps the copy below inside a.dims whatever the spec says */
-        line(m, "if (n_%s > AFMT_RANK_CAP) {", shp->name);
-        m->indent++;
-        set_fail(m, shp->name, "AFMT_NO_INDEX", shp->off);
-        emit_fail(m, "limit", LEN_NONE, "\"rank %\" PRIu64 \" exceeds %d\"", xprintf("n_%s, AFMT_RANK_CAP", shp->name));
-        m->indent--;
-        line(m, "}");
-        line(m, "a_%s.rank = (uint32_t)n_%s;", it->name, shp->name);
-        line(m, "for (uint64_t k = 0; k < n_%s; k++)", shp->name);
-        {
-            char *el = xprintf(shp->elem, "k");
-            line(m, "    a_%s.dims[k] = (uint64_t)%s;", it->name, el);
-            free(el);
-        }
+        const char *desc = field_desc(m, shp->it, shp->is_signed ? "AFMT_FIELD_INT" : "AFMT_FIELD_UINT", shp->width, 1, shp->big);
+        line(m, "if (afmt_view_dims(&a_%s, err, &path, &%s, %s, AFMT_B(src, %s), n_%s)) return -1;", it->name, desc, shp->off,
+             shp->off, shp->name);
     } else {
         line(m, "a_%s.rank = %d;", it->name, it->nshape);
         for (i = 0; i < it->nshape; i++) line(m, "a_%s.dims[%d] = %s;", it->name, i, dims[i]);
     }
-    line(m, "a_%s.count = n_%s;", it->name, it->name);
-    line(m, "a_%s.order = %s;", it->name, it->col_major ? "AFMT_COL_MAJOR" : "AFMT_ROW_MAJOR");
-    line(m, "a_%s.encoding = %s_enc;", it->name, lk->c);
-    line(m, "a_%s.endian = %s;", it->name, it->payload_big ? "AFMT_BIG" : "AFMT_LITTLE");
-    line(m, "a_%s.nbytes = nbytes_%s;", it->name, it->name);
-    line(m, "a_%s.offset = pos;", it->name);
-    line(m, "a_%s.stride = %s_size;", it->name, lk->c);
-    line(m, "a_%s.index = narrays;", it->name);
     if (it->compressed) line(m, "if (compressed_%s) a_%s.encoding = AFMT_ENC_LZ4_BLOCK;", it->name, it->name);
     if (it->layout == LAYOUT_ZEROS) line(m, "a_%s.encoding = AFMT_ENC_ZEROS;", it->name);
     if (it->layout == LAYOUT_COO) {
@@ -1068,17 +1039,10 @@ static void emit_array(emitter *m, item *it)
             scan = ctxbuf;
             ctx = xprintf("&stored_%s", it->name);
         }
-        line(m, "uint64_t bad_%s = nbytes_%s;", it->name, it->name);
-        line(m, "if (!afmt_src_take(src, %s, pos, nbytes_%s, %s, (void *)%s, &bad_%s)) {", m->end, it->name, scan, ctx, it->name);
-        m->indent++;
-        {
-            char *field = c_quote(it->name, strlen(it->name));
-            line(m, "return afmt_src_short_ex(src, err, &path, %s, AFMT_NO_INDEX, pos, %s, nbytes_%s, 0, \"%s\", %s);", field,
-                 m->end, it->name, "the payload", m->region_ctx ? m->region_ctx : "NULL");
-            free(field);
-        }
-        m->indent--;
-        line(m, "}");
+        if (it->check_values) line(m, "uint64_t bad_%s;", it->name);
+        line(m, "if (afmt_take_payload(src, err, &path, \"%s\", %s, %s, pos, nbytes_%s, %s, (void *)%s, %s)) return -1;",
+             it->name, m->end, m->region_ctx ? m->region_ctx : "NULL", it->name, scan, ctx,
+             it->check_values ? xprintf("&bad_%s", it->name) : "NULL");
         if (it->check_values) {
             line(m, "if (bad_%s < nbytes_%s) {", it->name, it->name);
             m->indent++;
@@ -1108,17 +1072,8 @@ static void emit_array(emitter *m, item *it)
         }
         free(ctxbuf);
     }
-    line(m, "if (want_%s) {", it->name);
-    m->indent++;
-    line(m, "a_%s.data = afmt_src_ptr(src, pos, nbytes_%s);", it->name, it->name);
-    set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
-    line(m, "if (vis->on_array(vis->ctx, &a_%s) != 0) {", it->name);
-    m->indent++;
-    emit_fail(m, "callback", LEN_NONE, "\"stopped by the caller\"", NULL);
-    m->indent--;
-    line(m, "}");
-    m->indent--;
-    line(m, "}");
+    line(m, "if (want_%s && afmt_view_hand(vis, err, &path, \"%s\", &a_%s, src, pos, nbytes_%s)) return -1;", it->name,
+         it->name, it->name, it->name);
     line(m, "narrays++;");
     line(m, "pos += nbytes_%s;", it->name);
     y = sym_push(m, SY_PAYLOAD, it->name, it);

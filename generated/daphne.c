@@ -299,29 +299,16 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                 }
                 const uint64_t stored_data = 0; /* all zeros: nothing stored */
                 uint64_t nbytes_data;
-                if (el_enc == AFMT_ENC_BITS_LSB) {
-                    nbytes_data = afmt_ceil_div_u64(stored_data, 8);
-                } else if (!afmt_mul_u64(stored_data, el_size, &nbytes_data)) {
-                    return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data", AFMT_NO_INDEX, pos, "%"
-                            PRIu64 " elements of %s overflow 64 bits of bytes", stored_data,
-                            afmt_dtype_name(el_dtype));
-                }
+                if (afmt_payload_bytes(err, &path, "data", pos, stored_data, el_size, el_enc,
+                        el_dtype, &nbytes_data)) return -1;
                 afmt_array a_data;
                 const int want_data = vis != NULL && vis->on_array != NULL;
                 if (want_data) {
-                    afmt_array_init(&a_data, el_dtype);
-                    a_data.elsize = el_size;
+                    afmt_view_start(&a_data, el_dtype, el_size, el_enc, n_data, AFMT_ROW_MAJOR,
+                            AFMT_LITTLE, nbytes_data, pos, narrays);
                     a_data.rank = 2;
                     a_data.dims[0] = dim6;
                     a_data.dims[1] = dim7;
-                    a_data.count = n_data;
-                    a_data.order = AFMT_ROW_MAJOR;
-                    a_data.encoding = el_enc;
-                    a_data.endian = AFMT_LITTLE;
-                    a_data.nbytes = nbytes_data;
-                    a_data.offset = pos;
-                    a_data.stride = el_size;
-                    a_data.index = narrays;
                     a_data.encoding = AFMT_ENC_ZEROS;
                     a_data.tile_row = v_block_row;
                     a_data.tile_col = v_block_col;
@@ -329,19 +316,10 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                     a_data.tile_cols = tiles_block.cols;
                     a_data.is_tile = !(a_data.tile_row == 0 && a_data.tile_col == 0 && a_data.dims[0] == a_data.tile_rows && a_data.dims[1] == a_data.tile_cols);
                 }
-                uint64_t bad_data = nbytes_data;
-                if (!afmt_src_take(src, src->len, pos, nbytes_data, NULL, (void *)NULL,
-                        &bad_data)) {
-                    return afmt_src_short_ex(src, err, &path, "data", AFMT_NO_INDEX, pos, src->len,
-                            nbytes_data, 0, "the payload", NULL);
-                }
-                if (want_data) {
-                    a_data.data = afmt_src_ptr(src, pos, nbytes_data);
-                    if (vis->on_array(vis->ctx, &a_data) != 0) {
-                        return afmt_fail(err, AFMT_E_CALLBACK, &path, "data", AFMT_NO_INDEX, pos,
-                                "stopped by the caller");
-                    }
-                }
+                if (afmt_take_payload(src, err, &path, "data", src->len, NULL, pos, nbytes_data,
+                        NULL, (void *)NULL, NULL)) return -1;
+                if (want_data && afmt_view_hand(vis, err, &path, "data", &a_data, src, pos,
+                        nbytes_data)) return -1;
                 narrays++;
                 pos += nbytes_data;
             } else if (sel_block_kind == UINT64_C(1)) {
@@ -377,48 +355,26 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                 }
                 const uint64_t stored_data = n_data;
                 uint64_t nbytes_data;
-                if (el_enc == AFMT_ENC_BITS_LSB) {
-                    nbytes_data = afmt_ceil_div_u64(stored_data, 8);
-                } else if (!afmt_mul_u64(stored_data, el_size, &nbytes_data)) {
-                    return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data", AFMT_NO_INDEX, pos, "%"
-                            PRIu64 " elements of %s overflow 64 bits of bytes", stored_data,
-                            afmt_dtype_name(el_dtype));
-                }
+                if (afmt_payload_bytes(err, &path, "data", pos, stored_data, el_size, el_enc,
+                        el_dtype, &nbytes_data)) return -1;
                 afmt_array a_data;
                 const int want_data = vis != NULL && vis->on_array != NULL;
                 if (want_data) {
-                    afmt_array_init(&a_data, el_dtype);
-                    a_data.elsize = el_size;
+                    afmt_view_start(&a_data, el_dtype, el_size, el_enc, n_data, AFMT_ROW_MAJOR,
+                            AFMT_LITTLE, nbytes_data, pos, narrays);
                     a_data.rank = 2;
                     a_data.dims[0] = dim8;
                     a_data.dims[1] = dim9;
-                    a_data.count = n_data;
-                    a_data.order = AFMT_ROW_MAJOR;
-                    a_data.encoding = el_enc;
-                    a_data.endian = AFMT_LITTLE;
-                    a_data.nbytes = nbytes_data;
-                    a_data.offset = pos;
-                    a_data.stride = el_size;
-                    a_data.index = narrays;
                     a_data.tile_row = v_block_row;
                     a_data.tile_col = v_block_col;
                     a_data.tile_rows = tiles_block.rows;
                     a_data.tile_cols = tiles_block.cols;
                     a_data.is_tile = !(a_data.tile_row == 0 && a_data.tile_col == 0 && a_data.dims[0] == a_data.tile_rows && a_data.dims[1] == a_data.tile_cols);
                 }
-                uint64_t bad_data = nbytes_data;
-                if (!afmt_src_take(src, src->len, pos, nbytes_data, NULL, (void *)NULL,
-                        &bad_data)) {
-                    return afmt_src_short_ex(src, err, &path, "data", AFMT_NO_INDEX, pos, src->len,
-                            nbytes_data, 0, "the payload", NULL);
-                }
-                if (want_data) {
-                    a_data.data = afmt_src_ptr(src, pos, nbytes_data);
-                    if (vis->on_array(vis->ctx, &a_data) != 0) {
-                        return afmt_fail(err, AFMT_E_CALLBACK, &path, "data", AFMT_NO_INDEX, pos,
-                                "stopped by the caller");
-                    }
-                }
+                if (afmt_take_payload(src, err, &path, "data", src->len, NULL, pos, nbytes_data,
+                        NULL, (void *)NULL, NULL)) return -1;
+                if (want_data && afmt_view_hand(vis, err, &path, "data", &a_data, src, pos,
+                        nbytes_data)) return -1;
                 narrays++;
                 pos += nbytes_data;
             } else if (sel_block_kind == UINT64_C(2)) {
@@ -531,29 +487,16 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                 }
                 const uint64_t stored_data = v_nnz;
                 uint64_t nbytes_data;
-                if (el_enc == AFMT_ENC_BITS_LSB) {
-                    nbytes_data = afmt_ceil_div_u64(stored_data, 8);
-                } else if (!afmt_mul_u64(stored_data, el_size, &nbytes_data)) {
-                    return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data", AFMT_NO_INDEX, pos, "%"
-                            PRIu64 " elements of %s overflow 64 bits of bytes", stored_data,
-                            afmt_dtype_name(el_dtype));
-                }
+                if (afmt_payload_bytes(err, &path, "data", pos, stored_data, el_size, el_enc,
+                        el_dtype, &nbytes_data)) return -1;
                 afmt_array a_data;
                 const int want_data = vis != NULL && vis->on_array != NULL;
                 if (want_data) {
-                    afmt_array_init(&a_data, el_dtype);
-                    a_data.elsize = el_size;
+                    afmt_view_start(&a_data, el_dtype, el_size, el_enc, n_data, AFMT_ROW_MAJOR,
+                            AFMT_LITTLE, nbytes_data, pos, narrays);
                     a_data.rank = 2;
                     a_data.dims[0] = dim13;
                     a_data.dims[1] = dim14;
-                    a_data.count = n_data;
-                    a_data.order = AFMT_ROW_MAJOR;
-                    a_data.encoding = el_enc;
-                    a_data.endian = AFMT_LITTLE;
-                    a_data.nbytes = nbytes_data;
-                    a_data.offset = pos;
-                    a_data.stride = el_size;
-                    a_data.index = narrays;
                     a_data.tile_row = v_block_row;
                     a_data.tile_col = v_block_col;
                     a_data.tile_rows = tiles_block.rows;
@@ -565,19 +508,10 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                     a_data.csr_col_indices = afmt_src_ptr(src, o_col_indices, n_col_indices * 8);
                     a_data.csr_index_size = 8;
                 }
-                uint64_t bad_data = nbytes_data;
-                if (!afmt_src_take(src, src->len, pos, nbytes_data, NULL, (void *)NULL,
-                        &bad_data)) {
-                    return afmt_src_short_ex(src, err, &path, "data", AFMT_NO_INDEX, pos, src->len,
-                            nbytes_data, 0, "the payload", NULL);
-                }
-                if (want_data) {
-                    a_data.data = afmt_src_ptr(src, pos, nbytes_data);
-                    if (vis->on_array(vis->ctx, &a_data) != 0) {
-                        return afmt_fail(err, AFMT_E_CALLBACK, &path, "data", AFMT_NO_INDEX, pos,
-                                "stopped by the caller");
-                    }
-                }
+                if (afmt_take_payload(src, err, &path, "data", src->len, NULL, pos, nbytes_data,
+                        NULL, (void *)NULL, NULL)) return -1;
+                if (want_data && afmt_view_hand(vis, err, &path, "data", &a_data, src, pos,
+                        nbytes_data)) return -1;
                 narrays++;
                 pos += nbytes_data;
             } else if (sel_block_kind == UINT64_C(3)) {
@@ -655,19 +589,11 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                 afmt_array a_data;
                 const int want_data = vis != NULL && vis->on_array != NULL;
                 if (want_data) {
-                    afmt_array_init(&a_data, el_dtype);
-                    a_data.elsize = el_size;
+                    afmt_view_start(&a_data, el_dtype, el_size, el_enc, n_data, AFMT_ROW_MAJOR,
+                            AFMT_LITTLE, nbytes_data, pos, narrays);
                     a_data.rank = 2;
                     a_data.dims[0] = dim15;
                     a_data.dims[1] = dim16;
-                    a_data.count = n_data;
-                    a_data.order = AFMT_ROW_MAJOR;
-                    a_data.encoding = el_enc;
-                    a_data.endian = AFMT_LITTLE;
-                    a_data.nbytes = nbytes_data;
-                    a_data.offset = pos;
-                    a_data.stride = el_size;
-                    a_data.index = narrays;
                     a_data.encoding = AFMT_ENC_COO;
                     a_data.nnz = stored_data;
                     a_data.coo_stride = record_data;
@@ -679,19 +605,10 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                     a_data.tile_cols = tiles_block.cols;
                     a_data.is_tile = !(a_data.tile_row == 0 && a_data.tile_col == 0 && a_data.dims[0] == a_data.tile_rows && a_data.dims[1] == a_data.tile_cols);
                 }
-                uint64_t bad_data = nbytes_data;
-                if (!afmt_src_take(src, src->len, pos, nbytes_data, NULL, (void *)NULL,
-                        &bad_data)) {
-                    return afmt_src_short_ex(src, err, &path, "data", AFMT_NO_INDEX, pos, src->len,
-                            nbytes_data, 0, "the payload", NULL);
-                }
-                if (want_data) {
-                    a_data.data = afmt_src_ptr(src, pos, nbytes_data);
-                    if (vis->on_array(vis->ctx, &a_data) != 0) {
-                        return afmt_fail(err, AFMT_E_CALLBACK, &path, "data", AFMT_NO_INDEX, pos,
-                                "stopped by the caller");
-                    }
-                }
+                if (afmt_take_payload(src, err, &path, "data", src->len, NULL, pos, nbytes_data,
+                        NULL, (void *)NULL, NULL)) return -1;
+                if (want_data && afmt_view_hand(vis, err, &path, "data", &a_data, src, pos,
+                        nbytes_data)) return -1;
                 narrays++;
                 pos += nbytes_data;
             } else {

@@ -197,7 +197,6 @@ static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
             /*
              * array data: el elements, row-major (spec/futhark.json /body/0/body/0/cases/0/body/7)
              */
-            uint64_t n_data = 1;
             uint64_t t2;
             uint64_t bad3 = 0;
             const int rc4 = afmt_field_prod(AFMT_B(src, o_dims), n_dims, 8, 1, 0, &t2, &bad3);
@@ -208,46 +207,25 @@ static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
                 return afmt_fail(err, AFMT_E_OVERFLOW, &path, "dims", AFMT_NO_INDEX, o_dims,
                         "`prod(dims)` overflows 64 bits");
             }
-            n_data = t2;
+            const uint64_t n_data = t2;
             const uint64_t stored_data = n_data;
             uint64_t nbytes_data;
-            if (el_enc == AFMT_ENC_BITS_LSB) {
-                nbytes_data = afmt_ceil_div_u64(stored_data, 8);
-            } else if (!afmt_mul_u64(stored_data, el_size, &nbytes_data)) {
-                return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data", AFMT_NO_INDEX, pos, "%"
-                        PRIu64 " elements of %s overflow 64 bits of bytes", stored_data,
-                        afmt_dtype_name(el_dtype));
-            }
+            if (afmt_payload_bytes(err, &path, "data", pos, stored_data, el_size, el_enc, el_dtype,
+                    &nbytes_data)) return -1;
             afmt_array a_data;
             const int want_data = vis != NULL && vis->on_array != NULL;
             if (want_data) {
-                afmt_array_init(&a_data, el_dtype);
-                a_data.elsize = el_size;
-                if (n_dims > AFMT_RANK_CAP) {
-                    return afmt_fail(err, AFMT_E_LIMIT, &path, "dims", AFMT_NO_INDEX, o_dims,
-                            "rank %" PRIu64 " exceeds %d", n_dims, AFMT_RANK_CAP);
-                }
-                a_data.rank = (uint32_t)n_dims;
-                for (uint64_t k = 0; k < n_dims; k++)
-                    a_data.dims[k] = (uint64_t)afmt_as_i64(afmt_load_u64le(AFMT_B(src, o_dims + (uint64_t)8 * (k))), 64);
-                a_data.count = n_data;
-                a_data.order = AFMT_ROW_MAJOR;
-                a_data.encoding = el_enc;
-                a_data.endian = AFMT_LITTLE;
-                a_data.nbytes = nbytes_data;
-                a_data.offset = pos;
-                a_data.stride = el_size;
-                a_data.index = narrays;
+                afmt_view_start(&a_data, el_dtype, el_size, el_enc, n_data, AFMT_ROW_MAJOR,
+                        AFMT_LITTLE, nbytes_data, pos, narrays);
+                if (afmt_view_dims(&a_data, err, &path, &field_dims, o_dims, AFMT_B(src, o_dims),
+                        n_dims)) return -1;
             }
             afmt_scan_fn scan_data = NULL;
             if (opt->check_values && el_dtype == AFMT_BOOL)
                 scan_data = el_enc == AFMT_ENC_BITS_LSB ? afmt_src_scan_pad_bits : afmt_src_scan_bool;
-            uint64_t bad_data = nbytes_data;
-            if (!afmt_src_take(src, src->len, pos, nbytes_data, scan_data, (void *)&stored_data,
-                    &bad_data)) {
-                return afmt_src_short_ex(src, err, &path, "data", AFMT_NO_INDEX, pos, src->len,
-                        nbytes_data, 0, "the payload", NULL);
-            }
+            uint64_t bad_data;
+            if (afmt_take_payload(src, err, &path, "data", src->len, NULL, pos, nbytes_data,
+                    scan_data, (void *)&stored_data, &bad_data)) return -1;
             if (bad_data < nbytes_data) {
                 if (el_enc == AFMT_ENC_BITS_LSB) {
                     if (afmt_tolerate(opt, vis, err, AFMT_E_PADDING, &path, "data", AFMT_NO_INDEX,
@@ -259,13 +237,8 @@ static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
                             src->bad_byte)) return -1;
                 }
             }
-            if (want_data) {
-                a_data.data = afmt_src_ptr(src, pos, nbytes_data);
-                if (vis->on_array(vis->ctx, &a_data) != 0) {
-                    return afmt_fail(err, AFMT_E_CALLBACK, &path, "data", AFMT_NO_INDEX, pos,
-                            "stopped by the caller");
-                }
-            }
+            if (want_data && afmt_view_hand(vis, err, &path, "data", &a_data, src, pos,
+                    nbytes_data)) return -1;
             narrays++;
             pos += nbytes_data;
         } else if (sel_kind == UINT64_C(2)) {

@@ -104,39 +104,23 @@ static int inebin_validate_body(afmt_src *src, const afmt_options *opt,
     }
     const uint64_t stored_data = n_data;
     uint64_t nbytes_data;
-    if (el_enc == AFMT_ENC_BITS_LSB) {
-        nbytes_data = afmt_ceil_div_u64(stored_data, 8);
-    } else if (!afmt_mul_u64(stored_data, el_size, &nbytes_data)) {
-        return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data", AFMT_NO_INDEX, pos, "%" PRIu64
-                " elements of %s overflow 64 bits of bytes", stored_data,
-                afmt_dtype_name(el_dtype));
-    }
+    if (afmt_payload_bytes(err, &path, "data", pos, stored_data, el_size, el_enc, el_dtype,
+            &nbytes_data)) return -1;
     afmt_array a_data;
     const int want_data = vis != NULL && vis->on_array != NULL;
     if (want_data) {
-        afmt_array_init(&a_data, el_dtype);
-        a_data.elsize = el_size;
+        afmt_view_start(&a_data, el_dtype, el_size, el_enc, n_data, AFMT_ROW_MAJOR, AFMT_LITTLE,
+                nbytes_data, pos, narrays);
         a_data.rank = 2;
         a_data.dims[0] = dim1;
         a_data.dims[1] = dim2;
-        a_data.count = n_data;
-        a_data.order = AFMT_ROW_MAJOR;
-        a_data.encoding = el_enc;
-        a_data.endian = AFMT_LITTLE;
-        a_data.nbytes = nbytes_data;
-        a_data.offset = pos;
-        a_data.stride = el_size;
-        a_data.index = narrays;
     }
     afmt_scan_fn scan_data = NULL;
     if (opt->check_values && el_dtype == AFMT_BOOL)
         scan_data = el_enc == AFMT_ENC_BITS_LSB ? afmt_src_scan_pad_bits : afmt_src_scan_bool;
-    uint64_t bad_data = nbytes_data;
-    if (!afmt_src_take(src, src->len, pos, nbytes_data, scan_data, (void *)&stored_data,
-            &bad_data)) {
-        return afmt_src_short_ex(src, err, &path, "data", AFMT_NO_INDEX, pos, src->len,
-                nbytes_data, 0, "the payload", NULL);
-    }
+    uint64_t bad_data;
+    if (afmt_take_payload(src, err, &path, "data", src->len, NULL, pos, nbytes_data, scan_data,
+            (void *)&stored_data, &bad_data)) return -1;
     if (bad_data < nbytes_data) {
         if (el_enc == AFMT_ENC_BITS_LSB) {
             if (afmt_tolerate(opt, vis, err, AFMT_E_PADDING, &path, "data", AFMT_NO_INDEX,
@@ -147,13 +131,8 @@ static int inebin_validate_body(afmt_src *src, const afmt_options *opt,
                     "bool element is 0x%02x, not 0 or 1", src->bad_byte)) return -1;
         }
     }
-    if (want_data) {
-        a_data.data = afmt_src_ptr(src, pos, nbytes_data);
-        if (vis->on_array(vis->ctx, &a_data) != 0) {
-            return afmt_fail(err, AFMT_E_CALLBACK, &path, "data", AFMT_NO_INDEX, pos,
-                    "stopped by the caller");
-        }
-    }
+    if (want_data && afmt_view_hand(vis, err, &path, "data", &a_data, src, pos,
+            nbytes_data)) return -1;
     narrays++;
     pos += nbytes_data;
 

@@ -5,6 +5,9 @@
 
 #include <inttypes.h>
 #include <string.h>
+#include "afmt_array.h"
+#include "afmt_bytes.h"
+#include "afmt_dtype.h"
 #include "afmt_fields.h"
 
 /* The end a step was given, as it is now: the input's end (src->len) of a
@@ -95,4 +98,75 @@ int afmt_expect_end(afmt_src *src, const afmt_options *opt, const afmt_visitor *
                          "%" PRIu64 " bytes after the end of the data", afmt_src_rest(src, pos));
     return afmt_tolerate(opt, vis, err, AFMT_E_TRAILING, path, "trailer", AFMT_NO_INDEX, pos,
                          "%" PRIu64 " bytes after the end of the data", afmt_src_rest(src, pos));
+}
+
+int afmt_payload_bytes(afmt_error *err, const afmt_path *path, const char *field, uint64_t offset,
+                       uint64_t stored, uint64_t elsize, afmt_encoding enc, afmt_dtype dtype,
+                       uint64_t *nbytes)
+{
+    if (enc == AFMT_ENC_BITS_LSB) {
+        *nbytes = afmt_ceil_div_u64(stored, 8);
+        return 0;
+    }
+    if (afmt_mul_u64(stored, elsize, nbytes))
+        return 0;
+    return afmt_fail(err, AFMT_E_OVERFLOW, path, field, AFMT_NO_INDEX, offset,
+                     "%" PRIu64 " elements of %s overflow 64 bits of bytes", stored,
+                     afmt_dtype_name(dtype));
+}
+
+int afmt_take_payload(afmt_src *src, afmt_error *err, const afmt_path *path, const char *field,
+                      uint64_t end, const afmt_region_ctx *region, uint64_t pos, uint64_t nbytes,
+                      afmt_scan_fn scan, void *scan_ctx, uint64_t *bad)
+{
+    uint64_t first_bad = nbytes;
+    if (!afmt_src_take(src, end, pos, nbytes, scan, scan_ctx, &first_bad))
+        return afmt_src_short_ex(src, err, path, field, AFMT_NO_INDEX, pos, end_now(src, end),
+                                 nbytes, 0, "the payload", region);
+    if (bad)
+        *bad = first_bad;
+    return 0;
+}
+
+void afmt_view_start(afmt_array *a, afmt_dtype dtype, uint64_t elsize, afmt_encoding enc,
+                     uint64_t count, afmt_order order, afmt_endian endian, uint64_t nbytes,
+                     uint64_t offset, uint32_t index)
+{
+    afmt_array_init(a, dtype);
+    a->elsize = elsize;
+    a->count = count;
+    a->order = order;
+    a->encoding = enc;
+    a->endian = endian;
+    a->nbytes = nbytes;
+    a->offset = offset;
+    a->stride = elsize;
+    a->index = index;
+}
+
+int afmt_view_dims(afmt_array *a, afmt_error *err, const afmt_path *path,
+                   const afmt_field_desc *f, uint64_t offset, const uint8_t *p, uint64_t n)
+{
+    uint64_t k;
+    /* the rank was held to the limits where it was read; this guard keeps
+     * the copy inside a->dims whatever the spec says */
+    if (n > AFMT_RANK_CAP)
+        return afmt_fail(err, AFMT_E_LIMIT, path, f->name, AFMT_NO_INDEX, offset,
+                         "rank %" PRIu64 " exceeds %d", n, AFMT_RANK_CAP);
+    a->rank = (uint32_t)n;
+    for (k = 0; k < n; k++) {
+        const uint64_t v = afmt_field_get(p, k, f->width, f->big_endian);
+        a->dims[k] = f->kind == AFMT_FIELD_INT ? (uint64_t)afmt_as_i64(v, f->width * 8) : v;
+    }
+    return 0;
+}
+
+int afmt_view_hand(const afmt_visitor *vis, afmt_error *err, const afmt_path *path,
+                   const char *field, afmt_array *a, const afmt_src *src, uint64_t pos,
+                   uint64_t nbytes)
+{
+    a->data = afmt_src_ptr(src, pos, nbytes);
+    if (vis->on_array(vis->ctx, a) == 0)
+        return 0;
+    return afmt_fail(err, AFMT_E_CALLBACK, path, field, AFMT_NO_INDEX, pos, "stopped by the caller");
 }

@@ -80,6 +80,40 @@ int afmt_take_padding(afmt_src *src, const afmt_options *opt, const afmt_visitor
 int afmt_expect_end(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
                     afmt_error *err, const afmt_path *path, int lenient, uint64_t pos);
 
+/* The bytes of stored elements of elsize bytes in encoding enc (bits:
+ * one per element, rounded up) into *nbytes; fails (field, at offset) when
+ * that overflows 64 bits. */
+int afmt_payload_bytes(afmt_error *err, const afmt_path *path, const char *field, uint64_t offset,
+                       uint64_t stored, uint64_t elsize, afmt_encoding enc, afmt_dtype dtype,
+                       uint64_t *nbytes);
+
+/* Take the nbytes of the payload of field at pos, before end, scanning
+ * them with scan (if not NULL) on the way; *bad (if not NULL) is the index
+ * of the first byte scan refused, or nbytes.  Does not move pos: the
+ * payload's view is handed over first (afmt_view_hand). */
+int afmt_take_payload(afmt_src *src, afmt_error *err, const afmt_path *path, const char *field,
+                      uint64_t end, const afmt_region_ctx *region, uint64_t pos, uint64_t nbytes,
+                      afmt_scan_fn scan, void *scan_ctx, uint64_t *bad);
+
+/* Start the view a of a payload array with what every layout shares: the
+ * element type (dtype, elsize, enc from the spec's type lookup), the
+ * element count, order and byte order, the payload's bytes and offset, and
+ * its index among the file's arrays (rank 0: dims are set next). */
+void afmt_view_start(afmt_array *a, afmt_dtype dtype, uint64_t elsize, afmt_encoding enc,
+                     uint64_t count, afmt_order order, afmt_endian endian, uint64_t nbytes,
+                     uint64_t offset, uint32_t index);
+
+/* a's dims are the n elements of the integer array field f at offset
+ * (bytes p); fails (on f, at offset) when n exceeds AFMT_RANK_CAP. */
+int afmt_view_dims(afmt_array *a, afmt_error *err, const afmt_path *path,
+                   const afmt_field_desc *f, uint64_t offset, const uint8_t *p, uint64_t n);
+
+/* Hand view a of the payload at pos (nbytes, taken) to vis->on_array;
+ * fails ("stopped by the caller", on field) when it says stop. */
+int afmt_view_hand(const afmt_visitor *vis, afmt_error *err, const afmt_path *path,
+                   const char *field, afmt_array *a, const afmt_src *src, uint64_t pos,
+                   uint64_t nbytes);
+
 #ifdef __cplusplus
 }
 #endif
