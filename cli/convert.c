@@ -28,6 +28,8 @@ typedef struct collect_ctx {
     int oom;
     const uint8_t *trailer;
     uint64_t trailer_len;
+    uint8_t *metadata; /* a copy: a stream's header is gone once read */
+    uint64_t metadata_len;
 } collect_ctx;
 
 static int collect_array(void *ctx, const afmt_array *a)
@@ -56,6 +58,24 @@ static void collect_trailer(void *ctx, const uint8_t *data, uint64_t len,
     (void)offset;
     c->trailer = data;
     c->trailer_len = len;
+}
+
+/* The file's metadata (safetensors' __metadata__), written back by a
+ * target that has metadata.  Bounded by the header it came from. */
+static void collect_metadata(void *ctx, const uint8_t *json, uint64_t len, uint64_t offset)
+{
+    collect_ctx *c = ctx;
+
+    (void)offset;
+    free(c->metadata);
+    c->metadata = NULL;
+    c->metadata_len = 0;
+    if (len >= SIZE_MAX || !(c->metadata = malloc((size_t)len ? (size_t)len : 1))) {
+        c->oom = 1;
+        return;
+    }
+    memcpy(c->metadata, json, (size_t)len);
+    c->metadata_len = len;
 }
 
 static void collect_warning(void *ctx, const afmt_error *warning)
@@ -516,7 +536,10 @@ int afmt_cli_convert_main(int argc, char **argv, int first)
     vis.on_array = collect_array;
     vis.on_warning = collect_warning;
     vis.on_trailer = collect_trailer;
-    if (afmt_cli_loaded_validate(&l, &opt, &vis) != 0) {
+    vis.on_metadata = collect_metadata;
+    if (afmt_cli_loaded_validate(&l, &opt, &vis) != 0 || c.oom) {
+        if (c.oom)
+            fprintf(stderr, "afmt convert: out of memory\n");
         rc = c.oom ? AFMT_EXIT_ERROR : AFMT_EXIT_INVALID;
         goto done;
     }
@@ -665,6 +688,8 @@ int afmt_cli_convert_main(int argc, char **argv, int first)
         wopt.trailer = c.trailer;
         wopt.trailer_len = c.trailer_len;
     }
+    wopt.metadata = c.metadata;
+    wopt.metadata_len = c.metadata_len;
     sink = calloc(1, sizeof *sink);
     if (!sink) {
         fprintf(stderr, "afmt convert: out of memory\n");
@@ -737,6 +762,7 @@ done:
     free(views);
     free(sink);
     free(c.arrays);
+    free(c.metadata);
     afmt_cli_loaded_close(&l);
     return rc;
 }

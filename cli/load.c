@@ -98,6 +98,13 @@ static void sidecar_on_trailer(void *ctx, const uint8_t *data, uint64_t len, uin
         sv->inner->on_trailer(sv->inner->ctx, data, len, offset);
 }
 
+static void sidecar_on_metadata(void *ctx, const uint8_t *json, uint64_t len, uint64_t offset)
+{
+    sidecar_visit *sv = ctx;
+    if (sv->inner->on_metadata)
+        sv->inner->on_metadata(sv->inner->ctx, json, len, offset);
+}
+
 int afmt_cli_loaded_validate(afmt_cli_loaded *l, const afmt_options *opt,
                              const afmt_visitor *vis)
 {
@@ -120,6 +127,7 @@ int afmt_cli_loaded_validate(afmt_cli_loaded *l, const afmt_options *opt,
     wrapped.on_array = sidecar_on_array;
     wrapped.on_warning = sidecar_on_warning;
     wrapped.on_trailer = sidecar_on_trailer;
+    wrapped.on_metadata = sidecar_on_metadata;
     afmt_error_clear(&err);
     valid = l->fmt->validate(l->in.data, l->in.len, opt, &wrapped, &err) == 0;
     if (afmt_cli_sidecar_end(w, l->fmt, valid, &err) != 0)
@@ -161,6 +169,7 @@ void afmt_cli_visitor_init(afmt_visitor *vis, void *ctx)
     vis->on_array = ignore_array;
     vis->on_warning = ignore_warning;
     vis->on_trailer = ignore_trailer;
+    vis->on_metadata = NULL;
 }
 
 void afmt_cli_print_warning(const char *path, const afmt_error *warning)

@@ -391,7 +391,7 @@ static void write_th_items(emitter *m, const item_list *b)
         }
         case IT_TEXTHDR:
             emit_desc(m, it);
-            line(m, "if (afmt_thdir_write(&%s, arrays, n, sink, err) != 0) return -1;", it->th->cname);
+            line(m, "if (afmt_thdir_write(&%s, arrays, n, wopt, sink, err) != 0) return -1;", it->th->cname);
             break;
         case IT_CHECK:
         case IT_LET:

@@ -251,7 +251,8 @@ static int npy_write_impl(const afmt_array *arrays, size_t n, const afmt_write_o
     if (afmt_sink_u8(sink, UINT64_C(1), err) != 0) return -1;
     /* minor */
     if (afmt_sink_u8(sink, UINT64_C(0), err) != 0) return -1;
-    if (afmt_thdir_write(&npy_thdir_body_4_cases_0_body_0, arrays, n, sink, err) != 0) return -1;
+    if (afmt_thdir_write(&npy_thdir_body_4_cases_0_body_0, arrays, n, wopt, sink,
+            err) != 0) return -1;
     if (wopt && wopt->trailer_len > 0) {
         return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, 0, "npy does not allow data after the arrays");
     }

@@ -96,7 +96,7 @@ static int safetensors_write_impl(const afmt_array *arrays, size_t n,
                          afmt_sink *sink, afmt_error *err, uint8_t **owned)
 {
     (void)owned;
-    if (afmt_thdir_write(&safetensors_thdir_body_0, arrays, n, sink, err) != 0) return -1;
+    if (afmt_thdir_write(&safetensors_thdir_body_0, arrays, n, wopt, sink, err) != 0) return -1;
     if (wopt && wopt->trailer_len > 0) {
         return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, 0, "safetensors does not allow data after the arrays");
     }

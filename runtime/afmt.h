@@ -427,6 +427,12 @@ typedef struct afmt_visitor {
     /* Trailing bytes a format allows and keeps (RawArray metadata); data
      * points into the validated buffer. */
     void (*on_trailer)(void *ctx, const uint8_t *data, uint64_t len, uint64_t offset);
+    /* A file's metadata where the format has it (safetensors'
+     * "__metadata__", a spec's text_header "metadata" key): the validated
+     * JSON object of strings, len bytes of header text at offset, valid
+     * only during the call (copy it to keep it).  Called before any
+     * array; afmt_write_options.metadata writes it back. */
+    void (*on_metadata)(void *ctx, const uint8_t *json, uint64_t len, uint64_t offset);
 } afmt_visitor;
 
 /* A header field as a validator reads it (what `afmt info` lists, a
@@ -482,6 +488,12 @@ typedef struct afmt_write_options {
     uint64_t trailer_len;
     /* Compress payloads where the format can (RawArray: one LZ4 block). */
     int compress;
+    /* File metadata for a format that has it (safetensors): a JSON object
+     * whose values are all strings, as on_metadata gives it; written
+     * compactly, first in the header, keys in the given order.  Formats
+     * without metadata ignore it.  Read during the call. */
+    const uint8_t *metadata;
+    uint64_t metadata_len;
 } afmt_write_options;
 
 /* ==================================================================

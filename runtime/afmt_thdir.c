@@ -435,6 +435,8 @@ static int validate_map(const afmt_thdir_desc *d, const afmt_th *th, const afmt_
                     return afmt_th_fail(th, tp, path, err, AFMT_E_CONSTRAINT, mv.begin,
                                         "metadata values are strings, found %s", afmt_tv_kind_name(mv.kind));
                 }
+            if (vis && vis->on_metadata)
+                vis->on_metadata(vis->ctx, th->text + v.begin, v.end - v.begin, th->base + v.begin);
             afmt_th_path_pop(tp);
             continue;
         }
@@ -638,21 +640,43 @@ static void put_u64(render *r, uint64_t v)
 }
 
 /* A string in the header's syntax: JSON escapes, or Python quotes. */
-static void put_str(render *r, afmt_th_syntax syn, const char *s)
+/* n bytes as a string in the header's syntax: JSON escaped as serde_json
+ * (the safetensors reference) does it (\" \\ \b \f \n \r \t, other
+ * control bytes \u00xx), Python quotes with \xNN. */
+static void put_strn(render *r, afmt_th_syntax syn, const char *s, size_t n)
 {
+    static const char short_esc[] = {'\b', 'b', '\f', 'f', '\n', 'n', '\r', 'r', '\t', 't'};
     char q = syn == AFMT_TH_PYDICT ? '\'' : '"';
+    size_t i, j;
     put(r, &q, 1);
-    for (; *s; s++) {
-        unsigned char c = (unsigned char)*s;
+    for (i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
         char esc[8];
-        if (c == (unsigned char)q || c == '\\') { esc[0] = '\\'; esc[1] = (char)c; put(r, esc, 2); }
-        else if (c < 0x20) {
-            snprintf(esc, sizeof esc, syn == AFMT_TH_PYDICT ? "\\x%02x" : "\\u%04x", c);
-            puts_(r, esc);
-        } else put(r, (const char *)&c, 1);
+        if (c == (unsigned char)q || c == '\\') {
+            esc[0] = '\\';
+            esc[1] = (char)c;
+            put(r, esc, 2);
+        } else if (c < 0x20) {
+            const char *sh = NULL;
+            if (syn == AFMT_TH_JSON)
+                for (j = 0; j < sizeof short_esc; j += 2)
+                    if ((unsigned char)short_esc[j] == c) sh = &short_esc[j + 1];
+            if (sh) {
+                esc[0] = '\\';
+                esc[1] = *sh;
+                put(r, esc, 2);
+            } else {
+                snprintf(esc, sizeof esc, syn == AFMT_TH_PYDICT ? "\\x%02x" : "\\u%04x", c);
+                puts_(r, esc);
+            }
+        } else {
+            put(r, (const char *)&c, 1);
+        }
     }
     put(r, &q, 1);
 }
+
+static void put_str(render *r, afmt_th_syntax syn, const char *s) { put_strn(r, syn, s, strlen(s)); }
 
 static void render_entry(const afmt_thdir_desc *d, const afmt_array *a, int type, uint64_t begin, render *r)
 {
@@ -701,25 +725,88 @@ typedef struct wentry {
     uint64_t begin;
 } wentry;
 
-static void render_all(const afmt_thdir_desc *d, const wentry *e, size_t n, render *r)
+/* File metadata to write back: a JSON object of strings from the write
+ * options, checked, and a buffer to decode its strings into. */
+typedef struct wmeta {
+    afmt_th th;
+    afmt_tv root;
+    char *buf;   /* as long as the text: a string decodes to no more */
+} wmeta;
+
+/* 0 with m->buf NULL when there is nothing to write; -1 on a bad object. */
+static int meta_prepare(const afmt_thdir_desc *d, const afmt_write_options *wopt, wmeta *m, afmt_error *err)
+{
+    afmt_th_iter it;
+    afmt_tv k, v;
+    memset(m, 0, sizeof *m);
+    if (!d->map || !d->metadata_key || !wopt || !wopt->metadata || !wopt->metadata_len)
+        return 0;
+    m->th.text = wopt->metadata;
+    m->th.len = wopt->metadata_len;
+    m->th.syntax = AFMT_TH_JSON;
+    m->th.root = "metadata";
+    m->th.map_depths = 1u;
+    if (afmt_th_parse(&m->th, 0, &m->root, NULL, err) != 0)
+        return -1;
+    if (m->root.kind != AFMT_TV_OBJECT || m->root.end != wopt->metadata_len)
+        return afmt_fail(err, AFMT_E_USAGE, NULL, "metadata", AFMT_NO_INDEX, 0,
+                         "write options: metadata must be one JSON object of strings");
+    afmt_th_iter_begin(&m->th, &m->root, &it);
+    while (afmt_th_next(&m->th, &it, &k, &v))
+        if (v.kind != AFMT_TV_STRING)
+            return afmt_fail(err, AFMT_E_USAGE, NULL, "metadata", AFMT_NO_INDEX, v.begin,
+                             "write options: metadata values are strings, found %s", afmt_tv_kind_name(v.kind));
+    if (wopt->metadata_len >= SIZE_MAX || !(m->buf = malloc((size_t)wopt->metadata_len + 1)))
+        return afmt_fail(err, AFMT_E_NOMEM, NULL, "metadata", AFMT_NO_INDEX, 0, "out of memory for the metadata");
+    return 0;
+}
+
+static void put_meta_str(render *r, afmt_th_syntax syn, const wmeta *m, const afmt_tv *s)
+{
+    uint64_t len = afmt_th_str_copy(&m->th, s, m->buf, (size_t)m->th.len + 1);
+    put_strn(r, syn, m->buf, (size_t)len);
+}
+
+static void render_all(const afmt_thdir_desc *d, const wentry *e, size_t n, const wmeta *m, render *r)
 {
     size_t i;
+    const char *sep = d->syntax == AFMT_TH_PYDICT ? ", " : ",";
+    const char *colon = d->syntax == AFMT_TH_PYDICT ? ": " : ":";
     if (!d->map) {
         render_entry(d, e[0].a, e[0].type, 0, r);
         return;
     }
     puts_(r, "{");
+    if (m->buf) {
+        /* The reference writes the metadata first. */
+        afmt_th_iter it;
+        afmt_tv k, v;
+        int first = 1;
+        put_str(r, d->syntax, d->metadata_key);
+        puts_(r, colon);
+        puts_(r, "{");
+        afmt_th_iter_begin(&m->th, &m->root, &it);
+        while (afmt_th_next(&m->th, &it, &k, &v)) {
+            if (!first) puts_(r, sep);
+            first = 0;
+            put_meta_str(r, d->syntax, m, &k);
+            puts_(r, colon);
+            put_meta_str(r, d->syntax, m, &v);
+        }
+        puts_(r, "}");
+        if (n) puts_(r, sep);
+    }
     for (i = 0; i < n; i++) {
-        if (i) puts_(r, d->syntax == AFMT_TH_PYDICT ? ", " : ",");
+        if (i) puts_(r, sep);
         put_str(r, d->syntax, e[i].name);
-        puts_(r, d->syntax == AFMT_TH_PYDICT ? ": " : ":");
+        puts_(r, colon);
         render_entry(d, e[i].a, e[i].type, e[i].begin, r);
     }
     puts_(r, "}");
 }
 
-int afmt_thdir_write(const afmt_thdir_desc *d, const afmt_array *arrays, size_t n, afmt_sink *sink,
-                     afmt_error *err)
+int afmt_thdir_write(const afmt_thdir_desc *d, const afmt_array *arrays, size_t n,
+                     const afmt_write_options *wopt, afmt_sink *sink, afmt_error *err)
 {
     wentry *e;
     size_t i, j;
@@ -727,6 +814,7 @@ int afmt_thdir_write(const afmt_thdir_desc *d, const afmt_array *arrays, size_t 
     render cnt, out;
     uint64_t spare = 0, prefix, total, pad, hlen, offset = 0, max_len;
     int rc = -1;
+    wmeta meta;
 
     for (i = 0; i < d->nkeys; i++)
         if (d->keys[i].bind == AFMT_BIND_ORDER) has_order = 1;
@@ -734,9 +822,13 @@ int afmt_thdir_write(const afmt_thdir_desc *d, const afmt_array *arrays, size_t 
         return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, 0, "%s needs an array to write", d->format);
     if (!d->map && n != 1)
         return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0, "%s holds one array, not %zu", d->format, n);
+    if (meta_prepare(d, wopt, &meta, err) != 0)
+        return -1;
     e = calloc(n, sizeof *e);
-    if (!e)
+    if (!e) {
+        free(meta.buf);
         return afmt_fail(err, AFMT_E_NOMEM, NULL, "", AFMT_NO_INDEX, 0, "out of memory for %zu entries", n);
+    }
     for (i = 0; i < n; i++) {
         const afmt_array *a = &arrays[i];
         e[i].a = a;
@@ -781,7 +873,7 @@ int afmt_thdir_write(const afmt_thdir_desc *d, const afmt_array *arrays, size_t 
         }
     }
     memset(&cnt, 0, sizeof cnt);
-    render_all(d, e, n, &cnt);
+    render_all(d, e, n, &meta, &cnt);
     if (d->write_spare && !d->map && e[0].a->rank > 0) {
         const afmt_array *a = e[0].a;
         char digits[24];
@@ -808,7 +900,7 @@ int afmt_thdir_write(const afmt_thdir_desc *d, const afmt_array *arrays, size_t 
     memset(&out, 0, sizeof out);
     out.sink = sink;
     out.err = err;
-    render_all(d, e, n, &out);
+    render_all(d, e, n, &meta, &out);
     for (i = 0; i < spare + pad && !out.failed; i++) put(&out, d->pad >= 0 ? (const char *)&(char){(char)d->pad} : " ", 1);
     if (d->terminator >= 0) put(&out, &(char){(char)d->terminator}, 1);
     if (out.failed) goto done;
@@ -816,6 +908,7 @@ int afmt_thdir_write(const afmt_thdir_desc *d, const afmt_array *arrays, size_t 
         if (afmt_sink_payload(sink, e[i].a, AFMT_LITTLE, AFMT_ENC_PLAIN, err) != 0) goto done;
     rc = 0;
 done:
+    free(meta.buf);
     free(e);
     return rc;
 }

@@ -92,10 +92,12 @@ int afmt_thdir_validate(const afmt_thdir_desc *d, afmt_src *src, uint64_t end, u
  * (plain, little-endian; row-major, or column-major when the header has an
  * order key), in the order given: a map's entries and payloads follow it,
  * so that what a validator reads back is the same arrays at the same
- * indices.  The header's alignment counts from sink->written.  May allocate
- * an index of n entries (freed before returning). */
-int afmt_thdir_write(const afmt_thdir_desc *d, const afmt_array *arrays, size_t n, afmt_sink *sink,
-                     afmt_error *err);
+ * indices.  A map with a metadata key writes wopt->metadata (a JSON object
+ * of strings, checked) first, compactly.  The header's alignment counts
+ * from sink->written.  Allocates an index of n entries and a buffer as
+ * long as the metadata (freed before returning). */
+int afmt_thdir_write(const afmt_thdir_desc *d, const afmt_array *arrays, size_t n,
+                     const afmt_write_options *wopt, afmt_sink *sink, afmt_error *err);
 
 #ifdef __cplusplus
 }

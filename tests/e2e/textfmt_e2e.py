@@ -161,6 +161,43 @@ if rc == 0:
 else:
     check("afmt converts safetensors to safetensors", False, out)
 
+# __metadata__ kept: written back first and compactly, as the reference
+# does, so a reference-layout file with metadata comes back byte for byte,
+# from a file and from a pipe (the header is gone from the window by the
+# time the writer runs); escapes and non-ASCII text keep their values.
+META_CASES = [
+    ("ascii metadata", {"format": "pt", "note": "a \"quoted\" \\ tab\t newline\n"}, True),
+    ("empty metadata", {}, True),
+    ("non-ASCII metadata", {"auteur": "\u00e9l\u00e8ve \U0001f600", "ctl": "\x01"}, False),
+]
+for label, meta, identical in META_CASES:
+    src = os.path.join(T, "meta.safetensors")
+    with open(src, "wb") as f:
+        f.write(st_file([(n, d, s, v.tobytes()) for n, d, s, v in tensors], metadata=meta))
+    for how in ("file", "pipe"):
+        dst = os.path.join(T, "meta.out.safetensors")
+        if how == "file":
+            rc, out = run(AFMT, "convert", "--to", "safetensors", src, dst)
+        else:
+            with open(src, "rb") as f:
+                p = subprocess.run([AFMT, "convert", "--to", "safetensors", "-", dst], stdin=f,
+                                   stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+            rc, out = p.returncode, p.stdout.decode(errors="replace")
+        if rc != 0:
+            check("%s through convert (%s)" % (label, how), False, out)
+            continue
+        got = open(dst, "rb").read()
+        n = struct.unpack("<Q", got[:8])[0]
+        hdr = json.loads(got[8:8 + n])
+        check("%s kept through convert (%s)" % (label, how),
+              list(hdr)[0] == "__metadata__" and hdr["__metadata__"] == meta, repr(got[:160]))
+        if identical:
+            check("%s: rewritten byte for byte (%s)" % (label, how), got == open(src, "rb").read(), repr(got[:160]))
+with open(os.path.join(T, "meta_f32.safetensors"), "wb") as f:
+    f.write(st_file([("w", "F32", (2,), np.ones(2, "<f4").tobytes())], metadata={"format": "pt"}))
+rc, out = run(AFMT, "convert", "--to", "tenbin", os.path.join(T, "meta_f32.safetensors"), os.path.join(T, "meta.ten"))
+check("metadata does not stop a conversion to a format without metadata", rc == 0, out)
+
 # names through tenbin (which has no bf16 or bool) and back
 st2 = os.path.join(T, "model2.safetensors")
 kept = [t for t in tensors if t[1] in ("F32", "I64", "U8")]
