@@ -133,6 +133,10 @@ static int uses_input_position(expr *e)
 }
 
 /* Decide a definition for every field, let and lookup of the scope. */
+/* Every "cannot derive" error ends so: a format meant only for reading says
+ * so at the top of its spec instead (spec/LANGUAGE.md, "read_only"). */
+#define NO_WRITER_HINT " (or, if the format is only read, say why at the top: \"read_only\": \"...\")"
+
 static void plan(emitter *m, scope *sc)
 {
     int i, j, k;
@@ -236,12 +240,12 @@ static void plan(emitter *m, scope *sc)
             /* defined by an enclosing scope */
         } else if (it->ftype == FT_INT && it->count == NULL) {
             /* no rule gives this field a value: the writer cannot exist */
-            gen_error(m, it->jpath, "the writer cannot derive a value for '%s': add \"write\", \"equals\" or a check '%s == ...'",
+            gen_error(m, it->jpath, "the writer cannot derive a value for '%s': add \"write\", \"equals\" or a check '%s == ...'" NO_WRITER_HINT,
                       it->name, it->name);
         } else if (it->count) {
-            gen_error(m, it->jpath, "the writer cannot derive the elements of '%s': add \"write\" or use it as an array's shape", it->name);
+            gen_error(m, it->jpath, "the writer cannot derive the elements of '%s': add \"write\" or use it as an array's shape" NO_WRITER_HINT, it->name);
         } else if (it->ftype != FT_INT) {
-            gen_error(m, it->jpath, "the writer cannot derive text field '%s': add \"equals\" or name it as an array's \"name\"", it->name);
+            gen_error(m, it->jpath, "the writer cannot derive text field '%s': add \"equals\" or name it as an array's \"name\"" NO_WRITER_HINT, it->name);
         }
     next:;
     }

@@ -808,7 +808,7 @@ static void load_table(loader *L, const char *name, json_t *t, const char *jp, t
 }
 
 static const char *const TOP_KEYS[] = {
-    "format", "title", "holds", "doc", "extensions", "endian", "detect", "tables", "body", "trailer", "sidecar", "$schema", NULL};
+    "format", "title", "holds", "doc", "extensions", "endian", "detect", "tables", "body", "trailer", "sidecar", "read_only", "$schema", NULL};
 
 static void load_detect(loader *L, spec *s, json_t *d, const char *jp)
 {
@@ -884,6 +884,8 @@ spec *spec_load(const char *path)
     }
     s->title = get_str(&L, root, "title", "", 0);
     s->holds = get_str(&L, root, "holds", "", 0);
+    s->read_only = get_str(&L, root, "read_only", "", 0);
+    if (s->read_only && !*s->read_only) LERR(&L, "/read_only", "\"read_only\" says why the format cannot be written (a non-empty text)");
     v = json_object_get(root, "endian");
     if (v) {
         if (json_is_string(v) && strcmp(json_string_value(v), "big") == 0) s->big_endian = 1;

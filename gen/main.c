@@ -7,9 +7,11 @@
  * Exit 0 on success, 1 if any spec has errors (each printed as
  * "spec/x.json: /json/path: message"), 2 on usage or I/O errors.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "emit.h"
 #include "afmt.h" /* AFMT_VERSION_STRING, AFMT_RUNTIME_ABI */
 
@@ -21,14 +23,41 @@ static void usage(FILE *out)
           "readers and writers.\n"
           "\n"
           "  -o DIR    write DIR/<format>.h, DIR/<format>.c, DIR/fuzz/<format>.dict\n"
-          "            and DIR/afmt_formats.c\n"
-          "            (default: generated)\n"
+          "            and DIR/afmt_formats.c, making DIR (and its parents) if\n"
+          "            missing (default: generated)\n"
           "  --check   check the specs and write nothing\n"
           "  --version   print afmt-gen's version and runtime ABI\n"
           "  -h, --help  show this help\n"
           "\n"
           "Exit status: 0 success, 1 a spec has errors, 2 usage or I/O error.\n",
           out);
+}
+
+/* mkdir -p: make dir and its missing parents.  0, or -1 after saying why
+ * on stderr (the path that could not be made, and the system's reason). */
+static int make_dirs(const char *dir)
+{
+    char *p = xstrdup(dir), *c;
+    struct stat st;
+    int rc = 0;
+    for (c = p + 1; ; c++) {
+        if (*c != '/' && *c != 0) continue;
+        {
+            char save = *c;
+            *c = 0;
+            if (mkdir(p, 0777) != 0 && errno != EEXIST) {
+                fprintf(stderr, "afmt-gen: cannot create directory %s: %s\n", p, strerror(errno));
+                rc = -1;
+            } else if (stat(p, &st) != 0 || !S_ISDIR(st.st_mode)) {
+                fprintf(stderr, "afmt-gen: cannot create directory %s: %s\n", p, "a file of that name is in the way");
+                rc = -1;
+            }
+            *c = save;
+        }
+        if (rc != 0 || *c == 0) break;
+    }
+    free(p);
+    return rc;
 }
 
 static int by_name(const void *a, const void *b)
@@ -64,6 +93,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "%s: /format: format '%s' is also defined by %s\n", specs[i + 1]->path, specs[i]->format, specs[i]->path);
             failed = 1;
         }
+    if (!failed && !check_only && make_dirs(outdir) != 0) return 2;
     for (i = 0; i < n; i++) {
         if (check_only) {
             /* emit into a scratch directory-less run: same checks, no files */

@@ -169,6 +169,7 @@ typedef struct spec {
     char *sidecar_keys[6]; /* rows, cols, value_type, nnz, schema, label */
     char *sidecar_names[32][2]; int nsidecar_names; /* dtype -> spelling */
     int multi;           /* a top-level repeat holds the arrays */
+    char *read_only;     /* "read_only": why there is no writer (it refuses with this), or NULL */
 } spec;
 
 /* load.c: parse and structurally check a spec file; prints

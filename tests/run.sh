@@ -51,16 +51,23 @@ else
     echo "FAIL afmt-gen --check spec/*.json" | tee -a "$LOG"
 fi
 
-# A format described only in JSON works with no C change.
+# A format described only in JSON works with no C change; a read-only one
+# (tests/specs/readonly) validates and reads, and its writer refuses.
+# afmt-gen -o makes the directory (and its parents).
 echo "== new format from JSON alone"
-mkdir -p "$TMPD/gen"
-if ASAN_OPTIONS=detect_leaks=0 "$BUILD"/afmt-gen -o "$TMPD/gen" spec/*.json tests/specs/newformat/toyfmt.json &&
-   ${CC:-cc} -std=c11 -pedantic -Wall -Wextra -Werror ${TEST_CFLAGS:-} \
-       -Iruntime -I"$TMPD/gen" -Itests/unit -o "$TMPD/newformat" tests/specs/newformat/driver.c \
-       runtime/*.c registry/*.c "$TMPD"/gen/*.c ${TEST_LIBS:-} -lm 2> "$TMPD/cc.log"; then
-    run newformat "$TMPD/newformat"
+if ASAN_OPTIONS=detect_leaks=0 "$BUILD"/afmt-gen -o "$TMPD/gen/deeper" spec/*.json tests/specs/newformat/toyfmt.json \
+       tests/specs/readonly/rofmt.json 2> "$TMPD/cc.log"; then
+    for d in newformat readonly; do
+        if ${CC:-cc} -std=c11 -pedantic -Wall -Wextra -Werror ${TEST_CFLAGS:-} \
+               -Iruntime -I"$TMPD/gen/deeper" -Itests/unit -o "$TMPD/$d" tests/specs/$d/driver.c \
+               runtime/*.c registry/*.c "$TMPD"/gen/deeper/*.c ${TEST_LIBS:-} -lm 2> "$TMPD/cc.log"; then
+            run $d "$TMPD/$d"
+        else
+            echo "FAIL $d: could not compile: $(head -5 "$TMPD/cc.log")" | tee -a "$LOG"
+        fi
+    done
 else
-    echo "FAIL newformat: could not generate or compile: $(head -5 "$TMPD/cc.log" 2>/dev/null)" | tee -a "$LOG"
+    echo "FAIL newformat: could not generate: $(head -5 "$TMPD/cc.log")" | tee -a "$LOG"
 fi
 
 # Vendoring as docs/VENDORING.md says (also `make vendor-test`).
