@@ -3,7 +3,7 @@
 #
 # For every shipped format, and for a format generated out of tree
 # (tests/specs/newformat/toyfmt.json), an empty temporary folder gets only
-# runtime/ + <format>.{c,h} + the main.c and main.cpp of docs/VENDORING.md
+# runtime/ + <format>.{c,h} + the main.c, list.c and main.cpp of docs/VENDORING.md
 # (extracted from the markdown, so the document cannot drift; `rawarray`
 # replaced by the format's name).  Built with gcc and clang
 # `-std=c11 -Wall -Wextra -Werror -pedantic` and no other flag, and with
@@ -35,8 +35,9 @@ extract() {
 }
 extract main.c > "$TMP/main.c.in"
 extract main.cpp > "$TMP/main.cpp.in"
-if [ ! -s "$TMP/main.c.in" ] || [ ! -s "$TMP/main.cpp.in" ]; then
-    fail "docs/VENDORING.md: the main.c / main.cpp blocks are missing"
+extract list.c > "$TMP/list.c.in"
+if [ ! -s "$TMP/main.c.in" ] || [ ! -s "$TMP/main.cpp.in" ] || [ ! -s "$TMP/list.c.in" ]; then
+    fail "docs/VENDORING.md: the main.c / main.cpp / list.c blocks are missing"
     exit 1
 fi
 
@@ -71,6 +72,14 @@ for fmt in $formats toyfmt; do
             pass "$fmt: main.cpp wrote and read back a sample ($out)"
         else
             fail "$fmt: main.cpp roundtrip: $out"
+        fi
+        # list.c (the visitor example) against the same objects
+        sed "s/rawarray/$fmt/g" "$TMP/list.c.in" > "$TMP/list-$fmt.c"
+        if (cd "$d" && gcc $STRICT -I. -o list "$TMP/list-$fmt.c" obj/*.o) >"$TMP/list.log" 2>&1 &&
+           out=$("$d/list" "$sample" 2>&1) && echo "$out" | grep -q "^array 0: "; then
+            pass "$fmt: list.c lists the sample's arrays"
+        else
+            fail "$fmt: list.c: $(head -3 "$TMP/list.log") $out"
         fi
     else
         fail "$fmt: g++ build: $(grep -m3 -E 'error|undefined' "$TMP/cxx.log")"
