@@ -84,7 +84,7 @@ static const item *find_field(const item_list *l, const char *name)
     for (i = 0; i < l->n; i++) {
         const item *it = l->v[i];
         const item *r;
-        if (it->kind == IT_FIELD && it->ftype == FT_INT && it->name && strcmp(it->name, name) == 0)
+        if (it->kind == IT_FIELD && it->field.ftype == FT_INT && it->name && strcmp(it->name, name) == 0)
             return it;
         if ((r = find_field(&it->body, name)) != NULL)
             return r;
@@ -122,10 +122,10 @@ static void dict_expr(dict *d, const spec *s, const expr *e)
             lit = e->a;
         }
         if (f && lit && lit->kind == E_INT) {
-            dict_add_int(d, "check", lit->ival, f->width, f->big_endian);
+            dict_add_int(d, "check", lit->ival, f->field.width, f->field.big_endian);
             if (e->op != TK_EQ && e->op != TK_NE) { /* both sides of a limit */
-                dict_add_int(d, "check", lit->ival + 1, f->width, f->big_endian);
-                dict_add_int(d, "check", lit->ival - 1, f->width, f->big_endian);
+                dict_add_int(d, "check", lit->ival + 1, f->field.width, f->field.big_endian);
+                dict_add_int(d, "check", lit->ival - 1, f->field.width, f->field.big_endian);
             }
         }
     }
@@ -142,30 +142,30 @@ static void dict_items(dict *d, const spec *s, const item_list *l)
 
     for (i = 0; i < l->n; i++) {
         const item *it = l->v[i];
-        if (it->kind == IT_FIELD && it->equals) {
-            if (it->equals->kind == E_STR && it->equals->sval) {
+        if (it->kind == IT_FIELD && it->field.equals) {
+            if (it->field.equals->kind == E_STR && it->field.equals->sval) {
                 unsigned char pad[DICT_MAX_ENTRY] = {0};
-                size_t n = strlen(it->equals->sval);
+                size_t n = strlen(it->field.equals->sval);
                 if (n <= DICT_MAX_ENTRY) {
-                    memcpy(pad, it->equals->sval, n);
-                    dict_add(d, "magic", pad, it->size > (int)n && it->size <= DICT_MAX_ENTRY
-                                                  ? (size_t)it->size : n);
+                    memcpy(pad, it->field.equals->sval, n);
+                    dict_add(d, "magic", pad, it->field.size > (int)n && it->field.size <= DICT_MAX_ENTRY
+                                                  ? (size_t)it->field.size : n);
                 }
-            } else if (it->equals->kind == E_INT && it->ftype == FT_INT) {
-                dict_add_int(d, "equals", it->equals->ival, it->width, it->big_endian);
+            } else if (it->field.equals->kind == E_INT && it->field.ftype == FT_INT) {
+                dict_add_int(d, "equals", it->field.equals->ival, it->field.width, it->field.big_endian);
             }
         }
         for (k = 0; k < it->nchecks; k++)
             dict_expr(d, s, it->checks[k].e);
-        for (k = 0; k < it->neach; k++)
-            dict_expr(d, s, it->each[k].e);
+        for (k = 0; it->kind == IT_FIELD && k < it->field.neach; k++)
+            dict_expr(d, s, it->field.each[k].e);
         if (it->kind == IT_SWITCH) {
             const item *f = expr_field(s, it->arg);
             for (k = 0; k < it->ncases; k++)
                 for (j = 0; j < it->cases[k].nwhen; j++) {
                     const expr *w = it->cases[k].when[j];
                     if (w && w->kind == E_INT && f)
-                        dict_add_int(d, "case", w->ival, f->width, f->big_endian);
+                        dict_add_int(d, "case", w->ival, f->field.width, f->field.big_endian);
                     else if (w && w->kind == E_STR && w->sval)
                         dict_add(d, "case", (const unsigned char *)w->sval, strlen(w->sval));
                 }
@@ -173,18 +173,18 @@ static void dict_items(dict *d, const spec *s, const item_list *l)
         if (it->kind == IT_LOOKUP) {
             const table *tb = NULL;
             for (k = 0; k < s->ntables; k++)
-                if (it->table && strcmp(s->tables[k].name, it->table) == 0)
+                if (it->lookup.table && strcmp(s->tables[k].name, it->lookup.table) == 0)
                     tb = &s->tables[k];
             for (k = 0; tb && k < tb->nentries; k++)
-                for (j = 0; j < tb->entries[k].nkey && j < it->nkey; j++) {
+                for (j = 0; j < tb->entries[k].nkey && j < it->lookup.nkey; j++) {
                     const expr *key = tb->entries[k].key[j];
-                    const item *f = expr_field(s, it->key[j]);
+                    const item *f = expr_field(s, it->lookup.key[j]);
                     if (!key)
                         continue;
                     if (key->kind == E_STR && key->sval)
                         dict_add(d, "type", (const unsigned char *)key->sval, strlen(key->sval));
                     else if (key->kind == E_INT && f)
-                        dict_add_int(d, "type", key->ival, f->width, f->big_endian);
+                        dict_add_int(d, "type", key->ival, f->field.width, f->field.big_endian);
                 }
         }
         if (it->kind == IT_TEXTHDR && it->th) {

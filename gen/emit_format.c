@@ -153,7 +153,7 @@ static int has_top_repeat(const spec *s)
 {
     int i;
     for (i = 0; i < s->body.n; i++)
-        if (s->body.v[i]->kind == IT_REPEAT && s->body.v[i]->until_end) return 1;
+        if (s->body.v[i]->kind == IT_REPEAT && s->body.v[i]->repeat.until_end) return 1;
     return 0;
 }
 
@@ -166,7 +166,7 @@ static int has_compressed(item_list *body)
     int i, j;
     for (i = 0; i < body->n; i++) {
         item *it = body->v[i];
-        if (it->kind == IT_ARRAY && it->compressed) return 1;
+        if (it->kind == IT_ARRAY && it->array.compressed) return 1;
         if ((it->kind == IT_REGION || it->kind == IT_REPEAT) && has_compressed(&it->body)) return 1;
         if (it->kind == IT_SWITCH)
             for (j = 0; j < it->ncases; j++)
@@ -180,7 +180,7 @@ static int holds_columns(const item_list *b)
     int i, j;
     for (i = 0; i < b->n; i++) {
         const item *it = b->v[i];
-        if (it->kind == IT_ARRAY && it->layout == LAYOUT_COLUMNS) return 1;
+        if (it->kind == IT_ARRAY && it->array.layout == LAYOUT_COLUMNS) return 1;
         if ((it->kind == IT_REPEAT || it->kind == IT_REGION) && holds_columns(&it->body)) return 1;
         if (it->kind == IT_SWITCH)
             for (j = 0; j < it->ncases; j++)
@@ -194,7 +194,7 @@ static int first_order(item_list *b)
     int i, j, o;
     for (i = 0; i < b->n; i++) {
         item *it = b->v[i];
-        if (it->kind == IT_ARRAY) return it->col_major ? 1 : 0;
+        if (it->kind == IT_ARRAY) return it->array.col_major ? 1 : 0;
         if (it->kind == IT_REPEAT || it->kind == IT_REGION) { o = first_order(&it->body); if (o >= 0) return o; }
         if (it->kind == IT_SWITCH)
             for (j = 0; j < it->ncases; j++) { o = first_order(&it->cases[j].body); if (o >= 0) return o; }

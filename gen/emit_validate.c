@@ -140,40 +140,40 @@ static void emit_int_field(emitter *m, item *it)
 {
     sym *y;
     char *ld;
-    take_field(m, it, it->is_signed ? "AFMT_FIELD_INT" : "AFMT_FIELD_UINT", it->width, NULL, it->big_endian);
+    take_field(m, it, it->field.is_signed ? "AFMT_FIELD_INT" : "AFMT_FIELD_UINT", it->field.width, NULL, it->field.big_endian);
     {
         char *p = xprintf("AFMT_B(src, o_%s)", it->name);
-        ld = load_c(it->width, it->is_signed, it->big_endian, p);
-        line(m, "const %s v_%s = %s;", int_c_type(it->is_signed), it->name, ld);
+        ld = load_c(it->field.width, it->field.is_signed, it->field.big_endian, p);
+        line(m, "const %s v_%s = %s;", int_c_type(it->field.is_signed), it->name, ld);
         free(ld);
         free(p);
     }
     y = sym_push(m, SY_INT, it->name, it);
-    y->t = it->is_signed ? VT_S : VT_U;
+    y->t = it->field.is_signed ? VT_S : VT_U;
     snprintf(y->c, sizeof y->c, "v_%s", it->name);
     snprintf(y->off, sizeof y->off, "o_%s", it->name);
-    y->width = it->width;
-    y->is_signed = it->is_signed;
-    y->big = it->big_endian;
+    y->width = it->field.width;
+    y->is_signed = it->field.is_signed;
+    y->big = it->field.big_endian;
     attr_fail(m, y);
-    if (it->equals) {
-        const char *code = it->equals_code ? it->equals_code : "constraint";
-        if (it->is_signed) {
-            line(m, "if (v_%s != INT64_C(%llu)) {", it->name, (unsigned long long)it->equals->ival);
+    if (it->field.equals) {
+        const char *code = it->field.equals_code ? it->field.equals_code : "constraint";
+        if (it->field.is_signed) {
+            line(m, "if (v_%s != INT64_C(%llu)) {", it->name, (unsigned long long)it->field.equals->ival);
             m->indent++;
             {
-                char *fmt = xprintf("\"expected %llu, found %%\" PRId64 \"\"", (unsigned long long)it->equals->ival);
+                char *fmt = xprintf("\"expected %llu, found %%\" PRId64 \"\"", (unsigned long long)it->field.equals->ival);
                 char *args = xprintf("v_%s", it->name);
-                emit_fail(m, code, it->equals_lenient, fmt, args);
+                emit_fail(m, code, it->field.equals_lenient, fmt, args);
                 free(fmt); free(args);
             }
         } else {
-            line(m, "if (v_%s != UINT64_C(%llu)) {", it->name, (unsigned long long)it->equals->ival);
+            line(m, "if (v_%s != UINT64_C(%llu)) {", it->name, (unsigned long long)it->field.equals->ival);
             m->indent++;
             {
-                char *fmt = xprintf("\"expected %llu, found %%\" PRIu64 \"\"", (unsigned long long)it->equals->ival);
+                char *fmt = xprintf("\"expected %llu, found %%\" PRIu64 \"\"", (unsigned long long)it->field.equals->ival);
                 char *args = xprintf("v_%s", it->name);
-                emit_fail(m, code, it->equals_lenient, fmt, args);
+                emit_fail(m, code, it->field.equals_lenient, fmt, args);
                 free(fmt); free(args);
             }
         }
@@ -197,7 +197,7 @@ static int used_as_shape(item_list *body, const char *name)
     int i, j;
     for (i = 0; i < body->n; i++) {
         item *it = body->v[i];
-        if (it->kind == IT_ARRAY && it->shape_field && strcmp(it->shape_field, name) == 0) return 1;
+        if (it->kind == IT_ARRAY && it->array.shape_field && strcmp(it->array.shape_field, name) == 0) return 1;
         if (it->kind == IT_REGION || it->kind == IT_REPEAT)
             if (used_as_shape(&it->body, name)) return 1;
         if (it->kind == IT_SWITCH)
@@ -211,10 +211,10 @@ static void emit_array_field(emitter *m, item *it, item_list *scope_body)
 {
     sym *y;
     char *cnt;
-    sym *count_sym = it->count->kind == E_NAME ? sym_find(m, it->count->sval) : NULL;
+    sym *count_sym = it->field.count->kind == E_NAME ? sym_find(m, it->field.count->sval) : NULL;
     attr_fail(m, count_sym && count_sym->kind == SY_INT ? count_sym : NULL);
     m->jpath = it->jpath;
-    cnt = emit_u64(m, it->count, it->count_text);
+    cnt = emit_u64(m, it->field.count, it->field.count_text);
     line(m, "const uint64_t n_%s = %s;", it->name, cnt);
     free(cnt);
     (void)scope_body;
@@ -232,47 +232,47 @@ static void emit_array_field(emitter *m, item *it, item_list *scope_body)
     {
         /* the true count and width: a truncation says both and their product */
         char *cnt_c = xprintf("n_%s", it->name);
-        take_field(m, it, it->is_signed ? "AFMT_FIELD_INT" : "AFMT_FIELD_UINT", it->width, cnt_c, it->big_endian);
+        take_field(m, it, it->field.is_signed ? "AFMT_FIELD_INT" : "AFMT_FIELD_UINT", it->field.width, cnt_c, it->field.big_endian);
         free(cnt_c);
     }
     y = sym_push(m, SY_ARRF, it->name, it);
-    y->t = it->is_signed ? VT_S : VT_U;
+    y->t = it->field.is_signed ? VT_S : VT_U;
     snprintf(y->c, sizeof y->c, "AFMT_B(src, o_%s)", it->name);
     snprintf(y->count, sizeof y->count, "n_%s", it->name);
     snprintf(y->off, sizeof y->off, "o_%s", it->name);
     {
-        char *p = xprintf("AFMT_B(src, o_%s + (uint64_t)%d * (%%s))", it->name, it->width);
-        char *ld = load_c(it->width, it->is_signed, it->big_endian, p);
+        char *p = xprintf("AFMT_B(src, o_%s + (uint64_t)%d * (%%s))", it->name, it->field.width);
+        char *ld = load_c(it->field.width, it->field.is_signed, it->field.big_endian, p);
         snprintf(y->elem, sizeof y->elem, "%s", ld);
         free(p); free(ld);
     }
-    y->width = it->width;
-    y->is_signed = it->is_signed;
-    y->big = it->big_endian;
-    if (it->neach) {
+    y->width = it->field.width;
+    y->is_signed = it->field.is_signed;
+    y->big = it->field.big_endian;
+    if (it->field.neach) {
         int i, mark;
         char *ld, *p;
         line(m, "for (uint64_t i_%s = 0; i_%s < n_%s; i_%s++) {", it->name, it->name, it->name, it->name);
         m->indent++;
-        p = xprintf("AFMT_B(src, o_%s + (uint64_t)%d * i_%s)", it->name, it->width, it->name);
-        ld = load_c(it->width, it->is_signed, it->big_endian, p);
-        line(m, "const %s e_%s = %s;", int_c_type(it->is_signed), it->name, ld);
+        p = xprintf("AFMT_B(src, o_%s + (uint64_t)%d * i_%s)", it->name, it->field.width, it->name);
+        ld = load_c(it->field.width, it->field.is_signed, it->field.big_endian, p);
+        line(m, "const %s e_%s = %s;", int_c_type(it->field.is_signed), it->name, ld);
         free(p); free(ld);
         mark = sym_mark(m);
         {
             sym *e = sym_push(m, SY_INT, it->name, it);
             sym *ix = sym_push(m, SY_BUILTIN, "index", it);
             char *ic = xprintf("i_%s", it->name);
-            char *oc = xprintf("o_%s + (uint64_t)%d * i_%s", it->name, it->width, it->name);
+            char *oc = xprintf("o_%s + (uint64_t)%d * i_%s", it->name, it->field.width, it->name);
             e->t = y->t;
             snprintf(e->c, sizeof e->c, "e_%s", it->name);
             snprintf(e->off, sizeof e->off, "%s", oc);
             ix->t = VT_U;
             snprintf(ix->c, sizeof ix->c, "i_%s", it->name);
-            for (i = 0; i < it->neach; i++) {
-                m->jpath = it->each[i].jpath;
+            for (i = 0; i < it->field.neach; i++) {
+                m->jpath = it->field.each[i].jpath;
                 set_fail(m, it->name, ic, oc);
-                emit_check(m, &it->each[i], e);
+                emit_check(m, &it->field.each[i], e);
             }
             free(ic); free(oc);
         }
@@ -280,11 +280,11 @@ static void emit_array_field(emitter *m, item *it, item_list *scope_body)
         m->indent--;
         line(m, "}");
     }
-    if (it->first || it->last) {
+    if (it->field.first || it->field.last) {
         int k;
         for (k = 0; k < 2; k++) {
-            expr *want = k == 0 ? it->first : it->last;
-            const char *wtext = k == 0 ? it->first_text : it->last_text;
+            expr *want = k == 0 ? it->field.first : it->field.last;
+            const char *wtext = k == 0 ? it->field.first_text : it->field.last_text;
             const char *idx = k == 0 ? "0" : xprintf("n_%s - 1", it->name);
             char *w, *el, *fmt, *args, *oc;
             if (!want) continue;
@@ -299,14 +299,14 @@ static void emit_array_field(emitter *m, item *it, item_list *scope_body)
             line(m, "}");
             w = emit_u64(m, want, wtext);
             el = xprintf(y->elem, idx);
-            oc = xprintf("o_%s + (uint64_t)%d * (%s)", it->name, it->width, idx);
+            oc = xprintf("o_%s + (uint64_t)%d * (%s)", it->name, it->field.width, idx);
             set_fail(m, it->name, idx, oc);
-            if (it->is_signed)
+            if (it->field.is_signed)
                 line(m, "if (afmt_cmp_i64_u64(%s, %s) != 0) {", el, w);
             else
                 line(m, "if (%s != %s) {", el, w);
             m->indent++;
-            fmt = xprintf("\"expected %%\" PRIu64 \" = %s, found %%\" %s \"\"", wtext, it->is_signed ? "PRId64" : "PRIu64");
+            fmt = xprintf("\"expected %%\" PRIu64 \" = %s, found %%\" %s \"\"", wtext, it->field.is_signed ? "PRId64" : "PRIu64");
             args = xprintf("(uint64_t)(%s), %s", w, el);
             emit_fail(m, "constraint", LEN_NONE, fmt, args);
             m->indent--;
@@ -315,12 +315,12 @@ static void emit_array_field(emitter *m, item *it, item_list *scope_body)
             if (k == 1) free((char *)idx);
         }
     }
-    if (it->order) {
-        int strict = strcmp(it->order, "increasing") == 0;
+    if (it->field.order) {
+        int strict = strcmp(it->field.order, "increasing") == 0;
         char *b = tmp_name(m, "bad");
-        char *oc = xprintf("o_%s + (uint64_t)%d * %s", it->name, it->width, b);
+        char *oc = xprintf("o_%s + (uint64_t)%d * %s", it->name, it->field.width, b);
         line(m, "const uint64_t %s = afmt_field_unordered(AFMT_B(src, o_%s), n_%s, %d, %d, %d, %d);", b, it->name, it->name,
-             it->width, it->is_signed, it->big_endian, strict);
+             it->field.width, it->field.is_signed, it->field.big_endian, strict);
         line(m, "if (%s < n_%s) {", b, it->name);
         m->indent++;
         set_fail(m, it->name, b, oc);
@@ -334,15 +334,15 @@ static void emit_array_field(emitter *m, item *it, item_list *scope_body)
         line(m, "}");
         free(b); free(oc);
     }
-    if (it->increasing_within) {
-        sym *seg = sym_find(m, it->increasing_within);
+    if (it->field.increasing_within) {
+        sym *seg = sym_find(m, it->field.increasing_within);
         if (!seg || seg->kind != SY_ARRF) {
-            gen_error(m, it->jpath, "increasing_within: '%s' is not an array field defined before", it->increasing_within);
+            gen_error(m, it->jpath, "increasing_within: '%s' is not an array field defined before", it->field.increasing_within);
         } else {
             char *b = tmp_name(m, "bad");
-            char *oc = xprintf("o_%s + (uint64_t)%d * %s", it->name, it->width, b);
+            char *oc = xprintf("o_%s + (uint64_t)%d * %s", it->name, it->field.width, b);
             line(m, "const uint64_t %s = afmt_field_unordered_within(AFMT_B(src, o_%s), n_%s, %d, %d, AFMT_B(src, %s), %s, %d, %d);", b,
-                 it->name, it->name, it->width, it->big_endian, seg->off, seg->count, seg->width, seg->big);
+                 it->name, it->name, it->field.width, it->field.big_endian, seg->off, seg->count, seg->width, seg->big);
             line(m, "if (%s < n_%s) {", b, it->name);
             m->indent++;
             set_fail(m, it->name, b, oc);
@@ -370,25 +370,25 @@ static void emit_array_field(emitter *m, item *it, item_list *scope_body)
 static void emit_text_field(emitter *m, item *it)
 {
     sym *y;
-    take_field(m, it, "AFMT_FIELD_BYTES", it->size, NULL, 0);
+    take_field(m, it, "AFMT_FIELD_BYTES", it->field.size, NULL, 0);
     y = sym_push(m, SY_TEXT, it->name, it);
     snprintf(y->c, sizeof y->c, "AFMT_B(src, o_%s)", it->name);
     snprintf(y->off, sizeof y->off, "o_%s", it->name);
-    y->size = it->size;
+    y->size = it->field.size;
     attr_fail(m, y);
-    if (it->equals) {
-        char *padded = xcalloc((size_t)it->size + 1, 1);
+    if (it->field.equals) {
+        char *padded = xcalloc((size_t)it->field.size + 1, 1);
         char *q;
-        const char *code = it->equals_code ? it->equals_code : "magic";
+        const char *code = it->field.equals_code ? it->field.equals_code : "magic";
         char *ce = code_enum(code);
-        memcpy(padded, it->equals->sval, strlen(it->equals->sval));
-        q = c_quote(padded, (size_t)it->size);
+        memcpy(padded, it->field.equals->sval, strlen(it->field.equals->sval));
+        q = c_quote(padded, (size_t)it->field.size);
         line(m, "if (afmt_expect_bytes(src, err, &path, \"%s\", %s, o_%s, %s, %d)) return -1;", it->name, ce,
-             it->name, q, it->size);
+             it->name, q, it->field.size);
         free(padded); free(q); free(ce);
     }
-    if (it->text_nul_padded)
-        line(m, "if (afmt_expect_text_slot(src, err, &path, \"%s\", o_%s, %d)) return -1;", it->name, it->name, it->size);
+    if (it->field.text_nul_padded)
+        line(m, "if (afmt_expect_text_slot(src, err, &path, \"%s\", o_%s, %d)) return -1;", it->name, it->name, it->field.size);
     {
         int i;
         for (i = 0; i < it->nchecks; i++) {
@@ -404,19 +404,19 @@ static void emit_text_field(emitter *m, item *it)
 static void emit_string_field(emitter *m, item *it)
 {
     sym *y;
-    char *ld = load_c(it->len_width, 0, it->big_endian, "AFMT_B(src, pos)");
+    char *ld = load_c(it->field.len_width, 0, it->field.big_endian, "AFMT_B(src, pos)");
     set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
-    if (it->count) {
-        char *cnt = emit_u64(m, it->count, it->count_text);
+    if (it->field.count) {
+        char *cnt = emit_u64(m, it->field.count, it->field.count_text);
         line(m, "const uint64_t n_%s = %s;", it->name, cnt);
         free(cnt);
         /* each record has at least its length prefix: bound the loop by the
          * bytes that are really there before running it */
-        line(m, "if ((%s - pos) / %d < n_%s) {", m->end, it->len_width, it->name);
+        line(m, "if ((%s - pos) / %d < n_%s) {", m->end, it->field.len_width, it->name);
         m->indent++;
         {
             char *args = xprintf("n_%s, %s - pos", it->name, m->end);
-            char *fmt = xprintf("\"%%\" PRIu64 \" strings need at least %d bytes each, only %%\" PRIu64 \" left\"", it->len_width);
+            char *fmt = xprintf("\"%%\" PRIu64 \" strings need at least %d bytes each, only %%\" PRIu64 \" left\"", it->field.len_width);
             emit_fail(m, "truncated", LEN_NONE, fmt, args);
             free(args); free(fmt);
         }
@@ -429,12 +429,12 @@ static void emit_string_field(emitter *m, item *it)
     line(m, "for (uint64_t i_%s = 0; i_%s < n_%s; i_%s++) {", it->name, it->name, it->name, it->name);
     m->indent++;
     {
-        char *ic = it->count ? xprintf("i_%s", it->name) : xstrdup("AFMT_NO_INDEX");
-        char *w = xprintf("%d", it->len_width);
+        char *ic = it->field.count ? xprintf("i_%s", it->name) : xstrdup("AFMT_NO_INDEX");
+        char *w = xprintf("%d", it->field.len_width);
         set_fail(m, it->name, ic, "pos");
         need_bytes(m, w, it->name);
         line(m, "const uint64_t len_%s = %s;", it->name, ld);
-        line(m, "pos += %d;", it->len_width);
+        line(m, "pos += %d;", it->field.len_width);
         {
             char *lc = xprintf("len_%s", it->name);
             need_bytes(m, lc, "a string");
@@ -462,8 +462,8 @@ static void emit_string_field(emitter *m, item *it)
     y = sym_push(m, SY_STRINGS, it->name, it);
     snprintf(y->off, sizeof y->off, "o_%s", it->name);
     snprintf(y->count, sizeof y->count, "n_%s", it->name);
-    y->width = it->len_width;
-    y->big = it->big_endian;
+    y->width = it->field.len_width;
+    y->big = it->field.big_endian;
 }
 
 /* "; known: (1, 1) i8, (1, 2) i16, ..., eltype == 0 && elbyte > 0: opaque"
@@ -512,31 +512,31 @@ static char *known_entries(const table *tb)
 
 static void emit_lookup(emitter *m, item *it)
 {
-    const table *tb = find_table(m->s, it->table ? it->table : "");
+    const table *tb = find_table(m->s, it->lookup.table ? it->lookup.table : "");
     sym *y, *attr = NULL;
     char **keys;
     int i, k;
     m->jpath = it->jpath;
     if (!tb) {
-        gen_error(m, it->jpath, "unknown table '%s'", it->table ? it->table : "");
+        gen_error(m, it->jpath, "unknown table '%s'", it->lookup.table ? it->lookup.table : "");
         return;
     }
     if (it->attribute) {
         attr = sym_find(m, it->attribute);
         if (!attr) gen_error(m, it->jpath, "unknown name '%s' in \"field\"", it->attribute);
-    } else if (it->nkey > 0 && it->key[0]->kind == E_NAME) {
-        attr = sym_find(m, it->key[0]->sval);
+    } else if (it->lookup.nkey > 0 && it->lookup.key[0]->kind == E_NAME) {
+        attr = sym_find(m, it->lookup.key[0]->sval);
     }
     attr_fail(m, attr);
-    if (tb->nkeys >= 0 && tb->nkeys != it->nkey)
-        gen_error(m, it->jpath, "table '%s' has keys of %d values, the lookup gives %d", tb->name, tb->nkeys, it->nkey);
-    keys = xcalloc((size_t)it->nkey + 1, sizeof *keys);
-    for (k = 0; k < it->nkey; k++) {
-        sym *ky = it->key[k]->kind == E_NAME ? sym_find(m, it->key[k]->sval) : NULL;
+    if (tb->nkeys >= 0 && tb->nkeys != it->lookup.nkey)
+        gen_error(m, it->jpath, "table '%s' has keys of %d values, the lookup gives %d", tb->name, tb->nkeys, it->lookup.nkey);
+    keys = xcalloc((size_t)it->lookup.nkey + 1, sizeof *keys);
+    for (k = 0; k < it->lookup.nkey; k++) {
+        sym *ky = it->lookup.key[k]->kind == E_NAME ? sym_find(m, it->lookup.key[k]->sval) : NULL;
         if (ky && ky->kind == SY_TEXT) {
             keys[k] = xstrdup(ky->c);
         } else {
-            cexpr c = emit_expr(m, it->key[k], "lookup key");
+            cexpr c = emit_expr(m, it->lookup.key[k], "lookup key");
             if (c.t != VT_U && c.t != VT_S) gen_error(m, it->jpath, "lookup key %d is not an integer or a text field", k);
             keys[k] = c.c;
         }
@@ -559,8 +559,8 @@ static void emit_lookup(emitter *m, item *it)
         if ((strcmp(te->dtype, "opaque") == 0) != (te->size != NULL))
             gen_error(m, te->jpath, "\"size\" is given exactly for opaque entries");
         if (te->key) {
-            for (k = 0; k < te->nkey && k < it->nkey; k++) {
-                sym *ky = it->key[k]->kind == E_NAME ? sym_find(m, it->key[k]->sval) : NULL;
+            for (k = 0; k < te->nkey && k < it->lookup.nkey; k++) {
+                sym *ky = it->lookup.key[k]->kind == E_NAME ? sym_find(m, it->lookup.key[k]->sval) : NULL;
                 if (k) sb_puts(&cond, " && ");
                 if (ky && ky->kind == SY_TEXT) {
                     char *padded, *q;
@@ -624,9 +624,9 @@ static void emit_lookup(emitter *m, item *it)
         sb_puts(&fmt, "\"no entry of table ");
         sb_puts(&fmt, tb->name);
         sb_puts(&fmt, " matches (");
-        for (k = 0; k < it->nkey; k++) {
-            sym *ky = it->key[k]->kind == E_NAME ? sym_find(m, it->key[k]->sval) : NULL;
-            sb_printf(&fmt, "%s%s = ", k ? ", " : "", it->key[k]->kind == E_NAME ? it->key[k]->sval : "key");
+        for (k = 0; k < it->lookup.nkey; k++) {
+            sym *ky = it->lookup.key[k]->kind == E_NAME ? sym_find(m, it->lookup.key[k]->sval) : NULL;
+            sb_printf(&fmt, "%s%s = ", k ? ", " : "", it->lookup.key[k]->kind == E_NAME ? it->lookup.key[k]->sval : "key");
             if (ky && ky->kind == SY_TEXT) {
                 line(m, "char esc%d[%d];", k, ky->size * 4 + 3);
                 line(m, "afmt_escape_text(%s, %d, esc%d, sizeof esc%d);", keys[k], ky->size, k, k);
@@ -652,7 +652,7 @@ static void emit_lookup(emitter *m, item *it)
     }
     m->indent--;
     line(m, "}");
-    for (k = 0; k < it->nkey; k++) free(keys[k]);
+    for (k = 0; k < it->lookup.nkey; k++) free(keys[k]);
     free(keys);
 }
 
@@ -660,19 +660,19 @@ static void emit_lookup(emitter *m, item *it)
  * records): one strided view per column. */
 static void emit_columns_array(emitter *m, item *it)
 {
-    sym *types = sym_find(m, it->types_field ? it->types_field : "");
-    sym *names = it->names_field ? sym_find(m, it->names_field) : NULL;
-    const table *tb = find_table(m->s, it->col_table ? it->col_table : "");
+    sym *types = sym_find(m, it->array.types_field ? it->array.types_field : "");
+    sym *names = it->array.names_field ? sym_find(m, it->array.names_field) : NULL;
+    const table *tb = find_table(m->s, it->array.col_table ? it->array.col_table : "");
     const char *fn;
     char *rows, *el;
     m->jpath = it->jpath;
-    if (!types || types->kind != SY_ARRF) { gen_error(m, it->jpath, "\"types\": '%s' is not an array field defined before", it->types_field); return; }
-    if (it->names_field && (!names || names->kind != SY_STRINGS)) { gen_error(m, it->jpath, "\"names\": '%s' is not a string field defined before", it->names_field); return; }
-    if (!tb) { gen_error(m, it->jpath, "unknown table '%s'", it->col_table ? it->col_table : ""); return; }
+    if (!types || types->kind != SY_ARRF) { gen_error(m, it->jpath, "\"types\": '%s' is not an array field defined before", it->array.types_field); return; }
+    if (it->array.names_field && (!names || names->kind != SY_STRINGS)) { gen_error(m, it->jpath, "\"names\": '%s' is not a string field defined before", it->array.names_field); return; }
+    if (!tb) { gen_error(m, it->jpath, "unknown table '%s'", it->array.col_table ? it->array.col_table : ""); return; }
     fn = table_function(m, tb, it->jpath);
     if (!fn) return;
     set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
-    rows = emit_u64(m, it->shape[0], it->shape_text[0]);
+    rows = emit_u64(m, it->array.shape[0], it->array.shape_text[0]);
     line(m, "const uint64_t rows_%s = %s;", it->name, rows);
     free(rows);
     line(m, "uint64_t width_%s = 0;", it->name);
@@ -730,7 +730,7 @@ static void emit_columns_array(emitter *m, item *it)
     line(m, "a.dims[0] = rows_%s;", it->name);
     line(m, "a.count = rows_%s;", it->name);
     line(m, "a.order = AFMT_ROW_MAJOR;");
-    line(m, "a.endian = %s;", it->payload_big ? "AFMT_BIG" : "AFMT_LITTLE");
+    line(m, "a.endian = %s;", it->array.payload_big ? "AFMT_BIG" : "AFMT_LITTLE");
     /* an empty column points at the start of the (empty) data, never past
      * the input */
     line(m, "a.offset = rows_%s == 0 ? pos : pos + column_offset;", it->name);
@@ -771,13 +771,13 @@ static void emit_columns_array(emitter *m, item *it)
 static void emit_array(emitter *m, item *it)
 {
     sym *ro = NULL, *ci = NULL;
-    if (it->layout == LAYOUT_COLUMNS) {
+    if (it->array.layout == LAYOUT_COLUMNS) {
         emit_columns_array(m, it);
         return;
     }
-    if (it->layout == LAYOUT_CSR) {
-        ro = sym_find(m, it->row_offsets);
-        ci = sym_find(m, it->col_indices);
+    if (it->array.layout == LAYOUT_CSR) {
+        ro = sym_find(m, it->array.row_offsets);
+        ci = sym_find(m, it->array.col_indices);
         if (!ro || ro->kind != SY_ARRF || !ci || ci->kind != SY_ARRF) {
             gen_error(m, it->jpath, "\"row_offsets\" and \"col_indices\" must be array fields defined before");
             return;
@@ -785,19 +785,19 @@ static void emit_array(emitter *m, item *it)
         if (ro->width != ci->width || ro->big || ci->big || ro->is_signed || ci->is_signed)
             gen_error(m, it->jpath, "csr index arrays must be unsigned little-endian of one width");
     }
-    sym *lk = sym_find(m, it->dtype_from ? it->dtype_from : "");
+    sym *lk = sym_find(m, it->array.dtype_from ? it->array.dtype_from : "");
     sym *shp = NULL, *y;
     char **dims = NULL;
     int i;
     m->jpath = it->jpath;
     if (!lk || lk->kind != SY_LOOKUP) {
-        gen_error(m, it->jpath, "\"dtype\": '%s' is not a lookup defined before", it->dtype_from ? it->dtype_from : "");
+        gen_error(m, it->jpath, "\"dtype\": '%s' is not a lookup defined before", it->array.dtype_from ? it->array.dtype_from : "");
         return;
     }
-    if (it->shape_field) {
-        shp = sym_find(m, it->shape_field);
+    if (it->array.shape_field) {
+        shp = sym_find(m, it->array.shape_field);
         if (!shp || shp->kind != SY_ARRF) {
-            gen_error(m, it->jpath, "\"shape\": '%s' is not an array field defined before", it->shape_field);
+            gen_error(m, it->jpath, "\"shape\": '%s' is not an array field defined before", it->array.shape_field);
             return;
         }
         {
@@ -820,14 +820,14 @@ static void emit_array(emitter *m, item *it)
             free(c);
         }
     } else {
-        if (it->nshape > AFMT_GEN_FIELD_MAX_) gen_error(m, it->jpath, "too many dimensions");
-        dims = xcalloc((size_t)it->nshape + 1, sizeof *dims);
+        if (it->array.nshape > AFMT_GEN_FIELD_MAX_) gen_error(m, it->jpath, "too many dimensions");
+        dims = xcalloc((size_t)it->array.nshape + 1, sizeof *dims);
         line(m, "uint64_t n_%s = 1;", it->name);
-        for (i = 0; i < it->nshape; i++) {
-            sym *ds = it->shape[i]->kind == E_NAME ? sym_find(m, it->shape[i]->sval) : NULL;
+        for (i = 0; i < it->array.nshape; i++) {
+            sym *ds = it->array.shape[i]->kind == E_NAME ? sym_find(m, it->array.shape[i]->sval) : NULL;
             char *d;
             attr_fail(m, ds && ds->kind == SY_INT ? ds : NULL);
-            d = emit_u64(m, it->shape[i], it->shape_text[i]);
+            d = emit_u64(m, it->array.shape[i], it->array.shape_text[i]);
             dims[i] = tmp_name(m, "dim");
             line(m, "const uint64_t %s = %s;", dims[i], d);
             line(m, "if (!afmt_mul_u64(n_%s, %s, &n_%s)) {", it->name, dims[i], it->name);
@@ -839,14 +839,14 @@ static void emit_array(emitter *m, item *it)
         }
     }
     set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
-    if (it->layout == LAYOUT_COO) {
+    if (it->array.layout == LAYOUT_COO) {
         char *nz, *wc;
         m->jpath = it->jpath;
-        nz = emit_u64(m, it->nnz, it->nnz_text);
+        nz = emit_u64(m, it->array.nnz, it->array.nnz_text);
         line(m, "const uint64_t stored_%s = %s;", it->name, nz);
-        wc = emit_bool(m, it->coo_with_cols, it->coo_with_cols_text);
+        wc = emit_bool(m, it->array.coo_with_cols, it->array.coo_with_cols_text);
         line(m, "const int with_cols_%s = %s;", it->name, wc);
-        line(m, "const uint64_t record_%s = %d * (with_cols_%s ? 2u : 1u) + %s_size;", it->name, it->coo_index_width, it->name, lk->c);
+        line(m, "const uint64_t record_%s = %d * (with_cols_%s ? 2u : 1u) + %s_size;", it->name, it->array.coo_index_width, it->name, lk->c);
         line(m, "uint64_t nbytes_%s;", it->name);
         line(m, "if (!afmt_mul_u64(stored_%s, record_%s, &nbytes_%s)) {", it->name, it->name, it->name);
         m->indent++;
@@ -855,28 +855,28 @@ static void emit_array(emitter *m, item *it)
         line(m, "}");
         free(nz);
         free(wc);
-    } else if (it->layout == LAYOUT_ZEROS) {
+    } else if (it->array.layout == LAYOUT_ZEROS) {
         line(m, "const uint64_t stored_%s = 0; /* all zeros: nothing stored */", it->name);
-    } else if (it->layout == LAYOUT_CSR) {
+    } else if (it->array.layout == LAYOUT_CSR) {
         /* only the nnz stored values follow; n_ stays the logical count */
         char *nz;
         m->jpath = it->jpath;
-        nz = emit_u64(m, it->nnz, it->nnz_text);
+        nz = emit_u64(m, it->array.nnz, it->array.nnz_text);
         line(m, "const uint64_t stored_%s = %s;", it->name, nz);
         free(nz);
     } else {
         line(m, "const uint64_t stored_%s = n_%s;", it->name, it->name);
     }
-    if (it->layout != LAYOUT_COO) line(m, "uint64_t nbytes_%s;", it->name);
-    if (it->compressed) {
+    if (it->array.layout != LAYOUT_COO) line(m, "uint64_t nbytes_%s;", it->name);
+    if (it->array.compressed) {
         /* flags say the payload is one LZ4 block of stored_bytes: prove it
          * decodes to exactly the bytes the dims give, without output */
-        char *cz = emit_bool(m, it->compressed, it->compressed_text), *st;
+        char *cz = emit_bool(m, it->array.compressed, it->array.compressed_text), *st;
         line(m, "const int compressed_%s = %s;", it->name, cz);
         free(cz);
         line(m, "if (compressed_%s) {", it->name);
         m->indent++;
-        st = emit_u64(m, it->stored, it->stored_text);
+        st = emit_u64(m, it->array.stored, it->array.stored_text);
         line(m, "nbytes_%s = %s;", it->name, st);
         free(st);
         line(m, "uint64_t plain_%s;", it->name);
@@ -923,18 +923,18 @@ static void emit_array(emitter *m, item *it)
         line(m, "} else {");
         m->indent++;
     }
-    if (it->layout != LAYOUT_COO)
+    if (it->array.layout != LAYOUT_COO)
         line(m, "if (afmt_payload_bytes(err, &path, \"%s\", pos, stored_%s, %s_size, %s_enc, %s_dtype, &nbytes_%s)) return -1;",
              it->name, it->name, lk->c, lk->c, lk->c, it->name);
-    if (it->compressed) {
+    if (it->array.compressed) {
         m->indent--;
         line(m, "}");
     }
-    if (it->layout == LAYOUT_COO) {
+    if (it->array.layout == LAYOUT_COO) {
         /* every record inside the block, in strictly increasing row-major
          * order (so no cell is given twice) */
-        const char *ld = it->coo_index_width == 1 ? "afmt_load_u8" : it->coo_index_width == 2 ? "afmt_load_u16le"
-                         : it->coo_index_width == 4 ? "afmt_load_u32le" : "afmt_load_u64le";
+        const char *ld = it->array.coo_index_width == 1 ? "afmt_load_u8" : it->array.coo_index_width == 2 ? "afmt_load_u16le"
+                         : it->array.coo_index_width == 4 ? "afmt_load_u32le" : "afmt_load_u64le";
         char *nb = xprintf("nbytes_%s", it->name);
         need_bytes(m, nb, "the records");
         free(nb);
@@ -942,7 +942,7 @@ static void emit_array(emitter *m, item *it)
         m->indent++;
         line(m, "const uint8_t *rec = AFMT_B(src, pos + k * record_%s);", it->name);
         line(m, "const uint64_t r = %s(rec);", ld);
-        line(m, "const uint64_t c = with_cols_%s ? (uint64_t)%s(rec + %d) : 0;", it->name, ld, it->coo_index_width);
+        line(m, "const uint64_t c = with_cols_%s ? (uint64_t)%s(rec + %d) : 0;", it->name, ld, it->array.coo_index_width);
         {
             char *oc = xprintf("pos + k * record_%s", it->name);
             set_fail(m, it->name, "k", oc);
@@ -960,7 +960,7 @@ static void emit_array(emitter *m, item *it)
         line(m, "}");
         line(m, "if (k > 0 && (r < prev_r || (r == prev_r && c <= prev_c))) {");
         m->indent++;
-        emit_fail(m, "constraint", it->values_lenient,
+        emit_fail(m, "constraint", it->array.values_lenient,
                   "\"record (%\" PRIu64 \", %\" PRIu64 \") does not follow (%\" PRIu64 \", %\" PRIu64 \") in row-major order (a cell twice, or unsorted)\"",
                   "r, c, prev_r, prev_c");
         m->indent--;
@@ -980,27 +980,27 @@ static void emit_array(emitter *m, item *it)
     line(m, "if (want_%s) {", it->name);
     m->indent++;
     line(m, "afmt_view_start(&a_%s, %s_dtype, %s_size, %s_enc, n_%s, %s, %s, nbytes_%s, pos, narrays);", it->name, lk->c,
-         lk->c, lk->c, it->name, it->col_major ? "AFMT_COL_MAJOR" : "AFMT_ROW_MAJOR", it->payload_big ? "AFMT_BIG" : "AFMT_LITTLE",
+         lk->c, lk->c, it->name, it->array.col_major ? "AFMT_COL_MAJOR" : "AFMT_ROW_MAJOR", it->array.payload_big ? "AFMT_BIG" : "AFMT_LITTLE",
          it->name);
     if (shp) {
         const char *desc = field_desc(m, shp->it, shp->is_signed ? "AFMT_FIELD_INT" : "AFMT_FIELD_UINT", shp->width, 1, shp->big);
         line(m, "if (afmt_view_dims(&a_%s, err, &path, &%s, %s, AFMT_B(src, %s), n_%s)) return -1;", it->name, desc, shp->off,
              shp->off, shp->name);
     } else {
-        line(m, "a_%s.rank = %d;", it->name, it->nshape);
-        for (i = 0; i < it->nshape; i++) line(m, "a_%s.dims[%d] = %s;", it->name, i, dims[i]);
+        line(m, "a_%s.rank = %d;", it->name, it->array.nshape);
+        for (i = 0; i < it->array.nshape; i++) line(m, "a_%s.dims[%d] = %s;", it->name, i, dims[i]);
     }
-    if (it->compressed) line(m, "if (compressed_%s) a_%s.encoding = AFMT_ENC_LZ4_BLOCK;", it->name, it->name);
-    if (it->layout == LAYOUT_ZEROS) line(m, "a_%s.encoding = AFMT_ENC_ZEROS;", it->name);
-    if (it->layout == LAYOUT_COO) {
+    if (it->array.compressed) line(m, "if (compressed_%s) a_%s.encoding = AFMT_ENC_LZ4_BLOCK;", it->name, it->name);
+    if (it->array.layout == LAYOUT_ZEROS) line(m, "a_%s.encoding = AFMT_ENC_ZEROS;", it->name);
+    if (it->array.layout == LAYOUT_COO) {
         line(m, "a_%s.encoding = AFMT_ENC_COO;", it->name);
         line(m, "a_%s.nnz = stored_%s;", it->name, it->name);
         line(m, "a_%s.coo_stride = record_%s;", it->name, it->name);
-        line(m, "a_%s.coo_index_size = %d;", it->name, it->coo_index_width);
+        line(m, "a_%s.coo_index_size = %d;", it->name, it->array.coo_index_width);
         line(m, "a_%s.coo_has_col = with_cols_%s;", it->name, it->name);
     }
-    if (m->tiles && it->nshape == 2) {
-        sym *r = sym_find(m, m->tiles->tile_row), *c = sym_find(m, m->tiles->tile_col);
+    if (m->tiles && it->array.nshape == 2) {
+        sym *r = sym_find(m, m->tiles->repeat.tile_row), *c = sym_find(m, m->tiles->repeat.tile_col);
         if (r && c) {
             line(m, "a_%s.tile_row = %s;", it->name, r->c);
             line(m, "a_%s.tile_col = %s;", it->name, c->c);
@@ -1010,16 +1010,16 @@ static void emit_array(emitter *m, item *it)
                  it->name, it->name, it->name, it->name, it->name, it->name, it->name);
         }
     }
-    if (it->layout == LAYOUT_CSR) {
+    if (it->array.layout == LAYOUT_CSR) {
         line(m, "a_%s.encoding = AFMT_ENC_CSR;", it->name);
         line(m, "a_%s.nnz = stored_%s;", it->name, it->name);
         line(m, "a_%s.csr_row_offsets = afmt_src_ptr(src, %s, %s * %d);", it->name, ro->off, ro->count, ro->width);
         line(m, "a_%s.csr_col_indices = afmt_src_ptr(src, %s, %s * %d);", it->name, ci->off, ci->count, ci->width);
         line(m, "a_%s.csr_index_size = %d;", it->name, ro->width);
     }
-    if (it->name_from) {
-        sym *nm = sym_find(m, it->name_from);
-        if (!nm || nm->kind != SY_TEXT) gen_error(m, it->jpath, "\"name\": '%s' is not a text field defined before", it->name_from);
+    if (it->array.name_from) {
+        sym *nm = sym_find(m, it->array.name_from);
+        if (!nm || nm->kind != SY_TEXT) gen_error(m, it->jpath, "\"name\": '%s' is not a text field defined before", it->array.name_from);
         else line(m, "afmt_copy_text(a_%s.name, sizeof a_%s.name, %s, %d);", it->name, it->name, nm->c, nm->size);
     }
     m->indent--;
@@ -1030,20 +1030,20 @@ static void emit_array(emitter *m, item *it)
     {
         const char *scan = "NULL", *ctx = "NULL";
         char *ctxbuf = NULL;
-        if (it->check_values) {
+        if (it->array.check_values) {
             line(m, "afmt_scan_fn scan_%s = NULL;", it->name);
             line(m, "if (opt->check_values && %s_dtype == AFMT_BOOL%s)", lk->c,
-                 it->compressed ? xprintf(" && !compressed_%s", it->name) : "");
+                 it->array.compressed ? xprintf(" && !compressed_%s", it->name) : "");
             line(m, "    scan_%s = %s_enc == AFMT_ENC_BITS_LSB ? afmt_src_scan_pad_bits : afmt_src_scan_bool;", it->name, lk->c);
             ctxbuf = xprintf("scan_%s", it->name);
             scan = ctxbuf;
             ctx = xprintf("&stored_%s", it->name);
         }
-        if (it->check_values) line(m, "uint64_t bad_%s;", it->name);
+        if (it->array.check_values) line(m, "uint64_t bad_%s;", it->name);
         line(m, "if (afmt_take_payload(src, err, &path, \"%s\", %s, %s, pos, nbytes_%s, %s, (void *)%s, %s)) return -1;",
              it->name, m->end, m->region_ctx ? m->region_ctx : "NULL", it->name, scan, ctx,
-             it->check_values ? xprintf("&bad_%s", it->name) : "NULL");
-        if (it->check_values) {
+             it->array.check_values ? xprintf("&bad_%s", it->name) : "NULL");
+        if (it->array.check_values) {
             line(m, "if (bad_%s < nbytes_%s) {", it->name, it->name);
             m->indent++;
             line(m, "if (%s_enc == AFMT_ENC_BITS_LSB) {", lk->c);
@@ -1051,7 +1051,7 @@ static void emit_array(emitter *m, item *it)
             {
                 char *oc = xprintf("pos + bad_%s", it->name);
                 set_fail(m, it->name, "AFMT_NO_INDEX", oc);
-                emit_fail(m, "padding", it->values_lenient, "\"unused bits of the last byte (0x%02x) are not zero\"", "src->bad_byte");
+                emit_fail(m, "padding", it->array.values_lenient, "\"unused bits of the last byte (0x%02x) are not zero\"", "src->bad_byte");
                 free(oc);
             }
             m->indent--;
@@ -1061,7 +1061,7 @@ static void emit_array(emitter *m, item *it)
                 char *oc = xprintf("pos + bad_%s", it->name);
                 char *ic = xprintf("bad_%s", it->name);
                 set_fail(m, it->name, ic, oc);
-                emit_fail(m, "value", it->values_lenient, "\"bool element is 0x%02x, not 0 or 1\"", "src->bad_byte");
+                emit_fail(m, "value", it->array.values_lenient, "\"bool element is 0x%02x, not 0 or 1\"", "src->bad_byte");
                 free(oc);
                 free(ic);
             }
@@ -1079,7 +1079,7 @@ static void emit_array(emitter *m, item *it)
     y = sym_push(m, SY_PAYLOAD, it->name, it);
     snprintf(y->c, sizeof y->c, "%s", it->name);
     if (dims) {
-        for (i = 0; i < it->nshape; i++) free(dims[i]);
+        for (i = 0; i < it->array.nshape; i++) free(dims[i]);
         free(dims);
     }
 }
@@ -1108,11 +1108,11 @@ static void emit_repeat(emitter *m, item *it)
         m->indent--;
         line(m, "}");
     }
-    if (it->tile_row) {
+    if (it->repeat.tile_row) {
         char *w0, *w1;
         set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
-        w0 = emit_u64(m, it->tile_within[0], it->tile_within_text[0]);
-        w1 = emit_u64(m, it->tile_within[1], it->tile_within_text[1]);
+        w0 = emit_u64(m, it->repeat.tile_within[0], it->repeat.tile_within_text[0]);
+        w1 = emit_u64(m, it->repeat.tile_within[1], it->repeat.tile_within_text[1]);
         line(m, "afmt_tiles tiles_%s; /* on the stack: a fixed capacity, whatever the file claims */", it->name);
         line(m, "afmt_tiles_init(&tiles_%s, %s, %s);", it->name, w0, w1);
         free(w0);
@@ -1125,9 +1125,9 @@ static void emit_repeat(emitter *m, item *it)
     else
         line(m, "for (;; %s++) {", r);
     m->indent++;
-    if (it->skip_ws == 1)
+    if (it->repeat.skip_ws == 1)
         line(m, "while (afmt_src_have(src, %s, pos, 1) && afmt_is_space(*AFMT_B(src, pos))) pos++;", m->end);
-    if (it->skip_ws == 2) {
+    if (it->repeat.skip_ws == 2) {
         /* whitespace, and "--" line comments (futhark's text syntax),
          * counted for skipped_comments() */
         line(m, "uint64_t comments_%s = 0;", it->name);
@@ -1144,11 +1144,11 @@ static void emit_repeat(emitter *m, item *it)
         m->indent--;
         line(m, "}");
     }
-    if (it->until_tiled) {
+    if (it->repeat.until_tiled) {
         /* blocks follow until they cover the matrix (at least min of them);
          * what follows the last is the trailer, not another block */
-        line(m, "if (%s >= %llu && afmt_tiles_complete(&tiles_%s)) break;", r, (unsigned long long)it->min_count, it->name);
-    } else if (it->until_end) {
+        line(m, "if (%s >= %llu && afmt_tiles_complete(&tiles_%s)) break;", r, (unsigned long long)it->repeat.min_count, it->name);
+    } else if (it->repeat.until_end) {
         /* the end of the input ends the repetitions; a stream that cannot
          * tell (its window full) says so rather than stopping early */
         line(m, "const int at_end_%s = afmt_src_at_end(src, %s, pos);", it->name, m->end);
@@ -1156,7 +1156,7 @@ static void emit_repeat(emitter *m, item *it)
         line(m, "if (at_end_%s < 0) return afmt_src_short(src, err, &path, \"%s\", AFMT_NO_INDEX, pos, %s, 1, \"the next %s\");",
              it->name, it->name, m->end, it->name);
     }
-    if (it->until_end && m->end && strcmp(m->end, "src->len") == 0)
+    if (it->repeat.until_end && m->end && strcmp(m->end, "src->len") == 0)
         /* a top-level repetition needs nothing of the ones before it: a
          * stream may drop them */
         line(m, "afmt_src_keep_from(src, pos);");
@@ -1172,20 +1172,20 @@ static void emit_repeat(emitter *m, item *it)
     {
         item *saved_tiles = m->tiles;
         int saved_done = m->tiles_done;
-        if (it->tile_row) {
+        if (it->repeat.tile_row) {
             m->tiles = it;
             m->tiles_done = 0;
         }
         const char *saved_comments = m->comments_var;
-        char *comments = it->skip_ws == 2 ? xprintf("comments_%s", it->name) : NULL;
+        char *comments = it->repeat.skip_ws == 2 ? xprintf("comments_%s", it->name) : NULL;
         if (comments)
             m->comments_var = comments;
         emit_items(m, &it->body);
         m->comments_var = saved_comments;
         free(comments);
-        if (it->tile_row && !m->tiles_done)
-            gen_error(m, it->jpath, "tiles: the body must define '%s', '%s', '%s' and '%s'", it->tile_row, it->tile_col,
-                      it->tile_rows, it->tile_cols);
+        if (it->repeat.tile_row && !m->tiles_done)
+            gen_error(m, it->jpath, "tiles: the body must define '%s', '%s', '%s' and '%s'", it->repeat.tile_row, it->repeat.tile_col,
+                      it->repeat.tile_rows, it->repeat.tile_cols);
         m->tiles = saved_tiles;
         m->tiles_done = saved_done;
     }
@@ -1199,19 +1199,19 @@ static void emit_repeat(emitter *m, item *it)
     m->indent--;
     line(m, "}");
     line(m, "afmt_path_pop(&path);");
-    if (it->min_count > 0) {
-        line(m, "if (%s < %llu) {", r, (unsigned long long)it->min_count);
+    if (it->repeat.min_count > 0) {
+        line(m, "if (%s < %llu) {", r, (unsigned long long)it->repeat.min_count);
         m->indent++;
         set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
         {
-            char *fmt = xprintf("\"needs at least %llu, found %%\" PRIu64 \"\"", (unsigned long long)it->min_count);
+            char *fmt = xprintf("\"needs at least %llu, found %%\" PRIu64 \"\"", (unsigned long long)it->repeat.min_count);
             emit_fail(m, "truncated", LEN_NONE, fmt, r);
             free(fmt);
         }
         m->indent--;
         line(m, "}");
     }
-    if (it->tile_row) {
+    if (it->repeat.tile_row) {
         line(m, "if (!afmt_tiles_complete(&tiles_%s)) {", it->name);
         m->indent++;
         set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
@@ -1267,7 +1267,7 @@ static void emit_region(emitter *m, item *it)
     m->region_ctx = saved_ctx;
     free(region_ctx_c);
     m->end = saved;
-    if (it->exact) {
+    if (it->region.exact) {
         sym *sz_field = it->arg->kind == E_NAME ? sym_find(m, it->arg->sval) : NULL;
         line(m, "if (pos != %s) {", endv);
         m->indent++;
@@ -1290,19 +1290,19 @@ static void emit_region(emitter *m, item *it)
                                 it->name, sz_field->name);
             char *args = xprintf("%s - pos, pos - (%s - size_%s), size_%s", endv, endv, it->name, it->name);
             set_fail(m, sz_field->name, "AFMT_NO_INDEX", sz_field->off);
-            emit_fail(m, "size", it->exact_lenient, fmt, args);
+            emit_fail(m, "size", it->region.exact_lenient, fmt, args);
             free(fmt);
             free(args);
         } else {
             char *args = xprintf("%s - pos", endv);
             set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
-            emit_fail(m, "size", it->exact_lenient, "\"%\" PRIu64 \" bytes of the region are not used by its content\"", args);
+            emit_fail(m, "size", it->region.exact_lenient, "\"%\" PRIu64 \" bytes of the region are not used by its content\"", args);
             free(args);
         }
         m->indent--;
         line(m, "}");
     }
-    if (!it->exact) {
+    if (!it->region.exact) {
         line(m, "if (pos != %s && !afmt_src_skip_to(src, %s)) {", endv, endv);
         m->indent++;
         {
@@ -1350,8 +1350,8 @@ static void emit_switch(emitter *m, item *it)
     {
         sbuf fmt = {0};
         char *args = xprintf("(%s)sel_%s", sel.t == VT_S ? "int64_t" : "uint64_t", it->name);
-        if (it->else_message) {
-            char *q = c_format_body(it->else_message);
+        if (it->sw.else_message) {
+            char *q = c_format_body(it->sw.else_message);
             sb_printf(&fmt, "\"%s (found %%\" %s \")\"", q, sel.t == VT_S ? "PRId64" : "PRIu64");
             free(q);
         } else {
@@ -1377,7 +1377,7 @@ static void emit_pad(emitter *m, item *it)
     set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
     sz = emit_u64(m, it->arg, it->arg_text);
     line(m, "if (afmt_take_padding(src, opt, vis, err, &path, \"%s\", %d, %s, %s, &pos)) return -1;", it->name,
-         it->fill_lenient == LEN_WARN, sz, m->end);
+         it->pad.fill_lenient == LEN_WARN, sz, m->end);
     free(sz);
 }
 
@@ -1412,10 +1412,10 @@ static void emit_textval(emitter *m, item *it)
     line(m, "afmt_array a_%s;", it->name);
     line(m, "uint64_t end_%s = 0;", it->name);
     line(m, "if (afmt_src_text(src, %s, pos, afmt_%s_text_scan, opt->limits.max_rank, &end_%s, &a_%s, &path, err) != 0)",
-         m->end, it->grammar, it->name, it->name);
+         m->end, it->textval.grammar, it->name, it->name);
     line(m, "    return -1;");
     line(m, "a_%s.index = narrays;", it->name);
-    line(m, "a_%s.text_decode = afmt_%s_text_decode;", it->name, it->grammar);
+    line(m, "a_%s.text_decode = afmt_%s_text_decode;", it->name, it->textval.grammar);
     line(m, "if (vis && vis->on_array && vis->on_array(vis->ctx, &a_%s) != 0) {", it->name);
     m->indent++;
     set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
@@ -1505,29 +1505,29 @@ static void emit_item(emitter *m, item *it, item_list *scope)
     sb_puts(m->out, "\n");
     switch (it->kind) {
     case IT_FIELD:
-        if (it->ftype == FT_INT && !it->count) {
-            item_comment(m, it, "%s: %s%d%s", it->name, it->is_signed ? "i" : "u", it->width * 8,
-                         it->width > 1 ? (it->big_endian ? " big-endian" : " little-endian") : "");
+        if (it->field.ftype == FT_INT && !it->field.count) {
+            item_comment(m, it, "%s: %s%d%s", it->name, it->field.is_signed ? "i" : "u", it->field.width * 8,
+                         it->field.width > 1 ? (it->field.big_endian ? " big-endian" : " little-endian") : "");
             emit_int_field(m, it);
-        } else if (it->ftype == FT_INT) {
-            item_comment(m, it, "%s: %s of %s%d%s", it->name, it->count_text, it->is_signed ? "i" : "u", it->width * 8,
-                 it->width > 1 ? (it->big_endian ? " big-endian" : " little-endian") : "");
+        } else if (it->field.ftype == FT_INT) {
+            item_comment(m, it, "%s: %s of %s%d%s", it->name, it->field.count_text, it->field.is_signed ? "i" : "u", it->field.width * 8,
+                 it->field.width > 1 ? (it->field.big_endian ? " big-endian" : " little-endian") : "");
             emit_array_field(m, it, scope);
-        } else if (it->ftype == FT_STRING) {
-            item_comment(m, it, "%s: %s%s string%s with a u%d length", it->name, it->count ? it->count_text : "a", it->count ? "" : "",
-                 it->count ? "s" : "", it->len_width * 8);
+        } else if (it->field.ftype == FT_STRING) {
+            item_comment(m, it, "%s: %s%s string%s with a u%d length", it->name, it->field.count ? it->field.count_text : "a", it->field.count ? "" : "",
+                 it->field.count ? "s" : "", it->field.len_width * 8);
             emit_string_field(m, it);
         } else {
-            item_comment(m, it, "%s: %d bytes of %s", it->name, it->size, it->ftype == FT_TEXT ? "text" : "raw bytes");
+            item_comment(m, it, "%s: %d bytes of %s", it->name, it->field.size, it->field.ftype == FT_TEXT ? "text" : "raw bytes");
             emit_text_field(m, it);
         }
         break;
     case IT_LET: {
         cexpr v;
         sym *y;
-        item_comment(m, it, "let %s = %s", it->name, it->value_text);
+        item_comment(m, it, "let %s = %s", it->name, it->let.value_text);
         set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
-        v = emit_expr(m, it->value, it->value_text);
+        v = emit_expr(m, it->let.value, it->let.value_text);
         if (v.t != VT_U && v.t != VT_S && v.t != VT_BOOL) { gen_error(m, it->jpath, "a let is an integer or truth value"); break; }
         line(m, "const %s v_%s = %s;", v.t == VT_S ? "int64_t" : "uint64_t", it->name, v.c);
         y = sym_push(m, SY_INT, it->name, it);
@@ -1538,7 +1538,7 @@ static void emit_item(emitter *m, item *it, item_list *scope)
         break;
     }
     case IT_LOOKUP:
-        item_comment(m, it, "lookup %s in table %s", it->name, it->table ? it->table : "?");
+        item_comment(m, it, "lookup %s in table %s", it->name, it->lookup.table ? it->lookup.table : "?");
         emit_lookup(m, it);
         break;
     case IT_CHECK: {
@@ -1552,11 +1552,11 @@ static void emit_item(emitter *m, item *it, item_list *scope)
         break;
     }
     case IT_ARRAY:
-        item_comment(m, it, "array %s: %s elements, %s", it->name, it->dtype_from ? it->dtype_from : "?", it->col_major ? "column-major" : "row-major");
+        item_comment(m, it, "array %s: %s elements, %s", it->name, it->array.dtype_from ? it->array.dtype_from : "?", it->array.col_major ? "column-major" : "row-major");
         emit_array(m, it);
         break;
     case IT_REPEAT:
-        item_comment(m, it, "repeat %s %s", it->name, it->until_end ? "until the end" : it->arg_text);
+        item_comment(m, it, "repeat %s %s", it->name, it->repeat.until_end ? "until the end" : it->arg_text);
         emit_repeat(m, it);
         break;
     case IT_REGION:
@@ -1572,7 +1572,7 @@ static void emit_item(emitter *m, item *it, item_list *scope)
         emit_pad(m, it);
         break;
     case IT_TEXTVAL:
-        item_comment(m, it, "%s: a value in %s's text format", it->name, it->grammar);
+        item_comment(m, it, "%s: a value in %s's text format", it->name, it->textval.grammar);
         emit_textval(m, it);
         break;
     case IT_TEXTHDR:
@@ -1620,8 +1620,8 @@ static void emit_tile_axis(emitter *m, const item *t, sym *at, sym *size, const 
 static void emit_tile_check(emitter *m)
 {
     item *t = m->tiles;
-    sym *r = sym_find(m, t->tile_row), *c = sym_find(m, t->tile_col);
-    sym *h = sym_find(m, t->tile_rows), *w = sym_find(m, t->tile_cols);
+    sym *r = sym_find(m, t->repeat.tile_row), *c = sym_find(m, t->repeat.tile_col);
+    sym *h = sym_find(m, t->repeat.tile_rows), *w = sym_find(m, t->repeat.tile_cols);
     if (!r || !c || !h || !w) return;
     m->tiles_done = 1;
     if (r->kind != SY_INT || c->kind != SY_INT || h->kind != SY_INT || w->kind != SY_INT || r->t != VT_U || c->t != VT_U ||

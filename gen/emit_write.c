@@ -85,7 +85,7 @@ static void collect(scope *sc, item_list *body, int in_case)
             collect(sc, &it->body, in_case);
         } else if (it->kind == IT_SWITCH) {
             for (j = 0; j < it->ncases; j++) collect(sc, &it->cases[j].body, 1);
-        } else if (it->kind == IT_REPEAT && it->until_end && !sc->multi && has_arrays(&it->body)) {
+        } else if (it->kind == IT_REPEAT && it->repeat.until_end && !sc->multi && has_arrays(&it->body)) {
             /* written once with the same array: bind it out here too */
             collect(sc, &it->body, 1);
         } else if (it->kind == IT_ARRAY) {
@@ -142,7 +142,7 @@ static void plan(emitter *m, scope *sc)
     int i, j, k;
     for (i = 0; i < sc->nitems; i++) {
         item *it = sc->items[i];
-        if (it->kind == IT_LET) { def *d = add_def(sc, D_LET, it); d->e = it->value; d->text = it->value_text; }
+        if (it->kind == IT_LET) { def *d = add_def(sc, D_LET, it); d->e = it->let.value; d->text = it->let.value_text; }
         if (it->kind == IT_LOOKUP) add_def(sc, D_LOOKUP, it);
     }
     for (i = 0; i < sc->narrays; i++) {
@@ -157,57 +157,57 @@ static void plan(emitter *m, scope *sc)
         def *d;
         if (it->kind != IT_FIELD) continue;
         if (it->write) { d = add_def(sc, D_EXPR, it); d->e = it->write; d->text = it->write_text; continue; }
-        if (it->equals) { add_def(sc, D_CONST, it); continue; }
+        if (it->field.equals) { add_def(sc, D_CONST, it); continue; }
         /* bindings to an array */
         for (j = 0; j < sc->narrays; j++) {
             item *a = sc->arrays[j];
             if (!sc->direct[j]) continue;
-            if (a->layout == LAYOUT_CSR && a->row_offsets && strcmp(a->row_offsets, it->name) == 0 && it->count) {
+            if (a->array.layout == LAYOUT_CSR && a->array.row_offsets && strcmp(a->array.row_offsets, it->name) == 0 && it->field.count) {
                 d = add_def(sc, D_CSR_OFFSETS, it);
                 d->arr = a;
                 goto next;
             }
-            if (a->layout == LAYOUT_CSR && a->col_indices && strcmp(a->col_indices, it->name) == 0 && it->count) {
+            if (a->array.layout == LAYOUT_CSR && a->array.col_indices && strcmp(a->array.col_indices, it->name) == 0 && it->field.count) {
                 d = add_def(sc, D_CSR_COLS, it);
                 d->arr = a;
                 goto next;
             }
-            if (a->layout == LAYOUT_CSR && a->nnz && a->nnz->kind == E_NAME && strcmp(a->nnz->sval, it->name) == 0) {
+            if (a->array.layout == LAYOUT_CSR && a->array.nnz && a->array.nnz->kind == E_NAME && strcmp(a->array.nnz->sval, it->name) == 0) {
                 d = add_def(sc, D_NNZ, it);
                 d->arr = a;
                 goto next;
             }
-            if (a->layout == LAYOUT_COLUMNS && a->types_field && strcmp(a->types_field, it->name) == 0 && it->count) {
+            if (a->array.layout == LAYOUT_COLUMNS && a->array.types_field && strcmp(a->array.types_field, it->name) == 0 && it->field.count) {
                 d = add_def(sc, D_COLUMN_TYPES, it);
                 d->arr = a;
                 goto next;
             }
-            if (a->layout == LAYOUT_COLUMNS && a->names_field && strcmp(a->names_field, it->name) == 0) {
+            if (a->array.layout == LAYOUT_COLUMNS && a->array.names_field && strcmp(a->array.names_field, it->name) == 0) {
                 d = add_def(sc, D_COLUMN_NAMES, it);
                 d->arr = a;
                 goto next;
             }
-            if (a->shape_field && strcmp(a->shape_field, it->name) == 0 && it->count) {
+            if (a->array.shape_field && strcmp(a->array.shape_field, it->name) == 0 && it->field.count) {
                 d = add_def(sc, D_SHAPE_ARRF, it);
                 d->arr = a;
                 goto next;
             }
-            if (a->shape_field && it->count == NULL) {
-                item *sf = find_item(sc, a->shape_field);
-                if (sf && sf->count && sf->count->kind == E_NAME && strcmp(sf->count->sval, it->name) == 0) {
+            if (a->array.shape_field && it->field.count == NULL) {
+                item *sf = find_item(sc, a->array.shape_field);
+                if (sf && sf->field.count && sf->field.count->kind == E_NAME && strcmp(sf->field.count->sval, it->name) == 0) {
                     d = add_def(sc, D_RANK, it);
                     d->arr = a;
                     goto next;
                 }
             }
-            for (k = 0; k < a->nshape; k++)
-                if (a->shape[k]->kind == E_NAME && strcmp(a->shape[k]->sval, it->name) == 0) {
+            for (k = 0; k < a->array.nshape; k++)
+                if (a->array.shape[k]->kind == E_NAME && strcmp(a->array.shape[k]->sval, it->name) == 0) {
                     d = add_def(sc, D_DIM, it);
                     d->arr = a;
                     d->dim = k;
                     goto next;
                 }
-            if (a->name_from && strcmp(a->name_from, it->name) == 0) {
+            if (a->array.name_from && strcmp(a->array.name_from, it->name) == 0) {
                 d = add_def(sc, D_NAME_TEXT, it);
                 d->arr = a;
                 goto next;
@@ -217,8 +217,8 @@ static void plan(emitter *m, scope *sc)
         for (j = 0; j < sc->nitems; j++) {
             item *lk = sc->items[j];
             if (lk->kind != IT_LOOKUP) continue;
-            for (k = 0; k < lk->nkey; k++)
-                if (lk->key[k]->kind == E_NAME && strcmp(lk->key[k]->sval, it->name) == 0) goto next;
+            for (k = 0; k < lk->lookup.nkey; k++)
+                if (lk->lookup.key[k]->kind == E_NAME && strcmp(lk->lookup.key[k]->sval, it->name) == 0) goto next;
         }
         /* "F == E" among the scope's checks */
         for (j = 0; j < sc->nitems; j++) {
@@ -238,13 +238,13 @@ static void plan(emitter *m, scope *sc)
         }
         if (sym_find(m, it->name) != NULL) {
             /* defined by an enclosing scope */
-        } else if (it->ftype == FT_INT && it->count == NULL) {
+        } else if (it->field.ftype == FT_INT && it->field.count == NULL) {
             /* no rule gives this field a value: the writer cannot exist */
             gen_error(m, it->jpath, "the writer cannot derive a value for '%s': add \"write\", \"equals\" or a check '%s == ...'" NO_WRITER_HINT,
                       it->name, it->name);
-        } else if (it->count) {
+        } else if (it->field.count) {
             gen_error(m, it->jpath, "the writer cannot derive the elements of '%s': add \"write\" or use it as an array's shape" NO_WRITER_HINT, it->name);
-        } else if (it->ftype != FT_INT) {
+        } else if (it->field.ftype != FT_INT) {
             gen_error(m, it->jpath, "the writer cannot derive text field '%s': add \"equals\" or name it as an array's \"name\"" NO_WRITER_HINT, it->name);
         }
     next:;
@@ -275,7 +275,7 @@ static item *array_of_lookup(scope *sc, const char *lookup)
 {
     int i;
     for (i = 0; i < sc->narrays; i++)
-        if (sc->arrays[i]->dtype_from && strcmp(sc->arrays[i]->dtype_from, lookup) == 0) return sc->arrays[i];
+        if (sc->arrays[i]->array.dtype_from && strcmp(sc->arrays[i]->array.dtype_from, lookup) == 0) return sc->arrays[i];
     return NULL;
 }
 
@@ -289,7 +289,7 @@ static void emit_int_value(emitter *m, item *it, cexpr v)
 {
     sym *y;
     char *c;
-    if (it->is_signed) {
+    if (it->field.is_signed) {
         if (v.t == VT_S) c = v.c;
         else {
             char *fmt = xprintf("\"value %%\" PRIu64 \" of %s does not fit a signed field\"", it->name);
@@ -315,13 +315,13 @@ static void emit_int_value(emitter *m, item *it, cexpr v)
             c = v.c;
         }
     }
-    line(m, "const %s v_%s = %s;", int_c_type(it->is_signed), it->name, c);
+    line(m, "const %s v_%s = %s;", int_c_type(it->field.is_signed), it->name, c);
     y = sym_push(m, SY_INT, it->name, it);
-    y->t = it->is_signed ? VT_S : VT_U;
+    y->t = it->field.is_signed ? VT_S : VT_U;
     snprintf(y->c, sizeof y->c, "v_%s", it->name);
     snprintf(y->off, sizeof y->off, "0");
-    y->width = it->width;
-    y->is_signed = it->is_signed;
+    y->width = it->field.width;
+    y->is_signed = it->field.is_signed;
 }
 
 static void push_text(emitter *m, item *it)
@@ -329,12 +329,12 @@ static void push_text(emitter *m, item *it)
     sym *y = sym_push(m, SY_TEXT, it->name, it);
     snprintf(y->c, sizeof y->c, "w_%s", it->name);
     snprintf(y->off, sizeof y->off, "0");
-    y->size = it->size;
+    y->size = it->field.size;
 }
 
 static void emit_reverse_lookup(emitter *m, scope *sc, item *lk)
 {
-    const table *tb = find_table(m->s, lk->table ? lk->table : "");
+    const table *tb = find_table(m->s, lk->lookup.table ? lk->lookup.table : "");
     item *arr = array_of_lookup(sc, lk->name);
     int i, k, first = 1;
     sym *y;
@@ -344,15 +344,15 @@ static void emit_reverse_lookup(emitter *m, scope *sc, item *lk)
         return;
     }
     /* declare the key fields, then choose the first writable entry */
-    for (k = 0; k < lk->nkey; k++) {
-        item *kf = lk->key[k]->kind == E_NAME ? find_item(sc, lk->key[k]->sval) : NULL;
+    for (k = 0; k < lk->lookup.nkey; k++) {
+        item *kf = lk->lookup.key[k]->kind == E_NAME ? find_item(sc, lk->lookup.key[k]->sval) : NULL;
         if (!kf || kf->kind != IT_FIELD) {
-            if (lk->key[k]->kind == E_NAME && sym_find(m, lk->key[k]->sval)) continue; /* defined outside: checked below */
+            if (lk->lookup.key[k]->kind == E_NAME && sym_find(m, lk->lookup.key[k]->sval)) continue; /* defined outside: checked below */
             gen_error(m, lk->jpath, "the writer needs lookup key %d to be a field of the same scope", k);
             return;
         }
-        if (kf->ftype == FT_INT) line(m, "%s v_%s = 0;", int_c_type(kf->is_signed), kf->name);
-        else line(m, "uint8_t w_%s[%d] = {0};", kf->name, kf->size);
+        if (kf->field.ftype == FT_INT) line(m, "%s v_%s = 0;", int_c_type(kf->field.is_signed), kf->name);
+        else line(m, "uint8_t w_%s[%d] = {0};", kf->name, kf->field.size);
     }
     line(m, "afmt_dtype %s_dtype = AFMT_DTYPE_INVALID;", lk->name);
     line(m, "uint64_t %s_size = 0;", lk->name);
@@ -367,10 +367,10 @@ static void emit_reverse_lookup(emitter *m, scope *sc, item *lk)
             line(m, "%sif (A_%s->dtype == %s && A_%s->elsize > 0) {", first ? "" : "} else ", arr->name, dt, arr->name);
             first = 0;
             m->indent++;
-            for (k = 0; k < lk->nkey && k < te->nwrite_key; k++) {
-                item *kf = lk->key[k]->kind == E_NAME ? find_item(sc, lk->key[k]->sval) : NULL;
+            for (k = 0; k < lk->lookup.nkey && k < te->nwrite_key; k++) {
+                item *kf = lk->lookup.key[k]->kind == E_NAME ? find_item(sc, lk->lookup.key[k]->sval) : NULL;
                 const expr *wk = te->write_key[k];
-                if (!kf || kf->ftype != FT_INT) continue;
+                if (!kf || kf->field.ftype != FT_INT) continue;
                 if (wk->kind == E_INT)
                     line(m, "v_%s = %llu;", kf->name, (unsigned long long)wk->ival);
                 else
@@ -384,9 +384,9 @@ static void emit_reverse_lookup(emitter *m, scope *sc, item *lk)
         }
         if (!te->key || !te->writable || !dt || strcmp(te->dtype, "opaque") == 0) continue;
         sb_printf(&cond, "A_%s->dtype == %s", arr->name, dt);
-        for (k = 0; k < lk->nkey && k < te->nkey; k++) {
-            item *kf = lk->key[k]->kind == E_NAME ? find_item(sc, lk->key[k]->sval) : NULL;
-            sym *ky = !kf && lk->key[k]->kind == E_NAME ? sym_find(m, lk->key[k]->sval) : NULL;
+        for (k = 0; k < lk->lookup.nkey && k < te->nkey; k++) {
+            item *kf = lk->lookup.key[k]->kind == E_NAME ? find_item(sc, lk->lookup.key[k]->sval) : NULL;
+            sym *ky = !kf && lk->lookup.key[k]->kind == E_NAME ? sym_find(m, lk->lookup.key[k]->sval) : NULL;
             /* a key known from an outer scope: this entry must agree with it */
             if (ky && ky->kind == SY_INT && te->key[k]->kind == E_INT)
                 sb_printf(&cond, " && %s == %llu", ky->c, (unsigned long long)te->key[k]->ival);
@@ -395,10 +395,10 @@ static void emit_reverse_lookup(emitter *m, scope *sc, item *lk)
         sb_free(&cond);
         first = 0;
         m->indent++;
-        for (k = 0; k < lk->nkey && k < te->nkey; k++) {
-            item *kf = lk->key[k]->kind == E_NAME ? find_item(sc, lk->key[k]->sval) : NULL;
+        for (k = 0; k < lk->lookup.nkey && k < te->nkey; k++) {
+            item *kf = lk->lookup.key[k]->kind == E_NAME ? find_item(sc, lk->lookup.key[k]->sval) : NULL;
             if (!kf) continue;
-            if (kf->ftype == FT_INT) {
+            if (kf->field.ftype == FT_INT) {
                 if (te->key[k]->kind == E_INT) line(m, "v_%s = %llu;", kf->name, (unsigned long long)te->key[k]->ival);
             } else if (te->key[k]->kind == E_STR) {
                 char *q = c_quote(te->key[k]->sval, strlen(te->key[k]->sval));
@@ -418,7 +418,7 @@ static void emit_reverse_lookup(emitter *m, scope *sc, item *lk)
         char *fmt = xprintf("\"%s cannot hold elements of type %%s\"", m->s->format);
         char *args = xprintf("afmt_dtype_name(A_%s->dtype)", arr->name);
         /* name the field the type code goes to, as the validator would */
-        set_fail(m, lk->nkey > 0 && lk->key[0]->kind == E_NAME ? lk->key[0]->sval : lk->name, "AFMT_NO_INDEX", "0");
+        set_fail(m, lk->lookup.nkey > 0 && lk->lookup.key[0]->kind == E_NAME ? lk->lookup.key[0]->sval : lk->name, "AFMT_NO_INDEX", "0");
         emit_fail(m, "type", LEN_NONE, fmt, args);
         free(fmt); free(args);
     }
@@ -426,12 +426,12 @@ static void emit_reverse_lookup(emitter *m, scope *sc, item *lk)
     line(m, "}");
     line(m, "(void)%s_size;", lk->name);
     line(m, "(void)%s_enc;", lk->name);
-    for (k = 0; k < lk->nkey; k++) {
-        item *kf = lk->key[k]->kind == E_NAME ? find_item(sc, lk->key[k]->sval) : NULL;
+    for (k = 0; k < lk->lookup.nkey; k++) {
+        item *kf = lk->lookup.key[k]->kind == E_NAME ? find_item(sc, lk->lookup.key[k]->sval) : NULL;
         if (!kf) continue;
-        if (kf->ftype == FT_INT) {
+        if (kf->field.ftype == FT_INT) {
             sym *ky = sym_push(m, SY_INT, kf->name, kf);
-            ky->t = kf->is_signed ? VT_S : VT_U;
+            ky->t = kf->field.is_signed ? VT_S : VT_U;
             snprintf(ky->c, sizeof ky->c, "v_%s", kf->name);
             snprintf(ky->off, sizeof ky->off, "0");
         } else {
@@ -462,10 +462,10 @@ static void emit_def(emitter *m, scope *sc, def *d, const char *chain)
     }
     d->state = 1;
     collect_names(d->e, &names, &n);
-    if (d->kind == D_PAYLOAD && it->dtype_from) {
-        collect_names(it->compressed, &names, &n);
+    if (d->kind == D_PAYLOAD && it->array.dtype_from) {
+        collect_names(it->array.compressed, &names, &n);
         names = realloc(names, sizeof *names * (size_t)(n + 1));
-        names[n++] = it->dtype_from;
+        names[n++] = it->array.dtype_from;
     }
     for (i = 0; i < n; i++) require(m, sc, names[i], mychain);
     free(names);
@@ -481,7 +481,7 @@ static void emit_def(emitter *m, scope *sc, def *d, const char *chain)
             y->t = v.t == VT_S ? VT_S : VT_U;
             snprintf(y->c, sizeof y->c, "v_%s", it->name);
             snprintf(y->off, sizeof y->off, "0");
-        } else if (it->ftype == FT_INT && !it->count) {
+        } else if (it->field.ftype == FT_INT && !it->field.count) {
             emit_int_value(m, it, v);
         } else {
             gen_error(m, it->jpath, "\"write\" of a text or array field is not supported");
@@ -489,16 +489,16 @@ static void emit_def(emitter *m, scope *sc, def *d, const char *chain)
         break;
     }
     case D_CONST:
-        if (it->ftype == FT_INT) {
+        if (it->field.ftype == FT_INT) {
             cexpr v;
-            v.c = xprintf("UINT64_C(%llu)", (unsigned long long)it->equals->ival);
+            v.c = xprintf("UINT64_C(%llu)", (unsigned long long)it->field.equals->ival);
             v.t = VT_U;
             v.lit = 0;
             emit_int_value(m, it, v);
         } else {
-            char *q = c_quote(it->equals->sval, strlen(it->equals->sval));
-            line(m, "uint8_t w_%s[%d] = {0};", it->name, it->size);
-            line(m, "memcpy(w_%s, %s, %zu);", it->name, q, strlen(it->equals->sval));
+            char *q = c_quote(it->field.equals->sval, strlen(it->field.equals->sval));
+            line(m, "uint8_t w_%s[%d] = {0};", it->name, it->field.size);
+            line(m, "memcpy(w_%s, %s, %zu);", it->name, q, strlen(it->field.equals->sval));
             free(q);
             push_text(m, it);
         }
@@ -507,7 +507,7 @@ static void emit_def(emitter *m, scope *sc, def *d, const char *chain)
         sym *y;
         line(m, "const uint64_t *w_%s = A_%s->dims;", it->name, d->arr->name);
         line(m, "const uint64_t n_%s = A_%s->rank;", it->name, d->arr->name);
-        if (it->is_signed) {
+        if (it->field.is_signed) {
             line(m, "for (uint64_t k = 0; k < n_%s; k++) {", it->name);
             m->indent++;
             line(m, "if (w_%s[k] > (uint64_t)INT64_MAX) {", it->name);
@@ -520,20 +520,20 @@ static void emit_def(emitter *m, scope *sc, def *d, const char *chain)
             line(m, "}");
         }
         y = sym_push(m, SY_ARRF, it->name, it);
-        y->t = it->is_signed ? VT_S : VT_U;
+        y->t = it->field.is_signed ? VT_S : VT_U;
         snprintf(y->c, sizeof y->c, "w_%s", it->name);
         snprintf(y->count, sizeof y->count, "n_%s", it->name);
         snprintf(y->off, sizeof y->off, "0");
-        snprintf(y->elem, sizeof y->elem, it->is_signed ? "(int64_t)w_%s[%%s]" : "w_%s[%%s]", it->name);
-        y->width = it->width;
-        y->is_signed = it->is_signed;
+        snprintf(y->elem, sizeof y->elem, it->field.is_signed ? "(int64_t)w_%s[%%s]" : "w_%s[%%s]", it->name);
+        y->width = it->field.width;
+        y->is_signed = it->field.is_signed;
         break;
     }
     case D_RANK: {
         cexpr v;
         /* a rank is at most AFMT_RANK_CAP: it fits either signedness */
-        v.c = xprintf("(%s)A_%s->rank", it->is_signed ? "int64_t" : "uint64_t", d->arr->name);
-        v.t = it->is_signed ? VT_S : VT_U;
+        v.c = xprintf("(%s)A_%s->rank", it->field.is_signed ? "int64_t" : "uint64_t", d->arr->name);
+        v.t = it->field.is_signed ? VT_S : VT_U;
         v.lit = 0;
         emit_int_value(m, it, v);
         break;
@@ -547,11 +547,11 @@ static void emit_def(emitter *m, scope *sc, def *d, const char *chain)
         break;
     }
     case D_NAME_TEXT:
-        line(m, "uint8_t w_%s[%d] = {0};", it->name, it->size);
-        line(m, "if (afmt_text_fill(w_%s, %d, A_%s->name) != 0) {", it->name, it->size, d->arr->name);
+        line(m, "uint8_t w_%s[%d] = {0};", it->name, it->field.size);
+        line(m, "if (afmt_text_fill(w_%s, %d, A_%s->name) != 0) {", it->name, it->field.size, d->arr->name);
         m->indent++;
         {
-            char *fmt = xprintf("\"array name \\\"%%s\\\" does not fit %d bytes of printable ASCII\"", it->size);
+            char *fmt = xprintf("\"array name \\\"%%s\\\" does not fit %d bytes of printable ASCII\"", it->field.size);
             char *args = xprintf("A_%s->name", d->arr->name);
             emit_fail(m, "type", LEN_NONE, fmt, args);
             free(fmt); free(args);
@@ -573,7 +573,7 @@ static void emit_def(emitter *m, scope *sc, def *d, const char *chain)
         snprintf(y->off, sizeof y->off, "0");
         snprintf(y->elem, sizeof y->elem, "afmt_field_get(A_%s->%s, %%s, A_%s->csr_index_size, 0)", d->arr->name,
                  offs ? "csr_row_offsets" : "csr_col_indices", d->arr->name);
-        y->width = it->width;
+        y->width = it->field.width;
         break;
     }
     case D_NNZ: {
@@ -585,7 +585,7 @@ static void emit_def(emitter *m, scope *sc, def *d, const char *chain)
         break;
     }
     case D_COLUMN_TYPES: {
-        const table *tb = find_table(m->s, d->arr->col_table ? d->arr->col_table : "");
+        const table *tb = find_table(m->s, d->arr->array.col_table ? d->arr->array.col_table : "");
         const char *fn = tb ? code_function(m, tb, it->jpath) : NULL;
         sym *y;
         if (!fn) break;
@@ -610,7 +610,7 @@ static void emit_def(emitter *m, scope *sc, def *d, const char *chain)
         snprintf(y->count, sizeof y->count, "n_%s", it->name);
         snprintf(y->off, sizeof y->off, "0");
         snprintf(y->elem, sizeof y->elem, "(uint64_t)%s(arrays[%%s].dtype)", fn);
-        y->width = it->width;
+        y->width = it->field.width;
         break;
     }
     case D_COLUMN_NAMES: {
@@ -618,21 +618,21 @@ static void emit_def(emitter *m, scope *sc, def *d, const char *chain)
         line(m, "const uint64_t n_%s = (uint64_t)n;", it->name);
         line(m, "(void)n_%s;", it->name);
         snprintf(y->count, sizeof y->count, "n_%s", it->name);
-        y->width = it->len_width;
+        y->width = it->field.len_width;
         break;
     }
     case D_PAYLOAD: {
-        sym *lk = sym_find(m, it->dtype_from ? it->dtype_from : "");
-        if (it->layout == LAYOUT_COLUMNS) break;
+        sym *lk = sym_find(m, it->array.dtype_from ? it->array.dtype_from : "");
+        if (it->array.layout == LAYOUT_COLUMNS) break;
         if (!lk || lk->kind != SY_LOOKUP) {
-            gen_error(m, it->jpath, "the writer cannot find lookup '%s'", it->dtype_from ? it->dtype_from : "");
+            gen_error(m, it->jpath, "the writer cannot find lookup '%s'", it->array.dtype_from ? it->array.dtype_from : "");
             break;
         }
         line(m, "uint64_t nbytes_%s;", it->name);
-        if (it->layout == LAYOUT_CSR) {
+        if (it->array.layout == LAYOUT_CSR) {
             line(m, "nbytes_%s = A_%s->nnz * %s_size; /* values only; checked by afmt_sink_csr_values */", it->name, it->name, lk->c);
-        } else if (it->compressed) {
-            char *cz = emit_bool(m, it->compressed, it->compressed_text);
+        } else if (it->array.compressed) {
+            char *cz = emit_bool(m, it->array.compressed, it->array.compressed_text);
             line(m, "const int compressed_%s = %s;", it->name, cz);
             free(cz);
             line(m, "if (afmt_payload_size(A_%s, %s_enc, &nbytes_%s, err) != 0) return -1;", it->name, lk->c, it->name);
@@ -675,7 +675,7 @@ static void emit_scope_checks(emitter *m, scope *sc)
             set_fail(m, attr ? attr->name : "", "AFMT_NO_INDEX", "0");
             emit_check(m, &it->checks[j], attr && attr->kind == SY_INT ? attr : NULL);
         }
-        if (it->kind == IT_FIELD && it->count && it->neach) {
+        if (it->kind == IT_FIELD && it->field.count && it->field.neach) {
             sym *arr = sym_find(m, it->name);
             int mark;
             if (!arr || arr->kind != SY_ARRF) continue;
@@ -683,7 +683,7 @@ static void emit_scope_checks(emitter *m, scope *sc)
             m->indent++;
             {
                 char *el = xprintf(arr->elem, xprintf("i_%s", it->name));
-                line(m, "const %s e_%s = %s;", int_c_type(it->is_signed), it->name, el);
+                line(m, "const %s e_%s = %s;", int_c_type(it->field.is_signed), it->name, el);
                 free(el);
             }
             mark = sym_mark(m);
@@ -695,10 +695,10 @@ static void emit_scope_checks(emitter *m, scope *sc)
                 snprintf(e->c, sizeof e->c, "e_%s", it->name);
                 ix->t = VT_U;
                 snprintf(ix->c, sizeof ix->c, "i_%s", it->name);
-                for (j = 0; j < it->neach; j++) {
-                    m->jpath = it->each[j].jpath;
+                for (j = 0; j < it->field.neach; j++) {
+                    m->jpath = it->field.each[j].jpath;
                     set_fail(m, it->name, ic, "0");
-                    emit_check(m, &it->each[j], e);
+                    emit_check(m, &it->field.each[j], e);
                 }
                 free(ic);
             }
@@ -713,7 +713,7 @@ static void write_items(emitter *m, item_list *body);
 
 static void write_int(emitter *m, item *it, const char *value, int is_signed)
 {
-    int bits = it->width * 8;
+    int bits = it->field.width * 8;
     char *v;
     if (bits < 64) {
         char *fmt;
@@ -737,21 +737,21 @@ static void write_int(emitter *m, item *it, const char *value, int is_signed)
         v = xstrdup(value);
     }
     if (bits == 8) line(m, "if (afmt_sink_u8(sink, %s, err) != 0) return -1;", v);
-    else line(m, "if (afmt_sink_u%d(sink, %s, %d, err) != 0) return -1;", bits, v, it->big_endian);
+    else line(m, "if (afmt_sink_u%d(sink, %s, %d, err) != 0) return -1;", bits, v, it->field.big_endian);
     free(v);
 }
 
 static void layout_check(emitter *m, item *a)
 {
     set_fail(m, a->name, "AFMT_NO_INDEX", "0");
-    if (a->layout == LAYOUT_ZEROS || a->layout == LAYOUT_COO) {
+    if (a->array.layout == LAYOUT_ZEROS || a->array.layout == LAYOUT_COO) {
         /* read, never written: afmt writes the dense or CSR form instead */
-        char *fmt = xprintf("\"%s: afmt does not write %s blocks\"", m->s->format, a->layout == LAYOUT_ZEROS ? "empty" : "COO");
+        char *fmt = xprintf("\"%s: afmt does not write %s blocks\"", m->s->format, a->array.layout == LAYOUT_ZEROS ? "empty" : "COO");
         emit_fail(m, "unsupported", LEN_NONE, fmt, NULL);
         free(fmt);
         return;
     }
-    if (a->layout == LAYOUT_COLUMNS) {
+    if (a->array.layout == LAYOUT_COLUMNS) {
         line(m, "for (size_t k = 0; k < n; k++) {");
         m->indent++;
         line(m, "if (arrays[k].encoding != AFMT_ENC_PLAIN || arrays[k].endian != AFMT_LITTLE || arrays[k].stride != arrays[k].elsize ||");
@@ -777,7 +777,7 @@ static void layout_check(emitter *m, item *a)
         m->indent--;
         line(m, "}");
     }
-    if (a->layout == LAYOUT_CSR) {
+    if (a->array.layout == LAYOUT_CSR) {
         line(m, "if (A_%s->encoding != AFMT_ENC_CSR || A_%s->rank != 2) {", a->name, a->name);
         m->indent++;
         emit_fail(m, "usage", LEN_NONE, "\"array %u must be a CSR view of rank 2\"", "(unsigned)ai");
@@ -787,23 +787,23 @@ static void layout_check(emitter *m, item *a)
     }
     line(m, "if (A_%s->encoding != AFMT_ENC_PLAIN || A_%s->endian != AFMT_LITTLE || A_%s->stride != A_%s->elsize ||", a->name,
          a->name, a->name, a->name);
-    line(m, "    (A_%s->rank > 1 && A_%s->order != %s)) {", a->name, a->name, a->col_major ? "AFMT_COL_MAJOR" : "AFMT_ROW_MAJOR");
+    line(m, "    (A_%s->rank > 1 && A_%s->order != %s)) {", a->name, a->name, a->array.col_major ? "AFMT_COL_MAJOR" : "AFMT_ROW_MAJOR");
     m->indent++;
     {
         char *fmt = xprintf("\"array %%u must be plain, little-endian and %s (see afmt_array_to_plain)\"",
-                            a->col_major ? "column-major" : "row-major");
+                            a->array.col_major ? "column-major" : "row-major");
         emit_fail(m, "usage", LEN_NONE, fmt, "(unsigned)ai");
         free(fmt);
     }
     m->indent--;
     line(m, "}");
-    if (!a->shape_field) {
-        line(m, "if (A_%s->rank != %d) {", a->name, a->nshape);
+    if (!a->array.shape_field) {
+        line(m, "if (A_%s->rank != %d) {", a->name, a->array.nshape);
         m->indent++;
         {
             char *fmt = m->s->holds && *m->s->holds
                             ? xprintf("\"%s holds %s; this array is %%u-d: %%s\"", m->s->format, m->s->holds)
-                            : xprintf("\"%s holds arrays of rank %d here; this array is %%u-d: %%s\"", m->s->format, a->nshape);
+                            : xprintf("\"%s holds arrays of rank %d here; this array is %%u-d: %%s\"", m->s->format, a->array.nshape);
             char *args = xprintf("(unsigned)A_%s->rank, desc_", a->name);
             set_fail(m, a->name, "AFMT_NO_INDEX", "0");
             line(m, "char desc_[96];");
@@ -824,7 +824,7 @@ static void write_scope(emitter *m, item_list *body, const char *array_expr)
     sc.multi = m->multi;
     collect(&sc, body, 0);
     for (i = 0; i < sc.narrays; i++)
-        if (sc.direct[i] && (sc.arrays[i]->layout == LAYOUT_ZEROS || sc.arrays[i]->layout == LAYOUT_COO)) {
+        if (sc.direct[i] && (sc.arrays[i]->array.layout == LAYOUT_ZEROS || sc.arrays[i]->array.layout == LAYOUT_COO)) {
             /* a form afmt reads but never writes: the whole scope refuses */
             layout_check(m, sc.arrays[i]);
             free(sc.items);
@@ -878,8 +878,8 @@ static void write_item(emitter *m, item *it)
         if (!y) { gen_error(m, it->jpath, "the writer has no value for '%s'", it->name); return; }
         set_fail(m, it->name, "AFMT_NO_INDEX", "0");
         line(m, "/* %s */", it->name);
-        if (it->ftype == FT_STRING) {
-            unsigned long long maxlen = it->len_width >= 8 ? ~0ULL : (1ULL << (8 * it->len_width)) - 1;
+        if (it->field.ftype == FT_STRING) {
+            unsigned long long maxlen = it->field.len_width >= 8 ? ~0ULL : (1ULL << (8 * it->field.len_width)) - 1;
             line(m, "for (size_t k = 0; k < n; k++) {");
             m->indent++;
             line(m, "const uint64_t len_k = strlen(arrays[k].name);");
@@ -889,22 +889,22 @@ static void write_item(emitter *m, item *it)
             emit_fail(m, "type", LEN_NONE, "\"name of %\" PRIu64 \" bytes is too long\"", "len_k");
             m->indent--;
             line(m, "}");
-            if (it->len_width == 1) line(m, "if (afmt_sink_u8(sink, len_k, err) != 0) return -1;");
-            else line(m, "if (afmt_sink_u%d(sink, len_k, %d, err) != 0) return -1;", it->len_width * 8, it->big_endian);
+            if (it->field.len_width == 1) line(m, "if (afmt_sink_u8(sink, len_k, err) != 0) return -1;");
+            else line(m, "if (afmt_sink_u%d(sink, len_k, %d, err) != 0) return -1;", it->field.len_width * 8, it->field.big_endian);
             line(m, "if (afmt_sink_put(sink, arrays[k].name, len_k, err) != 0) return -1;");
             m->indent--;
             line(m, "}");
-        } else if (it->ftype != FT_INT) {
-            line(m, "if (afmt_sink_put(sink, w_%s, %d, err) != 0) return -1;", it->name, it->size);
-        } else if (!it->count) {
-            write_int(m, it, y->c, it->is_signed);
+        } else if (it->field.ftype != FT_INT) {
+            line(m, "if (afmt_sink_put(sink, w_%s, %d, err) != 0) return -1;", it->name, it->field.size);
+        } else if (!it->field.count) {
+            write_int(m, it, y->c, it->field.is_signed);
         } else {
             char *el;
             line(m, "for (uint64_t k = 0; k < %s; k++) {", y->count);
             m->indent++;
             el = xprintf(y->elem, "k");
             set_fail(m, it->name, "k", "0");
-            write_int(m, it, el, it->is_signed);
+            write_int(m, it, el, it->field.is_signed);
             free(el);
             m->indent--;
             line(m, "}");
@@ -912,14 +912,14 @@ static void write_item(emitter *m, item *it)
         break;
     }
     case IT_ARRAY: {
-        sym *lk = it->dtype_from ? sym_find(m, it->dtype_from) : NULL;
-        const char *endian = it->payload_big ? "AFMT_BIG" : "AFMT_LITTLE";
+        sym *lk = it->array.dtype_from ? sym_find(m, it->array.dtype_from) : NULL;
+        const char *endian = it->array.payload_big ? "AFMT_BIG" : "AFMT_LITTLE";
         line(m, "/* %s */", it->name);
-        if (it->layout == LAYOUT_COLUMNS)
+        if (it->array.layout == LAYOUT_COLUMNS)
             line(m, "if (afmt_sink_columns(sink, arrays, n, %s, err) != 0) return -1;", endian);
-        else if (it->layout == LAYOUT_CSR)
+        else if (it->array.layout == LAYOUT_CSR)
             line(m, "if (afmt_sink_csr_values(sink, A_%s, %s, err) != 0) return -1;", it->name, endian);
-        else if (lk && it->compressed) {
+        else if (lk && it->array.compressed) {
             line(m, "if (compressed_%s) {", it->name);
             line(m, "    if (afmt_sink_put(sink, *owned, nbytes_%s, err) != 0) return -1;", it->name);
             line(m, "} else if (afmt_sink_payload(sink, A_%s, %s, %s_enc, err) != 0) {", it->name, endian, lk->c);
@@ -969,7 +969,7 @@ static void write_item(emitter *m, item *it)
         break;
     }
     case IT_REPEAT:
-        if (it->until_end && has_arrays(&it->body) && !m->multi) {
+        if (it->repeat.until_end && has_arrays(&it->body) && !m->multi) {
             /* the arrays are not repeated at the top: one repetition, for
              * the array being written (a DAPHNE matrix as one block) */
             line(m, "/* repeat %s: written once */", it->name);
@@ -978,7 +978,7 @@ static void write_item(emitter *m, item *it)
             write_scope(m, &it->body, "&arrays[ai]");
             m->indent--;
             line(m, "}");
-        } else if (it->until_end && has_arrays(&it->body)) {
+        } else if (it->repeat.until_end && has_arrays(&it->body)) {
             line(m, "/* repeat %s: one per array */", it->name);
             line(m, "for (size_t ai = 0; ai < n; ai++) {");
             m->indent++;
@@ -1009,7 +1009,7 @@ static int top_repeats_arrays(const spec *s)
 {
     int i;
     for (i = 0; i < s->body.n; i++)
-        if (s->body.v[i]->kind == IT_REPEAT && s->body.v[i]->until_end && has_arrays(&s->body.v[i]->body)) return 1;
+        if (s->body.v[i]->kind == IT_REPEAT && s->body.v[i]->repeat.until_end && has_arrays(&s->body.v[i]->body)) return 1;
     return 0;
 }
 

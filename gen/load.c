@@ -207,14 +207,14 @@ static int parse_int_type(const char *t, item *it, int default_big)
     int bits;
     char *end;
     if (n < 2 || (t[0] != 'u' && t[0] != 'i')) return 0;
-    it->is_signed = t[0] == 'i';
+    it->field.is_signed = t[0] == 'i';
     bits = (int)strtol(t + 1, &end, 10);
     if (bits != 8 && bits != 16 && bits != 32 && bits != 64) return 0;
-    it->width = bits / 8;
-    it->big_endian = default_big;
+    it->field.width = bits / 8;
+    it->field.big_endian = default_big;
     if (*end == 0) return 1;
-    if (strcmp(end, "le") == 0) { it->big_endian = 0; return 1; }
-    if (strcmp(end, "be") == 0) { it->big_endian = 1; return 1; }
+    if (strcmp(end, "le") == 0) { it->field.big_endian = 0; return 1; }
+    if (strcmp(end, "be") == 0) { it->field.big_endian = 1; return 1; }
     return 0;
 }
 
@@ -235,7 +235,7 @@ static void add_check_text(loader *L, item *it, const char *jp, char *text, char
     c->message = message;
     c->jpath = xstrdup(jp);
     c->e = parse_text(L, text, jp);
-    c->lenient = it->equals_lenient;
+    c->lenient = it->field.equals_lenient;
 }
 
 static char *int_text(json_t *v)
@@ -249,7 +249,7 @@ static void load_membership(loader *L, json_t *o, const char *jp, item *it)
     if (in) {
         char *p = jp_key(jp, "in");
         size_t i;
-        if (it->ftype != FT_INT || it->count || !json_is_array(in) || json_array_size(in) == 0) {
+        if (it->field.ftype != FT_INT || it->field.count || !json_is_array(in) || json_array_size(in) == 0) {
             LERR(L, p, "\"in\" is a non-empty list of integers, for an integer field");
         } else {
             sbuf t = {0}, msg = {0};
@@ -269,7 +269,7 @@ static void load_membership(loader *L, json_t *o, const char *jp, item *it)
     }
     if (range) {
         char *p = jp_key(jp, "range");
-        if (it->ftype != FT_INT || it->count || !json_is_array(range) || json_array_size(range) != 2 ||
+        if (it->field.ftype != FT_INT || it->field.count || !json_is_array(range) || json_array_size(range) != 2 ||
             !json_is_integer(json_array_get(range, 0)) || !json_is_integer(json_array_get(range, 1))) {
             LERR(L, p, "\"range\" is [lowest, highest], two integers, for an integer field");
         } else {
@@ -318,22 +318,22 @@ static void load_field(loader *L, spec *s, json_t *o, const char *jp, item *it)
     it->kind = IT_FIELD;
     type = get_str(L, o, "type", jp, 1);
     if (type) {
-        if (strcmp(type, "bytes") == 0) it->ftype = FT_BYTES;
-        else if (strcmp(type, "text") == 0) it->ftype = FT_TEXT;
+        if (strcmp(type, "bytes") == 0) it->field.ftype = FT_BYTES;
+        else if (strcmp(type, "text") == 0) it->field.ftype = FT_TEXT;
         else if (strcmp(type, "string") == 0) {
             item lt;
             char *lw = get_str(L, o, "length", jp, 1);
-            it->ftype = FT_STRING;
+            it->field.ftype = FT_STRING;
             memset(&lt, 0, sizeof lt);
-            if (lw && parse_int_type(lw, &lt, s->big_endian) && !lt.is_signed) {
-                it->len_width = lt.width;
-                it->big_endian = lt.big_endian;
+            if (lw && parse_int_type(lw, &lt, s->big_endian) && !lt.field.is_signed) {
+                it->field.len_width = lt.field.width;
+                it->field.big_endian = lt.field.big_endian;
             } else {
                 LERR(L, jp, "a string needs \"length\": the unsigned type of its length prefix (u8, u16, u32, u64)");
             }
             free(lw);
         }
-        else if (parse_int_type(type, it, s->big_endian)) it->ftype = FT_INT;
+        else if (parse_int_type(type, it, s->big_endian)) it->field.ftype = FT_INT;
         else {
             char *p = jp_key(jp, "type");
             LERR(L, p, "unknown field type '%s' (expected u8..u64, i8..i64 with optional le/be, bytes, text, string)", type);
@@ -341,55 +341,55 @@ static void load_field(loader *L, spec *s, json_t *o, const char *jp, item *it)
         }
         free(type);
     }
-    if (it->ftype == FT_STRING) {
+    if (it->field.ftype == FT_STRING) {
         if (json_object_get(o, "size")) LERR(L, jp, "a string's size is its length prefix, not \"size\"");
-    } else if (it->ftype != FT_INT) {
+    } else if (it->field.ftype != FT_INT) {
         v = json_object_get(o, "size");
         if (!json_is_integer(v) || json_integer_value(v) <= 0 || json_integer_value(v) > 4096)
             LERR(L, jp, "a bytes/text field needs \"size\": an integer from 1 to 4096");
         else
-            it->size = (int)json_integer_value(v);
+            it->field.size = (int)json_integer_value(v);
     } else if (json_object_get(o, "size")) {
         LERR(L, jp, "\"size\" is only for bytes/text fields (an integer's size is its type)");
     }
-    it->count = get_expr(L, o, "count", jp, &it->count_text);
-    if (it->count && it->ftype != FT_INT && it->ftype != FT_STRING)
+    it->field.count = get_expr(L, o, "count", jp, &it->field.count_text);
+    if (it->field.count && it->field.ftype != FT_INT && it->field.ftype != FT_STRING)
         LERR(L, jp, "only integer and string fields can be repeated with \"count\"");
-    if (json_object_get(o, "length") && it->ftype != FT_STRING) LERR(L, jp, "\"length\" is for string fields");
+    if (json_object_get(o, "length") && it->field.ftype != FT_STRING) LERR(L, jp, "\"length\" is for string fields");
     v = json_object_get(o, "equals");
     if (v) {
         char *p = jp_key(jp, "equals");
-        it->equals = literal(L, v, p);
-        it->equals_text = json_is_string(v) ? xstrdup(json_string_value(v))
+        it->field.equals = literal(L, v, p);
+        it->field.equals_text = json_is_string(v) ? xstrdup(json_string_value(v))
                                             : xprintf("%" JSON_INTEGER_FORMAT, json_integer_value(v));
-        if (it->equals->kind == E_STR && it->ftype == FT_INT) LERR(L, p, "an integer field equals an integer");
-        if (it->equals->kind == E_INT && it->ftype != FT_INT) LERR(L, p, "a bytes/text field equals a string");
-        if (it->equals->kind == E_STR && it->ftype != FT_INT && (int)strlen(it->equals->sval) > it->size)
-            LERR(L, p, "\"%s\" is longer than the field (%d bytes)", it->equals->sval, it->size);
-        if (it->equals->kind == E_STR && it->ftype == FT_BYTES && (int)strlen(it->equals->sval) != it->size)
-            LERR(L, p, "a bytes field's \"equals\" must have exactly %d bytes", it->size);
+        if (it->field.equals->kind == E_STR && it->field.ftype == FT_INT) LERR(L, p, "an integer field equals an integer");
+        if (it->field.equals->kind == E_INT && it->field.ftype != FT_INT) LERR(L, p, "a bytes/text field equals a string");
+        if (it->field.equals->kind == E_STR && it->field.ftype != FT_INT && (int)strlen(it->field.equals->sval) > it->field.size)
+            LERR(L, p, "\"%s\" is longer than the field (%d bytes)", it->field.equals->sval, it->field.size);
+        if (it->field.equals->kind == E_STR && it->field.ftype == FT_BYTES && (int)strlen(it->field.equals->sval) != it->field.size)
+            LERR(L, p, "a bytes field's \"equals\" must have exactly %d bytes", it->field.size);
         free(p);
     }
-    it->equals_lenient = get_lenient(L, o, "lenient", jp);
-    it->equals_code = get_str(L, o, "code", jp, 0);
-    check_code(L, it->equals_code, jp);
+    it->field.equals_lenient = get_lenient(L, o, "lenient", jp);
+    it->field.equals_code = get_str(L, o, "code", jp, 0);
+    check_code(L, it->field.equals_code, jp);
     load_checks(L, o, "check", jp, &it->checks, &it->nchecks);
     load_membership(L, o, jp, it);
-    load_checks(L, o, "each", jp, &it->each, &it->neach);
-    it->order = get_str(L, o, "order", jp, 0);
-    if (it->order && strcmp(it->order, "nondecreasing") != 0 && strcmp(it->order, "increasing") != 0)
+    load_checks(L, o, "each", jp, &it->field.each, &it->field.neach);
+    it->field.order = get_str(L, o, "order", jp, 0);
+    if (it->field.order && strcmp(it->field.order, "nondecreasing") != 0 && strcmp(it->field.order, "increasing") != 0)
         LERR(L, jp, "\"order\" is \"nondecreasing\" or \"increasing\"");
-    it->first = get_expr(L, o, "first", jp, &it->first_text);
-    it->last = get_expr(L, o, "last", jp, &it->last_text);
-    it->increasing_within = get_str(L, o, "increasing_within", jp, 0);
-    if ((it->neach || it->order || it->first || it->last || it->increasing_within) && !it->count)
+    it->field.first = get_expr(L, o, "first", jp, &it->field.first_text);
+    it->field.last = get_expr(L, o, "last", jp, &it->field.last_text);
+    it->field.increasing_within = get_str(L, o, "increasing_within", jp, 0);
+    if ((it->field.neach || it->field.order || it->field.first || it->field.last || it->field.increasing_within) && !it->field.count)
         LERR(L, jp, "\"each\", \"order\", \"first\", \"last\" and \"increasing_within\" need \"count\"");
     v = json_object_get(o, "text");
     if (v) {
-        if (it->ftype != FT_TEXT || !json_is_string(v) || strcmp(json_string_value(v), "nul-padded") != 0)
+        if (it->field.ftype != FT_TEXT || !json_is_string(v) || strcmp(json_string_value(v), "nul-padded") != 0)
             LERR(L, jp, "\"text\": \"nul-padded\" is for text fields");
         else
-            it->text_nul_padded = 1;
+            it->field.text_nul_padded = 1;
     }
     it->write = get_expr(L, o, "write", jp, &it->write_text);
 }
@@ -417,14 +417,14 @@ static void load_item(loader *L, spec *s, json_t *o, const char *jp, item *it)
         check_keys(L, o, jp, LET_KEYS);
         it->kind = IT_LET;
         it->name = get_str(L, o, "let", jp, 1);
-        it->value = get_expr(L, o, "value", jp, &it->value_text);
-        if (!it->value) LERR(L, jp, "\"let\" needs \"value\"");
+        it->let.value = get_expr(L, o, "value", jp, &it->let.value_text);
+        if (!it->let.value) LERR(L, jp, "\"let\" needs \"value\"");
     } else if (json_object_get(o, "lookup")) {
         json_t *k;
         check_keys(L, o, jp, LOOKUP_KEYS);
         it->kind = IT_LOOKUP;
         it->name = get_str(L, o, "lookup", jp, 1);
-        it->table = get_str(L, o, "table", jp, 1);
+        it->lookup.table = get_str(L, o, "table", jp, 1);
         it->attribute = get_str(L, o, "field", jp, 0);
         k = json_object_get(o, "key");
         if (!json_is_array(k) || json_array_size(k) == 0) {
@@ -432,12 +432,12 @@ static void load_item(loader *L, spec *s, json_t *o, const char *jp, item *it)
         } else {
             size_t i;
             char *pk = jp_key(jp, "key");
-            it->key = xcalloc(json_array_size(k), sizeof *it->key);
+            it->lookup.key = xcalloc(json_array_size(k), sizeof *it->lookup.key);
             for (i = 0; i < json_array_size(k); i++) {
                 char *pi = jp_idx(pk, i);
                 json_t *ki = json_array_get(k, i);
                 if (!json_is_string(ki)) LERR(L, pi, "a key is an expression string");
-                else it->key[it->nkey++] = parse_text(L, json_string_value(ki), pi);
+                else it->lookup.key[it->lookup.nkey++] = parse_text(L, json_string_value(ki), pi);
                 free(pi);
             }
             free(pk);
@@ -468,22 +468,22 @@ static void load_item(loader *L, spec *s, json_t *o, const char *jp, item *it)
         check_keys(L, o, jp, ARRAY_KEYS);
         it->kind = IT_ARRAY;
         it->name = get_str(L, o, "array", jp, 1);
-        it->dtype_from = get_str(L, o, "dtype", jp, !json_object_get(o, "types"));
+        it->array.dtype_from = get_str(L, o, "dtype", jp, !json_object_get(o, "types"));
         shape = json_object_get(o, "shape");
         if (json_is_string(shape)) {
-            it->shape_field = xstrdup(json_string_value(shape));
+            it->array.shape_field = xstrdup(json_string_value(shape));
         } else if (json_is_array(shape)) {
             size_t i;
             char *ps = jp_key(jp, "shape");
-            it->shape = xcalloc(json_array_size(shape) + 1, sizeof *it->shape);
-            it->shape_text = xcalloc(json_array_size(shape) + 1, sizeof *it->shape_text);
+            it->array.shape = xcalloc(json_array_size(shape) + 1, sizeof *it->array.shape);
+            it->array.shape_text = xcalloc(json_array_size(shape) + 1, sizeof *it->array.shape_text);
             for (i = 0; i < json_array_size(shape); i++) {
                 json_t *si = json_array_get(shape, i);
                 char *pi = jp_idx(ps, i);
                 if (!json_is_string(si)) LERR(L, pi, "a dimension is an expression string");
                 else {
-                    it->shape_text[it->nshape] = xstrdup(json_string_value(si));
-                    it->shape[it->nshape++] = parse_text(L, json_string_value(si), pi);
+                    it->array.shape_text[it->array.nshape] = xstrdup(json_string_value(si));
+                    it->array.shape[it->array.nshape++] = parse_text(L, json_string_value(si), pi);
                 }
                 free(pi);
             }
@@ -493,73 +493,73 @@ static void load_item(loader *L, spec *s, json_t *o, const char *jp, item *it)
         }
         order = get_str(L, o, "order", jp, 1);
         if (order) {
-            if (strcmp(order, "column-major") == 0) it->col_major = 1;
+            if (strcmp(order, "column-major") == 0) it->array.col_major = 1;
             else if (strcmp(order, "row-major") != 0) LERR(L, jp, "\"order\" is \"row-major\" or \"column-major\"");
             free(order);
         }
-        it->payload_big = s->big_endian;
+        it->array.payload_big = s->big_endian;
         endian = get_str(L, o, "endian", jp, 0);
         if (endian) {
-            if (strcmp(endian, "big") == 0) it->payload_big = 1;
-            else if (strcmp(endian, "little") == 0) it->payload_big = 0;
+            if (strcmp(endian, "big") == 0) it->array.payload_big = 1;
+            else if (strcmp(endian, "little") == 0) it->array.payload_big = 0;
             else LERR(L, jp, "\"endian\" is \"little\" or \"big\"");
             free(endian);
         }
-        it->name_from = get_str(L, o, "name", jp, 0);
+        it->array.name_from = get_str(L, o, "name", jp, 0);
         {
             char *layout = get_str(L, o, "layout", jp, 0);
-            if (!layout || strcmp(layout, "dense") == 0) it->layout = LAYOUT_DENSE;
-            else if (strcmp(layout, "csr") == 0) it->layout = LAYOUT_CSR;
-            else if (strcmp(layout, "columns") == 0) it->layout = LAYOUT_COLUMNS;
-            else if (strcmp(layout, "zeros") == 0) it->layout = LAYOUT_ZEROS;
-            else if (strcmp(layout, "coo") == 0) it->layout = LAYOUT_COO;
+            if (!layout || strcmp(layout, "dense") == 0) it->array.layout = LAYOUT_DENSE;
+            else if (strcmp(layout, "csr") == 0) it->array.layout = LAYOUT_CSR;
+            else if (strcmp(layout, "columns") == 0) it->array.layout = LAYOUT_COLUMNS;
+            else if (strcmp(layout, "zeros") == 0) it->array.layout = LAYOUT_ZEROS;
+            else if (strcmp(layout, "coo") == 0) it->array.layout = LAYOUT_COO;
             else LERR(L, jp, "\"layout\" is \"dense\", \"csr\", \"coo\", \"zeros\" or \"columns\"");
             free(layout);
         }
-        it->nnz = get_expr(L, o, "nnz", jp, &it->nnz_text);
-        it->compressed = get_expr(L, o, "compressed", jp, &it->compressed_text);
-        it->stored = get_expr(L, o, "stored_bytes", jp, &it->stored_text);
-        if (!!it->compressed != !!it->stored)
+        it->array.nnz = get_expr(L, o, "nnz", jp, &it->array.nnz_text);
+        it->array.compressed = get_expr(L, o, "compressed", jp, &it->array.compressed_text);
+        it->array.stored = get_expr(L, o, "stored_bytes", jp, &it->array.stored_text);
+        if (!!it->array.compressed != !!it->array.stored)
             LERR(L, jp, "\"compressed\" (when the payload is one LZ4 block) and \"stored_bytes\" (its length) go together");
-        if (it->compressed && it->layout != LAYOUT_DENSE)
+        if (it->array.compressed && it->array.layout != LAYOUT_DENSE)
             LERR(L, jp, "only dense arrays can be compressed");
-        it->row_offsets = get_str(L, o, "row_offsets", jp, 0);
-        it->col_indices = get_str(L, o, "col_indices", jp, 0);
-        it->types_field = get_str(L, o, "types", jp, 0);
-        it->names_field = get_str(L, o, "names", jp, 0);
-        it->col_table = get_str(L, o, "table", jp, 0);
-        if (it->layout == LAYOUT_COO) {
+        it->array.row_offsets = get_str(L, o, "row_offsets", jp, 0);
+        it->array.col_indices = get_str(L, o, "col_indices", jp, 0);
+        it->array.types_field = get_str(L, o, "types", jp, 0);
+        it->array.names_field = get_str(L, o, "names", jp, 0);
+        it->array.col_table = get_str(L, o, "table", jp, 0);
+        if (it->array.layout == LAYOUT_COO) {
             char *ix = get_str(L, o, "index", jp, 1);
             item ti;
             memset(&ti, 0, sizeof ti);
-            if (ix && parse_int_type(ix, &ti, 0) && !ti.is_signed && !ti.big_endian) it->coo_index_width = ti.width;
+            if (ix && parse_int_type(ix, &ti, 0) && !ti.field.is_signed && !ti.field.big_endian) it->array.coo_index_width = ti.field.width;
             else LERR(L, jp, "a coo array needs \"index\": the little-endian unsigned type of its indices (u8..u64)");
             free(ix);
-            it->coo_with_cols = get_expr(L, o, "with_columns", jp, &it->coo_with_cols_text);
-            if (!it->coo_with_cols || !it->nnz || it->nshape != 2)
+            it->array.coo_with_cols = get_expr(L, o, "with_columns", jp, &it->array.coo_with_cols_text);
+            if (!it->array.coo_with_cols || !it->array.nnz || it->array.nshape != 2)
                 LERR(L, jp, "a coo array needs \"nnz\", \"with_columns\" (when records hold a column index) and a shape of two expressions");
         } else if (json_object_get(o, "index") || json_object_get(o, "with_columns")) {
             LERR(L, jp, "\"index\" and \"with_columns\" are for coo arrays");
         }
-        if (it->layout == LAYOUT_ZEROS && it->nshape == 0)
+        if (it->array.layout == LAYOUT_ZEROS && it->array.nshape == 0)
             LERR(L, jp, "a zeros array needs a shape");
-        if (it->layout == LAYOUT_CSR && (!it->nnz || !it->row_offsets || !it->col_indices || it->nshape != 2))
+        if (it->array.layout == LAYOUT_CSR && (!it->array.nnz || !it->array.row_offsets || !it->array.col_indices || it->array.nshape != 2))
             LERR(L, jp, "a csr array needs \"nnz\", \"row_offsets\", \"col_indices\" and a shape of two expressions");
-        if (it->layout == LAYOUT_COLUMNS && (!it->types_field || !it->col_table || it->nshape != 1))
+        if (it->array.layout == LAYOUT_COLUMNS && (!it->array.types_field || !it->array.col_table || it->array.nshape != 1))
             LERR(L, jp, "a columns array needs \"types\" (an array field of type codes), \"table\" and a shape of one expression (the rows)");
-        if (it->layout != LAYOUT_CSR && (it->row_offsets || it->col_indices))
+        if (it->array.layout != LAYOUT_CSR && (it->array.row_offsets || it->array.col_indices))
             LERR(L, jp, "\"row_offsets\" and \"col_indices\" are for csr arrays");
-        if (it->layout != LAYOUT_CSR && it->layout != LAYOUT_COO && it->nnz)
+        if (it->array.layout != LAYOUT_CSR && it->array.layout != LAYOUT_COO && it->array.nnz)
             LERR(L, jp, "\"nnz\" is for csr and coo arrays");
-        if (it->layout != LAYOUT_COLUMNS && (it->types_field || it->names_field || it->col_table))
+        if (it->array.layout != LAYOUT_COLUMNS && (it->array.types_field || it->array.names_field || it->array.col_table))
             LERR(L, jp, "\"types\", \"table\" and \"names\" are for columns arrays");
         values = get_str(L, o, "values", jp, 0);
         if (values) {
-            if (strcmp(values, "check") == 0) it->check_values = 1;
+            if (strcmp(values, "check") == 0) it->array.check_values = 1;
             else if (strcmp(values, "any") != 0) LERR(L, jp, "\"values\" is \"check\" or \"any\"");
             free(values);
         }
-        it->values_lenient = get_lenient(L, o, "lenient", jp);
+        it->array.values_lenient = get_lenient(L, o, "lenient", jp);
     } else if (json_object_get(o, "repeat")) {
         char *until, *skip;
         char *pb = jp_key(jp, "body");
@@ -569,16 +569,16 @@ static void load_item(loader *L, spec *s, json_t *o, const char *jp, item *it)
         until = get_str(L, o, "until", jp, 0);
         it->arg = get_expr(L, o, "count", jp, &it->arg_text);
         if (until) {
-            if (strcmp(until, "end") == 0) it->until_end = 1;
-            else if (strcmp(until, "tiled") == 0) it->until_end = it->until_tiled = 1;
+            if (strcmp(until, "end") == 0) it->repeat.until_end = 1;
+            else if (strcmp(until, "tiled") == 0) it->repeat.until_end = it->repeat.until_tiled = 1;
             else LERR(L, jp, "\"until\" is \"end\" or \"tiled\"");
             free(until);
         }
-        if (!!it->until_end == !!it->arg) LERR(L, jp, "a repeat has either \"until\": \"end\" or \"count\"");
+        if (!!it->repeat.until_end == !!it->arg) LERR(L, jp, "a repeat has either \"until\": \"end\" or \"count\"");
         {
             json_t *mn = json_object_get(o, "min");
             if (mn && (!json_is_integer(mn) || json_integer_value(mn) < 0)) LERR(L, jp, "\"min\" is a non-negative integer");
-            else if (mn) it->min_count = (uint64_t)json_integer_value(mn);
+            else if (mn) it->repeat.min_count = (uint64_t)json_integer_value(mn);
         }
         {
             json_t *t = json_object_get(o, "tiles");
@@ -589,10 +589,10 @@ static void load_item(loader *L, spec *s, json_t *o, const char *jp, item *it)
                 if (!json_is_object(t)) LERR(L, pt, "\"tiles\" is an object");
                 else {
                     check_keys(L, t, pt, TILE_KEYS);
-                    it->tile_row = get_str(L, t, "row", pt, 1);
-                    it->tile_col = get_str(L, t, "col", pt, 1);
-                    it->tile_rows = get_str(L, t, "rows", pt, 1);
-                    it->tile_cols = get_str(L, t, "cols", pt, 1);
+                    it->repeat.tile_row = get_str(L, t, "row", pt, 1);
+                    it->repeat.tile_col = get_str(L, t, "col", pt, 1);
+                    it->repeat.tile_rows = get_str(L, t, "rows", pt, 1);
+                    it->repeat.tile_cols = get_str(L, t, "cols", pt, 1);
                     if (!json_is_array(w) || json_array_size(w) != 2 || !json_is_string(json_array_get(w, 0)) ||
                         !json_is_string(json_array_get(w, 1))) {
                         LERR(L, pt, "\"within\" is a list of two expressions: the matrix rows and columns");
@@ -600,8 +600,8 @@ static void load_item(loader *L, spec *s, json_t *o, const char *jp, item *it)
                         int q;
                         for (q = 0; q < 2; q++) {
                             char *pw = jp_key(pt, "within");
-                            it->tile_within_text[q] = xstrdup(json_string_value(json_array_get(w, (size_t)q)));
-                            it->tile_within[q] = parse_text(L, it->tile_within_text[q], pw);
+                            it->repeat.tile_within_text[q] = xstrdup(json_string_value(json_array_get(w, (size_t)q)));
+                            it->repeat.tile_within[q] = parse_text(L, it->repeat.tile_within_text[q], pw);
                             free(pw);
                         }
                     }
@@ -609,11 +609,11 @@ static void load_item(loader *L, spec *s, json_t *o, const char *jp, item *it)
                 free(pt);
             }
         }
-        if (it->until_tiled && !json_object_get(o, "tiles")) LERR(L, jp, "\"until\": \"tiled\" needs \"tiles\"");
+        if (it->repeat.until_tiled && !json_object_get(o, "tiles")) LERR(L, jp, "\"until\": \"tiled\" needs \"tiles\"");
         skip = get_str(L, o, "skip", jp, 0);
         if (skip) {
-            if (strcmp(skip, "whitespace") == 0) it->skip_ws = 1;
-            else if (strcmp(skip, "whitespace and -- comments") == 0) it->skip_ws = 2;
+            if (strcmp(skip, "whitespace") == 0) it->repeat.skip_ws = 1;
+            else if (strcmp(skip, "whitespace and -- comments") == 0) it->repeat.skip_ws = 2;
             else LERR(L, jp, "\"skip\" is \"whitespace\" or \"whitespace and -- comments\"");
             free(skip);
         }
@@ -628,8 +628,8 @@ static void load_item(loader *L, spec *s, json_t *o, const char *jp, item *it)
         it->arg = get_expr(L, o, "size", jp, &it->arg_text);
         if (!it->arg) LERR(L, jp, "a region needs \"size\"");
         ex = json_object_get(o, "exact");
-        it->exact = ex ? json_is_true(ex) : 1;
-        it->exact_lenient = get_lenient(L, o, "lenient", jp);
+        it->region.exact = ex ? json_is_true(ex) : 1;
+        it->region.exact_lenient = get_lenient(L, o, "lenient", jp);
         load_items(L, s, json_object_get(o, "body"), pb, &it->body);
         free(pb);
     } else if (json_object_get(o, "switch")) {
@@ -639,7 +639,7 @@ static void load_item(loader *L, spec *s, json_t *o, const char *jp, item *it)
         it->name = get_str(L, o, "switch", jp, 1);
         it->arg = get_expr(L, o, "on", jp, &it->arg_text);
         if (!it->arg) LERR(L, jp, "a switch needs \"on\": the selecting expression");
-        it->else_message = get_str(L, o, "else", jp, 0);
+        it->sw.else_message = get_str(L, o, "else", jp, 0);
         it->write = get_expr(L, o, "write", jp, &it->write_text);
         if (!json_is_array(cases) || json_array_size(cases) == 0) {
             LERR(L, jp, "\"cases\" is a non-empty list");
@@ -677,9 +677,9 @@ static void load_item(loader *L, spec *s, json_t *o, const char *jp, item *it)
         check_keys(L, o, jp, TEXTVAL_KEYS);
         it->kind = IT_TEXTVAL;
         it->name = get_str(L, o, "text_value", jp, 1);
-        it->grammar = get_str(L, o, "grammar", jp, 1);
-        if (it->grammar && strcmp(it->grammar, "futhark") != 0)
-            LERR(L, jp, "unknown grammar '%s' (the runtime has: futhark)", it->grammar);
+        it->textval.grammar = get_str(L, o, "grammar", jp, 1);
+        if (it->textval.grammar && strcmp(it->textval.grammar, "futhark") != 0)
+            LERR(L, jp, "unknown grammar '%s' (the runtime has: futhark)", it->textval.grammar);
     } else if (json_object_get(o, "pad")) {
         json_t *fill;
         check_keys(L, o, jp, PAD_KEYS);
@@ -690,7 +690,7 @@ static void load_item(loader *L, spec *s, json_t *o, const char *jp, item *it)
         fill = json_object_get(o, "fill");
         if (fill && !(json_is_integer(fill) && json_integer_value(fill) == 0))
             LERR(L, jp, "\"fill\" can only be 0");
-        it->fill_lenient = get_lenient(L, o, "lenient", jp);
+        it->pad.fill_lenient = get_lenient(L, o, "lenient", jp);
     } else {
         LERR(L, jp, "unknown item: expected one of field, let, lookup, check, array, repeat, region, switch, pad, text_value, text_header");
         return;

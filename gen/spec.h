@@ -72,12 +72,11 @@ typedef struct switch_case {
     char *jpath;
 } switch_case;
 
-typedef struct item {
-    item_kind kind;
-    char *name;
-    char *jpath;            /* "/body/3" */
-    char *doc;
-    /* field */
+/* The members of each item kind.  An item is a common header (struct item
+ * below) plus exactly one of these, chosen by its kind; reading another
+ * kind's struct is a programming error (the union overlaps them). */
+
+typedef struct field_item {       /* IT_FIELD: bytes at the cursor */
     field_type ftype;
     int width;              /* bytes of an integer field */
     int is_signed;
@@ -90,21 +89,23 @@ typedef struct item {
     char *equals_text;
     leniency equals_lenient;
     char *equals_code;
-    check *checks; int nchecks;
     check *each; int neach;           /* per element of an array field */
     char *order;                      /* "nondecreasing" | "increasing" */
     expr *first, *last;               /* array field: value of first/last */
     char *first_text, *last_text;
     char *increasing_within;          /* array field: strictly increasing within segments */
     int text_nul_padded;              /* text field: printable ASCII then NULs */
-    expr *write;                      /* writer value */
-    char *write_text;
-    /* let */
+} field_item;
+
+typedef struct let_item {         /* IT_LET: a named value */
     expr *value; char *value_text;
-    /* lookup */
-    char *table; expr **key; int nkey; char *attribute;
-    /* check item uses checks[0]; attribute names the field it concerns */
-    /* array */
+} let_item;
+
+typedef struct lookup_item {      /* IT_LOOKUP: a table row chosen by key */
+    char *table; expr **key; int nkey;
+} lookup_item;
+
+typedef struct array_item {       /* IT_ARRAY: a payload */
     char *dtype_from;                 /* lookup name */
     char *shape_field;                /* array field used as shape */
     expr **shape; int nshape; char **shape_text; /* or a list of expressions */
@@ -112,36 +113,71 @@ typedef struct item {
     int payload_big;
     char *name_from;                  /* text field giving the array's name */
     int check_values;                 /* bool bytes 0/1, pad bits zero */
+    leniency values_lenient;
     int layout;                       /* LAYOUT_* */
     expr *compressed; char *compressed_text;   /* true: one LZ4 block */
     expr *stored; char *stored_text;           /* its length in bytes */
-    expr *nnz; char *nnz_text;        /* csr: number of stored values */
+    expr *nnz; char *nnz_text;        /* csr, coo: number of stored values */
     char *row_offsets, *col_indices;  /* csr: array fields */
     char *types_field;                /* columns: array field of type codes */
     char *names_field;                /* columns: string field of labels */
     char *col_table;                  /* columns: table mapping codes */
-    leniency values_lenient;
-    /* repeat */
+    int coo_index_width;              /* coo: bytes of each index */
+    expr *coo_with_cols; char *coo_with_cols_text; /* coo: records hold a column index */
+} array_item;
+
+typedef struct repeat_item {      /* IT_REPEAT: its body again and again */
     int until_end;                    /* repeat until the end of the region */
     int until_tiled;                  /* repeat until the tiles cover the matrix */
     int skip_ws;
-    uint64_t min_count;               /* repeat: fewest repetitions */
-    char *tile_row, *tile_col, *tile_rows, *tile_cols; /* repeat: blocks that tile a matrix */
+    uint64_t min_count;               /* fewest repetitions */
+    char *tile_row, *tile_col, *tile_rows, *tile_cols; /* blocks that tile a matrix */
     expr *tile_within[2]; char *tile_within_text[2];
-    int coo_index_width;              /* coo: bytes of each index */
-    expr *coo_with_cols; char *coo_with_cols_text; /* coo: records hold a column index */
-    /* repeat count / region size / pad size / switch selector */
-    expr *arg; char *arg_text;
-    int exact;                        /* region: content must fill it */
+} repeat_item;
+
+typedef struct region_item {      /* IT_REGION: a sized window */
+    int exact;                        /* content must fill it */
     leniency exact_lenient;
-    leniency fill_lenient;            /* pad: non-zero fill */
-    item_list body;
-    switch_case *cases; int ncases;
+} region_item;
+
+typedef struct switch_item {      /* IT_SWITCH: one body chosen by value (cases in struct item) */
     char *else_message;
-    /* text value */
+} switch_item;
+
+typedef struct pad_item {         /* IT_PAD: bytes that must be zero */
+    leniency fill_lenient;            /* non-zero fill */
+} pad_item;
+
+typedef struct textval_item {     /* IT_TEXTVAL: one value in text syntax */
     char *grammar;                    /* runtime scanner afmt_<grammar>_text_scan */
-    /* text header (gen/texthdr.c) */
-    texthdr *th;
+} textval_item;
+
+typedef struct item {
+    item_kind kind;
+    char *name;
+    char *jpath;            /* "/body/3" */
+    char *doc;
+    /* Members more than one kind has, with one meaning each: */
+    expr *arg; char *arg_text;        /* repeat count, region size, pad size, switch selector */
+    /* The nested bodies: empty for other kinds, so that code walking the
+     * whole tree needs no test of the kind. */
+    item_list body;                   /* repeat, region */
+    switch_case *cases; int ncases;   /* switch */
+    check *checks; int nchecks;       /* field: its checks; check item: its one check */
+    char *attribute;                  /* lookup, check: the field it concerns */
+    expr *write; char *write_text;    /* field, switch: the value a writer stores */
+    union {                           /* by kind; IT_CHECK has nothing more */
+        field_item field;
+        let_item let;
+        lookup_item lookup;
+        array_item array;
+        repeat_item repeat;
+        region_item region;
+        switch_item sw;
+        pad_item pad;
+        textval_item textval;
+        texthdr *th;                  /* IT_TEXTHDR (gen/texthdr.c) */
+    };
 } item;
 
 typedef struct detect_rule {

@@ -352,22 +352,22 @@ static void write_th_items(emitter *m, const item_list *b)
         m->jpath = it->jpath;
         switch (it->kind) {
         case IT_FIELD:
-            if (it->ftype == FT_INT && !it->count) {
-                const expr *v = it->equals ? it->equals : it->write;
+            if (it->field.ftype == FT_INT && !it->field.count) {
+                const expr *v = it->field.equals ? it->field.equals : it->write;
                 if (!v || v->kind != E_INT) {
                     gen_error(m, it->jpath, "a spec with a text header writes integer fields from \"equals\" or a literal \"write\"");
                     break;
                 }
                 line(m, "/* %s */", it->name);
-                if (it->width == 1) line(m, "if (afmt_sink_u8(sink, UINT64_C(%llu), err) != 0) return -1;", (unsigned long long)v->ival);
-                else line(m, "if (afmt_sink_u%d(sink, UINT64_C(%llu), %d, err) != 0) return -1;", it->width * 8,
-                          (unsigned long long)v->ival, it->big_endian);
-            } else if ((it->ftype == FT_BYTES || it->ftype == FT_TEXT) && it->equals && it->equals->kind == E_STR) {
-                char *q = c_quote(it->equals->sval, strlen(it->equals->sval));
+                if (it->field.width == 1) line(m, "if (afmt_sink_u8(sink, UINT64_C(%llu), err) != 0) return -1;", (unsigned long long)v->ival);
+                else line(m, "if (afmt_sink_u%d(sink, UINT64_C(%llu), %d, err) != 0) return -1;", it->field.width * 8,
+                          (unsigned long long)v->ival, it->field.big_endian);
+            } else if ((it->field.ftype == FT_BYTES || it->field.ftype == FT_TEXT) && it->field.equals && it->field.equals->kind == E_STR) {
+                char *q = c_quote(it->field.equals->sval, strlen(it->field.equals->sval));
                 line(m, "/* %s */", it->name);
                 line(m, "{");
-                line(m, "    static const char v_%s[%d + 1] = %s;", it->name, it->size, q);
-                line(m, "    if (afmt_sink_put(sink, v_%s, %d, err) != 0) return -1;", it->name, it->size);
+                line(m, "    static const char v_%s[%d + 1] = %s;", it->name, it->field.size, q);
+                line(m, "    if (afmt_sink_put(sink, v_%s, %d, err) != 0) return -1;", it->name, it->field.size);
                 line(m, "}");
                 free(q);
             } else {
