@@ -1,0 +1,593 @@
+/* afmt-gen: the items of a spec's body, one loader per item kind
+ * (spec/LANGUAGE.md, "Items"), chosen by load_item's table of kinds. */
+#include <stdlib.h>
+#include <string.h>
+#include "load.h"
+#include "util.h"
+
+static const char *const FIELD_KEYS[] = {
+    "field", "type", "size", "count", "length", "equals", "in", "range", "lenient", "code", "check", "each", "order",
+    "first", "last", "increasing_within", "text", "write", "doc", NULL};
+static const char *const LET_KEYS[] = {"let", "value", "doc", NULL};
+static const char *const LOOKUP_KEYS[] = {"lookup", "table", "key", "field", "doc", NULL};
+static const char *const CHECKITEM_KEYS[] = {"check", "field", "message", "code", "lenient", "doc", NULL};
+static const char *const ARRAY_KEYS[] = {
+    "array", "dtype", "shape", "order", "endian", "name", "values", "lenient", "doc",
+    "layout", "nnz", "row_offsets", "col_indices", "types", "table", "names", "compressed", "stored_bytes",
+    "index", "with_columns", NULL};
+static const char *const REPEAT_KEYS[] = {"repeat", "until", "count", "skip", "min", "tiles", "body", "doc", NULL};
+static const char *const REGION_KEYS[] = {"region", "size", "exact", "lenient", "body", "doc", NULL};
+static const char *const SWITCH_KEYS[] = {"switch", "on", "cases", "else", "write", "doc", NULL};
+static const char *const TEXTVAL_KEYS[] = {"text_value", "grammar", "doc", NULL};
+static const char *const CASE_KEYS[] = {"when", "body", "doc", NULL};
+static const char *const PAD_KEYS[] = {"pad", "size", "fill", "lenient", "doc", NULL};
+
+/* "in": [a, b, ...] and "range": [lo, hi] on an integer field are checks
+ * written for the reader: they become the expressions
+ * "f == a || f == b" and "f >= lo && f <= hi" (negative bounds as "-n"). */
+static void add_check_text(loader *L, item *it, const char *jp, char *text, char *message)
+{
+    check *grown = realloc(it->checks, sizeof *grown * (size_t)(it->nchecks + 1));
+    check *c;
+    if (!grown) { fputs("afmt-gen: out of memory\n", stderr); exit(2); }
+    it->checks = grown;
+    c = &it->checks[it->nchecks++];
+    memset(c, 0, sizeof *c);
+    c->text = text;
+    c->message = message;
+    c->jpath = xstrdup(jp);
+    c->e = parse_text(L, text, jp);
+    c->lenient = it->field.equals_lenient;
+}
+
+static char *int_text(json_t *v)
+{
+    return xprintf("%" JSON_INTEGER_FORMAT, json_integer_value(v));
+}
+
+static void load_membership(loader *L, json_t *o, const char *jp, item *it)
+{
+    json_t *in = json_object_get(o, "in"), *range = json_object_get(o, "range");
+    if (in) {
+        char *p = jp_key(jp, "in");
+        size_t i;
+        if (it->field.ftype != FT_INT || it->field.count || !json_is_array(in) || json_array_size(in) == 0) {
+            LERR(L, p, "\"in\" is a non-empty list of integers, for an integer field");
+        } else {
+            sbuf t = {0}, msg = {0};
+            sb_puts(&msg, "not one of");
+            for (i = 0; i < json_array_size(in); i++) {
+                json_t *v = json_array_get(in, i);
+                char *n;
+                if (!json_is_integer(v)) { LERR(L, p, "\"in\" holds integers"); break; }
+                n = int_text(v);
+                sb_printf(&t, "%s%s == %s", i ? " || " : "", it->name, n);
+                sb_printf(&msg, "%s %s", i ? "," : "", n);
+                free(n);
+            }
+            if (t.s) add_check_text(L, it, p, t.s, msg.s);
+        }
+        free(p);
+    }
+    if (range) {
+        char *p = jp_key(jp, "range");
+        if (it->field.ftype != FT_INT || it->field.count || !json_is_array(range) || json_array_size(range) != 2 ||
+            !json_is_integer(json_array_get(range, 0)) || !json_is_integer(json_array_get(range, 1))) {
+            LERR(L, p, "\"range\" is [lowest, highest], two integers, for an integer field");
+        } else {
+            char *lo = int_text(json_array_get(range, 0)), *hi = int_text(json_array_get(range, 1));
+            add_check_text(L, it, p, xprintf("%s >= %s && %s <= %s", it->name, lo, it->name, hi),
+                           xprintf("not in [%s, %s]", lo, hi));
+            free(lo);
+            free(hi);
+        }
+        free(p);
+    }
+}
+
+/* "type" of a field: an integer type, bytes, text, or a length-prefixed string. */
+static void load_field_type(loader *L, spec *s, json_t *o, const char *jp, field_item *f)
+{
+    char *type = get_str(L, o, "type", jp, 1);
+    if (!type) return;
+    if (strcmp(type, "bytes") == 0) f->ftype = FT_BYTES;
+    else if (strcmp(type, "text") == 0) f->ftype = FT_TEXT;
+    else if (strcmp(type, "string") == 0) {
+        field_item lt;
+        char *lw = get_str(L, o, "length", jp, 1);
+        f->ftype = FT_STRING;
+        memset(&lt, 0, sizeof lt);
+        if (lw && parse_int_type(lw, &lt, s->big_endian) && !lt.is_signed) {
+            f->len_width = lt.width;
+            f->big_endian = lt.big_endian;
+        } else {
+            LERR(L, jp, "a string needs \"length\": the unsigned type of its length prefix (u8, u16, u32, u64)");
+        }
+        free(lw);
+    }
+    else if (parse_int_type(type, f, s->big_endian)) f->ftype = FT_INT;
+    else {
+        char *p = jp_key(jp, "type");
+        LERR(L, p, "unknown field type '%s' (expected u8..u64, i8..i64 with optional le/be, bytes, text, string)", type);
+        free(p);
+    }
+    free(type);
+}
+
+/* "size" of a bytes/text field; "count" and "length" where they belong. */
+static void load_field_size(loader *L, json_t *o, const char *jp, field_item *f)
+{
+    json_t *v;
+    if (f->ftype == FT_STRING) {
+        if (json_object_get(o, "size")) LERR(L, jp, "a string's size is its length prefix, not \"size\"");
+    } else if (f->ftype != FT_INT) {
+        v = json_object_get(o, "size");
+        if (!json_is_integer(v) || json_integer_value(v) <= 0 || json_integer_value(v) > 4096)
+            LERR(L, jp, "a bytes/text field needs \"size\": an integer from 1 to 4096");
+        else
+            f->size = (int)json_integer_value(v);
+    } else if (json_object_get(o, "size")) {
+        LERR(L, jp, "\"size\" is only for bytes/text fields (an integer's size is its type)");
+    }
+    f->count = get_expr(L, o, "count", jp, &f->count_text);
+    if (f->count && f->ftype != FT_INT && f->ftype != FT_STRING)
+        LERR(L, jp, "only integer and string fields can be repeated with \"count\"");
+    if (json_object_get(o, "length") && f->ftype != FT_STRING) LERR(L, jp, "\"length\" is for string fields");
+}
+
+/* "equals": the literal a field must hold, with its "lenient" and "code". */
+static void load_field_equals(loader *L, json_t *o, const char *jp, field_item *f)
+{
+    json_t *v = json_object_get(o, "equals");
+    if (v) {
+        char *p = jp_key(jp, "equals");
+        f->equals = literal(L, v, p);
+        f->equals_text = json_is_string(v) ? xstrdup(json_string_value(v))
+                                           : xprintf("%" JSON_INTEGER_FORMAT, json_integer_value(v));
+        if (f->equals->kind == E_STR && f->ftype == FT_INT) LERR(L, p, "an integer field equals an integer");
+        if (f->equals->kind == E_INT && f->ftype != FT_INT) LERR(L, p, "a bytes/text field equals a string");
+        if (f->equals->kind == E_STR && f->ftype != FT_INT && (int)strlen(f->equals->sval) > f->size)
+            LERR(L, p, "\"%s\" is longer than the field (%d bytes)", f->equals->sval, f->size);
+        if (f->equals->kind == E_STR && f->ftype == FT_BYTES && (int)strlen(f->equals->sval) != f->size)
+            LERR(L, p, "a bytes field's \"equals\" must have exactly %d bytes", f->size);
+        free(p);
+    }
+    f->equals_lenient = get_lenient(L, o, "lenient", jp);
+    f->equals_code = get_str(L, o, "code", jp, 0);
+    check_code(L, f->equals_code, jp);
+}
+
+/* What an array field's elements must satisfy: "each", "order", "first",
+ * "last", "increasing_within". */
+static void load_field_elements(loader *L, json_t *o, const char *jp, field_item *f)
+{
+    load_checks(L, o, "each", jp, &f->each, &f->neach);
+    f->order = get_str(L, o, "order", jp, 0);
+    if (f->order && strcmp(f->order, "nondecreasing") != 0 && strcmp(f->order, "increasing") != 0)
+        LERR(L, jp, "\"order\" is \"nondecreasing\" or \"increasing\"");
+    f->first = get_expr(L, o, "first", jp, &f->first_text);
+    f->last = get_expr(L, o, "last", jp, &f->last_text);
+    f->increasing_within = get_str(L, o, "increasing_within", jp, 0);
+    if ((f->neach || f->order || f->first || f->last || f->increasing_within) && !f->count)
+        LERR(L, jp, "\"each\", \"order\", \"first\", \"last\" and \"increasing_within\" need \"count\"");
+}
+
+static void load_field(loader *L, spec *s, json_t *o, const char *jp, item *it)
+{
+    field_item *f = &it->field;
+    json_t *v;
+    it->name = get_str(L, o, "field", jp, 1);
+    check_keys(L, o, jp, FIELD_KEYS);
+    it->kind = IT_FIELD;
+    load_field_type(L, s, o, jp, f);
+    load_field_size(L, o, jp, f);
+    load_field_equals(L, o, jp, f);
+    load_checks(L, o, "check", jp, &it->checks, &it->nchecks);
+    load_membership(L, o, jp, it);
+    load_field_elements(L, o, jp, f);
+    v = json_object_get(o, "text");
+    if (v) {
+        if (f->ftype != FT_TEXT || !json_is_string(v) || strcmp(json_string_value(v), "nul-padded") != 0)
+            LERR(L, jp, "\"text\": \"nul-padded\" is for text fields");
+        else
+            f->text_nul_padded = 1;
+    }
+    it->write = get_expr(L, o, "write", jp, &it->write_text);
+}
+
+static void load_texthdr_item(loader *L, spec *s, json_t *o, const char *jp, item *it)
+{
+    (void)s;
+    it->kind = IT_TEXTHDR;
+    it->name = get_str(L, o, "text_header", jp, 1);
+    it->th = texthdr_load(L->path, o, jp, &L->errors);
+}
+
+static void load_let(loader *L, spec *s, json_t *o, const char *jp, item *it)
+{
+    (void)s;
+    check_keys(L, o, jp, LET_KEYS);
+    it->kind = IT_LET;
+    it->name = get_str(L, o, "let", jp, 1);
+    it->let.value = get_expr(L, o, "value", jp, &it->let.value_text);
+    if (!it->let.value) LERR(L, jp, "\"let\" needs \"value\"");
+}
+
+static void load_lookup(loader *L, spec *s, json_t *o, const char *jp, item *it)
+{
+    lookup_item *lk = &it->lookup;
+    json_t *k;
+    (void)s;
+    check_keys(L, o, jp, LOOKUP_KEYS);
+    it->kind = IT_LOOKUP;
+    it->name = get_str(L, o, "lookup", jp, 1);
+    lk->table = get_str(L, o, "table", jp, 1);
+    it->attribute = get_str(L, o, "field", jp, 0);
+    k = json_object_get(o, "key");
+    if (!json_is_array(k) || json_array_size(k) == 0) {
+        LERR(L, jp, "\"key\" is a non-empty list of expressions");
+    } else {
+        size_t i;
+        char *pk = jp_key(jp, "key");
+        lk->key = xcalloc(json_array_size(k), sizeof *lk->key);
+        for (i = 0; i < json_array_size(k); i++) {
+            char *pi = jp_idx(pk, i);
+            json_t *ki = json_array_get(k, i);
+            if (!json_is_string(ki)) LERR(L, pi, "a key is an expression string");
+            else lk->key[lk->nkey++] = parse_text(L, json_string_value(ki), pi);
+            free(pi);
+        }
+        free(pk);
+    }
+}
+
+/* A check item: one check (in it->checks[0]) about the field it names. */
+static void load_check_item(loader *L, spec *s, json_t *o, const char *jp, item *it)
+{
+    check *c;
+    char *p = jp_key(jp, "check");
+    json_t *e = json_object_get(o, "check");
+    (void)s;
+    check_keys(L, o, jp, CHECKITEM_KEYS);
+    it->kind = IT_CHECK;
+    it->checks = c = xcalloc(1, sizeof *it->checks);
+    it->nchecks = 1;
+    if (!json_is_string(e)) LERR(L, p, "must be an expression string");
+    else {
+        c->text = xstrdup(json_string_value(e));
+        c->e = parse_text(L, c->text, p);
+    }
+    c->jpath = p;
+    c->message = get_str(L, o, "message", jp, 0);
+    c->code = get_str(L, o, "code", jp, 0);
+    check_code(L, c->code, jp);
+    c->lenient = get_lenient(L, o, "lenient", jp);
+    it->attribute = get_str(L, o, "field", jp, 0);
+}
+
+/* "shape": an array field's name, or a list of expressions. */
+static void load_array_shape(loader *L, json_t *o, const char *jp, array_item *a)
+{
+    json_t *shape = json_object_get(o, "shape");
+    if (json_is_string(shape)) {
+        a->shape_field = xstrdup(json_string_value(shape));
+    } else if (json_is_array(shape)) {
+        size_t i;
+        char *ps = jp_key(jp, "shape");
+        a->shape = xcalloc(json_array_size(shape) + 1, sizeof *a->shape);
+        a->shape_text = xcalloc(json_array_size(shape) + 1, sizeof *a->shape_text);
+        for (i = 0; i < json_array_size(shape); i++) {
+            json_t *si = json_array_get(shape, i);
+            char *pi = jp_idx(ps, i);
+            if (!json_is_string(si)) LERR(L, pi, "a dimension is an expression string");
+            else {
+                a->shape_text[a->nshape] = xstrdup(json_string_value(si));
+                a->shape[a->nshape++] = parse_text(L, json_string_value(si), pi);
+            }
+            free(pi);
+        }
+        free(ps);
+    } else {
+        LERR(L, jp, "\"shape\" is an array field name or a list of expressions");
+    }
+}
+
+/* "order" and "endian": how the elements are laid out. */
+static void load_array_elements(loader *L, spec *s, json_t *o, const char *jp, array_item *a)
+{
+    char *order = get_str(L, o, "order", jp, 1), *endian;
+    if (order) {
+        if (strcmp(order, "column-major") == 0) a->col_major = 1;
+        else if (strcmp(order, "row-major") != 0) LERR(L, jp, "\"order\" is \"row-major\" or \"column-major\"");
+        free(order);
+    }
+    a->payload_big = s->big_endian;
+    endian = get_str(L, o, "endian", jp, 0);
+    if (endian) {
+        if (strcmp(endian, "big") == 0) a->payload_big = 1;
+        else if (strcmp(endian, "little") == 0) a->payload_big = 0;
+        else LERR(L, jp, "\"endian\" is \"little\" or \"big\"");
+        free(endian);
+    }
+}
+
+/* "layout" and the keys each layout takes. */
+static void load_array_layout(loader *L, json_t *o, const char *jp, array_item *a)
+{
+    char *layout = get_str(L, o, "layout", jp, 0);
+    if (!layout || strcmp(layout, "dense") == 0) a->layout = LAYOUT_DENSE;
+    else if (strcmp(layout, "csr") == 0) a->layout = LAYOUT_CSR;
+    else if (strcmp(layout, "columns") == 0) a->layout = LAYOUT_COLUMNS;
+    else if (strcmp(layout, "zeros") == 0) a->layout = LAYOUT_ZEROS;
+    else if (strcmp(layout, "coo") == 0) a->layout = LAYOUT_COO;
+    else LERR(L, jp, "\"layout\" is \"dense\", \"csr\", \"coo\", \"zeros\" or \"columns\"");
+    free(layout);
+    a->nnz = get_expr(L, o, "nnz", jp, &a->nnz_text);
+    a->compressed = get_expr(L, o, "compressed", jp, &a->compressed_text);
+    a->stored = get_expr(L, o, "stored_bytes", jp, &a->stored_text);
+    if (!!a->compressed != !!a->stored)
+        LERR(L, jp, "\"compressed\" (when the payload is one LZ4 block) and \"stored_bytes\" (its length) go together");
+    if (a->compressed && a->layout != LAYOUT_DENSE)
+        LERR(L, jp, "only dense arrays can be compressed");
+    a->row_offsets = get_str(L, o, "row_offsets", jp, 0);
+    a->col_indices = get_str(L, o, "col_indices", jp, 0);
+    a->types_field = get_str(L, o, "types", jp, 0);
+    a->names_field = get_str(L, o, "names", jp, 0);
+    a->col_table = get_str(L, o, "table", jp, 0);
+    if (a->layout == LAYOUT_COO) {
+        char *ix = get_str(L, o, "index", jp, 1);
+        field_item ti;
+        memset(&ti, 0, sizeof ti);
+        if (ix && parse_int_type(ix, &ti, 0) && !ti.is_signed && !ti.big_endian) a->coo_index_width = ti.width;
+        else LERR(L, jp, "a coo array needs \"index\": the little-endian unsigned type of its indices (u8..u64)");
+        free(ix);
+        a->coo_with_cols = get_expr(L, o, "with_columns", jp, &a->coo_with_cols_text);
+        if (!a->coo_with_cols || !a->nnz || a->nshape != 2)
+            LERR(L, jp, "a coo array needs \"nnz\", \"with_columns\" (when records hold a column index) and a shape of two expressions");
+    } else if (json_object_get(o, "index") || json_object_get(o, "with_columns")) {
+        LERR(L, jp, "\"index\" and \"with_columns\" are for coo arrays");
+    }
+    if (a->layout == LAYOUT_ZEROS && a->nshape == 0)
+        LERR(L, jp, "a zeros array needs a shape");
+    if (a->layout == LAYOUT_CSR && (!a->nnz || !a->row_offsets || !a->col_indices || a->nshape != 2))
+        LERR(L, jp, "a csr array needs \"nnz\", \"row_offsets\", \"col_indices\" and a shape of two expressions");
+    if (a->layout == LAYOUT_COLUMNS && (!a->types_field || !a->col_table || a->nshape != 1))
+        LERR(L, jp, "a columns array needs \"types\" (an array field of type codes), \"table\" and a shape of one expression (the rows)");
+    if (a->layout != LAYOUT_CSR && (a->row_offsets || a->col_indices))
+        LERR(L, jp, "\"row_offsets\" and \"col_indices\" are for csr arrays");
+    if (a->layout != LAYOUT_CSR && a->layout != LAYOUT_COO && a->nnz)
+        LERR(L, jp, "\"nnz\" is for csr and coo arrays");
+    if (a->layout != LAYOUT_COLUMNS && (a->types_field || a->names_field || a->col_table))
+        LERR(L, jp, "\"types\", \"table\" and \"names\" are for columns arrays");
+}
+
+static void load_array(loader *L, spec *s, json_t *o, const char *jp, item *it)
+{
+    array_item *a = &it->array;
+    char *values;
+    check_keys(L, o, jp, ARRAY_KEYS);
+    it->kind = IT_ARRAY;
+    it->name = get_str(L, o, "array", jp, 1);
+    a->dtype_from = get_str(L, o, "dtype", jp, !json_object_get(o, "types"));
+    load_array_shape(L, o, jp, a);
+    load_array_elements(L, s, o, jp, a);
+    a->name_from = get_str(L, o, "name", jp, 0);
+    load_array_layout(L, o, jp, a);
+    values = get_str(L, o, "values", jp, 0);
+    if (values) {
+        if (strcmp(values, "check") == 0) a->check_values = 1;
+        else if (strcmp(values, "any") != 0) LERR(L, jp, "\"values\" is \"check\" or \"any\"");
+        free(values);
+    }
+    a->values_lenient = get_lenient(L, o, "lenient", jp);
+}
+
+/* "tiles": the fields that place each block of a matrix stored in tiles. */
+static void load_tiles(loader *L, json_t *t, const char *jp, repeat_item *r)
+{
+    static const char *const TILE_KEYS[] = {"row", "col", "rows", "cols", "within", NULL};
+    char *pt = jp_key(jp, "tiles");
+    json_t *w = json_object_get(t, "within");
+    if (!json_is_object(t)) LERR(L, pt, "\"tiles\" is an object");
+    else {
+        check_keys(L, t, pt, TILE_KEYS);
+        r->tile_row = get_str(L, t, "row", pt, 1);
+        r->tile_col = get_str(L, t, "col", pt, 1);
+        r->tile_rows = get_str(L, t, "rows", pt, 1);
+        r->tile_cols = get_str(L, t, "cols", pt, 1);
+        if (!json_is_array(w) || json_array_size(w) != 2 || !json_is_string(json_array_get(w, 0)) ||
+            !json_is_string(json_array_get(w, 1))) {
+            LERR(L, pt, "\"within\" is a list of two expressions: the matrix rows and columns");
+        } else {
+            int q;
+            for (q = 0; q < 2; q++) {
+                char *pw = jp_key(pt, "within");
+                r->tile_within_text[q] = xstrdup(json_string_value(json_array_get(w, (size_t)q)));
+                r->tile_within[q] = parse_text(L, r->tile_within_text[q], pw);
+                free(pw);
+            }
+        }
+    }
+    free(pt);
+}
+
+static void load_repeat(loader *L, spec *s, json_t *o, const char *jp, item *it)
+{
+    repeat_item *r = &it->repeat;
+    char *until, *skip, *pb = jp_key(jp, "body");
+    json_t *mn = json_object_get(o, "min");
+    check_keys(L, o, jp, REPEAT_KEYS);
+    it->kind = IT_REPEAT;
+    it->name = get_str(L, o, "repeat", jp, 1);
+    until = get_str(L, o, "until", jp, 0);
+    it->arg = get_expr(L, o, "count", jp, &it->arg_text);
+    if (until) {
+        if (strcmp(until, "end") == 0) r->until_end = 1;
+        else if (strcmp(until, "tiled") == 0) r->until_end = r->until_tiled = 1;
+        else LERR(L, jp, "\"until\" is \"end\" or \"tiled\"");
+        free(until);
+    }
+    if (!!r->until_end == !!it->arg) LERR(L, jp, "a repeat has either \"until\": \"end\" or \"count\"");
+    if (mn && (!json_is_integer(mn) || json_integer_value(mn) < 0)) LERR(L, jp, "\"min\" is a non-negative integer");
+    else if (mn) r->min_count = (uint64_t)json_integer_value(mn);
+    if (json_object_get(o, "tiles")) load_tiles(L, json_object_get(o, "tiles"), jp, r);
+    if (r->until_tiled && !json_object_get(o, "tiles")) LERR(L, jp, "\"until\": \"tiled\" needs \"tiles\"");
+    skip = get_str(L, o, "skip", jp, 0);
+    if (skip) {
+        if (strcmp(skip, "whitespace") == 0) r->skip_ws = 1;
+        else if (strcmp(skip, "whitespace and -- comments") == 0) r->skip_ws = 2;
+        else LERR(L, jp, "\"skip\" is \"whitespace\" or \"whitespace and -- comments\"");
+        free(skip);
+    }
+    load_items(L, s, json_object_get(o, "body"), pb, &it->body);
+    free(pb);
+}
+
+static void load_region(loader *L, spec *s, json_t *o, const char *jp, item *it)
+{
+    char *pb = jp_key(jp, "body");
+    json_t *ex;
+    check_keys(L, o, jp, REGION_KEYS);
+    it->kind = IT_REGION;
+    it->name = get_str(L, o, "region", jp, 1);
+    it->arg = get_expr(L, o, "size", jp, &it->arg_text);
+    if (!it->arg) LERR(L, jp, "a region needs \"size\"");
+    ex = json_object_get(o, "exact");
+    it->region.exact = ex ? json_is_true(ex) : 1;
+    it->region.exact_lenient = get_lenient(L, o, "lenient", jp);
+    load_items(L, s, json_object_get(o, "body"), pb, &it->body);
+    free(pb);
+}
+
+/* One case of a switch: "when" (the values that select it) and its body. */
+static void load_case(loader *L, spec *s, json_t *c, const char *pi, switch_case *sc)
+{
+    json_t *w;
+    char *pw = jp_key(pi, "when"), *pb = jp_key(pi, "body");
+    sc->jpath = xstrdup(pi);
+    if (!json_is_object(c)) { LERR(L, pi, "a case is an object"); free(pw); free(pb); return; }
+    check_keys(L, c, pi, CASE_KEYS);
+    w = json_object_get(c, "when");
+    if (!json_is_array(w) || json_array_size(w) == 0) {
+        LERR(L, pw, "\"when\" is a non-empty list of values");
+    } else {
+        size_t j;
+        sc->when = xcalloc(json_array_size(w), sizeof *sc->when);
+        for (j = 0; j < json_array_size(w); j++) {
+            char *pj = jp_idx(pw, j);
+            sc->when[sc->nwhen++] = literal(L, json_array_get(w, j), pj);
+            free(pj);
+        }
+    }
+    load_items(L, s, json_object_get(c, "body"), pb, &sc->body);
+    free(pw);
+    free(pb);
+}
+
+static void load_switch(loader *L, spec *s, json_t *o, const char *jp, item *it)
+{
+    json_t *cases = json_object_get(o, "cases");
+    check_keys(L, o, jp, SWITCH_KEYS);
+    it->kind = IT_SWITCH;
+    it->name = get_str(L, o, "switch", jp, 1);
+    it->arg = get_expr(L, o, "on", jp, &it->arg_text);
+    if (!it->arg) LERR(L, jp, "a switch needs \"on\": the selecting expression");
+    it->sw.else_message = get_str(L, o, "else", jp, 0);
+    it->write = get_expr(L, o, "write", jp, &it->write_text);
+    if (!json_is_array(cases) || json_array_size(cases) == 0) {
+        LERR(L, jp, "\"cases\" is a non-empty list");
+    } else {
+        size_t i;
+        char *pc = jp_key(jp, "cases");
+        it->cases = xcalloc(json_array_size(cases), sizeof *it->cases);
+        for (i = 0; i < json_array_size(cases); i++) {
+            char *pi = jp_idx(pc, i);
+            load_case(L, s, json_array_get(cases, i), pi, &it->cases[it->ncases++]);
+            free(pi);
+        }
+        free(pc);
+    }
+}
+
+static void load_textval(loader *L, spec *s, json_t *o, const char *jp, item *it)
+{
+    (void)s;
+    check_keys(L, o, jp, TEXTVAL_KEYS);
+    it->kind = IT_TEXTVAL;
+    it->name = get_str(L, o, "text_value", jp, 1);
+    it->textval.grammar = get_str(L, o, "grammar", jp, 1);
+    if (it->textval.grammar && strcmp(it->textval.grammar, "futhark") != 0)
+        LERR(L, jp, "unknown grammar '%s' (the runtime has: futhark)", it->textval.grammar);
+}
+
+static void load_pad(loader *L, spec *s, json_t *o, const char *jp, item *it)
+{
+    json_t *fill;
+    (void)s;
+    check_keys(L, o, jp, PAD_KEYS);
+    it->kind = IT_PAD;
+    it->name = get_str(L, o, "pad", jp, 1);
+    it->arg = get_expr(L, o, "size", jp, &it->arg_text);
+    if (!it->arg) LERR(L, jp, "a pad needs \"size\"");
+    fill = json_object_get(o, "fill");
+    if (fill && !(json_is_integer(fill) && json_integer_value(fill) == 0))
+        LERR(L, jp, "\"fill\" can only be 0");
+    it->pad.fill_lenient = get_lenient(L, o, "lenient", jp);
+}
+
+typedef void item_loader(loader *L, spec *s, json_t *o, const char *jp, item *it);
+
+/* An item's kind is the key that names it.  Order matters: a text header
+ * has keys ("pad", "types") of other kinds, and "field" also names the
+ * field a lookup or check concerns (a field item has "type" too). */
+static const struct {
+    const char *key, *also;
+    item_loader *load;
+} ITEM_KINDS[] = {
+    {"text_header", NULL, load_texthdr_item},
+    {"field", "type", load_field},
+    {"let", NULL, load_let},
+    {"lookup", NULL, load_lookup},
+    {"check", NULL, load_check_item},
+    {"array", NULL, load_array},
+    {"repeat", NULL, load_repeat},
+    {"region", NULL, load_region},
+    {"switch", NULL, load_switch},
+    {"text_value", NULL, load_textval},
+    {"pad", NULL, load_pad},
+};
+
+static void load_item(loader *L, spec *s, json_t *o, const char *jp, item *it)
+{
+    size_t k;
+    json_t *d;
+    it->jpath = xstrdup(jp);
+    if (!json_is_object(o)) { LERR(L, jp, "an item is an object"); return; }
+    d = json_object_get(o, "doc");
+    if (d && json_is_string(d)) it->doc = xstrdup(json_string_value(d));
+    for (k = 0; k < sizeof ITEM_KINDS / sizeof ITEM_KINDS[0]; k++)
+        if (json_object_get(o, ITEM_KINDS[k].key) && (!ITEM_KINDS[k].also || json_object_get(o, ITEM_KINDS[k].also)))
+            break;
+    if (k == sizeof ITEM_KINDS / sizeof ITEM_KINDS[0]) {
+        LERR(L, jp, "unknown item: expected one of field, let, lookup, check, array, repeat, region, switch, pad, text_value, text_header");
+        return;
+    }
+    ITEM_KINDS[k].load(L, s, o, jp, it);
+    if (it->name && !valid_name(it->name)) LERR(L, jp, "'%s' is not a valid name", it->name);
+}
+
+void load_items(loader *L, spec *s, json_t *arr, const char *jp, item_list *out)
+{
+    size_t i;
+    out->v = NULL;
+    out->n = 0;
+    if (!json_is_array(arr)) { LERR(L, jp, "a body is a list of items"); return; }
+    out->v = xcalloc(json_array_size(arr) + 1, sizeof *out->v);
+    for (i = 0; i < json_array_size(arr); i++) {
+        char *p = jp_idx(jp, i);
+        item *it = xcalloc(1, sizeof *it);
+        load_item(L, s, json_array_get(arr, i), p, it);
+        out->v[out->n++] = it;
+        free(p);
+    }
+}
