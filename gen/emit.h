@@ -84,6 +84,11 @@ const char *table_function(emitter *m, const table *tb, const char *jpath);
 /* The reverse: `static int64_t <fmt>_<table>_code(afmt_dtype)`, -1 if none. */
 const char *code_function(emitter *m, const table *tb, const char *jpath);
 
+/* `static const afmt_type_entry <fmt>_<table>[]` (emitted once) for a table
+ * of one literal key per entry (text of key_size bytes, or an integer when
+ * key_size is 0) and plain dtypes; NULL for any other table. */
+const char *type_table(emitter *m, const table *tb, int key_size);
+
 /* Output helpers. */
 void line(emitter *m, const char *fmt, ...)
 #if defined(__GNUC__)

@@ -356,3 +356,46 @@ const char *code_function(emitter *m, const table *tb, const char *jpath)
     free(name);
     return m->helpers[m->nhelpers++];
 }
+
+/* Emit (once) `static const afmt_type_entry <fmt>_<table>[]` for a table
+ * whose entries each map one literal key (text of key_size bytes, or an
+ * integer when key_size is 0) to a plain dtype, and return its name; NULL
+ * when the table is not that simple (the caller then spells it out). */
+const char *type_table(emitter *m, const table *tb, int key_size)
+{
+    int i;
+    char *name;
+    for (i = 0; i < tb->nentries; i++) {
+        const table_entry *te = &tb->entries[i];
+        const expr *k = te->key && te->nkey == 1 ? te->key[0] : NULL;
+        if (!k || te->size || te->warn || !te->dtype || !dtype_enum(te->dtype) || strcmp(te->dtype, "opaque") == 0)
+            return NULL;
+        if (key_size > 0 ? k->kind != E_STR || (int)strlen(k->sval) > key_size : k->kind != E_INT) return NULL;
+    }
+    name = xprintf("%s_%s", m->s->format, tb->name);
+    for (i = 0; i < m->nhelpers; i++)
+        if (strcmp(m->helpers[i], name) == 0) { free(name); return m->helpers[i]; }
+    if (m->nhelpers >= 32) { free(name); return NULL; }
+    sb_printf(m->prelude, "/* Table %s (%s %s), for the validator and the writer. */\n", tb->name, m->s->path,
+              tb->jpath ? tb->jpath : "");
+    sb_printf(m->prelude, "static const afmt_type_entry %s[%d] = {\n", name, tb->nentries);
+    for (i = 0; i < tb->nentries; i++) {
+        const table_entry *te = &tb->entries[i];
+        const char *enc = te->encoding && strcmp(te->encoding, "bits-lsb") == 0 ? "AFMT_ENC_BITS_LSB" : "AFMT_ENC_PLAIN";
+        if (key_size > 0) {
+            char *padded = xcalloc((size_t)key_size + 1, 1), *q;
+            memcpy(padded, te->key[0]->sval, strlen(te->key[0]->sval));
+            q = c_quote(padded, (size_t)key_size);
+            sb_printf(m->prelude, "    {%s, 0, %s, %s, %d},\n", q, dtype_enum(te->dtype), enc, te->writable);
+            free(padded);
+            free(q);
+        } else {
+            sb_printf(m->prelude, "    {NULL, %llu, %s, %s, %d},\n", (unsigned long long)te->key[0]->ival,
+                      dtype_enum(te->dtype), enc, te->writable);
+        }
+    }
+    sb_puts(m->prelude, "};\n\n");
+    snprintf(m->helpers[m->nhelpers], sizeof m->helpers[0], "%s", name);
+    free(name);
+    return m->helpers[m->nhelpers++];
+}

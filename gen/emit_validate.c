@@ -510,6 +510,49 @@ static char *known_entries(const table *tb)
     return q;
 }
 
+/* The failure of lookup it in table tb when cond holds: names the key
+ * values found and the table's entries. */
+static void lookup_fail(emitter *m, item *it, const table *tb, char **keys, char *cond)
+{
+    int k;
+    line(m, "if (%s) {", cond);
+    m->indent++;
+    {
+        sbuf fmt = {0}, args = {0};
+        sb_puts(&fmt, "\"no entry of table ");
+        sb_puts(&fmt, tb->name);
+        sb_puts(&fmt, " matches (");
+        for (k = 0; k < it->lookup.nkey; k++) {
+            sym *ky = it->lookup.key[k]->kind == E_NAME ? sym_find(m, it->lookup.key[k]->sval) : NULL;
+            sb_printf(&fmt, "%s%s = ", k ? ", " : "", it->lookup.key[k]->kind == E_NAME ? it->lookup.key[k]->sval : "key");
+            if (ky && ky->kind == SY_TEXT) {
+                line(m, "char esc%d[%d];", k, ky->size * 4 + 3);
+                line(m, "afmt_escape_text(%s, %d, esc%d, sizeof esc%d);", keys[k], ky->size, k, k);
+                sb_puts(&fmt, "%s");
+                sb_printf(&args, ", esc%d", k);
+            } else if (ky && ky->t == VT_S) {
+                sb_puts(&fmt, "%\" PRId64 \"");
+                sb_printf(&args, ", (int64_t)%s", keys[k]);
+            } else {
+                sb_puts(&fmt, "%\" PRIu64 \"");
+                sb_printf(&args, ", (uint64_t)%s", keys[k]);
+            }
+        }
+        sb_puts(&fmt, "): unknown type code\" ");
+        {
+            char *known = known_entries(tb);
+            sb_puts(&fmt, known);
+            free(known);
+        }
+        emit_fail(m, "unknown-type", LEN_NONE, fmt.s, args.s ? args.s + 2 : NULL);
+        sb_free(&fmt);
+        sb_free(&args);
+    }
+    m->indent--;
+    line(m, "}");
+    free(cond);
+}
+
 static void emit_lookup(emitter *m, item *it)
 {
     const table *tb = find_table(m->s, it->lookup.table ? it->lookup.table : "");
@@ -539,6 +582,30 @@ static void emit_lookup(emitter *m, item *it)
             cexpr c = emit_expr(m, it->lookup.key[k], "lookup key");
             if (c.t != VT_U && c.t != VT_S) gen_error(m, it->jpath, "lookup key %d is not an integer or a text field", k);
             keys[k] = c.c;
+        }
+    }
+    {
+        /* a table of one literal key per entry: one runtime lookup */
+        sym *ky = it->lookup.nkey == 1 && it->lookup.key[0]->kind == E_NAME ? sym_find(m, it->lookup.key[0]->sval) : NULL;
+        const int text_key = ky && ky->kind == SY_TEXT;
+        const char *tname = it->lookup.nkey == 1 ? type_table(m, tb, text_key ? ky->size : 0) : NULL;
+        if (tname) {
+            if (text_key)
+                line(m, "const afmt_type_entry *%s_type = afmt_type_by_text(%s, %d, %s, %d);", it->name, tname, tb->nentries,
+                     keys[0], ky->size);
+            else
+                line(m, "const afmt_type_entry *%s_type = afmt_type_by_code(%s, %d, (uint64_t)%s);", it->name, tname,
+                     tb->nentries, keys[0]);
+            lookup_fail(m, it, tb, keys, xprintf("!%s_type", it->name));
+            line(m, "const afmt_dtype %s_dtype = %s_type->dtype;", it->name, it->name);
+            line(m, "const uint64_t %s_size = afmt_dtype_get(%s_dtype)->size;", it->name, it->name);
+            line(m, "const afmt_encoding %s_enc = %s_type->enc;", it->name, it->name);
+            y = sym_push(m, SY_LOOKUP, it->name, it);
+            snprintf(y->c, sizeof y->c, "%s", it->name);
+            y->tb = tb;
+            for (k = 0; k < it->lookup.nkey; k++) free(keys[k]);
+            free(keys);
+            return;
         }
     }
     line(m, "afmt_dtype %s_dtype = AFMT_DTYPE_INVALID;", it->name);
@@ -617,41 +684,7 @@ static void emit_lookup(emitter *m, item *it)
         sb_free(&cond);
     }
     line(m, "}");
-    line(m, "if (%s_dtype == AFMT_DTYPE_INVALID) {", it->name);
-    m->indent++;
-    {
-        sbuf fmt = {0}, args = {0};
-        sb_puts(&fmt, "\"no entry of table ");
-        sb_puts(&fmt, tb->name);
-        sb_puts(&fmt, " matches (");
-        for (k = 0; k < it->lookup.nkey; k++) {
-            sym *ky = it->lookup.key[k]->kind == E_NAME ? sym_find(m, it->lookup.key[k]->sval) : NULL;
-            sb_printf(&fmt, "%s%s = ", k ? ", " : "", it->lookup.key[k]->kind == E_NAME ? it->lookup.key[k]->sval : "key");
-            if (ky && ky->kind == SY_TEXT) {
-                line(m, "char esc%d[%d];", k, ky->size * 4 + 3);
-                line(m, "afmt_escape_text(%s, %d, esc%d, sizeof esc%d);", keys[k], ky->size, k, k);
-                sb_puts(&fmt, "%s");
-                sb_printf(&args, ", esc%d", k);
-            } else if (ky && ky->t == VT_S) {
-                sb_puts(&fmt, "%\" PRId64 \"");
-                sb_printf(&args, ", (int64_t)%s", keys[k]);
-            } else {
-                sb_puts(&fmt, "%\" PRIu64 \"");
-                sb_printf(&args, ", (uint64_t)%s", keys[k]);
-            }
-        }
-        sb_puts(&fmt, "): unknown type code\" ");
-        {
-            char *known = known_entries(tb);
-            sb_puts(&fmt, known);
-            free(known);
-        }
-        emit_fail(m, "unknown-type", LEN_NONE, fmt.s, args.s ? args.s + 2 : NULL);
-        sb_free(&fmt);
-        sb_free(&args);
-    }
-    m->indent--;
-    line(m, "}");
+    lookup_fail(m, it, tb, keys, xprintf("%s_dtype == AFMT_DTYPE_INVALID", it->name));
     for (k = 0; k < it->lookup.nkey; k++) free(keys[k]);
     free(keys);
 }

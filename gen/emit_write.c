@@ -332,6 +332,25 @@ static void push_text(emitter *m, item *it)
     y->size = it->field.size;
 }
 
+/* The writer's failure when cond holds: the format has no type code for
+ * the array's element type. */
+static void reverse_lookup_fail(emitter *m, item *lk, item *arr, char *cond)
+{
+    line(m, "if (%s) {", cond);
+    m->indent++;
+    {
+        char *fmt = xprintf("\"%s cannot hold elements of type %%s\"", m->s->format);
+        char *args = xprintf("afmt_dtype_name(A_%s->dtype)", arr->name);
+        /* name the field the type code goes to, as the validator would */
+        set_fail(m, lk->lookup.nkey > 0 && lk->lookup.key[0]->kind == E_NAME ? lk->lookup.key[0]->sval : lk->name, "AFMT_NO_INDEX", "0");
+        emit_fail(m, "type", LEN_NONE, fmt, args);
+        free(fmt); free(args);
+    }
+    m->indent--;
+    line(m, "}");
+    free(cond);
+}
+
 static void emit_reverse_lookup(emitter *m, scope *sc, item *lk)
 {
     const table *tb = find_table(m->s, lk->lookup.table ? lk->lookup.table : "");
@@ -353,6 +372,24 @@ static void emit_reverse_lookup(emitter *m, scope *sc, item *lk)
         }
         if (kf->field.ftype == FT_INT) line(m, "%s v_%s = 0;", int_c_type(kf->field.is_signed), kf->name);
         else line(m, "uint8_t w_%s[%d] = {0};", kf->name, kf->field.size);
+    }
+    {
+        /* a table of one literal key per entry: the validator's table, read backwards */
+        item *kf = lk->lookup.nkey == 1 && lk->lookup.key[0]->kind == E_NAME ? find_item(sc, lk->lookup.key[0]->sval) : NULL;
+        const char *tname = kf && kf->kind == IT_FIELD ? type_table(m, tb, kf->field.ftype == FT_INT ? 0 : kf->field.size) : NULL;
+        if (tname) {
+            line(m, "const afmt_type_entry *%s_type = afmt_type_by_dtype(%s, %d, A_%s->dtype);", lk->name, tname, tb->nentries,
+                 arr->name);
+            reverse_lookup_fail(m, lk, arr, xprintf("!%s_type", lk->name));
+            if (kf->field.ftype == FT_INT)
+                line(m, "v_%s = (%s)%s_type->code;", kf->name, int_c_type(kf->field.is_signed), lk->name);
+            else
+                line(m, "memcpy(w_%s, %s_type->text, %d);", kf->name, lk->name, kf->field.size);
+            line(m, "const afmt_dtype %s_dtype = %s_type->dtype;", lk->name, lk->name);
+            line(m, "const uint64_t %s_size = afmt_dtype_get(%s_dtype)->size;", lk->name, lk->name);
+            line(m, "const afmt_encoding %s_enc = %s_type->enc;", lk->name, lk->name);
+            goto declared;
+        }
     }
     line(m, "afmt_dtype %s_dtype = AFMT_DTYPE_INVALID;", lk->name);
     line(m, "uint64_t %s_size = 0;", lk->name);
@@ -412,18 +449,8 @@ static void emit_reverse_lookup(emitter *m, scope *sc, item *lk)
         m->indent--;
     }
     if (!first) line(m, "}");
-    line(m, "if (%s_dtype == AFMT_DTYPE_INVALID) {", lk->name);
-    m->indent++;
-    {
-        char *fmt = xprintf("\"%s cannot hold elements of type %%s\"", m->s->format);
-        char *args = xprintf("afmt_dtype_name(A_%s->dtype)", arr->name);
-        /* name the field the type code goes to, as the validator would */
-        set_fail(m, lk->lookup.nkey > 0 && lk->lookup.key[0]->kind == E_NAME ? lk->lookup.key[0]->sval : lk->name, "AFMT_NO_INDEX", "0");
-        emit_fail(m, "type", LEN_NONE, fmt, args);
-        free(fmt); free(args);
-    }
-    m->indent--;
-    line(m, "}");
+    reverse_lookup_fail(m, lk, arr, xprintf("%s_dtype == AFMT_DTYPE_INVALID", lk->name));
+declared:
     line(m, "(void)%s_size;", lk->name);
     line(m, "(void)%s_enc;", lk->name);
     for (k = 0; k < lk->lookup.nkey; k++) {

@@ -44,6 +44,18 @@ static const afmt_field_desc field_col_indices = {"col_indices", AFMT_FIELD_UINT
 static const afmt_field_desc field_coo_nnz = {"coo_nnz", AFMT_FIELD_UINT, 4, 0, 0, NULL};
 static const afmt_field_desc field_column_types = {"column_types", AFMT_FIELD_UINT, 1, 1, 0, NULL};
 
+/* Table value_types (spec/daphne.json /tables/value_types), for the validator and the writer. */
+static const afmt_type_entry daphne_value_types[8] = {
+    {NULL, 0, AFMT_I8, AFMT_ENC_PLAIN, 1},
+    {NULL, 1, AFMT_I32, AFMT_ENC_PLAIN, 1},
+    {NULL, 2, AFMT_I64, AFMT_ENC_PLAIN, 1},
+    {NULL, 3, AFMT_U8, AFMT_ENC_PLAIN, 1},
+    {NULL, 4, AFMT_U32, AFMT_ENC_PLAIN, 1},
+    {NULL, 5, AFMT_U64, AFMT_ENC_PLAIN, 1},
+    {NULL, 6, AFMT_F32, AFMT_ENC_PLAIN, 1},
+    {NULL, 7, AFMT_F64, AFMT_ENC_PLAIN, 1},
+};
+
 /* Table value_types: a type code to its element type. */
 static afmt_dtype daphne_value_types_dtype(uint64_t code, uint64_t *size, afmt_encoding *enc)
 {
@@ -124,41 +136,17 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
         const uint64_t v_value_type = (uint64_t)afmt_load_u8(AFMT_B(src, o_value_type));
 
         /* lookup el in table value_types (spec/daphne.json /body/4/cases/0/body/1) */
-        afmt_dtype el_dtype = AFMT_DTYPE_INVALID;
-        uint64_t el_size = 0;
-        afmt_encoding el_enc = AFMT_ENC_PLAIN;
-        if (v_value_type == UINT64_C(0)) {
-            el_dtype = AFMT_I8;
-            el_size = afmt_dtype_get(AFMT_I8)->size;
-        } else if (v_value_type == UINT64_C(1)) {
-            el_dtype = AFMT_I32;
-            el_size = afmt_dtype_get(AFMT_I32)->size;
-        } else if (v_value_type == UINT64_C(2)) {
-            el_dtype = AFMT_I64;
-            el_size = afmt_dtype_get(AFMT_I64)->size;
-        } else if (v_value_type == UINT64_C(3)) {
-            el_dtype = AFMT_U8;
-            el_size = afmt_dtype_get(AFMT_U8)->size;
-        } else if (v_value_type == UINT64_C(4)) {
-            el_dtype = AFMT_U32;
-            el_size = afmt_dtype_get(AFMT_U32)->size;
-        } else if (v_value_type == UINT64_C(5)) {
-            el_dtype = AFMT_U64;
-            el_size = afmt_dtype_get(AFMT_U64)->size;
-        } else if (v_value_type == UINT64_C(6)) {
-            el_dtype = AFMT_F32;
-            el_size = afmt_dtype_get(AFMT_F32)->size;
-        } else if (v_value_type == UINT64_C(7)) {
-            el_dtype = AFMT_F64;
-            el_size = afmt_dtype_get(AFMT_F64)->size;
-        }
-        if (el_dtype == AFMT_DTYPE_INVALID) {
+        const afmt_type_entry *el_type = afmt_type_by_code(daphne_value_types, 8, (uint64_t)v_value_type);
+        if (!el_type) {
             return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, &path, "value_type", AFMT_NO_INDEX,
                     o_value_type, "no entry of table value_types matches (value_type = %" PRIu64
                     "): unknown type code"
                     "; known: 0 i8, 1 i32, 2 i64, 3 u8, 4 u32, 5 u64, 6 f32, 7 f64",
                     (uint64_t)v_value_type);
         }
+        const afmt_dtype el_dtype = el_type->dtype;
+        const uint64_t el_size = afmt_dtype_get(el_dtype)->size;
+        const afmt_encoding el_enc = el_type->enc;
 
         /* repeat block until the end (spec/daphne.json /body/4/cases/0/body/2) */
         afmt_tiles tiles_block; /* on the stack: a fixed capacity, whatever the file claims */
@@ -842,46 +830,15 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
     /* switch object */
     if (v_data_type == 1 || v_data_type == 2) {
         uint64_t v_value_type = 0;
-        afmt_dtype el_dtype = AFMT_DTYPE_INVALID;
-        uint64_t el_size = 0;
-        afmt_encoding el_enc = AFMT_ENC_PLAIN;
-        if (A_data->dtype == AFMT_I8) {
-            v_value_type = 0;
-            el_dtype = AFMT_I8;
-            el_size = afmt_dtype_get(AFMT_I8)->size;
-        } else if (A_data->dtype == AFMT_I32) {
-            v_value_type = 1;
-            el_dtype = AFMT_I32;
-            el_size = afmt_dtype_get(AFMT_I32)->size;
-        } else if (A_data->dtype == AFMT_I64) {
-            v_value_type = 2;
-            el_dtype = AFMT_I64;
-            el_size = afmt_dtype_get(AFMT_I64)->size;
-        } else if (A_data->dtype == AFMT_U8) {
-            v_value_type = 3;
-            el_dtype = AFMT_U8;
-            el_size = afmt_dtype_get(AFMT_U8)->size;
-        } else if (A_data->dtype == AFMT_U32) {
-            v_value_type = 4;
-            el_dtype = AFMT_U32;
-            el_size = afmt_dtype_get(AFMT_U32)->size;
-        } else if (A_data->dtype == AFMT_U64) {
-            v_value_type = 5;
-            el_dtype = AFMT_U64;
-            el_size = afmt_dtype_get(AFMT_U64)->size;
-        } else if (A_data->dtype == AFMT_F32) {
-            v_value_type = 6;
-            el_dtype = AFMT_F32;
-            el_size = afmt_dtype_get(AFMT_F32)->size;
-        } else if (A_data->dtype == AFMT_F64) {
-            v_value_type = 7;
-            el_dtype = AFMT_F64;
-            el_size = afmt_dtype_get(AFMT_F64)->size;
-        }
-        if (el_dtype == AFMT_DTYPE_INVALID) {
+        const afmt_type_entry *el_type = afmt_type_by_dtype(daphne_value_types, 8, A_data->dtype);
+        if (!el_type) {
             return afmt_fail(err, AFMT_E_TYPE, NULL, "value_type", AFMT_NO_INDEX, 0,
                     "daphne cannot hold elements of type %s", afmt_dtype_name(A_data->dtype));
         }
+        v_value_type = (uint64_t)el_type->code;
+        const afmt_dtype el_dtype = el_type->dtype;
+        const uint64_t el_size = afmt_dtype_get(el_dtype)->size;
+        const afmt_encoding el_enc = el_type->enc;
         (void)el_size;
         (void)el_enc;
         /* value_type */

@@ -25,6 +25,22 @@ static const afmt_field_desc field_rank = {"rank", AFMT_FIELD_INT, 1, 0, 0, NULL
 static const afmt_field_desc field_type = {"type", AFMT_FIELD_BYTES, 4, 0, 0, NULL};
 static const afmt_field_desc field_dims = {"dims", AFMT_FIELD_INT, 8, 1, 0, NULL};
 
+/* Table types (spec/futhark.json /tables/types), for the validator and the writer. */
+static const afmt_type_entry futhark_types[12] = {
+    {"  i8", 0, AFMT_I8, AFMT_ENC_PLAIN, 1},
+    {" i16", 0, AFMT_I16, AFMT_ENC_PLAIN, 1},
+    {" i32", 0, AFMT_I32, AFMT_ENC_PLAIN, 1},
+    {" i64", 0, AFMT_I64, AFMT_ENC_PLAIN, 1},
+    {"  u8", 0, AFMT_U8, AFMT_ENC_PLAIN, 1},
+    {" u16", 0, AFMT_U16, AFMT_ENC_PLAIN, 1},
+    {" u32", 0, AFMT_U32, AFMT_ENC_PLAIN, 1},
+    {" u64", 0, AFMT_U64, AFMT_ENC_PLAIN, 1},
+    {" f16", 0, AFMT_F16, AFMT_ENC_PLAIN, 1},
+    {" f32", 0, AFMT_F32, AFMT_ENC_PLAIN, 1},
+    {" f64", 0, AFMT_F64, AFMT_ENC_PLAIN, 1},
+    {"bool", 0, AFMT_BOOL, AFMT_ENC_PLAIN, 1},
+};
+
 static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
                             const afmt_visitor *vis, afmt_error *err)
 {
@@ -124,47 +140,8 @@ static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
                     &pos)) return -1;
 
             /* lookup el in table types (spec/futhark.json /body/0/body/0/cases/0/body/5) */
-            afmt_dtype el_dtype = AFMT_DTYPE_INVALID;
-            uint64_t el_size = 0;
-            afmt_encoding el_enc = AFMT_ENC_PLAIN;
-            if (memcmp(AFMT_B(src, o_type), "  i8", 4) == 0) {
-                el_dtype = AFMT_I8;
-                el_size = afmt_dtype_get(AFMT_I8)->size;
-            } else if (memcmp(AFMT_B(src, o_type), " i16", 4) == 0) {
-                el_dtype = AFMT_I16;
-                el_size = afmt_dtype_get(AFMT_I16)->size;
-            } else if (memcmp(AFMT_B(src, o_type), " i32", 4) == 0) {
-                el_dtype = AFMT_I32;
-                el_size = afmt_dtype_get(AFMT_I32)->size;
-            } else if (memcmp(AFMT_B(src, o_type), " i64", 4) == 0) {
-                el_dtype = AFMT_I64;
-                el_size = afmt_dtype_get(AFMT_I64)->size;
-            } else if (memcmp(AFMT_B(src, o_type), "  u8", 4) == 0) {
-                el_dtype = AFMT_U8;
-                el_size = afmt_dtype_get(AFMT_U8)->size;
-            } else if (memcmp(AFMT_B(src, o_type), " u16", 4) == 0) {
-                el_dtype = AFMT_U16;
-                el_size = afmt_dtype_get(AFMT_U16)->size;
-            } else if (memcmp(AFMT_B(src, o_type), " u32", 4) == 0) {
-                el_dtype = AFMT_U32;
-                el_size = afmt_dtype_get(AFMT_U32)->size;
-            } else if (memcmp(AFMT_B(src, o_type), " u64", 4) == 0) {
-                el_dtype = AFMT_U64;
-                el_size = afmt_dtype_get(AFMT_U64)->size;
-            } else if (memcmp(AFMT_B(src, o_type), " f16", 4) == 0) {
-                el_dtype = AFMT_F16;
-                el_size = afmt_dtype_get(AFMT_F16)->size;
-            } else if (memcmp(AFMT_B(src, o_type), " f32", 4) == 0) {
-                el_dtype = AFMT_F32;
-                el_size = afmt_dtype_get(AFMT_F32)->size;
-            } else if (memcmp(AFMT_B(src, o_type), " f64", 4) == 0) {
-                el_dtype = AFMT_F64;
-                el_size = afmt_dtype_get(AFMT_F64)->size;
-            } else if (memcmp(AFMT_B(src, o_type), "bool", 4) == 0) {
-                el_dtype = AFMT_BOOL;
-                el_size = afmt_dtype_get(AFMT_BOOL)->size;
-            }
-            if (el_dtype == AFMT_DTYPE_INVALID) {
+            const afmt_type_entry *el_type = afmt_type_by_text(futhark_types, 12, AFMT_B(src, o_type), 4);
+            if (!el_type) {
                 char esc0[19];
                 afmt_escape_text(AFMT_B(src, o_type), 4, esc0, sizeof esc0);
                 return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, &path, "type", AFMT_NO_INDEX, o_type,
@@ -173,6 +150,9 @@ static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
                         "u16, ' u32' u32, ' u64' u64, ' f16' f16, ' f32' f32, ' f64' f64, 'bool' "
                         "bool", esc0);
             }
+            const afmt_dtype el_dtype = el_type->dtype;
+            const uint64_t el_size = afmt_dtype_get(el_dtype)->size;
+            const afmt_encoding el_enc = el_type->enc;
 
             /* dims: rank of i64 little-endian (spec/futhark.json /body/0/body/0/cases/0/body/6) */
             const uint64_t n_dims = (uint64_t)v_rank;
@@ -311,62 +291,15 @@ static int futhark_write_impl(const afmt_array *arrays, size_t n, const afmt_wri
                         "afmt_array_to_plain)", (unsigned)ai);
             }
             uint8_t w_type[4] = {0};
-            afmt_dtype el_dtype = AFMT_DTYPE_INVALID;
-            uint64_t el_size = 0;
-            afmt_encoding el_enc = AFMT_ENC_PLAIN;
-            if (A_data->dtype == AFMT_I8) {
-                memcpy(w_type, "  i8", 4);
-                el_dtype = AFMT_I8;
-                el_size = afmt_dtype_get(AFMT_I8)->size;
-            } else if (A_data->dtype == AFMT_I16) {
-                memcpy(w_type, " i16", 4);
-                el_dtype = AFMT_I16;
-                el_size = afmt_dtype_get(AFMT_I16)->size;
-            } else if (A_data->dtype == AFMT_I32) {
-                memcpy(w_type, " i32", 4);
-                el_dtype = AFMT_I32;
-                el_size = afmt_dtype_get(AFMT_I32)->size;
-            } else if (A_data->dtype == AFMT_I64) {
-                memcpy(w_type, " i64", 4);
-                el_dtype = AFMT_I64;
-                el_size = afmt_dtype_get(AFMT_I64)->size;
-            } else if (A_data->dtype == AFMT_U8) {
-                memcpy(w_type, "  u8", 4);
-                el_dtype = AFMT_U8;
-                el_size = afmt_dtype_get(AFMT_U8)->size;
-            } else if (A_data->dtype == AFMT_U16) {
-                memcpy(w_type, " u16", 4);
-                el_dtype = AFMT_U16;
-                el_size = afmt_dtype_get(AFMT_U16)->size;
-            } else if (A_data->dtype == AFMT_U32) {
-                memcpy(w_type, " u32", 4);
-                el_dtype = AFMT_U32;
-                el_size = afmt_dtype_get(AFMT_U32)->size;
-            } else if (A_data->dtype == AFMT_U64) {
-                memcpy(w_type, " u64", 4);
-                el_dtype = AFMT_U64;
-                el_size = afmt_dtype_get(AFMT_U64)->size;
-            } else if (A_data->dtype == AFMT_F16) {
-                memcpy(w_type, " f16", 4);
-                el_dtype = AFMT_F16;
-                el_size = afmt_dtype_get(AFMT_F16)->size;
-            } else if (A_data->dtype == AFMT_F32) {
-                memcpy(w_type, " f32", 4);
-                el_dtype = AFMT_F32;
-                el_size = afmt_dtype_get(AFMT_F32)->size;
-            } else if (A_data->dtype == AFMT_F64) {
-                memcpy(w_type, " f64", 4);
-                el_dtype = AFMT_F64;
-                el_size = afmt_dtype_get(AFMT_F64)->size;
-            } else if (A_data->dtype == AFMT_BOOL) {
-                memcpy(w_type, "bool", 4);
-                el_dtype = AFMT_BOOL;
-                el_size = afmt_dtype_get(AFMT_BOOL)->size;
-            }
-            if (el_dtype == AFMT_DTYPE_INVALID) {
+            const afmt_type_entry *el_type = afmt_type_by_dtype(futhark_types, 12, A_data->dtype);
+            if (!el_type) {
                 return afmt_fail(err, AFMT_E_TYPE, NULL, "type", AFMT_NO_INDEX, 0,
                         "futhark cannot hold elements of type %s", afmt_dtype_name(A_data->dtype));
             }
+            memcpy(w_type, el_type->text, 4);
+            const afmt_dtype el_dtype = el_type->dtype;
+            const uint64_t el_size = afmt_dtype_get(el_dtype)->size;
+            const afmt_encoding el_enc = el_type->enc;
             (void)el_size;
             (void)el_enc;
             uint64_t nbytes_data;

@@ -24,6 +24,14 @@ static const afmt_field_desc field_type = {"type", AFMT_FIELD_BYTES, 1, 0, 0, NU
 static const afmt_field_desc field_rows = {"rows", AFMT_FIELD_UINT, 4, 0, 0, NULL};
 static const afmt_field_desc field_cols = {"cols", AFMT_FIELD_UINT, 4, 0, 0, NULL};
 
+/* Table types (spec/inebin.json /tables/types), for the validator and the writer. */
+static const afmt_type_entry inebin_types[4] = {
+    {"B", 0, AFMT_BOOL, AFMT_ENC_BITS_LSB, 1},
+    {"Z", 0, AFMT_I64, AFMT_ENC_PLAIN, 1},
+    {"R", 0, AFMT_F64, AFMT_ENC_PLAIN, 1},
+    {"C", 0, AFMT_C128, AFMT_ENC_PLAIN, 1},
+};
+
 static int inebin_validate_body(afmt_src *src, const afmt_options *opt,
                             const afmt_visitor *vis, afmt_error *err)
 {
@@ -55,30 +63,17 @@ static int inebin_validate_body(afmt_src *src, const afmt_options *opt,
     if (afmt_take_field(src, opt, err, &path, &field_type, 1, src->len, NULL, &pos)) return -1;
 
     /* lookup el in table types (spec/inebin.json /body/3) */
-    afmt_dtype el_dtype = AFMT_DTYPE_INVALID;
-    uint64_t el_size = 0;
-    afmt_encoding el_enc = AFMT_ENC_PLAIN;
-    if (memcmp(AFMT_B(src, o_type), "B", 1) == 0) {
-        el_dtype = AFMT_BOOL;
-        el_size = afmt_dtype_get(AFMT_BOOL)->size;
-        el_enc = AFMT_ENC_BITS_LSB;
-    } else if (memcmp(AFMT_B(src, o_type), "Z", 1) == 0) {
-        el_dtype = AFMT_I64;
-        el_size = afmt_dtype_get(AFMT_I64)->size;
-    } else if (memcmp(AFMT_B(src, o_type), "R", 1) == 0) {
-        el_dtype = AFMT_F64;
-        el_size = afmt_dtype_get(AFMT_F64)->size;
-    } else if (memcmp(AFMT_B(src, o_type), "C", 1) == 0) {
-        el_dtype = AFMT_C128;
-        el_size = afmt_dtype_get(AFMT_C128)->size;
-    }
-    if (el_dtype == AFMT_DTYPE_INVALID) {
+    const afmt_type_entry *el_type = afmt_type_by_text(inebin_types, 4, AFMT_B(src, o_type), 1);
+    if (!el_type) {
         char esc0[7];
         afmt_escape_text(AFMT_B(src, o_type), 1, esc0, sizeof esc0);
         return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, &path, "type", AFMT_NO_INDEX, o_type,
                 "no entry of table types matches (type = %s): unknown type code"
                 "; known: 'B' bool, 'Z' i64, 'R' f64, 'C' c128", esc0);
     }
+    const afmt_dtype el_dtype = el_type->dtype;
+    const uint64_t el_size = afmt_dtype_get(el_dtype)->size;
+    const afmt_encoding el_enc = el_type->enc;
 
     /* rows: u32 little-endian (spec/inebin.json /body/4) */
     const uint64_t o_rows = pos;
@@ -182,31 +177,15 @@ static int inebin_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
                 "inebin holds 2-d matrices; this array is %u-d: %s", (unsigned)A_data->rank, desc_);
     }
     uint8_t w_type[1] = {0};
-    afmt_dtype el_dtype = AFMT_DTYPE_INVALID;
-    uint64_t el_size = 0;
-    afmt_encoding el_enc = AFMT_ENC_PLAIN;
-    if (A_data->dtype == AFMT_BOOL) {
-        memcpy(w_type, "B", 1);
-        el_dtype = AFMT_BOOL;
-        el_size = afmt_dtype_get(AFMT_BOOL)->size;
-        el_enc = AFMT_ENC_BITS_LSB;
-    } else if (A_data->dtype == AFMT_I64) {
-        memcpy(w_type, "Z", 1);
-        el_dtype = AFMT_I64;
-        el_size = afmt_dtype_get(AFMT_I64)->size;
-    } else if (A_data->dtype == AFMT_F64) {
-        memcpy(w_type, "R", 1);
-        el_dtype = AFMT_F64;
-        el_size = afmt_dtype_get(AFMT_F64)->size;
-    } else if (A_data->dtype == AFMT_C128) {
-        memcpy(w_type, "C", 1);
-        el_dtype = AFMT_C128;
-        el_size = afmt_dtype_get(AFMT_C128)->size;
-    }
-    if (el_dtype == AFMT_DTYPE_INVALID) {
+    const afmt_type_entry *el_type = afmt_type_by_dtype(inebin_types, 4, A_data->dtype);
+    if (!el_type) {
         return afmt_fail(err, AFMT_E_TYPE, NULL, "type", AFMT_NO_INDEX, 0,
                 "inebin cannot hold elements of type %s", afmt_dtype_name(A_data->dtype));
     }
+    memcpy(w_type, el_type->text, 1);
+    const afmt_dtype el_dtype = el_type->dtype;
+    const uint64_t el_size = afmt_dtype_get(el_dtype)->size;
+    const afmt_encoding el_enc = el_type->enc;
     (void)el_size;
     (void)el_enc;
     uint64_t nbytes_data;

@@ -27,6 +27,21 @@ static const afmt_field_desc field_dims = {"dims", AFMT_FIELD_INT, 8, 1, 0, NULL
 static const afmt_field_desc field_data_magic = {"data_magic", AFMT_FIELD_BYTES, 8, 0, 0, NULL};
 static const afmt_field_desc field_data_len = {"data_len", AFMT_FIELD_INT, 8, 0, 0, NULL};
 
+/* Table dtypes (spec/tenbin.json /tables/dtypes), for the validator and the writer. */
+static const afmt_type_entry tenbin_dtypes[11] = {
+    {"f2\x00\x00\x00\x00\x00\x00", 0, AFMT_F16, AFMT_ENC_PLAIN, 1},
+    {"f4\x00\x00\x00\x00\x00\x00", 0, AFMT_F32, AFMT_ENC_PLAIN, 1},
+    {"f8\x00\x00\x00\x00\x00\x00", 0, AFMT_F64, AFMT_ENC_PLAIN, 1},
+    {"i1\x00\x00\x00\x00\x00\x00", 0, AFMT_I8, AFMT_ENC_PLAIN, 1},
+    {"i2\x00\x00\x00\x00\x00\x00", 0, AFMT_I16, AFMT_ENC_PLAIN, 1},
+    {"i4\x00\x00\x00\x00\x00\x00", 0, AFMT_I32, AFMT_ENC_PLAIN, 1},
+    {"i8\x00\x00\x00\x00\x00\x00", 0, AFMT_I64, AFMT_ENC_PLAIN, 1},
+    {"u1\x00\x00\x00\x00\x00\x00", 0, AFMT_U8, AFMT_ENC_PLAIN, 1},
+    {"u2\x00\x00\x00\x00\x00\x00", 0, AFMT_U16, AFMT_ENC_PLAIN, 1},
+    {"u4\x00\x00\x00\x00\x00\x00", 0, AFMT_U32, AFMT_ENC_PLAIN, 1},
+    {"u8\x00\x00\x00\x00\x00\x00", 0, AFMT_U64, AFMT_ENC_PLAIN, 1},
+};
+
 static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
                             const afmt_visitor *vis, afmt_error *err)
 {
@@ -97,44 +112,8 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
         if (afmt_expect_text_slot(src, err, &path, "dtype", o_dtype, 8)) return -1;
 
         /* lookup el in table dtypes (spec/tenbin.json /body/0/body/2/body/1) */
-        afmt_dtype el_dtype = AFMT_DTYPE_INVALID;
-        uint64_t el_size = 0;
-        afmt_encoding el_enc = AFMT_ENC_PLAIN;
-        if (memcmp(AFMT_B(src, o_dtype), "f2\x00\x00\x00\x00\x00\x00", 8) == 0) {
-            el_dtype = AFMT_F16;
-            el_size = afmt_dtype_get(AFMT_F16)->size;
-        } else if (memcmp(AFMT_B(src, o_dtype), "f4\x00\x00\x00\x00\x00\x00", 8) == 0) {
-            el_dtype = AFMT_F32;
-            el_size = afmt_dtype_get(AFMT_F32)->size;
-        } else if (memcmp(AFMT_B(src, o_dtype), "f8\x00\x00\x00\x00\x00\x00", 8) == 0) {
-            el_dtype = AFMT_F64;
-            el_size = afmt_dtype_get(AFMT_F64)->size;
-        } else if (memcmp(AFMT_B(src, o_dtype), "i1\x00\x00\x00\x00\x00\x00", 8) == 0) {
-            el_dtype = AFMT_I8;
-            el_size = afmt_dtype_get(AFMT_I8)->size;
-        } else if (memcmp(AFMT_B(src, o_dtype), "i2\x00\x00\x00\x00\x00\x00", 8) == 0) {
-            el_dtype = AFMT_I16;
-            el_size = afmt_dtype_get(AFMT_I16)->size;
-        } else if (memcmp(AFMT_B(src, o_dtype), "i4\x00\x00\x00\x00\x00\x00", 8) == 0) {
-            el_dtype = AFMT_I32;
-            el_size = afmt_dtype_get(AFMT_I32)->size;
-        } else if (memcmp(AFMT_B(src, o_dtype), "i8\x00\x00\x00\x00\x00\x00", 8) == 0) {
-            el_dtype = AFMT_I64;
-            el_size = afmt_dtype_get(AFMT_I64)->size;
-        } else if (memcmp(AFMT_B(src, o_dtype), "u1\x00\x00\x00\x00\x00\x00", 8) == 0) {
-            el_dtype = AFMT_U8;
-            el_size = afmt_dtype_get(AFMT_U8)->size;
-        } else if (memcmp(AFMT_B(src, o_dtype), "u2\x00\x00\x00\x00\x00\x00", 8) == 0) {
-            el_dtype = AFMT_U16;
-            el_size = afmt_dtype_get(AFMT_U16)->size;
-        } else if (memcmp(AFMT_B(src, o_dtype), "u4\x00\x00\x00\x00\x00\x00", 8) == 0) {
-            el_dtype = AFMT_U32;
-            el_size = afmt_dtype_get(AFMT_U32)->size;
-        } else if (memcmp(AFMT_B(src, o_dtype), "u8\x00\x00\x00\x00\x00\x00", 8) == 0) {
-            el_dtype = AFMT_U64;
-            el_size = afmt_dtype_get(AFMT_U64)->size;
-        }
-        if (el_dtype == AFMT_DTYPE_INVALID) {
+        const afmt_type_entry *el_type = afmt_type_by_text(tenbin_dtypes, 11, AFMT_B(src, o_dtype), 8);
+        if (!el_type) {
             char esc0[35];
             afmt_escape_text(AFMT_B(src, o_dtype), 8, esc0, sizeof esc0);
             return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, &path, "dtype", AFMT_NO_INDEX, o_dtype,
@@ -142,6 +121,9 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
                     "; known: 'f2' f16, 'f4' f32, 'f8' f64, 'i1' i8, 'i2' i16, 'i4' i32, 'i8' i64, "
                     "'u1' u8, 'u2' u16, 'u4' u32, 'u8' u64", esc0);
         }
+        const afmt_dtype el_dtype = el_type->dtype;
+        const uint64_t el_size = afmt_dtype_get(el_dtype)->size;
+        const afmt_encoding el_enc = el_type->enc;
 
         /* info: 8 bytes of text (spec/tenbin.json /body/0/body/2/body/2) */
         const uint64_t o_info = pos;
@@ -349,58 +331,15 @@ static int tenbin_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
                     , (unsigned)ai);
         }
         uint8_t w_dtype[8] = {0};
-        afmt_dtype el_dtype = AFMT_DTYPE_INVALID;
-        uint64_t el_size = 0;
-        afmt_encoding el_enc = AFMT_ENC_PLAIN;
-        if (A_data->dtype == AFMT_F16) {
-            memcpy(w_dtype, "f2", 2);
-            el_dtype = AFMT_F16;
-            el_size = afmt_dtype_get(AFMT_F16)->size;
-        } else if (A_data->dtype == AFMT_F32) {
-            memcpy(w_dtype, "f4", 2);
-            el_dtype = AFMT_F32;
-            el_size = afmt_dtype_get(AFMT_F32)->size;
-        } else if (A_data->dtype == AFMT_F64) {
-            memcpy(w_dtype, "f8", 2);
-            el_dtype = AFMT_F64;
-            el_size = afmt_dtype_get(AFMT_F64)->size;
-        } else if (A_data->dtype == AFMT_I8) {
-            memcpy(w_dtype, "i1", 2);
-            el_dtype = AFMT_I8;
-            el_size = afmt_dtype_get(AFMT_I8)->size;
-        } else if (A_data->dtype == AFMT_I16) {
-            memcpy(w_dtype, "i2", 2);
-            el_dtype = AFMT_I16;
-            el_size = afmt_dtype_get(AFMT_I16)->size;
-        } else if (A_data->dtype == AFMT_I32) {
-            memcpy(w_dtype, "i4", 2);
-            el_dtype = AFMT_I32;
-            el_size = afmt_dtype_get(AFMT_I32)->size;
-        } else if (A_data->dtype == AFMT_I64) {
-            memcpy(w_dtype, "i8", 2);
-            el_dtype = AFMT_I64;
-            el_size = afmt_dtype_get(AFMT_I64)->size;
-        } else if (A_data->dtype == AFMT_U8) {
-            memcpy(w_dtype, "u1", 2);
-            el_dtype = AFMT_U8;
-            el_size = afmt_dtype_get(AFMT_U8)->size;
-        } else if (A_data->dtype == AFMT_U16) {
-            memcpy(w_dtype, "u2", 2);
-            el_dtype = AFMT_U16;
-            el_size = afmt_dtype_get(AFMT_U16)->size;
-        } else if (A_data->dtype == AFMT_U32) {
-            memcpy(w_dtype, "u4", 2);
-            el_dtype = AFMT_U32;
-            el_size = afmt_dtype_get(AFMT_U32)->size;
-        } else if (A_data->dtype == AFMT_U64) {
-            memcpy(w_dtype, "u8", 2);
-            el_dtype = AFMT_U64;
-            el_size = afmt_dtype_get(AFMT_U64)->size;
-        }
-        if (el_dtype == AFMT_DTYPE_INVALID) {
+        const afmt_type_entry *el_type = afmt_type_by_dtype(tenbin_dtypes, 11, A_data->dtype);
+        if (!el_type) {
             return afmt_fail(err, AFMT_E_TYPE, NULL, "dtype", AFMT_NO_INDEX, 0,
                     "tenbin cannot hold elements of type %s", afmt_dtype_name(A_data->dtype));
         }
+        memcpy(w_dtype, el_type->text, 8);
+        const afmt_dtype el_dtype = el_type->dtype;
+        const uint64_t el_size = afmt_dtype_get(el_dtype)->size;
+        const afmt_encoding el_enc = el_type->enc;
         (void)el_size;
         (void)el_enc;
         uint64_t nbytes_data;

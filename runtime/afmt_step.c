@@ -170,3 +170,31 @@ int afmt_view_hand(const afmt_visitor *vis, afmt_error *err, const afmt_path *pa
         return 0;
     return afmt_fail(err, AFMT_E_CALLBACK, path, field, AFMT_NO_INDEX, pos, "stopped by the caller");
 }
+
+const afmt_type_entry *afmt_type_by_text(const afmt_type_entry *table, size_t n, const uint8_t *key,
+                                         size_t len)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (table[i].text && memcmp(table[i].text, key, len) == 0)
+            return &table[i];
+    return NULL;
+}
+
+const afmt_type_entry *afmt_type_by_code(const afmt_type_entry *table, size_t n, uint64_t code)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (!table[i].text && table[i].code == code)
+            return &table[i];
+    return NULL;
+}
+
+const afmt_type_entry *afmt_type_by_dtype(const afmt_type_entry *table, size_t n, afmt_dtype dtype)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (table[i].writable && table[i].dtype == dtype)
+            return &table[i];
+    return NULL;
+}

@@ -10,6 +10,7 @@
 #ifndef AFMT_STEP_H
 #define AFMT_STEP_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "afmt.h"
 #include "afmt_error.h"
@@ -113,6 +114,26 @@ int afmt_view_dims(afmt_array *a, afmt_error *err, const afmt_path *path,
 int afmt_view_hand(const afmt_visitor *vis, afmt_error *err, const afmt_path *path,
                    const char *field, afmt_array *a, const afmt_src *src, uint64_t pos,
                    uint64_t nbytes);
+
+/* One entry of a spec's type table (a static const array per table in
+ * generated code, shared by validator and writer). */
+typedef struct afmt_type_entry {
+    const char *text;     /* a text key, NUL-padded to its field's size; NULL: code is the key */
+    uint64_t code;        /* an integer key */
+    afmt_dtype dtype;
+    afmt_encoding enc;
+    int writable;         /* a writer may choose this entry */
+} afmt_type_entry;
+
+/* The first of the n entries whose text key is the len bytes at key, or
+ * NULL. */
+const afmt_type_entry *afmt_type_by_text(const afmt_type_entry *table, size_t n, const uint8_t *key,
+                                         size_t len);
+/* The first of the n entries whose integer key is code, or NULL. */
+const afmt_type_entry *afmt_type_by_code(const afmt_type_entry *table, size_t n, uint64_t code);
+/* The first writable entry of the n for dtype (what a writer writes), or
+ * NULL. */
+const afmt_type_entry *afmt_type_by_dtype(const afmt_type_entry *table, size_t n, afmt_dtype dtype);
 
 #ifdef __cplusplus
 }
