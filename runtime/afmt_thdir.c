@@ -188,6 +188,13 @@ static int check_entry(const afmt_thdir_desc *d, const afmt_th *th, const afmt_t
         info->rank = r;
     }
     if (info->type >= 0 && !afmt_mul_u64(info->count, d->types[info->type].size, &info->nbytes)) {
+        /* Blamed on the shape, at its offset (the path names it too). */
+        afmt_th_iter kit;
+        afmt_tv kt, kv;
+        afmt_th_iter_begin(th, obj, &kit);
+        while (afmt_th_next(th, &kit, &kt, &kv))
+            if (kv.begin == shape_v.begin) break;
+        afmt_th_path_key(tp, &kt, 0);
         return afmt_th_fail(th, tp, outer, err, AFMT_E_OVERFLOW, shape_v.begin,
                             "%" PRIu64 " elements of %" PRIu32 " bytes overflow 64 bits of bytes", info->count,
                             d->types[info->type].size);

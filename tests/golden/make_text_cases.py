@@ -153,6 +153,54 @@ h, _ = st_header([("x", "F32", (2, -2), 16)])
 t = st_bytes(h, W)
 case(S, "negative_dim", t, False, "negative", 'header["x"].shape[1]', t.index(b"-2"))
 
+# The reference's own test vectors (huggingface/safetensors,
+# safetensors/src/tensor.rs, tests test_serialization ...
+# test_validation_overflow): the reference keeps no .safetensors files, its
+# tests build bytes; these are the same files rebuilt with textfmt.py.  The
+# verdicts are the reference's, except where afmt's strict rule is
+# narrower (whitespace other than spaces around the header: lenient warns).
+F6 = struct.pack("<6f", 0, 1, 2, 3, 4, 5)
+case(S, "ref_serialization", st_file([("attn.0", "F32", (1, 2, 3), F6)]), True,
+     note="reference test_serialization: header of 64 bytes, no padding needed")
+case(S, "ref_forced_alignment", st_file([("attn0", "F32", (1, 1, 2, 3), F6)]), True,
+     note="reference test_serialization_forced_alignement: 7 spaces of padding")
+case(S, "ref_empty_metadata", st_file([], metadata={"framework": "pt"}), True,
+     note="reference test_empty: metadata and no tensor")
+I32 = b'{"test":{"dtype":"I32","shape":%s,"data_offsets":%s}}'
+case(S, "ref_empty_shapes_allowed", st_bytes(None, b"\0" * 4, text=I32 % (b"[]", b"[0,4]"), pad_to=None), True,
+     note="reference test_empty_shapes_allowed: a scalar, unpadded")
+case(S, "ref_deserialization", st_bytes(None, b"\0" * 16, text=I32 % (b"[2,2]", b"[0,16]"), pad_to=None), True,
+     note="reference test_deserialization")
+case(S, "ref_zero_sized_tensor", st_bytes(None, b"", text=I32 % (b"[2,0]", b"[0, 0]"), pad_to=None), True,
+     note="reference test_zero_sized_tensor: JSON spacing is free")
+t = st_bytes(None, b"", text=I32 % (b"[2,2]", b"[0, 4]"), pad_to=None)
+case(S, "ref_invalid_info", t, False, "size", 'header["test"].data_offsets', t.index(b"[0, 4]"),
+     "the range holds 4 bytes, the shape needs 16", note="reference test_invalid_info")
+t = st_bytes(None, b"\0" * 16, text=I32 % (b"[2,18446744073709551614]", b"[0,16]"), pad_to=None)
+case(S, "ref_validation_overflow_shape", t, False, "overflow", 'header["test"].shape', t.index(b"[2,1844"),
+     note="reference test_validation_overflow (the shape's product)")
+t = st_bytes(None, b"\0" * 16, text=I32 % (b"[2,9223372036854775807]", b"[0,16]"), pad_to=None)
+case(S, "ref_validation_overflow_bytes", t, False, "overflow", 'header["test"].shape', t.index(b"[2,9223"),
+     note="reference test_validation_overflow (elements x 4 bytes)")
+t = st_bytes(None, b"\0" * 16, text=I32 % (b"[2,2]", b"[0,16]"), pad_to=None)
+case(S, "ref_polyglot_trailer", t + b"extra_bogus_data_for_polyglot_file", False, "trailing", "trailer", len(t),
+     note="reference test_metadata_incomplete_buffer (bytes after the data)")
+case(S, "ref_missing_data", t[:-2], False, "truncated", None, None,
+     note="reference test_metadata_incomplete_buffer (2 bytes of data missing)")
+case(S, "ref_header_too_large", b"<\0\0\0\0\xff\xff\xff" + t[8:], False, "constraint", "header_length", 0,
+     "exceeds the format's cap of 100000000", note="reference test_header_too_large")
+case(S, "ref_header_too_small", b"", False, "truncated", "header_length", 0, note="reference test_header_too_small")
+case(S, "ref_invalid_header_length", struct.pack("<Q", 60), False, "truncated", "header", 8,
+     note="reference test_invalid_header_length")
+case(S, "ref_header_non_utf8", struct.pack("<Q", 1) + b"\xff", False, "value", "header", 8, "byte 0xff",
+     note="reference test_invalid_header_non_utf8")
+case(S, "ref_header_not_json", struct.pack("<Q", 1) + b"{", False, "value", "header", 9, "end of the header",
+     note="reference test_invalid_header_not_json")
+h = {"weight_%d" % i: {"dtype": "F32", "shape": [2, 2], "data_offsets": [0, 16]} for i in range(10)}
+t = st_bytes(h, b"\0" * 16, pad_to=None)
+case(S, "ref_json_attack", t, False, "constraint", 'header["weight_1"].data_offsets', t.index(b"[0,16]", t.index(b"weight_1")),
+     'overlaps "weight_0" (bytes [0, 16))', note="reference test_json_attack: ten tensors on the same 16 bytes")
+
 # header syntax and keys
 case(S, "not_an_object", st_bytes(None, b"", text=b"[]"), False, "value", "header", 8, "starts with '{'")
 case(S, "leading_space", st_bytes(None, b"", text=b" {}"), False, "value", "header", 8, "starts with '{'")
