@@ -10,11 +10,86 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include "afmt_dtype.h"
 #include "load.h"
 #include "util.h"
 
 static const char *const TABLE_KEYS[] = {"entries", "doc", NULL};
 static const char *const ENTRY_KEYS[] = {"key", "when", "dtype", "size", "encoding", "warn", "write", "write_key", "doc", NULL};
+
+/* An entry's "key": one literal per key of the table (all entries alike). */
+static void load_entry_key(loader *L, json_t *k, const char *pi, table *tb, table_entry *te)
+{
+    size_t j;
+    char *pk = jp_key(pi, "key");
+    if (!json_is_array(k) || json_array_size(k) == 0) {
+        LERR(L, pk, "\"key\" is a non-empty list of literals");
+    } else {
+        te->key = xcalloc(json_array_size(k), sizeof *te->key);
+        for (j = 0; j < json_array_size(k); j++) {
+            char *pj = jp_idx(pk, j);
+            te->key[te->nkey++] = literal(L, json_array_get(k, j), pj);
+            free(pj);
+        }
+        if (tb->nkeys >= 0 && tb->nkeys != te->nkey)
+            LERR(L, pk, "this key has %d values but earlier keys have %d", te->nkey, tb->nkeys);
+        tb->nkeys = te->nkey;
+    }
+    free(pk);
+}
+
+/* What a writer stores in the key fields for a "when" entry: integers, or
+ * "elsize" (the array's element size in bytes). */
+static void load_write_key(loader *L, json_t *w, const char *pi, const table *tb, table_entry *te)
+{
+    char *pw = jp_key(pi, "write_key");
+    size_t j;
+    if (!te->when || !json_is_array(w) || json_array_size(w) == 0 ||
+        (tb->nkeys >= 0 && json_array_size(w) != (size_t)tb->nkeys)) {
+        LERR(L, pw, "\"write_key\" belongs to a \"when\" entry: a list with one value per key");
+    } else {
+        te->write_key = xcalloc(json_array_size(w), sizeof *te->write_key);
+        for (j = 0; j < json_array_size(w); j++) {
+            json_t *x = json_array_get(w, j);
+            char *pj = jp_idx(pw, j);
+            if (!json_is_integer(x) && !(json_is_string(x) && strcmp(json_string_value(x), "elsize") == 0))
+                LERR(L, pj, "a \"write_key\" value is an integer or \"elsize\"");
+            else
+                te->write_key[te->nwrite_key++] = literal(L, x, pj);
+            free(pj);
+        }
+    }
+    free(pw);
+}
+
+static void load_entry(loader *L, json_t *e, const char *pi, table *tb, table_entry *te)
+{
+    json_t *k, *w;
+    te->jpath = xstrdup(pi);
+    te->writable = 1;
+    if (!json_is_object(e)) { LERR(L, pi, "an entry is an object"); return; }
+    check_keys(L, e, pi, ENTRY_KEYS);
+    k = json_object_get(e, "key");
+    if (k) load_entry_key(L, k, pi, tb, te);
+    te->when = get_expr(L, e, "when", pi, &te->when_text);
+    if (!!te->key == !!te->when) LERR(L, pi, "an entry has either \"key\" or \"when\"");
+    te->dtype = get_str(L, e, "dtype", pi, 1);
+    /* the runtime's dtype table (runtime/afmt_dtype.c) says which names exist */
+    if (te->dtype && afmt_dtype_from_name(te->dtype) == AFMT_DTYPE_INVALID) {
+        char *pd = jp_key(pi, "dtype");
+        LERR(L, pd, "unknown dtype '%s' (known: bool i8 i16 i32 i64 u8 u16 u32 u64 f16 bf16 f32 f64 c32 c64 c128 opaque)", te->dtype);
+        free(pd);
+    }
+    te->size = get_expr(L, e, "size", pi, NULL);
+    te->encoding = get_str(L, e, "encoding", pi, 0);
+    if (te->encoding && strcmp(te->encoding, "plain") != 0 && strcmp(te->encoding, "bits-lsb") != 0)
+        LERR(L, pi, "\"encoding\" is \"plain\" or \"bits-lsb\"");
+    te->warn = get_str(L, e, "warn", pi, 0);
+    w = json_object_get(e, "write");
+    if (w) te->writable = json_is_true(w);
+    w = json_object_get(e, "write_key");
+    if (w) load_write_key(L, w, pi, tb, te);
+}
 
 static void load_table(loader *L, const char *name, json_t *t, const char *jp, table *tb)
 {
@@ -31,76 +106,8 @@ static void load_table(loader *L, const char *name, json_t *t, const char *jp, t
     pe = jp_key(jp, "entries");
     tb->entries = xcalloc(json_array_size(entries), sizeof *tb->entries);
     for (i = 0; i < json_array_size(entries); i++) {
-        json_t *e = json_array_get(entries, i), *k, *w;
-        table_entry *te = &tb->entries[tb->nentries++];
         char *pi = jp_idx(pe, i);
-        te->jpath = xstrdup(pi);
-        te->writable = 1;
-        if (!json_is_object(e)) { LERR(L, pi, "an entry is an object"); free(pi); continue; }
-        check_keys(L, e, pi, ENTRY_KEYS);
-        k = json_object_get(e, "key");
-        if (k) {
-            size_t j;
-            char *pk = jp_key(pi, "key");
-            if (!json_is_array(k) || json_array_size(k) == 0) {
-                LERR(L, pk, "\"key\" is a non-empty list of literals");
-            } else {
-                te->key = xcalloc(json_array_size(k), sizeof *te->key);
-                for (j = 0; j < json_array_size(k); j++) {
-                    char *pj = jp_idx(pk, j);
-                    te->key[te->nkey++] = literal(L, json_array_get(k, j), pj);
-                    free(pj);
-                }
-                if (tb->nkeys >= 0 && tb->nkeys != te->nkey)
-                    LERR(L, pk, "this key has %d values but earlier keys have %d", te->nkey, tb->nkeys);
-                tb->nkeys = te->nkey;
-            }
-            free(pk);
-        }
-        te->when = get_expr(L, e, "when", pi, &te->when_text);
-        if (!!te->key == !!te->when) LERR(L, pi, "an entry has either \"key\" or \"when\"");
-        te->dtype = get_str(L, e, "dtype", pi, 1);
-        if (te->dtype) {
-            static const char *const DT[] = {"bool", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f16",
-                                             "bf16", "f32", "f64", "c32", "c64", "c128", "opaque", NULL};
-            int ok = 0, q;
-            for (q = 0; DT[q]; q++) ok |= strcmp(DT[q], te->dtype) == 0;
-            if (!ok) {
-                char *pd = jp_key(pi, "dtype");
-                LERR(L, pd, "unknown dtype '%s' (known: bool i8 i16 i32 i64 u8 u16 u32 u64 f16 bf16 f32 f64 c32 c64 c128 opaque)", te->dtype);
-                free(pd);
-            }
-        }
-        te->size = get_expr(L, e, "size", pi, NULL);
-        te->encoding = get_str(L, e, "encoding", pi, 0);
-        if (te->encoding && strcmp(te->encoding, "plain") != 0 && strcmp(te->encoding, "bits-lsb") != 0)
-            LERR(L, pi, "\"encoding\" is \"plain\" or \"bits-lsb\"");
-        te->warn = get_str(L, e, "warn", pi, 0);
-        w = json_object_get(e, "write");
-        if (w) te->writable = json_is_true(w);
-        w = json_object_get(e, "write_key");
-        if (w) {
-            /* what a writer stores in the key fields for a "when" entry:
-             * integers, or "elsize" (the array's element size in bytes) */
-            char *pw = jp_key(pi, "write_key");
-            size_t j;
-            if (!te->when || !json_is_array(w) || json_array_size(w) == 0 ||
-                (tb->nkeys >= 0 && json_array_size(w) != (size_t)tb->nkeys)) {
-                LERR(L, pw, "\"write_key\" belongs to a \"when\" entry: a list with one value per key");
-            } else {
-                te->write_key = xcalloc(json_array_size(w), sizeof *te->write_key);
-                for (j = 0; j < json_array_size(w); j++) {
-                    json_t *x = json_array_get(w, j);
-                    char *pj = jp_idx(pw, j);
-                    if (!json_is_integer(x) && !(json_is_string(x) && strcmp(json_string_value(x), "elsize") == 0))
-                        LERR(L, pj, "a \"write_key\" value is an integer or \"elsize\"");
-                    else
-                        te->write_key[te->nwrite_key++] = literal(L, x, pj);
-                    free(pj);
-                }
-            }
-            free(pw);
-        }
+        load_entry(L, json_array_get(entries, i), pi, tb, &tb->entries[tb->nentries++]);
         free(pi);
     }
     free(pe);
@@ -150,6 +157,100 @@ static void load_detect(loader *L, spec *s, json_t *d, const char *jp)
     }
 }
 
+static void load_format_name(loader *L, spec *s, json_t *root)
+{
+    const char *c;
+    s->format = get_str(L, root, "format", "", 1);
+    if (!s->format) return;
+    for (c = s->format; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_') || (c == s->format && *c >= '0' && *c <= '9')) {
+            LERR(L, "/format", "a format name is lower-case letters, digits and '_', starting with a letter");
+            break;
+        }
+    if (strlen(s->format) >= 24) LERR(L, "/format", "a format name has at most 23 characters");
+}
+
+static void load_extensions(loader *L, spec *s, json_t *v)
+{
+    size_t i;
+    if (!json_is_array(v)) { LERR(L, "/extensions", "a list of strings such as \".ra\""); return; }
+    s->extensions = xcalloc(json_array_size(v) + 1, sizeof *s->extensions);
+    for (i = 0; i < json_array_size(v); i++) {
+        json_t *e = json_array_get(v, i);
+        if (!json_is_string(e) || json_string_value(e)[0] != '.') {
+            char *p = jp_idx("/extensions", i);
+            LERR(L, p, "an extension is a string starting with '.'");
+            free(p);
+        } else {
+            s->extensions[s->nextensions++] = xstrdup(json_string_value(e));
+        }
+    }
+}
+
+static void load_tables(loader *L, spec *s, json_t *v)
+{
+    const char *k;
+    json_t *t;
+    if (!json_is_object(v)) { LERR(L, "/tables", "an object of named tables"); return; }
+    s->tables = xcalloc(json_object_size(v) + 1, sizeof *s->tables);
+    json_object_foreach(v, k, t) {
+        char *p = jp_key("/tables", k);
+        if (!valid_name(k)) LERR(L, p, "'%s' is not a valid table name", k);
+        load_table(L, k, t, p, &s->tables[s->ntables++]);
+        free(p);
+    }
+}
+
+/* "value_names": how the sidecar spells each dtype. */
+static void load_sidecar_names(loader *L, spec *s, json_t *names)
+{
+    const char *dk;
+    json_t *dv;
+    json_object_foreach(names, dk, dv) {
+        char *pk = jp_key("/sidecar/value_names", dk);
+        afmt_dtype d = afmt_dtype_from_name(dk);
+        /* the runtime's dtypes with a fixed size, but c32 (no sidecar spells it) */
+        if (d == AFMT_DTYPE_INVALID || d == AFMT_OPAQUE || d == AFMT_C32) LERR(L, pk, "unknown dtype '%s'", dk);
+        else if (!json_is_string(dv) || json_string_length(dv) >= 16) LERR(L, pk, "a spelling of at most 15 characters");
+        else if (s->nsidecar_names < 32) {
+            s->sidecar_names[s->nsidecar_names][0] = xstrdup(dk);
+            s->sidecar_names[s->nsidecar_names][1] = xstrdup(json_string_value(dv));
+            s->nsidecar_names++;
+        }
+        free(pk);
+    }
+}
+
+static void load_sidecar(loader *L, spec *s, json_t *v)
+{
+    static const char *const SIDECAR_KEYS[] = {"suffix", "keys", "value_names", "doc", NULL};
+    static const char *const KEY_NAMES[] = {"rows", "cols", "value_type", "nnz", "schema", "label", NULL};
+    json_t *keys = json_object_get(v, "keys"), *names = json_object_get(v, "value_names");
+    int k;
+    check_keys(L, v, "/sidecar", SIDECAR_KEYS);
+    s->sidecar_suffix = get_str(L, v, "suffix", "/sidecar", 1);
+    if (!json_is_object(keys)) LERR(L, "/sidecar/keys", "an object naming the JSON keys: rows, cols, value_type, nnz, schema, label");
+    else {
+        check_keys(L, keys, "/sidecar/keys", KEY_NAMES);
+        for (k = 0; KEY_NAMES[k]; k++) s->sidecar_keys[k] = get_str(L, keys, KEY_NAMES[k], "/sidecar/keys", 1);
+    }
+    if (!json_is_object(names)) LERR(L, "/sidecar/value_names", "an object mapping dtypes to their spelling");
+    else load_sidecar_names(L, s, names);
+}
+
+static void load_trailer(loader *L, spec *s, json_t *v)
+{
+    if (!v || (json_is_string(v) && strcmp(json_string_value(v), "forbid") == 0)) {
+        s->trailer_lenient = LEN_WARN;
+    } else if (json_is_string(v) && strcmp(json_string_value(v), "forbid-always") == 0) {
+        s->trailer_lenient = LEN_NONE;
+    } else if (json_is_string(v) && strcmp(json_string_value(v), "keep") == 0) {
+        s->trailer_keep = 1;
+    } else {
+        LERR(L, "/trailer", "\"trailer\" is \"forbid\", \"forbid-always\" or \"keep\"");
+    }
+}
+
 spec *spec_load(const char *path)
 {
     json_error_t jerr;
@@ -171,16 +272,7 @@ spec *spec_load(const char *path)
     s = xcalloc(1, sizeof *s);
     s->path = xstrdup(path);
     check_keys(&L, root, "", TOP_KEYS);
-    s->format = get_str(&L, root, "format", "", 1);
-    if (s->format) {
-        const char *c;
-        for (c = s->format; *c; c++)
-            if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_') || (c == s->format && *c >= '0' && *c <= '9')) {
-                LERR(&L, "/format", "a format name is lower-case letters, digits and '_', starting with a letter");
-                break;
-            }
-        if (strlen(s->format) >= 24) LERR(&L, "/format", "a format name has at most 23 characters");
-    }
+    load_format_name(&L, s, root);
     s->title = get_str(&L, root, "title", "", 0);
     s->holds = get_str(&L, root, "holds", "", 0);
     s->read_only = get_str(&L, root, "read_only", "", 0);
@@ -191,86 +283,12 @@ spec *spec_load(const char *path)
         else if (!(json_is_string(v) && strcmp(json_string_value(v), "little") == 0))
             LERR(&L, "/endian", "\"endian\" is \"little\" or \"big\"");
     }
-    v = json_object_get(root, "extensions");
-    if (v) {
-        size_t i;
-        if (!json_is_array(v)) LERR(&L, "/extensions", "a list of strings such as \".ra\"");
-        else {
-            s->extensions = xcalloc(json_array_size(v) + 1, sizeof *s->extensions);
-            for (i = 0; i < json_array_size(v); i++) {
-                json_t *e = json_array_get(v, i);
-                if (!json_is_string(e) || json_string_value(e)[0] != '.') {
-                    char *p = jp_idx("/extensions", i);
-                    LERR(&L, p, "an extension is a string starting with '.'");
-                    free(p);
-                } else {
-                    s->extensions[s->nextensions++] = xstrdup(json_string_value(e));
-                }
-            }
-        }
-    }
-    v = json_object_get(root, "detect");
-    if (v) load_detect(&L, s, v, "/detect");
-    v = json_object_get(root, "tables");
-    if (v) {
-        const char *k;
-        json_t *t;
-        if (!json_is_object(v)) LERR(&L, "/tables", "an object of named tables");
-        else {
-            s->tables = xcalloc(json_object_size(v) + 1, sizeof *s->tables);
-            json_object_foreach(v, k, t) {
-                char *p = jp_key("/tables", k);
-                if (!valid_name(k)) LERR(&L, p, "'%s' is not a valid table name", k);
-                load_table(&L, k, t, p, &s->tables[s->ntables++]);
-                free(p);
-            }
-        }
-    }
+    if ((v = json_object_get(root, "extensions")) != NULL) load_extensions(&L, s, v);
+    if ((v = json_object_get(root, "detect")) != NULL) load_detect(&L, s, v, "/detect");
+    if ((v = json_object_get(root, "tables")) != NULL) load_tables(&L, s, v);
     load_items(&L, s, json_object_get(root, "body"), "/body", &s->body);
-    v = json_object_get(root, "sidecar");
-    if (v) {
-        static const char *const SIDECAR_KEYS[] = {"suffix", "keys", "value_names", "doc", NULL};
-        static const char *const KEY_NAMES[] = {"rows", "cols", "value_type", "nnz", "schema", "label", NULL};
-        json_t *keys = json_object_get(v, "keys"), *names = json_object_get(v, "value_names");
-        int k;
-        check_keys(&L, v, "/sidecar", SIDECAR_KEYS);
-        s->sidecar_suffix = get_str(&L, v, "suffix", "/sidecar", 1);
-        if (!json_is_object(keys)) LERR(&L, "/sidecar/keys", "an object naming the JSON keys: rows, cols, value_type, nnz, schema, label");
-        else {
-            check_keys(&L, keys, "/sidecar/keys", KEY_NAMES);
-            for (k = 0; KEY_NAMES[k]; k++) s->sidecar_keys[k] = get_str(&L, keys, KEY_NAMES[k], "/sidecar/keys", 1);
-        }
-        if (!json_is_object(names)) LERR(&L, "/sidecar/value_names", "an object mapping dtypes to their spelling");
-        else {
-            const char *dk;
-            json_t *dv;
-            json_object_foreach(names, dk, dv) {
-                char *pk = jp_key("/sidecar/value_names", dk);
-                static const char *const DT[] = {"bool", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f16",
-                                                 "bf16", "f32", "f64", "c64", "c128", NULL};
-                int ok = 0, q;
-                for (q = 0; DT[q]; q++) ok |= strcmp(DT[q], dk) == 0;
-                if (!ok) LERR(&L, pk, "unknown dtype '%s'", dk);
-                else if (!json_is_string(dv) || json_string_length(dv) >= 16) LERR(&L, pk, "a spelling of at most 15 characters");
-                else if (s->nsidecar_names < 32) {
-                    s->sidecar_names[s->nsidecar_names][0] = xstrdup(dk);
-                    s->sidecar_names[s->nsidecar_names][1] = xstrdup(json_string_value(dv));
-                    s->nsidecar_names++;
-                }
-                free(pk);
-            }
-        }
-    }
-    v = json_object_get(root, "trailer");
-    if (!v || (json_is_string(v) && strcmp(json_string_value(v), "forbid") == 0)) {
-        s->trailer_lenient = LEN_WARN;
-    } else if (json_is_string(v) && strcmp(json_string_value(v), "forbid-always") == 0) {
-        s->trailer_lenient = LEN_NONE;
-    } else if (json_is_string(v) && strcmp(json_string_value(v), "keep") == 0) {
-        s->trailer_keep = 1;
-    } else {
-        LERR(&L, "/trailer", "\"trailer\" is \"forbid\", \"forbid-always\" or \"keep\"");
-    }
+    if ((v = json_object_get(root, "sidecar")) != NULL) load_sidecar(&L, s, v);
+    load_trailer(&L, s, json_object_get(root, "trailer"));
     json_decref(root);
     if (L.errors) return NULL;
     return s;
