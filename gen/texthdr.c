@@ -8,7 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "afmt_dtype.h"
 #include "emit.h"
+#include "load.h"
 #include "spec.h"
 #include "util.h"
 
@@ -21,82 +23,52 @@ static const char *const TH_KEYS[] = {"text_header", "syntax", "length", "max_le
 static const char *const KEY_KEYS[] = {"key", "bind", "kind", "doc", NULL};
 static const char *const TYPE_KEYS[] = {"name", "prefix", "dtype", "refuse", "endian", "size", "write", "doc", NULL};
 
-static const struct { const char *name; int size; } DTYPES[] = {
-    {"bool", 1}, {"i8", 1}, {"i16", 2}, {"i32", 4}, {"i64", 8}, {"u8", 1}, {"u16", 2}, {"u32", 4}, {"u64", 8},
-    {"f16", 2}, {"bf16", 2}, {"f32", 4}, {"f64", 8}, {"c64", 8}, {"c128", 16}, {"opaque", 0},
-};
-
-typedef struct tl {
-    const char *path;
-    int *errors;
-} tl;
-
-#define TERR(L, jp, ...) do { spec_error((L)->path, (jp), __VA_ARGS__); (*(L)->errors)++; } while (0)
-
-static void only_keys(tl *L, json_t *o, const char *jp, const char *const *allowed)
-{
-    const char *k;
-    json_t *v;
-    json_object_foreach(o, k, v) {
-        const char *const *a;
-        int ok = 0;
-        (void)v;
-        for (a = allowed; *a; a++)
-            if (strcmp(*a, k) == 0) ok = 1;
-        if (!ok) {
-            char *p = xprintf("%s/%s", jp, k);
-            TERR(L, p, "unknown key '%s'", k);
-            free(p);
-        }
-    }
-}
-
-static const char *str_of(tl *L, json_t *o, const char *key, const char *jp)
+static const char *str_of(loader *L, json_t *o, const char *key, const char *jp)
 {
     json_t *v = json_object_get(o, key);
     if (!v) return NULL;
     if (!json_is_string(v)) {
         char *p = xprintf("%s/%s", jp, key);
-        TERR(L, p, "must be a string");
+        LERR(L, p, "must be a string");
         free(p);
         return NULL;
     }
     return json_string_value(v);
 }
 
-static uint64_t uint_of(tl *L, json_t *o, const char *key, const char *jp, uint64_t dflt)
+static uint64_t uint_of(loader *L, json_t *o, const char *key, const char *jp, uint64_t dflt)
 {
     json_t *v = json_object_get(o, key);
     if (!v) return dflt;
     if (!json_is_integer(v) || json_integer_value(v) < 0) {
         char *p = xprintf("%s/%s", jp, key);
-        TERR(L, p, "must be a non-negative integer");
+        LERR(L, p, "must be a non-negative integer");
         free(p);
         return dflt;
     }
     return (uint64_t)json_integer_value(v);
 }
 
-static int byte_of(tl *L, json_t *o, const char *key, const char *jp)
+static int byte_of(loader *L, json_t *o, const char *key, const char *jp)
 {
     const char *s = str_of(L, o, key, jp);
     if (!s) return -1;
     if (strlen(s) != 1 || (unsigned char)s[0] >= 0x80) {
         char *p = xprintf("%s/%s", jp, key);
-        TERR(L, p, "must be one ASCII character");
+        LERR(L, p, "must be one ASCII character");
         free(p);
         return -1;
     }
     return (unsigned char)s[0];
 }
 
-static void load_keys(tl *L, texthdr *h, json_t *keys, const char *jp)
+static void load_keys(loader *L, texthdr *h, json_t *keys, const char *jp)
 {
     size_t i;
     int seen[5] = {0};
     static const char *const binds[] = {"", "dtype", "order", "shape", "range"};
     if (!json_is_array(keys) || json_array_size(keys) == 0) {
-        TERR(L, jp, "\"keys\" is a non-empty list of {\"key\", \"bind\"}");
+        LERR(L, jp, "\"keys\" is a non-empty list of {\"key\", \"bind\"}");
         return;
     }
     h->keys = xcalloc(json_array_size(keys), sizeof *h->keys);
@@ -106,24 +78,24 @@ static void load_keys(tl *L, texthdr *h, json_t *keys, const char *jp)
         th_key *tk = &h->keys[h->nkeys];
         const char *name, *bind, *kind;
         int b, j;
-        if (!json_is_object(k)) { TERR(L, p, "a key is an object"); free(p); continue; }
-        only_keys(L, k, p, KEY_KEYS);
+        if (!json_is_object(k)) { LERR(L, p, "a key is an object"); free(p); continue; }
+        check_keys(L, k, p, KEY_KEYS);
         name = str_of(L, k, "key", p);
         bind = str_of(L, k, "bind", p);
         kind = str_of(L, k, "kind", p);
-        if (!name || !bind) { TERR(L, p, "a key needs \"key\" and \"bind\""); free(p); continue; }
+        if (!name || !bind) { LERR(L, p, "a key needs \"key\" and \"bind\""); free(p); continue; }
         for (b = 1; b <= 4; b++)
             if (strcmp(bind, binds[b]) == 0) break;
-        if (b > 4) { TERR(L, p, "unknown bind '%s' (expected dtype, order, shape, range)", bind); free(p); continue; }
-        if (seen[b]) TERR(L, p, "'%s' binds %s again: each binding names one key", name, bind);
+        if (b > 4) { LERR(L, p, "unknown bind '%s' (expected dtype, order, shape, range)", bind); free(p); continue; }
+        if (seen[b]) LERR(L, p, "'%s' binds %s again: each binding names one key", name, bind);
         seen[b] = 1;
         for (j = 0; j < h->nkeys; j++)
-            if (strcmp(h->keys[j].key, name) == 0) TERR(L, p, "key '%s' is listed twice", name);
-        if (kind && b != BIND_SHAPE) TERR(L, p, "\"kind\" is for the shape's key");
+            if (strcmp(h->keys[j].key, name) == 0) LERR(L, p, "key '%s' is listed twice", name);
+        if (kind && b != BIND_SHAPE) LERR(L, p, "\"kind\" is for the shape's key");
         if (kind && strcmp(kind, "tuple") != 0 && strcmp(kind, "list") != 0)
-            TERR(L, p, "unknown kind '%s' (expected list, tuple)", kind);
+            LERR(L, p, "unknown kind '%s' (expected list, tuple)", kind);
         if (kind && strcmp(kind, "tuple") == 0 && !h->python)
-            TERR(L, p, "JSON has no tuples");
+            LERR(L, p, "JSON has no tuples");
         tk->key = xstrdup(name);
         tk->bind = b;
         tk->tuple = kind && strcmp(kind, "tuple") == 0;
@@ -131,18 +103,18 @@ static void load_keys(tl *L, texthdr *h, json_t *keys, const char *jp)
         free(p);
     }
     if (!seen[BIND_DTYPE] || !seen[BIND_SHAPE])
-        TERR(L, jp, "an entry needs a key bound to \"dtype\" and one bound to \"shape\"");
+        LERR(L, jp, "an entry needs a key bound to \"dtype\" and one bound to \"shape\"");
     if (h->map && !seen[BIND_RANGE])
-        TERR(L, jp, "the entries of a map need a key bound to \"range\" (where each array's bytes are)");
+        LERR(L, jp, "the entries of a map need a key bound to \"range\" (where each array's bytes are)");
     if (!h->map && seen[BIND_RANGE])
-        TERR(L, jp, "one entry's payload follows the header: \"range\" is for the entries of a map");
+        LERR(L, jp, "one entry's payload follows the header: \"range\" is for the entries of a map");
 }
 
-static void load_types(tl *L, texthdr *h, json_t *types, const char *jp)
+static void load_types(loader *L, texthdr *h, json_t *types, const char *jp)
 {
     size_t i;
     if (!json_is_array(types) || json_array_size(types) == 0) {
-        TERR(L, jp, "\"types\" is a non-empty list of {\"name\", \"dtype\"} or {\"name\", \"refuse\"}");
+        LERR(L, jp, "\"types\" is a non-empty list of {\"name\", \"dtype\"} or {\"name\", \"refuse\"}");
         return;
     }
     h->types = xcalloc(json_array_size(types), sizeof *h->types);
@@ -151,43 +123,42 @@ static void load_types(tl *L, texthdr *h, json_t *types, const char *jp)
         char *p = xprintf("%s/%zu", jp, i);
         th_type *tt = &h->types[h->ntypes];
         const char *name, *prefix, *dtype, *refuse, *endian;
-        size_t d;
-        if (!json_is_object(t)) { TERR(L, p, "a type is an object"); free(p); continue; }
-        only_keys(L, t, p, TYPE_KEYS);
+        if (!json_is_object(t)) { LERR(L, p, "a type is an object"); free(p); continue; }
+        check_keys(L, t, p, TYPE_KEYS);
         name = str_of(L, t, "name", p);
         prefix = str_of(L, t, "prefix", p);
         dtype = str_of(L, t, "dtype", p);
         refuse = str_of(L, t, "refuse", p);
         endian = str_of(L, t, "endian", p);
-        if (!name == !prefix) TERR(L, p, "a type has \"name\" or \"prefix\", one of them");
-        if (!dtype == !refuse) TERR(L, p, "a type has \"dtype\" or \"refuse\", one of them");
+        if (!name == !prefix) LERR(L, p, "a type has \"name\" or \"prefix\", one of them");
+        if (!dtype == !refuse) LERR(L, p, "a type has \"dtype\" or \"refuse\", one of them");
         tt->text = xstrdup(name ? name : prefix ? prefix : "");
         tt->prefix = prefix != NULL;
-        if (strlen(tt->text) > 60) TERR(L, p, "a type name has at most 60 bytes");
+        if (strlen(tt->text) > 60) LERR(L, p, "a type name has at most 60 bytes");
         if (dtype) {
-            for (d = 0; d < sizeof DTYPES / sizeof DTYPES[0]; d++)
-                if (strcmp(DTYPES[d].name, dtype) == 0) break;
-            if (d == sizeof DTYPES / sizeof DTYPES[0]) {
+            /* the runtime's dtype table (runtime/afmt_dtype.c), but c32 */
+            afmt_dtype d = afmt_dtype_from_name(dtype);
+            if (d == AFMT_DTYPE_INVALID || d == AFMT_C32) {
                 char *pd = xprintf("%s/dtype", p);
-                TERR(L, pd, "unknown dtype '%s' (known: bool i8 i16 i32 i64 u8 u16 u32 u64 f16 bf16 f32 f64 c64 c128 opaque)",
+                LERR(L, pd, "unknown dtype '%s' (known: bool i8 i16 i32 i64 u8 u16 u32 u64 f16 bf16 f32 f64 c64 c128 opaque)",
                      dtype);
                 free(pd);
             } else {
                 tt->dtype = xstrdup(dtype);
-                tt->size = (int)uint_of(L, t, "size", p, (uint64_t)DTYPES[d].size);
-                if (DTYPES[d].size == 0 && (!json_object_get(t, "size") || tt->size <= 0 || tt->size > 4096))
-                    TERR(L, p, "an opaque type needs \"size\" (1..4096 bytes)");
-                if (DTYPES[d].size != 0 && json_object_get(t, "size"))
-                    TERR(L, p, "\"size\" is given exactly for opaque types");
+                tt->size = (int)uint_of(L, t, "size", p, (uint64_t)afmt_dtype_get(d)->size);
+                if (afmt_dtype_get(d)->size == 0 && (!json_object_get(t, "size") || tt->size <= 0 || tt->size > 4096))
+                    LERR(L, p, "an opaque type needs \"size\" (1..4096 bytes)");
+                if (afmt_dtype_get(d)->size != 0 && json_object_get(t, "size"))
+                    LERR(L, p, "\"size\" is given exactly for opaque types");
             }
         }
         if (refuse) tt->refuse = xstrdup(refuse);
         tt->big = endian && strcmp(endian, "big") == 0;
         if (endian && strcmp(endian, "big") != 0 && strcmp(endian, "little") != 0)
-            TERR(L, p, "\"endian\" is little or big");
+            LERR(L, p, "\"endian\" is little or big");
         w = json_object_get(t, "write");
         tt->writable = dtype && !tt->big && !tt->prefix && !(w && json_is_false(w));
-        if (w && !json_is_boolean(w)) TERR(L, p, "\"write\" is true or false");
+        if (w && !json_is_boolean(w)) LERR(L, p, "\"write\" is true or false");
         h->ntypes++;
         free(p);
     }
@@ -195,23 +166,23 @@ static void load_types(tl *L, texthdr *h, json_t *types, const char *jp)
 
 texthdr *texthdr_load(const char *path, void *obj, const char *jp, int *errors)
 {
-    tl L = {path, errors};
+    loader L = {path, 0};
     json_t *o = obj;
     texthdr *h = xcalloc(1, sizeof *h);
     const char *syn, *len, *entries;
     char *p;
 
-    only_keys(&L, o, jp, TH_KEYS);
+    check_keys(&L, o, jp, TH_KEYS);
     syn = str_of(&L, o, "syntax", jp);
-    if (!syn) TERR(&L, jp, "a text header needs \"syntax\": json or python-dict");
+    if (!syn) LERR(&L, jp, "a text header needs \"syntax\": json or python-dict");
     else if (strcmp(syn, "python-dict") == 0) h->python = 1;
     else if (strcmp(syn, "json") != 0) {
         p = xprintf("%s/syntax", jp);
-        TERR(&L, p, "unknown syntax '%s' (expected json, python-dict)", syn);
+        LERR(&L, p, "unknown syntax '%s' (expected json, python-dict)", syn);
         free(p);
     }
     len = str_of(&L, o, "length", jp);
-    if (!len) TERR(&L, jp, "a text header needs \"length\": the type of its length prefix");
+    if (!len) LERR(&L, jp, "a text header needs \"length\": the type of its length prefix");
     else {
         static const struct { const char *t; int w, big; } LT[] = {
             {"u16le", 2, 0}, {"u16be", 2, 1}, {"u32le", 4, 0}, {"u32be", 4, 1}, {"u64le", 8, 0}, {"u64be", 8, 1}};
@@ -220,7 +191,7 @@ texthdr *texthdr_load(const char *path, void *obj, const char *jp, int *errors)
             if (strcmp(LT[i].t, len) == 0) { h->length_width = LT[i].w; h->length_big = LT[i].big; }
         if (!h->length_width) {
             p = xprintf("%s/length", jp);
-            TERR(&L, p, "unknown length type '%s' (expected u16, u32 or u64 with le or be)", len);
+            LERR(&L, p, "unknown length type '%s' (expected u16, u32 or u64 with le or be)", len);
             free(p);
         }
     }
@@ -232,31 +203,32 @@ texthdr *texthdr_load(const char *path, void *obj, const char *jp, int *errors)
     h->write_min_pad = uint_of(&L, o, "write_min_pad", jp, 0);
     h->write_spare = uint_of(&L, o, "write_spare", jp, 0);
     if ((h->write_align > 1 || h->write_min_pad || h->write_spare) && h->pad < 0)
-        TERR(&L, jp, "\"write_align\", \"write_min_pad\" and \"write_spare\" pad with \"pad\": give it");
+        LERR(&L, jp, "\"write_align\", \"write_min_pad\" and \"write_spare\" pad with \"pad\": give it");
     if (h->write_align && h->align && h->write_align % h->align != 0)
-        TERR(&L, jp, "\"write_align\" %llu is not a multiple of \"align\" %llu: the writer's files would be refused",
+        LERR(&L, jp, "\"write_align\" %llu is not a multiple of \"align\" %llu: the writer's files would be refused",
              (unsigned long long)h->write_align, (unsigned long long)h->align);
     entries = str_of(&L, o, "entries", jp);
     if (!entries || strcmp(entries, "one") == 0) h->map = 0;
     else if (strcmp(entries, "map") == 0) h->map = 1;
     else {
         p = xprintf("%s/entries", jp);
-        TERR(&L, p, "unknown entries '%s' (expected one, map)", entries);
+        LERR(&L, p, "unknown entries '%s' (expected one, map)", entries);
         free(p);
     }
     if (str_of(&L, o, "metadata", jp)) {
         h->metadata_key = xstrdup(str_of(&L, o, "metadata", jp));
-        if (!h->map) TERR(&L, jp, "\"metadata\" names a key of a map: give \"entries\": \"map\"");
+        if (!h->map) LERR(&L, jp, "\"metadata\" names a key of a map: give \"entries\": \"map\"");
     }
     if (str_of(&L, o, "default_name", jp)) h->default_name = xstrdup(str_of(&L, o, "default_name", jp));
     p = xprintf("%s/keys", jp);
-    if (!json_object_get(o, "keys")) TERR(&L, jp, "a text header needs \"keys\"");
+    if (!json_object_get(o, "keys")) LERR(&L, jp, "a text header needs \"keys\"");
     else load_keys(&L, h, json_object_get(o, "keys"), p);
     free(p);
     p = xprintf("%s/types", jp);
-    if (!json_object_get(o, "types")) TERR(&L, jp, "a text header needs \"types\"");
+    if (!json_object_get(o, "types")) LERR(&L, jp, "a text header needs \"types\"");
     else load_types(&L, h, json_object_get(o, "types"), p);
     free(p);
+    *errors += L.errors;
     return h;
 }
 
