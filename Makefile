@@ -53,16 +53,51 @@ CLI_OBJ       := $(CLI_COMMON:%.c=$(BUILD)/obj/%.o)
 LIB           := $(BUILD)/libafmt.a
 CLI_LIB       := $(BUILD)/libafmt-cli.a
 
+# libafmt.so: the same objects as libafmt.a, compiled -fPIC under
+# $(BUILD)/pic/.  The soname's number is the runtime ABI (AFMT_RUNTIME_ABI,
+# which generated code is pinned to); the file adds the release's
+# minor.patch: libafmt.so -> libafmt.so.ABI -> libafmt.so.ABI.MINOR.PATCH.
+version_part = $(shell sed -n 's/^\#define $(1) \(.*\)$$/\1/p' runtime/afmt.h)
+VERSION       := $(patsubst "%",%,$(call version_part,AFMT_VERSION_STRING))
+ABI           := $(call version_part,AFMT_RUNTIME_ABI)
+SONAME        := libafmt.so.$(ABI)
+SHLIB_NAME    := $(SONAME).$(call version_part,AFMT_VERSION_MINOR).$(call version_part,AFMT_VERSION_PATCH)
+SHLIB         := $(BUILD)/$(SHLIB_NAME)
+PIC_OBJ       := $(RUNTIME_SRC:%.c=$(BUILD)/pic/%.o) $(GENERATED_SRC:%.c=$(BUILD)/pic/%.o) \
+                 $(REGISTRY_SRC:%.c=$(BUILD)/pic/%.o)
+
+# make EXTRA_SPECS=DIR: afmt and afmt-validate also know every DIR/*.json.
+# afmt-gen writes all formats (spec/ and DIR) into $(BUILD)/extra/gen; the
+# extra formats and the registry table are compiled there, the shipped ones
+# reuse their objects.  spec/ and generated/ are not touched.  The tools
+# record which build they are ($(BUILD)/tools.variant), so a plain `make`
+# afterwards links them again from the standard library.
+EXTRA_SPECS   ?=
+ifneq ($(strip $(EXTRA_SPECS)),)
+  EXTRA_JSON  := $(sort $(wildcard $(EXTRA_SPECS)/*.json))
+  ifeq ($(EXTRA_JSON),)
+    $(error EXTRA_SPECS=$(EXTRA_SPECS): no *.json there)
+  endif
+  TOOLS_LIB   := $(BUILD)/extra/libafmt-extra.a
+  VARIANT     := extra: $(abspath $(EXTRA_JSON))
+else
+  TOOLS_LIB   := $(LIB)
+  VARIANT     := standard
+endif
+
 UNIT_SRC      := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN      := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps regen check-regen test asan clean help bench fuzz fuzz-build fuzz-smoke fuzz-planted fuzz-cflite fuzz-merge compilers vendor-test
+.PHONY: all deps regen check-regen test asan clean help bench fuzz fuzz-build fuzz-smoke fuzz-planted fuzz-cflite fuzz-merge compilers vendor-test install uninstall FORCE
 
-all: $(BUILD)/afmt-gen $(BUILD)/afmt-validate $(BUILD)/afmt $(UNIT_BIN)
+all: $(BUILD)/afmt-gen $(BUILD)/afmt-validate $(BUILD)/afmt $(UNIT_BIN) $(SHLIB)
 
 help:
 	@echo "make deps         install missing Debian packages (apt-get)"
-	@echo "make all          build build/afmt-gen, build/afmt-validate, build/afmt"
+	@echo "make all          build build/afmt-gen, build/afmt-validate, build/afmt, libafmt.a/.so"
+	@echo "make EXTRA_SPECS=DIR  the same, afmt and afmt-validate also knowing DIR/*.json"
+	@echo "make install      install tools, man pages, libafmt, headers, afmt.pc (PREFIX, DESTDIR)"
+	@echo "make uninstall    remove what make install installed (same PREFIX, DESTDIR)"
 	@echo "make regen        regenerate generated/ from spec/*.json and gen/*.re"
 	@echo "make check-regen  fail if generated/ is stale"
 	@echo "make test         unit, golden, round-trip and end-to-end tests"
@@ -138,6 +173,30 @@ $(LIB): $(RUNTIME_OBJ) $(GENERATED_OBJ) $(REGISTRY_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
+# PIC objects for libafmt.so (the hot scan loops at -O3 as above).
+$(BUILD)/pic/runtime/afmt_scan.o $(BUILD)/pic/runtime/afmt_transpose.o: PIC_OPT = $(SCAN_CFLAGS)
+$(BUILD)/pic/%.o: %.c
+	@mkdir -p $(dir $@)
+	$(CC) $(LIB_CFLAGS) $(PIC_OPT) $(FEATURE_CFLAGS) -fPIC -MMD -MP -c $< -o $@
+
+$(SHLIB): $(PIC_OBJ)
+	$(CC) $(CFLAGS) -shared -Wl,-soname,$(SONAME) -o $@ $^ $(FEATURE_LIBS)
+
+# Which library the tools were last linked with: rewritten only when that
+# changes, so switching EXTRA_SPECS on or off relinks them.
+$(BUILD)/tools.variant: FORCE
+	@mkdir -p $(dir $@)
+	@echo '$(VARIANT)' | cmp -s - $@ || echo '$(VARIANT)' > $@
+
+$(BUILD)/extra/libafmt-extra.a: $(EXTRA_JSON) $(SPECS) $(BUILD)/afmt-gen $(BUILD)/tools.variant $(RUNTIME_OBJ) $(REGISTRY_OBJ) $(GENERATED_OBJ)
+	rm -rf $(BUILD)/extra && mkdir -p $(BUILD)/extra/obj
+	ASAN_OPTIONS=detect_leaks=0 $(BUILD)/afmt-gen -o $(BUILD)/extra/gen $(SPECS) $(EXTRA_JSON)
+	@for c in $(BUILD)/extra/gen/*.c; do b=$$(basename $$c .c); \
+	  if [ $$b != afmt_formats ] && [ -f generated/$$b.c ]; then continue; fi; \
+	  echo "$(CC) ... -c $$c"; \
+	  $(CC) $(LIB_CFLAGS) $(FEATURE_CFLAGS) -c $$c -o $(BUILD)/extra/obj/$$b.o || exit 1; done
+	ar rcs $@ $(RUNTIME_OBJ) $(REGISTRY_OBJ) $(filter-out %/afmt_formats.o,$(GENERATED_OBJ)) $(BUILD)/extra/obj/*.o
+
 $(CLI_LIB): $(CLI_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@
@@ -146,11 +205,11 @@ $(CLI_LIB): $(CLI_OBJ)
 $(BUILD)/afmt-gen: $(GEN_OBJ)
 	$(CC) $(CFLAGS) -o $@ $^ -ljansson
 
-$(BUILD)/afmt-validate: $(BUILD)/obj/cli/afmt_validate_main.o $(CLI_LIB) $(LIB)
-	$(CC) $(CFLAGS) -o $@ $^ $(FEATURE_LIBS) $(CLI_LIBS) -lpthread
+$(BUILD)/afmt-validate: $(BUILD)/obj/cli/afmt_validate_main.o $(CLI_LIB) $(TOOLS_LIB) $(BUILD)/tools.variant
+	$(CC) $(CFLAGS) -o $@ $(filter-out %.variant,$^) $(FEATURE_LIBS) $(CLI_LIBS) -lpthread
 
-$(BUILD)/afmt: $(BUILD)/obj/cli/afmt_main.o $(CLI_LIB) $(LIB)
-	$(CC) $(CFLAGS) -o $@ $^ $(FEATURE_LIBS) $(CLI_LIBS) -lpthread
+$(BUILD)/afmt: $(BUILD)/obj/cli/afmt_main.o $(CLI_LIB) $(TOOLS_LIB) $(BUILD)/tools.variant
+	$(CC) $(CFLAGS) -o $@ $(filter-out %.variant,$^) $(FEATURE_LIBS) $(CLI_LIBS) -lpthread
 
 $(BUILD)/tests/%: tests/unit/%.c $(CLI_LIB) $(LIB)
 	@mkdir -p $(dir $@)
@@ -161,7 +220,7 @@ $(BUILD)/tests/test_fuzz_regressions: tests/unit/test_fuzz_regressions.c $(BUILD
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(FEATURE_CFLAGS) -Itests/unit -o $@ $< $(BUILD)/obj/fuzz/checks.o $(LIB) $(FEATURE_LIBS) -lm -lpthread
 
--include $(shell find $(BUILD)/obj -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/pic -name '*.d' 2>/dev/null)
 
 # ---------------------------------------------------------------- generation
 # re2c output (afmt-gen's expression lexer, the runtime's futhark text
@@ -190,6 +249,47 @@ check-regen:
 	@if ! diff -r -q generated $(BUILD)/regen-check >$(BUILD)/regen-check.diff 2>&1; then \
 	  cat $(BUILD)/regen-check.diff; \
 	  echo "generated/ is stale: run make regen and commit the result"; exit 1; fi
+
+# ---------------------------------------------------------------- install
+# GNU conventions: PREFIX (default /usr/local) is where the files will
+# live, DESTDIR a staging root prepended to every path (packaging).
+# Headers go to include/afmt/: afmt.h (the API), a shipped format's own
+# <format>.h, and the runtime's internal headers, which code generated by
+# afmt-gen includes, so that a format of one's own compiles against the
+# installed library.  afmt.pc's Cflags point there: sources include
+# "afmt.h" and "rawarray.h" as vendored code does.
+PREFIX     ?= /usr/local
+BINDIR     ?= $(PREFIX)/bin
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+MANDIR     ?= $(PREFIX)/share/man
+INSTALL    ?= install
+INSTALL_BIN     := afmt afmt-validate afmt-gen
+INSTALL_MAN     := $(sort $(wildcard docs/*.1))
+INSTALL_HEADERS := $(sort $(wildcard runtime/*.h)) $(filter-out generated/afmt_formats.h,$(sort $(wildcard generated/*.h)))
+
+install: $(addprefix $(BUILD)/,$(INSTALL_BIN)) $(LIB) $(SHLIB)
+	@if [ "$(VARIANT)" != standard ]; then echo "make install: not with EXTRA_SPECS (it installs the standard build)"; exit 2; fi
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/afmt
+	$(INSTALL) -m 755 $(addprefix $(BUILD)/,$(INSTALL_BIN)) $(DESTDIR)$(BINDIR)/
+	$(INSTALL) -m 644 $(INSTALL_MAN) $(DESTDIR)$(MANDIR)/man1/
+	$(INSTALL) -m 644 $(LIB) $(DESTDIR)$(LIBDIR)/libafmt.a
+	$(INSTALL) -m 755 $(SHLIB) $(DESTDIR)$(LIBDIR)/$(SHLIB_NAME)
+	ln -sf $(SHLIB_NAME) $(DESTDIR)$(LIBDIR)/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libafmt.so
+	$(INSTALL) -m 644 $(INSTALL_HEADERS) $(DESTDIR)$(INCLUDEDIR)/afmt/
+	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCLUDEDIR)' '' \
+	  'Name: afmt' 'Description: validators, readers and writers of array file formats, generated from specs' \
+	  'Version: $(VERSION)' 'Libs: -L$${libdir} -lafmt' 'Libs.private: $(FEATURE_LIBS)' \
+	  'Cflags: -I$${includedir}/afmt' > $(BUILD)/afmt.pc
+	$(INSTALL) -m 644 $(BUILD)/afmt.pc $(DESTDIR)$(LIBDIR)/pkgconfig/afmt.pc
+
+uninstall:
+	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(INSTALL_BIN))
+	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(INSTALL_MAN)))
+	rm -f $(addprefix $(DESTDIR)$(LIBDIR)/,libafmt.a libafmt.so $(SONAME) $(SHLIB_NAME) pkgconfig/afmt.pc)
+	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/afmt/,$(notdir $(INSTALL_HEADERS)))
+	rmdir $(DESTDIR)$(INCLUDEDIR)/afmt 2>/dev/null || true
 
 # ---------------------------------------------------------------- tests
 test: all

@@ -108,6 +108,12 @@ if [ -f tests/e2e/run_memory.sh ] && [ -z "${AFMT_SKIP_MEMORY:-}" ]; then
     run memory bash tests/e2e/run_memory.sh "$BUILD"
 fi
 
+# make install / uninstall and pkg-config (tests/install), then
+# make EXTRA_SPECS=DIR (tests/extra): last, as it relinks the tools and
+# gives the standard ones back at its end.
+run install bash tests/install/run_install.sh "$BUILD"
+run extra-specs bash tests/extra/run_extra_specs.sh "$BUILD"
+
 passed=$(grep -c '^PASS ' "$LOG")
 failed=$(grep -c '^FAIL ' "$LOG")
 echo

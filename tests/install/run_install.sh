@@ -1,0 +1,146 @@
+#!/usr/bin/env bash
+# make install / make uninstall, and building against the installed afmt.
+#
+# 1. `make install DESTDIR=STAGE PREFIX=/usr/local` puts every file under
+#    STAGE/usr/local and nowhere else; `make uninstall` with the same
+#    variables leaves no file there.
+# 2. `make install PREFIX=TMP/prefix`: tests/install/example.c is built with
+#    `pkg-config --cflags --libs afmt` (PKG_CONFIG_PATH=TMP/prefix/lib/pkgconfig)
+#    against libafmt.so (run with LD_LIBRARY_PATH), and with
+#    `pkg-config --static` against libafmt.a (no libafmt.so needed); both
+#    validate, read, write and read back a sample of every shipped format
+#    made by the installed `afmt random`.  A format generated out of tree by
+#    the installed afmt-gen compiles against the installed headers.
+#    Then `make uninstall` leaves no file in the prefix.
+# Usage: tests/install/run_install.sh [BUILD_DIR]; prints PASS/FAIL lines.
+set -u
+BUILD=${1:-build}
+cd "$(dirname "$0")/../.."
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=0}
+# The example is compiled like the library was (under make asan, CFLAGS
+# carries the sanitizers, which the program must link too).
+CCX=${CC:-cc}
+EXFLAGS="-std=c11 -Wall -Wextra -Werror -pedantic ${CFLAGS:-}"
+
+pass() { echo "PASS install $*"; }
+fail() { echo "FAIL install $*"; }
+files_under() { (cd "$1" && find . \( -type f -o -type l \) | sort); }
+mk() { make --no-print-directory -s BUILD="$BUILD" "$@"; }
+
+# ---- 1. staged install (DESTDIR)
+stage=$TMP/stage
+if mk install DESTDIR="$stage" PREFIX=/usr/local >"$TMP/log" 2>&1; then
+    outside=$(cd "$stage" && find . -mindepth 1 -maxdepth 2 | grep -v '^\./usr$\|^\./usr/local$')
+    [ -z "$outside" ] && pass "DESTDIR: everything under DESTDIR/usr/local" || fail "DESTDIR: files outside PREFIX: $outside"
+    want="./bin/afmt ./bin/afmt-gen ./bin/afmt-validate ./include/afmt/afmt.h ./include/afmt/rawarray.h
+./lib/libafmt.a ./lib/libafmt.so ./lib/pkgconfig/afmt.pc ./share/man/man1/afmt-gen.1 ./share/man/man1/afmt.1
+./share/man/man1/afmt-validate.1"
+    missing=
+    for f in $want; do [ -e "$stage/usr/local/$f" ] || missing="$missing $f"; done
+    [ -z "$missing" ] && pass "DESTDIR: tools, man pages, libraries, headers, afmt.pc installed" || fail "DESTDIR: missing:$missing"
+    for f in bin/afmt lib/libafmt.a include/afmt/afmt.h; do
+        m=$(stat -c %a "$stage/usr/local/$f")
+        case $f in bin/*) w=755 ;; *) w=644 ;; esac
+        [ "$m" = "$w" ] && pass "DESTDIR: $f mode $m" || fail "DESTDIR: $f mode $m, want $w"
+    done
+    grep -q '^prefix=/usr/local$' "$stage/usr/local/lib/pkgconfig/afmt.pc" &&
+        pass "DESTDIR: afmt.pc names the final prefix, not DESTDIR" || fail "DESTDIR: afmt.pc: $(head -3 "$stage/usr/local/lib/pkgconfig/afmt.pc")"
+    if mk uninstall DESTDIR="$stage" PREFIX=/usr/local >"$TMP/log" 2>&1 && [ -z "$(files_under "$stage")" ]; then
+        pass "DESTDIR: make uninstall leaves no file"
+    else
+        fail "DESTDIR: after make uninstall: $(files_under "$stage" | head -5) $(head -3 "$TMP/log")"
+    fi
+else
+    fail "make install DESTDIR=...: $(tail -3 "$TMP/log")"
+fi
+
+# ---- 2. a real prefix, used through pkg-config
+prefix=$TMP/prefix
+if ! mk install PREFIX="$prefix" >"$TMP/log" 2>&1; then
+    fail "make install PREFIX=...: $(tail -3 "$TMP/log")"
+    exit 1
+fi
+pass "make install PREFIX=$prefix"
+lib=$prefix/lib
+soname=$(readelf -d "$lib/libafmt.so" 2>/dev/null | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
+real=$(readlink -f "$lib/libafmt.so")
+if [ -n "$soname" ] && [ "$(readlink "$lib/libafmt.so")" = "$soname" ] && [ -L "$lib/$soname" ] &&
+   [ "$(readlink -f "$lib/$soname")" = "$real" ] && [[ $(basename "$real") == "$soname".*.* ]]; then
+    pass "libafmt.so -> $soname -> $(basename "$real")"
+else
+    fail "shared library names: soname '$soname', $(ls -l "$lib" | grep libafmt | tr '\n' ' ')"
+fi
+if nm -g --defined-only "$lib/libafmt.a" "$real" 2>/dev/null | grep -q 'afmt_cli\|cmd_formats\| main$'; then
+    fail "the libraries hold CLI objects: $(nm -g --defined-only "$lib/libafmt.a" | grep -m3 'afmt_cli\| main$')"
+else
+    pass "no CLI object in libafmt.a or libafmt.so"
+fi
+
+export PKG_CONFIG_PATH=$lib/pkgconfig
+cflags=$(pkg-config --cflags afmt) && libs=$(pkg-config --libs afmt) && slibs=$(pkg-config --static --libs afmt)
+if [ -z "${libs:-}" ]; then
+    fail "pkg-config does not find afmt.pc"
+    exit 1
+fi
+pass "pkg-config: cflags '$cflags', libs '$libs', static '$slibs'"
+
+# samples of every shipped format, made by the installed tools
+samples=()
+for spec in spec/*.json; do
+    fmt=$(basename "$spec" .json)
+    [ "$fmt" = futhark ] && ext=.fut || ext=$(sed -n 's/.*"extensions": *\[ *"\([^"]*\)".*/\1/p' "$spec" | head -1)
+    out=$TMP/sample-$fmt${ext:-.bin}
+    if "$prefix/bin/afmt" random --seed 7 --to "$fmt" -o "$out" '[3][4]f64' >"$TMP/log" 2>&1 &&
+       "$prefix/bin/afmt-validate" --format "$fmt" "$out" >/dev/null 2>&1; then
+        samples+=("$out")
+    else
+        fail "installed afmt random --to $fmt: $(head -2 "$TMP/log")"
+    fi
+done
+
+# dynamic: libafmt.so, found through LD_LIBRARY_PATH
+if $CCX $EXFLAGS -o "$TMP/ex-shared" tests/install/example.c $cflags $libs 2>"$TMP/cc.log"; then
+    if readelf -d "$TMP/ex-shared" | grep -q "NEEDED.*\[$soname\]"; then
+        pass "dynamic example needs $soname"
+    else
+        fail "dynamic example does not need $soname"
+    fi
+    if out=$(LD_LIBRARY_PATH=$lib "$TMP/ex-shared" "${samples[@]}" 2>&1); then
+        pass "dynamic example: every format: $(echo "$out" | wc -l) files validated, read, written, read back"
+    else
+        fail "dynamic example: $out"
+    fi
+else
+    fail "dynamic build with pkg-config: $(head -5 "$TMP/cc.log")"
+fi
+
+# static: libafmt.a (the linker prefers the .so for -lafmt: name the archive)
+if $CCX $EXFLAGS -o "$TMP/ex-static" tests/install/example.c $cflags \
+        $(echo "$slibs" | sed 's/-lafmt\b/-l:libafmt.a/') 2>"$TMP/cc.log"; then
+    if readelf -d "$TMP/ex-static" | grep -q "NEEDED.*libafmt"; then
+        fail "static example still needs libafmt.so"
+    elif out=$("$TMP/ex-static" "${samples[@]}" 2>&1); then
+        pass "static example: every format: $(echo "$out" | wc -l) files validated, read, written, read back"
+    else
+        fail "static example: $out"
+    fi
+else
+    fail "static build with pkg-config --static: $(head -5 "$TMP/cc.log")"
+fi
+
+# a format of one's own, generated by the installed afmt-gen, compiled
+# against the installed headers and library
+if "$prefix/bin/afmt-gen" -o "$TMP/own" tests/specs/newformat/toyfmt.json >"$TMP/log" 2>&1 &&
+   $CCX $EXFLAGS -I"$TMP/own" -c -o "$TMP/toyfmt.o" "$TMP/own/toyfmt.c" $cflags 2>"$TMP/cc.log"; then
+    pass "installed afmt-gen's output compiles against the installed headers"
+else
+    fail "own format against the installed headers: $(head -3 "$TMP/log" "$TMP/cc.log")"
+fi
+
+if mk uninstall PREFIX="$prefix" >"$TMP/log" 2>&1 && [ -z "$(files_under "$prefix")" ]; then
+    pass "make uninstall leaves no file in the prefix"
+else
+    fail "after make uninstall: $(files_under "$prefix" | head -5) $(head -3 "$TMP/log")"
+fi
