@@ -113,6 +113,11 @@ fi
 # gives the standard ones back at its end.
 run install bash tests/install/run_install.sh "$BUILD"
 run extra-specs bash tests/extra/run_extra_specs.sh "$BUILD"
+# docs/TUTORIAL.md as a reader follows it: a plain make in build/, so only
+# for the standard build (under make asan it would build build/ whole).
+if [ "$BUILD" = build ]; then
+    run tutorial bash tests/tutorial/run_tutorial.sh
+fi
 
 passed=$(grep -c '^PASS ' "$LOG")
 failed=$(grep -c '^FAIL ' "$LOG")
