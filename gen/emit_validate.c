@@ -1158,24 +1158,19 @@ static void emit_repeat(emitter *m, item *it)
     else
         line(m, "for (;; %s++) {", r);
     m->indent++;
-    if (it->repeat.skip_ws == 1)
-        line(m, "while (afmt_src_have(src, %s, pos, 1) && afmt_is_space(*AFMT_B(src, pos))) pos++;", m->end);
-    if (it->repeat.skip_ws == 2) {
-        /* whitespace, and "--" line comments (futhark's text syntax),
-         * counted for skipped_comments() */
-        line(m, "uint64_t comments_%s = 0;", it->name);
-        line(m, "for (;;) {");
-        m->indent++;
-        line(m, "if (afmt_src_have(src, %s, pos, 1) && afmt_is_space(*AFMT_B(src, pos))) {", m->end);
-        line(m, "    pos++;");
-        line(m, "} else if (afmt_src_have(src, %s, pos, 2) && *AFMT_B(src, pos) == '-' && *AFMT_B(src, pos + 1) == '-') {", m->end);
-        line(m, "    comments_%s++;", it->name);
-        line(m, "    while (afmt_src_have(src, %s, pos, 1) && *AFMT_B(src, pos) != '\\n') pos++;", m->end);
-        line(m, "} else {");
-        line(m, "    break;");
-        line(m, "}");
-        m->indent--;
-        line(m, "}");
+    if (it->repeat.skip_ws) {
+        /* whitespace, and with skip_ws 2 "--" line comments (futhark's
+         * text syntax), counted for skipped_comments().  A top-level
+         * repetition needs nothing of the ones before it: a stream drops
+         * the blanks as it skips them (release), so that a run longer
+         * than its window still reaches the next item or the end. */
+        const int top = m->end && strcmp(m->end, "src->len") == 0;
+        if (it->repeat.skip_ws == 2) {
+            line(m, "uint64_t comments_%s = 0;", it->name);
+            line(m, "afmt_src_skip_blank(src, %s, &pos, 1, %d, &comments_%s);", m->end, top, it->name);
+        } else {
+            line(m, "afmt_src_skip_blank(src, %s, &pos, 0, %d, NULL);", m->end, top);
+        }
     }
     if (it->repeat.until_tiled) {
         /* blocks follow until they cover the matrix (at least min of them);
@@ -1189,9 +1184,9 @@ static void emit_repeat(emitter *m, item *it)
         line(m, "if (at_end_%s < 0) return afmt_src_short(src, err, &path, \"%s\", AFMT_NO_INDEX, pos, %s, 1, \"the next %s\");",
              it->name, it->name, m->end, it->name);
     }
-    if (it->repeat.until_end && m->end && strcmp(m->end, "src->len") == 0)
+    if (it->repeat.until_end && !it->repeat.skip_ws && m->end && strcmp(m->end, "src->len") == 0)
         /* a top-level repetition needs nothing of the ones before it: a
-         * stream may drop them */
+         * stream may drop them (afmt_src_skip_blank did, when it skips) */
         line(m, "afmt_src_keep_from(src, pos);");
     line(m, "if (%s >= opt->limits.max_items) {", r);
     m->indent++;

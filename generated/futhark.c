@@ -58,22 +58,11 @@ static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
     uint64_t r_value = 0;
     for (;; r_value++) {
         uint64_t comments_value = 0;
-        for (;;) {
-            if (afmt_src_have(src, src->len, pos, 1) && afmt_is_space(*AFMT_B(src, pos))) {
-                pos++;
-            } else if (afmt_src_have(src, src->len, pos, 2) && *AFMT_B(src,
-                    pos) == '-' && *AFMT_B(src, pos + 1) == '-') {
-                comments_value++;
-                while (afmt_src_have(src, src->len, pos, 1) && *AFMT_B(src, pos) != '\n') pos++;
-            } else {
-                break;
-            }
-        }
+        afmt_src_skip_blank(src, src->len, &pos, 1, 1, &comments_value);
         const int at_end_value = afmt_src_at_end(src, src->len, pos);
         if (at_end_value > 0) break;
         if (at_end_value < 0) return afmt_src_short(src, err, &path, "value", AFMT_NO_INDEX, pos,
                 src->len, 1, "the next value");
-        afmt_src_keep_from(src, pos);
         if (r_value >= opt->limits.max_items) {
             return afmt_fail(err, AFMT_E_LIMIT, &path, "value", AFMT_NO_INDEX, pos, "more than %"
                     PRIu64 " repetitions", opt->limits.max_items);

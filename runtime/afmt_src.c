@@ -4,6 +4,7 @@
 #include <string.h>
 #include "afmt_array.h"
 #include "afmt_bytes.h"
+#include "afmt_fields.h"
 #include "afmt_src.h"
 
 void afmt_src_buffer(afmt_src *s, const uint8_t *buf, uint64_t len)
@@ -202,6 +203,38 @@ int afmt_src_take(afmt_src *s, uint64_t end, uint64_t pos, uint64_t n, afmt_scan
     afmt_src_keep_from(s, pos + n);
     compact(s, pos + n);
     return 1;
+}
+
+void afmt_src_skip_blank(afmt_src *s, uint64_t end, uint64_t *pos, int comments, int release,
+                         uint64_t *ncomments)
+{
+    uint64_t p = *pos;
+    int in_comment = 0;
+
+    for (;;) {
+        unsigned c;
+        /* keep_from follows p: a stream's window then always has room for
+         * the next byte, however long the run of blanks */
+        if (release)
+            afmt_src_keep_from(s, p);
+        if (!afmt_src_have(s, end, p, 1))
+            break;
+        c = *AFMT_B(s, p);
+        if (in_comment) {
+            in_comment = c != '\n';
+            p++;
+        } else if (afmt_is_space(c)) {
+            p++;
+        } else if (comments && c == '-' && afmt_src_have(s, end, p, 2) && *AFMT_B(s, p + 1) == '-') {
+            if (ncomments)
+                (*ncomments)++;
+            in_comment = 1;
+            p += 2;
+        } else {
+            break;
+        }
+    }
+    *pos = p;
 }
 
 int afmt_src_skip_to(afmt_src *s, uint64_t off)

@@ -113,6 +113,18 @@ static inline void afmt_src_keep_from(afmt_src *s, uint64_t off)
  * Trivial for a buffer. */
 int afmt_src_skip_to(afmt_src *s, uint64_t off);
 
+/* Skip whitespace from *pos, and with comments also "--" line comments
+ * (counted in *ncomments when it is not NULL), up to the input's (or
+ * region's, end) end or the first other byte.  With release, nothing
+ * before the skipped bytes will be read again (a top-level repetition
+ * between its items): a stream drops them as it goes, so that blanks or a
+ * comment longer than its window are skipped in constant memory and the
+ * caller's afmt_src_at_end can still tell the end of the input.  Without
+ * release a stream stops where its window is full (afmt_src_at_end then
+ * returns -1, and a read error shows in s->io_error). */
+void afmt_src_skip_blank(afmt_src *s, uint64_t end, uint64_t *pos, int comments, int release,
+                         uint64_t *ncomments);
+
 /* Bytes from pos to the end of the input (a stream reads to its end,
  * keeping them only if they fit its window). */
 uint64_t afmt_src_rest(afmt_src *s, uint64_t pos);

@@ -28,6 +28,22 @@ typedef struct regression {
 
 /* One entry per file in corpus/regressions/ (see its README.md). */
 static const regression REGRESSIONS[] = {
+    {"stream-futhark-comment-to-end-fills-window",
+     "lenient futhark: a binary bool value, then a -- comment running to the "
+     "end of a 512-byte file: the repetition's blank/comment skip kept the "
+     "previous value's bytes (keep_from), so through a 512-byte window it "
+     "stopped where the window filled and afmt_src_at_end could not tell the "
+     "end of the input: 'truncated: needs 1 byte for the next value' at the "
+     "end of a valid file (found by stream_futhark, AFL++ and libFuzzer)"},
+    {"stream-futhark-blanks-after-last-value-fill-window",
+     "lenient futhark: blanks and comments after the last value that, with "
+     "the last value's bytes, are more than a 512-byte window: the stream "
+     "read another value at the end of the input ('expected a value ..., "
+     "found end of input'); the file is valid"},
+    {"stream-futhark-comment-cut-by-window-read-as-value",
+     "invalid futhark: a comment longer than what the window had room for "
+     "was cut at the window's edge and its rest parsed as a value, so the "
+     "stream blamed a different field and offset than the buffer"},
     {"stream-tenbin-unused-header-dropped-by-window",
      "lenient tenbin whose header chunk (544 bytes) uses 40: through a 512-byte "
      "stream window afmt_src_skip_to (runtime/afmt_src.c) read through the "
