@@ -31,33 +31,20 @@ int afmt_take_field_short(afmt_src *src, afmt_error *err, const afmt_path *path,
                              f->name, region);
 }
 
-int afmt_expect_bytes(afmt_src *src, afmt_error *err, const afmt_path *path, const char *field,
-                      afmt_code code, uint64_t offset, const char *want, unsigned n)
+int afmt_text_slot_fail(afmt_src *src, afmt_error *err, const afmt_path *path,
+                        const char *field, uint64_t offset, uint64_t bad)
 {
-    if (memcmp(AFMT_B(src, offset), want, n) == 0)
-        return 0;
-    return afmt_fail_bytes(err, code, path, field, offset, (const uint8_t *)want,
-                           AFMT_B(src, offset), n);
-}
-
-int afmt_expect_text_slot(afmt_src *src, afmt_error *err, const afmt_path *path,
-                          const char *field, uint64_t offset, unsigned n)
-{
-    const uint64_t bad = afmt_text_slot_check(AFMT_B(src, offset), n);
-    if (bad >= n)
-        return 0;
     return afmt_fail(err, AFMT_E_VALUE, path, field, AFMT_NO_INDEX, offset + bad,
                      "byte %" PRIu64 " is 0x%02x: a text slot holds ASCII followed by NUL padding",
                      bad, *AFMT_B(src, offset + bad));
 }
 
-int afmt_take_padding(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
+int afmt_padding_fail(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
                       afmt_error *err, const afmt_path *path, const char *field, int lenient,
-                      uint64_t len, uint64_t end, uint64_t *pos)
+                      uint64_t len, uint64_t end, uint64_t *pos, int taken, uint64_t nonzero)
 {
     const uint64_t at = *pos;
-    uint64_t nonzero = len;
-    if (!afmt_src_take(src, end, at, len, afmt_src_scan_zero, NULL, &nonzero)) {
+    if (!taken) {
         end = end_now(src, end);
         if (src->io_error)
             return afmt_src_short(src, err, path, field, AFMT_NO_INDEX, at, end, len, "padding");
@@ -72,24 +59,21 @@ int afmt_take_padding(afmt_src *src, const afmt_options *opt, const afmt_visitor
         *pos = end;
         return 0;
     }
-    if (nonzero < len) {
-        if (!lenient)
-            return afmt_fail(err, AFMT_E_PADDING, path, field, AFMT_NO_INDEX, at + nonzero,
-                             "padding byte is 0x%02x, not 0", src->bad_byte);
-        if (afmt_tolerate(opt, vis, err, AFMT_E_PADDING, path, field, AFMT_NO_INDEX, at + nonzero,
-                          "padding byte is 0x%02x, not 0", src->bad_byte))
-            return -1;
-    }
+    /* a nonzero byte at at + nonzero */
+    if (!lenient)
+        return afmt_fail(err, AFMT_E_PADDING, path, field, AFMT_NO_INDEX, at + nonzero,
+                         "padding byte is 0x%02x, not 0", src->bad_byte);
+    if (afmt_tolerate(opt, vis, err, AFMT_E_PADDING, path, field, AFMT_NO_INDEX, at + nonzero,
+                      "padding byte is 0x%02x, not 0", src->bad_byte))
+        return -1;
     *pos = at + len;
     return 0;
 }
 
-int afmt_expect_end(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
-                    afmt_error *err, const afmt_path *path, int lenient, uint64_t pos)
+int afmt_expect_end_slow(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
+                         afmt_error *err, const afmt_path *path, int lenient, uint64_t pos,
+                         int at_end)
 {
-    const int at_end = afmt_src_at_end(src, src->len, pos);
-    if (at_end > 0)
-        return 0;
     if (at_end < 0)
         return afmt_src_short(src, err, path, "trailer", AFMT_NO_INDEX, pos, src->len, 1,
                               "the end of the input");
@@ -100,32 +84,20 @@ int afmt_expect_end(afmt_src *src, const afmt_options *opt, const afmt_visitor *
                          "%" PRIu64 " bytes after the end of the data", afmt_src_rest(src, pos));
 }
 
-int afmt_payload_bytes(afmt_error *err, const afmt_path *path, const char *field, uint64_t offset,
-                       uint64_t stored, uint64_t elsize, afmt_encoding enc, afmt_dtype dtype,
-                       uint64_t *nbytes)
+int afmt_payload_bytes_overflow(afmt_error *err, const afmt_path *path, const char *field,
+                                uint64_t offset, uint64_t stored, afmt_dtype dtype)
 {
-    if (enc == AFMT_ENC_BITS_LSB) {
-        *nbytes = afmt_ceil_div_u64(stored, 8);
-        return 0;
-    }
-    if (afmt_mul_u64(stored, elsize, nbytes))
-        return 0;
     return afmt_fail(err, AFMT_E_OVERFLOW, path, field, AFMT_NO_INDEX, offset,
                      "%" PRIu64 " elements of %s overflow 64 bits of bytes", stored,
                      afmt_dtype_name(dtype));
 }
 
-int afmt_take_payload(afmt_src *src, afmt_error *err, const afmt_path *path, const char *field,
-                      uint64_t end, const afmt_region_ctx *region, uint64_t pos, uint64_t nbytes,
-                      afmt_scan_fn scan, void *scan_ctx, uint64_t *bad)
+int afmt_take_payload_short(afmt_src *src, afmt_error *err, const afmt_path *path,
+                            const char *field, uint64_t end, const afmt_region_ctx *region,
+                            uint64_t pos, uint64_t nbytes)
 {
-    uint64_t first_bad = nbytes;
-    if (!afmt_src_take(src, end, pos, nbytes, scan, scan_ctx, &first_bad))
-        return afmt_src_short_ex(src, err, path, field, AFMT_NO_INDEX, pos, end_now(src, end),
-                                 nbytes, 0, "the payload", region);
-    if (bad)
-        *bad = first_bad;
-    return 0;
+    return afmt_src_short_ex(src, err, path, field, AFMT_NO_INDEX, pos, end_now(src, end), nbytes,
+                             0, "the payload", region);
 }
 
 void afmt_view_start(afmt_array *a, afmt_dtype dtype, uint64_t elsize, afmt_encoding enc,
@@ -169,25 +141,6 @@ int afmt_view_hand(const afmt_visitor *vis, afmt_error *err, const afmt_path *pa
     if (vis->on_array(vis->ctx, a) == 0)
         return 0;
     return afmt_fail(err, AFMT_E_CALLBACK, path, field, AFMT_NO_INDEX, pos, "stopped by the caller");
-}
-
-const afmt_type_entry *afmt_type_by_text(const afmt_type_entry *table, size_t n, const uint8_t *key,
-                                         size_t len)
-{
-    size_t i;
-    for (i = 0; i < n; i++)
-        if (table[i].text && memcmp(table[i].text, key, len) == 0)
-            return &table[i];
-    return NULL;
-}
-
-const afmt_type_entry *afmt_type_by_code(const afmt_type_entry *table, size_t n, uint64_t code)
-{
-    size_t i;
-    for (i = 0; i < n; i++)
-        if (!table[i].text && table[i].code == code)
-            return &table[i];
-    return NULL;
 }
 
 const afmt_type_entry *afmt_type_by_dtype(const afmt_type_entry *table, size_t n, afmt_dtype dtype)

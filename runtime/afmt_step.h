@@ -12,8 +12,11 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include "afmt.h"
+#include "afmt_bytes.h"
 #include "afmt_error.h"
+#include "afmt_fields.h"
 #include "afmt_options.h"
 #include "afmt_src.h"
 
@@ -60,41 +63,98 @@ static inline int afmt_take_field(afmt_src *src, const afmt_options *opt, afmt_e
 
 /* Fail (code, e.g. AFMT_E_MAGIC) unless the n bytes of field at offset
  * equal want; the message shows both. */
-int afmt_expect_bytes(afmt_src *src, afmt_error *err, const afmt_path *path, const char *field,
-                      afmt_code code, uint64_t offset, const char *want, unsigned n);
+static inline int afmt_expect_bytes(afmt_src *src, afmt_error *err, const afmt_path *path,
+                                    const char *field, afmt_code code, uint64_t offset,
+                                    const char *want, unsigned n)
+{
+    if (memcmp(AFMT_B(src, offset), want, n) == 0)
+        return 0;
+    return afmt_fail_bytes(err, code, path, field, offset, (const uint8_t *)want,
+                           AFMT_B(src, offset), n);
+}
 
 /* Fail unless the n-byte text slot of field at offset is ASCII followed by
  * NUL padding; names the first bad byte. */
-int afmt_expect_text_slot(afmt_src *src, afmt_error *err, const afmt_path *path,
-                          const char *field, uint64_t offset, unsigned n);
+int afmt_text_slot_fail(afmt_src *src, afmt_error *err, const afmt_path *path,
+                        const char *field, uint64_t offset, uint64_t bad);
+static inline int afmt_expect_text_slot(afmt_src *src, afmt_error *err, const afmt_path *path,
+                                        const char *field, uint64_t offset, unsigned n)
+{
+    const uint64_t bad = afmt_text_slot_check(AFMT_B(src, offset), n);
+    return bad >= n ? 0 : afmt_text_slot_fail(src, err, path, field, offset, bad);
+}
 
 /* Skip len bytes of zero padding of field at *pos, before end.  A short
  * input or a nonzero byte fails, or with lenient set is a tolerance
  * (afmt_tolerate): the reference readers of some formats accept a missing
  * final pad. */
-int afmt_take_padding(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
+int afmt_padding_fail(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
                       afmt_error *err, const afmt_path *path, const char *field, int lenient,
-                      uint64_t len, uint64_t end, uint64_t *pos);
+                      uint64_t len, uint64_t end, uint64_t *pos, int taken, uint64_t nonzero);
+static inline int afmt_take_padding(afmt_src *src, const afmt_options *opt,
+                                    const afmt_visitor *vis, afmt_error *err,
+                                    const afmt_path *path, const char *field, int lenient,
+                                    uint64_t len, uint64_t end, uint64_t *pos)
+{
+    uint64_t nonzero = len;
+    const int taken = afmt_src_take(src, end, *pos, len, afmt_src_scan_zero, NULL, &nonzero);
+    if (taken && nonzero == len) {
+        *pos += len;
+        return 0;
+    }
+    return afmt_padding_fail(src, opt, vis, err, path, field, lenient, len, end, pos, taken, nonzero);
+}
 
 /* At the end of the input: nothing may follow pos (with lenient set,
  * trailing bytes are a tolerance). */
-int afmt_expect_end(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
-                    afmt_error *err, const afmt_path *path, int lenient, uint64_t pos);
+int afmt_expect_end_slow(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
+                         afmt_error *err, const afmt_path *path, int lenient, uint64_t pos,
+                         int at_end);
+static inline int afmt_expect_end(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
+                                  afmt_error *err, const afmt_path *path, int lenient,
+                                  uint64_t pos)
+{
+    const int at_end = afmt_src_at_end(src, src->len, pos);
+    return at_end > 0 ? 0 : afmt_expect_end_slow(src, opt, vis, err, path, lenient, pos, at_end);
+}
 
 /* The bytes of stored elements of elsize bytes in encoding enc (bits:
  * one per element, rounded up) into *nbytes; fails (field, at offset) when
  * that overflows 64 bits. */
-int afmt_payload_bytes(afmt_error *err, const afmt_path *path, const char *field, uint64_t offset,
-                       uint64_t stored, uint64_t elsize, afmt_encoding enc, afmt_dtype dtype,
-                       uint64_t *nbytes);
+int afmt_payload_bytes_overflow(afmt_error *err, const afmt_path *path, const char *field,
+                                uint64_t offset, uint64_t stored, afmt_dtype dtype);
+static inline int afmt_payload_bytes(afmt_error *err, const afmt_path *path, const char *field,
+                                     uint64_t offset, uint64_t stored, uint64_t elsize,
+                                     afmt_encoding enc, afmt_dtype dtype, uint64_t *nbytes)
+{
+    if (enc == AFMT_ENC_BITS_LSB) {
+        *nbytes = afmt_ceil_div_u64(stored, 8);
+        return 0;
+    }
+    if (afmt_mul_u64(stored, elsize, nbytes))
+        return 0;
+    *nbytes = 0; /* never read: the caller fails */
+    return afmt_payload_bytes_overflow(err, path, field, offset, stored, dtype);
+}
 
 /* Take the nbytes of the payload of field at pos, before end, scanning
  * them with scan (if not NULL) on the way; *bad (if not NULL) is the index
  * of the first byte scan refused, or nbytes.  Does not move pos: the
  * payload's view is handed over first (afmt_view_hand). */
-int afmt_take_payload(afmt_src *src, afmt_error *err, const afmt_path *path, const char *field,
-                      uint64_t end, const afmt_region_ctx *region, uint64_t pos, uint64_t nbytes,
-                      afmt_scan_fn scan, void *scan_ctx, uint64_t *bad);
+int afmt_take_payload_short(afmt_src *src, afmt_error *err, const afmt_path *path,
+                            const char *field, uint64_t end, const afmt_region_ctx *region,
+                            uint64_t pos, uint64_t nbytes);
+static inline int afmt_take_payload(afmt_src *src, afmt_error *err, const afmt_path *path,
+                                    const char *field, uint64_t end,
+                                    const afmt_region_ctx *region, uint64_t pos, uint64_t nbytes,
+                                    afmt_scan_fn scan, void *scan_ctx, uint64_t *bad)
+{
+    uint64_t first_bad = nbytes;
+    const int taken = afmt_src_take(src, end, pos, nbytes, scan, scan_ctx, &first_bad);
+    if (bad)
+        *bad = first_bad;
+    return taken ? 0 : afmt_take_payload_short(src, err, path, field, end, region, pos, nbytes);
+}
 
 /* Start the view a of a payload array with what every layout shares: the
  * element type (dtype, elsize, enc from the spec's type lookup), the
@@ -126,11 +186,27 @@ typedef struct afmt_type_entry {
 } afmt_type_entry;
 
 /* The first of the n entries whose text key is the len bytes at key, or
- * NULL. */
-const afmt_type_entry *afmt_type_by_text(const afmt_type_entry *table, size_t n, const uint8_t *key,
-                                         size_t len);
+ * NULL.  Inline: with the constant len of a generated call the compiler
+ * compares words, as the if-chain it replaces did. */
+static inline const afmt_type_entry *afmt_type_by_text(const afmt_type_entry *table, size_t n,
+                                                       const uint8_t *key, size_t len)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (table[i].text && memcmp(table[i].text, key, len) == 0)
+            return &table[i];
+    return NULL;
+}
 /* The first of the n entries whose integer key is code, or NULL. */
-const afmt_type_entry *afmt_type_by_code(const afmt_type_entry *table, size_t n, uint64_t code);
+static inline const afmt_type_entry *afmt_type_by_code(const afmt_type_entry *table, size_t n,
+                                                       uint64_t code)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (!table[i].text && table[i].code == code)
+            return &table[i];
+    return NULL;
+}
 /* The first writable entry of the n for dtype (what a writer writes), or
  * NULL. */
 const afmt_type_entry *afmt_type_by_dtype(const afmt_type_entry *table, size_t n, afmt_dtype dtype);
