@@ -181,6 +181,28 @@ row() {
 }
 range() { printf '%s-%s' "$1" "$2"; }
 
+# convert_vs_cp ID_CP ID_SYNC WHAT IN EXT ARGS NOTE GOAL: `afmt convert IN
+# OUT.EXT ARGS` (checked valid first) against cp of the same file, and
+# against cp + sync FILE.  afmt convert commits its output with fsync (cli:
+# afmt_sink_commit); cp does not, so "cp + sync FILE" (coreutils: fsync of
+# that file) is the like-for-like baseline that the goal is about.
+convert_vs_cp() {
+    local id_cp=$1 id_sync=$2 what=$3 in=$4 ext=$5 args=$6 note=$7 goal=$8 prep
+    # shellcheck disable=SC2086
+    "$AFMT" convert "$in" "$OUT/check.$ext" $args
+    "$VALIDATE" -q "$OUT/check.$ext" || die "convert output is invalid: $what"
+    rm -f "$OUT/check.$ext"
+    prep="rm -f '$OUT/c.$ext' '$OUT/c.cp' '$OUT/c.cps'"
+    time_rounds "$RUNS" "$prep" "'$AFMT' convert '$in' '$OUT/c.$ext' $args" "cp '$in' '$OUT/c.cp'" \
+        "cp '$in' '$OUT/c.cps' && sync '$OUT/c.cps'"
+    eval "$prep"
+    row "$id_cp" "$what" "afmt convert" "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" \
+        "cp" "${MED[1]}" "$(range "${MIN[1]}" "${MAX[1]}")" "$(size_of "$in")" "$note"
+    row "$id_sync" "$what" "afmt convert" "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" \
+        "cp + sync FILE" "${MED[2]}" "$(range "${MIN[2]}" "${MAX[2]}")" "$(size_of "$in")" \
+        "both outputs durable (fsync); $goal"
+}
+
 GIB_NOTE="payload $(awk -v b=$((SIDE * SIDE * 4)) 'BEGIN { printf "%.2f GiB", b / 1073741824 }')"
 
 # ------------------------------------------------------------------ 1
@@ -256,17 +278,9 @@ for spec in "5e 1 u8 $SIDE $((2 * SIDE))" "5f 2 u16 $SIDE $SIDE" "5g 8 f64 $H $H
         "memcpy" "$8" "$(range "${12}" "${13}")" "$9" "column- to row-major; goal <= 2.5x"
 done
 # 5b: the full-size file, afmt convert against cp.
-"$AFMT" convert "$DATA/big.ra" "$OUT/check.fut" --to futhark
-"$VALIDATE" -q "$OUT/check.fut" || die "convert output is invalid"
-rm -f "$OUT/check.fut"
-PREP5="rm -f '$OUT/t.fut' '$OUT/t.cp' '$OUT/t.np' '$OUT/t.cps'"
-time_rounds "$RUNS" "$PREP5" "'$AFMT' convert '$DATA/big.ra' '$OUT/t.fut' --to futhark" "cp '$DATA/big.ra' '$OUT/t.cp'" \
-    "cp '$DATA/big.ra' '$OUT/t.cps' && sync '$OUT/t.cps'"
-eval "$PREP5"
-row 5b "convert ra f32[$SIDE,$SIDE] -> futhark" "afmt convert" "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" \
-    "cp" "${MED[1]}" "$(range "${MIN[1]}" "${MAX[1]}")" "$(size_of "$DATA/big.ra")" "whole command; afmt fsyncs its output"
-row 5d "convert ra f32[$SIDE,$SIDE] -> futhark" "afmt convert" "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" \
-    "cp + sync FILE" "${MED[2]}" "$(range "${MIN[2]}" "${MAX[2]}")" "$(size_of "$DATA/big.ra")" "both outputs durable (fsync); goal <= 3x"
+convert_vs_cp 5b 5d "convert ra f32[$SIDE,$SIDE] -> futhark" "$DATA/big.ra" fut "--to futhark" \
+    "whole command; afmt fsyncs its output" "goal <= 3x"
+PREP5="rm -f '$OUT/t.fut' '$OUT/t.np'"
 # 5c: numpy, on a CONV_SIDE^2 matrix (numpy's transpose is slow and its
 # 1 GiB rounds vary from 6 to 19 s); its output must equal afmt's.
 if [ "$HAVE_NUMPY" = 1 ]; then
@@ -288,20 +302,8 @@ fi
 
 # ------------------------------------------------------------------ 6
 say "bench 6: convert tenbin f32[$((SIDE * SIDE))] -> rawarray (a copy)"
-"$AFMT" convert "$DATA/big.ten" "$OUT/check.ra"
-"$VALIDATE" -q "$OUT/check.ra" || die "convert output is invalid"
-rm -f "$OUT/check.ra"
-# afmt convert commits its output with fsync (cli: afmt_sink_commit); cp
-# does not, so "cp + sync FILE" (coreutils: fsync of that file) is the
-# like-for-like second baseline.
-PREP6="rm -f '$OUT/c.ra' '$OUT/c.cp' '$OUT/c.cps'"
-time_rounds "$RUNS" "$PREP6" "'$AFMT' convert '$DATA/big.ten' '$OUT/c.ra'" "cp '$DATA/big.ten' '$OUT/c.cp'" \
-    "cp '$DATA/big.ten' '$OUT/c.cps' && sync '$OUT/c.cps'"
-eval "$PREP6"
-row 6a "convert tenbin f32[$((SIDE * SIDE))] -> ra" "afmt convert" "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" \
-    "cp" "${MED[1]}" "$(range "${MIN[1]}" "${MAX[1]}")" "$(size_of "$DATA/big.ten")" "whole command, no transpose"
-row 6b "convert tenbin f32[$((SIDE * SIDE))] -> ra" "afmt convert" "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" \
-    "cp + sync FILE" "${MED[2]}" "$(range "${MIN[2]}" "${MAX[2]}")" "$(size_of "$DATA/big.ten")" "both outputs durable (fsync); goal <= 1.3x"
+convert_vs_cp 6a 6b "convert tenbin f32[$((SIDE * SIDE))] -> ra" "$DATA/big.ten" ra "" \
+    "whole command, no transpose" "goal <= 1.3x"
 # 6c: numpy's tenbin reader and tofile, output fsync'd like afmt's; the
 # outputs must be equal.
 if [ "$HAVE_NUMPY" = 1 ]; then

@@ -155,18 +155,89 @@ static void validate_once(const uint8_t *buf, uint64_t len)
     }
 }
 
+/* The tool step of alternate(): returns 0 when it worked. */
+typedef int (*timed_op)(void *ctx);
+
+/* runs + 1 rounds (round 0 warms up, untimed) of: prep(ctx) untimed when
+ * given, op(ctx) timed into tv, memcpy(cd, cs, n) timed into bv; tool and
+ * baseline alternate so that both see the same machine.  -1 when op failed. */
+static int alternate(timed_op op, void (*prep)(void *), void *ctx, void *cd, const void *cs,
+                     uint64_t n, double *tv, double *bv, int runs)
+{
+    double t0, t1;
+    int i;
+
+    for (i = 0; i <= runs; i++) {
+        if (prep)
+            prep(ctx);
+        t0 = now();
+        if (op(ctx) != 0)
+            return -1;
+        __asm__ __volatile__("" : : "r"(cd) : "memory");
+        t1 = now();
+        if (i)
+            tv[i - 1] = t1 - t0;
+        t0 = now();
+        memcpy(cd, cs, (size_t)n);
+        /* The copy must happen: make cd observable. */
+        __asm__ __volatile__("" : : "r"(cd) : "memory");
+        t1 = now();
+        if (i)
+            bv[i - 1] = t1 - t0;
+    }
+    return 0;
+}
+
+/* What the timed operations of main and transpose_bench work on. */
+typedef struct op_ctx {
+    const afmt_array *a;   /* to_plain: the array; write: the view to write */
+    uint8_t *dst;          /* to_plain / read: destination */
+    uint64_t cap;          /* its size */
+    afmt_order order;      /* to_plain: the order wanted */
+    const char *path;      /* read: the file; write: the output */
+} op_ctx;
+
+static int op_to_plain(void *c)
+{
+    op_ctx *x = c;
+    afmt_error err;
+    afmt_error_clear(&err);
+    if (afmt_array_to_plain(x->a, x->order, x->dst, x->cap, &err) == 0)
+        return 0;
+    fprintf(stderr, "validate_inproc: afmt_array_to_plain failed: %s\n", err.message);
+    return -1;
+}
+
+static int op_read(void *c)
+{
+    op_ctx *x = c;
+    return read_once(x->path, x->dst, x->cap);
+}
+
+static int op_write(void *c)
+{
+    op_ctx *x = c;
+    return write_once(x->path, x->a);
+}
+
+/* An output is deleted before it is written again: overwriting would wait
+ * on the old file's writeback (BENCH-NOTES). */
+static void prep_write(void *c)
+{
+    unlink(((op_ctx *)c)->path);
+}
+
 /* --transpose ES ROWS COLS [RUNS]: see the top of the file. */
 static int transpose_bench(int argc, char **argv)
 {
     uint64_t es = strtoull(argv[2], NULL, 10), rows = strtoull(argv[3], NULL, 10);
     uint64_t cols = strtoull(argv[4], NULL, 10), n = rows * cols * es, k;
-    int runs = argc > 5 ? atoi(argv[5]) : 9, i;
+    int runs = argc > 5 ? atoi(argv[5]) : 9;
     afmt_dtype dt = es == 1 ? AFMT_U8 : es == 2 ? AFMT_U16 : es == 4 ? AFMT_F32 : es == 8 ? AFMT_F64 : AFMT_C128;
     uint8_t *src = malloc((size_t)n), *dst = malloc((size_t)n);
     double *tv = calloc((size_t)(runs > 0 ? runs : 1), sizeof *tv), *bv = calloc((size_t)(runs > 0 ? runs : 1), sizeof *bv);
-    double t0, t1;
     afmt_array a;
-    afmt_error err;
+    op_ctx ctx;
 
     if (runs < 1 || n == 0 || afmt_dtype_get(dt)->size != es || !src || !dst || !tv || !bv) {
         fprintf(stderr, "validate_inproc: --transpose ES(1,2,4,8,16) ROWS COLS [RUNS]\n");
@@ -183,21 +254,12 @@ static int transpose_bench(int argc, char **argv)
     a.order = AFMT_COL_MAJOR;
     a.data = src;
     a.nbytes = n;
-    for (i = 0; i <= runs; i++) {
-        t0 = now();
-        if (afmt_array_to_plain(&a, AFMT_ROW_MAJOR, dst, n, &err) != 0)
-            return 1;
-        __asm__ __volatile__("" : : "r"(dst) : "memory");
-        t1 = now();
-        if (i)
-            tv[i - 1] = t1 - t0;
-        t0 = now();
-        memcpy(dst, src, (size_t)n);
-        __asm__ __volatile__("" : : "r"(dst) : "memory");
-        t1 = now();
-        if (i)
-            bv[i - 1] = t1 - t0;
-    }
+    ctx.a = &a;
+    ctx.dst = dst;
+    ctx.cap = n;
+    ctx.order = AFMT_ROW_MAJOR;
+    if (alternate(op_to_plain, NULL, &ctx, dst, src, n, tv, bv, runs) != 0)
+        return 1;
     {
         double tm = median(tv, runs), bm = median(bv, runs); /* sorts them */
         printf("RESULT %.9f %.9f %llu %.9f %.9f %.9f %.9f\n", tm, bm, (unsigned long long)n,
@@ -222,6 +284,7 @@ int main(int argc, char **argv)
     const char *out_path = NULL;
     uint64_t copy_len;
     const uint8_t *copy_src;
+    op_ctx ctx;
 
     if (argc > 4 && strcmp(argv[1], "--transpose") == 0)
         return transpose_bench(argc, argv);
@@ -285,6 +348,7 @@ int main(int argc, char **argv)
      * these machines (BENCH-NOTES); none of that may land in a sample. */
     memset(dst, 1, (size_t)len);
     memcpy(dst, map, (size_t)len);
+    memset(&ctx, 0, sizeof ctx);
     copy_src = map;
     copy_len = len;
 
@@ -305,24 +369,14 @@ int main(int argc, char **argv)
                 return 2;
             memset(copy_dst, 1, (size_t)len);
         }
-        for (i = 0; i <= runs; i++) { /* round 0: warm-up */
-            if (write_mode)
-                unlink(out_path);
-            t0 = now();
-            if ((read_mode ? read_once(path, dst, len) : write_once(out_path, &view)) != 0) {
-                fprintf(stderr, "validate_inproc: %s failed\n", read_mode ? "read" : "write");
-                return 1;
-            }
-            __asm__ __volatile__("" : : "r"(dst) : "memory");
-            t1 = now();
-            if (i)
-                tv[i - 1] = t1 - t0;
-            t0 = now();
-            memcpy(copy_dst, copy_src, (size_t)copy_len);
-            __asm__ __volatile__("" : : "r"(copy_dst) : "memory");
-            t1 = now();
-            if (i)
-                bv[i - 1] = t1 - t0;
+        ctx.a = &view;
+        ctx.dst = dst;
+        ctx.cap = len;
+        ctx.path = read_mode ? path : out_path;
+        if (alternate(read_mode ? op_read : op_write, write_mode ? prep_write : NULL, &ctx,
+                      copy_dst, copy_src, copy_len, tv, bv, runs) != 0) {
+            fprintf(stderr, "validate_inproc: %s failed\n", read_mode ? "read" : "write");
+            return 1;
         }
         if (write_mode) {
             unlink(out_path);
@@ -345,23 +399,12 @@ int main(int argc, char **argv)
         }
         copy_src = first.data;
         copy_len = first.nbytes;
-        for (i = 0; i <= runs; i++) {       /* round 0: warm-up */
-            t0 = now();
-            if (afmt_array_to_plain(&first, AFMT_ROW_MAJOR, dst, len, &err) != 0) {
-                fprintf(stderr, "validate_inproc: afmt_array_to_plain failed\n");
-                return 1;
-            }
-            __asm__ __volatile__("" : : "r"(dst) : "memory");
-            t1 = now();
-            if (i)
-                tv[i - 1] = t1 - t0;
-            t0 = now();
-            memcpy(dst, copy_src, (size_t)copy_len);
-            __asm__ __volatile__("" : : "r"(dst) : "memory");
-            t1 = now();
-            if (i)
-                bv[i - 1] = t1 - t0;
-        }
+        ctx.a = &first;
+        ctx.dst = dst;
+        ctx.cap = len;
+        ctx.order = AFMT_ROW_MAJOR;
+        if (alternate(op_to_plain, NULL, &ctx, dst, copy_src, copy_len, tv, bv, runs) != 0)
+            return 1;
         goto report;
     }
 

@@ -100,7 +100,41 @@ typedef void (*kernel_fn)(const uint8_t *a, size_t as, uint8_t *t, size_t ts);
 #define LOADU(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
 #define STOREU(p, v) _mm_storeu_si128((__m128i *)(void *)(p), (v))
 
-/* 16x16 bytes: four rounds of interleaving (bytes, pairs, quads, eights). */
+/* The 16x16 byte transpose in four rounds of interleaving (bytes, pairs,
+ * quads, eights) on registers r[0..15] holding rows 0-15 (u: scratch
+ * registers), with intrinsic prefix P (_mm: SSE2, 16 bytes; _mm256: AVX2,
+ * the same on both 16-byte lanes).  OUT(c, v) receives column c.  One
+ * macro for both widths: the kernels stay inline and identical. */
+#define BYTE_ROUNDS(P, r, u, OUT)                                              \
+    do {                                                                       \
+        int j_, g_;                                                            \
+        for (j_ = 0; j_ < 8; j_++) {                                           \
+            u[j_] = P##_unpacklo_epi8(r[2 * j_], r[2 * j_ + 1]);               \
+            u[j_ + 8] = P##_unpackhi_epi8(r[2 * j_], r[2 * j_ + 1]);           \
+        }                                                                      \
+        /* u[j]: rows 2j, 2j+1 interleaved, columns 0-7; u[j+8]: 8-15 */       \
+        for (j_ = 0; j_ < 4; j_++) {                                           \
+            r[j_] = P##_unpacklo_epi16(u[2 * j_], u[2 * j_ + 1]);              \
+            r[j_ + 4] = P##_unpackhi_epi16(u[2 * j_], u[2 * j_ + 1]);          \
+            r[j_ + 8] = P##_unpacklo_epi16(u[2 * j_ + 8], u[2 * j_ + 9]);      \
+            r[j_ + 12] = P##_unpackhi_epi16(u[2 * j_ + 8], u[2 * j_ + 9]);     \
+        }                                                                      \
+        /* r[j + 4h]: rows 4j..4j+3, columns 4h..4h+3 */                       \
+        for (j_ = 0; j_ < 2; j_++)                                             \
+            for (g_ = 0; g_ < 4; g_++) {                                       \
+                u[j_ + 4 * g_] =                                               \
+                    P##_unpacklo_epi32(r[4 * g_ + 2 * j_], r[4 * g_ + 2 * j_ + 1]); \
+                u[j_ + 4 * g_ + 2] =                                           \
+                    P##_unpackhi_epi32(r[4 * g_ + 2 * j_], r[4 * g_ + 2 * j_ + 1]); \
+            }                                                                  \
+        /* u[j + 4h]: rows 8j..8j+7, columns 4h, 4h+1; u[j+4h+2]: 4h+2, 4h+3 */ \
+        for (j_ = 0; j_ < 8; j_++) {                                           \
+            int c_ = 2 * j_, h_ = (c_ / 4) * 4 + ((c_ % 4) / 2) * 2;           \
+            OUT(c_, P##_unpacklo_epi64(u[h_], u[h_ + 1]));                     \
+            OUT(c_ + 1, P##_unpackhi_epi64(u[h_], u[h_ + 1]));                 \
+        }                                                                      \
+    } while (0)
+
 static void kernel_1(const uint8_t *a, size_t as, uint8_t *t, size_t ts)
 {
     __m128i r[16], u[16];
@@ -108,32 +142,9 @@ static void kernel_1(const uint8_t *a, size_t as, uint8_t *t, size_t ts)
 
     for (j = 0; j < 16; j++)
         r[j] = LOADU(a + (size_t)j * as);
-    for (j = 0; j < 8; j++) {
-        u[j] = _mm_unpacklo_epi8(r[2 * j], r[2 * j + 1]);
-        u[j + 8] = _mm_unpackhi_epi8(r[2 * j], r[2 * j + 1]);
-    }
-    /* u[j]: rows 2j, 2j+1 interleaved, columns 0-7; u[j+8]: columns 8-15 */
-    for (j = 0; j < 4; j++) {
-        r[j] = _mm_unpacklo_epi16(u[2 * j], u[2 * j + 1]);
-        r[j + 4] = _mm_unpackhi_epi16(u[2 * j], u[2 * j + 1]);
-        r[j + 8] = _mm_unpacklo_epi16(u[2 * j + 8], u[2 * j + 9]);
-        r[j + 12] = _mm_unpackhi_epi16(u[2 * j + 8], u[2 * j + 9]);
-    }
-    /* r[j + 4h]: rows 4j..4j+3, columns 4h..4h+3 */
-    for (j = 0; j < 2; j++) {
-        int h;
-        for (h = 0; h < 4; h++) {
-            u[j + 4 * h] = _mm_unpacklo_epi32(r[4 * h + 2 * j], r[4 * h + 2 * j + 1]);
-            u[j + 4 * h + 2] = _mm_unpackhi_epi32(r[4 * h + 2 * j], r[4 * h + 2 * j + 1]);
-        }
-    }
-    /* u[j + 4h]: rows 8j..8j+7, columns 4h, 4h+1; u[j + 4h + 2]: 4h+2, 4h+3 */
-    for (j = 0; j < 8; j++) {
-        int c = 2 * j; /* columns c, c+1 from u[g] (rows 0-7) and u[g+1] (rows 8-15) */
-        int g = (c / 4) * 4 + ((c % 4) / 2) * 2;
-        STOREU(t + (size_t)c * ts, _mm_unpacklo_epi64(u[g], u[g + 1]));
-        STOREU(t + (size_t)(c + 1) * ts, _mm_unpackhi_epi64(u[g], u[g + 1]));
-    }
+#define OUT_ROW(c, v) STOREU(t + (size_t)(c) * ts, (v))
+    BYTE_ROUNDS(_mm, r, u, OUT_ROW);
+#undef OUT_ROW
 }
 
 static void kernel_2(const uint8_t *a, size_t as, uint8_t *t, size_t ts)
@@ -244,30 +255,9 @@ AVX2_FN static void kernel_1_avx2(const uint8_t *a, size_t as, uint8_t *t, size_
         const uint8_t *ah = a + (size_t)(16 * h) * as;
         for (j = 0; j < 16; j++)
             r[j] = _mm256_loadu_si256((const __m256i *)(const void *)(ah + (size_t)j * as));
-        for (j = 0; j < 8; j++) {
-            u[j] = _mm256_unpacklo_epi8(r[2 * j], r[2 * j + 1]);
-            u[j + 8] = _mm256_unpackhi_epi8(r[2 * j], r[2 * j + 1]);
-        }
-        for (j = 0; j < 4; j++) {
-            r[j] = _mm256_unpacklo_epi16(u[2 * j], u[2 * j + 1]);
-            r[j + 4] = _mm256_unpackhi_epi16(u[2 * j], u[2 * j + 1]);
-            r[j + 8] = _mm256_unpacklo_epi16(u[2 * j + 8], u[2 * j + 9]);
-            r[j + 12] = _mm256_unpackhi_epi16(u[2 * j + 8], u[2 * j + 9]);
-        }
-        for (j = 0; j < 2; j++) {
-            int g;
-            for (g = 0; g < 4; g++) {
-                u[j + 4 * g] = _mm256_unpacklo_epi32(r[4 * g + 2 * j], r[4 * g + 2 * j + 1]);
-                u[j + 4 * g + 2] = _mm256_unpackhi_epi32(r[4 * g + 2 * j], r[4 * g + 2 * j + 1]);
-            }
-        }
-        for (j = 0; j < 8; j++) {
-            int g;
-            c = 2 * j;
-            g = (c / 4) * 4 + ((c % 4) / 2) * 2;
-            out[h][c] = _mm256_unpacklo_epi64(u[g], u[g + 1]);
-            out[h][c + 1] = _mm256_unpackhi_epi64(u[g], u[g + 1]);
-        }
+#define OUT_KEEP(c, v) (out[h][c] = (v))
+        BYTE_ROUNDS(_mm256, r, u, OUT_KEEP);
+#undef OUT_KEEP
     }
     for (c = 0; c < 16; c++)
         _mm256_storeu_si256((__m256i *)(void *)(t + (size_t)c * ts),
