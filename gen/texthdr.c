@@ -19,7 +19,7 @@ enum { BIND_DTYPE = 1, BIND_ORDER = 2, BIND_SHAPE = 3, BIND_RANGE = 4 };
 
 static const char *const TH_KEYS[] = {"text_header", "syntax", "length", "max_length", "pad", "terminator", "align",
                                       "write_align", "write_min_pad", "write_spare", "entries", "metadata", "keys",
-                                      "types", "default_name", "doc", NULL};
+                                      "types", "default_name", "lenient", "doc", NULL};
 static const char *const KEY_KEYS[] = {"key", "bind", "kind", "doc", NULL};
 static const char *const TYPE_KEYS[] = {"name", "prefix", "dtype", "refuse", "endian", "size", "write", "doc", NULL};
 
@@ -207,6 +207,17 @@ texthdr *texthdr_load(const char *path, void *obj, const char *jp, int *errors)
     if (h->write_align && h->align && h->write_align % h->align != 0)
         LERR(&L, jp, "\"write_align\" %llu is not a multiple of \"align\" %llu: the writer's files would be refused",
              (unsigned long long)h->write_align, (unsigned long long)h->align);
+    {
+        const char *len_mode = str_of(&L, o, "lenient", jp);
+        if (len_mode && strcmp(len_mode, "warn") == 0) h->lenient = 1;
+        else if (len_mode && strcmp(len_mode, "reject") != 0) {
+            p = xprintf("%s/lenient", jp);
+            TERR(&L, p, "unknown lenient mode '%s' (expected warn or reject)", len_mode);
+            free(p);
+        }
+        if (h->lenient && h->pad < 0 && h->terminator < 0 && !h->align)
+            TERR(&L, jp, "\"lenient\": \"warn\" relaxes \"pad\", \"terminator\" and \"align\": give one");
+    }
     entries = str_of(&L, o, "entries", jp);
     if (!entries || strcmp(entries, "one") == 0) h->map = 0;
     else if (strcmp(entries, "map") == 0) h->map = 1;
@@ -287,7 +298,8 @@ static void emit_desc(emitter *m, item *it)
         sb_puts(o, "NULL,\n");
     }
     q = c_quote(h->default_name ? h->default_name : "", strlen(h->default_name ? h->default_name : ""));
-    sb_printf(o, "    %s_keys, %d, %s_types, %d,\n    %s,\n};\n\n", h->cname, h->nkeys, h->cname, h->ntypes, q);
+    sb_printf(o, "    %s_keys, %d, %s_types, %d,\n    %s, %d,\n};\n\n", h->cname, h->nkeys, h->cname, h->ntypes, q,
+              h->lenient);
     free(q);
 }
 

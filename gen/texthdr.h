@@ -38,6 +38,7 @@ typedef struct texthdr {
     th_key *keys; int nkeys;
     th_type *types; int ntypes;
     char *default_name;
+    int lenient;                /* "lenient": "warn" */
     char cname[64];             /* C name of the emitted descriptor */
 } texthdr;
 

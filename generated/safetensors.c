@@ -53,7 +53,7 @@ static const afmt_thdir_desc safetensors_thdir_body_0 = {
     UINT64_C(0), UINT64_C(8), UINT64_C(0), UINT64_C(0),
     1, "__metadata__",
     safetensors_thdir_body_0_keys, 3, safetensors_thdir_body_0_types, 20,
-    "array_",
+    "array_", 1,
 };
 
 static int safetensors_validate_body(afmt_src *src, const afmt_options *opt,

@@ -10,6 +10,7 @@
 #include "afmt_thdir.h"
 
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -530,6 +531,41 @@ static int validate_map(const afmt_thdir_desc *d, const afmt_th *th, const afmt_
     return 0;
 }
 
+/* Whitespace of the header's syntax (JSON's four; Python skips the same
+ * between tokens). */
+static int is_space(const afmt_thdir_desc *d, uint8_t b)
+{
+    (void)d;
+    return b == ' ' || b == '\t' || b == '\n' || b == '\r';
+}
+
+/* A rule the spec's "lenient": "warn" relaxes: 1 when it is tolerated (a
+ * warning, lenient mode), else 0 with err set (the same error as without
+ * the marker). */
+static int relaxed(const afmt_thdir_desc *d, const afmt_th *th, const afmt_th_path *tp, const afmt_options *opt,
+                   const afmt_visitor *vis, const afmt_path *path, afmt_error *err, afmt_code code, uint64_t at,
+                   const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 10, 11)))
+#endif
+    ;
+
+static int relaxed(const afmt_thdir_desc *d, const afmt_th *th, const afmt_th_path *tp, const afmt_options *opt,
+                   const afmt_visitor *vis, const afmt_path *path, afmt_error *err, afmt_code code, uint64_t at,
+                   const char *fmt, ...)
+{
+    char msg[AFMT_MESSAGE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (!d->lenient || !opt || opt->mode != AFMT_LENIENT) {
+        afmt_th_fail(th, tp, path, err, code, at, "%s", msg);
+        return 0;
+    }
+    return afmt_tolerate(opt, vis, err, code, path, th->root, AFMT_NO_INDEX, th->base + at, "%s", msg) == 0;
+}
+
 int afmt_thdir_validate(const afmt_thdir_desc *d, afmt_src *src, uint64_t end, uint64_t *pos,
                         uint32_t *narrays, const afmt_options *opt, const afmt_visitor *vis,
                         const afmt_path *path, afmt_error *err)
@@ -571,8 +607,13 @@ int afmt_thdir_validate(const afmt_thdir_desc *d, afmt_src *src, uint64_t end, u
     if (n == 0)
         return afmt_th_fail(&th, &tp, path, err, AFMT_E_VALUE, 0, "a header starts with '{', found nothing");
     if (text[0] != '{') {
+        /* Whitespace before the value: the reference readers skip it. */
+        uint64_t b = 0;
+        while (b < n && is_space(d, text[b])) b++;
         snprintf(buf, sizeof buf, text[0] >= 0x20 && text[0] < 0x7f ? "'%c'" : "byte 0x%02x", text[0]);
-        return afmt_th_fail(&th, &tp, path, err, AFMT_E_VALUE, 0, "a header starts with '{', found %s", buf);
+        if (b == 0 || b == n || text[b] != '{' ||
+            !relaxed(d, &th, &tp, opt, vis, path, err, AFMT_E_VALUE, 0, "a header starts with '{', found %s", buf))
+            return afmt_th_fail(&th, &tp, path, err, AFMT_E_VALUE, 0, "a header starts with '{', found %s", buf);
     }
     if (afmt_th_parse(&th, 0, &root, path, err) != 0)
         return -1;
@@ -580,21 +621,43 @@ int afmt_thdir_validate(const afmt_thdir_desc *d, afmt_src *src, uint64_t end, u
     q = root.end;
     last = n;
     if (d->terminator >= 0) {
-        if (q == n || text[n - 1] != (uint8_t)d->terminator)
-            return afmt_th_fail(&th, &tp, path, err, AFMT_E_PADDING, n ? n - 1 : 0,
-                                "the header must end with byte 0x%02x, found 0x%02x", d->terminator,
-                                q == n ? text[n - 1] : text[n - 1]);
-        last = n - 1;
+        if (q == n || text[n - 1] != (uint8_t)d->terminator) {
+            if (!relaxed(d, &th, &tp, opt, vis, path, err, AFMT_E_PADDING, n - 1,
+                         "the header must end with byte 0x%02x, found 0x%02x", d->terminator, text[n - 1]))
+                return -1;
+        } else {
+            last = n - 1;
+        }
     }
-    for (i = q; i < last; i++)
-        if (d->pad < 0 || text[i] != (uint8_t)d->pad)
+    {
+        int warned = 0;
+        for (i = q; i < last; i++) {
+            if (d->pad >= 0 && text[i] == (uint8_t)d->pad) continue;
+            /* Other whitespace of the syntax: the reference readers'
+             * JSON and Python parsers skip it (one warning). */
+            if (!warned && is_space(d, text[i]) &&
+                relaxed(d, &th, &tp, opt, vis, path, err, AFMT_E_PADDING, i,
+                        "byte 0x%02x after the header's value: only 0x%02x may pad it", text[i],
+                        d->pad < 0 ? 0 : d->pad)) {
+                warned = 1;
+                continue;
+            }
+            if (warned && is_space(d, text[i])) continue;
             return afmt_th_fail(&th, &tp, path, err, AFMT_E_PADDING, i,
                                 "byte 0x%02x after the header's value: only 0x%02x may pad it", text[i],
                                 d->pad < 0 ? 0 : d->pad);
+        }
+    }
     data_start = p0 + n;
-    if (d->align && data_start % d->align != 0)
-        return afmt_fail(err, AFMT_E_CONSTRAINT, path, lenfield, AFMT_NO_INDEX, p,
-                         "the header ends at offset %" PRIu64 ", not a multiple of %" PRIu64, data_start, d->align);
+    if (d->align && data_start % d->align != 0) {
+        if (!d->lenient)
+            return afmt_fail(err, AFMT_E_CONSTRAINT, path, lenfield, AFMT_NO_INDEX, p,
+                             "the header ends at offset %" PRIu64 ", not a multiple of %" PRIu64, data_start, d->align);
+        /* Readers find the data after the header whatever its length. */
+        if (afmt_tolerate(opt, vis, err, AFMT_E_CONSTRAINT, path, lenfield, AFMT_NO_INDEX, p,
+                          "the header ends at offset %" PRIu64 ", not a multiple of %" PRIu64, data_start, d->align))
+            return -1;
+    }
 
     if (!d->map) {
         entry_info info;

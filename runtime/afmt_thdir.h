@@ -78,6 +78,10 @@ typedef struct afmt_thdir_desc {
     const afmt_thdir_type *types;
     size_t ntypes;
     const char *default_name; /* writer: name prefix of unnamed arrays ("" + index) */
+    int lenient;              /* 1: in lenient mode, warn instead of failing on
+                               * whitespace of the syntax other than pad around
+                               * the value, a missing terminator and a header
+                               * end off the alignment */
 } afmt_thdir_desc;
 
 /* Validate the header at *pos (its length prefix first) and the arrays it

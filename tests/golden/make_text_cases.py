@@ -62,6 +62,19 @@ case(N, "no_newline", npy_bytes(ok, F8, end=b" "), False, "padding", "header", 1
      "must end with byte 0x0a")
 bad_pad = npy_bytes(ok, F8).replace(b"}  ", b"}\t ", 1)
 case(N, "tab_in_padding", bad_pad, False, "padding", "header", 10 + len(ok), "only 0x20 may pad it")
+# lenient: what np.load reads anyway (numpy 1.24 checked: no newline,
+# other whitespace, a header off the 16-byte alignment, leading spaces);
+# anything else after the value stays an error
+case(N, "not_aligned_lenient", npy_bytes(ok, F8, align=0), True, mode="lenient", warnings=1)
+case(N, "no_newline_lenient", npy_bytes(ok, F8, end=b" "), True, mode="lenient", warnings=1)
+case(N, "tab_in_padding_lenient", bad_pad, True, mode="lenient", warnings=1)
+case(N, "leading_space", npy_bytes(" " + ok, F8), False, "value", "header", 10, "starts with '{'")
+case(N, "leading_space_lenient", npy_bytes(" " + ok, F8), True, mode="lenient", warnings=1)
+case(N, "no_newline_tab_unaligned_lenient", npy_bytes(ok + "\t", F8, align=0, end=b""), True, mode="lenient",
+     warnings=3, note="three tolerances, one warning each")
+junk = npy_bytes(ok, F8).replace(b"}  ", b"}x ", 1)
+case(N, "junk_in_padding_lenient", junk, False, "padding", "header", 10 + len(ok), "only 0x20 may pad it",
+     mode="lenient", note="only whitespace is tolerated")
 case(N, "duplicate_key", npy_bytes("{'descr': '<f8', 'descr': '<f8', 'fortran_order': False, 'shape': (2, 3), }", F8),
      False, "constraint", "header.descr", 27, "duplicate key")
 case(N, "missing_shape", npy_bytes("{'descr': '<f8', 'fortran_order': False, }", F8), False, "constraint", "header", 10,
@@ -205,6 +218,18 @@ case(S, "ref_json_attack", t, False, "constraint", 'header["weight_1"].data_offs
 case(S, "not_an_object", st_bytes(None, b"", text=b"[]"), False, "value", "header", 8, "starts with '{'")
 case(S, "leading_space", st_bytes(None, b"", text=b" {}"), False, "value", "header", 8, "starts with '{'")
 case(S, "tab_padding", st_bytes(None, b"", text=b"{}\t", pad_to=None), False, "padding", "header", 10)
+case(S, "leading_space_lenient", st_bytes(None, b"", text=b" {}"), True, mode="lenient", warnings=1)
+case(S, "tab_padding_lenient", st_bytes(None, b"", text=b"{}\t", pad_to=None), True, mode="lenient", warnings=1)
+case(S, "ref_whitespace_padded", st_bytes(None, b"", text=b"{}\r \t\n", pad_to=None), False, "padding", "header", 10,
+     note="reference test_whitespace_padded_header: accepted there, lenient here")
+case(S, "ref_whitespace_padded_lenient", st_bytes(None, b"", text=b"{}\r \t\n", pad_to=None), True, mode="lenient",
+     warnings=1, note="reference test_whitespace_padded_header")
+case(S, "ref_whitespace_leading", st_bytes(None, b"", text=b"\t\n{}\r ", pad_to=None), False, "value", "header", 8,
+     "starts with '{'", note="reference test_whitespace_leading_padded_header: accepted there, lenient here")
+case(S, "ref_whitespace_leading_lenient", st_bytes(None, b"", text=b"\t\n{}\r ", pad_to=None), True, mode="lenient",
+     warnings=2, note="reference test_whitespace_leading_padded_header: leading and trailing whitespace")
+case(S, "junk_padding_lenient", st_bytes(None, b"", text=b"{}x", pad_to=None), False, "padding", "header", 10,
+     mode="lenient", note="only whitespace is tolerated")
 case(S, "invalid_utf8", st_bytes(None, b"", text=b'{"\xff":1}'), False, "value", "header", 10, "invalid UTF-8")
 txt = b'{"w":{"dtype":"F32","shape":[1],"data_offsets":[0,4],"extra":1}}'
 case(S, "extra_key", st_bytes(None, W[:4], text=txt), False, "constraint", 'header["w"].extra', 8 + txt.index(b'"extra"'),
