@@ -212,11 +212,11 @@ texthdr *texthdr_load(const char *path, void *obj, const char *jp, int *errors)
         if (len_mode && strcmp(len_mode, "warn") == 0) h->lenient = 1;
         else if (len_mode && strcmp(len_mode, "reject") != 0) {
             p = xprintf("%s/lenient", jp);
-            TERR(&L, p, "unknown lenient mode '%s' (expected warn or reject)", len_mode);
+            LERR(&L, p, "unknown lenient mode '%s' (expected warn or reject)", len_mode);
             free(p);
         }
         if (h->lenient && h->pad < 0 && h->terminator < 0 && !h->align)
-            TERR(&L, jp, "\"lenient\": \"warn\" relaxes \"pad\", \"terminator\" and \"align\": give one");
+            LERR(&L, jp, "\"lenient\": \"warn\" relaxes \"pad\", \"terminator\" and \"align\": give one");
     }
     entries = str_of(&L, o, "entries", jp);
     if (!entries || strcmp(entries, "one") == 0) h->map = 0;
