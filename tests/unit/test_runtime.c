@@ -41,19 +41,23 @@ static const char *nm(const char *fmt, ...)
 
 /* ---------------------------------------------------------------- bytes */
 
+/* a OP b: ok 1 and r, or ok 0 (overflow: the result is left alone). */
+typedef struct { uint64_t a, b; int ok; uint64_t r; } u64_case;
+typedef struct { int64_t a, b; int ok; int64_t r; } i64_case;
+
 static void test_checked_arith(void)
 {
-    static const struct { uint64_t a, b; int ok; uint64_t r; } add[] = {
+    static const u64_case add[] = {
         { 0, 0, 1, 0 },
         { UINT64_MAX, 0, 1, UINT64_MAX },
         { UINT64_MAX, 1, 0, 0 },
         { UINT64_MAX - 5, 5, 1, UINT64_MAX },
         { 1ULL << 63, 1ULL << 63, 0, 0 },
     };
-    static const struct { uint64_t a, b; int ok; uint64_t r; } sub[] = {
+    static const u64_case sub[] = {
         { 5, 5, 1, 0 }, { 0, 1, 0, 0 }, { UINT64_MAX, UINT64_MAX, 1, 0 }, { 3, 4, 0, 0 },
     };
-    static const struct { uint64_t a, b; int ok; uint64_t r; } mul[] = {
+    static const u64_case mul[] = {
         { 0, UINT64_MAX, 1, 0 },
         { UINT64_MAX, 0, 1, 0 },
         { UINT64_MAX, 1, 1, UINT64_MAX },
@@ -63,15 +67,15 @@ static void test_checked_arith(void)
         { 3, 6148914691236517206ULL, 0, 0 },
         { 0x4000000000000001ULL, 4, 0, 0 }, /* the futhark overflow */
     };
-    static const struct { int64_t a, b; int ok; int64_t r; } addi[] = {
+    static const i64_case addi[] = {
         { INT64_MAX, 0, 1, INT64_MAX }, { INT64_MAX, 1, 0, 0 }, { INT64_MIN, -1, 0, 0 },
         { INT64_MIN, INT64_MAX, 1, -1 }, { -5, 3, 1, -2 },
     };
-    static const struct { int64_t a, b; int ok; int64_t r; } subi[] = {
+    static const i64_case subi[] = {
         { INT64_MIN, 1, 0, 0 }, { INT64_MAX, -1, 0, 0 }, { 0, INT64_MIN, 0, 0 },
         { -1, INT64_MIN, 1, INT64_MAX }, { 3, 5, 1, -2 },
     };
-    static const struct { int64_t a, b; int ok; int64_t r; } muli[] = {
+    static const i64_case muli[] = {
         { INT64_MIN, -1, 0, 0 }, { -1, INT64_MIN, 0, 0 }, { INT64_MIN, 1, 1, INT64_MIN },
         { 1LL << 31, 1LL << 32, 0, 0 }, { -(1LL << 31), 1LL << 32, 1, INT64_MIN },
         { 1LL << 32, -(1LL << 31), 1, INT64_MIN }, { -(1LL << 32), -(1LL << 31), 0, 0 },
@@ -82,36 +86,44 @@ static void test_checked_arith(void)
     uint64_t r;
     int64_t ri;
 
-    for (i = 0; i < sizeof add / sizeof add[0]; i++) {
-        r = 77;
-        int ok = afmt_add_u64(add[i].a, add[i].b, &r);
-        CHECK(nm("add_u64 #%zu", i), ok == add[i].ok && (ok ? r == add[i].r : r == 77));
-    }
-    for (i = 0; i < sizeof sub / sizeof sub[0]; i++) {
-        r = 77;
-        int ok = afmt_sub_u64(sub[i].a, sub[i].b, &r);
-        CHECK(nm("sub_u64 #%zu", i), ok == sub[i].ok && (ok ? r == sub[i].r : r == 77));
-    }
-    for (i = 0; i < sizeof mul / sizeof mul[0]; i++) {
-        r = 77;
-        int ok = afmt_mul_u64(mul[i].a, mul[i].b, &r);
-        CHECK(nm("mul_u64 #%zu", i), ok == mul[i].ok && (ok ? r == mul[i].r : r == 77));
-    }
-    for (i = 0; i < sizeof addi / sizeof addi[0]; i++) {
-        ri = 77;
-        int ok = afmt_add_i64(addi[i].a, addi[i].b, &ri);
-        CHECK(nm("add_i64 #%zu", i), ok == addi[i].ok && (ok ? ri == addi[i].r : ri == 77));
-    }
-    for (i = 0; i < sizeof subi / sizeof subi[0]; i++) {
-        ri = 77;
-        int ok = afmt_sub_i64(subi[i].a, subi[i].b, &ri);
-        CHECK(nm("sub_i64 #%zu", i), ok == subi[i].ok && (ok ? ri == subi[i].r : ri == 77));
-    }
-    for (i = 0; i < sizeof muli / sizeof muli[0]; i++) {
-        ri = 77;
-        int ok = afmt_mul_i64(muli[i].a, muli[i].b, &ri);
-        CHECK(nm("mul_i64 #%zu", i), ok == muli[i].ok && (ok ? ri == muli[i].r : ri == 77));
-    }
+    static const struct {
+        const char *name;
+        int (*op)(uint64_t, uint64_t, uint64_t *);
+        const u64_case *cases;
+        size_t n;
+    } u64_ops[] = {
+        { "add_u64", afmt_add_u64, add, sizeof add / sizeof add[0] },
+        { "sub_u64", afmt_sub_u64, sub, sizeof sub / sizeof sub[0] },
+        { "mul_u64", afmt_mul_u64, mul, sizeof mul / sizeof mul[0] },
+    };
+    static const struct {
+        const char *name;
+        int (*op)(int64_t, int64_t, int64_t *);
+        const i64_case *cases;
+        size_t n;
+    } i64_ops[] = {
+        { "add_i64", afmt_add_i64, addi, sizeof addi / sizeof addi[0] },
+        { "sub_i64", afmt_sub_i64, subi, sizeof subi / sizeof subi[0] },
+        { "mul_i64", afmt_mul_i64, muli, sizeof muli / sizeof muli[0] },
+    };
+    size_t k;
+
+    for (k = 0; k < sizeof u64_ops / sizeof u64_ops[0]; k++)
+        for (i = 0; i < u64_ops[k].n; i++) {
+            const u64_case *c = &u64_ops[k].cases[i];
+            int ok;
+            r = 77;
+            ok = u64_ops[k].op(c->a, c->b, &r);
+            CHECK(nm("%s #%zu", u64_ops[k].name, i), ok == c->ok && (ok ? r == c->r : r == 77));
+        }
+    for (k = 0; k < sizeof i64_ops / sizeof i64_ops[0]; k++)
+        for (i = 0; i < i64_ops[k].n; i++) {
+            const i64_case *c = &i64_ops[k].cases[i];
+            int ok;
+            ri = 77;
+            ok = i64_ops[k].op(c->a, c->b, &ri);
+            CHECK(nm("%s #%zu", i64_ops[k].name, i), ok == c->ok && (ok ? ri == c->r : ri == 77));
+        }
     CHECK("roundup 0/64", afmt_roundup_u64(0, 64, &r) && r == 0);
     CHECK("roundup 1/64", afmt_roundup_u64(1, 64, &r) && r == 64);
     CHECK("roundup 64/64", afmt_roundup_u64(64, 64, &r) && r == 64);
