@@ -272,7 +272,8 @@ static void usage(FILE *f, const char *prog)
 "Exit status:\n"
 "  0  every input is valid\n"
 "  1  some input is invalid\n"
-"  2  a usage error, or some input could not be read (this wins over 1)\n"
+"  2  a usage error, some input could not be read, or standard output\n"
+"     could not be written (this wins over 1)\n"
 "\n"
 "Formats: ",
             AFMT_CLI_MAX_LISTED_ARRAYS, AFMT_CLI_MAX_LISTED_WARNINGS);
