@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "emit.h"
+#include "layout.h"
 
 static void emit_items(emitter *m, item_list *body);
 
@@ -33,7 +34,7 @@ static void need_at(emitter *m, const char *at_c, const char *need_c, const char
     free(field);
 }
 
-static void need_bytes(emitter *m, const char *need_c, const char *what)
+void need_bytes(emitter *m, const char *need_c, const char *what)
 {
     need_at(m, "pos", need_c, what);
 }
@@ -469,7 +470,7 @@ static void emit_string_field(emitter *m, item *it)
 /* "; known: (1, 1) i8, (1, 2) i16, ..., eltype == 0 && elbyte > 0: opaque"
  * as a quoted C format literal: an unknown type code lists the valid ones,
  * straight from the spec's table. */
-static char *known_entries(const table *tb)
+char *known_entries(const table *tb)
 {
     sbuf b = {0};
     char *q;
@@ -689,135 +690,16 @@ static void emit_lookup(emitter *m, item *it)
     free(keys);
 }
 
-/* A table of columns of different types, stored row by row (an array of
- * records): one strided view per column. */
-static void emit_columns_array(emitter *m, item *it)
-{
-    sym *types = sym_find(m, it->array.types_field ? it->array.types_field : "");
-    sym *names = it->array.names_field ? sym_find(m, it->array.names_field) : NULL;
-    const table *tb = find_table(m->s, it->array.col_table ? it->array.col_table : "");
-    const char *fn;
-    char *rows, *el;
-    m->jpath = it->jpath;
-    if (!types || types->kind != SY_ARRF) { gen_error(m, it->jpath, "\"types\": '%s' is not an array field defined before", it->array.types_field); return; }
-    if (it->array.names_field && (!names || names->kind != SY_STRINGS)) { gen_error(m, it->jpath, "\"names\": '%s' is not a string field defined before", it->array.names_field); return; }
-    if (!tb) { gen_error(m, it->jpath, "unknown table '%s'", it->array.col_table ? it->array.col_table : ""); return; }
-    fn = table_function(m, tb, it->jpath);
-    if (!fn) return;
-    set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
-    rows = emit_u64(m, it->array.shape[0], it->array.shape_text[0]);
-    line(m, "const uint64_t rows_%s = %s;", it->name, rows);
-    free(rows);
-    line(m, "uint64_t width_%s = 0;", it->name);
-    line(m, "for (uint64_t j = 0; j < %s; j++) {", types->count);
-    m->indent++;
-    line(m, "uint64_t size_j;");
-    line(m, "afmt_encoding enc_j;");
-    el = xprintf(types->elem, "j");
-    line(m, "if (%s(%s, &size_j, &enc_j) == AFMT_DTYPE_INVALID || enc_j != AFMT_ENC_PLAIN) {", fn, el);
-    m->indent++;
-    {
-        char *oc = xprintf("%s + %d * j", types->off, types->width);
-        char *args = xprintf("(uint64_t)%s", el);
-        set_fail(m, types->name, "j", oc);
-        char *known = known_entries(tb);
-        emit_fail(m, "unknown-type", LEN_NONE,
-                  xprintf("\"no entry of table %s matches (%%\" PRIu64 \"): unknown type code\" %s", tb->name, known), args);
-        free(known);
-        free(oc); free(args);
-    }
-    m->indent--;
-    line(m, "}");
-    set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
-    line(m, "if (!afmt_add_u64(width_%s, size_j, &width_%s)) {", it->name, it->name);
-    m->indent++;
-    emit_fail(m, "overflow", LEN_NONE, "\"the row width overflows 64 bits\"", NULL);
-    m->indent--;
-    line(m, "}");
-    m->indent--;
-    line(m, "}");
-    line(m, "uint64_t nbytes_%s;", it->name);
-    line(m, "if (!afmt_mul_u64(rows_%s, width_%s, &nbytes_%s)) {", it->name, it->name, it->name);
-    m->indent++;
-    emit_fail(m, "overflow", LEN_NONE, "\"rows times the row width overflows 64 bits\"", NULL);
-    m->indent--;
-    line(m, "}");
-    {
-        char *nb = xprintf("nbytes_%s", it->name);
-        need_bytes(m, nb, "the rows of columns");
-        free(nb);
-    }
-    line(m, "if (vis && vis->on_array) {");
-    m->indent++;
-    line(m, "uint64_t column_offset = 0;");
-    if (names) line(m, "uint64_t label = %s;", names->off);
-    line(m, "for (uint64_t j = 0; j < %s; j++) {", types->count);
-    m->indent++;
-    line(m, "afmt_array a;");
-    line(m, "uint64_t size_j;");
-    line(m, "afmt_encoding enc_j;");
-    line(m, "const afmt_dtype dtype_j = %s(%s, &size_j, &enc_j);", fn, el);
-    line(m, "afmt_array_init(&a, dtype_j);");
-    line(m, "a.elsize = size_j;");
-    line(m, "a.rank = 1;");
-    line(m, "a.dims[0] = rows_%s;", it->name);
-    line(m, "a.count = rows_%s;", it->name);
-    line(m, "a.order = AFMT_ROW_MAJOR;");
-    line(m, "a.endian = %s;", it->array.payload_big ? "AFMT_BIG" : "AFMT_LITTLE");
-    /* an empty column points at the start of the (empty) data, never past
-     * the input */
-    line(m, "a.offset = rows_%s == 0 ? pos : pos + column_offset;", it->name);
-    line(m, "a.data = afmt_src_ptr(src, a.offset, a.nbytes);");
-    line(m, "a.nbytes = rows_%s == 0 ? 0 : (rows_%s - 1) * width_%s + size_j;", it->name, it->name, it->name);
-    line(m, "a.stride = width_%s;", it->name);
-    line(m, "a.index = narrays++;");
-    if (names) {
-        char *ld = load_c(names->width, 0, names->big, "AFMT_B(src, label)");
-        line(m, "if (j < %s) {", names->count);
-        m->indent++;
-        line(m, "const uint64_t label_len = %s;", ld);
-        line(m, "afmt_copy_label(a.name, sizeof a.name, AFMT_B(src, label + %d), label_len);", names->width);
-        line(m, "label += %d + label_len;", names->width);
-        m->indent--;
-        line(m, "}");
-        free(ld);
-    }
-    set_fail(m, it->name, "j", "pos + column_offset");
-    line(m, "if (vis->on_array(vis->ctx, &a) != 0) {");
-    m->indent++;
-    emit_fail(m, "callback", LEN_NONE, "\"stopped by the caller\"", NULL);
-    m->indent--;
-    line(m, "}");
-    line(m, "column_offset += size_j;");
-    m->indent--;
-    line(m, "}");
-    m->indent--;
-    line(m, "}");
-    line(m, "pos += nbytes_%s;", it->name);
-    free(el);
-    {
-        sym *y = sym_push(m, SY_PAYLOAD, it->name, it);
-        snprintf(y->c, sizeof y->c, "%s", it->name);
-    }
-}
-
 static void emit_array(emitter *m, item *it)
 {
-    sym *ro = NULL, *ci = NULL;
-    if (it->array.layout == LAYOUT_COLUMNS) {
-        emit_columns_array(m, it);
+    const layout_module *lay = layout_by_id(it->array.layout); /* NULL: dense */
+    layout_emit le;
+    memset(&le, 0, sizeof le);
+    if (lay && lay->validate) {
+        lay->validate(m, it);
         return;
     }
-    if (it->array.layout == LAYOUT_CSR) {
-        ro = sym_find(m, it->array.row_offsets);
-        ci = sym_find(m, it->array.col_indices);
-        if (!ro || ro->kind != SY_ARRF || !ci || ci->kind != SY_ARRF) {
-            gen_error(m, it->jpath, "\"row_offsets\" and \"col_indices\" must be array fields defined before");
-            return;
-        }
-        if (ro->width != ci->width || ro->big || ci->big || ro->is_signed || ci->is_signed)
-            gen_error(m, it->jpath, "csr index arrays must be unsigned little-endian of one width");
-    }
+    if (lay && lay->resolve && lay->resolve(m, it, &le)) return;
     sym *lk = sym_find(m, it->array.dtype_from ? it->array.dtype_from : "");
     sym *shp = NULL, *y;
     char **dims = NULL;
@@ -872,35 +754,11 @@ static void emit_array(emitter *m, item *it)
         }
     }
     set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
-    if (it->array.layout == LAYOUT_COO) {
-        char *nz, *wc;
-        m->jpath = it->jpath;
-        nz = emit_u64(m, it->array.nnz, it->array.nnz_text);
-        line(m, "const uint64_t stored_%s = %s;", it->name, nz);
-        wc = emit_bool(m, it->array.coo_with_cols, it->array.coo_with_cols_text);
-        line(m, "const int with_cols_%s = %s;", it->name, wc);
-        line(m, "const uint64_t record_%s = %d * (with_cols_%s ? 2u : 1u) + %s_size;", it->name, it->array.coo_index_width, it->name, lk->c);
-        line(m, "uint64_t nbytes_%s;", it->name);
-        line(m, "if (!afmt_mul_u64(stored_%s, record_%s, &nbytes_%s)) {", it->name, it->name, it->name);
-        m->indent++;
-        emit_fail(m, "overflow", LEN_NONE, "\"the records overflow 64 bits of bytes\"", NULL);
-        m->indent--;
-        line(m, "}");
-        free(nz);
-        free(wc);
-    } else if (it->array.layout == LAYOUT_ZEROS) {
-        line(m, "const uint64_t stored_%s = 0; /* all zeros: nothing stored */", it->name);
-    } else if (it->array.layout == LAYOUT_CSR) {
-        /* only the nnz stored values follow; n_ stays the logical count */
-        char *nz;
-        m->jpath = it->jpath;
-        nz = emit_u64(m, it->array.nnz, it->array.nnz_text);
-        line(m, "const uint64_t stored_%s = %s;", it->name, nz);
-        free(nz);
-    } else {
-        line(m, "const uint64_t stored_%s = n_%s;", it->name, it->name);
-    }
-    if (it->array.layout != LAYOUT_COO) line(m, "uint64_t nbytes_%s;", it->name);
+    le.lk = lk;
+    le.dims = dims;
+    if (lay && lay->stored) lay->stored(m, it, &le);
+    else line(m, "const uint64_t stored_%s = n_%s;", it->name, it->name);
+    if (!(lay && lay->computes_nbytes)) line(m, "uint64_t nbytes_%s;", it->name);
     if (it->array.compressed) {
         /* flags say the payload is one LZ4 block of stored_bytes: prove it
          * decodes to exactly the bytes the dims give, without output */
@@ -956,54 +814,14 @@ static void emit_array(emitter *m, item *it)
         line(m, "} else {");
         m->indent++;
     }
-    if (it->array.layout != LAYOUT_COO)
+    if (!(lay && lay->computes_nbytes))
         line(m, "if (afmt_payload_bytes(err, &path, \"%s\", pos, stored_%s, %s_size, %s_enc, %s_dtype, &nbytes_%s)) return -1;",
              it->name, it->name, lk->c, lk->c, lk->c, it->name);
     if (it->array.compressed) {
         m->indent--;
         line(m, "}");
     }
-    if (it->array.layout == LAYOUT_COO) {
-        /* every record inside the block, in strictly increasing row-major
-         * order (so no cell is given twice) */
-        const char *ld = it->array.coo_index_width == 1 ? "afmt_load_u8" : it->array.coo_index_width == 2 ? "afmt_load_u16le"
-                         : it->array.coo_index_width == 4 ? "afmt_load_u32le" : "afmt_load_u64le";
-        char *nb = xprintf("nbytes_%s", it->name);
-        need_bytes(m, nb, "the records");
-        free(nb);
-        line(m, "for (uint64_t k = 0, prev_r = 0, prev_c = 0; k < stored_%s; k++) {", it->name);
-        m->indent++;
-        line(m, "const uint8_t *rec = AFMT_B(src, pos + k * record_%s);", it->name);
-        line(m, "const uint64_t r = %s(rec);", ld);
-        line(m, "const uint64_t c = with_cols_%s ? (uint64_t)%s(rec + %d) : 0;", it->name, ld, it->array.coo_index_width);
-        {
-            char *oc = xprintf("pos + k * record_%s", it->name);
-            set_fail(m, it->name, "k", oc);
-            free(oc);
-        }
-        line(m, "if (r >= %s || c >= %s) {", dims[0], dims[1]);
-        m->indent++;
-        {
-            char *args = xprintf("r, c, %s, %s", dims[0], dims[1]);
-            emit_fail(m, "constraint", LEN_NONE,
-                      "\"record (%\" PRIu64 \", %\" PRIu64 \") lies outside the %\" PRIu64 \" x %\" PRIu64 \" block\"", args);
-            free(args);
-        }
-        m->indent--;
-        line(m, "}");
-        line(m, "if (k > 0 && (r < prev_r || (r == prev_r && c <= prev_c))) {");
-        m->indent++;
-        emit_fail(m, "constraint", it->array.values_lenient,
-                  "\"record (%\" PRIu64 \", %\" PRIu64 \") does not follow (%\" PRIu64 \", %\" PRIu64 \") in row-major order (a cell twice, or unsorted)\"",
-                  "r, c, prev_r, prev_c");
-        m->indent--;
-        line(m, "}");
-        line(m, "prev_r = r;");
-        line(m, "prev_c = c;");
-        m->indent--;
-        line(m, "}");
-        set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
-    }
+    if (lay && lay->records) lay->records(m, it, &le);
 
     /* The view is described before the payload is taken (a stream may drop
      * the header bytes it comes from while reading the payload through) and
@@ -1024,14 +842,7 @@ static void emit_array(emitter *m, item *it)
         for (i = 0; i < it->array.nshape; i++) line(m, "a_%s.dims[%d] = %s;", it->name, i, dims[i]);
     }
     if (it->array.compressed) line(m, "if (compressed_%s) a_%s.encoding = AFMT_ENC_LZ4_BLOCK;", it->name, it->name);
-    if (it->array.layout == LAYOUT_ZEROS) line(m, "a_%s.encoding = AFMT_ENC_ZEROS;", it->name);
-    if (it->array.layout == LAYOUT_COO) {
-        line(m, "a_%s.encoding = AFMT_ENC_COO;", it->name);
-        line(m, "a_%s.nnz = stored_%s;", it->name, it->name);
-        line(m, "a_%s.coo_stride = record_%s;", it->name, it->name);
-        line(m, "a_%s.coo_index_size = %d;", it->name, it->array.coo_index_width);
-        line(m, "a_%s.coo_has_col = with_cols_%s;", it->name, it->name);
-    }
+    if (lay && lay->view) lay->view(m, it, &le);
     if (m->tiles && it->array.nshape == 2) {
         sym *r = sym_find(m, m->tiles->repeat.tile_row), *c = sym_find(m, m->tiles->repeat.tile_col);
         if (r && c) {
@@ -1043,13 +854,7 @@ static void emit_array(emitter *m, item *it)
                  it->name, it->name, it->name, it->name, it->name, it->name, it->name);
         }
     }
-    if (it->array.layout == LAYOUT_CSR) {
-        line(m, "a_%s.encoding = AFMT_ENC_CSR;", it->name);
-        line(m, "a_%s.nnz = stored_%s;", it->name, it->name);
-        line(m, "a_%s.csr_row_offsets = afmt_src_ptr(src, %s, %s * %d);", it->name, ro->off, ro->count, ro->width);
-        line(m, "a_%s.csr_col_indices = afmt_src_ptr(src, %s, %s * %d);", it->name, ci->off, ci->count, ci->width);
-        line(m, "a_%s.csr_index_size = %d;", it->name, ro->width);
-    }
+    if (lay && lay->view_after_tiles) lay->view_after_tiles(m, it, &le);
     if (it->array.name_from) {
         sym *nm = sym_find(m, it->array.name_from);
         if (!nm || nm->kind != SY_TEXT) gen_error(m, it->jpath, "\"name\": '%s' is not a text field defined before", it->array.name_from);

@@ -2,6 +2,7 @@
  * (spec/LANGUAGE.md, "Items"), chosen by load_item's table of kinds. */
 #include <stdlib.h>
 #include <string.h>
+#include "layout.h"
 #include "load.h"
 #include "util.h"
 
@@ -315,11 +316,9 @@ static void load_array_elements(loader *L, spec *s, json_t *o, const char *jp, a
 static void load_array_layout(loader *L, json_t *o, const char *jp, array_item *a)
 {
     char *layout = get_str(L, o, "layout", jp, 0);
+    const layout_module *lm = layout_by_name(layout);
     if (!layout || strcmp(layout, "dense") == 0) a->layout = LAYOUT_DENSE;
-    else if (strcmp(layout, "csr") == 0) a->layout = LAYOUT_CSR;
-    else if (strcmp(layout, "columns") == 0) a->layout = LAYOUT_COLUMNS;
-    else if (strcmp(layout, "zeros") == 0) a->layout = LAYOUT_ZEROS;
-    else if (strcmp(layout, "coo") == 0) a->layout = LAYOUT_COO;
+    else if (lm) a->layout = lm->id;
     else LERR(L, jp, "\"layout\" is \"dense\", \"csr\", \"coo\", \"zeros\" or \"columns\"");
     free(layout);
     a->nnz = get_expr(L, o, "nnz", jp, &a->nnz_text);

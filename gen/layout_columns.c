@@ -1,0 +1,126 @@
+/* afmt-gen: the "columns" layout (spec/LANGUAGE.md, "Layouts"): a table
+ * of columns of different types stored row by row, each column's type
+ * code in an array field ("types") mapped through a table ("table"), with
+ * optional labels ("names").  The validator hands one strided view per
+ * column.  See gen/layout.h. */
+#include <stdlib.h>
+#include <string.h>
+#include "layout.h"
+#include "util.h"
+
+/* A table of columns of different types, stored row by row (an array of
+ * records): one strided view per column. */
+static void columns_validate(emitter *m, item *it)
+{
+    sym *types = sym_find(m, it->array.types_field ? it->array.types_field : "");
+    sym *names = it->array.names_field ? sym_find(m, it->array.names_field) : NULL;
+    const table *tb = find_table(m->s, it->array.col_table ? it->array.col_table : "");
+    const char *fn;
+    char *rows, *el;
+    m->jpath = it->jpath;
+    if (!types || types->kind != SY_ARRF) { gen_error(m, it->jpath, "\"types\": '%s' is not an array field defined before", it->array.types_field); return; }
+    if (it->array.names_field && (!names || names->kind != SY_STRINGS)) { gen_error(m, it->jpath, "\"names\": '%s' is not a string field defined before", it->array.names_field); return; }
+    if (!tb) { gen_error(m, it->jpath, "unknown table '%s'", it->array.col_table ? it->array.col_table : ""); return; }
+    fn = table_function(m, tb, it->jpath);
+    if (!fn) return;
+    set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
+    rows = emit_u64(m, it->array.shape[0], it->array.shape_text[0]);
+    line(m, "const uint64_t rows_%s = %s;", it->name, rows);
+    free(rows);
+    line(m, "uint64_t width_%s = 0;", it->name);
+    line(m, "for (uint64_t j = 0; j < %s; j++) {", types->count);
+    m->indent++;
+    line(m, "uint64_t size_j;");
+    line(m, "afmt_encoding enc_j;");
+    el = xprintf(types->elem, "j");
+    line(m, "if (%s(%s, &size_j, &enc_j) == AFMT_DTYPE_INVALID || enc_j != AFMT_ENC_PLAIN) {", fn, el);
+    m->indent++;
+    {
+        char *oc = xprintf("%s + %d * j", types->off, types->width);
+        char *args = xprintf("(uint64_t)%s", el);
+        set_fail(m, types->name, "j", oc);
+        char *known = known_entries(tb);
+        emit_fail(m, "unknown-type", LEN_NONE,
+                  xprintf("\"no entry of table %s matches (%%\" PRIu64 \"): unknown type code\" %s", tb->name, known), args);
+        free(known);
+        free(oc); free(args);
+    }
+    m->indent--;
+    line(m, "}");
+    set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
+    line(m, "if (!afmt_add_u64(width_%s, size_j, &width_%s)) {", it->name, it->name);
+    m->indent++;
+    emit_fail(m, "overflow", LEN_NONE, "\"the row width overflows 64 bits\"", NULL);
+    m->indent--;
+    line(m, "}");
+    m->indent--;
+    line(m, "}");
+    line(m, "uint64_t nbytes_%s;", it->name);
+    line(m, "if (!afmt_mul_u64(rows_%s, width_%s, &nbytes_%s)) {", it->name, it->name, it->name);
+    m->indent++;
+    emit_fail(m, "overflow", LEN_NONE, "\"rows times the row width overflows 64 bits\"", NULL);
+    m->indent--;
+    line(m, "}");
+    {
+        char *nb = xprintf("nbytes_%s", it->name);
+        need_bytes(m, nb, "the rows of columns");
+        free(nb);
+    }
+    line(m, "if (vis && vis->on_array) {");
+    m->indent++;
+    line(m, "uint64_t column_offset = 0;");
+    if (names) line(m, "uint64_t label = %s;", names->off);
+    line(m, "for (uint64_t j = 0; j < %s; j++) {", types->count);
+    m->indent++;
+    line(m, "afmt_array a;");
+    line(m, "uint64_t size_j;");
+    line(m, "afmt_encoding enc_j;");
+    line(m, "const afmt_dtype dtype_j = %s(%s, &size_j, &enc_j);", fn, el);
+    line(m, "afmt_array_init(&a, dtype_j);");
+    line(m, "a.elsize = size_j;");
+    line(m, "a.rank = 1;");
+    line(m, "a.dims[0] = rows_%s;", it->name);
+    line(m, "a.count = rows_%s;", it->name);
+    line(m, "a.order = AFMT_ROW_MAJOR;");
+    line(m, "a.endian = %s;", it->array.payload_big ? "AFMT_BIG" : "AFMT_LITTLE");
+    /* an empty column points at the start of the (empty) data, never past
+     * the input */
+    line(m, "a.offset = rows_%s == 0 ? pos : pos + column_offset;", it->name);
+    line(m, "a.data = afmt_src_ptr(src, a.offset, a.nbytes);");
+    line(m, "a.nbytes = rows_%s == 0 ? 0 : (rows_%s - 1) * width_%s + size_j;", it->name, it->name, it->name);
+    line(m, "a.stride = width_%s;", it->name);
+    line(m, "a.index = narrays++;");
+    if (names) {
+        char *ld = load_c(names->width, 0, names->big, "AFMT_B(src, label)");
+        line(m, "if (j < %s) {", names->count);
+        m->indent++;
+        line(m, "const uint64_t label_len = %s;", ld);
+        line(m, "afmt_copy_label(a.name, sizeof a.name, AFMT_B(src, label + %d), label_len);", names->width);
+        line(m, "label += %d + label_len;", names->width);
+        m->indent--;
+        line(m, "}");
+        free(ld);
+    }
+    set_fail(m, it->name, "j", "pos + column_offset");
+    line(m, "if (vis->on_array(vis->ctx, &a) != 0) {");
+    m->indent++;
+    emit_fail(m, "callback", LEN_NONE, "\"stopped by the caller\"", NULL);
+    m->indent--;
+    line(m, "}");
+    line(m, "column_offset += size_j;");
+    m->indent--;
+    line(m, "}");
+    m->indent--;
+    line(m, "}");
+    line(m, "pos += nbytes_%s;", it->name);
+    free(el);
+    {
+        sym *y = sym_push(m, SY_PAYLOAD, it->name, it);
+        snprintf(y->c, sizeof y->c, "%s", it->name);
+    }
+}
+
+const layout_module layout_columns = {
+    .name = "columns", .id = LAYOUT_COLUMNS,
+    .validate = columns_validate,
+};
