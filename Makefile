@@ -78,6 +78,10 @@ ifneq ($(strip $(EXTRA_SPECS)),)
   ifeq ($(EXTRA_JSON),)
     $(error EXTRA_SPECS=$(EXTRA_SPECS): no *.json there)
   endif
+  # make install installs the standard build only; refuse before building.
+  ifneq ($(filter install,$(MAKECMDGOALS)),)
+    $(error make install: not with EXTRA_SPECS (it installs the standard build); run make install without it)
+  endif
   TOOLS_LIB   := $(BUILD)/extra/libafmt-extra.a
   VARIANT     := extra: $(abspath $(EXTRA_JSON))
 else
@@ -269,7 +273,6 @@ INSTALL_MAN     := $(sort $(wildcard docs/*.1))
 INSTALL_HEADERS := $(sort $(wildcard runtime/*.h)) $(filter-out generated/afmt_formats.h,$(sort $(wildcard generated/*.h)))
 
 install: $(addprefix $(BUILD)/,$(INSTALL_BIN)) $(LIB) $(SHLIB)
-	@if [ "$(VARIANT)" != standard ]; then echo "make install: not with EXTRA_SPECS (it installs the standard build)"; exit 2; fi
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR)/afmt
 	$(INSTALL) -m 755 $(addprefix $(BUILD)/,$(INSTALL_BIN)) $(DESTDIR)$(BINDIR)/
 	$(INSTALL) -m 644 $(INSTALL_MAN) $(DESTDIR)$(MANDIR)/man1/

@@ -55,6 +55,16 @@ else
     fail "afmt convert --to rofmt: exit $rc: $out"
 fi
 
+# make install refuses EXTRA_SPECS before it builds anything (exit 2)
+out=$(make --no-print-directory BUILD="$TMP/nobuild" EXTRA_SPECS="$TMP/specs" install \
+      DESTDIR="$TMP/dest" 2>&1); rc=$?
+if [ $rc -eq 2 ] && echo "$out" | grep -q "make install: not with EXTRA_SPECS" &&
+   [ ! -e "$TMP/nobuild" ] && [ ! -e "$TMP/dest" ]; then
+    pass "make install EXTRA_SPECS=DIR refuses before building (exit 2)"
+else
+    fail "make install EXTRA_SPECS=DIR: exit $rc, built: $(ls "$TMP/nobuild" 2>&1 | head -3): $out"
+fi
+
 after=$(git status --porcelain 2>/dev/null; git stash list 2>/dev/null | wc -l)
 [ "$before" = "$after" ] && pass "git status unchanged (spec/ and generated/ untouched)" ||
     fail "git status changed: $(diff <(echo "$before") <(echo "$after"))"
