@@ -19,7 +19,7 @@ enum { BIND_DTYPE = 1, BIND_ORDER = 2, BIND_SHAPE = 3, BIND_RANGE = 4 };
 
 static const char *const TH_KEYS[] = {"text_header", "syntax", "length", "max_length", "pad", "terminator", "align",
                                       "write_align", "write_min_pad", "write_spare", "entries", "metadata", "keys",
-                                      "types", "default_name", "lenient", "doc", NULL};
+                                      "types", "default_name", "lenient", "write_sort", "doc", NULL};
 static const char *const KEY_KEYS[] = {"key", "bind", "kind", "doc", NULL};
 static const char *const TYPE_KEYS[] = {"name", "prefix", "dtype", "refuse", "endian", "size", "write", "doc", NULL};
 
@@ -108,6 +108,38 @@ static void load_keys(loader *L, texthdr *h, json_t *keys, const char *jp)
         LERR(L, jp, "the entries of a map need a key bound to \"range\" (where each array's bytes are)");
     if (!h->map && seen[BIND_RANGE])
         LERR(L, jp, "one entry's payload follows the header: \"range\" is for the entries of a map");
+}
+
+/* "write_sort": the writer's order of a map's entries, a list of sort keys
+ * ("type": the position of the entry's type in "types", "name": the name's
+ * bytes), each with "-" in front for descending; ties keep the arrays'
+ * order.  Values of runtime/afmt_thdir.h's afmt_thdir_sort. */
+static void load_write_sort(loader *L, texthdr *h, json_t *ws, const char *jp)
+{
+    static const char *const words[] = {"", "type", "name"};
+    size_t i;
+    int n = 0, w;
+    if (!json_is_array(ws) || json_array_size(ws) == 0 || json_array_size(ws) > 4) {
+        LERR(L, jp, "\"write_sort\" is a list of sort keys: \"type\", \"name\" (\"-\" in front: descending)");
+        return;
+    }
+    if (!h->map) LERR(L, jp, "\"write_sort\" orders the entries of a map: give \"entries\": \"map\"");
+    for (i = 0; i < json_array_size(ws); i++) {
+        json_t *x = json_array_get(ws, i);
+        char *p = xprintf("%s/%zu", jp, i);
+        const char *t = json_is_string(x) ? json_string_value(x) : NULL;
+        int desc = t && t[0] == '-';
+        int j;
+        if (!t) { LERR(L, p, "a sort key is a string"); free(p); continue; }
+        for (w = 1; w <= 2; w++)
+            if (strcmp(t + desc, words[w]) == 0) break;
+        if (w > 2) { LERR(L, p, "unknown sort key '%s' (expected type, name, -type, -name)", t); free(p); continue; }
+        for (j = 0; j < n; j++)
+            if (h->write_sort[j] == w || h->write_sort[j] == -w) break;
+        if (j < n) { LERR(L, p, "sort key '%s' is given twice", words[w]); free(p); continue; }
+        h->write_sort[n++] = desc ? -w : w;
+        free(p);
+    }
 }
 
 static void load_types(loader *L, texthdr *h, json_t *types, const char *jp)
@@ -239,6 +271,11 @@ texthdr *texthdr_load(const char *path, void *obj, const char *jp, int *errors)
     if (!json_object_get(o, "types")) LERR(&L, jp, "a text header needs \"types\"");
     else load_types(&L, h, json_object_get(o, "types"), p);
     free(p);
+    if (json_object_get(o, "write_sort")) {
+        p = xprintf("%s/write_sort", jp);
+        load_write_sort(&L, h, json_object_get(o, "write_sort"), p);
+        free(p);
+    }
     *errors += L.errors;
     return h;
 }
@@ -298,8 +335,8 @@ static void emit_desc(emitter *m, item *it)
         sb_puts(o, "NULL,\n");
     }
     q = c_quote(h->default_name ? h->default_name : "", strlen(h->default_name ? h->default_name : ""));
-    sb_printf(o, "    %s_keys, %d, %s_types, %d,\n    %s, %d,\n};\n\n", h->cname, h->nkeys, h->cname, h->ntypes, q,
-              h->lenient);
+    sb_printf(o, "    %s_keys, %d, %s_types, %d,\n    %s, %d,\n    {%d, %d, %d, %d},\n};\n\n", h->cname, h->nkeys, h->cname,
+              h->ntypes, q, h->lenient, h->write_sort[0], h->write_sort[1], h->write_sort[2], h->write_sort[3]);
     free(q);
 }
 

@@ -39,6 +39,8 @@ typedef struct texthdr {
     th_type *types; int ntypes;
     char *default_name;
     int lenient;                /* "lenient": "warn" */
+    int write_sort[4];          /* "write_sort": AFMT_THSORT_* of runtime/afmt_thdir.h,
+                                 * negative for descending, 0-terminated */
     char cname[64];             /* C name of the emitted descriptor */
 } texthdr;
 

@@ -78,6 +78,7 @@ static const afmt_thdir_desc npy_thdir_body_4_cases_0_body_0 = {
     0, NULL,
     npy_thdir_body_4_cases_0_body_0_keys, 3, npy_thdir_body_4_cases_0_body_0_types, 38,
     "", 1,
+    {0, 0, 0, 0},
 };
 
 /* header: the text header at /body/4/cases/1/body/0 */
@@ -134,6 +135,7 @@ static const afmt_thdir_desc npy_thdir_body_4_cases_1_body_0 = {
     0, NULL,
     npy_thdir_body_4_cases_1_body_0_keys, 3, npy_thdir_body_4_cases_1_body_0_types, 38,
     "", 1,
+    {0, 0, 0, 0},
 };
 
 static int npy_validate_body(afmt_src *src, const afmt_options *opt,

@@ -34,6 +34,8 @@ static const afmt_thdir_type safetensors_thdir_body_0_types[] = {
     {"F8_E5M2", 0, AFMT_OPAQUE, 1, AFMT_LITTLE, 0, NULL},
     {"F8_E4M3", 0, AFMT_OPAQUE, 1, AFMT_LITTLE, 0, NULL},
     {"F8_E8M0", 0, AFMT_OPAQUE, 1, AFMT_LITTLE, 0, NULL},
+    {"F8_E4M3FNUZ", 0, AFMT_OPAQUE, 1, AFMT_LITTLE, 0, NULL},
+    {"F8_E5M2FNUZ", 0, AFMT_OPAQUE, 1, AFMT_LITTLE, 0, NULL},
     {"I16", 0, AFMT_I16, 2, AFMT_LITTLE, 1, NULL},
     {"U16", 0, AFMT_U16, 2, AFMT_LITTLE, 1, NULL},
     {"F16", 0, AFMT_F16, 2, AFMT_LITTLE, 1, NULL},
@@ -52,8 +54,9 @@ static const afmt_thdir_desc safetensors_thdir_body_0 = {
     32, -1,
     UINT64_C(0), UINT64_C(8), UINT64_C(0), UINT64_C(0),
     1, "__metadata__",
-    safetensors_thdir_body_0_keys, 3, safetensors_thdir_body_0_types, 20,
+    safetensors_thdir_body_0_keys, 3, safetensors_thdir_body_0_types, 22,
     "array_", 1,
+    {-1, 2, 0, 0},
 };
 
 static int safetensors_validate_body(afmt_src *src, const afmt_options *opt,

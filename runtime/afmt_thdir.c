@@ -793,7 +793,24 @@ typedef struct wentry {
     int type;
     char name[AFMT_NAME_MAX];
     uint64_t begin;
+    size_t given;           /* position in the caller's list: ties keep it */
+    const int *sort;        /* the descriptor's write_sort (qsort has no context) */
 } wentry;
+
+/* The descriptor's write_sort order; qsort is not stable, so the given
+ * position breaks ties. */
+static int wentry_cmp(const void *pa, const void *pb)
+{
+    const wentry *x = pa, *y = pb;
+    size_t k;
+    for (k = 0; k < 4 && x->sort[k]; k++) {
+        int key = x->sort[k] < 0 ? -x->sort[k] : x->sort[k];
+        int c = key == AFMT_THSORT_TYPE ? (x->type > y->type) - (x->type < y->type)
+                                         : strcmp(x->name, y->name); /* bytes as unsigned char */
+        if (c) return x->sort[k] < 0 ? -c : c;
+    }
+    return (x->given > y->given) - (x->given < y->given);
+}
 
 /* File metadata to write back: a JSON object of strings from the write
  * options, checked, and a buffer to decode its strings into. */
@@ -934,6 +951,13 @@ int afmt_thdir_write(const afmt_thdir_desc *d, const afmt_array *arrays, size_t 
                     goto done;
                 }
         }
+    }
+    if (d->map && d->write_sort[0]) {
+        for (i = 0; i < n; i++) {
+            e[i].given = i;
+            e[i].sort = d->write_sort;
+        }
+        qsort(e, n, sizeof *e, wentry_cmp);
     }
     for (i = 0; i < n; i++) {
         e[i].begin = offset;

@@ -41,6 +41,13 @@ typedef enum afmt_thdir_bind {
     AFMT_BIND_RANGE = 4  /* [begin, end]: the payload's bytes in the data area */
 } afmt_thdir_bind;
 
+/* A sort key of the writer's order of a map's entries (write_sort);
+ * negated: descending. */
+typedef enum afmt_thdir_sort {
+    AFMT_THSORT_TYPE = 1, /* the entry's type's position in the type table */
+    AFMT_THSORT_NAME = 2  /* the entry's name, byte by byte */
+} afmt_thdir_sort;
+
 typedef struct afmt_thdir_key {
     const char *key;
     afmt_thdir_bind bind;
@@ -82,6 +89,10 @@ typedef struct afmt_thdir_desc {
                                * whitespace of the syntax other than pad around
                                * the value, a missing terminator and a header
                                * end off the alignment */
+    int write_sort[4];        /* map writer: entries sorted by these keys
+                               * (afmt_thdir_sort, negative = descending;
+                               * 0 ends the list; ties keep the given
+                               * order), payloads packed in that order */
 } afmt_thdir_desc;
 
 /* Validate the header at *pos (its length prefix first) and the arrays it
@@ -94,9 +105,9 @@ int afmt_thdir_validate(const afmt_thdir_desc *d, afmt_src *src, uint64_t end, u
 
 /* Write the header (length prefix included) and the payloads of arrays
  * (plain, little-endian; row-major, or column-major when the header has an
- * order key), in the order given: a map's entries and payloads follow it,
- * so that what a validator reads back is the same arrays at the same
- * indices.  A map with a metadata key writes wopt->metadata (a JSON object
+ * order key), in the order given, or for a map with write_sort in that
+ * order (the header's entries and the payloads alike, so that a validator
+ * reads them back in the written order).  A map with a metadata key writes wopt->metadata (a JSON object
  * of strings, checked) first, compactly.  The header's alignment counts
  * from sink->written.  Allocates an index of n entries and a buffer as
  * long as the metadata (freed before returning). */

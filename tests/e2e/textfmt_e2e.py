@@ -124,10 +124,18 @@ check("numpy wrote %d files" % n_files, n_files > 100)
 tensors = [("a.weight", "F32", (2, 3), np.arange(6, dtype="<f4")), ("a.bias", "I64", (3,), np.array([-1, 0, 7], "<i8")),
            ("emb", "BF16", (2,), np.array([0x3f80, 0xc000], "<u2")), ("mask", "BOOL", (4,), np.array([1, 0, 0, 1], "u1")),
            ("z", "U8", (0,), np.zeros(0, "u1"))]
-# in the reference's order: later types of its enum first, then names
-order = {t: i for i, t in enumerate(["BOOL", "U8", "I8", "I16", "U16", "F16", "BF16", "I32", "U32", "F32", "C64", "F64",
-                                     "I64", "U64"])}
-tensors.sort(key=lambda t: (-order[t[1]], t[0]))
+# in the reference's order (its serialize sorts by its Dtype enum, later
+# entries first, then by name): the enum in its order
+order = {t: i for i, t in enumerate(["BOOL", "F4", "F6_E2M3", "F6_E3M2", "U8", "I8", "F8_E5M2", "F8_E4M3", "F8_E8M0",
+                                     "F8_E4M3FNUZ", "F8_E5M2FNUZ", "I16", "U16", "F16", "BF16", "I32", "U32", "F32",
+                                     "C64", "F64", "I64", "U64"])}
+
+
+def reference_order(ts):
+    return sorted(ts, key=lambda t: (-order[t[1]], t[0].encode()))
+
+
+tensors = reference_order(tensors)
 st = os.path.join(T, "model.safetensors")
 with open(st, "wb") as f:
     f.write(st_file([(n, d, s, v.tobytes()) for n, d, s, v in tensors]))
@@ -160,6 +168,21 @@ if rc == 0:
               got[8 + n + b:8 + n + e] == v.tobytes() and hdr[name]["shape"] == list(s) and hdr[name]["dtype"] == d)
 else:
     check("afmt converts safetensors to safetensors", False, out)
+
+# any other order (here: by name, and its reverse) is written in the
+# reference's order, so the output is what the reference writes
+for label, ts in (("name order", sorted(tensors, key=lambda t: t[0])),
+                  ("reverse name order", sorted(tensors, key=lambda t: t[0], reverse=True)),
+                  ("same type, names out of order", [("b", "F32", (1,), np.ones(1, "<f4")),
+                                                     ("B", "F32", (1,), np.zeros(1, "<f4")),
+                                                     ("a", "F32", (2,), np.ones(2, "<f4"))])):
+    src = os.path.join(T, "order.safetensors")
+    with open(src, "wb") as f:
+        f.write(reference_bytes(ts))
+    dst = os.path.join(T, "order.out.safetensors")
+    rc, out = run(AFMT, "convert", "--to", "safetensors", src, dst)
+    check("a file in %s is rewritten in the reference's order, byte for byte" % label,
+          rc == 0 and open(dst, "rb").read() == reference_bytes(reference_order(ts)), out)
 
 # __metadata__ kept: written back first and compactly, as the reference
 # does, so a reference-layout file with metadata comes back byte for byte,
