@@ -52,10 +52,6 @@ typedef struct emitter {
     const char *region_ctx; /* validator: C address of the current region's afmt_region_ctx, or "NULL" */
     const char *comments_var; /* validator: C name of the count of -- comments the innermost
                                  skipping repeat passed before this repetition, or NULL */
-    /* attribution of failures in the code being emitted */
-    char fail_field[AFMT_GEN_FIELD_MAX_];
-    char fail_index[64];
-    char fail_offset[96];
     const char *jpath;   /* for generator diagnostics */
     sbuf *prelude;       /* static helpers emitted before the functions */
     item *tiles;         /* validator: the innermost repeat whose blocks tile a matrix */
@@ -121,8 +117,22 @@ int sym_mark(emitter *m);
 void sym_pop_to(emitter *m, int mark);
 const table *find_table(const spec *s, const char *name);
 
-/* Attribution for failures: field name, index C expr, offset C expr. */
-void set_fail(emitter *m, const char *field, const char *index_c, const char *offset_c);
+/* The field a failure is blamed on, as the code that emits the failure
+ * receives it: the field's name ("" for none), the C expression of its
+ * element index (AFMT_NO_INDEX for none) and of its byte offset ("pos",
+ * where the validator is; the writer reports no offset). */
+typedef struct blame {
+    char field[AFMT_GEN_FIELD_MAX_];
+    char index[64];
+    char offset[96];
+} blame;
+
+/* A blame of field (NULL: none) at index_c (NULL: AFMT_NO_INDEX) and
+ * offset_c (NULL: "pos"). */
+blame blame_at(const char *field, const char *index_c, const char *offset_c);
+/* The blame of the value y (its name and offset), or of nothing at pos
+ * when y is NULL. */
+blame blame_of(const sym *y);
 
 /* emit_fieldvis.c: the name of the `static const afmt_field_desc` (added
  * to the prelude once) describing field it for afmt_take_field. */
@@ -135,8 +145,10 @@ const char *field_desc(emitter *m, const item *it, const char *kind, int width, 
 void emit_field_report(emitter *m, const item *it, const char *kind, const char *count_c,
                        int width, int big_endian);
 
-/* Emit `return afmt_fail(...)` (or a lenient tolerate) with a message. */
-void emit_fail(emitter *m, const char *code, leniency len, const char *fmt_c, const char *args_c);
+/* Emit `return afmt_fail(...)` (or a lenient tolerate) with a message,
+ * blamed on bl. */
+void emit_fail(emitter *m, const blame *bl, const char *code, leniency len, const char *fmt_c,
+               const char *args_c);
 
 typedef struct cexpr {
     char *c;     /* C expression text */
@@ -145,17 +157,19 @@ typedef struct cexpr {
 } cexpr;
 
 /* Emit the statements computing e and return the C expression of its
- * value.  Reports type errors through gen_error. */
-cexpr emit_expr(emitter *m, expr *e, const char *text);
+ * value; a failure while computing it (overflow, ...) is blamed on bl.
+ * Reports type errors through gen_error. */
+cexpr emit_expr(emitter *m, const blame *bl, expr *e, const char *text);
 /* Same, converted to an unsigned value (negative -> runtime failure). */
-char *emit_u64(emitter *m, expr *e, const char *text);
+char *emit_u64(emitter *m, const blame *bl, expr *e, const char *text);
 /* Same, converted to a truth value. */
-char *emit_bool(emitter *m, expr *e, const char *text);
+char *emit_bool(emitter *m, const blame *bl, expr *e, const char *text);
 /* A fresh temporary name. */
 char *tmp_name(emitter *m, const char *prefix);
 
-/* One constraint (shared by validator and writer). */
-void emit_check(emitter *m, check *c, sym *attr);
+/* One constraint (shared by validator and writer), its failure blamed on
+ * bl; attr is the value its message shows, or NULL. */
+void emit_check(emitter *m, const blame *bl, check *c, sym *attr);
 
 /* Item walkers. */
 void emit_validator(emitter *m);

@@ -214,11 +214,18 @@ const table *find_table(const spec *s, const char *name)
     return NULL;
 }
 
-void set_fail(emitter *m, const char *field, const char *index_c, const char *offset_c)
+blame blame_at(const char *field, const char *index_c, const char *offset_c)
 {
-    snprintf(m->fail_field, sizeof m->fail_field, "%s", field ? field : "");
-    snprintf(m->fail_index, sizeof m->fail_index, "%s", index_c ? index_c : "AFMT_NO_INDEX");
-    snprintf(m->fail_offset, sizeof m->fail_offset, "%s", offset_c ? offset_c : "pos");
+    blame b;
+    snprintf(b.field, sizeof b.field, "%s", field ? field : "");
+    snprintf(b.index, sizeof b.index, "%s", index_c ? index_c : "AFMT_NO_INDEX");
+    snprintf(b.offset, sizeof b.offset, "%s", offset_c ? offset_c : "pos");
+    return b;
+}
+
+blame blame_of(const sym *y)
+{
+    return y ? blame_at(y->name, NULL, y->off) : blame_at(NULL, NULL, NULL);
 }
 
 char *code_enum(const char *code)
@@ -231,20 +238,21 @@ char *code_enum(const char *code)
     return e;
 }
 
-void emit_fail(emitter *m, const char *code, leniency len, const char *fmt_c, const char *args_c)
+void emit_fail(emitter *m, const blame *bl, const char *code, leniency len, const char *fmt_c,
+               const char *args_c)
 {
     char *ce = code_enum(code);
-    char *field = c_quote(m->fail_field, strlen(m->fail_field));
+    char *field = c_quote(bl->field, strlen(bl->field));
     const char *args = args_c && *args_c ? args_c : NULL;
     if (m->writer) {
-        line(m, "return afmt_fail(err, %s, NULL, %s, %s, 0, %s%s%s);", ce, field, m->fail_index, fmt_c,
+        line(m, "return afmt_fail(err, %s, NULL, %s, %s, 0, %s%s%s);", ce, field, bl->index, fmt_c,
              args ? ", " : "", args ? args : "");
     } else if (len == LEN_WARN) {
         line(m, "if (afmt_tolerate(opt, vis, err, %s, &path, %s, %s, %s, %s%s%s)) return -1;", ce, field,
-             m->fail_index, m->fail_offset, fmt_c, args ? ", " : "", args ? args : "");
+             bl->index, bl->offset, fmt_c, args ? ", " : "", args ? args : "");
     } else {
-        line(m, "return afmt_fail(err, %s, &path, %s, %s, %s, %s%s%s);", ce, field, m->fail_index,
-             m->fail_offset, fmt_c, args ? ", " : "", args ? args : "");
+        line(m, "return afmt_fail(err, %s, &path, %s, %s, %s, %s%s%s);", ce, field, bl->index,
+             bl->offset, fmt_c, args ? ", " : "", args ? args : "");
     }
     free(ce);
     free(field);

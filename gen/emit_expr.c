@@ -27,7 +27,7 @@ int is_field_value(const char *c)
     return 1;
 }
 
-static char *to_u(emitter *m, cexpr x, const char *text)
+static char *to_u(emitter *m, const blame *bl, cexpr x, const char *text)
 {
     if (x.t == VT_U || x.t == VT_BOOL) return x.c;
     if (x.t == VT_S && nonneg_known(m, x.c)) {
@@ -41,7 +41,7 @@ static char *to_u(emitter *m, cexpr x, const char *text)
         char *fmt = xprintf("\"`%s` is negative (%%\" PRId64 \")\"", mt);
         line(m, "if (%s < 0) {", x.c);
         m->indent++;
-        emit_fail(m, "negative", LEN_NONE, fmt, x.c);
+        emit_fail(m, bl, "negative", LEN_NONE, fmt, x.c);
         m->indent--;
         line(m, "}");
         line(m, "const uint64_t %s = (uint64_t)(%s);", t, x.c);
@@ -57,7 +57,7 @@ static char *to_u(emitter *m, cexpr x, const char *text)
     return x.c;
 }
 
-static char *to_s(emitter *m, cexpr x, const char *text)
+static char *to_s(emitter *m, const blame *bl, cexpr x, const char *text)
 {
     if (x.t == VT_S) return x.c;
     if (x.t == VT_U && x.lit && strncmp(x.c, "UINT64_C(", 9) == 0) {
@@ -73,7 +73,7 @@ static char *to_s(emitter *m, cexpr x, const char *text)
         char *fmt = xprintf("\"`%s` is too large for a signed value (%%\" PRIu64 \")\"", mt);
         line(m, "if (%s > (uint64_t)INT64_MAX) {", x.c);
         m->indent++;
-        emit_fail(m, "overflow", LEN_NONE, fmt, x.c);
+        emit_fail(m, bl, "overflow", LEN_NONE, fmt, x.c);
         m->indent--;
         line(m, "}");
         line(m, "const int64_t %s = (int64_t)(%s);", t, x.c);
@@ -100,8 +100,8 @@ static char *to_bool(emitter *m, cexpr x, const char *text)
     return x.c;
 }
 
-char *emit_u64(emitter *m, expr *e, const char *text) { return to_u(m, emit_expr(m, e, text), text); }
-char *emit_bool(emitter *m, expr *e, const char *text) { return to_bool(m, emit_expr(m, e, text), text); }
+char *emit_u64(emitter *m, const blame *bl, expr *e, const char *text) { return to_u(m, bl, emit_expr(m, bl, e, text), text); }
+char *emit_bool(emitter *m, const blame *bl, expr *e, const char *text) { return to_bool(m, emit_expr(m, bl, e, text), text); }
 
 static int lit_fits_signed(cexpr x) { return x.lit && x.t == VT_U; }
 
@@ -112,29 +112,29 @@ static int want_signed(cexpr a, cexpr b)
     return (a.t == VT_S && (b.t == VT_S || lit_fits_signed(b))) || (b.t == VT_S && lit_fits_signed(a));
 }
 
-static cexpr checked_arith(emitter *m, tok_kind op, cexpr a, cexpr b, const char *text)
+static cexpr checked_arith(emitter *m, const blame *bl, tok_kind op, cexpr a, cexpr b, const char *text)
 {
     const char *fn = op == TK_PLUS ? "add" : op == TK_MINUS ? "sub" : "mul";
     char *mt = c_format_body(text ? text : "?");
     char *t = tmp_name(m, "t");
     if (want_signed(a, b)) {
-        char *ac = to_s(m, a, text), *bc = to_s(m, b, text);
+        char *ac = to_s(m, bl, a, text), *bc = to_s(m, bl, b, text);
         char *fmt = xprintf("\"`%s` overflows 64 bits\"", mt);
         line(m, "int64_t %s;", t);
         line(m, "if (!afmt_%s_i64(%s, %s, &%s)) {", fn, ac, bc, t);
         m->indent++;
-        emit_fail(m, "overflow", LEN_NONE, fmt, NULL);
+        emit_fail(m, bl, "overflow", LEN_NONE, fmt, NULL);
         m->indent--;
         line(m, "}");
         free(ac); free(bc); free(fmt); free(mt);
         return mk(t, VT_S);
     } else {
-        char *ac = to_u(m, a, text), *bc = to_u(m, b, text);
+        char *ac = to_u(m, bl, a, text), *bc = to_u(m, bl, b, text);
         char *fmt = op == TK_MINUS ? xprintf("\"`%s` is below zero\"", mt) : xprintf("\"`%s` overflows 64 bits\"", mt);
         line(m, "uint64_t %s;", t);
         line(m, "if (!afmt_%s_u64(%s, %s, &%s)) {", fn, ac, bc, t);
         m->indent++;
-        emit_fail(m, op == TK_MINUS ? "negative" : "overflow", LEN_NONE, fmt, NULL);
+        emit_fail(m, bl, op == TK_MINUS ? "negative" : "overflow", LEN_NONE, fmt, NULL);
         m->indent--;
         line(m, "}");
         free(ac); free(bc); free(fmt); free(mt);
@@ -149,7 +149,7 @@ static int lit_value(expr *e, uint64_t *v)
     return 0;
 }
 
-static cexpr divmod(emitter *m, tok_kind op, cexpr a, cexpr b, const char *text, expr *eb)
+static cexpr divmod(emitter *m, const blame *bl, tok_kind op, cexpr a, cexpr b, const char *text, expr *eb)
 {
     uint64_t lv = 0;
     int const_divisor = lit_value(eb, &lv) && lv != 0; /* no run-time zero (or -1) check needed */
@@ -157,23 +157,23 @@ static cexpr divmod(emitter *m, tok_kind op, cexpr a, cexpr b, const char *text,
     char *fmt = xprintf("\"division by zero in `%s`\"", mt);
     cexpr r;
     if (want_signed(a, b)) {
-        char *ac = to_s(m, a, text), *bc = to_s(m, b, text);
+        char *ac = to_s(m, bl, a, text), *bc = to_s(m, bl, b, text);
         char *ofmt = xprintf("\"`%s` overflows 64 bits\"", mt);
         if (!const_divisor) {
             line(m, "if (%s == 0) {", bc);
-            m->indent++; emit_fail(m, "divzero", LEN_NONE, fmt, NULL); m->indent--;
+            m->indent++; emit_fail(m, bl, "divzero", LEN_NONE, fmt, NULL); m->indent--;
             line(m, "}");
             line(m, "if (%s == INT64_MIN && %s == -1) {", ac, bc);
-            m->indent++; emit_fail(m, "overflow", LEN_NONE, ofmt, NULL); m->indent--;
+            m->indent++; emit_fail(m, bl, "overflow", LEN_NONE, ofmt, NULL); m->indent--;
             line(m, "}");
         }
         r = mk(xprintf("(%s %s %s)", ac, op == TK_SLASH ? "/" : "%", bc), VT_S);
         free(ac); free(bc); free(ofmt);
     } else {
-        char *ac = to_u(m, a, text), *bc = to_u(m, b, text);
+        char *ac = to_u(m, bl, a, text), *bc = to_u(m, bl, b, text);
         if (!const_divisor) {
             line(m, "if (%s == 0) {", bc);
-            m->indent++; emit_fail(m, "divzero", LEN_NONE, fmt, NULL); m->indent--;
+            m->indent++; emit_fail(m, bl, "divzero", LEN_NONE, fmt, NULL); m->indent--;
             line(m, "}");
         }
         r = mk(xprintf("(%s %s %s)", ac, op == TK_SLASH ? "/" : "%", bc), VT_U);
@@ -184,13 +184,13 @@ static cexpr divmod(emitter *m, tok_kind op, cexpr a, cexpr b, const char *text,
 }
 
 /* Raw 64-bit pattern of an integer, for bitwise operators. */
-static char *bits_of(emitter *m, cexpr x, const char *text)
+static char *bits_of(emitter *m, const blame *bl, cexpr x, const char *text)
 {
     if (x.t == VT_S) { char *c = xprintf("(uint64_t)%s", x.c); free(x.c); return c; }
-    return to_u(m, x, text);
+    return to_u(m, bl, x, text);
 }
 
-static cexpr compare(emitter *m, tok_kind op, cexpr a, cexpr b, expr *ea, expr *eb, const char *text)
+static cexpr compare(emitter *m, const blame *bl, tok_kind op, cexpr a, cexpr b, expr *ea, expr *eb, const char *text)
 {
     const char *o = tok_text(op);
     /* text field == "literal" */
@@ -219,7 +219,7 @@ static cexpr compare(emitter *m, tok_kind op, cexpr a, cexpr b, expr *ea, expr *
     }
     if (a.t == VT_BOOL && b.t == VT_BOOL) return mk(xprintf("(%s %s %s)", a.c, o, b.c), VT_BOOL);
     if (want_signed(a, b)) {
-        char *ac = to_s(m, a, text), *bc = to_s(m, b, text);
+        char *ac = to_s(m, bl, a, text), *bc = to_s(m, bl, b, text);
         cexpr r = mk(xprintf("(%s %s %s)", ac, o, bc), VT_BOOL);
         free(ac); free(bc);
         return r;
@@ -235,7 +235,7 @@ static cexpr compare(emitter *m, tok_kind op, cexpr a, cexpr b, expr *ea, expr *
         return r;
     }
     {
-        char *ac = to_u(m, a, text), *bc = to_u(m, b, text);
+        char *ac = to_u(m, bl, a, text), *bc = to_u(m, bl, b, text);
         cexpr r;
         /* an unsigned value is never below zero: say so without a
          * comparison compilers warn about */
@@ -276,7 +276,7 @@ static sym *payload_arg(emitter *m, expr *e, const char *fn, const char *text)
     return y;
 }
 
-static cexpr call(emitter *m, expr *e, const char *text)
+static cexpr call(emitter *m, const blame *bl, expr *e, const char *text)
 {
     const char *fn = e->sval;
     char *mt = c_format_body(text ? text : "?");
@@ -303,7 +303,7 @@ static cexpr call(emitter *m, expr *e, const char *text)
         if (m->writer) {
             char *fmt = xprintf("\"`%s` overflows 64 bits\"", mt);
             line(m, "if (!afmt_u64s_%s(%s, %s, &%s)) {", fn, y->c, y->count, t);
-            m->indent++; emit_fail(m, "overflow", LEN_NONE, fmt, NULL); m->indent--;
+            m->indent++; emit_fail(m, bl, "overflow", LEN_NONE, fmt, NULL); m->indent--;
             line(m, "}");
             free(fmt);
         } else {
@@ -311,28 +311,21 @@ static cexpr call(emitter *m, expr *e, const char *text)
             char *rc = tmp_name(m, "rc");
             char *fmt = xprintf("\"`%s` overflows 64 bits\"", mt);
             char *nfmt = xprintf("\"%s[%%\" PRIu64 \"] is negative\"", y->name);
-            char saved_field[sizeof m->fail_field], saved_index[sizeof m->fail_index], saved_off[sizeof m->fail_offset];
             line(m, "uint64_t %s = 0;", bad_i);
             line(m, "const int %s = afmt_field_%s(AFMT_B(src, %s), %s, %d, %d, %d, &%s, &%s);", rc, fn, y->off, y->count,
                  y->width, y->is_signed, y->big, t, bad_i);
             line(m, "if (%s == AFMT_E_NEGATIVE) {", rc);
             m->indent++;
-            memcpy(saved_field, m->fail_field, sizeof saved_field);
-            memcpy(saved_index, m->fail_index, sizeof saved_index);
-            memcpy(saved_off, m->fail_offset, sizeof saved_off);
             {
-                char *ic = xprintf("%s", bad_i);
+                /* a negative element is blamed on itself */
                 char *oc = xprintf("%s + %d * %s", y->off, y->width, bad_i);
-                set_fail(m, y->name, ic, oc);
-                emit_fail(m, "negative", LEN_NONE, nfmt, bad_i);
-                free(ic); free(oc);
+                blame elem = blame_at(y->name, bad_i, oc);
+                emit_fail(m, &elem, "negative", LEN_NONE, nfmt, bad_i);
+                free(oc);
             }
-            memcpy(m->fail_field, saved_field, sizeof saved_field);
-            memcpy(m->fail_index, saved_index, sizeof saved_index);
-            memcpy(m->fail_offset, saved_off, sizeof saved_off);
             m->indent--;
             line(m, "} else if (%s != AFMT_OK) {", rc);
-            m->indent++; emit_fail(m, "overflow", LEN_NONE, fmt, NULL); m->indent--;
+            m->indent++; emit_fail(m, bl, "overflow", LEN_NONE, fmt, NULL); m->indent--;
             line(m, "}");
             free(bad_i); free(rc); free(fmt); free(nfmt);
         }
@@ -363,15 +356,15 @@ static cexpr call(emitter *m, expr *e, const char *text)
         char *a, *k, *t = tmp_name(m, "t");
         char *fmt = xprintf("\"`%s` overflows 64 bits or divides by zero\"", mt);
         NARGS(2);
-        a = emit_u64(m, e->args[0], text);
-        k = emit_u64(m, e->args[1], text);
+        a = emit_u64(m, bl, e->args[0], text);
+        k = emit_u64(m, bl, e->args[1], text);
         line(m, "uint64_t %s;", t);
         if (strcmp(fn, "roundup") == 0) {
             line(m, "if (!afmt_roundup_u64(%s, %s, &%s)) {", a, k, t);
         } else {
             line(m, "if (%s == 0) {", k);
         }
-        m->indent++; emit_fail(m, "overflow", LEN_NONE, fmt, NULL); m->indent--;
+        m->indent++; emit_fail(m, bl, "overflow", LEN_NONE, fmt, NULL); m->indent--;
         line(m, "}");
         if (strcmp(fn, "ceil_div") == 0) line(m, "%s = afmt_ceil_div_u64(%s, %s);", t, a, k);
         free(a); free(k); free(fmt); free(mt);
@@ -381,8 +374,8 @@ static cexpr call(emitter *m, expr *e, const char *text)
         char *a, *b;
         cexpr r;
         NARGS(2);
-        a = emit_u64(m, e->args[0], text);
-        b = emit_u64(m, e->args[1], text);
+        a = emit_u64(m, bl, e->args[0], text);
+        b = emit_u64(m, bl, e->args[1], text);
         r = mk(xprintf("(%s %s %s ? %s : %s)", a, strcmp(fn, "min") == 0 ? "<" : ">", b, a, b), VT_U);
         free(a); free(b); free(mt);
         return r;
@@ -396,7 +389,7 @@ static cexpr call(emitter *m, expr *e, const char *text)
             gen_error(m, NULL, "peek() reads input and cannot be used when writing (`%s`): give the switch a \"write\"", text);
             return bad();
         }
-        k = emit_u64(m, e->args[0], text);
+        k = emit_u64(m, bl, e->args[0], text);
         r = mk(xprintf("(uint64_t)afmt_src_peek(src, %s, pos + %s)", m->end, k), VT_U);
         free(k);
         return r;
@@ -461,7 +454,7 @@ static cexpr call(emitter *m, expr *e, const char *text)
         NARGS(2);
         y = payload_arg(m, e->args[0], fn, text);
         if (!y) { free(mt); return bad(); }
-        k = emit_u64(m, e->args[1], text);
+        k = emit_u64(m, bl, e->args[1], text);
         /* in the user's words: what the format holds (the spec's "holds"),
          * and what this array is */
         fmt = m->s->holds && *m->s->holds
@@ -472,7 +465,7 @@ static cexpr call(emitter *m, expr *e, const char *text)
         m->indent++;
         line(m, "char desc_[96];");
         line(m, "afmt_array_describe(%s, desc_, sizeof desc_);", y->c);
-        emit_fail(m, "type", LEN_NONE, fmt, args);
+        emit_fail(m, bl, "type", LEN_NONE, fmt, args);
         m->indent--;
         line(m, "}");
         free(args);
@@ -489,7 +482,7 @@ static cexpr call(emitter *m, expr *e, const char *text)
 #undef NARGS
 }
 
-cexpr emit_expr(emitter *m, expr *e, const char *text)
+cexpr emit_expr(emitter *m, const blame *bl, expr *e, const char *text)
 {
     if (!e) return bad();
     switch (e->kind) {
@@ -543,7 +536,7 @@ cexpr emit_expr(emitter *m, expr *e, const char *text)
         char *i, *t, *fmt, *el;
         cexpr r;
         if (!y || y->kind != SY_ARRF) { gen_error(m, NULL, "only array fields can be indexed in `%s`", text); return bad(); }
-        i = emit_u64(m, e->b, text);
+        i = emit_u64(m, bl, e->b, text);
         t = tmp_name(m, "ix");
         line(m, "const uint64_t %s = %s;", t, i);
         fmt = xprintf("\"index %%\" PRIu64 \" is out of range: %s has %%\" PRIu64 \" elements\"", y->name);
@@ -551,7 +544,7 @@ cexpr emit_expr(emitter *m, expr *e, const char *text)
         m->indent++;
         {
             char *args = xprintf("%s, %s", t, y->count);
-            emit_fail(m, "constraint", LEN_NONE, fmt, args);
+            emit_fail(m, bl, "constraint", LEN_NONE, fmt, args);
             free(args);
         }
         m->indent--;
@@ -562,13 +555,13 @@ cexpr emit_expr(emitter *m, expr *e, const char *text)
         return r;
     }
     case E_CALL:
-        return call(m, e, text);
+        return call(m, bl, e, text);
     case E_UNARY: {
-        cexpr a = emit_expr(m, e->a, text);
+        cexpr a = emit_expr(m, bl, e->a, text);
         if (e->op == TK_BANG) { char *b = to_bool(m, a, text); cexpr r = mk(xprintf("(!%s)", b), VT_BOOL); free(b); return r; }
-        if (e->op == TK_TILDE) { char *b = bits_of(m, a, text); cexpr r = mk(xprintf("(~%s)", b), VT_U); free(b); return r; }
+        if (e->op == TK_TILDE) { char *b = bits_of(m, bl, a, text); cexpr r = mk(xprintf("(~%s)", b), VT_U); free(b); return r; }
         {
-            char *s = to_s(m, a, text);
+            char *s = to_s(m, bl, a, text);
             cexpr r = mk(xprintf("(-%s)", s), VT_S); /* |INT64_MIN| unreachable: to_s bounds by INT64_MAX */
             free(s);
             return r;
@@ -578,30 +571,30 @@ cexpr emit_expr(emitter *m, expr *e, const char *text)
         cexpr a, b;
         if (e->op == TK_ANDAND || e->op == TK_OROR) {
             char *t = tmp_name(m, "b");
-            char *ac = emit_bool(m, e->a, text), *bc;
+            char *ac = emit_bool(m, bl, e->a, text), *bc;
             line(m, "int %s = %s;", t, ac);
             line(m, e->op == TK_ANDAND ? "if (%s) {" : "if (!%s) {", t);
             m->indent++;
-            bc = emit_bool(m, e->b, text);
+            bc = emit_bool(m, bl, e->b, text);
             line(m, "%s = %s;", t, bc);
             m->indent--;
             line(m, "}");
             free(ac); free(bc);
             return mk(t, VT_BOOL);
         }
-        a = emit_expr(m, e->a, text);
-        b = emit_expr(m, e->b, text);
+        a = emit_expr(m, bl, e->a, text);
+        b = emit_expr(m, bl, e->b, text);
         switch (e->op) {
-        case TK_PLUS: case TK_MINUS: case TK_STAR: return checked_arith(m, e->op, a, b, text);
-        case TK_SLASH: case TK_PERCENT: return divmod(m, e->op, a, b, text, e->b);
+        case TK_PLUS: case TK_MINUS: case TK_STAR: return checked_arith(m, bl, e->op, a, b, text);
+        case TK_SLASH: case TK_PERCENT: return divmod(m, bl, e->op, a, b, text, e->b);
         case TK_AMP: case TK_PIPE: case TK_CARET: {
-            char *ac = bits_of(m, a, text), *bc = bits_of(m, b, text);
+            char *ac = bits_of(m, bl, a, text), *bc = bits_of(m, bl, b, text);
             cexpr r = mk(xprintf("(%s %s %s)", ac, tok_text(e->op), bc), VT_U);
             free(ac); free(bc);
             return r;
         }
         case TK_SHL: case TK_SHR: {
-            char *ac = bits_of(m, a, text), *bc = to_u(m, b, text);
+            char *ac = bits_of(m, bl, a, text), *bc = to_u(m, bl, b, text);
             char *mt = c_format_body(text ? text : "?");
             char *fmt = xprintf("\"`%s` shifts out of 64 bits\"", mt);
             char *t = tmp_name(m, "t");
@@ -609,21 +602,21 @@ cexpr emit_expr(emitter *m, expr *e, const char *text)
                 line(m, "if (%s >= 64 || (%s >> (63 - %s)) > 1) {", bc, ac, bc);
             else
                 line(m, "if (%s >= 64) {", bc);
-            m->indent++; emit_fail(m, "overflow", LEN_NONE, fmt, NULL); m->indent--;
+            m->indent++; emit_fail(m, bl, "overflow", LEN_NONE, fmt, NULL); m->indent--;
             line(m, "}");
             line(m, "const uint64_t %s = %s %s %s;", t, ac, tok_text(e->op), bc);
             free(ac); free(bc); free(mt); free(fmt);
             return mk(t, VT_U);
         }
         case TK_EQ: case TK_NE: case TK_LT: case TK_LE: case TK_GT: case TK_GE:
-            return compare(m, e->op, a, b, e->a, e->b, text);
+            return compare(m, bl, e->op, a, b, e->a, e->b, text);
         default:
             gen_error(m, NULL, "unsupported operator in `%s`", text);
             return bad();
         }
     }
     case E_COND: {
-        char *cond = emit_bool(m, e->a, text);
+        char *cond = emit_bool(m, bl, e->a, text);
         char *t = tmp_name(m, "c");
         char *bc, *cc;
         cexpr b, c;
@@ -636,10 +629,10 @@ cexpr emit_expr(emitter *m, expr *e, const char *text)
          * after both: forget it (the arms are not emitted in order) */
         int known = m->nnonneg;
         m->out = &armb; m->indent = ind + 1;
-        b = emit_expr(m, e->b, text);
+        b = emit_expr(m, bl, e->b, text);
         m->nnonneg = known;
         m->out = &armc; m->indent = ind + 1;
-        c = emit_expr(m, e->c, text);
+        c = emit_expr(m, bl, e->c, text);
         m->nnonneg = known;
         m->out = saved; m->indent = ind;
         if (b.t == VT_S && c.t == VT_S) {
@@ -650,9 +643,9 @@ cexpr emit_expr(emitter *m, expr *e, const char *text)
             bc = b.c; cc = c.c;
         } else {
             /* unsigned result: conversions run inside each arm */
-            m->out = &armb; m->indent = ind + 1; bc = to_u(m, b, text);
+            m->out = &armb; m->indent = ind + 1; bc = to_u(m, bl, b, text);
             m->nnonneg = known;
-            m->out = &armc; m->indent = ind + 1; cc = to_u(m, c, text);
+            m->out = &armc; m->indent = ind + 1; cc = to_u(m, bl, c, text);
             m->nnonneg = known;
             m->out = saved; m->indent = ind;
             line(m, "uint64_t %s;", t);

@@ -19,24 +19,24 @@ static void emit_items(emitter *m, item_list *body);
 /* Fail when fewer than `need_c` bytes are left in the current region. */
 /* Fail unless [at, at + n) lies in the current region and is in memory (a
  * stream reads it in); the runtime tells truncation from a stream limit. */
-static void need_at(emitter *m, const char *at_c, const char *need_c, const char *what)
+static void need_at(emitter *m, const blame *bl, const char *at_c, const char *need_c, const char *what)
 {
-    char *field = c_quote(m->fail_field, strlen(m->fail_field));
+    char *field = c_quote(bl->field, strlen(bl->field));
     line(m, "if (!afmt_src_have(src, %s, %s, %s)) {", m->end, at_c, need_c);
     m->indent++;
     if (m->writer)
         line(m, "return -1;");
     else
-        line(m, "return afmt_src_short_ex(src, err, &path, %s, %s, %s, %s, %s, 0, \"%s\", %s);", field, m->fail_index, at_c,
+        line(m, "return afmt_src_short_ex(src, err, &path, %s, %s, %s, %s, %s, 0, \"%s\", %s);", field, bl->index, at_c,
              m->end, need_c, what, m->region_ctx ? m->region_ctx : "NULL");
     m->indent--;
     line(m, "}");
     free(field);
 }
 
-void need_bytes(emitter *m, const char *need_c, const char *what)
+void need_bytes(emitter *m, const blame *bl, const char *need_c, const char *what)
 {
-    need_at(m, "pos", need_c, what);
+    need_at(m, bl, "pos", need_c, what);
 }
 
 
@@ -55,7 +55,7 @@ static void note_nonneg_check(emitter *m, const check *c)
 
 /* One constraint.  `F == E` on a field gets the "expected E = text, found
  * F" message of the issue's examples; others name the constraint. */
-void emit_check(emitter *m, check *c, sym *attr)
+void emit_check(emitter *m, const blame *bl, check *c, sym *attr)
 {
     const char *code = c->code ? c->code : "constraint";
     if (!c->e) return;
@@ -66,7 +66,7 @@ void emit_check(emitter *m, check *c, sym *attr)
             cexpr rhs;
             char *fmt, *args, *mt;
             while (*rhs_text == ' ') rhs_text++;
-            rhs = emit_expr(m, c->e->b, c->text);
+            rhs = emit_expr(m, bl, c->e->b, c->text);
             mt = c_format_body(rhs_text);
             if (rhs.t == VT_S || y->t == VT_S) {
                 char *r = rhs.t == VT_S ? rhs.c : xprintf("(int64_t)%s", rhs.c);
@@ -91,7 +91,7 @@ void emit_check(emitter *m, check *c, sym *attr)
                 args = xprintf("%s, %s", rhs.c, y->c);
             }
             m->indent++;
-            emit_fail(m, code, c->lenient, fmt, args);
+            emit_fail(m, bl, code, c->lenient, fmt, args);
             m->indent--;
             line(m, "}");
             free(fmt); free(args); free(mt); free(rhs.c);
@@ -99,7 +99,7 @@ void emit_check(emitter *m, check *c, sym *attr)
         }
     }
     {
-        char *cond = emit_bool(m, c->e, c->text);
+        char *cond = emit_bool(m, bl, c->e, c->text);
         char *mt = c_format_body(c->text);
         char *fmt, *args = NULL;
         if (attr && attr->kind == SY_INT) {
@@ -111,7 +111,7 @@ void emit_check(emitter *m, check *c, sym *attr)
         }
         line(m, "if (!%s) {", cond);
         m->indent++;
-        emit_fail(m, code, c->lenient, fmt, args);
+        emit_fail(m, bl, code, c->lenient, fmt, args);
         m->indent--;
         line(m, "}");
         note_nonneg_check(m, c);
@@ -131,14 +131,9 @@ static void take_field(emitter *m, const item *it, const char *kind, int width, 
          count_c ? count_c : "1", m->end, m->region_ctx ? m->region_ctx : "NULL");
 }
 
-static void attr_fail(emitter *m, sym *y)
-{
-    if (y) set_fail(m, y->name, "AFMT_NO_INDEX", y->off);
-    else set_fail(m, "", "AFMT_NO_INDEX", "pos");
-}
-
 static void emit_int_field(emitter *m, item *it)
 {
+    blame bl;
     sym *y;
     char *ld;
     take_field(m, it, it->field.is_signed ? "AFMT_FIELD_INT" : "AFMT_FIELD_UINT", it->field.width, NULL, it->field.big_endian);
@@ -156,7 +151,7 @@ static void emit_int_field(emitter *m, item *it)
     y->width = it->field.width;
     y->is_signed = it->field.is_signed;
     y->big = it->field.big_endian;
-    attr_fail(m, y);
+    bl = blame_of(y);
     if (it->field.equals) {
         const char *code = it->field.equals_code ? it->field.equals_code : "constraint";
         if (it->field.is_signed) {
@@ -165,7 +160,7 @@ static void emit_int_field(emitter *m, item *it)
             {
                 char *fmt = xprintf("\"expected %llu, found %%\" PRId64 \"\"", (unsigned long long)it->field.equals->ival);
                 char *args = xprintf("v_%s", it->name);
-                emit_fail(m, code, it->field.equals_lenient, fmt, args);
+                emit_fail(m, &bl, code, it->field.equals_lenient, fmt, args);
                 free(fmt); free(args);
             }
         } else {
@@ -174,7 +169,7 @@ static void emit_int_field(emitter *m, item *it)
             {
                 char *fmt = xprintf("\"expected %llu, found %%\" PRIu64 \"\"", (unsigned long long)it->field.equals->ival);
                 char *args = xprintf("v_%s", it->name);
-                emit_fail(m, code, it->field.equals_lenient, fmt, args);
+                emit_fail(m, &bl, code, it->field.equals_lenient, fmt, args);
                 free(fmt); free(args);
             }
         }
@@ -185,8 +180,8 @@ static void emit_int_field(emitter *m, item *it)
         int i;
         for (i = 0; i < it->nchecks; i++) {
             m->jpath = it->checks[i].jpath;
-            attr_fail(m, y);
-            emit_check(m, &it->checks[i], y);
+            bl = blame_of(y);
+            emit_check(m, &bl, &it->checks[i], y);
         }
     }
 }
@@ -210,12 +205,13 @@ static int used_as_shape(item_list *body, const char *name)
 
 static void emit_array_field(emitter *m, item *it, item_list *scope_body)
 {
+    blame bl;
     sym *y;
     char *cnt;
     sym *count_sym = it->field.count->kind == E_NAME ? sym_find(m, it->field.count->sval) : NULL;
-    attr_fail(m, count_sym && count_sym->kind == SY_INT ? count_sym : NULL);
+    bl = blame_of(count_sym && count_sym->kind == SY_INT ? count_sym : NULL);
     m->jpath = it->jpath;
-    cnt = emit_u64(m, it->field.count, it->field.count_text);
+    cnt = emit_u64(m, &bl, it->field.count, it->field.count_text);
     line(m, "const uint64_t n_%s = %s;", it->name, cnt);
     free(cnt);
     (void)scope_body;
@@ -224,7 +220,7 @@ static void emit_array_field(emitter *m, item *it, item_list *scope_body)
         m->indent++;
         {
             char *args = xprintf("n_%s, opt->limits.max_rank < AFMT_RANK_CAP ? opt->limits.max_rank : (uint64_t)AFMT_RANK_CAP", it->name);
-            emit_fail(m, "limit", LEN_NONE, "\"rank %\" PRIu64 \" exceeds the limit of %\" PRIu64 \"\"", args);
+            emit_fail(m, &bl, "limit", LEN_NONE, "\"rank %\" PRIu64 \" exceeds the limit of %\" PRIu64 \"\"", args);
             free(args);
         }
         m->indent--;
@@ -272,8 +268,8 @@ static void emit_array_field(emitter *m, item *it, item_list *scope_body)
             snprintf(ix->c, sizeof ix->c, "i_%s", it->name);
             for (i = 0; i < it->field.neach; i++) {
                 m->jpath = it->field.each[i].jpath;
-                set_fail(m, it->name, ic, oc);
-                emit_check(m, &it->field.each[i], e);
+                bl = blame_at(it->name, ic, oc);
+                emit_check(m, &bl, &it->field.each[i], e);
             }
             free(ic); free(oc);
         }
@@ -289,19 +285,19 @@ static void emit_array_field(emitter *m, item *it, item_list *scope_body)
             const char *idx = k == 0 ? "0" : xprintf("n_%s - 1", it->name);
             char *w, *el, *fmt, *args, *oc;
             if (!want) continue;
-            set_fail(m, it->name, "AFMT_NO_INDEX", y->off);
+            bl = blame_at(it->name, "AFMT_NO_INDEX", y->off);
             m->jpath = it->jpath;
             line(m, "if (n_%s == 0) {", it->name);
             m->indent++;
             fmt = xprintf("\"has no elements, but its %s must be %s\"", k == 0 ? "first" : "last", wtext);
-            emit_fail(m, "constraint", LEN_NONE, fmt, NULL);
+            emit_fail(m, &bl, "constraint", LEN_NONE, fmt, NULL);
             free(fmt);
             m->indent--;
             line(m, "}");
-            w = emit_u64(m, want, wtext);
+            w = emit_u64(m, &bl, want, wtext);
             el = xprintf(y->elem, idx);
             oc = xprintf("o_%s + (uint64_t)%d * (%s)", it->name, it->field.width, idx);
-            set_fail(m, it->name, idx, oc);
+            bl = blame_at(it->name, idx, oc);
             if (it->field.is_signed)
                 line(m, "if (afmt_cmp_i64_u64(%s, %s) != 0) {", el, w);
             else
@@ -309,7 +305,7 @@ static void emit_array_field(emitter *m, item *it, item_list *scope_body)
             m->indent++;
             fmt = xprintf("\"expected %%\" PRIu64 \" = %s, found %%\" %s \"\"", wtext, it->field.is_signed ? "PRId64" : "PRIu64");
             args = xprintf("(uint64_t)(%s), %s", w, el);
-            emit_fail(m, "constraint", LEN_NONE, fmt, args);
+            emit_fail(m, &bl, "constraint", LEN_NONE, fmt, args);
             m->indent--;
             line(m, "}");
             free(w); free(el); free(fmt); free(args); free(oc);
@@ -324,11 +320,11 @@ static void emit_array_field(emitter *m, item *it, item_list *scope_body)
              it->field.width, it->field.is_signed, it->field.big_endian, strict);
         line(m, "if (%s < n_%s) {", b, it->name);
         m->indent++;
-        set_fail(m, it->name, b, oc);
+        bl = blame_at(it->name, b, oc);
         {
             char *fmt = xprintf("\"is %s than the element before it (must be %s)\"", strict ? "not greater" : "less",
                                 strict ? "strictly increasing" : "non-decreasing");
-            emit_fail(m, "constraint", LEN_NONE, fmt, NULL);
+            emit_fail(m, &bl, "constraint", LEN_NONE, fmt, NULL);
             free(fmt);
         }
         m->indent--;
@@ -346,11 +342,11 @@ static void emit_array_field(emitter *m, item *it, item_list *scope_body)
                  it->name, it->name, it->field.width, it->field.big_endian, seg->off, seg->count, seg->width, seg->big);
             line(m, "if (%s < n_%s) {", b, it->name);
             m->indent++;
-            set_fail(m, it->name, b, oc);
+            bl = blame_at(it->name, b, oc);
             {
                 char *fmt = xprintf("\"is not greater than the element before it in the same segment of %s (must be strictly increasing within each)\"",
                                     seg->name);
-                emit_fail(m, "constraint", LEN_NONE, fmt, NULL);
+                emit_fail(m, &bl, "constraint", LEN_NONE, fmt, NULL);
                 free(fmt);
             }
             m->indent--;
@@ -362,21 +358,22 @@ static void emit_array_field(emitter *m, item *it, item_list *scope_body)
         int i;
         for (i = 0; i < it->nchecks; i++) {
             m->jpath = it->checks[i].jpath;
-            set_fail(m, it->name, "AFMT_NO_INDEX", y->off);
-            emit_check(m, &it->checks[i], NULL);
+            bl = blame_at(it->name, "AFMT_NO_INDEX", y->off);
+            emit_check(m, &bl, &it->checks[i], NULL);
         }
     }
 }
 
 static void emit_text_field(emitter *m, item *it)
 {
+    blame bl;
     sym *y;
     take_field(m, it, "AFMT_FIELD_BYTES", it->field.size, NULL, 0);
     y = sym_push(m, SY_TEXT, it->name, it);
     snprintf(y->c, sizeof y->c, "AFMT_B(src, o_%s)", it->name);
     snprintf(y->off, sizeof y->off, "o_%s", it->name);
     y->size = it->field.size;
-    attr_fail(m, y);
+    bl = blame_of(y);
     if (it->field.equals) {
         char *padded = xcalloc((size_t)it->field.size + 1, 1);
         char *q;
@@ -394,8 +391,8 @@ static void emit_text_field(emitter *m, item *it)
         int i;
         for (i = 0; i < it->nchecks; i++) {
             m->jpath = it->checks[i].jpath;
-            attr_fail(m, y);
-            emit_check(m, &it->checks[i], NULL);
+            bl = blame_of(y);
+            emit_check(m, &bl, &it->checks[i], NULL);
         }
     }
 }
@@ -404,11 +401,12 @@ static void emit_text_field(emitter *m, item *it)
  * start offset and count are kept: users walk the records again. */
 static void emit_string_field(emitter *m, item *it)
 {
+    blame bl;
     sym *y;
     char *ld = load_c(it->field.len_width, 0, it->field.big_endian, "AFMT_B(src, pos)");
-    set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
+    bl = blame_at(it->name, "AFMT_NO_INDEX", "pos");
     if (it->field.count) {
-        char *cnt = emit_u64(m, it->field.count, it->field.count_text);
+        char *cnt = emit_u64(m, &bl, it->field.count, it->field.count_text);
         line(m, "const uint64_t n_%s = %s;", it->name, cnt);
         free(cnt);
         /* each record has at least its length prefix: bound the loop by the
@@ -418,7 +416,7 @@ static void emit_string_field(emitter *m, item *it)
         {
             char *args = xprintf("n_%s, %s - pos", it->name, m->end);
             char *fmt = xprintf("\"%%\" PRIu64 \" strings need at least %d bytes each, only %%\" PRIu64 \" left\"", it->field.len_width);
-            emit_fail(m, "truncated", LEN_NONE, fmt, args);
+            emit_fail(m, &bl, "truncated", LEN_NONE, fmt, args);
             free(args); free(fmt);
         }
         m->indent--;
@@ -432,13 +430,13 @@ static void emit_string_field(emitter *m, item *it)
     {
         char *ic = it->field.count ? xprintf("i_%s", it->name) : xstrdup("AFMT_NO_INDEX");
         char *w = xprintf("%d", it->field.len_width);
-        set_fail(m, it->name, ic, "pos");
-        need_bytes(m, w, it->name);
+        bl = blame_at(it->name, ic, "pos");
+        need_bytes(m, &bl, w, it->name);
         line(m, "const uint64_t len_%s = %s;", it->name, ld);
         line(m, "pos += %d;", it->field.len_width);
         {
             char *lc = xprintf("len_%s", it->name);
-            need_bytes(m, lc, "a string");
+            need_bytes(m, &bl, lc, "a string");
             free(lc);
         }
         line(m, "pos += len_%s;", it->name);
@@ -452,8 +450,8 @@ static void emit_string_field(emitter *m, item *it)
     {
         char *field = xprintf("%s", it->name);
         char *args = xprintf("pos - o_%s, opt->limits.max_header_bytes", it->name);
-        set_fail(m, field, "AFMT_NO_INDEX", xprintf("o_%s", it->name));
-        emit_fail(m, "limit", LEN_NONE, "\"strings of %\" PRIu64 \" bytes exceed the header limit of %\" PRIu64 \" bytes\"", args);
+        bl = blame_at(field, "AFMT_NO_INDEX", xprintf("o_%s", it->name));
+        emit_fail(m, &bl, "limit", LEN_NONE, "\"strings of %\" PRIu64 \" bytes exceed the header limit of %\" PRIu64 \" bytes\"", args);
         free(field);
         free(args);
     }
@@ -513,7 +511,7 @@ char *known_entries(const table *tb)
 
 /* The failure of lookup it in table tb when cond holds: names the key
  * values found and the table's entries. */
-static void lookup_fail(emitter *m, item *it, const table *tb, char **keys, char *cond)
+static void lookup_fail(emitter *m, const blame *bl, item *it, const table *tb, char **keys, char *cond)
 {
     int k;
     line(m, "if (%s) {", cond);
@@ -545,7 +543,7 @@ static void lookup_fail(emitter *m, item *it, const table *tb, char **keys, char
             sb_puts(&fmt, known);
             free(known);
         }
-        emit_fail(m, "unknown-type", LEN_NONE, fmt.s, args.s ? args.s + 2 : NULL);
+        emit_fail(m, bl, "unknown-type", LEN_NONE, fmt.s, args.s ? args.s + 2 : NULL);
         sb_free(&fmt);
         sb_free(&args);
     }
@@ -556,6 +554,7 @@ static void lookup_fail(emitter *m, item *it, const table *tb, char **keys, char
 
 static void emit_lookup(emitter *m, item *it)
 {
+    blame bl;
     const table *tb = find_table(m->s, it->lookup.table ? it->lookup.table : "");
     sym *y, *attr = NULL;
     char **keys;
@@ -571,7 +570,7 @@ static void emit_lookup(emitter *m, item *it)
     } else if (it->lookup.nkey > 0 && it->lookup.key[0]->kind == E_NAME) {
         attr = sym_find(m, it->lookup.key[0]->sval);
     }
-    attr_fail(m, attr);
+    bl = blame_of(attr);
     if (tb->nkeys >= 0 && tb->nkeys != it->lookup.nkey)
         gen_error(m, it->jpath, "table '%s' has keys of %d values, the lookup gives %d", tb->name, tb->nkeys, it->lookup.nkey);
     keys = xcalloc((size_t)it->lookup.nkey + 1, sizeof *keys);
@@ -580,7 +579,7 @@ static void emit_lookup(emitter *m, item *it)
         if (ky && ky->kind == SY_TEXT) {
             keys[k] = xstrdup(ky->c);
         } else {
-            cexpr c = emit_expr(m, it->lookup.key[k], "lookup key");
+            cexpr c = emit_expr(m, &bl, it->lookup.key[k], "lookup key");
             if (c.t != VT_U && c.t != VT_S) gen_error(m, it->jpath, "lookup key %d is not an integer or a text field", k);
             keys[k] = c.c;
         }
@@ -597,7 +596,7 @@ static void emit_lookup(emitter *m, item *it)
             else
                 line(m, "const afmt_type_entry *%s_type = afmt_type_by_code(%s, %d, (uint64_t)%s);", it->name, tname,
                      tb->nentries, keys[0]);
-            lookup_fail(m, it, tb, keys, xprintf("!%s_type", it->name));
+            lookup_fail(m, &bl, it, tb, keys, xprintf("!%s_type", it->name));
             line(m, "const afmt_dtype %s_dtype = %s_type->dtype;", it->name, it->name);
             line(m, "const uint64_t %s_size = afmt_dtype_get(%s_dtype)->size;", it->name, it->name);
             line(m, "const afmt_encoding %s_enc = %s_type->enc;", it->name, it->name);
@@ -654,14 +653,14 @@ static void emit_lookup(emitter *m, item *it)
             char *b;
             line(m, "%s{", i ? "} else " : "");
             m->indent++;
-            b = emit_bool(m, te->when, te->when_text);
+            b = emit_bool(m, &bl, te->when, te->when_text);
             line(m, "if (%s) {", b);
             free(b);
             m->indent++;
         }
         line(m, "%s_dtype = %s;", it->name, dt);
         if (te->size) {
-            char *sz = emit_u64(m, te->size, "entry size");
+            char *sz = emit_u64(m, &bl, te->size, "entry size");
             line(m, "%s_size = %s;", it->name, sz);
             free(sz);
         } else {
@@ -685,13 +684,14 @@ static void emit_lookup(emitter *m, item *it)
         sb_free(&cond);
     }
     line(m, "}");
-    lookup_fail(m, it, tb, keys, xprintf("%s_dtype == AFMT_DTYPE_INVALID", it->name));
+    lookup_fail(m, &bl, it, tb, keys, xprintf("%s_dtype == AFMT_DTYPE_INVALID", it->name));
     for (k = 0; k < it->lookup.nkey; k++) free(keys[k]);
     free(keys);
 }
 
 static void emit_array(emitter *m, item *it)
 {
+    blame bl;
     const layout_module *lay = layout_by_id(it->array.layout); /* NULL: dense */
     layout_emit le;
     memset(&le, 0, sizeof le);
@@ -729,8 +729,8 @@ static void emit_array(emitter *m, item *it)
             call.sval = (char *)"prod";
             call.args = args;
             call.nargs = 1;
-            set_fail(m, shp->name, "AFMT_NO_INDEX", shp->off);
-            c = emit_u64(m, &call, xprintf("prod(%s)", shp->name));
+            bl = blame_at(shp->name, "AFMT_NO_INDEX", shp->off);
+            c = emit_u64(m, &bl, &call, xprintf("prod(%s)", shp->name));
             line(m, "const uint64_t n_%s = %s;", it->name, c);
             free(c);
         }
@@ -741,19 +741,19 @@ static void emit_array(emitter *m, item *it)
         for (i = 0; i < it->array.nshape; i++) {
             sym *ds = it->array.shape[i]->kind == E_NAME ? sym_find(m, it->array.shape[i]->sval) : NULL;
             char *d;
-            attr_fail(m, ds && ds->kind == SY_INT ? ds : NULL);
-            d = emit_u64(m, it->array.shape[i], it->array.shape_text[i]);
+            bl = blame_of(ds && ds->kind == SY_INT ? ds : NULL);
+            d = emit_u64(m, &bl, it->array.shape[i], it->array.shape_text[i]);
             dims[i] = tmp_name(m, "dim");
             line(m, "const uint64_t %s = %s;", dims[i], d);
             line(m, "if (!afmt_mul_u64(n_%s, %s, &n_%s)) {", it->name, dims[i], it->name);
             m->indent++;
-            emit_fail(m, "overflow", LEN_NONE, "\"the element count overflows 64 bits\"", NULL);
+            emit_fail(m, &bl, "overflow", LEN_NONE, "\"the element count overflows 64 bits\"", NULL);
             m->indent--;
             line(m, "}");
             free(d);
         }
     }
-    set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
+    bl = blame_at(it->name, "AFMT_NO_INDEX", "pos");
     le.lk = lk;
     le.dims = dims;
     if (lay && lay->stored) lay->stored(m, it, &le);
@@ -762,32 +762,32 @@ static void emit_array(emitter *m, item *it)
     if (it->array.compressed) {
         /* flags say the payload is one LZ4 block of stored_bytes: prove it
          * decodes to exactly the bytes the dims give, without output */
-        char *cz = emit_bool(m, it->array.compressed, it->array.compressed_text), *st;
+        char *cz = emit_bool(m, &bl, it->array.compressed, it->array.compressed_text), *st;
         line(m, "const int compressed_%s = %s;", it->name, cz);
         free(cz);
         line(m, "if (compressed_%s) {", it->name);
         m->indent++;
-        st = emit_u64(m, it->array.stored, it->array.stored_text);
+        st = emit_u64(m, &bl, it->array.stored, it->array.stored_text);
         line(m, "nbytes_%s = %s;", it->name, st);
         free(st);
         line(m, "uint64_t plain_%s;", it->name);
         line(m, "if (!afmt_mul_u64(n_%s, %s_size, &plain_%s)) {", it->name, lk->c, it->name);
         m->indent++;
-        emit_fail(m, "overflow", LEN_NONE, "\"the decompressed size overflows 64 bits\"", NULL);
+        emit_fail(m, &bl, "overflow", LEN_NONE, "\"the decompressed size overflows 64 bits\"", NULL);
         m->indent--;
         line(m, "}");
         line(m, "if (plain_%s > opt->limits.max_decoded_bytes) {", it->name);
         m->indent++;
         {
             char *args = xprintf("plain_%s, opt->limits.max_decoded_bytes", it->name);
-            emit_fail(m, "limit", LEN_NONE, "\"decompresses to %\" PRIu64 \" bytes, more than the limit of %\" PRIu64 \"\"", args);
+            emit_fail(m, &bl, "limit", LEN_NONE, "\"decompresses to %\" PRIu64 \" bytes, more than the limit of %\" PRIu64 \"\"", args);
             free(args);
         }
         m->indent--;
         line(m, "}");
         {
             char *nb = xprintf("nbytes_%s", it->name);
-            need_bytes(m, nb, "compressed data");
+            need_bytes(m, &bl, nb, "compressed data");
             free(nb);
         }
         line(m, "uint64_t lz4_bad = 0;");
@@ -796,20 +796,20 @@ static void emit_array(emitter *m, item *it)
              it->name);
         line(m, "if (lz4_rc != 0) {");
         m->indent++;
-        set_fail(m, it->name, "AFMT_NO_INDEX", "pos + lz4_bad");
+        bl = blame_at(it->name, "AFMT_NO_INDEX", "pos + lz4_bad");
         line(m, "if (lz4_rc == -2) {");
         m->indent++;
         {
             char *args = xprintf("lz4_why, plain_%s", it->name);
-            emit_fail(m, "size", LEN_NONE, "\"LZ4 block %s: it must decompress to %\" PRIu64 \" bytes\"", args);
+            emit_fail(m, &bl, "size", LEN_NONE, "\"LZ4 block %s: it must decompress to %\" PRIu64 \" bytes\"", args);
             free(args);
         }
         m->indent--;
         line(m, "}");
-        emit_fail(m, "value", LEN_NONE, "\"malformed LZ4 block: %s\"", "lz4_why");
+        emit_fail(m, &bl, "value", LEN_NONE, "\"malformed LZ4 block: %s\"", "lz4_why");
         m->indent--;
         line(m, "}");
-        set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
+        bl = blame_at(it->name, "AFMT_NO_INDEX", "pos");
         m->indent--;
         line(m, "} else {");
         m->indent++;
@@ -888,8 +888,8 @@ static void emit_array(emitter *m, item *it)
             m->indent++;
             {
                 char *oc = xprintf("pos + bad_%s", it->name);
-                set_fail(m, it->name, "AFMT_NO_INDEX", oc);
-                emit_fail(m, "padding", it->array.values_lenient, "\"unused bits of the last byte (0x%02x) are not zero\"", "src->bad_byte");
+                bl = blame_at(it->name, "AFMT_NO_INDEX", oc);
+                emit_fail(m, &bl, "padding", it->array.values_lenient, "\"unused bits of the last byte (0x%02x) are not zero\"", "src->bad_byte");
                 free(oc);
             }
             m->indent--;
@@ -898,8 +898,8 @@ static void emit_array(emitter *m, item *it)
             {
                 char *oc = xprintf("pos + bad_%s", it->name);
                 char *ic = xprintf("bad_%s", it->name);
-                set_fail(m, it->name, ic, oc);
-                emit_fail(m, "value", it->array.values_lenient, "\"bool element is 0x%02x, not 0 or 1\"", "src->bad_byte");
+                bl = blame_at(it->name, ic, oc);
+                emit_fail(m, &bl, "value", it->array.values_lenient, "\"bool element is 0x%02x, not 0 or 1\"", "src->bad_byte");
                 free(oc);
                 free(ic);
             }
@@ -924,14 +924,15 @@ static void emit_array(emitter *m, item *it)
 
 static void emit_repeat(emitter *m, item *it)
 {
+    blame bl;
     int mark;
     char *r = xprintf("r_%s", it->name);
     char *start = xprintf("start_%s", it->name);
     m->jpath = it->jpath;
     if (it->arg) {
         char *cnt;
-        set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
-        cnt = emit_u64(m, it->arg, it->arg_text);
+        bl = blame_at(it->name, "AFMT_NO_INDEX", "pos");
+        cnt = emit_u64(m, &bl, it->arg, it->arg_text);
         line(m, "const uint64_t count_%s = %s;", it->name, cnt);
         free(cnt);
         /* every repetition consumes at least one byte (checked below), so a
@@ -940,7 +941,7 @@ static void emit_repeat(emitter *m, item *it)
         m->indent++;
         {
             char *args = xprintf("count_%s, %s - pos", it->name, m->end);
-            emit_fail(m, "truncated", LEN_NONE, "\"%\" PRIu64 \" repetitions cannot fit in the %\" PRIu64 \" bytes left\"", args);
+            emit_fail(m, &bl, "truncated", LEN_NONE, "\"%\" PRIu64 \" repetitions cannot fit in the %\" PRIu64 \" bytes left\"", args);
             free(args);
         }
         m->indent--;
@@ -948,9 +949,9 @@ static void emit_repeat(emitter *m, item *it)
     }
     if (it->repeat.tile_row) {
         char *w0, *w1;
-        set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
-        w0 = emit_u64(m, it->repeat.tile_within[0], it->repeat.tile_within_text[0]);
-        w1 = emit_u64(m, it->repeat.tile_within[1], it->repeat.tile_within_text[1]);
+        bl = blame_at(it->name, "AFMT_NO_INDEX", "pos");
+        w0 = emit_u64(m, &bl, it->repeat.tile_within[0], it->repeat.tile_within_text[0]);
+        w1 = emit_u64(m, &bl, it->repeat.tile_within[1], it->repeat.tile_within_text[1]);
         line(m, "afmt_tiles tiles_%s; /* on the stack: a fixed capacity, whatever the file claims */", it->name);
         line(m, "afmt_tiles_init(&tiles_%s, %s, %s);", it->name, w0, w1);
         free(w0);
@@ -995,8 +996,8 @@ static void emit_repeat(emitter *m, item *it)
         line(m, "afmt_src_keep_from(src, pos);");
     line(m, "if (%s >= opt->limits.max_items) {", r);
     m->indent++;
-    set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
-    emit_fail(m, "limit", LEN_NONE, "\"more than %\" PRIu64 \" repetitions\"", "opt->limits.max_items");
+    bl = blame_at(it->name, "AFMT_NO_INDEX", "pos");
+    emit_fail(m, &bl, "limit", LEN_NONE, "\"more than %\" PRIu64 \" repetitions\"", "opt->limits.max_items");
     m->indent--;
     line(m, "}");
     line(m, "afmt_path_set_index(&path, %s);", r);
@@ -1025,8 +1026,8 @@ static void emit_repeat(emitter *m, item *it)
     sym_pop_to(m, mark);
     line(m, "if (pos == %s) {", start);
     m->indent++;
-    set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
-    emit_fail(m, "constraint", LEN_NONE, "\"a repetition consumed no bytes\"", NULL);
+    bl = blame_at(it->name, "AFMT_NO_INDEX", "pos");
+    emit_fail(m, &bl, "constraint", LEN_NONE, "\"a repetition consumed no bytes\"", NULL);
     m->indent--;
     line(m, "}");
     m->indent--;
@@ -1035,10 +1036,10 @@ static void emit_repeat(emitter *m, item *it)
     if (it->repeat.min_count > 0) {
         line(m, "if (%s < %llu) {", r, (unsigned long long)it->repeat.min_count);
         m->indent++;
-        set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
+        bl = blame_at(it->name, "AFMT_NO_INDEX", "pos");
         {
             char *fmt = xprintf("\"needs at least %llu, found %%\" PRIu64 \"\"", (unsigned long long)it->repeat.min_count);
-            emit_fail(m, "truncated", LEN_NONE, fmt, r);
+            emit_fail(m, &bl, "truncated", LEN_NONE, fmt, r);
             free(fmt);
         }
         m->indent--;
@@ -1047,10 +1048,10 @@ static void emit_repeat(emitter *m, item *it)
     if (it->repeat.tile_row) {
         line(m, "if (!afmt_tiles_complete(&tiles_%s)) {", it->name);
         m->indent++;
-        set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
+        bl = blame_at(it->name, "AFMT_NO_INDEX", "pos");
         {
             char *args = xprintf("tiles_%s.area, tiles_%s.rows, tiles_%s.cols", it->name, it->name, it->name);
-            emit_fail(m, "constraint", LEN_NONE,
+            emit_fail(m, &bl, "constraint", LEN_NONE,
                       "\"the blocks cover %\" PRIu64 \" cells of the %\" PRIu64 \" x %\" PRIu64 \" matrix, not all\"", args);
             free(args);
         }
@@ -1064,18 +1065,19 @@ static void emit_repeat(emitter *m, item *it)
 
 static void emit_region(emitter *m, item *it)
 {
+    blame bl;
     char *sz, *region_ctx_c;
     const char *saved = m->end, *saved_ctx;
     char *endv = xprintf("end_%s", it->name);
     m->jpath = it->jpath;
-    set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
-    sz = emit_u64(m, it->arg, it->arg_text);
+    bl = blame_at(it->name, "AFMT_NO_INDEX", "pos");
+    sz = emit_u64(m, &bl, it->arg, it->arg_text);
     line(m, "const uint64_t size_%s = %s;", it->name, sz);
     line(m, "if (%s - pos < size_%s) {", m->end, it->name);
     m->indent++;
     {
         char *args = xprintf("size_%s, %s - pos", it->name, m->end);
-        emit_fail(m, "truncated", LEN_NONE, "\"is %\" PRIu64 \" bytes long, only %\" PRIu64 \" left\"", args);
+        emit_fail(m, &bl, "truncated", LEN_NONE, "\"is %\" PRIu64 \" bytes long, only %\" PRIu64 \" left\"", args);
         free(args);
     }
     m->indent--;
@@ -1122,14 +1124,14 @@ static void emit_region(emitter *m, item *it)
             char *fmt = xprintf("\"%%\" PRIu64 \" bytes of %s are not used: its content takes %%\" PRIu64 \" of %s = %%\" PRIu64 \"\"",
                                 it->name, sz_field->name);
             char *args = xprintf("%s - pos, pos - (%s - size_%s), size_%s", endv, endv, it->name, it->name);
-            set_fail(m, sz_field->name, "AFMT_NO_INDEX", sz_field->off);
-            emit_fail(m, "size", it->region.exact_lenient, fmt, args);
+            bl = blame_at(sz_field->name, "AFMT_NO_INDEX", sz_field->off);
+            emit_fail(m, &bl, "size", it->region.exact_lenient, fmt, args);
             free(fmt);
             free(args);
         } else {
             char *args = xprintf("%s - pos", endv);
-            set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
-            emit_fail(m, "size", it->region.exact_lenient, "\"%\" PRIu64 \" bytes of the region are not used by its content\"", args);
+            bl = blame_at(it->name, "AFMT_NO_INDEX", "pos");
+            emit_fail(m, &bl, "size", it->region.exact_lenient, "\"%\" PRIu64 \" bytes of the region are not used by its content\"", args);
             free(args);
         }
         m->indent--;
@@ -1152,12 +1154,13 @@ static void emit_region(emitter *m, item *it)
 
 static void emit_switch(emitter *m, item *it)
 {
+    blame bl;
     cexpr sel;
     int i, j;
     sym *attr = it->arg && it->arg->kind == E_NAME ? sym_find(m, it->arg->sval) : NULL;
     m->jpath = it->jpath;
-    attr_fail(m, attr && attr->kind == SY_INT ? attr : NULL);
-    sel = emit_expr(m, it->arg, it->arg_text);
+    bl = blame_of(attr && attr->kind == SY_INT ? attr : NULL);
+    sel = emit_expr(m, &bl, it->arg, it->arg_text);
     if (sel.t != VT_U && sel.t != VT_S) gen_error(m, it->jpath, "a switch selects on an integer");
     line(m, "const %s sel_%s = %s;", sel.t == VT_S ? "int64_t" : "uint64_t", it->name, sel.c);
     for (i = 0; i < it->ncases; i++) {
@@ -1179,7 +1182,7 @@ static void emit_switch(emitter *m, item *it)
     }
     line(m, "} else {");
     m->indent++;
-    attr_fail(m, attr && attr->kind == SY_INT ? attr : NULL);
+    bl = blame_of(attr && attr->kind == SY_INT ? attr : NULL);
     {
         sbuf fmt = {0};
         char *args = xprintf("(%s)sel_%s", sel.t == VT_S ? "int64_t" : "uint64_t", it->name);
@@ -1194,7 +1197,7 @@ static void emit_switch(emitter *m, item *it)
                     sb_printf(&fmt, "%s %llu", i + j ? "," : "", (unsigned long long)it->cases[i].when[j]->ival);
             sb_puts(&fmt, ")\"");
         }
-        emit_fail(m, "constraint", LEN_NONE, fmt.s, args);
+        emit_fail(m, &bl, "constraint", LEN_NONE, fmt.s, args);
         sb_free(&fmt);
         free(args);
     }
@@ -1205,10 +1208,11 @@ static void emit_switch(emitter *m, item *it)
 
 static void emit_pad(emitter *m, item *it)
 {
+    blame bl;
     char *sz;
     m->jpath = it->jpath;
-    set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
-    sz = emit_u64(m, it->arg, it->arg_text);
+    bl = blame_at(it->name, "AFMT_NO_INDEX", "pos");
+    sz = emit_u64(m, &bl, it->arg, it->arg_text);
     line(m, "if (afmt_take_padding(src, opt, vis, err, &path, \"%s\", %d, %s, %s, &pos)) return -1;", it->name,
          it->pad.fill_lenient == LEN_WARN, sz, m->end);
     free(sz);
@@ -1241,6 +1245,7 @@ static int unique_name_clash(emitter *m, const item *it)
  * scanned without allocation, reported as a view the grammar decodes. */
 static void emit_textval(emitter *m, item *it)
 {
+    blame bl;
     sym *y;
     line(m, "afmt_array a_%s;", it->name);
     line(m, "uint64_t end_%s = 0;", it->name);
@@ -1251,8 +1256,8 @@ static void emit_textval(emitter *m, item *it)
     line(m, "a_%s.text_decode = afmt_%s_text_decode;", it->name, it->textval.grammar);
     line(m, "if (vis && vis->on_array && vis->on_array(vis->ctx, &a_%s) != 0) {", it->name);
     m->indent++;
-    set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
-    emit_fail(m, "callback", LEN_NONE, "\"stopped by the caller\"", NULL);
+    bl = blame_at(it->name, "AFMT_NO_INDEX", "pos");
+    emit_fail(m, &bl, "callback", LEN_NONE, "\"stopped by the caller\"", NULL);
     m->indent--;
     line(m, "}");
     line(m, "narrays++;");
@@ -1321,6 +1326,7 @@ static void item_comment(emitter *m, const item *it, const char *fmt, ...)
 
 static void emit_item(emitter *m, item *it, item_list *scope)
 {
+    blame bl;
     int i;
     m->jpath = it->jpath;
     if (it->name && it->kind != IT_REPEAT && it->kind != IT_SWITCH && it->kind != IT_REGION && it->kind != IT_PAD &&
@@ -1359,8 +1365,8 @@ static void emit_item(emitter *m, item *it, item_list *scope)
         cexpr v;
         sym *y;
         item_comment(m, it, "let %s = %s", it->name, it->let.value_text);
-        set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
-        v = emit_expr(m, it->let.value, it->let.value_text);
+        bl = blame_at(it->name, "AFMT_NO_INDEX", "pos");
+        v = emit_expr(m, &bl, it->let.value, it->let.value_text);
         if (v.t != VT_U && v.t != VT_S && v.t != VT_BOOL) { gen_error(m, it->jpath, "a let is an integer or truth value"); break; }
         line(m, "const %s v_%s = %s;", v.t == VT_S ? "int64_t" : "uint64_t", it->name, v.c);
         y = sym_push(m, SY_INT, it->name, it);
@@ -1379,9 +1385,9 @@ static void emit_item(emitter *m, item *it, item_list *scope)
         if (it->attribute && !attr) gen_error(m, it->jpath, "unknown name '%s' in \"field\"", it->attribute);
         item_comment(m, it, "check %s", it->checks[0].text ? it->checks[0].text : "");
         m->jpath = it->checks[0].jpath;
-        if (attr) set_fail(m, attr->name, "AFMT_NO_INDEX", attr->off);
-        else set_fail(m, "", "AFMT_NO_INDEX", "pos");
-        emit_check(m, &it->checks[0], attr);
+        if (attr) bl = blame_at(attr->name, "AFMT_NO_INDEX", attr->off);
+        else bl = blame_at("", "AFMT_NO_INDEX", "pos");
+        emit_check(m, &bl, &it->checks[0], attr);
         break;
     }
     case IT_ARRAY:
@@ -1421,22 +1427,23 @@ static void emit_item(emitter *m, item *it, item_list *scope)
  * block ends past the edge. */
 static void emit_tile_axis(emitter *m, const item *t, sym *at, sym *size, const char *axis, int by_size)
 {
+    blame bl;
     char *args;
     if (by_size) {
         line(m, "if (%s > tiles_%s.%s) {", size->c, t->name, axis);
-        set_fail(m, size->name, "AFMT_NO_INDEX", size->off);
+        bl = blame_at(size->name, "AFMT_NO_INDEX", size->off);
         args = xprintf("%s, %s, tiles_%s.%s", at->c, size->c, t->name, axis);
         m->indent++;
-        emit_fail(m, "constraint", LEN_NONE,
+        emit_fail(m, &bl, "constraint", LEN_NONE,
                   xprintf("\"block %s %%\" PRIu64 \" + %%\" PRIu64 \" exceed the %%\" PRIu64 \" %s of the matrix\"",
                           strcmp(axis, "rows") == 0 ? "rows" : "columns", strcmp(axis, "rows") == 0 ? "rows" : "columns"),
                   args);
     } else {
         line(m, "if (%s > tiles_%s.%s - %s) {", at->c, t->name, axis, size->c);
-        set_fail(m, at->name, "AFMT_NO_INDEX", at->off);
+        bl = blame_at(at->name, "AFMT_NO_INDEX", at->off);
         args = xprintf("%s, %s, tiles_%s.%s", at->c, size->c, t->name, axis);
         m->indent++;
-        emit_fail(m, "constraint", LEN_NONE,
+        emit_fail(m, &bl, "constraint", LEN_NONE,
                   xprintf("\"block at %s %%\" PRIu64 \" with %%\" PRIu64 \" %s ends past the %%\" PRIu64 \" %s of the matrix\"",
                           strcmp(axis, "rows") == 0 ? "row" : "column", strcmp(axis, "rows") == 0 ? "rows" : "columns",
                           strcmp(axis, "rows") == 0 ? "rows" : "columns"),
@@ -1452,6 +1459,7 @@ static void emit_tile_axis(emitter *m, const item *t, sym *at, sym *size, const 
  * any of its payload is looked at. */
 static void emit_tile_check(emitter *m)
 {
+    blame bl;
     item *t = m->tiles;
     sym *r = sym_find(m, t->repeat.tile_row), *c = sym_find(m, t->repeat.tile_col);
     sym *h = sym_find(m, t->repeat.tile_rows), *w = sym_find(m, t->repeat.tile_cols);
@@ -1465,7 +1473,7 @@ static void emit_tile_check(emitter *m)
     line(m, "uint32_t overlapped_%s = 0;", t->name);
     line(m, "const int tile_%s = afmt_tiles_add(&tiles_%s, %s, %s, %s, %s, &overlapped_%s);", t->name, t->name, r->c, c->c, h->c,
          w->c, t->name);
-    set_fail(m, r->name, "AFMT_NO_INDEX", r->off);
+    bl = blame_at(r->name, "AFMT_NO_INDEX", r->off);
     line(m, "if (tile_%s == AFMT_TILE_OUTSIDE) {", t->name);
     m->indent++;
     /* a block larger than the matrix: blame its size; one that would fit
@@ -1474,20 +1482,20 @@ static void emit_tile_check(emitter *m)
     emit_tile_axis(m, t, c, w, "cols", 1);
     emit_tile_axis(m, t, r, h, "rows", 0);
     emit_tile_axis(m, t, c, w, "cols", 0);
-    set_fail(m, r->name, "AFMT_NO_INDEX", r->off);
-    emit_fail(m, "constraint", LEN_NONE, "\"block lies outside the matrix\"", NULL); /* not reached: one above holds */
+    bl = blame_at(r->name, "AFMT_NO_INDEX", r->off);
+    emit_fail(m, &bl, "constraint", LEN_NONE, "\"block lies outside the matrix\"", NULL); /* not reached: one above holds */
     m->indent--;
     line(m, "} else if (tile_%s == AFMT_TILE_OVERLAP) {", t->name);
     m->indent++;
     {
         char *args = xprintf("(unsigned)overlapped_%s", t->name);
-        emit_fail(m, "constraint", LEN_NONE, "\"block overlaps an earlier block (number %u among those with cells)\"", args);
+        emit_fail(m, &bl, "constraint", LEN_NONE, "\"block overlaps an earlier block (number %u among those with cells)\"", args);
         free(args);
     }
     m->indent--;
     line(m, "} else if (tile_%s == AFMT_TILE_TOO_MANY) {", t->name);
     m->indent++;
-    emit_fail(m, "limit", LEN_NONE, "\"more than %d blocks with cells\"", "AFMT_TILES_CAP");
+    emit_fail(m, &bl, "limit", LEN_NONE, "\"more than %d blocks with cells\"", "AFMT_TILES_CAP");
     m->indent--;
     line(m, "}");
 }

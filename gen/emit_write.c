@@ -285,7 +285,7 @@ static void require(emitter *m, scope *sc, const char *name, const char *chain)
     if (d) emit_def(m, sc, d, chain);
 }
 
-static void emit_int_value(emitter *m, item *it, cexpr v)
+static void emit_int_value(emitter *m, const blame *bl, item *it, cexpr v)
 {
     sym *y;
     char *c;
@@ -295,7 +295,7 @@ static void emit_int_value(emitter *m, item *it, cexpr v)
             char *fmt = xprintf("\"value %%\" PRIu64 \" of %s does not fit a signed field\"", it->name);
             line(m, "if (%s > (uint64_t)INT64_MAX) {", v.c);
             m->indent++;
-            emit_fail(m, "type", LEN_NONE, fmt, v.c);
+            emit_fail(m, bl, "type", LEN_NONE, fmt, v.c);
             m->indent--;
             line(m, "}");
             c = xprintf("(int64_t)%s", v.c);
@@ -306,7 +306,7 @@ static void emit_int_value(emitter *m, item *it, cexpr v)
             char *fmt = xprintf("\"value %%\" PRId64 \" of %s is negative\"", it->name);
             line(m, "if (%s < 0) {", v.c);
             m->indent++;
-            emit_fail(m, "type", LEN_NONE, fmt, v.c);
+            emit_fail(m, bl, "type", LEN_NONE, fmt, v.c);
             m->indent--;
             line(m, "}");
             c = xprintf("(uint64_t)%s", v.c);
@@ -342,8 +342,8 @@ static void reverse_lookup_fail(emitter *m, item *lk, item *arr, char *cond)
         char *fmt = xprintf("\"%s cannot hold elements of type %%s\"", m->s->format);
         char *args = xprintf("afmt_dtype_name(A_%s->dtype)", arr->name);
         /* name the field the type code goes to, as the validator would */
-        set_fail(m, lk->lookup.nkey > 0 && lk->lookup.key[0]->kind == E_NAME ? lk->lookup.key[0]->sval : lk->name, "AFMT_NO_INDEX", "0");
-        emit_fail(m, "type", LEN_NONE, fmt, args);
+        blame bl = blame_at(lk->lookup.nkey > 0 && lk->lookup.key[0]->kind == E_NAME ? lk->lookup.key[0]->sval : lk->name, "AFMT_NO_INDEX", "0");
+        emit_fail(m, &bl, "type", LEN_NONE, fmt, args);
         free(fmt); free(args);
     }
     m->indent--;
@@ -476,6 +476,7 @@ declared:
 
 static void emit_def(emitter *m, scope *sc, def *d, const char *chain)
 {
+    blame bl;
     const char **names = NULL;
     int n = 0, i;
     char *mychain;
@@ -497,10 +498,10 @@ static void emit_def(emitter *m, scope *sc, def *d, const char *chain)
     for (i = 0; i < n; i++) require(m, sc, names[i], mychain);
     free(names);
     m->jpath = it->jpath;
-    set_fail(m, it->name, "AFMT_NO_INDEX", "0");
+    bl = blame_at(it->name, "AFMT_NO_INDEX", "0");
     switch (d->kind) {
     case D_LET: case D_EXPR: {
-        cexpr v = emit_expr(m, d->e, d->text);
+        cexpr v = emit_expr(m, &bl, d->e, d->text);
         if (d->kind == D_LET) {
             sym *y;
             line(m, "const %s v_%s = %s;", v.t == VT_S ? "int64_t" : "uint64_t", it->name, v.c);
@@ -509,7 +510,7 @@ static void emit_def(emitter *m, scope *sc, def *d, const char *chain)
             snprintf(y->c, sizeof y->c, "v_%s", it->name);
             snprintf(y->off, sizeof y->off, "0");
         } else if (it->field.ftype == FT_INT && !it->field.count) {
-            emit_int_value(m, it, v);
+            emit_int_value(m, &bl, it, v);
         } else {
             gen_error(m, it->jpath, "\"write\" of a text or array field is not supported");
         }
@@ -521,7 +522,7 @@ static void emit_def(emitter *m, scope *sc, def *d, const char *chain)
             v.c = xprintf("UINT64_C(%llu)", (unsigned long long)it->field.equals->ival);
             v.t = VT_U;
             v.lit = 0;
-            emit_int_value(m, it, v);
+            emit_int_value(m, &bl, it, v);
         } else {
             char *q = c_quote(it->field.equals->sval, strlen(it->field.equals->sval));
             line(m, "uint8_t w_%s[%d] = {0};", it->name, it->field.size);
@@ -539,8 +540,8 @@ static void emit_def(emitter *m, scope *sc, def *d, const char *chain)
             m->indent++;
             line(m, "if (w_%s[k] > (uint64_t)INT64_MAX) {", it->name);
             m->indent++;
-            set_fail(m, it->name, "k", "0");
-            emit_fail(m, "type", LEN_NONE, "\"dimension %\" PRIu64 \" does not fit a signed field\"", "w_dims[k]");
+            bl = blame_at(it->name, "k", "0");
+            emit_fail(m, &bl, "type", LEN_NONE, "\"dimension %\" PRIu64 \" does not fit a signed field\"", "w_dims[k]");
             m->indent--;
             line(m, "}");
             m->indent--;
@@ -562,7 +563,7 @@ static void emit_def(emitter *m, scope *sc, def *d, const char *chain)
         v.c = xprintf("(%s)A_%s->rank", it->field.is_signed ? "int64_t" : "uint64_t", d->arr->name);
         v.t = it->field.is_signed ? VT_S : VT_U;
         v.lit = 0;
-        emit_int_value(m, it, v);
+        emit_int_value(m, &bl, it, v);
         break;
     }
     case D_DIM: {
@@ -570,7 +571,7 @@ static void emit_def(emitter *m, scope *sc, def *d, const char *chain)
         v.c = xprintf("A_%s->dims[%d]", d->arr->name, d->dim);
         v.t = VT_U;
         v.lit = 0;
-        emit_int_value(m, it, v);
+        emit_int_value(m, &bl, it, v);
         break;
     }
     case D_NAME_TEXT:
@@ -580,7 +581,7 @@ static void emit_def(emitter *m, scope *sc, def *d, const char *chain)
         {
             char *fmt = xprintf("\"array name \\\"%%s\\\" does not fit %d bytes of printable ASCII\"", it->field.size);
             char *args = xprintf("A_%s->name", d->arr->name);
-            emit_fail(m, "type", LEN_NONE, fmt, args);
+            emit_fail(m, &bl, "type", LEN_NONE, fmt, args);
             free(fmt); free(args);
         }
         m->indent--;
@@ -608,7 +609,7 @@ static void emit_def(emitter *m, scope *sc, def *d, const char *chain)
         v.c = xprintf("A_%s->nnz", d->arr->name);
         v.t = VT_U;
         v.lit = 0;
-        emit_int_value(m, it, v);
+        emit_int_value(m, &bl, it, v);
         break;
     }
     case D_COLUMN_TYPES: {
@@ -623,8 +624,8 @@ static void emit_def(emitter *m, scope *sc, def *d, const char *chain)
         m->indent++;
         {
             char *f = xprintf("\"%s cannot hold a column of type %%s\"", m->s->format);
-            set_fail(m, it->name, "k", "0");
-            emit_fail(m, "type", LEN_NONE, f, "afmt_dtype_name(arrays[k].dtype)");
+            bl = blame_at(it->name, "k", "0");
+            emit_fail(m, &bl, "type", LEN_NONE, f, "afmt_dtype_name(arrays[k].dtype)");
             free(f);
         }
         m->indent--;
@@ -659,7 +660,7 @@ static void emit_def(emitter *m, scope *sc, def *d, const char *chain)
         if (it->array.layout == LAYOUT_CSR) {
             line(m, "nbytes_%s = A_%s->nnz * %s_size; /* values only; checked by afmt_sink_csr_values */", it->name, it->name, lk->c);
         } else if (it->array.compressed) {
-            char *cz = emit_bool(m, it->array.compressed, it->array.compressed_text);
+            char *cz = emit_bool(m, &bl, it->array.compressed, it->array.compressed_text);
             line(m, "const int compressed_%s = %s;", it->name, cz);
             free(cz);
             line(m, "if (afmt_payload_size(A_%s, %s_enc, &nbytes_%s, err) != 0) return -1;", it->name, lk->c, it->name);
@@ -685,6 +686,7 @@ static void emit_def(emitter *m, scope *sc, def *d, const char *chain)
 /* Constraints of the scope, evaluated on the values computed. */
 static void emit_scope_checks(emitter *m, scope *sc)
 {
+    blame bl;
     int i, j;
     for (i = 0; i < sc->nitems; i++) {
         item *it = sc->items[i];
@@ -699,8 +701,8 @@ static void emit_scope_checks(emitter *m, scope *sc)
             if (defining) continue;
             attr = it->kind == IT_FIELD ? sym_find(m, it->name) : it->attribute ? sym_find(m, it->attribute) : NULL;
             m->jpath = it->checks[j].jpath;
-            set_fail(m, attr ? attr->name : "", "AFMT_NO_INDEX", "0");
-            emit_check(m, &it->checks[j], attr && attr->kind == SY_INT ? attr : NULL);
+            bl = blame_at(attr ? attr->name : "", "AFMT_NO_INDEX", "0");
+            emit_check(m, &bl, &it->checks[j], attr && attr->kind == SY_INT ? attr : NULL);
         }
         if (it->kind == IT_FIELD && it->field.count && it->field.neach) {
             sym *arr = sym_find(m, it->name);
@@ -724,8 +726,8 @@ static void emit_scope_checks(emitter *m, scope *sc)
                 snprintf(ix->c, sizeof ix->c, "i_%s", it->name);
                 for (j = 0; j < it->field.neach; j++) {
                     m->jpath = it->field.each[j].jpath;
-                    set_fail(m, it->name, ic, "0");
-                    emit_check(m, &it->field.each[j], e);
+                    bl = blame_at(it->name, ic, "0");
+                    emit_check(m, &bl, &it->field.each[j], e);
                 }
                 free(ic);
             }
@@ -738,7 +740,7 @@ static void emit_scope_checks(emitter *m, scope *sc)
 
 static void write_items(emitter *m, item_list *body);
 
-static void write_int(emitter *m, item *it, const char *value, int is_signed)
+static void write_int(emitter *m, const blame *bl, item *it, const char *value, int is_signed)
 {
     int bits = it->field.width * 8;
     char *v;
@@ -752,7 +754,7 @@ static void write_int(emitter *m, item *it, const char *value, int is_signed)
             line(m, "if (%s > UINT64_C(0x%llx)) {", value, (unsigned long long)((1ULL << bits) - 1));
         }
         m->indent++;
-        emit_fail(m, "type", LEN_NONE, fmt, value);
+        emit_fail(m, bl, "type", LEN_NONE, fmt, value);
         m->indent--;
         line(m, "}");
         free(fmt);
@@ -770,11 +772,12 @@ static void write_int(emitter *m, item *it, const char *value, int is_signed)
 
 static void layout_check(emitter *m, item *a)
 {
-    set_fail(m, a->name, "AFMT_NO_INDEX", "0");
+    blame bl;
+    bl = blame_at(a->name, "AFMT_NO_INDEX", "0");
     if (a->array.layout == LAYOUT_ZEROS || a->array.layout == LAYOUT_COO) {
         /* read, never written: afmt writes the dense or CSR form instead */
         char *fmt = xprintf("\"%s: afmt does not write %s blocks\"", m->s->format, a->array.layout == LAYOUT_ZEROS ? "empty" : "COO");
-        emit_fail(m, "unsupported", LEN_NONE, fmt, NULL);
+        emit_fail(m, &bl, "unsupported", LEN_NONE, fmt, NULL);
         free(fmt);
         return;
     }
@@ -784,8 +787,8 @@ static void layout_check(emitter *m, item *a)
         line(m, "if (arrays[k].encoding != AFMT_ENC_PLAIN || arrays[k].endian != AFMT_LITTLE || arrays[k].stride != arrays[k].elsize ||");
         line(m, "    arrays[k].rank != 1 || arrays[k].dims[0] != arrays[0].dims[0]) {");
         m->indent++;
-        set_fail(m, a->name, "k", "0");
-        emit_fail(m, "usage", LEN_NONE,
+        bl = blame_at(a->name, "k", "0");
+        emit_fail(m, &bl, "usage", LEN_NONE,
                   "\"column %zu must be a plain, little-endian 1-d array as long as the first\"", "k");
         m->indent--;
         line(m, "}");
@@ -798,7 +801,7 @@ static void layout_check(emitter *m, item *a)
         m->indent++;
         {
             char *fmt = xprintf("\"%s holds one array here, not %%zu\"", m->s->format);
-            emit_fail(m, "usage", LEN_NONE, fmt, "n");
+            emit_fail(m, &bl, "usage", LEN_NONE, fmt, "n");
             free(fmt);
         }
         m->indent--;
@@ -807,7 +810,7 @@ static void layout_check(emitter *m, item *a)
     if (a->array.layout == LAYOUT_CSR) {
         line(m, "if (A_%s->encoding != AFMT_ENC_CSR || A_%s->rank != 2) {", a->name, a->name);
         m->indent++;
-        emit_fail(m, "usage", LEN_NONE, "\"array %u must be a CSR view of rank 2\"", "(unsigned)ai");
+        emit_fail(m, &bl, "usage", LEN_NONE, "\"array %u must be a CSR view of rank 2\"", "(unsigned)ai");
         m->indent--;
         line(m, "}");
         return;
@@ -819,7 +822,7 @@ static void layout_check(emitter *m, item *a)
     {
         char *fmt = xprintf("\"array %%u must be plain, little-endian and %s (see afmt_array_to_plain)\"",
                             a->array.col_major ? "column-major" : "row-major");
-        emit_fail(m, "usage", LEN_NONE, fmt, "(unsigned)ai");
+        emit_fail(m, &bl, "usage", LEN_NONE, fmt, "(unsigned)ai");
         free(fmt);
     }
     m->indent--;
@@ -832,10 +835,10 @@ static void layout_check(emitter *m, item *a)
                             ? xprintf("\"%s holds %s; this array is %%u-d: %%s\"", m->s->format, m->s->holds)
                             : xprintf("\"%s holds arrays of rank %d here; this array is %%u-d: %%s\"", m->s->format, a->array.nshape);
             char *args = xprintf("(unsigned)A_%s->rank, desc_", a->name);
-            set_fail(m, a->name, "AFMT_NO_INDEX", "0");
+            bl = blame_at(a->name, "AFMT_NO_INDEX", "0");
             line(m, "char desc_[96];");
             line(m, "afmt_array_describe(A_%s, desc_, sizeof desc_);", a->name);
-            emit_fail(m, "type", LEN_NONE, fmt, args);
+            emit_fail(m, &bl, "type", LEN_NONE, fmt, args);
             free(fmt); free(args);
         }
         m->indent--;
@@ -898,12 +901,13 @@ static int has_arrays(item_list *body)
 
 static void write_item(emitter *m, item *it)
 {
+    blame bl;
     m->jpath = it->jpath;
     switch (it->kind) {
     case IT_FIELD: {
         sym *y = sym_find(m, it->name);
         if (!y) { gen_error(m, it->jpath, "the writer has no value for '%s'", it->name); return; }
-        set_fail(m, it->name, "AFMT_NO_INDEX", "0");
+        bl = blame_at(it->name, "AFMT_NO_INDEX", "0");
         line(m, "/* %s */", it->name);
         if (it->field.ftype == FT_STRING) {
             unsigned long long maxlen = it->field.len_width >= 8 ? ~0ULL : (1ULL << (8 * it->field.len_width)) - 1;
@@ -912,8 +916,8 @@ static void write_item(emitter *m, item *it)
             line(m, "const uint64_t len_k = strlen(arrays[k].name);");
             line(m, "if (len_k > UINT64_C(%llu)) {", maxlen);
             m->indent++;
-            set_fail(m, it->name, "k", "0");
-            emit_fail(m, "type", LEN_NONE, "\"name of %\" PRIu64 \" bytes is too long\"", "len_k");
+            bl = blame_at(it->name, "k", "0");
+            emit_fail(m, &bl, "type", LEN_NONE, "\"name of %\" PRIu64 \" bytes is too long\"", "len_k");
             m->indent--;
             line(m, "}");
             if (it->field.len_width == 1) line(m, "if (afmt_sink_u8(sink, len_k, err) != 0) return -1;");
@@ -924,14 +928,14 @@ static void write_item(emitter *m, item *it)
         } else if (it->field.ftype != FT_INT) {
             line(m, "if (afmt_sink_put(sink, w_%s, %d, err) != 0) return -1;", it->name, it->field.size);
         } else if (!it->field.count) {
-            write_int(m, it, y->c, it->field.is_signed);
+            write_int(m, &bl, it, y->c, it->field.is_signed);
         } else {
             char *el;
             line(m, "for (uint64_t k = 0; k < %s; k++) {", y->count);
             m->indent++;
             el = xprintf(y->elem, "k");
-            set_fail(m, it->name, "k", "0");
-            write_int(m, it, el, it->field.is_signed);
+            bl = blame_at(it->name, "k", "0");
+            write_int(m, &bl, it, el, it->field.is_signed);
             free(el);
             m->indent--;
             line(m, "}");
@@ -962,8 +966,8 @@ static void write_item(emitter *m, item *it)
     case IT_PAD: {
         char *sz;
         line(m, "/* %s */", it->name);
-        set_fail(m, it->name, "AFMT_NO_INDEX", "0");
-        sz = emit_u64(m, it->arg, it->arg_text);
+        bl = blame_at(it->name, "AFMT_NO_INDEX", "0");
+        sz = emit_u64(m, &bl, it->arg, it->arg_text);
         line(m, "if (afmt_sink_zeros(sink, %s, err) != 0) return -1;", sz);
         free(sz);
         break;
@@ -972,10 +976,10 @@ static void write_item(emitter *m, item *it)
         cexpr sel;
         int i, j;
         line(m, "/* switch %s */", it->name);
-        set_fail(m, it->arg->kind == E_NAME ? it->arg->sval : it->name, "AFMT_NO_INDEX", "0");
+        bl = blame_at(it->arg->kind == E_NAME ? it->arg->sval : it->name, "AFMT_NO_INDEX", "0");
         /* the case written: the switch's own "write", else its selector
          * computed from the fields written */
-        sel = it->write ? emit_expr(m, it->write, it->write_text) : emit_expr(m, it->arg, it->arg_text);
+        sel = it->write ? emit_expr(m, &bl, it->write, it->write_text) : emit_expr(m, &bl, it->arg, it->arg_text);
         for (i = 0; i < it->ncases; i++) {
             sbuf cond = {0};
             for (j = 0; j < it->cases[i].nwhen; j++)
@@ -988,8 +992,8 @@ static void write_item(emitter *m, item *it)
         }
         line(m, "} else {");
         m->indent++;
-        set_fail(m, it->arg->kind == E_NAME ? it->arg->sval : it->name, "AFMT_NO_INDEX", "0");
-        emit_fail(m, "type", LEN_NONE, "\"no case of the format describes this array\"", NULL);
+        bl = blame_at(it->arg->kind == E_NAME ? it->arg->sval : it->name, "AFMT_NO_INDEX", "0");
+        emit_fail(m, &bl, "type", LEN_NONE, "\"no case of the format describes this array\"", NULL);
         m->indent--;
         line(m, "}");
         free(sel.c);
@@ -1013,10 +1017,10 @@ static void write_item(emitter *m, item *it)
             m->indent--;
             line(m, "}");
         } else {
-            set_fail(m, it->name, "AFMT_NO_INDEX", "0");
+            bl = blame_at(it->name, "AFMT_NO_INDEX", "0");
             {
                 char *fmt = xprintf("\"writing %s: repeated structure '%s' is not supported by the writer\"", m->s->format, it->name);
-                emit_fail(m, "unsupported", LEN_NONE, fmt, NULL);
+                emit_fail(m, &bl, "unsupported", LEN_NONE, fmt, NULL);
                 free(fmt);
             }
         }
@@ -1042,6 +1046,7 @@ static int top_repeats_arrays(const spec *s)
 
 void emit_writer(emitter *m)
 {
+    blame bl;
     const spec *s = m->s;
     int multi = top_repeats_arrays(s);
     if (texthdr_in_spec(s)) {
@@ -1060,10 +1065,10 @@ void emit_writer(emitter *m)
         line(m, "const size_t ai = 0;");
         line(m, "if (n == 0) {");
         m->indent++;
-        set_fail(m, "", "AFMT_NO_INDEX", "0");
+        bl = blame_at("", "AFMT_NO_INDEX", "0");
         {
             char *fmt = xprintf("\"%s needs an array to write\"", s->format);
-            emit_fail(m, "usage", LEN_NONE, fmt, NULL);
+            emit_fail(m, &bl, "usage", LEN_NONE, fmt, NULL);
             free(fmt);
         }
         m->indent--;
@@ -1077,10 +1082,10 @@ void emit_writer(emitter *m)
     if (s->trailer_keep) {
         line(m, "if (afmt_sink_put(sink, wopt->trailer, wopt->trailer_len, err) != 0) return -1;");
     } else {
-        set_fail(m, "", "AFMT_NO_INDEX", "0");
+        bl = blame_at("", "AFMT_NO_INDEX", "0");
         {
             char *fmt = xprintf("\"%s does not allow data after the arrays\"", s->format);
-            emit_fail(m, "usage", LEN_NONE, fmt, NULL);
+            emit_fail(m, &bl, "usage", LEN_NONE, fmt, NULL);
             free(fmt);
         }
     }

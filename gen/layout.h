@@ -50,7 +50,7 @@ typedef struct layout_module {
 
 /* emit_validate.c: fail (truncated) unless need_c bytes are left at pos;
  * what names them in the message. */
-void need_bytes(emitter *m, const char *need_c, const char *what);
+void need_bytes(emitter *m, const blame *bl, const char *need_c, const char *what);
 /* emit_validate.c: "; known: ..." listing a table's entries, as a quoted
  * C format literal (malloc'd). */
 char *known_entries(const table *tb);

@@ -12,6 +12,7 @@
  * records): one strided view per column. */
 static void columns_validate(emitter *m, item *it)
 {
+    blame bl;
     sym *types = sym_find(m, it->array.types_field ? it->array.types_field : "");
     sym *names = it->array.names_field ? sym_find(m, it->array.names_field) : NULL;
     const table *tb = find_table(m->s, it->array.col_table ? it->array.col_table : "");
@@ -23,8 +24,8 @@ static void columns_validate(emitter *m, item *it)
     if (!tb) { gen_error(m, it->jpath, "unknown table '%s'", it->array.col_table ? it->array.col_table : ""); return; }
     fn = table_function(m, tb, it->jpath);
     if (!fn) return;
-    set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
-    rows = emit_u64(m, it->array.shape[0], it->array.shape_text[0]);
+    bl = blame_at(it->name, "AFMT_NO_INDEX", "pos");
+    rows = emit_u64(m, &bl, it->array.shape[0], it->array.shape_text[0]);
     line(m, "const uint64_t rows_%s = %s;", it->name, rows);
     free(rows);
     line(m, "uint64_t width_%s = 0;", it->name);
@@ -38,19 +39,19 @@ static void columns_validate(emitter *m, item *it)
     {
         char *oc = xprintf("%s + %d * j", types->off, types->width);
         char *args = xprintf("(uint64_t)%s", el);
-        set_fail(m, types->name, "j", oc);
+        bl = blame_at(types->name, "j", oc);
         char *known = known_entries(tb);
-        emit_fail(m, "unknown-type", LEN_NONE,
+        emit_fail(m, &bl, "unknown-type", LEN_NONE,
                   xprintf("\"no entry of table %s matches (%%\" PRIu64 \"): unknown type code\" %s", tb->name, known), args);
         free(known);
         free(oc); free(args);
     }
     m->indent--;
     line(m, "}");
-    set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
+    bl = blame_at(it->name, "AFMT_NO_INDEX", "pos");
     line(m, "if (!afmt_add_u64(width_%s, size_j, &width_%s)) {", it->name, it->name);
     m->indent++;
-    emit_fail(m, "overflow", LEN_NONE, "\"the row width overflows 64 bits\"", NULL);
+    emit_fail(m, &bl, "overflow", LEN_NONE, "\"the row width overflows 64 bits\"", NULL);
     m->indent--;
     line(m, "}");
     m->indent--;
@@ -58,12 +59,12 @@ static void columns_validate(emitter *m, item *it)
     line(m, "uint64_t nbytes_%s;", it->name);
     line(m, "if (!afmt_mul_u64(rows_%s, width_%s, &nbytes_%s)) {", it->name, it->name, it->name);
     m->indent++;
-    emit_fail(m, "overflow", LEN_NONE, "\"rows times the row width overflows 64 bits\"", NULL);
+    emit_fail(m, &bl, "overflow", LEN_NONE, "\"rows times the row width overflows 64 bits\"", NULL);
     m->indent--;
     line(m, "}");
     {
         char *nb = xprintf("nbytes_%s", it->name);
-        need_bytes(m, nb, "the rows of columns");
+        need_bytes(m, &bl, nb, "the rows of columns");
         free(nb);
     }
     line(m, "if (vis && vis->on_array) {");
@@ -101,10 +102,10 @@ static void columns_validate(emitter *m, item *it)
         line(m, "}");
         free(ld);
     }
-    set_fail(m, it->name, "j", "pos + column_offset");
+    bl = blame_at(it->name, "j", "pos + column_offset");
     line(m, "if (vis->on_array(vis->ctx, &a) != 0) {");
     m->indent++;
-    emit_fail(m, "callback", LEN_NONE, "\"stopped by the caller\"", NULL);
+    emit_fail(m, &bl, "callback", LEN_NONE, "\"stopped by the caller\"", NULL);
     m->indent--;
     line(m, "}");
     line(m, "column_offset += size_j;");

@@ -7,18 +7,20 @@
 
 static void coo_stored(emitter *m, item *it, layout_emit *le)
 {
+    /* the records' count and size are the array's */
+    const blame bl = blame_at(it->name, NULL, NULL);
     char *nz, *wc;
     m->jpath = it->jpath;
-    nz = emit_u64(m, it->array.nnz, it->array.nnz_text);
+    nz = emit_u64(m, &bl, it->array.nnz, it->array.nnz_text);
     line(m, "const uint64_t stored_%s = %s;", it->name, nz);
-    wc = emit_bool(m, it->array.coo_with_cols, it->array.coo_with_cols_text);
+    wc = emit_bool(m, &bl, it->array.coo_with_cols, it->array.coo_with_cols_text);
     line(m, "const int with_cols_%s = %s;", it->name, wc);
     line(m, "const uint64_t record_%s = %d * (with_cols_%s ? 2u : 1u) + %s_size;", it->name, it->array.coo_index_width,
          it->name, le->lk->c);
     line(m, "uint64_t nbytes_%s;", it->name);
     line(m, "if (!afmt_mul_u64(stored_%s, record_%s, &nbytes_%s)) {", it->name, it->name, it->name);
     m->indent++;
-    emit_fail(m, "overflow", LEN_NONE, "\"the records overflow 64 bits of bytes\"", NULL);
+    emit_fail(m, &bl, "overflow", LEN_NONE, "\"the records overflow 64 bits of bytes\"", NULL);
     m->indent--;
     line(m, "}");
     free(nz);
@@ -32,7 +34,8 @@ static void coo_records(emitter *m, item *it, layout_emit *le)
     const int w = it->array.coo_index_width;
     const char *ld = w == 1 ? "afmt_load_u8" : w == 2 ? "afmt_load_u16le" : w == 4 ? "afmt_load_u32le" : "afmt_load_u64le";
     char *nb = xprintf("nbytes_%s", it->name), *oc, *args;
-    need_bytes(m, nb, "the records");
+    blame bl = blame_at(it->name, NULL, NULL);
+    need_bytes(m, &bl, nb, "the records");
     free(nb);
     line(m, "for (uint64_t k = 0, prev_r = 0, prev_c = 0; k < stored_%s; k++) {", it->name);
     m->indent++;
@@ -40,19 +43,19 @@ static void coo_records(emitter *m, item *it, layout_emit *le)
     line(m, "const uint64_t r = %s(rec);", ld);
     line(m, "const uint64_t c = with_cols_%s ? (uint64_t)%s(rec + %d) : 0;", it->name, ld, w);
     oc = xprintf("pos + k * record_%s", it->name);
-    set_fail(m, it->name, "k", oc);
+    bl = blame_at(it->name, "k", oc); /* a record is blamed on its index */
     free(oc);
     line(m, "if (r >= %s || c >= %s) {", le->dims[0], le->dims[1]);
     m->indent++;
     args = xprintf("r, c, %s, %s", le->dims[0], le->dims[1]);
-    emit_fail(m, "constraint", LEN_NONE,
+    emit_fail(m, &bl, "constraint", LEN_NONE,
               "\"record (%\" PRIu64 \", %\" PRIu64 \") lies outside the %\" PRIu64 \" x %\" PRIu64 \" block\"", args);
     free(args);
     m->indent--;
     line(m, "}");
     line(m, "if (k > 0 && (r < prev_r || (r == prev_r && c <= prev_c))) {");
     m->indent++;
-    emit_fail(m, "constraint", it->array.values_lenient,
+    emit_fail(m, &bl, "constraint", it->array.values_lenient,
               "\"record (%\" PRIu64 \", %\" PRIu64 \") does not follow (%\" PRIu64 \", %\" PRIu64 \") in row-major order (a cell twice, or unsorted)\"",
               "r, c, prev_r, prev_c");
     m->indent--;
@@ -61,7 +64,6 @@ static void coo_records(emitter *m, item *it, layout_emit *le)
     line(m, "prev_c = c;");
     m->indent--;
     line(m, "}");
-    set_fail(m, it->name, "AFMT_NO_INDEX", "pos");
 }
 
 static void coo_view(emitter *m, item *it, layout_emit *le)

@@ -22,10 +22,11 @@ static int csr_resolve(emitter *m, item *it, layout_emit *le)
 /* only the nnz stored values follow; n_ stays the logical count */
 static void csr_stored(emitter *m, item *it, layout_emit *le)
 {
+    const blame bl = blame_at(it->name, NULL, NULL);
     char *nz;
     (void)le;
     m->jpath = it->jpath;
-    nz = emit_u64(m, it->array.nnz, it->array.nnz_text);
+    nz = emit_u64(m, &bl, it->array.nnz, it->array.nnz_text);
     line(m, "const uint64_t stored_%s = %s;", it->name, nz);
     free(nz);
 }
