@@ -42,7 +42,8 @@ typedef struct emitter {
     const spec *s;
     sbuf *out;
     int indent;
-    int tmp;             /* counter for unique temporaries */
+    char **locals;       /* the names local_name gave in the current function */
+    int nlocals;
     int errors;
     int writer;          /* 0: validator, 1: writer */
     int multi;           /* writer: a top-level repeat holds the arrays */
@@ -164,8 +165,13 @@ cexpr emit_expr(emitter *m, const blame *bl, expr *e, const char *text);
 char *emit_u64(emitter *m, const blame *bl, expr *e, const char *text);
 /* Same, converted to a truth value. */
 char *emit_bool(emitter *m, const blame *bl, expr *e, const char *text);
-/* A fresh temporary name. */
-char *tmp_name(emitter *m, const char *prefix);
+/* A local named base (or base_2, base_3, ... when the function has one
+ * of that name already): unique in the function, and the same from run
+ * to run.  Returns a new string. */
+char *local_name(emitter *m, const char *base);
+/* A local holding the value of e, named after it ("dims_product",
+ * "header_len_rounded"), or after noun when that name would be long. */
+char *expr_local(emitter *m, const expr *e, const char *noun);
 
 /* One constraint (shared by validator and writer), its failure blamed on
  * bl; attr is the value its message shows, or NULL. */

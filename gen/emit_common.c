@@ -258,11 +258,6 @@ void emit_fail(emitter *m, const blame *bl, const char *code, leniency len, cons
     free(field);
 }
 
-char *tmp_name(emitter *m, const char *prefix)
-{
-    return xprintf("%s%d", prefix, ++m->tmp);
-}
-
 /* The C enumerator of a dtype name ("f32" -> "AFMT_F32"), or NULL when the
  * runtime's dtype table (afmt_dtype.c, linked into afmt-gen) has no such
  * name: one table for the generator and the runtime.  Every enumerator is

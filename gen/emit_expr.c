@@ -16,6 +16,138 @@
 static cexpr mk(char *c, vtype t) { cexpr r; r.c = c; r.t = t; r.lit = 0; return r; }
 static cexpr bad(void) { return mk(xstrdup("0"), VT_NONE); }
 
+
+/* The words an expression is described by in a local's name. */
+static const char *op_word(tok_kind op)
+{
+    switch (op) {
+    case TK_PLUS: return "plus";
+    case TK_MINUS: return "minus";
+    case TK_STAR: return "times";
+    case TK_SLASH: return "div";
+    case TK_PERCENT: return "mod";
+    case TK_AMP: return "and";
+    case TK_PIPE: return "or";
+    case TK_CARET: return "xor";
+    case TK_SHL: return "shl";
+    case TK_SHR: return "shr";
+    case TK_EQ: return "eq";
+    case TK_NE: return "ne";
+    case TK_LT: return "lt";
+    case TK_LE: return "le";
+    case TK_GT: return "gt";
+    case TK_GE: return "ge";
+    case TK_ANDAND: return "and";
+    case TK_OROR: return "or";
+    default: return "op";
+    }
+}
+
+/* `roundup(x, k) - x`: the padding that takes x to a multiple of k. */
+static int is_padding(const expr *e)
+{
+    const expr *r = e->a;
+    return e->op == TK_MINUS && r->kind == E_CALL && strcmp(r->sval, "roundup") == 0 && r->nargs == 2 &&
+           r->args[0]->kind == E_NAME && e->b->kind == E_NAME && strcmp(r->args[0]->sval, e->b->sval) == 0;
+}
+
+/* What e holds, in words a C name can carry: "dims_product",
+ * "header_len_rounded", "ndim_times_8_plus_24". */
+static void describe(sbuf *b, const expr *e)
+{
+    if (!e) { sb_puts(b, "value"); return; }
+    switch (e->kind) {
+    case E_INT: sb_printf(b, "%llu", (unsigned long long)e->ival); return;
+    case E_STR: sb_puts(b, "text"); return;
+    case E_NAME: sb_puts(b, e->sval); return;
+    case E_MEMBER: describe(b, e->a); sb_printf(b, "_%s", e->sval); return;
+    case E_INDEX: describe(b, e->a); sb_puts(b, "_at_"); describe(b, e->b); return;
+    case E_CALL:
+        if (e->nargs == 0) { sb_puts(b, e->sval); return; }
+        if (e->args[0]->kind == E_INT) { sb_printf(b, "%s_", e->sval); describe(b, e->args[0]); return; }
+        describe(b, e->args[0]);
+        if (strcmp(e->sval, "prod") == 0) sb_puts(b, "_product");
+        else if (strcmp(e->sval, "roundup") == 0) sb_puts(b, "_rounded");
+        else if (strcmp(e->sval, "sizeof") == 0) sb_puts(b, "_size");
+        else if (strcmp(e->sval, "ceil_div") == 0) { sb_puts(b, "_div_"); describe(b, e->args[1]); sb_puts(b, "_up"); }
+        else sb_printf(b, "_%s", e->sval);
+        return;
+    case E_UNARY:
+        sb_puts(b, e->op == TK_BANG ? "not_" : e->op == TK_TILDE ? "inverted_" : "minus_");
+        describe(b, e->a);
+        return;
+    case E_BINARY: {
+        if (is_padding(e)) { describe(b, e->b); sb_puts(b, "_padding"); return; }
+        /* a literal goes last where the order does not matter */
+        int swap = (e->op == TK_PLUS || e->op == TK_STAR) && e->a->kind == E_INT && e->b->kind != E_INT;
+        describe(b, swap ? e->b : e->a);
+        sb_printf(b, "_%s_", op_word(e->op));
+        describe(b, swap ? e->a : e->b);
+        return;
+    }
+    case E_COND: describe(b, e->a); sb_puts(b, "_choice"); return;
+    }
+}
+
+/* Prefixes of the names the emitters give a spec name's own locals
+ * (v_<field>, o_<field>, n_<array>, ...): a described name never starts
+ * with one, so it cannot meet them. */
+static int emitter_prefix(const char *s)
+{
+    const char *u = strchr(s, '_');
+    return u && u - s <= 2;
+}
+
+char *local_name(emitter *m, const char *base)
+{
+    char *name;
+    int i, n = 1;
+    if (!base[0] || (base[0] >= '0' && base[0] <= '9') || emitter_prefix(base)) name = xprintf("x%s", base);
+    else name = xstrdup(base);
+    for (;;) {
+        char *try = n == 1 ? xstrdup(name) : xprintf("%s_%d", name, n);
+        for (i = 0; i < m->nlocals && strcmp(m->locals[i], try) != 0; i++) {}
+        if (i == m->nlocals) {
+            m->locals = realloc(m->locals, (size_t)(m->nlocals + 1) * sizeof *m->locals);
+            if (!m->locals) abort();
+            m->locals[m->nlocals++] = try;
+            free(name);
+            return xstrdup(try);
+        }
+        free(try);
+        n++;
+    }
+}
+
+/* A local holding the value of e: named after e when that is short,
+ * else after what it is (noun). */
+char *expr_local(emitter *m, const expr *e, const char *noun)
+{
+    sbuf b = {0};
+    char *name, *p;
+    describe(&b, e);
+    for (p = b.s; p && *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9'))) *p = '_';
+    name = local_name(m, b.s && strlen(b.s) <= 32 ? b.s : noun);
+    sb_free(&b);
+    return name;
+}
+
+/* A local for the value of the C expression c converted ("unsigned"):
+ * "<field>_unsigned" for a field's value or a named local. */
+static char *converted_local(emitter *m, const char *c, const char *how)
+{
+    const char *base = is_field_value(c) ? c + 2 : c;
+    char *name, *r;
+    size_t i;
+    for (i = 0; base[i]; i++)
+        if (!(base[i] == '_' || (base[i] >= 'a' && base[i] <= 'z') || (base[i] >= 'A' && base[i] <= 'Z') || (base[i] >= '0' && base[i] <= '9'))) break;
+    name = base[i] || !i ? xprintf("%s_value", how) : xprintf("%s_%s", base, how);
+    r = local_name(m, name);
+    free(name);
+    return r;
+}
+
 /* A field's value: `v_<name>`, a const local of the code being emitted
  * (so a proof about it lasts to the end of its block). */
 int is_field_value(const char *c)
@@ -36,7 +168,7 @@ static char *to_u(emitter *m, const blame *bl, cexpr x, const char *text)
         return c;
     }
     if (x.t == VT_S) {
-        char *t = tmp_name(m, "u");
+        char *t = converted_local(m, x.c, "unsigned");
         char *mt = c_format_body(text ? text : "?");
         char *fmt = xprintf("\"`%s` is negative (%%\" PRId64 \")\"", mt);
         line(m, "if (%s < 0) {", x.c);
@@ -68,7 +200,7 @@ static char *to_s(emitter *m, const blame *bl, cexpr x, const char *text)
     }
     if (x.t == VT_U && x.lit) return xprintf("(int64_t)%s", x.c);
     if (x.t == VT_U || x.t == VT_BOOL) {
-        char *t = tmp_name(m, "s");
+        char *t = converted_local(m, x.c, "signed");
         char *mt = c_format_body(text ? text : "?");
         char *fmt = xprintf("\"`%s` is too large for a signed value (%%\" PRIu64 \")\"", mt);
         line(m, "if (%s > (uint64_t)INT64_MAX) {", x.c);
@@ -112,11 +244,12 @@ static int want_signed(cexpr a, cexpr b)
     return (a.t == VT_S && (b.t == VT_S || lit_fits_signed(b))) || (b.t == VT_S && lit_fits_signed(a));
 }
 
-static cexpr checked_arith(emitter *m, const blame *bl, tok_kind op, cexpr a, cexpr b, const char *text)
+static cexpr checked_arith(emitter *m, const blame *bl, const expr *e, cexpr a, cexpr b, const char *text)
 {
+    const tok_kind op = e->op;
     const char *fn = op == TK_PLUS ? "add" : op == TK_MINUS ? "sub" : "mul";
     char *mt = c_format_body(text ? text : "?");
-    char *t = tmp_name(m, "t");
+    char *t = expr_local(m, e, op == TK_PLUS ? "sum" : op == TK_MINUS ? "difference" : "product");
     if (want_signed(a, b)) {
         char *ac = to_s(m, bl, a, text), *bc = to_s(m, bl, b, text);
         char *fmt = xprintf("\"`%s` overflows 64 bits\"", mt);
@@ -298,7 +431,11 @@ static cexpr call(emitter *m, const blame *bl, expr *e, const char *text)
             }
             free(key);
         }
-        t = tmp_name(m, "t");
+        {
+            char *base = xprintf("%s_%s", y->name, strcmp(fn, "prod") == 0 ? "product" : "sum");
+            t = local_name(m, base);
+            free(base);
+        }
         line(m, "uint64_t %s;", t);
         if (m->writer) {
             char *fmt = xprintf("\"`%s` overflows 64 bits\"", mt);
@@ -307,8 +444,10 @@ static cexpr call(emitter *m, const blame *bl, expr *e, const char *text)
             line(m, "}");
             free(fmt);
         } else {
-            char *bad_i = tmp_name(m, "bad");
-            char *rc = tmp_name(m, "rc");
+            /* the index of a negative element, and the outcome */
+            char *bad_base = xprintf("%s_negative_at", y->name), *rc_base = xprintf("%s_status", t);
+            char *bad_i = local_name(m, bad_base);
+            char *rc = local_name(m, rc_base);
             char *fmt = xprintf("\"`%s` overflows 64 bits\"", mt);
             char *nfmt = xprintf("\"%s[%%\" PRIu64 \"] is negative\"", y->name);
             line(m, "uint64_t %s = 0;", bad_i);
@@ -327,7 +466,7 @@ static cexpr call(emitter *m, const blame *bl, expr *e, const char *text)
             line(m, "} else if (%s != AFMT_OK) {", rc);
             m->indent++; emit_fail(m, bl, "overflow", LEN_NONE, fmt, NULL); m->indent--;
             line(m, "}");
-            free(bad_i); free(rc); free(fmt); free(nfmt);
+            free(bad_i); free(rc); free(fmt); free(nfmt); free(bad_base); free(rc_base);
         }
         {
             char *key = xprintf("%s(%s@%s)", fn, y->c, m->writer ? y->count : y->off);
@@ -353,7 +492,7 @@ static cexpr call(emitter *m, const blame *bl, expr *e, const char *text)
         return mk(xprintf("%s_size", y->c), VT_U);
     }
     if (strcmp(fn, "roundup") == 0 || strcmp(fn, "ceil_div") == 0) {
-        char *a, *k, *t = tmp_name(m, "t");
+        char *a, *k, *t = expr_local(m, e, fn);
         char *fmt = xprintf("\"`%s` overflows 64 bits or divides by zero\"", mt);
         NARGS(2);
         a = emit_u64(m, bl, e->args[0], text);
@@ -537,7 +676,11 @@ cexpr emit_expr(emitter *m, const blame *bl, expr *e, const char *text)
         cexpr r;
         if (!y || y->kind != SY_ARRF) { gen_error(m, NULL, "only array fields can be indexed in `%s`", text); return bad(); }
         i = emit_u64(m, bl, e->b, text);
-        t = tmp_name(m, "ix");
+        {
+            char *base = xprintf("%s_index", y->name);
+            t = local_name(m, base);
+            free(base);
+        }
         line(m, "const uint64_t %s = %s;", t, i);
         fmt = xprintf("\"index %%\" PRIu64 \" is out of range: %s has %%\" PRIu64 \" elements\"", y->name);
         line(m, "if (%s >= %s) {", t, y->count);
@@ -570,7 +713,7 @@ cexpr emit_expr(emitter *m, const blame *bl, expr *e, const char *text)
     case E_BINARY: {
         cexpr a, b;
         if (e->op == TK_ANDAND || e->op == TK_OROR) {
-            char *t = tmp_name(m, "b");
+            char *t = expr_local(m, e, e->op == TK_ANDAND ? "all_hold" : "any_holds");
             char *ac = emit_bool(m, bl, e->a, text), *bc;
             line(m, "int %s = %s;", t, ac);
             line(m, e->op == TK_ANDAND ? "if (%s) {" : "if (!%s) {", t);
@@ -585,7 +728,7 @@ cexpr emit_expr(emitter *m, const blame *bl, expr *e, const char *text)
         a = emit_expr(m, bl, e->a, text);
         b = emit_expr(m, bl, e->b, text);
         switch (e->op) {
-        case TK_PLUS: case TK_MINUS: case TK_STAR: return checked_arith(m, bl, e->op, a, b, text);
+        case TK_PLUS: case TK_MINUS: case TK_STAR: return checked_arith(m, bl, e, a, b, text);
         case TK_SLASH: case TK_PERCENT: return divmod(m, bl, e->op, a, b, text, e->b);
         case TK_AMP: case TK_PIPE: case TK_CARET: {
             char *ac = bits_of(m, bl, a, text), *bc = bits_of(m, bl, b, text);
@@ -597,7 +740,7 @@ cexpr emit_expr(emitter *m, const blame *bl, expr *e, const char *text)
             char *ac = bits_of(m, bl, a, text), *bc = to_u(m, bl, b, text);
             char *mt = c_format_body(text ? text : "?");
             char *fmt = xprintf("\"`%s` shifts out of 64 bits\"", mt);
-            char *t = tmp_name(m, "t");
+            char *t = expr_local(m, e, "shifted");
             if (e->op == TK_SHL)
                 line(m, "if (%s >= 64 || (%s >> (63 - %s)) > 1) {", bc, ac, bc);
             else
@@ -617,7 +760,7 @@ cexpr emit_expr(emitter *m, const blame *bl, expr *e, const char *text)
     }
     case E_COND: {
         char *cond = emit_bool(m, bl, e->a, text);
-        char *t = tmp_name(m, "c");
+        char *t = expr_local(m, e, "choice");
         char *bc, *cc;
         cexpr b, c;
         /* Both arms are computed in their own block; their type decides the

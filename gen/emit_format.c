@@ -235,7 +235,7 @@ int emit_format(const spec *s, const char *outdir)
     m.out = &wbody;
     m.nsyms = 0;
     m.nnonneg = 0; /* nothing the validator proved holds in the writer */
-    m.tmp = 0;
+    while (m.nlocals > 0) free(m.locals[--m.nlocals]); /* the writer is another function */
     if (s->read_only) emit_refusing_writer(&wbody, s);
     else emit_writer(&m);
     if (m.errors) return -1;

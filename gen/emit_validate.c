@@ -314,8 +314,10 @@ static void emit_array_field(emitter *m, item *it, item_list *scope_body)
     }
     if (it->field.order) {
         int strict = strcmp(it->field.order, "increasing") == 0;
-        char *b = tmp_name(m, "bad");
+        char *base = xprintf("%s_unordered_at", it->name);
+        char *b = local_name(m, base);
         char *oc = xprintf("o_%s + (uint64_t)%d * %s", it->name, it->field.width, b);
+        free(base);
         line(m, "const uint64_t %s = afmt_field_unordered(AFMT_B(src, o_%s), n_%s, %d, %d, %d, %d);", b, it->name, it->name,
              it->field.width, it->field.is_signed, it->field.big_endian, strict);
         line(m, "if (%s < n_%s) {", b, it->name);
@@ -336,7 +338,9 @@ static void emit_array_field(emitter *m, item *it, item_list *scope_body)
         if (!seg || seg->kind != SY_ARRF) {
             gen_error(m, it->jpath, "increasing_within: '%s' is not an array field defined before", it->field.increasing_within);
         } else {
-            char *b = tmp_name(m, "bad");
+            char *base = xprintf("%s_unordered_at", it->name);
+            char *b = local_name(m, base);
+            free(base);
             char *oc = xprintf("o_%s + (uint64_t)%d * %s", it->name, it->field.width, b);
             line(m, "const uint64_t %s = afmt_field_unordered_within(AFMT_B(src, o_%s), n_%s, %d, %d, AFMT_B(src, %s), %s, %d, %d);", b,
                  it->name, it->name, it->field.width, it->field.big_endian, seg->off, seg->count, seg->width, seg->big);
@@ -525,10 +529,15 @@ static void lookup_fail(emitter *m, const blame *bl, item *it, const table *tb, 
             sym *ky = it->lookup.key[k]->kind == E_NAME ? sym_find(m, it->lookup.key[k]->sval) : NULL;
             sb_printf(&fmt, "%s%s = ", k ? ", " : "", it->lookup.key[k]->kind == E_NAME ? it->lookup.key[k]->sval : "key");
             if (ky && ky->kind == SY_TEXT) {
-                line(m, "char esc%d[%d];", k, ky->size * 4 + 3);
-                line(m, "afmt_escape_text(%s, %d, esc%d, sizeof esc%d);", keys[k], ky->size, k, k);
+                /* the key's bytes as printable text */
+                char *base = xprintf("%s_escaped", ky->name);
+                char *esc = local_name(m, base);
+                line(m, "char %s[%d];", esc, ky->size * 4 + 3);
+                line(m, "afmt_escape_text(%s, %d, %s, sizeof %s);", keys[k], ky->size, esc, esc);
                 sb_puts(&fmt, "%s");
-                sb_printf(&args, ", esc%d", k);
+                sb_printf(&args, ", %s", esc);
+                free(base);
+                free(esc);
             } else if (ky && ky->t == VT_S) {
                 sb_puts(&fmt, "%\" PRId64 \"");
                 sb_printf(&args, ", (int64_t)%s", keys[k]);
@@ -743,7 +752,11 @@ static void emit_array(emitter *m, item *it)
             char *d;
             bl = blame_of(ds && ds->kind == SY_INT ? ds : NULL);
             d = emit_u64(m, &bl, it->array.shape[i], it->array.shape_text[i]);
-            dims[i] = tmp_name(m, "dim");
+            {
+                char *base = xprintf("%s_dim%d", it->name, i);
+                dims[i] = local_name(m, base);
+                free(base);
+            }
             line(m, "const uint64_t %s = %s;", dims[i], d);
             line(m, "if (!afmt_mul_u64(n_%s, %s, &n_%s)) {", it->name, dims[i], it->name);
             m->indent++;

@@ -231,27 +231,27 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
              * of zero area cover any matrix of zero area: without this, a 3 x 0 header with a 0 x 0
              * block would read as [0,0]
              */
-            int b2 = (v_rows != UINT64_C(0));
-            if (b2) {
-                b2 = (v_cols != UINT64_C(0));
+            int rows_ne_0_and_cols_ne_0 = (v_rows != UINT64_C(0));
+            if (rows_ne_0_and_cols_ne_0) {
+                rows_ne_0_and_cols_ne_0 = (v_cols != UINT64_C(0));
             }
-            int b1 = b2;
-            if (!b1) {
-                int b5 = (v_block_row == UINT64_C(0));
-                if (b5) {
-                    b5 = (v_block_col == UINT64_C(0));
+            int any_holds = rows_ne_0_and_cols_ne_0;
+            if (!any_holds) {
+                int all_hold_3 = (v_block_row == UINT64_C(0));
+                if (all_hold_3) {
+                    all_hold_3 = (v_block_col == UINT64_C(0));
                 }
-                int b4 = b5;
-                if (b4) {
-                    b4 = (v_block_rows == v_rows);
+                int all_hold_2 = all_hold_3;
+                if (all_hold_2) {
+                    all_hold_2 = (v_block_rows == v_rows);
                 }
-                int b3 = b4;
-                if (b3) {
-                    b3 = (v_block_cols == v_cols);
+                int all_hold = all_hold_2;
+                if (all_hold) {
+                    all_hold = (v_block_cols == v_cols);
                 }
-                b1 = b3;
+                any_holds = all_hold;
             }
-            if (!b1) {
+            if (!any_holds) {
                 return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_rows", AFMT_NO_INDEX,
                         o_block_rows,
                         "a matrix of zero area is stored as the one block DAPHNE writes for it: "
@@ -275,13 +275,13 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                  * /body/4/cases/0/body/2/body/6/cases/0/body/0)
                  */
                 uint64_t n_data = 1;
-                const uint64_t dim6 = v_block_rows;
-                if (!afmt_mul_u64(n_data, dim6, &n_data)) {
+                const uint64_t data_dim0 = v_block_rows;
+                if (!afmt_mul_u64(n_data, data_dim0, &n_data)) {
                     return afmt_fail(err, AFMT_E_OVERFLOW, &path, "block_rows", AFMT_NO_INDEX,
                             o_block_rows, "the element count overflows 64 bits");
                 }
-                const uint64_t dim7 = v_block_cols;
-                if (!afmt_mul_u64(n_data, dim7, &n_data)) {
+                const uint64_t data_dim1 = v_block_cols;
+                if (!afmt_mul_u64(n_data, data_dim1, &n_data)) {
                     return afmt_fail(err, AFMT_E_OVERFLOW, &path, "block_cols", AFMT_NO_INDEX,
                             o_block_cols, "the element count overflows 64 bits");
                 }
@@ -295,8 +295,8 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                     afmt_view_start(&a_data, el_dtype, el_size, el_enc, n_data, AFMT_ROW_MAJOR,
                             AFMT_LITTLE, nbytes_data, pos, narrays);
                     a_data.rank = 2;
-                    a_data.dims[0] = dim6;
-                    a_data.dims[1] = dim7;
+                    a_data.dims[0] = data_dim0;
+                    a_data.dims[1] = data_dim1;
                     a_data.encoding = AFMT_ENC_ZEROS;
                     a_data.tile_row = v_block_row;
                     a_data.tile_col = v_block_col;
@@ -331,13 +331,13 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                  * /body/4/cases/0/body/2/body/6/cases/1/body/1)
                  */
                 uint64_t n_data = 1;
-                const uint64_t dim8 = v_block_rows;
-                if (!afmt_mul_u64(n_data, dim8, &n_data)) {
+                const uint64_t data_dim0_2 = v_block_rows;
+                if (!afmt_mul_u64(n_data, data_dim0_2, &n_data)) {
                     return afmt_fail(err, AFMT_E_OVERFLOW, &path, "block_rows", AFMT_NO_INDEX,
                             o_block_rows, "the element count overflows 64 bits");
                 }
-                const uint64_t dim9 = v_block_cols;
-                if (!afmt_mul_u64(n_data, dim9, &n_data)) {
+                const uint64_t data_dim1_2 = v_block_cols;
+                if (!afmt_mul_u64(n_data, data_dim1_2, &n_data)) {
                     return afmt_fail(err, AFMT_E_OVERFLOW, &path, "block_cols", AFMT_NO_INDEX,
                             o_block_cols, "the element count overflows 64 bits");
                 }
@@ -351,8 +351,8 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                     afmt_view_start(&a_data, el_dtype, el_size, el_enc, n_data, AFMT_ROW_MAJOR,
                             AFMT_LITTLE, nbytes_data, pos, narrays);
                     a_data.rank = 2;
-                    a_data.dims[0] = dim8;
-                    a_data.dims[1] = dim9;
+                    a_data.dims[0] = data_dim0_2;
+                    a_data.dims[1] = data_dim1_2;
                     a_data.tile_row = v_block_row;
                     a_data.tile_col = v_block_col;
                     a_data.tile_rows = tiles_block.rows;
@@ -394,12 +394,12 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                  * row_offsets: block_rows + 1 of u64 little-endian (spec/daphne.json
                  * /body/4/cases/0/body/2/body/6/cases/2/body/2)
                  */
-                uint64_t t10;
-                if (!afmt_add_u64(v_block_rows, UINT64_C(1), &t10)) {
+                uint64_t block_rows_plus_1;
+                if (!afmt_add_u64(v_block_rows, UINT64_C(1), &block_rows_plus_1)) {
                     return afmt_fail(err, AFMT_E_OVERFLOW, &path, "", AFMT_NO_INDEX, pos,
                             "`block_rows + 1` overflows 64 bits");
                 }
-                const uint64_t n_row_offsets = t10;
+                const uint64_t n_row_offsets = block_rows_plus_1;
                 const uint64_t o_row_offsets = pos;
                 if (afmt_take_field(src, opt, err, &path, &field_row_offsets, n_row_offsets,
                         src->len, NULL, &pos)) return -1;
@@ -426,10 +426,11 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                             afmt_load_u64le(AFMT_B(src,
                             o_row_offsets + (uint64_t)8 * (n_row_offsets - 1))));
                 }
-                const uint64_t bad11 = afmt_field_unordered(AFMT_B(src, o_row_offsets), n_row_offsets, 8, 0, 0, 0);
-                if (bad11 < n_row_offsets) {
-                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "row_offsets", bad11,
-                            o_row_offsets + (uint64_t)8 * bad11,
+                const uint64_t row_offsets_unordered_at = afmt_field_unordered(AFMT_B(src, o_row_offsets), n_row_offsets, 8, 0, 0, 0);
+                if (row_offsets_unordered_at < n_row_offsets) {
+                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "row_offsets",
+                            row_offsets_unordered_at,
+                            o_row_offsets + (uint64_t)8 * row_offsets_unordered_at,
                             "is less than the element before it (must be non-decreasing)");
                 }
 
@@ -450,10 +451,11 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                                 "hold (col_indices = %" PRIu64 ")", e_col_indices);
                     }
                 }
-                const uint64_t bad12 = afmt_field_unordered_within(AFMT_B(src, o_col_indices), n_col_indices, 8, 0, AFMT_B(src, o_row_offsets), n_row_offsets, 8, 0);
-                if (bad12 < n_col_indices) {
-                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "col_indices", bad12,
-                            o_col_indices + (uint64_t)8 * bad12,
+                const uint64_t col_indices_unordered_at = afmt_field_unordered_within(AFMT_B(src, o_col_indices), n_col_indices, 8, 0, AFMT_B(src, o_row_offsets), n_row_offsets, 8, 0);
+                if (col_indices_unordered_at < n_col_indices) {
+                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "col_indices",
+                            col_indices_unordered_at,
+                            o_col_indices + (uint64_t)8 * col_indices_unordered_at,
                             "is not greater than the element before it in the same segment of "
                             "row_offsets (must be strictly increasing within each)");
                 }
@@ -463,13 +465,13 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                  * /body/4/cases/0/body/2/body/6/cases/2/body/4)
                  */
                 uint64_t n_data = 1;
-                const uint64_t dim13 = v_block_rows;
-                if (!afmt_mul_u64(n_data, dim13, &n_data)) {
+                const uint64_t data_dim0_3 = v_block_rows;
+                if (!afmt_mul_u64(n_data, data_dim0_3, &n_data)) {
                     return afmt_fail(err, AFMT_E_OVERFLOW, &path, "block_rows", AFMT_NO_INDEX,
                             o_block_rows, "the element count overflows 64 bits");
                 }
-                const uint64_t dim14 = v_block_cols;
-                if (!afmt_mul_u64(n_data, dim14, &n_data)) {
+                const uint64_t data_dim1_3 = v_block_cols;
+                if (!afmt_mul_u64(n_data, data_dim1_3, &n_data)) {
                     return afmt_fail(err, AFMT_E_OVERFLOW, &path, "block_cols", AFMT_NO_INDEX,
                             o_block_cols, "the element count overflows 64 bits");
                 }
@@ -483,8 +485,8 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                     afmt_view_start(&a_data, el_dtype, el_size, el_enc, n_data, AFMT_ROW_MAJOR,
                             AFMT_LITTLE, nbytes_data, pos, narrays);
                     a_data.rank = 2;
-                    a_data.dims[0] = dim13;
-                    a_data.dims[1] = dim14;
+                    a_data.dims[0] = data_dim0_3;
+                    a_data.dims[1] = data_dim1_3;
                     a_data.tile_row = v_block_row;
                     a_data.tile_col = v_block_col;
                     a_data.tile_rows = tiles_block.rows;
@@ -532,13 +534,13 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                  * /body/4/cases/0/body/2/body/6/cases/3/body/2)
                  */
                 uint64_t n_data = 1;
-                const uint64_t dim15 = v_block_rows;
-                if (!afmt_mul_u64(n_data, dim15, &n_data)) {
+                const uint64_t data_dim0_4 = v_block_rows;
+                if (!afmt_mul_u64(n_data, data_dim0_4, &n_data)) {
                     return afmt_fail(err, AFMT_E_OVERFLOW, &path, "block_rows", AFMT_NO_INDEX,
                             o_block_rows, "the element count overflows 64 bits");
                 }
-                const uint64_t dim16 = v_block_cols;
-                if (!afmt_mul_u64(n_data, dim16, &n_data)) {
+                const uint64_t data_dim1_4 = v_block_cols;
+                if (!afmt_mul_u64(n_data, data_dim1_4, &n_data)) {
                     return afmt_fail(err, AFMT_E_OVERFLOW, &path, "block_cols", AFMT_NO_INDEX,
                             o_block_cols, "the element count overflows 64 bits");
                 }
@@ -558,11 +560,11 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                     const uint8_t *rec = AFMT_B(src, pos + k * record_data);
                     const uint64_t r = afmt_load_u32le(rec);
                     const uint64_t c = with_cols_data ? (uint64_t)afmt_load_u32le(rec + 4) : 0;
-                    if (r >= dim15 || c >= dim16) {
+                    if (r >= data_dim0_4 || c >= data_dim1_4) {
                         return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "data", k,
                                 pos + k * record_data, "record (%" PRIu64 ", %" PRIu64
-                                ") lies outside the %" PRIu64 " x %" PRIu64 " block", r, c, dim15,
-                                dim16);
+                                ") lies outside the %" PRIu64 " x %" PRIu64 " block", r, c,
+                                data_dim0_4, data_dim1_4);
                     }
                     if (k > 0 && (r < prev_r || (r == prev_r && c <= prev_c))) {
                         return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "data", k,
@@ -580,8 +582,8 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                     afmt_view_start(&a_data, el_dtype, el_size, el_enc, n_data, AFMT_ROW_MAJOR,
                             AFMT_LITTLE, nbytes_data, pos, narrays);
                     a_data.rank = 2;
-                    a_data.dims[0] = dim15;
-                    a_data.dims[1] = dim16;
+                    a_data.dims[0] = data_dim0_4;
+                    a_data.dims[1] = data_dim1_4;
                     a_data.encoding = AFMT_ENC_COO;
                     a_data.nnz = stored_data;
                     a_data.coo_stride = record_data;
@@ -776,19 +778,19 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
     const afmt_array *A_columns = &arrays[ai];
     (void)A_columns;
     const uint64_t v_version = UINT64_C(1);
-    uint64_t c1;
+    uint64_t narrays_gt_1_choice;
     if (((uint64_t)n > UINT64_C(1))) {
-        c1 = UINT64_C(3);
+        narrays_gt_1_choice = UINT64_C(3);
     } else {
-        uint64_t c2;
+        uint64_t data_sparse_choice;
         if ((A_data->encoding == AFMT_ENC_CSR)) {
-            c2 = UINT64_C(2);
+            data_sparse_choice = UINT64_C(2);
         } else {
-            c2 = UINT64_C(1);
+            data_sparse_choice = UINT64_C(1);
         }
-        c1 = c2;
+        narrays_gt_1_choice = data_sparse_choice;
     }
-    const uint64_t v_data_type = c1;
+    const uint64_t v_data_type = narrays_gt_1_choice;
     if (UINT64_C(0) >= A_data->rank) {
         char desc_[96];
         afmt_array_describe(A_data, desc_, sizeof desc_);
@@ -797,9 +799,9 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
                 "array is %u-d: %s", (unsigned)A_data->rank, desc_);
     }
     const uint64_t v_rows = A_data->dims[UINT64_C(0)];
-    uint64_t c3;
+    uint64_t narrays_gt_1_choice_2;
     if (((uint64_t)n > UINT64_C(1))) {
-        c3 = (uint64_t)n;
+        narrays_gt_1_choice_2 = (uint64_t)n;
     } else {
         if (UINT64_C(1) >= A_data->rank) {
             char desc_[96];
@@ -808,9 +810,9 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
                     "daphne holds 2-d matrices, or frames of several 1-d columns of equal length; "
                     "this array is %u-d: %s", (unsigned)A_data->rank, desc_);
         }
-        c3 = A_data->dims[UINT64_C(1)];
+        narrays_gt_1_choice_2 = A_data->dims[UINT64_C(1)];
     }
-    const uint64_t v_cols = c3;
+    const uint64_t v_cols = narrays_gt_1_choice_2;
     /* version */
     if (v_version > UINT64_C(0xff)) {
         return afmt_fail(err, AFMT_E_TYPE, NULL, "version", AFMT_NO_INDEX, 0, "value %" PRIu64
@@ -853,34 +855,34 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
             const uint64_t v_block_col = UINT64_C(0);
             const uint64_t v_block_rows = v_rows;
             const uint64_t v_block_cols = v_cols;
-            uint64_t c4;
+            uint64_t data_sparse_choice_2;
             if ((A_data->encoding == AFMT_ENC_CSR)) {
-                c4 = UINT64_C(2);
+                data_sparse_choice_2 = UINT64_C(2);
             } else {
-                c4 = UINT64_C(1);
+                data_sparse_choice_2 = UINT64_C(1);
             }
-            const uint64_t v_block_type = c4;
-            int b6 = (v_rows != UINT64_C(0));
-            if (b6) {
-                b6 = (v_cols != UINT64_C(0));
+            const uint64_t v_block_type = data_sparse_choice_2;
+            int rows_ne_0_and_cols_ne_0 = (v_rows != UINT64_C(0));
+            if (rows_ne_0_and_cols_ne_0) {
+                rows_ne_0_and_cols_ne_0 = (v_cols != UINT64_C(0));
             }
-            int b5 = b6;
-            if (!b5) {
-                int b9 = (v_block_row == UINT64_C(0));
-                if (b9) {
-                    b9 = (v_block_col == UINT64_C(0));
+            int any_holds = rows_ne_0_and_cols_ne_0;
+            if (!any_holds) {
+                int all_hold_3 = (v_block_row == UINT64_C(0));
+                if (all_hold_3) {
+                    all_hold_3 = (v_block_col == UINT64_C(0));
                 }
-                int b8 = b9;
-                if (b8) {
-                    b8 = (v_block_rows == v_rows);
+                int all_hold_2 = all_hold_3;
+                if (all_hold_2) {
+                    all_hold_2 = (v_block_rows == v_rows);
                 }
-                int b7 = b8;
-                if (b7) {
-                    b7 = (v_block_cols == v_cols);
+                int all_hold = all_hold_2;
+                if (all_hold) {
+                    all_hold = (v_block_cols == v_cols);
                 }
-                b5 = b7;
+                any_holds = all_hold;
             }
-            if (!b5) {
+            if (!any_holds) {
                 return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "block_rows", AFMT_NO_INDEX, 0,
                         "a matrix of zero area is stored as the one block DAPHNE writes for it: "
                         "rows x cols at (0, 0): `(rows != 0 && cols != 0) || (block_row == 0 && "

@@ -75,13 +75,13 @@ static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
          * binary when its first byte is 'b' (98), otherwise text (FORMATS.md#futhark); afmt writes
          * binary
          */
-        uint64_t c1;
+        uint64_t peek_0_eq_98_choice;
         if (((uint64_t)afmt_src_peek(src, src->len, pos + UINT64_C(0)) == UINT64_C(98))) {
-            c1 = UINT64_C(1);
+            peek_0_eq_98_choice = UINT64_C(1);
         } else {
-            c1 = UINT64_C(2);
+            peek_0_eq_98_choice = UINT64_C(2);
         }
-        const uint64_t sel_kind = c1;
+        const uint64_t sel_kind = peek_0_eq_98_choice;
         if (sel_kind == UINT64_C(1)) {
 
             /*
@@ -131,13 +131,13 @@ static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
             /* lookup el in table types (spec/futhark.json /body/0/body/0/cases/0/body/5) */
             const afmt_type_entry *el_type = afmt_type_by_text(futhark_types, 12, AFMT_B(src, o_type), 4);
             if (!el_type) {
-                char esc0[19];
-                afmt_escape_text(AFMT_B(src, o_type), 4, esc0, sizeof esc0);
+                char type_escaped[19];
+                afmt_escape_text(AFMT_B(src, o_type), 4, type_escaped, sizeof type_escaped);
                 return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, &path, "type", AFMT_NO_INDEX, o_type,
                         "no entry of table types matches (type = %s): unknown type code"
                         "; known: '  i8' i8, ' i16' i16, ' i32' i32, ' i64' i64, '  u8' u8, ' u16' "
                         "u16, ' u32' u32, ' u64' u64, ' f16' f16, ' f32' f32, ' f64' f64, 'bool' "
-                        "bool", esc0);
+                        "bool", type_escaped);
             }
             const afmt_dtype el_dtype = el_type->dtype;
             const uint64_t el_size = afmt_dtype_get(el_dtype)->size;
@@ -166,17 +166,18 @@ static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
             /*
              * array data: el elements, row-major (spec/futhark.json /body/0/body/0/cases/0/body/7)
              */
-            uint64_t t2;
-            uint64_t bad3 = 0;
-            const int rc4 = afmt_field_prod(AFMT_B(src, o_dims), n_dims, 8, 1, 0, &t2, &bad3);
-            if (rc4 == AFMT_E_NEGATIVE) {
-                return afmt_fail(err, AFMT_E_NEGATIVE, &path, "dims", bad3, o_dims + 8 * bad3,
-                        "dims[%" PRIu64 "] is negative", bad3);
-            } else if (rc4 != AFMT_OK) {
+            uint64_t dims_product;
+            uint64_t dims_negative_at = 0;
+            const int dims_product_status = afmt_field_prod(AFMT_B(src, o_dims), n_dims, 8, 1, 0, &dims_product, &dims_negative_at);
+            if (dims_product_status == AFMT_E_NEGATIVE) {
+                return afmt_fail(err, AFMT_E_NEGATIVE, &path, "dims", dims_negative_at,
+                        o_dims + 8 * dims_negative_at, "dims[%" PRIu64 "] is negative",
+                        dims_negative_at);
+            } else if (dims_product_status != AFMT_OK) {
                 return afmt_fail(err, AFMT_E_OVERFLOW, &path, "dims", AFMT_NO_INDEX, o_dims,
                         "`prod(dims)` overflows 64 bits");
             }
-            const uint64_t n_data = t2;
+            const uint64_t n_data = dims_product;
             const uint64_t stored_data = n_data;
             uint64_t nbytes_data;
             if (afmt_payload_bytes(err, &path, "data", pos, stored_data, el_size, el_enc, el_dtype,

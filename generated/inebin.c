@@ -65,11 +65,11 @@ static int inebin_validate_body(afmt_src *src, const afmt_options *opt,
     /* lookup el in table types (spec/inebin.json /body/3) */
     const afmt_type_entry *el_type = afmt_type_by_text(inebin_types, 4, AFMT_B(src, o_type), 1);
     if (!el_type) {
-        char esc0[7];
-        afmt_escape_text(AFMT_B(src, o_type), 1, esc0, sizeof esc0);
+        char type_escaped[7];
+        afmt_escape_text(AFMT_B(src, o_type), 1, type_escaped, sizeof type_escaped);
         return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, &path, "type", AFMT_NO_INDEX, o_type,
                 "no entry of table types matches (type = %s): unknown type code"
-                "; known: 'B' bool, 'Z' i64, 'R' f64, 'C' c128", esc0);
+                "; known: 'B' bool, 'Z' i64, 'R' f64, 'C' c128", type_escaped);
     }
     const afmt_dtype el_dtype = el_type->dtype;
     const uint64_t el_size = afmt_dtype_get(el_dtype)->size;
@@ -87,13 +87,13 @@ static int inebin_validate_body(afmt_src *src, const afmt_options *opt,
 
     /* array data: el elements, row-major (spec/inebin.json /body/6) */
     uint64_t n_data = 1;
-    const uint64_t dim1 = v_rows;
-    if (!afmt_mul_u64(n_data, dim1, &n_data)) {
+    const uint64_t data_dim0 = v_rows;
+    if (!afmt_mul_u64(n_data, data_dim0, &n_data)) {
         return afmt_fail(err, AFMT_E_OVERFLOW, &path, "rows", AFMT_NO_INDEX, o_rows,
                 "the element count overflows 64 bits");
     }
-    const uint64_t dim2 = v_cols;
-    if (!afmt_mul_u64(n_data, dim2, &n_data)) {
+    const uint64_t data_dim1 = v_cols;
+    if (!afmt_mul_u64(n_data, data_dim1, &n_data)) {
         return afmt_fail(err, AFMT_E_OVERFLOW, &path, "cols", AFMT_NO_INDEX, o_cols,
                 "the element count overflows 64 bits");
     }
@@ -107,8 +107,8 @@ static int inebin_validate_body(afmt_src *src, const afmt_options *opt,
         afmt_view_start(&a_data, el_dtype, el_size, el_enc, n_data, AFMT_ROW_MAJOR, AFMT_LITTLE,
                 nbytes_data, pos, narrays);
         a_data.rank = 2;
-        a_data.dims[0] = dim1;
-        a_data.dims[1] = dim2;
+        a_data.dims[0] = data_dim0;
+        a_data.dims[1] = data_dim1;
     }
     afmt_scan_fn scan_data = NULL;
     if (opt->check_values && el_dtype == AFMT_BOOL)

@@ -154,11 +154,11 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
                 "eltype 5 with elbyte 1 is Bool in RawArray.jl but bfloat16 per the RawArray "
                 "document: read as bool");
     } else {
-        int b1 = (v_eltype == UINT64_C(0));
-        if (b1) {
-            b1 = (v_elbyte > UINT64_C(0));
+        int eltype_eq_0_and_elbyte_gt_0 = (v_eltype == UINT64_C(0));
+        if (eltype_eq_0_and_elbyte_gt_0) {
+            eltype_eq_0_and_elbyte_gt_0 = (v_elbyte > UINT64_C(0));
         }
-        if (b1) {
+        if (eltype_eq_0_and_elbyte_gt_0) {
             el_dtype = AFMT_OPAQUE;
             el_size = v_elbyte;
         }
@@ -178,24 +178,26 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
     if (sel_compression == UINT64_C(0)) {
 
         /* check size == elbyte * prod(dims) (spec/rawarray.json /body/8/cases/0/body/0) */
-        uint64_t t2;
-        uint64_t bad3 = 0;
-        const int rc4 = afmt_field_prod(AFMT_B(src, o_dims), n_dims, 8, 0, 0, &t2, &bad3);
-        if (rc4 == AFMT_E_NEGATIVE) {
-            return afmt_fail(err, AFMT_E_NEGATIVE, &path, "dims", bad3, o_dims + 8 * bad3, "dims[%"
-                    PRIu64 "] is negative", bad3);
-        } else if (rc4 != AFMT_OK) {
+        uint64_t dims_product;
+        uint64_t dims_negative_at = 0;
+        const int dims_product_status = afmt_field_prod(AFMT_B(src, o_dims), n_dims, 8, 0, 0, &dims_product, &dims_negative_at);
+        if (dims_product_status == AFMT_E_NEGATIVE) {
+            return afmt_fail(err, AFMT_E_NEGATIVE, &path, "dims", dims_negative_at,
+                    o_dims + 8 * dims_negative_at, "dims[%" PRIu64 "] is negative",
+                    dims_negative_at);
+        } else if (dims_product_status != AFMT_OK) {
             return afmt_fail(err, AFMT_E_OVERFLOW, &path, "size", AFMT_NO_INDEX, o_size,
                     "`size == elbyte * prod(dims)` overflows 64 bits");
         }
-        uint64_t t5;
-        if (!afmt_mul_u64(v_elbyte, t2, &t5)) {
+        uint64_t elbyte_times_dims_product;
+        if (!afmt_mul_u64(v_elbyte, dims_product, &elbyte_times_dims_product)) {
             return afmt_fail(err, AFMT_E_OVERFLOW, &path, "size", AFMT_NO_INDEX, o_size,
                     "`size == elbyte * prod(dims)` overflows 64 bits");
         }
-        if (v_size != t5) {
+        if (v_size != elbyte_times_dims_product) {
             return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "size", AFMT_NO_INDEX, o_size,
-                    "expected %" PRIu64 " = elbyte * prod(dims), found %" PRIu64 "", t5, v_size);
+                    "expected %" PRIu64 " = elbyte * prod(dims), found %" PRIu64 "",
+                    elbyte_times_dims_product, v_size);
         }
     } else if (sel_compression == UINT64_C(2)) {
 
@@ -213,17 +215,18 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
     }
 
     /* array data: el elements, column-major (spec/rawarray.json /body/9) */
-    uint64_t t6;
-    uint64_t bad7 = 0;
-    const int rc8 = afmt_field_prod(AFMT_B(src, o_dims), n_dims, 8, 0, 0, &t6, &bad7);
-    if (rc8 == AFMT_E_NEGATIVE) {
-        return afmt_fail(err, AFMT_E_NEGATIVE, &path, "dims", bad7, o_dims + 8 * bad7, "dims[%"
-                PRIu64 "] is negative", bad7);
-    } else if (rc8 != AFMT_OK) {
+    uint64_t dims_product_2;
+    uint64_t dims_negative_at_2 = 0;
+    const int dims_product_2_status = afmt_field_prod(AFMT_B(src, o_dims), n_dims, 8, 0, 0, &dims_product_2, &dims_negative_at_2);
+    if (dims_product_2_status == AFMT_E_NEGATIVE) {
+        return afmt_fail(err, AFMT_E_NEGATIVE, &path, "dims", dims_negative_at_2,
+                o_dims + 8 * dims_negative_at_2, "dims[%" PRIu64 "] is negative",
+                dims_negative_at_2);
+    } else if (dims_product_2_status != AFMT_OK) {
         return afmt_fail(err, AFMT_E_OVERFLOW, &path, "dims", AFMT_NO_INDEX, o_dims,
                 "`prod(dims)` overflows 64 bits");
     }
-    const uint64_t n_data = t6;
+    const uint64_t n_data = dims_product_2;
     const uint64_t stored_data = n_data;
     uint64_t nbytes_data;
     const int compressed_data = ((v_flags & UINT64_C(2)) != UINT64_C(0));
@@ -424,13 +427,13 @@ static int rawarray_write_impl(const afmt_array *arrays, size_t n, const afmt_wr
     }
     (void)el_size;
     (void)el_enc;
-    uint64_t c1;
+    uint64_t compress_choice;
     if ((wopt != NULL && wopt->compress != 0)) {
-        c1 = UINT64_C(2);
+        compress_choice = UINT64_C(2);
     } else {
-        c1 = UINT64_C(0);
+        compress_choice = UINT64_C(0);
     }
-    const uint64_t v_flags = c1;
+    const uint64_t v_flags = compress_choice;
     uint64_t nbytes_data;
     const int compressed_data = ((v_flags & UINT64_C(2)) != UINT64_C(0));
     if (afmt_payload_size(A_data, el_enc, &nbytes_data, err) != 0) return -1;
@@ -480,19 +483,20 @@ static int rawarray_write_impl(const afmt_array *arrays, size_t n, const afmt_wr
     }
     /* switch compression */
     if ((v_flags & UINT64_C(2)) == 0) {
-        uint64_t t2;
-        if (!afmt_u64s_prod(w_dims, n_dims, &t2)) {
+        uint64_t dims_product;
+        if (!afmt_u64s_prod(w_dims, n_dims, &dims_product)) {
             return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "size", AFMT_NO_INDEX, 0,
                     "`size == elbyte * prod(dims)` overflows 64 bits");
         }
-        uint64_t t3;
-        if (!afmt_mul_u64(v_elbyte, t2, &t3)) {
+        uint64_t elbyte_times_dims_product;
+        if (!afmt_mul_u64(v_elbyte, dims_product, &elbyte_times_dims_product)) {
             return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "size", AFMT_NO_INDEX, 0,
                     "`size == elbyte * prod(dims)` overflows 64 bits");
         }
-        if (v_size != t3) {
+        if (v_size != elbyte_times_dims_product) {
             return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "size", AFMT_NO_INDEX, 0, "expected %"
-                    PRIu64 " = elbyte * prod(dims), found %" PRIu64 "", t3, v_size);
+                    PRIu64 " = elbyte * prod(dims), found %" PRIu64 "", elbyte_times_dims_product,
+                    v_size);
         }
     } else if ((v_flags & UINT64_C(2)) == 2) {
         if (!(v_size > UINT64_C(0))) {

@@ -114,12 +114,12 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
         /* lookup el in table dtypes (spec/tenbin.json /body/0/body/2/body/1) */
         const afmt_type_entry *el_type = afmt_type_by_text(tenbin_dtypes, 11, AFMT_B(src, o_dtype), 8);
         if (!el_type) {
-            char esc0[35];
-            afmt_escape_text(AFMT_B(src, o_dtype), 8, esc0, sizeof esc0);
+            char dtype_escaped[35];
+            afmt_escape_text(AFMT_B(src, o_dtype), 8, dtype_escaped, sizeof dtype_escaped);
             return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, &path, "dtype", AFMT_NO_INDEX, o_dtype,
                     "no entry of table dtypes matches (dtype = %s): unknown type code"
                     "; known: 'f2' f16, 'f4' f32, 'f8' f64, 'i1' i8, 'i2' i16, 'i4' i32, 'i8' i64, "
-                    "'u1' u8, 'u2' u16, 'u4' u32, 'u8' u64", esc0);
+                    "'u1' u8, 'u2' u16, 'u4' u32, 'u8' u64", dtype_escaped);
         }
         const afmt_dtype el_dtype = el_type->dtype;
         const uint64_t el_size = afmt_dtype_get(el_dtype)->size;
@@ -182,18 +182,18 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
          * pad header_padding: roundup(header_len, 64) - header_len zero bytes (spec/tenbin.json
          * /body/0/body/3)
          */
-        uint64_t t1;
-        if (!afmt_roundup_u64((uint64_t)v_header_len, UINT64_C(64), &t1)) {
+        uint64_t header_len_rounded;
+        if (!afmt_roundup_u64((uint64_t)v_header_len, UINT64_C(64), &header_len_rounded)) {
             return afmt_fail(err, AFMT_E_OVERFLOW, &path, "header_padding", AFMT_NO_INDEX, pos,
                     "`roundup(header_len, 64) - header_len` overflows 64 bits or divides by zero");
         }
-        uint64_t t2;
-        if (!afmt_sub_u64(t1, (uint64_t)v_header_len, &t2)) {
+        uint64_t header_len_padding;
+        if (!afmt_sub_u64(header_len_rounded, (uint64_t)v_header_len, &header_len_padding)) {
             return afmt_fail(err, AFMT_E_NEGATIVE, &path, "header_padding", AFMT_NO_INDEX, pos,
                     "`roundup(header_len, 64) - header_len` is below zero");
         }
-        if (afmt_take_padding(src, opt, vis, err, &path, "header_padding", 1, t2, src->len,
-                &pos)) return -1;
+        if (afmt_take_padding(src, opt, vis, err, &path, "header_padding", 1, header_len_padding,
+                src->len, &pos)) return -1;
 
         /* data_magic: 8 bytes of raw bytes (spec/tenbin.json /body/0/body/4) */
         const uint64_t o_data_magic = pos;
@@ -217,25 +217,26 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
          * check data_len == prod(dims) * sizeof(el) (spec/tenbin.json /body/0/body/6): surplus data
          * bytes are the one tolerance here: the region below skips them without a second warning
          */
-        uint64_t t3;
-        uint64_t bad4 = 0;
-        const int rc5 = afmt_field_prod(AFMT_B(src, o_dims), n_dims, 8, 1, 0, &t3, &bad4);
-        if (rc5 == AFMT_E_NEGATIVE) {
-            return afmt_fail(err, AFMT_E_NEGATIVE, &path, "dims", bad4, o_dims + 8 * bad4, "dims[%"
-                    PRIu64 "] is negative", bad4);
-        } else if (rc5 != AFMT_OK) {
+        uint64_t dims_product;
+        uint64_t dims_negative_at = 0;
+        const int dims_product_status = afmt_field_prod(AFMT_B(src, o_dims), n_dims, 8, 1, 0, &dims_product, &dims_negative_at);
+        if (dims_product_status == AFMT_E_NEGATIVE) {
+            return afmt_fail(err, AFMT_E_NEGATIVE, &path, "dims", dims_negative_at,
+                    o_dims + 8 * dims_negative_at, "dims[%" PRIu64 "] is negative",
+                    dims_negative_at);
+        } else if (dims_product_status != AFMT_OK) {
             return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data_len", AFMT_NO_INDEX, o_data_len,
                     "`data_len == prod(dims) * sizeof(el)` overflows 64 bits");
         }
-        uint64_t t6;
-        if (!afmt_mul_u64(t3, el_size, &t6)) {
+        uint64_t dims_product_times_el_size;
+        if (!afmt_mul_u64(dims_product, el_size, &dims_product_times_el_size)) {
             return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data_len", AFMT_NO_INDEX, o_data_len,
                     "`data_len == prod(dims) * sizeof(el)` overflows 64 bits");
         }
-        if (afmt_cmp_i64_u64(v_data_len, t6) != 0) {
+        if (afmt_cmp_i64_u64(v_data_len, dims_product_times_el_size) != 0) {
             if (afmt_tolerate(opt, vis, err, AFMT_E_SIZE, &path, "data_len", AFMT_NO_INDEX,
                     o_data_len, "expected %" PRId64 " = prod(dims) * sizeof(el), found %" PRId64 ""
-                    , (int64_t)t6, v_data_len)) return -1;
+                    , (int64_t)dims_product_times_el_size, v_data_len)) return -1;
         }
 
         /* region data_chunk of data_len bytes (spec/tenbin.json /body/0/body/7) */
@@ -249,7 +250,7 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
         (void)rc_data_chunk;
 
         /* array data: el elements, row-major (spec/tenbin.json /body/0/body/7/body/0) */
-        const uint64_t n_data = t3;
+        const uint64_t n_data = dims_product;
         const uint64_t stored_data = n_data;
         uint64_t nbytes_data;
         if (afmt_payload_bytes(err, &path, "data", pos, stored_data, el_size, el_enc, el_dtype,
@@ -279,18 +280,18 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
          * pad data_padding: roundup(data_len, 64) - data_len zero bytes (spec/tenbin.json
          * /body/0/body/8)
          */
-        uint64_t t7;
-        if (!afmt_roundup_u64((uint64_t)v_data_len, UINT64_C(64), &t7)) {
+        uint64_t data_len_rounded;
+        if (!afmt_roundup_u64((uint64_t)v_data_len, UINT64_C(64), &data_len_rounded)) {
             return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data_padding", AFMT_NO_INDEX, pos,
                     "`roundup(data_len, 64) - data_len` overflows 64 bits or divides by zero");
         }
-        uint64_t t8;
-        if (!afmt_sub_u64(t7, (uint64_t)v_data_len, &t8)) {
+        uint64_t data_len_padding;
+        if (!afmt_sub_u64(data_len_rounded, (uint64_t)v_data_len, &data_len_padding)) {
             return afmt_fail(err, AFMT_E_NEGATIVE, &path, "data_padding", AFMT_NO_INDEX, pos,
                     "`roundup(data_len, 64) - data_len` is below zero");
         }
-        if (afmt_take_padding(src, opt, vis, err, &path, "data_padding", 1, t8, src->len,
-                &pos)) return -1;
+        if (afmt_take_padding(src, opt, vis, err, &path, "data_padding", 1, data_len_padding,
+                src->len, &pos)) return -1;
         if (pos == start_array) {
             return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "array", AFMT_NO_INDEX, pos,
                     "a repetition consumed no bytes");
@@ -348,17 +349,17 @@ static int tenbin_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
         uint8_t w_header_magic[8] = {0};
         memcpy(w_header_magic, "~TenBin~", 8);
         const int64_t v_ndim = (int64_t)A_data->rank;
-        int64_t t1;
-        if (!afmt_mul_i64(INT64_C(8), v_ndim, &t1)) {
+        int64_t ndim_times_8;
+        if (!afmt_mul_i64(INT64_C(8), v_ndim, &ndim_times_8)) {
             return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "header_len", AFMT_NO_INDEX, 0,
                     "`24 + 8 * ndim` overflows 64 bits");
         }
-        int64_t t2;
-        if (!afmt_add_i64(INT64_C(24), t1, &t2)) {
+        int64_t ndim_times_8_plus_24;
+        if (!afmt_add_i64(INT64_C(24), ndim_times_8, &ndim_times_8_plus_24)) {
             return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "header_len", AFMT_NO_INDEX, 0,
                     "`24 + 8 * ndim` overflows 64 bits");
         }
-        const int64_t v_header_len = t2;
+        const int64_t v_header_len = ndim_times_8_plus_24;
         uint8_t w_info[8] = {0};
         if (afmt_text_fill(w_info, 8, A_data->name) != 0) {
             return afmt_fail(err, AFMT_E_TYPE, NULL, "info", AFMT_NO_INDEX, 0,
@@ -374,21 +375,21 @@ static int tenbin_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
         }
         uint8_t w_data_magic[8] = {0};
         memcpy(w_data_magic, "~TenBin~", 8);
-        uint64_t t3;
-        if (!afmt_u64s_prod(w_dims, n_dims, &t3)) {
+        uint64_t dims_product;
+        if (!afmt_u64s_prod(w_dims, n_dims, &dims_product)) {
             return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "data_len", AFMT_NO_INDEX, 0,
                     "`data_len == prod(dims) * sizeof(el)` overflows 64 bits");
         }
-        uint64_t t4;
-        if (!afmt_mul_u64(t3, el_size, &t4)) {
+        uint64_t dims_product_times_el_size;
+        if (!afmt_mul_u64(dims_product, el_size, &dims_product_times_el_size)) {
             return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "data_len", AFMT_NO_INDEX, 0,
                     "`data_len == prod(dims) * sizeof(el)` overflows 64 bits");
         }
-        if (t4 > (uint64_t)INT64_MAX) {
+        if (dims_product_times_el_size > (uint64_t)INT64_MAX) {
             return afmt_fail(err, AFMT_E_TYPE, NULL, "data_len", AFMT_NO_INDEX, 0, "value %" PRIu64
-                    " of data_len does not fit a signed field", t4);
+                    " of data_len does not fit a signed field", dims_product_times_el_size);
         }
-        const int64_t v_data_len = (int64_t)t4;
+        const int64_t v_data_len = (int64_t)dims_product_times_el_size;
         if (!(v_header_len >= INT64_C(0))) {
             return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "header_len", AFMT_NO_INDEX, 0,
                     "chunk length is negative: `header_len >= 0` does not hold (header_len = %"
@@ -437,17 +438,17 @@ static int tenbin_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
             if (afmt_sink_u64(sink, (uint64_t)(int64_t)w_dims[k], 0, err) != 0) return -1;
         }
         /* header_padding */
-        uint64_t t5;
-        if (!afmt_roundup_u64((uint64_t)v_header_len, UINT64_C(64), &t5)) {
+        uint64_t header_len_rounded;
+        if (!afmt_roundup_u64((uint64_t)v_header_len, UINT64_C(64), &header_len_rounded)) {
             return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "header_padding", AFMT_NO_INDEX, 0,
                     "`roundup(header_len, 64) - header_len` overflows 64 bits or divides by zero");
         }
-        uint64_t t6;
-        if (!afmt_sub_u64(t5, (uint64_t)v_header_len, &t6)) {
+        uint64_t header_len_padding;
+        if (!afmt_sub_u64(header_len_rounded, (uint64_t)v_header_len, &header_len_padding)) {
             return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "header_padding", AFMT_NO_INDEX, 0,
                     "`roundup(header_len, 64) - header_len` is below zero");
         }
-        if (afmt_sink_zeros(sink, t6, err) != 0) return -1;
+        if (afmt_sink_zeros(sink, header_len_padding, err) != 0) return -1;
         /* data_magic */
         if (afmt_sink_put(sink, w_data_magic, 8, err) != 0) return -1;
         /* data_len */
@@ -455,17 +456,17 @@ static int tenbin_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
         /* data */
         if (afmt_sink_payload(sink, A_data, AFMT_LITTLE, el_enc, err) != 0) return -1;
         /* data_padding */
-        uint64_t t7;
-        if (!afmt_roundup_u64((uint64_t)v_data_len, UINT64_C(64), &t7)) {
+        uint64_t data_len_rounded;
+        if (!afmt_roundup_u64((uint64_t)v_data_len, UINT64_C(64), &data_len_rounded)) {
             return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "data_padding", AFMT_NO_INDEX, 0,
                     "`roundup(data_len, 64) - data_len` overflows 64 bits or divides by zero");
         }
-        uint64_t t8;
-        if (!afmt_sub_u64(t7, (uint64_t)v_data_len, &t8)) {
+        uint64_t data_len_padding;
+        if (!afmt_sub_u64(data_len_rounded, (uint64_t)v_data_len, &data_len_padding)) {
             return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "data_padding", AFMT_NO_INDEX, 0,
                     "`roundup(data_len, 64) - data_len` is below zero");
         }
-        if (afmt_sink_zeros(sink, t8, err) != 0) return -1;
+        if (afmt_sink_zeros(sink, data_len_padding, err) != 0) return -1;
     }
     if (wopt && wopt->trailer_len > 0) {
         return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, 0,
