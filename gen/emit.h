@@ -74,13 +74,6 @@ typedef struct emitter {
     int nnonneg;
 } emitter;
 
-/* Emit (once) `static afmt_dtype <fmt>_<table>_dtype(uint64_t code, uint64_t
- * *size, afmt_encoding *enc)` for a table of single integer keys; returns
- * its name, or NULL after a diagnostic. */
-const char *table_function(emitter *m, const table *tb, const char *jpath);
-/* The reverse: `static int64_t <fmt>_<table>_code(afmt_dtype)`, -1 if none. */
-const char *code_function(emitter *m, const table *tb, const char *jpath);
-
 /* `static const afmt_type_entry <fmt>_<table>[]` (emitted once) for a table
  * of one literal key per entry (text of key_size bytes, or an integer when
  * key_size is 0) and plain dtypes; NULL for any other table. */

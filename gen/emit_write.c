@@ -614,13 +614,17 @@ static void emit_def(emitter *m, scope *sc, def *d, const char *chain)
     }
     case D_COLUMN_TYPES: {
         const table *tb = find_table(m->s, d->arr->array.col_table ? d->arr->array.col_table : "");
-        const char *fn = tb ? code_function(m, tb, it->jpath) : NULL;
+        const char *tname = tb ? type_table(m, tb, 0) : NULL;
         sym *y;
-        if (!fn) break;
+        if (!tname) {
+            gen_error(m, it->jpath, "table '%s' must have one integer key and a plain dtype per entry to write a list of codes",
+                      tb ? tb->name : "");
+            break;
+        }
         line(m, "const uint64_t n_%s = (uint64_t)n;", it->name);
         line(m, "for (size_t k = 0; k < n; k++) {");
         m->indent++;
-        line(m, "if (%s(arrays[k].dtype) < 0) {", fn);
+        line(m, "if (!afmt_type_by_dtype(%s, %d, arrays[k].dtype)) {", tname, tb->nentries);
         m->indent++;
         {
             char *f = xprintf("\"%s cannot hold a column of type %%s\"", m->s->format);
@@ -637,7 +641,7 @@ static void emit_def(emitter *m, scope *sc, def *d, const char *chain)
         snprintf(y->c, sizeof y->c, "arrays");
         snprintf(y->count, sizeof y->count, "n_%s", it->name);
         snprintf(y->off, sizeof y->off, "0");
-        snprintf(y->elem, sizeof y->elem, "(uint64_t)%s(arrays[%%s].dtype)", fn);
+        snprintf(y->elem, sizeof y->elem, "afmt_type_by_dtype(%s, %d, arrays[%%s].dtype)->code", tname, tb->nentries);
         y->width = it->field.width;
         break;
     }

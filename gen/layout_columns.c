@@ -16,14 +16,19 @@ static void columns_validate(emitter *m, item *it)
     sym *types = sym_find(m, it->array.types_field ? it->array.types_field : "");
     sym *names = it->array.names_field ? sym_find(m, it->array.names_field) : NULL;
     const table *tb = find_table(m->s, it->array.col_table ? it->array.col_table : "");
-    const char *fn;
-    char *rows, *el;
+    const char *tname;
+    char *rows, *el, *code;
     m->jpath = it->jpath;
     if (!types || types->kind != SY_ARRF) { gen_error(m, it->jpath, "\"types\": '%s' is not an array field defined before", it->array.types_field); return; }
     if (it->array.names_field && (!names || names->kind != SY_STRINGS)) { gen_error(m, it->jpath, "\"names\": '%s' is not a string field defined before", it->array.names_field); return; }
     if (!tb) { gen_error(m, it->jpath, "unknown table '%s'", it->array.col_table ? it->array.col_table : ""); return; }
-    fn = table_function(m, tb, it->jpath);
-    if (!fn) return;
+    /* the column types go through the table the writer uses too */
+    tname = type_table(m, tb, 0);
+    if (!tname) {
+        gen_error(m, it->jpath, "table '%s' must have one integer key and a plain dtype per entry to map a list of codes",
+                  tb->name);
+        return;
+    }
     bl = blame_at(it->name, "AFMT_NO_INDEX", "pos");
     rows = emit_u64(m, &bl, it->array.shape[0], it->array.shape_text[0]);
     line(m, "const uint64_t rows_%s = %s;", it->name, rows);
@@ -31,23 +36,25 @@ static void columns_validate(emitter *m, item *it)
     line(m, "uint64_t width_%s = 0;", it->name);
     line(m, "for (uint64_t j = 0; j < %s; j++) {", types->count);
     m->indent++;
-    line(m, "uint64_t size_j;");
-    line(m, "afmt_encoding enc_j;");
     el = xprintf(types->elem, "j");
-    line(m, "if (%s(%s, &size_j, &enc_j) == AFMT_DTYPE_INVALID || enc_j != AFMT_ENC_PLAIN) {", fn, el);
+    /* the element is signed (an int64_t) or unsigned: the key is its bits */
+    code = xprintf("%s%s", types->is_signed ? "(uint64_t)" : "", el);
+    line(m, "const uint64_t code_j = %s;", code);
+    line(m, "const afmt_type_entry *type_j = afmt_type_by_code(%s, %d, code_j);", tname, tb->nentries);
+    line(m, "if (!type_j || type_j->enc != AFMT_ENC_PLAIN) {");
     m->indent++;
     {
         char *oc = xprintf("%s + %d * j", types->off, types->width);
-        char *args = xprintf("(uint64_t)%s", el);
-        bl = blame_at(types->name, "j", oc);
         char *known = known_entries(tb);
+        bl = blame_at(types->name, "j", oc);
         emit_fail(m, &bl, "unknown-type", LEN_NONE,
-                  xprintf("\"no entry of table %s matches (%%\" PRIu64 \"): unknown type code\" %s", tb->name, known), args);
+                  xprintf("\"no entry of table %s matches (%%\" PRIu64 \"): unknown type code\" %s", tb->name, known), "code_j");
         free(known);
-        free(oc); free(args);
+        free(oc);
     }
     m->indent--;
     line(m, "}");
+    line(m, "const uint64_t size_j = afmt_dtype_get(type_j->dtype)->size;");
     bl = blame_at(it->name, "AFMT_NO_INDEX", "pos");
     line(m, "if (!afmt_add_u64(width_%s, size_j, &width_%s)) {", it->name, it->name);
     m->indent++;
@@ -74,9 +81,10 @@ static void columns_validate(emitter *m, item *it)
     line(m, "for (uint64_t j = 0; j < %s; j++) {", types->count);
     m->indent++;
     line(m, "afmt_array a;");
-    line(m, "uint64_t size_j;");
-    line(m, "afmt_encoding enc_j;");
-    line(m, "const afmt_dtype dtype_j = %s(%s, &size_j, &enc_j);", fn, el);
+    line(m, "const uint64_t code_j = %s;", code);
+    /* a known code: the loop above has checked every one */
+    line(m, "const afmt_dtype dtype_j = afmt_type_by_code(%s, %d, code_j)->dtype;", tname, tb->nentries);
+    line(m, "const uint64_t size_j = afmt_dtype_get(dtype_j)->size;");
     line(m, "afmt_array_init(&a, dtype_j);");
     line(m, "a.elsize = size_j;");
     line(m, "a.rank = 1;");
@@ -87,8 +95,8 @@ static void columns_validate(emitter *m, item *it)
     /* an empty column points at the start of the (empty) data, never past
      * the input */
     line(m, "a.offset = rows_%s == 0 ? pos : pos + column_offset;", it->name);
-    line(m, "a.data = afmt_src_ptr(src, a.offset, a.nbytes);");
     line(m, "a.nbytes = rows_%s == 0 ? 0 : (rows_%s - 1) * width_%s + size_j;", it->name, it->name, it->name);
+    line(m, "a.data = afmt_src_ptr(src, a.offset, a.nbytes);");
     line(m, "a.stride = width_%s;", it->name);
     line(m, "a.index = narrays++;");
     if (names) {
@@ -115,6 +123,7 @@ static void columns_validate(emitter *m, item *it)
     line(m, "}");
     line(m, "pos += nbytes_%s;", it->name);
     free(el);
+    free(code);
     {
         sym *y = sym_push(m, SY_PAYLOAD, it->name, it);
         snprintf(y->c, sizeof y->c, "%s", it->name);

@@ -56,39 +56,6 @@ static const afmt_type_entry daphne_value_types[8] = {
     {NULL, 7, AFMT_F64, AFMT_ENC_PLAIN, 1},
 };
 
-/* Table value_types: a type code to its element type. */
-static afmt_dtype daphne_value_types_dtype(uint64_t code, uint64_t *size, afmt_encoding *enc)
-{
-    *enc = AFMT_ENC_PLAIN;
-    switch (code) {
-    case 0: *size = afmt_dtype_get(AFMT_I8)->size; return AFMT_I8;
-    case 1: *size = afmt_dtype_get(AFMT_I32)->size; return AFMT_I32;
-    case 2: *size = afmt_dtype_get(AFMT_I64)->size; return AFMT_I64;
-    case 3: *size = afmt_dtype_get(AFMT_U8)->size; return AFMT_U8;
-    case 4: *size = afmt_dtype_get(AFMT_U32)->size; return AFMT_U32;
-    case 5: *size = afmt_dtype_get(AFMT_U64)->size; return AFMT_U64;
-    case 6: *size = afmt_dtype_get(AFMT_F32)->size; return AFMT_F32;
-    case 7: *size = afmt_dtype_get(AFMT_F64)->size; return AFMT_F64;
-    default: *size = 0; return AFMT_DTYPE_INVALID;
-    }
-}
-
-/* Table value_types, backwards: the code written for an element type, -1 if none. */
-static int64_t daphne_value_types_code(afmt_dtype dtype)
-{
-    switch (dtype) {
-    case AFMT_I8: return 0;
-    case AFMT_I32: return 1;
-    case AFMT_I64: return 2;
-    case AFMT_U8: return 3;
-    case AFMT_U32: return 4;
-    case AFMT_U64: return 5;
-    case AFMT_F32: return 6;
-    case AFMT_F64: return 7;
-    default: return -1;
-    }
-}
-
 static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                             const afmt_visitor *vis, afmt_error *err)
 {
@@ -681,18 +648,15 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
         const uint64_t rows_columns = v_rows;
         uint64_t width_columns = 0;
         for (uint64_t j = 0; j < n_column_types; j++) {
-            uint64_t size_j;
-            afmt_encoding enc_j;
-            if (daphne_value_types_dtype((uint64_t)afmt_load_u8(AFMT_B(src,
-                    o_column_types + (uint64_t)1 * (j))), &size_j,
-                    &enc_j) == AFMT_DTYPE_INVALID || enc_j != AFMT_ENC_PLAIN) {
+            const uint64_t code_j = (uint64_t)afmt_load_u8(AFMT_B(src, o_column_types + (uint64_t)1 * (j)));
+            const afmt_type_entry *type_j = afmt_type_by_code(daphne_value_types, 8, code_j);
+            if (!type_j || type_j->enc != AFMT_ENC_PLAIN) {
                 return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, &path, "column_types", j,
                         o_column_types + 1 * j, "no entry of table value_types matches (%" PRIu64
                         "): unknown type code"
-                        "; known: 0 i8, 1 i32, 2 i64, 3 u8, 4 u32, 5 u64, 6 f32, 7 f64",
-                        (uint64_t)(uint64_t)afmt_load_u8(AFMT_B(src,
-                        o_column_types + (uint64_t)1 * (j))));
+                        "; known: 0 i8, 1 i32, 2 i64, 3 u8, 4 u32, 5 u64, 6 f32, 7 f64", code_j);
             }
+            const uint64_t size_j = afmt_dtype_get(type_j->dtype)->size;
             if (!afmt_add_u64(width_columns, size_j, &width_columns)) {
                 return afmt_fail(err, AFMT_E_OVERFLOW, &path, "columns", AFMT_NO_INDEX, pos,
                         "the row width overflows 64 bits");
@@ -712,9 +676,9 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
             uint64_t label = o_labels;
             for (uint64_t j = 0; j < n_column_types; j++) {
                 afmt_array a;
-                uint64_t size_j;
-                afmt_encoding enc_j;
-                const afmt_dtype dtype_j = daphne_value_types_dtype((uint64_t)afmt_load_u8(AFMT_B(src, o_column_types + (uint64_t)1 * (j))), &size_j, &enc_j);
+                const uint64_t code_j = (uint64_t)afmt_load_u8(AFMT_B(src, o_column_types + (uint64_t)1 * (j)));
+                const afmt_dtype dtype_j = afmt_type_by_code(daphne_value_types, 8, code_j)->dtype;
+                const uint64_t size_j = afmt_dtype_get(dtype_j)->size;
                 afmt_array_init(&a, dtype_j);
                 a.elsize = size_j;
                 a.rank = 1;
@@ -723,8 +687,8 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                 a.order = AFMT_ROW_MAJOR;
                 a.endian = AFMT_LITTLE;
                 a.offset = rows_columns == 0 ? pos : pos + column_offset;
-                a.data = afmt_src_ptr(src, a.offset, a.nbytes);
                 a.nbytes = rows_columns == 0 ? 0 : (rows_columns - 1) * width_columns + size_j;
+                a.data = afmt_src_ptr(src, a.offset, a.nbytes);
                 a.stride = width_columns;
                 a.index = narrays++;
                 if (j < n_labels) {
@@ -1009,7 +973,7 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
         }
         const uint64_t n_column_types = (uint64_t)n;
         for (size_t k = 0; k < n; k++) {
-            if (daphne_value_types_code(arrays[k].dtype) < 0) {
+            if (!afmt_type_by_dtype(daphne_value_types, 8, arrays[k].dtype)) {
                 return afmt_fail(err, AFMT_E_TYPE, NULL, "column_types", k, 0,
                         "daphne cannot hold a column of type %s", afmt_dtype_name(arrays[k].dtype));
             }
@@ -1020,12 +984,13 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
         const uint64_t v_block_col = UINT64_C(0);
         /* column_types */
         for (uint64_t k = 0; k < n_column_types; k++) {
-            if ((uint64_t)daphne_value_types_code(arrays[k].dtype) > UINT64_C(0xff)) {
+            if (afmt_type_by_dtype(daphne_value_types, 8, arrays[k].dtype)->code > UINT64_C(0xff)) {
                 return afmt_fail(err, AFMT_E_TYPE, NULL, "column_types", k, 0, "value %" PRIu64
-                        " does not fit u8", (uint64_t)daphne_value_types_code(arrays[k].dtype));
+                        " does not fit u8", afmt_type_by_dtype(daphne_value_types, 8,
+                        arrays[k].dtype)->code);
             }
-            if (afmt_sink_u8(sink, (uint64_t)daphne_value_types_code(arrays[k].dtype),
-                    err) != 0) return -1;
+            if (afmt_sink_u8(sink, afmt_type_by_dtype(daphne_value_types, 8,
+                    arrays[k].dtype)->code, err) != 0) return -1;
         }
         /* labels */
         for (size_t k = 0; k < n; k++) {
