@@ -18,7 +18,12 @@
 #   FUZZ_TARGETS="..."    targets (default: every target in build/fuzz)
 #   FUZZ_SKIP="..."       targets left out (a known, open bug)
 #   AFL_SECONDS=10        seconds of afl-fuzz per AFL target (0: no AFL++)
-#   AFL_TARGETS="..."     AFL++ targets (default: validate_<first format>)
+#   AFL_TARGETS="..."     AFL++ targets (default: validate_<first format>;
+#                         "all": every target fuzz/build.sh makes)
+#   AFL_CPU_SECONDS=N     also stop each afl-fuzz once it (with its fork
+#                         server and targets) has used N s of CPU: on a loaded
+#                         machine a CPU budget, unlike AFL_SECONDS, is what
+#                         the target really got
 #   AFL_BUILD_ONLY=1      build the AFL++ targets, run nothing
 #   FUZZ_KEEP_GOING=1     libFuzzer fork mode: fuzz on after a crash,
 #                         collect every crash (still exits 1)
@@ -138,6 +143,22 @@ for t in $TARGETS; do
 done
 
 # ------------------------------------------------------------- AFL++
+# CPU seconds (user + system) used so far by a process and everything below
+# it, the children it has already reaped included (/proc/<pid>/stat fields
+# 14-17): afl-fuzz, its fork server, and the runs the fork server reaped.
+tree_cpu_seconds() { # pid
+    local pids=$1 more p ticks=0
+    more=$1
+    while [ -n "$more" ]; do
+        more=$(for p in $more; do cat /proc/"$p"/task/*/children 2>/dev/null; done | tr ' ' '\n' | grep . )
+        pids="$pids $more"
+    done
+    for p in $pids; do
+        [ -r /proc/"$p"/stat ] || continue
+        ticks=$(( ticks + $(sed 's/^.*) //' /proc/"$p"/stat | awk '{print $12 + $13 + $14 + $15}') ))
+    done
+    echo $(( ticks / $(getconf CLK_TCK) ))
+}
 run_afl() {
     local cc t out in rc stats n
     if [ "$AFL_SECONDS" = 0 ]; then SUMMARY+=("afl++ skipped: AFL_SECONDS=0"); return; fi
@@ -146,16 +167,18 @@ run_afl() {
     [ -z "$cc" ] && for c in afl-clang-fast afl-clang-lto afl-cc; do
         command -v $c >/dev/null 2>&1 && { cc=$c; break; }; done
     [ -z "$cc" ] && { SUMMARY+=("afl++ skipped: no afl-clang-fast"); return; }
-    local want=${AFL_TARGETS:-$(ls "$B" | grep -m1 '^validate_')}
+    local want=${AFL_TARGETS:-$(ls "$B" | grep -m1 '^validate_')} only
+    only=$want; [ "$want" = all ] && only=""
     if [ "${FUZZ_NO_BUILD:-0}" != 1 ] || [ ! -d "$B/afl" ]; then
         say "building AFL++ targets ($cc) into build/fuzz/afl/"
         if ! AFL_QUIET=1 CC=$cc CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
-             LIB_FUZZING_ENGINE=-fsanitize=fuzzer OUT=$B/afl FUZZ_ONLY="$want" \
+             LIB_FUZZING_ENGINE=-fsanitize=fuzzer OUT=$B/afl FUZZ_ONLY="$only" \
              $NICE bash fuzz/build.sh > "$B/logs/afl-build.log" 2>&1; then
             SUMMARY+=("afl++ skipped: $cc could not build (build/fuzz/logs/afl-build.log)"); return
         fi
     fi
     [ "${AFL_BUILD_ONLY:-0}" = 1 ] && return
+    [ "$want" = all ] && want=$(cd "$B/afl" && for f in *; do [ -f "$f" ] && [ -x "$f" ] && echo "$f"; done)
     for t in $want; do
         out=$B/afl-out/$t
         in=$(make_seeds "$t")
@@ -165,8 +188,16 @@ run_afl() {
         AFL_NO_AFFINITY=1 AFL_SKIP_CRASHES=1 AFL_AUTORESUME=1 \
             timeout $((AFL_SECONDS + 60)) $NICE afl-fuzz -V "$AFL_SECONDS" -m none -t 10000 \
             $([ -f "$B/afl/$t.dict" ] && echo "-x $B/afl/$t.dict") \
-            -i "$in" -o "$out" -- "$B/afl/$t" > "$B/logs/afl-$t.log" 2>&1
-        rc=$?
+            -i "$in" -o "$out" -- "$B/afl/$t" > "$B/logs/afl-$t.log" 2>&1 &
+        local pid=$! cpu=0
+        if [ -n "${AFL_CPU_SECONDS:-}" ]; then
+            while kill -0 "$pid" 2>/dev/null; do
+                sleep 2
+                cpu=$(tree_cpu_seconds "$pid")
+                [ "$cpu" -ge "$AFL_CPU_SECONDS" ] && { pkill -INT -P "$pid" 2>/dev/null; break; }
+            done
+        fi
+        wait "$pid"; rc=$?
         stats=$out/default/fuzzer_stats
         if [ ! -f "$stats" ]; then
             SUMMARY+=("afl++ $t skipped: afl-fuzz refused to run (exit $rc, build/fuzz/logs/afl-$t.log)")
@@ -181,8 +212,9 @@ run_afl() {
             say "  reproduce: ${B#$ROOT/}/$t ${g#$ROOT/}"
         done
         [ "$n" -gt 0 ] && FAILED=1
-        SUMMARY+=("$(printf 'afl++     %-20s %-5s %5s s %10s execs %7s exec/s  edges %s  corpus %5s  crashes %s' \
-            "$t" "$([ $n -gt 0 ] && echo CRASH || echo ok)" "$AFL_SECONDS" \
+        SUMMARY+=("$(printf 'afl++     %-20s %-5s %5s s %5s s CPU %10s execs %7s exec/s  edges %s  corpus %5s  crashes %s' \
+            "$t" "$([ $n -gt 0 ] && echo CRASH || echo ok)" "$(sed -n 's/^run_time *: *//p' "$stats")" \
+            "$([ -n "${AFL_CPU_SECONDS:-}" ] && echo "$cpu" || echo '?')" \
             "$(sed -n 's/^execs_done *: *//p' "$stats")" "$(sed -n 's/^execs_per_sec *: *//p' "$stats")" \
             "$(sed -n 's/^edges_found *: *//p' "$stats")" "$(sed -n 's/^corpus_count *: *//p' "$stats")" "$n")")
     done
