@@ -219,10 +219,12 @@ $(BUILD)/tests/%: tests/unit/%.c $(CLI_LIB) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(FEATURE_CFLAGS) -Itests/unit -o $@ $< $(CLI_LIB) $(LIB) $(FEATURE_LIBS) $(CLI_LIBS) -lm -lpthread
 
-# The fuzz regression test runs the fuzz targets' own checks (fuzz/checks.c).
-$(BUILD)/tests/test_fuzz_regressions: tests/unit/test_fuzz_regressions.c $(BUILD)/obj/fuzz/checks.o $(LIB)
+# The fuzz regression test runs the fuzz targets' own checks (fuzz/checks.c)
+# on files read as the replay driver reads them (fuzz/inputs.c).
+FUZZ_TEST_OBJ = $(BUILD)/obj/fuzz/checks.o $(BUILD)/obj/fuzz/inputs.o
+$(BUILD)/tests/test_fuzz_regressions: tests/unit/test_fuzz_regressions.c $(FUZZ_TEST_OBJ) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(FEATURE_CFLAGS) -Itests/unit -o $@ $< $(BUILD)/obj/fuzz/checks.o $(LIB) $(FEATURE_LIBS) -lm -lpthread
+	$(CC) $(ALL_CFLAGS) $(FEATURE_CFLAGS) -Itests/unit -o $@ $< $(FUZZ_TEST_OBJ) $(LIB) $(FEATURE_LIBS) -lm -lpthread
 
 -include $(shell find $(BUILD)/obj $(BUILD)/pic -name '*.d' 2>/dev/null)
 

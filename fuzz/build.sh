@@ -76,7 +76,7 @@ compile() { # source -> object
 }
 export -f compile
 export CC STD CFLAGS EXTRA INC FEAT OWN_WARN OBJ CHECKS_CFLAGS
-printf '%s\n' $LIB_SRC fuzz/checks.c | xargs -P "$FUZZ_JOBS" -I{} bash -c 'compile {}'
+printf '%s\n' $LIB_SRC fuzz/checks.c fuzz/inputs.c | xargs -P "$FUZZ_JOBS" -I{} bash -c 'compile {}'
 
 # The registry's formats, from a program linked with the same objects.
 $CC $STD $CFLAGS $EXTRA $INC $FEAT -w fuzz/list_formats.c "$OBJ"/*.o -o "$OBJ/list_formats" $LIBS

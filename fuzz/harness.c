@@ -113,49 +113,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 #ifdef FZ_STANDALONE_MAIN
 /* Reproducer / replay main: run every file (or every file in a folder)
  * once; with AFMT_FUZZ_REPEAT=N, N times (profiling). */
-#include <dirent.h>
 #include <sys/stat.h>
+
+#include "inputs.h"
 
 static int run_file(const char *path, long repeat)
 {
-    FILE *fp = fopen(path, "rb");
-    uint8_t *buf = NULL, *nb;
-    size_t len = 0, cap = 0, got;
+    uint64_t len;
+    uint8_t *buf = fz_read_file(path, &len);
     long i;
 
-    if (!fp) {
+    if (!buf) {
         perror(path);
         return 1;
     }
-    for (;;) {
-        if (len == cap) {
-            cap = cap ? cap * 2 : 65536;
-            nb = realloc(buf, cap);
-            if (!nb) {
-                fclose(fp);
-                free(buf);
-                return 1;
-            }
-            buf = nb;
-        }
-        got = fread(buf + len, 1, cap - len, fp);
-        if (got == 0)
-            break;
-        len += got;
-    }
-    fclose(fp);
-    /* An exact-size copy, so a sanitizer sees any read past the end. */
-    nb = malloc(len ? len : 1);
-    if (nb) {
-        memcpy(nb, buf, len);
-        if (repeat == 1)
-            fprintf(stderr, "running %s (%zu bytes)\n", path, len);
-        for (i = 0; i < repeat; i++)
-            LLVMFuzzerTestOneInput(nb, len);
-    }
-    free(nb);
+    if (repeat == 1)
+        fprintf(stderr, "running %s (%llu bytes)\n", path, (unsigned long long)len);
+    for (i = 0; i < repeat; i++)
+        LLVMFuzzerTestOneInput(buf, (size_t)len);
     free(buf);
-    return nb ? 0 : 1;
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -169,18 +146,13 @@ int main(int argc, char **argv)
         repeat = 1;
     for (i = 1; i < argc; i++) {
         if (stat(argv[i], &st) == 0 && S_ISDIR(st.st_mode)) {
-            DIR *d = opendir(argv[i]);
-            struct dirent *e;
-            char path[4096];
-            while (d && (e = readdir(d)) != NULL) {
-                if (e->d_name[0] == '.')
-                    continue;
-                snprintf(path, sizeof path, "%s/%s", argv[i], e->d_name);
-                if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
-                    rc |= run_file(path, repeat);
+            char **names, path[4096];
+            size_t n = fz_list_dir(argv[i], FZ_REGULAR_FILES, NULL, &names), k;
+            for (k = 0; k < n; k++) {
+                snprintf(path, sizeof path, "%s/%s", argv[i], names[k]);
+                rc |= run_file(path, repeat);
             }
-            if (d)
-                closedir(d);
+            fz_free_names(names, n);
         } else {
             rc |= run_file(argv[i], repeat);
         }

@@ -11,7 +11,6 @@
  * The corpus is found at $AFMT_CORPUS, else ./corpus (tests/run.sh runs
  * from the repository root), else the first argument.
  */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +19,7 @@
 #include "afmt.h"
 #include "check.h"
 #include "../../fuzz/checks.h"
+#include "../../fuzz/inputs.h"
 
 typedef struct regression {
     const char *file; /* in corpus/regressions/ */
@@ -117,91 +117,6 @@ static const char *corpus_dir(int argc, char **argv)
     return "corpus";
 }
 
-static uint8_t *slurp(const char *path, uint64_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    uint8_t *buf = NULL, *nb;
-    size_t cap = 0, n = 0, got;
-
-    *len = 0;
-    if (!f)
-        return NULL;
-    for (;;) {
-        if (n == cap) {
-            cap = cap ? cap * 2 : 4096;
-            nb = realloc(buf, cap);
-            if (!nb) {
-                free(buf);
-                fclose(f);
-                return NULL;
-            }
-            buf = nb;
-        }
-        got = fread(buf + n, 1, cap - n, f);
-        if (got == 0)
-            break;
-        n += got;
-    }
-    fclose(f);
-    /* An exact-size copy, as the fuzzers hand inputs over. */
-    nb = malloc(n ? n : 1);
-    if (nb)
-        memcpy(nb, buf, n);
-    free(buf);
-    *len = n;
-    return nb;
-}
-
-static int cmp_names(const void *a, const void *b)
-{
-    return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
-/* What list_names keeps of a folder's entries. */
-typedef enum { REGULAR_FILES, FOLDERS } entry_kind;
-
-/* Sorted names of the entries of dir of the given kind, without dot files
- * and without the names skip(name) is true for.  Returns the count; *names
- * is malloc'd (free_names). */
-static size_t list_names(const char *dir, entry_kind kind, int (*skip)(const char *name),
-                         char ***names)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    struct stat st;
-    char path[4096];
-    size_t n = 0, cap = 0;
-    char **v = NULL, **nv;
-
-    *names = NULL;
-    if (!d)
-        return 0;
-    while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.' || skip(e->d_name))
-            continue;
-        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-        if (stat(path, &st) != 0 || !(kind == FOLDERS ? S_ISDIR(st.st_mode) : S_ISREG(st.st_mode)))
-            continue;
-        if (n == cap) {
-            cap = cap ? cap * 2 : 16;
-            nv = realloc(v, cap * sizeof *v);
-            if (!nv)
-                break;
-            v = nv;
-        }
-        v[n] = malloc(strlen(e->d_name) + 1);
-        if (!v[n])
-            break;
-        strcpy(v[n], e->d_name);
-        n++;
-    }
-    closedir(d);
-    if (n > 1)
-        qsort(v, n, sizeof *v, cmp_names);
-    *names = v;
-    return n;
-}
-
 /* A README beside the inputs is no input. */
 static int is_readme(const char *name)
 {
@@ -217,15 +132,7 @@ static int is_not_format_folder(const char *name)
 /* Sorted names of the regular files in dir (no dot files, no README*). */
 static size_t list_files(const char *dir, char ***names)
 {
-    return list_names(dir, REGULAR_FILES, is_readme, names);
-}
-
-static void free_names(char **names, size_t n)
-{
-    size_t i;
-    for (i = 0; i < n; i++)
-        free(names[i]);
-    free(names);
+    return fz_list_dir(dir, FZ_REGULAR_FILES, is_readme, names);
 }
 
 static const regression *find_regression(const char *file)
@@ -255,7 +162,7 @@ static uint8_t *check_file(const char *dir, const char *file, const char *what,
     uint8_t *buf;
 
     snprintf(path, sizeof path, "%s/%s", dir, file);
-    buf = slurp(path, len);
+    buf = fz_read_file(path, len);
     snprintf(name, sizeof name, "%s is readable", what);
     CHECK(name, buf != NULL);
     if (!buf)
@@ -303,7 +210,7 @@ static void check_regressions(const char *corpus)
         snprintf(name, sizeof name, "REGRESSIONS entry %s has its file", r->file);
         CHECK(name, stat(path, &st) == 0 && S_ISREG(st.st_mode));
     }
-    free_names(files, n);
+    fz_free_names(files, n);
 }
 
 /* Every seed of corpus/<format>/ validates strictly as <format>, passes all
@@ -317,7 +224,7 @@ static void check_seeds(const char *corpus)
     unsigned long seeds = 0;
 
     CHECK("corpus folder exists", stat(corpus, &st) == 0 && S_ISDIR(st.st_mode));
-    nd = list_names(corpus, FOLDERS, is_not_format_folder, &dirs);
+    nd = fz_list_dir(corpus, FZ_FOLDERS, is_not_format_folder, &dirs);
     for (i = 0; i < nd; i++) {
         const afmt_format *f = afmt_format_by_name(dirs[i]);
         if (!f) {
@@ -356,9 +263,9 @@ static void check_seeds(const char *corpus)
             CHECK(name, c.decoded > 0 && c.roundtrips > 0);
             free(buf);
         }
-        free_names(files, nf);
+        fz_free_names(files, nf);
     }
-    free_names(dirs, nd);
+    fz_free_names(dirs, nd);
     CHECK("the corpus has seeds of at least one registered format", seeds > 0);
 }
 
@@ -384,7 +291,7 @@ static void check_grown(const char *corpus)
             snprintf(what, sizeof what, "grown seed %s/%s", f->name, files[i]);
             free(check_file(dir, files[i], what, NULL, &c, &len));
         }
-        free_names(files, nf);
+        fz_free_names(files, nf);
     }
 }
 
