@@ -51,6 +51,16 @@ else
     echo "FAIL afmt-gen --check spec/*.json" | tee -a "$LOG"
 fi
 
+# make fuzz-planted's bug still has its check to go into (fuzz/plant.sh):
+# a change to the generated code that moves the check away fails here, at
+# once, rather than in CI's next fuzz-planted.
+echo "== fuzz plant fits"
+if bash fuzz/plant.sh --check > "$TMPD/plant.log" 2>&1; then
+    echo "PASS fuzz/plant.sh --check: the planted bug fits generated/" >> "$LOG"
+else
+    echo "FAIL fuzz/plant.sh --check: $(cat "$TMPD/plant.log")" | tee -a "$LOG"
+fi
+
 # A format described only in JSON works with no C change; a read-only one
 # (tests/specs/readonly) validates and reads, and its writer refuses.
 # afmt-gen -o makes the directory (and its parents).
