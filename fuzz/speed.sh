@@ -8,6 +8,8 @@
 # the process got, executions per CPU second, and the load average before
 # and after (the machine may be shared: exec/s falls with load, exec per
 # CPU second much less).
+# SPEED_RUNS=N runs N inputs instead (libFuzzer -runs=N): the same work
+# whatever the load, so exec per CPU second compares runs side by side.
 #   bash fuzz/speed.sh [target...]     (default: every per-format target)
 set -u
 cd "$(dirname "$0")/.."
@@ -22,7 +24,9 @@ for t in $targets; do
     cp corpus/"$f"/* "$d/seeds/" 2>/dev/null
     for g in tests/"$f"/*/input; do [ -f "$g" ] && { n=${g#tests/}; cp "$g" "$d/seeds/${n//\//_}"; }; done
     l0=$(cut -d' ' -f1 /proc/loadavg)
-    /usr/bin/time -f "%U %S" -o "$d/time" "$B/$t" -max_total_time="$T" -print_final_stats=1 -artifact_prefix="$d/" \
+    budget="-max_total_time=$T"
+    [ -n "${SPEED_RUNS:-}" ] && budget="-runs=$SPEED_RUNS -seed=1"
+    /usr/bin/time -f "%U %S" -o "$d/time" "$B/$t" $budget -print_final_stats=1 -artifact_prefix="$d/" \
         "$d/corpus" "$d/seeds" > "$d/log" 2>&1
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$d/log")
     eps=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$d/log")
