@@ -33,6 +33,12 @@ typedef struct sym {
     int width, is_signed, big;
     int size;            /* SY_TEXT: bytes */
     const table *tb;     /* SY_LOOKUP */
+    /* The declarations (decl_defer) of what the code reads through this
+     * symbol, 0 for one always there: decl of c (a field's value, a
+     * writer's lookup size, a writer's array), off_decl of off (a field's
+     * offset), enc_decl of a writer's lookup encoding, nbytes_decl of a
+     * writer's payload size (nbytes()). */
+    int decl, off_decl, enc_decl, nbytes_decl;
 } sym;
 
 #define MAX_SYMS 1024
@@ -72,6 +78,16 @@ typedef struct emitter {
     char nonneg_val[64][32]; /* for a derived value (known_note): its C name */
     int nonneg_indent[64];
     int nnonneg;
+    /* declarations emitted only where used (decl_defer): whether each is
+     * used, the one it needs, and the pieces of text that stand in the
+     * output as placeholders until decls_resolve */
+    int *decl_used, *decl_needs;
+    int ndecls;
+    char **pieces;
+    int *piece_decl;
+    int npieces;
+    int narrays_decl;    /* validator: the declaration of narrays */
+    int region_decl;     /* validator: that of the current region's context, 0 outside one */
 } emitter;
 
 /* `static const afmt_type_entry <fmt>_<table>[]` (emitted once) for a table
@@ -104,9 +120,39 @@ const char *known_find(const emitter *m, const char *key);
 /* Whether C expression c is a field's value `v_<name>` (a const local). */
 int is_field_value(const char *c);
 
-/* Symbols. */
+/* Declarations emitted only where used, so that generated code declares
+ * nothing it does not read.  decl_defer writes the line fmt... (as line()
+ * would) as a placeholder and returns its declaration's number (> 0);
+ * decl_new makes a number and decl_line adds a line to it (a later
+ * assignment); decl_use records a use (0: none), decl_needs that using id
+ * uses other too.  decls_resolve returns text with each placeholder
+ * replaced by its line when the declaration was used, by nothing when not
+ * (a new string). */
+int decl_defer(emitter *m, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+int decl_new(emitter *m);
+void decl_line(emitter *m, int id, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+void decl_use(emitter *m, int id);
+void decl_needs(emitter *m, int id, int other);
+char *decls_resolve(const emitter *m, const char *text);
+/* The current region's context for a runtime call ("&rc_<region>", used
+ * from here on), or "NULL" outside regions. */
+const char *region_ctx(emitter *m);
+
+/* Symbols.  sym_find is a use of the name: it records the use of the
+ * symbol's declarations (decl, off_decl).  sym_peek finds it without: for
+ * a name that only blames (the blame records its offset's use when a
+ * failure is emitted) or only asks whether the name is defined. */
 sym *sym_push(emitter *m, sym_kind kind, const char *name, item *it);
 sym *sym_find(emitter *m, const char *name);
+sym *sym_peek(emitter *m, const char *name);
 int sym_mark(emitter *m);
 void sym_pop_to(emitter *m, int mark);
 const table *find_table(const spec *s, const char *name);
@@ -119,6 +165,7 @@ typedef struct blame {
     char field[AFMT_GEN_FIELD_MAX_];
     char index[64];
     char offset[96];
+    int off_decl;        /* the declaration the offset reads (sym.off_decl), or 0 */
 } blame;
 
 /* A blame of field (NULL: none) at index_c (NULL: AFMT_NO_INDEX) and
@@ -132,12 +179,6 @@ blame blame_of(const sym *y);
  * to the prelude once) describing field it for afmt_take_field. */
 const char *field_desc(emitter *m, const item *it, const char *kind, int width, int is_array,
                        int big_endian);
-
-/* emit_fieldvis.c: `if (opt->fields) afmt_report_field(...)` for field
- * it, whose offset is in o_<name>; kind is the afmt_field_kind constant,
- * count_c the C count expression ("1" for a scalar). */
-void emit_field_report(emitter *m, const item *it, const char *kind, const char *count_c,
-                       int width, int big_endian);
 
 /* Emit `return afmt_fail(...)` (or a lenient tolerate) with a message,
  * blamed on bl. */

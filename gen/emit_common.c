@@ -191,12 +191,29 @@ sym *sym_push(emitter *m, sym_kind kind, const char *name, item *it)
     return y;
 }
 
-sym *sym_find(emitter *m, const char *name)
+sym *sym_peek(emitter *m, const char *name)
 {
     int i;
     for (i = m->nsyms - 1; i >= 0; i--)
         if (strcmp(m->syms[i]->name, name) == 0) return m->syms[i];
     return NULL;
+}
+
+sym *sym_find(emitter *m, const char *name)
+{
+    sym *y = sym_peek(m, name);
+    if (y) {
+        decl_use(m, y->decl);
+        decl_use(m, y->off_decl);
+    }
+    return y;
+}
+
+const char *region_ctx(emitter *m)
+{
+    if (!m->region_ctx) return "NULL";
+    decl_use(m, m->region_decl);
+    return m->region_ctx;
 }
 
 int sym_mark(emitter *m) { return m->nsyms; }
@@ -220,12 +237,15 @@ blame blame_at(const char *field, const char *index_c, const char *offset_c)
     snprintf(b.field, sizeof b.field, "%s", field ? field : "");
     snprintf(b.index, sizeof b.index, "%s", index_c ? index_c : "AFMT_NO_INDEX");
     snprintf(b.offset, sizeof b.offset, "%s", offset_c ? offset_c : "pos");
+    b.off_decl = 0;
     return b;
 }
 
 blame blame_of(const sym *y)
 {
-    return y ? blame_at(y->name, NULL, y->off) : blame_at(NULL, NULL, NULL);
+    blame b = y ? blame_at(y->name, NULL, y->off) : blame_at(NULL, NULL, NULL);
+    b.off_decl = y ? y->off_decl : 0;
+    return b;
 }
 
 char *code_enum(const char *code)
@@ -244,6 +264,7 @@ void emit_fail(emitter *m, const blame *bl, const char *code, leniency len, cons
     char *ce = code_enum(code);
     char *field = c_quote(bl->field, strlen(bl->field));
     const char *args = args_c && *args_c ? args_c : NULL;
+    if (!m->writer) decl_use(m, bl->off_decl);
     if (m->writer) {
         line(m, "return afmt_fail(err, %s, NULL, %s, %s, 0, %s%s%s);", ce, field, bl->index, fmt_c,
              args ? ", " : "", args ? args : "");
@@ -335,4 +356,90 @@ const char *type_table(emitter *m, const table *tb, int key_size)
     snprintf(m->helpers[m->nhelpers], sizeof m->helpers[0], "%s", name);
     free(name);
     return m->helpers[m->nhelpers++];
+}
+
+/* Declarations emitted only where used.  A placeholder line ("\x01" and
+ * the number of a piece of text, then a newline) stands where the
+ * declaration would go; decls_resolve puts the text there if the
+ * declaration was used (decl_use), nothing if not. */
+int decl_new(emitter *m)
+{
+    m->decl_used = realloc(m->decl_used, (size_t)(m->ndecls + 1) * sizeof *m->decl_used);
+    m->decl_needs = realloc(m->decl_needs, (size_t)(m->ndecls + 1) * sizeof *m->decl_needs);
+    if (!m->decl_used || !m->decl_needs) abort();
+    m->decl_used[m->ndecls] = 0;
+    m->decl_needs[m->ndecls] = 0;
+    return ++m->ndecls;
+}
+
+void decl_line(emitter *m, int id, const char *fmt, ...)
+{
+    sbuf text = {0}, *out = m->out;
+    va_list ap;
+    char *s;
+    int n;
+    va_start(ap, fmt);
+    n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    s = xcalloc((size_t)n + 1, 1);
+    va_start(ap, fmt);
+    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    m->out = &text; /* the line as line() writes it: indented, wrapped */
+    line(m, "%s", s);
+    m->out = out;
+    free(s);
+    m->pieces = realloc(m->pieces, (size_t)(m->npieces + 1) * sizeof *m->pieces);
+    m->piece_decl = realloc(m->piece_decl, (size_t)(m->npieces + 1) * sizeof *m->piece_decl);
+    if (!m->pieces || !m->piece_decl) abort();
+    m->pieces[m->npieces] = text.s ? text.s : xstrdup("");
+    m->piece_decl[m->npieces] = id;
+    sb_printf(m->out, "\x01%d\n", m->npieces++);
+}
+
+int decl_defer(emitter *m, const char *fmt, ...)
+{
+    va_list ap;
+    char *s;
+    int n, id = decl_new(m);
+    va_start(ap, fmt);
+    n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    s = xcalloc((size_t)n + 1, 1);
+    va_start(ap, fmt);
+    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    va_end(ap);
+    decl_line(m, id, "%s", s);
+    free(s);
+    return id;
+}
+
+void decl_needs(emitter *m, int id, int other)
+{
+    if (id > 0 && id <= m->ndecls) m->decl_needs[id - 1] = other;
+}
+
+void decl_use(emitter *m, int id)
+{
+    while (id > 0 && id <= m->ndecls && !m->decl_used[id - 1]) {
+        m->decl_used[id - 1] = 1;
+        id = m->decl_needs[id - 1];
+    }
+}
+
+char *decls_resolve(const emitter *m, const char *text)
+{
+    sbuf out = {0};
+    const char *p = text ? text : "";
+    while (*p) {
+        const char *mark = strchr(p, '\x01');
+        char *end;
+        long k;
+        if (!mark) { sb_puts(&out, p); break; }
+        sb_printf(&out, "%.*s", (int)(mark - p), p);
+        k = strtol(mark + 1, &end, 10);
+        if (k >= 0 && k < m->npieces && m->decl_used[m->piece_decl[k] - 1]) sb_puts(&out, m->pieces[k]);
+        p = *end == '\n' ? end + 1 : end;
+    }
+    return out.s ? out.s : xstrdup("");
 }

@@ -565,6 +565,7 @@ static cexpr call(emitter *m, const blame *bl, expr *e, const char *text)
         if (strcmp(fn, "rank") == 0) return mk(xprintf("(uint64_t)%s->rank", y->c), VT_U);
         if (strcmp(fn, "count") == 0) return mk(xprintf("%s->count", y->c), VT_U);
         if (strcmp(fn, "elsize") == 0) return mk(xprintf("%s->elsize", y->c), VT_U);
+        decl_use(m, y->nbytes_decl);
         return mk(xprintf("nbytes_%s", y->name), VT_U);
     }
     if (strcmp(fn, "sparse") == 0) {

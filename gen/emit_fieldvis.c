@@ -8,20 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-void emit_field_report(emitter *m, const item *it, const char *kind, const char *count_c,
-                       int width, int big_endian)
-{
-    /* an array field has a count expression; a scalar reports count 1 */
-    int is_array = strcmp(count_c, "1") != 0;
-    char *name = c_quote(it->name, strlen(it->name));
-    char *doc = it->doc ? c_quote(it->doc, strlen(it->doc)) : NULL;
-
-    line(m, "if (opt->fields) afmt_report_field(opt, &path, %s, %s, o_%s, %d, %s, %d, %d, AFMT_B(src, o_%s), %s);",
-         name, kind, it->name, is_array, count_c, width, big_endian, it->name, doc ? doc : "NULL");
-    free(name);
-    free(doc);
-}
-
 /* The spec's doc as adjacent C literals of at most ~80 characters, each on
  * its own line indented by 4: a reviewer reads it without scrolling. */
 static void put_doc(sbuf *b, const char *doc)

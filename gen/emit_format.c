@@ -49,76 +49,6 @@ static void emit_refusing_writer(sbuf *out, const spec *s)
     free(why);
 }
 
-static int is_word(char c) { return isalnum((unsigned char)c) || c == '_'; }
-
-/* Is `rhs` (up to the ';') free of side effects: a plain name or a load? */
-static int pure_rhs(const char *rhs, size_t n)
-{
-    static const char *const LOADS[] = {"afmt_load", "afmt_as_i64(afmt_load", "(uint64_t)afmt_load", NULL};
-    int i;
-    if (memchr(rhs, '(', n) == NULL) return 1;
-    for (i = 0; LOADS[i]; i++)
-        if (strncmp(rhs, LOADS[i], strlen(LOADS[i])) == 0) return 1;
-    return 0;
-}
-
-/* Uses of word w from p up to the end of the block p is in (braces). */
-static int uses_in_scope(const char *p, const char *w)
-{
-    int depth = 0, n = 0;
-    size_t wl = strlen(w);
-    for (; *p; p++) {
-        if (*p == '{') depth++;
-        else if (*p == '}') { if (--depth < 0) break; }
-        else if (*p == '"') { /* skip string literals: names inside messages are not uses */
-            for (p++; *p && *p != '"'; p++)
-                if (*p == '\\' && p[1]) p++;
-            if (!*p) break;
-        } else if (strncmp(p, w, wl) == 0 && !is_word(p[wl]) && !is_word(p[-1])) {
-            n++;
-            p += wl - 1;
-        }
-    }
-    return n;
-}
-
-/* Remove `const T name = <pure expression>;` lines whose name is not used
- * in the rest of its block: the emitters declare every field's offset and
- * value, and most are never read again.  Repeats until nothing changes. */
-static char *prune_unused(char *text)
-{
-    int changed = 1;
-    while (changed) {
-        char *p = text;
-        changed = 0;
-        while (*p) {
-            char *eol = strchr(p, '\n');
-            size_t ll = eol ? (size_t)(eol - p) : strlen(p);
-            const char *q = p, *t;
-            char name[128];
-            size_t k = 0;
-            while (*q == ' ') q++;
-            if (strncmp(q, "const uint64_t ", 15) == 0) t = q + 15;
-            else if (strncmp(q, "const int64_t ", 14) == 0) t = q + 14;
-            else t = NULL;
-            if (t) {
-                while (is_word(*t) && k + 1 < sizeof name) name[k++] = *t++;
-                name[k] = 0;
-                if (k > 0 && strncmp(t, " = ", 3) == 0 && ll > 0 && p[ll - 1] == ';' &&
-                    pure_rhs(t + 3, (size_t)(p + ll - (t + 3))) && uses_in_scope(p + ll, name) == 0) {
-                    const char *rest = eol ? eol + 1 : p + ll;
-                    memmove(p, rest, strlen(rest) + 1);
-                    changed = 1;
-                    continue;
-                }
-            }
-            if (!eol) break;
-            p = eol + 1;
-        }
-    }
-    return text;
-}
-
 static void emit_detect(emitter *m)
 {
     const spec *s = m->s;
@@ -218,7 +148,7 @@ int emit_format(const spec *s, const char *outdir)
     sbuf hdr = {0}, src = {0}, body = {0}, wbody = {0}, prelude = {0}, descs = {0};
     emitter m;
     const char *f = s->format;
-    char *path;
+    char *path, *vbody, *wtext;
     int rc = 0, i;
     char upper[64];
     for (i = 0; f[i] && i < 63; i++) upper[i] = (char)toupper((unsigned char)f[i]);
@@ -292,7 +222,8 @@ int emit_format(const spec *s, const char *outdir)
         sb_printf(&src, "%s\n", descs.s);
     }
     if (prelude.s) sb_puts(&src, prelude.s);
-    sb_puts(&src, prune_unused(body.s));
+    vbody = decls_resolve(&m, body.s);
+    sb_puts(&src, vbody);
     sb_puts(&src, "\n");
     /* The public entry points are one-liners over the runtime's drivers
      * (runtime/afmt_driver.c): defaults, error clearing, the format name on
@@ -308,7 +239,8 @@ int emit_format(const spec *s, const char *outdir)
               "{\n"
               "    return afmt_run_validator_buffer(%s_validate_body, \"%s\", buf, len, opt, vis, err);\n"
               "}\n\n", f, f, f, f, f, f);
-    sb_puts(&src, prune_unused(wbody.s));
+    wtext = decls_resolve(&m, wbody.s);
+    sb_puts(&src, wtext);
     sb_printf(&src,
               "\n"
               "int afmt_%s_encoded_size(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,\n"
@@ -360,6 +292,8 @@ int emit_format(const spec *s, const char *outdir)
                   s->sidecar_suffix ? xprintf("&%s_sidecar", f) : "NULL", has_compressed((item_list *)&s->body));
         free(spq);
     }
+    free(vbody);
+    free(wtext);
 
     if (!outdir) { /* --check: everything above ran, nothing is written */
         sb_free(&hdr); sb_free(&src); sb_free(&body); sb_free(&wbody); sb_free(&prelude);

@@ -28,7 +28,7 @@ static void need_at(emitter *m, const blame *bl, const char *at_c, const char *n
         line(m, "return -1;");
     else
         line(m, "return afmt_src_short_ex(src, err, &path, %s, %s, %s, %s, %s, 0, \"%s\", %s);", field, bl->index, at_c,
-             m->end, need_c, what, m->region_ctx ? m->region_ctx : "NULL");
+             m->end, need_c, what, region_ctx(m));
     m->indent--;
     line(m, "}");
     free(field);
@@ -49,7 +49,7 @@ static void note_nonneg_check(emitter *m, const check *c)
     if (c->lenient == LEN_WARN && !m->writer) return;
     if (e->kind != E_BINARY || e->op != TK_GE || e->a->kind != E_NAME || e->b->kind != E_INT || e->b->ival != 0)
         return;
-    y = sym_find(m, e->a->sval);
+    y = sym_peek(m, e->a->sval);
     if (y && y->kind == SY_INT && y->t == VT_S && is_field_value(y->c)) nonneg_note(m, y->c);
 }
 
@@ -106,6 +106,7 @@ void emit_check(emitter *m, const blame *bl, check *c, sym *attr)
             fmt = xprintf("\"%s%s`%s` does not hold (%s = %%\" %s \")\"", c->message ? c_format_body(c->message) : "",
                           c->message ? ": " : "", mt, attr->name, attr->t == VT_S ? "PRId64" : "PRIu64");
             args = xstrdup(attr->c);
+            decl_use(m, attr->decl);
         } else {
             fmt = xprintf("\"%s%s`%s` does not hold\"", c->message ? c_format_body(c->message) : "", c->message ? ": " : "", mt);
         }
@@ -119,16 +120,18 @@ void emit_check(emitter *m, const blame *bl, check *c, sym *attr)
     }
 }
 
-/* `o_<name>` is where field it starts; afmt_take_field bounds-checks it
- * (count_c elements of width bytes, or one when count_c is NULL), moves pos
- * past it and reports it to a field visitor. */
-static void take_field(emitter *m, const item *it, const char *kind, int width, const char *count_c,
-                       int big_endian)
+/* `o_<name>` is where field it starts (declared where used: returns the
+ * declaration); afmt_take_field bounds-checks it (count_c elements of
+ * width bytes, or one when count_c is NULL), moves pos past it and reports
+ * it to a field visitor. */
+static int take_field(emitter *m, const item *it, const char *kind, int width, const char *count_c,
+                      int big_endian)
 {
     const char *desc = field_desc(m, it, kind, width, count_c != NULL, big_endian);
-    line(m, "const uint64_t o_%s = pos;", it->name);
+    int off_decl = decl_defer(m, "const uint64_t o_%s = pos;", it->name);
     line(m, "if (afmt_take_field(src, opt, err, &path, &%s, %s, %s, %s, &pos)) return -1;", desc,
-         count_c ? count_c : "1", m->end, m->region_ctx ? m->region_ctx : "NULL");
+         count_c ? count_c : "1", m->end, region_ctx(m));
+    return off_decl;
 }
 
 static void emit_int_field(emitter *m, item *it)
@@ -136,15 +139,22 @@ static void emit_int_field(emitter *m, item *it)
     blame bl;
     sym *y;
     char *ld;
-    take_field(m, it, it->field.is_signed ? "AFMT_FIELD_INT" : "AFMT_FIELD_UINT", it->field.width, NULL, it->field.big_endian);
+    int off_decl = take_field(m, it, it->field.is_signed ? "AFMT_FIELD_INT" : "AFMT_FIELD_UINT", it->field.width,
+                              NULL, it->field.big_endian);
+    int val_decl;
     {
         char *p = xprintf("AFMT_B(src, o_%s)", it->name);
         ld = load_c(it->field.width, it->field.is_signed, it->field.big_endian, p);
-        line(m, "const %s v_%s = %s;", int_c_type(it->field.is_signed), it->name, ld);
+        /* the value is declared if something reads it: a check, an
+         * expression, a lookup (sym_find) */
+        val_decl = decl_defer(m, "const %s v_%s = %s;", int_c_type(it->field.is_signed), it->name, ld);
+        decl_needs(m, val_decl, off_decl);
         free(ld);
         free(p);
     }
     y = sym_push(m, SY_INT, it->name, it);
+    y->decl = val_decl;
+    y->off_decl = off_decl;
     y->t = it->field.is_signed ? VT_S : VT_U;
     snprintf(y->c, sizeof y->c, "v_%s", it->name);
     snprintf(y->off, sizeof y->off, "o_%s", it->name);
@@ -154,6 +164,7 @@ static void emit_int_field(emitter *m, item *it)
     bl = blame_of(y);
     if (it->field.equals) {
         const char *code = it->field.equals_code ? it->field.equals_code : "constraint";
+        decl_use(m, val_decl);
         if (it->field.is_signed) {
             line(m, "if (v_%s != INT64_C(%llu)) {", it->name, (unsigned long long)it->field.equals->ival);
             m->indent++;
@@ -208,7 +219,8 @@ static void emit_array_field(emitter *m, item *it, item_list *scope_body)
     blame bl;
     sym *y;
     char *cnt;
-    sym *count_sym = it->field.count->kind == E_NAME ? sym_find(m, it->field.count->sval) : NULL;
+    sym *count_sym = it->field.count->kind == E_NAME ? sym_peek(m, it->field.count->sval) : NULL;
+    int off_decl;
     bl = blame_of(count_sym && count_sym->kind == SY_INT ? count_sym : NULL);
     m->jpath = it->jpath;
     cnt = emit_u64(m, &bl, it->field.count, it->field.count_text);
@@ -229,10 +241,15 @@ static void emit_array_field(emitter *m, item *it, item_list *scope_body)
     {
         /* the true count and width: a truncation says both and their product */
         char *cnt_c = xprintf("n_%s", it->name);
-        take_field(m, it, it->field.is_signed ? "AFMT_FIELD_INT" : "AFMT_FIELD_UINT", it->field.width, cnt_c, it->field.big_endian);
+        off_decl = take_field(m, it, it->field.is_signed ? "AFMT_FIELD_INT" : "AFMT_FIELD_UINT", it->field.width, cnt_c, it->field.big_endian);
         free(cnt_c);
     }
     y = sym_push(m, SY_ARRF, it->name, it);
+    y->off_decl = off_decl;
+    /* the elements' own checks read them */
+    if (it->field.neach || it->field.first || it->field.last || it->field.order || it->field.increasing_within ||
+        it->nchecks)
+        decl_use(m, off_decl);
     y->t = it->field.is_signed ? VT_S : VT_U;
     snprintf(y->c, sizeof y->c, "AFMT_B(src, o_%s)", it->name);
     snprintf(y->count, sizeof y->count, "n_%s", it->name);
@@ -372,8 +389,10 @@ static void emit_text_field(emitter *m, item *it)
 {
     blame bl;
     sym *y;
-    take_field(m, it, "AFMT_FIELD_BYTES", it->field.size, NULL, 0);
+    int off_decl = take_field(m, it, "AFMT_FIELD_BYTES", it->field.size, NULL, 0);
     y = sym_push(m, SY_TEXT, it->name, it);
+    y->off_decl = off_decl;
+    if (it->field.equals || it->field.text_nul_padded || it->nchecks) decl_use(m, off_decl);
     snprintf(y->c, sizeof y->c, "AFMT_B(src, o_%s)", it->name);
     snprintf(y->off, sizeof y->off, "o_%s", it->name);
     y->size = it->field.size;
@@ -574,10 +593,10 @@ static void emit_lookup(emitter *m, item *it)
         return;
     }
     if (it->attribute) {
-        attr = sym_find(m, it->attribute);
+        attr = sym_peek(m, it->attribute);
         if (!attr) gen_error(m, it->jpath, "unknown name '%s' in \"field\"", it->attribute);
     } else if (it->lookup.nkey > 0 && it->lookup.key[0]->kind == E_NAME) {
-        attr = sym_find(m, it->lookup.key[0]->sval);
+        attr = sym_peek(m, it->lookup.key[0]->sval);
     }
     bl = blame_of(attr);
     if (tb->nkeys >= 0 && tb->nkeys != it->lookup.nkey)
@@ -681,6 +700,7 @@ static void emit_lookup(emitter *m, item *it)
         }
         if (te->warn) {
             char *q = c_format_literal(te->warn);
+            if (attr) decl_use(m, attr->off_decl);
             line(m, "afmt_warn(vis, &path, %s, AFMT_NO_INDEX, %s, %s);", attr ? xprintf("\"%s\"", attr->name) : "NULL",
                  attr ? attr->off : "pos", q);
             free(q);
@@ -748,7 +768,7 @@ static void emit_array(emitter *m, item *it)
         dims = xcalloc((size_t)it->array.nshape + 1, sizeof *dims);
         line(m, "uint64_t n_%s = 1;", it->name);
         for (i = 0; i < it->array.nshape; i++) {
-            sym *ds = it->array.shape[i]->kind == E_NAME ? sym_find(m, it->array.shape[i]->sval) : NULL;
+            sym *ds = it->array.shape[i]->kind == E_NAME ? sym_peek(m, it->array.shape[i]->sval) : NULL;
             char *d;
             bl = blame_of(ds && ds->kind == SY_INT ? ds : NULL);
             d = emit_u64(m, &bl, it->array.shape[i], it->array.shape_text[i]);
@@ -843,6 +863,7 @@ static void emit_array(emitter *m, item *it)
     line(m, "const int want_%s = vis != NULL && vis->on_array != NULL;", it->name);
     line(m, "if (want_%s) {", it->name);
     m->indent++;
+    decl_use(m, m->narrays_decl);
     line(m, "afmt_view_start(&a_%s, %s_dtype, %s_size, %s_enc, n_%s, %s, %s, nbytes_%s, pos, narrays);", it->name, lk->c,
          lk->c, lk->c, it->name, it->array.col_major ? "AFMT_COL_MAJOR" : "AFMT_ROW_MAJOR", it->array.payload_big ? "AFMT_BIG" : "AFMT_LITTLE",
          it->name);
@@ -892,7 +913,7 @@ static void emit_array(emitter *m, item *it)
         }
         if (it->array.check_values) line(m, "uint64_t bad_%s;", it->name);
         line(m, "if (afmt_take_payload(src, err, &path, \"%s\", %s, %s, pos, nbytes_%s, %s, (void *)%s, %s)) return -1;",
-             it->name, m->end, m->region_ctx ? m->region_ctx : "NULL", it->name, scan, ctx,
+             it->name, m->end, region_ctx(m), it->name, scan, ctx,
              it->array.check_values ? xprintf("&bad_%s", it->name) : "NULL");
         if (it->array.check_values) {
             line(m, "if (bad_%s < nbytes_%s) {", it->name, it->name);
@@ -1080,6 +1101,7 @@ static void emit_region(emitter *m, item *it)
 {
     blame bl;
     char *sz, *region_ctx_c;
+    int region_decl, saved_decl;
     const char *saved = m->end, *saved_ctx;
     char *endv = xprintf("end_%s", it->name);
     m->jpath = it->jpath;
@@ -1099,24 +1121,28 @@ static void emit_region(emitter *m, item *it)
     {
         /* for messages: a field crossing this region's end names the region
          * and its size field */
-        sym *size_sym = it->arg->kind == E_NAME ? sym_find(m, it->arg->sval) : NULL;
+        sym *size_sym = it->arg->kind == E_NAME ? sym_peek(m, it->arg->sval) : NULL;
         char *size_name = size_sym && size_sym->kind == SY_INT ? c_quote(size_sym->name, strlen(size_sym->name)) : xstrdup("NULL");
         char *rname = c_quote(it->name, strlen(it->name));
-        line(m, "const afmt_region_ctx rc_%s = { %s, %s, size_%s };", it->name, rname, size_name, it->name);
-        line(m, "(void)rc_%s;", it->name);
+        /* declared for the fields that read it (region_ctx) */
+        region_decl = decl_defer(m, "const afmt_region_ctx rc_%s = { %s, %s, size_%s };", it->name, rname, size_name,
+                                 it->name);
         free(size_name);
         free(rname);
     }
     free(sz);
     m->end = endv;
     saved_ctx = m->region_ctx;
+    saved_decl = m->region_decl;
     m->region_ctx = region_ctx_c = xprintf("&rc_%s", it->name);
+    m->region_decl = region_decl;
     emit_items(m, &it->body);
     m->region_ctx = saved_ctx;
+    m->region_decl = saved_decl;
     free(region_ctx_c);
     m->end = saved;
     if (it->region.exact) {
-        sym *sz_field = it->arg->kind == E_NAME ? sym_find(m, it->arg->sval) : NULL;
+        sym *sz_field = it->arg->kind == E_NAME ? sym_peek(m, it->arg->sval) : NULL;
         line(m, "if (pos != %s) {", endv);
         m->indent++;
         /* a stream learns only now whether the region it was promised is
@@ -1137,7 +1163,7 @@ static void emit_region(emitter *m, item *it)
             char *fmt = xprintf("\"%%\" PRIu64 \" bytes of %s are not used: its content takes %%\" PRIu64 \" of %s = %%\" PRIu64 \"\"",
                                 it->name, sz_field->name);
             char *args = xprintf("%s - pos, pos - (%s - size_%s), size_%s", endv, endv, it->name, it->name);
-            bl = blame_at(sz_field->name, "AFMT_NO_INDEX", sz_field->off);
+            bl = blame_of(sz_field);
             emit_fail(m, &bl, "size", it->region.exact_lenient, fmt, args);
             free(fmt);
             free(args);
@@ -1170,7 +1196,7 @@ static void emit_switch(emitter *m, item *it)
     blame bl;
     cexpr sel;
     int i, j;
-    sym *attr = it->arg && it->arg->kind == E_NAME ? sym_find(m, it->arg->sval) : NULL;
+    sym *attr = it->arg && it->arg->kind == E_NAME ? sym_peek(m, it->arg->sval) : NULL;
     m->jpath = it->jpath;
     bl = blame_of(attr && attr->kind == SY_INT ? attr : NULL);
     sel = emit_expr(m, &bl, it->arg, it->arg_text);
@@ -1265,6 +1291,7 @@ static void emit_textval(emitter *m, item *it)
     line(m, "if (afmt_src_text(src, %s, pos, afmt_%s_text_scan, opt->limits.max_rank, &end_%s, &a_%s, &path, err) != 0)",
          m->end, it->textval.grammar, it->name, it->name);
     line(m, "    return -1;");
+    decl_use(m, m->narrays_decl);
     line(m, "a_%s.index = narrays;", it->name);
     line(m, "a_%s.text_decode = afmt_%s_text_decode;", it->name, it->textval.grammar);
     line(m, "if (vis && vis->on_array && vis->on_array(vis->ctx, &a_%s) != 0) {", it->name);
@@ -1344,7 +1371,7 @@ static void emit_item(emitter *m, item *it, item_list *scope)
     m->jpath = it->jpath;
     if (it->name && it->kind != IT_REPEAT && it->kind != IT_SWITCH && it->kind != IT_REGION && it->kind != IT_PAD &&
         it->kind != IT_TEXTVAL && it->kind != IT_TEXTHDR) {
-        sym *prev = sym_find(m, it->name);
+        sym *prev = sym_peek(m, it->name);
         if (prev && prev->kind != SY_BUILTIN)
             gen_error(m, it->jpath, "'%s' is already defined at %s", it->name, prev->it ? prev->it->jpath : "?");
     } else if (it->name && it->kind != IT_TEXTHDR) {
@@ -1394,12 +1421,11 @@ static void emit_item(emitter *m, item *it, item_list *scope)
         emit_lookup(m, it);
         break;
     case IT_CHECK: {
-        sym *attr = it->attribute ? sym_find(m, it->attribute) : NULL;
+        sym *attr = it->attribute ? sym_peek(m, it->attribute) : NULL;
         if (it->attribute && !attr) gen_error(m, it->jpath, "unknown name '%s' in \"field\"", it->attribute);
         item_comment(m, it, "check %s", it->checks[0].text ? it->checks[0].text : "");
         m->jpath = it->checks[0].jpath;
-        if (attr) bl = blame_at(attr->name, "AFMT_NO_INDEX", attr->off);
-        else bl = blame_at("", "AFMT_NO_INDEX", "pos");
+        bl = blame_of(attr);
         emit_check(m, &bl, &it->checks[0], attr);
         break;
     }
@@ -1535,7 +1561,7 @@ void emit_validator(emitter *m)
     m->indent++;
     line(m, "afmt_path path;");
     line(m, "uint64_t pos = 0;");
-    line(m, "uint32_t narrays = 0;");
+    m->narrays_decl = decl_defer(m, "uint32_t narrays = 0;");
     line(m, "path.depth = 0;");
     line(m, "if (src->len != AFMT_LEN_UNKNOWN && src->len > opt->limits.max_total_bytes) {");
     line(m, "    return afmt_fail(err, AFMT_E_LIMIT, &path, NULL, AFMT_NO_INDEX, 0,");
@@ -1554,7 +1580,6 @@ void emit_validator(emitter *m)
         line(m, "/* trailer: nothing may follow */");
         line(m, "if (afmt_expect_end(src, opt, vis, err, &path, %d, pos)) return -1;", s->trailer_lenient == LEN_WARN);
     }
-    line(m, "(void)narrays;");
     line(m, "return 0;");
     m->indent--;
     line(m, "}");

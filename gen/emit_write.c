@@ -236,7 +236,7 @@ static void plan(emitter *m, scope *sc)
                 }
             }
         }
-        if (sym_find(m, it->name) != NULL) {
+        if (sym_peek(m, it->name) != NULL) {
             /* defined by an enclosing scope */
         } else if (it->field.ftype == FT_INT && it->field.count == NULL) {
             /* no rule gives this field a value: the writer cannot exist */
@@ -356,6 +356,7 @@ static void emit_reverse_lookup(emitter *m, scope *sc, item *lk)
     const table *tb = find_table(m->s, lk->lookup.table ? lk->lookup.table : "");
     item *arr = array_of_lookup(sc, lk->name);
     int i, k, first = 1;
+    int size_decl, enc_decl; /* declared where used: sizeof(), the payload */
     sym *y;
     if (!tb) return;
     if (!arr) {
@@ -366,7 +367,7 @@ static void emit_reverse_lookup(emitter *m, scope *sc, item *lk)
     for (k = 0; k < lk->lookup.nkey; k++) {
         item *kf = lk->lookup.key[k]->kind == E_NAME ? find_item(sc, lk->lookup.key[k]->sval) : NULL;
         if (!kf || kf->kind != IT_FIELD) {
-            if (lk->lookup.key[k]->kind == E_NAME && sym_find(m, lk->lookup.key[k]->sval)) continue; /* defined outside: checked below */
+            if (lk->lookup.key[k]->kind == E_NAME && sym_peek(m, lk->lookup.key[k]->sval)) continue; /* defined outside: checked below */
             gen_error(m, lk->jpath, "the writer needs lookup key %d to be a field of the same scope", k);
             return;
         }
@@ -385,15 +386,15 @@ static void emit_reverse_lookup(emitter *m, scope *sc, item *lk)
                 line(m, "v_%s = (%s)%s_type->code;", kf->name, int_c_type(kf->field.is_signed), lk->name);
             else
                 line(m, "memcpy(w_%s, %s_type->text, %d);", kf->name, lk->name, kf->field.size);
-            line(m, "const afmt_dtype %s_dtype = %s_type->dtype;", lk->name, lk->name);
-            line(m, "const uint64_t %s_size = afmt_dtype_get(%s_dtype)->size;", lk->name, lk->name);
-            line(m, "const afmt_encoding %s_enc = %s_type->enc;", lk->name, lk->name);
+            size_decl = decl_defer(m, "const uint64_t %s_size = afmt_dtype_get(%s_type->dtype)->size;", lk->name,
+                                   lk->name);
+            enc_decl = decl_defer(m, "const afmt_encoding %s_enc = %s_type->enc;", lk->name, lk->name);
             goto declared;
         }
     }
     line(m, "afmt_dtype %s_dtype = AFMT_DTYPE_INVALID;", lk->name);
-    line(m, "uint64_t %s_size = 0;", lk->name);
-    line(m, "afmt_encoding %s_enc = AFMT_ENC_PLAIN;", lk->name);
+    size_decl = decl_defer(m, "uint64_t %s_size = 0;", lk->name);
+    enc_decl = decl_defer(m, "afmt_encoding %s_enc = AFMT_ENC_PLAIN;", lk->name);
     for (i = 0; i < tb->nentries; i++) {
         const table_entry *te = &tb->entries[i];
         const char *dt = dtype_enum(te->dtype ? te->dtype : "");
@@ -414,7 +415,7 @@ static void emit_reverse_lookup(emitter *m, scope *sc, item *lk)
                     line(m, "v_%s = A_%s->elsize;", kf->name, arr->name);
             }
             line(m, "%s_dtype = %s;", lk->name, dt);
-            line(m, "%s_size = %s;", lk->name,
+            decl_line(m, size_decl, "%s_size = %s;", lk->name,
                  strcmp(te->dtype, "opaque") == 0 ? xprintf("A_%s->elsize", arr->name) : xprintf("afmt_dtype_get(%s)->size", dt));
             m->indent--;
             continue;
@@ -444,15 +445,14 @@ static void emit_reverse_lookup(emitter *m, scope *sc, item *lk)
             }
         }
         line(m, "%s_dtype = %s;", lk->name, dt);
-        line(m, "%s_size = afmt_dtype_get(%s)->size;", lk->name, dt);
-        if (te->encoding && strcmp(te->encoding, "bits-lsb") == 0) line(m, "%s_enc = AFMT_ENC_BITS_LSB;", lk->name);
+        decl_line(m, size_decl, "%s_size = afmt_dtype_get(%s)->size;", lk->name, dt);
+        if (te->encoding && strcmp(te->encoding, "bits-lsb") == 0)
+            decl_line(m, enc_decl, "%s_enc = AFMT_ENC_BITS_LSB;", lk->name);
         m->indent--;
     }
     if (!first) line(m, "}");
     reverse_lookup_fail(m, lk, arr, xprintf("%s_dtype == AFMT_DTYPE_INVALID", lk->name));
 declared:
-    line(m, "(void)%s_size;", lk->name);
-    line(m, "(void)%s_enc;", lk->name);
     for (k = 0; k < lk->lookup.nkey; k++) {
         item *kf = lk->lookup.key[k]->kind == E_NAME ? find_item(sc, lk->lookup.key[k]->sval) : NULL;
         if (!kf) continue;
@@ -472,6 +472,8 @@ declared:
     y = sym_push(m, SY_LOOKUP, lk->name, lk);
     snprintf(y->c, sizeof y->c, "%s", lk->name);
     y->tb = tb;
+    y->decl = size_decl;
+    y->enc_decl = enc_decl;
 }
 
 static void emit_def(emitter *m, scope *sc, def *d, const char *chain)
@@ -647,23 +649,33 @@ static void emit_def(emitter *m, scope *sc, def *d, const char *chain)
     }
     case D_COLUMN_NAMES: {
         sym *y = sym_push(m, SY_STRINGS, it->name, it);
-        line(m, "const uint64_t n_%s = (uint64_t)n;", it->name);
-        line(m, "(void)n_%s;", it->name);
-        snprintf(y->count, sizeof y->count, "n_%s", it->name);
+        snprintf(y->count, sizeof y->count, "(uint64_t)n"); /* a label per array */
         y->width = it->field.len_width;
         break;
     }
     case D_PAYLOAD: {
-        sym *lk = sym_find(m, it->array.dtype_from ? it->array.dtype_from : "");
+        sym *lk = sym_peek(m, it->array.dtype_from ? it->array.dtype_from : "");
         if (it->array.layout == LAYOUT_COLUMNS) break;
         if (!lk || lk->kind != SY_LOOKUP) {
             gen_error(m, it->jpath, "the writer cannot find lookup '%s'", it->array.dtype_from ? it->array.dtype_from : "");
             break;
         }
-        line(m, "uint64_t nbytes_%s;", it->name);
-        if (it->array.layout == LAYOUT_CSR) {
-            line(m, "nbytes_%s = A_%s->nnz * %s_size; /* values only; checked by afmt_sink_csr_values */", it->name, it->name, lk->c);
-        } else if (it->array.compressed) {
+        {
+            /* the size of the payload: declared where read (nbytes(), the
+             * compressed copy) or where a call fills it (which checks) */
+            sym *pay = sym_peek(m, it->name);
+            int nbytes_decl = decl_defer(m, "uint64_t nbytes_%s;", it->name);
+            if (pay) pay->nbytes_decl = nbytes_decl;
+            if (it->array.layout == LAYOUT_CSR) {
+                decl_needs(m, nbytes_decl, lk->decl);
+                /* values only; afmt_sink_csr_values checks them */
+                decl_line(m, nbytes_decl, "nbytes_%s = A_%s->nnz * %s_size;", it->name, it->name, lk->c);
+                break;
+            }
+            decl_use(m, nbytes_decl);
+            decl_use(m, lk->enc_decl);
+        }
+        if (it->array.compressed) {
             char *cz = emit_bool(m, &bl, it->array.compressed, it->array.compressed_text);
             line(m, "const int compressed_%s = %s;", it->name, cz);
             free(cz);
@@ -679,7 +691,6 @@ static void emit_def(emitter *m, scope *sc, def *d, const char *chain)
         } else {
             line(m, "if (afmt_payload_size(A_%s, %s_enc, &nbytes_%s, err) != 0) return -1;", it->name, lk->c, it->name);
         }
-        line(m, "(void)nbytes_%s;", it->name);
         break;
     }
     }
@@ -868,13 +879,14 @@ static void write_scope(emitter *m, item_list *body, const char *array_expr)
         }
     for (i = 0; i < sc.narrays; i++) {
         item *a = sc.arrays[i];
-        sym *bound = sym_find(m, a->name);
+        sym *bound = sym_peek(m, a->name);
         if (!bound || bound->kind != SY_PAYLOAD) {
-            sym *y;
-            line(m, "const afmt_array *A_%s = %s;", a->name, array_expr);
-            line(m, "(void)A_%s;", a->name);
-            y = sym_push(m, SY_PAYLOAD, a->name, a);
+            sym *y = sym_push(m, SY_PAYLOAD, a->name, a);
             snprintf(y->c, sizeof y->c, "A_%s", a->name);
+            y->decl = decl_defer(m, "const afmt_array *A_%s = %s;", a->name, array_expr);
+            /* the writer reads a table of columns as the arrays themselves:
+             * A_<columns> is declared only if an expression names it */
+            if (a->array.layout != LAYOUT_COLUMNS) decl_use(m, y->decl);
         }
         if (sc.direct[i]) layout_check(m, a);
     }
@@ -947,8 +959,9 @@ static void write_item(emitter *m, item *it)
         break;
     }
     case IT_ARRAY: {
-        sym *lk = it->array.dtype_from ? sym_find(m, it->array.dtype_from) : NULL;
+        sym *lk = it->array.dtype_from ? sym_peek(m, it->array.dtype_from) : NULL;
         const char *endian = it->array.payload_big ? "AFMT_BIG" : "AFMT_LITTLE";
+        if (lk && it->array.layout != LAYOUT_COLUMNS && it->array.layout != LAYOUT_CSR) decl_use(m, lk->enc_decl);
         line(m, "/* %s */", it->name);
         if (it->array.layout == LAYOUT_COLUMNS)
             line(m, "if (afmt_sink_columns(sink, arrays, n, %s, err) != 0) return -1;", endian);

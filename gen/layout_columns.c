@@ -98,6 +98,7 @@ static void columns_validate(emitter *m, item *it)
     line(m, "a.nbytes = rows_%s == 0 ? 0 : (rows_%s - 1) * width_%s + size_j;", it->name, it->name, it->name);
     line(m, "a.data = afmt_src_ptr(src, a.offset, a.nbytes);");
     line(m, "a.stride = width_%s;", it->name);
+    decl_use(m, m->narrays_decl);
     line(m, "a.index = narrays++;");
     if (names) {
         char *ld = load_c(names->width, 0, names->big, "AFMT_B(src, label)");

@@ -712,7 +712,6 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
 
     /* trailer: nothing may follow */
     if (afmt_expect_end(src, opt, vis, err, &path, 1, pos)) return -1;
-    (void)narrays;
     return 0;
 }
 
@@ -738,9 +737,6 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
                 "daphne needs an array to write");
     }
     const afmt_array *A_data = &arrays[ai];
-    (void)A_data;
-    const afmt_array *A_columns = &arrays[ai];
-    (void)A_columns;
     const uint64_t v_version = UINT64_C(1);
     uint64_t narrays_gt_1_choice;
     if (((uint64_t)n > UINT64_C(1))) {
@@ -802,11 +798,7 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
                     "daphne cannot hold elements of type %s", afmt_dtype_name(A_data->dtype));
         }
         v_value_type = (uint64_t)el_type->code;
-        const afmt_dtype el_dtype = el_type->dtype;
-        const uint64_t el_size = afmt_dtype_get(el_dtype)->size;
         const afmt_encoding el_enc = el_type->enc;
-        (void)el_size;
-        (void)el_enc;
         /* value_type */
         if (v_value_type > UINT64_C(0xff)) {
             return afmt_fail(err, AFMT_E_TYPE, NULL, "value_type", AFMT_NO_INDEX, 0, "value %"
@@ -899,7 +891,6 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
                 }
                 uint64_t nbytes_data;
                 if (afmt_payload_size(A_data, el_enc, &nbytes_data, err) != 0) return -1;
-                (void)nbytes_data;
                 const uint64_t v_block_value_type = v_value_type;
                 /* block_value_type */
                 if (v_block_value_type > UINT64_C(0xff)) {
@@ -918,9 +909,6 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
                     return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0,
                             "array %u must be a CSR view of rank 2", (unsigned)ai);
                 }
-                uint64_t nbytes_data;
-                nbytes_data = A_data->nnz * el_size; /* values only; checked by afmt_sink_csr_values */
-                (void)nbytes_data;
                 const uint64_t v_block_value_type = v_value_type;
                 const uint64_t v_nnz = A_data->nnz;
                 const uint64_t n_row_offsets = A_data->dims[0] + 1;
@@ -978,8 +966,6 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
                         "daphne cannot hold a column of type %s", afmt_dtype_name(arrays[k].dtype));
             }
         }
-        const uint64_t n_labels = (uint64_t)n;
-        (void)n_labels;
         const uint64_t v_block_row = UINT64_C(0);
         const uint64_t v_block_col = UINT64_C(0);
         /* column_types */

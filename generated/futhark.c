@@ -248,7 +248,6 @@ static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
 
     /* trailer: nothing may follow */
     if (afmt_expect_end(src, opt, vis, err, &path, 1, pos)) return -1;
-    (void)narrays;
     return 0;
 }
 
@@ -271,7 +270,6 @@ static int futhark_write_impl(const afmt_array *arrays, size_t n, const afmt_wri
     /* repeat value: one per array */
     for (size_t ai = 0; ai < n; ai++) {
         const afmt_array *A_data = &arrays[ai];
-        (void)A_data;
         /* switch kind */
         if (UINT64_C(1) == 1) {
             if (A_data->encoding != AFMT_ENC_PLAIN || A_data->endian != AFMT_LITTLE || A_data->stride != A_data->elsize ||
@@ -287,14 +285,9 @@ static int futhark_write_impl(const afmt_array *arrays, size_t n, const afmt_wri
                         "futhark cannot hold elements of type %s", afmt_dtype_name(A_data->dtype));
             }
             memcpy(w_type, el_type->text, 4);
-            const afmt_dtype el_dtype = el_type->dtype;
-            const uint64_t el_size = afmt_dtype_get(el_dtype)->size;
             const afmt_encoding el_enc = el_type->enc;
-            (void)el_size;
-            (void)el_enc;
             uint64_t nbytes_data;
             if (afmt_payload_size(A_data, el_enc, &nbytes_data, err) != 0) return -1;
-            (void)nbytes_data;
             uint8_t w_binary_mark[1] = {0};
             memcpy(w_binary_mark, "b", 1);
             const uint64_t v_version = UINT64_C(2);

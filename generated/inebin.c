@@ -133,7 +133,6 @@ static int inebin_validate_body(afmt_src *src, const afmt_options *opt,
 
     /* trailer: nothing may follow */
     if (afmt_expect_end(src, opt, vis, err, &path, 1, pos)) return -1;
-    (void)narrays;
     return 0;
 }
 
@@ -159,7 +158,6 @@ static int inebin_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
                 "inebin needs an array to write");
     }
     const afmt_array *A_data = &arrays[ai];
-    (void)A_data;
     if (n != 1) {
         return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0,
                 "inebin holds one array here, not %zu", n);
@@ -183,14 +181,9 @@ static int inebin_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
                 "inebin cannot hold elements of type %s", afmt_dtype_name(A_data->dtype));
     }
     memcpy(w_type, el_type->text, 1);
-    const afmt_dtype el_dtype = el_type->dtype;
-    const uint64_t el_size = afmt_dtype_get(el_dtype)->size;
     const afmt_encoding el_enc = el_type->enc;
-    (void)el_size;
-    (void)el_enc;
     uint64_t nbytes_data;
     if (afmt_payload_size(A_data, el_enc, &nbytes_data, err) != 0) return -1;
-    (void)nbytes_data;
     uint8_t w_magic[6] = {0};
     memcpy(w_magic, "INEBIN", 6);
     const uint64_t v_reserved = UINT64_C(0);

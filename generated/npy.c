@@ -222,7 +222,6 @@ static int npy_validate_body(afmt_src *src, const afmt_options *opt,
 
     /* trailer: nothing may follow */
     if (afmt_expect_end(src, opt, vis, err, &path, 1, pos)) return -1;
-    (void)narrays;
     return 0;
 }
 

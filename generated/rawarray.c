@@ -298,7 +298,6 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
         const uint8_t *trailer = afmt_src_ptr(src, pos, rest);
         if (trailer && vis && vis->on_trailer) vis->on_trailer(vis->ctx, trailer, rest, pos);
     }
-    (void)narrays;
     return 0;
 }
 
@@ -324,7 +323,6 @@ static int rawarray_write_impl(const afmt_array *arrays, size_t n, const afmt_wr
                 "rawarray needs an array to write");
     }
     const afmt_array *A_data = &arrays[ai];
-    (void)A_data;
     if (n != 1) {
         return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0,
                 "rawarray holds one array here, not %zu", n);
@@ -338,95 +336,76 @@ static int rawarray_write_impl(const afmt_array *arrays, size_t n, const afmt_wr
     uint64_t v_eltype = 0;
     uint64_t v_elbyte = 0;
     afmt_dtype el_dtype = AFMT_DTYPE_INVALID;
-    uint64_t el_size = 0;
     afmt_encoding el_enc = AFMT_ENC_PLAIN;
     if (A_data->dtype == AFMT_I8) {
         v_eltype = 1;
         v_elbyte = 1;
         el_dtype = AFMT_I8;
-        el_size = afmt_dtype_get(AFMT_I8)->size;
     } else if (A_data->dtype == AFMT_I16) {
         v_eltype = 1;
         v_elbyte = 2;
         el_dtype = AFMT_I16;
-        el_size = afmt_dtype_get(AFMT_I16)->size;
     } else if (A_data->dtype == AFMT_I32) {
         v_eltype = 1;
         v_elbyte = 4;
         el_dtype = AFMT_I32;
-        el_size = afmt_dtype_get(AFMT_I32)->size;
     } else if (A_data->dtype == AFMT_I64) {
         v_eltype = 1;
         v_elbyte = 8;
         el_dtype = AFMT_I64;
-        el_size = afmt_dtype_get(AFMT_I64)->size;
     } else if (A_data->dtype == AFMT_U8) {
         v_eltype = 2;
         v_elbyte = 1;
         el_dtype = AFMT_U8;
-        el_size = afmt_dtype_get(AFMT_U8)->size;
     } else if (A_data->dtype == AFMT_U16) {
         v_eltype = 2;
         v_elbyte = 2;
         el_dtype = AFMT_U16;
-        el_size = afmt_dtype_get(AFMT_U16)->size;
     } else if (A_data->dtype == AFMT_U32) {
         v_eltype = 2;
         v_elbyte = 4;
         el_dtype = AFMT_U32;
-        el_size = afmt_dtype_get(AFMT_U32)->size;
     } else if (A_data->dtype == AFMT_U64) {
         v_eltype = 2;
         v_elbyte = 8;
         el_dtype = AFMT_U64;
-        el_size = afmt_dtype_get(AFMT_U64)->size;
     } else if (A_data->dtype == AFMT_F16) {
         v_eltype = 3;
         v_elbyte = 2;
         el_dtype = AFMT_F16;
-        el_size = afmt_dtype_get(AFMT_F16)->size;
     } else if (A_data->dtype == AFMT_F32) {
         v_eltype = 3;
         v_elbyte = 4;
         el_dtype = AFMT_F32;
-        el_size = afmt_dtype_get(AFMT_F32)->size;
     } else if (A_data->dtype == AFMT_F64) {
         v_eltype = 3;
         v_elbyte = 8;
         el_dtype = AFMT_F64;
-        el_size = afmt_dtype_get(AFMT_F64)->size;
     } else if (A_data->dtype == AFMT_C32) {
         v_eltype = 4;
         v_elbyte = 4;
         el_dtype = AFMT_C32;
-        el_size = afmt_dtype_get(AFMT_C32)->size;
     } else if (A_data->dtype == AFMT_C64) {
         v_eltype = 4;
         v_elbyte = 8;
         el_dtype = AFMT_C64;
-        el_size = afmt_dtype_get(AFMT_C64)->size;
     } else if (A_data->dtype == AFMT_C128) {
         v_eltype = 4;
         v_elbyte = 16;
         el_dtype = AFMT_C128;
-        el_size = afmt_dtype_get(AFMT_C128)->size;
     } else if (A_data->dtype == AFMT_BF16) {
         v_eltype = 5;
         v_elbyte = 2;
         el_dtype = AFMT_BF16;
-        el_size = afmt_dtype_get(AFMT_BF16)->size;
     } else if (A_data->dtype == AFMT_OPAQUE && A_data->elsize > 0) {
         v_eltype = 0;
         v_elbyte = A_data->elsize;
         el_dtype = AFMT_OPAQUE;
-        el_size = A_data->elsize;
     }
     if (el_dtype == AFMT_DTYPE_INVALID) {
         return afmt_fail(err, AFMT_E_TYPE, NULL, "eltype", AFMT_NO_INDEX, 0,
                 "rawarray cannot hold elements of type %s", afmt_dtype_name(A_data->dtype));
     }
-    (void)el_size;
-    (void)el_enc;
     uint64_t compress_choice;
     if ((wopt != NULL && wopt->compress != 0)) {
         compress_choice = UINT64_C(2);
@@ -443,7 +422,6 @@ static int rawarray_write_impl(const afmt_array *arrays, size_t n, const afmt_wr
         *owned = NULL;
         if (afmt_lz4_compress(A_data->data, nbytes_data, owned, &nbytes_data, err) != 0) return -1;
     }
-    (void)nbytes_data;
     uint8_t w_magic[8] = {0};
     memcpy(w_magic, "rawarray", 8);
     const uint64_t v_size = nbytes_data;

@@ -78,7 +78,6 @@ static int safetensors_validate_body(afmt_src *src, const afmt_options *opt,
 
     /* trailer: nothing may follow */
     if (afmt_expect_end(src, opt, vis, err, &path, 0, pos)) return -1;
-    (void)narrays;
     return 0;
 }
 

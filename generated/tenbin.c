@@ -103,7 +103,6 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
         }
         const uint64_t end_header = pos + size_header;
         const afmt_region_ctx rc_header = { "header", "header_len", size_header };
-        (void)rc_header;
 
         /* dtype: 8 bytes of text (spec/tenbin.json /body/0/body/2/body/0) */
         const uint64_t o_dtype = pos;
@@ -247,7 +246,6 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
         }
         const uint64_t end_data_chunk = pos + size_data_chunk;
         const afmt_region_ctx rc_data_chunk = { "data_chunk", "data_len", size_data_chunk };
-        (void)rc_data_chunk;
 
         /* array data: el elements, row-major (spec/tenbin.json /body/0/body/7/body/0) */
         const uint64_t n_data = dims_product;
@@ -301,7 +299,6 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
 
     /* trailer: nothing may follow */
     if (afmt_expect_end(src, opt, vis, err, &path, 1, pos)) return -1;
-    (void)narrays;
     return 0;
 }
 
@@ -324,7 +321,6 @@ static int tenbin_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
     /* repeat array: one per array */
     for (size_t ai = 0; ai < n; ai++) {
         const afmt_array *A_data = &arrays[ai];
-        (void)A_data;
         if (A_data->encoding != AFMT_ENC_PLAIN || A_data->endian != AFMT_LITTLE || A_data->stride != A_data->elsize ||
             (A_data->rank > 1 && A_data->order != AFMT_ROW_MAJOR)) {
             return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0,
@@ -338,14 +334,10 @@ static int tenbin_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
                     "tenbin cannot hold elements of type %s", afmt_dtype_name(A_data->dtype));
         }
         memcpy(w_dtype, el_type->text, 8);
-        const afmt_dtype el_dtype = el_type->dtype;
-        const uint64_t el_size = afmt_dtype_get(el_dtype)->size;
+        const uint64_t el_size = afmt_dtype_get(el_type->dtype)->size;
         const afmt_encoding el_enc = el_type->enc;
-        (void)el_size;
-        (void)el_enc;
         uint64_t nbytes_data;
         if (afmt_payload_size(A_data, el_enc, &nbytes_data, err) != 0) return -1;
-        (void)nbytes_data;
         uint8_t w_header_magic[8] = {0};
         memcpy(w_header_magic, "~TenBin~", 8);
         const int64_t v_ndim = (int64_t)A_data->rank;
