@@ -10,8 +10,9 @@
 #define LINE_WIDTH 100
 
 /* The length of the piece of s that starts at s: a string literal (with its
- * escapes), or the text up to and including the next ", " outside string
- * and character literals. */
+ * escapes), or the text up to and including the next ", " (or the next
+ * operator "&& ", "|| ", "? ", ": " after a space) outside string and
+ * character literals: the places a long line may break. */
 static size_t piece_len(const char *s)
 {
     size_t i = 0;
@@ -28,6 +29,10 @@ static size_t piece_len(const char *s)
             continue;
         }
         if (s[i] == ',' && s[i + 1] == ' ') return i + 2;
+        if (i > 0 && s[i - 1] == ' ' && s[i + 1] == ' ' && (s[i] == '?' || s[i] == ':')) return i + 2;
+        if (i > 0 && s[i - 1] == ' ' && s[i + 2] == ' ' &&
+            ((s[i] == '&' && s[i + 1] == '&') || (s[i] == '|' && s[i + 1] == '|')))
+            return i + 3;
         i++;
     }
     return i;
@@ -94,13 +99,12 @@ static void put_wrapped(emitter *m, const char *text)
     free(work);
 }
 
-/* Whether a long line may be wrapped: a statement or condition, not a
- * comment, a preprocessor line or a const declaration (prune_unused reads
- * those one line at a time). */
+/* Whether a long line may be wrapped: a statement, declaration or
+ * condition, not a comment, a preprocessor line or a line the emitter
+ * indented itself. */
 static int wrappable(const char *s)
 {
-    return strstr(s, "/*") == NULL && strstr(s, "*/") == NULL && s[0] != '#' && s[0] != ' ' &&
-           strncmp(s, "const ", 6) != 0;
+    return strstr(s, "/*") == NULL && strstr(s, "*/") == NULL && s[0] != '#' && s[0] != ' ';
 }
 
 void line(emitter *m, const char *fmt, ...)

@@ -906,7 +906,9 @@ static void emit_array(emitter *m, item *it)
             line(m, "afmt_scan_fn scan_%s = NULL;", it->name);
             line(m, "if (opt->check_values && %s_dtype == AFMT_BOOL%s)", lk->c,
                  it->array.compressed ? xprintf(" && !compressed_%s", it->name) : "");
-            line(m, "    scan_%s = %s_enc == AFMT_ENC_BITS_LSB ? afmt_src_scan_pad_bits : afmt_src_scan_bool;", it->name, lk->c);
+            m->indent++;
+            line(m, "scan_%s = %s_enc == AFMT_ENC_BITS_LSB ? afmt_src_scan_pad_bits : afmt_src_scan_bool;", it->name, lk->c);
+            m->indent--;
             ctxbuf = xprintf("scan_%s", it->name);
             scan = ctxbuf;
             ctx = xprintf("&stored_%s", it->name);
@@ -1564,8 +1566,10 @@ void emit_validator(emitter *m)
     m->narrays_decl = decl_defer(m, "uint32_t narrays = 0;");
     line(m, "path.depth = 0;");
     line(m, "if (src->len != AFMT_LEN_UNKNOWN && src->len > opt->limits.max_total_bytes) {");
-    line(m, "    return afmt_fail(err, AFMT_E_LIMIT, &path, NULL, AFMT_NO_INDEX, 0,");
-    line(m, "                     \"input of %%\" PRIu64 \" bytes exceeds the limit of %%\" PRIu64, src->len, opt->limits.max_total_bytes);");
+    m->indent++;
+    line(m, "return afmt_fail(err, AFMT_E_LIMIT, &path, NULL, AFMT_NO_INDEX, 0, \"input of %%\" PRIu64 \" bytes "
+            "exceeds the limit of %%\" PRIu64, src->len, opt->limits.max_total_bytes);");
+    m->indent--;
     line(m, "}");
     emit_items(m, (item_list *)&s->body);
     sb_puts(m->out, "\n");

@@ -799,8 +799,8 @@ static void layout_check(emitter *m, item *a)
     if (a->array.layout == LAYOUT_COLUMNS) {
         line(m, "for (size_t k = 0; k < n; k++) {");
         m->indent++;
-        line(m, "if (arrays[k].encoding != AFMT_ENC_PLAIN || arrays[k].endian != AFMT_LITTLE || arrays[k].stride != arrays[k].elsize ||");
-        line(m, "    arrays[k].rank != 1 || arrays[k].dims[0] != arrays[0].dims[0]) {");
+        line(m, "if (arrays[k].encoding != AFMT_ENC_PLAIN || arrays[k].endian != AFMT_LITTLE || "
+                "arrays[k].stride != arrays[k].elsize || arrays[k].rank != 1 || arrays[k].dims[0] != arrays[0].dims[0]) {");
         m->indent++;
         bl = blame_at(a->name, "k", "0");
         emit_fail(m, &bl, "usage", LEN_NONE,
@@ -830,9 +830,9 @@ static void layout_check(emitter *m, item *a)
         line(m, "}");
         return;
     }
-    line(m, "if (A_%s->encoding != AFMT_ENC_PLAIN || A_%s->endian != AFMT_LITTLE || A_%s->stride != A_%s->elsize ||", a->name,
-         a->name, a->name, a->name);
-    line(m, "    (A_%s->rank > 1 && A_%s->order != %s)) {", a->name, a->name, a->array.col_major ? "AFMT_COL_MAJOR" : "AFMT_ROW_MAJOR");
+    line(m, "if (A_%s->encoding != AFMT_ENC_PLAIN || A_%s->endian != AFMT_LITTLE || A_%s->stride != A_%s->elsize || "
+            "(A_%s->rank > 1 && A_%s->order != %s)) {", a->name, a->name, a->name, a->name, a->name, a->name,
+         a->array.col_major ? "AFMT_COL_MAJOR" : "AFMT_ROW_MAJOR");
     m->indent++;
     {
         char *fmt = xprintf("\"array %%u must be plain, little-endian and %s (see afmt_array_to_plain)\"",

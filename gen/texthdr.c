@@ -308,8 +308,9 @@ static void emit_desc(emitter *m, item *it)
         th_type *t = &h->types[i];
         char *r = t->refuse ? c_quote(t->refuse, strlen(t->refuse)) : xstrdup("NULL");
         q = c_quote(t->text, strlen(t->text));
-        sb_printf(o, "    {%s, %d, %s, %d, %s, %d, %s},\n", q, t->prefix, t->dtype ? dtype_enum(t->dtype) : "AFMT_DTYPE_INVALID",
-                  t->size, t->big ? "AFMT_BIG" : "AFMT_LITTLE", t->writable, r);
+        /* a refusal's reason on a line of its own (lines of ~100 columns) */
+        sb_printf(o, "    {%s, %d, %s, %d, %s, %d,%s%s},\n", q, t->prefix, t->dtype ? dtype_enum(t->dtype) : "AFMT_DTYPE_INVALID",
+                  t->size, t->big ? "AFMT_BIG" : "AFMT_LITTLE", t->writable, t->refuse ? "\n     " : " ", r);
         free(q);
         free(r);
     }
@@ -437,11 +438,13 @@ void texthdr_emit_writer(emitter *m)
     line(m, "(void)owned;");
     write_th_items(m, &s->body);
     line(m, "if (wopt && wopt->trailer_len > 0) {");
+    m->indent++;
     if (s->trailer_keep)
-        line(m, "    if (afmt_sink_put(sink, wopt->trailer, wopt->trailer_len, err) != 0) return -1;");
+        line(m, "if (afmt_sink_put(sink, wopt->trailer, wopt->trailer_len, err) != 0) return -1;");
     else
-        line(m, "    return afmt_fail(err, AFMT_E_USAGE, NULL, \"\", AFMT_NO_INDEX, 0, \"%s does not allow data after the arrays\");",
+        line(m, "return afmt_fail(err, AFMT_E_USAGE, NULL, \"\", AFMT_NO_INDEX, 0, \"%s does not allow data after the arrays\");",
              s->format);
+    m->indent--;
     line(m, "}");
     line(m, "return 0;");
     m->indent--;

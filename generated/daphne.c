@@ -64,8 +64,8 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
     uint32_t narrays = 0;
     path.depth = 0;
     if (src->len != AFMT_LEN_UNKNOWN && src->len > opt->limits.max_total_bytes) {
-        return afmt_fail(err, AFMT_E_LIMIT, &path, NULL, AFMT_NO_INDEX, 0,
-                         "input of %" PRIu64 " bytes exceeds the limit of %" PRIu64, src->len, opt->limits.max_total_bytes);
+        return afmt_fail(err, AFMT_E_LIMIT, &path, NULL, AFMT_NO_INDEX, 0, "input of %" PRIu64
+                " bytes exceeds the limit of %" PRIu64, src->len, opt->limits.max_total_bytes);
     }
 
     /* version: u8 (spec/daphne.json /body/0) */
@@ -103,7 +103,8 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
         const uint64_t v_value_type = (uint64_t)afmt_load_u8(AFMT_B(src, o_value_type));
 
         /* lookup el in table value_types (spec/daphne.json /body/4/cases/0/body/1) */
-        const afmt_type_entry *el_type = afmt_type_by_code(daphne_value_types, 8, (uint64_t)v_value_type);
+        const afmt_type_entry *el_type = afmt_type_by_code(daphne_value_types, 8,
+                (uint64_t)v_value_type);
         if (!el_type) {
             return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, &path, "value_type", AFMT_NO_INDEX,
                     o_value_type, "no entry of table value_types matches (value_type = %" PRIu64
@@ -154,7 +155,8 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                     &pos)) return -1;
             const uint64_t v_block_cols = (uint64_t)afmt_load_u32le(AFMT_B(src, o_block_cols));
             uint32_t overlapped_block = 0;
-            const int tile_block = afmt_tiles_add(&tiles_block, v_block_row, v_block_col, v_block_rows, v_block_cols, &overlapped_block);
+            const int tile_block = afmt_tiles_add(&tiles_block, v_block_row, v_block_col,
+                    v_block_rows, v_block_cols, &overlapped_block);
             if (tile_block == AFMT_TILE_OUTSIDE) {
                 if (v_block_rows > tiles_block.rows) {
                     return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_rows", AFMT_NO_INDEX,
@@ -269,7 +271,9 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                     a_data.tile_col = v_block_col;
                     a_data.tile_rows = tiles_block.rows;
                     a_data.tile_cols = tiles_block.cols;
-                    a_data.is_tile = !(a_data.tile_row == 0 && a_data.tile_col == 0 && a_data.dims[0] == a_data.tile_rows && a_data.dims[1] == a_data.tile_cols);
+                    a_data.is_tile = !(a_data.tile_row == 0 && a_data.tile_col == 0 &&
+                            a_data.dims[0] == a_data.tile_rows &&
+                            a_data.dims[1] == a_data.tile_cols);
                 }
                 if (afmt_take_payload(src, err, &path, "data", src->len, NULL, pos, nbytes_data,
                         NULL, (void *)NULL, NULL)) return -1;
@@ -286,7 +290,8 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                 const uint64_t o_block_value_type = pos;
                 if (afmt_take_field(src, opt, err, &path, &field_block_value_type, 1, src->len,
                         NULL, &pos)) return -1;
-                const uint64_t v_block_value_type = (uint64_t)afmt_load_u8(AFMT_B(src, o_block_value_type));
+                const uint64_t v_block_value_type = (uint64_t)afmt_load_u8(AFMT_B(src,
+                        o_block_value_type));
                 if (v_block_value_type != v_value_type) {
                     return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_value_type",
                             AFMT_NO_INDEX, o_block_value_type, "expected %" PRIu64
@@ -324,7 +329,9 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                     a_data.tile_col = v_block_col;
                     a_data.tile_rows = tiles_block.rows;
                     a_data.tile_cols = tiles_block.cols;
-                    a_data.is_tile = !(a_data.tile_row == 0 && a_data.tile_col == 0 && a_data.dims[0] == a_data.tile_rows && a_data.dims[1] == a_data.tile_cols);
+                    a_data.is_tile = !(a_data.tile_row == 0 && a_data.tile_col == 0 &&
+                            a_data.dims[0] == a_data.tile_rows &&
+                            a_data.dims[1] == a_data.tile_cols);
                 }
                 if (afmt_take_payload(src, err, &path, "data", src->len, NULL, pos, nbytes_data,
                         NULL, (void *)NULL, NULL)) return -1;
@@ -341,7 +348,8 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                 const uint64_t o_block_value_type = pos;
                 if (afmt_take_field(src, opt, err, &path, &field_block_value_type, 1, src->len,
                         NULL, &pos)) return -1;
-                const uint64_t v_block_value_type = (uint64_t)afmt_load_u8(AFMT_B(src, o_block_value_type));
+                const uint64_t v_block_value_type = (uint64_t)afmt_load_u8(AFMT_B(src,
+                        o_block_value_type));
                 if (v_block_value_type != v_value_type) {
                     return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_value_type",
                             AFMT_NO_INDEX, o_block_value_type, "expected %" PRIu64
@@ -393,7 +401,8 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                             afmt_load_u64le(AFMT_B(src,
                             o_row_offsets + (uint64_t)8 * (n_row_offsets - 1))));
                 }
-                const uint64_t row_offsets_unordered_at = afmt_field_unordered(AFMT_B(src, o_row_offsets), n_row_offsets, 8, 0, 0, 0);
+                const uint64_t row_offsets_unordered_at = afmt_field_unordered(AFMT_B(src,
+                        o_row_offsets), n_row_offsets, 8, 0, 0, 0);
                 if (row_offsets_unordered_at < n_row_offsets) {
                     return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "row_offsets",
                             row_offsets_unordered_at,
@@ -410,7 +419,8 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                 if (afmt_take_field(src, opt, err, &path, &field_col_indices, n_col_indices,
                         src->len, NULL, &pos)) return -1;
                 for (uint64_t i_col_indices = 0; i_col_indices < n_col_indices; i_col_indices++) {
-                    const uint64_t e_col_indices = afmt_load_u64le(AFMT_B(src, o_col_indices + (uint64_t)8 * i_col_indices));
+                    const uint64_t e_col_indices = afmt_load_u64le(AFMT_B(src,
+                            o_col_indices + (uint64_t)8 * i_col_indices));
                     if (!(e_col_indices < v_block_cols)) {
                         return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "col_indices",
                                 i_col_indices, o_col_indices + (uint64_t)8 * i_col_indices,
@@ -418,7 +428,9 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                                 "hold (col_indices = %" PRIu64 ")", e_col_indices);
                     }
                 }
-                const uint64_t col_indices_unordered_at = afmt_field_unordered_within(AFMT_B(src, o_col_indices), n_col_indices, 8, 0, AFMT_B(src, o_row_offsets), n_row_offsets, 8, 0);
+                const uint64_t col_indices_unordered_at = afmt_field_unordered_within(AFMT_B(src,
+                        o_col_indices), n_col_indices, 8, 0, AFMT_B(src, o_row_offsets),
+                        n_row_offsets, 8, 0);
                 if (col_indices_unordered_at < n_col_indices) {
                     return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "col_indices",
                             col_indices_unordered_at,
@@ -458,7 +470,9 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                     a_data.tile_col = v_block_col;
                     a_data.tile_rows = tiles_block.rows;
                     a_data.tile_cols = tiles_block.cols;
-                    a_data.is_tile = !(a_data.tile_row == 0 && a_data.tile_col == 0 && a_data.dims[0] == a_data.tile_rows && a_data.dims[1] == a_data.tile_cols);
+                    a_data.is_tile = !(a_data.tile_row == 0 && a_data.tile_col == 0 &&
+                            a_data.dims[0] == a_data.tile_rows &&
+                            a_data.dims[1] == a_data.tile_cols);
                     a_data.encoding = AFMT_ENC_CSR;
                     a_data.nnz = stored_data;
                     a_data.csr_row_offsets = afmt_src_ptr(src, o_row_offsets, n_row_offsets * 8);
@@ -480,7 +494,8 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                 const uint64_t o_block_value_type = pos;
                 if (afmt_take_field(src, opt, err, &path, &field_block_value_type, 1, src->len,
                         NULL, &pos)) return -1;
-                const uint64_t v_block_value_type = (uint64_t)afmt_load_u8(AFMT_B(src, o_block_value_type));
+                const uint64_t v_block_value_type = (uint64_t)afmt_load_u8(AFMT_B(src,
+                        o_block_value_type));
                 if (v_block_value_type != v_value_type) {
                     return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_value_type",
                             AFMT_NO_INDEX, o_block_value_type, "expected %" PRIu64
@@ -560,7 +575,9 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                     a_data.tile_col = v_block_col;
                     a_data.tile_rows = tiles_block.rows;
                     a_data.tile_cols = tiles_block.cols;
-                    a_data.is_tile = !(a_data.tile_row == 0 && a_data.tile_col == 0 && a_data.dims[0] == a_data.tile_rows && a_data.dims[1] == a_data.tile_cols);
+                    a_data.is_tile = !(a_data.tile_row == 0 && a_data.tile_col == 0 &&
+                            a_data.dims[0] == a_data.tile_rows &&
+                            a_data.dims[1] == a_data.tile_cols);
                 }
                 if (afmt_take_payload(src, err, &path, "data", src->len, NULL, pos, nbytes_data,
                         NULL, (void *)NULL, NULL)) return -1;
@@ -648,7 +665,8 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
         const uint64_t rows_columns = v_rows;
         uint64_t width_columns = 0;
         for (uint64_t j = 0; j < n_column_types; j++) {
-            const uint64_t code_j = (uint64_t)afmt_load_u8(AFMT_B(src, o_column_types + (uint64_t)1 * (j)));
+            const uint64_t code_j = (uint64_t)afmt_load_u8(AFMT_B(src,
+                    o_column_types + (uint64_t)1 * (j)));
             const afmt_type_entry *type_j = afmt_type_by_code(daphne_value_types, 8, code_j);
             if (!type_j || type_j->enc != AFMT_ENC_PLAIN) {
                 return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, &path, "column_types", j,
@@ -676,7 +694,8 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
             uint64_t label = o_labels;
             for (uint64_t j = 0; j < n_column_types; j++) {
                 afmt_array a;
-                const uint64_t code_j = (uint64_t)afmt_load_u8(AFMT_B(src, o_column_types + (uint64_t)1 * (j)));
+                const uint64_t code_j = (uint64_t)afmt_load_u8(AFMT_B(src,
+                        o_column_types + (uint64_t)1 * (j)));
                 const afmt_dtype dtype_j = afmt_type_by_code(daphne_value_types, 8, code_j)->dtype;
                 const uint64_t size_j = afmt_dtype_get(dtype_j)->size;
                 afmt_array_init(&a, dtype_j);
@@ -716,13 +735,13 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
 }
 
 int afmt_daphne_validate_src(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
-                         afmt_error *err)
+        afmt_error *err)
 {
     return afmt_run_validator(daphne_validate_body, "daphne", src, opt, vis, err);
 }
 
 int afmt_daphne_validate(const uint8_t *buf, uint64_t len, const afmt_options *opt,
-                     const afmt_visitor *vis, afmt_error *err)
+        const afmt_visitor *vis, afmt_error *err)
 {
     return afmt_run_validator_buffer(daphne_validate_body, "daphne", buf, len, opt, vis, err);
 }
@@ -876,8 +895,9 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
                     return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0,
                             "daphne holds one array here, not %zu", n);
                 }
-                if (A_data->encoding != AFMT_ENC_PLAIN || A_data->endian != AFMT_LITTLE || A_data->stride != A_data->elsize ||
-                    (A_data->rank > 1 && A_data->order != AFMT_ROW_MAJOR)) {
+                if (A_data->encoding != AFMT_ENC_PLAIN || A_data->endian != AFMT_LITTLE ||
+                        A_data->stride != A_data->elsize || (A_data->rank > 1 &&
+                        A_data->order != AFMT_ROW_MAJOR)) {
                     return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0,
                             "array %u must be plain, little-endian and row-major (see "
                             "afmt_array_to_plain)", (unsigned)ai);
@@ -914,7 +934,8 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
                 const uint64_t n_row_offsets = A_data->dims[0] + 1;
                 const uint64_t n_col_indices = A_data->nnz;
                 for (uint64_t i_col_indices = 0; i_col_indices < n_col_indices; i_col_indices++) {
-                    const uint64_t e_col_indices = afmt_field_get(A_data->csr_col_indices, i_col_indices, A_data->csr_index_size, 0);
+                    const uint64_t e_col_indices = afmt_field_get(A_data->csr_col_indices,
+                            i_col_indices, A_data->csr_index_size, 0);
                     if (!(e_col_indices < v_block_cols)) {
                         return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "col_indices",
                                 i_col_indices, 0,
@@ -952,8 +973,9 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
         }
     } else if (v_data_type == 3) {
         for (size_t k = 0; k < n; k++) {
-            if (arrays[k].encoding != AFMT_ENC_PLAIN || arrays[k].endian != AFMT_LITTLE || arrays[k].stride != arrays[k].elsize ||
-                arrays[k].rank != 1 || arrays[k].dims[0] != arrays[0].dims[0]) {
+            if (arrays[k].encoding != AFMT_ENC_PLAIN || arrays[k].endian != AFMT_LITTLE ||
+                    arrays[k].stride != arrays[k].elsize || arrays[k].rank != 1 ||
+                    arrays[k].dims[0] != arrays[0].dims[0]) {
                 return afmt_fail(err, AFMT_E_USAGE, NULL, "columns", k, 0,
                         "column %zu must be a plain, little-endian 1-d array as long as the first",
                         k);
@@ -1006,7 +1028,7 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
 }
 
 int afmt_daphne_encoded_size(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,
-                         uint64_t *size, afmt_error *err)
+        uint64_t *size, afmt_error *err)
 {
     return afmt_run_writer_size(daphne_write_impl, "daphne", arrays, n, wopt, size, err);
 }
@@ -1018,7 +1040,7 @@ int afmt_daphne_can_write(const afmt_array *array, afmt_error *err)
 }
 
 int afmt_daphne_write(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,
-                  afmt_sink *sink, afmt_error *err)
+        afmt_sink *sink, afmt_error *err)
 {
     return afmt_run_writer(daphne_write_impl, "daphne", arrays, n, wopt, sink, err);
 }

@@ -49,8 +49,8 @@ static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
     uint32_t narrays = 0;
     path.depth = 0;
     if (src->len != AFMT_LEN_UNKNOWN && src->len > opt->limits.max_total_bytes) {
-        return afmt_fail(err, AFMT_E_LIMIT, &path, NULL, AFMT_NO_INDEX, 0,
-                         "input of %" PRIu64 " bytes exceeds the limit of %" PRIu64, src->len, opt->limits.max_total_bytes);
+        return afmt_fail(err, AFMT_E_LIMIT, &path, NULL, AFMT_NO_INDEX, 0, "input of %" PRIu64
+                " bytes exceeds the limit of %" PRIu64, src->len, opt->limits.max_total_bytes);
     }
 
     /* repeat value until the end (spec/futhark.json /body/0) */
@@ -129,7 +129,8 @@ static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
                     &pos)) return -1;
 
             /* lookup el in table types (spec/futhark.json /body/0/body/0/cases/0/body/5) */
-            const afmt_type_entry *el_type = afmt_type_by_text(futhark_types, 12, AFMT_B(src, o_type), 4);
+            const afmt_type_entry *el_type = afmt_type_by_text(futhark_types, 12, AFMT_B(src,
+                    o_type), 4);
             if (!el_type) {
                 char type_escaped[19];
                 afmt_escape_text(AFMT_B(src, o_type), 4, type_escaped, sizeof type_escaped);
@@ -148,13 +149,15 @@ static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
             if (n_dims > opt->limits.max_rank || n_dims > AFMT_RANK_CAP) {
                 return afmt_fail(err, AFMT_E_LIMIT, &path, "rank", AFMT_NO_INDEX, o_rank, "rank %"
                         PRIu64 " exceeds the limit of %" PRIu64 "", n_dims,
-                        opt->limits.max_rank < AFMT_RANK_CAP ? opt->limits.max_rank : (uint64_t)AFMT_RANK_CAP);
+                        opt->limits.max_rank < AFMT_RANK_CAP ? opt->limits.max_rank :
+                        (uint64_t)AFMT_RANK_CAP);
             }
             const uint64_t o_dims = pos;
             if (afmt_take_field(src, opt, err, &path, &field_dims, n_dims, src->len, NULL,
                     &pos)) return -1;
             for (uint64_t i_dims = 0; i_dims < n_dims; i_dims++) {
-                const int64_t e_dims = afmt_as_i64(afmt_load_u64le(AFMT_B(src, o_dims + (uint64_t)8 * i_dims)), 64);
+                const int64_t e_dims = afmt_as_i64(afmt_load_u64le(AFMT_B(src,
+                        o_dims + (uint64_t)8 * i_dims)), 64);
                 if (!(e_dims >= INT64_C(0))) {
                     return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "dims", i_dims,
                             o_dims + (uint64_t)8 * i_dims,
@@ -168,7 +171,8 @@ static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
              */
             uint64_t dims_product;
             uint64_t dims_negative_at = 0;
-            const int dims_product_status = afmt_field_prod(AFMT_B(src, o_dims), n_dims, 8, 1, 0, &dims_product, &dims_negative_at);
+            const int dims_product_status = afmt_field_prod(AFMT_B(src, o_dims), n_dims, 8, 1, 0,
+                    &dims_product, &dims_negative_at);
             if (dims_product_status == AFMT_E_NEGATIVE) {
                 return afmt_fail(err, AFMT_E_NEGATIVE, &path, "dims", dims_negative_at,
                         o_dims + 8 * dims_negative_at, "dims[%" PRIu64 "] is negative",
@@ -192,7 +196,8 @@ static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
             }
             afmt_scan_fn scan_data = NULL;
             if (opt->check_values && el_dtype == AFMT_BOOL)
-                scan_data = el_enc == AFMT_ENC_BITS_LSB ? afmt_src_scan_pad_bits : afmt_src_scan_bool;
+                scan_data = el_enc == AFMT_ENC_BITS_LSB ? afmt_src_scan_pad_bits :
+                        afmt_src_scan_bool;
             uint64_t bad_data;
             if (afmt_take_payload(src, err, &path, "data", src->len, NULL, pos, nbytes_data,
                     scan_data, (void *)&stored_data, &bad_data)) return -1;
@@ -252,13 +257,13 @@ static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
 }
 
 int afmt_futhark_validate_src(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
-                         afmt_error *err)
+        afmt_error *err)
 {
     return afmt_run_validator(futhark_validate_body, "futhark", src, opt, vis, err);
 }
 
 int afmt_futhark_validate(const uint8_t *buf, uint64_t len, const afmt_options *opt,
-                     const afmt_visitor *vis, afmt_error *err)
+        const afmt_visitor *vis, afmt_error *err)
 {
     return afmt_run_validator_buffer(futhark_validate_body, "futhark", buf, len, opt, vis, err);
 }
@@ -272,8 +277,9 @@ static int futhark_write_impl(const afmt_array *arrays, size_t n, const afmt_wri
         const afmt_array *A_data = &arrays[ai];
         /* switch kind */
         if (UINT64_C(1) == 1) {
-            if (A_data->encoding != AFMT_ENC_PLAIN || A_data->endian != AFMT_LITTLE || A_data->stride != A_data->elsize ||
-                (A_data->rank > 1 && A_data->order != AFMT_ROW_MAJOR)) {
+            if (A_data->encoding != AFMT_ENC_PLAIN || A_data->endian != AFMT_LITTLE ||
+                    A_data->stride != A_data->elsize || (A_data->rank > 1 &&
+                    A_data->order != AFMT_ROW_MAJOR)) {
                 return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0,
                         "array %u must be plain, little-endian and row-major (see "
                         "afmt_array_to_plain)", (unsigned)ai);
@@ -354,7 +360,7 @@ static int futhark_write_impl(const afmt_array *arrays, size_t n, const afmt_wri
 }
 
 int afmt_futhark_encoded_size(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,
-                         uint64_t *size, afmt_error *err)
+        uint64_t *size, afmt_error *err)
 {
     return afmt_run_writer_size(futhark_write_impl, "futhark", arrays, n, wopt, size, err);
 }
@@ -366,7 +372,7 @@ int afmt_futhark_can_write(const afmt_array *array, afmt_error *err)
 }
 
 int afmt_futhark_write(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,
-                  afmt_sink *sink, afmt_error *err)
+        afmt_sink *sink, afmt_error *err)
 {
     return afmt_run_writer(futhark_write_impl, "futhark", arrays, n, wopt, sink, err);
 }

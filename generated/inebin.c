@@ -40,8 +40,8 @@ static int inebin_validate_body(afmt_src *src, const afmt_options *opt,
     uint32_t narrays = 0;
     path.depth = 0;
     if (src->len != AFMT_LEN_UNKNOWN && src->len > opt->limits.max_total_bytes) {
-        return afmt_fail(err, AFMT_E_LIMIT, &path, NULL, AFMT_NO_INDEX, 0,
-                         "input of %" PRIu64 " bytes exceeds the limit of %" PRIu64, src->len, opt->limits.max_total_bytes);
+        return afmt_fail(err, AFMT_E_LIMIT, &path, NULL, AFMT_NO_INDEX, 0, "input of %" PRIu64
+                " bytes exceeds the limit of %" PRIu64, src->len, opt->limits.max_total_bytes);
     }
 
     /* magic: 6 bytes of raw bytes (spec/inebin.json /body/0) */
@@ -137,13 +137,13 @@ static int inebin_validate_body(afmt_src *src, const afmt_options *opt,
 }
 
 int afmt_inebin_validate_src(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
-                         afmt_error *err)
+        afmt_error *err)
 {
     return afmt_run_validator(inebin_validate_body, "inebin", src, opt, vis, err);
 }
 
 int afmt_inebin_validate(const uint8_t *buf, uint64_t len, const afmt_options *opt,
-                     const afmt_visitor *vis, afmt_error *err)
+        const afmt_visitor *vis, afmt_error *err)
 {
     return afmt_run_validator_buffer(inebin_validate_body, "inebin", buf, len, opt, vis, err);
 }
@@ -162,8 +162,9 @@ static int inebin_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
         return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0,
                 "inebin holds one array here, not %zu", n);
     }
-    if (A_data->encoding != AFMT_ENC_PLAIN || A_data->endian != AFMT_LITTLE || A_data->stride != A_data->elsize ||
-        (A_data->rank > 1 && A_data->order != AFMT_ROW_MAJOR)) {
+    if (A_data->encoding != AFMT_ENC_PLAIN || A_data->endian != AFMT_LITTLE ||
+            A_data->stride != A_data->elsize || (A_data->rank > 1 &&
+            A_data->order != AFMT_ROW_MAJOR)) {
         return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0,
                 "array %u must be plain, little-endian and row-major (see afmt_array_to_plain)",
                 (unsigned)ai);
@@ -221,7 +222,7 @@ static int inebin_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
 }
 
 int afmt_inebin_encoded_size(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,
-                         uint64_t *size, afmt_error *err)
+        uint64_t *size, afmt_error *err)
 {
     return afmt_run_writer_size(inebin_write_impl, "inebin", arrays, n, wopt, size, err);
 }
@@ -233,7 +234,7 @@ int afmt_inebin_can_write(const afmt_array *array, afmt_error *err)
 }
 
 int afmt_inebin_write(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,
-                  afmt_sink *sink, afmt_error *err)
+        afmt_sink *sink, afmt_error *err)
 {
     return afmt_run_writer(inebin_write_impl, "inebin", arrays, n, wopt, sink, err);
 }

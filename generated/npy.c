@@ -56,19 +56,32 @@ static const afmt_thdir_type npy_thdir_body_4_cases_0_body_0_types[] = {
     {">f8", 0, AFMT_F64, 8, AFMT_BIG, 0, NULL},
     {">c8", 0, AFMT_C64, 8, AFMT_BIG, 0, NULL},
     {">c16", 0, AFMT_C128, 16, AFMT_BIG, 0, NULL},
-    {"<f16", 0, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0, "extended-precision floats have no afmt element type"},
-    {"<c32", 0, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0, "extended-precision complex numbers have no afmt element type"},
-    {">f16", 0, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0, "extended-precision floats have no afmt element type"},
-    {">c32", 0, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0, "extended-precision complex numbers have no afmt element type"},
-    {"|O", 1, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0, "object arrays hold pickled Python objects: afmt never unpickles"},
-    {"<U", 1, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0, "unicode string arrays are not supported"},
-    {">U", 1, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0, "unicode string arrays are not supported"},
-    {"|S", 1, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0, "byte string arrays are not supported"},
-    {"|V", 1, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0, "void (raw record) arrays are not supported"},
-    {"<M8", 1, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0, "datetime arrays are not supported"},
-    {">M8", 1, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0, "datetime arrays are not supported"},
-    {"<m8", 1, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0, "timedelta arrays are not supported"},
-    {">m8", 1, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0, "timedelta arrays are not supported"},
+    {"<f16", 0, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0,
+     "extended-precision floats have no afmt element type"},
+    {"<c32", 0, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0,
+     "extended-precision complex numbers have no afmt element type"},
+    {">f16", 0, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0,
+     "extended-precision floats have no afmt element type"},
+    {">c32", 0, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0,
+     "extended-precision complex numbers have no afmt element type"},
+    {"|O", 1, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0,
+     "object arrays hold pickled Python objects: afmt never unpickles"},
+    {"<U", 1, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0,
+     "unicode string arrays are not supported"},
+    {">U", 1, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0,
+     "unicode string arrays are not supported"},
+    {"|S", 1, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0,
+     "byte string arrays are not supported"},
+    {"|V", 1, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0,
+     "void (raw record) arrays are not supported"},
+    {"<M8", 1, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0,
+     "datetime arrays are not supported"},
+    {">M8", 1, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0,
+     "datetime arrays are not supported"},
+    {"<m8", 1, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0,
+     "timedelta arrays are not supported"},
+    {">m8", 1, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0,
+     "timedelta arrays are not supported"},
 };
 static const afmt_thdir_desc npy_thdir_body_4_cases_0_body_0 = {
     "npy", "header", AFMT_TH_PYDICT,
@@ -113,19 +126,32 @@ static const afmt_thdir_type npy_thdir_body_4_cases_1_body_0_types[] = {
     {">f8", 0, AFMT_F64, 8, AFMT_BIG, 0, NULL},
     {">c8", 0, AFMT_C64, 8, AFMT_BIG, 0, NULL},
     {">c16", 0, AFMT_C128, 16, AFMT_BIG, 0, NULL},
-    {"<f16", 0, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0, "extended-precision floats have no afmt element type"},
-    {"<c32", 0, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0, "extended-precision complex numbers have no afmt element type"},
-    {">f16", 0, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0, "extended-precision floats have no afmt element type"},
-    {">c32", 0, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0, "extended-precision complex numbers have no afmt element type"},
-    {"|O", 1, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0, "object arrays hold pickled Python objects: afmt never unpickles"},
-    {"<U", 1, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0, "unicode string arrays are not supported"},
-    {">U", 1, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0, "unicode string arrays are not supported"},
-    {"|S", 1, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0, "byte string arrays are not supported"},
-    {"|V", 1, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0, "void (raw record) arrays are not supported"},
-    {"<M8", 1, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0, "datetime arrays are not supported"},
-    {">M8", 1, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0, "datetime arrays are not supported"},
-    {"<m8", 1, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0, "timedelta arrays are not supported"},
-    {">m8", 1, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0, "timedelta arrays are not supported"},
+    {"<f16", 0, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0,
+     "extended-precision floats have no afmt element type"},
+    {"<c32", 0, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0,
+     "extended-precision complex numbers have no afmt element type"},
+    {">f16", 0, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0,
+     "extended-precision floats have no afmt element type"},
+    {">c32", 0, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0,
+     "extended-precision complex numbers have no afmt element type"},
+    {"|O", 1, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0,
+     "object arrays hold pickled Python objects: afmt never unpickles"},
+    {"<U", 1, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0,
+     "unicode string arrays are not supported"},
+    {">U", 1, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0,
+     "unicode string arrays are not supported"},
+    {"|S", 1, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0,
+     "byte string arrays are not supported"},
+    {"|V", 1, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0,
+     "void (raw record) arrays are not supported"},
+    {"<M8", 1, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0,
+     "datetime arrays are not supported"},
+    {">M8", 1, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0,
+     "datetime arrays are not supported"},
+    {"<m8", 1, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0,
+     "timedelta arrays are not supported"},
+    {">m8", 1, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0,
+     "timedelta arrays are not supported"},
 };
 static const afmt_thdir_desc npy_thdir_body_4_cases_1_body_0 = {
     "npy", "header", AFMT_TH_PYDICT,
@@ -146,8 +172,8 @@ static int npy_validate_body(afmt_src *src, const afmt_options *opt,
     uint32_t narrays = 0;
     path.depth = 0;
     if (src->len != AFMT_LEN_UNKNOWN && src->len > opt->limits.max_total_bytes) {
-        return afmt_fail(err, AFMT_E_LIMIT, &path, NULL, AFMT_NO_INDEX, 0,
-                         "input of %" PRIu64 " bytes exceeds the limit of %" PRIu64, src->len, opt->limits.max_total_bytes);
+        return afmt_fail(err, AFMT_E_LIMIT, &path, NULL, AFMT_NO_INDEX, 0, "input of %" PRIu64
+                " bytes exceeds the limit of %" PRIu64, src->len, opt->limits.max_total_bytes);
     }
 
     /* magic_byte: u8 (spec/npy.json /body/0) */
@@ -226,13 +252,13 @@ static int npy_validate_body(afmt_src *src, const afmt_options *opt,
 }
 
 int afmt_npy_validate_src(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
-                         afmt_error *err)
+        afmt_error *err)
 {
     return afmt_run_validator(npy_validate_body, "npy", src, opt, vis, err);
 }
 
 int afmt_npy_validate(const uint8_t *buf, uint64_t len, const afmt_options *opt,
-                     const afmt_visitor *vis, afmt_error *err)
+        const afmt_visitor *vis, afmt_error *err)
 {
     return afmt_run_validator_buffer(npy_validate_body, "npy", buf, len, opt, vis, err);
 }
@@ -255,13 +281,14 @@ static int npy_write_impl(const afmt_array *arrays, size_t n, const afmt_write_o
     if (afmt_thdir_write(&npy_thdir_body_4_cases_0_body_0, arrays, n, wopt, sink,
             err) != 0) return -1;
     if (wopt && wopt->trailer_len > 0) {
-        return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, 0, "npy does not allow data after the arrays");
+        return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, 0,
+                "npy does not allow data after the arrays");
     }
     return 0;
 }
 
 int afmt_npy_encoded_size(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,
-                         uint64_t *size, afmt_error *err)
+        uint64_t *size, afmt_error *err)
 {
     return afmt_run_writer_size(npy_write_impl, "npy", arrays, n, wopt, size, err);
 }
@@ -273,7 +300,7 @@ int afmt_npy_can_write(const afmt_array *array, afmt_error *err)
 }
 
 int afmt_npy_write(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,
-                  afmt_sink *sink, afmt_error *err)
+        afmt_sink *sink, afmt_error *err)
 {
     return afmt_run_writer(npy_write_impl, "npy", arrays, n, wopt, sink, err);
 }

@@ -35,8 +35,8 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
     uint32_t narrays = 0;
     path.depth = 0;
     if (src->len != AFMT_LEN_UNKNOWN && src->len > opt->limits.max_total_bytes) {
-        return afmt_fail(err, AFMT_E_LIMIT, &path, NULL, AFMT_NO_INDEX, 0,
-                         "input of %" PRIu64 " bytes exceeds the limit of %" PRIu64, src->len, opt->limits.max_total_bytes);
+        return afmt_fail(err, AFMT_E_LIMIT, &path, NULL, AFMT_NO_INDEX, 0, "input of %" PRIu64
+                " bytes exceeds the limit of %" PRIu64, src->len, opt->limits.max_total_bytes);
     }
 
     /* magic: 8 bytes of raw bytes (spec/rawarray.json /body/0) */
@@ -92,8 +92,8 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
     const uint64_t n_dims = v_ndims;
     if (n_dims > opt->limits.max_rank || n_dims > AFMT_RANK_CAP) {
         return afmt_fail(err, AFMT_E_LIMIT, &path, "ndims", AFMT_NO_INDEX, o_ndims, "rank %" PRIu64
-                " exceeds the limit of %" PRIu64 "", n_dims,
-                opt->limits.max_rank < AFMT_RANK_CAP ? opt->limits.max_rank : (uint64_t)AFMT_RANK_CAP);
+                " exceeds the limit of %" PRIu64 "", n_dims, opt->limits.max_rank < AFMT_RANK_CAP ?
+                opt->limits.max_rank : (uint64_t)AFMT_RANK_CAP);
     }
     const uint64_t o_dims = pos;
     if (afmt_take_field(src, opt, err, &path, &field_dims, n_dims, src->len, NULL, &pos)) return -1;
@@ -180,7 +180,8 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
         /* check size == elbyte * prod(dims) (spec/rawarray.json /body/8/cases/0/body/0) */
         uint64_t dims_product;
         uint64_t dims_negative_at = 0;
-        const int dims_product_status = afmt_field_prod(AFMT_B(src, o_dims), n_dims, 8, 0, 0, &dims_product, &dims_negative_at);
+        const int dims_product_status = afmt_field_prod(AFMT_B(src, o_dims), n_dims, 8, 0, 0,
+                &dims_product, &dims_negative_at);
         if (dims_product_status == AFMT_E_NEGATIVE) {
             return afmt_fail(err, AFMT_E_NEGATIVE, &path, "dims", dims_negative_at,
                     o_dims + 8 * dims_negative_at, "dims[%" PRIu64 "] is negative",
@@ -217,7 +218,8 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
     /* array data: el elements, column-major (spec/rawarray.json /body/9) */
     uint64_t dims_product_2;
     uint64_t dims_negative_at_2 = 0;
-    const int dims_product_2_status = afmt_field_prod(AFMT_B(src, o_dims), n_dims, 8, 0, 0, &dims_product_2, &dims_negative_at_2);
+    const int dims_product_2_status = afmt_field_prod(AFMT_B(src, o_dims), n_dims, 8, 0, 0,
+            &dims_product_2, &dims_negative_at_2);
     if (dims_product_2_status == AFMT_E_NEGATIVE) {
         return afmt_fail(err, AFMT_E_NEGATIVE, &path, "dims", dims_negative_at_2,
                 o_dims + 8 * dims_negative_at_2, "dims[%" PRIu64 "] is negative",
@@ -248,7 +250,8 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
         }
         uint64_t lz4_bad = 0;
         const char *lz4_why = "";
-        const int lz4_rc = afmt_lz4_block_check(AFMT_B(src, pos), nbytes_data, plain_data, &lz4_bad, &lz4_why);
+        const int lz4_rc = afmt_lz4_block_check(AFMT_B(src, pos), nbytes_data, plain_data,
+                &lz4_bad, &lz4_why);
         if (lz4_rc != 0) {
             if (lz4_rc == -2) {
                 return afmt_fail(err, AFMT_E_SIZE, &path, "data", AFMT_NO_INDEX, pos + lz4_bad,
@@ -302,13 +305,13 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
 }
 
 int afmt_rawarray_validate_src(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
-                         afmt_error *err)
+        afmt_error *err)
 {
     return afmt_run_validator(rawarray_validate_body, "rawarray", src, opt, vis, err);
 }
 
 int afmt_rawarray_validate(const uint8_t *buf, uint64_t len, const afmt_options *opt,
-                     const afmt_visitor *vis, afmt_error *err)
+        const afmt_visitor *vis, afmt_error *err)
 {
     return afmt_run_validator_buffer(rawarray_validate_body, "rawarray", buf, len, opt, vis, err);
 }
@@ -327,8 +330,9 @@ static int rawarray_write_impl(const afmt_array *arrays, size_t n, const afmt_wr
         return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0,
                 "rawarray holds one array here, not %zu", n);
     }
-    if (A_data->encoding != AFMT_ENC_PLAIN || A_data->endian != AFMT_LITTLE || A_data->stride != A_data->elsize ||
-        (A_data->rank > 1 && A_data->order != AFMT_COL_MAJOR)) {
+    if (A_data->encoding != AFMT_ENC_PLAIN || A_data->endian != AFMT_LITTLE ||
+            A_data->stride != A_data->elsize || (A_data->rank > 1 &&
+            A_data->order != AFMT_COL_MAJOR)) {
         return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0,
                 "array %u must be plain, little-endian and column-major (see afmt_array_to_plain)",
                 (unsigned)ai);
@@ -500,7 +504,7 @@ static int rawarray_write_impl(const afmt_array *arrays, size_t n, const afmt_wr
 }
 
 int afmt_rawarray_encoded_size(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,
-                         uint64_t *size, afmt_error *err)
+        uint64_t *size, afmt_error *err)
 {
     return afmt_run_writer_size(rawarray_write_impl, "rawarray", arrays, n, wopt, size, err);
 }
@@ -512,7 +516,7 @@ int afmt_rawarray_can_write(const afmt_array *array, afmt_error *err)
 }
 
 int afmt_rawarray_write(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,
-                  afmt_sink *sink, afmt_error *err)
+        afmt_sink *sink, afmt_error *err)
 {
     return afmt_run_writer(rawarray_write_impl, "rawarray", arrays, n, wopt, sink, err);
 }

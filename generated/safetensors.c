@@ -26,9 +26,12 @@ static const afmt_thdir_key safetensors_thdir_body_0_keys[] = {
 };
 static const afmt_thdir_type safetensors_thdir_body_0_types[] = {
     {"BOOL", 0, AFMT_BOOL, 1, AFMT_LITTLE, 1, NULL},
-    {"F4", 0, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0, "4-bit floats (sub-byte elements) are not supported"},
-    {"F6_E2M3", 0, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0, "6-bit floats (sub-byte elements) are not supported"},
-    {"F6_E3M2", 0, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0, "6-bit floats (sub-byte elements) are not supported"},
+    {"F4", 0, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0,
+     "4-bit floats (sub-byte elements) are not supported"},
+    {"F6_E2M3", 0, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0,
+     "6-bit floats (sub-byte elements) are not supported"},
+    {"F6_E3M2", 0, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0,
+     "6-bit floats (sub-byte elements) are not supported"},
     {"U8", 0, AFMT_U8, 1, AFMT_LITTLE, 1, NULL},
     {"I8", 0, AFMT_I8, 1, AFMT_LITTLE, 1, NULL},
     {"F8_E5M2", 0, AFMT_OPAQUE, 1, AFMT_LITTLE, 0, NULL},
@@ -67,8 +70,8 @@ static int safetensors_validate_body(afmt_src *src, const afmt_options *opt,
     uint32_t narrays = 0;
     path.depth = 0;
     if (src->len != AFMT_LEN_UNKNOWN && src->len > opt->limits.max_total_bytes) {
-        return afmt_fail(err, AFMT_E_LIMIT, &path, NULL, AFMT_NO_INDEX, 0,
-                         "input of %" PRIu64 " bytes exceeds the limit of %" PRIu64, src->len, opt->limits.max_total_bytes);
+        return afmt_fail(err, AFMT_E_LIMIT, &path, NULL, AFMT_NO_INDEX, 0, "input of %" PRIu64
+                " bytes exceeds the limit of %" PRIu64, src->len, opt->limits.max_total_bytes);
     }
 
     /* header: a text header and the arrays it describes (spec/safetensors.json /body/0) */
@@ -82,15 +85,16 @@ static int safetensors_validate_body(afmt_src *src, const afmt_options *opt,
 }
 
 int afmt_safetensors_validate_src(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
-                         afmt_error *err)
+        afmt_error *err)
 {
     return afmt_run_validator(safetensors_validate_body, "safetensors", src, opt, vis, err);
 }
 
 int afmt_safetensors_validate(const uint8_t *buf, uint64_t len, const afmt_options *opt,
-                     const afmt_visitor *vis, afmt_error *err)
+        const afmt_visitor *vis, afmt_error *err)
 {
-    return afmt_run_validator_buffer(safetensors_validate_body, "safetensors", buf, len, opt, vis, err);
+    return afmt_run_validator_buffer(safetensors_validate_body, "safetensors", buf, len, opt, vis,
+            err);
 }
 
 static int safetensors_write_impl(const afmt_array *arrays, size_t n,
@@ -100,13 +104,14 @@ static int safetensors_write_impl(const afmt_array *arrays, size_t n,
     (void)owned;
     if (afmt_thdir_write(&safetensors_thdir_body_0, arrays, n, wopt, sink, err) != 0) return -1;
     if (wopt && wopt->trailer_len > 0) {
-        return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, 0, "safetensors does not allow data after the arrays");
+        return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, 0,
+                "safetensors does not allow data after the arrays");
     }
     return 0;
 }
 
-int afmt_safetensors_encoded_size(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,
-                         uint64_t *size, afmt_error *err)
+int afmt_safetensors_encoded_size(const afmt_array *arrays, size_t n,
+        const afmt_write_options *wopt, uint64_t *size, afmt_error *err)
 {
     return afmt_run_writer_size(safetensors_write_impl, "safetensors", arrays, n, wopt, size, err);
 }
@@ -118,7 +123,7 @@ int afmt_safetensors_can_write(const afmt_array *array, afmt_error *err)
 }
 
 int afmt_safetensors_write(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,
-                  afmt_sink *sink, afmt_error *err)
+        afmt_sink *sink, afmt_error *err)
 {
     return afmt_run_writer(safetensors_write_impl, "safetensors", arrays, n, wopt, sink, err);
 }

@@ -50,8 +50,8 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
     uint32_t narrays = 0;
     path.depth = 0;
     if (src->len != AFMT_LEN_UNKNOWN && src->len > opt->limits.max_total_bytes) {
-        return afmt_fail(err, AFMT_E_LIMIT, &path, NULL, AFMT_NO_INDEX, 0,
-                         "input of %" PRIu64 " bytes exceeds the limit of %" PRIu64, src->len, opt->limits.max_total_bytes);
+        return afmt_fail(err, AFMT_E_LIMIT, &path, NULL, AFMT_NO_INDEX, 0, "input of %" PRIu64
+                " bytes exceeds the limit of %" PRIu64, src->len, opt->limits.max_total_bytes);
     }
 
     /* repeat array until the end (spec/tenbin.json /body/0) */
@@ -111,7 +111,8 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
         if (afmt_expect_text_slot(src, err, &path, "dtype", o_dtype, 8)) return -1;
 
         /* lookup el in table dtypes (spec/tenbin.json /body/0/body/2/body/1) */
-        const afmt_type_entry *el_type = afmt_type_by_text(tenbin_dtypes, 11, AFMT_B(src, o_dtype), 8);
+        const afmt_type_entry *el_type = afmt_type_by_text(tenbin_dtypes, 11, AFMT_B(src, o_dtype),
+                8);
         if (!el_type) {
             char dtype_escaped[35];
             afmt_escape_text(AFMT_B(src, o_dtype), 8, dtype_escaped, sizeof dtype_escaped);
@@ -151,13 +152,15 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
         if (n_dims > opt->limits.max_rank || n_dims > AFMT_RANK_CAP) {
             return afmt_fail(err, AFMT_E_LIMIT, &path, "ndim", AFMT_NO_INDEX, o_ndim, "rank %"
                     PRIu64 " exceeds the limit of %" PRIu64 "", n_dims,
-                    opt->limits.max_rank < AFMT_RANK_CAP ? opt->limits.max_rank : (uint64_t)AFMT_RANK_CAP);
+                    opt->limits.max_rank < AFMT_RANK_CAP ? opt->limits.max_rank :
+                    (uint64_t)AFMT_RANK_CAP);
         }
         const uint64_t o_dims = pos;
         if (afmt_take_field(src, opt, err, &path, &field_dims, n_dims, end_header, &rc_header,
                 &pos)) return -1;
         for (uint64_t i_dims = 0; i_dims < n_dims; i_dims++) {
-            const int64_t e_dims = afmt_as_i64(afmt_load_u64le(AFMT_B(src, o_dims + (uint64_t)8 * i_dims)), 64);
+            const int64_t e_dims = afmt_as_i64(afmt_load_u64le(AFMT_B(src,
+                    o_dims + (uint64_t)8 * i_dims)), 64);
             if (!(e_dims >= INT64_C(0))) {
                 return afmt_fail(err, AFMT_E_NEGATIVE, &path, "dims", i_dims,
                         o_dims + (uint64_t)8 * i_dims,
@@ -218,7 +221,8 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
          */
         uint64_t dims_product;
         uint64_t dims_negative_at = 0;
-        const int dims_product_status = afmt_field_prod(AFMT_B(src, o_dims), n_dims, 8, 1, 0, &dims_product, &dims_negative_at);
+        const int dims_product_status = afmt_field_prod(AFMT_B(src, o_dims), n_dims, 8, 1, 0,
+                &dims_product, &dims_negative_at);
         if (dims_product_status == AFMT_E_NEGATIVE) {
             return afmt_fail(err, AFMT_E_NEGATIVE, &path, "dims", dims_negative_at,
                     o_dims + 8 * dims_negative_at, "dims[%" PRIu64 "] is negative",
@@ -303,13 +307,13 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
 }
 
 int afmt_tenbin_validate_src(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
-                         afmt_error *err)
+        afmt_error *err)
 {
     return afmt_run_validator(tenbin_validate_body, "tenbin", src, opt, vis, err);
 }
 
 int afmt_tenbin_validate(const uint8_t *buf, uint64_t len, const afmt_options *opt,
-                     const afmt_visitor *vis, afmt_error *err)
+        const afmt_visitor *vis, afmt_error *err)
 {
     return afmt_run_validator_buffer(tenbin_validate_body, "tenbin", buf, len, opt, vis, err);
 }
@@ -321,8 +325,9 @@ static int tenbin_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
     /* repeat array: one per array */
     for (size_t ai = 0; ai < n; ai++) {
         const afmt_array *A_data = &arrays[ai];
-        if (A_data->encoding != AFMT_ENC_PLAIN || A_data->endian != AFMT_LITTLE || A_data->stride != A_data->elsize ||
-            (A_data->rank > 1 && A_data->order != AFMT_ROW_MAJOR)) {
+        if (A_data->encoding != AFMT_ENC_PLAIN || A_data->endian != AFMT_LITTLE ||
+                A_data->stride != A_data->elsize || (A_data->rank > 1 &&
+                A_data->order != AFMT_ROW_MAJOR)) {
             return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0,
                     "array %u must be plain, little-endian and row-major (see afmt_array_to_plain)"
                     , (unsigned)ai);
@@ -468,7 +473,7 @@ static int tenbin_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
 }
 
 int afmt_tenbin_encoded_size(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,
-                         uint64_t *size, afmt_error *err)
+        uint64_t *size, afmt_error *err)
 {
     return afmt_run_writer_size(tenbin_write_impl, "tenbin", arrays, n, wopt, size, err);
 }
@@ -480,7 +485,7 @@ int afmt_tenbin_can_write(const afmt_array *array, afmt_error *err)
 }
 
 int afmt_tenbin_write(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,
-                  afmt_sink *sink, afmt_error *err)
+        afmt_sink *sink, afmt_error *err)
 {
     return afmt_run_writer(tenbin_write_impl, "tenbin", arrays, n, wopt, sink, err);
 }
