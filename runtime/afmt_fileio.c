@@ -7,12 +7,17 @@
  * 8 MiB copy_file_range()s 0.67-1.2 s, `cp` + `sync FILE` 0.6-0.9 s.
  * Starting the writeback early with sync_file_range after each piece was
  * tried and dropped: it made a transposing convert 2-3x slower.
+ * Reserving the blocks first (afmt_fileio_reserve) took 256 MiB written
+ * with write() from 57-89 ms to 41-67 ms, and with copy_file_range + fsync
+ * from 250-340 ms to 210-290 ms (same process, rounds alternated).
  */
 #define _GNU_SOURCE
 #include "afmt_fileio.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdint.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 #include <unistd.h>
 
@@ -96,4 +101,25 @@ int afmt_fileio_write_bulk(int out_fd, const uint8_t *p, uint64_t n, int src_fd,
         n -= piece;
     }
     return 0;
+}
+
+void afmt_fileio_reserve(int fd, uint64_t at, uint64_t n)
+{
+#if defined(__linux__) && defined(FALLOC_FL_KEEP_SIZE)
+    struct stat st;
+    /* off_t is signed, and 32 bits in some builds: the end must fit it */
+    const uint64_t off_max = sizeof(off_t) >= 8 ? (uint64_t)INT64_MAX : (uint64_t)INT32_MAX;
+
+    if (fd < 0 || n == 0 || at > off_max || n > off_max - at)
+        return;
+    /* a device or a FIFO has no blocks to reserve (and a block device
+     * would take fallocate as a request to zero or discard) */
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        return;
+    (void)fallocate(fd, FALLOC_FL_KEEP_SIZE, (off_t)at, (off_t)n);
+#else
+    (void)fd;
+    (void)at;
+    (void)n;
+#endif
 }

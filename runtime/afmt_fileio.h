@@ -22,6 +22,15 @@ extern "C" {
 int afmt_fileio_write_bulk(int out_fd, const uint8_t *p, uint64_t n, int src_fd,
                            uint64_t src_off, int *errnum);
 
+/* Reserve the disk blocks of [at, at + n) of fd before they are written,
+ * without changing the file's size (Linux: fallocate FALLOC_FL_KEEP_SIZE,
+ * what numpy's tofile does).  The writes that follow then find their
+ * blocks allocated, in one extent, instead of allocating them page by page
+ * as they go.  Best effort and silent: where the call is not available, or
+ * fd is not a regular file, or the file system refuses (no space, not
+ * supported), nothing happens and the writes report what they must. */
+void afmt_fileio_reserve(int fd, uint64_t at, uint64_t n);
+
 #ifdef __cplusplus
 }
 #endif

@@ -611,6 +611,23 @@ static int put_produced(afmt_sink *s, const afmt_array *a, uint64_t plain,
     return rc == 0 ? 0 : -1;
 }
 
+/* A large payload into a file: reserve its blocks first (see
+ * afmt_fileio_reserve; np.tofile does the same), at the stream's position,
+ * which counts what stdio still holds.  Not for buffers, pipes (ftello
+ * fails) or streams without a descriptor (fileno fails). */
+static void reserve_payload(afmt_sink *s, uint64_t size)
+{
+    off_t at;
+    int fd;
+
+    if (s->write != stdio_write || !s->fp || size < AFMT_FILEIO_BULK)
+        return;
+    fd = fileno(s->fp);
+    at = fd >= 0 ? ftello(s->fp) : -1;
+    if (at >= 0)
+        afmt_fileio_reserve(fd, (uint64_t)at, size);
+}
+
 int afmt_sink_payload(afmt_sink *s, const afmt_array *a, afmt_endian endian,
                       afmt_encoding encoding, afmt_error *err)
 {
@@ -636,6 +653,7 @@ int afmt_sink_payload(afmt_sink *s, const afmt_array *a, afmt_endian endian,
         return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, s->written,
                          "view holds %" PRIu64 " bytes, elements need %" PRIu64,
                          a->nbytes, plain);
+    reserve_payload(s, size);
     if (s->producer && a->data == s->producer->key)
         return put_produced(s, a, plain, endian, encoding, err);
     if (encoding == AFMT_ENC_BITS_LSB)

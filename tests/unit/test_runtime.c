@@ -1236,6 +1236,47 @@ static void test_sinks(void)
         CHECK("stdio content", fread(rd, 1, 4, fp) == 4 && rd[0] == 1 && rd[3] == 4);
         fclose(fp);
     }
+    {
+        /* A payload large enough for the disk blocks to be reserved first
+         * (afmt_fileio_reserve): the file must still be exactly what was
+         * written, at the stream's position (3 bytes still in stdio's
+         * buffer), no byte more, with what follows in place. */
+        const uint64_t n = (uint64_t)3 << 20; /* above AFMT_FILEIO_BULK */
+        uint8_t *src = malloc((size_t)n), *back = malloc((size_t)n + 8);
+        FILE *fp = tmpfile();
+        afmt_array a;
+        struct stat st;
+        uint64_t k;
+        int ok = src && back && fp;
+        for (k = 0; ok && k < n; k++)
+            src[k] = (uint8_t)(k * 131 + (k >> 11));
+        afmt_array_init(&a, AFMT_U16);
+        a.rank = 1;
+        a.dims[0] = n / 2;
+        a.count = n / 2;
+        a.data = src;
+        a.nbytes = n;
+        if (ok) {
+            afmt_sink_stdio(&s, fp);
+            ok = afmt_sink_put(&s, "abc", 3, &e) == 0 && afmt_sink_payload(&s, &a, AFMT_BIG, AFMT_ENC_PLAIN, &e) == 0 &&
+                 afmt_sink_put(&s, "xyz", 3, &e) == 0 && fflush(fp) == 0;
+        }
+        CHECK("stdio sink, 3 MiB byte-swapped payload: written", ok);
+        CHECK("stdio sink, 3 MiB payload: file size is exactly what was written",
+              ok && fstat(fileno(fp), &st) == 0 && (uint64_t)st.st_size == n + 6);
+        if (ok) {
+            rewind(fp);
+            ok = fread(back, 1, (size_t)n + 6, fp) == n + 6 && memcmp(back, "abc", 3) == 0 &&
+                 memcmp(back + 3 + n, "xyz", 3) == 0;
+            for (k = 0; ok && k < n; k += 2)
+                ok = back[3 + k] == src[k + 1] && back[4 + k] == src[k];
+        }
+        CHECK("stdio sink, 3 MiB payload: bytes in place", ok);
+        if (fp)
+            fclose(fp);
+        free(src);
+        free(back);
+    }
 }
 
 int main(void)
