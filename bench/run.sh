@@ -57,6 +57,22 @@ say() { printf '%s\n' "$*" >&2; }
 for f in "$VALIDATE" "$AFMT" "$LIB"; do
     [ -e "$f" ] || die "$f is missing: run make first"
 done
+# What is measured, said before anything runs: the commit (with +dirty
+# when the tree has changes), and the machine's load, which is printed
+# again at the end; on a shared machine a ratio means little without it.
+COMMIT=$(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')
+if [ "$COMMIT" != '?' ] && [ -n "$(git -C "$ROOT" status --porcelain --untracked-files=no 2>/dev/null)" ]; then
+    COMMIT="$COMMIT+dirty"
+fi
+LOAD_START=$(uptime)
+say "bench: commit $COMMIT; $LOAD_START"
+# The binaries timed are copies in a private folder: a rebuild during the
+# run (make in the same tree) cannot change them between two rounds.
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/afmt-bench.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+mkdir "$TMP/bin"
+cp "$VALIDATE" "$AFMT" "$LIB" "$TMP/bin/"
+VALIDATE=$TMP/bin/afmt-validate AFMT=$TMP/bin/afmt LIB=$TMP/bin/$(basename "$LIB")
 if [ "$QUICK" != 1 ] && { [ "$RUNS" -lt 9 ] || [ "$SMALL_RUNS" -lt 9 ]; }; then
     say "bench: note: fewer than 9 rounds (BENCH_RUNS=$RUNS, BENCH_SMALL_RUNS=$SMALL_RUNS): medians are less trustworthy"
 fi
@@ -65,8 +81,8 @@ RESULTS=$BENCH/results.txt
 [ "$QUICK" = 1 ] && RESULTS=$DATA_ROOT/results-quick.txt
 
 # ------------------------------------------------------------------ build
-BIN=$DATA_ROOT/bin
-mkdir -p "$BIN"
+# (the bench's own programs, beside the copied binaries)
+BIN=$TMP/bin
 CC=${CC:-cc}
 EXTRA_LIBS=""
 if printf '#include <lz4.h>\n' | $CC -E - >/dev/null 2>&1; then EXTRA_LIBS="$EXTRA_LIBS -llz4"; fi
@@ -90,7 +106,6 @@ echo "$GEN_SUM" > "$DATA/.gen"
 OUT=$DATA_ROOT/out
 rm -rf "$OUT"
 mkdir -p "$OUT"
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/afmt-bench.XXXXXX")
 trap 'rm -rf "$TMP" "$OUT"' EXIT
 
 # The numpy peer: the first python3 that has numpy (a pyenv python3 may
@@ -402,9 +417,10 @@ fi
 
 # ------------------------------------------------------------------ table
 END_US=${EPOCHREALTIME/[.,]/}
+LOAD_END=$(uptime)
 TOTAL_S=$(awk -v u=$((END_US - START_US)) 'BEGIN { printf "%.0f", u / 1e6 }')
 {
-    echo "afmt benchmarks  $(date -u '+%Y-%m-%d %H:%M UTC')  $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?')"
+    echo "afmt benchmarks  $(date -u '+%Y-%m-%d %H:%M UTC')  $COMMIT"
     echo "machine: $(nproc) CPUs, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), $(uname -r)"
     if [ "$HAVE_NUMPY" = 1 ]; then echo "peer: numpy $("$PY" -c 'import numpy; print(numpy.__version__)') ($PY)"; fi
     [ "$QUICK" = 1 ] && echo "BENCH_QUICK=1: small inputs and few rounds, to check a change; not numbers to quote"
@@ -426,4 +442,6 @@ TOTAL_S=$(awk -v u=$((END_US - START_US)) 'BEGIN { printf "%.0f", u / 1e6 }')
     awk -F'\t' '{ printf "  %-3s %-23s %-23s  %-24s %s\n", $1, $3, $5, $6, $8 }' "$ROWS"
     [ "$HAVE_NUMPY" = 1 ] || echo "note: python3-numpy is not installed, so the numpy peer of benchmark 5 was skipped"
     echo "total run time (inputs included): ${TOTAL_S} s"
+    echo "load at the start: $LOAD_START"
+    echo "load at the end:   $LOAD_END"
 } | tee "$RESULTS"
