@@ -44,6 +44,10 @@ typedef struct sym {
 #define MAX_SYMS 1024
 #define AFMT_GEN_FIELD_MAX_ 128
 
+#define MAX_FRAMES 16
+
+#define MAX_FRAMES 16
+
 typedef struct emitter {
     const spec *s;
     sbuf *out;
@@ -88,7 +92,31 @@ typedef struct emitter {
     int npieces;
     int narrays_decl;    /* validator: the declaration of narrays */
     int region_decl;     /* validator: that of the current region's context, 0 outside one */
+    /* validator: the functions being emitted, outermost first (their
+     * statements so far), and the finished ones, in the order they must
+     * be defined, with their names */
+    sbuf *frames[MAX_FRAMES];
+    int nframes;
+    sbuf *funcs;
+    char **func_names;
+    int nfunc_names;
+    int sole_item;       /* the item being emitted is all its function holds */
 } emitter;
+
+/* emit_func.c: one function per structure.  func_begin sends the
+ * statements that follow into a function of their own; func_end finishes
+ * it (named <format>_validate_<name>, made unique; doc, if not NULL, its
+ * comment), with the values it reads from the enclosing functions as
+ * parameters and `pos` and `narrays` in and out, appends it to m->funcs,
+ * and emits the call where the statements stood. */
+typedef struct func_frame {
+    sbuf body;
+    sbuf *saved_out;
+    int saved_indent, saved_nnonneg;
+    int saved_nonneg_indent[64];
+} func_frame;
+void func_begin(emitter *m, func_frame *f);
+void func_end(emitter *m, func_frame *f, const char *name, const char *doc);
 
 /* `static const afmt_type_entry <fmt>_<table>[]` (emitted once) for a table
  * of one literal key per entry (text of key_size bytes, or an integer when

@@ -273,10 +273,10 @@ void emit_fail(emitter *m, const blame *bl, const char *code, leniency len, cons
         line(m, "return afmt_fail(err, %s, NULL, %s, %s, 0, %s%s%s);", ce, field, bl->index, fmt_c,
              args ? ", " : "", args ? args : "");
     } else if (len == LEN_WARN) {
-        line(m, "if (afmt_tolerate(opt, vis, err, %s, &path, %s, %s, %s, %s%s%s)) return -1;", ce, field,
+        line(m, "if (afmt_tolerate(opt, vis, err, %s, path, %s, %s, %s, %s%s%s)) return -1;", ce, field,
              bl->index, bl->offset, fmt_c, args ? ", " : "", args ? args : "");
     } else {
-        line(m, "return afmt_fail(err, %s, &path, %s, %s, %s, %s%s%s);", ce, field, bl->index,
+        line(m, "return afmt_fail(err, %s, path, %s, %s, %s, %s%s%s);", ce, field, bl->index,
              bl->offset, fmt_c, args ? ", " : "", args ? args : "");
     }
     free(ce);

@@ -15,6 +15,7 @@
 #include "layout.h"
 
 static void emit_items(emitter *m, item_list *body);
+static void emit_items_func(emitter *m, item_list *body, const char *name, const char *doc);
 
 /* Fail when fewer than `need_c` bytes are left in the current region. */
 /* Fail unless [at, at + n) lies in the current region and is in memory (a
@@ -27,7 +28,7 @@ static void need_at(emitter *m, const blame *bl, const char *at_c, const char *n
     if (m->writer)
         line(m, "return -1;");
     else
-        line(m, "return afmt_src_short_ex(src, err, &path, %s, %s, %s, %s, %s, 0, \"%s\", %s);", field, bl->index, at_c,
+        line(m, "return afmt_src_short_ex(src, err, path, %s, %s, %s, %s, %s, 0, \"%s\", %s);", field, bl->index, at_c,
              m->end, need_c, what, region_ctx(m));
     m->indent--;
     line(m, "}");
@@ -129,7 +130,7 @@ static int take_field(emitter *m, const item *it, const char *kind, int width, c
 {
     const char *desc = field_desc(m, it, kind, width, count_c != NULL, big_endian);
     int off_decl = decl_defer(m, "const uint64_t o_%s = pos;", it->name);
-    line(m, "if (afmt_take_field(src, opt, err, &path, &%s, %s, %s, %s, &pos)) return -1;", desc,
+    line(m, "if (afmt_take_field(src, opt, err, path, &%s, %s, %s, %s, &pos)) return -1;", desc,
          count_c ? count_c : "1", m->end, region_ctx(m));
     return off_decl;
 }
@@ -404,12 +405,12 @@ static void emit_text_field(emitter *m, item *it)
         char *ce = code_enum(code);
         memcpy(padded, it->field.equals->sval, strlen(it->field.equals->sval));
         q = c_quote(padded, (size_t)it->field.size);
-        line(m, "if (afmt_expect_bytes(src, err, &path, \"%s\", %s, o_%s, %s, %d)) return -1;", it->name, ce,
+        line(m, "if (afmt_expect_bytes(src, err, path, \"%s\", %s, o_%s, %s, %d)) return -1;", it->name, ce,
              it->name, q, it->field.size);
         free(padded); free(q); free(ce);
     }
     if (it->field.text_nul_padded)
-        line(m, "if (afmt_expect_text_slot(src, err, &path, \"%s\", o_%s, %d)) return -1;", it->name, it->name, it->field.size);
+        line(m, "if (afmt_expect_text_slot(src, err, path, \"%s\", o_%s, %d)) return -1;", it->name, it->name, it->field.size);
     {
         int i;
         for (i = 0; i < it->nchecks; i++) {
@@ -701,7 +702,7 @@ static void emit_lookup(emitter *m, item *it)
         if (te->warn) {
             char *q = c_format_literal(te->warn);
             if (attr) decl_use(m, attr->off_decl);
-            line(m, "afmt_warn(vis, &path, %s, AFMT_NO_INDEX, %s, %s);", attr ? xprintf("\"%s\"", attr->name) : "NULL",
+            line(m, "afmt_warn(vis, path, %s, AFMT_NO_INDEX, %s, %s);", attr ? xprintf("\"%s\"", attr->name) : "NULL",
                  attr ? attr->off : "pos", q);
             free(q);
         }
@@ -848,7 +849,7 @@ static void emit_array(emitter *m, item *it)
         m->indent++;
     }
     if (!(lay && lay->computes_nbytes))
-        line(m, "if (afmt_payload_bytes(err, &path, \"%s\", pos, stored_%s, %s_size, %s_enc, %s_dtype, &nbytes_%s)) return -1;",
+        line(m, "if (afmt_payload_bytes(err, path, \"%s\", pos, stored_%s, %s_size, %s_enc, %s_dtype, &nbytes_%s)) return -1;",
              it->name, it->name, lk->c, lk->c, lk->c, it->name);
     if (it->array.compressed) {
         m->indent--;
@@ -869,7 +870,7 @@ static void emit_array(emitter *m, item *it)
          it->name);
     if (shp) {
         const char *desc = field_desc(m, shp->it, shp->is_signed ? "AFMT_FIELD_INT" : "AFMT_FIELD_UINT", shp->width, 1, shp->big);
-        line(m, "if (afmt_view_dims(&a_%s, err, &path, &%s, %s, AFMT_B(src, %s), n_%s)) return -1;", it->name, desc, shp->off,
+        line(m, "if (afmt_view_dims(&a_%s, err, path, &%s, %s, AFMT_B(src, %s), n_%s)) return -1;", it->name, desc, shp->off,
              shp->off, shp->name);
     } else {
         line(m, "a_%s.rank = %d;", it->name, it->array.nshape);
@@ -882,8 +883,8 @@ static void emit_array(emitter *m, item *it)
         if (r && c) {
             line(m, "a_%s.tile_row = %s;", it->name, r->c);
             line(m, "a_%s.tile_col = %s;", it->name, c->c);
-            line(m, "a_%s.tile_rows = tiles_%s.rows;", it->name, m->tiles->name);
-            line(m, "a_%s.tile_cols = tiles_%s.cols;", it->name, m->tiles->name);
+            line(m, "a_%s.tile_rows = tiles_%s->rows;", it->name, m->tiles->name);
+            line(m, "a_%s.tile_cols = tiles_%s->cols;", it->name, m->tiles->name);
             line(m, "a_%s.is_tile = !(a_%s.tile_row == 0 && a_%s.tile_col == 0 && a_%s.dims[0] == a_%s.tile_rows && a_%s.dims[1] == a_%s.tile_cols);",
                  it->name, it->name, it->name, it->name, it->name, it->name, it->name);
         }
@@ -914,7 +915,7 @@ static void emit_array(emitter *m, item *it)
             ctx = xprintf("&stored_%s", it->name);
         }
         if (it->array.check_values) line(m, "uint64_t bad_%s;", it->name);
-        line(m, "if (afmt_take_payload(src, err, &path, \"%s\", %s, %s, pos, nbytes_%s, %s, (void *)%s, %s)) return -1;",
+        line(m, "if (afmt_take_payload(src, err, path, \"%s\", %s, %s, pos, nbytes_%s, %s, (void *)%s, %s)) return -1;",
              it->name, m->end, region_ctx(m), it->name, scan, ctx,
              it->array.check_values ? xprintf("&bad_%s", it->name) : "NULL");
         if (it->array.check_values) {
@@ -946,7 +947,7 @@ static void emit_array(emitter *m, item *it)
         }
         free(ctxbuf);
     }
-    line(m, "if (want_%s && afmt_view_hand(vis, err, &path, \"%s\", &a_%s, src, pos, nbytes_%s)) return -1;", it->name,
+    line(m, "if (want_%s && afmt_view_hand(vis, err, path, \"%s\", &a_%s, src, pos, nbytes_%s)) return -1;", it->name,
          it->name, it->name, it->name);
     line(m, "narrays++;");
     line(m, "pos += nbytes_%s;", it->name);
@@ -988,12 +989,13 @@ static void emit_repeat(emitter *m, item *it)
         bl = blame_at(it->name, "AFMT_NO_INDEX", "pos");
         w0 = emit_u64(m, &bl, it->repeat.tile_within[0], it->repeat.tile_within_text[0]);
         w1 = emit_u64(m, &bl, it->repeat.tile_within[1], it->repeat.tile_within_text[1]);
-        line(m, "afmt_tiles tiles_%s; /* on the stack: a fixed capacity, whatever the file claims */", it->name);
-        line(m, "afmt_tiles_init(&tiles_%s, %s, %s);", it->name, w0, w1);
+        line(m, "afmt_tiles tile_set_%s; /* on the stack: a fixed capacity, whatever the file claims */", it->name);
+        line(m, "afmt_tiles *const tiles_%s = &tile_set_%s;", it->name, it->name);
+        line(m, "afmt_tiles_init(tiles_%s, %s, %s);", it->name, w0, w1);
         free(w0);
         free(w1);
     }
-    line(m, "afmt_path_push(&path, \"%s\", 0);", it->name);
+    line(m, "afmt_path_push(path, \"%s\", 0);", it->name);
     line(m, "uint64_t %s = 0;", r);
     if (it->arg)
         line(m, "for (; %s < count_%s; %s++) {", r, it->name, r);
@@ -1017,13 +1019,13 @@ static void emit_repeat(emitter *m, item *it)
     if (it->repeat.until_tiled) {
         /* blocks follow until they cover the matrix (at least min of them);
          * what follows the last is the trailer, not another block */
-        line(m, "if (%s >= %llu && afmt_tiles_complete(&tiles_%s)) break;", r, (unsigned long long)it->repeat.min_count, it->name);
+        line(m, "if (%s >= %llu && afmt_tiles_complete(tiles_%s)) break;", r, (unsigned long long)it->repeat.min_count, it->name);
     } else if (it->repeat.until_end) {
         /* the end of the input ends the repetitions; a stream that cannot
          * tell (its window full) says so rather than stopping early */
         line(m, "const int at_end_%s = afmt_src_at_end(src, %s, pos);", it->name, m->end);
         line(m, "if (at_end_%s > 0) break;", it->name);
-        line(m, "if (at_end_%s < 0) return afmt_src_short(src, err, &path, \"%s\", AFMT_NO_INDEX, pos, %s, 1, \"the next %s\");",
+        line(m, "if (at_end_%s < 0) return afmt_src_short(src, err, path, \"%s\", AFMT_NO_INDEX, pos, %s, 1, \"the next %s\");",
              it->name, it->name, m->end, it->name);
     }
     if (it->repeat.until_end && !it->repeat.skip_ws && m->end && strcmp(m->end, "src->len") == 0)
@@ -1036,7 +1038,7 @@ static void emit_repeat(emitter *m, item *it)
     emit_fail(m, &bl, "limit", LEN_NONE, "\"more than %\" PRIu64 \" repetitions\"", "opt->limits.max_items");
     m->indent--;
     line(m, "}");
-    line(m, "afmt_path_set_index(&path, %s);", r);
+    line(m, "afmt_path_set_index(path, %s);", r);
     line(m, "const uint64_t %s = pos;", start);
     mark = sym_mark(m);
     {
@@ -1050,7 +1052,7 @@ static void emit_repeat(emitter *m, item *it)
         char *comments = it->repeat.skip_ws == 2 ? xprintf("comments_%s", it->name) : NULL;
         if (comments)
             m->comments_var = comments;
-        emit_items(m, &it->body);
+        emit_items_func(m, &it->body, it->name, NULL);
         m->comments_var = saved_comments;
         free(comments);
         if (it->repeat.tile_row && !m->tiles_done)
@@ -1068,7 +1070,7 @@ static void emit_repeat(emitter *m, item *it)
     line(m, "}");
     m->indent--;
     line(m, "}");
-    line(m, "afmt_path_pop(&path);");
+    line(m, "afmt_path_pop(path);");
     if (it->repeat.min_count > 0) {
         line(m, "if (%s < %llu) {", r, (unsigned long long)it->repeat.min_count);
         m->indent++;
@@ -1082,11 +1084,11 @@ static void emit_repeat(emitter *m, item *it)
         line(m, "}");
     }
     if (it->repeat.tile_row) {
-        line(m, "if (!afmt_tiles_complete(&tiles_%s)) {", it->name);
+        line(m, "if (!afmt_tiles_complete(tiles_%s)) {", it->name);
         m->indent++;
         bl = blame_at(it->name, "AFMT_NO_INDEX", "pos");
         {
-            char *args = xprintf("tiles_%s.area, tiles_%s.rows, tiles_%s.cols", it->name, it->name, it->name);
+            char *args = xprintf("tiles_%s->area, tiles_%s->rows, tiles_%s->cols", it->name, it->name, it->name);
             emit_fail(m, &bl, "constraint", LEN_NONE,
                       "\"the blocks cover %\" PRIu64 \" cells of the %\" PRIu64 \" x %\" PRIu64 \" matrix, not all\"", args);
             free(args);
@@ -1153,7 +1155,7 @@ static void emit_region(emitter *m, item *it)
         m->indent++;
         {
             char *field = c_quote(it->name, strlen(it->name));
-            line(m, "return afmt_src_short(src, err, &path, %s, AFMT_NO_INDEX, %s - size_%s, %s, size_%s, \"%s\");", field, endv,
+            line(m, "return afmt_src_short(src, err, path, %s, AFMT_NO_INDEX, %s - size_%s, %s, size_%s, \"%s\");", field, endv,
                  it->name, saved, it->name, it->name);
             free(field);
         }
@@ -1183,7 +1185,7 @@ static void emit_region(emitter *m, item *it)
         m->indent++;
         {
             char *field = c_quote(it->name, strlen(it->name));
-            line(m, "return afmt_src_short(src, err, &path, %s, AFMT_NO_INDEX, %s - size_%s, %s, size_%s, \"%s\");", field, endv,
+            line(m, "return afmt_src_short(src, err, path, %s, AFMT_NO_INDEX, %s - size_%s, %s, size_%s, \"%s\");", field, endv,
                  it->name, saved, it->name, it->name);
             free(field);
         }
@@ -1217,7 +1219,11 @@ static void emit_switch(emitter *m, item *it)
         sb_free(&cond);
         m->indent++;
         mark = sym_mark(m);
-        emit_items(m, &sc->body);
+        {
+            char *fname = xprintf("%s_%llu", it->name, sc->nwhen ? (unsigned long long)sc->when[0]->ival : 0ULL);
+            emit_items_func(m, &sc->body, fname, NULL);
+            free(fname);
+        }
         sym_pop_to(m, mark);
         m->indent--;
     }
@@ -1254,7 +1260,7 @@ static void emit_pad(emitter *m, item *it)
     m->jpath = it->jpath;
     bl = blame_at(it->name, "AFMT_NO_INDEX", "pos");
     sz = emit_u64(m, &bl, it->arg, it->arg_text);
-    line(m, "if (afmt_take_padding(src, opt, vis, err, &path, \"%s\", %d, %s, %s, &pos)) return -1;", it->name,
+    line(m, "if (afmt_take_padding(src, opt, vis, err, path, \"%s\", %d, %s, %s, &pos)) return -1;", it->name,
          it->pad.fill_lenient == LEN_WARN, sz, m->end);
     free(sz);
 }
@@ -1290,7 +1296,7 @@ static void emit_textval(emitter *m, item *it)
     sym *y;
     line(m, "afmt_array a_%s;", it->name);
     line(m, "uint64_t end_%s = 0;", it->name);
-    line(m, "if (afmt_src_text(src, %s, pos, afmt_%s_text_scan, opt->limits.max_rank, &end_%s, &a_%s, &path, err) != 0)",
+    line(m, "if (afmt_src_text(src, %s, pos, afmt_%s_text_scan, opt->limits.max_rank, &end_%s, &a_%s, path, err) != 0)",
          m->end, it->textval.grammar, it->name, it->name);
     line(m, "    return -1;");
     decl_use(m, m->narrays_decl);
@@ -1370,6 +1376,8 @@ static void emit_item(emitter *m, item *it, item_list *scope)
 {
     blame bl;
     int i;
+    const int sole = m->sole_item;
+    m->sole_item = 0; /* for the items inside this one */
     m->jpath = it->jpath;
     if (it->name && it->kind != IT_REPEAT && it->kind != IT_SWITCH && it->kind != IT_REGION && it->kind != IT_PAD &&
         it->kind != IT_TEXTVAL && it->kind != IT_TEXTHDR) {
@@ -1433,7 +1441,14 @@ static void emit_item(emitter *m, item *it, item_list *scope)
     }
     case IT_ARRAY:
         item_comment(m, it, "array %s: %s elements, %s", it->name, it->array.dtype_from ? it->array.dtype_from : "?", it->array.col_major ? "column-major" : "row-major");
-        emit_array(m, it);
+        if (sole) {
+            emit_array(m, it);
+        } else {
+            func_frame fr;
+            func_begin(m, &fr);
+            emit_array(m, it);
+            func_end(m, &fr, it->name, NULL);
+        }
         break;
     case IT_REPEAT:
         item_comment(m, it, "repeat %s %s", it->name, it->repeat.until_end ? "until the end" : it->arg_text);
@@ -1460,6 +1475,7 @@ static void emit_item(emitter *m, item *it, item_list *scope)
         texthdr_emit_validate(m, it);
         break;
     }
+    m->sole_item = sole;
     (void)i;
 }
 
@@ -1471,18 +1487,18 @@ static void emit_tile_axis(emitter *m, const item *t, sym *at, sym *size, const 
     blame bl;
     char *args;
     if (by_size) {
-        line(m, "if (%s > tiles_%s.%s) {", size->c, t->name, axis);
+        line(m, "if (%s > tiles_%s->%s) {", size->c, t->name, axis);
         bl = blame_at(size->name, "AFMT_NO_INDEX", size->off);
-        args = xprintf("%s, %s, tiles_%s.%s", at->c, size->c, t->name, axis);
+        args = xprintf("%s, %s, tiles_%s->%s", at->c, size->c, t->name, axis);
         m->indent++;
         emit_fail(m, &bl, "constraint", LEN_NONE,
                   xprintf("\"block %s %%\" PRIu64 \" + %%\" PRIu64 \" exceed the %%\" PRIu64 \" %s of the matrix\"",
                           strcmp(axis, "rows") == 0 ? "rows" : "columns", strcmp(axis, "rows") == 0 ? "rows" : "columns"),
                   args);
     } else {
-        line(m, "if (%s > tiles_%s.%s - %s) {", at->c, t->name, axis, size->c);
+        line(m, "if (%s > tiles_%s->%s - %s) {", at->c, t->name, axis, size->c);
         bl = blame_at(at->name, "AFMT_NO_INDEX", at->off);
-        args = xprintf("%s, %s, tiles_%s.%s", at->c, size->c, t->name, axis);
+        args = xprintf("%s, %s, tiles_%s->%s", at->c, size->c, t->name, axis);
         m->indent++;
         emit_fail(m, &bl, "constraint", LEN_NONE,
                   xprintf("\"block at %s %%\" PRIu64 \" with %%\" PRIu64 \" %s ends past the %%\" PRIu64 \" %s of the matrix\"",
@@ -1512,7 +1528,7 @@ static void emit_tile_check(emitter *m)
         return;
     }
     line(m, "uint32_t overlapped_%s = 0;", t->name);
-    line(m, "const int tile_%s = afmt_tiles_add(&tiles_%s, %s, %s, %s, %s, &overlapped_%s);", t->name, t->name, r->c, c->c, h->c,
+    line(m, "const int tile_%s = afmt_tiles_add(tiles_%s, %s, %s, %s, %s, &overlapped_%s);", t->name, t->name, r->c, c->c, h->c,
          w->c, t->name);
     bl = blame_at(r->name, "AFMT_NO_INDEX", r->off);
     line(m, "if (tile_%s == AFMT_TILE_OUTSIDE) {", t->name);
@@ -1550,6 +1566,20 @@ static void emit_items(emitter *m, item_list *body)
     }
 }
 
+/* The items of a structure (a repeat's body, a switch case) as one
+ * function named after it; an array alone in it is that function. */
+static void emit_items_func(emitter *m, item_list *body, const char *name, const char *doc)
+{
+    func_frame fr;
+    const int saved_sole = m->sole_item;
+    if (body->n == 0) return;
+    func_begin(m, &fr);
+    m->sole_item = body->n == 1;
+    emit_items(m, body);
+    m->sole_item = saved_sole;
+    func_end(m, &fr, name, doc);
+}
+
 void emit_validator(emitter *m)
 {
     const spec *s = m->s;
@@ -1557,17 +1587,23 @@ void emit_validator(emitter *m)
     m->writer = 0;
     /* the input's length: known for a buffer, learnt at its end for a stream */
     m->end = "src->len";
+    sbuf *out = m->out, main_fn = {0}, funcs = {0};
+    m->out = &main_fn;
+    m->funcs = &funcs;
+    m->frames[0] = &main_fn;
+    m->nframes = 1;
     line(m, "static int %s_validate_body(afmt_src *src, const afmt_options *opt,", f);
     line(m, "                            const afmt_visitor *vis, afmt_error *err)");
     line(m, "{");
     m->indent++;
-    line(m, "afmt_path path;");
+    line(m, "afmt_path path_root;");
+    line(m, "afmt_path *const path = &path_root; /* the field path of failures */");
     line(m, "uint64_t pos = 0;");
     m->narrays_decl = decl_defer(m, "uint32_t narrays = 0;");
-    line(m, "path.depth = 0;");
+    line(m, "path_root.depth = 0;");
     line(m, "if (src->len != AFMT_LEN_UNKNOWN && src->len > opt->limits.max_total_bytes) {");
     m->indent++;
-    line(m, "return afmt_fail(err, AFMT_E_LIMIT, &path, NULL, AFMT_NO_INDEX, 0, \"input of %%\" PRIu64 \" bytes "
+    line(m, "return afmt_fail(err, AFMT_E_LIMIT, path, NULL, AFMT_NO_INDEX, 0, \"input of %%\" PRIu64 \" bytes "
             "exceeds the limit of %%\" PRIu64, src->len, opt->limits.max_total_bytes);");
     m->indent--;
     line(m, "}");
@@ -1582,9 +1618,17 @@ void emit_validator(emitter *m)
         line(m, "}");
     } else {
         line(m, "/* trailer: nothing may follow */");
-        line(m, "if (afmt_expect_end(src, opt, vis, err, &path, %d, pos)) return -1;", s->trailer_lenient == LEN_WARN);
+        line(m, "if (afmt_expect_end(src, opt, vis, err, path, %d, pos)) return -1;", s->trailer_lenient == LEN_WARN);
     }
     line(m, "return 0;");
     m->indent--;
     line(m, "}");
+    /* the functions of the structures, each before its first caller */
+    if (funcs.s) sb_puts(out, funcs.s);
+    if (main_fn.s) sb_puts(out, main_fn.s);
+    m->out = out;
+    m->nframes = 0;
+    m->funcs = NULL;
+    sb_free(&funcs);
+    sb_free(&main_fn);
 }

@@ -56,681 +56,808 @@ static const afmt_type_entry daphne_value_types[8] = {
     {NULL, 7, AFMT_F64, AFMT_ENC_PLAIN, 1},
 };
 
+static int daphne_validate_block_kind_0(afmt_src *src, const afmt_visitor *vis, afmt_error *err,
+        afmt_path *path, uint64_t *pos_io, uint32_t *narrays_io, const uint64_t v_block_rows,
+        const uint64_t o_block_rows, const uint64_t v_block_cols, const uint64_t o_block_cols,
+        const uint64_t el_size, const afmt_encoding el_enc, const afmt_dtype el_dtype,
+        const uint64_t v_block_row, const uint64_t v_block_col, afmt_tiles *const tiles_block)
+{
+    uint64_t pos = *pos_io;
+    uint32_t narrays = *narrays_io;
+
+    /*
+     * array data: el elements, row-major (spec/daphne.json
+     * /body/4/cases/0/body/2/body/6/cases/0/body/0)
+     */
+    uint64_t n_data = 1;
+    const uint64_t data_dim0 = v_block_rows;
+    if (!afmt_mul_u64(n_data, data_dim0, &n_data)) {
+        return afmt_fail(err, AFMT_E_OVERFLOW, path, "block_rows", AFMT_NO_INDEX, o_block_rows,
+                "the element count overflows 64 bits");
+    }
+    const uint64_t data_dim1 = v_block_cols;
+    if (!afmt_mul_u64(n_data, data_dim1, &n_data)) {
+        return afmt_fail(err, AFMT_E_OVERFLOW, path, "block_cols", AFMT_NO_INDEX, o_block_cols,
+                "the element count overflows 64 bits");
+    }
+    const uint64_t stored_data = 0; /* all zeros: nothing stored */
+    uint64_t nbytes_data;
+    if (afmt_payload_bytes(err, path, "data", pos, stored_data, el_size, el_enc, el_dtype,
+            &nbytes_data)) return -1;
+    afmt_array a_data;
+    const int want_data = vis != NULL && vis->on_array != NULL;
+    if (want_data) {
+        afmt_view_start(&a_data, el_dtype, el_size, el_enc, n_data, AFMT_ROW_MAJOR, AFMT_LITTLE,
+                nbytes_data, pos, narrays);
+        a_data.rank = 2;
+        a_data.dims[0] = data_dim0;
+        a_data.dims[1] = data_dim1;
+        a_data.encoding = AFMT_ENC_ZEROS;
+        a_data.tile_row = v_block_row;
+        a_data.tile_col = v_block_col;
+        a_data.tile_rows = tiles_block->rows;
+        a_data.tile_cols = tiles_block->cols;
+        a_data.is_tile = !(a_data.tile_row == 0 && a_data.tile_col == 0 &&
+                a_data.dims[0] == a_data.tile_rows && a_data.dims[1] == a_data.tile_cols);
+    }
+    if (afmt_take_payload(src, err, path, "data", src->len, NULL, pos, nbytes_data, NULL,
+            (void *)NULL, NULL)) return -1;
+    if (want_data && afmt_view_hand(vis, err, path, "data", &a_data, src, pos,
+            nbytes_data)) return -1;
+    narrays++;
+    pos += nbytes_data;
+    *pos_io = pos;
+    *narrays_io = narrays;
+    return 0;
+}
+
+static int daphne_validate_data(afmt_src *src, const afmt_visitor *vis, afmt_error *err,
+        afmt_path *path, uint64_t *pos_io, uint32_t *narrays_io, const uint64_t v_block_rows,
+        const uint64_t o_block_rows, const uint64_t v_block_cols, const uint64_t o_block_cols,
+        const uint64_t el_size, const afmt_encoding el_enc, const afmt_dtype el_dtype,
+        const uint64_t v_block_row, const uint64_t v_block_col, afmt_tiles *const tiles_block)
+{
+    uint64_t pos = *pos_io;
+    uint32_t narrays = *narrays_io;
+    uint64_t n_data = 1;
+    const uint64_t data_dim0_2 = v_block_rows;
+    if (!afmt_mul_u64(n_data, data_dim0_2, &n_data)) {
+        return afmt_fail(err, AFMT_E_OVERFLOW, path, "block_rows", AFMT_NO_INDEX, o_block_rows,
+                "the element count overflows 64 bits");
+    }
+    const uint64_t data_dim1_2 = v_block_cols;
+    if (!afmt_mul_u64(n_data, data_dim1_2, &n_data)) {
+        return afmt_fail(err, AFMT_E_OVERFLOW, path, "block_cols", AFMT_NO_INDEX, o_block_cols,
+                "the element count overflows 64 bits");
+    }
+    const uint64_t stored_data = n_data;
+    uint64_t nbytes_data;
+    if (afmt_payload_bytes(err, path, "data", pos, stored_data, el_size, el_enc, el_dtype,
+            &nbytes_data)) return -1;
+    afmt_array a_data;
+    const int want_data = vis != NULL && vis->on_array != NULL;
+    if (want_data) {
+        afmt_view_start(&a_data, el_dtype, el_size, el_enc, n_data, AFMT_ROW_MAJOR, AFMT_LITTLE,
+                nbytes_data, pos, narrays);
+        a_data.rank = 2;
+        a_data.dims[0] = data_dim0_2;
+        a_data.dims[1] = data_dim1_2;
+        a_data.tile_row = v_block_row;
+        a_data.tile_col = v_block_col;
+        a_data.tile_rows = tiles_block->rows;
+        a_data.tile_cols = tiles_block->cols;
+        a_data.is_tile = !(a_data.tile_row == 0 && a_data.tile_col == 0 &&
+                a_data.dims[0] == a_data.tile_rows && a_data.dims[1] == a_data.tile_cols);
+    }
+    if (afmt_take_payload(src, err, path, "data", src->len, NULL, pos, nbytes_data, NULL,
+            (void *)NULL, NULL)) return -1;
+    if (want_data && afmt_view_hand(vis, err, path, "data", &a_data, src, pos,
+            nbytes_data)) return -1;
+    narrays++;
+    pos += nbytes_data;
+    *pos_io = pos;
+    *narrays_io = narrays;
+    return 0;
+}
+
+static int daphne_validate_block_kind_1(afmt_src *src, const afmt_options *opt,
+        const afmt_visitor *vis, afmt_error *err, afmt_path *path, uint64_t *pos_io,
+        uint32_t *narrays_io, const uint64_t v_value_type, const uint64_t v_block_rows,
+        const uint64_t o_block_rows, const uint64_t v_block_cols, const uint64_t o_block_cols,
+        const uint64_t el_size, const afmt_encoding el_enc, const afmt_dtype el_dtype,
+        const uint64_t v_block_row, const uint64_t v_block_col, afmt_tiles *const tiles_block)
+{
+    uint64_t pos = *pos_io;
+    uint32_t narrays = *narrays_io;
+
+    /* block_value_type: u8 (spec/daphne.json /body/4/cases/0/body/2/body/6/cases/1/body/0) */
+    const uint64_t o_block_value_type = pos;
+    if (afmt_take_field(src, opt, err, path, &field_block_value_type, 1, src->len, NULL,
+            &pos)) return -1;
+    const uint64_t v_block_value_type = (uint64_t)afmt_load_u8(AFMT_B(src, o_block_value_type));
+    if (v_block_value_type != v_value_type) {
+        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "block_value_type", AFMT_NO_INDEX,
+                o_block_value_type, "expected %" PRIu64 " = value_type, found %" PRIu64 "",
+                v_value_type, v_block_value_type);
+    }
+
+    /*
+     * array data: el elements, row-major (spec/daphne.json
+     * /body/4/cases/0/body/2/body/6/cases/1/body/1)
+     */
+    if (daphne_validate_data(src, vis, err, path, &pos, &narrays, v_block_rows, o_block_rows,
+            v_block_cols, o_block_cols, el_size, el_enc, el_dtype, v_block_row, v_block_col,
+            tiles_block)) return -1;
+    *pos_io = pos;
+    *narrays_io = narrays;
+    return 0;
+}
+
+static int daphne_validate_data_2(afmt_src *src, const afmt_visitor *vis, afmt_error *err,
+        afmt_path *path, uint64_t *pos_io, uint32_t *narrays_io, const uint64_t v_block_rows,
+        const uint64_t o_block_rows, const uint64_t v_block_cols, const uint64_t o_block_cols,
+        const uint64_t v_nnz, const uint64_t el_size, const afmt_encoding el_enc,
+        const afmt_dtype el_dtype, const uint64_t v_block_row, const uint64_t v_block_col,
+        afmt_tiles *const tiles_block, const uint64_t o_row_offsets, const uint64_t n_row_offsets,
+        const uint64_t o_col_indices, const uint64_t n_col_indices)
+{
+    uint64_t pos = *pos_io;
+    uint32_t narrays = *narrays_io;
+    uint64_t n_data = 1;
+    const uint64_t data_dim0_3 = v_block_rows;
+    if (!afmt_mul_u64(n_data, data_dim0_3, &n_data)) {
+        return afmt_fail(err, AFMT_E_OVERFLOW, path, "block_rows", AFMT_NO_INDEX, o_block_rows,
+                "the element count overflows 64 bits");
+    }
+    const uint64_t data_dim1_3 = v_block_cols;
+    if (!afmt_mul_u64(n_data, data_dim1_3, &n_data)) {
+        return afmt_fail(err, AFMT_E_OVERFLOW, path, "block_cols", AFMT_NO_INDEX, o_block_cols,
+                "the element count overflows 64 bits");
+    }
+    const uint64_t stored_data = v_nnz;
+    uint64_t nbytes_data;
+    if (afmt_payload_bytes(err, path, "data", pos, stored_data, el_size, el_enc, el_dtype,
+            &nbytes_data)) return -1;
+    afmt_array a_data;
+    const int want_data = vis != NULL && vis->on_array != NULL;
+    if (want_data) {
+        afmt_view_start(&a_data, el_dtype, el_size, el_enc, n_data, AFMT_ROW_MAJOR, AFMT_LITTLE,
+                nbytes_data, pos, narrays);
+        a_data.rank = 2;
+        a_data.dims[0] = data_dim0_3;
+        a_data.dims[1] = data_dim1_3;
+        a_data.tile_row = v_block_row;
+        a_data.tile_col = v_block_col;
+        a_data.tile_rows = tiles_block->rows;
+        a_data.tile_cols = tiles_block->cols;
+        a_data.is_tile = !(a_data.tile_row == 0 && a_data.tile_col == 0 &&
+                a_data.dims[0] == a_data.tile_rows && a_data.dims[1] == a_data.tile_cols);
+        a_data.encoding = AFMT_ENC_CSR;
+        a_data.nnz = stored_data;
+        a_data.csr_row_offsets = afmt_src_ptr(src, o_row_offsets, n_row_offsets * 8);
+        a_data.csr_col_indices = afmt_src_ptr(src, o_col_indices, n_col_indices * 8);
+        a_data.csr_index_size = 8;
+    }
+    if (afmt_take_payload(src, err, path, "data", src->len, NULL, pos, nbytes_data, NULL,
+            (void *)NULL, NULL)) return -1;
+    if (want_data && afmt_view_hand(vis, err, path, "data", &a_data, src, pos,
+            nbytes_data)) return -1;
+    narrays++;
+    pos += nbytes_data;
+    *pos_io = pos;
+    *narrays_io = narrays;
+    return 0;
+}
+
+static int daphne_validate_block_kind_2(afmt_src *src, const afmt_options *opt,
+        const afmt_visitor *vis, afmt_error *err, afmt_path *path, uint64_t *pos_io,
+        uint32_t *narrays_io, const uint64_t v_value_type, const uint64_t v_block_rows,
+        const uint64_t v_block_cols, const uint64_t o_block_rows, const uint64_t o_block_cols,
+        const uint64_t el_size, const afmt_encoding el_enc, const afmt_dtype el_dtype,
+        const uint64_t v_block_row, const uint64_t v_block_col, afmt_tiles *const tiles_block)
+{
+    uint64_t pos = *pos_io;
+    uint32_t narrays = *narrays_io;
+
+    /* block_value_type: u8 (spec/daphne.json /body/4/cases/0/body/2/body/6/cases/2/body/0) */
+    const uint64_t o_block_value_type = pos;
+    if (afmt_take_field(src, opt, err, path, &field_block_value_type, 1, src->len, NULL,
+            &pos)) return -1;
+    const uint64_t v_block_value_type = (uint64_t)afmt_load_u8(AFMT_B(src, o_block_value_type));
+    if (v_block_value_type != v_value_type) {
+        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "block_value_type", AFMT_NO_INDEX,
+                o_block_value_type, "expected %" PRIu64 " = value_type, found %" PRIu64 "",
+                v_value_type, v_block_value_type);
+    }
+
+    /* nnz: u64 little-endian (spec/daphne.json /body/4/cases/0/body/2/body/6/cases/2/body/1) */
+    const uint64_t o_nnz = pos;
+    if (afmt_take_field(src, opt, err, path, &field_nnz, 1, src->len, NULL, &pos)) return -1;
+    const uint64_t v_nnz = afmt_load_u64le(AFMT_B(src, o_nnz));
+
+    /*
+     * row_offsets: block_rows + 1 of u64 little-endian (spec/daphne.json
+     * /body/4/cases/0/body/2/body/6/cases/2/body/2)
+     */
+    uint64_t block_rows_plus_1;
+    if (!afmt_add_u64(v_block_rows, UINT64_C(1), &block_rows_plus_1)) {
+        return afmt_fail(err, AFMT_E_OVERFLOW, path, "", AFMT_NO_INDEX, pos,
+                "`block_rows + 1` overflows 64 bits");
+    }
+    const uint64_t n_row_offsets = block_rows_plus_1;
+    const uint64_t o_row_offsets = pos;
+    if (afmt_take_field(src, opt, err, path, &field_row_offsets, n_row_offsets, src->len, NULL,
+            &pos)) return -1;
+    if (n_row_offsets == 0) {
+        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "row_offsets", AFMT_NO_INDEX, o_row_offsets,
+                "has no elements, but its first must be 0");
+    }
+    if (afmt_load_u64le(AFMT_B(src, o_row_offsets + (uint64_t)8 * (0))) != UINT64_C(0)) {
+        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "row_offsets", 0,
+                o_row_offsets + (uint64_t)8 * (0), "expected %" PRIu64 " = 0, found %" PRIu64 "",
+                (uint64_t)(UINT64_C(0)), afmt_load_u64le(AFMT_B(src,
+                o_row_offsets + (uint64_t)8 * (0))));
+    }
+    if (n_row_offsets == 0) {
+        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "row_offsets", AFMT_NO_INDEX, o_row_offsets,
+                "has no elements, but its last must be nnz");
+    }
+    if (afmt_load_u64le(AFMT_B(src, o_row_offsets + (uint64_t)8 * (n_row_offsets - 1))) != v_nnz) {
+        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "row_offsets", n_row_offsets - 1,
+                o_row_offsets + (uint64_t)8 * (n_row_offsets - 1), "expected %" PRIu64
+                " = nnz, found %" PRIu64 "", (uint64_t)(v_nnz), afmt_load_u64le(AFMT_B(src,
+                o_row_offsets + (uint64_t)8 * (n_row_offsets - 1))));
+    }
+    const uint64_t row_offsets_unordered_at = afmt_field_unordered(AFMT_B(src, o_row_offsets),
+            n_row_offsets, 8, 0, 0, 0);
+    if (row_offsets_unordered_at < n_row_offsets) {
+        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "row_offsets", row_offsets_unordered_at,
+                o_row_offsets + (uint64_t)8 * row_offsets_unordered_at,
+                "is less than the element before it (must be non-decreasing)");
+    }
+
+    /*
+     * col_indices: nnz of u64 little-endian (spec/daphne.json
+     * /body/4/cases/0/body/2/body/6/cases/2/body/3)
+     */
+    const uint64_t n_col_indices = v_nnz;
+    const uint64_t o_col_indices = pos;
+    if (afmt_take_field(src, opt, err, path, &field_col_indices, n_col_indices, src->len, NULL,
+            &pos)) return -1;
+    for (uint64_t i_col_indices = 0; i_col_indices < n_col_indices; i_col_indices++) {
+        const uint64_t e_col_indices = afmt_load_u64le(AFMT_B(src,
+                o_col_indices + (uint64_t)8 * i_col_indices));
+        if (!(e_col_indices < v_block_cols)) {
+            return afmt_fail(err, AFMT_E_CONSTRAINT, path, "col_indices", i_col_indices,
+                    o_col_indices + (uint64_t)8 * i_col_indices,
+                    "column index out of range: `col_indices < block_cols` does not hold "
+                    "(col_indices = %" PRIu64 ")", e_col_indices);
+        }
+    }
+    const uint64_t col_indices_unordered_at = afmt_field_unordered_within(AFMT_B(src,
+            o_col_indices), n_col_indices, 8, 0, AFMT_B(src, o_row_offsets), n_row_offsets, 8, 0);
+    if (col_indices_unordered_at < n_col_indices) {
+        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "col_indices", col_indices_unordered_at,
+                o_col_indices + (uint64_t)8 * col_indices_unordered_at,
+                "is not greater than the element before it in the same segment of row_offsets "
+                "(must be strictly increasing within each)");
+    }
+
+    /*
+     * array data: el elements, row-major (spec/daphne.json
+     * /body/4/cases/0/body/2/body/6/cases/2/body/4)
+     */
+    if (daphne_validate_data_2(src, vis, err, path, &pos, &narrays, v_block_rows, o_block_rows,
+            v_block_cols, o_block_cols, v_nnz, el_size, el_enc, el_dtype, v_block_row, v_block_col,
+            tiles_block, o_row_offsets, n_row_offsets, o_col_indices, n_col_indices)) return -1;
+    *pos_io = pos;
+    *narrays_io = narrays;
+    return 0;
+}
+
+static int daphne_validate_data_3(afmt_src *src, const afmt_visitor *vis, afmt_error *err,
+        afmt_path *path, uint64_t *pos_io, uint32_t *narrays_io, const uint64_t v_block_rows,
+        const uint64_t o_block_rows, const uint64_t v_block_cols, const uint64_t o_block_cols,
+        const uint64_t v_coo_nnz, const uint64_t el_size, const afmt_dtype el_dtype,
+        const afmt_encoding el_enc, const uint64_t v_block_row, const uint64_t v_block_col,
+        afmt_tiles *const tiles_block)
+{
+    uint64_t pos = *pos_io;
+    uint32_t narrays = *narrays_io;
+    uint64_t n_data = 1;
+    const uint64_t data_dim0_4 = v_block_rows;
+    if (!afmt_mul_u64(n_data, data_dim0_4, &n_data)) {
+        return afmt_fail(err, AFMT_E_OVERFLOW, path, "block_rows", AFMT_NO_INDEX, o_block_rows,
+                "the element count overflows 64 bits");
+    }
+    const uint64_t data_dim1_4 = v_block_cols;
+    if (!afmt_mul_u64(n_data, data_dim1_4, &n_data)) {
+        return afmt_fail(err, AFMT_E_OVERFLOW, path, "block_cols", AFMT_NO_INDEX, o_block_cols,
+                "the element count overflows 64 bits");
+    }
+    const uint64_t stored_data = v_coo_nnz;
+    const int with_cols_data = (v_block_cols != UINT64_C(1));
+    const uint64_t record_data = 4 * (with_cols_data ? 2u : 1u) + el_size;
+    uint64_t nbytes_data;
+    if (!afmt_mul_u64(stored_data, record_data, &nbytes_data)) {
+        return afmt_fail(err, AFMT_E_OVERFLOW, path, "data", AFMT_NO_INDEX, pos,
+                "the records overflow 64 bits of bytes");
+    }
+    if (!afmt_src_have(src, src->len, pos, nbytes_data)) {
+        return afmt_src_short_ex(src, err, path, "data", AFMT_NO_INDEX, pos, src->len, nbytes_data,
+                0, "the records", NULL);
+    }
+    for (uint64_t k = 0, prev_r = 0, prev_c = 0; k < stored_data; k++) {
+        const uint8_t *rec = AFMT_B(src, pos + k * record_data);
+        const uint64_t r = afmt_load_u32le(rec);
+        const uint64_t c = with_cols_data ? (uint64_t)afmt_load_u32le(rec + 4) : 0;
+        if (r >= data_dim0_4 || c >= data_dim1_4) {
+            return afmt_fail(err, AFMT_E_CONSTRAINT, path, "data", k, pos + k * record_data,
+                    "record (%" PRIu64 ", %" PRIu64 ") lies outside the %" PRIu64 " x %" PRIu64
+                    " block", r, c, data_dim0_4, data_dim1_4);
+        }
+        if (k > 0 && (r < prev_r || (r == prev_r && c <= prev_c))) {
+            return afmt_fail(err, AFMT_E_CONSTRAINT, path, "data", k, pos + k * record_data,
+                    "record (%" PRIu64 ", %" PRIu64 ") does not follow (%" PRIu64 ", %" PRIu64
+                    ") in row-major order (a cell twice, or unsorted)", r, c, prev_r, prev_c);
+        }
+        prev_r = r;
+        prev_c = c;
+    }
+    afmt_array a_data;
+    const int want_data = vis != NULL && vis->on_array != NULL;
+    if (want_data) {
+        afmt_view_start(&a_data, el_dtype, el_size, el_enc, n_data, AFMT_ROW_MAJOR, AFMT_LITTLE,
+                nbytes_data, pos, narrays);
+        a_data.rank = 2;
+        a_data.dims[0] = data_dim0_4;
+        a_data.dims[1] = data_dim1_4;
+        a_data.encoding = AFMT_ENC_COO;
+        a_data.nnz = stored_data;
+        a_data.coo_stride = record_data;
+        a_data.coo_index_size = 4;
+        a_data.coo_has_col = with_cols_data;
+        a_data.tile_row = v_block_row;
+        a_data.tile_col = v_block_col;
+        a_data.tile_rows = tiles_block->rows;
+        a_data.tile_cols = tiles_block->cols;
+        a_data.is_tile = !(a_data.tile_row == 0 && a_data.tile_col == 0 &&
+                a_data.dims[0] == a_data.tile_rows && a_data.dims[1] == a_data.tile_cols);
+    }
+    if (afmt_take_payload(src, err, path, "data", src->len, NULL, pos, nbytes_data, NULL,
+            (void *)NULL, NULL)) return -1;
+    if (want_data && afmt_view_hand(vis, err, path, "data", &a_data, src, pos,
+            nbytes_data)) return -1;
+    narrays++;
+    pos += nbytes_data;
+    *pos_io = pos;
+    *narrays_io = narrays;
+    return 0;
+}
+
+static int daphne_validate_block_kind_3(afmt_src *src, const afmt_options *opt,
+        const afmt_visitor *vis, afmt_error *err, afmt_path *path, uint64_t *pos_io,
+        uint32_t *narrays_io, const uint64_t v_value_type, const uint64_t v_block_rows,
+        const uint64_t o_block_rows, const uint64_t v_block_cols, const uint64_t o_block_cols,
+        const uint64_t el_size, const afmt_dtype el_dtype, const afmt_encoding el_enc,
+        const uint64_t v_block_row, const uint64_t v_block_col, afmt_tiles *const tiles_block)
+{
+    uint64_t pos = *pos_io;
+    uint32_t narrays = *narrays_io;
+
+    /* block_value_type: u8 (spec/daphne.json /body/4/cases/0/body/2/body/6/cases/3/body/0) */
+    const uint64_t o_block_value_type = pos;
+    if (afmt_take_field(src, opt, err, path, &field_block_value_type, 1, src->len, NULL,
+            &pos)) return -1;
+    const uint64_t v_block_value_type = (uint64_t)afmt_load_u8(AFMT_B(src, o_block_value_type));
+    if (v_block_value_type != v_value_type) {
+        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "block_value_type", AFMT_NO_INDEX,
+                o_block_value_type, "expected %" PRIu64 " = value_type, found %" PRIu64 "",
+                v_value_type, v_block_value_type);
+    }
+
+    /* coo_nnz: u32 little-endian (spec/daphne.json /body/4/cases/0/body/2/body/6/cases/3/body/1) */
+    const uint64_t o_coo_nnz = pos;
+    if (afmt_take_field(src, opt, err, path, &field_coo_nnz, 1, src->len, NULL, &pos)) return -1;
+    const uint64_t v_coo_nnz = (uint64_t)afmt_load_u32le(AFMT_B(src, o_coo_nnz));
+
+    /*
+     * array data: el elements, row-major (spec/daphne.json
+     * /body/4/cases/0/body/2/body/6/cases/3/body/2)
+     */
+    if (daphne_validate_data_3(src, vis, err, path, &pos, &narrays, v_block_rows, o_block_rows,
+            v_block_cols, o_block_cols, v_coo_nnz, el_size, el_dtype, el_enc, v_block_row,
+            v_block_col, tiles_block)) return -1;
+    *pos_io = pos;
+    *narrays_io = narrays;
+    return 0;
+}
+
+static int daphne_validate_block(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
+        afmt_error *err, afmt_path *path, uint64_t *pos_io, uint32_t *narrays_io,
+        afmt_tiles *const tiles_block, const uint64_t v_rows, const uint64_t v_cols,
+        const uint64_t el_size, const afmt_encoding el_enc, const afmt_dtype el_dtype,
+        const uint64_t v_value_type)
+{
+    uint64_t pos = *pos_io;
+    uint32_t narrays = *narrays_io;
+
+    /* block_row: u64 little-endian (spec/daphne.json /body/4/cases/0/body/2/body/0) */
+    const uint64_t o_block_row = pos;
+    if (afmt_take_field(src, opt, err, path, &field_block_row, 1, src->len, NULL, &pos)) return -1;
+    const uint64_t v_block_row = afmt_load_u64le(AFMT_B(src, o_block_row));
+
+    /* block_col: u64 little-endian (spec/daphne.json /body/4/cases/0/body/2/body/1) */
+    const uint64_t o_block_col = pos;
+    if (afmt_take_field(src, opt, err, path, &field_block_col, 1, src->len, NULL, &pos)) return -1;
+    const uint64_t v_block_col = afmt_load_u64le(AFMT_B(src, o_block_col));
+
+    /* block_rows: u32 little-endian (spec/daphne.json /body/4/cases/0/body/2/body/2) */
+    const uint64_t o_block_rows = pos;
+    if (afmt_take_field(src, opt, err, path, &field_block_rows, 1, src->len, NULL, &pos)) return -1;
+    const uint64_t v_block_rows = (uint64_t)afmt_load_u32le(AFMT_B(src, o_block_rows));
+
+    /* block_cols: u32 little-endian (spec/daphne.json /body/4/cases/0/body/2/body/3) */
+    const uint64_t o_block_cols = pos;
+    if (afmt_take_field(src, opt, err, path, &field_block_cols, 1, src->len, NULL, &pos)) return -1;
+    const uint64_t v_block_cols = (uint64_t)afmt_load_u32le(AFMT_B(src, o_block_cols));
+    uint32_t overlapped_block = 0;
+    const int tile_block = afmt_tiles_add(tiles_block, v_block_row, v_block_col, v_block_rows,
+            v_block_cols, &overlapped_block);
+    if (tile_block == AFMT_TILE_OUTSIDE) {
+        if (v_block_rows > tiles_block->rows) {
+            return afmt_fail(err, AFMT_E_CONSTRAINT, path, "block_rows", AFMT_NO_INDEX,
+                    o_block_rows, "block rows %" PRIu64 " + %" PRIu64 " exceed the %" PRIu64
+                    " rows of the matrix", v_block_row, v_block_rows, tiles_block->rows);
+        }
+        if (v_block_cols > tiles_block->cols) {
+            return afmt_fail(err, AFMT_E_CONSTRAINT, path, "block_cols", AFMT_NO_INDEX,
+                    o_block_cols, "block columns %" PRIu64 " + %" PRIu64 " exceed the %" PRIu64
+                    " columns of the matrix", v_block_col, v_block_cols, tiles_block->cols);
+        }
+        if (v_block_row > tiles_block->rows - v_block_rows) {
+            return afmt_fail(err, AFMT_E_CONSTRAINT, path, "block_row", AFMT_NO_INDEX, o_block_row,
+                    "block at row %" PRIu64 " with %" PRIu64 " rows ends past the %" PRIu64
+                    " rows of the matrix", v_block_row, v_block_rows, tiles_block->rows);
+        }
+        if (v_block_col > tiles_block->cols - v_block_cols) {
+            return afmt_fail(err, AFMT_E_CONSTRAINT, path, "block_col", AFMT_NO_INDEX, o_block_col,
+                    "block at column %" PRIu64 " with %" PRIu64 " columns ends past the %" PRIu64
+                    " columns of the matrix", v_block_col, v_block_cols, tiles_block->cols);
+        }
+        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "block_row", AFMT_NO_INDEX, o_block_row,
+                "block lies outside the matrix");
+    } else if (tile_block == AFMT_TILE_OVERLAP) {
+        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "block_row", AFMT_NO_INDEX, o_block_row,
+                "block overlaps an earlier block (number %u among those with cells)",
+                (unsigned)overlapped_block);
+    } else if (tile_block == AFMT_TILE_TOO_MANY) {
+        return afmt_fail(err, AFMT_E_LIMIT, path, "block_row", AFMT_NO_INDEX, o_block_row,
+                "more than %d blocks with cells", AFMT_TILES_CAP);
+    }
+
+    /*
+     * check (rows != 0 && cols != 0) || (block_row == 0 && block_col == 0 && block_rows == rows &&
+     * block_cols == cols) (spec/daphne.json /body/4/cases/0/body/2/body/4): blocks of zero area
+     * cover any matrix of zero area: without this, a 3 x 0 header with a 0 x 0 block would read as
+     * [0,0]
+     */
+    int rows_ne_0_and_cols_ne_0 = (v_rows != UINT64_C(0));
+    if (rows_ne_0_and_cols_ne_0) {
+        rows_ne_0_and_cols_ne_0 = (v_cols != UINT64_C(0));
+    }
+    int any_holds = rows_ne_0_and_cols_ne_0;
+    if (!any_holds) {
+        int all_hold_3 = (v_block_row == UINT64_C(0));
+        if (all_hold_3) {
+            all_hold_3 = (v_block_col == UINT64_C(0));
+        }
+        int all_hold_2 = all_hold_3;
+        if (all_hold_2) {
+            all_hold_2 = (v_block_rows == v_rows);
+        }
+        int all_hold = all_hold_2;
+        if (all_hold) {
+            all_hold = (v_block_cols == v_cols);
+        }
+        any_holds = all_hold;
+    }
+    if (!any_holds) {
+        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "block_rows", AFMT_NO_INDEX, o_block_rows,
+                "a matrix of zero area is stored as the one block DAPHNE writes for it: rows x "
+                "cols at (0, 0): `(rows != 0 && cols != 0) || (block_row == 0 && block_col == 0 && "
+                "block_rows == rows && block_cols == cols)` does not hold (block_rows = %" PRIu64
+                ")", v_block_rows);
+    }
+
+    /* block_type: u8 (spec/daphne.json /body/4/cases/0/body/2/body/5) */
+    const uint64_t o_block_type = pos;
+    if (afmt_take_field(src, opt, err, path, &field_block_type, 1, src->len, NULL, &pos)) return -1;
+    const uint64_t v_block_type = (uint64_t)afmt_load_u8(AFMT_B(src, o_block_type));
+
+    /* switch block_kind on block_type (spec/daphne.json /body/4/cases/0/body/2/body/6) */
+    const uint64_t sel_block_kind = v_block_type;
+    if (sel_block_kind == UINT64_C(0)) {
+        if (daphne_validate_block_kind_0(src, vis, err, path, &pos, &narrays, v_block_rows,
+                o_block_rows, v_block_cols, o_block_cols, el_size, el_enc, el_dtype, v_block_row,
+                v_block_col, tiles_block)) return -1;
+    } else if (sel_block_kind == UINT64_C(1)) {
+        if (daphne_validate_block_kind_1(src, opt, vis, err, path, &pos, &narrays, v_value_type,
+                v_block_rows, o_block_rows, v_block_cols, o_block_cols, el_size, el_enc, el_dtype,
+                v_block_row, v_block_col, tiles_block)) return -1;
+    } else if (sel_block_kind == UINT64_C(2)) {
+        if (daphne_validate_block_kind_2(src, opt, vis, err, path, &pos, &narrays, v_value_type,
+                v_block_rows, v_block_cols, o_block_rows, o_block_cols, el_size, el_enc, el_dtype,
+                v_block_row, v_block_col, tiles_block)) return -1;
+    } else if (sel_block_kind == UINT64_C(3)) {
+        if (daphne_validate_block_kind_3(src, opt, vis, err, path, &pos, &narrays, v_value_type,
+                v_block_rows, o_block_rows, v_block_cols, o_block_cols, el_size, el_dtype, el_enc,
+                v_block_row, v_block_col, tiles_block)) return -1;
+    } else {
+        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "block_type", AFMT_NO_INDEX, o_block_type,
+                "block type is not 0 (empty), 1 (dense), 2 (CSR) or 3 (COO) (found %" PRIu64 ")",
+                (uint64_t)sel_block_kind);
+    }
+    *pos_io = pos;
+    *narrays_io = narrays;
+    return 0;
+}
+
+static int daphne_validate_object_1(afmt_src *src, const afmt_options *opt,
+        const afmt_visitor *vis, afmt_error *err, afmt_path *path, uint64_t *pos_io,
+        uint32_t *narrays_io, const uint64_t v_rows, const uint64_t v_cols)
+{
+    uint64_t pos = *pos_io;
+    uint32_t narrays = *narrays_io;
+
+    /* value_type: u8 (spec/daphne.json /body/4/cases/0/body/0) */
+    const uint64_t o_value_type = pos;
+    if (afmt_take_field(src, opt, err, path, &field_value_type, 1, src->len, NULL, &pos)) return -1;
+    const uint64_t v_value_type = (uint64_t)afmt_load_u8(AFMT_B(src, o_value_type));
+
+    /* lookup el in table value_types (spec/daphne.json /body/4/cases/0/body/1) */
+    const afmt_type_entry *el_type = afmt_type_by_code(daphne_value_types, 8,
+            (uint64_t)v_value_type);
+    if (!el_type) {
+        return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, path, "value_type", AFMT_NO_INDEX, o_value_type,
+                "no entry of table value_types matches (value_type = %" PRIu64
+                "): unknown type code"
+                "; known: 0 i8, 1 i32, 2 i64, 3 u8, 4 u32, 5 u64, 6 f32, 7 f64",
+                (uint64_t)v_value_type);
+    }
+    const afmt_dtype el_dtype = el_type->dtype;
+    const uint64_t el_size = afmt_dtype_get(el_dtype)->size;
+    const afmt_encoding el_enc = el_type->enc;
+
+    /* repeat block until the end (spec/daphne.json /body/4/cases/0/body/2) */
+    afmt_tiles tile_set_block; /* on the stack: a fixed capacity, whatever the file claims */
+    afmt_tiles *const tiles_block = &tile_set_block;
+    afmt_tiles_init(tiles_block, v_rows, v_cols);
+    afmt_path_push(path, "block", 0);
+    uint64_t r_block = 0;
+    for (;; r_block++) {
+        if (r_block >= 1 && afmt_tiles_complete(tiles_block)) break;
+        afmt_src_keep_from(src, pos);
+        if (r_block >= opt->limits.max_items) {
+            return afmt_fail(err, AFMT_E_LIMIT, path, "block", AFMT_NO_INDEX, pos, "more than %"
+                    PRIu64 " repetitions", opt->limits.max_items);
+        }
+        afmt_path_set_index(path, r_block);
+        const uint64_t start_block = pos;
+        if (daphne_validate_block(src, opt, vis, err, path, &pos, &narrays, tiles_block, v_rows,
+                v_cols, el_size, el_enc, el_dtype, v_value_type)) return -1;
+        if (pos == start_block) {
+            return afmt_fail(err, AFMT_E_CONSTRAINT, path, "block", AFMT_NO_INDEX, pos,
+                    "a repetition consumed no bytes");
+        }
+    }
+    afmt_path_pop(path);
+    if (r_block < 1) {
+        return afmt_fail(err, AFMT_E_TRUNCATED, path, "block", AFMT_NO_INDEX, pos,
+                "needs at least 1, found %" PRIu64 "", r_block);
+    }
+    if (!afmt_tiles_complete(tiles_block)) {
+        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "block", AFMT_NO_INDEX, pos,
+                "the blocks cover %" PRIu64 " cells of the %" PRIu64 " x %" PRIu64
+                " matrix, not all", tiles_block->area, tiles_block->rows, tiles_block->cols);
+    }
+    *pos_io = pos;
+    *narrays_io = narrays;
+    return 0;
+}
+
+static int daphne_validate_columns(afmt_src *src, const afmt_visitor *vis, afmt_error *err,
+        afmt_path *path, uint64_t *pos_io, uint32_t *narrays_io, const uint64_t v_rows,
+        const uint64_t n_column_types, const uint64_t o_column_types, const uint64_t o_labels,
+        const uint64_t n_labels)
+{
+    uint64_t pos = *pos_io;
+    uint32_t narrays = *narrays_io;
+    const uint64_t rows_columns = v_rows;
+    uint64_t width_columns = 0;
+    for (uint64_t j = 0; j < n_column_types; j++) {
+        const uint64_t code_j = (uint64_t)afmt_load_u8(AFMT_B(src,
+                o_column_types + (uint64_t)1 * (j)));
+        const afmt_type_entry *type_j = afmt_type_by_code(daphne_value_types, 8, code_j);
+        if (!type_j || type_j->enc != AFMT_ENC_PLAIN) {
+            return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, path, "column_types", j,
+                    o_column_types + 1 * j, "no entry of table value_types matches (%" PRIu64
+                    "): unknown type code"
+                    "; known: 0 i8, 1 i32, 2 i64, 3 u8, 4 u32, 5 u64, 6 f32, 7 f64", code_j);
+        }
+        const uint64_t size_j = afmt_dtype_get(type_j->dtype)->size;
+        if (!afmt_add_u64(width_columns, size_j, &width_columns)) {
+            return afmt_fail(err, AFMT_E_OVERFLOW, path, "columns", AFMT_NO_INDEX, pos,
+                    "the row width overflows 64 bits");
+        }
+    }
+    uint64_t nbytes_columns;
+    if (!afmt_mul_u64(rows_columns, width_columns, &nbytes_columns)) {
+        return afmt_fail(err, AFMT_E_OVERFLOW, path, "columns", AFMT_NO_INDEX, pos,
+                "rows times the row width overflows 64 bits");
+    }
+    if (!afmt_src_have(src, src->len, pos, nbytes_columns)) {
+        return afmt_src_short_ex(src, err, path, "columns", AFMT_NO_INDEX, pos, src->len,
+                nbytes_columns, 0, "the rows of columns", NULL);
+    }
+    if (vis && vis->on_array) {
+        uint64_t column_offset = 0;
+        uint64_t label = o_labels;
+        for (uint64_t j = 0; j < n_column_types; j++) {
+            afmt_array a;
+            const uint64_t code_j = (uint64_t)afmt_load_u8(AFMT_B(src,
+                    o_column_types + (uint64_t)1 * (j)));
+            const afmt_dtype dtype_j = afmt_type_by_code(daphne_value_types, 8, code_j)->dtype;
+            const uint64_t size_j = afmt_dtype_get(dtype_j)->size;
+            afmt_array_init(&a, dtype_j);
+            a.elsize = size_j;
+            a.rank = 1;
+            a.dims[0] = rows_columns;
+            a.count = rows_columns;
+            a.order = AFMT_ROW_MAJOR;
+            a.endian = AFMT_LITTLE;
+            a.offset = rows_columns == 0 ? pos : pos + column_offset;
+            a.nbytes = rows_columns == 0 ? 0 : (rows_columns - 1) * width_columns + size_j;
+            a.data = afmt_src_ptr(src, a.offset, a.nbytes);
+            a.stride = width_columns;
+            a.index = narrays++;
+            if (j < n_labels) {
+                const uint64_t label_len = (uint64_t)afmt_load_u16le(AFMT_B(src, label));
+                afmt_copy_label(a.name, sizeof a.name, AFMT_B(src, label + 2), label_len);
+                label += 2 + label_len;
+            }
+            if (vis->on_array(vis->ctx, &a) != 0) {
+                return afmt_fail(err, AFMT_E_CALLBACK, path, "columns", j, pos + column_offset,
+                        "stopped by the caller");
+            }
+            column_offset += size_j;
+        }
+    }
+    pos += nbytes_columns;
+    *pos_io = pos;
+    *narrays_io = narrays;
+    return 0;
+}
+
+static int daphne_validate_object_3(afmt_src *src, const afmt_options *opt,
+        const afmt_visitor *vis, afmt_error *err, afmt_path *path, uint64_t *pos_io,
+        uint32_t *narrays_io, const uint64_t v_cols, const uint64_t v_rows)
+{
+    uint64_t pos = *pos_io;
+    uint32_t narrays = *narrays_io;
+
+    /* column_types: cols of u8 (spec/daphne.json /body/4/cases/1/body/0) */
+    const uint64_t n_column_types = v_cols;
+    const uint64_t o_column_types = pos;
+    if (afmt_take_field(src, opt, err, path, &field_column_types, n_column_types, src->len, NULL,
+            &pos)) return -1;
+
+    /* labels: cols strings with a u16 length (spec/daphne.json /body/4/cases/1/body/1) */
+    const uint64_t n_labels = v_cols;
+    if ((src->len - pos) / 2 < n_labels) {
+        return afmt_fail(err, AFMT_E_TRUNCATED, path, "labels", AFMT_NO_INDEX, pos, "%" PRIu64
+                " strings need at least 2 bytes each, only %" PRIu64 " left", n_labels,
+                src->len - pos);
+    }
+    const uint64_t o_labels = pos;
+    for (uint64_t i_labels = 0; i_labels < n_labels; i_labels++) {
+        if (!afmt_src_have(src, src->len, pos, 2)) {
+            return afmt_src_short_ex(src, err, path, "labels", i_labels, pos, src->len, 2, 0,
+                    "labels", NULL);
+        }
+        const uint64_t len_labels = (uint64_t)afmt_load_u16le(AFMT_B(src, pos));
+        pos += 2;
+        if (!afmt_src_have(src, src->len, pos, len_labels)) {
+            return afmt_src_short_ex(src, err, path, "labels", i_labels, pos, src->len, len_labels,
+                    0, "a string", NULL);
+        }
+        pos += len_labels;
+    }
+    if (pos - o_labels > opt->limits.max_header_bytes) {
+        return afmt_fail(err, AFMT_E_LIMIT, path, "labels", AFMT_NO_INDEX, o_labels, "strings of %"
+                PRIu64 " bytes exceed the header limit of %" PRIu64 " bytes", pos - o_labels,
+                opt->limits.max_header_bytes);
+    }
+
+    /* block_row: u64 little-endian (spec/daphne.json /body/4/cases/1/body/2) */
+    const uint64_t o_block_row = pos;
+    if (afmt_take_field(src, opt, err, path, &field_block_row, 1, src->len, NULL, &pos)) return -1;
+    const uint64_t v_block_row = afmt_load_u64le(AFMT_B(src, o_block_row));
+    if (v_block_row != UINT64_C(0)) {
+        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "block_row", AFMT_NO_INDEX, o_block_row,
+                "expected 0, found %" PRIu64 "", v_block_row);
+    }
+
+    /* block_col: u64 little-endian (spec/daphne.json /body/4/cases/1/body/3) */
+    const uint64_t o_block_col = pos;
+    if (afmt_take_field(src, opt, err, path, &field_block_col, 1, src->len, NULL, &pos)) return -1;
+    const uint64_t v_block_col = afmt_load_u64le(AFMT_B(src, o_block_col));
+    if (v_block_col != UINT64_C(0)) {
+        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "block_col", AFMT_NO_INDEX, o_block_col,
+                "expected 0, found %" PRIu64 "", v_block_col);
+    }
+
+    /* array columns: ? elements, row-major (spec/daphne.json /body/4/cases/1/body/4) */
+    if (daphne_validate_columns(src, vis, err, path, &pos, &narrays, v_rows, n_column_types,
+            o_column_types, o_labels, n_labels)) return -1;
+    *pos_io = pos;
+    *narrays_io = narrays;
+    return 0;
+}
+
 static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                             const afmt_visitor *vis, afmt_error *err)
 {
-    afmt_path path;
+    afmt_path path_root;
+    afmt_path *const path = &path_root; /* the field path of failures */
     uint64_t pos = 0;
     uint32_t narrays = 0;
-    path.depth = 0;
+    path_root.depth = 0;
     if (src->len != AFMT_LEN_UNKNOWN && src->len > opt->limits.max_total_bytes) {
-        return afmt_fail(err, AFMT_E_LIMIT, &path, NULL, AFMT_NO_INDEX, 0, "input of %" PRIu64
+        return afmt_fail(err, AFMT_E_LIMIT, path, NULL, AFMT_NO_INDEX, 0, "input of %" PRIu64
                 " bytes exceeds the limit of %" PRIu64, src->len, opt->limits.max_total_bytes);
     }
 
     /* version: u8 (spec/daphne.json /body/0) */
     const uint64_t o_version = pos;
-    if (afmt_take_field(src, opt, err, &path, &field_version, 1, src->len, NULL, &pos)) return -1;
+    if (afmt_take_field(src, opt, err, path, &field_version, 1, src->len, NULL, &pos)) return -1;
     const uint64_t v_version = (uint64_t)afmt_load_u8(AFMT_B(src, o_version));
     if (v_version != UINT64_C(1)) {
-        return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "version", AFMT_NO_INDEX, o_version,
+        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "version", AFMT_NO_INDEX, o_version,
                 "expected 1, found %" PRIu64 "", v_version);
     }
 
     /* data_type: u8 (spec/daphne.json /body/1) */
     const uint64_t o_data_type = pos;
-    if (afmt_take_field(src, opt, err, &path, &field_data_type, 1, src->len, NULL, &pos)) return -1;
+    if (afmt_take_field(src, opt, err, path, &field_data_type, 1, src->len, NULL, &pos)) return -1;
     const uint64_t v_data_type = (uint64_t)afmt_load_u8(AFMT_B(src, o_data_type));
 
     /* rows: u64 little-endian (spec/daphne.json /body/2) */
     const uint64_t o_rows = pos;
-    if (afmt_take_field(src, opt, err, &path, &field_rows, 1, src->len, NULL, &pos)) return -1;
+    if (afmt_take_field(src, opt, err, path, &field_rows, 1, src->len, NULL, &pos)) return -1;
     const uint64_t v_rows = afmt_load_u64le(AFMT_B(src, o_rows));
 
     /* cols: u64 little-endian (spec/daphne.json /body/3) */
     const uint64_t o_cols = pos;
-    if (afmt_take_field(src, opt, err, &path, &field_cols, 1, src->len, NULL, &pos)) return -1;
+    if (afmt_take_field(src, opt, err, path, &field_cols, 1, src->len, NULL, &pos)) return -1;
     const uint64_t v_cols = afmt_load_u64le(AFMT_B(src, o_cols));
 
     /* switch object on data_type (spec/daphne.json /body/4) */
     const uint64_t sel_object = v_data_type;
     if (sel_object == UINT64_C(1) || sel_object == UINT64_C(2)) {
-
-        /* value_type: u8 (spec/daphne.json /body/4/cases/0/body/0) */
-        const uint64_t o_value_type = pos;
-        if (afmt_take_field(src, opt, err, &path, &field_value_type, 1, src->len, NULL,
-                &pos)) return -1;
-        const uint64_t v_value_type = (uint64_t)afmt_load_u8(AFMT_B(src, o_value_type));
-
-        /* lookup el in table value_types (spec/daphne.json /body/4/cases/0/body/1) */
-        const afmt_type_entry *el_type = afmt_type_by_code(daphne_value_types, 8,
-                (uint64_t)v_value_type);
-        if (!el_type) {
-            return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, &path, "value_type", AFMT_NO_INDEX,
-                    o_value_type, "no entry of table value_types matches (value_type = %" PRIu64
-                    "): unknown type code"
-                    "; known: 0 i8, 1 i32, 2 i64, 3 u8, 4 u32, 5 u64, 6 f32, 7 f64",
-                    (uint64_t)v_value_type);
-        }
-        const afmt_dtype el_dtype = el_type->dtype;
-        const uint64_t el_size = afmt_dtype_get(el_dtype)->size;
-        const afmt_encoding el_enc = el_type->enc;
-
-        /* repeat block until the end (spec/daphne.json /body/4/cases/0/body/2) */
-        afmt_tiles tiles_block; /* on the stack: a fixed capacity, whatever the file claims */
-        afmt_tiles_init(&tiles_block, v_rows, v_cols);
-        afmt_path_push(&path, "block", 0);
-        uint64_t r_block = 0;
-        for (;; r_block++) {
-            if (r_block >= 1 && afmt_tiles_complete(&tiles_block)) break;
-            afmt_src_keep_from(src, pos);
-            if (r_block >= opt->limits.max_items) {
-                return afmt_fail(err, AFMT_E_LIMIT, &path, "block", AFMT_NO_INDEX, pos,
-                        "more than %" PRIu64 " repetitions", opt->limits.max_items);
-            }
-            afmt_path_set_index(&path, r_block);
-            const uint64_t start_block = pos;
-
-            /* block_row: u64 little-endian (spec/daphne.json /body/4/cases/0/body/2/body/0) */
-            const uint64_t o_block_row = pos;
-            if (afmt_take_field(src, opt, err, &path, &field_block_row, 1, src->len, NULL,
-                    &pos)) return -1;
-            const uint64_t v_block_row = afmt_load_u64le(AFMT_B(src, o_block_row));
-
-            /* block_col: u64 little-endian (spec/daphne.json /body/4/cases/0/body/2/body/1) */
-            const uint64_t o_block_col = pos;
-            if (afmt_take_field(src, opt, err, &path, &field_block_col, 1, src->len, NULL,
-                    &pos)) return -1;
-            const uint64_t v_block_col = afmt_load_u64le(AFMT_B(src, o_block_col));
-
-            /* block_rows: u32 little-endian (spec/daphne.json /body/4/cases/0/body/2/body/2) */
-            const uint64_t o_block_rows = pos;
-            if (afmt_take_field(src, opt, err, &path, &field_block_rows, 1, src->len, NULL,
-                    &pos)) return -1;
-            const uint64_t v_block_rows = (uint64_t)afmt_load_u32le(AFMT_B(src, o_block_rows));
-
-            /* block_cols: u32 little-endian (spec/daphne.json /body/4/cases/0/body/2/body/3) */
-            const uint64_t o_block_cols = pos;
-            if (afmt_take_field(src, opt, err, &path, &field_block_cols, 1, src->len, NULL,
-                    &pos)) return -1;
-            const uint64_t v_block_cols = (uint64_t)afmt_load_u32le(AFMT_B(src, o_block_cols));
-            uint32_t overlapped_block = 0;
-            const int tile_block = afmt_tiles_add(&tiles_block, v_block_row, v_block_col,
-                    v_block_rows, v_block_cols, &overlapped_block);
-            if (tile_block == AFMT_TILE_OUTSIDE) {
-                if (v_block_rows > tiles_block.rows) {
-                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_rows", AFMT_NO_INDEX,
-                            o_block_rows, "block rows %" PRIu64 " + %" PRIu64 " exceed the %"
-                            PRIu64 " rows of the matrix", v_block_row, v_block_rows,
-                            tiles_block.rows);
-                }
-                if (v_block_cols > tiles_block.cols) {
-                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_cols", AFMT_NO_INDEX,
-                            o_block_cols, "block columns %" PRIu64 " + %" PRIu64 " exceed the %"
-                            PRIu64 " columns of the matrix", v_block_col, v_block_cols,
-                            tiles_block.cols);
-                }
-                if (v_block_row > tiles_block.rows - v_block_rows) {
-                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_row", AFMT_NO_INDEX,
-                            o_block_row, "block at row %" PRIu64 " with %" PRIu64
-                            " rows ends past the %" PRIu64 " rows of the matrix", v_block_row,
-                            v_block_rows, tiles_block.rows);
-                }
-                if (v_block_col > tiles_block.cols - v_block_cols) {
-                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_col", AFMT_NO_INDEX,
-                            o_block_col, "block at column %" PRIu64 " with %" PRIu64
-                            " columns ends past the %" PRIu64 " columns of the matrix",
-                            v_block_col, v_block_cols, tiles_block.cols);
-                }
-                return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_row", AFMT_NO_INDEX,
-                        o_block_row, "block lies outside the matrix");
-            } else if (tile_block == AFMT_TILE_OVERLAP) {
-                return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_row", AFMT_NO_INDEX,
-                        o_block_row,
-                        "block overlaps an earlier block (number %u among those with cells)",
-                        (unsigned)overlapped_block);
-            } else if (tile_block == AFMT_TILE_TOO_MANY) {
-                return afmt_fail(err, AFMT_E_LIMIT, &path, "block_row", AFMT_NO_INDEX, o_block_row,
-                        "more than %d blocks with cells", AFMT_TILES_CAP);
-            }
-
-            /*
-             * check (rows != 0 && cols != 0) || (block_row == 0 && block_col == 0 && block_rows ==
-             * rows && block_cols == cols) (spec/daphne.json /body/4/cases/0/body/2/body/4): blocks
-             * of zero area cover any matrix of zero area: without this, a 3 x 0 header with a 0 x 0
-             * block would read as [0,0]
-             */
-            int rows_ne_0_and_cols_ne_0 = (v_rows != UINT64_C(0));
-            if (rows_ne_0_and_cols_ne_0) {
-                rows_ne_0_and_cols_ne_0 = (v_cols != UINT64_C(0));
-            }
-            int any_holds = rows_ne_0_and_cols_ne_0;
-            if (!any_holds) {
-                int all_hold_3 = (v_block_row == UINT64_C(0));
-                if (all_hold_3) {
-                    all_hold_3 = (v_block_col == UINT64_C(0));
-                }
-                int all_hold_2 = all_hold_3;
-                if (all_hold_2) {
-                    all_hold_2 = (v_block_rows == v_rows);
-                }
-                int all_hold = all_hold_2;
-                if (all_hold) {
-                    all_hold = (v_block_cols == v_cols);
-                }
-                any_holds = all_hold;
-            }
-            if (!any_holds) {
-                return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_rows", AFMT_NO_INDEX,
-                        o_block_rows,
-                        "a matrix of zero area is stored as the one block DAPHNE writes for it: "
-                        "rows x cols at (0, 0): `(rows != 0 && cols != 0) || (block_row == 0 && "
-                        "block_col == 0 && block_rows == rows && block_cols == cols)` does not "
-                        "hold (block_rows = %" PRIu64 ")", v_block_rows);
-            }
-
-            /* block_type: u8 (spec/daphne.json /body/4/cases/0/body/2/body/5) */
-            const uint64_t o_block_type = pos;
-            if (afmt_take_field(src, opt, err, &path, &field_block_type, 1, src->len, NULL,
-                    &pos)) return -1;
-            const uint64_t v_block_type = (uint64_t)afmt_load_u8(AFMT_B(src, o_block_type));
-
-            /* switch block_kind on block_type (spec/daphne.json /body/4/cases/0/body/2/body/6) */
-            const uint64_t sel_block_kind = v_block_type;
-            if (sel_block_kind == UINT64_C(0)) {
-
-                /*
-                 * array data: el elements, row-major (spec/daphne.json
-                 * /body/4/cases/0/body/2/body/6/cases/0/body/0)
-                 */
-                uint64_t n_data = 1;
-                const uint64_t data_dim0 = v_block_rows;
-                if (!afmt_mul_u64(n_data, data_dim0, &n_data)) {
-                    return afmt_fail(err, AFMT_E_OVERFLOW, &path, "block_rows", AFMT_NO_INDEX,
-                            o_block_rows, "the element count overflows 64 bits");
-                }
-                const uint64_t data_dim1 = v_block_cols;
-                if (!afmt_mul_u64(n_data, data_dim1, &n_data)) {
-                    return afmt_fail(err, AFMT_E_OVERFLOW, &path, "block_cols", AFMT_NO_INDEX,
-                            o_block_cols, "the element count overflows 64 bits");
-                }
-                const uint64_t stored_data = 0; /* all zeros: nothing stored */
-                uint64_t nbytes_data;
-                if (afmt_payload_bytes(err, &path, "data", pos, stored_data, el_size, el_enc,
-                        el_dtype, &nbytes_data)) return -1;
-                afmt_array a_data;
-                const int want_data = vis != NULL && vis->on_array != NULL;
-                if (want_data) {
-                    afmt_view_start(&a_data, el_dtype, el_size, el_enc, n_data, AFMT_ROW_MAJOR,
-                            AFMT_LITTLE, nbytes_data, pos, narrays);
-                    a_data.rank = 2;
-                    a_data.dims[0] = data_dim0;
-                    a_data.dims[1] = data_dim1;
-                    a_data.encoding = AFMT_ENC_ZEROS;
-                    a_data.tile_row = v_block_row;
-                    a_data.tile_col = v_block_col;
-                    a_data.tile_rows = tiles_block.rows;
-                    a_data.tile_cols = tiles_block.cols;
-                    a_data.is_tile = !(a_data.tile_row == 0 && a_data.tile_col == 0 &&
-                            a_data.dims[0] == a_data.tile_rows &&
-                            a_data.dims[1] == a_data.tile_cols);
-                }
-                if (afmt_take_payload(src, err, &path, "data", src->len, NULL, pos, nbytes_data,
-                        NULL, (void *)NULL, NULL)) return -1;
-                if (want_data && afmt_view_hand(vis, err, &path, "data", &a_data, src, pos,
-                        nbytes_data)) return -1;
-                narrays++;
-                pos += nbytes_data;
-            } else if (sel_block_kind == UINT64_C(1)) {
-
-                /*
-                 * block_value_type: u8 (spec/daphne.json
-                 * /body/4/cases/0/body/2/body/6/cases/1/body/0)
-                 */
-                const uint64_t o_block_value_type = pos;
-                if (afmt_take_field(src, opt, err, &path, &field_block_value_type, 1, src->len,
-                        NULL, &pos)) return -1;
-                const uint64_t v_block_value_type = (uint64_t)afmt_load_u8(AFMT_B(src,
-                        o_block_value_type));
-                if (v_block_value_type != v_value_type) {
-                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_value_type",
-                            AFMT_NO_INDEX, o_block_value_type, "expected %" PRIu64
-                            " = value_type, found %" PRIu64 "", v_value_type, v_block_value_type);
-                }
-
-                /*
-                 * array data: el elements, row-major (spec/daphne.json
-                 * /body/4/cases/0/body/2/body/6/cases/1/body/1)
-                 */
-                uint64_t n_data = 1;
-                const uint64_t data_dim0_2 = v_block_rows;
-                if (!afmt_mul_u64(n_data, data_dim0_2, &n_data)) {
-                    return afmt_fail(err, AFMT_E_OVERFLOW, &path, "block_rows", AFMT_NO_INDEX,
-                            o_block_rows, "the element count overflows 64 bits");
-                }
-                const uint64_t data_dim1_2 = v_block_cols;
-                if (!afmt_mul_u64(n_data, data_dim1_2, &n_data)) {
-                    return afmt_fail(err, AFMT_E_OVERFLOW, &path, "block_cols", AFMT_NO_INDEX,
-                            o_block_cols, "the element count overflows 64 bits");
-                }
-                const uint64_t stored_data = n_data;
-                uint64_t nbytes_data;
-                if (afmt_payload_bytes(err, &path, "data", pos, stored_data, el_size, el_enc,
-                        el_dtype, &nbytes_data)) return -1;
-                afmt_array a_data;
-                const int want_data = vis != NULL && vis->on_array != NULL;
-                if (want_data) {
-                    afmt_view_start(&a_data, el_dtype, el_size, el_enc, n_data, AFMT_ROW_MAJOR,
-                            AFMT_LITTLE, nbytes_data, pos, narrays);
-                    a_data.rank = 2;
-                    a_data.dims[0] = data_dim0_2;
-                    a_data.dims[1] = data_dim1_2;
-                    a_data.tile_row = v_block_row;
-                    a_data.tile_col = v_block_col;
-                    a_data.tile_rows = tiles_block.rows;
-                    a_data.tile_cols = tiles_block.cols;
-                    a_data.is_tile = !(a_data.tile_row == 0 && a_data.tile_col == 0 &&
-                            a_data.dims[0] == a_data.tile_rows &&
-                            a_data.dims[1] == a_data.tile_cols);
-                }
-                if (afmt_take_payload(src, err, &path, "data", src->len, NULL, pos, nbytes_data,
-                        NULL, (void *)NULL, NULL)) return -1;
-                if (want_data && afmt_view_hand(vis, err, &path, "data", &a_data, src, pos,
-                        nbytes_data)) return -1;
-                narrays++;
-                pos += nbytes_data;
-            } else if (sel_block_kind == UINT64_C(2)) {
-
-                /*
-                 * block_value_type: u8 (spec/daphne.json
-                 * /body/4/cases/0/body/2/body/6/cases/2/body/0)
-                 */
-                const uint64_t o_block_value_type = pos;
-                if (afmt_take_field(src, opt, err, &path, &field_block_value_type, 1, src->len,
-                        NULL, &pos)) return -1;
-                const uint64_t v_block_value_type = (uint64_t)afmt_load_u8(AFMT_B(src,
-                        o_block_value_type));
-                if (v_block_value_type != v_value_type) {
-                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_value_type",
-                            AFMT_NO_INDEX, o_block_value_type, "expected %" PRIu64
-                            " = value_type, found %" PRIu64 "", v_value_type, v_block_value_type);
-                }
-
-                /*
-                 * nnz: u64 little-endian (spec/daphne.json
-                 * /body/4/cases/0/body/2/body/6/cases/2/body/1)
-                 */
-                const uint64_t o_nnz = pos;
-                if (afmt_take_field(src, opt, err, &path, &field_nnz, 1, src->len, NULL,
-                        &pos)) return -1;
-                const uint64_t v_nnz = afmt_load_u64le(AFMT_B(src, o_nnz));
-
-                /*
-                 * row_offsets: block_rows + 1 of u64 little-endian (spec/daphne.json
-                 * /body/4/cases/0/body/2/body/6/cases/2/body/2)
-                 */
-                uint64_t block_rows_plus_1;
-                if (!afmt_add_u64(v_block_rows, UINT64_C(1), &block_rows_plus_1)) {
-                    return afmt_fail(err, AFMT_E_OVERFLOW, &path, "", AFMT_NO_INDEX, pos,
-                            "`block_rows + 1` overflows 64 bits");
-                }
-                const uint64_t n_row_offsets = block_rows_plus_1;
-                const uint64_t o_row_offsets = pos;
-                if (afmt_take_field(src, opt, err, &path, &field_row_offsets, n_row_offsets,
-                        src->len, NULL, &pos)) return -1;
-                if (n_row_offsets == 0) {
-                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "row_offsets", AFMT_NO_INDEX,
-                            o_row_offsets, "has no elements, but its first must be 0");
-                }
-                if (afmt_load_u64le(AFMT_B(src,
-                        o_row_offsets + (uint64_t)8 * (0))) != UINT64_C(0)) {
-                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "row_offsets", 0,
-                            o_row_offsets + (uint64_t)8 * (0), "expected %" PRIu64 " = 0, found %"
-                            PRIu64 "", (uint64_t)(UINT64_C(0)), afmt_load_u64le(AFMT_B(src,
-                            o_row_offsets + (uint64_t)8 * (0))));
-                }
-                if (n_row_offsets == 0) {
-                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "row_offsets", AFMT_NO_INDEX,
-                            o_row_offsets, "has no elements, but its last must be nnz");
-                }
-                if (afmt_load_u64le(AFMT_B(src,
-                        o_row_offsets + (uint64_t)8 * (n_row_offsets - 1))) != v_nnz) {
-                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "row_offsets",
-                            n_row_offsets - 1, o_row_offsets + (uint64_t)8 * (n_row_offsets - 1),
-                            "expected %" PRIu64 " = nnz, found %" PRIu64 "", (uint64_t)(v_nnz),
-                            afmt_load_u64le(AFMT_B(src,
-                            o_row_offsets + (uint64_t)8 * (n_row_offsets - 1))));
-                }
-                const uint64_t row_offsets_unordered_at = afmt_field_unordered(AFMT_B(src,
-                        o_row_offsets), n_row_offsets, 8, 0, 0, 0);
-                if (row_offsets_unordered_at < n_row_offsets) {
-                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "row_offsets",
-                            row_offsets_unordered_at,
-                            o_row_offsets + (uint64_t)8 * row_offsets_unordered_at,
-                            "is less than the element before it (must be non-decreasing)");
-                }
-
-                /*
-                 * col_indices: nnz of u64 little-endian (spec/daphne.json
-                 * /body/4/cases/0/body/2/body/6/cases/2/body/3)
-                 */
-                const uint64_t n_col_indices = v_nnz;
-                const uint64_t o_col_indices = pos;
-                if (afmt_take_field(src, opt, err, &path, &field_col_indices, n_col_indices,
-                        src->len, NULL, &pos)) return -1;
-                for (uint64_t i_col_indices = 0; i_col_indices < n_col_indices; i_col_indices++) {
-                    const uint64_t e_col_indices = afmt_load_u64le(AFMT_B(src,
-                            o_col_indices + (uint64_t)8 * i_col_indices));
-                    if (!(e_col_indices < v_block_cols)) {
-                        return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "col_indices",
-                                i_col_indices, o_col_indices + (uint64_t)8 * i_col_indices,
-                                "column index out of range: `col_indices < block_cols` does not "
-                                "hold (col_indices = %" PRIu64 ")", e_col_indices);
-                    }
-                }
-                const uint64_t col_indices_unordered_at = afmt_field_unordered_within(AFMT_B(src,
-                        o_col_indices), n_col_indices, 8, 0, AFMT_B(src, o_row_offsets),
-                        n_row_offsets, 8, 0);
-                if (col_indices_unordered_at < n_col_indices) {
-                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "col_indices",
-                            col_indices_unordered_at,
-                            o_col_indices + (uint64_t)8 * col_indices_unordered_at,
-                            "is not greater than the element before it in the same segment of "
-                            "row_offsets (must be strictly increasing within each)");
-                }
-
-                /*
-                 * array data: el elements, row-major (spec/daphne.json
-                 * /body/4/cases/0/body/2/body/6/cases/2/body/4)
-                 */
-                uint64_t n_data = 1;
-                const uint64_t data_dim0_3 = v_block_rows;
-                if (!afmt_mul_u64(n_data, data_dim0_3, &n_data)) {
-                    return afmt_fail(err, AFMT_E_OVERFLOW, &path, "block_rows", AFMT_NO_INDEX,
-                            o_block_rows, "the element count overflows 64 bits");
-                }
-                const uint64_t data_dim1_3 = v_block_cols;
-                if (!afmt_mul_u64(n_data, data_dim1_3, &n_data)) {
-                    return afmt_fail(err, AFMT_E_OVERFLOW, &path, "block_cols", AFMT_NO_INDEX,
-                            o_block_cols, "the element count overflows 64 bits");
-                }
-                const uint64_t stored_data = v_nnz;
-                uint64_t nbytes_data;
-                if (afmt_payload_bytes(err, &path, "data", pos, stored_data, el_size, el_enc,
-                        el_dtype, &nbytes_data)) return -1;
-                afmt_array a_data;
-                const int want_data = vis != NULL && vis->on_array != NULL;
-                if (want_data) {
-                    afmt_view_start(&a_data, el_dtype, el_size, el_enc, n_data, AFMT_ROW_MAJOR,
-                            AFMT_LITTLE, nbytes_data, pos, narrays);
-                    a_data.rank = 2;
-                    a_data.dims[0] = data_dim0_3;
-                    a_data.dims[1] = data_dim1_3;
-                    a_data.tile_row = v_block_row;
-                    a_data.tile_col = v_block_col;
-                    a_data.tile_rows = tiles_block.rows;
-                    a_data.tile_cols = tiles_block.cols;
-                    a_data.is_tile = !(a_data.tile_row == 0 && a_data.tile_col == 0 &&
-                            a_data.dims[0] == a_data.tile_rows &&
-                            a_data.dims[1] == a_data.tile_cols);
-                    a_data.encoding = AFMT_ENC_CSR;
-                    a_data.nnz = stored_data;
-                    a_data.csr_row_offsets = afmt_src_ptr(src, o_row_offsets, n_row_offsets * 8);
-                    a_data.csr_col_indices = afmt_src_ptr(src, o_col_indices, n_col_indices * 8);
-                    a_data.csr_index_size = 8;
-                }
-                if (afmt_take_payload(src, err, &path, "data", src->len, NULL, pos, nbytes_data,
-                        NULL, (void *)NULL, NULL)) return -1;
-                if (want_data && afmt_view_hand(vis, err, &path, "data", &a_data, src, pos,
-                        nbytes_data)) return -1;
-                narrays++;
-                pos += nbytes_data;
-            } else if (sel_block_kind == UINT64_C(3)) {
-
-                /*
-                 * block_value_type: u8 (spec/daphne.json
-                 * /body/4/cases/0/body/2/body/6/cases/3/body/0)
-                 */
-                const uint64_t o_block_value_type = pos;
-                if (afmt_take_field(src, opt, err, &path, &field_block_value_type, 1, src->len,
-                        NULL, &pos)) return -1;
-                const uint64_t v_block_value_type = (uint64_t)afmt_load_u8(AFMT_B(src,
-                        o_block_value_type));
-                if (v_block_value_type != v_value_type) {
-                    return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_value_type",
-                            AFMT_NO_INDEX, o_block_value_type, "expected %" PRIu64
-                            " = value_type, found %" PRIu64 "", v_value_type, v_block_value_type);
-                }
-
-                /*
-                 * coo_nnz: u32 little-endian (spec/daphne.json
-                 * /body/4/cases/0/body/2/body/6/cases/3/body/1)
-                 */
-                const uint64_t o_coo_nnz = pos;
-                if (afmt_take_field(src, opt, err, &path, &field_coo_nnz, 1, src->len, NULL,
-                        &pos)) return -1;
-                const uint64_t v_coo_nnz = (uint64_t)afmt_load_u32le(AFMT_B(src, o_coo_nnz));
-
-                /*
-                 * array data: el elements, row-major (spec/daphne.json
-                 * /body/4/cases/0/body/2/body/6/cases/3/body/2)
-                 */
-                uint64_t n_data = 1;
-                const uint64_t data_dim0_4 = v_block_rows;
-                if (!afmt_mul_u64(n_data, data_dim0_4, &n_data)) {
-                    return afmt_fail(err, AFMT_E_OVERFLOW, &path, "block_rows", AFMT_NO_INDEX,
-                            o_block_rows, "the element count overflows 64 bits");
-                }
-                const uint64_t data_dim1_4 = v_block_cols;
-                if (!afmt_mul_u64(n_data, data_dim1_4, &n_data)) {
-                    return afmt_fail(err, AFMT_E_OVERFLOW, &path, "block_cols", AFMT_NO_INDEX,
-                            o_block_cols, "the element count overflows 64 bits");
-                }
-                const uint64_t stored_data = v_coo_nnz;
-                const int with_cols_data = (v_block_cols != UINT64_C(1));
-                const uint64_t record_data = 4 * (with_cols_data ? 2u : 1u) + el_size;
-                uint64_t nbytes_data;
-                if (!afmt_mul_u64(stored_data, record_data, &nbytes_data)) {
-                    return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data", AFMT_NO_INDEX, pos,
-                            "the records overflow 64 bits of bytes");
-                }
-                if (!afmt_src_have(src, src->len, pos, nbytes_data)) {
-                    return afmt_src_short_ex(src, err, &path, "data", AFMT_NO_INDEX, pos, src->len,
-                            nbytes_data, 0, "the records", NULL);
-                }
-                for (uint64_t k = 0, prev_r = 0, prev_c = 0; k < stored_data; k++) {
-                    const uint8_t *rec = AFMT_B(src, pos + k * record_data);
-                    const uint64_t r = afmt_load_u32le(rec);
-                    const uint64_t c = with_cols_data ? (uint64_t)afmt_load_u32le(rec + 4) : 0;
-                    if (r >= data_dim0_4 || c >= data_dim1_4) {
-                        return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "data", k,
-                                pos + k * record_data, "record (%" PRIu64 ", %" PRIu64
-                                ") lies outside the %" PRIu64 " x %" PRIu64 " block", r, c,
-                                data_dim0_4, data_dim1_4);
-                    }
-                    if (k > 0 && (r < prev_r || (r == prev_r && c <= prev_c))) {
-                        return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "data", k,
-                                pos + k * record_data, "record (%" PRIu64 ", %" PRIu64
-                                ") does not follow (%" PRIu64 ", %" PRIu64
-                                ") in row-major order (a cell twice, or unsorted)", r, c, prev_r,
-                                prev_c);
-                    }
-                    prev_r = r;
-                    prev_c = c;
-                }
-                afmt_array a_data;
-                const int want_data = vis != NULL && vis->on_array != NULL;
-                if (want_data) {
-                    afmt_view_start(&a_data, el_dtype, el_size, el_enc, n_data, AFMT_ROW_MAJOR,
-                            AFMT_LITTLE, nbytes_data, pos, narrays);
-                    a_data.rank = 2;
-                    a_data.dims[0] = data_dim0_4;
-                    a_data.dims[1] = data_dim1_4;
-                    a_data.encoding = AFMT_ENC_COO;
-                    a_data.nnz = stored_data;
-                    a_data.coo_stride = record_data;
-                    a_data.coo_index_size = 4;
-                    a_data.coo_has_col = with_cols_data;
-                    a_data.tile_row = v_block_row;
-                    a_data.tile_col = v_block_col;
-                    a_data.tile_rows = tiles_block.rows;
-                    a_data.tile_cols = tiles_block.cols;
-                    a_data.is_tile = !(a_data.tile_row == 0 && a_data.tile_col == 0 &&
-                            a_data.dims[0] == a_data.tile_rows &&
-                            a_data.dims[1] == a_data.tile_cols);
-                }
-                if (afmt_take_payload(src, err, &path, "data", src->len, NULL, pos, nbytes_data,
-                        NULL, (void *)NULL, NULL)) return -1;
-                if (want_data && afmt_view_hand(vis, err, &path, "data", &a_data, src, pos,
-                        nbytes_data)) return -1;
-                narrays++;
-                pos += nbytes_data;
-            } else {
-                return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_type", AFMT_NO_INDEX,
-                        o_block_type,
-                        "block type is not 0 (empty), 1 (dense), 2 (CSR) or 3 (COO) (found %"
-                        PRIu64 ")", (uint64_t)sel_block_kind);
-            }
-            if (pos == start_block) {
-                return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block", AFMT_NO_INDEX, pos,
-                        "a repetition consumed no bytes");
-            }
-        }
-        afmt_path_pop(&path);
-        if (r_block < 1) {
-            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "block", AFMT_NO_INDEX, pos,
-                    "needs at least 1, found %" PRIu64 "", r_block);
-        }
-        if (!afmt_tiles_complete(&tiles_block)) {
-            return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block", AFMT_NO_INDEX, pos,
-                    "the blocks cover %" PRIu64 " cells of the %" PRIu64 " x %" PRIu64
-                    " matrix, not all", tiles_block.area, tiles_block.rows, tiles_block.cols);
-        }
+        if (daphne_validate_object_1(src, opt, vis, err, path, &pos, &narrays, v_rows,
+                v_cols)) return -1;
     } else if (sel_object == UINT64_C(3)) {
-
-        /* column_types: cols of u8 (spec/daphne.json /body/4/cases/1/body/0) */
-        const uint64_t n_column_types = v_cols;
-        const uint64_t o_column_types = pos;
-        if (afmt_take_field(src, opt, err, &path, &field_column_types, n_column_types, src->len,
-                NULL, &pos)) return -1;
-
-        /* labels: cols strings with a u16 length (spec/daphne.json /body/4/cases/1/body/1) */
-        const uint64_t n_labels = v_cols;
-        if ((src->len - pos) / 2 < n_labels) {
-            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "labels", AFMT_NO_INDEX, pos, "%" PRIu64
-                    " strings need at least 2 bytes each, only %" PRIu64 " left", n_labels,
-                    src->len - pos);
-        }
-        const uint64_t o_labels = pos;
-        for (uint64_t i_labels = 0; i_labels < n_labels; i_labels++) {
-            if (!afmt_src_have(src, src->len, pos, 2)) {
-                return afmt_src_short_ex(src, err, &path, "labels", i_labels, pos, src->len, 2, 0,
-                        "labels", NULL);
-            }
-            const uint64_t len_labels = (uint64_t)afmt_load_u16le(AFMT_B(src, pos));
-            pos += 2;
-            if (!afmt_src_have(src, src->len, pos, len_labels)) {
-                return afmt_src_short_ex(src, err, &path, "labels", i_labels, pos, src->len,
-                        len_labels, 0, "a string", NULL);
-            }
-            pos += len_labels;
-        }
-        if (pos - o_labels > opt->limits.max_header_bytes) {
-            return afmt_fail(err, AFMT_E_LIMIT, &path, "labels", AFMT_NO_INDEX, o_labels,
-                    "strings of %" PRIu64 " bytes exceed the header limit of %" PRIu64 " bytes",
-                    pos - o_labels, opt->limits.max_header_bytes);
-        }
-
-        /* block_row: u64 little-endian (spec/daphne.json /body/4/cases/1/body/2) */
-        const uint64_t o_block_row = pos;
-        if (afmt_take_field(src, opt, err, &path, &field_block_row, 1, src->len, NULL,
-                &pos)) return -1;
-        const uint64_t v_block_row = afmt_load_u64le(AFMT_B(src, o_block_row));
-        if (v_block_row != UINT64_C(0)) {
-            return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_row", AFMT_NO_INDEX,
-                    o_block_row, "expected 0, found %" PRIu64 "", v_block_row);
-        }
-
-        /* block_col: u64 little-endian (spec/daphne.json /body/4/cases/1/body/3) */
-        const uint64_t o_block_col = pos;
-        if (afmt_take_field(src, opt, err, &path, &field_block_col, 1, src->len, NULL,
-                &pos)) return -1;
-        const uint64_t v_block_col = afmt_load_u64le(AFMT_B(src, o_block_col));
-        if (v_block_col != UINT64_C(0)) {
-            return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "block_col", AFMT_NO_INDEX,
-                    o_block_col, "expected 0, found %" PRIu64 "", v_block_col);
-        }
-
-        /* array columns: ? elements, row-major (spec/daphne.json /body/4/cases/1/body/4) */
-        const uint64_t rows_columns = v_rows;
-        uint64_t width_columns = 0;
-        for (uint64_t j = 0; j < n_column_types; j++) {
-            const uint64_t code_j = (uint64_t)afmt_load_u8(AFMT_B(src,
-                    o_column_types + (uint64_t)1 * (j)));
-            const afmt_type_entry *type_j = afmt_type_by_code(daphne_value_types, 8, code_j);
-            if (!type_j || type_j->enc != AFMT_ENC_PLAIN) {
-                return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, &path, "column_types", j,
-                        o_column_types + 1 * j, "no entry of table value_types matches (%" PRIu64
-                        "): unknown type code"
-                        "; known: 0 i8, 1 i32, 2 i64, 3 u8, 4 u32, 5 u64, 6 f32, 7 f64", code_j);
-            }
-            const uint64_t size_j = afmt_dtype_get(type_j->dtype)->size;
-            if (!afmt_add_u64(width_columns, size_j, &width_columns)) {
-                return afmt_fail(err, AFMT_E_OVERFLOW, &path, "columns", AFMT_NO_INDEX, pos,
-                        "the row width overflows 64 bits");
-            }
-        }
-        uint64_t nbytes_columns;
-        if (!afmt_mul_u64(rows_columns, width_columns, &nbytes_columns)) {
-            return afmt_fail(err, AFMT_E_OVERFLOW, &path, "columns", AFMT_NO_INDEX, pos,
-                    "rows times the row width overflows 64 bits");
-        }
-        if (!afmt_src_have(src, src->len, pos, nbytes_columns)) {
-            return afmt_src_short_ex(src, err, &path, "columns", AFMT_NO_INDEX, pos, src->len,
-                    nbytes_columns, 0, "the rows of columns", NULL);
-        }
-        if (vis && vis->on_array) {
-            uint64_t column_offset = 0;
-            uint64_t label = o_labels;
-            for (uint64_t j = 0; j < n_column_types; j++) {
-                afmt_array a;
-                const uint64_t code_j = (uint64_t)afmt_load_u8(AFMT_B(src,
-                        o_column_types + (uint64_t)1 * (j)));
-                const afmt_dtype dtype_j = afmt_type_by_code(daphne_value_types, 8, code_j)->dtype;
-                const uint64_t size_j = afmt_dtype_get(dtype_j)->size;
-                afmt_array_init(&a, dtype_j);
-                a.elsize = size_j;
-                a.rank = 1;
-                a.dims[0] = rows_columns;
-                a.count = rows_columns;
-                a.order = AFMT_ROW_MAJOR;
-                a.endian = AFMT_LITTLE;
-                a.offset = rows_columns == 0 ? pos : pos + column_offset;
-                a.nbytes = rows_columns == 0 ? 0 : (rows_columns - 1) * width_columns + size_j;
-                a.data = afmt_src_ptr(src, a.offset, a.nbytes);
-                a.stride = width_columns;
-                a.index = narrays++;
-                if (j < n_labels) {
-                    const uint64_t label_len = (uint64_t)afmt_load_u16le(AFMT_B(src, label));
-                    afmt_copy_label(a.name, sizeof a.name, AFMT_B(src, label + 2), label_len);
-                    label += 2 + label_len;
-                }
-                if (vis->on_array(vis->ctx, &a) != 0) {
-                    return afmt_fail(err, AFMT_E_CALLBACK, &path, "columns", j,
-                            pos + column_offset, "stopped by the caller");
-                }
-                column_offset += size_j;
-            }
-        }
-        pos += nbytes_columns;
+        if (daphne_validate_object_3(src, opt, vis, err, path, &pos, &narrays, v_cols,
+                v_rows)) return -1;
     } else {
-        return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "data_type", AFMT_NO_INDEX, o_data_type,
+        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "data_type", AFMT_NO_INDEX, o_data_type,
                 "data type is not 1 (dense matrix), 2 (CSR matrix) or 3 (frame) (found %" PRIu64 ")"
                 , (uint64_t)sel_object);
     }
 
     /* trailer: nothing may follow */
-    if (afmt_expect_end(src, opt, vis, err, &path, 1, pos)) return -1;
+    if (afmt_expect_end(src, opt, vis, err, path, 1, pos)) return -1;
     return 0;
 }
 

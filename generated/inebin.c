@@ -32,74 +32,27 @@ static const afmt_type_entry inebin_types[4] = {
     {"C", 0, AFMT_C128, AFMT_ENC_PLAIN, 1},
 };
 
-static int inebin_validate_body(afmt_src *src, const afmt_options *opt,
-                            const afmt_visitor *vis, afmt_error *err)
+static int inebin_validate_data(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
+        afmt_error *err, afmt_path *path, uint64_t *pos_io, uint32_t *narrays_io,
+        const uint64_t v_rows, const uint64_t o_rows, const uint64_t v_cols, const uint64_t o_cols,
+        const uint64_t el_size, const afmt_encoding el_enc, const afmt_dtype el_dtype)
 {
-    afmt_path path;
-    uint64_t pos = 0;
-    uint32_t narrays = 0;
-    path.depth = 0;
-    if (src->len != AFMT_LEN_UNKNOWN && src->len > opt->limits.max_total_bytes) {
-        return afmt_fail(err, AFMT_E_LIMIT, &path, NULL, AFMT_NO_INDEX, 0, "input of %" PRIu64
-                " bytes exceeds the limit of %" PRIu64, src->len, opt->limits.max_total_bytes);
-    }
-
-    /* magic: 6 bytes of raw bytes (spec/inebin.json /body/0) */
-    const uint64_t o_magic = pos;
-    if (afmt_take_field(src, opt, err, &path, &field_magic, 1, src->len, NULL, &pos)) return -1;
-    if (afmt_expect_bytes(src, err, &path, "magic", AFMT_E_MAGIC, o_magic, "INEBIN", 6)) return -1;
-
-    /* reserved: u8 (spec/inebin.json /body/1) */
-    const uint64_t o_reserved = pos;
-    if (afmt_take_field(src, opt, err, &path, &field_reserved, 1, src->len, NULL, &pos)) return -1;
-    const uint64_t v_reserved = (uint64_t)afmt_load_u8(AFMT_B(src, o_reserved));
-    if (v_reserved != UINT64_C(0)) {
-        if (afmt_tolerate(opt, vis, err, AFMT_E_CONSTRAINT, &path, "reserved", AFMT_NO_INDEX,
-                o_reserved, "expected 0, found %" PRIu64 "", v_reserved)) return -1;
-    }
-
-    /* type: 1 bytes of text (spec/inebin.json /body/2) */
-    const uint64_t o_type = pos;
-    if (afmt_take_field(src, opt, err, &path, &field_type, 1, src->len, NULL, &pos)) return -1;
-
-    /* lookup el in table types (spec/inebin.json /body/3) */
-    const afmt_type_entry *el_type = afmt_type_by_text(inebin_types, 4, AFMT_B(src, o_type), 1);
-    if (!el_type) {
-        char type_escaped[7];
-        afmt_escape_text(AFMT_B(src, o_type), 1, type_escaped, sizeof type_escaped);
-        return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, &path, "type", AFMT_NO_INDEX, o_type,
-                "no entry of table types matches (type = %s): unknown type code"
-                "; known: 'B' bool, 'Z' i64, 'R' f64, 'C' c128", type_escaped);
-    }
-    const afmt_dtype el_dtype = el_type->dtype;
-    const uint64_t el_size = afmt_dtype_get(el_dtype)->size;
-    const afmt_encoding el_enc = el_type->enc;
-
-    /* rows: u32 little-endian (spec/inebin.json /body/4) */
-    const uint64_t o_rows = pos;
-    if (afmt_take_field(src, opt, err, &path, &field_rows, 1, src->len, NULL, &pos)) return -1;
-    const uint64_t v_rows = (uint64_t)afmt_load_u32le(AFMT_B(src, o_rows));
-
-    /* cols: u32 little-endian (spec/inebin.json /body/5) */
-    const uint64_t o_cols = pos;
-    if (afmt_take_field(src, opt, err, &path, &field_cols, 1, src->len, NULL, &pos)) return -1;
-    const uint64_t v_cols = (uint64_t)afmt_load_u32le(AFMT_B(src, o_cols));
-
-    /* array data: el elements, row-major (spec/inebin.json /body/6) */
+    uint64_t pos = *pos_io;
+    uint32_t narrays = *narrays_io;
     uint64_t n_data = 1;
     const uint64_t data_dim0 = v_rows;
     if (!afmt_mul_u64(n_data, data_dim0, &n_data)) {
-        return afmt_fail(err, AFMT_E_OVERFLOW, &path, "rows", AFMT_NO_INDEX, o_rows,
+        return afmt_fail(err, AFMT_E_OVERFLOW, path, "rows", AFMT_NO_INDEX, o_rows,
                 "the element count overflows 64 bits");
     }
     const uint64_t data_dim1 = v_cols;
     if (!afmt_mul_u64(n_data, data_dim1, &n_data)) {
-        return afmt_fail(err, AFMT_E_OVERFLOW, &path, "cols", AFMT_NO_INDEX, o_cols,
+        return afmt_fail(err, AFMT_E_OVERFLOW, path, "cols", AFMT_NO_INDEX, o_cols,
                 "the element count overflows 64 bits");
     }
     const uint64_t stored_data = n_data;
     uint64_t nbytes_data;
-    if (afmt_payload_bytes(err, &path, "data", pos, stored_data, el_size, el_enc, el_dtype,
+    if (afmt_payload_bytes(err, path, "data", pos, stored_data, el_size, el_enc, el_dtype,
             &nbytes_data)) return -1;
     afmt_array a_data;
     const int want_data = vis != NULL && vis->on_array != NULL;
@@ -114,25 +67,87 @@ static int inebin_validate_body(afmt_src *src, const afmt_options *opt,
     if (opt->check_values && el_dtype == AFMT_BOOL)
         scan_data = el_enc == AFMT_ENC_BITS_LSB ? afmt_src_scan_pad_bits : afmt_src_scan_bool;
     uint64_t bad_data;
-    if (afmt_take_payload(src, err, &path, "data", src->len, NULL, pos, nbytes_data, scan_data,
+    if (afmt_take_payload(src, err, path, "data", src->len, NULL, pos, nbytes_data, scan_data,
             (void *)&stored_data, &bad_data)) return -1;
     if (bad_data < nbytes_data) {
         if (el_enc == AFMT_ENC_BITS_LSB) {
-            if (afmt_tolerate(opt, vis, err, AFMT_E_PADDING, &path, "data", AFMT_NO_INDEX,
+            if (afmt_tolerate(opt, vis, err, AFMT_E_PADDING, path, "data", AFMT_NO_INDEX,
                     pos + bad_data, "unused bits of the last byte (0x%02x) are not zero",
                     src->bad_byte)) return -1;
         } else {
-            if (afmt_tolerate(opt, vis, err, AFMT_E_VALUE, &path, "data", bad_data, pos + bad_data,
+            if (afmt_tolerate(opt, vis, err, AFMT_E_VALUE, path, "data", bad_data, pos + bad_data,
                     "bool element is 0x%02x, not 0 or 1", src->bad_byte)) return -1;
         }
     }
-    if (want_data && afmt_view_hand(vis, err, &path, "data", &a_data, src, pos,
+    if (want_data && afmt_view_hand(vis, err, path, "data", &a_data, src, pos,
             nbytes_data)) return -1;
     narrays++;
     pos += nbytes_data;
+    *pos_io = pos;
+    *narrays_io = narrays;
+    return 0;
+}
+
+static int inebin_validate_body(afmt_src *src, const afmt_options *opt,
+                            const afmt_visitor *vis, afmt_error *err)
+{
+    afmt_path path_root;
+    afmt_path *const path = &path_root; /* the field path of failures */
+    uint64_t pos = 0;
+    uint32_t narrays = 0;
+    path_root.depth = 0;
+    if (src->len != AFMT_LEN_UNKNOWN && src->len > opt->limits.max_total_bytes) {
+        return afmt_fail(err, AFMT_E_LIMIT, path, NULL, AFMT_NO_INDEX, 0, "input of %" PRIu64
+                " bytes exceeds the limit of %" PRIu64, src->len, opt->limits.max_total_bytes);
+    }
+
+    /* magic: 6 bytes of raw bytes (spec/inebin.json /body/0) */
+    const uint64_t o_magic = pos;
+    if (afmt_take_field(src, opt, err, path, &field_magic, 1, src->len, NULL, &pos)) return -1;
+    if (afmt_expect_bytes(src, err, path, "magic", AFMT_E_MAGIC, o_magic, "INEBIN", 6)) return -1;
+
+    /* reserved: u8 (spec/inebin.json /body/1) */
+    const uint64_t o_reserved = pos;
+    if (afmt_take_field(src, opt, err, path, &field_reserved, 1, src->len, NULL, &pos)) return -1;
+    const uint64_t v_reserved = (uint64_t)afmt_load_u8(AFMT_B(src, o_reserved));
+    if (v_reserved != UINT64_C(0)) {
+        if (afmt_tolerate(opt, vis, err, AFMT_E_CONSTRAINT, path, "reserved", AFMT_NO_INDEX,
+                o_reserved, "expected 0, found %" PRIu64 "", v_reserved)) return -1;
+    }
+
+    /* type: 1 bytes of text (spec/inebin.json /body/2) */
+    const uint64_t o_type = pos;
+    if (afmt_take_field(src, opt, err, path, &field_type, 1, src->len, NULL, &pos)) return -1;
+
+    /* lookup el in table types (spec/inebin.json /body/3) */
+    const afmt_type_entry *el_type = afmt_type_by_text(inebin_types, 4, AFMT_B(src, o_type), 1);
+    if (!el_type) {
+        char type_escaped[7];
+        afmt_escape_text(AFMT_B(src, o_type), 1, type_escaped, sizeof type_escaped);
+        return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, path, "type", AFMT_NO_INDEX, o_type,
+                "no entry of table types matches (type = %s): unknown type code"
+                "; known: 'B' bool, 'Z' i64, 'R' f64, 'C' c128", type_escaped);
+    }
+    const afmt_dtype el_dtype = el_type->dtype;
+    const uint64_t el_size = afmt_dtype_get(el_dtype)->size;
+    const afmt_encoding el_enc = el_type->enc;
+
+    /* rows: u32 little-endian (spec/inebin.json /body/4) */
+    const uint64_t o_rows = pos;
+    if (afmt_take_field(src, opt, err, path, &field_rows, 1, src->len, NULL, &pos)) return -1;
+    const uint64_t v_rows = (uint64_t)afmt_load_u32le(AFMT_B(src, o_rows));
+
+    /* cols: u32 little-endian (spec/inebin.json /body/5) */
+    const uint64_t o_cols = pos;
+    if (afmt_take_field(src, opt, err, path, &field_cols, 1, src->len, NULL, &pos)) return -1;
+    const uint64_t v_cols = (uint64_t)afmt_load_u32le(AFMT_B(src, o_cols));
+
+    /* array data: el elements, row-major (spec/inebin.json /body/6) */
+    if (inebin_validate_data(src, opt, vis, err, path, &pos, &narrays, v_rows, o_rows, v_cols,
+            o_cols, el_size, el_enc, el_dtype)) return -1;
 
     /* trailer: nothing may follow */
-    if (afmt_expect_end(src, opt, vis, err, &path, 1, pos)) return -1;
+    if (afmt_expect_end(src, opt, vis, err, path, 1, pos)) return -1;
     return 0;
 }
 

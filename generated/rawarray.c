@@ -27,50 +27,185 @@ static const afmt_field_desc field_size = {"size", AFMT_FIELD_UINT, 8, 0, 0,
 static const afmt_field_desc field_ndims = {"ndims", AFMT_FIELD_UINT, 8, 0, 0, NULL};
 static const afmt_field_desc field_dims = {"dims", AFMT_FIELD_UINT, 8, 1, 0, NULL};
 
+static int rawarray_validate_compression_0(afmt_src *src, afmt_error *err, afmt_path *path,
+        const uint64_t o_dims, const uint64_t n_dims, const uint64_t o_size,
+        const uint64_t v_elbyte, const uint64_t v_size)
+{
+
+    /* check size == elbyte * prod(dims) (spec/rawarray.json /body/8/cases/0/body/0) */
+    uint64_t dims_product;
+    uint64_t dims_negative_at = 0;
+    const int dims_product_status = afmt_field_prod(AFMT_B(src, o_dims), n_dims, 8, 0, 0,
+            &dims_product, &dims_negative_at);
+    if (dims_product_status == AFMT_E_NEGATIVE) {
+        return afmt_fail(err, AFMT_E_NEGATIVE, path, "dims", dims_negative_at,
+                o_dims + 8 * dims_negative_at, "dims[%" PRIu64 "] is negative", dims_negative_at);
+    } else if (dims_product_status != AFMT_OK) {
+        return afmt_fail(err, AFMT_E_OVERFLOW, path, "size", AFMT_NO_INDEX, o_size,
+                "`size == elbyte * prod(dims)` overflows 64 bits");
+    }
+    uint64_t elbyte_times_dims_product;
+    if (!afmt_mul_u64(v_elbyte, dims_product, &elbyte_times_dims_product)) {
+        return afmt_fail(err, AFMT_E_OVERFLOW, path, "size", AFMT_NO_INDEX, o_size,
+                "`size == elbyte * prod(dims)` overflows 64 bits");
+    }
+    if (v_size != elbyte_times_dims_product) {
+        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "size", AFMT_NO_INDEX, o_size, "expected %"
+                PRIu64 " = elbyte * prod(dims), found %" PRIu64 "", elbyte_times_dims_product,
+                v_size);
+    }
+    return 0;
+}
+
+static int rawarray_validate_compression_2(afmt_error *err, afmt_path *path, const uint64_t v_size,
+        const uint64_t o_size)
+{
+
+    /* check size > 0 (spec/rawarray.json /body/8/cases/1/body/0) */
+    if (!(v_size > UINT64_C(0))) {
+        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "size", AFMT_NO_INDEX, o_size,
+                "a compressed block is never empty: liblz4 rejects a 0-byte block (zero elements "
+                "compress to the 1-byte block 00): `size > 0` does not hold (size = %" PRIu64 ")",
+                v_size);
+    }
+    return 0;
+}
+
+static int rawarray_validate_data(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
+        afmt_error *err, afmt_path *path, uint64_t *pos_io, uint32_t *narrays_io,
+        const uint64_t o_dims, const uint64_t n_dims, const uint64_t v_flags,
+        const uint64_t v_size, const uint64_t el_size, const afmt_encoding el_enc,
+        const afmt_dtype el_dtype)
+{
+    uint64_t pos = *pos_io;
+    uint32_t narrays = *narrays_io;
+    uint64_t dims_product_2;
+    uint64_t dims_negative_at_2 = 0;
+    const int dims_product_2_status = afmt_field_prod(AFMT_B(src, o_dims), n_dims, 8, 0, 0,
+            &dims_product_2, &dims_negative_at_2);
+    if (dims_product_2_status == AFMT_E_NEGATIVE) {
+        return afmt_fail(err, AFMT_E_NEGATIVE, path, "dims", dims_negative_at_2,
+                o_dims + 8 * dims_negative_at_2, "dims[%" PRIu64 "] is negative",
+                dims_negative_at_2);
+    } else if (dims_product_2_status != AFMT_OK) {
+        return afmt_fail(err, AFMT_E_OVERFLOW, path, "dims", AFMT_NO_INDEX, o_dims,
+                "`prod(dims)` overflows 64 bits");
+    }
+    const uint64_t n_data = dims_product_2;
+    const uint64_t stored_data = n_data;
+    uint64_t nbytes_data;
+    const int compressed_data = ((v_flags & UINT64_C(2)) != UINT64_C(0));
+    if (compressed_data) {
+        nbytes_data = v_size;
+        uint64_t plain_data;
+        if (!afmt_mul_u64(n_data, el_size, &plain_data)) {
+            return afmt_fail(err, AFMT_E_OVERFLOW, path, "data", AFMT_NO_INDEX, pos,
+                    "the decompressed size overflows 64 bits");
+        }
+        if (plain_data > opt->limits.max_decoded_bytes) {
+            return afmt_fail(err, AFMT_E_LIMIT, path, "data", AFMT_NO_INDEX, pos,
+                    "decompresses to %" PRIu64 " bytes, more than the limit of %" PRIu64 "",
+                    plain_data, opt->limits.max_decoded_bytes);
+        }
+        if (!afmt_src_have(src, src->len, pos, nbytes_data)) {
+            return afmt_src_short_ex(src, err, path, "data", AFMT_NO_INDEX, pos, src->len,
+                    nbytes_data, 0, "compressed data", NULL);
+        }
+        uint64_t lz4_bad = 0;
+        const char *lz4_why = "";
+        const int lz4_rc = afmt_lz4_block_check(AFMT_B(src, pos), nbytes_data, plain_data,
+                &lz4_bad, &lz4_why);
+        if (lz4_rc != 0) {
+            if (lz4_rc == -2) {
+                return afmt_fail(err, AFMT_E_SIZE, path, "data", AFMT_NO_INDEX, pos + lz4_bad,
+                        "LZ4 block %s: it must decompress to %" PRIu64 " bytes", lz4_why,
+                        plain_data);
+            }
+            return afmt_fail(err, AFMT_E_VALUE, path, "data", AFMT_NO_INDEX, pos + lz4_bad,
+                    "malformed LZ4 block: %s", lz4_why);
+        }
+    } else {
+        if (afmt_payload_bytes(err, path, "data", pos, stored_data, el_size, el_enc, el_dtype,
+                &nbytes_data)) return -1;
+    }
+    afmt_array a_data;
+    const int want_data = vis != NULL && vis->on_array != NULL;
+    if (want_data) {
+        afmt_view_start(&a_data, el_dtype, el_size, el_enc, n_data, AFMT_COL_MAJOR, AFMT_LITTLE,
+                nbytes_data, pos, narrays);
+        if (afmt_view_dims(&a_data, err, path, &field_dims, o_dims, AFMT_B(src, o_dims),
+                n_dims)) return -1;
+        if (compressed_data) a_data.encoding = AFMT_ENC_LZ4_BLOCK;
+    }
+    afmt_scan_fn scan_data = NULL;
+    if (opt->check_values && el_dtype == AFMT_BOOL && !compressed_data)
+        scan_data = el_enc == AFMT_ENC_BITS_LSB ? afmt_src_scan_pad_bits : afmt_src_scan_bool;
+    uint64_t bad_data;
+    if (afmt_take_payload(src, err, path, "data", src->len, NULL, pos, nbytes_data, scan_data,
+            (void *)&stored_data, &bad_data)) return -1;
+    if (bad_data < nbytes_data) {
+        if (el_enc == AFMT_ENC_BITS_LSB) {
+            if (afmt_tolerate(opt, vis, err, AFMT_E_PADDING, path, "data", AFMT_NO_INDEX,
+                    pos + bad_data, "unused bits of the last byte (0x%02x) are not zero",
+                    src->bad_byte)) return -1;
+        } else {
+            if (afmt_tolerate(opt, vis, err, AFMT_E_VALUE, path, "data", bad_data, pos + bad_data,
+                    "bool element is 0x%02x, not 0 or 1", src->bad_byte)) return -1;
+        }
+    }
+    if (want_data && afmt_view_hand(vis, err, path, "data", &a_data, src, pos,
+            nbytes_data)) return -1;
+    narrays++;
+    pos += nbytes_data;
+    *pos_io = pos;
+    *narrays_io = narrays;
+    return 0;
+}
+
 static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
                             const afmt_visitor *vis, afmt_error *err)
 {
-    afmt_path path;
+    afmt_path path_root;
+    afmt_path *const path = &path_root; /* the field path of failures */
     uint64_t pos = 0;
     uint32_t narrays = 0;
-    path.depth = 0;
+    path_root.depth = 0;
     if (src->len != AFMT_LEN_UNKNOWN && src->len > opt->limits.max_total_bytes) {
-        return afmt_fail(err, AFMT_E_LIMIT, &path, NULL, AFMT_NO_INDEX, 0, "input of %" PRIu64
+        return afmt_fail(err, AFMT_E_LIMIT, path, NULL, AFMT_NO_INDEX, 0, "input of %" PRIu64
                 " bytes exceeds the limit of %" PRIu64, src->len, opt->limits.max_total_bytes);
     }
 
     /* magic: 8 bytes of raw bytes (spec/rawarray.json /body/0) */
     const uint64_t o_magic = pos;
-    if (afmt_take_field(src, opt, err, &path, &field_magic, 1, src->len, NULL, &pos)) return -1;
-    if (afmt_expect_bytes(src, err, &path, "magic", AFMT_E_MAGIC, o_magic, "rawarray",
-            8)) return -1;
+    if (afmt_take_field(src, opt, err, path, &field_magic, 1, src->len, NULL, &pos)) return -1;
+    if (afmt_expect_bytes(src, err, path, "magic", AFMT_E_MAGIC, o_magic, "rawarray", 8)) return -1;
 
     /* flags: u64 little-endian (spec/rawarray.json /body/1) */
     const uint64_t o_flags = pos;
-    if (afmt_take_field(src, opt, err, &path, &field_flags, 1, src->len, NULL, &pos)) return -1;
+    if (afmt_take_field(src, opt, err, path, &field_flags, 1, src->len, NULL, &pos)) return -1;
     const uint64_t v_flags = afmt_load_u64le(AFMT_B(src, o_flags));
     if (!((v_flags & (~UINT64_C(3))) == UINT64_C(0))) {
-        return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "flags", AFMT_NO_INDEX, o_flags,
+        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "flags", AFMT_NO_INDEX, o_flags,
                 "unknown flag bits (only bit 0, big-endian, and bit 1, compressed, are defined): "
                 "`(flags & ~3) == 0` does not hold (flags = %" PRIu64 ")", v_flags);
     }
     if (!((v_flags & UINT64_C(1)) == UINT64_C(0))) {
-        return afmt_fail(err, AFMT_E_UNSUPPORTED, &path, "flags", AFMT_NO_INDEX, o_flags,
+        return afmt_fail(err, AFMT_E_UNSUPPORTED, path, "flags", AFMT_NO_INDEX, o_flags,
                 "big-endian data (flags bit 0) is not supported: `(flags & 1) == 0` does not hold "
                 "(flags = %" PRIu64 ")", v_flags);
     }
 
     /* eltype: u64 little-endian (spec/rawarray.json /body/2) */
     const uint64_t o_eltype = pos;
-    if (afmt_take_field(src, opt, err, &path, &field_eltype, 1, src->len, NULL, &pos)) return -1;
+    if (afmt_take_field(src, opt, err, path, &field_eltype, 1, src->len, NULL, &pos)) return -1;
     const uint64_t v_eltype = afmt_load_u64le(AFMT_B(src, o_eltype));
 
     /* elbyte: u64 little-endian (spec/rawarray.json /body/3) */
     const uint64_t o_elbyte = pos;
-    if (afmt_take_field(src, opt, err, &path, &field_elbyte, 1, src->len, NULL, &pos)) return -1;
+    if (afmt_take_field(src, opt, err, path, &field_elbyte, 1, src->len, NULL, &pos)) return -1;
     const uint64_t v_elbyte = afmt_load_u64le(AFMT_B(src, o_elbyte));
     if (!(v_elbyte > UINT64_C(0))) {
-        return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "elbyte", AFMT_NO_INDEX, o_elbyte,
+        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "elbyte", AFMT_NO_INDEX, o_elbyte,
                 "element size is zero: `elbyte > 0` does not hold (elbyte = %" PRIu64 ")",
                 v_elbyte);
     }
@@ -80,23 +215,23 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
      * when flags bit 1 is set
      */
     const uint64_t o_size = pos;
-    if (afmt_take_field(src, opt, err, &path, &field_size, 1, src->len, NULL, &pos)) return -1;
+    if (afmt_take_field(src, opt, err, path, &field_size, 1, src->len, NULL, &pos)) return -1;
     const uint64_t v_size = afmt_load_u64le(AFMT_B(src, o_size));
 
     /* ndims: u64 little-endian (spec/rawarray.json /body/5) */
     const uint64_t o_ndims = pos;
-    if (afmt_take_field(src, opt, err, &path, &field_ndims, 1, src->len, NULL, &pos)) return -1;
+    if (afmt_take_field(src, opt, err, path, &field_ndims, 1, src->len, NULL, &pos)) return -1;
     const uint64_t v_ndims = afmt_load_u64le(AFMT_B(src, o_ndims));
 
     /* dims: ndims of u64 little-endian (spec/rawarray.json /body/6) */
     const uint64_t n_dims = v_ndims;
     if (n_dims > opt->limits.max_rank || n_dims > AFMT_RANK_CAP) {
-        return afmt_fail(err, AFMT_E_LIMIT, &path, "ndims", AFMT_NO_INDEX, o_ndims, "rank %" PRIu64
+        return afmt_fail(err, AFMT_E_LIMIT, path, "ndims", AFMT_NO_INDEX, o_ndims, "rank %" PRIu64
                 " exceeds the limit of %" PRIu64 "", n_dims, opt->limits.max_rank < AFMT_RANK_CAP ?
                 opt->limits.max_rank : (uint64_t)AFMT_RANK_CAP);
     }
     const uint64_t o_dims = pos;
-    if (afmt_take_field(src, opt, err, &path, &field_dims, n_dims, src->len, NULL, &pos)) return -1;
+    if (afmt_take_field(src, opt, err, path, &field_dims, n_dims, src->len, NULL, &pos)) return -1;
 
     /* lookup el in table element (spec/rawarray.json /body/7) */
     afmt_dtype el_dtype = AFMT_DTYPE_INVALID;
@@ -150,7 +285,7 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
     } else if (v_eltype == UINT64_C(5) && v_elbyte == UINT64_C(1)) {
         el_dtype = AFMT_BOOL;
         el_size = afmt_dtype_get(AFMT_BOOL)->size;
-        afmt_warn(vis, &path, "eltype", AFMT_NO_INDEX, o_eltype,
+        afmt_warn(vis, path, "eltype", AFMT_NO_INDEX, o_eltype,
                 "eltype 5 with elbyte 1 is Bool in RawArray.jl but bfloat16 per the RawArray "
                 "document: read as bool");
     } else {
@@ -164,7 +299,7 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
         }
     }
     if (el_dtype == AFMT_DTYPE_INVALID) {
-        return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, &path, "eltype", AFMT_NO_INDEX, o_eltype,
+        return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, path, "eltype", AFMT_NO_INDEX, o_eltype,
                 "no entry of table element matches (eltype = %" PRIu64 ", elbyte = %" PRIu64
                 "): unknown type code"
                 "; known: (1, 1) i8, (1, 2) i16, (1, 4) i32, (1, 8) i64, (2, 1) u8, (2, 2) u16, "
@@ -176,124 +311,19 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
     /* switch compression on flags & 2 (spec/rawarray.json /body/8) */
     const uint64_t sel_compression = (v_flags & UINT64_C(2));
     if (sel_compression == UINT64_C(0)) {
-
-        /* check size == elbyte * prod(dims) (spec/rawarray.json /body/8/cases/0/body/0) */
-        uint64_t dims_product;
-        uint64_t dims_negative_at = 0;
-        const int dims_product_status = afmt_field_prod(AFMT_B(src, o_dims), n_dims, 8, 0, 0,
-                &dims_product, &dims_negative_at);
-        if (dims_product_status == AFMT_E_NEGATIVE) {
-            return afmt_fail(err, AFMT_E_NEGATIVE, &path, "dims", dims_negative_at,
-                    o_dims + 8 * dims_negative_at, "dims[%" PRIu64 "] is negative",
-                    dims_negative_at);
-        } else if (dims_product_status != AFMT_OK) {
-            return afmt_fail(err, AFMT_E_OVERFLOW, &path, "size", AFMT_NO_INDEX, o_size,
-                    "`size == elbyte * prod(dims)` overflows 64 bits");
-        }
-        uint64_t elbyte_times_dims_product;
-        if (!afmt_mul_u64(v_elbyte, dims_product, &elbyte_times_dims_product)) {
-            return afmt_fail(err, AFMT_E_OVERFLOW, &path, "size", AFMT_NO_INDEX, o_size,
-                    "`size == elbyte * prod(dims)` overflows 64 bits");
-        }
-        if (v_size != elbyte_times_dims_product) {
-            return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "size", AFMT_NO_INDEX, o_size,
-                    "expected %" PRIu64 " = elbyte * prod(dims), found %" PRIu64 "",
-                    elbyte_times_dims_product, v_size);
-        }
+        if (rawarray_validate_compression_0(src, err, path, o_dims, n_dims, o_size, v_elbyte,
+                v_size)) return -1;
     } else if (sel_compression == UINT64_C(2)) {
-
-        /* check size > 0 (spec/rawarray.json /body/8/cases/1/body/0) */
-        if (!(v_size > UINT64_C(0))) {
-            return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "size", AFMT_NO_INDEX, o_size,
-                    "a compressed block is never empty: liblz4 rejects a 0-byte block (zero "
-                    "elements compress to the 1-byte block 00): `size > 0` does not hold (size = %"
-                    PRIu64 ")", v_size);
-        }
+        if (rawarray_validate_compression_2(err, path, v_size, o_size)) return -1;
     } else {
-        return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "", AFMT_NO_INDEX, pos,
+        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "", AFMT_NO_INDEX, pos,
                 "compression: unknown value %" PRIu64 " (expected one of 0, 2)",
                 (uint64_t)sel_compression);
     }
 
     /* array data: el elements, column-major (spec/rawarray.json /body/9) */
-    uint64_t dims_product_2;
-    uint64_t dims_negative_at_2 = 0;
-    const int dims_product_2_status = afmt_field_prod(AFMT_B(src, o_dims), n_dims, 8, 0, 0,
-            &dims_product_2, &dims_negative_at_2);
-    if (dims_product_2_status == AFMT_E_NEGATIVE) {
-        return afmt_fail(err, AFMT_E_NEGATIVE, &path, "dims", dims_negative_at_2,
-                o_dims + 8 * dims_negative_at_2, "dims[%" PRIu64 "] is negative",
-                dims_negative_at_2);
-    } else if (dims_product_2_status != AFMT_OK) {
-        return afmt_fail(err, AFMT_E_OVERFLOW, &path, "dims", AFMT_NO_INDEX, o_dims,
-                "`prod(dims)` overflows 64 bits");
-    }
-    const uint64_t n_data = dims_product_2;
-    const uint64_t stored_data = n_data;
-    uint64_t nbytes_data;
-    const int compressed_data = ((v_flags & UINT64_C(2)) != UINT64_C(0));
-    if (compressed_data) {
-        nbytes_data = v_size;
-        uint64_t plain_data;
-        if (!afmt_mul_u64(n_data, el_size, &plain_data)) {
-            return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data", AFMT_NO_INDEX, pos,
-                    "the decompressed size overflows 64 bits");
-        }
-        if (plain_data > opt->limits.max_decoded_bytes) {
-            return afmt_fail(err, AFMT_E_LIMIT, &path, "data", AFMT_NO_INDEX, pos,
-                    "decompresses to %" PRIu64 " bytes, more than the limit of %" PRIu64 "",
-                    plain_data, opt->limits.max_decoded_bytes);
-        }
-        if (!afmt_src_have(src, src->len, pos, nbytes_data)) {
-            return afmt_src_short_ex(src, err, &path, "data", AFMT_NO_INDEX, pos, src->len,
-                    nbytes_data, 0, "compressed data", NULL);
-        }
-        uint64_t lz4_bad = 0;
-        const char *lz4_why = "";
-        const int lz4_rc = afmt_lz4_block_check(AFMT_B(src, pos), nbytes_data, plain_data,
-                &lz4_bad, &lz4_why);
-        if (lz4_rc != 0) {
-            if (lz4_rc == -2) {
-                return afmt_fail(err, AFMT_E_SIZE, &path, "data", AFMT_NO_INDEX, pos + lz4_bad,
-                        "LZ4 block %s: it must decompress to %" PRIu64 " bytes", lz4_why,
-                        plain_data);
-            }
-            return afmt_fail(err, AFMT_E_VALUE, &path, "data", AFMT_NO_INDEX, pos + lz4_bad,
-                    "malformed LZ4 block: %s", lz4_why);
-        }
-    } else {
-        if (afmt_payload_bytes(err, &path, "data", pos, stored_data, el_size, el_enc, el_dtype,
-                &nbytes_data)) return -1;
-    }
-    afmt_array a_data;
-    const int want_data = vis != NULL && vis->on_array != NULL;
-    if (want_data) {
-        afmt_view_start(&a_data, el_dtype, el_size, el_enc, n_data, AFMT_COL_MAJOR, AFMT_LITTLE,
-                nbytes_data, pos, narrays);
-        if (afmt_view_dims(&a_data, err, &path, &field_dims, o_dims, AFMT_B(src, o_dims),
-                n_dims)) return -1;
-        if (compressed_data) a_data.encoding = AFMT_ENC_LZ4_BLOCK;
-    }
-    afmt_scan_fn scan_data = NULL;
-    if (opt->check_values && el_dtype == AFMT_BOOL && !compressed_data)
-        scan_data = el_enc == AFMT_ENC_BITS_LSB ? afmt_src_scan_pad_bits : afmt_src_scan_bool;
-    uint64_t bad_data;
-    if (afmt_take_payload(src, err, &path, "data", src->len, NULL, pos, nbytes_data, scan_data,
-            (void *)&stored_data, &bad_data)) return -1;
-    if (bad_data < nbytes_data) {
-        if (el_enc == AFMT_ENC_BITS_LSB) {
-            if (afmt_tolerate(opt, vis, err, AFMT_E_PADDING, &path, "data", AFMT_NO_INDEX,
-                    pos + bad_data, "unused bits of the last byte (0x%02x) are not zero",
-                    src->bad_byte)) return -1;
-        } else {
-            if (afmt_tolerate(opt, vis, err, AFMT_E_VALUE, &path, "data", bad_data, pos + bad_data,
-                    "bool element is 0x%02x, not 0 or 1", src->bad_byte)) return -1;
-        }
-    }
-    if (want_data && afmt_view_hand(vis, err, &path, "data", &a_data, src, pos,
-            nbytes_data)) return -1;
-    narrays++;
-    pos += nbytes_data;
+    if (rawarray_validate_data(src, opt, vis, err, path, &pos, &narrays, o_dims, n_dims, v_flags,
+            v_size, el_size, el_enc, el_dtype)) return -1;
 
     /* trailer: bytes after the data are metadata, kept as they are */
     if (afmt_src_at_end(src, src->len, pos) <= 0) {

@@ -42,267 +42,290 @@ static const afmt_type_entry tenbin_dtypes[11] = {
     {"u8\x00\x00\x00\x00\x00\x00", 0, AFMT_U64, AFMT_ENC_PLAIN, 1},
 };
 
+static int tenbin_validate_data(afmt_src *src, const afmt_visitor *vis, afmt_error *err,
+        afmt_path *path, uint64_t *pos_io, uint32_t *narrays_io, const uint64_t dims_product,
+        const uint64_t el_size, const afmt_encoding el_enc, const afmt_dtype el_dtype,
+        const uint64_t o_dims, const uint64_t n_dims, const uint64_t o_info,
+        const uint64_t end_data_chunk, const afmt_region_ctx rc_data_chunk)
+{
+    uint64_t pos = *pos_io;
+    uint32_t narrays = *narrays_io;
+    const uint64_t n_data = dims_product;
+    const uint64_t stored_data = n_data;
+    uint64_t nbytes_data;
+    if (afmt_payload_bytes(err, path, "data", pos, stored_data, el_size, el_enc, el_dtype,
+            &nbytes_data)) return -1;
+    afmt_array a_data;
+    const int want_data = vis != NULL && vis->on_array != NULL;
+    if (want_data) {
+        afmt_view_start(&a_data, el_dtype, el_size, el_enc, n_data, AFMT_ROW_MAJOR, AFMT_LITTLE,
+                nbytes_data, pos, narrays);
+        if (afmt_view_dims(&a_data, err, path, &field_dims, o_dims, AFMT_B(src, o_dims),
+                n_dims)) return -1;
+        afmt_copy_text(a_data.name, sizeof a_data.name, AFMT_B(src, o_info), 8);
+    }
+    if (afmt_take_payload(src, err, path, "data", end_data_chunk, &rc_data_chunk, pos, nbytes_data,
+            NULL, (void *)NULL, NULL)) return -1;
+    if (want_data && afmt_view_hand(vis, err, path, "data", &a_data, src, pos,
+            nbytes_data)) return -1;
+    narrays++;
+    pos += nbytes_data;
+    *pos_io = pos;
+    *narrays_io = narrays;
+    return 0;
+}
+
+static int tenbin_validate_array(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
+        afmt_error *err, afmt_path *path, uint64_t *pos_io, uint32_t *narrays_io)
+{
+    uint64_t pos = *pos_io;
+    uint32_t narrays = *narrays_io;
+
+    /* header_magic: 8 bytes of raw bytes (spec/tenbin.json /body/0/body/0) */
+    const uint64_t o_header_magic = pos;
+    if (afmt_take_field(src, opt, err, path, &field_header_magic, 1, src->len, NULL,
+            &pos)) return -1;
+    if (afmt_expect_bytes(src, err, path, "header_magic", AFMT_E_MAGIC, o_header_magic, "~TenBin~",
+            8)) return -1;
+
+    /* header_len: i64 little-endian (spec/tenbin.json /body/0/body/1) */
+    const uint64_t o_header_len = pos;
+    if (afmt_take_field(src, opt, err, path, &field_header_len, 1, src->len, NULL, &pos)) return -1;
+    const int64_t v_header_len = afmt_as_i64(afmt_load_u64le(AFMT_B(src, o_header_len)), 64);
+    if (!(v_header_len >= INT64_C(0))) {
+        return afmt_fail(err, AFMT_E_NEGATIVE, path, "header_len", AFMT_NO_INDEX, o_header_len,
+                "chunk length is negative: `header_len >= 0` does not hold (header_len = %" PRId64
+                ")", v_header_len);
+    }
+    if (!((v_header_len % INT64_C(8)) == INT64_C(0))) {
+        return afmt_fail(err, AFMT_E_SIZE, path, "header_len", AFMT_NO_INDEX, o_header_len,
+                "a header is int64 words (the reference reader fails on anything else): "
+                "`header_len %% 8 == 0` does not hold (header_len = %" PRId64 ")", v_header_len);
+    }
+
+    /* region header of header_len bytes (spec/tenbin.json /body/0/body/2) */
+    const uint64_t size_header = (uint64_t)v_header_len;
+    if (src->len - pos < size_header) {
+        return afmt_fail(err, AFMT_E_TRUNCATED, path, "header", AFMT_NO_INDEX, pos, "is %" PRIu64
+                " bytes long, only %" PRIu64 " left", size_header, src->len - pos);
+    }
+    const uint64_t end_header = pos + size_header;
+    const afmt_region_ctx rc_header = { "header", "header_len", size_header };
+
+    /* dtype: 8 bytes of text (spec/tenbin.json /body/0/body/2/body/0) */
+    const uint64_t o_dtype = pos;
+    if (afmt_take_field(src, opt, err, path, &field_dtype, 1, end_header, &rc_header,
+            &pos)) return -1;
+    if (afmt_expect_text_slot(src, err, path, "dtype", o_dtype, 8)) return -1;
+
+    /* lookup el in table dtypes (spec/tenbin.json /body/0/body/2/body/1) */
+    const afmt_type_entry *el_type = afmt_type_by_text(tenbin_dtypes, 11, AFMT_B(src, o_dtype), 8);
+    if (!el_type) {
+        char dtype_escaped[35];
+        afmt_escape_text(AFMT_B(src, o_dtype), 8, dtype_escaped, sizeof dtype_escaped);
+        return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, path, "dtype", AFMT_NO_INDEX, o_dtype,
+                "no entry of table dtypes matches (dtype = %s): unknown type code"
+                "; known: 'f2' f16, 'f4' f32, 'f8' f64, 'i1' i8, 'i2' i16, 'i4' i32, 'i8' i64, "
+                "'u1' u8, 'u2' u16, 'u4' u32, 'u8' u64", dtype_escaped);
+    }
+    const afmt_dtype el_dtype = el_type->dtype;
+    const uint64_t el_size = afmt_dtype_get(el_dtype)->size;
+    const afmt_encoding el_enc = el_type->enc;
+
+    /* info: 8 bytes of text (spec/tenbin.json /body/0/body/2/body/2) */
+    const uint64_t o_info = pos;
+    if (afmt_take_field(src, opt, err, path, &field_info, 1, end_header, &rc_header,
+            &pos)) return -1;
+    if (afmt_expect_text_slot(src, err, path, "info", o_info, 8)) return -1;
+
+    /* ndim: i64 little-endian (spec/tenbin.json /body/0/body/2/body/3) */
+    const uint64_t o_ndim = pos;
+    if (afmt_take_field(src, opt, err, path, &field_ndim, 1, end_header, &rc_header,
+            &pos)) return -1;
+    const int64_t v_ndim = afmt_as_i64(afmt_load_u64le(AFMT_B(src, o_ndim)), 64);
+    if (!(v_ndim >= INT64_C(0))) {
+        return afmt_fail(err, AFMT_E_NEGATIVE, path, "ndim", AFMT_NO_INDEX, o_ndim,
+                "ndim is negative: `ndim >= 0` does not hold (ndim = %" PRId64 ")", v_ndim);
+    }
+    if (!(v_ndim <= INT64_C(9))) {
+        if (afmt_tolerate(opt, vis, err, AFMT_E_CONSTRAINT, path, "ndim", AFMT_NO_INDEX, o_ndim,
+                "the reference writer refuses 10 or more dimensions: `ndim <= 9` does not hold "
+                "(ndim = %" PRId64 ")", v_ndim)) return -1;
+    }
+
+    /* dims: ndim of i64 little-endian (spec/tenbin.json /body/0/body/2/body/4) */
+    const uint64_t n_dims = (uint64_t)v_ndim;
+    if (n_dims > opt->limits.max_rank || n_dims > AFMT_RANK_CAP) {
+        return afmt_fail(err, AFMT_E_LIMIT, path, "ndim", AFMT_NO_INDEX, o_ndim, "rank %" PRIu64
+                " exceeds the limit of %" PRIu64 "", n_dims, opt->limits.max_rank < AFMT_RANK_CAP ?
+                opt->limits.max_rank : (uint64_t)AFMT_RANK_CAP);
+    }
+    const uint64_t o_dims = pos;
+    if (afmt_take_field(src, opt, err, path, &field_dims, n_dims, end_header, &rc_header,
+            &pos)) return -1;
+    for (uint64_t i_dims = 0; i_dims < n_dims; i_dims++) {
+        const int64_t e_dims = afmt_as_i64(afmt_load_u64le(AFMT_B(src,
+                o_dims + (uint64_t)8 * i_dims)), 64);
+        if (!(e_dims >= INT64_C(0))) {
+            return afmt_fail(err, AFMT_E_NEGATIVE, path, "dims", i_dims,
+                    o_dims + (uint64_t)8 * i_dims,
+                    "dimension is negative: `dims >= 0` does not hold (dims = %" PRId64 ")",
+                    e_dims);
+        }
+    }
+    if (pos != end_header) {
+        if (!afmt_src_skip_to(src, end_header)) {
+            return afmt_src_short(src, err, path, "header", AFMT_NO_INDEX,
+                    end_header - size_header, src->len, size_header, "header");
+        }
+        if (afmt_tolerate(opt, vis, err, AFMT_E_SIZE, path, "header_len", AFMT_NO_INDEX,
+                o_header_len, "%" PRIu64 " bytes of header are not used: its content takes %"
+                PRIu64 " of header_len = %" PRIu64 "", end_header - pos,
+                pos - (end_header - size_header), size_header)) return -1;
+    }
+    pos = end_header;
+
+    /*
+     * pad header_padding: roundup(header_len, 64) - header_len zero bytes (spec/tenbin.json
+     * /body/0/body/3)
+     */
+    uint64_t header_len_rounded;
+    if (!afmt_roundup_u64((uint64_t)v_header_len, UINT64_C(64), &header_len_rounded)) {
+        return afmt_fail(err, AFMT_E_OVERFLOW, path, "header_padding", AFMT_NO_INDEX, pos,
+                "`roundup(header_len, 64) - header_len` overflows 64 bits or divides by zero");
+    }
+    uint64_t header_len_padding;
+    if (!afmt_sub_u64(header_len_rounded, (uint64_t)v_header_len, &header_len_padding)) {
+        return afmt_fail(err, AFMT_E_NEGATIVE, path, "header_padding", AFMT_NO_INDEX, pos,
+                "`roundup(header_len, 64) - header_len` is below zero");
+    }
+    if (afmt_take_padding(src, opt, vis, err, path, "header_padding", 1, header_len_padding,
+            src->len, &pos)) return -1;
+
+    /* data_magic: 8 bytes of raw bytes (spec/tenbin.json /body/0/body/4) */
+    const uint64_t o_data_magic = pos;
+    if (afmt_take_field(src, opt, err, path, &field_data_magic, 1, src->len, NULL, &pos)) return -1;
+    if (afmt_expect_bytes(src, err, path, "data_magic", AFMT_E_MAGIC, o_data_magic, "~TenBin~",
+            8)) return -1;
+
+    /* data_len: i64 little-endian (spec/tenbin.json /body/0/body/5) */
+    const uint64_t o_data_len = pos;
+    if (afmt_take_field(src, opt, err, path, &field_data_len, 1, src->len, NULL, &pos)) return -1;
+    const int64_t v_data_len = afmt_as_i64(afmt_load_u64le(AFMT_B(src, o_data_len)), 64);
+    if (!(v_data_len >= INT64_C(0))) {
+        return afmt_fail(err, AFMT_E_NEGATIVE, path, "data_len", AFMT_NO_INDEX, o_data_len,
+                "chunk length is negative: `data_len >= 0` does not hold (data_len = %" PRId64 ")",
+                v_data_len);
+    }
+
+    /*
+     * check data_len == prod(dims) * sizeof(el) (spec/tenbin.json /body/0/body/6): surplus data
+     * bytes are the one tolerance here: the region below skips them without a second warning
+     */
+    uint64_t dims_product;
+    uint64_t dims_negative_at = 0;
+    const int dims_product_status = afmt_field_prod(AFMT_B(src, o_dims), n_dims, 8, 1, 0,
+            &dims_product, &dims_negative_at);
+    if (dims_product_status == AFMT_E_NEGATIVE) {
+        return afmt_fail(err, AFMT_E_NEGATIVE, path, "dims", dims_negative_at,
+                o_dims + 8 * dims_negative_at, "dims[%" PRIu64 "] is negative", dims_negative_at);
+    } else if (dims_product_status != AFMT_OK) {
+        return afmt_fail(err, AFMT_E_OVERFLOW, path, "data_len", AFMT_NO_INDEX, o_data_len,
+                "`data_len == prod(dims) * sizeof(el)` overflows 64 bits");
+    }
+    uint64_t dims_product_times_el_size;
+    if (!afmt_mul_u64(dims_product, el_size, &dims_product_times_el_size)) {
+        return afmt_fail(err, AFMT_E_OVERFLOW, path, "data_len", AFMT_NO_INDEX, o_data_len,
+                "`data_len == prod(dims) * sizeof(el)` overflows 64 bits");
+    }
+    if (afmt_cmp_i64_u64(v_data_len, dims_product_times_el_size) != 0) {
+        if (afmt_tolerate(opt, vis, err, AFMT_E_SIZE, path, "data_len", AFMT_NO_INDEX, o_data_len,
+                "expected %" PRId64 " = prod(dims) * sizeof(el), found %" PRId64 "",
+                (int64_t)dims_product_times_el_size, v_data_len)) return -1;
+    }
+
+    /* region data_chunk of data_len bytes (spec/tenbin.json /body/0/body/7) */
+    const uint64_t size_data_chunk = (uint64_t)v_data_len;
+    if (src->len - pos < size_data_chunk) {
+        return afmt_fail(err, AFMT_E_TRUNCATED, path, "data_chunk", AFMT_NO_INDEX, pos, "is %"
+                PRIu64 " bytes long, only %" PRIu64 " left", size_data_chunk, src->len - pos);
+    }
+    const uint64_t end_data_chunk = pos + size_data_chunk;
+    const afmt_region_ctx rc_data_chunk = { "data_chunk", "data_len", size_data_chunk };
+
+    /* array data: el elements, row-major (spec/tenbin.json /body/0/body/7/body/0) */
+    if (tenbin_validate_data(src, vis, err, path, &pos, &narrays, dims_product, el_size, el_enc,
+            el_dtype, o_dims, n_dims, o_info, end_data_chunk, rc_data_chunk)) return -1;
+    if (pos != end_data_chunk && !afmt_src_skip_to(src, end_data_chunk)) {
+        return afmt_src_short(src, err, path, "data_chunk", AFMT_NO_INDEX,
+                end_data_chunk - size_data_chunk, src->len, size_data_chunk, "data_chunk");
+    }
+    pos = end_data_chunk;
+
+    /*
+     * pad data_padding: roundup(data_len, 64) - data_len zero bytes (spec/tenbin.json
+     * /body/0/body/8)
+     */
+    if (v_data_len < 0) {
+        return afmt_fail(err, AFMT_E_NEGATIVE, path, "data_padding", AFMT_NO_INDEX, pos,
+                "`roundup(data_len, 64) - data_len` is negative (%" PRId64 ")", v_data_len);
+    }
+    const uint64_t data_len_unsigned = (uint64_t)(v_data_len);
+    uint64_t data_len_rounded;
+    if (!afmt_roundup_u64(data_len_unsigned, UINT64_C(64), &data_len_rounded)) {
+        return afmt_fail(err, AFMT_E_OVERFLOW, path, "data_padding", AFMT_NO_INDEX, pos,
+                "`roundup(data_len, 64) - data_len` overflows 64 bits or divides by zero");
+    }
+    uint64_t data_len_padding;
+    if (!afmt_sub_u64(data_len_rounded, (uint64_t)v_data_len, &data_len_padding)) {
+        return afmt_fail(err, AFMT_E_NEGATIVE, path, "data_padding", AFMT_NO_INDEX, pos,
+                "`roundup(data_len, 64) - data_len` is below zero");
+    }
+    if (afmt_take_padding(src, opt, vis, err, path, "data_padding", 1, data_len_padding, src->len,
+            &pos)) return -1;
+    *pos_io = pos;
+    *narrays_io = narrays;
+    return 0;
+}
+
 static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
                             const afmt_visitor *vis, afmt_error *err)
 {
-    afmt_path path;
+    afmt_path path_root;
+    afmt_path *const path = &path_root; /* the field path of failures */
     uint64_t pos = 0;
     uint32_t narrays = 0;
-    path.depth = 0;
+    path_root.depth = 0;
     if (src->len != AFMT_LEN_UNKNOWN && src->len > opt->limits.max_total_bytes) {
-        return afmt_fail(err, AFMT_E_LIMIT, &path, NULL, AFMT_NO_INDEX, 0, "input of %" PRIu64
+        return afmt_fail(err, AFMT_E_LIMIT, path, NULL, AFMT_NO_INDEX, 0, "input of %" PRIu64
                 " bytes exceeds the limit of %" PRIu64, src->len, opt->limits.max_total_bytes);
     }
 
     /* repeat array until the end (spec/tenbin.json /body/0) */
-    afmt_path_push(&path, "array", 0);
+    afmt_path_push(path, "array", 0);
     uint64_t r_array = 0;
     for (;; r_array++) {
         const int at_end_array = afmt_src_at_end(src, src->len, pos);
         if (at_end_array > 0) break;
-        if (at_end_array < 0) return afmt_src_short(src, err, &path, "array", AFMT_NO_INDEX, pos,
+        if (at_end_array < 0) return afmt_src_short(src, err, path, "array", AFMT_NO_INDEX, pos,
                 src->len, 1, "the next array");
         afmt_src_keep_from(src, pos);
         if (r_array >= opt->limits.max_items) {
-            return afmt_fail(err, AFMT_E_LIMIT, &path, "array", AFMT_NO_INDEX, pos, "more than %"
+            return afmt_fail(err, AFMT_E_LIMIT, path, "array", AFMT_NO_INDEX, pos, "more than %"
                     PRIu64 " repetitions", opt->limits.max_items);
         }
-        afmt_path_set_index(&path, r_array);
+        afmt_path_set_index(path, r_array);
         const uint64_t start_array = pos;
-
-        /* header_magic: 8 bytes of raw bytes (spec/tenbin.json /body/0/body/0) */
-        const uint64_t o_header_magic = pos;
-        if (afmt_take_field(src, opt, err, &path, &field_header_magic, 1, src->len, NULL,
-                &pos)) return -1;
-        if (afmt_expect_bytes(src, err, &path, "header_magic", AFMT_E_MAGIC, o_header_magic,
-                "~TenBin~", 8)) return -1;
-
-        /* header_len: i64 little-endian (spec/tenbin.json /body/0/body/1) */
-        const uint64_t o_header_len = pos;
-        if (afmt_take_field(src, opt, err, &path, &field_header_len, 1, src->len, NULL,
-                &pos)) return -1;
-        const int64_t v_header_len = afmt_as_i64(afmt_load_u64le(AFMT_B(src, o_header_len)), 64);
-        if (!(v_header_len >= INT64_C(0))) {
-            return afmt_fail(err, AFMT_E_NEGATIVE, &path, "header_len", AFMT_NO_INDEX,
-                    o_header_len,
-                    "chunk length is negative: `header_len >= 0` does not hold (header_len = %"
-                    PRId64 ")", v_header_len);
-        }
-        if (!((v_header_len % INT64_C(8)) == INT64_C(0))) {
-            return afmt_fail(err, AFMT_E_SIZE, &path, "header_len", AFMT_NO_INDEX, o_header_len,
-                    "a header is int64 words (the reference reader fails on anything else): "
-                    "`header_len %% 8 == 0` does not hold (header_len = %" PRId64 ")",
-                    v_header_len);
-        }
-
-        /* region header of header_len bytes (spec/tenbin.json /body/0/body/2) */
-        const uint64_t size_header = (uint64_t)v_header_len;
-        if (src->len - pos < size_header) {
-            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "header", AFMT_NO_INDEX, pos, "is %"
-                    PRIu64 " bytes long, only %" PRIu64 " left", size_header, src->len - pos);
-        }
-        const uint64_t end_header = pos + size_header;
-        const afmt_region_ctx rc_header = { "header", "header_len", size_header };
-
-        /* dtype: 8 bytes of text (spec/tenbin.json /body/0/body/2/body/0) */
-        const uint64_t o_dtype = pos;
-        if (afmt_take_field(src, opt, err, &path, &field_dtype, 1, end_header, &rc_header,
-                &pos)) return -1;
-        if (afmt_expect_text_slot(src, err, &path, "dtype", o_dtype, 8)) return -1;
-
-        /* lookup el in table dtypes (spec/tenbin.json /body/0/body/2/body/1) */
-        const afmt_type_entry *el_type = afmt_type_by_text(tenbin_dtypes, 11, AFMT_B(src, o_dtype),
-                8);
-        if (!el_type) {
-            char dtype_escaped[35];
-            afmt_escape_text(AFMT_B(src, o_dtype), 8, dtype_escaped, sizeof dtype_escaped);
-            return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, &path, "dtype", AFMT_NO_INDEX, o_dtype,
-                    "no entry of table dtypes matches (dtype = %s): unknown type code"
-                    "; known: 'f2' f16, 'f4' f32, 'f8' f64, 'i1' i8, 'i2' i16, 'i4' i32, 'i8' i64, "
-                    "'u1' u8, 'u2' u16, 'u4' u32, 'u8' u64", dtype_escaped);
-        }
-        const afmt_dtype el_dtype = el_type->dtype;
-        const uint64_t el_size = afmt_dtype_get(el_dtype)->size;
-        const afmt_encoding el_enc = el_type->enc;
-
-        /* info: 8 bytes of text (spec/tenbin.json /body/0/body/2/body/2) */
-        const uint64_t o_info = pos;
-        if (afmt_take_field(src, opt, err, &path, &field_info, 1, end_header, &rc_header,
-                &pos)) return -1;
-        if (afmt_expect_text_slot(src, err, &path, "info", o_info, 8)) return -1;
-
-        /* ndim: i64 little-endian (spec/tenbin.json /body/0/body/2/body/3) */
-        const uint64_t o_ndim = pos;
-        if (afmt_take_field(src, opt, err, &path, &field_ndim, 1, end_header, &rc_header,
-                &pos)) return -1;
-        const int64_t v_ndim = afmt_as_i64(afmt_load_u64le(AFMT_B(src, o_ndim)), 64);
-        if (!(v_ndim >= INT64_C(0))) {
-            return afmt_fail(err, AFMT_E_NEGATIVE, &path, "ndim", AFMT_NO_INDEX, o_ndim,
-                    "ndim is negative: `ndim >= 0` does not hold (ndim = %" PRId64 ")", v_ndim);
-        }
-        if (!(v_ndim <= INT64_C(9))) {
-            if (afmt_tolerate(opt, vis, err, AFMT_E_CONSTRAINT, &path, "ndim", AFMT_NO_INDEX,
-                    o_ndim,
-                    "the reference writer refuses 10 or more dimensions: `ndim <= 9` does not hold "
-                    "(ndim = %" PRId64 ")", v_ndim)) return -1;
-        }
-
-        /* dims: ndim of i64 little-endian (spec/tenbin.json /body/0/body/2/body/4) */
-        const uint64_t n_dims = (uint64_t)v_ndim;
-        if (n_dims > opt->limits.max_rank || n_dims > AFMT_RANK_CAP) {
-            return afmt_fail(err, AFMT_E_LIMIT, &path, "ndim", AFMT_NO_INDEX, o_ndim, "rank %"
-                    PRIu64 " exceeds the limit of %" PRIu64 "", n_dims,
-                    opt->limits.max_rank < AFMT_RANK_CAP ? opt->limits.max_rank :
-                    (uint64_t)AFMT_RANK_CAP);
-        }
-        const uint64_t o_dims = pos;
-        if (afmt_take_field(src, opt, err, &path, &field_dims, n_dims, end_header, &rc_header,
-                &pos)) return -1;
-        for (uint64_t i_dims = 0; i_dims < n_dims; i_dims++) {
-            const int64_t e_dims = afmt_as_i64(afmt_load_u64le(AFMT_B(src,
-                    o_dims + (uint64_t)8 * i_dims)), 64);
-            if (!(e_dims >= INT64_C(0))) {
-                return afmt_fail(err, AFMT_E_NEGATIVE, &path, "dims", i_dims,
-                        o_dims + (uint64_t)8 * i_dims,
-                        "dimension is negative: `dims >= 0` does not hold (dims = %" PRId64 ")",
-                        e_dims);
-            }
-        }
-        if (pos != end_header) {
-            if (!afmt_src_skip_to(src, end_header)) {
-                return afmt_src_short(src, err, &path, "header", AFMT_NO_INDEX,
-                        end_header - size_header, src->len, size_header, "header");
-            }
-            if (afmt_tolerate(opt, vis, err, AFMT_E_SIZE, &path, "header_len", AFMT_NO_INDEX,
-                    o_header_len, "%" PRIu64 " bytes of header are not used: its content takes %"
-                    PRIu64 " of header_len = %" PRIu64 "", end_header - pos,
-                    pos - (end_header - size_header), size_header)) return -1;
-        }
-        pos = end_header;
-
-        /*
-         * pad header_padding: roundup(header_len, 64) - header_len zero bytes (spec/tenbin.json
-         * /body/0/body/3)
-         */
-        uint64_t header_len_rounded;
-        if (!afmt_roundup_u64((uint64_t)v_header_len, UINT64_C(64), &header_len_rounded)) {
-            return afmt_fail(err, AFMT_E_OVERFLOW, &path, "header_padding", AFMT_NO_INDEX, pos,
-                    "`roundup(header_len, 64) - header_len` overflows 64 bits or divides by zero");
-        }
-        uint64_t header_len_padding;
-        if (!afmt_sub_u64(header_len_rounded, (uint64_t)v_header_len, &header_len_padding)) {
-            return afmt_fail(err, AFMT_E_NEGATIVE, &path, "header_padding", AFMT_NO_INDEX, pos,
-                    "`roundup(header_len, 64) - header_len` is below zero");
-        }
-        if (afmt_take_padding(src, opt, vis, err, &path, "header_padding", 1, header_len_padding,
-                src->len, &pos)) return -1;
-
-        /* data_magic: 8 bytes of raw bytes (spec/tenbin.json /body/0/body/4) */
-        const uint64_t o_data_magic = pos;
-        if (afmt_take_field(src, opt, err, &path, &field_data_magic, 1, src->len, NULL,
-                &pos)) return -1;
-        if (afmt_expect_bytes(src, err, &path, "data_magic", AFMT_E_MAGIC, o_data_magic, "~TenBin~"
-                , 8)) return -1;
-
-        /* data_len: i64 little-endian (spec/tenbin.json /body/0/body/5) */
-        const uint64_t o_data_len = pos;
-        if (afmt_take_field(src, opt, err, &path, &field_data_len, 1, src->len, NULL,
-                &pos)) return -1;
-        const int64_t v_data_len = afmt_as_i64(afmt_load_u64le(AFMT_B(src, o_data_len)), 64);
-        if (!(v_data_len >= INT64_C(0))) {
-            return afmt_fail(err, AFMT_E_NEGATIVE, &path, "data_len", AFMT_NO_INDEX, o_data_len,
-                    "chunk length is negative: `data_len >= 0` does not hold (data_len = %" PRId64
-                    ")", v_data_len);
-        }
-
-        /*
-         * check data_len == prod(dims) * sizeof(el) (spec/tenbin.json /body/0/body/6): surplus data
-         * bytes are the one tolerance here: the region below skips them without a second warning
-         */
-        uint64_t dims_product;
-        uint64_t dims_negative_at = 0;
-        const int dims_product_status = afmt_field_prod(AFMT_B(src, o_dims), n_dims, 8, 1, 0,
-                &dims_product, &dims_negative_at);
-        if (dims_product_status == AFMT_E_NEGATIVE) {
-            return afmt_fail(err, AFMT_E_NEGATIVE, &path, "dims", dims_negative_at,
-                    o_dims + 8 * dims_negative_at, "dims[%" PRIu64 "] is negative",
-                    dims_negative_at);
-        } else if (dims_product_status != AFMT_OK) {
-            return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data_len", AFMT_NO_INDEX, o_data_len,
-                    "`data_len == prod(dims) * sizeof(el)` overflows 64 bits");
-        }
-        uint64_t dims_product_times_el_size;
-        if (!afmt_mul_u64(dims_product, el_size, &dims_product_times_el_size)) {
-            return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data_len", AFMT_NO_INDEX, o_data_len,
-                    "`data_len == prod(dims) * sizeof(el)` overflows 64 bits");
-        }
-        if (afmt_cmp_i64_u64(v_data_len, dims_product_times_el_size) != 0) {
-            if (afmt_tolerate(opt, vis, err, AFMT_E_SIZE, &path, "data_len", AFMT_NO_INDEX,
-                    o_data_len, "expected %" PRId64 " = prod(dims) * sizeof(el), found %" PRId64 ""
-                    , (int64_t)dims_product_times_el_size, v_data_len)) return -1;
-        }
-
-        /* region data_chunk of data_len bytes (spec/tenbin.json /body/0/body/7) */
-        const uint64_t size_data_chunk = (uint64_t)v_data_len;
-        if (src->len - pos < size_data_chunk) {
-            return afmt_fail(err, AFMT_E_TRUNCATED, &path, "data_chunk", AFMT_NO_INDEX, pos, "is %"
-                    PRIu64 " bytes long, only %" PRIu64 " left", size_data_chunk, src->len - pos);
-        }
-        const uint64_t end_data_chunk = pos + size_data_chunk;
-        const afmt_region_ctx rc_data_chunk = { "data_chunk", "data_len", size_data_chunk };
-
-        /* array data: el elements, row-major (spec/tenbin.json /body/0/body/7/body/0) */
-        const uint64_t n_data = dims_product;
-        const uint64_t stored_data = n_data;
-        uint64_t nbytes_data;
-        if (afmt_payload_bytes(err, &path, "data", pos, stored_data, el_size, el_enc, el_dtype,
-                &nbytes_data)) return -1;
-        afmt_array a_data;
-        const int want_data = vis != NULL && vis->on_array != NULL;
-        if (want_data) {
-            afmt_view_start(&a_data, el_dtype, el_size, el_enc, n_data, AFMT_ROW_MAJOR,
-                    AFMT_LITTLE, nbytes_data, pos, narrays);
-            if (afmt_view_dims(&a_data, err, &path, &field_dims, o_dims, AFMT_B(src, o_dims),
-                    n_dims)) return -1;
-            afmt_copy_text(a_data.name, sizeof a_data.name, AFMT_B(src, o_info), 8);
-        }
-        if (afmt_take_payload(src, err, &path, "data", end_data_chunk, &rc_data_chunk, pos,
-                nbytes_data, NULL, (void *)NULL, NULL)) return -1;
-        if (want_data && afmt_view_hand(vis, err, &path, "data", &a_data, src, pos,
-                nbytes_data)) return -1;
-        narrays++;
-        pos += nbytes_data;
-        if (pos != end_data_chunk && !afmt_src_skip_to(src, end_data_chunk)) {
-            return afmt_src_short(src, err, &path, "data_chunk", AFMT_NO_INDEX,
-                    end_data_chunk - size_data_chunk, src->len, size_data_chunk, "data_chunk");
-        }
-        pos = end_data_chunk;
-
-        /*
-         * pad data_padding: roundup(data_len, 64) - data_len zero bytes (spec/tenbin.json
-         * /body/0/body/8)
-         */
-        uint64_t data_len_rounded;
-        if (!afmt_roundup_u64((uint64_t)v_data_len, UINT64_C(64), &data_len_rounded)) {
-            return afmt_fail(err, AFMT_E_OVERFLOW, &path, "data_padding", AFMT_NO_INDEX, pos,
-                    "`roundup(data_len, 64) - data_len` overflows 64 bits or divides by zero");
-        }
-        uint64_t data_len_padding;
-        if (!afmt_sub_u64(data_len_rounded, (uint64_t)v_data_len, &data_len_padding)) {
-            return afmt_fail(err, AFMT_E_NEGATIVE, &path, "data_padding", AFMT_NO_INDEX, pos,
-                    "`roundup(data_len, 64) - data_len` is below zero");
-        }
-        if (afmt_take_padding(src, opt, vis, err, &path, "data_padding", 1, data_len_padding,
-                src->len, &pos)) return -1;
+        if (tenbin_validate_array(src, opt, vis, err, path, &pos, &narrays)) return -1;
         if (pos == start_array) {
-            return afmt_fail(err, AFMT_E_CONSTRAINT, &path, "array", AFMT_NO_INDEX, pos,
+            return afmt_fail(err, AFMT_E_CONSTRAINT, path, "array", AFMT_NO_INDEX, pos,
                     "a repetition consumed no bytes");
         }
     }
-    afmt_path_pop(&path);
+    afmt_path_pop(path);
 
     /* trailer: nothing may follow */
-    if (afmt_expect_end(src, opt, vis, err, &path, 1, pos)) return -1;
+    if (afmt_expect_end(src, opt, vis, err, path, 1, pos)) return -1;
     return 0;
 }
 

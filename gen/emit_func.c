@@ -1,0 +1,340 @@
+/* afmt-gen: one C function per structure of the validator (gen/emit.h,
+ * func_begin / func_end).
+ *
+ * A structure's statements are emitted into a buffer of their own, as if
+ * they stood where the structure is.  When the structure ends, the values
+ * its statements read that the enclosing functions declared become the
+ * new function's parameters, with the types they were declared with: the
+ * emitter reads them from the C it wrote, its declarations being one per
+ * statement and never shadowed (every name is unique in a spec, every
+ * temporary numbered).  The cursor `pos` and the count of arrays seen
+ * `narrays` go in and out through pointers when the structure moves them.
+ * The caller gets one line, `if (<fmt>_validate_<name>(...)) return -1;`.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "emit.h"
+
+static void die(const char *why)
+{
+    fprintf(stderr, "afmt-gen: %s\n", why);
+    exit(2);
+}
+
+typedef struct ctoken {
+    const char *s;
+    size_t n;
+} ctoken;
+
+typedef struct ctokens {
+    ctoken *v;
+    int n, cap;
+} ctokens;
+
+static int tok_is(const ctoken *t, const char *s)
+{
+    return t->n == strlen(s) && memcmp(t->s, s, t->n) == 0;
+}
+
+static int tok_ident(const ctoken *t)
+{
+    return t->n > 0 && (isalpha((unsigned char)t->s[0]) || t->s[0] == '_');
+}
+
+/* The ctokens of C text: identifiers, numbers, "->" and single punctuation;
+ * comments and string and character literals are left out. */
+static void tokenize(const char *s, ctokens *out)
+{
+    size_t i = 0;
+    out->n = 0;
+    while (s && s[i]) {
+        size_t start = i;
+        char c = s[i];
+        if (isspace((unsigned char)c)) { i++; continue; }
+        if (c == '/' && s[i + 1] == '*') {
+            const char *e = strstr(s + i + 2, "*/");
+            i = e ? (size_t)(e - s) + 2 : strlen(s);
+            continue;
+        }
+        if (c == '/' && s[i + 1] == '/') {
+            while (s[i] && s[i] != '\n') i++;
+            continue;
+        }
+        if (c == '"' || c == '\'') {
+            for (i++; s[i] && s[i] != c; i++)
+                if (s[i] == '\\' && s[i + 1]) i++;
+            if (s[i]) i++;
+            continue;
+        }
+        if (isalnum((unsigned char)c) || c == '_') {
+            while (isalnum((unsigned char)s[i]) || s[i] == '_') i++;
+        } else if (c == '-' && s[i + 1] == '>') {
+            i += 2;
+        } else {
+            i++;
+        }
+        if (out->n == out->cap) {
+            out->cap = out->cap ? out->cap * 2 : 256;
+            out->v = realloc(out->v, sizeof *out->v * (size_t)out->cap);
+            if (!out->v) die("out of memory");
+        }
+        out->v[out->n].s = s + start;
+        out->v[out->n++].n = i - start;
+    }
+}
+
+static int is_type_name(const ctoken *t)
+{
+    static const char *const names[] = {"int", "char", "size_t", "double", "uint8_t", "uint16_t", "uint32_t",
+                                        "uint64_t", "int8_t", "int16_t", "int32_t", "int64_t"};
+    size_t k;
+    if (t->n > 5 && memcmp(t->s, "afmt_", 5) == 0) return 1;
+    for (k = 0; k < sizeof names / sizeof names[0]; k++)
+        if (tok_is(t, names[k])) return 1;
+    return 0;
+}
+
+typedef struct decl {
+    char name[64];
+    char type[64];
+    int depth;
+} decl;
+
+typedef struct decls {
+    decl *v;
+    int n, cap;
+} decls;
+
+/* If a declaration starts at ctoken i (`[const] TYPE [*] [const] NAME`
+ * followed by = ; , or ), not an array), its name and type; the index of
+ * the name, or -1. */
+static int decl_at(const ctokens *t, int i, decl *d)
+{
+    int j = i;
+    sbuf ty = {0};
+    if (i > 0 && !(tok_is(&t->v[i - 1], ";") || tok_is(&t->v[i - 1], "{") || tok_is(&t->v[i - 1], "}") ||
+                   tok_is(&t->v[i - 1], "(") || tok_is(&t->v[i - 1], ",")))
+        return -1;
+    if (j < t->n && tok_is(&t->v[j], "const")) { sb_puts(&ty, "const "); j++; }
+    if (j >= t->n || !is_type_name(&t->v[j])) { sb_free(&ty); return -1; }
+    sb_printf(&ty, "%.*s", (int)t->v[j].n, t->v[j].s);
+    j++;
+    while (j < t->n && (tok_is(&t->v[j], "*") || tok_is(&t->v[j], "const"))) {
+        sb_puts(&ty, tok_is(&t->v[j], "*") ? " *" : "const");
+        j++;
+    }
+    if (j + 1 >= t->n || !tok_ident(&t->v[j]) || t->v[j].n >= sizeof d->name ||
+        !(tok_is(&t->v[j + 1], "=") || tok_is(&t->v[j + 1], ";") || tok_is(&t->v[j + 1], ",") || tok_is(&t->v[j + 1], ")")) ||
+        strlen(ty.s) >= sizeof d->type) {
+        sb_free(&ty);
+        return -1;
+    }
+    snprintf(d->name, sizeof d->name, "%.*s", (int)t->v[j].n, t->v[j].s);
+    snprintf(d->type, sizeof d->type, "%s", ty.s);
+    sb_free(&ty);
+    return j;
+}
+
+static void decls_add(decls *ds, const decl *d)
+{
+    if (ds->n == ds->cap) {
+        ds->cap = ds->cap ? ds->cap * 2 : 64;
+        ds->v = realloc(ds->v, sizeof *ds->v * (size_t)ds->cap);
+        if (!ds->v) die("out of memory");
+    }
+    ds->v[ds->n++] = *d;
+}
+
+static const decl *decls_find(const decls *ds, const char *s, size_t n)
+{
+    int i;
+    for (i = ds->n - 1; i >= 0; i--)
+        if (strlen(ds->v[i].name) == n && memcmp(ds->v[i].name, s, n) == 0) return &ds->v[i];
+    return NULL;
+}
+
+/* The declarations of text: with all set, every one; else those still in
+ * scope at its end (a block's declarations leave with its closing brace). */
+static void scan_decls(const char *text, int all, decls *out)
+{
+    ctokens t = {0};
+    int i, depth = 0;
+    decl d;
+    out->n = 0;
+    tokenize(text, &t);
+    for (i = 0; i < t.n; i++) {
+        if (tok_is(&t.v[i], "{")) {
+            depth++;
+        } else if (tok_is(&t.v[i], "}")) {
+            depth--;
+            while (!all && out->n > 0 && out->v[out->n - 1].depth > depth) out->n--;
+        } else if (decl_at(&t, i, &d) >= 0) {
+            d.depth = depth;
+            decls_add(out, &d);
+        }
+    }
+    free(t.v);
+}
+
+/* Is identifier `name` used in text as an lvalue that moves it (++, an
+ * assignment, or its address taken)? */
+static int moved_in(const ctokens *t, const char *name)
+{
+    int i;
+    for (i = 0; i < t->n; i++) {
+        if (!tok_is(&t->v[i], name) || (i > 0 && (tok_is(&t->v[i - 1], ".") || tok_is(&t->v[i - 1], "->")))) continue;
+        if (i > 0 && tok_is(&t->v[i - 1], "&")) return 1;
+        if (i + 2 < t->n && tok_is(&t->v[i + 1], "+") && tok_is(&t->v[i + 2], "+")) return 1;
+        if (i + 1 < t->n && tok_is(&t->v[i + 1], "=") && !(i + 2 < t->n && tok_is(&t->v[i + 2], "="))) return 1;
+        if (i + 2 < t->n && tok_is(&t->v[i + 2], "=") && (tok_is(&t->v[i + 1], "+") || tok_is(&t->v[i + 1], "-")))
+            return 1;
+    }
+    return 0;
+}
+
+void func_begin(emitter *m, func_frame *f)
+{
+    memset(f, 0, sizeof *f);
+    if (m->nframes >= MAX_FRAMES) die("structures nested too deep");
+    f->saved_out = m->out;
+    f->saved_indent = m->indent;
+    f->saved_nnonneg = m->nnonneg;
+    memcpy(f->saved_nonneg_indent, m->nonneg_indent, sizeof f->saved_nonneg_indent);
+    /* what the caller proved holds in the whole function */
+    memset(m->nonneg_indent, 0, sizeof m->nonneg_indent);
+    m->out = &f->body;
+    m->indent = 1;
+    m->frames[m->nframes++] = &f->body;
+}
+
+/* A function name not used yet: <fmt>_validate_<name>[_N]. */
+static char *unique_name(emitter *m, const char *name)
+{
+    char *fn = xprintf("%s_validate_%s", m->s->format, name);
+    int k, n = 2, clash = 1;
+    while (clash) {
+        clash = 0;
+        for (k = 0; k < m->nfunc_names; k++)
+            if (strcmp(m->func_names[k], fn) == 0) clash = 1;
+        if (clash) {
+            free(fn);
+            fn = xprintf("%s_validate_%s_%d", m->s->format, name, n++);
+        }
+    }
+    m->func_names = realloc(m->func_names, sizeof *m->func_names * (size_t)(m->nfunc_names + 1));
+    if (!m->func_names) die("out of memory");
+    m->func_names[m->nfunc_names++] = fn;
+    return fn;
+}
+
+void func_end(emitter *m, func_frame *f, const char *name, const char *doc)
+{
+    static const char *const machine[] = {"src", "opt", "vis", "err", "path"};
+    static const char *const machine_type[] = {"afmt_src *", "const afmt_options *", "const afmt_visitor *", "afmt_error *",
+                                               "afmt_path *"};
+    /* the declarations it uses are known now: none is used after it */
+    char *resolved = decls_resolve(m, f->body.s);
+    const char *text = resolved;
+    ctokens t = {0};
+    decls own = {0}, outer[MAX_FRAMES], caps = {0};
+    int used[5] = {0}, uses_pos = 0, uses_narrays = 0, moves_pos, moves_narrays, i, k;
+    sbuf params = {0}, args = {0}, fn = {0};
+    char *fname = unique_name(m, name);
+
+    m->nframes--;
+    m->out = f->saved_out;
+    m->indent = f->saved_indent;
+    m->nnonneg = f->saved_nnonneg;
+    memcpy(m->nonneg_indent, f->saved_nonneg_indent, sizeof m->nonneg_indent);
+
+    tokenize(text, &t);
+    scan_decls(text, 1, &own);
+    memset(outer, 0, sizeof outer);
+    for (k = 0; k < m->nframes; k++) {
+        char *outer_text = decls_resolve(m, m->frames[k]->s);
+        scan_decls(outer_text, 0, &outer[k]);
+        free(outer_text);
+    }
+    for (i = 0; i < t.n; i++) {
+        const ctoken *x = &t.v[i];
+        if (!tok_ident(x) || (i > 0 && (tok_is(&t.v[i - 1], ".") || tok_is(&t.v[i - 1], "->")))) continue;
+        if (decls_find(&own, x->s, x->n) || decls_find(&caps, x->s, x->n)) continue;
+        if (tok_is(x, "pos")) { uses_pos = 1; continue; }
+        if (tok_is(x, "narrays")) { uses_narrays = 1; continue; }
+        {
+            int is_machine = 0;
+            for (k = 0; k < 5; k++)
+                if (tok_is(x, machine[k])) used[k] = is_machine = 1;
+            if (is_machine) continue;
+        }
+        /* the innermost enclosing function that has it in scope */
+        for (k = m->nframes - 1; k >= 0; k--) {
+            const decl *d = decls_find(&outer[k], x->s, x->n);
+            if (d) {
+                decl c = *d;
+                if (!strstr(c.type, "const") && !strchr(c.type, '*') && strlen(c.type) + 6 < sizeof c.type) {
+                    memmove(c.type + 6, c.type, strlen(c.type) + 1);
+                    memcpy(c.type, "const ", 6);
+                }
+                decls_add(&caps, &c);
+                break;
+            }
+        }
+    }
+    moves_pos = uses_pos && moved_in(&t, "pos");
+    moves_narrays = uses_narrays && moved_in(&t, "narrays");
+    for (k = 0; k < 5; k++)
+        if (used[k]) {
+            sb_printf(&params, "%s%s%s", params.len ? ", " : "", machine_type[k], machine[k]);
+            sb_printf(&args, "%s%s", args.len ? ", " : "", machine[k]);
+        }
+    if (uses_pos) {
+        sb_printf(&params, "%s%s", params.len ? ", " : "", moves_pos ? "uint64_t *pos_io" : "const uint64_t pos");
+        sb_printf(&args, "%s%s", args.len ? ", " : "", moves_pos ? "&pos" : "pos");
+    }
+    if (uses_narrays) {
+        sb_printf(&params, "%s%s", params.len ? ", " : "", moves_narrays ? "uint32_t *narrays_io" : "const uint32_t narrays");
+        sb_printf(&args, "%s%s", args.len ? ", " : "", moves_narrays ? "&narrays" : "narrays");
+    }
+    for (i = 0; i < caps.n; i++) {
+        const char *ty = caps.v[i].type;
+        size_t n = strlen(ty);
+        sb_printf(&params, "%s%s%s%s", params.len ? ", " : "", ty, n && ty[n - 1] == '*' ? "" : " ", caps.v[i].name);
+        sb_printf(&args, "%s%s", args.len ? ", " : "", caps.v[i].name);
+    }
+
+    /* the function, into the list the validator's entry point follows */
+    {
+        sbuf *saved = m->out;
+        int saved_indent = m->indent;
+        m->out = &fn;
+        m->indent = 0;
+        if (doc) line(m, "/* %s */", doc);
+        line(m, "static int %s(%s)", fname, params.s ? params.s : "void");
+        line(m, "{");
+        if (moves_pos) line(m, "    uint64_t pos = *pos_io;");
+        if (moves_narrays) line(m, "    uint32_t narrays = *narrays_io;");
+        sb_puts(&fn, text);
+        if (moves_pos) line(m, "    *pos_io = pos;");
+        if (moves_narrays) line(m, "    *narrays_io = narrays;");
+        line(m, "    return 0;");
+        line(m, "}");
+        line(m, "%s", "");
+        m->out = saved;
+        m->indent = saved_indent;
+        sb_puts(m->funcs, fn.s);
+    }
+    line(m, "if (%s(%s)) return -1;", fname, args.s ? args.s : "");
+
+    sb_free(&params);
+    sb_free(&args);
+    sb_free(&fn);
+    sb_free(&f->body);
+    free(resolved);
+    free(t.v);
+    free(own.v);
+    for (k = 0; k < m->nframes; k++) free(outer[k].v);
+    free(caps.v);
+}
