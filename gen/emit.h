@@ -65,7 +65,7 @@ typedef struct emitter {
                                  skipping repeat passed before this repetition, or NULL */
     const char *jpath;   /* for generator diagnostics */
     sbuf *prelude;       /* static helpers emitted before the functions */
-    item *tiles;         /* validator: the innermost repeat whose blocks tile a matrix */
+    item *tiles;         /* validator: the innermost repeat with a module (gen/layout_tiles.c) */
     int tiles_done;      /* its block has been added to the tile set */
     char helpers[32][64];/* names of the helpers already in the prelude */
     int nhelpers;

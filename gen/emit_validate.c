@@ -723,6 +723,7 @@ static void emit_array(emitter *m, item *it)
 {
     blame bl;
     const layout_module *lay = layout_by_id(it->array.layout); /* NULL: dense */
+    const encoding_module *enc = encoding_of(it); /* NULL: as the dtype says */
     layout_emit le;
     memset(&le, 0, sizeof le);
     if (lay && lay->validate) {
@@ -793,68 +794,11 @@ static void emit_array(emitter *m, item *it)
     if (lay && lay->stored) lay->stored(m, it, &le);
     else line(m, "const uint64_t stored_%s = n_%s;", it->name, it->name);
     if (!(lay && lay->computes_nbytes)) line(m, "uint64_t nbytes_%s;", it->name);
-    if (it->array.compressed) {
-        /* flags say the payload is one LZ4 block of stored_bytes: prove it
-         * decodes to exactly the bytes the dims give, without output */
-        char *cz = emit_bool(m, &bl, it->array.compressed, it->array.compressed_text), *st;
-        line(m, "const int compressed_%s = %s;", it->name, cz);
-        free(cz);
-        line(m, "if (compressed_%s) {", it->name);
-        m->indent++;
-        st = emit_u64(m, &bl, it->array.stored, it->array.stored_text);
-        line(m, "nbytes_%s = %s;", it->name, st);
-        free(st);
-        line(m, "uint64_t plain_%s;", it->name);
-        line(m, "if (!afmt_mul_u64(n_%s, %s_size, &plain_%s)) {", it->name, lk->c, it->name);
-        m->indent++;
-        emit_fail(m, &bl, "overflow", LEN_NONE, "\"the decompressed size overflows 64 bits\"", NULL);
-        m->indent--;
-        line(m, "}");
-        line(m, "if (plain_%s > opt->limits.max_decoded_bytes) {", it->name);
-        m->indent++;
-        {
-            char *args = xprintf("plain_%s, opt->limits.max_decoded_bytes", it->name);
-            emit_fail(m, &bl, "limit", LEN_NONE, "\"decompresses to %\" PRIu64 \" bytes, more than the limit of %\" PRIu64 \"\"", args);
-            free(args);
-        }
-        m->indent--;
-        line(m, "}");
-        {
-            char *nb = xprintf("nbytes_%s", it->name);
-            need_bytes(m, &bl, nb, "compressed data");
-            free(nb);
-        }
-        line(m, "uint64_t lz4_bad = 0;");
-        line(m, "const char *lz4_why = \"\";");
-        line(m, "const int lz4_rc = afmt_lz4_block_check(AFMT_B(src, pos), nbytes_%s, plain_%s, &lz4_bad, &lz4_why);", it->name,
-             it->name);
-        line(m, "if (lz4_rc != 0) {");
-        m->indent++;
-        bl = blame_at(it->name, "AFMT_NO_INDEX", "pos + lz4_bad");
-        line(m, "if (lz4_rc == -2) {");
-        m->indent++;
-        {
-            char *args = xprintf("lz4_why, plain_%s", it->name);
-            emit_fail(m, &bl, "size", LEN_NONE, "\"LZ4 block %s: it must decompress to %\" PRIu64 \" bytes\"", args);
-            free(args);
-        }
-        m->indent--;
-        line(m, "}");
-        emit_fail(m, &bl, "value", LEN_NONE, "\"malformed LZ4 block: %s\"", "lz4_why");
-        m->indent--;
-        line(m, "}");
-        bl = blame_at(it->name, "AFMT_NO_INDEX", "pos");
-        m->indent--;
-        line(m, "} else {");
-        m->indent++;
-    }
+    if (enc && enc->validate_size_open) enc->validate_size_open(m, it, lk);
     if (!(lay && lay->computes_nbytes))
         line(m, "if (afmt_payload_bytes(err, path, \"%s\", pos, stored_%s, %s_size, %s_enc, %s_dtype, &nbytes_%s)) return -1;",
              it->name, it->name, lk->c, lk->c, lk->c, it->name);
-    if (it->array.compressed) {
-        m->indent--;
-        line(m, "}");
-    }
+    if (enc && enc->validate_size_close) enc->validate_size_close(m, it, lk);
     if (lay && lay->records) lay->records(m, it, &le);
 
     /* The view is described before the payload is taken (a stream may drop
@@ -876,18 +820,12 @@ static void emit_array(emitter *m, item *it)
         line(m, "a_%s.rank = %d;", it->name, it->array.nshape);
         for (i = 0; i < it->array.nshape; i++) line(m, "a_%s.dims[%d] = %s;", it->name, i, dims[i]);
     }
-    if (it->array.compressed) line(m, "if (compressed_%s) a_%s.encoding = AFMT_ENC_LZ4_BLOCK;", it->name, it->name);
+    if (enc && enc->view) enc->view(m, it, lk);
     if (lay && lay->view) lay->view(m, it, &le);
-    if (m->tiles && it->array.nshape == 2) {
-        sym *r = sym_find(m, m->tiles->repeat.tile_row), *c = sym_find(m, m->tiles->repeat.tile_col);
-        if (r && c) {
-            line(m, "a_%s.tile_row = %s;", it->name, r->c);
-            line(m, "a_%s.tile_col = %s;", it->name, c->c);
-            line(m, "a_%s.tile_rows = tiles_%s->rows;", it->name, m->tiles->name);
-            line(m, "a_%s.tile_cols = tiles_%s->cols;", it->name, m->tiles->name);
-            line(m, "a_%s.is_tile = !(a_%s.tile_row == 0 && a_%s.tile_col == 0 && a_%s.dims[0] == a_%s.tile_rows && a_%s.dims[1] == a_%s.tile_cols);",
-                 it->name, it->name, it->name, it->name, it->name, it->name, it->name);
-        }
+    {
+        /* an array in a block of the innermost repeat that has a module */
+        const repeat_module *rm = m->tiles ? repeat_module_of(m->tiles) : NULL;
+        if (rm && rm->array_view) rm->array_view(m, it);
     }
     if (lay && lay->view_after_tiles) lay->view_after_tiles(m, it, &le);
     if (it->array.name_from) {
@@ -906,7 +844,7 @@ static void emit_array(emitter *m, item *it)
         if (it->array.check_values) {
             line(m, "afmt_scan_fn scan_%s = NULL;", it->name);
             line(m, "if (opt->check_values && %s_dtype == AFMT_BOOL%s)", lk->c,
-                 it->array.compressed ? xprintf(" && !compressed_%s", it->name) : "");
+                 enc && enc->scan_guard ? enc->scan_guard(it) : "");
             m->indent++;
             line(m, "scan_%s = %s_enc == AFMT_ENC_BITS_LSB ? afmt_src_scan_pad_bits : afmt_src_scan_bool;", it->name, lk->c);
             m->indent--;
@@ -961,6 +899,7 @@ static void emit_array(emitter *m, item *it)
 
 static void emit_repeat(emitter *m, item *it)
 {
+    const repeat_module *rmod = repeat_module_of(it); /* NULL: a plain repetition */
     blame bl;
     int mark;
     char *r = xprintf("r_%s", it->name);
@@ -984,17 +923,7 @@ static void emit_repeat(emitter *m, item *it)
         m->indent--;
         line(m, "}");
     }
-    if (it->repeat.tile_row) {
-        char *w0, *w1;
-        bl = blame_at(it->name, "AFMT_NO_INDEX", "pos");
-        w0 = emit_u64(m, &bl, it->repeat.tile_within[0], it->repeat.tile_within_text[0]);
-        w1 = emit_u64(m, &bl, it->repeat.tile_within[1], it->repeat.tile_within_text[1]);
-        line(m, "afmt_tiles tile_set_%s; /* on the stack: a fixed capacity, whatever the file claims */", it->name);
-        line(m, "afmt_tiles *const tiles_%s = &tile_set_%s;", it->name, it->name);
-        line(m, "afmt_tiles_init(tiles_%s, %s, %s);", it->name, w0, w1);
-        free(w0);
-        free(w1);
-    }
+    if (rmod && rmod->before) rmod->before(m, it);
     line(m, "afmt_path_push(path, \"%s\", 0);", it->name);
     line(m, "uint64_t %s = 0;", r);
     if (it->arg)
@@ -1016,10 +945,8 @@ static void emit_repeat(emitter *m, item *it)
             line(m, "afmt_src_skip_blank(src, %s, &pos, 0, %d, NULL);", m->end, top);
         }
     }
-    if (it->repeat.until_tiled) {
-        /* blocks follow until they cover the matrix (at least min of them);
-         * what follows the last is the trailer, not another block */
-        line(m, "if (%s >= %llu && afmt_tiles_complete(tiles_%s)) break;", r, (unsigned long long)it->repeat.min_count, it->name);
+    if (rmod && rmod->until && rmod->until(m, it, r)) {
+        /* the module ends the repetitions */
     } else if (it->repeat.until_end) {
         /* the end of the input ends the repetitions; a stream that cannot
          * tell (its window full) says so rather than stopping early */
@@ -1042,12 +969,8 @@ static void emit_repeat(emitter *m, item *it)
     line(m, "const uint64_t %s = pos;", start);
     mark = sym_mark(m);
     {
-        item *saved_tiles = m->tiles;
-        int saved_done = m->tiles_done;
-        if (it->repeat.tile_row) {
-            m->tiles = it;
-            m->tiles_done = 0;
-        }
+        repeat_state saved;
+        if (rmod && rmod->body_begin) rmod->body_begin(m, it, &saved);
         const char *saved_comments = m->comments_var;
         char *comments = it->repeat.skip_ws == 2 ? xprintf("comments_%s", it->name) : NULL;
         if (comments)
@@ -1055,11 +978,7 @@ static void emit_repeat(emitter *m, item *it)
         emit_items_func(m, &it->body, it->name, NULL);
         m->comments_var = saved_comments;
         free(comments);
-        if (it->repeat.tile_row && !m->tiles_done)
-            gen_error(m, it->jpath, "tiles: the body must define '%s', '%s', '%s' and '%s'", it->repeat.tile_row, it->repeat.tile_col,
-                      it->repeat.tile_rows, it->repeat.tile_cols);
-        m->tiles = saved_tiles;
-        m->tiles_done = saved_done;
+        if (rmod && rmod->body_end) rmod->body_end(m, it, &saved);
     }
     sym_pop_to(m, mark);
     line(m, "if (pos == %s) {", start);
@@ -1083,19 +1002,7 @@ static void emit_repeat(emitter *m, item *it)
         m->indent--;
         line(m, "}");
     }
-    if (it->repeat.tile_row) {
-        line(m, "if (!afmt_tiles_complete(tiles_%s)) {", it->name);
-        m->indent++;
-        bl = blame_at(it->name, "AFMT_NO_INDEX", "pos");
-        {
-            char *args = xprintf("tiles_%s->area, tiles_%s->rows, tiles_%s->cols", it->name, it->name, it->name);
-            emit_fail(m, &bl, "constraint", LEN_NONE,
-                      "\"the blocks cover %\" PRIu64 \" cells of the %\" PRIu64 \" x %\" PRIu64 \" matrix, not all\"", args);
-            free(args);
-        }
-        m->indent--;
-        line(m, "}");
-    }
+    if (rmod && rmod->after) rmod->after(m, it);
 
     free(r);
     free(start);
@@ -1479,90 +1386,13 @@ static void emit_item(emitter *m, item *it, item_list *scope)
     (void)i;
 }
 
-/* One axis of "the block lies outside the matrix": by_size blames the size
- * field when it alone exceeds the matrix, else the position field when the
- * block ends past the edge. */
-static void emit_tile_axis(emitter *m, const item *t, sym *at, sym *size, const char *axis, int by_size)
-{
-    blame bl;
-    char *args;
-    if (by_size) {
-        line(m, "if (%s > tiles_%s->%s) {", size->c, t->name, axis);
-        bl = blame_at(size->name, "AFMT_NO_INDEX", size->off);
-        args = xprintf("%s, %s, tiles_%s->%s", at->c, size->c, t->name, axis);
-        m->indent++;
-        emit_fail(m, &bl, "constraint", LEN_NONE,
-                  xprintf("\"block %s %%\" PRIu64 \" + %%\" PRIu64 \" exceed the %%\" PRIu64 \" %s of the matrix\"",
-                          strcmp(axis, "rows") == 0 ? "rows" : "columns", strcmp(axis, "rows") == 0 ? "rows" : "columns"),
-                  args);
-    } else {
-        line(m, "if (%s > tiles_%s->%s - %s) {", at->c, t->name, axis, size->c);
-        bl = blame_at(at->name, "AFMT_NO_INDEX", at->off);
-        args = xprintf("%s, %s, tiles_%s->%s", at->c, size->c, t->name, axis);
-        m->indent++;
-        emit_fail(m, &bl, "constraint", LEN_NONE,
-                  xprintf("\"block at %s %%\" PRIu64 \" with %%\" PRIu64 \" %s ends past the %%\" PRIu64 \" %s of the matrix\"",
-                          strcmp(axis, "rows") == 0 ? "row" : "column", strcmp(axis, "rows") == 0 ? "rows" : "columns",
-                          strcmp(axis, "rows") == 0 ? "rows" : "columns"),
-                  args);
-    }
-    m->indent--;
-    line(m, "}");
-    free(args);
-}
-
-/* Once a tiled repeat's block position and size are known, add the block
- * to the set: outside the matrix or overlapping another is an error before
- * any of its payload is looked at. */
-static void emit_tile_check(emitter *m)
-{
-    blame bl;
-    item *t = m->tiles;
-    sym *r = sym_find(m, t->repeat.tile_row), *c = sym_find(m, t->repeat.tile_col);
-    sym *h = sym_find(m, t->repeat.tile_rows), *w = sym_find(m, t->repeat.tile_cols);
-    if (!r || !c || !h || !w) return;
-    m->tiles_done = 1;
-    if (r->kind != SY_INT || c->kind != SY_INT || h->kind != SY_INT || w->kind != SY_INT || r->t != VT_U || c->t != VT_U ||
-        h->t != VT_U || w->t != VT_U) {
-        gen_error(m, t->jpath, "tiles: block position and size must be unsigned integer fields");
-        return;
-    }
-    line(m, "uint32_t overlapped_%s = 0;", t->name);
-    line(m, "const int tile_%s = afmt_tiles_add(tiles_%s, %s, %s, %s, %s, &overlapped_%s);", t->name, t->name, r->c, c->c, h->c,
-         w->c, t->name);
-    bl = blame_at(r->name, "AFMT_NO_INDEX", r->off);
-    line(m, "if (tile_%s == AFMT_TILE_OUTSIDE) {", t->name);
-    m->indent++;
-    /* a block larger than the matrix: blame its size; one that would fit
-     * at (0, 0): blame its position */
-    emit_tile_axis(m, t, r, h, "rows", 1);
-    emit_tile_axis(m, t, c, w, "cols", 1);
-    emit_tile_axis(m, t, r, h, "rows", 0);
-    emit_tile_axis(m, t, c, w, "cols", 0);
-    bl = blame_at(r->name, "AFMT_NO_INDEX", r->off);
-    emit_fail(m, &bl, "constraint", LEN_NONE, "\"block lies outside the matrix\"", NULL); /* not reached: one above holds */
-    m->indent--;
-    line(m, "} else if (tile_%s == AFMT_TILE_OVERLAP) {", t->name);
-    m->indent++;
-    {
-        char *args = xprintf("(unsigned)overlapped_%s", t->name);
-        emit_fail(m, &bl, "constraint", LEN_NONE, "\"block overlaps an earlier block (number %u among those with cells)\"", args);
-        free(args);
-    }
-    m->indent--;
-    line(m, "} else if (tile_%s == AFMT_TILE_TOO_MANY) {", t->name);
-    m->indent++;
-    emit_fail(m, &bl, "limit", LEN_NONE, "\"more than %d blocks with cells\"", "AFMT_TILES_CAP");
-    m->indent--;
-    line(m, "}");
-}
-
 static void emit_items(emitter *m, item_list *body)
 {
     int i;
     for (i = 0; i < body->n; i++) {
         emit_item(m, body->v[i], body);
-        if (m->tiles && !m->tiles_done) emit_tile_check(m);
+        const repeat_module *rm = m->tiles ? repeat_module_of(m->tiles) : NULL;
+        if (rm && rm->after_item) rm->after_item(m);
     }
 }
 

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "emit.h"
+#include "layout.h"
 
 typedef enum def_kind {
     D_EXPR, D_CONST, D_SHAPE_ARRF, D_RANK, D_DIM, D_LOOKUP, D_NAME_TEXT, D_LET, D_PAYLOAD,
@@ -675,19 +676,8 @@ static void emit_def(emitter *m, scope *sc, def *d, const char *chain)
             decl_use(m, nbytes_decl);
             decl_use(m, lk->enc_decl);
         }
-        if (it->array.compressed) {
-            char *cz = emit_bool(m, &bl, it->array.compressed, it->array.compressed_text);
-            line(m, "const int compressed_%s = %s;", it->name, cz);
-            free(cz);
-            line(m, "if (afmt_payload_size(A_%s, %s_enc, &nbytes_%s, err) != 0) return -1;", it->name, lk->c, it->name);
-            line(m, "if (compressed_%s) {", it->name);
-            m->indent++;
-            line(m, "/* the stored length is the compressed one: compress now, write later */");
-            line(m, "free(*owned);");
-            line(m, "*owned = NULL;");
-            line(m, "if (afmt_lz4_compress(A_%s->data, nbytes_%s, owned, &nbytes_%s, err) != 0) return -1;", it->name, it->name, it->name);
-            m->indent--;
-            line(m, "}");
+        if (encoding_of(it) && encoding_of(it)->write_size) {
+            encoding_of(it)->write_size(m, it, lk);
         } else {
             line(m, "if (afmt_payload_size(A_%s, %s_enc, &nbytes_%s, err) != 0) return -1;", it->name, lk->c, it->name);
         }
@@ -967,13 +957,9 @@ static void write_item(emitter *m, item *it)
             line(m, "if (afmt_sink_columns(sink, arrays, n, %s, err) != 0) return -1;", endian);
         else if (it->array.layout == LAYOUT_CSR)
             line(m, "if (afmt_sink_csr_values(sink, A_%s, %s, err) != 0) return -1;", it->name, endian);
-        else if (lk && it->array.compressed) {
-            line(m, "if (compressed_%s) {", it->name);
-            line(m, "    if (afmt_sink_put(sink, *owned, nbytes_%s, err) != 0) return -1;", it->name);
-            line(m, "} else if (afmt_sink_payload(sink, A_%s, %s, %s_enc, err) != 0) {", it->name, endian, lk->c);
-            line(m, "    return -1;");
-            line(m, "}");
-        } else if (lk)
+        else if (lk && encoding_of(it) && encoding_of(it)->write_payload)
+            encoding_of(it)->write_payload(m, it, lk, endian);
+        else if (lk)
             line(m, "if (afmt_sink_payload(sink, A_%s, %s, %s_enc, err) != 0) return -1;", it->name, endian, lk->c);
         break;
     }

@@ -55,6 +55,56 @@ void need_bytes(emitter *m, const blame *bl, const char *need_c, const char *wha
  * C format literal (malloc'd). */
 char *known_entries(const table *tb);
 
+/* A payload encoding chosen by the file ("compressed" on an array item:
+ * gen/layout_lz4.c), around whatever layout the array has.  Each hook
+ * may be NULL. */
+typedef struct encoding_module {
+    const char *name;
+    /* validator, in emit_array: open a branch that sets nbytes_<a> for the
+     * encoded payload and proves it decodes, before emit_array's plain
+     * size (then in an else branch) and close it after */
+    void (*validate_size_open)(emitter *m, item *it, sym *lk);
+    void (*validate_size_close)(emitter *m, item *it, sym *lk);
+    /* validator: set the view's members (its encoding) */
+    void (*view)(emitter *m, item *it, sym *lk);
+    /* validator: a C condition appended to the bool scan's (malloc'd) */
+    char *(*scan_guard)(const item *it);
+    /* writer: set nbytes_<a>, encoding the payload when the file says so */
+    void (*write_size)(emitter *m, item *it, sym *lk);
+    /* writer: put the payload to the sink */
+    void (*write_payload)(emitter *m, item *it, sym *lk, const char *endian);
+} encoding_module;
+
+extern const encoding_module encoding_lz4;
+
+/* What a repeat module saves of the emitter around a repetition's body. */
+typedef struct repeat_state {
+    item *tiles;
+    int tiles_done;
+} repeat_state;
+
+/* A repetition with a structure of its own (blocks that tile a matrix:
+ * gen/layout_tiles.c).  emit_repeat calls the hooks where the loop needs
+ * them; each may be NULL. */
+typedef struct repeat_module {
+    const char *name;
+    void (*before)(emitter *m, item *repeat);                /* before the loop */
+    /* the end of the repetitions (r: the counter); 0: as the spec's "until" says */
+    int (*until)(emitter *m, item *repeat, const char *r);
+    void (*body_begin)(emitter *m, item *repeat, repeat_state *saved);
+    void (*body_end)(emitter *m, item *repeat, repeat_state *saved);
+    void (*after_item)(emitter *m);                          /* after each item of the body */
+    void (*array_view)(emitter *m, item *array);             /* view members of an array in the body */
+    void (*after)(emitter *m, item *repeat);                 /* after the loop */
+} repeat_module;
+
+extern const repeat_module repeat_tiles;
+/* The module of a repeat item, NULL for a plain repetition. */
+const repeat_module *repeat_module_of(const item *repeat);
+/* The encoding module of an array item, NULL for a payload stored as its
+ * dtype says. */
+const encoding_module *encoding_of(const item *array);
+
 extern const layout_module layout_csr, layout_coo, layout_zeros, layout_columns;
 
 /* The module of a layout, by its id or by the name a spec writes; NULL for
