@@ -111,18 +111,15 @@ void line(emitter *m, const char *fmt, ...)
 {
     va_list ap;
     char *s;
-    int n;
+    size_t n;
     int i;
     va_start(ap, fmt);
-    n = vsnprintf(NULL, 0, fmt, ap);
+    s = xvprintf(fmt, ap);
     va_end(ap);
-    s = xcalloc((size_t)n + 1, 1);
-    va_start(ap, fmt);
-    vsnprintf(s, (size_t)n + 1, fmt, ap);
-    va_end(ap);
+    n = strlen(s);
     /* a line less indented than a proof has left the proof's block */
     while (m->nnonneg > 0 && m->nonneg_indent[m->nnonneg - 1] > m->indent) m->nnonneg--;
-    if ((size_t)m->indent * 4 + (size_t)n > LINE_WIDTH && wrappable(s) && strchr(s, '\n') == NULL) {
+    if ((size_t)m->indent * 4 + n > LINE_WIDTH && wrappable(s) && strchr(s, '\n') == NULL) {
         put_wrapped(m, s);
         free(s);
         return;
@@ -381,13 +378,8 @@ void decl_line(emitter *m, int id, const char *fmt, ...)
     sbuf text = {0}, *out = m->out;
     va_list ap;
     char *s;
-    int n;
     va_start(ap, fmt);
-    n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    s = xcalloc((size_t)n + 1, 1);
-    va_start(ap, fmt);
-    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    s = xvprintf(fmt, ap);
     va_end(ap);
     m->out = &text; /* the line as line() writes it: indented, wrapped */
     line(m, "%s", s);
@@ -405,13 +397,9 @@ int decl_defer(emitter *m, const char *fmt, ...)
 {
     va_list ap;
     char *s;
-    int n, id = decl_new(m);
+    int id = decl_new(m);
     va_start(ap, fmt);
-    n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
-    s = xcalloc((size_t)n + 1, 1);
-    va_start(ap, fmt);
-    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    s = xvprintf(fmt, ap);
     va_end(ap);
     decl_line(m, id, "%s", s);
     free(s);

@@ -409,217 +409,404 @@ static sym *payload_arg(emitter *m, expr *e, const char *fn, const char *text)
     return y;
 }
 
-static cexpr call(emitter *m, const blame *bl, expr *e, const char *text)
+/* The built-in functions of expressions (spec/LANGUAGE.md), one emitter
+ * each; the dispatcher (call) has checked the number of arguments. */
+typedef cexpr (*builtin_emit)(emitter *m, const blame *bl, expr *e, const char *text);
+
+/* prod(array) and sum(array) of an array field: computed (and its
+ * failures reported) once per block. */
+static cexpr fn_reduce(emitter *m, const blame *bl, expr *e, const char *text)
 {
     const char *fn = e->sval;
-    char *mt = c_format_body(text ? text : "?");
-#define NARGS(n) do { if (e->nargs != (n)) { gen_error(m, NULL, "%s() takes %d argument%s in `%s`", fn, (n), (n) == 1 ? "" : "s", text); free(mt); return bad(); } } while (0)
-    if (strcmp(fn, "prod") == 0 || strcmp(fn, "sum") == 0) {
-        sym *y;
-        char *t;
-        NARGS(1);
-        y = array_arg(m, e->args[0], fn, text);
-        if (!y) { free(mt); return bad(); }
-        {
-            /* computed (and its failures reported) once per block */
-            char *key = xprintf("%s(%s@%s)", fn, y->c, m->writer ? y->count : y->off);
-            const char *have = known_find(m, key);
-            if (have) {
-                free(key);
-                free(mt);
-                return mk(xstrdup(have), VT_U);
-            }
-            free(key);
-        }
-        {
-            char *base = xprintf("%s_%s", y->name, strcmp(fn, "prod") == 0 ? "product" : "sum");
-            t = local_name(m, base);
-            free(base);
-        }
-        line(m, "uint64_t %s;", t);
-        if (m->writer) {
-            char *fmt = xprintf("\"`%s` overflows 64 bits\"", mt);
-            line(m, "if (!afmt_u64s_%s(%s, %s, &%s)) {", fn, y->c, y->count, t);
-            m->indent++; emit_fail(m, bl, "overflow", LEN_NONE, fmt, NULL); m->indent--;
-            line(m, "}");
-            free(fmt);
-        } else {
-            /* the index of a negative element, and the outcome */
-            char *bad_base = xprintf("%s_negative_at", y->name), *rc_base = xprintf("%s_status", t);
-            char *bad_i = local_name(m, bad_base);
-            char *rc = local_name(m, rc_base);
-            char *fmt = xprintf("\"`%s` overflows 64 bits\"", mt);
-            char *nfmt = xprintf("\"%s[%%\" PRIu64 \"] is negative\"", y->name);
-            line(m, "uint64_t %s = 0;", bad_i);
-            line(m, "const int %s = afmt_field_%s(AFMT_B(src, %s), %s, %d, %d, %d, &%s, &%s);", rc, fn, y->off, y->count,
-                 y->width, y->is_signed, y->big, t, bad_i);
-            line(m, "if (%s == AFMT_E_NEGATIVE) {", rc);
-            m->indent++;
-            {
-                /* a negative element is blamed on itself */
-                char *oc = xprintf("%s + %d * %s", y->off, y->width, bad_i);
-                blame elem = blame_at(y->name, bad_i, oc);
-                emit_fail(m, &elem, "negative", LEN_NONE, nfmt, bad_i);
-                free(oc);
-            }
-            m->indent--;
-            line(m, "} else if (%s != AFMT_OK) {", rc);
-            m->indent++; emit_fail(m, bl, "overflow", LEN_NONE, fmt, NULL); m->indent--;
-            line(m, "}");
-            free(bad_i); free(rc); free(fmt); free(nfmt); free(bad_base); free(rc_base);
-        }
-        {
-            char *key = xprintf("%s(%s@%s)", fn, y->c, m->writer ? y->count : y->off);
-            known_note(m, key, t);
-            free(key);
-        }
-        free(mt);
-        return mk(t, VT_U);
+    sym *y = array_arg(m, e->args[0], fn, text);
+    char *key, *t, *base, *mt, *fmt;
+    const char *have;
+    if (!y) return bad();
+    key = xprintf("%s(%s@%s)", fn, y->c, m->writer ? y->count : y->off);
+    have = known_find(m, key);
+    if (have) {
+        free(key);
+        return mk(xstrdup(have), VT_U);
     }
-    if (strcmp(fn, "len") == 0) {
-        sym *y;
-        NARGS(1);
-        y = array_arg(m, e->args[0], fn, text);
-        free(mt);
-        return y ? mk(xstrdup(y->count), VT_U) : bad();
-    }
-    if (strcmp(fn, "sizeof") == 0) {
-        sym *y;
-        NARGS(1);
-        y = e->args[0]->kind == E_NAME ? sym_find(m, e->args[0]->sval) : NULL;
-        free(mt);
-        if (!y || y->kind != SY_LOOKUP) { gen_error(m, NULL, "sizeof() takes the name of a lookup in `%s`", text); return bad(); }
-        return mk(xprintf("%s_size", y->c), VT_U);
-    }
-    if (strcmp(fn, "roundup") == 0 || strcmp(fn, "ceil_div") == 0) {
-        char *a, *k, *t = expr_local(m, e, fn);
-        char *fmt = xprintf("\"`%s` overflows 64 bits or divides by zero\"", mt);
-        NARGS(2);
-        a = emit_u64(m, bl, e->args[0], text);
-        k = emit_u64(m, bl, e->args[1], text);
-        line(m, "uint64_t %s;", t);
-        if (strcmp(fn, "roundup") == 0) {
-            line(m, "if (!afmt_roundup_u64(%s, %s, &%s)) {", a, k, t);
-        } else {
-            line(m, "if (%s == 0) {", k);
-        }
+    base = xprintf("%s_%s", y->name, strcmp(fn, "prod") == 0 ? "product" : "sum");
+    t = local_name(m, base);
+    free(base);
+    mt = c_format_body(text ? text : "?");
+    fmt = xprintf("\"`%s` overflows 64 bits\"", mt);
+    line(m, "uint64_t %s;", t);
+    if (m->writer) {
+        line(m, "if (!afmt_u64s_%s(%s, %s, &%s)) {", fn, y->c, y->count, t);
         m->indent++; emit_fail(m, bl, "overflow", LEN_NONE, fmt, NULL); m->indent--;
         line(m, "}");
-        if (strcmp(fn, "ceil_div") == 0) line(m, "%s = afmt_ceil_div_u64(%s, %s);", t, a, k);
-        free(a); free(k); free(fmt); free(mt);
-        return mk(t, VT_U);
-    }
-    if (strcmp(fn, "min") == 0 || strcmp(fn, "max") == 0) {
-        char *a, *b;
-        cexpr r;
-        NARGS(2);
-        a = emit_u64(m, bl, e->args[0], text);
-        b = emit_u64(m, bl, e->args[1], text);
-        r = mk(xprintf("(%s %s %s ? %s : %s)", a, strcmp(fn, "min") == 0 ? "<" : ">", b, a, b), VT_U);
-        free(a); free(b); free(mt);
-        return r;
-    }
-    if (strcmp(fn, "peek") == 0) {
-        char *k;
-        cexpr r;
-        NARGS(1);
-        free(mt);
-        if (m->writer) {
-            gen_error(m, NULL, "peek() reads input and cannot be used when writing (`%s`): give the switch a \"write\"", text);
-            return bad();
-        }
-        k = emit_u64(m, bl, e->args[0], text);
-        r = mk(xprintf("(uint64_t)afmt_src_peek(src, %s, pos + %s)", m->end, k), VT_U);
-        free(k);
-        return r;
-    }
-    if (strcmp(fn, "skipped_comments") == 0) {
-        NARGS(0);
-        free(mt);
-        /* a writer writes no comments */
-        if (m->writer)
-            return mk(xstrdup("(uint64_t)0"), VT_U);
-        if (!m->comments_var) {
-            gen_error(m, NULL, "skipped_comments() is only defined inside a repeat with \"skip\": "
-                               "\"whitespace and -- comments\" (`%s`)", text);
-            return bad();
-        }
-        return mk(xprintf("%s", m->comments_var), VT_U);
-    }
-    if (strcmp(fn, "remaining") == 0 || strcmp(fn, "offset") == 0) {
-        NARGS(0);
-        free(mt);
-        if (m->writer) {
-            gen_error(m, NULL, "%s() describes input and cannot be used when writing (`%s`)", fn, text);
-            return bad();
-        }
-        return strcmp(fn, "offset") == 0 ? mk(xstrdup("pos"), VT_U) : mk(xprintf("(%s - pos)", m->end), VT_U); /* a stream: unknown until its end */
-    }
-    if (strcmp(fn, "rank") == 0 || strcmp(fn, "count") == 0 || strcmp(fn, "nbytes") == 0 ||
-        strcmp(fn, "elsize") == 0) {
-        sym *y;
-        NARGS(1);
-        y = payload_arg(m, e->args[0], fn, text);
-        free(mt);
-        if (!y) return bad();
-        if (strcmp(fn, "rank") == 0) return mk(xprintf("(uint64_t)%s->rank", y->c), VT_U);
-        if (strcmp(fn, "count") == 0) return mk(xprintf("%s->count", y->c), VT_U);
-        if (strcmp(fn, "elsize") == 0) return mk(xprintf("%s->elsize", y->c), VT_U);
-        decl_use(m, y->nbytes_decl);
-        return mk(xprintf("nbytes_%s", y->name), VT_U);
-    }
-    if (strcmp(fn, "sparse") == 0) {
-        sym *y;
-        NARGS(1);
-        y = payload_arg(m, e->args[0], fn, text);
-        free(mt);
-        return y ? mk(xprintf("(%s->encoding == AFMT_ENC_CSR)", y->c), VT_BOOL) : bad();
-    }
-    if (strcmp(fn, "compress") == 0) {
-        NARGS(0);
-        free(mt);
-        if (!m->writer) { gen_error(m, NULL, "compress() is only available in \"write\" expressions (`%s`)", text); return bad(); }
-        return mk(xstrdup("(wopt != NULL && wopt->compress != 0)"), VT_BOOL);
-    }
-    if (strcmp(fn, "narrays") == 0) {
-        NARGS(0);
-        free(mt);
-        if (!m->writer) { gen_error(m, NULL, "narrays() is only available in \"write\" expressions (`%s`)", text); return bad(); }
-        return mk(xstrdup("(uint64_t)n"), VT_U);
-    }
-    if (strcmp(fn, "dim") == 0) {
-        sym *y;
-        char *k;
-        char *fmt, *args;
-        NARGS(2);
-        y = payload_arg(m, e->args[0], fn, text);
-        if (!y) { free(mt); return bad(); }
-        k = emit_u64(m, bl, e->args[1], text);
-        /* in the user's words: what the format holds (the spec's "holds"),
-         * and what this array is */
-        fmt = m->s->holds && *m->s->holds
-                  ? xprintf("\"%s holds %s; this array is %%u-d: %%s\"", m->s->format, m->s->holds)
-                  : xprintf("\"%s needs more dimensions here (`%s`); this array is %%u-d: %%s\"", m->s->format, mt);
-        args = xprintf("(unsigned)%s->rank, desc_", y->c);
-        line(m, "if (%s >= %s->rank) {", k, y->c);
-        m->indent++;
-        line(m, "char desc_[96];");
-        line(m, "afmt_array_describe(%s, desc_, sizeof desc_);", y->c);
-        emit_fail(m, bl, "type", LEN_NONE, fmt, args);
-        m->indent--;
+    } else {
+        /* the index of a negative element, and the outcome */
+        char *bad_base = xprintf("%s_negative_at", y->name), *rc_base = xprintf("%s_status", t);
+        char *bad_i = local_name(m, bad_base);
+        char *rc = local_name(m, rc_base);
+        char *nfmt = xprintf("\"%s[%%\" PRIu64 \"] is negative\"", y->name);
+        char *oc = xprintf("%s + %d * %s", y->off, y->width, bad_i);
+        blame elem = blame_at(y->name, bad_i, oc); /* a negative element is blamed on itself */
+        line(m, "uint64_t %s = 0;", bad_i);
+        line(m, "const int %s = afmt_field_%s(AFMT_B(src, %s), %s, %d, %d, %d, &%s, &%s);", rc, fn, y->off, y->count,
+             y->width, y->is_signed, y->big, t, bad_i);
+        line(m, "if (%s == AFMT_E_NEGATIVE) {", rc);
+        m->indent++; emit_fail(m, &elem, "negative", LEN_NONE, nfmt, bad_i); m->indent--;
+        line(m, "} else if (%s != AFMT_OK) {", rc);
+        m->indent++; emit_fail(m, bl, "overflow", LEN_NONE, fmt, NULL); m->indent--;
         line(m, "}");
-        free(args);
-        free(mt); free(fmt);
-        {
-            cexpr r = mk(xprintf("%s->dims[%s]", y->c, k), VT_U);
-            free(k);
-            return r;
-        }
+        free(bad_i); free(rc); free(nfmt); free(oc); free(bad_base); free(rc_base);
     }
-    gen_error(m, NULL, "unknown function '%s' in `%s`", fn, text);
-    free(mt);
+    known_note(m, key, t);
+    free(key); free(mt); free(fmt);
+    return mk(t, VT_U);
+}
+
+static cexpr fn_len(emitter *m, const blame *bl, expr *e, const char *text)
+{
+    sym *y = array_arg(m, e->args[0], e->sval, text);
+    (void)bl;
+    return y ? mk(xstrdup(y->count), VT_U) : bad();
+}
+
+static cexpr fn_sizeof(emitter *m, const blame *bl, expr *e, const char *text)
+{
+    sym *y = e->args[0]->kind == E_NAME ? sym_find(m, e->args[0]->sval) : NULL;
+    (void)bl;
+    if (!y || y->kind != SY_LOOKUP) { gen_error(m, NULL, "sizeof() takes the name of a lookup in `%s`", text); return bad(); }
+    return mk(xprintf("%s_size", y->c), VT_U);
+}
+
+/* roundup(a, k) and ceil_div(a, k) */
+static cexpr fn_round(emitter *m, const blame *bl, expr *e, const char *text)
+{
+    const char *fn = e->sval;
+    char *t = expr_local(m, e, fn), *mt = c_format_body(text ? text : "?");
+    char *fmt = xprintf("\"`%s` overflows 64 bits or divides by zero\"", mt);
+    char *a = emit_u64(m, bl, e->args[0], text), *k = emit_u64(m, bl, e->args[1], text);
+    line(m, "uint64_t %s;", t);
+    if (strcmp(fn, "roundup") == 0) line(m, "if (!afmt_roundup_u64(%s, %s, &%s)) {", a, k, t);
+    else line(m, "if (%s == 0) {", k);
+    m->indent++; emit_fail(m, bl, "overflow", LEN_NONE, fmt, NULL); m->indent--;
+    line(m, "}");
+    if (strcmp(fn, "ceil_div") == 0) line(m, "%s = afmt_ceil_div_u64(%s, %s);", t, a, k);
+    free(a); free(k); free(fmt); free(mt);
+    return mk(t, VT_U);
+}
+
+static cexpr fn_minmax(emitter *m, const blame *bl, expr *e, const char *text)
+{
+    char *a = emit_u64(m, bl, e->args[0], text), *b = emit_u64(m, bl, e->args[1], text);
+    cexpr r = mk(xprintf("(%s %s %s ? %s : %s)", a, strcmp(e->sval, "min") == 0 ? "<" : ">", b, a, b), VT_U);
+    free(a); free(b);
+    return r;
+}
+
+static cexpr fn_peek(emitter *m, const blame *bl, expr *e, const char *text)
+{
+    char *k;
+    cexpr r;
+    if (m->writer) {
+        gen_error(m, NULL, "peek() reads input and cannot be used when writing (`%s`): give the switch a \"write\"", text);
+        return bad();
+    }
+    k = emit_u64(m, bl, e->args[0], text);
+    r = mk(xprintf("(uint64_t)afmt_src_peek(src, %s, pos + %s)", m->end, k), VT_U);
+    free(k);
+    return r;
+}
+
+static cexpr fn_skipped_comments(emitter *m, const blame *bl, expr *e, const char *text)
+{
+    (void)bl; (void)e;
+    /* a writer writes no comments */
+    if (m->writer) return mk(xstrdup("(uint64_t)0"), VT_U);
+    if (!m->comments_var) {
+        gen_error(m, NULL, "skipped_comments() is only defined inside a repeat with \"skip\": "
+                           "\"whitespace and -- comments\" (`%s`)", text);
+        return bad();
+    }
+    return mk(xprintf("%s", m->comments_var), VT_U);
+}
+
+/* offset() and remaining() (a stream: unknown until its end) */
+static cexpr fn_position(emitter *m, const blame *bl, expr *e, const char *text)
+{
+    (void)bl;
+    if (m->writer) {
+        gen_error(m, NULL, "%s() describes input and cannot be used when writing (`%s`)", e->sval, text);
+        return bad();
+    }
+    return strcmp(e->sval, "offset") == 0 ? mk(xstrdup("pos"), VT_U) : mk(xprintf("(%s - pos)", m->end), VT_U);
+}
+
+/* rank(), count(), nbytes(), elsize() and sparse() of an array item */
+static cexpr fn_payload(emitter *m, const blame *bl, expr *e, const char *text)
+{
+    const char *fn = e->sval;
+    sym *y = payload_arg(m, e->args[0], fn, text);
+    (void)bl;
+    if (!y) return bad();
+    if (strcmp(fn, "rank") == 0) return mk(xprintf("(uint64_t)%s->rank", y->c), VT_U);
+    if (strcmp(fn, "count") == 0) return mk(xprintf("%s->count", y->c), VT_U);
+    if (strcmp(fn, "elsize") == 0) return mk(xprintf("%s->elsize", y->c), VT_U);
+    if (strcmp(fn, "sparse") == 0) return mk(xprintf("(%s->encoding == AFMT_ENC_CSR)", y->c), VT_BOOL);
+    decl_use(m, y->nbytes_decl);
+    return mk(xprintf("nbytes_%s", y->name), VT_U);
+}
+
+/* compress() and narrays(): what the writer was asked for */
+static cexpr fn_write_option(emitter *m, const blame *bl, expr *e, const char *text)
+{
+    int compress = strcmp(e->sval, "compress") == 0;
+    (void)bl;
+    if (!m->writer) {
+        gen_error(m, NULL, "%s() is only available in \"write\" expressions (`%s`)", e->sval, text);
+        return bad();
+    }
+    return compress ? mk(xstrdup("(wopt != NULL && wopt->compress != 0)"), VT_BOOL) : mk(xstrdup("(uint64_t)n"), VT_U);
+}
+
+static cexpr fn_dim(emitter *m, const blame *bl, expr *e, const char *text)
+{
+    sym *y = payload_arg(m, e->args[0], e->sval, text);
+    char *k, *fmt, *args, *mt;
+    cexpr r;
+    if (!y) return bad();
+    k = emit_u64(m, bl, e->args[1], text);
+    mt = c_format_body(text ? text : "?");
+    /* in the user's words: what the format holds (the spec's "holds"),
+     * and what this array is */
+    fmt = m->s->holds && *m->s->holds
+              ? xprintf("\"%s holds %s; this array is %%u-d: %%s\"", m->s->format, m->s->holds)
+              : xprintf("\"%s needs more dimensions here (`%s`); this array is %%u-d: %%s\"", m->s->format, mt);
+    args = xprintf("(unsigned)%s->rank, desc_", y->c);
+    line(m, "if (%s >= %s->rank) {", k, y->c);
+    m->indent++;
+    line(m, "char desc_[96];");
+    line(m, "afmt_array_describe(%s, desc_, sizeof desc_);", y->c);
+    emit_fail(m, bl, "type", LEN_NONE, fmt, args);
+    m->indent--;
+    line(m, "}");
+    r = mk(xprintf("%s->dims[%s]", y->c, k), VT_U);
+    free(args); free(mt); free(fmt); free(k);
+    return r;
+}
+
+static const struct builtin {
+    const char *name;
+    int nargs;
+    builtin_emit emit;
+} BUILTINS[] = {
+    {"prod", 1, fn_reduce},      {"sum", 1, fn_reduce},         {"len", 1, fn_len},
+    {"sizeof", 1, fn_sizeof},    {"roundup", 2, fn_round},      {"ceil_div", 2, fn_round},
+    {"min", 2, fn_minmax},       {"max", 2, fn_minmax},         {"peek", 1, fn_peek},
+    {"skipped_comments", 0, fn_skipped_comments},               {"remaining", 0, fn_position},
+    {"offset", 0, fn_position},  {"rank", 1, fn_payload},       {"count", 1, fn_payload},
+    {"nbytes", 1, fn_payload},   {"elsize", 1, fn_payload},     {"sparse", 1, fn_payload},
+    {"compress", 0, fn_write_option},                           {"narrays", 0, fn_write_option},
+    {"dim", 2, fn_dim},
+};
+
+static cexpr call(emitter *m, const blame *bl, expr *e, const char *text)
+{
+    size_t i;
+    for (i = 0; i < sizeof BUILTINS / sizeof BUILTINS[0]; i++) {
+        const struct builtin *b = &BUILTINS[i];
+        if (strcmp(b->name, e->sval) != 0) continue;
+        if (e->nargs != b->nargs) {
+            gen_error(m, NULL, "%s() takes %d argument%s in `%s`", b->name, b->nargs, b->nargs == 1 ? "" : "s", text);
+            return bad();
+        }
+        return b->emit(m, bl, e, text);
+    }
+    gen_error(m, NULL, "unknown function '%s' in `%s`", e->sval, text);
     return bad();
-#undef NARGS
+}
+
+static cexpr emit_name(emitter *m, expr *e, const char *text)
+{
+    sym *y;
+    const char *n = e->sval;
+    if (strcmp(n, "true") == 0) return mk(xstrdup("1"), VT_BOOL);
+    if (strcmp(n, "false") == 0) return mk(xstrdup("0"), VT_BOOL);
+    y = sym_find(m, n);
+    if (!y) {
+        gen_error(m, NULL, "unknown name '%s' in `%s` (names must be defined before use)", n, text);
+        return bad();
+    }
+    switch (y->kind) {
+    case SY_INT: case SY_BUILTIN: return mk(xstrdup(y->c), y->t);
+    case SY_TEXT: return mk(xstrdup(y->c), VT_STR);
+    case SY_ARRF: gen_error(m, NULL, "'%s' is an array: use %s[i], prod(%s), len(%s) in `%s`", n, n, n, n, text); break;
+    case SY_LOOKUP: gen_error(m, NULL, "'%s' is a lookup: use sizeof(%s) in `%s`", n, n, text); break;
+    case SY_PAYLOAD: gen_error(m, NULL, "'%s' is an array item: use rank(), dim(), count(), nbytes() in `%s`", n, text); break;
+    case SY_STRINGS: gen_error(m, NULL, "'%s' is a string field and has no numeric value in `%s`", n, text); break;
+    }
+    return bad();
+}
+
+/* limits.<name> and <lookup>.size */
+static cexpr emit_member(emitter *m, expr *e, const char *text)
+{
+    if (e->a->kind == E_NAME && strcmp(e->a->sval, "limits") == 0) {
+        static const char *const LIMITS[] = {"max_rank", "max_header_bytes", "max_total_bytes", "max_items", "max_decoded_bytes", NULL};
+        int i;
+        for (i = 0; LIMITS[i]; i++)
+            if (strcmp(LIMITS[i], e->sval) == 0)
+                return m->writer ? mk(strcmp(e->sval, "max_rank") == 0 ? xstrdup("(uint64_t)AFMT_RANK_CAP") : xstrdup("UINT64_MAX"), VT_U)
+                                 : mk(xprintf("opt->limits.%s", e->sval), VT_U);
+        gen_error(m, NULL, "unknown limit 'limits.%s' in `%s`", e->sval, text);
+        return bad();
+    }
+    if (e->a->kind == E_NAME) {
+        sym *y = sym_find(m, e->a->sval);
+        if (y && y->kind == SY_LOOKUP && strcmp(e->sval, "size") == 0) return mk(xprintf("%s_size", y->c), VT_U);
+    }
+    gen_error(m, NULL, "unknown member '.%s' in `%s`", e->sval, text);
+    return bad();
+}
+
+/* array[i]: an element of an array field, the index checked */
+static cexpr emit_index(emitter *m, const blame *bl, expr *e, const char *text)
+{
+    sym *y = e->a->kind == E_NAME ? sym_find(m, e->a->sval) : NULL;
+    char *i, *t, *fmt, *args, *base;
+    cexpr r;
+    if (!y || y->kind != SY_ARRF) { gen_error(m, NULL, "only array fields can be indexed in `%s`", text); return bad(); }
+    i = emit_u64(m, bl, e->b, text);
+    base = xprintf("%s_index", y->name);
+    t = local_name(m, base);
+    line(m, "const uint64_t %s = %s;", t, i);
+    fmt = xprintf("\"index %%\" PRIu64 \" is out of range: %s has %%\" PRIu64 \" elements\"", y->name);
+    args = xprintf("%s, %s", t, y->count);
+    line(m, "if (%s >= %s) {", t, y->count);
+    m->indent++;
+    emit_fail(m, bl, "constraint", LEN_NONE, fmt, args);
+    m->indent--;
+    line(m, "}");
+    r = mk(xprintf(y->elem, t), y->t);
+    free(i); free(t); free(fmt); free(args); free(base);
+    return r;
+}
+
+static cexpr emit_unary(emitter *m, const blame *bl, expr *e, const char *text)
+{
+    cexpr a = emit_expr(m, bl, e->a, text), r;
+    char *c;
+    if (e->op == TK_BANG) {
+        c = to_bool(m, a, text);
+        r = mk(xprintf("(!%s)", c), VT_BOOL);
+    } else if (e->op == TK_TILDE) {
+        c = bits_of(m, bl, a, text);
+        r = mk(xprintf("(~%s)", c), VT_U);
+    } else {
+        c = to_s(m, bl, a, text);
+        r = mk(xprintf("(-%s)", c), VT_S); /* |INT64_MIN| unreachable: to_s bounds by INT64_MAX */
+    }
+    free(c);
+    return r;
+}
+
+/* && and ||: the right side is computed only when it decides */
+static cexpr emit_logic(emitter *m, const blame *bl, expr *e, const char *text)
+{
+    char *t = expr_local(m, e, e->op == TK_ANDAND ? "all_hold" : "any_holds");
+    char *ac = emit_bool(m, bl, e->a, text), *bc;
+    line(m, "int %s = %s;", t, ac);
+    line(m, e->op == TK_ANDAND ? "if (%s) {" : "if (!%s) {", t);
+    m->indent++;
+    bc = emit_bool(m, bl, e->b, text);
+    line(m, "%s = %s;", t, bc);
+    m->indent--;
+    line(m, "}");
+    free(ac); free(bc);
+    return mk(t, VT_BOOL);
+}
+
+static cexpr emit_shift(emitter *m, const blame *bl, expr *e, cexpr a, cexpr b, const char *text)
+{
+    char *ac = bits_of(m, bl, a, text), *bc = to_u(m, bl, b, text);
+    char *mt = c_format_body(text ? text : "?");
+    char *fmt = xprintf("\"`%s` shifts out of 64 bits\"", mt);
+    char *t = expr_local(m, e, "shifted");
+    if (e->op == TK_SHL)
+        line(m, "if (%s >= 64 || (%s >> (63 - %s)) > 1) {", bc, ac, bc);
+    else
+        line(m, "if (%s >= 64) {", bc);
+    m->indent++; emit_fail(m, bl, "overflow", LEN_NONE, fmt, NULL); m->indent--;
+    line(m, "}");
+    line(m, "const uint64_t %s = %s %s %s;", t, ac, tok_text(e->op), bc);
+    free(ac); free(bc); free(mt); free(fmt);
+    return mk(t, VT_U);
+}
+
+static cexpr emit_binary(emitter *m, const blame *bl, expr *e, const char *text)
+{
+    cexpr a, b;
+    if (e->op == TK_ANDAND || e->op == TK_OROR) return emit_logic(m, bl, e, text);
+    a = emit_expr(m, bl, e->a, text);
+    b = emit_expr(m, bl, e->b, text);
+    switch (e->op) {
+    case TK_PLUS: case TK_MINUS: case TK_STAR: return checked_arith(m, bl, e, a, b, text);
+    case TK_SLASH: case TK_PERCENT: return divmod(m, bl, e->op, a, b, text, e->b);
+    case TK_AMP: case TK_PIPE: case TK_CARET: {
+        char *ac = bits_of(m, bl, a, text), *bc = bits_of(m, bl, b, text);
+        cexpr r = mk(xprintf("(%s %s %s)", ac, tok_text(e->op), bc), VT_U);
+        free(ac); free(bc);
+        return r;
+    }
+    case TK_SHL: case TK_SHR: return emit_shift(m, bl, e, a, b, text);
+    case TK_EQ: case TK_NE: case TK_LT: case TK_LE: case TK_GT: case TK_GE:
+        return compare(m, bl, e->op, a, b, e->a, e->b, text);
+    default:
+        gen_error(m, NULL, "unsupported operator in `%s`", text);
+        return bad();
+    }
+}
+
+/* c ? b : d.  Both arms are computed in their own block; their type
+ * decides the result type (mixed signedness is unified to unsigned).
+ * What one arm proves or computes is not known in the other, nor after
+ * both: it is forgotten (the arms are not emitted in order). */
+static cexpr emit_cond(emitter *m, const blame *bl, expr *e, const char *text)
+{
+    char *cond = emit_bool(m, bl, e->a, text);
+    char *t = expr_local(m, e, "choice");
+    char *bc, *cc;
+    cexpr b, c;
+    sbuf *saved = m->out;
+    sbuf armb = {0}, armc = {0};
+    int ind = m->indent, known = m->nnonneg;
+    m->out = &armb; m->indent = ind + 1;
+    b = emit_expr(m, bl, e->b, text);
+    m->nnonneg = known;
+    m->out = &armc; m->indent = ind + 1;
+    c = emit_expr(m, bl, e->c, text);
+    m->nnonneg = known;
+    m->out = saved; m->indent = ind;
+    if ((b.t == VT_S && c.t == VT_S) || (b.t == VT_BOOL && c.t == VT_BOOL)) {
+        line(m, "%s %s;", b.t == VT_S ? "int64_t" : "int", t);
+        bc = b.c; cc = c.c;
+    } else {
+        /* unsigned result: conversions run inside each arm */
+        m->out = &armb; m->indent = ind + 1; bc = to_u(m, bl, b, text);
+        m->nnonneg = known;
+        m->out = &armc; m->indent = ind + 1; cc = to_u(m, bl, c, text);
+        m->nnonneg = known;
+        m->out = saved; m->indent = ind;
+        line(m, "uint64_t %s;", t);
+        b.t = VT_U;
+    }
+    line(m, "if (%s) {", cond);
+    if (armb.s) sb_puts(m->out, armb.s);
+    m->indent++; line(m, "%s = %s;", t, bc); m->indent--;
+    line(m, "} else {");
+    if (armc.s) sb_puts(m->out, armc.s);
+    m->indent++; line(m, "%s = %s;", t, cc); m->indent--;
+    line(m, "}");
+    sb_free(&armb); sb_free(&armc);
+    free(cond); free(bc); free(cc);
+    return mk(t, b.t);
 }
 
 cexpr emit_expr(emitter *m, const blame *bl, expr *e, const char *text)
@@ -633,179 +820,14 @@ cexpr emit_expr(emitter *m, const blame *bl, expr *e, const char *text)
         r.lit = e->ival <= (uint64_t)INT64_MAX;
         return r;
     }
-    case E_STR:
-        return mk(c_quote(e->sval, strlen(e->sval)), VT_STR);
-    case E_NAME: {
-        sym *y;
-        if (strcmp(e->sval, "true") == 0) return mk(xstrdup("1"), VT_BOOL);
-        if (strcmp(e->sval, "false") == 0) return mk(xstrdup("0"), VT_BOOL);
-        y = sym_find(m, e->sval);
-        if (!y) {
-            gen_error(m, NULL, "unknown name '%s' in `%s` (names must be defined before use)", e->sval, text);
-            return bad();
-        }
-        switch (y->kind) {
-        case SY_INT: case SY_BUILTIN: return mk(xstrdup(y->c), y->t);
-        case SY_TEXT: return mk(xstrdup(y->c), VT_STR);
-        case SY_ARRF: gen_error(m, NULL, "'%s' is an array: use %s[i], prod(%s), len(%s) in `%s`", e->sval, e->sval, e->sval, e->sval, text); return bad();
-        case SY_LOOKUP: gen_error(m, NULL, "'%s' is a lookup: use sizeof(%s) in `%s`", e->sval, e->sval, text); return bad();
-        case SY_PAYLOAD: gen_error(m, NULL, "'%s' is an array item: use rank(), dim(), count(), nbytes() in `%s`", e->sval, text); return bad();
-        case SY_STRINGS: gen_error(m, NULL, "'%s' is a string field and has no numeric value in `%s`", e->sval, text); return bad();
-        }
-        return bad();
-    }
-    case E_MEMBER:
-        if (e->a->kind == E_NAME && strcmp(e->a->sval, "limits") == 0) {
-            static const char *const LIMITS[] = {"max_rank", "max_header_bytes", "max_total_bytes", "max_items", "max_decoded_bytes", NULL};
-            int i;
-            for (i = 0; LIMITS[i]; i++)
-                if (strcmp(LIMITS[i], e->sval) == 0)
-                    return m->writer ? mk(strcmp(e->sval, "max_rank") == 0 ? xstrdup("(uint64_t)AFMT_RANK_CAP") : xstrdup("UINT64_MAX"), VT_U)
-                                     : mk(xprintf("opt->limits.%s", e->sval), VT_U);
-            gen_error(m, NULL, "unknown limit 'limits.%s' in `%s`", e->sval, text);
-            return bad();
-        }
-        if (e->a->kind == E_NAME) {
-            sym *y = sym_find(m, e->a->sval);
-            if (y && y->kind == SY_LOOKUP && strcmp(e->sval, "size") == 0) return mk(xprintf("%s_size", y->c), VT_U);
-        }
-        gen_error(m, NULL, "unknown member '.%s' in `%s`", e->sval, text);
-        return bad();
-    case E_INDEX: {
-        sym *y = e->a->kind == E_NAME ? sym_find(m, e->a->sval) : NULL;
-        char *i, *t, *fmt, *el;
-        cexpr r;
-        if (!y || y->kind != SY_ARRF) { gen_error(m, NULL, "only array fields can be indexed in `%s`", text); return bad(); }
-        i = emit_u64(m, bl, e->b, text);
-        {
-            char *base = xprintf("%s_index", y->name);
-            t = local_name(m, base);
-            free(base);
-        }
-        line(m, "const uint64_t %s = %s;", t, i);
-        fmt = xprintf("\"index %%\" PRIu64 \" is out of range: %s has %%\" PRIu64 \" elements\"", y->name);
-        line(m, "if (%s >= %s) {", t, y->count);
-        m->indent++;
-        {
-            char *args = xprintf("%s, %s", t, y->count);
-            emit_fail(m, bl, "constraint", LEN_NONE, fmt, args);
-            free(args);
-        }
-        m->indent--;
-        line(m, "}");
-        el = xprintf(y->elem, t);
-        r = mk(el, y->t);
-        free(i); free(t); free(fmt);
-        return r;
-    }
-    case E_CALL:
-        return call(m, bl, e, text);
-    case E_UNARY: {
-        cexpr a = emit_expr(m, bl, e->a, text);
-        if (e->op == TK_BANG) { char *b = to_bool(m, a, text); cexpr r = mk(xprintf("(!%s)", b), VT_BOOL); free(b); return r; }
-        if (e->op == TK_TILDE) { char *b = bits_of(m, bl, a, text); cexpr r = mk(xprintf("(~%s)", b), VT_U); free(b); return r; }
-        {
-            char *s = to_s(m, bl, a, text);
-            cexpr r = mk(xprintf("(-%s)", s), VT_S); /* |INT64_MIN| unreachable: to_s bounds by INT64_MAX */
-            free(s);
-            return r;
-        }
-    }
-    case E_BINARY: {
-        cexpr a, b;
-        if (e->op == TK_ANDAND || e->op == TK_OROR) {
-            char *t = expr_local(m, e, e->op == TK_ANDAND ? "all_hold" : "any_holds");
-            char *ac = emit_bool(m, bl, e->a, text), *bc;
-            line(m, "int %s = %s;", t, ac);
-            line(m, e->op == TK_ANDAND ? "if (%s) {" : "if (!%s) {", t);
-            m->indent++;
-            bc = emit_bool(m, bl, e->b, text);
-            line(m, "%s = %s;", t, bc);
-            m->indent--;
-            line(m, "}");
-            free(ac); free(bc);
-            return mk(t, VT_BOOL);
-        }
-        a = emit_expr(m, bl, e->a, text);
-        b = emit_expr(m, bl, e->b, text);
-        switch (e->op) {
-        case TK_PLUS: case TK_MINUS: case TK_STAR: return checked_arith(m, bl, e, a, b, text);
-        case TK_SLASH: case TK_PERCENT: return divmod(m, bl, e->op, a, b, text, e->b);
-        case TK_AMP: case TK_PIPE: case TK_CARET: {
-            char *ac = bits_of(m, bl, a, text), *bc = bits_of(m, bl, b, text);
-            cexpr r = mk(xprintf("(%s %s %s)", ac, tok_text(e->op), bc), VT_U);
-            free(ac); free(bc);
-            return r;
-        }
-        case TK_SHL: case TK_SHR: {
-            char *ac = bits_of(m, bl, a, text), *bc = to_u(m, bl, b, text);
-            char *mt = c_format_body(text ? text : "?");
-            char *fmt = xprintf("\"`%s` shifts out of 64 bits\"", mt);
-            char *t = expr_local(m, e, "shifted");
-            if (e->op == TK_SHL)
-                line(m, "if (%s >= 64 || (%s >> (63 - %s)) > 1) {", bc, ac, bc);
-            else
-                line(m, "if (%s >= 64) {", bc);
-            m->indent++; emit_fail(m, bl, "overflow", LEN_NONE, fmt, NULL); m->indent--;
-            line(m, "}");
-            line(m, "const uint64_t %s = %s %s %s;", t, ac, tok_text(e->op), bc);
-            free(ac); free(bc); free(mt); free(fmt);
-            return mk(t, VT_U);
-        }
-        case TK_EQ: case TK_NE: case TK_LT: case TK_LE: case TK_GT: case TK_GE:
-            return compare(m, bl, e->op, a, b, e->a, e->b, text);
-        default:
-            gen_error(m, NULL, "unsupported operator in `%s`", text);
-            return bad();
-        }
-    }
-    case E_COND: {
-        char *cond = emit_bool(m, bl, e->a, text);
-        char *t = expr_local(m, e, "choice");
-        char *bc, *cc;
-        cexpr b, c;
-        /* Both arms are computed in their own block; their type decides the
-         * result type (mixed signedness is unified to unsigned). */
-        sbuf *saved = m->out;
-        sbuf armb = {0}, armc = {0};
-        int ind = m->indent;
-        /* what one arm proves or computes is not known in the other, nor
-         * after both: forget it (the arms are not emitted in order) */
-        int known = m->nnonneg;
-        m->out = &armb; m->indent = ind + 1;
-        b = emit_expr(m, bl, e->b, text);
-        m->nnonneg = known;
-        m->out = &armc; m->indent = ind + 1;
-        c = emit_expr(m, bl, e->c, text);
-        m->nnonneg = known;
-        m->out = saved; m->indent = ind;
-        if (b.t == VT_S && c.t == VT_S) {
-            line(m, "int64_t %s;", t);
-            bc = b.c; cc = c.c;
-        } else if (b.t == VT_BOOL && c.t == VT_BOOL) {
-            line(m, "int %s;", t);
-            bc = b.c; cc = c.c;
-        } else {
-            /* unsigned result: conversions run inside each arm */
-            m->out = &armb; m->indent = ind + 1; bc = to_u(m, bl, b, text);
-            m->nnonneg = known;
-            m->out = &armc; m->indent = ind + 1; cc = to_u(m, bl, c, text);
-            m->nnonneg = known;
-            m->out = saved; m->indent = ind;
-            line(m, "uint64_t %s;", t);
-            b.t = VT_U;
-        }
-        line(m, "if (%s) {", cond);
-        if (armb.s) sb_puts(m->out, armb.s);
-        m->indent++; line(m, "%s = %s;", t, bc); m->indent--;
-        line(m, "} else {");
-        if (armc.s) sb_puts(m->out, armc.s);
-        m->indent++; line(m, "%s = %s;", t, cc); m->indent--;
-        line(m, "}");
-        sb_free(&armb); sb_free(&armc);
-        free(cond); free(bc); free(cc);
-        return mk(t, b.t == VT_S ? VT_S : b.t == VT_BOOL ? VT_BOOL : VT_U);
-    }
+    case E_STR: return mk(c_quote(e->sval, strlen(e->sval)), VT_STR);
+    case E_NAME: return emit_name(m, e, text);
+    case E_MEMBER: return emit_member(m, e, text);
+    case E_INDEX: return emit_index(m, bl, e, text);
+    case E_CALL: return call(m, bl, e, text);
+    case E_UNARY: return emit_unary(m, bl, e, text);
+    case E_BINARY: return emit_binary(m, bl, e, text);
+    case E_COND: return emit_cond(m, bl, e, text);
     }
     return bad();
 }

@@ -26,20 +26,28 @@ char *xstrdup(const char *s)
     return d;
 }
 
-char *xprintf(const char *fmt, ...)
+char *xvprintf(const char *fmt, va_list ap)
 {
-    va_list ap, ap2;
+    va_list ap2;
     int n;
     char *s;
-    va_start(ap, fmt);
     va_copy(ap2, ap);
-    n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
+    n = vsnprintf(NULL, 0, fmt, ap2);
+    va_end(ap2);
     if (n < 0) oom();
     s = malloc((size_t)n + 1);
     if (!s) oom();
-    vsnprintf(s, (size_t)n + 1, fmt, ap2);
-    va_end(ap2);
+    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    return s;
+}
+
+char *xprintf(const char *fmt, ...)
+{
+    va_list ap;
+    char *s;
+    va_start(ap, fmt);
+    s = xvprintf(fmt, ap);
+    va_end(ap);
     return s;
 }
 

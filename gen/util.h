@@ -7,6 +7,8 @@
 
 void *xcalloc(size_t n, size_t size);
 char *xstrdup(const char *s);
+/* xprintf over a va_list (which it uses up, as vsnprintf does). */
+char *xvprintf(const char *fmt, va_list ap);
 char *xprintf(const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 1, 2)))
