@@ -30,8 +30,9 @@ static size_t piece_len(const char *s)
         }
         if (s[i] == ',' && s[i + 1] == ' ') return i + 2;
         if (i > 0 && s[i - 1] == ' ' && s[i + 1] == ' ' && (s[i] == '?' || s[i] == ':')) return i + 2;
-        if (i > 0 && s[i - 1] == ' ' && s[i + 2] == ' ' &&
-            ((s[i] == '&' && s[i + 1] == '&') || (s[i] == '|' && s[i + 1] == '|')))
+        /* (s[i + 2] is read only after s[i + 1], so never past the end) */
+        if (i > 0 && s[i - 1] == ' ' && ((s[i] == '&' && s[i + 1] == '&') || (s[i] == '|' && s[i + 1] == '|')) &&
+            s[i + 2] == ' ')
             return i + 3;
         i++;
     }
