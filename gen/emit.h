@@ -96,6 +96,7 @@ typedef struct emitter {
      * statements so far), and the finished ones, in the order they must
      * be defined, with their names */
     sbuf *frames[MAX_FRAMES];
+    const char *frame_names[MAX_FRAMES]; /* what each is named after ("body": the top level) */
     int nframes;
     sbuf *funcs;
     char **func_names;
@@ -104,19 +105,21 @@ typedef struct emitter {
 } emitter;
 
 /* emit_func.c: one function per structure.  func_begin sends the
- * statements that follow into a function of their own; func_end finishes
- * it (named <format>_validate_<name>, made unique; doc, if not NULL, its
+ * statements that follow into a function of their own (named after name);
+ * func_end finishes it (<format>_validate_<name>, made unique: see
+ * emit_func.c; doc, if not NULL, its
  * comment), with the values it reads from the enclosing functions as
  * parameters and `pos` and `narrays` in and out, appends it to m->funcs,
  * and emits the call where the statements stood. */
 typedef struct func_frame {
     sbuf body;
+    char *name;
     sbuf *saved_out;
     int saved_indent, saved_nnonneg;
     int saved_nonneg_indent[64];
 } func_frame;
-void func_begin(emitter *m, func_frame *f);
-void func_end(emitter *m, func_frame *f, const char *name, const char *doc);
+void func_begin(emitter *m, func_frame *f, const char *name);
+void func_end(emitter *m, func_frame *f, const char *doc);
 
 /* `static const afmt_type_entry <fmt>_<table>[]` (emitted once) for a table
  * of one literal key per entry (text of key_size bytes, or an integer when

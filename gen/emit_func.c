@@ -194,7 +194,7 @@ static int moved_in(const ctokens *t, const char *name)
     return 0;
 }
 
-void func_begin(emitter *m, func_frame *f)
+void func_begin(emitter *m, func_frame *f, const char *name)
 {
     memset(f, 0, sizeof *f);
     if (m->nframes >= MAX_FRAMES) die("structures nested too deep");
@@ -206,22 +206,33 @@ void func_begin(emitter *m, func_frame *f)
     memset(m->nonneg_indent, 0, sizeof m->nonneg_indent);
     m->out = &f->body;
     m->indent = 1;
+    f->name = xstrdup(name);
+    m->frame_names[m->nframes] = f->name;
     m->frames[m->nframes++] = &f->body;
 }
 
-/* A function name not used yet: <fmt>_validate_<name>[_N]. */
-static char *unique_name(emitter *m, const char *name)
+static int name_taken(const emitter *m, const char *fn)
+{
+    int k;
+    for (k = 0; k < m->nfunc_names; k++)
+        if (strcmp(m->func_names[k], fn) == 0) return 1;
+    return 0;
+}
+
+/* A function name not used yet: <fmt>_validate_<name>, else (an array of
+ * the same name in another case) <fmt>_validate_<enclosing>_<name>, else
+ * numbered. */
+static char *unique_name(emitter *m, const char *name, const char *enclosing)
 {
     char *fn = xprintf("%s_validate_%s", m->s->format, name);
-    int k, n = 2, clash = 1;
-    while (clash) {
-        clash = 0;
-        for (k = 0; k < m->nfunc_names; k++)
-            if (strcmp(m->func_names[k], fn) == 0) clash = 1;
-        if (clash) {
-            free(fn);
-            fn = xprintf("%s_validate_%s_%d", m->s->format, name, n++);
-        }
+    int n = 2;
+    if (name_taken(m, fn) && enclosing) {
+        free(fn);
+        fn = xprintf("%s_validate_%s_%s", m->s->format, enclosing, name);
+    }
+    while (name_taken(m, fn)) {
+        free(fn);
+        fn = xprintf("%s_validate_%s_%d", m->s->format, name, n++);
     }
     m->func_names = realloc(m->func_names, sizeof *m->func_names * (size_t)(m->nfunc_names + 1));
     if (!m->func_names) die("out of memory");
@@ -229,7 +240,7 @@ static char *unique_name(emitter *m, const char *name)
     return fn;
 }
 
-void func_end(emitter *m, func_frame *f, const char *name, const char *doc)
+void func_end(emitter *m, func_frame *f, const char *doc)
 {
     static const char *const machine[] = {"src", "opt", "vis", "err", "path"};
     static const char *const machine_type[] = {"afmt_src *", "const afmt_options *", "const afmt_visitor *", "afmt_error *",
@@ -241,7 +252,7 @@ void func_end(emitter *m, func_frame *f, const char *name, const char *doc)
     decls own = {0}, outer[MAX_FRAMES], caps = {0};
     int used[5] = {0}, uses_pos = 0, uses_narrays = 0, moves_pos, moves_narrays, i, k;
     sbuf params = {0}, args = {0}, fn = {0};
-    char *fname = unique_name(m, name);
+    char *fname = unique_name(m, f->name, m->nframes >= 2 ? m->frame_names[m->nframes - 2] : NULL);
 
     m->nframes--;
     m->out = f->saved_out;
@@ -332,6 +343,7 @@ void func_end(emitter *m, func_frame *f, const char *name, const char *doc)
     sb_free(&args);
     sb_free(&fn);
     sb_free(&f->body);
+    free(f->name);
     free(resolved);
     free(t.v);
     free(own.v);

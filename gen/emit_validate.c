@@ -1352,9 +1352,9 @@ static void emit_item(emitter *m, item *it, item_list *scope)
             emit_array(m, it);
         } else {
             func_frame fr;
-            func_begin(m, &fr);
+            func_begin(m, &fr, it->name);
             emit_array(m, it);
-            func_end(m, &fr, it->name, NULL);
+            func_end(m, &fr, NULL);
         }
         break;
     case IT_REPEAT:
@@ -1403,11 +1403,11 @@ static void emit_items_func(emitter *m, item_list *body, const char *name, const
     func_frame fr;
     const int saved_sole = m->sole_item;
     if (body->n == 0) return;
-    func_begin(m, &fr);
+    func_begin(m, &fr, name);
     m->sole_item = body->n == 1;
     emit_items(m, body);
     m->sole_item = saved_sole;
-    func_end(m, &fr, name, doc);
+    func_end(m, &fr, doc);
 }
 
 void emit_validator(emitter *m)
@@ -1421,6 +1421,7 @@ void emit_validator(emitter *m)
     m->out = &main_fn;
     m->funcs = &funcs;
     m->frames[0] = &main_fn;
+    m->frame_names[0] = "body";
     m->nframes = 1;
     line(m, "static int %s_validate_body(afmt_src *src, const afmt_options *opt,", f);
     line(m, "                            const afmt_visitor *vis, afmt_error *err)");

@@ -193,13 +193,13 @@ static int daphne_validate_block_kind_1(afmt_src *src, const afmt_options *opt,
     return 0;
 }
 
-static int daphne_validate_data_2(afmt_src *src, const afmt_visitor *vis, afmt_error *err,
-        afmt_path *path, uint64_t *pos_io, uint32_t *narrays_io, const uint64_t v_block_rows,
-        const uint64_t o_block_rows, const uint64_t v_block_cols, const uint64_t o_block_cols,
-        const uint64_t v_nnz, const uint64_t el_size, const afmt_encoding el_enc,
-        const afmt_dtype el_dtype, const uint64_t v_block_row, const uint64_t v_block_col,
-        afmt_tiles *const tiles_block, const uint64_t o_row_offsets, const uint64_t n_row_offsets,
-        const uint64_t o_col_indices, const uint64_t n_col_indices)
+static int daphne_validate_block_kind_2_data(afmt_src *src, const afmt_visitor *vis,
+        afmt_error *err, afmt_path *path, uint64_t *pos_io, uint32_t *narrays_io,
+        const uint64_t v_block_rows, const uint64_t o_block_rows, const uint64_t v_block_cols,
+        const uint64_t o_block_cols, const uint64_t v_nnz, const uint64_t el_size,
+        const afmt_encoding el_enc, const afmt_dtype el_dtype, const uint64_t v_block_row,
+        const uint64_t v_block_col, afmt_tiles *const tiles_block, const uint64_t o_row_offsets,
+        const uint64_t n_row_offsets, const uint64_t o_col_indices, const uint64_t n_col_indices)
 {
     uint64_t pos = *pos_io;
     uint32_t narrays = *narrays_io;
@@ -347,20 +347,21 @@ static int daphne_validate_block_kind_2(afmt_src *src, const afmt_options *opt,
      * array data: el elements, row-major (spec/daphne.json
      * /body/4/cases/0/body/2/body/6/cases/2/body/4)
      */
-    if (daphne_validate_data_2(src, vis, err, path, &pos, &narrays, v_block_rows, o_block_rows,
-            v_block_cols, o_block_cols, v_nnz, el_size, el_enc, el_dtype, v_block_row, v_block_col,
-            tiles_block, o_row_offsets, n_row_offsets, o_col_indices, n_col_indices)) return -1;
+    if (daphne_validate_block_kind_2_data(src, vis, err, path, &pos, &narrays, v_block_rows,
+            o_block_rows, v_block_cols, o_block_cols, v_nnz, el_size, el_enc, el_dtype,
+            v_block_row, v_block_col, tiles_block, o_row_offsets, n_row_offsets, o_col_indices,
+            n_col_indices)) return -1;
     *pos_io = pos;
     *narrays_io = narrays;
     return 0;
 }
 
-static int daphne_validate_data_3(afmt_src *src, const afmt_visitor *vis, afmt_error *err,
-        afmt_path *path, uint64_t *pos_io, uint32_t *narrays_io, const uint64_t v_block_rows,
-        const uint64_t o_block_rows, const uint64_t v_block_cols, const uint64_t o_block_cols,
-        const uint64_t v_coo_nnz, const uint64_t el_size, const afmt_dtype el_dtype,
-        const afmt_encoding el_enc, const uint64_t v_block_row, const uint64_t v_block_col,
-        afmt_tiles *const tiles_block)
+static int daphne_validate_block_kind_3_data(afmt_src *src, const afmt_visitor *vis,
+        afmt_error *err, afmt_path *path, uint64_t *pos_io, uint32_t *narrays_io,
+        const uint64_t v_block_rows, const uint64_t o_block_rows, const uint64_t v_block_cols,
+        const uint64_t o_block_cols, const uint64_t v_coo_nnz, const uint64_t el_size,
+        const afmt_dtype el_dtype, const afmt_encoding el_enc, const uint64_t v_block_row,
+        const uint64_t v_block_col, afmt_tiles *const tiles_block)
 {
     uint64_t pos = *pos_io;
     uint32_t narrays = *narrays_io;
@@ -465,9 +466,9 @@ static int daphne_validate_block_kind_3(afmt_src *src, const afmt_options *opt,
      * array data: el elements, row-major (spec/daphne.json
      * /body/4/cases/0/body/2/body/6/cases/3/body/2)
      */
-    if (daphne_validate_data_3(src, vis, err, path, &pos, &narrays, v_block_rows, o_block_rows,
-            v_block_cols, o_block_cols, v_coo_nnz, el_size, el_dtype, el_enc, v_block_row,
-            v_block_col, tiles_block)) return -1;
+    if (daphne_validate_block_kind_3_data(src, vis, err, path, &pos, &narrays, v_block_rows,
+            o_block_rows, v_block_cols, o_block_cols, v_coo_nnz, el_size, el_dtype, el_enc,
+            v_block_row, v_block_col, tiles_block)) return -1;
     *pos_io = pos;
     *narrays_io = narrays;
     return 0;
