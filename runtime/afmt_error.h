@@ -49,6 +49,16 @@ int afmt_fail(afmt_error *err, afmt_code code, const afmt_path *path,
 #endif
     ;
 
+/* Place an error already in err (a nested scanner's, blamed on its own
+ * field and offset) in its caller's terms: err->field becomes
+ * path + field (+ "[index]" unless AFMT_NO_INDEX) and err->offset becomes
+ * offset; code, message and format are kept.  field may be NULL or point
+ * into err->field itself.  Returns -1, as afmt_fail does.  Cheaper than
+ * afmt_fail(err, code, path, field, index, offset, "%s", message) with a
+ * copy of the message, which it equals. */
+int afmt_error_reblame(afmt_error *err, const afmt_path *path, const char *field,
+                       uint64_t index, uint64_t offset);
+
 /* "array[2].field[index]" (the form errors name fields in) into out,
  * always NUL-terminated; field may be NULL, index AFMT_NO_INDEX. */
 void afmt_path_describe(const afmt_path *path, const char *field, uint64_t index,

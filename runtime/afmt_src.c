@@ -357,15 +357,14 @@ int afmt_src_text(afmt_src *s, uint64_t end, uint64_t pos, afmt_text_scan_fn sca
                 (s->len != AFMT_LEN_UNKNOWN && pos + avail >= s->len);
         rc = scan(AFMT_B(s, pos), avail, 0, max_rank, &e, view, err);
         if (rc != 0) {
-            afmt_error inner = *err;
             /* a stream's window may cut the value: a verdict is final only
              * when the input ended there, or the failing token was seen whole */
-            int sure = whole || (inner.code != AFMT_E_TRUNCATED && delimited(AFMT_B(s, pos), inner.offset, avail));
+            int sure = whole || (err->code != AFMT_E_TRUNCATED && delimited(AFMT_B(s, pos), err->offset, avail));
             if (sure)
                 /* the path already names the value: keep only an element part */
-                return afmt_fail(err, inner.code, path,
-                                 inner.field[0] && strcmp(inner.field, "value") != 0 ? inner.field : NULL, AFMT_NO_INDEX,
-                                 pos + inner.offset, "%s", inner.message);
+                return afmt_error_reblame(err, path,
+                                          err->field[0] && strcmp(err->field, "value") != 0 ? err->field : NULL,
+                                          AFMT_NO_INDEX, pos + err->offset);
         } else if (whole || e < avail) {
             break; /* it ended before the buffered bytes did: it is whole */
         }

@@ -254,6 +254,55 @@ static void test_errors(void)
     afmt_error_set_format(&e, longname);
     CHECK("long format truncated", strlen(e.format) == AFMT_FORMAT_NAME_MAX - 1);
     CHECK("fail with NULL err", afmt_fail(NULL, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, 0, "x") == -1);
+
+    memset(&p, 0, sizeof p);
+    afmt_fail(&e, AFMT_E_LIMIT, &p, "n", UINT64_MAX - 1, 0, "x");
+    CHECK("largest index", strcmp(e.field, "n[18446744073709551614]") == 0);
+}
+
+/* afmt_error_reblame gives what afmt_fail with the message copied gives,
+ * also when the field it is handed is the error's own. */
+static void test_error_reblame(void)
+{
+    static const struct {
+        const char *what, *inner_field; /* inner_field NULL: none */
+        uint64_t inner_index;
+        int pass_own_field;              /* field = err->field */
+        const char *field;               /* otherwise this */
+        uint64_t index;
+        const char *want;
+    } cases[] = {
+        {"own field under a path", "element", 4, 1, NULL, AFMT_NO_INDEX, "value[2].element[4]"},
+        {"no field: the path alone", "element", 4, 0, NULL, AFMT_NO_INDEX, "value[2]"},
+        {"another field and index", NULL, AFMT_NO_INDEX, 0, "dims", 9, "value[2].dims[9]"},
+    };
+    afmt_path p;
+    afmt_error e, ref;
+    size_t i;
+
+    memset(&p, 0, sizeof p);
+    afmt_path_push(&p, "value", 2);
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const char *field;
+        char inner[AFMT_FIELD_MAX];
+        afmt_error_clear(&e);
+        afmt_error_set_format(&e, "futhark");
+        afmt_fail(&e, AFMT_E_VALUE, NULL, cases[i].inner_field, cases[i].inner_index, 7,
+                  "bad literal %d", 1);
+        ref = e;
+        memcpy(inner, e.field, sizeof inner);
+        field = cases[i].pass_own_field ? e.field : cases[i].field;
+        afmt_fail(&ref, ref.code, &p, cases[i].pass_own_field ? inner : field, cases[i].index,
+                  107, "%s", e.message);
+        CHECK(nm("reblame %s returns -1", cases[i].what),
+              afmt_error_reblame(&e, &p, field, cases[i].index, 107) == -1);
+        CHECK(nm("reblame %s: field", cases[i].what), strcmp(e.field, cases[i].want) == 0);
+        CHECK(nm("reblame %s: as afmt_fail", cases[i].what),
+              strcmp(e.field, ref.field) == 0 && strcmp(e.message, ref.message) == 0 &&
+                  e.code == ref.code && e.offset == ref.offset && e.offset == 107 &&
+                  strcmp(e.format, "futhark") == 0 && strcmp(e.message, "bad literal 1") == 0);
+    }
+    CHECK("reblame NULL err", afmt_error_reblame(NULL, NULL, NULL, AFMT_NO_INDEX, 0) == -1);
 }
 
 /* ---------------------------------------------------------------- options */
@@ -1284,6 +1333,7 @@ int main(void)
     test_checked_arith();
     test_loads_stores();
     test_errors();
+    test_error_reblame();
     test_options();
     test_dtypes();
     test_halves();
