@@ -9,31 +9,50 @@
 /* Columns a generated line should fit in (a reviewer reads it in a diff). */
 #define LINE_WIDTH 100
 
+/* The length of the string literal at s (s[0] is its opening quote). */
+static size_t literal_len(const char *s)
+{
+    size_t i;
+    for (i = 1; s[i] && s[i] != '"'; i++)
+        if (s[i] == '\\' && s[i + 1]) i++;
+    return s[i] ? i + 1 : i;
+}
+
 /* The length of the piece of s that starts at s: a string literal (with its
  * escapes), or the text up to and including the next ", " (or the next
  * operator "&& ", "|| ", "? ", ": " after a space) outside string and
- * character literals: the places a long line may break. */
-static size_t piece_len(const char *s)
+ * character literals and at most max_depth parentheses deep: the places a
+ * long line may break.  *depth is the nesting at s, updated. */
+static size_t piece_len(const char *s, int *depth, int max_depth)
 {
     size_t i = 0;
     if (s[0] == '"') {
-        for (i = 1; s[i] && s[i] != '"'; i++)
-            if (s[i] == '\\' && s[i + 1]) i++;
-        return s[i] ? i + 1 : i;
+        /* a literal, with the ", " after it: a line never starts with a comma */
+        i = literal_len(s);
+        return *depth <= max_depth && s[i] == ',' && s[i + 1] == ' ' ? i + 2 : i;
     }
-    while (s[i] && s[i] != '"') {
+    while (s[i]) {
+        if (s[i] == '"') {
+            if (*depth <= max_depth) return i; /* a literal is a piece of its own */
+            i += literal_len(s + i);
+            continue;
+        }
         if (s[i] == '\'') {
             for (i++; s[i] && s[i] != '\''; i++)
                 if (s[i] == '\\' && s[i + 1]) i++;
             if (s[i]) i++;
             continue;
         }
-        if (s[i] == ',' && s[i + 1] == ' ') return i + 2;
-        if (i > 0 && s[i - 1] == ' ' && s[i + 1] == ' ' && (s[i] == '?' || s[i] == ':')) return i + 2;
-        /* (s[i + 2] is read only after s[i + 1], so never past the end) */
-        if (i > 0 && s[i - 1] == ' ' && ((s[i] == '&' && s[i + 1] == '&') || (s[i] == '|' && s[i + 1] == '|')) &&
-            s[i + 2] == ' ')
-            return i + 3;
+        if (s[i] == '(' || s[i] == '[') ++*depth;
+        if (s[i] == ')' || s[i] == ']') --*depth;
+        if (*depth <= max_depth) {
+            if (s[i] == ',' && s[i + 1] == ' ') return i + 2;
+            if (i > 0 && s[i - 1] == ' ' && s[i + 1] == ' ' && (s[i] == '?' || s[i] == ':')) return i + 2;
+            /* (s[i + 2] is read only after s[i + 1], so never past the end) */
+            if (i > 0 && s[i - 1] == ' ' && ((s[i] == '&' && s[i + 1] == '&') || (s[i] == '|' && s[i + 1] == '|')) &&
+                s[i + 2] == ' ')
+                return i + 3;
+        }
         i++;
     }
     return i;
@@ -53,16 +72,18 @@ static void put_indent(emitter *m, int extra)
 }
 
 /* Write a statement longer than LINE_WIDTH over several lines: breaks after
- * ", " and between string literals, a long literal split at its spaces
- * into adjacent literals (the compiler joins them: the same string).
- * Continuation lines are indented two levels deeper. */
-static void put_wrapped(emitter *m, const char *text)
+ * ", " (and && || ? :) at most max_depth parentheses deep and between
+ * string literals, a long literal split at its spaces into adjacent
+ * literals (the compiler joins them: the same string).  Continuation
+ * lines are indented two levels deeper. */
+static void put_wrapped_at(emitter *m, const char *text, int max_depth)
 {
     size_t col = (size_t)m->indent * 4, cont = col + 8;
     char *work = xstrdup(text), *s = work;
+    int depth = 0;
     put_indent(m, 0);
     while (*s) {
-        size_t n = piece_len(s);
+        size_t n = piece_len(s, &depth, max_depth);
         if (n == 0) n = 1;
         if (col + n > LINE_WIDTH && col > cont) {
             /* a new line for this piece (the space before it ends the last) */
@@ -98,6 +119,35 @@ static void put_wrapped(emitter *m, const char *text)
     }
     end_line(m);
     free(work);
+}
+
+/* put_wrapped_at breaking as shallow as the width allows: a call's
+ * arguments stay together where they fit, rather than `AFMT_B(src,` at the
+ * end of a line. */
+static void put_wrapped(emitter *m, const char *text)
+{
+    sbuf *out = m->out;
+    int depth;
+    for (depth = 0; depth < 16; depth++) {
+        sbuf try = {0};
+        const char *p;
+        int fits = 1;
+        m->out = &try;
+        put_wrapped_at(m, text, depth);
+        m->out = out;
+        for (p = try.s; p && *p && fits;) {
+            const char *eol = strchr(p, '\n');
+            size_t len = eol ? (size_t)(eol - p) : strlen(p);
+            if (len > LINE_WIDTH) fits = 0;
+            p = eol ? eol + 1 : p + len;
+        }
+        if (fits || depth == 15) {
+            sb_puts(out, try.s ? try.s : "");
+            sb_free(&try);
+            return;
+        }
+        sb_free(&try);
+    }
 }
 
 /* Whether a long line may be wrapped: a statement, declaration or

@@ -63,15 +63,23 @@ static void emit_detect(emitter *m)
     }
     for (i = 0; i < s->ndetect; i++) {
         const detect_rule *r = &s->detect[i];
+        const unsigned long long at = (unsigned long long)r->at, n = (unsigned long long)r->nbytes;
         char *q = c_quote((const char *)r->bytes, (size_t)r->nbytes);
-        line(m, "{");
-        m->indent++;
-        line(m, "uint64_t at = 0;");
-        if (r->skip_ws) line(m, "while (at < len && at < 64 && afmt_is_space(buf[at])) at++;");
-        if (r->at) line(m, "at += %llu;", (unsigned long long)r->at);
-        line(m, "if (len >= at && len - at >= %d && memcmp(buf + at, %s, %d) == 0) return 1;", r->nbytes, q, r->nbytes);
-        m->indent--;
-        line(m, "}");
+        if (r->skip_ws || at > UINT64_MAX - n) {
+            /* the bytes come after white space: where is known at run time */
+            line(m, "{");
+            m->indent++;
+            line(m, "uint64_t at = 0;");
+            if (r->skip_ws) line(m, "while (at < len && at < 64 && afmt_is_space(buf[at])) at++;");
+            if (at) line(m, "at += %llu;", at);
+            line(m, "if (len >= at && len - at >= %llu && memcmp(buf + at, %s, %llu) == 0) return 1;", n, q, n);
+            m->indent--;
+            line(m, "}");
+        } else if (at) {
+            line(m, "if (len >= %llu && memcmp(buf + %llu, %s, %llu) == 0) return 1;", at + n, at, q, n);
+        } else {
+            line(m, "if (len >= %llu && memcmp(buf, %s, %llu) == 0) return 1;", n, q, n);
+        }
         free(q);
     }
     if (s->ndetect) line(m, "return 0;");

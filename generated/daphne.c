@@ -10,18 +10,9 @@ static const char *const daphne_extensions[] = {".dbdf", NULL};
 
 int afmt_daphne_detect(const uint8_t *buf, uint64_t len)
 {
-    {
-        uint64_t at = 0;
-        if (len >= at && len - at >= 2 && memcmp(buf + at, "\x01\x01", 2) == 0) return 1;
-    }
-    {
-        uint64_t at = 0;
-        if (len >= at && len - at >= 2 && memcmp(buf + at, "\x01\x02", 2) == 0) return 1;
-    }
-    {
-        uint64_t at = 0;
-        if (len >= at && len - at >= 2 && memcmp(buf + at, "\x01\x03", 2) == 0) return 1;
-    }
+    if (len >= 2 && memcmp(buf, "\x01\x01", 2) == 0) return 1;
+    if (len >= 2 && memcmp(buf, "\x01\x02", 2) == 0) return 1;
+    if (len >= 2 && memcmp(buf, "\x01\x03", 2) == 0) return 1;
     return 0;
 }
 
@@ -102,8 +93,8 @@ static int daphne_validate_block_kind_0(afmt_src *src, const afmt_visitor *vis, 
     }
     if (afmt_take_payload(src, err, path, "data", src->len, NULL, pos, nbytes_data, NULL,
             (void *)NULL, NULL)) return -1;
-    if (want_data && afmt_view_hand(vis, err, path, "data", &a_data, src, pos,
-            nbytes_data)) return -1;
+    if (want_data &&
+            afmt_view_hand(vis, err, path, "data", &a_data, src, pos, nbytes_data)) return -1;
     narrays++;
     pos += nbytes_data;
     *pos_io = pos;
@@ -151,8 +142,8 @@ static int daphne_validate_data(afmt_src *src, const afmt_visitor *vis, afmt_err
     }
     if (afmt_take_payload(src, err, path, "data", src->len, NULL, pos, nbytes_data, NULL,
             (void *)NULL, NULL)) return -1;
-    if (want_data && afmt_view_hand(vis, err, path, "data", &a_data, src, pos,
-            nbytes_data)) return -1;
+    if (want_data &&
+            afmt_view_hand(vis, err, path, "data", &a_data, src, pos, nbytes_data)) return -1;
     narrays++;
     pos += nbytes_data;
     *pos_io = pos;
@@ -240,8 +231,8 @@ static int daphne_validate_block_kind_2_data(afmt_src *src, const afmt_visitor *
     }
     if (afmt_take_payload(src, err, path, "data", src->len, NULL, pos, nbytes_data, NULL,
             (void *)NULL, NULL)) return -1;
-    if (want_data && afmt_view_hand(vis, err, path, "data", &a_data, src, pos,
-            nbytes_data)) return -1;
+    if (want_data &&
+            afmt_view_hand(vis, err, path, "data", &a_data, src, pos, nbytes_data)) return -1;
     narrays++;
     pos += nbytes_data;
     *pos_io = pos;
@@ -295,8 +286,8 @@ static int daphne_validate_block_kind_2(afmt_src *src, const afmt_options *opt,
     if (afmt_load_u64le(AFMT_B(src, o_row_offsets + (uint64_t)8 * (0))) != UINT64_C(0)) {
         return afmt_fail(err, AFMT_E_CONSTRAINT, path, "row_offsets", 0,
                 o_row_offsets + (uint64_t)8 * (0), "expected %" PRIu64 " = 0, found %" PRIu64 "",
-                (uint64_t)(UINT64_C(0)), afmt_load_u64le(AFMT_B(src,
-                o_row_offsets + (uint64_t)8 * (0))));
+                (uint64_t)(UINT64_C(0)),
+                afmt_load_u64le(AFMT_B(src, o_row_offsets + (uint64_t)8 * (0))));
     }
     if (n_row_offsets == 0) {
         return afmt_fail(err, AFMT_E_CONSTRAINT, path, "row_offsets", AFMT_NO_INDEX, o_row_offsets,
@@ -305,8 +296,8 @@ static int daphne_validate_block_kind_2(afmt_src *src, const afmt_options *opt,
     if (afmt_load_u64le(AFMT_B(src, o_row_offsets + (uint64_t)8 * (n_row_offsets - 1))) != v_nnz) {
         return afmt_fail(err, AFMT_E_CONSTRAINT, path, "row_offsets", n_row_offsets - 1,
                 o_row_offsets + (uint64_t)8 * (n_row_offsets - 1), "expected %" PRIu64
-                " = nnz, found %" PRIu64 "", (uint64_t)(v_nnz), afmt_load_u64le(AFMT_B(src,
-                o_row_offsets + (uint64_t)8 * (n_row_offsets - 1))));
+                " = nnz, found %" PRIu64 "", (uint64_t)(v_nnz),
+                afmt_load_u64le(AFMT_B(src, o_row_offsets + (uint64_t)8 * (n_row_offsets - 1))));
     }
     const uint64_t row_offsets_unordered_at = afmt_field_unordered(AFMT_B(src, o_row_offsets),
             n_row_offsets, 8, 0, 0, 0);
@@ -427,8 +418,8 @@ static int daphne_validate_block_kind_3_data(afmt_src *src, const afmt_visitor *
     }
     if (afmt_take_payload(src, err, path, "data", src->len, NULL, pos, nbytes_data, NULL,
             (void *)NULL, NULL)) return -1;
-    if (want_data && afmt_view_hand(vis, err, path, "data", &a_data, src, pos,
-            nbytes_data)) return -1;
+    if (want_data &&
+            afmt_view_hand(vis, err, path, "data", &a_data, src, pos, nbytes_data)) return -1;
     narrays++;
     pos += nbytes_data;
     *pos_io = pos;
@@ -853,8 +844,8 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                 v_rows)) return -1;
     } else {
         return afmt_fail(err, AFMT_E_CONSTRAINT, path, "data_type", AFMT_NO_INDEX, o_data_type,
-                "data type is not 1 (dense matrix), 2 (CSR matrix) or 3 (frame) (found %" PRIu64 ")"
-                , (uint64_t)sel_object);
+                "data type is not 1 (dense matrix), 2 (CSR matrix) or 3 (frame) (found %" PRIu64
+                ")", (uint64_t)sel_object);
     }
 
     /* trailer: nothing may follow */
@@ -1024,8 +1015,8 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
                             "daphne holds one array here, not %zu", n);
                 }
                 if (A_data->encoding != AFMT_ENC_PLAIN || A_data->endian != AFMT_LITTLE ||
-                        A_data->stride != A_data->elsize || (A_data->rank > 1 &&
-                        A_data->order != AFMT_ROW_MAJOR)) {
+                        A_data->stride != A_data->elsize ||
+                        (A_data->rank > 1 && A_data->order != AFMT_ROW_MAJOR)) {
                     return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0,
                             "array %u must be plain, little-endian and row-major (see "
                             "afmt_array_to_plain)", (unsigned)ai);
@@ -1081,13 +1072,15 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
                 if (afmt_sink_u64(sink, v_nnz, 0, err) != 0) return -1;
                 /* row_offsets */
                 for (uint64_t k = 0; k < n_row_offsets; k++) {
-                    if (afmt_sink_u64(sink, afmt_field_get(A_data->csr_row_offsets, k,
-                            A_data->csr_index_size, 0), 0, err) != 0) return -1;
+                    if (afmt_sink_u64(sink,
+                            afmt_field_get(A_data->csr_row_offsets, k, A_data->csr_index_size, 0),
+                            0, err) != 0) return -1;
                 }
                 /* col_indices */
                 for (uint64_t k = 0; k < n_col_indices; k++) {
-                    if (afmt_sink_u64(sink, afmt_field_get(A_data->csr_col_indices, k,
-                            A_data->csr_index_size, 0), 0, err) != 0) return -1;
+                    if (afmt_sink_u64(sink,
+                            afmt_field_get(A_data->csr_col_indices, k, A_data->csr_index_size, 0),
+                            0, err) != 0) return -1;
                 }
                 /* data */
                 if (afmt_sink_csr_values(sink, A_data, AFMT_LITTLE, err) != 0) return -1;
@@ -1122,11 +1115,12 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
         for (uint64_t k = 0; k < n_column_types; k++) {
             if (afmt_type_by_dtype(daphne_value_types, 8, arrays[k].dtype)->code > UINT64_C(0xff)) {
                 return afmt_fail(err, AFMT_E_TYPE, NULL, "column_types", k, 0, "value %" PRIu64
-                        " does not fit u8", afmt_type_by_dtype(daphne_value_types, 8,
-                        arrays[k].dtype)->code);
+                        " does not fit u8",
+                        afmt_type_by_dtype(daphne_value_types, 8, arrays[k].dtype)->code);
             }
-            if (afmt_sink_u8(sink, afmt_type_by_dtype(daphne_value_types, 8,
-                    arrays[k].dtype)->code, err) != 0) return -1;
+            if (afmt_sink_u8(sink,
+                    afmt_type_by_dtype(daphne_value_types, 8, arrays[k].dtype)->code,
+                    err) != 0) return -1;
         }
         /* labels */
         for (size_t k = 0; k < n; k++) {

@@ -88,8 +88,8 @@ static int futhark_validate_data(afmt_src *src, const afmt_options *opt, const a
                     "bool element is 0x%02x, not 0 or 1", src->bad_byte)) return -1;
         }
     }
-    if (want_data && afmt_view_hand(vis, err, path, "data", &a_data, src, pos,
-            nbytes_data)) return -1;
+    if (want_data &&
+            afmt_view_hand(vis, err, path, "data", &a_data, src, pos, nbytes_data)) return -1;
     narrays++;
     pos += nbytes_data;
     *pos_io = pos;
@@ -314,8 +314,8 @@ static int futhark_write_impl(const afmt_array *arrays, size_t n, const afmt_wri
         /* switch kind */
         if (UINT64_C(1) == 1) {
             if (A_data->encoding != AFMT_ENC_PLAIN || A_data->endian != AFMT_LITTLE ||
-                    A_data->stride != A_data->elsize || (A_data->rank > 1 &&
-                    A_data->order != AFMT_ROW_MAJOR)) {
+                    A_data->stride != A_data->elsize ||
+                    (A_data->rank > 1 && A_data->order != AFMT_ROW_MAJOR)) {
                 return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0,
                         "array %u must be plain, little-endian and row-major (see "
                         "afmt_array_to_plain)", (unsigned)ai);

@@ -10,10 +10,7 @@ static const char *const npy_extensions[] = {".npy", NULL};
 
 int afmt_npy_detect(const uint8_t *buf, uint64_t len)
 {
-    {
-        uint64_t at = 0;
-        if (len >= at && len - at >= 6 && memcmp(buf + at, "\x93NUMPY", 6) == 0) return 1;
-    }
+    if (len >= 6 && memcmp(buf, "\x93NUMPY", 6) == 0) return 1;
     return 0;
 }
 

@@ -10,10 +10,7 @@ static const char *const rawarray_extensions[] = {".ra", NULL};
 
 int afmt_rawarray_detect(const uint8_t *buf, uint64_t len)
 {
-    {
-        uint64_t at = 0;
-        if (len >= at && len - at >= 8 && memcmp(buf + at, "rawarray", 8) == 0) return 1;
-    }
+    if (len >= 8 && memcmp(buf, "rawarray", 8) == 0) return 1;
     return 0;
 }
 
@@ -153,8 +150,8 @@ static int rawarray_validate_data(afmt_src *src, const afmt_options *opt, const 
                     "bool element is 0x%02x, not 0 or 1", src->bad_byte)) return -1;
         }
     }
-    if (want_data && afmt_view_hand(vis, err, path, "data", &a_data, src, pos,
-            nbytes_data)) return -1;
+    if (want_data &&
+            afmt_view_hand(vis, err, path, "data", &a_data, src, pos, nbytes_data)) return -1;
     narrays++;
     pos += nbytes_data;
     *pos_io = pos;
@@ -361,8 +358,8 @@ static int rawarray_write_impl(const afmt_array *arrays, size_t n, const afmt_wr
                 "rawarray holds one array here, not %zu", n);
     }
     if (A_data->encoding != AFMT_ENC_PLAIN || A_data->endian != AFMT_LITTLE ||
-            A_data->stride != A_data->elsize || (A_data->rank > 1 &&
-            A_data->order != AFMT_COL_MAJOR)) {
+            A_data->stride != A_data->elsize ||
+            (A_data->rank > 1 && A_data->order != AFMT_COL_MAJOR)) {
         return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0,
                 "array %u must be plain, little-endian and column-major (see afmt_array_to_plain)",
                 (unsigned)ai);

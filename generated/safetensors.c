@@ -10,11 +10,7 @@ static const char *const safetensors_extensions[] = {".safetensors", NULL};
 
 int afmt_safetensors_detect(const uint8_t *buf, uint64_t len)
 {
-    {
-        uint64_t at = 0;
-        at += 8;
-        if (len >= at && len - at >= 2 && memcmp(buf + at, "{\"", 2) == 0) return 1;
-    }
+    if (len >= 10 && memcmp(buf + 8, "{\"", 2) == 0) return 1;
     return 0;
 }
 

@@ -10,10 +10,7 @@ static const char *const tenbin_extensions[] = {".ten", NULL};
 
 int afmt_tenbin_detect(const uint8_t *buf, uint64_t len)
 {
-    {
-        uint64_t at = 0;
-        if (len >= at && len - at >= 8 && memcmp(buf + at, "~TenBin~", 8) == 0) return 1;
-    }
+    if (len >= 8 && memcmp(buf, "~TenBin~", 8) == 0) return 1;
     return 0;
 }
 
@@ -66,8 +63,8 @@ static int tenbin_validate_data(afmt_src *src, const afmt_visitor *vis, afmt_err
     }
     if (afmt_take_payload(src, err, path, "data", end_data_chunk, &rc_data_chunk, pos, nbytes_data,
             NULL, (void *)NULL, NULL)) return -1;
-    if (want_data && afmt_view_hand(vis, err, path, "data", &a_data, src, pos,
-            nbytes_data)) return -1;
+    if (want_data &&
+            afmt_view_hand(vis, err, path, "data", &a_data, src, pos, nbytes_data)) return -1;
     narrays++;
     pos += nbytes_data;
     *pos_io = pos;
@@ -349,11 +346,11 @@ static int tenbin_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
     for (size_t ai = 0; ai < n; ai++) {
         const afmt_array *A_data = &arrays[ai];
         if (A_data->encoding != AFMT_ENC_PLAIN || A_data->endian != AFMT_LITTLE ||
-                A_data->stride != A_data->elsize || (A_data->rank > 1 &&
-                A_data->order != AFMT_ROW_MAJOR)) {
+                A_data->stride != A_data->elsize ||
+                (A_data->rank > 1 && A_data->order != AFMT_ROW_MAJOR)) {
             return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0,
-                    "array %u must be plain, little-endian and row-major (see afmt_array_to_plain)"
-                    , (unsigned)ai);
+                    "array %u must be plain, little-endian and row-major (see "
+                    "afmt_array_to_plain)", (unsigned)ai);
         }
         uint8_t w_dtype[8] = {0};
         const afmt_type_entry *el_type = afmt_type_by_dtype(tenbin_dtypes, 11, A_data->dtype);
