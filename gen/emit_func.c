@@ -100,6 +100,7 @@ typedef struct decl {
     char name[64];
     char type[64];
     int depth;
+    int order;    /* a parameter's place: where the caller's scope declared it */
 } decl;
 
 typedef struct decls {
@@ -194,6 +195,12 @@ static int moved_in(const ctokens *t, const char *name)
     return 0;
 }
 
+static int by_order(const void *a, const void *b)
+{
+    const decl *x = a, *y = b;
+    return (x->order > y->order) - (x->order < y->order);
+}
+
 void func_begin(emitter *m, func_frame *f, const char *name)
 {
     memset(f, 0, sizeof *f);
@@ -285,6 +292,7 @@ void func_end(emitter *m, func_frame *f, const char *doc)
             const decl *d = decls_find(&outer[k], x->s, x->n);
             if (d) {
                 decl c = *d;
+                c.order = k * 100000 + (int)(d - outer[k].v);
                 if (!strstr(c.type, "const") && !strchr(c.type, '*') && strlen(c.type) + 6 < sizeof c.type) {
                     memmove(c.type + 6, c.type, strlen(c.type) + 1);
                     memcpy(c.type, "const ", 6);
@@ -294,6 +302,9 @@ void func_end(emitter *m, func_frame *f, const char *doc)
             }
         }
     }
+    /* parameters in the order their values were bound: sibling functions
+     * list the values they share alike */
+    if (caps.n > 1) qsort(caps.v, (size_t)caps.n, sizeof *caps.v, by_order);
     moves_pos = uses_pos && moved_in(&t, "pos");
     moves_narrays = uses_narrays && moved_in(&t, "narrays");
     for (k = 0; k < 5; k++)

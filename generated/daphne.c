@@ -48,10 +48,10 @@ static const afmt_type_entry daphne_value_types[8] = {
 };
 
 static int daphne_validate_block_kind_0(afmt_src *src, const afmt_visitor *vis, afmt_error *err,
-        afmt_path *path, uint64_t *pos_io, uint32_t *narrays_io, const uint64_t v_block_rows,
-        const uint64_t o_block_rows, const uint64_t v_block_cols, const uint64_t o_block_cols,
-        const uint64_t el_size, const afmt_encoding el_enc, const afmt_dtype el_dtype,
-        const uint64_t v_block_row, const uint64_t v_block_col, afmt_tiles *const tiles_block)
+        afmt_path *path, uint64_t *pos_io, uint32_t *narrays_io, const afmt_dtype el_dtype,
+        const uint64_t el_size, const afmt_encoding el_enc, afmt_tiles *const tiles_block,
+        const uint64_t v_block_row, const uint64_t v_block_col, const uint64_t o_block_rows,
+        const uint64_t v_block_rows, const uint64_t o_block_cols, const uint64_t v_block_cols)
 {
     uint64_t pos = *pos_io;
     uint32_t narrays = *narrays_io;
@@ -103,10 +103,10 @@ static int daphne_validate_block_kind_0(afmt_src *src, const afmt_visitor *vis, 
 }
 
 static int daphne_validate_data(afmt_src *src, const afmt_visitor *vis, afmt_error *err,
-        afmt_path *path, uint64_t *pos_io, uint32_t *narrays_io, const uint64_t v_block_rows,
-        const uint64_t o_block_rows, const uint64_t v_block_cols, const uint64_t o_block_cols,
-        const uint64_t el_size, const afmt_encoding el_enc, const afmt_dtype el_dtype,
-        const uint64_t v_block_row, const uint64_t v_block_col, afmt_tiles *const tiles_block)
+        afmt_path *path, uint64_t *pos_io, uint32_t *narrays_io, const afmt_dtype el_dtype,
+        const uint64_t el_size, const afmt_encoding el_enc, afmt_tiles *const tiles_block,
+        const uint64_t v_block_row, const uint64_t v_block_col, const uint64_t o_block_rows,
+        const uint64_t v_block_rows, const uint64_t o_block_cols, const uint64_t v_block_cols)
 {
     uint64_t pos = *pos_io;
     uint32_t narrays = *narrays_io;
@@ -153,10 +153,10 @@ static int daphne_validate_data(afmt_src *src, const afmt_visitor *vis, afmt_err
 
 static int daphne_validate_block_kind_1(afmt_src *src, const afmt_options *opt,
         const afmt_visitor *vis, afmt_error *err, afmt_path *path, uint64_t *pos_io,
-        uint32_t *narrays_io, const uint64_t v_value_type, const uint64_t v_block_rows,
-        const uint64_t o_block_rows, const uint64_t v_block_cols, const uint64_t o_block_cols,
-        const uint64_t el_size, const afmt_encoding el_enc, const afmt_dtype el_dtype,
-        const uint64_t v_block_row, const uint64_t v_block_col, afmt_tiles *const tiles_block)
+        uint32_t *narrays_io, const uint64_t v_value_type, const afmt_dtype el_dtype,
+        const uint64_t el_size, const afmt_encoding el_enc, afmt_tiles *const tiles_block,
+        const uint64_t v_block_row, const uint64_t v_block_col, const uint64_t o_block_rows,
+        const uint64_t v_block_rows, const uint64_t o_block_cols, const uint64_t v_block_cols)
 {
     uint64_t pos = *pos_io;
     uint32_t narrays = *narrays_io;
@@ -176,9 +176,9 @@ static int daphne_validate_block_kind_1(afmt_src *src, const afmt_options *opt,
      * array data: el elements, row-major (spec/daphne.json
      * /body/4/cases/0/body/2/body/6/cases/1/body/1)
      */
-    if (daphne_validate_data(src, vis, err, path, &pos, &narrays, v_block_rows, o_block_rows,
-            v_block_cols, o_block_cols, el_size, el_enc, el_dtype, v_block_row, v_block_col,
-            tiles_block)) return -1;
+    if (daphne_validate_data(src, vis, err, path, &pos, &narrays, el_dtype, el_size, el_enc,
+            tiles_block, v_block_row, v_block_col, o_block_rows, v_block_rows, o_block_cols,
+            v_block_cols)) return -1;
     *pos_io = pos;
     *narrays_io = narrays;
     return 0;
@@ -186,11 +186,11 @@ static int daphne_validate_block_kind_1(afmt_src *src, const afmt_options *opt,
 
 static int daphne_validate_block_kind_2_data(afmt_src *src, const afmt_visitor *vis,
         afmt_error *err, afmt_path *path, uint64_t *pos_io, uint32_t *narrays_io,
-        const uint64_t v_block_rows, const uint64_t o_block_rows, const uint64_t v_block_cols,
-        const uint64_t o_block_cols, const uint64_t v_nnz, const uint64_t el_size,
-        const afmt_encoding el_enc, const afmt_dtype el_dtype, const uint64_t v_block_row,
-        const uint64_t v_block_col, afmt_tiles *const tiles_block, const uint64_t o_row_offsets,
-        const uint64_t n_row_offsets, const uint64_t o_col_indices, const uint64_t n_col_indices)
+        const afmt_dtype el_dtype, const uint64_t el_size, const afmt_encoding el_enc,
+        afmt_tiles *const tiles_block, const uint64_t v_block_row, const uint64_t v_block_col,
+        const uint64_t o_block_rows, const uint64_t v_block_rows, const uint64_t o_block_cols,
+        const uint64_t v_block_cols, const uint64_t v_nnz, const uint64_t n_row_offsets,
+        const uint64_t o_row_offsets, const uint64_t n_col_indices, const uint64_t o_col_indices)
 {
     uint64_t pos = *pos_io;
     uint32_t narrays = *narrays_io;
@@ -242,10 +242,10 @@ static int daphne_validate_block_kind_2_data(afmt_src *src, const afmt_visitor *
 
 static int daphne_validate_block_kind_2(afmt_src *src, const afmt_options *opt,
         const afmt_visitor *vis, afmt_error *err, afmt_path *path, uint64_t *pos_io,
-        uint32_t *narrays_io, const uint64_t v_value_type, const uint64_t v_block_rows,
-        const uint64_t v_block_cols, const uint64_t o_block_rows, const uint64_t o_block_cols,
-        const uint64_t el_size, const afmt_encoding el_enc, const afmt_dtype el_dtype,
-        const uint64_t v_block_row, const uint64_t v_block_col, afmt_tiles *const tiles_block)
+        uint32_t *narrays_io, const uint64_t v_value_type, const afmt_dtype el_dtype,
+        const uint64_t el_size, const afmt_encoding el_enc, afmt_tiles *const tiles_block,
+        const uint64_t v_block_row, const uint64_t v_block_col, const uint64_t o_block_rows,
+        const uint64_t v_block_rows, const uint64_t o_block_cols, const uint64_t v_block_cols)
 {
     uint64_t pos = *pos_io;
     uint32_t narrays = *narrays_io;
@@ -338,10 +338,10 @@ static int daphne_validate_block_kind_2(afmt_src *src, const afmt_options *opt,
      * array data: el elements, row-major (spec/daphne.json
      * /body/4/cases/0/body/2/body/6/cases/2/body/4)
      */
-    if (daphne_validate_block_kind_2_data(src, vis, err, path, &pos, &narrays, v_block_rows,
-            o_block_rows, v_block_cols, o_block_cols, v_nnz, el_size, el_enc, el_dtype,
-            v_block_row, v_block_col, tiles_block, o_row_offsets, n_row_offsets, o_col_indices,
-            n_col_indices)) return -1;
+    if (daphne_validate_block_kind_2_data(src, vis, err, path, &pos, &narrays, el_dtype, el_size,
+            el_enc, tiles_block, v_block_row, v_block_col, o_block_rows, v_block_rows,
+            o_block_cols, v_block_cols, v_nnz, n_row_offsets, o_row_offsets, n_col_indices,
+            o_col_indices)) return -1;
     *pos_io = pos;
     *narrays_io = narrays;
     return 0;
@@ -349,10 +349,10 @@ static int daphne_validate_block_kind_2(afmt_src *src, const afmt_options *opt,
 
 static int daphne_validate_block_kind_3_data(afmt_src *src, const afmt_visitor *vis,
         afmt_error *err, afmt_path *path, uint64_t *pos_io, uint32_t *narrays_io,
-        const uint64_t v_block_rows, const uint64_t o_block_rows, const uint64_t v_block_cols,
-        const uint64_t o_block_cols, const uint64_t v_coo_nnz, const uint64_t el_size,
-        const afmt_dtype el_dtype, const afmt_encoding el_enc, const uint64_t v_block_row,
-        const uint64_t v_block_col, afmt_tiles *const tiles_block)
+        const afmt_dtype el_dtype, const uint64_t el_size, const afmt_encoding el_enc,
+        afmt_tiles *const tiles_block, const uint64_t v_block_row, const uint64_t v_block_col,
+        const uint64_t o_block_rows, const uint64_t v_block_rows, const uint64_t o_block_cols,
+        const uint64_t v_block_cols, const uint64_t v_coo_nnz)
 {
     uint64_t pos = *pos_io;
     uint32_t narrays = *narrays_io;
@@ -429,10 +429,10 @@ static int daphne_validate_block_kind_3_data(afmt_src *src, const afmt_visitor *
 
 static int daphne_validate_block_kind_3(afmt_src *src, const afmt_options *opt,
         const afmt_visitor *vis, afmt_error *err, afmt_path *path, uint64_t *pos_io,
-        uint32_t *narrays_io, const uint64_t v_value_type, const uint64_t v_block_rows,
-        const uint64_t o_block_rows, const uint64_t v_block_cols, const uint64_t o_block_cols,
-        const uint64_t el_size, const afmt_dtype el_dtype, const afmt_encoding el_enc,
-        const uint64_t v_block_row, const uint64_t v_block_col, afmt_tiles *const tiles_block)
+        uint32_t *narrays_io, const uint64_t v_value_type, const afmt_dtype el_dtype,
+        const uint64_t el_size, const afmt_encoding el_enc, afmt_tiles *const tiles_block,
+        const uint64_t v_block_row, const uint64_t v_block_col, const uint64_t o_block_rows,
+        const uint64_t v_block_rows, const uint64_t o_block_cols, const uint64_t v_block_cols)
 {
     uint64_t pos = *pos_io;
     uint32_t narrays = *narrays_io;
@@ -457,9 +457,9 @@ static int daphne_validate_block_kind_3(afmt_src *src, const afmt_options *opt,
      * array data: el elements, row-major (spec/daphne.json
      * /body/4/cases/0/body/2/body/6/cases/3/body/2)
      */
-    if (daphne_validate_block_kind_3_data(src, vis, err, path, &pos, &narrays, v_block_rows,
-            o_block_rows, v_block_cols, o_block_cols, v_coo_nnz, el_size, el_dtype, el_enc,
-            v_block_row, v_block_col, tiles_block)) return -1;
+    if (daphne_validate_block_kind_3_data(src, vis, err, path, &pos, &narrays, el_dtype, el_size,
+            el_enc, tiles_block, v_block_row, v_block_col, o_block_rows, v_block_rows,
+            o_block_cols, v_block_cols, v_coo_nnz)) return -1;
     *pos_io = pos;
     *narrays_io = narrays;
     return 0;
@@ -467,9 +467,9 @@ static int daphne_validate_block_kind_3(afmt_src *src, const afmt_options *opt,
 
 static int daphne_validate_block(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
         afmt_error *err, afmt_path *path, uint64_t *pos_io, uint32_t *narrays_io,
-        afmt_tiles *const tiles_block, const uint64_t v_rows, const uint64_t v_cols,
-        const uint64_t el_size, const afmt_encoding el_enc, const afmt_dtype el_dtype,
-        const uint64_t v_value_type)
+        const uint64_t v_rows, const uint64_t v_cols, const uint64_t v_value_type,
+        const afmt_dtype el_dtype, const uint64_t el_size, const afmt_encoding el_enc,
+        afmt_tiles *const tiles_block)
 {
     uint64_t pos = *pos_io;
     uint32_t narrays = *narrays_io;
@@ -570,21 +570,21 @@ static int daphne_validate_block(afmt_src *src, const afmt_options *opt, const a
     /* switch block_kind on block_type (spec/daphne.json /body/4/cases/0/body/2/body/6) */
     const uint64_t sel_block_kind = v_block_type;
     if (sel_block_kind == UINT64_C(0)) {
-        if (daphne_validate_block_kind_0(src, vis, err, path, &pos, &narrays, v_block_rows,
-                o_block_rows, v_block_cols, o_block_cols, el_size, el_enc, el_dtype, v_block_row,
-                v_block_col, tiles_block)) return -1;
+        if (daphne_validate_block_kind_0(src, vis, err, path, &pos, &narrays, el_dtype, el_size,
+                el_enc, tiles_block, v_block_row, v_block_col, o_block_rows, v_block_rows,
+                o_block_cols, v_block_cols)) return -1;
     } else if (sel_block_kind == UINT64_C(1)) {
         if (daphne_validate_block_kind_1(src, opt, vis, err, path, &pos, &narrays, v_value_type,
-                v_block_rows, o_block_rows, v_block_cols, o_block_cols, el_size, el_enc, el_dtype,
-                v_block_row, v_block_col, tiles_block)) return -1;
+                el_dtype, el_size, el_enc, tiles_block, v_block_row, v_block_col, o_block_rows,
+                v_block_rows, o_block_cols, v_block_cols)) return -1;
     } else if (sel_block_kind == UINT64_C(2)) {
         if (daphne_validate_block_kind_2(src, opt, vis, err, path, &pos, &narrays, v_value_type,
-                v_block_rows, v_block_cols, o_block_rows, o_block_cols, el_size, el_enc, el_dtype,
-                v_block_row, v_block_col, tiles_block)) return -1;
+                el_dtype, el_size, el_enc, tiles_block, v_block_row, v_block_col, o_block_rows,
+                v_block_rows, o_block_cols, v_block_cols)) return -1;
     } else if (sel_block_kind == UINT64_C(3)) {
         if (daphne_validate_block_kind_3(src, opt, vis, err, path, &pos, &narrays, v_value_type,
-                v_block_rows, o_block_rows, v_block_cols, o_block_cols, el_size, el_dtype, el_enc,
-                v_block_row, v_block_col, tiles_block)) return -1;
+                el_dtype, el_size, el_enc, tiles_block, v_block_row, v_block_col, o_block_rows,
+                v_block_rows, o_block_cols, v_block_cols)) return -1;
     } else {
         return afmt_fail(err, AFMT_E_CONSTRAINT, path, "block_type", AFMT_NO_INDEX, o_block_type,
                 "block type is not 0 (empty), 1 (dense), 2 (CSR) or 3 (COO) (found %" PRIu64 ")",
@@ -636,8 +636,8 @@ static int daphne_validate_object_1(afmt_src *src, const afmt_options *opt,
         }
         afmt_path_set_index(path, r_block);
         const uint64_t start_block = pos;
-        if (daphne_validate_block(src, opt, vis, err, path, &pos, &narrays, tiles_block, v_rows,
-                v_cols, el_size, el_enc, el_dtype, v_value_type)) return -1;
+        if (daphne_validate_block(src, opt, vis, err, path, &pos, &narrays, v_rows, v_cols,
+                v_value_type, el_dtype, el_size, el_enc, tiles_block)) return -1;
         if (pos == start_block) {
             return afmt_fail(err, AFMT_E_CONSTRAINT, path, "block", AFMT_NO_INDEX, pos,
                     "a repetition consumed no bytes");
@@ -660,8 +660,8 @@ static int daphne_validate_object_1(afmt_src *src, const afmt_options *opt,
 
 static int daphne_validate_columns(afmt_src *src, const afmt_visitor *vis, afmt_error *err,
         afmt_path *path, uint64_t *pos_io, uint32_t *narrays_io, const uint64_t v_rows,
-        const uint64_t n_column_types, const uint64_t o_column_types, const uint64_t o_labels,
-        const uint64_t n_labels)
+        const uint64_t n_column_types, const uint64_t o_column_types, const uint64_t n_labels,
+        const uint64_t o_labels)
 {
     uint64_t pos = *pos_io;
     uint32_t narrays = *narrays_io;
@@ -733,7 +733,7 @@ static int daphne_validate_columns(afmt_src *src, const afmt_visitor *vis, afmt_
 
 static int daphne_validate_object_3(afmt_src *src, const afmt_options *opt,
         const afmt_visitor *vis, afmt_error *err, afmt_path *path, uint64_t *pos_io,
-        uint32_t *narrays_io, const uint64_t v_cols, const uint64_t v_rows)
+        uint32_t *narrays_io, const uint64_t v_rows, const uint64_t v_cols)
 {
     uint64_t pos = *pos_io;
     uint32_t narrays = *narrays_io;
@@ -791,7 +791,7 @@ static int daphne_validate_object_3(afmt_src *src, const afmt_options *opt,
 
     /* array columns: ? elements, row-major (spec/daphne.json /body/4/cases/1/body/4) */
     if (daphne_validate_columns(src, vis, err, path, &pos, &narrays, v_rows, n_column_types,
-            o_column_types, o_labels, n_labels)) return -1;
+            o_column_types, n_labels, o_labels)) return -1;
     *pos_io = pos;
     *narrays_io = narrays;
     return 0;
@@ -840,8 +840,8 @@ static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
         if (daphne_validate_object_1(src, opt, vis, err, path, &pos, &narrays, v_rows,
                 v_cols)) return -1;
     } else if (sel_object == UINT64_C(3)) {
-        if (daphne_validate_object_3(src, opt, vis, err, path, &pos, &narrays, v_cols,
-                v_rows)) return -1;
+        if (daphne_validate_object_3(src, opt, vis, err, path, &pos, &narrays, v_rows,
+                v_cols)) return -1;
     } else {
         return afmt_fail(err, AFMT_E_CONSTRAINT, path, "data_type", AFMT_NO_INDEX, o_data_type,
                 "data type is not 1 (dense matrix), 2 (CSR matrix) or 3 (frame) (found %" PRIu64

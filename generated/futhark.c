@@ -43,8 +43,8 @@ static const afmt_type_entry futhark_types[12] = {
 
 static int futhark_validate_data(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
         afmt_error *err, afmt_path *path, uint64_t *pos_io, uint32_t *narrays_io,
-        const uint64_t o_dims, const uint64_t n_dims, const uint64_t el_size,
-        const afmt_encoding el_enc, const afmt_dtype el_dtype)
+        const afmt_dtype el_dtype, const uint64_t el_size, const afmt_encoding el_enc,
+        const uint64_t n_dims, const uint64_t o_dims)
 {
     uint64_t pos = *pos_io;
     uint32_t narrays = *narrays_io;
@@ -178,8 +178,8 @@ static int futhark_validate_kind_1(afmt_src *src, const afmt_options *opt, const
     }
 
     /* array data: el elements, row-major (spec/futhark.json /body/0/body/0/cases/0/body/7) */
-    if (futhark_validate_data(src, opt, vis, err, path, &pos, &narrays, o_dims, n_dims, el_size,
-            el_enc, el_dtype)) return -1;
+    if (futhark_validate_data(src, opt, vis, err, path, &pos, &narrays, el_dtype, el_size, el_enc,
+            n_dims, o_dims)) return -1;
     *pos_io = pos;
     *narrays_io = narrays;
     return 0;

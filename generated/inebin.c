@@ -31,8 +31,8 @@ static const afmt_type_entry inebin_types[4] = {
 
 static int inebin_validate_data(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
         afmt_error *err, afmt_path *path, uint64_t *pos_io, uint32_t *narrays_io,
-        const uint64_t v_rows, const uint64_t o_rows, const uint64_t v_cols, const uint64_t o_cols,
-        const uint64_t el_size, const afmt_encoding el_enc, const afmt_dtype el_dtype)
+        const afmt_dtype el_dtype, const uint64_t el_size, const afmt_encoding el_enc,
+        const uint64_t o_rows, const uint64_t v_rows, const uint64_t o_cols, const uint64_t v_cols)
 {
     uint64_t pos = *pos_io;
     uint32_t narrays = *narrays_io;
@@ -140,8 +140,8 @@ static int inebin_validate_body(afmt_src *src, const afmt_options *opt,
     const uint64_t v_cols = (uint64_t)afmt_load_u32le(AFMT_B(src, o_cols));
 
     /* array data: el elements, row-major (spec/inebin.json /body/6) */
-    if (inebin_validate_data(src, opt, vis, err, path, &pos, &narrays, v_rows, o_rows, v_cols,
-            o_cols, el_size, el_enc, el_dtype)) return -1;
+    if (inebin_validate_data(src, opt, vis, err, path, &pos, &narrays, el_dtype, el_size, el_enc,
+            o_rows, v_rows, o_cols, v_cols)) return -1;
 
     /* trailer: nothing may follow */
     if (afmt_expect_end(src, opt, vis, err, path, 1, pos)) return -1;

@@ -25,8 +25,8 @@ static const afmt_field_desc field_ndims = {"ndims", AFMT_FIELD_UINT, 8, 0, 0, N
 static const afmt_field_desc field_dims = {"dims", AFMT_FIELD_UINT, 8, 1, 0, NULL};
 
 static int rawarray_validate_compression_0(afmt_src *src, afmt_error *err, afmt_path *path,
-        const uint64_t o_dims, const uint64_t n_dims, const uint64_t o_size,
-        const uint64_t v_elbyte, const uint64_t v_size)
+        const uint64_t v_elbyte, const uint64_t o_size, const uint64_t v_size,
+        const uint64_t n_dims, const uint64_t o_dims)
 {
 
     /* check size == elbyte * prod(dims) (spec/rawarray.json /body/8/cases/0/body/0) */
@@ -54,8 +54,8 @@ static int rawarray_validate_compression_0(afmt_src *src, afmt_error *err, afmt_
     return 0;
 }
 
-static int rawarray_validate_compression_2(afmt_error *err, afmt_path *path, const uint64_t v_size,
-        const uint64_t o_size)
+static int rawarray_validate_compression_2(afmt_error *err, afmt_path *path, const uint64_t o_size,
+        const uint64_t v_size)
 {
 
     /* check size > 0 (spec/rawarray.json /body/8/cases/1/body/0) */
@@ -70,9 +70,9 @@ static int rawarray_validate_compression_2(afmt_error *err, afmt_path *path, con
 
 static int rawarray_validate_data(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
         afmt_error *err, afmt_path *path, uint64_t *pos_io, uint32_t *narrays_io,
-        const uint64_t o_dims, const uint64_t n_dims, const uint64_t v_flags,
-        const uint64_t v_size, const uint64_t el_size, const afmt_encoding el_enc,
-        const afmt_dtype el_dtype)
+        const uint64_t v_flags, const uint64_t v_size, const uint64_t n_dims,
+        const uint64_t o_dims, const afmt_dtype el_dtype, const uint64_t el_size,
+        const afmt_encoding el_enc)
 {
     uint64_t pos = *pos_io;
     uint32_t narrays = *narrays_io;
@@ -308,10 +308,10 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
     /* switch compression on flags & 2 (spec/rawarray.json /body/8) */
     const uint64_t sel_compression = (v_flags & UINT64_C(2));
     if (sel_compression == UINT64_C(0)) {
-        if (rawarray_validate_compression_0(src, err, path, o_dims, n_dims, o_size, v_elbyte,
-                v_size)) return -1;
+        if (rawarray_validate_compression_0(src, err, path, v_elbyte, o_size, v_size, n_dims,
+                o_dims)) return -1;
     } else if (sel_compression == UINT64_C(2)) {
-        if (rawarray_validate_compression_2(err, path, v_size, o_size)) return -1;
+        if (rawarray_validate_compression_2(err, path, o_size, v_size)) return -1;
     } else {
         return afmt_fail(err, AFMT_E_CONSTRAINT, path, "", AFMT_NO_INDEX, pos,
                 "compression: unknown value %" PRIu64 " (expected one of 0, 2)",
@@ -319,8 +319,8 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
     }
 
     /* array data: el elements, column-major (spec/rawarray.json /body/9) */
-    if (rawarray_validate_data(src, opt, vis, err, path, &pos, &narrays, o_dims, n_dims, v_flags,
-            v_size, el_size, el_enc, el_dtype)) return -1;
+    if (rawarray_validate_data(src, opt, vis, err, path, &pos, &narrays, v_flags, v_size, n_dims,
+            o_dims, el_dtype, el_size, el_enc)) return -1;
 
     /* trailer: bytes after the data are metadata, kept as they are */
     if (afmt_src_at_end(src, src->len, pos) <= 0) {

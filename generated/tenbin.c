@@ -40,9 +40,9 @@ static const afmt_type_entry tenbin_dtypes[11] = {
 };
 
 static int tenbin_validate_data(afmt_src *src, const afmt_visitor *vis, afmt_error *err,
-        afmt_path *path, uint64_t *pos_io, uint32_t *narrays_io, const uint64_t dims_product,
-        const uint64_t el_size, const afmt_encoding el_enc, const afmt_dtype el_dtype,
-        const uint64_t o_dims, const uint64_t n_dims, const uint64_t o_info,
+        afmt_path *path, uint64_t *pos_io, uint32_t *narrays_io, const afmt_dtype el_dtype,
+        const uint64_t el_size, const afmt_encoding el_enc, const uint64_t o_info,
+        const uint64_t n_dims, const uint64_t o_dims, const uint64_t dims_product,
         const uint64_t end_data_chunk, const afmt_region_ctx rc_data_chunk)
 {
     uint64_t pos = *pos_io;
@@ -251,8 +251,8 @@ static int tenbin_validate_array(afmt_src *src, const afmt_options *opt, const a
     const afmt_region_ctx rc_data_chunk = { "data_chunk", "data_len", size_data_chunk };
 
     /* array data: el elements, row-major (spec/tenbin.json /body/0/body/7/body/0) */
-    if (tenbin_validate_data(src, vis, err, path, &pos, &narrays, dims_product, el_size, el_enc,
-            el_dtype, o_dims, n_dims, o_info, end_data_chunk, rc_data_chunk)) return -1;
+    if (tenbin_validate_data(src, vis, err, path, &pos, &narrays, el_dtype, el_size, el_enc,
+            o_info, n_dims, o_dims, dims_product, end_data_chunk, rc_data_chunk)) return -1;
     if (pos != end_data_chunk && !afmt_src_skip_to(src, end_data_chunk)) {
         return afmt_src_short(src, err, path, "data_chunk", AFMT_NO_INDEX,
                 end_data_chunk - size_data_chunk, src->len, size_data_chunk, "data_chunk");
