@@ -581,13 +581,132 @@ static void lookup_fail(emitter *m, const blame *bl, item *it, const table *tb, 
     free(cond);
 }
 
+/* The C values of a lookup's keys: a text field's bytes, or an integer. */
+static char **lookup_keys(emitter *m, const blame *bl, item *it)
+{
+    char **keys = xcalloc((size_t)it->lookup.nkey + 1, sizeof *keys);
+    int k;
+    for (k = 0; k < it->lookup.nkey; k++) {
+        sym *ky = it->lookup.key[k]->kind == E_NAME ? sym_find(m, it->lookup.key[k]->sval) : NULL;
+        if (ky && ky->kind == SY_TEXT) {
+            keys[k] = xstrdup(ky->c);
+        } else {
+            cexpr c = emit_expr(m, bl, it->lookup.key[k], "lookup key");
+            if (c.t != VT_U && c.t != VT_S) gen_error(m, it->jpath, "lookup key %d is not an integer or a text field", k);
+            keys[k] = c.c;
+        }
+    }
+    return keys;
+}
+
+/* A table of one literal key per entry: one runtime lookup in the shared
+ * afmt_type_entry table.  0 when the table is not that simple. */
+static int lookup_by_table(emitter *m, const blame *bl, item *it, const table *tb, char **keys)
+{
+    sym *ky = it->lookup.nkey == 1 && it->lookup.key[0]->kind == E_NAME ? sym_find(m, it->lookup.key[0]->sval) : NULL;
+    const int text_key = ky && ky->kind == SY_TEXT;
+    const char *tname = it->lookup.nkey == 1 ? type_table(m, tb, text_key ? ky->size : 0) : NULL;
+    if (!tname) return 0;
+    if (text_key)
+        line(m, "const afmt_type_entry *%s_type = afmt_type_by_text(%s, %d, %s, %d);", it->name, tname, tb->nentries,
+             keys[0], ky->size);
+    else
+        line(m, "const afmt_type_entry *%s_type = afmt_type_by_code(%s, %d, (uint64_t)%s);", it->name, tname,
+             tb->nentries, keys[0]);
+    lookup_fail(m, bl, it, tb, keys, xprintf("!%s_type", it->name));
+    line(m, "const afmt_dtype %s_dtype = %s_type->dtype;", it->name, it->name);
+    line(m, "const uint64_t %s_size = afmt_dtype_get(%s_dtype)->size;", it->name, it->name);
+    line(m, "const afmt_encoding %s_enc = %s_type->enc;", it->name, it->name);
+    return 1;
+}
+
+/* The condition under which entry te's keys match (into cond). */
+static void entry_condition(emitter *m, item *it, const table_entry *te, char **keys, sbuf *cond)
+{
+    int k;
+    for (k = 0; k < te->nkey && k < it->lookup.nkey; k++) {
+        sym *ky = it->lookup.key[k]->kind == E_NAME ? sym_find(m, it->lookup.key[k]->sval) : NULL;
+        if (k) sb_puts(cond, " && ");
+        if (ky && ky->kind == SY_TEXT) {
+            char *padded, *q;
+            if (te->key[k]->kind != E_STR) { gen_error(m, te->jpath, "key %d must be text: the lookup key is a text field", k); continue; }
+            if ((int)strlen(te->key[k]->sval) > ky->size) { gen_error(m, te->jpath, "\"%s\" is longer than field '%s'", te->key[k]->sval, ky->name); continue; }
+            padded = xcalloc((size_t)ky->size + 1, 1);
+            memcpy(padded, te->key[k]->sval, strlen(te->key[k]->sval));
+            q = c_quote(padded, (size_t)ky->size);
+            sb_printf(cond, "memcmp(%s, %s, %d) == 0", keys[k], q, ky->size);
+            free(padded); free(q);
+        } else {
+            if (te->key[k]->kind != E_INT) { gen_error(m, te->jpath, "key %d must be an integer", k); continue; }
+            if (ky && ky->t == VT_S)
+                sb_printf(cond, "%s == INT64_C(%llu)", keys[k], (unsigned long long)te->key[k]->ival);
+            else
+                sb_printf(cond, "%s == UINT64_C(%llu)", keys[k], (unsigned long long)te->key[k]->ival);
+        }
+    }
+}
+
+/* Entry i of the chain of a table that is not simple: keys or a "when"
+ * condition, a size (opaque), an encoding, a warning. */
+static void lookup_entry(emitter *m, const blame *bl, item *it, int i, const table_entry *te, sym *attr, char **keys)
+{
+    const char *dt = te->dtype ? dtype_enum(te->dtype) : NULL;
+    if (!dt) {
+        gen_error(m, te->jpath, "unknown dtype '%s' (known: bool i8 i16 i32 i64 u8 u16 u32 u64 f16 bf16 f32 f64 c64 c128 opaque)",
+                  te->dtype ? te->dtype : "");
+        return;
+    }
+    if ((strcmp(te->dtype, "opaque") == 0) != (te->size != NULL))
+        gen_error(m, te->jpath, "\"size\" is given exactly for opaque entries");
+    if (te->key) {
+        sbuf cond = {0};
+        entry_condition(m, it, te, keys, &cond);
+        line(m, "%sif (%s) {", i ? "} else " : "", cond.s ? cond.s : "1");
+        sb_free(&cond);
+        m->indent++;
+    } else {
+        /* a "when" entry: its condition may need statements */
+        char *b;
+        line(m, "%s{", i ? "} else " : "");
+        m->indent++;
+        b = emit_bool(m, bl, te->when, te->when_text);
+        line(m, "if (%s) {", b);
+        free(b);
+        m->indent++;
+    }
+    line(m, "%s_dtype = %s;", it->name, dt);
+    if (te->size) {
+        char *sz = emit_u64(m, bl, te->size, "entry size");
+        line(m, "%s_size = %s;", it->name, sz);
+        free(sz);
+    } else {
+        line(m, "%s_size = afmt_dtype_get(%s)->size;", it->name, dt);
+    }
+    if (te->encoding && strcmp(te->encoding, "bits-lsb") == 0) {
+        if (strcmp(te->dtype, "bool") != 0) gen_error(m, te->jpath, "bits-lsb encoding is for bool only");
+        line(m, "%s_enc = AFMT_ENC_BITS_LSB;", it->name);
+    }
+    if (te->warn) {
+        char *q = c_format_literal(te->warn);
+        if (attr) decl_use(m, attr->off_decl);
+        line(m, "afmt_warn(vis, path, %s, AFMT_NO_INDEX, %s, %s);", attr ? xprintf("\"%s\"", attr->name) : "NULL",
+             attr ? attr->off : "pos", q);
+        free(q);
+    }
+    if (!te->key) {
+        m->indent--;
+        line(m, "}");
+    }
+    m->indent--;
+}
+
 static void emit_lookup(emitter *m, item *it)
 {
     blame bl;
     const table *tb = find_table(m->s, it->lookup.table ? it->lookup.table : "");
     sym *y, *attr = NULL;
     char **keys;
-    int i, k;
+    int i, k, by_table;
     m->jpath = it->jpath;
     if (!tb) {
         gen_error(m, it->jpath, "unknown table '%s'", it->lookup.table ? it->lookup.table : "");
@@ -602,119 +721,22 @@ static void emit_lookup(emitter *m, item *it)
     bl = blame_of(attr);
     if (tb->nkeys >= 0 && tb->nkeys != it->lookup.nkey)
         gen_error(m, it->jpath, "table '%s' has keys of %d values, the lookup gives %d", tb->name, tb->nkeys, it->lookup.nkey);
-    keys = xcalloc((size_t)it->lookup.nkey + 1, sizeof *keys);
-    for (k = 0; k < it->lookup.nkey; k++) {
-        sym *ky = it->lookup.key[k]->kind == E_NAME ? sym_find(m, it->lookup.key[k]->sval) : NULL;
-        if (ky && ky->kind == SY_TEXT) {
-            keys[k] = xstrdup(ky->c);
-        } else {
-            cexpr c = emit_expr(m, &bl, it->lookup.key[k], "lookup key");
-            if (c.t != VT_U && c.t != VT_S) gen_error(m, it->jpath, "lookup key %d is not an integer or a text field", k);
-            keys[k] = c.c;
-        }
+    keys = lookup_keys(m, &bl, it);
+    by_table = lookup_by_table(m, &bl, it, tb, keys);
+    if (!by_table) {
+        line(m, "afmt_dtype %s_dtype = AFMT_DTYPE_INVALID;", it->name);
+        line(m, "uint64_t %s_size = 0;", it->name);
+        line(m, "afmt_encoding %s_enc = AFMT_ENC_PLAIN;", it->name);
     }
-    {
-        /* a table of one literal key per entry: one runtime lookup */
-        sym *ky = it->lookup.nkey == 1 && it->lookup.key[0]->kind == E_NAME ? sym_find(m, it->lookup.key[0]->sval) : NULL;
-        const int text_key = ky && ky->kind == SY_TEXT;
-        const char *tname = it->lookup.nkey == 1 ? type_table(m, tb, text_key ? ky->size : 0) : NULL;
-        if (tname) {
-            if (text_key)
-                line(m, "const afmt_type_entry *%s_type = afmt_type_by_text(%s, %d, %s, %d);", it->name, tname, tb->nentries,
-                     keys[0], ky->size);
-            else
-                line(m, "const afmt_type_entry *%s_type = afmt_type_by_code(%s, %d, (uint64_t)%s);", it->name, tname,
-                     tb->nentries, keys[0]);
-            lookup_fail(m, &bl, it, tb, keys, xprintf("!%s_type", it->name));
-            line(m, "const afmt_dtype %s_dtype = %s_type->dtype;", it->name, it->name);
-            line(m, "const uint64_t %s_size = afmt_dtype_get(%s_dtype)->size;", it->name, it->name);
-            line(m, "const afmt_encoding %s_enc = %s_type->enc;", it->name, it->name);
-            y = sym_push(m, SY_LOOKUP, it->name, it);
-            snprintf(y->c, sizeof y->c, "%s", it->name);
-            y->tb = tb;
-            for (k = 0; k < it->lookup.nkey; k++) free(keys[k]);
-            free(keys);
-            return;
-        }
-    }
-    line(m, "afmt_dtype %s_dtype = AFMT_DTYPE_INVALID;", it->name);
-    line(m, "uint64_t %s_size = 0;", it->name);
-    line(m, "afmt_encoding %s_enc = AFMT_ENC_PLAIN;", it->name);
     y = sym_push(m, SY_LOOKUP, it->name, it);
     snprintf(y->c, sizeof y->c, "%s", it->name);
     y->tb = tb;
-    for (i = 0; i < tb->nentries; i++) {
-        const table_entry *te = &tb->entries[i];
-        const char *dt = te->dtype ? dtype_enum(te->dtype) : NULL;
-        sbuf cond = {0};
-        if (!dt) {
-            gen_error(m, te->jpath, "unknown dtype '%s' (known: bool i8 i16 i32 i64 u8 u16 u32 u64 f16 bf16 f32 f64 c64 c128 opaque)",
-                      te->dtype ? te->dtype : "");
-            continue;
-        }
-        if ((strcmp(te->dtype, "opaque") == 0) != (te->size != NULL))
-            gen_error(m, te->jpath, "\"size\" is given exactly for opaque entries");
-        if (te->key) {
-            for (k = 0; k < te->nkey && k < it->lookup.nkey; k++) {
-                sym *ky = it->lookup.key[k]->kind == E_NAME ? sym_find(m, it->lookup.key[k]->sval) : NULL;
-                if (k) sb_puts(&cond, " && ");
-                if (ky && ky->kind == SY_TEXT) {
-                    char *padded, *q;
-                    if (te->key[k]->kind != E_STR) { gen_error(m, te->jpath, "key %d must be text: the lookup key is a text field", k); continue; }
-                    if ((int)strlen(te->key[k]->sval) > ky->size) { gen_error(m, te->jpath, "\"%s\" is longer than field '%s'", te->key[k]->sval, ky->name); continue; }
-                    padded = xcalloc((size_t)ky->size + 1, 1);
-                    memcpy(padded, te->key[k]->sval, strlen(te->key[k]->sval));
-                    q = c_quote(padded, (size_t)ky->size);
-                    sb_printf(&cond, "memcmp(%s, %s, %d) == 0", keys[k], q, ky->size);
-                    free(padded); free(q);
-                } else {
-                    if (te->key[k]->kind != E_INT) { gen_error(m, te->jpath, "key %d must be an integer", k); continue; }
-                    if (ky && ky->t == VT_S)
-                        sb_printf(&cond, "%s == INT64_C(%llu)", keys[k], (unsigned long long)te->key[k]->ival);
-                    else
-                        sb_printf(&cond, "%s == UINT64_C(%llu)", keys[k], (unsigned long long)te->key[k]->ival);
-                }
-            }
-            line(m, "%sif (%s) {", i ? "} else " : "", cond.s ? cond.s : "1");
-            m->indent++;
-        } else {
-            /* a "when" entry: its condition may need statements */
-            char *b;
-            line(m, "%s{", i ? "} else " : "");
-            m->indent++;
-            b = emit_bool(m, &bl, te->when, te->when_text);
-            line(m, "if (%s) {", b);
-            free(b);
-            m->indent++;
-        }
-        line(m, "%s_dtype = %s;", it->name, dt);
-        if (te->size) {
-            char *sz = emit_u64(m, &bl, te->size, "entry size");
-            line(m, "%s_size = %s;", it->name, sz);
-            free(sz);
-        } else {
-            line(m, "%s_size = afmt_dtype_get(%s)->size;", it->name, dt);
-        }
-        if (te->encoding && strcmp(te->encoding, "bits-lsb") == 0) {
-            if (strcmp(te->dtype, "bool") != 0) gen_error(m, te->jpath, "bits-lsb encoding is for bool only");
-            line(m, "%s_enc = AFMT_ENC_BITS_LSB;", it->name);
-        }
-        if (te->warn) {
-            char *q = c_format_literal(te->warn);
-            if (attr) decl_use(m, attr->off_decl);
-            line(m, "afmt_warn(vis, path, %s, AFMT_NO_INDEX, %s, %s);", attr ? xprintf("\"%s\"", attr->name) : "NULL",
-                 attr ? attr->off : "pos", q);
-            free(q);
-        }
-        if (!te->key) {
-            m->indent--;
-            line(m, "}");
-        }
-        m->indent--;
-        sb_free(&cond);
+    if (!by_table) {
+        /* a chain over the entries, in the table's order */
+        for (i = 0; i < tb->nentries; i++) lookup_entry(m, &bl, it, i, &tb->entries[i], attr, keys);
+        line(m, "}");
+        lookup_fail(m, &bl, it, tb, keys, xprintf("%s_dtype == AFMT_DTYPE_INVALID", it->name));
     }
-    line(m, "}");
-    lookup_fail(m, &bl, it, tb, keys, xprintf("%s_dtype == AFMT_DTYPE_INVALID", it->name));
     for (k = 0; k < it->lookup.nkey; k++) free(keys[k]);
     free(keys);
 }
