@@ -36,6 +36,11 @@ void afmt_cli_put_array_json(afmt_cli_buf *b, uint64_t index, const afmt_array *
     afmt_cli_json_str(b, a->name, strnlen(a->name, sizeof a->name));
     afmt_cli_buf_puts(b, ",\"dtype\":");
     afmt_cli_json_cstr(b, afmt_dtype_name(a->dtype));
+    if (a->dtype == AFMT_OPAQUE && a->opaque_name[0]) {
+        /* the format's name of the type: "F8_E4M3" */
+        afmt_cli_buf_puts(b, ",\"opaque_name\":");
+        afmt_cli_json_cstr(b, afmt_array_type_name(a));
+    }
     afmt_cli_buf_puts(b, ",\"shape\":[");
     for (i = 0; i < rank; i++) {
         if (i)

@@ -209,6 +209,12 @@ static int fz_check_view(fz_ctx *c, const afmt_format *f, const char *mode,
         fz_bug(c, "%s %s: array %u: name not NUL-terminated", f->name, mode, a->index);
         return -1;
     }
+    if (!memchr(a->opaque_name, 0, sizeof a->opaque_name) ||
+        (a->opaque_name[0] && a->dtype != AFMT_OPAQUE)) {
+        fz_bug(c, "%s %s: array %u: opaque_name not NUL-terminated or on a %s array", f->name,
+               mode, a->index, afmt_dtype_name(a->dtype));
+        return -1;
+    }
     /* (New encodings are the runtime's business: afmt_array_to_plain
      * judges them, and refuses an unknown one with a usage error.) */
     if ((a->order != AFMT_ROW_MAJOR && a->order != AFMT_COL_MAJOR) ||

@@ -341,7 +341,7 @@ static void reverse_lookup_fail(emitter *m, item *lk, item *arr, char *cond)
     m->indent++;
     {
         char *fmt = xprintf("\"%s cannot hold elements of type %%s\"", m->s->format);
-        char *args = xprintf("afmt_dtype_name(A_%s->dtype)", arr->name);
+        char *args = xprintf("afmt_array_type_name(A_%s)", arr->name);
         /* name the field the type code goes to, as the validator would */
         blame bl = blame_at(lk->lookup.nkey > 0 && lk->lookup.key[0]->kind == E_NAME ? lk->lookup.key[0]->sval : lk->name, "AFMT_NO_INDEX", "0");
         emit_fail(m, &bl, "type", LEN_NONE, fmt, args);
@@ -403,7 +403,9 @@ static void emit_reverse_lookup(emitter *m, scope *sc, item *lk)
         if (!te->key && te->write_key && te->writable && dt) {
             /* a "when" entry with the key values to write ("elsize": the
              * element size): opaque elements go back as they came */
-            line(m, "%sif (A_%s->dtype == %s && A_%s->elsize > 0) {", first ? "" : "} else ", arr->name, dt, arr->name);
+            /* ... when they have no type name this format could not keep */
+            line(m, "%sif (A_%s->dtype == %s && A_%s->elsize > 0 && !A_%s->opaque_name[0]) {", first ? "" : "} else ",
+                 arr->name, dt, arr->name, arr->name);
             first = 0;
             m->indent++;
             for (k = 0; k < lk->lookup.nkey && k < te->nwrite_key; k++) {

@@ -933,7 +933,7 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
         const afmt_type_entry *el_type = afmt_type_by_dtype(daphne_value_types, 8, A_data->dtype);
         if (!el_type) {
             return afmt_fail(err, AFMT_E_TYPE, NULL, "value_type", AFMT_NO_INDEX, 0,
-                    "daphne cannot hold elements of type %s", afmt_dtype_name(A_data->dtype));
+                    "daphne cannot hold elements of type %s", afmt_array_type_name(A_data));
         }
         v_value_type = (uint64_t)el_type->code;
         const afmt_encoding el_enc = el_type->enc;

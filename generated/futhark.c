@@ -324,7 +324,7 @@ static int futhark_write_impl(const afmt_array *arrays, size_t n, const afmt_wri
             const afmt_type_entry *el_type = afmt_type_by_dtype(futhark_types, 12, A_data->dtype);
             if (!el_type) {
                 return afmt_fail(err, AFMT_E_TYPE, NULL, "type", AFMT_NO_INDEX, 0,
-                        "futhark cannot hold elements of type %s", afmt_dtype_name(A_data->dtype));
+                        "futhark cannot hold elements of type %s", afmt_array_type_name(A_data));
             }
             memcpy(w_type, el_type->text, 4);
             const afmt_encoding el_enc = el_type->enc;

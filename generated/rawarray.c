@@ -428,14 +428,14 @@ static int rawarray_write_impl(const afmt_array *arrays, size_t n, const afmt_wr
         v_eltype = 5;
         v_elbyte = 2;
         el_dtype = AFMT_BF16;
-    } else if (A_data->dtype == AFMT_OPAQUE && A_data->elsize > 0) {
+    } else if (A_data->dtype == AFMT_OPAQUE && A_data->elsize > 0 && !A_data->opaque_name[0]) {
         v_eltype = 0;
         v_elbyte = A_data->elsize;
         el_dtype = AFMT_OPAQUE;
     }
     if (el_dtype == AFMT_DTYPE_INVALID) {
         return afmt_fail(err, AFMT_E_TYPE, NULL, "eltype", AFMT_NO_INDEX, 0,
-                "rawarray cannot hold elements of type %s", afmt_dtype_name(A_data->dtype));
+                "rawarray cannot hold elements of type %s", afmt_array_type_name(A_data));
     }
     uint64_t compress_choice;
     if ((wopt != NULL && wopt->compress != 0)) {

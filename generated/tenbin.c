@@ -356,7 +356,7 @@ static int tenbin_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
         const afmt_type_entry *el_type = afmt_type_by_dtype(tenbin_dtypes, 11, A_data->dtype);
         if (!el_type) {
             return afmt_fail(err, AFMT_E_TYPE, NULL, "dtype", AFMT_NO_INDEX, 0,
-                    "tenbin cannot hold elements of type %s", afmt_dtype_name(A_data->dtype));
+                    "tenbin cannot hold elements of type %s", afmt_array_type_name(A_data));
         }
         memcpy(w_dtype, el_type->text, 8);
         const uint64_t el_size = afmt_dtype_get(el_type->dtype)->size;

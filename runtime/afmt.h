@@ -117,7 +117,7 @@ extern "C" {
  * regenerate ...), so code generated for another runtime does not compile
  * rather than misbehave.  Bumped on any change generated code would notice;
  * when bumped, run afmt-gen again on your specs. */
-#define AFMT_RUNTIME_ABI 7
+#define AFMT_RUNTIME_ABI 8
 
 /* ==================================================================
  * Errors
@@ -230,6 +230,7 @@ int afmt_double_to_bf16(double d, uint16_t *out);
 
 #define AFMT_RANK_CAP 255   /* most dimensions any view can hold */
 #define AFMT_NAME_MAX 256
+#define AFMT_OPAQUE_NAME_MAX 64 /* bytes of afmt_array.opaque_name, NUL included */
 
 /* Logical index: dims[] is the logical shape.  With AFMT_ROW_MAJOR the
  * last dimension varies fastest in storage, with AFMT_COL_MAJOR the first.
@@ -291,6 +292,13 @@ typedef struct afmt_array {
     uint64_t tile_row, tile_col, tile_rows, tile_cols;
     /* TEXT: the parser of the text (count elements, row-major, native). */
     int (*text_decode)(const struct afmt_array *view, uint8_t *dst, uint64_t dst_size, afmt_error *err);
+    /* OPAQUE: the format's name of the element type when it names one
+     * ("F8_E4M3" in safetensors), NUL-terminated, so that a writer of a
+     * format with a type of that name writes it back; "" when the format
+     * only knows the size (RawArray's eltype 0).  A writer without that
+     * type refuses such an array (AFMT_E_TYPE) rather than lose what its
+     * bytes mean.  Copied with the view (afmt_array_to_plain keeps it). */
+    char opaque_name[AFMT_OPAQUE_NAME_MAX];
 } afmt_array;
 
 /* Reset *a to a scalar (rank 0, count 1, no data) row-major, plain,
@@ -298,7 +306,12 @@ typedef struct afmt_array {
  * size.  Set rank, dims, count, order, data and nbytes after. */
 void afmt_array_init(afmt_array *a, afmt_dtype dtype);
 
-/* "c64[3,4]" into out (NUL-terminated when out_size > 0, truncated if
+/* The element type's name for messages: opaque_name for opaque elements
+ * that have one ("F8_E4M3"), else afmt_dtype_name(a->dtype).  The string
+ * lives as long as *a (or is static). */
+const char *afmt_array_type_name(const afmt_array *a);
+
+/* "c64[3,4]" ("opaque(F8_E4M3)[2]" for opaque elements with a name) into out (NUL-terminated when out_size > 0, truncated if
  * needed); returns what snprintf would. */
 int afmt_array_describe(const afmt_array *a, char *out, size_t out_size);
 

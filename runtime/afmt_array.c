@@ -65,6 +65,13 @@ static void put_str(char *out, size_t out_size, size_t *len, const char *s)
     *len += n;
 }
 
+const char *afmt_array_type_name(const afmt_array *a)
+{
+    if (a->dtype == AFMT_OPAQUE && a->opaque_name[0] && memchr(a->opaque_name, 0, sizeof a->opaque_name))
+        return a->opaque_name;
+    return afmt_dtype_name(a->dtype);
+}
+
 int afmt_array_describe(const afmt_array *a, char *out, size_t out_size)
 {
     size_t len = 0;
@@ -74,6 +81,12 @@ int afmt_array_describe(const afmt_array *a, char *out, size_t out_size)
     if (out && out_size > 0)
         out[0] = '\0';
     put_str(out, out_size, &len, afmt_dtype_name(a->dtype));
+    if (afmt_array_type_name(a) != afmt_dtype_name(a->dtype)) {
+        /* opaque elements the format names: "opaque(F8_E4M3)[2]" */
+        put_str(out, out_size, &len, "(");
+        put_str(out, out_size, &len, afmt_array_type_name(a));
+        put_str(out, out_size, &len, ")");
+    }
     put_str(out, out_size, &len, "[");
     for (i = 0; i < rank; i++) {
         snprintf(num, sizeof num, "%s%" PRIu64, i ? "," : "", a->dims[i]);
@@ -113,6 +126,8 @@ void afmt_array_plain_view(const afmt_array *src, afmt_order order,
     v.count = src->count;
     memcpy(v.name, src->name, sizeof v.name);
     v.name[AFMT_NAME_MAX - 1] = '\0';
+    memcpy(v.opaque_name, src->opaque_name, sizeof v.opaque_name);
+    v.opaque_name[AFMT_OPAQUE_NAME_MAX - 1] = '\0';
     v.index = src->index;
     v.order = order;
     v.encoding = AFMT_ENC_PLAIN;

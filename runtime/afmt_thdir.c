@@ -254,6 +254,9 @@ static int check_entry(const afmt_thdir_desc *d, const afmt_th *th, const afmt_t
         a->encoding = AFMT_ENC_PLAIN;
         a->nbytes = info->nbytes;
         a->stride = t->size;
+        /* an opaque type keeps its name, for writers that have it */
+        if (t->dtype == AFMT_OPAQUE)
+            snprintf(a->opaque_name, sizeof a->opaque_name, "%s", t->text);
     }
     return 0;
 }
@@ -928,13 +931,16 @@ int afmt_thdir_write(const afmt_thdir_desc *d, const afmt_array *arrays, size_t 
         }
         for (j = 0; j < d->ntypes; j++)
             if (d->types[j].writable && !d->types[j].refuse && d->types[j].dtype == a->dtype &&
-                d->types[j].endian == AFMT_LITTLE && d->types[j].size == a->elsize) {
+                d->types[j].endian == AFMT_LITTLE && d->types[j].size == a->elsize &&
+                (a->dtype != AFMT_OPAQUE || strcmp(d->types[j].text, afmt_array_type_name(a)) == 0)) {
+                /* opaque elements: only the type of the same name */
                 e[i].type = (int)j;
                 break;
             }
         if (e[i].type < 0) {
-            afmt_fail(err, AFMT_E_TYPE, NULL, "dtype", AFMT_NO_INDEX, 0, "%s cannot hold elements of type %s", d->format,
-                      afmt_dtype_name(a->dtype));
+            afmt_fail(err, AFMT_E_TYPE, NULL, "dtype", AFMT_NO_INDEX, 0, "%s cannot hold elements of type %s%s",
+                      d->format, afmt_array_type_name(a),
+                      a->dtype == AFMT_OPAQUE && !a->opaque_name[0] ? " (no type name: only their size is known)" : "");
             goto done;
         }
         if (a->name[0]) snprintf(e[i].name, sizeof e[i].name, "%s", a->name);

@@ -192,6 +192,7 @@ int afmt_tiles_assemble(const afmt_array *tiles, size_t n, afmt_order order, uin
     whole->data = dst;
     whole->nbytes = total;
     memcpy(whole->name, t0->name, sizeof whole->name);
+    memcpy(whole->opaque_name, t0->opaque_name, sizeof whole->opaque_name);
     whole->index = t0->index;
     rc = 0;
 done:

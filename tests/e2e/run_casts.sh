@@ -114,6 +114,13 @@ sys.stdout.buffer.write(b'rawarray' + struct.pack('<5Q', 0, 0, $elbyte, len(data
     rc=$?
     check "opaque elbyte $elbyte [$dims]: futhark refuses (exit 1)" test "$rc" = 1
     check "opaque elbyte $elbyte [$dims]: futhark says why" grep -q "cannot hold elements of type opaque" "$T/out"
+    # safetensors has opaque types, but by name: bytes of unknown meaning
+    # would be given one
+    "$AFMT" convert --to safetensors "$T/opaque.ra" "$T/opaque.safetensors" > "$T/out" 2>&1
+    rc=$?
+    check "opaque elbyte $elbyte [$dims]: safetensors refuses (exit 1)" test "$rc" = 1
+    check "opaque elbyte $elbyte [$dims]: safetensors says why" \
+        grep -q "safetensors cannot hold elements of type opaque (no type name: only their size is known)" "$T/out"
 done
 
 # The storage form is kept where the target can hold it, and a change is

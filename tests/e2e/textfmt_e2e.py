@@ -184,6 +184,32 @@ for label, ts in (("name order", sorted(tensors, key=lambda t: t[0])),
     check("a file in %s is rewritten in the reference's order, byte for byte" % label,
           rc == 0 and open(dst, "rb").read() == reference_bytes(reference_order(ts)), out)
 
+# 8-bit floats (opaque bytes to afmt) keep their type names through afmt's
+# writer; every format without those types refuses them and says which
+F8 = [("f8a", "F8_E4M3", (2,), b"\x01\x02"), ("f8b", "F8_E5M2", (3,), b"\x03\x04\xfc"),
+      ("f8c", "F8_E8M0", (1,), b"\x7f"), ("f8d", "F8_E4M3FNUZ", (1,), b"\x80"), ("f8e", "F8_E5M2FNUZ", (2, 1), b"\x81\xff"),
+      ("w", "F32", (1,), b"\x00\x00\x80\x3f")]
+src = os.path.join(T, "f8.safetensors")
+with open(src, "wb") as f:
+    f.write(st_file(reference_order(F8)))
+rc, out = run(AFMT, "info", src)
+check("info names the 8-bit float types", rc == 0 and all("opaque(%s)[" % d in out for _, d, _, _ in F8[:5]), out)
+for label, ts in (("reference order", reference_order(F8)), ("name order", F8)):
+    with open(src, "wb") as f:
+        f.write(st_file(ts))
+    dst = os.path.join(T, "f8.out.safetensors")
+    rc, out = run(AFMT, "convert", "--to", "safetensors", src, dst)
+    check("8-bit float types written back byte for byte (%s)" % label,
+          rc == 0 and open(dst, "rb").read() == st_file(reference_order(F8)), out)
+for name, d, s, payload in F8[:5]:
+    one = os.path.join(T, "one_f8.safetensors")
+    with open(one, "wb") as f:
+        f.write(st_file([(name, d, (len(payload), 1), payload)]))  # 2-d: inebin looks at the rank first
+    for tgt in ("npy", "rawarray", "tenbin", "futhark", "daphne", "inebin"):
+        rc, out = run(AFMT, "convert", "--to", tgt, one, os.path.join(T, "one_f8" + EXT[tgt]))
+        check("%s to %s is refused and named" % (d, tgt), rc == 1 and ("cannot hold elements of type %s" % d) in out
+              or (tgt == "daphne" and rc == 1 and "opaque(%s)" % d in out), out)
+
 # __metadata__ kept: written back first and compactly, as the reference
 # does, so a reference-layout file with metadata comes back byte for byte,
 # from a file and from a pipe (the header is gone from the window by the
