@@ -908,13 +908,15 @@ int afmt_thdir_write(const afmt_thdir_desc *d, const afmt_array *arrays, size_t 
 
     for (i = 0; i < d->nkeys; i++)
         if (d->keys[i].bind == AFMT_BIND_ORDER) has_order = 1;
-    if (n == 0)
+    /* A map of no entries is a valid file (the safetensors reference
+     * writes "{}" and its padding, or only the metadata). */
+    if (n == 0 && !d->map)
         return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, 0, "%s needs an array to write", d->format);
     if (!d->map && n != 1)
         return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0, "%s holds one array, not %zu", d->format, n);
     if (meta_prepare(d, wopt, &meta, err) != 0)
         return -1;
-    e = calloc(n, sizeof *e);
+    e = calloc(n ? n : 1, sizeof *e);
     if (!e) {
         free(meta.buf);
         return afmt_fail(err, AFMT_E_NOMEM, NULL, "", AFMT_NO_INDEX, 0, "out of memory for %zu entries", n);

@@ -210,6 +210,20 @@ for name, d, s, payload in F8[:5]:
         check("%s to %s is refused and named" % (d, tgt), rc == 1 and ("cannot hold elements of type %s" % d) in out
               or (tgt == "daphne" and rc == 1 and "opaque(%s)" % d in out), out)
 
+# no tensors: written as the reference writes them (its test_empty bytes)
+for label, meta, want in (("no tensors", None, b"\x08" + b"\0" * 7 + b"{}      "),
+                          ("only metadata", {"framework": "pt"},
+                           b"\x28" + b"\0" * 7 + b'{"__metadata__":{"framework":"pt"}}     ')):
+    src = os.path.join(T, "empty.safetensors")
+    with open(src, "wb") as f:
+        f.write(st_file([], metadata=meta))
+    rc, out = run(VALIDATE, src)
+    check("a file of %s validates" % label, rc == 0, out)
+    dst = os.path.join(T, "empty.out.safetensors")
+    rc, out = run(AFMT, "convert", "--to", "safetensors", src, dst)
+    check("a file of %s is written as the reference writes it" % label,
+          rc == 0 and open(dst, "rb").read() == want, out)
+
 # __metadata__ kept: written back first and compactly, as the reference
 # does, so a reference-layout file with metadata comes back byte for byte,
 # from a file and from a pipe (the header is gone from the window by the
