@@ -224,6 +224,19 @@ for label, meta, want in (("no tensors", None, b"\x08" + b"\0" * 7 + b"{}      "
     check("a file of %s is written as the reference writes it" % label,
           rc == 0 and open(dst, "rb").read() == want, out)
 
+# afmt-validate's limit options: over the limit rejected, naming it; raised, accepted
+big_hdr = os.path.join(T, "big_header.safetensors")
+with open(big_hdr, "wb") as f:
+    f.write(st_file([("t%06d" % i, "F32", (1,), b"\0\0\0\0") for i in range(30000)]))  # a 2 MB header
+for args, ok, says in (([], False, "(limits.max_header_bytes)"), (["--max-header-bytes", "4M"], True, "ok safetensors"),
+                       (["--max-header-bytes", "4M", "--max-items", "1000"], False, "more than 1000 entries"),
+                       (["--max-header-bytes", "4M", "--max-depth", "2"], False, "(limits.max_depth)"),
+                       (["--max-header-bytes", "4M", "--max-depth", "3", "--max-items", "30000"], True, "ok safetensors")):
+    rc, out = run(VALIDATE, *args, big_hdr)
+    check("afmt-validate %s on a 2 MB header" % " ".join(args), rc == (0 if ok else 1) and says in out, out)
+rc, out = run(VALIDATE, "--max-depth", "0", big_hdr)
+check("--max-depth 0 is a usage error", rc == 2 and "--max-depth needs a number from 1 to 32" in out, out)
+
 # __metadata__ kept: written back first and compactly, as the reference
 # does, so a reference-layout file with metadata comes back byte for byte,
 # from a file and from a pipe (the header is gone from the window by the
