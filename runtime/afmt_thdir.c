@@ -54,12 +54,17 @@ static int find_type(const afmt_thdir_desc *d, const char *name)
 
 /* Check one entry object against the descriptor's keys; fill info and,
  * when a is given, the view's type, shape and order. */
+/* Keys of an entry that check_entry finds in its one pass (npy has 3,
+ * safetensors 3). */
+#define SEEN_KEYS 8
+
 static int check_entry(const afmt_thdir_desc *d, const afmt_th *th, const afmt_tv *obj, afmt_th_path *tp,
                        const afmt_options *opt, const afmt_path *outer, afmt_error *err, entry_info *info,
                        afmt_array *a)
 {
     afmt_th_iter it;
-    afmt_tv k, v, shape_v;
+    afmt_tv k, v, shape_v, seen_k[SEEN_KEYS], seen_v[SEEN_KEYS];
+    unsigned char seen[SEEN_KEYS];
     size_t i;
     int have_shape = 0;
     uint64_t max_rank = opt->limits.max_rank < AFMT_RANK_CAP ? opt->limits.max_rank : AFMT_RANK_CAP;
@@ -72,11 +77,23 @@ static int check_entry(const afmt_thdir_desc *d, const afmt_th *th, const afmt_t
     if (obj->kind != AFMT_TV_OBJECT)
         return afmt_th_fail(th, tp, outer, err, AFMT_E_CONSTRAINT, obj->begin, "expected an object, found %s",
                             afmt_tv_kind_name(obj->kind));
+    /* One pass over the entry finds every key and value: each afmt_th_next
+     * parses a value again, so a lookup per key (afmt_th_get) would parse the
+     * entry once per key.  The first SEEN_KEYS keys of the spec are kept;
+     * a spec with more looks the rest up as it goes. */
+    memset(seen, 0, sizeof seen);
     afmt_th_iter_begin(th, obj, &it);
     while (afmt_th_next(th, &it, &k, &v)) {
         int known = 0;
-        for (i = 0; i < d->nkeys; i++)
-            if (afmt_th_str_eq(th, &k, d->keys[i].key)) known = 1;
+        for (i = 0; i < d->nkeys && !known; i++)
+            if (afmt_th_str_eq(th, &k, d->keys[i].key)) {
+                known = 1;
+                if (i < SEEN_KEYS && !seen[i]) {
+                    seen[i] = 1;
+                    seen_k[i] = k;
+                    seen_v[i] = v;
+                }
+            }
         if (!known) {
             char list[160] = "";
             for (i = 0; i < d->nkeys; i++) {
@@ -91,14 +108,23 @@ static int check_entry(const afmt_thdir_desc *d, const afmt_th *th, const afmt_t
     for (i = 0; i < d->nkeys; i++) {
         const afmt_thdir_key *key = &d->keys[i];
         afmt_tv kt;
-        if (!afmt_th_get(th, obj, key->key, &v))
-            return afmt_th_fail(th, tp, outer, err, AFMT_E_CONSTRAINT, obj->begin, "missing key '%s'", key->key);
-        memset(&kt, 0, sizeof kt);
-        kt.kind = AFMT_TV_STRING;
+        if (i < SEEN_KEYS) {
+            if (!seen[i])
+                return afmt_th_fail(th, tp, outer, err, AFMT_E_CONSTRAINT, obj->begin, "missing key '%s'",
+                                    key->key);
+            kt = seen_k[i];
+            v = seen_v[i];
+        } else {
+            if (!afmt_th_get(th, obj, key->key, &v))
+                return afmt_th_fail(th, tp, outer, err, AFMT_E_CONSTRAINT, obj->begin, "missing key '%s'",
+                                    key->key);
+            memset(&kt, 0, sizeof kt);
+            kt.kind = AFMT_TV_STRING;
+            afmt_th_iter_begin(th, obj, &it);
+            while (afmt_th_next(th, &it, &kt, &v))
+                if (afmt_th_str_eq(th, &kt, key->key)) break;
+        }
         /* The path names the spec's key (which is what the text holds). */
-        afmt_th_iter_begin(th, obj, &it);
-        while (afmt_th_next(th, &it, &kt, &v))
-            if (afmt_th_str_eq(th, &kt, key->key)) break;
         afmt_th_path_key(tp, &kt, 0);
         switch (key->bind) {
         case AFMT_BIND_DTYPE: {
