@@ -6,6 +6,10 @@
     np_peer.py tofile FILE OUT RUNS      header + a.tofile() (rawarray) of FILE's array
     np_peer.py tenbin-write FILE OUT RUNS  a tenbin writer in the style of webdataset's
     np_peer.py convert-tenbin-ra IN OUT  one conversion, as a whole command (fsync'd)
+    np_peer.py npy-load FILE RUNS        np.load of a .npy file (reads the payload)
+    np_peer.py npy-mmap FILE RUNS        np.load(mmap_mode='r') (maps it, reads nothing)
+    np_peer.py st-json FILE RUNS         json.loads of a safetensors header (bytes
+                                         read beforehand): what a Python loader parses
 
 The timed modes run RUNS rounds in this process (one untimed warm-up
 first), time each with time.perf_counter() and print
@@ -18,6 +22,7 @@ The tenbin code follows the format as spec/tenbin.json describes it
 of 64; the header chunk: dtype code, info, ndim, dims as int64 words),
 which is what webdataset's tenbin.py writes and reads.
 """
+import json
 import os
 import struct
 import sys
@@ -143,6 +148,18 @@ def main():
                 tenbin_write(f, [a])
         timed(runs, write_ra if mode == "tofile" else write_ten, rm)
         rm()
+    elif mode == "npy-load":
+        path, runs = sys.argv[2], int(sys.argv[3])
+        timed(runs, lambda: np.load(path))
+    elif mode == "npy-mmap":
+        path, runs = sys.argv[2], int(sys.argv[3])
+        timed(runs, lambda: np.load(path, mmap_mode="r"))
+    elif mode == "st-json":
+        path, runs = sys.argv[2], int(sys.argv[3])
+        with open(path, "rb") as f:
+            (n,) = struct.unpack("<Q", f.read(8))
+            header = f.read(n)
+        timed(runs, lambda: json.loads(header))
     elif mode == "convert-tenbin-ra":
         src, out = sys.argv[2], sys.argv[3]
         with open(src, "rb") as f:

@@ -413,6 +413,39 @@ if [ "$HAVE_NUMPY" = 1 ]; then
     row 8e "write tenbin f32[$((SIDE * SIDE))]" "afmt_tenbin_write" "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" \
         "numpy tenbin writer" "${MED[1]}" "$(range "${MIN[1]}" "${MAX[1]}")" "$(size_of "$DATA/big.ten")" "in process, from memory, no fsync"
     rm -f "$OUT"/w.*
+
+    say "bench 9: .npy and safetensors (text headers), against numpy and json.loads"
+    vi_check() { # format file -> RESULT med min max of the in-process validation
+        local l
+        l=$("$BIN/validate_inproc" "$1" "$2" "$PEER_RUNS") || return 1
+        # shellcheck disable=SC2086
+        set -- $l
+        echo "RESULT $2 $5 $6"
+    }
+    NPY=$DATA/big.npy
+    [ -s "$NPY" ] || "$AFMT" convert "$DATA/big.ten" "$NPY" || die "afmt convert big.ten -> .npy failed"
+    "$PY" -c 'import numpy, sys; numpy.load(sys.argv[1])' "$NPY" || die "np.load cannot read $NPY"
+    peer_rounds "vi_read npy '$NPY'" "'$PY' '$BENCH/np_peer.py' npy-load '$NPY' $PEER_RUNS"
+    row 9a "read .npy f32[$((SIDE * SIDE))] to memory" "afmt (validate+to_plain)" "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" \
+        "numpy np.load" "${MED[1]}" "$(range "${MIN[1]}" "${MAX[1]}")" "$(size_of "$NPY")" "in process; afmt into a caller buffer"
+    peer_rounds "vi_check npy '$NPY'" "'$PY' '$BENCH/np_peer.py' npy-mmap '$NPY' $PEER_RUNS"
+    row 9b "validate .npy f32[$((SIDE * SIDE))] (no copy)" "afmt_npy_validate" "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" \
+        "np.load(mmap_mode='r')" "${MED[1]}" "$(range "${MIN[1]}" "${MAX[1]}")" "$(size_of "$NPY")" "header checked; numpy maps and reads nothing"
+    for id_n in c:10 d:1000 e:10000; do
+        id=9${id_n%%:*} n=${id_n#*:}
+        st=$DATA/h$n.safetensors
+        [ -s "$st" ] || PYTHONPATH="$ROOT/tests/golden" "$PY" -c '
+import sys
+from textfmt import st_file
+n = int(sys.argv[2])
+open(sys.argv[1], "wb").write(st_file([("layer.%05d.weight" % i, "F32", (2, 2), b"\0" * 16) for i in range(n)]))
+' "$st" "$n" || die "cannot write $st"
+        hdr=$(od -An -t u8 -N 8 "$st" | tr -d ' ')
+        peer_rounds "vi_check safetensors '$st'" "'$PY' '$BENCH/np_peer.py' st-json '$st' $PEER_RUNS"
+        row "$id" "safetensors header, $n tensors ($hdr B)" "afmt_safetensors_validate" \
+            "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" "python json.loads" "${MED[1]}" "$(range "${MIN[1]}" "${MAX[1]}")" \
+            "$hdr" "whole file checked (header rules, offsets); json.loads only parses"
+    done
 fi
 
 # ------------------------------------------------------------------ table

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Text-header formats: .npy reading against numpy, safetensors header
-validation against header size.  Not part of `make bench` yet; run:
+validation against header size, as whole commands (`make bench`, benchmark 9,
+times the same tasks in process); run:
   nice -n 19 /usr/bin/python3 bench/textfmt_bench.py [BUILD] [MiB]
 Commands alternate round by round (afmt, numpy, numpy mmap, ...), one
 untimed warm-up round, medians of 7 rounds; the page cache is warm.
