@@ -247,18 +247,125 @@ static char *unique_name(emitter *m, const char *name, const char *enclosing)
     return fn;
 }
 
+static const char *const machine[] = {"src", "opt", "vis", "err", "path"};
+static const char *const machine_type[] = {"afmt_src *", "const afmt_options *", "const afmt_visitor *", "afmt_error *",
+                                           "afmt_path *"};
+#define NMACHINE 5
+
+/* What a function's statements read from outside them. */
+typedef struct captures {
+    decls vals;             /* values enclosing functions declared, in binding order */
+    int machine[NMACHINE];  /* src, opt, vis, err, path */
+    int pos, narrays;       /* reads (1) or moves (2) the cursor, the count of arrays */
+} captures;
+
+/* Value x, read in the function, as the innermost enclosing function that
+ * has it in scope declared it (const added: a parameter is not assigned). */
+static void capture_value(const ctoken *x, const decls *outer, int nouter, decls *vals)
+{
+    int k;
+    for (k = nouter - 1; k >= 0; k--) {
+        const decl *d = decls_find(&outer[k], x->s, x->n);
+        if (d) {
+            decl c = *d;
+            c.order = k * 100000 + (int)(d - outer[k].v);
+            if (!strstr(c.type, "const") && !strchr(c.type, '*') && strlen(c.type) + 6 < sizeof c.type) {
+                memmove(c.type + 6, c.type, strlen(c.type) + 1);
+                memcpy(c.type, "const ", 6);
+            }
+            decls_add(vals, &c);
+            return;
+        }
+    }
+}
+
+/* The captures of the function whose statements are t (declaring own),
+ * inside the functions m->frames[0 .. m->nframes). */
+static void find_captures(emitter *m, const ctokens *t, const decls *own, captures *c)
+{
+    decls outer[MAX_FRAMES];
+    int i, k;
+    memset(c, 0, sizeof *c);
+    memset(outer, 0, sizeof outer);
+    for (k = 0; k < m->nframes; k++) {
+        char *outer_text = decls_resolve(m, m->frames[k]->s);
+        scan_decls(outer_text, 0, &outer[k]);
+        free(outer_text);
+    }
+    for (i = 0; i < t->n; i++) {
+        const ctoken *x = &t->v[i];
+        int is_machine = 0;
+        if (!tok_ident(x) || (i > 0 && (tok_is(&t->v[i - 1], ".") || tok_is(&t->v[i - 1], "->")))) continue;
+        if (decls_find(own, x->s, x->n) || decls_find(&c->vals, x->s, x->n)) continue;
+        if (tok_is(x, "pos")) { c->pos = 1; continue; }
+        if (tok_is(x, "narrays")) { c->narrays = 1; continue; }
+        for (k = 0; k < NMACHINE; k++)
+            if (tok_is(x, machine[k])) c->machine[k] = is_machine = 1;
+        if (!is_machine) capture_value(x, outer, m->nframes, &c->vals);
+    }
+    /* parameters in the order their values were bound: sibling functions
+     * list the values they share alike */
+    if (c->vals.n > 1) qsort(c->vals.v, (size_t)c->vals.n, sizeof *c->vals.v, by_order);
+    if (c->pos && moved_in(t, "pos")) c->pos = 2;
+    if (c->narrays && moved_in(t, "narrays")) c->narrays = 2;
+    for (k = 0; k < m->nframes; k++) free(outer[k].v);
+}
+
+/* One parameter (type and name) and the caller's argument for it. */
+static void param_add(sbuf *params, sbuf *args, const char *type, const char *name, const char *arg)
+{
+    size_t n = strlen(type);
+    sb_printf(params, "%s%s%s%s", params->len ? ", " : "", type, n && type[n - 1] == '*' ? "" : " ", name);
+    sb_printf(args, "%s%s", args->len ? ", " : "", arg);
+}
+
+/* The parameter list and the call's arguments of captures c. */
+static void param_list(const captures *c, sbuf *params, sbuf *args)
+{
+    int k;
+    for (k = 0; k < NMACHINE; k++)
+        if (c->machine[k]) param_add(params, args, machine_type[k], machine[k], machine[k]);
+    if (c->pos == 2) param_add(params, args, "uint64_t *", "pos_io", "&pos");
+    else if (c->pos) param_add(params, args, "const uint64_t", "pos", "pos");
+    if (c->narrays == 2) param_add(params, args, "uint32_t *", "narrays_io", "&narrays");
+    else if (c->narrays) param_add(params, args, "const uint32_t", "narrays", "narrays");
+    for (k = 0; k < c->vals.n; k++) param_add(params, args, c->vals.v[k].type, c->vals.v[k].name, c->vals.v[k].name);
+}
+
+/* The function's definition, into m->funcs. */
+static void define_function(emitter *m, const char *fname, const char *doc, const char *params, const char *text,
+                            const captures *c)
+{
+    sbuf fn = {0};
+    sbuf *saved = m->out;
+    int saved_indent = m->indent;
+    m->out = &fn;
+    m->indent = 0;
+    if (doc) line(m, "/* %s */", doc);
+    line(m, "static int %s(%s)", fname, params ? params : "void");
+    line(m, "{");
+    if (c->pos == 2) line(m, "    uint64_t pos = *pos_io;");
+    if (c->narrays == 2) line(m, "    uint32_t narrays = *narrays_io;");
+    sb_puts(&fn, text);
+    if (c->pos == 2) line(m, "    *pos_io = pos;");
+    if (c->narrays == 2) line(m, "    *narrays_io = narrays;");
+    line(m, "    return 0;");
+    line(m, "}");
+    line(m, "%s", "");
+    m->out = saved;
+    m->indent = saved_indent;
+    sb_puts(m->funcs, fn.s);
+    sb_free(&fn);
+}
+
 void func_end(emitter *m, func_frame *f, const char *doc)
 {
-    static const char *const machine[] = {"src", "opt", "vis", "err", "path"};
-    static const char *const machine_type[] = {"afmt_src *", "const afmt_options *", "const afmt_visitor *", "afmt_error *",
-                                               "afmt_path *"};
     /* the declarations it uses are known now: none is used after it */
     char *resolved = decls_resolve(m, f->body.s);
-    const char *text = resolved;
     ctokens t = {0};
-    decls own = {0}, outer[MAX_FRAMES], caps = {0};
-    int used[5] = {0}, uses_pos = 0, uses_narrays = 0, moves_pos, moves_narrays, i, k;
-    sbuf params = {0}, args = {0}, fn = {0};
+    decls own = {0};
+    captures c;
+    sbuf params = {0}, args = {0};
     char *fname = unique_name(m, f->name, m->nframes >= 2 ? m->frame_names[m->nframes - 2] : NULL);
 
     m->nframes--;
@@ -267,97 +374,19 @@ void func_end(emitter *m, func_frame *f, const char *doc)
     m->nnonneg = f->saved_nnonneg;
     memcpy(m->nonneg_indent, f->saved_nonneg_indent, sizeof m->nonneg_indent);
 
-    tokenize(text, &t);
-    scan_decls(text, 1, &own);
-    memset(outer, 0, sizeof outer);
-    for (k = 0; k < m->nframes; k++) {
-        char *outer_text = decls_resolve(m, m->frames[k]->s);
-        scan_decls(outer_text, 0, &outer[k]);
-        free(outer_text);
-    }
-    for (i = 0; i < t.n; i++) {
-        const ctoken *x = &t.v[i];
-        if (!tok_ident(x) || (i > 0 && (tok_is(&t.v[i - 1], ".") || tok_is(&t.v[i - 1], "->")))) continue;
-        if (decls_find(&own, x->s, x->n) || decls_find(&caps, x->s, x->n)) continue;
-        if (tok_is(x, "pos")) { uses_pos = 1; continue; }
-        if (tok_is(x, "narrays")) { uses_narrays = 1; continue; }
-        {
-            int is_machine = 0;
-            for (k = 0; k < 5; k++)
-                if (tok_is(x, machine[k])) used[k] = is_machine = 1;
-            if (is_machine) continue;
-        }
-        /* the innermost enclosing function that has it in scope */
-        for (k = m->nframes - 1; k >= 0; k--) {
-            const decl *d = decls_find(&outer[k], x->s, x->n);
-            if (d) {
-                decl c = *d;
-                c.order = k * 100000 + (int)(d - outer[k].v);
-                if (!strstr(c.type, "const") && !strchr(c.type, '*') && strlen(c.type) + 6 < sizeof c.type) {
-                    memmove(c.type + 6, c.type, strlen(c.type) + 1);
-                    memcpy(c.type, "const ", 6);
-                }
-                decls_add(&caps, &c);
-                break;
-            }
-        }
-    }
-    /* parameters in the order their values were bound: sibling functions
-     * list the values they share alike */
-    if (caps.n > 1) qsort(caps.v, (size_t)caps.n, sizeof *caps.v, by_order);
-    moves_pos = uses_pos && moved_in(&t, "pos");
-    moves_narrays = uses_narrays && moved_in(&t, "narrays");
-    for (k = 0; k < 5; k++)
-        if (used[k]) {
-            sb_printf(&params, "%s%s%s", params.len ? ", " : "", machine_type[k], machine[k]);
-            sb_printf(&args, "%s%s", args.len ? ", " : "", machine[k]);
-        }
-    if (uses_pos) {
-        sb_printf(&params, "%s%s", params.len ? ", " : "", moves_pos ? "uint64_t *pos_io" : "const uint64_t pos");
-        sb_printf(&args, "%s%s", args.len ? ", " : "", moves_pos ? "&pos" : "pos");
-    }
-    if (uses_narrays) {
-        sb_printf(&params, "%s%s", params.len ? ", " : "", moves_narrays ? "uint32_t *narrays_io" : "const uint32_t narrays");
-        sb_printf(&args, "%s%s", args.len ? ", " : "", moves_narrays ? "&narrays" : "narrays");
-    }
-    for (i = 0; i < caps.n; i++) {
-        const char *ty = caps.v[i].type;
-        size_t n = strlen(ty);
-        sb_printf(&params, "%s%s%s%s", params.len ? ", " : "", ty, n && ty[n - 1] == '*' ? "" : " ", caps.v[i].name);
-        sb_printf(&args, "%s%s", args.len ? ", " : "", caps.v[i].name);
-    }
-
-    /* the function, into the list the validator's entry point follows */
-    {
-        sbuf *saved = m->out;
-        int saved_indent = m->indent;
-        m->out = &fn;
-        m->indent = 0;
-        if (doc) line(m, "/* %s */", doc);
-        line(m, "static int %s(%s)", fname, params.s ? params.s : "void");
-        line(m, "{");
-        if (moves_pos) line(m, "    uint64_t pos = *pos_io;");
-        if (moves_narrays) line(m, "    uint32_t narrays = *narrays_io;");
-        sb_puts(&fn, text);
-        if (moves_pos) line(m, "    *pos_io = pos;");
-        if (moves_narrays) line(m, "    *narrays_io = narrays;");
-        line(m, "    return 0;");
-        line(m, "}");
-        line(m, "%s", "");
-        m->out = saved;
-        m->indent = saved_indent;
-        sb_puts(m->funcs, fn.s);
-    }
+    tokenize(resolved, &t);
+    scan_decls(resolved, 1, &own);
+    find_captures(m, &t, &own, &c);
+    param_list(&c, &params, &args);
+    define_function(m, fname, doc, params.s, resolved, &c);
     line(m, "if (%s(%s)) return -1;", fname, args.s ? args.s : "");
 
     sb_free(&params);
     sb_free(&args);
-    sb_free(&fn);
     sb_free(&f->body);
     free(f->name);
     free(resolved);
     free(t.v);
     free(own.v);
-    for (k = 0; k < m->nframes; k++) free(outer[k].v);
-    free(caps.v);
+    free(c.vals.v);
 }

@@ -215,174 +215,186 @@ static int used_as_shape(item_list *body, const char *name)
     return 0;
 }
 
-static void emit_array_field(emitter *m, item *it, item_list *scope_body)
+/* An array field's count `n_<name>`; a count that is an array's rank is
+ * held to limits.max_rank before anything else. */
+static void array_field_count(emitter *m, item *it)
 {
-    blame bl;
-    sym *y;
-    char *cnt;
     sym *count_sym = it->field.count->kind == E_NAME ? sym_peek(m, it->field.count->sval) : NULL;
-    int off_decl;
-    bl = blame_of(count_sym && count_sym->kind == SY_INT ? count_sym : NULL);
-    m->jpath = it->jpath;
-    cnt = emit_u64(m, &bl, it->field.count, it->field.count_text);
+    blame bl = blame_of(count_sym && count_sym->kind == SY_INT ? count_sym : NULL);
+    char *cnt = emit_u64(m, &bl, it->field.count, it->field.count_text);
     line(m, "const uint64_t n_%s = %s;", it->name, cnt);
     free(cnt);
-    (void)scope_body;
     if (used_as_shape((item_list *)&m->s->body, it->name)) {
+        char *args = xprintf("n_%s, opt->limits.max_rank < AFMT_RANK_CAP ? opt->limits.max_rank : (uint64_t)AFMT_RANK_CAP",
+                             it->name);
         line(m, "if (n_%s > opt->limits.max_rank || n_%s > AFMT_RANK_CAP) {", it->name, it->name);
         m->indent++;
-        {
-            char *args = xprintf("n_%s, opt->limits.max_rank < AFMT_RANK_CAP ? opt->limits.max_rank : (uint64_t)AFMT_RANK_CAP", it->name);
-            emit_fail(m, &bl, "limit", LEN_NONE, "\"rank %\" PRIu64 \" exceeds the limit of %\" PRIu64 \"\"", args);
-            free(args);
-        }
+        emit_fail(m, &bl, "limit", LEN_NONE, "\"rank %\" PRIu64 \" exceeds the limit of %\" PRIu64 \"\"", args);
         m->indent--;
         line(m, "}");
+        free(args);
     }
-    {
-        /* the true count and width: a truncation says both and their product */
-        char *cnt_c = xprintf("n_%s", it->name);
-        off_decl = take_field(m, it, it->field.is_signed ? "AFMT_FIELD_INT" : "AFMT_FIELD_UINT", it->field.width, cnt_c, it->field.big_endian);
-        free(cnt_c);
-    }
-    y = sym_push(m, SY_ARRF, it->name, it);
+}
+
+/* The symbol of an array field taken at o_<name> (off_decl). */
+static sym *array_field_sym(emitter *m, item *it, int off_decl)
+{
+    sym *y = sym_push(m, SY_ARRF, it->name, it);
+    char *p = xprintf("AFMT_B(src, o_%s + (uint64_t)%d * (%%s))", it->name, it->field.width);
+    char *ld = load_c(it->field.width, it->field.is_signed, it->field.big_endian, p);
     y->off_decl = off_decl;
-    /* the elements' own checks read them */
-    if (it->field.neach || it->field.first || it->field.last || it->field.order || it->field.increasing_within ||
-        it->nchecks)
-        decl_use(m, off_decl);
     y->t = it->field.is_signed ? VT_S : VT_U;
     snprintf(y->c, sizeof y->c, "AFMT_B(src, o_%s)", it->name);
     snprintf(y->count, sizeof y->count, "n_%s", it->name);
     snprintf(y->off, sizeof y->off, "o_%s", it->name);
-    {
-        char *p = xprintf("AFMT_B(src, o_%s + (uint64_t)%d * (%%s))", it->name, it->field.width);
-        char *ld = load_c(it->field.width, it->field.is_signed, it->field.big_endian, p);
-        snprintf(y->elem, sizeof y->elem, "%s", ld);
-        free(p); free(ld);
-    }
+    snprintf(y->elem, sizeof y->elem, "%s", ld);
     y->width = it->field.width;
     y->is_signed = it->field.is_signed;
     y->big = it->field.big_endian;
-    if (it->field.neach) {
-        int i, mark;
-        char *ld, *p;
-        line(m, "for (uint64_t i_%s = 0; i_%s < n_%s; i_%s++) {", it->name, it->name, it->name, it->name);
-        m->indent++;
-        p = xprintf("AFMT_B(src, o_%s + (uint64_t)%d * i_%s)", it->name, it->field.width, it->name);
-        ld = load_c(it->field.width, it->field.is_signed, it->field.big_endian, p);
-        line(m, "const %s e_%s = %s;", int_c_type(it->field.is_signed), it->name, ld);
-        free(p); free(ld);
-        mark = sym_mark(m);
-        {
-            sym *e = sym_push(m, SY_INT, it->name, it);
-            sym *ix = sym_push(m, SY_BUILTIN, "index", it);
-            char *ic = xprintf("i_%s", it->name);
-            char *oc = xprintf("o_%s + (uint64_t)%d * i_%s", it->name, it->field.width, it->name);
-            e->t = y->t;
-            snprintf(e->c, sizeof e->c, "e_%s", it->name);
-            snprintf(e->off, sizeof e->off, "%s", oc);
-            ix->t = VT_U;
-            snprintf(ix->c, sizeof ix->c, "i_%s", it->name);
-            for (i = 0; i < it->field.neach; i++) {
-                m->jpath = it->field.each[i].jpath;
-                bl = blame_at(it->name, ic, oc);
-                emit_check(m, &bl, &it->field.each[i], e);
-            }
-            free(ic); free(oc);
-        }
-        sym_pop_to(m, mark);
-        m->indent--;
-        line(m, "}");
+    free(p);
+    free(ld);
+    return y;
+}
+
+/* "each": the checks of every element, in a loop over them. */
+static void array_field_each(emitter *m, item *it, const sym *y)
+{
+    int i, mark;
+    char *p = xprintf("AFMT_B(src, o_%s + (uint64_t)%d * i_%s)", it->name, it->field.width, it->name);
+    char *ld = load_c(it->field.width, it->field.is_signed, it->field.big_endian, p);
+    char *ic = xprintf("i_%s", it->name);
+    char *oc = xprintf("o_%s + (uint64_t)%d * i_%s", it->name, it->field.width, it->name);
+    sym *e, *ix;
+    line(m, "for (uint64_t i_%s = 0; i_%s < n_%s; i_%s++) {", it->name, it->name, it->name, it->name);
+    m->indent++;
+    line(m, "const %s e_%s = %s;", int_c_type(it->field.is_signed), it->name, ld);
+    mark = sym_mark(m);
+    e = sym_push(m, SY_INT, it->name, it);
+    ix = sym_push(m, SY_BUILTIN, "index", it);
+    e->t = y->t;
+    snprintf(e->c, sizeof e->c, "e_%s", it->name);
+    snprintf(e->off, sizeof e->off, "%s", oc);
+    ix->t = VT_U;
+    snprintf(ix->c, sizeof ix->c, "i_%s", it->name);
+    for (i = 0; i < it->field.neach; i++) {
+        blame bl = blame_at(it->name, ic, oc);
+        m->jpath = it->field.each[i].jpath;
+        emit_check(m, &bl, &it->field.each[i], e);
     }
-    if (it->field.first || it->field.last) {
-        int k;
-        for (k = 0; k < 2; k++) {
-            expr *want = k == 0 ? it->field.first : it->field.last;
-            const char *wtext = k == 0 ? it->field.first_text : it->field.last_text;
-            const char *idx = k == 0 ? "0" : xprintf("n_%s - 1", it->name);
-            char *w, *el, *fmt, *args, *oc;
-            if (!want) continue;
-            bl = blame_at(it->name, "AFMT_NO_INDEX", y->off);
-            m->jpath = it->jpath;
-            line(m, "if (n_%s == 0) {", it->name);
-            m->indent++;
-            fmt = xprintf("\"has no elements, but its %s must be %s\"", k == 0 ? "first" : "last", wtext);
-            emit_fail(m, &bl, "constraint", LEN_NONE, fmt, NULL);
-            free(fmt);
-            m->indent--;
-            line(m, "}");
-            w = emit_u64(m, &bl, want, wtext);
-            el = xprintf(y->elem, idx);
-            oc = xprintf("o_%s + (uint64_t)%d * (%s)", it->name, it->field.width, idx);
-            bl = blame_at(it->name, idx, oc);
-            if (it->field.is_signed)
-                line(m, "if (afmt_cmp_i64_u64(%s, %s) != 0) {", el, w);
-            else
-                line(m, "if (%s != %s) {", el, w);
-            m->indent++;
-            fmt = xprintf("\"expected %%\" PRIu64 \" = %s, found %%\" %s \"\"", wtext, it->field.is_signed ? "PRId64" : "PRIu64");
-            args = xprintf("(uint64_t)(%s), %s", w, el);
-            emit_fail(m, &bl, "constraint", LEN_NONE, fmt, args);
-            m->indent--;
-            line(m, "}");
-            free(w); free(el); free(fmt); free(args); free(oc);
-            if (k == 1) free((char *)idx);
-        }
+    sym_pop_to(m, mark);
+    m->indent--;
+    line(m, "}");
+    free(p); free(ld); free(ic); free(oc);
+}
+
+/* "first" (last 0) or "last" (last 1): the value that element must have. */
+static void array_field_end(emitter *m, item *it, const sym *y, int last)
+{
+    expr *want = last ? it->field.last : it->field.first;
+    const char *wtext = last ? it->field.last_text : it->field.first_text;
+    char *idx = last ? xprintf("n_%s - 1", it->name) : xstrdup("0");
+    char *w, *el, *fmt, *args, *oc;
+    blame bl = blame_at(it->name, "AFMT_NO_INDEX", y->off);
+    m->jpath = it->jpath;
+    line(m, "if (n_%s == 0) {", it->name);
+    m->indent++;
+    fmt = xprintf("\"has no elements, but its %s must be %s\"", last ? "last" : "first", wtext);
+    emit_fail(m, &bl, "constraint", LEN_NONE, fmt, NULL);
+    free(fmt);
+    m->indent--;
+    line(m, "}");
+    w = emit_u64(m, &bl, want, wtext);
+    el = xprintf(y->elem, idx);
+    oc = xprintf("o_%s + (uint64_t)%d * (%s)", it->name, it->field.width, idx);
+    bl = blame_at(it->name, idx, oc);
+    if (it->field.is_signed)
+        line(m, "if (afmt_cmp_i64_u64(%s, %s) != 0) {", el, w);
+    else
+        line(m, "if (%s != %s) {", el, w);
+    m->indent++;
+    fmt = xprintf("\"expected %%\" PRIu64 \" = %s, found %%\" %s \"\"", wtext, it->field.is_signed ? "PRId64" : "PRIu64");
+    args = xprintf("(uint64_t)(%s), %s", w, el);
+    emit_fail(m, &bl, "constraint", LEN_NONE, fmt, args);
+    m->indent--;
+    line(m, "}");
+    free(w); free(el); free(fmt); free(args); free(oc); free(idx);
+}
+
+/* An order the elements must be in: call_fmt (with %s for the local's
+ * name) finds the first element out of order; fmt_c is the failure's
+ * message. */
+static void array_field_unordered(emitter *m, item *it, const char *call_c, const char *fmt_c)
+{
+    char *base = xprintf("%s_unordered_at", it->name);
+    char *b = local_name(m, base);
+    char *oc = xprintf("o_%s + (uint64_t)%d * %s", it->name, it->field.width, b);
+    blame bl = blame_at(it->name, b, oc);
+    line(m, "const uint64_t %s = %s;", b, call_c);
+    line(m, "if (%s < n_%s) {", b, it->name);
+    m->indent++;
+    emit_fail(m, &bl, "constraint", LEN_NONE, fmt_c, NULL);
+    m->indent--;
+    line(m, "}");
+    free(base); free(b); free(oc);
+}
+
+/* "order": increasing or non-decreasing elements. */
+static void array_field_order(emitter *m, item *it)
+{
+    int strict = strcmp(it->field.order, "increasing") == 0;
+    char *call = xprintf("afmt_field_unordered(AFMT_B(src, o_%s), n_%s, %d, %d, %d, %d)", it->name, it->name,
+                         it->field.width, it->field.is_signed, it->field.big_endian, strict);
+    char *fmt = xprintf("\"is %s than the element before it (must be %s)\"", strict ? "not greater" : "less",
+                        strict ? "strictly increasing" : "non-decreasing");
+    array_field_unordered(m, it, call, fmt);
+    free(call); free(fmt);
+}
+
+/* "increasing_within": strictly increasing within each segment that
+ * another array field's offsets mark. */
+static void array_field_within(emitter *m, item *it)
+{
+    sym *seg = sym_find(m, it->field.increasing_within);
+    char *call, *fmt;
+    if (!seg || seg->kind != SY_ARRF) {
+        gen_error(m, it->jpath, "increasing_within: '%s' is not an array field defined before", it->field.increasing_within);
+        return;
     }
-    if (it->field.order) {
-        int strict = strcmp(it->field.order, "increasing") == 0;
-        char *base = xprintf("%s_unordered_at", it->name);
-        char *b = local_name(m, base);
-        char *oc = xprintf("o_%s + (uint64_t)%d * %s", it->name, it->field.width, b);
-        free(base);
-        line(m, "const uint64_t %s = afmt_field_unordered(AFMT_B(src, o_%s), n_%s, %d, %d, %d, %d);", b, it->name, it->name,
-             it->field.width, it->field.is_signed, it->field.big_endian, strict);
-        line(m, "if (%s < n_%s) {", b, it->name);
-        m->indent++;
-        bl = blame_at(it->name, b, oc);
-        {
-            char *fmt = xprintf("\"is %s than the element before it (must be %s)\"", strict ? "not greater" : "less",
-                                strict ? "strictly increasing" : "non-decreasing");
-            emit_fail(m, &bl, "constraint", LEN_NONE, fmt, NULL);
-            free(fmt);
-        }
-        m->indent--;
-        line(m, "}");
-        free(b); free(oc);
-    }
-    if (it->field.increasing_within) {
-        sym *seg = sym_find(m, it->field.increasing_within);
-        if (!seg || seg->kind != SY_ARRF) {
-            gen_error(m, it->jpath, "increasing_within: '%s' is not an array field defined before", it->field.increasing_within);
-        } else {
-            char *base = xprintf("%s_unordered_at", it->name);
-            char *b = local_name(m, base);
-            free(base);
-            char *oc = xprintf("o_%s + (uint64_t)%d * %s", it->name, it->field.width, b);
-            line(m, "const uint64_t %s = afmt_field_unordered_within(AFMT_B(src, o_%s), n_%s, %d, %d, AFMT_B(src, %s), %s, %d, %d);", b,
-                 it->name, it->name, it->field.width, it->field.big_endian, seg->off, seg->count, seg->width, seg->big);
-            line(m, "if (%s < n_%s) {", b, it->name);
-            m->indent++;
-            bl = blame_at(it->name, b, oc);
-            {
-                char *fmt = xprintf("\"is not greater than the element before it in the same segment of %s (must be strictly increasing within each)\"",
-                                    seg->name);
-                emit_fail(m, &bl, "constraint", LEN_NONE, fmt, NULL);
-                free(fmt);
-            }
-            m->indent--;
-            line(m, "}");
-            free(b); free(oc);
-        }
-    }
+    call = xprintf("afmt_field_unordered_within(AFMT_B(src, o_%s), n_%s, %d, %d, AFMT_B(src, %s), %s, %d, %d)", it->name,
+                   it->name, it->field.width, it->field.big_endian, seg->off, seg->count, seg->width, seg->big);
+    fmt = xprintf("\"is not greater than the element before it in the same segment of %s (must be strictly increasing "
+                  "within each)\"", seg->name);
+    array_field_unordered(m, it, call, fmt);
+    free(call); free(fmt);
+}
+
+static void emit_array_field(emitter *m, item *it)
+{
+    int off_decl, i;
+    sym *y;
+    m->jpath = it->jpath;
+    array_field_count(m, it);
     {
-        int i;
-        for (i = 0; i < it->nchecks; i++) {
-            m->jpath = it->checks[i].jpath;
-            bl = blame_at(it->name, "AFMT_NO_INDEX", y->off);
-            emit_check(m, &bl, &it->checks[i], NULL);
-        }
+        /* the true count and width: a truncation says both and their product */
+        char *cnt_c = xprintf("n_%s", it->name);
+        off_decl = take_field(m, it, it->field.is_signed ? "AFMT_FIELD_INT" : "AFMT_FIELD_UINT", it->field.width, cnt_c,
+                              it->field.big_endian);
+        free(cnt_c);
+    }
+    y = array_field_sym(m, it, off_decl);
+    /* the elements' own checks read them */
+    if (it->field.neach || it->field.first || it->field.last || it->field.order || it->field.increasing_within ||
+        it->nchecks)
+        decl_use(m, off_decl);
+    if (it->field.neach) array_field_each(m, it, y);
+    if (it->field.first) array_field_end(m, it, y, 0);
+    if (it->field.last) array_field_end(m, it, y, 1);
+    if (it->field.order) array_field_order(m, it);
+    if (it->field.increasing_within) array_field_within(m, it);
+    for (i = 0; i < it->nchecks; i++) {
+        blame bl = blame_at(it->name, "AFMT_NO_INDEX", y->off);
+        m->jpath = it->checks[i].jpath;
+        emit_check(m, &bl, &it->checks[i], NULL);
     }
 }
 
@@ -741,76 +753,170 @@ static void emit_lookup(emitter *m, item *it)
     free(keys);
 }
 
-static void emit_array(emitter *m, item *it)
+/* The element count n_<name> of an array: the product of a shape field's
+ * elements (*shp), or of the spec's dimension expressions (*dims, one
+ * local each).  0 when the shape is not usable (reported). */
+static int array_count(emitter *m, item *it, sym **shp, char ***dims)
 {
     blame bl;
+    int i;
+    if (it->array.shape_field) {
+        expr call, arg;
+        expr *args[1];
+        char *c, *text;
+        *shp = sym_find(m, it->array.shape_field);
+        if (!*shp || (*shp)->kind != SY_ARRF) {
+            gen_error(m, it->jpath, "\"shape\": '%s' is not an array field defined before", it->array.shape_field);
+            return 0;
+        }
+        memset(&call, 0, sizeof call);
+        memset(&arg, 0, sizeof arg);
+        arg.kind = E_NAME;
+        arg.sval = (char *)(*shp)->name;
+        args[0] = &arg;
+        call.kind = E_CALL;
+        call.sval = (char *)"prod";
+        call.args = args;
+        call.nargs = 1;
+        bl = blame_at((*shp)->name, "AFMT_NO_INDEX", (*shp)->off);
+        text = xprintf("prod(%s)", (*shp)->name);
+        c = emit_u64(m, &bl, &call, text);
+        line(m, "const uint64_t n_%s = %s;", it->name, c);
+        free(c);
+        free(text);
+        return 1;
+    }
+    if (it->array.nshape > AFMT_GEN_FIELD_MAX_) gen_error(m, it->jpath, "too many dimensions");
+    *dims = xcalloc((size_t)it->array.nshape + 1, sizeof **dims);
+    line(m, "uint64_t n_%s = 1;", it->name);
+    for (i = 0; i < it->array.nshape; i++) {
+        sym *ds = it->array.shape[i]->kind == E_NAME ? sym_peek(m, it->array.shape[i]->sval) : NULL;
+        char *d, *base = xprintf("%s_dim%d", it->name, i);
+        bl = blame_of(ds && ds->kind == SY_INT ? ds : NULL);
+        d = emit_u64(m, &bl, it->array.shape[i], it->array.shape_text[i]);
+        (*dims)[i] = local_name(m, base);
+        line(m, "const uint64_t %s = %s;", (*dims)[i], d);
+        line(m, "if (!afmt_mul_u64(n_%s, %s, &n_%s)) {", it->name, (*dims)[i], it->name);
+        m->indent++;
+        emit_fail(m, &bl, "overflow", LEN_NONE, "\"the element count overflows 64 bits\"", NULL);
+        m->indent--;
+        line(m, "}");
+        free(d);
+        free(base);
+    }
+    return 1;
+}
+
+/* The view of the array, described before the payload is taken (a stream
+ * may drop the header bytes it comes from while reading the payload
+ * through): type, count, dims, and what the layout, the encoding and a
+ * tiling repeat add. */
+static void array_view(emitter *m, item *it, const layout_module *lay, const encoding_module *enc, layout_emit *le,
+                       sym *shp)
+{
+    sym *lk = le->lk;
+    const repeat_module *rm = m->tiles ? repeat_module_of(m->tiles) : NULL;
+    int i;
+    line(m, "afmt_array a_%s;", it->name);
+    line(m, "const int want_%s = vis != NULL && vis->on_array != NULL;", it->name);
+    line(m, "if (want_%s) {", it->name);
+    m->indent++;
+    decl_use(m, m->narrays_decl);
+    line(m, "afmt_view_start(&a_%s, %s_dtype, %s_size, %s_enc, n_%s, %s, %s, nbytes_%s, pos, narrays);", it->name, lk->c,
+         lk->c, lk->c, it->name, it->array.col_major ? "AFMT_COL_MAJOR" : "AFMT_ROW_MAJOR",
+         it->array.payload_big ? "AFMT_BIG" : "AFMT_LITTLE", it->name);
+    if (shp) {
+        const char *desc = field_desc(m, shp->it, shp->is_signed ? "AFMT_FIELD_INT" : "AFMT_FIELD_UINT", shp->width, 1, shp->big);
+        line(m, "if (afmt_view_dims(&a_%s, err, path, &%s, %s, AFMT_B(src, %s), n_%s)) return -1;", it->name, desc, shp->off,
+             shp->off, shp->name);
+    } else {
+        line(m, "a_%s.rank = %d;", it->name, it->array.nshape);
+        for (i = 0; i < it->array.nshape; i++) line(m, "a_%s.dims[%d] = %s;", it->name, i, le->dims[i]);
+    }
+    if (enc && enc->view) enc->view(m, it, lk);
+    if (lay && lay->view) lay->view(m, it, le);
+    /* an array in a block of the innermost repeat that has a module */
+    if (rm && rm->array_view) rm->array_view(m, it);
+    if (lay && lay->view_after_tiles) lay->view_after_tiles(m, it, le);
+    if (it->array.name_from) {
+        sym *nm = sym_find(m, it->array.name_from);
+        if (!nm || nm->kind != SY_TEXT) gen_error(m, it->jpath, "\"name\": '%s' is not a text field defined before", it->array.name_from);
+        else line(m, "afmt_copy_text(a_%s.name, sizeof a_%s.name, %s, %d);", it->name, it->name, nm->c, nm->size);
+    }
+    m->indent--;
+    line(m, "}");
+}
+
+/* The failure of a bool payload's scan (check_values): a bad bool byte,
+ * or nonzero padding bits of a bit-packed one. */
+static void array_scan_fail(emitter *m, item *it, const sym *lk)
+{
+    char *oc = xprintf("pos + bad_%s", it->name);
+    char *ic = xprintf("bad_%s", it->name);
+    blame bl;
+    line(m, "if (bad_%s < nbytes_%s) {", it->name, it->name);
+    m->indent++;
+    line(m, "if (%s_enc == AFMT_ENC_BITS_LSB) {", lk->c);
+    m->indent++;
+    bl = blame_at(it->name, "AFMT_NO_INDEX", oc);
+    emit_fail(m, &bl, "padding", it->array.values_lenient, "\"unused bits of the last byte (0x%02x) are not zero\"", "src->bad_byte");
+    m->indent--;
+    line(m, "} else {");
+    m->indent++;
+    bl = blame_at(it->name, ic, oc);
+    emit_fail(m, &bl, "value", it->array.values_lenient, "\"bool element is 0x%02x, not 0 or 1\"", "src->bad_byte");
+    m->indent--;
+    line(m, "}");
+    m->indent--;
+    line(m, "}");
+    free(oc);
+    free(ic);
+}
+
+/* Take the payload: bounds, value checks on the way, and (for a stream)
+ * reading it through. */
+static void array_take(emitter *m, item *it, const encoding_module *enc, const sym *lk)
+{
+    char *scan = xstrdup("NULL"), *ctx = xstrdup("NULL"), *bad = xstrdup("NULL");
+    if (it->array.check_values) {
+        line(m, "afmt_scan_fn scan_%s = NULL;", it->name);
+        line(m, "if (opt->check_values && %s_dtype == AFMT_BOOL%s)", lk->c, enc && enc->scan_guard ? enc->scan_guard(it) : "");
+        m->indent++;
+        line(m, "scan_%s = %s_enc == AFMT_ENC_BITS_LSB ? afmt_src_scan_pad_bits : afmt_src_scan_bool;", it->name, lk->c);
+        m->indent--;
+        line(m, "uint64_t bad_%s;", it->name);
+        free(scan); free(ctx); free(bad);
+        scan = xprintf("scan_%s", it->name);
+        ctx = xprintf("&stored_%s", it->name);
+        bad = xprintf("&bad_%s", it->name);
+    }
+    line(m, "if (afmt_take_payload(src, err, path, \"%s\", %s, %s, pos, nbytes_%s, %s, (void *)%s, %s)) return -1;", it->name,
+         m->end, region_ctx(m), it->name, scan, ctx, bad);
+    if (it->array.check_values) array_scan_fail(m, it, lk);
+    free(scan); free(ctx); free(bad);
+}
+
+static void emit_array(emitter *m, item *it)
+{
     const layout_module *lay = layout_by_id(it->array.layout); /* NULL: dense */
     const encoding_module *enc = encoding_of(it); /* NULL: as the dtype says */
     layout_emit le;
+    sym *lk, *shp = NULL, *y;
+    char **dims = NULL;
+    int i;
     memset(&le, 0, sizeof le);
     if (lay && lay->validate) {
         lay->validate(m, it);
         return;
     }
     if (lay && lay->resolve && lay->resolve(m, it, &le)) return;
-    sym *lk = sym_find(m, it->array.dtype_from ? it->array.dtype_from : "");
-    sym *shp = NULL, *y;
-    char **dims = NULL;
-    int i;
+    lk = sym_find(m, it->array.dtype_from ? it->array.dtype_from : "");
     m->jpath = it->jpath;
     if (!lk || lk->kind != SY_LOOKUP) {
         gen_error(m, it->jpath, "\"dtype\": '%s' is not a lookup defined before", it->array.dtype_from ? it->array.dtype_from : "");
         return;
     }
-    if (it->array.shape_field) {
-        shp = sym_find(m, it->array.shape_field);
-        if (!shp || shp->kind != SY_ARRF) {
-            gen_error(m, it->jpath, "\"shape\": '%s' is not an array field defined before", it->array.shape_field);
-            return;
-        }
-        {
-            expr call;
-            expr arg;
-            expr *args[1];
-            char *c;
-            memset(&call, 0, sizeof call);
-            memset(&arg, 0, sizeof arg);
-            arg.kind = E_NAME;
-            arg.sval = (char *)shp->name;
-            args[0] = &arg;
-            call.kind = E_CALL;
-            call.sval = (char *)"prod";
-            call.args = args;
-            call.nargs = 1;
-            bl = blame_at(shp->name, "AFMT_NO_INDEX", shp->off);
-            c = emit_u64(m, &bl, &call, xprintf("prod(%s)", shp->name));
-            line(m, "const uint64_t n_%s = %s;", it->name, c);
-            free(c);
-        }
-    } else {
-        if (it->array.nshape > AFMT_GEN_FIELD_MAX_) gen_error(m, it->jpath, "too many dimensions");
-        dims = xcalloc((size_t)it->array.nshape + 1, sizeof *dims);
-        line(m, "uint64_t n_%s = 1;", it->name);
-        for (i = 0; i < it->array.nshape; i++) {
-            sym *ds = it->array.shape[i]->kind == E_NAME ? sym_peek(m, it->array.shape[i]->sval) : NULL;
-            char *d;
-            bl = blame_of(ds && ds->kind == SY_INT ? ds : NULL);
-            d = emit_u64(m, &bl, it->array.shape[i], it->array.shape_text[i]);
-            {
-                char *base = xprintf("%s_dim%d", it->name, i);
-                dims[i] = local_name(m, base);
-                free(base);
-            }
-            line(m, "const uint64_t %s = %s;", dims[i], d);
-            line(m, "if (!afmt_mul_u64(n_%s, %s, &n_%s)) {", it->name, dims[i], it->name);
-            m->indent++;
-            emit_fail(m, &bl, "overflow", LEN_NONE, "\"the element count overflows 64 bits\"", NULL);
-            m->indent--;
-            line(m, "}");
-            free(d);
-        }
-    }
-    bl = blame_at(it->name, "AFMT_NO_INDEX", "pos");
+    if (!array_count(m, it, &shp, &dims)) return;
     le.lk = lk;
     le.dims = dims;
     if (lay && lay->stored) lay->stored(m, it, &le);
@@ -822,91 +928,9 @@ static void emit_array(emitter *m, item *it)
              it->name, it->name, lk->c, lk->c, lk->c, it->name);
     if (enc && enc->validate_size_close) enc->validate_size_close(m, it, lk);
     if (lay && lay->records) lay->records(m, it, &le);
-
-    /* The view is described before the payload is taken (a stream may drop
-     * the header bytes it comes from while reading the payload through) and
-     * handed over after the payload has passed its checks. */
-    line(m, "afmt_array a_%s;", it->name);
-    line(m, "const int want_%s = vis != NULL && vis->on_array != NULL;", it->name);
-    line(m, "if (want_%s) {", it->name);
-    m->indent++;
-    decl_use(m, m->narrays_decl);
-    line(m, "afmt_view_start(&a_%s, %s_dtype, %s_size, %s_enc, n_%s, %s, %s, nbytes_%s, pos, narrays);", it->name, lk->c,
-         lk->c, lk->c, it->name, it->array.col_major ? "AFMT_COL_MAJOR" : "AFMT_ROW_MAJOR", it->array.payload_big ? "AFMT_BIG" : "AFMT_LITTLE",
-         it->name);
-    if (shp) {
-        const char *desc = field_desc(m, shp->it, shp->is_signed ? "AFMT_FIELD_INT" : "AFMT_FIELD_UINT", shp->width, 1, shp->big);
-        line(m, "if (afmt_view_dims(&a_%s, err, path, &%s, %s, AFMT_B(src, %s), n_%s)) return -1;", it->name, desc, shp->off,
-             shp->off, shp->name);
-    } else {
-        line(m, "a_%s.rank = %d;", it->name, it->array.nshape);
-        for (i = 0; i < it->array.nshape; i++) line(m, "a_%s.dims[%d] = %s;", it->name, i, dims[i]);
-    }
-    if (enc && enc->view) enc->view(m, it, lk);
-    if (lay && lay->view) lay->view(m, it, &le);
-    {
-        /* an array in a block of the innermost repeat that has a module */
-        const repeat_module *rm = m->tiles ? repeat_module_of(m->tiles) : NULL;
-        if (rm && rm->array_view) rm->array_view(m, it);
-    }
-    if (lay && lay->view_after_tiles) lay->view_after_tiles(m, it, &le);
-    if (it->array.name_from) {
-        sym *nm = sym_find(m, it->array.name_from);
-        if (!nm || nm->kind != SY_TEXT) gen_error(m, it->jpath, "\"name\": '%s' is not a text field defined before", it->array.name_from);
-        else line(m, "afmt_copy_text(a_%s.name, sizeof a_%s.name, %s, %d);", it->name, it->name, nm->c, nm->size);
-    }
-    m->indent--;
-    line(m, "}");
-
-    /* take the payload: bounds, value checks on the way, and (for a
-     * stream) reading it through */
-    {
-        const char *scan = "NULL", *ctx = "NULL";
-        char *ctxbuf = NULL;
-        if (it->array.check_values) {
-            line(m, "afmt_scan_fn scan_%s = NULL;", it->name);
-            line(m, "if (opt->check_values && %s_dtype == AFMT_BOOL%s)", lk->c,
-                 enc && enc->scan_guard ? enc->scan_guard(it) : "");
-            m->indent++;
-            line(m, "scan_%s = %s_enc == AFMT_ENC_BITS_LSB ? afmt_src_scan_pad_bits : afmt_src_scan_bool;", it->name, lk->c);
-            m->indent--;
-            ctxbuf = xprintf("scan_%s", it->name);
-            scan = ctxbuf;
-            ctx = xprintf("&stored_%s", it->name);
-        }
-        if (it->array.check_values) line(m, "uint64_t bad_%s;", it->name);
-        line(m, "if (afmt_take_payload(src, err, path, \"%s\", %s, %s, pos, nbytes_%s, %s, (void *)%s, %s)) return -1;",
-             it->name, m->end, region_ctx(m), it->name, scan, ctx,
-             it->array.check_values ? xprintf("&bad_%s", it->name) : "NULL");
-        if (it->array.check_values) {
-            line(m, "if (bad_%s < nbytes_%s) {", it->name, it->name);
-            m->indent++;
-            line(m, "if (%s_enc == AFMT_ENC_BITS_LSB) {", lk->c);
-            m->indent++;
-            {
-                char *oc = xprintf("pos + bad_%s", it->name);
-                bl = blame_at(it->name, "AFMT_NO_INDEX", oc);
-                emit_fail(m, &bl, "padding", it->array.values_lenient, "\"unused bits of the last byte (0x%02x) are not zero\"", "src->bad_byte");
-                free(oc);
-            }
-            m->indent--;
-            line(m, "} else {");
-            m->indent++;
-            {
-                char *oc = xprintf("pos + bad_%s", it->name);
-                char *ic = xprintf("bad_%s", it->name);
-                bl = blame_at(it->name, ic, oc);
-                emit_fail(m, &bl, "value", it->array.values_lenient, "\"bool element is 0x%02x, not 0 or 1\"", "src->bad_byte");
-                free(oc);
-                free(ic);
-            }
-            m->indent--;
-            line(m, "}");
-            m->indent--;
-            line(m, "}");
-        }
-        free(ctxbuf);
-    }
+    /* the view is handed over after the payload has passed its checks */
+    array_view(m, it, lay, enc, &le, shp);
+    array_take(m, it, enc, lk);
     line(m, "if (want_%s && afmt_view_hand(vis, err, path, \"%s\", &a_%s, src, pos, nbytes_%s)) return -1;", it->name,
          it->name, it->name, it->name);
     line(m, "narrays++;");
@@ -919,53 +943,41 @@ static void emit_array(emitter *m, item *it)
     }
 }
 
-static void emit_repeat(emitter *m, item *it)
+/* A counted repetition's count_<name>, held to the bytes left: every
+ * repetition consumes at least one byte (checked after each), so a count
+ * larger than the bytes left is a truncation, found now. */
+static void repeat_count(emitter *m, item *it)
 {
-    const repeat_module *rmod = repeat_module_of(it); /* NULL: a plain repetition */
-    blame bl;
-    int mark;
-    char *r = xprintf("r_%s", it->name);
-    char *start = xprintf("start_%s", it->name);
-    m->jpath = it->jpath;
-    if (it->arg) {
-        char *cnt;
-        bl = blame_at(it->name, "AFMT_NO_INDEX", "pos");
-        cnt = emit_u64(m, &bl, it->arg, it->arg_text);
-        line(m, "const uint64_t count_%s = %s;", it->name, cnt);
-        free(cnt);
-        /* every repetition consumes at least one byte (checked below), so a
-         * count larger than the bytes left is a truncation, found now */
-        line(m, "if (count_%s > %s - pos) {", it->name, m->end);
-        m->indent++;
-        {
-            char *args = xprintf("count_%s, %s - pos", it->name, m->end);
-            emit_fail(m, &bl, "truncated", LEN_NONE, "\"%\" PRIu64 \" repetitions cannot fit in the %\" PRIu64 \" bytes left\"", args);
-            free(args);
-        }
-        m->indent--;
-        line(m, "}");
-    }
-    if (rmod && rmod->before) rmod->before(m, it);
-    line(m, "afmt_path_push(path, \"%s\", 0);", it->name);
-    line(m, "uint64_t %s = 0;", r);
-    if (it->arg)
-        line(m, "for (; %s < count_%s; %s++) {", r, it->name, r);
-    else
-        line(m, "for (;; %s++) {", r);
+    blame bl = blame_at(it->name, "AFMT_NO_INDEX", "pos");
+    char *cnt = emit_u64(m, &bl, it->arg, it->arg_text);
+    char *args = xprintf("count_%s, %s - pos", it->name, m->end);
+    line(m, "const uint64_t count_%s = %s;", it->name, cnt);
+    line(m, "if (count_%s > %s - pos) {", it->name, m->end);
     m->indent++;
-    if (it->repeat.skip_ws) {
-        /* whitespace, and with skip_ws 2 "--" line comments (futhark's
-         * text syntax), counted for skipped_comments().  A top-level
-         * repetition needs nothing of the ones before it: a stream drops
-         * the blanks as it skips them (release), so that a run longer
-         * than its window still reaches the next item or the end. */
-        const int top = m->end && strcmp(m->end, "src->len") == 0;
-        if (it->repeat.skip_ws == 2) {
-            line(m, "uint64_t comments_%s = 0;", it->name);
-            line(m, "afmt_src_skip_blank(src, %s, &pos, 1, %d, &comments_%s);", m->end, top, it->name);
-        } else {
-            line(m, "afmt_src_skip_blank(src, %s, &pos, 0, %d, NULL);", m->end, top);
-        }
+    emit_fail(m, &bl, "truncated", LEN_NONE, "\"%\" PRIu64 \" repetitions cannot fit in the %\" PRIu64 \" bytes left\"", args);
+    m->indent--;
+    line(m, "}");
+    free(cnt);
+    free(args);
+}
+
+/* What starts each repetition: blanks skipped, the end of the input or
+ * the module ending the loop, the limit on repetitions, the path's index. */
+static void repeat_head(emitter *m, item *it, const repeat_module *rmod, const char *r)
+{
+    /* a top-level repetition needs nothing of the ones before it: a
+     * stream drops the blanks as it skips them (release), or the bytes
+     * before the repetition (keep_from), so that a run longer than its
+     * window still reaches the next item or the end */
+    const int top = m->end && strcmp(m->end, "src->len") == 0;
+    blame bl = blame_at(it->name, "AFMT_NO_INDEX", "pos");
+    if (it->repeat.skip_ws == 2) {
+        /* whitespace and "--" line comments (futhark's text syntax),
+         * counted for skipped_comments() */
+        line(m, "uint64_t comments_%s = 0;", it->name);
+        line(m, "afmt_src_skip_blank(src, %s, &pos, 1, %d, &comments_%s);", m->end, top, it->name);
+    } else if (it->repeat.skip_ws) {
+        line(m, "afmt_src_skip_blank(src, %s, &pos, 0, %d, NULL);", m->end, top);
     }
     if (rmod && rmod->until && rmod->until(m, it, r)) {
         /* the module ends the repetitions */
@@ -977,57 +989,70 @@ static void emit_repeat(emitter *m, item *it)
         line(m, "if (at_end_%s < 0) return afmt_src_short(src, err, path, \"%s\", AFMT_NO_INDEX, pos, %s, 1, \"the next %s\");",
              it->name, it->name, m->end, it->name);
     }
-    if (it->repeat.until_end && !it->repeat.skip_ws && m->end && strcmp(m->end, "src->len") == 0)
-        /* a top-level repetition needs nothing of the ones before it: a
-         * stream may drop them (afmt_src_skip_blank did, when it skips) */
-        line(m, "afmt_src_keep_from(src, pos);");
+    if (it->repeat.until_end && !it->repeat.skip_ws && top) line(m, "afmt_src_keep_from(src, pos);");
     line(m, "if (%s >= opt->limits.max_items) {", r);
     m->indent++;
-    bl = blame_at(it->name, "AFMT_NO_INDEX", "pos");
     emit_fail(m, &bl, "limit", LEN_NONE, "\"more than %\" PRIu64 \" repetitions\"", "opt->limits.max_items");
     m->indent--;
     line(m, "}");
     line(m, "afmt_path_set_index(path, %s);", r);
-    line(m, "const uint64_t %s = pos;", start);
-    mark = sym_mark(m);
-    {
-        repeat_state saved;
-        if (rmod && rmod->body_begin) rmod->body_begin(m, it, &saved);
-        const char *saved_comments = m->comments_var;
-        char *comments = it->repeat.skip_ws == 2 ? xprintf("comments_%s", it->name) : NULL;
-        if (comments)
-            m->comments_var = comments;
-        emit_items_func(m, &it->body, it->name, NULL);
-        m->comments_var = saved_comments;
-        free(comments);
-        if (rmod && rmod->body_end) rmod->body_end(m, it, &saved);
-    }
+}
+
+/* One repetition: the body as a function (with the module's state and the
+ * comment count it reads), and the check that it consumed bytes. */
+static void repeat_body(emitter *m, item *it, const repeat_module *rmod)
+{
+    blame bl = blame_at(it->name, "AFMT_NO_INDEX", "pos");
+    int mark = sym_mark(m);
+    repeat_state saved;
+    const char *saved_comments = m->comments_var;
+    char *comments = it->repeat.skip_ws == 2 ? xprintf("comments_%s", it->name) : NULL;
+    line(m, "const uint64_t start_%s = pos;", it->name);
+    if (rmod && rmod->body_begin) rmod->body_begin(m, it, &saved);
+    if (comments) m->comments_var = comments;
+    emit_items_func(m, &it->body, it->name, NULL);
+    m->comments_var = saved_comments;
+    free(comments);
+    if (rmod && rmod->body_end) rmod->body_end(m, it, &saved);
     sym_pop_to(m, mark);
-    line(m, "if (pos == %s) {", start);
+    line(m, "if (pos == start_%s) {", it->name);
     m->indent++;
-    bl = blame_at(it->name, "AFMT_NO_INDEX", "pos");
     emit_fail(m, &bl, "constraint", LEN_NONE, "\"a repetition consumed no bytes\"", NULL);
     m->indent--;
     line(m, "}");
+}
+
+static void emit_repeat(emitter *m, item *it)
+{
+    const repeat_module *rmod = repeat_module_of(it); /* NULL: a plain repetition */
+    char *r = xprintf("r_%s", it->name);
+    m->jpath = it->jpath;
+    if (it->arg) repeat_count(m, it);
+    if (rmod && rmod->before) rmod->before(m, it);
+    line(m, "afmt_path_push(path, \"%s\", 0);", it->name);
+    line(m, "uint64_t %s = 0;", r);
+    if (it->arg)
+        line(m, "for (; %s < count_%s; %s++) {", r, it->name, r);
+    else
+        line(m, "for (;; %s++) {", r);
+    m->indent++;
+    repeat_head(m, it, rmod, r);
+    repeat_body(m, it, rmod);
     m->indent--;
     line(m, "}");
     line(m, "afmt_path_pop(path);");
     if (it->repeat.min_count > 0) {
+        blame bl = blame_at(it->name, "AFMT_NO_INDEX", "pos");
+        char *fmt = xprintf("\"needs at least %llu, found %%\" PRIu64 \"\"", (unsigned long long)it->repeat.min_count);
         line(m, "if (%s < %llu) {", r, (unsigned long long)it->repeat.min_count);
         m->indent++;
-        bl = blame_at(it->name, "AFMT_NO_INDEX", "pos");
-        {
-            char *fmt = xprintf("\"needs at least %llu, found %%\" PRIu64 \"\"", (unsigned long long)it->repeat.min_count);
-            emit_fail(m, &bl, "truncated", LEN_NONE, fmt, r);
-            free(fmt);
-        }
+        emit_fail(m, &bl, "truncated", LEN_NONE, fmt, r);
         m->indent--;
         line(m, "}");
+        free(fmt);
     }
     if (rmod && rmod->after) rmod->after(m, it);
-
     free(r);
-    free(start);
 }
 
 static void emit_region(emitter *m, item *it)
@@ -1301,83 +1326,114 @@ static void item_comment(emitter *m, const item *it, const char *fmt, ...)
     }
 }
 
-static void emit_item(emitter *m, item *it, item_list *scope)
+/* A name is defined once: a field, let, lookup or array not twice in
+ * scope; a repeat, region, switch or pad (they name C variables too) once
+ * per spec.  (A text header's name only names it in errors: switch cases
+ * may each have one.) */
+static void item_name_check(emitter *m, item *it)
 {
-    blame bl;
-    int i;
-    const int sole = m->sole_item;
-    m->sole_item = 0; /* for the items inside this one */
-    m->jpath = it->jpath;
-    if (it->name && it->kind != IT_REPEAT && it->kind != IT_SWITCH && it->kind != IT_REGION && it->kind != IT_PAD &&
-        it->kind != IT_TEXTVAL && it->kind != IT_TEXTHDR) {
+    if (!it->name || it->kind == IT_TEXTHDR) return;
+    if (it->kind != IT_REPEAT && it->kind != IT_SWITCH && it->kind != IT_REGION && it->kind != IT_PAD &&
+        it->kind != IT_TEXTVAL) {
         sym *prev = sym_peek(m, it->name);
         if (prev && prev->kind != SY_BUILTIN)
             gen_error(m, it->jpath, "'%s' is already defined at %s", it->name, prev->it ? prev->it->jpath : "?");
-    } else if (it->name && it->kind != IT_TEXTHDR) {
-        /* (a text header's name only names it in errors: switch cases may
-         * each have one) repeats, regions, switches and pads name C variables too: one
-         * name once per spec */
-        if (unique_name_clash(m, it))
-            gen_error(m, it->jpath, "'%s' names another repeat, region, switch or pad of this spec", it->name);
+    } else if (unique_name_clash(m, it)) {
+        gen_error(m, it->jpath, "'%s' names another repeat, region, switch or pad of this spec", it->name);
     }
+}
+
+/* A field of any type, under its comment. */
+static void emit_field_item(emitter *m, item *it)
+{
+    const char *endian = it->field.width > 1 ? (it->field.big_endian ? " big-endian" : " little-endian") : "";
+    const char *sign = it->field.is_signed ? "i" : "u";
+    if (it->field.ftype == FT_INT && !it->field.count) {
+        item_comment(m, it, "%s: %s%d%s", it->name, sign, it->field.width * 8, endian);
+        emit_int_field(m, it);
+    } else if (it->field.ftype == FT_INT) {
+        item_comment(m, it, "%s: %s of %s%d%s", it->name, it->field.count_text, sign, it->field.width * 8, endian);
+        emit_array_field(m, it);
+    } else if (it->field.ftype == FT_STRING) {
+        item_comment(m, it, "%s: %s string%s with a u%d length", it->name, it->field.count ? it->field.count_text : "a",
+                     it->field.count ? "s" : "", it->field.len_width * 8);
+        emit_string_field(m, it);
+    } else {
+        item_comment(m, it, "%s: %d bytes of %s", it->name, it->field.size, it->field.ftype == FT_TEXT ? "text" : "raw bytes");
+        emit_text_field(m, it);
+    }
+}
+
+static void emit_let(emitter *m, item *it)
+{
+    blame bl = blame_at(it->name, "AFMT_NO_INDEX", "pos");
+    cexpr v;
+    sym *y;
+    item_comment(m, it, "let %s = %s", it->name, it->let.value_text);
+    v = emit_expr(m, &bl, it->let.value, it->let.value_text);
+    if (v.t != VT_U && v.t != VT_S && v.t != VT_BOOL) {
+        gen_error(m, it->jpath, "a let is an integer or truth value");
+        return;
+    }
+    line(m, "const %s v_%s = %s;", v.t == VT_S ? "int64_t" : "uint64_t", it->name, v.c);
+    y = sym_push(m, SY_INT, it->name, it);
+    y->t = v.t == VT_S ? VT_S : VT_U;
+    snprintf(y->c, sizeof y->c, "v_%s", it->name);
+    snprintf(y->off, sizeof y->off, "pos");
+    free(v.c);
+}
+
+/* A "check" item: one constraint, blamed on its "field" if it names one. */
+static void emit_check_item(emitter *m, item *it)
+{
+    sym *attr = it->attribute ? sym_peek(m, it->attribute) : NULL;
+    blame bl;
+    if (it->attribute && !attr) gen_error(m, it->jpath, "unknown name '%s' in \"field\"", it->attribute);
+    item_comment(m, it, "check %s", it->checks[0].text ? it->checks[0].text : "");
+    m->jpath = it->checks[0].jpath;
+    bl = blame_of(attr);
+    emit_check(m, &bl, &it->checks[0], attr);
+}
+
+/* An array item: a function of its own, unless it is all its structure's
+ * function holds. */
+static void emit_array_item(emitter *m, item *it, int sole)
+{
+    func_frame fr;
+    item_comment(m, it, "array %s: %s elements, %s", it->name, it->array.dtype_from ? it->array.dtype_from : "?",
+                 it->array.col_major ? "column-major" : "row-major");
+    if (sole) {
+        emit_array(m, it);
+        return;
+    }
+    func_begin(m, &fr, it->name);
+    emit_array(m, it);
+    func_end(m, &fr, NULL);
+}
+
+static void emit_item(emitter *m, item *it)
+{
+    const int sole = m->sole_item;
+    m->sole_item = 0; /* for the items inside this one */
+    m->jpath = it->jpath;
+    item_name_check(m, it);
     sb_puts(m->out, "\n");
     switch (it->kind) {
     case IT_FIELD:
-        if (it->field.ftype == FT_INT && !it->field.count) {
-            item_comment(m, it, "%s: %s%d%s", it->name, it->field.is_signed ? "i" : "u", it->field.width * 8,
-                         it->field.width > 1 ? (it->field.big_endian ? " big-endian" : " little-endian") : "");
-            emit_int_field(m, it);
-        } else if (it->field.ftype == FT_INT) {
-            item_comment(m, it, "%s: %s of %s%d%s", it->name, it->field.count_text, it->field.is_signed ? "i" : "u", it->field.width * 8,
-                 it->field.width > 1 ? (it->field.big_endian ? " big-endian" : " little-endian") : "");
-            emit_array_field(m, it, scope);
-        } else if (it->field.ftype == FT_STRING) {
-            item_comment(m, it, "%s: %s%s string%s with a u%d length", it->name, it->field.count ? it->field.count_text : "a", it->field.count ? "" : "",
-                 it->field.count ? "s" : "", it->field.len_width * 8);
-            emit_string_field(m, it);
-        } else {
-            item_comment(m, it, "%s: %d bytes of %s", it->name, it->field.size, it->field.ftype == FT_TEXT ? "text" : "raw bytes");
-            emit_text_field(m, it);
-        }
+        emit_field_item(m, it);
         break;
-    case IT_LET: {
-        cexpr v;
-        sym *y;
-        item_comment(m, it, "let %s = %s", it->name, it->let.value_text);
-        bl = blame_at(it->name, "AFMT_NO_INDEX", "pos");
-        v = emit_expr(m, &bl, it->let.value, it->let.value_text);
-        if (v.t != VT_U && v.t != VT_S && v.t != VT_BOOL) { gen_error(m, it->jpath, "a let is an integer or truth value"); break; }
-        line(m, "const %s v_%s = %s;", v.t == VT_S ? "int64_t" : "uint64_t", it->name, v.c);
-        y = sym_push(m, SY_INT, it->name, it);
-        y->t = v.t == VT_S ? VT_S : VT_U;
-        snprintf(y->c, sizeof y->c, "v_%s", it->name);
-        snprintf(y->off, sizeof y->off, "pos");
-        free(v.c);
+    case IT_LET:
+        emit_let(m, it);
         break;
-    }
     case IT_LOOKUP:
         item_comment(m, it, "lookup %s in table %s", it->name, it->lookup.table ? it->lookup.table : "?");
         emit_lookup(m, it);
         break;
-    case IT_CHECK: {
-        sym *attr = it->attribute ? sym_peek(m, it->attribute) : NULL;
-        if (it->attribute && !attr) gen_error(m, it->jpath, "unknown name '%s' in \"field\"", it->attribute);
-        item_comment(m, it, "check %s", it->checks[0].text ? it->checks[0].text : "");
-        m->jpath = it->checks[0].jpath;
-        bl = blame_of(attr);
-        emit_check(m, &bl, &it->checks[0], attr);
+    case IT_CHECK:
+        emit_check_item(m, it);
         break;
-    }
     case IT_ARRAY:
-        item_comment(m, it, "array %s: %s elements, %s", it->name, it->array.dtype_from ? it->array.dtype_from : "?", it->array.col_major ? "column-major" : "row-major");
-        if (sole) {
-            emit_array(m, it);
-        } else {
-            func_frame fr;
-            func_begin(m, &fr, it->name);
-            emit_array(m, it);
-            func_end(m, &fr, NULL);
-        }
+        emit_array_item(m, it, sole);
         break;
     case IT_REPEAT:
         item_comment(m, it, "repeat %s %s", it->name, it->repeat.until_end ? "until the end" : it->arg_text);
@@ -1405,14 +1461,13 @@ static void emit_item(emitter *m, item *it, item_list *scope)
         break;
     }
     m->sole_item = sole;
-    (void)i;
 }
 
 static void emit_items(emitter *m, item_list *body)
 {
     int i;
     for (i = 0; i < body->n; i++) {
-        emit_item(m, body->v[i], body);
+        emit_item(m, body->v[i]);
         const repeat_module *rm = m->tiles ? repeat_module_of(m->tiles) : NULL;
         if (rm && rm->after_item) rm->after_item(m);
     }

@@ -8,50 +8,22 @@
 #include "layout.h"
 #include "util.h"
 
-/* A table of columns of different types, stored row by row (an array of
- * records): one strided view per column. */
-static void columns_validate(emitter *m, item *it)
+/* The row width width_<name>: the sum of the columns' element sizes, each
+ * column's type code checked against the table (tname). */
+static void columns_width(emitter *m, item *it, const sym *types, const table *tb, const char *tname, const char *code)
 {
-    blame bl;
-    sym *types = sym_find(m, it->array.types_field ? it->array.types_field : "");
-    sym *names = it->array.names_field ? sym_find(m, it->array.names_field) : NULL;
-    const table *tb = find_table(m->s, it->array.col_table ? it->array.col_table : "");
-    const char *tname;
-    char *rows, *el, *code;
-    m->jpath = it->jpath;
-    if (!types || types->kind != SY_ARRF) { gen_error(m, it->jpath, "\"types\": '%s' is not an array field defined before", it->array.types_field); return; }
-    if (it->array.names_field && (!names || names->kind != SY_STRINGS)) { gen_error(m, it->jpath, "\"names\": '%s' is not a string field defined before", it->array.names_field); return; }
-    if (!tb) { gen_error(m, it->jpath, "unknown table '%s'", it->array.col_table ? it->array.col_table : ""); return; }
-    /* the column types go through the table the writer uses too */
-    tname = type_table(m, tb, 0);
-    if (!tname) {
-        gen_error(m, it->jpath, "table '%s' must have one integer key and a plain dtype per entry to map a list of codes",
-                  tb->name);
-        return;
-    }
-    bl = blame_at(it->name, "AFMT_NO_INDEX", "pos");
-    rows = emit_u64(m, &bl, it->array.shape[0], it->array.shape_text[0]);
-    line(m, "const uint64_t rows_%s = %s;", it->name, rows);
-    free(rows);
+    char *oc = xprintf("%s + %d * j", types->off, types->width);
+    char *known = known_entries(tb);
+    char *fmt = xprintf("\"no entry of table %s matches (%%\" PRIu64 \"): unknown type code\" %s", tb->name, known);
+    blame bl = blame_at(types->name, "j", oc);
     line(m, "uint64_t width_%s = 0;", it->name);
     line(m, "for (uint64_t j = 0; j < %s; j++) {", types->count);
     m->indent++;
-    el = xprintf(types->elem, "j");
-    /* the element is signed (an int64_t) or unsigned: the key is its bits */
-    code = xprintf("%s%s", types->is_signed ? "(uint64_t)" : "", el);
     line(m, "const uint64_t code_j = %s;", code);
     line(m, "const afmt_type_entry *type_j = afmt_type_by_code(%s, %d, code_j);", tname, tb->nentries);
     line(m, "if (!type_j || type_j->enc != AFMT_ENC_PLAIN) {");
     m->indent++;
-    {
-        char *oc = xprintf("%s + %d * j", types->off, types->width);
-        char *known = known_entries(tb);
-        bl = blame_at(types->name, "j", oc);
-        emit_fail(m, &bl, "unknown-type", LEN_NONE,
-                  xprintf("\"no entry of table %s matches (%%\" PRIu64 \"): unknown type code\" %s", tb->name, known), "code_j");
-        free(known);
-        free(oc);
-    }
+    emit_fail(m, &bl, "unknown-type", LEN_NONE, fmt, "code_j");
     m->indent--;
     line(m, "}");
     line(m, "const uint64_t size_j = afmt_dtype_get(type_j->dtype)->size;");
@@ -63,17 +35,30 @@ static void columns_validate(emitter *m, item *it)
     line(m, "}");
     m->indent--;
     line(m, "}");
-    line(m, "uint64_t nbytes_%s;", it->name);
-    line(m, "if (!afmt_mul_u64(rows_%s, width_%s, &nbytes_%s)) {", it->name, it->name, it->name);
+    free(oc);
+    free(known);
+    free(fmt);
+}
+
+/* Column j's label, from the length-prefixed strings names, into a.name. */
+static void columns_label(emitter *m, const sym *names)
+{
+    char *ld = load_c(names->width, 0, names->big, "AFMT_B(src, label)");
+    line(m, "if (j < %s) {", names->count);
     m->indent++;
-    emit_fail(m, &bl, "overflow", LEN_NONE, "\"rows times the row width overflows 64 bits\"", NULL);
+    line(m, "const uint64_t label_len = %s;", ld);
+    line(m, "afmt_copy_label(a.name, sizeof a.name, AFMT_B(src, label + %d), label_len);", names->width);
+    line(m, "label += %d + label_len;", names->width);
     m->indent--;
     line(m, "}");
-    {
-        char *nb = xprintf("nbytes_%s", it->name);
-        need_bytes(m, &bl, nb, "the rows of columns");
-        free(nb);
-    }
+    free(ld);
+}
+
+/* One strided view per column, handed to the visitor. */
+static void columns_views(emitter *m, item *it, const sym *types, const sym *names, const table *tb, const char *tname,
+                          const char *code)
+{
+    blame bl = blame_at(it->name, "j", "pos + column_offset");
     line(m, "if (vis && vis->on_array) {");
     m->indent++;
     line(m, "uint64_t column_offset = 0;");
@@ -100,18 +85,7 @@ static void columns_validate(emitter *m, item *it)
     line(m, "a.stride = width_%s;", it->name);
     decl_use(m, m->narrays_decl);
     line(m, "a.index = narrays++;");
-    if (names) {
-        char *ld = load_c(names->width, 0, names->big, "AFMT_B(src, label)");
-        line(m, "if (j < %s) {", names->count);
-        m->indent++;
-        line(m, "const uint64_t label_len = %s;", ld);
-        line(m, "afmt_copy_label(a.name, sizeof a.name, AFMT_B(src, label + %d), label_len);", names->width);
-        line(m, "label += %d + label_len;", names->width);
-        m->indent--;
-        line(m, "}");
-        free(ld);
-    }
-    bl = blame_at(it->name, "j", "pos + column_offset");
+    if (names) columns_label(m, names);
     line(m, "if (vis->on_array(vis->ctx, &a) != 0) {");
     m->indent++;
     emit_fail(m, &bl, "callback", LEN_NONE, "\"stopped by the caller\"", NULL);
@@ -122,6 +96,47 @@ static void columns_validate(emitter *m, item *it)
     line(m, "}");
     m->indent--;
     line(m, "}");
+}
+
+/* A table of columns of different types, stored row by row (an array of
+ * records): one strided view per column. */
+static void columns_validate(emitter *m, item *it)
+{
+    blame bl;
+    sym *types = sym_find(m, it->array.types_field ? it->array.types_field : "");
+    sym *names = it->array.names_field ? sym_find(m, it->array.names_field) : NULL;
+    const table *tb = find_table(m->s, it->array.col_table ? it->array.col_table : "");
+    const char *tname;
+    char *rows, *el, *code, *nb;
+    m->jpath = it->jpath;
+    if (!types || types->kind != SY_ARRF) { gen_error(m, it->jpath, "\"types\": '%s' is not an array field defined before", it->array.types_field); return; }
+    if (it->array.names_field && (!names || names->kind != SY_STRINGS)) { gen_error(m, it->jpath, "\"names\": '%s' is not a string field defined before", it->array.names_field); return; }
+    if (!tb) { gen_error(m, it->jpath, "unknown table '%s'", it->array.col_table ? it->array.col_table : ""); return; }
+    /* the column types go through the table the writer uses too */
+    tname = type_table(m, tb, 0);
+    if (!tname) {
+        gen_error(m, it->jpath, "table '%s' must have one integer key and a plain dtype per entry to map a list of codes",
+                  tb->name);
+        return;
+    }
+    bl = blame_at(it->name, "AFMT_NO_INDEX", "pos");
+    rows = emit_u64(m, &bl, it->array.shape[0], it->array.shape_text[0]);
+    line(m, "const uint64_t rows_%s = %s;", it->name, rows);
+    free(rows);
+    el = xprintf(types->elem, "j");
+    /* the element is signed (an int64_t) or unsigned: the key is its bits */
+    code = xprintf("%s%s", types->is_signed ? "(uint64_t)" : "", el);
+    columns_width(m, it, types, tb, tname, code);
+    line(m, "uint64_t nbytes_%s;", it->name);
+    line(m, "if (!afmt_mul_u64(rows_%s, width_%s, &nbytes_%s)) {", it->name, it->name, it->name);
+    m->indent++;
+    emit_fail(m, &bl, "overflow", LEN_NONE, "\"rows times the row width overflows 64 bits\"", NULL);
+    m->indent--;
+    line(m, "}");
+    nb = xprintf("nbytes_%s", it->name);
+    need_bytes(m, &bl, nb, "the rows of columns");
+    free(nb);
+    columns_views(m, it, types, names, tb, tname, code);
     line(m, "pos += nbytes_%s;", it->name);
     free(el);
     free(code);

@@ -196,73 +196,92 @@ static void load_types(loader *L, texthdr *h, json_t *types, const char *jp)
     }
 }
 
+/* "syntax" and "length": how the header is written and its length prefix. */
+static void th_load_syntax(loader *L, texthdr *h, json_t *o, const char *jp)
+{
+    static const struct { const char *t; int w, big; } LT[] = {
+        {"u16le", 2, 0}, {"u16be", 2, 1}, {"u32le", 4, 0}, {"u32be", 4, 1}, {"u64le", 8, 0}, {"u64be", 8, 1}};
+    const char *syn = str_of(L, o, "syntax", jp), *len;
+    char *p;
+    size_t i;
+    if (!syn) LERR(L, jp, "a text header needs \"syntax\": json or python-dict");
+    else if (strcmp(syn, "python-dict") == 0) h->python = 1;
+    else if (strcmp(syn, "json") != 0) {
+        p = xprintf("%s/syntax", jp);
+        LERR(L, p, "unknown syntax '%s' (expected json, python-dict)", syn);
+        free(p);
+    }
+    len = str_of(L, o, "length", jp);
+    if (!len) {
+        LERR(L, jp, "a text header needs \"length\": the type of its length prefix");
+        return;
+    }
+    for (i = 0; i < sizeof LT / sizeof LT[0]; i++)
+        if (strcmp(LT[i].t, len) == 0) { h->length_width = LT[i].w; h->length_big = LT[i].big; }
+    if (!h->length_width) {
+        p = xprintf("%s/length", jp);
+        LERR(L, p, "unknown length type '%s' (expected u16, u32 or u64 with le or be)", len);
+        free(p);
+    }
+}
+
+/* What follows the text: "pad", "terminator", "align", the writer's
+ * "write_*", and "lenient" (which relaxes them). */
+static void th_load_padding(loader *L, texthdr *h, json_t *o, const char *jp)
+{
+    const char *len_mode;
+    h->max_length = uint_of(L, o, "max_length", jp, 0);
+    h->pad = byte_of(L, o, "pad", jp);
+    h->terminator = byte_of(L, o, "terminator", jp);
+    h->align = uint_of(L, o, "align", jp, 0);
+    h->write_align = uint_of(L, o, "write_align", jp, 0);
+    h->write_min_pad = uint_of(L, o, "write_min_pad", jp, 0);
+    h->write_spare = uint_of(L, o, "write_spare", jp, 0);
+    if ((h->write_align > 1 || h->write_min_pad || h->write_spare) && h->pad < 0)
+        LERR(L, jp, "\"write_align\", \"write_min_pad\" and \"write_spare\" pad with \"pad\": give it");
+    if (h->write_align && h->align && h->write_align % h->align != 0)
+        LERR(L, jp, "\"write_align\" %llu is not a multiple of \"align\" %llu: the writer's files would be refused",
+             (unsigned long long)h->write_align, (unsigned long long)h->align);
+    len_mode = str_of(L, o, "lenient", jp);
+    if (len_mode && strcmp(len_mode, "warn") == 0) h->lenient = 1;
+    else if (len_mode && strcmp(len_mode, "reject") != 0) {
+        char *p = xprintf("%s/lenient", jp);
+        LERR(L, p, "unknown lenient mode '%s' (expected warn or reject)", len_mode);
+        free(p);
+    }
+    if (h->lenient && h->pad < 0 && h->terminator < 0 && !h->align)
+        LERR(L, jp, "\"lenient\": \"warn\" relaxes \"pad\", \"terminator\" and \"align\": give one");
+}
+
+/* "entries" (one array or a map of them), "metadata", "default_name". */
+static void th_load_entries(loader *L, texthdr *h, json_t *o, const char *jp)
+{
+    const char *entries = str_of(L, o, "entries", jp);
+    if (!entries || strcmp(entries, "one") == 0) h->map = 0;
+    else if (strcmp(entries, "map") == 0) h->map = 1;
+    else {
+        char *p = xprintf("%s/entries", jp);
+        LERR(L, p, "unknown entries '%s' (expected one, map)", entries);
+        free(p);
+    }
+    if (str_of(L, o, "metadata", jp)) {
+        h->metadata_key = xstrdup(str_of(L, o, "metadata", jp));
+        if (!h->map) LERR(L, jp, "\"metadata\" names a key of a map: give \"entries\": \"map\"");
+    }
+    if (str_of(L, o, "default_name", jp)) h->default_name = xstrdup(str_of(L, o, "default_name", jp));
+}
+
 texthdr *texthdr_load(const char *path, void *obj, const char *jp, int *errors)
 {
     loader L = {path, 0};
     json_t *o = obj;
     texthdr *h = xcalloc(1, sizeof *h);
-    const char *syn, *len, *entries;
     char *p;
 
     check_keys(&L, o, jp, TH_KEYS);
-    syn = str_of(&L, o, "syntax", jp);
-    if (!syn) LERR(&L, jp, "a text header needs \"syntax\": json or python-dict");
-    else if (strcmp(syn, "python-dict") == 0) h->python = 1;
-    else if (strcmp(syn, "json") != 0) {
-        p = xprintf("%s/syntax", jp);
-        LERR(&L, p, "unknown syntax '%s' (expected json, python-dict)", syn);
-        free(p);
-    }
-    len = str_of(&L, o, "length", jp);
-    if (!len) LERR(&L, jp, "a text header needs \"length\": the type of its length prefix");
-    else {
-        static const struct { const char *t; int w, big; } LT[] = {
-            {"u16le", 2, 0}, {"u16be", 2, 1}, {"u32le", 4, 0}, {"u32be", 4, 1}, {"u64le", 8, 0}, {"u64be", 8, 1}};
-        size_t i;
-        for (i = 0; i < sizeof LT / sizeof LT[0]; i++)
-            if (strcmp(LT[i].t, len) == 0) { h->length_width = LT[i].w; h->length_big = LT[i].big; }
-        if (!h->length_width) {
-            p = xprintf("%s/length", jp);
-            LERR(&L, p, "unknown length type '%s' (expected u16, u32 or u64 with le or be)", len);
-            free(p);
-        }
-    }
-    h->max_length = uint_of(&L, o, "max_length", jp, 0);
-    h->pad = byte_of(&L, o, "pad", jp);
-    h->terminator = byte_of(&L, o, "terminator", jp);
-    h->align = uint_of(&L, o, "align", jp, 0);
-    h->write_align = uint_of(&L, o, "write_align", jp, 0);
-    h->write_min_pad = uint_of(&L, o, "write_min_pad", jp, 0);
-    h->write_spare = uint_of(&L, o, "write_spare", jp, 0);
-    if ((h->write_align > 1 || h->write_min_pad || h->write_spare) && h->pad < 0)
-        LERR(&L, jp, "\"write_align\", \"write_min_pad\" and \"write_spare\" pad with \"pad\": give it");
-    if (h->write_align && h->align && h->write_align % h->align != 0)
-        LERR(&L, jp, "\"write_align\" %llu is not a multiple of \"align\" %llu: the writer's files would be refused",
-             (unsigned long long)h->write_align, (unsigned long long)h->align);
-    {
-        const char *len_mode = str_of(&L, o, "lenient", jp);
-        if (len_mode && strcmp(len_mode, "warn") == 0) h->lenient = 1;
-        else if (len_mode && strcmp(len_mode, "reject") != 0) {
-            p = xprintf("%s/lenient", jp);
-            LERR(&L, p, "unknown lenient mode '%s' (expected warn or reject)", len_mode);
-            free(p);
-        }
-        if (h->lenient && h->pad < 0 && h->terminator < 0 && !h->align)
-            LERR(&L, jp, "\"lenient\": \"warn\" relaxes \"pad\", \"terminator\" and \"align\": give one");
-    }
-    entries = str_of(&L, o, "entries", jp);
-    if (!entries || strcmp(entries, "one") == 0) h->map = 0;
-    else if (strcmp(entries, "map") == 0) h->map = 1;
-    else {
-        p = xprintf("%s/entries", jp);
-        LERR(&L, p, "unknown entries '%s' (expected one, map)", entries);
-        free(p);
-    }
-    if (str_of(&L, o, "metadata", jp)) {
-        h->metadata_key = xstrdup(str_of(&L, o, "metadata", jp));
-        if (!h->map) LERR(&L, jp, "\"metadata\" names a key of a map: give \"entries\": \"map\"");
-    }
-    if (str_of(&L, o, "default_name", jp)) h->default_name = xstrdup(str_of(&L, o, "default_name", jp));
+    th_load_syntax(&L, h, o, jp);
+    th_load_padding(&L, h, o, jp);
+    th_load_entries(&L, h, o, jp);
     p = xprintf("%s/keys", jp);
     if (!json_object_get(o, "keys")) LERR(&L, jp, "a text header needs \"keys\"");
     else load_keys(&L, h, json_object_get(o, "keys"), p);
