@@ -216,6 +216,15 @@ const char *field_desc(emitter *m, const item *it, const char *kind, int width, 
 void emit_fail(emitter *m, const blame *bl, const char *code, leniency len, const char *fmt_c,
                const char *args_c);
 
+/* The same as one statement `if (cond) return afmt_fail(...)` (or `if
+ * (cond && afmt_tolerate(...)) return -1`): cond is the C condition of the
+ * failure. */
+void emit_fail_if(emitter *m, const char *cond, const blame *bl, const char *code, leniency len,
+                  const char *fmt_c, const char *args_c);
+/* `if (cond) return afmt_fail_overflow(...)`: checked arithmetic on the
+ * expression whose spec text is text overflowed. */
+void emit_overflow_if(emitter *m, const char *cond, const blame *bl, const char *text);
+
 typedef struct cexpr {
     char *c;     /* C expression text */
     vtype t;

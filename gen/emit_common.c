@@ -331,6 +331,69 @@ void emit_fail(emitter *m, const blame *bl, const char *code, leniency len, cons
     free(field);
 }
 
+/* `if (cond) <stmt>` on one line when it fits, else the statement on a
+ * line of its own under the condition (no braces: one statement). */
+static void if_stmt(emitter *m, const char *cond, const char *stmt)
+{
+    char *one = xprintf("if (%s) %s", cond, stmt);
+    if ((size_t)m->indent * 4 + strlen(one) <= LINE_WIDTH) {
+        line(m, "%s", one);
+    } else {
+        line(m, "if (%s)", cond);
+        m->indent++;
+        line(m, "%s", stmt);
+        m->indent--;
+    }
+    free(one);
+}
+
+/* A failure as one statement: `if (cond) return afmt_fail(...);`, or for
+ * a lenient one `if (cond && afmt_tolerate(...)) return -1;`.  The common
+ * shape of a check: two or three lines instead of a block of four or five. */
+void emit_fail_if(emitter *m, const char *cond, const blame *bl, const char *code, leniency len,
+                  const char *fmt_c, const char *args_c)
+{
+    char *ce = code_enum(code);
+    char *field = c_quote(bl->field, strlen(bl->field));
+    const char *sep = args_c && *args_c ? ", " : "", *args = args_c && *args_c ? args_c : "";
+    char *stmt;
+    if (!m->writer) decl_use(m, bl->off_decl);
+    if (m->writer) {
+        stmt = xprintf("return afmt_fail(err, %s, NULL, %s, %s, 0, %s%s%s);", ce, field, bl->index, fmt_c, sep, args);
+        if_stmt(m, cond, stmt);
+    } else if (len == LEN_WARN) {
+        stmt = xprintf("if (afmt_tolerate(opt, vis, err, %s, path, %s, %s, %s, %s%s%s)) return -1;", ce, field,
+                       bl->index, bl->offset, fmt_c, sep, args);
+        line(m, "if (%s) {", cond);
+        m->indent++;
+        line(m, "%s", stmt);
+        m->indent--;
+        line(m, "}");
+    } else {
+        stmt = xprintf("return afmt_fail(err, %s, path, %s, %s, %s, %s%s%s);", ce, field, bl->index, bl->offset,
+                       fmt_c, sep, args);
+        if_stmt(m, cond, stmt);
+    }
+    free(stmt);
+    free(ce);
+    free(field);
+}
+
+/* `if (cond) return afmt_fail_overflow(...)`: the failure of checked
+ * arithmetic, "`text` overflows 64 bits" said by the runtime. */
+void emit_overflow_if(emitter *m, const char *cond, const blame *bl, const char *text)
+{
+    char *field = c_quote(bl->field, strlen(bl->field));
+    char *q = c_quote(text ? text : "?", strlen(text ? text : "?"));
+    char *stmt = xprintf("return afmt_fail_overflow(err, %s, %s, %s, %s, %s);", m->writer ? "NULL" : "path", field,
+                         bl->index, m->writer ? "0" : bl->offset, q);
+    if (!m->writer) decl_use(m, bl->off_decl);
+    if_stmt(m, cond, stmt);
+    free(stmt);
+    free(field);
+    free(q);
+}
+
 /* The C enumerator of a dtype name ("f32" -> "AFMT_F32"), or NULL when the
  * runtime's dtype table (afmt_dtype.c, linked into afmt-gen) has no such
  * name: one table for the generator and the runtime.  Every enumerator is

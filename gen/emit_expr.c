@@ -171,11 +171,9 @@ static char *to_u(emitter *m, const blame *bl, cexpr x, const char *text)
         char *t = converted_local(m, x.c, "unsigned");
         char *mt = c_format_body(text ? text : "?");
         char *fmt = xprintf("\"`%s` is negative (%%\" PRId64 \")\"", mt);
-        line(m, "if (%s < 0) {", x.c);
-        m->indent++;
-        emit_fail(m, bl, "negative", LEN_NONE, fmt, x.c);
-        m->indent--;
-        line(m, "}");
+        char *cond = xprintf("%s < 0", x.c);
+        emit_fail_if(m, cond, bl, "negative", LEN_NONE, fmt, x.c);
+        free(cond);
         line(m, "const uint64_t %s = (uint64_t)(%s);", t, x.c);
         if (is_field_value(x.c)) nonneg_note(m, x.c);
         free(mt);
@@ -203,11 +201,9 @@ static char *to_s(emitter *m, const blame *bl, cexpr x, const char *text)
         char *t = converted_local(m, x.c, "signed");
         char *mt = c_format_body(text ? text : "?");
         char *fmt = xprintf("\"`%s` is too large for a signed value (%%\" PRIu64 \")\"", mt);
-        line(m, "if (%s > (uint64_t)INT64_MAX) {", x.c);
-        m->indent++;
-        emit_fail(m, bl, "overflow", LEN_NONE, fmt, x.c);
-        m->indent--;
-        line(m, "}");
+        char *cond = xprintf("%s > (uint64_t)INT64_MAX", x.c);
+        emit_fail_if(m, cond, bl, "overflow", LEN_NONE, fmt, x.c);
+        free(cond);
         line(m, "const int64_t %s = (int64_t)(%s);", t, x.c);
         free(mt);
         free(fmt);
@@ -252,25 +248,23 @@ static cexpr checked_arith(emitter *m, const blame *bl, const expr *e, cexpr a, 
     char *t = expr_local(m, e, op == TK_PLUS ? "sum" : op == TK_MINUS ? "difference" : "product");
     if (want_signed(a, b)) {
         char *ac = to_s(m, bl, a, text), *bc = to_s(m, bl, b, text);
-        char *fmt = xprintf("\"`%s` overflows 64 bits\"", mt);
+        char *cond = xprintf("!afmt_%s_i64(%s, %s, &%s)", fn, ac, bc, t);
         line(m, "int64_t %s;", t);
-        line(m, "if (!afmt_%s_i64(%s, %s, &%s)) {", fn, ac, bc, t);
-        m->indent++;
-        emit_fail(m, bl, "overflow", LEN_NONE, fmt, NULL);
-        m->indent--;
-        line(m, "}");
-        free(ac); free(bc); free(fmt); free(mt);
+        emit_overflow_if(m, cond, bl, text);
+        free(ac); free(bc); free(cond); free(mt);
         return mk(t, VT_S);
     } else {
         char *ac = to_u(m, bl, a, text), *bc = to_u(m, bl, b, text);
-        char *fmt = op == TK_MINUS ? xprintf("\"`%s` is below zero\"", mt) : xprintf("\"`%s` overflows 64 bits\"", mt);
+        char *cond = xprintf("!afmt_%s_u64(%s, %s, &%s)", fn, ac, bc, t);
         line(m, "uint64_t %s;", t);
-        line(m, "if (!afmt_%s_u64(%s, %s, &%s)) {", fn, ac, bc, t);
-        m->indent++;
-        emit_fail(m, bl, op == TK_MINUS ? "negative" : "overflow", LEN_NONE, fmt, NULL);
-        m->indent--;
-        line(m, "}");
-        free(ac); free(bc); free(fmt); free(mt);
+        if (op == TK_MINUS) {
+            char *fmt = xprintf("\"`%s` is below zero\"", mt);
+            emit_fail_if(m, cond, bl, "negative", LEN_NONE, fmt, NULL);
+            free(fmt);
+        } else {
+            emit_overflow_if(m, cond, bl, text);
+        }
+        free(ac); free(bc); free(cond); free(mt);
         return mk(t, VT_U);
     }
 }
@@ -435,9 +429,9 @@ static cexpr fn_reduce(emitter *m, const blame *bl, expr *e, const char *text)
     fmt = xprintf("\"`%s` overflows 64 bits\"", mt);
     line(m, "uint64_t %s;", t);
     if (m->writer) {
-        line(m, "if (!afmt_u64s_%s(%s, %s, &%s)) {", fn, y->c, y->count, t);
-        m->indent++; emit_fail(m, bl, "overflow", LEN_NONE, fmt, NULL); m->indent--;
-        line(m, "}");
+        char *cond = xprintf("!afmt_u64s_%s(%s, %s, &%s)", fn, y->c, y->count, t);
+        emit_overflow_if(m, cond, bl, text);
+        free(cond);
     } else {
         /* the index of a negative element, and the outcome */
         char *bad_base = xprintf("%s_negative_at", y->name), *rc_base = xprintf("%s_status", t);
@@ -451,9 +445,12 @@ static cexpr fn_reduce(emitter *m, const blame *bl, expr *e, const char *text)
              y->width, y->is_signed, y->big, t, bad_i);
         line(m, "if (%s == AFMT_E_NEGATIVE) {", rc);
         m->indent++; emit_fail(m, &elem, "negative", LEN_NONE, nfmt, bad_i); m->indent--;
-        line(m, "} else if (%s != AFMT_OK) {", rc);
-        m->indent++; emit_fail(m, bl, "overflow", LEN_NONE, fmt, NULL); m->indent--;
         line(m, "}");
+        {
+            char *cond = xprintf("%s != AFMT_OK", rc);
+            emit_overflow_if(m, cond, bl, text);
+            free(cond);
+        }
         free(bad_i); free(rc); free(nfmt); free(oc); free(bad_base); free(rc_base);
     }
     known_note(m, key, t);
@@ -484,10 +481,12 @@ static cexpr fn_round(emitter *m, const blame *bl, expr *e, const char *text)
     char *fmt = xprintf("\"`%s` overflows 64 bits or divides by zero\"", mt);
     char *a = emit_u64(m, bl, e->args[0], text), *k = emit_u64(m, bl, e->args[1], text);
     line(m, "uint64_t %s;", t);
-    if (strcmp(fn, "roundup") == 0) line(m, "if (!afmt_roundup_u64(%s, %s, &%s)) {", a, k, t);
-    else line(m, "if (%s == 0) {", k);
-    m->indent++; emit_fail(m, bl, "overflow", LEN_NONE, fmt, NULL); m->indent--;
-    line(m, "}");
+    {
+        char *cond = strcmp(fn, "roundup") == 0 ? xprintf("!afmt_roundup_u64(%s, %s, &%s)", a, k, t)
+                                                : xprintf("%s == 0", k);
+        emit_fail_if(m, cond, bl, "overflow", LEN_NONE, fmt, NULL);
+        free(cond);
+    }
     if (strcmp(fn, "ceil_div") == 0) line(m, "%s = afmt_ceil_div_u64(%s, %s);", t, a, k);
     free(a); free(k); free(fmt); free(mt);
     return mk(t, VT_U);
@@ -569,26 +568,22 @@ static cexpr fn_write_option(emitter *m, const blame *bl, expr *e, const char *t
 static cexpr fn_dim(emitter *m, const blame *bl, expr *e, const char *text)
 {
     sym *y = payload_arg(m, e->args[0], e->sval, text);
-    char *k, *fmt, *args, *mt;
+    char *k, *holds, *q, *field;
     cexpr r;
     if (!y) return bad();
     k = emit_u64(m, bl, e->args[1], text);
-    mt = c_format_body(text ? text : "?");
     /* in the user's words: what the format holds (the spec's "holds"),
-     * and what this array is */
-    fmt = m->s->holds && *m->s->holds
-              ? xprintf("\"%s holds %s; this array is %%u-d: %%s\"", m->s->format, m->s->holds)
-              : xprintf("\"%s needs more dimensions here (`%s`); this array is %%u-d: %%s\"", m->s->format, mt);
-    args = xprintf("(unsigned)%s->rank, desc_", y->c);
-    line(m, "if (%s >= %s->rank) {", k, y->c);
+     * and what this array is (afmt_write_fail_rank) */
+    holds = m->s->holds && *m->s->holds ? xprintf("%s holds %s", m->s->format, m->s->holds)
+                                        : xprintf("%s needs more dimensions here (`%s`)", m->s->format, text ? text : "?");
+    q = c_quote(holds, strlen(holds));
+    field = c_quote(bl->field, strlen(bl->field));
+    line(m, "if (%s >= %s->rank)", k, y->c);
     m->indent++;
-    line(m, "char desc_[96];");
-    line(m, "afmt_array_describe(%s, desc_, sizeof desc_);", y->c);
-    emit_fail(m, bl, "type", LEN_NONE, fmt, args);
+    line(m, "return afmt_write_fail_rank(%s, %s, %s, err);", y->c, field, q);
     m->indent--;
-    line(m, "}");
     r = mk(xprintf("%s->dims[%s]", y->c, k), VT_U);
-    free(args); free(mt); free(fmt); free(k);
+    free(holds); free(q); free(field); free(k);
     return r;
 }
 

@@ -65,7 +65,7 @@ void emit_check(emitter *m, const blame *bl, check *c, sym *attr)
         if (y && y->kind == SY_INT) {
             const char *rhs_text = strchr(c->text, '=') ? strstr(c->text, "==") + 2 : c->text;
             cexpr rhs;
-            char *fmt, *args, *mt;
+            char *fmt, *args, *mt, *cond;
             while (*rhs_text == ' ') rhs_text++;
             rhs = emit_expr(m, bl, c->e->b, c->text);
             mt = c_format_body(rhs_text);
@@ -73,11 +73,11 @@ void emit_check(emitter *m, const blame *bl, check *c, sym *attr)
                 char *r = rhs.t == VT_S ? rhs.c : xprintf("(int64_t)%s", rhs.c);
                 if (rhs.t != VT_S) {
                     /* unsigned right-hand side compared with a signed field */
-                    line(m, "if (afmt_cmp_i64_u64(%s, %s) != 0) {", y->c, rhs.c);
+                    cond = xprintf("afmt_cmp_i64_u64(%s, %s) != 0", y->c, rhs.c);
                 } else if (y->t == VT_S) {
-                    line(m, "if (%s != %s) {", y->c, r);
+                    cond = xprintf("%s != %s", y->c, r);
                 } else {
-                    line(m, "if (afmt_cmp_i64_u64(%s, %s) != 0) {", r, y->c);
+                    cond = xprintf("afmt_cmp_i64_u64(%s, %s) != 0", r, y->c);
                 }
                 fmt = xprintf("\"%s%sexpected %%\" PRId64 \" = %s, found %%\" PRId64", c->message ? c_format_body(c->message) : "",
                               c->message ? ": " : "", mt);
@@ -86,23 +86,20 @@ void emit_check(emitter *m, const blame *bl, check *c, sym *attr)
                 args = xprintf(y->t == VT_S ? "%s, %s" : "%s, (int64_t)%s", r, y->c);
                 if (r != rhs.c) free(r);
             } else {
-                line(m, "if (%s != %s) {", y->c, rhs.c);
+                cond = xprintf("%s != %s", y->c, rhs.c);
                 fmt = xprintf("\"%s%sexpected %%\" PRIu64 \" = %s, found %%\" PRIu64 \"\"", c->message ? c_format_body(c->message) : "",
                               c->message ? ": " : "", mt);
                 args = xprintf("%s, %s", rhs.c, y->c);
             }
-            m->indent++;
-            emit_fail(m, bl, code, c->lenient, fmt, args);
-            m->indent--;
-            line(m, "}");
-            free(fmt); free(args); free(mt); free(rhs.c);
+            emit_fail_if(m, cond, bl, code, c->lenient, fmt, args);
+            free(cond); free(fmt); free(args); free(mt); free(rhs.c);
             return;
         }
     }
     {
         char *cond = emit_bool(m, bl, c->e, c->text);
         char *mt = c_format_body(c->text);
-        char *fmt, *args = NULL;
+        char *fmt, *args = NULL, *fail_cond = xprintf("!%s", cond);
         if (attr && attr->kind == SY_INT) {
             fmt = xprintf("\"%s%s`%s` does not hold (%s = %%\" %s \")\"", c->message ? c_format_body(c->message) : "",
                           c->message ? ": " : "", mt, attr->name, attr->t == VT_S ? "PRId64" : "PRIu64");
@@ -111,13 +108,9 @@ void emit_check(emitter *m, const blame *bl, check *c, sym *attr)
         } else {
             fmt = xprintf("\"%s%s`%s` does not hold\"", c->message ? c_format_body(c->message) : "", c->message ? ": " : "", mt);
         }
-        line(m, "if (!%s) {", cond);
-        m->indent++;
-        emit_fail(m, bl, code, c->lenient, fmt, args);
-        m->indent--;
-        line(m, "}");
+        emit_fail_if(m, fail_cond, bl, code, c->lenient, fmt, args);
         note_nonneg_check(m, c);
-        free(cond); free(mt); free(fmt); free(args);
+        free(fail_cond); free(cond); free(mt); free(fmt); free(args);
     }
 }
 

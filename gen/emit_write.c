@@ -126,7 +126,10 @@ static int uses_input_position(expr *e)
 {
     int i;
     if (!e) return 0;
-    if (e->kind == E_CALL && (strcmp(e->sval, "remaining") == 0 || strcmp(e->sval, "offset") == 0)) return 1;
+    /* skipped_comments(): a writer writes no comments, so the check holds */
+    if (e->kind == E_CALL && (strcmp(e->sval, "remaining") == 0 || strcmp(e->sval, "offset") == 0 ||
+                              strcmp(e->sval, "skipped_comments") == 0))
+        return 1;
     if (uses_input_position(e->a) || uses_input_position(e->b) || uses_input_position(e->c)) return 1;
     for (i = 0; i < e->nargs; i++)
         if (uses_input_position(e->args[i])) return 1;
@@ -286,32 +289,49 @@ static void require(emitter *m, scope *sc, const char *name, const char *chain)
     if (d) emit_def(m, sc, d, chain);
 }
 
+/* The literal value of C text "UINT64_C(n)" or "INT64_C(n)" (n >= 0). */
+static int c_literal(const char *c, unsigned long long *v)
+{
+    char *end;
+    const char *p = strncmp(c, "UINT64_C(", 9) == 0 ? c + 9 : strncmp(c, "INT64_C(", 8) == 0 ? c + 8 : NULL;
+    if (!p || *p < '0' || *p > '9') return 0;
+    *v = strtoull(p, &end, 10);
+    return strcmp(end, ")") == 0;
+}
+
 static void emit_int_value(emitter *m, const blame *bl, item *it, cexpr v)
 {
     sym *y;
     char *c;
+    unsigned long long lit;
+    if (c_literal(v.c, &lit) && (!it->field.is_signed || lit <= 0x7fffffffffffffffULL)) {
+        /* a constant: written as the literal, no local */
+        y = sym_push(m, SY_INT, it->name, it);
+        y->t = it->field.is_signed ? VT_S : VT_U;
+        snprintf(y->c, sizeof y->c, "%s(%llu)", it->field.is_signed ? "INT64_C" : "UINT64_C", lit);
+        snprintf(y->off, sizeof y->off, "0");
+        y->width = it->field.width;
+        y->is_signed = it->field.is_signed;
+        return;
+    }
     if (it->field.is_signed) {
         if (v.t == VT_S) c = v.c;
         else {
             char *fmt = xprintf("\"value %%\" PRIu64 \" of %s does not fit a signed field\"", it->name);
-            line(m, "if (%s > (uint64_t)INT64_MAX) {", v.c);
-            m->indent++;
-            emit_fail(m, bl, "type", LEN_NONE, fmt, v.c);
-            m->indent--;
-            line(m, "}");
+            char *cond = xprintf("%s > (uint64_t)INT64_MAX", v.c);
+            emit_fail_if(m, cond, bl, "type", LEN_NONE, fmt, v.c);
             c = xprintf("(int64_t)%s", v.c);
             free(fmt);
+            free(cond);
         }
     } else {
         if (v.t == VT_S) {
             char *fmt = xprintf("\"value %%\" PRId64 \" of %s is negative\"", it->name);
-            line(m, "if (%s < 0) {", v.c);
-            m->indent++;
-            emit_fail(m, bl, "type", LEN_NONE, fmt, v.c);
-            m->indent--;
-            line(m, "}");
+            char *cond = xprintf("%s < 0", v.c);
+            emit_fail_if(m, cond, bl, "type", LEN_NONE, fmt, v.c);
             c = xprintf("(uint64_t)%s", v.c);
             free(fmt);
+            free(cond);
         } else {
             c = v.c;
         }
@@ -325,12 +345,13 @@ static void emit_int_value(emitter *m, const blame *bl, item *it, cexpr v)
     y->is_signed = it->field.is_signed;
 }
 
-static void push_text(emitter *m, item *it)
+static sym *push_text(emitter *m, item *it)
 {
     sym *y = sym_push(m, SY_TEXT, it->name, it);
     snprintf(y->c, sizeof y->c, "w_%s", it->name);
     snprintf(y->off, sizeof y->off, "0");
     y->size = it->field.size;
+    return y;
 }
 
 /* The writer's failure when cond holds: the format has no type code for
@@ -529,11 +550,22 @@ static void emit_def(emitter *m, scope *sc, def *d, const char *chain)
             v.lit = 0;
             emit_int_value(m, &bl, it, v);
         } else {
-            char *q = c_quote(it->field.equals->sval, strlen(it->field.equals->sval));
-            line(m, "uint8_t w_%s[%d] = {0};", it->name, it->field.size);
-            line(m, "memcpy(w_%s, %s, %zu);", it->name, q, strlen(it->field.equals->sval));
+            /* the literal itself, NUL-padded to the field's size */
+            size_t len = strlen(it->field.equals->sval);
+            char *padded = calloc(1, (size_t)it->field.size + len + 1);
+            char *q;
+            if (!padded) exit(2);
+            memcpy(padded, it->field.equals->sval, len);
+            q = c_quote(padded, len > (size_t)it->field.size ? len : (size_t)it->field.size);
+            if (strlen(q) < sizeof ((sym *)0)->c) {
+                snprintf(push_text(m, it)->c, sizeof ((sym *)0)->c, "%s", q);
+            } else {
+                line(m, "uint8_t w_%s[%d] = {0};", it->name, it->field.size);
+                line(m, "memcpy(w_%s, %s, %zu);", it->name, q, len);
+                push_text(m, it);
+            }
             free(q);
-            push_text(m, it);
+            free(padded);
         }
         break;
     case D_SHAPE_ARRF: {
@@ -541,16 +573,16 @@ static void emit_def(emitter *m, scope *sc, def *d, const char *chain)
         line(m, "const uint64_t *w_%s = A_%s->dims;", it->name, d->arr->name);
         line(m, "const uint64_t n_%s = A_%s->rank;", it->name, d->arr->name);
         if (it->field.is_signed) {
+            char *cond = xprintf("w_%s[k] > (uint64_t)INT64_MAX", it->name);
+            char *arg = xprintf("w_%s[k]", it->name);
             line(m, "for (uint64_t k = 0; k < n_%s; k++) {", it->name);
             m->indent++;
-            line(m, "if (w_%s[k] > (uint64_t)INT64_MAX) {", it->name);
-            m->indent++;
             bl = blame_at(it->name, "k", "0");
-            emit_fail(m, &bl, "type", LEN_NONE, "\"dimension %\" PRIu64 \" does not fit a signed field\"", "w_dims[k]");
+            emit_fail_if(m, cond, &bl, "type", LEN_NONE, "\"dimension %\" PRIu64 \" does not fit a signed field\"", arg);
             m->indent--;
             line(m, "}");
-            m->indent--;
-            line(m, "}");
+            free(cond);
+            free(arg);
         }
         y = sym_push(m, SY_ARRF, it->name, it);
         y->t = it->field.is_signed ? VT_S : VT_U;
@@ -751,23 +783,28 @@ static void write_int(emitter *m, const blame *bl, item *it, const char *value, 
 {
     int bits = it->field.width * 8;
     char *v;
-    if (bits < 64) {
-        char *fmt;
+    unsigned long long lit;
+    int literal = c_literal(value, &lit);
+    if (bits < 64 && literal && lit >> (bits - (is_signed ? 1 : 0)) != 0)
+        gen_error(m, it->jpath, "the value %llu written to '%s' does not fit %d bits", lit, it->name, bits);
+    if (bits < 64 && !literal) {
+        char *fmt, *cond;
         if (is_signed) {
             fmt = xprintf("\"value %%\" PRId64 \" does not fit i%d\"", bits);
-            line(m, "if (%s < -(INT64_C(1) << %d) || %s >= (INT64_C(1) << %d)) {", value, bits - 1, value, bits - 1);
+            cond = xprintf("%s < -(INT64_C(1) << %d) || %s >= (INT64_C(1) << %d)", value, bits - 1, value, bits - 1);
         } else {
             fmt = xprintf("\"value %%\" PRIu64 \" does not fit u%d\"", bits);
-            line(m, "if (%s > UINT64_C(0x%llx)) {", value, (unsigned long long)((1ULL << bits) - 1));
+            cond = xprintf("%s > UINT64_C(0x%llx)", value, (unsigned long long)((1ULL << bits) - 1));
         }
-        m->indent++;
-        emit_fail(m, bl, "type", LEN_NONE, fmt, value);
-        m->indent--;
-        line(m, "}");
+        emit_fail_if(m, cond, bl, "type", LEN_NONE, fmt, value);
         free(fmt);
+        free(cond);
     }
-    if (is_signed) {
+    if (literal) {
+        v = xprintf("UINT64_C(%llu)", lit);
+    } else if (is_signed) {
         if (bits < 64) v = xprintf("((uint64_t)%s & UINT64_C(0x%llx))", value, (unsigned long long)((1ULL << bits) - 1));
+        else if (strncmp(value, "(int64_t)", 9) == 0) v = xstrdup(value + 9); /* the same 64 bits */
         else v = xprintf("(uint64_t)%s", value);
     } else {
         v = xstrdup(value);
@@ -775,6 +812,17 @@ static void write_int(emitter *m, const blame *bl, item *it, const char *value, 
     if (bits == 8) line(m, "if (afmt_sink_u8(sink, %s, err) != 0) return -1;", v);
     else line(m, "if (afmt_sink_u%d(sink, %s, %d, err) != 0) return -1;", bits, v, it->field.big_endian);
     free(v);
+}
+
+/* What the format holds, for a refusal of an array's rank: a C string
+ * literal (malloc'd). */
+static char *rank_holds(emitter *m, int rank)
+{
+    char *h = m->s->holds && *m->s->holds ? xprintf("%s holds %s", m->s->format, m->s->holds)
+                                          : xprintf("%s holds arrays of rank %d here", m->s->format, rank);
+    char *q = c_quote(h, strlen(h));
+    free(h);
+    return q;
 }
 
 static void layout_check(emitter *m, item *a)
@@ -804,52 +852,29 @@ static void layout_check(emitter *m, item *a)
         return;
     }
     if (!m->multi) {
-        line(m, "if (n != 1) {");
-        m->indent++;
-        {
-            char *fmt = xprintf("\"%s holds one array here, not %%zu\"", m->s->format);
-            emit_fail(m, &bl, "usage", LEN_NONE, fmt, "n");
-            free(fmt);
-        }
-        m->indent--;
-        line(m, "}");
-    }
-    if (a->array.layout == LAYOUT_CSR) {
-        line(m, "if (A_%s->encoding != AFMT_ENC_CSR || A_%s->rank != 2) {", a->name, a->name);
-        m->indent++;
-        emit_fail(m, &bl, "usage", LEN_NONE, "\"array %u must be a CSR view of rank 2\"", "(unsigned)ai");
-        m->indent--;
-        line(m, "}");
-        return;
-    }
-    line(m, "if (A_%s->encoding != AFMT_ENC_PLAIN || A_%s->endian != AFMT_LITTLE || A_%s->stride != A_%s->elsize || "
-            "(A_%s->rank > 1 && A_%s->order != %s)) {", a->name, a->name, a->name, a->name, a->name, a->name,
-         a->array.col_major ? "AFMT_COL_MAJOR" : "AFMT_ROW_MAJOR");
-    m->indent++;
-    {
-        char *fmt = xprintf("\"array %%u must be plain, little-endian and %s (see afmt_array_to_plain)\"",
-                            a->array.col_major ? "column-major" : "row-major");
-        emit_fail(m, &bl, "usage", LEN_NONE, fmt, "(unsigned)ai");
+        char *fmt = xprintf("\"%s holds one array here, not %%zu\"", m->s->format);
+        emit_fail_if(m, "n != 1", &bl, "usage", LEN_NONE, fmt, "n");
         free(fmt);
     }
-    m->indent--;
-    line(m, "}");
+    if (a->array.layout == LAYOUT_CSR) {
+        char *cond = xprintf("A_%s->encoding != AFMT_ENC_CSR || A_%s->rank != 2", a->name, a->name);
+        emit_fail_if(m, cond, &bl, "usage", LEN_NONE, "\"array %u must be a CSR view of rank 2\"", "(unsigned)ai");
+        free(cond);
+        return;
+    }
+    line(m, "if (afmt_write_need_plain(A_%s, %s, \"%s\", ai, err)) return -1;", a->name,
+         a->array.col_major ? "AFMT_COL_MAJOR" : "AFMT_ROW_MAJOR", a->name);
     if (!a->array.shape_field) {
-        line(m, "if (A_%s->rank != %d) {", a->name, a->array.nshape);
+        char *cond = xprintf("A_%s->rank != %d", a->name, a->array.nshape);
+        char *holds = rank_holds(m, a->array.nshape);
+        char *stmt = xprintf("return afmt_write_fail_rank(A_%s, \"%s\", %s, err);", a->name, a->name, holds);
+        free(holds);
+        line(m, "if (%s)", cond);
         m->indent++;
-        {
-            char *fmt = m->s->holds && *m->s->holds
-                            ? xprintf("\"%s holds %s; this array is %%u-d: %%s\"", m->s->format, m->s->holds)
-                            : xprintf("\"%s holds arrays of rank %d here; this array is %%u-d: %%s\"", m->s->format, a->array.nshape);
-            char *args = xprintf("(unsigned)A_%s->rank, desc_", a->name);
-            bl = blame_at(a->name, "AFMT_NO_INDEX", "0");
-            line(m, "char desc_[96];");
-            line(m, "afmt_array_describe(A_%s, desc_, sizeof desc_);", a->name);
-            emit_fail(m, &bl, "type", LEN_NONE, fmt, args);
-            free(fmt); free(args);
-        }
+        line(m, "%s", stmt);
         m->indent--;
-        line(m, "}");
+        free(cond);
+        free(stmt);
     }
 }
 
@@ -934,7 +959,7 @@ static void write_item(emitter *m, item *it)
             m->indent--;
             line(m, "}");
         } else if (it->field.ftype != FT_INT) {
-            line(m, "if (afmt_sink_put(sink, w_%s, %d, err) != 0) return -1;", it->name, it->field.size);
+            line(m, "if (afmt_sink_put(sink, %s, %d, err) != 0) return -1;", y->c, it->field.size);
         } else if (!it->field.count) {
             write_int(m, &bl, it, y->c, it->field.is_signed);
         } else {
@@ -980,11 +1005,26 @@ static void write_item(emitter *m, item *it)
     case IT_SWITCH: {
         cexpr sel;
         int i, j;
-        line(m, "/* switch %s */", it->name);
+        unsigned long long lit;
         bl = blame_at(it->arg->kind == E_NAME ? it->arg->sval : it->name, "AFMT_NO_INDEX", "0");
         /* the case written: the switch's own "write", else its selector
          * computed from the fields written */
         sel = it->write ? emit_expr(m, &bl, it->write, it->write_text) : emit_expr(m, &bl, it->arg, it->arg_text);
+        if (c_literal(sel.c, &lit)) {
+            /* a constant selector: the case is chosen here */
+            for (i = 0; i < it->ncases; i++)
+                for (j = 0; j < it->cases[i].nwhen; j++)
+                    if (it->cases[i].when[j]->ival == lit) {
+                        line(m, "/* switch %s: case %llu */", it->name, lit);
+                        write_scope(m, &it->cases[i].body, "&arrays[ai]");
+                        free(sel.c);
+                        return;
+                    }
+            gen_error(m, it->jpath, "the writer's value %llu of '%s' matches no case", lit, it->name);
+            free(sel.c);
+            break;
+        }
+        line(m, "/* switch %s */", it->name);
         for (i = 0; i < it->ncases; i++) {
             sbuf cond = {0};
             for (j = 0; j < it->cases[i].nwhen; j++)

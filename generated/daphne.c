@@ -166,11 +166,10 @@ static int daphne_validate_block_kind_1(afmt_src *src, const afmt_options *opt,
     if (afmt_take_field(src, opt, err, path, &field_block_value_type, 1, src->len, NULL,
             &pos)) return -1;
     const uint64_t v_block_value_type = (uint64_t)afmt_load_u8(AFMT_B(src, o_block_value_type));
-    if (v_block_value_type != v_value_type) {
+    if (v_block_value_type != v_value_type)
         return afmt_fail(err, AFMT_E_CONSTRAINT, path, "block_value_type", AFMT_NO_INDEX,
                 o_block_value_type, "expected %" PRIu64 " = value_type, found %" PRIu64 "",
                 v_value_type, v_block_value_type);
-    }
 
     /*
      * array data: el elements, row-major (spec/daphne.json
@@ -255,11 +254,10 @@ static int daphne_validate_block_kind_2(afmt_src *src, const afmt_options *opt,
     if (afmt_take_field(src, opt, err, path, &field_block_value_type, 1, src->len, NULL,
             &pos)) return -1;
     const uint64_t v_block_value_type = (uint64_t)afmt_load_u8(AFMT_B(src, o_block_value_type));
-    if (v_block_value_type != v_value_type) {
+    if (v_block_value_type != v_value_type)
         return afmt_fail(err, AFMT_E_CONSTRAINT, path, "block_value_type", AFMT_NO_INDEX,
                 o_block_value_type, "expected %" PRIu64 " = value_type, found %" PRIu64 "",
                 v_value_type, v_block_value_type);
-    }
 
     /* nnz: u64 little-endian (spec/daphne.json /body/4/cases/0/body/2/body/6/cases/2/body/1) */
     const uint64_t o_nnz = pos;
@@ -271,10 +269,8 @@ static int daphne_validate_block_kind_2(afmt_src *src, const afmt_options *opt,
      * /body/4/cases/0/body/2/body/6/cases/2/body/2)
      */
     uint64_t block_rows_plus_1;
-    if (!afmt_add_u64(v_block_rows, UINT64_C(1), &block_rows_plus_1)) {
-        return afmt_fail(err, AFMT_E_OVERFLOW, path, "", AFMT_NO_INDEX, pos,
-                "`block_rows + 1` overflows 64 bits");
-    }
+    if (!afmt_add_u64(v_block_rows, UINT64_C(1), &block_rows_plus_1))
+        return afmt_fail_overflow(err, path, "", AFMT_NO_INDEX, pos, "block_rows + 1");
     const uint64_t n_row_offsets = block_rows_plus_1;
     const uint64_t o_row_offsets = pos;
     if (afmt_take_field(src, opt, err, path, &field_row_offsets, n_row_offsets, src->len, NULL,
@@ -318,12 +314,11 @@ static int daphne_validate_block_kind_2(afmt_src *src, const afmt_options *opt,
     for (uint64_t i_col_indices = 0; i_col_indices < n_col_indices; i_col_indices++) {
         const uint64_t e_col_indices = afmt_load_u64le(AFMT_B(src,
                 o_col_indices + (uint64_t)8 * i_col_indices));
-        if (!(e_col_indices < v_block_cols)) {
+        if (!(e_col_indices < v_block_cols))
             return afmt_fail(err, AFMT_E_CONSTRAINT, path, "col_indices", i_col_indices,
                     o_col_indices + (uint64_t)8 * i_col_indices,
                     "column index out of range: `col_indices < block_cols` does not hold "
                     "(col_indices = %" PRIu64 ")", e_col_indices);
-        }
     }
     const uint64_t col_indices_unordered_at = afmt_field_unordered_within(AFMT_B(src,
             o_col_indices), n_col_indices, 8, 0, AFMT_B(src, o_row_offsets), n_row_offsets, 8, 0);
@@ -442,11 +437,10 @@ static int daphne_validate_block_kind_3(afmt_src *src, const afmt_options *opt,
     if (afmt_take_field(src, opt, err, path, &field_block_value_type, 1, src->len, NULL,
             &pos)) return -1;
     const uint64_t v_block_value_type = (uint64_t)afmt_load_u8(AFMT_B(src, o_block_value_type));
-    if (v_block_value_type != v_value_type) {
+    if (v_block_value_type != v_value_type)
         return afmt_fail(err, AFMT_E_CONSTRAINT, path, "block_value_type", AFMT_NO_INDEX,
                 o_block_value_type, "expected %" PRIu64 " = value_type, found %" PRIu64 "",
                 v_value_type, v_block_value_type);
-    }
 
     /* coo_nnz: u32 little-endian (spec/daphne.json /body/4/cases/0/body/2/body/6/cases/3/body/1) */
     const uint64_t o_coo_nnz = pos;
@@ -554,13 +548,12 @@ static int daphne_validate_block(afmt_src *src, const afmt_options *opt, const a
         }
         any_holds = all_hold;
     }
-    if (!any_holds) {
+    if (!any_holds)
         return afmt_fail(err, AFMT_E_CONSTRAINT, path, "block_rows", AFMT_NO_INDEX, o_block_rows,
                 "a matrix of zero area is stored as the one block DAPHNE writes for it: rows x "
                 "cols at (0, 0): `(rows != 0 && cols != 0) || (block_row == 0 && block_col == 0 && "
                 "block_rows == rows && block_cols == cols)` does not hold (block_rows = %" PRIu64
                 ")", v_block_rows);
-    }
 
     /* block_type: u8 (spec/daphne.json /body/4/cases/0/body/2/body/5) */
     const uint64_t o_block_type = pos;
@@ -875,7 +868,6 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
                 "daphne needs an array to write");
     }
     const afmt_array *A_data = &arrays[ai];
-    const uint64_t v_version = UINT64_C(1);
     uint64_t narrays_gt_1_choice;
     if (((uint64_t)n > UINT64_C(1))) {
         narrays_gt_1_choice = UINT64_C(3);
@@ -889,39 +881,27 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
         narrays_gt_1_choice = data_sparse_choice;
     }
     const uint64_t v_data_type = narrays_gt_1_choice;
-    if (UINT64_C(0) >= A_data->rank) {
-        char desc_[96];
-        afmt_array_describe(A_data, desc_, sizeof desc_);
-        return afmt_fail(err, AFMT_E_TYPE, NULL, "rows", AFMT_NO_INDEX, 0,
-                "daphne holds 2-d matrices, or frames of several 1-d columns of equal length; this "
-                "array is %u-d: %s", (unsigned)A_data->rank, desc_);
-    }
+    if (UINT64_C(0) >= A_data->rank)
+        return afmt_write_fail_rank(A_data, "rows",
+                "daphne holds 2-d matrices, or frames of several 1-d columns of equal length", err);
     const uint64_t v_rows = A_data->dims[UINT64_C(0)];
     uint64_t narrays_gt_1_choice_2;
     if (((uint64_t)n > UINT64_C(1))) {
         narrays_gt_1_choice_2 = (uint64_t)n;
     } else {
-        if (UINT64_C(1) >= A_data->rank) {
-            char desc_[96];
-            afmt_array_describe(A_data, desc_, sizeof desc_);
-            return afmt_fail(err, AFMT_E_TYPE, NULL, "cols", AFMT_NO_INDEX, 0,
-                    "daphne holds 2-d matrices, or frames of several 1-d columns of equal length; "
-                    "this array is %u-d: %s", (unsigned)A_data->rank, desc_);
-        }
+        if (UINT64_C(1) >= A_data->rank)
+            return afmt_write_fail_rank(A_data, "cols",
+                    "daphne holds 2-d matrices, or frames of several 1-d columns of equal length",
+                    err);
         narrays_gt_1_choice_2 = A_data->dims[UINT64_C(1)];
     }
     const uint64_t v_cols = narrays_gt_1_choice_2;
     /* version */
-    if (v_version > UINT64_C(0xff)) {
-        return afmt_fail(err, AFMT_E_TYPE, NULL, "version", AFMT_NO_INDEX, 0, "value %" PRIu64
-                " does not fit u8", v_version);
-    }
-    if (afmt_sink_u8(sink, v_version, err) != 0) return -1;
+    if (afmt_sink_u8(sink, UINT64_C(1), err) != 0) return -1;
     /* data_type */
-    if (v_data_type > UINT64_C(0xff)) {
+    if (v_data_type > UINT64_C(0xff))
         return afmt_fail(err, AFMT_E_TYPE, NULL, "data_type", AFMT_NO_INDEX, 0, "value %" PRIu64
                 " does not fit u8", v_data_type);
-    }
     if (afmt_sink_u8(sink, v_data_type, err) != 0) return -1;
     /* rows */
     if (afmt_sink_u64(sink, v_rows, 0, err) != 0) return -1;
@@ -938,15 +918,12 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
         v_value_type = (uint64_t)el_type->code;
         const afmt_encoding el_enc = el_type->enc;
         /* value_type */
-        if (v_value_type > UINT64_C(0xff)) {
+        if (v_value_type > UINT64_C(0xff))
             return afmt_fail(err, AFMT_E_TYPE, NULL, "value_type", AFMT_NO_INDEX, 0, "value %"
                     PRIu64 " does not fit u8", v_value_type);
-        }
         if (afmt_sink_u8(sink, v_value_type, err) != 0) return -1;
         /* repeat block: written once */
         {
-            const uint64_t v_block_row = UINT64_C(0);
-            const uint64_t v_block_col = UINT64_C(0);
             const uint64_t v_block_rows = v_rows;
             const uint64_t v_block_cols = v_cols;
             uint64_t data_sparse_choice_2;
@@ -962,9 +939,9 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
             }
             int any_holds = rows_ne_0_and_cols_ne_0;
             if (!any_holds) {
-                int all_hold_3 = (v_block_row == UINT64_C(0));
+                int all_hold_3 = (UINT64_C(0) == UINT64_C(0));
                 if (all_hold_3) {
-                    all_hold_3 = (v_block_col == UINT64_C(0));
+                    all_hold_3 = (UINT64_C(0) == UINT64_C(0));
                 }
                 int all_hold_2 = all_hold_3;
                 if (all_hold_2) {
@@ -976,78 +953,61 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
                 }
                 any_holds = all_hold;
             }
-            if (!any_holds) {
+            if (!any_holds)
                 return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "block_rows", AFMT_NO_INDEX, 0,
                         "a matrix of zero area is stored as the one block DAPHNE writes for it: "
                         "rows x cols at (0, 0): `(rows != 0 && cols != 0) || (block_row == 0 && "
                         "block_col == 0 && block_rows == rows && block_cols == cols)` does not "
                         "hold (block_rows = %" PRIu64 ")", v_block_rows);
-            }
             /* block_row */
-            if (afmt_sink_u64(sink, v_block_row, 0, err) != 0) return -1;
+            if (afmt_sink_u64(sink, UINT64_C(0), 0, err) != 0) return -1;
             /* block_col */
-            if (afmt_sink_u64(sink, v_block_col, 0, err) != 0) return -1;
+            if (afmt_sink_u64(sink, UINT64_C(0), 0, err) != 0) return -1;
             /* block_rows */
-            if (v_block_rows > UINT64_C(0xffffffff)) {
+            if (v_block_rows > UINT64_C(0xffffffff))
                 return afmt_fail(err, AFMT_E_TYPE, NULL, "block_rows", AFMT_NO_INDEX, 0, "value %"
                         PRIu64 " does not fit u32", v_block_rows);
-            }
             if (afmt_sink_u32(sink, v_block_rows, 0, err) != 0) return -1;
             /* block_cols */
-            if (v_block_cols > UINT64_C(0xffffffff)) {
+            if (v_block_cols > UINT64_C(0xffffffff))
                 return afmt_fail(err, AFMT_E_TYPE, NULL, "block_cols", AFMT_NO_INDEX, 0, "value %"
                         PRIu64 " does not fit u32", v_block_cols);
-            }
             if (afmt_sink_u32(sink, v_block_cols, 0, err) != 0) return -1;
             /* block_type */
-            if (v_block_type > UINT64_C(0xff)) {
+            if (v_block_type > UINT64_C(0xff))
                 return afmt_fail(err, AFMT_E_TYPE, NULL, "block_type", AFMT_NO_INDEX, 0, "value %"
                         PRIu64 " does not fit u8", v_block_type);
-            }
             if (afmt_sink_u8(sink, v_block_type, err) != 0) return -1;
             /* switch block_kind */
             if (v_block_type == 0) {
                 return afmt_fail(err, AFMT_E_UNSUPPORTED, NULL, "data", AFMT_NO_INDEX, 0,
                         "daphne: afmt does not write empty blocks");
             } else if (v_block_type == 1) {
-                if (n != 1) {
+                if (n != 1)
                     return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0,
                             "daphne holds one array here, not %zu", n);
-                }
-                if (A_data->encoding != AFMT_ENC_PLAIN || A_data->endian != AFMT_LITTLE ||
-                        A_data->stride != A_data->elsize ||
-                        (A_data->rank > 1 && A_data->order != AFMT_ROW_MAJOR)) {
-                    return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0,
-                            "array %u must be plain, little-endian and row-major (see "
-                            "afmt_array_to_plain)", (unsigned)ai);
-                }
-                if (A_data->rank != 2) {
-                    char desc_[96];
-                    afmt_array_describe(A_data, desc_, sizeof desc_);
-                    return afmt_fail(err, AFMT_E_TYPE, NULL, "data", AFMT_NO_INDEX, 0,
+                if (afmt_write_need_plain(A_data, AFMT_ROW_MAJOR, "data", ai, err)) return -1;
+                if (A_data->rank != 2)
+                    return afmt_write_fail_rank(A_data, "data",
                             "daphne holds 2-d matrices, or frames of several 1-d columns of equal "
-                            "length; this array is %u-d: %s", (unsigned)A_data->rank, desc_);
-                }
+                            "length", err);
                 uint64_t nbytes_data;
                 if (afmt_payload_size(A_data, el_enc, &nbytes_data, err) != 0) return -1;
                 const uint64_t v_block_value_type = v_value_type;
                 /* block_value_type */
-                if (v_block_value_type > UINT64_C(0xff)) {
+                if (v_block_value_type > UINT64_C(0xff))
                     return afmt_fail(err, AFMT_E_TYPE, NULL, "block_value_type", AFMT_NO_INDEX, 0,
                             "value %" PRIu64 " does not fit u8", v_block_value_type);
-                }
                 if (afmt_sink_u8(sink, v_block_value_type, err) != 0) return -1;
                 /* data */
                 if (afmt_sink_payload(sink, A_data, AFMT_LITTLE, el_enc, err) != 0) return -1;
             } else if (v_block_type == 2) {
-                if (n != 1) {
+                if (n != 1)
                     return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0,
                             "daphne holds one array here, not %zu", n);
-                }
-                if (A_data->encoding != AFMT_ENC_CSR || A_data->rank != 2) {
+                if (A_data->encoding != AFMT_ENC_CSR || A_data->rank != 2)
                     return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0,
                             "array %u must be a CSR view of rank 2", (unsigned)ai);
-                }
                 const uint64_t v_block_value_type = v_value_type;
                 const uint64_t v_nnz = A_data->nnz;
                 const uint64_t n_row_offsets = A_data->dims[0] + 1;
@@ -1055,18 +1015,16 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
                 for (uint64_t i_col_indices = 0; i_col_indices < n_col_indices; i_col_indices++) {
                     const uint64_t e_col_indices = afmt_field_get(A_data->csr_col_indices,
                             i_col_indices, A_data->csr_index_size, 0);
-                    if (!(e_col_indices < v_block_cols)) {
+                    if (!(e_col_indices < v_block_cols))
                         return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "col_indices",
                                 i_col_indices, 0,
                                 "column index out of range: `col_indices < block_cols` does not "
                                 "hold (col_indices = %" PRIu64 ")", e_col_indices);
-                    }
                 }
                 /* block_value_type */
-                if (v_block_value_type > UINT64_C(0xff)) {
+                if (v_block_value_type > UINT64_C(0xff))
                     return afmt_fail(err, AFMT_E_TYPE, NULL, "block_value_type", AFMT_NO_INDEX, 0,
                             "value %" PRIu64 " does not fit u8", v_block_value_type);
-                }
                 if (afmt_sink_u8(sink, v_block_value_type, err) != 0) return -1;
                 /* nnz */
                 if (afmt_sink_u64(sink, v_nnz, 0, err) != 0) return -1;
@@ -1109,15 +1067,12 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
                         "daphne cannot hold a column of type %s", afmt_dtype_name(arrays[k].dtype));
             }
         }
-        const uint64_t v_block_row = UINT64_C(0);
-        const uint64_t v_block_col = UINT64_C(0);
         /* column_types */
         for (uint64_t k = 0; k < n_column_types; k++) {
-            if (afmt_type_by_dtype(daphne_value_types, 8, arrays[k].dtype)->code > UINT64_C(0xff)) {
+            if (afmt_type_by_dtype(daphne_value_types, 8, arrays[k].dtype)->code > UINT64_C(0xff))
                 return afmt_fail(err, AFMT_E_TYPE, NULL, "column_types", k, 0, "value %" PRIu64
                         " does not fit u8",
                         afmt_type_by_dtype(daphne_value_types, 8, arrays[k].dtype)->code);
-            }
             if (afmt_sink_u8(sink,
                     afmt_type_by_dtype(daphne_value_types, 8, arrays[k].dtype)->code,
                     err) != 0) return -1;
@@ -1133,9 +1088,9 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
             if (afmt_sink_put(sink, arrays[k].name, len_k, err) != 0) return -1;
         }
         /* block_row */
-        if (afmt_sink_u64(sink, v_block_row, 0, err) != 0) return -1;
+        if (afmt_sink_u64(sink, UINT64_C(0), 0, err) != 0) return -1;
         /* block_col */
-        if (afmt_sink_u64(sink, v_block_col, 0, err) != 0) return -1;
+        if (afmt_sink_u64(sink, UINT64_C(0), 0, err) != 0) return -1;
         /* columns */
         if (afmt_sink_columns(sink, arrays, n, AFMT_LITTLE, err) != 0) return -1;
     } else {

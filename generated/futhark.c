@@ -55,10 +55,9 @@ static int futhark_validate_data(afmt_src *src, const afmt_options *opt, const a
     if (dims_product_status == AFMT_E_NEGATIVE) {
         return afmt_fail(err, AFMT_E_NEGATIVE, path, "dims", dims_negative_at,
                 o_dims + 8 * dims_negative_at, "dims[%" PRIu64 "] is negative", dims_negative_at);
-    } else if (dims_product_status != AFMT_OK) {
-        return afmt_fail(err, AFMT_E_OVERFLOW, path, "dims", AFMT_NO_INDEX, o_dims,
-                "`prod(dims)` overflows 64 bits");
     }
+    if (dims_product_status != AFMT_OK)
+        return afmt_fail_overflow(err, path, "dims", AFMT_NO_INDEX, o_dims, "prod(dims)");
     const uint64_t n_data = dims_product;
     const uint64_t stored_data = n_data;
     uint64_t nbytes_data;
@@ -132,11 +131,10 @@ static int futhark_validate_kind_1(afmt_src *src, const afmt_options *opt, const
     const uint64_t o_rank = pos;
     if (afmt_take_field(src, opt, err, path, &field_rank, 1, src->len, NULL, &pos)) return -1;
     const int64_t v_rank = afmt_as_i64(afmt_load_u8(AFMT_B(src, o_rank)), 8);
-    if (!(v_rank >= INT64_C(0))) {
+    if (!(v_rank >= INT64_C(0)))
         return afmt_fail(err, AFMT_E_CONSTRAINT, path, "rank", AFMT_NO_INDEX, o_rank,
                 "rank is negative (Futhark reads the rank byte as signed: 0..127): `rank >= 0` "
                 "does not hold (rank = %" PRId64 ")", v_rank);
-    }
 
     /* type: 4 bytes of text (spec/futhark.json /body/0/body/0/cases/0/body/4) */
     const uint64_t o_type = pos;
@@ -169,12 +167,11 @@ static int futhark_validate_kind_1(afmt_src *src, const afmt_options *opt, const
     for (uint64_t i_dims = 0; i_dims < n_dims; i_dims++) {
         const int64_t e_dims = afmt_as_i64(afmt_load_u64le(AFMT_B(src,
                 o_dims + (uint64_t)8 * i_dims)), 64);
-        if (!(e_dims >= INT64_C(0))) {
+        if (!(e_dims >= INT64_C(0)))
             return afmt_fail(err, AFMT_E_CONSTRAINT, path, "dims", i_dims,
                     o_dims + (uint64_t)8 * i_dims,
                     "dimension is negative (Futhark reads dims as signed): `dims >= 0` does not "
                     "hold (dims = %" PRId64 ")", e_dims);
-        }
     }
 
     /* array data: el elements, row-major (spec/futhark.json /body/0/body/0/cases/0/body/7) */
@@ -311,82 +308,54 @@ static int futhark_write_impl(const afmt_array *arrays, size_t n, const afmt_wri
     /* repeat value: one per array */
     for (size_t ai = 0; ai < n; ai++) {
         const afmt_array *A_data = &arrays[ai];
-        /* switch kind */
-        if (UINT64_C(1) == 1) {
-            if (A_data->encoding != AFMT_ENC_PLAIN || A_data->endian != AFMT_LITTLE ||
-                    A_data->stride != A_data->elsize ||
-                    (A_data->rank > 1 && A_data->order != AFMT_ROW_MAJOR)) {
-                return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0,
-                        "array %u must be plain, little-endian and row-major (see "
-                        "afmt_array_to_plain)", (unsigned)ai);
-            }
-            uint8_t w_type[4] = {0};
-            const afmt_type_entry *el_type = afmt_type_by_dtype(futhark_types, 12, A_data->dtype);
-            if (!el_type) {
-                return afmt_fail(err, AFMT_E_TYPE, NULL, "type", AFMT_NO_INDEX, 0,
-                        "futhark cannot hold elements of type %s", afmt_array_type_name(A_data));
-            }
-            memcpy(w_type, el_type->text, 4);
-            const afmt_encoding el_enc = el_type->enc;
-            uint64_t nbytes_data;
-            if (afmt_payload_size(A_data, el_enc, &nbytes_data, err) != 0) return -1;
-            uint8_t w_binary_mark[1] = {0};
-            memcpy(w_binary_mark, "b", 1);
-            const uint64_t v_version = UINT64_C(2);
-            const int64_t v_rank = (int64_t)A_data->rank;
-            const uint64_t *w_dims = A_data->dims;
-            const uint64_t n_dims = A_data->rank;
-            for (uint64_t k = 0; k < n_dims; k++) {
-                if (w_dims[k] > (uint64_t)INT64_MAX) {
-                    return afmt_fail(err, AFMT_E_TYPE, NULL, "dims", k, 0, "dimension %" PRIu64
-                            " does not fit a signed field", w_dims[k]);
-                }
-            }
-            if (!((uint64_t)0 == UINT64_C(0))) {
-                return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "binary_mark", AFMT_NO_INDEX, 0,
-                        "a -- comment before a binary value: Futhark's C runtime does not accept "
-                        "it (FORMATS.md#futhark): `skipped_comments() == 0` does not hold");
-            }
-            if (!(v_rank >= INT64_C(0))) {
-                return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "rank", AFMT_NO_INDEX, 0,
-                        "rank is negative (Futhark reads the rank byte as signed: 0..127): `rank "
-                        ">= 0` does not hold (rank = %" PRId64 ")", v_rank);
-            }
-            for (uint64_t i_dims = 0; i_dims < n_dims; i_dims++) {
-                const int64_t e_dims = (int64_t)w_dims[i_dims];
-                if (!(e_dims >= INT64_C(0))) {
-                    return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "dims", i_dims, 0,
-                            "dimension is negative (Futhark reads dims as signed): `dims >= 0` "
-                            "does not hold (dims = %" PRId64 ")", e_dims);
-                }
-            }
-            /* binary_mark */
-            if (afmt_sink_put(sink, w_binary_mark, 1, err) != 0) return -1;
-            /* version */
-            if (v_version > UINT64_C(0xff)) {
-                return afmt_fail(err, AFMT_E_TYPE, NULL, "version", AFMT_NO_INDEX, 0, "value %"
-                        PRIu64 " does not fit u8", v_version);
-            }
-            if (afmt_sink_u8(sink, v_version, err) != 0) return -1;
-            /* rank */
-            if (v_rank < -(INT64_C(1) << 7) || v_rank >= (INT64_C(1) << 7)) {
-                return afmt_fail(err, AFMT_E_TYPE, NULL, "rank", AFMT_NO_INDEX, 0, "value %" PRId64
-                        " does not fit i8", v_rank);
-            }
-            if (afmt_sink_u8(sink, ((uint64_t)v_rank & UINT64_C(0xff)), err) != 0) return -1;
-            /* type */
-            if (afmt_sink_put(sink, w_type, 4, err) != 0) return -1;
-            /* dims */
-            for (uint64_t k = 0; k < n_dims; k++) {
-                if (afmt_sink_u64(sink, (uint64_t)(int64_t)w_dims[k], 0, err) != 0) return -1;
-            }
-            /* data */
-            if (afmt_sink_payload(sink, A_data, AFMT_LITTLE, el_enc, err) != 0) return -1;
-        } else if (UINT64_C(1) == 2) {
-        } else {
-            return afmt_fail(err, AFMT_E_TYPE, NULL, "kind", AFMT_NO_INDEX, 0,
-                    "no case of the format describes this array");
+        /* switch kind: case 1 */
+        if (afmt_write_need_plain(A_data, AFMT_ROW_MAJOR, "data", ai, err)) return -1;
+        uint8_t w_type[4] = {0};
+        const afmt_type_entry *el_type = afmt_type_by_dtype(futhark_types, 12, A_data->dtype);
+        if (!el_type) {
+            return afmt_fail(err, AFMT_E_TYPE, NULL, "type", AFMT_NO_INDEX, 0,
+                    "futhark cannot hold elements of type %s", afmt_array_type_name(A_data));
         }
+        memcpy(w_type, el_type->text, 4);
+        const afmt_encoding el_enc = el_type->enc;
+        uint64_t nbytes_data;
+        if (afmt_payload_size(A_data, el_enc, &nbytes_data, err) != 0) return -1;
+        const int64_t v_rank = (int64_t)A_data->rank;
+        const uint64_t *w_dims = A_data->dims;
+        const uint64_t n_dims = A_data->rank;
+        for (uint64_t k = 0; k < n_dims; k++) {
+            if (w_dims[k] > (uint64_t)INT64_MAX)
+                return afmt_fail(err, AFMT_E_TYPE, NULL, "dims", k, 0, "dimension %" PRIu64
+                        " does not fit a signed field", w_dims[k]);
+        }
+        if (!(v_rank >= INT64_C(0)))
+            return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "rank", AFMT_NO_INDEX, 0,
+                    "rank is negative (Futhark reads the rank byte as signed: 0..127): `rank >= 0` "
+                    "does not hold (rank = %" PRId64 ")", v_rank);
+        for (uint64_t i_dims = 0; i_dims < n_dims; i_dims++) {
+            const int64_t e_dims = (int64_t)w_dims[i_dims];
+            if (!(e_dims >= INT64_C(0)))
+                return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "dims", i_dims, 0,
+                        "dimension is negative (Futhark reads dims as signed): `dims >= 0` does "
+                        "not hold (dims = %" PRId64 ")", e_dims);
+        }
+        /* binary_mark */
+        if (afmt_sink_put(sink, "b", 1, err) != 0) return -1;
+        /* version */
+        if (afmt_sink_u8(sink, UINT64_C(2), err) != 0) return -1;
+        /* rank */
+        if (v_rank < -(INT64_C(1) << 7) || v_rank >= (INT64_C(1) << 7))
+            return afmt_fail(err, AFMT_E_TYPE, NULL, "rank", AFMT_NO_INDEX, 0, "value %" PRId64
+                    " does not fit i8", v_rank);
+        if (afmt_sink_u8(sink, ((uint64_t)v_rank & UINT64_C(0xff)), err) != 0) return -1;
+        /* type */
+        if (afmt_sink_put(sink, w_type, 4, err) != 0) return -1;
+        /* dims */
+        for (uint64_t k = 0; k < n_dims; k++) {
+            if (afmt_sink_u64(sink, w_dims[k], 0, err) != 0) return -1;
+        }
+        /* data */
+        if (afmt_sink_payload(sink, A_data, AFMT_LITTLE, el_enc, err) != 0) return -1;
     }
     if (wopt && wopt->trailer_len > 0) {
         return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, 0,

@@ -170,23 +170,12 @@ static int inebin_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
                 "inebin needs an array to write");
     }
     const afmt_array *A_data = &arrays[ai];
-    if (n != 1) {
+    if (n != 1)
         return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0,
                 "inebin holds one array here, not %zu", n);
-    }
-    if (A_data->encoding != AFMT_ENC_PLAIN || A_data->endian != AFMT_LITTLE ||
-            A_data->stride != A_data->elsize ||
-            (A_data->rank > 1 && A_data->order != AFMT_ROW_MAJOR)) {
-        return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0,
-                "array %u must be plain, little-endian and row-major (see afmt_array_to_plain)",
-                (unsigned)ai);
-    }
-    if (A_data->rank != 2) {
-        char desc_[96];
-        afmt_array_describe(A_data, desc_, sizeof desc_);
-        return afmt_fail(err, AFMT_E_TYPE, NULL, "data", AFMT_NO_INDEX, 0,
-                "inebin holds 2-d matrices; this array is %u-d: %s", (unsigned)A_data->rank, desc_);
-    }
+    if (afmt_write_need_plain(A_data, AFMT_ROW_MAJOR, "data", ai, err)) return -1;
+    if (A_data->rank != 2)
+        return afmt_write_fail_rank(A_data, "data", "inebin holds 2-d matrices", err);
     uint8_t w_type[1] = {0};
     const afmt_type_entry *el_type = afmt_type_by_dtype(inebin_types, 4, A_data->dtype);
     if (!el_type) {
@@ -197,32 +186,23 @@ static int inebin_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
     const afmt_encoding el_enc = el_type->enc;
     uint64_t nbytes_data;
     if (afmt_payload_size(A_data, el_enc, &nbytes_data, err) != 0) return -1;
-    uint8_t w_magic[6] = {0};
-    memcpy(w_magic, "INEBIN", 6);
-    const uint64_t v_reserved = UINT64_C(0);
     const uint64_t v_rows = A_data->dims[0];
     const uint64_t v_cols = A_data->dims[1];
     /* magic */
-    if (afmt_sink_put(sink, w_magic, 6, err) != 0) return -1;
+    if (afmt_sink_put(sink, "INEBIN", 6, err) != 0) return -1;
     /* reserved */
-    if (v_reserved > UINT64_C(0xff)) {
-        return afmt_fail(err, AFMT_E_TYPE, NULL, "reserved", AFMT_NO_INDEX, 0, "value %" PRIu64
-                " does not fit u8", v_reserved);
-    }
-    if (afmt_sink_u8(sink, v_reserved, err) != 0) return -1;
+    if (afmt_sink_u8(sink, UINT64_C(0), err) != 0) return -1;
     /* type */
     if (afmt_sink_put(sink, w_type, 1, err) != 0) return -1;
     /* rows */
-    if (v_rows > UINT64_C(0xffffffff)) {
+    if (v_rows > UINT64_C(0xffffffff))
         return afmt_fail(err, AFMT_E_TYPE, NULL, "rows", AFMT_NO_INDEX, 0, "value %" PRIu64
                 " does not fit u32", v_rows);
-    }
     if (afmt_sink_u32(sink, v_rows, 0, err) != 0) return -1;
     /* cols */
-    if (v_cols > UINT64_C(0xffffffff)) {
+    if (v_cols > UINT64_C(0xffffffff))
         return afmt_fail(err, AFMT_E_TYPE, NULL, "cols", AFMT_NO_INDEX, 0, "value %" PRIu64
                 " does not fit u32", v_cols);
-    }
     if (afmt_sink_u32(sink, v_cols, 0, err) != 0) return -1;
     /* data */
     if (afmt_sink_payload(sink, A_data, AFMT_LITTLE, el_enc, err) != 0) return -1;

@@ -238,11 +238,10 @@ static int npy_validate_body(afmt_src *src, const afmt_options *opt,
     if (!any_holds) {
         any_holds = (v_major == UINT64_C(3));
     }
-    if (!any_holds) {
+    if (!any_holds)
         return afmt_fail(err, AFMT_E_CONSTRAINT, path, "major", AFMT_NO_INDEX, o_major,
                 "not one of 1, 2, 3: `major == 1 || major == 2 || major == 3` does not hold (major "
                 "= %" PRIu64 ")", v_major);
-    }
 
     /* minor: u8 (spec/npy.json /body/3) */
     const uint64_t o_minor = pos;

@@ -37,20 +37,18 @@ static int rawarray_validate_compression_0(afmt_src *src, afmt_error *err, afmt_
     if (dims_product_status == AFMT_E_NEGATIVE) {
         return afmt_fail(err, AFMT_E_NEGATIVE, path, "dims", dims_negative_at,
                 o_dims + 8 * dims_negative_at, "dims[%" PRIu64 "] is negative", dims_negative_at);
-    } else if (dims_product_status != AFMT_OK) {
-        return afmt_fail(err, AFMT_E_OVERFLOW, path, "size", AFMT_NO_INDEX, o_size,
-                "`size == elbyte * prod(dims)` overflows 64 bits");
     }
+    if (dims_product_status != AFMT_OK)
+        return afmt_fail_overflow(err, path, "size", AFMT_NO_INDEX, o_size,
+                "size == elbyte * prod(dims)");
     uint64_t elbyte_times_dims_product;
-    if (!afmt_mul_u64(v_elbyte, dims_product, &elbyte_times_dims_product)) {
-        return afmt_fail(err, AFMT_E_OVERFLOW, path, "size", AFMT_NO_INDEX, o_size,
-                "`size == elbyte * prod(dims)` overflows 64 bits");
-    }
-    if (v_size != elbyte_times_dims_product) {
+    if (!afmt_mul_u64(v_elbyte, dims_product, &elbyte_times_dims_product))
+        return afmt_fail_overflow(err, path, "size", AFMT_NO_INDEX, o_size,
+                "size == elbyte * prod(dims)");
+    if (v_size != elbyte_times_dims_product)
         return afmt_fail(err, AFMT_E_CONSTRAINT, path, "size", AFMT_NO_INDEX, o_size, "expected %"
                 PRIu64 " = elbyte * prod(dims), found %" PRIu64 "", elbyte_times_dims_product,
                 v_size);
-    }
     return 0;
 }
 
@@ -59,12 +57,11 @@ static int rawarray_validate_compression_2(afmt_error *err, afmt_path *path, con
 {
 
     /* check size > 0 (spec/rawarray.json /body/8/cases/1/body/0) */
-    if (!(v_size > UINT64_C(0))) {
+    if (!(v_size > UINT64_C(0)))
         return afmt_fail(err, AFMT_E_CONSTRAINT, path, "size", AFMT_NO_INDEX, o_size,
                 "a compressed block is never empty: liblz4 rejects a 0-byte block (zero elements "
                 "compress to the 1-byte block 00): `size > 0` does not hold (size = %" PRIu64 ")",
                 v_size);
-    }
     return 0;
 }
 
@@ -84,10 +81,9 @@ static int rawarray_validate_data(afmt_src *src, const afmt_options *opt, const 
         return afmt_fail(err, AFMT_E_NEGATIVE, path, "dims", dims_negative_at_2,
                 o_dims + 8 * dims_negative_at_2, "dims[%" PRIu64 "] is negative",
                 dims_negative_at_2);
-    } else if (dims_product_2_status != AFMT_OK) {
-        return afmt_fail(err, AFMT_E_OVERFLOW, path, "dims", AFMT_NO_INDEX, o_dims,
-                "`prod(dims)` overflows 64 bits");
     }
+    if (dims_product_2_status != AFMT_OK)
+        return afmt_fail_overflow(err, path, "dims", AFMT_NO_INDEX, o_dims, "prod(dims)");
     const uint64_t n_data = dims_product_2;
     const uint64_t stored_data = n_data;
     uint64_t nbytes_data;
@@ -181,16 +177,14 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
     const uint64_t o_flags = pos;
     if (afmt_take_field(src, opt, err, path, &field_flags, 1, src->len, NULL, &pos)) return -1;
     const uint64_t v_flags = afmt_load_u64le(AFMT_B(src, o_flags));
-    if (!((v_flags & (~UINT64_C(3))) == UINT64_C(0))) {
+    if (!((v_flags & (~UINT64_C(3))) == UINT64_C(0)))
         return afmt_fail(err, AFMT_E_CONSTRAINT, path, "flags", AFMT_NO_INDEX, o_flags,
                 "unknown flag bits (only bit 0, big-endian, and bit 1, compressed, are defined): "
                 "`(flags & ~3) == 0` does not hold (flags = %" PRIu64 ")", v_flags);
-    }
-    if (!((v_flags & UINT64_C(1)) == UINT64_C(0))) {
+    if (!((v_flags & UINT64_C(1)) == UINT64_C(0)))
         return afmt_fail(err, AFMT_E_UNSUPPORTED, path, "flags", AFMT_NO_INDEX, o_flags,
                 "big-endian data (flags bit 0) is not supported: `(flags & 1) == 0` does not hold "
                 "(flags = %" PRIu64 ")", v_flags);
-    }
 
     /* eltype: u64 little-endian (spec/rawarray.json /body/2) */
     const uint64_t o_eltype = pos;
@@ -201,11 +195,10 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
     const uint64_t o_elbyte = pos;
     if (afmt_take_field(src, opt, err, path, &field_elbyte, 1, src->len, NULL, &pos)) return -1;
     const uint64_t v_elbyte = afmt_load_u64le(AFMT_B(src, o_elbyte));
-    if (!(v_elbyte > UINT64_C(0))) {
+    if (!(v_elbyte > UINT64_C(0)))
         return afmt_fail(err, AFMT_E_CONSTRAINT, path, "elbyte", AFMT_NO_INDEX, o_elbyte,
                 "element size is zero: `elbyte > 0` does not hold (elbyte = %" PRIu64 ")",
                 v_elbyte);
-    }
 
     /*
      * size: u64 little-endian (spec/rawarray.json /body/4): data length in bytes: compressed length
@@ -353,17 +346,10 @@ static int rawarray_write_impl(const afmt_array *arrays, size_t n, const afmt_wr
                 "rawarray needs an array to write");
     }
     const afmt_array *A_data = &arrays[ai];
-    if (n != 1) {
+    if (n != 1)
         return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0,
                 "rawarray holds one array here, not %zu", n);
-    }
-    if (A_data->encoding != AFMT_ENC_PLAIN || A_data->endian != AFMT_LITTLE ||
-            A_data->stride != A_data->elsize ||
-            (A_data->rank > 1 && A_data->order != AFMT_COL_MAJOR)) {
-        return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0,
-                "array %u must be plain, little-endian and column-major (see afmt_array_to_plain)",
-                (unsigned)ai);
-    }
+    if (afmt_write_need_plain(A_data, AFMT_COL_MAJOR, "data", ai, err)) return -1;
     uint64_t v_eltype = 0;
     uint64_t v_elbyte = 0;
     afmt_dtype el_dtype = AFMT_DTYPE_INVALID;
@@ -453,29 +439,24 @@ static int rawarray_write_impl(const afmt_array *arrays, size_t n, const afmt_wr
         *owned = NULL;
         if (afmt_lz4_compress(A_data->data, nbytes_data, owned, &nbytes_data, err) != 0) return -1;
     }
-    uint8_t w_magic[8] = {0};
-    memcpy(w_magic, "rawarray", 8);
     const uint64_t v_size = nbytes_data;
     const uint64_t v_ndims = (uint64_t)A_data->rank;
     const uint64_t *w_dims = A_data->dims;
     const uint64_t n_dims = A_data->rank;
-    if (!((v_flags & (~UINT64_C(3))) == UINT64_C(0))) {
+    if (!((v_flags & (~UINT64_C(3))) == UINT64_C(0)))
         return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "flags", AFMT_NO_INDEX, 0,
                 "unknown flag bits (only bit 0, big-endian, and bit 1, compressed, are defined): "
                 "`(flags & ~3) == 0` does not hold (flags = %" PRIu64 ")", v_flags);
-    }
-    if (!((v_flags & UINT64_C(1)) == UINT64_C(0))) {
+    if (!((v_flags & UINT64_C(1)) == UINT64_C(0)))
         return afmt_fail(err, AFMT_E_UNSUPPORTED, NULL, "flags", AFMT_NO_INDEX, 0,
                 "big-endian data (flags bit 0) is not supported: `(flags & 1) == 0` does not hold "
                 "(flags = %" PRIu64 ")", v_flags);
-    }
-    if (!(v_elbyte > UINT64_C(0))) {
+    if (!(v_elbyte > UINT64_C(0)))
         return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "elbyte", AFMT_NO_INDEX, 0,
                 "element size is zero: `elbyte > 0` does not hold (elbyte = %" PRIu64 ")",
                 v_elbyte);
-    }
     /* magic */
-    if (afmt_sink_put(sink, w_magic, 8, err) != 0) return -1;
+    if (afmt_sink_put(sink, "rawarray", 8, err) != 0) return -1;
     /* flags */
     if (afmt_sink_u64(sink, v_flags, 0, err) != 0) return -1;
     /* eltype */
@@ -493,27 +474,23 @@ static int rawarray_write_impl(const afmt_array *arrays, size_t n, const afmt_wr
     /* switch compression */
     if ((v_flags & UINT64_C(2)) == 0) {
         uint64_t dims_product;
-        if (!afmt_u64s_prod(w_dims, n_dims, &dims_product)) {
-            return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "size", AFMT_NO_INDEX, 0,
-                    "`size == elbyte * prod(dims)` overflows 64 bits");
-        }
+        if (!afmt_u64s_prod(w_dims, n_dims, &dims_product))
+            return afmt_fail_overflow(err, NULL, "size", AFMT_NO_INDEX, 0,
+                    "size == elbyte * prod(dims)");
         uint64_t elbyte_times_dims_product;
-        if (!afmt_mul_u64(v_elbyte, dims_product, &elbyte_times_dims_product)) {
-            return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "size", AFMT_NO_INDEX, 0,
-                    "`size == elbyte * prod(dims)` overflows 64 bits");
-        }
-        if (v_size != elbyte_times_dims_product) {
+        if (!afmt_mul_u64(v_elbyte, dims_product, &elbyte_times_dims_product))
+            return afmt_fail_overflow(err, NULL, "size", AFMT_NO_INDEX, 0,
+                    "size == elbyte * prod(dims)");
+        if (v_size != elbyte_times_dims_product)
             return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "size", AFMT_NO_INDEX, 0, "expected %"
                     PRIu64 " = elbyte * prod(dims), found %" PRIu64 "", elbyte_times_dims_product,
                     v_size);
-        }
     } else if ((v_flags & UINT64_C(2)) == 2) {
-        if (!(v_size > UINT64_C(0))) {
+        if (!(v_size > UINT64_C(0)))
             return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "size", AFMT_NO_INDEX, 0,
                     "a compressed block is never empty: liblz4 rejects a 0-byte block (zero "
                     "elements compress to the 1-byte block 00): `size > 0` does not hold (size = %"
                     PRIu64 ")", v_size);
-        }
     } else {
         return afmt_fail(err, AFMT_E_TYPE, NULL, "compression", AFMT_NO_INDEX, 0,
                 "no case of the format describes this array");

@@ -89,16 +89,14 @@ static int tenbin_validate_array(afmt_src *src, const afmt_options *opt, const a
     const uint64_t o_header_len = pos;
     if (afmt_take_field(src, opt, err, path, &field_header_len, 1, src->len, NULL, &pos)) return -1;
     const int64_t v_header_len = afmt_as_i64(afmt_load_u64le(AFMT_B(src, o_header_len)), 64);
-    if (!(v_header_len >= INT64_C(0))) {
+    if (!(v_header_len >= INT64_C(0)))
         return afmt_fail(err, AFMT_E_NEGATIVE, path, "header_len", AFMT_NO_INDEX, o_header_len,
                 "chunk length is negative: `header_len >= 0` does not hold (header_len = %" PRId64
                 ")", v_header_len);
-    }
-    if (!((v_header_len % INT64_C(8)) == INT64_C(0))) {
+    if (!((v_header_len % INT64_C(8)) == INT64_C(0)))
         return afmt_fail(err, AFMT_E_SIZE, path, "header_len", AFMT_NO_INDEX, o_header_len,
                 "a header is int64 words (the reference reader fails on anything else): "
                 "`header_len %% 8 == 0` does not hold (header_len = %" PRId64 ")", v_header_len);
-    }
 
     /* region header of header_len bytes (spec/tenbin.json /body/0/body/2) */
     const uint64_t size_header = (uint64_t)v_header_len;
@@ -140,10 +138,9 @@ static int tenbin_validate_array(afmt_src *src, const afmt_options *opt, const a
     if (afmt_take_field(src, opt, err, path, &field_ndim, 1, end_header, &rc_header,
             &pos)) return -1;
     const int64_t v_ndim = afmt_as_i64(afmt_load_u64le(AFMT_B(src, o_ndim)), 64);
-    if (!(v_ndim >= INT64_C(0))) {
+    if (!(v_ndim >= INT64_C(0)))
         return afmt_fail(err, AFMT_E_NEGATIVE, path, "ndim", AFMT_NO_INDEX, o_ndim,
                 "ndim is negative: `ndim >= 0` does not hold (ndim = %" PRId64 ")", v_ndim);
-    }
     if (!(v_ndim <= INT64_C(9))) {
         if (afmt_tolerate(opt, vis, err, AFMT_E_CONSTRAINT, path, "ndim", AFMT_NO_INDEX, o_ndim,
                 "the reference writer refuses 10 or more dimensions: `ndim <= 9` does not hold "
@@ -163,12 +160,11 @@ static int tenbin_validate_array(afmt_src *src, const afmt_options *opt, const a
     for (uint64_t i_dims = 0; i_dims < n_dims; i_dims++) {
         const int64_t e_dims = afmt_as_i64(afmt_load_u64le(AFMT_B(src,
                 o_dims + (uint64_t)8 * i_dims)), 64);
-        if (!(e_dims >= INT64_C(0))) {
+        if (!(e_dims >= INT64_C(0)))
             return afmt_fail(err, AFMT_E_NEGATIVE, path, "dims", i_dims,
                     o_dims + (uint64_t)8 * i_dims,
                     "dimension is negative: `dims >= 0` does not hold (dims = %" PRId64 ")",
                     e_dims);
-        }
     }
     if (pos != end_header) {
         if (!afmt_src_skip_to(src, end_header)) {
@@ -187,15 +183,13 @@ static int tenbin_validate_array(afmt_src *src, const afmt_options *opt, const a
      * /body/0/body/3)
      */
     uint64_t header_len_rounded;
-    if (!afmt_roundup_u64((uint64_t)v_header_len, UINT64_C(64), &header_len_rounded)) {
+    if (!afmt_roundup_u64((uint64_t)v_header_len, UINT64_C(64), &header_len_rounded))
         return afmt_fail(err, AFMT_E_OVERFLOW, path, "header_padding", AFMT_NO_INDEX, pos,
                 "`roundup(header_len, 64) - header_len` overflows 64 bits or divides by zero");
-    }
     uint64_t header_len_padding;
-    if (!afmt_sub_u64(header_len_rounded, (uint64_t)v_header_len, &header_len_padding)) {
+    if (!afmt_sub_u64(header_len_rounded, (uint64_t)v_header_len, &header_len_padding))
         return afmt_fail(err, AFMT_E_NEGATIVE, path, "header_padding", AFMT_NO_INDEX, pos,
                 "`roundup(header_len, 64) - header_len` is below zero");
-    }
     if (afmt_take_padding(src, opt, vis, err, path, "header_padding", 1, header_len_padding,
             src->len, &pos)) return -1;
 
@@ -209,11 +203,10 @@ static int tenbin_validate_array(afmt_src *src, const afmt_options *opt, const a
     const uint64_t o_data_len = pos;
     if (afmt_take_field(src, opt, err, path, &field_data_len, 1, src->len, NULL, &pos)) return -1;
     const int64_t v_data_len = afmt_as_i64(afmt_load_u64le(AFMT_B(src, o_data_len)), 64);
-    if (!(v_data_len >= INT64_C(0))) {
+    if (!(v_data_len >= INT64_C(0)))
         return afmt_fail(err, AFMT_E_NEGATIVE, path, "data_len", AFMT_NO_INDEX, o_data_len,
                 "chunk length is negative: `data_len >= 0` does not hold (data_len = %" PRId64 ")",
                 v_data_len);
-    }
 
     /*
      * check data_len == prod(dims) * sizeof(el) (spec/tenbin.json /body/0/body/6): surplus data
@@ -226,15 +219,14 @@ static int tenbin_validate_array(afmt_src *src, const afmt_options *opt, const a
     if (dims_product_status == AFMT_E_NEGATIVE) {
         return afmt_fail(err, AFMT_E_NEGATIVE, path, "dims", dims_negative_at,
                 o_dims + 8 * dims_negative_at, "dims[%" PRIu64 "] is negative", dims_negative_at);
-    } else if (dims_product_status != AFMT_OK) {
-        return afmt_fail(err, AFMT_E_OVERFLOW, path, "data_len", AFMT_NO_INDEX, o_data_len,
-                "`data_len == prod(dims) * sizeof(el)` overflows 64 bits");
     }
+    if (dims_product_status != AFMT_OK)
+        return afmt_fail_overflow(err, path, "data_len", AFMT_NO_INDEX, o_data_len,
+                "data_len == prod(dims) * sizeof(el)");
     uint64_t dims_product_times_el_size;
-    if (!afmt_mul_u64(dims_product, el_size, &dims_product_times_el_size)) {
-        return afmt_fail(err, AFMT_E_OVERFLOW, path, "data_len", AFMT_NO_INDEX, o_data_len,
-                "`data_len == prod(dims) * sizeof(el)` overflows 64 bits");
-    }
+    if (!afmt_mul_u64(dims_product, el_size, &dims_product_times_el_size))
+        return afmt_fail_overflow(err, path, "data_len", AFMT_NO_INDEX, o_data_len,
+                "data_len == prod(dims) * sizeof(el)");
     if (afmt_cmp_i64_u64(v_data_len, dims_product_times_el_size) != 0) {
         if (afmt_tolerate(opt, vis, err, AFMT_E_SIZE, path, "data_len", AFMT_NO_INDEX, o_data_len,
                 "expected %" PRId64 " = prod(dims) * sizeof(el), found %" PRId64 "",
@@ -263,21 +255,18 @@ static int tenbin_validate_array(afmt_src *src, const afmt_options *opt, const a
      * pad data_padding: roundup(data_len, 64) - data_len zero bytes (spec/tenbin.json
      * /body/0/body/8)
      */
-    if (v_data_len < 0) {
+    if (v_data_len < 0)
         return afmt_fail(err, AFMT_E_NEGATIVE, path, "data_padding", AFMT_NO_INDEX, pos,
                 "`roundup(data_len, 64) - data_len` is negative (%" PRId64 ")", v_data_len);
-    }
     const uint64_t data_len_unsigned = (uint64_t)(v_data_len);
     uint64_t data_len_rounded;
-    if (!afmt_roundup_u64(data_len_unsigned, UINT64_C(64), &data_len_rounded)) {
+    if (!afmt_roundup_u64(data_len_unsigned, UINT64_C(64), &data_len_rounded))
         return afmt_fail(err, AFMT_E_OVERFLOW, path, "data_padding", AFMT_NO_INDEX, pos,
                 "`roundup(data_len, 64) - data_len` overflows 64 bits or divides by zero");
-    }
     uint64_t data_len_padding;
-    if (!afmt_sub_u64(data_len_rounded, (uint64_t)v_data_len, &data_len_padding)) {
+    if (!afmt_sub_u64(data_len_rounded, (uint64_t)v_data_len, &data_len_padding))
         return afmt_fail(err, AFMT_E_NEGATIVE, path, "data_padding", AFMT_NO_INDEX, pos,
                 "`roundup(data_len, 64) - data_len` is below zero");
-    }
     if (afmt_take_padding(src, opt, vis, err, path, "data_padding", 1, data_len_padding, src->len,
             &pos)) return -1;
     *pos_io = pos;
@@ -345,13 +334,7 @@ static int tenbin_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
     /* repeat array: one per array */
     for (size_t ai = 0; ai < n; ai++) {
         const afmt_array *A_data = &arrays[ai];
-        if (A_data->encoding != AFMT_ENC_PLAIN || A_data->endian != AFMT_LITTLE ||
-                A_data->stride != A_data->elsize ||
-                (A_data->rank > 1 && A_data->order != AFMT_ROW_MAJOR)) {
-            return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0,
-                    "array %u must be plain, little-endian and row-major (see "
-                    "afmt_array_to_plain)", (unsigned)ai);
-        }
+        if (afmt_write_need_plain(A_data, AFMT_ROW_MAJOR, "data", ai, err)) return -1;
         uint8_t w_dtype[8] = {0};
         const afmt_type_entry *el_type = afmt_type_by_dtype(tenbin_dtypes, 11, A_data->dtype);
         if (!el_type) {
@@ -363,19 +346,13 @@ static int tenbin_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
         const afmt_encoding el_enc = el_type->enc;
         uint64_t nbytes_data;
         if (afmt_payload_size(A_data, el_enc, &nbytes_data, err) != 0) return -1;
-        uint8_t w_header_magic[8] = {0};
-        memcpy(w_header_magic, "~TenBin~", 8);
         const int64_t v_ndim = (int64_t)A_data->rank;
         int64_t ndim_times_8;
-        if (!afmt_mul_i64(INT64_C(8), v_ndim, &ndim_times_8)) {
-            return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "header_len", AFMT_NO_INDEX, 0,
-                    "`24 + 8 * ndim` overflows 64 bits");
-        }
+        if (!afmt_mul_i64(INT64_C(8), v_ndim, &ndim_times_8))
+            return afmt_fail_overflow(err, NULL, "header_len", AFMT_NO_INDEX, 0, "24 + 8 * ndim");
         int64_t ndim_times_8_plus_24;
-        if (!afmt_add_i64(INT64_C(24), ndim_times_8, &ndim_times_8_plus_24)) {
-            return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "header_len", AFMT_NO_INDEX, 0,
-                    "`24 + 8 * ndim` overflows 64 bits");
-        }
+        if (!afmt_add_i64(INT64_C(24), ndim_times_8, &ndim_times_8_plus_24))
+            return afmt_fail_overflow(err, NULL, "header_len", AFMT_NO_INDEX, 0, "24 + 8 * ndim");
         const int64_t v_header_len = ndim_times_8_plus_24;
         uint8_t w_info[8] = {0};
         if (afmt_text_fill(w_info, 8, A_data->name) != 0) {
@@ -385,63 +362,51 @@ static int tenbin_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
         const uint64_t *w_dims = A_data->dims;
         const uint64_t n_dims = A_data->rank;
         for (uint64_t k = 0; k < n_dims; k++) {
-            if (w_dims[k] > (uint64_t)INT64_MAX) {
+            if (w_dims[k] > (uint64_t)INT64_MAX)
                 return afmt_fail(err, AFMT_E_TYPE, NULL, "dims", k, 0, "dimension %" PRIu64
                         " does not fit a signed field", w_dims[k]);
-            }
         }
-        uint8_t w_data_magic[8] = {0};
-        memcpy(w_data_magic, "~TenBin~", 8);
         uint64_t dims_product;
-        if (!afmt_u64s_prod(w_dims, n_dims, &dims_product)) {
-            return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "data_len", AFMT_NO_INDEX, 0,
-                    "`data_len == prod(dims) * sizeof(el)` overflows 64 bits");
-        }
+        if (!afmt_u64s_prod(w_dims, n_dims, &dims_product))
+            return afmt_fail_overflow(err, NULL, "data_len", AFMT_NO_INDEX, 0,
+                    "data_len == prod(dims) * sizeof(el)");
         uint64_t dims_product_times_el_size;
-        if (!afmt_mul_u64(dims_product, el_size, &dims_product_times_el_size)) {
-            return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "data_len", AFMT_NO_INDEX, 0,
-                    "`data_len == prod(dims) * sizeof(el)` overflows 64 bits");
-        }
-        if (dims_product_times_el_size > (uint64_t)INT64_MAX) {
+        if (!afmt_mul_u64(dims_product, el_size, &dims_product_times_el_size))
+            return afmt_fail_overflow(err, NULL, "data_len", AFMT_NO_INDEX, 0,
+                    "data_len == prod(dims) * sizeof(el)");
+        if (dims_product_times_el_size > (uint64_t)INT64_MAX)
             return afmt_fail(err, AFMT_E_TYPE, NULL, "data_len", AFMT_NO_INDEX, 0, "value %" PRIu64
                     " of data_len does not fit a signed field", dims_product_times_el_size);
-        }
         const int64_t v_data_len = (int64_t)dims_product_times_el_size;
-        if (!(v_header_len >= INT64_C(0))) {
+        if (!(v_header_len >= INT64_C(0)))
             return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "header_len", AFMT_NO_INDEX, 0,
                     "chunk length is negative: `header_len >= 0` does not hold (header_len = %"
                     PRId64 ")", v_header_len);
-        }
-        if (!((v_header_len % INT64_C(8)) == INT64_C(0))) {
+        if (!((v_header_len % INT64_C(8)) == INT64_C(0)))
             return afmt_fail(err, AFMT_E_SIZE, NULL, "header_len", AFMT_NO_INDEX, 0,
                     "a header is int64 words (the reference reader fails on anything else): "
                     "`header_len %% 8 == 0` does not hold (header_len = %" PRId64 ")",
                     v_header_len);
-        }
-        if (!(v_ndim >= INT64_C(0))) {
+        if (!(v_ndim >= INT64_C(0)))
             return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "ndim", AFMT_NO_INDEX, 0,
                     "ndim is negative: `ndim >= 0` does not hold (ndim = %" PRId64 ")", v_ndim);
-        }
-        if (!(v_ndim <= INT64_C(9))) {
+        if (!(v_ndim <= INT64_C(9)))
             return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "ndim", AFMT_NO_INDEX, 0,
                     "the reference writer refuses 10 or more dimensions: `ndim <= 9` does not hold "
                     "(ndim = %" PRId64 ")", v_ndim);
-        }
         for (uint64_t i_dims = 0; i_dims < n_dims; i_dims++) {
             const int64_t e_dims = (int64_t)w_dims[i_dims];
-            if (!(e_dims >= INT64_C(0))) {
+            if (!(e_dims >= INT64_C(0)))
                 return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "dims", i_dims, 0,
                         "dimension is negative: `dims >= 0` does not hold (dims = %" PRId64 ")",
                         e_dims);
-            }
         }
-        if (!(v_data_len >= INT64_C(0))) {
+        if (!(v_data_len >= INT64_C(0)))
             return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "data_len", AFMT_NO_INDEX, 0,
                     "chunk length is negative: `data_len >= 0` does not hold (data_len = %" PRId64
                     ")", v_data_len);
-        }
         /* header_magic */
-        if (afmt_sink_put(sink, w_header_magic, 8, err) != 0) return -1;
+        if (afmt_sink_put(sink, "~TenBin~", 8, err) != 0) return -1;
         /* header_len */
         if (afmt_sink_u64(sink, (uint64_t)v_header_len, 0, err) != 0) return -1;
         /* dtype */
@@ -452,37 +417,33 @@ static int tenbin_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
         if (afmt_sink_u64(sink, (uint64_t)v_ndim, 0, err) != 0) return -1;
         /* dims */
         for (uint64_t k = 0; k < n_dims; k++) {
-            if (afmt_sink_u64(sink, (uint64_t)(int64_t)w_dims[k], 0, err) != 0) return -1;
+            if (afmt_sink_u64(sink, w_dims[k], 0, err) != 0) return -1;
         }
         /* header_padding */
         uint64_t header_len_rounded;
-        if (!afmt_roundup_u64((uint64_t)v_header_len, UINT64_C(64), &header_len_rounded)) {
+        if (!afmt_roundup_u64((uint64_t)v_header_len, UINT64_C(64), &header_len_rounded))
             return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "header_padding", AFMT_NO_INDEX, 0,
                     "`roundup(header_len, 64) - header_len` overflows 64 bits or divides by zero");
-        }
         uint64_t header_len_padding;
-        if (!afmt_sub_u64(header_len_rounded, (uint64_t)v_header_len, &header_len_padding)) {
+        if (!afmt_sub_u64(header_len_rounded, (uint64_t)v_header_len, &header_len_padding))
             return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "header_padding", AFMT_NO_INDEX, 0,
                     "`roundup(header_len, 64) - header_len` is below zero");
-        }
         if (afmt_sink_zeros(sink, header_len_padding, err) != 0) return -1;
         /* data_magic */
-        if (afmt_sink_put(sink, w_data_magic, 8, err) != 0) return -1;
+        if (afmt_sink_put(sink, "~TenBin~", 8, err) != 0) return -1;
         /* data_len */
         if (afmt_sink_u64(sink, (uint64_t)v_data_len, 0, err) != 0) return -1;
         /* data */
         if (afmt_sink_payload(sink, A_data, AFMT_LITTLE, el_enc, err) != 0) return -1;
         /* data_padding */
         uint64_t data_len_rounded;
-        if (!afmt_roundup_u64((uint64_t)v_data_len, UINT64_C(64), &data_len_rounded)) {
+        if (!afmt_roundup_u64((uint64_t)v_data_len, UINT64_C(64), &data_len_rounded))
             return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "data_padding", AFMT_NO_INDEX, 0,
                     "`roundup(data_len, 64) - data_len` overflows 64 bits or divides by zero");
-        }
         uint64_t data_len_padding;
-        if (!afmt_sub_u64(data_len_rounded, (uint64_t)v_data_len, &data_len_padding)) {
+        if (!afmt_sub_u64(data_len_rounded, (uint64_t)v_data_len, &data_len_padding))
             return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "data_padding", AFMT_NO_INDEX, 0,
                     "`roundup(data_len, 64) - data_len` is below zero");
-        }
         if (afmt_sink_zeros(sink, data_len_padding, err) != 0) return -1;
     }
     if (wopt && wopt->trailer_len > 0) {

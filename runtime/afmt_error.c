@@ -126,6 +126,13 @@ int afmt_fail(afmt_error *err, afmt_code code, const afmt_path *path,
     return -1;
 }
 
+int afmt_fail_overflow(afmt_error *err, const afmt_path *path, const char *field,
+                       uint64_t index, uint64_t offset, const char *expr_text)
+{
+    return afmt_fail(err, AFMT_E_OVERFLOW, path, field, index, offset,
+                     "`%s` overflows 64 bits", expr_text);
+}
+
 int afmt_error_reblame(afmt_error *err, const afmt_path *path, const char *field,
                        uint64_t index, uint64_t offset)
 {

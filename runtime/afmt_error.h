@@ -49,6 +49,12 @@ int afmt_fail(afmt_error *err, afmt_code code, const afmt_path *path,
 #endif
     ;
 
+/* afmt_fail(err, AFMT_E_OVERFLOW, ...) with the message "`expr_text`
+ * overflows 64 bits": what generated code says when checked arithmetic on
+ * a spec's expression fails (one short call per operation).  Returns -1. */
+int afmt_fail_overflow(afmt_error *err, const afmt_path *path, const char *field,
+                       uint64_t index, uint64_t offset, const char *expr_text);
+
 /* Place an error already in err (a nested scanner's, blamed on its own
  * field and offset) in its caller's terms: err->field becomes
  * path + field (+ "[index]" unless AFMT_NO_INDEX) and err->offset becomes

@@ -30,5 +30,6 @@
 #include "afmt_driver.h"
 #include "afmt_format.h"
 #include "afmt_step.h"
+#include "afmt_write_check.h"
 
 #endif /* AFMT_INTERNAL_H */
