@@ -46,7 +46,23 @@ typedef struct sym {
 
 #define MAX_FRAMES 16
 
-#define MAX_FRAMES 16
+/* emit_check.c: a field's constraints as one function of the prelude that
+ * the validator and the writer call (cs[0..n), blamed on field). */
+typedef struct check_param {
+    const char *name;    /* the spec's name */
+    char c[96];          /* the parameter: the validator's local */
+    vtype t;
+} check_param;
+typedef struct check_fn {
+    const check *cs;
+    int n;
+    char *field, *name;
+    char *text;          /* its parameters and body: equal text, one function */
+    check_param *params;
+    int nparams;
+    int lenient;         /* takes opt and vis */
+    int indexed;         /* takes at_index (an element of an "each") */
+} check_fn;
 
 typedef struct emitter {
     const spec *s;
@@ -102,6 +118,8 @@ typedef struct emitter {
     char **func_names;
     int nfunc_names;
     int sole_item;       /* the item being emitted is all its function holds */
+    check_fn *check_fns; /* the shared check functions defined so far */
+    int ncheck_fns;
 } emitter;
 
 /* emit_func.c: one function per structure.  func_begin sends the
@@ -248,8 +266,17 @@ char *local_name(emitter *m, const char *base);
 char *expr_local(emitter *m, const expr *e, const char *noun);
 
 /* One constraint (shared by validator and writer), its failure blamed on
- * bl; attr is the value its message shows, or NULL. */
+ * bl; attr is the value its message shows, or NULL.  emit_checks: the
+ * constraints cs[0..n) of one field, as a call of their shared function
+ * when they read only integer values (emit_check.c), else one by one.
+ * emit_check_body: one constraint's code, where it stands. */
 void emit_check(emitter *m, const blame *bl, check *c, sym *attr);
+void emit_checks(emitter *m, const blame *bl, check *cs, int n, sym *attr);
+void emit_check_body(emitter *m, const blame *bl, check *c, sym *attr);
+/* emit_check.c: the call of the function of checks cs[0..n) (defined in
+ * the prelude when the validator reaches them first); 0 when they cannot
+ * be shared (nothing emitted). */
+int emit_shared_checks(emitter *m, const blame *bl, check *cs, int n, sym *attr);
 
 /* Item walkers. */
 void emit_validator(emitter *m);

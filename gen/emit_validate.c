@@ -58,6 +58,24 @@ static void note_nonneg_check(emitter *m, const check *c)
  * F" message of the issue's examples; others name the constraint. */
 void emit_check(emitter *m, const blame *bl, check *c, sym *attr)
 {
+    emit_checks(m, bl, c, 1, attr);
+}
+
+void emit_checks(emitter *m, const blame *bl, check *cs, int n, sym *attr)
+{
+    int i;
+    if (emit_shared_checks(m, bl, cs, n, attr)) {
+        for (i = 0; i < n; i++) note_nonneg_check(m, &cs[i]);
+        return;
+    }
+    for (i = 0; i < n; i++) {
+        m->jpath = cs[i].jpath;
+        emit_check_body(m, bl, &cs[i], attr);
+    }
+}
+
+void emit_check_body(emitter *m, const blame *bl, check *c, sym *attr)
+{
     const char *code = c->code ? c->code : "constraint";
     if (!c->e) return;
     if (c->e->kind == E_BINARY && c->e->op == TK_EQ && c->e->a->kind == E_NAME) {
@@ -181,14 +199,8 @@ static void emit_int_field(emitter *m, item *it)
         m->indent--;
         line(m, "}");
     }
-    {
-        int i;
-        for (i = 0; i < it->nchecks; i++) {
-            m->jpath = it->checks[i].jpath;
-            bl = blame_of(y);
-            emit_check(m, &bl, &it->checks[i], y);
-        }
-    }
+    bl = blame_of(y);
+    emit_checks(m, &bl, it->checks, it->nchecks, y);
 }
 
 /* Is this array field used as an array's shape?  Its count is then a rank
@@ -252,7 +264,7 @@ static sym *array_field_sym(emitter *m, item *it, int off_decl)
 /* "each": the checks of every element, in a loop over them. */
 static void array_field_each(emitter *m, item *it, const sym *y)
 {
-    int i, mark;
+    int mark;
     char *p = xprintf("AFMT_B(src, o_%s + (uint64_t)%d * i_%s)", it->name, it->field.width, it->name);
     char *ld = load_c(it->field.width, it->field.is_signed, it->field.big_endian, p);
     char *ic = xprintf("i_%s", it->name);
@@ -269,10 +281,9 @@ static void array_field_each(emitter *m, item *it, const sym *y)
     snprintf(e->off, sizeof e->off, "%s", oc);
     ix->t = VT_U;
     snprintf(ix->c, sizeof ix->c, "i_%s", it->name);
-    for (i = 0; i < it->field.neach; i++) {
+    {
         blame bl = blame_at(it->name, ic, oc);
-        m->jpath = it->field.each[i].jpath;
-        emit_check(m, &bl, &it->field.each[i], e);
+        emit_checks(m, &bl, it->field.each, it->field.neach, e);
     }
     sym_pop_to(m, mark);
     m->indent--;

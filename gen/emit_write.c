@@ -722,6 +722,17 @@ static void emit_def(emitter *m, scope *sc, def *d, const char *chain)
     free(mychain);
 }
 
+/* Whether the writer evaluates check c: not one about the input's
+ * position, nor one that defined its field (it holds by construction). */
+static int write_checks(const scope *sc, const check *c)
+{
+    int k;
+    if (uses_input_position(c->e)) return 0;
+    for (k = 0; k < sc->ndefs; k++)
+        if (sc->defs[k].from == c) return 0;
+    return 1;
+}
+
 /* Constraints of the scope, evaluated on the values computed. */
 static void emit_scope_checks(emitter *m, scope *sc)
 {
@@ -730,18 +741,22 @@ static void emit_scope_checks(emitter *m, scope *sc)
     for (i = 0; i < sc->nitems; i++) {
         item *it = sc->items[i];
         if (it->kind != IT_FIELD && it->kind != IT_CHECK) continue;
-        for (j = 0; j < it->nchecks; j++) {
-            sym *attr;
-            int k, defining = 0;
-            if (uses_input_position(it->checks[j].e)) continue;
-            /* a check that defined its field holds by construction */
-            for (k = 0; k < sc->ndefs; k++)
-                if (sc->defs[k].from == &it->checks[j]) defining = 1;
-            if (defining) continue;
-            attr = it->kind == IT_FIELD ? sym_find(m, it->name) : it->attribute ? sym_find(m, it->attribute) : NULL;
-            m->jpath = it->checks[j].jpath;
+        {
+            sym *attr = it->kind == IT_FIELD ? sym_find(m, it->name) : it->attribute ? sym_find(m, it->attribute) : NULL;
+            int skipped = 0;
+            for (j = 0; j < it->nchecks; j++) skipped += !write_checks(sc, &it->checks[j]);
             bl = blame_at(attr ? attr->name : "", "AFMT_NO_INDEX", "0");
-            emit_check(m, &bl, &it->checks[j], attr && attr->kind == SY_INT ? attr : NULL);
+            if (attr && attr->kind != SY_INT) attr = NULL;
+            if (skipped == 0 && it->nchecks > 0) {
+                /* all of them: the function the validator calls, if it has one */
+                emit_checks(m, &bl, it->checks, it->nchecks, attr);
+            } else {
+                for (j = 0; j < it->nchecks; j++)
+                    if (write_checks(sc, &it->checks[j])) {
+                        m->jpath = it->checks[j].jpath;
+                        emit_check_body(m, &bl, &it->checks[j], attr);
+                    }
+            }
         }
         if (it->kind == IT_FIELD && it->field.count && it->field.neach) {
             sym *arr = sym_find(m, it->name);
@@ -763,11 +778,8 @@ static void emit_scope_checks(emitter *m, scope *sc)
                 snprintf(e->c, sizeof e->c, "e_%s", it->name);
                 ix->t = VT_U;
                 snprintf(ix->c, sizeof ix->c, "i_%s", it->name);
-                for (j = 0; j < it->field.neach; j++) {
-                    m->jpath = it->field.each[j].jpath;
-                    bl = blame_at(it->name, ic, "0");
-                    emit_check(m, &bl, &it->field.each[j], e);
-                }
+                bl = blame_at(it->name, ic, "0");
+                emit_checks(m, &bl, it->field.each, it->field.neach, e);
                 free(ic);
             }
             sym_pop_to(m, mark);

@@ -47,6 +47,65 @@ static const afmt_type_entry daphne_value_types[8] = {
     {NULL, 7, AFMT_F64, AFMT_ENC_PLAIN, 1},
 };
 
+/* block_rows: its check, for the validator and the writer
+ * (spec/daphne.json /body/4/cases/0/body/2/body/4) */
+static int daphne_check_block_rows(afmt_error *err, afmt_path *path, uint64_t at, uint64_t v_rows,
+        uint64_t v_cols, uint64_t v_block_row, uint64_t v_block_col, uint64_t v_block_rows,
+        uint64_t v_block_cols)
+{
+    int rows_ne_0_and_cols_ne_0 = (v_rows != UINT64_C(0));
+    if (rows_ne_0_and_cols_ne_0) {
+        rows_ne_0_and_cols_ne_0 = (v_cols != UINT64_C(0));
+    }
+    int any_holds = rows_ne_0_and_cols_ne_0;
+    if (!any_holds) {
+        int all_hold_3 = (v_block_row == UINT64_C(0));
+        if (all_hold_3) {
+            all_hold_3 = (v_block_col == UINT64_C(0));
+        }
+        int all_hold_2 = all_hold_3;
+        if (all_hold_2) {
+            all_hold_2 = (v_block_rows == v_rows);
+        }
+        int all_hold = all_hold_2;
+        if (all_hold) {
+            all_hold = (v_block_cols == v_cols);
+        }
+        any_holds = all_hold;
+    }
+    if (!any_holds)
+        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "block_rows", AFMT_NO_INDEX, at,
+                "a matrix of zero area is stored as the one block DAPHNE writes for it: rows x "
+                "cols at (0, 0): `(rows != 0 && cols != 0) || (block_row == 0 && block_col == 0 && "
+                "block_rows == rows && block_cols == cols)` does not hold (block_rows = %" PRIu64
+                ")", v_block_rows);
+    return 0;
+}
+
+/* block_value_type: its check, for the validator and the writer
+ * (spec/daphne.json /body/4/cases/0/body/2/body/6/cases/1/body/0) */
+static int daphne_check_block_value_type(afmt_error *err, afmt_path *path, uint64_t at,
+        uint64_t v_block_value_type, uint64_t v_value_type)
+{
+    if (v_block_value_type != v_value_type)
+        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "block_value_type", AFMT_NO_INDEX, at,
+                "expected %" PRIu64 " = value_type, found %" PRIu64 "", v_value_type,
+                v_block_value_type);
+    return 0;
+}
+
+/* col_indices: its check, for the validator and the writer
+ * (spec/daphne.json /body/4/cases/0/body/2/body/6/cases/2/body/3) */
+static int daphne_check_col_indices(afmt_error *err, afmt_path *path, uint64_t at,
+        uint64_t at_index, uint64_t e_col_indices, uint64_t v_block_cols)
+{
+    if (!(e_col_indices < v_block_cols))
+        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "col_indices", at_index, at,
+                "column index out of range: `col_indices < block_cols` does not hold (col_indices "
+                "= %" PRIu64 ")", e_col_indices);
+    return 0;
+}
+
 static int daphne_validate_block_kind_0(afmt_src *src, const afmt_visitor *vis, afmt_error *err,
         afmt_path *path, uint64_t *pos_io, uint32_t *narrays_io, const afmt_dtype el_dtype,
         const uint64_t el_size, const afmt_encoding el_enc, afmt_tiles *const tiles_block,
@@ -166,10 +225,8 @@ static int daphne_validate_block_kind_1(afmt_src *src, const afmt_options *opt,
     if (afmt_take_field(src, opt, err, path, &field_block_value_type, 1, src->len, NULL,
             &pos)) return -1;
     const uint64_t v_block_value_type = (uint64_t)afmt_load_u8(AFMT_B(src, o_block_value_type));
-    if (v_block_value_type != v_value_type)
-        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "block_value_type", AFMT_NO_INDEX,
-                o_block_value_type, "expected %" PRIu64 " = value_type, found %" PRIu64 "",
-                v_value_type, v_block_value_type);
+    if (daphne_check_block_value_type(err, path, o_block_value_type, v_block_value_type,
+            v_value_type)) return -1;
 
     /*
      * array data: el elements, row-major (spec/daphne.json
@@ -254,10 +311,8 @@ static int daphne_validate_block_kind_2(afmt_src *src, const afmt_options *opt,
     if (afmt_take_field(src, opt, err, path, &field_block_value_type, 1, src->len, NULL,
             &pos)) return -1;
     const uint64_t v_block_value_type = (uint64_t)afmt_load_u8(AFMT_B(src, o_block_value_type));
-    if (v_block_value_type != v_value_type)
-        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "block_value_type", AFMT_NO_INDEX,
-                o_block_value_type, "expected %" PRIu64 " = value_type, found %" PRIu64 "",
-                v_value_type, v_block_value_type);
+    if (daphne_check_block_value_type(err, path, o_block_value_type, v_block_value_type,
+            v_value_type)) return -1;
 
     /* nnz: u64 little-endian (spec/daphne.json /body/4/cases/0/body/2/body/6/cases/2/body/1) */
     const uint64_t o_nnz = pos;
@@ -314,11 +369,8 @@ static int daphne_validate_block_kind_2(afmt_src *src, const afmt_options *opt,
     for (uint64_t i_col_indices = 0; i_col_indices < n_col_indices; i_col_indices++) {
         const uint64_t e_col_indices = afmt_load_u64le(AFMT_B(src,
                 o_col_indices + (uint64_t)8 * i_col_indices));
-        if (!(e_col_indices < v_block_cols))
-            return afmt_fail(err, AFMT_E_CONSTRAINT, path, "col_indices", i_col_indices,
-                    o_col_indices + (uint64_t)8 * i_col_indices,
-                    "column index out of range: `col_indices < block_cols` does not hold "
-                    "(col_indices = %" PRIu64 ")", e_col_indices);
+        if (daphne_check_col_indices(err, path, o_col_indices + (uint64_t)8 * i_col_indices,
+                i_col_indices, e_col_indices, v_block_cols)) return -1;
     }
     const uint64_t col_indices_unordered_at = afmt_field_unordered_within(AFMT_B(src,
             o_col_indices), n_col_indices, 8, 0, AFMT_B(src, o_row_offsets), n_row_offsets, 8, 0);
@@ -437,10 +489,8 @@ static int daphne_validate_block_kind_3(afmt_src *src, const afmt_options *opt,
     if (afmt_take_field(src, opt, err, path, &field_block_value_type, 1, src->len, NULL,
             &pos)) return -1;
     const uint64_t v_block_value_type = (uint64_t)afmt_load_u8(AFMT_B(src, o_block_value_type));
-    if (v_block_value_type != v_value_type)
-        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "block_value_type", AFMT_NO_INDEX,
-                o_block_value_type, "expected %" PRIu64 " = value_type, found %" PRIu64 "",
-                v_value_type, v_block_value_type);
+    if (daphne_check_block_value_type(err, path, o_block_value_type, v_block_value_type,
+            v_value_type)) return -1;
 
     /* coo_nnz: u32 little-endian (spec/daphne.json /body/4/cases/0/body/2/body/6/cases/3/body/1) */
     const uint64_t o_coo_nnz = pos;
@@ -528,32 +578,8 @@ static int daphne_validate_block(afmt_src *src, const afmt_options *opt, const a
      * cover any matrix of zero area: without this, a 3 x 0 header with a 0 x 0 block would read as
      * [0,0]
      */
-    int rows_ne_0_and_cols_ne_0 = (v_rows != UINT64_C(0));
-    if (rows_ne_0_and_cols_ne_0) {
-        rows_ne_0_and_cols_ne_0 = (v_cols != UINT64_C(0));
-    }
-    int any_holds = rows_ne_0_and_cols_ne_0;
-    if (!any_holds) {
-        int all_hold_3 = (v_block_row == UINT64_C(0));
-        if (all_hold_3) {
-            all_hold_3 = (v_block_col == UINT64_C(0));
-        }
-        int all_hold_2 = all_hold_3;
-        if (all_hold_2) {
-            all_hold_2 = (v_block_rows == v_rows);
-        }
-        int all_hold = all_hold_2;
-        if (all_hold) {
-            all_hold = (v_block_cols == v_cols);
-        }
-        any_holds = all_hold;
-    }
-    if (!any_holds)
-        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "block_rows", AFMT_NO_INDEX, o_block_rows,
-                "a matrix of zero area is stored as the one block DAPHNE writes for it: rows x "
-                "cols at (0, 0): `(rows != 0 && cols != 0) || (block_row == 0 && block_col == 0 && "
-                "block_rows == rows && block_cols == cols)` does not hold (block_rows = %" PRIu64
-                ")", v_block_rows);
+    if (daphne_check_block_rows(err, path, o_block_rows, v_rows, v_cols, v_block_row, v_block_col,
+            v_block_rows, v_block_cols)) return -1;
 
     /* block_type: u8 (spec/daphne.json /body/4/cases/0/body/2/body/5) */
     const uint64_t o_block_type = pos;
@@ -933,32 +959,8 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
                 data_sparse_choice_2 = UINT64_C(1);
             }
             const uint64_t v_block_type = data_sparse_choice_2;
-            int rows_ne_0_and_cols_ne_0 = (v_rows != UINT64_C(0));
-            if (rows_ne_0_and_cols_ne_0) {
-                rows_ne_0_and_cols_ne_0 = (v_cols != UINT64_C(0));
-            }
-            int any_holds = rows_ne_0_and_cols_ne_0;
-            if (!any_holds) {
-                int all_hold_3 = (UINT64_C(0) == UINT64_C(0));
-                if (all_hold_3) {
-                    all_hold_3 = (UINT64_C(0) == UINT64_C(0));
-                }
-                int all_hold_2 = all_hold_3;
-                if (all_hold_2) {
-                    all_hold_2 = (v_block_rows == v_rows);
-                }
-                int all_hold = all_hold_2;
-                if (all_hold) {
-                    all_hold = (v_block_cols == v_cols);
-                }
-                any_holds = all_hold;
-            }
-            if (!any_holds)
-                return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "block_rows", AFMT_NO_INDEX, 0,
-                        "a matrix of zero area is stored as the one block DAPHNE writes for it: "
-                        "rows x cols at (0, 0): `(rows != 0 && cols != 0) || (block_row == 0 && "
-                        "block_col == 0 && block_rows == rows && block_cols == cols)` does not "
-                        "hold (block_rows = %" PRIu64 ")", v_block_rows);
+            if (daphne_check_block_rows(err, NULL, 0, v_rows, v_cols, UINT64_C(0), UINT64_C(0),
+                    v_block_rows, v_block_cols)) return -1;
             /* block_row */
             if (afmt_sink_u64(sink, UINT64_C(0), 0, err) != 0) return -1;
             /* block_col */
@@ -1015,11 +1017,8 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
                 for (uint64_t i_col_indices = 0; i_col_indices < n_col_indices; i_col_indices++) {
                     const uint64_t e_col_indices = afmt_field_get(A_data->csr_col_indices,
                             i_col_indices, A_data->csr_index_size, 0);
-                    if (!(e_col_indices < v_block_cols))
-                        return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "col_indices",
-                                i_col_indices, 0,
-                                "column index out of range: `col_indices < block_cols` does not "
-                                "hold (col_indices = %" PRIu64 ")", e_col_indices);
+                    if (daphne_check_col_indices(err, NULL, 0, i_col_indices, e_col_indices,
+                            v_block_cols)) return -1;
                 }
                 /* block_value_type */
                 if (v_block_value_type > UINT64_C(0xff))

@@ -25,6 +25,17 @@ static const afmt_field_desc field_rank = {"rank", AFMT_FIELD_INT, 1, 0, 0, NULL
 static const afmt_field_desc field_type = {"type", AFMT_FIELD_BYTES, 4, 0, 0, NULL};
 static const afmt_field_desc field_dims = {"dims", AFMT_FIELD_INT, 8, 1, 0, NULL};
 
+/* rank: its check, for the validator and the writer
+ * (spec/futhark.json /body/0/body/0/cases/0/body/3) */
+static int futhark_check_rank(afmt_error *err, afmt_path *path, uint64_t at, int64_t v_rank)
+{
+    if (!(v_rank >= INT64_C(0)))
+        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "rank", AFMT_NO_INDEX, at,
+                "rank is negative (Futhark reads the rank byte as signed: 0..127): `rank >= 0` "
+                "does not hold (rank = %" PRId64 ")", v_rank);
+    return 0;
+}
+
 /* Table types (spec/futhark.json /tables/types), for the validator and the writer. */
 static const afmt_type_entry futhark_types[12] = {
     {"  i8", 0, AFMT_I8, AFMT_ENC_PLAIN, 1},
@@ -40,6 +51,18 @@ static const afmt_type_entry futhark_types[12] = {
     {" f64", 0, AFMT_F64, AFMT_ENC_PLAIN, 1},
     {"bool", 0, AFMT_BOOL, AFMT_ENC_PLAIN, 1},
 };
+
+/* dims: its check, for the validator and the writer
+ * (spec/futhark.json /body/0/body/0/cases/0/body/6) */
+static int futhark_check_dims(afmt_error *err, afmt_path *path, uint64_t at, uint64_t at_index,
+        int64_t e_dims)
+{
+    if (!(e_dims >= INT64_C(0)))
+        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "dims", at_index, at,
+                "dimension is negative (Futhark reads dims as signed): `dims >= 0` does not hold "
+                "(dims = %" PRId64 ")", e_dims);
+    return 0;
+}
 
 static int futhark_validate_data(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
         afmt_error *err, afmt_path *path, uint64_t *pos_io, uint32_t *narrays_io,
@@ -131,10 +154,7 @@ static int futhark_validate_kind_1(afmt_src *src, const afmt_options *opt, const
     const uint64_t o_rank = pos;
     if (afmt_take_field(src, opt, err, path, &field_rank, 1, src->len, NULL, &pos)) return -1;
     const int64_t v_rank = afmt_as_i64(afmt_load_u8(AFMT_B(src, o_rank)), 8);
-    if (!(v_rank >= INT64_C(0)))
-        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "rank", AFMT_NO_INDEX, o_rank,
-                "rank is negative (Futhark reads the rank byte as signed: 0..127): `rank >= 0` "
-                "does not hold (rank = %" PRId64 ")", v_rank);
+    if (futhark_check_rank(err, path, o_rank, v_rank)) return -1;
 
     /* type: 4 bytes of text (spec/futhark.json /body/0/body/0/cases/0/body/4) */
     const uint64_t o_type = pos;
@@ -167,11 +187,7 @@ static int futhark_validate_kind_1(afmt_src *src, const afmt_options *opt, const
     for (uint64_t i_dims = 0; i_dims < n_dims; i_dims++) {
         const int64_t e_dims = afmt_as_i64(afmt_load_u64le(AFMT_B(src,
                 o_dims + (uint64_t)8 * i_dims)), 64);
-        if (!(e_dims >= INT64_C(0)))
-            return afmt_fail(err, AFMT_E_CONSTRAINT, path, "dims", i_dims,
-                    o_dims + (uint64_t)8 * i_dims,
-                    "dimension is negative (Futhark reads dims as signed): `dims >= 0` does not "
-                    "hold (dims = %" PRId64 ")", e_dims);
+        if (futhark_check_dims(err, path, o_dims + (uint64_t)8 * i_dims, i_dims, e_dims)) return -1;
     }
 
     /* array data: el elements, row-major (spec/futhark.json /body/0/body/0/cases/0/body/7) */
@@ -328,16 +344,10 @@ static int futhark_write_impl(const afmt_array *arrays, size_t n, const afmt_wri
                 return afmt_fail(err, AFMT_E_TYPE, NULL, "dims", k, 0, "dimension %" PRIu64
                         " does not fit a signed field", w_dims[k]);
         }
-        if (!(v_rank >= INT64_C(0)))
-            return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "rank", AFMT_NO_INDEX, 0,
-                    "rank is negative (Futhark reads the rank byte as signed: 0..127): `rank >= 0` "
-                    "does not hold (rank = %" PRId64 ")", v_rank);
+        if (futhark_check_rank(err, NULL, 0, v_rank)) return -1;
         for (uint64_t i_dims = 0; i_dims < n_dims; i_dims++) {
             const int64_t e_dims = (int64_t)w_dims[i_dims];
-            if (!(e_dims >= INT64_C(0)))
-                return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "dims", i_dims, 0,
-                        "dimension is negative (Futhark reads dims as signed): `dims >= 0` does "
-                        "not hold (dims = %" PRId64 ")", e_dims);
+            if (futhark_check_dims(err, NULL, 0, i_dims, e_dims)) return -1;
         }
         /* binary_mark */
         if (afmt_sink_put(sink, "b", 1, err) != 0) return -1;

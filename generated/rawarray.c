@@ -24,6 +24,41 @@ static const afmt_field_desc field_size = {"size", AFMT_FIELD_UINT, 8, 0, 0,
 static const afmt_field_desc field_ndims = {"ndims", AFMT_FIELD_UINT, 8, 0, 0, NULL};
 static const afmt_field_desc field_dims = {"dims", AFMT_FIELD_UINT, 8, 1, 0, NULL};
 
+/* flags (spec/rawarray.json /body/1): its checks, for the validator and the writer */
+static int rawarray_check_flags(afmt_error *err, afmt_path *path, uint64_t at, uint64_t v_flags)
+{
+    if (!((v_flags & (~UINT64_C(3))) == UINT64_C(0)))
+        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "flags", AFMT_NO_INDEX, at,
+                "unknown flag bits (only bit 0, big-endian, and bit 1, compressed, are defined): "
+                "`(flags & ~3) == 0` does not hold (flags = %" PRIu64 ")", v_flags);
+    if (!((v_flags & UINT64_C(1)) == UINT64_C(0)))
+        return afmt_fail(err, AFMT_E_UNSUPPORTED, path, "flags", AFMT_NO_INDEX, at,
+                "big-endian data (flags bit 0) is not supported: `(flags & 1) == 0` does not hold "
+                "(flags = %" PRIu64 ")", v_flags);
+    return 0;
+}
+
+/* elbyte (spec/rawarray.json /body/3): its check, for the validator and the writer */
+static int rawarray_check_elbyte(afmt_error *err, afmt_path *path, uint64_t at, uint64_t v_elbyte)
+{
+    if (!(v_elbyte > UINT64_C(0)))
+        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "elbyte", AFMT_NO_INDEX, at,
+                "element size is zero: `elbyte > 0` does not hold (elbyte = %" PRIu64 ")",
+                v_elbyte);
+    return 0;
+}
+
+/* size (spec/rawarray.json /body/8/cases/1/body/0): its check, for the validator and the writer */
+static int rawarray_check_size(afmt_error *err, afmt_path *path, uint64_t at, uint64_t v_size)
+{
+    if (!(v_size > UINT64_C(0)))
+        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "size", AFMT_NO_INDEX, at,
+                "a compressed block is never empty: liblz4 rejects a 0-byte block (zero elements "
+                "compress to the 1-byte block 00): `size > 0` does not hold (size = %" PRIu64 ")",
+                v_size);
+    return 0;
+}
+
 static int rawarray_validate_compression_0(afmt_src *src, afmt_error *err, afmt_path *path,
         const uint64_t v_elbyte, const uint64_t o_size, const uint64_t v_size,
         const uint64_t n_dims, const uint64_t o_dims)
@@ -57,11 +92,7 @@ static int rawarray_validate_compression_2(afmt_error *err, afmt_path *path, con
 {
 
     /* check size > 0 (spec/rawarray.json /body/8/cases/1/body/0) */
-    if (!(v_size > UINT64_C(0)))
-        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "size", AFMT_NO_INDEX, o_size,
-                "a compressed block is never empty: liblz4 rejects a 0-byte block (zero elements "
-                "compress to the 1-byte block 00): `size > 0` does not hold (size = %" PRIu64 ")",
-                v_size);
+    if (rawarray_check_size(err, path, o_size, v_size)) return -1;
     return 0;
 }
 
@@ -177,14 +208,7 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
     const uint64_t o_flags = pos;
     if (afmt_take_field(src, opt, err, path, &field_flags, 1, src->len, NULL, &pos)) return -1;
     const uint64_t v_flags = afmt_load_u64le(AFMT_B(src, o_flags));
-    if (!((v_flags & (~UINT64_C(3))) == UINT64_C(0)))
-        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "flags", AFMT_NO_INDEX, o_flags,
-                "unknown flag bits (only bit 0, big-endian, and bit 1, compressed, are defined): "
-                "`(flags & ~3) == 0` does not hold (flags = %" PRIu64 ")", v_flags);
-    if (!((v_flags & UINT64_C(1)) == UINT64_C(0)))
-        return afmt_fail(err, AFMT_E_UNSUPPORTED, path, "flags", AFMT_NO_INDEX, o_flags,
-                "big-endian data (flags bit 0) is not supported: `(flags & 1) == 0` does not hold "
-                "(flags = %" PRIu64 ")", v_flags);
+    if (rawarray_check_flags(err, path, o_flags, v_flags)) return -1;
 
     /* eltype: u64 little-endian (spec/rawarray.json /body/2) */
     const uint64_t o_eltype = pos;
@@ -195,10 +219,7 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
     const uint64_t o_elbyte = pos;
     if (afmt_take_field(src, opt, err, path, &field_elbyte, 1, src->len, NULL, &pos)) return -1;
     const uint64_t v_elbyte = afmt_load_u64le(AFMT_B(src, o_elbyte));
-    if (!(v_elbyte > UINT64_C(0)))
-        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "elbyte", AFMT_NO_INDEX, o_elbyte,
-                "element size is zero: `elbyte > 0` does not hold (elbyte = %" PRIu64 ")",
-                v_elbyte);
+    if (rawarray_check_elbyte(err, path, o_elbyte, v_elbyte)) return -1;
 
     /*
      * size: u64 little-endian (spec/rawarray.json /body/4): data length in bytes: compressed length
@@ -443,18 +464,8 @@ static int rawarray_write_impl(const afmt_array *arrays, size_t n, const afmt_wr
     const uint64_t v_ndims = (uint64_t)A_data->rank;
     const uint64_t *w_dims = A_data->dims;
     const uint64_t n_dims = A_data->rank;
-    if (!((v_flags & (~UINT64_C(3))) == UINT64_C(0)))
-        return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "flags", AFMT_NO_INDEX, 0,
-                "unknown flag bits (only bit 0, big-endian, and bit 1, compressed, are defined): "
-                "`(flags & ~3) == 0` does not hold (flags = %" PRIu64 ")", v_flags);
-    if (!((v_flags & UINT64_C(1)) == UINT64_C(0)))
-        return afmt_fail(err, AFMT_E_UNSUPPORTED, NULL, "flags", AFMT_NO_INDEX, 0,
-                "big-endian data (flags bit 0) is not supported: `(flags & 1) == 0` does not hold "
-                "(flags = %" PRIu64 ")", v_flags);
-    if (!(v_elbyte > UINT64_C(0)))
-        return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "elbyte", AFMT_NO_INDEX, 0,
-                "element size is zero: `elbyte > 0` does not hold (elbyte = %" PRIu64 ")",
-                v_elbyte);
+    if (rawarray_check_flags(err, NULL, 0, v_flags)) return -1;
+    if (rawarray_check_elbyte(err, NULL, 0, v_elbyte)) return -1;
     /* magic */
     if (afmt_sink_put(sink, "rawarray", 8, err) != 0) return -1;
     /* flags */
@@ -486,11 +497,7 @@ static int rawarray_write_impl(const afmt_array *arrays, size_t n, const afmt_wr
                     PRIu64 " = elbyte * prod(dims), found %" PRIu64 "", elbyte_times_dims_product,
                     v_size);
     } else if ((v_flags & UINT64_C(2)) == 2) {
-        if (!(v_size > UINT64_C(0)))
-            return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "size", AFMT_NO_INDEX, 0,
-                    "a compressed block is never empty: liblz4 rejects a 0-byte block (zero "
-                    "elements compress to the 1-byte block 00): `size > 0` does not hold (size = %"
-                    PRIu64 ")", v_size);
+        if (rawarray_check_size(err, NULL, 0, v_size)) return -1;
     } else {
         return afmt_fail(err, AFMT_E_TYPE, NULL, "compression", AFMT_NO_INDEX, 0,
                 "no case of the format describes this array");

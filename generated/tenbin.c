@@ -24,6 +24,21 @@ static const afmt_field_desc field_dims = {"dims", AFMT_FIELD_INT, 8, 1, 0, NULL
 static const afmt_field_desc field_data_magic = {"data_magic", AFMT_FIELD_BYTES, 8, 0, 0, NULL};
 static const afmt_field_desc field_data_len = {"data_len", AFMT_FIELD_INT, 8, 0, 0, NULL};
 
+/* header_len (spec/tenbin.json /body/0/body/1): its checks, for the validator and the writer */
+static int tenbin_check_header_len(afmt_error *err, afmt_path *path, uint64_t at,
+        int64_t v_header_len)
+{
+    if (!(v_header_len >= INT64_C(0)))
+        return afmt_fail(err, AFMT_E_NEGATIVE, path, "header_len", AFMT_NO_INDEX, at,
+                "chunk length is negative: `header_len >= 0` does not hold (header_len = %" PRId64
+                ")", v_header_len);
+    if (!((v_header_len % INT64_C(8)) == INT64_C(0)))
+        return afmt_fail(err, AFMT_E_SIZE, path, "header_len", AFMT_NO_INDEX, at,
+                "a header is int64 words (the reference reader fails on anything else): "
+                "`header_len %% 8 == 0` does not hold (header_len = %" PRId64 ")", v_header_len);
+    return 0;
+}
+
 /* Table dtypes (spec/tenbin.json /tables/dtypes), for the validator and the writer. */
 static const afmt_type_entry tenbin_dtypes[11] = {
     {"f2\x00\x00\x00\x00\x00\x00", 0, AFMT_F16, AFMT_ENC_PLAIN, 1},
@@ -38,6 +53,41 @@ static const afmt_type_entry tenbin_dtypes[11] = {
     {"u4\x00\x00\x00\x00\x00\x00", 0, AFMT_U32, AFMT_ENC_PLAIN, 1},
     {"u8\x00\x00\x00\x00\x00\x00", 0, AFMT_U64, AFMT_ENC_PLAIN, 1},
 };
+
+/* ndim (spec/tenbin.json /body/0/body/2/body/3): its checks, for the validator and the writer */
+static int tenbin_check_ndim(const afmt_options *opt, const afmt_visitor *vis, afmt_error *err,
+        afmt_path *path, uint64_t at, int64_t v_ndim)
+{
+    if (!(v_ndim >= INT64_C(0)))
+        return afmt_fail(err, AFMT_E_NEGATIVE, path, "ndim", AFMT_NO_INDEX, at,
+                "ndim is negative: `ndim >= 0` does not hold (ndim = %" PRId64 ")", v_ndim);
+    if (!(v_ndim <= INT64_C(9))) {
+        if (afmt_tolerate(opt, vis, err, AFMT_E_CONSTRAINT, path, "ndim", AFMT_NO_INDEX, at,
+                "the reference writer refuses 10 or more dimensions: `ndim <= 9` does not hold "
+                "(ndim = %" PRId64 ")", v_ndim)) return -1;
+    }
+    return 0;
+}
+
+/* dims (spec/tenbin.json /body/0/body/2/body/4): its check, for the validator and the writer */
+static int tenbin_check_dims(afmt_error *err, afmt_path *path, uint64_t at, uint64_t at_index,
+        int64_t e_dims)
+{
+    if (!(e_dims >= INT64_C(0)))
+        return afmt_fail(err, AFMT_E_NEGATIVE, path, "dims", at_index, at,
+                "dimension is negative: `dims >= 0` does not hold (dims = %" PRId64 ")", e_dims);
+    return 0;
+}
+
+/* data_len (spec/tenbin.json /body/0/body/5): its check, for the validator and the writer */
+static int tenbin_check_data_len(afmt_error *err, afmt_path *path, uint64_t at, int64_t v_data_len)
+{
+    if (!(v_data_len >= INT64_C(0)))
+        return afmt_fail(err, AFMT_E_NEGATIVE, path, "data_len", AFMT_NO_INDEX, at,
+                "chunk length is negative: `data_len >= 0` does not hold (data_len = %" PRId64 ")",
+                v_data_len);
+    return 0;
+}
 
 static int tenbin_validate_data(afmt_src *src, const afmt_visitor *vis, afmt_error *err,
         afmt_path *path, uint64_t *pos_io, uint32_t *narrays_io, const afmt_dtype el_dtype,
@@ -89,14 +139,7 @@ static int tenbin_validate_array(afmt_src *src, const afmt_options *opt, const a
     const uint64_t o_header_len = pos;
     if (afmt_take_field(src, opt, err, path, &field_header_len, 1, src->len, NULL, &pos)) return -1;
     const int64_t v_header_len = afmt_as_i64(afmt_load_u64le(AFMT_B(src, o_header_len)), 64);
-    if (!(v_header_len >= INT64_C(0)))
-        return afmt_fail(err, AFMT_E_NEGATIVE, path, "header_len", AFMT_NO_INDEX, o_header_len,
-                "chunk length is negative: `header_len >= 0` does not hold (header_len = %" PRId64
-                ")", v_header_len);
-    if (!((v_header_len % INT64_C(8)) == INT64_C(0)))
-        return afmt_fail(err, AFMT_E_SIZE, path, "header_len", AFMT_NO_INDEX, o_header_len,
-                "a header is int64 words (the reference reader fails on anything else): "
-                "`header_len %% 8 == 0` does not hold (header_len = %" PRId64 ")", v_header_len);
+    if (tenbin_check_header_len(err, path, o_header_len, v_header_len)) return -1;
 
     /* region header of header_len bytes (spec/tenbin.json /body/0/body/2) */
     const uint64_t size_header = (uint64_t)v_header_len;
@@ -138,14 +181,7 @@ static int tenbin_validate_array(afmt_src *src, const afmt_options *opt, const a
     if (afmt_take_field(src, opt, err, path, &field_ndim, 1, end_header, &rc_header,
             &pos)) return -1;
     const int64_t v_ndim = afmt_as_i64(afmt_load_u64le(AFMT_B(src, o_ndim)), 64);
-    if (!(v_ndim >= INT64_C(0)))
-        return afmt_fail(err, AFMT_E_NEGATIVE, path, "ndim", AFMT_NO_INDEX, o_ndim,
-                "ndim is negative: `ndim >= 0` does not hold (ndim = %" PRId64 ")", v_ndim);
-    if (!(v_ndim <= INT64_C(9))) {
-        if (afmt_tolerate(opt, vis, err, AFMT_E_CONSTRAINT, path, "ndim", AFMT_NO_INDEX, o_ndim,
-                "the reference writer refuses 10 or more dimensions: `ndim <= 9` does not hold "
-                "(ndim = %" PRId64 ")", v_ndim)) return -1;
-    }
+    if (tenbin_check_ndim(opt, vis, err, path, o_ndim, v_ndim)) return -1;
 
     /* dims: ndim of i64 little-endian (spec/tenbin.json /body/0/body/2/body/4) */
     const uint64_t n_dims = (uint64_t)v_ndim;
@@ -160,11 +196,7 @@ static int tenbin_validate_array(afmt_src *src, const afmt_options *opt, const a
     for (uint64_t i_dims = 0; i_dims < n_dims; i_dims++) {
         const int64_t e_dims = afmt_as_i64(afmt_load_u64le(AFMT_B(src,
                 o_dims + (uint64_t)8 * i_dims)), 64);
-        if (!(e_dims >= INT64_C(0)))
-            return afmt_fail(err, AFMT_E_NEGATIVE, path, "dims", i_dims,
-                    o_dims + (uint64_t)8 * i_dims,
-                    "dimension is negative: `dims >= 0` does not hold (dims = %" PRId64 ")",
-                    e_dims);
+        if (tenbin_check_dims(err, path, o_dims + (uint64_t)8 * i_dims, i_dims, e_dims)) return -1;
     }
     if (pos != end_header) {
         if (!afmt_src_skip_to(src, end_header)) {
@@ -182,8 +214,12 @@ static int tenbin_validate_array(afmt_src *src, const afmt_options *opt, const a
      * pad header_padding: roundup(header_len, 64) - header_len zero bytes (spec/tenbin.json
      * /body/0/body/3)
      */
+    if (v_header_len < 0)
+        return afmt_fail(err, AFMT_E_NEGATIVE, path, "header_padding", AFMT_NO_INDEX, pos,
+                "`roundup(header_len, 64) - header_len` is negative (%" PRId64 ")", v_header_len);
+    const uint64_t header_len_unsigned = (uint64_t)(v_header_len);
     uint64_t header_len_rounded;
-    if (!afmt_roundup_u64((uint64_t)v_header_len, UINT64_C(64), &header_len_rounded))
+    if (!afmt_roundup_u64(header_len_unsigned, UINT64_C(64), &header_len_rounded))
         return afmt_fail(err, AFMT_E_OVERFLOW, path, "header_padding", AFMT_NO_INDEX, pos,
                 "`roundup(header_len, 64) - header_len` overflows 64 bits or divides by zero");
     uint64_t header_len_padding;
@@ -203,10 +239,7 @@ static int tenbin_validate_array(afmt_src *src, const afmt_options *opt, const a
     const uint64_t o_data_len = pos;
     if (afmt_take_field(src, opt, err, path, &field_data_len, 1, src->len, NULL, &pos)) return -1;
     const int64_t v_data_len = afmt_as_i64(afmt_load_u64le(AFMT_B(src, o_data_len)), 64);
-    if (!(v_data_len >= INT64_C(0)))
-        return afmt_fail(err, AFMT_E_NEGATIVE, path, "data_len", AFMT_NO_INDEX, o_data_len,
-                "chunk length is negative: `data_len >= 0` does not hold (data_len = %" PRId64 ")",
-                v_data_len);
+    if (tenbin_check_data_len(err, path, o_data_len, v_data_len)) return -1;
 
     /*
      * check data_len == prod(dims) * sizeof(el) (spec/tenbin.json /body/0/body/6): surplus data
@@ -378,33 +411,13 @@ static int tenbin_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
             return afmt_fail(err, AFMT_E_TYPE, NULL, "data_len", AFMT_NO_INDEX, 0, "value %" PRIu64
                     " of data_len does not fit a signed field", dims_product_times_el_size);
         const int64_t v_data_len = (int64_t)dims_product_times_el_size;
-        if (!(v_header_len >= INT64_C(0)))
-            return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "header_len", AFMT_NO_INDEX, 0,
-                    "chunk length is negative: `header_len >= 0` does not hold (header_len = %"
-                    PRId64 ")", v_header_len);
-        if (!((v_header_len % INT64_C(8)) == INT64_C(0)))
-            return afmt_fail(err, AFMT_E_SIZE, NULL, "header_len", AFMT_NO_INDEX, 0,
-                    "a header is int64 words (the reference reader fails on anything else): "
-                    "`header_len %% 8 == 0` does not hold (header_len = %" PRId64 ")",
-                    v_header_len);
-        if (!(v_ndim >= INT64_C(0)))
-            return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "ndim", AFMT_NO_INDEX, 0,
-                    "ndim is negative: `ndim >= 0` does not hold (ndim = %" PRId64 ")", v_ndim);
-        if (!(v_ndim <= INT64_C(9)))
-            return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "ndim", AFMT_NO_INDEX, 0,
-                    "the reference writer refuses 10 or more dimensions: `ndim <= 9` does not hold "
-                    "(ndim = %" PRId64 ")", v_ndim);
+        if (tenbin_check_header_len(err, NULL, 0, v_header_len)) return -1;
+        if (tenbin_check_ndim(NULL, NULL, err, NULL, 0, v_ndim)) return -1;
         for (uint64_t i_dims = 0; i_dims < n_dims; i_dims++) {
             const int64_t e_dims = (int64_t)w_dims[i_dims];
-            if (!(e_dims >= INT64_C(0)))
-                return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "dims", i_dims, 0,
-                        "dimension is negative: `dims >= 0` does not hold (dims = %" PRId64 ")",
-                        e_dims);
+            if (tenbin_check_dims(err, NULL, 0, i_dims, e_dims)) return -1;
         }
-        if (!(v_data_len >= INT64_C(0)))
-            return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "data_len", AFMT_NO_INDEX, 0,
-                    "chunk length is negative: `data_len >= 0` does not hold (data_len = %" PRId64
-                    ")", v_data_len);
+        if (tenbin_check_data_len(err, NULL, 0, v_data_len)) return -1;
         /* header_magic */
         if (afmt_sink_put(sink, "~TenBin~", 8, err) != 0) return -1;
         /* header_len */
