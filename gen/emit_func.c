@@ -126,6 +126,15 @@ static int decl_at(const ctokens *t, int i, decl *d)
         sb_puts(&ty, tok_is(&t->v[j], "*") ? " *" : "const");
         j++;
     }
+    if (j + 4 < t->n && tok_ident(&t->v[j]) && tok_is(&t->v[j + 1], "[") && tok_is(&t->v[j + 3], "]") &&
+        (tok_is(&t->v[j + 4], "=") || tok_is(&t->v[j + 4], ";")) && t->v[j].n < sizeof d->name &&
+        strlen(ty.s) + 9 < sizeof d->type) {
+        /* an array: its callees take a pointer to its first element */
+        snprintf(d->name, sizeof d->name, "%.*s", (int)t->v[j].n, t->v[j].s);
+        snprintf(d->type, sizeof d->type, "%s%s *", strncmp(ty.s, "const ", 6) == 0 ? "" : "const ", ty.s);
+        sb_free(&ty);
+        return j;
+    }
     if (j + 1 >= t->n || !tok_ident(&t->v[j]) || t->v[j].n >= sizeof d->name ||
         !(tok_is(&t->v[j + 1], "=") || tok_is(&t->v[j + 1], ";") || tok_is(&t->v[j + 1], ",") || tok_is(&t->v[j + 1], ")")) ||
         strlen(ty.s) >= sizeof d->type) {
@@ -231,15 +240,16 @@ static int name_taken(const emitter *m, const char *fn)
  * numbered. */
 static char *unique_name(emitter *m, const char *name, const char *enclosing)
 {
-    char *fn = xprintf("%s_validate_%s", m->s->format, name);
+    const char *verb = m->writer ? "write" : "validate";
+    char *fn = xprintf("%s_%s_%s", m->s->format, verb, name);
     int n = 2;
     if (name_taken(m, fn) && enclosing) {
         free(fn);
-        fn = xprintf("%s_validate_%s_%s", m->s->format, enclosing, name);
+        fn = xprintf("%s_%s_%s_%s", m->s->format, verb, enclosing, name);
     }
     while (name_taken(m, fn)) {
         free(fn);
-        fn = xprintf("%s_validate_%s_%d", m->s->format, name, n++);
+        fn = xprintf("%s_%s_%s_%d", m->s->format, verb, name, n++);
     }
     m->func_names = realloc(m->func_names, sizeof *m->func_names * (size_t)(m->nfunc_names + 1));
     if (!m->func_names) die("out of memory");
@@ -247,15 +257,19 @@ static char *unique_name(emitter *m, const char *name, const char *enclosing)
     return fn;
 }
 
-static const char *const machine[] = {"src", "opt", "vis", "err", "path"};
-static const char *const machine_type[] = {"afmt_src *", "const afmt_options *", "const afmt_visitor *", "afmt_error *",
-                                           "afmt_path *"};
-#define NMACHINE 5
+/* The parameters every function of the validator (machine[0]) or of the
+ * writer (machine[1]) may take: its entry point's. */
+#define NMACHINE 6
+static const char *const machine[2][NMACHINE] = {{"src", "opt", "vis", "err", "path", NULL},
+                                                 {"arrays", "n", "wopt", "sink", "err", "owned"}};
+static const char *const machine_type[2][NMACHINE] = {
+    {"afmt_src *", "const afmt_options *", "const afmt_visitor *", "afmt_error *", "afmt_path *", NULL},
+    {"const afmt_array *", "const size_t", "const afmt_write_options *", "afmt_sink *", "afmt_error *", "uint8_t **"}};
 
 /* What a function's statements read from outside them. */
 typedef struct captures {
     decls vals;             /* values enclosing functions declared, in binding order */
-    int machine[NMACHINE];  /* src, opt, vis, err, path */
+    int machine[NMACHINE];  /* src, opt, vis, err, path (the writer's: arrays, n, wopt, sink, err, owned) */
     int pos, narrays;       /* reads (1) or moves (2) the cursor, the count of arrays */
 } captures;
 
@@ -300,7 +314,7 @@ static void find_captures(emitter *m, const ctokens *t, const decls *own, captur
         if (tok_is(x, "pos")) { c->pos = 1; continue; }
         if (tok_is(x, "narrays")) { c->narrays = 1; continue; }
         for (k = 0; k < NMACHINE; k++)
-            if (tok_is(x, machine[k])) c->machine[k] = is_machine = 1;
+            if (machine[m->writer][k] && tok_is(x, machine[m->writer][k])) c->machine[k] = is_machine = 1;
         if (!is_machine) capture_value(x, outer, m->nframes, &c->vals);
     }
     /* parameters in the order their values were bound: sibling functions
@@ -320,11 +334,11 @@ static void param_add(sbuf *params, sbuf *args, const char *type, const char *na
 }
 
 /* The parameter list and the call's arguments of captures c. */
-static void param_list(const captures *c, sbuf *params, sbuf *args)
+static void param_list(const emitter *m, const captures *c, sbuf *params, sbuf *args)
 {
     int k;
     for (k = 0; k < NMACHINE; k++)
-        if (c->machine[k]) param_add(params, args, machine_type[k], machine[k], machine[k]);
+        if (c->machine[k]) param_add(params, args, machine_type[m->writer][k], machine[m->writer][k], machine[m->writer][k]);
     if (c->pos == 2) param_add(params, args, "uint64_t *", "pos_io", "&pos");
     else if (c->pos) param_add(params, args, "const uint64_t", "pos", "pos");
     if (c->narrays == 2) param_add(params, args, "uint32_t *", "narrays_io", "&narrays");
@@ -377,7 +391,7 @@ void func_end(emitter *m, func_frame *f, const char *doc)
     tokenize(resolved, &t);
     scan_decls(resolved, 1, &own);
     find_captures(m, &t, &own, &c);
-    param_list(&c, &params, &args);
+    param_list(m, &c, &params, &args);
     define_function(m, fname, doc, params.s, resolved, &c);
     line(m, "if (%s(%s)) return -1;", fname, args.s ? args.s : "");
 

@@ -790,6 +790,7 @@ static void emit_scope_checks(emitter *m, scope *sc)
 }
 
 static void write_items(emitter *m, item_list *body);
+static void write_scope_func(emitter *m, item_list *body, const char *name);
 
 static void write_int(emitter *m, const blame *bl, item *it, const char *value, int is_signed)
 {
@@ -930,6 +931,16 @@ static void write_scope(emitter *m, item_list *body, const char *array_expr)
     free(sc.defs);
 }
 
+/* A structure's scope (a repetition, a switch case) as a function of its
+ * own, <format>_write_<name> (emit_func.c), for the array arrays[ai]. */
+static void write_scope_func(emitter *m, item_list *body, const char *name)
+{
+    func_frame fr;
+    func_begin(m, &fr, name);
+    write_scope(m, body, "&arrays[ai]");
+    func_end(m, &fr, NULL);
+}
+
 static int has_arrays(item_list *body)
 {
     int i, j;
@@ -1044,7 +1055,11 @@ static void write_item(emitter *m, item *it)
             line(m, "%sif (%s) {", i ? "} else " : "", cond.s);
             sb_free(&cond);
             m->indent++;
-            write_scope(m, &it->cases[i].body, "&arrays[ai]");
+            {
+                char *name = xprintf("%s_%llu", it->name, (unsigned long long)it->cases[i].when[0]->ival);
+                write_scope_func(m, &it->cases[i].body, name);
+                free(name);
+            }
             m->indent--;
         }
         line(m, "} else {");
@@ -1061,16 +1076,12 @@ static void write_item(emitter *m, item *it)
             /* the arrays are not repeated at the top: one repetition, for
              * the array being written (a DAPHNE matrix as one block) */
             line(m, "/* repeat %s: written once */", it->name);
-            line(m, "{");
-            m->indent++;
-            write_scope(m, &it->body, "&arrays[ai]");
-            m->indent--;
-            line(m, "}");
+            write_scope_func(m, &it->body, it->name);
         } else if (it->repeat.until_end && has_arrays(&it->body)) {
             line(m, "/* repeat %s: one per array */", it->name);
             line(m, "for (size_t ai = 0; ai < n; ai++) {");
             m->indent++;
-            write_scope(m, &it->body, "&arrays[ai]");
+            write_scope_func(m, &it->body, it->name);
             m->indent--;
             line(m, "}");
         } else {
@@ -1110,8 +1121,14 @@ void emit_writer(emitter *m)
         texthdr_emit_writer(m);
         return;
     }
+    sbuf *out = m->out, main_fn = {0}, funcs = {0};
     m->writer = 1;
     m->end = "len";
+    m->out = &main_fn;
+    m->funcs = &funcs;
+    m->frames[0] = &main_fn;
+    m->frame_names[0] = "impl";
+    m->nframes = 1;
     line(m, "static int %s_write_impl(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,", s->format);
     line(m, "                         afmt_sink *sink, afmt_error *err, uint8_t **owned)");
     line(m, "{");
@@ -1151,4 +1168,12 @@ void emit_writer(emitter *m)
     line(m, "return 0;");
     m->indent--;
     line(m, "}");
+    /* the functions of the structures, each before its first caller */
+    if (funcs.s) sb_puts(out, funcs.s);
+    if (main_fn.s) sb_puts(out, main_fn.s);
+    m->out = out;
+    m->nframes = 0;
+    m->funcs = NULL;
+    sb_free(&funcs);
+    sb_free(&main_fn);
 }

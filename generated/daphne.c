@@ -884,6 +884,207 @@ int afmt_daphne_validate(const uint8_t *buf, uint64_t len, const afmt_options *o
     return afmt_run_validator_buffer(daphne_validate_body, "daphne", buf, len, opt, vis, err);
 }
 
+static int daphne_write_block_kind_0(afmt_error *err)
+{
+    return afmt_fail(err, AFMT_E_UNSUPPORTED, NULL, "data", AFMT_NO_INDEX, 0,
+            "daphne: afmt does not write empty blocks");
+    return 0;
+}
+
+static int daphne_write_block_kind_1(const size_t n, afmt_sink *sink, afmt_error *err,
+        const size_t ai, const afmt_array *A_data, const uint64_t v_value_type,
+        const afmt_encoding el_enc)
+{
+    if (n != 1)
+        return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0,
+                "daphne holds one array here, not %zu", n);
+    if (afmt_write_need_plain(A_data, AFMT_ROW_MAJOR, "data", ai, err)) return -1;
+    if (A_data->rank != 2)
+        return afmt_write_fail_rank(A_data, "data",
+                "daphne holds 2-d matrices, or frames of several 1-d columns of equal length", err);
+    uint64_t nbytes_data;
+    if (afmt_payload_size(A_data, el_enc, &nbytes_data, err) != 0) return -1;
+    const uint64_t v_block_value_type = v_value_type;
+    /* block_value_type */
+    if (v_block_value_type > UINT64_C(0xff))
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "block_value_type", AFMT_NO_INDEX, 0, "value %"
+                PRIu64 " does not fit u8", v_block_value_type);
+    if (afmt_sink_u8(sink, v_block_value_type, err) != 0) return -1;
+    /* data */
+    if (afmt_sink_payload(sink, A_data, AFMT_LITTLE, el_enc, err) != 0) return -1;
+    return 0;
+}
+
+static int daphne_write_block_kind_2(const size_t n, afmt_sink *sink, afmt_error *err,
+        const size_t ai, const afmt_array *A_data, const uint64_t v_value_type,
+        const uint64_t v_block_cols)
+{
+    if (n != 1)
+        return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0,
+                "daphne holds one array here, not %zu", n);
+    if (A_data->encoding != AFMT_ENC_CSR || A_data->rank != 2)
+        return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0,
+                "array %u must be a CSR view of rank 2", (unsigned)ai);
+    const uint64_t v_block_value_type = v_value_type;
+    const uint64_t v_nnz = A_data->nnz;
+    const uint64_t n_row_offsets = A_data->dims[0] + 1;
+    const uint64_t n_col_indices = A_data->nnz;
+    for (uint64_t i_col_indices = 0; i_col_indices < n_col_indices; i_col_indices++) {
+        const uint64_t e_col_indices = afmt_field_get(A_data->csr_col_indices, i_col_indices,
+                A_data->csr_index_size, 0);
+        if (daphne_check_col_indices(err, NULL, 0, i_col_indices, e_col_indices,
+                v_block_cols)) return -1;
+    }
+    /* block_value_type */
+    if (v_block_value_type > UINT64_C(0xff))
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "block_value_type", AFMT_NO_INDEX, 0, "value %"
+                PRIu64 " does not fit u8", v_block_value_type);
+    if (afmt_sink_u8(sink, v_block_value_type, err) != 0) return -1;
+    /* nnz */
+    if (afmt_sink_u64(sink, v_nnz, 0, err) != 0) return -1;
+    /* row_offsets */
+    for (uint64_t k = 0; k < n_row_offsets; k++) {
+        if (afmt_sink_u64(sink,
+                afmt_field_get(A_data->csr_row_offsets, k, A_data->csr_index_size, 0), 0,
+                err) != 0) return -1;
+    }
+    /* col_indices */
+    for (uint64_t k = 0; k < n_col_indices; k++) {
+        if (afmt_sink_u64(sink,
+                afmt_field_get(A_data->csr_col_indices, k, A_data->csr_index_size, 0), 0,
+                err) != 0) return -1;
+    }
+    /* data */
+    if (afmt_sink_csr_values(sink, A_data, AFMT_LITTLE, err) != 0) return -1;
+    return 0;
+}
+
+static int daphne_write_block_kind_3(afmt_error *err)
+{
+    return afmt_fail(err, AFMT_E_UNSUPPORTED, NULL, "data", AFMT_NO_INDEX, 0,
+            "daphne: afmt does not write COO blocks");
+    return 0;
+}
+
+static int daphne_write_block(const size_t n, afmt_sink *sink, afmt_error *err, const size_t ai,
+        const afmt_array *A_data, const uint64_t v_rows, const uint64_t v_cols,
+        const uint64_t v_value_type, const afmt_encoding el_enc)
+{
+    const uint64_t v_block_rows = v_rows;
+    const uint64_t v_block_cols = v_cols;
+    uint64_t data_sparse_choice_2;
+    if ((A_data->encoding == AFMT_ENC_CSR)) {
+        data_sparse_choice_2 = UINT64_C(2);
+    } else {
+        data_sparse_choice_2 = UINT64_C(1);
+    }
+    const uint64_t v_block_type = data_sparse_choice_2;
+    if (daphne_check_block_rows(err, NULL, 0, v_rows, v_cols, UINT64_C(0), UINT64_C(0),
+            v_block_rows, v_block_cols)) return -1;
+    /* block_row */
+    if (afmt_sink_u64(sink, UINT64_C(0), 0, err) != 0) return -1;
+    /* block_col */
+    if (afmt_sink_u64(sink, UINT64_C(0), 0, err) != 0) return -1;
+    /* block_rows */
+    if (v_block_rows > UINT64_C(0xffffffff))
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "block_rows", AFMT_NO_INDEX, 0, "value %" PRIu64
+                " does not fit u32", v_block_rows);
+    if (afmt_sink_u32(sink, v_block_rows, 0, err) != 0) return -1;
+    /* block_cols */
+    if (v_block_cols > UINT64_C(0xffffffff))
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "block_cols", AFMT_NO_INDEX, 0, "value %" PRIu64
+                " does not fit u32", v_block_cols);
+    if (afmt_sink_u32(sink, v_block_cols, 0, err) != 0) return -1;
+    /* block_type */
+    if (v_block_type > UINT64_C(0xff))
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "block_type", AFMT_NO_INDEX, 0, "value %" PRIu64
+                " does not fit u8", v_block_type);
+    if (afmt_sink_u8(sink, v_block_type, err) != 0) return -1;
+    /* switch block_kind */
+    if (v_block_type == 0) {
+        if (daphne_write_block_kind_0(err)) return -1;
+    } else if (v_block_type == 1) {
+        if (daphne_write_block_kind_1(n, sink, err, ai, A_data, v_value_type, el_enc)) return -1;
+    } else if (v_block_type == 2) {
+        if (daphne_write_block_kind_2(n, sink, err, ai, A_data, v_value_type,
+                v_block_cols)) return -1;
+    } else if (v_block_type == 3) {
+        if (daphne_write_block_kind_3(err)) return -1;
+    } else {
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "block_type", AFMT_NO_INDEX, 0,
+                "no case of the format describes this array");
+    }
+    return 0;
+}
+
+static int daphne_write_object_1(const size_t n, afmt_sink *sink, afmt_error *err, const size_t ai,
+        const afmt_array *A_data, const uint64_t v_rows, const uint64_t v_cols)
+{
+    uint64_t v_value_type = 0;
+    const afmt_type_entry *el_type = afmt_type_by_dtype(daphne_value_types, 8, A_data->dtype);
+    if (!el_type) {
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "value_type", AFMT_NO_INDEX, 0,
+                "daphne cannot hold elements of type %s", afmt_array_type_name(A_data));
+    }
+    v_value_type = (uint64_t)el_type->code;
+    const afmt_encoding el_enc = el_type->enc;
+    /* value_type */
+    if (v_value_type > UINT64_C(0xff))
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "value_type", AFMT_NO_INDEX, 0, "value %" PRIu64
+                " does not fit u8", v_value_type);
+    if (afmt_sink_u8(sink, v_value_type, err) != 0) return -1;
+    /* repeat block: written once */
+    if (daphne_write_block(n, sink, err, ai, A_data, v_rows, v_cols, v_value_type,
+            el_enc)) return -1;
+    return 0;
+}
+
+static int daphne_write_object_3(const afmt_array *arrays, const size_t n, afmt_sink *sink,
+        afmt_error *err)
+{
+    for (size_t k = 0; k < n; k++) {
+        if (arrays[k].encoding != AFMT_ENC_PLAIN || arrays[k].endian != AFMT_LITTLE ||
+                arrays[k].stride != arrays[k].elsize || arrays[k].rank != 1 ||
+                arrays[k].dims[0] != arrays[0].dims[0]) {
+            return afmt_fail(err, AFMT_E_USAGE, NULL, "columns", k, 0,
+                    "column %zu must be a plain, little-endian 1-d array as long as the first", k);
+        }
+    }
+    const uint64_t n_column_types = (uint64_t)n;
+    for (size_t k = 0; k < n; k++) {
+        if (!afmt_type_by_dtype(daphne_value_types, 8, arrays[k].dtype)) {
+            return afmt_fail(err, AFMT_E_TYPE, NULL, "column_types", k, 0,
+                    "daphne cannot hold a column of type %s", afmt_dtype_name(arrays[k].dtype));
+        }
+    }
+    /* column_types */
+    for (uint64_t k = 0; k < n_column_types; k++) {
+        if (afmt_type_by_dtype(daphne_value_types, 8, arrays[k].dtype)->code > UINT64_C(0xff))
+            return afmt_fail(err, AFMT_E_TYPE, NULL, "column_types", k, 0, "value %" PRIu64
+                    " does not fit u8",
+                    afmt_type_by_dtype(daphne_value_types, 8, arrays[k].dtype)->code);
+        if (afmt_sink_u8(sink, afmt_type_by_dtype(daphne_value_types, 8, arrays[k].dtype)->code,
+                err) != 0) return -1;
+    }
+    /* labels */
+    for (size_t k = 0; k < n; k++) {
+        const uint64_t len_k = strlen(arrays[k].name);
+        if (len_k > UINT64_C(65535)) {
+            return afmt_fail(err, AFMT_E_TYPE, NULL, "labels", k, 0, "name of %" PRIu64
+                    " bytes is too long", len_k);
+        }
+        if (afmt_sink_u16(sink, len_k, 0, err) != 0) return -1;
+        if (afmt_sink_put(sink, arrays[k].name, len_k, err) != 0) return -1;
+    }
+    /* block_row */
+    if (afmt_sink_u64(sink, UINT64_C(0), 0, err) != 0) return -1;
+    /* block_col */
+    if (afmt_sink_u64(sink, UINT64_C(0), 0, err) != 0) return -1;
+    /* columns */
+    if (afmt_sink_columns(sink, arrays, n, AFMT_LITTLE, err) != 0) return -1;
+    return 0;
+}
+
 static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,
                          afmt_sink *sink, afmt_error *err, uint8_t **owned)
 {
@@ -935,163 +1136,9 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
     if (afmt_sink_u64(sink, v_cols, 0, err) != 0) return -1;
     /* switch object */
     if (v_data_type == 1 || v_data_type == 2) {
-        uint64_t v_value_type = 0;
-        const afmt_type_entry *el_type = afmt_type_by_dtype(daphne_value_types, 8, A_data->dtype);
-        if (!el_type) {
-            return afmt_fail(err, AFMT_E_TYPE, NULL, "value_type", AFMT_NO_INDEX, 0,
-                    "daphne cannot hold elements of type %s", afmt_array_type_name(A_data));
-        }
-        v_value_type = (uint64_t)el_type->code;
-        const afmt_encoding el_enc = el_type->enc;
-        /* value_type */
-        if (v_value_type > UINT64_C(0xff))
-            return afmt_fail(err, AFMT_E_TYPE, NULL, "value_type", AFMT_NO_INDEX, 0, "value %"
-                    PRIu64 " does not fit u8", v_value_type);
-        if (afmt_sink_u8(sink, v_value_type, err) != 0) return -1;
-        /* repeat block: written once */
-        {
-            const uint64_t v_block_rows = v_rows;
-            const uint64_t v_block_cols = v_cols;
-            uint64_t data_sparse_choice_2;
-            if ((A_data->encoding == AFMT_ENC_CSR)) {
-                data_sparse_choice_2 = UINT64_C(2);
-            } else {
-                data_sparse_choice_2 = UINT64_C(1);
-            }
-            const uint64_t v_block_type = data_sparse_choice_2;
-            if (daphne_check_block_rows(err, NULL, 0, v_rows, v_cols, UINT64_C(0), UINT64_C(0),
-                    v_block_rows, v_block_cols)) return -1;
-            /* block_row */
-            if (afmt_sink_u64(sink, UINT64_C(0), 0, err) != 0) return -1;
-            /* block_col */
-            if (afmt_sink_u64(sink, UINT64_C(0), 0, err) != 0) return -1;
-            /* block_rows */
-            if (v_block_rows > UINT64_C(0xffffffff))
-                return afmt_fail(err, AFMT_E_TYPE, NULL, "block_rows", AFMT_NO_INDEX, 0, "value %"
-                        PRIu64 " does not fit u32", v_block_rows);
-            if (afmt_sink_u32(sink, v_block_rows, 0, err) != 0) return -1;
-            /* block_cols */
-            if (v_block_cols > UINT64_C(0xffffffff))
-                return afmt_fail(err, AFMT_E_TYPE, NULL, "block_cols", AFMT_NO_INDEX, 0, "value %"
-                        PRIu64 " does not fit u32", v_block_cols);
-            if (afmt_sink_u32(sink, v_block_cols, 0, err) != 0) return -1;
-            /* block_type */
-            if (v_block_type > UINT64_C(0xff))
-                return afmt_fail(err, AFMT_E_TYPE, NULL, "block_type", AFMT_NO_INDEX, 0, "value %"
-                        PRIu64 " does not fit u8", v_block_type);
-            if (afmt_sink_u8(sink, v_block_type, err) != 0) return -1;
-            /* switch block_kind */
-            if (v_block_type == 0) {
-                return afmt_fail(err, AFMT_E_UNSUPPORTED, NULL, "data", AFMT_NO_INDEX, 0,
-                        "daphne: afmt does not write empty blocks");
-            } else if (v_block_type == 1) {
-                if (n != 1)
-                    return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0,
-                            "daphne holds one array here, not %zu", n);
-                if (afmt_write_need_plain(A_data, AFMT_ROW_MAJOR, "data", ai, err)) return -1;
-                if (A_data->rank != 2)
-                    return afmt_write_fail_rank(A_data, "data",
-                            "daphne holds 2-d matrices, or frames of several 1-d columns of equal "
-                            "length", err);
-                uint64_t nbytes_data;
-                if (afmt_payload_size(A_data, el_enc, &nbytes_data, err) != 0) return -1;
-                const uint64_t v_block_value_type = v_value_type;
-                /* block_value_type */
-                if (v_block_value_type > UINT64_C(0xff))
-                    return afmt_fail(err, AFMT_E_TYPE, NULL, "block_value_type", AFMT_NO_INDEX, 0,
-                            "value %" PRIu64 " does not fit u8", v_block_value_type);
-                if (afmt_sink_u8(sink, v_block_value_type, err) != 0) return -1;
-                /* data */
-                if (afmt_sink_payload(sink, A_data, AFMT_LITTLE, el_enc, err) != 0) return -1;
-            } else if (v_block_type == 2) {
-                if (n != 1)
-                    return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0,
-                            "daphne holds one array here, not %zu", n);
-                if (A_data->encoding != AFMT_ENC_CSR || A_data->rank != 2)
-                    return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0,
-                            "array %u must be a CSR view of rank 2", (unsigned)ai);
-                const uint64_t v_block_value_type = v_value_type;
-                const uint64_t v_nnz = A_data->nnz;
-                const uint64_t n_row_offsets = A_data->dims[0] + 1;
-                const uint64_t n_col_indices = A_data->nnz;
-                for (uint64_t i_col_indices = 0; i_col_indices < n_col_indices; i_col_indices++) {
-                    const uint64_t e_col_indices = afmt_field_get(A_data->csr_col_indices,
-                            i_col_indices, A_data->csr_index_size, 0);
-                    if (daphne_check_col_indices(err, NULL, 0, i_col_indices, e_col_indices,
-                            v_block_cols)) return -1;
-                }
-                /* block_value_type */
-                if (v_block_value_type > UINT64_C(0xff))
-                    return afmt_fail(err, AFMT_E_TYPE, NULL, "block_value_type", AFMT_NO_INDEX, 0,
-                            "value %" PRIu64 " does not fit u8", v_block_value_type);
-                if (afmt_sink_u8(sink, v_block_value_type, err) != 0) return -1;
-                /* nnz */
-                if (afmt_sink_u64(sink, v_nnz, 0, err) != 0) return -1;
-                /* row_offsets */
-                for (uint64_t k = 0; k < n_row_offsets; k++) {
-                    if (afmt_sink_u64(sink,
-                            afmt_field_get(A_data->csr_row_offsets, k, A_data->csr_index_size, 0),
-                            0, err) != 0) return -1;
-                }
-                /* col_indices */
-                for (uint64_t k = 0; k < n_col_indices; k++) {
-                    if (afmt_sink_u64(sink,
-                            afmt_field_get(A_data->csr_col_indices, k, A_data->csr_index_size, 0),
-                            0, err) != 0) return -1;
-                }
-                /* data */
-                if (afmt_sink_csr_values(sink, A_data, AFMT_LITTLE, err) != 0) return -1;
-            } else if (v_block_type == 3) {
-                return afmt_fail(err, AFMT_E_UNSUPPORTED, NULL, "data", AFMT_NO_INDEX, 0,
-                        "daphne: afmt does not write COO blocks");
-            } else {
-                return afmt_fail(err, AFMT_E_TYPE, NULL, "block_type", AFMT_NO_INDEX, 0,
-                        "no case of the format describes this array");
-            }
-        }
+        if (daphne_write_object_1(n, sink, err, ai, A_data, v_rows, v_cols)) return -1;
     } else if (v_data_type == 3) {
-        for (size_t k = 0; k < n; k++) {
-            if (arrays[k].encoding != AFMT_ENC_PLAIN || arrays[k].endian != AFMT_LITTLE ||
-                    arrays[k].stride != arrays[k].elsize || arrays[k].rank != 1 ||
-                    arrays[k].dims[0] != arrays[0].dims[0]) {
-                return afmt_fail(err, AFMT_E_USAGE, NULL, "columns", k, 0,
-                        "column %zu must be a plain, little-endian 1-d array as long as the first",
-                        k);
-            }
-        }
-        const uint64_t n_column_types = (uint64_t)n;
-        for (size_t k = 0; k < n; k++) {
-            if (!afmt_type_by_dtype(daphne_value_types, 8, arrays[k].dtype)) {
-                return afmt_fail(err, AFMT_E_TYPE, NULL, "column_types", k, 0,
-                        "daphne cannot hold a column of type %s", afmt_dtype_name(arrays[k].dtype));
-            }
-        }
-        /* column_types */
-        for (uint64_t k = 0; k < n_column_types; k++) {
-            if (afmt_type_by_dtype(daphne_value_types, 8, arrays[k].dtype)->code > UINT64_C(0xff))
-                return afmt_fail(err, AFMT_E_TYPE, NULL, "column_types", k, 0, "value %" PRIu64
-                        " does not fit u8",
-                        afmt_type_by_dtype(daphne_value_types, 8, arrays[k].dtype)->code);
-            if (afmt_sink_u8(sink,
-                    afmt_type_by_dtype(daphne_value_types, 8, arrays[k].dtype)->code,
-                    err) != 0) return -1;
-        }
-        /* labels */
-        for (size_t k = 0; k < n; k++) {
-            const uint64_t len_k = strlen(arrays[k].name);
-            if (len_k > UINT64_C(65535)) {
-                return afmt_fail(err, AFMT_E_TYPE, NULL, "labels", k, 0, "name of %" PRIu64
-                        " bytes is too long", len_k);
-            }
-            if (afmt_sink_u16(sink, len_k, 0, err) != 0) return -1;
-            if (afmt_sink_put(sink, arrays[k].name, len_k, err) != 0) return -1;
-        }
-        /* block_row */
-        if (afmt_sink_u64(sink, UINT64_C(0), 0, err) != 0) return -1;
-        /* block_col */
-        if (afmt_sink_u64(sink, UINT64_C(0), 0, err) != 0) return -1;
-        /* columns */
-        if (afmt_sink_columns(sink, arrays, n, AFMT_LITTLE, err) != 0) return -1;
+        if (daphne_write_object_3(arrays, n, sink, err)) return -1;
     } else {
         return afmt_fail(err, AFMT_E_TYPE, NULL, "data_type", AFMT_NO_INDEX, 0,
                 "no case of the format describes this array");

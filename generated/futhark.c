@@ -317,55 +317,62 @@ int afmt_futhark_validate(const uint8_t *buf, uint64_t len, const afmt_options *
     return afmt_run_validator_buffer(futhark_validate_body, "futhark", buf, len, opt, vis, err);
 }
 
+static int futhark_write_value(const afmt_array *arrays, afmt_sink *sink, afmt_error *err,
+        const size_t ai)
+{
+    const afmt_array *A_data = &arrays[ai];
+    /* switch kind: case 1 */
+    if (afmt_write_need_plain(A_data, AFMT_ROW_MAJOR, "data", ai, err)) return -1;
+    uint8_t w_type[4] = {0};
+    const afmt_type_entry *el_type = afmt_type_by_dtype(futhark_types, 12, A_data->dtype);
+    if (!el_type) {
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "type", AFMT_NO_INDEX, 0,
+                "futhark cannot hold elements of type %s", afmt_array_type_name(A_data));
+    }
+    memcpy(w_type, el_type->text, 4);
+    const afmt_encoding el_enc = el_type->enc;
+    uint64_t nbytes_data;
+    if (afmt_payload_size(A_data, el_enc, &nbytes_data, err) != 0) return -1;
+    const int64_t v_rank = (int64_t)A_data->rank;
+    const uint64_t *w_dims = A_data->dims;
+    const uint64_t n_dims = A_data->rank;
+    for (uint64_t k = 0; k < n_dims; k++) {
+        if (w_dims[k] > (uint64_t)INT64_MAX)
+            return afmt_fail(err, AFMT_E_TYPE, NULL, "dims", k, 0, "dimension %" PRIu64
+                    " does not fit a signed field", w_dims[k]);
+    }
+    if (futhark_check_rank(err, NULL, 0, v_rank)) return -1;
+    for (uint64_t i_dims = 0; i_dims < n_dims; i_dims++) {
+        const int64_t e_dims = (int64_t)w_dims[i_dims];
+        if (futhark_check_dims(err, NULL, 0, i_dims, e_dims)) return -1;
+    }
+    /* binary_mark */
+    if (afmt_sink_put(sink, "b", 1, err) != 0) return -1;
+    /* version */
+    if (afmt_sink_u8(sink, UINT64_C(2), err) != 0) return -1;
+    /* rank */
+    if (v_rank < -(INT64_C(1) << 7) || v_rank >= (INT64_C(1) << 7))
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "rank", AFMT_NO_INDEX, 0, "value %" PRId64
+                " does not fit i8", v_rank);
+    if (afmt_sink_u8(sink, ((uint64_t)v_rank & UINT64_C(0xff)), err) != 0) return -1;
+    /* type */
+    if (afmt_sink_put(sink, w_type, 4, err) != 0) return -1;
+    /* dims */
+    for (uint64_t k = 0; k < n_dims; k++) {
+        if (afmt_sink_u64(sink, w_dims[k], 0, err) != 0) return -1;
+    }
+    /* data */
+    if (afmt_sink_payload(sink, A_data, AFMT_LITTLE, el_enc, err) != 0) return -1;
+    return 0;
+}
+
 static int futhark_write_impl(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,
                          afmt_sink *sink, afmt_error *err, uint8_t **owned)
 {
     (void)owned;
     /* repeat value: one per array */
     for (size_t ai = 0; ai < n; ai++) {
-        const afmt_array *A_data = &arrays[ai];
-        /* switch kind: case 1 */
-        if (afmt_write_need_plain(A_data, AFMT_ROW_MAJOR, "data", ai, err)) return -1;
-        uint8_t w_type[4] = {0};
-        const afmt_type_entry *el_type = afmt_type_by_dtype(futhark_types, 12, A_data->dtype);
-        if (!el_type) {
-            return afmt_fail(err, AFMT_E_TYPE, NULL, "type", AFMT_NO_INDEX, 0,
-                    "futhark cannot hold elements of type %s", afmt_array_type_name(A_data));
-        }
-        memcpy(w_type, el_type->text, 4);
-        const afmt_encoding el_enc = el_type->enc;
-        uint64_t nbytes_data;
-        if (afmt_payload_size(A_data, el_enc, &nbytes_data, err) != 0) return -1;
-        const int64_t v_rank = (int64_t)A_data->rank;
-        const uint64_t *w_dims = A_data->dims;
-        const uint64_t n_dims = A_data->rank;
-        for (uint64_t k = 0; k < n_dims; k++) {
-            if (w_dims[k] > (uint64_t)INT64_MAX)
-                return afmt_fail(err, AFMT_E_TYPE, NULL, "dims", k, 0, "dimension %" PRIu64
-                        " does not fit a signed field", w_dims[k]);
-        }
-        if (futhark_check_rank(err, NULL, 0, v_rank)) return -1;
-        for (uint64_t i_dims = 0; i_dims < n_dims; i_dims++) {
-            const int64_t e_dims = (int64_t)w_dims[i_dims];
-            if (futhark_check_dims(err, NULL, 0, i_dims, e_dims)) return -1;
-        }
-        /* binary_mark */
-        if (afmt_sink_put(sink, "b", 1, err) != 0) return -1;
-        /* version */
-        if (afmt_sink_u8(sink, UINT64_C(2), err) != 0) return -1;
-        /* rank */
-        if (v_rank < -(INT64_C(1) << 7) || v_rank >= (INT64_C(1) << 7))
-            return afmt_fail(err, AFMT_E_TYPE, NULL, "rank", AFMT_NO_INDEX, 0, "value %" PRId64
-                    " does not fit i8", v_rank);
-        if (afmt_sink_u8(sink, ((uint64_t)v_rank & UINT64_C(0xff)), err) != 0) return -1;
-        /* type */
-        if (afmt_sink_put(sink, w_type, 4, err) != 0) return -1;
-        /* dims */
-        for (uint64_t k = 0; k < n_dims; k++) {
-            if (afmt_sink_u64(sink, w_dims[k], 0, err) != 0) return -1;
-        }
-        /* data */
-        if (afmt_sink_payload(sink, A_data, AFMT_LITTLE, el_enc, err) != 0) return -1;
+        if (futhark_write_value(arrays, sink, err, ai)) return -1;
     }
     if (wopt && wopt->trailer_len > 0) {
         return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, 0,

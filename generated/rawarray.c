@@ -357,6 +357,30 @@ int afmt_rawarray_validate(const uint8_t *buf, uint64_t len, const afmt_options 
     return afmt_run_validator_buffer(rawarray_validate_body, "rawarray", buf, len, opt, vis, err);
 }
 
+static int rawarray_write_compression_0(afmt_error *err, const uint64_t v_elbyte,
+        const uint64_t v_size, const uint64_t *w_dims, const uint64_t n_dims)
+{
+    uint64_t dims_product;
+    if (!afmt_u64s_prod(w_dims, n_dims, &dims_product))
+        return afmt_fail_overflow(err, NULL, "size", AFMT_NO_INDEX, 0, "size == elbyte * prod(dims)"
+                );
+    uint64_t elbyte_times_dims_product;
+    if (!afmt_mul_u64(v_elbyte, dims_product, &elbyte_times_dims_product))
+        return afmt_fail_overflow(err, NULL, "size", AFMT_NO_INDEX, 0, "size == elbyte * prod(dims)"
+                );
+    if (v_size != elbyte_times_dims_product)
+        return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "size", AFMT_NO_INDEX, 0, "expected %"
+                PRIu64 " = elbyte * prod(dims), found %" PRIu64 "", elbyte_times_dims_product,
+                v_size);
+    return 0;
+}
+
+static int rawarray_write_compression_2(afmt_error *err, const uint64_t v_size)
+{
+    if (rawarray_check_size(err, NULL, 0, v_size)) return -1;
+    return 0;
+}
+
 static int rawarray_write_impl(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,
                          afmt_sink *sink, afmt_error *err, uint8_t **owned)
 {
@@ -484,20 +508,9 @@ static int rawarray_write_impl(const afmt_array *arrays, size_t n, const afmt_wr
     }
     /* switch compression */
     if ((v_flags & UINT64_C(2)) == 0) {
-        uint64_t dims_product;
-        if (!afmt_u64s_prod(w_dims, n_dims, &dims_product))
-            return afmt_fail_overflow(err, NULL, "size", AFMT_NO_INDEX, 0,
-                    "size == elbyte * prod(dims)");
-        uint64_t elbyte_times_dims_product;
-        if (!afmt_mul_u64(v_elbyte, dims_product, &elbyte_times_dims_product))
-            return afmt_fail_overflow(err, NULL, "size", AFMT_NO_INDEX, 0,
-                    "size == elbyte * prod(dims)");
-        if (v_size != elbyte_times_dims_product)
-            return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "size", AFMT_NO_INDEX, 0, "expected %"
-                    PRIu64 " = elbyte * prod(dims), found %" PRIu64 "", elbyte_times_dims_product,
-                    v_size);
+        if (rawarray_write_compression_0(err, v_elbyte, v_size, w_dims, n_dims)) return -1;
     } else if ((v_flags & UINT64_C(2)) == 2) {
-        if (rawarray_check_size(err, NULL, 0, v_size)) return -1;
+        if (rawarray_write_compression_2(err, v_size)) return -1;
     } else {
         return afmt_fail(err, AFMT_E_TYPE, NULL, "compression", AFMT_NO_INDEX, 0,
                 "no case of the format describes this array");

@@ -360,104 +360,111 @@ int afmt_tenbin_validate(const uint8_t *buf, uint64_t len, const afmt_options *o
     return afmt_run_validator_buffer(tenbin_validate_body, "tenbin", buf, len, opt, vis, err);
 }
 
+static int tenbin_write_array(const afmt_array *arrays, afmt_sink *sink, afmt_error *err,
+        const size_t ai)
+{
+    const afmt_array *A_data = &arrays[ai];
+    if (afmt_write_need_plain(A_data, AFMT_ROW_MAJOR, "data", ai, err)) return -1;
+    uint8_t w_dtype[8] = {0};
+    const afmt_type_entry *el_type = afmt_type_by_dtype(tenbin_dtypes, 11, A_data->dtype);
+    if (!el_type) {
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "dtype", AFMT_NO_INDEX, 0,
+                "tenbin cannot hold elements of type %s", afmt_array_type_name(A_data));
+    }
+    memcpy(w_dtype, el_type->text, 8);
+    const uint64_t el_size = afmt_dtype_get(el_type->dtype)->size;
+    const afmt_encoding el_enc = el_type->enc;
+    uint64_t nbytes_data;
+    if (afmt_payload_size(A_data, el_enc, &nbytes_data, err) != 0) return -1;
+    const int64_t v_ndim = (int64_t)A_data->rank;
+    int64_t ndim_times_8;
+    if (!afmt_mul_i64(INT64_C(8), v_ndim, &ndim_times_8))
+        return afmt_fail_overflow(err, NULL, "header_len", AFMT_NO_INDEX, 0, "24 + 8 * ndim");
+    int64_t ndim_times_8_plus_24;
+    if (!afmt_add_i64(INT64_C(24), ndim_times_8, &ndim_times_8_plus_24))
+        return afmt_fail_overflow(err, NULL, "header_len", AFMT_NO_INDEX, 0, "24 + 8 * ndim");
+    const int64_t v_header_len = ndim_times_8_plus_24;
+    uint8_t w_info[8] = {0};
+    if (afmt_text_fill(w_info, 8, A_data->name) != 0) {
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "info", AFMT_NO_INDEX, 0,
+                "array name \"%s\" does not fit 8 bytes of printable ASCII", A_data->name);
+    }
+    const uint64_t *w_dims = A_data->dims;
+    const uint64_t n_dims = A_data->rank;
+    for (uint64_t k = 0; k < n_dims; k++) {
+        if (w_dims[k] > (uint64_t)INT64_MAX)
+            return afmt_fail(err, AFMT_E_TYPE, NULL, "dims", k, 0, "dimension %" PRIu64
+                    " does not fit a signed field", w_dims[k]);
+    }
+    uint64_t dims_product;
+    if (!afmt_u64s_prod(w_dims, n_dims, &dims_product))
+        return afmt_fail_overflow(err, NULL, "data_len", AFMT_NO_INDEX, 0,
+                "data_len == prod(dims) * sizeof(el)");
+    uint64_t dims_product_times_el_size;
+    if (!afmt_mul_u64(dims_product, el_size, &dims_product_times_el_size))
+        return afmt_fail_overflow(err, NULL, "data_len", AFMT_NO_INDEX, 0,
+                "data_len == prod(dims) * sizeof(el)");
+    if (dims_product_times_el_size > (uint64_t)INT64_MAX)
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "data_len", AFMT_NO_INDEX, 0, "value %" PRIu64
+                " of data_len does not fit a signed field", dims_product_times_el_size);
+    const int64_t v_data_len = (int64_t)dims_product_times_el_size;
+    if (tenbin_check_header_len(err, NULL, 0, v_header_len)) return -1;
+    if (tenbin_check_ndim(NULL, NULL, err, NULL, 0, v_ndim)) return -1;
+    for (uint64_t i_dims = 0; i_dims < n_dims; i_dims++) {
+        const int64_t e_dims = (int64_t)w_dims[i_dims];
+        if (tenbin_check_dims(err, NULL, 0, i_dims, e_dims)) return -1;
+    }
+    if (tenbin_check_data_len(err, NULL, 0, v_data_len)) return -1;
+    /* header_magic */
+    if (afmt_sink_put(sink, "~TenBin~", 8, err) != 0) return -1;
+    /* header_len */
+    if (afmt_sink_u64(sink, (uint64_t)v_header_len, 0, err) != 0) return -1;
+    /* dtype */
+    if (afmt_sink_put(sink, w_dtype, 8, err) != 0) return -1;
+    /* info */
+    if (afmt_sink_put(sink, w_info, 8, err) != 0) return -1;
+    /* ndim */
+    if (afmt_sink_u64(sink, (uint64_t)v_ndim, 0, err) != 0) return -1;
+    /* dims */
+    for (uint64_t k = 0; k < n_dims; k++) {
+        if (afmt_sink_u64(sink, w_dims[k], 0, err) != 0) return -1;
+    }
+    /* header_padding */
+    uint64_t header_len_rounded;
+    if (!afmt_roundup_u64((uint64_t)v_header_len, UINT64_C(64), &header_len_rounded))
+        return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "header_padding", AFMT_NO_INDEX, 0,
+                "`roundup(header_len, 64) - header_len` overflows 64 bits or divides by zero");
+    uint64_t header_len_padding;
+    if (!afmt_sub_u64(header_len_rounded, (uint64_t)v_header_len, &header_len_padding))
+        return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "header_padding", AFMT_NO_INDEX, 0,
+                "`roundup(header_len, 64) - header_len` is below zero");
+    if (afmt_sink_zeros(sink, header_len_padding, err) != 0) return -1;
+    /* data_magic */
+    if (afmt_sink_put(sink, "~TenBin~", 8, err) != 0) return -1;
+    /* data_len */
+    if (afmt_sink_u64(sink, (uint64_t)v_data_len, 0, err) != 0) return -1;
+    /* data */
+    if (afmt_sink_payload(sink, A_data, AFMT_LITTLE, el_enc, err) != 0) return -1;
+    /* data_padding */
+    uint64_t data_len_rounded;
+    if (!afmt_roundup_u64((uint64_t)v_data_len, UINT64_C(64), &data_len_rounded))
+        return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "data_padding", AFMT_NO_INDEX, 0,
+                "`roundup(data_len, 64) - data_len` overflows 64 bits or divides by zero");
+    uint64_t data_len_padding;
+    if (!afmt_sub_u64(data_len_rounded, (uint64_t)v_data_len, &data_len_padding))
+        return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "data_padding", AFMT_NO_INDEX, 0,
+                "`roundup(data_len, 64) - data_len` is below zero");
+    if (afmt_sink_zeros(sink, data_len_padding, err) != 0) return -1;
+    return 0;
+}
+
 static int tenbin_write_impl(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,
                          afmt_sink *sink, afmt_error *err, uint8_t **owned)
 {
     (void)owned;
     /* repeat array: one per array */
     for (size_t ai = 0; ai < n; ai++) {
-        const afmt_array *A_data = &arrays[ai];
-        if (afmt_write_need_plain(A_data, AFMT_ROW_MAJOR, "data", ai, err)) return -1;
-        uint8_t w_dtype[8] = {0};
-        const afmt_type_entry *el_type = afmt_type_by_dtype(tenbin_dtypes, 11, A_data->dtype);
-        if (!el_type) {
-            return afmt_fail(err, AFMT_E_TYPE, NULL, "dtype", AFMT_NO_INDEX, 0,
-                    "tenbin cannot hold elements of type %s", afmt_array_type_name(A_data));
-        }
-        memcpy(w_dtype, el_type->text, 8);
-        const uint64_t el_size = afmt_dtype_get(el_type->dtype)->size;
-        const afmt_encoding el_enc = el_type->enc;
-        uint64_t nbytes_data;
-        if (afmt_payload_size(A_data, el_enc, &nbytes_data, err) != 0) return -1;
-        const int64_t v_ndim = (int64_t)A_data->rank;
-        int64_t ndim_times_8;
-        if (!afmt_mul_i64(INT64_C(8), v_ndim, &ndim_times_8))
-            return afmt_fail_overflow(err, NULL, "header_len", AFMT_NO_INDEX, 0, "24 + 8 * ndim");
-        int64_t ndim_times_8_plus_24;
-        if (!afmt_add_i64(INT64_C(24), ndim_times_8, &ndim_times_8_plus_24))
-            return afmt_fail_overflow(err, NULL, "header_len", AFMT_NO_INDEX, 0, "24 + 8 * ndim");
-        const int64_t v_header_len = ndim_times_8_plus_24;
-        uint8_t w_info[8] = {0};
-        if (afmt_text_fill(w_info, 8, A_data->name) != 0) {
-            return afmt_fail(err, AFMT_E_TYPE, NULL, "info", AFMT_NO_INDEX, 0,
-                    "array name \"%s\" does not fit 8 bytes of printable ASCII", A_data->name);
-        }
-        const uint64_t *w_dims = A_data->dims;
-        const uint64_t n_dims = A_data->rank;
-        for (uint64_t k = 0; k < n_dims; k++) {
-            if (w_dims[k] > (uint64_t)INT64_MAX)
-                return afmt_fail(err, AFMT_E_TYPE, NULL, "dims", k, 0, "dimension %" PRIu64
-                        " does not fit a signed field", w_dims[k]);
-        }
-        uint64_t dims_product;
-        if (!afmt_u64s_prod(w_dims, n_dims, &dims_product))
-            return afmt_fail_overflow(err, NULL, "data_len", AFMT_NO_INDEX, 0,
-                    "data_len == prod(dims) * sizeof(el)");
-        uint64_t dims_product_times_el_size;
-        if (!afmt_mul_u64(dims_product, el_size, &dims_product_times_el_size))
-            return afmt_fail_overflow(err, NULL, "data_len", AFMT_NO_INDEX, 0,
-                    "data_len == prod(dims) * sizeof(el)");
-        if (dims_product_times_el_size > (uint64_t)INT64_MAX)
-            return afmt_fail(err, AFMT_E_TYPE, NULL, "data_len", AFMT_NO_INDEX, 0, "value %" PRIu64
-                    " of data_len does not fit a signed field", dims_product_times_el_size);
-        const int64_t v_data_len = (int64_t)dims_product_times_el_size;
-        if (tenbin_check_header_len(err, NULL, 0, v_header_len)) return -1;
-        if (tenbin_check_ndim(NULL, NULL, err, NULL, 0, v_ndim)) return -1;
-        for (uint64_t i_dims = 0; i_dims < n_dims; i_dims++) {
-            const int64_t e_dims = (int64_t)w_dims[i_dims];
-            if (tenbin_check_dims(err, NULL, 0, i_dims, e_dims)) return -1;
-        }
-        if (tenbin_check_data_len(err, NULL, 0, v_data_len)) return -1;
-        /* header_magic */
-        if (afmt_sink_put(sink, "~TenBin~", 8, err) != 0) return -1;
-        /* header_len */
-        if (afmt_sink_u64(sink, (uint64_t)v_header_len, 0, err) != 0) return -1;
-        /* dtype */
-        if (afmt_sink_put(sink, w_dtype, 8, err) != 0) return -1;
-        /* info */
-        if (afmt_sink_put(sink, w_info, 8, err) != 0) return -1;
-        /* ndim */
-        if (afmt_sink_u64(sink, (uint64_t)v_ndim, 0, err) != 0) return -1;
-        /* dims */
-        for (uint64_t k = 0; k < n_dims; k++) {
-            if (afmt_sink_u64(sink, w_dims[k], 0, err) != 0) return -1;
-        }
-        /* header_padding */
-        uint64_t header_len_rounded;
-        if (!afmt_roundup_u64((uint64_t)v_header_len, UINT64_C(64), &header_len_rounded))
-            return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "header_padding", AFMT_NO_INDEX, 0,
-                    "`roundup(header_len, 64) - header_len` overflows 64 bits or divides by zero");
-        uint64_t header_len_padding;
-        if (!afmt_sub_u64(header_len_rounded, (uint64_t)v_header_len, &header_len_padding))
-            return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "header_padding", AFMT_NO_INDEX, 0,
-                    "`roundup(header_len, 64) - header_len` is below zero");
-        if (afmt_sink_zeros(sink, header_len_padding, err) != 0) return -1;
-        /* data_magic */
-        if (afmt_sink_put(sink, "~TenBin~", 8, err) != 0) return -1;
-        /* data_len */
-        if (afmt_sink_u64(sink, (uint64_t)v_data_len, 0, err) != 0) return -1;
-        /* data */
-        if (afmt_sink_payload(sink, A_data, AFMT_LITTLE, el_enc, err) != 0) return -1;
-        /* data_padding */
-        uint64_t data_len_rounded;
-        if (!afmt_roundup_u64((uint64_t)v_data_len, UINT64_C(64), &data_len_rounded))
-            return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "data_padding", AFMT_NO_INDEX, 0,
-                    "`roundup(data_len, 64) - data_len` overflows 64 bits or divides by zero");
-        uint64_t data_len_padding;
-        if (!afmt_sub_u64(data_len_rounded, (uint64_t)v_data_len, &data_len_padding))
-            return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "data_padding", AFMT_NO_INDEX, 0,
-                    "`roundup(data_len, 64) - data_len` is below zero");
-        if (afmt_sink_zeros(sink, data_len_padding, err) != 0) return -1;
+        if (tenbin_write_array(arrays, sink, err, ai)) return -1;
     }
     if (wopt && wopt->trailer_len > 0) {
         return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, 0,
