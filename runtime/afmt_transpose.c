@@ -1,32 +1,37 @@
 /* afmt runtime: cache-aware transposes (see afmt_transpose.h).
  *
- * Two levels of tiling.  The matrix is cut into blocks of a few KiB; each
- * block goes through two small scratch buffers that stay in L1:
+ * Two levels of tiling.  The matrix is cut into blocks of 128-320 KiB,
+ * long and flat; each block goes through two scratch buffers:
  *
  *   1. copy the block's source rows, one row segment after the other, into
- *      scratch A (and byte-swap here when asked: the swap is free on data
- *      already in L1);
- *   2. transpose A into scratch T with register kernels (SSE2 on x86-64:
- *      8x8 bytes, 8x8 u16, 4x4 u32, 2x2 u64; a portable element loop
+ *      scratch A, in L2 (and byte-swap here when asked: the swap is free
+ *      on data being copied anyway);
+ *   2. transpose A, a strip of columns at a time, into scratch T, in L1,
+ *      with register kernels (SSE2 on x86-64: 16x16 bytes, 8x8 u16, 4x4
+ *      u32, 2x2 u64; AVX2 when the CPU has it; a portable element loop
  *      elsewhere), reading and writing at the small strides of the scratch
  *      buffers;
- *   3. copy T's rows to their destination rows, with non-temporal stores
- *      when the caller allows it and the rows are aligned.
+ *   3. copy each strip of T to its destination rows, with non-temporal
+ *      stores when the caller allows it and the rows are aligned.
  *
  * Why the detour: the direct transpose reads (or writes) with the row
  * stride of the matrix, and at a power-of-two stride (8192 or 16384
  * elements) every row of a tile maps to the same L1 and L2 sets, so lines
- * are evicted before the rest of them is used (the 64x64 tiles of the first
- * version ran 3-6x slower than 16x16 tiles for that reason).  Through the
- * scratch, each source and destination line is touched once, whole, in a
- * row segment of 64-256 contiguous bytes, and the strided register work
- * happens at strides that do not alias.
+ * are evicted before the rest of them is used.  Through the scratch, each
+ * source and destination line is touched once, whole, in a row segment of
+ * 256-1024 contiguous bytes, and the strided register work happens at
+ * strides that do not alias.  The source segments are the long ones:
+ * reading 256-byte segments at a large stride runs at half the speed of
+ * 1024-byte ones, while non-temporal writes of 256-byte segments lose
+ * little.
  *
  * The kernels need fixed small strides only, so edge blocks (odd shapes,
  * one-row or one-column matrices) use the same code: a block is as wide as
  * what is left, the kernels read a little past the block (inside the
  * scratch, which is initialised) and write past a row of T only into places
- * that a later kernel overwrites (see transpose_block).
+ * that a later kernel overwrites (see transpose_block).  The two thin
+ * shapes (two rows, two columns) are streams and skip the blocks (zip_rows,
+ * unzip_rows).
  */
 #include "afmt_transpose.h"
 
@@ -41,14 +46,11 @@
 #define AFMT_HAVE_SSE2 1
 #endif
 
-/* Most bytes of each of the two scratch buffers; a block of rb x cb
- * elements uses (rb + K) * (cb + K) * es of it (K: the kernel's edge).
- * Blocks of about 64 KiB (the scratch then lives in L2): every row segment
- * of a block is on its own page for large matrices, so a block costs about
- * rb + cb TLB misses, and bigger blocks pay fewer per byte.  Measured on
- * 256 MiB - 1 GiB matrices: 32x32 f32 blocks ran at 3x memcpy, 64x64 and
- * 128x128 at about 2x; u8 went from 3.3x to 2.3-2.8x with 256x256. */
-#define SCRATCH 83000
+/* Most elements (times their size in bytes) in a block of A, with the
+ * kernel's edge: (rb + K) * (cb + K) * es.  A lives in L2 (1-2 MiB on
+ * current x86-64 cores); the strips of T (STRIP bytes) in L1. */
+#define SCRATCH 320000
+#define STRIP 8192
 /* Elements larger than this skip the scratch (a block would be one element). */
 #define BIG_ELEMENT 1024
 
@@ -292,14 +294,51 @@ PORTABLE_KERNEL(kernel_16, 16, 4)
 /* ---------------------------------------------------------------- blocks */
 
 typedef struct plan {
-    uint64_t es;
+    const uint8_t *src;
+    uint8_t *dst;
+    uint64_t srs, drs, rows, cols, es;
     unsigned comp;
     int stream;
     kernel_fn kernel; /* NULL: element loop */
     uint64_t k;       /* kernel edge */
     uint64_t rb, cb;  /* block rows and columns */
-    uint64_t rows;
+    uint64_t w;       /* strip: block columns transposed into T at a time */
+    uint64_t first;   /* rows of the first block of a band (0: rb) */
 } plan;
+
+/* Rows [i0, i0 + rn) and columns [k0, k0 + cn) of the source. */
+typedef struct block {
+    uint64_t i0, k0, rn, cn;
+} block;
+
+static uint64_t min_u64(uint64_t a, uint64_t b)
+{
+    return a < b ? a : b;
+}
+
+/* Blocks are visited down a band of cb columns, then the next band. */
+static void first_block(const plan *p, block *b)
+{
+    b->i0 = 0;
+    b->k0 = 0;
+    b->cn = min_u64(p->cb, p->cols);
+    b->rn = p->first ? p->first : min_u64(p->rb, p->rows);
+}
+
+/* b becomes the block after it; 0 when there is none. */
+static int next_block(const plan *p, block *b)
+{
+    b->i0 += b->rn;
+    if (b->i0 >= p->rows) {
+        b->i0 = 0;
+        b->k0 += b->cn;
+        if (b->k0 >= p->cols)
+            return 0;
+        b->cn = min_u64(p->cb, p->cols - b->k0);
+    }
+    b->rn = b->i0 == 0 && p->first ? p->first : min_u64(p->rb, p->rows - b->i0);
+    return 1;
+}
 
 /* Copy one destination row segment; non-temporal when allowed for the
  * whole lines inside it (the partial lines at either end are shared with
@@ -329,62 +368,75 @@ static void put_row(uint8_t *d, const uint8_t *s, size_t n, int stream)
     memcpy(d, s, n);
 }
 
-/* One block: rows [i0, i0 + rn) and columns [k0, k0 + cn) of the source.
- * A holds the block row-major with stride cn, T its transpose with stride
- * rn.  Kernels cover ceil(rn/K) x ceil(cn/K) squares: they read past the
- * block (inside A, initialised) and a kernel at the right edge of T writes
- * past the end of its rows into the start of the next row; the i-squares
- * run from right to left so that square 0, which owns those places, is
- * written after, and the next row group comes later still.  While the block
- * is copied in, the rows of the next block down (the next call, usually)
- * are prefetched: each source row segment is on its own page, and without
- * the prefetch every one of them waits for its TLB miss and its lines. */
-static void transpose_block(const plan *p, const uint8_t *src, uint64_t srs,
-                            uint8_t *dst, uint64_t drs, uint64_t i0, uint64_t k0,
-                            uint64_t rn, uint64_t cn, uint8_t *A, uint8_t *T)
+/* A's row stride for rows of n bytes: long rows get one line more, so
+ * that the K rows a kernel reads fall into different L1 sets (at a stride
+ * of 1024 bytes they would share 4 of its 64 sets). */
+static uint64_t a_stride(uint64_t n)
 {
-    const uint64_t es = p->es, K = p->k;
-    const uint8_t *s = src + (i0 * srs + k0) * es;
-    uint8_t *d = dst + (k0 * drs + i0) * es;
-    uint64_t i, k, j, row = cn * es;
+    return n >= 256 ? n + 64 : n;
+}
 
-    /* 1: source rows into A */
-    if (srs == cn) {
-        afmt_swap_copy(A, s, rn * row, p->comp);
-    } else {
-        uint64_t ahead = p->rows - i0 - rn < rn ? p->rows - i0 - rn : rn;
-        for (i = 0; i < rn; i++) {
-            if (i < ahead)
-                for (j = 0; j < row; j += 64)
-                    __builtin_prefetch(s + (rn + i) * srs * es + j);
-            afmt_swap_copy(A + i * row, s + i * srs * es, row, p->comp);
-        }
-    }
-    /* 2: A -> T */
-    if (p->kernel) {
-        uint64_t last = (rn - 1) / K * K;
-        for (k = 0; k < cn; k += K) {
-            i = last;
-            for (;;) {
-                p->kernel(A + (i * cn + k) * es, (size_t)row, T + (k * rn + i) * es,
-                          (size_t)(rn * es));
-                if (i == 0)
-                    break;
-                i -= K;
+/* Copy block b's source rows into A (row stride a_stride(cn * es)),
+ * byte-swapped when asked: the swap is free on data being copied anyway.
+ * The source rows are read whole segments at a time, one after the other:
+ * no software prefetch (the hardware follows segments of this length by
+ * itself; prefetching the next block, during this copy or spread over the
+ * transpose, made it 5-30% slower). */
+static void load_block(const plan *p, const block *b, uint8_t *A)
+{
+    const uint8_t *s = p->src + (b->i0 * p->srs + b->k0) * p->es;
+    const uint64_t row = b->cn * p->es, as = a_stride(row), ss = p->srs * p->es;
+    uint64_t i;
+
+    for (i = 0; i < b->rn; i++)
+        afmt_swap_copy(A + i * as, s + i * ss, row, p->comp);
+}
+
+/* Transpose block b, already in A (row-major, stride a_stride(cn * es),
+ * in L2), a strip of w columns at a time into T (w rows of rn elements,
+ * stride rn: a few KiB that stay in L1); each strip goes out to its
+ * destination rows at once.
+ *
+ * Kernels cover K x K squares: they read past the block (inside A,
+ * initialised) and a kernel at the right edge of T writes past the end of
+ * its rows into the start of the next row; the i-squares run from right
+ * to left so that square 0, which owns those places, is written after, and
+ * the next row group comes later still (T has room for the last row's
+ * overrun). */
+static void transpose_block(const plan *p, const block *b, const uint8_t *A, uint8_t *T)
+{
+    const uint64_t es = p->es, K = p->k, rn = b->rn, cn = b->cn;
+    uint8_t *d = p->dst + (b->k0 * p->drs + b->i0) * es;
+    const uint64_t as = a_stride(cn * es), ts = rn * es, ds = p->drs * es;
+    const uint64_t last = (rn - 1) / K * K;
+    uint64_t i, k, kk;
+
+    for (k = 0; k < cn; k += p->w) {
+        uint64_t wn = cn - k < p->w ? cn - k : p->w;
+        /* columns k .. k + wn of A -> rows 0 .. wn of T */
+        if (p->kernel) {
+            for (kk = 0; kk < wn; kk += K) {
+                i = last;
+                for (;;) {
+                    p->kernel(A + i * as + (k + kk) * es, (size_t)as, T + kk * ts + i * es,
+                              (size_t)ts);
+                    if (i == 0)
+                        break;
+                    i -= K;
+                }
             }
+        } else {
+            for (kk = 0; kk < wn; kk++)
+                for (i = 0; i < rn; i++)
+                    memcpy(T + kk * ts + i * es, A + i * as + (k + kk) * es, (size_t)es);
         }
-    } else {
-        for (k = 0; k < cn; k++)
-            for (i = 0; i < rn; i++)
-                memcpy(T + (k * rn + i) * es, A + (i * cn + k) * es, (size_t)es);
-    }
-    /* 3: T rows to the destination rows */
-    if (drs == rn) {
-        /* the block's destination rows are contiguous: one copy */
-        put_row(d, T, (size_t)(cn * rn * es), p->stream);
-    } else {
-        for (k = 0; k < cn; k++)
-            put_row(d + k * drs * es, T + k * rn * es, (size_t)(rn * es), p->stream);
+        /* T's rows to their destination rows */
+        if (p->drs == rn)
+            /* the strip's destination rows are contiguous: one copy */
+            put_row(d + k * ds, T, (size_t)(wn * ts), p->stream);
+        else
+            for (kk = 0; kk < wn; kk++)
+                put_row(d + (k + kk) * ds, T + kk * ts, (size_t)ts, p->stream);
     }
 }
 
@@ -399,26 +451,37 @@ static void transpose_big(const uint8_t *src, uint64_t srs, uint8_t *dst, uint64
             afmt_swap_copy(dst + (k * drs + i) * es, src + (i * srs + k) * es, es, comp);
 }
 
-static uint64_t min_u64(uint64_t a, uint64_t b)
+#if AFMT_HAVE_SSE2
+/* The two thin shapes, done straight from source to destination: the
+ * blocks would pad every kernel to 8-32 rows or columns for 2.  Both are
+ * streams (two in, one out, or one in, two out), 32 bytes of the result
+ * per step; the stores are non-temporal when allowed and the destination
+ * rows are 16-byte aligned. */
+
+/* 16-byte store to d: non-temporal when nt (d then 16-byte aligned). */
+static void put16(uint8_t *d, __m128i v, int nt)
 {
-    return a < b ? a : b;
+    if (nt)
+        _mm_stream_si128((__m128i *)(void *)d, v);
+    else
+        STOREU(d, v);
 }
 
-#if AFMT_HAVE_SSE2
-/* Two source rows into a destination of two columns: an interleave, done
- * straight from the rows (the blocks would pad every kernel to 8 or 16
- * rows for 2).  16 bytes of each row make 32 of the result. */
+/* Two source rows into a destination of two columns (drs 2): an
+ * interleave; 16 bytes of each row make 32 of the result. */
 #define ZIP_LOOP(UNPACK_LO, UNPACK_HI)                                         \
     for (; k + per <= cols; k += per) {                                        \
         __m128i x = LOADU(s0 + k * es), y = LOADU(s1 + k * es);                \
-        STOREU(dst + 2 * k * es, UNPACK_LO(x, y));                             \
-        STOREU(dst + 2 * k * es + 16, UNPACK_HI(x, y));                        \
+        put16(dst + 2 * k * es, UNPACK_LO(x, y), nt);                          \
+        put16(dst + 2 * k * es + 16, UNPACK_HI(x, y), nt);                     \
     }
 
-static void zip_rows(const uint8_t *src, uint64_t srs, uint8_t *dst, uint64_t cols, uint64_t es)
+static void zip_rows(const uint8_t *src, uint64_t srs, uint8_t *dst, uint64_t cols, uint64_t es,
+                     int stream)
 {
     const uint8_t *s0 = src, *s1 = src + srs * es;
     const uint64_t per = 16 / es;
+    const int nt = stream && ((uintptr_t)dst & 15) == 0;
     uint64_t k = 0;
 
     switch (es) {
@@ -432,15 +495,86 @@ static void zip_rows(const uint8_t *src, uint64_t srs, uint8_t *dst, uint64_t co
         memcpy(dst + (2 * k + 1) * es, s1 + k * es, (size_t)es);
     }
 }
+
+/* Even and odd elements of 32 source bytes (x, y: pairs a_j b_j in order)
+ * into *a (a_0 a_1 ...) and *b (b_0 b_1 ...), for es 1, 2, 4, 8. */
+static void unzip32(__m128i x, __m128i y, uint64_t es, __m128i *a, __m128i *b)
+{
+    switch (es) {
+    case 1: {
+        /* the even bytes are the low bytes of the 16-bit lanes, the odd
+         * ones the high bytes: mask or shift, then pack (no saturation:
+         * every lane is below 256) */
+        const __m128i lo = _mm_set1_epi16(0xff);
+        *a = _mm_packus_epi16(_mm_and_si128(x, lo), _mm_and_si128(y, lo));
+        *b = _mm_packus_epi16(_mm_srli_epi16(x, 8), _mm_srli_epi16(y, 8));
+        break;
+    }
+    case 2:
+        /* a0 b0 a1 b1 | a2 b2 a3 b3 -> a0 a1 b0 b1 | a2 a3 b2 b3 (the
+         * 16-bit shuffles), -> a0 a1 a2 a3 | b0 b1 b2 b3 (32-bit) */
+        x = _mm_shuffle_epi32(_mm_shufflehi_epi16(_mm_shufflelo_epi16(x, 0xD8), 0xD8), 0xD8);
+        y = _mm_shuffle_epi32(_mm_shufflehi_epi16(_mm_shufflelo_epi16(y, 0xD8), 0xD8), 0xD8);
+        *a = _mm_unpacklo_epi64(x, y);
+        *b = _mm_unpackhi_epi64(x, y);
+        break;
+    case 4:
+        /* a0 b0 a1 b1 -> a0 a1 b0 b1 */
+        x = _mm_shuffle_epi32(x, 0xD8);
+        y = _mm_shuffle_epi32(y, 0xD8);
+        *a = _mm_unpacklo_epi64(x, y);
+        *b = _mm_unpackhi_epi64(x, y);
+        break;
+    default:
+        *a = _mm_unpacklo_epi64(x, y);
+        *b = _mm_unpackhi_epi64(x, y);
+        break;
+    }
+}
+
+/* A source of two columns (srs 2) into two destination rows (d0, and d1
+ * drs elements further): the reverse of zip_rows. */
+static void unzip_rows(const uint8_t *src, uint8_t *dst, uint64_t drs, uint64_t rows,
+                       uint64_t es, int stream)
+{
+    uint8_t *d0 = dst, *d1 = dst + drs * es;
+    const uint64_t per = 16 / es;
+    uint64_t i = 0, head = 0;
+    int nt = 0;
+
+    /* a few elements first, so that both rows are 16-byte aligned for the
+     * non-temporal stores (when one head aligns both) */
+    if (stream && ((uintptr_t)d0 & 15) % es == 0 && ((uintptr_t)d0 & 15) == ((uintptr_t)d1 & 15)) {
+        head = ((16 - ((uintptr_t)d0 & 15)) & 15) / es;
+        nt = head < rows;
+    }
+    if (!nt)
+        head = 0;
+    for (; i < head; i++) {
+        memcpy(d0 + i * es, src + 2 * i * es, (size_t)es);
+        memcpy(d1 + i * es, src + (2 * i + 1) * es, (size_t)es);
+    }
+    for (; i + per <= rows; i += per) {
+        __m128i a, b;
+        unzip32(LOADU(src + 2 * i * es), LOADU(src + 2 * i * es + 16), es, &a, &b);
+        put16(d0 + i * es, a, nt);
+        put16(d1 + i * es, b, nt);
+    }
+    for (; i < rows; i++) {
+        memcpy(d0 + i * es, src + 2 * i * es, (size_t)es);
+        memcpy(d1 + i * es, src + (2 * i + 1) * es, (size_t)es);
+    }
+}
 #endif
 
 void afmt_transpose2d(const uint8_t *src, uint64_t srs, uint8_t *dst, uint64_t drs,
                       uint64_t rows, uint64_t cols, uint64_t es, unsigned comp,
                       int stream)
 {
-    uint64_t cap, rb, cb, i0, k0, first;
-    size_t scratch;
+    uint64_t cap, rb, cb;
+    size_t a_size, t_size;
     uint8_t *A, *T;
+    block b;
     plan p;
 
     if (rows == 0 || cols == 0 || es == 0)
@@ -452,24 +586,42 @@ void afmt_transpose2d(const uint8_t *src, uint64_t srs, uint8_t *dst, uint64_t d
         return;
     }
 #if AFMT_HAVE_SSE2
-    if (rows == 2 && drs == 2 && comp == 1 && (es == 1 || es == 2 || es == 4 || es == 8)) {
-        zip_rows(src, srs, dst, cols, es);
-        return;
+    if (comp == 1 && (es == 1 || es == 2 || es == 4 || es == 8)) {
+        if (rows == 2 && drs == 2) {
+            zip_rows(src, srs, dst, cols, es, stream);
+            if (stream)
+                _mm_sfence();
+            return;
+        }
+        if (cols == 2 && srs == 2) {
+            unzip_rows(src, dst, drs, rows, es, stream);
+            if (stream)
+                _mm_sfence();
+            return;
+        }
     }
 #endif
+    p.src = src;
+    p.dst = dst;
+    p.srs = srs;
+    p.drs = drs;
+    p.rows = rows;
+    p.cols = cols;
     p.es = es;
     p.comp = comp;
     p.stream = stream;
-    p.rows = rows;
-    /* Blocks of about 64 KiB, rb (the destination segment) a multiple of
-     * 64 bytes so that non-temporal stores write whole lines. */
+    /* Blocks of 128-256 KiB, long and flat: a source row segment of
+     * 1024 bytes (cb elements; shorter ones are read at a fraction of
+     * memory speed: 256 bytes at about half), a destination segment of 256
+     * (rb elements, a multiple of 64 bytes so that non-temporal stores
+     * write whole lines; writes lose less to short segments than reads). */
     switch (es) {
-    case 1: p.kernel = kernel_1; p.k = 16; rb = 256; cb = 256; break;
-    case 2: p.kernel = kernel_2; p.k = 8; rb = 192; cb = 160; break;
-    case 4: p.kernel = kernel_4; p.k = 4; rb = 128; cb = 128; break;
-    case 8: p.kernel = kernel_8; p.k = 2; rb = 96; cb = 80; break;
-    case 16: p.kernel = kernel_16; p.k = 4; rb = 64; cb = 48; break;
-    default: p.kernel = NULL; p.k = 1; rb = 8; cb = 8; break;
+    case 1: p.kernel = kernel_1; p.k = 16; rb = 256; cb = 1024; break;
+    case 2: p.kernel = kernel_2; p.k = 8; rb = 128; cb = 512; break;
+    case 4: p.kernel = kernel_4; p.k = 4; rb = 64; cb = 256; break;
+    case 8: p.kernel = kernel_8; p.k = 2; rb = 32; cb = 128; break;
+    case 16: p.kernel = kernel_16; p.k = 4; rb = 16; cb = 64; break;
+    default: p.kernel = NULL; p.k = 1; rb = 8; cb = 64; break;
     }
 #if AFMT_HAVE_AVX2_KERNELS
     if ((es == 1 || es == 4 || es == 8) && have_avx2()) {
@@ -492,32 +644,37 @@ void afmt_transpose2d(const uint8_t *src, uint64_t srs, uint8_t *dst, uint64_t d
         else
             p.cb = p.cb / 2;
     }
-    scratch = (size_t)((p.rb + p.k) * (p.cb + p.k) * es + 63) & ~(size_t)63;
-    A = malloc(2 * scratch);
+    /* Strips of T of about 8 KiB (a whole number of kernels). */
+    p.w = STRIP / (p.rb * es) / p.k * p.k;
+    if (p.w < p.k)
+        p.w = p.k;
+    /* A: rb + K rows (the kernels read up to K - 1 rows past the block)
+     * and one more for the columns they read past the last row. */
+    a_size = (size_t)((p.rb + p.k + 1) * a_stride((p.cb + p.k) * es) + 63) & ~(size_t)63;
+    t_size = (size_t)((p.w * p.rb + p.k) * es + 63) & ~(size_t)63;
+    A = malloc(a_size + t_size);
     if (!A) {
-        /* no memory for at most 150 KiB: the slow way still works */
+        /* no memory for a few hundred KiB: the slow way still works */
         transpose_big(src, srs, dst, drs, rows, cols, es, comp);
         return;
     }
-    T = A + scratch;
+    T = A + a_size;
     /* The kernels read A past the block: those bytes must be defined. */
-    memset(A, 0, scratch);
+    memset(A, 0, a_size);
     /* Non-temporal stores want whole lines: when every destination row has
-     * the same alignment, a short first block makes the others start on a
-     * line. */
-    first = 0;
+     * the same alignment, a short first block of each band makes the
+     * others start on a line. */
+    p.first = 0;
     if (stream && (drs * es) % 64 == 0) {
         uint64_t lead = (uint64_t)(-(uintptr_t)dst & 63);
         if (lead % es == 0 && lead / es < rows)
-            first = lead / es;
+            p.first = lead / es;
     }
-    for (k0 = 0; k0 < cols; k0 += p.cb) {
-        uint64_t cn = min_u64(p.cb, cols - k0), rn;
-        for (i0 = 0; i0 < rows; i0 += rn) {
-            rn = i0 == 0 && first ? first : min_u64(p.rb, rows - i0);
-            transpose_block(&p, src, srs, dst, drs, i0, k0, rn, cn, A, T);
-        }
-    }
+    first_block(&p, &b);
+    do {
+        load_block(&p, &b, A);
+        transpose_block(&p, &b, A, T);
+    } while (next_block(&p, &b));
 #if AFMT_HAVE_SSE2
     if (stream)
         _mm_sfence();

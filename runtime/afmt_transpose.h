@@ -1,8 +1,9 @@
 /* afmt runtime (internal): the transpose kernel behind afmt_array_to_plain.
  *
  * Not part of the public API: afmt_array.c and afmt_array_to_plain_part
- * are its only callers.  Pure functions of their arguments: no globals, no
- * allocation (scratch lives on the stack, about 40 KiB), thread-safe.
+ * are its only callers.  No globals, thread-safe: afmt_transpose2d
+ * mallocs its scratch (a few hundred KiB, under 700) for the call and
+ * frees it; without that memory it still works, an element at a time.
  */
 #ifndef AFMT_TRANSPOSE_H
 #define AFMT_TRANSPOSE_H

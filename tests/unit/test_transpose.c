@@ -220,6 +220,93 @@ static int run_kernel_strides(uint64_t es, unsigned comp)
     return bad;
 }
 
+/* afmt_transpose2d against a naive reference over odd shapes, both thin
+ * shapes (2 x N: the interleave; N x 2: its reverse), shapes of several
+ * blocks in both directions, strided rows, source and destination at odd
+ * byte offsets, with and without non-temporal stores: every destination
+ * byte must be the reference's, and the bytes around and between the
+ * destination rows must stay untouched. */
+typedef struct kernel_case {
+    uint64_t rows, cols;    /* of the source */
+    uint64_t sextra, dextra; /* row strides: cols + sextra, rows + dextra */
+    uint64_t soff, doff;    /* byte offsets of src and dst from an aligned base */
+    int stream;
+} kernel_case;
+
+static const kernel_case kernel_cases[] = {
+    { 1, 300, 0, 0, 1, 3, 1 },      { 300, 1, 0, 0, 0, 5, 1 },     { 1, 1, 0, 0, 3, 0, 0 },
+    { 15, 17, 0, 0, 1, 1, 0 },      { 16, 16, 0, 0, 0, 0, 1 },     { 17, 15, 3, 1, 7, 9, 1 },
+    { 33, 65, 0, 0, 2, 14, 1 },     { 65, 33, 1, 0, 0, 0, 0 },
+    /* two source rows (drs 2: the interleave), odd and even lengths */
+    { 2, 1000, 0, 0, 1, 0, 1 },     { 2, 1001, 0, 0, 0, 8, 1 },    { 2, 999, 5, 0, 3, 0, 0 },
+    { 2, 7, 0, 0, 0, 0, 1 },        { 2, 1000, 0, 1, 0, 0, 1 },
+    /* two source columns (srs 2: the reverse), the destination rows at the
+     * same or at different alignments */
+    { 1000, 2, 0, 0, 0, 0, 1 },     { 1001, 2, 0, 3, 1, 5, 1 },    { 999, 2, 0, 1, 0, 8, 1 },
+    { 1000, 2, 0, 0, 4, 4, 1 },     { 1000, 2, 0, 0, 8, 8, 0 },    { 7, 2, 0, 0, 0, 0, 1 },
+    { 1000, 2, 1, 0, 0, 0, 1 },
+    /* several blocks in each direction */
+    { 517, 1031, 0, 0, 1, 1, 1 },   { 300, 1100, 9, 13, 0, 0, 1 }, { 1100, 300, 0, 0, 3, 6, 1 },
+    { 100, 2100, 0, 0, 0, 0, 1 },   { 2100, 100, 0, 0, 0, 0, 1 },
+};
+
+static int run_kernel_cases(uint64_t es, unsigned comp)
+{
+    size_t ci;
+    int bad = 0;
+
+    for (ci = 0; ci < sizeof kernel_cases / sizeof kernel_cases[0]; ci++) {
+        const kernel_case *c = &kernel_cases[ci];
+        const uint64_t srs = c->cols + c->sextra, drs = c->rows + c->dextra, guard = 64;
+        const uint64_t sbytes = c->rows * srs * es, dbytes = c->cols * drs * es;
+        uint8_t *sbuf = malloc((size_t)(sbytes + 64)), *dbuf = malloc((size_t)(dbytes + 64 + 2 * guard));
+        uint8_t *src, *dst;
+        uint64_t i, k, j, q;
+        int ok = 1;
+
+        if (!sbuf || !dbuf) {
+            free(sbuf), free(dbuf);
+            return bad + 1;
+        }
+        /* offsets from a 64-byte boundary inside the buffers */
+        src = sbuf + ((64 - (uintptr_t)sbuf % 64) % 64 + c->soff) % 64;
+        dst = dbuf + guard + ((64 - (uintptr_t)(dbuf + guard) % 64) % 64 + c->doff) % 64;
+        for (k = 0; k < sbytes; k++)
+            src[k] = pattern(k, 3);
+        memset(dbuf, 0x5A, (size_t)(dbytes + 64 + 2 * guard));
+        afmt_transpose2d(src, srs, dst, drs, c->rows, c->cols, es, comp, c->stream);
+        for (q = 0; q < dbytes + 64 + 2 * guard && ok; q++) {
+            const uint8_t *d = dbuf + q;
+            uint8_t want = 0x5A;
+            if (d >= dst && d < dst + dbytes) {
+                uint64_t off = (uint64_t)(d - dst);
+                k = off / es / drs;
+                i = off / es % drs;
+                j = off % es;
+                if (i < c->rows) {
+                    uint64_t b0 = comp > 1 ? j / comp * comp : j;
+                    uint64_t jj = comp > 1 ? b0 + (comp - 1 - (j - b0)) : j;
+                    want = src[(i * srs + k) * es + jj];
+                }
+            }
+            ok = *d == want;
+        }
+        if (!ok) {
+            if (!bad)
+                printf("# kernel case es %llu comp %u %llux%llu strides %llu/%llu offsets %llu/%llu "
+                       "stream %d: wrong\n",
+                       (unsigned long long)es, comp, (unsigned long long)c->rows,
+                       (unsigned long long)c->cols, (unsigned long long)srs,
+                       (unsigned long long)drs, (unsigned long long)c->soff,
+                       (unsigned long long)c->doff, c->stream);
+            bad++;
+        }
+        free(sbuf);
+        free(dbuf);
+    }
+    return bad;
+}
+
 /* Large enough for the non-temporal path of afmt_array_to_plain. */
 static int run_large(void)
 {
@@ -373,6 +460,15 @@ int main(void)
             snprintf(name, sizeof name, "afmt_transpose2d es=%llu comp=%u, strided sub-matrices",
                      (unsigned long long)kernel_sizes[ki], comps[ci]);
             CHECK(name, run_kernel_strides(kernel_sizes[ki], comps[ci]) == 0);
+        }
+    for (ki = 0; ki < sizeof kernel_sizes / sizeof kernel_sizes[0]; ki++)
+        for (ci = 0; ci < sizeof comps / sizeof comps[0]; ci++) {
+            if (kernel_sizes[ki] % comps[ci] != 0 || kernel_sizes[ki] > 100)
+                continue;
+            snprintf(name, sizeof name,
+                     "afmt_transpose2d es=%llu comp=%u, odd and thin shapes, unaligned, streamed",
+                     (unsigned long long)kernel_sizes[ki], comps[ci]);
+            CHECK(name, run_kernel_cases(kernel_sizes[ki], comps[ci]) == 0);
         }
     CHECK("transpose u32[2900,2901] col->row (non-temporal stores)", run_large());
     CHECK("afmt_array_to_plain_as = to_plain + convert_elements (bytes and refusals)",
