@@ -39,7 +39,20 @@ typedef struct sym {
      * offset), enc_decl of a writer's lookup encoding, nbytes_decl of a
      * writer's payload size (nbytes()). */
     int decl, off_decl, enc_decl, nbytes_decl;
+    /* validator: the region whose function declared it (NULL: none), and
+     * the regions it has left since: a use now is an escape (emit.h,
+     * escapes) of each */
+    const item *region;
+    const item *left[4];
+    int nleft;
 } sym;
+
+/* A name declared in a region's function and used after the region: the
+ * region's function hands it out in a struct (<format>_<region>_scope). */
+typedef struct escape {
+    const item *region;
+    const char *name;
+} escape;
 
 #define MAX_SYMS 1024
 #define AFMT_GEN_FIELD_MAX_ 128
@@ -120,6 +133,12 @@ typedef struct emitter {
     int sole_item;       /* the item being emitted is all its function holds */
     check_fn *check_fns; /* the shared check functions defined so far */
     int ncheck_fns;
+    const item *region;  /* validator: the innermost region being emitted, or NULL */
+    /* validator: the names that escape their region's function, learnt by
+     * a first pass over the spec (emit_validator) and used by the second */
+    escape *escapes;
+    int nescapes;
+    int quiet;           /* a first pass: generator errors are not printed */
 } emitter;
 
 /* emit_func.c: one function per structure.  func_begin sends the
@@ -132,12 +151,22 @@ typedef struct emitter {
 typedef struct func_frame {
     sbuf body;
     char *name;
+    /* a region's function: the struct it hands its escaping values out in
+     * (a parameter `<type> *scope`, the caller's local `<var>`, declared
+     * before the call), and the statements that fill it, last */
+    char *scope_type, *scope_var;
+    sbuf scope_fill;
     sbuf *saved_out;
     int saved_indent, saved_nnonneg;
     int saved_nonneg_indent[64];
 } func_frame;
 void func_begin(emitter *m, func_frame *f, const char *name);
 void func_end(emitter *m, func_frame *f, const char *doc);
+/* Before func_end: the function hands out the values of symbols ys (n of
+ * them) in a struct <format>_<name>_scope, filled last, that its caller
+ * declares (named name) and later code reads (ys' C expressions are
+ * rewritten to read it). */
+void func_hand_out(emitter *m, func_frame *f, sym **ys, int n, const char *name);
 
 /* `static const afmt_type_entry <fmt>_<table>[]` (emitted once) for a table
  * of one literal key per entry (text of key_size bytes, or an integer when
@@ -202,6 +231,8 @@ const char *region_ctx(emitter *m);
 sym *sym_push(emitter *m, sym_kind kind, const char *name, item *it);
 sym *sym_find(emitter *m, const char *name);
 sym *sym_peek(emitter *m, const char *name);
+/* Whether name, declared in region's function, is used after it. */
+int escapes(const emitter *m, const item *region, const char *name);
 int sym_mark(emitter *m);
 void sym_pop_to(emitter *m, int mark);
 const table *find_table(const spec *s, const char *name);

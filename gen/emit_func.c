@@ -91,6 +91,8 @@ static int is_type_name(const ctoken *t)
                                         "uint64_t", "int8_t", "int16_t", "int32_t", "int64_t"};
     size_t k;
     if (t->n > 5 && memcmp(t->s, "afmt_", 5) == 0) return 1;
+    /* a region's struct of values (func_hand_out) */
+    if (t->n > 6 && memcmp(t->s + t->n - 6, "_scope", 6) == 0) return 1;
     for (k = 0; k < sizeof names / sizeof names[0]; k++)
         if (tok_is(t, names[k])) return 1;
     return 0;
@@ -347,20 +349,23 @@ static void param_list(const emitter *m, const captures *c, sbuf *params, sbuf *
 }
 
 /* The function's definition, into m->funcs. */
-static void define_function(emitter *m, const char *fname, const char *doc, const char *params, const char *text,
-                            const captures *c)
+static void define_function(emitter *m, const func_frame *f, const char *fname, const char *doc, const char *params,
+                            const char *text, const captures *c)
 {
     sbuf fn = {0};
     sbuf *saved = m->out;
-    int saved_indent = m->indent;
+    /* line() at indent 0 would forget the caller's proofs (emit.h, nonneg) */
+    int saved_indent = m->indent, saved_nnonneg = m->nnonneg;
     m->out = &fn;
     m->indent = 0;
+    m->nnonneg = 0;
     if (doc) line(m, "/* %s */", doc);
     line(m, "static int %s(%s)", fname, params ? params : "void");
     line(m, "{");
     if (c->pos == 2) line(m, "    uint64_t pos = *pos_io;");
     if (c->narrays == 2) line(m, "    uint32_t narrays = *narrays_io;");
     sb_puts(&fn, text);
+    if (f->scope_fill.s) sb_puts(&fn, f->scope_fill.s);
     if (c->pos == 2) line(m, "    *pos_io = pos;");
     if (c->narrays == 2) line(m, "    *narrays_io = narrays;");
     line(m, "    return 0;");
@@ -368,6 +373,7 @@ static void define_function(emitter *m, const char *fname, const char *doc, cons
     line(m, "%s", "");
     m->out = saved;
     m->indent = saved_indent;
+    m->nnonneg = saved_nnonneg;
     sb_puts(m->funcs, fn.s);
     sb_free(&fn);
 }
@@ -392,15 +398,136 @@ void func_end(emitter *m, func_frame *f, const char *doc)
     scan_decls(resolved, 1, &own);
     find_captures(m, &t, &own, &c);
     param_list(m, &c, &params, &args);
-    define_function(m, fname, doc, params.s, resolved, &c);
+    if (f->scope_type) {
+        char *ty = xprintf("%s *", f->scope_type), *arg = xprintf("&%s", f->scope_var);
+        param_add(&params, &args, ty, "scope", arg);
+        /* zeroed: a compiler cannot see that the call fills it when it succeeds */
+        line(m, "%s %s = {0};", f->scope_type, f->scope_var);
+        free(ty);
+        free(arg);
+    }
+    define_function(m, f, fname, doc, params.s, resolved, &c);
     line(m, "if (%s(%s)) return -1;", fname, args.s ? args.s : "");
 
     sb_free(&params);
     sb_free(&args);
     sb_free(&f->body);
+    sb_free(&f->scope_fill);
+    free(f->scope_type);
+    free(f->scope_var);
     free(f->name);
     free(resolved);
     free(t.v);
     free(own.v);
     free(c.vals.v);
+}
+
+/* Identifier at s[i] (of n bytes) is a member of ds, and not itself a
+ * member access. */
+static int member_at(const char *s, size_t i, size_t n, const decls *ds)
+{
+    if (i > 0 && (s[i - 1] == '.' || (i > 1 && s[i - 1] == '>' && s[i - 2] == '-'))) return 0;
+    return decls_find(ds, s + i, n) != NULL;
+}
+
+/* c (of capacity cap) with each identifier that is a member of ds read
+ * through var ("o_dims" -> "header.o_dims"). */
+static void rewrite_members(char *c, size_t cap, const decls *ds, const char *var)
+{
+    sbuf b = {0};
+    size_t i = 0;
+    while (c[i]) {
+        if (isalpha((unsigned char)c[i]) || c[i] == '_') {
+            size_t n = 0;
+            while (isalnum((unsigned char)c[i + n]) || c[i + n] == '_') n++;
+            if (member_at(c, i, n, ds)) sb_printf(&b, "%s.", var);
+            sb_printf(&b, "%.*s", (int)n, c + i);
+            i += n;
+        } else if (c[i] == '%' && c[i + 1]) {
+            sb_printf(&b, "%.2s", c + i); /* a format's directive (sym.elem), not a name */
+            i += 2;
+        } else {
+            sb_printf(&b, "%c", c[i++]);
+        }
+    }
+    if (b.s && strlen(b.s) >= cap) die("a value's C expression is too long for its struct member");
+    snprintf(c, cap, "%s", b.s ? b.s : "");
+    sb_free(&b);
+}
+
+/* The names y's C expressions read that the function declares (one of
+ * its own, function-level declarations fn), added to members. */
+static void sym_members(const sym *y, const decls *fn, decls *members)
+{
+    const char *exprs[4];
+    int k, i;
+    exprs[0] = y->c; exprs[1] = y->off; exprs[2] = y->count; exprs[3] = y->elem;
+    for (k = 0; k < 4; k++) {
+        ctokens t = {0};
+        tokenize(exprs[k], &t);
+        for (i = 0; i < t.n; i++) {
+            const decl *d = decls_find(fn, t.v[i].s, t.v[i].n);
+            if (d && !decls_find(members, d->name, strlen(d->name))) decls_add(members, d);
+        }
+        free(t.v);
+    }
+    if (y->kind == SY_LOOKUP) {
+        /* a lookup's values are <c>_dtype, <c>_size, <c>_enc */
+        static const char *const parts[] = {"_dtype", "_size", "_enc"};
+        for (k = 0; k < 3; k++) {
+            char *nm = xprintf("%s%s", y->c, parts[k]);
+            const decl *d = decls_find(fn, nm, strlen(nm));
+            if (d && !decls_find(members, d->name, strlen(d->name))) decls_add(members, d);
+            free(nm);
+        }
+    }
+}
+
+static int is_reserved_var(const char *name)
+{
+    static const char *const words[] = {"src", "opt", "vis", "err", "path", "pos", "narrays", "scope", "rest",
+                                        "trailer", "label", "a", "j", "column_offset", "int", "char", "const",
+                                        "return", "if", "else", "for", "void", "static", "struct"};
+    size_t k;
+    for (k = 0; k < sizeof words / sizeof words[0]; k++)
+        if (strcmp(words[k], name) == 0) return 1;
+    return 0;
+}
+
+void func_hand_out(emitter *m, func_frame *f, sym **ys, int n, const char *name)
+{
+    char *text = decls_resolve(m, f->body.s);
+    decls fn = {0}, members = {0};
+    sbuf def = {0};
+    int i;
+    f->scope_type = xprintf("%s_%s_scope", m->s->format, name);
+    f->scope_var = is_reserved_var(name) ? xprintf("%s_scope", name) : xstrdup(name);
+    scan_decls(text, 0, &fn);
+    for (i = 0; i < n; i++) sym_members(ys[i], &fn, &members);
+    sb_printf(&def, "/* The values of %s that the items after it read. */\n", name);
+    sb_printf(&def, "typedef struct %s {\n", f->scope_type);
+    for (i = 0; i < members.n; i++) {
+        const char *ty = members.v[i].type;
+        if (strncmp(ty, "const ", 6) == 0) ty += 6;
+        sb_printf(&def, "    %s %s;\n", ty, members.v[i].name);
+        sb_printf(&f->scope_fill, "    scope->%s = %s;\n", members.v[i].name, members.v[i].name);
+    }
+    sb_printf(&def, "} %s;\n\n", f->scope_type);
+    sb_puts(m->funcs, def.s);
+    for (i = 0; i < n; i++) {
+        sym *y = ys[i];
+        rewrite_members(y->c, sizeof y->c, &members, f->scope_var);
+        rewrite_members(y->off, sizeof y->off, &members, f->scope_var);
+        rewrite_members(y->count, sizeof y->count, &members, f->scope_var);
+        rewrite_members(y->elem, sizeof y->elem, &members, f->scope_var);
+        if (y->kind == SY_LOOKUP && strlen(y->c) + strlen(f->scope_var) + 2 < sizeof y->c) {
+            char *c = xprintf("%s.%s", f->scope_var, y->c);
+            snprintf(y->c, sizeof y->c, "%s", c);
+            free(c);
+        }
+    }
+    sb_free(&def);
+    free(text);
+    free(fn.v);
+    free(members.v);
 }

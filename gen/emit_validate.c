@@ -831,8 +831,8 @@ static void array_view(emitter *m, item *it, const layout_module *lay, const enc
          it->array.payload_big ? "AFMT_BIG" : "AFMT_LITTLE", it->name);
     if (shp) {
         const char *desc = field_desc(m, shp->it, shp->is_signed ? "AFMT_FIELD_INT" : "AFMT_FIELD_UINT", shp->width, 1, shp->big);
-        line(m, "if (afmt_view_dims(&a_%s, err, path, &%s, %s, AFMT_B(src, %s), n_%s)) return -1;", it->name, desc, shp->off,
-             shp->off, shp->name);
+        line(m, "if (afmt_view_dims(&a_%s, err, path, &%s, %s, AFMT_B(src, %s), %s)) return -1;", it->name, desc, shp->off,
+             shp->off, shp->count);
     } else {
         line(m, "a_%s.rank = %d;", it->name, it->array.nshape);
         for (i = 0; i < it->array.nshape; i++) line(m, "a_%s.dims[%d] = %s;", it->name, i, le->dims[i]);
@@ -1059,98 +1059,70 @@ static void emit_repeat(emitter *m, item *it)
     free(r);
 }
 
+/* The values of region it's function that are used after it (escapes(),
+ * learnt by the first pass) are handed out in a struct; every symbol the
+ * function declared has left the region (a later use is an escape). */
+static void region_hand_out(emitter *m, item *it, func_frame *fr, const item *outer)
+{
+    sym **out = xcalloc((size_t)m->nsyms + 1, sizeof *out);
+    int i, n = 0;
+    for (i = 0; i < m->nsyms; i++) {
+        sym *y = m->syms[i];
+        if (y->region != it) continue;
+        if (escapes(m, it, y->name)) {
+            decl_use(m, y->decl);
+            decl_use(m, y->off_decl);
+            out[n++] = y;
+        }
+        if (y->nleft < (int)(sizeof y->left / sizeof y->left[0])) y->left[y->nleft++] = it;
+        else gen_error(m, it->jpath, "regions nested too deep");
+        y->region = outer;
+    }
+    if (n) func_hand_out(m, fr, out, n, it->name);
+    free(out);
+}
+
+/* A region: its items as a function that opens it (the bytes it takes,
+ * which they may not cross) and closes it (what is left unread skipped,
+ * or refused when it is exact). */
 static void emit_region(emitter *m, item *it)
 {
-    blame bl;
-    char *sz, *region_ctx_c;
-    int region_decl, saved_decl;
-    const char *saved = m->end, *saved_ctx;
-    char *endv = xprintf("end_%s", it->name);
+    func_frame fr;
+    const char *saved_end = m->end, *saved_ctx = m->region_ctx;
+    const int saved_decl = m->region_decl, saved_sole = m->sole_item;
+    const item *outer = m->region;
+    blame bl = blame_at(it->name, "AFMT_NO_INDEX", "pos");
+    sym *size_sym = it->arg->kind == E_NAME ? sym_peek(m, it->arg->sval) : NULL;
+    const char *rest = !it->region.exact ? "AFMT_REGION_SKIP"
+                       : it->region.exact_lenient == LEN_WARN ? "AFMT_REGION_EXACT_WARN" : "AFMT_REGION_EXACT";
+    char *sz, *size_name, *endv = xprintf("rc_%s.end", it->name), *ctxv = xprintf("&rc_%s", it->name);
     m->jpath = it->jpath;
-    bl = blame_at(it->name, "AFMT_NO_INDEX", "pos");
+    if (!(size_sym && size_sym->kind == SY_INT)) size_sym = NULL;
+    /* for messages: a field crossing this region's end names the region
+     * and its size field */
+    size_name = size_sym ? xprintf("\"%s\"", size_sym->name) : xstrdup("NULL");
+    func_begin(m, &fr, it->name);
     sz = emit_u64(m, &bl, it->arg, it->arg_text);
-    line(m, "const uint64_t size_%s = %s;", it->name, sz);
-    line(m, "if (%s - pos < size_%s) {", m->end, it->name);
-    m->indent++;
-    {
-        char *args = xprintf("size_%s, %s - pos", it->name, m->end);
-        emit_fail(m, &bl, "truncated", LEN_NONE, "\"is %\" PRIu64 \" bytes long, only %\" PRIu64 \" left\"", args);
-        free(args);
-    }
-    m->indent--;
-    line(m, "}");
-    line(m, "const uint64_t %s = pos + size_%s;", endv, it->name);
-    {
-        /* for messages: a field crossing this region's end names the region
-         * and its size field */
-        sym *size_sym = it->arg->kind == E_NAME ? sym_peek(m, it->arg->sval) : NULL;
-        char *size_name = size_sym && size_sym->kind == SY_INT ? c_quote(size_sym->name, strlen(size_sym->name)) : xstrdup("NULL");
-        char *rname = c_quote(it->name, strlen(it->name));
-        /* declared for the fields that read it (region_ctx) */
-        region_decl = decl_defer(m, "const afmt_region_ctx rc_%s = { %s, %s, size_%s };", it->name, rname, size_name,
-                                 it->name);
-        free(size_name);
-        free(rname);
-    }
-    free(sz);
+    line(m, "afmt_region_ctx rc_%s;", it->name);
+    line(m, "if (afmt_region_open(err, path, &rc_%s, \"%s\", %s, %s, pos, %s)) return -1;", it->name, it->name, size_name, sz,
+         saved_end);
     m->end = endv;
-    saved_ctx = m->region_ctx;
-    saved_decl = m->region_decl;
-    m->region_ctx = region_ctx_c = xprintf("&rc_%s", it->name);
-    m->region_decl = region_decl;
+    m->region_ctx = ctxv;
+    m->region_decl = 0;
+    m->region = it;
+    m->sole_item = it->body.n == 1;
     emit_items(m, &it->body);
+    m->sole_item = saved_sole;
+    m->region = outer;
+    m->end = saved_end;
     m->region_ctx = saved_ctx;
     m->region_decl = saved_decl;
-    free(region_ctx_c);
-    m->end = saved;
-    if (it->region.exact) {
-        sym *sz_field = it->arg->kind == E_NAME ? sym_peek(m, it->arg->sval) : NULL;
-        line(m, "if (pos != %s) {", endv);
-        m->indent++;
-        /* a stream learns only now whether the region it was promised is
-         * there at all: if not, the input is truncated, as from a file */
-        line(m, "if (!afmt_src_skip_to(src, %s)) {", endv);
-        m->indent++;
-        {
-            char *field = c_quote(it->name, strlen(it->name));
-            line(m, "return afmt_src_short(src, err, path, %s, AFMT_NO_INDEX, %s - size_%s, %s, size_%s, \"%s\");", field, endv,
-                 it->name, saved, it->name, it->name);
-            free(field);
-        }
-        m->indent--;
-        line(m, "}");
-        if (sz_field && sz_field->kind == SY_INT) {
-            /* the length field is what is wrong: name it, with the size the
-             * content really takes */
-            char *fmt = xprintf("\"%%\" PRIu64 \" bytes of %s are not used: its content takes %%\" PRIu64 \" of %s = %%\" PRIu64 \"\"",
-                                it->name, sz_field->name);
-            char *args = xprintf("%s - pos, pos - (%s - size_%s), size_%s", endv, endv, it->name, it->name);
-            bl = blame_of(sz_field);
-            emit_fail(m, &bl, "size", it->region.exact_lenient, fmt, args);
-            free(fmt);
-            free(args);
-        } else {
-            char *args = xprintf("%s - pos", endv);
-            bl = blame_at(it->name, "AFMT_NO_INDEX", "pos");
-            emit_fail(m, &bl, "size", it->region.exact_lenient, "\"%\" PRIu64 \" bytes of the region are not used by its content\"", args);
-            free(args);
-        }
-        m->indent--;
-        line(m, "}");
-    }
-    if (!it->region.exact) {
-        line(m, "if (pos != %s && !afmt_src_skip_to(src, %s)) {", endv, endv);
-        m->indent++;
-        {
-            char *field = c_quote(it->name, strlen(it->name));
-            line(m, "return afmt_src_short(src, err, path, %s, AFMT_NO_INDEX, %s - size_%s, %s, size_%s, \"%s\");", field, endv,
-                 it->name, saved, it->name, it->name);
-            free(field);
-        }
-        m->indent--;
-        line(m, "}");
-    }
-    line(m, "pos = %s;", endv);
+    if (size_sym && it->region.exact) decl_use(m, size_sym->off_decl);
+    line(m, "if (afmt_region_close(src, opt, vis, err, path, &rc_%s, %s, %s, &pos)) return -1;", it->name, rest,
+         size_sym && it->region.exact ? size_sym->off : "0");
+    region_hand_out(m, it, &fr, outer);
+    func_end(m, &fr, NULL);
+    free(sz); free(size_name); free(endv); free(ctxv);
 }
 
 static void emit_switch(emitter *m, item *it)
@@ -1491,7 +1463,32 @@ static void emit_items_func(emitter *m, item_list *body, const char *name, const
     func_end(m, &fr, doc);
 }
 
+static void emit_validator_pass(emitter *m);
+
+/* Two passes: the first, on a scratch emitter whose output is dropped,
+ * learns which values escape their region's function (emit.h, escapes);
+ * the second emits. */
 void emit_validator(emitter *m)
+{
+    emitter probe;
+    sbuf out = {0}, prelude = {0}, descs = {0};
+    memset(&probe, 0, sizeof probe);
+    probe.s = m->s;
+    probe.out = &out;
+    probe.prelude = &prelude;
+    probe.descs = &descs;
+    probe.quiet = 1;
+    emit_validator_pass(&probe);
+    m->escapes = probe.escapes;
+    m->nescapes = probe.nescapes;
+    emit_validator_pass(m);
+    m->region = NULL;
+    sb_free(&out);
+    sb_free(&prelude);
+    sb_free(&descs);
+}
+
+static void emit_validator_pass(emitter *m)
 {
     const spec *s = m->s;
     const char *f = s->format;

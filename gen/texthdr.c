@@ -308,12 +308,15 @@ static void emit_desc(emitter *m, item *it)
     const char *bind_names[] = {"0", "AFMT_BIND_DTYPE", "AFMT_BIND_ORDER", "AFMT_BIND_SHAPE", "AFMT_BIND_RANGE"};
     char *q;
     int i, n = 0;
-    if (h->cname[0]) return;
     /* The item's JSON path names it uniquely and stably. */
     n = snprintf(h->cname, sizeof h->cname, "%s_thdir", m->s->format);
     for (i = 0; it->jpath[i] && n < (int)sizeof h->cname - 1; i++)
         h->cname[n++] = isalnum((unsigned char)it->jpath[i]) ? it->jpath[i] : '_';
     h->cname[n] = 0;
+    /* once per emitter (the validator's first pass has one of its own) */
+    for (i = 0; i < m->nhelpers; i++)
+        if (strcmp(m->helpers[i], h->cname) == 0) return;
+    if (m->nhelpers < 32) snprintf(m->helpers[m->nhelpers++], sizeof m->helpers[0], "%s", h->cname);
     sb_printf(o, "/* %s: the text header at %s */\n", it->name, it->jpath);
     sb_printf(o, "static const afmt_thdir_key %s_keys[] = {\n", h->cname);
     for (i = 0; i < h->nkeys; i++) {

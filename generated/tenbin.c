@@ -89,34 +89,119 @@ static int tenbin_check_data_len(afmt_error *err, afmt_path *path, uint64_t at, 
     return 0;
 }
 
-static int tenbin_validate_data(afmt_src *src, const afmt_visitor *vis, afmt_error *err,
-        afmt_path *path, uint64_t *pos_io, uint32_t *narrays_io, const afmt_dtype el_dtype,
-        const uint64_t el_size, const afmt_encoding el_enc, const uint64_t o_info,
-        const uint64_t n_dims, const uint64_t o_dims, const uint64_t dims_product,
-        const uint64_t end_data_chunk, const afmt_region_ctx rc_data_chunk)
+/* The values of header that the items after it read. */
+typedef struct tenbin_header_scope {
+    afmt_dtype el_dtype;
+    uint64_t el_size;
+    afmt_encoding el_enc;
+    uint64_t o_info;
+    uint64_t o_dims;
+    uint64_t n_dims;
+} tenbin_header_scope;
+
+static int tenbin_validate_header(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
+        afmt_error *err, afmt_path *path, uint64_t *pos_io, const uint64_t o_header_len,
+        const int64_t v_header_len, tenbin_header_scope *scope)
+{
+    uint64_t pos = *pos_io;
+    afmt_region_ctx rc_header;
+    if (afmt_region_open(err, path, &rc_header, "header", "header_len", (uint64_t)v_header_len,
+            pos, src->len)) return -1;
+
+    /* dtype: 8 bytes of text (spec/tenbin.json /body/0/body/2/body/0) */
+    const uint64_t o_dtype = pos;
+    if (afmt_take_field(src, opt, err, path, &field_dtype, 1, rc_header.end, &rc_header,
+            &pos)) return -1;
+    if (afmt_expect_text_slot(src, err, path, "dtype", o_dtype, 8)) return -1;
+
+    /* lookup el in table dtypes (spec/tenbin.json /body/0/body/2/body/1) */
+    const afmt_type_entry *el_type = afmt_type_by_text(tenbin_dtypes, 11, AFMT_B(src, o_dtype), 8);
+    if (!el_type) {
+        char dtype_escaped[35];
+        afmt_escape_text(AFMT_B(src, o_dtype), 8, dtype_escaped, sizeof dtype_escaped);
+        return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, path, "dtype", AFMT_NO_INDEX, o_dtype,
+                "no entry of table dtypes matches (dtype = %s): unknown type code"
+                "; known: 'f2' f16, 'f4' f32, 'f8' f64, 'i1' i8, 'i2' i16, 'i4' i32, 'i8' i64, "
+                "'u1' u8, 'u2' u16, 'u4' u32, 'u8' u64", dtype_escaped);
+    }
+    const afmt_dtype el_dtype = el_type->dtype;
+    const uint64_t el_size = afmt_dtype_get(el_dtype)->size;
+    const afmt_encoding el_enc = el_type->enc;
+
+    /* info: 8 bytes of text (spec/tenbin.json /body/0/body/2/body/2) */
+    const uint64_t o_info = pos;
+    if (afmt_take_field(src, opt, err, path, &field_info, 1, rc_header.end, &rc_header,
+            &pos)) return -1;
+    if (afmt_expect_text_slot(src, err, path, "info", o_info, 8)) return -1;
+
+    /* ndim: i64 little-endian (spec/tenbin.json /body/0/body/2/body/3) */
+    const uint64_t o_ndim = pos;
+    if (afmt_take_field(src, opt, err, path, &field_ndim, 1, rc_header.end, &rc_header,
+            &pos)) return -1;
+    const int64_t v_ndim = afmt_as_i64(afmt_load_u64le(AFMT_B(src, o_ndim)), 64);
+    if (tenbin_check_ndim(opt, vis, err, path, o_ndim, v_ndim)) return -1;
+
+    /* dims: ndim of i64 little-endian (spec/tenbin.json /body/0/body/2/body/4) */
+    const uint64_t n_dims = (uint64_t)v_ndim;
+    if (n_dims > opt->limits.max_rank || n_dims > AFMT_RANK_CAP) {
+        return afmt_fail(err, AFMT_E_LIMIT, path, "ndim", AFMT_NO_INDEX, o_ndim, "rank %" PRIu64
+                " exceeds the limit of %" PRIu64 "", n_dims, opt->limits.max_rank < AFMT_RANK_CAP ?
+                opt->limits.max_rank : (uint64_t)AFMT_RANK_CAP);
+    }
+    const uint64_t o_dims = pos;
+    if (afmt_take_field(src, opt, err, path, &field_dims, n_dims, rc_header.end, &rc_header,
+            &pos)) return -1;
+    for (uint64_t i_dims = 0; i_dims < n_dims; i_dims++) {
+        const int64_t e_dims = afmt_as_i64(afmt_load_u64le(AFMT_B(src,
+                o_dims + (uint64_t)8 * i_dims)), 64);
+        if (tenbin_check_dims(err, path, o_dims + (uint64_t)8 * i_dims, i_dims, e_dims)) return -1;
+    }
+    if (afmt_region_close(src, opt, vis, err, path, &rc_header, AFMT_REGION_EXACT_WARN,
+            o_header_len, &pos)) return -1;
+    scope->el_dtype = el_dtype;
+    scope->el_size = el_size;
+    scope->el_enc = el_enc;
+    scope->o_info = o_info;
+    scope->o_dims = o_dims;
+    scope->n_dims = n_dims;
+    *pos_io = pos;
+    return 0;
+}
+
+static int tenbin_validate_data_chunk(afmt_src *src, const afmt_options *opt,
+        const afmt_visitor *vis, afmt_error *err, afmt_path *path, uint64_t *pos_io,
+        uint32_t *narrays_io, const tenbin_header_scope header, const int64_t v_data_len,
+        const uint64_t dims_product)
 {
     uint64_t pos = *pos_io;
     uint32_t narrays = *narrays_io;
+    afmt_region_ctx rc_data_chunk;
+    if (afmt_region_open(err, path, &rc_data_chunk, "data_chunk", "data_len", (uint64_t)v_data_len,
+            pos, src->len)) return -1;
+
+    /* array data: el elements, row-major (spec/tenbin.json /body/0/body/7/body/0) */
     const uint64_t n_data = dims_product;
     const uint64_t stored_data = n_data;
     uint64_t nbytes_data;
-    if (afmt_payload_bytes(err, path, "data", pos, stored_data, el_size, el_enc, el_dtype,
-            &nbytes_data)) return -1;
+    if (afmt_payload_bytes(err, path, "data", pos, stored_data, header.el_size, header.el_enc,
+            header.el_dtype, &nbytes_data)) return -1;
     afmt_array a_data;
     const int want_data = vis != NULL && vis->on_array != NULL;
     if (want_data) {
-        afmt_view_start(&a_data, el_dtype, el_size, el_enc, n_data, AFMT_ROW_MAJOR, AFMT_LITTLE,
-                nbytes_data, pos, narrays);
-        if (afmt_view_dims(&a_data, err, path, &field_dims, o_dims, AFMT_B(src, o_dims),
-                n_dims)) return -1;
-        afmt_copy_text(a_data.name, sizeof a_data.name, AFMT_B(src, o_info), 8);
+        afmt_view_start(&a_data, header.el_dtype, header.el_size, header.el_enc, n_data,
+                AFMT_ROW_MAJOR, AFMT_LITTLE, nbytes_data, pos, narrays);
+        if (afmt_view_dims(&a_data, err, path, &field_dims, header.o_dims,
+                AFMT_B(src, header.o_dims), header.n_dims)) return -1;
+        afmt_copy_text(a_data.name, sizeof a_data.name, AFMT_B(src, header.o_info), 8);
     }
-    if (afmt_take_payload(src, err, path, "data", end_data_chunk, &rc_data_chunk, pos, nbytes_data,
-            NULL, (void *)NULL, NULL)) return -1;
+    if (afmt_take_payload(src, err, path, "data", rc_data_chunk.end, &rc_data_chunk, pos,
+            nbytes_data, NULL, (void *)NULL, NULL)) return -1;
     if (want_data &&
             afmt_view_hand(vis, err, path, "data", &a_data, src, pos, nbytes_data)) return -1;
     narrays++;
     pos += nbytes_data;
+    if (afmt_region_close(src, opt, vis, err, path, &rc_data_chunk, AFMT_REGION_SKIP, 0,
+            &pos)) return -1;
     *pos_io = pos;
     *narrays_io = narrays;
     return 0;
@@ -142,73 +227,9 @@ static int tenbin_validate_array(afmt_src *src, const afmt_options *opt, const a
     if (tenbin_check_header_len(err, path, o_header_len, v_header_len)) return -1;
 
     /* region header of header_len bytes (spec/tenbin.json /body/0/body/2) */
-    const uint64_t size_header = (uint64_t)v_header_len;
-    if (src->len - pos < size_header) {
-        return afmt_fail(err, AFMT_E_TRUNCATED, path, "header", AFMT_NO_INDEX, pos, "is %" PRIu64
-                " bytes long, only %" PRIu64 " left", size_header, src->len - pos);
-    }
-    const uint64_t end_header = pos + size_header;
-    const afmt_region_ctx rc_header = { "header", "header_len", size_header };
-
-    /* dtype: 8 bytes of text (spec/tenbin.json /body/0/body/2/body/0) */
-    const uint64_t o_dtype = pos;
-    if (afmt_take_field(src, opt, err, path, &field_dtype, 1, end_header, &rc_header,
-            &pos)) return -1;
-    if (afmt_expect_text_slot(src, err, path, "dtype", o_dtype, 8)) return -1;
-
-    /* lookup el in table dtypes (spec/tenbin.json /body/0/body/2/body/1) */
-    const afmt_type_entry *el_type = afmt_type_by_text(tenbin_dtypes, 11, AFMT_B(src, o_dtype), 8);
-    if (!el_type) {
-        char dtype_escaped[35];
-        afmt_escape_text(AFMT_B(src, o_dtype), 8, dtype_escaped, sizeof dtype_escaped);
-        return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, path, "dtype", AFMT_NO_INDEX, o_dtype,
-                "no entry of table dtypes matches (dtype = %s): unknown type code"
-                "; known: 'f2' f16, 'f4' f32, 'f8' f64, 'i1' i8, 'i2' i16, 'i4' i32, 'i8' i64, "
-                "'u1' u8, 'u2' u16, 'u4' u32, 'u8' u64", dtype_escaped);
-    }
-    const afmt_dtype el_dtype = el_type->dtype;
-    const uint64_t el_size = afmt_dtype_get(el_dtype)->size;
-    const afmt_encoding el_enc = el_type->enc;
-
-    /* info: 8 bytes of text (spec/tenbin.json /body/0/body/2/body/2) */
-    const uint64_t o_info = pos;
-    if (afmt_take_field(src, opt, err, path, &field_info, 1, end_header, &rc_header,
-            &pos)) return -1;
-    if (afmt_expect_text_slot(src, err, path, "info", o_info, 8)) return -1;
-
-    /* ndim: i64 little-endian (spec/tenbin.json /body/0/body/2/body/3) */
-    const uint64_t o_ndim = pos;
-    if (afmt_take_field(src, opt, err, path, &field_ndim, 1, end_header, &rc_header,
-            &pos)) return -1;
-    const int64_t v_ndim = afmt_as_i64(afmt_load_u64le(AFMT_B(src, o_ndim)), 64);
-    if (tenbin_check_ndim(opt, vis, err, path, o_ndim, v_ndim)) return -1;
-
-    /* dims: ndim of i64 little-endian (spec/tenbin.json /body/0/body/2/body/4) */
-    const uint64_t n_dims = (uint64_t)v_ndim;
-    if (n_dims > opt->limits.max_rank || n_dims > AFMT_RANK_CAP) {
-        return afmt_fail(err, AFMT_E_LIMIT, path, "ndim", AFMT_NO_INDEX, o_ndim, "rank %" PRIu64
-                " exceeds the limit of %" PRIu64 "", n_dims, opt->limits.max_rank < AFMT_RANK_CAP ?
-                opt->limits.max_rank : (uint64_t)AFMT_RANK_CAP);
-    }
-    const uint64_t o_dims = pos;
-    if (afmt_take_field(src, opt, err, path, &field_dims, n_dims, end_header, &rc_header,
-            &pos)) return -1;
-    for (uint64_t i_dims = 0; i_dims < n_dims; i_dims++) {
-        const int64_t e_dims = afmt_as_i64(afmt_load_u64le(AFMT_B(src,
-                o_dims + (uint64_t)8 * i_dims)), 64);
-        if (tenbin_check_dims(err, path, o_dims + (uint64_t)8 * i_dims, i_dims, e_dims)) return -1;
-    }
-    if (pos != end_header) {
-        if (!afmt_src_skip_to(src, end_header)) {
-            return afmt_src_short(src, err, path, "header", AFMT_NO_INDEX,
-                    end_header - size_header, src->len, size_header, "header");
-        }
-        if (afmt_tolerate(opt, vis, err, AFMT_E_SIZE, path, "header_len", AFMT_NO_INDEX,
-                o_header_len, "%" PRIu64 " bytes of header are not used: its content takes %"
-                PRIu64 " of header_len = %" PRIu64 "", end_header - pos,
-                pos - (end_header - size_header), size_header)) return -1;
-    }
-    pos = end_header;
+    tenbin_header_scope header = {0};
+    if (tenbin_validate_header(src, opt, vis, err, path, &pos, o_header_len, v_header_len,
+            &header)) return -1;
 
     /*
      * pad header_padding: roundup(header_len, 64) - header_len zero bytes (spec/tenbin.json
@@ -247,17 +268,18 @@ static int tenbin_validate_array(afmt_src *src, const afmt_options *opt, const a
      */
     uint64_t dims_product;
     uint64_t dims_negative_at = 0;
-    const int dims_product_status = afmt_field_prod(AFMT_B(src, o_dims), n_dims, 8, 1, 0,
-            &dims_product, &dims_negative_at);
+    const int dims_product_status = afmt_field_prod(AFMT_B(src, header.o_dims), header.n_dims, 8,
+            1, 0, &dims_product, &dims_negative_at);
     if (dims_product_status == AFMT_E_NEGATIVE) {
         return afmt_fail(err, AFMT_E_NEGATIVE, path, "dims", dims_negative_at,
-                o_dims + 8 * dims_negative_at, "dims[%" PRIu64 "] is negative", dims_negative_at);
+                header.o_dims + 8 * dims_negative_at, "dims[%" PRIu64 "] is negative",
+                dims_negative_at);
     }
     if (dims_product_status != AFMT_OK)
         return afmt_fail_overflow(err, path, "data_len", AFMT_NO_INDEX, o_data_len,
                 "data_len == prod(dims) * sizeof(el)");
     uint64_t dims_product_times_el_size;
-    if (!afmt_mul_u64(dims_product, el_size, &dims_product_times_el_size))
+    if (!afmt_mul_u64(dims_product, header.el_size, &dims_product_times_el_size))
         return afmt_fail_overflow(err, path, "data_len", AFMT_NO_INDEX, o_data_len,
                 "data_len == prod(dims) * sizeof(el)");
     if (afmt_cmp_i64_u64(v_data_len, dims_product_times_el_size) != 0) {
@@ -267,33 +289,15 @@ static int tenbin_validate_array(afmt_src *src, const afmt_options *opt, const a
     }
 
     /* region data_chunk of data_len bytes (spec/tenbin.json /body/0/body/7) */
-    const uint64_t size_data_chunk = (uint64_t)v_data_len;
-    if (src->len - pos < size_data_chunk) {
-        return afmt_fail(err, AFMT_E_TRUNCATED, path, "data_chunk", AFMT_NO_INDEX, pos, "is %"
-                PRIu64 " bytes long, only %" PRIu64 " left", size_data_chunk, src->len - pos);
-    }
-    const uint64_t end_data_chunk = pos + size_data_chunk;
-    const afmt_region_ctx rc_data_chunk = { "data_chunk", "data_len", size_data_chunk };
-
-    /* array data: el elements, row-major (spec/tenbin.json /body/0/body/7/body/0) */
-    if (tenbin_validate_data(src, vis, err, path, &pos, &narrays, el_dtype, el_size, el_enc,
-            o_info, n_dims, o_dims, dims_product, end_data_chunk, rc_data_chunk)) return -1;
-    if (pos != end_data_chunk && !afmt_src_skip_to(src, end_data_chunk)) {
-        return afmt_src_short(src, err, path, "data_chunk", AFMT_NO_INDEX,
-                end_data_chunk - size_data_chunk, src->len, size_data_chunk, "data_chunk");
-    }
-    pos = end_data_chunk;
+    if (tenbin_validate_data_chunk(src, opt, vis, err, path, &pos, &narrays, header, v_data_len,
+            dims_product)) return -1;
 
     /*
      * pad data_padding: roundup(data_len, 64) - data_len zero bytes (spec/tenbin.json
      * /body/0/body/8)
      */
-    if (v_data_len < 0)
-        return afmt_fail(err, AFMT_E_NEGATIVE, path, "data_padding", AFMT_NO_INDEX, pos,
-                "`roundup(data_len, 64) - data_len` is negative (%" PRId64 ")", v_data_len);
-    const uint64_t data_len_unsigned = (uint64_t)(v_data_len);
     uint64_t data_len_rounded;
-    if (!afmt_roundup_u64(data_len_unsigned, UINT64_C(64), &data_len_rounded))
+    if (!afmt_roundup_u64((uint64_t)v_data_len, UINT64_C(64), &data_len_rounded))
         return afmt_fail(err, AFMT_E_OVERFLOW, path, "data_padding", AFMT_NO_INDEX, pos,
                 "`roundup(data_len, 64) - data_len` overflows 64 bits or divides by zero");
     uint64_t data_len_padding;

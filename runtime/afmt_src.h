@@ -64,14 +64,18 @@ static inline int afmt_src_at_end(afmt_src *s, uint64_t end, uint64_t pos)
 int afmt_src_short(afmt_src *s, afmt_error *err, const afmt_path *path, const char *field,
                    uint64_t index, uint64_t pos, uint64_t end, uint64_t n, const char *what);
 
-/* The region an item is read in, for messages: a field that crosses the
- * end of a region the input holds in full is the region's fault ("its size
- * field is too small"), not the input's.  size_field is the plain field
- * name the spec gives the region's size as, or NULL. */
+/* The region an item is read in (afmt_region_open): its bytes end at
+ * `end`, inside the region or input around it that ends at outer_end.  For
+ * messages: a field that crosses the end of a region the input holds in
+ * full is the region's fault ("its size field is too small"), not the
+ * input's.  size_field is the plain field name the spec gives the region's
+ * size as, or NULL. */
 typedef struct afmt_region_ctx {
     const char *name;
     const char *size_field;
     uint64_t size;
+    uint64_t end;
+    uint64_t outer_end;
 } afmt_region_ctx;
 
 /* afmt_src_short with the true need spelled out: `count` elements of

@@ -151,3 +151,46 @@ const afmt_type_entry *afmt_type_by_dtype(const afmt_type_entry *table, size_t n
             return &table[i];
     return NULL;
 }
+
+int afmt_region_open_fail(afmt_error *err, const afmt_path *path, const afmt_region_ctx *r,
+                          uint64_t pos)
+{
+    return afmt_fail(err, AFMT_E_TRUNCATED, path, r->name, AFMT_NO_INDEX, pos,
+                     "is %" PRIu64 " bytes long, only %" PRIu64 " left", r->size,
+                     r->outer_end - pos);
+}
+
+int afmt_region_close_slow(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
+                           afmt_error *err, const afmt_path *path, const afmt_region_ctx *r,
+                           afmt_region_rest rest, uint64_t size_offset, uint64_t *pos)
+{
+    const uint64_t start = r->end - r->size, at = *pos;
+    /* a stream learns only now whether the region it was promised is
+     * there at all: if not, the input is truncated, as from a file */
+    if (!afmt_src_skip_to(src, r->end))
+        return afmt_src_short(src, err, path, r->name, AFMT_NO_INDEX, start,
+                              end_now(src, r->outer_end), r->size, r->name);
+    *pos = r->end;
+    if (rest == AFMT_REGION_SKIP)
+        return 0;
+    if (r->size_field) {
+        /* the length field is what is wrong: name it, with the size the
+         * content really takes */
+        if (rest == AFMT_REGION_EXACT)
+            return afmt_fail(err, AFMT_E_SIZE, path, r->size_field, AFMT_NO_INDEX, size_offset,
+                             "%" PRIu64 " bytes of %s are not used: its content takes %" PRIu64
+                             " of %s = %" PRIu64, r->end - at, r->name, at - start, r->size_field,
+                             r->size);
+        return afmt_tolerate(opt, vis, err, AFMT_E_SIZE, path, r->size_field, AFMT_NO_INDEX,
+                             size_offset, "%" PRIu64 " bytes of %s are not used: its content takes %"
+                             PRIu64 " of %s = %" PRIu64, r->end - at, r->name, at - start,
+                             r->size_field, r->size) ? -1 : 0;
+    }
+    if (rest == AFMT_REGION_EXACT)
+        return afmt_fail(err, AFMT_E_SIZE, path, r->name, AFMT_NO_INDEX, at,
+                         "%" PRIu64 " bytes of the region are not used by its content",
+                         r->end - at);
+    return afmt_tolerate(opt, vis, err, AFMT_E_SIZE, path, r->name, AFMT_NO_INDEX, at,
+                         "%" PRIu64 " bytes of the region are not used by its content",
+                         r->end - at) ? -1 : 0;
+}

@@ -105,6 +105,49 @@ static inline int afmt_take_padding(afmt_src *src, const afmt_options *opt,
     return afmt_padding_fail(src, opt, vis, err, path, field, lenient, len, end, pos, taken, nonzero);
 }
 
+/* A region (spec/LANGUAGE.md, "region"): the size bytes at pos, which the
+ * items in it may not cross, inside the region or input around it that
+ * ends at outer_end.  afmt_region_open fills r (name and size_field as in
+ * afmt_region_ctx); it fails, on the region, when fewer than size bytes
+ * are left. */
+int afmt_region_open_fail(afmt_error *err, const afmt_path *path, const afmt_region_ctx *r,
+                          uint64_t pos);
+static inline int afmt_region_open(afmt_error *err, const afmt_path *path, afmt_region_ctx *r,
+                                   const char *name, const char *size_field, uint64_t size,
+                                   uint64_t pos, uint64_t outer_end)
+{
+    r->name = name;
+    r->size_field = size_field;
+    r->size = size;
+    r->outer_end = outer_end;
+    r->end = pos + size; /* wraps only when the check below fails */
+    return outer_end - pos < size ? afmt_region_open_fail(err, path, r, pos) : 0;
+}
+
+/* What afmt_region_close does with bytes of a region its items left unread. */
+typedef enum afmt_region_rest {
+    AFMT_REGION_SKIP,      /* skip them */
+    AFMT_REGION_EXACT,     /* fail (the spec's "exact") */
+    AFMT_REGION_EXACT_WARN /* a tolerance (afmt_tolerate) */
+} afmt_region_rest;
+
+/* Leave region r: *pos moves to its end.  Bytes left unread are handled as
+ * rest says; the failure is blamed on the size field (at size_offset) when
+ * the region has one, else on the region at *pos.  A stream that cannot
+ * reach the end fails as truncated. */
+int afmt_region_close_slow(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
+                           afmt_error *err, const afmt_path *path, const afmt_region_ctx *r,
+                           afmt_region_rest rest, uint64_t size_offset, uint64_t *pos);
+static inline int afmt_region_close(afmt_src *src, const afmt_options *opt,
+                                    const afmt_visitor *vis, afmt_error *err,
+                                    const afmt_path *path, const afmt_region_ctx *r,
+                                    afmt_region_rest rest, uint64_t size_offset, uint64_t *pos)
+{
+    if (*pos == r->end)
+        return 0;
+    return afmt_region_close_slow(src, opt, vis, err, path, r, rest, size_offset, pos);
+}
+
 /* At the end of the input: nothing may follow pos (with lenient set,
  * trailing bytes are a tolerance). */
 int afmt_expect_end_slow(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
