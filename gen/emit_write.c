@@ -141,118 +141,124 @@ static int uses_input_position(expr *e)
  * so at the top of its spec instead (spec/LANGUAGE.md, "read_only"). */
 #define NO_WRITER_HINT " (or, if the format is only read, say why at the top: \"read_only\": \"...\")"
 
+/* The definition of field it by array a it is bound to (a CSR array's
+ * offsets, indices or nnz, a table's column types or names, a shape, a
+ * rank, a dimension, a name), or NULL. */
+static def *plan_binding(scope *sc, item *a, item *it)
+{
+    int k;
+    def *d = NULL;
+    const int csr = a->array.layout == LAYOUT_CSR, columns = a->array.layout == LAYOUT_COLUMNS;
+    if (csr && a->array.row_offsets && strcmp(a->array.row_offsets, it->name) == 0 && it->field.count)
+        d = add_def(sc, D_CSR_OFFSETS, it);
+    else if (csr && a->array.col_indices && strcmp(a->array.col_indices, it->name) == 0 && it->field.count)
+        d = add_def(sc, D_CSR_COLS, it);
+    else if (csr && a->array.nnz && a->array.nnz->kind == E_NAME && strcmp(a->array.nnz->sval, it->name) == 0)
+        d = add_def(sc, D_NNZ, it);
+    else if (columns && a->array.types_field && strcmp(a->array.types_field, it->name) == 0 && it->field.count)
+        d = add_def(sc, D_COLUMN_TYPES, it);
+    else if (columns && a->array.names_field && strcmp(a->array.names_field, it->name) == 0)
+        d = add_def(sc, D_COLUMN_NAMES, it);
+    else if (a->array.shape_field && strcmp(a->array.shape_field, it->name) == 0 && it->field.count)
+        d = add_def(sc, D_SHAPE_ARRF, it);
+    if (!d && a->array.shape_field && it->field.count == NULL) {
+        item *sf = find_item(sc, a->array.shape_field);
+        if (sf && sf->field.count && sf->field.count->kind == E_NAME && strcmp(sf->field.count->sval, it->name) == 0)
+            d = add_def(sc, D_RANK, it);
+    }
+    for (k = 0; !d && k < a->array.nshape; k++)
+        if (a->array.shape[k]->kind == E_NAME && strcmp(a->array.shape[k]->sval, it->name) == 0) {
+            d = add_def(sc, D_DIM, it);
+            d->dim = k;
+        }
+    if (!d && a->array.name_from && strcmp(a->array.name_from, it->name) == 0) d = add_def(sc, D_NAME_TEXT, it);
+    if (d) d->arr = a;
+    return d;
+}
+
+/* Is field it a key of one of the scope's lookups (which defines it)? */
+static int is_lookup_key(scope *sc, const item *it)
+{
+    int j, k;
+    for (j = 0; j < sc->nitems; j++) {
+        item *lk = sc->items[j];
+        if (lk->kind != IT_LOOKUP) continue;
+        for (k = 0; k < lk->lookup.nkey; k++)
+            if (lk->lookup.key[k]->kind == E_NAME && strcmp(lk->lookup.key[k]->sval, it->name) == 0) return 1;
+    }
+    return 0;
+}
+
+/* A definition of field it from a check `it == E` of the scope (E not
+ * about the input's position), or NULL. */
+static def *plan_from_check(scope *sc, item *it)
+{
+    int j, k;
+    for (j = 0; j < sc->nitems; j++) {
+        item *c = sc->items[j];
+        int n = c->kind == IT_CHECK || c->kind == IT_FIELD ? c->nchecks : 0;
+        for (k = 0; k < n; k++) {
+            expr *e = c->checks[k].e;
+            if (e && e->kind == E_BINARY && e->op == TK_EQ && e->a->kind == E_NAME && strcmp(e->a->sval, it->name) == 0 &&
+                !uses_input_position(e->b)) {
+                def *d = add_def(sc, D_EXPR, it);
+                d->e = e->b;
+                d->text = c->checks[k].text;
+                d->from = &c->checks[k];
+                return d;
+            }
+        }
+    }
+    return NULL;
+}
+
+/* Field it: "write", "equals", a binding to an array, a lookup's key, a
+ * check that gives it, an enclosing scope, or a generator error. */
+static void plan_field(emitter *m, scope *sc, item *it)
+{
+    int j;
+    if (it->write) {
+        def *d = add_def(sc, D_EXPR, it);
+        d->e = it->write;
+        d->text = it->write_text;
+        return;
+    }
+    if (it->field.equals) {
+        add_def(sc, D_CONST, it);
+        return;
+    }
+    for (j = 0; j < sc->narrays; j++)
+        if (sc->direct[j] && plan_binding(sc, sc->arrays[j], it)) return;
+    if (is_lookup_key(sc, it) || plan_from_check(sc, it)) return;
+    if (sym_peek(m, it->name) != NULL) {
+        /* defined by an enclosing scope */
+    } else if (it->field.ftype == FT_INT && it->field.count == NULL) {
+        /* no rule gives this field a value: the writer cannot exist */
+        gen_error(m, it->jpath, "the writer cannot derive a value for '%s': add \"write\", \"equals\" or a check '%s == ...'" NO_WRITER_HINT,
+                  it->name, it->name);
+    } else if (it->field.count) {
+        gen_error(m, it->jpath, "the writer cannot derive the elements of '%s': add \"write\" or use it as an array's shape" NO_WRITER_HINT, it->name);
+    } else if (it->field.ftype != FT_INT) {
+        gen_error(m, it->jpath, "the writer cannot derive text field '%s': add \"equals\" or name it as an array's \"name\"" NO_WRITER_HINT, it->name);
+    }
+}
+
 static void plan(emitter *m, scope *sc)
 {
-    int i, j, k;
+    int i;
     for (i = 0; i < sc->nitems; i++) {
         item *it = sc->items[i];
         if (it->kind == IT_LET) { def *d = add_def(sc, D_LET, it); d->e = it->let.value; d->text = it->let.value_text; }
         if (it->kind == IT_LOOKUP) add_def(sc, D_LOOKUP, it);
     }
     for (i = 0; i < sc->narrays; i++) {
-        item *a = sc->arrays[i];
         def *d;
         if (!sc->direct[i]) continue;
-        d = add_def(sc, D_PAYLOAD, a);
-        d->arr = a;
+        d = add_def(sc, D_PAYLOAD, sc->arrays[i]);
+        d->arr = sc->arrays[i];
     }
-    for (i = 0; i < sc->nitems; i++) {
-        item *it = sc->items[i];
-        def *d;
-        if (it->kind != IT_FIELD) continue;
-        if (it->write) { d = add_def(sc, D_EXPR, it); d->e = it->write; d->text = it->write_text; continue; }
-        if (it->field.equals) { add_def(sc, D_CONST, it); continue; }
-        /* bindings to an array */
-        for (j = 0; j < sc->narrays; j++) {
-            item *a = sc->arrays[j];
-            if (!sc->direct[j]) continue;
-            if (a->array.layout == LAYOUT_CSR && a->array.row_offsets && strcmp(a->array.row_offsets, it->name) == 0 && it->field.count) {
-                d = add_def(sc, D_CSR_OFFSETS, it);
-                d->arr = a;
-                goto next;
-            }
-            if (a->array.layout == LAYOUT_CSR && a->array.col_indices && strcmp(a->array.col_indices, it->name) == 0 && it->field.count) {
-                d = add_def(sc, D_CSR_COLS, it);
-                d->arr = a;
-                goto next;
-            }
-            if (a->array.layout == LAYOUT_CSR && a->array.nnz && a->array.nnz->kind == E_NAME && strcmp(a->array.nnz->sval, it->name) == 0) {
-                d = add_def(sc, D_NNZ, it);
-                d->arr = a;
-                goto next;
-            }
-            if (a->array.layout == LAYOUT_COLUMNS && a->array.types_field && strcmp(a->array.types_field, it->name) == 0 && it->field.count) {
-                d = add_def(sc, D_COLUMN_TYPES, it);
-                d->arr = a;
-                goto next;
-            }
-            if (a->array.layout == LAYOUT_COLUMNS && a->array.names_field && strcmp(a->array.names_field, it->name) == 0) {
-                d = add_def(sc, D_COLUMN_NAMES, it);
-                d->arr = a;
-                goto next;
-            }
-            if (a->array.shape_field && strcmp(a->array.shape_field, it->name) == 0 && it->field.count) {
-                d = add_def(sc, D_SHAPE_ARRF, it);
-                d->arr = a;
-                goto next;
-            }
-            if (a->array.shape_field && it->field.count == NULL) {
-                item *sf = find_item(sc, a->array.shape_field);
-                if (sf && sf->field.count && sf->field.count->kind == E_NAME && strcmp(sf->field.count->sval, it->name) == 0) {
-                    d = add_def(sc, D_RANK, it);
-                    d->arr = a;
-                    goto next;
-                }
-            }
-            for (k = 0; k < a->array.nshape; k++)
-                if (a->array.shape[k]->kind == E_NAME && strcmp(a->array.shape[k]->sval, it->name) == 0) {
-                    d = add_def(sc, D_DIM, it);
-                    d->arr = a;
-                    d->dim = k;
-                    goto next;
-                }
-            if (a->array.name_from && strcmp(a->array.name_from, it->name) == 0) {
-                d = add_def(sc, D_NAME_TEXT, it);
-                d->arr = a;
-                goto next;
-            }
-        }
-        /* keys of a lookup are defined by the lookup */
-        for (j = 0; j < sc->nitems; j++) {
-            item *lk = sc->items[j];
-            if (lk->kind != IT_LOOKUP) continue;
-            for (k = 0; k < lk->lookup.nkey; k++)
-                if (lk->lookup.key[k]->kind == E_NAME && strcmp(lk->lookup.key[k]->sval, it->name) == 0) goto next;
-        }
-        /* "F == E" among the scope's checks */
-        for (j = 0; j < sc->nitems; j++) {
-            item *c = sc->items[j];
-            int n = c->kind == IT_CHECK || c->kind == IT_FIELD ? c->nchecks : 0;
-            for (k = 0; k < n; k++) {
-                expr *e = c->checks[k].e;
-                if (e && e->kind == E_BINARY && e->op == TK_EQ && e->a->kind == E_NAME && strcmp(e->a->sval, it->name) == 0 &&
-                    !uses_input_position(e->b)) {
-                    d = add_def(sc, D_EXPR, it);
-                    d->e = e->b;
-                    d->text = c->checks[k].text;
-                    d->from = &c->checks[k];
-                    goto next;
-                }
-            }
-        }
-        if (sym_peek(m, it->name) != NULL) {
-            /* defined by an enclosing scope */
-        } else if (it->field.ftype == FT_INT && it->field.count == NULL) {
-            /* no rule gives this field a value: the writer cannot exist */
-            gen_error(m, it->jpath, "the writer cannot derive a value for '%s': add \"write\", \"equals\" or a check '%s == ...'" NO_WRITER_HINT,
-                      it->name, it->name);
-        } else if (it->field.count) {
-            gen_error(m, it->jpath, "the writer cannot derive the elements of '%s': add \"write\" or use it as an array's shape" NO_WRITER_HINT, it->name);
-        } else if (it->field.ftype != FT_INT) {
-            gen_error(m, it->jpath, "the writer cannot derive text field '%s': add \"equals\" or name it as an array's \"name\"" NO_WRITER_HINT, it->name);
-        }
-    next:;
-    }
+    for (i = 0; i < sc->nitems; i++)
+        if (sc->items[i]->kind == IT_FIELD) plan_field(m, sc, sc->items[i]);
 }
 
 static void collect_names(expr *e, const char ***names, int *n)
@@ -373,11 +379,135 @@ static void reverse_lookup_fail(emitter *m, item *lk, item *arr, char *cond)
     free(cond);
 }
 
+/* The key field of lookup lk's key k in scope sc, or NULL. */
+static item *key_field(scope *sc, item *lk, int k)
+{
+    return lk->lookup.key[k]->kind == E_NAME ? find_item(sc, lk->lookup.key[k]->sval) : NULL;
+}
+
+/* Declare the fields lookup lk's keys go to (0 when one cannot be). */
+static int reverse_keys(emitter *m, scope *sc, item *lk)
+{
+    int k;
+    for (k = 0; k < lk->lookup.nkey; k++) {
+        item *kf = key_field(sc, lk, k);
+        if (!kf || kf->kind != IT_FIELD) {
+            if (lk->lookup.key[k]->kind == E_NAME && sym_peek(m, lk->lookup.key[k]->sval)) continue; /* defined outside: checked below */
+            gen_error(m, lk->jpath, "the writer needs lookup key %d to be a field of the same scope", k);
+            return 0;
+        }
+        if (kf->field.ftype == FT_INT) line(m, "%s v_%s = 0;", int_c_type(kf->field.is_signed), kf->name);
+        else line(m, "uint8_t w_%s[%d] = {0};", kf->name, kf->field.size);
+    }
+    return 1;
+}
+
+/* A table of one literal key per entry: the validator's table, read
+ * backwards (size and enc declared where used).  0 when not that simple. */
+static int reverse_by_table(emitter *m, scope *sc, item *lk, item *arr, const table *tb, int *size_decl, int *enc_decl)
+{
+    item *kf = lk->lookup.nkey == 1 ? key_field(sc, lk, 0) : NULL;
+    const char *tname = kf && kf->kind == IT_FIELD ? type_table(m, tb, kf->field.ftype == FT_INT ? 0 : kf->field.size) : NULL;
+    if (!tname) return 0;
+    line(m, "const afmt_type_entry *%s_type = afmt_type_by_dtype(%s, %d, A_%s->dtype);", lk->name, tname, tb->nentries,
+         arr->name);
+    reverse_lookup_fail(m, lk, arr, xprintf("!%s_type", lk->name));
+    if (kf->field.ftype == FT_INT)
+        line(m, "v_%s = (%s)%s_type->code;", kf->name, int_c_type(kf->field.is_signed), lk->name);
+    else
+        line(m, "memcpy(w_%s, %s_type->text, %d);", kf->name, lk->name, kf->field.size);
+    *size_decl = decl_defer(m, "const uint64_t %s_size = afmt_dtype_get(%s_type->dtype)->size;", lk->name, lk->name);
+    *enc_decl = decl_defer(m, "const afmt_encoding %s_enc = %s_type->enc;", lk->name, lk->name);
+    return 1;
+}
+
+/* A "when" entry with the key values to write ("elsize": the element
+ * size): opaque elements go back as they came, when they have no type
+ * name this format could not keep. */
+static void reverse_when_entry(emitter *m, scope *sc, item *lk, item *arr, const table_entry *te, const char *dt, int first,
+                               int size_decl)
+{
+    int k;
+    line(m, "%sif (A_%s->dtype == %s && A_%s->elsize > 0 && !A_%s->opaque_name[0]) {", first ? "" : "} else ", arr->name, dt,
+         arr->name, arr->name);
+    m->indent++;
+    for (k = 0; k < lk->lookup.nkey && k < te->nwrite_key; k++) {
+        item *kf = key_field(sc, lk, k);
+        const expr *wk = te->write_key[k];
+        if (!kf || kf->field.ftype != FT_INT) continue;
+        if (wk->kind == E_INT)
+            line(m, "v_%s = %llu;", kf->name, (unsigned long long)wk->ival);
+        else
+            line(m, "v_%s = A_%s->elsize;", kf->name, arr->name);
+    }
+    line(m, "%s_dtype = %s;", lk->name, dt);
+    decl_line(m, size_decl, "%s_size = %s;", lk->name,
+              strcmp(te->dtype, "opaque") == 0 ? xprintf("A_%s->elsize", arr->name) : xprintf("afmt_dtype_get(%s)->size", dt));
+    m->indent--;
+}
+
+/* A keyed entry: its element type chosen, its keys written (a key known
+ * from an outer scope must agree). */
+static void reverse_entry(emitter *m, scope *sc, item *lk, item *arr, const table_entry *te, const char *dt, int first,
+                          int size_decl, int enc_decl)
+{
+    sbuf cond = {0};
+    int k;
+    sb_printf(&cond, "A_%s->dtype == %s", arr->name, dt);
+    for (k = 0; k < lk->lookup.nkey && k < te->nkey; k++) {
+        item *kf = key_field(sc, lk, k);
+        sym *ky = !kf && lk->lookup.key[k]->kind == E_NAME ? sym_find(m, lk->lookup.key[k]->sval) : NULL;
+        if (ky && ky->kind == SY_INT && te->key[k]->kind == E_INT)
+            sb_printf(&cond, " && %s == %llu", ky->c, (unsigned long long)te->key[k]->ival);
+    }
+    line(m, "%sif (%s) {", first ? "" : "} else ", cond.s);
+    sb_free(&cond);
+    m->indent++;
+    for (k = 0; k < lk->lookup.nkey && k < te->nkey; k++) {
+        item *kf = key_field(sc, lk, k);
+        if (!kf) continue;
+        if (kf->field.ftype == FT_INT) {
+            if (te->key[k]->kind == E_INT) line(m, "v_%s = %llu;", kf->name, (unsigned long long)te->key[k]->ival);
+        } else if (te->key[k]->kind == E_STR) {
+            char *q = c_quote(te->key[k]->sval, strlen(te->key[k]->sval));
+            line(m, "memcpy(w_%s, %s, %zu);", kf->name, q, strlen(te->key[k]->sval));
+            free(q);
+        }
+    }
+    line(m, "%s_dtype = %s;", lk->name, dt);
+    decl_line(m, size_decl, "%s_size = afmt_dtype_get(%s)->size;", lk->name, dt);
+    if (te->encoding && strcmp(te->encoding, "bits-lsb") == 0) decl_line(m, enc_decl, "%s_enc = AFMT_ENC_BITS_LSB;", lk->name);
+    m->indent--;
+}
+
+/* A chain over the table's writable entries, in its order. */
+static void reverse_chain(emitter *m, scope *sc, item *lk, item *arr, const table *tb, int *size_decl, int *enc_decl)
+{
+    int i, first = 1;
+    line(m, "afmt_dtype %s_dtype = AFMT_DTYPE_INVALID;", lk->name);
+    *size_decl = decl_defer(m, "uint64_t %s_size = 0;", lk->name);
+    *enc_decl = decl_defer(m, "afmt_encoding %s_enc = AFMT_ENC_PLAIN;", lk->name);
+    for (i = 0; i < tb->nentries; i++) {
+        const table_entry *te = &tb->entries[i];
+        const char *dt = dtype_enum(te->dtype ? te->dtype : "");
+        if (!te->key && te->write_key && te->writable && dt) {
+            reverse_when_entry(m, sc, lk, arr, te, dt, first, *size_decl);
+            first = 0;
+            continue;
+        }
+        if (!te->key || !te->writable || !dt || strcmp(te->dtype, "opaque") == 0) continue;
+        reverse_entry(m, sc, lk, arr, te, dt, first, *size_decl, *enc_decl);
+        first = 0;
+    }
+    if (!first) line(m, "}");
+    reverse_lookup_fail(m, lk, arr, xprintf("%s_dtype == AFMT_DTYPE_INVALID", lk->name));
+}
+
 static void emit_reverse_lookup(emitter *m, scope *sc, item *lk)
 {
     const table *tb = find_table(m->s, lk->lookup.table ? lk->lookup.table : "");
     item *arr = array_of_lookup(sc, lk->name);
-    int i, k, first = 1;
+    int k;
     int size_decl, enc_decl; /* declared where used: sizeof(), the payload */
     sym *y;
     if (!tb) return;
@@ -386,99 +516,11 @@ static void emit_reverse_lookup(emitter *m, scope *sc, item *lk)
         return;
     }
     /* declare the key fields, then choose the first writable entry */
+    if (!reverse_keys(m, sc, lk)) return;
+    if (!reverse_by_table(m, sc, lk, arr, tb, &size_decl, &enc_decl)) reverse_chain(m, sc, lk, arr, tb, &size_decl, &enc_decl);
     for (k = 0; k < lk->lookup.nkey; k++) {
-        item *kf = lk->lookup.key[k]->kind == E_NAME ? find_item(sc, lk->lookup.key[k]->sval) : NULL;
-        if (!kf || kf->kind != IT_FIELD) {
-            if (lk->lookup.key[k]->kind == E_NAME && sym_peek(m, lk->lookup.key[k]->sval)) continue; /* defined outside: checked below */
-            gen_error(m, lk->jpath, "the writer needs lookup key %d to be a field of the same scope", k);
-            return;
-        }
-        if (kf->field.ftype == FT_INT) line(m, "%s v_%s = 0;", int_c_type(kf->field.is_signed), kf->name);
-        else line(m, "uint8_t w_%s[%d] = {0};", kf->name, kf->field.size);
-    }
-    {
-        /* a table of one literal key per entry: the validator's table, read backwards */
-        item *kf = lk->lookup.nkey == 1 && lk->lookup.key[0]->kind == E_NAME ? find_item(sc, lk->lookup.key[0]->sval) : NULL;
-        const char *tname = kf && kf->kind == IT_FIELD ? type_table(m, tb, kf->field.ftype == FT_INT ? 0 : kf->field.size) : NULL;
-        if (tname) {
-            line(m, "const afmt_type_entry *%s_type = afmt_type_by_dtype(%s, %d, A_%s->dtype);", lk->name, tname, tb->nentries,
-                 arr->name);
-            reverse_lookup_fail(m, lk, arr, xprintf("!%s_type", lk->name));
-            if (kf->field.ftype == FT_INT)
-                line(m, "v_%s = (%s)%s_type->code;", kf->name, int_c_type(kf->field.is_signed), lk->name);
-            else
-                line(m, "memcpy(w_%s, %s_type->text, %d);", kf->name, lk->name, kf->field.size);
-            size_decl = decl_defer(m, "const uint64_t %s_size = afmt_dtype_get(%s_type->dtype)->size;", lk->name,
-                                   lk->name);
-            enc_decl = decl_defer(m, "const afmt_encoding %s_enc = %s_type->enc;", lk->name, lk->name);
-            goto declared;
-        }
-    }
-    line(m, "afmt_dtype %s_dtype = AFMT_DTYPE_INVALID;", lk->name);
-    size_decl = decl_defer(m, "uint64_t %s_size = 0;", lk->name);
-    enc_decl = decl_defer(m, "afmt_encoding %s_enc = AFMT_ENC_PLAIN;", lk->name);
-    for (i = 0; i < tb->nentries; i++) {
-        const table_entry *te = &tb->entries[i];
-        const char *dt = dtype_enum(te->dtype ? te->dtype : "");
-        sbuf cond = {0};
-        if (!te->key && te->write_key && te->writable && dt) {
-            /* a "when" entry with the key values to write ("elsize": the
-             * element size): opaque elements go back as they came */
-            /* ... when they have no type name this format could not keep */
-            line(m, "%sif (A_%s->dtype == %s && A_%s->elsize > 0 && !A_%s->opaque_name[0]) {", first ? "" : "} else ",
-                 arr->name, dt, arr->name, arr->name);
-            first = 0;
-            m->indent++;
-            for (k = 0; k < lk->lookup.nkey && k < te->nwrite_key; k++) {
-                item *kf = lk->lookup.key[k]->kind == E_NAME ? find_item(sc, lk->lookup.key[k]->sval) : NULL;
-                const expr *wk = te->write_key[k];
-                if (!kf || kf->field.ftype != FT_INT) continue;
-                if (wk->kind == E_INT)
-                    line(m, "v_%s = %llu;", kf->name, (unsigned long long)wk->ival);
-                else
-                    line(m, "v_%s = A_%s->elsize;", kf->name, arr->name);
-            }
-            line(m, "%s_dtype = %s;", lk->name, dt);
-            decl_line(m, size_decl, "%s_size = %s;", lk->name,
-                 strcmp(te->dtype, "opaque") == 0 ? xprintf("A_%s->elsize", arr->name) : xprintf("afmt_dtype_get(%s)->size", dt));
-            m->indent--;
-            continue;
-        }
-        if (!te->key || !te->writable || !dt || strcmp(te->dtype, "opaque") == 0) continue;
-        sb_printf(&cond, "A_%s->dtype == %s", arr->name, dt);
-        for (k = 0; k < lk->lookup.nkey && k < te->nkey; k++) {
-            item *kf = lk->lookup.key[k]->kind == E_NAME ? find_item(sc, lk->lookup.key[k]->sval) : NULL;
-            sym *ky = !kf && lk->lookup.key[k]->kind == E_NAME ? sym_find(m, lk->lookup.key[k]->sval) : NULL;
-            /* a key known from an outer scope: this entry must agree with it */
-            if (ky && ky->kind == SY_INT && te->key[k]->kind == E_INT)
-                sb_printf(&cond, " && %s == %llu", ky->c, (unsigned long long)te->key[k]->ival);
-        }
-        line(m, "%sif (%s) {", first ? "" : "} else ", cond.s);
-        sb_free(&cond);
-        first = 0;
-        m->indent++;
-        for (k = 0; k < lk->lookup.nkey && k < te->nkey; k++) {
-            item *kf = lk->lookup.key[k]->kind == E_NAME ? find_item(sc, lk->lookup.key[k]->sval) : NULL;
-            if (!kf) continue;
-            if (kf->field.ftype == FT_INT) {
-                if (te->key[k]->kind == E_INT) line(m, "v_%s = %llu;", kf->name, (unsigned long long)te->key[k]->ival);
-            } else if (te->key[k]->kind == E_STR) {
-                char *q = c_quote(te->key[k]->sval, strlen(te->key[k]->sval));
-                line(m, "memcpy(w_%s, %s, %zu);", kf->name, q, strlen(te->key[k]->sval));
-                free(q);
-            }
-        }
-        line(m, "%s_dtype = %s;", lk->name, dt);
-        decl_line(m, size_decl, "%s_size = afmt_dtype_get(%s)->size;", lk->name, dt);
-        if (te->encoding && strcmp(te->encoding, "bits-lsb") == 0)
-            decl_line(m, enc_decl, "%s_enc = AFMT_ENC_BITS_LSB;", lk->name);
-        m->indent--;
-    }
-    if (!first) line(m, "}");
-    reverse_lookup_fail(m, lk, arr, xprintf("%s_dtype == AFMT_DTYPE_INVALID", lk->name));
-declared:
-    for (k = 0; k < lk->lookup.nkey; k++) {
-        item *kf = lk->lookup.key[k]->kind == E_NAME ? find_item(sc, lk->lookup.key[k]->sval) : NULL;
+        item *kf = key_field(sc, lk, k);
+        def *kd;
         if (!kf) continue;
         if (kf->field.ftype == FT_INT) {
             sym *ky = sym_push(m, SY_INT, kf->name, kf);
@@ -488,10 +530,8 @@ declared:
         } else {
             push_text(m, kf);
         }
-        {
-            def *kd = find_def(sc, kf->name);
-            if (kd) kd->state = 2;
-        }
+        kd = find_def(sc, kf->name);
+        if (kd) kd->state = 2;
     }
     y = sym_push(m, SY_LOOKUP, lk->name, lk);
     snprintf(y->c, sizeof y->c, "%s", lk->name);
@@ -500,19 +540,210 @@ declared:
     y->enc_decl = enc_decl;
 }
 
-static void emit_def(emitter *m, scope *sc, def *d, const char *chain)
+/* A let, or a field written as an expression ("write", or `F == E` among the checks). */
+static void def_value(emitter *m, def *d, const blame *bl)
 {
-    blame bl;
+    item *it = d->it;
+    cexpr v = emit_expr(m, bl, d->e, d->text);
+    if (d->kind == D_LET) {
+        sym *y;
+        line(m, "const %s v_%s = %s;", v.t == VT_S ? "int64_t" : "uint64_t", it->name, v.c);
+        y = sym_push(m, SY_INT, it->name, it);
+        y->t = v.t == VT_S ? VT_S : VT_U;
+        snprintf(y->c, sizeof y->c, "v_%s", it->name);
+        snprintf(y->off, sizeof y->off, "0");
+    } else if (it->field.ftype == FT_INT && !it->field.count) {
+        emit_int_value(m, bl, it, v);
+    } else {
+        gen_error(m, it->jpath, "\"write\" of a text or array field is not supported");
+    }
+}
+
+/* A field that "equals" a literal: the literal itself. */
+static void def_const(emitter *m, def *d, const blame *bl)
+{
+    item *it = d->it;
+    if (it->field.ftype == FT_INT) {
+        cexpr v;
+        v.c = xprintf("UINT64_C(%llu)", (unsigned long long)it->field.equals->ival);
+        v.t = VT_U;
+        v.lit = 0;
+        emit_int_value(m, bl, it, v);
+    } else {
+        /* the literal itself, NUL-padded to the field's size */
+        size_t len = strlen(it->field.equals->sval);
+        char *padded = calloc(1, (size_t)it->field.size + len + 1);
+        char *q;
+        if (!padded) exit(2);
+        memcpy(padded, it->field.equals->sval, len);
+        q = c_quote(padded, len > (size_t)it->field.size ? len : (size_t)it->field.size);
+        if (strlen(q) < sizeof ((sym *)0)->c) {
+            snprintf(push_text(m, it)->c, sizeof ((sym *)0)->c, "%s", q);
+        } else {
+            line(m, "uint8_t w_%s[%d] = {0};", it->name, it->field.size);
+            line(m, "memcpy(w_%s, %s, %zu);", it->name, q, len);
+            push_text(m, it);
+        }
+        free(q);
+        free(padded);
+    }
+}
+
+/* An array field that is an array's shape: the array's dims. */
+static void def_shape_arrf(emitter *m, def *d)
+{
+    item *it = d->it;
+    sym *y;
+    line(m, "const uint64_t *w_%s = A_%s->dims;", it->name, d->arr->name);
+    line(m, "const uint64_t n_%s = A_%s->rank;", it->name, d->arr->name);
+    if (it->field.is_signed) {
+        char *cond = xprintf("w_%s[k] > (uint64_t)INT64_MAX", it->name);
+        char *arg = xprintf("w_%s[k]", it->name);
+        line(m, "for (uint64_t k = 0; k < n_%s; k++) {", it->name);
+        m->indent++;
+        blame bl = blame_at(it->name, "k", "0");
+        emit_fail_if(m, cond, &bl, "type", LEN_NONE, "\"dimension %\" PRIu64 \" does not fit a signed field\"", arg);
+        m->indent--;
+        line(m, "}");
+        free(cond);
+        free(arg);
+    }
+    y = sym_push(m, SY_ARRF, it->name, it);
+    y->t = it->field.is_signed ? VT_S : VT_U;
+    snprintf(y->c, sizeof y->c, "w_%s", it->name);
+    snprintf(y->count, sizeof y->count, "n_%s", it->name);
+    snprintf(y->off, sizeof y->off, "0");
+    snprintf(y->elem, sizeof y->elem, it->field.is_signed ? "(int64_t)w_%s[%%s]" : "w_%s[%%s]", it->name);
+    y->width = it->field.width;
+    y->is_signed = it->field.is_signed;
+}
+
+/* A text field that is an array's name. */
+static void def_name_text(emitter *m, def *d, const blame *bl)
+{
+    item *it = d->it;
+    line(m, "uint8_t w_%s[%d] = {0};", it->name, it->field.size);
+    line(m, "if (afmt_text_fill(w_%s, %d, A_%s->name) != 0) {", it->name, it->field.size, d->arr->name);
+    m->indent++;
+    {
+        char *fmt = xprintf("\"array name \\\"%%s\\\" does not fit %d bytes of printable ASCII\"", it->field.size);
+        char *args = xprintf("A_%s->name", d->arr->name);
+        emit_fail(m, bl, "type", LEN_NONE, fmt, args);
+        free(fmt); free(args);
+    }
+    m->indent--;
+    line(m, "}");
+    push_text(m, it);
+}
+
+/* A CSR array's row offsets or column indices, read from the array. */
+static void def_csr_field(emitter *m, def *d)
+{
+    item *it = d->it;
+    sym *y = sym_push(m, SY_ARRF, it->name, it);
+    int offs = d->kind == D_CSR_OFFSETS;
+    line(m, "const uint64_t n_%s = %s;", it->name, offs ? xprintf("A_%s->dims[0] + 1", d->arr->name) : xprintf("A_%s->nnz", d->arr->name));
+    y->t = VT_U;
+    snprintf(y->c, sizeof y->c, "A_%s->%s", d->arr->name, offs ? "csr_row_offsets" : "csr_col_indices");
+    snprintf(y->count, sizeof y->count, "n_%s", it->name);
+    snprintf(y->off, sizeof y->off, "0");
+    snprintf(y->elem, sizeof y->elem, "afmt_field_get(A_%s->%s, %%s, A_%s->csr_index_size, 0)", d->arr->name,
+             offs ? "csr_row_offsets" : "csr_col_indices", d->arr->name);
+    y->width = it->field.width;
+}
+
+/* The type codes of a table of columns, one per array. */
+static void def_column_types(emitter *m, def *d)
+{
+    item *it = d->it;
+    const table *tb = find_table(m->s, d->arr->array.col_table ? d->arr->array.col_table : "");
+    const char *tname = tb ? type_table(m, tb, 0) : NULL;
+    sym *y;
+    if (!tname) {
+        gen_error(m, it->jpath, "table '%s' must have one integer key and a plain dtype per entry to write a list of codes",
+                  tb ? tb->name : "");
+        return;
+    }
+    line(m, "const uint64_t n_%s = (uint64_t)n;", it->name);
+    line(m, "for (size_t k = 0; k < n; k++) {");
+    m->indent++;
+    line(m, "if (!afmt_type_by_dtype(%s, %d, arrays[k].dtype)) {", tname, tb->nentries);
+    m->indent++;
+    {
+        char *f = xprintf("\"%s cannot hold a column of type %%s\"", m->s->format);
+        blame bl = blame_at(it->name, "k", "0");
+        emit_fail(m, &bl, "type", LEN_NONE, f, "afmt_dtype_name(arrays[k].dtype)");
+        free(f);
+    }
+    m->indent--;
+    line(m, "}");
+    m->indent--;
+    line(m, "}");
+    y = sym_push(m, SY_ARRF, it->name, it);
+    y->t = VT_U;
+    snprintf(y->c, sizeof y->c, "arrays");
+    snprintf(y->count, sizeof y->count, "n_%s", it->name);
+    snprintf(y->off, sizeof y->off, "0");
+    snprintf(y->elem, sizeof y->elem, "afmt_type_by_dtype(%s, %d, arrays[%%s].dtype)->code", tname, tb->nentries);
+    y->width = it->field.width;
+}
+
+/* The payload's size (nbytes_<name>). */
+static void def_payload(emitter *m, def *d)
+{
+    item *it = d->it;
+    sym *lk = sym_peek(m, it->array.dtype_from ? it->array.dtype_from : "");
+    if (it->array.layout == LAYOUT_COLUMNS) return;
+    if (!lk || lk->kind != SY_LOOKUP) {
+        gen_error(m, it->jpath, "the writer cannot find lookup '%s'", it->array.dtype_from ? it->array.dtype_from : "");
+        return;
+    }
+    {
+        /* the size of the payload: declared where read (nbytes(), the
+         * compressed copy) or where a call fills it (which checks) */
+        sym *pay = sym_peek(m, it->name);
+        int nbytes_decl = decl_defer(m, "uint64_t nbytes_%s;", it->name);
+        if (pay) pay->nbytes_decl = nbytes_decl;
+        if (it->array.layout == LAYOUT_CSR) {
+            decl_needs(m, nbytes_decl, lk->decl);
+            /* values only; afmt_sink_csr_values checks them */
+            decl_line(m, nbytes_decl, "nbytes_%s = A_%s->nnz * %s_size;", it->name, it->name, lk->c);
+            return;
+        }
+        decl_use(m, nbytes_decl);
+        decl_use(m, lk->enc_decl);
+    }
+    if (encoding_of(it) && encoding_of(it)->write_size) {
+        encoding_of(it)->write_size(m, it, lk);
+    } else {
+        line(m, "if (afmt_payload_size(A_%s, %s_enc, &nbytes_%s, err) != 0) return -1;", it->name, lk->c, it->name);
+    }
+}
+/* A field whose value is the C expression c (of type t) the array gives
+ * (its rank, a dimension, its nnz). */
+static void def_from_array(emitter *m, def *d, const blame *bl, char *c, vtype t)
+{
+    cexpr v;
+    v.c = c;
+    v.t = t;
+    v.lit = 0;
+    emit_int_value(m, bl, d->it, v);
+}
+
+/* The definitions d reads, first (chain: the definitions that led here,
+ * for the message of a cycle); 0 when d is done or in a cycle. */
+static int def_requires(emitter *m, scope *sc, def *d, const char *chain)
+{
     const char **names = NULL;
     int n = 0, i;
-    char *mychain;
     item *it = d->it;
-    if (d->state == 2) return;
+    char *mychain;
+    if (d->state == 2) return 0;
     mychain = xprintf("%s%s%s", chain, *chain ? " -> " : "", it->name);
     if (d->state == 1) {
         gen_error(m, it->jpath, "the writer's definitions form a cycle: %s", mychain);
         free(mychain);
-        return;
+        return 0;
     }
     d->state = 1;
     collect_names(d->e, &names, &n);
@@ -523,203 +754,41 @@ static void emit_def(emitter *m, scope *sc, def *d, const char *chain)
     }
     for (i = 0; i < n; i++) require(m, sc, names[i], mychain);
     free(names);
+    free(mychain);
+    return 1;
+}
+
+static void emit_def(emitter *m, scope *sc, def *d, const char *chain)
+{
+    item *it = d->it;
+    blame bl;
+    if (!def_requires(m, sc, d, chain)) return;
     m->jpath = it->jpath;
     bl = blame_at(it->name, "AFMT_NO_INDEX", "0");
     switch (d->kind) {
-    case D_LET: case D_EXPR: {
-        cexpr v = emit_expr(m, &bl, d->e, d->text);
-        if (d->kind == D_LET) {
-            sym *y;
-            line(m, "const %s v_%s = %s;", v.t == VT_S ? "int64_t" : "uint64_t", it->name, v.c);
-            y = sym_push(m, SY_INT, it->name, it);
-            y->t = v.t == VT_S ? VT_S : VT_U;
-            snprintf(y->c, sizeof y->c, "v_%s", it->name);
-            snprintf(y->off, sizeof y->off, "0");
-        } else if (it->field.ftype == FT_INT && !it->field.count) {
-            emit_int_value(m, &bl, it, v);
-        } else {
-            gen_error(m, it->jpath, "\"write\" of a text or array field is not supported");
-        }
-        break;
-    }
-    case D_CONST:
-        if (it->field.ftype == FT_INT) {
-            cexpr v;
-            v.c = xprintf("UINT64_C(%llu)", (unsigned long long)it->field.equals->ival);
-            v.t = VT_U;
-            v.lit = 0;
-            emit_int_value(m, &bl, it, v);
-        } else {
-            /* the literal itself, NUL-padded to the field's size */
-            size_t len = strlen(it->field.equals->sval);
-            char *padded = calloc(1, (size_t)it->field.size + len + 1);
-            char *q;
-            if (!padded) exit(2);
-            memcpy(padded, it->field.equals->sval, len);
-            q = c_quote(padded, len > (size_t)it->field.size ? len : (size_t)it->field.size);
-            if (strlen(q) < sizeof ((sym *)0)->c) {
-                snprintf(push_text(m, it)->c, sizeof ((sym *)0)->c, "%s", q);
-            } else {
-                line(m, "uint8_t w_%s[%d] = {0};", it->name, it->field.size);
-                line(m, "memcpy(w_%s, %s, %zu);", it->name, q, len);
-                push_text(m, it);
-            }
-            free(q);
-            free(padded);
-        }
-        break;
-    case D_SHAPE_ARRF: {
-        sym *y;
-        line(m, "const uint64_t *w_%s = A_%s->dims;", it->name, d->arr->name);
-        line(m, "const uint64_t n_%s = A_%s->rank;", it->name, d->arr->name);
-        if (it->field.is_signed) {
-            char *cond = xprintf("w_%s[k] > (uint64_t)INT64_MAX", it->name);
-            char *arg = xprintf("w_%s[k]", it->name);
-            line(m, "for (uint64_t k = 0; k < n_%s; k++) {", it->name);
-            m->indent++;
-            bl = blame_at(it->name, "k", "0");
-            emit_fail_if(m, cond, &bl, "type", LEN_NONE, "\"dimension %\" PRIu64 \" does not fit a signed field\"", arg);
-            m->indent--;
-            line(m, "}");
-            free(cond);
-            free(arg);
-        }
-        y = sym_push(m, SY_ARRF, it->name, it);
-        y->t = it->field.is_signed ? VT_S : VT_U;
-        snprintf(y->c, sizeof y->c, "w_%s", it->name);
-        snprintf(y->count, sizeof y->count, "n_%s", it->name);
-        snprintf(y->off, sizeof y->off, "0");
-        snprintf(y->elem, sizeof y->elem, it->field.is_signed ? "(int64_t)w_%s[%%s]" : "w_%s[%%s]", it->name);
-        y->width = it->field.width;
-        y->is_signed = it->field.is_signed;
-        break;
-    }
-    case D_RANK: {
-        cexpr v;
+    case D_LET: case D_EXPR: def_value(m, d, &bl); break;
+    case D_CONST: def_const(m, d, &bl); break;
+    case D_SHAPE_ARRF: def_shape_arrf(m, d); break;
+    case D_RANK:
         /* a rank is at most AFMT_RANK_CAP: it fits either signedness */
-        v.c = xprintf("(%s)A_%s->rank", it->field.is_signed ? "int64_t" : "uint64_t", d->arr->name);
-        v.t = it->field.is_signed ? VT_S : VT_U;
-        v.lit = 0;
-        emit_int_value(m, &bl, it, v);
+        def_from_array(m, d, &bl, xprintf("(%s)A_%s->rank", it->field.is_signed ? "int64_t" : "uint64_t", d->arr->name),
+                       it->field.is_signed ? VT_S : VT_U);
         break;
-    }
-    case D_DIM: {
-        cexpr v;
-        v.c = xprintf("A_%s->dims[%d]", d->arr->name, d->dim);
-        v.t = VT_U;
-        v.lit = 0;
-        emit_int_value(m, &bl, it, v);
-        break;
-    }
-    case D_NAME_TEXT:
-        line(m, "uint8_t w_%s[%d] = {0};", it->name, it->field.size);
-        line(m, "if (afmt_text_fill(w_%s, %d, A_%s->name) != 0) {", it->name, it->field.size, d->arr->name);
-        m->indent++;
-        {
-            char *fmt = xprintf("\"array name \\\"%%s\\\" does not fit %d bytes of printable ASCII\"", it->field.size);
-            char *args = xprintf("A_%s->name", d->arr->name);
-            emit_fail(m, &bl, "type", LEN_NONE, fmt, args);
-            free(fmt); free(args);
-        }
-        m->indent--;
-        line(m, "}");
-        push_text(m, it);
-        break;
-    case D_LOOKUP:
-        emit_reverse_lookup(m, sc, it);
-        break;
-    case D_CSR_OFFSETS: case D_CSR_COLS: {
-        sym *y = sym_push(m, SY_ARRF, it->name, it);
-        int offs = d->kind == D_CSR_OFFSETS;
-        line(m, "const uint64_t n_%s = %s;", it->name, offs ? xprintf("A_%s->dims[0] + 1", d->arr->name) : xprintf("A_%s->nnz", d->arr->name));
-        y->t = VT_U;
-        snprintf(y->c, sizeof y->c, "A_%s->%s", d->arr->name, offs ? "csr_row_offsets" : "csr_col_indices");
-        snprintf(y->count, sizeof y->count, "n_%s", it->name);
-        snprintf(y->off, sizeof y->off, "0");
-        snprintf(y->elem, sizeof y->elem, "afmt_field_get(A_%s->%s, %%s, A_%s->csr_index_size, 0)", d->arr->name,
-                 offs ? "csr_row_offsets" : "csr_col_indices", d->arr->name);
-        y->width = it->field.width;
-        break;
-    }
-    case D_NNZ: {
-        cexpr v;
-        v.c = xprintf("A_%s->nnz", d->arr->name);
-        v.t = VT_U;
-        v.lit = 0;
-        emit_int_value(m, &bl, it, v);
-        break;
-    }
-    case D_COLUMN_TYPES: {
-        const table *tb = find_table(m->s, d->arr->array.col_table ? d->arr->array.col_table : "");
-        const char *tname = tb ? type_table(m, tb, 0) : NULL;
-        sym *y;
-        if (!tname) {
-            gen_error(m, it->jpath, "table '%s' must have one integer key and a plain dtype per entry to write a list of codes",
-                      tb ? tb->name : "");
-            break;
-        }
-        line(m, "const uint64_t n_%s = (uint64_t)n;", it->name);
-        line(m, "for (size_t k = 0; k < n; k++) {");
-        m->indent++;
-        line(m, "if (!afmt_type_by_dtype(%s, %d, arrays[k].dtype)) {", tname, tb->nentries);
-        m->indent++;
-        {
-            char *f = xprintf("\"%s cannot hold a column of type %%s\"", m->s->format);
-            bl = blame_at(it->name, "k", "0");
-            emit_fail(m, &bl, "type", LEN_NONE, f, "afmt_dtype_name(arrays[k].dtype)");
-            free(f);
-        }
-        m->indent--;
-        line(m, "}");
-        m->indent--;
-        line(m, "}");
-        y = sym_push(m, SY_ARRF, it->name, it);
-        y->t = VT_U;
-        snprintf(y->c, sizeof y->c, "arrays");
-        snprintf(y->count, sizeof y->count, "n_%s", it->name);
-        snprintf(y->off, sizeof y->off, "0");
-        snprintf(y->elem, sizeof y->elem, "afmt_type_by_dtype(%s, %d, arrays[%%s].dtype)->code", tname, tb->nentries);
-        y->width = it->field.width;
-        break;
-    }
+    case D_DIM: def_from_array(m, d, &bl, xprintf("A_%s->dims[%d]", d->arr->name, d->dim), VT_U); break;
+    case D_NNZ: def_from_array(m, d, &bl, xprintf("A_%s->nnz", d->arr->name), VT_U); break;
+    case D_NAME_TEXT: def_name_text(m, d, &bl); break;
+    case D_LOOKUP: emit_reverse_lookup(m, sc, it); break;
+    case D_CSR_OFFSETS: case D_CSR_COLS: def_csr_field(m, d); break;
+    case D_COLUMN_TYPES: def_column_types(m, d); break;
     case D_COLUMN_NAMES: {
         sym *y = sym_push(m, SY_STRINGS, it->name, it);
         snprintf(y->count, sizeof y->count, "(uint64_t)n"); /* a label per array */
         y->width = it->field.len_width;
         break;
     }
-    case D_PAYLOAD: {
-        sym *lk = sym_peek(m, it->array.dtype_from ? it->array.dtype_from : "");
-        if (it->array.layout == LAYOUT_COLUMNS) break;
-        if (!lk || lk->kind != SY_LOOKUP) {
-            gen_error(m, it->jpath, "the writer cannot find lookup '%s'", it->array.dtype_from ? it->array.dtype_from : "");
-            break;
-        }
-        {
-            /* the size of the payload: declared where read (nbytes(), the
-             * compressed copy) or where a call fills it (which checks) */
-            sym *pay = sym_peek(m, it->name);
-            int nbytes_decl = decl_defer(m, "uint64_t nbytes_%s;", it->name);
-            if (pay) pay->nbytes_decl = nbytes_decl;
-            if (it->array.layout == LAYOUT_CSR) {
-                decl_needs(m, nbytes_decl, lk->decl);
-                /* values only; afmt_sink_csr_values checks them */
-                decl_line(m, nbytes_decl, "nbytes_%s = A_%s->nnz * %s_size;", it->name, it->name, lk->c);
-                break;
-            }
-            decl_use(m, nbytes_decl);
-            decl_use(m, lk->enc_decl);
-        }
-        if (encoding_of(it) && encoding_of(it)->write_size) {
-            encoding_of(it)->write_size(m, it, lk);
-        } else {
-            line(m, "if (afmt_payload_size(A_%s, %s_enc, &nbytes_%s, err) != 0) return -1;", it->name, lk->c, it->name);
-        }
-        break;
-    }
+    case D_PAYLOAD: def_payload(m, d); break;
     }
     d->state = 2;
-    free(mychain);
 }
 
 /* Whether the writer evaluates check c: not one about the input's
