@@ -16,9 +16,10 @@
  * the cache-blocked transpose that `afmt convert` runs), into the same
  * pre-touched buffer, and the baseline a memcpy of that array's bytes.
  * With --read the tool is the whole read of FILE into memory as a library
- * user does it: open, mmap, validate (strict, value checks), and
- * afmt_array_to_plain of its first array, in its own order, into the
- * pre-touched caller buffer; munmap, close.  The baseline: memcpy of the
+ * user does it: afmt_file_open (open, map, nothing read), validate (strict,
+ * value checks), and afmt_file_read_array of its first array, in its own
+ * order, into the pre-touched caller buffer (what afmt_array_to_plain
+ * gives, read with pread when the bytes need no decoding); close.  The baseline: memcpy of the
  * payload.  (numpy's peer: np.fromfile, bench/np_peer.py.)
  * With --write the tool writes FILE's first array (decoded beforehand
  * into memory) as FORMAT to OUT with the format's writer through a stdio
@@ -99,27 +100,28 @@ static int first_array(const uint8_t *buf, uint64_t len)
     return 0;
 }
 
-/* A library user's read of a whole file into a buffer of theirs. */
+/* A library user's read of a whole file into a buffer of theirs, through
+ * the library's file API: afmt_file_open (maps the file, reads nothing),
+ * the format's validator on the mapping, afmt_file_read_array (pread
+ * straight into dst when the stored bytes need no decoding), close. */
 static int read_once(const char *path, uint8_t *dst, uint64_t cap)
 {
-    struct stat st;
-    uint8_t *m;
+    afmt_file f;
     afmt_error err;
-    int fd = open(path, O_RDONLY), rc;
+    int rc;
 
-    if (fd < 0 || fstat(fd, &st) != 0 || st.st_size <= 0)
-        return -1;
-    /* every byte is read: populate the mapping in one go */
-    m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-    close(fd);
-    if (m == MAP_FAILED)
-        return -1;
     afmt_error_clear(&err);
-    rc = first_array(m, (uint64_t)st.st_size) == 0 &&
-                 afmt_array_to_plain(&first, first.order, dst, cap, &err) == 0
+    if (afmt_file_open(&f, path, &err) != 0) {
+        fprintf(stderr, "validate_inproc: %s\n", err.message);
+        return -1;
+    }
+    rc = first_array(f.data, f.len) == 0 &&
+                 afmt_file_read_array(&f, &first, first.order, dst, cap, &err) == 0
              ? 0
              : -1;
-    munmap(m, (size_t)st.st_size);
+    if (rc != 0 && err.code != AFMT_OK)
+        fprintf(stderr, "validate_inproc: read: %s\n", err.message);
+    afmt_file_close(&f);
     return rc;
 }
 

@@ -43,6 +43,9 @@
  *         fprintf(stderr, "bad file: %s\n", msg);   // "dims[1] at offset 40: ..."
  *     }
  *
+ * (afmt_file_open maps a file for this, and afmt_file_read_array then
+ * reads an array of it into your buffer: see "Files" below.)
+ *
  * Read zero-copy: the visitor gets a view of each array, pointing into buf:
  *
  *     static int on_array(void *ctx, const afmt_array *a)
@@ -545,6 +548,67 @@ void afmt_src_buffer(afmt_src *s, const uint8_t *buf, uint64_t len);
  * validation. */
 void afmt_src_stream(afmt_src *s, uint8_t *win, uint64_t cap,
                      int (*read)(void *ctx, uint8_t *buf, size_t n, size_t *got), void *ctx);
+
+/* ==================================================================
+ * Files: reading an array from disk into your buffer
+ * ================================================================== */
+
+/* A regular file opened for reading: its bytes mapped read-only (data,
+ * len) for a validator, and its descriptor, through which
+ * afmt_file_read_array reads a payload that needs no decoding straight
+ * into your buffer.  Initialise it with afmt_file_open; the members are
+ * public only so that it can live on your stack.
+ *
+ *     afmt_file f;
+ *     afmt_array view;                       // kept by your on_array
+ *     if (afmt_file_open(&f, "x.npy", &err) != 0) ...   // "cannot open x.npy: ..."
+ *     if (afmt_npy_validate(f.data, f.len, NULL, &vis, &err) == 0 &&
+ *         afmt_array_plain_size(&view, &size, &err) == 0 && (dst = malloc(size)) &&
+ *         afmt_file_read_array(&f, &view, AFMT_ROW_MAJOR, dst, size, &err) == 0) ...
+ *     afmt_file_close(&f);
+ */
+typedef struct afmt_file {
+    const uint8_t *data; /* the file's bytes, mapped read-only (never NULL when open) */
+    uint64_t len;        /* its length at open */
+    int fd;              /* -1 when not open */
+    char path[4096];     /* as given, for messages */
+    int64_t mtime_sec, mtime_nsec; /* modification time at open */
+} afmt_file;
+
+/* Open path, a regular file (anything else: AFMT_E_IO naming it; read
+ * pipes and devices through afmt_src_stream), and map it read-only without
+ * reading it: a validator given f->data, f->len faults in only the pages
+ * it reads (a header, or every byte of a payload it checks).  AFMT_E_LIMIT
+ * when the file does not fit the address space; AFMT_E_USAGE for an empty
+ * path or one of 4096 bytes or more.  On failure *f is closed (fd -1).
+ * Holds one descriptor and one mapping until afmt_file_close; allocates
+ * nothing.  As with any mapping, the file must not be shortened while a
+ * validator or afmt_array_to_plain reads f->data (the process would get
+ * SIGBUS); afmt_file_read_array checks that itself. */
+int afmt_file_open(afmt_file *f, const char *path, afmt_error *err);
+
+/* afmt_array_to_plain(view, order, dst, dst_size, err), same checks, same
+ * result, for a view a validator found in f->data; dst may have any
+ * alignment.  When the stored bytes are the result (plain, contiguous, the
+ * host's byte order, already in `order`, as a dense f32 .npy, tenbin or
+ * RawArray read in its own order is) they are read from the file with
+ * pread straight into dst: the mapping is not touched and there is no
+ * second copy.  Such a view must lie inside f->data (else AFMT_E_USAGE).
+ * The file is looked at again after the read: shortened (the read ended
+ * early) or with another size or modification time than at
+ * afmt_file_open, it fails with AFMT_E_IO naming f->path and the offset
+ * where the payload was cut (dst then holds bytes that were not
+ * validated: do not use them).  A rewrite that keeps the size within the
+ * file system's timestamp granularity cannot be seen: do not modify a
+ * file while it is read.  Every error names f->path and a byte offset of
+ * the file.  Reads f only: several threads may read views of one open
+ * file into different buffers at once. */
+int afmt_file_read_array(const afmt_file *f, const afmt_array *view, afmt_order order,
+                         uint8_t *dst, uint64_t dst_size, afmt_error *err);
+
+/* Unmap and close (nothing when f is not open); views into f->data are
+ * then invalid. */
+void afmt_file_close(afmt_file *f);
 
 /* ==================================================================
  * Sinks: where a writer puts bytes

@@ -499,6 +499,27 @@ int afmt_array_to_plain(const afmt_array *src, afmt_order order,
     return rc;
 }
 
+/* The stored bytes are already the result when the view is plain,
+ * contiguous, in the host's byte order (or of single-byte components) and
+ * in `order` (or has fewer than two dims above 1): then afmt_file_read_array
+ * may read them from the file straight into the caller's buffer. */
+int afmt_array_plain_is_stored(const afmt_array *a, afmt_order order, uint64_t *total,
+                               afmt_error *err)
+{
+    uint64_t es;
+    unsigned comp;
+
+    if (check_view(a, &es, total, err) != 0)
+        return -1;
+    comp = afmt_dtype_get(a->dtype)->component;
+    if (a->encoding != AFMT_ENC_PLAIN || (a->stride != es && a->stride != 0) ||
+        (a->dtype != AFMT_OPAQUE && a->elsize != es && a->elsize != 0) ||
+        (comp > 1 && (a->endian == AFMT_BIG) != host_is_big()) || needs_reorder(a, order) ||
+        a->nbytes < *total || (!a->data && *total > 0))
+        return 0;
+    return 1;
+}
+
 /* ---------------------------------------------------------------- pieces */
 
 /* A view that afmt_array_to_plain_part can cut: plain, contiguous, whole. */

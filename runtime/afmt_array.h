@@ -33,6 +33,13 @@ uint64_t afmt_scan_nonzero(const uint8_t *p, uint64_t n);
 /* Strided bool scan (frames): element k at p[k * stride]. */
 uint64_t afmt_scan_not_bool_strided(const uint8_t *p, uint64_t n, uint64_t stride);
 
+/* 1 when afmt_array_to_plain(a, order, ...) would copy the view's stored
+ * bytes a->data[0..*total) unchanged (plain, contiguous, host byte order,
+ * already in `order`), 0 when it decodes, -1 with err when the view is
+ * invalid (as afmt_array_to_plain says).  *total: the plain size. */
+int afmt_array_plain_is_stored(const afmt_array *a, afmt_order order, uint64_t *total,
+                               afmt_error *err);
+
 #ifdef __cplusplus
 }
 #endif

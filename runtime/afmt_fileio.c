@@ -1,4 +1,4 @@
-/* afmt runtime: bulk file output (see afmt_fileio.h).
+/* afmt runtime: bulk file output and input (see afmt_fileio.h).
  *
  * copy_file_range is a Linux call (glibc declares it with _GNU_SOURCE,
  * hence this file of its own); elsewhere the same loop uses write() alone.
@@ -122,4 +122,44 @@ void afmt_fileio_reserve(int fd, uint64_t at, uint64_t n)
     (void)at;
     (void)n;
 #endif
+}
+
+/* One pread of at most a GiB (Linux does at most 2 GiB - 4 KiB per call;
+ * ssize_t must hold the result on every system). */
+static int64_t pread_piece(int fd, void *buf, uint64_t n, uint64_t at)
+{
+    const uint64_t max = (uint64_t)1 << 30;
+    return (int64_t)pread(fd, buf, (size_t)(n < max ? n : max), (off_t)at);
+}
+
+int afmt_fileio_read_at(int fd, uint8_t *dst, uint64_t n, uint64_t at,
+                        afmt_fileio_pread_fn read_at, uint64_t *got, int *errnum)
+{
+    const uint64_t off_max = sizeof(off_t) >= 8 ? (uint64_t)INT64_MAX : (uint64_t)INT32_MAX;
+    uint64_t done = 0;
+
+    *got = 0;
+    if (at > off_max || n > off_max - at) {
+        *errnum = EOVERFLOW;
+        return -1;
+    }
+    if (!read_at)
+        read_at = pread_piece;
+    while (done < n) {
+        int64_t r = read_at(fd, dst + done, n - done, at + done);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            *errnum = errno;
+            *got = done;
+            return -1;
+        }
+        if (r == 0) {
+            *got = done;
+            return 1;
+        }
+        done += (uint64_t)r > n - done ? n - done : (uint64_t)r;
+    }
+    *got = done;
+    return 0;
 }

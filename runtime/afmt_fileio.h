@@ -1,6 +1,8 @@
-/* afmt runtime (internal): writing large runs of bytes to a file at the
- * speed of the disk.  Used by the file sink (afmt_sink.c) for payloads of a
- * megabyte or more; not part of the public API. */
+/* afmt runtime (internal): moving large runs of bytes between a file and
+ * memory at the speed of the page cache.  Used by the file sink
+ * (afmt_sink.c) for payloads of a megabyte or more, and by
+ * afmt_file_read_array (afmt_file.c) to read a payload into the caller's
+ * buffer; not part of the public API. */
 #ifndef AFMT_FILEIO_H
 #define AFMT_FILEIO_H
 
@@ -30,6 +32,17 @@ int afmt_fileio_write_bulk(int out_fd, const uint8_t *p, uint64_t n, int src_fd,
  * fd is not a regular file, or the file system refuses (no space, not
  * supported), nothing happens and the writes report what they must. */
 void afmt_fileio_reserve(int fd, uint64_t at, uint64_t n);
+
+/* pread(2), or a stand-in for tests: up to n bytes of fd at offset at into
+ * buf; returns the number read, 0 at the end of the file, -1 with errno. */
+typedef int64_t (*afmt_fileio_pread_fn)(int fd, void *buf, uint64_t n, uint64_t at);
+
+/* Read the n bytes of fd at offset at into dst, through short reads and
+ * EINTR (read_at NULL: pread).  Returns 0 when all n were read; 1 when the
+ * file ended first; -1 on an error, with *errnum (EOVERFLOW when at + n
+ * does not fit off_t).  *got: the bytes read into dst, in every case. */
+int afmt_fileio_read_at(int fd, uint8_t *dst, uint64_t n, uint64_t at,
+                        afmt_fileio_pread_fn read_at, uint64_t *got, int *errnum);
 
 #ifdef __cplusplus
 }
