@@ -139,6 +139,10 @@ typedef struct emitter {
     escape *escapes;
     int nescapes;
     int quiet;           /* a first pass: generator errors are not printed */
+    /* the text headers' tables in the prelude (texthdr.c), name and
+     * text, so that equal tables of two text headers are one */
+    char **th_table_names, **th_table_texts;
+    int nth_tables;
 } emitter;
 
 /* emit_func.c: one function per structure.  func_begin sends the

@@ -301,12 +301,43 @@ texthdr *texthdr_load(const char *path, void *obj, const char *jp, int *errors)
 
 /* ------------------------------------------------------------ emission */
 
+/* The name of the table `<type> <name>[] = {<body>};` in the prelude: one
+ * emitted before with this type and body (an equal text header in
+ * another case), else a new one named <format>_<header>_<what>, or after
+ * the item's path (cname) when that name is taken. */
+static const char *shared_table(emitter *m, const item *it, const char *type, const char *what, const char *body)
+{
+    char *text = xprintf("%s\n%s", type, body), *name;
+    int i, taken = 0;
+    for (i = 0; i < m->nth_tables; i++) {
+        if (strcmp(m->th_table_texts[i], text) == 0) {
+            free(text);
+            return m->th_table_names[i];
+        }
+    }
+    name = xprintf("%s_%s_%s", m->s->format, it->name, what);
+    for (i = 0; i < m->nth_tables; i++) taken |= strcmp(m->th_table_names[i], name) == 0;
+    if (taken) {
+        free(name);
+        name = xprintf("%s_%s", it->th->cname, what);
+    }
+    m->th_table_names = realloc(m->th_table_names, sizeof *m->th_table_names * (size_t)(m->nth_tables + 1));
+    m->th_table_texts = realloc(m->th_table_texts, sizeof *m->th_table_texts * (size_t)(m->nth_tables + 1));
+    if (!m->th_table_names || !m->th_table_texts) exit(2);
+    m->th_table_names[m->nth_tables] = name;
+    m->th_table_texts[m->nth_tables++] = text;
+    sb_printf(m->prelude, "static const %s %s[] = {\n%s};\n", type, name, body);
+    return name;
+}
+
 static void emit_desc(emitter *m, item *it)
 {
     texthdr *h = it->th;
     sbuf *o = m->prelude;
     const char *bind_names[] = {"0", "AFMT_BIND_DTYPE", "AFMT_BIND_ORDER", "AFMT_BIND_SHAPE", "AFMT_BIND_RANGE"};
     char *q;
+    const char *keys_name, *types_name;
+    sbuf keys = {0}, types = {0};
     int i, n = 0;
     /* The item's JSON path names it uniquely and stably. */
     n = snprintf(h->cname, sizeof h->cname, "%s_thdir", m->s->format);
@@ -318,25 +349,26 @@ static void emit_desc(emitter *m, item *it)
         if (strcmp(m->helpers[i], h->cname) == 0) return;
     if (m->nhelpers < 32) snprintf(m->helpers[m->nhelpers++], sizeof m->helpers[0], "%s", h->cname);
     sb_printf(o, "/* %s: the text header at %s */\n", it->name, it->jpath);
-    sb_printf(o, "static const afmt_thdir_key %s_keys[] = {\n", h->cname);
     for (i = 0; i < h->nkeys; i++) {
         q = c_quote(h->keys[i].key, strlen(h->keys[i].key));
-        sb_printf(o, "    {%s, %s, %s},\n", q, bind_names[h->keys[i].bind], h->keys[i].tuple ? "AFMT_TV_TUPLE" : "AFMT_TV_LIST");
+        sb_printf(&keys, "    {%s, %s, %s},\n", q, bind_names[h->keys[i].bind], h->keys[i].tuple ? "AFMT_TV_TUPLE" : "AFMT_TV_LIST");
         free(q);
     }
-    sb_puts(o, "};\n");
-    sb_printf(o, "static const afmt_thdir_type %s_types[] = {\n", h->cname);
     for (i = 0; i < h->ntypes; i++) {
         th_type *t = &h->types[i];
         char *r = t->refuse ? c_quote(t->refuse, strlen(t->refuse)) : xstrdup("NULL");
         q = c_quote(t->text, strlen(t->text));
         /* a refusal's reason on a line of its own (lines of ~100 columns) */
-        sb_printf(o, "    {%s, %d, %s, %d, %s, %d,%s%s},\n", q, t->prefix, t->dtype ? dtype_enum(t->dtype) : "AFMT_DTYPE_INVALID",
-                  t->size, t->big ? "AFMT_BIG" : "AFMT_LITTLE", t->writable, t->refuse ? "\n     " : " ", r);
+        sb_printf(&types, "    {%s, %d, %s, %d, %s, %d,%s%s},\n", q, t->prefix,
+                  t->dtype ? dtype_enum(t->dtype) : "AFMT_DTYPE_INVALID", t->size, t->big ? "AFMT_BIG" : "AFMT_LITTLE",
+                  t->writable, t->refuse ? "\n     " : " ", r);
         free(q);
         free(r);
     }
-    sb_puts(o, "};\n");
+    keys_name = shared_table(m, it, "afmt_thdir_key", "keys", keys.s ? keys.s : "");
+    types_name = shared_table(m, it, "afmt_thdir_type", "types", types.s ? types.s : "");
+    sb_free(&keys);
+    sb_free(&types);
     q = c_quote(it->name, strlen(it->name));
     sb_printf(o,
               "static const afmt_thdir_desc %s = {\n"
@@ -358,7 +390,7 @@ static void emit_desc(emitter *m, item *it)
         sb_puts(o, "NULL,\n");
     }
     q = c_quote(h->default_name ? h->default_name : "", strlen(h->default_name ? h->default_name : ""));
-    sb_printf(o, "    %s_keys, %d, %s_types, %d,\n    %s, %d,\n    {%d, %d, %d, %d},\n};\n\n", h->cname, h->nkeys, h->cname,
+    sb_printf(o, "    %s, %d, %s, %d,\n    %s, %d,\n    {%d, %d, %d, %d},\n};\n\n", keys_name, h->nkeys, types_name,
               h->ntypes, q, h->lenient, h->write_sort[0], h->write_sort[1], h->write_sort[2], h->write_sort[3]);
     free(q);
 }

@@ -15,12 +15,12 @@ int afmt_safetensors_detect(const uint8_t *buf, uint64_t len)
 }
 
 /* header: the text header at /body/0 */
-static const afmt_thdir_key safetensors_thdir_body_0_keys[] = {
+static const afmt_thdir_key safetensors_header_keys[] = {
     {"dtype", AFMT_BIND_DTYPE, AFMT_TV_LIST},
     {"shape", AFMT_BIND_SHAPE, AFMT_TV_LIST},
     {"data_offsets", AFMT_BIND_RANGE, AFMT_TV_LIST},
 };
-static const afmt_thdir_type safetensors_thdir_body_0_types[] = {
+static const afmt_thdir_type safetensors_header_types[] = {
     {"BOOL", 0, AFMT_BOOL, 1, AFMT_LITTLE, 1, NULL},
     {"F4", 0, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0,
      "4-bit floats (sub-byte elements) are not supported"},
@@ -53,7 +53,7 @@ static const afmt_thdir_desc safetensors_thdir_body_0 = {
     32, -1,
     UINT64_C(0), UINT64_C(8), UINT64_C(0), UINT64_C(0),
     1, "__metadata__",
-    safetensors_thdir_body_0_keys, 3, safetensors_thdir_body_0_types, 22,
+    safetensors_header_keys, 3, safetensors_header_types, 22,
     "array_", 1,
     {-1, 2, 0, 0},
 };
