@@ -703,17 +703,33 @@ static cexpr emit_unary(emitter *m, const blame *bl, expr *e, const char *text)
 }
 
 /* && and ||: the right side is computed only when it decides */
+/* a && b, a || b: b is computed only when a does not decide.  When b
+ * needs no statements the result is the C expression; otherwise a local
+ * holds it, b's statements under an if. */
 static cexpr emit_logic(emitter *m, const blame *bl, expr *e, const char *text)
 {
-    char *t = expr_local(m, e, e->op == TK_ANDAND ? "all_hold" : "any_holds");
-    char *ac = emit_bool(m, bl, e->a, text), *bc;
-    line(m, "int %s = %s;", t, ac);
-    line(m, e->op == TK_ANDAND ? "if (%s) {" : "if (!%s) {", t);
+    const int and = e->op == TK_ANDAND;
+    char *ac = emit_bool(m, bl, e->a, text), *bc, *t;
+    sbuf b_stmts = {0}, *saved = m->out;
+    m->out = &b_stmts;
     m->indent++;
     bc = emit_bool(m, bl, e->b, text);
+    m->indent--;
+    m->out = saved;
+    if (!b_stmts.s) {
+        cexpr r = mk(xprintf("(%s %s %s)", ac, and ? "&&" : "||", bc), VT_BOOL);
+        free(ac); free(bc);
+        return r;
+    }
+    t = expr_local(m, e, and ? "all_hold" : "any_holds");
+    line(m, "int %s = %s;", t, ac);
+    line(m, and ? "if (%s) {" : "if (!%s) {", t);
+    sb_puts(m->out, b_stmts.s);
+    m->indent++;
     line(m, "%s = %s;", t, bc);
     m->indent--;
     line(m, "}");
+    sb_free(&b_stmts);
     free(ac); free(bc);
     return mk(t, VT_BOOL);
 }

@@ -53,27 +53,9 @@ static int daphne_check_block_rows(afmt_error *err, afmt_path *path, uint64_t at
         uint64_t v_cols, uint64_t v_block_row, uint64_t v_block_col, uint64_t v_block_rows,
         uint64_t v_block_cols)
 {
-    int rows_ne_0_and_cols_ne_0 = (v_rows != UINT64_C(0));
-    if (rows_ne_0_and_cols_ne_0) {
-        rows_ne_0_and_cols_ne_0 = (v_cols != UINT64_C(0));
-    }
-    int any_holds = rows_ne_0_and_cols_ne_0;
-    if (!any_holds) {
-        int all_hold_3 = (v_block_row == UINT64_C(0));
-        if (all_hold_3) {
-            all_hold_3 = (v_block_col == UINT64_C(0));
-        }
-        int all_hold_2 = all_hold_3;
-        if (all_hold_2) {
-            all_hold_2 = (v_block_rows == v_rows);
-        }
-        int all_hold = all_hold_2;
-        if (all_hold) {
-            all_hold = (v_block_cols == v_cols);
-        }
-        any_holds = all_hold;
-    }
-    if (!any_holds)
+    if (!(((v_rows != UINT64_C(0)) && (v_cols != UINT64_C(0))) ||
+            ((((v_block_row == UINT64_C(0)) && (v_block_col == UINT64_C(0))) &&
+            (v_block_rows == v_rows)) && (v_block_cols == v_cols))))
         return afmt_fail(err, AFMT_E_CONSTRAINT, path, "block_rows", AFMT_NO_INDEX, at,
                 "a matrix of zero area is stored as the one block DAPHNE writes for it: rows x "
                 "cols at (0, 0): `(rows != 0 && cols != 0) || (block_row == 0 && block_col == 0 && "

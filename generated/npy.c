@@ -172,15 +172,7 @@ static int npy_validate_body(afmt_src *src, const afmt_options *opt,
     const uint64_t o_major = pos;
     if (afmt_take_field(src, opt, err, path, &field_major, 1, src->len, NULL, &pos)) return -1;
     const uint64_t v_major = (uint64_t)afmt_load_u8(AFMT_B(src, o_major));
-    int major_eq_1_or_major_eq_2 = (v_major == UINT64_C(1));
-    if (!major_eq_1_or_major_eq_2) {
-        major_eq_1_or_major_eq_2 = (v_major == UINT64_C(2));
-    }
-    int any_holds = major_eq_1_or_major_eq_2;
-    if (!any_holds) {
-        any_holds = (v_major == UINT64_C(3));
-    }
-    if (!any_holds)
+    if (!(((v_major == UINT64_C(1)) || (v_major == UINT64_C(2))) || (v_major == UINT64_C(3))))
         return afmt_fail(err, AFMT_E_CONSTRAINT, path, "major", AFMT_NO_INDEX, o_major,
                 "not one of 1, 2, 3: `major == 1 || major == 2 || major == 3` does not hold (major "
                 "= %" PRIu64 ")", v_major);

@@ -300,11 +300,7 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
                 "eltype 5 with elbyte 1 is Bool in RawArray.jl but bfloat16 per the RawArray "
                 "document: read as bool");
     } else {
-        int eltype_eq_0_and_elbyte_gt_0 = (v_eltype == UINT64_C(0));
-        if (eltype_eq_0_and_elbyte_gt_0) {
-            eltype_eq_0_and_elbyte_gt_0 = (v_elbyte > UINT64_C(0));
-        }
-        if (eltype_eq_0_and_elbyte_gt_0) {
+        if (((v_eltype == UINT64_C(0)) && (v_elbyte > UINT64_C(0)))) {
             el_dtype = AFMT_OPAQUE;
             el_size = v_elbyte;
         }
