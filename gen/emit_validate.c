@@ -662,6 +662,32 @@ static void entry_condition(emitter *m, item *it, const table_entry *te, char **
     }
 }
 
+/* What matching entry te sets: the dtype, the size (opaque: its "size"),
+ * the encoding, and its warning. */
+static void entry_values(emitter *m, const blame *bl, item *it, const table_entry *te, sym *attr)
+{
+    const char *dt = dtype_enum(te->dtype);
+    line(m, "%s_dtype = %s;", it->name, dt);
+    if (te->size) {
+        char *sz = emit_u64(m, bl, te->size, "entry size");
+        line(m, "%s_size = %s;", it->name, sz);
+        free(sz);
+    } else {
+        line(m, "%s_size = afmt_dtype_get(%s)->size;", it->name, dt);
+    }
+    if (te->encoding && strcmp(te->encoding, "bits-lsb") == 0) {
+        if (strcmp(te->dtype, "bool") != 0) gen_error(m, te->jpath, "bits-lsb encoding is for bool only");
+        line(m, "%s_enc = AFMT_ENC_BITS_LSB;", it->name);
+    }
+    if (te->warn) {
+        char *q = c_format_literal(te->warn);
+        if (attr) decl_use(m, attr->off_decl);
+        line(m, "afmt_warn(vis, path, %s, AFMT_NO_INDEX, %s, %s);", attr ? xprintf("\"%s\"", attr->name) : "NULL",
+             attr ? attr->off : "pos", q);
+        free(q);
+    }
+}
+
 /* Entry i of the chain of a table that is not simple: keys or a "when"
  * condition, a size (opaque), an encoding, a warning. */
 static void lookup_entry(emitter *m, const blame *bl, item *it, int i, const table_entry *te, sym *attr, char **keys)
@@ -690,30 +716,121 @@ static void lookup_entry(emitter *m, const blame *bl, item *it, int i, const tab
         free(b);
         m->indent++;
     }
-    line(m, "%s_dtype = %s;", it->name, dt);
-    if (te->size) {
-        char *sz = emit_u64(m, bl, te->size, "entry size");
-        line(m, "%s_size = %s;", it->name, sz);
-        free(sz);
-    } else {
-        line(m, "%s_size = afmt_dtype_get(%s)->size;", it->name, dt);
-    }
-    if (te->encoding && strcmp(te->encoding, "bits-lsb") == 0) {
-        if (strcmp(te->dtype, "bool") != 0) gen_error(m, te->jpath, "bits-lsb encoding is for bool only");
-        line(m, "%s_enc = AFMT_ENC_BITS_LSB;", it->name);
-    }
-    if (te->warn) {
-        char *q = c_format_literal(te->warn);
-        if (attr) decl_use(m, attr->off_decl);
-        line(m, "afmt_warn(vis, path, %s, AFMT_NO_INDEX, %s, %s);", attr ? xprintf("\"%s\"", attr->name) : "NULL",
-             attr ? attr->off : "pos", q);
-        free(q);
-    }
+    entry_values(m, bl, it, te, attr);
     if (!te->key) {
         m->indent--;
         line(m, "}");
     }
     m->indent--;
+}
+
+/* Is entry te of a two-integer-key table one row of an afmt_type_entry2
+ * table (two integer keys, a plain dtype, no size)? */
+static int entry2_plain(const table_entry *te)
+{
+    return te->key && te->nkey == 2 && te->key[0] && te->key[1] && te->key[0]->kind == E_INT && te->key[1]->kind == E_INT &&
+           !te->size && te->dtype && dtype_enum(te->dtype) && strcmp(te->dtype, "opaque") != 0 &&
+           (!te->encoding || strcmp(te->encoding, "bits-lsb") != 0 || strcmp(te->dtype, "bool") == 0);
+}
+
+/* A C string literal of text in pieces of at most ~80 columns. */
+static void quote_wrapped(sbuf *o, const char *text, const char *indent)
+{
+    size_t at = 0, len = strlen(text);
+    while (at < len) {
+        size_t n = len - at;
+        char *q;
+        if (n > 80) {
+            n = 80;
+            while (n > 20 && text[at + n] != ' ') n--;
+            if (text[at + n] == ' ') n++;
+        }
+        q = c_quote(text + at, n);
+        sb_printf(o, "%s%s%s", at ? "\n" : "", at ? indent : "", q);
+        free(q);
+        at += n;
+    }
+}
+
+/* `static const afmt_type_entry2 <fmt>_<table>[]` (emitted once) for the
+ * plain two-key entries of tb (the first nplain), or NULL. */
+static const char *type_table2(emitter *m, const table *tb, int nplain)
+{
+    char *name = xprintf("%s_%s", m->s->format, tb->name);
+    int i;
+    for (i = 0; i < m->nhelpers; i++)
+        if (strcmp(m->helpers[i], name) == 0) { free(name); return m->helpers[i]; }
+    if (m->nhelpers >= 32) { free(name); return NULL; }
+    sb_printf(m->prelude, "/* Table %s (%s %s): its entries of two keys. */\n", tb->name, m->s->path, tb->jpath ? tb->jpath : "");
+    sb_printf(m->prelude, "static const afmt_type_entry2 %s[%d] = {\n", name, nplain);
+    for (i = 0; i < nplain; i++) {
+        const table_entry *te = &tb->entries[i];
+        const char *enc = te->encoding && strcmp(te->encoding, "bits-lsb") == 0 ? "AFMT_ENC_BITS_LSB" : "AFMT_ENC_PLAIN";
+        sb_printf(m->prelude, "    {{%llu, %llu}, %s, %s,", (unsigned long long)te->key[0]->ival,
+                  (unsigned long long)te->key[1]->ival, dtype_enum(te->dtype), enc);
+        if (te->warn) {
+            sb_puts(m->prelude, "\n     ");
+            quote_wrapped(m->prelude, te->warn, "     ");
+        } else {
+            sb_puts(m->prelude, " NULL");
+        }
+        sb_puts(m->prelude, "},\n");
+    }
+    sb_puts(m->prelude, "};\n\n");
+    snprintf(m->helpers[m->nhelpers], sizeof m->helpers[0], "%s", name);
+    free(name);
+    return m->helpers[m->nhelpers++];
+}
+
+/* A table of two unsigned integer keys whose keyed entries come first,
+ * plain (entry2_plain), and whose "when" entries (if any) follow: one
+ * runtime lookup in an afmt_type_entry2 table, then the "when" entries in
+ * order when it finds none.  0 when the table is not like that. */
+static int lookup_by_table2(emitter *m, const blame *bl, item *it, const table *tb, sym *attr, char **keys)
+{
+    int i, nplain = 0, warns = 0, k;
+    const char *tname;
+    if (it->lookup.nkey != 2) return 0;
+    for (k = 0; k < 2; k++) {
+        sym *ky = it->lookup.key[k]->kind == E_NAME ? sym_peek(m, it->lookup.key[k]->sval) : NULL;
+        if (!ky || ky->kind != SY_INT || ky->t != VT_U) return 0;
+    }
+    while (nplain < tb->nentries && entry2_plain(&tb->entries[nplain])) warns |= tb->entries[nplain++].warn != NULL;
+    for (i = nplain; i < tb->nentries; i++) {
+        /* a "when" entry, well formed (lookup_entry reports the others) */
+        const table_entry *te = &tb->entries[i];
+        if (te->key || !te->dtype || !dtype_enum(te->dtype) || (strcmp(te->dtype, "opaque") == 0) != (te->size != NULL))
+            return 0;
+    }
+    if (nplain == 0 || !(tname = type_table2(m, tb, nplain))) return 0;
+    line(m, "const afmt_type_entry2 *%s_type = afmt_type_by_codes(%s, %d, %s, %s);", it->name, tname, nplain, keys[0],
+         keys[1]);
+    line(m, "afmt_dtype %s_dtype = %s_type ? %s_type->dtype : AFMT_DTYPE_INVALID;", it->name, it->name, it->name);
+    line(m, "uint64_t %s_size = %s_type ? afmt_dtype_get(%s_dtype)->size : 0;", it->name, it->name, it->name);
+    line(m, "afmt_encoding %s_enc = %s_type ? %s_type->enc : AFMT_ENC_PLAIN;", it->name, it->name, it->name);
+    if (warns) {
+        if (attr) decl_use(m, attr->off_decl);
+        line(m, "if (%s_type && %s_type->warn)", it->name, it->name);
+        line(m, "    afmt_warn(vis, path, %s, AFMT_NO_INDEX, %s, \"%%s\", %s_type->warn);",
+             attr ? xprintf("\"%s\"", attr->name) : "NULL", attr ? attr->off : "pos", it->name);
+    }
+    /* the "when" entries, in order: the first that holds */
+    for (i = nplain; i < tb->nentries; i++) {
+        const table_entry *te = &tb->entries[i];
+        char *b;
+        line(m, "if (%s_dtype == AFMT_DTYPE_INVALID) {", it->name);
+        m->indent++;
+        b = emit_bool(m, bl, te->when, te->when_text);
+        line(m, "if (%s) {", b);
+        free(b);
+        m->indent++;
+        entry_values(m, bl, it, te, attr);
+        m->indent--;
+        line(m, "}");
+        m->indent--;
+        line(m, "}");
+    }
+    return 1;
 }
 
 static void emit_lookup(emitter *m, item *it)
@@ -739,6 +856,10 @@ static void emit_lookup(emitter *m, item *it)
         gen_error(m, it->jpath, "table '%s' has keys of %d values, the lookup gives %d", tb->name, tb->nkeys, it->lookup.nkey);
     keys = lookup_keys(m, &bl, it);
     by_table = lookup_by_table(m, &bl, it, tb, keys);
+    if (!by_table && lookup_by_table2(m, &bl, it, tb, attr, keys)) {
+        lookup_fail(m, &bl, it, tb, keys, xprintf("%s_dtype == AFMT_DTYPE_INVALID", it->name));
+        by_table = 1;
+    }
     if (!by_table) {
         line(m, "afmt_dtype %s_dtype = AFMT_DTYPE_INVALID;", it->name);
         line(m, "uint64_t %s_size = 0;", it->name);

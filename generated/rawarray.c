@@ -48,6 +48,28 @@ static int rawarray_check_elbyte(afmt_error *err, afmt_path *path, uint64_t at, 
     return 0;
 }
 
+/* Table element (spec/rawarray.json /tables/element): its entries of two keys. */
+static const afmt_type_entry2 rawarray_element[16] = {
+    {{1, 1}, AFMT_I8, AFMT_ENC_PLAIN, NULL},
+    {{1, 2}, AFMT_I16, AFMT_ENC_PLAIN, NULL},
+    {{1, 4}, AFMT_I32, AFMT_ENC_PLAIN, NULL},
+    {{1, 8}, AFMT_I64, AFMT_ENC_PLAIN, NULL},
+    {{2, 1}, AFMT_U8, AFMT_ENC_PLAIN, NULL},
+    {{2, 2}, AFMT_U16, AFMT_ENC_PLAIN, NULL},
+    {{2, 4}, AFMT_U32, AFMT_ENC_PLAIN, NULL},
+    {{2, 8}, AFMT_U64, AFMT_ENC_PLAIN, NULL},
+    {{3, 2}, AFMT_F16, AFMT_ENC_PLAIN, NULL},
+    {{3, 4}, AFMT_F32, AFMT_ENC_PLAIN, NULL},
+    {{3, 8}, AFMT_F64, AFMT_ENC_PLAIN, NULL},
+    {{4, 4}, AFMT_C32, AFMT_ENC_PLAIN, NULL},
+    {{4, 8}, AFMT_C64, AFMT_ENC_PLAIN, NULL},
+    {{4, 16}, AFMT_C128, AFMT_ENC_PLAIN, NULL},
+    {{5, 2}, AFMT_BF16, AFMT_ENC_PLAIN, NULL},
+    {{5, 1}, AFMT_BOOL, AFMT_ENC_PLAIN,
+     "eltype 5 with elbyte 1 is Bool in RawArray.jl but bfloat16 per the RawArray "
+     "document: read as bool"},
+};
+
 /* size (spec/rawarray.json /body/8/cases/1/body/0): its check, for the validator and the writer */
 static int rawarray_check_size(afmt_error *err, afmt_path *path, uint64_t at, uint64_t v_size)
 {
@@ -245,61 +267,13 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
     if (afmt_take_field(src, opt, err, path, &field_dims, n_dims, src->len, NULL, &pos)) return -1;
 
     /* lookup el in table element (spec/rawarray.json /body/7) */
-    afmt_dtype el_dtype = AFMT_DTYPE_INVALID;
-    uint64_t el_size = 0;
-    afmt_encoding el_enc = AFMT_ENC_PLAIN;
-    if (v_eltype == UINT64_C(1) && v_elbyte == UINT64_C(1)) {
-        el_dtype = AFMT_I8;
-        el_size = afmt_dtype_get(AFMT_I8)->size;
-    } else if (v_eltype == UINT64_C(1) && v_elbyte == UINT64_C(2)) {
-        el_dtype = AFMT_I16;
-        el_size = afmt_dtype_get(AFMT_I16)->size;
-    } else if (v_eltype == UINT64_C(1) && v_elbyte == UINT64_C(4)) {
-        el_dtype = AFMT_I32;
-        el_size = afmt_dtype_get(AFMT_I32)->size;
-    } else if (v_eltype == UINT64_C(1) && v_elbyte == UINT64_C(8)) {
-        el_dtype = AFMT_I64;
-        el_size = afmt_dtype_get(AFMT_I64)->size;
-    } else if (v_eltype == UINT64_C(2) && v_elbyte == UINT64_C(1)) {
-        el_dtype = AFMT_U8;
-        el_size = afmt_dtype_get(AFMT_U8)->size;
-    } else if (v_eltype == UINT64_C(2) && v_elbyte == UINT64_C(2)) {
-        el_dtype = AFMT_U16;
-        el_size = afmt_dtype_get(AFMT_U16)->size;
-    } else if (v_eltype == UINT64_C(2) && v_elbyte == UINT64_C(4)) {
-        el_dtype = AFMT_U32;
-        el_size = afmt_dtype_get(AFMT_U32)->size;
-    } else if (v_eltype == UINT64_C(2) && v_elbyte == UINT64_C(8)) {
-        el_dtype = AFMT_U64;
-        el_size = afmt_dtype_get(AFMT_U64)->size;
-    } else if (v_eltype == UINT64_C(3) && v_elbyte == UINT64_C(2)) {
-        el_dtype = AFMT_F16;
-        el_size = afmt_dtype_get(AFMT_F16)->size;
-    } else if (v_eltype == UINT64_C(3) && v_elbyte == UINT64_C(4)) {
-        el_dtype = AFMT_F32;
-        el_size = afmt_dtype_get(AFMT_F32)->size;
-    } else if (v_eltype == UINT64_C(3) && v_elbyte == UINT64_C(8)) {
-        el_dtype = AFMT_F64;
-        el_size = afmt_dtype_get(AFMT_F64)->size;
-    } else if (v_eltype == UINT64_C(4) && v_elbyte == UINT64_C(4)) {
-        el_dtype = AFMT_C32;
-        el_size = afmt_dtype_get(AFMT_C32)->size;
-    } else if (v_eltype == UINT64_C(4) && v_elbyte == UINT64_C(8)) {
-        el_dtype = AFMT_C64;
-        el_size = afmt_dtype_get(AFMT_C64)->size;
-    } else if (v_eltype == UINT64_C(4) && v_elbyte == UINT64_C(16)) {
-        el_dtype = AFMT_C128;
-        el_size = afmt_dtype_get(AFMT_C128)->size;
-    } else if (v_eltype == UINT64_C(5) && v_elbyte == UINT64_C(2)) {
-        el_dtype = AFMT_BF16;
-        el_size = afmt_dtype_get(AFMT_BF16)->size;
-    } else if (v_eltype == UINT64_C(5) && v_elbyte == UINT64_C(1)) {
-        el_dtype = AFMT_BOOL;
-        el_size = afmt_dtype_get(AFMT_BOOL)->size;
-        afmt_warn(vis, path, "eltype", AFMT_NO_INDEX, o_eltype,
-                "eltype 5 with elbyte 1 is Bool in RawArray.jl but bfloat16 per the RawArray "
-                "document: read as bool");
-    } else {
+    const afmt_type_entry2 *el_type = afmt_type_by_codes(rawarray_element, 16, v_eltype, v_elbyte);
+    afmt_dtype el_dtype = el_type ? el_type->dtype : AFMT_DTYPE_INVALID;
+    uint64_t el_size = el_type ? afmt_dtype_get(el_dtype)->size : 0;
+    afmt_encoding el_enc = el_type ? el_type->enc : AFMT_ENC_PLAIN;
+    if (el_type && el_type->warn)
+        afmt_warn(vis, path, "eltype", AFMT_NO_INDEX, o_eltype, "%s", el_type->warn);
+    if (el_dtype == AFMT_DTYPE_INVALID) {
         if (((v_eltype == UINT64_C(0)) && (v_elbyte > UINT64_C(0)))) {
             el_dtype = AFMT_OPAQUE;
             el_size = v_elbyte;

@@ -250,6 +250,27 @@ static inline const afmt_type_entry *afmt_type_by_code(const afmt_type_entry *ta
             return &table[i];
     return NULL;
 }
+
+/* One entry of a spec's type table keyed by two integers (RawArray's
+ * eltype and elbyte; a static const array per table in generated code),
+ * with the warning a match gives (NULL: none). */
+typedef struct afmt_type_entry2 {
+    uint64_t key[2];
+    afmt_dtype dtype;
+    afmt_encoding enc;
+    const char *warn;
+} afmt_type_entry2;
+
+/* The first of the n entries whose keys are k0 and k1, or NULL. */
+static inline const afmt_type_entry2 *afmt_type_by_codes(const afmt_type_entry2 *table, size_t n,
+                                                         uint64_t k0, uint64_t k1)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (table[i].key[0] == k0 && table[i].key[1] == k1)
+            return &table[i];
+    return NULL;
+}
 /* The first writable entry of the n for dtype (what a writer writes), or
  * NULL. */
 const afmt_type_entry *afmt_type_by_dtype(const afmt_type_entry *table, size_t n, afmt_dtype dtype);
