@@ -111,6 +111,7 @@ typedef struct emitter {
     char nonneg_val[64][32]; /* for a derived value (known_note): its C name */
     int nonneg_indent[64];
     int nnonneg;
+    int nonneg_floor;    /* the proofs below it are out of scope (a check function's body) */
     /* declarations emitted only where used (decl_defer): whether each is
      * used, the one it needs, and the pieces of text that stand in the
      * output as placeholders until decls_resolve */

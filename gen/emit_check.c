@@ -119,13 +119,15 @@ static void define_check_fn(emitter *m, check_fn *f, check *cs, int n, const bla
 {
     sbuf body = {0}, params = {0};
     sbuf *saved_out = m->out;
-    const int saved_indent = m->indent, saved_nnonneg = m->nnonneg;
+    const int saved_indent = m->indent, saved_nnonneg = m->nnonneg, saved_floor = m->nonneg_floor;
     blame inner = blame_at(bl->field, f->indexed ? "at_index" : "AFMT_NO_INDEX", "at");
     char *text;
     int i;
     m->out = &body;
     m->indent = 1;
-    m->nnonneg = 0; /* the caller's proofs and derived values are not in scope */
+    /* the caller's proofs and derived values are not in scope, and stay
+     * as they are (the body's are added above them) */
+    m->nonneg_floor = m->nnonneg;
     for (i = 0; i < n; i++) {
         m->jpath = cs[i].jpath;
         emit_check_body(m, &inner, &cs[i], attr);
@@ -133,6 +135,7 @@ static void define_check_fn(emitter *m, check_fn *f, check *cs, int n, const bla
     m->out = saved_out;
     m->indent = saved_indent;
     m->nnonneg = saved_nnonneg;
+    m->nonneg_floor = saved_floor;
     text = decls_resolve(m, body.s ? body.s : "");
     if (f->lenient) sb_puts(&params, "const afmt_options *opt, const afmt_visitor *vis, ");
     sb_puts(&params, "afmt_error *err, afmt_path *path, uint64_t at");
@@ -153,6 +156,7 @@ static void define_check_fn(emitter *m, check_fn *f, check *cs, int n, const bla
         char *where = field_jpath(cs[0].jpath);
         m->out = m->prelude;
         m->indent = 0;
+        m->nnonneg = 0; /* line() at indent 0 would forget the caller's proofs */
         {
             char *c = xprintf("/* %s (%s %s): %s, for the validator and the writer */",
                               *bl->field ? bl->field : "value", m->s->path, where, n == 1 ? "its check" : "its checks");
@@ -173,6 +177,7 @@ static void define_check_fn(emitter *m, check_fn *f, check *cs, int n, const bla
         line(m, "%s", "");
         m->out = saved;
         m->indent = saved_indent;
+        m->nnonneg = saved_nnonneg;
         free(where);
     }
     free(text);

@@ -169,7 +169,7 @@ void line(emitter *m, const char *fmt, ...)
     va_end(ap);
     n = strlen(s);
     /* a line less indented than a proof has left the proof's block */
-    while (m->nnonneg > 0 && m->nonneg_indent[m->nnonneg - 1] > m->indent) m->nnonneg--;
+    while (m->nnonneg > m->nonneg_floor && m->nonneg_indent[m->nnonneg - 1] > m->indent) m->nnonneg--;
     if ((size_t)m->indent * 4 + n > LINE_WIDTH && wrappable(s) && strchr(s, '\n') == NULL) {
         put_wrapped(m, s);
         free(s);
@@ -215,7 +215,7 @@ void known_note(emitter *m, const char *key, const char *val)
 const char *known_find(const emitter *m, const char *key)
 {
     int i;
-    for (i = 0; i < m->nnonneg; i++)
+    for (i = m->nonneg_floor; i < m->nnonneg; i++)
         if (m->nonneg_val[i][0] && m->nonneg_indent[i] <= m->indent && strcmp(m->nonneg[i], key) == 0)
             return m->nonneg_val[i];
     return NULL;
@@ -224,7 +224,7 @@ const char *known_find(const emitter *m, const char *key)
 int nonneg_known(const emitter *m, const char *c)
 {
     int i;
-    for (i = 0; i < m->nnonneg; i++)
+    for (i = m->nonneg_floor; i < m->nnonneg; i++)
         if (!m->nonneg_val[i][0] && m->nonneg_indent[i] <= m->indent && strcmp(m->nonneg[i], c) == 0) return 1;
     return 0;
 }

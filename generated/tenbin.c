@@ -235,12 +235,8 @@ static int tenbin_validate_array(afmt_src *src, const afmt_options *opt, const a
      * pad header_padding: roundup(header_len, 64) - header_len zero bytes (spec/tenbin.json
      * /body/0/body/3)
      */
-    if (v_header_len < 0)
-        return afmt_fail(err, AFMT_E_NEGATIVE, path, "header_padding", AFMT_NO_INDEX, pos,
-                "`roundup(header_len, 64) - header_len` is negative (%" PRId64 ")", v_header_len);
-    const uint64_t header_len_unsigned = (uint64_t)(v_header_len);
     uint64_t header_len_rounded;
-    if (!afmt_roundup_u64(header_len_unsigned, UINT64_C(64), &header_len_rounded))
+    if (!afmt_roundup_u64((uint64_t)v_header_len, UINT64_C(64), &header_len_rounded))
         return afmt_fail(err, AFMT_E_OVERFLOW, path, "header_padding", AFMT_NO_INDEX, pos,
                 "`roundup(header_len, 64) - header_len` overflows 64 bits or divides by zero");
     uint64_t header_len_padding;
