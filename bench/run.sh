@@ -397,14 +397,14 @@ if [ "$HAVE_NUMPY" = 1 ]; then
     }
     : > "$TMP/memcpy8"
     peer_rounds "vi_read rawarray '$DATA/big.ra'" "'$PY' '$BENCH/np_peer.py' fromfile '$DATA/big.ra' $PEER_RUNS"
-    row 8a "read rawarray f32[$SIDE,$SIDE] to memory" "afmt (validate+to_plain)" "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" \
+    row 8a "read rawarray f32[$SIDE,$SIDE] to memory" "afmt_file_read_array" "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" \
         "numpy np.fromfile" "${MED[1]}" "$(range "${MIN[1]}" "${MAX[1]}")" "$(size_of "$DATA/big.ra")" "in process; afmt into a caller buffer"
     READ_MED=${MED[0]} READ_RANGE=$(range "${MIN[0]}" "${MAX[0]}")
     CPY=$(sort -g "$TMP/memcpy8" | sed -n 2p)
-    row 8b "read rawarray f32[$SIDE,$SIDE] to memory" "afmt (validate+to_plain)" "$READ_MED" "$READ_RANGE" \
-        "memcpy" "$CPY" "$(sort -g "$TMP/memcpy8" | sed -n '1p;$p' | paste -sd-)" "$(size_of "$DATA/big.ra")" "open+mmap+validate+copy vs copy alone"
+    row 8b "read rawarray f32[$SIDE,$SIDE] to memory" "afmt_file_read_array" "$READ_MED" "$READ_RANGE" \
+        "memcpy" "$CPY" "$(sort -g "$TMP/memcpy8" | sed -n '1p;$p' | paste -sd-)" "$(size_of "$DATA/big.ra")" "open+validate+pread vs copy alone"
     peer_rounds "vi_read tenbin '$DATA/big.ten'" "'$PY' '$BENCH/np_peer.py' tenbin-read '$DATA/big.ten' $PEER_RUNS"
-    row 8c "read tenbin f32[$((SIDE * SIDE))] to memory" "afmt (validate+to_plain)" "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" \
+    row 8c "read tenbin f32[$((SIDE * SIDE))] to memory" "afmt_file_read_array" "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" \
         "numpy tenbin reader" "${MED[1]}" "$(range "${MIN[1]}" "${MAX[1]}")" "$(size_of "$DATA/big.ten")" "webdataset-style: read(), np.frombuffer"
     peer_rounds "vi_write rawarray '$DATA/big.ra' '$OUT/w.ra'" "'$PY' '$BENCH/np_peer.py' tofile '$DATA/big.ra' '$OUT/w.np' $PEER_RUNS"
     row 8d "write rawarray f32[$SIDE,$SIDE]" "afmt_rawarray_write" "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" \
@@ -426,7 +426,7 @@ if [ "$HAVE_NUMPY" = 1 ]; then
     [ -s "$NPY" ] || "$AFMT" convert "$DATA/big.ten" "$NPY" || die "afmt convert big.ten -> .npy failed"
     "$PY" -c 'import numpy, sys; numpy.load(sys.argv[1])' "$NPY" || die "np.load cannot read $NPY"
     peer_rounds "vi_read npy '$NPY'" "'$PY' '$BENCH/np_peer.py' npy-load '$NPY' $PEER_RUNS"
-    row 9a "read .npy f32[$((SIDE * SIDE))] to memory" "afmt (validate+to_plain)" "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" \
+    row 9a "read .npy f32[$((SIDE * SIDE))] to memory" "afmt_file_read_array" "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" \
         "numpy np.load" "${MED[1]}" "$(range "${MIN[1]}" "${MAX[1]}")" "$(size_of "$NPY")" "in process; afmt into a caller buffer"
     peer_rounds "vi_check npy '$NPY'" "'$PY' '$BENCH/np_peer.py' npy-mmap '$NPY' $PEER_RUNS"
     row 9b "validate .npy f32[$((SIDE * SIDE))] (no copy)" "afmt_npy_validate" "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" \
