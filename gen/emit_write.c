@@ -364,18 +364,14 @@ static sym *push_text(emitter *m, item *it)
  * the array's element type. */
 static void reverse_lookup_fail(emitter *m, item *lk, item *arr, char *cond)
 {
-    line(m, "if (%s) {", cond);
-    m->indent++;
-    {
-        char *fmt = xprintf("\"%s cannot hold elements of type %%s\"", m->s->format);
-        char *args = xprintf("afmt_array_type_name(A_%s)", arr->name);
-        /* name the field the type code goes to, as the validator would */
-        blame bl = blame_at(lk->lookup.nkey > 0 && lk->lookup.key[0]->kind == E_NAME ? lk->lookup.key[0]->sval : lk->name, "AFMT_NO_INDEX", "0");
-        emit_fail(m, &bl, "type", LEN_NONE, fmt, args);
-        free(fmt); free(args);
-    }
-    m->indent--;
-    line(m, "}");
+    char *fmt = xprintf("\"%s cannot hold elements of type %%s\"", m->s->format);
+    char *args = xprintf("afmt_array_type_name(A_%s)", arr->name);
+    /* name the field the type code goes to, as the validator would */
+    blame bl = blame_at(lk->lookup.nkey > 0 && lk->lookup.key[0]->kind == E_NAME ? lk->lookup.key[0]->sval : lk->name,
+                        "AFMT_NO_INDEX", "0");
+    emit_fail_if(m, cond, &bl, "type", LEN_NONE, fmt, args);
+    free(fmt);
+    free(args);
     free(cond);
 }
 
@@ -413,9 +409,10 @@ static int reverse_by_table(emitter *m, scope *sc, item *lk, item *arr, const ta
          arr->name);
     reverse_lookup_fail(m, lk, arr, xprintf("!%s_type", lk->name));
     if (kf->field.ftype == FT_INT)
-        line(m, "v_%s = (%s)%s_type->code;", kf->name, int_c_type(kf->field.is_signed), lk->name);
-    else
-        line(m, "memcpy(w_%s, %s_type->text, %d);", kf->name, lk->name, kf->field.size);
+        line(m, "const %s v_%s = (%s)%s_type->code;", int_c_type(kf->field.is_signed), kf->name,
+             int_c_type(kf->field.is_signed), lk->name);
+    else /* NUL-padded to the field's size in the table */
+        line(m, "const char *w_%s = %s_type->text;", kf->name, lk->name);
     *size_decl = decl_defer(m, "const uint64_t %s_size = afmt_dtype_get(%s_type->dtype)->size;", lk->name, lk->name);
     *enc_decl = decl_defer(m, "const afmt_encoding %s_enc = %s_type->enc;", lk->name, lk->name);
     return 1;
@@ -515,9 +512,12 @@ static void emit_reverse_lookup(emitter *m, scope *sc, item *lk)
         gen_error(m, lk->jpath, "the writer needs an array item whose \"dtype\" is '%s'", lk->name);
         return;
     }
-    /* declare the key fields, then choose the first writable entry */
-    if (!reverse_keys(m, sc, lk)) return;
-    if (!reverse_by_table(m, sc, lk, arr, tb, &size_decl, &enc_decl)) reverse_chain(m, sc, lk, arr, tb, &size_decl, &enc_decl);
+    /* a table read backwards declares its key; else declare the key
+     * fields, then choose the first writable entry */
+    if (!reverse_by_table(m, sc, lk, arr, tb, &size_decl, &enc_decl)) {
+        if (!reverse_keys(m, sc, lk)) return;
+        reverse_chain(m, sc, lk, arr, tb, &size_decl, &enc_decl);
+    }
     for (k = 0; k < lk->lookup.nkey; k++) {
         item *kf = key_field(sc, lk, k);
         def *kd;
@@ -596,18 +596,8 @@ static void def_shape_arrf(emitter *m, def *d)
     sym *y;
     line(m, "const uint64_t *w_%s = A_%s->dims;", it->name, d->arr->name);
     line(m, "const uint64_t n_%s = A_%s->rank;", it->name, d->arr->name);
-    if (it->field.is_signed) {
-        char *cond = xprintf("w_%s[k] > (uint64_t)INT64_MAX", it->name);
-        char *arg = xprintf("w_%s[k]", it->name);
-        line(m, "for (uint64_t k = 0; k < n_%s; k++) {", it->name);
-        m->indent++;
-        blame bl = blame_at(it->name, "k", "0");
-        emit_fail_if(m, cond, &bl, "type", LEN_NONE, "\"dimension %\" PRIu64 \" does not fit a signed field\"", arg);
-        m->indent--;
-        line(m, "}");
-        free(cond);
-        free(arg);
-    }
+    if (it->field.is_signed)
+        line(m, "if (afmt_write_need_signed_dims(A_%s, \"%s\", err)) return -1;", d->arr->name, it->name);
     y = sym_push(m, SY_ARRF, it->name, it);
     y->t = it->field.is_signed ? VT_S : VT_U;
     snprintf(y->c, sizeof y->c, "w_%s", it->name);
@@ -623,16 +613,13 @@ static void def_name_text(emitter *m, def *d, const blame *bl)
 {
     item *it = d->it;
     line(m, "uint8_t w_%s[%d] = {0};", it->name, it->field.size);
-    line(m, "if (afmt_text_fill(w_%s, %d, A_%s->name) != 0) {", it->name, it->field.size, d->arr->name);
-    m->indent++;
     {
         char *fmt = xprintf("\"array name \\\"%%s\\\" does not fit %d bytes of printable ASCII\"", it->field.size);
         char *args = xprintf("A_%s->name", d->arr->name);
-        emit_fail(m, bl, "type", LEN_NONE, fmt, args);
-        free(fmt); free(args);
+        char *cond = xprintf("afmt_text_fill(w_%s, %d, A_%s->name) != 0", it->name, it->field.size, d->arr->name);
+        emit_fail_if(m, cond, bl, "type", LEN_NONE, fmt, args);
+        free(fmt); free(args); free(cond);
     }
-    m->indent--;
-    line(m, "}");
     push_text(m, it);
 }
 
@@ -1024,6 +1011,16 @@ static int has_arrays(item_list *body)
     return 0;
 }
 
+/* Whether pad expression e is `roundup(x, k) - x` with x a name and k a
+ * literal > 0: afmt_write_pad_to writes it in one call. */
+static int pad_to(const expr *e)
+{
+    const expr *r = e && e->kind == E_BINARY && e->op == TK_MINUS ? e->a : NULL;
+    return r && r->kind == E_CALL && strcmp(r->sval, "roundup") == 0 && r->nargs == 2 &&
+           r->args[0]->kind == E_NAME && r->args[1]->kind == E_INT && r->args[1]->ival > 0 &&
+           e->b->kind == E_NAME && strcmp(e->b->sval, r->args[0]->sval) == 0;
+}
+
 static void write_item(emitter *m, item *it)
 {
     blame bl;
@@ -1089,6 +1086,14 @@ static void write_item(emitter *m, item *it)
         char *sz;
         line(m, "/* %s */", it->name);
         bl = blame_at(it->name, "AFMT_NO_INDEX", "0");
+        if (pad_to(it->arg)) {
+            /* roundup(x, k) - x: the zeros to the next multiple of k */
+            sz = emit_u64(m, &bl, it->arg->a->args[0], it->arg_text);
+            line(m, "if (afmt_write_pad_to(sink, %s, UINT64_C(%llu), \"%s\", err) != 0) return -1;", sz,
+                 (unsigned long long)it->arg->a->args[1]->ival, it->name);
+            free(sz);
+            break;
+        }
         sz = emit_u64(m, &bl, it->arg, it->arg_text);
         line(m, "if (afmt_sink_zeros(sink, %s, err) != 0) return -1;", sz);
         free(sz);

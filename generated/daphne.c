@@ -1002,13 +1002,11 @@ static int daphne_write_block(const size_t n, afmt_sink *sink, afmt_error *err, 
 static int daphne_write_object_1(const size_t n, afmt_sink *sink, afmt_error *err, const size_t ai,
         const afmt_array *A_data, const uint64_t v_rows, const uint64_t v_cols)
 {
-    uint64_t v_value_type = 0;
     const afmt_type_entry *el_type = afmt_type_by_dtype(daphne_value_types, 8, A_data->dtype);
-    if (!el_type) {
+    if (!el_type)
         return afmt_fail(err, AFMT_E_TYPE, NULL, "value_type", AFMT_NO_INDEX, 0,
                 "daphne cannot hold elements of type %s", afmt_array_type_name(A_data));
-    }
-    v_value_type = (uint64_t)el_type->code;
+    const uint64_t v_value_type = (uint64_t)el_type->code;
     const afmt_encoding el_enc = el_type->enc;
     /* value_type */
     if (v_value_type > UINT64_C(0xff))

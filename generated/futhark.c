@@ -323,24 +323,18 @@ static int futhark_write_value(const afmt_array *arrays, afmt_sink *sink, afmt_e
     const afmt_array *A_data = &arrays[ai];
     /* switch kind: case 1 */
     if (afmt_write_need_plain(A_data, AFMT_ROW_MAJOR, "data", ai, err)) return -1;
-    uint8_t w_type[4] = {0};
     const afmt_type_entry *el_type = afmt_type_by_dtype(futhark_types, 12, A_data->dtype);
-    if (!el_type) {
+    if (!el_type)
         return afmt_fail(err, AFMT_E_TYPE, NULL, "type", AFMT_NO_INDEX, 0,
                 "futhark cannot hold elements of type %s", afmt_array_type_name(A_data));
-    }
-    memcpy(w_type, el_type->text, 4);
+    const char *w_type = el_type->text;
     const afmt_encoding el_enc = el_type->enc;
     uint64_t nbytes_data;
     if (afmt_payload_size(A_data, el_enc, &nbytes_data, err) != 0) return -1;
     const int64_t v_rank = (int64_t)A_data->rank;
     const uint64_t *w_dims = A_data->dims;
     const uint64_t n_dims = A_data->rank;
-    for (uint64_t k = 0; k < n_dims; k++) {
-        if (w_dims[k] > (uint64_t)INT64_MAX)
-            return afmt_fail(err, AFMT_E_TYPE, NULL, "dims", k, 0, "dimension %" PRIu64
-                    " does not fit a signed field", w_dims[k]);
-    }
+    if (afmt_write_need_signed_dims(A_data, "dims", err)) return -1;
     if (futhark_check_rank(err, NULL, 0, v_rank)) return -1;
     for (uint64_t i_dims = 0; i_dims < n_dims; i_dims++) {
         const int64_t e_dims = (int64_t)w_dims[i_dims];

@@ -176,13 +176,11 @@ static int inebin_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
     if (afmt_write_need_plain(A_data, AFMT_ROW_MAJOR, "data", ai, err)) return -1;
     if (A_data->rank != 2)
         return afmt_write_fail_rank(A_data, "data", "inebin holds 2-d matrices", err);
-    uint8_t w_type[1] = {0};
     const afmt_type_entry *el_type = afmt_type_by_dtype(inebin_types, 4, A_data->dtype);
-    if (!el_type) {
+    if (!el_type)
         return afmt_fail(err, AFMT_E_TYPE, NULL, "type", AFMT_NO_INDEX, 0,
                 "inebin cannot hold elements of type %s", afmt_array_type_name(A_data));
-    }
-    memcpy(w_type, el_type->text, 1);
+    const char *w_type = el_type->text;
     const afmt_encoding el_enc = el_type->enc;
     uint64_t nbytes_data;
     if (afmt_payload_size(A_data, el_enc, &nbytes_data, err) != 0) return -1;

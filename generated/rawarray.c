@@ -434,10 +434,9 @@ static int rawarray_write_impl(const afmt_array *arrays, size_t n, const afmt_wr
         v_elbyte = A_data->elsize;
         el_dtype = AFMT_OPAQUE;
     }
-    if (el_dtype == AFMT_DTYPE_INVALID) {
+    if (el_dtype == AFMT_DTYPE_INVALID)
         return afmt_fail(err, AFMT_E_TYPE, NULL, "eltype", AFMT_NO_INDEX, 0,
                 "rawarray cannot hold elements of type %s", afmt_array_type_name(A_data));
-    }
     uint64_t compress_choice;
     if ((wopt != NULL && wopt->compress != 0)) {
         compress_choice = UINT64_C(2);

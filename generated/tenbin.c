@@ -365,13 +365,11 @@ static int tenbin_write_array(const afmt_array *arrays, afmt_sink *sink, afmt_er
 {
     const afmt_array *A_data = &arrays[ai];
     if (afmt_write_need_plain(A_data, AFMT_ROW_MAJOR, "data", ai, err)) return -1;
-    uint8_t w_dtype[8] = {0};
     const afmt_type_entry *el_type = afmt_type_by_dtype(tenbin_dtypes, 11, A_data->dtype);
-    if (!el_type) {
+    if (!el_type)
         return afmt_fail(err, AFMT_E_TYPE, NULL, "dtype", AFMT_NO_INDEX, 0,
                 "tenbin cannot hold elements of type %s", afmt_array_type_name(A_data));
-    }
-    memcpy(w_dtype, el_type->text, 8);
+    const char *w_dtype = el_type->text;
     const uint64_t el_size = afmt_dtype_get(el_type->dtype)->size;
     const afmt_encoding el_enc = el_type->enc;
     uint64_t nbytes_data;
@@ -385,17 +383,12 @@ static int tenbin_write_array(const afmt_array *arrays, afmt_sink *sink, afmt_er
         return afmt_fail_overflow(err, NULL, "header_len", AFMT_NO_INDEX, 0, "24 + 8 * ndim");
     const int64_t v_header_len = ndim_times_8_plus_24;
     uint8_t w_info[8] = {0};
-    if (afmt_text_fill(w_info, 8, A_data->name) != 0) {
+    if (afmt_text_fill(w_info, 8, A_data->name) != 0)
         return afmt_fail(err, AFMT_E_TYPE, NULL, "info", AFMT_NO_INDEX, 0,
                 "array name \"%s\" does not fit 8 bytes of printable ASCII", A_data->name);
-    }
     const uint64_t *w_dims = A_data->dims;
     const uint64_t n_dims = A_data->rank;
-    for (uint64_t k = 0; k < n_dims; k++) {
-        if (w_dims[k] > (uint64_t)INT64_MAX)
-            return afmt_fail(err, AFMT_E_TYPE, NULL, "dims", k, 0, "dimension %" PRIu64
-                    " does not fit a signed field", w_dims[k]);
-    }
+    if (afmt_write_need_signed_dims(A_data, "dims", err)) return -1;
     uint64_t dims_product;
     if (!afmt_u64s_prod(w_dims, n_dims, &dims_product))
         return afmt_fail_overflow(err, NULL, "data_len", AFMT_NO_INDEX, 0,
@@ -430,15 +423,8 @@ static int tenbin_write_array(const afmt_array *arrays, afmt_sink *sink, afmt_er
         if (afmt_sink_u64(sink, w_dims[k], 0, err) != 0) return -1;
     }
     /* header_padding */
-    uint64_t header_len_rounded;
-    if (!afmt_roundup_u64((uint64_t)v_header_len, UINT64_C(64), &header_len_rounded))
-        return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "header_padding", AFMT_NO_INDEX, 0,
-                "`roundup(header_len, 64) - header_len` overflows 64 bits or divides by zero");
-    uint64_t header_len_padding;
-    if (!afmt_sub_u64(header_len_rounded, (uint64_t)v_header_len, &header_len_padding))
-        return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "header_padding", AFMT_NO_INDEX, 0,
-                "`roundup(header_len, 64) - header_len` is below zero");
-    if (afmt_sink_zeros(sink, header_len_padding, err) != 0) return -1;
+    if (afmt_write_pad_to(sink, (uint64_t)v_header_len, UINT64_C(64), "header_padding",
+            err) != 0) return -1;
     /* data_magic */
     if (afmt_sink_put(sink, "~TenBin~", 8, err) != 0) return -1;
     /* data_len */
@@ -446,15 +432,8 @@ static int tenbin_write_array(const afmt_array *arrays, afmt_sink *sink, afmt_er
     /* data */
     if (afmt_sink_payload(sink, A_data, AFMT_LITTLE, el_enc, err) != 0) return -1;
     /* data_padding */
-    uint64_t data_len_rounded;
-    if (!afmt_roundup_u64((uint64_t)v_data_len, UINT64_C(64), &data_len_rounded))
-        return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "data_padding", AFMT_NO_INDEX, 0,
-                "`roundup(data_len, 64) - data_len` overflows 64 bits or divides by zero");
-    uint64_t data_len_padding;
-    if (!afmt_sub_u64(data_len_rounded, (uint64_t)v_data_len, &data_len_padding))
-        return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "data_padding", AFMT_NO_INDEX, 0,
-                "`roundup(data_len, 64) - data_len` is below zero");
-    if (afmt_sink_zeros(sink, data_len_padding, err) != 0) return -1;
+    if (afmt_write_pad_to(sink, (uint64_t)v_data_len, UINT64_C(64), "data_padding",
+            err) != 0) return -1;
     return 0;
 }
 

@@ -2,6 +2,8 @@
  * (afmt_write_check.h). */
 #include "afmt_write_check.h"
 
+#include <inttypes.h>
+
 int afmt_write_need_plain(const afmt_array *a, afmt_order order, const char *field, size_t index,
                           afmt_error *err)
 {
@@ -20,4 +22,25 @@ int afmt_write_fail_rank(const afmt_array *a, const char *field, const char *hol
     afmt_array_describe(a, desc, sizeof desc);
     return afmt_fail(err, AFMT_E_TYPE, NULL, field, AFMT_NO_INDEX, 0, "%s; this array is %u-d: %s",
                      holds, (unsigned)a->rank, desc);
+}
+
+int afmt_write_need_signed_dims(const afmt_array *a, const char *field, afmt_error *err)
+{
+    unsigned k;
+    for (k = 0; k < a->rank; k++)
+        if (a->dims[k] > (uint64_t)INT64_MAX)
+            return afmt_fail(err, AFMT_E_TYPE, NULL, field, k, 0,
+                             "dimension %" PRIu64 " does not fit a signed field", a->dims[k]);
+    return 0;
+}
+
+int afmt_write_pad_to(afmt_sink *sink, uint64_t len, uint64_t align, const char *field,
+                      afmt_error *err)
+{
+    const uint64_t rest = len % align;
+    if (rest != 0 && len > UINT64_MAX - (align - rest))
+        return afmt_fail(err, AFMT_E_OVERFLOW, NULL, field, AFMT_NO_INDEX, 0,
+                         "padding %" PRIu64 " bytes to a multiple of %" PRIu64
+                         " overflows 64 bits", len, align);
+    return afmt_sink_zeros(sink, rest ? align - rest : 0, err);
 }

@@ -1,6 +1,6 @@
 /* afmt runtime (internal): what generated writers check of the arrays they
- * are given, one call each, so that each check is a line of generated code
- * and its message is written once here.
+ * are given, and the padding they write, one call each, so that each is a
+ * line of generated code and its message is written once here.
  *
  * Each returns 0 when the array is fit, else fills err (field and index
  * name the spec's array item; no path and offset 0, as every writer
@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include "afmt.h"
 #include "afmt_error.h"
+#include "afmt_sink.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -22,6 +23,17 @@ extern "C" {
  * the caller's list (for the message "array <index> must be ..."). */
 int afmt_write_need_plain(const afmt_array *a, afmt_order order, const char *field, size_t index,
                           afmt_error *err);
+
+/* Every dimension of a must fit a signed 64-bit field (a format whose
+ * dims are i64): else "dimension <d> does not fit a signed field",
+ * blamed on field[k]. */
+int afmt_write_need_signed_dims(const afmt_array *a, const char *field, afmt_error *err);
+
+/* Write the zeros that pad len bytes to a multiple of align (> 0): the
+ * writer's `pad` of `roundup(len, align) - len`.  A len so large that the
+ * multiple overflows 64 bits fails, blamed on field. */
+int afmt_write_pad_to(afmt_sink *sink, uint64_t len, uint64_t align, const char *field,
+                      afmt_error *err);
 
 /* The failure of an array whose rank the format cannot hold: "<holds>;
  * this array is <rank>-d: <type[dims]>" (AFMT_E_TYPE).  Always -1; the
