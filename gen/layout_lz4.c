@@ -24,46 +24,8 @@ static void lz4_validate_size_open(emitter *m, item *it, sym *lk)
     st = emit_u64(m, &bl, it->array.stored, it->array.stored_text);
     line(m, "nbytes_%s = %s;", it->name, st);
     free(st);
-    line(m, "uint64_t plain_%s;", it->name);
-    line(m, "if (!afmt_mul_u64(n_%s, %s_size, &plain_%s)) {", it->name, lk->c, it->name);
-    m->indent++;
-    emit_fail(m, &bl, "overflow", LEN_NONE, "\"the decompressed size overflows 64 bits\"", NULL);
-    m->indent--;
-    line(m, "}");
-    line(m, "if (plain_%s > opt->limits.max_decoded_bytes) {", it->name);
-    m->indent++;
-    {
-        char *args = xprintf("plain_%s, opt->limits.max_decoded_bytes", it->name);
-        emit_fail(m, &bl, "limit", LEN_NONE, "\"decompresses to %\" PRIu64 \" bytes, more than the limit of %\" PRIu64 \"\"", args);
-        free(args);
-    }
-    m->indent--;
-    line(m, "}");
-    {
-        char *nb = xprintf("nbytes_%s", it->name);
-        need_bytes(m, &bl, nb, "compressed data");
-        free(nb);
-    }
-    line(m, "uint64_t lz4_bad = 0;");
-    line(m, "const char *lz4_why = \"\";");
-    line(m, "const int lz4_rc = afmt_lz4_block_check(AFMT_B(src, pos), nbytes_%s, plain_%s, &lz4_bad, &lz4_why);", it->name,
-         it->name);
-    line(m, "if (lz4_rc != 0) {");
-    m->indent++;
-    bl = blame_at(it->name, "AFMT_NO_INDEX", "pos + lz4_bad");
-    line(m, "if (lz4_rc == -2) {");
-    m->indent++;
-    {
-        char *args = xprintf("lz4_why, plain_%s", it->name);
-        emit_fail(m, &bl, "size", LEN_NONE, "\"LZ4 block %s: it must decompress to %\" PRIu64 \" bytes\"", args);
-        free(args);
-    }
-    m->indent--;
-    line(m, "}");
-    emit_fail(m, &bl, "value", LEN_NONE, "\"malformed LZ4 block: %s\"", "lz4_why");
-    m->indent--;
-    line(m, "}");
-    bl = blame_at(it->name, "AFMT_NO_INDEX", "pos");
+    line(m, "if (afmt_lz4_prove(src, opt, err, path, \"%s\", %s, %s, pos, nbytes_%s, n_%s, %s_size)) return -1;", it->name,
+         m->end, region_ctx(m), it->name, it->name, lk->c);
     m->indent--;
     line(m, "} else {");
     m->indent++;

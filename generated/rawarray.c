@@ -143,33 +143,8 @@ static int rawarray_validate_data(afmt_src *src, const afmt_options *opt, const 
     const int compressed_data = ((v_flags & UINT64_C(2)) != UINT64_C(0));
     if (compressed_data) {
         nbytes_data = v_size;
-        uint64_t plain_data;
-        if (!afmt_mul_u64(n_data, el_size, &plain_data)) {
-            return afmt_fail(err, AFMT_E_OVERFLOW, path, "data", AFMT_NO_INDEX, pos,
-                    "the decompressed size overflows 64 bits");
-        }
-        if (plain_data > opt->limits.max_decoded_bytes) {
-            return afmt_fail(err, AFMT_E_LIMIT, path, "data", AFMT_NO_INDEX, pos,
-                    "decompresses to %" PRIu64 " bytes, more than the limit of %" PRIu64 "",
-                    plain_data, opt->limits.max_decoded_bytes);
-        }
-        if (!afmt_src_have(src, src->len, pos, nbytes_data)) {
-            return afmt_src_short_ex(src, err, path, "data", AFMT_NO_INDEX, pos, src->len,
-                    nbytes_data, 0, "compressed data", NULL);
-        }
-        uint64_t lz4_bad = 0;
-        const char *lz4_why = "";
-        const int lz4_rc = afmt_lz4_block_check(AFMT_B(src, pos), nbytes_data, plain_data,
-                &lz4_bad, &lz4_why);
-        if (lz4_rc != 0) {
-            if (lz4_rc == -2) {
-                return afmt_fail(err, AFMT_E_SIZE, path, "data", AFMT_NO_INDEX, pos + lz4_bad,
-                        "LZ4 block %s: it must decompress to %" PRIu64 " bytes", lz4_why,
-                        plain_data);
-            }
-            return afmt_fail(err, AFMT_E_VALUE, path, "data", AFMT_NO_INDEX, pos + lz4_bad,
-                    "malformed LZ4 block: %s", lz4_why);
-        }
+        if (afmt_lz4_prove(src, opt, err, path, "data", src->len, NULL, pos, nbytes_data, n_data,
+                el_size)) return -1;
     } else {
         if (afmt_payload_bytes(err, path, "data", pos, stored_data, el_size, el_enc, el_dtype,
                 &nbytes_data)) return -1;

@@ -9,6 +9,7 @@
 #include "afmt_bytes.h"
 #include "afmt_dtype.h"
 #include "afmt_fields.h"
+#include "afmt_lz4.h"
 
 /* The end a step was given, as it is now: the input's end (src->len) of a
  * stream is unknown until a read meets it, so one passed before the read
@@ -193,4 +194,31 @@ int afmt_region_close_slow(afmt_src *src, const afmt_options *opt, const afmt_vi
     return afmt_tolerate(opt, vis, err, AFMT_E_SIZE, path, r->name, AFMT_NO_INDEX, at,
                          "%" PRIu64 " bytes of the region are not used by its content",
                          r->end - at) ? -1 : 0;
+}
+
+int afmt_lz4_prove(afmt_src *src, const afmt_options *opt, afmt_error *err, const afmt_path *path,
+                   const char *field, uint64_t end, const afmt_region_ctx *region, uint64_t pos,
+                   uint64_t nbytes, uint64_t count, uint64_t elsize)
+{
+    uint64_t plain, bad = 0;
+    const char *why = "";
+    int rc;
+    if (!afmt_mul_u64(count, elsize, &plain))
+        return afmt_fail(err, AFMT_E_OVERFLOW, path, field, AFMT_NO_INDEX, pos,
+                         "the decompressed size overflows 64 bits");
+    if (plain > opt->limits.max_decoded_bytes)
+        return afmt_fail(err, AFMT_E_LIMIT, path, field, AFMT_NO_INDEX, pos,
+                         "decompresses to %" PRIu64 " bytes, more than the limit of %" PRIu64,
+                         plain, opt->limits.max_decoded_bytes);
+    if (!afmt_src_have(src, end, pos, nbytes))
+        return afmt_src_short_ex(src, err, path, field, AFMT_NO_INDEX, pos, end, nbytes, 0,
+                                 "compressed data", region);
+    rc = afmt_lz4_block_check(AFMT_B(src, pos), nbytes, plain, &bad, &why);
+    if (rc == 0)
+        return 0;
+    if (rc == -2)
+        return afmt_fail(err, AFMT_E_SIZE, path, field, AFMT_NO_INDEX, pos + bad,
+                         "LZ4 block %s: it must decompress to %" PRIu64 " bytes", why, plain);
+    return afmt_fail(err, AFMT_E_VALUE, path, field, AFMT_NO_INDEX, pos + bad,
+                     "malformed LZ4 block: %s", why);
 }

@@ -199,6 +199,16 @@ static inline int afmt_take_payload(afmt_src *src, afmt_error *err, const afmt_p
     return taken ? 0 : afmt_take_payload_short(src, err, path, field, end, region, pos, nbytes);
 }
 
+/* The payload of field at pos is one LZ4 block of nbytes (before end, in
+ * region; NULL: the input) that must decompress to exactly count elements
+ * of elsize bytes, no more than opt->limits.max_decoded_bytes: proved
+ * without output (afmt_lz4_block_check).  0, or the failure: the size
+ * overflows or exceeds the limit, the block is truncated, malformed, or of
+ * another size (at the offending byte). */
+int afmt_lz4_prove(afmt_src *src, const afmt_options *opt, afmt_error *err, const afmt_path *path,
+                   const char *field, uint64_t end, const afmt_region_ctx *region, uint64_t pos,
+                   uint64_t nbytes, uint64_t count, uint64_t elsize);
+
 /* Start the view a of a payload array with what every layout shares: the
  * element type (dtype, elsize, enc from the spec's type lookup), the
  * element count, order and byte order, the payload's bytes and offset, and
