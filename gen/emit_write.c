@@ -23,7 +23,7 @@
 
 typedef enum def_kind {
     D_EXPR, D_CONST, D_SHAPE_ARRF, D_RANK, D_DIM, D_LOOKUP, D_NAME_TEXT, D_LET, D_PAYLOAD,
-    D_CSR_OFFSETS, D_CSR_COLS, D_NNZ, D_COLUMN_TYPES, D_COLUMN_NAMES
+    D_LAYOUT /* a field the array's layout module defines (dim: its role) */
 } def_kind;
 
 typedef struct def {
@@ -146,20 +146,13 @@ static int uses_input_position(expr *e)
  * rank, a dimension, a name), or NULL. */
 static def *plan_binding(scope *sc, item *a, item *it)
 {
-    int k;
+    int k, role;
     def *d = NULL;
-    const int csr = a->array.layout == LAYOUT_CSR, columns = a->array.layout == LAYOUT_COLUMNS;
-    if (csr && a->array.row_offsets && strcmp(a->array.row_offsets, it->name) == 0 && it->field.count)
-        d = add_def(sc, D_CSR_OFFSETS, it);
-    else if (csr && a->array.col_indices && strcmp(a->array.col_indices, it->name) == 0 && it->field.count)
-        d = add_def(sc, D_CSR_COLS, it);
-    else if (csr && a->array.nnz && a->array.nnz->kind == E_NAME && strcmp(a->array.nnz->sval, it->name) == 0)
-        d = add_def(sc, D_NNZ, it);
-    else if (columns && a->array.types_field && strcmp(a->array.types_field, it->name) == 0 && it->field.count)
-        d = add_def(sc, D_COLUMN_TYPES, it);
-    else if (columns && a->array.names_field && strcmp(a->array.names_field, it->name) == 0)
-        d = add_def(sc, D_COLUMN_NAMES, it);
-    else if (a->array.shape_field && strcmp(a->array.shape_field, it->name) == 0 && it->field.count)
+    const layout_module *lm = layout_by_id(a->array.layout);
+    if (lm && lm->write_role && (role = lm->write_role(a, it)) != 0) {
+        d = add_def(sc, D_LAYOUT, it);
+        d->dim = role;
+    } else if (a->array.shape_field && strcmp(a->array.shape_field, it->name) == 0 && it->field.count)
         d = add_def(sc, D_SHAPE_ARRF, it);
     if (!d && a->array.shape_field && it->field.count == NULL) {
         item *sf = find_item(sc, a->array.shape_field);
@@ -623,64 +616,16 @@ static void def_name_text(emitter *m, def *d, const blame *bl)
     push_text(m, it);
 }
 
-/* A CSR array's row offsets or column indices, read from the array. */
-static void def_csr_field(emitter *m, def *d)
-{
-    item *it = d->it;
-    sym *y = sym_push(m, SY_ARRF, it->name, it);
-    int offs = d->kind == D_CSR_OFFSETS;
-    line(m, "const uint64_t n_%s = %s;", it->name, offs ? xprintf("A_%s->dims[0] + 1", d->arr->name) : xprintf("A_%s->nnz", d->arr->name));
-    y->t = VT_U;
-    snprintf(y->c, sizeof y->c, "A_%s->%s", d->arr->name, offs ? "csr_row_offsets" : "csr_col_indices");
-    snprintf(y->count, sizeof y->count, "n_%s", it->name);
-    snprintf(y->off, sizeof y->off, "0");
-    snprintf(y->elem, sizeof y->elem, "afmt_field_get(A_%s->%s, %%s, A_%s->csr_index_size, 0)", d->arr->name,
-             offs ? "csr_row_offsets" : "csr_col_indices", d->arr->name);
-    y->width = it->field.width;
-}
-
-/* The type codes of a table of columns, one per array. */
-static void def_column_types(emitter *m, def *d)
-{
-    item *it = d->it;
-    const table *tb = find_table(m->s, d->arr->array.col_table ? d->arr->array.col_table : "");
-    const char *tname = tb ? type_table(m, tb, 0) : NULL;
-    sym *y;
-    if (!tname) {
-        gen_error(m, it->jpath, "table '%s' must have one integer key and a plain dtype per entry to write a list of codes",
-                  tb ? tb->name : "");
-        return;
-    }
-    line(m, "const uint64_t n_%s = (uint64_t)n;", it->name);
-    line(m, "for (size_t k = 0; k < n; k++) {");
-    m->indent++;
-    line(m, "if (!afmt_type_by_dtype(%s, %d, arrays[k].dtype)) {", tname, tb->nentries);
-    m->indent++;
-    {
-        char *f = xprintf("\"%s cannot hold a column of type %%s\"", m->s->format);
-        blame bl = blame_at(it->name, "k", "0");
-        emit_fail(m, &bl, "type", LEN_NONE, f, "afmt_dtype_name(arrays[k].dtype)");
-        free(f);
-    }
-    m->indent--;
-    line(m, "}");
-    m->indent--;
-    line(m, "}");
-    y = sym_push(m, SY_ARRF, it->name, it);
-    y->t = VT_U;
-    snprintf(y->c, sizeof y->c, "arrays");
-    snprintf(y->count, sizeof y->count, "n_%s", it->name);
-    snprintf(y->off, sizeof y->off, "0");
-    snprintf(y->elem, sizeof y->elem, "afmt_type_by_dtype(%s, %d, arrays[%%s].dtype)->code", tname, tb->nentries);
-    y->width = it->field.width;
-}
-
 /* The payload's size (nbytes_<name>). */
 static void def_payload(emitter *m, def *d)
 {
     item *it = d->it;
     sym *lk = sym_peek(m, it->array.dtype_from ? it->array.dtype_from : "");
-    if (it->array.layout == LAYOUT_COLUMNS) return;
+    const layout_module *lm = layout_by_id(it->array.layout);
+    if (lm && lm->write_size) {
+        lm->write_size(m, it, lk && lk->kind == SY_LOOKUP ? lk : NULL);
+        return;
+    }
     if (!lk || lk->kind != SY_LOOKUP) {
         gen_error(m, it->jpath, "the writer cannot find lookup '%s'", it->array.dtype_from ? it->array.dtype_from : "");
         return;
@@ -691,12 +636,6 @@ static void def_payload(emitter *m, def *d)
         sym *pay = sym_peek(m, it->name);
         int nbytes_decl = decl_defer(m, "uint64_t nbytes_%s;", it->name);
         if (pay) pay->nbytes_decl = nbytes_decl;
-        if (it->array.layout == LAYOUT_CSR) {
-            decl_needs(m, nbytes_decl, lk->decl);
-            /* values only; afmt_sink_csr_values checks them */
-            decl_line(m, nbytes_decl, "nbytes_%s = A_%s->nnz * %s_size;", it->name, it->name, lk->c);
-            return;
-        }
         decl_use(m, nbytes_decl);
         decl_use(m, lk->enc_decl);
     }
@@ -762,17 +701,9 @@ static void emit_def(emitter *m, scope *sc, def *d, const char *chain)
                        it->field.is_signed ? VT_S : VT_U);
         break;
     case D_DIM: def_from_array(m, d, &bl, xprintf("A_%s->dims[%d]", d->arr->name, d->dim), VT_U); break;
-    case D_NNZ: def_from_array(m, d, &bl, xprintf("A_%s->nnz", d->arr->name), VT_U); break;
     case D_NAME_TEXT: def_name_text(m, d, &bl); break;
     case D_LOOKUP: emit_reverse_lookup(m, sc, it); break;
-    case D_CSR_OFFSETS: case D_CSR_COLS: def_csr_field(m, d); break;
-    case D_COLUMN_TYPES: def_column_types(m, d); break;
-    case D_COLUMN_NAMES: {
-        sym *y = sym_push(m, SY_STRINGS, it->name, it);
-        snprintf(y->count, sizeof y->count, "(uint64_t)n"); /* a label per array */
-        y->width = it->field.len_width;
-        break;
-    }
+    case D_LAYOUT: layout_by_id(d->arr->array.layout)->write_field(m, d->arr, it, d->dim); break;
     case D_PAYLOAD: def_payload(m, d); break;
     }
     d->state = 2;
@@ -894,43 +825,35 @@ static char *rank_holds(emitter *m, int rank)
     return q;
 }
 
-static void layout_check(emitter *m, item *a)
+void writer_need_one(emitter *m, item *a)
 {
-    blame bl;
-    bl = blame_at(a->name, "AFMT_NO_INDEX", "0");
-    if (a->array.layout == LAYOUT_ZEROS || a->array.layout == LAYOUT_COO) {
-        /* read, never written: afmt writes the dense or CSR form instead */
-        char *fmt = xprintf("\"%s: afmt does not write %s blocks\"", m->s->format, a->array.layout == LAYOUT_ZEROS ? "empty" : "COO");
-        emit_fail(m, &bl, "unsupported", LEN_NONE, fmt, NULL);
-        free(fmt);
-        return;
-    }
-    if (a->array.layout == LAYOUT_COLUMNS) {
-        line(m, "for (size_t k = 0; k < n; k++) {");
-        m->indent++;
-        line(m, "if (arrays[k].encoding != AFMT_ENC_PLAIN || arrays[k].endian != AFMT_LITTLE || "
-                "arrays[k].stride != arrays[k].elsize || arrays[k].rank != 1 || arrays[k].dims[0] != arrays[0].dims[0]) {");
-        m->indent++;
-        bl = blame_at(a->name, "k", "0");
-        emit_fail(m, &bl, "usage", LEN_NONE,
-                  "\"column %zu must be a plain, little-endian 1-d array as long as the first\"", "k");
-        m->indent--;
-        line(m, "}");
-        m->indent--;
-        line(m, "}");
-        return;
-    }
+    const blame bl = blame_at(a->name, "AFMT_NO_INDEX", "0");
     if (!m->multi) {
         char *fmt = xprintf("\"%s holds one array here, not %%zu\"", m->s->format);
         emit_fail_if(m, "n != 1", &bl, "usage", LEN_NONE, fmt, "n");
         free(fmt);
     }
-    if (a->array.layout == LAYOUT_CSR) {
-        char *cond = xprintf("A_%s->encoding != AFMT_ENC_CSR || A_%s->rank != 2", a->name, a->name);
-        emit_fail_if(m, cond, &bl, "usage", LEN_NONE, "\"array %u must be a CSR view of rank 2\"", "(unsigned)ai");
-        free(cond);
+}
+
+void writer_int(emitter *m, item *f, char *c, vtype t)
+{
+    const blame bl = blame_at(f->name, "AFMT_NO_INDEX", "0");
+    cexpr v;
+    v.c = c;
+    v.t = t;
+    v.lit = 0;
+    emit_int_value(m, &bl, f, v);
+}
+
+/* What array a must be: its layout's check, else a dense one's. */
+static void layout_check(emitter *m, item *a)
+{
+    const layout_module *lm = layout_by_id(a->array.layout);
+    if (lm && lm->write_check) {
+        lm->write_check(m, a);
         return;
     }
+    writer_need_one(m, a);
     line(m, "if (afmt_write_need_plain(A_%s, %s, \"%s\", ai, err)) return -1;", a->name,
          a->array.col_major ? "AFMT_COL_MAJOR" : "AFMT_ROW_MAJOR", a->name);
     if (!a->array.shape_field) {
@@ -955,7 +878,7 @@ static void write_scope(emitter *m, item_list *body, const char *array_expr)
     sc.multi = m->multi;
     collect(&sc, body, 0);
     for (i = 0; i < sc.narrays; i++)
-        if (sc.direct[i] && (sc.arrays[i]->array.layout == LAYOUT_ZEROS || sc.arrays[i]->array.layout == LAYOUT_COO)) {
+        if (sc.direct[i] && layout_by_id(sc.arrays[i]->array.layout) && layout_by_id(sc.arrays[i]->array.layout)->write_refuses) {
             /* a form afmt reads but never writes: the whole scope refuses */
             layout_check(m, sc.arrays[i]);
             free(sc.items);
@@ -972,7 +895,7 @@ static void write_scope(emitter *m, item_list *body, const char *array_expr)
             y->decl = decl_defer(m, "const afmt_array *A_%s = %s;", a->name, array_expr);
             /* the writer reads a table of columns as the arrays themselves:
              * A_<columns> is declared only if an expression names it */
-            if (a->array.layout != LAYOUT_COLUMNS) decl_use(m, y->decl);
+            if (!layout_by_id(a->array.layout) || !layout_by_id(a->array.layout)->write_lazy) decl_use(m, y->decl);
         }
         if (sc.direct[i]) layout_check(m, a);
     }
@@ -1067,13 +990,14 @@ static void write_item(emitter *m, item *it)
     case IT_ARRAY: {
         sym *lk = it->array.dtype_from ? sym_peek(m, it->array.dtype_from) : NULL;
         const char *endian = it->array.payload_big ? "AFMT_BIG" : "AFMT_LITTLE";
-        if (lk && it->array.layout != LAYOUT_COLUMNS && it->array.layout != LAYOUT_CSR) decl_use(m, lk->enc_decl);
+        const layout_module *lm = layout_by_id(it->array.layout);
         line(m, "/* %s */", it->name);
-        if (it->array.layout == LAYOUT_COLUMNS)
-            line(m, "if (afmt_sink_columns(sink, arrays, n, %s, err) != 0) return -1;", endian);
-        else if (it->array.layout == LAYOUT_CSR)
-            line(m, "if (afmt_sink_csr_values(sink, A_%s, %s, err) != 0) return -1;", it->name, endian);
-        else if (lk && encoding_of(it) && encoding_of(it)->write_payload)
+        if (lm && lm->write_payload) {
+            lm->write_payload(m, it, lk, endian);
+            break;
+        }
+        if (lk) decl_use(m, lk->enc_decl);
+        if (lk && encoding_of(it) && encoding_of(it)->write_payload)
             encoding_of(it)->write_payload(m, it, lk, endian);
         else if (lk)
             line(m, "if (afmt_sink_payload(sink, A_%s, %s, %s_enc, err) != 0) return -1;", it->name, endian, lk->c);

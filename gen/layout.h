@@ -4,9 +4,9 @@
  * (every element, the default), "csr", "coo", "zeros", "columns".  Each
  * layout other than dense is one module, gen/layout_<name>.c, that owns
  * what the validator emits for it; emit_validate.c's emit_array calls the
- * hooks of the array's layout and knows no layout by name.  (The keys of
- * each layout are still loaded and checked in load_item.c's
- * load_array_layout, and the writer's layout code is in emit_write.c.)
+ * hooks of the array's layout and knows no layout by name, and so does
+ * emit_write.c (the write_* hooks).  (The keys of each layout are still
+ * loaded and checked in load_item.c's load_array_layout.)
  *
  * To add a layout: add LAYOUT_<NAME> to gen/spec.h, write
  * gen/layout_<name>.c defining one `const layout_module layout_<name>`,
@@ -46,7 +46,31 @@ typedef struct layout_module {
      * runs before the tile members are set, the second after them. */
     void (*view)(emitter *m, item *it, layout_emit *le);
     void (*view_after_tiles)(emitter *m, item *it, layout_emit *le);
+    /* Writer (emit_write.c), in the order it calls them; NULL: as for a
+     * dense array.  write_check: what the array(s) given must be, first
+     * (write_refuses: a form afmt reads and never writes; its check
+     * refuses the whole structure).  write_role: nonzero when the value
+     * of field f comes from array a (a role of the module's own); then
+     * write_field defines it (a symbol: an integer, an array field, a list
+     * of strings).  write_size: the payload's size nbytes_<a> where the
+     * writer reads it (lk: the dtype lookup, NULL if none).  write_payload:
+     * put the payload.  write_lazy: A_<a> is declared only where an
+     * expression names it. */
+    void (*write_check)(emitter *m, item *a);
+    int write_refuses;
+    int (*write_role)(const item *a, const item *f);
+    void (*write_field)(emitter *m, item *a, item *f, int role);
+    void (*write_size)(emitter *m, item *a, sym *lk);
+    void (*write_payload)(emitter *m, item *a, sym *lk, const char *endian);
+    int write_lazy;
 } layout_module;
+
+/* emit_write.c, for the writer hooks: fail unless exactly one array is
+ * written (a format whose arrays are not repeated), and define field f as
+ * the integer C expression c (malloc'd, taken) of type t, range-checked
+ * against f's signedness. */
+void writer_need_one(emitter *m, item *a);
+void writer_int(emitter *m, item *f, char *c, vtype t);
 
 /* emit_validate.c: fail (truncated) unless need_c bytes are left at pos;
  * what names them in the message. */

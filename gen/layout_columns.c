@@ -146,7 +146,88 @@ static void columns_validate(emitter *m, item *it)
     }
 }
 
+/* Writer: the arrays are the columns, plain 1-d ones of one length. */
+static void columns_write_check(emitter *m, item *a)
+{
+    const blame bl = blame_at(a->name, "k", "0");
+    line(m, "for (size_t k = 0; k < n; k++) {");
+    m->indent++;
+    emit_fail_if(m, "arrays[k].encoding != AFMT_ENC_PLAIN || arrays[k].endian != AFMT_LITTLE || "
+                    "arrays[k].stride != arrays[k].elsize || arrays[k].rank != 1 || arrays[k].dims[0] != arrays[0].dims[0]",
+                 &bl, "usage", LEN_NONE, "\"column %zu must be a plain, little-endian 1-d array as long as the first\"", "k");
+    m->indent--;
+    line(m, "}");
+}
+
+enum { COLUMN_TYPES = 1, COLUMN_NAMES };
+
+/* The fields the arrays give: a type code and a label per column. */
+static int columns_write_role(const item *a, const item *f)
+{
+    if (a->array.types_field && strcmp(a->array.types_field, f->name) == 0 && f->field.count) return COLUMN_TYPES;
+    if (a->array.names_field && strcmp(a->array.names_field, f->name) == 0) return COLUMN_NAMES;
+    return 0;
+}
+
+/* The type codes, one per array, from the table the validator reads. */
+static void column_types(emitter *m, item *a, item *f)
+{
+    const table *tb = find_table(m->s, a->array.col_table ? a->array.col_table : "");
+    const char *tname = tb ? type_table(m, tb, 0) : NULL;
+    const blame bl = blame_at(f->name, "k", "0");
+    sym *y;
+    char *cond, *fmt;
+    if (!tname) {
+        gen_error(m, f->jpath, "table '%s' must have one integer key and a plain dtype per entry to write a list of codes",
+                  tb ? tb->name : "");
+        return;
+    }
+    line(m, "const uint64_t n_%s = (uint64_t)n;", f->name);
+    line(m, "for (size_t k = 0; k < n; k++) {");
+    m->indent++;
+    cond = xprintf("!afmt_type_by_dtype(%s, %d, arrays[k].dtype)", tname, tb->nentries);
+    fmt = xprintf("\"%s cannot hold a column of type %%s\"", m->s->format);
+    emit_fail_if(m, cond, &bl, "type", LEN_NONE, fmt, "afmt_dtype_name(arrays[k].dtype)");
+    free(cond);
+    free(fmt);
+    m->indent--;
+    line(m, "}");
+    y = sym_push(m, SY_ARRF, f->name, f);
+    y->t = VT_U;
+    snprintf(y->c, sizeof y->c, "arrays");
+    snprintf(y->count, sizeof y->count, "n_%s", f->name);
+    snprintf(y->off, sizeof y->off, "0");
+    snprintf(y->elem, sizeof y->elem, "afmt_type_by_dtype(%s, %d, arrays[%%s].dtype)->code", tname, tb->nentries);
+    y->width = f->field.width;
+}
+
+static void columns_write_field(emitter *m, item *a, item *f, int role)
+{
+    sym *y;
+    if (role == COLUMN_TYPES) {
+        column_types(m, a, f);
+        return;
+    }
+    y = sym_push(m, SY_STRINGS, f->name, f);
+    snprintf(y->count, sizeof y->count, "(uint64_t)n"); /* a label per array */
+    y->width = f->field.len_width;
+}
+
+/* the columns are written as they are: no size to compute */
+static void columns_write_size(emitter *m, item *a, sym *lk)
+{
+    (void)m; (void)a; (void)lk;
+}
+
+static void columns_write_payload(emitter *m, item *a, sym *lk, const char *endian)
+{
+    (void)a; (void)lk;
+    line(m, "if (afmt_sink_columns(sink, arrays, n, %s, err) != 0) return -1;", endian);
+}
+
 const layout_module layout_columns = {
     .name = "columns", .id = LAYOUT_COLUMNS,
     .validate = columns_validate,
+    .write_check = columns_write_check, .write_role = columns_write_role, .write_field = columns_write_field,
+    .write_size = columns_write_size, .write_payload = columns_write_payload, .write_lazy = 1,
 };

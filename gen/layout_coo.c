@@ -76,7 +76,17 @@ static void coo_view(emitter *m, item *it, layout_emit *le)
     line(m, "a_%s.coo_has_col = with_cols_%s;", it->name, it->name);
 }
 
+/* read, never written: afmt writes the dense or CSR form instead */
+static void coo_write_check(emitter *m, item *a)
+{
+    const blame bl = blame_at(a->name, "AFMT_NO_INDEX", "0");
+    char *fmt = xprintf("\"%s: afmt does not write COO blocks\"", m->s->format);
+    emit_fail(m, &bl, "unsupported", LEN_NONE, fmt, NULL);
+    free(fmt);
+}
+
 const layout_module layout_coo = {
     .name = "coo", .id = LAYOUT_COO,
+    .write_check = coo_write_check, .write_refuses = 1,
     .stored = coo_stored, .computes_nbytes = 1, .records = coo_records, .view = coo_view,
 };

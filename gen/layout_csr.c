@@ -2,7 +2,9 @@
  * matrix as compressed sparse rows.  Only "nnz" values are stored; two
  * array fields defined before hold the row offsets and column indices.
  * See gen/layout.h. */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include "layout.h"
 
 static int csr_resolve(emitter *m, item *it, layout_emit *le)
@@ -41,7 +43,71 @@ static void csr_view(emitter *m, item *it, layout_emit *le)
     line(m, "a_%s.csr_index_size = %d;", it->name, ro->width);
 }
 
+/* Writer: a CSR view of rank 2, alone. */
+static void csr_write_check(emitter *m, item *a)
+{
+    const blame bl = blame_at(a->name, "AFMT_NO_INDEX", "0");
+    char *cond = xprintf("A_%s->encoding != AFMT_ENC_CSR || A_%s->rank != 2", a->name, a->name);
+    writer_need_one(m, a);
+    emit_fail_if(m, cond, &bl, "usage", LEN_NONE, "\"array %u must be a CSR view of rank 2\"", "(unsigned)ai");
+    free(cond);
+}
+
+enum { CSR_OFFSETS = 1, CSR_COLS, CSR_NNZ };
+
+/* The fields the view gives: its row offsets, column indices and nnz. */
+static int csr_write_role(const item *a, const item *f)
+{
+    if (a->array.row_offsets && strcmp(a->array.row_offsets, f->name) == 0 && f->field.count) return CSR_OFFSETS;
+    if (a->array.col_indices && strcmp(a->array.col_indices, f->name) == 0 && f->field.count) return CSR_COLS;
+    if (a->array.nnz && a->array.nnz->kind == E_NAME && strcmp(a->array.nnz->sval, f->name) == 0) return CSR_NNZ;
+    return 0;
+}
+
+static void csr_write_field(emitter *m, item *a, item *f, int role)
+{
+    const char *member = role == CSR_OFFSETS ? "csr_row_offsets" : "csr_col_indices";
+    sym *y;
+    if (role == CSR_NNZ) {
+        writer_int(m, f, xprintf("A_%s->nnz", a->name), VT_U);
+        return;
+    }
+    if (role == CSR_OFFSETS) line(m, "const uint64_t n_%s = A_%s->dims[0] + 1;", f->name, a->name);
+    else line(m, "const uint64_t n_%s = A_%s->nnz;", f->name, a->name);
+    y = sym_push(m, SY_ARRF, f->name, f);
+    y->t = VT_U;
+    snprintf(y->c, sizeof y->c, "A_%s->%s", a->name, member);
+    snprintf(y->count, sizeof y->count, "n_%s", f->name);
+    snprintf(y->off, sizeof y->off, "0");
+    snprintf(y->elem, sizeof y->elem, "afmt_field_get(A_%s->%s, %%s, A_%s->csr_index_size, 0)", a->name, member, a->name);
+    y->width = f->field.width;
+}
+
+/* The values only, declared where nbytes() reads them; afmt_sink_csr_values
+ * checks them. */
+static void csr_write_size(emitter *m, item *a, sym *lk)
+{
+    sym *pay = sym_peek(m, a->name);
+    int nbytes_decl;
+    if (!lk) {
+        gen_error(m, a->jpath, "the writer cannot find lookup '%s'", a->array.dtype_from ? a->array.dtype_from : "");
+        return;
+    }
+    nbytes_decl = decl_defer(m, "uint64_t nbytes_%s;", a->name);
+    if (pay) pay->nbytes_decl = nbytes_decl;
+    decl_needs(m, nbytes_decl, lk->decl);
+    decl_line(m, nbytes_decl, "nbytes_%s = A_%s->nnz * %s_size;", a->name, a->name, lk->c);
+}
+
+static void csr_write_payload(emitter *m, item *a, sym *lk, const char *endian)
+{
+    (void)lk;
+    line(m, "if (afmt_sink_csr_values(sink, A_%s, %s, err) != 0) return -1;", a->name, endian);
+}
+
 const layout_module layout_csr = {
     .name = "csr", .id = LAYOUT_CSR,
     .resolve = csr_resolve, .stored = csr_stored, .view_after_tiles = csr_view,
+    .write_check = csr_write_check, .write_role = csr_write_role, .write_field = csr_write_field,
+    .write_size = csr_write_size, .write_payload = csr_write_payload,
 };

@@ -1025,17 +1025,15 @@ static int daphne_write_object_3(const afmt_array *arrays, const size_t n, afmt_
     for (size_t k = 0; k < n; k++) {
         if (arrays[k].encoding != AFMT_ENC_PLAIN || arrays[k].endian != AFMT_LITTLE ||
                 arrays[k].stride != arrays[k].elsize || arrays[k].rank != 1 ||
-                arrays[k].dims[0] != arrays[0].dims[0]) {
+                arrays[k].dims[0] != arrays[0].dims[0])
             return afmt_fail(err, AFMT_E_USAGE, NULL, "columns", k, 0,
                     "column %zu must be a plain, little-endian 1-d array as long as the first", k);
-        }
     }
     const uint64_t n_column_types = (uint64_t)n;
     for (size_t k = 0; k < n; k++) {
-        if (!afmt_type_by_dtype(daphne_value_types, 8, arrays[k].dtype)) {
+        if (!afmt_type_by_dtype(daphne_value_types, 8, arrays[k].dtype))
             return afmt_fail(err, AFMT_E_TYPE, NULL, "column_types", k, 0,
                     "daphne cannot hold a column of type %s", afmt_dtype_name(arrays[k].dtype));
-        }
     }
     /* column_types */
     for (uint64_t k = 0; k < n_column_types; k++) {
