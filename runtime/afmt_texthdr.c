@@ -21,6 +21,9 @@ typedef struct ctx {
     afmt_th_path path;
     unsigned max_depth;
     int check;
+    struct key_rec *work;  /* th->work as key records (NULL: none) */
+    uint64_t work_cap;     /* records that fit */
+    uint64_t work_top;     /* records in use by the open objects */
 } ctx;
 
 static int is_py(const afmt_th *th) { return th->syntax == AFMT_TH_PYDICT; }
@@ -251,6 +254,15 @@ static int parse_string(ctx *c, uint64_t pos, afmt_tv *v)
     v->escaped = 0;
     for (;;) {
         uint8_t b;
+        /* printable ASCII other than the quotes and the backslash needs
+         * no check: the common case, one test per byte */
+        while (p < th->len && th->text[p] >= 0x20 && th->text[p] < 0x7f && th->text[p] != '"' &&
+               th->text[p] != '\'' && th->text[p] != '\\')
+            p++;
+        if (p < th->len && th->text[p] == '\'' && q != '\'') {
+            p++;
+            continue;
+        }
         if (p >= th->len)
             return fail(c, AFMT_E_VALUE, pos, "the string is not closed before the end of the header");
         b = th->text[p];
@@ -473,6 +485,224 @@ static int check_duplicates(ctx *c, const afmt_tv *obj, int is_map)
     return 0;
 }
 
+/* The keys of an object, recorded as they are parsed so that duplicates
+ * are found by one sort at its end instead of passes over its text.  An
+ * object's first LOCAL_KEYS keys stay in its own frame (a tensor's three
+ * keys never need more); a longer object moves them to the caller's work
+ * area (afmt_th.work), which nested objects then use above them, and sorts
+ * them there in place.  Without room there it falls back to
+ * check_duplicates' constant-memory passes. */
+#define LOCAL_KEYS 8
+
+typedef struct key_rec {
+    uint32_t begin;      /* the key's text (quotes excluded) */
+    uint32_t len_esc;    /* its length << 1 | holds an escape */
+    uint32_t hash;       /* of the decoded bytes */
+} key_rec;
+
+static uint32_t rec_len(const key_rec *r) { return r->len_esc >> 1; }
+static int rec_escaped(const key_rec *r) { return (int)(r->len_esc & 1u); }
+
+static uint32_t rec_hash(const afmt_th *th, const afmt_tv *k)
+{
+    uint32_t h = 2166136261u;
+    uint64_t p;
+    if (k->escaped)
+        return key_hash(th, k);
+    for (p = k->begin; p < k->end; p++)
+        h = (h ^ th->text[p]) * 16777619u;
+    return h;
+}
+
+static void rec_tv(const key_rec *r, afmt_tv *k)
+{
+    memset(k, 0, sizeof *k);
+    k->kind = AFMT_TV_STRING;
+    k->begin = r->begin;
+    k->end = (uint64_t)r->begin + rec_len(r);
+    k->escaped = rec_escaped(r);
+}
+
+/* Order of the sort: hash, then decoded bytes, then text position (so
+ * that equal keys end up together, in text order). */
+static int rec_cmp(const afmt_th *th, const key_rec *x, const key_rec *y)
+{
+    afmt_tv a, b;
+    int r;
+    if (x->hash != y->hash)
+        return x->hash < y->hash ? -1 : 1;
+    if (x->len_esc == y->len_esc && !rec_escaped(x) &&
+        memcmp(th->text + x->begin, th->text + y->begin, rec_len(x)) == 0)
+        r = 0;
+    else {
+        rec_tv(x, &a);
+        rec_tv(y, &b);
+        r = afmt_th_str_cmp(th, &a, &b);
+    }
+    if (r)
+        return r;
+    return x->begin < y->begin ? -1 : x->begin > y->begin;
+}
+
+/* Decoded bytes, for keys of unset (equal) hashes too. */
+static int rec_bytes_cmp(const afmt_th *th, const key_rec *x, const key_rec *y)
+{
+    afmt_tv a, b;
+    if (!rec_escaped(x) && !rec_escaped(y)) {
+        uint32_t lx = rec_len(x), ly = rec_len(y);
+        int r = memcmp(th->text + x->begin, th->text + y->begin, lx < ly ? lx : ly);
+        return r ? r : (lx > ly) - (lx < ly);
+    }
+    rec_tv(x, &a);
+    rec_tv(y, &b);
+    return afmt_th_str_cmp(th, &a, &b);
+}
+
+static int rec_equal(const afmt_th *th, const key_rec *x, const key_rec *y)
+{
+    afmt_tv a, b;
+    if (x->hash != y->hash)
+        return 0;
+    if (!rec_escaped(x) && !rec_escaped(y))
+        return x->len_esc == y->len_esc && memcmp(th->text + x->begin, th->text + y->begin, rec_len(x)) == 0;
+    rec_tv(x, &a);
+    rec_tv(y, &b);
+    return afmt_th_str_cmp(th, &a, &b) == 0;
+}
+
+static void rec_sift(const afmt_th *th, key_rec *v, uint64_t root, uint64_t n)
+{
+    for (;;) {
+        uint64_t c = 2 * root + 1;
+        key_rec t;
+        if (c >= n) return;
+        if (c + 1 < n && rec_cmp(th, &v[c], &v[c + 1]) < 0) c++;
+        if (rec_cmp(th, &v[root], &v[c]) >= 0) return;
+        t = v[root]; v[root] = v[c]; v[c] = t;
+        root = c;
+    }
+}
+
+/* Heapsort v[0, n) in place: O(n log n) whatever the keys (keys an input
+ * makes collide in the hash only cost byte comparisons), no scratch. */
+static void rec_sort(const afmt_th *th, key_rec *v, uint64_t n)
+{
+    uint64_t i;
+    key_rec t;
+    for (i = n / 2; i-- > 0;)
+        rec_sift(th, v, i, n);
+    for (i = n; i-- > 1;) {
+        t = v[0]; v[0] = v[i]; v[i] = t;
+        rec_sift(th, v, 0, i);
+    }
+}
+
+/* Keys of one object while it is parsed. */
+typedef struct key_set {
+    key_rec local[LOCAL_KEYS];
+    uint64_t n;       /* keys recorded */
+    uint64_t base;    /* where they go in the work area once moved */
+    int moved;        /* in the work area */
+    int lost;         /* no room: check_duplicates' passes at the end */
+} key_set;
+
+static void keys_begin(ctx *c, key_set *ks)
+{
+    ks->n = 0;
+    ks->base = c->work_top;
+    ks->moved = 0;
+    ks->lost = c->th->len > UINT32_MAX / 2; /* offsets and lengths fit 31 bits */
+}
+
+static void keys_add(ctx *c, key_set *ks, const afmt_tv *k)
+{
+    key_rec r;
+    if (ks->lost)
+        return;
+    r.begin = (uint32_t)k->begin;
+    r.len_esc = (uint32_t)((k->end - k->begin) << 1) | (k->escaped ? 1u : 0u);
+    r.hash = 0; /* computed if a sort needs it */
+    if (!ks->moved && ks->n < LOCAL_KEYS) {
+        ks->local[ks->n++] = r;
+        return;
+    }
+    if (!ks->moved) {
+        if (!c->work || c->work_cap - ks->base < LOCAL_KEYS + 1) {
+            ks->lost = 1;
+            return;
+        }
+        memcpy(c->work + ks->base, ks->local, sizeof ks->local);
+        c->work_top = ks->base + LOCAL_KEYS;
+        ks->moved = 1;
+    }
+    if (c->work_top >= c->work_cap) {
+        ks->lost = 1;
+        return;
+    }
+    c->work[c->work_top++] = r;
+    ks->n++;
+}
+
+static int fail_duplicate_rec(ctx *c, const key_rec *later, const key_rec *first, int is_map)
+{
+    afmt_tv k;
+    rec_tv(later, &k);
+    return fail_duplicate(c, &k, (uint64_t)first->begin - 1, is_map);
+}
+
+/* At the object's end: the first key (in text order) defined before, if
+ * any, is the error; the work area is given back either way. */
+static int keys_end(ctx *c, key_set *ks, const afmt_tv *obj, int is_map)
+{
+    uint64_t i, j, n = ks->n;
+    const key_rec *later = NULL, *first = NULL;
+    c->work_top = ks->base;
+    if (ks->lost)
+        return check_duplicates(c, obj, is_map);
+    if (!ks->moved) {
+        for (i = 1; i < n; i++)
+            for (j = 0; j < i; j++)
+                if (rec_equal(c->th, &ks->local[i], &ks->local[j]))
+                    return fail_duplicate_rec(c, &ks->local[i], &ks->local[j], is_map);
+        return 0;
+    }
+    {
+        key_rec *v = c->work + ks->base;
+        /* Writers often list keys in byte order (the reference writes
+         * tensors sorted by name): then they are distinct, no sort. */
+        for (i = 1; i < n && rec_bytes_cmp(c->th, &v[i - 1], &v[i]) < 0; i++)
+            ;
+        if (i == n)
+            return 0;
+        for (i = 0; i < n; i++)
+            v[i].hash = rec_hash(c->th, &(afmt_tv){.begin = v[i].begin, .end = (uint64_t)v[i].begin + rec_len(&v[i]),
+                                                 .escaped = rec_escaped(&v[i]), .kind = AFMT_TV_STRING});
+        rec_sort(c->th, v, n);
+        /* Equal keys are adjacent, in text order: a run's second is a
+         * redefinition; the earliest of them is reported. */
+        for (i = 1; i < n; i++)
+            if (rec_equal(c->th, &v[i], &v[i - 1]) && (i < 2 || !rec_equal(c->th, &v[i - 1], &v[i - 2])) &&
+                (!later || v[i].begin < later->begin)) {
+                later = &v[i];
+                first = &v[i - 1];
+            }
+        if (later) {
+            key_rec l = *later, f = *first;
+            return fail_duplicate_rec(c, &l, &f, is_map);
+        }
+    }
+    return 0;
+}
+
+uint64_t afmt_th_work_size(const uint8_t *text, uint64_t len)
+{
+    uint64_t i, colons = 0;
+    for (i = 0; i < len; i++)
+        colons += text[i] == ':';
+    /* Every key has its ':' and is recorded once, sorted in place. */
+    return (colons + LOCAL_KEYS + 1) * sizeof(key_rec);
+}
+
 /* ------------------------------------------------------------ values */
 
 static int parse_value(ctx *c, uint64_t pos, unsigned depth, afmt_tv *v);
@@ -489,6 +719,7 @@ static int parse_container(ctx *c, uint64_t pos, unsigned depth, afmt_tv *v)
     int trailing_comma = 0;
     uint64_t comma = 0;
     char buf[16];
+    key_set keys;
 
     v->kind = object ? AFMT_TV_OBJECT : open == '[' ? AFMT_TV_LIST : AFMT_TV_TUPLE;
     v->begin = pos;
@@ -497,6 +728,8 @@ static int parse_container(ctx *c, uint64_t pos, unsigned depth, afmt_tv *v)
     v->escaped = 0;
     if (c->check && depth + 1 > c->max_depth)
         return fail(c, AFMT_E_LIMIT, pos, "values nested deeper than %u levels (limits.max_depth)", c->max_depth);
+    if (c->check && object)
+        keys_begin(c, &keys);
     p = skip_ws(th, pos + 1);
     for (;;) {
         afmt_tv key, val;
@@ -528,8 +761,10 @@ static int parse_container(ctx *c, uint64_t pos, unsigned depth, afmt_tv *v)
                             describe_at(th, p, buf, sizeof buf));
             }
             p = skip_ws(th, p + 1);
-            if (c->check)
+            if (c->check) {
                 afmt_th_path_key(&c->path, &key, map_depth(th, depth));
+                keys_add(c, &keys, &key);
+            }
         } else if (c->check) {
             afmt_th_path_index(&c->path, n);
         }
@@ -553,8 +788,8 @@ static int parse_container(ctx *c, uint64_t pos, unsigned depth, afmt_tv *v)
         return fail(c, AFMT_E_VALUE, pos, "a tuple of one element is written (x,)");
     v->end = p + 1;
     v->count = n;
-    if (c->check && object && n > 1)
-        return check_duplicates(c, v, map_depth(th, depth));
+    if (c->check && object)
+        return keys_end(c, &keys, v, map_depth(th, depth));
     return 0;
 }
 
@@ -594,11 +829,123 @@ int afmt_th_parse(const afmt_th *th, uint64_t from, afmt_tv *root, const afmt_pa
     c.err = err;
     c.check = 1;
     c.max_depth = th->max_depth && th->max_depth <= AFMT_TH_DEPTH_CAP ? th->max_depth : AFMT_TH_DEPTH_CAP;
+    if (th->work && th->work_size >= sizeof(key_rec)) {
+        c.work = (key_rec *)th->work;
+        c.work_cap = th->work_size / sizeof(key_rec);
+    }
     if (parse_value(&c, skip_ws(th, from), 0, root) != 0)
         return -1;
     /* Callers continue after the value: report strings' end past the quote
      * through root->end only for containers and scalars they read. */
     return 0;
+}
+
+/* ------------------------------------------------------------ skimming */
+
+/* Lookups and iteration read text afmt_th_parse has validated, so they
+ * only need where each value ends: a container is skimmed byte by byte
+ * for its matching bracket (strings skipped whole, separators at its own
+ * level counted), never parsed value by value, so reading an entry costs
+ * its length once whatever it nests. */
+enum { SK_OTHER = 0, SK_SPACE, SK_QUOTE, SK_OPEN, SK_CLOSE, SK_COMMA, SK_COLON };
+
+static const uint8_t skim_class[256] = {
+    [' '] = SK_SPACE, ['\t'] = SK_SPACE, ['\n'] = SK_SPACE, ['\r'] = SK_SPACE,
+    ['\f'] = SK_SPACE, ['\v'] = SK_SPACE,
+    ['"'] = SK_QUOTE, ['\''] = SK_QUOTE,
+    ['{'] = SK_OPEN, ['['] = SK_OPEN, ['('] = SK_OPEN,
+    ['}'] = SK_CLOSE, [']'] = SK_CLOSE, [')'] = SK_CLOSE,
+    [','] = SK_COMMA, [':'] = SK_COLON,
+};
+
+/* Past the closing quote of the string whose opening quote is text[pos];
+ * *escaped set when it holds a backslash. */
+static uint64_t skim_string(const afmt_th *th, uint64_t pos, int *escaped)
+{
+    const uint8_t *t = th->text;
+    uint8_t q = t[pos];
+    uint64_t p = pos + 1;
+    while (p < th->len && t[p] != q) {
+        if (t[p] == '\\') {
+            *escaped = 1;
+            p++; /* validated: the escaped byte is never the closing quote */
+        }
+        p++;
+    }
+    return p + 1;
+}
+
+static void skim_value(const afmt_th *th, uint64_t pos, afmt_tv *v)
+{
+    const uint8_t *t = th->text;
+    uint8_t b = pos < th->len ? t[pos] : 0;
+    uint64_t p;
+
+    memset(v, 0, sizeof *v);
+    v->begin = pos;
+    if (b == '"' || b == '\'') {
+        v->kind = AFMT_TV_STRING;
+        v->begin = pos + 1;
+        v->end = skim_string(th, pos, &v->escaped) - 1;
+        return;
+    }
+    if (b == '{' || b == '[' || b == '(') {
+        uint64_t depth = 0, commas = 0;
+        int pending = 0; /* a value at our level since the last comma */
+        int dummy;
+        v->kind = b == '{' ? AFMT_TV_OBJECT : b == '[' ? AFMT_TV_LIST : AFMT_TV_TUPLE;
+        for (p = pos; p < th->len; p++) {
+            switch (skim_class[t[p]]) {
+            case SK_SPACE:
+            case SK_COLON:
+                break;
+            case SK_QUOTE:
+                p = skim_string(th, p, &dummy) - 1;
+                pending |= depth == 1;
+                break;
+            case SK_OPEN:
+                pending |= depth == 1;
+                depth++;
+                break;
+            case SK_CLOSE:
+                if (--depth == 0) {
+                    v->end = p + 1;
+                    v->count = commas + (uint64_t)pending;
+                    return;
+                }
+                break;
+            case SK_COMMA:
+                if (depth == 1) {
+                    commas++;
+                    pending = 0;
+                }
+                break;
+            default:
+                pending |= depth == 1;
+                break;
+            }
+        }
+        v->end = th->len; /* not reached for validated text */
+        v->count = commas + (uint64_t)pending;
+        return;
+    }
+    if (b == '-' || (b >= '0' && b <= '9')) {
+        uint64_t u = 0;
+        p = pos + (b == '-');
+        while (p < th->len && t[p] >= '0' && t[p] <= '9')
+            u = u * 10 + (uint64_t)(t[p++] - '0');
+        v->kind = AFMT_TV_INT;
+        v->end = p;
+        v->u = u;
+        v->negative = b == '-' && u != 0;
+        return;
+    }
+    p = pos;
+    while (p < th->len && is_ident_byte(t[p]))
+        p++;
+    v->kind = AFMT_TV_BOOL;
+    v->end = p;
+    v->u = b == 't' || b == 'T';
 }
 
 /* ------------------------------------------------------------ access */
@@ -608,6 +955,7 @@ void afmt_th_iter_begin(const afmt_th *th, const afmt_tv *container, afmt_th_ite
     (void)th;
     it->pos = container->begin + 1;
     it->index = 0;
+    it->done = 0;
     it->count = container->kind == AFMT_TV_OBJECT || container->kind == AFMT_TV_LIST ||
                         container->kind == AFMT_TV_TUPLE
                     ? container->count
@@ -615,37 +963,75 @@ void afmt_th_iter_begin(const afmt_th *th, const afmt_tv *container, afmt_th_ite
     it->object = container->kind == AFMT_TV_OBJECT;
 }
 
-int afmt_th_next(const afmt_th *th, afmt_th_iter *it, afmt_tv *key, afmt_tv *val)
-{
-    ctx c;
-    afmt_tv k;
-    uint64_t p;
+static int is_close(uint8_t b) { return b == '}' || b == ']' || b == ')'; }
 
-    if (it->index >= it->count)
+/* The next entry's key and where its value starts, or 0 at the end (the
+ * iterator then past the closing bracket, once). */
+static int next_head(const afmt_th *th, afmt_th_iter *it, afmt_tv *key, uint64_t *at)
+{
+    uint64_t p;
+    if (it->done)
         return 0;
-    /* Not memset: the key path alone is 2 KiB, and this runs for every
-     * entry looked at; without `check` nothing reads the path. */
-    c.th = th;
-    c.outer = NULL;
-    c.err = NULL;
-    c.path.depth = 0;
-    c.max_depth = AFMT_TH_DEPTH_CAP;
-    c.check = 0;
     p = skip_ws(th, it->pos);
+    if (it->index >= it->count || (p < th->len && is_close(th->text[p]))) {
+        /* validated text: only white space before the bracket */
+        it->pos = p < th->len ? p + 1 : p;
+        it->done = 1;
+        return 0;
+    }
     if (it->object) {
-        parse_string(&c, p, &k);
+        afmt_tv k;
+        skim_value(th, p, &k);
         if (key)
             *key = k;
         p = skip_ws(th, k.end + 1);
         p = skip_ws(th, p + 1); /* the ':' */
     }
-    parse_value(&c, p, 0, val);
-    p = skip_ws(th, value_end(val));
+    *at = p;
+    return 1;
+}
+
+void afmt_th_iter_resume(const afmt_th *th, afmt_th_iter *it, uint64_t end)
+{
+    uint64_t p = skip_ws(th, end);
     if (p < th->len && th->text[p] == ',')
         p++;
     it->pos = p;
     it->index++;
+}
+
+int afmt_th_next(const afmt_th *th, afmt_th_iter *it, afmt_tv *key, afmt_tv *val)
+{
+    uint64_t p;
+    if (!next_head(th, it, key, &p))
+        return 0;
+    skim_value(th, p, val);
+    afmt_th_iter_resume(th, it, value_end(val));
     return 1;
+}
+
+int afmt_th_next_shallow(const afmt_th *th, afmt_th_iter *it, afmt_tv *key, afmt_tv *val)
+{
+    uint64_t p;
+    if (!next_head(th, it, key, &p))
+        return 0;
+    if (p < th->len && (th->text[p] == '{' || th->text[p] == '[' || th->text[p] == '(')) {
+        memset(val, 0, sizeof *val);
+        val->kind = th->text[p] == '{' ? AFMT_TV_OBJECT : th->text[p] == '[' ? AFMT_TV_LIST : AFMT_TV_TUPLE;
+        val->begin = p;
+        val->count = AFMT_TV_COUNT_UNKNOWN;
+        it->pos = p;
+        return 1;
+    }
+    skim_value(th, p, val);
+    afmt_th_iter_resume(th, it, value_end(val));
+    return 1;
+}
+
+void afmt_th_finish(const afmt_th *th, afmt_th_iter *it, afmt_tv *val)
+{
+    skim_value(th, val->begin, val);
+    afmt_th_iter_resume(th, it, value_end(val));
 }
 
 int afmt_th_get(const afmt_th *th, const afmt_tv *obj, const char *key, afmt_tv *out)
@@ -666,9 +1052,17 @@ int afmt_th_get(const afmt_th *th, const afmt_tv *obj, const char *key, afmt_tv 
 int afmt_th_str_eq(const afmt_th *th, const afmt_tv *s, const char *lit)
 {
     uint64_t p = s->begin;
-    size_t i = 0, n = strlen(lit);
-    if (!s->escaped)
+    size_t i = 0, n;
+    if (!s->escaped) {
+        /* most comparisons fail at the first byte: no strlen for them */
+        if (s->end == s->begin)
+            return lit[0] == '\0';
+        if (th->text[s->begin] != (uint8_t)lit[0])
+            return 0;
+        n = strlen(lit);
         return s->end - s->begin == n && memcmp(th->text + s->begin, lit, n) == 0;
+    }
+    n = strlen(lit);
     while (p < s->end) {
         uint8_t u[4];
         unsigned k = next_unit(th, &p, s->end, u), j;

@@ -14,6 +14,15 @@
  * Keys of objects marked as maps (afmt_th.map_depths) and keys that are not
  * identifiers are shown as ["key"], other keys as .key.
  *
+ * Duplicate keys: an object's first 8 keys are compared on the stack.  A
+ * longer object's keys are recorded in the caller's work area and sorted
+ * there once, in place (O(k log k) for k keys whatever they hash to); with
+ * no work area,
+ * or one too small, they are checked in passes of 2,048 keys over the
+ * object's text instead (constant memory, time quadratic in passes).
+ * Reading values back (afmt_th_get, afmt_th_next) skims each value's
+ * text once for its end, so walking an object costs its length.
+ *
  * Thread-safety: all functions are reentrant; an afmt_th and its text are
  * only read.  Lifetimes: every afmt_tv points into the caller's text, which
  * must outlive it.
@@ -60,6 +69,8 @@ typedef struct afmt_th {
     const char *root;      /* the root's name in key paths ("header") */
     uint32_t map_depths;   /* bit d: keys of objects at depth d (root = 0) are
                             * names, shown as ["key"] */
+    void *work;            /* optional, the caller's: see afmt_th_work_size */
+    uint64_t work_size;    /* bytes at work */
 } afmt_th;
 
 /* A value: a span of the text.  For a string, [begin, end) excludes the
@@ -94,21 +105,43 @@ typedef struct afmt_th_path {
 int afmt_th_parse(const afmt_th *th, uint64_t from, afmt_tv *root, const afmt_path *outer,
                   afmt_error *err);
 
+/* Bytes of work area (afmt_th.work) with which afmt_th_parse checks the
+ * keys of every object of text[0, len) by sorting: 12 bytes per ':' in the
+ * text, plus 108 (reads the text once).  The area is written during the
+ * parse only, and may be reused or freed after it. */
+uint64_t afmt_th_work_size(const uint8_t *text, uint64_t len);
+
 /* Find key in an object parsed by afmt_th_parse: 1 and *out, or 0. */
 int afmt_th_get(const afmt_th *th, const afmt_tv *obj, const char *key, afmt_tv *out);
 
 /* Walk an object's entries or a list's/tuple's elements, in text order. */
 typedef struct afmt_th_iter {
-    uint64_t pos;      /* where the next entry starts */
+    uint64_t pos;      /* where the next entry starts; after the last one,
+                        * past the container's closing bracket */
     uint64_t index;    /* entries returned so far */
-    uint64_t count;
+    uint64_t count;    /* AFMT_TV_COUNT_UNKNOWN: until the closing bracket */
     int object;
+    int done;
 } afmt_th_iter;
+
+/* The count of a container afmt_th_next_shallow has not skimmed. */
+#define AFMT_TV_COUNT_UNKNOWN UINT64_MAX
 
 void afmt_th_iter_begin(const afmt_th *th, const afmt_tv *container, afmt_th_iter *it);
 /* 1 with the next entry (key is NULL-able and left untouched for lists), or
  * 0 after the last one. */
 int afmt_th_next(const afmt_th *th, afmt_th_iter *it, afmt_tv *key, afmt_tv *val);
+
+/* afmt_th_next that does not skim a container value: *val gets its kind
+ * and begin, count AFMT_TV_COUNT_UNKNOWN and end 0, for the caller to walk
+ * (afmt_th_iter_begin on it stops at its closing bracket, the walk's
+ * iterator's pos then being its end); the caller then continues with
+ * afmt_th_iter_resume(th, it, that end), or lets afmt_th_finish skim it.
+ * So a caller that walks every entry reads each once.  Other values are
+ * returned whole, as by afmt_th_next. */
+int afmt_th_next_shallow(const afmt_th *th, afmt_th_iter *it, afmt_tv *key, afmt_tv *val);
+void afmt_th_iter_resume(const afmt_th *th, afmt_th_iter *it, uint64_t end);
+void afmt_th_finish(const afmt_th *th, afmt_th_iter *it, afmt_tv *val);
 
 /* 1 when the string value equals the NUL-terminated UTF-8 text lit. */
 int afmt_th_str_eq(const afmt_th *th, const afmt_tv *s, const char *lit);

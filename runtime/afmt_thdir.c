@@ -25,6 +25,7 @@ typedef struct entry_info {
     uint64_t nbytes;
     uint64_t begin, end; /* RANGE: bytes in the data area */
     uint64_t range_at;   /* RANGE: where its value starts (text offset) */
+    uint64_t obj_end;    /* where the entry's object ends (text offset) */
     afmt_order order;
     uint32_t rank;
 } entry_info;
@@ -45,7 +46,10 @@ static int find_type(const afmt_thdir_desc *d, const char *name)
     size_t i;
     for (i = 0; i < d->ntypes; i++) {
         const afmt_thdir_type *t = &d->types[i];
-        size_t n = strlen(t->text);
+        size_t n;
+        if (t->text[0] != name[0])
+            continue; /* most entries differ at once */
+        n = strlen(t->text);
         if (t->prefix ? strncmp(name, t->text, n) == 0 : strcmp(name, t->text) == 0)
             return (int)i;
     }
@@ -105,6 +109,7 @@ static int check_entry(const afmt_thdir_desc *d, const afmt_th *th, const afmt_t
                                 "unknown key: an entry has exactly the keys %s", list);
         }
     }
+    info->obj_end = it.pos;
     for (i = 0; i < d->nkeys; i++) {
         const afmt_thdir_key *key = &d->keys[i];
         afmt_tv kt;
@@ -289,19 +294,20 @@ static int check_entry(const afmt_thdir_desc *d, const afmt_th *th, const afmt_t
 
 /* ------------------------------------------------------------ maps */
 
+/* What the map check keeps of an entry once check_entry passed: its byte
+ * range, where its key starts (the entry is found again from there), and
+ * whether its payload holds bools.  A map header is at most 4 GiB. */
 typedef struct slot {
     uint64_t begin, end;
-    uint32_t val_begin, key_begin, key_end;
-    uint16_t val_count;
-    uint8_t key_escaped;
-    uint8_t is_bool;     /* payload bytes are checked as bools */
+    uint32_t key_quote;  /* text offset of the key's opening quote */
+    uint32_t is_bool;    /* payload bytes are checked as bools */
 } slot;
 
 static int slot_less(const slot *x, const slot *y)
 {
     if (x->begin != y->begin) return x->begin < y->begin;
     if (x->end != y->end) return x->end < y->end;
-    return x->key_begin < y->key_begin;
+    return x->key_quote < y->key_quote;
 }
 
 static void sift(slot *v, size_t root, size_t n)
@@ -317,85 +323,56 @@ static void sift(slot *v, size_t root, size_t n)
     }
 }
 
-static void slot_key(const slot *s, afmt_tv *k)
-{
-    memset(k, 0, sizeof *k);
-    k->kind = AFMT_TV_STRING;
-    k->begin = s->key_begin;
-    k->end = s->key_end;
-    k->escaped = s->key_escaped;
-}
-
-static void slot_val(const slot *s, afmt_tv *v)
-{
-    memset(v, 0, sizeof *v);
-    v->kind = AFMT_TV_OBJECT;
-    v->begin = s->val_begin;
-    v->count = s->val_count;
-}
-
-/* ------------------------------------------------------------ validate */
-
-static uint64_t load_len(const uint8_t *p, unsigned w, int big)
-{
-    switch (w) {
-    case 2: return big ? afmt_load_u16be(p) : afmt_load_u16le(p);
-    case 4: return big ? afmt_load_u32be(p) : afmt_load_u32le(p);
-    default: return big ? afmt_load_u64be(p) : afmt_load_u64le(p);
-    }
-}
-
-static int take_payload(afmt_src *src, uint64_t end, uint64_t at, const afmt_array *a, const afmt_options *opt,
-                        const afmt_visitor *vis, const afmt_path *path, const char *field, afmt_error *err)
-{
-    uint64_t bad = a->nbytes, count = a->count;
-    afmt_scan_fn scan = opt->check_values && a->dtype == AFMT_BOOL ? afmt_src_scan_bool : NULL;
-    if (!afmt_src_take(src, end, at, a->nbytes, scan, &count, &bad))
-        return afmt_src_short(src, err, path, field, AFMT_NO_INDEX, at, end, a->nbytes, "the payload");
-    if (bad < a->nbytes &&
-        afmt_tolerate(opt, vis, err, AFMT_E_VALUE, path, field, bad, at + bad, "bool element is 0x%02x, not 0 or 1",
-                      src->bad_byte))
-        return -1;
-    return 0;
-}
-
-/* The slot of an entry already checked by check_entry (so every lookup
- * here succeeds): its byte range, where its key and value are, and
- * whether its payload holds bools. */
-static void entry_slot(const afmt_thdir_desc *d, const afmt_th *th, const afmt_tv *k, const afmt_tv *v, slot *s)
+/* Heapsort: in place, O(n log n) for any order (qsort may allocate). */
+static void sort_slots(slot *v, size_t n)
 {
     size_t i;
-    afmt_tv x, e;
-    afmt_th_iter it;
-    char name[64];
-    memset(s, 0, sizeof *s);
-    s->val_begin = (uint32_t)v->begin;
-    s->val_count = (uint16_t)v->count;
-    s->key_begin = (uint32_t)k->begin;
-    s->key_end = (uint32_t)k->end;
-    s->key_escaped = (uint8_t)k->escaped;
-    for (i = 0; i < d->nkeys; i++) {
-        if (!afmt_th_get(th, v, d->keys[i].key, &x)) continue;
-        if (d->keys[i].bind == AFMT_BIND_RANGE) {
-            afmt_th_iter_begin(th, &x, &it);
-            afmt_th_next(th, &it, NULL, &e);
-            s->begin = e.u;
-            afmt_th_next(th, &it, NULL, &e);
-            s->end = e.u;
-        } else if (d->keys[i].bind == AFMT_BIND_DTYPE) {
-            int t;
-            afmt_th_str_copy(th, &x, name, sizeof name);
-            t = find_type(d, name);
-            s->is_bool = t >= 0 && d->types[t].dtype == AFMT_BOOL;
-        }
+    for (i = n / 2; i-- > 0;)
+        sift(v, i, n);
+    for (i = n; i-- > 1;) {
+        slot t = v[0]; v[0] = v[i]; v[i] = t;
+        sift(v, 0, i);
     }
+}
+
+/* The entry whose key's quote is at text[quote]: its key and value. */
+static void entry_at(const afmt_th *th, uint32_t quote, afmt_tv *k, afmt_tv *v)
+{
+    afmt_th_iter it;
+    it.pos = quote;
+    it.index = 0;
+    it.count = 1;
+    it.object = 1;
+    it.done = 0;
+    afmt_th_next(th, &it, k, v);
+}
+
+static void make_slot(const afmt_thdir_desc *d, const afmt_tv *k, const entry_info *info, slot *s)
+{
+    s->begin = info->begin;
+    s->end = info->end;
+    s->key_quote = (uint32_t)(k->begin - 1);
+    s->is_bool = d->types[info->type].dtype == AFMT_BOOL;
+}
+
+/* The slot of an entry check_entry has passed before (so it passes). */
+static void entry_slot(const afmt_thdir_desc *d, const afmt_th *th, const afmt_tv *k, const afmt_tv *v,
+                       const afmt_options *opt, slot *s)
+{
+    entry_info info;
+    afmt_th_path tp;
+    afmt_error scratch;
+    tp.depth = 0;
+    check_entry(d, th, v, &tp, opt, NULL, &scratch, &info, NULL);
+    make_slot(d, k, &info, s);
 }
 
 /* Into tab (a max-heap of at most cap slots), the cap first entries in
  * (begin, end, key) order that come after *after (NULL: from the start);
- * then sorted.  Returns how many. */
+ * then sorted.  Returns how many.  Reads the whole header: for entries
+ * that are not in data order and more than the table holds. */
 static size_t collect_window(const afmt_thdir_desc *d, const afmt_th *th, const afmt_tv *root, slot *tab,
-                             size_t cap, const slot *after)
+                             size_t cap, const slot *after, const afmt_options *opt)
 {
     afmt_th_iter it;
     afmt_tv k, v;
@@ -404,7 +381,7 @@ static size_t collect_window(const afmt_thdir_desc *d, const afmt_th *th, const 
     while (afmt_th_next(th, &it, &k, &v)) {
         slot s;
         if (d->metadata_key && afmt_th_str_eq(th, &k, d->metadata_key)) continue;
-        entry_slot(d, th, &k, &v, &s);
+        entry_slot(d, th, &k, &v, opt, &s);
         if (after && !slot_less(after, &s)) continue;
         if (m < cap) {
             size_t c = m++;
@@ -418,7 +395,6 @@ static size_t collect_window(const afmt_thdir_desc *d, const afmt_th *th, const 
             sift(tab, 0, m);
         }
     }
-    /* The heap's second half of heapsort: ascending. */
     {
         size_t i;
         for (i = m; i-- > 1;) {
@@ -429,134 +405,218 @@ static size_t collect_window(const afmt_thdir_desc *d, const afmt_th *th, const 
     return m;
 }
 
-/* The entries of a map header: each checked, then their byte ranges, in
- * (begin, end) order, required to cover the data area from data_start
- * exactly, with views and payloads in that order.  The ranges are sorted
- * in windows of AFMT_THDIR_CAP slots on the stack (one window for most
- * files; each further one re-reads the header: a 1 MiB header, the
- * default max_header_bytes, has at most 21,000 entries, 6 windows).
- * A stream drops the header as its payloads are taken, so it must fit
- * one window. */
+/* Entries in JSON order that are in data order too: the next cap of them
+ * from *it. */
+static size_t next_in_order(const afmt_thdir_desc *d, const afmt_th *th, afmt_th_iter *it, slot *tab, size_t cap,
+                            const afmt_options *opt)
+{
+    afmt_tv k, v;
+    size_t m = 0;
+    while (m < cap && afmt_th_next(th, it, &k, &v)) {
+        if (d->metadata_key && afmt_th_str_eq(th, &k, d->metadata_key)) continue;
+        entry_slot(d, th, &k, &v, opt, &tab[m++]);
+    }
+    return m;
+}
+
+/* ------------------------------------------------------------ validate */
+
+static uint64_t load_len(const uint8_t *p, unsigned w, int big)
+{
+    switch (w) {
+    case 2: return big ? afmt_load_u16be(p) : afmt_load_u16le(p);
+    case 4: return big ? afmt_load_u32be(p) : afmt_load_u32le(p);
+    default: return big ? afmt_load_u64be(p) : afmt_load_u64le(p);
+    }
+}
+
+/* Take nbytes of payload at `at` (bools: each byte 0 or 1). */
+static int take_bytes(afmt_src *src, uint64_t end, uint64_t at, uint64_t nbytes, int is_bool, const afmt_options *opt,
+                      const afmt_visitor *vis, const afmt_path *path, const char *field, afmt_error *err)
+{
+    uint64_t bad = nbytes, count = nbytes;
+    afmt_scan_fn scan = opt->check_values && is_bool ? afmt_src_scan_bool : NULL;
+    if (!afmt_src_take(src, end, at, nbytes, scan, &count, &bad))
+        return afmt_src_short(src, err, path, field, AFMT_NO_INDEX, at, end, nbytes, "the payload");
+    if (bad < nbytes &&
+        afmt_tolerate(opt, vis, err, AFMT_E_VALUE, path, field, bad, at + bad, "bool element is 0x%02x, not 0 or 1",
+                      src->bad_byte))
+        return -1;
+    return 0;
+}
+
+/* The metadata entry: an object of strings, passed to the visitor. */
+static int check_metadata(const afmt_th *th, const afmt_tv *v, afmt_th_path *tp, const afmt_visitor *vis,
+                          const afmt_path *path, afmt_error *err)
+{
+    afmt_th_iter mit;
+    afmt_tv mk, mv;
+    if (v->kind != AFMT_TV_OBJECT)
+        return afmt_th_fail(th, tp, path, err, AFMT_E_CONSTRAINT, v->begin, "expected an object of strings, found %s",
+                            afmt_tv_kind_name(v->kind));
+    afmt_th_iter_begin(th, v, &mit);
+    while (afmt_th_next(th, &mit, &mk, &mv))
+        if (mv.kind != AFMT_TV_STRING) {
+            afmt_th_path_key(tp, &mk, 1);
+            return afmt_th_fail(th, tp, path, err, AFMT_E_CONSTRAINT, mv.begin, "metadata values are strings, found %s",
+                                afmt_tv_kind_name(mv.kind));
+        }
+    if (vis && vis->on_metadata)
+        vis->on_metadata(vis->ctx, th->text + v->begin, v->end - v->begin, th->base + v->begin);
+    return 0;
+}
+
+/* Where a map's check of ranges stands between windows. */
+typedef struct cover {
+    uint64_t expect;   /* the next range begins here */
+    slot last;         /* the last range taken (valid once done > 0) */
+    uint64_t done;     /* entries taken */
+} cover;
+
+/* The ranges of tab[0, m) (sorted) must continue from cv->expect: the
+ * first that does not is a hole or an overlap, named with its range's
+ * key.  Then the views in data order, while the header is still in
+ * memory (a stream drops it as its payloads are taken), and the
+ * payloads. */
+static int take_window(const afmt_thdir_desc *d, const afmt_th *th, const slot *tab, size_t m, cover *cv,
+                       afmt_th_path *tp, afmt_src *src, uint64_t end, uint64_t data_start, uint32_t narrays,
+                       const afmt_options *opt, const afmt_visitor *vis, const afmt_path *path, afmt_error *err)
+{
+    const char *rkey = NULL;
+    size_t si;
+    afmt_array a;
+    for (si = 0; si < d->nkeys; si++)
+        if (d->keys[si].bind == AFMT_BIND_RANGE) rkey = d->keys[si].key;
+    for (si = 0; si < m; si++) {
+        const slot *s = &tab[si], *prev = si ? &tab[si - 1] : &cv->last;
+        afmt_tv sk, sv, rv, kt;
+        afmt_th_iter rit;
+        if (s->begin == cv->expect) {
+            cv->expect = s->end;
+            continue;
+        }
+        entry_at(th, s->key_quote, &sk, &sv);
+        afmt_th_iter_begin(th, &sv, &rit);
+        while (afmt_th_next(th, &rit, &kt, &rv))
+            if (afmt_th_str_eq(th, &kt, rkey)) break;
+        afmt_th_path_key(tp, &sk, 1);
+        afmt_th_path_key(tp, &kt, 0);
+        if (s->begin > cv->expect)
+            return afmt_th_fail(th, tp, path, err, AFMT_E_CONSTRAINT, rv.begin,
+                                "a hole: bytes [%" PRIu64 ", %" PRIu64 ") of the data belong to no entry", cv->expect,
+                                s->begin);
+        {
+            /* begin < expect: some range was taken before, prev */
+            char prev_name[64];
+            afmt_tv pk, pv;
+            entry_at(th, prev->key_quote, &pk, &pv);
+            afmt_th_str_copy(th, &pk, prev_name, sizeof prev_name);
+            return afmt_th_fail(th, tp, path, err, AFMT_E_CONSTRAINT, rv.begin,
+                                "overlaps \"%s\" (bytes [%" PRIu64 ", %" PRIu64 "))", prev_name, prev->begin, prev->end);
+        }
+    }
+    for (si = 0; vis && vis->on_array && si < m; si++) {
+        entry_info info;
+        afmt_tv sk, sv;
+        entry_at(th, tab[si].key_quote, &sk, &sv);
+        afmt_th_path_key(tp, &sk, 1);
+        if (check_entry(d, th, &sv, tp, opt, path, err, &info, &a) != 0)
+            return -1;
+        afmt_th_path_pop(tp);
+        afmt_th_str_copy(th, &sk, a.name, sizeof a.name);
+        a.offset = data_start + info.begin;
+        a.index = narrays + (uint32_t)(cv->done + si);
+        a.data = src->read ? NULL : afmt_src_ptr(src, a.offset, a.nbytes);
+        if (!src->read && !afmt_src_have(src, end, a.offset, a.nbytes))
+            break; /* reported below as missing data */
+        if (vis->on_array(vis->ctx, &a) != 0)
+            return afmt_fail(err, AFMT_E_CALLBACK, path, "data", AFMT_NO_INDEX, a.offset, "stopped by the caller");
+    }
+    for (si = 0; si < m; si++)
+        if (tab[si].end > tab[si].begin &&
+            take_bytes(src, end, data_start + tab[si].begin, tab[si].end - tab[si].begin, (int)tab[si].is_bool, opt,
+                       vis, path, "data", err) != 0)
+            return -1;
+    if (m) {
+        cv->last = tab[m - 1];
+        cv->done += m;
+    }
+    return 0;
+}
+
+/* The entries of a map header: each checked once, in one pass that also
+ * keeps their byte ranges in the table (tab, cap slots: the caller's work
+ * area) and notes whether the JSON order is the data order.  The ranges,
+ * in (begin, end) order, must cover the data area from data_start
+ * exactly; views and payloads go in that order.  When the table holds
+ * every entry, that is one sort (none for a file in data order, as the
+ * reference writes them); when it does not, entries in data order are
+ * taken in table-sized windows as the header lists them, and others in
+ * windows of the next smallest ranges, the header read again for each
+ * (time quadratic in windows, memory constant).  A stream drops the
+ * header as its payloads are taken, so it must fit one table. */
 static int validate_map(const afmt_thdir_desc *d, const afmt_th *th, const afmt_tv *root, afmt_th_path *tp,
                         afmt_src *src, uint64_t end, uint64_t data_start, uint64_t *pos,
                         uint32_t *narrays, const afmt_options *opt, const afmt_visitor *vis,
-                        const afmt_path *path, afmt_error *err)
+                        const afmt_path *path, afmt_error *err, slot *tab, size_t cap)
 {
-    slot tab[AFMT_THDIR_CAP];
-    const size_t cap = AFMT_THDIR_CAP;
-    afmt_array a;
-    uint64_t ns = 0, done = 0;
-    size_t si, m;
     afmt_th_iter it;
     afmt_tv k, v;
-    uint64_t expect = 0;
-    slot last;
-    const char *rkey = NULL;
+    uint64_t ns = 0;
+    slot prev;
+    int sorted = 1;
+    cover cv;
 
-    for (si = 0; si < d->nkeys; si++)
-        if (d->keys[si].bind == AFMT_BIND_RANGE) rkey = d->keys[si].key;
+    memset(&cv, 0, sizeof cv);
+    memset(&prev, 0, sizeof prev);
     afmt_th_iter_begin(th, root, &it);
-    while (afmt_th_next(th, &it, &k, &v)) {
+    /* Each entry read once: its object walked by check_entry only. */
+    while (afmt_th_next_shallow(th, &it, &k, &v)) {
         entry_info info;
+        slot s;
         afmt_th_path_key(tp, &k, 1);
         if (d->metadata_key && afmt_th_str_eq(th, &k, d->metadata_key)) {
-            afmt_th_iter mit;
-            afmt_tv mk, mv;
-            if (v.kind != AFMT_TV_OBJECT)
-                return afmt_th_fail(th, tp, path, err, AFMT_E_CONSTRAINT, v.begin,
-                                    "expected an object of strings, found %s", afmt_tv_kind_name(v.kind));
-            afmt_th_iter_begin(th, &v, &mit);
-            while (afmt_th_next(th, &mit, &mk, &mv))
-                if (mv.kind != AFMT_TV_STRING) {
-                    afmt_th_path_key(tp, &mk, 1);
-                    return afmt_th_fail(th, tp, path, err, AFMT_E_CONSTRAINT, mv.begin,
-                                        "metadata values are strings, found %s", afmt_tv_kind_name(mv.kind));
-                }
-            if (vis && vis->on_metadata)
-                vis->on_metadata(vis->ctx, th->text + v.begin, v.end - v.begin, th->base + v.begin);
+            if (v.count == AFMT_TV_COUNT_UNKNOWN)
+                afmt_th_finish(th, &it, &v);
+            if (check_metadata(th, &v, tp, vis, path, err) != 0)
+                return -1;
             afmt_th_path_pop(tp);
             continue;
         }
         if (check_entry(d, th, &v, tp, opt, path, err, &info, NULL) != 0)
             return -1;
+        if (v.count == AFMT_TV_COUNT_UNKNOWN)
+            afmt_th_iter_resume(th, &it, info.obj_end);
+        make_slot(d, &k, &info, &s);
+        if (ns && !slot_less(&prev, &s))
+            sorted = 0;
         if (ns >= cap && src->read)
             return afmt_th_fail(th, tp, path, err, AFMT_E_LIMIT, k.begin - 1,
                                 "more than %zu entries in a header read from a stream (read it from a file)", cap);
-        ns++;
         afmt_th_path_pop(tp);
+        if (ns < cap)
+            tab[ns] = s;
+        prev = s;
+        ns++;
     }
-    while (done < ns) {
-        m = collect_window(d, th, root, tab, cap, done ? &last : NULL);
-        /* Sorted by offset, the ranges must follow each other from 0. */
-        for (si = 0; si < m; si++) {
-            afmt_tv sk, sv, rv, kt;
-            afmt_th_iter rit;
-            const slot *prev = si ? &tab[si - 1] : &last;
-            if (tab[si].begin == expect) {
-                expect = tab[si].end;
-                continue;
-            }
-            slot_key(&tab[si], &sk);
-            slot_val(&tab[si], &sv);
-            afmt_th_iter_begin(th, &sv, &rit);
-            while (afmt_th_next(th, &rit, &kt, &rv))
-                if (afmt_th_str_eq(th, &kt, rkey)) break;
-            afmt_th_path_key(tp, &sk, 1);
-            afmt_th_path_key(tp, &kt, 0);
-            if (tab[si].begin > expect)
-                return afmt_th_fail(th, tp, path, err, AFMT_E_CONSTRAINT, rv.begin,
-                                    "a hole: bytes [%" PRIu64 ", %" PRIu64 ") of the data belong to no entry", expect,
-                                    tab[si].begin);
-            {
-                char prev_name[64];
-                afmt_tv pk;
-                slot_key(prev, &pk);
-                afmt_th_str_copy(th, &pk, prev_name, sizeof prev_name);
-                return afmt_th_fail(th, tp, path, err, AFMT_E_CONSTRAINT, rv.begin,
-                                    "overlaps \"%s\" (bytes [%" PRIu64 ", %" PRIu64 "))", prev_name, prev->begin,
-                                    prev->end);
-            }
-        }
-        /* The views, in data order, while the header is still in memory. */
-        for (si = 0; si < m; si++) {
-            entry_info info;
-            afmt_tv sk, sv;
-            slot_key(&tab[si], &sk);
-            slot_val(&tab[si], &sv);
-            afmt_th_path_key(tp, &sk, 1);
-            if (check_entry(d, th, &sv, tp, opt, path, err, &info, &a) != 0)
-                return -1;
-            afmt_th_path_pop(tp);
-            afmt_th_str_copy(th, &sk, a.name, sizeof a.name);
-            a.offset = data_start + info.begin;
-            a.index = *narrays + (uint32_t)(done + si);
-            if (vis && vis->on_array) {
-                a.data = src->read ? NULL : afmt_src_ptr(src, a.offset, a.nbytes);
-                if (!src->read && !afmt_src_have(src, end, a.offset, a.nbytes))
-                    break; /* reported below as missing data */
-                if (vis->on_array(vis->ctx, &a) != 0)
-                    return afmt_fail(err, AFMT_E_CALLBACK, path, "data", AFMT_NO_INDEX, a.offset, "stopped by the caller");
-            }
-        }
-        /* The payloads, in data order.  A stream drops the header (and
-         * everything before a payload) as it takes them: only the table is
-         * used from here on, never the header text (a stream has one
-         * window). */
-        for (si = 0; si < m; si++) {
-            afmt_array pv;
-            afmt_array_init(&pv, tab[si].is_bool ? AFMT_BOOL : AFMT_U8);
-            pv.nbytes = tab[si].end - tab[si].begin;
-            pv.count = pv.nbytes;
-            if (!pv.nbytes) continue;
-            if (take_payload(src, end, data_start + tab[si].begin, &pv, opt, vis, path, "data", err) != 0)
+    if (ns <= cap) {
+        if (!sorted)
+            sort_slots(tab, (size_t)ns);
+        if (take_window(d, th, tab, (size_t)ns, &cv, tp, src, end, data_start, *narrays, opt, vis, path, err) != 0)
+            return -1;
+    } else {
+        afmt_th_iter_begin(th, root, &it);
+        while (cv.done < ns) {
+            size_t m = sorted ? next_in_order(d, th, &it, tab, cap, opt)
+                              : collect_window(d, th, root, tab, cap, cv.done ? &cv.last : NULL, opt);
+            if (m == 0)
+                break; /* not reached: ns entries are there */
+            if (take_window(d, th, tab, m, &cv, tp, src, end, data_start, *narrays, opt, vis, path, err) != 0)
                 return -1;
         }
-        if (m == 0) break; /* not reached: ns entries are there */
-        done += m;
-        last = tab[m - 1];
     }
     *narrays += (uint32_t)ns;
-    *pos = data_start + expect;
+    *pos = data_start + cv.expect;
     return 0;
 }
 
@@ -607,6 +667,7 @@ int afmt_thdir_validate(const afmt_thdir_desc *d, afmt_src *src, uint64_t end, u
     afmt_th_path tp;
     const uint8_t *text;
     afmt_array a;
+    slot tab[AFMT_THDIR_CAP]; /* the work area of a map header */
 
     snprintf(lenfield, sizeof lenfield, "%s_length", d->name);
     if (!afmt_src_have(src, end, p, w))
@@ -643,6 +704,12 @@ int afmt_thdir_validate(const afmt_thdir_desc *d, afmt_src *src, uint64_t end, u
         if (b == 0 || b == n || text[b] != '{' ||
             !relaxed(d, &th, &tp, opt, vis, path, err, AFMT_E_VALUE, 0, "a header starts with '{', found %s", buf))
             return afmt_th_fail(&th, &tp, path, err, AFMT_E_VALUE, 0, "a header starts with '{', found %s", buf);
+    }
+    if (d->map) {
+        /* The parser sorts the keys of a large object in the work area
+         * (duplicate names), which then holds the map's table. */
+        th.work = tab;
+        th.work_size = sizeof tab;
     }
     if (afmt_th_parse(&th, 0, &root, path, err) != 0)
         return -1;
@@ -695,7 +762,7 @@ int afmt_thdir_validate(const afmt_thdir_desc *d, afmt_src *src, uint64_t end, u
         a.offset = data_start;
         a.index = *narrays;
         afmt_src_keep_from(src, data_start);
-        if (take_payload(src, end, data_start, &a, opt, vis, path, "data", err) != 0)
+        if (take_bytes(src, end, data_start, a.nbytes, a.dtype == AFMT_BOOL, opt, vis, path, "data", err) != 0)
             return -1;
         if (vis && vis->on_array) {
             a.data = afmt_src_ptr(src, data_start, a.nbytes);
@@ -710,7 +777,8 @@ int afmt_thdir_validate(const afmt_thdir_desc *d, afmt_src *src, uint64_t end, u
     if (n > UINT32_MAX)
         return afmt_fail(err, AFMT_E_LIMIT, path, lenfield, AFMT_NO_INDEX, p,
                          "a map header of %" PRIu64 " bytes exceeds afmt's limit of 4 GiB", n);
-    return validate_map(d, &th, &root, &tp, src, end, data_start, pos, narrays, opt, vis, path, err);
+    return validate_map(d, &th, &root, &tp, src, end, data_start, pos, narrays, opt, vis, path, err, tab,
+                        AFMT_THDIR_CAP);
 }
 
 /* ------------------------------------------------------------ write */

@@ -6,12 +6,15 @@
  * names, shape, order, byte range), and whether the header describes one
  * array that follows it or a map of named arrays placed in the data area
  * after it.  The functions here carry out that description; they know no
- * format.  The header is parsed in place by afmt_texthdr.c (no allocation);
- * a map's byte ranges are checked to cover the data area exactly, sorted in
- * windows of a fixed-capacity table on the stack (AFMT_THDIR_CAP entries;
- * a header of more entries is read again for each further window, so the
- * count is held only by limits.max_items, except for a stream, which must
- * fit one window).
+ * format.  The header is parsed in place by afmt_texthdr.c (no allocation).
+ * A map header is checked with a work area of fixed size on the stack
+ * (AFMT_THDIR_CAP entries of 24 bytes): the parser sorts the names there
+ * (duplicates), then it holds each entry's byte range, to be sorted once
+ * (or not at all when the header lists them in data order) and checked to
+ * cover the data area exactly.  A header of more entries than that is
+ * read again for each further window of entries, so the count is held
+ * only by limits.max_items, except for a stream, which must fit one
+ * window.
  *
  * Thread-safety: reentrant; descriptors are constant data.
  */
@@ -31,8 +34,9 @@
 extern "C" {
 #endif
 
-/* Entries of a map header sorted at once (a window; see above). */
-#define AFMT_THDIR_CAP 4096
+/* Entries of a map header sorted at once (a window; see above): 144 KiB
+ * of stack, and as many as 12,288 keys of one object for the parser. */
+#define AFMT_THDIR_CAP 6144
 
 typedef enum afmt_thdir_bind {
     AFMT_BIND_DTYPE = 1, /* a string: the element type, through the type table */

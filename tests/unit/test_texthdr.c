@@ -248,6 +248,134 @@ static void test_many_keys(void)
     free(t);
 }
 
+/* Build an object of n keys, key i named by name(i); ":i" values. */
+typedef struct text_buf {
+    char *p;
+    size_t len, cap;
+} text_buf;
+
+static void tb_put(text_buf *b, const char *s)
+{
+    size_t n = strlen(s);
+    if (b->len + n + 1 > b->cap) {
+        size_t c = b->cap ? b->cap * 2 : 4096;
+        while (c < b->len + n + 1) c *= 2;
+        b->p = realloc(b->p, c);
+        if (!b->p) { fprintf(stderr, "out of memory\n"); exit(2); }
+        b->cap = c;
+    }
+    memcpy(b->p + b->len, s, n + 1);
+    b->len += n;
+}
+
+/* The key of entry i in case `which` (see test_work_area). */
+static void case_key(int which, int i, int n, char *out, size_t size)
+{
+    switch (which) {
+    case 0: /* not in byte order; the last key repeats the 600th */
+        snprintf(out, size, "k%d", i == n - 1 ? 599 : i);
+        break;
+    case 1: /* in byte order but for two equal neighbours */
+        snprintf(out, size, "k%05d", i > 1500 ? i - 1 : i);
+        break;
+    case 2: /* every key the same */
+        snprintf(out, size, "a");
+        break;
+    case 3: /* key 15 spells k3 with an escape */
+        if (i == 15) snprintf(out, size, "\\u006b3");
+        else snprintf(out, size, "k%d", i);
+        break;
+    case 4: /* distinct, in no order (a permutation of 0..n-1, n prime) */
+        snprintf(out, size, "k%d", (int)(((long)i * 7919) % n));
+        break;
+    default: /* reverse byte order, one repeat far apart */
+        snprintf(out, size, "k%05d", i == 0 ? 17 : n - i);
+        break;
+    }
+}
+
+/* Duplicate keys are found alike whatever work area the parser has: none
+ * (passes over the text), one too small (the same passes), or the size
+ * afmt_th_work_size gives (one sort): same verdict, same message.  The
+ * cases are the ones a sort can get wrong: equal neighbours in byte order,
+ * every key equal, an escaped spelling, the earliest redefinition among
+ * several, a nested object using the area above its parent's keys. */
+static void test_work_area(void)
+{
+    static const struct {
+        int which, n, nested;
+        const char *want; /* "" valid; else the start of the description */
+    } cases[] = {
+        {0, 3000, 0, "header[\"k599\"] at offset "},
+        {1, 3001, 0, "header[\"k01500\"] at offset "},
+        {2, 1000, 0, "header[\"a\"] at offset 15: duplicate key: it is already defined at offset 9"},
+        {3, 40, 0, "header[\"k3\"] at offset "},
+        {4, 3001, 0, ""},
+        {5, 2003, 0, "header[\"k00017\"] at offset "},
+        {4, 3001, 1, "header[\"k0\"].inner.k3 at offset 103: duplicate key: it is already defined at offset 45"},
+    };
+    size_t i, w;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        text_buf t = {NULL, 0, 0};
+        char key[32], item[96], first[512] = "", name[96];
+        int k;
+        tb_put(&t, "{");
+        for (k = 0; k < cases[i].n; k++) {
+            case_key(cases[i].which, k, cases[i].n, key, sizeof key);
+            if (cases[i].nested && k == 0) {
+                int j;
+                snprintf(item, sizeof item, "\"%s\":{\"inner\":{", key);
+                tb_put(&t, item);
+                for (j = 0; j < 12; j++) {
+                    snprintf(item, sizeof item, "%s\"k%d\":%d", j ? "," : "", j == 11 ? 3 : j, j);
+                    tb_put(&t, item);
+                }
+                tb_put(&t, "}}");
+                continue;
+            }
+            snprintf(item, sizeof item, "%s\"%s\":%d", k ? "," : "", key, k);
+            tb_put(&t, item);
+        }
+        tb_put(&t, "}");
+        for (w = 0; w < 3; w++) {
+            afmt_th th;
+            afmt_tv root;
+            afmt_error err;
+            char got[512] = "";
+            void *work = NULL;
+            th_init(&th, AFMT_TH_JSON, t.p, t.len);
+            th.max_entries = 0;
+            if (w == 1) {
+                th.work_size = 64;
+            } else if (w == 2) {
+                th.work_size = afmt_th_work_size((const uint8_t *)t.p, t.len);
+            }
+            if (w) {
+                work = malloc((size_t)th.work_size);
+                th.work = work;
+            }
+            if (afmt_th_parse(&th, 0, &root, NULL, &err) != 0)
+                afmt_error_describe(&err, got, sizeof got);
+            snprintf(name, sizeof name, "work area %s: case %zu (%d keys)",
+                     w == 0 ? "none" : w == 1 ? "too small" : "of afmt_th_work_size", i, cases[i].n);
+            if (cases[i].want[0] == '\0') {
+                CHECK(name, got[0] == '\0' && root.count == (uint64_t)cases[i].n);
+            } else {
+                CHECK(name, strncmp(got, cases[i].want, strlen(cases[i].want)) == 0 &&
+                                strstr(got, "duplicate key: it is already defined at offset") != NULL);
+            }
+            if (w == 0)
+                snprintf(first, sizeof first, "%s", got);
+            else
+                CHECK(name, strcmp(first, got) == 0);
+            if (strncmp(got, cases[i].want, strlen(cases[i].want)) != 0 || (w && strcmp(first, got) != 0))
+                printf("  got: %s\n  without a work area: %s\n", got, first);
+            free(work);
+        }
+        free(t.p);
+    }
+}
+
 /* Walk a parsed value completely through the access functions. */
 static uint64_t walk(const afmt_th *th, const afmt_tv *v, unsigned depth)
 {
@@ -317,5 +445,6 @@ int main(void)
     test_access();
     test_int_conversions();
     test_many_keys();
+    test_work_area();
     CHECK_DONE();
 }
