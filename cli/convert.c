@@ -19,6 +19,7 @@
 #include "args.h"
 #include "cli.h"
 #include "formats.h"
+#include "limit_opts.h"
 #include "load.h"
 
 typedef struct collect_ctx {
@@ -122,6 +123,7 @@ static void convert_usage(FILE *f)
 "                     (the default)\n"
 "      --lenient      accept IN as the reference readers would (warnings\n"
 "                     on standard error); OUT is always written strictly\n"
+AFMT_CLI_LIMIT_HELP
 "  -h, --help         print this help and exit\n"
 "\n"
 "The storage form is kept where OUT's format can hold it (compression,\n"
@@ -148,6 +150,7 @@ static const afmt_cli_optdef convert_opts[] = {
     { "text", 0, 0, C_TEXT },
     { "compress", 0, 0, C_COMPRESS },
     { "no-compress", 0, 0, C_NO_COMPRESS },
+    AFMT_CLI_LIMIT_OPTDEFS,
     { NULL, 0, 0, 0 }
 };
 
@@ -496,6 +499,8 @@ int afmt_cli_convert_main(int argc, char **argv, int first)
             opt.mode = AFMT_STRICT;
             break;
         default:
+            if (afmt_cli_limit_option("afmt convert", id, val, &opt.limits) < 0)
+                return usage_error();
             break;
         }
     }

@@ -17,6 +17,7 @@
 #include "buf.h"
 #include "cli.h"
 #include "formats.h"
+#include "limit_opts.h"
 #include "load.h"
 
 #define DUMP_MAX_BYTES ((uint64_t)1 << 30)
@@ -219,6 +220,7 @@ static void dump_usage(FILE *f)
 "                     (the default)\n"
 "      --lenient      accept what the reference readers tolerate\n"
 "                     (warnings on standard error)\n"
+AFMT_CLI_LIMIT_HELP
 "  -h, --help         print this help and exit\n"
 "\n"
 "Exit status: 0 printed, 1 FILE invalid or an array refused, 2 usage or\n"
@@ -233,6 +235,7 @@ static const afmt_cli_optdef dump_opts[] = {
     { "lenient", 0, 0, D_LENIENT },
     { "strict", 0, 0, D_STRICT },
     { "list", 0, 0, D_LIST },
+    AFMT_CLI_LIMIT_OPTDEFS,
     { NULL, 0, 0, 0 }
 };
 
@@ -278,6 +281,8 @@ int afmt_cli_dump_main(int argc, char **argv, int first)
             list = 1;
             break;
         default:
+            if (afmt_cli_limit_option("afmt dump", id, val, &opt.limits) < 0)
+                return afmt_cli_usage_error("afmt dump", NULL);
             break;
         }
     }

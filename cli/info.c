@@ -20,6 +20,7 @@
 #include "cli.h"
 #include "formats.h"
 #include "json_out.h"
+#include "limit_opts.h"
 #include "load.h"
 
 /* Most fields and arrays listed per file (the rest are counted), and most
@@ -335,6 +336,7 @@ static void info_usage(FILE *f)
 "      --strict       accept exactly what a conforming writer produces\n"
 "                     (the default)\n"
 "      --lenient      accept what the reference readers tolerate\n"
+AFMT_CLI_LIMIT_HELP
 "  -h, --help         print this help and exit\n"
 "\n"
 "Exit status: 0 every FILE valid, 1 some FILE invalid, 2 usage or I/O\n"
@@ -349,6 +351,7 @@ static const afmt_cli_optdef info_opts[] = {
     { "json", 0, 0, I_JSON },
     { "lenient", 0, 0, I_LENIENT },
     { "strict", 0, 0, I_STRICT },
+    AFMT_CLI_LIMIT_OPTDEFS,
     { NULL, 0, 0, 0 }
 };
 
@@ -401,6 +404,10 @@ int afmt_cli_info_main(int argc, char **argv, int first)
             opt.mode = AFMT_STRICT;
             break;
         default:
+            if (afmt_cli_limit_option("afmt info", id, val, &opt.limits) < 0) {
+                rc = afmt_cli_usage_error("afmt info", NULL);
+                goto done;
+            }
             break;
         }
     }

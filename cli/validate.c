@@ -21,6 +21,7 @@
 #include "args.h"
 #include "cli.h"
 #include "formats.h"
+#include "limit_opts.h"
 #include "pool.h"
 #include "report.h"
 
@@ -241,14 +242,7 @@ static void usage(FILE *f, const char *prog)
 "                     limit for files and pipes, 1G for archive members\n"
 "      --max-rank N   an array of more than N dimensions is invalid\n"
 "                     (code limit; default 255)\n"
-"      --max-header-bytes N\n"
-"                     a header or list of names of more than N bytes is\n"
-"                     invalid (code limit; default 1M; a safetensors\n"
-"                     header may have up to 100000000)\n"
-"      --max-depth N  text header values nested deeper than N (1 to 32;\n"
-"                     default 32) are invalid (code limit)\n"
-"      --max-items N  more than N repetitions or header entries are\n"
-"                     invalid (code limit)\n"
+AFMT_CLI_LIMIT_HELP
 "  -h, --help         print this help and exit\n"
 "  -V, --version      print the version and exit\n"
 "\n"
@@ -300,10 +294,7 @@ static int usage_error(const char *prog)
 enum {
     OPT_HELP = 1, OPT_VERSION, OPT_VERBOSE, OPT_QUIET, OPT_RECURSIVE,
     OPT_JOBS, OPT_JSON, OPT_STRICT, OPT_LENIENT, OPT_FORMAT, OPT_MAX_BYTES,
-    OPT_MAX_RANK,
-    OPT_MAX_HEADER_BYTES,
-    OPT_MAX_DEPTH,
-    OPT_MAX_ITEMS
+    OPT_MAX_RANK
 };
 
 static const afmt_cli_optdef validate_opts[] = {
@@ -319,9 +310,7 @@ static const afmt_cli_optdef validate_opts[] = {
     { "format", 'f', 1, OPT_FORMAT },
     { "max-bytes", 0, 1, OPT_MAX_BYTES },
     { "max-rank", 0, 1, OPT_MAX_RANK },
-    { "max-header-bytes", 0, 1, OPT_MAX_HEADER_BYTES },
-    { "max-depth", 0, 1, OPT_MAX_DEPTH },
-    { "max-items", 0, 1, OPT_MAX_ITEMS },
+    AFMT_CLI_LIMIT_OPTDEFS,
     { NULL, 0, 0, 0 }
 };
 
@@ -489,32 +478,11 @@ int afmt_cli_validate_main(int argc, char **argv, int first, const char *prog)
             }
             cfg.opt.limits.max_rank = v;
             break;
-        case OPT_MAX_HEADER_BYTES:
-            if (afmt_cli_parse_size(val, &v) != 0) {
-                fprintf(stderr, "%s: --max-header-bytes needs a size such as 1048576 or 64M, not '%s'\n",
-                        prog, val);
-                free(operands);
-                return usage_error(prog);
-            }
-            cfg.opt.limits.max_header_bytes = v;
-            break;
-        case OPT_MAX_DEPTH:
-            if (afmt_cli_parse_uint(val, 1, 32, &v) != 0) {
-                fprintf(stderr, "%s: --max-depth needs a number from 1 to 32, not '%s'\n", prog, val);
-                free(operands);
-                return usage_error(prog);
-            }
-            cfg.opt.limits.max_depth = v;
-            break;
-        case OPT_MAX_ITEMS:
-            if (afmt_cli_parse_uint(val, 1, UINT64_MAX, &v) != 0) {
-                fprintf(stderr, "%s: --max-items needs a positive number, not '%s'\n", prog, val);
-                free(operands);
-                return usage_error(prog);
-            }
-            cfg.opt.limits.max_items = v;
-            break;
         default:
+            if (afmt_cli_limit_option(prog, id, val, &cfg.opt.limits) < 0) {
+                free(operands);
+                return usage_error(prog);
+            }
             break;
         }
     }

@@ -1,0 +1,36 @@
+/* afmt CLI: the options that set afmt_limits.  See limit_opts.h. */
+#include "limit_opts.h"
+
+#include <stdio.h>
+
+#include "args.h"
+
+int afmt_cli_limit_option(const char *prog, int id, const char *val, afmt_limits *limits)
+{
+    uint64_t v;
+    switch (id) {
+    case AFMT_CLI_OPT_MAX_HEADER_BYTES:
+        if (afmt_cli_parse_size(val, &v) != 0) {
+            fprintf(stderr, "%s: --max-header-bytes needs a size such as 1048576 or 64M, not '%s'\n", prog, val);
+            return -1;
+        }
+        limits->max_header_bytes = v;
+        return 1;
+    case AFMT_CLI_OPT_MAX_DEPTH:
+        if (afmt_cli_parse_uint(val, 1, 32, &v) != 0) {
+            fprintf(stderr, "%s: --max-depth needs a number from 1 to 32, not '%s'\n", prog, val);
+            return -1;
+        }
+        limits->max_depth = v;
+        return 1;
+    case AFMT_CLI_OPT_MAX_ITEMS:
+        if (afmt_cli_parse_uint(val, 1, UINT64_MAX, &v) != 0) {
+            fprintf(stderr, "%s: --max-items needs a positive number, not '%s'\n", prog, val);
+            return -1;
+        }
+        limits->max_items = v;
+        return 1;
+    default:
+        return 0;
+    }
+}
