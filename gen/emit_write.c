@@ -944,155 +944,168 @@ static int pad_to(const expr *e)
            e->b->kind == E_NAME && strcmp(e->b->sval, r->args[0]->sval) == 0;
 }
 
-static void write_item(emitter *m, item *it)
+/* The bytes of field it: its value, each element of an array field, or
+ * a length-prefixed string per array (a table's labels). */
+static void write_field(emitter *m, item *it)
 {
-    blame bl;
-    m->jpath = it->jpath;
-    switch (it->kind) {
-    case IT_FIELD: {
-        sym *y = sym_find(m, it->name);
-        if (!y) { gen_error(m, it->jpath, "the writer has no value for '%s'", it->name); return; }
-        bl = blame_at(it->name, "AFMT_NO_INDEX", "0");
-        line(m, "/* %s */", it->name);
-        if (it->field.ftype == FT_STRING) {
-            unsigned long long maxlen = it->field.len_width >= 8 ? ~0ULL : (1ULL << (8 * it->field.len_width)) - 1;
-            line(m, "for (size_t k = 0; k < n; k++) {");
-            m->indent++;
-            line(m, "const uint64_t len_k = strlen(arrays[k].name);");
-            line(m, "if (len_k > UINT64_C(%llu)) {", maxlen);
-            m->indent++;
-            bl = blame_at(it->name, "k", "0");
-            emit_fail(m, &bl, "type", LEN_NONE, "\"name of %\" PRIu64 \" bytes is too long\"", "len_k");
-            m->indent--;
-            line(m, "}");
-            if (it->field.len_width == 1) line(m, "if (afmt_sink_u8(sink, len_k, err) != 0) return -1;");
-            else line(m, "if (afmt_sink_u%d(sink, len_k, %d, err) != 0) return -1;", it->field.len_width * 8, it->field.big_endian);
-            line(m, "if (afmt_sink_put(sink, arrays[k].name, len_k, err) != 0) return -1;");
-            m->indent--;
-            line(m, "}");
-        } else if (it->field.ftype != FT_INT) {
-            line(m, "if (afmt_sink_put(sink, %s, %d, err) != 0) return -1;", y->c, it->field.size);
-        } else if (!it->field.count) {
-            write_int(m, &bl, it, y->c, it->field.is_signed);
-        } else {
-            char *el;
-            line(m, "for (uint64_t k = 0; k < %s; k++) {", y->count);
-            m->indent++;
-            el = xprintf(y->elem, "k");
-            bl = blame_at(it->name, "k", "0");
-            write_int(m, &bl, it, el, it->field.is_signed);
-            free(el);
-            m->indent--;
-            line(m, "}");
-        }
-        break;
-    }
-    case IT_ARRAY: {
-        sym *lk = it->array.dtype_from ? sym_peek(m, it->array.dtype_from) : NULL;
-        const char *endian = it->array.payload_big ? "AFMT_BIG" : "AFMT_LITTLE";
-        const layout_module *lm = layout_by_id(it->array.layout);
-        line(m, "/* %s */", it->name);
-        if (lm && lm->write_payload) {
-            lm->write_payload(m, it, lk, endian);
-            break;
-        }
-        if (lk) decl_use(m, lk->enc_decl);
-        if (lk && encoding_of(it) && encoding_of(it)->write_payload)
-            encoding_of(it)->write_payload(m, it, lk, endian);
-        else if (lk)
-            line(m, "if (afmt_sink_payload(sink, A_%s, %s, %s_enc, err) != 0) return -1;", it->name, endian, lk->c);
-        break;
-    }
-    case IT_REGION:
-        write_items(m, &it->body);
-        break;
-    case IT_PAD: {
-        char *sz;
-        line(m, "/* %s */", it->name);
-        bl = blame_at(it->name, "AFMT_NO_INDEX", "0");
-        if (pad_to(it->arg)) {
-            /* roundup(x, k) - x: the zeros to the next multiple of k */
-            sz = emit_u64(m, &bl, it->arg->a->args[0], it->arg_text);
-            line(m, "if (afmt_write_pad_to(sink, %s, UINT64_C(%llu), \"%s\", err) != 0) return -1;", sz,
-                 (unsigned long long)it->arg->a->args[1]->ival, it->name);
-            free(sz);
-            break;
-        }
-        sz = emit_u64(m, &bl, it->arg, it->arg_text);
-        line(m, "if (afmt_sink_zeros(sink, %s, err) != 0) return -1;", sz);
-        free(sz);
-        break;
-    }
-    case IT_SWITCH: {
-        cexpr sel;
-        int i, j;
-        unsigned long long lit;
-        bl = blame_at(it->arg->kind == E_NAME ? it->arg->sval : it->name, "AFMT_NO_INDEX", "0");
-        /* the case written: the switch's own "write", else its selector
-         * computed from the fields written */
-        sel = it->write ? emit_expr(m, &bl, it->write, it->write_text) : emit_expr(m, &bl, it->arg, it->arg_text);
-        if (c_literal(sel.c, &lit)) {
-            /* a constant selector: the case is chosen here */
-            for (i = 0; i < it->ncases; i++)
-                for (j = 0; j < it->cases[i].nwhen; j++)
-                    if (it->cases[i].when[j]->ival == lit) {
-                        line(m, "/* switch %s: case %llu */", it->name, lit);
-                        write_scope(m, &it->cases[i].body, "&arrays[ai]");
-                        free(sel.c);
-                        return;
-                    }
-            gen_error(m, it->jpath, "the writer's value %llu of '%s' matches no case", lit, it->name);
-            free(sel.c);
-            break;
-        }
-        line(m, "/* switch %s */", it->name);
-        for (i = 0; i < it->ncases; i++) {
-            sbuf cond = {0};
-            for (j = 0; j < it->cases[i].nwhen; j++)
-                sb_printf(&cond, "%s%s == %llu", j ? " || " : "", sel.c, (unsigned long long)it->cases[i].when[j]->ival);
-            line(m, "%sif (%s) {", i ? "} else " : "", cond.s);
-            sb_free(&cond);
-            m->indent++;
-            {
-                char *name = xprintf("%s_%llu", it->name, (unsigned long long)it->cases[i].when[0]->ival);
-                write_scope_func(m, &it->cases[i].body, name);
-                free(name);
-            }
-            m->indent--;
-        }
-        line(m, "} else {");
+    sym *y = sym_find(m, it->name);
+    blame bl = blame_at(it->name, "AFMT_NO_INDEX", "0");
+    if (!y) { gen_error(m, it->jpath, "the writer has no value for '%s'", it->name); return; }
+    line(m, "/* %s */", it->name);
+    if (it->field.ftype == FT_STRING) {
+        unsigned long long maxlen = it->field.len_width >= 8 ? ~0ULL : (1ULL << (8 * it->field.len_width)) - 1;
+        char *cond = xprintf("len_k > UINT64_C(%llu)", maxlen);
+        line(m, "for (size_t k = 0; k < n; k++) {");
         m->indent++;
-        bl = blame_at(it->arg->kind == E_NAME ? it->arg->sval : it->name, "AFMT_NO_INDEX", "0");
-        emit_fail(m, &bl, "type", LEN_NONE, "\"no case of the format describes this array\"", NULL);
+        line(m, "const uint64_t len_k = strlen(arrays[k].name);");
+        bl = blame_at(it->name, "k", "0");
+        emit_fail_if(m, cond, &bl, "type", LEN_NONE, "\"name of %\" PRIu64 \" bytes is too long\"", "len_k");
+        free(cond);
+        if (it->field.len_width == 1) line(m, "if (afmt_sink_u8(sink, len_k, err) != 0) return -1;");
+        else line(m, "if (afmt_sink_u%d(sink, len_k, %d, err) != 0) return -1;", it->field.len_width * 8, it->field.big_endian);
+        line(m, "if (afmt_sink_put(sink, arrays[k].name, len_k, err) != 0) return -1;");
         m->indent--;
         line(m, "}");
-        free(sel.c);
-        break;
+    } else if (it->field.ftype != FT_INT) {
+        line(m, "if (afmt_sink_put(sink, %s, %d, err) != 0) return -1;", y->c, it->field.size);
+    } else if (!it->field.count) {
+        write_int(m, &bl, it, y->c, it->field.is_signed);
+    } else {
+        char *el;
+        line(m, "for (uint64_t k = 0; k < %s; k++) {", y->count);
+        m->indent++;
+        el = xprintf(y->elem, "k");
+        bl = blame_at(it->name, "k", "0");
+        write_int(m, &bl, it, el, it->field.is_signed);
+        free(el);
+        m->indent--;
+        line(m, "}");
     }
-    case IT_REPEAT:
-        if (it->repeat.until_end && has_arrays(&it->body) && !m->multi) {
-            /* the arrays are not repeated at the top: one repetition, for
-             * the array being written (a DAPHNE matrix as one block) */
-            line(m, "/* repeat %s: written once */", it->name);
-            write_scope_func(m, &it->body, it->name);
-        } else if (it->repeat.until_end && has_arrays(&it->body)) {
-            line(m, "/* repeat %s: one per array */", it->name);
-            line(m, "for (size_t ai = 0; ai < n; ai++) {");
-            m->indent++;
-            write_scope_func(m, &it->body, it->name);
-            m->indent--;
-            line(m, "}");
+}
+
+/* The payload of array item it: its layout's, its encoding's, or as its
+ * dtype says. */
+static void write_array(emitter *m, item *it)
+{
+    sym *lk = it->array.dtype_from ? sym_peek(m, it->array.dtype_from) : NULL;
+    const char *endian = it->array.payload_big ? "AFMT_BIG" : "AFMT_LITTLE";
+    const layout_module *lm = layout_by_id(it->array.layout);
+    line(m, "/* %s */", it->name);
+    if (lm && lm->write_payload) {
+        lm->write_payload(m, it, lk, endian);
+        return;
+    }
+    if (lk) decl_use(m, lk->enc_decl);
+    if (lk && encoding_of(it) && encoding_of(it)->write_payload)
+        encoding_of(it)->write_payload(m, it, lk, endian);
+    else if (lk)
+        line(m, "if (afmt_sink_payload(sink, A_%s, %s, %s_enc, err) != 0) return -1;", it->name, endian, lk->c);
+}
+
+/* The zeros of pad item it. */
+static void write_pad(emitter *m, item *it)
+{
+    const blame bl = blame_at(it->name, "AFMT_NO_INDEX", "0");
+    char *sz;
+    line(m, "/* %s */", it->name);
+    if (pad_to(it->arg)) {
+        /* roundup(x, k) - x: the zeros to the next multiple of k */
+        sz = emit_u64(m, &bl, it->arg->a->args[0], it->arg_text);
+        line(m, "if (afmt_write_pad_to(sink, %s, UINT64_C(%llu), \"%s\", err) != 0) return -1;", sz,
+             (unsigned long long)it->arg->a->args[1]->ival, it->name);
+    } else {
+        sz = emit_u64(m, &bl, it->arg, it->arg_text);
+        line(m, "if (afmt_sink_zeros(sink, %s, err) != 0) return -1;", sz);
+    }
+    free(sz);
+}
+
+/* The case of switch it whose values include lit, or -1. */
+static int case_of(const item *it, unsigned long long lit)
+{
+    int i, j;
+    for (i = 0; i < it->ncases; i++)
+        for (j = 0; j < it->cases[i].nwhen; j++)
+            if (it->cases[i].when[j]->ival == lit) return i;
+    return -1;
+}
+
+/* Switch it: the case the values written select (a function each), or
+ * the one case a constant selector names, in place. */
+static void write_switch(emitter *m, item *it)
+{
+    const blame bl = blame_at(it->arg->kind == E_NAME ? it->arg->sval : it->name, "AFMT_NO_INDEX", "0");
+    /* the case written: the switch's own "write", else its selector
+     * computed from the fields written */
+    cexpr sel = it->write ? emit_expr(m, &bl, it->write, it->write_text) : emit_expr(m, &bl, it->arg, it->arg_text);
+    unsigned long long lit;
+    int i, j;
+    if (c_literal(sel.c, &lit)) {
+        i = case_of(it, lit);
+        if (i < 0) {
+            gen_error(m, it->jpath, "the writer's value %llu of '%s' matches no case", lit, it->name);
         } else {
-            bl = blame_at(it->name, "AFMT_NO_INDEX", "0");
-            {
-                char *fmt = xprintf("\"writing %s: repeated structure '%s' is not supported by the writer\"", m->s->format, it->name);
-                emit_fail(m, &bl, "unsupported", LEN_NONE, fmt, NULL);
-                free(fmt);
-            }
+            line(m, "/* switch %s: case %llu */", it->name, lit);
+            write_scope(m, &it->cases[i].body, "&arrays[ai]");
         }
-        break;
-    default:
-        break;
+        free(sel.c);
+        return;
+    }
+    line(m, "/* switch %s */", it->name);
+    for (i = 0; i < it->ncases; i++) {
+        sbuf cond = {0};
+        char *name = xprintf("%s_%llu", it->name, (unsigned long long)it->cases[i].when[0]->ival);
+        for (j = 0; j < it->cases[i].nwhen; j++)
+            sb_printf(&cond, "%s%s == %llu", j ? " || " : "", sel.c, (unsigned long long)it->cases[i].when[j]->ival);
+        line(m, "%sif (%s) {", i ? "} else " : "", cond.s);
+        sb_free(&cond);
+        m->indent++;
+        write_scope_func(m, &it->cases[i].body, name);
+        m->indent--;
+        free(name);
+    }
+    line(m, "} else {");
+    m->indent++;
+    emit_fail(m, &bl, "type", LEN_NONE, "\"no case of the format describes this array\"", NULL);
+    m->indent--;
+    line(m, "}");
+    free(sel.c);
+}
+
+/* Repeat it: once per array written, or once for the one array. */
+static void write_repeat(emitter *m, item *it)
+{
+    if (it->repeat.until_end && has_arrays(&it->body) && !m->multi) {
+        /* the arrays are not repeated at the top: one repetition, for
+         * the array being written (a DAPHNE matrix as one block) */
+        line(m, "/* repeat %s: written once */", it->name);
+        write_scope_func(m, &it->body, it->name);
+    } else if (it->repeat.until_end && has_arrays(&it->body)) {
+        line(m, "/* repeat %s: one per array */", it->name);
+        line(m, "for (size_t ai = 0; ai < n; ai++) {");
+        m->indent++;
+        write_scope_func(m, &it->body, it->name);
+        m->indent--;
+        line(m, "}");
+    } else {
+        const blame bl = blame_at(it->name, "AFMT_NO_INDEX", "0");
+        char *fmt = xprintf("\"writing %s: repeated structure '%s' is not supported by the writer\"", m->s->format, it->name);
+        emit_fail(m, &bl, "unsupported", LEN_NONE, fmt, NULL);
+        free(fmt);
+    }
+}
+
+static void write_item(emitter *m, item *it)
+{
+    m->jpath = it->jpath;
+    switch (it->kind) {
+    case IT_FIELD: write_field(m, it); break;
+    case IT_ARRAY: write_array(m, it); break;
+    case IT_REGION: write_items(m, &it->body); break;
+    case IT_PAD: write_pad(m, it); break;
+    case IT_SWITCH: write_switch(m, it); break;
+    case IT_REPEAT: write_repeat(m, it); break;
+    default: break;
     }
 }
 

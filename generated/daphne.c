@@ -1047,10 +1047,9 @@ static int daphne_write_object_3(const afmt_array *arrays, const size_t n, afmt_
     /* labels */
     for (size_t k = 0; k < n; k++) {
         const uint64_t len_k = strlen(arrays[k].name);
-        if (len_k > UINT64_C(65535)) {
+        if (len_k > UINT64_C(65535))
             return afmt_fail(err, AFMT_E_TYPE, NULL, "labels", k, 0, "name of %" PRIu64
                     " bytes is too long", len_k);
-        }
         if (afmt_sink_u16(sink, len_k, 0, err) != 0) return -1;
         if (afmt_sink_put(sink, arrays[k].name, len_k, err) != 0) return -1;
     }
