@@ -1055,11 +1055,17 @@ static void emit_array(emitter *m, item *it)
     if (lay && lay->records) lay->records(m, it, &le);
     /* the view is handed over after the payload has passed its checks */
     array_view(m, it, lay, enc, &le, shp);
-    array_take(m, it, enc, lk);
-    line(m, "if (want_%s && afmt_view_hand(vis, err, path, \"%s\", &a_%s, src, pos, nbytes_%s)) return -1;", it->name,
-         it->name, it->name, it->name);
-    line(m, "narrays++;");
-    line(m, "pos += nbytes_%s;", it->name);
+    if (!it->array.check_values) {
+        /* take, hand over, count, move on: one call */
+        line(m, "if (afmt_take_view(src, vis, err, path, \"%s\", %s, %s, want_%s ? &a_%s : NULL, nbytes_%s, &pos, &narrays)) return -1;",
+             it->name, m->end, region_ctx(m), it->name, it->name, it->name);
+    } else {
+        array_take(m, it, enc, lk);
+        line(m, "if (want_%s && afmt_view_hand(vis, err, path, \"%s\", &a_%s, src, pos, nbytes_%s)) return -1;", it->name,
+             it->name, it->name, it->name);
+        line(m, "narrays++;");
+        line(m, "pos += nbytes_%s;", it->name);
+    }
     y = sym_push(m, SY_PAYLOAD, it->name, it);
     snprintf(y->c, sizeof y->c, "%s", it->name);
     if (dims) {
@@ -1304,12 +1310,32 @@ static void emit_switch(emitter *m, item *it)
     free(sel.c);
 }
 
+/* Is pad expression e `roundup(x, k) - x` (x a name, k a literal > 0)? */
+static int pad_to_multiple(const expr *e)
+{
+    const expr *r = e && e->kind == E_BINARY && e->op == TK_MINUS ? e->a : NULL;
+    return r && r->kind == E_CALL && strcmp(r->sval, "roundup") == 0 && r->nargs == 2 && r->args[0]->kind == E_NAME &&
+           r->args[1]->kind == E_INT && r->args[1]->ival > 0 && e->b->kind == E_NAME &&
+           strcmp(e->b->sval, r->args[0]->sval) == 0;
+}
+
 static void emit_pad(emitter *m, item *it)
 {
     blame bl;
     char *sz;
     m->jpath = it->jpath;
     bl = blame_at(it->name, "AFMT_NO_INDEX", "pos");
+    if (pad_to_multiple(it->arg)) {
+        /* the zeros to the next multiple of k: one call */
+        const expr *r = it->arg->a;
+        char *q = c_quote(it->arg_text, strlen(it->arg_text));
+        sz = emit_u64(m, &bl, r->args[0], it->arg_text);
+        line(m, "if (afmt_take_pad_to(src, opt, vis, err, path, \"%s\", %d, %s, UINT64_C(%llu), %s, %s, &pos)) return -1;",
+             it->name, it->pad.fill_lenient == LEN_WARN, sz, (unsigned long long)r->args[1]->ival, q, m->end);
+        free(sz);
+        free(q);
+        return;
+    }
     sz = emit_u64(m, &bl, it->arg, it->arg_text);
     line(m, "if (afmt_take_padding(src, opt, vis, err, path, \"%s\", %d, %s, %s, &pos)) return -1;", it->name,
          it->pad.fill_lenient == LEN_WARN, sz, m->end);

@@ -139,14 +139,7 @@ static void tiles_array_view(emitter *m, item *it)
 {
     if (it->array.nshape != 2) return;
     sym *r = sym_find(m, m->tiles->repeat.tile_row), *c = sym_find(m, m->tiles->repeat.tile_col);
-    if (r && c) {
-        line(m, "a_%s.tile_row = %s;", it->name, r->c);
-        line(m, "a_%s.tile_col = %s;", it->name, c->c);
-        line(m, "a_%s.tile_rows = tiles_%s->rows;", it->name, m->tiles->name);
-        line(m, "a_%s.tile_cols = tiles_%s->cols;", it->name, m->tiles->name);
-        line(m, "a_%s.is_tile = !(a_%s.tile_row == 0 && a_%s.tile_col == 0 && a_%s.dims[0] == a_%s.tile_rows && a_%s.dims[1] == a_%s.tile_cols);",
-             it->name, it->name, it->name, it->name, it->name, it->name, it->name);
-    }
+    if (r && c) line(m, "afmt_view_tile(&a_%s, %s, %s, tiles_%s);", it->name, r->c, c->c, m->tiles->name);
 }
 
 /* After the loop: every cell covered. */

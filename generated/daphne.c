@@ -125,19 +125,10 @@ static int daphne_validate_block_kind_0(afmt_src *src, const afmt_visitor *vis, 
         a_data.dims[0] = data_dim0;
         a_data.dims[1] = data_dim1;
         a_data.encoding = AFMT_ENC_ZEROS;
-        a_data.tile_row = v_block_row;
-        a_data.tile_col = v_block_col;
-        a_data.tile_rows = tiles_block->rows;
-        a_data.tile_cols = tiles_block->cols;
-        a_data.is_tile = !(a_data.tile_row == 0 && a_data.tile_col == 0 &&
-                a_data.dims[0] == a_data.tile_rows && a_data.dims[1] == a_data.tile_cols);
+        afmt_view_tile(&a_data, v_block_row, v_block_col, tiles_block);
     }
-    if (afmt_take_payload(src, err, path, "data", src->len, NULL, pos, nbytes_data, NULL,
-            (void *)NULL, NULL)) return -1;
-    if (want_data &&
-            afmt_view_hand(vis, err, path, "data", &a_data, src, pos, nbytes_data)) return -1;
-    narrays++;
-    pos += nbytes_data;
+    if (afmt_take_view(src, vis, err, path, "data", src->len, NULL, want_data ? &a_data : NULL,
+            nbytes_data, &pos, &narrays)) return -1;
     *pos_io = pos;
     *narrays_io = narrays;
     return 0;
@@ -174,19 +165,10 @@ static int daphne_validate_data(afmt_src *src, const afmt_visitor *vis, afmt_err
         a_data.rank = 2;
         a_data.dims[0] = data_dim0_2;
         a_data.dims[1] = data_dim1_2;
-        a_data.tile_row = v_block_row;
-        a_data.tile_col = v_block_col;
-        a_data.tile_rows = tiles_block->rows;
-        a_data.tile_cols = tiles_block->cols;
-        a_data.is_tile = !(a_data.tile_row == 0 && a_data.tile_col == 0 &&
-                a_data.dims[0] == a_data.tile_rows && a_data.dims[1] == a_data.tile_cols);
+        afmt_view_tile(&a_data, v_block_row, v_block_col, tiles_block);
     }
-    if (afmt_take_payload(src, err, path, "data", src->len, NULL, pos, nbytes_data, NULL,
-            (void *)NULL, NULL)) return -1;
-    if (want_data &&
-            afmt_view_hand(vis, err, path, "data", &a_data, src, pos, nbytes_data)) return -1;
-    narrays++;
-    pos += nbytes_data;
+    if (afmt_take_view(src, vis, err, path, "data", src->len, NULL, want_data ? &a_data : NULL,
+            nbytes_data, &pos, &narrays)) return -1;
     *pos_io = pos;
     *narrays_io = narrays;
     return 0;
@@ -255,24 +237,15 @@ static int daphne_validate_block_kind_2_data(afmt_src *src, const afmt_visitor *
         a_data.rank = 2;
         a_data.dims[0] = data_dim0_3;
         a_data.dims[1] = data_dim1_3;
-        a_data.tile_row = v_block_row;
-        a_data.tile_col = v_block_col;
-        a_data.tile_rows = tiles_block->rows;
-        a_data.tile_cols = tiles_block->cols;
-        a_data.is_tile = !(a_data.tile_row == 0 && a_data.tile_col == 0 &&
-                a_data.dims[0] == a_data.tile_rows && a_data.dims[1] == a_data.tile_cols);
+        afmt_view_tile(&a_data, v_block_row, v_block_col, tiles_block);
         a_data.encoding = AFMT_ENC_CSR;
         a_data.nnz = stored_data;
         a_data.csr_row_offsets = afmt_src_ptr(src, o_row_offsets, n_row_offsets * 8);
         a_data.csr_col_indices = afmt_src_ptr(src, o_col_indices, n_col_indices * 8);
         a_data.csr_index_size = 8;
     }
-    if (afmt_take_payload(src, err, path, "data", src->len, NULL, pos, nbytes_data, NULL,
-            (void *)NULL, NULL)) return -1;
-    if (want_data &&
-            afmt_view_hand(vis, err, path, "data", &a_data, src, pos, nbytes_data)) return -1;
-    narrays++;
-    pos += nbytes_data;
+    if (afmt_take_view(src, vis, err, path, "data", src->len, NULL, want_data ? &a_data : NULL,
+            nbytes_data, &pos, &narrays)) return -1;
     *pos_io = pos;
     *narrays_io = narrays;
     return 0;
@@ -438,19 +411,10 @@ static int daphne_validate_block_kind_3_data(afmt_src *src, const afmt_visitor *
         a_data.coo_stride = record_data;
         a_data.coo_index_size = 4;
         a_data.coo_has_col = with_cols_data;
-        a_data.tile_row = v_block_row;
-        a_data.tile_col = v_block_col;
-        a_data.tile_rows = tiles_block->rows;
-        a_data.tile_cols = tiles_block->cols;
-        a_data.is_tile = !(a_data.tile_row == 0 && a_data.tile_col == 0 &&
-                a_data.dims[0] == a_data.tile_rows && a_data.dims[1] == a_data.tile_cols);
+        afmt_view_tile(&a_data, v_block_row, v_block_col, tiles_block);
     }
-    if (afmt_take_payload(src, err, path, "data", src->len, NULL, pos, nbytes_data, NULL,
-            (void *)NULL, NULL)) return -1;
-    if (want_data &&
-            afmt_view_hand(vis, err, path, "data", &a_data, src, pos, nbytes_data)) return -1;
-    narrays++;
-    pos += nbytes_data;
+    if (afmt_take_view(src, vis, err, path, "data", src->len, NULL, want_data ? &a_data : NULL,
+            nbytes_data, &pos, &narrays)) return -1;
     *pos_io = pos;
     *narrays_io = narrays;
     return 0;

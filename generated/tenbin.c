@@ -194,12 +194,8 @@ static int tenbin_validate_data_chunk(afmt_src *src, const afmt_options *opt,
                 AFMT_B(src, header.o_dims), header.n_dims)) return -1;
         afmt_copy_text(a_data.name, sizeof a_data.name, AFMT_B(src, header.o_info), 8);
     }
-    if (afmt_take_payload(src, err, path, "data", rc_data_chunk.end, &rc_data_chunk, pos,
-            nbytes_data, NULL, (void *)NULL, NULL)) return -1;
-    if (want_data &&
-            afmt_view_hand(vis, err, path, "data", &a_data, src, pos, nbytes_data)) return -1;
-    narrays++;
-    pos += nbytes_data;
+    if (afmt_take_view(src, vis, err, path, "data", rc_data_chunk.end, &rc_data_chunk, want_data ?
+            &a_data : NULL, nbytes_data, &pos, &narrays)) return -1;
     if (afmt_region_close(src, opt, vis, err, path, &rc_data_chunk, AFMT_REGION_SKIP, 0,
             &pos)) return -1;
     *pos_io = pos;
@@ -235,16 +231,8 @@ static int tenbin_validate_array(afmt_src *src, const afmt_options *opt, const a
      * pad header_padding: roundup(header_len, 64) - header_len zero bytes (spec/tenbin.json
      * /body/0/body/3)
      */
-    uint64_t header_len_rounded;
-    if (!afmt_roundup_u64((uint64_t)v_header_len, UINT64_C(64), &header_len_rounded))
-        return afmt_fail(err, AFMT_E_OVERFLOW, path, "header_padding", AFMT_NO_INDEX, pos,
-                "`roundup(header_len, 64) - header_len` overflows 64 bits or divides by zero");
-    uint64_t header_len_padding;
-    if (!afmt_sub_u64(header_len_rounded, (uint64_t)v_header_len, &header_len_padding))
-        return afmt_fail(err, AFMT_E_NEGATIVE, path, "header_padding", AFMT_NO_INDEX, pos,
-                "`roundup(header_len, 64) - header_len` is below zero");
-    if (afmt_take_padding(src, opt, vis, err, path, "header_padding", 1, header_len_padding,
-            src->len, &pos)) return -1;
+    if (afmt_take_pad_to(src, opt, vis, err, path, "header_padding", 1, (uint64_t)v_header_len,
+            UINT64_C(64), "roundup(header_len, 64) - header_len", src->len, &pos)) return -1;
 
     /* data_magic: 8 bytes of raw bytes (spec/tenbin.json /body/0/body/4) */
     const uint64_t o_data_magic = pos;
@@ -292,16 +280,8 @@ static int tenbin_validate_array(afmt_src *src, const afmt_options *opt, const a
      * pad data_padding: roundup(data_len, 64) - data_len zero bytes (spec/tenbin.json
      * /body/0/body/8)
      */
-    uint64_t data_len_rounded;
-    if (!afmt_roundup_u64((uint64_t)v_data_len, UINT64_C(64), &data_len_rounded))
-        return afmt_fail(err, AFMT_E_OVERFLOW, path, "data_padding", AFMT_NO_INDEX, pos,
-                "`roundup(data_len, 64) - data_len` overflows 64 bits or divides by zero");
-    uint64_t data_len_padding;
-    if (!afmt_sub_u64(data_len_rounded, (uint64_t)v_data_len, &data_len_padding))
-        return afmt_fail(err, AFMT_E_NEGATIVE, path, "data_padding", AFMT_NO_INDEX, pos,
-                "`roundup(data_len, 64) - data_len` is below zero");
-    if (afmt_take_padding(src, opt, vis, err, path, "data_padding", 1, data_len_padding, src->len,
-            &pos)) return -1;
+    if (afmt_take_pad_to(src, opt, vis, err, path, "data_padding", 1, (uint64_t)v_data_len,
+            UINT64_C(64), "roundup(data_len, 64) - data_len", src->len, &pos)) return -1;
     *pos_io = pos;
     *narrays_io = narrays;
     return 0;

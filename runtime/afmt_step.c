@@ -222,3 +222,10 @@ int afmt_lz4_prove(afmt_src *src, const afmt_options *opt, afmt_error *err, cons
     return afmt_fail(err, AFMT_E_VALUE, path, field, AFMT_NO_INDEX, pos + bad,
                      "malformed LZ4 block: %s", why);
 }
+
+int afmt_pad_to_overflow(afmt_error *err, const afmt_path *path, const char *field, uint64_t pos,
+                         const char *expr_text)
+{
+    return afmt_fail(err, AFMT_E_OVERFLOW, path, field, AFMT_NO_INDEX, pos,
+                     "`%s` overflows 64 bits or divides by zero", expr_text);
+}

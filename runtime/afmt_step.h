@@ -148,6 +148,24 @@ static inline int afmt_region_close(afmt_src *src, const afmt_options *opt,
     return afmt_region_close_slow(src, opt, vis, err, path, r, rest, size_offset, pos);
 }
 
+/* afmt_take_padding of the roundup(len, align) - len bytes that bring len
+ * to a multiple of align: a spec's pad of `roundup(x, k) - x`.  A multiple
+ * that overflows 64 bits fails on field at *pos ("`expr_text` overflows 64
+ * bits or divides by zero", as the expression would). */
+int afmt_pad_to_overflow(afmt_error *err, const afmt_path *path, const char *field, uint64_t pos,
+                         const char *expr_text);
+static inline int afmt_take_pad_to(afmt_src *src, const afmt_options *opt,
+                                   const afmt_visitor *vis, afmt_error *err,
+                                   const afmt_path *path, const char *field, int lenient,
+                                   uint64_t len, uint64_t align, const char *expr_text,
+                                   uint64_t end, uint64_t *pos)
+{
+    uint64_t rounded;
+    if (!afmt_roundup_u64(len, align, &rounded))
+        return afmt_pad_to_overflow(err, path, field, *pos, expr_text);
+    return afmt_take_padding(src, opt, vis, err, path, field, lenient, rounded - len, end, pos);
+}
+
 /* At the end of the input: nothing may follow pos (with lenient set,
  * trailing bytes are a tolerance). */
 int afmt_expect_end_slow(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
@@ -227,6 +245,23 @@ int afmt_view_dims(afmt_array *a, afmt_error *err, const afmt_path *path,
 int afmt_view_hand(const afmt_visitor *vis, afmt_error *err, const afmt_path *path,
                    const char *field, afmt_array *a, const afmt_src *src, uint64_t pos,
                    uint64_t nbytes);
+
+/* Take the nbytes of the payload of field at *pos (before end, in region;
+ * afmt_take_payload, no scan), hand its view a to vis (a NULL: no visitor
+ * wants one; afmt_view_hand), count it in *narrays and move *pos past it. */
+static inline int afmt_take_view(afmt_src *src, const afmt_visitor *vis, afmt_error *err,
+                                 const afmt_path *path, const char *field, uint64_t end,
+                                 const afmt_region_ctx *region, afmt_array *a, uint64_t nbytes,
+                                 uint64_t *pos, uint32_t *narrays)
+{
+    if (afmt_take_payload(src, err, path, field, end, region, *pos, nbytes, NULL, NULL, NULL))
+        return -1;
+    if (a && afmt_view_hand(vis, err, path, field, a, src, *pos, nbytes))
+        return -1;
+    ++*narrays;
+    *pos += nbytes;
+    return 0;
+}
 
 /* One entry of a spec's type table (a static const array per table in
  * generated code, shared by validator and writer). */

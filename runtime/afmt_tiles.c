@@ -199,3 +199,12 @@ done:
     free(tmp);
     return rc;
 }
+
+void afmt_view_tile(afmt_array *a, uint64_t row, uint64_t col, const afmt_tiles *t)
+{
+    a->tile_row = row;
+    a->tile_col = col;
+    a->tile_rows = t->rows;
+    a->tile_cols = t->cols;
+    a->is_tile = !(row == 0 && col == 0 && a->dims[0] == t->rows && a->dims[1] == t->cols);
+}

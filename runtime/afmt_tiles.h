@@ -35,6 +35,10 @@ typedef struct afmt_tiles {
 
 enum { AFMT_TILE_OK = 0, AFMT_TILE_OUTSIDE = 1, AFMT_TILE_OVERLAP = 2, AFMT_TILE_TOO_MANY = 3 };
 
+/* View a (rank 2, dims set) is the block at (row, col) of the matrix t
+ * tiles: its tile_* members, and is_tile unless it is the whole matrix. */
+void afmt_view_tile(afmt_array *a, uint64_t row, uint64_t col, const afmt_tiles *t);
+
 void afmt_tiles_init(afmt_tiles *t, uint64_t rows, uint64_t cols);
 /* Add a block; on AFMT_TILE_OVERLAP *other is the index of the block it
  * overlaps. */
