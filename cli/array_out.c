@@ -13,7 +13,10 @@ void afmt_cli_put_array_label(afmt_cli_buf *b, uint64_t index, const afmt_array 
 
     afmt_cli_buf_printf(b, "[%" PRIu64 "] ", index);
     if (a->name[0]) {
-        afmt_cli_buf_put_escaped(b, a->name, strnlen(a->name, sizeof a->name));
+        size_t kept = strnlen(a->name, sizeof a->name);
+        afmt_cli_buf_put_escaped(b, a->name, kept);
+        if (a->name_len > kept) /* never shown as if it were the whole name */
+            afmt_cli_buf_printf(b, "...(a name of %" PRIu64 " bytes, the first %zu shown)", a->name_len, kept);
         afmt_cli_buf_putc(b, ' ');
     }
     /* The shape is written in place: its length is known beforehand. */
@@ -34,6 +37,11 @@ void afmt_cli_put_array_json(afmt_cli_buf *b, uint64_t index, const afmt_array *
     afmt_cli_buf_u64(b, index);
     afmt_cli_buf_puts(b, ",\"name\":");
     afmt_cli_json_str(b, a->name, strnlen(a->name, sizeof a->name));
+    if (a->name_len > strnlen(a->name, sizeof a->name)) {
+        /* name holds only the first bytes of the file's name */
+        afmt_cli_buf_puts(b, ",\"name_bytes\":");
+        afmt_cli_buf_u64(b, a->name_len);
+    }
     afmt_cli_buf_puts(b, ",\"dtype\":");
     afmt_cli_json_cstr(b, afmt_dtype_name(a->dtype));
     if (a->dtype == AFMT_OPAQUE && a->opaque_name[0]) {

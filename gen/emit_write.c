@@ -957,6 +957,7 @@ static void write_field(emitter *m, item *it)
         char *cond = xprintf("len_k > UINT64_C(%llu)", maxlen);
         line(m, "for (size_t k = 0; k < n; k++) {");
         m->indent++;
+        line(m, "if (afmt_name_whole(&arrays[k], k, err) != 0) return -1;");
         line(m, "const uint64_t len_k = strlen(arrays[k].name);");
         bl = blame_at(it->name, "k", "0");
         emit_fail_if(m, cond, &bl, "type", LEN_NONE, "\"name of %\" PRIu64 \" bytes is too long\"", "len_k");

@@ -48,6 +48,7 @@ static void columns_label(emitter *m, const sym *names)
     m->indent++;
     line(m, "const uint64_t label_len = %s;", ld);
     line(m, "afmt_copy_label(a.name, sizeof a.name, AFMT_B(src, label + %d), label_len);", names->width);
+    line(m, "a.name_len = label_len; /* a writer refuses a name cut short */");
     line(m, "label += %d + label_len;", names->width);
     m->indent--;
     line(m, "}");

@@ -681,6 +681,7 @@ static int daphne_validate_columns(afmt_src *src, const afmt_visitor *vis, afmt_
             if (j < n_labels) {
                 const uint64_t label_len = (uint64_t)afmt_load_u16le(AFMT_B(src, label));
                 afmt_copy_label(a.name, sizeof a.name, AFMT_B(src, label + 2), label_len);
+                a.name_len = label_len; /* a writer refuses a name cut short */
                 label += 2 + label_len;
             }
             if (vis->on_array(vis->ctx, &a) != 0) {
@@ -1010,6 +1011,7 @@ static int daphne_write_object_3(const afmt_array *arrays, const size_t n, afmt_
     }
     /* labels */
     for (size_t k = 0; k < n; k++) {
+        if (afmt_name_whole(&arrays[k], k, err) != 0) return -1;
         const uint64_t len_k = strlen(arrays[k].name);
         if (len_k > UINT64_C(65535))
             return afmt_fail(err, AFMT_E_TYPE, NULL, "labels", k, 0, "name of %" PRIu64

@@ -120,7 +120,7 @@ extern "C" {
  * regenerate ...), so code generated for another runtime does not compile
  * rather than misbehave.  Bumped on any change generated code would notice;
  * when bumped, run afmt-gen again on your specs. */
-#define AFMT_RUNTIME_ABI 10
+#define AFMT_RUNTIME_ABI 11
 
 /* ==================================================================
  * Errors
@@ -302,6 +302,14 @@ typedef struct afmt_array {
      * type refuses such an array (AFMT_E_TYPE) rather than lose what its
      * bytes mean.  Copied with the view (afmt_array_to_plain keeps it). */
     char opaque_name[AFMT_OPAQUE_NAME_MAX];
+    /* The name's length in the file, in bytes, as a validator read it
+     * (0 in a view made by hand, whose name is all of `name`).  When it is
+     * more than `name` holds (AFMT_NAME_MAX - 1 bytes: a safetensors key
+     * or a DAPHNE label may be longer), `name` holds only its first bytes,
+     * and a writer of a format that stores names refuses the view
+     * (AFMT_E_TYPE) rather than write another name; formats without names
+     * write it.  Copied with the view. */
+    uint64_t name_len;
 } afmt_array;
 
 /* Reset *a to a scalar (rank 0, count 1, no data) row-major, plain,

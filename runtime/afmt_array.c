@@ -128,6 +128,7 @@ void afmt_array_plain_view(const afmt_array *src, afmt_order order,
     v.name[AFMT_NAME_MAX - 1] = '\0';
     memcpy(v.opaque_name, src->opaque_name, sizeof v.opaque_name);
     v.opaque_name[AFMT_OPAQUE_NAME_MAX - 1] = '\0';
+    v.name_len = src->name_len;
     v.index = src->index;
     v.order = order;
     v.encoding = AFMT_ENC_PLAIN;

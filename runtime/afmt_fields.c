@@ -1,4 +1,5 @@
 /* afmt runtime: loops over repeated integer fields and text slots. */
+#include <inttypes.h>
 #include <string.h>
 #include <stdio.h>
 #include "afmt_bytes.h"
@@ -183,6 +184,17 @@ int afmt_text_fill(uint8_t *slot, uint64_t size, const char *text)
     }
     for (; i < size; i++) slot[i] = 0;
     return 0;
+}
+
+int afmt_name_whole(const afmt_array *a, uint64_t index, afmt_error *err)
+{
+    const char *nul = memchr(a->name, '\0', sizeof a->name);
+    size_t kept = nul ? (size_t)(nul - a->name) : sizeof a->name;
+    if (a->name_len <= kept)
+        return 0;
+    return afmt_fail(err, AFMT_E_TYPE, NULL, "name", index, 0,
+                     "the name of array %" PRIu64 " has %" PRIu64 " bytes, of which afmt keeps %zu "
+                     "(AFMT_NAME_MAX - 1): it cannot be written exactly", index, a->name_len, kept);
 }
 
 void afmt_copy_label(char *out, size_t out_size, const uint8_t *p, uint64_t n)

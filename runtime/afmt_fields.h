@@ -8,6 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "afmt.h"
 #include "afmt_error.h"
 
 #ifdef __cplusplus
@@ -55,6 +56,11 @@ int afmt_text_fill(uint8_t *slot, uint64_t size, const char *text);
 /* Copy arbitrary label bytes into a C string, '?' for bytes that are not
  * printable ASCII (DAPHNE's writer stores garbage label bytes). */
 void afmt_copy_label(char *out, size_t out_size, const uint8_t *p, uint64_t n);
+/* For a writer about to store a's name (array `index` of its list): 0,
+ * or -1 with err set (AFMT_E_TYPE) when the name in the file the view
+ * came from was longer than afmt_array.name holds (name_len), so that
+ * writing `name` would write another name. */
+int afmt_name_whole(const afmt_array *a, uint64_t index, afmt_error *err);
 /* Render bytes for a message: "f4" or "\x01\x02" style, quoted. */
 void afmt_escape_text(const uint8_t *p, uint64_t n, char *out, size_t out_size);
 

@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "afmt_bytes.h"
+#include "afmt_fields.h"
 
 /* ------------------------------------------------------------ entries */
 
@@ -523,7 +524,7 @@ static int take_window(const afmt_thdir_desc *d, const afmt_th *th, const slot *
         if (check_entry(d, th, &sv, tp, opt, path, err, &info, &a) != 0)
             return -1;
         afmt_th_path_pop(tp);
-        afmt_th_str_copy(th, &sk, a.name, sizeof a.name);
+        a.name_len = afmt_th_str_copy(th, &sk, a.name, sizeof a.name);
         a.offset = data_start + info.begin;
         a.index = narrays + (uint32_t)(cv->done + si);
         a.data = src->read ? NULL : afmt_src_ptr(src, a.offset, a.nbytes);
@@ -1039,6 +1040,8 @@ int afmt_thdir_write(const afmt_thdir_desc *d, const afmt_array *arrays, size_t 
                       a->dtype == AFMT_OPAQUE && !a->opaque_name[0] ? " (no type name: only their size is known)" : "");
             goto done;
         }
+        if (d->map && afmt_name_whole(a, i, err) != 0)
+            goto done; /* a map stores names; one array alone keeps none */
         if (a->name[0]) snprintf(e[i].name, sizeof e[i].name, "%s", a->name);
         else snprintf(e[i].name, sizeof e[i].name, "%s%zu", d->default_name ? d->default_name : "", i);
         if (d->map) {

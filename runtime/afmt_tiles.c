@@ -193,6 +193,7 @@ int afmt_tiles_assemble(const afmt_array *tiles, size_t n, afmt_order order, uin
     whole->nbytes = total;
     memcpy(whole->name, t0->name, sizeof whole->name);
     memcpy(whole->opaque_name, t0->opaque_name, sizeof whole->opaque_name);
+    whole->name_len = t0->name_len;
     whole->index = t0->index;
     rc = 0;
 done:

@@ -260,6 +260,40 @@ check("the converted 2 MB header validates with the limit raised",
       rc == 0 and rc2 == 0 and "ok safetensors" in out2 and open(big_out, "rb").read() == open(big_hdr, "rb").read(),
       out + out2)
 
+# Long names: afmt keeps 255 bytes of a name (AFMT_NAME_MAX - 1).  A
+# longer safetensors key is shown as cut (never as if whole), and every
+# writer that stores names refuses it, naming its length; formats without
+# names take the array; a 255-byte name comes back exactly.
+long_name, edge_name = "w" * 290 + ".long_tail", "e" * 255
+long_st = os.path.join(T, "long_name.safetensors")
+with open(long_st, "wb") as f:
+    f.write(st_file([(long_name, "F32", (2,), b"\0" * 8), ("short", "F32", (2,), b"\0" * 8)]))
+rc, out = run(VALIDATE, "-v", long_st)
+check("a 300-byte name validates and is shown as cut",
+      rc == 0 and "...(a name of 300 bytes, the first 255 shown)" in out, out)
+rc, out = run(AFMT, "info", "--json", long_st)
+check("info --json gives a cut name's length", rc == 0 and '"name_bytes":300' in out, out[-300:])
+rc, out = run(AFMT, "dump", "--list", long_st)
+check("dump --list shows a cut name as cut", rc == 0 and "(a name of 300 bytes, the first 255 shown)" in out, out[-300:])
+for target in ("safetensors", "daphne", "tenbin"):
+    dst = os.path.join(T, "long_name.out")
+    rc, out = run(AFMT, "convert", "--to", target, long_st, dst)
+    says = "does not fit 8 bytes" if target == "tenbin" else "has 300 bytes, of which afmt keeps 255"
+    check("a 300-byte name is refused by the %s writer, with the reason" % target,
+          rc == 1 and says in out and not os.path.exists(dst), out[-400:])
+one_long = os.path.join(T, "one_long.safetensors")
+with open(one_long, "wb") as f:
+    f.write(st_file([(long_name, "F32", (2,), struct.pack("<2f", 1.5, -2.0))]))
+rc, out = run(AFMT, "convert", one_long, os.path.join(T, "one_long.npy"))
+check("a format without names takes an array of a 300-byte name",
+      rc == 0 and same(np.load(os.path.join(T, "one_long.npy")), np.array([1.5, -2.0], dtype=np.float32)), out)
+edge_st, edge_out = os.path.join(T, "edge_name.safetensors"), os.path.join(T, "edge_name.out.safetensors")
+with open(edge_st, "wb") as f:
+    f.write(st_file([(edge_name, "F32", (2,), b"\0" * 8)]))
+rc, out = run(AFMT, "convert", edge_st, edge_out)
+check("a 255-byte name is written back exactly",
+      rc == 0 and open(edge_out, "rb").read() == open(edge_st, "rb").read(), out)
+
 # __metadata__ kept: written back first and compactly, as the reference
 # does, so a reference-layout file with metadata comes back byte for byte,
 # from a file and from a pipe (the header is gone from the window by the
