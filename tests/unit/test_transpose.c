@@ -248,6 +248,9 @@ static const kernel_case kernel_cases[] = {
     /* several blocks in each direction */
     { 517, 1031, 0, 0, 1, 1, 1 },   { 300, 1100, 9, 13, 0, 0, 1 }, { 1100, 300, 0, 0, 3, 6, 1 },
     { 100, 2100, 0, 0, 0, 0, 1 },   { 2100, 100, 0, 0, 0, 0, 1 },
+    /* line-aligned destination rows from an unaligned start: a short first
+     * block in each band aligns the others */
+    { 600, 300, 0, 0, 0, 4, 1 },    { 128, 300, 0, 0, 0, 20, 1 },  { 600, 70, 0, 0, 3, 48, 1 },
 };
 
 static int run_kernel_cases(uint64_t es, unsigned comp)
