@@ -604,6 +604,9 @@ typedef struct key_set {
     uint64_t base;    /* where they go in the work area once moved */
     int moved;        /* in the work area */
     int lost;         /* no room: check_duplicates' passes at the end */
+    int ascending;    /* every key so far after the one before in byte
+                       * order: then they are distinct, whatever the room */
+    key_rec prev;     /* the last key (when n > 0) */
 } key_set;
 
 static void keys_begin(ctx *c, key_set *ks)
@@ -612,16 +615,24 @@ static void keys_begin(ctx *c, key_set *ks)
     ks->base = c->work_top;
     ks->moved = 0;
     ks->lost = c->th->len > UINT32_MAX / 2; /* offsets and lengths fit 31 bits */
+    ks->ascending = !ks->lost;
 }
 
 static void keys_add(ctx *c, key_set *ks, const afmt_tv *k)
 {
     key_rec r;
-    if (ks->lost)
+    if (ks->lost && !ks->ascending)
         return;
     r.begin = (uint32_t)k->begin;
     r.len_esc = (uint32_t)((k->end - k->begin) << 1) | (k->escaped ? 1u : 0u);
     r.hash = 0; /* computed if a sort needs it */
+    /* Writers often list keys in byte order (the reference's tensors of
+     * one type): checked as they come, that needs no room at all. */
+    if (ks->ascending && (ks->n || ks->lost) && rec_bytes_cmp(c->th, &ks->prev, &r) >= 0)
+        ks->ascending = 0;
+    ks->prev = r;
+    if (ks->lost)
+        return;
     if (!ks->moved && ks->n < LOCAL_KEYS) {
         ks->local[ks->n++] = r;
         return;
@@ -657,6 +668,8 @@ static int keys_end(ctx *c, key_set *ks, const afmt_tv *obj, int is_map)
     uint64_t i, j, n = ks->n;
     const key_rec *later = NULL, *first = NULL;
     c->work_top = ks->base;
+    if (ks->ascending)
+        return 0;
     if (ks->lost)
         return check_duplicates(c, obj, is_map);
     if (!ks->moved) {

@@ -14,7 +14,10 @@
  * Keys of objects marked as maps (afmt_th.map_depths) and keys that are not
  * identifiers are shown as ["key"], other keys as .key.
  *
- * Duplicate keys: an object's first 8 keys are compared on the stack.  A
+ * Duplicate keys: keys that come in strictly increasing byte order (as
+ * writers often list them) are distinct, which is checked as they come,
+ * in constant memory.  Otherwise an object's first 8 keys are compared on
+ * the stack.  A
  * longer object's keys are recorded in the caller's work area and sorted
  * there once, in place (O(k log k) for k keys whatever they hash to); with
  * no work area,

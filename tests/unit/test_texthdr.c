@@ -288,6 +288,9 @@ static void case_key(int which, int i, int n, char *out, size_t size)
     case 4: /* distinct, in no order (a permutation of 0..n-1, n prime) */
         snprintf(out, size, "k%d", (int)(((long)i * 7919) % n));
         break;
+    case 6: /* distinct, in byte order: checked as they come, no room */
+        snprintf(out, size, "k%05d", i);
+        break;
     default: /* reverse byte order, one repeat far apart */
         snprintf(out, size, "k%05d", i == 0 ? 17 : n - i);
         break;
@@ -312,6 +315,7 @@ static void test_work_area(void)
         {3, 40, 0, "header[\"k3\"] at offset "},
         {4, 3001, 0, ""},
         {5, 2003, 0, "header[\"k00017\"] at offset "},
+        {6, 20001, 0, ""},
         {4, 3001, 1, "header[\"k0\"].inner.k3 at offset 103: duplicate key: it is already defined at offset 45"},
     };
     size_t i, w;
