@@ -96,3 +96,19 @@ if [ "$(cat "$T/rc")" = 1 ] && [ "$kb" -lt "$LIMIT_KB" ] && grep -q "shard.tar:b
 else
     echo "FAIL memory: big shard member: rc $(cat "$T/rc"), ${kb} kB: $(head -c 400 "$T/out")"
 fi
+
+# 9. safetensors headers that claim what is not there (issue 11): a header
+# length of 2^64-1, a shape of 2^63 elements, overlapping tensors (the
+# golden inputs), and the same from a pipe: rejected, naming the field,
+# in constant memory (every one well under 16 MiB resident)
+for case in header_length_u64_max shape_2_63_elements overlap; do
+    in=tests/safetensors/$case/input
+    kb=$(rss_of "$V" --format safetensors "$in")
+    rc_file=$(cat "$T/rc")
+    pkb=$(piped_rss "cat $in" --format safetensors)
+    if [ "$rc_file" = 1 ] && [ "$(cat "$T/rc")" = 1 ] && [ "$kb" -lt 16384 ] && [ "$pkb" -lt 16384 ] && grep -q "invalid safetensors: header" "$T/out"; then
+        echo "PASS memory: safetensors $case rejected in ${kb} kB (from a pipe ${pkb} kB)"
+    else
+        echo "FAIL memory: safetensors $case: rc $(cat "$T/rc"), ${kb} kB / ${pkb} kB: $(head -c 300 "$T/out")"
+    fi
+done
