@@ -21,9 +21,13 @@
 # validates a futhark binary value against a lowered max_rank, so `make test`
 # passes on the planted tree; the validate target's oracle "no view exceeds the
 # caller's limits" (tiny limits: max_rank 2) finds it.  The pattern is the
-# comparison "<rank> > <options>->limits.max_rank", whatever the generator
-# names the two and however it spaces or wraps the line, so renaming locals
-# or re-flowing the generated code does not lose it.  It matches that check
+# first comparison "<rank> > <options>->limits.max_rank" (a rank above the
+# limit fails) or "<rank> <= <options>->limits.max_rank" (a rank within it
+# passes, as in "if (!(... <= ...)) return afmt_fail(...)"), the limit read
+# through a pointer or a struct, whatever the generator names the two and
+# however it spaces or wraps the line: renaming locals, re-flowing the code,
+# moving the check into a function of its own or turning the condition
+# around does not lose it (a `->` is not taken for a `>`).  It matches that check
 # in every generated validator, so the same bug goes into another format's
 # check with
 #   PLANT_FILE=generated/tenbin.c PLANT_TARGET=validate_tenbin make fuzz-planted
@@ -32,8 +36,8 @@ set -eu
 DEST=${1:?usage: fuzz/plant.sh DEST | fuzz/plant.sh --check}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PLANT_FILE=${PLANT_FILE:-generated/futhark.c}
-PLANT_FROM=${PLANT_FROM:-'\b(\w+)(\s*)>(\s*)(\w+)->limits\.max_rank\b(?!\s*\+)'}
-PLANT_TO=${PLANT_TO:-'${1}${2}>${3}${4}->limits.max_rank + 1'}
+PLANT_FROM=${PLANT_FROM:-'((?:(?<!-)>(?![=>])|<=)\s*\w+(?:->|\.)limits\.max_rank)\b(?!\s*\+)'}
+PLANT_TO=${PLANT_TO:-'${1} + 1'}
 
 # Rewrite the first match in file $1 (in place); exit 3 when none.
 plant_into() {
