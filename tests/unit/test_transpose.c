@@ -310,6 +310,45 @@ static int run_kernel_cases(uint64_t es, unsigned comp)
     return bad;
 }
 
+/* afmt_swap_copy (16 bytes at a time where it can, the rest one component
+ * at a time) against a naive reference: every length up to 100 bytes that
+ * is whole components, at every source and destination offset within a
+ * line (mod 16), copying and in place; the bytes after the result must
+ * stay untouched. */
+static int run_swap_copy(unsigned comp)
+{
+    uint8_t src[192], buf[192], want[192];
+    uint64_t n, so, d_o, j;
+    int bad = 0, inplace;
+
+    for (n = 0; n <= 100; n += comp)
+        for (so = 0; so < 16; so += 3)
+            for (d_o = 0; d_o < 16; d_o += 5)
+                for (inplace = 0; inplace < 2; inplace++) {
+                    uint8_t *d = buf + d_o;
+                    for (j = 0; j < sizeof src; j++)
+                        src[j] = pattern(j, comp);
+                    memset(buf, 0x5A, sizeof buf);
+                    memcpy(want, buf, sizeof want);
+                    for (j = 0; j < n; j++)
+                        want[d_o + j] = src[so + j / comp * comp + (comp - 1 - j % comp)];
+                    if (inplace) {
+                        memcpy(d, src + so, (size_t)n);
+                        afmt_swap_copy(d, d, n, comp);
+                    } else {
+                        afmt_swap_copy(d, src + so, n, comp);
+                    }
+                    if (memcmp(buf, want, sizeof buf) != 0) {
+                        if (!bad)
+                            printf("# swap_copy comp %u n %llu offsets %llu/%llu %s: wrong\n", comp,
+                                   (unsigned long long)n, (unsigned long long)so,
+                                   (unsigned long long)d_o, inplace ? "in place" : "copy");
+                        bad++;
+                    }
+                }
+    return bad;
+}
+
 /* Large enough for the non-temporal path of afmt_array_to_plain. */
 static int run_large(void)
 {
@@ -473,6 +512,11 @@ int main(void)
                      (unsigned long long)kernel_sizes[ki], comps[ci]);
             CHECK(name, run_kernel_cases(kernel_sizes[ki], comps[ci]) == 0);
         }
+    for (ci = 1; ci < sizeof comps / sizeof comps[0]; ci++) {
+        snprintf(name, sizeof name, "afmt_swap_copy comp=%u, lengths 0-100, offsets, in place",
+                 comps[ci]);
+        CHECK(name, run_swap_copy(comps[ci]) == 0);
+    }
     CHECK("transpose u32[2900,2901] col->row (non-temporal stores)", run_large());
     CHECK("afmt_array_to_plain_as = to_plain + convert_elements (bytes and refusals)",
           run_plain_as() == 0);
