@@ -133,6 +133,16 @@ typedef void (*kernel_fn)(const uint8_t *a, size_t as, uint8_t *t, size_t ts);
 #define LOADU(p) _mm_loadu_si128((const __m128i *)(const void *)(p))
 #define STOREU(p, v) _mm_storeu_si128((__m128i *)(void *)(p), (v))
 
+/* One whole 64-byte line of d (64-aligned) from s, with non-temporal
+ * stores: the line goes to memory without being read into the cache. */
+static void stream_line(uint8_t *d, const uint8_t *s)
+{
+    _mm_stream_si128((__m128i *)(void *)d, LOADU(s));
+    _mm_stream_si128((__m128i *)(void *)(d + 16), LOADU(s + 16));
+    _mm_stream_si128((__m128i *)(void *)(d + 32), LOADU(s + 32));
+    _mm_stream_si128((__m128i *)(void *)(d + 48), LOADU(s + 48));
+}
+
 /* The 16x16 byte transpose in four rounds of interleaving (bytes, pairs,
  * quads, eights) on registers r[0..15] holding rows 0-15 (u: scratch
  * registers), with intrinsic prefix P (_mm: SSE2, 16 bytes; _mm256: AVX2,
@@ -424,10 +434,7 @@ static void put_row(uint8_t *d, const uint8_t *s, size_t n, int stream)
         n -= head;
         body = n & ~(size_t)63;
         for (i = 0; i < body; i += 64) {
-            _mm_stream_si128((__m128i *)(void *)(d + i), LOADU(s + i));
-            _mm_stream_si128((__m128i *)(void *)(d + i + 16), LOADU(s + i + 16));
-            _mm_stream_si128((__m128i *)(void *)(d + i + 32), LOADU(s + i + 32));
-            _mm_stream_si128((__m128i *)(void *)(d + i + 48), LOADU(s + i + 48));
+            stream_line(d + i, s + i);
         }
         memcpy(d + body, s + body, n - body);
         return;
@@ -463,10 +470,7 @@ static void put_seg(uint8_t *d, const uint8_t *s, size_t n, uint8_t *carry, int 
             return;
         }
         memcpy(carry + pre, s, 64 - pre);
-        _mm_stream_si128((__m128i *)(void *)(d - pre), LOADU(carry));
-        _mm_stream_si128((__m128i *)(void *)(d - pre + 16), LOADU(carry + 16));
-        _mm_stream_si128((__m128i *)(void *)(d - pre + 32), LOADU(carry + 32));
-        _mm_stream_si128((__m128i *)(void *)(d - pre + 48), LOADU(carry + 48));
+        stream_line(d - pre, carry);
         d += 64 - pre;
         s += 64 - pre;
         n -= 64 - pre;
@@ -481,10 +485,7 @@ static void put_seg(uint8_t *d, const uint8_t *s, size_t n, uint8_t *carry, int 
     }
     body = n & ~(size_t)63;
     for (i = 0; i < body; i += 64) {
-        _mm_stream_si128((__m128i *)(void *)(d + i), LOADU(s + i));
-        _mm_stream_si128((__m128i *)(void *)(d + i + 16), LOADU(s + i + 16));
-        _mm_stream_si128((__m128i *)(void *)(d + i + 32), LOADU(s + i + 32));
-        _mm_stream_si128((__m128i *)(void *)(d + i + 48), LOADU(s + i + 48));
+        stream_line(d + i, s + i);
     }
     if (next)
         memcpy(carry, s + body, n - body);
