@@ -674,11 +674,11 @@ static cexpr emit_index(emitter *m, const blame *bl, expr *e, const char *text)
     line(m, "const uint64_t %s = %s;", t, i);
     fmt = xprintf("\"index %%\" PRIu64 \" is out of range: %s has %%\" PRIu64 \" elements\"", y->name);
     args = xprintf("%s, %s", t, y->count);
-    line(m, "if (%s >= %s) {", t, y->count);
-    m->indent++;
-    emit_fail(m, bl, "constraint", LEN_NONE, fmt, args);
-    m->indent--;
-    line(m, "}");
+    {
+        char *cond = xprintf("%s >= %s", t, y->count);
+        emit_fail_if(m, cond, bl, "constraint", LEN_NONE, fmt, args);
+        free(cond);
+    }
     r = mk(xprintf(y->elem, t), y->t);
     free(i); free(t); free(fmt); free(args); free(base);
     return r;

@@ -232,11 +232,11 @@ static void array_field_count(emitter *m, item *it)
     if (used_as_shape((item_list *)&m->s->body, it->name)) {
         char *args = xprintf("n_%s, opt->limits.max_rank < AFMT_RANK_CAP ? opt->limits.max_rank : (uint64_t)AFMT_RANK_CAP",
                              it->name);
-        line(m, "if (n_%s > opt->limits.max_rank || n_%s > AFMT_RANK_CAP) {", it->name, it->name);
-        m->indent++;
-        emit_fail(m, &bl, "limit", LEN_NONE, "\"rank %\" PRIu64 \" exceeds the limit of %\" PRIu64 \"\"", args);
-        m->indent--;
-        line(m, "}");
+        {
+            char *cond = xprintf("n_%s > opt->limits.max_rank || n_%s > AFMT_RANK_CAP", it->name, it->name);
+            emit_fail_if(m, cond, &bl, "limit", LEN_NONE, "\"rank %\" PRIu64 \" exceeds the limit of %\" PRIu64 \"\"", args);
+            free(cond);
+        }
         free(args);
     }
 }
@@ -334,11 +334,11 @@ static void array_field_unordered(emitter *m, item *it, const char *call_c, cons
     char *oc = xprintf("o_%s + (uint64_t)%d * %s", it->name, it->field.width, b);
     blame bl = blame_at(it->name, b, oc);
     line(m, "const uint64_t %s = %s;", b, call_c);
-    line(m, "if (%s < n_%s) {", b, it->name);
-    m->indent++;
-    emit_fail(m, &bl, "constraint", LEN_NONE, fmt_c, NULL);
-    m->indent--;
-    line(m, "}");
+    {
+        char *cond = xprintf("%s < n_%s", b, it->name);
+        emit_fail_if(m, cond, &bl, "constraint", LEN_NONE, fmt_c, NULL);
+        free(cond);
+    }
     free(base); free(b); free(oc);
 }
 
@@ -921,11 +921,11 @@ static int array_count(emitter *m, item *it, sym **shp, char ***dims)
         d = emit_u64(m, &bl, it->array.shape[i], it->array.shape_text[i]);
         (*dims)[i] = local_name(m, base);
         line(m, "const uint64_t %s = %s;", (*dims)[i], d);
-        line(m, "if (!afmt_mul_u64(n_%s, %s, &n_%s)) {", it->name, (*dims)[i], it->name);
-        m->indent++;
-        emit_fail(m, &bl, "overflow", LEN_NONE, "\"the element count overflows 64 bits\"", NULL);
-        m->indent--;
-        line(m, "}");
+        {
+            char *cond = xprintf("!afmt_mul_u64(n_%s, %s, &n_%s)", it->name, (*dims)[i], it->name);
+            emit_fail_if(m, cond, &bl, "overflow", LEN_NONE, "\"the element count overflows 64 bits\"", NULL);
+            free(cond);
+        }
         free(d);
         free(base);
     }
@@ -1083,11 +1083,11 @@ static void repeat_count(emitter *m, item *it)
     char *cnt = emit_u64(m, &bl, it->arg, it->arg_text);
     char *args = xprintf("count_%s, %s - pos", it->name, m->end);
     line(m, "const uint64_t count_%s = %s;", it->name, cnt);
-    line(m, "if (count_%s > %s - pos) {", it->name, m->end);
-    m->indent++;
-    emit_fail(m, &bl, "truncated", LEN_NONE, "\"%\" PRIu64 \" repetitions cannot fit in the %\" PRIu64 \" bytes left\"", args);
-    m->indent--;
-    line(m, "}");
+    {
+        char *cond = xprintf("count_%s > %s - pos", it->name, m->end);
+        emit_fail_if(m, cond, &bl, "truncated", LEN_NONE, "\"%\" PRIu64 \" repetitions cannot fit in the %\" PRIu64 \" bytes left\"", args);
+        free(cond);
+    }
     free(cnt);
     free(args);
 }
@@ -1121,11 +1121,11 @@ static void repeat_head(emitter *m, item *it, const repeat_module *rmod, const c
              it->name, it->name, m->end, it->name);
     }
     if (it->repeat.until_end && !it->repeat.skip_ws && top) line(m, "afmt_src_keep_from(src, pos);");
-    line(m, "if (%s >= opt->limits.max_items) {", r);
-    m->indent++;
-    emit_fail(m, &bl, "limit", LEN_NONE, "\"more than %\" PRIu64 \" repetitions\"", "opt->limits.max_items");
-    m->indent--;
-    line(m, "}");
+    {
+        char *cond = xprintf("%s >= opt->limits.max_items", r);
+        emit_fail_if(m, cond, &bl, "limit", LEN_NONE, "\"more than %\" PRIu64 \" repetitions\"", "opt->limits.max_items");
+        free(cond);
+    }
     line(m, "afmt_path_set_index(path, %s);", r);
 }
 
@@ -1146,11 +1146,11 @@ static void repeat_body(emitter *m, item *it, const repeat_module *rmod)
     free(comments);
     if (rmod && rmod->body_end) rmod->body_end(m, it, &saved);
     sym_pop_to(m, mark);
-    line(m, "if (pos == start_%s) {", it->name);
-    m->indent++;
-    emit_fail(m, &bl, "constraint", LEN_NONE, "\"a repetition consumed no bytes\"", NULL);
-    m->indent--;
-    line(m, "}");
+    {
+        char *cond = xprintf("pos == start_%s", it->name);
+        emit_fail_if(m, cond, &bl, "constraint", LEN_NONE, "\"a repetition consumed no bytes\"", NULL);
+        free(cond);
+    }
 }
 
 static void emit_repeat(emitter *m, item *it)
@@ -1175,11 +1175,11 @@ static void emit_repeat(emitter *m, item *it)
     if (it->repeat.min_count > 0) {
         blame bl = blame_at(it->name, "AFMT_NO_INDEX", "pos");
         char *fmt = xprintf("\"needs at least %llu, found %%\" PRIu64 \"\"", (unsigned long long)it->repeat.min_count);
-        line(m, "if (%s < %llu) {", r, (unsigned long long)it->repeat.min_count);
-        m->indent++;
-        emit_fail(m, &bl, "truncated", LEN_NONE, fmt, r);
-        m->indent--;
-        line(m, "}");
+        {
+            char *cond = xprintf("%s < %llu", r, (unsigned long long)it->repeat.min_count);
+            emit_fail_if(m, cond, &bl, "truncated", LEN_NONE, fmt, r);
+            free(cond);
+        }
         free(fmt);
     }
     if (rmod && rmod->after) rmod->after(m, it);

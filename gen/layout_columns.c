@@ -21,18 +21,14 @@ static void columns_width(emitter *m, item *it, const sym *types, const table *t
     m->indent++;
     line(m, "const uint64_t code_j = %s;", code);
     line(m, "const afmt_type_entry *type_j = afmt_type_by_code(%s, %d, code_j);", tname, tb->nentries);
-    line(m, "if (!type_j || type_j->enc != AFMT_ENC_PLAIN) {");
-    m->indent++;
-    emit_fail(m, &bl, "unknown-type", LEN_NONE, fmt, "code_j");
-    m->indent--;
-    line(m, "}");
+    emit_fail_if(m, "!type_j || type_j->enc != AFMT_ENC_PLAIN", &bl, "unknown-type", LEN_NONE, fmt, "code_j");
     line(m, "const uint64_t size_j = afmt_dtype_get(type_j->dtype)->size;");
     bl = blame_at(it->name, "AFMT_NO_INDEX", "pos");
-    line(m, "if (!afmt_add_u64(width_%s, size_j, &width_%s)) {", it->name, it->name);
-    m->indent++;
-    emit_fail(m, &bl, "overflow", LEN_NONE, "\"the row width overflows 64 bits\"", NULL);
-    m->indent--;
-    line(m, "}");
+    {
+        char *cond = xprintf("!afmt_add_u64(width_%s, size_j, &width_%s)", it->name, it->name);
+        emit_fail_if(m, cond, &bl, "overflow", LEN_NONE, "\"the row width overflows 64 bits\"", NULL);
+        free(cond);
+    }
     m->indent--;
     line(m, "}");
     free(oc);
@@ -87,11 +83,7 @@ static void columns_views(emitter *m, item *it, const sym *types, const sym *nam
     decl_use(m, m->narrays_decl);
     line(m, "a.index = narrays++;");
     if (names) columns_label(m, names);
-    line(m, "if (vis->on_array(vis->ctx, &a) != 0) {");
-    m->indent++;
-    emit_fail(m, &bl, "callback", LEN_NONE, "\"stopped by the caller\"", NULL);
-    m->indent--;
-    line(m, "}");
+    emit_fail_if(m, "vis->on_array(vis->ctx, &a) != 0", &bl, "callback", LEN_NONE, "\"stopped by the caller\"", NULL);
     line(m, "column_offset += size_j;");
     m->indent--;
     line(m, "}");
@@ -129,11 +121,11 @@ static void columns_validate(emitter *m, item *it)
     code = xprintf("%s%s", types->is_signed ? "(uint64_t)" : "", el);
     columns_width(m, it, types, tb, tname, code);
     line(m, "uint64_t nbytes_%s;", it->name);
-    line(m, "if (!afmt_mul_u64(rows_%s, width_%s, &nbytes_%s)) {", it->name, it->name, it->name);
-    m->indent++;
-    emit_fail(m, &bl, "overflow", LEN_NONE, "\"rows times the row width overflows 64 bits\"", NULL);
-    m->indent--;
-    line(m, "}");
+    {
+        char *cond = xprintf("!afmt_mul_u64(rows_%s, width_%s, &nbytes_%s)", it->name, it->name, it->name);
+        emit_fail_if(m, cond, &bl, "overflow", LEN_NONE, "\"rows times the row width overflows 64 bits\"", NULL);
+        free(cond);
+    }
     nb = xprintf("nbytes_%s", it->name);
     need_bytes(m, &bl, nb, "the rows of columns");
     free(nb);

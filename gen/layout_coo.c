@@ -18,11 +18,11 @@ static void coo_stored(emitter *m, item *it, layout_emit *le)
     line(m, "const uint64_t record_%s = %d * (with_cols_%s ? 2u : 1u) + %s_size;", it->name, it->array.coo_index_width,
          it->name, le->lk->c);
     line(m, "uint64_t nbytes_%s;", it->name);
-    line(m, "if (!afmt_mul_u64(stored_%s, record_%s, &nbytes_%s)) {", it->name, it->name, it->name);
-    m->indent++;
-    emit_fail(m, &bl, "overflow", LEN_NONE, "\"the records overflow 64 bits of bytes\"", NULL);
-    m->indent--;
-    line(m, "}");
+    {
+        char *cond = xprintf("!afmt_mul_u64(stored_%s, record_%s, &nbytes_%s)", it->name, it->name, it->name);
+        emit_fail_if(m, cond, &bl, "overflow", LEN_NONE, "\"the records overflow 64 bits of bytes\"", NULL);
+        free(cond);
+    }
     free(nz);
     free(wc);
 }

@@ -103,15 +103,13 @@ static int daphne_validate_block_kind_0(afmt_src *src, const afmt_visitor *vis, 
      */
     uint64_t n_data = 1;
     const uint64_t data_dim0 = v_block_rows;
-    if (!afmt_mul_u64(n_data, data_dim0, &n_data)) {
+    if (!afmt_mul_u64(n_data, data_dim0, &n_data))
         return afmt_fail(err, AFMT_E_OVERFLOW, path, "block_rows", AFMT_NO_INDEX, o_block_rows,
                 "the element count overflows 64 bits");
-    }
     const uint64_t data_dim1 = v_block_cols;
-    if (!afmt_mul_u64(n_data, data_dim1, &n_data)) {
+    if (!afmt_mul_u64(n_data, data_dim1, &n_data))
         return afmt_fail(err, AFMT_E_OVERFLOW, path, "block_cols", AFMT_NO_INDEX, o_block_cols,
                 "the element count overflows 64 bits");
-    }
     const uint64_t stored_data = 0; /* all zeros: nothing stored */
     uint64_t nbytes_data;
     if (afmt_payload_bytes(err, path, "data", pos, stored_data, el_size, el_enc, el_dtype,
@@ -144,15 +142,13 @@ static int daphne_validate_data(afmt_src *src, const afmt_visitor *vis, afmt_err
     uint32_t narrays = *narrays_io;
     uint64_t n_data = 1;
     const uint64_t data_dim0_2 = v_block_rows;
-    if (!afmt_mul_u64(n_data, data_dim0_2, &n_data)) {
+    if (!afmt_mul_u64(n_data, data_dim0_2, &n_data))
         return afmt_fail(err, AFMT_E_OVERFLOW, path, "block_rows", AFMT_NO_INDEX, o_block_rows,
                 "the element count overflows 64 bits");
-    }
     const uint64_t data_dim1_2 = v_block_cols;
-    if (!afmt_mul_u64(n_data, data_dim1_2, &n_data)) {
+    if (!afmt_mul_u64(n_data, data_dim1_2, &n_data))
         return afmt_fail(err, AFMT_E_OVERFLOW, path, "block_cols", AFMT_NO_INDEX, o_block_cols,
                 "the element count overflows 64 bits");
-    }
     const uint64_t stored_data = n_data;
     uint64_t nbytes_data;
     if (afmt_payload_bytes(err, path, "data", pos, stored_data, el_size, el_enc, el_dtype,
@@ -216,15 +212,13 @@ static int daphne_validate_block_kind_2_data(afmt_src *src, const afmt_visitor *
     uint32_t narrays = *narrays_io;
     uint64_t n_data = 1;
     const uint64_t data_dim0_3 = v_block_rows;
-    if (!afmt_mul_u64(n_data, data_dim0_3, &n_data)) {
+    if (!afmt_mul_u64(n_data, data_dim0_3, &n_data))
         return afmt_fail(err, AFMT_E_OVERFLOW, path, "block_rows", AFMT_NO_INDEX, o_block_rows,
                 "the element count overflows 64 bits");
-    }
     const uint64_t data_dim1_3 = v_block_cols;
-    if (!afmt_mul_u64(n_data, data_dim1_3, &n_data)) {
+    if (!afmt_mul_u64(n_data, data_dim1_3, &n_data))
         return afmt_fail(err, AFMT_E_OVERFLOW, path, "block_cols", AFMT_NO_INDEX, o_block_cols,
                 "the element count overflows 64 bits");
-    }
     const uint64_t stored_data = v_nnz;
     uint64_t nbytes_data;
     if (afmt_payload_bytes(err, path, "data", pos, stored_data, el_size, el_enc, el_dtype,
@@ -307,11 +301,10 @@ static int daphne_validate_block_kind_2(afmt_src *src, const afmt_options *opt,
     }
     const uint64_t row_offsets_unordered_at = afmt_field_unordered(AFMT_B(src, o_row_offsets),
             n_row_offsets, 8, 0, 0, 0);
-    if (row_offsets_unordered_at < n_row_offsets) {
+    if (row_offsets_unordered_at < n_row_offsets)
         return afmt_fail(err, AFMT_E_CONSTRAINT, path, "row_offsets", row_offsets_unordered_at,
                 o_row_offsets + (uint64_t)8 * row_offsets_unordered_at,
                 "is less than the element before it (must be non-decreasing)");
-    }
 
     /*
      * col_indices: nnz of u64 little-endian (spec/daphne.json
@@ -329,12 +322,11 @@ static int daphne_validate_block_kind_2(afmt_src *src, const afmt_options *opt,
     }
     const uint64_t col_indices_unordered_at = afmt_field_unordered_within(AFMT_B(src,
             o_col_indices), n_col_indices, 8, 0, AFMT_B(src, o_row_offsets), n_row_offsets, 8, 0);
-    if (col_indices_unordered_at < n_col_indices) {
+    if (col_indices_unordered_at < n_col_indices)
         return afmt_fail(err, AFMT_E_CONSTRAINT, path, "col_indices", col_indices_unordered_at,
                 o_col_indices + (uint64_t)8 * col_indices_unordered_at,
                 "is not greater than the element before it in the same segment of row_offsets "
                 "(must be strictly increasing within each)");
-    }
 
     /*
      * array data: el elements, row-major (spec/daphne.json
@@ -360,23 +352,20 @@ static int daphne_validate_block_kind_3_data(afmt_src *src, const afmt_visitor *
     uint32_t narrays = *narrays_io;
     uint64_t n_data = 1;
     const uint64_t data_dim0_4 = v_block_rows;
-    if (!afmt_mul_u64(n_data, data_dim0_4, &n_data)) {
+    if (!afmt_mul_u64(n_data, data_dim0_4, &n_data))
         return afmt_fail(err, AFMT_E_OVERFLOW, path, "block_rows", AFMT_NO_INDEX, o_block_rows,
                 "the element count overflows 64 bits");
-    }
     const uint64_t data_dim1_4 = v_block_cols;
-    if (!afmt_mul_u64(n_data, data_dim1_4, &n_data)) {
+    if (!afmt_mul_u64(n_data, data_dim1_4, &n_data))
         return afmt_fail(err, AFMT_E_OVERFLOW, path, "block_cols", AFMT_NO_INDEX, o_block_cols,
                 "the element count overflows 64 bits");
-    }
     const uint64_t stored_data = v_coo_nnz;
     const int with_cols_data = (v_block_cols != UINT64_C(1));
     const uint64_t record_data = 4 * (with_cols_data ? 2u : 1u) + el_size;
     uint64_t nbytes_data;
-    if (!afmt_mul_u64(stored_data, record_data, &nbytes_data)) {
+    if (!afmt_mul_u64(stored_data, record_data, &nbytes_data))
         return afmt_fail(err, AFMT_E_OVERFLOW, path, "data", AFMT_NO_INDEX, pos,
                 "the records overflow 64 bits of bytes");
-    }
     if (!afmt_src_have(src, src->len, pos, nbytes_data)) {
         return afmt_src_short_ex(src, err, path, "data", AFMT_NO_INDEX, pos, src->len, nbytes_data,
                 0, "the records", NULL);
@@ -595,24 +584,21 @@ static int daphne_validate_object_1(afmt_src *src, const afmt_options *opt,
     for (;; r_block++) {
         if (r_block >= 1 && afmt_tiles_complete(tiles_block)) break;
         afmt_src_keep_from(src, pos);
-        if (r_block >= opt->limits.max_items) {
+        if (r_block >= opt->limits.max_items)
             return afmt_fail(err, AFMT_E_LIMIT, path, "block", AFMT_NO_INDEX, pos, "more than %"
                     PRIu64 " repetitions", opt->limits.max_items);
-        }
         afmt_path_set_index(path, r_block);
         const uint64_t start_block = pos;
         if (daphne_validate_block(src, opt, vis, err, path, &pos, &narrays, v_rows, v_cols,
                 v_value_type, el_dtype, el_size, el_enc, tiles_block)) return -1;
-        if (pos == start_block) {
+        if (pos == start_block)
             return afmt_fail(err, AFMT_E_CONSTRAINT, path, "block", AFMT_NO_INDEX, pos,
                     "a repetition consumed no bytes");
-        }
     }
     afmt_path_pop(path);
-    if (r_block < 1) {
+    if (r_block < 1)
         return afmt_fail(err, AFMT_E_TRUNCATED, path, "block", AFMT_NO_INDEX, pos,
                 "needs at least 1, found %" PRIu64 "", r_block);
-    }
     if (!afmt_tiles_complete(tiles_block)) {
         return afmt_fail(err, AFMT_E_CONSTRAINT, path, "block", AFMT_NO_INDEX, pos,
                 "the blocks cover %" PRIu64 " cells of the %" PRIu64 " x %" PRIu64
@@ -636,23 +622,20 @@ static int daphne_validate_columns(afmt_src *src, const afmt_visitor *vis, afmt_
         const uint64_t code_j = (uint64_t)afmt_load_u8(AFMT_B(src,
                 o_column_types + (uint64_t)1 * (j)));
         const afmt_type_entry *type_j = afmt_type_by_code(daphne_value_types, 8, code_j);
-        if (!type_j || type_j->enc != AFMT_ENC_PLAIN) {
+        if (!type_j || type_j->enc != AFMT_ENC_PLAIN)
             return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, path, "column_types", j,
                     o_column_types + 1 * j, "no entry of table value_types matches (%" PRIu64
                     "): unknown type code"
                     "; known: 0 i8, 1 i32, 2 i64, 3 u8, 4 u32, 5 u64, 6 f32, 7 f64", code_j);
-        }
         const uint64_t size_j = afmt_dtype_get(type_j->dtype)->size;
-        if (!afmt_add_u64(width_columns, size_j, &width_columns)) {
+        if (!afmt_add_u64(width_columns, size_j, &width_columns))
             return afmt_fail(err, AFMT_E_OVERFLOW, path, "columns", AFMT_NO_INDEX, pos,
                     "the row width overflows 64 bits");
-        }
     }
     uint64_t nbytes_columns;
-    if (!afmt_mul_u64(rows_columns, width_columns, &nbytes_columns)) {
+    if (!afmt_mul_u64(rows_columns, width_columns, &nbytes_columns))
         return afmt_fail(err, AFMT_E_OVERFLOW, path, "columns", AFMT_NO_INDEX, pos,
                 "rows times the row width overflows 64 bits");
-    }
     if (!afmt_src_have(src, src->len, pos, nbytes_columns)) {
         return afmt_src_short_ex(src, err, path, "columns", AFMT_NO_INDEX, pos, src->len,
                 nbytes_columns, 0, "the rows of columns", NULL);
@@ -684,10 +667,9 @@ static int daphne_validate_columns(afmt_src *src, const afmt_visitor *vis, afmt_
                 a.name_len = label_len; /* a writer refuses a name cut short */
                 label += 2 + label_len;
             }
-            if (vis->on_array(vis->ctx, &a) != 0) {
+            if (vis->on_array(vis->ctx, &a) != 0)
                 return afmt_fail(err, AFMT_E_CALLBACK, path, "columns", j, pos + column_offset,
                         "stopped by the caller");
-            }
             column_offset += size_j;
         }
     }

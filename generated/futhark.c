@@ -177,11 +177,10 @@ static int futhark_validate_kind_1(afmt_src *src, const afmt_options *opt, const
 
     /* dims: rank of i64 little-endian (spec/futhark.json /body/0/body/0/cases/0/body/6) */
     const uint64_t n_dims = (uint64_t)v_rank;
-    if (n_dims > opt->limits.max_rank || n_dims > AFMT_RANK_CAP) {
+    if (n_dims > opt->limits.max_rank || n_dims > AFMT_RANK_CAP)
         return afmt_fail(err, AFMT_E_LIMIT, path, "rank", AFMT_NO_INDEX, o_rank, "rank %" PRIu64
                 " exceeds the limit of %" PRIu64 "", n_dims, opt->limits.max_rank < AFMT_RANK_CAP ?
                 opt->limits.max_rank : (uint64_t)AFMT_RANK_CAP);
-    }
     const uint64_t o_dims = pos;
     if (afmt_take_field(src, opt, err, path, &field_dims, n_dims, src->len, NULL, &pos)) return -1;
     for (uint64_t i_dims = 0; i_dims < n_dims; i_dims++) {
@@ -281,24 +280,21 @@ static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
         if (at_end_value > 0) break;
         if (at_end_value < 0) return afmt_src_short(src, err, path, "value", AFMT_NO_INDEX, pos,
                 src->len, 1, "the next value");
-        if (r_value >= opt->limits.max_items) {
+        if (r_value >= opt->limits.max_items)
             return afmt_fail(err, AFMT_E_LIMIT, path, "value", AFMT_NO_INDEX, pos, "more than %"
                     PRIu64 " repetitions", opt->limits.max_items);
-        }
         afmt_path_set_index(path, r_value);
         const uint64_t start_value = pos;
         if (futhark_validate_value(src, opt, vis, err, path, &pos, &narrays,
                 comments_value)) return -1;
-        if (pos == start_value) {
+        if (pos == start_value)
             return afmt_fail(err, AFMT_E_CONSTRAINT, path, "value", AFMT_NO_INDEX, pos,
                     "a repetition consumed no bytes");
-        }
     }
     afmt_path_pop(path);
-    if (r_value < 1) {
+    if (r_value < 1)
         return afmt_fail(err, AFMT_E_TRUNCATED, path, "value", AFMT_NO_INDEX, pos,
                 "needs at least 1, found %" PRIu64 "", r_value);
-    }
 
     /* trailer: nothing may follow */
     if (afmt_expect_end(src, opt, vis, err, path, 1, pos)) return -1;

@@ -38,15 +38,13 @@ static int inebin_validate_data(afmt_src *src, const afmt_options *opt, const af
     uint32_t narrays = *narrays_io;
     uint64_t n_data = 1;
     const uint64_t data_dim0 = v_rows;
-    if (!afmt_mul_u64(n_data, data_dim0, &n_data)) {
+    if (!afmt_mul_u64(n_data, data_dim0, &n_data))
         return afmt_fail(err, AFMT_E_OVERFLOW, path, "rows", AFMT_NO_INDEX, o_rows,
                 "the element count overflows 64 bits");
-    }
     const uint64_t data_dim1 = v_cols;
-    if (!afmt_mul_u64(n_data, data_dim1, &n_data)) {
+    if (!afmt_mul_u64(n_data, data_dim1, &n_data))
         return afmt_fail(err, AFMT_E_OVERFLOW, path, "cols", AFMT_NO_INDEX, o_cols,
                 "the element count overflows 64 bits");
-    }
     const uint64_t stored_data = n_data;
     uint64_t nbytes_data;
     if (afmt_payload_bytes(err, path, "data", pos, stored_data, el_size, el_enc, el_dtype,

@@ -233,11 +233,10 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
 
     /* dims: ndims of u64 little-endian (spec/rawarray.json /body/6) */
     const uint64_t n_dims = v_ndims;
-    if (n_dims > opt->limits.max_rank || n_dims > AFMT_RANK_CAP) {
+    if (n_dims > opt->limits.max_rank || n_dims > AFMT_RANK_CAP)
         return afmt_fail(err, AFMT_E_LIMIT, path, "ndims", AFMT_NO_INDEX, o_ndims, "rank %" PRIu64
                 " exceeds the limit of %" PRIu64 "", n_dims, opt->limits.max_rank < AFMT_RANK_CAP ?
                 opt->limits.max_rank : (uint64_t)AFMT_RANK_CAP);
-    }
     const uint64_t o_dims = pos;
     if (afmt_take_field(src, opt, err, path, &field_dims, n_dims, src->len, NULL, &pos)) return -1;
 

@@ -143,11 +143,10 @@ static int tenbin_validate_header(afmt_src *src, const afmt_options *opt, const 
 
     /* dims: ndim of i64 little-endian (spec/tenbin.json /body/0/body/2/body/4) */
     const uint64_t n_dims = (uint64_t)v_ndim;
-    if (n_dims > opt->limits.max_rank || n_dims > AFMT_RANK_CAP) {
+    if (n_dims > opt->limits.max_rank || n_dims > AFMT_RANK_CAP)
         return afmt_fail(err, AFMT_E_LIMIT, path, "ndim", AFMT_NO_INDEX, o_ndim, "rank %" PRIu64
                 " exceeds the limit of %" PRIu64 "", n_dims, opt->limits.max_rank < AFMT_RANK_CAP ?
                 opt->limits.max_rank : (uint64_t)AFMT_RANK_CAP);
-    }
     const uint64_t o_dims = pos;
     if (afmt_take_field(src, opt, err, path, &field_dims, n_dims, rc_header.end, &rc_header,
             &pos)) return -1;
@@ -309,17 +308,15 @@ static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
         if (at_end_array < 0) return afmt_src_short(src, err, path, "array", AFMT_NO_INDEX, pos,
                 src->len, 1, "the next array");
         afmt_src_keep_from(src, pos);
-        if (r_array >= opt->limits.max_items) {
+        if (r_array >= opt->limits.max_items)
             return afmt_fail(err, AFMT_E_LIMIT, path, "array", AFMT_NO_INDEX, pos, "more than %"
                     PRIu64 " repetitions", opt->limits.max_items);
-        }
         afmt_path_set_index(path, r_array);
         const uint64_t start_array = pos;
         if (tenbin_validate_array(src, opt, vis, err, path, &pos, &narrays)) return -1;
-        if (pos == start_array) {
+        if (pos == start_array)
             return afmt_fail(err, AFMT_E_CONSTRAINT, path, "array", AFMT_NO_INDEX, pos,
                     "a repetition consumed no bytes");
-        }
     }
     afmt_path_pop(path);
 
