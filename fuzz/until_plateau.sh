@@ -29,6 +29,8 @@
 #   PLATEAU_WINDOW=180       CPU seconds without new coverage = plateau
 #   PLATEAU_CAP=900          CPU seconds at most per target
 #   PLATEAU_DEADLINE=epoch   stop everything then
+#   PLATEAU_ON=edges         what must stop growing: edges (default) or
+#                            features (edges and hit-count buckets)
 #   FUZZ_NICE=N              run the engine under nice -n N
 # One summary line per target goes to stdout and FUZZ_DIR/plateau/summary.txt.
 # Exit: 0 no findings, 1 findings (reproduce lines printed), 2 usage.
@@ -39,6 +41,8 @@ B=${FUZZ_DIR:-$ROOT/build/fuzz}
 WINDOW=${PLATEAU_WINDOW:-180}
 CAP=${PLATEAU_CAP:-900}
 DEADLINE=${PLATEAU_DEADLINE:-0}
+ON=${PLATEAU_ON:-edges}
+case "$ON" in edges|features) ;; *) echo "PLATEAU_ON: edges or features" >&2; exit 2 ;; esac
 NICE=""
 [ -n "${FUZZ_NICE:-}" ] && NICE="nice -n $FUZZ_NICE"
 ENGINE=${1:-}
@@ -54,18 +58,17 @@ FOUND=0
 lf_sample() { # log
     sed -n 's/^#\([0-9]*\).* cov: \([0-9]*\) ft: \([0-9]*\) corp: \([0-9]*\)\/.*/\1 \2 \3 \4/p' "$1" | tail -1
 }
-# AFL++ writes plot_data only now and then (about once a minute without its
-# UI), but prints the queue size with every test case it picks: the queue
-# grows with every new edge or hit-count bucket, so it is the live measure,
-# and plot_data's edges_found and total_execs are reported beside it.  (Its
+# AFL++ writes plot_data (edges_found, total_execs) only now and then (about
+# every 30-60 s without its UI), which is well inside the window; it prints
+# its queue size (which grows with every new edge or hit-count bucket) with
+# every test case it picks, and that is kept beside them.  (Its
 # output goes to a file: stdbuf -oL makes it line-buffered, so it is live.)
 afl_sample() { # out dir log: total_execs edges_found queue_size queue_size
     local p=$1/default/plot_data q
     q=$(sed -n 's/.*Fuzzing test case #[0-9]* (\([0-9]*\) total.*/\1/p' "$2" | tail -1)
     [ -n "$q" ] || return 0
-    # Before its first data line, plot_data has only its header.
-    awk -F', *' -v q="$q" '!/^#/ { e = $12; g = $13 } END { print e + 0, g + 0, q, q }' "$p" 2>/dev/null ||
-        echo "0 0 $q $q"
+    # Before its first data line, plot_data has only its header: no sample.
+    [ -f "$p" ] && awk -F', *' -v q="$q" '!/^#/ { e = $12; g = $13 } END { if (e != "") print e, g, q, q }' "$p"
 }
 
 # Start the engine on target t in the background; sets PID.
@@ -110,7 +113,8 @@ run_target() { # target cap
                 printf '%s\t%s\t%s\n' "$cpu" "$(echo "$s" | tr ' ' '\t')" "$(( $(date +%s) - start ))" >> "$tsv"
                 # shellcheck disable=SC2086
                 set -- $s
-                if [ "$2 $3" != "$last" ]; then last="$2 $3"; last_cpu=$cpu; fi
+                now=$2; [ "$ON" = features ] && now="$2 $3"
+                if [ "$now" != "$last" ]; then last=$now; last_cpu=$cpu; fi
                 [ $((cpu - last_cpu)) -ge "$WINDOW" ] && { why=plateau; break; }
             fi
             [ "$cpu" -ge "$cap" ] && { why=cap; break; }
@@ -153,32 +157,37 @@ run_target() { # target cap
 }
 
 # One line: target, CPU, executions, exec per CPU second, coverage, corpus,
-# findings, and plateau / growing over the last WINDOW CPU seconds.  For
-# AFL++ the change is judged on the live queue size alone (its edges come
-# late, from plot_data), and the executions and edges shown are its totals
-# at exit when given.
+# findings, and plateau / growing over the last WINDOW CPU seconds (judged
+# as the run was: on edges, or on edges and features), with the features
+# found in that window beside it.  For AFL++ the executions and edges shown
+# are its totals at exit (fuzzer_stats) when given.
 verdict() { # tsv target why findings [execs edges]
-    awk -F'\t' -v t="$2" -v e="$ENGINE" -v why="$3" -v n="$4" -v w="$WINDOW" -v xe="${5:-}" -v xg="${6:-}" '
-        { c[NR] = $1; x[NR] = $2; v[NR] = $3; f[NR] = $4; k[NR] = $5; m = NR
-          if (e == "afl") v[NR] = 0 }
+    awk -F'\t' -v t="$2" -v e="$ENGINE" -v why="$3" -v n="$4" -v w="$WINDOW" -v on="$ON" \
+        -v xe="${5:-}" -v xg="${6:-}" '
+        function moved(i, j) { return v[i] != v[j] || (on == "features" && f[i] != f[j]) }
+        { c[NR] = $1; x[NR] = $2; v[NR] = $3; f[NR] = $4; k[NR] = $5; m = NR }
         END {
             if (m == 0) { printf "%-9s %-22s no coverage data (%s)\n", e, t, why; exit }
+            if (xe != "") x[m] = xe
+            if (xg != "" && xg >= v[m]) v[m] = xg
             last = 1
-            for (i = 2; i <= m; i++) if (v[i] != v[i-1] || f[i] != f[i-1]) last = i
+            for (i = 2; i <= m; i++) if (moved(i, i - 1)) last = i
             b = 1
             for (i = 1; i <= m; i++) if (c[i] <= c[m] - w) b = i
-            if (v[m] == v[b] && f[m] == f[b] && c[m] - c[b] >= w)
-                s = sprintf("plateau: unchanged over the last %d CPU s (last new at %d of %d)", c[m] - c[last], c[last], c[m])
+            fl = (e == "afl" ? "paths" : "ft")
+            if (!moved(m, b) && c[m] - c[b] >= w)
+                s = sprintf("plateau (%s): unchanged over the last %d CPU s (last new at %d of %d; %s +%d in the last %d)",
+                            on, c[m] - c[last], c[last], c[m], fl, f[m] - f[b], c[m] - c[b])
             else
-                s = sprintf("growing: +%d / +%d in the last %d CPU s (last new at %d of %d)%s", v[m] - v[b], f[m] - f[b], c[m] - c[b], c[last], c[m], (why == "deadline" ? ", stopped by the deadline" : ""))
-            if (xe != "") x[m] = xe
-            if (xg != "") v[m] = xg
+                s = sprintf("growing: +%d %s, +%d %s in the last %d CPU s (last new at %d of %d)%s",
+                            v[m] - v[b], (e == "afl" ? "edges" : "cov"), f[m] - f[b], fl, c[m] - c[b],
+                            c[last], c[m], (why == "deadline" ? ", stopped by the deadline" : ""))
             printf "%-9s %-22s %5d CPU s %11d execs %7.0f /CPU s  %s %5d  %s %6d  corpus %5d  findings %d  %s\n",
-                e, t, c[m], x[m], (c[m] > 0 ? x[m] / c[m] : 0), (e == "afl" ? "edges" : "cov"), v[m], (e == "afl" ? "paths" : "ft"), f[m], k[m], n, s
+                e, t, c[m], x[m], (c[m] > 0 ? x[m] / c[m] : 0), (e == "afl" ? "edges" : "cov"), v[m], fl, f[m], k[m], n, s
         }' "$1"
 }
 
-echo "$ENGINE plateau run $(date -u +%FT%TZ): window $WINDOW CPU s, cap $CAP CPU s$([ "$DEADLINE" -gt 0 ] && echo ", deadline $(date -u -d @"$DEADLINE" +%TZ)"), nice ${FUZZ_NICE:-0}, load $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$OUT/summary.txt"
+echo "$ENGINE plateau run $(date -u +%FT%TZ): plateau on $ON, window $WINDOW CPU s, cap $CAP CPU s$([ "$DEADLINE" -gt 0 ] && echo ", deadline $(date -u -d @"$DEADLINE" +%TZ)"), nice ${FUZZ_NICE:-0}, load $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$OUT/summary.txt"
 left=$#
 for t in "$@"; do
     [ -x "$B/$t" ] || [ "$ENGINE" = afl ] || { echo "no target $B/$t (make fuzz-build)" >&2; left=$((left - 1)); continue; }
