@@ -36,7 +36,7 @@ set -eu
 DEST=${1:?usage: fuzz/plant.sh DEST | fuzz/plant.sh --check}
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 PLANT_FILE=${PLANT_FILE:-generated/futhark.c}
-PLANT_FROM=${PLANT_FROM:-'((?:(?<!-)>(?![=>])|<=)\s*\w+(?:->|\.)limits\.max_rank)\b(?!\s*\+)'}
+PLANT_FROM=${PLANT_FROM:-'((?:(?<!-)>(?![=>])|<=)\s*(?:\w+(?:->|\.))+limits\.max_rank)\b(?!\s*\+)'}
 PLANT_TO=${PLANT_TO:-'${1} + 1'}
 
 # Rewrite the first match in file $1 (in place); exit 3 when none.

@@ -73,7 +73,7 @@ typedef struct check_fn {
     char *text;          /* its parameters and body: equal text, one function */
     check_param *params;
     int nparams;
-    int lenient;         /* takes opt and vis */
+    int lenient;         /* has a tolerance (through the context's options) */
     int indexed;         /* takes at_index (an element of an "each") */
 } check_fn;
 
@@ -89,7 +89,6 @@ typedef struct emitter {
     sym *syms[MAX_SYMS];
     int nsyms;
     const char *end;     /* validator: C name of the current region end */
-    const char *region_ctx; /* validator: C address of the current region's afmt_region_ctx, or "NULL" */
     const char *comments_var; /* validator: C name of the count of -- comments the innermost
                                  skipping repeat passed before this repetition, or NULL */
     const char *jpath;   /* for generator diagnostics */
@@ -120,8 +119,6 @@ typedef struct emitter {
     char **pieces;
     int *piece_decl;
     int npieces;
-    int narrays_decl;    /* validator: the declaration of narrays */
-    int region_decl;     /* validator: that of the current region's context, 0 outside one */
     /* validator: the functions being emitted, outermost first (their
      * statements so far), and the finished ones, in the order they must
      * be defined, with their names */
@@ -227,7 +224,6 @@ void decl_needs(emitter *m, int id, int other);
 char *decls_resolve(const emitter *m, const char *text);
 /* The current region's context for a runtime call ("&rc_<region>", used
  * from here on), or "NULL" outside regions. */
-const char *region_ctx(emitter *m);
 
 /* Symbols.  sym_find is a use of the name: it records the use of the
  * symbol's declarations (decl, off_decl).  sym_peek finds it without: for

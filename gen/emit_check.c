@@ -6,10 +6,11 @@
  * index), their code goes into `static int <format>_check_<field>()` in
  * the prelude, taking those values as parameters, plus `at` (the offset a
  * failure names) and `at_index` (the element, for an "each").  The failure
- * is the validator's: lenient checks tolerate through `opt` and `vis`,
- * every check fails with `path`.  The writer calls the same function with
- * opt, vis and path NULL (strict, no path: afmt_tolerate fails without
- * options) and at 0, so both say the same thing with one copy of the text.
+ * is the validator's, through its context `c` (afmt_vctx: a lenient
+ * check tolerates through its options and visitor, every check names its
+ * path).  The writer calls the same function with AFMT_VCTX_STRICT(err)
+ * (no options: strict; no path) and at 0, so both say the same thing with
+ * one copy of the text.
  * Checks that read anything else (text, arrays, payloads, functions of the
  * input) stay inline where they are.
  */
@@ -137,8 +138,7 @@ static void define_check_fn(emitter *m, check_fn *f, check *cs, int n, const bla
     m->nnonneg = saved_nnonneg;
     m->nonneg_floor = saved_floor;
     text = decls_resolve(m, body.s ? body.s : "");
-    if (f->lenient) sb_puts(&params, "const afmt_options *opt, const afmt_visitor *vis, ");
-    sb_puts(&params, "afmt_error *err, afmt_path *path, uint64_t at");
+    sb_puts(&params, "const afmt_vctx *c, uint64_t at");
     if (f->indexed) sb_puts(&params, ", uint64_t at_index");
     for (i = 0; i < f->nparams; i++)
         sb_printf(&params, ", %s %s", f->params[i].t == VT_S ? "int64_t" : "uint64_t", f->params[i].c);
@@ -192,8 +192,8 @@ static int call_check_fn(emitter *m, const check_fn *f, const blame *bl)
 {
     sbuf args = {0};
     int i;
-    if (f->lenient) sb_puts(&args, m->writer ? "NULL, NULL, " : "opt, vis, ");
-    sb_printf(&args, "err, %s, %s", m->writer ? "NULL" : "path", m->writer ? "0" : bl->offset);
+    /* the writer's: strict, no input, no path (afmt_step.h) */
+    sb_printf(&args, "%s, %s", m->writer ? "AFMT_VCTX_STRICT(err)" : "c", m->writer ? "0" : bl->offset);
     if (f->indexed) sb_printf(&args, ", %s", bl->index);
     for (i = 0; i < f->nparams; i++) {
         sym *y = sym_find(m, f->params[i].name);

@@ -290,13 +290,6 @@ sym *sym_find(emitter *m, const char *name)
     return y;
 }
 
-const char *region_ctx(emitter *m)
-{
-    if (!m->region_ctx) return "NULL";
-    decl_use(m, m->region_decl);
-    return m->region_ctx;
-}
-
 int sym_mark(emitter *m) { return m->nsyms; }
 
 void sym_pop_to(emitter *m, int mark)
@@ -317,7 +310,7 @@ blame blame_at(const char *field, const char *index_c, const char *offset_c)
     blame b;
     snprintf(b.field, sizeof b.field, "%s", field ? field : "");
     snprintf(b.index, sizeof b.index, "%s", index_c ? index_c : "AFMT_NO_INDEX");
-    snprintf(b.offset, sizeof b.offset, "%s", offset_c ? offset_c : "pos");
+    snprintf(b.offset, sizeof b.offset, "%s", offset_c ? offset_c : "c->pos");
     b.off_decl = 0;
     return b;
 }
@@ -349,29 +342,29 @@ void emit_fail(emitter *m, const blame *bl, const char *code, leniency len, cons
     if (m->writer) {
         line(m, "return afmt_fail(err, %s, NULL, %s, %s, 0, %s%s%s);", ce, field, bl->index, fmt_c,
              args ? ", " : "", args ? args : "");
-    } else if (len == LEN_WARN) {
-        line(m, "if (afmt_tolerate(opt, vis, err, %s, path, %s, %s, %s, %s%s%s)) return -1;", ce, field,
-             bl->index, bl->offset, fmt_c, args ? ", " : "", args ? args : "");
     } else {
-        line(m, "return afmt_fail(err, %s, path, %s, %s, %s, %s%s%s);", ce, field, bl->index,
-             bl->offset, fmt_c, args ? ", " : "", args ? args : "");
+        /* the validator's: one line through its context (afmt_vctx) */
+        line(m, len == LEN_WARN ? "if (afmt_tolerate_c(c, %s, %s, %s, %s, %s%s%s)) return -1;"
+                                : "return afmt_fail_c(c, %s, %s, %s, %s, %s%s%s);",
+             ce, field, bl->index, bl->offset, fmt_c, args ? ", " : "", args ? args : "");
     }
     free(ce);
     free(field);
 }
 
-/* `if (cond) <stmt>` on one line when it fits, else the statement on a
- * line of its own under the condition (no braces: one statement). */
+/* `if (cond) <stmt>` on one line when it fits, else the statement in
+ * braces under the condition (a statement that wraps is a block). */
 static void if_stmt(emitter *m, const char *cond, const char *stmt)
 {
     char *one = xprintf("if (%s) %s", cond, stmt);
     if ((size_t)m->indent * 4 + strlen(one) <= LINE_WIDTH) {
         line(m, "%s", one);
     } else {
-        line(m, "if (%s)", cond);
+        line(m, "if (%s) {", cond);
         m->indent++;
         line(m, "%s", stmt);
         m->indent--;
+        line(m, "}");
     }
     free(one);
 }
@@ -391,16 +384,16 @@ void emit_fail_if(emitter *m, const char *cond, const blame *bl, const char *cod
         stmt = xprintf("return afmt_fail(err, %s, NULL, %s, %s, 0, %s%s%s);", ce, field, bl->index, fmt_c, sep, args);
         if_stmt(m, cond, stmt);
     } else if (len == LEN_WARN) {
-        stmt = xprintf("if (afmt_tolerate(opt, vis, err, %s, path, %s, %s, %s, %s%s%s)) return -1;", ce, field,
-                       bl->index, bl->offset, fmt_c, sep, args);
+        stmt = xprintf("if (afmt_tolerate_c(c, %s, %s, %s, %s, %s%s%s)) return -1;", ce, field, bl->index,
+                       bl->offset, fmt_c, sep, args);
         line(m, "if (%s) {", cond);
         m->indent++;
         line(m, "%s", stmt);
         m->indent--;
         line(m, "}");
     } else {
-        stmt = xprintf("return afmt_fail(err, %s, path, %s, %s, %s, %s%s%s);", ce, field, bl->index, bl->offset,
-                       fmt_c, sep, args);
+        stmt = xprintf("return afmt_fail_c(c, %s, %s, %s, %s, %s%s%s);", ce, field, bl->index, bl->offset, fmt_c,
+                       sep, args);
         if_stmt(m, cond, stmt);
     }
     free(stmt);
@@ -414,8 +407,8 @@ void emit_overflow_if(emitter *m, const char *cond, const blame *bl, const char 
 {
     char *field = c_quote(bl->field, strlen(bl->field));
     char *q = c_quote(text ? text : "?", strlen(text ? text : "?"));
-    char *stmt = xprintf("return afmt_fail_overflow(err, %s, %s, %s, %s, %s);", m->writer ? "NULL" : "path", field,
-                         bl->index, m->writer ? "0" : bl->offset, q);
+    char *stmt = m->writer ? xprintf("return afmt_fail_overflow(err, NULL, %s, %s, 0, %s);", field, bl->index, q)
+                           : xprintf("return afmt_overflow_c(c, %s, %s, %s, %s);", field, bl->index, bl->offset, q);
     if (!m->writer) decl_use(m, bl->off_decl);
     if_stmt(m, cond, stmt);
     free(stmt);

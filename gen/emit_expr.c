@@ -441,7 +441,7 @@ static cexpr fn_reduce(emitter *m, const blame *bl, expr *e, const char *text)
         char *oc = xprintf("%s + %d * %s", y->off, y->width, bad_i);
         blame elem = blame_at(y->name, bad_i, oc); /* a negative element is blamed on itself */
         line(m, "uint64_t %s = 0;", bad_i);
-        line(m, "const int %s = afmt_field_%s(AFMT_B(src, %s), %s, %d, %d, %d, &%s, &%s);", rc, fn, y->off, y->count,
+        line(m, "const int %s = afmt_field_%s(AFMT_B(c->src, %s), %s, %d, %d, %d, &%s, &%s);", rc, fn, y->off, y->count,
              y->width, y->is_signed, y->big, t, bad_i);
         line(m, "if (%s == AFMT_E_NEGATIVE) {", rc);
         m->indent++; emit_fail(m, &elem, "negative", LEN_NONE, nfmt, bad_i); m->indent--;
@@ -509,7 +509,7 @@ static cexpr fn_peek(emitter *m, const blame *bl, expr *e, const char *text)
         return bad();
     }
     k = emit_u64(m, bl, e->args[0], text);
-    r = mk(xprintf("(uint64_t)afmt_src_peek(src, %s, pos + %s)", m->end, k), VT_U);
+    r = mk(xprintf("(uint64_t)afmt_src_peek(c->src, %s, c->pos + %s)", m->end, k), VT_U);
     free(k);
     return r;
 }
@@ -535,7 +535,7 @@ static cexpr fn_position(emitter *m, const blame *bl, expr *e, const char *text)
         gen_error(m, NULL, "%s() describes input and cannot be used when writing (`%s`)", e->sval, text);
         return bad();
     }
-    return strcmp(e->sval, "offset") == 0 ? mk(xstrdup("pos"), VT_U) : mk(xprintf("(%s - pos)", m->end), VT_U);
+    return strcmp(e->sval, "offset") == 0 ? mk(xstrdup("c->pos"), VT_U) : mk(xprintf("(%s - c->pos)", m->end), VT_U);
 }
 
 /* rank(), count(), nbytes(), elsize() and sparse() of an array item */
@@ -649,7 +649,7 @@ static cexpr emit_member(emitter *m, expr *e, const char *text)
         for (i = 0; LIMITS[i]; i++)
             if (strcmp(LIMITS[i], e->sval) == 0)
                 return m->writer ? mk(strcmp(e->sval, "max_rank") == 0 ? xstrdup("(uint64_t)AFMT_RANK_CAP") : xstrdup("UINT64_MAX"), VT_U)
-                                 : mk(xprintf("opt->limits.%s", e->sval), VT_U);
+                                 : mk(xprintf("c->opt->limits.%s", e->sval), VT_U);
         gen_error(m, NULL, "unknown limit 'limits.%s' in `%s`", e->sval, text);
         return bad();
     }

@@ -7,9 +7,10 @@
  * new function's parameters, with the types they were declared with: the
  * emitter reads them from the C it wrote, its declarations being one per
  * statement and never shadowed (every name is unique in a spec, every
- * temporary numbered).  The cursor `pos` and the count of arrays seen
- * `narrays` go in and out through pointers when the structure moves them.
- * The caller gets one line, `if (<fmt>_validate_<name>(...)) return -1;`.
+ * temporary numbered).  The validator's functions share one context
+ * `c` (afmt_vctx: the input, options, visitor, error, path, region,
+ * cursor and count of arrays), their first parameter when they use it.
+ * The caller gets one line, `if (<fmt>_validate_<name>(c, ...)) return -1;`.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -190,22 +191,6 @@ static void scan_decls(const char *text, int all, decls *out)
     free(t.v);
 }
 
-/* Is identifier `name` used in text as an lvalue that moves it (++, an
- * assignment, or its address taken)? */
-static int moved_in(const ctokens *t, const char *name)
-{
-    int i;
-    for (i = 0; i < t->n; i++) {
-        if (!tok_is(&t->v[i], name) || (i > 0 && (tok_is(&t->v[i - 1], ".") || tok_is(&t->v[i - 1], "->")))) continue;
-        if (i > 0 && tok_is(&t->v[i - 1], "&")) return 1;
-        if (i + 2 < t->n && tok_is(&t->v[i + 1], "+") && tok_is(&t->v[i + 2], "+")) return 1;
-        if (i + 1 < t->n && tok_is(&t->v[i + 1], "=") && !(i + 2 < t->n && tok_is(&t->v[i + 2], "="))) return 1;
-        if (i + 2 < t->n && tok_is(&t->v[i + 2], "=") && (tok_is(&t->v[i + 1], "+") || tok_is(&t->v[i + 1], "-")))
-            return 1;
-    }
-    return 0;
-}
-
 static int by_order(const void *a, const void *b)
 {
     const decl *x = a, *y = b;
@@ -262,17 +247,16 @@ static char *unique_name(emitter *m, const char *name, const char *enclosing)
 /* The parameters every function of the validator (machine[0]) or of the
  * writer (machine[1]) may take: its entry point's. */
 #define NMACHINE 6
-static const char *const machine[2][NMACHINE] = {{"src", "opt", "vis", "err", "path", NULL},
+static const char *const machine[2][NMACHINE] = {{"c", NULL, NULL, NULL, NULL, NULL},
                                                  {"arrays", "n", "wopt", "sink", "err", "owned"}};
 static const char *const machine_type[2][NMACHINE] = {
-    {"afmt_src *", "const afmt_options *", "const afmt_visitor *", "afmt_error *", "afmt_path *", NULL},
+    {"afmt_vctx *", NULL, NULL, NULL, NULL, NULL},
     {"const afmt_array *", "const size_t", "const afmt_write_options *", "afmt_sink *", "afmt_error *", "uint8_t **"}};
 
 /* What a function's statements read from outside them. */
 typedef struct captures {
     decls vals;             /* values enclosing functions declared, in binding order */
-    int machine[NMACHINE];  /* src, opt, vis, err, path (the writer's: arrays, n, wopt, sink, err, owned) */
-    int pos, narrays;       /* reads (1) or moves (2) the cursor, the count of arrays */
+    int machine[NMACHINE];  /* c (the writer's: arrays, n, wopt, sink, err, owned) */
 } captures;
 
 /* Value x, read in the function, as the innermost enclosing function that
@@ -313,8 +297,6 @@ static void find_captures(emitter *m, const ctokens *t, const decls *own, captur
         int is_machine = 0;
         if (!tok_ident(x) || (i > 0 && (tok_is(&t->v[i - 1], ".") || tok_is(&t->v[i - 1], "->")))) continue;
         if (decls_find(own, x->s, x->n) || decls_find(&c->vals, x->s, x->n)) continue;
-        if (tok_is(x, "pos")) { c->pos = 1; continue; }
-        if (tok_is(x, "narrays")) { c->narrays = 1; continue; }
         for (k = 0; k < NMACHINE; k++)
             if (machine[m->writer][k] && tok_is(x, machine[m->writer][k])) c->machine[k] = is_machine = 1;
         if (!is_machine) capture_value(x, outer, m->nframes, &c->vals);
@@ -322,8 +304,6 @@ static void find_captures(emitter *m, const ctokens *t, const decls *own, captur
     /* parameters in the order their values were bound: sibling functions
      * list the values they share alike */
     if (c->vals.n > 1) qsort(c->vals.v, (size_t)c->vals.n, sizeof *c->vals.v, by_order);
-    if (c->pos && moved_in(t, "pos")) c->pos = 2;
-    if (c->narrays && moved_in(t, "narrays")) c->narrays = 2;
     for (k = 0; k < m->nframes; k++) free(outer[k].v);
 }
 
@@ -341,16 +321,12 @@ static void param_list(const emitter *m, const captures *c, sbuf *params, sbuf *
     int k;
     for (k = 0; k < NMACHINE; k++)
         if (c->machine[k]) param_add(params, args, machine_type[m->writer][k], machine[m->writer][k], machine[m->writer][k]);
-    if (c->pos == 2) param_add(params, args, "uint64_t *", "pos_io", "&pos");
-    else if (c->pos) param_add(params, args, "const uint64_t", "pos", "pos");
-    if (c->narrays == 2) param_add(params, args, "uint32_t *", "narrays_io", "&narrays");
-    else if (c->narrays) param_add(params, args, "const uint32_t", "narrays", "narrays");
     for (k = 0; k < c->vals.n; k++) param_add(params, args, c->vals.v[k].type, c->vals.v[k].name, c->vals.v[k].name);
 }
 
 /* The function's definition, into m->funcs. */
 static void define_function(emitter *m, const func_frame *f, const char *fname, const char *doc, const char *params,
-                            const char *text, const captures *c)
+                            const char *text)
 {
     sbuf fn = {0};
     sbuf *saved = m->out;
@@ -362,12 +338,8 @@ static void define_function(emitter *m, const func_frame *f, const char *fname, 
     if (doc) line(m, "/* %s */", doc);
     line(m, "static int %s(%s)", fname, params ? params : "void");
     line(m, "{");
-    if (c->pos == 2) line(m, "    uint64_t pos = *pos_io;");
-    if (c->narrays == 2) line(m, "    uint32_t narrays = *narrays_io;");
-    sb_puts(&fn, text);
+    sb_puts(&fn, text[0] == '\n' ? text + 1 : text); /* no blank line after the brace */
     if (f->scope_fill.s) sb_puts(&fn, f->scope_fill.s);
-    if (c->pos == 2) line(m, "    *pos_io = pos;");
-    if (c->narrays == 2) line(m, "    *narrays_io = narrays;");
     line(m, "    return 0;");
     line(m, "}");
     line(m, "%s", "");
@@ -406,7 +378,7 @@ void func_end(emitter *m, func_frame *f, const char *doc)
         free(ty);
         free(arg);
     }
-    define_function(m, f, fname, doc, params.s, resolved, &c);
+    define_function(m, f, fname, doc, params.s, resolved);
     line(m, "if (%s(%s)) return -1;", fname, args.s ? args.s : "");
 
     sb_free(&params);
@@ -485,7 +457,7 @@ static void sym_members(const sym *y, const decls *fn, decls *members)
 
 static int is_reserved_var(const char *name)
 {
-    static const char *const words[] = {"src", "opt", "vis", "err", "path", "pos", "narrays", "scope", "rest",
+    static const char *const words[] = {"c", "ctx", "src", "opt", "vis", "err", "path", "scope", "rest",
                                         "trailer", "label", "a", "j", "column_offset", "int", "char", "const",
                                         "return", "if", "else", "for", "void", "static", "struct"};
     size_t k;

@@ -23,13 +23,13 @@ static void emit_items_func(emitter *m, item_list *body, const char *name, const
 static void need_at(emitter *m, const blame *bl, const char *at_c, const char *need_c, const char *what)
 {
     char *field = c_quote(bl->field, strlen(bl->field));
-    line(m, "if (!afmt_src_have(src, %s, %s, %s)) {", m->end, at_c, need_c);
+    line(m, "if (!afmt_src_have(c->src, %s, %s, %s)) {", m->end, at_c, need_c);
     m->indent++;
     if (m->writer)
         line(m, "return -1;");
     else
-        line(m, "return afmt_src_short_ex(src, err, path, %s, %s, %s, %s, %s, 0, \"%s\", %s);", field, bl->index, at_c,
-             m->end, need_c, what, region_ctx(m));
+        line(m, "return afmt_src_short_ex(c->src, c->err, c->path, %s, %s, %s, %s, %s, 0, \"%s\", c->region);", field,
+             bl->index, at_c, m->end, need_c, what);
     m->indent--;
     line(m, "}");
     free(field);
@@ -37,7 +37,7 @@ static void need_at(emitter *m, const blame *bl, const char *at_c, const char *n
 
 void need_bytes(emitter *m, const blame *bl, const char *need_c, const char *what)
 {
-    need_at(m, bl, "pos", need_c, what);
+    need_at(m, bl, "c->pos", need_c, what);
 }
 
 
@@ -140,9 +140,8 @@ static int take_field(emitter *m, const item *it, const char *kind, int width, c
                       int big_endian)
 {
     const char *desc = field_desc(m, it, kind, width, count_c != NULL, big_endian);
-    int off_decl = decl_defer(m, "const uint64_t o_%s = pos;", it->name);
-    line(m, "if (afmt_take_field(src, opt, err, path, &%s, %s, %s, %s, &pos)) return -1;", desc,
-         count_c ? count_c : "1", m->end, region_ctx(m));
+    int off_decl = decl_defer(m, "const uint64_t o_%s = c->pos;", it->name);
+    line(m, "if (afmt_take_field(c, &%s, %s)) return -1;", desc, count_c ? count_c : "1");
     return off_decl;
 }
 
@@ -155,7 +154,7 @@ static void emit_int_field(emitter *m, item *it)
                               NULL, it->field.big_endian);
     int val_decl;
     {
-        char *p = xprintf("AFMT_B(src, o_%s)", it->name);
+        char *p = xprintf("AFMT_B(c->src, o_%s)", it->name);
         ld = load_c(it->field.width, it->field.is_signed, it->field.big_endian, p);
         /* the value is declared if something reads it: a check, an
          * expression, a lookup (sym_find) */
@@ -230,10 +229,10 @@ static void array_field_count(emitter *m, item *it)
     line(m, "const uint64_t n_%s = %s;", it->name, cnt);
     free(cnt);
     if (used_as_shape((item_list *)&m->s->body, it->name)) {
-        char *args = xprintf("n_%s, opt->limits.max_rank < AFMT_RANK_CAP ? opt->limits.max_rank : (uint64_t)AFMT_RANK_CAP",
+        char *args = xprintf("n_%s, c->opt->limits.max_rank < AFMT_RANK_CAP ? c->opt->limits.max_rank : (uint64_t)AFMT_RANK_CAP",
                              it->name);
         {
-            char *cond = xprintf("n_%s > opt->limits.max_rank || n_%s > AFMT_RANK_CAP", it->name, it->name);
+            char *cond = xprintf("n_%s > c->opt->limits.max_rank || n_%s > AFMT_RANK_CAP", it->name, it->name);
             emit_fail_if(m, cond, &bl, "limit", LEN_NONE, "\"rank %\" PRIu64 \" exceeds the limit of %\" PRIu64 \"\"", args);
             free(cond);
         }
@@ -245,11 +244,11 @@ static void array_field_count(emitter *m, item *it)
 static sym *array_field_sym(emitter *m, item *it, int off_decl)
 {
     sym *y = sym_push(m, SY_ARRF, it->name, it);
-    char *p = xprintf("AFMT_B(src, o_%s + (uint64_t)%d * (%%s))", it->name, it->field.width);
+    char *p = xprintf("AFMT_B(c->src, o_%s + (uint64_t)%d * (%%s))", it->name, it->field.width);
     char *ld = load_c(it->field.width, it->field.is_signed, it->field.big_endian, p);
     y->off_decl = off_decl;
     y->t = it->field.is_signed ? VT_S : VT_U;
-    snprintf(y->c, sizeof y->c, "AFMT_B(src, o_%s)", it->name);
+    snprintf(y->c, sizeof y->c, "AFMT_B(c->src, o_%s)", it->name);
     snprintf(y->count, sizeof y->count, "n_%s", it->name);
     snprintf(y->off, sizeof y->off, "o_%s", it->name);
     snprintf(y->elem, sizeof y->elem, "%s", ld);
@@ -265,7 +264,7 @@ static sym *array_field_sym(emitter *m, item *it, int off_decl)
 static void array_field_each(emitter *m, item *it, const sym *y)
 {
     int mark;
-    char *p = xprintf("AFMT_B(src, o_%s + (uint64_t)%d * i_%s)", it->name, it->field.width, it->name);
+    char *p = xprintf("AFMT_B(c->src, o_%s + (uint64_t)%d * i_%s)", it->name, it->field.width, it->name);
     char *ld = load_c(it->field.width, it->field.is_signed, it->field.big_endian, p);
     char *ic = xprintf("i_%s", it->name);
     char *oc = xprintf("o_%s + (uint64_t)%d * i_%s", it->name, it->field.width, it->name);
@@ -346,7 +345,7 @@ static void array_field_unordered(emitter *m, item *it, const char *call_c, cons
 static void array_field_order(emitter *m, item *it)
 {
     int strict = strcmp(it->field.order, "increasing") == 0;
-    char *call = xprintf("afmt_field_unordered(AFMT_B(src, o_%s), n_%s, %d, %d, %d, %d)", it->name, it->name,
+    char *call = xprintf("afmt_field_unordered(AFMT_B(c->src, o_%s), n_%s, %d, %d, %d, %d)", it->name, it->name,
                          it->field.width, it->field.is_signed, it->field.big_endian, strict);
     char *fmt = xprintf("\"is %s than the element before it (must be %s)\"", strict ? "not greater" : "less",
                         strict ? "strictly increasing" : "non-decreasing");
@@ -364,7 +363,7 @@ static void array_field_within(emitter *m, item *it)
         gen_error(m, it->jpath, "increasing_within: '%s' is not an array field defined before", it->field.increasing_within);
         return;
     }
-    call = xprintf("afmt_field_unordered_within(AFMT_B(src, o_%s), n_%s, %d, %d, AFMT_B(src, %s), %s, %d, %d)", it->name,
+    call = xprintf("afmt_field_unordered_within(AFMT_B(c->src, o_%s), n_%s, %d, %d, AFMT_B(c->src, %s), %s, %d, %d)", it->name,
                    it->name, it->field.width, it->field.big_endian, seg->off, seg->count, seg->width, seg->big);
     fmt = xprintf("\"is not greater than the element before it in the same segment of %s (must be strictly increasing "
                   "within each)\"", seg->name);
@@ -410,7 +409,7 @@ static void emit_text_field(emitter *m, item *it)
     y = sym_push(m, SY_TEXT, it->name, it);
     y->off_decl = off_decl;
     if (it->field.equals || it->field.text_nul_padded || it->nchecks) decl_use(m, off_decl);
-    snprintf(y->c, sizeof y->c, "AFMT_B(src, o_%s)", it->name);
+    snprintf(y->c, sizeof y->c, "AFMT_B(c->src, o_%s)", it->name);
     snprintf(y->off, sizeof y->off, "o_%s", it->name);
     y->size = it->field.size;
     bl = blame_of(y);
@@ -421,12 +420,12 @@ static void emit_text_field(emitter *m, item *it)
         char *ce = code_enum(code);
         memcpy(padded, it->field.equals->sval, strlen(it->field.equals->sval));
         q = c_quote(padded, (size_t)it->field.size);
-        line(m, "if (afmt_expect_bytes(src, err, path, \"%s\", %s, o_%s, %s, %d)) return -1;", it->name, ce,
+        line(m, "if (afmt_expect_bytes(c, \"%s\", %s, o_%s, %s, %d)) return -1;", it->name, ce,
              it->name, q, it->field.size);
         free(padded); free(q); free(ce);
     }
     if (it->field.text_nul_padded)
-        line(m, "if (afmt_expect_text_slot(src, err, path, \"%s\", o_%s, %d)) return -1;", it->name, it->name, it->field.size);
+        line(m, "if (afmt_expect_text_slot(c, \"%s\", o_%s, %d)) return -1;", it->name, it->name, it->field.size);
     {
         int i;
         for (i = 0; i < it->nchecks; i++) {
@@ -443,18 +442,18 @@ static void emit_string_field(emitter *m, item *it)
 {
     blame bl;
     sym *y;
-    char *ld = load_c(it->field.len_width, 0, it->field.big_endian, "AFMT_B(src, pos)");
-    bl = blame_at(it->name, "AFMT_NO_INDEX", "pos");
+    char *ld = load_c(it->field.len_width, 0, it->field.big_endian, "AFMT_B(c->src, c->pos)");
+    bl = blame_at(it->name, "AFMT_NO_INDEX", "c->pos");
     if (it->field.count) {
         char *cnt = emit_u64(m, &bl, it->field.count, it->field.count_text);
         line(m, "const uint64_t n_%s = %s;", it->name, cnt);
         free(cnt);
         /* each record has at least its length prefix: bound the loop by the
          * bytes that are really there before running it */
-        line(m, "if ((%s - pos) / %d < n_%s) {", m->end, it->field.len_width, it->name);
+        line(m, "if ((%s - c->pos) / %d < n_%s) {", m->end, it->field.len_width, it->name);
         m->indent++;
         {
-            char *args = xprintf("n_%s, %s - pos", it->name, m->end);
+            char *args = xprintf("n_%s, %s - c->pos", it->name, m->end);
             char *fmt = xprintf("\"%%\" PRIu64 \" strings need at least %d bytes each, only %%\" PRIu64 \" left\"", it->field.len_width);
             emit_fail(m, &bl, "truncated", LEN_NONE, fmt, args);
             free(args); free(fmt);
@@ -464,32 +463,32 @@ static void emit_string_field(emitter *m, item *it)
     } else {
         line(m, "const uint64_t n_%s = 1;", it->name);
     }
-    line(m, "const uint64_t o_%s = pos;", it->name);
+    line(m, "const uint64_t o_%s = c->pos;", it->name);
     line(m, "for (uint64_t i_%s = 0; i_%s < n_%s; i_%s++) {", it->name, it->name, it->name, it->name);
     m->indent++;
     {
         char *ic = it->field.count ? xprintf("i_%s", it->name) : xstrdup("AFMT_NO_INDEX");
         char *w = xprintf("%d", it->field.len_width);
-        bl = blame_at(it->name, ic, "pos");
+        bl = blame_at(it->name, ic, "c->pos");
         need_bytes(m, &bl, w, it->name);
         line(m, "const uint64_t len_%s = %s;", it->name, ld);
-        line(m, "pos += %d;", it->field.len_width);
+        line(m, "c->pos += %d;", it->field.len_width);
         {
             char *lc = xprintf("len_%s", it->name);
             need_bytes(m, &bl, lc, "a string");
             free(lc);
         }
-        line(m, "pos += len_%s;", it->name);
+        line(m, "c->pos += len_%s;", it->name);
         free(ic); free(w);
     }
     m->indent--;
     line(m, "}");
     /* labels and such are header: held to limits.max_header_bytes */
-    line(m, "if (pos - o_%s > opt->limits.max_header_bytes) {", it->name);
+    line(m, "if (c->pos - o_%s > c->opt->limits.max_header_bytes) {", it->name);
     m->indent++;
     {
         char *field = xprintf("%s", it->name);
-        char *args = xprintf("pos - o_%s, opt->limits.max_header_bytes", it->name);
+        char *args = xprintf("c->pos - o_%s, c->opt->limits.max_header_bytes", it->name);
         bl = blame_at(field, "AFMT_NO_INDEX", xprintf("o_%s", it->name));
         emit_fail(m, &bl, "limit", LEN_NONE, "\"strings of %\" PRIu64 \" bytes exceed the header limit of %\" PRIu64 \" bytes\"", args);
         free(field);
@@ -682,8 +681,8 @@ static void entry_values(emitter *m, const blame *bl, item *it, const table_entr
     if (te->warn) {
         char *q = c_format_literal(te->warn);
         if (attr) decl_use(m, attr->off_decl);
-        line(m, "afmt_warn(vis, path, %s, AFMT_NO_INDEX, %s, %s);", attr ? xprintf("\"%s\"", attr->name) : "NULL",
-             attr ? attr->off : "pos", q);
+        line(m, "afmt_warn(c->vis, c->path, %s, AFMT_NO_INDEX, %s, %s);", attr ? xprintf("\"%s\"", attr->name) : "NULL",
+             attr ? attr->off : "c->pos", q);
         free(q);
     }
 }
@@ -811,8 +810,8 @@ static int lookup_by_table2(emitter *m, const blame *bl, item *it, const table *
     if (warns) {
         if (attr) decl_use(m, attr->off_decl);
         line(m, "if (%s_type && %s_type->warn)", it->name, it->name);
-        line(m, "    afmt_warn(vis, path, %s, AFMT_NO_INDEX, %s, \"%%s\", %s_type->warn);",
-             attr ? xprintf("\"%s\"", attr->name) : "NULL", attr ? attr->off : "pos", it->name);
+        line(m, "    afmt_warn(c->vis, c->path, %s, AFMT_NO_INDEX, %s, \"%%s\", %s_type->warn);",
+             attr ? xprintf("\"%s\"", attr->name) : "NULL", attr ? attr->off : "c->pos", it->name);
     }
     /* the "when" entries, in order: the first that holds */
     for (i = nplain; i < tb->nentries; i++) {
@@ -943,17 +942,15 @@ static void array_view(emitter *m, item *it, const layout_module *lay, const enc
     const repeat_module *rm = m->tiles ? repeat_module_of(m->tiles) : NULL;
     int i;
     line(m, "afmt_array a_%s;", it->name);
-    line(m, "const int want_%s = vis != NULL && vis->on_array != NULL;", it->name);
+    line(m, "const int want_%s = c->vis != NULL && c->vis->on_array != NULL;", it->name);
     line(m, "if (want_%s) {", it->name);
     m->indent++;
-    decl_use(m, m->narrays_decl);
-    line(m, "afmt_view_start(&a_%s, %s_dtype, %s_size, %s_enc, n_%s, %s, %s, nbytes_%s, pos, narrays);", it->name, lk->c,
+    line(m, "afmt_view_start(&a_%s, %s_dtype, %s_size, %s_enc, n_%s, %s, %s, nbytes_%s, c->pos, c->narrays);", it->name, lk->c,
          lk->c, lk->c, it->name, it->array.col_major ? "AFMT_COL_MAJOR" : "AFMT_ROW_MAJOR",
          it->array.payload_big ? "AFMT_BIG" : "AFMT_LITTLE", it->name);
     if (shp) {
         const char *desc = field_desc(m, shp->it, shp->is_signed ? "AFMT_FIELD_INT" : "AFMT_FIELD_UINT", shp->width, 1, shp->big);
-        line(m, "if (afmt_view_dims(&a_%s, err, path, &%s, %s, AFMT_B(src, %s), %s)) return -1;", it->name, desc, shp->off,
-             shp->off, shp->count);
+        line(m, "if (afmt_view_dims(c, &a_%s, &%s, %s, %s)) return -1;", it->name, desc, shp->off, shp->count);
     } else {
         line(m, "a_%s.rank = %d;", it->name, it->array.nshape);
         for (i = 0; i < it->array.nshape; i++) line(m, "a_%s.dims[%d] = %s;", it->name, i, le->dims[i]);
@@ -976,7 +973,7 @@ static void array_view(emitter *m, item *it, const layout_module *lay, const enc
  * or nonzero padding bits of a bit-packed one. */
 static void array_scan_fail(emitter *m, item *it, const sym *lk)
 {
-    char *oc = xprintf("pos + bad_%s", it->name);
+    char *oc = xprintf("c->pos + bad_%s", it->name);
     char *ic = xprintf("bad_%s", it->name);
     blame bl;
     line(m, "if (bad_%s < nbytes_%s) {", it->name, it->name);
@@ -984,12 +981,12 @@ static void array_scan_fail(emitter *m, item *it, const sym *lk)
     line(m, "if (%s_enc == AFMT_ENC_BITS_LSB) {", lk->c);
     m->indent++;
     bl = blame_at(it->name, "AFMT_NO_INDEX", oc);
-    emit_fail(m, &bl, "padding", it->array.values_lenient, "\"unused bits of the last byte (0x%02x) are not zero\"", "src->bad_byte");
+    emit_fail(m, &bl, "padding", it->array.values_lenient, "\"unused bits of the last byte (0x%02x) are not zero\"", "c->src->bad_byte");
     m->indent--;
     line(m, "} else {");
     m->indent++;
     bl = blame_at(it->name, ic, oc);
-    emit_fail(m, &bl, "value", it->array.values_lenient, "\"bool element is 0x%02x, not 0 or 1\"", "src->bad_byte");
+    emit_fail(m, &bl, "value", it->array.values_lenient, "\"bool element is 0x%02x, not 0 or 1\"", "c->src->bad_byte");
     m->indent--;
     line(m, "}");
     m->indent--;
@@ -1005,7 +1002,7 @@ static void array_take(emitter *m, item *it, const encoding_module *enc, const s
     char *scan = xstrdup("NULL"), *ctx = xstrdup("NULL"), *bad = xstrdup("NULL");
     if (it->array.check_values) {
         line(m, "afmt_scan_fn scan_%s = NULL;", it->name);
-        line(m, "if (opt->check_values && %s_dtype == AFMT_BOOL%s)", lk->c, enc && enc->scan_guard ? enc->scan_guard(it) : "");
+        line(m, "if (c->opt->check_values && %s_dtype == AFMT_BOOL%s)", lk->c, enc && enc->scan_guard ? enc->scan_guard(it) : "");
         m->indent++;
         line(m, "scan_%s = %s_enc == AFMT_ENC_BITS_LSB ? afmt_src_scan_pad_bits : afmt_src_scan_bool;", it->name, lk->c);
         m->indent--;
@@ -1015,8 +1012,8 @@ static void array_take(emitter *m, item *it, const encoding_module *enc, const s
         ctx = xprintf("&stored_%s", it->name);
         bad = xprintf("&bad_%s", it->name);
     }
-    line(m, "if (afmt_take_payload(src, err, path, \"%s\", %s, %s, pos, nbytes_%s, %s, (void *)%s, %s)) return -1;", it->name,
-         m->end, region_ctx(m), it->name, scan, ctx, bad);
+    line(m, "if (afmt_take_payload(c, \"%s\", nbytes_%s, %s, (void *)%s, %s)) return -1;", it->name, it->name, scan, ctx,
+         bad);
     if (it->array.check_values) array_scan_fail(m, it, lk);
     free(scan); free(ctx); free(bad);
 }
@@ -1049,7 +1046,7 @@ static void emit_array(emitter *m, item *it)
     if (!(lay && lay->computes_nbytes)) line(m, "uint64_t nbytes_%s;", it->name);
     if (enc && enc->validate_size_open) enc->validate_size_open(m, it, lk);
     if (!(lay && lay->computes_nbytes))
-        line(m, "if (afmt_payload_bytes(err, path, \"%s\", pos, stored_%s, %s_size, %s_enc, %s_dtype, &nbytes_%s)) return -1;",
+        line(m, "if (afmt_payload_bytes(c, \"%s\", stored_%s, %s_size, %s_enc, %s_dtype, &nbytes_%s)) return -1;",
              it->name, it->name, lk->c, lk->c, lk->c, it->name);
     if (enc && enc->validate_size_close) enc->validate_size_close(m, it, lk);
     if (lay && lay->records) lay->records(m, it, &le);
@@ -1057,14 +1054,14 @@ static void emit_array(emitter *m, item *it)
     array_view(m, it, lay, enc, &le, shp);
     if (!it->array.check_values) {
         /* take, hand over, count, move on: one call */
-        line(m, "if (afmt_take_view(src, vis, err, path, \"%s\", %s, %s, want_%s ? &a_%s : NULL, nbytes_%s, &pos, &narrays)) return -1;",
-             it->name, m->end, region_ctx(m), it->name, it->name, it->name);
+        line(m, "if (afmt_take_view(c, \"%s\", want_%s ? &a_%s : NULL, nbytes_%s)) return -1;", it->name, it->name,
+             it->name, it->name);
     } else {
         array_take(m, it, enc, lk);
-        line(m, "if (want_%s && afmt_view_hand(vis, err, path, \"%s\", &a_%s, src, pos, nbytes_%s)) return -1;", it->name,
-             it->name, it->name, it->name);
-        line(m, "narrays++;");
-        line(m, "pos += nbytes_%s;", it->name);
+        line(m, "if (want_%s && afmt_view_hand(c, \"%s\", &a_%s, nbytes_%s)) return -1;", it->name, it->name, it->name,
+             it->name);
+        line(m, "c->narrays++;");
+        line(m, "c->pos += nbytes_%s;", it->name);
     }
     y = sym_push(m, SY_PAYLOAD, it->name, it);
     snprintf(y->c, sizeof y->c, "%s", it->name);
@@ -1079,12 +1076,12 @@ static void emit_array(emitter *m, item *it)
  * larger than the bytes left is a truncation, found now. */
 static void repeat_count(emitter *m, item *it)
 {
-    blame bl = blame_at(it->name, "AFMT_NO_INDEX", "pos");
+    blame bl = blame_at(it->name, "AFMT_NO_INDEX", "c->pos");
     char *cnt = emit_u64(m, &bl, it->arg, it->arg_text);
-    char *args = xprintf("count_%s, %s - pos", it->name, m->end);
+    char *args = xprintf("count_%s, %s - c->pos", it->name, m->end);
     line(m, "const uint64_t count_%s = %s;", it->name, cnt);
     {
-        char *cond = xprintf("count_%s > %s - pos", it->name, m->end);
+        char *cond = xprintf("count_%s > %s - c->pos", it->name, m->end);
         emit_fail_if(m, cond, &bl, "truncated", LEN_NONE, "\"%\" PRIu64 \" repetitions cannot fit in the %\" PRIu64 \" bytes left\"", args);
         free(cond);
     }
@@ -1100,45 +1097,45 @@ static void repeat_head(emitter *m, item *it, const repeat_module *rmod, const c
      * stream drops the blanks as it skips them (release), or the bytes
      * before the repetition (keep_from), so that a run longer than its
      * window still reaches the next item or the end */
-    const int top = m->end && strcmp(m->end, "src->len") == 0;
-    blame bl = blame_at(it->name, "AFMT_NO_INDEX", "pos");
+    const int top = m->region == NULL;
+    blame bl = blame_at(it->name, "AFMT_NO_INDEX", "c->pos");
     if (it->repeat.skip_ws == 2) {
         /* whitespace and "--" line comments (futhark's text syntax),
          * counted for skipped_comments() */
         line(m, "uint64_t comments_%s = 0;", it->name);
-        line(m, "afmt_src_skip_blank(src, %s, &pos, 1, %d, &comments_%s);", m->end, top, it->name);
+        line(m, "afmt_src_skip_blank(c->src, %s, &c->pos, 1, %d, &comments_%s);", m->end, top, it->name);
     } else if (it->repeat.skip_ws) {
-        line(m, "afmt_src_skip_blank(src, %s, &pos, 0, %d, NULL);", m->end, top);
+        line(m, "afmt_src_skip_blank(c->src, %s, &c->pos, 0, %d, NULL);", m->end, top);
     }
     if (rmod && rmod->until && rmod->until(m, it, r)) {
         /* the module ends the repetitions */
     } else if (it->repeat.until_end) {
         /* the end of the input ends the repetitions; a stream that cannot
          * tell (its window full) says so rather than stopping early */
-        line(m, "const int at_end_%s = afmt_src_at_end(src, %s, pos);", it->name, m->end);
+        line(m, "const int at_end_%s = afmt_src_at_end(c->src, %s, c->pos);", it->name, m->end);
         line(m, "if (at_end_%s > 0) break;", it->name);
-        line(m, "if (at_end_%s < 0) return afmt_src_short(src, err, path, \"%s\", AFMT_NO_INDEX, pos, %s, 1, \"the next %s\");",
+        line(m, "if (at_end_%s < 0) return afmt_src_short(c->src, c->err, c->path, \"%s\", AFMT_NO_INDEX, c->pos, %s, 1, \"the next %s\");",
              it->name, it->name, m->end, it->name);
     }
-    if (it->repeat.until_end && !it->repeat.skip_ws && top) line(m, "afmt_src_keep_from(src, pos);");
+    if (it->repeat.until_end && !it->repeat.skip_ws && top) line(m, "afmt_src_keep_from(c->src, c->pos);");
     {
-        char *cond = xprintf("%s >= opt->limits.max_items", r);
-        emit_fail_if(m, cond, &bl, "limit", LEN_NONE, "\"more than %\" PRIu64 \" repetitions\"", "opt->limits.max_items");
+        char *cond = xprintf("%s >= c->opt->limits.max_items", r);
+        emit_fail_if(m, cond, &bl, "limit", LEN_NONE, "\"more than %\" PRIu64 \" repetitions\"", "c->opt->limits.max_items");
         free(cond);
     }
-    line(m, "afmt_path_set_index(path, %s);", r);
+    line(m, "afmt_path_set_index(c->path, %s);", r);
 }
 
 /* One repetition: the body as a function (with the module's state and the
  * comment count it reads), and the check that it consumed bytes. */
 static void repeat_body(emitter *m, item *it, const repeat_module *rmod)
 {
-    blame bl = blame_at(it->name, "AFMT_NO_INDEX", "pos");
+    blame bl = blame_at(it->name, "AFMT_NO_INDEX", "c->pos");
     int mark = sym_mark(m);
     repeat_state saved;
     const char *saved_comments = m->comments_var;
     char *comments = it->repeat.skip_ws == 2 ? xprintf("comments_%s", it->name) : NULL;
-    line(m, "const uint64_t start_%s = pos;", it->name);
+    line(m, "const uint64_t start_%s = c->pos;", it->name);
     if (rmod && rmod->body_begin) rmod->body_begin(m, it, &saved);
     if (comments) m->comments_var = comments;
     emit_items_func(m, &it->body, it->name, NULL);
@@ -1147,7 +1144,7 @@ static void repeat_body(emitter *m, item *it, const repeat_module *rmod)
     if (rmod && rmod->body_end) rmod->body_end(m, it, &saved);
     sym_pop_to(m, mark);
     {
-        char *cond = xprintf("pos == start_%s", it->name);
+        char *cond = xprintf("c->pos == start_%s", it->name);
         emit_fail_if(m, cond, &bl, "constraint", LEN_NONE, "\"a repetition consumed no bytes\"", NULL);
         free(cond);
     }
@@ -1160,7 +1157,7 @@ static void emit_repeat(emitter *m, item *it)
     m->jpath = it->jpath;
     if (it->arg) repeat_count(m, it);
     if (rmod && rmod->before) rmod->before(m, it);
-    line(m, "afmt_path_push(path, \"%s\", 0);", it->name);
+    line(m, "afmt_path_push(c->path, \"%s\", 0);", it->name);
     line(m, "uint64_t %s = 0;", r);
     if (it->arg)
         line(m, "for (; %s < count_%s; %s++) {", r, it->name, r);
@@ -1171,9 +1168,9 @@ static void emit_repeat(emitter *m, item *it)
     repeat_body(m, it, rmod);
     m->indent--;
     line(m, "}");
-    line(m, "afmt_path_pop(path);");
+    line(m, "afmt_path_pop(c->path);");
     if (it->repeat.min_count > 0) {
-        blame bl = blame_at(it->name, "AFMT_NO_INDEX", "pos");
+        blame bl = blame_at(it->name, "AFMT_NO_INDEX", "c->pos");
         char *fmt = xprintf("\"needs at least %llu, found %%\" PRIu64 \"\"", (unsigned long long)it->repeat.min_count);
         {
             char *cond = xprintf("%s < %llu", r, (unsigned long long)it->repeat.min_count);
@@ -1215,14 +1212,13 @@ static void region_hand_out(emitter *m, item *it, func_frame *fr, const item *ou
 static void emit_region(emitter *m, item *it)
 {
     func_frame fr;
-    const char *saved_end = m->end, *saved_ctx = m->region_ctx;
-    const int saved_decl = m->region_decl, saved_sole = m->sole_item;
+    const int saved_sole = m->sole_item;
     const item *outer = m->region;
-    blame bl = blame_at(it->name, "AFMT_NO_INDEX", "pos");
+    blame bl = blame_at(it->name, "AFMT_NO_INDEX", "c->pos");
     sym *size_sym = it->arg->kind == E_NAME ? sym_peek(m, it->arg->sval) : NULL;
     const char *rest = !it->region.exact ? "AFMT_REGION_SKIP"
                        : it->region.exact_lenient == LEN_WARN ? "AFMT_REGION_EXACT_WARN" : "AFMT_REGION_EXACT";
-    char *sz, *size_name, *endv = xprintf("rc_%s.end", it->name), *ctxv = xprintf("&rc_%s", it->name);
+    char *sz, *size_name;
     m->jpath = it->jpath;
     if (!(size_sym && size_sym->kind == SY_INT)) size_sym = NULL;
     /* for messages: a field crossing this region's end names the region
@@ -1231,25 +1227,17 @@ static void emit_region(emitter *m, item *it)
     func_begin(m, &fr, it->name);
     sz = emit_u64(m, &bl, it->arg, it->arg_text);
     line(m, "afmt_region_ctx rc_%s;", it->name);
-    line(m, "if (afmt_region_open(err, path, &rc_%s, \"%s\", %s, %s, pos, %s)) return -1;", it->name, it->name, size_name, sz,
-         saved_end);
-    m->end = endv;
-    m->region_ctx = ctxv;
-    m->region_decl = 0;
+    line(m, "if (afmt_region_open(c, &rc_%s, \"%s\", %s, %s)) return -1;", it->name, it->name, size_name, sz);
     m->region = it;
     m->sole_item = it->body.n == 1;
     emit_items(m, &it->body);
     m->sole_item = saved_sole;
     m->region = outer;
-    m->end = saved_end;
-    m->region_ctx = saved_ctx;
-    m->region_decl = saved_decl;
     if (size_sym && it->region.exact) decl_use(m, size_sym->off_decl);
-    line(m, "if (afmt_region_close(src, opt, vis, err, path, &rc_%s, %s, %s, &pos)) return -1;", it->name, rest,
-         size_sym && it->region.exact ? size_sym->off : "0");
+    line(m, "if (afmt_region_close(c, %s, %s)) return -1;", rest, size_sym && it->region.exact ? size_sym->off : "0");
     region_hand_out(m, it, &fr, outer);
     func_end(m, &fr, NULL);
-    free(sz); free(size_name); free(endv); free(ctxv);
+    free(sz); free(size_name);
 }
 
 static void emit_switch(emitter *m, item *it)
@@ -1324,21 +1312,20 @@ static void emit_pad(emitter *m, item *it)
     blame bl;
     char *sz;
     m->jpath = it->jpath;
-    bl = blame_at(it->name, "AFMT_NO_INDEX", "pos");
+    bl = blame_at(it->name, "AFMT_NO_INDEX", "c->pos");
     if (pad_to_multiple(it->arg)) {
         /* the zeros to the next multiple of k: one call */
         const expr *r = it->arg->a;
         char *q = c_quote(it->arg_text, strlen(it->arg_text));
         sz = emit_u64(m, &bl, r->args[0], it->arg_text);
-        line(m, "if (afmt_take_pad_to(src, opt, vis, err, path, \"%s\", %d, %s, UINT64_C(%llu), %s, %s, &pos)) return -1;",
-             it->name, it->pad.fill_lenient == LEN_WARN, sz, (unsigned long long)r->args[1]->ival, q, m->end);
+        line(m, "if (afmt_take_pad_to(c, \"%s\", %d, %s, UINT64_C(%llu), %s)) return -1;", it->name,
+             it->pad.fill_lenient == LEN_WARN, sz, (unsigned long long)r->args[1]->ival, q);
         free(sz);
         free(q);
         return;
     }
     sz = emit_u64(m, &bl, it->arg, it->arg_text);
-    line(m, "if (afmt_take_padding(src, opt, vis, err, path, \"%s\", %d, %s, %s, &pos)) return -1;", it->name,
-         it->pad.fill_lenient == LEN_WARN, sz, m->end);
+    line(m, "if (afmt_take_padding(c, \"%s\", %d, %s)) return -1;", it->name, it->pad.fill_lenient == LEN_WARN, sz);
     free(sz);
 }
 
@@ -1373,20 +1360,20 @@ static void emit_textval(emitter *m, item *it)
     sym *y;
     line(m, "afmt_array a_%s;", it->name);
     line(m, "uint64_t end_%s = 0;", it->name);
-    line(m, "if (afmt_src_text(src, %s, pos, afmt_%s_text_scan, opt->limits.max_rank, &end_%s, &a_%s, path, err) != 0)",
+    line(m, "if (afmt_src_text(c->src, %s, c->pos, afmt_%s_text_scan, c->opt->limits.max_rank, &end_%s, &a_%s, c->path,",
          m->end, it->textval.grammar, it->name, it->name);
+    line(m, "        c->err) != 0)");
     line(m, "    return -1;");
-    decl_use(m, m->narrays_decl);
-    line(m, "a_%s.index = narrays;", it->name);
+    line(m, "a_%s.index = c->narrays;", it->name);
     line(m, "a_%s.text_decode = afmt_%s_text_decode;", it->name, it->textval.grammar);
-    line(m, "if (vis && vis->on_array && vis->on_array(vis->ctx, &a_%s) != 0) {", it->name);
+    line(m, "if (c->vis && c->vis->on_array && c->vis->on_array(c->vis->ctx, &a_%s) != 0) {", it->name);
     m->indent++;
-    bl = blame_at(it->name, "AFMT_NO_INDEX", "pos");
+    bl = blame_at(it->name, "AFMT_NO_INDEX", "c->pos");
     emit_fail(m, &bl, "callback", LEN_NONE, "\"stopped by the caller\"", NULL);
     m->indent--;
     line(m, "}");
-    line(m, "narrays++;");
-    line(m, "pos = end_%s;", it->name);
+    line(m, "c->narrays++;");
+    line(m, "c->pos = end_%s;", it->name);
     y = sym_push(m, SY_PAYLOAD, it->name, it);
     snprintf(y->c, sizeof y->c, "%s", it->name);
 }
@@ -1489,7 +1476,7 @@ static void emit_field_item(emitter *m, item *it)
 
 static void emit_let(emitter *m, item *it)
 {
-    blame bl = blame_at(it->name, "AFMT_NO_INDEX", "pos");
+    blame bl = blame_at(it->name, "AFMT_NO_INDEX", "c->pos");
     cexpr v;
     sym *y;
     item_comment(m, it, "let %s = %s", it->name, it->let.value_text);
@@ -1502,7 +1489,7 @@ static void emit_let(emitter *m, item *it)
     y = sym_push(m, SY_INT, it->name, it);
     y->t = v.t == VT_S ? VT_S : VT_U;
     snprintf(y->c, sizeof y->c, "v_%s", it->name);
-    snprintf(y->off, sizeof y->off, "pos");
+    snprintf(y->off, sizeof y->off, "c->pos");
     free(v.c);
 }
 
@@ -1641,7 +1628,7 @@ static void emit_validator_pass(emitter *m)
     const char *f = s->format;
     m->writer = 0;
     /* the input's length: known for a buffer, learnt at its end for a stream */
-    m->end = "src->len";
+    m->end = "afmt_end(c)";
     sbuf *out = m->out, main_fn = {0}, funcs = {0};
     m->out = &main_fn;
     m->funcs = &funcs;
@@ -1652,14 +1639,12 @@ static void emit_validator_pass(emitter *m)
     line(m, "                            const afmt_visitor *vis, afmt_error *err)");
     line(m, "{");
     m->indent++;
-    line(m, "afmt_path path_root;");
-    line(m, "afmt_path *const path = &path_root; /* the field path of failures */");
-    line(m, "uint64_t pos = 0;");
-    m->narrays_decl = decl_defer(m, "uint32_t narrays = 0;");
-    line(m, "path_root.depth = 0;");
+    line(m, "afmt_path path = {0}; /* the field path of failures */");
+    line(m, "afmt_vctx ctx = {src, opt, vis, err, &path, NULL, 0, 0};");
+    line(m, "afmt_vctx *const c = &ctx;");
     line(m, "if (src->len != AFMT_LEN_UNKNOWN && src->len > opt->limits.max_total_bytes) {");
     m->indent++;
-    line(m, "return afmt_fail(err, AFMT_E_LIMIT, path, NULL, AFMT_NO_INDEX, 0, \"input of %%\" PRIu64 \" bytes "
+    line(m, "return afmt_fail(err, AFMT_E_LIMIT, &path, NULL, AFMT_NO_INDEX, 0, \"input of %%\" PRIu64 \" bytes "
             "exceeds the limit of %%\" PRIu64, src->len, opt->limits.max_total_bytes);");
     m->indent--;
     line(m, "}");
@@ -1667,14 +1652,14 @@ static void emit_validator_pass(emitter *m)
     sb_puts(m->out, "\n");
     if (s->trailer_keep) {
         line(m, "/* trailer: bytes after the data are metadata, kept as they are */");
-        line(m, "if (afmt_src_at_end(src, src->len, pos) <= 0) {");
-        line(m, "    const uint64_t rest = afmt_src_rest(src, pos);");
-        line(m, "    const uint8_t *trailer = afmt_src_ptr(src, pos, rest);");
-        line(m, "    if (trailer && vis && vis->on_trailer) vis->on_trailer(vis->ctx, trailer, rest, pos);");
+        line(m, "if (afmt_src_at_end(src, src->len, c->pos) <= 0) {");
+        line(m, "    const uint64_t rest = afmt_src_rest(src, c->pos);");
+        line(m, "    const uint8_t *trailer = afmt_src_ptr(src, c->pos, rest);");
+        line(m, "    if (trailer && vis && vis->on_trailer) vis->on_trailer(vis->ctx, trailer, rest, c->pos);");
         line(m, "}");
     } else {
         line(m, "/* trailer: nothing may follow */");
-        line(m, "if (afmt_expect_end(src, opt, vis, err, path, %d, pos)) return -1;", s->trailer_lenient == LEN_WARN);
+        line(m, "if (afmt_expect_end(c, %d)) return -1;", s->trailer_lenient == LEN_WARN);
     }
     line(m, "return 0;");
     m->indent--;

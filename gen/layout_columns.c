@@ -23,7 +23,7 @@ static void columns_width(emitter *m, item *it, const sym *types, const table *t
     line(m, "const afmt_type_entry *type_j = afmt_type_by_code(%s, %d, code_j);", tname, tb->nentries);
     emit_fail_if(m, "!type_j || type_j->enc != AFMT_ENC_PLAIN", &bl, "unknown-type", LEN_NONE, fmt, "code_j");
     line(m, "const uint64_t size_j = afmt_dtype_get(type_j->dtype)->size;");
-    bl = blame_at(it->name, "AFMT_NO_INDEX", "pos");
+    bl = blame_at(it->name, "AFMT_NO_INDEX", "c->pos");
     {
         char *cond = xprintf("!afmt_add_u64(width_%s, size_j, &width_%s)", it->name, it->name);
         emit_fail_if(m, cond, &bl, "overflow", LEN_NONE, "\"the row width overflows 64 bits\"", NULL);
@@ -39,11 +39,11 @@ static void columns_width(emitter *m, item *it, const sym *types, const table *t
 /* Column j's label, from the length-prefixed strings names, into a.name. */
 static void columns_label(emitter *m, const sym *names)
 {
-    char *ld = load_c(names->width, 0, names->big, "AFMT_B(src, label)");
+    char *ld = load_c(names->width, 0, names->big, "AFMT_B(c->src, label)");
     line(m, "if (j < %s) {", names->count);
     m->indent++;
     line(m, "const uint64_t label_len = %s;", ld);
-    line(m, "afmt_copy_label(a.name, sizeof a.name, AFMT_B(src, label + %d), label_len);", names->width);
+    line(m, "afmt_copy_label(a.name, sizeof a.name, AFMT_B(c->src, label + %d), label_len);", names->width);
     line(m, "a.name_len = label_len; /* a writer refuses a name cut short */");
     line(m, "label += %d + label_len;", names->width);
     m->indent--;
@@ -55,8 +55,8 @@ static void columns_label(emitter *m, const sym *names)
 static void columns_views(emitter *m, item *it, const sym *types, const sym *names, const table *tb, const char *tname,
                           const char *code)
 {
-    blame bl = blame_at(it->name, "j", "pos + column_offset");
-    line(m, "if (vis && vis->on_array) {");
+    blame bl = blame_at(it->name, "j", "c->pos + column_offset");
+    line(m, "if (c->vis && c->vis->on_array) {");
     m->indent++;
     line(m, "uint64_t column_offset = 0;");
     if (names) line(m, "uint64_t label = %s;", names->off);
@@ -76,14 +76,13 @@ static void columns_views(emitter *m, item *it, const sym *types, const sym *nam
     line(m, "a.endian = %s;", it->array.payload_big ? "AFMT_BIG" : "AFMT_LITTLE");
     /* an empty column points at the start of the (empty) data, never past
      * the input */
-    line(m, "a.offset = rows_%s == 0 ? pos : pos + column_offset;", it->name);
+    line(m, "a.offset = rows_%s == 0 ? c->pos : c->pos + column_offset;", it->name);
     line(m, "a.nbytes = rows_%s == 0 ? 0 : (rows_%s - 1) * width_%s + size_j;", it->name, it->name, it->name);
-    line(m, "a.data = afmt_src_ptr(src, a.offset, a.nbytes);");
+    line(m, "a.data = afmt_src_ptr(c->src, a.offset, a.nbytes);");
     line(m, "a.stride = width_%s;", it->name);
-    decl_use(m, m->narrays_decl);
-    line(m, "a.index = narrays++;");
+    line(m, "a.index = c->narrays++;");
     if (names) columns_label(m, names);
-    emit_fail_if(m, "vis->on_array(vis->ctx, &a) != 0", &bl, "callback", LEN_NONE, "\"stopped by the caller\"", NULL);
+    emit_fail_if(m, "c->vis->on_array(c->vis->ctx, &a) != 0", &bl, "callback", LEN_NONE, "\"stopped by the caller\"", NULL);
     line(m, "column_offset += size_j;");
     m->indent--;
     line(m, "}");
@@ -112,7 +111,7 @@ static void columns_validate(emitter *m, item *it)
                   tb->name);
         return;
     }
-    bl = blame_at(it->name, "AFMT_NO_INDEX", "pos");
+    bl = blame_at(it->name, "AFMT_NO_INDEX", "c->pos");
     rows = emit_u64(m, &bl, it->array.shape[0], it->array.shape_text[0]);
     line(m, "const uint64_t rows_%s = %s;", it->name, rows);
     free(rows);
@@ -130,7 +129,7 @@ static void columns_validate(emitter *m, item *it)
     need_bytes(m, &bl, nb, "the rows of columns");
     free(nb);
     columns_views(m, it, types, names, tb, tname, code);
-    line(m, "pos += nbytes_%s;", it->name);
+    line(m, "c->pos += nbytes_%s;", it->name);
     free(el);
     free(code);
     {

@@ -37,31 +37,31 @@ static void coo_records(emitter *m, item *it, layout_emit *le)
     blame bl = blame_at(it->name, NULL, NULL);
     need_bytes(m, &bl, nb, "the records");
     free(nb);
-    line(m, "for (uint64_t k = 0, prev_r = 0, prev_c = 0; k < stored_%s; k++) {", it->name);
+    line(m, "for (uint64_t k = 0, prev_row = 0, prev_col = 0; k < stored_%s; k++) {", it->name);
     m->indent++;
-    line(m, "const uint8_t *rec = AFMT_B(src, pos + k * record_%s);", it->name);
-    line(m, "const uint64_t r = %s(rec);", ld);
-    line(m, "const uint64_t c = with_cols_%s ? (uint64_t)%s(rec + %d) : 0;", it->name, ld, w);
-    oc = xprintf("pos + k * record_%s", it->name);
+    line(m, "const uint8_t *rec = AFMT_B(c->src, c->pos + k * record_%s);", it->name);
+    line(m, "const uint64_t row = %s(rec);", ld);
+    line(m, "const uint64_t col = with_cols_%s ? (uint64_t)%s(rec + %d) : 0;", it->name, ld, w);
+    oc = xprintf("c->pos + k * record_%s", it->name);
     bl = blame_at(it->name, "k", oc); /* a record is blamed on its index */
     free(oc);
-    line(m, "if (r >= %s || c >= %s) {", le->dims[0], le->dims[1]);
+    line(m, "if (row >= %s || col >= %s) {", le->dims[0], le->dims[1]);
     m->indent++;
-    args = xprintf("r, c, %s, %s", le->dims[0], le->dims[1]);
+    args = xprintf("row, col, %s, %s", le->dims[0], le->dims[1]);
     emit_fail(m, &bl, "constraint", LEN_NONE,
               "\"record (%\" PRIu64 \", %\" PRIu64 \") lies outside the %\" PRIu64 \" x %\" PRIu64 \" block\"", args);
     free(args);
     m->indent--;
     line(m, "}");
-    line(m, "if (k > 0 && (r < prev_r || (r == prev_r && c <= prev_c))) {");
+    line(m, "if (k > 0 && (row < prev_row || (row == prev_row && col <= prev_col))) {");
     m->indent++;
     emit_fail(m, &bl, "constraint", it->array.values_lenient,
               "\"record (%\" PRIu64 \", %\" PRIu64 \") does not follow (%\" PRIu64 \", %\" PRIu64 \") in row-major order (a cell twice, or unsorted)\"",
-              "r, c, prev_r, prev_c");
+              "row, col, prev_row, prev_col");
     m->indent--;
     line(m, "}");
-    line(m, "prev_r = r;");
-    line(m, "prev_c = c;");
+    line(m, "prev_row = row;");
+    line(m, "prev_col = col;");
     m->indent--;
     line(m, "}");
 }

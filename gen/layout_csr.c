@@ -38,8 +38,8 @@ static void csr_view(emitter *m, item *it, layout_emit *le)
     const sym *ro = le->ref[0], *ci = le->ref[1];
     line(m, "a_%s.encoding = AFMT_ENC_CSR;", it->name);
     line(m, "a_%s.nnz = stored_%s;", it->name, it->name);
-    line(m, "a_%s.csr_row_offsets = afmt_src_ptr(src, %s, %s * %d);", it->name, ro->off, ro->count, ro->width);
-    line(m, "a_%s.csr_col_indices = afmt_src_ptr(src, %s, %s * %d);", it->name, ci->off, ci->count, ci->width);
+    line(m, "a_%s.csr_row_offsets = afmt_src_ptr(c->src, %s, %s * %d);", it->name, ro->off, ro->count, ro->width);
+    line(m, "a_%s.csr_col_indices = afmt_src_ptr(c->src, %s, %s * %d);", it->name, ci->off, ci->count, ci->width);
     line(m, "a_%s.csr_index_size = %d;", it->name, ro->width);
 }
 

@@ -13,7 +13,7 @@
  * else {` around the plain size emit_array computes. */
 static void lz4_validate_size_open(emitter *m, item *it, sym *lk)
 {
-    blame bl = blame_at(it->name, "AFMT_NO_INDEX", "pos");
+    blame bl = blame_at(it->name, "AFMT_NO_INDEX", "c->pos");
     /* flags say the payload is one LZ4 block of stored_bytes: prove it
      * decodes to exactly the bytes the dims give, without output */
     char *cz = emit_bool(m, &bl, it->array.compressed, it->array.compressed_text), *st;
@@ -24,8 +24,7 @@ static void lz4_validate_size_open(emitter *m, item *it, sym *lk)
     st = emit_u64(m, &bl, it->array.stored, it->array.stored_text);
     line(m, "nbytes_%s = %s;", it->name, st);
     free(st);
-    line(m, "if (afmt_lz4_prove(src, opt, err, path, \"%s\", %s, %s, pos, nbytes_%s, n_%s, %s_size)) return -1;", it->name,
-         m->end, region_ctx(m), it->name, it->name, lk->c);
+    line(m, "if (afmt_lz4_prove(c, \"%s\", nbytes_%s, n_%s, %s_size)) return -1;", it->name, it->name, it->name, lk->c);
     m->indent--;
     line(m, "} else {");
     m->indent++;

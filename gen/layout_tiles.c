@@ -17,7 +17,7 @@ static void tiles_before(emitter *m, item *it)
     blame bl;
     if (!it->repeat.tile_row) return;
     char *w0, *w1;
-    bl = blame_at(it->name, "AFMT_NO_INDEX", "pos");
+    bl = blame_at(it->name, "AFMT_NO_INDEX", "c->pos");
     w0 = emit_u64(m, &bl, it->repeat.tile_within[0], it->repeat.tile_within_text[0]);
     w1 = emit_u64(m, &bl, it->repeat.tile_within[1], it->repeat.tile_within_text[1]);
     line(m, "afmt_tiles tile_set_%s; /* on the stack: a fixed capacity, whatever the file claims */", it->name);
@@ -149,7 +149,7 @@ static void tiles_after(emitter *m, item *it)
     if (!it->repeat.tile_row) return;
     line(m, "if (!afmt_tiles_complete(tiles_%s)) {", it->name);
     m->indent++;
-    bl = blame_at(it->name, "AFMT_NO_INDEX", "pos");
+    bl = blame_at(it->name, "AFMT_NO_INDEX", "c->pos");
     {
         char *args = xprintf("tiles_%s->area, tiles_%s->rows, tiles_%s->cols", it->name, it->name, it->name);
         emit_fail(m, &bl, "constraint", LEN_NONE,

@@ -399,8 +399,9 @@ void texthdr_emit_validate(emitter *m, item *it)
 {
     if (!it->th) return;
     emit_desc(m, it);
-    decl_use(m, m->narrays_decl);
-    line(m, "if (afmt_thdir_validate(&%s, src, %s, &pos, &narrays, opt, vis, path, err) != 0)", it->th->cname, m->end);
+    line(m, "if (afmt_thdir_validate(&%s, c->src, %s, &c->pos, &c->narrays, c->opt, c->vis, c->path,", it->th->cname,
+         m->end);
+    line(m, "        c->err) != 0)");
     line(m, "    return -1;");
 }
 

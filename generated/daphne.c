@@ -49,349 +49,326 @@ static const afmt_type_entry daphne_value_types[8] = {
 
 /* block_rows: its check, for the validator and the writer
  * (spec/daphne.json /body/4/cases/0/body/2/body/4) */
-static int daphne_check_block_rows(afmt_error *err, afmt_path *path, uint64_t at, uint64_t v_rows,
+static int daphne_check_block_rows(const afmt_vctx *c, uint64_t at, uint64_t v_rows,
         uint64_t v_cols, uint64_t v_block_row, uint64_t v_block_col, uint64_t v_block_rows,
         uint64_t v_block_cols)
 {
     if (!(((v_rows != UINT64_C(0)) && (v_cols != UINT64_C(0))) ||
             ((((v_block_row == UINT64_C(0)) && (v_block_col == UINT64_C(0))) &&
-            (v_block_rows == v_rows)) && (v_block_cols == v_cols))))
-        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "block_rows", AFMT_NO_INDEX, at,
+            (v_block_rows == v_rows)) && (v_block_cols == v_cols)))) {
+        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "block_rows", AFMT_NO_INDEX, at,
                 "a matrix of zero area is stored as the one block DAPHNE writes for it: rows x "
                 "cols at (0, 0): `(rows != 0 && cols != 0) || (block_row == 0 && block_col == 0 && "
                 "block_rows == rows && block_cols == cols)` does not hold (block_rows = %" PRIu64
                 ")", v_block_rows);
+    }
     return 0;
 }
 
 /* block_value_type: its check, for the validator and the writer
  * (spec/daphne.json /body/4/cases/0/body/2/body/6/cases/1/body/0) */
-static int daphne_check_block_value_type(afmt_error *err, afmt_path *path, uint64_t at,
+static int daphne_check_block_value_type(const afmt_vctx *c, uint64_t at,
         uint64_t v_block_value_type, uint64_t v_value_type)
 {
-    if (v_block_value_type != v_value_type)
-        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "block_value_type", AFMT_NO_INDEX, at,
-                "expected %" PRIu64 " = value_type, found %" PRIu64 "", v_value_type,
-                v_block_value_type);
+    if (v_block_value_type != v_value_type) {
+        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "block_value_type", AFMT_NO_INDEX, at, "expected %"
+                PRIu64 " = value_type, found %" PRIu64 "", v_value_type, v_block_value_type);
+    }
     return 0;
 }
 
 /* col_indices: its check, for the validator and the writer
  * (spec/daphne.json /body/4/cases/0/body/2/body/6/cases/2/body/3) */
-static int daphne_check_col_indices(afmt_error *err, afmt_path *path, uint64_t at,
-        uint64_t at_index, uint64_t e_col_indices, uint64_t v_block_cols)
+static int daphne_check_col_indices(const afmt_vctx *c, uint64_t at, uint64_t at_index,
+        uint64_t e_col_indices, uint64_t v_block_cols)
 {
-    if (!(e_col_indices < v_block_cols))
-        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "col_indices", at_index, at,
+    if (!(e_col_indices < v_block_cols)) {
+        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "col_indices", at_index, at,
                 "column index out of range: `col_indices < block_cols` does not hold (col_indices "
                 "= %" PRIu64 ")", e_col_indices);
+    }
     return 0;
 }
 
-static int daphne_validate_block_kind_0(afmt_src *src, const afmt_visitor *vis, afmt_error *err,
-        afmt_path *path, uint64_t *pos_io, uint32_t *narrays_io, const afmt_dtype el_dtype,
+static int daphne_validate_block_kind_0(afmt_vctx *c, const afmt_dtype el_dtype,
         const uint64_t el_size, const afmt_encoding el_enc, afmt_tiles *const tiles_block,
         const uint64_t v_block_row, const uint64_t v_block_col, const uint64_t o_block_rows,
         const uint64_t v_block_rows, const uint64_t o_block_cols, const uint64_t v_block_cols)
 {
-    uint64_t pos = *pos_io;
-    uint32_t narrays = *narrays_io;
-
     /*
      * array data: el elements, row-major (spec/daphne.json
      * /body/4/cases/0/body/2/body/6/cases/0/body/0)
      */
     uint64_t n_data = 1;
     const uint64_t data_dim0 = v_block_rows;
-    if (!afmt_mul_u64(n_data, data_dim0, &n_data))
-        return afmt_fail(err, AFMT_E_OVERFLOW, path, "block_rows", AFMT_NO_INDEX, o_block_rows,
+    if (!afmt_mul_u64(n_data, data_dim0, &n_data)) {
+        return afmt_fail_c(c, AFMT_E_OVERFLOW, "block_rows", AFMT_NO_INDEX, o_block_rows,
                 "the element count overflows 64 bits");
+    }
     const uint64_t data_dim1 = v_block_cols;
-    if (!afmt_mul_u64(n_data, data_dim1, &n_data))
-        return afmt_fail(err, AFMT_E_OVERFLOW, path, "block_cols", AFMT_NO_INDEX, o_block_cols,
+    if (!afmt_mul_u64(n_data, data_dim1, &n_data)) {
+        return afmt_fail_c(c, AFMT_E_OVERFLOW, "block_cols", AFMT_NO_INDEX, o_block_cols,
                 "the element count overflows 64 bits");
+    }
     const uint64_t stored_data = 0; /* all zeros: nothing stored */
     uint64_t nbytes_data;
-    if (afmt_payload_bytes(err, path, "data", pos, stored_data, el_size, el_enc, el_dtype,
+    if (afmt_payload_bytes(c, "data", stored_data, el_size, el_enc, el_dtype,
             &nbytes_data)) return -1;
     afmt_array a_data;
-    const int want_data = vis != NULL && vis->on_array != NULL;
+    const int want_data = c->vis != NULL && c->vis->on_array != NULL;
     if (want_data) {
         afmt_view_start(&a_data, el_dtype, el_size, el_enc, n_data, AFMT_ROW_MAJOR, AFMT_LITTLE,
-                nbytes_data, pos, narrays);
+                nbytes_data, c->pos, c->narrays);
         a_data.rank = 2;
         a_data.dims[0] = data_dim0;
         a_data.dims[1] = data_dim1;
         a_data.encoding = AFMT_ENC_ZEROS;
         afmt_view_tile(&a_data, v_block_row, v_block_col, tiles_block);
     }
-    if (afmt_take_view(src, vis, err, path, "data", src->len, NULL, want_data ? &a_data : NULL,
-            nbytes_data, &pos, &narrays)) return -1;
-    *pos_io = pos;
-    *narrays_io = narrays;
+    if (afmt_take_view(c, "data", want_data ? &a_data : NULL, nbytes_data)) return -1;
     return 0;
 }
 
-static int daphne_validate_data(afmt_src *src, const afmt_visitor *vis, afmt_error *err,
-        afmt_path *path, uint64_t *pos_io, uint32_t *narrays_io, const afmt_dtype el_dtype,
-        const uint64_t el_size, const afmt_encoding el_enc, afmt_tiles *const tiles_block,
-        const uint64_t v_block_row, const uint64_t v_block_col, const uint64_t o_block_rows,
-        const uint64_t v_block_rows, const uint64_t o_block_cols, const uint64_t v_block_cols)
+static int daphne_validate_data(afmt_vctx *c, const afmt_dtype el_dtype, const uint64_t el_size,
+        const afmt_encoding el_enc, afmt_tiles *const tiles_block, const uint64_t v_block_row,
+        const uint64_t v_block_col, const uint64_t o_block_rows, const uint64_t v_block_rows,
+        const uint64_t o_block_cols, const uint64_t v_block_cols)
 {
-    uint64_t pos = *pos_io;
-    uint32_t narrays = *narrays_io;
     uint64_t n_data = 1;
     const uint64_t data_dim0_2 = v_block_rows;
-    if (!afmt_mul_u64(n_data, data_dim0_2, &n_data))
-        return afmt_fail(err, AFMT_E_OVERFLOW, path, "block_rows", AFMT_NO_INDEX, o_block_rows,
+    if (!afmt_mul_u64(n_data, data_dim0_2, &n_data)) {
+        return afmt_fail_c(c, AFMT_E_OVERFLOW, "block_rows", AFMT_NO_INDEX, o_block_rows,
                 "the element count overflows 64 bits");
+    }
     const uint64_t data_dim1_2 = v_block_cols;
-    if (!afmt_mul_u64(n_data, data_dim1_2, &n_data))
-        return afmt_fail(err, AFMT_E_OVERFLOW, path, "block_cols", AFMT_NO_INDEX, o_block_cols,
+    if (!afmt_mul_u64(n_data, data_dim1_2, &n_data)) {
+        return afmt_fail_c(c, AFMT_E_OVERFLOW, "block_cols", AFMT_NO_INDEX, o_block_cols,
                 "the element count overflows 64 bits");
+    }
     const uint64_t stored_data = n_data;
     uint64_t nbytes_data;
-    if (afmt_payload_bytes(err, path, "data", pos, stored_data, el_size, el_enc, el_dtype,
+    if (afmt_payload_bytes(c, "data", stored_data, el_size, el_enc, el_dtype,
             &nbytes_data)) return -1;
     afmt_array a_data;
-    const int want_data = vis != NULL && vis->on_array != NULL;
+    const int want_data = c->vis != NULL && c->vis->on_array != NULL;
     if (want_data) {
         afmt_view_start(&a_data, el_dtype, el_size, el_enc, n_data, AFMT_ROW_MAJOR, AFMT_LITTLE,
-                nbytes_data, pos, narrays);
+                nbytes_data, c->pos, c->narrays);
         a_data.rank = 2;
         a_data.dims[0] = data_dim0_2;
         a_data.dims[1] = data_dim1_2;
         afmt_view_tile(&a_data, v_block_row, v_block_col, tiles_block);
     }
-    if (afmt_take_view(src, vis, err, path, "data", src->len, NULL, want_data ? &a_data : NULL,
-            nbytes_data, &pos, &narrays)) return -1;
-    *pos_io = pos;
-    *narrays_io = narrays;
+    if (afmt_take_view(c, "data", want_data ? &a_data : NULL, nbytes_data)) return -1;
     return 0;
 }
 
-static int daphne_validate_block_kind_1(afmt_src *src, const afmt_options *opt,
-        const afmt_visitor *vis, afmt_error *err, afmt_path *path, uint64_t *pos_io,
-        uint32_t *narrays_io, const uint64_t v_value_type, const afmt_dtype el_dtype,
-        const uint64_t el_size, const afmt_encoding el_enc, afmt_tiles *const tiles_block,
-        const uint64_t v_block_row, const uint64_t v_block_col, const uint64_t o_block_rows,
-        const uint64_t v_block_rows, const uint64_t o_block_cols, const uint64_t v_block_cols)
+static int daphne_validate_block_kind_1(afmt_vctx *c, const uint64_t v_value_type,
+        const afmt_dtype el_dtype, const uint64_t el_size, const afmt_encoding el_enc,
+        afmt_tiles *const tiles_block, const uint64_t v_block_row, const uint64_t v_block_col,
+        const uint64_t o_block_rows, const uint64_t v_block_rows, const uint64_t o_block_cols,
+        const uint64_t v_block_cols)
 {
-    uint64_t pos = *pos_io;
-    uint32_t narrays = *narrays_io;
-
     /* block_value_type: u8 (spec/daphne.json /body/4/cases/0/body/2/body/6/cases/1/body/0) */
-    const uint64_t o_block_value_type = pos;
-    if (afmt_take_field(src, opt, err, path, &field_block_value_type, 1, src->len, NULL,
-            &pos)) return -1;
-    const uint64_t v_block_value_type = (uint64_t)afmt_load_u8(AFMT_B(src, o_block_value_type));
-    if (daphne_check_block_value_type(err, path, o_block_value_type, v_block_value_type,
+    const uint64_t o_block_value_type = c->pos;
+    if (afmt_take_field(c, &field_block_value_type, 1)) return -1;
+    const uint64_t v_block_value_type = (uint64_t)afmt_load_u8(AFMT_B(c->src, o_block_value_type));
+    if (daphne_check_block_value_type(c, o_block_value_type, v_block_value_type,
             v_value_type)) return -1;
 
     /*
      * array data: el elements, row-major (spec/daphne.json
      * /body/4/cases/0/body/2/body/6/cases/1/body/1)
      */
-    if (daphne_validate_data(src, vis, err, path, &pos, &narrays, el_dtype, el_size, el_enc,
-            tiles_block, v_block_row, v_block_col, o_block_rows, v_block_rows, o_block_cols,
-            v_block_cols)) return -1;
-    *pos_io = pos;
-    *narrays_io = narrays;
+    if (daphne_validate_data(c, el_dtype, el_size, el_enc, tiles_block, v_block_row, v_block_col,
+            o_block_rows, v_block_rows, o_block_cols, v_block_cols)) return -1;
     return 0;
 }
 
-static int daphne_validate_block_kind_2_data(afmt_src *src, const afmt_visitor *vis,
-        afmt_error *err, afmt_path *path, uint64_t *pos_io, uint32_t *narrays_io,
-        const afmt_dtype el_dtype, const uint64_t el_size, const afmt_encoding el_enc,
-        afmt_tiles *const tiles_block, const uint64_t v_block_row, const uint64_t v_block_col,
-        const uint64_t o_block_rows, const uint64_t v_block_rows, const uint64_t o_block_cols,
-        const uint64_t v_block_cols, const uint64_t v_nnz, const uint64_t n_row_offsets,
-        const uint64_t o_row_offsets, const uint64_t n_col_indices, const uint64_t o_col_indices)
+static int daphne_validate_block_kind_2_data(afmt_vctx *c, const afmt_dtype el_dtype,
+        const uint64_t el_size, const afmt_encoding el_enc, afmt_tiles *const tiles_block,
+        const uint64_t v_block_row, const uint64_t v_block_col, const uint64_t o_block_rows,
+        const uint64_t v_block_rows, const uint64_t o_block_cols, const uint64_t v_block_cols,
+        const uint64_t v_nnz, const uint64_t n_row_offsets, const uint64_t o_row_offsets,
+        const uint64_t n_col_indices, const uint64_t o_col_indices)
 {
-    uint64_t pos = *pos_io;
-    uint32_t narrays = *narrays_io;
     uint64_t n_data = 1;
     const uint64_t data_dim0_3 = v_block_rows;
-    if (!afmt_mul_u64(n_data, data_dim0_3, &n_data))
-        return afmt_fail(err, AFMT_E_OVERFLOW, path, "block_rows", AFMT_NO_INDEX, o_block_rows,
+    if (!afmt_mul_u64(n_data, data_dim0_3, &n_data)) {
+        return afmt_fail_c(c, AFMT_E_OVERFLOW, "block_rows", AFMT_NO_INDEX, o_block_rows,
                 "the element count overflows 64 bits");
+    }
     const uint64_t data_dim1_3 = v_block_cols;
-    if (!afmt_mul_u64(n_data, data_dim1_3, &n_data))
-        return afmt_fail(err, AFMT_E_OVERFLOW, path, "block_cols", AFMT_NO_INDEX, o_block_cols,
+    if (!afmt_mul_u64(n_data, data_dim1_3, &n_data)) {
+        return afmt_fail_c(c, AFMT_E_OVERFLOW, "block_cols", AFMT_NO_INDEX, o_block_cols,
                 "the element count overflows 64 bits");
+    }
     const uint64_t stored_data = v_nnz;
     uint64_t nbytes_data;
-    if (afmt_payload_bytes(err, path, "data", pos, stored_data, el_size, el_enc, el_dtype,
+    if (afmt_payload_bytes(c, "data", stored_data, el_size, el_enc, el_dtype,
             &nbytes_data)) return -1;
     afmt_array a_data;
-    const int want_data = vis != NULL && vis->on_array != NULL;
+    const int want_data = c->vis != NULL && c->vis->on_array != NULL;
     if (want_data) {
         afmt_view_start(&a_data, el_dtype, el_size, el_enc, n_data, AFMT_ROW_MAJOR, AFMT_LITTLE,
-                nbytes_data, pos, narrays);
+                nbytes_data, c->pos, c->narrays);
         a_data.rank = 2;
         a_data.dims[0] = data_dim0_3;
         a_data.dims[1] = data_dim1_3;
         afmt_view_tile(&a_data, v_block_row, v_block_col, tiles_block);
         a_data.encoding = AFMT_ENC_CSR;
         a_data.nnz = stored_data;
-        a_data.csr_row_offsets = afmt_src_ptr(src, o_row_offsets, n_row_offsets * 8);
-        a_data.csr_col_indices = afmt_src_ptr(src, o_col_indices, n_col_indices * 8);
+        a_data.csr_row_offsets = afmt_src_ptr(c->src, o_row_offsets, n_row_offsets * 8);
+        a_data.csr_col_indices = afmt_src_ptr(c->src, o_col_indices, n_col_indices * 8);
         a_data.csr_index_size = 8;
     }
-    if (afmt_take_view(src, vis, err, path, "data", src->len, NULL, want_data ? &a_data : NULL,
-            nbytes_data, &pos, &narrays)) return -1;
-    *pos_io = pos;
-    *narrays_io = narrays;
+    if (afmt_take_view(c, "data", want_data ? &a_data : NULL, nbytes_data)) return -1;
     return 0;
 }
 
-static int daphne_validate_block_kind_2(afmt_src *src, const afmt_options *opt,
-        const afmt_visitor *vis, afmt_error *err, afmt_path *path, uint64_t *pos_io,
-        uint32_t *narrays_io, const uint64_t v_value_type, const afmt_dtype el_dtype,
-        const uint64_t el_size, const afmt_encoding el_enc, afmt_tiles *const tiles_block,
-        const uint64_t v_block_row, const uint64_t v_block_col, const uint64_t o_block_rows,
-        const uint64_t v_block_rows, const uint64_t o_block_cols, const uint64_t v_block_cols)
+static int daphne_validate_block_kind_2(afmt_vctx *c, const uint64_t v_value_type,
+        const afmt_dtype el_dtype, const uint64_t el_size, const afmt_encoding el_enc,
+        afmt_tiles *const tiles_block, const uint64_t v_block_row, const uint64_t v_block_col,
+        const uint64_t o_block_rows, const uint64_t v_block_rows, const uint64_t o_block_cols,
+        const uint64_t v_block_cols)
 {
-    uint64_t pos = *pos_io;
-    uint32_t narrays = *narrays_io;
-
     /* block_value_type: u8 (spec/daphne.json /body/4/cases/0/body/2/body/6/cases/2/body/0) */
-    const uint64_t o_block_value_type = pos;
-    if (afmt_take_field(src, opt, err, path, &field_block_value_type, 1, src->len, NULL,
-            &pos)) return -1;
-    const uint64_t v_block_value_type = (uint64_t)afmt_load_u8(AFMT_B(src, o_block_value_type));
-    if (daphne_check_block_value_type(err, path, o_block_value_type, v_block_value_type,
+    const uint64_t o_block_value_type = c->pos;
+    if (afmt_take_field(c, &field_block_value_type, 1)) return -1;
+    const uint64_t v_block_value_type = (uint64_t)afmt_load_u8(AFMT_B(c->src, o_block_value_type));
+    if (daphne_check_block_value_type(c, o_block_value_type, v_block_value_type,
             v_value_type)) return -1;
 
     /* nnz: u64 little-endian (spec/daphne.json /body/4/cases/0/body/2/body/6/cases/2/body/1) */
-    const uint64_t o_nnz = pos;
-    if (afmt_take_field(src, opt, err, path, &field_nnz, 1, src->len, NULL, &pos)) return -1;
-    const uint64_t v_nnz = afmt_load_u64le(AFMT_B(src, o_nnz));
+    const uint64_t o_nnz = c->pos;
+    if (afmt_take_field(c, &field_nnz, 1)) return -1;
+    const uint64_t v_nnz = afmt_load_u64le(AFMT_B(c->src, o_nnz));
 
     /*
      * row_offsets: block_rows + 1 of u64 little-endian (spec/daphne.json
      * /body/4/cases/0/body/2/body/6/cases/2/body/2)
      */
     uint64_t block_rows_plus_1;
-    if (!afmt_add_u64(v_block_rows, UINT64_C(1), &block_rows_plus_1))
-        return afmt_fail_overflow(err, path, "", AFMT_NO_INDEX, pos, "block_rows + 1");
+    if (!afmt_add_u64(v_block_rows, UINT64_C(1), &block_rows_plus_1)) {
+        return afmt_overflow_c(c, "", AFMT_NO_INDEX, c->pos, "block_rows + 1");
+    }
     const uint64_t n_row_offsets = block_rows_plus_1;
-    const uint64_t o_row_offsets = pos;
-    if (afmt_take_field(src, opt, err, path, &field_row_offsets, n_row_offsets, src->len, NULL,
-            &pos)) return -1;
+    const uint64_t o_row_offsets = c->pos;
+    if (afmt_take_field(c, &field_row_offsets, n_row_offsets)) return -1;
     if (n_row_offsets == 0) {
-        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "row_offsets", AFMT_NO_INDEX, o_row_offsets,
+        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "row_offsets", AFMT_NO_INDEX, o_row_offsets,
                 "has no elements, but its first must be 0");
     }
-    if (afmt_load_u64le(AFMT_B(src, o_row_offsets + (uint64_t)8 * (0))) != UINT64_C(0)) {
-        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "row_offsets", 0,
+    if (afmt_load_u64le(AFMT_B(c->src, o_row_offsets + (uint64_t)8 * (0))) != UINT64_C(0)) {
+        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "row_offsets", 0,
                 o_row_offsets + (uint64_t)8 * (0), "expected %" PRIu64 " = 0, found %" PRIu64 "",
                 (uint64_t)(UINT64_C(0)),
-                afmt_load_u64le(AFMT_B(src, o_row_offsets + (uint64_t)8 * (0))));
+                afmt_load_u64le(AFMT_B(c->src, o_row_offsets + (uint64_t)8 * (0))));
     }
     if (n_row_offsets == 0) {
-        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "row_offsets", AFMT_NO_INDEX, o_row_offsets,
+        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "row_offsets", AFMT_NO_INDEX, o_row_offsets,
                 "has no elements, but its last must be nnz");
     }
-    if (afmt_load_u64le(AFMT_B(src, o_row_offsets + (uint64_t)8 * (n_row_offsets - 1))) != v_nnz) {
-        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "row_offsets", n_row_offsets - 1,
+    if (afmt_load_u64le(AFMT_B(c->src,
+            o_row_offsets + (uint64_t)8 * (n_row_offsets - 1))) != v_nnz) {
+        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "row_offsets", n_row_offsets - 1,
                 o_row_offsets + (uint64_t)8 * (n_row_offsets - 1), "expected %" PRIu64
                 " = nnz, found %" PRIu64 "", (uint64_t)(v_nnz),
-                afmt_load_u64le(AFMT_B(src, o_row_offsets + (uint64_t)8 * (n_row_offsets - 1))));
+                afmt_load_u64le(AFMT_B(c->src, o_row_offsets + (uint64_t)8 * (n_row_offsets - 1))));
     }
-    const uint64_t row_offsets_unordered_at = afmt_field_unordered(AFMT_B(src, o_row_offsets),
+    const uint64_t row_offsets_unordered_at = afmt_field_unordered(AFMT_B(c->src, o_row_offsets),
             n_row_offsets, 8, 0, 0, 0);
-    if (row_offsets_unordered_at < n_row_offsets)
-        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "row_offsets", row_offsets_unordered_at,
+    if (row_offsets_unordered_at < n_row_offsets) {
+        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "row_offsets", row_offsets_unordered_at,
                 o_row_offsets + (uint64_t)8 * row_offsets_unordered_at,
                 "is less than the element before it (must be non-decreasing)");
+    }
 
     /*
      * col_indices: nnz of u64 little-endian (spec/daphne.json
      * /body/4/cases/0/body/2/body/6/cases/2/body/3)
      */
     const uint64_t n_col_indices = v_nnz;
-    const uint64_t o_col_indices = pos;
-    if (afmt_take_field(src, opt, err, path, &field_col_indices, n_col_indices, src->len, NULL,
-            &pos)) return -1;
+    const uint64_t o_col_indices = c->pos;
+    if (afmt_take_field(c, &field_col_indices, n_col_indices)) return -1;
     for (uint64_t i_col_indices = 0; i_col_indices < n_col_indices; i_col_indices++) {
-        const uint64_t e_col_indices = afmt_load_u64le(AFMT_B(src,
+        const uint64_t e_col_indices = afmt_load_u64le(AFMT_B(c->src,
                 o_col_indices + (uint64_t)8 * i_col_indices));
-        if (daphne_check_col_indices(err, path, o_col_indices + (uint64_t)8 * i_col_indices,
-                i_col_indices, e_col_indices, v_block_cols)) return -1;
+        if (daphne_check_col_indices(c, o_col_indices + (uint64_t)8 * i_col_indices, i_col_indices,
+                e_col_indices, v_block_cols)) return -1;
     }
-    const uint64_t col_indices_unordered_at = afmt_field_unordered_within(AFMT_B(src,
-            o_col_indices), n_col_indices, 8, 0, AFMT_B(src, o_row_offsets), n_row_offsets, 8, 0);
-    if (col_indices_unordered_at < n_col_indices)
-        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "col_indices", col_indices_unordered_at,
+    const uint64_t col_indices_unordered_at = afmt_field_unordered_within(AFMT_B(c->src,
+            o_col_indices), n_col_indices, 8, 0, AFMT_B(c->src, o_row_offsets), n_row_offsets, 8,
+            0);
+    if (col_indices_unordered_at < n_col_indices) {
+        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "col_indices", col_indices_unordered_at,
                 o_col_indices + (uint64_t)8 * col_indices_unordered_at,
                 "is not greater than the element before it in the same segment of row_offsets "
                 "(must be strictly increasing within each)");
+    }
 
     /*
      * array data: el elements, row-major (spec/daphne.json
      * /body/4/cases/0/body/2/body/6/cases/2/body/4)
      */
-    if (daphne_validate_block_kind_2_data(src, vis, err, path, &pos, &narrays, el_dtype, el_size,
-            el_enc, tiles_block, v_block_row, v_block_col, o_block_rows, v_block_rows,
-            o_block_cols, v_block_cols, v_nnz, n_row_offsets, o_row_offsets, n_col_indices,
-            o_col_indices)) return -1;
-    *pos_io = pos;
-    *narrays_io = narrays;
+    if (daphne_validate_block_kind_2_data(c, el_dtype, el_size, el_enc, tiles_block, v_block_row,
+            v_block_col, o_block_rows, v_block_rows, o_block_cols, v_block_cols, v_nnz,
+            n_row_offsets, o_row_offsets, n_col_indices, o_col_indices)) return -1;
     return 0;
 }
 
-static int daphne_validate_block_kind_3_data(afmt_src *src, const afmt_visitor *vis,
-        afmt_error *err, afmt_path *path, uint64_t *pos_io, uint32_t *narrays_io,
-        const afmt_dtype el_dtype, const uint64_t el_size, const afmt_encoding el_enc,
-        afmt_tiles *const tiles_block, const uint64_t v_block_row, const uint64_t v_block_col,
-        const uint64_t o_block_rows, const uint64_t v_block_rows, const uint64_t o_block_cols,
-        const uint64_t v_block_cols, const uint64_t v_coo_nnz)
+static int daphne_validate_block_kind_3_data(afmt_vctx *c, const afmt_dtype el_dtype,
+        const uint64_t el_size, const afmt_encoding el_enc, afmt_tiles *const tiles_block,
+        const uint64_t v_block_row, const uint64_t v_block_col, const uint64_t o_block_rows,
+        const uint64_t v_block_rows, const uint64_t o_block_cols, const uint64_t v_block_cols,
+        const uint64_t v_coo_nnz)
 {
-    uint64_t pos = *pos_io;
-    uint32_t narrays = *narrays_io;
     uint64_t n_data = 1;
     const uint64_t data_dim0_4 = v_block_rows;
-    if (!afmt_mul_u64(n_data, data_dim0_4, &n_data))
-        return afmt_fail(err, AFMT_E_OVERFLOW, path, "block_rows", AFMT_NO_INDEX, o_block_rows,
+    if (!afmt_mul_u64(n_data, data_dim0_4, &n_data)) {
+        return afmt_fail_c(c, AFMT_E_OVERFLOW, "block_rows", AFMT_NO_INDEX, o_block_rows,
                 "the element count overflows 64 bits");
+    }
     const uint64_t data_dim1_4 = v_block_cols;
-    if (!afmt_mul_u64(n_data, data_dim1_4, &n_data))
-        return afmt_fail(err, AFMT_E_OVERFLOW, path, "block_cols", AFMT_NO_INDEX, o_block_cols,
+    if (!afmt_mul_u64(n_data, data_dim1_4, &n_data)) {
+        return afmt_fail_c(c, AFMT_E_OVERFLOW, "block_cols", AFMT_NO_INDEX, o_block_cols,
                 "the element count overflows 64 bits");
+    }
     const uint64_t stored_data = v_coo_nnz;
     const int with_cols_data = (v_block_cols != UINT64_C(1));
     const uint64_t record_data = 4 * (with_cols_data ? 2u : 1u) + el_size;
     uint64_t nbytes_data;
-    if (!afmt_mul_u64(stored_data, record_data, &nbytes_data))
-        return afmt_fail(err, AFMT_E_OVERFLOW, path, "data", AFMT_NO_INDEX, pos,
+    if (!afmt_mul_u64(stored_data, record_data, &nbytes_data)) {
+        return afmt_fail_c(c, AFMT_E_OVERFLOW, "data", AFMT_NO_INDEX, c->pos,
                 "the records overflow 64 bits of bytes");
-    if (!afmt_src_have(src, src->len, pos, nbytes_data)) {
-        return afmt_src_short_ex(src, err, path, "data", AFMT_NO_INDEX, pos, src->len, nbytes_data,
-                0, "the records", NULL);
     }
-    for (uint64_t k = 0, prev_r = 0, prev_c = 0; k < stored_data; k++) {
-        const uint8_t *rec = AFMT_B(src, pos + k * record_data);
-        const uint64_t r = afmt_load_u32le(rec);
-        const uint64_t c = with_cols_data ? (uint64_t)afmt_load_u32le(rec + 4) : 0;
-        if (r >= data_dim0_4 || c >= data_dim1_4) {
-            return afmt_fail(err, AFMT_E_CONSTRAINT, path, "data", k, pos + k * record_data,
+    if (!afmt_src_have(c->src, afmt_end(c), c->pos, nbytes_data)) {
+        return afmt_src_short_ex(c->src, c->err, c->path, "data", AFMT_NO_INDEX, c->pos,
+                afmt_end(c), nbytes_data, 0, "the records", c->region);
+    }
+    for (uint64_t k = 0, prev_row = 0, prev_col = 0; k < stored_data; k++) {
+        const uint8_t *rec = AFMT_B(c->src, c->pos + k * record_data);
+        const uint64_t row = afmt_load_u32le(rec);
+        const uint64_t col = with_cols_data ? (uint64_t)afmt_load_u32le(rec + 4) : 0;
+        if (row >= data_dim0_4 || col >= data_dim1_4) {
+            return afmt_fail_c(c, AFMT_E_CONSTRAINT, "data", k, c->pos + k * record_data,
                     "record (%" PRIu64 ", %" PRIu64 ") lies outside the %" PRIu64 " x %" PRIu64
-                    " block", r, c, data_dim0_4, data_dim1_4);
+                    " block", row, col, data_dim0_4, data_dim1_4);
         }
-        if (k > 0 && (r < prev_r || (r == prev_r && c <= prev_c))) {
-            return afmt_fail(err, AFMT_E_CONSTRAINT, path, "data", k, pos + k * record_data,
+        if (k > 0 && (row < prev_row || (row == prev_row && col <= prev_col))) {
+            return afmt_fail_c(c, AFMT_E_CONSTRAINT, "data", k, c->pos + k * record_data,
                     "record (%" PRIu64 ", %" PRIu64 ") does not follow (%" PRIu64 ", %" PRIu64
-                    ") in row-major order (a cell twice, or unsorted)", r, c, prev_r, prev_c);
+                    ") in row-major order (a cell twice, or unsorted)", row, col, prev_row,
+                    prev_col);
         }
-        prev_r = r;
-        prev_c = c;
+        prev_row = row;
+        prev_col = col;
     }
     afmt_array a_data;
-    const int want_data = vis != NULL && vis->on_array != NULL;
+    const int want_data = c->vis != NULL && c->vis->on_array != NULL;
     if (want_data) {
         afmt_view_start(&a_data, el_dtype, el_size, el_enc, n_data, AFMT_ROW_MAJOR, AFMT_LITTLE,
-                nbytes_data, pos, narrays);
+                nbytes_data, c->pos, c->narrays);
         a_data.rank = 2;
         a_data.dims[0] = data_dim0_4;
         a_data.dims[1] = data_dim1_4;
@@ -402,108 +379,93 @@ static int daphne_validate_block_kind_3_data(afmt_src *src, const afmt_visitor *
         a_data.coo_has_col = with_cols_data;
         afmt_view_tile(&a_data, v_block_row, v_block_col, tiles_block);
     }
-    if (afmt_take_view(src, vis, err, path, "data", src->len, NULL, want_data ? &a_data : NULL,
-            nbytes_data, &pos, &narrays)) return -1;
-    *pos_io = pos;
-    *narrays_io = narrays;
+    if (afmt_take_view(c, "data", want_data ? &a_data : NULL, nbytes_data)) return -1;
     return 0;
 }
 
-static int daphne_validate_block_kind_3(afmt_src *src, const afmt_options *opt,
-        const afmt_visitor *vis, afmt_error *err, afmt_path *path, uint64_t *pos_io,
-        uint32_t *narrays_io, const uint64_t v_value_type, const afmt_dtype el_dtype,
-        const uint64_t el_size, const afmt_encoding el_enc, afmt_tiles *const tiles_block,
-        const uint64_t v_block_row, const uint64_t v_block_col, const uint64_t o_block_rows,
-        const uint64_t v_block_rows, const uint64_t o_block_cols, const uint64_t v_block_cols)
+static int daphne_validate_block_kind_3(afmt_vctx *c, const uint64_t v_value_type,
+        const afmt_dtype el_dtype, const uint64_t el_size, const afmt_encoding el_enc,
+        afmt_tiles *const tiles_block, const uint64_t v_block_row, const uint64_t v_block_col,
+        const uint64_t o_block_rows, const uint64_t v_block_rows, const uint64_t o_block_cols,
+        const uint64_t v_block_cols)
 {
-    uint64_t pos = *pos_io;
-    uint32_t narrays = *narrays_io;
-
     /* block_value_type: u8 (spec/daphne.json /body/4/cases/0/body/2/body/6/cases/3/body/0) */
-    const uint64_t o_block_value_type = pos;
-    if (afmt_take_field(src, opt, err, path, &field_block_value_type, 1, src->len, NULL,
-            &pos)) return -1;
-    const uint64_t v_block_value_type = (uint64_t)afmt_load_u8(AFMT_B(src, o_block_value_type));
-    if (daphne_check_block_value_type(err, path, o_block_value_type, v_block_value_type,
+    const uint64_t o_block_value_type = c->pos;
+    if (afmt_take_field(c, &field_block_value_type, 1)) return -1;
+    const uint64_t v_block_value_type = (uint64_t)afmt_load_u8(AFMT_B(c->src, o_block_value_type));
+    if (daphne_check_block_value_type(c, o_block_value_type, v_block_value_type,
             v_value_type)) return -1;
 
     /* coo_nnz: u32 little-endian (spec/daphne.json /body/4/cases/0/body/2/body/6/cases/3/body/1) */
-    const uint64_t o_coo_nnz = pos;
-    if (afmt_take_field(src, opt, err, path, &field_coo_nnz, 1, src->len, NULL, &pos)) return -1;
-    const uint64_t v_coo_nnz = (uint64_t)afmt_load_u32le(AFMT_B(src, o_coo_nnz));
+    const uint64_t o_coo_nnz = c->pos;
+    if (afmt_take_field(c, &field_coo_nnz, 1)) return -1;
+    const uint64_t v_coo_nnz = (uint64_t)afmt_load_u32le(AFMT_B(c->src, o_coo_nnz));
 
     /*
      * array data: el elements, row-major (spec/daphne.json
      * /body/4/cases/0/body/2/body/6/cases/3/body/2)
      */
-    if (daphne_validate_block_kind_3_data(src, vis, err, path, &pos, &narrays, el_dtype, el_size,
-            el_enc, tiles_block, v_block_row, v_block_col, o_block_rows, v_block_rows,
-            o_block_cols, v_block_cols, v_coo_nnz)) return -1;
-    *pos_io = pos;
-    *narrays_io = narrays;
+    if (daphne_validate_block_kind_3_data(c, el_dtype, el_size, el_enc, tiles_block, v_block_row,
+            v_block_col, o_block_rows, v_block_rows, o_block_cols, v_block_cols,
+            v_coo_nnz)) return -1;
     return 0;
 }
 
-static int daphne_validate_block(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
-        afmt_error *err, afmt_path *path, uint64_t *pos_io, uint32_t *narrays_io,
-        const uint64_t v_rows, const uint64_t v_cols, const uint64_t v_value_type,
-        const afmt_dtype el_dtype, const uint64_t el_size, const afmt_encoding el_enc,
-        afmt_tiles *const tiles_block)
+static int daphne_validate_block(afmt_vctx *c, const uint64_t v_rows, const uint64_t v_cols,
+        const uint64_t v_value_type, const afmt_dtype el_dtype, const uint64_t el_size,
+        const afmt_encoding el_enc, afmt_tiles *const tiles_block)
 {
-    uint64_t pos = *pos_io;
-    uint32_t narrays = *narrays_io;
-
     /* block_row: u64 little-endian (spec/daphne.json /body/4/cases/0/body/2/body/0) */
-    const uint64_t o_block_row = pos;
-    if (afmt_take_field(src, opt, err, path, &field_block_row, 1, src->len, NULL, &pos)) return -1;
-    const uint64_t v_block_row = afmt_load_u64le(AFMT_B(src, o_block_row));
+    const uint64_t o_block_row = c->pos;
+    if (afmt_take_field(c, &field_block_row, 1)) return -1;
+    const uint64_t v_block_row = afmt_load_u64le(AFMT_B(c->src, o_block_row));
 
     /* block_col: u64 little-endian (spec/daphne.json /body/4/cases/0/body/2/body/1) */
-    const uint64_t o_block_col = pos;
-    if (afmt_take_field(src, opt, err, path, &field_block_col, 1, src->len, NULL, &pos)) return -1;
-    const uint64_t v_block_col = afmt_load_u64le(AFMT_B(src, o_block_col));
+    const uint64_t o_block_col = c->pos;
+    if (afmt_take_field(c, &field_block_col, 1)) return -1;
+    const uint64_t v_block_col = afmt_load_u64le(AFMT_B(c->src, o_block_col));
 
     /* block_rows: u32 little-endian (spec/daphne.json /body/4/cases/0/body/2/body/2) */
-    const uint64_t o_block_rows = pos;
-    if (afmt_take_field(src, opt, err, path, &field_block_rows, 1, src->len, NULL, &pos)) return -1;
-    const uint64_t v_block_rows = (uint64_t)afmt_load_u32le(AFMT_B(src, o_block_rows));
+    const uint64_t o_block_rows = c->pos;
+    if (afmt_take_field(c, &field_block_rows, 1)) return -1;
+    const uint64_t v_block_rows = (uint64_t)afmt_load_u32le(AFMT_B(c->src, o_block_rows));
 
     /* block_cols: u32 little-endian (spec/daphne.json /body/4/cases/0/body/2/body/3) */
-    const uint64_t o_block_cols = pos;
-    if (afmt_take_field(src, opt, err, path, &field_block_cols, 1, src->len, NULL, &pos)) return -1;
-    const uint64_t v_block_cols = (uint64_t)afmt_load_u32le(AFMT_B(src, o_block_cols));
+    const uint64_t o_block_cols = c->pos;
+    if (afmt_take_field(c, &field_block_cols, 1)) return -1;
+    const uint64_t v_block_cols = (uint64_t)afmt_load_u32le(AFMT_B(c->src, o_block_cols));
     uint32_t overlapped_block = 0;
     const int tile_block = afmt_tiles_add(tiles_block, v_block_row, v_block_col, v_block_rows,
             v_block_cols, &overlapped_block);
     if (tile_block == AFMT_TILE_OUTSIDE) {
         if (v_block_rows > tiles_block->rows) {
-            return afmt_fail(err, AFMT_E_CONSTRAINT, path, "block_rows", AFMT_NO_INDEX,
-                    o_block_rows, "block rows %" PRIu64 " + %" PRIu64 " exceed the %" PRIu64
+            return afmt_fail_c(c, AFMT_E_CONSTRAINT, "block_rows", AFMT_NO_INDEX, o_block_rows,
+                    "block rows %" PRIu64 " + %" PRIu64 " exceed the %" PRIu64
                     " rows of the matrix", v_block_row, v_block_rows, tiles_block->rows);
         }
         if (v_block_cols > tiles_block->cols) {
-            return afmt_fail(err, AFMT_E_CONSTRAINT, path, "block_cols", AFMT_NO_INDEX,
-                    o_block_cols, "block columns %" PRIu64 " + %" PRIu64 " exceed the %" PRIu64
+            return afmt_fail_c(c, AFMT_E_CONSTRAINT, "block_cols", AFMT_NO_INDEX, o_block_cols,
+                    "block columns %" PRIu64 " + %" PRIu64 " exceed the %" PRIu64
                     " columns of the matrix", v_block_col, v_block_cols, tiles_block->cols);
         }
         if (v_block_row > tiles_block->rows - v_block_rows) {
-            return afmt_fail(err, AFMT_E_CONSTRAINT, path, "block_row", AFMT_NO_INDEX, o_block_row,
+            return afmt_fail_c(c, AFMT_E_CONSTRAINT, "block_row", AFMT_NO_INDEX, o_block_row,
                     "block at row %" PRIu64 " with %" PRIu64 " rows ends past the %" PRIu64
                     " rows of the matrix", v_block_row, v_block_rows, tiles_block->rows);
         }
         if (v_block_col > tiles_block->cols - v_block_cols) {
-            return afmt_fail(err, AFMT_E_CONSTRAINT, path, "block_col", AFMT_NO_INDEX, o_block_col,
+            return afmt_fail_c(c, AFMT_E_CONSTRAINT, "block_col", AFMT_NO_INDEX, o_block_col,
                     "block at column %" PRIu64 " with %" PRIu64 " columns ends past the %" PRIu64
                     " columns of the matrix", v_block_col, v_block_cols, tiles_block->cols);
         }
-        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "block_row", AFMT_NO_INDEX, o_block_row,
+        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "block_row", AFMT_NO_INDEX, o_block_row,
                 "block lies outside the matrix");
     } else if (tile_block == AFMT_TILE_OVERLAP) {
-        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "block_row", AFMT_NO_INDEX, o_block_row,
+        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "block_row", AFMT_NO_INDEX, o_block_row,
                 "block overlaps an earlier block (number %u among those with cells)",
                 (unsigned)overlapped_block);
     } else if (tile_block == AFMT_TILE_TOO_MANY) {
-        return afmt_fail(err, AFMT_E_LIMIT, path, "block_row", AFMT_NO_INDEX, o_block_row,
+        return afmt_fail_c(c, AFMT_E_LIMIT, "block_row", AFMT_NO_INDEX, o_block_row,
                 "more than %d blocks with cells", AFMT_TILES_CAP);
     }
 
@@ -513,59 +475,51 @@ static int daphne_validate_block(afmt_src *src, const afmt_options *opt, const a
      * cover any matrix of zero area: without this, a 3 x 0 header with a 0 x 0 block would read as
      * [0,0]
      */
-    if (daphne_check_block_rows(err, path, o_block_rows, v_rows, v_cols, v_block_row, v_block_col,
+    if (daphne_check_block_rows(c, o_block_rows, v_rows, v_cols, v_block_row, v_block_col,
             v_block_rows, v_block_cols)) return -1;
 
     /* block_type: u8 (spec/daphne.json /body/4/cases/0/body/2/body/5) */
-    const uint64_t o_block_type = pos;
-    if (afmt_take_field(src, opt, err, path, &field_block_type, 1, src->len, NULL, &pos)) return -1;
-    const uint64_t v_block_type = (uint64_t)afmt_load_u8(AFMT_B(src, o_block_type));
+    const uint64_t o_block_type = c->pos;
+    if (afmt_take_field(c, &field_block_type, 1)) return -1;
+    const uint64_t v_block_type = (uint64_t)afmt_load_u8(AFMT_B(c->src, o_block_type));
 
     /* switch block_kind on block_type (spec/daphne.json /body/4/cases/0/body/2/body/6) */
     const uint64_t sel_block_kind = v_block_type;
     if (sel_block_kind == UINT64_C(0)) {
-        if (daphne_validate_block_kind_0(src, vis, err, path, &pos, &narrays, el_dtype, el_size,
-                el_enc, tiles_block, v_block_row, v_block_col, o_block_rows, v_block_rows,
-                o_block_cols, v_block_cols)) return -1;
+        if (daphne_validate_block_kind_0(c, el_dtype, el_size, el_enc, tiles_block, v_block_row,
+                v_block_col, o_block_rows, v_block_rows, o_block_cols, v_block_cols)) return -1;
     } else if (sel_block_kind == UINT64_C(1)) {
-        if (daphne_validate_block_kind_1(src, opt, vis, err, path, &pos, &narrays, v_value_type,
-                el_dtype, el_size, el_enc, tiles_block, v_block_row, v_block_col, o_block_rows,
-                v_block_rows, o_block_cols, v_block_cols)) return -1;
+        if (daphne_validate_block_kind_1(c, v_value_type, el_dtype, el_size, el_enc, tiles_block,
+                v_block_row, v_block_col, o_block_rows, v_block_rows, o_block_cols,
+                v_block_cols)) return -1;
     } else if (sel_block_kind == UINT64_C(2)) {
-        if (daphne_validate_block_kind_2(src, opt, vis, err, path, &pos, &narrays, v_value_type,
-                el_dtype, el_size, el_enc, tiles_block, v_block_row, v_block_col, o_block_rows,
-                v_block_rows, o_block_cols, v_block_cols)) return -1;
+        if (daphne_validate_block_kind_2(c, v_value_type, el_dtype, el_size, el_enc, tiles_block,
+                v_block_row, v_block_col, o_block_rows, v_block_rows, o_block_cols,
+                v_block_cols)) return -1;
     } else if (sel_block_kind == UINT64_C(3)) {
-        if (daphne_validate_block_kind_3(src, opt, vis, err, path, &pos, &narrays, v_value_type,
-                el_dtype, el_size, el_enc, tiles_block, v_block_row, v_block_col, o_block_rows,
-                v_block_rows, o_block_cols, v_block_cols)) return -1;
+        if (daphne_validate_block_kind_3(c, v_value_type, el_dtype, el_size, el_enc, tiles_block,
+                v_block_row, v_block_col, o_block_rows, v_block_rows, o_block_cols,
+                v_block_cols)) return -1;
     } else {
-        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "block_type", AFMT_NO_INDEX, o_block_type,
+        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "block_type", AFMT_NO_INDEX, o_block_type,
                 "block type is not 0 (empty), 1 (dense), 2 (CSR) or 3 (COO) (found %" PRIu64 ")",
                 (uint64_t)sel_block_kind);
     }
-    *pos_io = pos;
-    *narrays_io = narrays;
     return 0;
 }
 
-static int daphne_validate_object_1(afmt_src *src, const afmt_options *opt,
-        const afmt_visitor *vis, afmt_error *err, afmt_path *path, uint64_t *pos_io,
-        uint32_t *narrays_io, const uint64_t v_rows, const uint64_t v_cols)
+static int daphne_validate_object_1(afmt_vctx *c, const uint64_t v_rows, const uint64_t v_cols)
 {
-    uint64_t pos = *pos_io;
-    uint32_t narrays = *narrays_io;
-
     /* value_type: u8 (spec/daphne.json /body/4/cases/0/body/0) */
-    const uint64_t o_value_type = pos;
-    if (afmt_take_field(src, opt, err, path, &field_value_type, 1, src->len, NULL, &pos)) return -1;
-    const uint64_t v_value_type = (uint64_t)afmt_load_u8(AFMT_B(src, o_value_type));
+    const uint64_t o_value_type = c->pos;
+    if (afmt_take_field(c, &field_value_type, 1)) return -1;
+    const uint64_t v_value_type = (uint64_t)afmt_load_u8(AFMT_B(c->src, o_value_type));
 
     /* lookup el in table value_types (spec/daphne.json /body/4/cases/0/body/1) */
     const afmt_type_entry *el_type = afmt_type_by_code(daphne_value_types, 8,
             (uint64_t)v_value_type);
     if (!el_type) {
-        return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, path, "value_type", AFMT_NO_INDEX, o_value_type,
+        return afmt_fail_c(c, AFMT_E_UNKNOWN_TYPE, "value_type", AFMT_NO_INDEX, o_value_type,
                 "no entry of table value_types matches (value_type = %" PRIu64
                 "): unknown type code"
                 "; known: 0 i8, 1 i32, 2 i64, 3 u8, 4 u32, 5 u64, 6 f32, 7 f64",
@@ -579,73 +533,73 @@ static int daphne_validate_object_1(afmt_src *src, const afmt_options *opt,
     afmt_tiles tile_set_block; /* on the stack: a fixed capacity, whatever the file claims */
     afmt_tiles *const tiles_block = &tile_set_block;
     afmt_tiles_init(tiles_block, v_rows, v_cols);
-    afmt_path_push(path, "block", 0);
+    afmt_path_push(c->path, "block", 0);
     uint64_t r_block = 0;
     for (;; r_block++) {
         if (r_block >= 1 && afmt_tiles_complete(tiles_block)) break;
-        afmt_src_keep_from(src, pos);
-        if (r_block >= opt->limits.max_items)
-            return afmt_fail(err, AFMT_E_LIMIT, path, "block", AFMT_NO_INDEX, pos, "more than %"
-                    PRIu64 " repetitions", opt->limits.max_items);
-        afmt_path_set_index(path, r_block);
-        const uint64_t start_block = pos;
-        if (daphne_validate_block(src, opt, vis, err, path, &pos, &narrays, v_rows, v_cols,
-                v_value_type, el_dtype, el_size, el_enc, tiles_block)) return -1;
-        if (pos == start_block)
-            return afmt_fail(err, AFMT_E_CONSTRAINT, path, "block", AFMT_NO_INDEX, pos,
+        afmt_src_keep_from(c->src, c->pos);
+        if (r_block >= c->opt->limits.max_items) {
+            return afmt_fail_c(c, AFMT_E_LIMIT, "block", AFMT_NO_INDEX, c->pos, "more than %"
+                    PRIu64 " repetitions", c->opt->limits.max_items);
+        }
+        afmt_path_set_index(c->path, r_block);
+        const uint64_t start_block = c->pos;
+        if (daphne_validate_block(c, v_rows, v_cols, v_value_type, el_dtype, el_size, el_enc,
+                tiles_block)) return -1;
+        if (c->pos == start_block) {
+            return afmt_fail_c(c, AFMT_E_CONSTRAINT, "block", AFMT_NO_INDEX, c->pos,
                     "a repetition consumed no bytes");
+        }
     }
-    afmt_path_pop(path);
-    if (r_block < 1)
-        return afmt_fail(err, AFMT_E_TRUNCATED, path, "block", AFMT_NO_INDEX, pos,
+    afmt_path_pop(c->path);
+    if (r_block < 1) {
+        return afmt_fail_c(c, AFMT_E_TRUNCATED, "block", AFMT_NO_INDEX, c->pos,
                 "needs at least 1, found %" PRIu64 "", r_block);
+    }
     if (!afmt_tiles_complete(tiles_block)) {
-        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "block", AFMT_NO_INDEX, pos,
+        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "block", AFMT_NO_INDEX, c->pos,
                 "the blocks cover %" PRIu64 " cells of the %" PRIu64 " x %" PRIu64
                 " matrix, not all", tiles_block->area, tiles_block->rows, tiles_block->cols);
     }
-    *pos_io = pos;
-    *narrays_io = narrays;
     return 0;
 }
 
-static int daphne_validate_columns(afmt_src *src, const afmt_visitor *vis, afmt_error *err,
-        afmt_path *path, uint64_t *pos_io, uint32_t *narrays_io, const uint64_t v_rows,
+static int daphne_validate_columns(afmt_vctx *c, const uint64_t v_rows,
         const uint64_t n_column_types, const uint64_t o_column_types, const uint64_t n_labels,
         const uint64_t o_labels)
 {
-    uint64_t pos = *pos_io;
-    uint32_t narrays = *narrays_io;
     const uint64_t rows_columns = v_rows;
     uint64_t width_columns = 0;
     for (uint64_t j = 0; j < n_column_types; j++) {
-        const uint64_t code_j = (uint64_t)afmt_load_u8(AFMT_B(src,
+        const uint64_t code_j = (uint64_t)afmt_load_u8(AFMT_B(c->src,
                 o_column_types + (uint64_t)1 * (j)));
         const afmt_type_entry *type_j = afmt_type_by_code(daphne_value_types, 8, code_j);
-        if (!type_j || type_j->enc != AFMT_ENC_PLAIN)
-            return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, path, "column_types", j,
-                    o_column_types + 1 * j, "no entry of table value_types matches (%" PRIu64
-                    "): unknown type code"
+        if (!type_j || type_j->enc != AFMT_ENC_PLAIN) {
+            return afmt_fail_c(c, AFMT_E_UNKNOWN_TYPE, "column_types", j, o_column_types + 1 * j,
+                    "no entry of table value_types matches (%" PRIu64 "): unknown type code"
                     "; known: 0 i8, 1 i32, 2 i64, 3 u8, 4 u32, 5 u64, 6 f32, 7 f64", code_j);
+        }
         const uint64_t size_j = afmt_dtype_get(type_j->dtype)->size;
-        if (!afmt_add_u64(width_columns, size_j, &width_columns))
-            return afmt_fail(err, AFMT_E_OVERFLOW, path, "columns", AFMT_NO_INDEX, pos,
+        if (!afmt_add_u64(width_columns, size_j, &width_columns)) {
+            return afmt_fail_c(c, AFMT_E_OVERFLOW, "columns", AFMT_NO_INDEX, c->pos,
                     "the row width overflows 64 bits");
+        }
     }
     uint64_t nbytes_columns;
-    if (!afmt_mul_u64(rows_columns, width_columns, &nbytes_columns))
-        return afmt_fail(err, AFMT_E_OVERFLOW, path, "columns", AFMT_NO_INDEX, pos,
+    if (!afmt_mul_u64(rows_columns, width_columns, &nbytes_columns)) {
+        return afmt_fail_c(c, AFMT_E_OVERFLOW, "columns", AFMT_NO_INDEX, c->pos,
                 "rows times the row width overflows 64 bits");
-    if (!afmt_src_have(src, src->len, pos, nbytes_columns)) {
-        return afmt_src_short_ex(src, err, path, "columns", AFMT_NO_INDEX, pos, src->len,
-                nbytes_columns, 0, "the rows of columns", NULL);
     }
-    if (vis && vis->on_array) {
+    if (!afmt_src_have(c->src, afmt_end(c), c->pos, nbytes_columns)) {
+        return afmt_src_short_ex(c->src, c->err, c->path, "columns", AFMT_NO_INDEX, c->pos,
+                afmt_end(c), nbytes_columns, 0, "the rows of columns", c->region);
+    }
+    if (c->vis && c->vis->on_array) {
         uint64_t column_offset = 0;
         uint64_t label = o_labels;
         for (uint64_t j = 0; j < n_column_types; j++) {
             afmt_array a;
-            const uint64_t code_j = (uint64_t)afmt_load_u8(AFMT_B(src,
+            const uint64_t code_j = (uint64_t)afmt_load_u8(AFMT_B(c->src,
                     o_column_types + (uint64_t)1 * (j)));
             const afmt_dtype dtype_j = afmt_type_by_code(daphne_value_types, 8, code_j)->dtype;
             const uint64_t size_j = afmt_dtype_get(dtype_j)->size;
@@ -656,148 +610,135 @@ static int daphne_validate_columns(afmt_src *src, const afmt_visitor *vis, afmt_
             a.count = rows_columns;
             a.order = AFMT_ROW_MAJOR;
             a.endian = AFMT_LITTLE;
-            a.offset = rows_columns == 0 ? pos : pos + column_offset;
+            a.offset = rows_columns == 0 ? c->pos : c->pos + column_offset;
             a.nbytes = rows_columns == 0 ? 0 : (rows_columns - 1) * width_columns + size_j;
-            a.data = afmt_src_ptr(src, a.offset, a.nbytes);
+            a.data = afmt_src_ptr(c->src, a.offset, a.nbytes);
             a.stride = width_columns;
-            a.index = narrays++;
+            a.index = c->narrays++;
             if (j < n_labels) {
-                const uint64_t label_len = (uint64_t)afmt_load_u16le(AFMT_B(src, label));
-                afmt_copy_label(a.name, sizeof a.name, AFMT_B(src, label + 2), label_len);
+                const uint64_t label_len = (uint64_t)afmt_load_u16le(AFMT_B(c->src, label));
+                afmt_copy_label(a.name, sizeof a.name, AFMT_B(c->src, label + 2), label_len);
                 a.name_len = label_len; /* a writer refuses a name cut short */
                 label += 2 + label_len;
             }
-            if (vis->on_array(vis->ctx, &a) != 0)
-                return afmt_fail(err, AFMT_E_CALLBACK, path, "columns", j, pos + column_offset,
+            if (c->vis->on_array(c->vis->ctx, &a) != 0) {
+                return afmt_fail_c(c, AFMT_E_CALLBACK, "columns", j, c->pos + column_offset,
                         "stopped by the caller");
+            }
             column_offset += size_j;
         }
     }
-    pos += nbytes_columns;
-    *pos_io = pos;
-    *narrays_io = narrays;
+    c->pos += nbytes_columns;
     return 0;
 }
 
-static int daphne_validate_object_3(afmt_src *src, const afmt_options *opt,
-        const afmt_visitor *vis, afmt_error *err, afmt_path *path, uint64_t *pos_io,
-        uint32_t *narrays_io, const uint64_t v_rows, const uint64_t v_cols)
+static int daphne_validate_object_3(afmt_vctx *c, const uint64_t v_rows, const uint64_t v_cols)
 {
-    uint64_t pos = *pos_io;
-    uint32_t narrays = *narrays_io;
-
     /* column_types: cols of u8 (spec/daphne.json /body/4/cases/1/body/0) */
     const uint64_t n_column_types = v_cols;
-    const uint64_t o_column_types = pos;
-    if (afmt_take_field(src, opt, err, path, &field_column_types, n_column_types, src->len, NULL,
-            &pos)) return -1;
+    const uint64_t o_column_types = c->pos;
+    if (afmt_take_field(c, &field_column_types, n_column_types)) return -1;
 
     /* labels: cols strings with a u16 length (spec/daphne.json /body/4/cases/1/body/1) */
     const uint64_t n_labels = v_cols;
-    if ((src->len - pos) / 2 < n_labels) {
-        return afmt_fail(err, AFMT_E_TRUNCATED, path, "labels", AFMT_NO_INDEX, pos, "%" PRIu64
+    if ((afmt_end(c) - c->pos) / 2 < n_labels) {
+        return afmt_fail_c(c, AFMT_E_TRUNCATED, "labels", AFMT_NO_INDEX, c->pos, "%" PRIu64
                 " strings need at least 2 bytes each, only %" PRIu64 " left", n_labels,
-                src->len - pos);
+                afmt_end(c) - c->pos);
     }
-    const uint64_t o_labels = pos;
+    const uint64_t o_labels = c->pos;
     for (uint64_t i_labels = 0; i_labels < n_labels; i_labels++) {
-        if (!afmt_src_have(src, src->len, pos, 2)) {
-            return afmt_src_short_ex(src, err, path, "labels", i_labels, pos, src->len, 2, 0,
-                    "labels", NULL);
+        if (!afmt_src_have(c->src, afmt_end(c), c->pos, 2)) {
+            return afmt_src_short_ex(c->src, c->err, c->path, "labels", i_labels, c->pos,
+                    afmt_end(c), 2, 0, "labels", c->region);
         }
-        const uint64_t len_labels = (uint64_t)afmt_load_u16le(AFMT_B(src, pos));
-        pos += 2;
-        if (!afmt_src_have(src, src->len, pos, len_labels)) {
-            return afmt_src_short_ex(src, err, path, "labels", i_labels, pos, src->len, len_labels,
-                    0, "a string", NULL);
+        const uint64_t len_labels = (uint64_t)afmt_load_u16le(AFMT_B(c->src, c->pos));
+        c->pos += 2;
+        if (!afmt_src_have(c->src, afmt_end(c), c->pos, len_labels)) {
+            return afmt_src_short_ex(c->src, c->err, c->path, "labels", i_labels, c->pos,
+                    afmt_end(c), len_labels, 0, "a string", c->region);
         }
-        pos += len_labels;
+        c->pos += len_labels;
     }
-    if (pos - o_labels > opt->limits.max_header_bytes) {
-        return afmt_fail(err, AFMT_E_LIMIT, path, "labels", AFMT_NO_INDEX, o_labels, "strings of %"
-                PRIu64 " bytes exceed the header limit of %" PRIu64 " bytes", pos - o_labels,
-                opt->limits.max_header_bytes);
+    if (c->pos - o_labels > c->opt->limits.max_header_bytes) {
+        return afmt_fail_c(c, AFMT_E_LIMIT, "labels", AFMT_NO_INDEX, o_labels, "strings of %"
+                PRIu64 " bytes exceed the header limit of %" PRIu64 " bytes", c->pos - o_labels,
+                c->opt->limits.max_header_bytes);
     }
 
     /* block_row: u64 little-endian (spec/daphne.json /body/4/cases/1/body/2) */
-    const uint64_t o_block_row = pos;
-    if (afmt_take_field(src, opt, err, path, &field_block_row, 1, src->len, NULL, &pos)) return -1;
-    const uint64_t v_block_row = afmt_load_u64le(AFMT_B(src, o_block_row));
+    const uint64_t o_block_row = c->pos;
+    if (afmt_take_field(c, &field_block_row, 1)) return -1;
+    const uint64_t v_block_row = afmt_load_u64le(AFMT_B(c->src, o_block_row));
     if (v_block_row != UINT64_C(0)) {
-        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "block_row", AFMT_NO_INDEX, o_block_row,
+        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "block_row", AFMT_NO_INDEX, o_block_row,
                 "expected 0, found %" PRIu64 "", v_block_row);
     }
 
     /* block_col: u64 little-endian (spec/daphne.json /body/4/cases/1/body/3) */
-    const uint64_t o_block_col = pos;
-    if (afmt_take_field(src, opt, err, path, &field_block_col, 1, src->len, NULL, &pos)) return -1;
-    const uint64_t v_block_col = afmt_load_u64le(AFMT_B(src, o_block_col));
+    const uint64_t o_block_col = c->pos;
+    if (afmt_take_field(c, &field_block_col, 1)) return -1;
+    const uint64_t v_block_col = afmt_load_u64le(AFMT_B(c->src, o_block_col));
     if (v_block_col != UINT64_C(0)) {
-        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "block_col", AFMT_NO_INDEX, o_block_col,
+        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "block_col", AFMT_NO_INDEX, o_block_col,
                 "expected 0, found %" PRIu64 "", v_block_col);
     }
 
     /* array columns: ? elements, row-major (spec/daphne.json /body/4/cases/1/body/4) */
-    if (daphne_validate_columns(src, vis, err, path, &pos, &narrays, v_rows, n_column_types,
-            o_column_types, n_labels, o_labels)) return -1;
-    *pos_io = pos;
-    *narrays_io = narrays;
+    if (daphne_validate_columns(c, v_rows, n_column_types, o_column_types, n_labels,
+            o_labels)) return -1;
     return 0;
 }
 
 static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
                             const afmt_visitor *vis, afmt_error *err)
 {
-    afmt_path path_root;
-    afmt_path *const path = &path_root; /* the field path of failures */
-    uint64_t pos = 0;
-    uint32_t narrays = 0;
-    path_root.depth = 0;
+    afmt_path path = {0}; /* the field path of failures */
+    afmt_vctx ctx = {src, opt, vis, err, &path, NULL, 0, 0};
+    afmt_vctx *const c = &ctx;
     if (src->len != AFMT_LEN_UNKNOWN && src->len > opt->limits.max_total_bytes) {
-        return afmt_fail(err, AFMT_E_LIMIT, path, NULL, AFMT_NO_INDEX, 0, "input of %" PRIu64
+        return afmt_fail(err, AFMT_E_LIMIT, &path, NULL, AFMT_NO_INDEX, 0, "input of %" PRIu64
                 " bytes exceeds the limit of %" PRIu64, src->len, opt->limits.max_total_bytes);
     }
 
     /* version: u8 (spec/daphne.json /body/0) */
-    const uint64_t o_version = pos;
-    if (afmt_take_field(src, opt, err, path, &field_version, 1, src->len, NULL, &pos)) return -1;
-    const uint64_t v_version = (uint64_t)afmt_load_u8(AFMT_B(src, o_version));
+    const uint64_t o_version = c->pos;
+    if (afmt_take_field(c, &field_version, 1)) return -1;
+    const uint64_t v_version = (uint64_t)afmt_load_u8(AFMT_B(c->src, o_version));
     if (v_version != UINT64_C(1)) {
-        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "version", AFMT_NO_INDEX, o_version,
+        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "version", AFMT_NO_INDEX, o_version,
                 "expected 1, found %" PRIu64 "", v_version);
     }
 
     /* data_type: u8 (spec/daphne.json /body/1) */
-    const uint64_t o_data_type = pos;
-    if (afmt_take_field(src, opt, err, path, &field_data_type, 1, src->len, NULL, &pos)) return -1;
-    const uint64_t v_data_type = (uint64_t)afmt_load_u8(AFMT_B(src, o_data_type));
+    const uint64_t o_data_type = c->pos;
+    if (afmt_take_field(c, &field_data_type, 1)) return -1;
+    const uint64_t v_data_type = (uint64_t)afmt_load_u8(AFMT_B(c->src, o_data_type));
 
     /* rows: u64 little-endian (spec/daphne.json /body/2) */
-    const uint64_t o_rows = pos;
-    if (afmt_take_field(src, opt, err, path, &field_rows, 1, src->len, NULL, &pos)) return -1;
-    const uint64_t v_rows = afmt_load_u64le(AFMT_B(src, o_rows));
+    const uint64_t o_rows = c->pos;
+    if (afmt_take_field(c, &field_rows, 1)) return -1;
+    const uint64_t v_rows = afmt_load_u64le(AFMT_B(c->src, o_rows));
 
     /* cols: u64 little-endian (spec/daphne.json /body/3) */
-    const uint64_t o_cols = pos;
-    if (afmt_take_field(src, opt, err, path, &field_cols, 1, src->len, NULL, &pos)) return -1;
-    const uint64_t v_cols = afmt_load_u64le(AFMT_B(src, o_cols));
+    const uint64_t o_cols = c->pos;
+    if (afmt_take_field(c, &field_cols, 1)) return -1;
+    const uint64_t v_cols = afmt_load_u64le(AFMT_B(c->src, o_cols));
 
     /* switch object on data_type (spec/daphne.json /body/4) */
     const uint64_t sel_object = v_data_type;
     if (sel_object == UINT64_C(1) || sel_object == UINT64_C(2)) {
-        if (daphne_validate_object_1(src, opt, vis, err, path, &pos, &narrays, v_rows,
-                v_cols)) return -1;
+        if (daphne_validate_object_1(c, v_rows, v_cols)) return -1;
     } else if (sel_object == UINT64_C(3)) {
-        if (daphne_validate_object_3(src, opt, vis, err, path, &pos, &narrays, v_rows,
-                v_cols)) return -1;
+        if (daphne_validate_object_3(c, v_rows, v_cols)) return -1;
     } else {
-        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "data_type", AFMT_NO_INDEX, o_data_type,
+        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "data_type", AFMT_NO_INDEX, o_data_type,
                 "data type is not 1 (dense matrix), 2 (CSR matrix) or 3 (frame) (found %" PRIu64
                 ")", (uint64_t)sel_object);
     }
 
     /* trailer: nothing may follow */
-    if (afmt_expect_end(src, opt, vis, err, path, 1, pos)) return -1;
+    if (afmt_expect_end(c, 1)) return -1;
     return 0;
 }
 
@@ -824,9 +765,10 @@ static int daphne_write_block_kind_1(const size_t n, afmt_sink *sink, afmt_error
         const size_t ai, const afmt_array *A_data, const uint64_t v_value_type,
         const afmt_encoding el_enc)
 {
-    if (n != 1)
+    if (n != 1) {
         return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0,
                 "daphne holds one array here, not %zu", n);
+    }
     if (afmt_write_need_plain(A_data, AFMT_ROW_MAJOR, "data", ai, err)) return -1;
     if (A_data->rank != 2)
         return afmt_write_fail_rank(A_data, "data",
@@ -835,9 +777,10 @@ static int daphne_write_block_kind_1(const size_t n, afmt_sink *sink, afmt_error
     if (afmt_payload_size(A_data, el_enc, &nbytes_data, err) != 0) return -1;
     const uint64_t v_block_value_type = v_value_type;
     /* block_value_type */
-    if (v_block_value_type > UINT64_C(0xff))
+    if (v_block_value_type > UINT64_C(0xff)) {
         return afmt_fail(err, AFMT_E_TYPE, NULL, "block_value_type", AFMT_NO_INDEX, 0, "value %"
                 PRIu64 " does not fit u8", v_block_value_type);
+    }
     if (afmt_sink_u8(sink, v_block_value_type, err) != 0) return -1;
     /* data */
     if (afmt_sink_payload(sink, A_data, AFMT_LITTLE, el_enc, err) != 0) return -1;
@@ -848,12 +791,14 @@ static int daphne_write_block_kind_2(const size_t n, afmt_sink *sink, afmt_error
         const size_t ai, const afmt_array *A_data, const uint64_t v_value_type,
         const uint64_t v_block_cols)
 {
-    if (n != 1)
+    if (n != 1) {
         return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0,
                 "daphne holds one array here, not %zu", n);
-    if (A_data->encoding != AFMT_ENC_CSR || A_data->rank != 2)
+    }
+    if (A_data->encoding != AFMT_ENC_CSR || A_data->rank != 2) {
         return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0,
                 "array %u must be a CSR view of rank 2", (unsigned)ai);
+    }
     const uint64_t v_block_value_type = v_value_type;
     const uint64_t v_nnz = A_data->nnz;
     const uint64_t n_row_offsets = A_data->dims[0] + 1;
@@ -861,13 +806,14 @@ static int daphne_write_block_kind_2(const size_t n, afmt_sink *sink, afmt_error
     for (uint64_t i_col_indices = 0; i_col_indices < n_col_indices; i_col_indices++) {
         const uint64_t e_col_indices = afmt_field_get(A_data->csr_col_indices, i_col_indices,
                 A_data->csr_index_size, 0);
-        if (daphne_check_col_indices(err, NULL, 0, i_col_indices, e_col_indices,
+        if (daphne_check_col_indices(AFMT_VCTX_STRICT(err), 0, i_col_indices, e_col_indices,
                 v_block_cols)) return -1;
     }
     /* block_value_type */
-    if (v_block_value_type > UINT64_C(0xff))
+    if (v_block_value_type > UINT64_C(0xff)) {
         return afmt_fail(err, AFMT_E_TYPE, NULL, "block_value_type", AFMT_NO_INDEX, 0, "value %"
                 PRIu64 " does not fit u8", v_block_value_type);
+    }
     if (afmt_sink_u8(sink, v_block_value_type, err) != 0) return -1;
     /* nnz */
     if (afmt_sink_u64(sink, v_nnz, 0, err) != 0) return -1;
@@ -908,26 +854,29 @@ static int daphne_write_block(const size_t n, afmt_sink *sink, afmt_error *err, 
         data_sparse_choice_2 = UINT64_C(1);
     }
     const uint64_t v_block_type = data_sparse_choice_2;
-    if (daphne_check_block_rows(err, NULL, 0, v_rows, v_cols, UINT64_C(0), UINT64_C(0),
+    if (daphne_check_block_rows(AFMT_VCTX_STRICT(err), 0, v_rows, v_cols, UINT64_C(0), UINT64_C(0),
             v_block_rows, v_block_cols)) return -1;
     /* block_row */
     if (afmt_sink_u64(sink, UINT64_C(0), 0, err) != 0) return -1;
     /* block_col */
     if (afmt_sink_u64(sink, UINT64_C(0), 0, err) != 0) return -1;
     /* block_rows */
-    if (v_block_rows > UINT64_C(0xffffffff))
+    if (v_block_rows > UINT64_C(0xffffffff)) {
         return afmt_fail(err, AFMT_E_TYPE, NULL, "block_rows", AFMT_NO_INDEX, 0, "value %" PRIu64
                 " does not fit u32", v_block_rows);
+    }
     if (afmt_sink_u32(sink, v_block_rows, 0, err) != 0) return -1;
     /* block_cols */
-    if (v_block_cols > UINT64_C(0xffffffff))
+    if (v_block_cols > UINT64_C(0xffffffff)) {
         return afmt_fail(err, AFMT_E_TYPE, NULL, "block_cols", AFMT_NO_INDEX, 0, "value %" PRIu64
                 " does not fit u32", v_block_cols);
+    }
     if (afmt_sink_u32(sink, v_block_cols, 0, err) != 0) return -1;
     /* block_type */
-    if (v_block_type > UINT64_C(0xff))
+    if (v_block_type > UINT64_C(0xff)) {
         return afmt_fail(err, AFMT_E_TYPE, NULL, "block_type", AFMT_NO_INDEX, 0, "value %" PRIu64
                 " does not fit u8", v_block_type);
+    }
     if (afmt_sink_u8(sink, v_block_type, err) != 0) return -1;
     /* switch block_kind */
     if (v_block_type == 0) {
@@ -950,15 +899,17 @@ static int daphne_write_object_1(const size_t n, afmt_sink *sink, afmt_error *er
         const afmt_array *A_data, const uint64_t v_rows, const uint64_t v_cols)
 {
     const afmt_type_entry *el_type = afmt_type_by_dtype(daphne_value_types, 8, A_data->dtype);
-    if (!el_type)
+    if (!el_type) {
         return afmt_fail(err, AFMT_E_TYPE, NULL, "value_type", AFMT_NO_INDEX, 0,
                 "daphne cannot hold elements of type %s", afmt_array_type_name(A_data));
+    }
     const uint64_t v_value_type = (uint64_t)el_type->code;
     const afmt_encoding el_enc = el_type->enc;
     /* value_type */
-    if (v_value_type > UINT64_C(0xff))
+    if (v_value_type > UINT64_C(0xff)) {
         return afmt_fail(err, AFMT_E_TYPE, NULL, "value_type", AFMT_NO_INDEX, 0, "value %" PRIu64
                 " does not fit u8", v_value_type);
+    }
     if (afmt_sink_u8(sink, v_value_type, err) != 0) return -1;
     /* repeat block: written once */
     if (daphne_write_block(n, sink, err, ai, A_data, v_rows, v_cols, v_value_type,
@@ -972,22 +923,25 @@ static int daphne_write_object_3(const afmt_array *arrays, const size_t n, afmt_
     for (size_t k = 0; k < n; k++) {
         if (arrays[k].encoding != AFMT_ENC_PLAIN || arrays[k].endian != AFMT_LITTLE ||
                 arrays[k].stride != arrays[k].elsize || arrays[k].rank != 1 ||
-                arrays[k].dims[0] != arrays[0].dims[0])
+                arrays[k].dims[0] != arrays[0].dims[0]) {
             return afmt_fail(err, AFMT_E_USAGE, NULL, "columns", k, 0,
                     "column %zu must be a plain, little-endian 1-d array as long as the first", k);
+        }
     }
     const uint64_t n_column_types = (uint64_t)n;
     for (size_t k = 0; k < n; k++) {
-        if (!afmt_type_by_dtype(daphne_value_types, 8, arrays[k].dtype))
+        if (!afmt_type_by_dtype(daphne_value_types, 8, arrays[k].dtype)) {
             return afmt_fail(err, AFMT_E_TYPE, NULL, "column_types", k, 0,
                     "daphne cannot hold a column of type %s", afmt_dtype_name(arrays[k].dtype));
+        }
     }
     /* column_types */
     for (uint64_t k = 0; k < n_column_types; k++) {
-        if (afmt_type_by_dtype(daphne_value_types, 8, arrays[k].dtype)->code > UINT64_C(0xff))
+        if (afmt_type_by_dtype(daphne_value_types, 8, arrays[k].dtype)->code > UINT64_C(0xff)) {
             return afmt_fail(err, AFMT_E_TYPE, NULL, "column_types", k, 0, "value %" PRIu64
                     " does not fit u8",
                     afmt_type_by_dtype(daphne_value_types, 8, arrays[k].dtype)->code);
+        }
         if (afmt_sink_u8(sink, afmt_type_by_dtype(daphne_value_types, 8, arrays[k].dtype)->code,
                 err) != 0) return -1;
     }
@@ -995,9 +949,10 @@ static int daphne_write_object_3(const afmt_array *arrays, const size_t n, afmt_
     for (size_t k = 0; k < n; k++) {
         if (afmt_name_whole(&arrays[k], k, err) != 0) return -1;
         const uint64_t len_k = strlen(arrays[k].name);
-        if (len_k > UINT64_C(65535))
+        if (len_k > UINT64_C(65535)) {
             return afmt_fail(err, AFMT_E_TYPE, NULL, "labels", k, 0, "name of %" PRIu64
                     " bytes is too long", len_k);
+        }
         if (afmt_sink_u16(sink, len_k, 0, err) != 0) return -1;
         if (afmt_sink_put(sink, arrays[k].name, len_k, err) != 0) return -1;
     }
@@ -1051,9 +1006,10 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
     /* version */
     if (afmt_sink_u8(sink, UINT64_C(1), err) != 0) return -1;
     /* data_type */
-    if (v_data_type > UINT64_C(0xff))
+    if (v_data_type > UINT64_C(0xff)) {
         return afmt_fail(err, AFMT_E_TYPE, NULL, "data_type", AFMT_NO_INDEX, 0, "value %" PRIu64
                 " does not fit u8", v_data_type);
+    }
     if (afmt_sink_u8(sink, v_data_type, err) != 0) return -1;
     /* rows */
     if (afmt_sink_u64(sink, v_rows, 0, err) != 0) return -1;

@@ -27,12 +27,13 @@ static const afmt_field_desc field_dims = {"dims", AFMT_FIELD_INT, 8, 1, 0, NULL
 
 /* rank: its check, for the validator and the writer
  * (spec/futhark.json /body/0/body/0/cases/0/body/3) */
-static int futhark_check_rank(afmt_error *err, afmt_path *path, uint64_t at, int64_t v_rank)
+static int futhark_check_rank(const afmt_vctx *c, uint64_t at, int64_t v_rank)
 {
-    if (!(v_rank >= INT64_C(0)))
-        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "rank", AFMT_NO_INDEX, at,
+    if (!(v_rank >= INT64_C(0))) {
+        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "rank", AFMT_NO_INDEX, at,
                 "rank is negative (Futhark reads the rank byte as signed: 0..127): `rank >= 0` "
                 "does not hold (rank = %" PRId64 ")", v_rank);
+    }
     return 0;
 }
 
@@ -54,118 +55,104 @@ static const afmt_type_entry futhark_types[12] = {
 
 /* dims: its check, for the validator and the writer
  * (spec/futhark.json /body/0/body/0/cases/0/body/6) */
-static int futhark_check_dims(afmt_error *err, afmt_path *path, uint64_t at, uint64_t at_index,
-        int64_t e_dims)
+static int futhark_check_dims(const afmt_vctx *c, uint64_t at, uint64_t at_index, int64_t e_dims)
 {
-    if (!(e_dims >= INT64_C(0)))
-        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "dims", at_index, at,
+    if (!(e_dims >= INT64_C(0))) {
+        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "dims", at_index, at,
                 "dimension is negative (Futhark reads dims as signed): `dims >= 0` does not hold "
                 "(dims = %" PRId64 ")", e_dims);
+    }
     return 0;
 }
 
-static int futhark_validate_data(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
-        afmt_error *err, afmt_path *path, uint64_t *pos_io, uint32_t *narrays_io,
-        const afmt_dtype el_dtype, const uint64_t el_size, const afmt_encoding el_enc,
-        const uint64_t n_dims, const uint64_t o_dims)
+static int futhark_validate_data(afmt_vctx *c, const afmt_dtype el_dtype, const uint64_t el_size,
+        const afmt_encoding el_enc, const uint64_t n_dims, const uint64_t o_dims)
 {
-    uint64_t pos = *pos_io;
-    uint32_t narrays = *narrays_io;
     uint64_t dims_product;
     uint64_t dims_negative_at = 0;
-    const int dims_product_status = afmt_field_prod(AFMT_B(src, o_dims), n_dims, 8, 1, 0,
+    const int dims_product_status = afmt_field_prod(AFMT_B(c->src, o_dims), n_dims, 8, 1, 0,
             &dims_product, &dims_negative_at);
     if (dims_product_status == AFMT_E_NEGATIVE) {
-        return afmt_fail(err, AFMT_E_NEGATIVE, path, "dims", dims_negative_at,
+        return afmt_fail_c(c, AFMT_E_NEGATIVE, "dims", dims_negative_at,
                 o_dims + 8 * dims_negative_at, "dims[%" PRIu64 "] is negative", dims_negative_at);
     }
-    if (dims_product_status != AFMT_OK)
-        return afmt_fail_overflow(err, path, "dims", AFMT_NO_INDEX, o_dims, "prod(dims)");
+    if (dims_product_status != AFMT_OK) {
+        return afmt_overflow_c(c, "dims", AFMT_NO_INDEX, o_dims, "prod(dims)");
+    }
     const uint64_t n_data = dims_product;
     const uint64_t stored_data = n_data;
     uint64_t nbytes_data;
-    if (afmt_payload_bytes(err, path, "data", pos, stored_data, el_size, el_enc, el_dtype,
+    if (afmt_payload_bytes(c, "data", stored_data, el_size, el_enc, el_dtype,
             &nbytes_data)) return -1;
     afmt_array a_data;
-    const int want_data = vis != NULL && vis->on_array != NULL;
+    const int want_data = c->vis != NULL && c->vis->on_array != NULL;
     if (want_data) {
         afmt_view_start(&a_data, el_dtype, el_size, el_enc, n_data, AFMT_ROW_MAJOR, AFMT_LITTLE,
-                nbytes_data, pos, narrays);
-        if (afmt_view_dims(&a_data, err, path, &field_dims, o_dims, AFMT_B(src, o_dims),
-                n_dims)) return -1;
+                nbytes_data, c->pos, c->narrays);
+        if (afmt_view_dims(c, &a_data, &field_dims, o_dims, n_dims)) return -1;
     }
     afmt_scan_fn scan_data = NULL;
-    if (opt->check_values && el_dtype == AFMT_BOOL)
+    if (c->opt->check_values && el_dtype == AFMT_BOOL)
         scan_data = el_enc == AFMT_ENC_BITS_LSB ? afmt_src_scan_pad_bits : afmt_src_scan_bool;
     uint64_t bad_data;
-    if (afmt_take_payload(src, err, path, "data", src->len, NULL, pos, nbytes_data, scan_data,
-            (void *)&stored_data, &bad_data)) return -1;
+    if (afmt_take_payload(c, "data", nbytes_data, scan_data, (void *)&stored_data,
+            &bad_data)) return -1;
     if (bad_data < nbytes_data) {
         if (el_enc == AFMT_ENC_BITS_LSB) {
-            if (afmt_tolerate(opt, vis, err, AFMT_E_PADDING, path, "data", AFMT_NO_INDEX,
-                    pos + bad_data, "unused bits of the last byte (0x%02x) are not zero",
-                    src->bad_byte)) return -1;
+            if (afmt_tolerate_c(c, AFMT_E_PADDING, "data", AFMT_NO_INDEX, c->pos + bad_data,
+                    "unused bits of the last byte (0x%02x) are not zero",
+                    c->src->bad_byte)) return -1;
         } else {
-            if (afmt_tolerate(opt, vis, err, AFMT_E_VALUE, path, "data", bad_data, pos + bad_data,
-                    "bool element is 0x%02x, not 0 or 1", src->bad_byte)) return -1;
+            if (afmt_tolerate_c(c, AFMT_E_VALUE, "data", bad_data, c->pos + bad_data,
+                    "bool element is 0x%02x, not 0 or 1", c->src->bad_byte)) return -1;
         }
     }
-    if (want_data &&
-            afmt_view_hand(vis, err, path, "data", &a_data, src, pos, nbytes_data)) return -1;
-    narrays++;
-    pos += nbytes_data;
-    *pos_io = pos;
-    *narrays_io = narrays;
+    if (want_data && afmt_view_hand(c, "data", &a_data, nbytes_data)) return -1;
+    c->narrays++;
+    c->pos += nbytes_data;
     return 0;
 }
 
-static int futhark_validate_kind_1(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
-        afmt_error *err, afmt_path *path, uint64_t *pos_io, uint32_t *narrays_io,
-        const uint64_t comments_value)
+static int futhark_validate_kind_1(afmt_vctx *c, const uint64_t comments_value)
 {
-    uint64_t pos = *pos_io;
-    uint32_t narrays = *narrays_io;
-
     /* binary_mark: 1 bytes of raw bytes (spec/futhark.json /body/0/body/0/cases/0/body/0) */
-    const uint64_t o_binary_mark = pos;
-    if (afmt_take_field(src, opt, err, path, &field_binary_mark, 1, src->len, NULL,
-            &pos)) return -1;
-    if (afmt_expect_bytes(src, err, path, "binary_mark", AFMT_E_MAGIC, o_binary_mark, "b",
-            1)) return -1;
+    const uint64_t o_binary_mark = c->pos;
+    if (afmt_take_field(c, &field_binary_mark, 1)) return -1;
+    if (afmt_expect_bytes(c, "binary_mark", AFMT_E_MAGIC, o_binary_mark, "b", 1)) return -1;
 
     /* check skipped_comments() == 0 (spec/futhark.json /body/0/body/0/cases/0/body/1) */
     if (!(comments_value == UINT64_C(0))) {
-        if (afmt_tolerate(opt, vis, err, AFMT_E_CONSTRAINT, path, "binary_mark", AFMT_NO_INDEX,
-                o_binary_mark,
+        if (afmt_tolerate_c(c, AFMT_E_CONSTRAINT, "binary_mark", AFMT_NO_INDEX, o_binary_mark,
                 "a -- comment before a binary value: Futhark's C runtime does not accept it "
                 "(FORMATS.md#futhark): `skipped_comments() == 0` does not hold")) return -1;
     }
 
     /* version: u8 (spec/futhark.json /body/0/body/0/cases/0/body/2) */
-    const uint64_t o_version = pos;
-    if (afmt_take_field(src, opt, err, path, &field_version, 1, src->len, NULL, &pos)) return -1;
-    const uint64_t v_version = (uint64_t)afmt_load_u8(AFMT_B(src, o_version));
+    const uint64_t o_version = c->pos;
+    if (afmt_take_field(c, &field_version, 1)) return -1;
+    const uint64_t v_version = (uint64_t)afmt_load_u8(AFMT_B(c->src, o_version));
     if (v_version != UINT64_C(2)) {
-        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "version", AFMT_NO_INDEX, o_version,
+        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "version", AFMT_NO_INDEX, o_version,
                 "expected 2, found %" PRIu64 "", v_version);
     }
 
     /* rank: i8 (spec/futhark.json /body/0/body/0/cases/0/body/3) */
-    const uint64_t o_rank = pos;
-    if (afmt_take_field(src, opt, err, path, &field_rank, 1, src->len, NULL, &pos)) return -1;
-    const int64_t v_rank = afmt_as_i64(afmt_load_u8(AFMT_B(src, o_rank)), 8);
-    if (futhark_check_rank(err, path, o_rank, v_rank)) return -1;
+    const uint64_t o_rank = c->pos;
+    if (afmt_take_field(c, &field_rank, 1)) return -1;
+    const int64_t v_rank = afmt_as_i64(afmt_load_u8(AFMT_B(c->src, o_rank)), 8);
+    if (futhark_check_rank(c, o_rank, v_rank)) return -1;
 
     /* type: 4 bytes of text (spec/futhark.json /body/0/body/0/cases/0/body/4) */
-    const uint64_t o_type = pos;
-    if (afmt_take_field(src, opt, err, path, &field_type, 1, src->len, NULL, &pos)) return -1;
+    const uint64_t o_type = c->pos;
+    if (afmt_take_field(c, &field_type, 1)) return -1;
 
     /* lookup el in table types (spec/futhark.json /body/0/body/0/cases/0/body/5) */
-    const afmt_type_entry *el_type = afmt_type_by_text(futhark_types, 12, AFMT_B(src, o_type), 4);
+    const afmt_type_entry *el_type = afmt_type_by_text(futhark_types, 12, AFMT_B(c->src, o_type),
+            4);
     if (!el_type) {
         char type_escaped[19];
-        afmt_escape_text(AFMT_B(src, o_type), 4, type_escaped, sizeof type_escaped);
-        return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, path, "type", AFMT_NO_INDEX, o_type,
+        afmt_escape_text(AFMT_B(c->src, o_type), 4, type_escaped, sizeof type_escaped);
+        return afmt_fail_c(c, AFMT_E_UNKNOWN_TYPE, "type", AFMT_NO_INDEX, o_type,
                 "no entry of table types matches (type = %s): unknown type code"
                 "; known: '  i8' i8, ' i16' i16, ' i32' i32, ' i64' i64, '  u8' u8, ' u16' u16, ' "
                 "u32' u32, ' u64' u64, ' f16' f16, ' f32' f32, ' f64' f64, 'bool' bool",
@@ -177,127 +164,113 @@ static int futhark_validate_kind_1(afmt_src *src, const afmt_options *opt, const
 
     /* dims: rank of i64 little-endian (spec/futhark.json /body/0/body/0/cases/0/body/6) */
     const uint64_t n_dims = (uint64_t)v_rank;
-    if (n_dims > opt->limits.max_rank || n_dims > AFMT_RANK_CAP)
-        return afmt_fail(err, AFMT_E_LIMIT, path, "rank", AFMT_NO_INDEX, o_rank, "rank %" PRIu64
-                " exceeds the limit of %" PRIu64 "", n_dims, opt->limits.max_rank < AFMT_RANK_CAP ?
-                opt->limits.max_rank : (uint64_t)AFMT_RANK_CAP);
-    const uint64_t o_dims = pos;
-    if (afmt_take_field(src, opt, err, path, &field_dims, n_dims, src->len, NULL, &pos)) return -1;
+    if (n_dims > c->opt->limits.max_rank || n_dims > AFMT_RANK_CAP) {
+        return afmt_fail_c(c, AFMT_E_LIMIT, "rank", AFMT_NO_INDEX, o_rank, "rank %" PRIu64
+                " exceeds the limit of %" PRIu64 "", n_dims,
+                c->opt->limits.max_rank < AFMT_RANK_CAP ? c->opt->limits.max_rank :
+                (uint64_t)AFMT_RANK_CAP);
+    }
+    const uint64_t o_dims = c->pos;
+    if (afmt_take_field(c, &field_dims, n_dims)) return -1;
     for (uint64_t i_dims = 0; i_dims < n_dims; i_dims++) {
-        const int64_t e_dims = afmt_as_i64(afmt_load_u64le(AFMT_B(src,
+        const int64_t e_dims = afmt_as_i64(afmt_load_u64le(AFMT_B(c->src,
                 o_dims + (uint64_t)8 * i_dims)), 64);
-        if (futhark_check_dims(err, path, o_dims + (uint64_t)8 * i_dims, i_dims, e_dims)) return -1;
+        if (futhark_check_dims(c, o_dims + (uint64_t)8 * i_dims, i_dims, e_dims)) return -1;
     }
 
     /* array data: el elements, row-major (spec/futhark.json /body/0/body/0/cases/0/body/7) */
-    if (futhark_validate_data(src, opt, vis, err, path, &pos, &narrays, el_dtype, el_size, el_enc,
-            n_dims, o_dims)) return -1;
-    *pos_io = pos;
-    *narrays_io = narrays;
+    if (futhark_validate_data(c, el_dtype, el_size, el_enc, n_dims, o_dims)) return -1;
     return 0;
 }
 
-static int futhark_validate_kind_2(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
-        afmt_error *err, afmt_path *path, uint64_t *pos_io, uint32_t *narrays_io)
+static int futhark_validate_kind_2(afmt_vctx *c)
 {
-    uint64_t pos = *pos_io;
-    uint32_t narrays = *narrays_io;
-
     /*
      * text: a value in futhark's text format (spec/futhark.json /body/0/body/0/cases/1/body/0):
      * integers, floats, bool, nested arrays, empty(...): runtime/afmt_futhark_text.re
      */
     afmt_array a_text;
     uint64_t end_text = 0;
-    if (afmt_src_text(src, src->len, pos, afmt_futhark_text_scan, opt->limits.max_rank, &end_text,
-            &a_text, path, err) != 0)
+    if (afmt_src_text(c->src, afmt_end(c), c->pos, afmt_futhark_text_scan, c->opt->limits.max_rank,
+            &end_text, &a_text, c->path,
+            c->err) != 0)
         return -1;
-    a_text.index = narrays;
+    a_text.index = c->narrays;
     a_text.text_decode = afmt_futhark_text_decode;
-    if (vis && vis->on_array && vis->on_array(vis->ctx, &a_text) != 0) {
-        return afmt_fail(err, AFMT_E_CALLBACK, path, "text", AFMT_NO_INDEX, pos,
+    if (c->vis && c->vis->on_array && c->vis->on_array(c->vis->ctx, &a_text) != 0) {
+        return afmt_fail_c(c, AFMT_E_CALLBACK, "text", AFMT_NO_INDEX, c->pos,
                 "stopped by the caller");
     }
-    narrays++;
-    pos = end_text;
-    *pos_io = pos;
-    *narrays_io = narrays;
+    c->narrays++;
+    c->pos = end_text;
     return 0;
 }
 
-static int futhark_validate_value(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
-        afmt_error *err, afmt_path *path, uint64_t *pos_io, uint32_t *narrays_io,
-        const uint64_t comments_value)
+static int futhark_validate_value(afmt_vctx *c, const uint64_t comments_value)
 {
-    uint64_t pos = *pos_io;
-    uint32_t narrays = *narrays_io;
-
     /*
      * switch kind on peek(0) == 98 ? 1 : 2 (spec/futhark.json /body/0/body/0): a value is binary
      * when its first byte is 'b' (98), otherwise text (FORMATS.md#futhark); afmt writes binary
      */
     uint64_t peek_0_eq_98_choice;
-    if (((uint64_t)afmt_src_peek(src, src->len, pos + UINT64_C(0)) == UINT64_C(98))) {
+    if (((uint64_t)afmt_src_peek(c->src, afmt_end(c), c->pos + UINT64_C(0)) == UINT64_C(98))) {
         peek_0_eq_98_choice = UINT64_C(1);
     } else {
         peek_0_eq_98_choice = UINT64_C(2);
     }
     const uint64_t sel_kind = peek_0_eq_98_choice;
     if (sel_kind == UINT64_C(1)) {
-        if (futhark_validate_kind_1(src, opt, vis, err, path, &pos, &narrays,
-                comments_value)) return -1;
+        if (futhark_validate_kind_1(c, comments_value)) return -1;
     } else if (sel_kind == UINT64_C(2)) {
-        if (futhark_validate_kind_2(src, opt, vis, err, path, &pos, &narrays)) return -1;
+        if (futhark_validate_kind_2(c)) return -1;
     } else {
-        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "", AFMT_NO_INDEX, pos,
-                "kind: unknown value %" PRIu64 " (expected one of 1, 2)", (uint64_t)sel_kind);
+        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "", AFMT_NO_INDEX, c->pos, "kind: unknown value %"
+                PRIu64 " (expected one of 1, 2)", (uint64_t)sel_kind);
     }
-    *pos_io = pos;
-    *narrays_io = narrays;
     return 0;
 }
 
 static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
                             const afmt_visitor *vis, afmt_error *err)
 {
-    afmt_path path_root;
-    afmt_path *const path = &path_root; /* the field path of failures */
-    uint64_t pos = 0;
-    uint32_t narrays = 0;
-    path_root.depth = 0;
+    afmt_path path = {0}; /* the field path of failures */
+    afmt_vctx ctx = {src, opt, vis, err, &path, NULL, 0, 0};
+    afmt_vctx *const c = &ctx;
     if (src->len != AFMT_LEN_UNKNOWN && src->len > opt->limits.max_total_bytes) {
-        return afmt_fail(err, AFMT_E_LIMIT, path, NULL, AFMT_NO_INDEX, 0, "input of %" PRIu64
+        return afmt_fail(err, AFMT_E_LIMIT, &path, NULL, AFMT_NO_INDEX, 0, "input of %" PRIu64
                 " bytes exceeds the limit of %" PRIu64, src->len, opt->limits.max_total_bytes);
     }
 
     /* repeat value until the end (spec/futhark.json /body/0) */
-    afmt_path_push(path, "value", 0);
+    afmt_path_push(c->path, "value", 0);
     uint64_t r_value = 0;
     for (;; r_value++) {
         uint64_t comments_value = 0;
-        afmt_src_skip_blank(src, src->len, &pos, 1, 1, &comments_value);
-        const int at_end_value = afmt_src_at_end(src, src->len, pos);
+        afmt_src_skip_blank(c->src, afmt_end(c), &c->pos, 1, 1, &comments_value);
+        const int at_end_value = afmt_src_at_end(c->src, afmt_end(c), c->pos);
         if (at_end_value > 0) break;
-        if (at_end_value < 0) return afmt_src_short(src, err, path, "value", AFMT_NO_INDEX, pos,
-                src->len, 1, "the next value");
-        if (r_value >= opt->limits.max_items)
-            return afmt_fail(err, AFMT_E_LIMIT, path, "value", AFMT_NO_INDEX, pos, "more than %"
-                    PRIu64 " repetitions", opt->limits.max_items);
-        afmt_path_set_index(path, r_value);
-        const uint64_t start_value = pos;
-        if (futhark_validate_value(src, opt, vis, err, path, &pos, &narrays,
-                comments_value)) return -1;
-        if (pos == start_value)
-            return afmt_fail(err, AFMT_E_CONSTRAINT, path, "value", AFMT_NO_INDEX, pos,
+        if (at_end_value < 0) return afmt_src_short(c->src, c->err, c->path, "value",
+                AFMT_NO_INDEX, c->pos, afmt_end(c), 1, "the next value");
+        if (r_value >= c->opt->limits.max_items) {
+            return afmt_fail_c(c, AFMT_E_LIMIT, "value", AFMT_NO_INDEX, c->pos, "more than %"
+                    PRIu64 " repetitions", c->opt->limits.max_items);
+        }
+        afmt_path_set_index(c->path, r_value);
+        const uint64_t start_value = c->pos;
+        if (futhark_validate_value(c, comments_value)) return -1;
+        if (c->pos == start_value) {
+            return afmt_fail_c(c, AFMT_E_CONSTRAINT, "value", AFMT_NO_INDEX, c->pos,
                     "a repetition consumed no bytes");
+        }
     }
-    afmt_path_pop(path);
-    if (r_value < 1)
-        return afmt_fail(err, AFMT_E_TRUNCATED, path, "value", AFMT_NO_INDEX, pos,
+    afmt_path_pop(c->path);
+    if (r_value < 1) {
+        return afmt_fail_c(c, AFMT_E_TRUNCATED, "value", AFMT_NO_INDEX, c->pos,
                 "needs at least 1, found %" PRIu64 "", r_value);
+    }
 
     /* trailer: nothing may follow */
-    if (afmt_expect_end(src, opt, vis, err, path, 1, pos)) return -1;
+    if (afmt_expect_end(c, 1)) return -1;
     return 0;
 }
 
@@ -320,9 +293,10 @@ static int futhark_write_value(const afmt_array *arrays, afmt_sink *sink, afmt_e
     /* switch kind: case 1 */
     if (afmt_write_need_plain(A_data, AFMT_ROW_MAJOR, "data", ai, err)) return -1;
     const afmt_type_entry *el_type = afmt_type_by_dtype(futhark_types, 12, A_data->dtype);
-    if (!el_type)
+    if (!el_type) {
         return afmt_fail(err, AFMT_E_TYPE, NULL, "type", AFMT_NO_INDEX, 0,
                 "futhark cannot hold elements of type %s", afmt_array_type_name(A_data));
+    }
     const char *w_type = el_type->text;
     const afmt_encoding el_enc = el_type->enc;
     uint64_t nbytes_data;
@@ -331,19 +305,20 @@ static int futhark_write_value(const afmt_array *arrays, afmt_sink *sink, afmt_e
     const uint64_t *w_dims = A_data->dims;
     const uint64_t n_dims = A_data->rank;
     if (afmt_write_need_signed_dims(A_data, "dims", err)) return -1;
-    if (futhark_check_rank(err, NULL, 0, v_rank)) return -1;
+    if (futhark_check_rank(AFMT_VCTX_STRICT(err), 0, v_rank)) return -1;
     for (uint64_t i_dims = 0; i_dims < n_dims; i_dims++) {
         const int64_t e_dims = (int64_t)w_dims[i_dims];
-        if (futhark_check_dims(err, NULL, 0, i_dims, e_dims)) return -1;
+        if (futhark_check_dims(AFMT_VCTX_STRICT(err), 0, i_dims, e_dims)) return -1;
     }
     /* binary_mark */
     if (afmt_sink_put(sink, "b", 1, err) != 0) return -1;
     /* version */
     if (afmt_sink_u8(sink, UINT64_C(2), err) != 0) return -1;
     /* rank */
-    if (v_rank < -(INT64_C(1) << 7) || v_rank >= (INT64_C(1) << 7))
+    if (v_rank < -(INT64_C(1) << 7) || v_rank >= (INT64_C(1) << 7)) {
         return afmt_fail(err, AFMT_E_TYPE, NULL, "rank", AFMT_NO_INDEX, 0, "value %" PRId64
                 " does not fit i8", v_rank);
+    }
     if (afmt_sink_u8(sink, ((uint64_t)v_rank & UINT64_C(0xff)), err) != 0) return -1;
     /* type */
     if (afmt_sink_put(sink, w_type, 4, err) != 0) return -1;

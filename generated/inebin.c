@@ -29,97 +29,91 @@ static const afmt_type_entry inebin_types[4] = {
     {"C", 0, AFMT_C128, AFMT_ENC_PLAIN, 1},
 };
 
-static int inebin_validate_data(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
-        afmt_error *err, afmt_path *path, uint64_t *pos_io, uint32_t *narrays_io,
-        const afmt_dtype el_dtype, const uint64_t el_size, const afmt_encoding el_enc,
-        const uint64_t o_rows, const uint64_t v_rows, const uint64_t o_cols, const uint64_t v_cols)
+static int inebin_validate_data(afmt_vctx *c, const afmt_dtype el_dtype, const uint64_t el_size,
+        const afmt_encoding el_enc, const uint64_t o_rows, const uint64_t v_rows,
+        const uint64_t o_cols, const uint64_t v_cols)
 {
-    uint64_t pos = *pos_io;
-    uint32_t narrays = *narrays_io;
     uint64_t n_data = 1;
     const uint64_t data_dim0 = v_rows;
-    if (!afmt_mul_u64(n_data, data_dim0, &n_data))
-        return afmt_fail(err, AFMT_E_OVERFLOW, path, "rows", AFMT_NO_INDEX, o_rows,
+    if (!afmt_mul_u64(n_data, data_dim0, &n_data)) {
+        return afmt_fail_c(c, AFMT_E_OVERFLOW, "rows", AFMT_NO_INDEX, o_rows,
                 "the element count overflows 64 bits");
+    }
     const uint64_t data_dim1 = v_cols;
-    if (!afmt_mul_u64(n_data, data_dim1, &n_data))
-        return afmt_fail(err, AFMT_E_OVERFLOW, path, "cols", AFMT_NO_INDEX, o_cols,
+    if (!afmt_mul_u64(n_data, data_dim1, &n_data)) {
+        return afmt_fail_c(c, AFMT_E_OVERFLOW, "cols", AFMT_NO_INDEX, o_cols,
                 "the element count overflows 64 bits");
+    }
     const uint64_t stored_data = n_data;
     uint64_t nbytes_data;
-    if (afmt_payload_bytes(err, path, "data", pos, stored_data, el_size, el_enc, el_dtype,
+    if (afmt_payload_bytes(c, "data", stored_data, el_size, el_enc, el_dtype,
             &nbytes_data)) return -1;
     afmt_array a_data;
-    const int want_data = vis != NULL && vis->on_array != NULL;
+    const int want_data = c->vis != NULL && c->vis->on_array != NULL;
     if (want_data) {
         afmt_view_start(&a_data, el_dtype, el_size, el_enc, n_data, AFMT_ROW_MAJOR, AFMT_LITTLE,
-                nbytes_data, pos, narrays);
+                nbytes_data, c->pos, c->narrays);
         a_data.rank = 2;
         a_data.dims[0] = data_dim0;
         a_data.dims[1] = data_dim1;
     }
     afmt_scan_fn scan_data = NULL;
-    if (opt->check_values && el_dtype == AFMT_BOOL)
+    if (c->opt->check_values && el_dtype == AFMT_BOOL)
         scan_data = el_enc == AFMT_ENC_BITS_LSB ? afmt_src_scan_pad_bits : afmt_src_scan_bool;
     uint64_t bad_data;
-    if (afmt_take_payload(src, err, path, "data", src->len, NULL, pos, nbytes_data, scan_data,
-            (void *)&stored_data, &bad_data)) return -1;
+    if (afmt_take_payload(c, "data", nbytes_data, scan_data, (void *)&stored_data,
+            &bad_data)) return -1;
     if (bad_data < nbytes_data) {
         if (el_enc == AFMT_ENC_BITS_LSB) {
-            if (afmt_tolerate(opt, vis, err, AFMT_E_PADDING, path, "data", AFMT_NO_INDEX,
-                    pos + bad_data, "unused bits of the last byte (0x%02x) are not zero",
-                    src->bad_byte)) return -1;
+            if (afmt_tolerate_c(c, AFMT_E_PADDING, "data", AFMT_NO_INDEX, c->pos + bad_data,
+                    "unused bits of the last byte (0x%02x) are not zero",
+                    c->src->bad_byte)) return -1;
         } else {
-            if (afmt_tolerate(opt, vis, err, AFMT_E_VALUE, path, "data", bad_data, pos + bad_data,
-                    "bool element is 0x%02x, not 0 or 1", src->bad_byte)) return -1;
+            if (afmt_tolerate_c(c, AFMT_E_VALUE, "data", bad_data, c->pos + bad_data,
+                    "bool element is 0x%02x, not 0 or 1", c->src->bad_byte)) return -1;
         }
     }
-    if (want_data &&
-            afmt_view_hand(vis, err, path, "data", &a_data, src, pos, nbytes_data)) return -1;
-    narrays++;
-    pos += nbytes_data;
-    *pos_io = pos;
-    *narrays_io = narrays;
+    if (want_data && afmt_view_hand(c, "data", &a_data, nbytes_data)) return -1;
+    c->narrays++;
+    c->pos += nbytes_data;
     return 0;
 }
 
 static int inebin_validate_body(afmt_src *src, const afmt_options *opt,
                             const afmt_visitor *vis, afmt_error *err)
 {
-    afmt_path path_root;
-    afmt_path *const path = &path_root; /* the field path of failures */
-    uint64_t pos = 0;
-    uint32_t narrays = 0;
-    path_root.depth = 0;
+    afmt_path path = {0}; /* the field path of failures */
+    afmt_vctx ctx = {src, opt, vis, err, &path, NULL, 0, 0};
+    afmt_vctx *const c = &ctx;
     if (src->len != AFMT_LEN_UNKNOWN && src->len > opt->limits.max_total_bytes) {
-        return afmt_fail(err, AFMT_E_LIMIT, path, NULL, AFMT_NO_INDEX, 0, "input of %" PRIu64
+        return afmt_fail(err, AFMT_E_LIMIT, &path, NULL, AFMT_NO_INDEX, 0, "input of %" PRIu64
                 " bytes exceeds the limit of %" PRIu64, src->len, opt->limits.max_total_bytes);
     }
 
     /* magic: 6 bytes of raw bytes (spec/inebin.json /body/0) */
-    const uint64_t o_magic = pos;
-    if (afmt_take_field(src, opt, err, path, &field_magic, 1, src->len, NULL, &pos)) return -1;
-    if (afmt_expect_bytes(src, err, path, "magic", AFMT_E_MAGIC, o_magic, "INEBIN", 6)) return -1;
+    const uint64_t o_magic = c->pos;
+    if (afmt_take_field(c, &field_magic, 1)) return -1;
+    if (afmt_expect_bytes(c, "magic", AFMT_E_MAGIC, o_magic, "INEBIN", 6)) return -1;
 
     /* reserved: u8 (spec/inebin.json /body/1) */
-    const uint64_t o_reserved = pos;
-    if (afmt_take_field(src, opt, err, path, &field_reserved, 1, src->len, NULL, &pos)) return -1;
-    const uint64_t v_reserved = (uint64_t)afmt_load_u8(AFMT_B(src, o_reserved));
+    const uint64_t o_reserved = c->pos;
+    if (afmt_take_field(c, &field_reserved, 1)) return -1;
+    const uint64_t v_reserved = (uint64_t)afmt_load_u8(AFMT_B(c->src, o_reserved));
     if (v_reserved != UINT64_C(0)) {
-        if (afmt_tolerate(opt, vis, err, AFMT_E_CONSTRAINT, path, "reserved", AFMT_NO_INDEX,
-                o_reserved, "expected 0, found %" PRIu64 "", v_reserved)) return -1;
+        if (afmt_tolerate_c(c, AFMT_E_CONSTRAINT, "reserved", AFMT_NO_INDEX, o_reserved,
+                "expected 0, found %" PRIu64 "", v_reserved)) return -1;
     }
 
     /* type: 1 bytes of text (spec/inebin.json /body/2) */
-    const uint64_t o_type = pos;
-    if (afmt_take_field(src, opt, err, path, &field_type, 1, src->len, NULL, &pos)) return -1;
+    const uint64_t o_type = c->pos;
+    if (afmt_take_field(c, &field_type, 1)) return -1;
 
     /* lookup el in table types (spec/inebin.json /body/3) */
-    const afmt_type_entry *el_type = afmt_type_by_text(inebin_types, 4, AFMT_B(src, o_type), 1);
+    const afmt_type_entry *el_type = afmt_type_by_text(inebin_types, 4, AFMT_B(c->src, o_type), 1);
     if (!el_type) {
         char type_escaped[7];
-        afmt_escape_text(AFMT_B(src, o_type), 1, type_escaped, sizeof type_escaped);
-        return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, path, "type", AFMT_NO_INDEX, o_type,
+        afmt_escape_text(AFMT_B(c->src, o_type), 1, type_escaped, sizeof type_escaped);
+        return afmt_fail_c(c, AFMT_E_UNKNOWN_TYPE, "type", AFMT_NO_INDEX, o_type,
                 "no entry of table types matches (type = %s): unknown type code"
                 "; known: 'B' bool, 'Z' i64, 'R' f64, 'C' c128", type_escaped);
     }
@@ -128,21 +122,21 @@ static int inebin_validate_body(afmt_src *src, const afmt_options *opt,
     const afmt_encoding el_enc = el_type->enc;
 
     /* rows: u32 little-endian (spec/inebin.json /body/4) */
-    const uint64_t o_rows = pos;
-    if (afmt_take_field(src, opt, err, path, &field_rows, 1, src->len, NULL, &pos)) return -1;
-    const uint64_t v_rows = (uint64_t)afmt_load_u32le(AFMT_B(src, o_rows));
+    const uint64_t o_rows = c->pos;
+    if (afmt_take_field(c, &field_rows, 1)) return -1;
+    const uint64_t v_rows = (uint64_t)afmt_load_u32le(AFMT_B(c->src, o_rows));
 
     /* cols: u32 little-endian (spec/inebin.json /body/5) */
-    const uint64_t o_cols = pos;
-    if (afmt_take_field(src, opt, err, path, &field_cols, 1, src->len, NULL, &pos)) return -1;
-    const uint64_t v_cols = (uint64_t)afmt_load_u32le(AFMT_B(src, o_cols));
+    const uint64_t o_cols = c->pos;
+    if (afmt_take_field(c, &field_cols, 1)) return -1;
+    const uint64_t v_cols = (uint64_t)afmt_load_u32le(AFMT_B(c->src, o_cols));
 
     /* array data: el elements, row-major (spec/inebin.json /body/6) */
-    if (inebin_validate_data(src, opt, vis, err, path, &pos, &narrays, el_dtype, el_size, el_enc,
-            o_rows, v_rows, o_cols, v_cols)) return -1;
+    if (inebin_validate_data(c, el_dtype, el_size, el_enc, o_rows, v_rows, o_cols,
+            v_cols)) return -1;
 
     /* trailer: nothing may follow */
-    if (afmt_expect_end(src, opt, vis, err, path, 1, pos)) return -1;
+    if (afmt_expect_end(c, 1)) return -1;
     return 0;
 }
 
@@ -168,16 +162,18 @@ static int inebin_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
                 "inebin needs an array to write");
     }
     const afmt_array *A_data = &arrays[ai];
-    if (n != 1)
+    if (n != 1) {
         return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0,
                 "inebin holds one array here, not %zu", n);
+    }
     if (afmt_write_need_plain(A_data, AFMT_ROW_MAJOR, "data", ai, err)) return -1;
     if (A_data->rank != 2)
         return afmt_write_fail_rank(A_data, "data", "inebin holds 2-d matrices", err);
     const afmt_type_entry *el_type = afmt_type_by_dtype(inebin_types, 4, A_data->dtype);
-    if (!el_type)
+    if (!el_type) {
         return afmt_fail(err, AFMT_E_TYPE, NULL, "type", AFMT_NO_INDEX, 0,
                 "inebin cannot hold elements of type %s", afmt_array_type_name(A_data));
+    }
     const char *w_type = el_type->text;
     const afmt_encoding el_enc = el_type->enc;
     uint64_t nbytes_data;
@@ -191,14 +187,16 @@ static int inebin_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
     /* type */
     if (afmt_sink_put(sink, w_type, 1, err) != 0) return -1;
     /* rows */
-    if (v_rows > UINT64_C(0xffffffff))
+    if (v_rows > UINT64_C(0xffffffff)) {
         return afmt_fail(err, AFMT_E_TYPE, NULL, "rows", AFMT_NO_INDEX, 0, "value %" PRIu64
                 " does not fit u32", v_rows);
+    }
     if (afmt_sink_u32(sink, v_rows, 0, err) != 0) return -1;
     /* cols */
-    if (v_cols > UINT64_C(0xffffffff))
+    if (v_cols > UINT64_C(0xffffffff)) {
         return afmt_fail(err, AFMT_E_TYPE, NULL, "cols", AFMT_NO_INDEX, 0, "value %" PRIu64
                 " does not fit u32", v_cols);
+    }
     if (afmt_sink_u32(sink, v_cols, 0, err) != 0) return -1;
     /* data */
     if (afmt_sink_payload(sink, A_data, AFMT_LITTLE, el_enc, err) != 0) return -1;

@@ -103,103 +103,92 @@ static const afmt_thdir_desc npy_thdir_body_4_cases_1_body_0 = {
     {0, 0, 0, 0},
 };
 
-static int npy_validate_version_1(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
-        afmt_error *err, afmt_path *path, uint64_t *pos_io, uint32_t *narrays_io)
+static int npy_validate_version_1(afmt_vctx *c)
 {
-    uint64_t pos = *pos_io;
-    uint32_t narrays = *narrays_io;
-
     /*
      * header: a text header and the arrays it describes (spec/npy.json /body/4/cases/0/body/0):
      * numpy/lib/format.py: a Python dict literal, space padded, ending in a newline
      */
-    if (afmt_thdir_validate(&npy_thdir_body_4_cases_0_body_0, src, src->len, &pos, &narrays, opt,
-            vis, path, err) != 0)
+    if (afmt_thdir_validate(&npy_thdir_body_4_cases_0_body_0, c->src, afmt_end(c), &c->pos,
+            &c->narrays, c->opt, c->vis, c->path,
+            c->err) != 0)
         return -1;
-    *pos_io = pos;
-    *narrays_io = narrays;
     return 0;
 }
 
-static int npy_validate_version_2(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
-        afmt_error *err, afmt_path *path, uint64_t *pos_io, uint32_t *narrays_io)
+static int npy_validate_version_2(afmt_vctx *c)
 {
-    uint64_t pos = *pos_io;
-    uint32_t narrays = *narrays_io;
-
     /*
      * header: a text header and the arrays it describes (spec/npy.json /body/4/cases/1/body/0):
      * numpy/lib/format.py: a Python dict literal, space padded, ending in a newline
      */
-    if (afmt_thdir_validate(&npy_thdir_body_4_cases_1_body_0, src, src->len, &pos, &narrays, opt,
-            vis, path, err) != 0)
+    if (afmt_thdir_validate(&npy_thdir_body_4_cases_1_body_0, c->src, afmt_end(c), &c->pos,
+            &c->narrays, c->opt, c->vis, c->path,
+            c->err) != 0)
         return -1;
-    *pos_io = pos;
-    *narrays_io = narrays;
     return 0;
 }
 
 static int npy_validate_body(afmt_src *src, const afmt_options *opt,
                             const afmt_visitor *vis, afmt_error *err)
 {
-    afmt_path path_root;
-    afmt_path *const path = &path_root; /* the field path of failures */
-    uint64_t pos = 0;
-    uint32_t narrays = 0;
-    path_root.depth = 0;
+    afmt_path path = {0}; /* the field path of failures */
+    afmt_vctx ctx = {src, opt, vis, err, &path, NULL, 0, 0};
+    afmt_vctx *const c = &ctx;
     if (src->len != AFMT_LEN_UNKNOWN && src->len > opt->limits.max_total_bytes) {
-        return afmt_fail(err, AFMT_E_LIMIT, path, NULL, AFMT_NO_INDEX, 0, "input of %" PRIu64
+        return afmt_fail(err, AFMT_E_LIMIT, &path, NULL, AFMT_NO_INDEX, 0, "input of %" PRIu64
                 " bytes exceeds the limit of %" PRIu64, src->len, opt->limits.max_total_bytes);
     }
 
     /* magic_byte: u8 (spec/npy.json /body/0) */
-    const uint64_t o_magic_byte = pos;
-    if (afmt_take_field(src, opt, err, path, &field_magic_byte, 1, src->len, NULL, &pos)) return -1;
-    const uint64_t v_magic_byte = (uint64_t)afmt_load_u8(AFMT_B(src, o_magic_byte));
+    const uint64_t o_magic_byte = c->pos;
+    if (afmt_take_field(c, &field_magic_byte, 1)) return -1;
+    const uint64_t v_magic_byte = (uint64_t)afmt_load_u8(AFMT_B(c->src, o_magic_byte));
     if (v_magic_byte != UINT64_C(147)) {
-        return afmt_fail(err, AFMT_E_MAGIC, path, "magic_byte", AFMT_NO_INDEX, o_magic_byte,
+        return afmt_fail_c(c, AFMT_E_MAGIC, "magic_byte", AFMT_NO_INDEX, o_magic_byte,
                 "expected 147, found %" PRIu64 "", v_magic_byte);
     }
 
     /* magic: 5 bytes of raw bytes (spec/npy.json /body/1) */
-    const uint64_t o_magic = pos;
-    if (afmt_take_field(src, opt, err, path, &field_magic, 1, src->len, NULL, &pos)) return -1;
-    if (afmt_expect_bytes(src, err, path, "magic", AFMT_E_MAGIC, o_magic, "NUMPY", 5)) return -1;
+    const uint64_t o_magic = c->pos;
+    if (afmt_take_field(c, &field_magic, 1)) return -1;
+    if (afmt_expect_bytes(c, "magic", AFMT_E_MAGIC, o_magic, "NUMPY", 5)) return -1;
 
     /*
      * major: u8 (spec/npy.json /body/2): np.save writes 1.0 unless the header needs more
      */
-    const uint64_t o_major = pos;
-    if (afmt_take_field(src, opt, err, path, &field_major, 1, src->len, NULL, &pos)) return -1;
-    const uint64_t v_major = (uint64_t)afmt_load_u8(AFMT_B(src, o_major));
-    if (!(((v_major == UINT64_C(1)) || (v_major == UINT64_C(2))) || (v_major == UINT64_C(3))))
-        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "major", AFMT_NO_INDEX, o_major,
+    const uint64_t o_major = c->pos;
+    if (afmt_take_field(c, &field_major, 1)) return -1;
+    const uint64_t v_major = (uint64_t)afmt_load_u8(AFMT_B(c->src, o_major));
+    if (!(((v_major == UINT64_C(1)) || (v_major == UINT64_C(2))) || (v_major == UINT64_C(3)))) {
+        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "major", AFMT_NO_INDEX, o_major,
                 "not one of 1, 2, 3: `major == 1 || major == 2 || major == 3` does not hold (major "
                 "= %" PRIu64 ")", v_major);
+    }
 
     /* minor: u8 (spec/npy.json /body/3) */
-    const uint64_t o_minor = pos;
-    if (afmt_take_field(src, opt, err, path, &field_minor, 1, src->len, NULL, &pos)) return -1;
-    const uint64_t v_minor = (uint64_t)afmt_load_u8(AFMT_B(src, o_minor));
+    const uint64_t o_minor = c->pos;
+    if (afmt_take_field(c, &field_minor, 1)) return -1;
+    const uint64_t v_minor = (uint64_t)afmt_load_u8(AFMT_B(c->src, o_minor));
     if (v_minor != UINT64_C(0)) {
-        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "minor", AFMT_NO_INDEX, o_minor,
+        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "minor", AFMT_NO_INDEX, o_minor,
                 "expected 0, found %" PRIu64 "", v_minor);
     }
 
     /* switch version on major (spec/npy.json /body/4) */
     const uint64_t sel_version = v_major;
     if (sel_version == UINT64_C(1)) {
-        if (npy_validate_version_1(src, opt, vis, err, path, &pos, &narrays)) return -1;
+        if (npy_validate_version_1(c)) return -1;
     } else if (sel_version == UINT64_C(2) || sel_version == UINT64_C(3)) {
-        if (npy_validate_version_2(src, opt, vis, err, path, &pos, &narrays)) return -1;
+        if (npy_validate_version_2(c)) return -1;
     } else {
-        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "major", AFMT_NO_INDEX, o_major,
+        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "major", AFMT_NO_INDEX, o_major,
                 "version: unknown value %" PRIu64 " (expected one of 1, 2, 3)",
                 (uint64_t)sel_version);
     }
 
     /* trailer: nothing may follow */
-    if (afmt_expect_end(src, opt, vis, err, path, 1, pos)) return -1;
+    if (afmt_expect_end(c, 1)) return -1;
     return 0;
 }
 

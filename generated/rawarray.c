@@ -25,26 +25,29 @@ static const afmt_field_desc field_ndims = {"ndims", AFMT_FIELD_UINT, 8, 0, 0, N
 static const afmt_field_desc field_dims = {"dims", AFMT_FIELD_UINT, 8, 1, 0, NULL};
 
 /* flags (spec/rawarray.json /body/1): its checks, for the validator and the writer */
-static int rawarray_check_flags(afmt_error *err, afmt_path *path, uint64_t at, uint64_t v_flags)
+static int rawarray_check_flags(const afmt_vctx *c, uint64_t at, uint64_t v_flags)
 {
-    if (!((v_flags & (~UINT64_C(3))) == UINT64_C(0)))
-        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "flags", AFMT_NO_INDEX, at,
+    if (!((v_flags & (~UINT64_C(3))) == UINT64_C(0))) {
+        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "flags", AFMT_NO_INDEX, at,
                 "unknown flag bits (only bit 0, big-endian, and bit 1, compressed, are defined): "
                 "`(flags & ~3) == 0` does not hold (flags = %" PRIu64 ")", v_flags);
-    if (!((v_flags & UINT64_C(1)) == UINT64_C(0)))
-        return afmt_fail(err, AFMT_E_UNSUPPORTED, path, "flags", AFMT_NO_INDEX, at,
+    }
+    if (!((v_flags & UINT64_C(1)) == UINT64_C(0))) {
+        return afmt_fail_c(c, AFMT_E_UNSUPPORTED, "flags", AFMT_NO_INDEX, at,
                 "big-endian data (flags bit 0) is not supported: `(flags & 1) == 0` does not hold "
                 "(flags = %" PRIu64 ")", v_flags);
+    }
     return 0;
 }
 
 /* elbyte (spec/rawarray.json /body/3): its check, for the validator and the writer */
-static int rawarray_check_elbyte(afmt_error *err, afmt_path *path, uint64_t at, uint64_t v_elbyte)
+static int rawarray_check_elbyte(const afmt_vctx *c, uint64_t at, uint64_t v_elbyte)
 {
-    if (!(v_elbyte > UINT64_C(0)))
-        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "elbyte", AFMT_NO_INDEX, at,
+    if (!(v_elbyte > UINT64_C(0))) {
+        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "elbyte", AFMT_NO_INDEX, at,
                 "element size is zero: `elbyte > 0` does not hold (elbyte = %" PRIu64 ")",
                 v_elbyte);
+    }
     return 0;
 }
 
@@ -71,174 +74,164 @@ static const afmt_type_entry2 rawarray_element[16] = {
 };
 
 /* size (spec/rawarray.json /body/8/cases/1/body/0): its check, for the validator and the writer */
-static int rawarray_check_size(afmt_error *err, afmt_path *path, uint64_t at, uint64_t v_size)
+static int rawarray_check_size(const afmt_vctx *c, uint64_t at, uint64_t v_size)
 {
-    if (!(v_size > UINT64_C(0)))
-        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "size", AFMT_NO_INDEX, at,
+    if (!(v_size > UINT64_C(0))) {
+        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "size", AFMT_NO_INDEX, at,
                 "a compressed block is never empty: liblz4 rejects a 0-byte block (zero elements "
                 "compress to the 1-byte block 00): `size > 0` does not hold (size = %" PRIu64 ")",
                 v_size);
+    }
     return 0;
 }
 
-static int rawarray_validate_compression_0(afmt_src *src, afmt_error *err, afmt_path *path,
-        const uint64_t v_elbyte, const uint64_t o_size, const uint64_t v_size,
-        const uint64_t n_dims, const uint64_t o_dims)
+static int rawarray_validate_compression_0(afmt_vctx *c, const uint64_t v_elbyte,
+        const uint64_t o_size, const uint64_t v_size, const uint64_t n_dims, const uint64_t o_dims)
 {
-
     /* check size == elbyte * prod(dims) (spec/rawarray.json /body/8/cases/0/body/0) */
     uint64_t dims_product;
     uint64_t dims_negative_at = 0;
-    const int dims_product_status = afmt_field_prod(AFMT_B(src, o_dims), n_dims, 8, 0, 0,
+    const int dims_product_status = afmt_field_prod(AFMT_B(c->src, o_dims), n_dims, 8, 0, 0,
             &dims_product, &dims_negative_at);
     if (dims_product_status == AFMT_E_NEGATIVE) {
-        return afmt_fail(err, AFMT_E_NEGATIVE, path, "dims", dims_negative_at,
+        return afmt_fail_c(c, AFMT_E_NEGATIVE, "dims", dims_negative_at,
                 o_dims + 8 * dims_negative_at, "dims[%" PRIu64 "] is negative", dims_negative_at);
     }
-    if (dims_product_status != AFMT_OK)
-        return afmt_fail_overflow(err, path, "size", AFMT_NO_INDEX, o_size,
-                "size == elbyte * prod(dims)");
+    if (dims_product_status != AFMT_OK) {
+        return afmt_overflow_c(c, "size", AFMT_NO_INDEX, o_size, "size == elbyte * prod(dims)");
+    }
     uint64_t elbyte_times_dims_product;
-    if (!afmt_mul_u64(v_elbyte, dims_product, &elbyte_times_dims_product))
-        return afmt_fail_overflow(err, path, "size", AFMT_NO_INDEX, o_size,
-                "size == elbyte * prod(dims)");
-    if (v_size != elbyte_times_dims_product)
-        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "size", AFMT_NO_INDEX, o_size, "expected %"
-                PRIu64 " = elbyte * prod(dims), found %" PRIu64 "", elbyte_times_dims_product,
-                v_size);
+    if (!afmt_mul_u64(v_elbyte, dims_product, &elbyte_times_dims_product)) {
+        return afmt_overflow_c(c, "size", AFMT_NO_INDEX, o_size, "size == elbyte * prod(dims)");
+    }
+    if (v_size != elbyte_times_dims_product) {
+        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "size", AFMT_NO_INDEX, o_size, "expected %" PRIu64
+                " = elbyte * prod(dims), found %" PRIu64 "", elbyte_times_dims_product, v_size);
+    }
     return 0;
 }
 
-static int rawarray_validate_compression_2(afmt_error *err, afmt_path *path, const uint64_t o_size,
+static int rawarray_validate_compression_2(afmt_vctx *c, const uint64_t o_size,
         const uint64_t v_size)
 {
-
     /* check size > 0 (spec/rawarray.json /body/8/cases/1/body/0) */
-    if (rawarray_check_size(err, path, o_size, v_size)) return -1;
+    if (rawarray_check_size(c, o_size, v_size)) return -1;
     return 0;
 }
 
-static int rawarray_validate_data(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
-        afmt_error *err, afmt_path *path, uint64_t *pos_io, uint32_t *narrays_io,
-        const uint64_t v_flags, const uint64_t v_size, const uint64_t n_dims,
-        const uint64_t o_dims, const afmt_dtype el_dtype, const uint64_t el_size,
-        const afmt_encoding el_enc)
+static int rawarray_validate_data(afmt_vctx *c, const uint64_t v_flags, const uint64_t v_size,
+        const uint64_t n_dims, const uint64_t o_dims, const afmt_dtype el_dtype,
+        const uint64_t el_size, const afmt_encoding el_enc)
 {
-    uint64_t pos = *pos_io;
-    uint32_t narrays = *narrays_io;
     uint64_t dims_product_2;
     uint64_t dims_negative_at_2 = 0;
-    const int dims_product_2_status = afmt_field_prod(AFMT_B(src, o_dims), n_dims, 8, 0, 0,
+    const int dims_product_2_status = afmt_field_prod(AFMT_B(c->src, o_dims), n_dims, 8, 0, 0,
             &dims_product_2, &dims_negative_at_2);
     if (dims_product_2_status == AFMT_E_NEGATIVE) {
-        return afmt_fail(err, AFMT_E_NEGATIVE, path, "dims", dims_negative_at_2,
+        return afmt_fail_c(c, AFMT_E_NEGATIVE, "dims", dims_negative_at_2,
                 o_dims + 8 * dims_negative_at_2, "dims[%" PRIu64 "] is negative",
                 dims_negative_at_2);
     }
-    if (dims_product_2_status != AFMT_OK)
-        return afmt_fail_overflow(err, path, "dims", AFMT_NO_INDEX, o_dims, "prod(dims)");
+    if (dims_product_2_status != AFMT_OK) {
+        return afmt_overflow_c(c, "dims", AFMT_NO_INDEX, o_dims, "prod(dims)");
+    }
     const uint64_t n_data = dims_product_2;
     const uint64_t stored_data = n_data;
     uint64_t nbytes_data;
     const int compressed_data = ((v_flags & UINT64_C(2)) != UINT64_C(0));
     if (compressed_data) {
         nbytes_data = v_size;
-        if (afmt_lz4_prove(src, opt, err, path, "data", src->len, NULL, pos, nbytes_data, n_data,
-                el_size)) return -1;
+        if (afmt_lz4_prove(c, "data", nbytes_data, n_data, el_size)) return -1;
     } else {
-        if (afmt_payload_bytes(err, path, "data", pos, stored_data, el_size, el_enc, el_dtype,
+        if (afmt_payload_bytes(c, "data", stored_data, el_size, el_enc, el_dtype,
                 &nbytes_data)) return -1;
     }
     afmt_array a_data;
-    const int want_data = vis != NULL && vis->on_array != NULL;
+    const int want_data = c->vis != NULL && c->vis->on_array != NULL;
     if (want_data) {
         afmt_view_start(&a_data, el_dtype, el_size, el_enc, n_data, AFMT_COL_MAJOR, AFMT_LITTLE,
-                nbytes_data, pos, narrays);
-        if (afmt_view_dims(&a_data, err, path, &field_dims, o_dims, AFMT_B(src, o_dims),
-                n_dims)) return -1;
+                nbytes_data, c->pos, c->narrays);
+        if (afmt_view_dims(c, &a_data, &field_dims, o_dims, n_dims)) return -1;
         if (compressed_data) a_data.encoding = AFMT_ENC_LZ4_BLOCK;
     }
     afmt_scan_fn scan_data = NULL;
-    if (opt->check_values && el_dtype == AFMT_BOOL && !compressed_data)
+    if (c->opt->check_values && el_dtype == AFMT_BOOL && !compressed_data)
         scan_data = el_enc == AFMT_ENC_BITS_LSB ? afmt_src_scan_pad_bits : afmt_src_scan_bool;
     uint64_t bad_data;
-    if (afmt_take_payload(src, err, path, "data", src->len, NULL, pos, nbytes_data, scan_data,
-            (void *)&stored_data, &bad_data)) return -1;
+    if (afmt_take_payload(c, "data", nbytes_data, scan_data, (void *)&stored_data,
+            &bad_data)) return -1;
     if (bad_data < nbytes_data) {
         if (el_enc == AFMT_ENC_BITS_LSB) {
-            if (afmt_tolerate(opt, vis, err, AFMT_E_PADDING, path, "data", AFMT_NO_INDEX,
-                    pos + bad_data, "unused bits of the last byte (0x%02x) are not zero",
-                    src->bad_byte)) return -1;
+            if (afmt_tolerate_c(c, AFMT_E_PADDING, "data", AFMT_NO_INDEX, c->pos + bad_data,
+                    "unused bits of the last byte (0x%02x) are not zero",
+                    c->src->bad_byte)) return -1;
         } else {
-            if (afmt_tolerate(opt, vis, err, AFMT_E_VALUE, path, "data", bad_data, pos + bad_data,
-                    "bool element is 0x%02x, not 0 or 1", src->bad_byte)) return -1;
+            if (afmt_tolerate_c(c, AFMT_E_VALUE, "data", bad_data, c->pos + bad_data,
+                    "bool element is 0x%02x, not 0 or 1", c->src->bad_byte)) return -1;
         }
     }
-    if (want_data &&
-            afmt_view_hand(vis, err, path, "data", &a_data, src, pos, nbytes_data)) return -1;
-    narrays++;
-    pos += nbytes_data;
-    *pos_io = pos;
-    *narrays_io = narrays;
+    if (want_data && afmt_view_hand(c, "data", &a_data, nbytes_data)) return -1;
+    c->narrays++;
+    c->pos += nbytes_data;
     return 0;
 }
 
 static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
                             const afmt_visitor *vis, afmt_error *err)
 {
-    afmt_path path_root;
-    afmt_path *const path = &path_root; /* the field path of failures */
-    uint64_t pos = 0;
-    uint32_t narrays = 0;
-    path_root.depth = 0;
+    afmt_path path = {0}; /* the field path of failures */
+    afmt_vctx ctx = {src, opt, vis, err, &path, NULL, 0, 0};
+    afmt_vctx *const c = &ctx;
     if (src->len != AFMT_LEN_UNKNOWN && src->len > opt->limits.max_total_bytes) {
-        return afmt_fail(err, AFMT_E_LIMIT, path, NULL, AFMT_NO_INDEX, 0, "input of %" PRIu64
+        return afmt_fail(err, AFMT_E_LIMIT, &path, NULL, AFMT_NO_INDEX, 0, "input of %" PRIu64
                 " bytes exceeds the limit of %" PRIu64, src->len, opt->limits.max_total_bytes);
     }
 
     /* magic: 8 bytes of raw bytes (spec/rawarray.json /body/0) */
-    const uint64_t o_magic = pos;
-    if (afmt_take_field(src, opt, err, path, &field_magic, 1, src->len, NULL, &pos)) return -1;
-    if (afmt_expect_bytes(src, err, path, "magic", AFMT_E_MAGIC, o_magic, "rawarray", 8)) return -1;
+    const uint64_t o_magic = c->pos;
+    if (afmt_take_field(c, &field_magic, 1)) return -1;
+    if (afmt_expect_bytes(c, "magic", AFMT_E_MAGIC, o_magic, "rawarray", 8)) return -1;
 
     /* flags: u64 little-endian (spec/rawarray.json /body/1) */
-    const uint64_t o_flags = pos;
-    if (afmt_take_field(src, opt, err, path, &field_flags, 1, src->len, NULL, &pos)) return -1;
-    const uint64_t v_flags = afmt_load_u64le(AFMT_B(src, o_flags));
-    if (rawarray_check_flags(err, path, o_flags, v_flags)) return -1;
+    const uint64_t o_flags = c->pos;
+    if (afmt_take_field(c, &field_flags, 1)) return -1;
+    const uint64_t v_flags = afmt_load_u64le(AFMT_B(c->src, o_flags));
+    if (rawarray_check_flags(c, o_flags, v_flags)) return -1;
 
     /* eltype: u64 little-endian (spec/rawarray.json /body/2) */
-    const uint64_t o_eltype = pos;
-    if (afmt_take_field(src, opt, err, path, &field_eltype, 1, src->len, NULL, &pos)) return -1;
-    const uint64_t v_eltype = afmt_load_u64le(AFMT_B(src, o_eltype));
+    const uint64_t o_eltype = c->pos;
+    if (afmt_take_field(c, &field_eltype, 1)) return -1;
+    const uint64_t v_eltype = afmt_load_u64le(AFMT_B(c->src, o_eltype));
 
     /* elbyte: u64 little-endian (spec/rawarray.json /body/3) */
-    const uint64_t o_elbyte = pos;
-    if (afmt_take_field(src, opt, err, path, &field_elbyte, 1, src->len, NULL, &pos)) return -1;
-    const uint64_t v_elbyte = afmt_load_u64le(AFMT_B(src, o_elbyte));
-    if (rawarray_check_elbyte(err, path, o_elbyte, v_elbyte)) return -1;
+    const uint64_t o_elbyte = c->pos;
+    if (afmt_take_field(c, &field_elbyte, 1)) return -1;
+    const uint64_t v_elbyte = afmt_load_u64le(AFMT_B(c->src, o_elbyte));
+    if (rawarray_check_elbyte(c, o_elbyte, v_elbyte)) return -1;
 
     /*
      * size: u64 little-endian (spec/rawarray.json /body/4): data length in bytes: compressed length
      * when flags bit 1 is set
      */
-    const uint64_t o_size = pos;
-    if (afmt_take_field(src, opt, err, path, &field_size, 1, src->len, NULL, &pos)) return -1;
-    const uint64_t v_size = afmt_load_u64le(AFMT_B(src, o_size));
+    const uint64_t o_size = c->pos;
+    if (afmt_take_field(c, &field_size, 1)) return -1;
+    const uint64_t v_size = afmt_load_u64le(AFMT_B(c->src, o_size));
 
     /* ndims: u64 little-endian (spec/rawarray.json /body/5) */
-    const uint64_t o_ndims = pos;
-    if (afmt_take_field(src, opt, err, path, &field_ndims, 1, src->len, NULL, &pos)) return -1;
-    const uint64_t v_ndims = afmt_load_u64le(AFMT_B(src, o_ndims));
+    const uint64_t o_ndims = c->pos;
+    if (afmt_take_field(c, &field_ndims, 1)) return -1;
+    const uint64_t v_ndims = afmt_load_u64le(AFMT_B(c->src, o_ndims));
 
     /* dims: ndims of u64 little-endian (spec/rawarray.json /body/6) */
     const uint64_t n_dims = v_ndims;
-    if (n_dims > opt->limits.max_rank || n_dims > AFMT_RANK_CAP)
-        return afmt_fail(err, AFMT_E_LIMIT, path, "ndims", AFMT_NO_INDEX, o_ndims, "rank %" PRIu64
-                " exceeds the limit of %" PRIu64 "", n_dims, opt->limits.max_rank < AFMT_RANK_CAP ?
-                opt->limits.max_rank : (uint64_t)AFMT_RANK_CAP);
-    const uint64_t o_dims = pos;
-    if (afmt_take_field(src, opt, err, path, &field_dims, n_dims, src->len, NULL, &pos)) return -1;
+    if (n_dims > c->opt->limits.max_rank || n_dims > AFMT_RANK_CAP) {
+        return afmt_fail_c(c, AFMT_E_LIMIT, "ndims", AFMT_NO_INDEX, o_ndims, "rank %" PRIu64
+                " exceeds the limit of %" PRIu64 "", n_dims,
+                c->opt->limits.max_rank < AFMT_RANK_CAP ? c->opt->limits.max_rank :
+                (uint64_t)AFMT_RANK_CAP);
+    }
+    const uint64_t o_dims = c->pos;
+    if (afmt_take_field(c, &field_dims, n_dims)) return -1;
 
     /* lookup el in table element (spec/rawarray.json /body/7) */
     const afmt_type_entry2 *el_type = afmt_type_by_codes(rawarray_element, 16, v_eltype, v_elbyte);
@@ -246,7 +239,7 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
     uint64_t el_size = el_type ? afmt_dtype_get(el_dtype)->size : 0;
     afmt_encoding el_enc = el_type ? el_type->enc : AFMT_ENC_PLAIN;
     if (el_type && el_type->warn)
-        afmt_warn(vis, path, "eltype", AFMT_NO_INDEX, o_eltype, "%s", el_type->warn);
+        afmt_warn(c->vis, c->path, "eltype", AFMT_NO_INDEX, o_eltype, "%s", el_type->warn);
     if (el_dtype == AFMT_DTYPE_INVALID) {
         if (((v_eltype == UINT64_C(0)) && (v_elbyte > UINT64_C(0)))) {
             el_dtype = AFMT_OPAQUE;
@@ -254,7 +247,7 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
         }
     }
     if (el_dtype == AFMT_DTYPE_INVALID) {
-        return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, path, "eltype", AFMT_NO_INDEX, o_eltype,
+        return afmt_fail_c(c, AFMT_E_UNKNOWN_TYPE, "eltype", AFMT_NO_INDEX, o_eltype,
                 "no entry of table element matches (eltype = %" PRIu64 ", elbyte = %" PRIu64
                 "): unknown type code"
                 "; known: (1, 1) i8, (1, 2) i16, (1, 4) i32, (1, 8) i64, (2, 1) u8, (2, 2) u16, "
@@ -266,25 +259,24 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
     /* switch compression on flags & 2 (spec/rawarray.json /body/8) */
     const uint64_t sel_compression = (v_flags & UINT64_C(2));
     if (sel_compression == UINT64_C(0)) {
-        if (rawarray_validate_compression_0(src, err, path, v_elbyte, o_size, v_size, n_dims,
-                o_dims)) return -1;
+        if (rawarray_validate_compression_0(c, v_elbyte, o_size, v_size, n_dims, o_dims)) return -1;
     } else if (sel_compression == UINT64_C(2)) {
-        if (rawarray_validate_compression_2(err, path, o_size, v_size)) return -1;
+        if (rawarray_validate_compression_2(c, o_size, v_size)) return -1;
     } else {
-        return afmt_fail(err, AFMT_E_CONSTRAINT, path, "", AFMT_NO_INDEX, pos,
+        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "", AFMT_NO_INDEX, c->pos,
                 "compression: unknown value %" PRIu64 " (expected one of 0, 2)",
                 (uint64_t)sel_compression);
     }
 
     /* array data: el elements, column-major (spec/rawarray.json /body/9) */
-    if (rawarray_validate_data(src, opt, vis, err, path, &pos, &narrays, v_flags, v_size, n_dims,
-            o_dims, el_dtype, el_size, el_enc)) return -1;
+    if (rawarray_validate_data(c, v_flags, v_size, n_dims, o_dims, el_dtype, el_size,
+            el_enc)) return -1;
 
     /* trailer: bytes after the data are metadata, kept as they are */
-    if (afmt_src_at_end(src, src->len, pos) <= 0) {
-        const uint64_t rest = afmt_src_rest(src, pos);
-        const uint8_t *trailer = afmt_src_ptr(src, pos, rest);
-        if (trailer && vis && vis->on_trailer) vis->on_trailer(vis->ctx, trailer, rest, pos);
+    if (afmt_src_at_end(src, src->len, c->pos) <= 0) {
+        const uint64_t rest = afmt_src_rest(src, c->pos);
+        const uint8_t *trailer = afmt_src_ptr(src, c->pos, rest);
+        if (trailer && vis && vis->on_trailer) vis->on_trailer(vis->ctx, trailer, rest, c->pos);
     }
     return 0;
 }
@@ -305,23 +297,26 @@ static int rawarray_write_compression_0(afmt_error *err, const uint64_t v_elbyte
         const uint64_t v_size, const uint64_t *w_dims, const uint64_t n_dims)
 {
     uint64_t dims_product;
-    if (!afmt_u64s_prod(w_dims, n_dims, &dims_product))
+    if (!afmt_u64s_prod(w_dims, n_dims, &dims_product)) {
         return afmt_fail_overflow(err, NULL, "size", AFMT_NO_INDEX, 0, "size == elbyte * prod(dims)"
                 );
+    }
     uint64_t elbyte_times_dims_product;
-    if (!afmt_mul_u64(v_elbyte, dims_product, &elbyte_times_dims_product))
+    if (!afmt_mul_u64(v_elbyte, dims_product, &elbyte_times_dims_product)) {
         return afmt_fail_overflow(err, NULL, "size", AFMT_NO_INDEX, 0, "size == elbyte * prod(dims)"
                 );
-    if (v_size != elbyte_times_dims_product)
+    }
+    if (v_size != elbyte_times_dims_product) {
         return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "size", AFMT_NO_INDEX, 0, "expected %"
                 PRIu64 " = elbyte * prod(dims), found %" PRIu64 "", elbyte_times_dims_product,
                 v_size);
+    }
     return 0;
 }
 
 static int rawarray_write_compression_2(afmt_error *err, const uint64_t v_size)
 {
-    if (rawarray_check_size(err, NULL, 0, v_size)) return -1;
+    if (rawarray_check_size(AFMT_VCTX_STRICT(err), 0, v_size)) return -1;
     return 0;
 }
 
@@ -335,9 +330,10 @@ static int rawarray_write_impl(const afmt_array *arrays, size_t n, const afmt_wr
                 "rawarray needs an array to write");
     }
     const afmt_array *A_data = &arrays[ai];
-    if (n != 1)
+    if (n != 1) {
         return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0,
                 "rawarray holds one array here, not %zu", n);
+    }
     if (afmt_write_need_plain(A_data, AFMT_COL_MAJOR, "data", ai, err)) return -1;
     uint64_t v_eltype = 0;
     uint64_t v_elbyte = 0;
@@ -408,9 +404,10 @@ static int rawarray_write_impl(const afmt_array *arrays, size_t n, const afmt_wr
         v_elbyte = A_data->elsize;
         el_dtype = AFMT_OPAQUE;
     }
-    if (el_dtype == AFMT_DTYPE_INVALID)
+    if (el_dtype == AFMT_DTYPE_INVALID) {
         return afmt_fail(err, AFMT_E_TYPE, NULL, "eltype", AFMT_NO_INDEX, 0,
                 "rawarray cannot hold elements of type %s", afmt_array_type_name(A_data));
+    }
     uint64_t compress_choice;
     if ((wopt != NULL && wopt->compress != 0)) {
         compress_choice = UINT64_C(2);
@@ -431,8 +428,8 @@ static int rawarray_write_impl(const afmt_array *arrays, size_t n, const afmt_wr
     const uint64_t v_ndims = (uint64_t)A_data->rank;
     const uint64_t *w_dims = A_data->dims;
     const uint64_t n_dims = A_data->rank;
-    if (rawarray_check_flags(err, NULL, 0, v_flags)) return -1;
-    if (rawarray_check_elbyte(err, NULL, 0, v_elbyte)) return -1;
+    if (rawarray_check_flags(AFMT_VCTX_STRICT(err), 0, v_flags)) return -1;
+    if (rawarray_check_elbyte(AFMT_VCTX_STRICT(err), 0, v_elbyte)) return -1;
     /* magic */
     if (afmt_sink_put(sink, "rawarray", 8, err) != 0) return -1;
     /* flags */

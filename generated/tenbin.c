@@ -25,17 +25,18 @@ static const afmt_field_desc field_data_magic = {"data_magic", AFMT_FIELD_BYTES,
 static const afmt_field_desc field_data_len = {"data_len", AFMT_FIELD_INT, 8, 0, 0, NULL};
 
 /* header_len (spec/tenbin.json /body/0/body/1): its checks, for the validator and the writer */
-static int tenbin_check_header_len(afmt_error *err, afmt_path *path, uint64_t at,
-        int64_t v_header_len)
+static int tenbin_check_header_len(const afmt_vctx *c, uint64_t at, int64_t v_header_len)
 {
-    if (!(v_header_len >= INT64_C(0)))
-        return afmt_fail(err, AFMT_E_NEGATIVE, path, "header_len", AFMT_NO_INDEX, at,
+    if (!(v_header_len >= INT64_C(0))) {
+        return afmt_fail_c(c, AFMT_E_NEGATIVE, "header_len", AFMT_NO_INDEX, at,
                 "chunk length is negative: `header_len >= 0` does not hold (header_len = %" PRId64
                 ")", v_header_len);
-    if (!((v_header_len % INT64_C(8)) == INT64_C(0)))
-        return afmt_fail(err, AFMT_E_SIZE, path, "header_len", AFMT_NO_INDEX, at,
+    }
+    if (!((v_header_len % INT64_C(8)) == INT64_C(0))) {
+        return afmt_fail_c(c, AFMT_E_SIZE, "header_len", AFMT_NO_INDEX, at,
                 "a header is int64 words (the reference reader fails on anything else): "
                 "`header_len %% 8 == 0` does not hold (header_len = %" PRId64 ")", v_header_len);
+    }
     return 0;
 }
 
@@ -55,14 +56,14 @@ static const afmt_type_entry tenbin_dtypes[11] = {
 };
 
 /* ndim (spec/tenbin.json /body/0/body/2/body/3): its checks, for the validator and the writer */
-static int tenbin_check_ndim(const afmt_options *opt, const afmt_visitor *vis, afmt_error *err,
-        afmt_path *path, uint64_t at, int64_t v_ndim)
+static int tenbin_check_ndim(const afmt_vctx *c, uint64_t at, int64_t v_ndim)
 {
-    if (!(v_ndim >= INT64_C(0)))
-        return afmt_fail(err, AFMT_E_NEGATIVE, path, "ndim", AFMT_NO_INDEX, at,
+    if (!(v_ndim >= INT64_C(0))) {
+        return afmt_fail_c(c, AFMT_E_NEGATIVE, "ndim", AFMT_NO_INDEX, at,
                 "ndim is negative: `ndim >= 0` does not hold (ndim = %" PRId64 ")", v_ndim);
+    }
     if (!(v_ndim <= INT64_C(9))) {
-        if (afmt_tolerate(opt, vis, err, AFMT_E_CONSTRAINT, path, "ndim", AFMT_NO_INDEX, at,
+        if (afmt_tolerate_c(c, AFMT_E_CONSTRAINT, "ndim", AFMT_NO_INDEX, at,
                 "the reference writer refuses 10 or more dimensions: `ndim <= 9` does not hold "
                 "(ndim = %" PRId64 ")", v_ndim)) return -1;
     }
@@ -70,22 +71,23 @@ static int tenbin_check_ndim(const afmt_options *opt, const afmt_visitor *vis, a
 }
 
 /* dims (spec/tenbin.json /body/0/body/2/body/4): its check, for the validator and the writer */
-static int tenbin_check_dims(afmt_error *err, afmt_path *path, uint64_t at, uint64_t at_index,
-        int64_t e_dims)
+static int tenbin_check_dims(const afmt_vctx *c, uint64_t at, uint64_t at_index, int64_t e_dims)
 {
-    if (!(e_dims >= INT64_C(0)))
-        return afmt_fail(err, AFMT_E_NEGATIVE, path, "dims", at_index, at,
+    if (!(e_dims >= INT64_C(0))) {
+        return afmt_fail_c(c, AFMT_E_NEGATIVE, "dims", at_index, at,
                 "dimension is negative: `dims >= 0` does not hold (dims = %" PRId64 ")", e_dims);
+    }
     return 0;
 }
 
 /* data_len (spec/tenbin.json /body/0/body/5): its check, for the validator and the writer */
-static int tenbin_check_data_len(afmt_error *err, afmt_path *path, uint64_t at, int64_t v_data_len)
+static int tenbin_check_data_len(const afmt_vctx *c, uint64_t at, int64_t v_data_len)
 {
-    if (!(v_data_len >= INT64_C(0)))
-        return afmt_fail(err, AFMT_E_NEGATIVE, path, "data_len", AFMT_NO_INDEX, at,
+    if (!(v_data_len >= INT64_C(0))) {
+        return afmt_fail_c(c, AFMT_E_NEGATIVE, "data_len", AFMT_NO_INDEX, at,
                 "chunk length is negative: `data_len >= 0` does not hold (data_len = %" PRId64 ")",
                 v_data_len);
+    }
     return 0;
 }
 
@@ -99,27 +101,24 @@ typedef struct tenbin_header_scope {
     uint64_t n_dims;
 } tenbin_header_scope;
 
-static int tenbin_validate_header(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
-        afmt_error *err, afmt_path *path, uint64_t *pos_io, const uint64_t o_header_len,
+static int tenbin_validate_header(afmt_vctx *c, const uint64_t o_header_len,
         const int64_t v_header_len, tenbin_header_scope *scope)
 {
-    uint64_t pos = *pos_io;
     afmt_region_ctx rc_header;
-    if (afmt_region_open(err, path, &rc_header, "header", "header_len", (uint64_t)v_header_len,
-            pos, src->len)) return -1;
+    if (afmt_region_open(c, &rc_header, "header", "header_len", (uint64_t)v_header_len)) return -1;
 
     /* dtype: 8 bytes of text (spec/tenbin.json /body/0/body/2/body/0) */
-    const uint64_t o_dtype = pos;
-    if (afmt_take_field(src, opt, err, path, &field_dtype, 1, rc_header.end, &rc_header,
-            &pos)) return -1;
-    if (afmt_expect_text_slot(src, err, path, "dtype", o_dtype, 8)) return -1;
+    const uint64_t o_dtype = c->pos;
+    if (afmt_take_field(c, &field_dtype, 1)) return -1;
+    if (afmt_expect_text_slot(c, "dtype", o_dtype, 8)) return -1;
 
     /* lookup el in table dtypes (spec/tenbin.json /body/0/body/2/body/1) */
-    const afmt_type_entry *el_type = afmt_type_by_text(tenbin_dtypes, 11, AFMT_B(src, o_dtype), 8);
+    const afmt_type_entry *el_type = afmt_type_by_text(tenbin_dtypes, 11, AFMT_B(c->src, o_dtype),
+            8);
     if (!el_type) {
         char dtype_escaped[35];
-        afmt_escape_text(AFMT_B(src, o_dtype), 8, dtype_escaped, sizeof dtype_escaped);
-        return afmt_fail(err, AFMT_E_UNKNOWN_TYPE, path, "dtype", AFMT_NO_INDEX, o_dtype,
+        afmt_escape_text(AFMT_B(c->src, o_dtype), 8, dtype_escaped, sizeof dtype_escaped);
+        return afmt_fail_c(c, AFMT_E_UNKNOWN_TYPE, "dtype", AFMT_NO_INDEX, o_dtype,
                 "no entry of table dtypes matches (dtype = %s): unknown type code"
                 "; known: 'f2' f16, 'f4' f32, 'f8' f64, 'i1' i8, 'i2' i16, 'i4' i32, 'i8' i64, "
                 "'u1' u8, 'u2' u16, 'u4' u32, 'u8' u64", dtype_escaped);
@@ -129,121 +128,102 @@ static int tenbin_validate_header(afmt_src *src, const afmt_options *opt, const 
     const afmt_encoding el_enc = el_type->enc;
 
     /* info: 8 bytes of text (spec/tenbin.json /body/0/body/2/body/2) */
-    const uint64_t o_info = pos;
-    if (afmt_take_field(src, opt, err, path, &field_info, 1, rc_header.end, &rc_header,
-            &pos)) return -1;
-    if (afmt_expect_text_slot(src, err, path, "info", o_info, 8)) return -1;
+    const uint64_t o_info = c->pos;
+    if (afmt_take_field(c, &field_info, 1)) return -1;
+    if (afmt_expect_text_slot(c, "info", o_info, 8)) return -1;
 
     /* ndim: i64 little-endian (spec/tenbin.json /body/0/body/2/body/3) */
-    const uint64_t o_ndim = pos;
-    if (afmt_take_field(src, opt, err, path, &field_ndim, 1, rc_header.end, &rc_header,
-            &pos)) return -1;
-    const int64_t v_ndim = afmt_as_i64(afmt_load_u64le(AFMT_B(src, o_ndim)), 64);
-    if (tenbin_check_ndim(opt, vis, err, path, o_ndim, v_ndim)) return -1;
+    const uint64_t o_ndim = c->pos;
+    if (afmt_take_field(c, &field_ndim, 1)) return -1;
+    const int64_t v_ndim = afmt_as_i64(afmt_load_u64le(AFMT_B(c->src, o_ndim)), 64);
+    if (tenbin_check_ndim(c, o_ndim, v_ndim)) return -1;
 
     /* dims: ndim of i64 little-endian (spec/tenbin.json /body/0/body/2/body/4) */
     const uint64_t n_dims = (uint64_t)v_ndim;
-    if (n_dims > opt->limits.max_rank || n_dims > AFMT_RANK_CAP)
-        return afmt_fail(err, AFMT_E_LIMIT, path, "ndim", AFMT_NO_INDEX, o_ndim, "rank %" PRIu64
-                " exceeds the limit of %" PRIu64 "", n_dims, opt->limits.max_rank < AFMT_RANK_CAP ?
-                opt->limits.max_rank : (uint64_t)AFMT_RANK_CAP);
-    const uint64_t o_dims = pos;
-    if (afmt_take_field(src, opt, err, path, &field_dims, n_dims, rc_header.end, &rc_header,
-            &pos)) return -1;
-    for (uint64_t i_dims = 0; i_dims < n_dims; i_dims++) {
-        const int64_t e_dims = afmt_as_i64(afmt_load_u64le(AFMT_B(src,
-                o_dims + (uint64_t)8 * i_dims)), 64);
-        if (tenbin_check_dims(err, path, o_dims + (uint64_t)8 * i_dims, i_dims, e_dims)) return -1;
+    if (n_dims > c->opt->limits.max_rank || n_dims > AFMT_RANK_CAP) {
+        return afmt_fail_c(c, AFMT_E_LIMIT, "ndim", AFMT_NO_INDEX, o_ndim, "rank %" PRIu64
+                " exceeds the limit of %" PRIu64 "", n_dims,
+                c->opt->limits.max_rank < AFMT_RANK_CAP ? c->opt->limits.max_rank :
+                (uint64_t)AFMT_RANK_CAP);
     }
-    if (afmt_region_close(src, opt, vis, err, path, &rc_header, AFMT_REGION_EXACT_WARN,
-            o_header_len, &pos)) return -1;
+    const uint64_t o_dims = c->pos;
+    if (afmt_take_field(c, &field_dims, n_dims)) return -1;
+    for (uint64_t i_dims = 0; i_dims < n_dims; i_dims++) {
+        const int64_t e_dims = afmt_as_i64(afmt_load_u64le(AFMT_B(c->src,
+                o_dims + (uint64_t)8 * i_dims)), 64);
+        if (tenbin_check_dims(c, o_dims + (uint64_t)8 * i_dims, i_dims, e_dims)) return -1;
+    }
+    if (afmt_region_close(c, AFMT_REGION_EXACT_WARN, o_header_len)) return -1;
     scope->el_dtype = el_dtype;
     scope->el_size = el_size;
     scope->el_enc = el_enc;
     scope->o_info = o_info;
     scope->o_dims = o_dims;
     scope->n_dims = n_dims;
-    *pos_io = pos;
     return 0;
 }
 
-static int tenbin_validate_data_chunk(afmt_src *src, const afmt_options *opt,
-        const afmt_visitor *vis, afmt_error *err, afmt_path *path, uint64_t *pos_io,
-        uint32_t *narrays_io, const tenbin_header_scope header, const int64_t v_data_len,
-        const uint64_t dims_product)
+static int tenbin_validate_data_chunk(afmt_vctx *c, const tenbin_header_scope header,
+        const int64_t v_data_len, const uint64_t dims_product)
 {
-    uint64_t pos = *pos_io;
-    uint32_t narrays = *narrays_io;
     afmt_region_ctx rc_data_chunk;
-    if (afmt_region_open(err, path, &rc_data_chunk, "data_chunk", "data_len", (uint64_t)v_data_len,
-            pos, src->len)) return -1;
+    if (afmt_region_open(c, &rc_data_chunk, "data_chunk", "data_len",
+            (uint64_t)v_data_len)) return -1;
 
     /* array data: el elements, row-major (spec/tenbin.json /body/0/body/7/body/0) */
     const uint64_t n_data = dims_product;
     const uint64_t stored_data = n_data;
     uint64_t nbytes_data;
-    if (afmt_payload_bytes(err, path, "data", pos, stored_data, header.el_size, header.el_enc,
-            header.el_dtype, &nbytes_data)) return -1;
+    if (afmt_payload_bytes(c, "data", stored_data, header.el_size, header.el_enc, header.el_dtype,
+            &nbytes_data)) return -1;
     afmt_array a_data;
-    const int want_data = vis != NULL && vis->on_array != NULL;
+    const int want_data = c->vis != NULL && c->vis->on_array != NULL;
     if (want_data) {
         afmt_view_start(&a_data, header.el_dtype, header.el_size, header.el_enc, n_data,
-                AFMT_ROW_MAJOR, AFMT_LITTLE, nbytes_data, pos, narrays);
-        if (afmt_view_dims(&a_data, err, path, &field_dims, header.o_dims,
-                AFMT_B(src, header.o_dims), header.n_dims)) return -1;
-        afmt_copy_text(a_data.name, sizeof a_data.name, AFMT_B(src, header.o_info), 8);
+                AFMT_ROW_MAJOR, AFMT_LITTLE, nbytes_data, c->pos, c->narrays);
+        if (afmt_view_dims(c, &a_data, &field_dims, header.o_dims, header.n_dims)) return -1;
+        afmt_copy_text(a_data.name, sizeof a_data.name, AFMT_B(c->src, header.o_info), 8);
     }
-    if (afmt_take_view(src, vis, err, path, "data", rc_data_chunk.end, &rc_data_chunk, want_data ?
-            &a_data : NULL, nbytes_data, &pos, &narrays)) return -1;
-    if (afmt_region_close(src, opt, vis, err, path, &rc_data_chunk, AFMT_REGION_SKIP, 0,
-            &pos)) return -1;
-    *pos_io = pos;
-    *narrays_io = narrays;
+    if (afmt_take_view(c, "data", want_data ? &a_data : NULL, nbytes_data)) return -1;
+    if (afmt_region_close(c, AFMT_REGION_SKIP, 0)) return -1;
     return 0;
 }
 
-static int tenbin_validate_array(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
-        afmt_error *err, afmt_path *path, uint64_t *pos_io, uint32_t *narrays_io)
+static int tenbin_validate_array(afmt_vctx *c)
 {
-    uint64_t pos = *pos_io;
-    uint32_t narrays = *narrays_io;
-
     /* header_magic: 8 bytes of raw bytes (spec/tenbin.json /body/0/body/0) */
-    const uint64_t o_header_magic = pos;
-    if (afmt_take_field(src, opt, err, path, &field_header_magic, 1, src->len, NULL,
-            &pos)) return -1;
-    if (afmt_expect_bytes(src, err, path, "header_magic", AFMT_E_MAGIC, o_header_magic, "~TenBin~",
+    const uint64_t o_header_magic = c->pos;
+    if (afmt_take_field(c, &field_header_magic, 1)) return -1;
+    if (afmt_expect_bytes(c, "header_magic", AFMT_E_MAGIC, o_header_magic, "~TenBin~",
             8)) return -1;
 
     /* header_len: i64 little-endian (spec/tenbin.json /body/0/body/1) */
-    const uint64_t o_header_len = pos;
-    if (afmt_take_field(src, opt, err, path, &field_header_len, 1, src->len, NULL, &pos)) return -1;
-    const int64_t v_header_len = afmt_as_i64(afmt_load_u64le(AFMT_B(src, o_header_len)), 64);
-    if (tenbin_check_header_len(err, path, o_header_len, v_header_len)) return -1;
+    const uint64_t o_header_len = c->pos;
+    if (afmt_take_field(c, &field_header_len, 1)) return -1;
+    const int64_t v_header_len = afmt_as_i64(afmt_load_u64le(AFMT_B(c->src, o_header_len)), 64);
+    if (tenbin_check_header_len(c, o_header_len, v_header_len)) return -1;
 
     /* region header of header_len bytes (spec/tenbin.json /body/0/body/2) */
     tenbin_header_scope header = {0};
-    if (tenbin_validate_header(src, opt, vis, err, path, &pos, o_header_len, v_header_len,
-            &header)) return -1;
+    if (tenbin_validate_header(c, o_header_len, v_header_len, &header)) return -1;
 
     /*
      * pad header_padding: roundup(header_len, 64) - header_len zero bytes (spec/tenbin.json
      * /body/0/body/3)
      */
-    if (afmt_take_pad_to(src, opt, vis, err, path, "header_padding", 1, (uint64_t)v_header_len,
-            UINT64_C(64), "roundup(header_len, 64) - header_len", src->len, &pos)) return -1;
+    if (afmt_take_pad_to(c, "header_padding", 1, (uint64_t)v_header_len, UINT64_C(64),
+            "roundup(header_len, 64) - header_len")) return -1;
 
     /* data_magic: 8 bytes of raw bytes (spec/tenbin.json /body/0/body/4) */
-    const uint64_t o_data_magic = pos;
-    if (afmt_take_field(src, opt, err, path, &field_data_magic, 1, src->len, NULL, &pos)) return -1;
-    if (afmt_expect_bytes(src, err, path, "data_magic", AFMT_E_MAGIC, o_data_magic, "~TenBin~",
-            8)) return -1;
+    const uint64_t o_data_magic = c->pos;
+    if (afmt_take_field(c, &field_data_magic, 1)) return -1;
+    if (afmt_expect_bytes(c, "data_magic", AFMT_E_MAGIC, o_data_magic, "~TenBin~", 8)) return -1;
 
     /* data_len: i64 little-endian (spec/tenbin.json /body/0/body/5) */
-    const uint64_t o_data_len = pos;
-    if (afmt_take_field(src, opt, err, path, &field_data_len, 1, src->len, NULL, &pos)) return -1;
-    const int64_t v_data_len = afmt_as_i64(afmt_load_u64le(AFMT_B(src, o_data_len)), 64);
-    if (tenbin_check_data_len(err, path, o_data_len, v_data_len)) return -1;
+    const uint64_t o_data_len = c->pos;
+    if (afmt_take_field(c, &field_data_len, 1)) return -1;
+    const int64_t v_data_len = afmt_as_i64(afmt_load_u64le(AFMT_B(c->src, o_data_len)), 64);
+    if (tenbin_check_data_len(c, o_data_len, v_data_len)) return -1;
 
     /*
      * check data_len == prod(dims) * sizeof(el) (spec/tenbin.json /body/0/body/6): surplus data
@@ -251,77 +231,76 @@ static int tenbin_validate_array(afmt_src *src, const afmt_options *opt, const a
      */
     uint64_t dims_product;
     uint64_t dims_negative_at = 0;
-    const int dims_product_status = afmt_field_prod(AFMT_B(src, header.o_dims), header.n_dims, 8,
-            1, 0, &dims_product, &dims_negative_at);
+    const int dims_product_status = afmt_field_prod(AFMT_B(c->src, header.o_dims), header.n_dims,
+            8, 1, 0, &dims_product, &dims_negative_at);
     if (dims_product_status == AFMT_E_NEGATIVE) {
-        return afmt_fail(err, AFMT_E_NEGATIVE, path, "dims", dims_negative_at,
+        return afmt_fail_c(c, AFMT_E_NEGATIVE, "dims", dims_negative_at,
                 header.o_dims + 8 * dims_negative_at, "dims[%" PRIu64 "] is negative",
                 dims_negative_at);
     }
-    if (dims_product_status != AFMT_OK)
-        return afmt_fail_overflow(err, path, "data_len", AFMT_NO_INDEX, o_data_len,
+    if (dims_product_status != AFMT_OK) {
+        return afmt_overflow_c(c, "data_len", AFMT_NO_INDEX, o_data_len,
                 "data_len == prod(dims) * sizeof(el)");
+    }
     uint64_t dims_product_times_el_size;
-    if (!afmt_mul_u64(dims_product, header.el_size, &dims_product_times_el_size))
-        return afmt_fail_overflow(err, path, "data_len", AFMT_NO_INDEX, o_data_len,
+    if (!afmt_mul_u64(dims_product, header.el_size, &dims_product_times_el_size)) {
+        return afmt_overflow_c(c, "data_len", AFMT_NO_INDEX, o_data_len,
                 "data_len == prod(dims) * sizeof(el)");
+    }
     if (afmt_cmp_i64_u64(v_data_len, dims_product_times_el_size) != 0) {
-        if (afmt_tolerate(opt, vis, err, AFMT_E_SIZE, path, "data_len", AFMT_NO_INDEX, o_data_len,
-                "expected %" PRId64 " = prod(dims) * sizeof(el), found %" PRId64 "",
+        if (afmt_tolerate_c(c, AFMT_E_SIZE, "data_len", AFMT_NO_INDEX, o_data_len, "expected %"
+                PRId64 " = prod(dims) * sizeof(el), found %" PRId64 "",
                 (int64_t)dims_product_times_el_size, v_data_len)) return -1;
     }
 
     /* region data_chunk of data_len bytes (spec/tenbin.json /body/0/body/7) */
-    if (tenbin_validate_data_chunk(src, opt, vis, err, path, &pos, &narrays, header, v_data_len,
-            dims_product)) return -1;
+    if (tenbin_validate_data_chunk(c, header, v_data_len, dims_product)) return -1;
 
     /*
      * pad data_padding: roundup(data_len, 64) - data_len zero bytes (spec/tenbin.json
      * /body/0/body/8)
      */
-    if (afmt_take_pad_to(src, opt, vis, err, path, "data_padding", 1, (uint64_t)v_data_len,
-            UINT64_C(64), "roundup(data_len, 64) - data_len", src->len, &pos)) return -1;
-    *pos_io = pos;
-    *narrays_io = narrays;
+    if (afmt_take_pad_to(c, "data_padding", 1, (uint64_t)v_data_len, UINT64_C(64),
+            "roundup(data_len, 64) - data_len")) return -1;
     return 0;
 }
 
 static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
                             const afmt_visitor *vis, afmt_error *err)
 {
-    afmt_path path_root;
-    afmt_path *const path = &path_root; /* the field path of failures */
-    uint64_t pos = 0;
-    uint32_t narrays = 0;
-    path_root.depth = 0;
+    afmt_path path = {0}; /* the field path of failures */
+    afmt_vctx ctx = {src, opt, vis, err, &path, NULL, 0, 0};
+    afmt_vctx *const c = &ctx;
     if (src->len != AFMT_LEN_UNKNOWN && src->len > opt->limits.max_total_bytes) {
-        return afmt_fail(err, AFMT_E_LIMIT, path, NULL, AFMT_NO_INDEX, 0, "input of %" PRIu64
+        return afmt_fail(err, AFMT_E_LIMIT, &path, NULL, AFMT_NO_INDEX, 0, "input of %" PRIu64
                 " bytes exceeds the limit of %" PRIu64, src->len, opt->limits.max_total_bytes);
     }
 
     /* repeat array until the end (spec/tenbin.json /body/0) */
-    afmt_path_push(path, "array", 0);
+    afmt_path_push(c->path, "array", 0);
     uint64_t r_array = 0;
     for (;; r_array++) {
-        const int at_end_array = afmt_src_at_end(src, src->len, pos);
+        const int at_end_array = afmt_src_at_end(c->src, afmt_end(c), c->pos);
         if (at_end_array > 0) break;
-        if (at_end_array < 0) return afmt_src_short(src, err, path, "array", AFMT_NO_INDEX, pos,
-                src->len, 1, "the next array");
-        afmt_src_keep_from(src, pos);
-        if (r_array >= opt->limits.max_items)
-            return afmt_fail(err, AFMT_E_LIMIT, path, "array", AFMT_NO_INDEX, pos, "more than %"
-                    PRIu64 " repetitions", opt->limits.max_items);
-        afmt_path_set_index(path, r_array);
-        const uint64_t start_array = pos;
-        if (tenbin_validate_array(src, opt, vis, err, path, &pos, &narrays)) return -1;
-        if (pos == start_array)
-            return afmt_fail(err, AFMT_E_CONSTRAINT, path, "array", AFMT_NO_INDEX, pos,
+        if (at_end_array < 0) return afmt_src_short(c->src, c->err, c->path, "array",
+                AFMT_NO_INDEX, c->pos, afmt_end(c), 1, "the next array");
+        afmt_src_keep_from(c->src, c->pos);
+        if (r_array >= c->opt->limits.max_items) {
+            return afmt_fail_c(c, AFMT_E_LIMIT, "array", AFMT_NO_INDEX, c->pos, "more than %"
+                    PRIu64 " repetitions", c->opt->limits.max_items);
+        }
+        afmt_path_set_index(c->path, r_array);
+        const uint64_t start_array = c->pos;
+        if (tenbin_validate_array(c)) return -1;
+        if (c->pos == start_array) {
+            return afmt_fail_c(c, AFMT_E_CONSTRAINT, "array", AFMT_NO_INDEX, c->pos,
                     "a repetition consumed no bytes");
+        }
     }
-    afmt_path_pop(path);
+    afmt_path_pop(c->path);
 
     /* trailer: nothing may follow */
-    if (afmt_expect_end(src, opt, vis, err, path, 1, pos)) return -1;
+    if (afmt_expect_end(c, 1)) return -1;
     return 0;
 }
 
@@ -343,9 +322,10 @@ static int tenbin_write_array(const afmt_array *arrays, afmt_sink *sink, afmt_er
     const afmt_array *A_data = &arrays[ai];
     if (afmt_write_need_plain(A_data, AFMT_ROW_MAJOR, "data", ai, err)) return -1;
     const afmt_type_entry *el_type = afmt_type_by_dtype(tenbin_dtypes, 11, A_data->dtype);
-    if (!el_type)
+    if (!el_type) {
         return afmt_fail(err, AFMT_E_TYPE, NULL, "dtype", AFMT_NO_INDEX, 0,
                 "tenbin cannot hold elements of type %s", afmt_array_type_name(A_data));
+    }
     const char *w_dtype = el_type->text;
     const uint64_t el_size = afmt_dtype_get(el_type->dtype)->size;
     const afmt_encoding el_enc = el_type->enc;
@@ -353,38 +333,44 @@ static int tenbin_write_array(const afmt_array *arrays, afmt_sink *sink, afmt_er
     if (afmt_payload_size(A_data, el_enc, &nbytes_data, err) != 0) return -1;
     const int64_t v_ndim = (int64_t)A_data->rank;
     int64_t ndim_times_8;
-    if (!afmt_mul_i64(INT64_C(8), v_ndim, &ndim_times_8))
+    if (!afmt_mul_i64(INT64_C(8), v_ndim, &ndim_times_8)) {
         return afmt_fail_overflow(err, NULL, "header_len", AFMT_NO_INDEX, 0, "24 + 8 * ndim");
+    }
     int64_t ndim_times_8_plus_24;
-    if (!afmt_add_i64(INT64_C(24), ndim_times_8, &ndim_times_8_plus_24))
+    if (!afmt_add_i64(INT64_C(24), ndim_times_8, &ndim_times_8_plus_24)) {
         return afmt_fail_overflow(err, NULL, "header_len", AFMT_NO_INDEX, 0, "24 + 8 * ndim");
+    }
     const int64_t v_header_len = ndim_times_8_plus_24;
     uint8_t w_info[8] = {0};
-    if (afmt_text_fill(w_info, 8, A_data->name) != 0)
+    if (afmt_text_fill(w_info, 8, A_data->name) != 0) {
         return afmt_fail(err, AFMT_E_TYPE, NULL, "info", AFMT_NO_INDEX, 0,
                 "array name \"%s\" does not fit 8 bytes of printable ASCII", A_data->name);
+    }
     const uint64_t *w_dims = A_data->dims;
     const uint64_t n_dims = A_data->rank;
     if (afmt_write_need_signed_dims(A_data, "dims", err)) return -1;
     uint64_t dims_product;
-    if (!afmt_u64s_prod(w_dims, n_dims, &dims_product))
+    if (!afmt_u64s_prod(w_dims, n_dims, &dims_product)) {
         return afmt_fail_overflow(err, NULL, "data_len", AFMT_NO_INDEX, 0,
                 "data_len == prod(dims) * sizeof(el)");
+    }
     uint64_t dims_product_times_el_size;
-    if (!afmt_mul_u64(dims_product, el_size, &dims_product_times_el_size))
+    if (!afmt_mul_u64(dims_product, el_size, &dims_product_times_el_size)) {
         return afmt_fail_overflow(err, NULL, "data_len", AFMT_NO_INDEX, 0,
                 "data_len == prod(dims) * sizeof(el)");
-    if (dims_product_times_el_size > (uint64_t)INT64_MAX)
+    }
+    if (dims_product_times_el_size > (uint64_t)INT64_MAX) {
         return afmt_fail(err, AFMT_E_TYPE, NULL, "data_len", AFMT_NO_INDEX, 0, "value %" PRIu64
                 " of data_len does not fit a signed field", dims_product_times_el_size);
+    }
     const int64_t v_data_len = (int64_t)dims_product_times_el_size;
-    if (tenbin_check_header_len(err, NULL, 0, v_header_len)) return -1;
-    if (tenbin_check_ndim(NULL, NULL, err, NULL, 0, v_ndim)) return -1;
+    if (tenbin_check_header_len(AFMT_VCTX_STRICT(err), 0, v_header_len)) return -1;
+    if (tenbin_check_ndim(AFMT_VCTX_STRICT(err), 0, v_ndim)) return -1;
     for (uint64_t i_dims = 0; i_dims < n_dims; i_dims++) {
         const int64_t e_dims = (int64_t)w_dims[i_dims];
-        if (tenbin_check_dims(err, NULL, 0, i_dims, e_dims)) return -1;
+        if (tenbin_check_dims(AFMT_VCTX_STRICT(err), 0, i_dims, e_dims)) return -1;
     }
-    if (tenbin_check_data_len(err, NULL, 0, v_data_len)) return -1;
+    if (tenbin_check_data_len(AFMT_VCTX_STRICT(err), 0, v_data_len)) return -1;
     /* header_magic */
     if (afmt_sink_put(sink, "~TenBin~", 8, err) != 0) return -1;
     /* header_len */

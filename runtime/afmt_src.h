@@ -76,6 +76,8 @@ typedef struct afmt_region_ctx {
     uint64_t size;
     uint64_t end;
     uint64_t outer_end;
+    /* the region it is in (NULL: the input), current again when it closes */
+    const struct afmt_region_ctx *outer;
 } afmt_region_ctx;
 
 /* afmt_src_short with the true need spelled out: `count` elements of

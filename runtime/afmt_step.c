@@ -4,6 +4,8 @@
 #include "afmt_step.h"
 
 #include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <string.h>
 #include "afmt_array.h"
 #include "afmt_bytes.h"
@@ -19,11 +21,41 @@ static uint64_t end_now(const afmt_src *src, uint64_t end)
     return end == AFMT_LEN_UNKNOWN ? src->len : end;
 }
 
-int afmt_take_field_short(afmt_src *src, afmt_error *err, const afmt_path *path,
-                          const afmt_field_desc *f, uint64_t count, uint64_t end,
-                          const afmt_region_ctx *region, uint64_t pos)
+int afmt_fail_c(const afmt_vctx *c, afmt_code code, const char *field, uint64_t index,
+                uint64_t offset, const char *fmt, ...)
 {
-    end = end_now(src, end);
+    char msg[AFMT_MESSAGE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return afmt_fail(c->err, code, c->path, field, index, offset, "%s", msg);
+}
+
+int afmt_tolerate_c(const afmt_vctx *c, afmt_code code, const char *field, uint64_t index,
+                    uint64_t offset, const char *fmt, ...)
+{
+    char msg[AFMT_MESSAGE_MAX];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return afmt_tolerate(c->opt, c->vis, c->err, code, c->path, field, index, offset, "%s", msg);
+}
+
+int afmt_overflow_c(const afmt_vctx *c, const char *field, uint64_t index, uint64_t offset,
+                    const char *expr_text)
+{
+    return afmt_fail_overflow(c->err, c->path, field, index, offset, expr_text);
+}
+
+int afmt_take_field_short(afmt_vctx *c, const afmt_field_desc *f, uint64_t count)
+{
+    afmt_src *src = c->src;
+    afmt_error *err = c->err;
+    const afmt_path *path = c->path;
+    const afmt_region_ctx *region = c->region;
+    const uint64_t pos = c->pos, end = end_now(src, afmt_end(c));
     /* an array field says its count and width, a scalar its byte count */
     if (f->is_array)
         return afmt_src_short_ex(src, err, path, f->name, AFMT_NO_INDEX, pos, end, count, f->width,
@@ -32,18 +64,24 @@ int afmt_take_field_short(afmt_src *src, afmt_error *err, const afmt_path *path,
                              f->name, region);
 }
 
-int afmt_text_slot_fail(afmt_src *src, afmt_error *err, const afmt_path *path,
-                        const char *field, uint64_t offset, uint64_t bad)
+int afmt_text_slot_fail(const afmt_vctx *c, const char *field, uint64_t offset, uint64_t bad)
 {
-    return afmt_fail(err, AFMT_E_VALUE, path, field, AFMT_NO_INDEX, offset + bad,
+    afmt_src *src = c->src;
+    return afmt_fail(c->err, AFMT_E_VALUE, c->path, field, AFMT_NO_INDEX, offset + bad,
                      "byte %" PRIu64 " is 0x%02x: a text slot holds ASCII followed by NUL padding",
                      bad, *AFMT_B(src, offset + bad));
 }
 
-int afmt_padding_fail(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
-                      afmt_error *err, const afmt_path *path, const char *field, int lenient,
-                      uint64_t len, uint64_t end, uint64_t *pos, int taken, uint64_t nonzero)
+int afmt_padding_fail(afmt_vctx *c, const char *field, int lenient, uint64_t len, int taken,
+                      uint64_t nonzero)
 {
+    afmt_src *src = c->src;
+    const afmt_options *opt = c->opt;
+    const afmt_visitor *vis = c->vis;
+    afmt_error *err = c->err;
+    const afmt_path *path = c->path;
+    uint64_t end = afmt_end(c);
+    uint64_t *pos = &c->pos;
     const uint64_t at = *pos;
     if (!taken) {
         end = end_now(src, end);
@@ -71,34 +109,34 @@ int afmt_padding_fail(afmt_src *src, const afmt_options *opt, const afmt_visitor
     return 0;
 }
 
-int afmt_expect_end_slow(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
-                         afmt_error *err, const afmt_path *path, int lenient, uint64_t pos,
-                         int at_end)
+int afmt_expect_end_slow(const afmt_vctx *c, int lenient, int at_end)
 {
+    afmt_src *src = c->src;
+    afmt_error *err = c->err;
+    const afmt_path *path = c->path;
+    const uint64_t pos = c->pos;
     if (at_end < 0)
         return afmt_src_short(src, err, path, "trailer", AFMT_NO_INDEX, pos, src->len, 1,
                               "the end of the input");
     if (!lenient)
         return afmt_fail(err, AFMT_E_TRAILING, path, "trailer", AFMT_NO_INDEX, pos,
                          "%" PRIu64 " bytes after the end of the data", afmt_src_rest(src, pos));
-    return afmt_tolerate(opt, vis, err, AFMT_E_TRAILING, path, "trailer", AFMT_NO_INDEX, pos,
+    return afmt_tolerate(c->opt, c->vis, err, AFMT_E_TRAILING, path, "trailer", AFMT_NO_INDEX, pos,
                          "%" PRIu64 " bytes after the end of the data", afmt_src_rest(src, pos));
 }
 
-int afmt_payload_bytes_overflow(afmt_error *err, const afmt_path *path, const char *field,
-                                uint64_t offset, uint64_t stored, afmt_dtype dtype)
+int afmt_payload_bytes_overflow(const afmt_vctx *c, const char *field, uint64_t stored,
+                                afmt_dtype dtype)
 {
-    return afmt_fail(err, AFMT_E_OVERFLOW, path, field, AFMT_NO_INDEX, offset,
+    return afmt_fail(c->err, AFMT_E_OVERFLOW, c->path, field, AFMT_NO_INDEX, c->pos,
                      "%" PRIu64 " elements of %s overflow 64 bits of bytes", stored,
                      afmt_dtype_name(dtype));
 }
 
-int afmt_take_payload_short(afmt_src *src, afmt_error *err, const afmt_path *path,
-                            const char *field, uint64_t end, const afmt_region_ctx *region,
-                            uint64_t pos, uint64_t nbytes)
+int afmt_take_payload_short(afmt_vctx *c, const char *field, uint64_t nbytes)
 {
-    return afmt_src_short_ex(src, err, path, field, AFMT_NO_INDEX, pos, end_now(src, end), nbytes,
-                             0, "the payload", region);
+    return afmt_src_short_ex(c->src, c->err, c->path, field, AFMT_NO_INDEX, c->pos,
+                             end_now(c->src, afmt_end(c)), nbytes, 0, "the payload", c->region);
 }
 
 void afmt_view_start(afmt_array *a, afmt_dtype dtype, uint64_t elsize, afmt_encoding enc,
@@ -117,15 +155,17 @@ void afmt_view_start(afmt_array *a, afmt_dtype dtype, uint64_t elsize, afmt_enco
     a->index = index;
 }
 
-int afmt_view_dims(afmt_array *a, afmt_error *err, const afmt_path *path,
-                   const afmt_field_desc *f, uint64_t offset, const uint8_t *p, uint64_t n)
+int afmt_view_dims(const afmt_vctx *c, afmt_array *a, const afmt_field_desc *f, uint64_t offset,
+                   uint64_t n)
 {
+    const uint8_t *p;
     uint64_t k;
     /* the rank was held to the limits where it was read; this guard keeps
      * the copy inside a->dims whatever the spec says */
     if (n > AFMT_RANK_CAP)
-        return afmt_fail(err, AFMT_E_LIMIT, path, f->name, AFMT_NO_INDEX, offset,
+        return afmt_fail(c->err, AFMT_E_LIMIT, c->path, f->name, AFMT_NO_INDEX, offset,
                          "rank %" PRIu64 " exceeds %d", n, AFMT_RANK_CAP);
+    p = AFMT_B(c->src, offset);
     a->rank = (uint32_t)n;
     for (k = 0; k < n; k++) {
         const uint64_t v = afmt_field_get(p, k, f->width, f->big_endian);
@@ -134,14 +174,13 @@ int afmt_view_dims(afmt_array *a, afmt_error *err, const afmt_path *path,
     return 0;
 }
 
-int afmt_view_hand(const afmt_visitor *vis, afmt_error *err, const afmt_path *path,
-                   const char *field, afmt_array *a, const afmt_src *src, uint64_t pos,
-                   uint64_t nbytes)
+int afmt_view_hand(const afmt_vctx *c, const char *field, afmt_array *a, uint64_t nbytes)
 {
-    a->data = afmt_src_ptr(src, pos, nbytes);
-    if (vis->on_array(vis->ctx, a) == 0)
+    a->data = afmt_src_ptr(c->src, c->pos, nbytes);
+    if (c->vis->on_array(c->vis->ctx, a) == 0)
         return 0;
-    return afmt_fail(err, AFMT_E_CALLBACK, path, field, AFMT_NO_INDEX, pos, "stopped by the caller");
+    return afmt_fail(c->err, AFMT_E_CALLBACK, c->path, field, AFMT_NO_INDEX, c->pos,
+                     "stopped by the caller");
 }
 
 const afmt_type_entry *afmt_type_by_dtype(const afmt_type_entry *table, size_t n, afmt_dtype dtype)
@@ -153,18 +192,23 @@ const afmt_type_entry *afmt_type_by_dtype(const afmt_type_entry *table, size_t n
     return NULL;
 }
 
-int afmt_region_open_fail(afmt_error *err, const afmt_path *path, const afmt_region_ctx *r,
-                          uint64_t pos)
+int afmt_region_open_fail(const afmt_vctx *c, const afmt_region_ctx *r)
 {
-    return afmt_fail(err, AFMT_E_TRUNCATED, path, r->name, AFMT_NO_INDEX, pos,
+    const uint64_t pos = c->pos;
+    return afmt_fail(c->err, AFMT_E_TRUNCATED, c->path, r->name, AFMT_NO_INDEX, pos,
                      "is %" PRIu64 " bytes long, only %" PRIu64 " left", r->size,
                      r->outer_end - pos);
 }
 
-int afmt_region_close_slow(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
-                           afmt_error *err, const afmt_path *path, const afmt_region_ctx *r,
-                           afmt_region_rest rest, uint64_t size_offset, uint64_t *pos)
+int afmt_region_close_slow(afmt_vctx *c, afmt_region_rest rest, uint64_t size_offset)
 {
+    afmt_src *src = c->src;
+    const afmt_options *opt = c->opt;
+    const afmt_visitor *vis = c->vis;
+    afmt_error *err = c->err;
+    const afmt_path *path = c->path;
+    const afmt_region_ctx *r = c->region;
+    uint64_t *pos = &c->pos;
     const uint64_t start = r->end - r->size, at = *pos;
     /* a stream learns only now whether the region it was promised is
      * there at all: if not, the input is truncated, as from a file */
@@ -172,6 +216,7 @@ int afmt_region_close_slow(afmt_src *src, const afmt_options *opt, const afmt_vi
         return afmt_src_short(src, err, path, r->name, AFMT_NO_INDEX, start,
                               end_now(src, r->outer_end), r->size, r->name);
     *pos = r->end;
+    c->region = r->outer;
     if (rest == AFMT_REGION_SKIP)
         return 0;
     if (r->size_field) {
@@ -196,20 +241,24 @@ int afmt_region_close_slow(afmt_src *src, const afmt_options *opt, const afmt_vi
                          r->end - at) ? -1 : 0;
 }
 
-int afmt_lz4_prove(afmt_src *src, const afmt_options *opt, afmt_error *err, const afmt_path *path,
-                   const char *field, uint64_t end, const afmt_region_ctx *region, uint64_t pos,
-                   uint64_t nbytes, uint64_t count, uint64_t elsize)
+int afmt_lz4_prove(afmt_vctx *c, const char *field, uint64_t nbytes, uint64_t count,
+                   uint64_t elsize)
 {
+    afmt_src *src = c->src;
+    afmt_error *err = c->err;
+    const afmt_path *path = c->path;
+    const afmt_region_ctx *region = c->region;
+    const uint64_t end = afmt_end(c), pos = c->pos;
     uint64_t plain, bad = 0;
     const char *why = "";
     int rc;
     if (!afmt_mul_u64(count, elsize, &plain))
         return afmt_fail(err, AFMT_E_OVERFLOW, path, field, AFMT_NO_INDEX, pos,
                          "the decompressed size overflows 64 bits");
-    if (plain > opt->limits.max_decoded_bytes)
+    if (plain > c->opt->limits.max_decoded_bytes)
         return afmt_fail(err, AFMT_E_LIMIT, path, field, AFMT_NO_INDEX, pos,
                          "decompresses to %" PRIu64 " bytes, more than the limit of %" PRIu64,
-                         plain, opt->limits.max_decoded_bytes);
+                         plain, c->opt->limits.max_decoded_bytes);
     if (!afmt_src_have(src, end, pos, nbytes))
         return afmt_src_short_ex(src, err, path, field, AFMT_NO_INDEX, pos, end, nbytes, 0,
                                  "compressed data", region);
@@ -223,9 +272,8 @@ int afmt_lz4_prove(afmt_src *src, const afmt_options *opt, afmt_error *err, cons
                      "malformed LZ4 block: %s", why);
 }
 
-int afmt_pad_to_overflow(afmt_error *err, const afmt_path *path, const char *field, uint64_t pos,
-                         const char *expr_text)
+int afmt_pad_to_overflow(const afmt_vctx *c, const char *field, const char *expr_text)
 {
-    return afmt_fail(err, AFMT_E_OVERFLOW, path, field, AFMT_NO_INDEX, pos,
+    return afmt_fail(c->err, AFMT_E_OVERFLOW, c->path, field, AFMT_NO_INDEX, c->pos,
                      "`%s` overflows 64 bits or divides by zero", expr_text);
 }

@@ -24,6 +24,56 @@
 extern "C" {
 #endif
 
+/* The state of one run of a generated validator, passed as one pointer
+ * to every function of it and to every step below (flatcc's verifiers
+ * pass one table descriptor, EverParse's validators one context): the
+ * input, the options, the visitor, where a failure goes and the field
+ * path it names, the innermost region open (afmt_region_open), the
+ * cursor and the count of arrays handed out.  A generated <format>_
+ * validate_body fills one on its stack; nothing outlives the run.  After
+ * a step fails (-1), the validator returns at once: region and pos are
+ * not restored.  A writer calls the checks it shares with the validator
+ * with AFMT_VCTX_STRICT(err): no options (strict), no visitor, no path. */
+typedef struct afmt_vctx {
+    afmt_src *src;
+    const afmt_options *opt;       /* NULL only in a writer's checks */
+    const afmt_visitor *vis;       /* may be NULL */
+    afmt_error *err;
+    afmt_path *path;               /* NULL only in a writer's checks */
+    const afmt_region_ctx *region; /* the innermost region open, NULL: none */
+    uint64_t pos;                  /* the cursor: the next byte to read */
+    uint32_t narrays;              /* arrays counted so far (their index) */
+} afmt_vctx;
+
+/* A strict context of no input for the checks a writer shares with the
+ * validator (a compound literal: lives in the enclosing block). */
+#define AFMT_VCTX_STRICT(err_) (&(afmt_vctx){NULL, NULL, NULL, (err_), NULL, NULL, 0, 0})
+
+/* Where the items being read must end: the innermost region's end, else
+ * the input's (src->len, learnt late for a stream: read it each time). */
+static inline uint64_t afmt_end(const afmt_vctx *c)
+{
+    return c->region ? c->region->end : c->src->len;
+}
+
+/* afmt_fail, afmt_tolerate and afmt_fail_overflow in c's terms (its err,
+ * path, options and visitor): what a generated validator's failures are
+ * (one line each).  Return -1, or afmt_tolerate's 0 to go on. */
+int afmt_fail_c(const afmt_vctx *c, afmt_code code, const char *field, uint64_t index,
+                uint64_t offset, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 6, 7)))
+#endif
+    ;
+int afmt_tolerate_c(const afmt_vctx *c, afmt_code code, const char *field, uint64_t index,
+                    uint64_t offset, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 6, 7)))
+#endif
+    ;
+int afmt_overflow_c(const afmt_vctx *c, const char *field, uint64_t index, uint64_t offset,
+                    const char *expr_text);
+
 /* A header field as the spec describes it (a static const per field in
  * generated code). */
 typedef struct afmt_field_desc {
@@ -36,92 +86,83 @@ typedef struct afmt_field_desc {
 } afmt_field_desc;
 
 /* The failure of afmt_take_field (out of line: the rare path). */
-int afmt_take_field_short(afmt_src *src, afmt_error *err, const afmt_path *path,
-                          const afmt_field_desc *f, uint64_t count, uint64_t end,
-                          const afmt_region_ctx *region, uint64_t pos);
+int afmt_take_field_short(afmt_vctx *c, const afmt_field_desc *f, uint64_t count);
 
-/* Take field f (count elements; 1 for a scalar) at *pos, which must lie
- * before end in the region described by region (NULL: the input): on
- * success *pos moves past it, opt->fields is told of it, and 0 is
- * returned; otherwise the truncation (afmt_src_short_ex), -1.  The field's
- * bytes are then in memory at AFMT_B(src, old *pos). */
-static inline int afmt_take_field(afmt_src *src, const afmt_options *opt, afmt_error *err,
-                                  const afmt_path *path, const afmt_field_desc *f,
-                                  uint64_t count, uint64_t end, const afmt_region_ctx *region,
-                                  uint64_t *pos)
+/* Take field f (count elements; 1 for a scalar) at c->pos, which must lie
+ * before the end (afmt_end) of the region open: on success c->pos moves
+ * past it, c->opt->fields is told of it, and 0 is returned; otherwise the
+ * truncation (afmt_src_short_ex), -1.  The field's bytes are then in
+ * memory at AFMT_B(c->src, old c->pos). */
+static inline int afmt_take_field(afmt_vctx *c, const afmt_field_desc *f, uint64_t count)
 {
-    const uint64_t at = *pos;
+    const uint64_t at = c->pos, end = afmt_end(c);
     /* count is held to the bytes left before it is multiplied: no overflow */
-    if (at > end || count > (end - at) / f->width || !afmt_src_have(src, end, at, count * f->width))
-        return afmt_take_field_short(src, err, path, f, count, end, region, at);
-    *pos = at + count * f->width;
-    if (opt->fields)
-        afmt_report_field(opt, path, f->name, f->kind, at, f->is_array, count, f->width,
-                          f->big_endian, AFMT_B(src, at), f->doc);
+    if (at > end || count > (end - at) / f->width ||
+        !afmt_src_have(c->src, end, at, count * f->width))
+        return afmt_take_field_short(c, f, count);
+    c->pos = at + count * f->width;
+    if (c->opt->fields)
+        afmt_report_field(c->opt, c->path, f->name, f->kind, at, f->is_array, count, f->width,
+                          f->big_endian, AFMT_B(c->src, at), f->doc);
     return 0;
 }
 
 /* Fail (code, e.g. AFMT_E_MAGIC) unless the n bytes of field at offset
  * equal want; the message shows both. */
-static inline int afmt_expect_bytes(afmt_src *src, afmt_error *err, const afmt_path *path,
-                                    const char *field, afmt_code code, uint64_t offset,
-                                    const char *want, unsigned n)
+static inline int afmt_expect_bytes(const afmt_vctx *c, const char *field, afmt_code code,
+                                    uint64_t offset, const char *want, unsigned n)
 {
-    if (memcmp(AFMT_B(src, offset), want, n) == 0)
+    if (memcmp(AFMT_B(c->src, offset), want, n) == 0)
         return 0;
-    return afmt_fail_bytes(err, code, path, field, offset, (const uint8_t *)want,
-                           AFMT_B(src, offset), n);
+    return afmt_fail_bytes(c->err, code, c->path, field, offset, (const uint8_t *)want,
+                           AFMT_B(c->src, offset), n);
 }
 
 /* Fail unless the n-byte text slot of field at offset is ASCII followed by
  * NUL padding; names the first bad byte. */
-int afmt_text_slot_fail(afmt_src *src, afmt_error *err, const afmt_path *path,
-                        const char *field, uint64_t offset, uint64_t bad);
-static inline int afmt_expect_text_slot(afmt_src *src, afmt_error *err, const afmt_path *path,
-                                        const char *field, uint64_t offset, unsigned n)
+int afmt_text_slot_fail(const afmt_vctx *c, const char *field, uint64_t offset, uint64_t bad);
+static inline int afmt_expect_text_slot(const afmt_vctx *c, const char *field, uint64_t offset,
+                                        unsigned n)
 {
-    const uint64_t bad = afmt_text_slot_check(AFMT_B(src, offset), n);
-    return bad >= n ? 0 : afmt_text_slot_fail(src, err, path, field, offset, bad);
+    const uint64_t bad = afmt_text_slot_check(AFMT_B(c->src, offset), n);
+    return bad >= n ? 0 : afmt_text_slot_fail(c, field, offset, bad);
 }
 
-/* Skip len bytes of zero padding of field at *pos, before end.  A short
- * input or a nonzero byte fails, or with lenient set is a tolerance
- * (afmt_tolerate): the reference readers of some formats accept a missing
- * final pad. */
-int afmt_padding_fail(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
-                      afmt_error *err, const afmt_path *path, const char *field, int lenient,
-                      uint64_t len, uint64_t end, uint64_t *pos, int taken, uint64_t nonzero);
-static inline int afmt_take_padding(afmt_src *src, const afmt_options *opt,
-                                    const afmt_visitor *vis, afmt_error *err,
-                                    const afmt_path *path, const char *field, int lenient,
-                                    uint64_t len, uint64_t end, uint64_t *pos)
+/* Skip len bytes of zero padding of field at c->pos.  A short input or a
+ * nonzero byte fails, or with lenient set is a tolerance (afmt_tolerate):
+ * the reference readers of some formats accept a missing final pad. */
+int afmt_padding_fail(afmt_vctx *c, const char *field, int lenient, uint64_t len, int taken,
+                      uint64_t nonzero);
+static inline int afmt_take_padding(afmt_vctx *c, const char *field, int lenient, uint64_t len)
 {
     uint64_t nonzero = len;
-    const int taken = afmt_src_take(src, end, *pos, len, afmt_src_scan_zero, NULL, &nonzero);
+    const int taken = afmt_src_take(c->src, afmt_end(c), c->pos, len, afmt_src_scan_zero, NULL,
+                                    &nonzero);
     if (taken && nonzero == len) {
-        *pos += len;
+        c->pos += len;
         return 0;
     }
-    return afmt_padding_fail(src, opt, vis, err, path, field, lenient, len, end, pos, taken, nonzero);
+    return afmt_padding_fail(c, field, lenient, len, taken, nonzero);
 }
 
-/* A region (spec/LANGUAGE.md, "region"): the size bytes at pos, which the
- * items in it may not cross, inside the region or input around it that
- * ends at outer_end.  afmt_region_open fills r (name and size_field as in
- * afmt_region_ctx); it fails, on the region, when fewer than size bytes
- * are left. */
-int afmt_region_open_fail(afmt_error *err, const afmt_path *path, const afmt_region_ctx *r,
-                          uint64_t pos);
-static inline int afmt_region_open(afmt_error *err, const afmt_path *path, afmt_region_ctx *r,
-                                   const char *name, const char *size_field, uint64_t size,
-                                   uint64_t pos, uint64_t outer_end)
+/* A region (spec/LANGUAGE.md, "region"): the size bytes at c->pos, which
+ * the items in it may not cross, inside the region or input around it.
+ * afmt_region_open fills r (name and size_field as in afmt_region_ctx) and
+ * makes it c's innermost region; it fails, on the region, when fewer than
+ * size bytes are left.  r lives until afmt_region_close. */
+int afmt_region_open_fail(const afmt_vctx *c, const afmt_region_ctx *r);
+static inline int afmt_region_open(afmt_vctx *c, afmt_region_ctx *r, const char *name,
+                                   const char *size_field, uint64_t size)
 {
+    const uint64_t pos = c->pos;
     r->name = name;
     r->size_field = size_field;
     r->size = size;
-    r->outer_end = outer_end;
+    r->outer_end = afmt_end(c);
     r->end = pos + size; /* wraps only when the check below fails */
-    return outer_end - pos < size ? afmt_region_open_fail(err, path, r, pos) : 0;
+    r->outer = c->region;
+    c->region = r;
+    return r->outer_end - pos < size ? afmt_region_open_fail(c, r) : 0;
 }
 
 /* What afmt_region_close does with bytes of a region its items left unread. */
@@ -131,62 +172,52 @@ typedef enum afmt_region_rest {
     AFMT_REGION_EXACT_WARN /* a tolerance (afmt_tolerate) */
 } afmt_region_rest;
 
-/* Leave region r: *pos moves to its end.  Bytes left unread are handled as
- * rest says; the failure is blamed on the size field (at size_offset) when
- * the region has one, else on the region at *pos.  A stream that cannot
- * reach the end fails as truncated. */
-int afmt_region_close_slow(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
-                           afmt_error *err, const afmt_path *path, const afmt_region_ctx *r,
-                           afmt_region_rest rest, uint64_t size_offset, uint64_t *pos);
-static inline int afmt_region_close(afmt_src *src, const afmt_options *opt,
-                                    const afmt_visitor *vis, afmt_error *err,
-                                    const afmt_path *path, const afmt_region_ctx *r,
-                                    afmt_region_rest rest, uint64_t size_offset, uint64_t *pos)
+/* Leave c's innermost region (its outer one is current again): c->pos
+ * moves to its end.  Bytes left unread are handled as rest says; the
+ * failure is blamed on the size field (at size_offset) when the region has
+ * one, else on the region at c->pos.  A stream that cannot reach the end
+ * fails as truncated. */
+int afmt_region_close_slow(afmt_vctx *c, afmt_region_rest rest, uint64_t size_offset);
+static inline int afmt_region_close(afmt_vctx *c, afmt_region_rest rest, uint64_t size_offset)
 {
-    if (*pos == r->end)
-        return 0;
-    return afmt_region_close_slow(src, opt, vis, err, path, r, rest, size_offset, pos);
+    const afmt_region_ctx *r = c->region;
+    if (c->pos != r->end)
+        return afmt_region_close_slow(c, rest, size_offset);
+    c->region = r->outer;
+    return 0;
 }
 
 /* afmt_take_padding of the roundup(len, align) - len bytes that bring len
  * to a multiple of align: a spec's pad of `roundup(x, k) - x`.  A multiple
- * that overflows 64 bits fails on field at *pos ("`expr_text` overflows 64
- * bits or divides by zero", as the expression would). */
-int afmt_pad_to_overflow(afmt_error *err, const afmt_path *path, const char *field, uint64_t pos,
-                         const char *expr_text);
-static inline int afmt_take_pad_to(afmt_src *src, const afmt_options *opt,
-                                   const afmt_visitor *vis, afmt_error *err,
-                                   const afmt_path *path, const char *field, int lenient,
-                                   uint64_t len, uint64_t align, const char *expr_text,
-                                   uint64_t end, uint64_t *pos)
+ * that overflows 64 bits fails on field at c->pos ("`expr_text` overflows
+ * 64 bits or divides by zero", as the expression would). */
+int afmt_pad_to_overflow(const afmt_vctx *c, const char *field, const char *expr_text);
+static inline int afmt_take_pad_to(afmt_vctx *c, const char *field, int lenient, uint64_t len,
+                                   uint64_t align, const char *expr_text)
 {
     uint64_t rounded;
     if (!afmt_roundup_u64(len, align, &rounded))
-        return afmt_pad_to_overflow(err, path, field, *pos, expr_text);
-    return afmt_take_padding(src, opt, vis, err, path, field, lenient, rounded - len, end, pos);
+        return afmt_pad_to_overflow(c, field, expr_text);
+    return afmt_take_padding(c, field, lenient, rounded - len);
 }
 
-/* At the end of the input: nothing may follow pos (with lenient set,
+/* At the end of the input: nothing may follow c->pos (with lenient set,
  * trailing bytes are a tolerance). */
-int afmt_expect_end_slow(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
-                         afmt_error *err, const afmt_path *path, int lenient, uint64_t pos,
-                         int at_end);
-static inline int afmt_expect_end(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
-                                  afmt_error *err, const afmt_path *path, int lenient,
-                                  uint64_t pos)
+int afmt_expect_end_slow(const afmt_vctx *c, int lenient, int at_end);
+static inline int afmt_expect_end(const afmt_vctx *c, int lenient)
 {
-    const int at_end = afmt_src_at_end(src, src->len, pos);
-    return at_end > 0 ? 0 : afmt_expect_end_slow(src, opt, vis, err, path, lenient, pos, at_end);
+    const int at_end = afmt_src_at_end(c->src, c->src->len, c->pos);
+    return at_end > 0 ? 0 : afmt_expect_end_slow(c, lenient, at_end);
 }
 
 /* The bytes of stored elements of elsize bytes in encoding enc (bits:
- * one per element, rounded up) into *nbytes; fails (field, at offset) when
+ * one per element, rounded up) into *nbytes; fails (field, at c->pos) when
  * that overflows 64 bits. */
-int afmt_payload_bytes_overflow(afmt_error *err, const afmt_path *path, const char *field,
-                                uint64_t offset, uint64_t stored, afmt_dtype dtype);
-static inline int afmt_payload_bytes(afmt_error *err, const afmt_path *path, const char *field,
-                                     uint64_t offset, uint64_t stored, uint64_t elsize,
-                                     afmt_encoding enc, afmt_dtype dtype, uint64_t *nbytes)
+int afmt_payload_bytes_overflow(const afmt_vctx *c, const char *field, uint64_t stored,
+                                afmt_dtype dtype);
+static inline int afmt_payload_bytes(const afmt_vctx *c, const char *field, uint64_t stored,
+                                     uint64_t elsize, afmt_encoding enc, afmt_dtype dtype,
+                                     uint64_t *nbytes)
 {
     if (enc == AFMT_ENC_BITS_LSB) {
         *nbytes = afmt_ceil_div_u64(stored, 8);
@@ -195,37 +226,33 @@ static inline int afmt_payload_bytes(afmt_error *err, const afmt_path *path, con
     if (afmt_mul_u64(stored, elsize, nbytes))
         return 0;
     *nbytes = 0; /* never read: the caller fails */
-    return afmt_payload_bytes_overflow(err, path, field, offset, stored, dtype);
+    return afmt_payload_bytes_overflow(c, field, stored, dtype);
 }
 
-/* Take the nbytes of the payload of field at pos, before end, scanning
- * them with scan (if not NULL) on the way; *bad (if not NULL) is the index
- * of the first byte scan refused, or nbytes.  Does not move pos: the
- * payload's view is handed over first (afmt_view_hand). */
-int afmt_take_payload_short(afmt_src *src, afmt_error *err, const afmt_path *path,
-                            const char *field, uint64_t end, const afmt_region_ctx *region,
-                            uint64_t pos, uint64_t nbytes);
-static inline int afmt_take_payload(afmt_src *src, afmt_error *err, const afmt_path *path,
-                                    const char *field, uint64_t end,
-                                    const afmt_region_ctx *region, uint64_t pos, uint64_t nbytes,
+/* Take the nbytes of the payload of field at c->pos, before the region's
+ * end, scanning them with scan (if not NULL) on the way; *bad (if not
+ * NULL) is the index of the first byte scan refused, or nbytes.  Does not
+ * move c->pos: the payload's view is handed over first (afmt_view_hand). */
+int afmt_take_payload_short(afmt_vctx *c, const char *field, uint64_t nbytes);
+static inline int afmt_take_payload(afmt_vctx *c, const char *field, uint64_t nbytes,
                                     afmt_scan_fn scan, void *scan_ctx, uint64_t *bad)
 {
     uint64_t first_bad = nbytes;
-    const int taken = afmt_src_take(src, end, pos, nbytes, scan, scan_ctx, &first_bad);
+    const int taken = afmt_src_take(c->src, afmt_end(c), c->pos, nbytes, scan, scan_ctx,
+                                    &first_bad);
     if (bad)
         *bad = first_bad;
-    return taken ? 0 : afmt_take_payload_short(src, err, path, field, end, region, pos, nbytes);
+    return taken ? 0 : afmt_take_payload_short(c, field, nbytes);
 }
 
-/* The payload of field at pos is one LZ4 block of nbytes (before end, in
- * region; NULL: the input) that must decompress to exactly count elements
- * of elsize bytes, no more than opt->limits.max_decoded_bytes: proved
- * without output (afmt_lz4_block_check).  0, or the failure: the size
- * overflows or exceeds the limit, the block is truncated, malformed, or of
- * another size (at the offending byte). */
-int afmt_lz4_prove(afmt_src *src, const afmt_options *opt, afmt_error *err, const afmt_path *path,
-                   const char *field, uint64_t end, const afmt_region_ctx *region, uint64_t pos,
-                   uint64_t nbytes, uint64_t count, uint64_t elsize);
+/* The payload of field at c->pos is one LZ4 block of nbytes (before the
+ * region's end) that must decompress to exactly count elements of elsize
+ * bytes, no more than opt->limits.max_decoded_bytes: proved without output
+ * (afmt_lz4_block_check).  0, or the failure: the size overflows or
+ * exceeds the limit, the block is truncated, malformed, or of another size
+ * (at the offending byte). */
+int afmt_lz4_prove(afmt_vctx *c, const char *field, uint64_t nbytes, uint64_t count,
+                   uint64_t elsize);
 
 /* Start the view a of a payload array with what every layout shares: the
  * element type (dtype, elsize, enc from the spec's type lookup), the
@@ -235,31 +262,27 @@ void afmt_view_start(afmt_array *a, afmt_dtype dtype, uint64_t elsize, afmt_enco
                      uint64_t count, afmt_order order, afmt_endian endian, uint64_t nbytes,
                      uint64_t offset, uint32_t index);
 
-/* a's dims are the n elements of the integer array field f at offset
- * (bytes p); fails (on f, at offset) when n exceeds AFMT_RANK_CAP. */
-int afmt_view_dims(afmt_array *a, afmt_error *err, const afmt_path *path,
-                   const afmt_field_desc *f, uint64_t offset, const uint8_t *p, uint64_t n);
+/* a's dims are the n elements of the integer array field f at offset;
+ * fails (on f, at offset) when n exceeds AFMT_RANK_CAP. */
+int afmt_view_dims(const afmt_vctx *c, afmt_array *a, const afmt_field_desc *f, uint64_t offset,
+                   uint64_t n);
 
-/* Hand view a of the payload at pos (nbytes, taken) to vis->on_array;
+/* Hand view a of the payload at c->pos (nbytes, taken) to vis->on_array;
  * fails ("stopped by the caller", on field) when it says stop. */
-int afmt_view_hand(const afmt_visitor *vis, afmt_error *err, const afmt_path *path,
-                   const char *field, afmt_array *a, const afmt_src *src, uint64_t pos,
-                   uint64_t nbytes);
+int afmt_view_hand(const afmt_vctx *c, const char *field, afmt_array *a, uint64_t nbytes);
 
-/* Take the nbytes of the payload of field at *pos (before end, in region;
- * afmt_take_payload, no scan), hand its view a to vis (a NULL: no visitor
- * wants one; afmt_view_hand), count it in *narrays and move *pos past it. */
-static inline int afmt_take_view(afmt_src *src, const afmt_visitor *vis, afmt_error *err,
-                                 const afmt_path *path, const char *field, uint64_t end,
-                                 const afmt_region_ctx *region, afmt_array *a, uint64_t nbytes,
-                                 uint64_t *pos, uint32_t *narrays)
+/* Take the nbytes of the payload of field at c->pos (afmt_take_payload,
+ * no scan), hand its view a to the visitor (a NULL: no visitor wants one;
+ * afmt_view_hand), count it in c->narrays and move c->pos past it. */
+static inline int afmt_take_view(afmt_vctx *c, const char *field, afmt_array *a,
+                                 uint64_t nbytes)
 {
-    if (afmt_take_payload(src, err, path, field, end, region, *pos, nbytes, NULL, NULL, NULL))
+    if (afmt_take_payload(c, field, nbytes, NULL, NULL, NULL))
         return -1;
-    if (a && afmt_view_hand(vis, err, path, field, a, src, *pos, nbytes))
+    if (a && afmt_view_hand(c, field, a, nbytes))
         return -1;
-    ++*narrays;
-    *pos += nbytes;
+    ++c->narrays;
+    c->pos += nbytes;
     return 0;
 }
 
