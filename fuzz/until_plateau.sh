@@ -31,7 +31,8 @@
 #   PLATEAU_DEADLINE=epoch   stop everything then
 #   PLATEAU_ON=edges         what must stop growing: edges (default) or
 #                            features (edges and hit-count buckets)
-#   FUZZ_NICE=N              run the engine under nice -n N
+#   FUZZ_NICE=N              run the engine under nice -n N (and this
+#                            session's autogroup at that nice: use setsid)
 # One summary line per target goes to stdout and FUZZ_DIR/plateau/summary.txt.
 # Exit: 0 no findings, 1 findings (reproduce lines printed), 2 usage.
 set -u
@@ -44,7 +45,14 @@ DEADLINE=${PLATEAU_DEADLINE:-0}
 ON=${PLATEAU_ON:-edges}
 case "$ON" in edges|features) ;; *) echo "PLATEAU_ON: edges or features" >&2; exit 2 ;; esac
 NICE=""
-[ -n "${FUZZ_NICE:-}" ] && NICE="nice -n $FUZZ_NICE"
+if [ -n "${FUZZ_NICE:-}" ]; then
+    NICE="nice -n $FUZZ_NICE"
+    # With autogroup scheduling (Linux's default on desktops and here), nice
+    # only ranks processes within their session's group: a session that
+    # builds gets as much CPU as ours whatever our nice.  Give the group the
+    # same nice (it is this script's session: run it with setsid).
+    [ -w /proc/self/autogroup ] && echo "$FUZZ_NICE" > /proc/self/autogroup 2>/dev/null
+fi
 ENGINE=${1:-}
 case "$ENGINE" in libfuzzer|afl) shift ;; *)
     echo "usage: fuzz/until_plateau.sh libfuzzer|afl TARGET..." >&2; exit 2 ;; esac
