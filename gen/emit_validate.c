@@ -8,6 +8,7 @@
  * expected and found values.
  */
 #include <stdarg.h>
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -389,11 +390,21 @@ static void emit_array_field(emitter *m, item *it)
     if (it->field.neach || it->field.first || it->field.last || it->field.order || it->field.increasing_within ||
         it->nchecks)
         decl_use(m, off_decl);
-    if (it->field.neach) array_field_each(m, it, y);
-    if (it->field.first) array_field_end(m, it, y, 0);
-    if (it->field.last) array_field_end(m, it, y, 1);
-    if (it->field.order) array_field_order(m, it);
-    if (it->field.increasing_within) array_field_within(m, it);
+    {
+        /* the checks of its elements, when of more than one kind, are a
+         * function of their own (<format>_validate_<field>): a screenful
+         * of their own, that reads the field and what they compare with */
+        const int kinds = (it->field.neach > 0) + (it->field.first != NULL) + (it->field.last != NULL) +
+                          (it->field.order != NULL) + (it->field.increasing_within != NULL);
+        func_frame fr;
+        if (kinds >= 2) func_begin(m, &fr, it->name);
+        if (it->field.neach) array_field_each(m, it, y);
+        if (it->field.first) array_field_end(m, it, y, 0);
+        if (it->field.last) array_field_end(m, it, y, 1);
+        if (it->field.order) array_field_order(m, it);
+        if (it->field.increasing_within) array_field_within(m, it);
+        if (kinds >= 2) func_end(m, &fr, NULL);
+    }
     for (i = 0; i < it->nchecks; i++) {
         blame bl = blame_at(it->name, "AFMT_NO_INDEX", y->off);
         m->jpath = it->checks[i].jpath;
@@ -880,6 +891,16 @@ static void emit_lookup(emitter *m, item *it)
 /* The element count n_<name> of an array: the product of a shape field's
  * elements (*shp), or of the spec's dimension expressions (*dims, one
  * local each).  0 when the shape is not usable (reported). */
+/* Is C expression s one identifier (a local or parameter)? */
+static int is_c_name(const char *s)
+{
+    size_t i;
+    if (!(isalpha((unsigned char)s[0]) || s[0] == '_')) return 0;
+    for (i = 1; s[i]; i++)
+        if (!(isalnum((unsigned char)s[i]) || s[i] == '_')) return 0;
+    return 1;
+}
+
 static int array_count(emitter *m, item *it, sym **shp, char ***dims)
 {
     blame bl;
@@ -915,16 +936,21 @@ static int array_count(emitter *m, item *it, sym **shp, char ***dims)
     line(m, "uint64_t n_%s = 1;", it->name);
     for (i = 0; i < it->array.nshape; i++) {
         sym *ds = it->array.shape[i]->kind == E_NAME ? sym_peek(m, it->array.shape[i]->sval) : NULL;
-        char *d, *base = xprintf("%s_dim%d", it->name, i);
+        char *d, *base = xprintf("%s_dim%d", it->name, i), *field;
         bl = blame_of(ds && ds->kind == SY_INT ? ds : NULL);
         d = emit_u64(m, &bl, it->array.shape[i], it->array.shape_text[i]);
-        (*dims)[i] = local_name(m, base);
-        line(m, "const uint64_t %s = %s;", (*dims)[i], d);
-        {
-            char *cond = xprintf("!afmt_mul_u64(n_%s, %s, &n_%s)", it->name, (*dims)[i], it->name);
-            emit_fail_if(m, cond, &bl, "overflow", LEN_NONE, "\"the element count overflows 64 bits\"", NULL);
-            free(cond);
+        if (is_c_name(d)) {
+            (*dims)[i] = xstrdup(d); /* a value already named: no copy */
+        } else {
+            (*dims)[i] = local_name(m, base);
+            line(m, "const uint64_t %s = %s;", (*dims)[i], d);
         }
+        /* the count times the dimension, its overflow blamed on the
+         * dimension's field: one call */
+        decl_use(m, bl.off_decl);
+        field = c_quote(bl.field, strlen(bl.field));
+        line(m, "if (afmt_count_mul(c, &n_%s, %s, %s, %s)) return -1;", it->name, (*dims)[i], field, bl.offset);
+        free(field);
         free(d);
         free(base);
     }
@@ -941,13 +967,14 @@ static void array_view(emitter *m, item *it, const layout_module *lay, const enc
     sym *lk = le->lk;
     const repeat_module *rm = m->tiles ? repeat_module_of(m->tiles) : NULL;
     int i;
+    /* the view is described only when a visitor wants arrays (view_<a>
+     * NULL: none does) */
     line(m, "afmt_array a_%s;", it->name);
-    line(m, "const int want_%s = c->vis != NULL && c->vis->on_array != NULL;", it->name);
-    line(m, "if (want_%s) {", it->name);
-    m->indent++;
-    line(m, "afmt_view_start(&a_%s, %s_dtype, %s_size, %s_enc, n_%s, %s, %s, nbytes_%s, c->pos, c->narrays);", it->name, lk->c,
-         lk->c, lk->c, it->name, it->array.col_major ? "AFMT_COL_MAJOR" : "AFMT_ROW_MAJOR",
+    line(m, "afmt_array *const view_%s = afmt_view_begin(c, &a_%s, %s_dtype, %s_size, %s_enc, n_%s, %s, %s, nbytes_%s);",
+         it->name, it->name, lk->c, lk->c, lk->c, it->name, it->array.col_major ? "AFMT_COL_MAJOR" : "AFMT_ROW_MAJOR",
          it->array.payload_big ? "AFMT_BIG" : "AFMT_LITTLE", it->name);
+    line(m, "if (view_%s) {", it->name);
+    m->indent++;
     if (shp) {
         const char *desc = field_desc(m, shp->it, shp->is_signed ? "AFMT_FIELD_INT" : "AFMT_FIELD_UINT", shp->width, 1, shp->big);
         line(m, "if (afmt_view_dims(c, &a_%s, &%s, %s, %s)) return -1;", it->name, desc, shp->off, shp->count);
@@ -1054,12 +1081,11 @@ static void emit_array(emitter *m, item *it)
     array_view(m, it, lay, enc, &le, shp);
     if (!it->array.check_values) {
         /* take, hand over, count, move on: one call */
-        line(m, "if (afmt_take_view(c, \"%s\", want_%s ? &a_%s : NULL, nbytes_%s)) return -1;", it->name, it->name,
-             it->name, it->name);
+        line(m, "if (afmt_take_view(c, \"%s\", view_%s, nbytes_%s)) return -1;", it->name, it->name, it->name);
     } else {
         array_take(m, it, enc, lk);
-        line(m, "if (want_%s && afmt_view_hand(c, \"%s\", &a_%s, nbytes_%s)) return -1;", it->name, it->name, it->name,
-             it->name);
+        line(m, "if (view_%s && afmt_view_hand(c, \"%s\", view_%s, nbytes_%s)) return -1;", it->name, it->name,
+             it->name, it->name);
         line(m, "c->narrays++;");
         line(m, "c->pos += nbytes_%s;", it->name);
     }
@@ -1527,7 +1553,8 @@ static void emit_item(emitter *m, item *it)
     m->sole_item = 0; /* for the items inside this one */
     m->jpath = it->jpath;
     item_name_check(m, it);
-    sb_puts(m->out, "\n");
+    /* a blank line between items, none after a function's brace */
+    if (!(m->out->len >= 2 && strcmp(m->out->s + m->out->len - 2, "{\n") == 0)) sb_puts(m->out, "\n");
     switch (it->kind) {
     case IT_FIELD:
         emit_field_item(m, it);
@@ -1635,28 +1662,15 @@ static void emit_validator_pass(emitter *m)
     m->frames[0] = &main_fn;
     m->frame_names[0] = "body";
     m->nframes = 1;
-    line(m, "static int %s_validate_body(afmt_src *src, const afmt_options *opt,", f);
-    line(m, "                            const afmt_visitor *vis, afmt_error *err)");
+    /* afmt_run_validator fills c and holds the input to its limit */
+    line(m, "static int %s_validate_body(afmt_vctx *c)", f);
     line(m, "{");
     m->indent++;
-    line(m, "afmt_path path = {0}; /* the field path of failures */");
-    line(m, "afmt_vctx ctx = {src, opt, vis, err, &path, NULL, 0, 0};");
-    line(m, "afmt_vctx *const c = &ctx;");
-    line(m, "if (src->len != AFMT_LEN_UNKNOWN && src->len > opt->limits.max_total_bytes) {");
-    m->indent++;
-    line(m, "return afmt_fail(err, AFMT_E_LIMIT, &path, NULL, AFMT_NO_INDEX, 0, \"input of %%\" PRIu64 \" bytes "
-            "exceeds the limit of %%\" PRIu64, src->len, opt->limits.max_total_bytes);");
-    m->indent--;
-    line(m, "}");
     emit_items(m, (item_list *)&s->body);
     sb_puts(m->out, "\n");
     if (s->trailer_keep) {
         line(m, "/* trailer: bytes after the data are metadata, kept as they are */");
-        line(m, "if (afmt_src_at_end(src, src->len, c->pos) <= 0) {");
-        line(m, "    const uint64_t rest = afmt_src_rest(src, c->pos);");
-        line(m, "    const uint8_t *trailer = afmt_src_ptr(src, c->pos, rest);");
-        line(m, "    if (trailer && vis && vis->on_trailer) vis->on_trailer(vis->ctx, trailer, rest, c->pos);");
-        line(m, "}");
+        line(m, "afmt_keep_trailer(c);");
     } else {
         line(m, "/* trailer: nothing may follow */");
         line(m, "if (afmt_expect_end(c, %d)) return -1;", s->trailer_lenient == LEN_WARN);

@@ -55,45 +55,12 @@ static void tiles_body_end(emitter *m, item *it, repeat_state *saved)
     m->tiles_done = saved->tiles_done;
 }
 
-/* One axis of "the block lies outside the matrix": by_size blames the size
- * field when it alone exceeds the matrix, else the position field when the
- * block ends past the edge. */
-static void emit_tile_axis(emitter *m, const item *t, sym *at, sym *size, const char *axis, int by_size)
-{
-    blame bl;
-    char *args;
-    if (by_size) {
-        line(m, "if (%s > tiles_%s->%s) {", size->c, t->name, axis);
-        bl = blame_at(size->name, "AFMT_NO_INDEX", size->off);
-        args = xprintf("%s, %s, tiles_%s->%s", at->c, size->c, t->name, axis);
-        m->indent++;
-        emit_fail(m, &bl, "constraint", LEN_NONE,
-                  xprintf("\"block %s %%\" PRIu64 \" + %%\" PRIu64 \" exceed the %%\" PRIu64 \" %s of the matrix\"",
-                          strcmp(axis, "rows") == 0 ? "rows" : "columns", strcmp(axis, "rows") == 0 ? "rows" : "columns"),
-                  args);
-    } else {
-        line(m, "if (%s > tiles_%s->%s - %s) {", at->c, t->name, axis, size->c);
-        bl = blame_at(at->name, "AFMT_NO_INDEX", at->off);
-        args = xprintf("%s, %s, tiles_%s->%s", at->c, size->c, t->name, axis);
-        m->indent++;
-        emit_fail(m, &bl, "constraint", LEN_NONE,
-                  xprintf("\"block at %s %%\" PRIu64 \" with %%\" PRIu64 \" %s ends past the %%\" PRIu64 \" %s of the matrix\"",
-                          strcmp(axis, "rows") == 0 ? "row" : "column", strcmp(axis, "rows") == 0 ? "rows" : "columns",
-                          strcmp(axis, "rows") == 0 ? "rows" : "columns"),
-                  args);
-    }
-    m->indent--;
-    line(m, "}");
-    free(args);
-}
-
 /* Once a tiled repeat's block position and size are known, add the block
  * to the set: outside the matrix or overlapping another is an error before
  * any of its payload is looked at. */
 static void tiles_after_item(emitter *m)
 {
     if (m->tiles_done) return;
-    blame bl;
     item *t = m->tiles;
     sym *r = sym_find(m, t->repeat.tile_row), *c = sym_find(m, t->repeat.tile_col);
     sym *h = sym_find(m, t->repeat.tile_rows), *w = sym_find(m, t->repeat.tile_cols);
@@ -104,34 +71,27 @@ static void tiles_after_item(emitter *m)
         gen_error(m, t->jpath, "tiles: block position and size must be unsigned integer fields");
         return;
     }
-    line(m, "uint32_t overlapped_%s = 0;", t->name);
-    line(m, "const int tile_%s = afmt_tiles_add(tiles_%s, %s, %s, %s, %s, &overlapped_%s);", t->name, t->name, r->c, c->c, h->c,
-         w->c, t->name);
-    bl = blame_at(r->name, "AFMT_NO_INDEX", r->off);
-    line(m, "if (tile_%s == AFMT_TILE_OUTSIDE) {", t->name);
-    m->indent++;
-    /* a block larger than the matrix: blame its size; one that would fit
-     * at (0, 0): blame its position */
-    emit_tile_axis(m, t, r, h, "rows", 1);
-    emit_tile_axis(m, t, c, w, "cols", 1);
-    emit_tile_axis(m, t, r, h, "rows", 0);
-    emit_tile_axis(m, t, c, w, "cols", 0);
-    bl = blame_at(r->name, "AFMT_NO_INDEX", r->off);
-    emit_fail(m, &bl, "constraint", LEN_NONE, "\"block lies outside the matrix\"", NULL); /* not reached: one above holds */
-    m->indent--;
-    line(m, "} else if (tile_%s == AFMT_TILE_OVERLAP) {", t->name);
-    m->indent++;
+    /* the names of the fields, for messages: one table per repeat */
     {
-        char *args = xprintf("(unsigned)overlapped_%s", t->name);
-        emit_fail(m, &bl, "constraint", LEN_NONE, "\"block overlaps an earlier block (number %u among those with cells)\"", args);
-        free(args);
+        char *names = xprintf("tile_fields_%s", t->name);
+        int k, have = 0;
+        for (k = 0; k < m->nhelpers; k++)
+            if (strcmp(m->helpers[k], names) == 0) have = 1;
+        if (!have && m->nhelpers < 32) {
+            sb_printf(m->prelude, "/* The fields that place a block of %s in the matrix. */\n", t->name);
+            sb_printf(m->prelude, "static const afmt_tile_fields %s =\n    {\"%s\", \"%s\", \"%s\", \"%s\"};\n\n", names,
+                      r->name, c->name, h->name, w->name);
+            snprintf(m->helpers[m->nhelpers++], sizeof m->helpers[0], "%s", names);
+        }
+        decl_use(m, r->off_decl);
+        decl_use(m, c->off_decl);
+        decl_use(m, h->off_decl);
+        decl_use(m, w->off_decl);
+        /* inside the matrix, overlapping no block before it: one call */
+        line(m, "if (afmt_tiles_place(c, tiles_%s, &%s, %s, %s, %s, %s, %s, %s, %s, %s)) return -1;", t->name, names, r->c,
+             c->c, h->c, w->c, r->off, c->off, h->off, w->off);
+        free(names);
     }
-    m->indent--;
-    line(m, "} else if (tile_%s == AFMT_TILE_TOO_MANY) {", t->name);
-    m->indent++;
-    emit_fail(m, &bl, "limit", LEN_NONE, "\"more than %d blocks with cells\"", "AFMT_TILES_CAP");
-    m->indent--;
-    line(m, "}");
 }
 
 /* A 2-d array in a block: where the block is in the matrix. */

@@ -47,6 +47,10 @@ static const afmt_type_entry daphne_value_types[8] = {
     {NULL, 7, AFMT_F64, AFMT_ENC_PLAIN, 1},
 };
 
+/* The fields that place a block of block in the matrix. */
+static const afmt_tile_fields tile_fields_block =
+    {"block_row", "block_col", "block_rows", "block_cols"};
+
 /* block_rows: its check, for the validator and the writer
  * (spec/daphne.json /body/4/cases/0/body/2/body/4) */
 static int daphne_check_block_rows(const afmt_vctx *c, uint64_t at, uint64_t v_rows,
@@ -100,32 +104,23 @@ static int daphne_validate_block_kind_0(afmt_vctx *c, const afmt_dtype el_dtype,
      * /body/4/cases/0/body/2/body/6/cases/0/body/0)
      */
     uint64_t n_data = 1;
-    const uint64_t data_dim0 = v_block_rows;
-    if (!afmt_mul_u64(n_data, data_dim0, &n_data)) {
-        return afmt_fail_c(c, AFMT_E_OVERFLOW, "block_rows", AFMT_NO_INDEX, o_block_rows,
-                "the element count overflows 64 bits");
-    }
-    const uint64_t data_dim1 = v_block_cols;
-    if (!afmt_mul_u64(n_data, data_dim1, &n_data)) {
-        return afmt_fail_c(c, AFMT_E_OVERFLOW, "block_cols", AFMT_NO_INDEX, o_block_cols,
-                "the element count overflows 64 bits");
-    }
+    if (afmt_count_mul(c, &n_data, v_block_rows, "block_rows", o_block_rows)) return -1;
+    if (afmt_count_mul(c, &n_data, v_block_cols, "block_cols", o_block_cols)) return -1;
     const uint64_t stored_data = 0; /* all zeros: nothing stored */
     uint64_t nbytes_data;
     if (afmt_payload_bytes(c, "data", stored_data, el_size, el_enc, el_dtype,
             &nbytes_data)) return -1;
     afmt_array a_data;
-    const int want_data = c->vis != NULL && c->vis->on_array != NULL;
-    if (want_data) {
-        afmt_view_start(&a_data, el_dtype, el_size, el_enc, n_data, AFMT_ROW_MAJOR, AFMT_LITTLE,
-                nbytes_data, c->pos, c->narrays);
+    afmt_array *const view_data = afmt_view_begin(c, &a_data, el_dtype, el_size, el_enc, n_data,
+            AFMT_ROW_MAJOR, AFMT_LITTLE, nbytes_data);
+    if (view_data) {
         a_data.rank = 2;
-        a_data.dims[0] = data_dim0;
-        a_data.dims[1] = data_dim1;
+        a_data.dims[0] = v_block_rows;
+        a_data.dims[1] = v_block_cols;
         a_data.encoding = AFMT_ENC_ZEROS;
         afmt_view_tile(&a_data, v_block_row, v_block_col, tiles_block);
     }
-    if (afmt_take_view(c, "data", want_data ? &a_data : NULL, nbytes_data)) return -1;
+    if (afmt_take_view(c, "data", view_data, nbytes_data)) return -1;
     return 0;
 }
 
@@ -135,31 +130,22 @@ static int daphne_validate_data(afmt_vctx *c, const afmt_dtype el_dtype, const u
         const uint64_t o_block_cols, const uint64_t v_block_cols)
 {
     uint64_t n_data = 1;
-    const uint64_t data_dim0_2 = v_block_rows;
-    if (!afmt_mul_u64(n_data, data_dim0_2, &n_data)) {
-        return afmt_fail_c(c, AFMT_E_OVERFLOW, "block_rows", AFMT_NO_INDEX, o_block_rows,
-                "the element count overflows 64 bits");
-    }
-    const uint64_t data_dim1_2 = v_block_cols;
-    if (!afmt_mul_u64(n_data, data_dim1_2, &n_data)) {
-        return afmt_fail_c(c, AFMT_E_OVERFLOW, "block_cols", AFMT_NO_INDEX, o_block_cols,
-                "the element count overflows 64 bits");
-    }
+    if (afmt_count_mul(c, &n_data, v_block_rows, "block_rows", o_block_rows)) return -1;
+    if (afmt_count_mul(c, &n_data, v_block_cols, "block_cols", o_block_cols)) return -1;
     const uint64_t stored_data = n_data;
     uint64_t nbytes_data;
     if (afmt_payload_bytes(c, "data", stored_data, el_size, el_enc, el_dtype,
             &nbytes_data)) return -1;
     afmt_array a_data;
-    const int want_data = c->vis != NULL && c->vis->on_array != NULL;
-    if (want_data) {
-        afmt_view_start(&a_data, el_dtype, el_size, el_enc, n_data, AFMT_ROW_MAJOR, AFMT_LITTLE,
-                nbytes_data, c->pos, c->narrays);
+    afmt_array *const view_data = afmt_view_begin(c, &a_data, el_dtype, el_size, el_enc, n_data,
+            AFMT_ROW_MAJOR, AFMT_LITTLE, nbytes_data);
+    if (view_data) {
         a_data.rank = 2;
-        a_data.dims[0] = data_dim0_2;
-        a_data.dims[1] = data_dim1_2;
+        a_data.dims[0] = v_block_rows;
+        a_data.dims[1] = v_block_cols;
         afmt_view_tile(&a_data, v_block_row, v_block_col, tiles_block);
     }
-    if (afmt_take_view(c, "data", want_data ? &a_data : NULL, nbytes_data)) return -1;
+    if (afmt_take_view(c, "data", view_data, nbytes_data)) return -1;
     return 0;
 }
 
@@ -185,6 +171,62 @@ static int daphne_validate_block_kind_1(afmt_vctx *c, const uint64_t v_value_typ
     return 0;
 }
 
+static int daphne_validate_row_offsets(afmt_vctx *c, const uint64_t v_nnz,
+        const uint64_t n_row_offsets, const uint64_t o_row_offsets)
+{
+    if (n_row_offsets == 0) {
+        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "row_offsets", AFMT_NO_INDEX, o_row_offsets,
+                "has no elements, but its first must be 0");
+    }
+    if (afmt_load_u64le(AFMT_B(c->src, o_row_offsets + (uint64_t)8 * (0))) != UINT64_C(0)) {
+        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "row_offsets", 0,
+                o_row_offsets + (uint64_t)8 * (0), "expected %" PRIu64 " = 0, found %" PRIu64 "",
+                (uint64_t)(UINT64_C(0)),
+                afmt_load_u64le(AFMT_B(c->src, o_row_offsets + (uint64_t)8 * (0))));
+    }
+    if (n_row_offsets == 0) {
+        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "row_offsets", AFMT_NO_INDEX, o_row_offsets,
+                "has no elements, but its last must be nnz");
+    }
+    if (afmt_load_u64le(AFMT_B(c->src,
+            o_row_offsets + (uint64_t)8 * (n_row_offsets - 1))) != v_nnz) {
+        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "row_offsets", n_row_offsets - 1,
+                o_row_offsets + (uint64_t)8 * (n_row_offsets - 1), "expected %" PRIu64
+                " = nnz, found %" PRIu64 "", (uint64_t)(v_nnz),
+                afmt_load_u64le(AFMT_B(c->src, o_row_offsets + (uint64_t)8 * (n_row_offsets - 1))));
+    }
+    const uint64_t row_offsets_unordered_at = afmt_field_unordered(AFMT_B(c->src, o_row_offsets),
+            n_row_offsets, 8, 0, 0, 0);
+    if (row_offsets_unordered_at < n_row_offsets) {
+        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "row_offsets", row_offsets_unordered_at,
+                o_row_offsets + (uint64_t)8 * row_offsets_unordered_at,
+                "is less than the element before it (must be non-decreasing)");
+    }
+    return 0;
+}
+
+static int daphne_validate_col_indices(afmt_vctx *c, const uint64_t v_block_cols,
+        const uint64_t n_row_offsets, const uint64_t o_row_offsets, const uint64_t n_col_indices,
+        const uint64_t o_col_indices)
+{
+    for (uint64_t i_col_indices = 0; i_col_indices < n_col_indices; i_col_indices++) {
+        const uint64_t e_col_indices = afmt_load_u64le(AFMT_B(c->src,
+                o_col_indices + (uint64_t)8 * i_col_indices));
+        if (daphne_check_col_indices(c, o_col_indices + (uint64_t)8 * i_col_indices, i_col_indices,
+                e_col_indices, v_block_cols)) return -1;
+    }
+    const uint64_t col_indices_unordered_at = afmt_field_unordered_within(AFMT_B(c->src,
+            o_col_indices), n_col_indices, 8, 0, AFMT_B(c->src, o_row_offsets), n_row_offsets, 8,
+            0);
+    if (col_indices_unordered_at < n_col_indices) {
+        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "col_indices", col_indices_unordered_at,
+                o_col_indices + (uint64_t)8 * col_indices_unordered_at,
+                "is not greater than the element before it in the same segment of row_offsets "
+                "(must be strictly increasing within each)");
+    }
+    return 0;
+}
+
 static int daphne_validate_block_kind_2_data(afmt_vctx *c, const afmt_dtype el_dtype,
         const uint64_t el_size, const afmt_encoding el_enc, afmt_tiles *const tiles_block,
         const uint64_t v_block_row, const uint64_t v_block_col, const uint64_t o_block_rows,
@@ -193,28 +235,19 @@ static int daphne_validate_block_kind_2_data(afmt_vctx *c, const afmt_dtype el_d
         const uint64_t n_col_indices, const uint64_t o_col_indices)
 {
     uint64_t n_data = 1;
-    const uint64_t data_dim0_3 = v_block_rows;
-    if (!afmt_mul_u64(n_data, data_dim0_3, &n_data)) {
-        return afmt_fail_c(c, AFMT_E_OVERFLOW, "block_rows", AFMT_NO_INDEX, o_block_rows,
-                "the element count overflows 64 bits");
-    }
-    const uint64_t data_dim1_3 = v_block_cols;
-    if (!afmt_mul_u64(n_data, data_dim1_3, &n_data)) {
-        return afmt_fail_c(c, AFMT_E_OVERFLOW, "block_cols", AFMT_NO_INDEX, o_block_cols,
-                "the element count overflows 64 bits");
-    }
+    if (afmt_count_mul(c, &n_data, v_block_rows, "block_rows", o_block_rows)) return -1;
+    if (afmt_count_mul(c, &n_data, v_block_cols, "block_cols", o_block_cols)) return -1;
     const uint64_t stored_data = v_nnz;
     uint64_t nbytes_data;
     if (afmt_payload_bytes(c, "data", stored_data, el_size, el_enc, el_dtype,
             &nbytes_data)) return -1;
     afmt_array a_data;
-    const int want_data = c->vis != NULL && c->vis->on_array != NULL;
-    if (want_data) {
-        afmt_view_start(&a_data, el_dtype, el_size, el_enc, n_data, AFMT_ROW_MAJOR, AFMT_LITTLE,
-                nbytes_data, c->pos, c->narrays);
+    afmt_array *const view_data = afmt_view_begin(c, &a_data, el_dtype, el_size, el_enc, n_data,
+            AFMT_ROW_MAJOR, AFMT_LITTLE, nbytes_data);
+    if (view_data) {
         a_data.rank = 2;
-        a_data.dims[0] = data_dim0_3;
-        a_data.dims[1] = data_dim1_3;
+        a_data.dims[0] = v_block_rows;
+        a_data.dims[1] = v_block_cols;
         afmt_view_tile(&a_data, v_block_row, v_block_col, tiles_block);
         a_data.encoding = AFMT_ENC_CSR;
         a_data.nnz = stored_data;
@@ -222,7 +255,7 @@ static int daphne_validate_block_kind_2_data(afmt_vctx *c, const afmt_dtype el_d
         a_data.csr_col_indices = afmt_src_ptr(c->src, o_col_indices, n_col_indices * 8);
         a_data.csr_index_size = 8;
     }
-    if (afmt_take_view(c, "data", want_data ? &a_data : NULL, nbytes_data)) return -1;
+    if (afmt_take_view(c, "data", view_data, nbytes_data)) return -1;
     return 0;
 }
 
@@ -255,34 +288,7 @@ static int daphne_validate_block_kind_2(afmt_vctx *c, const uint64_t v_value_typ
     const uint64_t n_row_offsets = block_rows_plus_1;
     const uint64_t o_row_offsets = c->pos;
     if (afmt_take_field(c, &field_row_offsets, n_row_offsets)) return -1;
-    if (n_row_offsets == 0) {
-        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "row_offsets", AFMT_NO_INDEX, o_row_offsets,
-                "has no elements, but its first must be 0");
-    }
-    if (afmt_load_u64le(AFMT_B(c->src, o_row_offsets + (uint64_t)8 * (0))) != UINT64_C(0)) {
-        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "row_offsets", 0,
-                o_row_offsets + (uint64_t)8 * (0), "expected %" PRIu64 " = 0, found %" PRIu64 "",
-                (uint64_t)(UINT64_C(0)),
-                afmt_load_u64le(AFMT_B(c->src, o_row_offsets + (uint64_t)8 * (0))));
-    }
-    if (n_row_offsets == 0) {
-        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "row_offsets", AFMT_NO_INDEX, o_row_offsets,
-                "has no elements, but its last must be nnz");
-    }
-    if (afmt_load_u64le(AFMT_B(c->src,
-            o_row_offsets + (uint64_t)8 * (n_row_offsets - 1))) != v_nnz) {
-        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "row_offsets", n_row_offsets - 1,
-                o_row_offsets + (uint64_t)8 * (n_row_offsets - 1), "expected %" PRIu64
-                " = nnz, found %" PRIu64 "", (uint64_t)(v_nnz),
-                afmt_load_u64le(AFMT_B(c->src, o_row_offsets + (uint64_t)8 * (n_row_offsets - 1))));
-    }
-    const uint64_t row_offsets_unordered_at = afmt_field_unordered(AFMT_B(c->src, o_row_offsets),
-            n_row_offsets, 8, 0, 0, 0);
-    if (row_offsets_unordered_at < n_row_offsets) {
-        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "row_offsets", row_offsets_unordered_at,
-                o_row_offsets + (uint64_t)8 * row_offsets_unordered_at,
-                "is less than the element before it (must be non-decreasing)");
-    }
+    if (daphne_validate_row_offsets(c, v_nnz, n_row_offsets, o_row_offsets)) return -1;
 
     /*
      * col_indices: nnz of u64 little-endian (spec/daphne.json
@@ -291,21 +297,8 @@ static int daphne_validate_block_kind_2(afmt_vctx *c, const uint64_t v_value_typ
     const uint64_t n_col_indices = v_nnz;
     const uint64_t o_col_indices = c->pos;
     if (afmt_take_field(c, &field_col_indices, n_col_indices)) return -1;
-    for (uint64_t i_col_indices = 0; i_col_indices < n_col_indices; i_col_indices++) {
-        const uint64_t e_col_indices = afmt_load_u64le(AFMT_B(c->src,
-                o_col_indices + (uint64_t)8 * i_col_indices));
-        if (daphne_check_col_indices(c, o_col_indices + (uint64_t)8 * i_col_indices, i_col_indices,
-                e_col_indices, v_block_cols)) return -1;
-    }
-    const uint64_t col_indices_unordered_at = afmt_field_unordered_within(AFMT_B(c->src,
-            o_col_indices), n_col_indices, 8, 0, AFMT_B(c->src, o_row_offsets), n_row_offsets, 8,
-            0);
-    if (col_indices_unordered_at < n_col_indices) {
-        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "col_indices", col_indices_unordered_at,
-                o_col_indices + (uint64_t)8 * col_indices_unordered_at,
-                "is not greater than the element before it in the same segment of row_offsets "
-                "(must be strictly increasing within each)");
-    }
+    if (daphne_validate_col_indices(c, v_block_cols, n_row_offsets, o_row_offsets, n_col_indices,
+            o_col_indices)) return -1;
 
     /*
      * array data: el elements, row-major (spec/daphne.json
@@ -324,16 +317,8 @@ static int daphne_validate_block_kind_3_data(afmt_vctx *c, const afmt_dtype el_d
         const uint64_t v_coo_nnz)
 {
     uint64_t n_data = 1;
-    const uint64_t data_dim0_4 = v_block_rows;
-    if (!afmt_mul_u64(n_data, data_dim0_4, &n_data)) {
-        return afmt_fail_c(c, AFMT_E_OVERFLOW, "block_rows", AFMT_NO_INDEX, o_block_rows,
-                "the element count overflows 64 bits");
-    }
-    const uint64_t data_dim1_4 = v_block_cols;
-    if (!afmt_mul_u64(n_data, data_dim1_4, &n_data)) {
-        return afmt_fail_c(c, AFMT_E_OVERFLOW, "block_cols", AFMT_NO_INDEX, o_block_cols,
-                "the element count overflows 64 bits");
-    }
+    if (afmt_count_mul(c, &n_data, v_block_rows, "block_rows", o_block_rows)) return -1;
+    if (afmt_count_mul(c, &n_data, v_block_cols, "block_cols", o_block_cols)) return -1;
     const uint64_t stored_data = v_coo_nnz;
     const int with_cols_data = (v_block_cols != UINT64_C(1));
     const uint64_t record_data = 4 * (with_cols_data ? 2u : 1u) + el_size;
@@ -350,10 +335,10 @@ static int daphne_validate_block_kind_3_data(afmt_vctx *c, const afmt_dtype el_d
         const uint8_t *rec = AFMT_B(c->src, c->pos + k * record_data);
         const uint64_t row = afmt_load_u32le(rec);
         const uint64_t col = with_cols_data ? (uint64_t)afmt_load_u32le(rec + 4) : 0;
-        if (row >= data_dim0_4 || col >= data_dim1_4) {
+        if (row >= v_block_rows || col >= v_block_cols) {
             return afmt_fail_c(c, AFMT_E_CONSTRAINT, "data", k, c->pos + k * record_data,
                     "record (%" PRIu64 ", %" PRIu64 ") lies outside the %" PRIu64 " x %" PRIu64
-                    " block", row, col, data_dim0_4, data_dim1_4);
+                    " block", row, col, v_block_rows, v_block_cols);
         }
         if (k > 0 && (row < prev_row || (row == prev_row && col <= prev_col))) {
             return afmt_fail_c(c, AFMT_E_CONSTRAINT, "data", k, c->pos + k * record_data,
@@ -365,13 +350,12 @@ static int daphne_validate_block_kind_3_data(afmt_vctx *c, const afmt_dtype el_d
         prev_col = col;
     }
     afmt_array a_data;
-    const int want_data = c->vis != NULL && c->vis->on_array != NULL;
-    if (want_data) {
-        afmt_view_start(&a_data, el_dtype, el_size, el_enc, n_data, AFMT_ROW_MAJOR, AFMT_LITTLE,
-                nbytes_data, c->pos, c->narrays);
+    afmt_array *const view_data = afmt_view_begin(c, &a_data, el_dtype, el_size, el_enc, n_data,
+            AFMT_ROW_MAJOR, AFMT_LITTLE, nbytes_data);
+    if (view_data) {
         a_data.rank = 2;
-        a_data.dims[0] = data_dim0_4;
-        a_data.dims[1] = data_dim1_4;
+        a_data.dims[0] = v_block_rows;
+        a_data.dims[1] = v_block_cols;
         a_data.encoding = AFMT_ENC_COO;
         a_data.nnz = stored_data;
         a_data.coo_stride = record_data;
@@ -379,7 +363,7 @@ static int daphne_validate_block_kind_3_data(afmt_vctx *c, const afmt_dtype el_d
         a_data.coo_has_col = with_cols_data;
         afmt_view_tile(&a_data, v_block_row, v_block_col, tiles_block);
     }
-    if (afmt_take_view(c, "data", want_data ? &a_data : NULL, nbytes_data)) return -1;
+    if (afmt_take_view(c, "data", view_data, nbytes_data)) return -1;
     return 0;
 }
 
@@ -434,40 +418,9 @@ static int daphne_validate_block(afmt_vctx *c, const uint64_t v_rows, const uint
     const uint64_t o_block_cols = c->pos;
     if (afmt_take_field(c, &field_block_cols, 1)) return -1;
     const uint64_t v_block_cols = (uint64_t)afmt_load_u32le(AFMT_B(c->src, o_block_cols));
-    uint32_t overlapped_block = 0;
-    const int tile_block = afmt_tiles_add(tiles_block, v_block_row, v_block_col, v_block_rows,
-            v_block_cols, &overlapped_block);
-    if (tile_block == AFMT_TILE_OUTSIDE) {
-        if (v_block_rows > tiles_block->rows) {
-            return afmt_fail_c(c, AFMT_E_CONSTRAINT, "block_rows", AFMT_NO_INDEX, o_block_rows,
-                    "block rows %" PRIu64 " + %" PRIu64 " exceed the %" PRIu64
-                    " rows of the matrix", v_block_row, v_block_rows, tiles_block->rows);
-        }
-        if (v_block_cols > tiles_block->cols) {
-            return afmt_fail_c(c, AFMT_E_CONSTRAINT, "block_cols", AFMT_NO_INDEX, o_block_cols,
-                    "block columns %" PRIu64 " + %" PRIu64 " exceed the %" PRIu64
-                    " columns of the matrix", v_block_col, v_block_cols, tiles_block->cols);
-        }
-        if (v_block_row > tiles_block->rows - v_block_rows) {
-            return afmt_fail_c(c, AFMT_E_CONSTRAINT, "block_row", AFMT_NO_INDEX, o_block_row,
-                    "block at row %" PRIu64 " with %" PRIu64 " rows ends past the %" PRIu64
-                    " rows of the matrix", v_block_row, v_block_rows, tiles_block->rows);
-        }
-        if (v_block_col > tiles_block->cols - v_block_cols) {
-            return afmt_fail_c(c, AFMT_E_CONSTRAINT, "block_col", AFMT_NO_INDEX, o_block_col,
-                    "block at column %" PRIu64 " with %" PRIu64 " columns ends past the %" PRIu64
-                    " columns of the matrix", v_block_col, v_block_cols, tiles_block->cols);
-        }
-        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "block_row", AFMT_NO_INDEX, o_block_row,
-                "block lies outside the matrix");
-    } else if (tile_block == AFMT_TILE_OVERLAP) {
-        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "block_row", AFMT_NO_INDEX, o_block_row,
-                "block overlaps an earlier block (number %u among those with cells)",
-                (unsigned)overlapped_block);
-    } else if (tile_block == AFMT_TILE_TOO_MANY) {
-        return afmt_fail_c(c, AFMT_E_LIMIT, "block_row", AFMT_NO_INDEX, o_block_row,
-                "more than %d blocks with cells", AFMT_TILES_CAP);
-    }
+    if (afmt_tiles_place(c, tiles_block, &tile_fields_block, v_block_row, v_block_col,
+            v_block_rows, v_block_cols, o_block_row, o_block_col, o_block_rows,
+            o_block_cols)) return -1;
 
     /*
      * check (rows != 0 && cols != 0) || (block_row == 0 && block_col == 0 && block_rows == rows &&
@@ -690,17 +643,8 @@ static int daphne_validate_object_3(afmt_vctx *c, const uint64_t v_rows, const u
     return 0;
 }
 
-static int daphne_validate_body(afmt_src *src, const afmt_options *opt,
-                            const afmt_visitor *vis, afmt_error *err)
+static int daphne_validate_body(afmt_vctx *c)
 {
-    afmt_path path = {0}; /* the field path of failures */
-    afmt_vctx ctx = {src, opt, vis, err, &path, NULL, 0, 0};
-    afmt_vctx *const c = &ctx;
-    if (src->len != AFMT_LEN_UNKNOWN && src->len > opt->limits.max_total_bytes) {
-        return afmt_fail(err, AFMT_E_LIMIT, &path, NULL, AFMT_NO_INDEX, 0, "input of %" PRIu64
-                " bytes exceeds the limit of %" PRIu64, src->len, opt->limits.max_total_bytes);
-    }
-
     /* version: u8 (spec/daphne.json /body/0) */
     const uint64_t o_version = c->pos;
     if (afmt_take_field(c, &field_version, 1)) return -1;

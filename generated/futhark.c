@@ -85,10 +85,9 @@ static int futhark_validate_data(afmt_vctx *c, const afmt_dtype el_dtype, const 
     if (afmt_payload_bytes(c, "data", stored_data, el_size, el_enc, el_dtype,
             &nbytes_data)) return -1;
     afmt_array a_data;
-    const int want_data = c->vis != NULL && c->vis->on_array != NULL;
-    if (want_data) {
-        afmt_view_start(&a_data, el_dtype, el_size, el_enc, n_data, AFMT_ROW_MAJOR, AFMT_LITTLE,
-                nbytes_data, c->pos, c->narrays);
+    afmt_array *const view_data = afmt_view_begin(c, &a_data, el_dtype, el_size, el_enc, n_data,
+            AFMT_ROW_MAJOR, AFMT_LITTLE, nbytes_data);
+    if (view_data) {
         if (afmt_view_dims(c, &a_data, &field_dims, o_dims, n_dims)) return -1;
     }
     afmt_scan_fn scan_data = NULL;
@@ -107,7 +106,7 @@ static int futhark_validate_data(afmt_vctx *c, const afmt_dtype el_dtype, const 
                     "bool element is 0x%02x, not 0 or 1", c->src->bad_byte)) return -1;
         }
     }
-    if (want_data && afmt_view_hand(c, "data", &a_data, nbytes_data)) return -1;
+    if (view_data && afmt_view_hand(c, "data", view_data, nbytes_data)) return -1;
     c->narrays++;
     c->pos += nbytes_data;
     return 0;
@@ -230,17 +229,8 @@ static int futhark_validate_value(afmt_vctx *c, const uint64_t comments_value)
     return 0;
 }
 
-static int futhark_validate_body(afmt_src *src, const afmt_options *opt,
-                            const afmt_visitor *vis, afmt_error *err)
+static int futhark_validate_body(afmt_vctx *c)
 {
-    afmt_path path = {0}; /* the field path of failures */
-    afmt_vctx ctx = {src, opt, vis, err, &path, NULL, 0, 0};
-    afmt_vctx *const c = &ctx;
-    if (src->len != AFMT_LEN_UNKNOWN && src->len > opt->limits.max_total_bytes) {
-        return afmt_fail(err, AFMT_E_LIMIT, &path, NULL, AFMT_NO_INDEX, 0, "input of %" PRIu64
-                " bytes exceeds the limit of %" PRIu64, src->len, opt->limits.max_total_bytes);
-    }
-
     /* repeat value until the end (spec/futhark.json /body/0) */
     afmt_path_push(c->path, "value", 0);
     uint64_t r_value = 0;

@@ -34,28 +34,19 @@ static int inebin_validate_data(afmt_vctx *c, const afmt_dtype el_dtype, const u
         const uint64_t o_cols, const uint64_t v_cols)
 {
     uint64_t n_data = 1;
-    const uint64_t data_dim0 = v_rows;
-    if (!afmt_mul_u64(n_data, data_dim0, &n_data)) {
-        return afmt_fail_c(c, AFMT_E_OVERFLOW, "rows", AFMT_NO_INDEX, o_rows,
-                "the element count overflows 64 bits");
-    }
-    const uint64_t data_dim1 = v_cols;
-    if (!afmt_mul_u64(n_data, data_dim1, &n_data)) {
-        return afmt_fail_c(c, AFMT_E_OVERFLOW, "cols", AFMT_NO_INDEX, o_cols,
-                "the element count overflows 64 bits");
-    }
+    if (afmt_count_mul(c, &n_data, v_rows, "rows", o_rows)) return -1;
+    if (afmt_count_mul(c, &n_data, v_cols, "cols", o_cols)) return -1;
     const uint64_t stored_data = n_data;
     uint64_t nbytes_data;
     if (afmt_payload_bytes(c, "data", stored_data, el_size, el_enc, el_dtype,
             &nbytes_data)) return -1;
     afmt_array a_data;
-    const int want_data = c->vis != NULL && c->vis->on_array != NULL;
-    if (want_data) {
-        afmt_view_start(&a_data, el_dtype, el_size, el_enc, n_data, AFMT_ROW_MAJOR, AFMT_LITTLE,
-                nbytes_data, c->pos, c->narrays);
+    afmt_array *const view_data = afmt_view_begin(c, &a_data, el_dtype, el_size, el_enc, n_data,
+            AFMT_ROW_MAJOR, AFMT_LITTLE, nbytes_data);
+    if (view_data) {
         a_data.rank = 2;
-        a_data.dims[0] = data_dim0;
-        a_data.dims[1] = data_dim1;
+        a_data.dims[0] = v_rows;
+        a_data.dims[1] = v_cols;
     }
     afmt_scan_fn scan_data = NULL;
     if (c->opt->check_values && el_dtype == AFMT_BOOL)
@@ -73,23 +64,14 @@ static int inebin_validate_data(afmt_vctx *c, const afmt_dtype el_dtype, const u
                     "bool element is 0x%02x, not 0 or 1", c->src->bad_byte)) return -1;
         }
     }
-    if (want_data && afmt_view_hand(c, "data", &a_data, nbytes_data)) return -1;
+    if (view_data && afmt_view_hand(c, "data", view_data, nbytes_data)) return -1;
     c->narrays++;
     c->pos += nbytes_data;
     return 0;
 }
 
-static int inebin_validate_body(afmt_src *src, const afmt_options *opt,
-                            const afmt_visitor *vis, afmt_error *err)
+static int inebin_validate_body(afmt_vctx *c)
 {
-    afmt_path path = {0}; /* the field path of failures */
-    afmt_vctx ctx = {src, opt, vis, err, &path, NULL, 0, 0};
-    afmt_vctx *const c = &ctx;
-    if (src->len != AFMT_LEN_UNKNOWN && src->len > opt->limits.max_total_bytes) {
-        return afmt_fail(err, AFMT_E_LIMIT, &path, NULL, AFMT_NO_INDEX, 0, "input of %" PRIu64
-                " bytes exceeds the limit of %" PRIu64, src->len, opt->limits.max_total_bytes);
-    }
-
     /* magic: 6 bytes of raw bytes (spec/inebin.json /body/0) */
     const uint64_t o_magic = c->pos;
     if (afmt_take_field(c, &field_magic, 1)) return -1;

@@ -129,17 +129,8 @@ static int npy_validate_version_2(afmt_vctx *c)
     return 0;
 }
 
-static int npy_validate_body(afmt_src *src, const afmt_options *opt,
-                            const afmt_visitor *vis, afmt_error *err)
+static int npy_validate_body(afmt_vctx *c)
 {
-    afmt_path path = {0}; /* the field path of failures */
-    afmt_vctx ctx = {src, opt, vis, err, &path, NULL, 0, 0};
-    afmt_vctx *const c = &ctx;
-    if (src->len != AFMT_LEN_UNKNOWN && src->len > opt->limits.max_total_bytes) {
-        return afmt_fail(err, AFMT_E_LIMIT, &path, NULL, AFMT_NO_INDEX, 0, "input of %" PRIu64
-                " bytes exceeds the limit of %" PRIu64, src->len, opt->limits.max_total_bytes);
-    }
-
     /* magic_byte: u8 (spec/npy.json /body/0) */
     const uint64_t o_magic_byte = c->pos;
     if (afmt_take_field(c, &field_magic_byte, 1)) return -1;

@@ -147,10 +147,9 @@ static int rawarray_validate_data(afmt_vctx *c, const uint64_t v_flags, const ui
                 &nbytes_data)) return -1;
     }
     afmt_array a_data;
-    const int want_data = c->vis != NULL && c->vis->on_array != NULL;
-    if (want_data) {
-        afmt_view_start(&a_data, el_dtype, el_size, el_enc, n_data, AFMT_COL_MAJOR, AFMT_LITTLE,
-                nbytes_data, c->pos, c->narrays);
+    afmt_array *const view_data = afmt_view_begin(c, &a_data, el_dtype, el_size, el_enc, n_data,
+            AFMT_COL_MAJOR, AFMT_LITTLE, nbytes_data);
+    if (view_data) {
         if (afmt_view_dims(c, &a_data, &field_dims, o_dims, n_dims)) return -1;
         if (compressed_data) a_data.encoding = AFMT_ENC_LZ4_BLOCK;
     }
@@ -170,23 +169,14 @@ static int rawarray_validate_data(afmt_vctx *c, const uint64_t v_flags, const ui
                     "bool element is 0x%02x, not 0 or 1", c->src->bad_byte)) return -1;
         }
     }
-    if (want_data && afmt_view_hand(c, "data", &a_data, nbytes_data)) return -1;
+    if (view_data && afmt_view_hand(c, "data", view_data, nbytes_data)) return -1;
     c->narrays++;
     c->pos += nbytes_data;
     return 0;
 }
 
-static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
-                            const afmt_visitor *vis, afmt_error *err)
+static int rawarray_validate_body(afmt_vctx *c)
 {
-    afmt_path path = {0}; /* the field path of failures */
-    afmt_vctx ctx = {src, opt, vis, err, &path, NULL, 0, 0};
-    afmt_vctx *const c = &ctx;
-    if (src->len != AFMT_LEN_UNKNOWN && src->len > opt->limits.max_total_bytes) {
-        return afmt_fail(err, AFMT_E_LIMIT, &path, NULL, AFMT_NO_INDEX, 0, "input of %" PRIu64
-                " bytes exceeds the limit of %" PRIu64, src->len, opt->limits.max_total_bytes);
-    }
-
     /* magic: 8 bytes of raw bytes (spec/rawarray.json /body/0) */
     const uint64_t o_magic = c->pos;
     if (afmt_take_field(c, &field_magic, 1)) return -1;
@@ -273,11 +263,7 @@ static int rawarray_validate_body(afmt_src *src, const afmt_options *opt,
             el_enc)) return -1;
 
     /* trailer: bytes after the data are metadata, kept as they are */
-    if (afmt_src_at_end(src, src->len, c->pos) <= 0) {
-        const uint64_t rest = afmt_src_rest(src, c->pos);
-        const uint8_t *trailer = afmt_src_ptr(src, c->pos, rest);
-        if (trailer && vis && vis->on_trailer) vis->on_trailer(vis->ctx, trailer, rest, c->pos);
-    }
+    afmt_keep_trailer(c);
     return 0;
 }
 

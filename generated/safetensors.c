@@ -58,17 +58,8 @@ static const afmt_thdir_desc safetensors_thdir_body_0 = {
     {-1, 2, 0, 0},
 };
 
-static int safetensors_validate_body(afmt_src *src, const afmt_options *opt,
-                            const afmt_visitor *vis, afmt_error *err)
+static int safetensors_validate_body(afmt_vctx *c)
 {
-    afmt_path path = {0}; /* the field path of failures */
-    afmt_vctx ctx = {src, opt, vis, err, &path, NULL, 0, 0};
-    afmt_vctx *const c = &ctx;
-    if (src->len != AFMT_LEN_UNKNOWN && src->len > opt->limits.max_total_bytes) {
-        return afmt_fail(err, AFMT_E_LIMIT, &path, NULL, AFMT_NO_INDEX, 0, "input of %" PRIu64
-                " bytes exceeds the limit of %" PRIu64, src->len, opt->limits.max_total_bytes);
-    }
-
     /* header: a text header and the arrays it describes (spec/safetensors.json /body/0) */
     if (afmt_thdir_validate(&safetensors_thdir_body_0, c->src, afmt_end(c), &c->pos, &c->narrays,
             c->opt, c->vis, c->path,

@@ -177,14 +177,13 @@ static int tenbin_validate_data_chunk(afmt_vctx *c, const tenbin_header_scope he
     if (afmt_payload_bytes(c, "data", stored_data, header.el_size, header.el_enc, header.el_dtype,
             &nbytes_data)) return -1;
     afmt_array a_data;
-    const int want_data = c->vis != NULL && c->vis->on_array != NULL;
-    if (want_data) {
-        afmt_view_start(&a_data, header.el_dtype, header.el_size, header.el_enc, n_data,
-                AFMT_ROW_MAJOR, AFMT_LITTLE, nbytes_data, c->pos, c->narrays);
+    afmt_array *const view_data = afmt_view_begin(c, &a_data, header.el_dtype, header.el_size,
+            header.el_enc, n_data, AFMT_ROW_MAJOR, AFMT_LITTLE, nbytes_data);
+    if (view_data) {
         if (afmt_view_dims(c, &a_data, &field_dims, header.o_dims, header.n_dims)) return -1;
         afmt_copy_text(a_data.name, sizeof a_data.name, AFMT_B(c->src, header.o_info), 8);
     }
-    if (afmt_take_view(c, "data", want_data ? &a_data : NULL, nbytes_data)) return -1;
+    if (afmt_take_view(c, "data", view_data, nbytes_data)) return -1;
     if (afmt_region_close(c, AFMT_REGION_SKIP, 0)) return -1;
     return 0;
 }
@@ -265,17 +264,8 @@ static int tenbin_validate_array(afmt_vctx *c)
     return 0;
 }
 
-static int tenbin_validate_body(afmt_src *src, const afmt_options *opt,
-                            const afmt_visitor *vis, afmt_error *err)
+static int tenbin_validate_body(afmt_vctx *c)
 {
-    afmt_path path = {0}; /* the field path of failures */
-    afmt_vctx ctx = {src, opt, vis, err, &path, NULL, 0, 0};
-    afmt_vctx *const c = &ctx;
-    if (src->len != AFMT_LEN_UNKNOWN && src->len > opt->limits.max_total_bytes) {
-        return afmt_fail(err, AFMT_E_LIMIT, &path, NULL, AFMT_NO_INDEX, 0, "input of %" PRIu64
-                " bytes exceeds the limit of %" PRIu64, src->len, opt->limits.max_total_bytes);
-    }
-
     /* repeat array until the end (spec/tenbin.json /body/0) */
     afmt_path_push(c->path, "array", 0);
     uint64_t r_array = 0;

@@ -1,4 +1,5 @@
 /* afmt runtime: drivers of generated validators and writers. */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include "afmt_driver.h"
@@ -8,6 +9,8 @@ int afmt_run_validator(afmt_validate_body_fn body, const char *format, afmt_src 
 {
     afmt_options defaults;
     afmt_error scratch;
+    afmt_path path = {0}; /* the field path of failures */
+    afmt_vctx ctx;
     int rc;
     if (!err) err = &scratch;
     if (!opt) {
@@ -17,7 +20,19 @@ int afmt_run_validator(afmt_validate_body_fn body, const char *format, afmt_src 
     afmt_error_clear(err);
     /* named before the body runs, so lenient warnings carry it too */
     afmt_error_set_format(err, format);
-    rc = body(src, opt, vis, err);
+    ctx.src = src;
+    ctx.opt = opt;
+    ctx.vis = vis;
+    ctx.err = err;
+    ctx.path = &path;
+    ctx.region = NULL;
+    ctx.pos = 0;
+    ctx.narrays = 0;
+    if (src->len != AFMT_LEN_UNKNOWN && src->len > opt->limits.max_total_bytes)
+        rc = afmt_fail(err, AFMT_E_LIMIT, &path, NULL, AFMT_NO_INDEX, 0, "input of %" PRIu64
+                       " bytes exceeds the limit of %" PRIu64, src->len, opt->limits.max_total_bytes);
+    else
+        rc = body(&ctx);
     if (rc == 0 && src->io_error)
         rc = afmt_fail(err, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, src->data_off + src->data_len,
                        "reading the input failed");

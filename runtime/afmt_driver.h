@@ -16,13 +16,16 @@
 #include "afmt_options.h"
 #include "afmt_sink.h"
 #include "afmt_src.h"
+#include "afmt_step.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-typedef int (*afmt_validate_body_fn)(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
-                                     afmt_error *err);
+/* A validator body: the spec's items, read through c (afmt_step.h), which
+ * afmt_run_validator fills (input, options, visitor, error, an empty path,
+ * pos 0) after holding the input to opt->limits.max_total_bytes. */
+typedef int (*afmt_validate_body_fn)(afmt_vctx *c);
 /* owned: a buffer the body may malloc (compressed payloads), freed after. */
 typedef int (*afmt_write_body_fn)(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,
                                   afmt_sink *sink, afmt_error *err, uint8_t **owned);

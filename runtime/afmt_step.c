@@ -125,6 +125,61 @@ int afmt_expect_end_slow(const afmt_vctx *c, int lenient, int at_end)
                          "%" PRIu64 " bytes after the end of the data", afmt_src_rest(src, pos));
 }
 
+void afmt_keep_trailer(const afmt_vctx *c)
+{
+    afmt_src *src = c->src;
+    const afmt_visitor *vis = c->vis;
+    if (afmt_src_at_end(src, src->len, c->pos) <= 0) {
+        const uint64_t rest = afmt_src_rest(src, c->pos);
+        const uint8_t *trailer = afmt_src_ptr(src, c->pos, rest);
+        if (trailer && vis && vis->on_trailer)
+            vis->on_trailer(vis->ctx, trailer, rest, c->pos);
+    }
+}
+
+int afmt_tiles_place(const afmt_vctx *c, afmt_tiles *t, const afmt_tile_fields *f, uint64_t row,
+                     uint64_t col, uint64_t rows, uint64_t cols, uint64_t row_at, uint64_t col_at,
+                     uint64_t rows_at, uint64_t cols_at)
+{
+    uint32_t other = 0;
+    const int rc = afmt_tiles_add(t, row, col, rows, cols, &other);
+    if (rc == AFMT_TILE_OK)
+        return 0;
+    if (rc == AFMT_TILE_OVERLAP)
+        return afmt_fail(c->err, AFMT_E_CONSTRAINT, c->path, f->row, AFMT_NO_INDEX, row_at,
+                         "block overlaps an earlier block (number %u among those with cells)",
+                         (unsigned)other);
+    if (rc == AFMT_TILE_TOO_MANY)
+        return afmt_fail(c->err, AFMT_E_LIMIT, c->path, f->row, AFMT_NO_INDEX, row_at,
+                         "more than %d blocks with cells", AFMT_TILES_CAP);
+    /* outside: a block larger than the matrix blames its size; one that
+     * would fit at (0, 0) its position */
+    if (rows > t->rows)
+        return afmt_fail(c->err, AFMT_E_CONSTRAINT, c->path, f->rows, AFMT_NO_INDEX, rows_at,
+                         "block rows %" PRIu64 " + %" PRIu64 " exceed the %" PRIu64
+                         " rows of the matrix", row, rows, t->rows);
+    if (cols > t->cols)
+        return afmt_fail(c->err, AFMT_E_CONSTRAINT, c->path, f->cols, AFMT_NO_INDEX, cols_at,
+                         "block columns %" PRIu64 " + %" PRIu64 " exceed the %" PRIu64
+                         " columns of the matrix", col, cols, t->cols);
+    if (row > t->rows - rows)
+        return afmt_fail(c->err, AFMT_E_CONSTRAINT, c->path, f->row, AFMT_NO_INDEX, row_at,
+                         "block at row %" PRIu64 " with %" PRIu64 " rows ends past the %" PRIu64
+                         " rows of the matrix", row, rows, t->rows);
+    if (col > t->cols - cols)
+        return afmt_fail(c->err, AFMT_E_CONSTRAINT, c->path, f->col, AFMT_NO_INDEX, col_at,
+                         "block at column %" PRIu64 " with %" PRIu64 " columns ends past the %"
+                         PRIu64 " columns of the matrix", col, cols, t->cols);
+    return afmt_fail(c->err, AFMT_E_CONSTRAINT, c->path, f->row, AFMT_NO_INDEX, row_at,
+                     "block lies outside the matrix");
+}
+
+int afmt_count_overflow(const afmt_vctx *c, const char *field, uint64_t offset)
+{
+    return afmt_fail(c->err, AFMT_E_OVERFLOW, c->path, field, AFMT_NO_INDEX, offset,
+                     "the element count overflows 64 bits");
+}
+
 int afmt_payload_bytes_overflow(const afmt_vctx *c, const char *field, uint64_t stored,
                                 afmt_dtype dtype)
 {

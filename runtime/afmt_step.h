@@ -19,6 +19,7 @@
 #include "afmt_fields.h"
 #include "afmt_options.h"
 #include "afmt_src.h"
+#include "afmt_tiles.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -210,6 +211,20 @@ static inline int afmt_expect_end(const afmt_vctx *c, int lenient)
     return at_end > 0 ? 0 : afmt_expect_end_slow(c, lenient, at_end);
 }
 
+/* At the end of the input: the bytes after c->pos (if any) are metadata,
+ * handed to the visitor's on_trailer as they are. */
+void afmt_keep_trailer(const afmt_vctx *c);
+
+/* *count times dim: the element count of a payload, one dimension more
+ * (a count starts at 1); fails (on field, at offset: the dimension's
+ * source) when it overflows 64 bits. */
+int afmt_count_overflow(const afmt_vctx *c, const char *field, uint64_t offset);
+static inline int afmt_count_mul(const afmt_vctx *c, uint64_t *count, uint64_t dim,
+                                 const char *field, uint64_t offset)
+{
+    return afmt_mul_u64(*count, dim, count) ? 0 : afmt_count_overflow(c, field, offset);
+}
+
 /* The bytes of stored elements of elsize bytes in encoding enc (bits:
  * one per element, rounded up) into *nbytes; fails (field, at c->pos) when
  * that overflows 64 bits. */
@@ -262,6 +277,19 @@ void afmt_view_start(afmt_array *a, afmt_dtype dtype, uint64_t elsize, afmt_enco
                      uint64_t count, afmt_order order, afmt_endian endian, uint64_t nbytes,
                      uint64_t offset, uint32_t index);
 
+/* afmt_view_start(a, ...) at c->pos, the c->narrays-th array, and a, when
+ * a visitor wants arrays; else NULL (no view to describe: afmt_take_view
+ * and afmt_view_hand are then given NULL). */
+static inline afmt_array *afmt_view_begin(const afmt_vctx *c, afmt_array *a, afmt_dtype dtype,
+                                          uint64_t elsize, afmt_encoding enc, uint64_t count,
+                                          afmt_order order, afmt_endian endian, uint64_t nbytes)
+{
+    if (!c->vis || !c->vis->on_array)
+        return NULL;
+    afmt_view_start(a, dtype, elsize, enc, count, order, endian, nbytes, c->pos, c->narrays);
+    return a;
+}
+
 /* a's dims are the n elements of the integer array field f at offset;
  * fails (on f, at offset) when n exceeds AFMT_RANK_CAP. */
 int afmt_view_dims(const afmt_vctx *c, afmt_array *a, const afmt_field_desc *f, uint64_t offset,
@@ -285,6 +313,21 @@ static inline int afmt_take_view(afmt_vctx *c, const char *field, afmt_array *a,
     c->pos += nbytes;
     return 0;
 }
+
+/* The fields that place a block of a tiled repeat (spec/LANGUAGE.md,
+ * "tiles"), by name: a static const per repeat in generated code. */
+typedef struct afmt_tile_fields {
+    const char *row, *col, *rows, *cols;
+} afmt_tile_fields;
+
+/* Add the block at (row, col) of rows x cols to t (afmt_tiles_add), its
+ * fields f at row_at, col_at, rows_at and cols_at; 0, or the failure: a
+ * block larger than the matrix blames its size, one that ends past its
+ * edge its position, one that overlaps an earlier block or one too many
+ * its row. */
+int afmt_tiles_place(const afmt_vctx *c, afmt_tiles *t, const afmt_tile_fields *f, uint64_t row,
+                     uint64_t col, uint64_t rows, uint64_t cols, uint64_t row_at, uint64_t col_at,
+                     uint64_t rows_at, uint64_t cols_at);
 
 /* One entry of a spec's type table (a static const array per table in
  * generated code, shared by validator and writer). */
