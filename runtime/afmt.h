@@ -663,7 +663,13 @@ typedef struct afmt_sink {
 /* Write into buf[0..cap); writing past cap fails with AFMT_E_IO (size the
  * buffer with the format's encoded_size).  buf is caller-owned. */
 void afmt_sink_buffer(afmt_sink *s, uint8_t *buf, uint64_t cap);
-/* Write to an open FILE*; the caller flushes and closes it. */
+/* Write to an open FILE*; the caller flushes and closes it.  When fp is a
+ * regular file's stream (fileno and fstat say so), a run of 1 MiB or more
+ * (a payload) is flushed past stdio's buffer: fflush, then write() on
+ * fileno(fp) straight from the caller's memory, then an absolute fseeko
+ * to where the descriptor ended, so ftello and later writes through fp
+ * stay right.  Any other stream (a pipe, a terminal, fmemopen) gets
+ * fwrite() only.  Either way the bytes land at fp's position, in order. */
 void afmt_sink_stdio(afmt_sink *s, FILE *fp);
 /* Open an output path.  path is followed through symlinks (at most 32; a
  * dangling link is refused, as cp refuses it) to its target T:

@@ -23,20 +23,34 @@
 
 #define PIECE ((uint64_t)8 << 20)
 
-/* All of p[0..n) with write(), through short writes and EINTR. */
-static int write_all(int fd, const uint8_t *p, uint64_t n, int *errnum)
+/* One write() of at most a GiB (ssize_t must hold the result everywhere). */
+static int64_t write_piece(int fd, const void *buf, uint64_t n)
 {
-    while (n > 0) {
-        ssize_t w = write(fd, p, (size_t)n);
+    const uint64_t max = (uint64_t)1 << 30;
+    return (int64_t)write(fd, buf, (size_t)(n < max ? n : max));
+}
+
+int afmt_fileio_write_all(int fd, const uint8_t *p, uint64_t n, afmt_fileio_write_fn write_fn,
+                          uint64_t *done, int *errnum)
+{
+    uint64_t d = 0;
+
+    if (!write_fn)
+        write_fn = write_piece;
+    while (d < n) {
+        int64_t w = write_fn(fd, p + d, n - d);
         if (w < 0 && errno == EINTR)
             continue;
-        if (w <= 0) {
+        if (w <= 0 || (uint64_t)w > n - d) {
+            /* 0 bytes for a non-empty write is no progress: an error, not
+             * a reason to loop for ever */
             *errnum = w < 0 ? errno : EIO;
+            *done = d;
             return -1;
         }
-        p += w;
-        n -= (uint64_t)w;
+        d += (uint64_t)w;
     }
+    *done = d;
     return 0;
 }
 
@@ -72,7 +86,7 @@ int afmt_fileio_write_bulk(int out_fd, const uint8_t *p, uint64_t n, int src_fd,
                            uint64_t src_off, int *errnum)
 {
     off_t at = lseek(out_fd, 0, SEEK_CUR);
-    uint64_t piece, done;
+    uint64_t piece, done, wrote;
 
     while (n > 0) {
         /* pieces end on multiples of PIECE in the file: whole pages */
@@ -92,7 +106,7 @@ int afmt_fileio_write_bulk(int out_fd, const uint8_t *p, uint64_t n, int src_fd,
 #else
         (void)src_off;
 #endif
-        if (write_all(out_fd, p + done, piece - done, errnum) != 0)
+        if (afmt_fileio_write_all(out_fd, p + done, piece - done, NULL, &wrote, errnum) != 0)
             return -1;
         if (at >= 0)
             at += (off_t)piece;

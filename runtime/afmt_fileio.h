@@ -1,8 +1,8 @@
 /* afmt runtime (internal): moving large runs of bytes between a file and
- * memory at the speed of the page cache.  Used by the file sink
- * (afmt_sink.c) for payloads of a megabyte or more, and by
- * afmt_file_read_array (afmt_file.c) to read a payload into the caller's
- * buffer; not part of the public API. */
+ * memory at the speed of the page cache.  Used by the file and stdio
+ * sinks (afmt_sink.c) for payloads of a megabyte or more into a regular
+ * file, and by afmt_file_read_array (afmt_file.c) to read a payload into
+ * the caller's buffer; not part of the public API. */
 #ifndef AFMT_FILEIO_H
 #define AFMT_FILEIO_H
 
@@ -14,6 +14,17 @@ extern "C" {
 
 /* Runs at least this long take afmt_fileio_write_bulk. */
 #define AFMT_FILEIO_BULK ((uint64_t)1 << 20)
+
+/* write(2), or a stand-in for tests: up to n bytes of buf to fd; returns
+ * the number written (0 < r <= n; 0 is taken as EIO), -1 with errno. */
+typedef int64_t (*afmt_fileio_write_fn)(int fd, const void *buf, uint64_t n);
+
+/* Write all n bytes at p to fd at its current position, through short
+ * writes and EINTR (write_fn NULL: write(2), at most 1 GiB a call).
+ * Returns 0; or -1 with *errnum after a real error (ENOSPC, EIO, ...),
+ * not retried.  *done: the bytes written, in every case. */
+int afmt_fileio_write_all(int fd, const uint8_t *p, uint64_t n, afmt_fileio_write_fn write_fn,
+                          uint64_t *done, int *errnum);
 
 /* Write the n bytes at p to out_fd at its current position, in pieces of
  * 8 MiB.  When src_fd >= 0, the same bytes are also the file src_fd at

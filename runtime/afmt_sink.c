@@ -42,13 +42,26 @@ static int buffer_write(afmt_sink *s, const void *p, uint64_t n)
     return 0;
 }
 
-/* A large run into a file sink: straight to the descriptor (see
- * afmt_fileio.h), after what stdio still holds. */
-static int file_write_bulk(afmt_sink *s, const uint8_t *p, uint64_t n)
+/* A large run into a stream on a regular file (a file sink's temporary
+ * file, or a caller's FILE*): straight from p to the descriptor with
+ * write() (see afmt_fileio.h), after what stdio still holds.  Through
+ * stdio, fwrite() would first top up its 4 KiB buffer and write that,
+ * then the rest: two write()s per piece and the payload's pages split
+ * from the file's.  Returns 1 when the stream is not a regular file's
+ * (fwrite() it then), 0 when written, -1 on error with errno. */
+static int stream_write_bulk(afmt_sink *s, const uint8_t *p, uint64_t n)
 {
-    int src_fd = -1, e = 0;
+    int fd = fileno(s->fp), src_fd = -1, e = 0;
     uint64_t src_off = 0;
+    struct stat st;
+    off_t end;
 
+    /* a pipe, a terminal, a device or a stream without a descriptor
+     * (fmemopen, fopencookie) keeps going through stdio */
+    if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        return 1;
+    /* stdio's buffer first: after fflush the descriptor is at the stream's
+     * position */
     if (fflush(s->fp) != 0)
         return -1;
     if (s->src_len > 0 && p >= s->src_base && (uint64_t)(p - s->src_base) <= s->src_len &&
@@ -56,10 +69,17 @@ static int file_write_bulk(afmt_sink *s, const uint8_t *p, uint64_t n)
         src_fd = s->src_fd;
         src_off = (uint64_t)(p - s->src_base);
     }
-    if (afmt_fileio_write_bulk(fileno(s->fp), p, n, src_fd, src_off, &e) != 0) {
+    if (afmt_fileio_write_bulk(fd, p, n, src_fd, src_off, &e) != 0) {
         errno = e;
         return -1;
     }
+    /* The stream has not seen these bytes: a stream may keep its position
+     * to itself (glibc does), and then ftello, a relative fseeko and the
+     * next payload's reservation would start from where it was before.
+     * An absolute seek to where the descriptor now is tells it. */
+    end = lseek(fd, 0, SEEK_CUR);
+    if (end < 0 || fseeko(s->fp, end, SEEK_SET) != 0)
+        return -1;
     return 0;
 }
 
@@ -70,11 +90,13 @@ static int stdio_write(afmt_sink *s, const void *p, uint64_t n)
 
     if (!s->fp)
         return -1;
-    if (n >= AFMT_FILEIO_BULK && s->tmp_path[0] != '\0')
-        return file_write_bulk(s, p, n);
-    /* Pieces of 8 MiB: stdio hands each straight to write(), and on the
-     * bench machine 8 MiB write()s filled the page cache faster than one
-     * write() of 1 GiB (0.67-0.84 s against 0.78-0.89 s per GiB). */
+    if (n >= AFMT_FILEIO_BULK) {
+        int rc = stream_write_bulk(s, p, n);
+        if (rc <= 0)
+            return rc;
+    }
+    /* Small runs, and any run into a pipe or a device: through stdio, in
+     * pieces of 8 MiB (stdio hands each large one to write()). */
     while (n > 0) {
         part = n > ((uint64_t)8 << 20) ? (size_t)8 << 20 : (size_t)n;
         if (fwrite(q, 1, part, s->fp) != part)
