@@ -34,6 +34,9 @@
 #   FUZZ_NICE=N              run the engine under nice -n N (and this
 #                            session's autogroup at that nice: use setsid)
 # One summary line per target goes to stdout and FUZZ_DIR/plateau/summary.txt.
+# Executions are this run's: libFuzzer's final stats (every restart's,
+# summed); AFL++'s totals less those of the run it resumed (a resumed
+# afl-fuzz carries on counting from its old fuzzer_stats).
 # Exit: 0 no findings, 1 findings (reproduce lines printed), 2 usage.
 set -u
 cd "$(dirname "$0")/.."
@@ -103,12 +106,17 @@ start_afl() { # target seeds
 
 run_target() { # target cap
     local t=$1 cap=$2 seeds tsv=$OUT/$ENGINE-$t.tsv base=0 cpu=0 now s last="" \
-        last_cpu=0 start why="" before n f g
+        last_cpu=0 start why="" before n f g x base_execs=0 st
     seeds=$(make_seeds "$t")
+    st=$B/afl-out/$t/default/fuzzer_stats
     mkdir -p "$B/corpus/$t" "$B/crashes/$t"
     LOG=$B/logs/plateau-$ENGINE-$t.log
     : > "$LOG"; : > "$tsv"
     before=$(ls "$B/crashes/$t" | wc -l)
+    # A resumed AFL++ run counts on from here: keep only what this run adds.
+    if [ "$ENGINE" = afl ] && [ -f "$st" ]; then
+        base_execs=$(sed -n 's/^execs_done *: *//p' "$st"); base_execs=${base_execs:-0}
+    fi
     start=$(date +%s)
     while [ -z "$why" ]; do
         if [ "$ENGINE" = libfuzzer ]; then start_libfuzzer "$t" "$seeds"; else start_afl "$t" "$seeds"; fi
@@ -118,6 +126,11 @@ run_target() { # target cap
             [ "$now" -gt 0 ] && cpu=$((base + now))
             if [ "$ENGINE" = libfuzzer ]; then s=$(lf_sample "$LOG"); else s=$(afl_sample "$B/afl-out/$t" "$LOG"); fi
             if [ -n "$s" ]; then
+                # shellcheck disable=SC2086
+                set -- $s
+                # (until the resumed run writes plot_data, its old last line)
+                [ "$1" -ge "$base_execs" ] && x=$(($1 - base_execs)) || x=0
+                s="$x $2 $3 $4"
                 printf '%s\t%s\t%s\n' "$cpu" "$(echo "$s" | tr ' ' '\t')" "$(( $(date +%s) - start ))" >> "$tsv"
                 # shellcheck disable=SC2086
                 set -- $s
@@ -156,10 +169,15 @@ run_target() { # target cap
             echo "  reproduce: $B/$t $B/crashes/$t/$f"
         done
     fi
-    # AFL++'s own totals at exit (fuzzer_stats), fresher than plot_data.
-    local st=$B/afl-out/$t/default/fuzzer_stats execs="" edges=""
+    # The engines' own totals at exit, fresher than the last sample:
+    # AFL++'s fuzzer_stats (less the run it resumed), libFuzzer's final
+    # stats (it prints them when interrupted or on a finding).
+    local execs="" edges=""
     if [ "$ENGINE" = afl ] && [ -f "$st" ]; then
         execs=$(sed -n 's/^execs_done *: *//p' "$st"); edges=$(sed -n 's/^edges_found *: *//p' "$st")
+        [ -n "$execs" ] && execs=$((execs - base_execs))
+    elif [ "$ENGINE" = libfuzzer ]; then
+        execs=$(awk '/^stat::number_of_executed_units:/ { s += $2; n++ } END { if (n) print s }' "$LOG")
     fi
     verdict "$tsv" "$t" "$why" "$n" "$execs" "$edges" | tee -a "$OUT/summary.txt"
 }
@@ -167,8 +185,8 @@ run_target() { # target cap
 # One line: target, CPU, executions, exec per CPU second, coverage, corpus,
 # findings, and plateau / growing over the last WINDOW CPU seconds (judged
 # as the run was: on edges, or on edges and features), with the features
-# found in that window beside it.  For AFL++ the executions and edges shown
-# are its totals at exit (fuzzer_stats) when given.
+# found in that window beside it.  The executions shown are the engine's
+# totals at exit when given (and its edges, for AFL++).
 verdict() { # tsv target why findings [execs edges]
     awk -F'\t' -v t="$2" -v e="$ENGINE" -v why="$3" -v n="$4" -v w="$WINDOW" -v on="$ON" \
         -v xe="${5:-}" -v xg="${6:-}" '
