@@ -516,9 +516,9 @@ static void emit_string_field(emitter *m, item *it)
 }
 
 /* "; known: (1, 1) i8, (1, 2) i16, ..., eltype == 0 && elbyte > 0: opaque"
- * as a quoted C format literal: an unknown type code lists the valid ones,
- * straight from the spec's table. */
-char *known_entries(const table *tb)
+ * as a quoted C format literal (format set) or string literal: an unknown
+ * type code lists the valid ones, straight from the spec's table. */
+static char *known_literal(const table *tb, int format)
 {
     sbuf b = {0};
     char *q;
@@ -554,9 +554,14 @@ char *known_entries(const table *tb)
             sb_puts(&b, ")");
         sb_printf(&b, " %s", te->dtype);
     }
-    q = c_format_literal(b.s ? b.s : "");
+    q = format ? c_format_literal(b.s ? b.s : "") : c_quote(b.s ? b.s : "", b.len);
     sb_free(&b);
     return q;
+}
+
+char *known_entries(const table *tb)
+{
+    return known_literal(tb, 1);
 }
 
 /* The failure of lookup it in table tb when cond holds: names the key
@@ -633,13 +638,25 @@ static int lookup_by_table(emitter *m, const blame *bl, item *it, const table *t
     const int text_key = ky && ky->kind == SY_TEXT;
     const char *tname = it->lookup.nkey == 1 ? type_table(m, tb, text_key ? ky->size : 0) : NULL;
     if (!tname) return 0;
-    if (text_key)
-        line(m, "const afmt_type_entry *%s_type = afmt_type_by_text(%s, %d, %s, %d);", it->name, tname, tb->nentries,
-             keys[0], ky->size);
-    else
-        line(m, "const afmt_type_entry *%s_type = afmt_type_by_code(%s, %d, (uint64_t)%s);", it->name, tname,
-             tb->nentries, keys[0]);
-    lookup_fail(m, bl, it, tb, keys, xprintf("!%s_type", it->name));
+    if (text_key && strcmp(ky->name, bl->field) == 0) {
+        /* found, or refused naming the key's text and the table's entries:
+         * one call */
+        char *known = known_literal(tb, 0), *field = c_quote(bl->field, strlen(bl->field));
+        decl_use(m, bl->off_decl);
+        line(m, "const afmt_type_entry *%s_type = afmt_lookup_text(c, %s, %d, %s, %d, \"%s\", %s, %s, %s, %s);", it->name,
+             tname, tb->nentries, keys[0], ky->size, tb->name, field, bl->index, bl->offset, known);
+        line(m, "if (!%s_type) return -1;", it->name);
+        free(known);
+        free(field);
+    } else {
+        if (text_key)
+            line(m, "const afmt_type_entry *%s_type = afmt_type_by_text(%s, %d, %s, %d);", it->name, tname,
+                 tb->nentries, keys[0], ky->size);
+        else
+            line(m, "const afmt_type_entry *%s_type = afmt_type_by_code(%s, %d, (uint64_t)%s);", it->name, tname,
+                 tb->nentries, keys[0]);
+        lookup_fail(m, bl, it, tb, keys, xprintf("!%s_type", it->name));
+    }
     line(m, "const afmt_dtype %s_dtype = %s_type->dtype;", it->name, it->name);
     line(m, "const uint64_t %s_size = afmt_dtype_get(%s_dtype)->size;", it->name, it->name);
     line(m, "const afmt_encoding %s_enc = %s_type->enc;", it->name, it->name);

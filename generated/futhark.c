@@ -146,17 +146,11 @@ static int futhark_validate_kind_1(afmt_vctx *c, const uint64_t comments_value)
     if (afmt_take_field(c, &field_type, 1)) return -1;
 
     /* lookup el in table types (spec/futhark.json /body/0/body/0/cases/0/body/5) */
-    const afmt_type_entry *el_type = afmt_type_by_text(futhark_types, 12, AFMT_B(c->src, o_type),
-            4);
-    if (!el_type) {
-        char type_escaped[19];
-        afmt_escape_text(AFMT_B(c->src, o_type), 4, type_escaped, sizeof type_escaped);
-        return afmt_fail_c(c, AFMT_E_UNKNOWN_TYPE, "type", AFMT_NO_INDEX, o_type,
-                "no entry of table types matches (type = %s): unknown type code"
-                "; known: '  i8' i8, ' i16' i16, ' i32' i32, ' i64' i64, '  u8' u8, ' u16' u16, ' "
-                "u32' u32, ' u64' u64, ' f16' f16, ' f32' f32, ' f64' f64, 'bool' bool",
-                type_escaped);
-    }
+    const afmt_type_entry *el_type = afmt_lookup_text(c, futhark_types, 12, AFMT_B(c->src, o_type),
+            4, "types", "type", AFMT_NO_INDEX, o_type,
+            "; known: '  i8' i8, ' i16' i16, ' i32' i32, ' i64' i64, '  u8' u8, ' u16' u16, ' u32' "
+            "u32, ' u64' u64, ' f16' f16, ' f32' f32, ' f64' f64, 'bool' bool");
+    if (!el_type) return -1;
     const afmt_dtype el_dtype = el_type->dtype;
     const uint64_t el_size = afmt_dtype_get(el_dtype)->size;
     const afmt_encoding el_enc = el_type->enc;

@@ -91,14 +91,10 @@ static int inebin_validate_body(afmt_vctx *c)
     if (afmt_take_field(c, &field_type, 1)) return -1;
 
     /* lookup el in table types (spec/inebin.json /body/3) */
-    const afmt_type_entry *el_type = afmt_type_by_text(inebin_types, 4, AFMT_B(c->src, o_type), 1);
-    if (!el_type) {
-        char type_escaped[7];
-        afmt_escape_text(AFMT_B(c->src, o_type), 1, type_escaped, sizeof type_escaped);
-        return afmt_fail_c(c, AFMT_E_UNKNOWN_TYPE, "type", AFMT_NO_INDEX, o_type,
-                "no entry of table types matches (type = %s): unknown type code"
-                "; known: 'B' bool, 'Z' i64, 'R' f64, 'C' c128", type_escaped);
-    }
+    const afmt_type_entry *el_type = afmt_lookup_text(c, inebin_types, 4, AFMT_B(c->src, o_type),
+            1, "types", "type", AFMT_NO_INDEX, o_type,
+            "; known: 'B' bool, 'Z' i64, 'R' f64, 'C' c128");
+    if (!el_type) return -1;
     const afmt_dtype el_dtype = el_type->dtype;
     const uint64_t el_size = afmt_dtype_get(el_dtype)->size;
     const afmt_encoding el_enc = el_type->enc;

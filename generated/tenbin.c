@@ -113,16 +113,11 @@ static int tenbin_validate_header(afmt_vctx *c, const uint64_t o_header_len,
     if (afmt_expect_text_slot(c, "dtype", o_dtype, 8)) return -1;
 
     /* lookup el in table dtypes (spec/tenbin.json /body/0/body/2/body/1) */
-    const afmt_type_entry *el_type = afmt_type_by_text(tenbin_dtypes, 11, AFMT_B(c->src, o_dtype),
-            8);
-    if (!el_type) {
-        char dtype_escaped[35];
-        afmt_escape_text(AFMT_B(c->src, o_dtype), 8, dtype_escaped, sizeof dtype_escaped);
-        return afmt_fail_c(c, AFMT_E_UNKNOWN_TYPE, "dtype", AFMT_NO_INDEX, o_dtype,
-                "no entry of table dtypes matches (dtype = %s): unknown type code"
-                "; known: 'f2' f16, 'f4' f32, 'f8' f64, 'i1' i8, 'i2' i16, 'i4' i32, 'i8' i64, "
-                "'u1' u8, 'u2' u16, 'u4' u32, 'u8' u64", dtype_escaped);
-    }
+    const afmt_type_entry *el_type = afmt_lookup_text(c, tenbin_dtypes, 11,
+            AFMT_B(c->src, o_dtype), 8, "dtypes", "dtype", AFMT_NO_INDEX, o_dtype,
+            "; known: 'f2' f16, 'f4' f32, 'f8' f64, 'i1' i8, 'i2' i16, 'i4' i32, 'i8' i64, 'u1' "
+            "u8, 'u2' u16, 'u4' u32, 'u8' u64");
+    if (!el_type) return -1;
     const afmt_dtype el_dtype = el_type->dtype;
     const uint64_t el_size = afmt_dtype_get(el_dtype)->size;
     const afmt_encoding el_enc = el_type->enc;

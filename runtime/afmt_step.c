@@ -174,6 +174,20 @@ int afmt_tiles_place(const afmt_vctx *c, afmt_tiles *t, const afmt_tile_fields *
                      "block lies outside the matrix");
 }
 
+const afmt_type_entry *afmt_lookup_text_fail(const afmt_vctx *c, const char *table,
+                                             const char *field, uint64_t index, uint64_t offset,
+                                             const uint8_t *key, size_t len, const char *known)
+{
+    /* as the generated code it replaces: 4 characters a byte, quotes, NUL */
+    char escaped[4 * 64 + 3];
+    const size_t cap = len <= 64 ? len * 4 + 3 : sizeof escaped;
+    afmt_escape_text(key, len, escaped, cap);
+    afmt_fail(c->err, AFMT_E_UNKNOWN_TYPE, c->path, field, index, offset,
+              "no entry of table %s matches (%s = %s): unknown type code%s", table, field, escaped,
+              known);
+    return NULL;
+}
+
 int afmt_count_overflow(const afmt_vctx *c, const char *field, uint64_t offset)
 {
     return afmt_fail(c->err, AFMT_E_OVERFLOW, c->path, field, AFMT_NO_INDEX, offset,

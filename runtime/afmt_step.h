@@ -351,6 +351,23 @@ static inline const afmt_type_entry *afmt_type_by_text(const afmt_type_entry *ta
             return &table[i];
     return NULL;
 }
+/* afmt_type_by_text of the len-byte key of field at offset (blamed as
+ * field[index]), or NULL after failing: "no entry of table <table> matches
+ * (<field> = <the key as text>): unknown type code<known>". */
+const afmt_type_entry *afmt_lookup_text_fail(const afmt_vctx *c, const char *table,
+                                             const char *field, uint64_t index, uint64_t offset,
+                                             const uint8_t *key, size_t len, const char *known);
+static inline const afmt_type_entry *afmt_lookup_text(const afmt_vctx *c,
+                                                      const afmt_type_entry *entries, size_t n,
+                                                      const uint8_t *key, size_t len,
+                                                      const char *table, const char *field,
+                                                      uint64_t index, uint64_t offset,
+                                                      const char *known)
+{
+    const afmt_type_entry *e = afmt_type_by_text(entries, n, key, len);
+    return e ? e : afmt_lookup_text_fail(c, table, field, index, offset, key, len, known);
+}
+
 /* The first of the n entries whose integer key is code, or NULL. */
 static inline const afmt_type_entry *afmt_type_by_code(const afmt_type_entry *table, size_t n,
                                                        uint64_t code)
