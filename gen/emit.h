@@ -273,6 +273,8 @@ void emit_fail_if(emitter *m, const char *cond, const blame *bl, const char *cod
                   const char *fmt_c, const char *args_c);
 /* `if (cond) return afmt_fail_overflow(...)`: checked arithmetic on the
  * expression whose spec text is text overflowed. */
+/* `if (cond) stmt` on one line when it fits, else stmt in braces. */
+void emit_if_stmt(emitter *m, const char *cond, const char *stmt);
 void emit_overflow_if(emitter *m, const char *cond, const blame *bl, const char *text);
 
 typedef struct cexpr {

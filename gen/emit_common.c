@@ -354,7 +354,7 @@ void emit_fail(emitter *m, const blame *bl, const char *code, leniency len, cons
 
 /* `if (cond) <stmt>` on one line when it fits, else the statement in
  * braces under the condition (a statement that wraps is a block). */
-static void if_stmt(emitter *m, const char *cond, const char *stmt)
+void emit_if_stmt(emitter *m, const char *cond, const char *stmt)
 {
     char *one = xprintf("if (%s) %s", cond, stmt);
     if ((size_t)m->indent * 4 + strlen(one) <= LINE_WIDTH) {
@@ -382,7 +382,7 @@ void emit_fail_if(emitter *m, const char *cond, const blame *bl, const char *cod
     if (!m->writer) decl_use(m, bl->off_decl);
     if (m->writer) {
         stmt = xprintf("return afmt_fail(err, %s, NULL, %s, %s, 0, %s%s%s);", ce, field, bl->index, fmt_c, sep, args);
-        if_stmt(m, cond, stmt);
+        emit_if_stmt(m, cond, stmt);
     } else if (len == LEN_WARN) {
         stmt = xprintf("if (afmt_tolerate_c(c, %s, %s, %s, %s, %s%s%s)) return -1;", ce, field, bl->index,
                        bl->offset, fmt_c, sep, args);
@@ -394,7 +394,7 @@ void emit_fail_if(emitter *m, const char *cond, const blame *bl, const char *cod
     } else {
         stmt = xprintf("return afmt_fail_c(c, %s, %s, %s, %s, %s%s%s);", ce, field, bl->index, bl->offset, fmt_c,
                        sep, args);
-        if_stmt(m, cond, stmt);
+        emit_if_stmt(m, cond, stmt);
     }
     free(stmt);
     free(ce);
@@ -410,7 +410,7 @@ void emit_overflow_if(emitter *m, const char *cond, const blame *bl, const char 
     char *stmt = m->writer ? xprintf("return afmt_fail_overflow(err, NULL, %s, %s, 0, %s);", field, bl->index, q)
                            : xprintf("return afmt_overflow_c(c, %s, %s, %s, %s);", field, bl->index, bl->offset, q);
     if (!m->writer) decl_use(m, bl->off_decl);
-    if_stmt(m, cond, stmt);
+    emit_if_stmt(m, cond, stmt);
     free(stmt);
     free(field);
     free(q);

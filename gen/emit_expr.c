@@ -433,25 +433,15 @@ static cexpr fn_reduce(emitter *m, const blame *bl, expr *e, const char *text)
         emit_overflow_if(m, cond, bl, text);
         free(cond);
     } else {
-        /* the index of a negative element, and the outcome */
-        char *bad_base = xprintf("%s_negative_at", y->name), *rc_base = xprintf("%s_status", t);
-        char *bad_i = local_name(m, bad_base);
-        char *rc = local_name(m, rc_base);
-        char *nfmt = xprintf("\"%s[%%\" PRIu64 \"] is negative\"", y->name);
-        char *oc = xprintf("%s + %d * %s", y->off, y->width, bad_i);
-        blame elem = blame_at(y->name, bad_i, oc); /* a negative element is blamed on itself */
-        line(m, "uint64_t %s = 0;", bad_i);
-        line(m, "const int %s = afmt_field_%s(AFMT_B(c->src, %s), %s, %d, %d, %d, &%s, &%s);", rc, fn, y->off, y->count,
-             y->width, y->is_signed, y->big, t, bad_i);
-        line(m, "if (%s == AFMT_E_NEGATIVE) {", rc);
-        m->indent++; emit_fail(m, &elem, "negative", LEN_NONE, nfmt, bad_i); m->indent--;
-        line(m, "}");
-        {
-            char *cond = xprintf("%s != AFMT_OK", rc);
-            emit_overflow_if(m, cond, bl, text);
-            free(cond);
-        }
-        free(bad_i); free(rc); free(nfmt); free(oc); free(bad_base); free(rc_base);
+        /* one call checks and reports: a negative element blamed on
+         * itself, an overflow on the expression (bl) */
+        char *field = c_quote(bl->field, strlen(bl->field));
+        char *q = c_quote(text ? text : "?", strlen(text ? text : "?"));
+        char *call = xprintf("afmt_field_%s_c(c, \"%s\", %s, %s, %d, %d, %d, %s, %s, %s, %s, &%s)", fn, y->name,
+                             y->off, y->count, y->width, y->is_signed, y->big, field, bl->index, bl->offset, q, t);
+        decl_use(m, bl->off_decl);
+        emit_if_stmt(m, call, "return -1;");
+        free(field); free(q); free(call);
     }
     known_note(m, key, t);
     free(key); free(mt); free(fmt);

@@ -69,15 +69,9 @@ static int futhark_validate_data(afmt_vctx *c, const afmt_dtype el_dtype, const 
         const afmt_encoding el_enc, const uint64_t n_dims, const uint64_t o_dims)
 {
     uint64_t dims_product;
-    uint64_t dims_negative_at = 0;
-    const int dims_product_status = afmt_field_prod(AFMT_B(c->src, o_dims), n_dims, 8, 1, 0,
-            &dims_product, &dims_negative_at);
-    if (dims_product_status == AFMT_E_NEGATIVE) {
-        return afmt_fail_c(c, AFMT_E_NEGATIVE, "dims", dims_negative_at,
-                o_dims + 8 * dims_negative_at, "dims[%" PRIu64 "] is negative", dims_negative_at);
-    }
-    if (dims_product_status != AFMT_OK) {
-        return afmt_overflow_c(c, "dims", AFMT_NO_INDEX, o_dims, "prod(dims)");
+    if (afmt_field_prod_c(c, "dims", o_dims, n_dims, 8, 1, 0, "dims", AFMT_NO_INDEX, o_dims,
+            "prod(dims)", &dims_product)) {
+        return -1;
     }
     const uint64_t n_data = dims_product;
     const uint64_t stored_data = n_data;

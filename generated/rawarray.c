@@ -90,15 +90,9 @@ static int rawarray_validate_compression_0(afmt_vctx *c, const uint64_t v_elbyte
 {
     /* check size == elbyte * prod(dims) (spec/rawarray.json /body/8/cases/0/body/0) */
     uint64_t dims_product;
-    uint64_t dims_negative_at = 0;
-    const int dims_product_status = afmt_field_prod(AFMT_B(c->src, o_dims), n_dims, 8, 0, 0,
-            &dims_product, &dims_negative_at);
-    if (dims_product_status == AFMT_E_NEGATIVE) {
-        return afmt_fail_c(c, AFMT_E_NEGATIVE, "dims", dims_negative_at,
-                o_dims + 8 * dims_negative_at, "dims[%" PRIu64 "] is negative", dims_negative_at);
-    }
-    if (dims_product_status != AFMT_OK) {
-        return afmt_overflow_c(c, "size", AFMT_NO_INDEX, o_size, "size == elbyte * prod(dims)");
+    if (afmt_field_prod_c(c, "dims", o_dims, n_dims, 8, 0, 0, "size", AFMT_NO_INDEX, o_size,
+            "size == elbyte * prod(dims)", &dims_product)) {
+        return -1;
     }
     uint64_t elbyte_times_dims_product;
     if (!afmt_mul_u64(v_elbyte, dims_product, &elbyte_times_dims_product)) {
@@ -124,16 +118,9 @@ static int rawarray_validate_data(afmt_vctx *c, const uint64_t v_flags, const ui
         const uint64_t el_size, const afmt_encoding el_enc)
 {
     uint64_t dims_product_2;
-    uint64_t dims_negative_at_2 = 0;
-    const int dims_product_2_status = afmt_field_prod(AFMT_B(c->src, o_dims), n_dims, 8, 0, 0,
-            &dims_product_2, &dims_negative_at_2);
-    if (dims_product_2_status == AFMT_E_NEGATIVE) {
-        return afmt_fail_c(c, AFMT_E_NEGATIVE, "dims", dims_negative_at_2,
-                o_dims + 8 * dims_negative_at_2, "dims[%" PRIu64 "] is negative",
-                dims_negative_at_2);
-    }
-    if (dims_product_2_status != AFMT_OK) {
-        return afmt_overflow_c(c, "dims", AFMT_NO_INDEX, o_dims, "prod(dims)");
+    if (afmt_field_prod_c(c, "dims", o_dims, n_dims, 8, 0, 0, "dims", AFMT_NO_INDEX, o_dims,
+            "prod(dims)", &dims_product_2)) {
+        return -1;
     }
     const uint64_t n_data = dims_product_2;
     const uint64_t stored_data = n_data;

@@ -224,17 +224,9 @@ static int tenbin_validate_array(afmt_vctx *c)
      * bytes are the one tolerance here: the region below skips them without a second warning
      */
     uint64_t dims_product;
-    uint64_t dims_negative_at = 0;
-    const int dims_product_status = afmt_field_prod(AFMT_B(c->src, header.o_dims), header.n_dims,
-            8, 1, 0, &dims_product, &dims_negative_at);
-    if (dims_product_status == AFMT_E_NEGATIVE) {
-        return afmt_fail_c(c, AFMT_E_NEGATIVE, "dims", dims_negative_at,
-                header.o_dims + 8 * dims_negative_at, "dims[%" PRIu64 "] is negative",
-                dims_negative_at);
-    }
-    if (dims_product_status != AFMT_OK) {
-        return afmt_overflow_c(c, "data_len", AFMT_NO_INDEX, o_data_len,
-                "data_len == prod(dims) * sizeof(el)");
+    if (afmt_field_prod_c(c, "dims", header.o_dims, header.n_dims, 8, 1, 0, "data_len",
+            AFMT_NO_INDEX, o_data_len, "data_len == prod(dims) * sizeof(el)", &dims_product)) {
+        return -1;
     }
     uint64_t dims_product_times_el_size;
     if (!afmt_mul_u64(dims_product, header.el_size, &dims_product_times_el_size)) {

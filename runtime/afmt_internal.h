@@ -31,5 +31,6 @@
 #include "afmt_format.h"
 #include "afmt_step.h"
 #include "afmt_write_check.h"
+#include "afmt_gen_expr.h"
 
 #endif /* AFMT_INTERNAL_H */

@@ -1,0 +1,35 @@
+/* afmt runtime (internal, for generated code only): the built-in
+ * functions of spec expressions that can fail, each checked and reported
+ * in one call, so a generated validator spells one line per use instead
+ * of a status variable and an if-block per failure.
+ */
+#ifndef AFMT_GEN_EXPR_H
+#define AFMT_GEN_EXPR_H
+
+#include <stdint.h>
+#include "afmt_step.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* prod(name) / sum(name) of the integer array field `name`: n elements of
+ * `width` bytes (1, 2, 4, 8; signed or not, big-endian or not) at input
+ * offset `off`, which the caller has taken (they are in memory).  On
+ * success *out is the value and 0 is returned.  A negative element i
+ * fails as "name[i] is negative", blamed on the element (field name,
+ * index i, its offset); a result over 64 bits fails as "`text` overflows
+ * 64 bits", blamed on the expression's field (field, index, offset).
+ * Both return -1 after filling c->err.  Thread-safe as c is. */
+int afmt_field_prod_c(const afmt_vctx *c, const char *name, uint64_t off, uint64_t n, unsigned width,
+                      int is_signed, int big, const char *field, uint64_t index, uint64_t offset,
+                      const char *text, uint64_t *out);
+int afmt_field_sum_c(const afmt_vctx *c, const char *name, uint64_t off, uint64_t n, unsigned width,
+                     int is_signed, int big, const char *field, uint64_t index, uint64_t offset,
+                     const char *text, uint64_t *out);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
