@@ -85,6 +85,7 @@ typedef struct emitter {
     int nlocals;
     int errors;
     int writer;          /* 0: validator, 1: writer */
+    int writer_owns;     /* writer: its code fills *owned (else the impl marks `owned` unused) */
     int multi;           /* writer: a top-level repeat holds the arrays */
     sym *syms[MAX_SYMS];
     int nsyms;
@@ -174,6 +175,13 @@ void func_hand_out(emitter *m, func_frame *f, sym **ys, int n, const char *name)
  * of one literal key per entry (text of key_size bytes, or an integer when
  * key_size is 0) and plain dtypes; NULL for any other table. */
 const char *type_table(emitter *m, const table *tb, int key_size);
+/* The number of entries at the start of tb that fit an afmt_type_entry2
+ * row: two integer keys, a plain dtype (bool may be bits-lsb), no size. */
+int table2_plain_count(const table *tb);
+/* `static const afmt_type_entry2 <fmt>_<table>[]` (emitted once, shared by
+ * the validator and the writer) of the first nplain entries of tb
+ * (table2_plain_count), or NULL when no more tables fit. */
+const char *type_table2(emitter *m, const table *tb, int nplain);
 
 /* Output helpers. */
 void line(emitter *m, const char *fmt, ...)

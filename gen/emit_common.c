@@ -495,6 +495,71 @@ const char *type_table(emitter *m, const table *tb, int key_size)
     return m->helpers[m->nhelpers++];
 }
 
+/* Is entry te of a two-integer-key table one row of an afmt_type_entry2
+ * table (two integer keys, a plain dtype, no size)? */
+static int entry2_plain(const table_entry *te)
+{
+    return te->key && te->nkey == 2 && te->key[0] && te->key[1] && te->key[0]->kind == E_INT && te->key[1]->kind == E_INT &&
+           !te->size && te->dtype && dtype_enum(te->dtype) && strcmp(te->dtype, "opaque") != 0 &&
+           (!te->encoding || strcmp(te->encoding, "bits-lsb") != 0 || strcmp(te->dtype, "bool") == 0);
+}
+
+int table2_plain_count(const table *tb)
+{
+    int n = 0;
+    while (n < tb->nentries && entry2_plain(&tb->entries[n])) n++;
+    return n;
+}
+
+/* A C string literal of text in pieces of at most ~80 columns. */
+static void quote_wrapped(sbuf *o, const char *text, const char *indent)
+{
+    size_t at = 0, len = strlen(text);
+    while (at < len) {
+        size_t n = len - at;
+        char *q;
+        if (n > 80) {
+            n = 80;
+            while (n > 20 && text[at + n] != ' ') n--;
+            if (text[at + n] == ' ') n++;
+        }
+        q = c_quote(text + at, n);
+        sb_printf(o, "%s%s%s", at ? "\n" : "", at ? indent : "", q);
+        free(q);
+        at += n;
+    }
+}
+
+/* `static const afmt_type_entry2 <fmt>_<table>[]` (emitted once) for the
+ * plain two-key entries of tb (the first nplain), or NULL. */
+const char *type_table2(emitter *m, const table *tb, int nplain)
+{
+    char *name = xprintf("%s_%s", m->s->format, tb->name);
+    int i;
+    for (i = 0; i < m->nhelpers; i++)
+        if (strcmp(m->helpers[i], name) == 0) { free(name); return m->helpers[i]; }
+    if (m->nhelpers >= 32) { free(name); return NULL; }
+    sb_printf(m->prelude, "/* Table %s (%s %s): its entries of two keys, for the validator and the writer. */\n", tb->name, m->s->path, tb->jpath ? tb->jpath : "");
+    sb_printf(m->prelude, "static const afmt_type_entry2 %s[%d] = {\n", name, nplain);
+    for (i = 0; i < nplain; i++) {
+        const table_entry *te = &tb->entries[i];
+        const char *enc = te->encoding && strcmp(te->encoding, "bits-lsb") == 0 ? "AFMT_ENC_BITS_LSB" : "AFMT_ENC_PLAIN";
+        sb_printf(m->prelude, "    {{%llu, %llu}, %s, %s, %d,", (unsigned long long)te->key[0]->ival,
+                  (unsigned long long)te->key[1]->ival, dtype_enum(te->dtype), enc, te->writable);
+        if (te->warn) {
+            sb_puts(m->prelude, "\n     ");
+            quote_wrapped(m->prelude, te->warn, "     ");
+        } else {
+            sb_puts(m->prelude, " NULL");
+        }
+        sb_puts(m->prelude, "},\n");
+    }
+    sb_puts(m->prelude, "};\n\n");
+    snprintf(m->helpers[m->nhelpers], sizeof m->helpers[0], "%s", name);
+    free(name);
+    return m->helpers[m->nhelpers++];
+}
+
 /* Declarations emitted only where used.  A placeholder line ("\x01" and
  * the number of a piece of text, then a newline) stands where the
  * declaration would go; decls_resolve puts the text there if the

@@ -751,64 +751,6 @@ static void lookup_entry(emitter *m, const blame *bl, item *it, int i, const tab
     m->indent--;
 }
 
-/* Is entry te of a two-integer-key table one row of an afmt_type_entry2
- * table (two integer keys, a plain dtype, no size)? */
-static int entry2_plain(const table_entry *te)
-{
-    return te->key && te->nkey == 2 && te->key[0] && te->key[1] && te->key[0]->kind == E_INT && te->key[1]->kind == E_INT &&
-           !te->size && te->dtype && dtype_enum(te->dtype) && strcmp(te->dtype, "opaque") != 0 &&
-           (!te->encoding || strcmp(te->encoding, "bits-lsb") != 0 || strcmp(te->dtype, "bool") == 0);
-}
-
-/* A C string literal of text in pieces of at most ~80 columns. */
-static void quote_wrapped(sbuf *o, const char *text, const char *indent)
-{
-    size_t at = 0, len = strlen(text);
-    while (at < len) {
-        size_t n = len - at;
-        char *q;
-        if (n > 80) {
-            n = 80;
-            while (n > 20 && text[at + n] != ' ') n--;
-            if (text[at + n] == ' ') n++;
-        }
-        q = c_quote(text + at, n);
-        sb_printf(o, "%s%s%s", at ? "\n" : "", at ? indent : "", q);
-        free(q);
-        at += n;
-    }
-}
-
-/* `static const afmt_type_entry2 <fmt>_<table>[]` (emitted once) for the
- * plain two-key entries of tb (the first nplain), or NULL. */
-static const char *type_table2(emitter *m, const table *tb, int nplain)
-{
-    char *name = xprintf("%s_%s", m->s->format, tb->name);
-    int i;
-    for (i = 0; i < m->nhelpers; i++)
-        if (strcmp(m->helpers[i], name) == 0) { free(name); return m->helpers[i]; }
-    if (m->nhelpers >= 32) { free(name); return NULL; }
-    sb_printf(m->prelude, "/* Table %s (%s %s): its entries of two keys. */\n", tb->name, m->s->path, tb->jpath ? tb->jpath : "");
-    sb_printf(m->prelude, "static const afmt_type_entry2 %s[%d] = {\n", name, nplain);
-    for (i = 0; i < nplain; i++) {
-        const table_entry *te = &tb->entries[i];
-        const char *enc = te->encoding && strcmp(te->encoding, "bits-lsb") == 0 ? "AFMT_ENC_BITS_LSB" : "AFMT_ENC_PLAIN";
-        sb_printf(m->prelude, "    {{%llu, %llu}, %s, %s,", (unsigned long long)te->key[0]->ival,
-                  (unsigned long long)te->key[1]->ival, dtype_enum(te->dtype), enc);
-        if (te->warn) {
-            sb_puts(m->prelude, "\n     ");
-            quote_wrapped(m->prelude, te->warn, "     ");
-        } else {
-            sb_puts(m->prelude, " NULL");
-        }
-        sb_puts(m->prelude, "},\n");
-    }
-    sb_puts(m->prelude, "};\n\n");
-    snprintf(m->helpers[m->nhelpers], sizeof m->helpers[0], "%s", name);
-    free(name);
-    return m->helpers[m->nhelpers++];
-}
-
 /* A table of two unsigned integer keys whose keyed entries come first,
  * plain (entry2_plain), and whose "when" entries (if any) follow: one
  * runtime lookup in an afmt_type_entry2 table, then the "when" entries in
@@ -822,7 +764,8 @@ static int lookup_by_table2(emitter *m, const blame *bl, item *it, const table *
         sym *ky = it->lookup.key[k]->kind == E_NAME ? sym_peek(m, it->lookup.key[k]->sval) : NULL;
         if (!ky || ky->kind != SY_INT || ky->t != VT_U) return 0;
     }
-    while (nplain < tb->nentries && entry2_plain(&tb->entries[nplain])) warns |= tb->entries[nplain++].warn != NULL;
+    nplain = table2_plain_count(tb);
+    for (i = 0; i < nplain; i++) warns |= tb->entries[i].warn != NULL;
     for (i = nplain; i < tb->nentries; i++) {
         /* a "when" entry, well formed (lookup_entry reports the others) */
         const table_entry *te = &tb->entries[i];

@@ -470,14 +470,43 @@ static void reverse_entry(emitter *m, scope *sc, item *lk, item *arr, const tabl
     m->indent--;
 }
 
-/* A chain over the table's writable entries, in its order. */
+/* A table of two keys, both unsigned integer fields of this scope, whose
+ * plain entries come first (table2_plain_count): the validator's
+ * afmt_type_entry2 table read backwards, one runtime call; the number of
+ * entries it covers (the chain goes on with the rest), or 0. */
+static int reverse_by_table2(emitter *m, scope *sc, item *lk, item *arr, const table *tb, int size_decl, int enc_decl)
+{
+    const int nplain = lk->lookup.nkey == 2 ? table2_plain_count(tb) : 0;
+    const char *tname;
+    int k;
+    for (k = 0; k < lk->lookup.nkey; k++) {
+        item *kf = key_field(sc, lk, k);
+        if (!kf || kf->kind != IT_FIELD || kf->field.ftype != FT_INT || kf->field.is_signed) return 0;
+    }
+    if (nplain == 0 || !(tname = type_table2(m, tb, nplain))) return 0;
+    line(m, "const afmt_type_entry2 *%s_type = afmt_type_by_dtype2(%s, %d, A_%s->dtype);", lk->name, tname, nplain,
+         arr->name);
+    line(m, "if (%s_type) {", lk->name);
+    m->indent++;
+    for (k = 0; k < 2; k++) line(m, "v_%s = %s_type->key[%d];", key_field(sc, lk, k)->name, lk->name, k);
+    line(m, "%s_dtype = %s_type->dtype;", lk->name, lk->name);
+    decl_line(m, size_decl, "%s_size = afmt_dtype_get(%s_dtype)->size;", lk->name, lk->name);
+    decl_line(m, enc_decl, "%s_enc = %s_type->enc;", lk->name, lk->name);
+    m->indent--;
+    return nplain;
+}
+
+/* A chain over the table's writable entries, in its order (a table of two
+ * keys: its plain entries by reverse_by_table2, then the rest). */
 static void reverse_chain(emitter *m, scope *sc, item *lk, item *arr, const table *tb, int *size_decl, int *enc_decl)
 {
-    int i, first = 1;
+    int i, first, nplain;
     line(m, "afmt_dtype %s_dtype = AFMT_DTYPE_INVALID;", lk->name);
     *size_decl = decl_defer(m, "uint64_t %s_size = 0;", lk->name);
     *enc_decl = decl_defer(m, "afmt_encoding %s_enc = AFMT_ENC_PLAIN;", lk->name);
-    for (i = 0; i < tb->nentries; i++) {
+    nplain = reverse_by_table2(m, sc, lk, arr, tb, *size_decl, *enc_decl);
+    first = nplain == 0;
+    for (i = nplain; i < tb->nentries; i++) {
         const table_entry *te = &tb->entries[i];
         const char *dt = dtype_enum(te->dtype ? te->dtype : "");
         if (!te->key && te->write_key && te->writable && dt) {
@@ -1134,6 +1163,7 @@ void emit_writer(emitter *m)
         return;
     }
     sbuf *out = m->out, main_fn = {0}, funcs = {0};
+    int owned_unused;
     m->writer = 1;
     m->end = "len";
     m->out = &main_fn;
@@ -1145,7 +1175,9 @@ void emit_writer(emitter *m)
     line(m, "                         afmt_sink *sink, afmt_error *err, uint8_t **owned)");
     line(m, "{");
     m->indent++;
-    line(m, "(void)owned;");
+    owned_unused = decl_new(m); /* kept when no layout fills *owned */
+    decl_line(m, owned_unused, "(void)owned;");
+    m->writer_owns = 0;
     m->multi = multi;
     if (!multi) {
         line(m, "const size_t ai = 0;");
@@ -1180,6 +1212,7 @@ void emit_writer(emitter *m)
     line(m, "return 0;");
     m->indent--;
     line(m, "}");
+    if (!m->writer_owns) decl_use(m, owned_unused);
     /* the functions of the structures, each before its first caller */
     if (funcs.s) sb_puts(out, funcs.s);
     if (main_fn.s) sb_puts(out, main_fn.s);

@@ -63,6 +63,7 @@ static void lz4_write_size(emitter *m, item *it, sym *lk)
     line(m, "if (compressed_%s) {", it->name);
     m->indent++;
     line(m, "/* the stored length is the compressed one: compress now, write later */");
+    m->writer_owns = 1;
     line(m, "free(*owned);");
     line(m, "*owned = NULL;");
     line(m, "if (afmt_lz4_compress(A_%s->data, nbytes_%s, owned, &nbytes_%s, err) != 0) return -1;", it->name, it->name,

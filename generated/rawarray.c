@@ -51,24 +51,24 @@ static int rawarray_check_elbyte(const afmt_vctx *c, uint64_t at, uint64_t v_elb
     return 0;
 }
 
-/* Table element (spec/rawarray.json /tables/element): its entries of two keys. */
+/* Table element (spec/rawarray.json /tables/element): its entries of two keys, for the validator and the writer. */
 static const afmt_type_entry2 rawarray_element[16] = {
-    {{1, 1}, AFMT_I8, AFMT_ENC_PLAIN, NULL},
-    {{1, 2}, AFMT_I16, AFMT_ENC_PLAIN, NULL},
-    {{1, 4}, AFMT_I32, AFMT_ENC_PLAIN, NULL},
-    {{1, 8}, AFMT_I64, AFMT_ENC_PLAIN, NULL},
-    {{2, 1}, AFMT_U8, AFMT_ENC_PLAIN, NULL},
-    {{2, 2}, AFMT_U16, AFMT_ENC_PLAIN, NULL},
-    {{2, 4}, AFMT_U32, AFMT_ENC_PLAIN, NULL},
-    {{2, 8}, AFMT_U64, AFMT_ENC_PLAIN, NULL},
-    {{3, 2}, AFMT_F16, AFMT_ENC_PLAIN, NULL},
-    {{3, 4}, AFMT_F32, AFMT_ENC_PLAIN, NULL},
-    {{3, 8}, AFMT_F64, AFMT_ENC_PLAIN, NULL},
-    {{4, 4}, AFMT_C32, AFMT_ENC_PLAIN, NULL},
-    {{4, 8}, AFMT_C64, AFMT_ENC_PLAIN, NULL},
-    {{4, 16}, AFMT_C128, AFMT_ENC_PLAIN, NULL},
-    {{5, 2}, AFMT_BF16, AFMT_ENC_PLAIN, NULL},
-    {{5, 1}, AFMT_BOOL, AFMT_ENC_PLAIN,
+    {{1, 1}, AFMT_I8, AFMT_ENC_PLAIN, 1, NULL},
+    {{1, 2}, AFMT_I16, AFMT_ENC_PLAIN, 1, NULL},
+    {{1, 4}, AFMT_I32, AFMT_ENC_PLAIN, 1, NULL},
+    {{1, 8}, AFMT_I64, AFMT_ENC_PLAIN, 1, NULL},
+    {{2, 1}, AFMT_U8, AFMT_ENC_PLAIN, 1, NULL},
+    {{2, 2}, AFMT_U16, AFMT_ENC_PLAIN, 1, NULL},
+    {{2, 4}, AFMT_U32, AFMT_ENC_PLAIN, 1, NULL},
+    {{2, 8}, AFMT_U64, AFMT_ENC_PLAIN, 1, NULL},
+    {{3, 2}, AFMT_F16, AFMT_ENC_PLAIN, 1, NULL},
+    {{3, 4}, AFMT_F32, AFMT_ENC_PLAIN, 1, NULL},
+    {{3, 8}, AFMT_F64, AFMT_ENC_PLAIN, 1, NULL},
+    {{4, 4}, AFMT_C32, AFMT_ENC_PLAIN, 1, NULL},
+    {{4, 8}, AFMT_C64, AFMT_ENC_PLAIN, 1, NULL},
+    {{4, 16}, AFMT_C128, AFMT_ENC_PLAIN, 1, NULL},
+    {{5, 2}, AFMT_BF16, AFMT_ENC_PLAIN, 1, NULL},
+    {{5, 1}, AFMT_BOOL, AFMT_ENC_PLAIN, 0,
      "eltype 5 with elbyte 1 is Bool in RawArray.jl but bfloat16 per the RawArray "
      "document: read as bool"},
 };
@@ -296,7 +296,6 @@ static int rawarray_write_compression_2(afmt_error *err, const uint64_t v_size)
 static int rawarray_write_impl(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,
                          afmt_sink *sink, afmt_error *err, uint8_t **owned)
 {
-    (void)owned;
     const size_t ai = 0;
     if (n == 0) {
         return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, 0,
@@ -312,66 +311,12 @@ static int rawarray_write_impl(const afmt_array *arrays, size_t n, const afmt_wr
     uint64_t v_elbyte = 0;
     afmt_dtype el_dtype = AFMT_DTYPE_INVALID;
     afmt_encoding el_enc = AFMT_ENC_PLAIN;
-    if (A_data->dtype == AFMT_I8) {
-        v_eltype = 1;
-        v_elbyte = 1;
-        el_dtype = AFMT_I8;
-    } else if (A_data->dtype == AFMT_I16) {
-        v_eltype = 1;
-        v_elbyte = 2;
-        el_dtype = AFMT_I16;
-    } else if (A_data->dtype == AFMT_I32) {
-        v_eltype = 1;
-        v_elbyte = 4;
-        el_dtype = AFMT_I32;
-    } else if (A_data->dtype == AFMT_I64) {
-        v_eltype = 1;
-        v_elbyte = 8;
-        el_dtype = AFMT_I64;
-    } else if (A_data->dtype == AFMT_U8) {
-        v_eltype = 2;
-        v_elbyte = 1;
-        el_dtype = AFMT_U8;
-    } else if (A_data->dtype == AFMT_U16) {
-        v_eltype = 2;
-        v_elbyte = 2;
-        el_dtype = AFMT_U16;
-    } else if (A_data->dtype == AFMT_U32) {
-        v_eltype = 2;
-        v_elbyte = 4;
-        el_dtype = AFMT_U32;
-    } else if (A_data->dtype == AFMT_U64) {
-        v_eltype = 2;
-        v_elbyte = 8;
-        el_dtype = AFMT_U64;
-    } else if (A_data->dtype == AFMT_F16) {
-        v_eltype = 3;
-        v_elbyte = 2;
-        el_dtype = AFMT_F16;
-    } else if (A_data->dtype == AFMT_F32) {
-        v_eltype = 3;
-        v_elbyte = 4;
-        el_dtype = AFMT_F32;
-    } else if (A_data->dtype == AFMT_F64) {
-        v_eltype = 3;
-        v_elbyte = 8;
-        el_dtype = AFMT_F64;
-    } else if (A_data->dtype == AFMT_C32) {
-        v_eltype = 4;
-        v_elbyte = 4;
-        el_dtype = AFMT_C32;
-    } else if (A_data->dtype == AFMT_C64) {
-        v_eltype = 4;
-        v_elbyte = 8;
-        el_dtype = AFMT_C64;
-    } else if (A_data->dtype == AFMT_C128) {
-        v_eltype = 4;
-        v_elbyte = 16;
-        el_dtype = AFMT_C128;
-    } else if (A_data->dtype == AFMT_BF16) {
-        v_eltype = 5;
-        v_elbyte = 2;
-        el_dtype = AFMT_BF16;
+    const afmt_type_entry2 *el_type = afmt_type_by_dtype2(rawarray_element, 16, A_data->dtype);
+    if (el_type) {
+        v_eltype = el_type->key[0];
+        v_elbyte = el_type->key[1];
+        el_dtype = el_type->dtype;
+        el_enc = el_type->enc;
     } else if (A_data->dtype == AFMT_OPAQUE && A_data->elsize > 0 && !A_data->opaque_name[0]) {
         v_eltype = 0;
         v_elbyte = A_data->elsize;

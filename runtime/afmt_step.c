@@ -261,6 +261,16 @@ const afmt_type_entry *afmt_type_by_dtype(const afmt_type_entry *table, size_t n
     return NULL;
 }
 
+const afmt_type_entry2 *afmt_type_by_dtype2(const afmt_type_entry2 *table, size_t n,
+                                            afmt_dtype dtype)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (table[i].writable && table[i].dtype == dtype)
+            return &table[i];
+    return NULL;
+}
+
 int afmt_region_open_fail(const afmt_vctx *c, const afmt_region_ctx *r)
 {
     const uint64_t pos = c->pos;

@@ -386,6 +386,7 @@ typedef struct afmt_type_entry2 {
     uint64_t key[2];
     afmt_dtype dtype;
     afmt_encoding enc;
+    int writable;         /* a writer may choose this entry */
     const char *warn;
 } afmt_type_entry2;
 
@@ -402,6 +403,9 @@ static inline const afmt_type_entry2 *afmt_type_by_codes(const afmt_type_entry2 
 /* The first writable entry of the n for dtype (what a writer writes), or
  * NULL. */
 const afmt_type_entry *afmt_type_by_dtype(const afmt_type_entry *table, size_t n, afmt_dtype dtype);
+/* afmt_type_by_dtype for a table of two keys. */
+const afmt_type_entry2 *afmt_type_by_dtype2(const afmt_type_entry2 *table, size_t n,
+                                            afmt_dtype dtype);
 
 #ifdef __cplusplus
 }
