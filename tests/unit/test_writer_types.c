@@ -1,0 +1,167 @@
+/* Element types through every generated writer: the type code a writer
+ * picks is the one its validator reads back as the same type (the
+ * writer reads the validator's type table backwards), and a type a format
+ * cannot hold is refused naming it, never written under another type's
+ * code.  RawArray's two-key table is checked code by code: its bool row
+ * (eltype 5, elbyte 1, "write": false) must never be chosen. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "afmt.h"
+#include "afmt_format.h"
+#include "check.h"
+
+extern const afmt_format *const afmt_formats[];
+
+#define NELEM 6
+
+typedef struct seen {
+    int n;
+    afmt_order order;       /* the order to decode in: the one written */
+    afmt_array a;           /* the first array read back */
+    uint8_t plain[NELEM * 16];
+    uint64_t plain_size;    /* its bytes decoded; 0: not decodable */
+} seen;
+
+static int on_array(void *ctx, const afmt_array *a)
+{
+    seen *s = ctx;
+    afmt_error err;
+    uint64_t size;
+    if (s->n++ > 0) return 0;
+    s->a = *a;
+    if (afmt_array_plain_size(a, &size, &err) == 0 && size <= sizeof s->plain &&
+        afmt_array_to_plain(a, s->order, s->plain, size, &err) == 0)
+        s->plain_size = size;
+    return 0;
+}
+
+/* A [2, 3] array of dtype (opaque: elsize bytes, named name) in the
+ * format's order, over data (NELEM * 16 bytes at most). */
+static afmt_array make_array(const afmt_format *f, afmt_dtype dtype, uint64_t elsize, const char *name,
+                             uint8_t *data)
+{
+    afmt_array a;
+    uint64_t i;
+    afmt_array_init(&a, dtype);
+    if (dtype == AFMT_OPAQUE) {
+        a.elsize = elsize;
+        a.stride = elsize;
+        snprintf(a.opaque_name, sizeof a.opaque_name, "%s", name);
+    }
+    a.rank = 2;
+    a.dims[0] = 2;
+    a.dims[1] = 3;
+    a.count = NELEM;
+    a.order = f->order;
+    a.nbytes = NELEM * a.elsize;
+    for (i = 0; i < a.nbytes; i++) data[i] = dtype == AFMT_BOOL ? (uint8_t)(i & 1) : (uint8_t)(i * 37 + 11);
+    a.data = data;
+    return a;
+}
+
+/* Write a through format f into buf; its length, or 0 with err. */
+static uint64_t write_one(const afmt_format *f, const afmt_array *a, uint8_t *buf, uint64_t cap, afmt_error *err)
+{
+    afmt_sink s;
+    afmt_sink_buffer(&s, buf, cap);
+    afmt_error_clear(err);
+    if (f->write(a, 1, NULL, &s, err) != 0) return 0;
+    return s.written;
+}
+
+/* Every format, every element type: written and read back as the same
+ * type with the same values (decoded: bool may be stored as bits), or
+ * refused with AFMT_E_TYPE naming the type. */
+static void test_every_type(void)
+{
+    static uint8_t data[NELEM * 16], out[1 << 16];
+    const afmt_format *const *fp;
+    int written = 0;
+    for (fp = afmt_formats; *fp; fp++) {
+        const afmt_format *f = *fp;
+        int d, nwritten = 0;
+        if (!f->write) continue;
+        for (d = AFMT_BOOL; d < AFMT_DTYPE_COUNT_; d++) {
+            char name[128];
+            afmt_error err;
+            afmt_visitor vis;
+            seen s;
+            afmt_array a = make_array(f, (afmt_dtype)d, 3, "", data);
+            uint64_t len = write_one(f, &a, out, sizeof out, &err);
+            snprintf(name, sizeof name, "%s writes %s [2,3]", f->name, afmt_array_type_name(&a));
+            if (len == 0) {
+                char why[160];
+                snprintf(why, sizeof why, "%s cannot hold elements of type %s", f->name, afmt_array_type_name(&a));
+                CHECK(name, err.code == AFMT_E_TYPE && strstr(err.message, why) != NULL);
+                if (!(err.code == AFMT_E_TYPE && strstr(err.message, why))) printf("  got: %s\n", err.message);
+                continue;
+            }
+            memset(&vis, 0, sizeof vis);
+            memset(&s, 0, sizeof s);
+            s.order = f->order;
+            vis.ctx = &s;
+            vis.on_array = on_array;
+            afmt_error_clear(&err);
+            CHECK(name, f->validate(out, len, NULL, &vis, &err) == 0 && s.n == 1 && s.a.dtype == a.dtype &&
+                            s.a.elsize == a.elsize && s.a.count == NELEM && s.plain_size == a.nbytes &&
+                            memcmp(s.plain, data, a.nbytes) == 0);
+            nwritten++;
+        }
+        /* a writer that holds nothing would pass the loop above */
+        snprintf((char *)out, 128, "%s writes some element types", f->name);
+        CHECK((char *)out, nwritten >= 3);
+        written += nwritten;
+    }
+    CHECK("some formats write", written > 10);
+}
+
+/* RawArray's (eltype, elbyte) for each type, from its spec's table. */
+static void test_rawarray_codes(void)
+{
+    static const struct {
+        afmt_dtype dtype;
+        uint64_t elsize;
+        const char *opaque_name;
+        uint64_t eltype, elbyte; /* elbyte 0: refused */
+    } cases[] = {
+        {AFMT_I8, 1, "", 1, 1},    {AFMT_I16, 2, "", 1, 2},   {AFMT_I32, 4, "", 1, 4},
+        {AFMT_I64, 8, "", 1, 8},   {AFMT_U8, 1, "", 2, 1},    {AFMT_U16, 2, "", 2, 2},
+        {AFMT_U32, 4, "", 2, 4},   {AFMT_U64, 8, "", 2, 8},   {AFMT_F16, 2, "", 3, 2},
+        {AFMT_F32, 4, "", 3, 4},   {AFMT_F64, 8, "", 3, 8},   {AFMT_C32, 4, "", 4, 4},
+        {AFMT_C64, 8, "", 4, 8},   {AFMT_C128, 16, "", 4, 16}, {AFMT_BF16, 2, "", 5, 2},
+        {AFMT_BOOL, 1, "", 0, 0},  /* eltype 5 elbyte 1 reads as bool, is never written */
+        {AFMT_OPAQUE, 3, "", 0, 3}, {AFMT_OPAQUE, 1, "F8_E4M3", 0, 0},
+    };
+    static uint8_t data[NELEM * 16], out[4096];
+    const afmt_format *ra = NULL;
+    const afmt_format *const *fp;
+    size_t i;
+    for (fp = afmt_formats; *fp; fp++)
+        if (strcmp((*fp)->name, "rawarray") == 0) ra = *fp;
+    CHECK("rawarray is registered", ra != NULL);
+    if (!ra) return;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char name[128];
+        afmt_error err;
+        afmt_array a = make_array(ra, cases[i].dtype, cases[i].elsize, cases[i].opaque_name, data);
+        uint64_t len = write_one(ra, &a, out, sizeof out, &err);
+        snprintf(name, sizeof name, "rawarray codes of %s (elsize %" PRIu64 ")", afmt_array_type_name(&a),
+                 cases[i].elsize);
+        if (cases[i].elbyte == 0) {
+            CHECK(name, len == 0 && err.code == AFMT_E_TYPE && strstr(err.message, "rawarray cannot hold"));
+            continue;
+        }
+        /* magic, flags, eltype, elbyte: u64 little-endian each */
+        CHECK(name, len >= 32 && out[16] == cases[i].eltype && out[24] == cases[i].elbyte &&
+                        memcmp(out + 17, "\0\0\0\0\0\0\0", 7) == 0 && memcmp(out + 25, "\0\0\0\0\0\0\0", 7) == 0);
+    }
+}
+
+int main(void)
+{
+    test_every_type();
+    test_rawarray_codes();
+    CHECK_DONE();
+}
