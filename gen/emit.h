@@ -32,6 +32,8 @@ typedef struct sym {
     char off[64];        /* C expression of the byte offset (validator) */
     int width, is_signed, big;
     int size;            /* SY_TEXT: bytes */
+    int elem_bounded;    /* SY_ARRF (writer): every element is at most elem_max */
+    unsigned long long elem_max;
     const table *tb;     /* SY_LOOKUP */
     /* The declarations (decl_defer) of what the code reads through this
      * symbol, 0 for one always there: decl of c (a field's value, a

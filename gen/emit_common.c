@@ -29,7 +29,10 @@ static size_t piece_len(const char *s, int *depth, int max_depth)
     if (s[0] == '"') {
         /* a literal, with the ", " after it: a line never starts with a comma */
         i = literal_len(s);
-        return *depth <= max_depth && s[i] == ',' && s[i + 1] == ' ' ? i + 2 : i;
+        if (*depth <= max_depth && s[i] == ',' && s[i + 1] == ' ') return i + 2;
+        /* the brackets it closes stay on its line: no line starts with `)` */
+        for (; s[i] == ')' || s[i] == ']'; i++) --*depth;
+        return i;
     }
     while (s[i]) {
         if (s[i] == '"') {
@@ -137,8 +140,9 @@ static void put_wrapped(emitter *m, const char *text)
         m->out = out;
         for (p = try.s; p && *p && fits;) {
             const char *eol = strchr(p, '\n');
-            size_t len = eol ? (size_t)(eol - p) : strlen(p);
-            if (len > LINE_WIDTH) fits = 0;
+            size_t len = eol ? (size_t)(eol - p) : strlen(p), lead = strspn(p, " ");
+            /* too long, or a continuation that only closes: `)) return -1;` */
+            if (len > LINE_WIDTH || (p != try.s && lead < len && p[lead] == ')')) fits = 0;
             p = eol ? eol + 1 : p + len;
         }
         if (fits || depth == 15) {
@@ -539,7 +543,7 @@ const char *type_table2(emitter *m, const table *tb, int nplain)
     for (i = 0; i < m->nhelpers; i++)
         if (strcmp(m->helpers[i], name) == 0) { free(name); return m->helpers[i]; }
     if (m->nhelpers >= 32) { free(name); return NULL; }
-    sb_printf(m->prelude, "/* Table %s (%s %s): its entries of two keys, for the validator and the writer. */\n", tb->name, m->s->path, tb->jpath ? tb->jpath : "");
+    sb_printf(m->prelude, "/* Table %s (%s %s): its entries of two keys,\n * for the validator and the writer. */\n", tb->name, m->s->path, tb->jpath ? tb->jpath : "");
     sb_printf(m->prelude, "static const afmt_type_entry2 %s[%d] = {\n", name, nplain);
     for (i = 0; i < nplain; i++) {
         const table_entry *te = &tb->entries[i];

@@ -291,37 +291,23 @@ static void array_field_each(emitter *m, item *it, const sym *y)
     free(p); free(ld); free(ic); free(oc);
 }
 
-/* "first" (last 0) or "last" (last 1): the value that element must have. */
+/* "first" (last 0) or "last" (last 1): the value that element must have,
+ * one runtime call (afmt_field_end_c: no element, or another value). */
 static void array_field_end(emitter *m, item *it, const sym *y, int last)
 {
     expr *want = last ? it->field.last : it->field.first;
     const char *wtext = last ? it->field.last_text : it->field.first_text;
-    char *idx = last ? xprintf("n_%s - 1", it->name) : xstrdup("0");
-    char *w, *el, *fmt, *args, *oc;
+    const char *desc = field_desc(m, it, it->field.is_signed ? "AFMT_FIELD_INT" : "AFMT_FIELD_UINT", it->field.width, 1,
+                                  it->field.big_endian);
     blame bl = blame_at(it->name, "AFMT_NO_INDEX", y->off);
+    char *w, *text;
     m->jpath = it->jpath;
-    line(m, "if (n_%s == 0) {", it->name);
-    m->indent++;
-    fmt = xprintf("\"has no elements, but its %s must be %s\"", last ? "last" : "first", wtext);
-    emit_fail(m, &bl, "constraint", LEN_NONE, fmt, NULL);
-    free(fmt);
-    m->indent--;
-    line(m, "}");
+    decl_use(m, y->off_decl);
     w = emit_u64(m, &bl, want, wtext);
-    el = xprintf(y->elem, idx);
-    oc = xprintf("o_%s + (uint64_t)%d * (%s)", it->name, it->field.width, idx);
-    bl = blame_at(it->name, idx, oc);
-    if (it->field.is_signed)
-        line(m, "if (afmt_cmp_i64_u64(%s, %s) != 0) {", el, w);
-    else
-        line(m, "if (%s != %s) {", el, w);
-    m->indent++;
-    fmt = xprintf("\"expected %%\" PRIu64 \" = %s, found %%\" %s \"\"", wtext, it->field.is_signed ? "PRId64" : "PRIu64");
-    args = xprintf("(uint64_t)(%s), %s", w, el);
-    emit_fail(m, &bl, "constraint", LEN_NONE, fmt, args);
-    m->indent--;
-    line(m, "}");
-    free(w); free(el); free(fmt); free(args); free(oc); free(idx);
+    text = c_quote(wtext, strlen(wtext));
+    line(m, "if (afmt_field_end_c(c, &%s, %s, n_%s, %d, %s, %s)) return -1;", desc, y->off, it->name, last, w, text);
+    free(w);
+    free(text);
 }
 
 /* An order the elements must be in: call_fmt (with %s for the local's

@@ -808,15 +808,19 @@ static void emit_scope_checks(emitter *m, scope *sc)
 static void write_items(emitter *m, item_list *body);
 static void write_scope_func(emitter *m, item_list *body, const char *name);
 
-static void write_int(emitter *m, const blame *bl, item *it, const char *value, int is_signed)
+/* Write the integer value (C text) to field it: its range checked unless
+ * it is a literal (checked here) or an unsigned value known to be at most
+ * bound (bound: ~0 when nothing is known). */
+static void write_int(emitter *m, const blame *bl, item *it, const char *value, int is_signed, unsigned long long bound)
 {
     int bits = it->field.width * 8;
     char *v;
     unsigned long long lit;
     int literal = c_literal(value, &lit);
+    const int fits = bits < 64 && !is_signed && bound >> bits == 0;
     if (bits < 64 && literal && lit >> (bits - (is_signed ? 1 : 0)) != 0)
         gen_error(m, it->jpath, "the value %llu written to '%s' does not fit %d bits", lit, it->name, bits);
-    if (bits < 64 && !literal) {
+    if (bits < 64 && !literal && !fits) {
         char *fmt, *cond;
         if (is_signed) {
             fmt = xprintf("\"value %%\" PRId64 \" does not fit i%d\"", bits);
@@ -999,14 +1003,14 @@ static void write_field(emitter *m, item *it)
     } else if (it->field.ftype != FT_INT) {
         line(m, "if (afmt_sink_put(sink, %s, %d, err) != 0) return -1;", y->c, it->field.size);
     } else if (!it->field.count) {
-        write_int(m, &bl, it, y->c, it->field.is_signed);
+        write_int(m, &bl, it, y->c, it->field.is_signed, ~0ULL);
     } else {
         char *el;
         line(m, "for (uint64_t k = 0; k < %s; k++) {", y->count);
         m->indent++;
         el = xprintf(y->elem, "k");
         bl = blame_at(it->name, "k", "0");
-        write_int(m, &bl, it, el, it->field.is_signed);
+        write_int(m, &bl, it, el, it->field.is_signed, y->elem_bounded ? y->elem_max : ~0ULL);
         free(el);
         m->indent--;
         line(m, "}");

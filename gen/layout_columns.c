@@ -169,6 +169,7 @@ static void column_types(emitter *m, item *a, item *f)
     const blame bl = blame_at(f->name, "k", "0");
     sym *y;
     char *cond, *fmt;
+    int i;
     if (!tname) {
         gen_error(m, f->jpath, "table '%s' must have one integer key and a plain dtype per entry to write a list of codes",
                   tb ? tb->name : "");
@@ -191,6 +192,10 @@ static void column_types(emitter *m, item *a, item *f)
     snprintf(y->off, sizeof y->off, "0");
     snprintf(y->elem, sizeof y->elem, "afmt_type_by_dtype(%s, %d, arrays[%%s].dtype)->code", tname, tb->nentries);
     y->width = f->field.width;
+    /* a code is one of the table's: no range check where they all fit */
+    y->elem_bounded = 1;
+    for (i = 0; i < tb->nentries; i++)
+        if (tb->entries[i].key[0]->ival > y->elem_max) y->elem_max = tb->entries[i].key[0]->ival;
 }
 
 static void columns_write_field(emitter *m, item *a, item *f, int role)

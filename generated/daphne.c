@@ -174,27 +174,10 @@ static int daphne_validate_block_kind_1(afmt_vctx *c, const uint64_t v_value_typ
 static int daphne_validate_row_offsets(afmt_vctx *c, const uint64_t v_nnz,
         const uint64_t n_row_offsets, const uint64_t o_row_offsets)
 {
-    if (n_row_offsets == 0) {
-        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "row_offsets", AFMT_NO_INDEX, o_row_offsets,
-                "has no elements, but its first must be 0");
-    }
-    if (afmt_load_u64le(AFMT_B(c->src, o_row_offsets + (uint64_t)8 * (0))) != UINT64_C(0)) {
-        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "row_offsets", 0,
-                o_row_offsets + (uint64_t)8 * (0), "expected %" PRIu64 " = 0, found %" PRIu64 "",
-                (uint64_t)(UINT64_C(0)),
-                afmt_load_u64le(AFMT_B(c->src, o_row_offsets + (uint64_t)8 * (0))));
-    }
-    if (n_row_offsets == 0) {
-        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "row_offsets", AFMT_NO_INDEX, o_row_offsets,
-                "has no elements, but its last must be nnz");
-    }
-    if (afmt_load_u64le(AFMT_B(c->src,
-            o_row_offsets + (uint64_t)8 * (n_row_offsets - 1))) != v_nnz) {
-        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "row_offsets", n_row_offsets - 1,
-                o_row_offsets + (uint64_t)8 * (n_row_offsets - 1), "expected %" PRIu64
-                " = nnz, found %" PRIu64 "", (uint64_t)(v_nnz),
-                afmt_load_u64le(AFMT_B(c->src, o_row_offsets + (uint64_t)8 * (n_row_offsets - 1))));
-    }
+    if (afmt_field_end_c(c, &field_row_offsets, o_row_offsets, n_row_offsets, 0, UINT64_C(0), "0"))
+            return -1;
+    if (afmt_field_end_c(c, &field_row_offsets, o_row_offsets, n_row_offsets, 1, v_nnz, "nnz"))
+            return -1;
     const uint64_t row_offsets_unordered_at = afmt_field_unordered(AFMT_B(c->src, o_row_offsets),
             n_row_offsets, 8, 0, 0, 0);
     if (row_offsets_unordered_at < n_row_offsets) {
@@ -881,11 +864,6 @@ static int daphne_write_object_3(const afmt_array *arrays, const size_t n, afmt_
     }
     /* column_types */
     for (uint64_t k = 0; k < n_column_types; k++) {
-        if (afmt_type_by_dtype(daphne_value_types, 8, arrays[k].dtype)->code > UINT64_C(0xff)) {
-            return afmt_fail(err, AFMT_E_TYPE, NULL, "column_types", k, 0, "value %" PRIu64
-                    " does not fit u8",
-                    afmt_type_by_dtype(daphne_value_types, 8, arrays[k].dtype)->code);
-        }
         if (afmt_sink_u8(sink, afmt_type_by_dtype(daphne_value_types, 8, arrays[k].dtype)->code,
                 err) != 0) return -1;
     }

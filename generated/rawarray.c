@@ -51,7 +51,8 @@ static int rawarray_check_elbyte(const afmt_vctx *c, uint64_t at, uint64_t v_elb
     return 0;
 }
 
-/* Table element (spec/rawarray.json /tables/element): its entries of two keys, for the validator and the writer. */
+/* Table element (spec/rawarray.json /tables/element): its entries of two keys,
+ * for the validator and the writer. */
 static const afmt_type_entry2 rawarray_element[16] = {
     {{1, 1}, AFMT_I8, AFMT_ENC_PLAIN, 1, NULL},
     {{1, 2}, AFMT_I16, AFMT_ENC_PLAIN, 1, NULL},
@@ -271,13 +272,13 @@ static int rawarray_write_compression_0(afmt_error *err, const uint64_t v_elbyte
 {
     uint64_t dims_product;
     if (!afmt_u64s_prod(w_dims, n_dims, &dims_product)) {
-        return afmt_fail_overflow(err, NULL, "size", AFMT_NO_INDEX, 0, "size == elbyte * prod(dims)"
-                );
+        return afmt_fail_overflow(err, NULL, "size", AFMT_NO_INDEX, 0,
+                "size == elbyte * prod(dims)");
     }
     uint64_t elbyte_times_dims_product;
     if (!afmt_mul_u64(v_elbyte, dims_product, &elbyte_times_dims_product)) {
-        return afmt_fail_overflow(err, NULL, "size", AFMT_NO_INDEX, 0, "size == elbyte * prod(dims)"
-                );
+        return afmt_fail_overflow(err, NULL, "size", AFMT_NO_INDEX, 0,
+                "size == elbyte * prod(dims)");
     }
     if (v_size != elbyte_times_dims_product) {
         return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "size", AFMT_NO_INDEX, 0, "expected %"

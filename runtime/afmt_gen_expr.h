@@ -28,6 +28,16 @@ int afmt_field_sum_c(const afmt_vctx *c, const char *name, uint64_t off, uint64_
                      int is_signed, int big, const char *field, uint64_t index, uint64_t offset,
                      const char *text, uint64_t *out);
 
+/* "first" (last 0) or "last" (last 1) of array field f, n elements at
+ * off (taken): that element must equal want (want_text: the spec's text
+ * of it).  0 when it does; else -1 after failing with AFMT_E_CONSTRAINT:
+ * "has no elements, but its first must be <want_text>" (n == 0, blamed on
+ * the field at off), or "expected <want> = <want_text>, found <value>"
+ * (blamed on the element: its index and offset).  A signed element is
+ * compared as a value (-1 is not 2^64 - 1).  Thread-safe as c is. */
+int afmt_field_end_c(const afmt_vctx *c, const afmt_field_desc *f, uint64_t off, uint64_t n,
+                     int last, uint64_t want, const char *want_text);
+
 #ifdef __cplusplus
 }
 #endif

@@ -1,6 +1,7 @@
 /* Unit tests of the afmt runtime (everything but the format registry, whose
  * table is generated code). */
 #include <dirent.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -14,6 +15,7 @@
 #include "afmt_bytes.h"
 #include "afmt_dtype.h"
 #include "afmt_error.h"
+#include "afmt_gen_expr.h"
 #include "afmt_options.h"
 #include "afmt_sink.h"
 #include "check.h"
@@ -1328,6 +1330,63 @@ static void test_sinks(void)
     }
 }
 
+
+/* ---------------------------------------------------------- field ends */
+
+/* afmt_field_end_c: "first"/"last" of an array field, its message,
+ * index and offset; signed elements compared as values. */
+static void test_field_ends(void)
+{
+    static const struct {
+        const char *bytes;    /* the field's elements, at offset 4 of the input */
+        unsigned width;
+        afmt_field_kind kind;
+        int big, last;
+        uint64_t n, want;
+        int rc;               /* 0 holds, -1 fails */
+        uint64_t index, offset;
+        const char *message;
+    } cases[] = {
+        {"", 8, AFMT_FIELD_UINT, 0, 0, 0, 0, -1, AFMT_NO_INDEX, 4, "has no elements, but its first must be W"},
+        {"", 8, AFMT_FIELD_UINT, 0, 1, 0, 7, -1, AFMT_NO_INDEX, 4, "has no elements, but its last must be W"},
+        {"\0\0\0\0\0\0\0\0\7\0\0\0\0\0\0\0", 8, AFMT_FIELD_UINT, 0, 0, 2, 0, 0, 0, 0, NULL},
+        {"\0\0\0\0\0\0\0\0\7\0\0\0\0\0\0\0", 8, AFMT_FIELD_UINT, 0, 1, 2, 7, 0, 0, 0, NULL},
+        {"\0\0\0\0\0\0\0\0\7\0\0\0\0\0\0\0", 8, AFMT_FIELD_UINT, 0, 1, 2, 8, -1, 1, 12,
+         "expected 8 = W, found 7"},
+        {"\1\0\2\0", 2, AFMT_FIELD_UINT, 0, 0, 2, 1, 0, 0, 0, NULL},
+        {"\1\0\2\0", 2, AFMT_FIELD_UINT, 1, 0, 2, 1, -1, 0, 4, "expected 1 = W, found 256"},
+        {"\1\0\2\0", 2, AFMT_FIELD_UINT, 1, 1, 2, 512, 0, 0, 0, NULL},
+        {"\xff\xff", 2, AFMT_FIELD_INT, 0, 0, 1, UINT64_MAX, -1, 0, 4, "expected 18446744073709551615 = W, found -1"},
+        {"\xff\xff", 2, AFMT_FIELD_UINT, 0, 0, 1, 65535, 0, 0, 0, NULL},
+        {"\5\0\0\0", 4, AFMT_FIELD_INT, 0, 1, 1, 5, 0, 0, 0, NULL},
+    };
+    size_t i;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint8_t buf[32] = {0};
+        const uint64_t nbytes = cases[i].n * cases[i].width;
+        const afmt_field_desc f = {"offsets", cases[i].kind, cases[i].width, 1, cases[i].big, NULL};
+        afmt_src src;
+        afmt_error err;
+        afmt_vctx c = {&src, NULL, NULL, &err, NULL, NULL, 0, 0};
+        char field[64];
+        int rc;
+        memcpy(buf + 4, cases[i].bytes, nbytes);
+        afmt_src_buffer(&src, buf, 4 + nbytes);
+        afmt_error_clear(&err);
+        rc = afmt_field_end_c(&c, &f, 4, cases[i].n, cases[i].last, cases[i].want, "W");
+        if (cases[i].rc == 0) {
+            CHECK(nm("field end %zu holds", i), rc == 0 && err.code == AFMT_OK);
+            continue;
+        }
+        if (cases[i].index == AFMT_NO_INDEX) snprintf(field, sizeof field, "offsets");
+        else snprintf(field, sizeof field, "offsets[%" PRIu64 "]", cases[i].index);
+        CHECK(nm("field end %zu fails: %s", i, cases[i].message),
+              rc == -1 && err.code == AFMT_E_CONSTRAINT && err.offset == cases[i].offset &&
+                  strcmp(err.field, field) == 0 && strstr(err.message, cases[i].message) != NULL);
+        if (rc == -1 && strcmp(err.field, field) != 0) printf("  field %s, expected %s\n", err.field, field);
+    }
+}
+
 int main(void)
 {
     test_checked_arith();
@@ -1344,5 +1403,6 @@ int main(void)
     test_lz4();
     test_convert();
     test_sinks();
+    test_field_ends();
     CHECK_DONE();
 }
