@@ -460,7 +460,7 @@ static cexpr fn_sizeof(emitter *m, const blame *bl, expr *e, const char *text)
     sym *y = e->args[0]->kind == E_NAME ? sym_find(m, e->args[0]->sval) : NULL;
     (void)bl;
     if (!y || y->kind != SY_LOOKUP) { gen_error(m, NULL, "sizeof() takes the name of a lookup in `%s`", text); return bad(); }
-    return mk(xprintf("%s_size", y->c), VT_U);
+    return mk(xprintf("%s.size", y->c), VT_U);
 }
 
 /* roundup(a, k) and ceil_div(a, k) */
@@ -645,7 +645,7 @@ static cexpr emit_member(emitter *m, expr *e, const char *text)
     }
     if (e->a->kind == E_NAME) {
         sym *y = sym_find(m, e->a->sval);
-        if (y && y->kind == SY_LOOKUP && strcmp(e->sval, "size") == 0) return mk(xprintf("%s_size", y->c), VT_U);
+        if (y && y->kind == SY_LOOKUP && strcmp(e->sval, "size") == 0) return mk(xprintf("%s.size", y->c), VT_U);
     }
     gen_error(m, NULL, "unknown member '.%s' in `%s`", e->sval, text);
     return bad();

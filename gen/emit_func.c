@@ -443,16 +443,6 @@ static void sym_members(const sym *y, const decls *fn, decls *members)
         }
         free(t.v);
     }
-    if (y->kind == SY_LOOKUP) {
-        /* a lookup's values are <c>_dtype, <c>_size, <c>_enc */
-        static const char *const parts[] = {"_dtype", "_size", "_enc"};
-        for (k = 0; k < 3; k++) {
-            char *nm = xprintf("%s%s", y->c, parts[k]);
-            const decl *d = decls_find(fn, nm, strlen(nm));
-            if (d && !decls_find(members, d->name, strlen(d->name))) decls_add(members, d);
-            free(nm);
-        }
-    }
 }
 
 static int is_reserved_var(const char *name)
@@ -492,11 +482,6 @@ void func_hand_out(emitter *m, func_frame *f, sym **ys, int n, const char *name)
         rewrite_members(y->off, sizeof y->off, &members, f->scope_var);
         rewrite_members(y->count, sizeof y->count, &members, f->scope_var);
         rewrite_members(y->elem, sizeof y->elem, &members, f->scope_var);
-        if (y->kind == SY_LOOKUP && strlen(y->c) + strlen(f->scope_var) + 2 < sizeof y->c) {
-            char *c = xprintf("%s.%s", f->scope_var, y->c);
-            snprintf(y->c, sizeof y->c, "%s", c);
-            free(c);
-        }
     }
     sb_free(&def);
     free(text);

@@ -629,23 +629,21 @@ static int lookup_by_table(emitter *m, const blame *bl, item *it, const table *t
          * one call */
         char *known = known_literal(tb, 0), *field = c_quote(bl->field, strlen(bl->field));
         decl_use(m, bl->off_decl);
-        line(m, "const afmt_type_entry *%s_type = afmt_lookup_text(c, %s, %d, %s, %d, \"%s\", %s, %s, %s, %s);", it->name,
+        line(m, "const afmt_type_entry *%s_entry = afmt_lookup_text(c, %s, %d, %s, %d, \"%s\", %s, %s, %s, %s);", it->name,
              tname, tb->nentries, keys[0], ky->size, tb->name, field, bl->index, bl->offset, known);
-        line(m, "if (!%s_type) return -1;", it->name);
+        line(m, "if (!%s_entry) return -1;", it->name);
         free(known);
         free(field);
     } else {
         if (text_key)
-            line(m, "const afmt_type_entry *%s_type = afmt_type_by_text(%s, %d, %s, %d);", it->name, tname,
+            line(m, "const afmt_type_entry *%s_entry = afmt_type_by_text(%s, %d, %s, %d);", it->name, tname,
                  tb->nentries, keys[0], ky->size);
         else
-            line(m, "const afmt_type_entry *%s_type = afmt_type_by_code(%s, %d, (uint64_t)%s);", it->name, tname,
+            line(m, "const afmt_type_entry *%s_entry = afmt_type_by_code(%s, %d, (uint64_t)%s);", it->name, tname,
                  tb->nentries, keys[0]);
-        lookup_fail(m, bl, it, tb, keys, xprintf("!%s_type", it->name));
+        lookup_fail(m, bl, it, tb, keys, xprintf("!%s_entry", it->name));
     }
-    line(m, "const afmt_dtype %s_dtype = %s_type->dtype;", it->name, it->name);
-    line(m, "const uint64_t %s_size = afmt_dtype_get(%s_dtype)->size;", it->name, it->name);
-    line(m, "const afmt_encoding %s_enc = %s_type->enc;", it->name, it->name);
+    line(m, "const afmt_elem %s_type = afmt_elem_of(%s_entry);", it->name, it->name);
     return 1;
 }
 
@@ -680,17 +678,17 @@ static void entry_condition(emitter *m, item *it, const table_entry *te, char **
 static void entry_values(emitter *m, const blame *bl, item *it, const table_entry *te, sym *attr)
 {
     const char *dt = dtype_enum(te->dtype);
-    line(m, "%s_dtype = %s;", it->name, dt);
+    line(m, "%s_type.dtype = %s;", it->name, dt);
     if (te->size) {
         char *sz = emit_u64(m, bl, te->size, "entry size");
-        line(m, "%s_size = %s;", it->name, sz);
+        line(m, "%s_type.size = %s;", it->name, sz);
         free(sz);
     } else {
-        line(m, "%s_size = afmt_dtype_get(%s)->size;", it->name, dt);
+        line(m, "%s_type.size = afmt_dtype_get(%s)->size;", it->name, dt);
     }
     if (te->encoding && strcmp(te->encoding, "bits-lsb") == 0) {
         if (strcmp(te->dtype, "bool") != 0) gen_error(m, te->jpath, "bits-lsb encoding is for bool only");
-        line(m, "%s_enc = AFMT_ENC_BITS_LSB;", it->name);
+        line(m, "%s_type.enc = AFMT_ENC_BITS_LSB;", it->name);
     }
     if (te->warn) {
         char *q = c_format_literal(te->warn);
@@ -759,22 +757,20 @@ static int lookup_by_table2(emitter *m, const blame *bl, item *it, const table *
             return 0;
     }
     if (nplain == 0 || !(tname = type_table2(m, tb, nplain))) return 0;
-    line(m, "const afmt_type_entry2 *%s_type = afmt_type_by_codes(%s, %d, %s, %s);", it->name, tname, nplain, keys[0],
+    line(m, "const afmt_type_entry2 *%s_entry = afmt_type_by_codes(%s, %d, %s, %s);", it->name, tname, nplain, keys[0],
          keys[1]);
-    line(m, "afmt_dtype %s_dtype = %s_type ? %s_type->dtype : AFMT_DTYPE_INVALID;", it->name, it->name, it->name);
-    line(m, "uint64_t %s_size = %s_type ? afmt_dtype_get(%s_dtype)->size : 0;", it->name, it->name, it->name);
-    line(m, "afmt_encoding %s_enc = %s_type ? %s_type->enc : AFMT_ENC_PLAIN;", it->name, it->name, it->name);
+    line(m, "%safmt_elem %s_type = afmt_elem_of2(%s_entry);", nplain < tb->nentries ? "" : "const ", it->name, it->name);
     if (warns) {
         if (attr) decl_use(m, attr->off_decl);
-        line(m, "if (%s_type && %s_type->warn)", it->name, it->name);
-        line(m, "    afmt_warn(c->vis, c->path, %s, AFMT_NO_INDEX, %s, \"%%s\", %s_type->warn);",
+        line(m, "if (%s_entry && %s_entry->warn)", it->name, it->name);
+        line(m, "    afmt_warn(c->vis, c->path, %s, AFMT_NO_INDEX, %s, \"%%s\", %s_entry->warn);",
              attr ? xprintf("\"%s\"", attr->name) : "NULL", attr ? attr->off : "c->pos", it->name);
     }
     /* the "when" entries, in order: the first that holds */
     for (i = nplain; i < tb->nentries; i++) {
         const table_entry *te = &tb->entries[i];
         char *b;
-        line(m, "if (%s_dtype == AFMT_DTYPE_INVALID) {", it->name);
+        line(m, "if (%s_type.dtype == AFMT_DTYPE_INVALID) {", it->name);
         m->indent++;
         b = emit_bool(m, bl, te->when, te->when_text);
         line(m, "if (%s) {", b);
@@ -813,22 +809,18 @@ static void emit_lookup(emitter *m, item *it)
     keys = lookup_keys(m, &bl, it);
     by_table = lookup_by_table(m, &bl, it, tb, keys);
     if (!by_table && lookup_by_table2(m, &bl, it, tb, attr, keys)) {
-        lookup_fail(m, &bl, it, tb, keys, xprintf("%s_dtype == AFMT_DTYPE_INVALID", it->name));
+        lookup_fail(m, &bl, it, tb, keys, xprintf("%s_type.dtype == AFMT_DTYPE_INVALID", it->name));
         by_table = 1;
     }
-    if (!by_table) {
-        line(m, "afmt_dtype %s_dtype = AFMT_DTYPE_INVALID;", it->name);
-        line(m, "uint64_t %s_size = 0;", it->name);
-        line(m, "afmt_encoding %s_enc = AFMT_ENC_PLAIN;", it->name);
-    }
+    if (!by_table) line(m, "afmt_elem %s_type = AFMT_ELEM_NONE;", it->name);
     y = sym_push(m, SY_LOOKUP, it->name, it);
-    snprintf(y->c, sizeof y->c, "%s", it->name);
+    snprintf(y->c, sizeof y->c, "%s_type", it->name);
     y->tb = tb;
     if (!by_table) {
         /* a chain over the entries, in the table's order */
         for (i = 0; i < tb->nentries; i++) lookup_entry(m, &bl, it, i, &tb->entries[i], attr, keys);
         line(m, "}");
-        lookup_fail(m, &bl, it, tb, keys, xprintf("%s_dtype == AFMT_DTYPE_INVALID", it->name));
+        lookup_fail(m, &bl, it, tb, keys, xprintf("%s_type.dtype == AFMT_DTYPE_INVALID", it->name));
     }
     for (k = 0; k < it->lookup.nkey; k++) free(keys[k]);
     free(keys);
@@ -916,8 +908,8 @@ static void array_view(emitter *m, item *it, const layout_module *lay, const enc
     /* the view is described only when a visitor wants arrays (view_<a>
      * NULL: none does) */
     line(m, "afmt_array a_%s;", it->name);
-    line(m, "afmt_array *const view_%s = afmt_view_begin(c, &a_%s, %s_dtype, %s_size, %s_enc, n_%s, %s, %s, nbytes_%s);",
-         it->name, it->name, lk->c, lk->c, lk->c, it->name, it->array.col_major ? "AFMT_COL_MAJOR" : "AFMT_ROW_MAJOR",
+    line(m, "afmt_array *const view_%s = afmt_view_begin(c, &a_%s, %s, n_%s, %s, %s, nbytes_%s);",
+         it->name, it->name, lk->c, it->name, it->array.col_major ? "AFMT_COL_MAJOR" : "AFMT_ROW_MAJOR",
          it->array.payload_big ? "AFMT_BIG" : "AFMT_LITTLE", it->name);
     line(m, "if (view_%s) {", it->name);
     m->indent++;
@@ -951,7 +943,7 @@ static void array_scan_fail(emitter *m, item *it, const sym *lk)
     blame bl;
     line(m, "if (bad_%s < nbytes_%s) {", it->name, it->name);
     m->indent++;
-    line(m, "if (%s_enc == AFMT_ENC_BITS_LSB) {", lk->c);
+    line(m, "if (%s.enc == AFMT_ENC_BITS_LSB) {", lk->c);
     m->indent++;
     bl = blame_at(it->name, "AFMT_NO_INDEX", oc);
     emit_fail(m, &bl, "padding", it->array.values_lenient, "\"unused bits of the last byte (0x%02x) are not zero\"", "c->src->bad_byte");
@@ -975,9 +967,9 @@ static void array_take(emitter *m, item *it, const encoding_module *enc, const s
     char *scan = xstrdup("NULL"), *ctx = xstrdup("NULL"), *bad = xstrdup("NULL");
     if (it->array.check_values) {
         line(m, "afmt_scan_fn scan_%s = NULL;", it->name);
-        line(m, "if (c->opt->check_values && %s_dtype == AFMT_BOOL%s)", lk->c, enc && enc->scan_guard ? enc->scan_guard(it) : "");
+        line(m, "if (c->opt->check_values && %s.dtype == AFMT_BOOL%s)", lk->c, enc && enc->scan_guard ? enc->scan_guard(it) : "");
         m->indent++;
-        line(m, "scan_%s = %s_enc == AFMT_ENC_BITS_LSB ? afmt_src_scan_pad_bits : afmt_src_scan_bool;", it->name, lk->c);
+        line(m, "scan_%s = %s.enc == AFMT_ENC_BITS_LSB ? afmt_src_scan_pad_bits : afmt_src_scan_bool;", it->name, lk->c);
         m->indent--;
         line(m, "uint64_t bad_%s;", it->name);
         free(scan); free(ctx); free(bad);
@@ -1019,8 +1011,8 @@ static void emit_array(emitter *m, item *it)
     if (!(lay && lay->computes_nbytes)) line(m, "uint64_t nbytes_%s;", it->name);
     if (enc && enc->validate_size_open) enc->validate_size_open(m, it, lk);
     if (!(lay && lay->computes_nbytes))
-        line(m, "if (afmt_payload_bytes(c, \"%s\", stored_%s, %s_size, %s_enc, %s_dtype, &nbytes_%s)) return -1;",
-             it->name, it->name, lk->c, lk->c, lk->c, it->name);
+        line(m, "if (afmt_payload_bytes(c, \"%s\", stored_%s, %s, &nbytes_%s)) return -1;", it->name, it->name, lk->c,
+             it->name);
     if (enc && enc->validate_size_close) enc->validate_size_close(m, it, lk);
     if (lay && lay->records) lay->records(m, it, &le);
     /* the view is handed over after the payload has passed its checks */

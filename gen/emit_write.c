@@ -398,24 +398,23 @@ static int reverse_by_table(emitter *m, scope *sc, item *lk, item *arr, const ta
     item *kf = lk->lookup.nkey == 1 ? key_field(sc, lk, 0) : NULL;
     const char *tname = kf && kf->kind == IT_FIELD ? type_table(m, tb, kf->field.ftype == FT_INT ? 0 : kf->field.size) : NULL;
     if (!tname) return 0;
-    line(m, "const afmt_type_entry *%s_type = afmt_type_by_dtype(%s, %d, A_%s->dtype);", lk->name, tname, tb->nentries,
+    line(m, "const afmt_type_entry *%s_entry = afmt_type_by_dtype(%s, %d, A_%s->dtype);", lk->name, tname, tb->nentries,
          arr->name);
-    reverse_lookup_fail(m, lk, arr, xprintf("!%s_type", lk->name));
+    reverse_lookup_fail(m, lk, arr, xprintf("!%s_entry", lk->name));
     if (kf->field.ftype == FT_INT)
-        line(m, "const %s v_%s = (%s)%s_type->code;", int_c_type(kf->field.is_signed), kf->name,
+        line(m, "const %s v_%s = (%s)%s_entry->code;", int_c_type(kf->field.is_signed), kf->name,
              int_c_type(kf->field.is_signed), lk->name);
     else /* NUL-padded to the field's size in the table */
-        line(m, "const char *w_%s = %s_type->text;", kf->name, lk->name);
-    *size_decl = decl_defer(m, "const uint64_t %s_size = afmt_dtype_get(%s_type->dtype)->size;", lk->name, lk->name);
-    *enc_decl = decl_defer(m, "const afmt_encoding %s_enc = %s_type->enc;", lk->name, lk->name);
+        line(m, "const char *w_%s = %s_entry->text;", kf->name, lk->name);
+    /* declared where read: sizeof(), the payload */
+    *size_decl = *enc_decl = decl_defer(m, "const afmt_elem %s_type = afmt_elem_of(%s_entry);", lk->name, lk->name);
     return 1;
 }
 
 /* A "when" entry with the key values to write ("elsize": the element
  * size): opaque elements go back as they came, when they have no type
  * name this format could not keep. */
-static void reverse_when_entry(emitter *m, scope *sc, item *lk, item *arr, const table_entry *te, const char *dt, int first,
-                               int size_decl)
+static void reverse_when_entry(emitter *m, scope *sc, item *lk, item *arr, const table_entry *te, const char *dt, int first)
 {
     int k;
     line(m, "%sif (A_%s->dtype == %s && A_%s->elsize > 0 && !A_%s->opaque_name[0]) {", first ? "" : "} else ", arr->name, dt,
@@ -430,16 +429,15 @@ static void reverse_when_entry(emitter *m, scope *sc, item *lk, item *arr, const
         else
             line(m, "v_%s = A_%s->elsize;", kf->name, arr->name);
     }
-    line(m, "%s_dtype = %s;", lk->name, dt);
-    decl_line(m, size_decl, "%s_size = %s;", lk->name,
-              strcmp(te->dtype, "opaque") == 0 ? xprintf("A_%s->elsize", arr->name) : xprintf("afmt_dtype_get(%s)->size", dt));
+    line(m, "%s_type.dtype = %s;", lk->name, dt);
+    line(m, "%s_type.size = %s;", lk->name,
+         strcmp(te->dtype, "opaque") == 0 ? xprintf("A_%s->elsize", arr->name) : xprintf("afmt_dtype_get(%s)->size", dt));
     m->indent--;
 }
 
 /* A keyed entry: its element type chosen, its keys written (a key known
  * from an outer scope must agree). */
-static void reverse_entry(emitter *m, scope *sc, item *lk, item *arr, const table_entry *te, const char *dt, int first,
-                          int size_decl, int enc_decl)
+static void reverse_entry(emitter *m, scope *sc, item *lk, item *arr, const table_entry *te, const char *dt, int first)
 {
     sbuf cond = {0};
     int k;
@@ -464,9 +462,9 @@ static void reverse_entry(emitter *m, scope *sc, item *lk, item *arr, const tabl
             free(q);
         }
     }
-    line(m, "%s_dtype = %s;", lk->name, dt);
-    decl_line(m, size_decl, "%s_size = afmt_dtype_get(%s)->size;", lk->name, dt);
-    if (te->encoding && strcmp(te->encoding, "bits-lsb") == 0) decl_line(m, enc_decl, "%s_enc = AFMT_ENC_BITS_LSB;", lk->name);
+    line(m, "%s_type.dtype = %s;", lk->name, dt);
+    line(m, "%s_type.size = afmt_dtype_get(%s)->size;", lk->name, dt);
+    if (te->encoding && strcmp(te->encoding, "bits-lsb") == 0) line(m, "%s_type.enc = AFMT_ENC_BITS_LSB;", lk->name);
     m->indent--;
 }
 
@@ -474,7 +472,7 @@ static void reverse_entry(emitter *m, scope *sc, item *lk, item *arr, const tabl
  * plain entries come first (table2_plain_count): the validator's
  * afmt_type_entry2 table read backwards, one runtime call; the number of
  * entries it covers (the chain goes on with the rest), or 0. */
-static int reverse_by_table2(emitter *m, scope *sc, item *lk, item *arr, const table *tb, int size_decl, int enc_decl)
+static int reverse_by_table2(emitter *m, scope *sc, item *lk, item *arr, const table *tb)
 {
     const int nplain = lk->lookup.nkey == 2 ? table2_plain_count(tb) : 0;
     const char *tname;
@@ -484,14 +482,12 @@ static int reverse_by_table2(emitter *m, scope *sc, item *lk, item *arr, const t
         if (!kf || kf->kind != IT_FIELD || kf->field.ftype != FT_INT || kf->field.is_signed) return 0;
     }
     if (nplain == 0 || !(tname = type_table2(m, tb, nplain))) return 0;
-    line(m, "const afmt_type_entry2 *%s_type = afmt_type_by_dtype2(%s, %d, A_%s->dtype);", lk->name, tname, nplain,
+    line(m, "const afmt_type_entry2 *%s_entry = afmt_type_by_dtype2(%s, %d, A_%s->dtype);", lk->name, tname, nplain,
          arr->name);
-    line(m, "if (%s_type) {", lk->name);
+    line(m, "if (%s_entry) {", lk->name);
     m->indent++;
-    for (k = 0; k < 2; k++) line(m, "v_%s = %s_type->key[%d];", key_field(sc, lk, k)->name, lk->name, k);
-    line(m, "%s_dtype = %s_type->dtype;", lk->name, lk->name);
-    decl_line(m, size_decl, "%s_size = afmt_dtype_get(%s_dtype)->size;", lk->name, lk->name);
-    decl_line(m, enc_decl, "%s_enc = %s_type->enc;", lk->name, lk->name);
+    for (k = 0; k < 2; k++) line(m, "v_%s = %s_entry->key[%d];", key_field(sc, lk, k)->name, lk->name, k);
+    line(m, "%s_type = afmt_elem_of2(%s_entry);", lk->name, lk->name);
     m->indent--;
     return nplain;
 }
@@ -501,25 +497,24 @@ static int reverse_by_table2(emitter *m, scope *sc, item *lk, item *arr, const t
 static void reverse_chain(emitter *m, scope *sc, item *lk, item *arr, const table *tb, int *size_decl, int *enc_decl)
 {
     int i, first, nplain;
-    line(m, "afmt_dtype %s_dtype = AFMT_DTYPE_INVALID;", lk->name);
-    *size_decl = decl_defer(m, "uint64_t %s_size = 0;", lk->name);
-    *enc_decl = decl_defer(m, "afmt_encoding %s_enc = AFMT_ENC_PLAIN;", lk->name);
-    nplain = reverse_by_table2(m, sc, lk, arr, tb, *size_decl, *enc_decl);
+    line(m, "afmt_elem %s_type = AFMT_ELEM_NONE;", lk->name);
+    *size_decl = *enc_decl = 0; /* always declared */
+    nplain = reverse_by_table2(m, sc, lk, arr, tb);
     first = nplain == 0;
     for (i = nplain; i < tb->nentries; i++) {
         const table_entry *te = &tb->entries[i];
         const char *dt = dtype_enum(te->dtype ? te->dtype : "");
         if (!te->key && te->write_key && te->writable && dt) {
-            reverse_when_entry(m, sc, lk, arr, te, dt, first, *size_decl);
+            reverse_when_entry(m, sc, lk, arr, te, dt, first);
             first = 0;
             continue;
         }
         if (!te->key || !te->writable || !dt || strcmp(te->dtype, "opaque") == 0) continue;
-        reverse_entry(m, sc, lk, arr, te, dt, first, *size_decl, *enc_decl);
+        reverse_entry(m, sc, lk, arr, te, dt, first);
         first = 0;
     }
     if (!first) line(m, "}");
-    reverse_lookup_fail(m, lk, arr, xprintf("%s_dtype == AFMT_DTYPE_INVALID", lk->name));
+    reverse_lookup_fail(m, lk, arr, xprintf("%s_type.dtype == AFMT_DTYPE_INVALID", lk->name));
 }
 
 static void emit_reverse_lookup(emitter *m, scope *sc, item *lk)
@@ -556,7 +551,7 @@ static void emit_reverse_lookup(emitter *m, scope *sc, item *lk)
         if (kd) kd->state = 2;
     }
     y = sym_push(m, SY_LOOKUP, lk->name, lk);
-    snprintf(y->c, sizeof y->c, "%s", lk->name);
+    snprintf(y->c, sizeof y->c, "%s_type", lk->name);
     y->tb = tb;
     y->decl = size_decl;
     y->enc_decl = enc_decl;
@@ -671,7 +666,7 @@ static void def_payload(emitter *m, def *d)
     if (encoding_of(it) && encoding_of(it)->write_size) {
         encoding_of(it)->write_size(m, it, lk);
     } else {
-        line(m, "if (afmt_payload_size(A_%s, %s_enc, &nbytes_%s, err) != 0) return -1;", it->name, lk->c, it->name);
+        line(m, "if (afmt_payload_size(A_%s, %s.enc, &nbytes_%s, err) != 0) return -1;", it->name, lk->c, it->name);
     }
 }
 /* A field whose value is the C expression c (of type t) the array gives
@@ -1033,7 +1028,7 @@ static void write_array(emitter *m, item *it)
     if (lk && encoding_of(it) && encoding_of(it)->write_payload)
         encoding_of(it)->write_payload(m, it, lk, endian);
     else if (lk)
-        line(m, "if (afmt_sink_payload(sink, A_%s, %s, %s_enc, err) != 0) return -1;", it->name, endian, lk->c);
+        line(m, "if (afmt_sink_payload(sink, A_%s, %s, %s.enc, err) != 0) return -1;", it->name, endian, lk->c);
 }
 
 /* The zeros of pad item it. */

@@ -15,7 +15,7 @@ static void coo_stored(emitter *m, item *it, layout_emit *le)
     line(m, "const uint64_t stored_%s = %s;", it->name, nz);
     wc = emit_bool(m, &bl, it->array.coo_with_cols, it->array.coo_with_cols_text);
     line(m, "const int with_cols_%s = %s;", it->name, wc);
-    line(m, "const uint64_t record_%s = %d * (with_cols_%s ? 2u : 1u) + %s_size;", it->name, it->array.coo_index_width,
+    line(m, "const uint64_t record_%s = %d * (with_cols_%s ? 2u : 1u) + %s.size;", it->name, it->array.coo_index_width,
          it->name, le->lk->c);
     line(m, "uint64_t nbytes_%s;", it->name);
     {

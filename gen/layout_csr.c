@@ -96,7 +96,7 @@ static void csr_write_size(emitter *m, item *a, sym *lk)
     nbytes_decl = decl_defer(m, "uint64_t nbytes_%s;", a->name);
     if (pay) pay->nbytes_decl = nbytes_decl;
     decl_needs(m, nbytes_decl, lk->decl);
-    decl_line(m, nbytes_decl, "nbytes_%s = A_%s->nnz * %s_size;", a->name, a->name, lk->c);
+    decl_line(m, nbytes_decl, "nbytes_%s = A_%s->nnz * %s.size;", a->name, a->name, lk->c);
 }
 
 static void csr_write_payload(emitter *m, item *a, sym *lk, const char *endian)

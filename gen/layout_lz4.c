@@ -24,7 +24,7 @@ static void lz4_validate_size_open(emitter *m, item *it, sym *lk)
     st = emit_u64(m, &bl, it->array.stored, it->array.stored_text);
     line(m, "nbytes_%s = %s;", it->name, st);
     free(st);
-    line(m, "if (afmt_lz4_prove(c, \"%s\", nbytes_%s, n_%s, %s_size)) return -1;", it->name, it->name, it->name, lk->c);
+    line(m, "if (afmt_lz4_prove(c, \"%s\", nbytes_%s, n_%s, %s.size)) return -1;", it->name, it->name, it->name, lk->c);
     m->indent--;
     line(m, "} else {");
     m->indent++;
@@ -59,7 +59,7 @@ static void lz4_write_size(emitter *m, item *it, sym *lk)
     char *cz = emit_bool(m, &bl, it->array.compressed, it->array.compressed_text);
     line(m, "const int compressed_%s = %s;", it->name, cz);
     free(cz);
-    line(m, "if (afmt_payload_size(A_%s, %s_enc, &nbytes_%s, err) != 0) return -1;", it->name, lk->c, it->name);
+    line(m, "if (afmt_payload_size(A_%s, %s.enc, &nbytes_%s, err) != 0) return -1;", it->name, lk->c, it->name);
     line(m, "if (compressed_%s) {", it->name);
     m->indent++;
     line(m, "/* the stored length is the compressed one: compress now, write later */");
@@ -77,7 +77,7 @@ static void lz4_write_payload(emitter *m, item *it, sym *lk, const char *endian)
 {
     line(m, "if (compressed_%s) {", it->name);
     line(m, "    if (afmt_sink_put(sink, *owned, nbytes_%s, err) != 0) return -1;", it->name);
-    line(m, "} else if (afmt_sink_payload(sink, A_%s, %s, %s_enc, err) != 0) {", it->name, endian, lk->c);
+    line(m, "} else if (afmt_sink_payload(sink, A_%s, %s, %s.enc, err) != 0) {", it->name, endian, lk->c);
     line(m, "    return -1;");
     line(m, "}");
 }

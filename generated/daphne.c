@@ -94,10 +94,10 @@ static int daphne_check_col_indices(const afmt_vctx *c, uint64_t at, uint64_t at
     return 0;
 }
 
-static int daphne_validate_block_kind_0(afmt_vctx *c, const afmt_dtype el_dtype,
-        const uint64_t el_size, const afmt_encoding el_enc, afmt_tiles *const tiles_block,
-        const uint64_t v_block_row, const uint64_t v_block_col, const uint64_t o_block_rows,
-        const uint64_t v_block_rows, const uint64_t o_block_cols, const uint64_t v_block_cols)
+static int daphne_validate_block_kind_0(afmt_vctx *c, const afmt_elem el_type,
+        afmt_tiles *const tiles_block, const uint64_t v_block_row, const uint64_t v_block_col,
+        const uint64_t o_block_rows, const uint64_t v_block_rows, const uint64_t o_block_cols,
+        const uint64_t v_block_cols)
 {
     /*
      * array data: el elements, row-major (spec/daphne.json
@@ -108,11 +108,10 @@ static int daphne_validate_block_kind_0(afmt_vctx *c, const afmt_dtype el_dtype,
     if (afmt_count_mul(c, &n_data, v_block_cols, "block_cols", o_block_cols)) return -1;
     const uint64_t stored_data = 0; /* all zeros: nothing stored */
     uint64_t nbytes_data;
-    if (afmt_payload_bytes(c, "data", stored_data, el_size, el_enc, el_dtype,
-            &nbytes_data)) return -1;
+    if (afmt_payload_bytes(c, "data", stored_data, el_type, &nbytes_data)) return -1;
     afmt_array a_data;
-    afmt_array *const view_data = afmt_view_begin(c, &a_data, el_dtype, el_size, el_enc, n_data,
-            AFMT_ROW_MAJOR, AFMT_LITTLE, nbytes_data);
+    afmt_array *const view_data = afmt_view_begin(c, &a_data, el_type, n_data, AFMT_ROW_MAJOR,
+            AFMT_LITTLE, nbytes_data);
     if (view_data) {
         a_data.rank = 2;
         a_data.dims[0] = v_block_rows;
@@ -124,21 +123,20 @@ static int daphne_validate_block_kind_0(afmt_vctx *c, const afmt_dtype el_dtype,
     return 0;
 }
 
-static int daphne_validate_data(afmt_vctx *c, const afmt_dtype el_dtype, const uint64_t el_size,
-        const afmt_encoding el_enc, afmt_tiles *const tiles_block, const uint64_t v_block_row,
-        const uint64_t v_block_col, const uint64_t o_block_rows, const uint64_t v_block_rows,
-        const uint64_t o_block_cols, const uint64_t v_block_cols)
+static int daphne_validate_data(afmt_vctx *c, const afmt_elem el_type,
+        afmt_tiles *const tiles_block, const uint64_t v_block_row, const uint64_t v_block_col,
+        const uint64_t o_block_rows, const uint64_t v_block_rows, const uint64_t o_block_cols,
+        const uint64_t v_block_cols)
 {
     uint64_t n_data = 1;
     if (afmt_count_mul(c, &n_data, v_block_rows, "block_rows", o_block_rows)) return -1;
     if (afmt_count_mul(c, &n_data, v_block_cols, "block_cols", o_block_cols)) return -1;
     const uint64_t stored_data = n_data;
     uint64_t nbytes_data;
-    if (afmt_payload_bytes(c, "data", stored_data, el_size, el_enc, el_dtype,
-            &nbytes_data)) return -1;
+    if (afmt_payload_bytes(c, "data", stored_data, el_type, &nbytes_data)) return -1;
     afmt_array a_data;
-    afmt_array *const view_data = afmt_view_begin(c, &a_data, el_dtype, el_size, el_enc, n_data,
-            AFMT_ROW_MAJOR, AFMT_LITTLE, nbytes_data);
+    afmt_array *const view_data = afmt_view_begin(c, &a_data, el_type, n_data, AFMT_ROW_MAJOR,
+            AFMT_LITTLE, nbytes_data);
     if (view_data) {
         a_data.rank = 2;
         a_data.dims[0] = v_block_rows;
@@ -150,10 +148,9 @@ static int daphne_validate_data(afmt_vctx *c, const afmt_dtype el_dtype, const u
 }
 
 static int daphne_validate_block_kind_1(afmt_vctx *c, const uint64_t v_value_type,
-        const afmt_dtype el_dtype, const uint64_t el_size, const afmt_encoding el_enc,
-        afmt_tiles *const tiles_block, const uint64_t v_block_row, const uint64_t v_block_col,
-        const uint64_t o_block_rows, const uint64_t v_block_rows, const uint64_t o_block_cols,
-        const uint64_t v_block_cols)
+        const afmt_elem el_type, afmt_tiles *const tiles_block, const uint64_t v_block_row,
+        const uint64_t v_block_col, const uint64_t o_block_rows, const uint64_t v_block_rows,
+        const uint64_t o_block_cols, const uint64_t v_block_cols)
 {
     /* block_value_type: u8 (spec/daphne.json /body/4/cases/0/body/2/body/6/cases/1/body/0) */
     const uint64_t o_block_value_type = c->pos;
@@ -166,8 +163,8 @@ static int daphne_validate_block_kind_1(afmt_vctx *c, const uint64_t v_value_typ
      * array data: el elements, row-major (spec/daphne.json
      * /body/4/cases/0/body/2/body/6/cases/1/body/1)
      */
-    if (daphne_validate_data(c, el_dtype, el_size, el_enc, tiles_block, v_block_row, v_block_col,
-            o_block_rows, v_block_rows, o_block_cols, v_block_cols)) return -1;
+    if (daphne_validate_data(c, el_type, tiles_block, v_block_row, v_block_col, o_block_rows,
+            v_block_rows, o_block_cols, v_block_cols)) return -1;
     return 0;
 }
 
@@ -210,23 +207,21 @@ static int daphne_validate_col_indices(afmt_vctx *c, const uint64_t v_block_cols
     return 0;
 }
 
-static int daphne_validate_block_kind_2_data(afmt_vctx *c, const afmt_dtype el_dtype,
-        const uint64_t el_size, const afmt_encoding el_enc, afmt_tiles *const tiles_block,
-        const uint64_t v_block_row, const uint64_t v_block_col, const uint64_t o_block_rows,
-        const uint64_t v_block_rows, const uint64_t o_block_cols, const uint64_t v_block_cols,
-        const uint64_t v_nnz, const uint64_t n_row_offsets, const uint64_t o_row_offsets,
-        const uint64_t n_col_indices, const uint64_t o_col_indices)
+static int daphne_validate_block_kind_2_data(afmt_vctx *c, const afmt_elem el_type,
+        afmt_tiles *const tiles_block, const uint64_t v_block_row, const uint64_t v_block_col,
+        const uint64_t o_block_rows, const uint64_t v_block_rows, const uint64_t o_block_cols,
+        const uint64_t v_block_cols, const uint64_t v_nnz, const uint64_t n_row_offsets,
+        const uint64_t o_row_offsets, const uint64_t n_col_indices, const uint64_t o_col_indices)
 {
     uint64_t n_data = 1;
     if (afmt_count_mul(c, &n_data, v_block_rows, "block_rows", o_block_rows)) return -1;
     if (afmt_count_mul(c, &n_data, v_block_cols, "block_cols", o_block_cols)) return -1;
     const uint64_t stored_data = v_nnz;
     uint64_t nbytes_data;
-    if (afmt_payload_bytes(c, "data", stored_data, el_size, el_enc, el_dtype,
-            &nbytes_data)) return -1;
+    if (afmt_payload_bytes(c, "data", stored_data, el_type, &nbytes_data)) return -1;
     afmt_array a_data;
-    afmt_array *const view_data = afmt_view_begin(c, &a_data, el_dtype, el_size, el_enc, n_data,
-            AFMT_ROW_MAJOR, AFMT_LITTLE, nbytes_data);
+    afmt_array *const view_data = afmt_view_begin(c, &a_data, el_type, n_data, AFMT_ROW_MAJOR,
+            AFMT_LITTLE, nbytes_data);
     if (view_data) {
         a_data.rank = 2;
         a_data.dims[0] = v_block_rows;
@@ -243,10 +238,9 @@ static int daphne_validate_block_kind_2_data(afmt_vctx *c, const afmt_dtype el_d
 }
 
 static int daphne_validate_block_kind_2(afmt_vctx *c, const uint64_t v_value_type,
-        const afmt_dtype el_dtype, const uint64_t el_size, const afmt_encoding el_enc,
-        afmt_tiles *const tiles_block, const uint64_t v_block_row, const uint64_t v_block_col,
-        const uint64_t o_block_rows, const uint64_t v_block_rows, const uint64_t o_block_cols,
-        const uint64_t v_block_cols)
+        const afmt_elem el_type, afmt_tiles *const tiles_block, const uint64_t v_block_row,
+        const uint64_t v_block_col, const uint64_t o_block_rows, const uint64_t v_block_rows,
+        const uint64_t o_block_cols, const uint64_t v_block_cols)
 {
     /* block_value_type: u8 (spec/daphne.json /body/4/cases/0/body/2/body/6/cases/2/body/0) */
     const uint64_t o_block_value_type = c->pos;
@@ -287,24 +281,23 @@ static int daphne_validate_block_kind_2(afmt_vctx *c, const uint64_t v_value_typ
      * array data: el elements, row-major (spec/daphne.json
      * /body/4/cases/0/body/2/body/6/cases/2/body/4)
      */
-    if (daphne_validate_block_kind_2_data(c, el_dtype, el_size, el_enc, tiles_block, v_block_row,
-            v_block_col, o_block_rows, v_block_rows, o_block_cols, v_block_cols, v_nnz,
-            n_row_offsets, o_row_offsets, n_col_indices, o_col_indices)) return -1;
+    if (daphne_validate_block_kind_2_data(c, el_type, tiles_block, v_block_row, v_block_col,
+            o_block_rows, v_block_rows, o_block_cols, v_block_cols, v_nnz, n_row_offsets,
+            o_row_offsets, n_col_indices, o_col_indices)) return -1;
     return 0;
 }
 
-static int daphne_validate_block_kind_3_data(afmt_vctx *c, const afmt_dtype el_dtype,
-        const uint64_t el_size, const afmt_encoding el_enc, afmt_tiles *const tiles_block,
-        const uint64_t v_block_row, const uint64_t v_block_col, const uint64_t o_block_rows,
-        const uint64_t v_block_rows, const uint64_t o_block_cols, const uint64_t v_block_cols,
-        const uint64_t v_coo_nnz)
+static int daphne_validate_block_kind_3_data(afmt_vctx *c, const afmt_elem el_type,
+        afmt_tiles *const tiles_block, const uint64_t v_block_row, const uint64_t v_block_col,
+        const uint64_t o_block_rows, const uint64_t v_block_rows, const uint64_t o_block_cols,
+        const uint64_t v_block_cols, const uint64_t v_coo_nnz)
 {
     uint64_t n_data = 1;
     if (afmt_count_mul(c, &n_data, v_block_rows, "block_rows", o_block_rows)) return -1;
     if (afmt_count_mul(c, &n_data, v_block_cols, "block_cols", o_block_cols)) return -1;
     const uint64_t stored_data = v_coo_nnz;
     const int with_cols_data = (v_block_cols != UINT64_C(1));
-    const uint64_t record_data = 4 * (with_cols_data ? 2u : 1u) + el_size;
+    const uint64_t record_data = 4 * (with_cols_data ? 2u : 1u) + el_type.size;
     uint64_t nbytes_data;
     if (!afmt_mul_u64(stored_data, record_data, &nbytes_data)) {
         return afmt_fail_c(c, AFMT_E_OVERFLOW, "data", AFMT_NO_INDEX, c->pos,
@@ -333,8 +326,8 @@ static int daphne_validate_block_kind_3_data(afmt_vctx *c, const afmt_dtype el_d
         prev_col = col;
     }
     afmt_array a_data;
-    afmt_array *const view_data = afmt_view_begin(c, &a_data, el_dtype, el_size, el_enc, n_data,
-            AFMT_ROW_MAJOR, AFMT_LITTLE, nbytes_data);
+    afmt_array *const view_data = afmt_view_begin(c, &a_data, el_type, n_data, AFMT_ROW_MAJOR,
+            AFMT_LITTLE, nbytes_data);
     if (view_data) {
         a_data.rank = 2;
         a_data.dims[0] = v_block_rows;
@@ -351,10 +344,9 @@ static int daphne_validate_block_kind_3_data(afmt_vctx *c, const afmt_dtype el_d
 }
 
 static int daphne_validate_block_kind_3(afmt_vctx *c, const uint64_t v_value_type,
-        const afmt_dtype el_dtype, const uint64_t el_size, const afmt_encoding el_enc,
-        afmt_tiles *const tiles_block, const uint64_t v_block_row, const uint64_t v_block_col,
-        const uint64_t o_block_rows, const uint64_t v_block_rows, const uint64_t o_block_cols,
-        const uint64_t v_block_cols)
+        const afmt_elem el_type, afmt_tiles *const tiles_block, const uint64_t v_block_row,
+        const uint64_t v_block_col, const uint64_t o_block_rows, const uint64_t v_block_rows,
+        const uint64_t o_block_cols, const uint64_t v_block_cols)
 {
     /* block_value_type: u8 (spec/daphne.json /body/4/cases/0/body/2/body/6/cases/3/body/0) */
     const uint64_t o_block_value_type = c->pos;
@@ -372,15 +364,13 @@ static int daphne_validate_block_kind_3(afmt_vctx *c, const uint64_t v_value_typ
      * array data: el elements, row-major (spec/daphne.json
      * /body/4/cases/0/body/2/body/6/cases/3/body/2)
      */
-    if (daphne_validate_block_kind_3_data(c, el_dtype, el_size, el_enc, tiles_block, v_block_row,
-            v_block_col, o_block_rows, v_block_rows, o_block_cols, v_block_cols,
-            v_coo_nnz)) return -1;
+    if (daphne_validate_block_kind_3_data(c, el_type, tiles_block, v_block_row, v_block_col,
+            o_block_rows, v_block_rows, o_block_cols, v_block_cols, v_coo_nnz)) return -1;
     return 0;
 }
 
 static int daphne_validate_block(afmt_vctx *c, const uint64_t v_rows, const uint64_t v_cols,
-        const uint64_t v_value_type, const afmt_dtype el_dtype, const uint64_t el_size,
-        const afmt_encoding el_enc, afmt_tiles *const tiles_block)
+        const uint64_t v_value_type, const afmt_elem el_type, afmt_tiles *const tiles_block)
 {
     /* block_row: u64 little-endian (spec/daphne.json /body/4/cases/0/body/2/body/0) */
     const uint64_t o_block_row = c->pos;
@@ -422,20 +412,17 @@ static int daphne_validate_block(afmt_vctx *c, const uint64_t v_rows, const uint
     /* switch block_kind on block_type (spec/daphne.json /body/4/cases/0/body/2/body/6) */
     const uint64_t sel_block_kind = v_block_type;
     if (sel_block_kind == UINT64_C(0)) {
-        if (daphne_validate_block_kind_0(c, el_dtype, el_size, el_enc, tiles_block, v_block_row,
-                v_block_col, o_block_rows, v_block_rows, o_block_cols, v_block_cols)) return -1;
+        if (daphne_validate_block_kind_0(c, el_type, tiles_block, v_block_row, v_block_col,
+                o_block_rows, v_block_rows, o_block_cols, v_block_cols)) return -1;
     } else if (sel_block_kind == UINT64_C(1)) {
-        if (daphne_validate_block_kind_1(c, v_value_type, el_dtype, el_size, el_enc, tiles_block,
-                v_block_row, v_block_col, o_block_rows, v_block_rows, o_block_cols,
-                v_block_cols)) return -1;
+        if (daphne_validate_block_kind_1(c, v_value_type, el_type, tiles_block, v_block_row,
+                v_block_col, o_block_rows, v_block_rows, o_block_cols, v_block_cols)) return -1;
     } else if (sel_block_kind == UINT64_C(2)) {
-        if (daphne_validate_block_kind_2(c, v_value_type, el_dtype, el_size, el_enc, tiles_block,
-                v_block_row, v_block_col, o_block_rows, v_block_rows, o_block_cols,
-                v_block_cols)) return -1;
+        if (daphne_validate_block_kind_2(c, v_value_type, el_type, tiles_block, v_block_row,
+                v_block_col, o_block_rows, v_block_rows, o_block_cols, v_block_cols)) return -1;
     } else if (sel_block_kind == UINT64_C(3)) {
-        if (daphne_validate_block_kind_3(c, v_value_type, el_dtype, el_size, el_enc, tiles_block,
-                v_block_row, v_block_col, o_block_rows, v_block_rows, o_block_cols,
-                v_block_cols)) return -1;
+        if (daphne_validate_block_kind_3(c, v_value_type, el_type, tiles_block, v_block_row,
+                v_block_col, o_block_rows, v_block_rows, o_block_cols, v_block_cols)) return -1;
     } else {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "block_type", AFMT_NO_INDEX, o_block_type,
                 "block type is not 0 (empty), 1 (dense), 2 (CSR) or 3 (COO) (found %" PRIu64 ")",
@@ -452,18 +439,16 @@ static int daphne_validate_object_1(afmt_vctx *c, const uint64_t v_rows, const u
     const uint64_t v_value_type = (uint64_t)afmt_load_u8(AFMT_B(c->src, o_value_type));
 
     /* lookup el in table value_types (spec/daphne.json /body/4/cases/0/body/1) */
-    const afmt_type_entry *el_type = afmt_type_by_code(daphne_value_types, 8,
+    const afmt_type_entry *el_entry = afmt_type_by_code(daphne_value_types, 8,
             (uint64_t)v_value_type);
-    if (!el_type) {
+    if (!el_entry) {
         return afmt_fail_c(c, AFMT_E_UNKNOWN_TYPE, "value_type", AFMT_NO_INDEX, o_value_type,
                 "no entry of table value_types matches (value_type = %" PRIu64
                 "): unknown type code"
                 "; known: 0 i8, 1 i32, 2 i64, 3 u8, 4 u32, 5 u64, 6 f32, 7 f64",
                 (uint64_t)v_value_type);
     }
-    const afmt_dtype el_dtype = el_type->dtype;
-    const uint64_t el_size = afmt_dtype_get(el_dtype)->size;
-    const afmt_encoding el_enc = el_type->enc;
+    const afmt_elem el_type = afmt_elem_of(el_entry);
 
     /* repeat block until the end (spec/daphne.json /body/4/cases/0/body/2) */
     afmt_tiles tile_set_block; /* on the stack: a fixed capacity, whatever the file claims */
@@ -480,8 +465,7 @@ static int daphne_validate_object_1(afmt_vctx *c, const uint64_t v_rows, const u
         }
         afmt_path_set_index(c->path, r_block);
         const uint64_t start_block = c->pos;
-        if (daphne_validate_block(c, v_rows, v_cols, v_value_type, el_dtype, el_size, el_enc,
-                tiles_block)) return -1;
+        if (daphne_validate_block(c, v_rows, v_cols, v_value_type, el_type, tiles_block)) return -1;
         if (c->pos == start_block) {
             return afmt_fail_c(c, AFMT_E_CONSTRAINT, "block", AFMT_NO_INDEX, c->pos,
                     "a repetition consumed no bytes");
@@ -690,7 +674,7 @@ static int daphne_write_block_kind_0(afmt_error *err)
 
 static int daphne_write_block_kind_1(const size_t n, afmt_sink *sink, afmt_error *err,
         const size_t ai, const afmt_array *A_data, const uint64_t v_value_type,
-        const afmt_encoding el_enc)
+        const afmt_elem el_type)
 {
     if (n != 1) {
         return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0,
@@ -701,7 +685,7 @@ static int daphne_write_block_kind_1(const size_t n, afmt_sink *sink, afmt_error
         return afmt_write_fail_rank(A_data, "data",
                 "daphne holds 2-d matrices, or frames of several 1-d columns of equal length", err);
     uint64_t nbytes_data;
-    if (afmt_payload_size(A_data, el_enc, &nbytes_data, err) != 0) return -1;
+    if (afmt_payload_size(A_data, el_type.enc, &nbytes_data, err) != 0) return -1;
     const uint64_t v_block_value_type = v_value_type;
     /* block_value_type */
     if (v_block_value_type > UINT64_C(0xff)) {
@@ -710,7 +694,7 @@ static int daphne_write_block_kind_1(const size_t n, afmt_sink *sink, afmt_error
     }
     if (afmt_sink_u8(sink, v_block_value_type, err) != 0) return -1;
     /* data */
-    if (afmt_sink_payload(sink, A_data, AFMT_LITTLE, el_enc, err) != 0) return -1;
+    if (afmt_sink_payload(sink, A_data, AFMT_LITTLE, el_type.enc, err) != 0) return -1;
     return 0;
 }
 
@@ -770,7 +754,7 @@ static int daphne_write_block_kind_3(afmt_error *err)
 
 static int daphne_write_block(const size_t n, afmt_sink *sink, afmt_error *err, const size_t ai,
         const afmt_array *A_data, const uint64_t v_rows, const uint64_t v_cols,
-        const uint64_t v_value_type, const afmt_encoding el_enc)
+        const uint64_t v_value_type, const afmt_elem el_type)
 {
     const uint64_t v_block_rows = v_rows;
     const uint64_t v_block_cols = v_cols;
@@ -809,7 +793,7 @@ static int daphne_write_block(const size_t n, afmt_sink *sink, afmt_error *err, 
     if (v_block_type == 0) {
         if (daphne_write_block_kind_0(err)) return -1;
     } else if (v_block_type == 1) {
-        if (daphne_write_block_kind_1(n, sink, err, ai, A_data, v_value_type, el_enc)) return -1;
+        if (daphne_write_block_kind_1(n, sink, err, ai, A_data, v_value_type, el_type)) return -1;
     } else if (v_block_type == 2) {
         if (daphne_write_block_kind_2(n, sink, err, ai, A_data, v_value_type,
                 v_block_cols)) return -1;
@@ -825,13 +809,13 @@ static int daphne_write_block(const size_t n, afmt_sink *sink, afmt_error *err, 
 static int daphne_write_object_1(const size_t n, afmt_sink *sink, afmt_error *err, const size_t ai,
         const afmt_array *A_data, const uint64_t v_rows, const uint64_t v_cols)
 {
-    const afmt_type_entry *el_type = afmt_type_by_dtype(daphne_value_types, 8, A_data->dtype);
-    if (!el_type) {
+    const afmt_type_entry *el_entry = afmt_type_by_dtype(daphne_value_types, 8, A_data->dtype);
+    if (!el_entry) {
         return afmt_fail(err, AFMT_E_TYPE, NULL, "value_type", AFMT_NO_INDEX, 0,
                 "daphne cannot hold elements of type %s", afmt_array_type_name(A_data));
     }
-    const uint64_t v_value_type = (uint64_t)el_type->code;
-    const afmt_encoding el_enc = el_type->enc;
+    const uint64_t v_value_type = (uint64_t)el_entry->code;
+    const afmt_elem el_type = afmt_elem_of(el_entry);
     /* value_type */
     if (v_value_type > UINT64_C(0xff)) {
         return afmt_fail(err, AFMT_E_TYPE, NULL, "value_type", AFMT_NO_INDEX, 0, "value %" PRIu64
@@ -840,7 +824,7 @@ static int daphne_write_object_1(const size_t n, afmt_sink *sink, afmt_error *er
     if (afmt_sink_u8(sink, v_value_type, err) != 0) return -1;
     /* repeat block: written once */
     if (daphne_write_block(n, sink, err, ai, A_data, v_rows, v_cols, v_value_type,
-            el_enc)) return -1;
+            el_type)) return -1;
     return 0;
 }
 

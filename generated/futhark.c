@@ -65,8 +65,8 @@ static int futhark_check_dims(const afmt_vctx *c, uint64_t at, uint64_t at_index
     return 0;
 }
 
-static int futhark_validate_data(afmt_vctx *c, const afmt_dtype el_dtype, const uint64_t el_size,
-        const afmt_encoding el_enc, const uint64_t n_dims, const uint64_t o_dims)
+static int futhark_validate_data(afmt_vctx *c, const afmt_elem el_type, const uint64_t n_dims,
+        const uint64_t o_dims)
 {
     uint64_t dims_product;
     if (afmt_field_prod_c(c, "dims", o_dims, n_dims, 8, 1, 0, "dims", AFMT_NO_INDEX, o_dims,
@@ -76,22 +76,21 @@ static int futhark_validate_data(afmt_vctx *c, const afmt_dtype el_dtype, const 
     const uint64_t n_data = dims_product;
     const uint64_t stored_data = n_data;
     uint64_t nbytes_data;
-    if (afmt_payload_bytes(c, "data", stored_data, el_size, el_enc, el_dtype,
-            &nbytes_data)) return -1;
+    if (afmt_payload_bytes(c, "data", stored_data, el_type, &nbytes_data)) return -1;
     afmt_array a_data;
-    afmt_array *const view_data = afmt_view_begin(c, &a_data, el_dtype, el_size, el_enc, n_data,
-            AFMT_ROW_MAJOR, AFMT_LITTLE, nbytes_data);
+    afmt_array *const view_data = afmt_view_begin(c, &a_data, el_type, n_data, AFMT_ROW_MAJOR,
+            AFMT_LITTLE, nbytes_data);
     if (view_data) {
         if (afmt_view_dims(c, &a_data, &field_dims, o_dims, n_dims)) return -1;
     }
     afmt_scan_fn scan_data = NULL;
-    if (c->opt->check_values && el_dtype == AFMT_BOOL)
-        scan_data = el_enc == AFMT_ENC_BITS_LSB ? afmt_src_scan_pad_bits : afmt_src_scan_bool;
+    if (c->opt->check_values && el_type.dtype == AFMT_BOOL)
+        scan_data = el_type.enc == AFMT_ENC_BITS_LSB ? afmt_src_scan_pad_bits : afmt_src_scan_bool;
     uint64_t bad_data;
     if (afmt_take_payload(c, "data", nbytes_data, scan_data, (void *)&stored_data,
             &bad_data)) return -1;
     if (bad_data < nbytes_data) {
-        if (el_enc == AFMT_ENC_BITS_LSB) {
+        if (el_type.enc == AFMT_ENC_BITS_LSB) {
             if (afmt_tolerate_c(c, AFMT_E_PADDING, "data", AFMT_NO_INDEX, c->pos + bad_data,
                     "unused bits of the last byte (0x%02x) are not zero",
                     c->src->bad_byte)) return -1;
@@ -140,14 +139,12 @@ static int futhark_validate_kind_1(afmt_vctx *c, const uint64_t comments_value)
     if (afmt_take_field(c, &field_type, 1)) return -1;
 
     /* lookup el in table types (spec/futhark.json /body/0/body/0/cases/0/body/5) */
-    const afmt_type_entry *el_type = afmt_lookup_text(c, futhark_types, 12, AFMT_B(c->src, o_type),
-            4, "types", "type", AFMT_NO_INDEX, o_type,
+    const afmt_type_entry *el_entry = afmt_lookup_text(c, futhark_types, 12,
+            AFMT_B(c->src, o_type), 4, "types", "type", AFMT_NO_INDEX, o_type,
             "; known: '  i8' i8, ' i16' i16, ' i32' i32, ' i64' i64, '  u8' u8, ' u16' u16, ' u32' "
             "u32, ' u64' u64, ' f16' f16, ' f32' f32, ' f64' f64, 'bool' bool");
-    if (!el_type) return -1;
-    const afmt_dtype el_dtype = el_type->dtype;
-    const uint64_t el_size = afmt_dtype_get(el_dtype)->size;
-    const afmt_encoding el_enc = el_type->enc;
+    if (!el_entry) return -1;
+    const afmt_elem el_type = afmt_elem_of(el_entry);
 
     /* dims: rank of i64 little-endian (spec/futhark.json /body/0/body/0/cases/0/body/6) */
     const uint64_t n_dims = (uint64_t)v_rank;
@@ -166,7 +163,7 @@ static int futhark_validate_kind_1(afmt_vctx *c, const uint64_t comments_value)
     }
 
     /* array data: el elements, row-major (spec/futhark.json /body/0/body/0/cases/0/body/7) */
-    if (futhark_validate_data(c, el_dtype, el_size, el_enc, n_dims, o_dims)) return -1;
+    if (futhark_validate_data(c, el_type, n_dims, o_dims)) return -1;
     return 0;
 }
 
@@ -270,15 +267,15 @@ static int futhark_write_value(const afmt_array *arrays, afmt_sink *sink, afmt_e
     const afmt_array *A_data = &arrays[ai];
     /* switch kind: case 1 */
     if (afmt_write_need_plain(A_data, AFMT_ROW_MAJOR, "data", ai, err)) return -1;
-    const afmt_type_entry *el_type = afmt_type_by_dtype(futhark_types, 12, A_data->dtype);
-    if (!el_type) {
+    const afmt_type_entry *el_entry = afmt_type_by_dtype(futhark_types, 12, A_data->dtype);
+    if (!el_entry) {
         return afmt_fail(err, AFMT_E_TYPE, NULL, "type", AFMT_NO_INDEX, 0,
                 "futhark cannot hold elements of type %s", afmt_array_type_name(A_data));
     }
-    const char *w_type = el_type->text;
-    const afmt_encoding el_enc = el_type->enc;
+    const char *w_type = el_entry->text;
+    const afmt_elem el_type = afmt_elem_of(el_entry);
     uint64_t nbytes_data;
-    if (afmt_payload_size(A_data, el_enc, &nbytes_data, err) != 0) return -1;
+    if (afmt_payload_size(A_data, el_type.enc, &nbytes_data, err) != 0) return -1;
     const int64_t v_rank = (int64_t)A_data->rank;
     const uint64_t *w_dims = A_data->dims;
     const uint64_t n_dims = A_data->rank;
@@ -305,7 +302,7 @@ static int futhark_write_value(const afmt_array *arrays, afmt_sink *sink, afmt_e
         if (afmt_sink_u64(sink, w_dims[k], 0, err) != 0) return -1;
     }
     /* data */
-    if (afmt_sink_payload(sink, A_data, AFMT_LITTLE, el_enc, err) != 0) return -1;
+    if (afmt_sink_payload(sink, A_data, AFMT_LITTLE, el_type.enc, err) != 0) return -1;
     return 0;
 }
 

@@ -29,33 +29,31 @@ static const afmt_type_entry inebin_types[4] = {
     {"C", 0, AFMT_C128, AFMT_ENC_PLAIN, 1},
 };
 
-static int inebin_validate_data(afmt_vctx *c, const afmt_dtype el_dtype, const uint64_t el_size,
-        const afmt_encoding el_enc, const uint64_t o_rows, const uint64_t v_rows,
-        const uint64_t o_cols, const uint64_t v_cols)
+static int inebin_validate_data(afmt_vctx *c, const afmt_elem el_type, const uint64_t o_rows,
+        const uint64_t v_rows, const uint64_t o_cols, const uint64_t v_cols)
 {
     uint64_t n_data = 1;
     if (afmt_count_mul(c, &n_data, v_rows, "rows", o_rows)) return -1;
     if (afmt_count_mul(c, &n_data, v_cols, "cols", o_cols)) return -1;
     const uint64_t stored_data = n_data;
     uint64_t nbytes_data;
-    if (afmt_payload_bytes(c, "data", stored_data, el_size, el_enc, el_dtype,
-            &nbytes_data)) return -1;
+    if (afmt_payload_bytes(c, "data", stored_data, el_type, &nbytes_data)) return -1;
     afmt_array a_data;
-    afmt_array *const view_data = afmt_view_begin(c, &a_data, el_dtype, el_size, el_enc, n_data,
-            AFMT_ROW_MAJOR, AFMT_LITTLE, nbytes_data);
+    afmt_array *const view_data = afmt_view_begin(c, &a_data, el_type, n_data, AFMT_ROW_MAJOR,
+            AFMT_LITTLE, nbytes_data);
     if (view_data) {
         a_data.rank = 2;
         a_data.dims[0] = v_rows;
         a_data.dims[1] = v_cols;
     }
     afmt_scan_fn scan_data = NULL;
-    if (c->opt->check_values && el_dtype == AFMT_BOOL)
-        scan_data = el_enc == AFMT_ENC_BITS_LSB ? afmt_src_scan_pad_bits : afmt_src_scan_bool;
+    if (c->opt->check_values && el_type.dtype == AFMT_BOOL)
+        scan_data = el_type.enc == AFMT_ENC_BITS_LSB ? afmt_src_scan_pad_bits : afmt_src_scan_bool;
     uint64_t bad_data;
     if (afmt_take_payload(c, "data", nbytes_data, scan_data, (void *)&stored_data,
             &bad_data)) return -1;
     if (bad_data < nbytes_data) {
-        if (el_enc == AFMT_ENC_BITS_LSB) {
+        if (el_type.enc == AFMT_ENC_BITS_LSB) {
             if (afmt_tolerate_c(c, AFMT_E_PADDING, "data", AFMT_NO_INDEX, c->pos + bad_data,
                     "unused bits of the last byte (0x%02x) are not zero",
                     c->src->bad_byte)) return -1;
@@ -91,13 +89,11 @@ static int inebin_validate_body(afmt_vctx *c)
     if (afmt_take_field(c, &field_type, 1)) return -1;
 
     /* lookup el in table types (spec/inebin.json /body/3) */
-    const afmt_type_entry *el_type = afmt_lookup_text(c, inebin_types, 4, AFMT_B(c->src, o_type),
+    const afmt_type_entry *el_entry = afmt_lookup_text(c, inebin_types, 4, AFMT_B(c->src, o_type),
             1, "types", "type", AFMT_NO_INDEX, o_type,
             "; known: 'B' bool, 'Z' i64, 'R' f64, 'C' c128");
-    if (!el_type) return -1;
-    const afmt_dtype el_dtype = el_type->dtype;
-    const uint64_t el_size = afmt_dtype_get(el_dtype)->size;
-    const afmt_encoding el_enc = el_type->enc;
+    if (!el_entry) return -1;
+    const afmt_elem el_type = afmt_elem_of(el_entry);
 
     /* rows: u32 little-endian (spec/inebin.json /body/4) */
     const uint64_t o_rows = c->pos;
@@ -110,8 +106,7 @@ static int inebin_validate_body(afmt_vctx *c)
     const uint64_t v_cols = (uint64_t)afmt_load_u32le(AFMT_B(c->src, o_cols));
 
     /* array data: el elements, row-major (spec/inebin.json /body/6) */
-    if (inebin_validate_data(c, el_dtype, el_size, el_enc, o_rows, v_rows, o_cols,
-            v_cols)) return -1;
+    if (inebin_validate_data(c, el_type, o_rows, v_rows, o_cols, v_cols)) return -1;
 
     /* trailer: nothing may follow */
     if (afmt_expect_end(c, 1)) return -1;
@@ -147,15 +142,15 @@ static int inebin_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
     if (afmt_write_need_plain(A_data, AFMT_ROW_MAJOR, "data", ai, err)) return -1;
     if (A_data->rank != 2)
         return afmt_write_fail_rank(A_data, "data", "inebin holds 2-d matrices", err);
-    const afmt_type_entry *el_type = afmt_type_by_dtype(inebin_types, 4, A_data->dtype);
-    if (!el_type) {
+    const afmt_type_entry *el_entry = afmt_type_by_dtype(inebin_types, 4, A_data->dtype);
+    if (!el_entry) {
         return afmt_fail(err, AFMT_E_TYPE, NULL, "type", AFMT_NO_INDEX, 0,
                 "inebin cannot hold elements of type %s", afmt_array_type_name(A_data));
     }
-    const char *w_type = el_type->text;
-    const afmt_encoding el_enc = el_type->enc;
+    const char *w_type = el_entry->text;
+    const afmt_elem el_type = afmt_elem_of(el_entry);
     uint64_t nbytes_data;
-    if (afmt_payload_size(A_data, el_enc, &nbytes_data, err) != 0) return -1;
+    if (afmt_payload_size(A_data, el_type.enc, &nbytes_data, err) != 0) return -1;
     const uint64_t v_rows = A_data->dims[0];
     const uint64_t v_cols = A_data->dims[1];
     /* magic */
@@ -177,7 +172,7 @@ static int inebin_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
     }
     if (afmt_sink_u32(sink, v_cols, 0, err) != 0) return -1;
     /* data */
-    if (afmt_sink_payload(sink, A_data, AFMT_LITTLE, el_enc, err) != 0) return -1;
+    if (afmt_sink_payload(sink, A_data, AFMT_LITTLE, el_type.enc, err) != 0) return -1;
     if (wopt && wopt->trailer_len > 0) {
         return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, 0,
                 "inebin does not allow data after the arrays");

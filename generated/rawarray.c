@@ -115,8 +115,7 @@ static int rawarray_validate_compression_2(afmt_vctx *c, const uint64_t o_size,
 }
 
 static int rawarray_validate_data(afmt_vctx *c, const uint64_t v_flags, const uint64_t v_size,
-        const uint64_t n_dims, const uint64_t o_dims, const afmt_dtype el_dtype,
-        const uint64_t el_size, const afmt_encoding el_enc)
+        const uint64_t n_dims, const uint64_t o_dims, const afmt_elem el_type)
 {
     uint64_t dims_product_2;
     if (afmt_field_prod_c(c, "dims", o_dims, n_dims, 8, 0, 0, "dims", AFMT_NO_INDEX, o_dims,
@@ -129,26 +128,25 @@ static int rawarray_validate_data(afmt_vctx *c, const uint64_t v_flags, const ui
     const int compressed_data = ((v_flags & UINT64_C(2)) != UINT64_C(0));
     if (compressed_data) {
         nbytes_data = v_size;
-        if (afmt_lz4_prove(c, "data", nbytes_data, n_data, el_size)) return -1;
+        if (afmt_lz4_prove(c, "data", nbytes_data, n_data, el_type.size)) return -1;
     } else {
-        if (afmt_payload_bytes(c, "data", stored_data, el_size, el_enc, el_dtype,
-                &nbytes_data)) return -1;
+        if (afmt_payload_bytes(c, "data", stored_data, el_type, &nbytes_data)) return -1;
     }
     afmt_array a_data;
-    afmt_array *const view_data = afmt_view_begin(c, &a_data, el_dtype, el_size, el_enc, n_data,
-            AFMT_COL_MAJOR, AFMT_LITTLE, nbytes_data);
+    afmt_array *const view_data = afmt_view_begin(c, &a_data, el_type, n_data, AFMT_COL_MAJOR,
+            AFMT_LITTLE, nbytes_data);
     if (view_data) {
         if (afmt_view_dims(c, &a_data, &field_dims, o_dims, n_dims)) return -1;
         if (compressed_data) a_data.encoding = AFMT_ENC_LZ4_BLOCK;
     }
     afmt_scan_fn scan_data = NULL;
-    if (c->opt->check_values && el_dtype == AFMT_BOOL && !compressed_data)
-        scan_data = el_enc == AFMT_ENC_BITS_LSB ? afmt_src_scan_pad_bits : afmt_src_scan_bool;
+    if (c->opt->check_values && el_type.dtype == AFMT_BOOL && !compressed_data)
+        scan_data = el_type.enc == AFMT_ENC_BITS_LSB ? afmt_src_scan_pad_bits : afmt_src_scan_bool;
     uint64_t bad_data;
     if (afmt_take_payload(c, "data", nbytes_data, scan_data, (void *)&stored_data,
             &bad_data)) return -1;
     if (bad_data < nbytes_data) {
-        if (el_enc == AFMT_ENC_BITS_LSB) {
+        if (el_type.enc == AFMT_ENC_BITS_LSB) {
             if (afmt_tolerate_c(c, AFMT_E_PADDING, "data", AFMT_NO_INDEX, c->pos + bad_data,
                     "unused bits of the last byte (0x%02x) are not zero",
                     c->src->bad_byte)) return -1;
@@ -212,19 +210,17 @@ static int rawarray_validate_body(afmt_vctx *c)
     if (afmt_take_field(c, &field_dims, n_dims)) return -1;
 
     /* lookup el in table element (spec/rawarray.json /body/7) */
-    const afmt_type_entry2 *el_type = afmt_type_by_codes(rawarray_element, 16, v_eltype, v_elbyte);
-    afmt_dtype el_dtype = el_type ? el_type->dtype : AFMT_DTYPE_INVALID;
-    uint64_t el_size = el_type ? afmt_dtype_get(el_dtype)->size : 0;
-    afmt_encoding el_enc = el_type ? el_type->enc : AFMT_ENC_PLAIN;
-    if (el_type && el_type->warn)
-        afmt_warn(c->vis, c->path, "eltype", AFMT_NO_INDEX, o_eltype, "%s", el_type->warn);
-    if (el_dtype == AFMT_DTYPE_INVALID) {
+    const afmt_type_entry2 *el_entry = afmt_type_by_codes(rawarray_element, 16, v_eltype, v_elbyte);
+    afmt_elem el_type = afmt_elem_of2(el_entry);
+    if (el_entry && el_entry->warn)
+        afmt_warn(c->vis, c->path, "eltype", AFMT_NO_INDEX, o_eltype, "%s", el_entry->warn);
+    if (el_type.dtype == AFMT_DTYPE_INVALID) {
         if (((v_eltype == UINT64_C(0)) && (v_elbyte > UINT64_C(0)))) {
-            el_dtype = AFMT_OPAQUE;
-            el_size = v_elbyte;
+            el_type.dtype = AFMT_OPAQUE;
+            el_type.size = v_elbyte;
         }
     }
-    if (el_dtype == AFMT_DTYPE_INVALID) {
+    if (el_type.dtype == AFMT_DTYPE_INVALID) {
         return afmt_fail_c(c, AFMT_E_UNKNOWN_TYPE, "eltype", AFMT_NO_INDEX, o_eltype,
                 "no entry of table element matches (eltype = %" PRIu64 ", elbyte = %" PRIu64
                 "): unknown type code"
@@ -247,8 +243,7 @@ static int rawarray_validate_body(afmt_vctx *c)
     }
 
     /* array data: el elements, column-major (spec/rawarray.json /body/9) */
-    if (rawarray_validate_data(c, v_flags, v_size, n_dims, o_dims, el_dtype, el_size,
-            el_enc)) return -1;
+    if (rawarray_validate_data(c, v_flags, v_size, n_dims, o_dims, el_type)) return -1;
 
     /* trailer: bytes after the data are metadata, kept as they are */
     afmt_keep_trailer(c);
@@ -310,20 +305,19 @@ static int rawarray_write_impl(const afmt_array *arrays, size_t n, const afmt_wr
     if (afmt_write_need_plain(A_data, AFMT_COL_MAJOR, "data", ai, err)) return -1;
     uint64_t v_eltype = 0;
     uint64_t v_elbyte = 0;
-    afmt_dtype el_dtype = AFMT_DTYPE_INVALID;
-    afmt_encoding el_enc = AFMT_ENC_PLAIN;
-    const afmt_type_entry2 *el_type = afmt_type_by_dtype2(rawarray_element, 16, A_data->dtype);
-    if (el_type) {
-        v_eltype = el_type->key[0];
-        v_elbyte = el_type->key[1];
-        el_dtype = el_type->dtype;
-        el_enc = el_type->enc;
+    afmt_elem el_type = AFMT_ELEM_NONE;
+    const afmt_type_entry2 *el_entry = afmt_type_by_dtype2(rawarray_element, 16, A_data->dtype);
+    if (el_entry) {
+        v_eltype = el_entry->key[0];
+        v_elbyte = el_entry->key[1];
+        el_type = afmt_elem_of2(el_entry);
     } else if (A_data->dtype == AFMT_OPAQUE && A_data->elsize > 0 && !A_data->opaque_name[0]) {
         v_eltype = 0;
         v_elbyte = A_data->elsize;
-        el_dtype = AFMT_OPAQUE;
+        el_type.dtype = AFMT_OPAQUE;
+        el_type.size = A_data->elsize;
     }
-    if (el_dtype == AFMT_DTYPE_INVALID) {
+    if (el_type.dtype == AFMT_DTYPE_INVALID) {
         return afmt_fail(err, AFMT_E_TYPE, NULL, "eltype", AFMT_NO_INDEX, 0,
                 "rawarray cannot hold elements of type %s", afmt_array_type_name(A_data));
     }
@@ -336,7 +330,7 @@ static int rawarray_write_impl(const afmt_array *arrays, size_t n, const afmt_wr
     const uint64_t v_flags = compress_choice;
     uint64_t nbytes_data;
     const int compressed_data = ((v_flags & UINT64_C(2)) != UINT64_C(0));
-    if (afmt_payload_size(A_data, el_enc, &nbytes_data, err) != 0) return -1;
+    if (afmt_payload_size(A_data, el_type.enc, &nbytes_data, err) != 0) return -1;
     if (compressed_data) {
         /* the stored length is the compressed one: compress now, write later */
         free(*owned);
@@ -377,7 +371,7 @@ static int rawarray_write_impl(const afmt_array *arrays, size_t n, const afmt_wr
     /* data */
     if (compressed_data) {
         if (afmt_sink_put(sink, *owned, nbytes_data, err) != 0) return -1;
-    } else if (afmt_sink_payload(sink, A_data, AFMT_LITTLE, el_enc, err) != 0) {
+    } else if (afmt_sink_payload(sink, A_data, AFMT_LITTLE, el_type.enc, err) != 0) {
         return -1;
     }
     if (wopt && wopt->trailer_len > 0) {

@@ -93,9 +93,7 @@ static int tenbin_check_data_len(const afmt_vctx *c, uint64_t at, int64_t v_data
 
 /* The values of header that the items after it read. */
 typedef struct tenbin_header_scope {
-    afmt_dtype el_dtype;
-    uint64_t el_size;
-    afmt_encoding el_enc;
+    afmt_elem el_type;
     uint64_t o_info;
     uint64_t o_dims;
     uint64_t n_dims;
@@ -113,14 +111,12 @@ static int tenbin_validate_header(afmt_vctx *c, const uint64_t o_header_len,
     if (afmt_expect_text_slot(c, "dtype", o_dtype, 8)) return -1;
 
     /* lookup el in table dtypes (spec/tenbin.json /body/0/body/2/body/1) */
-    const afmt_type_entry *el_type = afmt_lookup_text(c, tenbin_dtypes, 11,
+    const afmt_type_entry *el_entry = afmt_lookup_text(c, tenbin_dtypes, 11,
             AFMT_B(c->src, o_dtype), 8, "dtypes", "dtype", AFMT_NO_INDEX, o_dtype,
             "; known: 'f2' f16, 'f4' f32, 'f8' f64, 'i1' i8, 'i2' i16, 'i4' i32, 'i8' i64, 'u1' "
             "u8, 'u2' u16, 'u4' u32, 'u8' u64");
-    if (!el_type) return -1;
-    const afmt_dtype el_dtype = el_type->dtype;
-    const uint64_t el_size = afmt_dtype_get(el_dtype)->size;
-    const afmt_encoding el_enc = el_type->enc;
+    if (!el_entry) return -1;
+    const afmt_elem el_type = afmt_elem_of(el_entry);
 
     /* info: 8 bytes of text (spec/tenbin.json /body/0/body/2/body/2) */
     const uint64_t o_info = c->pos;
@@ -149,9 +145,7 @@ static int tenbin_validate_header(afmt_vctx *c, const uint64_t o_header_len,
         if (tenbin_check_dims(c, o_dims + (uint64_t)8 * i_dims, i_dims, e_dims)) return -1;
     }
     if (afmt_region_close(c, AFMT_REGION_EXACT_WARN, o_header_len)) return -1;
-    scope->el_dtype = el_dtype;
-    scope->el_size = el_size;
-    scope->el_enc = el_enc;
+    scope->el_type = el_type;
     scope->o_info = o_info;
     scope->o_dims = o_dims;
     scope->n_dims = n_dims;
@@ -169,11 +163,10 @@ static int tenbin_validate_data_chunk(afmt_vctx *c, const tenbin_header_scope he
     const uint64_t n_data = dims_product;
     const uint64_t stored_data = n_data;
     uint64_t nbytes_data;
-    if (afmt_payload_bytes(c, "data", stored_data, header.el_size, header.el_enc, header.el_dtype,
-            &nbytes_data)) return -1;
+    if (afmt_payload_bytes(c, "data", stored_data, header.el_type, &nbytes_data)) return -1;
     afmt_array a_data;
-    afmt_array *const view_data = afmt_view_begin(c, &a_data, header.el_dtype, header.el_size,
-            header.el_enc, n_data, AFMT_ROW_MAJOR, AFMT_LITTLE, nbytes_data);
+    afmt_array *const view_data = afmt_view_begin(c, &a_data, header.el_type, n_data,
+            AFMT_ROW_MAJOR, AFMT_LITTLE, nbytes_data);
     if (view_data) {
         if (afmt_view_dims(c, &a_data, &field_dims, header.o_dims, header.n_dims)) return -1;
         afmt_copy_text(a_data.name, sizeof a_data.name, AFMT_B(c->src, header.o_info), 8);
@@ -229,7 +222,7 @@ static int tenbin_validate_array(afmt_vctx *c)
         return -1;
     }
     uint64_t dims_product_times_el_size;
-    if (!afmt_mul_u64(dims_product, header.el_size, &dims_product_times_el_size)) {
+    if (!afmt_mul_u64(dims_product, header.el_type.size, &dims_product_times_el_size)) {
         return afmt_overflow_c(c, "data_len", AFMT_NO_INDEX, o_data_len,
                 "data_len == prod(dims) * sizeof(el)");
     }
@@ -298,16 +291,15 @@ static int tenbin_write_array(const afmt_array *arrays, afmt_sink *sink, afmt_er
 {
     const afmt_array *A_data = &arrays[ai];
     if (afmt_write_need_plain(A_data, AFMT_ROW_MAJOR, "data", ai, err)) return -1;
-    const afmt_type_entry *el_type = afmt_type_by_dtype(tenbin_dtypes, 11, A_data->dtype);
-    if (!el_type) {
+    const afmt_type_entry *el_entry = afmt_type_by_dtype(tenbin_dtypes, 11, A_data->dtype);
+    if (!el_entry) {
         return afmt_fail(err, AFMT_E_TYPE, NULL, "dtype", AFMT_NO_INDEX, 0,
                 "tenbin cannot hold elements of type %s", afmt_array_type_name(A_data));
     }
-    const char *w_dtype = el_type->text;
-    const uint64_t el_size = afmt_dtype_get(el_type->dtype)->size;
-    const afmt_encoding el_enc = el_type->enc;
+    const char *w_dtype = el_entry->text;
+    const afmt_elem el_type = afmt_elem_of(el_entry);
     uint64_t nbytes_data;
-    if (afmt_payload_size(A_data, el_enc, &nbytes_data, err) != 0) return -1;
+    if (afmt_payload_size(A_data, el_type.enc, &nbytes_data, err) != 0) return -1;
     const int64_t v_ndim = (int64_t)A_data->rank;
     int64_t ndim_times_8;
     if (!afmt_mul_i64(INT64_C(8), v_ndim, &ndim_times_8)) {
@@ -332,7 +324,7 @@ static int tenbin_write_array(const afmt_array *arrays, afmt_sink *sink, afmt_er
                 "data_len == prod(dims) * sizeof(el)");
     }
     uint64_t dims_product_times_el_size;
-    if (!afmt_mul_u64(dims_product, el_size, &dims_product_times_el_size)) {
+    if (!afmt_mul_u64(dims_product, el_type.size, &dims_product_times_el_size)) {
         return afmt_fail_overflow(err, NULL, "data_len", AFMT_NO_INDEX, 0,
                 "data_len == prod(dims) * sizeof(el)");
     }
@@ -370,7 +362,7 @@ static int tenbin_write_array(const afmt_array *arrays, afmt_sink *sink, afmt_er
     /* data_len */
     if (afmt_sink_u64(sink, (uint64_t)v_data_len, 0, err) != 0) return -1;
     /* data */
-    if (afmt_sink_payload(sink, A_data, AFMT_LITTLE, el_enc, err) != 0) return -1;
+    if (afmt_sink_payload(sink, A_data, AFMT_LITTLE, el_type.enc, err) != 0) return -1;
     /* data_padding */
     if (afmt_write_pad_to(sink, (uint64_t)v_data_len, UINT64_C(64), "data_padding",
             err) != 0) return -1;

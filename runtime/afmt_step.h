@@ -46,6 +46,18 @@ typedef struct afmt_vctx {
     uint32_t narrays;              /* arrays counted so far (their index) */
 } afmt_vctx;
 
+/* An element type as a spec's lookup finds it (validator) or a writer
+ * chooses it: the type, its size in bytes (an opaque entry's from the
+ * file) and how it is stored.  Passed by value: three words. */
+typedef struct afmt_elem {
+    afmt_dtype dtype;   /* AFMT_DTYPE_INVALID: no entry matched (yet) */
+    uint64_t size;
+    afmt_encoding enc;
+} afmt_elem;
+
+/* No element type: what a lookup starts from. */
+#define AFMT_ELEM_NONE ((afmt_elem){AFMT_DTYPE_INVALID, 0, AFMT_ENC_PLAIN})
+
 /* A strict context of no input for the checks a writer shares with the
  * validator (a compound literal: lives in the enclosing block). */
 #define AFMT_VCTX_STRICT(err_) (&(afmt_vctx){NULL, NULL, NULL, (err_), NULL, NULL, 0, 0})
@@ -225,23 +237,21 @@ static inline int afmt_count_mul(const afmt_vctx *c, uint64_t *count, uint64_t d
     return afmt_mul_u64(*count, dim, count) ? 0 : afmt_count_overflow(c, field, offset);
 }
 
-/* The bytes of stored elements of elsize bytes in encoding enc (bits:
- * one per element, rounded up) into *nbytes; fails (field, at c->pos) when
- * that overflows 64 bits. */
+/* The bytes of stored elements of el (bits: one per element, rounded up)
+ * into *nbytes; fails (field, at c->pos) when that overflows 64 bits. */
 int afmt_payload_bytes_overflow(const afmt_vctx *c, const char *field, uint64_t stored,
                                 afmt_dtype dtype);
 static inline int afmt_payload_bytes(const afmt_vctx *c, const char *field, uint64_t stored,
-                                     uint64_t elsize, afmt_encoding enc, afmt_dtype dtype,
-                                     uint64_t *nbytes)
+                                     afmt_elem el, uint64_t *nbytes)
 {
-    if (enc == AFMT_ENC_BITS_LSB) {
+    if (el.enc == AFMT_ENC_BITS_LSB) {
         *nbytes = afmt_ceil_div_u64(stored, 8);
         return 0;
     }
-    if (afmt_mul_u64(stored, elsize, nbytes))
+    if (afmt_mul_u64(stored, el.size, nbytes))
         return 0;
     *nbytes = 0; /* never read: the caller fails */
-    return afmt_payload_bytes_overflow(c, field, stored, dtype);
+    return afmt_payload_bytes_overflow(c, field, stored, el.dtype);
 }
 
 /* Take the nbytes of the payload of field at c->pos, before the region's
@@ -280,13 +290,13 @@ void afmt_view_start(afmt_array *a, afmt_dtype dtype, uint64_t elsize, afmt_enco
 /* afmt_view_start(a, ...) at c->pos, the c->narrays-th array, and a, when
  * a visitor wants arrays; else NULL (no view to describe: afmt_take_view
  * and afmt_view_hand are then given NULL). */
-static inline afmt_array *afmt_view_begin(const afmt_vctx *c, afmt_array *a, afmt_dtype dtype,
-                                          uint64_t elsize, afmt_encoding enc, uint64_t count,
-                                          afmt_order order, afmt_endian endian, uint64_t nbytes)
+static inline afmt_array *afmt_view_begin(const afmt_vctx *c, afmt_array *a, afmt_elem el,
+                                          uint64_t count, afmt_order order, afmt_endian endian,
+                                          uint64_t nbytes)
 {
     if (!c->vis || !c->vis->on_array)
         return NULL;
-    afmt_view_start(a, dtype, elsize, enc, count, order, endian, nbytes, c->pos, c->narrays);
+    afmt_view_start(a, el.dtype, el.size, el.enc, count, order, endian, nbytes, c->pos, c->narrays);
     return a;
 }
 
@@ -368,6 +378,13 @@ static inline const afmt_type_entry *afmt_lookup_text(const afmt_vctx *c,
     return e ? e : afmt_lookup_text_fail(c, table, field, index, offset, key, len, known);
 }
 
+/* The element type of table entry e (not NULL). */
+static inline afmt_elem afmt_elem_of(const afmt_type_entry *e)
+{
+    const afmt_elem el = {e->dtype, afmt_dtype_get(e->dtype)->size, e->enc};
+    return el;
+}
+
 /* The first of the n entries whose integer key is code, or NULL. */
 static inline const afmt_type_entry *afmt_type_by_code(const afmt_type_entry *table, size_t n,
                                                        uint64_t code)
@@ -389,6 +406,18 @@ typedef struct afmt_type_entry2 {
     int writable;         /* a writer may choose this entry */
     const char *warn;
 } afmt_type_entry2;
+
+/* The element type of two-key entry e; AFMT_ELEM_NONE when e is NULL. */
+static inline afmt_elem afmt_elem_of2(const afmt_type_entry2 *e)
+{
+    afmt_elem el = AFMT_ELEM_NONE;
+    if (e) {
+        el.dtype = e->dtype;
+        el.size = afmt_dtype_get(e->dtype)->size;
+        el.enc = e->enc;
+    }
+    return el;
+}
 
 /* The first of the n entries whose keys are k0 and k1, or NULL. */
 static inline const afmt_type_entry2 *afmt_type_by_codes(const afmt_type_entry2 *table, size_t n,
