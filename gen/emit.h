@@ -32,8 +32,8 @@ typedef struct sym {
     char off[64];        /* C expression of the byte offset (validator) */
     int width, is_signed, big;
     int size;            /* SY_TEXT: bytes */
-    int elem_bounded;    /* SY_ARRF (writer): every element is at most elem_max */
-    unsigned long long elem_max;
+    int bounded;         /* writer: the value (SY_INT) or every element (SY_ARRF) */
+    unsigned long long max; /* is at most max */
     const table *tb;     /* SY_LOOKUP */
     /* The declarations (decl_defer) of what the code reads through this
      * symbol, 0 for one always there: decl of c (a field's value, a
@@ -88,6 +88,7 @@ typedef struct emitter {
     int errors;
     int writer;          /* 0: validator, 1: writer */
     int writer_owns;     /* writer: its code fills *owned (else the impl marks `owned` unused) */
+    int returned;        /* the current function's statements end in an unconditional return */
     int multi;           /* writer: a top-level repeat holds the arrays */
     sym *syms[MAX_SYMS];
     int nsyms;
@@ -162,7 +163,7 @@ typedef struct func_frame {
     char *scope_type, *scope_var;
     sbuf scope_fill;
     sbuf *saved_out;
-    int saved_indent, saved_nnonneg;
+    int saved_indent, saved_nnonneg, saved_returned;
     int saved_nonneg_indent[64];
 } func_frame;
 void func_begin(emitter *m, func_frame *f, const char *name);
@@ -291,6 +292,8 @@ typedef struct cexpr {
     char *c;     /* C expression text */
     vtype t;
     int lit;     /* an integer literal: adapts to the other operand's sign */
+    int bounded; /* an unsigned value known to be at most max (a writer */
+    unsigned long long max; /* then needs no range check to store it) */
 } cexpr;
 
 /* Emit the statements computing e and return the C expression of its

@@ -13,7 +13,16 @@
 #include <string.h>
 #include "emit.h"
 
-static cexpr mk(char *c, vtype t) { cexpr r; r.c = c; r.t = t; r.lit = 0; return r; }
+static cexpr mk(char *c, vtype t)
+{
+    cexpr r;
+    r.c = c;
+    r.t = t;
+    r.lit = 0;
+    r.bounded = 0;
+    r.max = 0;
+    return r;
+}
 static cexpr bad(void) { return mk(xstrdup("0"), VT_NONE); }
 
 
@@ -620,7 +629,12 @@ static cexpr emit_name(emitter *m, expr *e, const char *text)
         return bad();
     }
     switch (y->kind) {
-    case SY_INT: case SY_BUILTIN: return mk(xstrdup(y->c), y->t);
+    case SY_INT: case SY_BUILTIN: {
+        cexpr r = mk(xstrdup(y->c), y->t);
+        r.bounded = y->bounded && y->t == VT_U;
+        r.max = y->max;
+        return r;
+    }
     case SY_TEXT: return mk(xstrdup(y->c), VT_STR);
     case SY_ARRF: gen_error(m, NULL, "'%s' is an array: use %s[i], prod(%s), len(%s) in `%s`", n, n, n, n, text); break;
     case SY_LOOKUP: gen_error(m, NULL, "'%s' is a lookup: use sizeof(%s) in `%s`", n, n, text); break;
@@ -786,7 +800,6 @@ static cexpr emit_cond(emitter *m, const blame *bl, expr *e, const char *text)
     m->nnonneg = known;
     m->out = saved; m->indent = ind;
     if ((b.t == VT_S && c.t == VT_S) || (b.t == VT_BOOL && c.t == VT_BOOL)) {
-        line(m, "%s %s;", b.t == VT_S ? "int64_t" : "int", t);
         bc = b.c; cc = c.c;
     } else {
         /* unsigned result: conversions run inside each arm */
@@ -795,9 +808,17 @@ static cexpr emit_cond(emitter *m, const blame *bl, expr *e, const char *text)
         m->out = &armc; m->indent = ind + 1; cc = to_u(m, bl, c, text);
         m->nnonneg = known;
         m->out = saved; m->indent = ind;
-        line(m, "uint64_t %s;", t);
         b.t = VT_U;
     }
+    if (!armb.s && !armc.s) {
+        /* two plain values: one expression, no temporary */
+        cexpr r = mk(xprintf("(%s ? %s : %s)", cond, bc, cc), b.t);
+        r.bounded = b.t == VT_U && b.bounded && c.bounded;
+        r.max = b.max > c.max ? b.max : c.max;
+        free(t); free(cond); free(bc); free(cc);
+        return r;
+    }
+    line(m, "%s %s;", b.t == VT_S ? "int64_t" : b.t == VT_BOOL ? "int" : "uint64_t", t);
     line(m, "if (%s) {", cond);
     if (armb.s) sb_puts(m->out, armb.s);
     m->indent++; line(m, "%s = %s;", t, bc); m->indent--;
@@ -819,6 +840,8 @@ cexpr emit_expr(emitter *m, const blame *bl, expr *e, const char *text)
          * mean something else than the spec says */
         cexpr r = mk(xprintf("UINT64_C(%llu)", (unsigned long long)e->ival), VT_U);
         r.lit = e->ival <= (uint64_t)INT64_MAX;
+        r.bounded = 1;
+        r.max = e->ival;
         return r;
     }
     case E_STR: return mk(c_quote(e->sval, strlen(e->sval)), VT_STR);

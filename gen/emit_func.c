@@ -204,6 +204,8 @@ void func_begin(emitter *m, func_frame *f, const char *name)
     f->saved_out = m->out;
     f->saved_indent = m->indent;
     f->saved_nnonneg = m->nnonneg;
+    f->saved_returned = m->returned;
+    m->returned = 0;
     memcpy(f->saved_nonneg_indent, m->nonneg_indent, sizeof f->saved_nonneg_indent);
     /* what the caller proved holds in the whole function */
     memset(m->nonneg_indent, 0, sizeof m->nonneg_indent);
@@ -326,7 +328,7 @@ static void param_list(const emitter *m, const captures *c, sbuf *params, sbuf *
 
 /* The function's definition, into m->funcs. */
 static void define_function(emitter *m, const func_frame *f, const char *fname, const char *doc, const char *params,
-                            const char *text)
+                            const char *text, int returned)
 {
     sbuf fn = {0};
     sbuf *saved = m->out;
@@ -340,7 +342,7 @@ static void define_function(emitter *m, const func_frame *f, const char *fname, 
     line(m, "{");
     sb_puts(&fn, text[0] == '\n' ? text + 1 : text); /* no blank line after the brace */
     if (f->scope_fill.s) sb_puts(&fn, f->scope_fill.s);
-    line(m, "    return 0;");
+    if (!returned) line(m, "    return 0;");
     line(m, "}");
     line(m, "%s", "");
     m->out = saved;
@@ -359,11 +361,13 @@ void func_end(emitter *m, func_frame *f, const char *doc)
     captures c;
     sbuf params = {0}, args = {0};
     char *fname = unique_name(m, f->name, m->nframes >= 2 ? m->frame_names[m->nframes - 2] : NULL);
+    const int returned = m->returned && !f->scope_type;
 
     m->nframes--;
     m->out = f->saved_out;
     m->indent = f->saved_indent;
     m->nnonneg = f->saved_nnonneg;
+    m->returned = f->saved_returned;
     memcpy(m->nonneg_indent, f->saved_nonneg_indent, sizeof m->nonneg_indent);
 
     tokenize(resolved, &t);
@@ -378,7 +382,7 @@ void func_end(emitter *m, func_frame *f, const char *doc)
         free(ty);
         free(arg);
     }
-    define_function(m, f, fname, doc, params.s, resolved);
+    define_function(m, f, fname, doc, params.s, resolved, returned);
     line(m, "if (%s(%s)) return -1;", fname, args.s ? args.s : "");
 
     sb_free(&params);

@@ -342,6 +342,8 @@ static void emit_int_value(emitter *m, const blame *bl, item *it, cexpr v)
     snprintf(y->off, sizeof y->off, "0");
     y->width = it->field.width;
     y->is_signed = it->field.is_signed;
+    y->bounded = v.bounded && v.t == VT_U;
+    y->max = v.max;
 }
 
 static sym *push_text(emitter *m, item *it)
@@ -517,6 +519,22 @@ static void reverse_chain(emitter *m, scope *sc, item *lk, item *arr, const tabl
     reverse_lookup_fail(m, lk, arr, xprintf("%s_type.dtype == AFMT_DTYPE_INVALID", lk->name));
 }
 
+/* Whether key k of every entry a writer may choose from tb is a literal:
+ * then *max is the largest. */
+static int key_bound(const table *tb, int k, unsigned long long *max)
+{
+    int i;
+    *max = 0;
+    for (i = 0; i < tb->nentries; i++) {
+        const table_entry *te = &tb->entries[i];
+        const expr *key = te->key && k < te->nkey ? te->key[k] : te->write_key && k < te->nwrite_key ? te->write_key[k] : NULL;
+        if (!te->writable) continue;
+        if (!key || key->kind != E_INT) return 0;
+        if (key->ival > *max) *max = key->ival;
+    }
+    return 1;
+}
+
 static void emit_reverse_lookup(emitter *m, scope *sc, item *lk)
 {
     const table *tb = find_table(m->s, lk->lookup.table ? lk->lookup.table : "");
@@ -544,6 +562,8 @@ static void emit_reverse_lookup(emitter *m, scope *sc, item *lk)
             ky->t = kf->field.is_signed ? VT_S : VT_U;
             snprintf(ky->c, sizeof ky->c, "v_%s", kf->name);
             snprintf(ky->off, sizeof ky->off, "0");
+            /* a code from the table: stored with no range check when they all fit */
+            ky->bounded = !kf->field.is_signed && key_bound(tb, k, &ky->max);
         } else {
             push_text(m, kf);
         }
@@ -909,6 +929,7 @@ static void write_scope(emitter *m, item_list *body, const char *array_expr)
         if (sc.direct[i] && layout_by_id(sc.arrays[i]->array.layout) && layout_by_id(sc.arrays[i]->array.layout)->write_refuses) {
             /* a form afmt reads but never writes: the whole scope refuses */
             layout_check(m, sc.arrays[i]);
+            m->returned = 1; /* its function needs no `return 0;` */
             free(sc.items);
             free(sc.arrays);
             free(sc.direct);
@@ -998,14 +1019,14 @@ static void write_field(emitter *m, item *it)
     } else if (it->field.ftype != FT_INT) {
         line(m, "if (afmt_sink_put(sink, %s, %d, err) != 0) return -1;", y->c, it->field.size);
     } else if (!it->field.count) {
-        write_int(m, &bl, it, y->c, it->field.is_signed, ~0ULL);
+        write_int(m, &bl, it, y->c, it->field.is_signed, y->bounded ? y->max : ~0ULL);
     } else {
         char *el;
         line(m, "for (uint64_t k = 0; k < %s; k++) {", y->count);
         m->indent++;
         el = xprintf(y->elem, "k");
         bl = blame_at(it->name, "k", "0");
-        write_int(m, &bl, it, el, it->field.is_signed, y->elem_bounded ? y->elem_max : ~0ULL);
+        write_int(m, &bl, it, el, it->field.is_signed, y->bounded ? y->max : ~0ULL);
         free(el);
         m->indent--;
         line(m, "}");

@@ -193,9 +193,9 @@ static void column_types(emitter *m, item *a, item *f)
     snprintf(y->elem, sizeof y->elem, "afmt_type_by_dtype(%s, %d, arrays[%%s].dtype)->code", tname, tb->nentries);
     y->width = f->field.width;
     /* a code is one of the table's: no range check where they all fit */
-    y->elem_bounded = 1;
+    y->bounded = 1;
     for (i = 0; i < tb->nentries; i++)
-        if (tb->entries[i].key[0]->ival > y->elem_max) y->elem_max = tb->entries[i].key[0]->ival;
+        if (tb->entries[i].key[0]->ival > y->max) y->max = tb->entries[i].key[0]->ival;
 }
 
 static void columns_write_field(emitter *m, item *a, item *f, int role)

@@ -669,7 +669,6 @@ static int daphne_write_block_kind_0(afmt_error *err)
 {
     return afmt_fail(err, AFMT_E_UNSUPPORTED, NULL, "data", AFMT_NO_INDEX, 0,
             "daphne: afmt does not write empty blocks");
-    return 0;
 }
 
 static int daphne_write_block_kind_1(const size_t n, afmt_sink *sink, afmt_error *err,
@@ -688,10 +687,6 @@ static int daphne_write_block_kind_1(const size_t n, afmt_sink *sink, afmt_error
     if (afmt_payload_size(A_data, el_type.enc, &nbytes_data, err) != 0) return -1;
     const uint64_t v_block_value_type = v_value_type;
     /* block_value_type */
-    if (v_block_value_type > UINT64_C(0xff)) {
-        return afmt_fail(err, AFMT_E_TYPE, NULL, "block_value_type", AFMT_NO_INDEX, 0, "value %"
-                PRIu64 " does not fit u8", v_block_value_type);
-    }
     if (afmt_sink_u8(sink, v_block_value_type, err) != 0) return -1;
     /* data */
     if (afmt_sink_payload(sink, A_data, AFMT_LITTLE, el_type.enc, err) != 0) return -1;
@@ -721,10 +716,6 @@ static int daphne_write_block_kind_2(const size_t n, afmt_sink *sink, afmt_error
                 v_block_cols)) return -1;
     }
     /* block_value_type */
-    if (v_block_value_type > UINT64_C(0xff)) {
-        return afmt_fail(err, AFMT_E_TYPE, NULL, "block_value_type", AFMT_NO_INDEX, 0, "value %"
-                PRIu64 " does not fit u8", v_block_value_type);
-    }
     if (afmt_sink_u8(sink, v_block_value_type, err) != 0) return -1;
     /* nnz */
     if (afmt_sink_u64(sink, v_nnz, 0, err) != 0) return -1;
@@ -749,7 +740,6 @@ static int daphne_write_block_kind_3(afmt_error *err)
 {
     return afmt_fail(err, AFMT_E_UNSUPPORTED, NULL, "data", AFMT_NO_INDEX, 0,
             "daphne: afmt does not write COO blocks");
-    return 0;
 }
 
 static int daphne_write_block(const size_t n, afmt_sink *sink, afmt_error *err, const size_t ai,
@@ -758,13 +748,7 @@ static int daphne_write_block(const size_t n, afmt_sink *sink, afmt_error *err, 
 {
     const uint64_t v_block_rows = v_rows;
     const uint64_t v_block_cols = v_cols;
-    uint64_t data_sparse_choice_2;
-    if ((A_data->encoding == AFMT_ENC_CSR)) {
-        data_sparse_choice_2 = UINT64_C(2);
-    } else {
-        data_sparse_choice_2 = UINT64_C(1);
-    }
-    const uint64_t v_block_type = data_sparse_choice_2;
+    const uint64_t v_block_type = ((A_data->encoding == AFMT_ENC_CSR) ? UINT64_C(2) : UINT64_C(1));
     if (daphne_check_block_rows(AFMT_VCTX_STRICT(err), 0, v_rows, v_cols, UINT64_C(0), UINT64_C(0),
             v_block_rows, v_block_cols)) return -1;
     /* block_row */
@@ -784,10 +768,6 @@ static int daphne_write_block(const size_t n, afmt_sink *sink, afmt_error *err, 
     }
     if (afmt_sink_u32(sink, v_block_cols, 0, err) != 0) return -1;
     /* block_type */
-    if (v_block_type > UINT64_C(0xff)) {
-        return afmt_fail(err, AFMT_E_TYPE, NULL, "block_type", AFMT_NO_INDEX, 0, "value %" PRIu64
-                " does not fit u8", v_block_type);
-    }
     if (afmt_sink_u8(sink, v_block_type, err) != 0) return -1;
     /* switch block_kind */
     if (v_block_type == 0) {
@@ -817,10 +797,6 @@ static int daphne_write_object_1(const size_t n, afmt_sink *sink, afmt_error *er
     const uint64_t v_value_type = (uint64_t)el_entry->code;
     const afmt_elem el_type = afmt_elem_of(el_entry);
     /* value_type */
-    if (v_value_type > UINT64_C(0xff)) {
-        return afmt_fail(err, AFMT_E_TYPE, NULL, "value_type", AFMT_NO_INDEX, 0, "value %" PRIu64
-                " does not fit u8", v_value_type);
-    }
     if (afmt_sink_u8(sink, v_value_type, err) != 0) return -1;
     /* repeat block: written once */
     if (daphne_write_block(n, sink, err, ai, A_data, v_rows, v_cols, v_value_type,
@@ -881,19 +857,8 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
                 "daphne needs an array to write");
     }
     const afmt_array *A_data = &arrays[ai];
-    uint64_t narrays_gt_1_choice;
-    if (((uint64_t)n > UINT64_C(1))) {
-        narrays_gt_1_choice = UINT64_C(3);
-    } else {
-        uint64_t data_sparse_choice;
-        if ((A_data->encoding == AFMT_ENC_CSR)) {
-            data_sparse_choice = UINT64_C(2);
-        } else {
-            data_sparse_choice = UINT64_C(1);
-        }
-        narrays_gt_1_choice = data_sparse_choice;
-    }
-    const uint64_t v_data_type = narrays_gt_1_choice;
+    const uint64_t v_data_type = (((uint64_t)n > UINT64_C(1)) ? UINT64_C(3) :
+            ((A_data->encoding == AFMT_ENC_CSR) ? UINT64_C(2) : UINT64_C(1)));
     if (UINT64_C(0) >= A_data->rank)
         return afmt_write_fail_rank(A_data, "rows",
                 "daphne holds 2-d matrices, or frames of several 1-d columns of equal length", err);
@@ -912,10 +877,6 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
     /* version */
     if (afmt_sink_u8(sink, UINT64_C(1), err) != 0) return -1;
     /* data_type */
-    if (v_data_type > UINT64_C(0xff)) {
-        return afmt_fail(err, AFMT_E_TYPE, NULL, "data_type", AFMT_NO_INDEX, 0, "value %" PRIu64
-                " does not fit u8", v_data_type);
-    }
     if (afmt_sink_u8(sink, v_data_type, err) != 0) return -1;
     /* rows */
     if (afmt_sink_u64(sink, v_rows, 0, err) != 0) return -1;

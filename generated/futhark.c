@@ -196,13 +196,8 @@ static int futhark_validate_value(afmt_vctx *c, const uint64_t comments_value)
      * switch kind on peek(0) == 98 ? 1 : 2 (spec/futhark.json /body/0/body/0): a value is binary
      * when its first byte is 'b' (98), otherwise text (FORMATS.md#futhark); afmt writes binary
      */
-    uint64_t peek_0_eq_98_choice;
-    if (((uint64_t)afmt_src_peek(c->src, afmt_end(c), c->pos + UINT64_C(0)) == UINT64_C(98))) {
-        peek_0_eq_98_choice = UINT64_C(1);
-    } else {
-        peek_0_eq_98_choice = UINT64_C(2);
-    }
-    const uint64_t sel_kind = peek_0_eq_98_choice;
+    const uint64_t sel_kind = (((uint64_t)afmt_src_peek(c->src, afmt_end(c),
+            c->pos + UINT64_C(0)) == UINT64_C(98)) ? UINT64_C(1) : UINT64_C(2));
     if (sel_kind == UINT64_C(1)) {
         if (futhark_validate_kind_1(c, comments_value)) return -1;
     } else if (sel_kind == UINT64_C(2)) {

@@ -321,13 +321,7 @@ static int rawarray_write_impl(const afmt_array *arrays, size_t n, const afmt_wr
         return afmt_fail(err, AFMT_E_TYPE, NULL, "eltype", AFMT_NO_INDEX, 0,
                 "rawarray cannot hold elements of type %s", afmt_array_type_name(A_data));
     }
-    uint64_t compress_choice;
-    if ((wopt != NULL && wopt->compress != 0)) {
-        compress_choice = UINT64_C(2);
-    } else {
-        compress_choice = UINT64_C(0);
-    }
-    const uint64_t v_flags = compress_choice;
+    const uint64_t v_flags = ((wopt != NULL && wopt->compress != 0) ? UINT64_C(2) : UINT64_C(0));
     uint64_t nbytes_data;
     const int compressed_data = ((v_flags & UINT64_C(2)) != UINT64_C(0));
     if (afmt_payload_size(A_data, el_type.enc, &nbytes_data, err) != 0) return -1;
