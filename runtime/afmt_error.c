@@ -105,12 +105,9 @@ void afmt_path_describe(const afmt_path *path, const char *field, uint64_t index
         build_field(out, out_size, path, field, index);
 }
 
-int afmt_fail(afmt_error *err, afmt_code code, const afmt_path *path,
-              const char *field, uint64_t index, uint64_t offset,
-              const char *fmt, ...)
+int afmt_failv(afmt_error *err, afmt_code code, const afmt_path *path, const char *field,
+               uint64_t index, uint64_t offset, const char *fmt, va_list ap)
 {
-    va_list ap;
-
     if (!err)
         return -1;
     /* err->format is kept: validators set it once, before any failure. */
@@ -118,11 +115,19 @@ int afmt_fail(afmt_error *err, afmt_code code, const afmt_path *path,
     err->offset = offset;
     build_field(err->field, sizeof err->field, path, field, index);
     err->message[0] = '\0';
-    if (fmt) {
-        va_start(ap, fmt);
+    if (fmt)
         vsnprintf(err->message, sizeof err->message, fmt, ap);
-        va_end(ap);
-    }
+    return -1;
+}
+
+int afmt_fail(afmt_error *err, afmt_code code, const afmt_path *path,
+              const char *field, uint64_t index, uint64_t offset,
+              const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    afmt_failv(err, code, path, field, index, offset, fmt, ap);
+    va_end(ap);
     return -1;
 }
 

@@ -12,6 +12,7 @@
 #ifndef AFMT_ERROR_H
 #define AFMT_ERROR_H
 
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "afmt.h"
@@ -46,6 +47,14 @@ int afmt_fail(afmt_error *err, afmt_code code, const afmt_path *path,
               const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
     __attribute__((format(printf, 7, 8)))
+#endif
+    ;
+/* afmt_fail with the message's arguments as a va_list (for wrappers that
+ * take their own "...": the message is formatted once). */
+int afmt_failv(afmt_error *err, afmt_code code, const afmt_path *path, const char *field,
+               uint64_t index, uint64_t offset, const char *fmt, va_list ap)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 7, 0)))
 #endif
     ;
 

@@ -23,34 +23,38 @@ void afmt_options_default(afmt_options *opt)
     opt->check_values = 1;
 }
 
-int afmt_tolerate(const afmt_options *opt, const afmt_visitor *vis,
-                  afmt_error *err, afmt_code code, const afmt_path *path,
-                  const char *field, uint64_t index, uint64_t offset,
-                  const char *fmt, ...)
+int afmt_toleratev(const afmt_options *opt, const afmt_visitor *vis, afmt_error *err,
+                   afmt_code code, const afmt_path *path, const char *field, uint64_t index,
+                   uint64_t offset, const char *fmt, va_list ap)
 {
-    char msg[AFMT_MESSAGE_MAX];
     afmt_error warning;
-    va_list ap;
 
-    msg[0] = '\0';
-    if (fmt) {
-        va_start(ap, fmt);
-        vsnprintf(msg, sizeof msg, fmt, ap);
-        va_end(ap);
-    }
     /* No options means the safe default: strict. */
     if (!opt || opt->mode != AFMT_LENIENT)
-        return afmt_fail(err, code, path, field, index, offset, "%s", msg);
+        return afmt_failv(err, code, path, field, index, offset, fmt, ap);
 
     /* Lenient: err is left alone (the validation goes on); the warning
      * carries the format name the validator already recorded. */
     afmt_error_clear(&warning);
     if (err)
         memcpy(warning.format, err->format, sizeof warning.format);
-    afmt_fail(&warning, code, path, field, index, offset, "%s", msg);
+    afmt_failv(&warning, code, path, field, index, offset, fmt, ap);
     if (vis && vis->on_warning)
         vis->on_warning(vis->ctx, &warning);
     return 0;
+}
+
+int afmt_tolerate(const afmt_options *opt, const afmt_visitor *vis,
+                  afmt_error *err, afmt_code code, const afmt_path *path,
+                  const char *field, uint64_t index, uint64_t offset,
+                  const char *fmt, ...)
+{
+    va_list ap;
+    int rc;
+    va_start(ap, fmt);
+    rc = afmt_toleratev(opt, vis, err, code, path, field, index, offset, fmt, ap);
+    va_end(ap);
+    return rc;
 }
 
 void afmt_warn(const afmt_visitor *vis, const afmt_path *path,

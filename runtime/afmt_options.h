@@ -7,6 +7,7 @@
 #ifndef AFMT_OPTIONS_H
 #define AFMT_OPTIONS_H
 
+#include <stdarg.h>
 #include <stdint.h>
 #include "afmt.h"
 #include "afmt_array.h"
@@ -31,6 +32,14 @@ int afmt_tolerate(const afmt_options *opt, const afmt_visitor *vis,
                   const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
     __attribute__((format(printf, 9, 10)))
+#endif
+    ;
+/* afmt_tolerate with the message's arguments as a va_list. */
+int afmt_toleratev(const afmt_options *opt, const afmt_visitor *vis, afmt_error *err,
+                   afmt_code code, const afmt_path *path, const char *field, uint64_t index,
+                   uint64_t offset, const char *fmt, va_list ap)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 9, 0)))
 #endif
     ;
 

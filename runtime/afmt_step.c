@@ -24,23 +24,22 @@ static uint64_t end_now(const afmt_src *src, uint64_t end)
 int afmt_fail_c(const afmt_vctx *c, afmt_code code, const char *field, uint64_t index,
                 uint64_t offset, const char *fmt, ...)
 {
-    char msg[AFMT_MESSAGE_MAX];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    afmt_failv(c->err, code, c->path, field, index, offset, fmt, ap);
     va_end(ap);
-    return afmt_fail(c->err, code, c->path, field, index, offset, "%s", msg);
+    return -1;
 }
 
 int afmt_tolerate_c(const afmt_vctx *c, afmt_code code, const char *field, uint64_t index,
                     uint64_t offset, const char *fmt, ...)
 {
-    char msg[AFMT_MESSAGE_MAX];
     va_list ap;
+    int rc;
     va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
+    rc = afmt_toleratev(c->opt, c->vis, c->err, code, c->path, field, index, offset, fmt, ap);
     va_end(ap);
-    return afmt_tolerate(c->opt, c->vis, c->err, code, c->path, field, index, offset, "%s", msg);
+    return rc;
 }
 
 int afmt_overflow_c(const afmt_vctx *c, const char *field, uint64_t index, uint64_t offset,

@@ -18,17 +18,17 @@
 #include "afmt.h"
 #include "afmt_fileio.h"
 #include "check.h"
+#include "testutil.h"
 #include "npy.h"
 #include "rawarray.h"
 #include "tenbin.h"
 
-static char dir[] = "/tmp/afmt-test-file.XXXXXX";
-static char name_buf[512];
+static test_dir dir;
+static char name_buf[512]; /* a test's name */
 
 static const char *path_of(const char *name)
 {
-    snprintf(name_buf, sizeof name_buf, "%s/%s", dir, name);
-    return name_buf;
+    return test_dir_file(&dir, name);
 }
 
 /* ---------------------------------------------------------------- read loop */
@@ -339,7 +339,7 @@ static void test_open_errors(void)
     CHECK("missing file: AFMT_E_IO naming it", afmt_file_open(&f, path_of("none.npy"), &err) == -1 &&
                                                   err.code == AFMT_E_IO && f.fd == -1 &&
                                                   strstr(err.message, path_of("none.npy")) != NULL);
-    CHECK("directory refused", afmt_file_open(&f, dir, &err) == -1 && err.code == AFMT_E_IO &&
+    CHECK("directory refused", afmt_file_open(&f, dir.path, &err) == -1 && err.code == AFMT_E_IO &&
                                    strstr(err.message, "not a regular file") != NULL);
     CHECK("/dev/null refused", afmt_file_open(&f, "/dev/null", &err) == -1 && err.code == AFMT_E_IO);
     CHECK("empty path", afmt_file_open(&f, "", &err) == -1 && err.code == AFMT_E_USAGE);
@@ -357,22 +357,12 @@ static void test_open_errors(void)
 
 int main(void)
 {
-    if (!mkdtemp(dir)) {
-        printf("FAIL mkdtemp: %s\n", strerror(errno));
+    if (test_dir_make(&dir, "file") != 0)
         return 1;
-    }
     test_read_at();
     test_read_files();
     test_changed_files();
     test_open_errors();
-    {
-        /* clean up */
-        static const char *const names[] = { "read_at.bin", "a.npy", "b.npy", "c.npy", "a.ten", "a.ra",
-                                             "b.ra", "short.npy", "mod.npy", "ok.npy", "empty.npy" };
-        size_t i;
-        for (i = 0; i < sizeof names / sizeof names[0]; i++)
-            unlink(path_of(names[i]));
-        rmdir(dir);
-    }
+    test_dir_remove(&dir);
     CHECK_DONE();
 }

@@ -24,15 +24,15 @@
 #include "afmt_fileio.h"
 #include "afmt_sink.h"
 #include "check.h"
+#include "testutil.h"
 #include "rawarray.h"
 
-static char dir[] = "/tmp/afmt-test-sink-write.XXXXXX";
-static char name_buf[512];
+static test_dir dir;
+static char name_buf[512]; /* a test's name */
 
 static const char *path_of(const char *name)
 {
-    snprintf(name_buf, sizeof name_buf, "%s/%s", dir, name);
-    return name_buf;
+    return test_dir_file(&dir, name);
 }
 
 /* ---------------------------------------------------------------- write loop */
@@ -321,7 +321,7 @@ static void test_streams(void)
 /* Names in dir other than keep (a temporary file left behind). */
 static int stray_files(const char *keep)
 {
-    DIR *d = opendir(dir);
+    DIR *d = opendir(dir.path);
     struct dirent *ent;
     int n = 0;
     if (!d)
@@ -468,14 +468,12 @@ static void test_writer_through_stdio(void)
 
 int main(void)
 {
-    if (!mkdtemp(dir)) {
-        printf("FAIL mkdtemp: %s\n", strerror(errno));
+    if (test_dir_make(&dir, "sink-write") != 0)
         return 1;
-    }
     test_write_all();
     test_streams();
     test_failures();
     test_writer_through_stdio();
-    rmdir(dir);
+    test_dir_remove(&dir);
     CHECK_DONE();
 }

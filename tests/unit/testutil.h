@@ -1,12 +1,16 @@
 /* Shared helpers of the unit tests (header-only: each test is one file). */
 #ifndef AFMT_TEST_UTIL_H
 #define AFMT_TEST_UTIL_H
+#include <dirent.h>
+#include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 /* A whole file in a fresh malloc'ed buffer (NULL if unreadable). */
-static uint8_t *slurp(const char *path, uint64_t *len)
+static inline uint8_t *slurp(const char *path, uint64_t *len)
 {
     FILE *f = fopen(path, "rb");
     uint8_t *buf;
@@ -20,5 +24,40 @@ static uint8_t *slurp(const char *path, uint64_t *len)
     fclose(f);
     *len = (uint64_t)n;
     return buf;
+}
+
+/* A fresh directory for one test program's files: path is
+ * /tmp/afmt-test-<tag>.XXXXXX made unique; file() names a file in it (in
+ * a buffer of d's, valid until the next call). */
+typedef struct test_dir {
+    char path[128];
+    char name[512];
+} test_dir;
+
+/* 0, or -1 after printing a FAIL line. */
+static inline int test_dir_make(test_dir *d, const char *tag)
+{
+    snprintf(d->path, sizeof d->path, "/tmp/afmt-test-%s.XXXXXX", tag);
+    if (mkdtemp(d->path)) return 0;
+    printf("FAIL mkdtemp %s: %s\n", d->path, strerror(errno));
+    return -1;
+}
+
+static inline const char *test_dir_file(test_dir *d, const char *name)
+{
+    snprintf(d->name, sizeof d->name, "%s/%s", d->path, name);
+    return d->name;
+}
+
+/* Remove the files left in d (no subdirectories are made), then d. */
+static inline void test_dir_remove(test_dir *d)
+{
+    DIR *dp = opendir(d->path);
+    struct dirent *ent;
+    while (dp && (ent = readdir(dp)) != NULL)
+        if (strcmp(ent->d_name, ".") != 0 && strcmp(ent->d_name, "..") != 0)
+            unlink(test_dir_file(d, ent->d_name));
+    if (dp) closedir(dp);
+    rmdir(d->path);
 }
 #endif
