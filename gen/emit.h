@@ -185,6 +185,10 @@ int table2_plain_count(const table *tb);
  * the validator and the writer) of the first nplain entries of tb
  * (table2_plain_count), or NULL when no more tables fit. */
 const char *type_table2(emitter *m, const table *tb, int nplain);
+/* The name of a `static const char <fmt>_<table>_known[]`
+ * (emitted once, beside the table) holding "; known: ..." listing a
+ * table's entries, for a failure's "%s". */
+const char *known_table(emitter *m, const table *tb);
 
 /* Output helpers. */
 void line(emitter *m, const char *fmt, ...)

@@ -564,6 +564,68 @@ const char *type_table2(emitter *m, const table *tb, int nplain)
     return m->helpers[m->nhelpers++];
 }
 
+/* "; known: (1, 1) i8, (1, 2) i16, ..., eltype == 0 && elbyte > 0: opaque"
+ * (malloc'd): an unknown type code lists the valid ones, straight from the
+ * spec's table. */
+static char *known_literal(const table *tb)
+{
+    sbuf b = {0};
+    char *q;
+    int i, k;
+
+    sb_puts(&b, "; known: ");
+    for (i = 0; i < tb->nentries; i++) {
+        const table_entry *te = &tb->entries[i];
+        if (i)
+            sb_puts(&b, ", ");
+        if (!te->key) {
+            sb_printf(&b, "%s: %s", te->when_text ? te->when_text : "when", te->dtype);
+            continue;
+        }
+        if (te->nkey > 1)
+            sb_puts(&b, "(");
+        for (k = 0; k < te->nkey; k++) {
+            const expr *e = te->key[k];
+            if (k)
+                sb_puts(&b, ", ");
+            if (!e)
+                sb_puts(&b, "*");
+            else if (e->kind == E_INT)
+                sb_printf(&b, "%llu", (unsigned long long)e->ival);
+            else if (e->kind == E_UNARY && e->op == TK_MINUS && e->a && e->a->kind == E_INT)
+                sb_printf(&b, "-%llu", (unsigned long long)e->a->ival);
+            else if (e->kind == E_STR)
+                sb_printf(&b, "'%s'", e->sval);
+            else
+                sb_puts(&b, "?");
+        }
+        if (te->nkey > 1)
+            sb_puts(&b, ")");
+        sb_printf(&b, " %s", te->dtype);
+    }
+    q = xstrdup(b.s ? b.s : "");
+    sb_free(&b);
+    return q;
+}
+
+const char *known_table(emitter *m, const table *tb)
+{
+    char *name = xprintf("%s_%s_known", m->s->format, tb->name), *text;
+    int i;
+    for (i = 0; i < m->nhelpers; i++)
+        if (strcmp(m->helpers[i], name) == 0) { free(name); return m->helpers[i]; }
+    if (m->nhelpers >= 32) { free(name); return "\"\""; }
+    text = known_literal(tb);
+    sb_printf(m->prelude, "/* The entries of table %s, as a failure to find none lists them. */\n", tb->name);
+    sb_printf(m->prelude, "static const char %s[] =\n    ", name);
+    quote_wrapped(m->prelude, text, "    ");
+    sb_puts(m->prelude, ";\n\n");
+    free(text);
+    snprintf(m->helpers[m->nhelpers], sizeof m->helpers[0], "%s", name);
+    free(name);
+    return m->helpers[m->nhelpers++];
+}
+
 /* Declarations emitted only where used.  A placeholder line ("\x01" and
  * the number of a piece of text, then a newline) stands where the
  * declaration would go; decls_resolve puts the text there if the

@@ -501,54 +501,6 @@ static void emit_string_field(emitter *m, item *it)
     y->big = it->field.big_endian;
 }
 
-/* "; known: (1, 1) i8, (1, 2) i16, ..., eltype == 0 && elbyte > 0: opaque"
- * as a quoted C format literal (format set) or string literal: an unknown
- * type code lists the valid ones, straight from the spec's table. */
-static char *known_literal(const table *tb, int format)
-{
-    sbuf b = {0};
-    char *q;
-    int i, k;
-
-    sb_puts(&b, "; known: ");
-    for (i = 0; i < tb->nentries; i++) {
-        const table_entry *te = &tb->entries[i];
-        if (i)
-            sb_puts(&b, ", ");
-        if (!te->key) {
-            sb_printf(&b, "%s: %s", te->when_text ? te->when_text : "when", te->dtype);
-            continue;
-        }
-        if (te->nkey > 1)
-            sb_puts(&b, "(");
-        for (k = 0; k < te->nkey; k++) {
-            const expr *e = te->key[k];
-            if (k)
-                sb_puts(&b, ", ");
-            if (!e)
-                sb_puts(&b, "*");
-            else if (e->kind == E_INT)
-                sb_printf(&b, "%llu", (unsigned long long)e->ival);
-            else if (e->kind == E_UNARY && e->op == TK_MINUS && e->a && e->a->kind == E_INT)
-                sb_printf(&b, "-%llu", (unsigned long long)e->a->ival);
-            else if (e->kind == E_STR)
-                sb_printf(&b, "'%s'", e->sval);
-            else
-                sb_puts(&b, "?");
-        }
-        if (te->nkey > 1)
-            sb_puts(&b, ")");
-        sb_printf(&b, " %s", te->dtype);
-    }
-    q = format ? c_format_literal(b.s ? b.s : "") : c_quote(b.s ? b.s : "", b.len);
-    sb_free(&b);
-    return q;
-}
-
-char *known_entries(const table *tb)
-{
-    return known_literal(tb, 1);
-}
 
 /* The failure of lookup it in table tb when cond holds: names the key
  * values found and the table's entries. */
@@ -583,12 +535,8 @@ static void lookup_fail(emitter *m, const blame *bl, item *it, const table *tb, 
                 sb_printf(&args, ", (uint64_t)%s", keys[k]);
             }
         }
-        sb_puts(&fmt, "): unknown type code\" ");
-        {
-            char *known = known_entries(tb);
-            sb_puts(&fmt, known);
-            free(known);
-        }
+        sb_puts(&fmt, "): unknown type code%s\"");
+        sb_printf(&args, ", %s", known_table(m, tb));
         emit_fail(m, bl, "unknown-type", LEN_NONE, fmt.s, args.s ? args.s + 2 : NULL);
         sb_free(&fmt);
         sb_free(&args);
@@ -627,12 +575,12 @@ static int lookup_by_table(emitter *m, const blame *bl, item *it, const table *t
     if (text_key && strcmp(ky->name, bl->field) == 0) {
         /* found, or refused naming the key's text and the table's entries:
          * one call */
-        char *known = known_literal(tb, 0), *field = c_quote(bl->field, strlen(bl->field));
+        const char *known = known_table(m, tb);
+        char *field = c_quote(bl->field, strlen(bl->field));
         decl_use(m, bl->off_decl);
         line(m, "const afmt_type_entry *%s_entry = afmt_lookup_text(c, %s, %d, %s, %d, \"%s\", %s, %s, %s, %s);", it->name,
              tname, tb->nentries, keys[0], ky->size, tb->name, field, bl->index, bl->offset, known);
         line(m, "if (!%s_entry) return -1;", it->name);
-        free(known);
         free(field);
     } else {
         if (text_key)

@@ -75,9 +75,6 @@ void writer_int(emitter *m, item *f, char *c, vtype t);
 /* emit_validate.c: fail (truncated) unless need_c bytes are left at pos;
  * what names them in the message. */
 void need_bytes(emitter *m, const blame *bl, const char *need_c, const char *what);
-/* emit_validate.c: "; known: ..." listing a table's entries, as a quoted
- * C format literal (malloc'd). */
-char *known_entries(const table *tb);
 
 /* A payload encoding chosen by the file ("compressed" on an array item:
  * gen/layout_lz4.c), around whatever layout the array has.  Each hook

@@ -13,15 +13,15 @@
 static void columns_width(emitter *m, item *it, const sym *types, const table *tb, const char *tname, const char *code)
 {
     char *oc = xprintf("%s + %d * j", types->off, types->width);
-    char *known = known_entries(tb);
-    char *fmt = xprintf("\"no entry of table %s matches (%%\" PRIu64 \"): unknown type code\" %s", tb->name, known);
+    char *fmt = xprintf("\"no entry of table %s matches (%%\" PRIu64 \"): unknown type code%%s\"", tb->name);
+    char *args = xprintf("code_j, %s", known_table(m, tb));
     blame bl = blame_at(types->name, "j", oc);
     line(m, "uint64_t width_%s = 0;", it->name);
     line(m, "for (uint64_t j = 0; j < %s; j++) {", types->count);
     m->indent++;
     line(m, "const uint64_t code_j = %s;", code);
     line(m, "const afmt_type_entry *type_j = afmt_type_by_code(%s, %d, code_j);", tname, tb->nentries);
-    emit_fail_if(m, "!type_j || type_j->enc != AFMT_ENC_PLAIN", &bl, "unknown-type", LEN_NONE, fmt, "code_j");
+    emit_fail_if(m, "!type_j || type_j->enc != AFMT_ENC_PLAIN", &bl, "unknown-type", LEN_NONE, fmt, args);
     line(m, "const uint64_t size_j = afmt_dtype_get(type_j->dtype)->size;");
     bl = blame_at(it->name, "AFMT_NO_INDEX", "c->pos");
     {
@@ -32,7 +32,7 @@ static void columns_width(emitter *m, item *it, const sym *types, const table *t
     m->indent--;
     line(m, "}");
     free(oc);
-    free(known);
+    free(args);
     free(fmt);
 }
 

@@ -47,6 +47,10 @@ static const afmt_type_entry daphne_value_types[8] = {
     {NULL, 7, AFMT_F64, AFMT_ENC_PLAIN, 1},
 };
 
+/* The entries of table value_types, as a failure to find none lists them. */
+static const char daphne_value_types_known[] =
+    "; known: 0 i8, 1 i32, 2 i64, 3 u8, 4 u32, 5 u64, 6 f32, 7 f64";
+
 /* The fields that place a block of block in the matrix. */
 static const afmt_tile_fields tile_fields_block =
     {"block_row", "block_col", "block_rows", "block_cols"};
@@ -444,9 +448,7 @@ static int daphne_validate_object_1(afmt_vctx *c, const uint64_t v_rows, const u
     if (!el_entry) {
         return afmt_fail_c(c, AFMT_E_UNKNOWN_TYPE, "value_type", AFMT_NO_INDEX, o_value_type,
                 "no entry of table value_types matches (value_type = %" PRIu64
-                "): unknown type code"
-                "; known: 0 i8, 1 i32, 2 i64, 3 u8, 4 u32, 5 u64, 6 f32, 7 f64",
-                (uint64_t)v_value_type);
+                "): unknown type code%s", (uint64_t)v_value_type, daphne_value_types_known);
     }
     const afmt_elem el_type = afmt_elem_of(el_entry);
 
@@ -496,8 +498,8 @@ static int daphne_validate_columns(afmt_vctx *c, const uint64_t v_rows,
         const afmt_type_entry *type_j = afmt_type_by_code(daphne_value_types, 8, code_j);
         if (!type_j || type_j->enc != AFMT_ENC_PLAIN) {
             return afmt_fail_c(c, AFMT_E_UNKNOWN_TYPE, "column_types", j, o_column_types + 1 * j,
-                    "no entry of table value_types matches (%" PRIu64 "): unknown type code"
-                    "; known: 0 i8, 1 i32, 2 i64, 3 u8, 4 u32, 5 u64, 6 f32, 7 f64", code_j);
+                    "no entry of table value_types matches (%" PRIu64 "): unknown type code%s",
+                    code_j, daphne_value_types_known);
         }
         const uint64_t size_j = afmt_dtype_get(type_j->dtype)->size;
         if (!afmt_add_u64(width_columns, size_j, &width_columns)) {

@@ -53,6 +53,11 @@ static const afmt_type_entry futhark_types[12] = {
     {"bool", 0, AFMT_BOOL, AFMT_ENC_PLAIN, 1},
 };
 
+/* The entries of table types, as a failure to find none lists them. */
+static const char futhark_types_known[] =
+    "; known: '  i8' i8, ' i16' i16, ' i32' i32, ' i64' i64, '  u8' u8, ' u16' u16, ' "
+    "u32' u32, ' u64' u64, ' f16' f16, ' f32' f32, ' f64' f64, 'bool' bool";
+
 /* dims: its check, for the validator and the writer
  * (spec/futhark.json /body/0/body/0/cases/0/body/6) */
 static int futhark_check_dims(const afmt_vctx *c, uint64_t at, uint64_t at_index, int64_t e_dims)
@@ -140,9 +145,7 @@ static int futhark_validate_kind_1(afmt_vctx *c, const uint64_t comments_value)
 
     /* lookup el in table types (spec/futhark.json /body/0/body/0/cases/0/body/5) */
     const afmt_type_entry *el_entry = afmt_lookup_text(c, futhark_types, 12,
-            AFMT_B(c->src, o_type), 4, "types", "type", AFMT_NO_INDEX, o_type,
-            "; known: '  i8' i8, ' i16' i16, ' i32' i32, ' i64' i64, '  u8' u8, ' u16' u16, ' u32' "
-            "u32, ' u64' u64, ' f16' f16, ' f32' f32, ' f64' f64, 'bool' bool");
+            AFMT_B(c->src, o_type), 4, "types", "type", AFMT_NO_INDEX, o_type, futhark_types_known);
     if (!el_entry) return -1;
     const afmt_elem el_type = afmt_elem_of(el_entry);
 

@@ -29,6 +29,10 @@ static const afmt_type_entry inebin_types[4] = {
     {"C", 0, AFMT_C128, AFMT_ENC_PLAIN, 1},
 };
 
+/* The entries of table types, as a failure to find none lists them. */
+static const char inebin_types_known[] =
+    "; known: 'B' bool, 'Z' i64, 'R' f64, 'C' c128";
+
 static int inebin_validate_data(afmt_vctx *c, const afmt_elem el_type, const uint64_t o_rows,
         const uint64_t v_rows, const uint64_t o_cols, const uint64_t v_cols)
 {
@@ -90,8 +94,7 @@ static int inebin_validate_body(afmt_vctx *c)
 
     /* lookup el in table types (spec/inebin.json /body/3) */
     const afmt_type_entry *el_entry = afmt_lookup_text(c, inebin_types, 4, AFMT_B(c->src, o_type),
-            1, "types", "type", AFMT_NO_INDEX, o_type,
-            "; known: 'B' bool, 'Z' i64, 'R' f64, 'C' c128");
+            1, "types", "type", AFMT_NO_INDEX, o_type, inebin_types_known);
     if (!el_entry) return -1;
     const afmt_elem el_type = afmt_elem_of(el_entry);
 

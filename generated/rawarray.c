@@ -74,6 +74,12 @@ static const afmt_type_entry2 rawarray_element[16] = {
      "document: read as bool"},
 };
 
+/* The entries of table element, as a failure to find none lists them. */
+static const char rawarray_element_known[] =
+    "; known: (1, 1) i8, (1, 2) i16, (1, 4) i32, (1, 8) i64, (2, 1) u8, (2, 2) u16, "
+    "(2, 4) u32, (2, 8) u64, (3, 2) f16, (3, 4) f32, (3, 8) f64, (4, 4) c32, (4, 8) "
+    "c64, (4, 16) c128, (5, 2) bf16, (5, 1) bool, eltype == 0 && elbyte > 0: opaque";
+
 /* size (spec/rawarray.json /body/8/cases/1/body/0): its check, for the validator and the writer */
 static int rawarray_check_size(const afmt_vctx *c, uint64_t at, uint64_t v_size)
 {
@@ -223,11 +229,8 @@ static int rawarray_validate_body(afmt_vctx *c)
     if (el_type.dtype == AFMT_DTYPE_INVALID) {
         return afmt_fail_c(c, AFMT_E_UNKNOWN_TYPE, "eltype", AFMT_NO_INDEX, o_eltype,
                 "no entry of table element matches (eltype = %" PRIu64 ", elbyte = %" PRIu64
-                "): unknown type code"
-                "; known: (1, 1) i8, (1, 2) i16, (1, 4) i32, (1, 8) i64, (2, 1) u8, (2, 2) u16, "
-                "(2, 4) u32, (2, 8) u64, (3, 2) f16, (3, 4) f32, (3, 8) f64, (4, 4) c32, (4, 8) "
-                "c64, (4, 16) c128, (5, 2) bf16, (5, 1) bool, eltype == 0 && elbyte > 0: opaque",
-                (uint64_t)v_eltype, (uint64_t)v_elbyte);
+                "): unknown type code%s", (uint64_t)v_eltype, (uint64_t)v_elbyte,
+                rawarray_element_known);
     }
 
     /* switch compression on flags & 2 (spec/rawarray.json /body/8) */

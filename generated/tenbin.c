@@ -55,6 +55,11 @@ static const afmt_type_entry tenbin_dtypes[11] = {
     {"u8\x00\x00\x00\x00\x00\x00", 0, AFMT_U64, AFMT_ENC_PLAIN, 1},
 };
 
+/* The entries of table dtypes, as a failure to find none lists them. */
+static const char tenbin_dtypes_known[] =
+    "; known: 'f2' f16, 'f4' f32, 'f8' f64, 'i1' i8, 'i2' i16, 'i4' i32, 'i8' i64, "
+    "'u1' u8, 'u2' u16, 'u4' u32, 'u8' u64";
+
 /* ndim (spec/tenbin.json /body/0/body/2/body/3): its checks, for the validator and the writer */
 static int tenbin_check_ndim(const afmt_vctx *c, uint64_t at, int64_t v_ndim)
 {
@@ -113,8 +118,7 @@ static int tenbin_validate_header(afmt_vctx *c, const uint64_t o_header_len,
     /* lookup el in table dtypes (spec/tenbin.json /body/0/body/2/body/1) */
     const afmt_type_entry *el_entry = afmt_lookup_text(c, tenbin_dtypes, 11,
             AFMT_B(c->src, o_dtype), 8, "dtypes", "dtype", AFMT_NO_INDEX, o_dtype,
-            "; known: 'f2' f16, 'f4' f32, 'f8' f64, 'i1' i8, 'i2' i16, 'i4' i32, 'i8' i64, 'u1' "
-            "u8, 'u2' u16, 'u4' u32, 'u8' u64");
+            tenbin_dtypes_known);
     if (!el_entry) return -1;
     const afmt_elem el_type = afmt_elem_of(el_entry);
 
