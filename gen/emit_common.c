@@ -616,7 +616,7 @@ const char *known_table(emitter *m, const table *tb)
         if (strcmp(m->helpers[i], name) == 0) { free(name); return m->helpers[i]; }
     if (m->nhelpers >= 32) { free(name); return "\"\""; }
     text = known_literal(tb);
-    sb_printf(m->prelude, "/* The entries of table %s, as a failure to find none lists them. */\n", tb->name);
+    sb_printf(m->prelude, "/* The entries of table %s, listed when no entry matches. */\n", tb->name);
     sb_printf(m->prelude, "static const char %s[] =\n    ", name);
     quote_wrapped(m->prelude, text, "    ");
     sb_puts(m->prelude, ";\n\n");

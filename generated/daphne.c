@@ -47,7 +47,7 @@ static const afmt_type_entry daphne_value_types[8] = {
     {NULL, 7, AFMT_F64, AFMT_ENC_PLAIN, 1},
 };
 
-/* The entries of table value_types, as a failure to find none lists them. */
+/* The entries of table value_types, listed when no entry matches. */
 static const char daphne_value_types_known[] =
     "; known: 0 i8, 1 i32, 2 i64, 3 u8, 4 u32, 5 u64, 6 f32, 7 f64";
 

@@ -53,7 +53,7 @@ static const afmt_type_entry futhark_types[12] = {
     {"bool", 0, AFMT_BOOL, AFMT_ENC_PLAIN, 1},
 };
 
-/* The entries of table types, as a failure to find none lists them. */
+/* The entries of table types, listed when no entry matches. */
 static const char futhark_types_known[] =
     "; known: '  i8' i8, ' i16' i16, ' i32' i32, ' i64' i64, '  u8' u8, ' u16' u16, ' "
     "u32' u32, ' u64' u64, ' f16' f16, ' f32' f32, ' f64' f64, 'bool' bool";

@@ -29,7 +29,7 @@ static const afmt_type_entry inebin_types[4] = {
     {"C", 0, AFMT_C128, AFMT_ENC_PLAIN, 1},
 };
 
-/* The entries of table types, as a failure to find none lists them. */
+/* The entries of table types, listed when no entry matches. */
 static const char inebin_types_known[] =
     "; known: 'B' bool, 'Z' i64, 'R' f64, 'C' c128";
 

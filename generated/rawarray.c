@@ -74,7 +74,7 @@ static const afmt_type_entry2 rawarray_element[16] = {
      "document: read as bool"},
 };
 
-/* The entries of table element, as a failure to find none lists them. */
+/* The entries of table element, listed when no entry matches. */
 static const char rawarray_element_known[] =
     "; known: (1, 1) i8, (1, 2) i16, (1, 4) i32, (1, 8) i64, (2, 1) u8, (2, 2) u16, "
     "(2, 4) u32, (2, 8) u64, (3, 2) f16, (3, 4) f32, (3, 8) f64, (4, 4) c32, (4, 8) "

@@ -55,7 +55,7 @@ static const afmt_type_entry tenbin_dtypes[11] = {
     {"u8\x00\x00\x00\x00\x00\x00", 0, AFMT_U64, AFMT_ENC_PLAIN, 1},
 };
 
-/* The entries of table dtypes, as a failure to find none lists them. */
+/* The entries of table dtypes, listed when no entry matches. */
 static const char tenbin_dtypes_known[] =
     "; known: 'f2' f16, 'f4' f32, 'f8' f64, 'i1' i8, 'i2' i16, 'i4' i32, 'i8' i64, "
     "'u1' u8, 'u2' u16, 'u4' u32, 'u8' u64";
