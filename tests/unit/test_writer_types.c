@@ -81,6 +81,7 @@ static void test_every_type(void)
     int written = 0;
     for (fp = afmt_formats; *fp; fp++) {
         const afmt_format *f = *fp;
+        char fname[128];
         int d, nwritten = 0;
         if (!f->write) continue;
         for (d = AFMT_BOOL; d < AFMT_DTYPE_COUNT_; d++) {
@@ -110,8 +111,8 @@ static void test_every_type(void)
             nwritten++;
         }
         /* a writer that holds nothing would pass the loop above */
-        snprintf((char *)out, 128, "%s writes some element types", f->name);
-        CHECK((char *)out, nwritten >= 3);
+        snprintf(fname, sizeof fname, "%s writes some element types", f->name);
+        CHECK(fname, nwritten >= 3);
         written += nwritten;
     }
     CHECK("some formats write", written > 10);
