@@ -128,7 +128,9 @@ help:
 #   afl++              fuzz-smoke's AFL++ run
 #   python3, python3-numpy  golden cases, end-to-end tests, npy/safetensors against numpy
 #   time               /usr/bin/time -v: the memory tests
-DEPS_PKGS := gcc g++ clang libclang-rt-dev make pkg-config re2c libjansson-dev liblz4-dev libarchive13 afl++ python3 python3-numpy time
+#   parallel           test: docs/AT-SCALE.md's GNU parallel recipe, run locally
+DEPS_PKGS := gcc g++ clang libclang-rt-dev make pkg-config re2c libjansson-dev liblz4-dev libarchive13 afl++ python3 python3-numpy time \
+             parallel
 deps:
 	@missing=""; for p in $(DEPS_PKGS); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \

@@ -5,9 +5,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cli.h"
 #include "formats.h"
 #include "collect.h"
 #include "json_out.h"
+
+/* Each line ends with the version that wrote it, so that lines merged
+ * from many hosts and runs stay self-describing. */
+#define JSON_LINE_END ",\"afmt_version\":\"" AFMT_CLI_VERSION "\"}\n"
 
 static void emit_json(afmt_cli_worker *w, const char *display,
                       const afmt_format *fmt, int valid, const afmt_error *err)
@@ -16,6 +21,7 @@ static void emit_json(afmt_cli_worker *w, const char *display,
 
     afmt_cli_buf_puts(b, "{\"path\":");
     afmt_cli_json_cstr(b, display);
+    afmt_cli_buf_puts(b, valid ? ",\"verdict\":\"valid\"" : ",\"verdict\":\"invalid\"");
     afmt_cli_buf_puts(b, ",\"format\":");
     if (fmt && !w->closest)
         afmt_cli_json_cstr(b, fmt->name);
@@ -44,7 +50,7 @@ static void emit_json(afmt_cli_worker *w, const char *display,
     afmt_cli_buf_putc(b, ']');
     if (w->nwarn > w->warns_listed)
         afmt_cli_buf_puts(b, ",\"warnings_truncated\":true");
-    afmt_cli_buf_puts(b, "}\n");
+    afmt_cli_buf_puts(b, JSON_LINE_END);
 }
 
 static void put_warning_count(afmt_cli_buf *b, uint64_t n)
@@ -122,10 +128,10 @@ void afmt_cli_report_error(afmt_cli_worker *w, const char *display,
         e.code = AFMT_E_IO;
         afmt_cli_buf_puts(b, "{\"path\":");
         afmt_cli_json_cstr(b, display);
-        afmt_cli_buf_puts(b, ",\"format\":null,\"valid\":false,\"array_count\":0,"
-                             "\"arrays\":[],\"error\":");
+        afmt_cli_buf_puts(b, ",\"verdict\":\"error\",\"format\":null,\"valid\":false,"
+                             "\"array_count\":0,\"arrays\":[],\"error\":");
         afmt_cli_json_error(b, &e);
-        afmt_cli_buf_puts(b, ",\"warnings\":[]}\n");
+        afmt_cli_buf_puts(b, ",\"warnings\":[]" JSON_LINE_END);
         afmt_cli_out_maybe_flush(&w->out);
         return;
     }

@@ -20,6 +20,7 @@
 #include "afmt_internal.h"
 #include "args.h"
 #include "cli.h"
+#include "files_from.h"
 #include "formats.h"
 #include "limit_opts.h"
 #include "pool.h"
@@ -46,6 +47,12 @@ typedef struct runner {
     char path[AFMT_CLI_ITEM_PATH_MAX];
     size_t path_len;
     int walking; /* inside a directory named on the command line */
+    /* --files-from LIST (NULL: none), its delimiter ('\n', or '\0' with
+     * -0), and a buffer for one of its paths. */
+    const char *files_from;
+    int list_delim;
+    int list_failed;
+    char list_path[AFMT_CLI_ITEM_PATH_MAX];
 } runner;
 
 /* ---------------------------------------------------------------- work */
@@ -200,6 +207,29 @@ static void walk_arg(runner *r, const char *arg)
     r->walking = 0;
 }
 
+/* One path of the --files-from list: checked as if it were an operand. */
+static void walk_listed(void *ctx, const char *path, int too_long)
+{
+    runner *r = ctx;
+    if (too_long)
+        dispatch(r, AFMT_CLI_ITEM_ERRNO, ENAMETOOLONG, NULL, path);
+    else
+        walk_arg(r, path);
+}
+
+static void walk_list(runner *r, const char *prog)
+{
+    if (afmt_cli_files_from(r->files_from, r->list_delim, r->list_path,
+                            sizeof r->list_path, walk_listed, r) == 0)
+        return;
+    afmt_cli_progress_hold(r->cfg->progress);
+    fprintf(stderr, "%s: --files-from %s: %s\n", prog,
+            strcmp(r->files_from, "-") == 0 ? "(standard input)" : r->files_from,
+            strerror(errno));
+    afmt_cli_progress_release(r->cfg->progress);
+    r->list_failed = 1;
+}
+
 /* ---------------------------------------------------------------- usage */
 
 static void usage(FILE *f, const char *prog)
@@ -234,6 +264,10 @@ static void usage(FILE *f, const char *prog)
 "                     matches a format (the --format one, if given); others\n"
 "                     are skipped (listed with -v).  Symlink loops, FIFOs\n"
 "                     and devices inside are skipped\n"
+"      --files-from LIST  also check the paths listed in LIST, one per line\n"
+"                     (\"-\": standard input), as if given as FILEs; the\n"
+"                     list is read as it is checked, whatever its length\n"
+"  -0, --null         the --files-from list is NUL-separated (find -print0)\n"
 "  -j, --jobs N       check N inputs in parallel (0: one per CPU); the\n"
 "                     output keeps the argument order.  Default: one per\n"
 "                     CPU (at most 8) when there are several inputs\n"
@@ -258,12 +292,15 @@ AFMT_CLI_LIMIT_HELP
 "  PATH: invalid: no known format matches (magic or extension)\n"
 "  PATH: error: MESSAGE                       on standard error\n"
 "\n"
-"Output (--json), one line per input:\n"
-"  {\"path\":..., \"format\":NAME|null, [\"closest_match\":NAME,]\n"
+"Output (--json), one self-contained line per input (merge lines from\n"
+"many runs with cat):\n"
+"  {\"path\":..., \"verdict\":\"valid\"|\"invalid\"|\"error\",\n"
+"   \"format\":NAME|null, [\"closest_match\":NAME,]\n"
 "   \"valid\":BOOL, \"array_count\":N,\n"
 "   \"arrays\":[{\"index\",\"name\",\"dtype\",\"shape\",\"order\",\"offset\",\n"
 "   \"nbytes\"}...], \"error\":null|{\"code\",\"offset\",\"field\",\"message\"},\n"
-"   \"warnings\":[{\"code\",\"offset\",\"field\",\"message\"}...]}\n"
+"   \"warnings\":[{\"code\",\"offset\",\"field\",\"message\"}...],\n"
+"   \"afmt_version\":VERSION}       verdict error: could not be read (io)\n"
 "  At most %d arrays and %d warnings are listed per input; then\n"
 "  \"arrays_truncated\" / \"warnings_truncated\" is true.\n"
 "\n"
@@ -294,7 +331,7 @@ static int usage_error(const char *prog)
 enum {
     OPT_HELP = 1, OPT_VERSION, OPT_VERBOSE, OPT_QUIET, OPT_RECURSIVE,
     OPT_JOBS, OPT_JSON, OPT_STRICT, OPT_LENIENT, OPT_FORMAT, OPT_MAX_BYTES,
-    OPT_MAX_RANK
+    OPT_MAX_RANK, OPT_FILES_FROM, OPT_NULL
 };
 
 static const afmt_cli_optdef validate_opts[] = {
@@ -310,6 +347,8 @@ static const afmt_cli_optdef validate_opts[] = {
     { "format", 'f', 1, OPT_FORMAT },
     { "max-bytes", 0, 1, OPT_MAX_BYTES },
     { "max-rank", 0, 1, OPT_MAX_RANK },
+    { "files-from", 0, 1, OPT_FILES_FROM },
+    { "null", '0', 0, OPT_NULL },
     AFMT_CLI_LIMIT_OPTDEFS,
     { NULL, 0, 0, 0 }
 };
@@ -335,10 +374,10 @@ static int run(runner *r, const char *prog, int argc, char **argv, const int *op
 
     (void)argc;
     r->jobs = cfg->jobs ? cfg->jobs : default_jobs();
-    if ((unsigned)nops < r->jobs && !cfg->recursive)
+    if ((unsigned)nops < r->jobs && !cfg->recursive && !r->files_from)
         r->jobs = nops > 0 ? (unsigned)nops : 1;
     /* A pipe or a shard on standard input is one input, read once. */
-    if (nops == 1 && strcmp(argv[operands[0]], "-") == 0)
+    if (nops == 1 && strcmp(argv[operands[0]], "-") == 0 && !r->files_from)
         r->jobs = 1;
     nworkers = r->jobs;
     r->workers = calloc(nworkers, sizeof *r->workers);
@@ -363,6 +402,8 @@ static int run(runner *r, const char *prog, int argc, char **argv, const int *op
 
     for (k = 0; k < nops; k++)
         walk_arg(r, argv[operands[k]]);
+    if (r->files_from)
+        walk_list(r, prog);
 
     if (r->jobs > 1)
         afmt_cli_pool_finish(&r->pool);
@@ -383,7 +424,7 @@ static int run(runner *r, const char *prog, int argc, char **argv, const int *op
         fprintf(stderr, "%s: error writing standard output\n", prog);
         return AFMT_EXIT_ERROR;
     }
-    if (errors)
+    if (errors || r->list_failed)
         return AFMT_EXIT_ERROR;
     return invalid ? AFMT_EXIT_INVALID : AFMT_EXIT_OK;
 }
@@ -395,7 +436,8 @@ int afmt_cli_validate_main(int argc, char **argv, int first, const char *prog)
     afmt_cli_args args;
     runner *r;
     const char *val;
-    int *operands, nops = 0, id, rc;
+    int *operands, nops = 0, id, rc, k, list_delim = '\n';
+    const char *files_from = NULL;
     uint64_t v;
 
     afmt_cli_config_default(&cfg);
@@ -432,6 +474,12 @@ int afmt_cli_validate_main(int argc, char **argv, int first, const char *prog)
             break;
         case OPT_JSON:
             cfg.json = 1;
+            break;
+        case OPT_FILES_FROM:
+            files_from = val;
+            break;
+        case OPT_NULL:
+            list_delim = '\0';
             break;
         case OPT_STRICT:
             cfg.opt.mode = AFMT_STRICT;
@@ -486,7 +534,18 @@ int afmt_cli_validate_main(int argc, char **argv, int first, const char *prog)
             break;
         }
     }
-    if (nops == 0) {
+    for (k = 0; files_from && strcmp(files_from, "-") == 0 && k < nops; k++) {
+        if (strcmp(argv[operands[k]], "-") == 0) {
+            free(operands);
+            return afmt_cli_usage_error(prog, "standard input cannot be both the "
+                                        "--files-from list and an input");
+        }
+    }
+    if (list_delim == '\0' && !files_from) {
+        free(operands);
+        return afmt_cli_usage_error(prog, "-0 goes with --files-from");
+    }
+    if (nops == 0 && !files_from) {
         fprintf(stderr, "%s: no input (give FILE..., or - for standard input)\n", prog);
         free(operands);
         return usage_error(prog);
@@ -501,6 +560,8 @@ int afmt_cli_validate_main(int argc, char **argv, int first, const char *prog)
      * lines); run() stops it once the last verdict is in. */
     cfg.progress = afmt_cli_progress_start(&progress, prog);
     r->cfg = &cfg;
+    r->files_from = files_from;
+    r->list_delim = list_delim;
     rc = run(r, prog, argc, argv, operands, nops);
     free(r);
     free(operands);

@@ -101,6 +101,7 @@ fi
 if [ -f tests/e2e/run_outputs.sh ]; then
     run outputs bash tests/e2e/run_outputs.sh "$BUILD"
 fi
+run scale bash tests/e2e/run_scale.sh "$BUILD"
 if [ -f tests/e2e/run_casts.sh ]; then
     run casts bash tests/e2e/run_casts.sh "$BUILD"
 fi
