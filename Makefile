@@ -14,7 +14,9 @@ POSIX   := -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE
 WARN    := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wmissing-prototypes
 OPT     ?= -O2
 CFLAGS  ?= $(OPT) -g
-LIB_CFLAGS = $(STD) -pedantic $(WARN) $(CFLAGS) -Iruntime -Igenerated
+# The library exports only what its headers mark AFMT_API (the public API)
+# or AFMT_GEN_API (what generated code calls): runtime/afmt.h.
+LIB_CFLAGS = $(STD) -pedantic $(WARN) $(CFLAGS) -fvisibility=hidden -Iruntime -Igenerated
 ALL_CFLAGS = $(STD) $(POSIX) $(WARN) $(CFLAGS) -Iruntime -Igenerated
 # Hot scan loops in the runtime are compiled at -O3 so they vectorise
 # (BENCH-NOTES: plain -O2 byte loops run at a sixth of memory speed).
@@ -185,8 +187,17 @@ $(BUILD)/pic/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) $(PIC_OPT) $(FEATURE_CFLAGS) -fPIC -MMD -MP -c $< -o $@
 
-$(SHLIB): $(PIC_OBJ)
-	$(CC) $(CFLAGS) -shared -Wl,-soname,$(SONAME) -o $@ $^ $(FEATURE_LIBS)
+# The version script names the runtime ABI (AFMT_13 for soname
+# libafmt.so.13): every exported symbol is afmt_* at version AFMT_<ABI>,
+# the rest is local (what is exported at all is chosen by the AFMT_API /
+# AFMT_GEN_API marks, -fvisibility=hidden does the rest).
+$(BUILD)/afmt.map: runtime/afmt.h
+	@mkdir -p $(dir $@)
+	printf 'AFMT_$(ABI) {\n  global:\n    afmt_*;\n  local:\n    *;\n};\n' > $@
+
+$(SHLIB): $(PIC_OBJ) $(BUILD)/afmt.map
+	$(CC) $(CFLAGS) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=$(BUILD)/afmt.map \
+	  -o $@ $(PIC_OBJ) $(FEATURE_LIBS)
 
 # Which library the tools were last linked with: rewritten only when that
 # changes, so switching EXTRA_SPECS on or off relinks them.

@@ -151,6 +151,19 @@ static void emit_abi_check(sbuf *hdr, const char *f)
     sb_puts(hdr, "#endif\n\n");
 }
 
+/* One declaration of a format's public function: "AFMT_API int
+ * afmt_<f>_<what>(<first>" and, if more is given, its continuation line
+ * aligned under the first parameter. */
+static void emit_decl(sbuf *hdr, const char *f, const char *what, const char *first, const char *more)
+{
+    int indent = (int)(strlen("AFMT_API int afmt_") + strlen(f) + 1 + strlen(what) + 1);
+    if (!more) {
+        sb_printf(hdr, "AFMT_API int afmt_%s_%s(%s);\n", f, what, first);
+        return;
+    }
+    sb_printf(hdr, "AFMT_API int afmt_%s_%s(%s\n%*s%s);\n", f, what, first, indent, "", more);
+}
+
 /* generated/<format>.h: the format's public declarations. */
 static void emit_header(sbuf *hdr, const spec *s)
 {
@@ -165,31 +178,31 @@ static void emit_header(sbuf *hdr, const spec *s)
     emit_abi_check(hdr, f);
     sb_puts(hdr, "#ifdef __cplusplus\nextern \"C\" {\n#endif\n\n");
     sb_printf(hdr, "/* %s */\n", s->title ? s->title : f);
-    sb_printf(hdr, "extern const afmt_format afmt_%s_format;\n\n", f);
+    sb_printf(hdr, "AFMT_API extern const afmt_format afmt_%s_format;\n\n", f);
     sb_printf(hdr, "/* 1 if buf starts like a %s file. */\n", f);
-    sb_printf(hdr, "int afmt_%s_detect(const uint8_t *buf, uint64_t len);\n", f);
+    emit_decl(hdr, f, "detect", "const uint8_t *buf, uint64_t len", NULL);
     sb_printf(hdr, "/* 0 if buf[0..len) is a valid %s file, else -1 with err filled.\n"
                     " * Each array found goes to vis->on_array (a zero-copy view into buf).\n"
                     " * opt may be NULL for the defaults (strict). */\n", f);
-    sb_printf(hdr, "int afmt_%s_validate(const uint8_t *buf, uint64_t len, const afmt_options *opt,\n"
-                    "                     const afmt_visitor *vis, afmt_error *err);\n", f);
+    emit_decl(hdr, f, "validate", "const uint8_t *buf, uint64_t len, const afmt_options *opt,",
+              "const afmt_visitor *vis, afmt_error *err");
     sb_printf(hdr, "/* The same over a source: a buffer, or a stream read through a fixed\n"
                     " * window (views of streamed payloads then carry no data). */\n");
-    sb_printf(hdr, "int afmt_%s_validate_src(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,\n"
-                    "                         afmt_error *err);\n", f);
+    emit_decl(hdr, f, "validate_src", "afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,",
+              "afmt_error *err");
     if (s->read_only)
         sb_printf(hdr, "/* %s is read-only (\"read_only\" in its spec): can_write, encoded_size\n"
                         " * and write always fail with AFMT_E_UNSUPPORTED saying why. */\n", f);
     sb_printf(hdr, "/* 0 if a %s file can hold this array (dtype, rank, sizes). */\n", f);
-    sb_printf(hdr, "int afmt_%s_can_write(const afmt_array *array, afmt_error *err);\n", f);
+    emit_decl(hdr, f, "can_write", "const afmt_array *array, afmt_error *err", NULL);
     sb_printf(hdr, "/* Exact number of bytes afmt_%s_write produces. */\n", f);
-    sb_printf(hdr, "int afmt_%s_encoded_size(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,\n"
-                    "                         uint64_t *size, afmt_error *err);\n", f);
+    emit_decl(hdr, f, "encoded_size", "const afmt_array *arrays, size_t n, const afmt_write_options *wopt,",
+              "uint64_t *size, afmt_error *err");
     sb_printf(hdr, "/* Write the arrays (plain, little-endian, in the format's order) to sink,\n"
                     " * computing every derived field (sizes, counts, padding). */\n");
-    sb_printf(hdr, "int afmt_%s_write(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,\n"
-                    "                  afmt_sink *sink, afmt_error *err);\n\n", f);
-    sb_puts(hdr, "#ifdef __cplusplus\n}\n#endif\n");
+    emit_decl(hdr, f, "write", "const afmt_array *arrays, size_t n, const afmt_write_options *wopt,",
+              "afmt_sink *sink, afmt_error *err");
+    sb_puts(hdr, "\n#ifdef __cplusplus\n}\n#endif\n");
     sb_printf(hdr, "#endif\n");
 }
 

@@ -13,28 +13,28 @@ extern "C" {
 #endif
 
 /* Futhark data values: a stream of binary ('b' 2 rank type dims values) and text values */
-extern const afmt_format afmt_futhark_format;
+AFMT_API extern const afmt_format afmt_futhark_format;
 
 /* 1 if buf starts like a futhark file. */
-int afmt_futhark_detect(const uint8_t *buf, uint64_t len);
+AFMT_API int afmt_futhark_detect(const uint8_t *buf, uint64_t len);
 /* 0 if buf[0..len) is a valid futhark file, else -1 with err filled.
  * Each array found goes to vis->on_array (a zero-copy view into buf).
  * opt may be NULL for the defaults (strict). */
-int afmt_futhark_validate(const uint8_t *buf, uint64_t len, const afmt_options *opt,
-                     const afmt_visitor *vis, afmt_error *err);
+AFMT_API int afmt_futhark_validate(const uint8_t *buf, uint64_t len, const afmt_options *opt,
+                                   const afmt_visitor *vis, afmt_error *err);
 /* The same over a source: a buffer, or a stream read through a fixed
  * window (views of streamed payloads then carry no data). */
-int afmt_futhark_validate_src(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
-                         afmt_error *err);
+AFMT_API int afmt_futhark_validate_src(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
+                                       afmt_error *err);
 /* 0 if a futhark file can hold this array (dtype, rank, sizes). */
-int afmt_futhark_can_write(const afmt_array *array, afmt_error *err);
+AFMT_API int afmt_futhark_can_write(const afmt_array *array, afmt_error *err);
 /* Exact number of bytes afmt_futhark_write produces. */
-int afmt_futhark_encoded_size(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,
-                         uint64_t *size, afmt_error *err);
+AFMT_API int afmt_futhark_encoded_size(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,
+                                       uint64_t *size, afmt_error *err);
 /* Write the arrays (plain, little-endian, in the format's order) to sink,
  * computing every derived field (sizes, counts, padding). */
-int afmt_futhark_write(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,
-                  afmt_sink *sink, afmt_error *err);
+AFMT_API int afmt_futhark_write(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,
+                                afmt_sink *sink, afmt_error *err);
 
 #ifdef __cplusplus
 }

@@ -13,28 +13,28 @@ extern "C" {
 #endif
 
 /* RawArray (.ra): n-d arrays, column-major, little-endian u64 header */
-extern const afmt_format afmt_rawarray_format;
+AFMT_API extern const afmt_format afmt_rawarray_format;
 
 /* 1 if buf starts like a rawarray file. */
-int afmt_rawarray_detect(const uint8_t *buf, uint64_t len);
+AFMT_API int afmt_rawarray_detect(const uint8_t *buf, uint64_t len);
 /* 0 if buf[0..len) is a valid rawarray file, else -1 with err filled.
  * Each array found goes to vis->on_array (a zero-copy view into buf).
  * opt may be NULL for the defaults (strict). */
-int afmt_rawarray_validate(const uint8_t *buf, uint64_t len, const afmt_options *opt,
-                     const afmt_visitor *vis, afmt_error *err);
+AFMT_API int afmt_rawarray_validate(const uint8_t *buf, uint64_t len, const afmt_options *opt,
+                                    const afmt_visitor *vis, afmt_error *err);
 /* The same over a source: a buffer, or a stream read through a fixed
  * window (views of streamed payloads then carry no data). */
-int afmt_rawarray_validate_src(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
-                         afmt_error *err);
+AFMT_API int afmt_rawarray_validate_src(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
+                                        afmt_error *err);
 /* 0 if a rawarray file can hold this array (dtype, rank, sizes). */
-int afmt_rawarray_can_write(const afmt_array *array, afmt_error *err);
+AFMT_API int afmt_rawarray_can_write(const afmt_array *array, afmt_error *err);
 /* Exact number of bytes afmt_rawarray_write produces. */
-int afmt_rawarray_encoded_size(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,
-                         uint64_t *size, afmt_error *err);
+AFMT_API int afmt_rawarray_encoded_size(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,
+                                        uint64_t *size, afmt_error *err);
 /* Write the arrays (plain, little-endian, in the format's order) to sink,
  * computing every derived field (sizes, counts, padding). */
-int afmt_rawarray_write(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,
-                  afmt_sink *sink, afmt_error *err);
+AFMT_API int afmt_rawarray_write(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,
+                                 afmt_sink *sink, afmt_error *err);
 
 #ifdef __cplusplus
 }

@@ -122,6 +122,34 @@ extern "C" {
  * when bumped, run afmt-gen again on your specs. */
 #define AFMT_RUNTIME_ABI 13
 
+
+/* ==================================================================
+ * Export macros (zstd.h's ZSTDLIB_API are the model)
+ * ================================================================== */
+
+/* AFMT_API marks the public API: what this header and a format's
+ * <format>.h declare.  AFMT_GEN_API marks the interface generated code
+ * calls (declared in the internal headers afmt_internal.h includes): it is
+ * exported too, so that a format generated out of tree links against an
+ * installed libafmt.so, but it is no API (it changes with AFMT_RUNTIME_ABI).
+ * libafmt.so is built with -fvisibility=hidden and a version script
+ * (AFMT_<ABI>): these two marks are all it exports.  Everywhere else
+ * (a vendored copy, libafmt.a) they only restate the default visibility,
+ * so no flag is needed; define AFMT_VISIBLE (e.g. empty, or to
+ * __declspec(dllexport)) before including afmt.h to change that. */
+#ifndef AFMT_VISIBLE
+#  if defined(__GNUC__) && __GNUC__ >= 4 && !defined(__MINGW32__) && !defined(__CYGWIN__)
+#    define AFMT_VISIBLE __attribute__((visibility("default")))
+#  else
+#    define AFMT_VISIBLE
+#  endif
+#endif
+#ifndef AFMT_API
+#  define AFMT_API AFMT_VISIBLE
+#endif
+#ifndef AFMT_GEN_API
+#  define AFMT_GEN_API AFMT_VISIBLE
+#endif
 /* ==================================================================
  * Errors
  * ================================================================== */
@@ -171,15 +199,15 @@ typedef struct afmt_error {
 
 /* Stable lower-case name of a code ("truncated", "overflow", ...);
  * "invalid" for a value out of range.  Static storage; never NULL. */
-const char *afmt_code_name(afmt_code code);
+AFMT_API const char *afmt_code_name(afmt_code code);
 
 /* Reset *err to AFMT_OK with empty strings.  err may be NULL. */
-void afmt_error_clear(afmt_error *err);
+AFMT_API void afmt_error_clear(afmt_error *err);
 
 /* "FIELD at offset N: MESSAGE" into out (always NUL-terminated when
  * out_size > 0, truncated if needed).  Returns the length that would have
  * been written, like snprintf.  Does not allocate. */
-int afmt_error_describe(const afmt_error *err, char *out, size_t out_size);
+AFMT_API int afmt_error_describe(const afmt_error *err, char *out, size_t out_size);
 
 /* ==================================================================
  * Element types
@@ -213,19 +241,19 @@ typedef struct afmt_dtype_info {
 
 /* Static description of a dtype (the INVALID entry for out-of-range
  * values); never NULL. */
-const afmt_dtype_info *afmt_dtype_get(afmt_dtype dtype);
+AFMT_API const afmt_dtype_info *afmt_dtype_get(afmt_dtype dtype);
 /* "i32", ...; static storage. */
-const char *afmt_dtype_name(afmt_dtype dtype);
+AFMT_API const char *afmt_dtype_name(afmt_dtype dtype);
 /* Parse "i32", "c64", ...; AFMT_DTYPE_INVALID if unknown or NULL. */
-afmt_dtype afmt_dtype_from_name(const char *name);
+AFMT_API afmt_dtype afmt_dtype_from_name(const char *name);
 
 /* IEEE half and bfloat16 to double: exact. */
-double afmt_f16_to_double(uint16_t h);
-double afmt_bf16_to_double(uint16_t h);
+AFMT_API double afmt_f16_to_double(uint16_t h);
+AFMT_API double afmt_bf16_to_double(uint16_t h);
 /* Narrowing: returns 1 when the value is exactly representable (NaN payload
  * aside), 0 otherwise; *out receives the round-to-nearest-even result. */
-int afmt_double_to_f16(double d, uint16_t *out);
-int afmt_double_to_bf16(double d, uint16_t *out);
+AFMT_API int afmt_double_to_f16(double d, uint16_t *out);
+AFMT_API int afmt_double_to_bf16(double d, uint16_t *out);
 
 /* ==================================================================
  * Array views
@@ -315,20 +343,20 @@ typedef struct afmt_array {
 /* Reset *a to a scalar (rank 0, count 1, no data) row-major, plain,
  * little-endian view of the given dtype; elsize and stride are the dtype's
  * size.  Set rank, dims, count, order, data and nbytes after. */
-void afmt_array_init(afmt_array *a, afmt_dtype dtype);
+AFMT_API void afmt_array_init(afmt_array *a, afmt_dtype dtype);
 
 /* The element type's name for messages: opaque_name for opaque elements
  * that have one ("F8_E4M3"), else afmt_dtype_name(a->dtype).  The string
  * lives as long as *a (or is static). */
-const char *afmt_array_type_name(const afmt_array *a);
+AFMT_API const char *afmt_array_type_name(const afmt_array *a);
 
 /* "c64[3,4]" ("opaque(F8_E4M3)[2]" for opaque elements with a name) into out (NUL-terminated when out_size > 0, truncated if
  * needed); returns what snprintf would. */
-int afmt_array_describe(const afmt_array *a, char *out, size_t out_size);
+AFMT_API int afmt_array_describe(const afmt_array *a, char *out, size_t out_size);
 
 /* Bytes a plain, contiguous copy of the array takes (count * element
  * size) into *out; AFMT_E_OVERFLOW if it does not fit in 64 bits. */
-int afmt_array_plain_size(const afmt_array *a, uint64_t *out, afmt_error *err);
+AFMT_API int afmt_array_plain_size(const afmt_array *a, uint64_t *out, afmt_error *err);
 
 /* Decode the whole array into dst: plain, native byte order, in the
  * requested order, each element at its logical index.  dst must hold
@@ -340,23 +368,23 @@ int afmt_array_plain_size(const afmt_array *a, uint64_t *out, afmt_error *err);
  * a few hundred KiB, freed before returning; an LZ4 payload decoded into
  * another order needs one buffer of the plain size (AFMT_E_NOMEM).
  * Reads src's data only during the call. */
-int afmt_array_to_plain(const afmt_array *src, afmt_order order,
-                        uint8_t *dst, uint64_t dst_size, afmt_error *err);
+AFMT_API int afmt_array_to_plain(const afmt_array *src, afmt_order order,
+                                 uint8_t *dst, uint64_t dst_size, afmt_error *err);
 
 /* Make *dst a plain, native, contiguous view over buf (which holds
  * afmt_array_plain_size bytes in `order`) of src's logical array: same
  * dtype, shape, name and index.  Typically after afmt_array_to_plain, to
  * hand the result to a writer.  dst->data points into buf. */
-void afmt_array_plain_view(const afmt_array *src, afmt_order order,
-                           const uint8_t *buf, afmt_array *dst);
+AFMT_API void afmt_array_plain_view(const afmt_array *src, afmt_order order,
+                                    const uint8_t *buf, afmt_array *dst);
 
 /* Convert count element values between dtypes (plain, native order).
  * Refuses with AFMT_E_LOSSY, naming the first element index whose value
  * would change, unless allow_lossy is set; AFMT_E_TYPE when no conversion
  * exists (opaque).  dst must hold count * size of `to`. */
-int afmt_convert_elements(afmt_dtype from, const uint8_t *src,
-                          afmt_dtype to, uint8_t *dst, uint64_t count,
-                          int allow_lossy, afmt_error *err);
+AFMT_API int afmt_convert_elements(afmt_dtype from, const uint8_t *src,
+                                   afmt_dtype to, uint8_t *dst, uint64_t count,
+                                   int allow_lossy, afmt_error *err);
 
 /* The same result in pieces, for writing a large array out without a
  * buffer for all of it: afmt_array_part_unit says how the result of
@@ -368,10 +396,10 @@ int afmt_convert_elements(afmt_dtype from, const uint8_t *src,
  * either byte order, can be cut: others get AFMT_E_UNSUPPORTED (decode them
  * whole).  Both check the view as afmt_array_to_plain does; thread-safe,
  * no allocation beyond the transpose's scratch. */
-int afmt_array_part_unit(const afmt_array *src, afmt_order order, uint64_t *unit,
-                         afmt_error *err);
-int afmt_array_to_plain_part(const afmt_array *src, afmt_order order, uint64_t first,
-                             uint8_t *dst, uint64_t n, afmt_error *err);
+AFMT_API int afmt_array_part_unit(const afmt_array *src, afmt_order order, uint64_t *unit,
+                                  afmt_error *err);
+AFMT_API int afmt_array_to_plain_part(const afmt_array *src, afmt_order order, uint64_t first,
+                                      uint8_t *dst, uint64_t n, afmt_error *err);
 
 /* afmt_array_to_plain and afmt_convert_elements in one pass: decode src
  * into dst in `order`, each element cast to `to` (dst holds count elements
@@ -384,14 +412,14 @@ int afmt_array_to_plain_part(const afmt_array *src, afmt_order order, uint64_t f
  * partly written.  `to` equal to src's type (or AFMT_DTYPE_INVALID) is
  * afmt_array_to_plain.  Thread-safe; reads src's data only during the
  * call. */
-int afmt_array_to_plain_as(const afmt_array *src, afmt_order order, afmt_dtype to,
-                           int allow_lossy, uint8_t *dst, uint64_t dst_size, afmt_error *err);
+AFMT_API int afmt_array_to_plain_as(const afmt_array *src, afmt_order order, afmt_dtype to,
+                                    int allow_lossy, uint8_t *dst, uint64_t dst_size, afmt_error *err);
 
 /* Bytes the whole matrix of the tiles tiles[0..n) (views with is_tile
  * set, rank 2, of one matrix: same tile_rows, tile_cols, dtype, element
  * size; else AFMT_E_USAGE) takes as a plain array; AFMT_E_OVERFLOW when it
  * does not fit in 64 bits.  Allocates nothing. */
-int afmt_tiles_plain_size(const afmt_array *tiles, size_t n, uint64_t *out, afmt_error *err);
+AFMT_API int afmt_tiles_plain_size(const afmt_array *tiles, size_t n, uint64_t *out, afmt_error *err);
 
 /* Decode tiles[0..n) into their places in dst (the whole matrix, plain,
  * native, in `order`; dst_size at least afmt_tiles_plain_size) and make
@@ -402,8 +430,8 @@ int afmt_tiles_plain_size(const afmt_array *tiles, size_t n, uint64_t *out, afmt
  * written.  Allocation: one temporary buffer of the largest tile's plain
  * size, freed before returning, and about 32 KiB of stack.  *whole lives
  * as long as dst. */
-int afmt_tiles_assemble(const afmt_array *tiles, size_t n, afmt_order order, uint8_t *dst,
-                        uint64_t dst_size, afmt_array *whole, afmt_error *err);
+AFMT_API int afmt_tiles_assemble(const afmt_array *tiles, size_t n, afmt_order order, uint8_t *dst,
+                                 uint64_t dst_size, afmt_array *whole, afmt_error *err);
 
 /* ==================================================================
  * Options, limits and the visitor
@@ -502,7 +530,7 @@ typedef struct afmt_options {
 /* Fill *opt with the defaults every validator uses when given NULL:
  * strict, values checked, rank 255, 1 MiB of headers, 2^62 bytes of
  * input, 2^32 items, 64 GiB decoded, text headers nested 32 deep.  Start from these and tighten. */
-void afmt_options_default(afmt_options *opt);
+AFMT_API void afmt_options_default(afmt_options *opt);
 
 /* What a writer is asked to do beyond the arrays; NULL means all zero. */
 typedef struct afmt_write_options {
@@ -545,7 +573,7 @@ typedef struct afmt_src {
 
 /* A source over buf[0..len) (an mmap, a file read whole).  buf must stay
  * valid and unchanged while the source is used. */
-void afmt_src_buffer(afmt_src *s, const uint8_t *buf, uint64_t len);
+AFMT_API void afmt_src_buffer(afmt_src *s, const uint8_t *buf, uint64_t len);
 
 /* A stream (a pipe, a socket) read with read(ctx, buf, n, &got): return 0
  * with *got bytes (0 at the end) or -1 on error (AFMT_E_IO).  win is a
@@ -554,8 +582,8 @@ void afmt_src_buffer(afmt_src *s, const uint8_t *buf, uint64_t len);
  * Payloads are checked as they stream past; views handed to on_array then
  * have data == NULL.  A stream source is read once: use a new one for each
  * validation. */
-void afmt_src_stream(afmt_src *s, uint8_t *win, uint64_t cap,
-                     int (*read)(void *ctx, uint8_t *buf, size_t n, size_t *got), void *ctx);
+AFMT_API void afmt_src_stream(afmt_src *s, uint8_t *win, uint64_t cap,
+                              int (*read)(void *ctx, uint8_t *buf, size_t n, size_t *got), void *ctx);
 
 /* ==================================================================
  * Files: reading an array from disk into your buffer
@@ -593,7 +621,7 @@ typedef struct afmt_file {
  * nothing.  As with any mapping, the file must not be shortened while a
  * validator or afmt_array_to_plain reads f->data (the process would get
  * SIGBUS); afmt_file_read_array checks that itself. */
-int afmt_file_open(afmt_file *f, const char *path, afmt_error *err);
+AFMT_API int afmt_file_open(afmt_file *f, const char *path, afmt_error *err);
 
 /* afmt_array_to_plain(view, order, dst, dst_size, err), same checks, same
  * result, for a view a validator found in f->data; dst may have any
@@ -611,12 +639,12 @@ int afmt_file_open(afmt_file *f, const char *path, afmt_error *err);
  * file while it is read.  Every error names f->path and a byte offset of
  * the file.  Reads f only: several threads may read views of one open
  * file into different buffers at once. */
-int afmt_file_read_array(const afmt_file *f, const afmt_array *view, afmt_order order,
-                         uint8_t *dst, uint64_t dst_size, afmt_error *err);
+AFMT_API int afmt_file_read_array(const afmt_file *f, const afmt_array *view, afmt_order order,
+                                  uint8_t *dst, uint64_t dst_size, afmt_error *err);
 
 /* Unmap and close (nothing when f is not open); views into f->data are
  * then invalid. */
-void afmt_file_close(afmt_file *f);
+AFMT_API void afmt_file_close(afmt_file *f);
 
 /* ==================================================================
  * Sinks: where a writer puts bytes
@@ -662,7 +690,7 @@ typedef struct afmt_sink {
 
 /* Write into buf[0..cap); writing past cap fails with AFMT_E_IO (size the
  * buffer with the format's encoded_size).  buf is caller-owned. */
-void afmt_sink_buffer(afmt_sink *s, uint8_t *buf, uint64_t cap);
+AFMT_API void afmt_sink_buffer(afmt_sink *s, uint8_t *buf, uint64_t cap);
 /* Write to an open FILE*; the caller flushes and closes it.  When fp is a
  * regular file's stream (fileno and fstat say so), a run of 1 MiB or more
  * (a payload) is flushed past stdio's buffer: fflush, then write() on
@@ -670,7 +698,7 @@ void afmt_sink_buffer(afmt_sink *s, uint8_t *buf, uint64_t cap);
  * to where the descriptor ended, so ftello and later writes through fp
  * stay right.  Any other stream (a pipe, a terminal, fmemopen) gets
  * fwrite() only.  Either way the bytes land at fp's position, in order. */
-void afmt_sink_stdio(afmt_sink *s, FILE *fp);
+AFMT_API void afmt_sink_stdio(afmt_sink *s, FILE *fp);
 /* Open an output path.  path is followed through symlinks (at most 32; a
  * dangling link is refused, as cp refuses it) to its target T:
  * - T is a regular file or does not exist: T.XXXXXX is created beside T
@@ -685,12 +713,12 @@ void afmt_sink_stdio(afmt_sink *s, FILE *fp);
  * - anything else (a directory, a block device, a socket): AFMT_E_IO.
  * path and T are at most 4095 bytes, else AFMT_E_USAGE.  Uses POSIX;
  * opens one descriptor; the process umask is not consulted. */
-int afmt_sink_file_open(afmt_sink *s, const char *path, afmt_error *err);
-int afmt_sink_commit(afmt_sink *s, afmt_error *err);
-void afmt_sink_abort(afmt_sink *s);
+AFMT_API int afmt_sink_file_open(afmt_sink *s, const char *path, afmt_error *err);
+AFMT_API int afmt_sink_commit(afmt_sink *s, afmt_error *err);
+AFMT_API void afmt_sink_abort(afmt_sink *s);
 
 /* Write n bytes; -1 with AFMT_E_IO on failure (the sink then stays failed). */
-int afmt_sink_put(afmt_sink *s, const void *p, uint64_t n, afmt_error *err);
+AFMT_API int afmt_sink_put(afmt_sink *s, const void *p, uint64_t n, afmt_error *err);
 
 /* ==================================================================
  * Formats
@@ -749,19 +777,19 @@ typedef struct afmt_format {
  * one format calls its afmt_<name>_* functions directly and needs neither. */
 
 /* NULL-terminated table of every registered format, in name order. */
-extern const afmt_format *const afmt_formats[];
-extern const size_t afmt_format_count;
+AFMT_API extern const afmt_format *const afmt_formats[];
+AFMT_API extern const size_t afmt_format_count;
 
 /* The format called name ("rawarray"), or NULL. */
-const afmt_format *afmt_format_by_name(const char *name);
+AFMT_API const afmt_format *afmt_format_by_name(const char *name);
 /* The format whose extension is the longest suffix of path, ignoring
  * ASCII case (".RA" is ".ra"); NULL if none, or when two formats claim
  * that same suffix: then *tie (if tie is not NULL) is one of them. */
-const afmt_format *afmt_format_by_extension(const char *path, const afmt_format **tie);
+AFMT_API const afmt_format *afmt_format_by_extension(const char *path, const afmt_format **tie);
 /* Magic first (buf may be NULL; at most 64 bytes are looked at); then
  * afmt_format_by_extension(path) (path may be NULL); NULL if none.
  * Detection only guesses: validate with the result before trusting it. */
-const afmt_format *afmt_format_detect(const uint8_t *buf, uint64_t len, const char *path);
+AFMT_API const afmt_format *afmt_format_detect(const uint8_t *buf, uint64_t len, const char *path);
 
 #ifdef __cplusplus
 }

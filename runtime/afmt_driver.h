@@ -30,17 +30,17 @@ typedef int (*afmt_validate_body_fn)(afmt_vctx *c);
 typedef int (*afmt_write_body_fn)(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,
                                   afmt_sink *sink, afmt_error *err, uint8_t **owned);
 
-int afmt_run_validator(afmt_validate_body_fn body, const char *format, afmt_src *src,
-                       const afmt_options *opt, const afmt_visitor *vis, afmt_error *err);
-int afmt_run_validator_buffer(afmt_validate_body_fn body, const char *format, const uint8_t *buf,
-                              uint64_t len, const afmt_options *opt, const afmt_visitor *vis,
-                              afmt_error *err);
-int afmt_run_writer(afmt_write_body_fn body, const char *format, const afmt_array *arrays, size_t n,
-                    const afmt_write_options *wopt, afmt_sink *sink, afmt_error *err);
+AFMT_GEN_API int afmt_run_validator(afmt_validate_body_fn body, const char *format, afmt_src *src,
+                                    const afmt_options *opt, const afmt_visitor *vis, afmt_error *err);
+AFMT_GEN_API int afmt_run_validator_buffer(afmt_validate_body_fn body, const char *format, const uint8_t *buf,
+                                           uint64_t len, const afmt_options *opt, const afmt_visitor *vis,
+                                           afmt_error *err);
+AFMT_GEN_API int afmt_run_writer(afmt_write_body_fn body, const char *format, const afmt_array *arrays, size_t n,
+                                 const afmt_write_options *wopt, afmt_sink *sink, afmt_error *err);
 /* The writer through a counting sink: encoded_size and can_write can never
  * disagree with write. */
-int afmt_run_writer_size(afmt_write_body_fn body, const char *format, const afmt_array *arrays,
-                         size_t n, const afmt_write_options *wopt, uint64_t *size, afmt_error *err);
+AFMT_GEN_API int afmt_run_writer_size(afmt_write_body_fn body, const char *format, const afmt_array *arrays,
+                                      size_t n, const afmt_write_options *wopt, uint64_t *size, afmt_error *err);
 
 #ifdef __cplusplus
 }

@@ -42,9 +42,9 @@ typedef struct afmt_path {
 /* Fill err and return -1.  field may be NULL; index is AFMT_NO_INDEX for a
  * scalar field, else the element index shown as "field[index]".  The path,
  * when given, is prefixed ("array[2].field").  The message is printf-style. */
-int afmt_fail(afmt_error *err, afmt_code code, const afmt_path *path,
-              const char *field, uint64_t index, uint64_t offset,
-              const char *fmt, ...)
+AFMT_GEN_API int afmt_fail(afmt_error *err, afmt_code code, const afmt_path *path,
+                           const char *field, uint64_t index, uint64_t offset,
+                           const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
     __attribute__((format(printf, 7, 8)))
 #endif
@@ -61,8 +61,8 @@ int afmt_failv(afmt_error *err, afmt_code code, const afmt_path *path, const cha
 /* afmt_fail(err, AFMT_E_OVERFLOW, ...) with the message "`expr_text`
  * overflows 64 bits": what generated code says when checked arithmetic on
  * a spec's expression fails (one short call per operation).  Returns -1. */
-int afmt_fail_overflow(afmt_error *err, const afmt_path *path, const char *field,
-                       uint64_t index, uint64_t offset, const char *expr_text);
+AFMT_GEN_API int afmt_fail_overflow(afmt_error *err, const afmt_path *path, const char *field,
+                                    uint64_t index, uint64_t offset, const char *expr_text);
 
 /* Place an error already in err (a nested scanner's, blamed on its own
  * field and offset) in its caller's terms: err->field becomes

@@ -16,7 +16,7 @@ extern "C" {
 #endif
 
 /* Element i of an integer array field of `width` bytes (1, 2, 4, 8). */
-uint64_t afmt_field_get(const uint8_t *p, uint64_t i, unsigned width, int big);
+AFMT_GEN_API uint64_t afmt_field_get(const uint8_t *p, uint64_t i, unsigned width, int big);
 
 /* Product / sum of n integers.  Returns AFMT_OK, AFMT_E_NEGATIVE (a signed
  * element is negative; *bad = its index) or AFMT_E_OVERFLOW.  A product
@@ -29,44 +29,44 @@ int afmt_field_sum(const uint8_t *p, uint64_t n, unsigned width, int is_signed, 
 
 /* Index of the first element that breaks the order (non-decreasing, or
  * strictly increasing when strict), or n when ordered. */
-uint64_t afmt_field_unordered(const uint8_t *p, uint64_t n, unsigned width, int is_signed,
-                              int big, int strict);
+AFMT_GEN_API uint64_t afmt_field_unordered(const uint8_t *p, uint64_t n, unsigned width, int is_signed,
+                                           int big, int strict);
 
 /* Elements p[0..n) are cut into segments by the offsets seg[0..nseg)
  * (segment r is [seg[r], seg[r+1])); returns the index of the first element
  * not strictly greater than its predecessor in the same segment, or n.
  * Offsets out of range or decreasing report the first element of the bad
  * segment (callers check offsets with "order"/"last" first). */
-uint64_t afmt_field_unordered_within(const uint8_t *p, uint64_t n, unsigned width, int big,
-                                     const uint8_t *seg, uint64_t nseg, unsigned seg_width,
-                                     int seg_big);
+AFMT_GEN_API uint64_t afmt_field_unordered_within(const uint8_t *p, uint64_t n, unsigned width, int big,
+                                                  const uint8_t *seg, uint64_t nseg, unsigned seg_width,
+                                                  int seg_big);
 
 /* Writer side: the same over native uint64_t arrays (dims of a view). */
-int afmt_u64s_prod(const uint64_t *v, uint64_t n, uint64_t *out);
-int afmt_u64s_sum(const uint64_t *v, uint64_t n, uint64_t *out);
+AFMT_GEN_API int afmt_u64s_prod(const uint64_t *v, uint64_t n, uint64_t *out);
+AFMT_GEN_API int afmt_u64s_sum(const uint64_t *v, uint64_t n, uint64_t *out);
 
 /* A text slot: ASCII (bytes 1..127) followed only by NULs.  Returns the index of
  * the first offending byte, or n. */
-uint64_t afmt_text_slot_check(const uint8_t *p, uint64_t n);
+AFMT_GEN_API uint64_t afmt_text_slot_check(const uint8_t *p, uint64_t n);
 /* Copy a NUL-padded slot into a C string (stops at the first NUL). */
-void afmt_copy_text(char *out, size_t out_size, const uint8_t *p, uint64_t n);
+AFMT_GEN_API void afmt_copy_text(char *out, size_t out_size, const uint8_t *p, uint64_t n);
 /* Fill a text slot from a C string, NUL-padded; -1 if it is longer than
  * the slot or holds a byte that is not ASCII. */
-int afmt_text_fill(uint8_t *slot, uint64_t size, const char *text);
+AFMT_GEN_API int afmt_text_fill(uint8_t *slot, uint64_t size, const char *text);
 /* Copy arbitrary label bytes into a C string, '?' for bytes that are not
  * printable ASCII (DAPHNE's writer stores garbage label bytes). */
-void afmt_copy_label(char *out, size_t out_size, const uint8_t *p, uint64_t n);
+AFMT_GEN_API void afmt_copy_label(char *out, size_t out_size, const uint8_t *p, uint64_t n);
 /* For a writer about to store a's name (array `index` of its list): 0,
  * or -1 with err set (AFMT_E_TYPE) when the name in the file the view
  * came from was longer than afmt_array.name holds (name_len), so that
  * writing `name` would write another name. */
-int afmt_name_whole(const afmt_array *a, uint64_t index, afmt_error *err);
+AFMT_GEN_API int afmt_name_whole(const afmt_array *a, uint64_t index, afmt_error *err);
 /* Render bytes for a message: "f4" or "\x01\x02" style, quoted. */
-void afmt_escape_text(const uint8_t *p, uint64_t n, char *out, size_t out_size);
+AFMT_GEN_API void afmt_escape_text(const uint8_t *p, uint64_t n, char *out, size_t out_size);
 
 /* Fail with "expected "rawarray", found "rawarrbx"". */
-int afmt_fail_bytes(afmt_error *err, afmt_code code, const afmt_path *path, const char *field,
-                    uint64_t offset, const uint8_t *expected, const uint8_t *found, uint64_t n);
+AFMT_GEN_API int afmt_fail_bytes(afmt_error *err, afmt_code code, const afmt_path *path, const char *field,
+                                 uint64_t offset, const uint8_t *expected, const uint8_t *found, uint64_t n);
 
 static inline int afmt_is_space(uint8_t c)
 {

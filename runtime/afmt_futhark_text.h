@@ -96,16 +96,16 @@ extern "C" {
  * nbytes = *end - start, offset = start, where start is the value's first
  * byte (after any leading whitespace and comments).  On failure returns -1
  * with err filled (see above); *out and *end are then unspecified. */
-int afmt_futhark_text_scan(const uint8_t *buf, uint64_t len, uint64_t pos, uint64_t max_rank,
-                           uint64_t *end, afmt_array *out, afmt_error *err);
+AFMT_GEN_API int afmt_futhark_text_scan(const uint8_t *buf, uint64_t len, uint64_t pos, uint64_t max_rank,
+                                        uint64_t *end, afmt_array *out, afmt_error *err);
 
 /* Decode a text view (as filled by scan) into dst: count elements of
  * afmt_dtype_get(dtype)->size bytes, row-major, little-endian: the same
  * bytes as the payload of the equivalent binary value.  dst_size must be
  * at least count * size.  The text is parsed again (with the same checks),
  * so a view that was not made by scan fails cleanly. */
-int afmt_futhark_text_decode(const afmt_array *view, uint8_t *dst, uint64_t dst_size,
-                             afmt_error *err);
+AFMT_GEN_API int afmt_futhark_text_decode(const afmt_array *view, uint8_t *dst, uint64_t dst_size,
+                                          afmt_error *err);
 
 /* Can Futhark text hold elements of this type?  (bool, i8..i64, u8..u64,
  * f16, f32, f64: not bf16, complex or opaque.) */

@@ -6,7 +6,9 @@
  * afmt_src_short, afmt_src_fill, afmt_tiles_*, afmt_tolerate, afmt_fail, the
  * one-call steps of afmt_step.h (afmt_take_field, afmt_take_padding, ...),
  * the typed afmt_sink_u* writes, ...) change whenever afmt-gen's output
- * does, and AFMT_RUNTIME_ABI (afmt.h) is bumped with them.  Include afmt.h
+ * does, and AFMT_RUNTIME_ABI (afmt.h) is bumped with them.  What generated
+ * code calls is marked AFMT_GEN_API where it is declared: libafmt.so exports
+ * that and the public API (AFMT_API), nothing else.  Include afmt.h
  * and your format's <format>.h instead.
  */
 #ifndef AFMT_INTERNAL_H

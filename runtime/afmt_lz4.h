@@ -31,8 +31,8 @@ int afmt_lz4_block_decode(const uint8_t *src, uint64_t n, uint8_t *dst, uint64_t
 
 /* Compress src into a new malloc'ed block (*out, *out_len); the caller
  * frees it.  AFMT_E_UNSUPPORTED without liblz4. */
-int afmt_lz4_compress(const uint8_t *src, uint64_t n, uint8_t **out, uint64_t *out_len,
-                      afmt_error *err);
+AFMT_GEN_API int afmt_lz4_compress(const uint8_t *src, uint64_t n, uint8_t **out, uint64_t *out_len,
+                                   afmt_error *err);
 
 #ifdef __cplusplus
 }

@@ -20,16 +20,16 @@ extern "C" {
 /* Tell opt->fields (when set) of a header field the validator just read;
  * generated validators call it behind `if (opt->fields)`.  The field's
  * name is formatted with its path ("value[1].dims") only here. */
-void afmt_report_field(const afmt_options *opt, const afmt_path *path, const char *name,
-                       afmt_field_kind kind, uint64_t offset, int is_array, uint64_t count,
-                       unsigned width, int big_endian, const uint8_t *bytes, const char *doc);
+AFMT_GEN_API void afmt_report_field(const afmt_options *opt, const afmt_path *path, const char *name,
+                                    afmt_field_kind kind, uint64_t offset, int is_array, uint64_t count,
+                                    unsigned width, int big_endian, const uint8_t *bytes, const char *doc);
 
 /* Report a lenient tolerance (mode LENIENT) or fail (mode STRICT): the one
  * place generated code decides between warning and error. */
-int afmt_tolerate(const afmt_options *opt, const afmt_visitor *vis,
-                  afmt_error *err, afmt_code code, const afmt_path *path,
-                  const char *field, uint64_t index, uint64_t offset,
-                  const char *fmt, ...)
+AFMT_GEN_API int afmt_tolerate(const afmt_options *opt, const afmt_visitor *vis,
+                               afmt_error *err, afmt_code code, const afmt_path *path,
+                               const char *field, uint64_t index, uint64_t offset,
+                               const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
     __attribute__((format(printf, 9, 10)))
 #endif
@@ -44,9 +44,9 @@ int afmt_toleratev(const afmt_options *opt, const afmt_visitor *vis, afmt_error 
     ;
 
 /* Report a warning in any mode. */
-void afmt_warn(const afmt_visitor *vis, const afmt_path *path,
-               const char *field, uint64_t index, uint64_t offset,
-               const char *fmt, ...)
+AFMT_GEN_API void afmt_warn(const afmt_visitor *vis, const afmt_path *path,
+                            const char *field, uint64_t index, uint64_t offset,
+                            const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
     __attribute__((format(printf, 6, 7)))
 #endif

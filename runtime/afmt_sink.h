@@ -48,28 +48,28 @@ typedef struct afmt_sink_producer {
 void afmt_sink_set_source(afmt_sink *s, const void *base, uint64_t len, int fd);
 void afmt_sink_set_producer(afmt_sink *s, afmt_sink_producer *p);
 
-int afmt_sink_zeros(afmt_sink *s, uint64_t n, afmt_error *err);
-int afmt_sink_u8(afmt_sink *s, uint64_t v, afmt_error *err);
-int afmt_sink_u16(afmt_sink *s, uint64_t v, int big_endian, afmt_error *err);
-int afmt_sink_u32(afmt_sink *s, uint64_t v, int big_endian, afmt_error *err);
-int afmt_sink_u64(afmt_sink *s, uint64_t v, int big_endian, afmt_error *err);
+AFMT_GEN_API int afmt_sink_zeros(afmt_sink *s, uint64_t n, afmt_error *err);
+AFMT_GEN_API int afmt_sink_u8(afmt_sink *s, uint64_t v, afmt_error *err);
+AFMT_GEN_API int afmt_sink_u16(afmt_sink *s, uint64_t v, int big_endian, afmt_error *err);
+AFMT_GEN_API int afmt_sink_u32(afmt_sink *s, uint64_t v, int big_endian, afmt_error *err);
+AFMT_GEN_API int afmt_sink_u64(afmt_sink *s, uint64_t v, int big_endian, afmt_error *err);
 /* A fixed-size text slot, NUL-padded; fails if text is longer. */
 int afmt_sink_text(afmt_sink *s, const char *text, uint64_t size, afmt_error *err);
 
 /* Write the elements of a plain, native-order array in the given byte order
  * and encoding (PLAIN or BITS_LSB, with zero pad bits). The array must be
  * PLAIN with stride == elsize. */
-int afmt_sink_payload(afmt_sink *s, const afmt_array *a, afmt_endian endian,
-                      afmt_encoding encoding, afmt_error *err);
+AFMT_GEN_API int afmt_sink_payload(afmt_sink *s, const afmt_array *a, afmt_endian endian,
+                                   afmt_encoding encoding, afmt_error *err);
 /* The nnz stored values of a CSR view, in the given byte order. */
-int afmt_sink_csr_values(afmt_sink *s, const afmt_array *a, afmt_endian endian, afmt_error *err);
+AFMT_GEN_API int afmt_sink_csr_values(afmt_sink *s, const afmt_array *a, afmt_endian endian, afmt_error *err);
 /* Plain 1-d columns of equal length, written row by row (one value of each
  * column per row): DAPHNE frames. */
-int afmt_sink_columns(afmt_sink *s, const afmt_array *cols, size_t ncols, afmt_endian endian,
-                      afmt_error *err);
+AFMT_GEN_API int afmt_sink_columns(afmt_sink *s, const afmt_array *cols, size_t ncols, afmt_endian endian,
+                                   afmt_error *err);
 /* Bytes afmt_sink_payload writes. */
-int afmt_payload_size(const afmt_array *a, afmt_encoding encoding,
-                      uint64_t *out, afmt_error *err);
+AFMT_GEN_API int afmt_payload_size(const afmt_array *a, afmt_encoding encoding,
+                                   uint64_t *out, afmt_error *err);
 
 #ifdef __cplusplus
 }

@@ -29,7 +29,7 @@ extern "C" {
 #define AFMT_B(s, off) ((s)->data + ((off) - (s)->data_off))
 
 /* A stream reads until [pos, pos + n) is buffered; 0 if it cannot. */
-int afmt_src_fill(afmt_src *s, uint64_t pos, uint64_t n);
+AFMT_GEN_API int afmt_src_fill(afmt_src *s, uint64_t pos, uint64_t n);
 
 /* 1 when bytes [pos, pos + n) lie before end and are buffered (a stream
  * reads them in first); 0 when the input ends first, or a stream cannot
@@ -61,8 +61,8 @@ static inline int afmt_src_at_end(afmt_src *s, uint64_t end, uint64_t pos)
  * what, only m left"), an I/O error, or for a stream a limit ("... larger
  * than the stream window"; a stream is read to its end first to tell the
  * two apart). Returns -1. */
-int afmt_src_short(afmt_src *s, afmt_error *err, const afmt_path *path, const char *field,
-                   uint64_t index, uint64_t pos, uint64_t end, uint64_t n, const char *what);
+AFMT_GEN_API int afmt_src_short(afmt_src *s, afmt_error *err, const afmt_path *path, const char *field,
+                                uint64_t index, uint64_t pos, uint64_t end, uint64_t n, const char *what);
 
 /* The region an item is read in (afmt_region_open): its bytes end at
  * `end`, inside the region or input around it that ends at outer_end.  For
@@ -86,9 +86,9 @@ typedef struct afmt_region_ctx {
  * when region is not NULL and the input itself holds the bytes, the region
  * named as what is too short.  count * width may exceed 64 bits (it is
  * then said so, never saturated).  Returns -1. */
-int afmt_src_short_ex(afmt_src *s, afmt_error *err, const afmt_path *path, const char *field,
-                      uint64_t index, uint64_t pos, uint64_t end, uint64_t count, uint64_t width,
-                      const char *what, const afmt_region_ctx *region);
+AFMT_GEN_API int afmt_src_short_ex(afmt_src *s, afmt_error *err, const afmt_path *path, const char *field,
+                                   uint64_t index, uint64_t pos, uint64_t end, uint64_t count, uint64_t width,
+                                   const char *what, const afmt_region_ctx *region);
 
 /* Scan callback for payloads: index (within p) of the first bad byte, or n.
  * `at` is p's offset within the payload. */
@@ -99,12 +99,12 @@ typedef uint64_t (*afmt_scan_fn)(void *ctx, const uint8_t *p, uint64_t n, uint64
  * reads it through its window in chunks and drops it (and everything
  * before it).  Returns 1 when all n bytes were there; *bad is the payload
  * index of the first bad byte (n when none or no scan). */
-int afmt_src_take(afmt_src *s, uint64_t end, uint64_t pos, uint64_t n, afmt_scan_fn scan, void *ctx,
-                  uint64_t *bad);
+AFMT_GEN_API int afmt_src_take(afmt_src *s, uint64_t end, uint64_t pos, uint64_t n, afmt_scan_fn scan, void *ctx,
+                               uint64_t *bad);
 
 /* Pointer to [pos, pos + n) when it is in memory (always for a buffer),
  * else NULL: views of streamed payloads carry no data. */
-const uint8_t *afmt_src_ptr(const afmt_src *s, uint64_t pos, uint64_t n);
+AFMT_GEN_API const uint8_t *afmt_src_ptr(const afmt_src *s, uint64_t pos, uint64_t n);
 
 /* Bytes before off will not be read again (a stream may drop them). */
 static inline void afmt_src_keep_from(afmt_src *s, uint64_t off)
@@ -128,8 +128,8 @@ int afmt_src_skip_to(afmt_src *s, uint64_t off);
  * caller's afmt_src_at_end can still tell the end of the input.  Without
  * release a stream stops where its window is full (afmt_src_at_end then
  * returns -1, and a read error shows in s->io_error). */
-void afmt_src_skip_blank(afmt_src *s, uint64_t end, uint64_t *pos, int comments, int release,
-                         uint64_t *ncomments);
+AFMT_GEN_API void afmt_src_skip_blank(afmt_src *s, uint64_t end, uint64_t *pos, int comments, int release,
+                                      uint64_t *ncomments);
 
 /* Bytes from pos to the end of the input (a stream reads to its end,
  * keeping them only if they fit its window). */
@@ -150,14 +150,14 @@ typedef int (*afmt_text_scan_fn)(const uint8_t *buf, uint64_t len, uint64_t pos,
  * stream buffers what its window holds; a longer value is a limit error).
  * On success *vend is its end and view describes it (absolute offsets; no
  * data for a stream).  Errors get the path prefixed and absolute offsets. */
-int afmt_src_text(afmt_src *s, uint64_t end, uint64_t pos, afmt_text_scan_fn scan, uint64_t max_rank,
-                  uint64_t *vend, afmt_array *view, const afmt_path *path, afmt_error *err);
+AFMT_GEN_API int afmt_src_text(afmt_src *s, uint64_t end, uint64_t pos, afmt_text_scan_fn scan, uint64_t max_rank,
+                               uint64_t *vend, afmt_array *view, const afmt_path *path, afmt_error *err);
 
 /* Scan helpers for afmt_src_take. */
-uint64_t afmt_src_scan_bool(void *ctx, const uint8_t *p, uint64_t n, uint64_t at);
-uint64_t afmt_src_scan_zero(void *ctx, const uint8_t *p, uint64_t n, uint64_t at);
+AFMT_GEN_API uint64_t afmt_src_scan_bool(void *ctx, const uint8_t *p, uint64_t n, uint64_t at);
+AFMT_GEN_API uint64_t afmt_src_scan_zero(void *ctx, const uint8_t *p, uint64_t n, uint64_t at);
 /* ctx: the uint64_t bit count; checks the pad bits of the last byte. */
-uint64_t afmt_src_scan_pad_bits(void *ctx, const uint8_t *p, uint64_t n, uint64_t at);
+AFMT_GEN_API uint64_t afmt_src_scan_pad_bits(void *ctx, const uint8_t *p, uint64_t n, uint64_t at);
 
 #ifdef __cplusplus
 }

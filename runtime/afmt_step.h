@@ -72,20 +72,20 @@ static inline uint64_t afmt_end(const afmt_vctx *c)
 /* afmt_fail, afmt_tolerate and afmt_fail_overflow in c's terms (its err,
  * path, options and visitor): what a generated validator's failures are
  * (one line each).  Return -1, or afmt_tolerate's 0 to go on. */
-int afmt_fail_c(const afmt_vctx *c, afmt_code code, const char *field, uint64_t index,
-                uint64_t offset, const char *fmt, ...)
+AFMT_GEN_API int afmt_fail_c(const afmt_vctx *c, afmt_code code, const char *field, uint64_t index,
+                             uint64_t offset, const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
     __attribute__((format(printf, 6, 7)))
 #endif
     ;
-int afmt_tolerate_c(const afmt_vctx *c, afmt_code code, const char *field, uint64_t index,
-                    uint64_t offset, const char *fmt, ...)
+AFMT_GEN_API int afmt_tolerate_c(const afmt_vctx *c, afmt_code code, const char *field, uint64_t index,
+                                 uint64_t offset, const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
     __attribute__((format(printf, 6, 7)))
 #endif
     ;
-int afmt_overflow_c(const afmt_vctx *c, const char *field, uint64_t index, uint64_t offset,
-                    const char *expr_text);
+AFMT_GEN_API int afmt_overflow_c(const afmt_vctx *c, const char *field, uint64_t index, uint64_t offset,
+                                 const char *expr_text);
 
 /* A header field as the spec describes it (a static const per field in
  * generated code). */
@@ -99,7 +99,7 @@ typedef struct afmt_field_desc {
 } afmt_field_desc;
 
 /* The failure of afmt_take_field (out of line: the rare path). */
-int afmt_take_field_short(afmt_vctx *c, const afmt_field_desc *f, uint64_t count);
+AFMT_GEN_API int afmt_take_field_short(afmt_vctx *c, const afmt_field_desc *f, uint64_t count);
 
 /* Take field f (count elements; 1 for a scalar) at c->pos, which must lie
  * before the end (afmt_end) of the region open: on success c->pos moves
@@ -133,7 +133,7 @@ static inline int afmt_expect_bytes(const afmt_vctx *c, const char *field, afmt_
 
 /* Fail unless the n-byte text slot of field at offset is ASCII followed by
  * NUL padding; names the first bad byte. */
-int afmt_text_slot_fail(const afmt_vctx *c, const char *field, uint64_t offset, uint64_t bad);
+AFMT_GEN_API int afmt_text_slot_fail(const afmt_vctx *c, const char *field, uint64_t offset, uint64_t bad);
 static inline int afmt_expect_text_slot(const afmt_vctx *c, const char *field, uint64_t offset,
                                         unsigned n)
 {
@@ -144,8 +144,8 @@ static inline int afmt_expect_text_slot(const afmt_vctx *c, const char *field, u
 /* Skip len bytes of zero padding of field at c->pos.  A short input or a
  * nonzero byte fails, or with lenient set is a tolerance (afmt_tolerate):
  * the reference readers of some formats accept a missing final pad. */
-int afmt_padding_fail(afmt_vctx *c, const char *field, int lenient, uint64_t len, int taken,
-                      uint64_t nonzero);
+AFMT_GEN_API int afmt_padding_fail(afmt_vctx *c, const char *field, int lenient, uint64_t len, int taken,
+                                   uint64_t nonzero);
 static inline int afmt_take_padding(afmt_vctx *c, const char *field, int lenient, uint64_t len)
 {
     uint64_t nonzero = len;
@@ -163,7 +163,7 @@ static inline int afmt_take_padding(afmt_vctx *c, const char *field, int lenient
  * afmt_region_open fills r (name and size_field as in afmt_region_ctx) and
  * makes it c's innermost region; it fails, on the region, when fewer than
  * size bytes are left.  r lives until afmt_region_close. */
-int afmt_region_open_fail(const afmt_vctx *c, const afmt_region_ctx *r);
+AFMT_GEN_API int afmt_region_open_fail(const afmt_vctx *c, const afmt_region_ctx *r);
 static inline int afmt_region_open(afmt_vctx *c, afmt_region_ctx *r, const char *name,
                                    const char *size_field, uint64_t size)
 {
@@ -190,7 +190,7 @@ typedef enum afmt_region_rest {
  * failure is blamed on the size field (at size_offset) when the region has
  * one, else on the region at c->pos.  A stream that cannot reach the end
  * fails as truncated. */
-int afmt_region_close_slow(afmt_vctx *c, afmt_region_rest rest, uint64_t size_offset);
+AFMT_GEN_API int afmt_region_close_slow(afmt_vctx *c, afmt_region_rest rest, uint64_t size_offset);
 static inline int afmt_region_close(afmt_vctx *c, afmt_region_rest rest, uint64_t size_offset)
 {
     const afmt_region_ctx *r = c->region;
@@ -204,7 +204,7 @@ static inline int afmt_region_close(afmt_vctx *c, afmt_region_rest rest, uint64_
  * to a multiple of align: a spec's pad of `roundup(x, k) - x`.  A multiple
  * that overflows 64 bits fails on field at c->pos ("`expr_text` overflows
  * 64 bits or divides by zero", as the expression would). */
-int afmt_pad_to_overflow(const afmt_vctx *c, const char *field, const char *expr_text);
+AFMT_GEN_API int afmt_pad_to_overflow(const afmt_vctx *c, const char *field, const char *expr_text);
 static inline int afmt_take_pad_to(afmt_vctx *c, const char *field, int lenient, uint64_t len,
                                    uint64_t align, const char *expr_text)
 {
@@ -216,7 +216,7 @@ static inline int afmt_take_pad_to(afmt_vctx *c, const char *field, int lenient,
 
 /* At the end of the input: nothing may follow c->pos (with lenient set,
  * trailing bytes are a tolerance). */
-int afmt_expect_end_slow(const afmt_vctx *c, int lenient, int at_end);
+AFMT_GEN_API int afmt_expect_end_slow(const afmt_vctx *c, int lenient, int at_end);
 static inline int afmt_expect_end(const afmt_vctx *c, int lenient)
 {
     const int at_end = afmt_src_at_end(c->src, c->src->len, c->pos);
@@ -225,12 +225,12 @@ static inline int afmt_expect_end(const afmt_vctx *c, int lenient)
 
 /* At the end of the input: the bytes after c->pos (if any) are metadata,
  * handed to the visitor's on_trailer as they are. */
-void afmt_keep_trailer(const afmt_vctx *c);
+AFMT_GEN_API void afmt_keep_trailer(const afmt_vctx *c);
 
 /* *count times dim: the element count of a payload, one dimension more
  * (a count starts at 1); fails (on field, at offset: the dimension's
  * source) when it overflows 64 bits. */
-int afmt_count_overflow(const afmt_vctx *c, const char *field, uint64_t offset);
+AFMT_GEN_API int afmt_count_overflow(const afmt_vctx *c, const char *field, uint64_t offset);
 static inline int afmt_count_mul(const afmt_vctx *c, uint64_t *count, uint64_t dim,
                                  const char *field, uint64_t offset)
 {
@@ -239,8 +239,8 @@ static inline int afmt_count_mul(const afmt_vctx *c, uint64_t *count, uint64_t d
 
 /* The bytes of stored elements of el (bits: one per element, rounded up)
  * into *nbytes; fails (field, at c->pos) when that overflows 64 bits. */
-int afmt_payload_bytes_overflow(const afmt_vctx *c, const char *field, uint64_t stored,
-                                afmt_dtype dtype);
+AFMT_GEN_API int afmt_payload_bytes_overflow(const afmt_vctx *c, const char *field, uint64_t stored,
+                                             afmt_dtype dtype);
 static inline int afmt_payload_bytes(const afmt_vctx *c, const char *field, uint64_t stored,
                                      afmt_elem el, uint64_t *nbytes)
 {
@@ -258,7 +258,7 @@ static inline int afmt_payload_bytes(const afmt_vctx *c, const char *field, uint
  * end, scanning them with scan (if not NULL) on the way; *bad (if not
  * NULL) is the index of the first byte scan refused, or nbytes.  Does not
  * move c->pos: the payload's view is handed over first (afmt_view_hand). */
-int afmt_take_payload_short(afmt_vctx *c, const char *field, uint64_t nbytes);
+AFMT_GEN_API int afmt_take_payload_short(afmt_vctx *c, const char *field, uint64_t nbytes);
 static inline int afmt_take_payload(afmt_vctx *c, const char *field, uint64_t nbytes,
                                     afmt_scan_fn scan, void *scan_ctx, uint64_t *bad)
 {
@@ -276,16 +276,16 @@ static inline int afmt_take_payload(afmt_vctx *c, const char *field, uint64_t nb
  * (afmt_lz4_block_check).  0, or the failure: the size overflows or
  * exceeds the limit, the block is truncated, malformed, or of another size
  * (at the offending byte). */
-int afmt_lz4_prove(afmt_vctx *c, const char *field, uint64_t nbytes, uint64_t count,
-                   uint64_t elsize);
+AFMT_GEN_API int afmt_lz4_prove(afmt_vctx *c, const char *field, uint64_t nbytes, uint64_t count,
+                                uint64_t elsize);
 
 /* Start the view a of a payload array with what every layout shares: the
  * element type (dtype, elsize, enc from the spec's type lookup), the
  * element count, order and byte order, the payload's bytes and offset, and
  * its index among the file's arrays (rank 0: dims are set next). */
-void afmt_view_start(afmt_array *a, afmt_dtype dtype, uint64_t elsize, afmt_encoding enc,
-                     uint64_t count, afmt_order order, afmt_endian endian, uint64_t nbytes,
-                     uint64_t offset, uint32_t index);
+AFMT_GEN_API void afmt_view_start(afmt_array *a, afmt_dtype dtype, uint64_t elsize, afmt_encoding enc,
+                                  uint64_t count, afmt_order order, afmt_endian endian, uint64_t nbytes,
+                                  uint64_t offset, uint32_t index);
 
 /* afmt_view_start(a, ...) at c->pos, the c->narrays-th array, and a, when
  * a visitor wants arrays; else NULL (no view to describe: afmt_take_view
@@ -302,12 +302,12 @@ static inline afmt_array *afmt_view_begin(const afmt_vctx *c, afmt_array *a, afm
 
 /* a's dims are the n elements of the integer array field f at offset;
  * fails (on f, at offset) when n exceeds AFMT_RANK_CAP. */
-int afmt_view_dims(const afmt_vctx *c, afmt_array *a, const afmt_field_desc *f, uint64_t offset,
-                   uint64_t n);
+AFMT_GEN_API int afmt_view_dims(const afmt_vctx *c, afmt_array *a, const afmt_field_desc *f, uint64_t offset,
+                                uint64_t n);
 
 /* Hand view a of the payload at c->pos (nbytes, taken) to vis->on_array;
  * fails ("stopped by the caller", on field) when it says stop. */
-int afmt_view_hand(const afmt_vctx *c, const char *field, afmt_array *a, uint64_t nbytes);
+AFMT_GEN_API int afmt_view_hand(const afmt_vctx *c, const char *field, afmt_array *a, uint64_t nbytes);
 
 /* Take the nbytes of the payload of field at c->pos (afmt_take_payload,
  * no scan), hand its view a to the visitor (a NULL: no visitor wants one;
@@ -335,9 +335,9 @@ typedef struct afmt_tile_fields {
  * block larger than the matrix blames its size, one that ends past its
  * edge its position, one that overlaps an earlier block or one too many
  * its row. */
-int afmt_tiles_place(const afmt_vctx *c, afmt_tiles *t, const afmt_tile_fields *f, uint64_t row,
-                     uint64_t col, uint64_t rows, uint64_t cols, uint64_t row_at, uint64_t col_at,
-                     uint64_t rows_at, uint64_t cols_at);
+AFMT_GEN_API int afmt_tiles_place(const afmt_vctx *c, afmt_tiles *t, const afmt_tile_fields *f, uint64_t row,
+                                  uint64_t col, uint64_t rows, uint64_t cols, uint64_t row_at, uint64_t col_at,
+                                  uint64_t rows_at, uint64_t cols_at);
 
 /* One entry of a spec's type table (a static const array per table in
  * generated code, shared by validator and writer). */
@@ -364,9 +364,9 @@ static inline const afmt_type_entry *afmt_type_by_text(const afmt_type_entry *ta
 /* afmt_type_by_text of the len-byte key of field at offset (blamed as
  * field[index]), or NULL after failing: "no entry of table <table> matches
  * (<field> = <the key as text>): unknown type code<known>". */
-const afmt_type_entry *afmt_lookup_text_fail(const afmt_vctx *c, const char *table,
-                                             const char *field, uint64_t index, uint64_t offset,
-                                             const uint8_t *key, size_t len, const char *known);
+AFMT_GEN_API const afmt_type_entry *afmt_lookup_text_fail(const afmt_vctx *c, const char *table,
+                                                          const char *field, uint64_t index, uint64_t offset,
+                                                          const uint8_t *key, size_t len, const char *known);
 static inline const afmt_type_entry *afmt_lookup_text(const afmt_vctx *c,
                                                       const afmt_type_entry *entries, size_t n,
                                                       const uint8_t *key, size_t len,
@@ -431,10 +431,10 @@ static inline const afmt_type_entry2 *afmt_type_by_codes(const afmt_type_entry2 
 }
 /* The first writable entry of the n for dtype (what a writer writes), or
  * NULL. */
-const afmt_type_entry *afmt_type_by_dtype(const afmt_type_entry *table, size_t n, afmt_dtype dtype);
+AFMT_GEN_API const afmt_type_entry *afmt_type_by_dtype(const afmt_type_entry *table, size_t n, afmt_dtype dtype);
 /* afmt_type_by_dtype for a table of two keys. */
-const afmt_type_entry2 *afmt_type_by_dtype2(const afmt_type_entry2 *table, size_t n,
-                                            afmt_dtype dtype);
+AFMT_GEN_API const afmt_type_entry2 *afmt_type_by_dtype2(const afmt_type_entry2 *table, size_t n,
+                                                         afmt_dtype dtype);
 
 #ifdef __cplusplus
 }

@@ -103,9 +103,9 @@ typedef struct afmt_thdir_desc {
  * describes, within [*pos, end); pass each view to vis->on_array in data
  * order and advance *pos past the last payload.  0, or -1 with err naming
  * the key path and absolute offset. */
-int afmt_thdir_validate(const afmt_thdir_desc *d, afmt_src *src, uint64_t end, uint64_t *pos,
-                        uint32_t *narrays, const afmt_options *opt, const afmt_visitor *vis,
-                        const afmt_path *path, afmt_error *err);
+AFMT_GEN_API int afmt_thdir_validate(const afmt_thdir_desc *d, afmt_src *src, uint64_t end, uint64_t *pos,
+                                     uint32_t *narrays, const afmt_options *opt, const afmt_visitor *vis,
+                                     const afmt_path *path, afmt_error *err);
 
 /* Write the header (length prefix included) and the payloads of arrays
  * (plain, little-endian; row-major, or column-major when the header has an
@@ -115,8 +115,8 @@ int afmt_thdir_validate(const afmt_thdir_desc *d, afmt_src *src, uint64_t end, u
  * of strings, checked) first, compactly.  The header's alignment counts
  * from sink->written.  Allocates an index of n entries and a buffer as
  * long as the metadata (freed before returning). */
-int afmt_thdir_write(const afmt_thdir_desc *d, const afmt_array *arrays, size_t n,
-                     const afmt_write_options *wopt, afmt_sink *sink, afmt_error *err);
+AFMT_GEN_API int afmt_thdir_write(const afmt_thdir_desc *d, const afmt_array *arrays, size_t n,
+                                  const afmt_write_options *wopt, afmt_sink *sink, afmt_error *err);
 
 #ifdef __cplusplus
 }

@@ -37,16 +37,16 @@ enum { AFMT_TILE_OK = 0, AFMT_TILE_OUTSIDE = 1, AFMT_TILE_OVERLAP = 2, AFMT_TILE
 
 /* View a (rank 2, dims set) is the block at (row, col) of the matrix t
  * tiles: its tile_* members, and is_tile unless it is the whole matrix. */
-void afmt_view_tile(afmt_array *a, uint64_t row, uint64_t col, const afmt_tiles *t);
+AFMT_GEN_API void afmt_view_tile(afmt_array *a, uint64_t row, uint64_t col, const afmt_tiles *t);
 
-void afmt_tiles_init(afmt_tiles *t, uint64_t rows, uint64_t cols);
+AFMT_GEN_API void afmt_tiles_init(afmt_tiles *t, uint64_t rows, uint64_t cols);
 /* Add a block; on AFMT_TILE_OVERLAP *other is the index of the block it
  * overlaps. */
 int afmt_tiles_add(afmt_tiles *t, uint64_t row, uint64_t col, uint64_t rows, uint64_t cols,
                    uint32_t *other);
 /* 1 when the blocks cover the whole matrix (matrices of 2^64 cells or more
  * are never complete: their coverage cannot be counted). */
-int afmt_tiles_complete(const afmt_tiles *t);
+AFMT_GEN_API int afmt_tiles_complete(const afmt_tiles *t);
 
 /* Putting tiles back together (afmt_tiles_plain_size, afmt_tiles_assemble)
  * is public: see afmt.h. */

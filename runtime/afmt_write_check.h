@@ -21,25 +21,25 @@ extern "C" {
 /* a must be plain (no encoding), little-endian, packed (stride == elsize)
  * and, when of rank 2 or more, in `order`; index is the array's place in
  * the caller's list (for the message "array <index> must be ..."). */
-int afmt_write_need_plain(const afmt_array *a, afmt_order order, const char *field, size_t index,
-                          afmt_error *err);
+AFMT_GEN_API int afmt_write_need_plain(const afmt_array *a, afmt_order order, const char *field, size_t index,
+                                       afmt_error *err);
 
 /* Every dimension of a must fit a signed 64-bit field (a format whose
  * dims are i64): else "dimension <d> does not fit a signed field",
  * blamed on field[k]. */
-int afmt_write_need_signed_dims(const afmt_array *a, const char *field, afmt_error *err);
+AFMT_GEN_API int afmt_write_need_signed_dims(const afmt_array *a, const char *field, afmt_error *err);
 
 /* Write the zeros that pad len bytes to a multiple of align (> 0): the
  * writer's `pad` of `roundup(len, align) - len`.  A len so large that the
  * multiple overflows 64 bits fails, blamed on field. */
-int afmt_write_pad_to(afmt_sink *sink, uint64_t len, uint64_t align, const char *field,
-                      afmt_error *err);
+AFMT_GEN_API int afmt_write_pad_to(afmt_sink *sink, uint64_t len, uint64_t align, const char *field,
+                                   afmt_error *err);
 
 /* The failure of an array whose rank the format cannot hold: "<holds>;
  * this array is <rank>-d: <type[dims]>" (AFMT_E_TYPE).  Always -1; the
  * caller tests the rank. */
-int afmt_write_fail_rank(const afmt_array *a, const char *field, const char *holds,
-                         afmt_error *err);
+AFMT_GEN_API int afmt_write_fail_rank(const afmt_array *a, const char *field, const char *holds,
+                                      afmt_error *err);
 
 #ifdef __cplusplus
 }

@@ -119,6 +119,9 @@ if [ -f tests/e2e/run_memory.sh ] && [ -z "${AFMT_SKIP_MEMORY:-}" ]; then
     run memory bash tests/e2e/run_memory.sh "$BUILD"
 fi
 
+# What libafmt.so exports against the headers that declare it.
+run exports bash tests/abi/run_exports.sh "$BUILD"
+
 # make install / uninstall and pkg-config (tests/install), then
 # make EXTRA_SPECS=DIR (tests/extra): last, as it relinks the tools and
 # gives the standard ones back at its end.

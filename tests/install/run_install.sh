@@ -10,7 +10,8 @@
 #    `pkg-config --static` against libafmt.a (no libafmt.so needed); both
 #    validate, read, write and read back a sample of every shipped format
 #    made by the installed `afmt random`.  A format generated out of tree by
-#    the installed afmt-gen compiles against the installed headers.
+#    the installed afmt-gen compiles against the installed headers and, with
+#    tests/install/own_format.c, links and runs against libafmt.so.
 #    Then `make uninstall` leaves no file in the prefix.
 # Usage: tests/install/run_install.sh [BUILD_DIR]; prints PASS/FAIL lines.
 set -u
@@ -140,6 +141,15 @@ fi
 if ASAN_OPTIONS=detect_leaks=0 "$prefix/bin/afmt-gen" -o "$TMP/own" tests/specs/newformat/toyfmt.json >"$TMP/log" 2>&1 &&
    $CCX $EXFLAGS -I"$TMP/own" -c -o "$TMP/toyfmt.o" "$TMP/own/toyfmt.c" $cflags 2>"$TMP/cc.log"; then
     pass "installed afmt-gen's output compiles against the installed headers"
+    # ... and links against libafmt.so, which exports what generated code
+    # calls (AFMT_GEN_API) though it hides the rest of the runtime
+    if $CCX $EXFLAGS -I"$TMP/own" -o "$TMP/own-shared" tests/install/own_format.c "$TMP/toyfmt.o" \
+           $cflags $libs 2>"$TMP/cc.log" &&
+       out=$(LD_LIBRARY_PATH=$lib "$TMP/own-shared" 2>&1); then
+        pass "own format linked against libafmt.so: $out"
+    else
+        fail "own format against libafmt.so: $(head -3 "$TMP/cc.log") ${out:-}"
+    fi
 else
     fail "own format against the installed headers: $(head -3 "$TMP/log" "$TMP/cc.log")"
 fi
