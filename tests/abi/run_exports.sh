@@ -73,7 +73,7 @@ unmarked=$(grep -Hn '^[A-Za-z_].*\bafmt_[A-Za-z0-9_]*[[:space:]]*[(\[]' $public_
 nm -u "$BUILD"/obj/generated/*.o | awk '$2 ~ /^afmt_/ { print $2 }' | sort -u > "$TMP/called"
 unreached=$(comm -23 "$TMP/called" "$TMP/exported")
 [ -z "$unreached" ] && pass "every afmt_* function generated code calls is exported ($(wc -l < "$TMP/called"))" ||
-    fail "generated code calls these, libafmt.so does not export them: $(echo $unreached)"
+    fail "generated code calls these, libafmt.so does not export them (mark their declarations AFMT_GEN_API): $(echo $unreached)"
 
 # The check can fail: a private runtime function is known not to be there.
 grep -qx afmt_meta_parse "$TMP/exported" && fail "afmt_meta_parse (private) is exported" ||
