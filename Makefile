@@ -131,8 +131,12 @@ help:
 #   python3, python3-numpy  golden cases, end-to-end tests, npy/safetensors against numpy
 #   time               /usr/bin/time -v: the memory tests
 #   parallel           test: docs/AT-SCALE.md's GNU parallel recipe, run locally
+#   python3-jsonschema test: afmt-validate --sarif against a SARIF 2.1.0 schema
+# and from npm, when npm is there (else that check SKIPs): sarif-junit, a real
+# SARIF consumer for the --sarif test, into $(BUILD)/npm.
 DEPS_PKGS := gcc g++ clang libclang-rt-dev make pkg-config re2c libjansson-dev liblz4-dev libarchive13 afl++ python3 python3-numpy time \
-             parallel
+             parallel python3-jsonschema
+NPM_TEST_DEPS := sarif-junit@1.1.4
 deps:
 	@missing=""; for p in $(DEPS_PKGS); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
@@ -142,6 +146,11 @@ deps:
 	  SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
 	else echo "deps: all present"; fi
+	@if command -v npm > /dev/null 2>&1 && [ ! -x $(BUILD)/npm/node_modules/.bin/sarif-junit ]; then \
+	  echo "npm: $(NPM_TEST_DEPS) into $(BUILD)/npm"; \
+	  npm install --prefix $(BUILD)/npm --no-audit --no-fund --loglevel=error $(NPM_TEST_DEPS) > /dev/null || \
+	    echo "deps: npm could not install $(NPM_TEST_DEPS): the SARIF consumer check will SKIP"; \
+	fi
 
 # ---------------------------------------------------------------- objects
 $(BUILD)/obj/runtime/afmt_scan.o: runtime/afmt_scan.c

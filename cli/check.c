@@ -46,10 +46,17 @@ static int validate(afmt_cli_worker *w, const afmt_format *fmt, const char *ext_
                     afmt_error *err)
 {
     afmt_visitor vis;
+    afmt_options opt = w->cfg->opt;
+    afmt_field_visitor fields;
     int lazy = stream && afmt_cli_input_is_lazy(stream);
     int valid;
 
     afmt_cli_collect_visitor(w, &vis);
+    if (w->cfg->sarif) {
+        /* SARIF gives the offending field's byte length: record widths */
+        afmt_cli_span_visitor(&w->spans, &fields);
+        opt.fields = &fields;
+    }
     afmt_cli_sidecar_begin(w, fmt, lazy ? NULL : ext_name);
     if (lazy) {
         /* a pipe: through a fixed window, whatever its length */
@@ -61,11 +68,11 @@ static int validate(afmt_cli_worker *w, const afmt_format *fmt, const char *ext_
             valid = 0;
         } else {
             valid = afmt_cli_stream_validate(fmt, stream, w->window,
-                                             w->cfg->opt.limits.max_total_bytes,
-                                             &w->cfg->opt, &vis, err) == 0;
+                                             opt.limits.max_total_bytes,
+                                             &opt, &vis, err) == 0;
         }
     } else {
-        valid = fmt->validate(buf, len, &w->cfg->opt, &vis, err) == 0;
+        valid = fmt->validate(buf, len, &opt, &vis, err) == 0;
     }
     if (afmt_cli_sidecar_end(w, fmt, valid, err) != 0)
         valid = 0;

@@ -4,6 +4,13 @@
 
 #define AFMT_CLI_VERSION "0.1.0"
 
+/* The project's home page, named in SARIF output (tool.driver.
+ * informationUri) when not empty: set it with -DAFMT_CLI_INFORMATION_URI=...
+ * when packaging; a build without one names no page rather than invent one. */
+#ifndef AFMT_CLI_INFORMATION_URI
+#define AFMT_CLI_INFORMATION_URI ""
+#endif
+
 /* Exit statuses of every afmt tool. */
 #define AFMT_EXIT_OK 0      /* everything valid / done */
 #define AFMT_EXIT_INVALID 1 /* an input is invalid, or a conversion refused */

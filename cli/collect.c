@@ -44,7 +44,11 @@ static void on_warning(void *ctx, const afmt_error *warning)
     w->nwarn++;
     if (w->warns_listed >= AFMT_CLI_MAX_LISTED_WARNINGS)
         return;
-    if (w->cfg->json) {
+    if (w->cfg->sarif) {
+        /* kept whole: each becomes a result once the path is known */
+        afmt_cli_buf_put(&w->warns, warning, sizeof *warning);
+        w->warns_listed++;
+    } else if (w->cfg->json) {
         if (w->warns_listed)
             afmt_cli_buf_putc(&w->warns, ',');
         afmt_cli_json_error(&w->warns, warning);
@@ -63,6 +67,7 @@ void afmt_cli_collect_begin(afmt_cli_worker *w)
     w->first[0] = '\0';
     w->closest = 0;
     w->first_order = AFMT_ROW_MAJOR;
+    afmt_cli_span_begin(&w->spans);
     afmt_cli_buf_reset(&w->arrays, AFMT_CLI_KEEP_BYTES);
     afmt_cli_buf_reset(&w->warns, AFMT_CLI_KEEP_BYTES);
 }

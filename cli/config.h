@@ -13,6 +13,10 @@ typedef struct afmt_cli_config {
     int verbose;                 /* -v: arrays and warnings on their own lines */
     int quiet;                   /* -q: only invalid inputs and errors */
     int json;                    /* --json: one object per input */
+    int sarif;                   /* --sarif: one SARIF log (sarif.h) */
+    /* --sarif: set once the first result is written (out.h); the target
+     * changes while the checks run, the pointer does not. */
+    int *list_started;
     int recursive;               /* -r */
     unsigned jobs;               /* -j; 0: not given (one per CPU) */
     uint64_t file_limit;         /* --max-bytes for regular files */

@@ -12,6 +12,28 @@
 /* Buffers that grew beyond this for one input are given back afterwards. */
 #define KEEP_BYTES ((size_t)4 << 20)
 
+/* Write n bytes of finished output to stdout; with a list, each
+ * AFMT_CLI_LIST_MARK becomes a comma, but the first one ever.  Only the
+ * input whose turn it is writes, so *list_started needs no lock.
+ * 0, or -1 when stdout failed. */
+static int write_text(const char *p, size_t n, int *list_started)
+{
+    while (list_started && n > 0) {
+        const char *mark = memchr(p, AFMT_CLI_LIST_MARK, n);
+        size_t k = mark ? (size_t)(mark - p) : n;
+        if (fwrite(p, 1, k, stdout) != k)
+            return -1;
+        if (!mark)
+            return 0;
+        if (*list_started && putchar(',') == EOF)
+            return -1;
+        *list_started = 1;
+        p += k + 1;
+        n -= k + 1;
+    }
+    return n == 0 || fwrite(p, 1, n, stdout) == n ? 0 : -1;
+}
+
 void afmt_cli_out_init(afmt_cli_out *o, afmt_cli_seq *seq)
 {
     afmt_cli_buf_init(&o->buf);
@@ -20,6 +42,7 @@ void afmt_cli_out_init(afmt_cli_out *o, afmt_cli_seq *seq)
     o->has_turn = seq == NULL;
     o->write_failed = 0;
     o->progress = NULL;
+    o->list_started = NULL;
 }
 
 void afmt_cli_out_free(afmt_cli_out *o)
@@ -55,7 +78,7 @@ void afmt_cli_out_flush(afmt_cli_out *o)
         fprintf(stderr, "afmt: out of memory while formatting output\n");
         o->write_failed = 1;
     }
-    if (fwrite(o->buf.p, 1, o->buf.len, stdout) != o->buf.len)
+    if (write_text(o->buf.p, o->buf.len, o->list_started) != 0)
         o->write_failed = 1;
     afmt_cli_buf_reset(&o->buf, KEEP_BYTES);
 }
@@ -92,7 +115,7 @@ static void advance_turn(afmt_cli_seq *q)
         for (i = 0; i < AFMT_CLI_PARKED; i++) {
             afmt_cli_parked *pk = &q->parked[i];
             if (pk->used && pk->seq == q->next) {
-                if (pk->len && fwrite(pk->text, 1, pk->len, stdout) != pk->len)
+                if (write_text(pk->text, pk->len, q->list_started) != 0)
                     q->write_failed = 1;
                 free(pk->text);
                 pk->text = NULL;
@@ -146,7 +169,7 @@ void afmt_cli_out_end(afmt_cli_out *o)
         fprintf(stderr, "afmt: out of memory while formatting output\n");
         o->write_failed = 1;
     }
-    if (o->buf.len && fwrite(o->buf.p, 1, o->buf.len, stdout) != o->buf.len)
+    if (write_text(o->buf.p, o->buf.len, o->list_started) != 0)
         o->write_failed = 1;
     advance_turn(q);
     pthread_mutex_unlock(&q->mu);

@@ -23,6 +23,12 @@
  * workers run in lock-step).  When it is full, a worker waits its turn. */
 #define AFMT_CLI_PARKED 64
 
+/* A byte that starts each element of a JSON list streamed across inputs
+ * (SARIF results).  It never appears in JSON text itself (control bytes
+ * are escaped), so the ordered writer replaces it with a comma before
+ * every element but the first, and with nothing before the first. */
+#define AFMT_CLI_LIST_MARK '\x1e'
+
 typedef struct afmt_cli_parked {
     uint64_t seq;
     char *text;
@@ -38,6 +44,7 @@ typedef struct afmt_cli_seq {
     uint64_t next;
     afmt_cli_parked parked[AFMT_CLI_PARKED];
     int write_failed;
+    int *list_started; /* see AFMT_CLI_LIST_MARK; NULL: no list */
 } afmt_cli_seq;
 
 typedef struct afmt_cli_out {
@@ -47,6 +54,7 @@ typedef struct afmt_cli_out {
     int has_turn;
     int write_failed;
     afmt_cli_progress *progress; /* erased before a line on stderr; NULL: none */
+    int *list_started; /* see AFMT_CLI_LIST_MARK; NULL: no list */
 } afmt_cli_out;
 
 /* seq may be NULL (a single worker); progress starts NULL.

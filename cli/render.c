@@ -9,6 +9,7 @@
 #include "formats.h"
 #include "collect.h"
 #include "json_out.h"
+#include "sarif.h"
 
 /* Each line ends with the version that wrote it, so that lines merged
  * from many hosts and runs stay self-describing. */
@@ -107,7 +108,9 @@ void afmt_cli_emit(afmt_cli_worker *w, const char *display,
         w->valid++;
     else
         w->invalid++;
-    if (!(valid && w->cfg->quiet)) {
+    if (w->cfg->sarif) {
+        afmt_cli_sarif_emit(w, display, fmt, valid, err);
+    } else if (!(valid && w->cfg->quiet)) {
         if (w->cfg->json)
             emit_json(w, display, fmt, valid, err);
         else
@@ -121,6 +124,14 @@ void afmt_cli_report_error(afmt_cli_worker *w, const char *display,
 {
     w->errors++;
     afmt_cli_progress_count(w->cfg->progress);
+    if (w->cfg->sarif) {
+        afmt_error e = *err;
+        e.code = AFMT_E_IO;
+        afmt_cli_collect_begin(w); /* no warnings, no field spans */
+        afmt_cli_sarif_emit(w, display, NULL, 0, &e);
+        afmt_cli_out_maybe_flush(&w->out);
+        return;
+    }
     if (w->cfg->json) {
         afmt_cli_buf *b = &w->out.buf;
         afmt_error e = *err;

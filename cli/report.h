@@ -24,6 +24,7 @@
 #include "afmt_internal.h"
 #include "buf.h"
 #include "config.h"
+#include "field_span.h"
 #include "input.h"
 #include "out.h"
 
@@ -42,6 +43,13 @@ typedef struct afmt_cli_worker {
     afmt_cli_buf warns;    /* listed warnings, likewise */
     afmt_cli_buf data;     /* stream / archive member bytes */
     afmt_cli_buf name;     /* scratch for composed names ("a.tar:x.ten") */
+    afmt_cli_buf msg;      /* scratch for a SARIF message */
+    /* The archive whose member is being checked (display is then
+     * "ARCHIVE:MEMBER"), or NULL. */
+    const char *archive;
+    /* --sarif: the header fields read by the current check, for the byte
+     * length of the field an error names. */
+    afmt_cli_span_rec spans;
     uint8_t *window;       /* stream window (AFMT_CLI_STREAM_WINDOW), made on first use */
     /* A sidecar found beside the file (DAPHNE's x.dbdf.meta), checked as
      * the arrays are visited (sidecar.c). */

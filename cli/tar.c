@@ -310,15 +310,13 @@ void afmt_cli_check_tar(afmt_cli_worker *w, const char *path, afmt_cli_input *in
         afmt_cli_buf_reset(&w->name, (size_t)1 << 16);
         afmt_cli_buf_printf(&w->name, "%s:%s", path, name);
         members++;
-        if (size < 0 || size > TAR_STREAM_ABOVE) {
+        w->archive = path; /* the verdicts name a member of path */
+        if (size < 0 || size > TAR_STREAM_ABOVE)
             stream_member(&t, name);
-            if (t.cut) {
-                failed = 1;
-                break;
-            }
-            continue;
-        }
-        if (memory_member(&t, name, size) != 0) {
+        else if (memory_member(&t, name, size) != 0)
+            failed = 1;
+        w->archive = NULL;
+        if (failed || t.cut) {
             failed = 1;
             break;
         }

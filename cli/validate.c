@@ -25,6 +25,7 @@
 #include "limit_opts.h"
 #include "pool.h"
 #include "report.h"
+#include "sarif.h"
 
 #define MAX_JOBS 256
 
@@ -53,6 +54,7 @@ typedef struct runner {
     int list_delim;
     int list_failed;
     char list_path[AFMT_CLI_ITEM_PATH_MAX];
+    int sarif_started; /* --sarif: a result was written (out.h) */
 } runner;
 
 /* ---------------------------------------------------------------- work */
@@ -259,6 +261,9 @@ static void usage(FILE *f, const char *prog)
 "  -v, --verbose      list every array and every warning on its own line\n"
 "  -q, --quiet        print only invalid inputs and errors\n"
 "      --json         print one JSON object per input instead of text\n"
+"      --sarif        print one SARIF 2.1.0 log instead of text: a result\n"
+"                     per invalid input and per warning, located by file\n"
+"                     and byte region (for code-scanning tools)\n"
 "  -r, --recursive    walk directories, in byte order of names.  Files met\n"
 "                     in a walk are checked only if their magic or extension\n"
 "                     matches a format (the --format one, if given); others\n"
@@ -331,7 +336,7 @@ static int usage_error(const char *prog)
 enum {
     OPT_HELP = 1, OPT_VERSION, OPT_VERBOSE, OPT_QUIET, OPT_RECURSIVE,
     OPT_JOBS, OPT_JSON, OPT_STRICT, OPT_LENIENT, OPT_FORMAT, OPT_MAX_BYTES,
-    OPT_MAX_RANK, OPT_FILES_FROM, OPT_NULL
+    OPT_MAX_RANK, OPT_FILES_FROM, OPT_NULL, OPT_SARIF
 };
 
 static const afmt_cli_optdef validate_opts[] = {
@@ -349,6 +354,7 @@ static const afmt_cli_optdef validate_opts[] = {
     { "max-rank", 0, 1, OPT_MAX_RANK },
     { "files-from", 0, 1, OPT_FILES_FROM },
     { "null", '0', 0, OPT_NULL },
+    { "sarif", 0, 0, OPT_SARIF },
     AFMT_CLI_LIMIT_OPTDEFS,
     { NULL, 0, 0, 0 }
 };
@@ -390,6 +396,9 @@ static int run(runner *r, const char *prog, int argc, char **argv, const int *op
     pthread_mutex_init(&r->seq.mu, NULL);
     pthread_cond_init(&r->seq.cv, NULL);
     r->seq.next = 0;
+    r->seq.list_started = cfg->list_started;
+    if (cfg->sarif)
+        afmt_cli_sarif_begin(stdout);
     for (i = 0; i < r->jobs; i++)
         afmt_cli_worker_init(&r->workers[i], cfg, r->jobs > 1 ? &r->seq : NULL);
 
@@ -408,6 +417,8 @@ static int run(runner *r, const char *prog, int argc, char **argv, const int *op
     if (r->jobs > 1)
         afmt_cli_pool_finish(&r->pool);
     afmt_cli_progress_stop(cfg->progress);
+    if (cfg->sarif)
+        afmt_cli_sarif_end(stdout);
     for (i = 0; i < nworkers; i++) {
         invalid += r->workers[i].invalid;
         errors += r->workers[i].errors;
@@ -475,6 +486,9 @@ int afmt_cli_validate_main(int argc, char **argv, int first, const char *prog)
         case OPT_JSON:
             cfg.json = 1;
             break;
+        case OPT_SARIF:
+            cfg.sarif = 1;
+            break;
         case OPT_FILES_FROM:
             files_from = val;
             break;
@@ -541,6 +555,10 @@ int afmt_cli_validate_main(int argc, char **argv, int first, const char *prog)
                                         "--files-from list and an input");
         }
     }
+    if (cfg.sarif && cfg.json) {
+        free(operands);
+        return afmt_cli_usage_error(prog, "--json and --sarif: give one of them");
+    }
     if (list_delim == '\0' && !files_from) {
         free(operands);
         return afmt_cli_usage_error(prog, "-0 goes with --files-from");
@@ -561,6 +579,8 @@ int afmt_cli_validate_main(int argc, char **argv, int first, const char *prog)
     cfg.progress = afmt_cli_progress_start(&progress, prog);
     r->cfg = &cfg;
     r->files_from = files_from;
+    if (cfg.sarif)
+        cfg.list_started = &r->sarif_started;
     r->list_delim = list_delim;
     rc = run(r, prog, argc, argv, operands, nops);
     free(r);

@@ -15,6 +15,8 @@ void afmt_cli_worker_init(afmt_cli_worker *w, const afmt_cli_config *cfg,
     afmt_cli_buf_init(&w->warns);
     afmt_cli_buf_init(&w->data);
     afmt_cli_buf_init(&w->name);
+    afmt_cli_buf_init(&w->msg);
+    w->out.list_started = cfg->list_started;
 }
 
 void afmt_cli_worker_free(afmt_cli_worker *w)
@@ -24,6 +26,7 @@ void afmt_cli_worker_free(afmt_cli_worker *w)
     afmt_cli_buf_free(&w->warns);
     afmt_cli_buf_free(&w->data);
     afmt_cli_buf_free(&w->name);
+    afmt_cli_buf_free(&w->msg);
     free(w->window);
     w->window = NULL;
     free(w->meta_columns);

@@ -102,6 +102,7 @@ if [ -f tests/e2e/run_outputs.sh ]; then
     run outputs bash tests/e2e/run_outputs.sh "$BUILD"
 fi
 run scale bash tests/e2e/run_scale.sh "$BUILD"
+run sarif python3 tests/e2e/sarif_e2e.py "$BUILD"
 if [ -f tests/e2e/run_casts.sh ]; then
     run casts bash tests/e2e/run_casts.sh "$BUILD"
 fi

@@ -1,0 +1,227 @@
+#!/usr/bin/env python3
+"""afmt-validate --sarif: one SARIF 2.1.0 log, checked three ways:
+
+  - a checker of the required properties written here (SARIF 2.1.0,
+    sections 3.13-3.49: sarifLog, run, tool, toolComponent,
+    reportingDescriptor, result, message, location, region) and of what
+    afmt promises (a rule per error code, a result per rejected input and
+    per warning, byte regions and field paths, nothing for valid inputs);
+  - the JSON schema tests/e2e/sarif-2.1.0-required.schema.json (written
+    from the specification for this test, not the OASIS file) with
+    python3-jsonschema, when it is installed;
+  - a real consumer, sarif-junit from npm (make deps installs it into
+    build/npm when npm is there), which turns the log into JUnit XML.
+
+Usage: tests/e2e/sarif_e2e.py [BUILD_DIR]   One PASS/FAIL line per check.
+"""
+import json
+import os
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import REPO, Suite  # noqa: E402
+
+S = Suite("sarif")
+check = S.check
+CORPUS = os.path.join(REPO, "corpus")
+SCHEMA = os.path.join(REPO, "tests", "e2e", "sarif-2.1.0-required.schema.json")
+CODES = ["truncated", "magic", "constraint", "unknown-type", "overflow", "limit",
+         "trailing", "padding", "value", "size", "negative", "unsupported", "io",
+         "usage", "nomem", "type", "lossy", "detect", "callback", "divzero"]
+
+
+def run(args, cwd):
+    p = subprocess.run(args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       stdin=subprocess.DEVNULL, timeout=60)
+    return p.returncode, p.stdout.decode(), p.stderr.decode()
+
+
+def required(obj, keys, where, errors):
+    for k in keys:
+        if not isinstance(obj, dict) or k not in obj:
+            errors.append("%s lacks required '%s'" % (where, k))
+
+
+def check_required(log):
+    """The SARIF 2.1.0 required properties, by hand."""
+    e = []
+    required(log, ["version", "runs"], "sarifLog", e)
+    if log.get("version") != "2.1.0":
+        e.append("version is not 2.1.0")
+    runs = log.get("runs") or [{}]
+    if len(runs) != 1:
+        e.append("%d runs, want 1" % len(runs))
+    run0 = runs[0]
+    required(run0, ["tool"], "run", e)
+    driver = run0.get("tool", {}).get("driver")
+    required(run0.get("tool", {}), ["driver"], "tool", e)
+    required(driver or {}, ["name"], "toolComponent", e)
+    for i, rule in enumerate((driver or {}).get("rules", [])):
+        required(rule, ["id"], "rules[%d]" % i, e)
+        for k in ("shortDescription", "help"):
+            required(rule.get(k, {}), ["text"], "rules[%d].%s" % (i, k), e)
+    for i, res in enumerate(run0.get("results", [])):
+        required(res, ["message"], "results[%d]" % i, e)
+        msg = res.get("message", {})
+        if "text" not in msg and "id" not in msg:
+            e.append("results[%d].message has neither text nor id" % i)
+        if res.get("level") not in (None, "none", "note", "warning", "error"):
+            e.append("results[%d].level %r" % (i, res.get("level")))
+        for loc in res.get("locations", []):
+            phys = loc.get("physicalLocation")
+            if phys is not None and "artifactLocation" not in phys and "address" not in phys:
+                e.append("results[%d]: physicalLocation without artifactLocation" % i)
+            reg = (phys or {}).get("region", {})
+            for k in ("byteOffset", "byteLength"):
+                if k in reg and not (isinstance(reg[k], int) and reg[k] >= 0):
+                    e.append("results[%d].region.%s = %r" % (i, k, reg[k]))
+    return e
+
+
+def make_inputs(d):
+    shutil.copy(os.path.join(CORPUS, "npy", "f8_2x3.npy"), os.path.join(d, "good.npy"))
+    raw = bytearray(open(os.path.join(CORPUS, "rawarray", "test.ra"), "rb").read())
+    raw[32:40] = struct.pack("<Q", 800)  # size: 8 bytes at 32
+    open(os.path.join(d, "size lie.ra"), "wb").write(raw)
+    npy = bytearray(open(os.path.join(CORPUS, "npy", "f8_2x3.npy"), "rb").read())
+    open(os.path.join(d, "cut.npy"), "wb").write(bytes(npy[:9]))  # header_length cut
+    npy[6] = 9  # major: 1 byte at 6
+    open(os.path.join(d, "major.npy"), "wb").write(npy)
+    fut = bytearray(open(os.path.join(CORPUS, "futhark", "bool_3.bin"), "rb").read())
+    fut[-1] = 2  # a bool that is neither 0 nor 1: a warning with --lenient
+    open(os.path.join(d, "badbool.bin"), "wb").write(fut)
+
+
+def results_by_file(log):
+    out = {}
+    for r in log["runs"][0].get("results", []):
+        uri = r["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        out.setdefault(uri, []).append(r)
+    return out
+
+
+def main():
+    d = tempfile.mkdtemp()
+    try:
+        make_inputs(d)
+        files = ["good.npy", "size lie.ra", "major.npy", "cut.npy", "badbool.bin", "nope.npy"]
+        rc, out, err = run([S.validate, "--sarif", "--lenient", "-j", "3"] + files, d)
+        check("exit status 2 (an unreadable input), as without --sarif", rc == 2, "rc %d %s" % (rc, err))
+        try:
+            log = json.loads(out)
+        except ValueError as x:
+            check("one JSON document", False, "%s in %r" % (x, out[:300]))
+            return
+        check("one JSON document", True)
+        errs = check_required(log)
+        check("the required properties of SARIF 2.1.0 are there", not errs, "; ".join(errs[:5]))
+        driver = log["runs"][0]["tool"]["driver"]
+        ver = run([S.validate, "--version"], d)[1].split()[-1]
+        check("tool.driver names afmt-validate and its version",
+              driver["name"] == "afmt-validate" and driver["version"] == ver, driver.get("version"))
+        ids = [r["id"] for r in driver["rules"]]
+        check("a rule per error code, in code order", ids == CODES, ids)
+        check("every rule has its own help text",
+              len(set(r["help"]["text"] for r in driver["rules"])) == len(CODES))
+        by = results_by_file(log)
+        check("a valid input adds nothing", "good.npy" not in by, by.get("good.npy"))
+        lie = by.get("size%20lie.ra", [{}])[0]
+        check("the uri is a percent-encoded relative reference", "size%20lie.ra" in by, list(by))
+        check("a rejected file: level error, its code as ruleId and ruleIndex",
+              lie.get("level") == "error" and lie.get("ruleId") == "constraint"
+              and ids[lie.get("ruleIndex", -1)] == lie.get("ruleId"), lie)
+        reg = lie.get("locations", [{}])[0].get("physicalLocation", {}).get("region")
+        check("its region: the offending field's offset and width (size: 8 bytes at 32)",
+              reg == {"byteOffset": 32, "byteLength": 8}, reg)
+        check("the message names the format and the field path",
+              "invalid rawarray: size at offset 32" in lie.get("message", {}).get("text", ""), lie)
+        reg = by.get("major.npy", [{}])[0].get("locations", [{}])[0].get("physicalLocation", {}).get("region")
+        check("npy major: 1 byte at 6", reg == {"byteOffset": 6, "byteLength": 1}, reg)
+        reg = by.get("cut.npy", [{}])[0].get("locations", [{}])[0].get("physicalLocation", {}).get("region")
+        check("a field cut short before it was read: offset, no invented length",
+              reg == {"byteOffset": 8}, reg)
+        warn = by.get("badbool.bin", [])
+        check("a warning is a result of level warning",
+              len(warn) == 1 and warn[0]["level"] == "warning" and warn[0]["ruleId"] == "value", warn)
+        io = by.get("nope.npy", [{}])[0]
+        check("an unreadable input: rule io, no region",
+              io.get("ruleId") == "io" and "region" not in io["locations"][0]["physicalLocation"], io)
+        check("nothing else", sorted(by) == sorted(["size%20lie.ra", "major.npy", "cut.npy",
+                                                    "badbool.bin", "nope.npy"]), list(by))
+
+        rc, out, err = run([S.validate, "--sarif", os.path.join(d, "major.npy")], d)
+        uri = json.loads(out)["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
+        check("an absolute path is a file: URI", uri == "file://" + os.path.join(d, "major.npy"), uri)
+        rc, out, err = run([S.validate, "--sarif", "good.npy"], d)
+        check("all valid: exit 0 and an empty results list",
+              rc == 0 and json.loads(out)["runs"][0]["results"] == [], out[-200:])
+        rc, out, err = run([S.validate, "--sarif", "--json", "good.npy"], d)
+        check("--sarif with --json is a usage error", rc == 2 and "--sarif" in err, err)
+
+        subprocess.run(["tar", "cf", "shard.tar", "cut.npy", "good.npy"], cwd=d, check=True)
+        rc, out, err = run([S.validate, "--sarif", "shard.tar"], d)
+        r = json.loads(out)["runs"][0]["results"]
+        loc = r[0]["locations"][0] if r else {}
+        check("an archive member: the archive's uri, the member as a logical location, no region",
+              len(r) == 1 and loc["physicalLocation"] == {"artifactLocation": {"uri": "shard.tar"}}
+              and loc["logicalLocations"][0]["fullyQualifiedName"] == "shard.tar:cut.npy"
+              or "libarchive" in err, out[-400:] + err)
+
+        many = ["cut.npy"] * 300 + ["good.npy"] * 300
+        rc, out, err = run([S.validate, "--sarif", "-j", "4"] + many, d)
+        try:
+            n = len(json.loads(out)["runs"][0]["results"])
+        except ValueError as x:
+            n = str(x)
+        check("600 inputs on 4 workers: one valid document, 300 results", n == 300, n)
+
+        schema_checks(d, files)
+        consumer_checks(d, files)
+    finally:
+        shutil.rmtree(d)
+
+
+def schema_checks(d, files):
+    try:
+        import jsonschema
+    except ImportError:
+        print("SKIP sarif: python3-jsonschema is not installed (make deps installs it)")
+        return
+    schema = json.load(open(SCHEMA))
+    rc, out, err = run([S.validate, "--sarif", "--lenient"] + files, d)
+    log = json.loads(out)
+    v = jsonschema.Draft7Validator(schema, format_checker=jsonschema.FormatChecker())
+    problems = [e.message for e in v.iter_errors(log)]
+    check("the log validates against the SARIF 2.1.0 required-structure schema",
+          not problems, problems[:3])
+    bad = json.loads(out)
+    del bad["runs"][0]["tool"]["driver"]["name"]
+    bad["runs"][0]["results"][0]["level"] = "fatal"
+    check("... and that schema rejects a log without tool.driver.name or with a bad level",
+          len(list(v.iter_errors(bad))) == 2)
+
+
+def consumer_checks(d, files):
+    tool = shutil.which("sarif-junit") or os.path.join(S.build, "npm", "node_modules", ".bin",
+                                                       "sarif-junit")
+    if not os.access(tool, os.X_OK):  # make asan builds elsewhere; make deps fills build/
+        tool = os.path.join(REPO, "build", "npm", "node_modules", ".bin", "sarif-junit")
+    if not os.access(tool, os.X_OK) or not shutil.which("node"):
+        print("SKIP sarif: no SARIF consumer (sarif-junit from npm; make deps installs it "
+              "into build/npm when npm is there)")
+        return
+    rc, out, err = run([S.validate, "--sarif", "--lenient"] + files, d)
+    open(os.path.join(d, "log.sarif"), "w").write(out)
+    rc, cout, cerr = run([tool, "-i", "log.sarif", "-o", "log.xml"], d)
+    xml = open(os.path.join(d, "log.xml")).read() if os.path.exists(os.path.join(d, "log.xml")) else ""
+    check("a real consumer (sarif-junit) reads the log: one failing test case per result",
+          rc == 0 and xml.count("<testcase") == 5 and 'classname="constraint"' in xml
+          and "size lie.ra: invalid rawarray: size at offset 32" in xml, (rc, cerr, xml[:300]))
+
+
+main()
+sys.exit(S.failed)
