@@ -103,6 +103,7 @@ if [ -f tests/e2e/run_outputs.sh ]; then
 fi
 run scale bash tests/e2e/run_scale.sh "$BUILD"
 run sarif python3 tests/e2e/sarif_e2e.py "$BUILD"
+run pre-commit bash tests/e2e/run_precommit.sh "$BUILD"
 if [ -f tests/e2e/run_casts.sh ]; then
     run casts bash tests/e2e/run_casts.sh "$BUILD"
 fi

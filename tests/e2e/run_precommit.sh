@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# .pre-commit-hooks.yaml with the real pre-commit (Debian: pre-commit) in a
+# temporary repository: a valid array file is committed, an invalid one
+# blocks the commit with afmt-validate's message, other files are not
+# passed to it.  One PASS/FAIL line per check.
+set -u
+SUITE=pre-commit
+. "$(dirname "$0")/lib.sh" "$@"
+S="$REPO/corpus"
+
+for tool in pre-commit git; do
+    if ! command -v "$tool" > /dev/null 2>&1; then
+        echo "SKIP pre-commit: $tool is not installed (Debian: $tool; make deps installs it)"
+        exit 0
+    fi
+done
+export PRE_COMMIT_HOME="$T/cache" HOME="$T/home" PATH="$BUILD:$PATH"
+export GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.org \
+       GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.org
+mkdir -p "$HOME"
+
+# The hook repository: this repository's .pre-commit-hooks.yaml, committed.
+mkdir "$T/hooks"
+cp "$REPO/.pre-commit-hooks.yaml" "$T/hooks/"
+git -C "$T/hooks" init -q && git -C "$T/hooks" add . && git -C "$T/hooks" commit -qm hooks
+rev=$(git -C "$T/hooks" rev-parse HEAD)
+
+# The repository that uses it.
+mkdir "$T/repo"
+cd "$T/repo" || exit 1
+git init -q
+cat > .pre-commit-config.yaml <<YAML
+repos:
+  - repo: $T/hooks
+    rev: $rev
+    hooks:
+      - id: afmt-validate
+YAML
+run pre-commit install
+expect_rc "pre-commit install" 0
+
+cp "$S/npy/f8_2x3.npy" good.npy
+cp "$S/rawarray/test.ra" "Good Name.ra"
+echo "not an array" > notes.npy.txt
+git add .pre-commit-config.yaml good.npy "Good Name.ra" notes.npy.txt
+run git commit -qm "valid arrays"
+expect_rc "a commit of valid array files passes the hook" 0
+expect_err_has "... and afmt-validate ran on them (Passed, not Skipped)" "afmt-validate (array file structure).....................................Passed"
+check "... and the commit was made" git cat-file -e HEAD:good.npy
+head=$(git rev-parse HEAD)
+
+head -c 20 "$S/npy/f8_2x3.npy" > bad.npy
+git add bad.npy
+run git commit -qm "a cut file"
+expect_rc "a commit of an invalid array file is blocked" 1
+expect_err_has "... with afmt-validate's message" \
+    "bad.npy: invalid npy: header at offset 10: needs 118 bytes for header, only 10 left"
+check "... and no commit was made" test "$(git rev-parse HEAD)" = "$head"
+
+git reset -q bad.npy
+printf 'x' > bad.npy.bak
+git add bad.npy.bak
+run git commit -qm "not an array"
+expect_rc "files without an array extension are not checked" 0
+expect_err_has "... (no files to check)" "(no files to check)Skipped"
+exit $FAILED
