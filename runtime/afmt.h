@@ -35,7 +35,7 @@
  *
  * Validate a file held in memory (mmap or read):
  *
- *     #include "rawarray.h"
+ *     #include <afmt/rawarray.h>   // installed; vendored: "afmt/rawarray.h"
  *     afmt_error err;
  *     if (afmt_rawarray_validate(buf, len, NULL, NULL, &err) != 0) {
  *         char msg[512];

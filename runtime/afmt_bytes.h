@@ -1,3 +1,5 @@
+/* INTERNAL HEADER: for generated code and the runtime only, not an API (it
+ * changes with AFMT_RUNTIME_ABI); programs include <afmt/afmt.h> and <afmt/<format>.h>. */
 /* afmt runtime: bounded loads and checked 64-bit arithmetic.
  *
  * Every load takes a pointer the caller has already bounds-checked against

@@ -1,3 +1,5 @@
+/* INTERNAL HEADER: for generated code and the runtime only, not an API (it
+ * changes with AFMT_RUNTIME_ABI); programs include <afmt/afmt.h> and <afmt/<format>.h>. */
 /* afmt runtime: helpers that generated validators and writers call for
  * repeated integer fields (dims, CSR offsets and indices), text slots and
  * byte comparisons.  The rules (which field, which order, which bound) come

@@ -1,3 +1,5 @@
+/* INTERNAL HEADER: for generated code and the runtime only, not an API (it
+ * changes with AFMT_RUNTIME_ABI); programs include <afmt/afmt.h> and <afmt/<format>.h>. */
 /* afmt runtime (internal): moving large runs of bytes between a file and
  * memory at the speed of the page cache.  Used by the file and stdio
  * sinks (afmt_sink.c) for payloads of a megabyte or more into a regular

@@ -1,3 +1,5 @@
+/* INTERNAL HEADER: for generated code and the runtime only, not an API (it
+ * changes with AFMT_RUNTIME_ABI); programs include <afmt/afmt.h> and <afmt/<format>.h>. */
 /* afmt runtime: the descriptor every generated format exports.  afmt_format
  * and the lookup functions are public and live in afmt.h; this header
  * pulls in what a descriptor refers to.

@@ -1,3 +1,5 @@
+/* INTERNAL HEADER: for generated code and the runtime only, not an API (it
+ * changes with AFMT_RUNTIME_ABI); programs include <afmt/afmt.h> and <afmt/<format>.h>. */
 /* afmt runtime (internal, for generated code only): the built-in
  * functions of spec expressions that can fail, each checked and reported
  * in one call, so a generated validator spells one line per use instead

@@ -1,3 +1,5 @@
+/* INTERNAL HEADER: for generated code and the runtime only, not an API (it
+ * changes with AFMT_RUNTIME_ABI); programs include <afmt/afmt.h> and <afmt/<format>.h>. */
 /* afmt_internal.h: what generated code calls.  NOT A PUBLIC API.
  *
  * Generated <format>.c files include this header; the runtime's own .c

@@ -1,3 +1,5 @@
+/* INTERNAL HEADER: for generated code and the runtime only, not an API (it
+ * changes with AFMT_RUNTIME_ABI); programs include <afmt/afmt.h> and <afmt/<format>.h>. */
 /* afmt runtime: LZ4 block format (RawArray flags bit 1).
  *
  * Checking and decoding are written here, without liblz4, so that a

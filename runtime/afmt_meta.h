@@ -1,3 +1,5 @@
+/* INTERNAL HEADER: for generated code and the runtime only, not an API (it
+ * changes with AFMT_RUNTIME_ABI); programs include <afmt/afmt.h> and <afmt/<format>.h>. */
 /* afmt runtime: JSON metadata sidecars (DaphneDSL's x.dbdf.meta).
  *
  * A spec says a format has a sidecar, its file suffix, its JSON key names

@@ -1,3 +1,5 @@
+/* INTERNAL HEADER: for generated code and the runtime only, not an API (it
+ * changes with AFMT_RUNTIME_ABI); programs include <afmt/afmt.h> and <afmt/<format>.h>. */
 /* afmt runtime (internal): the typed writes generated writers make.
  * Sinks themselves (afmt_sink, buffer/stdio/file sinks) are public, in
  * afmt.h.

@@ -1,3 +1,5 @@
+/* INTERNAL HEADER: for generated code and the runtime only, not an API (it
+ * changes with AFMT_RUNTIME_ABI); programs include <afmt/afmt.h> and <afmt/<format>.h>. */
 /* afmt runtime (internal): the input a validator reads, a whole buffer or
  * a stream.  afmt_src and its two constructors are public (afmt.h); the
  * rest is how generated validators read through it.

@@ -1,3 +1,5 @@
+/* INTERNAL HEADER: for generated code and the runtime only, not an API (it
+ * changes with AFMT_RUNTIME_ABI); programs include <afmt/afmt.h> and <afmt/<format>.h>. */
 /* afmt runtime (internal, for generated code only): one step of a
  * generated validator in one call -- a header field taken (bounds check,
  * position, field-visitor report), a magic or text slot compared, a

@@ -1,3 +1,5 @@
+/* INTERNAL HEADER: for generated code and the runtime only, not an API (it
+ * changes with AFMT_RUNTIME_ABI); programs include <afmt/afmt.h> and <afmt/<format>.h>. */
 /* afmt runtime: arrays described by a text header (NumPy .npy, safetensors).
  *
  * afmt-gen compiles a spec's "text_header" item into an afmt_thdir_desc:

@@ -1,3 +1,5 @@
+/* INTERNAL HEADER: for generated code and the runtime only, not an API (it
+ * changes with AFMT_RUNTIME_ABI); programs include <afmt/afmt.h> and <afmt/<format>.h>. */
 /* afmt runtime: blocks that must tile a matrix (DAPHNE files of several
  * blocks): each inside the matrix, none overlapping, together covering it.
  *

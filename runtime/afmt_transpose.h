@@ -1,3 +1,5 @@
+/* INTERNAL HEADER: for generated code and the runtime only, not an API (it
+ * changes with AFMT_RUNTIME_ABI); programs include <afmt/afmt.h> and <afmt/<format>.h>. */
 /* afmt runtime (internal): the transpose kernel behind afmt_array_to_plain.
  *
  * Not part of the public API: afmt_array.c and afmt_array_to_plain_part

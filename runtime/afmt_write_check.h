@@ -1,3 +1,5 @@
+/* INTERNAL HEADER: for generated code and the runtime only, not an API (it
+ * changes with AFMT_RUNTIME_ABI); programs include <afmt/afmt.h> and <afmt/<format>.h>. */
 /* afmt runtime (internal): what generated writers check of the arrays they
  * are given, and the padding they write, one call each, so that each is a
  * line of generated code and its message is written once here.

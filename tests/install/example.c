@@ -3,13 +3,15 @@
  * find its format, validate it, decode every array to plain memory, write
  * the arrays again with the same format, validate that output and compare
  * the values.  Prints one line per file; exit 0 if every file went through.
- * It includes a generated header (rawarray.h) beside afmt.h to show that
- * the shipped formats' headers are installed too. */
+ * It includes a generated header (rawarray.h) beside afmt.h, both by their
+ * namespaced names, to show that the shipped formats' headers are
+ * installed too and reached as <afmt/...> through pkg-config's Cflags. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "afmt.h"
-#include "rawarray.h"
+#include <afmt/afmt.h>
+#include <afmt/rawarray.h>
+#include <afmt/npy.h>
 
 #define MAX_ARRAYS 16
 

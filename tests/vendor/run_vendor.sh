@@ -3,7 +3,8 @@
 #
 # For every shipped format, and for a format generated out of tree
 # (tests/specs/newformat/toyfmt.json), an empty temporary folder gets only
-# runtime/ + <format>.{c,h} + the main.c, list.c and main.cpp of docs/VENDORING.md
+# runtime/ + <format>.{c,h} in its afmt/ (included as "afmt/<format>.h")
+# + the main.c, list.c and main.cpp of docs/VENDORING.md
 # (extracted from the markdown, so the document cannot drift; `rawarray`
 # replaced by the format's name).  Built with gcc and clang
 # `-std=c11 -Wall -Wextra -Werror -pedantic` and no other flag, and with
@@ -55,17 +56,17 @@ for fmt in $formats toyfmt; do
     [ "$fmt" = toyfmt ] && src=$TMP/toygen
     [ -f "$src/$fmt.c" ] || { fail "$fmt: no $src/$fmt.c"; continue; }
     d=$TMP/$fmt
-    mkdir -p "$d"
-    cp runtime/* "$d/"
-    cp "$src/$fmt.c" "$src/$fmt.h" "$d/"
+    mkdir -p "$d/afmt"
+    cp runtime/* "$d/afmt/"
+    cp "$src/$fmt.c" "$src/$fmt.h" "$d/afmt/"
     sed "s/rawarray/$fmt/g" "$TMP/main.c.in" > "$d/main.c"
     sed "s/rawarray/$fmt/g" "$TMP/main.cpp.in" > "$d/main.cpp"
     ext=$(sed -n 's/.*"extensions": *\[ *"\([^"]*\)".*/\1/p' "$( [ $fmt = toyfmt ] && echo tests/specs/newformat/toyfmt.json || echo spec/$fmt.json)" | head -1)
     sample=$TMP/sample-$fmt${ext:-.bin}
 
     # C++: the runtime through gcc, main.cpp through g++.
-    if (cd "$d" && mkdir -p obj && for c in *.c; do [ "$c" = main.c ] && continue
-            gcc $STRICT -c "$c" -o "obj/${c%.c}.o" || exit 1; done &&
+    if (cd "$d" && mkdir -p obj && for c in afmt/*.c; do
+            gcc $STRICT -c "$c" -o "obj/$(basename "${c%.c}").o" || exit 1; done &&
         g++ -std=c++17 -Wall -Wextra -Werror -pedantic -o roundtrip main.cpp obj/*.o) >"$TMP/cxx.log" 2>&1; then
         pass "$fmt: g++ -std=c++17 main.cpp builds"
         if out=$("$d/roundtrip" "$sample" 2>&1); then
@@ -86,11 +87,11 @@ for fmt in $formats toyfmt; do
     fi
 
     for cc in gcc clang; do
-        if ! (cd "$d" && $cc $STRICT -o "check-$cc" ./*.c) >"$TMP/cc.log" 2>&1; then
-            fail "$fmt: $cc $STRICT *.c: $(grep -m3 -E 'error|undefined' "$TMP/cc.log")"
+        if ! (cd "$d" && $cc $STRICT -o "check-$cc" main.c afmt/*.c) >"$TMP/cc.log" 2>&1; then
+            fail "$fmt: $cc $STRICT main.c afmt/*.c: $(grep -m3 -E 'error|undefined' "$TMP/cc.log")"
             continue
         fi
-        pass "$fmt: $cc $STRICT *.c builds"
+        pass "$fmt: $cc $STRICT main.c afmt/*.c builds"
         inputs=()
         [ -f "$sample" ] && inputs+=("$sample")
         for f in corpus/"$fmt"/*; do
