@@ -102,7 +102,7 @@ help:
 	@echo "make deps         install missing Debian packages (apt-get)"
 	@echo "make all          build build/afmt-gen, build/afmt-validate, build/afmt, libafmt.a/.so"
 	@echo "make EXTRA_SPECS=DIR  the same, afmt and afmt-validate also knowing DIR/*.json"
-	@echo "make install      install tools, man pages, libafmt, headers, afmt.pc (PREFIX, DESTDIR)"
+	@echo "make install      install tools, man pages, libafmt, headers, afmt.pc, CMake package (PREFIX, DESTDIR)"
 	@echo "make uninstall    remove what make install installed (same PREFIX, DESTDIR)"
 	@echo "make regen        regenerate generated/ from spec/*.json and gen/*.re"
 	@echo "make check-regen  fail if generated/ is stale"
@@ -125,6 +125,7 @@ help:
 #   libclang-rt-dev    clang's sanitizer and libFuzzer runtimes (make asan, fuzz-smoke):
 #                      clang only recommends it, so a machine without recommends lacks it
 #   pkg-config         the install test;  re2c: make regen / check-regen
+#   cmake              the install test's find_package(afmt) project
 #   libjansson-dev     afmt-gen;  liblz4-dev: LZ4-compressed RawArray
 #   libarchive13       tar shards: afmt-validate dlopens libarchive.so.13 (no headers)
 #   afl++              fuzz-smoke's AFL++ run
@@ -135,7 +136,7 @@ help:
 #   pre-commit, git    test: .pre-commit-hooks.yaml in a temporary repository
 # and from npm, when npm is there (else that check SKIPs): sarif-junit, a real
 # SARIF consumer for the --sarif test, into $(BUILD)/npm.
-DEPS_PKGS := gcc g++ clang libclang-rt-dev make pkg-config re2c libjansson-dev liblz4-dev libarchive13 afl++ python3 python3-numpy time \
+DEPS_PKGS := gcc g++ clang libclang-rt-dev make pkg-config cmake re2c libjansson-dev liblz4-dev libarchive13 afl++ python3 python3-numpy time \
              parallel python3-jsonschema pre-commit git
 NPM_TEST_DEPS := sarif-junit@1.1.4
 deps:
@@ -293,6 +294,10 @@ BINDIR     ?= $(PREFIX)/bin
 LIBDIR     ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
 MANDIR     ?= $(PREFIX)/share/man
+# CMake's find_package(afmt) looks here (<prefix>/lib/cmake/afmt).
+CMAKEDIR   ?= $(LIBDIR)/cmake/afmt
+# For the CMake package's version check (a library of this pointer size).
+SIZEOF_VOID_P  = $(shell $(CC) -dM -E - </dev/null 2>/dev/null | sed -n 's/^\#define __SIZEOF_POINTER__ //p')
 INSTALL    ?= install
 INSTALL_BIN     := afmt afmt-validate afmt-gen
 INSTALL_MAN     := $(sort $(wildcard docs/*.1))
@@ -315,11 +320,21 @@ install: $(addprefix $(BUILD)/,$(INSTALL_BIN)) $(LIB) $(SHLIB)
 	  'Version: $(VERSION)' 'Libs: -L$${libdir} -lafmt' 'Libs.private: $(FEATURE_LIBS)' \
 	  'Cflags: -I$${includedir}' > $(BUILD)/afmt.pc
 	$(INSTALL) -m 644 $(BUILD)/afmt.pc $(DESTDIR)$(LIBDIR)/pkgconfig/afmt.pc
+	$(INSTALL) -d $(DESTDIR)$(CMAKEDIR)
+	for f in afmtConfig afmtConfigVersion; do \
+	  sed -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@SHLIB_NAME@|$(SHLIB_NAME)|g' \
+	      -e 's|@SONAME@|$(SONAME)|g' -e 's|@STATIC_LIBS@|$(patsubst -l%,%,$(FEATURE_LIBS))|g' \
+	      -e 's|@VERSION@|$(VERSION)|g' -e 's|@MAJOR@|$(call version_part,AFMT_VERSION_MAJOR)|g' \
+	      -e 's|@MINOR@|$(call version_part,AFMT_VERSION_MINOR)|g' -e 's|@SIZEOF_VOID_P@|$(SIZEOF_VOID_P)|g' \
+	      cmake/$$f.cmake.in > $(BUILD)/$$f.cmake || exit 1; \
+	  $(INSTALL) -m 644 $(BUILD)/$$f.cmake $(DESTDIR)$(CMAKEDIR)/$$f.cmake || exit 1; done
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(INSTALL_BIN))
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(INSTALL_MAN)))
 	rm -f $(addprefix $(DESTDIR)$(LIBDIR)/,libafmt.a libafmt.so $(SONAME) $(SHLIB_NAME) pkgconfig/afmt.pc)
+	rm -f $(addprefix $(DESTDIR)$(CMAKEDIR)/,afmtConfig.cmake afmtConfigVersion.cmake)
+	rmdir $(DESTDIR)$(CMAKEDIR) 2>/dev/null || true
 	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/afmt/,$(notdir $(INSTALL_HEADERS)))
 	rmdir $(DESTDIR)$(INCLUDEDIR)/afmt 2>/dev/null || true
 

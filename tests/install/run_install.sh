@@ -12,6 +12,8 @@
 #    made by the installed `afmt random`.  A format generated out of tree by
 #    the installed afmt-gen compiles against the installed headers and, with
 #    tests/install/own_format.c, links and runs against libafmt.so.
+#    The same through CMake (tests/install/cmake: find_package(afmt),
+#    afmt::afmt and afmt::afmt_static); SKIP when there is no cmake.
 #    Then `make uninstall` leaves no file in the prefix.
 # Usage: tests/install/run_install.sh [BUILD_DIR]; prints PASS/FAIL lines.
 set -u
@@ -36,7 +38,7 @@ if mk install DESTDIR="$stage" PREFIX=/usr/local >"$TMP/log" 2>&1; then
     outside=$(cd "$stage" && find . -mindepth 1 -maxdepth 2 | grep -v '^\./usr$\|^\./usr/local$')
     [ -z "$outside" ] && pass "DESTDIR: everything under DESTDIR/usr/local" || fail "DESTDIR: files outside PREFIX: $outside"
     want="./bin/afmt ./bin/afmt-gen ./bin/afmt-validate ./include/afmt/afmt.h ./include/afmt/rawarray.h
-./lib/libafmt.a ./lib/libafmt.so ./lib/pkgconfig/afmt.pc ./share/man/man1/afmt-gen.1 ./share/man/man1/afmt.1
+./lib/libafmt.a ./lib/libafmt.so ./lib/pkgconfig/afmt.pc ./lib/cmake/afmt/afmtConfig.cmake ./lib/cmake/afmt/afmtConfigVersion.cmake ./share/man/man1/afmt-gen.1 ./share/man/man1/afmt.1
 ./share/man/man1/afmt-validate.1"
     missing=
     for f in $want; do [ -e "$stage/usr/local/$f" ] || missing="$missing $f"; done
@@ -193,6 +195,47 @@ if ASAN_OPTIONS=detect_leaks=0 "$prefix/bin/afmt-gen" -o "$TMP/own" tests/specs/
     fi
 else
     fail "own format against the installed headers: $(head -3 "$TMP/log" "$TMP/cc.log")"
+fi
+
+# CMake: find_package(afmt) against the same prefix (tests/install/cmake),
+# the example linked to afmt::afmt and afmt::afmt_static, the own format to
+# afmt::afmt; a version this afmt does not meet is refused
+if ! command -v cmake >/dev/null 2>&1; then
+    echo "SKIP install cmake: no cmake on this machine (make deps installs it)"
+elif [ ! -f "$prefix/lib/cmake/afmt/afmtConfig.cmake" ]; then
+    fail "cmake: no $prefix/lib/cmake/afmt/afmtConfig.cmake installed"
+else
+    version=$(sed -n 's/^#define AFMT_VERSION_STRING "\(.*\)"$/\1/p' runtime/afmt.h)
+    cmk=$TMP/cmake-build
+    if cmake -S tests/install/cmake -B "$cmk" -DCMAKE_PREFIX_PATH="$prefix" -DAFMT_WANT_VERSION="${version%.*}" \
+             -DOWN_DIR="$TMP/own" -DCMAKE_C_COMPILER="$CCX" -DCMAKE_C_FLAGS="$EXFLAGS" \
+             -DCMAKE_EXE_LINKER_FLAGS="${CFLAGS:-}" >"$TMP/cmake.log" 2>&1 &&
+       cmake --build "$cmk" >>"$TMP/cmake.log" 2>&1; then
+        pass "cmake: find_package(afmt ${version%.*}) builds the example (afmt::afmt, afmt::afmt_static) and an own format"
+        readelf -d "$cmk/example_shared" | grep -q "NEEDED.*\[$soname\]" &&
+            pass "cmake: afmt::afmt links $soname" || fail "cmake: example_shared does not need $soname"
+        readelf -d "$cmk/example_static" | grep -q "NEEDED.*libafmt" &&
+            fail "cmake: afmt::afmt_static still needs libafmt.so" || pass "cmake: afmt::afmt_static needs no libafmt.so"
+        for ex in example_shared example_static; do
+            if out=$(LD_LIBRARY_PATH=$lib "$cmk/$ex" "${samples[@]}" 2>&1); then
+                pass "cmake: $ex: every format: $(echo "$out" | wc -l) files validated, read, written, read back"
+            else
+                fail "cmake: $ex: $out"
+            fi
+        done
+        out=$(LD_LIBRARY_PATH=$lib "$cmk/own_shared" 2>&1) && pass "cmake: own format against afmt::afmt: $out" ||
+            fail "cmake: own format: $out"
+    else
+        fail "cmake: find_package(afmt) project: $(grep -m3 -i 'error' "$TMP/cmake.log")"
+    fi
+    if cmake -S tests/install/cmake -B "$TMP/cmake-v9" -DCMAKE_PREFIX_PATH="$prefix" -DAFMT_WANT_VERSION=9.0 \
+             -DCMAKE_C_COMPILER="$CCX" >"$TMP/cmake.log" 2>&1; then
+        fail "cmake: find_package(afmt 9.0) found afmt $version"
+    elif grep -q 'compatible' "$TMP/cmake.log" && grep -q 'considered but not accepted' "$TMP/cmake.log"; then
+        pass "cmake: find_package(afmt 9.0) refused (afmt $version is installed)"
+    else
+        fail "cmake: find_package(afmt 9.0) failed for another reason: $(grep -m3 -i error "$TMP/cmake.log")"
+    fi
 fi
 
 if mk uninstall PREFIX="$prefix" >"$TMP/log" 2>&1 && [ -z "$(files_under "$prefix")" ]; then
