@@ -4,6 +4,23 @@
 
 #include "args.h"
 #include "cli.h"
+#include "suggest.h"
+
+static const char *const commands[] = {
+    "formats", "info", "dump", "convert", "random", "validate", "help",
+};
+
+/* "unknown command 'X'", with the closest command when one is close. */
+static int unknown_command(const char *cmd)
+{
+    const char *best = afmt_cli_suggest(cmd, strlen(cmd), commands,
+                                        sizeof commands / sizeof commands[0]);
+
+    if (best)
+        return afmt_cli_usage_error("afmt", "unknown command '%s' (did you mean '%s'?)",
+                                    cmd, best);
+    return afmt_cli_usage_error("afmt", "unknown command '%s'", cmd);
+}
 
 static void usage(FILE *f)
 {
@@ -50,7 +67,7 @@ static int dispatch(const char *cmd, int argc, char **argv, int first)
         return afmt_cli_random_main(argc, argv, first);
     if (strcmp(cmd, "validate") == 0)
         return afmt_cli_validate_main(argc, argv, first, "afmt validate");
-    return afmt_cli_usage_error("afmt", "unknown command '%s'", cmd);
+    return unknown_command(cmd);
 }
 
 int main(int argc, char **argv)
@@ -73,7 +90,9 @@ int main(int argc, char **argv)
         char help[] = "--help";
         char *hargv[3];
 
-        if (argc < 3) {
+        /* "afmt help", "afmt help --help", "afmt help help": this text. */
+        if (argc < 3 || strcmp(argv[2], "-h") == 0 || strcmp(argv[2], "--help") == 0 ||
+            strcmp(argv[2], "help") == 0) {
             usage(stdout);
             return AFMT_EXIT_OK;
         }
@@ -82,7 +101,14 @@ int main(int argc, char **argv)
         hargv[2] = NULL;
         return dispatch(argv[2], 2, hargv, 1);
     }
-    if (cmd[0] == '-')
+    if (cmd[0] == '-') {
+        static const char *const opts[] = { "--help", "--version" };
+        const char *best = cmd[1] == '-' ? afmt_cli_suggest(cmd, strlen(cmd), opts, 2) : NULL;
+
+        if (best)
+            return afmt_cli_usage_error("afmt", "unknown option '%s' (did you mean '%s'?)",
+                                        cmd, best);
         return afmt_cli_usage_error("afmt", "unknown option '%s'", cmd);
+    }
     return dispatch(cmd, argc, argv, 2);
 }

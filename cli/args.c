@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "suggest.h"
 
 int afmt_cli_usage_error(const char *prog, const char *fmt, ...)
 {
@@ -42,6 +43,26 @@ static const afmt_cli_optdef *find_long(const afmt_cli_optdef *d,
             memcmp(d->long_name, name, n) == 0)
             return d;
     return NULL;
+}
+
+/* "unknown option '--NAME'", with the closest long option the command
+ * has when one is close enough (see suggest.h). */
+static void unknown_long(const afmt_cli_args *a, const char *name, size_t n)
+{
+    const char *cands[64];
+    const char *best;
+    size_t count = 0;
+    const afmt_cli_optdef *d;
+
+    for (d = a->defs; d->id && count < sizeof cands / sizeof cands[0]; d++)
+        if (d->long_name)
+            cands[count++] = d->long_name;
+    best = afmt_cli_suggest(name, n, cands, count);
+    if (best)
+        afmt_cli_usage_error(a->prog, "unknown option '--%.*s' (did you mean '--%s'?)",
+                             (int)n, name, best);
+    else
+        afmt_cli_usage_error(a->prog, "unknown option '--%.*s'", (int)n, name);
 }
 
 static const afmt_cli_optdef *find_short(const afmt_cli_optdef *d, int c)
@@ -105,7 +126,7 @@ int afmt_cli_args_next(afmt_cli_args *a, const char **value)
         size_t n = eq ? (size_t)(eq - name) : strlen(name);
         d = find_long(a->defs, name, n);
         if (!d) {
-            afmt_cli_usage_error(a->prog, "unknown option '--%.*s'", (int)n, name);
+            unknown_long(a, name, n);
             return AFMT_CLI_ARGS_ERROR;
         }
         a->i++;

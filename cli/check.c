@@ -97,6 +97,41 @@ static int changed_meanwhile(afmt_cli_worker *w, const char *display)
     return 1;
 }
 
+/* An undetected stream: its bytes up to the window's size, so that it gets
+ * the verdict a file of these bytes gets (the same from a pipe as from a
+ * path).  *buf and *len become the bytes read; returns 1 when that is the
+ * whole stream, 0 when it is longer (or cannot be read further). */
+static int read_undetected(afmt_cli_worker *w, afmt_cli_input *stream, const uint8_t **buf,
+                           uint64_t *len)
+{
+    size_t have = (size_t)*len, got = 0;
+
+    if (have < AFMT_CLI_HEAD_BYTES)
+        return 1; /* the head read met the end */
+    if (!w->window)
+        w->window = malloc((size_t)AFMT_CLI_STREAM_WINDOW);
+    if (!w->window)
+        return 0;
+    memmove(w->window, *buf, have);
+    if (stream->fd >= 0) {
+        if (afmt_cli_read_full(stream->fd, w->window + have,
+                               (size_t)AFMT_CLI_STREAM_WINDOW - have, -1, &got) != 0)
+            return 0;
+    } else if (stream->read_more) {
+        size_t n;
+        do {
+            n = 0;
+            if (stream->read_more(stream->read_ctx, w->window + have + got,
+                                  (size_t)AFMT_CLI_STREAM_WINDOW - have - got, &n) != 0)
+                return 0;
+            got += n;
+        } while (n > 0 && have + got < (size_t)AFMT_CLI_STREAM_WINDOW);
+    }
+    *buf = w->window;
+    *len = have + got;
+    return have + got < (size_t)AFMT_CLI_STREAM_WINDOW;
+}
+
 static void check(afmt_cli_worker *w, const char *display, const char *ext_name,
                   const uint8_t *buf, uint64_t len, const afmt_error *pre,
                   afmt_cli_input *stream)
@@ -109,12 +144,24 @@ static void check(afmt_cli_worker *w, const char *display, const char *ext_name,
     afmt_error_clear(&err);
     if (w->skip_unknown && skipped_in_walk(w, display, ext_name, buf, len))
         return;
+    if (!w->cfg->forced && len == 0 && !pre) {
+        /* nothing to detect, from a path or a pipe alike */
+        afmt_cli_empty_error(&w->cfg->opt, "--format", &err);
+        afmt_cli_emit(w, display, NULL, 0, &err);
+        return;
+    }
     fmt = w->cfg->forced ? w->cfg->forced : afmt_format_detect(buf, len, ext_name);
     if (!fmt) {
         /* the whole input is here unless it is a stream or over its limit */
-        int partial = pre != NULL || (stream && afmt_cli_input_is_lazy(stream));
-        fmt = afmt_cli_undetected(buf, len, partial, &w->cfg->opt, "--format", &err,
-                                  &w->closest);
+        int partial = pre != NULL;
+        if (!partial && stream && afmt_cli_input_is_lazy(stream))
+            partial = !read_undetected(w, stream, &buf, &len);
+        fmt = afmt_cli_detect_text(buf, len, partial, &w->cfg->opt);
+        if (fmt)
+            valid = validate(w, fmt, ext_name, buf, len, NULL, &err);
+        else
+            fmt = afmt_cli_undetected(buf, len, partial, &w->cfg->opt, "--format", &err,
+                                      &w->closest);
     } else if (pre) {
         err = *pre;
         afmt_error_set_format(&err, fmt->name);

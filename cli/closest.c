@@ -93,3 +93,55 @@ const afmt_format *afmt_cli_undetected(const uint8_t *buf, uint64_t len, int par
         return NULL;
     }
 }
+
+typedef struct text_count {
+    uint64_t arrays, text;
+} text_count;
+
+static int count_text_array(void *ctx, const afmt_array *a)
+{
+    text_count *t = ctx;
+
+    t->arrays++;
+    t->text += a->encoding == AFMT_ENC_TEXT;
+    return 0;
+}
+
+const afmt_format *afmt_cli_detect_text(const uint8_t *buf, uint64_t len, int partial,
+                                        const afmt_options *opt)
+{
+    afmt_visitor vis;
+    afmt_error e;
+    size_t i;
+
+    if (partial || len == 0)
+        return NULL;
+    for (i = 0; i < afmt_format_count; i++) {
+        const afmt_format *f = afmt_formats[i];
+        text_count t = { 0, 0 };
+
+        if (!f)
+            continue;
+        afmt_cli_visitor_init(&vis, &t);
+        vis.on_array = count_text_array;
+        afmt_error_clear(&e);
+        if (f->validate(buf, len, opt, &vis, &e) == 0 && t.arrays > 0 && t.text == t.arrays)
+            return f;
+    }
+    return NULL;
+}
+
+void afmt_cli_empty_error(const afmt_options *opt, const char *option, afmt_error *err)
+{
+    const afmt_format *fmt = NULL;
+    afmt_error e;
+    static const uint8_t nothing[1];
+
+    afmt_error_clear(err);
+    if (afmt_cli_closest(nothing, 0, 0, opt, &fmt, &e) == AFMT_CLI_ACCEPTED && fmt)
+        afmt_fail(err, AFMT_E_DETECT, NULL, NULL, AFMT_NO_INDEX, AFMT_NO_OFFSET,
+                  "empty file (%s %s reads it as a %s file of no arrays)", option, fmt->name,
+                  fmt->name);
+    else
+        afmt_fail(err, AFMT_E_DETECT, NULL, NULL, AFMT_NO_INDEX, AFMT_NO_OFFSET, "empty file");
+}

@@ -38,4 +38,18 @@ const afmt_format *afmt_cli_undetected(const uint8_t *buf, uint64_t len, int par
                                        const afmt_options *opt, const char *option,
                                        afmt_error *err, int *closest);
 
+/* Detection by content, for a whole input (partial 0) no magic or
+ * extension names: the format that accepts every byte of it as text
+ * values (every array it holds is AFMT_ENC_TEXT, and it holds one at
+ * least): a Futhark text file has no magic, but a file that parses
+ * completely as array values is what it says.  NULL for anything else,
+ * for an empty input and for partial input. */
+const afmt_format *afmt_cli_detect_text(const uint8_t *buf, uint64_t len, int partial,
+                                        const afmt_options *opt);
+
+/* The report for an empty input no format was forced on: "empty file",
+ * the same from a path and from a pipe, naming a format that reads 0
+ * bytes as valid (option: "--format", "--from") if there is one. */
+void afmt_cli_empty_error(const afmt_options *opt, const char *option, afmt_error *err);
+
 #endif /* AFMT_CLI_CLOSEST_H */

@@ -258,10 +258,10 @@ static int write_sidecar(const afmt_format *target, const afmt_array *views, siz
     if (afmt_meta_write(target->sidecar, views, n, json, AFMT_META_MAX_BYTES, &len, &err) != 0) {
         fprintf(stderr, "afmt convert: %s: cannot write the sidecar: %s\n", path, err.message);
     } else if (afmt_sink_file_open(&sink, path, &err) != 0) {
-        fprintf(stderr, "%s: error: %s\n", path, err.message);
+        fprintf(stderr, "afmt convert: %s: error: %s\n", path, err.message);
     } else if (afmt_sink_put(&sink, json, len, &err) != 0 || afmt_sink_commit(&sink, &err) != 0) {
         afmt_sink_abort(&sink);
-        fprintf(stderr, "%s: error: %s\n", path, err.message);
+        fprintf(stderr, "afmt convert: %s: error: %s\n", path, err.message);
     } else {
         rc = 0;
     }
@@ -532,7 +532,13 @@ int afmt_cli_convert_main(int argc, char **argv, int first)
         }
     }
 
-    rc = afmt_cli_load(&l, in, from, "--from");
+    if (to_stdout && !text && isatty(STDOUT_FILENO)) {
+        fprintf(stderr, "afmt convert: binary data is not written to a terminal: give OUT "
+                        "as a file, or pipe it\n");
+        return usage_error();
+    }
+
+    rc = afmt_cli_load(&l, "afmt convert", in, from, "--from");
     if (rc != 0)
         return rc;
     memset(&c, 0, sizeof c);
@@ -705,7 +711,7 @@ int afmt_cli_convert_main(int argc, char **argv, int first)
     if (to_stdout) {
         afmt_sink_stdio(sink, stdout);
     } else if (afmt_sink_file_open(sink, out, &err) != 0) {
-        fprintf(stderr, "%s: error: %s\n", out, err.message);
+        fprintf(stderr, "afmt convert: %s: error: %s\n", out, err.message);
         rc = AFMT_EXIT_ERROR;
         goto done;
     }
@@ -742,7 +748,7 @@ int afmt_cli_convert_main(int argc, char **argv, int first)
     }
     written_through = !to_stdout && sink->through;
     if (!to_stdout && afmt_sink_commit(sink, &err) != 0) {
-        fprintf(stderr, "%s: error: %s\n", out, err.message);
+        fprintf(stderr, "afmt convert: %s: error: %s\n", out, err.message);
         rc = AFMT_EXIT_ERROR;
         goto done;
     }

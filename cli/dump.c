@@ -288,7 +288,7 @@ int afmt_cli_dump_main(int argc, char **argv, int first)
     }
     if (!path)
         return afmt_cli_usage_error("afmt dump", "no FILE");
-    rc = afmt_cli_load(&l, path, forced, "--format");
+    rc = afmt_cli_load(&l, "afmt dump", path, forced, "--format");
     if (rc != 0)
         return rc;
 

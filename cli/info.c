@@ -243,7 +243,7 @@ static int info_file(info_ctx *c, const char *path, const afmt_format *forced,
             return rc;
         }
     } else {
-        rc = afmt_cli_load(&l, path, forced, "--format");
+        rc = afmt_cli_load(&l, NULL, path, forced, "--format");
         if (rc != 0)
             return rc;
     }

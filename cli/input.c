@@ -89,7 +89,7 @@ int afmt_cli_input_open_fd(afmt_cli_input *in, int fd, uint64_t file_limit,
         return -1;
     }
     if (S_ISDIR(st.st_mode)) {
-        afmt_fail(err, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, 0, "is a directory");
+        afmt_fail(err, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, AFMT_NO_OFFSET, "is a directory");
         return -1;
     }
     if (S_ISREG(st.st_mode)) {

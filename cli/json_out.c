@@ -108,7 +108,10 @@ int afmt_cli_json_error(afmt_cli_buf *b, const afmt_error *err)
     afmt_cli_buf_puts(b, "{\"code\":");
     afmt_cli_json_cstr(b, afmt_code_name(err->code));
     afmt_cli_buf_puts(b, ",\"offset\":");
-    afmt_cli_buf_u64(b, err->offset);
+    if (err->offset == AFMT_NO_OFFSET)
+        afmt_cli_buf_puts(b, "null"); /* an error about no byte of the input */
+    else
+        afmt_cli_buf_u64(b, err->offset);
     afmt_cli_buf_puts(b, ",\"field\":");
     afmt_cli_json_str(b, err->field, strnlen(err->field, sizeof err->field));
     afmt_cli_buf_puts(b, ",\"message\":");

@@ -27,8 +27,15 @@ int afmt_cli_load_quiet(afmt_cli_loaded *l, const char *path, const afmt_format 
         afmt_cli_buf_free(&l->stream);
         return AFMT_EXIT_ERROR;
     }
+    if (!forced && l->in.len == 0 && !l->in.over_limit) {
+        afmt_cli_empty_error(&defaults, format_option, &why->err);
+        afmt_cli_loaded_close(l);
+        return AFMT_EXIT_INVALID;
+    }
     l->fmt = forced ? forced
                     : afmt_format_detect(l->in.data, l->in.len, is_stdin ? NULL : path);
+    if (!l->fmt)
+        l->fmt = afmt_cli_detect_text(l->in.data, l->in.len, l->in.over_limit, &defaults);
     if (!l->fmt) {
         why->fmt = afmt_cli_undetected(l->in.data, l->in.len, l->in.over_limit, &defaults,
                                        format_option, &why->err, &why->closest);
@@ -44,13 +51,23 @@ int afmt_cli_load_quiet(afmt_cli_loaded *l, const char *path, const afmt_format 
     return AFMT_EXIT_OK;
 }
 
-int afmt_cli_load(afmt_cli_loaded *l, const char *path, const afmt_format *forced,
-                  const char *format_option)
+/* "PROG: " before a message about l, when it has a PROG. */
+static void print_prog(const char *prog)
+{
+    if (prog)
+        fprintf(stderr, "%s: ", prog);
+}
+
+int afmt_cli_load(afmt_cli_loaded *l, const char *prog, const char *path,
+                  const afmt_format *forced, const char *format_option)
 {
     afmt_cli_load_failure why;
     char desc[AFMT_FIELD_MAX + AFMT_MESSAGE_MAX + 64];
     int rc = afmt_cli_load_quiet(l, path, forced, format_option, &why);
 
+    l->prog = prog;
+    if (rc != AFMT_EXIT_OK)
+        print_prog(prog);
     if (rc == AFMT_EXIT_ERROR) {
         fprintf(stderr, "%s: error: %s\n", path, why.err.message);
     } else if (rc != AFMT_EXIT_OK && !why.fmt) {
@@ -116,6 +133,7 @@ int afmt_cli_loaded_validate(afmt_cli_loaded *l, const afmt_options *opt,
     int valid;
 
     if (!w) {
+        print_prog(l->prog);
         fprintf(stderr, "%s: error: out of memory\n", l->path);
         return 1;
     }
@@ -137,6 +155,7 @@ int afmt_cli_loaded_validate(afmt_cli_loaded *l, const afmt_options *opt,
     if (valid)
         return 0;
     afmt_error_describe(&err, desc, sizeof desc);
+    print_prog(l->prog);
     fprintf(stderr, "%s: invalid %s: %s\n", l->path, l->fmt->name, desc);
     return 1;
 }

@@ -12,15 +12,17 @@ typedef struct afmt_cli_loaded {
     afmt_cli_input in;
     afmt_cli_buf stream; /* holds the bytes when read from a pipe */
     const afmt_format *fmt;
+    const char *prog;    /* "afmt convert": prefixes the messages, or NULL */
 } afmt_cli_loaded;
 
 /* Open path ("-": standard input), find its format (forced may be NULL).
- * Prints the reason and returns an exit status (1 no format / too large,
+ * prog ("afmt convert"; NULL for none) begins each message printed about
+ * l, here and in afmt_cli_loaded_validate.  Prints the reason and returns an exit status (1 no format / too large,
  * 2 I/O) on failure, 0 on success.  format_option is the command's option
  * that names a format ("--format", "--from"), for the hint given when no
  * format is detected (closest.h). */
-int afmt_cli_load(afmt_cli_loaded *l, const char *path, const afmt_format *forced,
-                  const char *format_option);
+int afmt_cli_load(afmt_cli_loaded *l, const char *prog, const char *path,
+                  const afmt_format *forced, const char *format_option);
 
 /* Why afmt_cli_load_quiet failed: the error and the format it concerns
  * (NULL when none is detected and none comes close). */

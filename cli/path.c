@@ -36,7 +36,10 @@ void afmt_cli_check_path(afmt_cli_worker *w, const char *path, int walked)
     }
     afmt_error_clear(&err);
     if (afmt_cli_input_open_lazy(&in, path, w->cfg->file_limit, &w->data, &err) != 0) {
-        afmt_cli_report_error(w, path, &err);
+        if (!walked && err.code == AFMT_E_IO && strcmp(err.message, "is a directory") == 0)
+            afmt_cli_report_message(w, path, "is a directory (-r checks the files in it)");
+        else
+            afmt_cli_report_error(w, path, &err);
         return;
     }
     w->skip_unknown = walked;

@@ -165,7 +165,7 @@ void afmt_cli_report_message(afmt_cli_worker *w, const char *display,
     afmt_error err;
 
     afmt_error_clear(&err);
-    afmt_fail(&err, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, 0, "%s", message);
+    afmt_fail(&err, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, AFMT_NO_OFFSET, "%s", message);
     afmt_cli_report_error(w, display, &err);
 }
 

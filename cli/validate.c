@@ -243,7 +243,9 @@ static void usage(FILE *f, const char *prog)
                 prog);
     fprintf(f,
 "\n"
-"The format is found from the file's magic bytes, else its extension.\n"
+"The format is found from the file's magic bytes, else its extension,\n"
+"else its content (a file that parses completely as Futhark text values).\n"
+"An empty input is \"empty file\" (--format tenbin accepts it).\n"
 "FILE \"-\" is standard input; pipes and other non-regular files are\n"
 "validated as streams through a 32 MiB window, whatever their length.\n"
 "A directory is walked with -r.  A tar shard (.tar, .tar.gz,\n"
@@ -293,8 +295,9 @@ AFMT_CLI_LIMIT_HELP
 "  PATH: invalid FORMAT (closest match): FIELD at offset N: MESSAGE\n"
 "                       no format detected: the one that got furthest\n"
 "  PATH: invalid: no format's magic or extension matches, but it reads as\n"
-"        valid FORMAT: pass --format FORMAT      (Futhark text)\n"
+"        valid FORMAT: pass --format FORMAT\n"
 "  PATH: invalid: no known format matches (magic or extension)\n"
+"  PATH: invalid: empty file\n"
 "  PATH: error: MESSAGE                       on standard error\n"
 "\n"
 "Output (--json), one self-contained line per input (merge lines from\n"

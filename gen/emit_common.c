@@ -344,7 +344,7 @@ void emit_fail(emitter *m, const blame *bl, const char *code, leniency len, cons
     const char *args = args_c && *args_c ? args_c : NULL;
     if (!m->writer) decl_use(m, bl->off_decl);
     if (m->writer) {
-        line(m, "return afmt_fail(err, %s, NULL, %s, %s, 0, %s%s%s);", ce, field, bl->index, fmt_c,
+        line(m, "return afmt_fail(err, %s, NULL, %s, %s, AFMT_NO_OFFSET, %s%s%s);", ce, field, bl->index, fmt_c,
              args ? ", " : "", args ? args : "");
     } else {
         /* the validator's: one line through its context (afmt_vctx) */
@@ -385,7 +385,7 @@ void emit_fail_if(emitter *m, const char *cond, const blame *bl, const char *cod
     char *stmt;
     if (!m->writer) decl_use(m, bl->off_decl);
     if (m->writer) {
-        stmt = xprintf("return afmt_fail(err, %s, NULL, %s, %s, 0, %s%s%s);", ce, field, bl->index, fmt_c, sep, args);
+        stmt = xprintf("return afmt_fail(err, %s, NULL, %s, %s, AFMT_NO_OFFSET, %s%s%s);", ce, field, bl->index, fmt_c, sep, args);
         emit_if_stmt(m, cond, stmt);
     } else if (len == LEN_WARN) {
         stmt = xprintf("if (afmt_tolerate_c(c, %s, %s, %s, %s, %s%s%s)) return -1;", ce, field, bl->index,
@@ -411,7 +411,7 @@ void emit_overflow_if(emitter *m, const char *cond, const blame *bl, const char 
 {
     char *field = c_quote(bl->field, strlen(bl->field));
     char *q = c_quote(text ? text : "?", strlen(text ? text : "?"));
-    char *stmt = m->writer ? xprintf("return afmt_fail_overflow(err, NULL, %s, %s, 0, %s);", field, bl->index, q)
+    char *stmt = m->writer ? xprintf("return afmt_fail_overflow(err, NULL, %s, %s, AFMT_NO_OFFSET, %s);", field, bl->index, q)
                            : xprintf("return afmt_overflow_c(c, %s, %s, %s, %s);", field, bl->index, bl->offset, q);
     if (!m->writer) decl_use(m, bl->off_decl);
     emit_if_stmt(m, cond, stmt);

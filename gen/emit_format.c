@@ -42,7 +42,7 @@ static void emit_refusing_writer(sbuf *out, const spec *s)
               "                         afmt_sink *sink, afmt_error *err, uint8_t **owned)\n"
               "{\n"
               "    (void)arrays; (void)n; (void)wopt; (void)sink; (void)owned;\n"
-              "    return afmt_fail(err, AFMT_E_UNSUPPORTED, NULL, NULL, AFMT_NO_INDEX, 0, \"%%s\", %s);\n"
+              "    return afmt_fail(err, AFMT_E_UNSUPPORTED, NULL, NULL, AFMT_NO_INDEX, AFMT_NO_OFFSET, \"%%s\", %s);\n"
               "}\n",
               s->format, q);
     free(q);

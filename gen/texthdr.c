@@ -497,7 +497,7 @@ void texthdr_emit_writer(emitter *m)
     if (s->trailer_keep)
         line(m, "if (afmt_sink_put(sink, wopt->trailer, wopt->trailer_len, err) != 0) return -1;");
     else
-        line(m, "return afmt_fail(err, AFMT_E_USAGE, NULL, \"\", AFMT_NO_INDEX, 0, \"%s does not allow data after the arrays\");",
+        line(m, "return afmt_fail(err, AFMT_E_USAGE, NULL, \"\", AFMT_NO_INDEX, AFMT_NO_OFFSET, \"%s does not allow data after the arrays\");",
              s->format);
     m->indent--;
     line(m, "}");

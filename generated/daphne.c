@@ -678,7 +678,7 @@ int afmt_daphne_validate(const uint8_t *buf, uint64_t len, const afmt_options *o
 
 static int daphne_write_block_kind_0(afmt_error *err)
 {
-    return afmt_fail(err, AFMT_E_UNSUPPORTED, NULL, "data", AFMT_NO_INDEX, 0,
+    return afmt_fail(err, AFMT_E_UNSUPPORTED, NULL, "data", AFMT_NO_INDEX, AFMT_NO_OFFSET,
             "daphne: afmt does not write empty blocks");
 }
 
@@ -687,7 +687,7 @@ static int daphne_write_block_kind_1(const size_t n, afmt_sink *sink, afmt_error
         const afmt_elem el_type)
 {
     if (n != 1) {
-        return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0,
+        return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "daphne holds one array here, not %zu", n);
     }
     if (afmt_write_need_plain(A_data, AFMT_ROW_MAJOR, "data", ai, err)) return -1;
@@ -709,11 +709,11 @@ static int daphne_write_block_kind_2(const size_t n, afmt_sink *sink, afmt_error
         const uint64_t v_block_cols)
 {
     if (n != 1) {
-        return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0,
+        return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "daphne holds one array here, not %zu", n);
     }
     if (A_data->encoding != AFMT_ENC_CSR || A_data->rank != 2) {
-        return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0,
+        return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "array %u must be a CSR view of rank 2", (unsigned)ai);
     }
     const uint64_t v_block_value_type = v_value_type;
@@ -749,7 +749,7 @@ static int daphne_write_block_kind_2(const size_t n, afmt_sink *sink, afmt_error
 
 static int daphne_write_block_kind_3(afmt_error *err)
 {
-    return afmt_fail(err, AFMT_E_UNSUPPORTED, NULL, "data", AFMT_NO_INDEX, 0,
+    return afmt_fail(err, AFMT_E_UNSUPPORTED, NULL, "data", AFMT_NO_INDEX, AFMT_NO_OFFSET,
             "daphne: afmt does not write COO blocks");
 }
 
@@ -768,14 +768,14 @@ static int daphne_write_block(const size_t n, afmt_sink *sink, afmt_error *err, 
     if (afmt_sink_u64(sink, UINT64_C(0), 0, err) != 0) return -1;
     /* block_rows */
     if (v_block_rows > UINT64_C(0xffffffff)) {
-        return afmt_fail(err, AFMT_E_TYPE, NULL, "block_rows", AFMT_NO_INDEX, 0, "value %" PRIu64
-                " does not fit u32", v_block_rows);
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "block_rows", AFMT_NO_INDEX, AFMT_NO_OFFSET,
+                "value %" PRIu64 " does not fit u32", v_block_rows);
     }
     if (afmt_sink_u32(sink, v_block_rows, 0, err) != 0) return -1;
     /* block_cols */
     if (v_block_cols > UINT64_C(0xffffffff)) {
-        return afmt_fail(err, AFMT_E_TYPE, NULL, "block_cols", AFMT_NO_INDEX, 0, "value %" PRIu64
-                " does not fit u32", v_block_cols);
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "block_cols", AFMT_NO_INDEX, AFMT_NO_OFFSET,
+                "value %" PRIu64 " does not fit u32", v_block_cols);
     }
     if (afmt_sink_u32(sink, v_block_cols, 0, err) != 0) return -1;
     /* block_type */
@@ -791,7 +791,7 @@ static int daphne_write_block(const size_t n, afmt_sink *sink, afmt_error *err, 
     } else if (v_block_type == 3) {
         if (daphne_write_block_kind_3(err)) return -1;
     } else {
-        return afmt_fail(err, AFMT_E_TYPE, NULL, "block_type", AFMT_NO_INDEX, 0,
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "block_type", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "no case of the format describes this array");
     }
     return 0;
@@ -802,7 +802,7 @@ static int daphne_write_object_1(const size_t n, afmt_sink *sink, afmt_error *er
 {
     const afmt_type_entry *el_entry = afmt_type_by_dtype(daphne_value_types, 8, A_data->dtype);
     if (!el_entry) {
-        return afmt_fail(err, AFMT_E_TYPE, NULL, "value_type", AFMT_NO_INDEX, 0,
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "value_type", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "daphne cannot hold elements of type %s", afmt_array_type_name(A_data));
     }
     const uint64_t v_value_type = (uint64_t)el_entry->code;
@@ -822,14 +822,14 @@ static int daphne_write_object_3(const afmt_array *arrays, const size_t n, afmt_
         if (arrays[k].encoding != AFMT_ENC_PLAIN || arrays[k].endian != AFMT_LITTLE ||
                 arrays[k].stride != arrays[k].elsize || arrays[k].rank != 1 ||
                 arrays[k].dims[0] != arrays[0].dims[0]) {
-            return afmt_fail(err, AFMT_E_USAGE, NULL, "columns", k, 0,
+            return afmt_fail(err, AFMT_E_USAGE, NULL, "columns", k, AFMT_NO_OFFSET,
                     "column %zu must be a plain, little-endian 1-d array as long as the first", k);
         }
     }
     const uint64_t n_column_types = (uint64_t)n;
     for (size_t k = 0; k < n; k++) {
         if (!afmt_type_by_dtype(daphne_value_types, 8, arrays[k].dtype)) {
-            return afmt_fail(err, AFMT_E_TYPE, NULL, "column_types", k, 0,
+            return afmt_fail(err, AFMT_E_TYPE, NULL, "column_types", k, AFMT_NO_OFFSET,
                     "daphne cannot hold a column of type %s", afmt_dtype_name(arrays[k].dtype));
         }
     }
@@ -843,8 +843,8 @@ static int daphne_write_object_3(const afmt_array *arrays, const size_t n, afmt_
         if (afmt_name_whole(&arrays[k], k, err) != 0) return -1;
         const uint64_t len_k = strlen(arrays[k].name);
         if (len_k > UINT64_C(65535)) {
-            return afmt_fail(err, AFMT_E_TYPE, NULL, "labels", k, 0, "name of %" PRIu64
-                    " bytes is too long", len_k);
+            return afmt_fail(err, AFMT_E_TYPE, NULL, "labels", k, AFMT_NO_OFFSET, "name of %"
+                    PRIu64 " bytes is too long", len_k);
         }
         if (afmt_sink_u16(sink, len_k, 0, err) != 0) return -1;
         if (afmt_sink_put(sink, arrays[k].name, len_k, err) != 0) return -1;
@@ -864,7 +864,7 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
     (void)owned;
     const size_t ai = 0;
     if (n == 0) {
-        return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, 0,
+        return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "daphne needs an array to write");
     }
     const afmt_array *A_data = &arrays[ai];
@@ -899,11 +899,11 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
     } else if (v_data_type == 3) {
         if (daphne_write_object_3(arrays, n, sink, err)) return -1;
     } else {
-        return afmt_fail(err, AFMT_E_TYPE, NULL, "data_type", AFMT_NO_INDEX, 0,
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "data_type", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "no case of the format describes this array");
     }
     if (wopt && wopt->trailer_len > 0) {
-        return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, 0,
+        return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "daphne does not allow data after the arrays");
     }
     return 0;

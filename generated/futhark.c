@@ -276,7 +276,7 @@ static int futhark_write_value(const afmt_array *arrays, afmt_sink *sink, afmt_e
     if (afmt_write_need_plain(A_data, AFMT_ROW_MAJOR, "data", ai, err)) return -1;
     const afmt_type_entry *el_entry = afmt_type_by_dtype(futhark_types, 12, A_data->dtype);
     if (!el_entry) {
-        return afmt_fail(err, AFMT_E_TYPE, NULL, "type", AFMT_NO_INDEX, 0,
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "type", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "futhark cannot hold elements of type %s", afmt_array_type_name(A_data));
     }
     const char *w_type = el_entry->text;
@@ -298,8 +298,8 @@ static int futhark_write_value(const afmt_array *arrays, afmt_sink *sink, afmt_e
     if (afmt_sink_u8(sink, UINT64_C(2), err) != 0) return -1;
     /* rank */
     if (v_rank < -(INT64_C(1) << 7) || v_rank >= (INT64_C(1) << 7)) {
-        return afmt_fail(err, AFMT_E_TYPE, NULL, "rank", AFMT_NO_INDEX, 0, "value %" PRId64
-                " does not fit i8", v_rank);
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "rank", AFMT_NO_INDEX, AFMT_NO_OFFSET, "value %"
+                PRId64 " does not fit i8", v_rank);
     }
     if (afmt_sink_u8(sink, ((uint64_t)v_rank & UINT64_C(0xff)), err) != 0) return -1;
     /* type */
@@ -322,7 +322,7 @@ static int futhark_write_impl(const afmt_array *arrays, size_t n, const afmt_wri
         if (futhark_write_value(arrays, sink, err, ai)) return -1;
     }
     if (wopt && wopt->trailer_len > 0) {
-        return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, 0,
+        return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "futhark does not allow data after the arrays");
     }
     return 0;

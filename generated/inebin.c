@@ -143,12 +143,12 @@ static int inebin_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
     (void)owned;
     const size_t ai = 0;
     if (n == 0) {
-        return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, 0,
+        return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "inebin needs an array to write");
     }
     const afmt_array *A_data = &arrays[ai];
     if (n != 1) {
-        return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0,
+        return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "inebin holds one array here, not %zu", n);
     }
     if (afmt_write_need_plain(A_data, AFMT_ROW_MAJOR, "data", ai, err)) return -1;
@@ -156,7 +156,7 @@ static int inebin_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
         return afmt_write_fail_rank(A_data, "data", "inebin holds 2-d matrices", err);
     const afmt_type_entry *el_entry = afmt_type_by_dtype(inebin_types, 4, A_data->dtype);
     if (!el_entry) {
-        return afmt_fail(err, AFMT_E_TYPE, NULL, "type", AFMT_NO_INDEX, 0,
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "type", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "inebin cannot hold elements of type %s", afmt_array_type_name(A_data));
     }
     const char *w_type = el_entry->text;
@@ -173,20 +173,20 @@ static int inebin_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
     if (afmt_sink_put(sink, w_type, 1, err) != 0) return -1;
     /* rows */
     if (v_rows > UINT64_C(0xffffffff)) {
-        return afmt_fail(err, AFMT_E_TYPE, NULL, "rows", AFMT_NO_INDEX, 0, "value %" PRIu64
-                " does not fit u32", v_rows);
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "rows", AFMT_NO_INDEX, AFMT_NO_OFFSET, "value %"
+                PRIu64 " does not fit u32", v_rows);
     }
     if (afmt_sink_u32(sink, v_rows, 0, err) != 0) return -1;
     /* cols */
     if (v_cols > UINT64_C(0xffffffff)) {
-        return afmt_fail(err, AFMT_E_TYPE, NULL, "cols", AFMT_NO_INDEX, 0, "value %" PRIu64
-                " does not fit u32", v_cols);
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "cols", AFMT_NO_INDEX, AFMT_NO_OFFSET, "value %"
+                PRIu64 " does not fit u32", v_cols);
     }
     if (afmt_sink_u32(sink, v_cols, 0, err) != 0) return -1;
     /* data */
     if (afmt_sink_payload(sink, A_data, AFMT_LITTLE, el_type.enc, err) != 0) return -1;
     if (wopt && wopt->trailer_len > 0) {
-        return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, 0,
+        return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "inebin does not allow data after the arrays");
     }
     return 0;

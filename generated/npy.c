@@ -222,7 +222,7 @@ static int npy_write_impl(const afmt_array *arrays, size_t n, const afmt_write_o
     if (afmt_thdir_write(&npy_thdir_body_4_cases_0_body_0, arrays, n, wopt, sink,
             err) != 0) return -1;
     if (wopt && wopt->trailer_len > 0) {
-        return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, 0,
+        return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "npy does not allow data after the arrays");
     }
     return 0;

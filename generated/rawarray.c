@@ -279,18 +279,18 @@ static int rawarray_write_compression_0(afmt_error *err, const uint64_t v_elbyte
 {
     uint64_t dims_product;
     if (!afmt_u64s_prod(w_dims, n_dims, &dims_product)) {
-        return afmt_fail_overflow(err, NULL, "size", AFMT_NO_INDEX, 0,
+        return afmt_fail_overflow(err, NULL, "size", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "size == elbyte * prod(dims)");
     }
     uint64_t elbyte_times_dims_product;
     if (!afmt_mul_u64(v_elbyte, dims_product, &elbyte_times_dims_product)) {
-        return afmt_fail_overflow(err, NULL, "size", AFMT_NO_INDEX, 0,
+        return afmt_fail_overflow(err, NULL, "size", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "size == elbyte * prod(dims)");
     }
     if (v_size != elbyte_times_dims_product) {
-        return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "size", AFMT_NO_INDEX, 0, "expected %"
-                PRIu64 " = elbyte * prod(dims), found %" PRIu64 "", elbyte_times_dims_product,
-                v_size);
+        return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "size", AFMT_NO_INDEX, AFMT_NO_OFFSET,
+                "expected %" PRIu64 " = elbyte * prod(dims), found %" PRIu64 "",
+                elbyte_times_dims_product, v_size);
     }
     return 0;
 }
@@ -306,12 +306,12 @@ static int rawarray_write_impl(const afmt_array *arrays, size_t n, const afmt_wr
 {
     const size_t ai = 0;
     if (n == 0) {
-        return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, 0,
+        return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "rawarray needs an array to write");
     }
     const afmt_array *A_data = &arrays[ai];
     if (n != 1) {
-        return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0,
+        return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "rawarray holds one array here, not %zu", n);
     }
     if (afmt_write_need_plain(A_data, AFMT_COL_MAJOR, "data", ai, err)) return -1;
@@ -330,7 +330,7 @@ static int rawarray_write_impl(const afmt_array *arrays, size_t n, const afmt_wr
         el_type.size = A_data->elsize;
     }
     if (el_type.dtype == AFMT_DTYPE_INVALID) {
-        return afmt_fail(err, AFMT_E_TYPE, NULL, "eltype", AFMT_NO_INDEX, 0,
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "eltype", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "rawarray cannot hold elements of type %s", afmt_array_type_name(A_data));
     }
     const uint64_t v_flags = ((wopt != NULL && wopt->compress != 0) ? UINT64_C(2) : UINT64_C(0));
@@ -371,7 +371,7 @@ static int rawarray_write_impl(const afmt_array *arrays, size_t n, const afmt_wr
     } else if ((v_flags & UINT64_C(2)) == 2) {
         if (rawarray_write_compression_2(err, v_size)) return -1;
     } else {
-        return afmt_fail(err, AFMT_E_TYPE, NULL, "compression", AFMT_NO_INDEX, 0,
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "compression", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "no case of the format describes this array");
     }
     /* data */

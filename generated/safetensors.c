@@ -100,7 +100,7 @@ static int safetensors_write_impl(const afmt_array *arrays, size_t n,
     (void)owned;
     if (afmt_thdir_write(&safetensors_thdir_body_0, arrays, n, wopt, sink, err) != 0) return -1;
     if (wopt && wopt->trailer_len > 0) {
-        return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, 0,
+        return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "safetensors does not allow data after the arrays");
     }
     return 0;

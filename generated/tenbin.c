@@ -306,7 +306,7 @@ static int tenbin_write_array(const afmt_array *arrays, afmt_sink *sink, afmt_er
     if (afmt_write_need_plain(A_data, AFMT_ROW_MAJOR, "data", ai, err)) return -1;
     const afmt_type_entry *el_entry = afmt_type_by_dtype(tenbin_dtypes, 11, A_data->dtype);
     if (!el_entry) {
-        return afmt_fail(err, AFMT_E_TYPE, NULL, "dtype", AFMT_NO_INDEX, 0,
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "dtype", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "tenbin cannot hold elements of type %s", afmt_array_type_name(A_data));
     }
     const char *w_dtype = el_entry->text;
@@ -316,16 +316,18 @@ static int tenbin_write_array(const afmt_array *arrays, afmt_sink *sink, afmt_er
     const int64_t v_ndim = (int64_t)A_data->rank;
     int64_t ndim_times_8;
     if (!afmt_mul_i64(INT64_C(8), v_ndim, &ndim_times_8)) {
-        return afmt_fail_overflow(err, NULL, "header_len", AFMT_NO_INDEX, 0, "24 + 8 * ndim");
+        return afmt_fail_overflow(err, NULL, "header_len", AFMT_NO_INDEX, AFMT_NO_OFFSET,
+                "24 + 8 * ndim");
     }
     int64_t ndim_times_8_plus_24;
     if (!afmt_add_i64(INT64_C(24), ndim_times_8, &ndim_times_8_plus_24)) {
-        return afmt_fail_overflow(err, NULL, "header_len", AFMT_NO_INDEX, 0, "24 + 8 * ndim");
+        return afmt_fail_overflow(err, NULL, "header_len", AFMT_NO_INDEX, AFMT_NO_OFFSET,
+                "24 + 8 * ndim");
     }
     const int64_t v_header_len = ndim_times_8_plus_24;
     uint8_t w_info[8] = {0};
     if (afmt_text_fill(w_info, 8, A_data->name) != 0) {
-        return afmt_fail(err, AFMT_E_TYPE, NULL, "info", AFMT_NO_INDEX, 0,
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "info", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "array name \"%s\" does not fit 8 bytes of printable ASCII", A_data->name);
     }
     const uint64_t *w_dims = A_data->dims;
@@ -333,17 +335,18 @@ static int tenbin_write_array(const afmt_array *arrays, afmt_sink *sink, afmt_er
     if (afmt_write_need_signed_dims(A_data, "dims", err)) return -1;
     uint64_t dims_product;
     if (!afmt_u64s_prod(w_dims, n_dims, &dims_product)) {
-        return afmt_fail_overflow(err, NULL, "data_len", AFMT_NO_INDEX, 0,
+        return afmt_fail_overflow(err, NULL, "data_len", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "data_len == prod(dims) * sizeof(el)");
     }
     uint64_t dims_product_times_el_size;
     if (!afmt_mul_u64(dims_product, el_type.size, &dims_product_times_el_size)) {
-        return afmt_fail_overflow(err, NULL, "data_len", AFMT_NO_INDEX, 0,
+        return afmt_fail_overflow(err, NULL, "data_len", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "data_len == prod(dims) * sizeof(el)");
     }
     if (dims_product_times_el_size > (uint64_t)INT64_MAX) {
-        return afmt_fail(err, AFMT_E_TYPE, NULL, "data_len", AFMT_NO_INDEX, 0, "value %" PRIu64
-                " of data_len does not fit a signed field", dims_product_times_el_size);
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "data_len", AFMT_NO_INDEX, AFMT_NO_OFFSET,
+                "value %" PRIu64 " of data_len does not fit a signed field",
+                dims_product_times_el_size);
     }
     const int64_t v_data_len = (int64_t)dims_product_times_el_size;
     if (tenbin_check_header_len(AFMT_VCTX_STRICT(err), 0, v_header_len)) return -1;
@@ -391,7 +394,7 @@ static int tenbin_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
         if (tenbin_write_array(arrays, sink, err, ai)) return -1;
     }
     if (wopt && wopt->trailer_len > 0) {
-        return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, 0,
+        return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "tenbin does not allow data after the arrays");
     }
     return 0;

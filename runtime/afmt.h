@@ -191,11 +191,20 @@ typedef enum afmt_code {
  * and truncated to their slots.  Filled by afmt, never printed by it. */
 typedef struct afmt_error {
     afmt_code code;
-    uint64_t offset;                    /* byte offset the problem is at */
+    uint64_t offset;                    /* byte offset the problem is at, or
+                                           AFMT_NO_OFFSET */
     char format[AFMT_FORMAT_NAME_MAX];  /* "rawarray", "" if none */
     char field[AFMT_FIELD_MAX];         /* "dims[2]", "array[1].dlen", "" */
     char message[AFMT_MESSAGE_MAX];     /* "expected 96 = ..., found 800" */
 } afmt_error;
+
+/* afmt_error.offset of an error that is about no byte of an input: a file
+ * that cannot be opened, an output that cannot be created, a call that
+ * misuses the API, a value an output format cannot hold.
+ * afmt_error_describe then names no offset.  (Such errors used to have
+ * offset 0; the struct is unchanged.  Code that prints err.offset itself
+ * should test for this value; afmt-validate --json prints null.) */
+#define AFMT_NO_OFFSET UINT64_MAX
 
 /* Stable lower-case name of a code ("truncated", "overflow", ...);
  * "invalid" for a value out of range.  Static storage; never NULL. */
@@ -204,8 +213,9 @@ AFMT_API const char *afmt_code_name(afmt_code code);
 /* Reset *err to AFMT_OK with empty strings.  err may be NULL. */
 AFMT_API void afmt_error_clear(afmt_error *err);
 
-/* "FIELD at offset N: MESSAGE" into out (always NUL-terminated when
- * out_size > 0, truncated if needed).  Returns the length that would have
+/* "FIELD at offset N: MESSAGE" into out ("offset N: MESSAGE" without a
+ * field; with offset AFMT_NO_OFFSET, "FIELD: MESSAGE" or "MESSAGE"),
+ * always NUL-terminated when out_size > 0, truncated if needed.  Returns the length that would have
  * been written, like snprintf.  Does not allocate. */
 AFMT_API int afmt_error_describe(const afmt_error *err, char *out, size_t out_size);
 

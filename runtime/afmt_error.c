@@ -175,6 +175,12 @@ int afmt_error_describe(const afmt_error *err, char *out, size_t out_size)
     if (!err)
         return snprintf(out, out_size, "(no error)");
     /* The struct may have been filled by hand: never read past its arrays. */
+    if (err->offset == AFMT_NO_OFFSET) {
+        if (err->field[0])
+            return snprintf(out, out_size, "%.*s: %.*s", (int)sizeof err->field, err->field,
+                            (int)sizeof err->message, err->message);
+        return snprintf(out, out_size, "%.*s", (int)sizeof err->message, err->message);
+    }
     if (err->field[0])
         return snprintf(out, out_size, "%.*s at offset %" PRIu64 ": %.*s",
                         (int)sizeof err->field, err->field, err->offset,

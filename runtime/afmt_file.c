@@ -68,29 +68,29 @@ int afmt_file_open(afmt_file *f, const char *path, afmt_error *err)
     memset(f, 0, sizeof *f);
     closed(f);
     if (!path || !*path)
-        return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, 0, "input path is empty");
+        return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, AFMT_NO_OFFSET, "input path is empty");
     n = strlen(path);
     if (n >= sizeof f->path)
-        return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, 0,
+        return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, AFMT_NO_OFFSET,
                          "input path is longer than %zu bytes", sizeof f->path - 1);
     memcpy(f->path, path, n + 1);
     fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
     if (fd < 0)
-        return file_io_fail(err, 0, "cannot open", path, errno);
+        return file_io_fail(err, AFMT_NO_OFFSET, "cannot open", path, errno);
     if (fstat(fd, &st) != 0) {
         e = errno;
         close(fd);
-        return file_io_fail(err, 0, "cannot examine", path, e);
+        return file_io_fail(err, AFMT_NO_OFFSET, "cannot examine", path, e);
     }
     if (!S_ISREG(st.st_mode)) {
         close(fd);
-        return afmt_fail(err, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, 0,
+        return afmt_fail(err, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, AFMT_NO_OFFSET,
                          "%s is not a regular file (read pipes and devices through "
                          "afmt_src_stream)", path);
     }
     if (st.st_size < 0 || (uint64_t)st.st_size > SIZE_MAX) {
         close(fd);
-        return afmt_fail(err, AFMT_E_LIMIT, NULL, NULL, AFMT_NO_INDEX, 0,
+        return afmt_fail(err, AFMT_E_LIMIT, NULL, NULL, AFMT_NO_INDEX, AFMT_NO_OFFSET,
                          "%s: %" PRId64 " bytes do not fit this process's address space", path,
                          (int64_t)st.st_size);
     }
@@ -106,7 +106,7 @@ int afmt_file_open(afmt_file *f, const char *path, afmt_error *err)
             e = errno;
             close(fd);
             f->len = 0;
-            return file_io_fail(err, 0, "cannot map", path, e);
+            return file_io_fail(err, AFMT_NO_OFFSET, "cannot map", path, e);
         }
         f->data = m;
     }
@@ -122,7 +122,7 @@ static int check_unchanged(const afmt_file *f, afmt_error *err)
     struct stat st;
 
     if (fstat(f->fd, &st) != 0)
-        return file_io_fail(err, 0, "cannot examine", f->path, errno);
+        return file_io_fail(err, AFMT_NO_OFFSET, "cannot examine", f->path, errno);
     if ((uint64_t)st.st_size < f->len)
         return afmt_fail(err, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, (uint64_t)st.st_size,
                          "%s was shortened from %" PRIu64 " to %" PRId64
@@ -130,7 +130,7 @@ static int check_unchanged(const afmt_file *f, afmt_error *err)
                          (int64_t)st.st_size);
     if ((uint64_t)st.st_size != f->len || (int64_t)st.st_mtim.tv_sec != f->mtime_sec ||
         (int64_t)st.st_mtim.tv_nsec != f->mtime_nsec)
-        return afmt_fail(err, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, 0,
+        return afmt_fail(err, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, AFMT_NO_OFFSET,
                          "%s was modified after it was opened (size %" PRIu64 " -> %" PRId64
                          ", or its modification time); what was read may not be what was "
                          "validated: open and validate it again", f->path, f->len,
@@ -146,7 +146,7 @@ int afmt_file_read_array(const afmt_file *f, const afmt_array *view, afmt_order 
     int stored, e = 0, r;
 
     if (!f || f->fd < 0 || !f->data)
-        return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, 0,
+        return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, AFMT_NO_OFFSET,
                          "afmt_file_read_array on a file that is not open");
     stored = afmt_array_plain_is_stored(view, order, &total, err);
     if (stored < 0)

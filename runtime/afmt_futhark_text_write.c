@@ -273,17 +273,17 @@ int afmt_futhark_text_write(const afmt_array *a, afmt_sink *sink, afmt_error *er
     char dim[32];
 
     if (!afmt_futhark_text_can_write(a->dtype))
-        return afmt_fail(err, AFMT_E_TYPE, NULL, NULL, AFMT_NO_INDEX, a->offset,
+        return afmt_fail(err, AFMT_E_TYPE, NULL, NULL, AFMT_NO_INDEX, AFMT_NO_OFFSET,
                          "Futhark text has no %s values (it has bool, i8-i64, "
                          "u8-u64, f16, f32, f64)", afmt_dtype_name(a->dtype));
     if (a->encoding != AFMT_ENC_PLAIN || a->order != AFMT_ROW_MAJOR ||
         a->endian != AFMT_LITTLE || a->stride != a->elsize || a->rank > AFMT_RANK_CAP ||
         (a->count && !a->data))
-        return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, a->offset,
+        return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, AFMT_NO_OFFSET,
                          "Futhark text is written from plain row-major little-endian data");
     o = malloc(sizeof *o); /* 64 KiB: not on the stack */
     if (!o)
-        return afmt_fail(err, AFMT_E_NOMEM, NULL, NULL, AFMT_NO_INDEX, a->offset,
+        return afmt_fail(err, AFMT_E_NOMEM, NULL, NULL, AFMT_NO_INDEX, AFMT_NO_OFFSET,
                          "no memory for a text buffer");
     o->sink = sink;
     o->err = err;

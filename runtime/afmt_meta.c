@@ -341,7 +341,7 @@ int afmt_meta_write(const afmt_meta_desc *d, const afmt_array *arrays, size_t n,
                     size_t out_size, size_t *len, afmt_error *err)
 {
     size_t at = 0, i;
-    if (n == 0) return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, 0, "no arrays for a sidecar");
+    if (n == 0) return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, AFMT_NO_OFFSET, "no arrays for a sidecar");
     for (i = 0; i < n; i++)
         if (!name_of(d, arrays[i].dtype))
             return afmt_fail(err, AFMT_E_TYPE, NULL, d->key_value_type, i, 0, "the sidecar has no name for %s",
@@ -366,5 +366,5 @@ int afmt_meta_write(const afmt_meta_desc *d, const afmt_array *arrays, size_t n,
     *len = at;
     return 0;
 full:
-    return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, 0, "sidecar larger than its buffer (%zu bytes)", out_size);
+    return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, AFMT_NO_OFFSET, "sidecar larger than its buffer (%zu bytes)", out_size);
 }

@@ -134,6 +134,22 @@ static int io_fail(afmt_error *err, uint64_t offset, const char *what,
                      "%s %s: %s", what, path, msg);
 }
 
+/* The folder an output was to go in is missing (or is not a folder): say
+ * so, naming it, rather than the temporary file that could not be made. */
+static int missing_folder(afmt_error *err, const char *path, int errnum)
+{
+    const char *slash = strrchr(path, '/');
+    int n = slash ? (int)(slash - path) : 1;
+
+    if (slash == path)
+        n = 1; /* "/x": the root */
+    if (n > 200)
+        n = 200;
+    return afmt_fail(err, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, AFMT_NO_OFFSET,
+                     "cannot write %s: the folder %.*s %s", path, n, slash ? path : ".",
+                     errnum == ENOENT ? "does not exist" : "is not a folder");
+}
+
 /* Follow path through symlinks to the file it names, into out (size cap).
  * Returns 0 with *st filled (or *exists 0 for a new name), -1 with err. */
 static int resolve_target(const char *path, char *out, size_t cap, struct stat *st,
@@ -144,7 +160,7 @@ static int resolve_target(const char *path, char *out, size_t cap, struct stat *
     size_t len = strlen(path);
 
     if (len >= cap)
-        return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, 0,
+        return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, AFMT_NO_OFFSET,
                          "output path is longer than %zu bytes", cap - 1);
     memcpy(out, path, len + 1);
     for (hops = 0;; hops++) {
@@ -154,10 +170,12 @@ static int resolve_target(const char *path, char *out, size_t cap, struct stat *
 
         if (lstat(out, st) != 0) {
             int e = errno;
+            if (e == ENOTDIR)
+                return missing_folder(err, out, e);
             if (e != ENOENT)
-                return io_fail(err, 0, "cannot examine", out, e);
+                return io_fail(err, AFMT_NO_OFFSET, "cannot examine", out, e);
             if (hops > 0)
-                return afmt_fail(err, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, 0,
+                return afmt_fail(err, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, AFMT_NO_OFFSET,
                                  "%s is a dangling symlink (its target %s does not exist); "
                                  "not writing through it", path, out);
             *exists = 0;
@@ -168,16 +186,16 @@ static int resolve_target(const char *path, char *out, size_t cap, struct stat *
             return 0;
         }
         if (hops >= 32)
-            return io_fail(err, 0, "cannot follow the symlinks of", path, ELOOP);
+            return io_fail(err, AFMT_NO_OFFSET, "cannot follow the symlinks of", path, ELOOP);
         n = readlink(out, link, sizeof link - 1);
         if (n < 0)
-            return io_fail(err, 0, "cannot read the symlink", out, errno);
+            return io_fail(err, AFMT_NO_OFFSET, "cannot read the symlink", out, errno);
         link[n] = '\0';
         /* a relative target is relative to the link's own directory */
         slash = strrchr(out, '/');
         dir_len = link[0] == '/' || !slash ? 0 : (size_t)(slash - out) + 1;
         if (dir_len + (size_t)n >= cap)
-            return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, 0,
+            return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, AFMT_NO_OFFSET,
                              "the target of symlink %s is longer than %zu bytes", path, cap - 1);
         memmove(out + dir_len, link, (size_t)n + 1);
     }
@@ -189,12 +207,12 @@ static int open_through(afmt_sink *s, afmt_error *err)
     int fd = open(s->path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
 
     if (fd < 0)
-        return io_fail(err, 0, "cannot open", s->path, errno);
+        return io_fail(err, AFMT_NO_OFFSET, "cannot open", s->path, errno);
     s->fp = fdopen(fd, "wb");
     if (!s->fp) {
         int e = errno;
         close(fd);
-        return io_fail(err, 0, "cannot open a stream on", s->path, e);
+        return io_fail(err, AFMT_NO_OFFSET, "cannot open a stream on", s->path, e);
     }
     s->through = 1;
     s->failed = 0;
@@ -209,7 +227,7 @@ static int open_temporary(afmt_sink *s, const struct stat *old, afmt_error *err)
     int fd, e;
 
     if (len + 8 > sizeof s->tmp_path)
-        return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, 0,
+        return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, AFMT_NO_OFFSET,
                          "output path is longer than %zu bytes", sizeof s->tmp_path - 8);
     memcpy(s->tmp_path, s->path, len);
     memcpy(s->tmp_path + len, ".XXXXXX", 8);
@@ -218,7 +236,9 @@ static int open_temporary(afmt_sink *s, const struct stat *old, afmt_error *err)
     if (fd < 0) {
         e = errno;
         s->tmp_path[0] = '\0';
-        return io_fail(err, 0, "cannot create a temporary file beside", s->path, e);
+        if (e == ENOENT || e == ENOTDIR)
+            return missing_folder(err, s->path, e);
+        return io_fail(err, AFMT_NO_OFFSET, "cannot create a temporary file beside", s->path, e);
     }
     /* mkstemp makes 0600; replacing a file keeps its mode and (where we may)
      * its owner, as writing into it would; a new file gets the usual 0644
@@ -235,7 +255,7 @@ static int open_temporary(afmt_sink *s, const struct stat *old, afmt_error *err)
         close(fd);
         unlink(s->tmp_path);
         s->tmp_path[0] = '\0';
-        return io_fail(err, 0, "cannot open a stream on", s->path, e);
+        return io_fail(err, AFMT_NO_OFFSET, "cannot open a stream on", s->path, e);
     }
     s->failed = 0;
     return 0;
@@ -250,14 +270,14 @@ int afmt_sink_file_open(afmt_sink *s, const char *path, afmt_error *err)
     s->write = stdio_write;
     s->failed = 1; /* until the file is really open */
     if (!path || !*path)
-        return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, 0, "output path is empty");
+        return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, AFMT_NO_OFFSET, "output path is empty");
     if (resolve_target(path, s->path, sizeof s->path, &st, &exists, err) != 0)
         return -1;
     if (!exists || S_ISREG(st.st_mode))
         return open_temporary(s, exists ? &st : NULL, err);
     if (S_ISCHR(st.st_mode) || S_ISFIFO(st.st_mode))
         return open_through(s, err);
-    return afmt_fail(err, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, 0,
+    return afmt_fail(err, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, AFMT_NO_OFFSET,
                      "%s is %s; afmt writes regular files (replaced whole), character devices "
                      "and FIFOs (written through)", s->path,
                      S_ISDIR(st.st_mode) ? "a directory" : S_ISBLK(st.st_mode) ? "a block device"
@@ -510,19 +530,19 @@ int afmt_payload_size(const afmt_array *a, afmt_encoding encoding,
     *out = 0;
     if (encoding == AFMT_ENC_BITS_LSB) {
         if (a->dtype != AFMT_BOOL)
-            return afmt_fail(err, AFMT_E_TYPE, NULL, NULL, AFMT_NO_INDEX, 0,
+            return afmt_fail(err, AFMT_E_TYPE, NULL, NULL, AFMT_NO_INDEX, AFMT_NO_OFFSET,
                              "only bool is bit-packed, not %s", afmt_dtype_name(a->dtype));
         *out = afmt_ceil_div_u64(a->count, 8);
         return 0;
     }
     if (encoding != AFMT_ENC_PLAIN)
-        return afmt_fail(err, AFMT_E_UNSUPPORTED, NULL, NULL, AFMT_NO_INDEX, 0,
+        return afmt_fail(err, AFMT_E_UNSUPPORTED, NULL, NULL, AFMT_NO_INDEX, AFMT_NO_OFFSET,
                          "payload encoding %d is not written by afmt", (int)encoding);
     if (afmt_dtype_get(a->dtype)->dtype == AFMT_DTYPE_INVALID)
-        return afmt_fail(err, AFMT_E_TYPE, NULL, NULL, AFMT_NO_INDEX, 0,
+        return afmt_fail(err, AFMT_E_TYPE, NULL, NULL, AFMT_NO_INDEX, AFMT_NO_OFFSET,
                          "invalid element type %d", (int)a->dtype);
     if (!afmt_mul_u64(a->count, plain_elsize(a), out))
-        return afmt_fail(err, AFMT_E_OVERFLOW, NULL, NULL, AFMT_NO_INDEX, 0,
+        return afmt_fail(err, AFMT_E_OVERFLOW, NULL, NULL, AFMT_NO_INDEX, AFMT_NO_OFFSET,
                          "%" PRIu64 " elements of %" PRIu64 " bytes overflow 64 bits",
                          a->count, plain_elsize(a));
     return 0;

@@ -934,7 +934,7 @@ static int meta_prepare(const afmt_thdir_desc *d, const afmt_write_options *wopt
     if (afmt_th_parse(&m->th, 0, &m->root, NULL, err) != 0)
         return -1;
     if (m->root.kind != AFMT_TV_OBJECT || m->root.end != wopt->metadata_len)
-        return afmt_fail(err, AFMT_E_USAGE, NULL, "metadata", AFMT_NO_INDEX, 0,
+        return afmt_fail(err, AFMT_E_USAGE, NULL, "metadata", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                          "write options: metadata must be one JSON object of strings");
     afmt_th_iter_begin(&m->th, &m->root, &it);
     while (afmt_th_next(&m->th, &it, &k, &v))
@@ -942,7 +942,7 @@ static int meta_prepare(const afmt_thdir_desc *d, const afmt_write_options *wopt
             return afmt_fail(err, AFMT_E_USAGE, NULL, "metadata", AFMT_NO_INDEX, v.begin,
                              "write options: metadata values are strings, found %s", afmt_tv_kind_name(v.kind));
     if (wopt->metadata_len >= SIZE_MAX || !(m->buf = malloc((size_t)wopt->metadata_len + 1)))
-        return afmt_fail(err, AFMT_E_NOMEM, NULL, "metadata", AFMT_NO_INDEX, 0, "out of memory for the metadata");
+        return afmt_fail(err, AFMT_E_NOMEM, NULL, "metadata", AFMT_NO_INDEX, AFMT_NO_OFFSET, "out of memory for the metadata");
     return 0;
 }
 
@@ -1006,15 +1006,15 @@ int afmt_thdir_write(const afmt_thdir_desc *d, const afmt_array *arrays, size_t 
     /* A map of no entries is a valid file (the safetensors reference
      * writes "{}" and its padding, or only the metadata). */
     if (n == 0 && !d->map)
-        return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, 0, "%s needs an array to write", d->format);
+        return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, AFMT_NO_OFFSET, "%s needs an array to write", d->format);
     if (!d->map && n != 1)
-        return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0, "%s holds one array, not %zu", d->format, n);
+        return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, AFMT_NO_OFFSET, "%s holds one array, not %zu", d->format, n);
     if (meta_prepare(d, wopt, &meta, err) != 0)
         return -1;
     e = calloc(n ? n : 1, sizeof *e);
     if (!e) {
         free(meta.buf);
-        return afmt_fail(err, AFMT_E_NOMEM, NULL, "", AFMT_NO_INDEX, 0, "out of memory for %zu entries", n);
+        return afmt_fail(err, AFMT_E_NOMEM, NULL, "", AFMT_NO_INDEX, AFMT_NO_OFFSET, "out of memory for %zu entries", n);
     }
     for (i = 0; i < n; i++) {
         const afmt_array *a = &arrays[i];
@@ -1022,7 +1022,7 @@ int afmt_thdir_write(const afmt_thdir_desc *d, const afmt_array *arrays, size_t 
         e[i].type = -1;
         if (a->encoding != AFMT_ENC_PLAIN || a->endian != AFMT_LITTLE || a->stride != a->elsize ||
             (a->rank > 1 && a->order != AFMT_ROW_MAJOR && !has_order)) {
-            afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, 0,
+            afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                       "array %zu must be plain, little-endian and row-major (see afmt_array_to_plain)", i);
             goto done;
         }
@@ -1035,7 +1035,7 @@ int afmt_thdir_write(const afmt_thdir_desc *d, const afmt_array *arrays, size_t 
                 break;
             }
         if (e[i].type < 0) {
-            afmt_fail(err, AFMT_E_TYPE, NULL, "dtype", AFMT_NO_INDEX, 0, "%s cannot hold elements of type %s%s",
+            afmt_fail(err, AFMT_E_TYPE, NULL, "dtype", AFMT_NO_INDEX, AFMT_NO_OFFSET, "%s cannot hold elements of type %s%s",
                       d->format, afmt_array_type_name(a),
                       a->dtype == AFMT_OPAQUE && !a->opaque_name[0] ? " (no type name: only their size is known)" : "");
             goto done;
@@ -1067,7 +1067,7 @@ int afmt_thdir_write(const afmt_thdir_desc *d, const afmt_array *arrays, size_t 
     for (i = 0; i < n; i++) {
         e[i].begin = offset;
         if (!afmt_add_u64(offset, e[i].a->nbytes, &offset)) {
-            afmt_fail(err, AFMT_E_OVERFLOW, NULL, "data", AFMT_NO_INDEX, 0, "the payloads overflow 64 bits of bytes");
+            afmt_fail(err, AFMT_E_OVERFLOW, NULL, "data", AFMT_NO_INDEX, AFMT_NO_OFFSET, "the payloads overflow 64 bits of bytes");
             goto done;
         }
     }
@@ -1088,7 +1088,7 @@ int afmt_thdir_write(const afmt_thdir_desc *d, const afmt_array *arrays, size_t 
     max_len = d->length_width >= 8 ? UINT64_MAX : ((uint64_t)1 << (8 * d->length_width)) - 1;
     if (d->max_length && d->max_length < max_len) max_len = d->max_length;
     if (hlen > max_len) {
-        afmt_fail(err, AFMT_E_TYPE, NULL, d->name, AFMT_NO_INDEX, 0, "a header of %" PRIu64 " bytes does not fit (at most %" PRIu64 ")",
+        afmt_fail(err, AFMT_E_TYPE, NULL, d->name, AFMT_NO_INDEX, AFMT_NO_OFFSET, "a header of %" PRIu64 " bytes does not fit (at most %" PRIu64 ")",
                   hlen, max_len);
         goto done;
     }

@@ -10,7 +10,7 @@ int afmt_write_need_plain(const afmt_array *a, afmt_order order, const char *fie
     if (a->encoding == AFMT_ENC_PLAIN && a->endian == AFMT_LITTLE && a->stride == a->elsize &&
         (a->rank <= 1 || a->order == order))
         return 0;
-    return afmt_fail(err, AFMT_E_USAGE, NULL, field, AFMT_NO_INDEX, 0,
+    return afmt_fail(err, AFMT_E_USAGE, NULL, field, AFMT_NO_INDEX, AFMT_NO_OFFSET,
                      "array %u must be plain, little-endian and %s (see afmt_array_to_plain)",
                      (unsigned)index, order == AFMT_COL_MAJOR ? "column-major" : "row-major");
 }
@@ -20,7 +20,7 @@ int afmt_write_fail_rank(const afmt_array *a, const char *field, const char *hol
 {
     char desc[96];
     afmt_array_describe(a, desc, sizeof desc);
-    return afmt_fail(err, AFMT_E_TYPE, NULL, field, AFMT_NO_INDEX, 0, "%s; this array is %u-d: %s",
+    return afmt_fail(err, AFMT_E_TYPE, NULL, field, AFMT_NO_INDEX, AFMT_NO_OFFSET, "%s; this array is %u-d: %s",
                      holds, (unsigned)a->rank, desc);
 }
 
@@ -39,7 +39,7 @@ int afmt_write_pad_to(afmt_sink *sink, uint64_t len, uint64_t align, const char 
 {
     const uint64_t rest = len % align;
     if (rest != 0 && len > UINT64_MAX - (align - rest))
-        return afmt_fail(err, AFMT_E_OVERFLOW, NULL, field, AFMT_NO_INDEX, 0,
+        return afmt_fail(err, AFMT_E_OVERFLOW, NULL, field, AFMT_NO_INDEX, AFMT_NO_OFFSET,
                          "padding %" PRIu64 " bytes to a multiple of %" PRIu64
                          " overflows 64 bits", len, align);
     return afmt_sink_zeros(sink, rest ? align - rest : 0, err);

@@ -359,9 +359,42 @@ expect_rc closest-exit-1 1
 expect_out closest-futhark-version "$T/bad.bin: invalid futhark (closest match): value[0].version at offset 1: expected 2, found 1"
 run "$VALIDATE" "$T/inebim"
 expect_out closest-inebin-magic "$T/inebim: invalid inebin (closest match): magic at offset 0: expected \"INEBIN\", found \"INEBIM\""
+# Futhark text has no magic: a file that parses completely as text values
+# is found by its content, the same from a path, a redirect and a pipe
+# (issue 25, point 9), however long it is.
 run "$VALIDATE" "$T/text.txt"
-expect_rc text-hint-exit-1 1
-expect_out text-hint "$T/text.txt: invalid: no format's magic or extension matches, but it reads as valid futhark: pass --format futhark"
+expect_rc text-content-exit-0 0
+expect_out text-content "$T/text.txt: ok futhark i32[2,2] row-major"
+run sh -c "'$VALIDATE' - < '$T/text.txt'"
+expect_out text-content-redirect "-: ok futhark i32[2,2] row-major"
+run sh -c "cat '$T/text.txt' | '$VALIDATE' -"
+expect_out text-content-pipe "-: ok futhark i32[2,2] row-major"
+python3 -c "print('[' + ', '.join('%di64' % i for i in range(2000)) + ']')" > "$T/long.txt"
+run sh -c "cat '$T/long.txt' | '$VALIDATE' -"
+expect_out text-content-pipe-long "-: ok futhark i64[2000] row-major"
+# An empty input is "empty file", from every path and pipe, whatever its
+# extension; --format tenbin still reads it (the reference writes it).
+: > "$T/empty"
+: > "$T/empty.ten"
+for cmd in "'$VALIDATE' '$T/empty'" "'$VALIDATE' '$T/empty.ten'" "'$VALIDATE' - < '$T/empty'" \
+           "cat '$T/empty' | '$VALIDATE' -" "'$AFMT' info '$T/empty'" "cat '$T/empty' | '$AFMT' info -"; do
+    run sh -c "$cmd 2>&1"
+    expect_rc "empty-exit-1: $cmd" 1
+    expect_out_has "empty: $cmd" ": invalid: empty file (--format tenbin reads it as a tenbin file of no arrays)"
+done
+run sh -c "cat '$T/empty' | '$AFMT' dump -"
+expect_err_has empty-dump-pipe "afmt dump: -: invalid: empty file"
+run "$AFMT" convert "$T/empty" "$T/o.npy"
+expect_err_has empty-convert "afmt convert: $T/empty: invalid: empty file (--from tenbin reads it"
+run "$VALIDATE" --format tenbin "$T/empty"
+expect_out empty-format-tenbin "$T/empty: ok tenbin (no arrays)"
+run "$VALIDATE" --json "$T/empty"
+if printf '%s' "$OUT" | python3 -c '
+import json, sys
+o = json.loads(sys.stdin.read())
+assert o["format"] is None and o["valid"] is False, o
+assert o["error"]["code"] == "detect" and o["error"]["offset"] is None, o
+' 2> "$T/py.err"; then pass empty-json-no-offset; else fail empty-json-no-offset "$(tail -1 "$T/py.err")"; fi
 run "$VALIDATE" --format futhark "$T/text.txt"
 expect_out text-with-format "$T/text.txt: ok futhark i32[2,2] row-major"
 run "$VALIDATE" "$T/garbage"
@@ -379,10 +412,14 @@ assert o["error"] == {"code": "constraint", "offset": 1, "field": "value[0].vers
 run sh -c "cat '$T/bad.bin' | '$VALIDATE' -"
 expect_out closest-stdin "-: invalid futhark (closest match): value[0].version at offset 1: expected 2, found 1"
 run "$AFMT" dump "$T/text.txt"
-expect_rc dump-text-hint-exit-1 1
-expect_err_has dump-text-hint "reads as valid futhark: pass --format futhark"
+expect_rc dump-text-content-exit-0 0
+expect_out dump-text-content "[[1i32, 2i32], [3i32, 4i32]]"
+run sh -c "cat '$T/text.txt' | '$AFMT' dump -"
+expect_out dump-text-content-pipe "[[1i32, 2i32], [3i32, 4i32]]"
 run "$AFMT" convert "$T/text.txt" "$T/o.ra"
-expect_err_has convert-text-hint "reads as valid futhark: pass --from futhark"
+expect_rc convert-text-content 0
+run "$AFMT" dump "$T/o.ra"
+expect_out convert-text-content-values "[[1i32, 2i32], [3i32, 4i32]]"
 run "$AFMT" dump "$T/bad.bin"
 expect_err_has dump-closest "$T/bad.bin: invalid futhark (closest match): value[0].version at offset 1"
 

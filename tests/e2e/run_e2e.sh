@@ -166,7 +166,7 @@ cp "$RA" "$T/dir/sub/c.ra"
 printf 'notes\n' > "$T/dir/README"
 run "$VALIDATE" "$T/dir"
 expect_rc dir-without-r-exit-2 2
-expect_err_has dir-without-r-message "$T/dir: error: is a directory"
+expect_err_has dir-without-r-message "$T/dir: error: is a directory (-r checks the files in it)"
 run "$VALIDATE" -r "$T/dir"
 expect_rc recursive-exit-0 0
 expect_out recursive-sorted "$T/dir/a.bin: ok futhark i32[2,3] row-major

@@ -71,11 +71,19 @@ afmt-validate|-j needs a number of jobs, not 'x'|-j x x.ra
 afmt-validate|--max-bytes needs a size|--max-bytes lots x.ra
 afmt-validate|--max-rank needs a number from 0 to 255, not '999'|--max-rank 999 x.ra
 afmt-validate|unknown format 'nosuch'|--format nosuch x.ra
+afmt|unknown command 'convrt' (did you mean 'convert'?)|convrt a b
+afmt|unknown command 'ifno' (did you mean 'info'?)|ifno a
+afmt|unknown option '--hepl' (did you mean '--help'?)|--hepl
+afmt info|unknown option '--jsn' (did you mean '--json'?)|info --jsn x.ra
+afmt dump|unknown option '--lst' (did you mean '--list'?)|dump --lst a
+afmt-validate|unknown option '--jsn' (did you mean '--json'?)|--jsn x.ra
+afmt-validate|unknown option '--recursiv' (did you mean '--recursive'?)|--recursiv x
+afmt-validate|unknown option '--zzzzzz'|--zzzzzz x.ra
 CASES
 
 # --help: the usage on standard output, nothing on standard error, exit 0.
 for args in "--help" "help" "formats --help" "info --help" "dump -h" "convert --help" \
-            "random --help" "validate --help" "help convert"; do
+            "random --help" "validate --help" "help convert" "help --help" "help -h" "help help"; do
     run "$AFMT" $args
     expect_rc "'afmt $args' exits 0" 0
     check "'afmt $args' prints the usage only" test "${OUT:0:7}" = "Usage: " -a -z "$ERR"
@@ -105,7 +113,7 @@ while IFS='|' read -r args want has; do
     else fail "'$args' says '$has'" "stdout: ${OUT:0:200}; stderr: ${ERR:0:300}"; fi
 done << CASES
 afmt-validate nosuch.ra|2|nosuch.ra: error: No such file or directory
-afmt-validate .|2|.: error: is a directory
+afmt-validate .|2|.: error: is a directory (-r checks the files in it)
 afmt-validate bad.ra|1|bad.ra: invalid rawarray: $BAD_WHY
 afmt-validate bad.ra nosuch.ra|2|bad.ra: invalid rawarray: $BAD_WHY
 afmt-validate $RA|0|test.ra: ok rawarray
@@ -115,11 +123,56 @@ afmt info bad.ra|1|invalid: $BAD_WHY
 afmt info $RA bad.ra|1|bad.ra: rawarray, 160 bytes, invalid
 afmt dump nosuch.ra|2|nosuch.ra: error: No such file or directory
 afmt dump bad.ra|1|bad.ra: invalid rawarray: $BAD_WHY
-afmt convert nosuch.ra out.bin --to futhark|2|nosuch.ra: error: No such file or directory
-afmt convert bad.ra out.bin --to futhark|1|bad.ra: invalid rawarray: $BAD_WHY
+afmt convert nosuch.ra out.bin --to futhark|2|afmt convert: nosuch.ra: error: No such file or directory
+afmt convert bad.ra out.bin --to futhark|1|afmt convert: bad.ra: invalid rawarray: $BAD_WHY
+afmt convert $RA out.ten|1|afmt convert: $RA: array [0]
 afmt convert $RA out.ten|1|tenbin cannot hold elements of type c64
-afmt convert $RA no-such-dir/out.ra|2|no-such-dir/out.ra
+afmt convert $RA no-such-dir/out.ra|2|afmt convert: no-such-dir/out.ra: error: cannot write no-such-dir/out.ra: the folder no-such-dir does not exist
+afmt convert $RA no-such-dir/sub/out.ra|2|the folder no-such-dir/sub does not exist
+afmt convert $RA $RA/out.ra|2|is not a folder
+afmt dump nosuch.ra|2|afmt dump: nosuch.ra: error
+afmt dump $REPO/corpus/rawarray/test.ra|1|afmt dump: $RA: array [0]: Futhark text has no c64 values
 CASES
+
+# An error about no byte of an input names no offset (issue 25, point 8).
+for args in "afmt dump $RA" "afmt convert nosuch.ra o.npy" "afmt convert $RA no-such-dir/o.ra" \
+            "afmt convert $RA o.ten" "afmt-validate nosuch.ra" "afmt info nosuch.ra"; do
+    set -- $args
+    if [ "$1" = afmt-validate ]; then shift; run "$VALIDATE" "$@"; else shift; run "$AFMT" "$@"; fi
+    if printf '%s\n%s' "$OUT" "$ERR" | grep -q "offset 0:"; then
+        fail "'$args' names no offset 0" "stdout: ${OUT:0:200}; stderr: ${ERR:0:300}"
+    else pass "'$args' names no offset 0"; fi
+done
+
+# Binary data is not written to a terminal (a pseudo-terminal here), by
+# afmt convert as by afmt random; text is.
+for args in "convert $RA - --to npy" "random f32" "convert $REPO/corpus/futhark/i32_2x3.bin - --to futhark --text"; do
+    python3 - "$AFMT" $args > tty.out 2>&1 << 'PY'
+import os, pty, sys
+pid, fd = pty.fork()
+if pid == 0:
+    os.execv(sys.argv[1], [sys.argv[1]] + sys.argv[2:])
+out = b""
+while True:
+    try:
+        chunk = os.read(fd, 4096)
+    except OSError:
+        break
+    if not chunk:
+        break
+    out += chunk
+_, status = os.waitpid(pid, 0)
+sys.stdout.write(out.decode(errors="replace"))
+sys.exit(os.waitstatus_to_exitcode(status))
+PY
+    rc=$?
+    case "$args" in
+    *--text) check "'afmt $args' on a terminal prints text" test "$rc" = 0 ;;
+    *) if [ "$rc" = 2 ] && grep -q "binary data is not written to a terminal" tty.out; then
+           pass "'afmt $args' on a terminal refuses (exit 2)"
+       else fail "'afmt $args' on a terminal refuses (exit 2)" "rc $rc: $(head -c 300 tty.out)"; fi ;;
+    esac
+done
 check "a refused conversion leaves no OUT" test ! -e out.bin -a ! -e out.ten
 
 # afmt info --json: one object per FILE, also for one that cannot be read

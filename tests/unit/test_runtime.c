@@ -231,6 +231,21 @@ static void test_errors(void)
     afmt_fail(&e, AFMT_E_TRUNCATED, NULL, NULL, AFMT_NO_INDEX, 5, "input ends");
     afmt_error_describe(&e, out, sizeof out);
     CHECK("describe without field", strcmp(out, "offset 5: input ends") == 0);
+    /* An error about no byte of an input names no offset (issue 25). */
+    afmt_fail(&e, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, AFMT_NO_OFFSET, "cannot open x");
+    afmt_error_describe(&e, out, sizeof out);
+    CHECK("describe without offset", strcmp(out, "cannot open x") == 0);
+    afmt_fail(&e, AFMT_E_TYPE, NULL, "dtype", AFMT_NO_INDEX, AFMT_NO_OFFSET, "no c64");
+    afmt_error_describe(&e, out, sizeof out);
+    CHECK("describe field without offset", strcmp(out, "dtype: no c64") == 0);
+    {
+        afmt_file f;
+        afmt_error_clear(&e);
+        CHECK("open missing file fails", afmt_file_open(&f, "/nonexistent/x.npy", &e) != 0);
+        afmt_error_describe(&e, out, sizeof out);
+        CHECK("open failure names no offset", e.offset == AFMT_NO_OFFSET &&
+              strcmp(out, "cannot open /nonexistent/x.npy: No such file or directory") == 0);
+    }
     afmt_fail(&e, AFMT_E_TRUNCATED, NULL, "magic", AFMT_NO_INDEX, 0, "x");
     CHECK("field without path", strcmp(e.field, "magic") == 0);
     afmt_fail(&e, AFMT_E_TRUNCATED, &p, "magic", 0, 0, "x");
