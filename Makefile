@@ -264,6 +264,11 @@ regen:
 	  echo "$(RE2C) -o $${f%.re}.c $$f"; \
 	  $(RE2C) -W -i --no-generation-date --no-version -o $${f%.re}.c $$f || exit 1; done
 	$(MAKE) --no-print-directory $(BUILD)/afmt-gen
+	@rm -rf $(BUILD)/regen-new && $(BUILD)/afmt-gen -o $(BUILD)/regen-new $(SPECS)
+	@# what no spec produces any more (a spec removed or renamed) goes
+	@cd generated && for f in $$(find . -path ./gen -prune -o -type f -print); do \
+	  [ -f ../$(BUILD)/regen-new/$$f ] || { echo "rm generated/$${f#./} (no spec produces it)"; rm -f $$f; }; done
+	@rm -rf $(BUILD)/regen-new
 	$(BUILD)/afmt-gen -o generated $(SPECS)
 
 check-regen:

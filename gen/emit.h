@@ -26,10 +26,12 @@ typedef struct sym {
     const char *name;
     item *it;
     vtype t;             /* SY_INT: VT_U / VT_S; SY_ARRF: element type */
-    char c[96];          /* C expression of the value (INT), pointer (TEXT), prefix */
-    char elem[192];      /* SY_ARRF: printf format of element i ("%s" = index) */
-    char count[64];      /* SY_ARRF: C expression of the element count */
-    char off[64];        /* C expression of the byte offset (validator) */
+    /* Sized for names of at most SPEC_NAME_MAX characters (spec.h), filled
+     * by fixed_printf (util.h), which stops rather than cut. */
+    char c[256];         /* C expression of the value (INT), pointer (TEXT), prefix */
+    char elem[384];      /* SY_ARRF: printf format of element i ("%s" = index) */
+    char count[192];     /* SY_ARRF: C expression of the element count */
+    char off[192];       /* C expression of the byte offset (validator) */
     int width, is_signed, big;
     int size;            /* SY_TEXT: bytes */
     int bounded;         /* writer: the value (SY_INT) or every element (SY_ARRF) */
@@ -65,7 +67,7 @@ typedef struct escape {
  * the validator and the writer call (cs[0..n), blamed on field). */
 typedef struct check_param {
     const char *name;    /* the spec's name */
-    char c[96];          /* the parameter: the validator's local */
+    char c[256];         /* the parameter: the validator's local */
     vtype t;
 } check_param;
 typedef struct check_fn {
@@ -99,7 +101,7 @@ typedef struct emitter {
     sbuf *prelude;       /* static helpers emitted before the functions */
     item *tiles;         /* validator: the innermost repeat with a module (gen/layout_tiles.c) */
     int tiles_done;      /* its block has been added to the tile set */
-    char helpers[32][64];/* names of the helpers already in the prelude */
+    char helpers[32][192];/* names of the helpers already in the prelude */
     int nhelpers;
     /* validator: the afmt_field_desc constants in the prelude, name and
      * initializer, so that equal fields share one and names stay unique */
@@ -110,8 +112,8 @@ typedef struct emitter {
      * failure, with the indent of the block the proof holds in: a value
      * tested once is not tested again (line() forgets a proof when its
      * block closes). */
-    char nonneg[64][96];
-    char nonneg_val[64][32]; /* for a derived value (known_note): its C name */
+    char nonneg[64][256];
+    char nonneg_val[64][128]; /* for a derived value (known_note): its C name */
     int nonneg_indent[64];
     int nnonneg;
     int nonneg_floor;    /* the proofs below it are out of scope (a check function's body) */
@@ -234,6 +236,14 @@ void decl_line(emitter *m, int id, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+/* The line fmt... where decl_unless_used stands, when declaration id is
+ * not used (`(void)v_x;` for a value that is always computed, since its
+ * run-time checks are the format's, but that nothing may read). */
+void decl_unless_used(emitter *m, int id, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
 void decl_use(emitter *m, int id);
 void decl_needs(emitter *m, int id, int other);
 char *decls_resolve(const emitter *m, const char *text);
@@ -259,8 +269,8 @@ const table *find_table(const spec *s, const char *name);
  * where the validator is; the writer reports no offset). */
 typedef struct blame {
     char field[AFMT_GEN_FIELD_MAX_];
-    char index[64];
-    char offset[96];
+    char index[192];
+    char offset[256];
     int off_decl;        /* the declaration the offset reads (sym.off_decl), or 0 */
 } blame;
 

@@ -73,7 +73,7 @@ static int check_params(emitter *m, const check *cs, int n, const sym *attr, che
         f->params = realloc(f->params, sizeof *f->params * (size_t)(f->nparams + 1));
         if (!f->params) exit(2);
         f->params[f->nparams].name = names[i];
-        snprintf(f->params[f->nparams].c, sizeof f->params[0].c, "%s", y->c);
+        fixed_printf(f->params[f->nparams].c, sizeof f->params[0].c, "%s", y->c);
         f->params[f->nparams].t = y->t;
         f->nparams++;
     }

@@ -201,7 +201,7 @@ void gen_error(emitter *m, const char *jpath, const char *fmt, ...)
 void nonneg_note(emitter *m, const char *c)
 {
     if (nonneg_known(m, c) || m->nnonneg >= 64 || strlen(c) >= sizeof m->nonneg[0]) return;
-    snprintf(m->nonneg[m->nnonneg], sizeof m->nonneg[0], "%s", c);
+    fixed_printf(m->nonneg[m->nnonneg], sizeof m->nonneg[0], "%s", c);
     m->nonneg_val[m->nnonneg][0] = 0;
     m->nonneg_indent[m->nnonneg++] = m->indent;
 }
@@ -211,8 +211,8 @@ void known_note(emitter *m, const char *key, const char *val)
     if (known_find(m, key) || m->nnonneg >= 64 || strlen(key) >= sizeof m->nonneg[0] ||
         strlen(val) >= sizeof m->nonneg_val[0])
         return;
-    snprintf(m->nonneg[m->nnonneg], sizeof m->nonneg[0], "%s", key);
-    snprintf(m->nonneg_val[m->nnonneg], sizeof m->nonneg_val[0], "%s", val);
+    fixed_printf(m->nonneg[m->nnonneg], sizeof m->nonneg[0], "%s", key);
+    fixed_printf(m->nonneg_val[m->nnonneg], sizeof m->nonneg_val[0], "%s", val);
     m->nonneg_indent[m->nnonneg++] = m->indent;
 }
 
@@ -312,9 +312,9 @@ const table *find_table(const spec *s, const char *name)
 blame blame_at(const char *field, const char *index_c, const char *offset_c)
 {
     blame b;
-    snprintf(b.field, sizeof b.field, "%s", field ? field : "");
-    snprintf(b.index, sizeof b.index, "%s", index_c ? index_c : "AFMT_NO_INDEX");
-    snprintf(b.offset, sizeof b.offset, "%s", offset_c ? offset_c : "c->pos");
+    fixed_printf(b.field, sizeof b.field, "%s", field ? field : "");
+    fixed_printf(b.index, sizeof b.index, "%s", index_c ? index_c : "AFMT_NO_INDEX");
+    fixed_printf(b.offset, sizeof b.offset, "%s", offset_c ? offset_c : "c->pos");
     b.off_decl = 0;
     return b;
 }
@@ -494,7 +494,7 @@ const char *type_table(emitter *m, const table *tb, int key_size)
         }
     }
     sb_puts(m->prelude, "};\n\n");
-    snprintf(m->helpers[m->nhelpers], sizeof m->helpers[0], "%s", name);
+    fixed_printf(m->helpers[m->nhelpers], sizeof m->helpers[0], "%s", name);
     free(name);
     return m->helpers[m->nhelpers++];
 }
@@ -559,7 +559,7 @@ const char *type_table2(emitter *m, const table *tb, int nplain)
         sb_puts(m->prelude, "},\n");
     }
     sb_puts(m->prelude, "};\n\n");
-    snprintf(m->helpers[m->nhelpers], sizeof m->helpers[0], "%s", name);
+    fixed_printf(m->helpers[m->nhelpers], sizeof m->helpers[0], "%s", name);
     free(name);
     return m->helpers[m->nhelpers++];
 }
@@ -621,7 +621,7 @@ const char *known_table(emitter *m, const table *tb)
     quote_wrapped(m->prelude, text, "    ");
     sb_puts(m->prelude, ";\n\n");
     free(text);
-    snprintf(m->helpers[m->nhelpers], sizeof m->helpers[0], "%s", name);
+    fixed_printf(m->helpers[m->nhelpers], sizeof m->helpers[0], "%s", name);
     free(name);
     return m->helpers[m->nhelpers++];
 }
@@ -640,14 +640,12 @@ int decl_new(emitter *m)
     return ++m->ndecls;
 }
 
-void decl_line(emitter *m, int id, const char *fmt, ...)
+/* A piece of text standing for declaration id's placeholder: emitted
+ * when id is used (when > 0) or when it is not (the piece's number
+ * stored negated). */
+static void decl_piece(emitter *m, int id, char *s)
 {
     sbuf text = {0}, *out = m->out;
-    va_list ap;
-    char *s;
-    va_start(ap, fmt);
-    s = xvprintf(fmt, ap);
-    va_end(ap);
     m->out = &text; /* the line as line() writes it: indented, wrapped */
     line(m, "%s", s);
     m->out = out;
@@ -658,6 +656,26 @@ void decl_line(emitter *m, int id, const char *fmt, ...)
     m->pieces[m->npieces] = text.s ? text.s : xstrdup("");
     m->piece_decl[m->npieces] = id;
     sb_printf(m->out, "\x01%d\n", m->npieces++);
+}
+
+void decl_line(emitter *m, int id, const char *fmt, ...)
+{
+    va_list ap;
+    char *s;
+    va_start(ap, fmt);
+    s = xvprintf(fmt, ap);
+    va_end(ap);
+    decl_piece(m, id, s);
+}
+
+void decl_unless_used(emitter *m, int id, const char *fmt, ...)
+{
+    va_list ap;
+    char *s;
+    va_start(ap, fmt);
+    s = xvprintf(fmt, ap);
+    va_end(ap);
+    decl_piece(m, -id, s);
 }
 
 int decl_defer(emitter *m, const char *fmt, ...)
@@ -697,7 +715,10 @@ char *decls_resolve(const emitter *m, const char *text)
         if (!mark) { sb_puts(&out, p); break; }
         sb_printf(&out, "%.*s", (int)(mark - p), p);
         k = strtol(mark + 1, &end, 10);
-        if (k >= 0 && k < m->npieces && m->decl_used[m->piece_decl[k] - 1]) sb_puts(&out, m->pieces[k]);
+        if (k >= 0 && k < m->npieces) {
+            int d = m->piece_decl[k], used = m->decl_used[(d > 0 ? d : -d) - 1];
+            if (d > 0 ? used : !used) sb_puts(&out, m->pieces[k]);
+        }
         p = *end == '\n' ? end + 1 : end;
     }
     return out.s ? out.s : xstrdup("");

@@ -100,8 +100,8 @@ static int is_type_name(const ctoken *t)
 }
 
 typedef struct decl {
-    char name[64];
-    char type[64];
+    char name[256];
+    char type[256];
     int depth;
     int order;    /* a parameter's place: where the caller's scope declared it */
 } decl;

@@ -168,8 +168,8 @@ static void emit_int_field(emitter *m, item *it)
     y->decl = val_decl;
     y->off_decl = off_decl;
     y->t = it->field.is_signed ? VT_S : VT_U;
-    snprintf(y->c, sizeof y->c, "v_%s", it->name);
-    snprintf(y->off, sizeof y->off, "o_%s", it->name);
+    fixed_printf(y->c, sizeof y->c, "v_%s", it->name);
+    fixed_printf(y->off, sizeof y->off, "o_%s", it->name);
     y->width = it->field.width;
     y->is_signed = it->field.is_signed;
     y->big = it->field.big_endian;
@@ -249,10 +249,10 @@ static sym *array_field_sym(emitter *m, item *it, int off_decl)
     char *ld = load_c(it->field.width, it->field.is_signed, it->field.big_endian, p);
     y->off_decl = off_decl;
     y->t = it->field.is_signed ? VT_S : VT_U;
-    snprintf(y->c, sizeof y->c, "AFMT_B(c->src, o_%s)", it->name);
-    snprintf(y->count, sizeof y->count, "n_%s", it->name);
-    snprintf(y->off, sizeof y->off, "o_%s", it->name);
-    snprintf(y->elem, sizeof y->elem, "%s", ld);
+    fixed_printf(y->c, sizeof y->c, "AFMT_B(c->src, o_%s)", it->name);
+    fixed_printf(y->count, sizeof y->count, "n_%s", it->name);
+    fixed_printf(y->off, sizeof y->off, "o_%s", it->name);
+    fixed_printf(y->elem, sizeof y->elem, "%s", ld);
     y->width = it->field.width;
     y->is_signed = it->field.is_signed;
     y->big = it->field.big_endian;
@@ -277,10 +277,10 @@ static void array_field_each(emitter *m, item *it, const sym *y)
     e = sym_push(m, SY_INT, it->name, it);
     ix = sym_push(m, SY_BUILTIN, "index", it);
     e->t = y->t;
-    snprintf(e->c, sizeof e->c, "e_%s", it->name);
-    snprintf(e->off, sizeof e->off, "%s", oc);
+    fixed_printf(e->c, sizeof e->c, "e_%s", it->name);
+    fixed_printf(e->off, sizeof e->off, "%s", oc);
     ix->t = VT_U;
-    snprintf(ix->c, sizeof ix->c, "i_%s", it->name);
+    fixed_printf(ix->c, sizeof ix->c, "i_%s", it->name);
     {
         blame bl = blame_at(it->name, ic, oc);
         emit_checks(m, &bl, it->field.each, it->field.neach, e);
@@ -406,8 +406,8 @@ static void emit_text_field(emitter *m, item *it)
     y = sym_push(m, SY_TEXT, it->name, it);
     y->off_decl = off_decl;
     if (it->field.equals || it->field.text_nul_padded || it->nchecks) decl_use(m, off_decl);
-    snprintf(y->c, sizeof y->c, "AFMT_B(c->src, o_%s)", it->name);
-    snprintf(y->off, sizeof y->off, "o_%s", it->name);
+    fixed_printf(y->c, sizeof y->c, "AFMT_B(c->src, o_%s)", it->name);
+    fixed_printf(y->off, sizeof y->off, "o_%s", it->name);
     y->size = it->field.size;
     bl = blame_of(y);
     if (it->field.equals) {
@@ -495,8 +495,8 @@ static void emit_string_field(emitter *m, item *it)
     line(m, "}");
     free(ld);
     y = sym_push(m, SY_STRINGS, it->name, it);
-    snprintf(y->off, sizeof y->off, "o_%s", it->name);
-    snprintf(y->count, sizeof y->count, "n_%s", it->name);
+    fixed_printf(y->off, sizeof y->off, "o_%s", it->name);
+    fixed_printf(y->count, sizeof y->count, "n_%s", it->name);
     y->width = it->field.len_width;
     y->big = it->field.big_endian;
 }
@@ -762,7 +762,7 @@ static void emit_lookup(emitter *m, item *it)
     }
     if (!by_table) line(m, "afmt_elem %s_type = AFMT_ELEM_NONE;", it->name);
     y = sym_push(m, SY_LOOKUP, it->name, it);
-    snprintf(y->c, sizeof y->c, "%s_type", it->name);
+    fixed_printf(y->c, sizeof y->c, "%s_type", it->name);
     y->tb = tb;
     if (!by_table) {
         /* a chain over the entries, in the table's order */
@@ -976,7 +976,7 @@ static void emit_array(emitter *m, item *it)
         line(m, "c->pos += nbytes_%s;", it->name);
     }
     y = sym_push(m, SY_PAYLOAD, it->name, it);
-    snprintf(y->c, sizeof y->c, "%s", it->name);
+    fixed_printf(y->c, sizeof y->c, "%s", it->name);
     if (dims) {
         for (i = 0; i < it->array.nshape; i++) free(dims[i]);
         free(dims);
@@ -1287,7 +1287,7 @@ static void emit_textval(emitter *m, item *it)
     line(m, "c->narrays++;");
     line(m, "c->pos = end_%s;", it->name);
     y = sym_push(m, SY_PAYLOAD, it->name, it);
-    snprintf(y->c, sizeof y->c, "%s", it->name);
+    fixed_printf(y->c, sizeof y->c, "%s", it->name);
 }
 
 /* A star-slash inside a comment would end it early. */
@@ -1399,9 +1399,12 @@ static void emit_let(emitter *m, item *it)
     }
     line(m, "const %s v_%s = %s;", v.t == VT_S ? "int64_t" : "uint64_t", it->name, v.c);
     y = sym_push(m, SY_INT, it->name, it);
+    /* computed always (its failures are the format's), marked when unread */
+    y->decl = decl_new(m);
+    decl_unless_used(m, y->decl, "(void)v_%s; /* not read */", it->name);
     y->t = v.t == VT_S ? VT_S : VT_U;
-    snprintf(y->c, sizeof y->c, "v_%s", it->name);
-    snprintf(y->off, sizeof y->off, "c->pos");
+    fixed_printf(y->c, sizeof y->c, "v_%s", it->name);
+    fixed_printf(y->off, sizeof y->off, "c->pos");
     free(v.c);
 }
 

@@ -15,6 +15,7 @@
  * (so a writer refuses what its validator would reject), then the bytes are
  * written in layout order.
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -307,8 +308,8 @@ static void emit_int_value(emitter *m, const blame *bl, item *it, cexpr v)
         /* a constant: written as the literal, no local */
         y = sym_push(m, SY_INT, it->name, it);
         y->t = it->field.is_signed ? VT_S : VT_U;
-        snprintf(y->c, sizeof y->c, "%s(%llu)", it->field.is_signed ? "INT64_C" : "UINT64_C", lit);
-        snprintf(y->off, sizeof y->off, "0");
+        fixed_printf(y->c, sizeof y->c, "%s(%llu)", it->field.is_signed ? "INT64_C" : "UINT64_C", lit);
+        fixed_printf(y->off, sizeof y->off, "0");
         y->width = it->field.width;
         y->is_signed = it->field.is_signed;
         return;
@@ -338,8 +339,8 @@ static void emit_int_value(emitter *m, const blame *bl, item *it, cexpr v)
     line(m, "const %s v_%s = %s;", int_c_type(it->field.is_signed), it->name, c);
     y = sym_push(m, SY_INT, it->name, it);
     y->t = it->field.is_signed ? VT_S : VT_U;
-    snprintf(y->c, sizeof y->c, "v_%s", it->name);
-    snprintf(y->off, sizeof y->off, "0");
+    fixed_printf(y->c, sizeof y->c, "v_%s", it->name);
+    fixed_printf(y->off, sizeof y->off, "0");
     y->width = it->field.width;
     y->is_signed = it->field.is_signed;
     y->bounded = v.bounded && v.t == VT_U;
@@ -349,8 +350,8 @@ static void emit_int_value(emitter *m, const blame *bl, item *it, cexpr v)
 static sym *push_text(emitter *m, item *it)
 {
     sym *y = sym_push(m, SY_TEXT, it->name, it);
-    snprintf(y->c, sizeof y->c, "w_%s", it->name);
-    snprintf(y->off, sizeof y->off, "0");
+    fixed_printf(y->c, sizeof y->c, "w_%s", it->name);
+    fixed_printf(y->off, sizeof y->off, "0");
     y->size = it->field.size;
     return y;
 }
@@ -560,8 +561,8 @@ static void emit_reverse_lookup(emitter *m, scope *sc, item *lk)
         if (kf->field.ftype == FT_INT) {
             sym *ky = sym_push(m, SY_INT, kf->name, kf);
             ky->t = kf->field.is_signed ? VT_S : VT_U;
-            snprintf(ky->c, sizeof ky->c, "v_%s", kf->name);
-            snprintf(ky->off, sizeof ky->off, "0");
+            fixed_printf(ky->c, sizeof ky->c, "v_%s", kf->name);
+            fixed_printf(ky->off, sizeof ky->off, "0");
             /* a code from the table: stored with no range check when they all fit */
             ky->bounded = !kf->field.is_signed && key_bound(tb, k, &ky->max);
         } else {
@@ -571,7 +572,7 @@ static void emit_reverse_lookup(emitter *m, scope *sc, item *lk)
         if (kd) kd->state = 2;
     }
     y = sym_push(m, SY_LOOKUP, lk->name, lk);
-    snprintf(y->c, sizeof y->c, "%s_type", lk->name);
+    fixed_printf(y->c, sizeof y->c, "%s_type", lk->name);
     y->tb = tb;
     y->decl = size_decl;
     y->enc_decl = enc_decl;
@@ -586,9 +587,11 @@ static void def_value(emitter *m, def *d, const blame *bl)
         sym *y;
         line(m, "const %s v_%s = %s;", v.t == VT_S ? "int64_t" : "uint64_t", it->name, v.c);
         y = sym_push(m, SY_INT, it->name, it);
+        y->decl = decl_new(m); /* as the validator's (emit_let) */
+        decl_unless_used(m, y->decl, "(void)v_%s; /* not read */", it->name);
         y->t = v.t == VT_S ? VT_S : VT_U;
-        snprintf(y->c, sizeof y->c, "v_%s", it->name);
-        snprintf(y->off, sizeof y->off, "0");
+        fixed_printf(y->c, sizeof y->c, "v_%s", it->name);
+        fixed_printf(y->off, sizeof y->off, "0");
     } else if (it->field.ftype == FT_INT && !it->field.count) {
         emit_int_value(m, bl, it, v);
     } else {
@@ -602,9 +605,9 @@ static void def_const(emitter *m, def *d, const blame *bl)
     item *it = d->it;
     if (it->field.ftype == FT_INT) {
         cexpr v;
+        memset(&v, 0, sizeof v); /* range-checked as any value (it was uninitialised) */
         v.c = xprintf("UINT64_C(%llu)", (unsigned long long)it->field.equals->ival);
         v.t = VT_U;
-        v.lit = 0;
         emit_int_value(m, bl, it, v);
     } else {
         /* the literal itself, NUL-padded to the field's size */
@@ -615,7 +618,7 @@ static void def_const(emitter *m, def *d, const blame *bl)
         memcpy(padded, it->field.equals->sval, len);
         q = c_quote(padded, len > (size_t)it->field.size ? len : (size_t)it->field.size);
         if (strlen(q) < sizeof ((sym *)0)->c) {
-            snprintf(push_text(m, it)->c, sizeof ((sym *)0)->c, "%s", q);
+            fixed_printf(push_text(m, it)->c, sizeof ((sym *)0)->c, "%s", q);
         } else {
             line(m, "uint8_t w_%s[%d] = {0};", it->name, it->field.size);
             line(m, "memcpy(w_%s, %s, %zu);", it->name, q, len);
@@ -637,10 +640,10 @@ static void def_shape_arrf(emitter *m, def *d)
         line(m, "if (afmt_write_need_signed_dims(A_%s, \"%s\", err)) return -1;", d->arr->name, it->name);
     y = sym_push(m, SY_ARRF, it->name, it);
     y->t = it->field.is_signed ? VT_S : VT_U;
-    snprintf(y->c, sizeof y->c, "w_%s", it->name);
-    snprintf(y->count, sizeof y->count, "n_%s", it->name);
-    snprintf(y->off, sizeof y->off, "0");
-    snprintf(y->elem, sizeof y->elem, it->field.is_signed ? "(int64_t)w_%s[%%s]" : "w_%s[%%s]", it->name);
+    fixed_printf(y->c, sizeof y->c, "w_%s", it->name);
+    fixed_printf(y->count, sizeof y->count, "n_%s", it->name);
+    fixed_printf(y->off, sizeof y->off, "0");
+    fixed_printf(y->elem, sizeof y->elem, it->field.is_signed ? "(int64_t)w_%s[%%s]" : "w_%s[%%s]", it->name);
     y->width = it->field.width;
     y->is_signed = it->field.is_signed;
 }
@@ -694,9 +697,9 @@ static void def_payload(emitter *m, def *d)
 static void def_from_array(emitter *m, def *d, const blame *bl, char *c, vtype t)
 {
     cexpr v;
+    memset(&v, 0, sizeof v); /* not bounded: an array's dims and rank are checked against the field */
     v.c = c;
     v.t = t;
-    v.lit = 0;
     emit_int_value(m, bl, d->it, v);
 }
 
@@ -806,9 +809,9 @@ static void emit_scope_checks(emitter *m, scope *sc)
                 sym *ix = sym_push(m, SY_BUILTIN, "index", it);
                 char *ic = xprintf("i_%s", it->name);
                 e->t = arr->t;
-                snprintf(e->c, sizeof e->c, "e_%s", it->name);
+                fixed_printf(e->c, sizeof e->c, "e_%s", it->name);
                 ix->t = VT_U;
-                snprintf(ix->c, sizeof ix->c, "i_%s", it->name);
+                fixed_printf(ix->c, sizeof ix->c, "i_%s", it->name);
                 bl = blame_at(it->name, ic, "0");
                 emit_checks(m, &bl, it->field.each, it->field.neach, e);
                 free(ic);
@@ -887,9 +890,9 @@ void writer_int(emitter *m, item *f, char *c, vtype t)
 {
     const blame bl = blame_at(f->name, "AFMT_NO_INDEX", "0");
     cexpr v;
+    memset(&v, 0, sizeof v); /* not bounded: range-checked against the field */
     v.c = c;
     v.t = t;
-    v.lit = 0;
     emit_int_value(m, &bl, f, v);
 }
 
@@ -918,10 +921,52 @@ static void layout_check(emitter *m, item *a)
     }
 }
 
+/* Whether the text out->s[from..] names the C identifier id. */
+static int names_ident(const sbuf *out, size_t from, const char *id)
+{
+    size_t n = strlen(id);
+    const char *p = out->s ? out->s + from : NULL;
+    if (!p || from > out->len) return 0;
+    while ((p = strstr(p, id)) != NULL) {
+        int before = p > out->s + from && (isalnum((unsigned char)p[-1]) || p[-1] == '_');
+        int after = isalnum((unsigned char)p[n]) || p[n] == '_';
+        if (!before && !after) return 1;
+        p += n;
+    }
+    return 0;
+}
+
+/* Whether C code names the identifier id outside string and character
+ * literals and comments. */
+static int code_names(const char *code, const char *id)
+{
+    size_t n = strlen(id);
+    const char *p = code;
+    while (*p) {
+        if (*p == '"' || *p == '\'') {
+            char q = *p++;
+            while (*p && *p != q) p += p[0] == '\\' && p[1] ? 2 : 1;
+            if (*p) p++;
+        } else if (p[0] == '/' && p[1] == '*') {
+            const char *e = strstr(p + 2, "*/");
+            p = e ? e + 2 : p + strlen(p);
+        } else if (isalpha((unsigned char)*p) || *p == '_') {
+            const char *w = p;
+            while (isalnum((unsigned char)*p) || *p == '_') p++;
+            if ((size_t)(p - w) == n && memcmp(w, id, n) == 0) return 1;
+        } else {
+            p++;
+        }
+    }
+    return 0;
+}
+
 static void write_scope(emitter *m, item_list *body, const char *array_expr)
 {
     scope sc;
     int i, mark = sym_mark(m);
+    size_t from = m->out->len;
+    int *outer = NULL; /* the declarations of the arrays of nested structures */
     memset(&sc, 0, sizeof sc);
     sc.multi = m->multi;
     collect(&sc, body, 0);
@@ -935,16 +980,24 @@ static void write_scope(emitter *m, item_list *body, const char *array_expr)
             free(sc.direct);
             return;
         }
+    outer = xcalloc((size_t)sc.narrays + 1, sizeof *outer);
     for (i = 0; i < sc.narrays; i++) {
         item *a = sc.arrays[i];
         sym *bound = sym_peek(m, a->name);
+        /* the writer reads a table of columns as the arrays themselves:
+         * A_<columns> is declared only if an expression names it */
+        int lazy = layout_by_id(a->array.layout) && layout_by_id(a->array.layout)->write_lazy;
         if (!bound || bound->kind != SY_PAYLOAD) {
             sym *y = sym_push(m, SY_PAYLOAD, a->name, a);
-            snprintf(y->c, sizeof y->c, "A_%s", a->name);
+            fixed_printf(y->c, sizeof y->c, "A_%s", a->name);
             y->decl = decl_defer(m, "const afmt_array *A_%s = %s;", a->name, array_expr);
-            /* the writer reads a table of columns as the arrays themselves:
-             * A_<columns> is declared only if an expression names it */
-            if (!layout_by_id(a->array.layout) || !layout_by_id(a->array.layout)->write_lazy) decl_use(m, y->decl);
+            /* an array of a nested case or repetition is declared when
+             * that structure is written (a switch afmt-gen resolves
+             * writes one case) or this scope's code names it (below) */
+            if (!lazy && sc.direct[i]) decl_use(m, y->decl);
+            else if (!lazy) outer[i] = y->decl;
+        } else if (!lazy && sc.direct[i]) {
+            decl_use(m, bound->decl);
         }
         if (sc.direct[i]) layout_check(m, a);
     }
@@ -952,6 +1005,13 @@ static void write_scope(emitter *m, item_list *body, const char *array_expr)
     for (i = 0; i < sc.ndefs; i++) emit_def(m, &sc, &sc.defs[i], "");
     emit_scope_checks(m, &sc);
     write_items(m, body);
+    for (i = 0; i < sc.narrays; i++)
+        if (outer[i]) {
+            char *id = xprintf("A_%s", sc.arrays[i]->name);
+            if (names_ident(m->out, from, id)) decl_use(m, outer[i]);
+            free(id);
+        }
+    free(outer);
     sym_pop_to(m, mark);
     free(sc.items);
     free(sc.arrays);
@@ -1070,6 +1130,27 @@ static void write_pad(emitter *m, item *it)
     free(sz);
 }
 
+/* Region it: its content, then what its size asks for beyond it (zeros
+ * when it is not exact) or a refusal (content longer than the size, or
+ * shorter in an exact region): so every file written has every byte its
+ * validator reads (afmt_write_region_end). */
+static void write_region(emitter *m, item *it)
+{
+    const char *field = it->arg->kind == E_NAME ? it->arg->sval : it->name;
+    const blame bl = blame_at(field, "AFMT_NO_INDEX", "0");
+    char *start = xprintf("%s_start", it->name), *size;
+    char *st = local_name(m, start), *sz_base = xprintf("%s_size", it->name), *sz_local;
+    line(m, "/* region %s: %s bytes%s */", it->name, it->arg_text ? it->arg_text : "?", it->region.exact ? ", exact" : "");
+    size = emit_u64(m, &bl, it->arg, it->arg_text);
+    sz_local = local_name(m, sz_base);
+    line(m, "const uint64_t %s = %s;", sz_local, size);
+    line(m, "const uint64_t %s = sink->written;", st);
+    write_items(m, &it->body);
+    line(m, "if (afmt_write_region_end(sink, %s, %s, %d, \"%s\", err) != 0) return -1;", st, sz_local,
+         it->region.exact ? 1 : 0, field);
+    free(start); free(st); free(size); free(sz_base); free(sz_local);
+}
+
 /* The case of switch it whose values include lit, or -1. */
 static int case_of(const item *it, unsigned long long lit)
 {
@@ -1151,7 +1232,7 @@ static void write_item(emitter *m, item *it)
     switch (it->kind) {
     case IT_FIELD: write_field(m, it); break;
     case IT_ARRAY: write_array(m, it); break;
-    case IT_REGION: write_items(m, &it->body); break;
+    case IT_REGION: write_region(m, it); break;
     case IT_PAD: write_pad(m, it); break;
     case IT_SWITCH: write_switch(m, it); break;
     case IT_REPEAT: write_repeat(m, it); break;
@@ -1173,17 +1254,39 @@ static int top_repeats_arrays(const spec *s)
     return 0;
 }
 
+/* Whether body (or a structure in it) has an item that holds arrays. */
+static int holds_arrays(const item_list *body)
+{
+    int i, j;
+    for (i = 0; i < body->n; i++) {
+        const item *it = body->v[i];
+        if (it->kind == IT_ARRAY || it->kind == IT_TEXTHDR || it->kind == IT_TEXTVAL) return 1;
+        if ((it->kind == IT_REGION || it->kind == IT_REPEAT) && holds_arrays(&it->body)) return 1;
+        if (it->kind == IT_SWITCH)
+            for (j = 0; j < it->ncases; j++)
+                if (holds_arrays(&it->cases[j].body)) return 1;
+    }
+    return 0;
+}
+
 void emit_writer(emitter *m)
 {
     blame bl;
     const spec *s = m->s;
     int multi = top_repeats_arrays(s);
+    if (!holds_arrays(&s->body)) {
+        /* its writer would write the fields and drop the array given */
+        gen_error(m, "/body", "no item holds an array (array, text_header, text_value): the writer would have nowhere "
+                              "to put one; add one, or say why the format is not written: \"read_only\": \"...\"");
+        return;
+    }
     if (texthdr_in_spec(s)) {
         texthdr_emit_writer(m);
         return;
     }
     sbuf *out = m->out, main_fn = {0}, funcs = {0};
-    int owned_unused;
+    int owned_unused, arrays_unused, ai_unused;
+    size_t body_from, ai_from = 0;
     m->writer = 1;
     m->end = "len";
     m->out = &main_fn;
@@ -1195,12 +1298,19 @@ void emit_writer(emitter *m)
     line(m, "                         afmt_sink *sink, afmt_error *err, uint8_t **owned)");
     line(m, "{");
     m->indent++;
+    body_from = main_fn.len;
     owned_unused = decl_new(m); /* kept when no layout fills *owned */
     decl_line(m, owned_unused, "(void)owned;");
+    /* a spec without arrays reads neither arrays nor ai (kept when unread) */
+    arrays_unused = decl_new(m);
+    decl_line(m, arrays_unused, "(void)arrays;");
+    ai_unused = decl_new(m);
     m->writer_owns = 0;
     m->multi = multi;
     if (!multi) {
         line(m, "const size_t ai = 0;");
+        decl_line(m, ai_unused, "(void)ai;");
+        ai_from = main_fn.len;
         line(m, "if (n == 0) {");
         m->indent++;
         bl = blame_at("", "AFMT_NO_INDEX", "0");
@@ -1233,6 +1343,15 @@ void emit_writer(emitter *m)
     m->indent--;
     line(m, "}");
     if (!m->writer_owns) decl_use(m, owned_unused);
+    {
+        /* the function's code as it will be, after its opening brace */
+        char *text = decls_resolve(m, main_fn.s + body_from);
+        if (!code_names(text, "arrays")) decl_use(m, arrays_unused);
+        free(text);
+        text = decls_resolve(m, main_fn.s + ai_from); /* after ai's declaration */
+        if (!multi && !code_names(text, "ai")) decl_use(m, ai_unused);
+        free(text);
+    }
     /* the functions of the structures, each before its first caller */
     if (funcs.s) sb_puts(out, funcs.s);
     if (main_fn.s) sb_puts(out, main_fn.s);

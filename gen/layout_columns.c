@@ -134,7 +134,7 @@ static void columns_validate(emitter *m, item *it)
     free(code);
     {
         sym *y = sym_push(m, SY_PAYLOAD, it->name, it);
-        snprintf(y->c, sizeof y->c, "%s", it->name);
+        fixed_printf(y->c, sizeof y->c, "%s", it->name);
     }
 }
 
@@ -187,10 +187,10 @@ static void column_types(emitter *m, item *a, item *f)
     line(m, "}");
     y = sym_push(m, SY_ARRF, f->name, f);
     y->t = VT_U;
-    snprintf(y->c, sizeof y->c, "arrays");
-    snprintf(y->count, sizeof y->count, "n_%s", f->name);
-    snprintf(y->off, sizeof y->off, "0");
-    snprintf(y->elem, sizeof y->elem, "afmt_type_by_dtype(%s, %d, arrays[%%s].dtype)->code", tname, tb->nentries);
+    fixed_printf(y->c, sizeof y->c, "arrays");
+    fixed_printf(y->count, sizeof y->count, "n_%s", f->name);
+    fixed_printf(y->off, sizeof y->off, "0");
+    fixed_printf(y->elem, sizeof y->elem, "afmt_type_by_dtype(%s, %d, arrays[%%s].dtype)->code", tname, tb->nentries);
     y->width = f->field.width;
     /* a code is one of the table's: no range check where they all fit */
     y->bounded = 1;
@@ -206,7 +206,7 @@ static void columns_write_field(emitter *m, item *a, item *f, int role)
         return;
     }
     y = sym_push(m, SY_STRINGS, f->name, f);
-    snprintf(y->count, sizeof y->count, "(uint64_t)n"); /* a label per array */
+    fixed_printf(y->count, sizeof y->count, "(uint64_t)n"); /* a label per array */
     y->width = f->field.len_width;
 }
 

@@ -81,7 +81,7 @@ static void tiles_after_item(emitter *m)
             sb_printf(m->prelude, "/* The fields that place a block of %s in the matrix. */\n", t->name);
             sb_printf(m->prelude, "static const afmt_tile_fields %s =\n    {\"%s\", \"%s\", \"%s\", \"%s\"};\n\n", names,
                       r->name, c->name, h->name, w->name);
-            snprintf(m->helpers[m->nhelpers++], sizeof m->helpers[0], "%s", names);
+            fixed_printf(m->helpers[m->nhelpers++], sizeof m->helpers[0], "%s", names);
         }
         decl_use(m, r->off_decl);
         decl_use(m, c->off_decl);

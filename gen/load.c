@@ -196,6 +196,8 @@ static void load_tables(loader *L, spec *s, json_t *v)
     json_object_foreach(v, k, t) {
         char *p = jp_key("/tables", k);
         if (!valid_name(k)) LERR(L, p, "'%s' is not a valid table name", k);
+        else if (strlen(k) > SPEC_NAME_MAX)
+            LERR(L, p, "a table name has at most %d characters (this one has %zu)", SPEC_NAME_MAX, strlen(k));
         load_table(L, k, t, p, &s->tables[s->ntables++]);
         free(p);
     }

@@ -1,8 +1,14 @@
-/* afmt-gen: compile spec/NAME.json files into generated/<format>.{h,c}, a
- * fuzzing dictionary generated/fuzz/<format>.dict (emit_dict.c) and the
- * registry generated/afmt_formats.c.
+/* afmt-gen: compile spec/NAME.json files into DIR/<format>.{h,c}, a
+ * fuzzing dictionary DIR/fuzz/<format>.dict (emit_dict.c) and the
+ * registry DIR/afmt_formats.c.
  *
- *   afmt-gen [-o DIR] [--check] SPEC.json...
+ *   afmt-gen -o DIR SPEC.json...
+ *   afmt-gen --check SPEC.json...
+ *
+ * There is no default DIR: the shipped generated/ is written only when
+ * asked (`make regen` says -o generated), never by a run that forgot -o.
+ * Every spec is checked before anything is written, so one bad spec
+ * leaves DIR as it was and prints only its own diagnostics.
  *
  * Exit 0 on success, 1 if any spec has errors (each printed as
  * "spec/x.json: /json/path: message"), 2 on usage or I/O errors.
@@ -17,15 +23,20 @@
 
 static void usage(FILE *out)
 {
-    fputs("usage: afmt-gen [-o DIR] [--check] SPEC.json...\n"
+    fputs("usage: afmt-gen -o DIR SPEC.json...\n"
+          "       afmt-gen --check SPEC.json...\n"
           "\n"
           "Compile afmt format descriptions (spec/LANGUAGE.md) into C validators,\n"
           "readers and writers.\n"
           "\n"
           "  -o DIR    write DIR/<format>.h, DIR/<format>.c, DIR/fuzz/<format>.dict\n"
           "            and DIR/afmt_formats.c, making DIR (and its parents) if\n"
-          "            missing (default: generated)\n"
+          "            missing; required unless --check (no default: the shipped\n"
+          "            generated/ is rewritten only by make regen, -o generated)\n"
           "  --check   check the specs and write nothing\n"
+          "\n"
+          "Every spec is checked before anything is written: if one has errors,\n"
+          "nothing is written and only its diagnostics are printed.\n"
           "  --version   print afmt-gen's version and runtime ABI\n"
           "  -h, --help  show this help\n"
           "\n"
@@ -66,9 +77,30 @@ static int by_name(const void *a, const void *b)
     return strcmp(x->format, y->format);
 }
 
+/* Every spec through the whole generator, writing nothing: 0 when all
+ * passed, else 1 (their diagnostics printed). */
+static int check_all(spec **specs, int n)
+{
+    int i, failed = 0;
+    for (i = 0; i < n; i++)
+        if (emit_format(specs[i], NULL) != 0) failed = 1;
+    return failed;
+}
+
+/* Write every spec's files and the registry into outdir (made if
+ * missing): 0, or 2 after an I/O error was printed. */
+static int write_all(spec **specs, int n, const char *outdir)
+{
+    int i;
+    if (make_dirs(outdir) != 0) return 2;
+    for (i = 0; i < n; i++)
+        if (emit_format(specs[i], outdir) != 0 || emit_dict(specs[i], outdir) != 0) return 2;
+    return emit_registry(specs, n, outdir) != 0 ? 2 : 0;
+}
+
 int main(int argc, char **argv)
 {
-    const char *outdir = "generated";
+    const char *outdir = NULL;
     int check_only = 0, i, n = 0, failed = 0;
     spec **specs = xcalloc((size_t)argc + 1, sizeof *specs);
     for (i = 1; i < argc; i++) {
@@ -87,21 +119,21 @@ int main(int argc, char **argv)
         }
     }
     if (n == 0 && !failed) { usage(stderr); return 2; }
+    if (!outdir && !check_only) {
+        fprintf(stderr, "afmt-gen: say where to write: -o DIR (the shipped formats: make regen), "
+                        "or --check to write nothing\n");
+        return 2;
+    }
     qsort(specs, (size_t)n, sizeof *specs, by_name);
     for (i = 0; i + 1 < n; i++)
         if (strcmp(specs[i]->format, specs[i + 1]->format) == 0) {
             fprintf(stderr, "%s: /format: format '%s' is also defined by %s\n", specs[i + 1]->path, specs[i]->format, specs[i]->path);
             failed = 1;
         }
-    if (!failed && !check_only && make_dirs(outdir) != 0) return 2;
-    for (i = 0; i < n; i++) {
-        if (check_only) {
-            /* emit into a scratch directory-less run: same checks, no files */
-            if (emit_format(specs[i], NULL) != 0) failed = 1;
-        } else if (emit_format(specs[i], outdir) != 0 || emit_dict(specs[i], outdir) != 0) {
-            failed = 1;
-        }
+    if (check_all(specs, n) != 0) failed = 1;
+    if (failed) {
+        if (!check_only) fprintf(stderr, "afmt-gen: nothing written to %s: a spec has errors\n", outdir);
+        return 1;
     }
-    if (!failed && !check_only && emit_registry(specs, n, outdir) != 0) return 2;
-    return failed ? 1 : 0;
+    return check_only ? 0 : write_all(specs, n, outdir);
 }

@@ -2,6 +2,11 @@
 #ifndef AFMT_GEN_SPEC_H
 #define AFMT_GEN_SPEC_H
 
+/* The longest name of an item or a table, in characters.  Names become
+ * parts of C identifiers and expressions, which afmt-gen builds in
+ * buffers sized for this (emit.h); the loader refuses a longer name. */
+#define SPEC_NAME_MAX 48
+
 #include <stdint.h>
 #include <stdio.h>
 #include "expr.h"

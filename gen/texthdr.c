@@ -341,13 +341,18 @@ static void emit_desc(emitter *m, item *it)
     int i, n = 0;
     /* The item's JSON path names it uniquely and stably. */
     n = snprintf(h->cname, sizeof h->cname, "%s_thdir", m->s->format);
-    for (i = 0; it->jpath[i] && n < (int)sizeof h->cname - 1; i++)
+    for (i = 0; it->jpath[i]; i++) {
+        if (n >= (int)sizeof h->cname - 1) { /* cut, two headers could share a name */
+            fprintf(stderr, "afmt-gen: internal error: the text header at %s is nested too deep\n", it->jpath);
+            exit(2);
+        }
         h->cname[n++] = isalnum((unsigned char)it->jpath[i]) ? it->jpath[i] : '_';
+    }
     h->cname[n] = 0;
     /* once per emitter (the validator's first pass has one of its own) */
     for (i = 0; i < m->nhelpers; i++)
         if (strcmp(m->helpers[i], h->cname) == 0) return;
-    if (m->nhelpers < 32) snprintf(m->helpers[m->nhelpers++], sizeof m->helpers[0], "%s", h->cname);
+    if (m->nhelpers < 32) fixed_printf(m->helpers[m->nhelpers++], sizeof m->helpers[0], "%s", h->cname);
     sb_printf(o, "/* %s: the text header at %s */\n", it->name, it->jpath);
     for (i = 0; i < h->nkeys; i++) {
         q = c_quote(h->keys[i].key, strlen(h->keys[i].key));

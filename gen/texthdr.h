@@ -41,7 +41,7 @@ typedef struct texthdr {
     int lenient;                /* "lenient": "warn" */
     int write_sort[4];          /* "write_sort": AFMT_THSORT_* of runtime/afmt_thdir.h,
                                  * negative for descending, 0-terminated */
-    char cname[64];             /* C name of the emitted descriptor */
+    char cname[256];            /* C name of the emitted descriptor */
 } texthdr;
 
 /* Load the item at JSON object o (jansson json_t *); reports problems as

@@ -72,6 +72,20 @@ void sb_puts(sbuf *b, const char *s)
     b->len += n;
 }
 
+void fixed_printf(char *dst, size_t cap, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+    va_start(ap, fmt);
+    n = vsnprintf(dst, cap, fmt, ap);
+    va_end(ap);
+    if (n < 0 || (size_t)n >= cap) {
+        fprintf(stderr, "afmt-gen: internal error: a generated C text of %d characters exceeds its buffer of %zu "
+                        "(\"%.40s...\"); please report it with the spec\n", n, cap, dst);
+        exit(2);
+    }
+}
+
 void sb_printf(sbuf *b, const char *fmt, ...)
 {
     va_list ap, ap2;

@@ -15,6 +15,17 @@ char *xprintf(const char *fmt, ...)
 #endif
     ;
 
+/* snprintf into one of afmt-gen's fixed buffers (a symbol's C expression,
+ * a helper's name, ...).  They are sized for names of at most
+ * SPEC_NAME_MAX characters (spec.h, enforced by the loader); text that
+ * would not fit is not cut (cut, it would be C naming something else, or
+ * nothing): afmt-gen stops with an internal error instead. */
+void fixed_printf(char *dst, size_t cap, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
 /* Growable text buffer used by the emitters. */
 typedef struct sbuf {
     char *s;

@@ -360,6 +360,9 @@ static int tenbin_write_array(const afmt_array *arrays, afmt_sink *sink, afmt_er
     if (afmt_sink_put(sink, "~TenBin~", 8, err) != 0) return -1;
     /* header_len */
     if (afmt_sink_u64(sink, (uint64_t)v_header_len, 0, err) != 0) return -1;
+    /* region header: header_len bytes, exact */
+    const uint64_t header_size = (uint64_t)v_header_len;
+    const uint64_t header_start = sink->written;
     /* dtype */
     if (afmt_sink_put(sink, w_dtype, 8, err) != 0) return -1;
     /* info */
@@ -370,6 +373,8 @@ static int tenbin_write_array(const afmt_array *arrays, afmt_sink *sink, afmt_er
     for (uint64_t k = 0; k < n_dims; k++) {
         if (afmt_sink_u64(sink, w_dims[k], 0, err) != 0) return -1;
     }
+    if (afmt_write_region_end(sink, header_start, header_size, 1, "header_len",
+            err) != 0) return -1;
     /* header_padding */
     if (afmt_write_pad_to(sink, (uint64_t)v_header_len, UINT64_C(64), "header_padding",
             err) != 0) return -1;
@@ -377,8 +382,13 @@ static int tenbin_write_array(const afmt_array *arrays, afmt_sink *sink, afmt_er
     if (afmt_sink_put(sink, "~TenBin~", 8, err) != 0) return -1;
     /* data_len */
     if (afmt_sink_u64(sink, (uint64_t)v_data_len, 0, err) != 0) return -1;
+    /* region data_chunk: data_len bytes */
+    const uint64_t data_chunk_size = (uint64_t)v_data_len;
+    const uint64_t data_chunk_start = sink->written;
     /* data */
     if (afmt_sink_payload(sink, A_data, AFMT_LITTLE, el_type.enc, err) != 0) return -1;
+    if (afmt_write_region_end(sink, data_chunk_start, data_chunk_size, 0, "data_len",
+            err) != 0) return -1;
     /* data_padding */
     if (afmt_write_pad_to(sink, (uint64_t)v_data_len, UINT64_C(64), "data_padding",
             err) != 0) return -1;

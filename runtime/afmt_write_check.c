@@ -34,6 +34,16 @@ int afmt_write_need_signed_dims(const afmt_array *a, const char *field, afmt_err
     return 0;
 }
 
+int afmt_write_region_end(afmt_sink *sink, uint64_t start, uint64_t size, int exact, const char *field,
+                          afmt_error *err)
+{
+    const uint64_t used = sink->written - start;
+    if (used > size || (exact && used < size))
+        return afmt_fail(err, AFMT_E_SIZE, NULL, field, AFMT_NO_INDEX, 0,
+                         "the region's content takes %" PRIu64 " bytes, its size is %" PRIu64, used, size);
+    return afmt_sink_zeros(sink, size - used, err);
+}
+
 int afmt_write_pad_to(afmt_sink *sink, uint64_t len, uint64_t align, const char *field,
                       afmt_error *err)
 {

@@ -37,6 +37,15 @@ AFMT_GEN_API int afmt_write_need_signed_dims(const afmt_array *a, const char *fi
 AFMT_GEN_API int afmt_write_pad_to(afmt_sink *sink, uint64_t len, uint64_t align, const char *field,
                                    afmt_error *err);
 
+/* The end of a region the writer wrote from byte start of sink on: its
+ * content took sink->written - start bytes and its spec's size is size.
+ * More than size fails, and so does less when exact (the validator
+ * would refuse either file: AFMT_E_SIZE, blamed on field, the region's
+ * size field or the region); less when not exact is filled with zeros, so
+ * that the file has the region's every byte. */
+AFMT_GEN_API int afmt_write_region_end(afmt_sink *sink, uint64_t start, uint64_t size, int exact, const char *field,
+                          afmt_error *err);
+
 /* The failure of an array whose rank the format cannot hold: "<holds>;
  * this array is <rank>-d: <type[dims]>" (AFMT_E_TYPE).  Always -1; the
  * caller tests the rank. */

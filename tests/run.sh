@@ -44,6 +44,13 @@ for spec in tests/specs/bad/*.json; do
     fi
 done
 
+# afmt-gen's command line (no -o, one bad spec among good ones) and make
+# regen's removal of stale files; then the feature specs (their output
+# against the snapshots) and the regression specs compile with -Werror and
+# their writers' files validate.
+run gen-cli bash tests/specs/run_gen_cli.sh "$BUILD"
+run specs bash tests/specs/run_specs.sh "$BUILD"
+
 # The shipped specs check cleanly.
 if ASAN_OPTIONS=detect_leaks=0 "$BUILD"/afmt-gen --check spec/*.json; then
     echo "PASS afmt-gen --check spec/*.json" >> "$LOG"

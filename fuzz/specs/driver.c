@@ -1,0 +1,273 @@
+/* The spec fuzzer's driver: compiled with one generated format (afmt-gen's
+ * <format>.c and the registry afmt_formats.c holding only it), it checks
+ * that format's writer against its own validator and prints the
+ * validator's verdict on inputs, one line each, for comparison.
+ *
+ *   driver write DIR      write every array the format accepts from a fixed
+ *                         set of candidates (each dtype, ranks 0..3, empty
+ *                         dims, names, several arrays, CSR, compressed),
+ *                         into DIR/w<k>.bin; each must have the size
+ *                         encoded_size said, validate strictly and read
+ *                         back as the arrays written
+ *   driver validate FILE...   one verdict line per file and mode
+ *
+ * Exit 0 when every check held, 1 when one did not (a "FAIL" line says
+ * which), 2 on usage or I/O errors.  Under ASan/UBSan a crash is a
+ * finding too.  fuzz/specs/specfuzz.py drives it (docs/FUZZING.md). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "afmt.h"
+
+#define MAX_ARRAYS 3
+#define MAX_VIEWS 64
+#define BUF_CAP (1u << 20)
+
+typedef struct seen {
+    afmt_array a[MAX_VIEWS];
+    int n;
+} seen;
+
+static int keep(void *ctx, const afmt_array *a)
+{
+    seen *s = ctx;
+    if (s->n < MAX_VIEWS) s->a[s->n] = *a;
+    s->n++;
+    return 0;
+}
+
+static const afmt_format *the_format(void)
+{
+    size_t i;
+    for (i = 0; i < afmt_format_count; i++)
+        if (afmt_formats[i]) return afmt_formats[i];
+    return NULL;
+}
+
+/* One verdict: "ok" and the arrays (dtype, rank, dims, order, encoding,
+ * offset, name), or the error's code, field, offset and message. */
+static void print_verdict(FILE *out, const char *what, int rc, const afmt_error *err, const seen *s)
+{
+    int i;
+    uint32_t d;
+    if (rc != 0) {
+        fprintf(out, "%s err %s field=%s offset=%llu: %s\n", what, afmt_code_name(err->code), err->field,
+                (unsigned long long)err->offset, err->message);
+        return;
+    }
+    fprintf(out, "%s ok arrays=%d", what, s->n);
+    for (i = 0; i < s->n && i < MAX_VIEWS; i++) {
+        const afmt_array *a = &s->a[i];
+        fprintf(out, " [%s", afmt_dtype_name(a->dtype));
+        for (d = 0; d < a->rank && d < AFMT_RANK_CAP; d++) fprintf(out, "%s%llu", d ? "x" : " ", (unsigned long long)a->dims[d]);
+        fprintf(out, " order=%d enc=%d off=%llu nbytes=%llu name=%s]", (int)a->order, (int)a->encoding,
+                (unsigned long long)a->offset, (unsigned long long)a->nbytes, a->name);
+    }
+    fputc('\n', out);
+}
+
+static int validate_mode(const afmt_format *f, const uint8_t *buf, uint64_t len, afmt_mode mode, seen *s,
+                         afmt_error *err)
+{
+    afmt_options opt;
+    afmt_visitor vis;
+    afmt_options_default(&opt);
+    opt.mode = mode;
+    memset(&vis, 0, sizeof vis);
+    memset(s, 0, sizeof *s);
+    vis.ctx = s;
+    vis.on_array = keep;
+    memset(err, 0, sizeof *err);
+    return f->validate(buf, len, &opt, &vis, err);
+}
+
+static uint8_t *read_file(const char *path, uint64_t *len)
+{
+    FILE *fp = fopen(path, "rb");
+    uint8_t *buf;
+    long n;
+    if (!fp) return NULL;
+    if (fseek(fp, 0, SEEK_END) != 0 || (n = ftell(fp)) < 0 || fseek(fp, 0, SEEK_SET) != 0) { fclose(fp); return NULL; }
+    buf = malloc((size_t)n + 1);
+    if (buf && fread(buf, 1, (size_t)n, fp) != (size_t)n) { free(buf); buf = NULL; }
+    fclose(fp);
+    *len = (uint64_t)n;
+    return buf;
+}
+
+static int cmd_validate(const afmt_format *f, int argc, char **argv)
+{
+    int i, rc = 0;
+    static seen s;
+    for (i = 0; i < argc; i++) {
+        uint64_t len = 0;
+        uint8_t *buf = read_file(argv[i], &len);
+        afmt_error err;
+        char what[64];
+        if (!buf) { fprintf(stderr, "driver: cannot read %s\n", argv[i]); rc = 2; continue; }
+        snprintf(what, sizeof what, "%d strict", i);
+        print_verdict(stdout, what, validate_mode(f, buf, len, AFMT_STRICT, &s, &err), &err, &s);
+        snprintf(what, sizeof what, "%d lenient", i);
+        print_verdict(stdout, what, validate_mode(f, buf, len, AFMT_LENIENT, &s, &err), &err, &s);
+        free(buf);
+    }
+    return rc;
+}
+
+/* ---- write: candidates */
+
+static const afmt_dtype DTYPES[] = {AFMT_BOOL, AFMT_I8, AFMT_U8, AFMT_I16, AFMT_U16, AFMT_I32, AFMT_U32,
+                                    AFMT_I64, AFMT_U64, AFMT_F16, AFMT_BF16, AFMT_F32, AFMT_F64,
+                                    AFMT_C32, AFMT_C64, AFMT_C128};
+#define NDTYPES (sizeof DTYPES / sizeof DTYPES[0])
+static const uint64_t SHAPES[][4] = {{0, 0, 0, 0}, {1, 3, 0, 0}, {2, 2, 3, 0}, {1, 0, 0, 0}, {3, 2, 1, 2}, {2, 0, 4, 0}};
+#define NSHAPES (sizeof SHAPES / sizeof SHAPES[0])
+
+static uint8_t payload[MAX_ARRAYS][4096];
+
+static void make_array(afmt_array *a, afmt_dtype dt, const uint64_t *shape, afmt_order order, int k,
+                       const char *name)
+{
+    uint64_t i, count = 1;
+    afmt_array_init(a, dt);
+    a->rank = (uint32_t)shape[0];
+    for (i = 0; i < a->rank; i++) { a->dims[i] = shape[1 + i]; count *= shape[1 + i]; }
+    a->count = count;
+    a->order = a->rank > 1 ? order : AFMT_ROW_MAJOR;
+    for (i = 0; i < sizeof payload[k]; i++)
+        payload[k][i] = dt == AFMT_BOOL ? (uint8_t)((i + (uint64_t)k) & 1) : (uint8_t)(i * 7 + 1 + (uint64_t)k);
+    a->data = payload[k];
+    a->nbytes = count * a->elsize;
+    if (name) snprintf(a->name, sizeof a->name, "%s", name);
+}
+
+/* A 2x3 CSR view: rows {0: col 1}, {1: cols 0, 2}. */
+static void make_csr(afmt_array *a, afmt_dtype dt, unsigned index_size)
+{
+    static const uint64_t offs64[3] = {0, 1, 3}, cols64[3] = {1, 0, 2};
+    static const uint32_t offs32[3] = {0, 1, 3}, cols32[3] = {1, 0, 2};
+    static const uint64_t shape[4] = {2, 2, 3, 0};
+    make_array(a, dt, shape, AFMT_ROW_MAJOR, 0, NULL);
+    a->encoding = AFMT_ENC_CSR;
+    a->nnz = 3;
+    a->nbytes = 3 * a->elsize;
+    a->csr_index_size = index_size;
+    a->csr_row_offsets = index_size == 8 ? (const uint8_t *)offs64 : (const uint8_t *)offs32;
+    a->csr_col_indices = index_size == 8 ? (const uint8_t *)cols64 : (const uint8_t *)cols32;
+}
+
+static int same_values(const afmt_array *w, const afmt_array *r)
+{
+    static uint8_t a[8192], b[8192];
+    afmt_error err;
+    uint64_t n = w->count * w->elsize;
+    uint32_t d;
+    if (r->dtype != w->dtype || r->rank != w->rank || r->count != w->count) return 0;
+    for (d = 0; d < w->rank; d++)
+        if (r->dims[d] != w->dims[d]) return 0;
+    if (n > sizeof a) return 1;
+    if (afmt_array_to_plain(w, AFMT_ROW_MAJOR, a, sizeof a, &err) != 0) return 1; /* not comparable */
+    if (afmt_array_to_plain(r, AFMT_ROW_MAJOR, b, sizeof b, &err) != 0) return 0;
+    return memcmp(a, b, (size_t)n) == 0;
+}
+
+/* Write arrays[0..n) (with wopt); if the writer takes them, the file must
+ * be as long as encoded_size said, validate strictly and read back as
+ * written.  Returns 1 on a failed check, else 0; *written counts files. */
+static int try_write(const afmt_format *f, const afmt_array *arrays, size_t n, const afmt_write_options *wopt,
+                     const char *desc, const char *dir, int *written)
+{
+    static uint8_t buf[BUF_CAP];
+    static seen s;
+    afmt_sink sink;
+    afmt_error err;
+    uint64_t size = 0;
+    size_t i;
+    char path[4096];
+    FILE *fp;
+    if (n == 1 && f->can_write(&arrays[0], &err) != 0) return 0;
+    if (f->encoded_size(arrays, n, wopt, &size, &err) != 0) return 0;
+    afmt_sink_buffer(&sink, buf, sizeof buf);
+    if (f->write(arrays, n, wopt, &sink, &err) != 0) {
+        if (size <= sizeof buf) {
+            printf("FAIL %s: encoded_size said %llu, then write refused: %s\n", desc, (unsigned long long)size, err.message);
+            return 1;
+        }
+        return 0;
+    }
+    if (sink.written != size) {
+        printf("FAIL %s: wrote %llu bytes, encoded_size said %llu\n", desc, (unsigned long long)sink.written,
+               (unsigned long long)size);
+        return 1;
+    }
+    snprintf(path, sizeof path, "%s/w%d.bin", dir, *written);
+    (*written)++;
+    fp = fopen(path, "wb");
+    if (!fp || fwrite(buf, 1, (size_t)size, fp) != (size_t)size || fclose(fp) != 0) {
+        fprintf(stderr, "driver: cannot write %s\n", path);
+        exit(2);
+    }
+    if (validate_mode(f, buf, size, AFMT_STRICT, &s, &err) != 0) {
+        char msg[512];
+        afmt_error_describe(&err, msg, sizeof msg);
+        printf("FAIL %s: the writer's file (%s) fails its own validator: %s\n", desc, path, msg);
+        return 1;
+    }
+    if (s.n < (int)n) {
+        printf("FAIL %s: wrote %zu arrays, the validator saw %d (%s)\n", desc, n, s.n, path);
+        return 1;
+    }
+    for (i = 0; i < n && s.n == (int)n; i++)
+        if (arrays[i].encoding != AFMT_ENC_CSR && !same_values(&arrays[i], &s.a[i])) {
+            printf("FAIL %s: array %zu reads back differently (%s)\n", desc, i, path);
+            return 1;
+        }
+    return 0;
+}
+
+static int cmd_write(const afmt_format *f, const char *dir)
+{
+    afmt_array arrays[MAX_ARRAYS];
+    afmt_write_options wopt;
+    size_t d, sh, n;
+    int fails = 0, written = 0;
+    char desc[256];
+    static const char *names[] = {NULL, "x", "name_of_seven"};
+    memset(&wopt, 0, sizeof wopt);
+    for (d = 0; d < NDTYPES; d++)
+        for (sh = 0; sh < NSHAPES; sh++)
+            for (n = 1; n <= (f->multi ? (size_t)MAX_ARRAYS : 1u); n++) {
+                size_t k;
+                for (k = 0; k < n; k++) make_array(&arrays[k], DTYPES[d], SHAPES[sh], f->order, (int)k, names[k]);
+                snprintf(desc, sizeof desc, "write %zu x %s rank %llu shape %zu", n, afmt_dtype_name(DTYPES[d]),
+                         (unsigned long long)SHAPES[sh][0], sh);
+                fails += try_write(f, arrays, n, NULL, desc, dir, &written);
+                if (f->compresses) {
+                    wopt.compress = 1;
+                    fails += try_write(f, arrays, n, &wopt, desc, dir, &written);
+                    wopt.compress = 0;
+                }
+                wopt.trailer = (const uint8_t *)"TRAILER";
+                wopt.trailer_len = 7;
+                fails += try_write(f, arrays, n, &wopt, desc, dir, &written);
+                memset(&wopt, 0, sizeof wopt);
+            }
+    for (d = 0; d < NDTYPES; d++) {
+        make_csr(&arrays[0], DTYPES[d], 8);
+        fails += try_write(f, arrays, 1, NULL, "write csr64", dir, &written);
+        make_csr(&arrays[0], DTYPES[d], 4);
+        fails += try_write(f, arrays, 1, NULL, "write csr32", dir, &written);
+    }
+    printf("written %d\n", written);
+    return fails ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    const afmt_format *f = the_format();
+    if (!f) { fprintf(stderr, "driver: no format compiled in\n"); return 2; }
+    if (argc == 3 && strcmp(argv[1], "write") == 0) return cmd_write(f, argv[2]);
+    if (argc >= 2 && strcmp(argv[1], "validate") == 0) return cmd_validate(f, argc - 2, argv + 2);
+    fprintf(stderr, "usage: driver write DIR | driver validate FILE...\n");
+    return 2;
+}

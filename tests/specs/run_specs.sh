@@ -1,0 +1,95 @@
+#!/usr/bin/env bash
+# Specs that must compile and whose writer must write files its own
+# validator accepts: the feature specs (tests/specs/features/*.json, one per
+# construct, each beside the .c/.h afmt-gen must make of it: snapshots, as
+# re2c and EverParse keep theirs) and the regression specs
+# (tests/specs/regressions/*.json, one per generator bug found).
+#
+#   tests/specs/run_specs.sh [BUILD] [--update]
+#
+# For each spec: afmt-gen accepts it; (features) its .c and .h equal the
+# snapshot, or with --update (make snapshots) replace it; the .c compiles
+# with gcc (and clang when there is one) -std=c11 -pedantic -Wall -Wextra
+# -Werror; linked with fuzz/specs/driver.c, every file its writer writes
+# for a fixed set of arrays validates and reads back (driver write), and
+# the writer writes at least one unless the spec is read-only.
+# One "PASS name" / "FAIL name: why" line per check (tests/run.sh).
+set -u
+BUILD=${1:-build}
+UPDATE=${2:-}
+cd "$(dirname "$0")/../.."
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+fails=0
+pass() { echo "PASS $*"; }
+fail() { echo "FAIL $*"; fails=$((fails + 1)); }
+
+CC=${CC:-cc}
+LIBS="-lm -lpthread -ldl"
+printf '#include <lz4.h>\n' | $CC -E - > /dev/null 2>&1 && LIBS="$LIBS -llz4"
+COMPILERS=gcc
+command -v clang > /dev/null 2>&1 && COMPILERS="gcc clang"
+# shellcheck disable=SC2086 # CFLAGS is a list of flags (make asan's sanitizers)
+if ! $CC ${CFLAGS:-} -std=c11 -Iruntime -c fuzz/specs/driver.c -o "$TMP/driver.o" 2> "$TMP/cc.log"; then
+    fail "spec driver: does not compile: $(head -3 "$TMP/cc.log")"
+    exit 1
+fi
+
+# check_spec SPEC KIND: KIND is features or regressions
+check_spec() {
+    local spec=$1 kind=$2 name fmt out cc
+    name=$(basename "$spec" .json)
+    out=$TMP/$kind/$name
+    fmt=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["format"])' "$spec" 2> /dev/null)
+    if ! ASAN_OPTIONS=detect_leaks=0 "$BUILD"/afmt-gen -o "$out" "$spec" > "$TMP/gen.log" 2>&1; then
+        fail "$kind/$name: afmt-gen refuses it: $(head -3 "$TMP/gen.log")"
+        return
+    fi
+    if [ "$kind" = features ]; then
+        if [ "$fmt" != "$name" ]; then
+            fail "$kind/$name: its format is '$fmt': a feature spec is named after its format"
+            return
+        fi
+        for ext in c h; do
+            if [ "$UPDATE" = --update ]; then
+                cmp -s "$out/$fmt.$ext" "tests/specs/features/$name.$ext" || {
+                    cp "$out/$fmt.$ext" "tests/specs/features/$name.$ext"
+                    echo "updated tests/specs/features/$name.$ext" >&2
+                }
+            elif diff -u "tests/specs/features/$name.$ext" "$out/$fmt.$ext" > "$TMP/diff" 2>&1; then
+                pass "snapshot $name.$ext"
+            else
+                fail "snapshot $name.$ext differs from what afmt-gen makes (make snapshots to accept): $(head -20 "$TMP/diff")"
+            fi
+        done
+    fi
+    for cc in $COMPILERS; do
+        if $cc -std=c11 -pedantic -Wall -Wextra -Werror -Iruntime -I"$out" -c "$out/$fmt.c" -o "$TMP/x.o" 2> "$TMP/cc.log"; then
+            pass "$kind/$name compiles with $cc -Werror"
+        else
+            fail "$kind/$name: $cc -Werror: $(grep -m3 'error' "$TMP/cc.log")"
+        fi
+    done
+    # shellcheck disable=SC2086
+    if ! $CC ${CFLAGS:-} -std=c11 -Iruntime -I"$out" -o "$out/driver" "$out/$fmt.c" "$out/afmt_formats.c" "$TMP/driver.o" \
+           "$BUILD/libafmt.a" $LIBS 2> "$TMP/cc.log"; then
+        fail "$kind/$name: does not link with the driver: $(head -3 "$TMP/cc.log")"
+        return
+    fi
+    mkdir -p "$out/w"
+    if ! "$out/driver" write "$out/w" > "$TMP/drv.log" 2>&1; then
+        fail "$kind/$name: its writer's files: $(grep -m3 -v '^written' "$TMP/drv.log")"
+    elif grep -q '^written 0$' "$TMP/drv.log" && ! grep -q '"read_only"' "$spec"; then
+        fail "$kind/$name: its writer took none of the driver's arrays"
+    else
+        pass "$kind/$name: $(tail -1 "$TMP/drv.log") files validate and read back"
+    fi
+}
+
+for kind in features regressions; do
+    for spec in tests/specs/$kind/*.json; do
+        [ -f "$spec" ] || continue
+        check_spec "$spec" "$kind"
+    done
+done
+[ "$fails" -eq 0 ]
