@@ -39,7 +39,7 @@ int afmt_write_region_end(afmt_sink *sink, uint64_t start, uint64_t size, int ex
 {
     const uint64_t used = sink->written - start;
     if (used > size || (exact && used < size))
-        return afmt_fail(err, AFMT_E_SIZE, NULL, field, AFMT_NO_INDEX, 0,
+        return afmt_fail(err, AFMT_E_SIZE, NULL, field, AFMT_NO_INDEX, AFMT_NO_OFFSET,
                          "the region's content takes %" PRIu64 " bytes, its size is %" PRIu64, used, size);
     return afmt_sink_zeros(sink, size - used, err);
 }
