@@ -1,7 +1,11 @@
 /* Golden cases: every tests/<format>/<case>/ holds `input` and `expect`
  * (written by tests/golden/make_cases.py); the generated validator must give
  * exactly the expected verdict, code, field path, offset, message fragment
- * and number of warnings. */
+ * and number of warnings.
+ * A format whose spec is still being written may have its cases committed
+ * first, with a file tests/<format>/PENDING saying why: while the library
+ * has no such format, its cases are skipped with one SKIP line quoting
+ * that file; as soon as the format exists they run, PENDING or not. */
 #include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -152,6 +156,25 @@ static void run_case(const char *dir, const char *label)
     free(buf);
 }
 
+/* 1 (after a SKIP line) when the library has no format `name` and its
+ * folder `fdir` says why in a PENDING file; 0 when the cases must run. */
+static int pending_format(const char *fdir, const char *name)
+{
+    char p[700], why[200] = "";
+    FILE *f;
+    size_t n;
+    if (afmt_format_by_name(name) != NULL) return 0;
+    snprintf(p, sizeof p, "%s/PENDING", fdir);
+    f = fopen(p, "r");
+    if (!f) return 0;
+    n = fread(why, 1, sizeof why - 1, f);
+    fclose(f);
+    why[n] = 0;
+    why[strcspn(why, "\n")] = 0;
+    printf("SKIP golden %s: no format %s in this build yet (%s: %s)\n", name, name, p, why);
+    return 1;
+}
+
 int main(int argc, char **argv)
 {
     const char *root = argc > 1 ? argv[1] : "tests";
@@ -170,6 +193,7 @@ int main(int argc, char **argv)
         char *cases[4096];
         int nc = 0, j;
         snprintf(fdir, sizeof fdir, "%s/%s", root, fmts[i]);
+        if (pending_format(fdir, fmts[i])) { free(fmts[i]); continue; }
         cd = opendir(fdir);
         if (!cd) { free(fmts[i]); continue; }
         while ((de = readdir(cd)) != NULL && nc < 4096) {
