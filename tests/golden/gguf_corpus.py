@@ -1,0 +1,319 @@
+#!/usr/bin/env python3
+"""A hidden-corpus-style GGUF check: random valid files and their mutants,
+each with its expected verdict, then afmt's and ggml's verdicts against it.
+
+    python3 tests/golden/gguf_corpus.py make DIR [N] [SEED]
+        writes N (default 200) random valid files and about 6 mutants of
+        each into DIR, and DIR/manifest.tsv: file, the expected strict and
+        lenient verdicts and the expected first error (rulebook oracle:
+        tests/golden/gguf_reader.py), the mutation
+    python3 tests/golden/gguf_corpus.py compare DIR [--ggml GGUF_CHECK] [--afmt AFMT_VALIDATE]
+        ggml's verdicts (gguf_check, built by bench/build_ggml.sh) against
+        the expected ones, every difference classified by the rulebook's
+        list of where ggml and afmt's policy differ (FORMATS.md#gguf), and
+        afmt's verdicts (afmt-validate --json, strict and --lenient) against
+        the expected ones: verdict, and for a refusal its field and offset,
+        and for a valid file every tensor's name, type, shape, offset and
+        byte size.  Exit status 1 when a verdict differs that no rule
+        explains.
+
+tests/golden/gguf_verdicts.sh runs both.  The writer (gguf_writer.py) and the
+oracle (gguf_reader.py) are independent of afmt and of each other.
+"""
+import json
+import os
+import random
+import re
+import struct
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from gguf_reader import read  # noqa: E402
+from gguf_writer import Arr, Kv, T, Tensor, V, gguf  # noqa: E402
+
+U64_FIELD = re.compile(r"(tensor_count|kv_count|\.count|\.offset|\.ne\[\d+\]|\.key|\.name)$")  # u64 (or a length)
+U32_FIELD = re.compile(r"(magic|version|\.type|\.n_dims)$")
+INTERESTING = [0, 1, 2, 3, 4, 5, 7, 8, 13, 31, 32, 63, 64, 255, 256, 1 << 31, (1 << 32) - 1, 1 << 32,
+               1 << 62, 1 << 63, (1 << 64) - 1]
+
+
+def rand_string(rng, n_max=12):
+    alphabet = "abcdefghijklmnopqrstuvwxyz_.0123456789" + "\u00e9\u4e2d\U0001f600"
+    return "".join(rng.choice(alphabet) for _ in range(rng.randint(0, n_max)))
+
+
+def rand_scalar(rng, vt):
+    if vt == V.STRING:
+        return rand_string(rng)
+    if vt == V.BOOL:
+        return rng.randint(0, 1)
+    if vt in (V.FLOAT32, V.FLOAT64):
+        return rng.choice([0.0, -1.5, 3.25, 1e30 if vt == V.FLOAT64 else 1e10, rng.uniform(-1, 1)])
+    bits = {V.UINT8: 8, V.INT8: 8, V.UINT16: 16, V.INT16: 16, V.UINT32: 32, V.INT32: 32, V.UINT64: 64,
+            V.INT64: 64}[vt]
+    signed = vt in (V.INT8, V.INT16, V.INT32, V.INT64)
+    lo, hi = (-(1 << (bits - 1)), (1 << (bits - 1)) - 1) if signed else (0, (1 << bits) - 1)
+    return rng.choice([lo, hi, 0, rng.randint(lo, hi)])
+
+
+def rand_array(rng, depth):
+    et = rng.choice([V.UINT8, V.INT32, V.FLOAT32, V.BOOL, V.STRING, V.UINT64, V.FLOAT64, V.INT16] +
+                    ([V.ARRAY] if depth < 2 and rng.random() < 0.3 else []))
+    n = rng.choice([0, 1, 2, 5, rng.randint(0, 40)])
+    if et == V.ARRAY:
+        return Arr(et, [rand_array(rng, depth + 1) for _ in range(min(n, 4))])
+    return Arr(et, [rand_scalar(rng, et) for _ in range(n)])
+
+
+def rand_kvs(rng, alignment):
+    kvs = [Kv("general.architecture", V.STRING, rng.choice(["llama", "gpt2", "qwen2", "t5"]))]
+    for i in range(rng.randint(0, 8)):
+        vt = rng.choice(list(range(13)))
+        key = "k%d.%s" % (i, rand_string(rng, 6))
+        kvs.append(Kv(key, vt, rand_array(rng, 0) if vt == V.ARRAY else rand_scalar(rng, vt)))
+    if alignment is not None:
+        kvs.insert(rng.randint(0, len(kvs)), Kv("general.alignment", V.UINT32, alignment))
+    return kvs
+
+
+def rand_tensors(rng):
+    out = []
+    for i in range(rng.choice([0, 1, 1, 2, 3, 5])):
+        code = rng.choice(sorted(T.TABLE))
+        _, blk, _ = T.TABLE[code]
+        nd = rng.choice([0, 1, 1, 2, 2, 3, 4])
+        ne = [blk * rng.randint(0 if rng.random() < 0.05 else 1, 3 if blk > 1 else 9)] if nd else []
+        ne += [rng.randint(1, 3) for _ in range(nd - 1)]
+        if nd == 0 and blk > 1:
+            code = T.F32
+        out.append(Tensor("blk.%d.%s" % (i, rng.choice(["attn_q.weight", "ffn_up.weight", "norm", "x"])), ne,
+                          code, data=bytes(rng.getrandbits(8) for _ in range(_nbytes(ne, code)))))
+    return out
+
+
+def _nbytes(ne, code):
+    n = 1
+    for x in ne:
+        n *= x
+    _, blk, size = T.TABLE[code]
+    return n // blk * size
+
+
+def mutants(rng, data, at):
+    """(name, bytes) pairs derived from a valid file."""
+    fields = [p for p in at if "#" not in p and p not in ("data", "trailer") and at[p] < len(data)]
+    out = []
+    # a field set to an interesting value, in its own width
+    for _ in range(3):
+        p = rng.choice(fields)
+        width = 4 if U32_FIELD.search(p) else 8 if U64_FIELD.search(p) else None
+        if width is None or at[p] + width > len(data):
+            continue
+        v = rng.choice(INTERESTING) & ((1 << (8 * width)) - 1)
+        b = bytearray(data)
+        struct.pack_into("<I" if width == 4 else "<Q", b, at[p], v)
+        out.append(("set %s=%d" % (p, v), bytes(b)))
+    # a cut, a flipped byte, trailing bytes, non-zero padding
+    cut = rng.randint(0, len(data) - 1)
+    out.append(("cut %d" % cut, data[:cut]))
+    pos = rng.randint(0, min(len(data), at.get("data", len(data))) - 1)
+    b = bytearray(data)
+    b[pos] ^= 1 << rng.randint(0, 7)
+    out.append(("flip %d" % pos, bytes(b)))
+    if rng.random() < 0.5:
+        out.append(("trailer", data + bytes([rng.randint(0, 255)]) * rng.randint(1, 40)))
+    zeros = [i for i in range(at["data_padding"], len(data)) if data[i] == 0]
+    if zeros and rng.random() < 0.5:
+        b = bytearray(data)
+        i = rng.choice(zeros)
+        b[i] = rng.randint(1, 255)
+        out.append(("nonzero %d" % i, bytes(b)))
+    return out
+
+
+def verdict(res):
+    return "valid" if res["valid"] else "invalid"
+
+
+def make(outdir, n, seed):
+    rng = random.Random(seed)
+    os.makedirs(outdir, exist_ok=True)
+    rows = []
+    for i in range(n):
+        align = rng.choice([None, None, None, 8, 16, 32, 64])
+        data, at = gguf(rand_kvs(rng, align), rand_tensors(rng), version=3)
+        cases = [("valid", data)] + mutants(rng, data, at)
+        for j, (what, blob) in enumerate(cases):
+            name = "r%04d_%d.gguf" % (i, j)
+            with open(os.path.join(outdir, name), "wb") as f:
+                f.write(blob)
+            s, le = read(blob, False), read(blob, True)
+            if j == 0:
+                assert s["valid"] and not s["warnings"], (name, s)
+            rows.append([name, verdict(s), verdict(le), s.get("field", "-"), str(s.get("offset", "-")),
+                         s.get("kind", "-"), what])
+    with open(os.path.join(outdir, "manifest.tsv"), "w") as f:
+        f.write("# file\tstrict\tlenient\tfield\toffset\tkind\tmutation\n")
+        for r in rows:
+            f.write("\t".join(r) + "\n")
+    valid = sum(r[1] == "valid" for r in rows)
+    print("gguf_corpus: %d files in %s (%d valid strict, %d lenient), seed %d"
+          % (len(rows), outdir, valid, sum(r[2] == "valid" for r in rows), seed))
+
+
+def load(outdir):
+    rows = []
+    for line in open(os.path.join(outdir, "manifest.tsv")):
+        if not line.startswith("#"):
+            rows.append(line.rstrip("\n").split("\t"))
+    return rows
+
+
+def policy_reason(blob):
+    """Why the rulebook and gguf.cpp may disagree on this file, or None."""
+    s, le = read(blob, False), read(blob, True)
+    if not s["valid"] and le["valid"]:
+        return "tolerated in lenient only (%s: %s)" % (s["field"], s["message"])
+    res = le if le["valid"] else None
+    if res is None:
+        if s["kind"] == "overflow" and s["field"].endswith(".ne"):
+            return "ne product >= 2^63 (gguf.cpp's guard wraps when the product wraps to 0)"
+        if s["kind"] == "unknown-type" and ".type" in s["field"] and s["field"].startswith("tensor"):
+            code = struct.unpack_from("<I", blob, s["offset"])[0]
+            if code in (40, 41, 42):
+                return "ggml type %d is newer than the rulebook's table" % code
+        if s["kind"] == "truncated" and s["field"].endswith(".padding"):
+            return "the last padding is cut (gguf.cpp with no_alloc does not read it)"
+        return None
+    if _has_nested_array(res["metadata"]):
+        return "arrays of arrays (gguf.cpp refuses them, the rulebook accepts them)"
+    return None
+
+
+def _has_nested_array(kvs):
+    return any(kv["type"] == "array" and kv["value"]["type"] == "array" for kv in kvs)
+
+
+def run_ggml(check, outdir, names):
+    out = {}
+    for k in range(0, len(names), 200):
+        chunk = names[k:k + 200]
+        p = subprocess.run([check] + [os.path.join(outdir, x) for x in chunk], stdout=subprocess.PIPE,
+                           stderr=subprocess.DEVNULL, text=True)
+        for line in p.stdout.splitlines():
+            v, path = line.split(" ", 1)
+            out[os.path.basename(path)] = "valid" if v == "OK" else "invalid"
+    return out
+
+
+def run_afmt(validate, outdir, names, lenient):
+    out = {}
+    for k in range(0, len(names), 200):
+        chunk = names[k:k + 200]
+        cmd = [validate, "--json", "-j", "1", "-f", "gguf"] + (["--lenient"] if lenient else [])
+        p = subprocess.run(cmd + [os.path.join(outdir, x) for x in chunk], stdout=subprocess.PIPE,
+                           stderr=subprocess.PIPE, text=True)
+        for line in p.stdout.splitlines():
+            j = json.loads(line)
+            out[os.path.basename(j["path"])] = j
+    return out
+
+
+def compare_tensors(blob, got, lenient):
+    """Differences between the oracle's tensors and afmt's arrays."""
+    want = read(blob, lenient)["tensors"]
+    arrs = got.get("arrays", [])
+    if len(arrs) != len(want):
+        return ["%d arrays, expected %d" % (len(arrs), len(want))]
+    diffs = []
+    for w, a in zip(want, arrs):
+        for key, wv, av in (("name", w["name"], a.get("name")), ("type", w["type"].lower(), str(a.get("dtype")).lower()),
+                            ("shape", w["shape"], a.get("shape")), ("offset", w["absolute_offset"], a.get("offset")),
+                            ("nbytes", w["nbytes"], a.get("nbytes"))):
+            if wv != av:
+                diffs.append("%s %s: %r, expected %r" % (w["name"], key, av, wv))
+    return diffs
+
+
+def compare(outdir, ggml, validate):
+    rows = load(outdir)
+    names = [r[0] for r in rows]
+    unexplained = 0
+    if ggml:
+        g = run_ggml(ggml, outdir, names)
+        same, policy, odd = 0, {}, []
+        for r in rows:
+            if r[2] == "valid" and g.get(r[0]) != "valid":
+                blob = open(os.path.join(outdir, r[0]), "rb").read()
+                if not _has_nested_array(read(blob, True)["metadata"]):
+                    odd.append("%s: lenient accepts what ggml refuses (%s)" % (r[0], r[6]))
+            if g.get(r[0]) == r[1]:
+                same += 1
+                continue
+            blob = open(os.path.join(outdir, r[0]), "rb").read()
+            why = policy_reason(blob)
+            if why:
+                key = why.split(" (")[0]
+                policy[key] = policy.get(key, 0) + 1
+            else:
+                odd.append("%s: ggml %s, rulebook %s (%s; %s)" % (r[0], g.get(r[0]), r[1], r[6], r[3]))
+        print("ggml vs rulebook (strict): %d of %d agree; %d differ where the rulebook says so:"
+              % (same, len(rows), sum(policy.values())))
+        for k, v in sorted(policy.items()):
+            print("  %4d  %s" % (v, k))
+        print("  %4d  unexplained" % len(odd))
+        for x in odd[:20]:
+            print("    " + x)
+        unexplained += len(odd)
+    if validate:
+        for mode, col in (("strict", 1), ("lenient", 2)):
+            a = run_afmt(validate, outdir, names, mode == "lenient")
+            ok_verdict = ok_where = 0
+            bad = []
+            for r in rows:
+                j = a.get(r[0])
+                if j is None:
+                    bad.append("%s: no output" % r[0])
+                    continue
+                got = "valid" if j["valid"] else "invalid"
+                if got != r[col]:
+                    bad.append("%s: afmt %s, expected %s (%s; expected %s at %s)%s" % (
+                        r[0], got, r[col], r[6], r[3], r[4],
+                        "" if j["valid"] else ": afmt says %s at %s: %s" % (
+                            j["error"]["field"], j["error"]["offset"], j["error"]["message"])))
+                    continue
+                ok_verdict += 1
+                blob = open(os.path.join(outdir, r[0]), "rb").read()
+                if got == "valid":
+                    d = compare_tensors(blob, j, mode == "lenient")
+                    if d:
+                        bad.append("%s: tensors differ: %s" % (r[0], "; ".join(d[:3])))
+                        continue
+                elif mode == "strict" and (j["error"]["field"], str(j["error"]["offset"])) != (r[3], r[4]):
+                    bad.append("%s: afmt blames %s at %s, the oracle %s at %s (%s)" % (
+                        r[0], j["error"]["field"], j["error"]["offset"], r[3], r[4], r[6]))
+                    continue
+                ok_where += 1
+            print("afmt %s vs rulebook: %d of %d verdicts right, %d also right in detail (field and offset, "
+                  "or every tensor); %d differ" % (mode, ok_verdict, len(rows), ok_where, len(bad)))
+            for x in bad[:25]:
+                print("    " + x)
+            unexplained += sum(1 for r in rows if a.get(r[0]) is None or
+                               ("valid" if a[r[0]]["valid"] else "invalid") != r[col])
+    return 1 if unexplained else 0
+
+
+def main(argv):
+    if len(argv) >= 2 and argv[0] == "make":
+        make(argv[1], int(argv[2]) if len(argv) > 2 else 200, int(argv[3]) if len(argv) > 3 else 1)
+        return 0
+    if len(argv) >= 2 and argv[0] == "compare":
+        opts = dict(zip(argv[2::2], argv[3::2]))
+        return compare(argv[1], opts.get("--ggml"), opts.get("--afmt"))
+    print(__doc__.strip().split("\n\n")[1], file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
