@@ -114,6 +114,8 @@ run pre-commit bash tests/e2e/run_precommit.sh "$BUILD"
 if [ -f tests/e2e/run_casts.sh ]; then
     run casts bash tests/e2e/run_casts.sh "$BUILD"
 fi
+# GGUF read back by independent readers (python; @huggingface/gguf where node is)
+run gguf-readers bash tests/e2e/run_gguf_readers.sh "$BUILD"
 # .npy and safetensors against numpy (python3-numpy) and an independent writer
 NUMPY_PY=""
 for py in python3 /usr/bin/python3; do

@@ -1,0 +1,218 @@
+#!/usr/bin/env python3
+"""GGUF files read back by independent readers (tests/e2e/run_gguf_readers.sh).
+
+    python3 tests/e2e/gguf_readers.py BUILD [HF_DIR]
+
+1. Always: the valid golden files tests/gguf/valid_*/input are read by the
+   python reader (tests/golden/gguf_reader.py) and, with HF_DIR (the folder
+   tests/e2e/hf_gguf_install.sh prints), by @huggingface/gguf
+   (tests/e2e/gguf_hf_read.cjs); both must report the same tensors (name,
+   type, ne, absolute offset) and metadata (key, type, value).  This proves
+   the harness on files afmt did not write.
+2. When BUILD/afmt can write GGUF: files written by `afmt random --to gguf`
+   and `afmt convert x.npy y.gguf` / `afmt convert x.safetensors y.gguf` are
+   read the same way; they must be valid in strict mode without warnings,
+   and every tensor must hold the values of its source (the npy array
+   numpy wrote; the safetensors file afmt random wrote with the same seed),
+   at the same logical index, in the same type.  Otherwise one SKIP line says
+   why.
+Prints PASS/FAIL/SKIP lines; exit status 1 when a check failed.
+"""
+import json
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.join(HERE, "..", "..")
+sys.path.insert(0, os.path.join(ROOT, "tests", "golden"))
+from gguf_reader import read, tensor_bytes  # noqa: E402
+
+failures = 0
+
+
+def check(name, ok, why=""):
+    global failures
+    print(("PASS " if ok else "FAIL ") + name + ("" if ok or not why else ": " + why))
+    failures += not ok
+
+
+def python_view(res):
+    """The python reader's result in the node reader's shape."""
+    def val(kv_type, v, nested=False):
+        # @huggingface/gguf gives an array inside an array as a plain list of its items
+        if kv_type == "array":
+            items = [val(v["type"], x, True) for x in v["items"]]
+            return items if nested else {"type": v["type"], "items": items}
+        if kv_type in ("u64", "i64"):
+            return str(v)
+        return v
+    tensors = [{"name": t["name"], "type": t["type"], "ne": [str(x) for x in t["ne"]], "offset": str(t["offset"]),
+                "absolute_offset": str(t["absolute_offset"])} for t in res["tensors"]]
+    meta = {kv["key"]: {"type": kv["type"], "value": val(kv["type"], kv["value"])} for kv in res["metadata"]}
+    return tensors, meta
+
+
+def node_read(hf_dir, files):
+    p = subprocess.run(["node", os.path.join(HERE, "gguf_hf_read.cjs"), hf_dir] + files, stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, text=True)
+    out = {}
+    for line in p.stdout.splitlines():
+        j = json.loads(line)
+        out[j["file"]] = j
+    return out, p.stderr.strip()
+
+
+def same_value(a, b):
+    if isinstance(a, float) or isinstance(b, float):
+        return a == b or (a != a and b != b)
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.get("type") == b.get("type") and same_value(a["items"], b["items"])
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same_value(x, y) for x, y in zip(a, b))
+    return a == b
+
+
+def shown(path):
+    rel = os.path.relpath(path, ROOT)
+    return os.path.basename(path) if rel.startswith("..") else rel
+
+
+def compare_readers(label, files, hf_dir):
+    """Both readers on each file; returns the python results by file."""
+    results = {}
+    for f in files:
+        with open(f, "rb") as fh:
+            data = fh.read()
+        res = read(data, lenient=False)
+        check("%s: %s valid for the python reader" % (label, shown(f)),
+              res["valid"] and not res["warnings"], res.get("message") or str(res.get("warnings")))
+        results[f] = (data, res)
+    if not hf_dir:
+        return results
+    node, err = node_read(hf_dir, files)
+    for f in files:
+        name = "%s: %s read alike by @huggingface/gguf" % (label, shown(f))
+        j, (data, res) = node.get(f), results[f]
+        if j is None or "error" in j or not res["valid"]:
+            check(name, False, (j or {}).get("error") or err[:300])
+            continue
+        tensors, meta = python_view(res)
+        why = []
+        if j["tensors"] != tensors:
+            why.append("tensors %s != %s" % (json.dumps(j["tensors"])[:300], json.dumps(tensors)[:300]))
+        if j["tensor_data_offset"] != str(res["data_offset"]):
+            why.append("data offset %s != %d" % (j["tensor_data_offset"], res["data_offset"]))
+        for k in sorted(set(meta) | set(j["metadata"])):
+            a, b = j["metadata"].get(k), meta.get(k)
+            if a is None or b is None or a["type"] != b["type"] or not same_value(a["value"], b["value"]):
+                why.append("metadata %r: %s != %s" % (k, json.dumps(a)[:200], json.dumps(b)[:200]))
+        check(name, not why, "; ".join(why[:3]))
+    return results
+
+
+def afmt_writes_gguf(build):
+    p = subprocess.run([os.path.join(build, "afmt"), "formats"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True)
+    return any(line.split()[:1] == ["gguf"] for line in p.stdout.splitlines())
+
+
+def safetensors_arrays(path):
+    """[(name, dtype, shape, bytes)] of a safetensors file, in data order."""
+    with open(path, "rb") as f:
+        data = f.read()
+    n = struct.unpack_from("<Q", data)[0]
+    head = json.loads(data[8:8 + n])
+    head.pop("__metadata__", None)
+    out = [(k, v["dtype"], v["shape"], data[8 + n + v["data_offsets"][0]:8 + n + v["data_offsets"][1]])
+           for k, v in head.items()]
+    return sorted(out, key=lambda x: (len(x[3]) == 0, head[x[0]]["data_offsets"][0]))
+
+
+def run(cmd):
+    p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return p.returncode, (p.stdout + p.stderr).strip()
+
+
+def afmt_written(build, tmp, hf_dir):
+    afmt = os.path.join(build, "afmt")
+    types = ["[3][5]f32", "[7]i64", "[2][2][2]f16", "[4]bf16", "[3]f64", "[9]i8", "[2]i16", "[2]i32", "f32"]
+    g, s = os.path.join(tmp, "random.gguf"), os.path.join(tmp, "random.safetensors")
+    files = []
+    rc, out = run([afmt, "random", "-s", "7", "--to", "gguf", "-o", g] + types)
+    rc2, out2 = run([afmt, "random", "-s", "7", "--to", "safetensors", "-o", s] + types)
+    check("afmt random --to gguf writes %s" % " ".join(types), rc == 0 and rc2 == 0, out + out2)
+    if rc == 0:
+        files.append(g)
+    try:
+        import numpy as np
+    except ImportError:
+        np = None
+        print("SKIP gguf from .npy: python3-numpy is not installed")
+    npys = []
+    if np is not None:
+        for name, arr in (("f32_3x4", np.arange(12, dtype="<f4").reshape(3, 4) - 5.5),
+                          ("i16_2x3x2", np.arange(12, dtype="<i2").reshape(2, 3, 2) * -7),
+                          ("u8_5", np.array([0, 1, 127, 128, 255], dtype="u1")),
+                          ("f64_scalar", np.array(2.5, dtype="<f8"))):
+            src, dst = os.path.join(tmp, name + ".npy"), os.path.join(tmp, name + ".gguf")
+            np.save(src, arr)
+            rc, out = run([afmt, "convert", src, dst])
+            if arr.dtype == np.uint8 and rc != 0:
+                # GGUF has no u8 tensor type: a refusal naming it, and no file left, is right
+                check("afmt convert u8_5.npy u8_5.gguf: refused, nothing written", not os.path.exists(dst), out)
+                continue
+            check("afmt convert %s.npy %s.gguf" % (name, name), rc == 0, out)
+            if rc == 0:
+                files.append(dst)
+                npys.append((dst, arr))
+    results = compare_readers("afmt-written", files, hf_dir)
+    if g in results and os.path.exists(s):
+        data, res = results[g]
+        want = safetensors_arrays(s)
+        got = res.get("tensors", [])
+        check("random.gguf holds %d tensors like random.safetensors" % len(want), len(got) == len(want),
+              "%d != %d" % (len(got), len(want)))
+        for (name, dtype, shape, raw), t in zip(want, got):
+            ok = t["type"] == dtype and t["shape"] == shape and tensor_bytes(data, res, t["name"]) == raw
+            check("random.gguf tensor %s: %s%s, same bytes as safetensors %s" % (t["name"], t["type"], t["shape"],
+                                                                                 name), ok,
+                  "%s%s vs %s%s" % (t["type"], t["shape"], dtype, shape))
+    for dst, arr in npys:
+        if dst not in results or not results[dst][1]["valid"]:
+            continue
+        data, res = results[dst]
+        t = res["tensors"][0] if len(res["tensors"]) == 1 else None
+        want_type = {"float32": "F32", "int16": "I16", "uint8": None, "float64": "F64"}[arr.dtype.name]
+        if want_type is None:
+            # written after all: as a wider integer type, every value exact
+            wide = {"I16": "<i2", "I32": "<i4", "I64": "<i8"}.get(t["type"]) if t else None
+            ok = wide is not None and t["shape"] == list(arr.shape) and \
+                tensor_bytes(data, res, t["name"]) == arr.astype(wide).tobytes()
+            check("%s: u8 written as a wider integer type, values exact" % os.path.basename(dst), ok, str(t))
+            continue
+        ok = t is not None and t["type"] == want_type and t["shape"] == list(arr.shape) and \
+            tensor_bytes(data, res, t["name"]) == arr.tobytes()
+        check("%s: one %s%s tensor, values of the .npy at the same indices" % (os.path.basename(dst), want_type,
+                                                                             list(arr.shape)), ok, str(t))
+
+
+def main(argv):
+    build = argv[0] if argv else "build"
+    hf_dir = argv[1] if len(argv) > 1 and argv[1] else None
+    golden = os.path.join(ROOT, "tests", "gguf")
+    files = sorted(os.path.join(golden, d, "input") for d in os.listdir(golden)
+                   if d.startswith("valid_") and os.path.isdir(os.path.join(golden, d)))
+    compare_readers("golden", files, hf_dir)
+    if not afmt_writes_gguf(build):
+        print("SKIP gguf-readers afmt-written: %s/afmt cannot write GGUF yet (no gguf in `afmt formats`)" % build)
+    else:
+        with tempfile.TemporaryDirectory() as tmp:
+            afmt_written(build, tmp, hf_dir)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
