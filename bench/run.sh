@@ -448,6 +448,11 @@ open(sys.argv[1], "wb").write(st_file([("layer.%05d.weight" % i, "F32", (2, 2), 
     done
 fi
 
+# ------------------------------------------------------------------ 10
+# GGUF headers against ggml and @huggingface/gguf (bench/gguf_bench.sh).
+# shellcheck source=bench/gguf_bench.sh
+source "$BENCH/gguf_bench.sh"
+
 # ------------------------------------------------------------------ table
 END_US=${EPOCHREALTIME/[.,]/}
 LOAD_END=$(uptime)
