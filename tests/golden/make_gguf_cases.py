@@ -388,3 +388,32 @@ case("last_padding_missing", _d[:_a["w.padding"]], False, "truncated", PADDING_A
 
 print("wrote %d cases into %s" % (len([d for d in os.listdir(os.path.join(ROOT, FMT))
                                        if os.path.isdir(os.path.join(ROOT, FMT, d))]), os.path.join(ROOT, FMT)))
+
+# ---------------------------------------------------------------- fuzz seeds: corpus/gguf/
+# Small valid files for the fuzz targets (corpus/README.md lists them with
+# their sha256); each one strict-valid, no warnings.
+SEEDS = {
+    "vocab_only.gguf": gguf([ARCH, Kv("tokenizer.ggml.model", S, "gpt2"),
+                             Kv("tokenizer.ggml.tokens", ARR, Arr(S, ["<unk>", "<s>", "</s>", "a", "\u0120b", "\u4e2d"])),
+                             Kv("tokenizer.ggml.scores", ARR, Arr(V.FLOAT32, [0.0, -1.0, -2.0, -3.0, -4.0, -5.0])),
+                             Kv("tokenizer.ggml.token_type", ARR, Arr(V.INT32, [2, 3, 3, 1, 1, 1]))])[0],
+    "f32_f16_bf16.gguf": gguf([ARCH, Kv("general.file_type", U32, 1)],
+                              [Tensor("token_embd.weight", [4, 3], T.F16), Tensor("output_norm.weight", [4], T.F32),
+                               Tensor("output.weight", [4, 2], T.BF16)])[0],
+    "quantized.gguf": gguf([ARCH], [Tensor("blk.0.attn_q.weight", [32, 2], T.Q4_0),
+                                    Tensor("blk.0.ffn_down.weight", [256], T.Q6_K),
+                                    Tensor("blk.0.ffn_up.weight", [256], T.IQ4_XS),
+                                    Tensor("blk.0.attn_k.weight", [32], T.Q8_0)])[0],
+    "every_value_type.gguf": gguf(_every[:13] + [_every[16], _every[17], _every[21]], [Tensor("w", [1], T.F32)])[0],
+    "scalar_4d_align64.gguf": gguf([Kv("general.alignment", U32, 64), ARCH],
+                                   [Tensor("s", [], T.F32), Tensor("x", [2, 1, 2, 1], T.I16),
+                                    Tensor("e", [0], T.I8), Tensor("i", [3], T.I64)])[0],
+    "align8_ints.gguf": gguf([Kv("general.alignment", U32, 8)],
+                             [Tensor("a", [3], T.I8), Tensor("b", [2], T.I32), Tensor("c", [1], T.F64)])[0],
+}
+_cdir = os.path.join(ROOT, "..", "corpus", FMT)
+os.makedirs(_cdir, exist_ok=True)
+for _name, _blob in SEEDS.items():
+    with open(os.path.join(_cdir, _name), "wb") as f:
+        f.write(_blob)
+print("wrote %d seeds into %s" % (len(SEEDS), os.path.normpath(_cdir)))
