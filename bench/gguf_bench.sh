@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # The GGUF rows of make bench (benchmark 10), sourced by bench/run.sh after
 # benchmark 9: it uses run.sh's row, peer_rounds, range, say, die, $BIN,
 # $DATA_ROOT, $PEER_RUNS, $ROOT, $BENCH.  Nothing is downloaded or built

@@ -9,7 +9,7 @@
 # npm reader is skipped with a SKIP line saying why.
 # Usage: bash tests/e2e/run_gguf_readers.sh [BUILD]
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 2
 BUILD=${1:-build}
 # a python3 with numpy (Debian's python3-numpy) when there is one: the .npy
 # sources of the conversions are written with it

@@ -17,7 +17,7 @@
 #    offset of each refusal, every tensor of each valid file.
 # Exit status 1 when a verdict differs that no rule explains.
 set -u
-cd "$(dirname "$0")/../.."
+cd "$(dirname "$0")/../.." || exit 2
 BUILD=${1:-build}
 N=${2:-300}
 SEED=${3:-1}
