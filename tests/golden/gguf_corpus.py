@@ -228,7 +228,8 @@ def compare_tensors(blob, got, lenient):
         return ["%d arrays, expected %d" % (len(arrs), len(want))]
     diffs = []
     for w, a in zip(want, arrs):
-        for key, wv, av in (("name", w["name"], a.get("name")), ("type", w["type"].lower(), str(a.get("dtype")).lower()),
+        for key, wv, av in (("name", w["name"], a.get("name")), ("type", w["type"].lower(),
+                                                             str(a.get("opaque_name") or a.get("dtype")).lower()),
                             ("shape", w["shape"], a.get("shape")), ("offset", w["absolute_offset"], a.get("offset")),
                             ("nbytes", w["nbytes"], a.get("nbytes"))):
             if wv != av:
@@ -290,14 +291,18 @@ def compare(outdir, ggml, validate):
                     if d:
                         bad.append("%s: tensors differ: %s" % (r[0], "; ".join(d[:3])))
                         continue
-                elif mode == "strict" and (j["error"]["field"], str(j["error"]["offset"])) != (r[3], r[4]):
+                elif mode == "strict" and (j["error"]["field"], str(j["error"]["offset"])) != (r[3], r[4]) and \
+                        not (j["error"].get("code") == "limit" and j["error"]["field"] == r[3]):
+                    # (a limit of afmt's, a string longer than max_header_bytes, names the same
+                    # field at its length prefix: right too)
                     bad.append("%s: afmt blames %s at %s, the oracle %s at %s (%s)" % (
                         r[0], j["error"]["field"], j["error"]["offset"], r[3], r[4], r[6]))
                     continue
                 ok_where += 1
             print("afmt %s vs rulebook: %d of %d verdicts right, %d also right in detail (field and offset, "
                   "or every tensor); %d differ" % (mode, ok_verdict, len(rows), ok_where, len(bad)))
-            for x in bad[:25]:
+            bad.sort(key=lambda x: ("expected" not in x.split(":")[1][:40], x))  # wrong verdicts first
+            for x in bad[:40]:
                 print("    " + x)
             unexplained += sum(1 for r in rows if a.get(r[0]) is None or
                                ("valid" if a[r[0]]["valid"] else "invalid") != r[col])

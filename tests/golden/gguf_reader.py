@@ -70,10 +70,8 @@ class _R:
 
 
 def _text(b):
-    try:
-        return b.decode("utf-8")
-    except UnicodeDecodeError:
-        return b.decode("latin-1")
+    # invalid UTF-8 shown as U+FFFD, as JSON output (afmt's, @huggingface/gguf's) shows it
+    return b.decode("utf-8", errors="replace")
 
 
 def _value(r, vtype, field, depth):
@@ -141,23 +139,30 @@ def _metadata(r, n_kv):
         if vt > 12:
             raise Refusal("unknown-type", p + ".type", r.pos - 4, "unknown value type %d" % vt)
         vat = r.pos
+        if key == b"general.alignment" and vt != 4:
+            raise Refusal("constraint", p + ".type", vat - 4, "general.alignment must be u32")
         kvs.append({"key": _text(key), "type": VALUE_NAMES[vt], "offset": vat,
                     "value": _value(r, vt, p + ".value", 0), "type_at": vat - 4})
+        if key == b"general.alignment":
+            _alignment(r, kvs[-1], i)
     return kvs
 
 
-def _alignment(r, kvs):
-    for i, kv in enumerate(kvs):
-        if kv["key"] != "general.alignment":
-            continue
-        if kv["type"] != "u32":
-            raise Refusal("constraint", "kv[%d].type" % i, kv["type_at"], "general.alignment must be u32")
-        a = kv["value"]
-        if a == 0 or a & (a - 1):
-            raise Refusal("constraint", "kv[%d].value" % i, kv["offset"], "alignment %d not a power of two" % a)
-        if a % 8:
-            r.tolerate("constraint", "kv[%d].value" % i, kv["offset"], "alignment %d not a multiple of 8" % a)
-        return a
+def _alignment(r, kv, i):
+    """general.alignment (pair i): checked where it is read, so that a file
+    breaking two rules is blamed at the first offending byte (gguf.cpp checks
+    it after the last pair; the verdict is the same)."""
+    a = kv["value"]
+    if a == 0 or a & (a - 1):
+        raise Refusal("constraint", "kv[%d].value" % i, kv["offset"], "alignment %d not a power of two" % a)
+    if a % 8:
+        r.tolerate("constraint", "kv[%d].value" % i, kv["offset"], "alignment %d not a multiple of 8" % a)
+
+
+def _alignment_of(kvs):
+    for kv in kvs:
+        if kv["key"] == "general.alignment":
+            return kv["value"]
     return 32
 
 
@@ -169,9 +174,12 @@ def _infos(r, n_tensors, align):
         name = r.string(p + ".name")
         if len(name) > 63:
             raise Refusal("limit", p + ".name", at, "name of %d bytes" % len(name))
-        if name in names:
+        # gguf.cpp keeps a name as a C string (ggml_set_name): names equal up to a NUL are
+        # the same name to it, and it refuses the second as a duplicate
+        cname = name.split(b"\0", 1)[0]
+        if cname in names:
             raise Refusal("constraint", p + ".name", at, "duplicate name")
-        names.add(name)
+        names.add(cname)
         nd = r.take("I", p + ".n_dims")
         if nd > 4:
             raise Refusal("limit", p + ".n_dims", r.pos - 4, "n_dims %d" % nd)
@@ -233,7 +241,11 @@ def _data(r, infos, align):
             raise Refusal("truncated", t["name"], at, "needs %d bytes" % t["nbytes"])
         pad_end = (at + t["nbytes"] - data_start + align - 1) // align * align + data_start
         if pad_end > len(r.d):
-            raise Refusal("truncated", t["name"] + ".padding", at + t["nbytes"], "padding cut")
+            if t is not infos[-1] or at + t["nbytes"] > len(r.d):
+                raise Refusal("truncated", t["name"] + ".padding", at + t["nbytes"], "padding cut")
+            # the last tensor's padding cut: gguf.cpp (no_alloc) does not read it
+            r.tolerate("truncated", t["name"] + ".padding", at + t["nbytes"], "the last padding is cut")
+            pad_end = len(r.d)
         _zeros(r, at + t["nbytes"], pad_end, t["name"] + ".padding")
         end = pad_end
     if end < len(r.d):
@@ -248,7 +260,7 @@ def read(data, lenient=False):
     try:
         version, n_t, n_kv = _header(r)
         kvs = _metadata(r, n_kv)
-        align = _alignment(r, kvs)
+        align = _alignment_of(kvs)
         infos = _infos(r, n_t, align)
         start = _data(r, infos, align)
     except Refusal as e:

@@ -283,6 +283,12 @@ case("alignment_2_31_short_file", _d + b"\0" * 8, False, "truncated", "data_padd
 # ---------------------------------------------------------------- tensor infos
 _d, _a = gguf([ARCH], [Tensor("w", [2], T.F32), Tensor("w", [2], T.F32)])
 case("duplicate_tensor_name", _d, False, None, "tensor[1].name", _a["tensor[1].name"], note="names are distinct")
+_d, _a = gguf([ARCH], [Tensor(b"w\0a", [2], T.F32), Tensor(b"w\0b", [2], T.F32)])
+case("tensor_names_equal_up_to_nul", _d, False, None, "tensor[1].name", _a["tensor[1].name"],
+     note="names 'w\\0a' and 'w\\0b': gguf.cpp keeps names as C strings (ggml_set_name), sees 'w' twice "
+          "and refuses the duplicate")
+case("tensor_names_equal_up_to_nul_lenient", _d, False, None, "tensor[1].name", _a["tensor[1].name"],
+     mode="lenient", note="gguf.cpp refuses it: lenient too")
 case("valid_tensor_name_63", gguf([ARCH], [Tensor("n" * 63, [2], T.F32)])[0], True, warnings=0,
      note="63 bytes: the longest name GGML_MAX_NAME (64 with the NUL) holds")
 _d, _a = gguf([ARCH], [Tensor("n" * 64, [2], T.F32)])
@@ -385,6 +391,10 @@ _d, _a = gguf([ARCH], [Tensor("w", [3], T.F32)])
 case("last_padding_missing", _d[:_a["w.padding"]], False, "truncated", PADDING_AFTER.format(name="w"),
      _a["w.padding"], note="the file ends right after the last tensor's 12 bytes, its 20 bytes of padding "
                            "missing (gguf.cpp with no_alloc does not read them; writers write them)")
+case("last_padding_missing_lenient", _d[:_a["w.padding"]], True, mode="lenient", warnings=1,
+     note="gguf.cpp (no_alloc, as llama.cpp loads) reads the file: accepted with a warning")
+case("truncated_in_last_padding_lenient", base[:at["w.padding"] + 7], True, mode="lenient", warnings=1,
+     note="the base file cut inside its last padding: accepted with a warning")
 
 print("wrote %d cases into %s" % (len([d for d in os.listdir(os.path.join(ROOT, FMT))
                                        if os.path.isdir(os.path.join(ROOT, FMT, d))]), os.path.join(ROOT, FMT)))
