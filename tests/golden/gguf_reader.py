@@ -203,7 +203,7 @@ def _infos(r, n_tensors, align):
             raise Refusal("constraint", p + ".ne[0]", ne_at, "ne[0] %d not a multiple of %d" % (ne0, blk))
         size = n // blk * bsize
         if size >= 1 << 64:
-            raise Refusal("overflow", p, ne_at, "%d bytes" % size)
+            raise Refusal("overflow", p + ".ne", ne_at, "%d bytes" % size)
         off_at = r.pos
         off = r.take("Q", p + ".offset")
         infos.append({"name": _text(name), "raw_name": name, "type": tname, "ne": ne,

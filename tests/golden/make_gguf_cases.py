@@ -312,8 +312,9 @@ _d, _a = gguf([ARCH], [Tensor("w", [1 << 31, 1 << 16, 1 << 16], T.I8, data=b"")]
 case("ne_product_2_63", _d, False, None, "tensor[0].ne", _a["tensor[0].ne"],
      note="2^31 x 2^16 x 2^16 = 2^63 elements: fits u64 but not gguf.cpp's int64")
 _d, _a = gguf([ARCH], [Tensor("w", [1 << 61, 2], T.F64, data=b"")])
-case("byte_size_overflows", _d, False, None, "tensor[0]", None,
-     note="2^62 f64 elements fit int64, their 2^65 bytes overflow: refused in tensor[0] (its ne or type)")
+case("byte_size_overflows", _d, False, None, "tensor[0].ne", _a["tensor[0].ne"],
+     note="2^62 f64 elements fit int64, their 2^65 bytes overflow: refused at the shape, like an element "
+          "count that overflows")
 _d, _a = gguf([ARCH], [Tensor("w", [1 << 30, 1 << 20], T.F32, data=b"")])
 case("tensor_4_pib_short_file", _d, False, "truncated", "w", _a["w"],
      note="2^50 f32 elements (4 PiB) at offset 0 of a small file: nothing allocated")
