@@ -44,12 +44,20 @@ GENERATED_SRC := $(sort $(wildcard generated/*.c))
 # afmt-gen shares the runtime's dtype table (one list of element types).
 GEN_SRC       := $(sort $(wildcard gen/*.c)) generated/gen/expr_lexer.c runtime/afmt_dtype.c
 CLI_COMMON    := $(filter-out cli/afmt_validate_main.c cli/afmt_main.c,$(sort $(wildcard cli/*.c)))
+# The reference interpreter of the spec language (interp/): it loads specs
+# with afmt-gen's own loader and checks, so afmt-gen's objects but its
+# command line are a library both link (libafmt-gen.a, needs jansson).
+INTERP_SRC    := $(sort $(wildcard interp/*.c))
 
 RUNTIME_OBJ   := $(RUNTIME_SRC:%.c=$(BUILD)/obj/%.o)
 GENERATED_OBJ := $(GENERATED_SRC:%.c=$(BUILD)/obj/%.o)
 REGISTRY_OBJ  := $(REGISTRY_SRC:%.c=$(BUILD)/obj/%.o)
 GEN_OBJ       := $(GEN_SRC:%.c=$(BUILD)/obj/%.o)
 CLI_OBJ       := $(CLI_COMMON:%.c=$(BUILD)/obj/%.o)
+GEN_LIB_OBJ   := $(filter-out $(BUILD)/obj/gen/main.o $(BUILD)/obj/runtime/%,$(GEN_OBJ))
+INTERP_OBJ    := $(INTERP_SRC:%.c=$(BUILD)/obj/%.o)
+GEN_LIB       := $(BUILD)/libafmt-gen.a
+INTERP_LIB    := $(BUILD)/libafmt-interp.a
 # libafmt.a: the runtime, the shipped formats and the registry, nothing of
 # the CLI (that is libafmt-cli.a, linked only into the tools).
 LIB           := $(BUILD)/libafmt.a
@@ -183,6 +191,10 @@ $(BUILD)/obj/gen/%.o: gen/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Igen -MMD -MP -c $< -o $@
 
+$(BUILD)/obj/interp/%.o: interp/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(FEATURE_CFLAGS) -Igen -MMD -MP -c $< -o $@
+
 $(BUILD)/obj/generated/gen/%.o: generated/gen/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Igen -Wno-unused-function -MMD -MP -c $< -o $@
@@ -230,7 +242,17 @@ $(CLI_LIB): $(CLI_OBJ)
 	rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/afmt-gen: $(GEN_OBJ)
+$(GEN_LIB): $(GEN_LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(INTERP_LIB): $(INTERP_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/afmt-gen: $(BUILD)/obj/gen/main.o $(GEN_LIB) $(BUILD)/obj/runtime/afmt_dtype.o
 	$(CC) $(CFLAGS) -o $@ $^ -ljansson
 
 $(BUILD)/afmt-validate: $(BUILD)/obj/cli/afmt_validate_main.o $(CLI_LIB) $(TOOLS_LIB) $(BUILD)/tools.variant
@@ -242,6 +264,12 @@ $(BUILD)/afmt: $(BUILD)/obj/cli/afmt_main.o $(CLI_LIB) $(TOOLS_LIB) $(BUILD)/too
 $(BUILD)/tests/%: tests/unit/%.c $(CLI_LIB) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(FEATURE_CFLAGS) -Itests/unit -o $@ $< $(CLI_LIB) $(LIB) $(FEATURE_LIBS) $(CLI_LIBS) -lm -lpthread
+
+# The interpreter's agreement with the generated validators (tests/unit/
+# test_interp_agree.c): the interpreter, afmt-gen's library, jansson.
+$(BUILD)/tests/test_interp_agree: tests/unit/test_interp_agree.c $(INTERP_LIB) $(GEN_LIB) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(FEATURE_CFLAGS) -Iinterp -Itests/unit -o $@ $< $(INTERP_LIB) $(GEN_LIB) $(LIB) $(FEATURE_LIBS) -ljansson -lm
 
 # The fuzz regression test runs the fuzz targets' own checks (fuzz/checks.c)
 # on files read as the replay driver reads them (fuzz/inputs.c).

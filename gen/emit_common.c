@@ -567,7 +567,7 @@ const char *type_table2(emitter *m, const table *tb, int nplain)
 /* "; known: (1, 1) i8, (1, 2) i16, ..., eltype == 0 && elbyte > 0: opaque"
  * (malloc'd): an unknown type code lists the valid ones, straight from the
  * spec's table. */
-static char *known_literal(const table *tb)
+char *table_known_text(const table *tb)
 {
     sbuf b = {0};
     char *q;
@@ -615,7 +615,7 @@ const char *known_table(emitter *m, const table *tb)
     for (i = 0; i < m->nhelpers; i++)
         if (strcmp(m->helpers[i], name) == 0) { free(name); return m->helpers[i]; }
     if (m->nhelpers >= 32) { free(name); return "\"\""; }
-    text = known_literal(tb);
+    text = table_known_text(tb);
     sb_printf(m->prelude, "/* The entries of table %s, listed when no entry matches. */\n", tb->name);
     sb_printf(m->prelude, "static const char %s[] =\n    ", name);
     quote_wrapped(m->prelude, text, "    ");

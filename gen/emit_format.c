@@ -340,6 +340,13 @@ static void emit_descriptor(sbuf *src, const spec *s)
 
 }
 
+void spec_format_traits(const spec *s, int *col_major, int *multi, int *compresses)
+{
+    *col_major = first_order((item_list *)&s->body) == 1;
+    *multi = has_top_repeat(s) || holds_columns(&s->body) || texthdr_multi(s);
+    *compresses = has_compressed((item_list *)&s->body);
+}
+
 int emit_format(const spec *s, const char *outdir)
 {
     sbuf hdr = {0}, src = {0}, body = {0}, wbody = {0}, prelude = {0}, descs = {0};

@@ -6,8 +6,8 @@
  * checked while emitting (emit_expr.c reports unknown names, functions and
  * members); code generation lives in emit_*.c.
  */
-#ifndef AFMT_GEN_EXPR_H
-#define AFMT_GEN_EXPR_H
+#ifndef AFMT_GEN_EXPR_TREE_H
+#define AFMT_GEN_EXPR_TREE_H
 
 #include <stddef.h>
 #include <stdint.h>

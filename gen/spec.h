@@ -217,6 +217,16 @@ typedef struct spec {
  * "PATH: /json/path: message" for each problem and returns NULL. */
 spec *spec_load(const char *path);
 
+/* What a format descriptor (afmt_format) says of the spec: the order of
+ * its first payload, whether a file may hold several arrays, whether its
+ * writer compresses (emit_format.c; the reference interpreter, interp/,
+ * describes a spec it loads with the same answers). */
+void spec_format_traits(const spec *s, int *col_major, int *multi, int *compresses);
+
+/* "; known: (1, 1) i8, ..." (malloc'd): the entries of tb as an unknown
+ * type code's failure lists them (emit_common.c). */
+char *table_known_text(const table *tb);
+
 /* emit_*.c */
 int emit_format(const spec *s, const char *outdir);
 int emit_registry(spec **specs, int n, const char *outdir);

@@ -4,8 +4,10 @@
 #include <string.h>
 #include "afmt_driver.h"
 
-int afmt_run_validator(afmt_validate_body_fn body, const char *format, afmt_src *src,
-                       const afmt_options *opt, const afmt_visitor *vis, afmt_error *err)
+/* afmt_run_validator's work, with a body of either kind (one is NULL). */
+static int run_validator(afmt_validate_body_fn body, afmt_validate_body_arg_fn body_arg,
+                         const void *arg, const char *format, afmt_src *src,
+                         const afmt_options *opt, const afmt_visitor *vis, afmt_error *err)
 {
     afmt_options defaults;
     afmt_error scratch;
@@ -32,12 +34,25 @@ int afmt_run_validator(afmt_validate_body_fn body, const char *format, afmt_src 
         rc = afmt_fail(err, AFMT_E_LIMIT, &path, NULL, AFMT_NO_INDEX, 0, "input of %" PRIu64
                        " bytes exceeds the limit of %" PRIu64, src->len, opt->limits.max_total_bytes);
     else
-        rc = body(&ctx);
+        rc = body ? body(&ctx) : body_arg(&ctx, arg);
     if (rc == 0 && src->io_error)
         rc = afmt_fail(err, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, src->data_off + src->data_len,
                        "reading the input failed");
     if (rc != 0) afmt_error_set_format(err, format);
     return rc;
+}
+
+int afmt_run_validator(afmt_validate_body_fn body, const char *format, afmt_src *src,
+                       const afmt_options *opt, const afmt_visitor *vis, afmt_error *err)
+{
+    return run_validator(body, NULL, NULL, format, src, opt, vis, err);
+}
+
+int afmt_run_validator_arg(afmt_validate_body_arg_fn body, const void *arg, const char *format,
+                           afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
+                           afmt_error *err)
+{
+    return run_validator(NULL, body, arg, format, src, opt, vis, err);
 }
 
 int afmt_run_validator_buffer(afmt_validate_body_fn body, const char *format, const uint8_t *buf,

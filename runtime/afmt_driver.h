@@ -34,6 +34,13 @@ typedef int (*afmt_write_body_fn)(const afmt_array *arrays, size_t n, const afmt
 
 AFMT_GEN_API int afmt_run_validator(afmt_validate_body_fn body, const char *format, afmt_src *src,
                                     const afmt_options *opt, const afmt_visitor *vis, afmt_error *err);
+/* A validator body that reads an argument of its caller's (the reference
+ * interpreter's spec, interp/), and afmt_run_validator for it: the same
+ * driver, arg handed to body unchanged. */
+typedef int (*afmt_validate_body_arg_fn)(afmt_vctx *c, const void *arg);
+AFMT_GEN_API int afmt_run_validator_arg(afmt_validate_body_arg_fn body, const void *arg, const char *format,
+                                        afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
+                                        afmt_error *err);
 AFMT_GEN_API int afmt_run_validator_buffer(afmt_validate_body_fn body, const char *format, const uint8_t *buf,
                                            uint64_t len, const afmt_options *opt, const afmt_visitor *vis,
                                            afmt_error *err);

@@ -83,6 +83,17 @@ if ASAN_OPTIONS=detect_leaks=0 "$BUILD"/afmt-gen -o "$TMPD/gen/deeper" spec/*.js
             echo "FAIL $d: could not compile: $(head -5 "$TMPD/cc.log")" | tee -a "$LOG"
         fi
     done
+    # The reference interpreter agrees with the generated code of these
+    # formats too (their writers' files and mutants, every file of corpus/
+    # and tests/): the agreement test linked with this registry.
+    if ${CC:-cc} -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Wall -Wextra -Werror -Wno-unused-function \
+           ${TEST_CFLAGS:-} -Iruntime -Igen -Iinterp -I"$TMPD/gen/deeper" -Itests/unit -o "$TMPD/interp_agree" \
+           tests/unit/test_interp_agree.c interp/*.c $(ls gen/*.c | grep -v gen/main.c) generated/gen/expr_lexer.c \
+           runtime/*.c registry/*.c "$TMPD"/gen/deeper/*.c ${TEST_LIBS:-} -ljansson -lm 2> "$TMPD/cc.log"; then
+        run interp-agree-specs bash -c "set -o pipefail; ASAN_OPTIONS=detect_leaks=0 '$TMPD/interp_agree' tests/specs | sed 's/^PASS /PASS specs: /'"
+    else
+        echo "FAIL interp-agree-specs: could not compile: $(head -5 "$TMPD/cc.log")" | tee -a "$LOG"
+    fi
 else
     echo "FAIL newformat: could not generate: $(head -5 "$TMPD/cc.log")" | tee -a "$LOG"
 fi

@@ -1,0 +1,163 @@
+/* afmt reference interpreter: what its files share (afmt_interp.h is the
+ * public interface).
+ *
+ * A run (irun) walks the spec's items over the runtime's validator context
+ * (afmt_vctx, runtime/afmt_step.h).  The names the items define are
+ * symbols (isym) on a stack: a repeat's body and a switch case pop theirs,
+ * a region's stay visible, as in the language.  A symbol carries what the
+ * generated code keeps in its locals: a value, the offset a failure at it
+ * names, an array field's place, a lookup's element type.
+ *
+ * Every function that can fail returns 0 to go on or -1 after filling
+ * c->err, as the generated code's steps do.
+ */
+#ifndef AFMT_INTERP_INTERNAL_H
+#define AFMT_INTERP_INTERNAL_H
+
+#include <stdint.h>
+#include "afmt_interp.h"
+#include "afmt_step.h"
+#include "afmt_thdir.h"
+#include "emit.h" /* the spec model (spec.h) and find_table */
+
+typedef enum isym_kind {
+    IS_INT,     /* an integer field or a let: a value */
+    IS_ARRF,    /* an integer array field: count elements at off */
+    IS_TEXT,    /* a bytes or text field: size bytes at off */
+    IS_LOOKUP,  /* a lookup: an element type */
+    IS_PAYLOAD, /* an array item */
+    IS_INDEX,   /* `index` inside "each" */
+    IS_STRINGS  /* length-prefixed strings: count of them at off */
+} isym_kind;
+
+typedef struct isym {
+    isym_kind kind;
+    const char *name;
+    const item *it;
+    vtype t;          /* IS_INT, IS_INDEX: VT_U or VT_S; IS_ARRF: its elements' */
+    uint64_t v;       /* IS_INT, IS_INDEX: the value (a signed one's bits) */
+    uint64_t off;     /* where a failure blamed on it is (unless off_is_pos) */
+    int off_is_pos;   /* a let: a failure blamed on it is where the cursor is then */
+    uint64_t count;   /* IS_ARRF, IS_STRINGS */
+    int width, is_signed, big; /* IS_ARRF (IS_STRINGS: width of the length) */
+    int size;         /* IS_TEXT */
+    afmt_elem el;     /* IS_LOOKUP */
+} isym;
+
+/* The field a failure is blamed on: name ("" for none), element index
+ * (AFMT_NO_INDEX for none) and offset (the cursor's when at_pos). */
+typedef struct iblame {
+    const char *field;
+    uint64_t index;
+    uint64_t off;
+    int at_pos;
+} iblame;
+
+/* The state of blocks that tile a matrix (a repeat with "tiles"). */
+typedef struct itiles {
+    const item *repeat;
+    afmt_tiles *set;
+    int placed;       /* this repetition's block is in the set */
+} itiles;
+
+typedef struct irun {
+    const afmt_interp *in;
+    afmt_vctx *c;
+    isym *syms;
+    int nsyms, cap;
+    const uint64_t *comments; /* skipped_comments() of the innermost skipping repeat, or NULL */
+    itiles *tiles;            /* the innermost tiled repeat, or NULL */
+} irun;
+
+/* A grammar of text values (a "text_value" item's "grammar"). */
+typedef struct igrammar {
+    const char *name;
+    afmt_text_scan_fn scan;
+    int (*decode)(const afmt_array *, uint8_t *, uint64_t, afmt_error *);
+} igrammar;
+
+/* A text header's runtime descriptor, built from the model at load. */
+typedef struct ithdr {
+    const item *it;
+    afmt_thdir_desc desc;
+} ithdr;
+
+struct afmt_interp {
+    const spec *s;
+    afmt_format format;        /* name, extensions, detect... (validate: NULL) */
+    const char **extensions;   /* NULL-terminated */
+    int max_syms;              /* the most symbols a run can hold */
+    ithdr *thdrs;
+    int nthdrs;
+};
+
+/* ---- symbols (interp_run.c) */
+isym *isym_push(irun *r, isym_kind kind, const item *it);
+isym *isym_find(const irun *r, const char *name);
+int isym_mark(const irun *r);
+void isym_pop_to(irun *r, int mark);
+
+/* ---- blame and failure (interp_run.c) */
+iblame iblame_at(const char *field, uint64_t index, uint64_t off);
+iblame iblame_pos(const char *field);
+/* blame_of: a symbol (its name and offset), or nothing (NULL: "", cursor) */
+iblame iblame_of(const isym *y);
+uint64_t iblame_off(const irun *r, const iblame *b);
+/* A failure (or, len LEN_WARN, a tolerance: 0 to go on) blamed on b. */
+int ifail(irun *r, const iblame *b, afmt_code code, leniency len, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 5, 6)))
+#endif
+    ;
+int ioverflow(irun *r, const iblame *b, const char *text);
+/* "constraint", "unknown-type", ... (a spec's "code") as an afmt_code */
+afmt_code icode(const char *name, afmt_code dflt);
+
+/* ---- items */
+int irun_items(irun *r, const item_list *body);
+int irun_field(irun *r, const item *it);        /* interp_field.c */
+int irun_array(irun *r, const item *it);        /* interp_array.c */
+int irun_let(irun *r, const item *it);          /* interp_item.c, the rest */
+int irun_lookup(irun *r, const item *it);
+int irun_check_item(irun *r, const item *it);
+int irun_repeat(irun *r, const item *it);
+int irun_region(irun *r, const item *it);
+int irun_switch(irun *r, const item *it);
+int irun_pad(irun *r, const item *it);
+int irun_textval(irun *r, const item *it);
+int irun_texthdr(irun *r, const item *it);
+/* After each item: the tiled repeat's block placed once its fields are read. */
+int irun_tiles_after_item(irun *r);
+/* Checks cs[0..n) blamed on b; attr: the integer whose value a failure
+ * shows (or NULL). */
+int irun_checks(irun *r, const iblame *b, const check *cs, int n, const isym *attr);
+/* Is the array field `name` some array item's shape (anywhere in the spec)? */
+int iused_as_shape(const item_list *body, const char *name);
+
+/* ---- expressions (interp_expr.c) */
+typedef struct ival {
+    vtype t;          /* VT_U, VT_S, VT_BOOL, VT_STR */
+    uint64_t v;       /* the value (a signed one's bits; a truth value 0/1) */
+    int lit;          /* an integer literal up to INT64_MAX */
+    const uint8_t *str; /* VT_STR: a text field's bytes or a literal's */
+    int len;          /* VT_STR: its size */
+} ival;
+/* Evaluate e (text: the whole expression, for messages): its value with
+ * the type afmt-gen gives it, its run-time failures blamed on b. */
+int ieval(irun *r, const iblame *b, const expr *e, const char *text, ival *out);
+/* ieval, then as an unsigned number (a negative signed value fails). */
+int ieval_u64(irun *r, const iblame *b, const expr *e, const char *text, uint64_t *out);
+/* ieval, then as a truth value. */
+int ieval_bool(irun *r, const iblame *b, const expr *e, const char *text, int *out);
+/* The static type afmt-gen gives e (VT_NONE when it has none). */
+vtype itype(const irun *r, const expr *e, int *lit);
+/* A value's conversions, as afmt-gen's to_u and to_s. */
+int ito_u(irun *r, const iblame *b, ival x, const char *text, uint64_t *out);
+/* Element i of array field y (in memory: the field has been taken). */
+uint64_t iarrf_get(const irun *r, const isym *y, uint64_t i);
+
+/* ---- text values and headers (interp_load.c) */
+const igrammar *igrammar_find(const char *name);
+const afmt_thdir_desc *ithdr_of(const afmt_interp *in, const item *it);
+
+#endif

@@ -1,0 +1,167 @@
+/* afmt reference interpreter: the comparison with a generated validator
+ * that the agreement test (tests/unit/test_interp_agree.c) and the fuzz
+ * targets (fuzz/checks.c) make.  Each side's run is written down as text
+ * -- every field reported, array view, warning, trailer and metadata call,
+ * then the verdict and the whole error -- and the two texts must be equal. */
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "afmt_agree.h"
+#include "afmt_error.h"
+
+typedef struct transcript {
+    char *s;
+    size_t len, cap;
+    int failed;          /* out of memory: the comparison is not made */
+    const uint8_t *base; /* the input: pointers are written as offsets */
+    int stop_at;         /* on_array returns nonzero for this array (-1: never) */
+    int arrays;
+} transcript;
+
+static void put(transcript *t, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+static void put(transcript *t, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+    for (;;) {
+        va_start(ap, fmt);
+        n = vsnprintf(t->s ? t->s + t->len : NULL, t->s ? t->cap - t->len : 0, fmt, ap);
+        va_end(ap);
+        if (n < 0) { t->failed = 1; return; }
+        if (t->s && t->len + (size_t)n < t->cap) { t->len += (size_t)n; return; }
+        {
+            size_t cap = (t->cap ? t->cap * 2 : 4096) + (size_t)n;
+            char *s = realloc(t->s, cap);
+            if (!s) { t->failed = 1; return; }
+            t->s = s;
+            t->cap = cap;
+        }
+    }
+}
+
+/* a pointer into the input as its offset, NULL as -1 */
+static long long at(const transcript *t, const void *p)
+{
+    return p ? (long long)((const uint8_t *)p - t->base) : -1;
+}
+
+static int on_array(void *ctx, const afmt_array *a)
+{
+    transcript *t = ctx;
+    uint32_t i;
+    put(t, "array %u: %s elsize %" PRIu64 " rank %u [", a->index, afmt_dtype_name(a->dtype), a->elsize, a->rank);
+    for (i = 0; i < a->rank && i < AFMT_RANK_CAP; i++) put(t, "%s%" PRIu64, i ? "," : "", a->dims[i]);
+    put(t, "] count %" PRIu64 " order %d enc %d endian %d data %lld nbytes %" PRIu64 " offset %" PRIu64
+           " stride %" PRIu64 " name \"%s\" name_len %" PRIu64 " opaque \"%s\"\n",
+        a->count, (int)a->order, (int)a->encoding, (int)a->endian, at(t, a->data), a->nbytes, a->offset, a->stride,
+        a->name, a->name_len, a->opaque_name);
+    put(t, "  nnz %" PRIu64 " csr %lld %lld %u coo %" PRIu64 " %u %d tile %d %" PRIu64 " %" PRIu64 " %" PRIu64
+           " %" PRIu64 " text %d\n",
+        a->nnz, at(t, a->csr_row_offsets), at(t, a->csr_col_indices), a->csr_index_size, a->coo_stride,
+        a->coo_index_size, a->coo_has_col, a->is_tile, a->tile_row, a->tile_col, a->tile_rows, a->tile_cols,
+        a->text_decode != NULL);
+    return t->stop_at >= 0 && t->arrays++ == t->stop_at;
+}
+
+static void on_error(transcript *t, const char *what, const afmt_error *e)
+{
+    put(t, "%s: code %s offset %" PRIu64 " field \"%s\" format \"%s\" message \"%s\"\n", what, afmt_code_name(e->code),
+        e->offset, e->field, e->format, e->message);
+}
+
+static void on_warning(void *ctx, const afmt_error *w) { on_error(ctx, "warning", w); }
+
+static void on_trailer(void *ctx, const uint8_t *data, uint64_t len, uint64_t offset)
+{
+    transcript *t = ctx;
+    put(t, "trailer: data %lld len %" PRIu64 " offset %" PRIu64 "\n", at(t, data), len, offset);
+}
+
+static void on_metadata(void *ctx, const uint8_t *json, uint64_t len, uint64_t offset)
+{
+    transcript *t = ctx;
+    put(t, "metadata: %lld len %" PRIu64 " offset %" PRIu64 "\n", at(t, json), len, offset);
+}
+
+static void on_field(void *ctx, const afmt_field_info *f)
+{
+    transcript *t = ctx;
+    put(t, "field %s: kind %d offset %" PRIu64 " array %d count %" PRIu64 " width %u big %d bytes %lld doc %s\n",
+        f->field, (int)f->kind, f->offset, f->is_array, f->count, f->width, f->big_endian, at(t, f->bytes),
+        f->doc ? f->doc : "-");
+}
+
+/* One side's run, written down in t. */
+static void run(const afmt_interp *in, const afmt_format *fmt, const uint8_t *buf, uint64_t len,
+                const afmt_options *opt, const afmt_agree_how *how, transcript *t)
+{
+    afmt_visitor vis;
+    afmt_field_visitor fields;
+    afmt_options o = *opt;
+    afmt_error err;
+    int rc;
+    memset(&vis, 0, sizeof vis);
+    vis.ctx = t;
+    vis.on_array = on_array;
+    vis.on_warning = on_warning;
+    vis.on_trailer = on_trailer;
+    vis.on_metadata = on_metadata;
+    fields.ctx = t;
+    fields.on_field = on_field;
+    if (how->fields) o.fields = &fields;
+    t->base = buf;
+    t->stop_at = how->stop_at;
+    t->arrays = 0;
+    rc = in ? afmt_interp_validate(in, buf, len, &o, how->visit ? &vis : NULL, &err)
+            : fmt->validate(buf, len, &o, how->visit ? &vis : NULL, &err);
+    put(t, "rc %d\n", rc);
+    if (rc) on_error(t, "error", &err);
+}
+
+/* The first line where a and b differ, into why. */
+static void first_difference(const char *a, const char *b, char *why, size_t why_size)
+{
+    size_t line = 1;
+    const char *ea, *eb;
+    while (*a && *b) {
+        ea = strchr(a, '\n');
+        eb = strchr(b, '\n');
+        if (!ea || !eb || ea - a != eb - b || memcmp(a, b, (size_t)(ea - a)) != 0) break;
+        a = ea + 1;
+        b = eb + 1;
+        line++;
+    }
+    ea = strchr(a, '\n');
+    eb = strchr(b, '\n');
+    snprintf(why, why_size, "line %zu: generated: %.*s | interpreter: %.*s", line, ea ? (int)(ea - a) : (int)strlen(a),
+             a, eb ? (int)(eb - b) : (int)strlen(b), b);
+}
+
+int afmt_agree(const afmt_interp *in, const afmt_format *fmt, const uint8_t *buf, uint64_t len,
+               const afmt_options *opt, const afmt_agree_how *how, char *why, size_t why_size)
+{
+    transcript g, i;
+    int rc;
+    memset(&g, 0, sizeof g);
+    memset(&i, 0, sizeof i);
+    run(NULL, fmt, buf, len, opt, how, &g);
+    run(in, fmt, buf, len, opt, how, &i);
+    if (g.failed || i.failed) {
+        snprintf(why, why_size, "out of memory for the transcripts");
+        rc = -1;
+    } else if (strcmp(g.s, i.s) != 0) {
+        first_difference(g.s, i.s, why, why_size);
+        rc = 1;
+    } else {
+        rc = 0;
+    }
+    free(g.s);
+    free(i.s);
+    return rc;
+}

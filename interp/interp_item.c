@@ -1,0 +1,285 @@
+/* afmt reference interpreter: the items other than fields, lookups and
+ * arrays -- let, check, repeat, region, switch, pad, a text value, a text
+ * header -- one function each, as gen/emit_validate.c (and the repeat
+ * module of gen/layout_tiles.c) emits them. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "afmt_thdir.h"
+#include "interp.h"
+
+int irun_let(irun *r, const item *it)
+{
+    const iblame b = iblame_pos(it->name);
+    ival v;
+    isym *y;
+    if (ieval(r, &b, it->let.value, it->let.value_text, &v)) return -1;
+    y = isym_push(r, IS_INT, it);
+    y->t = v.t == VT_S ? VT_S : VT_U; /* a truth value is 0 or 1 */
+    y->v = v.v;
+    y->off_is_pos = 1;
+    return 0;
+}
+
+int irun_check_item(irun *r, const item *it)
+{
+    const isym *attr = it->attribute ? isym_find(r, it->attribute) : NULL;
+    const iblame b = iblame_of(attr);
+    return irun_checks(r, &b, &it->checks[0], 1, attr);
+}
+
+/* ---- repeat */
+
+/* A counted repetition's count, held to the bytes left: every repetition
+ * takes at least one. */
+static int repeat_count(irun *r, const item *it, uint64_t *n)
+{
+    const iblame b = iblame_pos(it->name);
+    uint64_t left;
+    if (ieval_u64(r, &b, it->arg, it->arg_text, n)) return -1;
+    left = afmt_end(r->c) - r->c->pos;
+    if (*n > left)
+        return ifail(r, &b, AFMT_E_TRUNCATED, LEN_NONE, "%" PRIu64 " repetitions cannot fit in the %" PRIu64 " bytes left",
+                     *n, left);
+    return 0;
+}
+
+/* What starts repetition k: blanks skipped, the end (*stop), the limit on
+ * repetitions, the path's index. */
+static int repeat_head(irun *r, const item *it, itiles *tiles, uint64_t k, uint64_t *comments, int *stop)
+{
+    afmt_vctx *c = r->c;
+    const int top = c->region == NULL;
+    const iblame b = iblame_pos(it->name);
+    *stop = 0;
+    if (it->repeat.skip_ws == 2) {
+        *comments = 0;
+        afmt_src_skip_blank(c->src, afmt_end(c), &c->pos, 1, top, comments);
+    } else if (it->repeat.skip_ws) {
+        afmt_src_skip_blank(c->src, afmt_end(c), &c->pos, 0, top, NULL);
+    }
+    if (it->repeat.until_tiled) {
+        if (k >= it->repeat.min_count && afmt_tiles_complete(tiles->set)) return *stop = 1, 0;
+    } else if (it->repeat.until_end) {
+        const int at_end = afmt_src_at_end(c->src, afmt_end(c), c->pos);
+        char what[256];
+        if (at_end > 0) return *stop = 1, 0;
+        snprintf(what, sizeof what, "the next %s", it->name);
+        if (at_end < 0)
+            return afmt_src_short(c->src, c->err, c->path, it->name, AFMT_NO_INDEX, c->pos, afmt_end(c), 1, what);
+    }
+    if (it->repeat.until_end && !it->repeat.skip_ws && top) afmt_src_keep_from(c->src, c->pos);
+    if (k >= c->opt->limits.max_items)
+        return ifail(r, &b, AFMT_E_LIMIT, LEN_NONE, "more than %" PRIu64 " repetitions", c->opt->limits.max_items);
+    afmt_path_set_index(c->path, k);
+    return 0;
+}
+
+/* One repetition: its names are its own; it must consume a byte. */
+static int repeat_body(irun *r, const item *it, itiles *tiles, const uint64_t *comments)
+{
+    const iblame b = iblame_pos(it->name);
+    const uint64_t start = r->c->pos;
+    const int mark = isym_mark(r);
+    const uint64_t *saved_comments = r->comments;
+    itiles *saved_tiles = r->tiles;
+    int rc;
+    if (it->repeat.tile_row) {
+        tiles->placed = 0;
+        r->tiles = tiles;
+    }
+    if (it->repeat.skip_ws == 2) r->comments = comments;
+    rc = irun_items(r, &it->body);
+    r->comments = saved_comments;
+    r->tiles = saved_tiles;
+    isym_pop_to(r, mark);
+    if (rc) return -1;
+    if (r->c->pos == start) return ifail(r, &b, AFMT_E_CONSTRAINT, LEN_NONE, "a repetition consumed no bytes");
+    return 0;
+}
+
+/* A tiled repeat's matrix (before the loop) and its coverage (after). */
+static int tiles_before(irun *r, const item *it, itiles *t, afmt_tiles *set)
+{
+    const iblame b = iblame_pos(it->name);
+    uint64_t w0, w1;
+    t->repeat = it;
+    t->set = set;
+    t->placed = 0;
+    if (!it->repeat.tile_row) return 0;
+    if (ieval_u64(r, &b, it->repeat.tile_within[0], it->repeat.tile_within_text[0], &w0)) return -1;
+    if (ieval_u64(r, &b, it->repeat.tile_within[1], it->repeat.tile_within_text[1], &w1)) return -1;
+    afmt_tiles_init(set, w0, w1);
+    return 0;
+}
+
+static int tiles_after(irun *r, const item *it, const itiles *t)
+{
+    const iblame b = iblame_pos(it->name);
+    if (!it->repeat.tile_row || afmt_tiles_complete(t->set)) return 0;
+    return ifail(r, &b, AFMT_E_CONSTRAINT, LEN_NONE,
+                 "the blocks cover %" PRIu64 " cells of the %" PRIu64 " x %" PRIu64 " matrix, not all", t->set->area,
+                 t->set->rows, t->set->cols);
+}
+
+int irun_tiles_after_item(irun *r)
+{
+    itiles *t = r->tiles;
+    const item *rep = t->repeat;
+    const isym *row, *col, *rows, *cols;
+    afmt_tile_fields names;
+    if (t->placed) return 0;
+    row = isym_find(r, rep->repeat.tile_row);
+    col = isym_find(r, rep->repeat.tile_col);
+    rows = isym_find(r, rep->repeat.tile_rows);
+    cols = isym_find(r, rep->repeat.tile_cols);
+    if (!row || !col || !rows || !cols) return 0;
+    t->placed = 1;
+    names.row = row->name;
+    names.col = col->name;
+    names.rows = rows->name;
+    names.cols = cols->name;
+    return afmt_tiles_place(r->c, t->set, &names, row->v, col->v, rows->v, cols->v, row->off, col->off, rows->off,
+                            cols->off);
+}
+
+int irun_repeat(irun *r, const item *it)
+{
+    afmt_tiles *set = NULL;
+    itiles tiles;
+    uint64_t count = 0, k = 0, comments = 0;
+    int stop = 0, rc = 0;
+    if (it->arg && repeat_count(r, it, &count)) return -1;
+    if (it->repeat.tile_row || it->repeat.until_tiled) {
+        set = calloc(1, sizeof *set); /* the generated code's is on its stack */
+        if (!set) return afmt_fail(r->c->err, AFMT_E_NOMEM, NULL, NULL, AFMT_NO_INDEX, 0, "out of memory");
+    }
+    memset(&tiles, 0, sizeof tiles);
+    if (set && tiles_before(r, it, &tiles, set)) rc = -1;
+    if (rc == 0) afmt_path_push(r->c->path, it->name, 0);
+    for (; rc == 0 && (!it->arg || k < count); k++) {
+        if (repeat_head(r, it, &tiles, k, &comments, &stop)) rc = -1;
+        else if (stop) break;
+        else if (repeat_body(r, it, &tiles, &comments)) rc = -1;
+    }
+    if (rc == 0) {
+        const iblame b = iblame_pos(it->name);
+        afmt_path_pop(r->c->path);
+        if (it->repeat.min_count > 0 && k < it->repeat.min_count)
+            rc = ifail(r, &b, AFMT_E_TRUNCATED, LEN_NONE, "needs at least %llu, found %" PRIu64,
+                       (unsigned long long)it->repeat.min_count, k);
+    }
+    if (rc == 0 && set) rc = tiles_after(r, it, &tiles);
+    free(set);
+    return rc;
+}
+
+/* ---- region: its items may not cross its end; what they leave unread is
+ * skipped, or refused (tolerated) when it is exact */
+int irun_region(irun *r, const item *it)
+{
+    const isym *sz = it->arg->kind == E_NAME ? isym_find(r, it->arg->sval) : NULL;
+    const iblame b = iblame_pos(it->name);
+    const afmt_region_rest rest = !it->region.exact                    ? AFMT_REGION_SKIP
+                                  : it->region.exact_lenient == LEN_WARN ? AFMT_REGION_EXACT_WARN
+                                                                        : AFMT_REGION_EXACT;
+    afmt_region_ctx rc;
+    uint64_t size;
+    if (sz && sz->kind != IS_INT) sz = NULL;
+    if (ieval_u64(r, &b, it->arg, it->arg_text, &size)) return -1;
+    if (afmt_region_open(r->c, &rc, it->name, sz ? sz->name : NULL, size)) return -1;
+    if (irun_items(r, &it->body)) return -1;
+    return afmt_region_close(r->c, rest, sz && it->region.exact ? (sz->off_is_pos ? r->c->pos : sz->off) : 0);
+}
+
+/* ---- switch: the first case whose values hold the selector */
+static int switch_unknown(irun *r, const item *it, const iblame *b, ival sel)
+{
+    char values[512] = "";
+    size_t at = 0;
+    int i, j;
+    char found[32];
+    if (sel.t == VT_S) snprintf(found, sizeof found, "%" PRId64, (int64_t)sel.v);
+    else snprintf(found, sizeof found, "%" PRIu64, sel.v);
+    if (it->sw.else_message)
+        return ifail(r, b, AFMT_E_CONSTRAINT, LEN_NONE, "%s (found %s)", it->sw.else_message, found);
+    for (i = 0; i < it->ncases; i++)
+        for (j = 0; j < it->cases[i].nwhen && at < sizeof values; j++)
+            at += (size_t)snprintf(values + at, sizeof values - at, "%s %llu", i + j ? "," : "",
+                                   (unsigned long long)it->cases[i].when[j]->ival);
+    return ifail(r, b, AFMT_E_CONSTRAINT, LEN_NONE, "%s: unknown value %s (expected one of%s)", it->name, found, values);
+}
+
+int irun_switch(irun *r, const item *it)
+{
+    const isym *attr = it->arg->kind == E_NAME ? isym_find(r, it->arg->sval) : NULL;
+    const iblame b = iblame_of(attr && attr->kind == IS_INT ? attr : NULL);
+    ival sel;
+    int i, j;
+    if (ieval(r, &b, it->arg, it->arg_text, &sel)) return -1;
+    for (i = 0; i < it->ncases; i++)
+        for (j = 0; j < it->cases[i].nwhen; j++)
+            if (sel.v == it->cases[i].when[j]->ival) {
+                const int mark = isym_mark(r);
+                const int rc = irun_items(r, &it->cases[i].body);
+                isym_pop_to(r, mark);
+                return rc;
+            }
+    return switch_unknown(r, it, &b, sel);
+}
+
+/* ---- pad: zeros */
+
+/* Is the pad's size `roundup(x, k) - x` (x a name, k a literal > 0)? */
+static int pad_to_multiple(const expr *e)
+{
+    const expr *rd = e && e->kind == E_BINARY && e->op == TK_MINUS ? e->a : NULL;
+    return rd && rd->kind == E_CALL && strcmp(rd->sval, "roundup") == 0 && rd->nargs == 2 &&
+           rd->args[0]->kind == E_NAME && rd->args[1]->kind == E_INT && rd->args[1]->ival > 0 &&
+           e->b->kind == E_NAME && strcmp(e->b->sval, rd->args[0]->sval) == 0;
+}
+
+int irun_pad(irun *r, const item *it)
+{
+    const iblame b = iblame_pos(it->name);
+    const int lenient = it->pad.fill_lenient == LEN_WARN;
+    uint64_t n;
+    if (pad_to_multiple(it->arg)) {
+        const expr *rd = it->arg->a;
+        if (ieval_u64(r, &b, rd->args[0], it->arg_text, &n)) return -1;
+        return afmt_take_pad_to(r->c, it->name, lenient, n, rd->args[1]->ival, it->arg_text);
+    }
+    if (ieval_u64(r, &b, it->arg, it->arg_text, &n)) return -1;
+    return afmt_take_padding(r->c, it->name, lenient, n);
+}
+
+/* ---- a value in a text grammar the runtime scans (futhark's) */
+int irun_textval(irun *r, const item *it)
+{
+    const igrammar *g = igrammar_find(it->textval.grammar);
+    afmt_vctx *c = r->c;
+    afmt_array a;
+    uint64_t end = 0;
+    isym *y;
+    if (afmt_src_text(c->src, afmt_end(c), c->pos, g->scan, c->opt->limits.max_rank, &end, &a, c->path, c->err) != 0)
+        return -1;
+    a.index = c->narrays;
+    a.text_decode = g->decode;
+    if (c->vis && c->vis->on_array && c->vis->on_array(c->vis->ctx, &a) != 0) {
+        const iblame b = iblame_pos(it->name);
+        return ifail(r, &b, AFMT_E_CALLBACK, LEN_NONE, "stopped by the caller");
+    }
+    c->narrays++;
+    c->pos = end;
+    y = isym_push(r, IS_PAYLOAD, it);
+    (void)y;
+    return 0;
+}
+
+/* ---- a text header and the arrays it describes (runtime/afmt_thdir.c) */
+int irun_texthdr(irun *r, const item *it)
+{
+    afmt_vctx *c = r->c;
+    return afmt_thdir_validate(ithdr_of(r->in, it), c->src, afmt_end(c), &c->pos, &c->narrays, c->opt, c->vis, c->path,
+                               c->err);
+}

@@ -1,0 +1,179 @@
+/* afmt reference interpreter: loading a spec (afmt-gen's loader and its
+ * checks), the descriptors built from it once (text headers, the format
+ * descriptor), detection. */
+#include <stdlib.h>
+#include <string.h>
+#include "afmt_futhark_text.h"
+#include "afmt_dtype.h"
+#include "afmt_fields.h"
+#include "interp.h"
+
+/* The grammars of text values the runtime has (gen/load_item.c knows the
+ * same names). */
+static const igrammar GRAMMARS[] = {
+    {"futhark", afmt_futhark_text_scan, afmt_futhark_text_decode},
+};
+
+const igrammar *igrammar_find(const char *name)
+{
+    size_t i;
+    for (i = 0; i < sizeof GRAMMARS / sizeof GRAMMARS[0]; i++)
+        if (strcmp(GRAMMARS[i].name, name) == 0) return &GRAMMARS[i];
+    return NULL;
+}
+
+/* Items of the spec, counted: a run holds at most one symbol per item
+ * (and two more while checking an element of an "each"). */
+static int count_items(const item_list *b)
+{
+    int i, j, n = b->n;
+    for (i = 0; i < b->n; i++) {
+        n += count_items(&b->v[i]->body);
+        for (j = 0; j < b->v[i]->ncases; j++) n += count_items(&b->v[i]->cases[j].body);
+    }
+    return n;
+}
+
+/* ---- text headers: the runtime's descriptor, as gen/texthdr.c emits it */
+
+static void thdr_desc(const spec *s, const item *it, afmt_thdir_desc *d)
+{
+    const texthdr *h = it->th;
+    afmt_thdir_key *keys = calloc((size_t)h->nkeys + 1, sizeof *keys);
+    afmt_thdir_type *types = calloc((size_t)h->ntypes + 1, sizeof *types);
+    int i;
+    if (!keys || !types) abort(); /* as afmt-gen's loader: a build tool's allocation */
+    for (i = 0; i < h->nkeys; i++) {
+        keys[i].key = h->keys[i].key;
+        keys[i].bind = (afmt_thdir_bind)h->keys[i].bind;
+        keys[i].kind = h->keys[i].tuple ? AFMT_TV_TUPLE : AFMT_TV_LIST;
+    }
+    for (i = 0; i < h->ntypes; i++) {
+        const th_type *t = &h->types[i];
+        types[i].text = t->text;
+        types[i].prefix = t->prefix;
+        types[i].dtype = t->dtype ? afmt_dtype_from_name(t->dtype) : AFMT_DTYPE_INVALID;
+        types[i].size = (uint32_t)t->size;
+        types[i].endian = t->big ? AFMT_BIG : AFMT_LITTLE;
+        types[i].writable = t->writable;
+        types[i].refuse = t->refuse;
+    }
+    memset(d, 0, sizeof *d);
+    d->format = s->format;
+    d->name = it->name;
+    d->syntax = h->python ? AFMT_TH_PYDICT : AFMT_TH_JSON;
+    d->length_width = (unsigned)h->length_width;
+    d->length_big = h->length_big;
+    d->max_length = h->max_length;
+    d->pad = h->pad;
+    d->terminator = h->terminator;
+    d->align = h->align;
+    d->write_align = h->write_align;
+    d->write_min_pad = h->write_min_pad;
+    d->write_spare = h->write_spare;
+    d->map = h->map;
+    d->metadata_key = h->metadata_key;
+    d->keys = keys;
+    d->nkeys = (size_t)h->nkeys;
+    d->types = types;
+    d->ntypes = (size_t)h->ntypes;
+    d->default_name = h->default_name ? h->default_name : "";
+    d->lenient = h->lenient;
+    memcpy(d->write_sort, h->write_sort, sizeof d->write_sort);
+}
+
+static void collect_thdrs(afmt_interp *in, const item_list *b)
+{
+    int i, j;
+    for (i = 0; i < b->n; i++) {
+        const item *it = b->v[i];
+        if (it->kind == IT_TEXTHDR && it->th) {
+            ithdr *t = realloc(in->thdrs, sizeof *t * (size_t)(in->nthdrs + 1));
+            if (!t) abort();
+            in->thdrs = t;
+            t[in->nthdrs].it = it;
+            thdr_desc(in->s, it, &t[in->nthdrs].desc);
+            in->nthdrs++;
+        }
+        collect_thdrs(in, &it->body);
+        for (j = 0; j < it->ncases; j++) collect_thdrs(in, &it->cases[j].body);
+    }
+}
+
+const afmt_thdir_desc *ithdr_of(const afmt_interp *in, const item *it)
+{
+    int i;
+    for (i = 0; i < in->nthdrs; i++)
+        if (in->thdrs[i].it == it) return &in->thdrs[i].desc;
+    return NULL;
+}
+
+/* ---- loading */
+
+static void describe_format(afmt_interp *in)
+{
+    const spec *s = in->s;
+    int col_major, multi, compresses, i;
+    in->extensions = calloc((size_t)s->nextensions + 1, sizeof *in->extensions);
+    if (!in->extensions) abort();
+    for (i = 0; i < s->nextensions; i++) in->extensions[i] = s->extensions[i];
+    spec_format_traits(s, &col_major, &multi, &compresses);
+    memset(&in->format, 0, sizeof in->format);
+    in->format.name = s->format;
+    in->format.spec = s->path;
+    in->format.extensions = in->extensions;
+    in->format.order = col_major ? AFMT_COL_MAJOR : AFMT_ROW_MAJOR;
+    in->format.multi = multi;
+    in->format.compresses = 0; /* the interpreter writes nothing */
+    (void)compresses;
+}
+
+afmt_interp *afmt_interp_load(const char *path)
+{
+    spec *s = spec_load(path);
+    afmt_interp *in;
+    if (!s) return NULL;
+    /* everything `afmt-gen --check` checks: names, types, the validator and
+     * the writer; a spec it refuses is refused here, with its words */
+    if (emit_format(s, NULL) != 0) return NULL;
+    in = calloc(1, sizeof *in);
+    if (!in) return NULL;
+    in->s = s;
+    in->max_syms = count_items(&s->body) + 2;
+    collect_thdrs(in, &s->body);
+    describe_format(in);
+    return in;
+}
+
+void afmt_interp_free(afmt_interp *in)
+{
+    int i;
+    if (!in) return;
+    for (i = 0; i < in->nthdrs; i++) {
+        free((void *)in->thdrs[i].desc.keys);
+        free((void *)in->thdrs[i].desc.types);
+    }
+    free(in->thdrs);
+    free(in->extensions);
+    free(in);
+}
+
+const afmt_format *afmt_interp_format(const afmt_interp *in) { return &in->format; }
+
+/* As the generated afmt_<format>_detect: any rule's bytes at its place
+ * (after up to 64 bytes of white space when it skips them). */
+int afmt_interp_detect(const afmt_interp *in, const uint8_t *buf, uint64_t len)
+{
+    int i;
+    for (i = 0; i < in->s->ndetect; i++) {
+        const detect_rule *d = &in->s->detect[i];
+        const uint64_t n = (uint64_t)d->nbytes;
+        uint64_t at = 0;
+        if (d->skip_ws)
+            while (at < len && at < 64 && afmt_is_space(buf[at])) at++;
+        if (d->at > UINT64_MAX - at) continue;
+        at += d->at;
+        if (len >= at && len - at >= n && memcmp(buf + at, d->bytes, (size_t)n) == 0) return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,160 @@
+/* afmt reference interpreter: a run over one input -- the symbol stack,
+ * blame and failure, the items in order, and the entry points. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "afmt_driver.h"
+#include "afmt_options.h"
+#include "interp.h"
+
+/* ---- symbols */
+
+isym *isym_push(irun *r, isym_kind kind, const item *it)
+{
+    isym *y;
+    if (r->nsyms >= r->cap) abort(); /* the capacity is counted from the spec at load: a bug */
+    y = &r->syms[r->nsyms++];
+    memset(y, 0, sizeof *y);
+    y->kind = kind;
+    y->it = it;
+    y->name = it->name;
+    return y;
+}
+
+/* the innermost symbol of that name (a name is defined once in scope:
+ * afmt-gen's checks; an "each" element shadows its array field) */
+isym *isym_find(const irun *r, const char *name)
+{
+    int i;
+    for (i = r->nsyms - 1; i >= 0; i--)
+        if (strcmp(r->syms[i].name, name) == 0) return &r->syms[i];
+    return NULL;
+}
+
+int isym_mark(const irun *r) { return r->nsyms; }
+void isym_pop_to(irun *r, int mark) { r->nsyms = mark; }
+
+/* ---- blame and failure */
+
+iblame iblame_at(const char *field, uint64_t index, uint64_t off)
+{
+    iblame b;
+    b.field = field ? field : "";
+    b.index = index;
+    b.off = off;
+    b.at_pos = 0;
+    return b;
+}
+
+iblame iblame_pos(const char *field)
+{
+    iblame b = iblame_at(field, AFMT_NO_INDEX, 0);
+    b.at_pos = 1;
+    return b;
+}
+
+iblame iblame_of(const isym *y)
+{
+    iblame b;
+    if (!y) return iblame_pos("");
+    b = iblame_at(y->name, AFMT_NO_INDEX, y->off);
+    b.at_pos = y->off_is_pos;
+    return b;
+}
+
+uint64_t iblame_off(const irun *r, const iblame *b) { return b->at_pos ? r->c->pos : b->off; }
+
+int ifail(irun *r, const iblame *b, afmt_code code, leniency len, const char *fmt, ...)
+{
+    va_list ap;
+    int rc;
+    va_start(ap, fmt);
+    if (len == LEN_WARN) {
+        rc = afmt_toleratev(r->c->opt, r->c->vis, r->c->err, code, r->c->path, b->field, b->index, iblame_off(r, b),
+                            fmt, ap);
+    } else {
+        afmt_failv(r->c->err, code, r->c->path, b->field, b->index, iblame_off(r, b), fmt, ap);
+        rc = -1;
+    }
+    va_end(ap);
+    return rc;
+}
+
+int ioverflow(irun *r, const iblame *b, const char *text)
+{
+    return afmt_overflow_c(r->c, b->field, b->index, iblame_off(r, b), text);
+}
+
+afmt_code icode(const char *name, afmt_code dflt)
+{
+    int k;
+    if (!name) return dflt;
+    for (k = 0; k <= AFMT_E_DIVZERO; k++)
+        if (strcmp(afmt_code_name((afmt_code)k), name) == 0) return (afmt_code)k;
+    return dflt;
+}
+
+/* ---- items: one function per kind */
+
+typedef int (*item_run)(irun *r, const item *it);
+
+static const item_run ITEM_RUNS[] = {
+    [IT_FIELD] = irun_field,     [IT_LET] = irun_let,       [IT_LOOKUP] = irun_lookup,
+    [IT_CHECK] = irun_check_item, [IT_ARRAY] = irun_array,  [IT_REPEAT] = irun_repeat,
+    [IT_REGION] = irun_region,   [IT_SWITCH] = irun_switch, [IT_PAD] = irun_pad,
+    [IT_TEXTVAL] = irun_textval, [IT_TEXTHDR] = irun_texthdr,
+};
+
+int irun_items(irun *r, const item_list *body)
+{
+    int i;
+    for (i = 0; i < body->n; i++) {
+        const item *it = body->v[i];
+        if (ITEM_RUNS[it->kind](r, it)) return -1;
+        /* a tiled block's place, as soon as its fields are read */
+        if (r->tiles && irun_tiles_after_item(r)) return -1;
+    }
+    return 0;
+}
+
+/* The spec's top level, then the trailer (as <format>_validate_body). */
+static int run_body(afmt_vctx *c, const void *arg)
+{
+    const afmt_interp *in = arg;
+    irun r;
+    int rc;
+    memset(&r, 0, sizeof r);
+    r.in = in;
+    r.c = c;
+    r.cap = in->max_syms;
+    r.syms = malloc(sizeof *r.syms * (size_t)r.cap);
+    if (!r.syms) return afmt_fail(c->err, AFMT_E_NOMEM, NULL, NULL, AFMT_NO_INDEX, 0, "out of memory");
+    rc = irun_items(&r, &in->s->body);
+    if (rc == 0) {
+        if (in->s->trailer_keep) afmt_keep_trailer(c);
+        else rc = afmt_expect_end(c, in->s->trailer_lenient == LEN_WARN);
+    }
+    free(r.syms);
+    return rc;
+}
+
+int afmt_interp_validate_src(const afmt_interp *in, afmt_src *src, const afmt_options *opt,
+                             const afmt_visitor *vis, afmt_error *err)
+{
+    return afmt_run_validator_arg(run_body, in, in->s->format, src, opt, vis, err);
+}
+
+int afmt_interp_validate(const afmt_interp *in, const uint8_t *buf, uint64_t len, const afmt_options *opt,
+                         const afmt_visitor *vis, afmt_error *err)
+{
+    afmt_src src;
+    if (!buf && len > 0) {
+        if (err) {
+            afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, 0, "no input buffer");
+            afmt_error_set_format(err, in->s->format);
+        }
+        return -1;
+    }
+    afmt_src_buffer(&src, buf, len);
+    return afmt_interp_validate_src(in, &src, opt, vis, err);
+}
