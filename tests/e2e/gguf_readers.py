@@ -9,13 +9,20 @@
    (tests/e2e/gguf_hf_read.cjs); both must report the same tensors (name,
    type, ne, absolute offset) and metadata (key, type, value).  This proves
    the harness on files afmt did not write.
-2. When BUILD/afmt can write GGUF: files written by `afmt random --to gguf`
+2. When BUILD/afmt-validate knows GGUF: a file of real model sizes (a
+   262,144-token vocabulary as Gemma's, 150,000 merges, scores, token types,
+   a 12 KB chat template: about 6 MB of header) must validate with the
+   default options, strict, without warnings (issue 20: real files pass the
+   defaults).
+3. When BUILD/afmt can write GGUF: files written by `afmt random --to gguf`
    and `afmt convert x.npy y.gguf` / `afmt convert x.safetensors y.gguf` are
    read the same way; they must be valid in strict mode without warnings,
    and every tensor must hold the values of its source (the npy array
    numpy wrote; the safetensors file afmt random wrote with the same seed),
-   at the same logical index, in the same type.  Otherwise one SKIP line says
-   why.
+   at the same logical index, in the same type; a GGUF of quantized tensors
+   (tests/gguf/valid_quantized) converted to GGUF keeps every tensor's name,
+   type, ne and bytes, and to safetensors is refused naming the type, no
+   file left.  Otherwise one SKIP line says why.
 Prints PASS/FAIL/SKIP lines; exit status 1 when a check failed.
 """
 import json
@@ -113,10 +120,46 @@ def compare_readers(label, files, hf_dir):
     return results
 
 
-def afmt_writes_gguf(build):
+def real_sizes(build, tmp):
+    sys.path.insert(0, os.path.join(ROOT, "tests", "golden"))
+    from gguf_writer import Arr, Kv, T, Tensor, V, gguf
+    n = 262144
+    tokens = ["<t%d>" % i if i < 256 else "tok%x" % i for i in range(n)]
+    merges = ["%s %s" % (tokens[300 + i % 5000], tokens[400 + i // 7]) for i in range(150000)]
+    kvs = [Kv("general.architecture", V.STRING, "gemma2"), Kv("general.name", V.STRING, "real sizes"),
+           Kv("tokenizer.ggml.model", V.STRING, "llama"), Kv("tokenizer.ggml.tokens", V.ARRAY, Arr(V.STRING, tokens)),
+           Kv("tokenizer.ggml.scores", V.ARRAY, Arr(V.FLOAT32, [0.0] * n)),
+           Kv("tokenizer.ggml.token_type", V.ARRAY, Arr(V.INT32, [1] * n)),
+           Kv("tokenizer.ggml.merges", V.ARRAY, Arr(V.STRING, merges)),
+           Kv("tokenizer.chat_template", V.STRING, "{% for m in messages %}{{ m.content }}{% endfor %}" * 240),
+           Kv("gemma2.context_length", V.UINT32, 8192)]
+    tensors = [Tensor("token_embd.weight", [256, 4], T.Q4_K), Tensor("output_norm.weight", [256], T.F32)]
+    path = os.path.join(tmp, "real_sizes.gguf")
+    with open(path, "wb") as f:
+        f.write(gguf(kvs, tensors)[0])
+    rc, out = run([os.path.join(build, "afmt-validate"), "--json", path])
+    j = json.loads(out.splitlines()[0]) if out.startswith("{") else {}
+    check("a 262,144-token vocabulary with 150,000 merges (%d bytes) validates with the default options, "
+          "no warning" % os.path.getsize(path), rc == 0 and j.get("valid") and not j.get("warnings"), out[:300])
+
+
+def afmt_knows_gguf(build):
+    if not os.access(os.path.join(build, "afmt-validate"), os.X_OK):
+        return False
+    p = subprocess.run([os.path.join(build, "afmt-validate"), "--help"], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True)
+    return "gguf" in p.stdout
+
+
+def afmt_writes_gguf(build, tmp):
+    """None when afmt writes GGUF (a one-array `afmt random` works), else why not."""
     p = subprocess.run([os.path.join(build, "afmt"), "formats"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        text=True)
-    return any(line.split()[:1] == ["gguf"] for line in p.stdout.splitlines())
+    if not any(line.split()[:1] == ["gguf"] for line in p.stdout.splitlines()):
+        return "no gguf in `afmt formats`"
+    rc, out = run([os.path.join(build, "afmt"), "random", "--to", "gguf", "-o", os.path.join(tmp, "probe.gguf"),
+                   "[2]f32"])
+    return None if rc == 0 else "afmt random --to gguf [2]f32: " + out.splitlines()[0] if out else "exit %d" % rc
 
 
 def safetensors_arrays(path):
@@ -168,7 +211,25 @@ def afmt_written(build, tmp, hf_dir):
             if rc == 0:
                 files.append(dst)
                 npys.append((dst, arr))
+    # quantized tensors: copied byte for byte GGUF -> GGUF, refused by name elsewhere
+    qsrc = os.path.join(ROOT, "tests", "gguf", "valid_quantized", "input")
+    qdst, qst = os.path.join(tmp, "quantized.gguf"), os.path.join(tmp, "quantized.safetensors")
+    rc, out = run([afmt, "convert", qsrc, qdst, "--to", "gguf"])
+    check("afmt convert a GGUF of quantized tensors to GGUF", rc == 0, out)
+    if rc == 0:
+        files.append(qdst)
+    rc, out = run([afmt, "convert", qsrc, qst])
+    check("afmt convert quantized GGUF -> safetensors: refused naming the type, nothing written",
+          rc != 0 and "Q4_0" in out and not os.path.exists(qst), "exit %d: %s" % (rc, out[:200]))
     results = compare_readers("afmt-written", files, hf_dir)
+    if qdst in results and results[qdst][1]["valid"]:
+        with open(qsrc, "rb") as f:
+            src = f.read()
+        want, (data, got) = read(src), results[qdst]
+        same = [(t["name"], t["type"], t["ne"]) for t in want["tensors"]] == \
+            [(t["name"], t["type"], t["ne"]) for t in got["tensors"]] and \
+            all(tensor_bytes(src, want, t["name"]) == tensor_bytes(data, got, t["name"]) for t in want["tensors"])
+        check("quantized.gguf: every tensor's name, type, ne and bytes as in the source", same)
     if g in results and os.path.exists(s):
         data, res = results[g]
         want = safetensors_arrays(s)
@@ -206,10 +267,16 @@ def main(argv):
     files = sorted(os.path.join(golden, d, "input") for d in os.listdir(golden)
                    if d.startswith("valid_") and os.path.isdir(os.path.join(golden, d)))
     compare_readers("golden", files, hf_dir)
-    if not afmt_writes_gguf(build):
-        print("SKIP gguf-readers afmt-written: %s/afmt cannot write GGUF yet (no gguf in `afmt formats`)" % build)
+    if not afmt_knows_gguf(build):
+        print("SKIP gguf-readers real sizes: %s/afmt-validate does not know GGUF yet" % build)
     else:
         with tempfile.TemporaryDirectory() as tmp:
+            real_sizes(build, tmp)
+    with tempfile.TemporaryDirectory() as tmp:
+        why = afmt_writes_gguf(build, tmp)
+        if why:
+            print("SKIP gguf-readers afmt-written: %s/afmt cannot write GGUF yet (%s)" % (build, why))
+        else:
             afmt_written(build, tmp, hf_dir)
     return 1 if failures else 0
 
