@@ -41,6 +41,16 @@ typedef struct afmt_path {
 } afmt_path;
 
 
+/* A function of a rare path (a failure, a short input, a slow case) that
+ * a hot inline step calls out of line: GCC and clang keep it out of line
+ * (noinline) and lay it out, and the branches that lead to it, as unlikely
+ * (cold), so the hot steps stay small.  Elsewhere it is nothing. */
+#if defined(__GNUC__) || defined(__clang__)
+#define AFMT_COLD __attribute__((cold, noinline))
+#else
+#define AFMT_COLD
+#endif
+
 /* Fill err and return -1.  field may be NULL; index is AFMT_NO_INDEX for a
  * scalar field, else the element index shown as "field[index]".  The path,
  * when given, is prefixed ("array[2].field").  The message is printf-style. */

@@ -74,8 +74,8 @@ static inline uint64_t afmt_end(const afmt_vctx *c)
 /* afmt_fail, afmt_tolerate and afmt_fail_overflow in c's terms (its err,
  * path, options and visitor): what a generated validator's failures are
  * (one line each).  Return -1, or afmt_tolerate's 0 to go on. */
-AFMT_GEN_API int afmt_fail_c(const afmt_vctx *c, afmt_code code, const char *field, uint64_t index,
-                             uint64_t offset, const char *fmt, ...)
+AFMT_GEN_API AFMT_COLD int afmt_fail_c(const afmt_vctx *c, afmt_code code, const char *field, uint64_t index,
+                                       uint64_t offset, const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
     __attribute__((format(printf, 6, 7)))
 #endif
@@ -86,8 +86,8 @@ AFMT_GEN_API int afmt_tolerate_c(const afmt_vctx *c, afmt_code code, const char 
     __attribute__((format(printf, 6, 7)))
 #endif
     ;
-AFMT_GEN_API int afmt_overflow_c(const afmt_vctx *c, const char *field, uint64_t index, uint64_t offset,
-                                 const char *expr_text);
+AFMT_GEN_API AFMT_COLD int afmt_overflow_c(const afmt_vctx *c, const char *field, uint64_t index, uint64_t offset,
+                                           const char *expr_text);
 
 /* A header field as the spec describes it (a static const per field in
  * generated code). */
@@ -101,7 +101,7 @@ typedef struct afmt_field_desc {
 } afmt_field_desc;
 
 /* The failure of afmt_take_field (out of line: the rare path). */
-AFMT_GEN_API int afmt_take_field_short(afmt_vctx *c, const afmt_field_desc *f, uint64_t count);
+AFMT_GEN_API AFMT_COLD int afmt_take_field_short(afmt_vctx *c, const afmt_field_desc *f, uint64_t count);
 
 /* Take field f (count elements; 1 for a scalar) at c->pos, which must lie
  * before the end (afmt_end) of the region open: on success c->pos moves
@@ -135,7 +135,7 @@ static inline int afmt_expect_bytes(const afmt_vctx *c, const char *field, afmt_
 
 /* Fail unless the n-byte text slot of field at offset is ASCII followed by
  * NUL padding; names the first bad byte. */
-AFMT_GEN_API int afmt_text_slot_fail(const afmt_vctx *c, const char *field, uint64_t offset, uint64_t bad);
+AFMT_GEN_API AFMT_COLD int afmt_text_slot_fail(const afmt_vctx *c, const char *field, uint64_t offset, uint64_t bad);
 static inline int afmt_expect_text_slot(const afmt_vctx *c, const char *field, uint64_t offset,
                                         unsigned n)
 {
@@ -146,8 +146,8 @@ static inline int afmt_expect_text_slot(const afmt_vctx *c, const char *field, u
 /* Skip len bytes of zero padding of field at c->pos.  A short input or a
  * nonzero byte fails, or with lenient set is a tolerance (afmt_tolerate):
  * the reference readers of some formats accept a missing final pad. */
-AFMT_GEN_API int afmt_padding_fail(afmt_vctx *c, const char *field, int lenient, uint64_t len, int taken,
-                                   uint64_t nonzero);
+AFMT_GEN_API AFMT_COLD int afmt_padding_fail(afmt_vctx *c, const char *field, int lenient, uint64_t len, int taken,
+                                             uint64_t nonzero);
 static inline int afmt_take_padding(afmt_vctx *c, const char *field, int lenient, uint64_t len)
 {
     uint64_t nonzero = len;
@@ -165,7 +165,7 @@ static inline int afmt_take_padding(afmt_vctx *c, const char *field, int lenient
  * afmt_region_open fills r (name and size_field as in afmt_region_ctx) and
  * makes it c's innermost region; it fails, on the region, when fewer than
  * size bytes are left.  r lives until afmt_region_close. */
-AFMT_GEN_API int afmt_region_open_fail(const afmt_vctx *c, const afmt_region_ctx *r);
+AFMT_GEN_API AFMT_COLD int afmt_region_open_fail(const afmt_vctx *c, const afmt_region_ctx *r);
 static inline int afmt_region_open(afmt_vctx *c, afmt_region_ctx *r, const char *name,
                                    const char *size_field, uint64_t size)
 {
@@ -192,7 +192,7 @@ typedef enum afmt_region_rest {
  * failure is blamed on the size field (at size_offset) when the region has
  * one, else on the region at c->pos.  A stream that cannot reach the end
  * fails as truncated. */
-AFMT_GEN_API int afmt_region_close_slow(afmt_vctx *c, afmt_region_rest rest, uint64_t size_offset);
+AFMT_GEN_API AFMT_COLD int afmt_region_close_slow(afmt_vctx *c, afmt_region_rest rest, uint64_t size_offset);
 static inline int afmt_region_close(afmt_vctx *c, afmt_region_rest rest, uint64_t size_offset)
 {
     const afmt_region_ctx *r = c->region;
@@ -206,7 +206,7 @@ static inline int afmt_region_close(afmt_vctx *c, afmt_region_rest rest, uint64_
  * to a multiple of align: a spec's pad of `roundup(x, k) - x`.  A multiple
  * that overflows 64 bits fails on field at c->pos ("`expr_text` overflows
  * 64 bits or divides by zero", as the expression would). */
-AFMT_GEN_API int afmt_pad_to_overflow(const afmt_vctx *c, const char *field, const char *expr_text);
+AFMT_GEN_API AFMT_COLD int afmt_pad_to_overflow(const afmt_vctx *c, const char *field, const char *expr_text);
 static inline int afmt_take_pad_to(afmt_vctx *c, const char *field, int lenient, uint64_t len,
                                    uint64_t align, const char *expr_text)
 {
@@ -218,7 +218,7 @@ static inline int afmt_take_pad_to(afmt_vctx *c, const char *field, int lenient,
 
 /* At the end of the input: nothing may follow c->pos (with lenient set,
  * trailing bytes are a tolerance). */
-AFMT_GEN_API int afmt_expect_end_slow(const afmt_vctx *c, int lenient, int at_end);
+AFMT_GEN_API AFMT_COLD int afmt_expect_end_slow(const afmt_vctx *c, int lenient, int at_end);
 static inline int afmt_expect_end(const afmt_vctx *c, int lenient)
 {
     const int at_end = afmt_src_at_end(c->src, c->src->len, c->pos);
@@ -232,7 +232,7 @@ AFMT_GEN_API void afmt_keep_trailer(const afmt_vctx *c);
 /* *count times dim: the element count of a payload, one dimension more
  * (a count starts at 1); fails (on field, at offset: the dimension's
  * source) when it overflows 64 bits. */
-AFMT_GEN_API int afmt_count_overflow(const afmt_vctx *c, const char *field, uint64_t offset);
+AFMT_GEN_API AFMT_COLD int afmt_count_overflow(const afmt_vctx *c, const char *field, uint64_t offset);
 static inline int afmt_count_mul(const afmt_vctx *c, uint64_t *count, uint64_t dim,
                                  const char *field, uint64_t offset)
 {
@@ -241,8 +241,8 @@ static inline int afmt_count_mul(const afmt_vctx *c, uint64_t *count, uint64_t d
 
 /* The bytes of stored elements of el (bits: one per element, rounded up)
  * into *nbytes; fails (field, at c->pos) when that overflows 64 bits. */
-AFMT_GEN_API int afmt_payload_bytes_overflow(const afmt_vctx *c, const char *field, uint64_t stored,
-                                             afmt_dtype dtype);
+AFMT_GEN_API AFMT_COLD int afmt_payload_bytes_overflow(const afmt_vctx *c, const char *field, uint64_t stored,
+                                                       afmt_dtype dtype);
 static inline int afmt_payload_bytes(const afmt_vctx *c, const char *field, uint64_t stored,
                                      afmt_elem el, uint64_t *nbytes)
 {
@@ -260,7 +260,7 @@ static inline int afmt_payload_bytes(const afmt_vctx *c, const char *field, uint
  * end, scanning them with scan (if not NULL) on the way; *bad (if not
  * NULL) is the index of the first byte scan refused, or nbytes.  Does not
  * move c->pos: the payload's view is handed over first (afmt_view_hand). */
-AFMT_GEN_API int afmt_take_payload_short(afmt_vctx *c, const char *field, uint64_t nbytes);
+AFMT_GEN_API AFMT_COLD int afmt_take_payload_short(afmt_vctx *c, const char *field, uint64_t nbytes);
 static inline int afmt_take_payload(afmt_vctx *c, const char *field, uint64_t nbytes,
                                     afmt_scan_fn scan, void *scan_ctx, uint64_t *bad)
 {
@@ -366,9 +366,9 @@ static inline const afmt_type_entry *afmt_type_by_text(const afmt_type_entry *ta
 /* afmt_type_by_text of the len-byte key of field at offset (blamed as
  * field[index]), or NULL after failing: "no entry of table <table> matches
  * (<field> = <the key as text>): unknown type code<known>". */
-AFMT_GEN_API const afmt_type_entry *afmt_lookup_text_fail(const afmt_vctx *c, const char *table,
-                                                          const char *field, uint64_t index, uint64_t offset,
-                                                          const uint8_t *key, size_t len, const char *known);
+AFMT_GEN_API AFMT_COLD const afmt_type_entry *afmt_lookup_text_fail(const afmt_vctx *c, const char *table,
+                                                                    const char *field, uint64_t index, uint64_t offset,
+                                                                    const uint8_t *key, size_t len, const char *known);
 static inline const afmt_type_entry *afmt_lookup_text(const afmt_vctx *c,
                                                       const afmt_type_entry *entries, size_t n,
                                                       const uint8_t *key, size_t len,
