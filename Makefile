@@ -31,7 +31,7 @@ ifeq ($(HAVE_LZ4),1)
 endif
 # libarchive is not linked: afmt-validate opens it when it meets a tar
 # shard (cli/libarchive.h), so a start costs no more than it must.
-CLI_LIBS := -ldl
+CLI_LIBS := -ldl -ljansson
 
 SPECS         := $(sort $(wildcard spec/*.json))
 # runtime/*.c includes the re2c output of runtime/*.re (committed beside
@@ -134,7 +134,7 @@ help:
 #                      clang only recommends it, so a machine without recommends lacks it
 #   pkg-config         the install test;  re2c: make regen / check-regen
 #   cmake              the install test's find_package(afmt) project
-#   libjansson-dev     afmt-gen;  liblz4-dev: LZ4-compressed RawArray
+#   libjansson-dev     afmt-gen, and the tools' --spec (interp/ loads specs with afmt-gen's loader);  liblz4-dev: LZ4-compressed RawArray
 #   libarchive13       tar shards: afmt-validate dlopens libarchive.so.13 (no headers)
 #   afl++              fuzz-smoke's AFL++ run
 #   python3, python3-numpy  golden cases, end-to-end tests, npy/safetensors against numpy
@@ -190,6 +190,10 @@ $(BUILD)/obj/%.o: %.c
 $(BUILD)/obj/gen/%.o: gen/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Igen -MMD -MP -c $< -o $@
+
+$(BUILD)/obj/cli/%.o: cli/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(FEATURE_CFLAGS) -Iinterp -MMD -MP -c $< -o $@
 
 $(BUILD)/obj/interp/%.o: interp/%.c
 	@mkdir -p $(dir $@)
@@ -255,15 +259,15 @@ $(INTERP_LIB): $(INTERP_OBJ)
 $(BUILD)/afmt-gen: $(BUILD)/obj/gen/main.o $(GEN_LIB) $(BUILD)/obj/runtime/afmt_dtype.o
 	$(CC) $(CFLAGS) -o $@ $^ -ljansson
 
-$(BUILD)/afmt-validate: $(BUILD)/obj/cli/afmt_validate_main.o $(CLI_LIB) $(TOOLS_LIB) $(BUILD)/tools.variant
+$(BUILD)/afmt-validate: $(BUILD)/obj/cli/afmt_validate_main.o $(CLI_LIB) $(INTERP_LIB) $(GEN_LIB) $(TOOLS_LIB) $(BUILD)/tools.variant
 	$(CC) $(CFLAGS) -o $@ $(filter-out %.variant,$^) $(FEATURE_LIBS) $(CLI_LIBS) -lpthread
 
-$(BUILD)/afmt: $(BUILD)/obj/cli/afmt_main.o $(CLI_LIB) $(TOOLS_LIB) $(BUILD)/tools.variant
+$(BUILD)/afmt: $(BUILD)/obj/cli/afmt_main.o $(CLI_LIB) $(INTERP_LIB) $(GEN_LIB) $(TOOLS_LIB) $(BUILD)/tools.variant
 	$(CC) $(CFLAGS) -o $@ $(filter-out %.variant,$^) $(FEATURE_LIBS) $(CLI_LIBS) -lpthread
 
-$(BUILD)/tests/%: tests/unit/%.c $(CLI_LIB) $(LIB)
+$(BUILD)/tests/%: tests/unit/%.c $(CLI_LIB) $(INTERP_LIB) $(GEN_LIB) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(FEATURE_CFLAGS) -Itests/unit -o $@ $< $(CLI_LIB) $(LIB) $(FEATURE_LIBS) $(CLI_LIBS) -lm -lpthread
+	$(CC) $(ALL_CFLAGS) $(FEATURE_CFLAGS) -Itests/unit -o $@ $< $(CLI_LIB) $(INTERP_LIB) $(GEN_LIB) $(LIB) $(FEATURE_LIBS) $(CLI_LIBS) -lm -lpthread
 
 # The interpreter's agreement with the generated validators (tests/unit/
 # test_interp_agree.c): the interpreter, afmt-gen's library, jansson.

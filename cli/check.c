@@ -10,18 +10,10 @@
 #include "collect.h"
 #include "render.h"
 #include "sidecar.h"
+#include "spec.h"
 
 static const char no_format_message[] =
     "no known format matches (magic or extension)";
-
-/* Does the input look like f, by magic or by extension? */
-static int looks_like(const afmt_format *f, const uint8_t *buf, uint64_t len,
-                      const char *ext_name)
-{
-    if (f->detect && f->detect(buf, len) == 1)
-        return 1;
-    return ext_name && afmt_format_by_extension(ext_name, NULL) == f;
-}
 
 /* Met in a directory walk: only files that claim to be arrays are
  * checked.  1 when this one is skipped. */
@@ -30,7 +22,7 @@ static int skipped_in_walk(afmt_cli_worker *w, const char *display,
 {
     const afmt_format *fmt = w->cfg->forced;
 
-    if (fmt ? looks_like(fmt, buf, len, ext_name)
+    if (fmt ? afmt_cli_looks_like(w->cfg->interp, fmt, buf, len, ext_name)
             : afmt_format_detect(buf, len, ext_name) != NULL)
         return 0;
     w->skipped++;
@@ -67,12 +59,12 @@ static int validate(afmt_cli_worker *w, const afmt_format *fmt, const char *ext_
                       "no memory for the stream window");
             valid = 0;
         } else {
-            valid = afmt_cli_stream_validate(fmt, stream, w->window,
+            valid = afmt_cli_stream_validate(w->cfg->interp, fmt, stream, w->window,
                                              opt.limits.max_total_bytes,
                                              &opt, &vis, err) == 0;
         }
     } else {
-        valid = fmt->validate(buf, len, &opt, &vis, err) == 0;
+        valid = afmt_cli_validate(w->cfg->interp, fmt, buf, len, &opt, &vis, err) == 0;
     }
     if (afmt_cli_sidecar_end(w, fmt, valid, err) != 0)
         valid = 0;

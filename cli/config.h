@@ -9,7 +9,9 @@
 
 typedef struct afmt_cli_config {
     afmt_options opt;            /* mode, limits (max_total_bytes = file_limit) */
-    const afmt_format *forced;   /* --format, or NULL to detect */
+    const afmt_format *forced;   /* --format or --spec, or NULL to detect */
+    const struct afmt_interp *interp; /* --spec: its interpreter (forced is its
+                                 * format: cli/spec.h), else NULL */
     int verbose;                 /* -v: arrays and warnings on their own lines */
     int quiet;                   /* -q: only invalid inputs and errors */
     int json;                    /* --json: one object per input */

@@ -21,6 +21,7 @@
 #include "formats.h"
 #include "limit_opts.h"
 #include "load.h"
+#include "spec.h"
 
 typedef struct collect_ctx {
     const char *path;
@@ -102,6 +103,10 @@ static void convert_usage(FILE *f)
 "\n"
 "Options:\n"
 "      --from NAME    do not detect: read IN as format NAME\n"
+"      --spec FILE    do not detect: read IN as the format the spec FILE\n"
+"                     describes, with afmt's reference interpreter (no build\n"
+"                     step; see afmt-validate --help).  Reading only: --to\n"
+"                     names a format afmt was built with\n"
 "      --to NAME      write OUT as format NAME\n"
 "      --text         with --to futhark: write Futhark text values, one a\n"
 "                     line (as 'afmt dump' prints them), not binary ones\n"
@@ -137,11 +142,12 @@ AFMT_CLI_LIMIT_HELP
 "or I/O error.\n");
 }
 
-enum { C_HELP = 1, C_FROM, C_TO, C_DTYPE, C_LOSSY, C_LENIENT, C_STRICT, C_TEXT, C_COMPRESS, C_NO_COMPRESS };
+enum { C_HELP = 1, C_SPEC, C_FROM, C_TO, C_DTYPE, C_LOSSY, C_LENIENT, C_STRICT, C_TEXT, C_COMPRESS, C_NO_COMPRESS };
 
 static const afmt_cli_optdef convert_opts[] = {
     { "help", 'h', 0, C_HELP },
     { "from", 0, 1, C_FROM },
+    { "spec", 0, 1, C_SPEC },
     { "to", 0, 1, C_TO },
     { "dtype", 0, 1, C_DTYPE },
     { "allow-lossy", 0, 0, C_LOSSY },
@@ -432,6 +438,7 @@ int afmt_cli_convert_main(int argc, char **argv, int first)
     afmt_error err;
     afmt_sink *sink = NULL;
     const afmt_format *from = NULL, *target = NULL, *tie = NULL;
+    const afmt_interp *spec = NULL;
     const char *val, *in = NULL, *out = NULL;
     afmt_dtype dtype = AFMT_DTYPE_INVALID;
     collect_ctx c;
@@ -461,7 +468,21 @@ int afmt_cli_convert_main(int argc, char **argv, int first)
         case C_HELP:
             convert_usage(stdout);
             return AFMT_EXIT_OK;
+        case C_SPEC:
+            if (from) {
+                fprintf(stderr, "afmt convert: give one of --from and --spec, once\n");
+                return usage_error();
+            }
+            spec = afmt_cli_spec_arg("afmt convert", val);
+            if (!spec)
+                return usage_error();
+            from = afmt_interp_format(spec);
+            break;
         case C_FROM:
+            if (from) {
+                fprintf(stderr, "afmt convert: give one of --from and --spec, once\n");
+                return usage_error();
+            }
             from = afmt_cli_format_arg("afmt convert", val);
             if (!from)
                 return usage_error();
@@ -541,6 +562,7 @@ int afmt_cli_convert_main(int argc, char **argv, int first)
     rc = afmt_cli_load(&l, "afmt convert", in, from, "--from");
     if (rc != 0)
         return rc;
+    l.interp = spec;
     memset(&c, 0, sizeof c);
     c.path = in;
     afmt_cli_visitor_init(&vis, &c);

@@ -19,6 +19,7 @@
 #include "formats.h"
 #include "limit_opts.h"
 #include "load.h"
+#include "spec.h"
 
 #define DUMP_MAX_BYTES ((uint64_t)1 << 30)
 #define DUMP_FLUSH_BYTES ((size_t)64 << 10)
@@ -215,6 +216,9 @@ static void dump_usage(FILE *f)
 "\n"
 "Options:\n"
 "  -f, --format NAME  do not detect: read FILE as format NAME\n"
+"      --spec FILE    do not detect: read FILE as the format the spec FILE\n"
+"                     describes, with afmt's reference interpreter (no build\n"
+"                     step; see afmt-validate --help)\n"
 "      --list         the listing above instead of Futhark text\n"
 "      --strict       accept exactly what a conforming writer produces\n"
 "                     (the default)\n"
@@ -227,11 +231,12 @@ AFMT_CLI_LIMIT_HELP
 "I/O error.\n");
 }
 
-enum { D_HELP = 1, D_FORMAT, D_LENIENT, D_STRICT, D_LIST };
+enum { D_HELP = 1, D_FORMAT, D_LENIENT, D_STRICT, D_LIST, D_SPEC };
 
 static const afmt_cli_optdef dump_opts[] = {
     { "help", 'h', 0, D_HELP },
     { "format", 'f', 1, D_FORMAT },
+    { "spec", 0, 1, D_SPEC },
     { "lenient", 0, 0, D_LENIENT },
     { "strict", 0, 0, D_STRICT },
     { "list", 0, 0, D_LIST },
@@ -247,6 +252,7 @@ int afmt_cli_dump_main(int argc, char **argv, int first)
     afmt_visitor vis;
     afmt_error err;
     const afmt_format *forced = NULL;
+    const afmt_interp *spec = NULL;
     const char *val, *path = NULL;
     dump_ctx *d;
     int id, rc, list = 0;
@@ -267,9 +273,19 @@ int afmt_cli_dump_main(int argc, char **argv, int first)
             dump_usage(stdout);
             return AFMT_EXIT_OK;
         case D_FORMAT:
+            if (forced)
+                return afmt_cli_usage_error("afmt dump", "give one of --format and --spec, once");
             forced = afmt_cli_format_arg("afmt dump", val);
             if (!forced)
                 return afmt_cli_usage_error("afmt dump", NULL);
+            break;
+        case D_SPEC:
+            if (forced)
+                return afmt_cli_usage_error("afmt dump", "give one of --format and --spec, once");
+            spec = afmt_cli_spec_arg("afmt dump", val);
+            if (!spec)
+                return afmt_cli_usage_error("afmt dump", NULL);
+            forced = afmt_interp_format(spec);
             break;
         case D_LENIENT:
             opt.mode = AFMT_LENIENT;
@@ -291,6 +307,7 @@ int afmt_cli_dump_main(int argc, char **argv, int first)
     rc = afmt_cli_load(&l, "afmt dump", path, forced, "--format");
     if (rc != 0)
         return rc;
+    l.interp = spec;
 
     /* Pass 1: is it valid at all? */
     afmt_cli_visitor_init(&vis, (void *)path);
@@ -316,7 +333,7 @@ int afmt_cli_dump_main(int argc, char **argv, int first)
     vis.on_array = dump_array;
     afmt_error_clear(&err);
     rc = AFMT_EXIT_OK;
-    if (l.fmt->validate(l.in.data, l.in.len, &opt, &vis, &err) != 0) {
+    if (afmt_cli_validate(l.interp, l.fmt, l.in.data, l.in.len, &opt, &vis, &err) != 0) {
         if (d->failed) {
             afmt_error_describe(&d->err, desc, sizeof desc);
             fprintf(stderr, "afmt dump: %s: array [%" PRIu64 "]: %s\n", path,

@@ -22,6 +22,7 @@
 #include "json_out.h"
 #include "limit_opts.h"
 #include "load.h"
+#include "spec.h"
 
 /* Most fields and arrays listed per file (the rest are counted), and most
  * values shown of one integer array field. */
@@ -33,6 +34,7 @@
 
 typedef struct info_ctx {
     int json;
+    const afmt_interp *spec; /* --spec: its interpreter (cli/spec.h), or NULL */
     afmt_cli_buf fields, arrays, warns;
     uint64_t nfields, narrays, nwarn;
     char type[16];
@@ -247,6 +249,7 @@ static int info_file(info_ctx *c, const char *path, const afmt_format *forced,
         if (rc != 0)
             return rc;
     }
+    l.interp = c->spec;
     c->nfields = c->narrays = c->nwarn = 0;
     afmt_cli_buf_reset(&c->fields, (size_t)4 << 20);
     afmt_cli_buf_reset(&c->arrays, (size_t)4 << 20);
@@ -258,7 +261,7 @@ static int info_file(info_ctx *c, const char *path, const afmt_format *forced,
     vis.on_array = on_array;
     vis.on_warning = on_warning;
     afmt_error_clear(&err);
-    valid = l.fmt->validate(l.in.data, l.in.len, &opt, &vis, &err) == 0;
+    valid = afmt_cli_validate(l.interp, l.fmt, l.in.data, l.in.len, &opt, &vis, &err) == 0;
     if (c->json) {
         afmt_cli_buf_puts(out, "{\"path\":");
         afmt_cli_json_cstr(out, path);
@@ -324,6 +327,9 @@ static void info_usage(FILE *f)
 "\n"
 "Options:\n"
 "  -f, --format NAME  do not detect: read each FILE as format NAME\n"
+"      --spec FILE    do not detect: read each FILE as the format the spec\n"
+"                     FILE describes, with afmt's reference interpreter (no\n"
+"                     build step; see afmt-validate --help)\n"
 "      --json         one JSON object per file: path, format, size, valid,\n"
 "                     fields [{field, offset, width, count, type, value\n"
 "                     (number, list or string; bytes also as hex), doc;\n"
@@ -343,11 +349,12 @@ AFMT_CLI_LIMIT_HELP
 "error.\n", INFO_FIELD_VALUES);
 }
 
-enum { I_HELP = 1, I_FORMAT, I_JSON, I_LENIENT, I_STRICT };
+enum { I_HELP = 1, I_FORMAT, I_JSON, I_LENIENT, I_STRICT, I_SPEC };
 
 static const afmt_cli_optdef info_opts[] = {
     { "help", 'h', 0, I_HELP },
     { "format", 'f', 1, I_FORMAT },
+    { "spec", 0, 1, I_SPEC },
     { "json", 0, 0, I_JSON },
     { "lenient", 0, 0, I_LENIENT },
     { "strict", 0, 0, I_STRICT },
@@ -387,7 +394,23 @@ int afmt_cli_info_main(int argc, char **argv, int first)
         case I_HELP:
             info_usage(stdout);
             goto done;
+        case I_SPEC:
+            if (forced) {
+                rc = afmt_cli_usage_error("afmt info", "give one of --format and --spec, once");
+                goto done;
+            }
+            c->spec = afmt_cli_spec_arg("afmt info", val);
+            if (!c->spec) {
+                rc = afmt_cli_usage_error("afmt info", NULL);
+                goto done;
+            }
+            forced = afmt_interp_format(c->spec);
+            break;
         case I_FORMAT:
+            if (forced) {
+                rc = afmt_cli_usage_error("afmt info", "give one of --format and --spec, once");
+                goto done;
+            }
             forced = afmt_cli_format_arg("afmt info", val);
             if (!forced) {
                 rc = afmt_cli_usage_error("afmt info", NULL);

@@ -1,5 +1,6 @@
 /* afmt CLI: opening inputs (see input.h). */
 #include "input.h"
+#include "spec.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -256,7 +257,8 @@ static int stream_read(void *ctx, uint8_t *buf, size_t n, size_t *got)
     return 0;
 }
 
-int afmt_cli_stream_validate(const afmt_format *fmt, afmt_cli_input *in, uint8_t *window,
+int afmt_cli_stream_validate(const afmt_interp *interp, const afmt_format *fmt,
+                             afmt_cli_input *in, uint8_t *window,
                              uint64_t limit, const afmt_options *opt, const afmt_visitor *vis,
                              afmt_error *err)
 {
@@ -267,7 +269,7 @@ int afmt_cli_stream_validate(const afmt_format *fmt, afmt_cli_input *in, uint8_t
     r.in = in;
     r.limit = limit;
     afmt_src_stream(&src, window, AFMT_CLI_STREAM_WINDOW, stream_read, &r);
-    rc = fmt->validate_src(&src, opt, vis, err);
+    rc = afmt_cli_validate_src(interp, fmt, &src, opt, vis, err);
     in->size = r.total;
     if (rc != 0 && r.over_limit) {
         afmt_error_clear(err);

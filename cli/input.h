@@ -77,8 +77,11 @@ static inline int afmt_cli_input_is_lazy(const afmt_cli_input *in)
 
 /* Validate a lazily opened stream through window (AFMT_CLI_STREAM_WINDOW
  * bytes): memory stays bounded whatever the stream's length.  limit is
- * --max-bytes (UINT64_MAX for none). */
-int afmt_cli_stream_validate(const afmt_format *fmt, afmt_cli_input *in, uint8_t *window,
+ * --max-bytes (UINT64_MAX for none).  interp: --spec's (cli/spec.h), or
+ * NULL. */
+struct afmt_interp;
+int afmt_cli_stream_validate(const struct afmt_interp *interp, const afmt_format *fmt,
+                             afmt_cli_input *in, uint8_t *window,
                              uint64_t limit, const afmt_options *opt, const afmt_visitor *vis,
                              afmt_error *err);
 

@@ -9,6 +9,7 @@
 #include "closest.h"
 #include "report.h"
 #include "sidecar.h"
+#include "spec.h"
 
 int afmt_cli_load_quiet(afmt_cli_loaded *l, const char *path, const afmt_format *forced,
                         const char *format_option, afmt_cli_load_failure *why)
@@ -147,7 +148,7 @@ int afmt_cli_loaded_validate(afmt_cli_loaded *l, const afmt_options *opt,
     wrapped.on_trailer = sidecar_on_trailer;
     wrapped.on_metadata = sidecar_on_metadata;
     afmt_error_clear(&err);
-    valid = l->fmt->validate(l->in.data, l->in.len, opt, &wrapped, &err) == 0;
+    valid = afmt_cli_validate(l->interp, l->fmt, l->in.data, l->in.len, opt, &wrapped, &err) == 0;
     if (afmt_cli_sidecar_end(w, l->fmt, valid, &err) != 0)
         valid = 0;
     free(w->meta_columns);

@@ -13,6 +13,9 @@ typedef struct afmt_cli_loaded {
     afmt_cli_buf stream; /* holds the bytes when read from a pipe */
     const afmt_format *fmt;
     const char *prog;    /* "afmt convert": prefixes the messages, or NULL */
+    /* --spec: the interpreter that fmt belongs to (cli/spec.h), set by the
+     * caller after afmt_cli_load; NULL otherwise */
+    const struct afmt_interp *interp;
 } afmt_cli_loaded;
 
 /* Open path ("-": standard input), find its format (forced may be NULL).

@@ -22,6 +22,7 @@
 #include "cli.h"
 #include "files_from.h"
 #include "formats.h"
+#include "spec.h"
 #include "limit_opts.h"
 #include "pool.h"
 #include "report.h"
@@ -256,6 +257,14 @@ static void usage(FILE *f, const char *prog)
 "\n"
 "Options:\n"
 "  -f, --format NAME  no detection: check every input as format NAME\n"
+"      --spec FILE    no detection: check every input as the format the\n"
+"                     spec FILE describes (spec/LANGUAGE.md), read now by\n"
+"                     afmt's reference interpreter: a format of your own\n"
+"                     with no build step.  Same verdicts and messages as\n"
+"                     the code afmt-gen would generate, more slowly;\n"
+"                     generate code for speed, to ship the format or to\n"
+"                     write it (docs/TUTORIAL.md).  In a walk (-r), files\n"
+"                     are checked if the spec's magic or extensions match\n"
 "      --strict       accept exactly what a conforming writer produces\n"
 "                     (the default)\n"
 "      --lenient      also accept what the reference readers tolerate,\n"
@@ -339,7 +348,7 @@ static int usage_error(const char *prog)
 enum {
     OPT_HELP = 1, OPT_VERSION, OPT_VERBOSE, OPT_QUIET, OPT_RECURSIVE,
     OPT_JOBS, OPT_JSON, OPT_STRICT, OPT_LENIENT, OPT_FORMAT, OPT_MAX_BYTES,
-    OPT_MAX_RANK, OPT_FILES_FROM, OPT_NULL, OPT_SARIF
+    OPT_MAX_RANK, OPT_FILES_FROM, OPT_NULL, OPT_SARIF, OPT_SPEC
 };
 
 static const afmt_cli_optdef validate_opts[] = {
@@ -353,6 +362,7 @@ static const afmt_cli_optdef validate_opts[] = {
     { "strict", 0, 0, OPT_STRICT },
     { "lenient", 0, 0, OPT_LENIENT },
     { "format", 'f', 1, OPT_FORMAT },
+    { "spec", 0, 1, OPT_SPEC },
     { "max-bytes", 0, 1, OPT_MAX_BYTES },
     { "max-rank", 0, 1, OPT_MAX_RANK },
     { "files-from", 0, 1, OPT_FILES_FROM },
@@ -517,11 +527,27 @@ int afmt_cli_validate_main(int argc, char **argv, int first, const char *prog)
             cfg.jobs = v > MAX_JOBS ? MAX_JOBS : (unsigned)v;
             break;
         case OPT_FORMAT:
+            if (cfg.forced) {
+                free(operands);
+                return afmt_cli_usage_error(prog, "give one of --format and --spec, once");
+            }
             cfg.forced = afmt_cli_format_arg(prog, val);
             if (!cfg.forced) {
                 free(operands);
                 return usage_error(prog);
             }
+            break;
+        case OPT_SPEC:
+            if (cfg.forced) {
+                free(operands);
+                return afmt_cli_usage_error(prog, "give one of --format and --spec, once");
+            }
+            cfg.interp = afmt_cli_spec_arg(prog, val);
+            if (!cfg.interp) {
+                free(operands);
+                return usage_error(prog);
+            }
+            cfg.forced = afmt_interp_format(cfg.interp);
             break;
         case OPT_MAX_BYTES:
             if (afmt_cli_parse_size(val, &v) != 0) {

@@ -108,6 +108,7 @@ if [ -f tests/e2e/run_cli_tools.sh ]; then
     run cli-tools bash tests/e2e/run_cli_tools.sh "$BUILD"
 fi
 run usage bash tests/e2e/run_usage.sh "$BUILD"
+run spec-option bash tests/e2e/run_spec.sh "$BUILD"
 run help-man python3 tests/e2e/help_man.py "$BUILD"
 run progress python3 tests/e2e/progress.py "$BUILD"
 if [ -f tests/e2e/run_sidecar.sh ]; then

@@ -43,6 +43,9 @@ pass "every command ran"
 check() { # what, pattern
     if echo "$out" | grep -q -- "$2"; then pass "$1"; else fail "$1: no '$2' in: $(echo "$out" | tail -12)"; fi
 }
+check "afmt-validate --spec accepts the hand-made file" 'hand.grd: ok grid f32\[2,3\] row-major'
+check "afmt-validate --spec rejects the cut file" 'hand-short.grd: invalid grid: data at offset 14: needs 24 bytes'
+check "afmt info --spec lists the fields" 'dims'
 check "afmt-gen wrote grid.c" '^grid\.c$'
 check "afmt formats lists grid" '^grid'
 check "afmt-validate accepts the sample" 'sample.grd: ok grid f32\[2,3\] row-major'

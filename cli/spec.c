@@ -1,0 +1,63 @@
+/* afmt CLI: --spec FILE (see spec.h). */
+#include "spec.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+afmt_interp *afmt_cli_spec_arg(const char *prog, const char *path)
+{
+    afmt_interp *in = afmt_interp_load(path);
+    if (!in)
+        fprintf(stderr, "%s: --spec %s: not a usable spec (see the lines above; "
+                        "'afmt-gen --check %s' says the same)\n", prog, path, path);
+    return in;
+}
+
+static int is_interp(const afmt_interp *in, const afmt_format *fmt)
+{
+    return in && fmt == afmt_interp_format(in);
+}
+
+int afmt_cli_validate(const afmt_interp *in, const afmt_format *fmt, const uint8_t *buf,
+                      uint64_t len, const afmt_options *opt, const afmt_visitor *vis,
+                      afmt_error *err)
+{
+    if (is_interp(in, fmt))
+        return afmt_interp_validate(in, buf, len, opt, vis, err);
+    return fmt->validate(buf, len, opt, vis, err);
+}
+
+int afmt_cli_validate_src(const afmt_interp *in, const afmt_format *fmt, afmt_src *src,
+                          const afmt_options *opt, const afmt_visitor *vis, afmt_error *err)
+{
+    if (is_interp(in, fmt))
+        return afmt_interp_validate_src(in, src, opt, vis, err);
+    return fmt->validate_src(src, opt, vis, err);
+}
+
+/* name ends in one of fmt's extensions, ignoring ASCII case (as the
+ * registry's afmt_format_by_extension) */
+static int has_extension(const afmt_format *fmt, const char *name)
+{
+    size_t n = strlen(name), i;
+    for (i = 0; fmt->extensions && fmt->extensions[i]; i++) {
+        size_t e = strlen(fmt->extensions[i]);
+        if (e <= n && strcasecmp(name + n - e, fmt->extensions[i]) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+int afmt_cli_looks_like(const afmt_interp *in, const afmt_format *fmt, const uint8_t *buf,
+                        uint64_t len, const char *name)
+{
+    if (is_interp(in, fmt)) {
+        if (afmt_interp_detect(in, buf, len))
+            return 1;
+        return name && has_extension(fmt, name);
+    }
+    if (fmt->detect && fmt->detect(buf, len) == 1)
+        return 1;
+    return name && afmt_format_by_extension(name, NULL) == fmt;
+}

@@ -1,0 +1,90 @@
+#!/usr/bin/env bash
+# --spec FILE (the reference interpreter, interp/) in the tools: for every
+# shipped format, afmt-validate, afmt info and afmt dump print the same
+# with --spec spec/F.json as with --format F, on every sample file of F
+# (and on the other formats' files, which F refuses); a bad spec is a usage
+# error with afmt-gen's diagnostics; --spec and --format exclude each
+# other; a walk (-r) checks the files the spec's magic or extension claims.
+# Usage: tests/e2e/run_spec.sh [BUILD_DIR]; one PASS/FAIL line per check.
+set -u
+BUILD=${1:-build}
+cd "$(dirname "$0")/../.."
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1}
+V=$BUILD/afmt-validate
+A=$BUILD/afmt
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+pass() { echo "PASS spec-option $*"; }
+fail() { echo "FAIL spec-option $*"; }
+same() { # what, file a, file b
+    if cmp -s "$2" "$3"; then pass "$1"; else fail "$1: $(diff "$2" "$3" | head -4 | tr '\n' ' ')"; fi
+}
+
+for spec in spec/*.json; do
+    f=$(basename "$spec" .json)
+    files=$(find corpus/"$f" tests/"$f" -type f 2>/dev/null | sort | head -200)
+    [ -n "$files" ] || continue
+    # shellcheck disable=SC2086
+    for mode in --strict --lenient; do
+        "$V" -j1 --json $mode --format "$f" $files corpus/rawarray/* > "$TMP/gen" 2>&1
+        echo "rc=$?" >> "$TMP/gen"
+        "$V" -j1 --json $mode --spec "$spec" $files corpus/rawarray/* > "$TMP/int" 2>&1
+        echo "rc=$?" >> "$TMP/int"
+        same "afmt-validate --json $mode: --spec $spec = --format $f ($(echo $files | wc -w) files)" "$TMP/gen" "$TMP/int"
+    done
+    "$V" -j1 -v --format "$f" $files > "$TMP/gen" 2>&1
+    "$V" -j1 -v --spec "$spec" $files > "$TMP/int" 2>&1
+    same "afmt-validate -v: --spec $spec = --format $f" "$TMP/gen" "$TMP/int"
+    "$A" info --json --format "$f" $files > "$TMP/gen" 2>&1
+    echo "rc=$?" >> "$TMP/gen"
+    "$A" info --json --spec "$spec" $files > "$TMP/int" 2>&1
+    echo "rc=$?" >> "$TMP/int"
+    same "afmt info --json: --spec $spec = --format $f" "$TMP/gen" "$TMP/int"
+    one=$(echo "$files" | head -1)
+    "$A" dump --format "$f" "$one" > "$TMP/gen" 2>&1
+    "$A" dump --spec "$spec" "$one" > "$TMP/int" 2>&1
+    same "afmt dump: --spec $spec = --format $f ($one)" "$TMP/gen" "$TMP/int"
+done
+
+# afmt convert --spec reads with the interpreter, writes a built-in format
+if "$A" convert --spec spec/npy.json corpus/npy/f8_2x3.npy "$TMP/x.ten" 2> "$TMP/err" &&
+   "$A" convert --from npy corpus/npy/f8_2x3.npy "$TMP/y.ten" 2>> "$TMP/err" && cmp -s "$TMP/x.ten" "$TMP/y.ten"; then
+    pass "afmt convert --spec spec/npy.json writes what --from npy writes"
+else
+    fail "afmt convert --spec: $(head -3 "$TMP/err")"
+fi
+
+# a walk with --spec: files the spec's magic or extension claims
+"$V" -r -v --spec spec/tenbin.json corpus/tenbin corpus/npy > "$TMP/walk" 2>&1
+if grep -q '\.ten: ok tenbin' "$TMP/walk" && grep -q '\.npy: skipped' "$TMP/walk" && ! grep -q '\.npy: \(ok\|invalid\)' "$TMP/walk"; then
+    pass "a walk with --spec checks the spec's files only"
+else
+    fail "a walk with --spec: $(head -5 "$TMP/walk" | tr '\n' ' ')"
+fi
+
+# a bad spec: afmt-gen's diagnostics, then a usage error (exit 2)
+"$V" --spec tests/specs/bad/unknown_name.json corpus/npy/f8_2x3.npy > "$TMP/out" 2> "$TMP/err"
+rc=$?
+if [ $rc -eq 2 ] && grep -q "unknown_name.json: /body/5/check: unknown name 'size'" "$TMP/err" &&
+   grep -q "not a usable spec" "$TMP/err" && [ ! -s "$TMP/out" ]; then
+    pass "a spec afmt-gen refuses is a usage error with its diagnostics"
+else
+    fail "bad spec: exit $rc: $(cat "$TMP/err" | head -3)"
+fi
+"$V" --spec /nonexistent.json corpus/npy/f8_2x3.npy > /dev/null 2> "$TMP/err"
+rc=$?
+if [ $rc -eq 2 ]; then pass "a missing spec is a usage error"; else fail "missing spec: exit $rc"; fi
+for cmd in "$V --format npy --spec spec/npy.json" "$A info --spec spec/npy.json --format npy" \
+           "$A dump --spec spec/npy.json --spec spec/npy.json" "$A convert --from npy --spec spec/npy.json"; do
+    # shellcheck disable=SC2086
+    $cmd corpus/npy/f8_2x3.npy "$TMP/o.ten" > /dev/null 2> "$TMP/err"
+    rc=$?
+    if [ $rc -eq 2 ] && grep -q "give one of" "$TMP/err"; then pass "usage error: $cmd"; else fail "$cmd: exit $rc $(head -2 "$TMP/err")"; fi
+done
+
+# a format of one's own: the spec of tests/specs/newformat, with no build
+if "$V" --spec tests/specs/newformat/toyfmt.json corpus/npy/f8_2x3.npy 2>&1 | grep -q 'invalid toyfmt: magic at offset 0'; then
+    pass "a spec that is no shipped format checks files"
+else
+    fail "toyfmt --spec: $("$V" --spec tests/specs/newformat/toyfmt.json corpus/npy/f8_2x3.npy 2>&1 | head -2)"
+fi
