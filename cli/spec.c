@@ -5,9 +5,15 @@
 #include <string.h>
 #include <strings.h>
 
+/* LeakSanitizer's, when it is linked in (weak: NULL otherwise). */
+void __lsan_ignore_object(const void *p) __attribute__((weak));
+
 afmt_interp *afmt_cli_spec_arg(const char *prog, const char *path)
 {
     afmt_interp *in = afmt_interp_load(path);
+    /* kept until the process exits, by design (spec.h) */
+    if (in && __lsan_ignore_object)
+        __lsan_ignore_object(in);
     if (!in)
         fprintf(stderr, "%s: --spec %s: not a usable spec (see the lines above; "
                         "'afmt-gen --check %s' says the same)\n", prog, path, path);
