@@ -102,7 +102,7 @@ endif
 UNIT_SRC      := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN      := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps regen check-regen test asan clean help bench fuzz fuzz-build fuzz-smoke fuzz-planted fuzz-cflite fuzz-merge compilers vendor-test install uninstall FORCE
+.PHONY: all deps regen check-regen snapshots test asan clean help bench fuzz fuzz-build fuzz-smoke fuzz-planted fuzz-cflite fuzz-merge compilers vendor-test install uninstall FORCE
 
 all: $(BUILD)/afmt-gen $(BUILD)/afmt-validate $(BUILD)/afmt $(UNIT_BIN) $(SHLIB)
 
@@ -114,6 +114,7 @@ help:
 	@echo "make uninstall    remove what make install installed (same PREFIX, DESTDIR)"
 	@echo "make regen        regenerate generated/ from spec/*.json and gen/*.re"
 	@echo "make check-regen  fail if generated/ is stale"
+	@echo "make snapshots    accept afmt-gen's output for tests/specs/features/*.json as their .c/.h"
 	@echo "make test         unit, golden, round-trip and end-to-end tests"
 	@echo "make vendor-test  build runtime/ + one format as docs/VENDORING.md says (gcc, clang, g++)"
 	@echo "make asan         the tests under AddressSanitizer + UBSan (clang)"
@@ -316,6 +317,14 @@ check-regen:
 	@if ! diff -r -q generated $(BUILD)/regen-check >$(BUILD)/regen-check.diff 2>&1; then \
 	  cat $(BUILD)/regen-check.diff; \
 	  echo "generated/ is stale: run make regen and commit the result"; exit 1; fi
+
+# The snapshots of afmt-gen's output (tests/specs/features/<construct>.c/.h
+# beside each feature spec): rewritten from the current afmt-gen after a
+# change to gen/ (review the diff, commit it); make test fails while they
+# differ.  The specs are also compiled with -Werror and their writers'
+# files validated, as in make test.
+snapshots: $(BUILD)/afmt-gen $(LIB)
+	@bash tests/specs/run_specs.sh $(BUILD) --update | grep -v '^PASS' || true
 
 # ---------------------------------------------------------------- install
 # GNU conventions: PREFIX (default /usr/local) is where the files will

@@ -993,9 +993,10 @@ static void write_scope(emitter *m, item_list *body, const char *array_expr)
             y->decl = decl_defer(m, "const afmt_array *A_%s = %s;", a->name, array_expr);
             /* an array of a nested case or repetition is declared when
              * that structure is written (a switch afmt-gen resolves
-             * writes one case) or this scope's code names it (below) */
+             * writes one case) or this scope's code names it (below:
+             * a lazy one too, when a field is bound to it) */
             if (!lazy && sc.direct[i]) decl_use(m, y->decl);
-            else if (!lazy) outer[i] = y->decl;
+            else outer[i] = y->decl;
         } else if (!lazy && sc.direct[i]) {
             decl_use(m, bound->decl);
         }
