@@ -102,7 +102,7 @@ endif
 UNIT_SRC      := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN      := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps regen check-regen snapshots test asan clean help bench fuzz fuzz-build fuzz-smoke fuzz-planted fuzz-cflite fuzz-merge compilers vendor-test install uninstall FORCE
+.PHONY: all deps regen check-regen snapshots test asan clean help bench fuzz fuzz-build fuzz-smoke fuzz-planted fuzz-cflite fuzz-merge fuzz-specs compilers vendor-test install uninstall FORCE
 
 all: $(BUILD)/afmt-gen $(BUILD)/afmt-validate $(BUILD)/afmt $(UNIT_BIN) $(SHLIB)
 
@@ -125,6 +125,7 @@ help:
 	@echo "make fuzz-merge   minimise the grown corpora into corpus/grown/<format>/ (commit it)"
 	@echo "make fuzz-cflite  build the fuzz targets as ClusterFuzzLite does, into a temp dir"
 	@echo "make fuzz-planted show the CI fuzz time-box finds a planted bug (exit 0 found)"
+	@echo "make fuzz-specs   random specs through afmt-gen, the compilers and the generated code (FUZZ_SPECS_SECONDS)"
 	@echo "make bench        benchmarks with ratios against memcpy/cp baselines"
 	@echo "make clean        remove build/"
 
@@ -427,6 +428,13 @@ fuzz-merge:
 # Exit 0 found, 1 not found.
 fuzz-planted:
 	@bash fuzz/planted.sh
+
+# The spec fuzzer (docs/FUZZING.md): random specs through afmt-gen, gcc and
+# clang -Werror, and the generated writer and validator under ASan/UBSan,
+# for FUZZ_SPECS_SECONDS (75; CI) or longer by hand.  Exit 1 on a finding
+# (kept in $(BUILD)/specfuzz/findings/).
+fuzz-specs: $(BUILD)/afmt-gen
+	@nice python3 fuzz/specs/specfuzz.py --build $(BUILD)
 
 # .clusterfuzzlite/build.sh as OSS-Fuzz runs it (clang, libFuzzer flags),
 # into a temporary $$OUT: every target must be there.

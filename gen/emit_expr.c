@@ -170,7 +170,12 @@ int is_field_value(const char *c)
 
 static char *to_u(emitter *m, const blame *bl, cexpr x, const char *text)
 {
-    if (x.t == VT_U || x.t == VT_BOOL) return x.c;
+    if (x.t == VT_U) return x.c;
+    if (x.t == VT_BOOL) { /* 0 or 1, as a number (C compilers warn of ~, << or > on a truth value) */
+        char *c = xprintf("afmt_u64_of_truth(%s)", x.c);
+        free(x.c);
+        return c;
+    }
     if (x.t == VT_S && nonneg_known(m, x.c)) {
         char *c = xprintf("(uint64_t)%s", x.c);
         free(x.c);
@@ -206,7 +211,12 @@ static char *to_s(emitter *m, const blame *bl, cexpr x, const char *text)
         return c;
     }
     if (x.t == VT_U && x.lit) return xprintf("(int64_t)%s", x.c);
-    if (x.t == VT_U || x.t == VT_BOOL) {
+    if (x.t == VT_BOOL) { /* 0 or 1: fits */
+        char *c = xprintf("(int64_t)afmt_u64_of_truth(%s)", x.c);
+        free(x.c);
+        return c;
+    }
+    if (x.t == VT_U) {
         char *t = converted_local(m, x.c, "signed");
         char *mt = c_format_body(text ? text : "?");
         char *fmt = xprintf("\"`%s` is too large for a signed value (%%\" PRIu64 \")\"", mt);
@@ -326,6 +336,15 @@ static char *bits_of(emitter *m, const blame *bl, cexpr x, const char *text)
     return to_u(m, bl, x, text);
 }
 
+/* a o b of C texts: a comparison of a value with itself (`x == x` in a
+ * spec) is its known result, since compilers warn of self-comparisons. */
+static cexpr cmp_c(tok_kind op, const char *o, const char *a, const char *b)
+{
+    if (strcmp(a, b) == 0 && strncmp(a, "UINT64_C(", 9) != 0 && strncmp(a, "INT64_C(", 8) != 0)
+        return mk(xprintf("((void)(%s), %d)", a, op == TK_EQ || op == TK_LE || op == TK_GE), VT_BOOL);
+    return mk(xprintf("(%s %s %s)", a, o, b), VT_BOOL);
+}
+
 static cexpr compare(emitter *m, const blame *bl, tok_kind op, cexpr a, cexpr b, expr *ea, expr *eb, const char *text)
 {
     const char *o = tok_text(op);
@@ -353,10 +372,14 @@ static cexpr compare(emitter *m, const blame *bl, tok_kind op, cexpr a, cexpr b,
         free(padded); free(q);
         return mk(c, VT_BOOL);
     }
-    if (a.t == VT_BOOL && b.t == VT_BOOL) return mk(xprintf("(%s %s %s)", a.c, o, b.c), VT_BOOL);
+    if (a.t == VT_BOOL && b.t == VT_BOOL) {
+        cexpr r = cmp_c(op, o, a.c, b.c);
+        free(a.c); free(b.c);
+        return r;
+    }
     if (want_signed(a, b)) {
         char *ac = to_s(m, bl, a, text), *bc = to_s(m, bl, b, text);
-        cexpr r = mk(xprintf("(%s %s %s)", ac, o, bc), VT_BOOL);
+        cexpr r = cmp_c(op, o, ac, bc);
         free(ac); free(bc);
         return r;
     }
@@ -377,8 +400,10 @@ static cexpr compare(emitter *m, const blame *bl, tok_kind op, cexpr a, cexpr b,
          * comparison compilers warn about */
         if (eb->kind == E_INT && eb->ival == 0 && (op == TK_GE || op == TK_LT))
             r = mk(xprintf("((void)(%s), %d)", ac, op == TK_GE), VT_BOOL);
+        else if (ea->kind == E_INT && ea->ival == 0 && (op == TK_LE || op == TK_GT))
+            r = mk(xprintf("((void)(%s), %d)", bc, op == TK_LE), VT_BOOL); /* 0 <= x */
         else
-            r = mk(xprintf("(%s %s %s)", ac, o, bc), VT_BOOL);
+            r = cmp_c(op, o, ac, bc);
         free(ac); free(bc);
         return r;
     }
@@ -494,7 +519,8 @@ static cexpr fn_round(emitter *m, const blame *bl, expr *e, const char *text)
 static cexpr fn_minmax(emitter *m, const blame *bl, expr *e, const char *text)
 {
     char *a = emit_u64(m, bl, e->args[0], text), *b = emit_u64(m, bl, e->args[1], text);
-    cexpr r = mk(xprintf("(%s %s %s ? %s : %s)", a, strcmp(e->sval, "min") == 0 ? "<" : ">", b, a, b), VT_U);
+    cexpr r = strcmp(a, b) == 0 ? mk(xstrdup(a), VT_U) /* min(x, x): no self-comparison */
+                                : mk(xprintf("(%s %s %s ? %s : %s)", a, strcmp(e->sval, "min") == 0 ? "<" : ">", b, a, b), VT_U);
     free(a); free(b);
     return r;
 }
@@ -548,6 +574,11 @@ static cexpr fn_payload(emitter *m, const blame *bl, expr *e, const char *text)
     if (strcmp(fn, "count") == 0) return mk(xprintf("%s->count", y->c), VT_U);
     if (strcmp(fn, "elsize") == 0) return mk(xprintf("%s->elsize", y->c), VT_U);
     if (strcmp(fn, "sparse") == 0) return mk(xprintf("(%s->encoding == AFMT_ENC_CSR)", y->c), VT_BOOL);
+    if (!y->nbytes_decl) { /* C that would read a size no code computed */
+        gen_error(m, NULL, "nbytes(%s) in `%s`: the writer computes the size of %s only where it writes it (not "
+                           "outside its switch case or repetition, and not for a columns table)", y->name, text, y->name);
+        return bad();
+    }
     decl_use(m, y->nbytes_decl);
     return mk(xprintf("nbytes_%s", y->name), VT_U);
 }
@@ -740,10 +771,23 @@ static cexpr emit_logic(emitter *m, const blame *bl, expr *e, const char *text)
 
 static cexpr emit_shift(emitter *m, const blame *bl, expr *e, cexpr a, cexpr b, const char *text)
 {
+    /* a literal count of 64 or more always fails; the shift after the
+     * failure is then by count & 63, so that the C stays defined (and
+     * compilers quiet about a constant shift out of range) */
+    int big = b.t == VT_U && strncmp(b.c, "UINT64_C(", 9) == 0 && strtoull(b.c + 9, NULL, 0) >= 64;
     char *ac = bits_of(m, bl, a, text), *bc = to_u(m, bl, b, text);
     char *mt = c_format_body(text ? text : "?");
     char *fmt = xprintf("\"`%s` shifts out of 64 bits\"", mt);
     char *t = expr_local(m, e, "shifted");
+    if (big) {
+        char *masked = xprintf("(%s & 63)", bc);
+        line(m, "if (%s >= 64) {", bc);
+        m->indent++; emit_fail(m, bl, "overflow", LEN_NONE, fmt, NULL); m->indent--;
+        line(m, "}");
+        line(m, "const uint64_t %s = %s %s %s;", t, ac, tok_text(e->op), masked);
+        free(masked); free(ac); free(bc); free(mt); free(fmt);
+        return mk(t, VT_U);
+    }
     if (e->op == TK_SHL)
         line(m, "if (%s >= 64 || (%s >> (63 - %s)) > 1) {", bc, ac, bc);
     else

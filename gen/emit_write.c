@@ -304,6 +304,14 @@ static void emit_int_value(emitter *m, const blame *bl, item *it, cexpr v)
     sym *y;
     char *c;
     unsigned long long lit;
+    if (v.t == VT_BOOL) { /* a truth value written as 0 or 1 */
+        char *one = xprintf("afmt_u64_of_truth(%s)", v.c);
+        free(v.c);
+        v.c = one;
+        v.t = VT_U;
+        v.bounded = 1;
+        v.max = 1;
+    }
     if (c_literal(v.c, &lit) && (!it->field.is_signed || lit <= 0x7fffffffffffffffULL)) {
         /* a constant: written as the literal, no local */
         y = sym_push(m, SY_INT, it->name, it);
@@ -316,6 +324,7 @@ static void emit_int_value(emitter *m, const blame *bl, item *it, cexpr v)
     }
     if (it->field.is_signed) {
         if (v.t == VT_S) c = v.c;
+        else if (v.bounded && v.max <= 0x7fffffffffffffffULL) c = xprintf("(int64_t)%s", v.c);
         else {
             char *fmt = xprintf("\"value %%\" PRIu64 \" of %s does not fit a signed field\"", it->name);
             char *cond = xprintf("%s > (uint64_t)INT64_MAX", v.c);
@@ -1286,7 +1295,7 @@ void emit_writer(emitter *m)
         return;
     }
     sbuf *out = m->out, main_fn = {0}, funcs = {0};
-    int owned_unused, arrays_unused, ai_unused;
+    int owned_unused, arrays_unused, sink_unused, ai_unused;
     size_t body_from, ai_from = 0;
     m->writer = 1;
     m->end = "len";
@@ -1305,6 +1314,8 @@ void emit_writer(emitter *m)
     /* a spec without arrays reads neither arrays nor ai (kept when unread) */
     arrays_unused = decl_new(m);
     decl_line(m, arrays_unused, "(void)arrays;");
+    sink_unused = decl_new(m); /* a writer that can only refuse */
+    decl_line(m, sink_unused, "(void)sink;");
     ai_unused = decl_new(m);
     m->writer_owns = 0;
     m->multi = multi;
@@ -1348,6 +1359,7 @@ void emit_writer(emitter *m)
         /* the function's code as it will be, after its opening brace */
         char *text = decls_resolve(m, main_fn.s + body_from);
         if (!code_names(text, "arrays")) decl_use(m, arrays_unused);
+        if (!code_names(text, "sink")) decl_use(m, sink_unused);
         free(text);
         text = decls_resolve(m, main_fn.s + ai_from); /* after ai's declaration */
         if (!multi && !code_names(text, "ai")) decl_use(m, ai_unused);

@@ -247,7 +247,13 @@ static void load_trailer(loader *L, spec *s, json_t *v)
     } else if (json_is_string(v) && strcmp(json_string_value(v), "forbid-always") == 0) {
         s->trailer_lenient = LEN_NONE;
     } else if (json_is_string(v) && strcmp(json_string_value(v), "keep") == 0) {
+        int i;
         s->trailer_keep = 1;
+        /* the validator would read a writer's trailer as more repetitions */
+        for (i = 0; i < s->body.n; i++)
+            if (s->body.v[i]->kind == IT_REPEAT && s->body.v[i]->repeat.until_end)
+                LERR(L, "/trailer", "\"keep\": nothing can follow the repeat until the end at %s (it reads to the "
+                                    "end of the input): there is never a trailer", s->body.v[i]->jpath);
     } else {
         LERR(L, "/trailer", "\"trailer\" is \"forbid\", \"forbid-always\" or \"keep\"");
     }

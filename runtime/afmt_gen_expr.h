@@ -15,6 +15,15 @@
 extern "C" {
 #endif
 
+/* A truth value (a comparison, !, &&, ||) used as a number: 0 or 1.  A
+ * function, not `t ? 1 : 0`, so that C compilers do not fold a spec's
+ * constants into comparisons they then warn are always true or false
+ * (-Wtype-limits, -Wtautological-compare, -Wbool-compare under -Werror). */
+static inline uint64_t afmt_u64_of_truth(int t)
+{
+    return t ? 1u : 0u;
+}
+
 /* prod(name) / sum(name) of the integer array field `name`: n elements of
  * `width` bytes (1, 2, 4, 8; signed or not, big-endian or not) at input
  * offset `off`, which the caller has taken (they are in memory).  On

@@ -1,0 +1,249 @@
+#!/usr/bin/env python3
+"""The spec fuzzer: random specs (fuzz/specs/specgen.py) through afmt-gen,
+the C compilers and the generated code (docs/FUZZING.md, "The spec
+fuzzer").
+
+  fuzz/specs/specfuzz.py [--seconds N] [--seed S] [--count N] [--build DIR] [--out DIR]
+
+For each spec, until the time box (or --count specs) is used up:
+  * afmt-gen refuses it with diagnostics that all name the spec's path
+    (exit 1), or accepts it (exit 0); anything else (a crash, an internal
+    error, exit 2) is a finding;
+  * accepted: the C compiles with gcc and clang -std=c11 -pedantic -Wall
+    -Wextra -Werror;
+  * linked with fuzz/specs/driver.c and the runtime under ASan and UBSan:
+    every file its writer writes for the driver's arrays has the size
+    encoded_size said, validates strictly and reads back as written
+    (driver write);
+  * the validator, strict and lenient, on the writer's files, random bytes
+    and mutants of the writer's files (fuzz/specs/mutate.py): no crash, no
+    sanitizer report, no hang (driver validate);
+  * when the reference interpreter is there (`afmt-validate --spec`):
+    it gives the same verdict, code, field, offset and arrays as the
+    generated validator on every input.
+A finding is kept in OUT/findings/<kind>-<seed>/ (the spec, the inputs,
+the logs); the run ends with one summary line and exits 1 if there was
+one.  Same seed, same specs: `--seed S --count 1` replays one.
+"""
+import argparse
+import glob
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+import time
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, HERE)
+import mutate  # noqa: E402
+import specgen  # noqa: E402
+
+SAN = ["-O1", "-g", "-fsanitize=address,undefined", "-fno-sanitize-recover=all", "-fno-omit-frame-pointer"]
+WERROR = ["-std=c11", "-pedantic", "-Wall", "-Wextra", "-Werror"]
+ENV = dict(os.environ, ASAN_OPTIONS="detect_leaks=0:abort_on_error=0", UBSAN_OPTIONS="print_stacktrace=1")
+
+
+def run(cmd, timeout=60, **kw):
+    try:
+        p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=timeout, env=ENV, **kw)
+        return p.returncode, p.stdout.decode("utf-8", "replace"), p.stderr.decode("utf-8", "replace")
+    except subprocess.TimeoutExpired:
+        return None, "", "timed out after %d s" % timeout
+
+
+def have_lz4():
+    p = subprocess.run(["clang", "-E", "-"], input=b"#include <lz4.h>\n", stdout=subprocess.DEVNULL,
+                       stderr=subprocess.DEVNULL)
+    return p.returncode == 0
+
+
+def build_runtime(out):
+    """The runtime and the registry under ASan + UBSan, and the driver:
+    built again when a source is newer."""
+    lib = os.path.join(out, "rt", "librt.a")
+    srcs = sorted(glob.glob(os.path.join(ROOT, "runtime", "*.c"))) + [os.path.join(ROOT, "registry", "afmt_registry.c")]
+    hdrs = glob.glob(os.path.join(ROOT, "runtime", "*.h"))
+    drv = os.path.join(out, "rt", "driver.o")
+    newest = max(os.path.getmtime(f) for f in srcs + hdrs + [os.path.join(HERE, "driver.c")])
+    feat = ["-DAFMT_HAVE_LZ4=1"] if have_lz4() else []
+    if os.path.exists(lib) and os.path.exists(drv) and os.path.getmtime(lib) > newest:
+        return lib, drv, feat
+    os.makedirs(os.path.join(out, "rt"), exist_ok=True)
+    objs = []
+    for s in srcs:
+        o = os.path.join(out, "rt", os.path.basename(s)[:-2] + ".o")
+        rc, _, err = run(["clang", "-std=c11"] + SAN + feat + ["-I" + os.path.join(ROOT, "runtime"), "-c", s, "-o", o], 300)
+        if rc != 0:
+            sys.exit("specfuzz: cannot build the runtime (%s): %s" % (s, err[:500]))
+        objs.append(o)
+    rc, _, err = run(["clang", "-std=c11"] + SAN + ["-I" + os.path.join(ROOT, "runtime"), "-c",
+                                                  os.path.join(HERE, "driver.c"), "-o", drv], 300)
+    if rc != 0:
+        sys.exit("specfuzz: cannot build the driver: " + err[:500])
+    if os.path.exists(lib):
+        os.remove(lib)
+    run(["ar", "rcs", lib] + objs)
+    return lib, drv, feat
+
+
+class Fuzzer:
+    def __init__(self, args):
+        self.args = args
+        self.out = os.path.abspath(args.out)
+        self.gen = os.path.abspath(os.path.join(args.build, "afmt-gen"))
+        self.lib, self.drv, self.feat = build_runtime(self.out)
+        self.libs = ["-llz4"] if self.feat else []
+        self.libs += ["-lm", "-ldl", "-lpthread"]
+        self.interp = self.find_interp()
+        self.stats = dict(specs=0, accepted=0, rejected=0, compiled=0, written=0, inputs=0, compared=0, findings=0)
+        self.kinds = {}
+
+    def find_interp(self):
+        """`afmt-validate --spec` when this build has it (interp/)."""
+        tool = os.path.join(self.args.build, "afmt-validate")
+        if not os.path.isdir(os.path.join(ROOT, "interp")) or not os.path.exists(tool):
+            return None
+        rc, out, err = run([tool, "--help"], 20)
+        return os.path.abspath(tool) if "--spec" in out + err else None
+
+    def finding(self, kind, seed, work, what):
+        self.stats["findings"] += 1
+        self.kinds[kind] = self.kinds.get(kind, 0) + 1
+        dest = os.path.join(self.out, "findings", "%s-%d" % (kind, seed))
+        shutil.rmtree(dest, ignore_errors=True)
+        shutil.copytree(work, dest, ignore=shutil.ignore_patterns("*.o", "driver"))
+        with open(os.path.join(dest, "FINDING.txt"), "w") as f:
+            f.write("%s (seed %d)\n%s\n" % (kind, seed, what))
+        print("FINDING %s seed %d: %s" % (kind, seed, what.strip().splitlines()[0][:300] if what.strip() else ""))
+
+    def one(self, seed):
+        rng = random.Random(seed)
+        fmt = "fz%d" % (seed % 10 ** 8)
+        work = os.path.join(self.out, "work")
+        shutil.rmtree(work, ignore_errors=True)
+        os.makedirs(work)
+        spec_path = os.path.join(work, fmt + ".json")
+        with open(spec_path, "w") as f:
+            json.dump(specgen.make_spec(rng, fmt), f, indent=1)
+        self.stats["specs"] += 1
+        gen = os.path.join(work, "gen")
+        rc, out, err = run([self.gen, "-o", gen, spec_path], 60)
+        if rc == 1:
+            self.stats["rejected"] += 1
+            bad = [ln for ln in err.splitlines() if ln and not ln.startswith(spec_path + ": ")
+                   and not ln.startswith("afmt-gen: nothing written to ")]
+            if bad or not err.strip():
+                self.finding("diagnostic", seed, work, "a rejection without the spec's path:\n" + err)
+            return
+        if rc != 0:
+            self.finding("afmt-gen", seed, work, "afmt-gen exit %s:\n%s" % (rc, err))
+            return
+        self.stats["accepted"] += 1
+        csrc = os.path.join(gen, fmt + ".c")
+        inc = ["-I" + os.path.join(ROOT, "runtime"), "-I" + gen]
+        rc, _, err = run(["gcc"] + WERROR + ["-fsyntax-only"] + inc + [csrc], 120)
+        if rc != 0:
+            self.finding("compile-gcc", seed, work, "gcc -Werror:\n" + err[:4000])
+            return
+        # clang -Werror, and the object the sanitizer build links
+        obj = os.path.join(work, fmt + ".o")
+        rc, _, err = run(["clang"] + WERROR + SAN + self.feat + inc + ["-c", csrc, "-o", obj], 120)
+        if rc != 0:
+            self.finding("compile-clang", seed, work, "clang -Werror:\n" + err[:4000])
+            return
+        self.stats["compiled"] += 1
+        exe = os.path.join(work, "driver")
+        rc, _, err = run(["clang", "-std=c11"] + SAN + self.feat + inc + [obj, os.path.join(gen, "afmt_formats.c"), self.drv,
+                                                                        self.lib, "-o", exe] + self.libs, 300)
+        if rc != 0:
+            self.finding("link", seed, work, err[:4000])
+            return
+        wdir = os.path.join(work, "written")
+        os.makedirs(wdir)
+        rc, out, err = run([exe, "write", wdir], 60)
+        if rc != 0:
+            self.finding("writer" if rc == 1 else "writer-crash", seed, work,
+                         "driver write exit %s:\n%s\n%s" % (rc, out[-3000:], err[-3000:]))
+            return
+        written = sorted(glob.glob(os.path.join(wdir, "*.bin")))
+        self.stats["written"] += len(written)
+        self.inputs(seed, rng, work, exe, written)
+
+    def inputs(self, seed, rng, work, exe, written):
+        idir = os.path.join(work, "inputs")
+        os.makedirs(idir)
+        datas = [open(p, "rb").read() for p in written[:8]]
+        ins = list(datas)
+        ins += [mutate.random_bytes(rng) for _ in range(4)]
+        for _ in range(self.args.mutants):
+            if datas:
+                d = rng.choice(datas)
+                for _ in range(rng.randint(1, 3)):
+                    d = mutate.mutant(rng, d)
+                ins.append(d)
+        paths = []
+        for i, d in enumerate(ins):
+            p = os.path.join(idir, "in%03d.bin" % i)
+            with open(p, "wb") as f:
+                f.write(d)
+            paths.append(p)
+        self.stats["inputs"] += len(paths)
+        rc, out, err = run([exe, "validate"] + paths, 120)
+        if rc != 0:
+            self.finding("validator-crash" if rc is not None else "validator-hang", seed, work,
+                         "driver validate exit %s:\n%s" % (rc, err[-4000:]))
+            return
+        if self.interp:
+            self.compare(seed, work, out, paths)
+
+    def compare(self, seed, work, out, paths):
+        """The interpreter against the generated validator, input by input
+        (verdict, code, field, offset and arrays; strict and lenient)."""
+        spec_path = glob.glob(os.path.join(work, "*.json"))[0]
+        gen_lines = [ln for ln in out.splitlines() if ln and ln[0].isdigit()]
+        rc, iout, ierr = run([self.interp, "--spec", spec_path, "--verdicts"] + paths, 120)
+        if rc is None or rc < 0 or (rc not in (0, 1) and not iout):
+            self.finding("interp-crash", seed, work, "afmt-validate --spec exit %s:\n%s" % (rc, ierr[-3000:]))
+            return
+        int_lines = [ln for ln in iout.splitlines() if ln and ln[0].isdigit()]
+        self.stats["compared"] += len(paths)
+        if gen_lines != int_lines:
+            diff = [(a, b) for a, b in zip(gen_lines, int_lines) if a != b][:3]
+            self.finding("disagree", seed, work, "generated vs interpreter:\n" +
+                         "\n".join("  gen:    %s\n  interp: %s" % d for d in diff))
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--seconds", type=float, default=float(os.environ.get("FUZZ_SPECS_SECONDS", "75")))
+    ap.add_argument("--seed", type=int, default=int(os.environ.get("FUZZ_SPECS_SEED", "0")) or int(time.time()))
+    ap.add_argument("--count", type=int, default=0, help="stop after this many specs (0: the time box only)")
+    ap.add_argument("--mutants", type=int, default=24, help="mutants of the writer's files per spec")
+    ap.add_argument("--build", default=os.environ.get("BUILD", "build"))
+    ap.add_argument("--out", default=None)
+    args = ap.parse_args()
+    os.chdir(ROOT)
+    if args.out is None:
+        args.out = os.path.join(args.build, "specfuzz")
+    start = time.time()
+    fz = Fuzzer(args)
+    print("specfuzz: seed %d, %s s%s, interpreter: %s" % (args.seed, args.seconds,
+          ", %d specs" % args.count if args.count else "", fz.interp or "not there (no interp/ or no --spec)"))
+    i = 0
+    while time.time() - start < args.seconds and (not args.count or i < args.count):
+        fz.one(args.seed + i)
+        i += 1
+    s = fz.stats
+    print("specfuzz: %d specs in %.0f s (seeds %d..%d): %d accepted, %d rejected with diagnostics, %d compiled "
+          "-Werror (gcc, clang), %d files written and validated, %d inputs validated, %d compared with the "
+          "interpreter; %d findings%s" % (s["specs"], time.time() - start, args.seed, args.seed + i - 1, s["accepted"],
+                                          s["rejected"], s["compiled"], s["written"], s["inputs"], s["compared"],
+                                          s["findings"], (" " + json.dumps(fz.kinds)) if fz.kinds else ""))
+    return 1 if s["findings"] else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,572 @@
+"""Random specs within the afmt spec language (spec/LANGUAGE.md), for the
+spec fuzzer (fuzz/specs/specfuzz.py, docs/FUZZING.md).
+
+make_spec(rng) returns one spec as a dict.  Most are meant to be accepted
+by afmt-gen and written by their own writer: integer fields get a "write",
+an "equals" or a binding to the array, checks are ones the writer
+evaluates too, exact regions get the size their content takes.  Some are
+not (a check the writer refuses to satisfy, a region too small, a name
+that clashes), which is fine: afmt-gen must then refuse with a diagnostic
+naming the spec, or the writer must refuse at run time.  Every item kind,
+layout, kind of table, repeat, region, switch, pad, text value and text
+header, every expression operator and function, the limits, and names up
+to the longest allowed (48 characters) and names that are C keywords or
+the generated code's own parameters appear.
+"""
+import random
+
+NAME_MAX = 48
+# names that are C keywords or what generated functions call their own
+# parameters and locals: a spec may use them, the C must still compile
+TRICKY = ["int", "return", "if", "else", "for", "while", "char", "const", "static", "struct", "union",
+          "default", "case", "switch", "sizeof", "c", "err", "sink", "n", "arrays", "ai", "wopt", "owned", "buf",
+          "len", "opt", "vis", "pos", "i", "k", "el", "data", "index", "scope", "src", "end", "NULL", "main",
+          "uint64_t", "size_t", "errno", "afmt_error", "v_x", "o_x", "A_x", "_", "__x", "limits", "true", "false"]
+INT_TYPES = ["u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64"]
+WIDTH = {"u8": 1, "u16": 2, "u32": 4, "u64": 8, "i8": 1, "i16": 2, "i32": 4, "i64": 8}
+DTYPES = ["bool", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f16", "bf16", "f32", "f64", "c32", "c64",
+          "c128"]
+BINOPS = ["+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^", "==", "!=", "<", "<=", ">", ">=", "&&", "||"]
+LIMITS = ["limits.max_rank", "limits.max_header_bytes", "limits.max_total_bytes", "limits.max_items",
+          "limits.max_decoded_bytes"]
+CODES = ["constraint", "size", "value", "limit", "unsupported", "magic", "padding", "overflow", "negative"]
+
+
+class Names:
+    """Unique names of one spec: random identifiers of 1..48 characters,
+    now and then one of exactly 48 or a tricky one."""
+
+    def __init__(self, rng):
+        self.rng = rng
+        self.used = set()
+
+    def new(self, hint="x"):
+        rng = self.rng
+        for _ in range(100):
+            r = rng.random()
+            if r < 0.08:
+                name = rng.choice(TRICKY)
+            elif r < 0.16:
+                name = (hint + "_" + "".join(rng.choice("abcdefghijklmnopqrstuvwxyz_0123456789")
+                                             for _ in range(NAME_MAX)))[:NAME_MAX]
+            elif r < 0.25:
+                name = rng.choice("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_") + "".join(
+                    rng.choice("abcdefghijklmnopqrstuvwxyz0123456789_") for _ in range(rng.randint(0, 20)))
+            else:
+                name = hint + ("" if rng.random() < 0.3 else str(rng.randint(0, 99)))
+            if name not in self.used:
+                self.used.add(name)
+                return name
+        name = hint + "_u" + str(len(self.used))
+        self.used.add(name)
+        return name
+
+
+class Scope:
+    """What expressions may read here: integer values (name -> signed),
+    array fields, lookups; and what the writer knows (a writer's
+    expression may read only values defined before it)."""
+
+    def __init__(self, parent=None):
+        self.ints = dict(parent.ints) if parent else {}
+        self.arrf = list(parent.arrf) if parent else []
+        self.lookups = list(parent.lookups) if parent else []
+
+
+def int_literal(rng, bits=64):
+    r = rng.random()
+    if r < 0.5:
+        return str(rng.randint(0, 9))
+    if r < 0.7:
+        return hex(rng.randint(0, (1 << min(bits, 16)) - 1))
+    if r < 0.8:
+        return "0b" + bin(rng.randint(0, 15))[2:]
+    if r < 0.9:
+        return "1_000"
+    return str(rng.randint(0, (1 << min(bits, 32)) - 1))
+
+
+def expr(rng, sc, depth=0, arrays=(), writer=False):
+    """A random expression over the names of sc (and, in a writer's
+    expression, the writer functions of arrays)."""
+    r = rng.random()
+    if depth > 2 or r < 0.3:
+        choices = [int_literal(rng)]
+        if sc.ints:
+            choices += [rng.choice(list(sc.ints))] * 3
+        if sc.lookups:
+            lk = rng.choice(sc.lookups)
+            choices.append(rng.choice(["sizeof(%s)" % lk, "%s.size" % lk]))
+        if sc.arrf:
+            a = rng.choice(sc.arrf)
+            choices += ["len(%s)" % a, "prod(%s)" % a, "sum(%s)" % a, "%s[0]" % a]
+        if rng.random() < 0.1:
+            choices.append(rng.choice(LIMITS))
+        if writer and arrays:
+            a = rng.choice(arrays)
+            choices += ["rank(%s)" % a, "count(%s)" % a, "elsize(%s)" % a, "nbytes(%s)" % a, "narrays()",
+                        "dim(%s, 0)" % a, "(sparse(%s) ? 1 : 0)" % a, "(compress() ? 1 : 0)"]
+        if rng.random() < 0.05:
+            choices.append(rng.choice(["true", "false"]))
+        return rng.choice(choices)
+    r = rng.random()
+    if r < 0.55:
+        return "(%s %s %s)" % (expr(rng, sc, depth + 1, arrays, writer), rng.choice(BINOPS),
+                               expr(rng, sc, depth + 1, arrays, writer))
+    if r < 0.65:
+        return "%s(%s)" % (rng.choice(["-", "!", "~"]), expr(rng, sc, depth + 1, arrays, writer))
+    if r < 0.75:
+        return "(%s ? %s : %s)" % (expr(rng, sc, depth + 1, arrays, writer), expr(rng, sc, depth + 1, arrays, writer),
+                                   expr(rng, sc, depth + 1, arrays, writer))
+    fn = rng.choice(["roundup", "ceil_div", "min", "max"])
+    return "%s(%s, %s)" % (fn, expr(rng, sc, depth + 1, arrays, writer), expr(rng, sc, depth + 1, arrays, writer))
+
+
+def check_obj(rng, text):
+    if rng.random() < 0.5:
+        return text
+    c = {"expr": text}
+    if rng.random() < 0.5:
+        c["message"] = rng.choice(["bad value", "out of range", "a message with \"quotes\" and % signs"])
+    if rng.random() < 0.3:
+        c["code"] = rng.choice(CODES)
+    if rng.random() < 0.3:
+        c["lenient"] = rng.choice(["warn", "reject"])
+    return c
+
+
+def int_type(rng, endian_ok=True):
+    t = rng.choice(INT_TYPES)
+    if endian_ok and rng.random() < 0.3:
+        t += rng.choice(["le", "be"])
+    return t
+
+
+def width_max(t):
+    w = WIDTH[t[:3] if t[:3] in WIDTH else t[:2]]
+    return (1 << (8 * w - (1 if t.startswith("i") else 0))) - 1
+
+
+def table(rng, kind):
+    """A type table: "one" (one integer key), "text" (one text key of up
+    to 4 bytes), "two" (two integer keys, a when entry)."""
+    dts = rng.sample(DTYPES, rng.randint(1, 6))
+    entries = []
+    for i, d in enumerate(dts):
+        if kind == "text":
+            key = ["t%d" % i]
+        elif kind == "two":
+            key = [i + 1, rng.randint(0, 8)]
+        else:
+            key = [i + 1 if rng.random() < 0.9 else "0x%x" % (i + 1)]
+        e = {"key": key, "dtype": d}
+        if d == "bool" and kind != "text" and rng.random() < 0.3:
+            e["encoding"] = "bits-lsb"
+        if rng.random() < 0.1:
+            e["warn"] = "an old code"
+            e["write"] = False
+        entries.append(e)
+    if kind == "two" and rng.random() < 0.6:
+        entries.append({"when": "ka == 0 && kb > 0", "dtype": "opaque", "size": "kb", "write_key": [0, "elsize"]})
+    return {"entries": entries}
+
+
+def lookup_items(rng, names, sc, spec):
+    """The key fields and the lookup of an element type; the table is
+    added to spec.  Returns (items, lookup name)."""
+    kind = rng.choice(["one", "one", "text", "two"])
+    tname = names.new("types")
+    spec.setdefault("tables", {})[tname] = table(rng, kind)
+    lk = names.new("el")
+    if kind == "two":
+        t = spec["tables"][tname]
+        a, b = names.new("ka"), names.new("kb")
+        for e in t["entries"]:
+            if "when" in e:
+                e["when"] = "%s == 0 && %s > 0" % (a, b)
+                e["size"] = b
+        items = [{"field": a, "type": int_type(rng)}, {"field": b, "type": int_type(rng)},
+                 {"lookup": lk, "table": tname, "key": [a, b]}]
+        sc.ints[a] = False
+        sc.ints[b] = False
+    elif kind == "text":
+        a = names.new("dtype")
+        items = [{"field": a, "type": "text", "size": rng.randint(2, 6)}, {"lookup": lk, "table": tname, "key": [a]}]
+    else:
+        a = names.new("code")
+        items = [{"field": a, "type": int_type(rng)}, {"lookup": lk, "table": tname, "key": [a]}]
+        sc.ints[a] = False
+    sc.lookups.append(lk)
+    return items, lk
+
+
+def free_field(rng, names, sc, arrays):
+    """An integer field the writer knows how to write."""
+    name = names.new("f")
+    t = int_type(rng)
+    f = {"field": name, "type": t}
+    r = rng.random()
+    if r < 0.35:
+        f["equals"] = rng.randint(0, min(width_max(t), 1000))
+        if rng.random() < 0.3:
+            f["lenient"] = "warn"
+        if rng.random() < 0.2:
+            f["code"] = rng.choice(CODES)
+    elif r < 0.7:
+        f["write"] = str(rng.randint(0, min(width_max(t), 1 << 20)))
+    else:
+        f["write"] = expr(rng, sc, 1, arrays, writer=True)
+    if rng.random() < 0.2:
+        f["check"] = check_obj(rng, expr(rng, sc, 1) + " >= 0" if rng.random() < 0.5 else "%s <= %s" % (name, width_max(t)))
+    if rng.random() < 0.1:
+        f["in"] = sorted(set([rng.randint(0, 9) for _ in range(3)]))
+    if rng.random() < 0.1:
+        f["range"] = [0, rng.randint(0, 100)]
+    if rng.random() < 0.2:
+        f["doc"] = "a field"
+    sc.ints[name] = t.startswith("i")
+    return f
+
+
+def misc_items(rng, names, sc, arrays, n):
+    """n of: free integer fields, lets, check items, pads, bytes/text
+    fields with equals."""
+    out = []
+    for _ in range(n):
+        r = rng.random()
+        if r < 0.35:
+            out.append(free_field(rng, names, sc, arrays))
+        elif r < 0.55:
+            name = names.new("let")
+            out.append({"let": name, "value": expr(rng, sc) if rng.random() < 0.8 else rng.randint(0, 9)})
+            sc.ints[name] = False
+        elif r < 0.7:
+            c = {"check": expr(rng, sc) if rng.random() < 0.3 else "%s || true" % expr(rng, sc)}
+            if sc.ints and rng.random() < 0.5:
+                c["field"] = rng.choice(list(sc.ints))
+            if rng.random() < 0.3:
+                c["lenient"] = "warn"
+            if rng.random() < 0.3:
+                c["message"] = "check item"
+            if rng.random() < 0.2:
+                c["code"] = rng.choice(CODES)
+            if rng.random() < 0.1:
+                c["check"] = rng.choice(["remaining() >= 0", "offset() >= 0", "remaining() + offset() >= 0"])
+            out.append(c)
+        elif r < 0.8:
+            p = {"pad": names.new("pad")}
+            if sc.ints and rng.random() < 0.5:
+                x = rng.choice(list(sc.ints))
+                p["size"] = "roundup(%s, %d) - %s" % (x, rng.choice([2, 4, 8]), x)
+            else:
+                p["size"] = rng.randint(0, 5)
+            if rng.random() < 0.3:
+                p["lenient"] = "warn"
+            if rng.random() < 0.2:
+                p["fill"] = 0
+            out.append(p)
+        elif r < 0.9:
+            size = rng.randint(1, 8)
+            txt = "".join(rng.choice("ABCxyz09") for _ in range(rng.randint(1 if rng.random() < 0.5 else size, size)))
+            f = {"field": names.new("magic"), "type": rng.choice(["bytes", "text"]), "size": size, "equals": txt}
+            if f["type"] == "bytes":
+                f["equals"] = (txt * size)[:size]
+            elif rng.random() < 0.5:
+                f["text"] = "nul-padded"
+            out.append(f)
+        else:
+            name = names.new("flag")
+            t = rng.choice(["u8", "u16be", "i32le"])
+            out.append({"field": name, "type": t, "write": "0",
+                        "check": [check_obj(rng, "(%s & 1) == 0" % name), check_obj(rng, "%s < 2" % name)]})
+            sc.ints[name] = t.startswith("i")
+    return out
+
+
+def array_block(rng, names, sc, spec, lz4_ok=True):
+    """A lookup, its shape fields and one array item (dense, maybe LZ4, maybe
+    named by a text field).  Returns (items, array name)."""
+    items, lk = lookup_items(rng, names, sc, spec)
+    arr = names.new("data")
+    a = {"array": arr, "dtype": lk, "order": rng.choice(["row-major", "column-major"])}
+    if rng.random() < 0.5:
+        rank = names.new("rank")
+        dims = names.new("dims")
+        t = int_type(rng)
+        items.append({"field": rank, "type": rng.choice(["u8", "u16", "u32le", "u64be"])})
+        dim = {"field": dims, "type": t, "count": rank}
+        if rng.random() < 0.3:
+            dim["each"] = check_obj(rng, "%s >= 0" % dims)
+        items.append(dim)
+        sc.ints[rank] = False
+        sc.arrf.append(dims)
+        a["shape"] = dims
+    else:
+        shape = []
+        for _ in range(rng.randint(0, 3)):
+            d = names.new("dim")
+            items.append({"field": d, "type": int_type(rng)})
+            sc.ints[d] = False
+            shape.append(d)
+        a["shape"] = shape
+    items += misc_items(rng, names, sc, [arr], rng.randint(0, 2))
+    if rng.random() < 0.3:
+        nm = names.new("name")
+        items.append({"field": nm, "type": "text", "size": rng.randint(1, 16)})
+        a["name"] = nm
+    if rng.random() < 0.2:
+        a["endian"] = rng.choice(["little", "big"])
+    if rng.random() < 0.2:
+        a["values"] = rng.choice(["check", "any"])
+        if rng.random() < 0.5:
+            a["lenient"] = "warn"
+    if lz4_ok and rng.random() < 0.15:
+        fl, sb = names.new("flags"), names.new("stored")
+        items.append({"field": fl, "type": "u8", "write": "compress() ? 2 : 0"})
+        items.append({"field": sb, "type": "u64", "write": "nbytes(%s)" % arr})
+        a["compressed"] = "(%s & 2) != 0" % fl
+        a["stored_bytes"] = sb
+    items.append(a)
+    return items, arr
+
+
+def csr_block(rng, names, sc, spec):
+    items, lk = lookup_items(rng, names, sc, spec)
+    rows, cols, nnz, ro, ci, arr = (names.new(h) for h in ["rows", "cols", "nnz", "row_offsets", "col_indices", "data"])
+    it = rng.choice(["u32", "u64"])
+    items += [{"field": rows, "type": "u64"}, {"field": cols, "type": "u64"}, {"field": nnz, "type": "u64"},
+              {"field": ro, "type": it, "count": "%s + 1" % rows, "first": "0", "last": nnz, "order": "nondecreasing"},
+              {"field": ci, "type": it, "count": nnz, "each": {"expr": "%s < %s" % (ci, cols)}, "increasing_within": ro},
+              {"array": arr, "dtype": lk, "layout": "csr", "shape": [rows, cols], "order": "row-major", "nnz": nnz,
+               "row_offsets": ro, "col_indices": ci}]
+    return items, arr
+
+
+def columns_block(rng, names, sc, spec):
+    tname = names.new("coltypes")
+    spec.setdefault("tables", {})[tname] = {"entries": [{"key": [i], "dtype": d} for i, d in
+                                                        enumerate(rng.sample(DTYPES[1:], rng.randint(1, 5)))]}
+    rows, ncols, types, labels, arr = (names.new(h) for h in ["rows", "ncols", "column_types", "labels", "columns"])
+    items = [{"field": rows, "type": "u64"}, {"field": ncols, "type": "u32", "write": "narrays()"},
+             {"field": types, "type": "u8", "count": ncols}]
+    a = {"array": arr, "layout": "columns", "types": types, "table": tname, "shape": [rows], "order": "row-major"}
+    if rng.random() < 0.7:
+        items.append({"field": labels, "type": "string", "length": rng.choice(["u8", "u16", "u32be"]), "count": ncols})
+        a["names"] = labels
+    items.append(a)
+    return items, arr
+
+
+def unwritten_case(rng, names, sc, spec):
+    """A body the writer never writes: zeros, coo, a repeat with a count."""
+    inner = Scope(sc)
+    items, lk = lookup_items(rng, names, inner, spec)
+    rows, cols = names.new("rows"), names.new("cols")
+    items += [{"field": rows, "type": "u32"}, {"field": cols, "type": "u32"}]
+    r = rng.random()
+    if r < 0.33:
+        items.append({"array": names.new("zero"), "layout": "zeros", "dtype": lk, "shape": [rows, cols],
+                      "order": "row-major"})
+    elif r < 0.66:
+        nnz = names.new("nnz")
+        items += [{"field": nnz, "type": "u32"},
+                  {"array": names.new("coo"), "dtype": lk, "layout": "coo", "shape": [rows, cols], "order": "row-major",
+                   "nnz": nnz, "index": rng.choice(["u8", "u16", "u32", "u64"]), "with_columns": "%s != 1" % cols}]
+    else:
+        x = names.new("x")
+        items.append({"repeat": names.new("rec"), "count": rows, "body": [{"field": x, "type": "u16"}]})
+    return items
+
+
+def text_header(rng, names):
+    one = rng.random() < 0.5
+    syntax = rng.choice(["json", "python-dict"])
+    types = [{"name": "T%d" % i, "dtype": d} for i, d in enumerate(rng.sample(DTYPES, rng.randint(1, 5)))]
+    if rng.random() < 0.3:
+        types.append({"name": "OP", "dtype": "opaque", "size": rng.randint(1, 4)})
+    if rng.random() < 0.3:
+        types.append({"prefix": "|O", "refuse": "objects"})
+    if rng.random() < 0.2:
+        types.append({"name": "BE", "dtype": "i32", "endian": "big"})
+    th = {"text_header": names.new("header"), "syntax": syntax, "length": rng.choice(["u16le", "u32le", "u64le", "u32be"]),
+          "entries": "one" if one else "map", "types": types}
+    keys = [{"key": "dtype", "bind": "dtype"}, {"key": "shape", "bind": "shape"}]
+    if syntax == "python-dict" and rng.random() < 0.5:
+        keys[1]["kind"] = "tuple"
+    if one and rng.random() < 0.5:
+        keys.append({"key": "order", "bind": "order"})
+    if not one:
+        keys.append({"key": "range", "bind": "range"})
+        if rng.random() < 0.5:
+            th["metadata"] = "__meta__"
+        if rng.random() < 0.5:
+            th["write_sort"] = rng.choice([["-type", "name"], ["name"], ["type"]])
+        th["default_name"] = "a_"
+    th["keys"] = keys
+    if rng.random() < 0.5:
+        th["pad"] = " "
+        if rng.random() < 0.5:
+            th["terminator"] = "\n"
+        al = rng.choice([0, 8, 16])
+        if al:
+            th["align"] = al
+            th["write_align"] = al * rng.choice([1, 2, 4])
+        if rng.random() < 0.5:
+            th["lenient"] = "warn"
+    if rng.random() < 0.3:
+        th["max_length"] = rng.randint(100, 100000)
+    return [th]
+
+
+def text_value_case(rng, names, sc, spec):
+    tname = names.new("ftypes")
+    spec.setdefault("tables", {})[tname] = {"entries": [{"key": [" i32"], "dtype": "i32"}, {"key": [" f64"], "dtype": "f64"},
+                                                        {"key": ["bool"], "dtype": "bool"}]}
+    rank, ty, lk, dims, arr = (names.new(h) for h in ["rank", "type", "el", "dims", "data"])
+    binary = [{"field": names.new("mark"), "type": "bytes", "size": 1, "equals": "b"},
+              {"field": rank, "type": "i8", "check": "%s >= 0" % rank}, {"field": ty, "type": "text", "size": 4},
+              {"lookup": lk, "table": tname, "key": [ty]},
+              {"field": dims, "type": "i64", "count": rank, "each": "%s >= 0" % dims},
+              {"array": arr, "dtype": lk, "shape": dims, "order": "row-major"}]
+    return {"switch": names.new("kind"), "on": "peek(0) == 98 ? 1 : 2", "write": "1",
+            "cases": [{"when": [1], "body": binary}, {"when": [2], "body": [{"text_value": names.new("text"), "grammar": "futhark"}]}]}
+
+
+def wrap_region(rng, names, items):
+    """Items inside a region: exact with the size their fixed content
+    takes when that is known, else inexact with room to spare."""
+    fixed = 0
+    for it in items:
+        if "field" in it and "type" in it and "count" not in it:
+            t = it["type"]
+            if t in ("bytes", "text"):
+                fixed += it["size"]
+            elif t in WIDTH or t[:-2] in WIDTH:
+                fixed += WIDTH[t if t in WIDTH else t[:-2]]
+            else:
+                fixed = None
+                break
+        elif "field" in it and "type" in it:
+            fixed = None
+            break
+        elif "array" in it or "pad" in it or "repeat" in it or "switch" in it or "text_header" in it:
+            fixed = None
+            break
+        if fixed is None:
+            break
+    size = names.new("size")
+    size_field = {"field": size, "type": rng.choice(["u16", "u32", "u64be"])}
+    reg = {"region": names.new("region"), "size": size, "body": items}
+    if fixed is not None and rng.random() < 0.7:
+        size_field["write"] = str(fixed)
+        reg["exact"] = True
+        if rng.random() < 0.3:
+            reg["lenient"] = "warn"
+    else:
+        size_field["write"] = str(rng.randint(0, 64))
+        reg["exact"] = False
+        if rng.random() < 0.3:
+            reg["size"] = rng.randint(0, 32)
+            return [reg]
+    return [size_field, reg]
+
+
+def block(rng, names, sc, spec):
+    """The structure around the arrays: a dense block, CSR, columns, a
+    switch (with a case never written), regions, tiles."""
+    r = rng.random()
+    if r < 0.45:
+        items, arr = array_block(rng, names, sc, spec)
+    elif r < 0.55:
+        items, arr = csr_block(rng, names, sc, spec)
+    elif r < 0.62:
+        items, arr = columns_block(rng, names, sc, spec)
+    elif r < 0.75:
+        sel = names.new("kind")
+        inner = Scope(sc)
+        body, arr = array_block(rng, names, inner, spec)
+        lit = rng.randint(0, 5)
+        sw = {"switch": names.new("switch"), "on": sel, "cases": [{"when": [lit], "body": body}]}
+        if rng.random() < 0.7:
+            sw["cases"].append({"when": [lit + 1, lit + 2], "body": unwritten_case(rng, names, sc, spec)})
+        if rng.random() < 0.3:
+            sw["else"] = "unknown kind"
+        items = [{"field": sel, "type": int_type(rng), "write": str(lit)}, sw]
+        sc.ints[sel] = False
+    elif r < 0.85:
+        # a selector computed from the array: cases of different names
+        sel = names.new("rank_kind")
+        b1, a1 = array_block(rng, names, Scope(sc), spec)
+        b2, a2 = array_block(rng, names, Scope(sc), spec)
+        items = [{"field": sel, "type": "u8", "write": "rank(%s) == 1 ? 1 : 2" % a1},
+                 {"switch": names.new("by_rank"), "on": sel, "cases": [{"when": [1], "body": b1}, {"when": [2], "body": b2}]}]
+        arr = a1
+    else:
+        sel = names.new("kind")
+        inner = Scope(sc)
+        lkitems, lk = lookup_items(rng, names, inner, spec)
+        rows, cols = names.new("rows"), names.new("cols")
+        br, bc, brs, bcs, arr = (names.new(h) for h in ["block_row", "block_col", "block_rows", "block_cols", "data"])
+        items = [{"field": sel, "type": "u8", "write": "1"},
+                 {"switch": names.new("matrix"), "on": sel, "cases": [{"when": [1], "body": lkitems + [
+                     {"field": rows, "type": "u64", "write": "dim(%s, 0)" % arr},
+                     {"field": cols, "type": "u64", "write": "dim(%s, 1)" % arr},
+                     {"repeat": names.new("block"), "until": "tiled", "min": 1,
+                      "tiles": {"row": br, "col": bc, "rows": brs, "cols": bcs, "within": [rows, cols]},
+                      "body": [{"field": br, "type": "u64", "write": "0"}, {"field": bc, "type": "u64", "write": "0"},
+                               {"field": brs, "type": "u32", "write": rows}, {"field": bcs, "type": "u32", "write": cols},
+                               {"check": "%s > 0 && %s > 0" % (brs, bcs), "field": brs},
+                               {"array": arr, "dtype": lk, "shape": [brs, bcs], "order": "row-major"}]}]}]}]
+    if rng.random() < 0.25:
+        items = wrap_region(rng, names, items)
+    return items, arr
+
+
+def make_spec(rng, fmt_name):
+    """One random spec named fmt_name (at most 23 characters)."""
+    names = Names(rng)
+    spec = {"format": fmt_name}
+    if rng.random() < 0.3:
+        spec["endian"] = rng.choice(["little", "big"])
+    if rng.random() < 0.3:
+        spec["detect"] = [{"at": rng.randint(0, 4), "bytes": "AB"}] if rng.random() < 0.5 else [{"hex": "0102"}]
+    if rng.random() < 0.2:
+        spec["extensions"] = [".x" + str(rng.randint(0, 9))]
+    spec["trailer"] = rng.choice(["forbid", "forbid", "forbid-always", "keep"])
+    sc = Scope()
+    r = rng.random()
+    if r < 0.08:
+        body = text_header(rng, names)
+        pre = misc_items(rng, names, sc, [], rng.randint(0, 2))
+        body = [i for i in pre if "field" in i and ("equals" in i or (i.get("write", "x").isdigit()))] + body
+    elif r < 0.14:
+        body = [{"repeat": names.new("value"), "until": "end", "min": 1, "skip": "whitespace and -- comments",
+                 "body": [text_value_case(rng, names, sc, spec)]}]
+    else:
+        body = misc_items(rng, names, sc, [], rng.randint(0, 3))
+        items, arr = block(rng, names, sc, spec)
+        body += items
+        body += misc_items(rng, names, sc, [arr], rng.randint(0, 2))
+        if rng.random() < 0.2:
+            rep = {"repeat": names.new("item"), "until": "end", "min": rng.randint(0, 1), "body": body}
+            if rng.random() < 0.5:
+                # skipped whitespace must not be the start of a repetition
+                # (spec/LANGUAGE.md, Limitations): a magic starts each one
+                rep["skip"] = "whitespace"
+                rep["body"] = [{"field": names.new("mark"), "type": "bytes", "size": 1, "equals": "R"}] + body
+            body = [rep]
+    spec["body"] = body
+    if rng.random() < 0.05:
+        spec["read_only"] = "made by an instrument"
+    if rng.random() < 0.05:
+        spec["sidecar"] = {"suffix": ".meta", "keys": {"rows": "numRows", "cols": "numCols", "value_type": "valueType",
+                                                       "nnz": "nnz", "schema": "schema", "label": "label"},
+                           "value_names": {"f64": "f64"}}
+    return spec
+
+
+if __name__ == "__main__":
+    import json
+    import sys
+    seed = int(sys.argv[1]) if len(sys.argv) > 1 else 1
+    print(json.dumps(make_spec(random.Random(seed), "fz%d" % seed), indent=1))
