@@ -173,6 +173,11 @@ $(BUILD)/obj/runtime/afmt_transpose.o: runtime/afmt_transpose.c
 	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) $(SCAN_CFLAGS) $(FEATURE_CFLAGS) -MMD -MP -c $< -o $@
 
+# The one-pass reader of map headers (safetensors): -O3 for its string scans.
+$(BUILD)/obj/runtime/afmt_thfast.o: runtime/afmt_thfast.c
+	@mkdir -p $(dir $@)
+	$(CC) $(LIB_CFLAGS) $(SCAN_CFLAGS) $(FEATURE_CFLAGS) -MMD -MP -c $< -o $@
+
 $(BUILD)/obj/runtime/%.o: runtime/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) $(FEATURE_CFLAGS) -MMD -MP -c $< -o $@
@@ -211,7 +216,7 @@ $(LIB): $(RUNTIME_OBJ) $(GENERATED_OBJ) $(REGISTRY_OBJ)
 	ar rcs $@ $^
 
 # PIC objects for libafmt.so (the hot scan loops at -O3 as above).
-$(BUILD)/pic/runtime/afmt_scan.o $(BUILD)/pic/runtime/afmt_transpose.o: PIC_OPT = $(SCAN_CFLAGS)
+$(BUILD)/pic/runtime/afmt_scan.o $(BUILD)/pic/runtime/afmt_transpose.o $(BUILD)/pic/runtime/afmt_thfast.o: PIC_OPT = $(SCAN_CFLAGS)
 $(BUILD)/pic/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) $(PIC_OPT) $(FEATURE_CFLAGS) -fPIC -MMD -MP -c $< -o $@

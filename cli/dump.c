@@ -341,7 +341,7 @@ int afmt_cli_dump_main(int argc, char **argv, int first)
             rc = d->err.code == AFMT_E_NOMEM ? AFMT_EXIT_ERROR : AFMT_EXIT_INVALID;
         } else {
             afmt_error_describe(&err, desc, sizeof desc);
-            fprintf(stderr, "%s: invalid %s: %s\n", path, l.fmt->name, desc);
+            fprintf(stderr, "%s: invalid %s: %s%s\n", path, l.fmt->name, desc, afmt_cli_limit_hint(&err));
             rc = AFMT_EXIT_INVALID;
         }
     }

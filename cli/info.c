@@ -298,7 +298,7 @@ static int info_file(info_ctx *c, const char *path, const afmt_format *forced,
         afmt_cli_buf_put(out, c->warns.p, c->warns.len);
         if (!valid) {
             afmt_error_describe(&err, c->desc, sizeof c->desc);
-            afmt_cli_buf_printf(out, "  invalid: %s\n", c->desc);
+            afmt_cli_buf_printf(out, "  invalid: %s%s\n", c->desc, afmt_cli_limit_hint(&err));
         }
     }
     afmt_cli_loaded_close(&l);

@@ -2,6 +2,7 @@
 #include "limit_opts.h"
 
 #include <stdio.h>
+#include <string.h>
 
 #include "args.h"
 
@@ -33,4 +34,24 @@ int afmt_cli_limit_option(const char *prog, int id, const char *val, afmt_limits
     default:
         return 0;
     }
+}
+
+const char *afmt_cli_limit_hint(const afmt_error *err)
+{
+    static const struct {
+        const char *says, *hint;
+    } hints[] = {
+        {"(limits.max_header_bytes)", " (raise it with --max-header-bytes N)"},
+        {"header limit", " (raise it with --max-header-bytes N)"},
+        {"(limits.max_items)", " (raise it with --max-items N)"},
+        {" repetitions", " (raise it with --max-items N)"},
+        {"(limits.max_depth)", " (raise it with --max-depth N)"},
+    };
+    size_t i;
+    if (!err || err->code != AFMT_E_LIMIT)
+        return "";
+    for (i = 0; i < sizeof hints / sizeof hints[0]; i++)
+        if (strstr(err->message, hints[i].says))
+            return hints[i].hint;
+    return "";
 }

@@ -26,8 +26,8 @@ enum {
 #define AFMT_CLI_LIMIT_HELP                                                        \
     "      --max-header-bytes N\n"                                                 \
     "                     a header or list of names of more than N bytes is\n"     \
-    "                     invalid (code limit; default 1M; a safetensors\n"        \
-    "                     header may have up to 100000000)\n"                      \
+    "                     invalid (code limit; default 100000000, the largest\n"   \
+    "                     safetensors header its reference reads)\n"               \
     "      --max-depth N  text header values nested deeper than N (1 to 32;\n"    \
     "                     default 32) are invalid (code limit)\n"                  \
     "      --max-items N  more than N repetitions or header entries are\n"        \
@@ -37,5 +37,12 @@ enum {
  * *limits; -1 when val is wrong, after "PROG: --OPTION needs ..., not
  * 'VAL'" on standard error (the caller then reports a usage error). */
 int afmt_cli_limit_option(const char *prog, int id, const char *val, afmt_limits *limits);
+
+/* For an error of code limit that one of these options raises: " (raise
+ * it with --OPTION N)", to append to the message; "" for any other error.
+ * The runtime's messages name the limit ("(limits.max_header_bytes)");
+ * the generated ones say "repetitions" (max_items) or "header limit"
+ * (max_header_bytes).  Static storage. */
+const char *afmt_cli_limit_hint(const afmt_error *err);
 
 #endif /* AFMT_CLI_LIMIT_OPTS_H */

@@ -1,5 +1,6 @@
 /* afmt CLI: single-input loading for dump and convert (see load.h). */
 #include "load.h"
+#include "limit_opts.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,7 +158,7 @@ int afmt_cli_loaded_validate(afmt_cli_loaded *l, const afmt_options *opt,
         return 0;
     afmt_error_describe(&err, desc, sizeof desc);
     print_prog(l->prog);
-    fprintf(stderr, "%s: invalid %s: %s\n", l->path, l->fmt->name, desc);
+    fprintf(stderr, "%s: invalid %s: %s%s\n", l->path, l->fmt->name, desc, afmt_cli_limit_hint(&err));
     return 1;
 }
 

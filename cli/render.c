@@ -1,5 +1,6 @@
 /* afmt CLI: a verdict as text or JSON (see render.h). */
 #include "render.h"
+#include "limit_opts.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -76,12 +77,12 @@ static void emit_text(afmt_cli_worker *w, const char *display,
         if (w->narrays > 1)
             afmt_cli_buf_printf(b, " (+%" PRIu64 " more)", w->narrays - 1);
     } else if (!fmt) {
-        afmt_cli_buf_printf(b, ": invalid: %.*s", (int)sizeof err->message,
-                            err->message);
+        afmt_cli_buf_printf(b, ": invalid: %.*s%s", (int)sizeof err->message,
+                            err->message, afmt_cli_limit_hint(err));
     } else {
         afmt_error_describe(err, w->desc, sizeof w->desc);
-        afmt_cli_buf_printf(b, ": invalid %s%s: %s", fmt->name,
-                            w->closest ? " (closest match)" : "", w->desc);
+        afmt_cli_buf_printf(b, ": invalid %s%s: %s%s", fmt->name,
+                            w->closest ? " (closest match)" : "", w->desc, afmt_cli_limit_hint(err));
     }
     put_warning_count(b, w->nwarn);
     afmt_cli_buf_putc(b, '\n');

@@ -456,6 +456,13 @@ typedef enum afmt_mode {
  * AFMT_E_LIMIT naming the field, before anything is allocated or read.
  * Validators allocate nothing themselves; these bound work and what a
  * caller might allocate from the views. */
+/* The default of limits.max_header_bytes: the largest header the formats'
+ * own readers accept (safetensors: 100,000,000 bytes; a GGUF vocabulary
+ * of 150,000 tokens is about 3 MB).  A header is read where it lies in
+ * the input: validators need no memory for it beyond a list of a map
+ * header's entries (docs/SECURITY.md, I3). */
+#define AFMT_DEFAULT_MAX_HEADER_BYTES 100000000u
+
 typedef struct afmt_limits {
     uint64_t max_rank;          /* most dimensions of one array (<= AFMT_RANK_CAP) */
     uint64_t max_header_bytes;  /* most bytes of one list of strings (frame labels);
@@ -538,7 +545,7 @@ typedef struct afmt_options {
 } afmt_options;
 
 /* Fill *opt with the defaults every validator uses when given NULL:
- * strict, values checked, rank 255, 1 MiB of headers, 2^62 bytes of
+ * strict, values checked, rank 255, 100 MB (10^8 bytes) of headers, 2^62 bytes of
  * input, 2^32 items, 64 GiB decoded, text headers nested 32 deep.  Start from these and tighten. */
 AFMT_API void afmt_options_default(afmt_options *opt);
 

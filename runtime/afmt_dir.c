@@ -159,7 +159,7 @@ static int check_one(const afmt_dir_policy *p, const afmt_dir_entry *e, const af
                 "), listed earlier): entries must be listed in data order",
                 e->begin, end, shown_len(prev), shown(prev), prev->begin, prev->begin + prev->size);
     }
-    if (e->begin % align != 0)
+    if (align > 1 && e->begin % align != 0)
         FAIL_AT(p, e, AFMT_E_CONSTRAINT, "offset %" PRIu64 " is not a multiple of the alignment %" PRIu64, e->begin,
                 align);
     if (p->layout == AFMT_DIR_TILE && e->begin != *expect)
@@ -168,7 +168,7 @@ static int check_one(const afmt_dir_policy *p, const afmt_dir_entry *e, const af
     if (p->area_size != AFMT_DIR_AREA_OPEN && end > p->area_size)
         FAIL_AT(p, e, AFMT_E_SIZE, "bytes [%" PRIu64 ", %" PRIu64 ") end past the data area of %" PRIu64 " bytes",
                 e->begin, end, p->area_size);
-    next = end % align ? end + (align - end % align) : end;
+    next = align > 1 && end % align ? end + (align - end % align) : end;
     *expect = next < end ? UINT64_MAX : next; /* past 2^64: nothing can follow */
     return 0;
 }

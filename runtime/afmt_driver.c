@@ -32,7 +32,8 @@ static int run_validator(afmt_validate_body_fn body, afmt_validate_body_arg_fn b
     ctx.narrays = 0;
     if (src->len != AFMT_LEN_UNKNOWN && src->len > opt->limits.max_total_bytes)
         rc = afmt_fail(err, AFMT_E_LIMIT, &path, NULL, AFMT_NO_INDEX, 0, "input of %" PRIu64
-                       " bytes exceeds the limit of %" PRIu64, src->len, opt->limits.max_total_bytes);
+                       " bytes exceeds the limit of %" PRIu64 " (limits.max_total_bytes)", src->len,
+                       opt->limits.max_total_bytes);
     else
         rc = body ? body(&ctx) : body_arg(&ctx, arg);
     if (rc == 0 && src->io_error)

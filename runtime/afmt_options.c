@@ -15,7 +15,7 @@ void afmt_options_default(afmt_options *opt)
     memset(opt, 0, sizeof *opt);
     opt->mode = AFMT_STRICT;
     opt->limits.max_rank = 255;
-    opt->limits.max_header_bytes = (uint64_t)1 << 20;
+    opt->limits.max_header_bytes = AFMT_DEFAULT_MAX_HEADER_BYTES;
     opt->limits.max_total_bytes = (uint64_t)1 << 62;
     opt->limits.max_items = (uint64_t)1 << 32;
     opt->limits.max_decoded_bytes = (uint64_t)64 << 30;

@@ -335,7 +335,7 @@ int afmt_lz4_prove(afmt_vctx *c, const char *field, uint64_t nbytes, uint64_t co
                          "the decompressed size overflows 64 bits");
     if (plain > c->opt->limits.max_decoded_bytes)
         return afmt_fail(err, AFMT_E_LIMIT, path, field, AFMT_NO_INDEX, pos,
-                         "decompresses to %" PRIu64 " bytes, more than the limit of %" PRIu64,
+                         "decompresses to %" PRIu64 " bytes, more than the limit of %" PRIu64 " (limits.max_decoded_bytes)",
                          plain, c->opt->limits.max_decoded_bytes);
     if (!afmt_src_have(src, end, pos, nbytes))
         return afmt_src_short_ex(src, err, path, field, AFMT_NO_INDEX, pos, end, nbytes, 0,

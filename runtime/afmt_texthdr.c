@@ -757,7 +757,7 @@ static int parse_container(ctx *c, uint64_t pos, unsigned depth, afmt_tv *v)
             return fail(c, AFMT_E_VALUE, p, "expected ',' or '%c', found %s", close,
                         describe_at(th, p, buf, sizeof buf));
         if (c->check && th->max_entries && n >= th->max_entries)
-            return fail(c, AFMT_E_LIMIT, p, "more than %" PRIu64 " entries in one %s",
+            return fail(c, AFMT_E_LIMIT, p, "more than %" PRIu64 " entries in one %s (limits.max_items)",
                         th->max_entries, object ? "object" : "list");
         if (p >= th->len)
             return fail(c, AFMT_E_VALUE, p, "expected a value or '%c', found the end of the header", close);

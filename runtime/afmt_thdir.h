@@ -8,15 +8,18 @@
  * names, shape, order, byte range), and whether the header describes one
  * array that follows it or a map of named arrays placed in the data area
  * after it.  The functions here carry out that description; they know no
- * format.  The header is parsed in place by afmt_texthdr.c (no allocation).
- * A map header is checked with a work area of fixed size on the stack
- * (AFMT_THDIR_CAP entries of 24 bytes): the parser sorts the names there
- * (duplicates), then it holds each entry's byte range, to be sorted once
- * (or not at all when the header lists them in data order) and checked to
- * cover the data area exactly.  A header of more entries than that is
- * read again for each further window of entries, so the count is held
- * only by limits.max_items, except for a stream, which must fit one
- * window.
+ * format.  The header is parsed in place where it lies in the input.
+ *
+ * A map header (safetensors) is read in one pass by afmt_thfast.c when it
+ * is valid and written as writers write it; anything else goes through
+ * the exact steps (afmt_th_parse, then each entry), which name the first
+ * problem.  Either way the entries' byte ranges make a list that
+ * afmt_dir_check (afmt_dir.h) sorts in place and checks to tile the data
+ * area exactly: time O(n log n) at worst, O(n) for a header listed in data
+ * order.  Memory: the list (49 bytes per entry, each entry being at least
+ * about 45 bytes of the header's text) and, for the exact steps, 12 bytes
+ * per key to sort names by; a header of up to 32 entries (2,700 keys)
+ * uses none but the stack.  All of it is freed before returning.
  *
  * Thread-safety: reentrant; descriptors are constant data.
  */
@@ -35,10 +38,6 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/* Entries of a map header sorted at once (a window; see above): 144 KiB
- * of stack, and as many as 12,288 keys of one object for the parser. */
-#define AFMT_THDIR_CAP 6144
 
 typedef enum afmt_thdir_bind {
     AFMT_BIND_DTYPE = 1, /* a string: the element type, through the type table */

@@ -343,7 +343,7 @@ static void test_options(void)
 
     afmt_options_default(&o);
     CHECK("default strict", o.mode == AFMT_STRICT && o.check_values == 1);
-    CHECK("default limits", o.limits.max_rank == 255 && o.limits.max_header_bytes == 1u << 20 &&
+    CHECK("default limits", o.limits.max_rank == 255 && o.limits.max_header_bytes == 100000000u &&
                                 o.limits.max_total_bytes == 1ULL << 62 &&
                                 o.limits.max_items == 1ULL << 32 &&
                                 o.limits.max_decoded_bytes == 64ULL << 30 && o.limits.max_depth == 32);

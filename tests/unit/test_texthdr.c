@@ -147,7 +147,7 @@ static void test_entry_limit(void)
     th.max_entries = 3;
     CHECK("entry limit", afmt_th_parse(&th, 0, &root, NULL, &err) == -1 && err.code == AFMT_E_LIMIT);
     afmt_error_describe(&err, got, sizeof got);
-    CHECK("entry limit message", strcmp(got, "header at offset 15: more than 3 entries in one list") == 0);
+    CHECK("entry limit message", strcmp(got, "header at offset 15: more than 3 entries in one list (limits.max_items)") == 0);
     th.max_entries = 4;
     CHECK("entry limit reached exactly", afmt_th_parse(&th, 0, &root, NULL, &err) == 0 && root.count == 4);
     th.max_depth = 1;

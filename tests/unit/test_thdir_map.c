@@ -1,8 +1,9 @@
 /* Unit tests of map headers (runtime/afmt_thdir.c through the generated
- * safetensors validator): more entries than one sorting window
- * (AFMT_THDIR_CAP) in any JSON order are checked and handed over in data
- * order; a hole or an overlap in a later window is named with the right
- * tensors and offsets; limits.max_depth and limits.max_items hold. */
+ * safetensors validator): many entries (more than the old sorting
+ * window, WINDOW) in any JSON order are checked and handed over in data
+ * order; a hole or an overlap far into the data is named with the right
+ * tensors and offsets; limits.max_depth and limits.max_items hold; the
+ * list of a large header is given back (docs/SECURITY.md, I3). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,10 @@
 #include "afmt_thdir.h"
 #include "safetensors.h"
 #include "check.h"
+
+/* Entries that once made one sorting window of the map check (its old
+ * WINDOW): sizes around and past it are kept as cases. */
+#define WINDOW 6144
 
 typedef struct st_buf {
     uint8_t *p;
@@ -88,10 +93,10 @@ static void test_windows(void)
         const char *message; /* NULL: valid */
     } cases[] = {
         {"one window", 1000, ~0u, 0, NULL},
-        {"exactly one window", AFMT_THDIR_CAP, ~0u, 0, NULL},
-        {"three windows", 3 * AFMT_THDIR_CAP + 5, ~0u, 0, NULL},
-        {"hole in the third window", 3 * AFMT_THDIR_CAP + 5, 9000, 4, NULL},
-        {"overlap across windows", 3 * AFMT_THDIR_CAP + 5, AFMT_THDIR_CAP, -2, NULL},
+        {"exactly one window", WINDOW, ~0u, 0, NULL},
+        {"three windows", 3 * WINDOW + 5, ~0u, 0, NULL},
+        {"hole in the third window", 3 * WINDOW + 5, 9000, 4, NULL},
+        {"overlap across windows", 3 * WINDOW + 5, WINDOW, -2, NULL},
     };
     size_t i;
     for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
@@ -129,9 +134,9 @@ static void test_windows(void)
             /* the first entry of the second window overlaps the last of
              * the first */
             char want_path[64], want_msg[96];
-            snprintf(want_path, sizeof want_path, "header[\"t%05u\"].data_offsets", AFMT_THDIR_CAP);
-            snprintf(want_msg, sizeof want_msg, "overlaps \"t%05u\" (bytes [%u, %u))", AFMT_THDIR_CAP - 1,
-                     4 * AFMT_THDIR_CAP - 4, 4 * AFMT_THDIR_CAP);
+            snprintf(want_path, sizeof want_path, "header[\"t%05u\"].data_offsets", WINDOW);
+            snprintf(want_msg, sizeof want_msg, "overlaps \"t%05u\" (bytes [%u, %u))", WINDOW - 1,
+                     4 * WINDOW - 4, 4 * WINDOW);
             describe(&e, got, sizeof got);
             CHECK(name, rc != 0 && e.code == AFMT_E_CONSTRAINT && strstr(got, want_path) && strstr(got, want_msg));
             if (!(rc != 0 && strstr(got, want_path))) printf("  got: %s\n", got);
@@ -167,7 +172,7 @@ static void test_limits(void)
  * the last entry the redefinition. */
 static void test_duplicates(void)
 {
-    static const unsigned sizes[] = {20, 1000, 3 * AFMT_THDIR_CAP + 5};
+    static const unsigned sizes[] = {20, 1000, 3 * WINDOW + 5};
     size_t i;
     for (i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
         st_buf f = make(sizes[i], ~0u, 0);
@@ -191,8 +196,48 @@ static void test_duplicates(void)
     }
 }
 
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 33)) && \
+    !defined(__SANITIZE_ADDRESS__)
+#include <malloc.h>
+#define HAVE_HEAP_METER 1
+static size_t heap_in_use(void) { return mallinfo2().uordblks + mallinfo2().hblkhd; }
+#endif
+
+/* A header of 100,003 entries in reverse order and one in data order:
+ * the list is allocated (it does not fit the stack area) and all of it
+ * is given back, whatever the verdict. */
+static void test_memory_returned(void)
+{
+#ifdef HAVE_HEAP_METER
+    static const long shifts[] = {0, 4};
+    size_t i;
+    for (i = 0; i < 2; i++) {
+        st_buf f = make(100003, i ? 50000 : ~0u, shifts[i]);
+        afmt_options o;
+        afmt_error e;
+        size_t before, after;
+        int rc;
+        char name[128];
+        afmt_options_default(&o);
+        rc = afmt_safetensors_validate(f.p, f.len, &o, NULL, &e); /* warm the allocator */
+        before = heap_in_use();
+        rc = afmt_safetensors_validate(f.p, f.len, &o, NULL, &e);
+        after = heap_in_use();
+        snprintf(name, sizeof name, "memory: a map of 100003 entries (%s) gives back every byte it took",
+                 i ? "a hole" : "valid");
+        CHECK(name, (rc == 0) == (i == 0) && after == before);
+        if (!((rc == 0) == (i == 0) && after == before))
+            printf("  rc %d, heap %zu -> %zu: %s\n", rc, before, after, rc ? e.message : "");
+        free(f.p);
+    }
+#else
+    printf("note: no mallinfo2 in this build: the memory check of large map headers is skipped\n");
+#endif
+}
+
 int main(void)
 {
+    test_memory_returned();
     test_windows();
     test_duplicates();
     test_limits();
