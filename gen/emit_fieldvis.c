@@ -9,7 +9,7 @@
 #include <string.h>
 
 /* The spec's doc as adjacent C literals of at most ~80 characters, each on
- * its own line indented by 4: a reviewer reads it without scrolling. */
+ * its own line indented by 8: a reviewer reads it without scrolling. */
 static void put_doc(sbuf *b, const char *doc)
 {
     size_t n = strlen(doc), at = 0;
@@ -22,7 +22,7 @@ static void put_doc(sbuf *b, const char *doc)
             take = cut > 20 ? cut : 80;
         }
         q = c_quote(doc + at, take);
-        sb_printf(b, "\n    %s", q);
+        sb_printf(b, "\n        %s", q);
         free(q);
         at += take;
     }
@@ -32,7 +32,9 @@ const char *field_desc(emitter *m, const item *it, const char *kind, int width, 
                        int big_endian)
 {
     char *name_lit = c_quote(it->name, strlen(it->name));
-    char *init = xprintf("%s, %s, %d, %d, %d", name_lit, kind, width, is_array, big_endian);
+    /* members that are 0 (is_array, big_endian) are left out */
+    char *init = xprintf(".name = %s, .kind = %s, .width = %d%s%s", name_lit, kind, width,
+                         is_array ? ", .is_array = 1" : "", big_endian ? ", .big_endian = 1" : "");
     char *full = xprintf("%s|%s", init, it->doc ? it->doc : "");
     char *cname = NULL;
     int i, clash = 0;
@@ -59,16 +61,23 @@ const char *field_desc(emitter *m, const item *it, const char *kind, int width, 
     m->ndescs++;
     {
         char *head = xprintf("static const afmt_field_desc %s = {", cname);
-        /* one line when it fits 100 columns, else the values on the next */
-        if (strlen(head) + strlen(init) + (it->doc ? 1 : 7) > 100)
-            sb_printf(m->descs, "%s\n    %s,", head, init);
-        else
-            sb_printf(m->descs, "%s%s,", head, init);
+        /* one line when it fits 100 columns, else the members on the next
+         * and the doc (.doc, NULL when left out) on lines of its own */
+        if (!it->doc && strlen(head) + strlen(init) + 2 <= 100)
+            sb_printf(m->descs, "%s%s};\n", head, init);
+        else if (!it->doc)
+            sb_printf(m->descs, "%s\n    %s};\n", head, init);
+        else if (strlen(it->doc) <= 80) { /* one literal: on the .doc line */
+            char *q = c_quote(it->doc, strlen(it->doc));
+            sb_printf(m->descs, "%s\n    %s,\n    .doc = %s};\n", head, init, q);
+            free(q);
+        } else {
+            sb_printf(m->descs, "%s\n    %s,\n    .doc =", head, init);
+            put_doc(m->descs, it->doc);
+            sb_puts(m->descs, "};\n");
+        }
         free(head);
     }
-    if (it->doc) put_doc(m->descs, it->doc);
-    else sb_puts(m->descs, " NULL");
-    sb_puts(m->descs, "};\n");
     free(init);
     return cname;
 }

@@ -307,9 +307,12 @@ static void emit_descriptor(sbuf *src, const spec *s)
     if (s->sidecar_suffix) {
         int k;
         sb_printf(src, "/* The sidecar file written and checked beside the data. */\n");
-        sb_printf(src, "static const afmt_meta_desc %s_sidecar = {\n    \"%s\",\n   ", f, s->sidecar_suffix);
-        for (k = 0; k < 6; k++) sb_printf(src, " \"%s\",", s->sidecar_keys[k] ? s->sidecar_keys[k] : "");
-        sb_puts(src, "\n    {\n");
+        static const char *const key_members[6] = {"key_rows", "key_cols", "key_value_type", "key_nnz",
+                                                   "key_schema", "key_label"};
+        sb_printf(src, "static const afmt_meta_desc %s_sidecar = {\n    .suffix = \"%s\",\n", f, s->sidecar_suffix);
+        for (k = 0; k < 6; k++)
+            sb_printf(src, "    .%s = \"%s\",\n", key_members[k], s->sidecar_keys[k] ? s->sidecar_keys[k] : "");
+        sb_puts(src, "    .value_names = {\n");
         for (k = 0; k < s->nsidecar_names; k++)
             sb_printf(src, "        [%s] = \"%s\",\n", dtype_enum(s->sidecar_names[k][0]), s->sidecar_names[k][1]);
         sb_puts(src, "    },\n};\n\n");
@@ -317,24 +320,16 @@ static void emit_descriptor(sbuf *src, const spec *s)
     {
         int order = first_order((item_list *)&s->body);
         char *spq = c_quote(s->path, strlen(s->path));
-        sb_printf(src,
-                  "const afmt_format afmt_%s_format = {\n"
-                  "    \"%s\",\n"
-                  "    %s,\n"
-                  "    %s_extensions,\n"
-                  "    %s,\n"
-                  "    %d,\n"
-                  "    afmt_%s_detect,\n"
-                  "    afmt_%s_validate,\n"
-                  "    afmt_%s_validate_src,\n"
-                  "    afmt_%s_can_write,\n"
-                  "    afmt_%s_encoded_size,\n"
-                  "    afmt_%s_write,\n"
-                  "    %s,\n"
-                  "    %d,\n"
-                  "};\n",
-                  f, f, spq, f, order == 1 ? "AFMT_COL_MAJOR" : "AFMT_ROW_MAJOR", has_top_repeat(s) || holds_columns(&s->body) || texthdr_multi(s), f, f, f, f, f, f,
-                  s->sidecar_suffix ? xprintf("&%s_sidecar", f) : "NULL", has_compressed((item_list *)&s->body));
+        sb_printf(src, "const afmt_format afmt_%s_format = {\n", f);
+        sb_printf(src, "    .name = \"%s\",\n    .spec = %s,\n    .extensions = %s_extensions,\n", f, spq, f);
+        sb_printf(src, "    .order = %s,\n", order == 1 ? "AFMT_COL_MAJOR" : "AFMT_ROW_MAJOR");
+        sb_printf(src, "    .multi = %d,\n", has_top_repeat(s) || holds_columns(&s->body) || texthdr_multi(s));
+        sb_printf(src, "    .detect = afmt_%s_detect,\n    .validate = afmt_%s_validate,\n", f, f);
+        sb_printf(src, "    .validate_src = afmt_%s_validate_src,\n    .can_write = afmt_%s_can_write,\n", f, f);
+        sb_printf(src, "    .encoded_size = afmt_%s_encoded_size,\n    .write = afmt_%s_write,\n", f, f);
+        if (s->sidecar_suffix) sb_printf(src, "    .sidecar = &%s_sidecar,\n", f);
+        else sb_puts(src, "    .sidecar = NULL,\n");
+        sb_printf(src, "    .compresses = %d,\n};\n", has_compressed((item_list *)&s->body));
         free(spq);
     }
 

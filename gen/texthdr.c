@@ -330,6 +330,73 @@ static const char *shared_table(emitter *m, const item *it, const char *type, co
     return name;
 }
 
+/* "    .<member> = <c>,": a byte value as C reads it best, ' ' or '\\n',
+ * else the number (-1: none). */
+static void put_byte_member(sbuf *o, const char *member, int c)
+{
+    if (c == '\n') sb_printf(o, "    .%s = '\\n',\n", member);
+    else if (c >= 0x20 && c < 0x7f && c != '\'' && c != '\\') sb_printf(o, "    .%s = '%c',\n", member, c);
+    else sb_printf(o, "    .%s = %d,\n", member, c);
+}
+
+/* The C names of a spec's text header descriptors, from the spec's own
+ * names: <format>_<header>, with _<switch>_<value> for each switch case
+ * the header lies in (npy_header_version_1: the case of "version" taken
+ * for 1), and _2, _3, ... after a later header of the same name in the
+ * same place (spec order).  Every pass of the generator finds the same. */
+typedef struct th_naming {
+    const item *target;
+    char want[256];   /* the target's name without the count */
+    int before;       /* headers of that name before the target */
+    int found;
+} th_naming;
+
+static void th_base(const spec *s, const item *it, const char *cases, char *out, size_t cap)
+{
+    fixed_printf(out, cap, "%s_%s%s", s->format, it->name, cases);
+}
+
+/* Walk body (cases: the _<switch>_<value> of the cases around it): pass 1
+ * finds the target's base name, pass 2 counts the headers of that base
+ * name before it. */
+static void th_walk(const spec *s, const item_list *body, const char *cases, th_naming *n, int pass)
+{
+    int i, j;
+    for (i = 0; i < body->n && !(pass == 2 && n->found); i++) {
+        const item *it = body->v[i];
+        if (it->kind == IT_TEXTHDR) {
+            char base[256];
+            th_base(s, it, cases, base, sizeof base);
+            if (it == n->target) {
+                if (pass == 1) fixed_printf(n->want, sizeof n->want, "%s", base);
+                n->found = pass == 2;
+                if (pass == 2) return;
+            } else if (pass == 2 && strcmp(base, n->want) == 0) {
+                n->before++;
+            }
+        }
+        th_walk(s, &it->body, cases, n, pass);
+        for (j = 0; j < it->ncases; j++) {
+            const switch_case *sc = &it->cases[j];
+            char inner[256];
+            fixed_printf(inner, sizeof inner, "%s_%s_%llu", cases, it->name,
+                         sc->nwhen ? (unsigned long long)sc->when[0]->ival : 0ULL);
+            th_walk(s, &sc->body, inner, n, pass);
+        }
+    }
+}
+
+static void th_cname(const spec *s, const item *it, char *out, size_t cap)
+{
+    th_naming n;
+    memset(&n, 0, sizeof n);
+    n.target = it;
+    th_walk(s, &s->body, "", &n, 1);
+    th_walk(s, &s->body, "", &n, 2);
+    if (n.before) fixed_printf(out, cap, "%s_%d", n.want, n.before + 1);
+    else fixed_printf(out, cap, "%s", n.want);
+}
+
 static void emit_desc(emitter *m, item *it)
 {
     texthdr *h = it->th;
@@ -338,17 +405,8 @@ static void emit_desc(emitter *m, item *it)
     char *q;
     const char *keys_name, *types_name;
     sbuf keys = {0}, types = {0};
-    int i, n = 0;
-    /* The item's JSON path names it uniquely and stably. */
-    n = snprintf(h->cname, sizeof h->cname, "%s_thdir", m->s->format);
-    for (i = 0; it->jpath[i]; i++) {
-        if (n >= (int)sizeof h->cname - 1) { /* cut, two headers could share a name */
-            fprintf(stderr, "afmt-gen: internal error: the text header at %s is nested too deep\n", it->jpath);
-            exit(2);
-        }
-        h->cname[n++] = isalnum((unsigned char)it->jpath[i]) ? it->jpath[i] : '_';
-    }
-    h->cname[n] = 0;
+    int i;
+    th_cname(m->s, it, h->cname, sizeof h->cname);
     /* once per emitter (the validator's first pass has one of its own) */
     for (i = 0; i < m->nhelpers; i++)
         if (strcmp(m->helpers[i], h->cname) == 0) return;
@@ -375,29 +433,30 @@ static void emit_desc(emitter *m, item *it)
     sb_free(&keys);
     sb_free(&types);
     q = c_quote(it->name, strlen(it->name));
-    sb_printf(o,
-              "static const afmt_thdir_desc %s = {\n"
-              "    \"%s\", %s, %s,\n"
-              "    %d, %d, UINT64_C(%llu),\n"
-              "    %d, %d,\n"
-              "    UINT64_C(%llu), UINT64_C(%llu), UINT64_C(%llu), UINT64_C(%llu),\n"
-              "    %d, ",
-              h->cname, m->s->format, q, h->python ? "AFMT_TH_PYDICT" : "AFMT_TH_JSON", h->length_width, h->length_big,
-              (unsigned long long)h->max_length, h->pad, h->terminator, (unsigned long long)h->align,
-              (unsigned long long)h->write_align, (unsigned long long)h->write_min_pad,
-              (unsigned long long)h->write_spare, h->map);
+    sb_printf(o, "static const afmt_thdir_desc %s = {\n", h->cname);
+    sb_printf(o, "    .format = \"%s\",\n    .name = %s,\n", m->s->format, q);
     free(q);
-    if (h->metadata_key) {
-        q = c_quote(h->metadata_key, strlen(h->metadata_key));
-        sb_printf(o, "%s,\n", q);
-        free(q);
-    } else {
-        sb_puts(o, "NULL,\n");
-    }
+    sb_printf(o, "    .syntax = %s,\n", h->python ? "AFMT_TH_PYDICT" : "AFMT_TH_JSON");
+    sb_printf(o, "    .length_width = %d,\n    .length_big = %d,\n", h->length_width, h->length_big);
+    sb_printf(o, "    .max_length = UINT64_C(%llu),\n", (unsigned long long)h->max_length);
+    put_byte_member(o, "pad", h->pad);
+    put_byte_member(o, "terminator", h->terminator);
+    sb_printf(o, "    .align = UINT64_C(%llu),\n", (unsigned long long)h->align);
+    sb_printf(o, "    .write_align = UINT64_C(%llu),\n", (unsigned long long)h->write_align);
+    sb_printf(o, "    .write_min_pad = UINT64_C(%llu),\n", (unsigned long long)h->write_min_pad);
+    sb_printf(o, "    .write_spare = UINT64_C(%llu),\n", (unsigned long long)h->write_spare);
+    sb_printf(o, "    .map = %d,\n", h->map);
+    q = h->metadata_key ? c_quote(h->metadata_key, strlen(h->metadata_key)) : xstrdup("NULL");
+    sb_printf(o, "    .metadata_key = %s,\n", q);
+    free(q);
+    sb_printf(o, "    .keys = %s,\n    .nkeys = %d,\n", keys_name, h->nkeys);
+    sb_printf(o, "    .types = %s,\n    .ntypes = %d,\n", types_name, h->ntypes);
     q = c_quote(h->default_name ? h->default_name : "", strlen(h->default_name ? h->default_name : ""));
-    sb_printf(o, "    %s, %d, %s, %d,\n    %s, %d,\n    {%d, %d, %d, %d},\n};\n\n", keys_name, h->nkeys, types_name,
-              h->ntypes, q, h->lenient, h->write_sort[0], h->write_sort[1], h->write_sort[2], h->write_sort[3]);
+    sb_printf(o, "    .default_name = %s,\n", q);
     free(q);
+    sb_printf(o, "    .lenient = %d,\n", h->lenient);
+    sb_printf(o, "    .write_sort = {%d, %d, %d, %d},\n};\n\n", h->write_sort[0], h->write_sort[1], h->write_sort[2],
+              h->write_sort[3]);
 }
 
 void texthdr_emit_validate(emitter *m, item *it)

@@ -26,23 +26,35 @@ int afmt_daphne_detect(const uint8_t *buf, uint64_t len)
 }
 
 /* The header fields, as afmt_take_field takes and reports them. */
-static const afmt_field_desc field_version = {"version", AFMT_FIELD_UINT, 1, 0, 0, NULL};
-static const afmt_field_desc field_data_type = {"data_type", AFMT_FIELD_UINT, 1, 0, 0, NULL};
-static const afmt_field_desc field_rows = {"rows", AFMT_FIELD_UINT, 8, 0, 0, NULL};
-static const afmt_field_desc field_cols = {"cols", AFMT_FIELD_UINT, 8, 0, 0, NULL};
-static const afmt_field_desc field_value_type = {"value_type", AFMT_FIELD_UINT, 1, 0, 0, NULL};
-static const afmt_field_desc field_block_row = {"block_row", AFMT_FIELD_UINT, 8, 0, 0, NULL};
-static const afmt_field_desc field_block_col = {"block_col", AFMT_FIELD_UINT, 8, 0, 0, NULL};
-static const afmt_field_desc field_block_rows = {"block_rows", AFMT_FIELD_UINT, 4, 0, 0, NULL};
-static const afmt_field_desc field_block_cols = {"block_cols", AFMT_FIELD_UINT, 4, 0, 0, NULL};
-static const afmt_field_desc field_block_type = {"block_type", AFMT_FIELD_UINT, 1, 0, 0, NULL};
+static const afmt_field_desc field_version = {
+    .name = "version", .kind = AFMT_FIELD_UINT, .width = 1};
+static const afmt_field_desc field_data_type = {
+    .name = "data_type", .kind = AFMT_FIELD_UINT, .width = 1};
+static const afmt_field_desc field_rows = {.name = "rows", .kind = AFMT_FIELD_UINT, .width = 8};
+static const afmt_field_desc field_cols = {.name = "cols", .kind = AFMT_FIELD_UINT, .width = 8};
+static const afmt_field_desc field_value_type = {
+    .name = "value_type", .kind = AFMT_FIELD_UINT, .width = 1};
+static const afmt_field_desc field_block_row = {
+    .name = "block_row", .kind = AFMT_FIELD_UINT, .width = 8};
+static const afmt_field_desc field_block_col = {
+    .name = "block_col", .kind = AFMT_FIELD_UINT, .width = 8};
+static const afmt_field_desc field_block_rows = {
+    .name = "block_rows", .kind = AFMT_FIELD_UINT, .width = 4};
+static const afmt_field_desc field_block_cols = {
+    .name = "block_cols", .kind = AFMT_FIELD_UINT, .width = 4};
+static const afmt_field_desc field_block_type = {
+    .name = "block_type", .kind = AFMT_FIELD_UINT, .width = 1};
 static const afmt_field_desc field_block_value_type = {
-    "block_value_type", AFMT_FIELD_UINT, 1, 0, 0, NULL};
-static const afmt_field_desc field_nnz = {"nnz", AFMT_FIELD_UINT, 8, 0, 0, NULL};
-static const afmt_field_desc field_row_offsets = {"row_offsets", AFMT_FIELD_UINT, 8, 1, 0, NULL};
-static const afmt_field_desc field_col_indices = {"col_indices", AFMT_FIELD_UINT, 8, 1, 0, NULL};
-static const afmt_field_desc field_coo_nnz = {"coo_nnz", AFMT_FIELD_UINT, 4, 0, 0, NULL};
-static const afmt_field_desc field_column_types = {"column_types", AFMT_FIELD_UINT, 1, 1, 0, NULL};
+    .name = "block_value_type", .kind = AFMT_FIELD_UINT, .width = 1};
+static const afmt_field_desc field_nnz = {.name = "nnz", .kind = AFMT_FIELD_UINT, .width = 8};
+static const afmt_field_desc field_row_offsets = {
+    .name = "row_offsets", .kind = AFMT_FIELD_UINT, .width = 8, .is_array = 1};
+static const afmt_field_desc field_col_indices = {
+    .name = "col_indices", .kind = AFMT_FIELD_UINT, .width = 8, .is_array = 1};
+static const afmt_field_desc field_coo_nnz = {
+    .name = "coo_nnz", .kind = AFMT_FIELD_UINT, .width = 4};
+static const afmt_field_desc field_column_types = {
+    .name = "column_types", .kind = AFMT_FIELD_UINT, .width = 1, .is_array = 1};
 
 /* Table value_types (spec/daphne.json /tables/value_types), for the validator and the writer. */
 static const afmt_type_entry daphne_value_types[8] = {
@@ -929,9 +941,14 @@ int afmt_daphne_write(const afmt_array *arrays, size_t n, const afmt_write_optio
 
 /* The sidecar file written and checked beside the data. */
 static const afmt_meta_desc daphne_sidecar = {
-    ".meta",
-    "numRows", "numCols", "valueType", "numNonZeros", "schema", "label",
-    {
+    .suffix = ".meta",
+    .key_rows = "numRows",
+    .key_cols = "numCols",
+    .key_value_type = "valueType",
+    .key_nnz = "numNonZeros",
+    .key_schema = "schema",
+    .key_label = "label",
+    .value_names = {
         [AFMT_I8] = "si8",
         [AFMT_I32] = "si32",
         [AFMT_I64] = "si64",
@@ -944,17 +961,17 @@ static const afmt_meta_desc daphne_sidecar = {
 };
 
 const afmt_format afmt_daphne_format = {
-    "daphne",
-    "spec/daphne.json",
-    daphne_extensions,
-    AFMT_ROW_MAJOR,
-    1,
-    afmt_daphne_detect,
-    afmt_daphne_validate,
-    afmt_daphne_validate_src,
-    afmt_daphne_can_write,
-    afmt_daphne_encoded_size,
-    afmt_daphne_write,
-    &daphne_sidecar,
-    0,
+    .name = "daphne",
+    .spec = "spec/daphne.json",
+    .extensions = daphne_extensions,
+    .order = AFMT_ROW_MAJOR,
+    .multi = 1,
+    .detect = afmt_daphne_detect,
+    .validate = afmt_daphne_validate,
+    .validate_src = afmt_daphne_validate_src,
+    .can_write = afmt_daphne_can_write,
+    .encoded_size = afmt_daphne_encoded_size,
+    .write = afmt_daphne_write,
+    .sidecar = &daphne_sidecar,
+    .compresses = 0,
 };

@@ -28,11 +28,14 @@ int afmt_futhark_detect(const uint8_t *buf, uint64_t len)
 }
 
 /* The header fields, as afmt_take_field takes and reports them. */
-static const afmt_field_desc field_binary_mark = {"binary_mark", AFMT_FIELD_BYTES, 1, 0, 0, NULL};
-static const afmt_field_desc field_version = {"version", AFMT_FIELD_UINT, 1, 0, 0, NULL};
-static const afmt_field_desc field_rank = {"rank", AFMT_FIELD_INT, 1, 0, 0, NULL};
-static const afmt_field_desc field_type = {"type", AFMT_FIELD_BYTES, 4, 0, 0, NULL};
-static const afmt_field_desc field_dims = {"dims", AFMT_FIELD_INT, 8, 1, 0, NULL};
+static const afmt_field_desc field_binary_mark = {
+    .name = "binary_mark", .kind = AFMT_FIELD_BYTES, .width = 1};
+static const afmt_field_desc field_version = {
+    .name = "version", .kind = AFMT_FIELD_UINT, .width = 1};
+static const afmt_field_desc field_rank = {.name = "rank", .kind = AFMT_FIELD_INT, .width = 1};
+static const afmt_field_desc field_type = {.name = "type", .kind = AFMT_FIELD_BYTES, .width = 4};
+static const afmt_field_desc field_dims = {
+    .name = "dims", .kind = AFMT_FIELD_INT, .width = 8, .is_array = 1};
 
 /* rank: its check, for the validator and the writer
  * (spec/futhark.json /body/0/body/0/cases/0/body/3) */
@@ -347,17 +350,17 @@ int afmt_futhark_write(const afmt_array *arrays, size_t n, const afmt_write_opti
 }
 
 const afmt_format afmt_futhark_format = {
-    "futhark",
-    "spec/futhark.json",
-    futhark_extensions,
-    AFMT_ROW_MAJOR,
-    1,
-    afmt_futhark_detect,
-    afmt_futhark_validate,
-    afmt_futhark_validate_src,
-    afmt_futhark_can_write,
-    afmt_futhark_encoded_size,
-    afmt_futhark_write,
-    NULL,
-    0,
+    .name = "futhark",
+    .spec = "spec/futhark.json",
+    .extensions = futhark_extensions,
+    .order = AFMT_ROW_MAJOR,
+    .multi = 1,
+    .detect = afmt_futhark_detect,
+    .validate = afmt_futhark_validate,
+    .validate_src = afmt_futhark_validate_src,
+    .can_write = afmt_futhark_can_write,
+    .encoded_size = afmt_futhark_encoded_size,
+    .write = afmt_futhark_write,
+    .sidecar = NULL,
+    .compresses = 0,
 };

@@ -24,11 +24,12 @@ int afmt_inebin_detect(const uint8_t *buf, uint64_t len)
 }
 
 /* The header fields, as afmt_take_field takes and reports them. */
-static const afmt_field_desc field_magic = {"magic", AFMT_FIELD_BYTES, 6, 0, 0, NULL};
-static const afmt_field_desc field_reserved = {"reserved", AFMT_FIELD_UINT, 1, 0, 0, NULL};
-static const afmt_field_desc field_type = {"type", AFMT_FIELD_BYTES, 1, 0, 0, NULL};
-static const afmt_field_desc field_rows = {"rows", AFMT_FIELD_UINT, 4, 0, 0, NULL};
-static const afmt_field_desc field_cols = {"cols", AFMT_FIELD_UINT, 4, 0, 0, NULL};
+static const afmt_field_desc field_magic = {.name = "magic", .kind = AFMT_FIELD_BYTES, .width = 6};
+static const afmt_field_desc field_reserved = {
+    .name = "reserved", .kind = AFMT_FIELD_UINT, .width = 1};
+static const afmt_field_desc field_type = {.name = "type", .kind = AFMT_FIELD_BYTES, .width = 1};
+static const afmt_field_desc field_rows = {.name = "rows", .kind = AFMT_FIELD_UINT, .width = 4};
+static const afmt_field_desc field_cols = {.name = "cols", .kind = AFMT_FIELD_UINT, .width = 4};
 
 /* Table types (spec/inebin.json /tables/types), for the validator and the writer. */
 static const afmt_type_entry inebin_types[4] = {
@@ -211,17 +212,17 @@ int afmt_inebin_write(const afmt_array *arrays, size_t n, const afmt_write_optio
 }
 
 const afmt_format afmt_inebin_format = {
-    "inebin",
-    "spec/inebin.json",
-    inebin_extensions,
-    AFMT_ROW_MAJOR,
-    0,
-    afmt_inebin_detect,
-    afmt_inebin_validate,
-    afmt_inebin_validate_src,
-    afmt_inebin_can_write,
-    afmt_inebin_encoded_size,
-    afmt_inebin_write,
-    NULL,
-    0,
+    .name = "inebin",
+    .spec = "spec/inebin.json",
+    .extensions = inebin_extensions,
+    .order = AFMT_ROW_MAJOR,
+    .multi = 0,
+    .detect = afmt_inebin_detect,
+    .validate = afmt_inebin_validate,
+    .validate_src = afmt_inebin_validate_src,
+    .can_write = afmt_inebin_can_write,
+    .encoded_size = afmt_inebin_encoded_size,
+    .write = afmt_inebin_write,
+    .sidecar = NULL,
+    .compresses = 0,
 };

@@ -24,11 +24,13 @@ int afmt_npy_detect(const uint8_t *buf, uint64_t len)
 }
 
 /* The header fields, as afmt_take_field takes and reports them. */
-static const afmt_field_desc field_magic_byte = {"magic_byte", AFMT_FIELD_UINT, 1, 0, 0, NULL};
-static const afmt_field_desc field_magic = {"magic", AFMT_FIELD_BYTES, 5, 0, 0, NULL};
-static const afmt_field_desc field_major = {"major", AFMT_FIELD_UINT, 1, 0, 0,
-    "np.save writes 1.0 unless the header needs more"};
-static const afmt_field_desc field_minor = {"minor", AFMT_FIELD_UINT, 1, 0, 0, NULL};
+static const afmt_field_desc field_magic_byte = {
+    .name = "magic_byte", .kind = AFMT_FIELD_UINT, .width = 1};
+static const afmt_field_desc field_magic = {.name = "magic", .kind = AFMT_FIELD_BYTES, .width = 5};
+static const afmt_field_desc field_major = {
+    .name = "major", .kind = AFMT_FIELD_UINT, .width = 1,
+    .doc = "np.save writes 1.0 unless the header needs more"};
+static const afmt_field_desc field_minor = {.name = "minor", .kind = AFMT_FIELD_UINT, .width = 1};
 
 /* header: the text header at /body/4/cases/0/body/0 */
 static const afmt_thdir_key npy_header_keys[] = {
@@ -89,27 +91,53 @@ static const afmt_thdir_type npy_header_types[] = {
     {">m8", 1, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0,
      "timedelta arrays are not supported"},
 };
-static const afmt_thdir_desc npy_thdir_body_4_cases_0_body_0 = {
-    "npy", "header", AFMT_TH_PYDICT,
-    2, 0, UINT64_C(0),
-    32, 10,
-    UINT64_C(16), UINT64_C(64), UINT64_C(1), UINT64_C(21),
-    0, NULL,
-    npy_header_keys, 3, npy_header_types, 38,
-    "", 1,
-    {0, 0, 0, 0},
+static const afmt_thdir_desc npy_header_version_1 = {
+    .format = "npy",
+    .name = "header",
+    .syntax = AFMT_TH_PYDICT,
+    .length_width = 2,
+    .length_big = 0,
+    .max_length = UINT64_C(0),
+    .pad = ' ',
+    .terminator = '\n',
+    .align = UINT64_C(16),
+    .write_align = UINT64_C(64),
+    .write_min_pad = UINT64_C(1),
+    .write_spare = UINT64_C(21),
+    .map = 0,
+    .metadata_key = NULL,
+    .keys = npy_header_keys,
+    .nkeys = 3,
+    .types = npy_header_types,
+    .ntypes = 38,
+    .default_name = "",
+    .lenient = 1,
+    .write_sort = {0, 0, 0, 0},
 };
 
 /* header: the text header at /body/4/cases/1/body/0 */
-static const afmt_thdir_desc npy_thdir_body_4_cases_1_body_0 = {
-    "npy", "header", AFMT_TH_PYDICT,
-    4, 0, UINT64_C(0),
-    32, 10,
-    UINT64_C(16), UINT64_C(64), UINT64_C(1), UINT64_C(21),
-    0, NULL,
-    npy_header_keys, 3, npy_header_types, 38,
-    "", 1,
-    {0, 0, 0, 0},
+static const afmt_thdir_desc npy_header_version_2 = {
+    .format = "npy",
+    .name = "header",
+    .syntax = AFMT_TH_PYDICT,
+    .length_width = 4,
+    .length_big = 0,
+    .max_length = UINT64_C(0),
+    .pad = ' ',
+    .terminator = '\n',
+    .align = UINT64_C(16),
+    .write_align = UINT64_C(64),
+    .write_min_pad = UINT64_C(1),
+    .write_spare = UINT64_C(21),
+    .map = 0,
+    .metadata_key = NULL,
+    .keys = npy_header_keys,
+    .nkeys = 3,
+    .types = npy_header_types,
+    .ntypes = 38,
+    .default_name = "",
+    .lenient = 1,
+    .write_sort = {0, 0, 0, 0},
 };
 
 static int npy_validate_version_1(afmt_vctx *c)
@@ -118,8 +146,8 @@ static int npy_validate_version_1(afmt_vctx *c)
      * header: a text header and the arrays it describes (spec/npy.json /body/4/cases/0/body/0):
      * numpy/lib/format.py: a Python dict literal, space padded, ending in a newline
      */
-    if (afmt_thdir_validate(&npy_thdir_body_4_cases_0_body_0, c->src, afmt_end(c), &c->pos,
-            &c->narrays, c->opt, c->vis, c->path,
+    if (afmt_thdir_validate(&npy_header_version_1, c->src, afmt_end(c), &c->pos, &c->narrays,
+            c->opt, c->vis, c->path,
             c->err) != 0)
         return -1;
     return 0;
@@ -131,8 +159,8 @@ static int npy_validate_version_2(afmt_vctx *c)
      * header: a text header and the arrays it describes (spec/npy.json /body/4/cases/1/body/0):
      * numpy/lib/format.py: a Python dict literal, space padded, ending in a newline
      */
-    if (afmt_thdir_validate(&npy_thdir_body_4_cases_1_body_0, c->src, afmt_end(c), &c->pos,
-            &c->narrays, c->opt, c->vis, c->path,
+    if (afmt_thdir_validate(&npy_header_version_2, c->src, afmt_end(c), &c->pos, &c->narrays,
+            c->opt, c->vis, c->path,
             c->err) != 0)
         return -1;
     return 0;
@@ -219,8 +247,7 @@ static int npy_write_impl(const afmt_array *arrays, size_t n, const afmt_write_o
     if (afmt_sink_u8(sink, UINT64_C(1), err) != 0) return -1;
     /* minor */
     if (afmt_sink_u8(sink, UINT64_C(0), err) != 0) return -1;
-    if (afmt_thdir_write(&npy_thdir_body_4_cases_0_body_0, arrays, n, wopt, sink,
-            err) != 0) return -1;
+    if (afmt_thdir_write(&npy_header_version_1, arrays, n, wopt, sink, err) != 0) return -1;
     if (wopt && wopt->trailer_len > 0) {
         return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "npy does not allow data after the arrays");
@@ -247,17 +274,17 @@ int afmt_npy_write(const afmt_array *arrays, size_t n, const afmt_write_options 
 }
 
 const afmt_format afmt_npy_format = {
-    "npy",
-    "spec/npy.json",
-    npy_extensions,
-    AFMT_ROW_MAJOR,
-    0,
-    afmt_npy_detect,
-    afmt_npy_validate,
-    afmt_npy_validate_src,
-    afmt_npy_can_write,
-    afmt_npy_encoded_size,
-    afmt_npy_write,
-    NULL,
-    0,
+    .name = "npy",
+    .spec = "spec/npy.json",
+    .extensions = npy_extensions,
+    .order = AFMT_ROW_MAJOR,
+    .multi = 0,
+    .detect = afmt_npy_detect,
+    .validate = afmt_npy_validate,
+    .validate_src = afmt_npy_validate_src,
+    .can_write = afmt_npy_can_write,
+    .encoded_size = afmt_npy_encoded_size,
+    .write = afmt_npy_write,
+    .sidecar = NULL,
+    .compresses = 0,
 };

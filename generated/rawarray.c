@@ -24,14 +24,16 @@ int afmt_rawarray_detect(const uint8_t *buf, uint64_t len)
 }
 
 /* The header fields, as afmt_take_field takes and reports them. */
-static const afmt_field_desc field_magic = {"magic", AFMT_FIELD_BYTES, 8, 0, 0, NULL};
-static const afmt_field_desc field_flags = {"flags", AFMT_FIELD_UINT, 8, 0, 0, NULL};
-static const afmt_field_desc field_eltype = {"eltype", AFMT_FIELD_UINT, 8, 0, 0, NULL};
-static const afmt_field_desc field_elbyte = {"elbyte", AFMT_FIELD_UINT, 8, 0, 0, NULL};
-static const afmt_field_desc field_size = {"size", AFMT_FIELD_UINT, 8, 0, 0,
-    "data length in bytes: compressed length when flags bit 1 is set"};
-static const afmt_field_desc field_ndims = {"ndims", AFMT_FIELD_UINT, 8, 0, 0, NULL};
-static const afmt_field_desc field_dims = {"dims", AFMT_FIELD_UINT, 8, 1, 0, NULL};
+static const afmt_field_desc field_magic = {.name = "magic", .kind = AFMT_FIELD_BYTES, .width = 8};
+static const afmt_field_desc field_flags = {.name = "flags", .kind = AFMT_FIELD_UINT, .width = 8};
+static const afmt_field_desc field_eltype = {.name = "eltype", .kind = AFMT_FIELD_UINT, .width = 8};
+static const afmt_field_desc field_elbyte = {.name = "elbyte", .kind = AFMT_FIELD_UINT, .width = 8};
+static const afmt_field_desc field_size = {
+    .name = "size", .kind = AFMT_FIELD_UINT, .width = 8,
+    .doc = "data length in bytes: compressed length when flags bit 1 is set"};
+static const afmt_field_desc field_ndims = {.name = "ndims", .kind = AFMT_FIELD_UINT, .width = 8};
+static const afmt_field_desc field_dims = {
+    .name = "dims", .kind = AFMT_FIELD_UINT, .width = 8, .is_array = 1};
 
 /* flags (spec/rawarray.json /body/1): its checks, for the validator and the writer */
 static int rawarray_check_flags(const afmt_vctx *c, uint64_t at, uint64_t v_flags)
@@ -405,17 +407,17 @@ int afmt_rawarray_write(const afmt_array *arrays, size_t n, const afmt_write_opt
 }
 
 const afmt_format afmt_rawarray_format = {
-    "rawarray",
-    "spec/rawarray.json",
-    rawarray_extensions,
-    AFMT_COL_MAJOR,
-    0,
-    afmt_rawarray_detect,
-    afmt_rawarray_validate,
-    afmt_rawarray_validate_src,
-    afmt_rawarray_can_write,
-    afmt_rawarray_encoded_size,
-    afmt_rawarray_write,
-    NULL,
-    1,
+    .name = "rawarray",
+    .spec = "spec/rawarray.json",
+    .extensions = rawarray_extensions,
+    .order = AFMT_COL_MAJOR,
+    .multi = 0,
+    .detect = afmt_rawarray_detect,
+    .validate = afmt_rawarray_validate,
+    .validate_src = afmt_rawarray_validate_src,
+    .can_write = afmt_rawarray_can_write,
+    .encoded_size = afmt_rawarray_encoded_size,
+    .write = afmt_rawarray_write,
+    .sidecar = NULL,
+    .compresses = 1,
 };

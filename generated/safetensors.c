@@ -56,22 +56,35 @@ static const afmt_thdir_type safetensors_header_types[] = {
     {"I64", 0, AFMT_I64, 8, AFMT_LITTLE, 1, NULL},
     {"U64", 0, AFMT_U64, 8, AFMT_LITTLE, 1, NULL},
 };
-static const afmt_thdir_desc safetensors_thdir_body_0 = {
-    "safetensors", "header", AFMT_TH_JSON,
-    8, 0, UINT64_C(100000000),
-    32, -1,
-    UINT64_C(0), UINT64_C(8), UINT64_C(0), UINT64_C(0),
-    1, "__metadata__",
-    safetensors_header_keys, 3, safetensors_header_types, 22,
-    "array_", 1,
-    {-1, 2, 0, 0},
+static const afmt_thdir_desc safetensors_header = {
+    .format = "safetensors",
+    .name = "header",
+    .syntax = AFMT_TH_JSON,
+    .length_width = 8,
+    .length_big = 0,
+    .max_length = UINT64_C(100000000),
+    .pad = ' ',
+    .terminator = -1,
+    .align = UINT64_C(0),
+    .write_align = UINT64_C(8),
+    .write_min_pad = UINT64_C(0),
+    .write_spare = UINT64_C(0),
+    .map = 1,
+    .metadata_key = "__metadata__",
+    .keys = safetensors_header_keys,
+    .nkeys = 3,
+    .types = safetensors_header_types,
+    .ntypes = 22,
+    .default_name = "array_",
+    .lenient = 1,
+    .write_sort = {-1, 2, 0, 0},
 };
 
 static int safetensors_validate_body(afmt_vctx *c)
 {
     /* header: a text header and the arrays it describes (spec/safetensors.json /body/0) */
-    if (afmt_thdir_validate(&safetensors_thdir_body_0, c->src, afmt_end(c), &c->pos, &c->narrays,
-            c->opt, c->vis, c->path,
+    if (afmt_thdir_validate(&safetensors_header, c->src, afmt_end(c), &c->pos, &c->narrays, c->opt,
+            c->vis, c->path,
             c->err) != 0)
         return -1;
 
@@ -98,7 +111,7 @@ static int safetensors_write_impl(const afmt_array *arrays, size_t n,
                          afmt_sink *sink, afmt_error *err, uint8_t **owned)
 {
     (void)owned;
-    if (afmt_thdir_write(&safetensors_thdir_body_0, arrays, n, wopt, sink, err) != 0) return -1;
+    if (afmt_thdir_write(&safetensors_header, arrays, n, wopt, sink, err) != 0) return -1;
     if (wopt && wopt->trailer_len > 0) {
         return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "safetensors does not allow data after the arrays");
@@ -125,17 +138,17 @@ int afmt_safetensors_write(const afmt_array *arrays, size_t n, const afmt_write_
 }
 
 const afmt_format afmt_safetensors_format = {
-    "safetensors",
-    "spec/safetensors.json",
-    safetensors_extensions,
-    AFMT_ROW_MAJOR,
-    1,
-    afmt_safetensors_detect,
-    afmt_safetensors_validate,
-    afmt_safetensors_validate_src,
-    afmt_safetensors_can_write,
-    afmt_safetensors_encoded_size,
-    afmt_safetensors_write,
-    NULL,
-    0,
+    .name = "safetensors",
+    .spec = "spec/safetensors.json",
+    .extensions = safetensors_extensions,
+    .order = AFMT_ROW_MAJOR,
+    .multi = 1,
+    .detect = afmt_safetensors_detect,
+    .validate = afmt_safetensors_validate,
+    .validate_src = afmt_safetensors_validate_src,
+    .can_write = afmt_safetensors_can_write,
+    .encoded_size = afmt_safetensors_encoded_size,
+    .write = afmt_safetensors_write,
+    .sidecar = NULL,
+    .compresses = 0,
 };

@@ -24,14 +24,19 @@ int afmt_tenbin_detect(const uint8_t *buf, uint64_t len)
 }
 
 /* The header fields, as afmt_take_field takes and reports them. */
-static const afmt_field_desc field_header_magic = {"header_magic", AFMT_FIELD_BYTES, 8, 0, 0, NULL};
-static const afmt_field_desc field_header_len = {"header_len", AFMT_FIELD_INT, 8, 0, 0, NULL};
-static const afmt_field_desc field_dtype = {"dtype", AFMT_FIELD_BYTES, 8, 0, 0, NULL};
-static const afmt_field_desc field_info = {"info", AFMT_FIELD_BYTES, 8, 0, 0, NULL};
-static const afmt_field_desc field_ndim = {"ndim", AFMT_FIELD_INT, 8, 0, 0, NULL};
-static const afmt_field_desc field_dims = {"dims", AFMT_FIELD_INT, 8, 1, 0, NULL};
-static const afmt_field_desc field_data_magic = {"data_magic", AFMT_FIELD_BYTES, 8, 0, 0, NULL};
-static const afmt_field_desc field_data_len = {"data_len", AFMT_FIELD_INT, 8, 0, 0, NULL};
+static const afmt_field_desc field_header_magic = {
+    .name = "header_magic", .kind = AFMT_FIELD_BYTES, .width = 8};
+static const afmt_field_desc field_header_len = {
+    .name = "header_len", .kind = AFMT_FIELD_INT, .width = 8};
+static const afmt_field_desc field_dtype = {.name = "dtype", .kind = AFMT_FIELD_BYTES, .width = 8};
+static const afmt_field_desc field_info = {.name = "info", .kind = AFMT_FIELD_BYTES, .width = 8};
+static const afmt_field_desc field_ndim = {.name = "ndim", .kind = AFMT_FIELD_INT, .width = 8};
+static const afmt_field_desc field_dims = {
+    .name = "dims", .kind = AFMT_FIELD_INT, .width = 8, .is_array = 1};
+static const afmt_field_desc field_data_magic = {
+    .name = "data_magic", .kind = AFMT_FIELD_BYTES, .width = 8};
+static const afmt_field_desc field_data_len = {
+    .name = "data_len", .kind = AFMT_FIELD_INT, .width = 8};
 
 /* header_len (spec/tenbin.json /body/0/body/1): its checks, for the validator and the writer */
 static int tenbin_check_header_len(const afmt_vctx *c, uint64_t at, int64_t v_header_len)
@@ -429,17 +434,17 @@ int afmt_tenbin_write(const afmt_array *arrays, size_t n, const afmt_write_optio
 }
 
 const afmt_format afmt_tenbin_format = {
-    "tenbin",
-    "spec/tenbin.json",
-    tenbin_extensions,
-    AFMT_ROW_MAJOR,
-    1,
-    afmt_tenbin_detect,
-    afmt_tenbin_validate,
-    afmt_tenbin_validate_src,
-    afmt_tenbin_can_write,
-    afmt_tenbin_encoded_size,
-    afmt_tenbin_write,
-    NULL,
-    0,
+    .name = "tenbin",
+    .spec = "spec/tenbin.json",
+    .extensions = tenbin_extensions,
+    .order = AFMT_ROW_MAJOR,
+    .multi = 1,
+    .detect = afmt_tenbin_detect,
+    .validate = afmt_tenbin_validate,
+    .validate_src = afmt_tenbin_validate_src,
+    .can_write = afmt_tenbin_can_write,
+    .encoded_size = afmt_tenbin_encoded_size,
+    .write = afmt_tenbin_write,
+    .sidecar = NULL,
+    .compresses = 0,
 };
