@@ -49,6 +49,14 @@ static void usage(FILE *f)
 "\n"
 "'afmt COMMAND --help' describes each command.\n"
 "\n"
+"Examples (the files are in the afmt sources' examples/ folder):\n"
+"  afmt formats\n"
+"  afmt info examples/test.ra\n"
+"  afmt dump examples/i32_2x3.bin\n"
+"  afmt convert examples/test.ra test.npy\n"
+"  afmt random '[10][20]f32' -o x.npy\n"
+"  afmt validate examples/*.*\n"
+"\n"
 "Exit status: 0 success, 1 an input is invalid or a conversion was\n"
 "refused, 2 usage or I/O error.\n");
 }

@@ -15,6 +15,9 @@ static void formats_usage(FILE *f)
 "whether a file holds one array or several, the storage order of its\n"
 "payload, and the spec it was generated from.\n"
 "\n"
+"Example:\n"
+"  afmt formats\n"
+"\n"
 "Exit status: 0 listed, 2 usage or output error.\n");
 }
 

@@ -136,7 +136,19 @@ AFMT_CLI_LIMIT_HELP
 "on standard error says so.\n"
 "A file with several arrays can only go to a format that holds several\n"
 "(see 'afmt formats').  An element type or shape the output format cannot\n"
-"hold is refused with the reason.\n"
+"hold is refused with the reason.  A safetensors OUT lists its tensors\n"
+"in the order the reference writer (safetensors' serialize) gives them:\n"
+"by element type, then by name.\n"
+"\n"
+"Examples (the files are in the afmt sources' examples/ folder):\n"
+"  afmt convert examples/test.ra test.npy\n"
+"  afmt convert examples/i32_2x3.bin i32.ten\n"
+"  afmt convert --dtype f32 examples/i32_2x3.bin f32.npy\n"
+"  afmt convert --dtype i8 --allow-lossy examples/f8_2x3.npy i8.npy\n"
+"  afmt convert --to futhark --text examples/f8_2x3.npy f8.txt\n"
+"  afmt convert examples/values.txt values.bin --to futhark\n"
+"  afmt convert --to rawarray examples/f8_2x3.npy - | afmt info -\n"
+"  afmt convert --lenient examples/invalid/bool_byte_2.bin bool.npy\n"
 "\n"
 "Exit status: 0 converted, 1 IN invalid or the conversion refused, 2 usage\n"
 "or I/O error.\n");
@@ -243,6 +255,33 @@ static int check_target(const char *in, size_t i, const afmt_format *target,
     snprintf(what, sizeof what, "cannot be written as %s", target->name);
     *rc = describe_refusal(in, i, view, what, &err);
     return -1;
+}
+
+/* Bool bytes other than 0 and 1 in a plain bool array: --lenient reads
+ * them (with a warning), as the reference readers do. */
+static uint64_t odd_bools(const afmt_array *a)
+{
+    uint64_t k, odd = 0;
+
+    if (a->dtype != AFMT_BOOL || a->encoding != AFMT_ENC_PLAIN || !a->data || a->stride == 0)
+        return 0;
+    for (k = 0; k < a->count; k++)
+        odd += a->data[k * a->stride] > 1;
+    return odd;
+}
+
+/* Convert such an array as the reference readers read it: any nonzero
+ * byte is true.  Said on stderr: the output holds 1 where IN held 2. */
+static void read_bools_as_true(const char *in, size_t i, uint64_t odd, uint8_t *buf,
+                               uint64_t size)
+{
+    uint64_t k;
+
+    for (k = 0; k < size; k++)
+        buf[k] = buf[k] != 0;
+    fprintf(stderr, "afmt convert: %s: array [%zu]: %" PRIu64 " bool byte%s other than 0 or 1 "
+                    "read as true and written as 1 (--lenient)\n", in, i, odd,
+            odd == 1 ? "" : "s");
 }
 
 /* The target's sidecar (DAPHNE's OUT.meta), written the same all-or-
@@ -614,7 +653,7 @@ int afmt_cli_convert_main(int argc, char **argv, int first)
     for (i = 0; i < c.n; i++) {
         const afmt_array *a = &c.arrays[i];
         afmt_array plain;
-        uint64_t size, tsize;
+        uint64_t size, tsize, odd = opt.mode == AFMT_LENIENT ? odd_bools(a) : 0;
         uint8_t *buf;
 
         afmt_error_clear(&err);
@@ -625,7 +664,7 @@ int afmt_cli_convert_main(int argc, char **argv, int first)
         /* Already what the writer takes (plain, little-endian, contiguous,
          * in the target's order, no cast): write straight from the mapped
          * input instead of copying it into fresh memory first. */
-        if ((dtype == AFMT_DTYPE_INVALID || dtype == a->dtype) &&
+        if (!odd && (dtype == AFMT_DTYPE_INVALID || dtype == a->dtype) &&
             ((a->encoding == AFMT_ENC_PLAIN && a->endian == AFMT_LITTLE && a->stride == a->elsize && a->nbytes >= size &&
               a->data && (a->rank <= 1 || a->order == target->order)) ||
              /* a sparse matrix stays sparse where the target can say so */
@@ -648,9 +687,35 @@ int afmt_cli_convert_main(int argc, char **argv, int first)
             }
         }
         /* (Futhark text reads the values itself) */
-        if (c.n == 1 && !text && !compress && stream_array(&st, a, target, dtype, &views[i])) {
+        if (!odd && c.n == 1 && !text && !compress && stream_array(&st, a, target, dtype, &views[i])) {
             is_streamed = 1;
             if (check_target(in, i, target, &views[i], &rc) != 0)
+                goto done;
+            continue;
+        }
+        if (odd && dtype != AFMT_DTYPE_INVALID && dtype != a->dtype) {
+            /* the bools as --lenient read them (0 or 1), then the cast */
+            uint8_t *norm = size <= (uint64_t)(SIZE_MAX / 2) ? malloc(size ? (size_t)size : 1) : NULL;
+            if (!norm || afmt_array_to_plain(a, a->order, norm, size, &err) != 0) {
+                free(norm);
+                rc = norm ? describe_refusal(in, i, a, "cannot decode", &err) : AFMT_EXIT_ERROR;
+                goto done;
+            }
+            read_bools_as_true(in, i, odd, norm, size);
+            afmt_array_plain_view(a, a->order, norm, &plain);
+            target_view(&plain, target, dtype, NULL, &views[i]);
+            tsize = views[i].nbytes;
+            buf = tsize <= (uint64_t)(SIZE_MAX / 2) ? malloc(tsize ? (size_t)tsize : 1) : NULL;
+            bufs[i] = buf;
+            if (!buf || afmt_array_to_plain_as(&plain, target->order, dtype, allow_lossy, buf, tsize,
+                                               &err) != 0) {
+                free(norm);
+                rc = buf ? describe_refusal(in, i, a, "cannot cast", &err) : AFMT_EXIT_ERROR;
+                goto done;
+            }
+            free(norm);
+            views[i].data = buf;
+            if (c.n == 1 && check_target(in, i, target, &views[i], &rc) != 0)
                 goto done;
             continue;
         }
@@ -694,6 +759,8 @@ int afmt_cli_convert_main(int argc, char **argv, int first)
             rc = describe_refusal(in, i, a, "cannot decode", &err);
             goto done;
         }
+        if (odd)
+            read_bools_as_true(in, i, odd, buf, size);
         afmt_array_plain_view(a, target->order, buf, &plain);
         views[i] = plain;
         /* several arrays may make one structure (a DAPHNE frame): they

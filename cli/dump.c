@@ -202,7 +202,7 @@ static void dump_usage(FILE *f)
 "every number has its type suffix; an array with a zero dimension is\n"
 "empty([2][0]i16); floats have the fewest digits that read back to the\n"
 "same bits (f32.nan, f32.inf, -f32.inf).  Every Futhark reader reads this\n"
-"back, and 'afmt convert OUT.txt X.bin --format futhark' makes the binary.\n"
+"back, and 'afmt convert OUT.txt X.bin --to futhark' makes the binary.\n"
 "Futhark text has no bf16, complex or opaque values: such an array is\n"
 "refused (exit 1); --list prints it.  FILE \"-\" is standard input.  An\n"
 "array that decodes to more than 1 GiB is refused.\n"
@@ -226,6 +226,14 @@ static void dump_usage(FILE *f)
 "                     (warnings on standard error)\n"
 AFMT_CLI_LIMIT_HELP
 "  -h, --help         print this help and exit\n"
+"\n"
+"Examples (the files are in the afmt sources' examples/ folder):\n"
+"  afmt dump examples/i32_2x3.bin\n"
+"  afmt dump --list examples/test.ra\n"
+"  afmt dump examples/i32_2x3.bin > i32_2x3.txt\n"
+"  afmt convert i32_2x3.txt i32_2x3.bin --to futhark\n"
+"  afmt dump --lenient examples/invalid/bool_byte_2.bin\n"
+"  cat examples/f8_2x3.npy | afmt dump -\n"
 "\n"
 "Exit status: 0 printed, 1 FILE invalid or an array refused, 2 usage or\n"
 "I/O error.\n");

@@ -345,6 +345,11 @@ static void info_usage(FILE *f)
 AFMT_CLI_LIMIT_HELP
 "  -h, --help         print this help and exit\n"
 "\n"
+"Examples (the files are in the afmt sources' examples/ folder):\n"
+"  afmt info examples/test.ra\n"
+"  afmt info --json examples/model.safetensors\n"
+"  afmt info examples/invalid/size_mismatch.ra      # exit 1: invalid\n"
+"\n"
 "Exit status: 0 every FILE valid, 1 some FILE invalid, 2 usage or I/O\n"
 "error.\n", INFO_FIELD_VALUES);
 }

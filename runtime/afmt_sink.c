@@ -603,9 +603,8 @@ static int put_bits(afmt_sink *s, const uint8_t *p, uint64_t count, afmt_error *
             /* Rare: find which element it was, for the message. */
             for (i = k0; i < k; i++)
                 if (p[i] > 1)
-                    return afmt_fail(err, AFMT_E_VALUE, NULL, NULL, i, s->written,
-                                     "bool element %" PRIu64 " is %u, not 0 or 1",
-                                     i, (unsigned)p[i]);
+                    return afmt_fail(err, AFMT_E_VALUE, NULL, "data", i, AFMT_NO_OFFSET,
+                                     "bool element is %u, not 0 or 1", (unsigned)p[i]);
         }
         if (afmt_sink_put(s, buf, nb, err) != 0)
             return -1;
@@ -704,8 +703,8 @@ int afmt_sink_payload(afmt_sink *s, const afmt_array *a, afmt_endian endian,
         /* a writer produces only what its validator accepts */
         uint64_t bad = afmt_scan_not_bool(a->data, a->count);
         if (bad < a->count)
-            return afmt_fail(err, AFMT_E_VALUE, NULL, NULL, bad, s->written,
-                             "bool element %" PRIu64 " is %u, not 0 or 1", bad, (unsigned)a->data[bad]);
+            return afmt_fail(err, AFMT_E_VALUE, NULL, "data", bad, AFMT_NO_OFFSET,
+                             "bool element is %u, not 0 or 1", (unsigned)a->data[bad]);
     }
     comp = afmt_dtype_get(a->dtype)->component;
     if (comp <= 1 || (endian == AFMT_BIG) == host_is_big())

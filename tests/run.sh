@@ -110,6 +110,8 @@ fi
 run usage bash tests/e2e/run_usage.sh "$BUILD"
 run spec-option bash tests/e2e/run_spec.sh "$BUILD"
 run help-man python3 tests/e2e/help_man.py "$BUILD"
+# every example of every --help and man page, run as written
+run examples python3 tests/e2e/examples.py "$BUILD"
 run progress python3 tests/e2e/progress.py "$BUILD"
 if [ -f tests/e2e/run_sidecar.sh ]; then
     run sidecar bash tests/e2e/run_sidecar.sh "$BUILD"

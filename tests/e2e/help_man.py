@@ -35,6 +35,8 @@ COMMANDS = {
     "afmt-validate": ("validate.c", "afmt-validate.1", None),
 }
 HELP_ONLY = {"-h", "--help"}
+# What every page that lists them must list in full (issue 25, point 11).
+TAR_SUFFIXES = re.findall(r'"(\.t[a-z0-9.]*)"', open(os.path.join(REPO, "cli", "tar.c")).read())
 OPTION = re.compile(r"(?<![\w-])--?[A-Za-z0-9][A-Za-z0-9-]*")
 
 
@@ -162,9 +164,28 @@ with open(os.path.join(REPO, "docs", "afmt.1")) as f:
 missing = sorted(o for o in help_options(top) if o not in set(OPTION.findall(page_text)))
 check("afmt --help: its options are in afmt.1", not missing, "missing: %s" % missing)
 # Every command afmt --help lists has a section in afmt.1.
-cmds = re.findall(r"^  ([a-z]+)\b", top, re.M)
+cmds = re.findall(r"^  ([a-z]+)\b", top.split("\nExamples")[0], re.M)
 sections = set(re.findall(r"^\.SS afmt ([a-z]+)", open(os.path.join(REPO, "docs", "afmt.1")).read(), re.M))
 check("afmt --help: every command has a section in afmt.1", cmds and set(cmds) <= sections,
       "commands %s, sections %s" % (cmds, sorted(sections)))
+
+# afmt-validate's page and --help name every tar suffix tar.c opens, and
+# the page's NAME line every format afmt knows; every page's type list
+# names every element type.
+_, vhelp, _ = run([VALIDATE, "--help"])
+vpage = "\n".join(troff_text(l) for l in open(os.path.join(REPO, "docs", "afmt-validate.1")).read().splitlines())
+check("tar suffixes were found in cli/tar.c", len(TAR_SUFFIXES) >= 5, repr(TAR_SUFFIXES))
+for suffix in TAR_SUFFIXES:
+    check("afmt-validate --help names %s" % suffix, suffix in vhelp.replace("\n", " "), "")
+    check("afmt-validate.1 names %s" % suffix, suffix in vpage, "")
+_, formats, _ = run([AFMT, "formats"])
+names = [l.split()[0] for l in formats.splitlines()[1:] if l.strip()]
+name_line = [l for l in vpage.splitlines() if l.startswith("afmt-validate ")][0]
+for n in names:
+    check("afmt-validate.1 NAME names %s" % n, n in name_line, name_line)
+_, chelp, _ = run([AFMT, "convert", "--help"])
+types = re.search(r"cast elements to TYPE \(([^)]*)\)", " ".join(chelp.split())).group(1)
+for t in [x.strip() for x in types.split(",")]:
+    check("afmt-validate.1 lists element type %s" % t, re.search(r"\b%s\b" % t, vpage) is not None, "")
 
 sys.exit(SUITE.failed)

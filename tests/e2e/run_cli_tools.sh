@@ -423,4 +423,21 @@ expect_out convert-text-content-values "[[1i32, 2i32], [3i32, 4i32]]"
 run "$AFMT" dump "$T/bad.bin"
 expect_err_has dump-closest "$T/bad.bin: invalid futhark (closest match): value[0].version at offset 1"
 
+# --lenient reads a bool byte 2 as true (with a warning); afmt convert
+# --lenient converts it as read, and says so (issue 25, point 3).
+B2="$REPO/examples/invalid/bool_byte_2.bin"
+run "$AFMT" convert "$B2" "$T/b.npy"
+expect_rc strict-bool-2-refused 1
+run "$AFMT" convert --lenient "$B2" "$T/b.npy"
+expect_rc lenient-bool-2-converted 0
+expect_err_has lenient-bool-2-warns "bool element is 0x02, not 0 or 1"
+expect_err_has lenient-bool-2-says "1 bool byte other than 0 or 1 read as true and written as 1"
+run "$AFMT" dump --lenient "$B2"
+want=$OUT
+run "$AFMT" dump "$T/b.npy"
+expect_out lenient-bool-2-same-values "$want"
+run "$AFMT" convert --lenient --dtype i8 "$B2" "$T/b8.npy"
+run "$AFMT" dump "$T/b8.npy"
+expect_out lenient-bool-2-cast "[0i8, 1i8, 1i8]"
+
 exit $FAILED
