@@ -1205,7 +1205,8 @@ static void test_sinks(void)
                                            out[2] == 0xff && out[3] == 0x1f);
         ones[9] = 2;
         CHECK("payload bits bad bool", afmt_sink_payload(&s, &a, AFMT_LITTLE, AFMT_ENC_BITS_LSB, &e) == -1 &&
-                                           e.code == AFMT_E_VALUE && strstr(e.message, "element 9") != NULL);
+                                           e.code == AFMT_E_VALUE && strcmp(e.field, "data[9]") == 0 &&
+                                           e.offset == AFMT_NO_OFFSET && strstr(e.message, "is 2,") != NULL);
     }
     {
         /* A payload larger than the chunk buffer, swapped: every byte right. */
