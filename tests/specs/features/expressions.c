@@ -25,10 +25,11 @@ int afmt_expressions_detect(const uint8_t *buf, uint64_t len)
 }
 
 /* The header fields, as afmt_take_field takes and reports them. */
-static const afmt_field_desc field_code = {"code", AFMT_FIELD_UINT, 1, 0, 0, NULL};
-static const afmt_field_desc field_ndims = {"ndims", AFMT_FIELD_UINT, 1, 0, 0, NULL};
-static const afmt_field_desc field_dims = {"dims", AFMT_FIELD_UINT, 4, 1, 0, NULL};
-static const afmt_field_desc field_s = {"s", AFMT_FIELD_INT, 2, 0, 0, NULL};
+static const afmt_field_desc field_code = {.name = "code", .kind = AFMT_FIELD_UINT, .width = 1};
+static const afmt_field_desc field_ndims = {.name = "ndims", .kind = AFMT_FIELD_UINT, .width = 1};
+static const afmt_field_desc field_dims = {
+    .name = "dims", .kind = AFMT_FIELD_UINT, .width = 4, .is_array = 1};
+static const afmt_field_desc field_s = {.name = "s", .kind = AFMT_FIELD_INT, .width = 2};
 
 /* Table types (tests/specs/features/expressions.json /tables/types), for the validator and the writer. */
 static const afmt_type_entry expressions_types[2] = {
@@ -451,17 +452,17 @@ int afmt_expressions_write(const afmt_array *arrays, size_t n, const afmt_write_
 }
 
 const afmt_format afmt_expressions_format = {
-    "expressions",
-    "tests/specs/features/expressions.json",
-    expressions_extensions,
-    AFMT_ROW_MAJOR,
-    0,
-    afmt_expressions_detect,
-    afmt_expressions_validate,
-    afmt_expressions_validate_src,
-    afmt_expressions_can_write,
-    afmt_expressions_encoded_size,
-    afmt_expressions_write,
-    NULL,
-    0,
+    .name = "expressions",
+    .spec = "tests/specs/features/expressions.json",
+    .extensions = expressions_extensions,
+    .order = AFMT_ROW_MAJOR,
+    .multi = 0,
+    .detect = afmt_expressions_detect,
+    .validate = afmt_expressions_validate,
+    .validate_src = afmt_expressions_validate_src,
+    .can_write = afmt_expressions_can_write,
+    .encoded_size = afmt_expressions_encoded_size,
+    .write = afmt_expressions_write,
+    .sidecar = NULL,
+    .compresses = 0,
 };

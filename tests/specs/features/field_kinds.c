@@ -25,20 +25,24 @@ int afmt_field_kinds_detect(const uint8_t *buf, uint64_t len)
 }
 
 /* The header fields, as afmt_take_field takes and reports them. */
-static const afmt_field_desc field_magic = {"magic", AFMT_FIELD_BYTES, 4, 0, 0, NULL};
-static const afmt_field_desc field_tag = {"tag", AFMT_FIELD_BYTES, 6, 0, 0, NULL};
-static const afmt_field_desc field_a8 = {"a8", AFMT_FIELD_UINT, 1, 0, 0, NULL};
-static const afmt_field_desc field_b8 = {"b8", AFMT_FIELD_INT, 1, 0, 0, NULL};
-static const afmt_field_desc field_a16 = {"a16", AFMT_FIELD_UINT, 2, 0, 1, NULL};
-static const afmt_field_desc field_b16 = {"b16", AFMT_FIELD_INT, 2, 0, 0, NULL};
-static const afmt_field_desc field_a32 = {"a32", AFMT_FIELD_UINT, 4, 0, 0, NULL};
-static const afmt_field_desc field_b32 = {"b32", AFMT_FIELD_INT, 4, 0, 1, NULL};
-static const afmt_field_desc field_a64 = {"a64", AFMT_FIELD_UINT, 8, 0, 1, NULL};
-static const afmt_field_desc field_b64 = {"b64", AFMT_FIELD_INT, 8, 0, 0, NULL};
-static const afmt_field_desc field_code = {"code", AFMT_FIELD_UINT, 1, 0, 0, NULL};
-static const afmt_field_desc field_ndims = {"ndims", AFMT_FIELD_UINT, 1, 0, 0, NULL};
-static const afmt_field_desc field_dims = {"dims", AFMT_FIELD_UINT, 4, 1, 0, NULL};
-static const afmt_field_desc field_label = {"label", AFMT_FIELD_BYTES, 8, 0, 0, NULL};
+static const afmt_field_desc field_magic = {.name = "magic", .kind = AFMT_FIELD_BYTES, .width = 4};
+static const afmt_field_desc field_tag = {.name = "tag", .kind = AFMT_FIELD_BYTES, .width = 6};
+static const afmt_field_desc field_a8 = {.name = "a8", .kind = AFMT_FIELD_UINT, .width = 1};
+static const afmt_field_desc field_b8 = {.name = "b8", .kind = AFMT_FIELD_INT, .width = 1};
+static const afmt_field_desc field_a16 = {
+    .name = "a16", .kind = AFMT_FIELD_UINT, .width = 2, .big_endian = 1};
+static const afmt_field_desc field_b16 = {.name = "b16", .kind = AFMT_FIELD_INT, .width = 2};
+static const afmt_field_desc field_a32 = {.name = "a32", .kind = AFMT_FIELD_UINT, .width = 4};
+static const afmt_field_desc field_b32 = {
+    .name = "b32", .kind = AFMT_FIELD_INT, .width = 4, .big_endian = 1};
+static const afmt_field_desc field_a64 = {
+    .name = "a64", .kind = AFMT_FIELD_UINT, .width = 8, .big_endian = 1};
+static const afmt_field_desc field_b64 = {.name = "b64", .kind = AFMT_FIELD_INT, .width = 8};
+static const afmt_field_desc field_code = {.name = "code", .kind = AFMT_FIELD_UINT, .width = 1};
+static const afmt_field_desc field_ndims = {.name = "ndims", .kind = AFMT_FIELD_UINT, .width = 1};
+static const afmt_field_desc field_dims = {
+    .name = "dims", .kind = AFMT_FIELD_UINT, .width = 4, .is_array = 1};
+static const afmt_field_desc field_label = {.name = "label", .kind = AFMT_FIELD_BYTES, .width = 8};
 
 /* a16: its check, for the validator and the writer
  * (tests/specs/features/field_kinds.json /body/4/in) */
@@ -344,17 +348,17 @@ int afmt_field_kinds_write(const afmt_array *arrays, size_t n, const afmt_write_
 }
 
 const afmt_format afmt_field_kinds_format = {
-    "field_kinds",
-    "tests/specs/features/field_kinds.json",
-    field_kinds_extensions,
-    AFMT_ROW_MAJOR,
-    0,
-    afmt_field_kinds_detect,
-    afmt_field_kinds_validate,
-    afmt_field_kinds_validate_src,
-    afmt_field_kinds_can_write,
-    afmt_field_kinds_encoded_size,
-    afmt_field_kinds_write,
-    NULL,
-    0,
+    .name = "field_kinds",
+    .spec = "tests/specs/features/field_kinds.json",
+    .extensions = field_kinds_extensions,
+    .order = AFMT_ROW_MAJOR,
+    .multi = 0,
+    .detect = afmt_field_kinds_detect,
+    .validate = afmt_field_kinds_validate,
+    .validate_src = afmt_field_kinds_validate_src,
+    .can_write = afmt_field_kinds_can_write,
+    .encoded_size = afmt_field_kinds_encoded_size,
+    .write = afmt_field_kinds_write,
+    .sidecar = NULL,
+    .compresses = 0,
 };

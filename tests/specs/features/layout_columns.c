@@ -25,9 +25,10 @@ int afmt_layout_columns_detect(const uint8_t *buf, uint64_t len)
 }
 
 /* The header fields, as afmt_take_field takes and reports them. */
-static const afmt_field_desc field_rows = {"rows", AFMT_FIELD_UINT, 8, 0, 0, NULL};
-static const afmt_field_desc field_ncols = {"ncols", AFMT_FIELD_UINT, 4, 0, 0, NULL};
-static const afmt_field_desc field_column_types = {"column_types", AFMT_FIELD_UINT, 1, 1, 0, NULL};
+static const afmt_field_desc field_rows = {.name = "rows", .kind = AFMT_FIELD_UINT, .width = 8};
+static const afmt_field_desc field_ncols = {.name = "ncols", .kind = AFMT_FIELD_UINT, .width = 4};
+static const afmt_field_desc field_column_types = {
+    .name = "column_types", .kind = AFMT_FIELD_UINT, .width = 1, .is_array = 1};
 
 /* Table types (tests/specs/features/layout_columns.json /tables/types), for the validator and the writer. */
 static const afmt_type_entry layout_columns_types[3] = {
@@ -256,17 +257,17 @@ int afmt_layout_columns_write(const afmt_array *arrays, size_t n, const afmt_wri
 }
 
 const afmt_format afmt_layout_columns_format = {
-    "layout_columns",
-    "tests/specs/features/layout_columns.json",
-    layout_columns_extensions,
-    AFMT_ROW_MAJOR,
-    1,
-    afmt_layout_columns_detect,
-    afmt_layout_columns_validate,
-    afmt_layout_columns_validate_src,
-    afmt_layout_columns_can_write,
-    afmt_layout_columns_encoded_size,
-    afmt_layout_columns_write,
-    NULL,
-    0,
+    .name = "layout_columns",
+    .spec = "tests/specs/features/layout_columns.json",
+    .extensions = layout_columns_extensions,
+    .order = AFMT_ROW_MAJOR,
+    .multi = 1,
+    .detect = afmt_layout_columns_detect,
+    .validate = afmt_layout_columns_validate,
+    .validate_src = afmt_layout_columns_validate_src,
+    .can_write = afmt_layout_columns_can_write,
+    .encoded_size = afmt_layout_columns_encoded_size,
+    .write = afmt_layout_columns_write,
+    .sidecar = NULL,
+    .compresses = 0,
 };

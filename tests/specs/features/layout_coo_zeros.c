@@ -25,11 +25,11 @@ int afmt_layout_coo_zeros_detect(const uint8_t *buf, uint64_t len)
 }
 
 /* The header fields, as afmt_take_field takes and reports them. */
-static const afmt_field_desc field_code = {"code", AFMT_FIELD_UINT, 1, 0, 0, NULL};
-static const afmt_field_desc field_rows = {"rows", AFMT_FIELD_UINT, 4, 0, 0, NULL};
-static const afmt_field_desc field_cols = {"cols", AFMT_FIELD_UINT, 4, 0, 0, NULL};
-static const afmt_field_desc field_kind = {"kind", AFMT_FIELD_UINT, 1, 0, 0, NULL};
-static const afmt_field_desc field_nnz = {"nnz", AFMT_FIELD_UINT, 4, 0, 0, NULL};
+static const afmt_field_desc field_code = {.name = "code", .kind = AFMT_FIELD_UINT, .width = 1};
+static const afmt_field_desc field_rows = {.name = "rows", .kind = AFMT_FIELD_UINT, .width = 4};
+static const afmt_field_desc field_cols = {.name = "cols", .kind = AFMT_FIELD_UINT, .width = 4};
+static const afmt_field_desc field_kind = {.name = "kind", .kind = AFMT_FIELD_UINT, .width = 1};
+static const afmt_field_desc field_nnz = {.name = "nnz", .kind = AFMT_FIELD_UINT, .width = 4};
 
 /* Table types (tests/specs/features/layout_coo_zeros.json /tables/types), for the validator and the writer. */
 static const afmt_type_entry layout_coo_zeros_types[2] = {
@@ -314,17 +314,17 @@ int afmt_layout_coo_zeros_write(const afmt_array *arrays, size_t n, const afmt_w
 }
 
 const afmt_format afmt_layout_coo_zeros_format = {
-    "layout_coo_zeros",
-    "tests/specs/features/layout_coo_zeros.json",
-    layout_coo_zeros_extensions,
-    AFMT_ROW_MAJOR,
-    0,
-    afmt_layout_coo_zeros_detect,
-    afmt_layout_coo_zeros_validate,
-    afmt_layout_coo_zeros_validate_src,
-    afmt_layout_coo_zeros_can_write,
-    afmt_layout_coo_zeros_encoded_size,
-    afmt_layout_coo_zeros_write,
-    NULL,
-    0,
+    .name = "layout_coo_zeros",
+    .spec = "tests/specs/features/layout_coo_zeros.json",
+    .extensions = layout_coo_zeros_extensions,
+    .order = AFMT_ROW_MAJOR,
+    .multi = 0,
+    .detect = afmt_layout_coo_zeros_detect,
+    .validate = afmt_layout_coo_zeros_validate,
+    .validate_src = afmt_layout_coo_zeros_validate_src,
+    .can_write = afmt_layout_coo_zeros_can_write,
+    .encoded_size = afmt_layout_coo_zeros_encoded_size,
+    .write = afmt_layout_coo_zeros_write,
+    .sidecar = NULL,
+    .compresses = 0,
 };

@@ -25,12 +25,14 @@ int afmt_layout_csr_detect(const uint8_t *buf, uint64_t len)
 }
 
 /* The header fields, as afmt_take_field takes and reports them. */
-static const afmt_field_desc field_code = {"code", AFMT_FIELD_UINT, 1, 0, 0, NULL};
-static const afmt_field_desc field_rows = {"rows", AFMT_FIELD_UINT, 8, 0, 0, NULL};
-static const afmt_field_desc field_cols = {"cols", AFMT_FIELD_UINT, 8, 0, 0, NULL};
-static const afmt_field_desc field_nnz = {"nnz", AFMT_FIELD_UINT, 8, 0, 0, NULL};
-static const afmt_field_desc field_row_offsets = {"row_offsets", AFMT_FIELD_UINT, 4, 1, 0, NULL};
-static const afmt_field_desc field_col_indices = {"col_indices", AFMT_FIELD_UINT, 4, 1, 0, NULL};
+static const afmt_field_desc field_code = {.name = "code", .kind = AFMT_FIELD_UINT, .width = 1};
+static const afmt_field_desc field_rows = {.name = "rows", .kind = AFMT_FIELD_UINT, .width = 8};
+static const afmt_field_desc field_cols = {.name = "cols", .kind = AFMT_FIELD_UINT, .width = 8};
+static const afmt_field_desc field_nnz = {.name = "nnz", .kind = AFMT_FIELD_UINT, .width = 8};
+static const afmt_field_desc field_row_offsets = {
+    .name = "row_offsets", .kind = AFMT_FIELD_UINT, .width = 4, .is_array = 1};
+static const afmt_field_desc field_col_indices = {
+    .name = "col_indices", .kind = AFMT_FIELD_UINT, .width = 4, .is_array = 1};
 
 /* Table types (tests/specs/features/layout_csr.json /tables/types), for the validator and the writer. */
 static const afmt_type_entry layout_csr_types[2] = {
@@ -287,17 +289,17 @@ int afmt_layout_csr_write(const afmt_array *arrays, size_t n, const afmt_write_o
 }
 
 const afmt_format afmt_layout_csr_format = {
-    "layout_csr",
-    "tests/specs/features/layout_csr.json",
-    layout_csr_extensions,
-    AFMT_ROW_MAJOR,
-    0,
-    afmt_layout_csr_detect,
-    afmt_layout_csr_validate,
-    afmt_layout_csr_validate_src,
-    afmt_layout_csr_can_write,
-    afmt_layout_csr_encoded_size,
-    afmt_layout_csr_write,
-    NULL,
-    0,
+    .name = "layout_csr",
+    .spec = "tests/specs/features/layout_csr.json",
+    .extensions = layout_csr_extensions,
+    .order = AFMT_ROW_MAJOR,
+    .multi = 0,
+    .detect = afmt_layout_csr_detect,
+    .validate = afmt_layout_csr_validate,
+    .validate_src = afmt_layout_csr_validate_src,
+    .can_write = afmt_layout_csr_can_write,
+    .encoded_size = afmt_layout_csr_encoded_size,
+    .write = afmt_layout_csr_write,
+    .sidecar = NULL,
+    .compresses = 0,
 };

@@ -25,9 +25,9 @@ int afmt_let_check_detect(const uint8_t *buf, uint64_t len)
 }
 
 /* The header fields, as afmt_take_field takes and reports them. */
-static const afmt_field_desc field_code = {"code", AFMT_FIELD_UINT, 1, 0, 0, NULL};
-static const afmt_field_desc field_n = {"n", AFMT_FIELD_UINT, 4, 0, 0, NULL};
-static const afmt_field_desc field_nbytes = {"nbytes", AFMT_FIELD_UINT, 8, 0, 0, NULL};
+static const afmt_field_desc field_code = {.name = "code", .kind = AFMT_FIELD_UINT, .width = 1};
+static const afmt_field_desc field_n = {.name = "n", .kind = AFMT_FIELD_UINT, .width = 4};
+static const afmt_field_desc field_nbytes = {.name = "nbytes", .kind = AFMT_FIELD_UINT, .width = 8};
 
 /* Table types (tests/specs/features/let_check.json /tables/types), for the validator and the writer. */
 static const afmt_type_entry let_check_types[2] = {
@@ -234,17 +234,17 @@ int afmt_let_check_write(const afmt_array *arrays, size_t n, const afmt_write_op
 }
 
 const afmt_format afmt_let_check_format = {
-    "let_check",
-    "tests/specs/features/let_check.json",
-    let_check_extensions,
-    AFMT_ROW_MAJOR,
-    0,
-    afmt_let_check_detect,
-    afmt_let_check_validate,
-    afmt_let_check_validate_src,
-    afmt_let_check_can_write,
-    afmt_let_check_encoded_size,
-    afmt_let_check_write,
-    NULL,
-    0,
+    .name = "let_check",
+    .spec = "tests/specs/features/let_check.json",
+    .extensions = let_check_extensions,
+    .order = AFMT_ROW_MAJOR,
+    .multi = 0,
+    .detect = afmt_let_check_detect,
+    .validate = afmt_let_check_validate,
+    .validate_src = afmt_let_check_validate_src,
+    .can_write = afmt_let_check_can_write,
+    .encoded_size = afmt_let_check_encoded_size,
+    .write = afmt_let_check_write,
+    .sidecar = NULL,
+    .compresses = 0,
 };

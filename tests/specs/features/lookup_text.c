@@ -25,8 +25,8 @@ int afmt_lookup_text_detect(const uint8_t *buf, uint64_t len)
 }
 
 /* The header fields, as afmt_take_field takes and reports them. */
-static const afmt_field_desc field_dt = {"dt", AFMT_FIELD_BYTES, 2, 0, 0, NULL};
-static const afmt_field_desc field_n = {"n", AFMT_FIELD_UINT, 2, 0, 0, NULL};
+static const afmt_field_desc field_dt = {.name = "dt", .kind = AFMT_FIELD_BYTES, .width = 2};
+static const afmt_field_desc field_n = {.name = "n", .kind = AFMT_FIELD_UINT, .width = 2};
 
 /* Table t (tests/specs/features/lookup_text.json /tables/t), for the validator and the writer. */
 static const afmt_type_entry lookup_text_t[2] = {
@@ -159,17 +159,17 @@ int afmt_lookup_text_write(const afmt_array *arrays, size_t n, const afmt_write_
 }
 
 const afmt_format afmt_lookup_text_format = {
-    "lookup_text",
-    "tests/specs/features/lookup_text.json",
-    lookup_text_extensions,
-    AFMT_ROW_MAJOR,
-    0,
-    afmt_lookup_text_detect,
-    afmt_lookup_text_validate,
-    afmt_lookup_text_validate_src,
-    afmt_lookup_text_can_write,
-    afmt_lookup_text_encoded_size,
-    afmt_lookup_text_write,
-    NULL,
-    0,
+    .name = "lookup_text",
+    .spec = "tests/specs/features/lookup_text.json",
+    .extensions = lookup_text_extensions,
+    .order = AFMT_ROW_MAJOR,
+    .multi = 0,
+    .detect = afmt_lookup_text_detect,
+    .validate = afmt_lookup_text_validate,
+    .validate_src = afmt_lookup_text_validate_src,
+    .can_write = afmt_lookup_text_can_write,
+    .encoded_size = afmt_lookup_text_encoded_size,
+    .write = afmt_lookup_text_write,
+    .sidecar = NULL,
+    .compresses = 0,
 };

@@ -25,9 +25,9 @@ int afmt_lookup_two_key_detect(const uint8_t *buf, uint64_t len)
 }
 
 /* The header fields, as afmt_take_field takes and reports them. */
-static const afmt_field_desc field_kind = {"kind", AFMT_FIELD_UINT, 1, 0, 0, NULL};
-static const afmt_field_desc field_width = {"width", AFMT_FIELD_UINT, 1, 0, 0, NULL};
-static const afmt_field_desc field_n = {"n", AFMT_FIELD_UINT, 4, 0, 0, NULL};
+static const afmt_field_desc field_kind = {.name = "kind", .kind = AFMT_FIELD_UINT, .width = 1};
+static const afmt_field_desc field_width = {.name = "width", .kind = AFMT_FIELD_UINT, .width = 1};
+static const afmt_field_desc field_n = {.name = "n", .kind = AFMT_FIELD_UINT, .width = 4};
 
 /* Table element (tests/specs/features/lookup_two_key.json /tables/element): its entries of two keys,
  * for the validator and the writer. */
@@ -204,17 +204,17 @@ int afmt_lookup_two_key_write(const afmt_array *arrays, size_t n, const afmt_wri
 }
 
 const afmt_format afmt_lookup_two_key_format = {
-    "lookup_two_key",
-    "tests/specs/features/lookup_two_key.json",
-    lookup_two_key_extensions,
-    AFMT_ROW_MAJOR,
-    0,
-    afmt_lookup_two_key_detect,
-    afmt_lookup_two_key_validate,
-    afmt_lookup_two_key_validate_src,
-    afmt_lookup_two_key_can_write,
-    afmt_lookup_two_key_encoded_size,
-    afmt_lookup_two_key_write,
-    NULL,
-    0,
+    .name = "lookup_two_key",
+    .spec = "tests/specs/features/lookup_two_key.json",
+    .extensions = lookup_two_key_extensions,
+    .order = AFMT_ROW_MAJOR,
+    .multi = 0,
+    .detect = afmt_lookup_two_key_detect,
+    .validate = afmt_lookup_two_key_validate,
+    .validate_src = afmt_lookup_two_key_validate_src,
+    .can_write = afmt_lookup_two_key_can_write,
+    .encoded_size = afmt_lookup_two_key_encoded_size,
+    .write = afmt_lookup_two_key_write,
+    .sidecar = NULL,
+    .compresses = 0,
 };

@@ -25,10 +25,10 @@ int afmt_lz4_detect(const uint8_t *buf, uint64_t len)
 }
 
 /* The header fields, as afmt_take_field takes and reports them. */
-static const afmt_field_desc field_code = {"code", AFMT_FIELD_UINT, 1, 0, 0, NULL};
-static const afmt_field_desc field_flags = {"flags", AFMT_FIELD_UINT, 1, 0, 0, NULL};
-static const afmt_field_desc field_n = {"n", AFMT_FIELD_UINT, 4, 0, 0, NULL};
-static const afmt_field_desc field_size = {"size", AFMT_FIELD_UINT, 8, 0, 0, NULL};
+static const afmt_field_desc field_code = {.name = "code", .kind = AFMT_FIELD_UINT, .width = 1};
+static const afmt_field_desc field_flags = {.name = "flags", .kind = AFMT_FIELD_UINT, .width = 1};
+static const afmt_field_desc field_n = {.name = "n", .kind = AFMT_FIELD_UINT, .width = 4};
+static const afmt_field_desc field_size = {.name = "size", .kind = AFMT_FIELD_UINT, .width = 8};
 
 /* Table types (tests/specs/features/lz4.json /tables/types), for the validator and the writer. */
 static const afmt_type_entry lz4_types[2] = {
@@ -208,17 +208,17 @@ int afmt_lz4_write(const afmt_array *arrays, size_t n, const afmt_write_options 
 }
 
 const afmt_format afmt_lz4_format = {
-    "lz4",
-    "tests/specs/features/lz4.json",
-    lz4_extensions,
-    AFMT_ROW_MAJOR,
-    0,
-    afmt_lz4_detect,
-    afmt_lz4_validate,
-    afmt_lz4_validate_src,
-    afmt_lz4_can_write,
-    afmt_lz4_encoded_size,
-    afmt_lz4_write,
-    NULL,
-    1,
+    .name = "lz4",
+    .spec = "tests/specs/features/lz4.json",
+    .extensions = lz4_extensions,
+    .order = AFMT_ROW_MAJOR,
+    .multi = 0,
+    .detect = afmt_lz4_detect,
+    .validate = afmt_lz4_validate,
+    .validate_src = afmt_lz4_validate_src,
+    .can_write = afmt_lz4_can_write,
+    .encoded_size = afmt_lz4_encoded_size,
+    .write = afmt_lz4_write,
+    .sidecar = NULL,
+    .compresses = 1,
 };

@@ -25,8 +25,8 @@ int afmt_pad_detect(const uint8_t *buf, uint64_t len)
 }
 
 /* The header fields, as afmt_take_field takes and reports them. */
-static const afmt_field_desc field_code = {"code", AFMT_FIELD_UINT, 1, 0, 0, NULL};
-static const afmt_field_desc field_n = {"n", AFMT_FIELD_UINT, 4, 0, 0, NULL};
+static const afmt_field_desc field_code = {.name = "code", .kind = AFMT_FIELD_UINT, .width = 1};
+static const afmt_field_desc field_n = {.name = "n", .kind = AFMT_FIELD_UINT, .width = 4};
 
 /* Table types (tests/specs/features/pad.json /tables/types), for the validator and the writer. */
 static const afmt_type_entry pad_types[2] = {
@@ -183,17 +183,17 @@ int afmt_pad_write(const afmt_array *arrays, size_t n, const afmt_write_options 
 }
 
 const afmt_format afmt_pad_format = {
-    "pad",
-    "tests/specs/features/pad.json",
-    pad_extensions,
-    AFMT_ROW_MAJOR,
-    0,
-    afmt_pad_detect,
-    afmt_pad_validate,
-    afmt_pad_validate_src,
-    afmt_pad_can_write,
-    afmt_pad_encoded_size,
-    afmt_pad_write,
-    NULL,
-    0,
+    .name = "pad",
+    .spec = "tests/specs/features/pad.json",
+    .extensions = pad_extensions,
+    .order = AFMT_ROW_MAJOR,
+    .multi = 0,
+    .detect = afmt_pad_detect,
+    .validate = afmt_pad_validate,
+    .validate_src = afmt_pad_validate_src,
+    .can_write = afmt_pad_can_write,
+    .encoded_size = afmt_pad_encoded_size,
+    .write = afmt_pad_write,
+    .sidecar = NULL,
+    .compresses = 0,
 };

@@ -25,11 +25,12 @@ int afmt_region_detect(const uint8_t *buf, uint64_t len)
 }
 
 /* The header fields, as afmt_take_field takes and reports them. */
-static const afmt_field_desc field_hlen = {"hlen", AFMT_FIELD_UINT, 4, 0, 0, NULL};
-static const afmt_field_desc field_code = {"code", AFMT_FIELD_UINT, 1, 0, 0, NULL};
-static const afmt_field_desc field_ndims = {"ndims", AFMT_FIELD_UINT, 1, 0, 0, NULL};
-static const afmt_field_desc field_dims = {"dims", AFMT_FIELD_UINT, 4, 1, 0, NULL};
-static const afmt_field_desc field_dlen = {"dlen", AFMT_FIELD_UINT, 4, 0, 0, NULL};
+static const afmt_field_desc field_hlen = {.name = "hlen", .kind = AFMT_FIELD_UINT, .width = 4};
+static const afmt_field_desc field_code = {.name = "code", .kind = AFMT_FIELD_UINT, .width = 1};
+static const afmt_field_desc field_ndims = {.name = "ndims", .kind = AFMT_FIELD_UINT, .width = 1};
+static const afmt_field_desc field_dims = {
+    .name = "dims", .kind = AFMT_FIELD_UINT, .width = 4, .is_array = 1};
+static const afmt_field_desc field_dlen = {.name = "dlen", .kind = AFMT_FIELD_UINT, .width = 4};
 
 /* Table types (tests/specs/features/region.json /tables/types), for the validator and the writer. */
 static const afmt_type_entry region_types[2] = {
@@ -279,17 +280,17 @@ int afmt_region_write(const afmt_array *arrays, size_t n, const afmt_write_optio
 }
 
 const afmt_format afmt_region_format = {
-    "region",
-    "tests/specs/features/region.json",
-    region_extensions,
-    AFMT_ROW_MAJOR,
-    0,
-    afmt_region_detect,
-    afmt_region_validate,
-    afmt_region_validate_src,
-    afmt_region_can_write,
-    afmt_region_encoded_size,
-    afmt_region_write,
-    NULL,
-    0,
+    .name = "region",
+    .spec = "tests/specs/features/region.json",
+    .extensions = region_extensions,
+    .order = AFMT_ROW_MAJOR,
+    .multi = 0,
+    .detect = afmt_region_detect,
+    .validate = afmt_region_validate,
+    .validate_src = afmt_region_validate_src,
+    .can_write = afmt_region_can_write,
+    .encoded_size = afmt_region_encoded_size,
+    .write = afmt_region_write,
+    .sidecar = NULL,
+    .compresses = 0,
 };

@@ -25,12 +25,12 @@ int afmt_repeat_count_detect(const uint8_t *buf, uint64_t len)
 }
 
 /* The header fields, as afmt_take_field takes and reports them. */
-static const afmt_field_desc field_code = {"code", AFMT_FIELD_UINT, 1, 0, 0, NULL};
-static const afmt_field_desc field_kind = {"kind", AFMT_FIELD_UINT, 1, 0, 0, NULL};
-static const afmt_field_desc field_n = {"n", AFMT_FIELD_UINT, 4, 0, 0, NULL};
-static const afmt_field_desc field_nrec = {"nrec", AFMT_FIELD_UINT, 2, 0, 0, NULL};
-static const afmt_field_desc field_x = {"x", AFMT_FIELD_UINT, 2, 0, 0, NULL};
-static const afmt_field_desc field_y = {"y", AFMT_FIELD_UINT, 1, 0, 0, NULL};
+static const afmt_field_desc field_code = {.name = "code", .kind = AFMT_FIELD_UINT, .width = 1};
+static const afmt_field_desc field_kind = {.name = "kind", .kind = AFMT_FIELD_UINT, .width = 1};
+static const afmt_field_desc field_n = {.name = "n", .kind = AFMT_FIELD_UINT, .width = 4};
+static const afmt_field_desc field_nrec = {.name = "nrec", .kind = AFMT_FIELD_UINT, .width = 2};
+static const afmt_field_desc field_x = {.name = "x", .kind = AFMT_FIELD_UINT, .width = 2};
+static const afmt_field_desc field_y = {.name = "y", .kind = AFMT_FIELD_UINT, .width = 1};
 
 /* Table types (tests/specs/features/repeat_count.json /tables/types), for the validator and the writer. */
 static const afmt_type_entry repeat_count_types[2] = {
@@ -256,17 +256,17 @@ int afmt_repeat_count_write(const afmt_array *arrays, size_t n, const afmt_write
 }
 
 const afmt_format afmt_repeat_count_format = {
-    "repeat_count",
-    "tests/specs/features/repeat_count.json",
-    repeat_count_extensions,
-    AFMT_ROW_MAJOR,
-    0,
-    afmt_repeat_count_detect,
-    afmt_repeat_count_validate,
-    afmt_repeat_count_validate_src,
-    afmt_repeat_count_can_write,
-    afmt_repeat_count_encoded_size,
-    afmt_repeat_count_write,
-    NULL,
-    0,
+    .name = "repeat_count",
+    .spec = "tests/specs/features/repeat_count.json",
+    .extensions = repeat_count_extensions,
+    .order = AFMT_ROW_MAJOR,
+    .multi = 0,
+    .detect = afmt_repeat_count_detect,
+    .validate = afmt_repeat_count_validate,
+    .validate_src = afmt_repeat_count_validate_src,
+    .can_write = afmt_repeat_count_can_write,
+    .encoded_size = afmt_repeat_count_encoded_size,
+    .write = afmt_repeat_count_write,
+    .sidecar = NULL,
+    .compresses = 0,
 };

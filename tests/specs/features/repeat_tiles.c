@@ -25,14 +25,18 @@ int afmt_repeat_tiles_detect(const uint8_t *buf, uint64_t len)
 }
 
 /* The header fields, as afmt_take_field takes and reports them. */
-static const afmt_field_desc field_kind = {"kind", AFMT_FIELD_UINT, 1, 0, 0, NULL};
-static const afmt_field_desc field_code = {"code", AFMT_FIELD_UINT, 1, 0, 0, NULL};
-static const afmt_field_desc field_rows = {"rows", AFMT_FIELD_UINT, 8, 0, 0, NULL};
-static const afmt_field_desc field_cols = {"cols", AFMT_FIELD_UINT, 8, 0, 0, NULL};
-static const afmt_field_desc field_block_row = {"block_row", AFMT_FIELD_UINT, 8, 0, 0, NULL};
-static const afmt_field_desc field_block_col = {"block_col", AFMT_FIELD_UINT, 8, 0, 0, NULL};
-static const afmt_field_desc field_block_rows = {"block_rows", AFMT_FIELD_UINT, 4, 0, 0, NULL};
-static const afmt_field_desc field_block_cols = {"block_cols", AFMT_FIELD_UINT, 4, 0, 0, NULL};
+static const afmt_field_desc field_kind = {.name = "kind", .kind = AFMT_FIELD_UINT, .width = 1};
+static const afmt_field_desc field_code = {.name = "code", .kind = AFMT_FIELD_UINT, .width = 1};
+static const afmt_field_desc field_rows = {.name = "rows", .kind = AFMT_FIELD_UINT, .width = 8};
+static const afmt_field_desc field_cols = {.name = "cols", .kind = AFMT_FIELD_UINT, .width = 8};
+static const afmt_field_desc field_block_row = {
+    .name = "block_row", .kind = AFMT_FIELD_UINT, .width = 8};
+static const afmt_field_desc field_block_col = {
+    .name = "block_col", .kind = AFMT_FIELD_UINT, .width = 8};
+static const afmt_field_desc field_block_rows = {
+    .name = "block_rows", .kind = AFMT_FIELD_UINT, .width = 4};
+static const afmt_field_desc field_block_cols = {
+    .name = "block_cols", .kind = AFMT_FIELD_UINT, .width = 4};
 
 /* Table types (tests/specs/features/repeat_tiles.json /tables/types), for the validator and the writer. */
 static const afmt_type_entry repeat_tiles_types[2] = {
@@ -335,17 +339,17 @@ int afmt_repeat_tiles_write(const afmt_array *arrays, size_t n, const afmt_write
 }
 
 const afmt_format afmt_repeat_tiles_format = {
-    "repeat_tiles",
-    "tests/specs/features/repeat_tiles.json",
-    repeat_tiles_extensions,
-    AFMT_ROW_MAJOR,
-    0,
-    afmt_repeat_tiles_detect,
-    afmt_repeat_tiles_validate,
-    afmt_repeat_tiles_validate_src,
-    afmt_repeat_tiles_can_write,
-    afmt_repeat_tiles_encoded_size,
-    afmt_repeat_tiles_write,
-    NULL,
-    0,
+    .name = "repeat_tiles",
+    .spec = "tests/specs/features/repeat_tiles.json",
+    .extensions = repeat_tiles_extensions,
+    .order = AFMT_ROW_MAJOR,
+    .multi = 0,
+    .detect = afmt_repeat_tiles_detect,
+    .validate = afmt_repeat_tiles_validate,
+    .validate_src = afmt_repeat_tiles_validate_src,
+    .can_write = afmt_repeat_tiles_can_write,
+    .encoded_size = afmt_repeat_tiles_encoded_size,
+    .write = afmt_repeat_tiles_write,
+    .sidecar = NULL,
+    .compresses = 0,
 };

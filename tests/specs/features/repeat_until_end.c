@@ -25,8 +25,8 @@ int afmt_repeat_until_end_detect(const uint8_t *buf, uint64_t len)
 }
 
 /* The header fields, as afmt_take_field takes and reports them. */
-static const afmt_field_desc field_code = {"code", AFMT_FIELD_UINT, 1, 0, 0, NULL};
-static const afmt_field_desc field_n = {"n", AFMT_FIELD_UINT, 4, 0, 0, NULL};
+static const afmt_field_desc field_code = {.name = "code", .kind = AFMT_FIELD_UINT, .width = 1};
+static const afmt_field_desc field_n = {.name = "n", .kind = AFMT_FIELD_UINT, .width = 4};
 
 /* Table types (tests/specs/features/repeat_until_end.json /tables/types), for the validator and the writer. */
 static const afmt_type_entry repeat_until_end_types[2] = {
@@ -203,17 +203,17 @@ int afmt_repeat_until_end_write(const afmt_array *arrays, size_t n, const afmt_w
 }
 
 const afmt_format afmt_repeat_until_end_format = {
-    "repeat_until_end",
-    "tests/specs/features/repeat_until_end.json",
-    repeat_until_end_extensions,
-    AFMT_ROW_MAJOR,
-    1,
-    afmt_repeat_until_end_detect,
-    afmt_repeat_until_end_validate,
-    afmt_repeat_until_end_validate_src,
-    afmt_repeat_until_end_can_write,
-    afmt_repeat_until_end_encoded_size,
-    afmt_repeat_until_end_write,
-    NULL,
-    0,
+    .name = "repeat_until_end",
+    .spec = "tests/specs/features/repeat_until_end.json",
+    .extensions = repeat_until_end_extensions,
+    .order = AFMT_ROW_MAJOR,
+    .multi = 1,
+    .detect = afmt_repeat_until_end_detect,
+    .validate = afmt_repeat_until_end_validate,
+    .validate_src = afmt_repeat_until_end_validate_src,
+    .can_write = afmt_repeat_until_end_can_write,
+    .encoded_size = afmt_repeat_until_end_encoded_size,
+    .write = afmt_repeat_until_end_write,
+    .sidecar = NULL,
+    .compresses = 0,
 };

@@ -25,9 +25,9 @@ int afmt_sidecar_detect(const uint8_t *buf, uint64_t len)
 }
 
 /* The header fields, as afmt_take_field takes and reports them. */
-static const afmt_field_desc field_code = {"code", AFMT_FIELD_UINT, 1, 0, 0, NULL};
-static const afmt_field_desc field_rows = {"rows", AFMT_FIELD_UINT, 8, 0, 0, NULL};
-static const afmt_field_desc field_cols = {"cols", AFMT_FIELD_UINT, 8, 0, 0, NULL};
+static const afmt_field_desc field_code = {.name = "code", .kind = AFMT_FIELD_UINT, .width = 1};
+static const afmt_field_desc field_rows = {.name = "rows", .kind = AFMT_FIELD_UINT, .width = 8};
+static const afmt_field_desc field_cols = {.name = "cols", .kind = AFMT_FIELD_UINT, .width = 8};
 
 /* Table types (tests/specs/features/sidecar.json /tables/types), for the validator and the writer. */
 static const afmt_type_entry sidecar_types[2] = {
@@ -169,26 +169,31 @@ int afmt_sidecar_write(const afmt_array *arrays, size_t n, const afmt_write_opti
 
 /* The sidecar file written and checked beside the data. */
 static const afmt_meta_desc sidecar_sidecar = {
-    ".meta",
-    "numRows", "numCols", "valueType", "numNonZeros", "schema", "label",
-    {
+    .suffix = ".meta",
+    .key_rows = "numRows",
+    .key_cols = "numCols",
+    .key_value_type = "valueType",
+    .key_nnz = "numNonZeros",
+    .key_schema = "schema",
+    .key_label = "label",
+    .value_names = {
         [AFMT_I32] = "si32",
         [AFMT_F64] = "f64",
     },
 };
 
 const afmt_format afmt_sidecar_format = {
-    "sidecar",
-    "tests/specs/features/sidecar.json",
-    sidecar_extensions,
-    AFMT_ROW_MAJOR,
-    0,
-    afmt_sidecar_detect,
-    afmt_sidecar_validate,
-    afmt_sidecar_validate_src,
-    afmt_sidecar_can_write,
-    afmt_sidecar_encoded_size,
-    afmt_sidecar_write,
-    &sidecar_sidecar,
-    0,
+    .name = "sidecar",
+    .spec = "tests/specs/features/sidecar.json",
+    .extensions = sidecar_extensions,
+    .order = AFMT_ROW_MAJOR,
+    .multi = 0,
+    .detect = afmt_sidecar_detect,
+    .validate = afmt_sidecar_validate,
+    .validate_src = afmt_sidecar_validate_src,
+    .can_write = afmt_sidecar_can_write,
+    .encoded_size = afmt_sidecar_encoded_size,
+    .write = afmt_sidecar_write,
+    .sidecar = &sidecar_sidecar,
+    .compresses = 0,
 };

@@ -25,11 +25,11 @@ int afmt_switch_detect(const uint8_t *buf, uint64_t len)
 }
 
 /* The header fields, as afmt_take_field takes and reports them. */
-static const afmt_field_desc field_code = {"code", AFMT_FIELD_UINT, 1, 0, 0, NULL};
-static const afmt_field_desc field_rank = {"rank", AFMT_FIELD_UINT, 1, 0, 0, NULL};
-static const afmt_field_desc field_n = {"n", AFMT_FIELD_UINT, 4, 0, 0, NULL};
-static const afmt_field_desc field_r = {"r", AFMT_FIELD_UINT, 4, 0, 0, NULL};
-static const afmt_field_desc field_c = {"c", AFMT_FIELD_UINT, 4, 0, 0, NULL};
+static const afmt_field_desc field_code = {.name = "code", .kind = AFMT_FIELD_UINT, .width = 1};
+static const afmt_field_desc field_rank = {.name = "rank", .kind = AFMT_FIELD_UINT, .width = 1};
+static const afmt_field_desc field_n = {.name = "n", .kind = AFMT_FIELD_UINT, .width = 4};
+static const afmt_field_desc field_r = {.name = "r", .kind = AFMT_FIELD_UINT, .width = 4};
+static const afmt_field_desc field_c = {.name = "c", .kind = AFMT_FIELD_UINT, .width = 4};
 
 /* Table types (tests/specs/features/switch.json /tables/types), for the validator and the writer. */
 static const afmt_type_entry switch_types[2] = {
@@ -293,17 +293,17 @@ int afmt_switch_write(const afmt_array *arrays, size_t n, const afmt_write_optio
 }
 
 const afmt_format afmt_switch_format = {
-    "switch",
-    "tests/specs/features/switch.json",
-    switch_extensions,
-    AFMT_ROW_MAJOR,
-    0,
-    afmt_switch_detect,
-    afmt_switch_validate,
-    afmt_switch_validate_src,
-    afmt_switch_can_write,
-    afmt_switch_encoded_size,
-    afmt_switch_write,
-    NULL,
-    0,
+    .name = "switch",
+    .spec = "tests/specs/features/switch.json",
+    .extensions = switch_extensions,
+    .order = AFMT_ROW_MAJOR,
+    .multi = 0,
+    .detect = afmt_switch_detect,
+    .validate = afmt_switch_validate,
+    .validate_src = afmt_switch_validate_src,
+    .can_write = afmt_switch_can_write,
+    .encoded_size = afmt_switch_encoded_size,
+    .write = afmt_switch_write,
+    .sidecar = NULL,
+    .compresses = 0,
 };

@@ -36,15 +36,28 @@ static const afmt_thdir_type text_header_map_header_types[] = {
     {"F64", 0, AFMT_F64, 8, AFMT_LITTLE, 1, NULL},
     {"F8", 0, AFMT_OPAQUE, 1, AFMT_LITTLE, 1, NULL},
 };
-static const afmt_thdir_desc text_header_map_thdir_body_0 = {
-    "text_header_map", "header", AFMT_TH_JSON,
-    8, 0, UINT64_C(1000000),
-    32, -1,
-    UINT64_C(0), UINT64_C(8), UINT64_C(0), UINT64_C(0),
-    1, "__metadata__",
-    text_header_map_header_keys, 3, text_header_map_header_types, 4,
-    "array_", 0,
-    {-1, 2, 0, 0},
+static const afmt_thdir_desc text_header_map_header = {
+    .format = "text_header_map",
+    .name = "header",
+    .syntax = AFMT_TH_JSON,
+    .length_width = 8,
+    .length_big = 0,
+    .max_length = UINT64_C(1000000),
+    .pad = ' ',
+    .terminator = -1,
+    .align = UINT64_C(0),
+    .write_align = UINT64_C(8),
+    .write_min_pad = UINT64_C(0),
+    .write_spare = UINT64_C(0),
+    .map = 1,
+    .metadata_key = "__metadata__",
+    .keys = text_header_map_header_keys,
+    .nkeys = 3,
+    .types = text_header_map_header_types,
+    .ntypes = 4,
+    .default_name = "array_",
+    .lenient = 0,
+    .write_sort = {-1, 2, 0, 0},
 };
 
 static int text_header_map_validate_body(afmt_vctx *c)
@@ -53,8 +66,8 @@ static int text_header_map_validate_body(afmt_vctx *c)
      * header: a text header and the arrays it describes (tests/specs/features/text_header_map.json
      * /body/0)
      */
-    if (afmt_thdir_validate(&text_header_map_thdir_body_0, c->src, afmt_end(c), &c->pos,
-            &c->narrays, c->opt, c->vis, c->path,
+    if (afmt_thdir_validate(&text_header_map_header, c->src, afmt_end(c), &c->pos, &c->narrays,
+            c->opt, c->vis, c->path,
             c->err) != 0)
         return -1;
 
@@ -81,7 +94,7 @@ static int text_header_map_write_impl(const afmt_array *arrays, size_t n,
                          afmt_sink *sink, afmt_error *err, uint8_t **owned)
 {
     (void)owned;
-    if (afmt_thdir_write(&text_header_map_thdir_body_0, arrays, n, wopt, sink, err) != 0) return -1;
+    if (afmt_thdir_write(&text_header_map_header, arrays, n, wopt, sink, err) != 0) return -1;
     if (wopt && wopt->trailer_len > 0) {
         return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "text_header_map does not allow data after the arrays");
@@ -110,17 +123,17 @@ int afmt_text_header_map_write(const afmt_array *arrays, size_t n, const afmt_wr
 }
 
 const afmt_format afmt_text_header_map_format = {
-    "text_header_map",
-    "tests/specs/features/text_header_map.json",
-    text_header_map_extensions,
-    AFMT_ROW_MAJOR,
-    1,
-    afmt_text_header_map_detect,
-    afmt_text_header_map_validate,
-    afmt_text_header_map_validate_src,
-    afmt_text_header_map_can_write,
-    afmt_text_header_map_encoded_size,
-    afmt_text_header_map_write,
-    NULL,
-    0,
+    .name = "text_header_map",
+    .spec = "tests/specs/features/text_header_map.json",
+    .extensions = text_header_map_extensions,
+    .order = AFMT_ROW_MAJOR,
+    .multi = 1,
+    .detect = afmt_text_header_map_detect,
+    .validate = afmt_text_header_map_validate,
+    .validate_src = afmt_text_header_map_validate_src,
+    .can_write = afmt_text_header_map_can_write,
+    .encoded_size = afmt_text_header_map_encoded_size,
+    .write = afmt_text_header_map_write,
+    .sidecar = NULL,
+    .compresses = 0,
 };

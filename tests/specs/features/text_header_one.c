@@ -25,7 +25,7 @@ int afmt_text_header_one_detect(const uint8_t *buf, uint64_t len)
 }
 
 /* The header fields, as afmt_take_field takes and reports them. */
-static const afmt_field_desc field_magic = {"magic", AFMT_FIELD_BYTES, 3, 0, 0, NULL};
+static const afmt_field_desc field_magic = {.name = "magic", .kind = AFMT_FIELD_BYTES, .width = 3};
 
 /* header: the text header at /body/1 */
 static const afmt_thdir_key text_header_one_header_keys[] = {
@@ -39,15 +39,28 @@ static const afmt_thdir_type text_header_one_header_types[] = {
     {"|O", 1, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0,
      "objects"},
 };
-static const afmt_thdir_desc text_header_one_thdir_body_1 = {
-    "text_header_one", "header", AFMT_TH_PYDICT,
-    2, 0, UINT64_C(0),
-    32, 10,
-    UINT64_C(16), UINT64_C(16), UINT64_C(1), UINT64_C(0),
-    0, NULL,
-    text_header_one_header_keys, 3, text_header_one_header_types, 3,
-    "", 1,
-    {0, 0, 0, 0},
+static const afmt_thdir_desc text_header_one_header = {
+    .format = "text_header_one",
+    .name = "header",
+    .syntax = AFMT_TH_PYDICT,
+    .length_width = 2,
+    .length_big = 0,
+    .max_length = UINT64_C(0),
+    .pad = ' ',
+    .terminator = '\n',
+    .align = UINT64_C(16),
+    .write_align = UINT64_C(16),
+    .write_min_pad = UINT64_C(1),
+    .write_spare = UINT64_C(0),
+    .map = 0,
+    .metadata_key = NULL,
+    .keys = text_header_one_header_keys,
+    .nkeys = 3,
+    .types = text_header_one_header_types,
+    .ntypes = 3,
+    .default_name = "",
+    .lenient = 1,
+    .write_sort = {0, 0, 0, 0},
 };
 
 static int text_header_one_validate_body(afmt_vctx *c)
@@ -61,8 +74,8 @@ static int text_header_one_validate_body(afmt_vctx *c)
      * header: a text header and the arrays it describes (tests/specs/features/text_header_one.json
      * /body/1)
      */
-    if (afmt_thdir_validate(&text_header_one_thdir_body_1, c->src, afmt_end(c), &c->pos,
-            &c->narrays, c->opt, c->vis, c->path,
+    if (afmt_thdir_validate(&text_header_one_header, c->src, afmt_end(c), &c->pos, &c->narrays,
+            c->opt, c->vis, c->path,
             c->err) != 0)
         return -1;
 
@@ -94,7 +107,7 @@ static int text_header_one_write_impl(const afmt_array *arrays, size_t n,
         static const char v_magic[3 + 1] = "THO";
         if (afmt_sink_put(sink, v_magic, 3, err) != 0) return -1;
     }
-    if (afmt_thdir_write(&text_header_one_thdir_body_1, arrays, n, wopt, sink, err) != 0) return -1;
+    if (afmt_thdir_write(&text_header_one_header, arrays, n, wopt, sink, err) != 0) return -1;
     if (wopt && wopt->trailer_len > 0) {
         return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "text_header_one does not allow data after the arrays");
@@ -123,17 +136,17 @@ int afmt_text_header_one_write(const afmt_array *arrays, size_t n, const afmt_wr
 }
 
 const afmt_format afmt_text_header_one_format = {
-    "text_header_one",
-    "tests/specs/features/text_header_one.json",
-    text_header_one_extensions,
-    AFMT_ROW_MAJOR,
-    0,
-    afmt_text_header_one_detect,
-    afmt_text_header_one_validate,
-    afmt_text_header_one_validate_src,
-    afmt_text_header_one_can_write,
-    afmt_text_header_one_encoded_size,
-    afmt_text_header_one_write,
-    NULL,
-    0,
+    .name = "text_header_one",
+    .spec = "tests/specs/features/text_header_one.json",
+    .extensions = text_header_one_extensions,
+    .order = AFMT_ROW_MAJOR,
+    .multi = 0,
+    .detect = afmt_text_header_one_detect,
+    .validate = afmt_text_header_one_validate,
+    .validate_src = afmt_text_header_one_validate_src,
+    .can_write = afmt_text_header_one_can_write,
+    .encoded_size = afmt_text_header_one_encoded_size,
+    .write = afmt_text_header_one_write,
+    .sidecar = NULL,
+    .compresses = 0,
 };

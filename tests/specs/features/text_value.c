@@ -25,10 +25,11 @@ int afmt_text_value_detect(const uint8_t *buf, uint64_t len)
 }
 
 /* The header fields, as afmt_take_field takes and reports them. */
-static const afmt_field_desc field_mark = {"mark", AFMT_FIELD_BYTES, 1, 0, 0, NULL};
-static const afmt_field_desc field_rank = {"rank", AFMT_FIELD_INT, 1, 0, 0, NULL};
-static const afmt_field_desc field_type = {"type", AFMT_FIELD_BYTES, 4, 0, 0, NULL};
-static const afmt_field_desc field_dims = {"dims", AFMT_FIELD_INT, 8, 1, 0, NULL};
+static const afmt_field_desc field_mark = {.name = "mark", .kind = AFMT_FIELD_BYTES, .width = 1};
+static const afmt_field_desc field_rank = {.name = "rank", .kind = AFMT_FIELD_INT, .width = 1};
+static const afmt_field_desc field_type = {.name = "type", .kind = AFMT_FIELD_BYTES, .width = 4};
+static const afmt_field_desc field_dims = {
+    .name = "dims", .kind = AFMT_FIELD_INT, .width = 8, .is_array = 1};
 
 /* rank: its check, for the validator and the writer
  * (tests/specs/features/text_value.json /body/0/body/0/cases/0/body/2) */
@@ -313,17 +314,17 @@ int afmt_text_value_write(const afmt_array *arrays, size_t n, const afmt_write_o
 }
 
 const afmt_format afmt_text_value_format = {
-    "text_value",
-    "tests/specs/features/text_value.json",
-    text_value_extensions,
-    AFMT_ROW_MAJOR,
-    1,
-    afmt_text_value_detect,
-    afmt_text_value_validate,
-    afmt_text_value_validate_src,
-    afmt_text_value_can_write,
-    afmt_text_value_encoded_size,
-    afmt_text_value_write,
-    NULL,
-    0,
+    .name = "text_value",
+    .spec = "tests/specs/features/text_value.json",
+    .extensions = text_value_extensions,
+    .order = AFMT_ROW_MAJOR,
+    .multi = 1,
+    .detect = afmt_text_value_detect,
+    .validate = afmt_text_value_validate,
+    .validate_src = afmt_text_value_validate_src,
+    .can_write = afmt_text_value_can_write,
+    .encoded_size = afmt_text_value_encoded_size,
+    .write = afmt_text_value_write,
+    .sidecar = NULL,
+    .compresses = 0,
 };

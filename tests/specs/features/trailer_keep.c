@@ -25,9 +25,11 @@ int afmt_trailer_keep_detect(const uint8_t *buf, uint64_t len)
 }
 
 /* The header fields, as afmt_take_field takes and reports them. */
-static const afmt_field_desc field_magic = {"magic", AFMT_FIELD_BYTES, 2, 0, 0, NULL};
-static const afmt_field_desc field_code = {"code", AFMT_FIELD_UINT, 1, 0, 1, NULL};
-static const afmt_field_desc field_n = {"n", AFMT_FIELD_UINT, 4, 0, 1, NULL};
+static const afmt_field_desc field_magic = {.name = "magic", .kind = AFMT_FIELD_BYTES, .width = 2};
+static const afmt_field_desc field_code = {
+    .name = "code", .kind = AFMT_FIELD_UINT, .width = 1, .big_endian = 1};
+static const afmt_field_desc field_n = {
+    .name = "n", .kind = AFMT_FIELD_UINT, .width = 4, .big_endian = 1};
 
 /* Table types (tests/specs/features/trailer_keep.json /tables/types), for the validator and the writer. */
 static const afmt_type_entry trailer_keep_types[2] = {
@@ -172,17 +174,17 @@ int afmt_trailer_keep_write(const afmt_array *arrays, size_t n, const afmt_write
 }
 
 const afmt_format afmt_trailer_keep_format = {
-    "trailer_keep",
-    "tests/specs/features/trailer_keep.json",
-    trailer_keep_extensions,
-    AFMT_ROW_MAJOR,
-    0,
-    afmt_trailer_keep_detect,
-    afmt_trailer_keep_validate,
-    afmt_trailer_keep_validate_src,
-    afmt_trailer_keep_can_write,
-    afmt_trailer_keep_encoded_size,
-    afmt_trailer_keep_write,
-    NULL,
-    0,
+    .name = "trailer_keep",
+    .spec = "tests/specs/features/trailer_keep.json",
+    .extensions = trailer_keep_extensions,
+    .order = AFMT_ROW_MAJOR,
+    .multi = 0,
+    .detect = afmt_trailer_keep_detect,
+    .validate = afmt_trailer_keep_validate,
+    .validate_src = afmt_trailer_keep_validate_src,
+    .can_write = afmt_trailer_keep_can_write,
+    .encoded_size = afmt_trailer_keep_encoded_size,
+    .write = afmt_trailer_keep_write,
+    .sidecar = NULL,
+    .compresses = 0,
 };
