@@ -94,6 +94,22 @@ $CC $BCFLAGS -o "$BIN/gen_data" "$BENCH/gen_data.c"
 $CC $BCFLAGS -I"$ROOT/runtime" -I"$ROOT/generated" -o "$BIN/validate_inproc" \
     "$BENCH/validate_inproc.c" "$LIB" $EXTRA_LIBS -lpthread
 
+# The simdjson peer of the safetensors header walk (rows 9f-9j): built
+# when libsimdjson-dev is installed (Debian; a bench/test dependency, not a
+# build one), else those rows say "skipped".
+HAVE_SIMDJSON=0 SIMDJSON_VERSION=""
+if [ -f /usr/include/simdjson.h ] && command -v "${CXX:-g++}" > /dev/null &&
+    "${CXX:-g++}" -std=c++17 -O2 -o "$BIN/st_simdjson" "$BENCH/st_simdjson.cpp" -lsimdjson 2> "$TMP/simdjson.log"; then
+    HAVE_SIMDJSON=1
+    SIMDJSON_VERSION=$("$BIN/st_simdjson" --version)
+else
+    say "bench: simdjson peer not built (install libsimdjson-dev): rows 9f-9j skipped"
+fi
+# strace counts the system calls of benchmark 4 (per file); without it the
+# note says so.
+HAVE_STRACE=0
+command -v strace > /dev/null && HAVE_STRACE=1
+
 # ------------------------------------------------------------------ data
 # One folder per set of sizes; emptied when the generator changes.
 GEN_SUM=$(cksum < "$BENCH/gen_data.c" | cut -d' ' -f1)
@@ -257,6 +273,19 @@ time_rounds "$SMALL_RUNS" ":" "xargs '$VALIDATE' -q -j 1 < '$DATA/small.list'" \
     "xargs '$VALIDATE' -q -j 2 < '$DATA/small.list'" "xargs cat < '$DATA/small.list'"
 popd > /dev/null
 per_file() { awk -v s="$1" -v n="$NSMALL" 'BEGIN { printf "%.1f us/file", s / n * 1e6 }'; }
+# System calls per file of `afmt-validate -q -j 1` on the small files
+# (strace -f -c), less those of a run on no file (start-up, exit): the
+# floor is 4 (open, fstat, read, close), plus one failed open of x.meta
+# per DAPHNE file (its sidecar may be there).
+syscalls_per_file() {
+    [ "$HAVE_STRACE" = 1 ] || { echo "syscalls/file: no strace"; return; }
+    local all none
+    all=$(cd "$DATA/small" && xargs strace -f -c -o "$TMP/strace.all" "$VALIDATE" -q -j 1 < "$DATA/small.list" > /dev/null 2>&1;
+          awk '$NF == "total" { print $(NF-2) }' "$TMP/strace.all")
+    none=$(strace -f -c -o "$TMP/strace.none" "$VALIDATE" -q -j 1 /dev/null > /dev/null 2>&1;
+           awk '$NF == "total" { print $(NF-2) }' "$TMP/strace.none")
+    awk -v a="$all" -v z="$none" -v n="$NSMALL" 'BEGIN { printf "%.2f syscalls/file (strace)", (a - z) / n }'
+}
 row 4a "$NSMALL files of ~200 B, 5 formats" "afmt-validate -q -j 1" "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" \
     "xargs cat" "${MED[2]}" "$(range "${MIN[2]}" "${MAX[2]}")" 0 \
     "$(per_file "${MED[0]}") vs $(per_file "${MED[2]}")"
@@ -265,7 +294,7 @@ row 4b "$NSMALL files of ~200 B, 5 formats" "afmt-validate -q -j 2" "${MED[1]}" 
     "$(per_file "${MED[1]}") vs $(per_file "${MED[2]}")"
 row 4c "$NSMALL files of ~200 B, 5 formats" "afmt-validate -q -j 2" "${MED[1]}" "$(range "${MIN[1]}" "${MAX[1]}")" \
     "afmt-validate -q -j 1" "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" 0 \
-    "parallel files: goal <= 0.7x"
+    "parallel files: goal <= 0.6x; $(syscalls_per_file)"
 # 4d: large files with a payload check (every bool byte), -j 2 against -j 1.
 time_rounds "$RUNS" ":" "'$VALIDATE' -q -j 2 '$DATA/bool.fut' '$DATA/bool.fut' '$DATA/bool.fut' '$DATA/bool.fut'" \
     "'$VALIDATE' -q -j 1 '$DATA/bool.fut' '$DATA/bool.fut' '$DATA/bool.fut' '$DATA/bool.fut'"
@@ -447,6 +476,42 @@ open(sys.argv[1], "wb").write(st_file([("layer.%05d.weight" % i, "F32", (2, 2), 
             "$hdr" "whole file checked (header rules, offsets); json.loads only parses"
     done
 fi
+if [ "$HAVE_SIMDJSON" = 1 ]; then
+    # The header walk against simdjson's on-demand parser doing the same
+    # walk (every entry's name, dtype, shape, offsets), in process on both
+    # sides.  Names as a model's ("model.layers.3.mlp.experts.14.down_proj.weight"),
+    # listed and stored in the reference's order (by name): 850,000 tensors
+    # make a header of 98 MB, near the reference's 100 MB cap.
+    simd_check() { # file -> RESULT med min max
+        "$BIN/st_simdjson" "$1" "$PEER_RUNS"
+    }
+    vi_check2() {
+        local l
+        l=$("$BIN/validate_inproc" "$1" "$2" "$PEER_RUNS") || return 1
+        # shellcheck disable=SC2086
+        set -- $l
+        echo "RESULT $2 $5 $6"
+    }
+    for id_n in f:10 g:1000 h:10000 i:200000 j:850000; do
+        id=9${id_n%%:*} n=${id_n#*:}
+        st=$DATA/m$n.safetensors
+        [ -s "$st" ] || python3 - "$st" "$n" <<'PYGEN' || die "cannot write $st"
+import struct, sys
+out, n = sys.argv[1], int(sys.argv[2])
+names = sorted("model.layers.%d.mlp.experts.%d.down_proj.weight" % (i // 1000, i % 1000) for i in range(n))
+h = ("{" + ",".join('"%s":{"dtype":"F32","shape":[2,2],"data_offsets":[%d,%d]}' % (nm, 16 * k, 16 * k + 16)
+                    for k, nm in enumerate(names)) + "}").encode()
+h += b" " * ((-len(h)) % 8)
+with open(out, "wb") as f:
+    f.write(struct.pack("<Q", len(h)) + h + bytes(16 * n))
+PYGEN
+        hdr=$(od -An -t u8 -N 8 "$st" | tr -d ' ')
+        peer_rounds "vi_check2 safetensors '$st'" "simd_check '$st'"
+        row "$id" "safetensors header walk, $n tensors ($hdr B)" "afmt_safetensors_validate" \
+            "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" "simdjson on-demand" "${MED[1]}" "$(range "${MIN[1]}" "${MAX[1]}")" \
+            "$hdr" "every rule checked vs the same walk parsed; goal <= 2x"
+    done
+fi
 
 # ------------------------------------------------------------------ 10
 # GGUF headers against ggml and @huggingface/gguf (bench/gguf_bench.sh).
@@ -461,6 +526,7 @@ TOTAL_S=$(awk -v u=$((END_US - START_US)) 'BEGIN { printf "%.0f", u / 1e6 }')
     echo "afmt benchmarks  $(date -u '+%Y-%m-%d %H:%M UTC')  $COMMIT"
     echo "machine: $(nproc) CPUs, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), $(uname -r)"
     if [ "$HAVE_NUMPY" = 1 ]; then echo "peer: numpy $("$PY" -c 'import numpy; print(numpy.__version__)') ($PY)"; fi
+    if [ "$HAVE_SIMDJSON" = 1 ]; then echo "peer: simdjson $SIMDJSON_VERSION (libsimdjson-dev, on-demand API: bench/st_simdjson.cpp)"; fi
     [ "$QUICK" = 1 ] && echo "BENCH_QUICK=1: small inputs and few rounds, to check a change; not numbers to quote"
     echo "rounds: $RUNS (large), $SMALL_RUNS (fast); each round runs tool and baseline(s) in turn; medians; time in seconds"
     echo "ratio = tool median / baseline median (< 1: the tool is faster); GB/s = input bytes / median (10^9 B/s)"

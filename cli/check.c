@@ -33,7 +33,7 @@ static int skipped_in_walk(afmt_cli_worker *w, const char *display,
 }
 
 /* Validate with the collecting visitor; 1 when valid. */
-static int validate(afmt_cli_worker *w, const afmt_format *fmt, const char *ext_name,
+static int validate(afmt_cli_worker *w, const afmt_format *fmt,
                     const uint8_t *buf, uint64_t len, afmt_cli_input *stream,
                     afmt_error *err)
 {
@@ -49,7 +49,8 @@ static int validate(afmt_cli_worker *w, const afmt_format *fmt, const char *ext_
         afmt_cli_span_visitor(&w->spans, &fields);
         opt.fields = &fields;
     }
-    afmt_cli_sidecar_begin(w, fmt, lazy ? NULL : ext_name);
+    /* a sidecar lies beside a file on disk: probed for those only, once */
+    afmt_cli_sidecar_begin(w, fmt, lazy ? NULL : w->disk_path);
     if (lazy) {
         /* a pipe: through a fixed window, whatever its length */
         if (!w->window)
@@ -150,7 +151,7 @@ static void check(afmt_cli_worker *w, const char *display, const char *ext_name,
             partial = !read_undetected(w, stream, &buf, &len);
         fmt = afmt_cli_detect_text(buf, len, partial, &w->cfg->opt);
         if (fmt)
-            valid = validate(w, fmt, ext_name, buf, len, NULL, &err);
+            valid = validate(w, fmt, buf, len, NULL, &err);
         else
             fmt = afmt_cli_undetected(buf, len, partial, &w->cfg->opt, "--format", &err,
                                       &w->closest);
@@ -158,7 +159,7 @@ static void check(afmt_cli_worker *w, const char *display, const char *ext_name,
         err = *pre;
         afmt_error_set_format(&err, fmt->name);
     } else {
-        valid = validate(w, fmt, ext_name, buf, len, stream, &err);
+        valid = validate(w, fmt, buf, len, stream, &err);
     }
     if (changed_meanwhile(w, display))
         return;

@@ -77,18 +77,14 @@ static int read_head(afmt_cli_input *in, int fd, afmt_error *err)
     return 0;
 }
 
-int afmt_cli_input_open_fd(afmt_cli_input *in, int fd, uint64_t file_limit,
-                           uint64_t stream_limit, afmt_cli_buf *stream_buf,
-                           afmt_error *err)
+/* afmt_cli_input_open_fd once fd's fstat is known: each input is opened
+ * and stat'ed once (open, fstat, read or mmap, close). */
+static int open_statted(afmt_cli_input *in, int fd, const struct stat *stp, uint64_t file_limit,
+                        uint64_t stream_limit, afmt_cli_buf *stream_buf, afmt_error *err)
 {
-    struct stat st;
+    const struct stat st = *stp;
     int over;
 
-    input_reset(in);
-    if (fstat(fd, &st) != 0) {
-        afmt_cli_errno_error(err, errno);
-        return -1;
-    }
     if (S_ISDIR(st.st_mode)) {
         afmt_fail(err, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, AFMT_NO_OFFSET, "is a directory");
         return -1;
@@ -152,6 +148,20 @@ int afmt_cli_input_open_fd(afmt_cli_input *in, int fd, uint64_t file_limit,
     return 0;
 }
 
+int afmt_cli_input_open_fd(afmt_cli_input *in, int fd, uint64_t file_limit,
+                           uint64_t stream_limit, afmt_cli_buf *stream_buf,
+                           afmt_error *err)
+{
+    struct stat st;
+
+    input_reset(in);
+    if (fstat(fd, &st) != 0) {
+        afmt_cli_errno_error(err, errno);
+        return -1;
+    }
+    return open_statted(in, fd, &st, file_limit, stream_limit, stream_buf, err);
+}
+
 int afmt_cli_input_open(afmt_cli_input *in, const char *path,
                         uint64_t file_limit, uint64_t stream_limit,
                         afmt_cli_buf *stream_buf, afmt_error *err)
@@ -198,11 +208,19 @@ int afmt_cli_input_open_lazy(afmt_cli_input *in, const char *path, uint64_t file
         }
         own = 1;
     }
-    if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)) {
+    if (fstat(fd, &st) != 0) {
+        afmt_cli_errno_error(err, errno);
         if (own)
             close(fd);
-        /* regular files and directories: the usual way (mmap) */
-        return afmt_cli_input_open(in, path, file_limit, file_limit, small, err);
+        return -1;
+    }
+    if (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)) {
+        /* regular files and directories: the usual way (read or mmap),
+         * on the descriptor already open */
+        int rc = open_statted(in, fd, &st, file_limit, file_limit, small, err);
+        if (own)
+            close(fd);
+        return rc;
     }
     /* a pipe, socket, terminal or device: read the head only */
     in->is_stream = 1;

@@ -43,6 +43,7 @@ void afmt_cli_check_path(afmt_cli_worker *w, const char *path, int walked)
         return;
     }
     w->skip_unknown = walked;
+    w->disk_path = !is_stdin && !in.is_stream ? path : NULL;
     if (in.map) {
         mapped_check m = { w, path, &in };
         w->mapped_path = path;
@@ -64,6 +65,7 @@ void afmt_cli_check_path(afmt_cli_worker *w, const char *path, int walked)
         afmt_cli_check_input(w, path, is_stdin ? NULL : path, &in);
     }
     w->skip_unknown = 0;
+    w->disk_path = NULL;
     afmt_cli_input_close(&in);
     /* Give back a stream buffer that grew very large. */
     afmt_cli_buf_reset(&w->data, (size_t)64 << 20);

@@ -59,6 +59,10 @@ typedef struct afmt_cli_worker {
     int meta_failed;
     afmt_error meta_err;
     char meta_path[4200];
+    /* The path of the regular file being checked, when the input is one
+     * (not a stream, not an archive member): the only inputs a sidecar
+     * can lie beside. */
+    const char *disk_path;
     /* A mapped regular file: its path and size, to notice it changing while
      * it is read. */
     const char *mapped_path;

@@ -1,35 +1,43 @@
 /* afmt CLI: checking a sidecar beside the data (see sidecar.h). */
 #include "sidecar.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "input.h"
 
 void afmt_cli_sidecar_begin(afmt_cli_worker *w, const afmt_format *fmt, const char *path)
 {
-    FILE *f;
     static const size_t cap = AFMT_META_MAX_BYTES + 1;
     char *text;
     size_t got;
+    int fd, rc;
 
     w->meta_desc = NULL;
     w->meta_failed = 0;
     if (!fmt->sidecar || !path)
         return;
     snprintf(w->meta_path, sizeof w->meta_path, "%s%s", path, fmt->sidecar->suffix);
-    f = fopen(w->meta_path, "rb");
-    if (!f)
+    /* open and read, no stdio: a missing sidecar (the common case) costs
+     * one failed open, a present one open, read, close */
+    fd = open(w->meta_path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+    if (fd < 0)
         return; /* no sidecar: nothing to check */
     text = malloc(cap);
     if (!w->meta_columns)
         w->meta_columns = malloc(sizeof *w->meta_columns * AFMT_META_MAX_COLUMNS);
     if (!text || !w->meta_columns) {
         free(text);
-        fclose(f);
+        close(fd);
         return;
     }
-    got = fread(text, 1, cap, f);
-    fclose(f);
+    rc = afmt_cli_read_full(fd, text, cap, -1, &got);
+    close(fd);
+    if (rc != 0)
+        got = 0; /* unreadable (a directory): parsed as empty, reported */
     w->meta_desc = fmt->sidecar;
     afmt_error_clear(&w->meta_err);
     /* A broken sidecar is reported after the data is validated. */

@@ -72,4 +72,21 @@ s.dbdf|{"numRows":4,"numCols":4,"valueType":"f64"|broken JSON
 sf.dbdf|{"numRows":2,"numCols":2,"schema":[{"label":"h","valueType":"si64"}]}|frame schema too short
 CASES
 
+# A sidecar lies beside a file on disk: an archive member has none, even
+# when a file of the member's name and its sidecar sit in the directory
+# the tool runs in (it used to read that unrelated .meta).
+mkdir -p "$T/tarcase"
+"$AFMT" convert "$T/f64_4x4.ra" "$T/tarcase/m.dbdf" --to daphne > /dev/null 2>&1
+python3 -c 'import sys, tarfile; t = tarfile.open(sys.argv[1], "w"); t.add(sys.argv[2], arcname="m.dbdf"); t.close()' \
+    "$T/tarcase/shard.tar" "$T/tarcase/m.dbdf"
+printf '{"numRows":5,"numCols":4,"valueType":"f64","numNonZeros":0}' > "$T/tarcase/m.dbdf.meta"
+(cd "$T/tarcase" && "$VALIDATE" shard.tar) > "$T/out" 2>&1
+if grep -q "libarchive" "$T/out"; then
+    echo "SKIP sidecar: archive member: libarchive is not installed"
+else
+    check "an archive member is not checked against a .meta on disk" grep -q "shard.tar:m.dbdf: ok daphne" "$T/out"
+fi
+(cd "$T/tarcase" && "$VALIDATE" m.dbdf) > "$T/out" 2>&1
+check "the file on disk still is (its sidecar disagrees)" grep -q "m.dbdf.meta:numRows" "$T/out"
+
 exit $FAILED
