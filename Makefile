@@ -287,11 +287,30 @@ $(BUILD)/tests/test_interp_agree: tests/unit/test_interp_agree.c $(INTERP_LIB) $
 # The fuzz regression test runs the fuzz targets' own checks (fuzz/checks.c)
 # on files read as the replay driver reads them (fuzz/inputs.c).
 FUZZ_TEST_OBJ = $(BUILD)/obj/fuzz/checks.o $(BUILD)/obj/fuzz/inputs.o
+# test_thfast_agree links the safetensors validator a second time, as
+# exact_*: its map headers through the exact steps only (no one-pass
+# reader), to compare the two on the same inputs.
+AGREE_RENAME := -Dafmt_thdir_validate=exact_thdir_validate -Dafmt_thdir_write=exact_thdir_write \
+  -Dafmt_safetensors_validate=exact_safetensors_validate -Dafmt_safetensors_validate_src=exact_safetensors_validate_src \
+  -Dafmt_safetensors_can_write=exact_safetensors_can_write -Dafmt_safetensors_detect=exact_safetensors_detect \
+  -Dafmt_safetensors_encoded_size=exact_safetensors_encoded_size -Dafmt_safetensors_format=exact_safetensors_format \
+  -Dafmt_safetensors_write=exact_safetensors_write
+AGREE_OBJ := $(BUILD)/agree/safetensors.o $(BUILD)/agree/afmt_thdir.o
+$(BUILD)/agree/safetensors.o: generated/safetensors.c
+	@mkdir -p $(dir $@)
+	$(CC) $(LIB_CFLAGS) $(FEATURE_CFLAGS) $(AGREE_RENAME) -MMD -MP -c $< -o $@
+$(BUILD)/agree/afmt_thdir.o: runtime/afmt_thdir.c
+	@mkdir -p $(dir $@)
+	$(CC) $(LIB_CFLAGS) $(FEATURE_CFLAGS) $(AGREE_RENAME) -DAFMT_THDIR_EXACT_ONLY -MMD -MP -c $< -o $@
+$(BUILD)/tests/test_thfast_agree: tests/unit/test_thfast_agree.c $(AGREE_OBJ) $(LIB)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(FEATURE_CFLAGS) -Itests/unit -o $@ $< $(AGREE_OBJ) $(LIB) $(FEATURE_LIBS) -lm -lpthread
+
 $(BUILD)/tests/test_fuzz_regressions: tests/unit/test_fuzz_regressions.c $(FUZZ_TEST_OBJ) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(FEATURE_CFLAGS) -Itests/unit -o $@ $< $(FUZZ_TEST_OBJ) $(LIB) $(FEATURE_LIBS) -lm -lpthread
 
--include $(shell find $(BUILD)/obj $(BUILD)/pic -name '*.d' 2>/dev/null)
+-include $(shell find $(BUILD)/obj $(BUILD)/pic $(BUILD)/agree -name '*.d' 2>/dev/null)
 
 # ---------------------------------------------------------------- generation
 # re2c output (afmt-gen's expression lexer, the runtime's futhark text
