@@ -10,6 +10,7 @@
  */
 #include "afmt_thfast.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -80,20 +81,10 @@ void afmt_thmap_free(afmt_thmap_list *l)
 
 /* ------------------------------------------------------------ scanner */
 
-/* The descriptor's keys as the reference writes an entry: {"k0":,"k1":
- * ... in the descriptor's order, without white space (lit[i] is
- * '{' or ',', then the quoted key and ':'). */
-#define LIT_MAX 40
-
-typedef struct scan {
-    const uint8_t *t;
-    uint64_t len;
-    uint64_t max_entries;   /* 0: none */
-    size_t nkeys;
-    size_t klen[8];         /* strlen of each key */
-    size_t lit_len[8];      /* 0: a key too long for lit */
-    char lit[8][LIT_MAX];
-} scan;
+/* The scanner's state: the text, its limits and the descriptor's keys
+ * as the reference writes an entry (afmt_thfast.h). */
+typedef afmt_thfast_scan scan;
+#define LIT_MAX AFMT_THFAST_LIT_MAX
 
 /* a[0, n) == b[0, n) for the short strings of a header (keys, type
  * names): word loads instead of a call to memcmp. */
@@ -250,7 +241,7 @@ static inline int room(const scan *s, uint64_t n) { return !s->max_entries || n 
 
 /* [a, b, ...] of unsigned integers: their product (0 when one is 0) and
  * count, at most max_rank of them. */
-static int dims(const scan *s, uint64_t *p, uint64_t max_rank, uint64_t *count, uint32_t *rank)
+static int dims(const scan *s, uint64_t *p, uint64_t max_rank, uint64_t *count, uint32_t *rank, uint64_t *out)
 {
     uint64_t n = 0, prod = 1, d;
     int more = 1, zero = 0, overflow = 0;
@@ -264,6 +255,7 @@ static int dims(const scan *s, uint64_t *p, uint64_t max_rank, uint64_t *count, 
     while (more) {
         if (!room(s, n) || n >= max_rank || !uint_(s, p, &d))
             return 0;
+        if (out) out[n] = d; /* n < max_rank <= AFMT_RANK_CAP */
         if (d == 0) zero = 1;
         else if (!overflow && !afmt_mul_u64(prod, d, &prod)) overflow = 1;
         n++;
@@ -280,10 +272,7 @@ static int dims(const scan *s, uint64_t *p, uint64_t max_rank, uint64_t *count, 
 /* The type named by t[b, e) (find_type's rule: the first entry of the
  * table that equals it, or is a prefix of it), the last one found kept in
  * *cache: most entries of a header share a type. */
-typedef struct type_cache {
-    uint64_t b, e;
-    int type;
-} type_cache;
+typedef afmt_thfast_type_cache type_cache;
 
 static inline int type_of(const afmt_thdir_desc *d, const scan *s, uint64_t b, uint64_t e, type_cache *c)
 {
@@ -320,6 +309,8 @@ typedef struct fast_entry {
     int type;
     uint64_t count, begin, end, range_at;
     int have_range;
+    uint32_t rank;
+    uint64_t *dims;   /* where the dimensions go (NULL: nowhere) */
 } fast_entry;
 
 static inline int value(const afmt_thdir_desc *d, const scan *s, uint64_t *p, const afmt_thdir_key *key, uint64_t max_rank,
@@ -333,7 +324,10 @@ static inline int value(const afmt_thdir_desc *d, const scan *s, uint64_t *p, co
             return 0;
         return 1;
     case AFMT_BIND_SHAPE:
-        return key->kind == AFMT_TV_LIST && dims(s, p, max_rank, &fe->count, &rank);
+        if (key->kind != AFMT_TV_LIST || !dims(s, p, max_rank, &fe->count, &rank, fe->dims))
+            return 0;
+        fe->rank = rank;
+        return 1;
     case AFMT_BIND_RANGE:
         ws(s, p);
         fe->range_at = *p;
@@ -378,12 +372,14 @@ static int entry(const afmt_thdir_desc *d, const scan *s, uint64_t *p, uint64_t 
     fe->type = -1;
     fe->count = 1;
     fe->have_range = 0;
+    fe->rank = 0;
     ws(s, p);
     if (entry_compact(d, s, p, max_rank, fe, tc))
         return 1;
     fe->type = -1;
     fe->count = 1;
     fe->have_range = 0;
+    fe->rank = 0;
     if (!byte(s, p, '{'))
         return 0;
     while (more) {
@@ -465,6 +461,28 @@ static int add(const afmt_thdir_desc *d, const scan *s, uint64_t base, uint64_t 
     l->is_bool[l->n] = t->dtype == AFMT_BOOL;
     l->n++;
     return 1;
+}
+
+/* The scanner over th's text, with the descriptor's key literals. */
+static void scan_init(scan *s, const afmt_thdir_desc *d, const afmt_th *th)
+{
+    size_t n;
+    s->t = th->text;
+    s->len = th->len;
+    s->max_entries = th->max_entries;
+    s->nkeys = d->nkeys;
+    for (n = 0; n < d->nkeys; n++) {
+        s->klen[n] = strlen(d->keys[n].key);
+        s->lit_len[n] = 0;
+        if (s->klen[n] + 4 <= LIT_MAX) {
+            s->lit[n][0] = n ? ',' : '{';
+            s->lit[n][1] = '"';
+            memcpy(s->lit[n] + 2, d->keys[n].key, s->klen[n]);
+            s->lit[n][s->klen[n] + 2] = '"';
+            s->lit[n][s->klen[n] + 3] = ':';
+            s->lit_len[n] = s->klen[n] + 4;
+        }
+    }
 }
 
 /* A hash of a name, 8 bytes at a time (a sort key; equal names have
@@ -569,22 +587,7 @@ int afmt_thfast_map(const afmt_thdir_desc *d, const afmt_th *th, const afmt_opti
     if (th->syntax != AFMT_TH_JSON || !d->map || d->nkeys == 0 || d->nkeys > 8 || th->len > UINT32_MAX / 2 ||
         (th->max_depth && th->max_depth < 3))
         return 0;
-    s.t = th->text;
-    s.len = th->len;
-    s.max_entries = th->max_entries;
-    s.nkeys = d->nkeys;
-    for (n = 0; n < d->nkeys; n++) {
-        s.klen[n] = strlen(d->keys[n].key);
-        s.lit_len[n] = 0;
-        if (s.klen[n] + 4 <= LIT_MAX) {
-            s.lit[n][0] = n ? ',' : '{';
-            s.lit[n][1] = '"';
-            memcpy(s.lit[n] + 2, d->keys[n].key, s.klen[n]);
-            s.lit[n][s.klen[n] + 2] = '"';
-            s.lit[n][s.klen[n] + 3] = ':';
-            s.lit_len[n] = s.klen[n] + 4;
-        }
-    }
+    scan_init(&s, d, th);
     n = 0;
     max_rank = opt->limits.max_rank < AFMT_RANK_CAP ? opt->limits.max_rank : AFMT_RANK_CAP;
     l->n = 0;
@@ -611,6 +614,7 @@ int afmt_thfast_map(const afmt_thdir_desc *d, const afmt_th *th, const afmt_opti
                     run_start[nruns] = l->n;
                 nruns++;
             }
+            fe.dims = NULL;
             if (!entry(d, &s, &p, max_rank, &fe, &tc))
                 return 0;
             if ((r = add(d, &s, th->base, kb, ke, &fe, l)) != 1)
@@ -627,5 +631,49 @@ int afmt_thfast_map(const afmt_thdir_desc *d, const afmt_th *th, const afmt_opti
     if (nruns > 1 && !(nruns <= RUNS_MAX ? runs_distinct(l, run_start, nruns) : names_distinct(l)))
         return 0;
     *root_end = p;
+    return 1;
+}
+
+void afmt_thfast_viewer_init(afmt_thfast_viewer *v, const afmt_thdir_desc *d, const afmt_th *th,
+                             const afmt_options *opt)
+{
+    v->d = d;
+    v->th = th;
+    v->ok = th->syntax == AFMT_TH_JSON && d->map && d->nkeys > 0 && d->nkeys <= 8;
+    v->max_rank = opt->limits.max_rank < AFMT_RANK_CAP ? opt->limits.max_rank : AFMT_RANK_CAP;
+    v->tc.b = v->tc.e = 0;
+    v->tc.type = -1;
+    if (v->ok)
+        scan_init(&v->s, d, th);
+}
+
+int afmt_thfast_view(afmt_thfast_viewer *v, const afmt_dir_entry *e, afmt_array *a)
+{
+    fast_entry fe;
+    uint64_t p;
+    const afmt_thdir_type *t;
+    size_t nl = e->name_len < AFMT_NAME_MAX - 1 ? e->name_len : AFMT_NAME_MAX - 1;
+    if (!v->ok || memchr(e->name, '\\', e->name_len))
+        return 0;
+    afmt_array_init(a, AFMT_DTYPE_INVALID);
+    p = (uint64_t)((const uint8_t *)e->name - v->th->text) + e->name_len + 1; /* past the closing quote */
+    fe.dims = a->dims;
+    if (!byte(&v->s, &p, ':') || !entry(v->d, &v->s, &p, v->max_rank, &fe, &v->tc))
+        return 0;
+    t = &v->d->types[fe.type];
+    a->dtype = t->dtype;
+    a->elsize = t->size;
+    a->rank = fe.rank;
+    a->count = fe.count;
+    a->order = AFMT_ROW_MAJOR;
+    a->endian = t->endian;
+    a->encoding = AFMT_ENC_PLAIN;
+    a->nbytes = e->size;
+    a->stride = t->size;
+    if (t->dtype == AFMT_OPAQUE)
+        snprintf(a->opaque_name, sizeof a->opaque_name, "%s", t->text);
+    memcpy(a->name, e->name, nl);
+    a->name[nl] = '\0';
+    a->name_len = e->name_len;
     return 1;
 }

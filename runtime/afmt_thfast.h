@@ -71,4 +71,43 @@ void afmt_thmap_free(afmt_thmap_list *l);
 int afmt_thfast_map(const afmt_thdir_desc *d, const afmt_th *th, const afmt_options *opt, uint64_t *root_end,
                     afmt_thmap_list *l);
 
+/* The scanner's state (afmt_thfast.c's): the text, its limits, and the
+ * descriptor's keys as the reference writes an entry ({"k0": ,"k1": ...). */
+#define AFMT_THFAST_LIT_MAX 40
+
+typedef struct afmt_thfast_scan {
+    const uint8_t *t;
+    uint64_t len;
+    uint64_t max_entries;   /* 0: none */
+    size_t nkeys;
+    size_t klen[8];         /* strlen of each key */
+    size_t lit_len[8];      /* 0: a key too long for lit */
+    char lit[8][AFMT_THFAST_LIT_MAX];
+} afmt_thfast_scan;
+
+/* The last type name found and its index in the descriptor's table. */
+typedef struct afmt_thfast_type_cache {
+    uint64_t b, e;
+    int type;
+} afmt_thfast_type_cache;
+
+/* Views of the entries of a header validated before (either way), for a
+ * visitor: one pass over each entry's object instead of check_entry's
+ * lookups.  Set up once per header with afmt_thfast_viewer_init. */
+typedef struct afmt_thfast_viewer {
+    const afmt_thdir_desc *d;
+    const afmt_th *th;
+    int ok;                 /* the descriptor is one this reader takes */
+    uint64_t max_rank;
+    afmt_thfast_scan s;
+    afmt_thfast_type_cache tc;
+} afmt_thfast_viewer;
+
+void afmt_thfast_viewer_init(afmt_thfast_viewer *v, const afmt_thdir_desc *d, const afmt_th *th,
+                             const afmt_options *opt);
+/* 1 with *a filled as check_entry fills it (type, rank, dims, count,
+ * sizes) and its name (only names without escapes), 0 when this reader
+ * does not take the entry (the caller then uses check_entry). */
+int afmt_thfast_view(afmt_thfast_viewer *v, const afmt_dir_entry *e, afmt_array *a);
+
 #endif /* AFMT_THFAST_H */

@@ -2,7 +2,8 @@
  * exact steps alone: this binary links the safetensors validator twice,
  * once as shipped and once (exact_*) built from runtime/afmt_thdir.c with
  * AFMT_THDIR_EXACT_ONLY, where every header goes through afmt_th_parse and
- * the per-entry checks (Makefile: $(BUILD)/agree/).  On every input, in
+ * the per-entry checks, and every view comes from check_entry (Makefile:
+ * $(BUILD)/agree/).  On every input, in
  * strict and lenient mode, both must give the same verdict, error (code,
  * field, offset, message), arrays (name, offset, size, in order), metadata
  * and warnings.  Inputs: the golden safetensors cases and headers made
@@ -39,11 +40,20 @@ static void add(trace *t, const char *s)
     t->len += n;
 }
 
+/* Everything a view says: name, place, type, shape, layout. */
 static int on_array(void *ctx, const afmt_array *a)
 {
-    char b[AFMT_NAME_MAX + 96];
-    snprintf(b, sizeof b, " A[%s]@%llu/%llu", a->name, (unsigned long long)a->offset, (unsigned long long)a->nbytes);
+    char b[AFMT_NAME_MAX + 256];
+    uint32_t r;
+    snprintf(b, sizeof b, " A[%s|%zu]@%llu/%llu#%u t%d/%u/%s o%d e%d c%d s%llu n%llu r%u:", a->name, (size_t)a->name_len,
+             (unsigned long long)a->offset, (unsigned long long)a->nbytes, (unsigned)a->index, (int)a->dtype,
+             (unsigned)a->elsize, a->opaque_name, (int)a->order, (int)a->endian, (int)a->encoding,
+             (unsigned long long)a->stride, (unsigned long long)a->count, (unsigned)a->rank);
     add(ctx, b);
+    for (r = 0; r < a->rank && r < AFMT_RANK_CAP; r++) {
+        snprintf(b, sizeof b, "%llu,", (unsigned long long)a->dims[r]);
+        add(ctx, b);
+    }
     return 0;
 }
 
