@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#if defined(__SSE2__)
+#if defined(__SSE2__) && (defined(__GNUC__) || defined(__clang__)) /* __builtin_ctz */
 #include <emmintrin.h>
 #endif
 
@@ -151,7 +151,7 @@ static inline int string(const scan *s, uint64_t *p, uint64_t *b, uint64_t *e)
     q = *p + 1;
     *b = q;
     for (;;) {
-#if defined(__SSE2__)
+#if defined(__SSE2__) && (defined(__GNUC__) || defined(__clang__)) /* __builtin_ctz */
         const __m128i quote = _mm_set1_epi8('"'), bslash = _mm_set1_epi8('\\'), low = _mm_set1_epi8(0x20);
         while (s->len - q >= 16) {
             __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(t + q));
