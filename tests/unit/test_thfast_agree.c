@@ -164,6 +164,7 @@ static size_t make_header(buf *h)
     }
     for (i = 0; i < n; i++) {
         char e[256], name[64];
+        const char *w0, *w1, *w2, *w3, *w4;
         unsigned k = order[i], ty = (unsigned)(next_rand() % 100 < 95 ? next_rand() % 5 : next_rand() % 8);
         unsigned d0 = (unsigned)(next_rand() % 4), d1 = (unsigned)(next_rand() % 3);
         uint64_t nb = (uint64_t)d0 * d1 * sizes[ty], b = 16 * (uint64_t)k, en;
@@ -179,13 +180,20 @@ static size_t make_header(buf *h)
         if (next_rand() % 30 == 0) en++;
         if (next_rand() % 30 == 0) { b += 4; en += 4; }
         off = en;
+        /* white space drawn one by one: the order of a call's arguments
+         * is the compiler's, and the inputs must not depend on it */
+        w0 = WS;
+        w1 = WS;
+        w2 = WS;
+        w3 = WS;
+        w4 = WS;
         if (next_rand() % 2)
             snprintf(e, sizeof e, "%s\"%s\"%s:%s{\"dtype\":%s\"%s\",\"shape\":[%u,%s%u],\"data_offsets\":[%llu,%s%llu]}",
-                     i ? "," : "", name, WS, WS, WS, types[ty], d0, WS, d1, (unsigned long long)b, WS,
+                     i ? "," : "", name, w0, w1, w2, types[ty], d0, w3, d1, (unsigned long long)b, w4,
                      (unsigned long long)en);
         else
             snprintf(e, sizeof e, "%s\"%s\":{\"data_offsets\":[%llu,%llu],\"shape\":[%u,%u],\"dtype\":\"%s\"%s}",
-                     i ? "," : "", name, (unsigned long long)b, (unsigned long long)en, d0, d1, types[ty], WS);
+                     i ? "," : "", name, (unsigned long long)b, (unsigned long long)en, d0, d1, types[ty], w0);
         puts_(h, e);
     }
     puts_(h, WS);
@@ -204,7 +212,8 @@ static void mutate(buf *h)
         size_t p = h->len ? (size_t)(next_rand() % (h->len + 1)) : 0;
         unsigned r = (unsigned)(next_rand() % 3);
         if (r == 0 && h->len) {
-            h->p[next_rand() % h->len] = (uint8_t)next_rand();
+            size_t at = (size_t)(next_rand() % h->len);
+            h->p[at] = (uint8_t)next_rand();
         } else if (r == 1) {
             const char *t = tokens[next_rand() % (sizeof tokens / sizeof tokens[0])];
             size_t n = strlen(t);
