@@ -21,6 +21,7 @@
 #include "formats.h"
 #include "limit_opts.h"
 #include "load.h"
+#include "npz.h"
 #include "spec.h"
 
 typedef struct collect_ctx {
@@ -99,7 +100,9 @@ static void convert_usage(FILE *f)
 "target replaced (as cp does); a character device or FIFO is written into\n"
 "directly, never replaced (and gets no sidecar); a directory is refused.\n"
 "IN \"-\" is standard input; OUT \"-\" is standard output (then --to is\n"
-"required).\n"
+"required).  IN may be a member of a NumPy archive, ARCHIVE.npz:NAME;\n"
+"--to npz (or OUT ending in .npz) writes one, each array a stored member\n"
+"NAME.npy (arr_I.npy when unnamed).\n"
 "\n"
 "Options:\n"
 "      --from NAME    do not detect: read IN as format NAME\n"
@@ -107,7 +110,7 @@ static void convert_usage(FILE *f)
 "                     describes, with afmt's reference interpreter (no build\n"
 "                     step; see afmt-validate --help).  Reading only: --to\n"
 "                     names a format afmt was built with\n"
-"      --to NAME      write OUT as format NAME\n"
+"      --to NAME      write OUT as format NAME (or npz: a NumPy archive)\n"
 "      --text         with --to futhark: write Futhark text values, one a\n"
 "                     line (as 'afmt dump' prints them), not binary ones\n"
 "      --dtype TYPE   cast elements to TYPE (bool, i8, i16, i32, i64, u8,\n"
@@ -485,7 +488,7 @@ int afmt_cli_convert_main(int argc, char **argv, int first)
     uint8_t **bufs = NULL;
     size_t i;
     int id, rc, allow_lossy = 0, to_stdout, text = 0, is_streamed = 0, src_fd = -1;
-    int written_through = 0, compress = -1;
+    int written_through = 0, compress = -1, to_npz = 0;
     streamed st;
 
     afmt_options_default(&opt);
@@ -527,6 +530,10 @@ int afmt_cli_convert_main(int argc, char **argv, int first)
                 return usage_error();
             break;
         case C_TO:
+            if (strcmp(val, "npz") == 0) { /* a zip of .npy members, not a format */
+                to_npz = 1;
+                break;
+            }
             target = afmt_cli_format_arg("afmt convert", val);
             if (!target)
                 return usage_error();
@@ -569,6 +576,10 @@ int afmt_cli_convert_main(int argc, char **argv, int first)
         return usage_error();
     }
     to_stdout = strcmp(out, "-") == 0;
+    if (!target && !to_stdout && afmt_cli_is_npz_path(out))
+        to_npz = 1;
+    if (to_npz) /* each array is written by npy into the archive (npz.h) */
+        target = afmt_format_by_name("npy");
     if (text && !target)
         target = afmt_format_by_name("futhark");
     if (text && (!target || strcmp(target->name, "futhark") != 0)) {
@@ -615,14 +626,14 @@ int afmt_cli_convert_main(int argc, char **argv, int first)
         rc = c.oom ? AFMT_EXIT_ERROR : AFMT_EXIT_INVALID;
         goto done;
     }
-    if (c.n > 1 && !target->multi) {
+    if (c.n > 1 && !target->multi && !to_npz) {
         fprintf(stderr, "afmt convert: %s holds %zu arrays, but %s holds one "
                         "array per file (choose a format that holds several: see "
                         "'afmt formats')\n", in, c.n, target->name);
         rc = AFMT_EXIT_INVALID;
         goto done;
     }
-    if (c.n == 0 && !target->multi) {
+    if (c.n == 0 && !target->multi && !to_npz) {
         fprintf(stderr, "afmt convert: %s holds no array; %s needs one\n", in,
                 target->name);
         rc = AFMT_EXIT_INVALID;
@@ -687,7 +698,8 @@ int afmt_cli_convert_main(int argc, char **argv, int first)
             }
         }
         /* (Futhark text reads the values itself) */
-        if (!odd && c.n == 1 && !text && !compress && stream_array(&st, a, target, dtype, &views[i])) {
+        if (!odd && c.n == 1 && !text && !compress && !to_npz &&
+            stream_array(&st, a, target, dtype, &views[i])) {
             is_streamed = 1;
             if (check_target(in, i, target, &views[i], &rc) != 0)
                 goto done;
@@ -768,7 +780,10 @@ int afmt_cli_convert_main(int argc, char **argv, int first)
         if (c.n == 1 && check_target(in, i, target, &views[i], &rc) != 0)
             goto done;
     }
-    if (c.n > 1) {
+    for (i = 0; to_npz && c.n > 1 && i < c.n; i++)
+        if (check_target(in, i, target, &views[i], &rc) != 0)
+            goto done;
+    if (c.n > 1 && !to_npz) {
         uint64_t size;
         afmt_error_clear(&err);
         if (target->encoded_size(views, c.n, NULL, &size, &err) != 0) {
@@ -809,7 +824,9 @@ int afmt_cli_convert_main(int argc, char **argv, int first)
     src_fd = open_mapped_input(&l);
     if (src_fd >= 0)
         afmt_sink_set_source(sink, l.in.map, l.in.map_len, src_fd);
-    rc = text ? write_text(views, c.n, sink, &err) : target->write(views, c.n, &wopt, sink, &err);
+    rc = text     ? write_text(views, c.n, sink, &err)
+         : to_npz ? afmt_cli_npz_write(target, views, c.n, sink, &err)
+                  : target->write(views, c.n, &wopt, sink, &err);
     if (rc == 0 && is_streamed && st.producer.produced != st.producer.size) {
         /* a writer that read the view's data itself wrote the wrong bytes */
         afmt_error_clear(&err);

@@ -195,7 +195,8 @@ static void dump_usage(FILE *f)
 {
     fprintf(f,
 "Usage: afmt dump [OPTION]... FILE\n"
-"Validate FILE, then print every array it holds as a Futhark text value,\n"
+"Validate FILE (or a member of a NumPy archive, ARCHIVE.npz:NAME), then\n"
+"print every array it holds as a Futhark text value,\n"
 "one per line, as `futhark dataset --text` does:\n"
 "  [[0i32, 1i32, 2i32], [3i32, 4i32, 5i32]]\n"
 "Values are in logical row-major order whatever the file's storage order;\n"

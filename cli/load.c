@@ -8,13 +8,48 @@
 
 #include "cli.h"
 #include "closest.h"
+#include "npz.h"
 #include "report.h"
 #include "sidecar.h"
 #include "spec.h"
 
+/* "x.npz:NAME": the member read into l->stream (checked, see npz.h),
+ * then taken as the input. */
+static int open_npz_member(afmt_cli_loaded *l, const char *path, size_t archive_len,
+                           afmt_cli_load_failure *why)
+{
+    char archive[4096];
+    afmt_cli_input zin;
+    afmt_cli_buf small;
+    int rc = 0;
+
+    memcpy(archive, path, archive_len);
+    archive[archive_len] = '\0';
+    afmt_cli_buf_init(&small);
+    if (afmt_cli_input_open(&zin, archive, UINT64_MAX, AFMT_CLI_STREAM_DEFAULT_LIMIT, &small,
+                            &why->err) != 0)
+        rc = -1;
+    else if (zin.over_limit ||
+             afmt_cli_npz_read_member(zin.data, zin.len, path + archive_len + 1,
+                                      AFMT_CLI_STREAM_DEFAULT_LIMIT, &l->stream, &why->err) != 0)
+        rc = zin.over_limit ? afmt_fail(&why->err, AFMT_E_LIMIT, NULL, NULL, AFMT_NO_INDEX, 0,
+                                        "archive too large to read from a pipe") : -1;
+    if (rc == 0) {
+        memset(&l->in, 0, sizeof l->in);
+        l->in.fd = -1;
+        l->in.data = (const uint8_t *)(l->stream.len ? l->stream.p : "");
+        l->in.len = l->in.size = l->stream.len;
+        l->in.limit = UINT64_MAX;
+    }
+    afmt_cli_input_close(&zin);
+    afmt_cli_buf_free(&small);
+    return rc;
+}
+
 int afmt_cli_load_quiet(afmt_cli_loaded *l, const char *path, const afmt_format *forced,
                         const char *format_option, afmt_cli_load_failure *why)
 {
+    size_t archive_len;
     afmt_options defaults;
     int is_stdin = strcmp(path, "-") == 0;
 
@@ -24,8 +59,13 @@ int afmt_cli_load_quiet(afmt_cli_loaded *l, const char *path, const afmt_format 
     afmt_cli_buf_init(&l->stream);
     afmt_options_default(&defaults);
     afmt_error_clear(&why->err);
-    if (afmt_cli_input_open(&l->in, path, defaults.limits.max_total_bytes,
-                            AFMT_CLI_STREAM_DEFAULT_LIMIT, &l->stream, &why->err) != 0) {
+    if (!is_stdin && afmt_cli_npz_split(path, &archive_len)) {
+        if (open_npz_member(l, path, archive_len, why) != 0) {
+            afmt_cli_buf_free(&l->stream);
+            return why->err.code == AFMT_E_IO ? AFMT_EXIT_ERROR : AFMT_EXIT_INVALID;
+        }
+    } else if (afmt_cli_input_open(&l->in, path, defaults.limits.max_total_bytes,
+                                   AFMT_CLI_STREAM_DEFAULT_LIMIT, &l->stream, &why->err) != 0) {
         afmt_cli_buf_free(&l->stream);
         return AFMT_EXIT_ERROR;
     }

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "npz.h"
 #include "sigbus.h"
 
 typedef struct mapped_check {
@@ -32,6 +33,14 @@ void afmt_cli_check_path(afmt_cli_worker *w, const char *path, int walked)
             afmt_cli_report_message(w, path, "is a directory");
         else
             afmt_cli_check_tar(w, path, NULL);
+        return;
+    }
+    if (!is_stdin && afmt_cli_is_npz_path(path)) {
+        struct stat st;
+        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+            afmt_cli_report_message(w, path, "is a directory");
+        else
+            afmt_cli_check_npz(w, path);
         return;
     }
     afmt_error_clear(&err);

@@ -44,6 +44,7 @@ typedef struct afmt_cli_worker {
     afmt_cli_buf data;     /* stream / archive member bytes */
     afmt_cli_buf name;     /* scratch for composed names ("a.tar:x.ten") */
     afmt_cli_buf msg;      /* scratch for a SARIF message */
+    afmt_cli_buf member;   /* an .npz member inflated (npz.c) */
     /* The archive whose member is being checked (display is then
      * "ARCHIVE:MEMBER"), or NULL. */
     const char *archive;
@@ -123,6 +124,10 @@ void afmt_cli_report_message(afmt_cli_worker *w, const char *display,
  * in: the shard opened as a stream (standard input), or NULL to open
  * path. */
 void afmt_cli_check_tar(afmt_cli_worker *w, const char *path, afmt_cli_input *in);
+
+/* npz.c: every member of a NumPy .npz archive whose name has a known
+ * extension, after the archive's zip structure (see npz.h). */
+void afmt_cli_check_npz(afmt_cli_worker *w, const char *path);
 
 /* Is path named like a tar shard (.tar, .tar.gz, .tgz, ...)? */
 int afmt_cli_is_tar_path(const char *path);

@@ -16,6 +16,7 @@ void afmt_cli_worker_init(afmt_cli_worker *w, const afmt_cli_config *cfg,
     afmt_cli_buf_init(&w->data);
     afmt_cli_buf_init(&w->name);
     afmt_cli_buf_init(&w->msg);
+    afmt_cli_buf_init(&w->member);
     w->out.list_started = cfg->list_started;
 }
 
@@ -27,6 +28,7 @@ void afmt_cli_worker_free(afmt_cli_worker *w)
     afmt_cli_buf_free(&w->data);
     afmt_cli_buf_free(&w->name);
     afmt_cli_buf_free(&w->msg);
+    afmt_cli_buf_free(&w->member);
     free(w->window);
     w->window = NULL;
     free(w->meta_columns);

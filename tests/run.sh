@@ -137,6 +137,7 @@ for py in python3 /usr/bin/python3; do
 done
 if [ -n "$NUMPY_PY" ]; then
     run textfmt "$NUMPY_PY" tests/e2e/textfmt_e2e.py "$BUILD"
+    run npz "$NUMPY_PY" tests/e2e/npz_e2e.py "$BUILD"
 else
     echo "FAIL textfmt: no python3 with numpy (make deps installs python3-numpy)" | tee -a "$LOG"
 fi
