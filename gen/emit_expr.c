@@ -295,6 +295,13 @@ static int lit_value(expr *e, uint64_t *v)
     return 0;
 }
 
+/* Is C text c a zero constant? */
+static int zero_c(const char *c)
+{
+    return strcmp(c, "UINT64_C(0)") == 0 || strcmp(c, "INT64_C(0)") == 0 || strcmp(c, "(int64_t)UINT64_C(0)") == 0 ||
+           strcmp(c, "0") == 0;
+}
+
 static cexpr divmod(emitter *m, const blame *bl, tok_kind op, cexpr a, cexpr b, const char *text, expr *eb)
 {
     uint64_t lv = 0;
@@ -302,6 +309,9 @@ static cexpr divmod(emitter *m, const blame *bl, tok_kind op, cexpr a, cexpr b, 
     char *mt = c_format_body(text ? text : "?");
     char *fmt = xprintf("\"division by zero in `%s`\"", mt);
     cexpr r;
+    /* a divisor that is not a literal is tested first, then divided by
+     * through afmt_div_* (afmt_gen_expr.h): C compilers do not fold the
+     * spec's constants into a division by zero they refuse under -Werror */
     if (want_signed(a, b)) {
         char *ac = to_s(m, bl, a, text), *bc = to_s(m, bl, b, text);
         char *ofmt = xprintf("\"`%s` overflows 64 bits\"", mt);
@@ -313,7 +323,8 @@ static cexpr divmod(emitter *m, const blame *bl, tok_kind op, cexpr a, cexpr b, 
             m->indent++; emit_fail(m, bl, "overflow", LEN_NONE, ofmt, NULL); m->indent--;
             line(m, "}");
         }
-        r = mk(xprintf("(%s %s %s)", ac, op == TK_SLASH ? "/" : "%", bc), VT_S);
+        if (const_divisor) r = mk(xprintf("(%s %s %s)", ac, op == TK_SLASH ? "/" : "%", bc), VT_S);
+        else r = mk(xprintf("afmt_%s_i64(%s, %s)", op == TK_SLASH ? "div" : "mod", ac, bc), VT_S);
         free(ac); free(bc); free(ofmt);
     } else {
         char *ac = to_u(m, bl, a, text), *bc = to_u(m, bl, b, text);
@@ -322,7 +333,8 @@ static cexpr divmod(emitter *m, const blame *bl, tok_kind op, cexpr a, cexpr b, 
             m->indent++; emit_fail(m, bl, "divzero", LEN_NONE, fmt, NULL); m->indent--;
             line(m, "}");
         }
-        r = mk(xprintf("(%s %s %s)", ac, op == TK_SLASH ? "/" : "%", bc), VT_U);
+        if (const_divisor) r = mk(xprintf("(%s %s %s)", ac, op == TK_SLASH ? "/" : "%", bc), VT_U);
+        else r = mk(xprintf("afmt_%s_u64(%s, %s)", op == TK_SLASH ? "div" : "mod", ac, bc), VT_U);
         free(ac); free(bc);
     }
     free(mt); free(fmt);
@@ -519,8 +531,14 @@ static cexpr fn_round(emitter *m, const blame *bl, expr *e, const char *text)
 static cexpr fn_minmax(emitter *m, const blame *bl, expr *e, const char *text)
 {
     char *a = emit_u64(m, bl, e->args[0], text), *b = emit_u64(m, bl, e->args[1], text);
-    cexpr r = strcmp(a, b) == 0 ? mk(xstrdup(a), VT_U) /* min(x, x): no self-comparison */
-                                : mk(xprintf("(%s %s %s ? %s : %s)", a, strcmp(e->sval, "min") == 0 ? "<" : ">", b, a, b), VT_U);
+    int is_min = strcmp(e->sval, "min") == 0;
+    cexpr r;
+    /* no comparison C compilers call always true or false: min(x, x),
+     * min(0, x), max(0, x) are known */
+    if (strcmp(a, b) == 0) r = mk(xstrdup(a), VT_U);
+    else if (zero_c(a) || zero_c(b)) r = is_min ? mk(xprintf("((void)(%s), UINT64_C(0))", zero_c(a) ? b : a), VT_U)
+                                                : mk(xstrdup(zero_c(a) ? b : a), VT_U);
+    else r = mk(xprintf("(%s %s %s ? %s : %s)", a, is_min ? "<" : ">", b, a, b), VT_U);
     free(a); free(b);
     return r;
 }

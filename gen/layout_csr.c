@@ -85,6 +85,15 @@ static void csr_write_field(emitter *m, item *a, item *f, int role)
 
 /* The values only, declared where nbytes() reads them; afmt_sink_csr_values
  * checks them. */
+/* Whether table tb (NULL: unknown) has a bit-packed entry. */
+static int has_bits(const table *tb)
+{
+    int i;
+    for (i = 0; tb && i < tb->nentries; i++)
+        if (tb->entries[i].encoding && strcmp(tb->entries[i].encoding, "bits-lsb") == 0) return 1;
+    return !tb;
+}
+
 static void csr_write_size(emitter *m, item *a, sym *lk)
 {
     sym *pay = sym_peek(m, a->name);
@@ -92,6 +101,15 @@ static void csr_write_size(emitter *m, item *a, sym *lk)
     if (!lk) {
         gen_error(m, a->jpath, "the writer cannot find lookup '%s'", a->array.dtype_from ? a->array.dtype_from : "");
         return;
+    }
+    /* the validator reads the values of a bits-lsb type bit-packed, the
+     * writer writes bytes: refused rather than written unreadable */
+    if (has_bits(lk->tb)) {
+        line(m, "if (%s.enc != AFMT_ENC_PLAIN) {", lk->c);
+        line(m, "    return afmt_fail(err, AFMT_E_UNSUPPORTED, NULL, \"%s\", AFMT_NO_INDEX, AFMT_NO_OFFSET,", a->name);
+        line(m, "            \"writing %s: the CSR values of a bit-packed type are not supported\");", m->s->format);
+        line(m, "}");
+        decl_use(m, lk->enc_decl);
     }
     nbytes_decl = decl_defer(m, "uint64_t nbytes_%s;", a->name);
     if (pay) pay->nbytes_decl = nbytes_decl;

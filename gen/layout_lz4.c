@@ -66,8 +66,9 @@ static void lz4_write_size(emitter *m, item *it, sym *lk)
     m->writer_owns = 1;
     line(m, "free(*owned);");
     line(m, "*owned = NULL;");
-    line(m, "if (afmt_lz4_compress(A_%s->data, nbytes_%s, owned, &nbytes_%s, err) != 0) return -1;", it->name, it->name,
-         it->name);
+    /* the block holds the plain elements in the payload's byte order */
+    line(m, "if (afmt_lz4_compress_payload(A_%s, %s, owned, &nbytes_%s, err) != 0) return -1;", it->name,
+         it->array.payload_big ? "AFMT_BIG" : "AFMT_LITTLE", it->name);
     m->indent--;
     line(m, "}");
 }

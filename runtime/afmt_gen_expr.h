@@ -24,6 +24,14 @@ static inline uint64_t afmt_u64_of_truth(int t)
     return t ? 1u : 0u;
 }
 
+/* a / b and a % b for a divisor generated code has tested (not 0, and
+ * for signed values not INT64_MIN / -1): functions, so that compilers do
+ * not fold a spec's constants into a division by zero they warn of. */
+static inline uint64_t afmt_div_u64(uint64_t a, uint64_t b) { return a / b; }
+static inline uint64_t afmt_mod_u64(uint64_t a, uint64_t b) { return a % b; }
+static inline int64_t afmt_div_i64(int64_t a, int64_t b) { return a / b; }
+static inline int64_t afmt_mod_i64(int64_t a, int64_t b) { return a % b; }
+
 /* prod(name) / sum(name) of the integer array field `name`: n elements of
  * `width` bytes (1, 2, 4, 8; signed or not, big-endian or not) at input
  * offset `off`, which the caller has taken (they are in memory).  On

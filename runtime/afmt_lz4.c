@@ -10,6 +10,7 @@
 #include <string.h>
 #include "afmt_bytes.h"
 #include "afmt_lz4.h"
+#include "afmt_sink.h"
 
 #ifdef AFMT_HAVE_LZ4
 #include <lz4.h>
@@ -113,4 +114,23 @@ int afmt_lz4_compress(const uint8_t *src, uint64_t n, uint8_t **out, uint64_t *o
     return afmt_fail(err, AFMT_E_UNSUPPORTED, NULL, NULL, AFMT_NO_INDEX, 0,
                      "writing LZ4-compressed data needs afmt built with liblz4");
 #endif
+}
+
+int afmt_lz4_compress_payload(const afmt_array *a, afmt_endian endian, uint8_t **out, uint64_t *out_len,
+                              afmt_error *err)
+{
+    uint64_t n;
+    uint8_t *stored;
+    afmt_sink sink;
+    int rc;
+    if (afmt_payload_size(a, AFMT_ENC_PLAIN, &n, err) != 0) return -1;
+    if (endian == AFMT_LITTLE) return afmt_lz4_compress(a->data, n, out, out_len, err);
+    if (n > (uint64_t)SIZE_MAX - 1 || (stored = malloc(n ? (size_t)n : 1)) == NULL)
+        return afmt_fail(err, AFMT_E_NOMEM, NULL, NULL, AFMT_NO_INDEX, AFMT_NO_OFFSET,
+                         "out of memory for the %llu bytes to compress", (unsigned long long)n);
+    afmt_sink_buffer(&sink, stored, n);
+    rc = afmt_sink_payload(&sink, a, endian, AFMT_ENC_PLAIN, err);
+    if (rc == 0) rc = afmt_lz4_compress(stored, n, out, out_len, err);
+    free(stored);
+    return rc;
 }

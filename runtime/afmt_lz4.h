@@ -36,6 +36,15 @@ int afmt_lz4_block_decode(const uint8_t *src, uint64_t n, uint8_t *dst, uint64_t
 AFMT_GEN_API int afmt_lz4_compress(const uint8_t *src, uint64_t n, uint8_t **out, uint64_t *out_len,
                                    afmt_error *err);
 
+/* Compress the elements of the plain array a as an LZ4 payload holds them
+ * (back to back, bool as bytes, in byte order endian: what the block must
+ * decode to) into a new malloc'ed block (*out, *out_len); the caller frees
+ * it.  Little-endian elements are compressed from a->data; big-endian
+ * ones are first rendered into a temporary buffer of their size, freed
+ * before returning. */
+AFMT_GEN_API int afmt_lz4_compress_payload(const afmt_array *a, afmt_endian endian, uint8_t **out, uint64_t *out_len,
+                                           afmt_error *err);
+
 #ifdef __cplusplus
 }
 #endif

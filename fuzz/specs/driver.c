@@ -10,6 +10,12 @@
  *                         encoded_size said, validate strictly and read
  *                         back as the arrays written
  *   driver validate FILE...   one verdict line per file and mode
+ *   driver agree SPEC FILE... (built with -DSPECFUZZ_INTERP, linked with
+ *                         interp/): the generated validator and the
+ *                         reference interpreter of SPEC report the same
+ *                         on each file (afmt_agree: verdict, error, field
+ *                         reports, views, warnings), strict and lenient,
+ *                         with and without a visitor
  *
  * Exit 0 when every check held, 1 when one did not (a "FAIL" line says
  * which), 2 on usage or I/O errors.  Under ASan/UBSan a crash is a
@@ -18,6 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "afmt.h"
+#ifdef SPECFUZZ_INTERP
+#include "afmt_agree.h"
+#endif
 
 #define MAX_ARRAYS 3
 #define MAX_VIEWS 64
@@ -272,12 +281,49 @@ static int cmd_write(const afmt_format *f, const char *dir)
     return fails ? 1 : 0;
 }
 
+#ifdef SPECFUZZ_INTERP
+static int cmd_agree(const afmt_format *f, const char *spec, int argc, char **argv)
+{
+    afmt_interp *in = afmt_interp_load(spec);
+    int i, rc = 0;
+    if (!in) { fprintf(stderr, "driver: the interpreter refuses %s\n", spec); return 1; }
+    for (i = 0; i < argc; i++) {
+        uint64_t len = 0;
+        uint8_t *buf = read_file(argv[i], &len);
+        int mode, how_k;
+        if (!buf) { fprintf(stderr, "driver: cannot read %s\n", argv[i]); rc = 2; continue; }
+        for (mode = 0; mode < 2; mode++)
+            for (how_k = 0; how_k < 2; how_k++) {
+                afmt_options opt;
+                afmt_agree_how how;
+                char why[1024];
+                afmt_options_default(&opt);
+                opt.mode = mode ? AFMT_LENIENT : AFMT_STRICT;
+                how.visit = how_k;
+                how.fields = how_k;
+                how.stop_at = -1;
+                if (afmt_agree(in, f, buf, len, &opt, &how, why, sizeof why) != 0) {
+                    printf("DISAGREE %s (%s, %s): %s\n", argv[i], mode ? "lenient" : "strict",
+                           how_k ? "visitor and fields" : "verdict only", why);
+                    rc = 1;
+                }
+            }
+        free(buf);
+    }
+    afmt_interp_free(in);
+    return rc;
+}
+#endif
+
 int main(int argc, char **argv)
 {
     const afmt_format *f = the_format();
     if (!f) { fprintf(stderr, "driver: no format compiled in\n"); return 2; }
     if (argc == 3 && strcmp(argv[1], "write") == 0) return cmd_write(f, argv[2]);
     if (argc >= 2 && strcmp(argv[1], "validate") == 0) return cmd_validate(f, argc - 2, argv + 2);
+#ifdef SPECFUZZ_INTERP
+    if (argc >= 3 && strcmp(argv[1], "agree") == 0) return cmd_agree(f, argv[2], argc - 3, argv + 3);
+#endif
     fprintf(stderr, "usage: driver write DIR | driver validate FILE...\n");
     return 2;
 }

@@ -18,9 +18,11 @@ For each spec, until the time box (or --count specs) is used up:
   * the validator, strict and lenient, on the writer's files, random bytes
     and mutants of the writer's files (fuzz/specs/mutate.py): no crash, no
     sanitizer report, no hang (driver validate);
-  * when the reference interpreter is there (`afmt-validate --spec`):
-    it gives the same verdict, code, field, offset and arrays as the
-    generated validator on every input.
+  * when the reference interpreter is in the tree (interp/): it reports
+    the same as the generated validator on every input (afmt_agree:
+    verdict, code, field, offset, message, field reports, arrays,
+    warnings), strict and lenient, with and without a visitor
+    (driver agree).
 A finding is kept in OUT/findings/<kind>-<seed>/ (the spec, the inputs,
 the logs); the run ends with one summary line and exits 1 if there was
 one.  Same seed, same specs: `--seed S --count 1` replays one.
@@ -60,33 +62,59 @@ def have_lz4():
     return p.returncode == 0
 
 
+def have_interp():
+    """The reference interpreter (interp/, with afmt_agree) is in the tree."""
+    return os.path.exists(os.path.join(ROOT, "interp", "afmt_agree.h"))
+
+
 def build_runtime(out):
     """The runtime and the registry under ASan + UBSan, and the driver:
-    built again when a source is newer."""
-    lib = os.path.join(out, "rt", "librt.a")
+    built again when a source is newer.  With the interpreter in the tree,
+    it and afmt-gen's loader too (the driver's `agree`).  Returns the
+    archives, the driver's object, the feature flags and whether the
+    interpreter is in."""
+    rt = os.path.join(out, "rt")
+    lib = os.path.join(rt, "librt.a")
     srcs = sorted(glob.glob(os.path.join(ROOT, "runtime", "*.c"))) + [os.path.join(ROOT, "registry", "afmt_registry.c")]
-    hdrs = glob.glob(os.path.join(ROOT, "runtime", "*.h"))
-    drv = os.path.join(out, "rt", "driver.o")
-    newest = max(os.path.getmtime(f) for f in srcs + hdrs + [os.path.join(HERE, "driver.c")])
+    interp = have_interp()
+    isrcs = []
+    if interp:
+        isrcs = sorted(glob.glob(os.path.join(ROOT, "interp", "*.c")))
+        isrcs += [f for f in sorted(glob.glob(os.path.join(ROOT, "gen", "*.c"))) if not f.endswith("/main.c")]
+        isrcs += [os.path.join(ROOT, "generated", "gen", "expr_lexer.c")]
+    hdrs = glob.glob(os.path.join(ROOT, "runtime", "*.h")) + glob.glob(os.path.join(ROOT, "gen", "*.h"))
+    hdrs += glob.glob(os.path.join(ROOT, "interp", "*.h"))
+    drv = os.path.join(rt, "driver.o")
+    ilib = os.path.join(rt, "libinterp.a")
+    newest = max(os.path.getmtime(f) for f in srcs + isrcs + hdrs + [os.path.join(HERE, "driver.c")])
     feat = ["-DAFMT_HAVE_LZ4=1"] if have_lz4() else []
-    if os.path.exists(lib) and os.path.exists(drv) and os.path.getmtime(lib) > newest:
-        return lib, drv, feat
-    os.makedirs(os.path.join(out, "rt"), exist_ok=True)
-    objs = []
-    for s in srcs:
-        o = os.path.join(out, "rt", os.path.basename(s)[:-2] + ".o")
-        rc, _, err = run(["clang", "-std=c11"] + SAN + feat + ["-I" + os.path.join(ROOT, "runtime"), "-c", s, "-o", o], 300)
-        if rc != 0:
-            sys.exit("specfuzz: cannot build the runtime (%s): %s" % (s, err[:500]))
-        objs.append(o)
-    rc, _, err = run(["clang", "-std=c11"] + SAN + ["-I" + os.path.join(ROOT, "runtime"), "-c",
-                                                  os.path.join(HERE, "driver.c"), "-o", drv], 300)
+    inc = ["-I" + os.path.join(ROOT, d) for d in ("runtime", "gen", "interp")]
+    posix = ["-D_POSIX_C_SOURCE=200809L", "-D_DEFAULT_SOURCE"]
+    libs = [lib] + ([ilib] if interp else [])
+    if all(os.path.exists(f) and os.path.getmtime(f) > newest for f in libs + [drv]):
+        return libs, drv, feat, interp
+    os.makedirs(rt, exist_ok=True)
+
+    def compile_all(files, archive, flags):
+        objs = []
+        for src in files:
+            o = os.path.join(rt, os.path.basename(os.path.dirname(src)) + "_" + os.path.basename(src)[:-2] + ".o")
+            rc, _, err = run(["clang", "-std=c11"] + SAN + feat + flags + inc + ["-c", src, "-o", o], 300)
+            if rc != 0:
+                sys.exit("specfuzz: cannot build %s: %s" % (src, err[:500]))
+            objs.append(o)
+        if os.path.exists(archive):
+            os.remove(archive)
+        run(["ar", "rcs", archive] + objs)
+
+    compile_all(srcs, lib, [])
+    if interp:
+        compile_all(isrcs, ilib, posix)
+    rc, _, err = run(["clang", "-std=c11"] + SAN + feat + inc + (["-DSPECFUZZ_INTERP"] if interp else []) +
+                     ["-c", os.path.join(HERE, "driver.c"), "-o", drv], 300)
     if rc != 0:
         sys.exit("specfuzz: cannot build the driver: " + err[:500])
-    if os.path.exists(lib):
-        os.remove(lib)
-    run(["ar", "rcs", lib] + objs)
-    return lib, drv, feat
+    return libs, drv, feat, interp
 
 
 class Fuzzer:
@@ -94,20 +122,12 @@ class Fuzzer:
         self.args = args
         self.out = os.path.abspath(args.out)
         self.gen = os.path.abspath(os.path.join(args.build, "afmt-gen"))
-        self.lib, self.drv, self.feat = build_runtime(self.out)
+        self.archives, self.drv, self.feat, self.interp = build_runtime(self.out)
+        self.archives = self.archives[::-1]  # the interpreter first: it needs the runtime after it
         self.libs = ["-llz4"] if self.feat else []
-        self.libs += ["-lm", "-ldl", "-lpthread"]
-        self.interp = self.find_interp()
+        self.libs += (["-ljansson"] if self.interp else []) + ["-lm", "-ldl", "-lpthread"]
         self.stats = dict(specs=0, accepted=0, rejected=0, compiled=0, written=0, inputs=0, compared=0, findings=0)
         self.kinds = {}
-
-    def find_interp(self):
-        """`afmt-validate --spec` when this build has it (interp/)."""
-        tool = os.path.join(self.args.build, "afmt-validate")
-        if not os.path.isdir(os.path.join(ROOT, "interp")) or not os.path.exists(tool):
-            return None
-        rc, out, err = run([tool, "--help"], 20)
-        return os.path.abspath(tool) if "--spec" in out + err else None
 
     def finding(self, kind, seed, work, what):
         self.stats["findings"] += 1
@@ -156,8 +176,8 @@ class Fuzzer:
             return
         self.stats["compiled"] += 1
         exe = os.path.join(work, "driver")
-        rc, _, err = run(["clang", "-std=c11"] + SAN + self.feat + inc + [obj, os.path.join(gen, "afmt_formats.c"), self.drv,
-                                                                        self.lib, "-o", exe] + self.libs, 300)
+        rc, _, err = run(["clang", "-std=c11"] + SAN + self.feat + inc + [obj, os.path.join(gen, "afmt_formats.c"), self.drv] +
+                         self.archives + ["-o", exe] + self.libs, 300)
         if rc != 0:
             self.finding("link", seed, work, err[:4000])
             return
@@ -197,23 +217,24 @@ class Fuzzer:
                          "driver validate exit %s:\n%s" % (rc, err[-4000:]))
             return
         if self.interp:
-            self.compare(seed, work, out, paths)
+            self.compare(seed, work, exe, paths)
 
-    def compare(self, seed, work, out, paths):
+    def compare(self, seed, work, exe, paths):
         """The interpreter against the generated validator, input by input
-        (verdict, code, field, offset and arrays; strict and lenient)."""
+        (afmt_agree: verdict, error, fields, views, warnings; strict and
+        lenient, with and without a visitor)."""
         spec_path = glob.glob(os.path.join(work, "*.json"))[0]
-        gen_lines = [ln for ln in out.splitlines() if ln and ln[0].isdigit()]
-        rc, iout, ierr = run([self.interp, "--spec", spec_path, "--verdicts"] + paths, 120)
-        if rc is None or rc < 0 or (rc not in (0, 1) and not iout):
-            self.finding("interp-crash", seed, work, "afmt-validate --spec exit %s:\n%s" % (rc, ierr[-3000:]))
-            return
-        int_lines = [ln for ln in iout.splitlines() if ln and ln[0].isdigit()]
-        self.stats["compared"] += len(paths)
-        if gen_lines != int_lines:
-            diff = [(a, b) for a, b in zip(gen_lines, int_lines) if a != b][:3]
-            self.finding("disagree", seed, work, "generated vs interpreter:\n" +
-                         "\n".join("  gen:    %s\n  interp: %s" % d for d in diff))
+        rc, out, err = run([exe, "agree", spec_path] + paths, 300)
+        if rc == 0:
+            self.stats["compared"] += len(paths)
+        elif rc == 1 and "DISAGREE" in out:
+            self.stats["compared"] += len(paths)
+            self.finding("disagree", seed, work, "\n".join(ln for ln in out.splitlines() if ln.startswith("DISAGREE"))[:4000])
+        elif rc == 1:
+            self.finding("interp-refuses", seed, work, "the interpreter refuses a spec afmt-gen accepts:\n" + err[-3000:])
+        else:
+            self.finding("interp-crash" if rc is not None else "interp-hang", seed, work,
+                         "driver agree exit %s:\n%s" % (rc, err[-4000:]))
 
 
 def main():
@@ -231,7 +252,7 @@ def main():
     start = time.time()
     fz = Fuzzer(args)
     print("specfuzz: seed %d, %s s%s, interpreter: %s" % (args.seed, args.seconds,
-          ", %d specs" % args.count if args.count else "", fz.interp or "not there (no interp/ or no --spec)"))
+          ", %d specs" % args.count if args.count else "", "interp/ (afmt_agree)" if fz.interp else "not in this tree"))
     i = 0
     while time.time() - start < args.seconds and (not args.count or i < args.count):
         fz.one(args.seed + i)

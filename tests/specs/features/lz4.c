@@ -159,7 +159,8 @@ static int lz4_write_impl(const afmt_array *arrays, size_t n, const afmt_write_o
         /* the stored length is the compressed one: compress now, write later */
         free(*owned);
         *owned = NULL;
-        if (afmt_lz4_compress(A_data->data, nbytes_data, owned, &nbytes_data, err) != 0) return -1;
+        if (afmt_lz4_compress_payload(A_data, AFMT_LITTLE, owned, &nbytes_data,
+                err) != 0) return -1;
     }
     const uint64_t v_n = A_data->dims[0];
     const uint64_t v_size = nbytes_data;
