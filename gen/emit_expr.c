@@ -828,7 +828,13 @@ static cexpr emit_binary(emitter *m, const blame *bl, expr *e, const char *text)
     case TK_SLASH: case TK_PERCENT: return divmod(m, bl, e->op, a, b, text, e->b);
     case TK_AMP: case TK_PIPE: case TK_CARET: {
         char *ac = bits_of(m, bl, a, text), *bc = bits_of(m, bl, b, text);
-        cexpr r = mk(xprintf("(%s %s %s)", ac, tok_text(e->op), bc), VT_U);
+        cexpr r;
+        /* x | C and x ^ C with a constant C: through a function, since
+         * gcc calls `(x | 9) != 0` always true and refuses it under -Werror */
+        if (e->op != TK_AMP && (strncmp(ac, "UINT64_C(", 9) == 0 || strncmp(bc, "UINT64_C(", 9) == 0))
+            r = mk(xprintf("afmt_%s_u64(%s, %s)", e->op == TK_PIPE ? "or" : "xor", ac, bc), VT_U);
+        else
+            r = mk(xprintf("(%s %s %s)", ac, tok_text(e->op), bc), VT_U);
         free(ac); free(bc);
         return r;
     }

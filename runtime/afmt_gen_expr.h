@@ -31,6 +31,10 @@ static inline uint64_t afmt_div_u64(uint64_t a, uint64_t b) { return a / b; }
 static inline uint64_t afmt_mod_u64(uint64_t a, uint64_t b) { return a % b; }
 static inline int64_t afmt_div_i64(int64_t a, int64_t b) { return a / b; }
 static inline int64_t afmt_mod_i64(int64_t a, int64_t b) { return a % b; }
+/* a | b and a ^ b where one is a constant (`(x | 9) != 0` is a comparison
+ * gcc calls always true and refuses under -Werror). */
+static inline uint64_t afmt_or_u64(uint64_t a, uint64_t b) { return a | b; }
+static inline uint64_t afmt_xor_u64(uint64_t a, uint64_t b) { return a ^ b; }
 
 /* prod(name) / sum(name) of the integer array field `name`: n elements of
  * `width` bytes (1, 2, 4, 8; signed or not, big-endian or not) at input
