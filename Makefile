@@ -200,6 +200,10 @@ $(BUILD)/obj/gen/%.o: gen/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Igen -MMD -MP -c $< -o $@
 
+$(BUILD)/obj/fuzz/%.o: fuzz/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) $(FEATURE_CFLAGS) -Iinterp -MMD -MP -c $< -o $@
+
 $(BUILD)/obj/cli/%.o: cli/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(FEATURE_CFLAGS) -Iinterp -MMD -MP -c $< -o $@
@@ -306,9 +310,9 @@ $(BUILD)/tests/test_thfast_agree: tests/unit/test_thfast_agree.c $(AGREE_OBJ) $(
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(FEATURE_CFLAGS) -Itests/unit -o $@ $< $(AGREE_OBJ) $(LIB) $(FEATURE_LIBS) -lm -lpthread
 
-$(BUILD)/tests/test_fuzz_regressions: tests/unit/test_fuzz_regressions.c $(FUZZ_TEST_OBJ) $(LIB)
+$(BUILD)/tests/test_fuzz_regressions: tests/unit/test_fuzz_regressions.c $(FUZZ_TEST_OBJ) $(INTERP_LIB) $(GEN_LIB) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(FEATURE_CFLAGS) -Itests/unit -o $@ $< $(FUZZ_TEST_OBJ) $(LIB) $(FEATURE_LIBS) -lm -lpthread
+	$(CC) $(ALL_CFLAGS) $(FEATURE_CFLAGS) -Itests/unit -o $@ $< $(FUZZ_TEST_OBJ) $(INTERP_LIB) $(GEN_LIB) $(LIB) $(FEATURE_LIBS) -ljansson -lm -lpthread
 
 -include $(shell find $(BUILD)/obj $(BUILD)/pic $(BUILD)/agree -name '*.d' 2>/dev/null)
 

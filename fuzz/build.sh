@@ -35,19 +35,25 @@ OUT=${OUT:-$ROOT/build/fuzz}
 FUZZ_JOBS=${FUZZ_JOBS:-2}
 EXTRA=${FUZZ_EXTRA_CFLAGS:-}
 STD="-std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE"
-INC="-I$ROOT/runtime -I$ROOT/generated -I$ROOT/fuzz"
+INC="-I$ROOT/runtime -I$ROOT/generated -I$ROOT/fuzz -I$ROOT/interp -I$ROOT/gen"
 OWN_WARN="-Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes"
 [ "${FUZZ_WERROR:-1}" = 1 ] && OWN_WARN="$OWN_WARN -Werror"
 [ "${FUZZ_STANDALONE:-0}" = 1 ] && EXTRA="$EXTRA -DFZ_STANDALONE_MAIN"
 
 FEAT=""
-LIBS="-lm"
+# jansson: the reference interpreter loads the specs with afmt-gen's loader
+JANSSON="-ljansson"
+if [ "${FUZZ_STATIC_LZ4:-0}" = 1 ]; then
+    a=$($CC -print-file-name=libjansson.a)
+    [ -f "$a" ] && JANSSON=$a
+fi
+LIBS="$JANSSON -lm"
 if printf '#include <lz4.h>\n' | $CC -E - >/dev/null 2>&1; then
     FEAT="-DAFMT_HAVE_LZ4=1"
-    LIBS="-llz4 -lm"
+    LIBS="-llz4 $JANSSON -lm"
     if [ "${FUZZ_STATIC_LZ4:-0}" = 1 ]; then
         a=$($CC -print-file-name=liblz4.a)
-        [ -f "$a" ] && LIBS="$a -lm"
+        [ -f "$a" ] && LIBS="$a $JANSSON -lm"
     fi
 fi
 
@@ -85,12 +91,38 @@ mkdir -p "$OUT" "$OBJ"
 # and of the checks; compiled in parallel, warnings of the library shown by
 # `make compilers`, not here.
 LIB_SRC=$(ls runtime/*.c registry/*.c; find generated -name '*.c' -not -path 'generated/gen/*' | sort)
+# The reference interpreter (interp/) and afmt-gen's loader and checks it
+# uses (gen/ but its main), a second oracle of the validate targets; the
+# shipped specs' text goes into the binaries (fz_specs.c), so that they
+# need no file beside them.
+INTERP_SRC=$(ls interp/*.c gen/*.c generated/gen/expr_lexer.c | grep -v '^gen/main\.c$')
 rm -f "$OBJ"/*.o
+{
+    echo '/* Written by fuzz/build.sh from the specs of spec/: do not edit. */'
+    echo '#include <string.h>'
+    echo '#include "fz_specs.h"'
+    echo 'static const char *const SPECS[][2] = {'
+    for s in spec/*.json; do
+        n=$(sed -n 's/^ *"format": *"\([a-z0-9_]*\)".*/\1/p' "$s" | head -1)
+        echo "    {\"$n\","
+        sed 's/\\/\\\\/g; s/"/\\"/g; s/?/\\?/g; s/^/     "/; s/$/\\n"/' "$s"
+        echo "    },"
+    done
+    echo '};'
+    echo 'const char *fz_spec_text(const char *name)'
+    echo '{'
+    echo '    size_t i;'
+    echo '    for (i = 0; i < sizeof SPECS / sizeof SPECS[0]; i++)'
+    echo '        if (strcmp(SPECS[i][0], name) == 0) return SPECS[i][1];'
+    echo '    return NULL;'
+    echo '}'
+} > "$OBJ/fz_specs.c"
 compile() { # source -> object
     local s=$1 o warn="-w"
     o=$OBJ/$(echo "$s" | tr / _ | sed 's/\.c$/.o/')
     case "$s" in
     fuzz/*) warn="$OWN_WARN $CHECKS_CFLAGS" ;;
+    interp/*|gen/*|generated/gen/*|*/fz_specs.c) warn="-w $CHECKS_CFLAGS" ;;
     runtime/afmt_error.c) warn="-w $CHECKS_CFLAGS" ;;
     runtime/afmt_futhark_text.c|runtime/afmt_texthdr.c|runtime/afmt_thdir.c) warn="-w $TEXT_CFLAGS" ;;
     esac
@@ -99,7 +131,7 @@ compile() { # source -> object
 }
 export -f compile
 export CC STD CFLAGS EXTRA INC FEAT OWN_WARN OBJ CHECKS_CFLAGS TEXT_CFLAGS
-printf '%s\n' $LIB_SRC fuzz/checks.c fuzz/inputs.c | xargs -P "$FUZZ_JOBS" -I{} bash -c 'compile {}'
+printf '%s\n' $LIB_SRC $INTERP_SRC "$OBJ/fz_specs.c" fuzz/checks.c fuzz/inputs.c | xargs -P "$FUZZ_JOBS" -I{} bash -c 'compile {}'
 
 # The registry's formats, from a program linked with the same objects.
 $CC $STD $CFLAGS $EXTRA $INC $FEAT -w fuzz/list_formats.c "$OBJ"/*.o -o "$OBJ/list_formats" $LIBS

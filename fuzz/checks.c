@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "checks.h"
+#include "afmt_agree.h"
 
 /* The checks' own element loops are not worth coverage feedback (and,
  * instrumented, they dominated the fuzzers' time on large arrays). */
@@ -656,6 +657,52 @@ static void fz_streams_format(fz_ctx *c, const afmt_format *f, const uint8_t *bu
 
 /* Run fz_validate_format (buffers) and/or fz_streams_format on `only`, or
  * on every format of the registry. */
+/* f's index in afmt_formats[] (the interpreters' index). */
+static size_t fz_format_index(const afmt_format *f)
+{
+    size_t i;
+    for (i = 0; i < afmt_format_count && afmt_formats[i] != f; i++) {}
+    return i;
+}
+
+/* The interpreter of f's spec (if the context has one) against f's
+ * generated validator: strict with a field visitor, lenient with small
+ * limits and no value checks, a visitor that stops at the first array.
+ * Any difference in what they report is a bug of one of them. */
+static void fz_interp_agree(fz_ctx *c, size_t fi, const afmt_format *f, const uint8_t *buf,
+                            uint64_t len)
+{
+    static const struct { afmt_mode mode; int check_values, small; afmt_agree_how how; } MODES[] = {
+        {AFMT_STRICT, 1, 0, {1, 1, -1}},
+        {AFMT_LENIENT, 0, 1, {1, 0, -1}},
+        {AFMT_LENIENT, 1, 0, {1, 0, 0}},
+    };
+    const afmt_interp *in = c->interps && fi < afmt_format_count ? c->interps[fi] : NULL;
+    char why[768];
+    size_t k;
+    if (!in)
+        return;
+    for (k = 0; k < sizeof MODES / sizeof MODES[0]; k++) {
+        afmt_options o;
+        int rc;
+        afmt_options_default(&o);
+        o.mode = MODES[k].mode;
+        o.check_values = MODES[k].check_values;
+        if (MODES[k].small) {
+            o.limits.max_rank = 2;
+            o.limits.max_items = 3;
+            o.limits.max_header_bytes = 16;
+            o.limits.max_decoded_bytes = 64;
+        }
+        rc = afmt_agree(in, f, buf, len, &o, &MODES[k].how, why, sizeof why);
+        if (rc > 0)
+            fz_bug(c, "%s: the reference interpreter disagrees with the generated validator (mode %zu): %s",
+                   f->name, k, why);
+        else if (rc == 0)
+            c->agreed++;
+    }
+}
+
 static void fz_validate_run(fz_ctx *c, const afmt_format *only, const uint8_t *buf,
                             uint64_t len, int buffers, int streams)
 {
@@ -665,8 +712,10 @@ static void fz_validate_run(fz_ctx *c, const afmt_format *only, const uint8_t *b
     for (i = 0; i < afmt_format_count; i++) {
         const afmt_format *f = only ? only : afmt_formats[i];
         if (f) {
-            if (buffers)
+            if (buffers) {
                 fz_validate_format(c, f, buf, len);
+                fz_interp_agree(c, only ? fz_format_index(f) : i, f, buf, len);
+            }
             if (streams)
                 fz_streams_format(c, f, buf, len, &bv, &sv);
         }

@@ -9,7 +9,10 @@
  *   fz_check_validate   strict / lenient / tiny limits / no value checks;
  *                       every view handed to the visitor is sane and decodes
  *                       (in both orders, which must agree); the same input
- *                       as a stream (validate_src) gives the same verdict
+ *                       as a stream (validate_src) gives the same verdict;
+ *                       the reference interpreter of the format's spec
+ *                       (interp/, when the context has it) reports exactly
+ *                       what the generated validator reports
  *   fz_check_roundtrip  valid in F -> plain -> write F -> validate -> same
  *                       values, names, trailer; the rewrite is a fixed point
  *   fz_check_convert    valid in A -> plain in B's order -> write B (when B's
@@ -31,6 +34,8 @@
 
 #include "afmt_internal.h"
 
+struct afmt_interp;
+
 typedef struct fz_ctx {
     const char *target;   /* "validate", "roundtrip", "convert", "all" */
     const char *input;    /* file name for messages, or NULL */
@@ -48,6 +53,12 @@ typedef struct fz_ctx {
      * decoded (1 MiB, the most any check decodes, unless lowered: the
      * per-format validate targets lower it, see fuzz/README.md). */
     uint64_t max_decode;
+    /* The reference interpreter of each format's spec, by index in
+     * afmt_formats[] (an entry may be NULL), or NULL for none: a second
+     * oracle, compared with the generated validator on every input
+     * (interp/afmt_agree.h).  Owned by the caller, who loads it once. */
+    const struct afmt_interp *const *interps;
+    unsigned long agreed;      /* (format, mode) interpreter comparisons that agreed */
     unsigned ignored;     /* bugs matched by ignore */
     unsigned bugs;        /* bugs found so far */
     char first[1024];     /* the first bug, for the caller's report */

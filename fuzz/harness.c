@@ -27,6 +27,8 @@
 #include <string.h>
 
 #include "checks.h"
+#include "afmt_interp.h"
+#include "fz_specs.h"
 
 #define FZ_VALIDATE 1
 #define FZ_ROUNDTRIP 2
@@ -79,6 +81,28 @@ static const afmt_format *fz_target_format(void)
 #endif
 }
 
+/* The reference interpreter of every format's spec (the spec's text is
+ * in this binary: fz_specs.c, written by fuzz/build.sh), loaded at the
+ * first input and kept for the process: loading costs a thousand inputs'
+ * time, and libFuzzer's entry point has no context to keep it in, so this
+ * one cache is process-wide (read-only once filled; the targets are
+ * single-threaded).  A spec that does not load leaves its entry NULL: the
+ * checks then skip the comparison for that format. */
+static const afmt_interp *const *fz_interps(void)
+{
+    static const afmt_interp *interps[64];
+    static int loaded;
+    size_t i;
+    if (!loaded) {
+        loaded = 1;
+        for (i = 0; i < afmt_format_count && i < 64; i++) {
+            const char *text = afmt_formats[i] ? fz_spec_text(afmt_formats[i]->name) : NULL;
+            interps[i] = text ? afmt_interp_load_text(afmt_formats[i]->spec, text) : NULL;
+        }
+    }
+    return interps;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const char *keep = getenv("AFMT_FUZZ_KEEP_GOING");
@@ -87,6 +111,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
     fz_ctx_init(&c, FZ_TARGET_NAME, !(keep && keep[0] == '1'));
     c.ignore = getenv("AFMT_FUZZ_IGNORE");
+    c.interps = fz_interps();
 #if FZ_TARGET == FZ_VALIDATE
     /* The per-format target leaves the stream comparisons to stream_<fmt>
      * (they cost most per input); the all-format target keeps them. */

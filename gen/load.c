@@ -259,17 +259,30 @@ static void load_trailer(loader *L, spec *s, json_t *v)
     }
 }
 
+static spec *spec_from_json(const char *path, json_t *root, const json_error_t *jerr);
+
 spec *spec_load(const char *path)
 {
     json_error_t jerr;
-    json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+    return spec_from_json(path, json_load_file(path, JSON_REJECT_DUPLICATES, &jerr), &jerr);
+}
+
+spec *spec_load_text(const char *path, const char *text)
+{
+    json_error_t jerr;
+    return spec_from_json(path, json_loads(text, JSON_REJECT_DUPLICATES, &jerr), &jerr);
+}
+
+/* The spec of root (taken; NULL: it did not parse, jerr says why). */
+static spec *spec_from_json(const char *path, json_t *root, const json_error_t *jerr)
+{
     loader L;
     spec *s;
     json_t *v;
     L.path = path;
     L.errors = 0;
     if (!root) {
-        fprintf(stderr, "%s:%d:%d: invalid JSON: %s\n", path, jerr.line, jerr.column, jerr.text);
+        fprintf(stderr, "%s:%d:%d: invalid JSON: %s\n", path, jerr->line, jerr->column, jerr->text);
         return NULL;
     }
     if (!json_is_object(root)) {

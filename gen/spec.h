@@ -216,6 +216,8 @@ typedef struct spec {
 /* load.c: parse and structurally check a spec file; prints
  * "PATH: /json/path: message" for each problem and returns NULL. */
 spec *spec_load(const char *path);
+/* The same for a spec's text in memory (path: its name in diagnostics). */
+spec *spec_load_text(const char *path, const char *text);
 
 /* What a format descriptor (afmt_format) says of the spec: the order of
  * its first payload, whether a file may hold several arrays, whether its

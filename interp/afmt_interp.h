@@ -40,6 +40,10 @@ typedef struct afmt_interp afmt_interp;
  * is freed by afmt_interp_free (the spec model itself lives until exit:
  * afmt-gen's loader has no free). */
 afmt_interp *afmt_interp_load(const char *path);
+/* The same for the spec's JSON text in memory (path: its name in
+ * diagnostics and the descriptor's spec).  The fuzz targets carry the
+ * shipped specs in their binaries this way. */
+afmt_interp *afmt_interp_load_text(const char *path, const char *text);
 void afmt_interp_free(afmt_interp *in);
 
 /* The format descriptor of the spec: name, spec path, extensions, detect,

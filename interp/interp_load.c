@@ -138,19 +138,19 @@ void __lsan_enable(void) __attribute__((weak));
 /* afmt-gen's loader and everything `afmt-gen --check` checks: names,
  * types, the validator and the writer; a spec it refuses is refused here,
  * with its words (on stderr). */
-static spec *load_checked(const char *path)
+static spec *load_checked(const char *path, const char *text)
 {
     spec *s;
     if (__lsan_disable) __lsan_disable();
-    s = spec_load(path);
+    s = text ? spec_load_text(path, text) : spec_load(path);
     if (s && emit_format(s, NULL) != 0) s = NULL;
     if (__lsan_enable) __lsan_enable();
     return s;
 }
 
-afmt_interp *afmt_interp_load(const char *path)
+static afmt_interp *load(const char *path, const char *text)
 {
-    spec *s = load_checked(path);
+    spec *s = load_checked(path, text);
     afmt_interp *in;
     if (!s) return NULL;
     in = calloc(1, sizeof *in);
@@ -161,6 +161,10 @@ afmt_interp *afmt_interp_load(const char *path)
     describe_format(in);
     return in;
 }
+
+afmt_interp *afmt_interp_load(const char *path) { return load(path, NULL); }
+
+afmt_interp *afmt_interp_load_text(const char *path, const char *text) { return load(path, text); }
 
 void afmt_interp_free(afmt_interp *in)
 {
