@@ -748,8 +748,17 @@ static cexpr emit_unary(emitter *m, const blame *bl, expr *e, const char *text)
         c = bits_of(m, bl, a, text);
         r = mk(xprintf("(~%s)", c), VT_U);
     } else {
+        const int was_signed = a.t == VT_S;
         c = to_s(m, bl, a, text);
-        r = mk(xprintf("(-%s)", c), VT_S); /* |INT64_MIN| unreachable: to_s bounds by INT64_MAX */
+        /* an unsigned operand is at most INT64_MAX after to_s; a signed one
+         * may be INT64_MIN, whose negation overflows (spec/LANGUAGE.md:
+         * unary - needs a value up to 2^63-1) */
+        if (was_signed && !nonneg_known(m, c)) {
+            char *cond = xprintf("%s == INT64_MIN", c);
+            emit_overflow_if(m, cond, bl, text);
+            free(cond);
+        }
+        r = mk(xprintf("(-%s)", c), VT_S);
     }
     free(c);
     return r;

@@ -278,7 +278,10 @@ static int eval_unary(irun *r, const iblame *b, const expr *e, const char *text,
     } else {
         int64_t v = 0;
         if (to_s(r, b, a, text, &v)) return -1;
-        *out = mk(VT_S, 0 - (uint64_t)v); /* INT64_MIN stays itself, as two's complement does */
+        /* a signed INT64_MIN has no negation (an unsigned operand is at
+         * most INT64_MAX after to_s) */
+        if (v == INT64_MIN) return ioverflow(r, b, text);
+        *out = mk(VT_S, 0 - (uint64_t)v);
     }
     return 0;
 }

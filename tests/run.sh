@@ -73,7 +73,7 @@ fi
 # afmt-gen -o makes the directory (and its parents).
 echo "== new format from JSON alone"
 if ASAN_OPTIONS=detect_leaks=0 "$BUILD"/afmt-gen -o "$TMPD/gen/deeper" spec/*.json tests/specs/newformat/toyfmt.json \
-       tests/specs/readonly/rofmt.json 2> "$TMPD/cc.log"; then
+       tests/specs/readonly/rofmt.json tests/specs/negate/negate.json 2> "$TMPD/cc.log"; then
     for d in newformat readonly; do
         if ${CC:-cc} -std=c11 -pedantic -Wall -Wextra -Werror ${TEST_CFLAGS:-} \
                -Iruntime -I"$TMPD/gen/deeper" -Itests/unit -o "$TMPD/$d" tests/specs/$d/driver.c \

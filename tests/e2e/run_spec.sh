@@ -82,6 +82,17 @@ for cmd in "$V --format npy --spec spec/npy.json" "$A info --spec spec/npy.json 
     if [ $rc -eq 2 ] && grep -q "give one of" "$TMP/err"; then pass "usage error: $cmd"; else fail "$cmd: exit $rc $(head -2 "$TMP/err")"; fi
 done
 
+# unary minus of INT64_MIN overflows (spec/LANGUAGE.md), found by the
+# interpreter: the generated code negated it (undefined behaviour) and
+# accepted the file; tests/run.sh compares the two on tests/specs/negate
+"$V" --spec tests/specs/negate/negate.json tests/specs/negate/*.bin > "$TMP/neg" 2>&1
+if grep -q 'int64_min.bin: invalid negate: y at offset 8: `-x` overflows 64 bits' "$TMP/neg" &&
+   grep -q 'five.bin: ok negate' "$TMP/neg" && grep -q 'minus_five.bin: ok negate' "$TMP/neg"; then
+    pass "-x of INT64_MIN overflows; of 5 and -5 it does not"
+else
+    fail "negate: $(cat "$TMP/neg" | tr '\n' ' ')"
+fi
+
 # a format of one's own: the spec of tests/specs/newformat, with no build
 if "$V" --spec tests/specs/newformat/toyfmt.json corpus/npy/f8_2x3.npy 2>&1 | grep -q 'invalid toyfmt: magic at offset 0'; then
     pass "a spec that is no shipped format checks files"

@@ -212,6 +212,9 @@ static int expressions_validate_body(afmt_vctx *c)
     if (!afmt_mul_i64(v_s, INT64_C(2), &xs_times_2)) {
         return afmt_overflow_c(c, "e5", AFMT_NO_INDEX, c->pos, "s * 2 + -s - (s / 3) + s % 2");
     }
+    if (v_s == INT64_MIN) {
+        return afmt_overflow_c(c, "e5", AFMT_NO_INDEX, c->pos, "s * 2 + -s - (s / 3) + s % 2");
+    }
     int64_t xs_times_2_plus_minus_s;
     if (!afmt_add_i64(xs_times_2, (-v_s), &xs_times_2_plus_minus_s)) {
         return afmt_overflow_c(c, "e5", AFMT_NO_INDEX, c->pos, "s * 2 + -s - (s / 3) + s % 2");
@@ -373,6 +376,10 @@ static int expressions_write_impl(const afmt_array *arrays, size_t n,
     const int64_t v_s = (-INT64_C(3));
     int64_t xs_times_2;
     if (!afmt_mul_i64(v_s, INT64_C(2), &xs_times_2)) {
+        return afmt_fail_overflow(err, NULL, "e5", AFMT_NO_INDEX, AFMT_NO_OFFSET,
+                "s * 2 + -s - (s / 3) + s % 2");
+    }
+    if (v_s == INT64_MIN) {
         return afmt_fail_overflow(err, NULL, "e5", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "s * 2 + -s - (s / 3) + s % 2");
     }
