@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include "afmt_interp.h"
 #include "afmt_step.h"
+#include "afmt_meta.h"
 #include "afmt_thdir.h"
 #include "emit.h" /* the spec model (spec.h) and find_table */
 
@@ -85,6 +86,7 @@ typedef struct ithdr {
 struct afmt_interp {
     const spec *s;
     afmt_format format;        /* name, extensions, detect... (validate: NULL) */
+    afmt_meta_desc sidecar;    /* the spec's sidecar (format.sidecar points here), if any */
     const char **extensions;   /* NULL-terminated */
     int max_syms;              /* the most symbols a run can hold */
     ithdr *thdrs;

@@ -110,6 +110,30 @@ const afmt_thdir_desc *ithdr_of(const afmt_interp *in, const item *it)
 
 /* ---- loading */
 
+/* The sidecar file the spec checks beside the data (DAPHNE's .meta), as
+ * gen/emit_format.c describes it. */
+static void describe_sidecar(afmt_interp *in)
+{
+    const spec *s = in->s;
+    const char **keys[6];
+    int k;
+    if (!s->sidecar_suffix) return;
+    memset(&in->sidecar, 0, sizeof in->sidecar);
+    keys[0] = &in->sidecar.key_rows;
+    keys[1] = &in->sidecar.key_cols;
+    keys[2] = &in->sidecar.key_value_type;
+    keys[3] = &in->sidecar.key_nnz;
+    keys[4] = &in->sidecar.key_schema;
+    keys[5] = &in->sidecar.key_label;
+    in->sidecar.suffix = s->sidecar_suffix;
+    for (k = 0; k < 6; k++) *keys[k] = s->sidecar_keys[k] ? s->sidecar_keys[k] : "";
+    for (k = 0; k < s->nsidecar_names; k++) {
+        const afmt_dtype d = afmt_dtype_from_name(s->sidecar_names[k][0]);
+        if (d != AFMT_DTYPE_INVALID && (int)d < AFMT_DTYPE_COUNT_) in->sidecar.value_names[d] = s->sidecar_names[k][1];
+    }
+    in->format.sidecar = &in->sidecar;
+}
+
 static void describe_format(afmt_interp *in)
 {
     const spec *s = in->s;
@@ -126,6 +150,7 @@ static void describe_format(afmt_interp *in)
     in->format.multi = multi;
     in->format.compresses = 0; /* the interpreter writes nothing */
     (void)compresses;
+    describe_sidecar(in);
 }
 
 /* LeakSanitizer's switches, when it is linked in (weak: NULL otherwise).

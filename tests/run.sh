@@ -73,7 +73,8 @@ fi
 # afmt-gen -o makes the directory (and its parents).
 echo "== new format from JSON alone"
 if ASAN_OPTIONS=detect_leaks=0 "$BUILD"/afmt-gen -o "$TMPD/gen/deeper" spec/*.json tests/specs/newformat/toyfmt.json \
-       tests/specs/readonly/rofmt.json tests/specs/negate/negate.json 2> "$TMPD/cc.log"; then
+       tests/specs/readonly/rofmt.json tests/specs/negate/negate.json \
+       tests/specs/features/*.json 2> "$TMPD/cc.log"; then
     for d in newformat readonly; do
         if ${CC:-cc} -std=c11 -pedantic -Wall -Wextra -Werror ${TEST_CFLAGS:-} \
                -Iruntime -I"$TMPD/gen/deeper" -Itests/unit -o "$TMPD/$d" tests/specs/$d/driver.c \
@@ -84,8 +85,9 @@ if ASAN_OPTIONS=detect_leaks=0 "$BUILD"/afmt-gen -o "$TMPD/gen/deeper" spec/*.js
         fi
     done
     # The reference interpreter agrees with the generated code of these
-    # formats too (their writers' files and mutants, every file of corpus/
-    # and tests/): the agreement test linked with this registry.
+    # formats too (the feature specs: one per construct; their writers'
+    # files and mutants, and the files of tests/specs/): the agreement test
+    # linked with this registry.
     if ${CC:-cc} -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Wall -Wextra -Werror -Wno-unused-function \
            ${TEST_CFLAGS:-} -Iruntime -Igen -Iinterp -I"$TMPD/gen/deeper" -Itests/unit -o "$TMPD/interp_agree" \
            tests/unit/test_interp_agree.c interp/*.c $(ls gen/*.c | grep -v gen/main.c) generated/gen/expr_lexer.c \

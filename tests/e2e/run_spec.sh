@@ -54,6 +54,16 @@ else
     fail "afmt convert --spec: $(head -3 "$TMP/err")"
 fi
 
+# the spec's sidecar (DAPHNE's .meta) is checked with --spec as with --format
+cp corpus/daphne/dense_f64_2x3.dbdf "$TMP/m.dbdf"
+printf '{"numRows":5,"numCols":3,"valueType":"f64","numNonZeros":0}' > "$TMP/m.dbdf.meta"
+"$V" --format daphne "$TMP/m.dbdf" > "$TMP/gen" 2>&1
+echo "rc=$?" >> "$TMP/gen"
+"$V" --spec spec/daphne.json "$TMP/m.dbdf" > "$TMP/int" 2>&1
+echo "rc=$?" >> "$TMP/int"
+same "a sidecar is checked with --spec as with --format" "$TMP/gen" "$TMP/int"
+if grep -q "sidecar says 5 rows" "$TMP/int"; then pass "--spec: the sidecar's rows are checked"; else fail "--spec sidecar: $(cat "$TMP/int")"; fi
+
 # a walk with --spec: files the spec's magic or extension claims
 "$V" -r -v --spec spec/tenbin.json corpus/tenbin corpus/npy > "$TMP/walk" 2>&1
 if grep -q '\.ten: ok tenbin' "$TMP/walk" && grep -q '\.npy: skipped' "$TMP/walk" && ! grep -q '\.npy: \(ok\|invalid\)' "$TMP/walk"; then
