@@ -146,10 +146,12 @@ help:
 #   pre-commit, git    test: .pre-commit-hooks.yaml in a temporary repository
 #   libsimdjson-dev    make bench only: the simdjson peer of the safetensors rows
 #   strace             make bench only: system calls per file (benchmark 4)
+#   libcurl4           afmt-validate URL dlopens libcurl.so.4 (no headers)
+#   nginx-light        test: a range-serving HTTP server for afmt-validate URL
 # and from npm, when npm is there (else that check SKIPs): sarif-junit, a real
 # SARIF consumer for the --sarif test, into $(BUILD)/npm.
 DEPS_PKGS := gcc g++ clang libclang-rt-dev make pkg-config cmake re2c libjansson-dev liblz4-dev libarchive13 afl++ python3 python3-numpy time \
-             parallel python3-jsonschema pre-commit git libsimdjson-dev strace
+             parallel python3-jsonschema pre-commit git libsimdjson-dev strace libcurl4 nginx-light
 NPM_TEST_DEPS := sarif-junit@1.1.4
 deps:
 	@missing=""; for p in $(DEPS_PKGS); do \

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "npz.h"
+#include "remote.h"
 #include "sigbus.h"
 
 typedef struct mapped_check {
@@ -33,6 +34,10 @@ void afmt_cli_check_path(afmt_cli_worker *w, const char *path, int walked)
             afmt_cli_report_message(w, path, "is a directory");
         else
             afmt_cli_check_tar(w, path, NULL);
+        return;
+    }
+    if (afmt_cli_is_url(path)) {
+        afmt_cli_check_remote(w, path);
         return;
     }
     if (!is_stdin && afmt_cli_is_npz_path(path)) {

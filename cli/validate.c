@@ -25,6 +25,7 @@
 #include "spec.h"
 #include "limit_opts.h"
 #include "pool.h"
+#include "remote.h"
 #include "report.h"
 #include "sarif.h"
 
@@ -186,7 +187,7 @@ static void walk_arg(runner *r, const char *arg)
     /* Without -r a named path is only opened, by a worker, which reports a
      * missing file or a directory itself: no stat here, so the walk (one
      * thread) does not hold up the workers on many small files. */
-    if (strcmp(arg, "-") == 0 || !r->cfg->recursive) {
+    if (strcmp(arg, "-") == 0 || !r->cfg->recursive || afmt_cli_is_url(arg)) {
         dispatch(r, AFMT_CLI_ITEM_PATH, 0, NULL, arg);
         return;
     }
@@ -346,6 +347,15 @@ AFMT_CLI_LIMIT_HELP
 "  1  some input is invalid\n"
 "  2  a usage error, some input could not be read, or standard output\n"
 "     could not be written (this wins over 1)\n"
+"\n"
+"Remote files: a FILE that is an http:// or https:// URL is checked by\n"
+"HTTP range requests, fetching only the bytes the checks read (for a\n"
+"safetensors or .npy file, its header) and the size the server gives; an\n"
+"array of bools has its values checked too, the body then read by\n"
+"ranges through the stream window.  Redirects are followed (at most 5),\n"
+"TLS certificates verified, a connection that stalls for 60 s dropped; a\n"
+"server without range support is an error.  Needs libcurl (libcurl.so.4),\n"
+"loaded only when a URL is met.\n"
 "\n"
 "Formats: ",
             AFMT_CLI_MAX_LISTED_ARRAYS, AFMT_CLI_MAX_LISTED_WARNINGS);

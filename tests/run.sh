@@ -127,6 +127,7 @@ fi
 run scale bash tests/e2e/run_scale.sh "$BUILD"
 run sarif python3 tests/e2e/sarif_e2e.py "$BUILD"
 run pre-commit bash tests/e2e/run_precommit.sh "$BUILD"
+run remote bash tests/e2e/run_remote.sh "$BUILD"
 if [ -f tests/e2e/run_casts.sh ]; then
     run casts bash tests/e2e/run_casts.sh "$BUILD"
 fi

@@ -1,0 +1,203 @@
+#!/usr/bin/env bash
+# afmt-validate URL: a remote file checked by HTTP range requests against
+# a real nginx started on 127.0.0.1 (Debian: nginx-light), counting the
+# bytes nginx sent ($bytes_sent) to show that only headers are fetched;
+# plus a server that ignores ranges (python3 -m http.server) and one that
+# drops the connection mid-body.  One PASS/FAIL line per check.
+set -u
+SUITE=remote
+. "$(dirname "$0")/lib.sh" "$@"
+S="$REPO/corpus"
+
+NGINX=$(command -v nginx || ls /usr/sbin/nginx 2> /dev/null)
+if [ -z "$NGINX" ]; then
+    echo "SKIP remote: nginx is not installed (Debian: nginx-light; make deps installs it)"
+    exit 0
+fi
+if ! python3 -c 'import ctypes; ctypes.CDLL("libcurl.so.4")' 2> /dev/null; then
+    echo "SKIP remote: libcurl.so.4 is not installed (Debian: libcurl4)"
+    exit 0
+fi
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+# ------------------------------------------------------------ the files
+W="$T/www"
+mkdir -p "$W" "$T/tmp"
+python3 - "$W" <<'PY'
+import json, struct, sys, os
+w = sys.argv[1]
+def st(path, tensors, payload_len):
+    hdr = json.dumps(tensors).encode()
+    hdr += b" " * (-len(hdr) % 8)
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(hdr)) + hdr)
+        f.truncate(8 + len(hdr) + payload_len)  # sparse: nginx still sends what is asked
+st(w + "/valid.safetensors", {"w": {"dtype": "F32", "shape": [2, 3], "data_offsets": [0, 24]}}, 24)
+st(w + "/huge.safetensors", {"w": {"dtype": "F32", "shape": [1 << 30], "data_offsets": [0, 4 << 30]},
+                             "b": {"dtype": "F16", "shape": [8], "data_offsets": [4 << 30, (4 << 30) + 16]}},
+   (4 << 30) + 16)
+# a header bigger than the first range (300 KB of tensor entries): fetched in a few ranges
+many = {"t%05d" % i: {"dtype": "U8", "shape": [1], "data_offsets": [i, i + 1]} for i in range(5000)}
+st(w + "/bighdr.safetensors", many, 5000)
+st(w + "/lying.safetensors", {"w": {"dtype": "F32", "shape": [2, 3], "data_offsets": [0, 24]}}, 20)
+def npy(path, descr, shape, body=None, size=None):
+    h = ("{'descr': '%s', 'fortran_order': False, 'shape': %s, }" % (descr, shape)).encode()
+    h += b" " * (-(10 + len(h) + 1) % 64) + b"\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(h)) + h)
+        if body is not None:
+            f.write(body)
+        if size is not None:
+            f.truncate(10 + len(h) + size)
+npy(w + "/huge.npy", "<f4", "(536870912,)", size=2 << 30)
+npy(w + "/bool.npy", "|b1", "(100000,)", body=b"\x01" * 100000)
+npy(w + "/badbool.npy", "|b1", "(100000,)", body=b"\x01" * 99999 + b"\x02")
+PY
+cp "$S/npy/f8_2x3.npy" "$W/small.npy"
+cp "$S/gguf/quantized.gguf" "$W/model.gguf" 2> /dev/null
+head -c 9 "$S/npy/f8_2x3.npy" > "$W/cut.npy"
+
+# ------------------------------------------------------------ nginx
+PORT=$(free_port)
+TLSPORT=$(free_port)
+# a self-signed certificate: TLS must be verified, so it is refused
+TLS=""
+if command -v openssl > /dev/null 2>&1 &&
+   openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 \
+       -keyout "$T/key.pem" -out "$T/cert.pem" > /dev/null 2>&1; then
+    TLS="server { listen 127.0.0.1:$TLSPORT ssl; ssl_certificate $T/cert.pem; ssl_certificate_key $T/key.pem; root $W; }"
+fi
+cat > "$T/nginx.conf" <<CONF
+worker_processes 1;
+pid $T/nginx.pid;
+error_log $T/error.log;
+$( [ "$(id -u)" = 0 ] && echo "user root;" )
+events { worker_connections 64; }
+http {
+    log_format sent '\$uri \$status \$bytes_sent';
+    access_log $T/access.log sent;
+    client_body_temp_path $T/tmp/body; proxy_temp_path $T/tmp/proxy;
+    fastcgi_temp_path $T/tmp/fcgi; uwsgi_temp_path $T/tmp/uwsgi; scgi_temp_path $T/tmp/scgi;
+    default_type application/octet-stream;
+    server {
+        listen 127.0.0.1:$PORT;
+        root $W;
+        location = /moved.safetensors { return 302 /valid.safetensors; }
+        location = /loop.npy { return 302 /loop.npy; }
+    }
+    $TLS
+}
+CONF
+"$NGINX" -c "$T/nginx.conf" -p "$T" 2> "$T/nginx.err"
+for i in $(seq 50); do [ -s "$T/nginx.pid" ] && break; sleep 0.1; done
+if [ ! -s "$T/nginx.pid" ]; then
+    fail "nginx starts" "$(cat "$T/nginx.err" "$T/error.log" 2> /dev/null | head -c 400)"
+    exit 1
+fi
+trap 'kill $(cat "$T/nginx.pid") 2> /dev/null; [ -n "${PYPID:-}" ] && kill $PYPID 2> /dev/null; rm -rf "$T"' EXIT
+U="http://127.0.0.1:$PORT"
+sent() { # bytes nginx sent for a path, over all its requests
+    awk -v u="$1" '$1 == u { s += $3 } END { print s + 0 }' "$T/access.log"
+}
+
+# ------------------------------------------------------------ checks
+run "$VALIDATE" "$U/valid.safetensors"
+expect_out "a valid safetensors file by URL" "$U/valid.safetensors: ok safetensors f32[2,3] row-major"
+
+run "$VALIDATE" "$U/huge.safetensors"
+expect_out "a 4 GiB safetensors file: its header checked" \
+    "$U/huge.safetensors: ok safetensors f32[1073741824] row-major (+1 more)"
+n=$(sent /huge.safetensors)
+check "... with only its header fetched: nginx sent $n bytes of 4 GiB (< 80 KiB)" test "$n" -lt 81920
+
+run "$VALIDATE" "$U/huge.npy"
+expect_out "a 2 GiB .npy by URL" "$U/huge.npy: ok npy f32[536870912] row-major"
+n=$(sent /huge.npy)
+check "... nginx sent $n bytes of 2 GiB (< 80 KiB)" test "$n" -lt 81920
+
+if [ -f "$W/model.gguf" ]; then
+    run "$VALIDATE" "$U/model.gguf"
+    expect_out "a GGUF file by URL: the local verdict" "$("$VALIDATE" "$W/model.gguf" | sed "s|^$W/|$U/|")"
+fi
+
+run "$VALIDATE" "$U/bighdr.safetensors"
+expect_out_has "a header larger than the first range is fetched in more ranges" \
+    "$U/bighdr.safetensors: ok safetensors u8[1] row-major (+4999 more)"
+n=$(sent /bighdr.safetensors); reqs=$(grep -c '^/bighdr.safetensors ' "$T/access.log")
+size=$(stat -c %s "$W/bighdr.safetensors")
+check "... $reqs requests, $n bytes sent for a $size-byte file (no more than the file and 2 KiB of headers per request)" \
+    test "$reqs" -ge 2 -a "$n" -le $((size + reqs * 2048))
+
+run "$VALIDATE" "$U/lying.safetensors" "$U/cut.npy"
+expect_rc "invalid remote files: exit 1" 1
+expect_out "... with the validator's reasons, as for local files" \
+"$U/lying.safetensors: invalid safetensors: $("$VALIDATE" "$W/lying.safetensors" | sed 's/^[^:]*: invalid safetensors: //')
+$U/cut.npy: invalid npy: $("$VALIDATE" "$W/cut.npy" | sed 's/^[^:]*: invalid npy: //')"
+
+run "$VALIDATE" "$U/bool.npy" "$U/badbool.npy"
+expect_out_has "bools: the body streamed by ranges, values checked (valid)" "$U/bool.npy: ok npy bool[100000]"
+expect_out_has "... and a bad bool byte found at the end of the body" "$U/badbool.npy: invalid npy: "
+n=$(sent /badbool.npy)
+check "... the whole body was fetched for it ($n bytes sent)" test "$n" -ge 100000
+
+run "$VALIDATE" "$U/moved.safetensors"
+expect_out "a redirect is followed" "$U/moved.safetensors: ok safetensors f32[2,3] row-major"
+run "$VALIDATE" "$U/loop.npy"
+expect_rc "a redirect loop: exit 2" 2
+expect_err_has "... stopped after 5 redirects" "Number of redirects hit maximum amount"
+run "$VALIDATE" "$U/nothere.npy"
+expect_rc "a missing file: exit 2" 2
+expect_err_has "... HTTP 404" "$U/nothere.npy: error: HTTP 404"
+run "$VALIDATE" --json "$U/small.npy"
+expect_out_has "--json with a URL" "\"path\":\"$U/small.npy\",\"verdict\":\"valid\""
+run "$VALIDATE" --sarif "$U/cut.npy"
+expect_out_has "--sarif: the URL is the artifact's uri" "\"uri\":\"$U/cut.npy\""
+
+if [ -n "$TLS" ]; then
+    run "$VALIDATE" "https://127.0.0.1:$TLSPORT/valid.safetensors"
+    expect_rc "https with a self-signed certificate: exit 2 (TLS is verified)" 2
+    expect_err_has "... saying why" "certificate"
+else
+    echo "SKIP remote: no openssl to make a self-signed certificate (Debian: openssl)"
+fi
+
+# A server that ignores Range (python3 -m http.server answers 200 with
+# the whole file).
+PORT2=$(free_port)
+(cd "$W" && exec python3 -m http.server --bind 127.0.0.1 "$PORT2" > "$T/py.log" 2>&1) &
+PYPID=$!
+for i in $(seq 50); do python3 -c "import socket; socket.create_connection(('127.0.0.1', $PORT2))" 2> /dev/null && break; sleep 0.1; done
+run "$VALIDATE" "http://127.0.0.1:$PORT2/huge.npy"
+expect_rc "a server that ignores ranges: exit 2" 2
+expect_err_has "... saying so" "the server ignores range requests (HTTP 200 to a Range request)"
+kill $PYPID 2> /dev/null; wait $PYPID 2> /dev/null
+
+# A server that drops the connection mid-body.
+PORT3=$(free_port)
+python3 - "$PORT3" "$W/bool.npy" > "$T/drop.log" 2>&1 <<'PY' &
+import http.server, sys
+data = open(sys.argv[2], "rb").read()
+class H(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        a, b = self.headers["Range"].split("=")[1].split("-")
+        a, b = int(a), min(int(b), len(data) - 1)
+        self.send_response(206)
+        self.send_header("Content-Range", "bytes %d-%d/%d" % (a, b, len(data)))
+        self.send_header("Content-Length", str(b - a + 1))
+        self.end_headers()
+        self.wfile.write(data[a:a + (b - a + 1) // 2])  # half, then hang up
+        self.wfile.flush()
+        self.close_connection = True
+    def log_message(self, *a):
+        pass
+http.server.HTTPServer(("127.0.0.1", int(sys.argv[1])), H).serve_forever()
+PY
+PYPID=$!
+for i in $(seq 50); do python3 -c "import socket; socket.create_connection(('127.0.0.1', $PORT3))" 2> /dev/null && break; sleep 0.1; done
+run "$VALIDATE" "http://127.0.0.1:$PORT3/bool.npy"
+expect_rc "a server that drops the connection mid-body: exit 2" 2
+expect_err_has "... a clear error" "http://127.0.0.1:$PORT3/bool.npy: error: "
+expect_err_has "... saying the transfer was cut short" "bytes from offset 0"
+kill $PYPID 2> /dev/null; wait $PYPID 2> /dev/null
+PYPID=
+exit $FAILED
