@@ -23,6 +23,9 @@ ALL_CFLAGS = $(STD) $(POSIX) $(WARN) $(CFLAGS) -Iruntime -Igenerated
 SCAN_CFLAGS = -O3
 BUILD   ?= build
 RE2C    ?= re2c
+# re2c's output is committed: no date or version in it (reproducible),
+# warnings on, no #line directives (the .c reads as code, not as the .re).
+RE2C_FLAGS := -W -i --no-generation-date --no-version
 
 HAVE_LZ4 := $(shell printf '\#include <lz4.h>\n' | $(CC) -E - >/dev/null 2>&1 && echo 1)
 ifeq ($(HAVE_LZ4),1)
@@ -325,10 +328,10 @@ $(BUILD)/tests/test_fuzz_regressions: tests/unit/test_fuzz_regressions.c $(FUZZ_
 # regen: re2c first (afmt-gen needs its lexer), then afmt-gen over all specs.
 regen:
 	@mkdir -p generated/gen
-	$(RE2C) -W -i --no-generation-date --no-version -o generated/gen/expr_lexer.c gen/expr_lexer.re
+	$(RE2C) $(RE2C_FLAGS) -o generated/gen/expr_lexer.c gen/expr_lexer.re
 	@for f in $(RUNTIME_RE); do \
-	  echo "$(RE2C) -o $${f%.re}.c $$f"; \
-	  $(RE2C) -W -i --no-generation-date --no-version -o $${f%.re}.c $$f || exit 1; done
+	  echo "$(RE2C) $(RE2C_FLAGS) -o $${f%.re}.c $$f"; \
+	  $(RE2C) $(RE2C_FLAGS) -o $${f%.re}.c $$f || exit 1; done
 	$(MAKE) --no-print-directory $(BUILD)/afmt-gen
 	@rm -rf $(BUILD)/regen-new && $(BUILD)/afmt-gen -o $(BUILD)/regen-new $(SPECS)
 	@# what no spec produces any more (a spec removed or renamed) goes
@@ -339,9 +342,9 @@ regen:
 
 check-regen:
 	@rm -rf $(BUILD)/regen-check && mkdir -p $(BUILD)/regen-check/gen $(BUILD)/regen-check/runtime
-	@$(RE2C) -W -i --no-generation-date --no-version -o $(BUILD)/regen-check/gen/expr_lexer.c gen/expr_lexer.re
+	@$(RE2C) $(RE2C_FLAGS) -o $(BUILD)/regen-check/gen/expr_lexer.c gen/expr_lexer.re
 	@for f in $(RUNTIME_RE); do b=$$(basename $$f .re); \
-	  $(RE2C) -W -i --no-generation-date --no-version -o $(BUILD)/regen-check/runtime/$$b.c $$f || exit 1; \
+	  $(RE2C) $(RE2C_FLAGS) -o $(BUILD)/regen-check/runtime/$$b.c $$f || exit 1; \
 	  if ! cmp -s $(BUILD)/regen-check/runtime/$$b.c $${f%.re}.c; then \
 	    echo "$${f%.re}.c is stale: run make regen and commit the result"; exit 1; fi; done
 	@rm -rf $(BUILD)/regen-check/runtime
