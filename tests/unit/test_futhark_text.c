@@ -19,6 +19,7 @@
 #include "afmt_futhark_text.h"
 #include "check.h"
 #include "samples.h"
+#include "testutil.h"
 
 /* ---------------------------------------------------------------- helpers */
 
@@ -87,26 +88,6 @@ static int scan_decode(const char *text, size_t len, uint64_t pos, uint64_t max_
     return afmt_futhark_text_decode(a, dst, cap, err);
 }
 
-static uint8_t *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    uint8_t *p;
-    long n;
-    if (!f)
-        return NULL;
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    p = malloc((size_t)n + 1);
-    if (p && fread(p, 1, (size_t)n, f) != (size_t)n) {
-        free(p);
-        p = NULL;
-    }
-    fclose(f);
-    *len = (size_t)n;
-    return p;
-}
-
 /* ---------------------------------------------------------------- samples */
 
 static afmt_dtype bin_dtype(const uint8_t *tag)
@@ -139,7 +120,8 @@ static void test_samples(void)
     if (!d)
         return;
     while ((de = readdir(d)) != NULL) {
-        size_t nl = strlen(de->d_name), tlen, blen, need, nout = 0;
+        size_t nl = strlen(de->d_name), need, nout = 0;
+        uint64_t tlen = 0, blen = 0;
         uint8_t *txt, *bin, *dst;
         afmt_array a;
         afmt_error err;
@@ -150,9 +132,9 @@ static void test_samples(void)
         if (nl < 5 || strcmp(de->d_name + nl - 4, ".txt") != 0)
             continue;
         snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-        txt = read_file(path, &tlen);
+        txt = slurp(path, &tlen);
         memcpy(path + strlen(path) - 4, ".bin", 4);
-        bin = read_file(path, &blen);
+        bin = slurp(path, &blen);
         snprintf(name, sizeof name, "sample %s", de->d_name);
         CHECK(name, txt && bin && blen >= 7 && bin[0] == 'b' && bin[1] == 2);
         if (!txt || !bin || blen < 7) {
