@@ -9,6 +9,7 @@
  * that is not there.
  */
 #include <stdio.h>
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 #include "emit.h"
@@ -295,6 +296,33 @@ static int lit_value(expr *e, uint64_t *v)
     return 0;
 }
 
+/* Is C text c a constant expression other than one literal (only
+ * literals, UINT64_MAX and the like, and operators)?  C compilers fold
+ * such an expression and then warn of what it compares or shifts by. */
+static int const_expr_c(const char *c)
+{
+    static const char *const ok[] = {"UINT64_C", "INT64_C", "UINT64_MAX", "INT64_MAX", "INT64_MIN", "AFMT_RANK_CAP",
+                                     "uint64_t", "int64_t"};
+    const char *p = c;
+    int ops = 0;
+    while (*p) {
+        if (isalpha((unsigned char)*p) || *p == '_') {
+            const char *w = p;
+            size_t k, n;
+            int known = 0;
+            while (isalnum((unsigned char)*p) || *p == '_') p++;
+            n = (size_t)(p - w);
+            for (k = 0; k < sizeof ok / sizeof ok[0]; k++)
+                if (strlen(ok[k]) == n && memcmp(w, ok[k], n) == 0) known = 1;
+            if (!known) return 0;
+        } else {
+            if (strchr("+-*/%<>=!&|^~?:", *p)) ops++;
+            p++;
+        }
+    }
+    return ops > 0 || strstr(c, "UINT64_MAX") != NULL || strstr(c, "AFMT_RANK_CAP") != NULL;
+}
+
 /* Is C text c a zero constant? */
 static int zero_c(const char *c)
 {
@@ -357,6 +385,15 @@ static cexpr cmp_c(tok_kind op, const char *o, const char *a, const char *b)
     return mk(xprintf("(%s %s %s)", a, o, b), VT_BOOL);
 }
 
+/* c (a constant expression, freed) through afmt_u64_const / afmt_i64_const
+ * (afmt_gen_expr.h), which compilers do not fold into the comparison. */
+static char *hide_const(char *c, int is_signed)
+{
+    char *r = xprintf("afmt_%s_const(%s)", is_signed ? "i64" : "u64", c);
+    free(c);
+    return r;
+}
+
 static cexpr compare(emitter *m, const blame *bl, tok_kind op, cexpr a, cexpr b, expr *ea, expr *eb, const char *text)
 {
     const char *o = tok_text(op);
@@ -384,6 +421,8 @@ static cexpr compare(emitter *m, const blame *bl, tok_kind op, cexpr a, cexpr b,
         free(padded); free(q);
         return mk(c, VT_BOOL);
     }
+    if (a.t != VT_BOOL && const_expr_c(a.c)) a.c = hide_const(a.c, a.t == VT_S);
+    if (b.t != VT_BOOL && const_expr_c(b.c)) b.c = hide_const(b.c, b.t == VT_S);
     if (a.t == VT_BOOL && b.t == VT_BOOL) {
         cexpr r = cmp_c(op, o, a.c, b.c);
         free(a.c); free(b.c);
@@ -801,7 +840,7 @@ static cexpr emit_shift(emitter *m, const blame *bl, expr *e, cexpr a, cexpr b, 
     /* a literal count of 64 or more always fails; the shift after the
      * failure is then by count & 63, so that the C stays defined (and
      * compilers quiet about a constant shift out of range) */
-    int big = b.t == VT_U && strncmp(b.c, "UINT64_C(", 9) == 0 && strtoull(b.c + 9, NULL, 0) >= 64;
+    int big = b.t == VT_U && ((strncmp(b.c, "UINT64_C(", 9) == 0 && strtoull(b.c + 9, NULL, 0) >= 64) || const_expr_c(b.c));
     char *ac = bits_of(m, bl, a, text), *bc = to_u(m, bl, b, text);
     char *mt = c_format_body(text ? text : "?");
     char *fmt = xprintf("\"`%s` shifts out of 64 bits\"", mt);

@@ -451,13 +451,24 @@ static void sym_members(const sym *y, const decls *fn, decls *members)
 
 static int is_reserved_var(const char *name)
 {
-    static const char *const words[] = {"c", "ctx", "src", "opt", "vis", "err", "path", "scope", "rest",
-                                        "trailer", "label", "a", "j", "column_offset", "int", "char", "const",
-                                        "return", "if", "else", "for", "void", "static", "struct"};
-    size_t k;
+    /* names generated code gives its own parameters and locals, and every
+     * C11 keyword (a region named "uint64_t" or "c" would be C that does not
+     * compile: the spec fuzzer's seed 5175) */
+    static const char *const words[] = {
+        "c", "ctx", "src", "opt", "vis", "err", "path", "scope", "rest", "trailer", "label", "a", "j",
+        "column_offset", "at", "pos", "n", "ai", "i", "k", "buf", "len", "sink", "arrays", "wopt", "owned", "in",
+        "auto", "break", "case", "char", "const", "continue", "default", "do", "double", "else", "enum", "extern",
+        "float", "for", "goto", "if", "inline", "int", "long", "register", "restrict", "return", "short", "signed",
+        "sizeof", "static", "struct", "switch", "typedef", "union", "unsigned", "void", "volatile", "while",
+        "_Alignas", "_Alignof", "_Atomic", "_Bool", "_Complex", "_Generic", "_Imaginary", "_Noreturn",
+        "_Static_assert", "_Thread_local", "NULL", "errno", "main", "bool", "true", "false"};
+    size_t k, n = strlen(name);
     for (k = 0; k < sizeof words / sizeof words[0]; k++)
         if (strcmp(words[k], name) == 0) return 1;
-    return 0;
+    /* a type (uint64_t, size_t, ...), the runtime's names, a generated local's prefix */
+    if ((n > 2 && strcmp(name + n - 2, "_t") == 0) || strncmp(name, "afmt_", 5) == 0 || strncmp(name, "AFMT_", 5) == 0)
+        return 1;
+    return n > 2 && name[1] == '_' && strchr("voneiAwx", name[0]) != NULL;
 }
 
 void func_hand_out(emitter *m, func_frame *f, sym **ys, int n, const char *name)

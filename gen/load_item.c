@@ -573,6 +573,8 @@ static void load_item(loader *L, spec *s, json_t *o, const char *jp, item *it)
     }
     ITEM_KINDS[k].load(L, s, o, jp, it);
     if (it->name && !valid_name(it->name)) LERR(L, jp, "'%s' is not a valid name", it->name);
+    else if (it->name && (strcmp(it->name, "true") == 0 || strcmp(it->name, "false") == 0 || strcmp(it->name, "limits") == 0))
+        LERR(L, jp, "'%s' is a word of the expression language: expressions could not name this item", it->name);
     else if (it->name && strlen(it->name) > SPEC_NAME_MAX)
         LERR(L, jp, "a name has at most %d characters (this one has %zu)", SPEC_NAME_MAX, strlen(it->name));
 }

@@ -486,6 +486,61 @@ static int find_th(const item_list *b, int map_only)
 int texthdr_in_spec(const spec *s) { return find_th(&s->body, 0); }
 int texthdr_multi(const spec *s) { return find_th(&s->body, 1); }
 
+/* The value of e if it follows from literals and the literal values of
+ * the integer fields b->v[0..upto] (what a text header spec's writer
+ * writes): 1 and *out; 0 when it does not (any other name or function,
+ * unsigned overflow or a value below zero). */
+static int lit_eval(const expr *e, const item_list *b, int upto, uint64_t *out)
+{
+    uint64_t x, y;
+    int i;
+    if (e->kind == E_INT) { *out = e->ival; return 1; }
+    if (e->kind == E_NAME) {
+        for (i = 0; i <= upto && i < b->n; i++) {
+            const item *f = b->v[i];
+            const expr *v = f->kind == IT_FIELD && f->field.ftype == FT_INT && !f->field.count
+                                ? (f->field.equals ? f->field.equals : f->write) : NULL;
+            if (f->name && strcmp(f->name, e->sval) == 0 && v && v->kind == E_INT) { *out = v->ival; return 1; }
+        }
+        return 0;
+    }
+    if (e->kind == E_UNARY && e->op == TK_BANG && lit_eval(e->a, b, upto, &x)) { *out = !x; return 1; }
+    if (e->kind == E_UNARY && e->op == TK_TILDE && lit_eval(e->a, b, upto, &x)) { *out = ~x; return 1; }
+    if (e->kind != E_BINARY || !lit_eval(e->a, b, upto, &x) || !lit_eval(e->b, b, upto, &y)) return 0;
+    switch (e->op) {
+    case TK_PLUS: *out = x + y; return *out >= x;
+    case TK_MINUS: *out = x - y; return x >= y;
+    case TK_STAR: *out = x * y; return x == 0 || *out / x == y;
+    case TK_AMP: *out = x & y; return 1;
+    case TK_PIPE: *out = x | y; return 1;
+    case TK_CARET: *out = x ^ y; return 1;
+    case TK_EQ: *out = x == y; return 1;
+    case TK_NE: *out = x != y; return 1;
+    case TK_LT: *out = x < y; return 1;
+    case TK_LE: *out = x <= y; return 1;
+    case TK_GT: *out = x > y; return 1;
+    case TK_GE: *out = x >= y; return 1;
+    case TK_ANDAND: *out = x && y; return 1;
+    case TK_OROR: *out = x || y; return 1;
+    default: return 0;
+    }
+}
+
+/* A field a text header spec's writer writes as a literal must pass its
+ * own checks ("in", "range", "check"), else every file written would be
+ * refused by the validator (the spec fuzzer's seeds 5022, 5077). */
+static void check_th_literal(emitter *m, const item_list *b, int i, uint64_t value)
+{
+    const item *it = b->v[i];
+    int k;
+    uint64_t ok;
+    for (k = 0; k < it->nchecks; k++)
+        if (it->checks[k].e && lit_eval(it->checks[k].e, b, i, &ok) && !ok)
+            gen_error(m, it->jpath, "the writer writes %s = %llu, which fails its check `%s`: the validator would "
+                                    "refuse every file it writes", it->name, (unsigned long long)value,
+                      it->checks[k].text ? it->checks[k].text : "?");
+}
+
 static void write_th_items(emitter *m, const item_list *b)
 {
     int i, j, k;
@@ -500,6 +555,7 @@ static void write_th_items(emitter *m, const item_list *b)
                     gen_error(m, it->jpath, "a spec with a text header writes integer fields from \"equals\" or a literal \"write\"");
                     break;
                 }
+                check_th_literal(m, b, i, v->ival);
                 line(m, "/* %s */", it->name);
                 if (it->field.width == 1) line(m, "if (afmt_sink_u8(sink, UINT64_C(%llu), err) != 0) return -1;", (unsigned long long)v->ival);
                 else line(m, "if (afmt_sink_u%d(sink, UINT64_C(%llu), %d, err) != 0) return -1;", it->field.width * 8,

@@ -404,7 +404,8 @@ static int expressions_write_impl(const afmt_array *arrays, size_t n,
     if (expressions_check_ndims(AFMT_VCTX_STRICT(err), 0, v_ndims)) return -1;
     if (!((((((((void)(v_e1), 1) && (v_e2 != UINT64_C(1))) && ((void)(v_e3), 1)) &&
             (v_e4 > UINT64_C(0))) && ((v_e5 < INT64_C(100)) || (v_e5 >= INT64_C(100)))) &&
-            ((uint64_t)AFMT_RANK_CAP > UINT64_C(0))) && (UINT64_C(16) == UINT64_C(16)))) {
+            (afmt_u64_const((uint64_t)AFMT_RANK_CAP) > UINT64_C(0))) &&
+            (UINT64_C(16) == UINT64_C(16)))) {
         return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "`e1 >= 0 && e2 != 1 && e3 >= 0 && e4 > 0 && (e5 < 100 || e5 >= 100) && "
                 "limits.max_rank > 0 && 0x10 == 0b1_0000` does not hold");
