@@ -241,7 +241,8 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--seconds", type=float, default=float(os.environ.get("FUZZ_SPECS_SECONDS", "75")))
     ap.add_argument("--seed", type=int, default=int(os.environ.get("FUZZ_SPECS_SEED", "0")) or int(time.time()))
-    ap.add_argument("--count", type=int, default=0, help="stop after this many specs (0: the time box only)")
+    ap.add_argument("--count", type=int, default=int(os.environ.get("FUZZ_SPECS_COUNT", "0")),
+                    help="stop after this many specs (0: the time box only)")
     ap.add_argument("--mutants", type=int, default=24, help="mutants of the writer's files per spec")
     ap.add_argument("--build", default=os.environ.get("BUILD", "build"))
     ap.add_argument("--out", default=None)
