@@ -18,7 +18,8 @@ typedef enum sym_kind {
     SY_LOOKUP,  /* type-table lookup result */
     SY_PAYLOAD, /* payload array item */
     SY_BUILTIN, /* index inside "each" */
-    SY_STRINGS  /* length-prefixed strings */
+    SY_STRINGS, /* length-prefixed strings (a field with "count") */
+    SY_STR      /* one length-prefixed string: c its length, off its prefix's offset */
 } sym_kind;
 
 typedef struct sym {
@@ -147,6 +148,15 @@ typedef struct emitter {
      * text, so that equal tables of two text headers are one */
     char **th_table_names, **th_table_texts;
     int nth_tables;
+    /* validator: the named structures whose functions are defined (or
+     * being defined: a recursive use calls the one being made) */
+    const named_struct **structs_done;
+    int nstructs_done;
+    /* validator: the innermost repeat with "unique", while its body is
+     * emitted (its key field adds itself to the set), and whether the key
+     * field was found */
+    item *uniq;
+    int uniq_found;
 } emitter;
 
 /* emit_func.c: one function per structure.  func_begin sends the
@@ -167,6 +177,9 @@ typedef struct func_frame {
     sbuf *saved_out;
     int saved_indent, saved_nnonneg, saved_returned;
     int saved_nonneg_indent[64];
+    /* func_begin_root: the enclosing functions, set aside */
+    sbuf *saved_frames[MAX_FRAMES];
+    const char *saved_frame_names[MAX_FRAMES];
 } func_frame;
 void func_begin(emitter *m, func_frame *f, const char *name);
 void func_end(emitter *m, func_frame *f, const char *doc);
@@ -341,6 +354,23 @@ int emit_shared_checks(emitter *m, const blame *bl, check *cs, int n, sym *attr)
 
 /* Item walkers. */
 void emit_validator(emitter *m);
+/* emit_validate.c: the items of a body, in the current function. */
+void emit_body_items(emitter *m, item_list *body);
+/* emit_struct.c: the validator of a use of a named structure, a var and a
+ * set; the setup of a repeat's "unique" set before its loop, and the
+ * statement adding a key field to it (when it is the key of m->uniq). */
+void emit_struct_use(emitter *m, item *it);
+void emit_var(emitter *m, item *it);
+void emit_set(emitter *m, item *it);
+void emit_unique_setup(emitter *m, item *repeat);
+void emit_unique_key(emitter *m, item *field);
+/* emit_func.c: a function of its own for a named structure, outside every
+ * other (its parameters are given, nothing is captured): func_begin_root
+ * starts it, func_end_root defines it (params_c: its C parameters after
+ * `afmt_vctx *c`). */
+void func_begin_root(emitter *m, func_frame *f, int *saved_nframes);
+void func_end_root(emitter *m, func_frame *f, int saved_nframes, const char *fname, const char *params_c,
+                   const char *doc);
 void emit_writer(emitter *m);
 
 /* Helpers for codes: "constraint" -> "AFMT_E_CONSTRAINT". */

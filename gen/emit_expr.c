@@ -405,6 +405,14 @@ static cexpr compare(emitter *m, const blame *bl, tok_kind op, cexpr a, cexpr b,
         sym *y = fe->kind == E_NAME ? sym_find(m, fe->sval) : NULL;
         char *padded, *q, *c;
         size_t n;
+        if ((op == TK_EQ || op == TK_NE) && le && y && y->kind == SY_STR && !m->writer) {
+            /* a string's content, compared by its bytes */
+            n = strlen(le->sval);
+            q = c_quote(le->sval, n);
+            c = xprintf("(%safmt_str_eq(c, %s + %d, %s, %s, %zu))", op == TK_NE ? "!" : "", y->off, y->width, y->c, q, n);
+            free(q);
+            return mk(c, VT_BOOL);
+        }
         if ((op != TK_EQ && op != TK_NE) || !le || !y || y->kind != SY_TEXT) {
             gen_error(m, NULL, "text can only be compared with == or != between a text field and a literal in `%s`", text);
             return bad();
@@ -535,7 +543,14 @@ static cexpr fn_reduce(emitter *m, const blame *bl, expr *e, const char *text)
 
 static cexpr fn_len(emitter *m, const blame *bl, expr *e, const char *text)
 {
-    sym *y = array_arg(m, e->args[0], e->sval, text);
+    sym *y = e->args[0]->kind == E_NAME ? sym_peek(m, e->args[0]->sval) : NULL;
+    if (y && y->kind == SY_STR) {
+        /* a string's length in bytes */
+        (void)bl;
+        y = sym_find(m, e->args[0]->sval);
+        return mk(xstrdup(y->c), VT_U);
+    }
+    y = array_arg(m, e->args[0], e->sval, text);
     (void)bl;
     return y ? mk(xstrdup(y->count), VT_U) : bad();
 }
@@ -728,6 +743,7 @@ static cexpr emit_name(emitter *m, expr *e, const char *text)
     case SY_LOOKUP: gen_error(m, NULL, "'%s' is a lookup: use sizeof(%s) in `%s`", n, n, text); break;
     case SY_PAYLOAD: gen_error(m, NULL, "'%s' is an array item: use rank(), dim(), count(), nbytes() in `%s`", n, text); break;
     case SY_STRINGS: gen_error(m, NULL, "'%s' is a string field and has no numeric value in `%s`", n, text); break;
+    case SY_STR: return mk(xstrdup(y->c), VT_STR);
     }
     return bad();
 }

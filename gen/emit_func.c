@@ -398,6 +398,40 @@ void func_end(emitter *m, func_frame *f, const char *doc)
     free(c.vals.v);
 }
 
+void func_begin_root(emitter *m, func_frame *f, int *saved_nframes)
+{
+    sbuf *frames[MAX_FRAMES];
+    const char *names[MAX_FRAMES];
+    *saved_nframes = m->nframes;
+    memcpy(frames, m->frames, sizeof frames);
+    memcpy(names, m->frame_names, sizeof names);
+    m->nframes = 0; /* nothing outside it is in scope */
+    func_begin(m, f, "struct");
+    memcpy(f->saved_frames, frames, sizeof frames);
+    memcpy(f->saved_frame_names, names, sizeof names);
+}
+
+void func_end_root(emitter *m, func_frame *f, int saved_nframes, const char *fname, const char *params_c,
+                   const char *doc)
+{
+    char *resolved = decls_resolve(m, f->body.s);
+    char *params = xprintf("afmt_vctx *c%s", params_c ? params_c : "");
+    const int returned = m->returned;
+    m->nframes = saved_nframes;
+    memcpy(m->frames, f->saved_frames, sizeof f->saved_frames);
+    memcpy(m->frame_names, f->saved_frame_names, sizeof f->saved_frame_names);
+    m->out = f->saved_out;
+    m->indent = f->saved_indent;
+    m->nnonneg = f->saved_nnonneg;
+    m->returned = f->saved_returned;
+    memcpy(m->nonneg_indent, f->saved_nonneg_indent, sizeof m->nonneg_indent);
+    define_function(m, f, fname, doc, params, resolved, returned);
+    sb_free(&f->body);
+    free(f->name);
+    free(resolved);
+    free(params);
+}
+
 /* Identifier at s[i] (of n bytes) is a member of ds, and not itself a
  * member access. */
 static int member_at(const char *s, size_t i, size_t n, const decls *ds)

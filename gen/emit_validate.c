@@ -437,6 +437,28 @@ static void emit_text_field(emitter *m, item *it)
     }
 }
 
+/* One length-prefixed string: its length prefix and its bytes taken in
+ * one step (afmt_take_string); its offset (of the prefix) and length are
+ * what expressions read: len(s), s == "text". */
+static void emit_one_string(emitter *m, item *it)
+{
+    const char *desc = field_desc(m, it, "AFMT_FIELD_BYTES", it->field.len_width, 0, it->field.big_endian);
+    int off_decl = decl_defer(m, "const uint64_t o_%s = c->pos;", it->name);
+    sym *y;
+    line(m, "uint64_t len_%s;", it->name);
+    line(m, "if (afmt_take_string(c, &%s, &len_%s)) return -1;", desc, it->name);
+    y = sym_push(m, SY_STR, it->name, it);
+    y->off_decl = off_decl;
+    snprintf(y->c, sizeof y->c, "len_%s", it->name);
+    snprintf(y->off, sizeof y->off, "o_%s", it->name);
+    y->width = it->field.len_width;
+    y->big = it->field.big_endian;
+    if (it->nchecks) {
+        blame bl = blame_of(y);
+        emit_checks(m, &bl, it->checks, it->nchecks, NULL);
+    }
+}
+
 /* A length-prefixed string (or `count` of them, back to back).  Only the
  * start offset and count are kept: users walk the records again. */
 static void emit_string_field(emitter *m, item *it)
@@ -462,7 +484,9 @@ static void emit_string_field(emitter *m, item *it)
         m->indent--;
         line(m, "}");
     } else {
-        line(m, "const uint64_t n_%s = 1;", it->name);
+        emit_one_string(m, it);
+        free(ld);
+        return;
     }
     line(m, "const uint64_t o_%s = c->pos;", it->name);
     line(m, "for (uint64_t i_%s = 0; i_%s < n_%s; i_%s++) {", it->name, it->name, it->name, it->name);
@@ -1057,7 +1081,18 @@ static void repeat_body(emitter *m, item *it, const repeat_module *rmod)
     line(m, "const uint64_t start_%s = c->pos;", it->name);
     if (rmod && rmod->body_begin) rmod->body_begin(m, it, &saved);
     if (comments) m->comments_var = comments;
-    emit_items_func(m, &it->body, it->name, NULL);
+    {
+        item *saved_uniq = m->uniq;
+        const int saved_found = m->uniq_found;
+        m->uniq = it->repeat.unique ? it : NULL;
+        m->uniq_found = 0;
+        emit_items_func(m, &it->body, it->name, NULL);
+        if (it->repeat.unique && !m->uniq_found)
+            gen_error(m, it->jpath, "\"unique\": '%s' is not a field (without \"count\") of the repeat's body",
+                      it->repeat.unique);
+        m->uniq = saved_uniq;
+        m->uniq_found = saved_found;
+    }
     m->comments_var = saved_comments;
     free(comments);
     if (rmod && rmod->body_end) rmod->body_end(m, it, &saved);
@@ -1076,6 +1111,7 @@ static void emit_repeat(emitter *m, item *it)
     m->jpath = it->jpath;
     if (it->arg) repeat_count(m, it);
     if (rmod && rmod->before) rmod->before(m, it);
+    if (it->repeat.unique) emit_unique_setup(m, it);
     line(m, "afmt_path_push(c->path, \"%s\", 0);", it->name);
     line(m, "uint64_t %s = 0;", r);
     if (it->arg)
@@ -1362,6 +1398,7 @@ static void item_comment(emitter *m, const item *it, const char *fmt, ...)
 static void item_name_check(emitter *m, item *it)
 {
     if (!it->name || it->kind == IT_TEXTHDR) return;
+    if (it->kind == IT_STRUCT) return; /* a label of errors only */
     if (it->kind != IT_REPEAT && it->kind != IT_SWITCH && it->kind != IT_REGION && it->kind != IT_PAD &&
         it->kind != IT_TEXTVAL) {
         sym *prev = sym_peek(m, it->name);
@@ -1391,6 +1428,7 @@ static void emit_field_item(emitter *m, item *it)
         item_comment(m, it, "%s: %d bytes of %s", it->name, it->field.size, it->field.ftype == FT_TEXT ? "text" : "raw bytes");
         emit_text_field(m, it);
     }
+    emit_unique_key(m, it);
 }
 
 static void emit_let(emitter *m, item *it)
@@ -1492,8 +1530,25 @@ static void emit_item(emitter *m, item *it)
         item_comment(m, it, "%s: a text header and the arrays it describes", it->name);
         texthdr_emit_validate(m, it);
         break;
+    case IT_STRUCT:
+        item_comment(m, it, "%s: structure %s", it->name, it->st.use ? it->st.use : "?");
+        emit_struct_use(m, it);
+        break;
+    case IT_VAR:
+        item_comment(m, it, "var %s = %s", it->name, it->let.value_text ? it->let.value_text : "?");
+        emit_var(m, it);
+        break;
+    case IT_SET:
+        item_comment(m, it, "set %s = %s", it->attribute ? it->attribute : "?", it->let.value_text ? it->let.value_text : "?");
+        emit_set(m, it);
+        break;
     }
     m->sole_item = sole;
+}
+
+void emit_body_items(emitter *m, item_list *body)
+{
+    emit_items(m, body);
 }
 
 static void emit_items(emitter *m, item_list *body)

@@ -114,7 +114,7 @@ static void load_table(loader *L, const char *name, json_t *t, const char *jp, t
 }
 
 static const char *const TOP_KEYS[] = {
-    "format", "title", "holds", "doc", "extensions", "endian", "detect", "tables", "body", "trailer", "sidecar", "read_only", "$schema", NULL};
+    "format", "title", "holds", "doc", "extensions", "endian", "detect", "tables", "body", "trailer", "sidecar", "read_only", "structs", "$schema", NULL};
 
 static void load_detect(loader *L, spec *s, json_t *d, const char *jp)
 {
@@ -240,6 +240,49 @@ static void load_sidecar(loader *L, spec *s, json_t *v)
     else load_sidecar_names(L, s, names);
 }
 
+static const char *const STRUCT_KEYS[] = {"params", "body", "doc", NULL};
+
+/* "structs": { NAME: { "params": [names], "body": [items] } }: named
+ * structures that items use by name ("struct"), recursively if they like. */
+static void load_structs(loader *L, spec *s, json_t *v)
+{
+    const char *k;
+    json_t *t;
+    if (!json_is_object(v)) { LERR(L, "/structs", "\"structs\" is an object of named structures"); return; }
+    s->structs = xcalloc(json_object_size(v) + 1, sizeof *s->structs);
+    json_object_foreach(v, k, t) {
+        named_struct *ns = &s->structs[s->nstructs++];
+        char *p = jp_key("/structs", k), *pb = jp_key(p, "body");
+        json_t *ps;
+        ns->name = xstrdup(k);
+        ns->jpath = xstrdup(p);
+        if (!valid_name(k)) LERR(L, p, "'%s' is not a valid name", k);
+        if (!json_is_object(t)) { LERR(L, p, "a structure is an object with \"body\""); free(p); free(pb); continue; }
+        check_keys(L, t, p, STRUCT_KEYS);
+        ns->doc = get_str(L, t, "doc", p, 0);
+        ps = json_object_get(t, "params");
+        if (ps && !json_is_array(ps)) LERR(L, p, "\"params\" is a list of names");
+        if (json_is_array(ps)) {
+            size_t i;
+            ns->params = xcalloc(json_array_size(ps) + 1, sizeof *ns->params);
+            for (i = 0; i < json_array_size(ps); i++) {
+                json_t *pi = json_array_get(ps, i);
+                if (!json_is_string(pi) || !valid_name(json_string_value(pi))) {
+                    char *pp = jp_idx(p, i);
+                    LERR(L, pp, "a parameter is a name");
+                    free(pp);
+                    continue;
+                }
+                ns->params[ns->nparams++] = xstrdup(json_string_value(pi));
+            }
+        }
+        if (!json_object_get(t, "body")) LERR(L, p, "a structure needs \"body\"");
+        else load_items(L, s, json_object_get(t, "body"), pb, &ns->body);
+        free(p);
+        free(pb);
+    }
+}
+
 static void load_trailer(loader *L, spec *s, json_t *v)
 {
     if (!v || (json_is_string(v) && strcmp(json_string_value(v), "forbid") == 0)) {
@@ -307,6 +350,7 @@ static spec *spec_from_json(const char *path, json_t *root, const json_error_t *
     if ((v = json_object_get(root, "extensions")) != NULL) load_extensions(&L, s, v);
     if ((v = json_object_get(root, "detect")) != NULL) load_detect(&L, s, v, "/detect");
     if ((v = json_object_get(root, "tables")) != NULL) load_tables(&L, s, v);
+    if ((v = json_object_get(root, "structs")) != NULL) load_structs(&L, s, v);
     load_items(&L, s, json_object_get(root, "body"), "/body", &s->body);
     if ((v = json_object_get(root, "sidecar")) != NULL) load_sidecar(&L, s, v);
     load_trailer(&L, s, json_object_get(root, "trailer"));

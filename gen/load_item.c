@@ -16,7 +16,10 @@ static const char *const ARRAY_KEYS[] = {
     "array", "dtype", "shape", "order", "endian", "name", "values", "lenient", "doc",
     "layout", "nnz", "row_offsets", "col_indices", "types", "table", "names", "compressed", "stored_bytes",
     "index", "with_columns", NULL};
-static const char *const REPEAT_KEYS[] = {"repeat", "until", "count", "skip", "min", "tiles", "body", "doc", NULL};
+static const char *const REPEAT_KEYS[] = {"repeat", "until", "count", "skip", "min", "tiles", "unique", "body", "doc", NULL};
+static const char *const STRUCTUSE_KEYS[] = {"struct", "use", "args", "doc", NULL};
+static const char *const VAR_KEYS[] = {"var", "value", "doc", NULL};
+static const char *const SET_KEYS[] = {"set", "value", "doc", NULL};
 static const char *const REGION_KEYS[] = {"region", "size", "exact", "lenient", "body", "doc", NULL};
 static const char *const SWITCH_KEYS[] = {"switch", "on", "cases", "else", "write", "doc", NULL};
 static const char *const TEXTVAL_KEYS[] = {"text_value", "grammar", "doc", NULL};
@@ -438,8 +441,68 @@ static void load_repeat(loader *L, spec *s, json_t *o, const char *jp, item *it)
         else LERR(L, jp, "\"skip\" is \"whitespace\" or \"whitespace and -- comments\"");
         free(skip);
     }
+    r->unique = get_str(L, o, "unique", jp, 0);
     load_items(L, s, json_object_get(o, "body"), pb, &it->body);
     free(pb);
+}
+
+/* {"struct": LABEL, "use": NAME, "args": [expressions]}: named structure
+ * NAME read here, its parameters bound to the arguments in order. */
+static void load_struct_use(loader *L, spec *s, json_t *o, const char *jp, item *it)
+{
+    json_t *a = json_object_get(o, "args");
+    (void)s;
+    check_keys(L, o, jp, STRUCTUSE_KEYS);
+    it->kind = IT_STRUCT;
+    it->name = get_str(L, o, "struct", jp, 1);
+    it->st.use = get_str(L, o, "use", jp, 1);
+    if (a && !json_is_array(a)) LERR(L, jp, "\"args\" is a list of expressions, one per parameter");
+    if (json_is_array(a)) {
+        size_t i;
+        char *pa = jp_key(jp, "args");
+        it->st.args = xcalloc(json_array_size(a) + 1, sizeof *it->st.args);
+        it->st.args_text = xcalloc(json_array_size(a) + 1, sizeof *it->st.args_text);
+        for (i = 0; i < json_array_size(a); i++) {
+            char *pi = jp_idx(pa, i);
+            json_t *ai = json_array_get(a, i);
+            if (json_is_string(ai)) {
+                it->st.args_text[it->st.nargs] = xstrdup(json_string_value(ai));
+                it->st.args[it->st.nargs++] = parse_text(L, json_string_value(ai), pi);
+            } else if (json_is_integer(ai) && json_integer_value(ai) >= 0) {
+                it->st.args_text[it->st.nargs] = xprintf("%" JSON_INTEGER_FORMAT, json_integer_value(ai));
+                it->st.args[it->st.nargs] = parse_text(L, it->st.args_text[it->st.nargs], pi);
+                it->st.nargs++;
+            } else {
+                LERR(L, pi, "an argument is an expression string or a non-negative integer");
+            }
+            free(pi);
+        }
+        free(pa);
+    }
+}
+
+/* {"var": NAME, "value": E}: a value later items may change with "set". */
+static void load_var(loader *L, spec *s, json_t *o, const char *jp, item *it)
+{
+    (void)s;
+    check_keys(L, o, jp, VAR_KEYS);
+    it->kind = IT_VAR;
+    it->name = get_str(L, o, "var", jp, 1);
+    it->let.value = get_expr(L, o, "value", jp, &it->let.value_text);
+    if (!it->let.value) LERR(L, jp, "\"var\" needs \"value\": its first value");
+}
+
+/* {"set": NAME, "value": E}: var NAME holds E from here on. */
+static void load_set(loader *L, spec *s, json_t *o, const char *jp, item *it)
+{
+    (void)s;
+    check_keys(L, o, jp, SET_KEYS);
+    it->kind = IT_SET;
+    it->name = NULL;
+    it->attribute = get_str(L, o, "set", jp, 1);
+    it->let.value = get_expr(L, o, "value", jp, &it->let.value_text);
+    if (!it->let.value) LERR(L, jp, "\"set\" needs \"value\"");
+    if (it->attribute && !valid_name(it->attribute)) LERR(L, jp, "'%s' is not a valid name", it->attribute);
 }
 
 static void load_region(loader *L, spec *s, json_t *o, const char *jp, item *it)
@@ -554,6 +617,9 @@ static const struct {
     {"switch", NULL, load_switch},
     {"text_value", NULL, load_textval},
     {"pad", NULL, load_pad},
+    {"struct", NULL, load_struct_use},
+    {"var", NULL, load_var},
+    {"set", NULL, load_set},
 };
 
 static void load_item(loader *L, spec *s, json_t *o, const char *jp, item *it)
@@ -568,7 +634,7 @@ static void load_item(loader *L, spec *s, json_t *o, const char *jp, item *it)
         if (json_object_get(o, ITEM_KINDS[k].key) && (!ITEM_KINDS[k].also || json_object_get(o, ITEM_KINDS[k].also)))
             break;
     if (k == sizeof ITEM_KINDS / sizeof ITEM_KINDS[0]) {
-        LERR(L, jp, "unknown item: expected one of field, let, lookup, check, array, repeat, region, switch, pad, text_value, text_header");
+        LERR(L, jp, "unknown item: expected one of field, let, var, set, lookup, check, array, repeat, region, switch, pad, struct, text_value, text_header");
         return;
     }
     ITEM_KINDS[k].load(L, s, o, jp, it);

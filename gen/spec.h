@@ -14,7 +14,10 @@
 
 typedef enum item_kind {
     IT_FIELD, IT_LET, IT_LOOKUP, IT_CHECK, IT_ARRAY, IT_REPEAT,
-    IT_REGION, IT_SWITCH, IT_PAD, IT_TEXTVAL, IT_TEXTHDR
+    IT_REGION, IT_SWITCH, IT_PAD, IT_TEXTVAL, IT_TEXTHDR,
+    IT_STRUCT, /* a use of a named structure (spec.structs) */
+    IT_VAR,    /* a value that changes: declared with its first value */
+    IT_SET     /* a new value of a var */
 } item_kind;
 
 typedef enum field_type {
@@ -136,9 +139,16 @@ typedef struct repeat_item {      /* IT_REPEAT: its body again and again */
     int until_tiled;                  /* repeat until the tiles cover the matrix */
     int skip_ws;
     uint64_t min_count;               /* fewest repetitions */
+    char *unique;                     /* a field of the body whose value no two repetitions share */
     char *tile_row, *tile_col, *tile_rows, *tile_cols; /* blocks that tile a matrix */
     expr *tile_within[2]; char *tile_within_text[2];
 } repeat_item;
+
+typedef struct struct_use {      /* IT_STRUCT: a named structure, here */
+    char *use;                        /* its name in spec.structs */
+    expr **args; int nargs;           /* one value per parameter */
+    char **args_text;
+} struct_use;
 
 typedef struct region_item {      /* IT_REGION: a sized window */
     int exact;                        /* content must fill it */
@@ -181,6 +191,7 @@ typedef struct item {
         switch_item sw;
         pad_item pad;
         textval_item textval;
+        struct_use st;
         texthdr *th;                  /* IT_TEXTHDR (gen/texthdr.c) */
     };
 } item;
@@ -192,6 +203,18 @@ typedef struct detect_rule {
     int nbytes;
 } detect_rule;
 
+/* A named structure (top-level "structs"): a body read wherever an item
+ * {"struct": LABEL, "use": NAME, "args": [...]} stands, itself included
+ * (recursion, bounded at run time by limits.max_depth).  Its body sees
+ * only its parameters (unsigned integers) and what it defines. */
+typedef struct named_struct {
+    char *name;
+    char **params; int nparams;
+    item_list body;
+    char *doc;
+    char *jpath;
+} named_struct;
+
 typedef struct spec {
     char *path;          /* "spec/rawarray.json" */
     char *format;        /* "rawarray" */
@@ -202,6 +225,7 @@ typedef struct spec {
     detect_rule *detect; int ndetect;
     table *tables; int ntables;
     item_list body;
+    named_struct *structs; int nstructs;
     int trailer_keep;    /* 1: bytes after the structure are metadata */
     leniency trailer_lenient;
     int col_major;       /* order of the (first) payload */

@@ -30,12 +30,15 @@ static int run_validator(afmt_validate_body_fn body, afmt_validate_body_arg_fn b
     ctx.region = NULL;
     ctx.pos = 0;
     ctx.narrays = 0;
+    ctx.depth = 0;
+    ctx.scratch = NULL;
     if (src->len != AFMT_LEN_UNKNOWN && src->len > opt->limits.max_total_bytes)
         rc = afmt_fail(err, AFMT_E_LIMIT, &path, NULL, AFMT_NO_INDEX, 0, "input of %" PRIu64
                        " bytes exceeds the limit of %" PRIu64 " (limits.max_total_bytes)", src->len,
                        opt->limits.max_total_bytes);
     else
         rc = body ? body(&ctx) : body_arg(&ctx, arg);
+    afmt_scratch_free_all(&ctx);
     if (rc == 0 && src->io_error)
         rc = afmt_fail(err, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, src->data_off + src->data_len,
                        "reading the input failed");

@@ -36,5 +36,6 @@
 #include "afmt_step.h"
 #include "afmt_write_check.h"
 #include "afmt_gen_expr.h"
+#include "afmt_uniq.h"
 
 #endif /* AFMT_INTERNAL_H */

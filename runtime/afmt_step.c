@@ -63,6 +63,40 @@ int afmt_take_field_short(afmt_vctx *c, const afmt_field_desc *f, uint64_t count
                              f->name, region);
 }
 
+/* An unsigned integer of width 1, 2, 4 or 8 bytes in either order. */
+static uint64_t load_uint(const uint8_t *p, unsigned width, int big)
+{
+    uint64_t v = 0;
+    unsigned i;
+    for (i = 0; i < width; i++) v |= (uint64_t)p[big ? width - 1 - i : i] << (8 * i);
+    return v;
+}
+
+int afmt_take_string(afmt_vctx *c, const afmt_field_desc *f, uint64_t *len)
+{
+    const uint64_t at = c->pos, end = afmt_end(c);
+    const uint8_t *p;
+    uint64_t n;
+    if (!afmt_src_have(c->src, end, at, f->width))
+        return afmt_src_short_ex(c->src, c->err, c->path, f->name, AFMT_NO_INDEX, at, end_now(c->src, end),
+                                 f->width, 0, f->name, c->region);
+    p = AFMT_B(c->src, at);
+    n = load_uint(p, f->width, f->big_endian);
+    if (c->opt && n > c->opt->limits.max_header_bytes)
+        return afmt_fail_c(c, AFMT_E_LIMIT, f->name, AFMT_NO_INDEX, at,
+                           "a string of %" PRIu64 " bytes exceeds the header limit of %" PRIu64
+                           " bytes (limits.max_header_bytes)", n, c->opt->limits.max_header_bytes);
+    if (!afmt_src_have(c->src, end, at + f->width, n))
+        return afmt_src_short_ex(c->src, c->err, c->path, f->name, AFMT_NO_INDEX, at + f->width,
+                                 end_now(c->src, end), n, 0, "a string", c->region);
+    c->pos = at + f->width + n;
+    *len = n;
+    if (c->opt && c->opt->fields)
+        afmt_report_field(c->opt, c->path, f->name, AFMT_FIELD_BYTES, at + f->width, 0, 1,
+                          n > UINT32_MAX ? UINT32_MAX : (unsigned)n, 0, AFMT_B(c->src, at + f->width), f->doc);
+    return 0;
+}
+
 int afmt_text_slot_fail(const afmt_vctx *c, const char *field, uint64_t offset, uint64_t bad)
 {
     afmt_src *src = c->src;

@@ -46,7 +46,37 @@ typedef struct afmt_vctx {
     const afmt_region_ctx *region; /* the innermost region open, NULL: none */
     uint64_t pos;                  /* the cursor: the next byte to read */
     uint32_t narrays;              /* arrays counted so far (their index) */
+    unsigned depth;                /* named structures entered and not left */
+    struct afmt_scratch *scratch;  /* what the run allocated (afmt_scratch_alloc),
+                                      freed by afmt_run_validator at its end */
 } afmt_vctx;
+
+/* Memory a run of a validator needs beyond its stack, for a set of keys
+ * that must be distinct (afmt_uniq) or records kept for later items: one
+ * allocation per call, linked into c->scratch and freed when the run ends
+ * (afmt_run_validator), so a failure anywhere leaks nothing.  Callers
+ * size it by what they have read, never by what the input claims.  NULL
+ * (and AFMT_E_LIMIT in c->err, or AFMT_E_IO when malloc fails) on failure. */
+void *afmt_scratch_alloc(afmt_vctx *c, uint64_t bytes, const char *field);
+/* Grow a scratch block (from afmt_scratch_alloc, or NULL) to bytes,
+ * keeping its content; NULL and an error as above. */
+void *afmt_scratch_grow(afmt_vctx *c, void *block, uint64_t bytes, const char *field);
+/* Free every block of the run (afmt_run_validator calls it). */
+void afmt_scratch_free_all(afmt_vctx *c);
+
+/* Enter a named structure (a spec's "structs", used by an item labelled
+ * label): fails with AFMT_E_LIMIT past limits.max_depth, so a recursive
+ * structure is bounded however deep the input nests.  The caller
+ * decrements c->depth after the structure's function returns 0. */
+int afmt_struct_enter(afmt_vctx *c, const char *label);
+
+/* Whether the n bytes at offset (a string field's content, already
+ * bounded) equal the k bytes of lit. */
+static inline int afmt_str_eq(const afmt_vctx *c, uint64_t offset, uint64_t n, const char *lit,
+                              size_t k)
+{
+    return n == k && (k == 0 || memcmp(AFMT_B(c->src, offset), lit, k) == 0);
+}
 
 /* An element type as a spec's lookup finds it (validator) or a writer
  * chooses it: the type, its size in bytes (an opaque entry's from the
@@ -62,7 +92,7 @@ typedef struct afmt_elem {
 
 /* A strict context of no input for the checks a writer shares with the
  * validator (a compound literal: lives in the enclosing block). */
-#define AFMT_VCTX_STRICT(err_) (&(afmt_vctx){NULL, NULL, NULL, (err_), NULL, NULL, 0, 0})
+#define AFMT_VCTX_STRICT(err_) (&(afmt_vctx){NULL, NULL, NULL, (err_), NULL, NULL, 0, 0, 0, NULL})
 
 /* Where the items being read must end: the innermost region's end, else
  * the input's (src->len, learnt late for a stream: read it each time). */
@@ -121,6 +151,14 @@ static inline int afmt_take_field(afmt_vctx *c, const afmt_field_desc *f, uint64
                           f->big_endian, AFMT_B(c->src, at), f->doc);
     return 0;
 }
+
+/* Take a length-prefixed string at c->pos: its prefix (f->width bytes,
+ * f->big_endian) and the bytes it counts, both bounded by the region open
+ * and in memory afterwards (the content at AFMT_B(c->src, start + width)),
+ * the length at most limits.max_header_bytes.  c->opt->fields is told of
+ * the content as a bytes field.  0 and *len set, or -1 after a failure
+ * naming f (truncation, limit). */
+int afmt_take_string(afmt_vctx *c, const afmt_field_desc *f, uint64_t *len);
 
 /* Fail (code, e.g. AFMT_E_MAGIC) unless the n bytes of field at offset
  * equal want; the message shows both. */

@@ -1383,7 +1383,7 @@ static void test_field_ends(void)
         const afmt_field_desc f = {"offsets", cases[i].kind, cases[i].width, 1, cases[i].big, NULL};
         afmt_src src;
         afmt_error err;
-        afmt_vctx c = {&src, NULL, NULL, &err, NULL, NULL, 0, 0};
+        afmt_vctx c = {&src, NULL, NULL, &err, NULL, NULL, 0, 0, 0, NULL};
         char field[64];
         int rc;
         memcpy(buf + 4, cases[i].bytes, nbytes);

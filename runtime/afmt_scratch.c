@@ -1,0 +1,79 @@
+/* afmt runtime (internal): the memory one run of a generated validator
+ * allocates (afmt_step.h, afmt_scratch_alloc), and the depth of the named
+ * structures it is in.
+ *
+ * Validators allocate nothing for most specs.  A repeat whose key must be
+ * distinct (afmt_uniq) keeps what it read: every block is linked into the
+ * run's context and freed by afmt_run_validator at the end, whether the
+ * run succeeded or failed, so no failure path needs its own cleanup. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include "afmt_step.h"
+
+/* A block's header: the list of the run's blocks, newest first. */
+typedef struct afmt_scratch {
+    struct afmt_scratch *next;
+    uint64_t bytes;
+    /* the block follows, aligned for any type */
+    union { uint64_t u; double d; void *p; } data[];
+} afmt_scratch;
+
+static int scratch_fail(afmt_vctx *c, uint64_t bytes, const char *field)
+{
+    return afmt_fail_c(c, AFMT_E_IO, field ? field : "", AFMT_NO_INDEX, c->pos,
+                       "cannot allocate %" PRIu64 " bytes to remember what was read", bytes);
+}
+
+void *afmt_scratch_grow(afmt_vctx *c, void *block, uint64_t bytes, const char *field)
+{
+    afmt_scratch *old = block ? (afmt_scratch *)((char *)block - offsetof(afmt_scratch, data)) : NULL;
+    afmt_scratch *nb, **link;
+    /* the size is what the caller has read (a small multiple of the
+     * input's bytes), but a size_t may be narrower than a uint64_t */
+    if (bytes > (uint64_t)SIZE_MAX - sizeof *nb) {
+        scratch_fail(c, bytes, field);
+        return NULL;
+    }
+    for (link = &c->scratch; old && *link != old; link = &(*link)->next)
+        ;
+    nb = realloc(old, sizeof *nb + (size_t)bytes);
+    if (!nb) {
+        scratch_fail(c, bytes, field);
+        return NULL;
+    }
+    if (old) {
+        *link = nb; /* the same place in the list, moved */
+    } else {
+        nb->next = c->scratch;
+        c->scratch = nb;
+    }
+    nb->bytes = bytes;
+    return nb->data;
+}
+
+void *afmt_scratch_alloc(afmt_vctx *c, uint64_t bytes, const char *field)
+{
+    void *p = afmt_scratch_grow(c, NULL, bytes, field);
+    if (p) memset(p, 0, (size_t)bytes);
+    return p;
+}
+
+void afmt_scratch_free_all(afmt_vctx *c)
+{
+    while (c->scratch) {
+        afmt_scratch *next = c->scratch->next;
+        free(c->scratch);
+        c->scratch = next;
+    }
+}
+
+int afmt_struct_enter(afmt_vctx *c, const char *label)
+{
+    const uint64_t limit = c->opt ? c->opt->limits.max_depth : 32;
+    if (c->depth >= limit)
+        return afmt_fail_c(c, AFMT_E_LIMIT, label, AFMT_NO_INDEX, c->pos,
+                           "structures nested more than %" PRIu64 " deep (limits.max_depth)", limit);
+    c->depth++;
+    return 0;
+}

@@ -1,0 +1,66 @@
+/* afmt runtime (internal, for generated code): a set of the keys a repeat
+ * has read, for a spec's "unique" (spec/LANGUAGE.md, "repeat"): no two
+ * repetitions may hold the same key (GGUF's metadata keys and tensor
+ * names, ...).
+ *
+ * The set copies each key it is given into memory of the run
+ * (afmt_scratch_grow), growing by doubling: its size is a small multiple of
+ * the keys really read, never of a count the input claims, and a key stays
+ * comparable after a stream has moved past its bytes.  Adding is O(1) on
+ * average (a hash table with linear probing).  Not thread-safe: one set
+ * belongs to one run of a validator.
+ */
+#ifndef AFMT_UNIQ_H
+#define AFMT_UNIQ_H
+
+#include <stdint.h>
+#include "afmt_step.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct afmt_uniq_key {
+    uint64_t hash;
+    uint64_t at;       /* its bytes: bytes + at */
+    uint64_t len;
+    uint64_t offset;   /* where it was read, for the message */
+    uint64_t index;    /* the repetition that read it */
+} afmt_uniq_key;
+
+typedef struct afmt_uniq {
+    uint32_t *slots;       /* 0: empty, else 1 + an index into keys */
+    uint64_t nslots;       /* a power of two, at least twice nkeys */
+    afmt_uniq_key *keys;
+    uint64_t nkeys, keys_cap;
+    uint8_t *bytes;
+    uint64_t nbytes, bytes_cap;
+    int is_int;            /* keys are integers (shown as numbers) */
+} afmt_uniq;
+
+/* An empty set (no allocation until the first key); is_int: the keys are
+ * 8-byte little-endian integers, shown as numbers in messages. */
+static inline void afmt_uniq_init(afmt_uniq *u, int is_int)
+{
+    afmt_uniq z = {0};
+    *u = z;
+    u->is_int = is_int;
+}
+
+/* Add the len bytes at key, read at offset by repetition index of the
+ * repeat named repeat, as field: 0 if no earlier repetition had them, else
+ * -1 with AFMT_E_CONSTRAINT in c->err, blamed on field at offset:
+ * `duplicate key "general.name": repeat[1].key (offset 40) has it too`.
+ * Also -1 (AFMT_E_LIMIT) past limits.max_items keys. */
+int afmt_uniq_add(afmt_vctx *c, afmt_uniq *u, const char *repeat, const char *field,
+                  uint64_t index, uint64_t offset, const uint8_t *key, uint64_t len);
+
+/* The same for an integer key. */
+int afmt_uniq_add_u64(afmt_vctx *c, afmt_uniq *u, const char *repeat, const char *field,
+                      uint64_t index, uint64_t offset, uint64_t key);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
