@@ -364,6 +364,13 @@ void emit_var(emitter *m, item *it);
 void emit_set(emitter *m, item *it);
 void emit_unique_setup(emitter *m, item *repeat);
 void emit_unique_key(emitter *m, item *field);
+/* emit_directory.c: the directory item naming repeat (NULL: none); the
+ * list of its records before repeat's loop; the record's addition at the
+ * end of a repetition; the directory item. */
+const item *directory_of(const spec *s, const item *repeat);
+void emit_dir_setup(emitter *m, item *repeat);
+void emit_dir_add(emitter *m, item *repeat, const item *dir);
+void emit_directory(emitter *m, item *dir);
 /* emit_func.c: a function of its own for a named structure, outside every
  * other (its parameters are given, nothing is captured): func_begin_root
  * starts it, func_end_root defines it (params_c: its C parameters after

@@ -354,6 +354,7 @@ static const char *unwritable_in(const item_list *body)
         if (it->kind == IT_STRUCT) return "\"struct\"";
         if (it->kind == IT_VAR || it->kind == IT_SET) return "\"var\" and \"set\"";
         if (it->kind == IT_REPEAT && it->repeat.unique) return "\"unique\"";
+        if (it->kind == IT_DIRECTORY) return "\"directory\"";
         if (it->kind == IT_FIELD && it->field.ftype == FT_STRING && !it->field.count) return "a string field without \"count\"";
         if (it->kind == IT_REPEAT || it->kind == IT_REGION) w = unwritable_in(&it->body);
         for (j = 0; !w && j < it->ncases; j++) w = unwritable_in(&it->cases[j].body);

@@ -655,13 +655,17 @@ static void entry_values(emitter *m, const blame *bl, item *it, const table_entr
 {
     const char *dt = dtype_enum(te->dtype);
     line(m, "%s_type.dtype = %s;", it->name, dt);
-    if (te->size) {
+    if (te->block_elems) {
+        line(m, "%s_type.size = UINT64_C(%llu);", it->name, (unsigned long long)te->block_bytes);
+        line(m, "%s_type.block = UINT64_C(%llu);", it->name, (unsigned long long)te->block_elems);
+    } else if (te->size) {
         char *sz = emit_u64(m, bl, te->size, "entry size");
         line(m, "%s_type.size = %s;", it->name, sz);
         free(sz);
     } else {
         line(m, "%s_type.size = afmt_dtype_get(%s)->size;", it->name, dt);
     }
+    if (te->type_name) line(m, "%s_type.name = \"%s\";", it->name, te->type_name);
     if (te->encoding && strcmp(te->encoding, "bits-lsb") == 0) {
         if (strcmp(te->dtype, "bool") != 0) gen_error(m, te->jpath, "bits-lsb encoding is for bool only");
         line(m, "%s_type.enc = AFMT_ENC_BITS_LSB;", it->name);
@@ -685,8 +689,8 @@ static void lookup_entry(emitter *m, const blame *bl, item *it, int i, const tab
                   te->dtype ? te->dtype : "");
         return;
     }
-    if ((strcmp(te->dtype, "opaque") == 0) != (te->size != NULL))
-        gen_error(m, te->jpath, "\"size\" is given exactly for opaque entries");
+    if ((strcmp(te->dtype, "opaque") == 0) != (te->size != NULL || te->block_elems != 0))
+        gen_error(m, te->jpath, "\"size\" (or \"block\") is given exactly for opaque entries");
     if (te->key) {
         sbuf cond = {0};
         entry_condition(m, it, te, keys, &cond);
@@ -1084,9 +1088,22 @@ static void repeat_body(emitter *m, item *it, const repeat_module *rmod)
     {
         item *saved_uniq = m->uniq;
         const int saved_found = m->uniq_found;
+        const item *dir = directory_of(m->s, it);
         m->uniq = it->repeat.unique ? it : NULL;
         m->uniq_found = 0;
-        emit_items_func(m, &it->body, it->name, NULL);
+        if (dir) {
+            /* the repetition's function ends by keeping its record */
+            func_frame fr;
+            const int saved_sole = m->sole_item;
+            func_begin(m, &fr, it->name);
+            m->sole_item = 0;
+            emit_items(m, &it->body);
+            emit_dir_add(m, it, dir);
+            m->sole_item = saved_sole;
+            func_end(m, &fr, NULL);
+        } else {
+            emit_items_func(m, &it->body, it->name, NULL);
+        }
         if (it->repeat.unique && !m->uniq_found)
             gen_error(m, it->jpath, "\"unique\": '%s' is not a field (without \"count\") of the repeat's body",
                       it->repeat.unique);
@@ -1112,6 +1129,7 @@ static void emit_repeat(emitter *m, item *it)
     if (it->arg) repeat_count(m, it);
     if (rmod && rmod->before) rmod->before(m, it);
     if (it->repeat.unique) emit_unique_setup(m, it);
+    if (directory_of(m->s, it)) emit_dir_setup(m, it);
     line(m, "afmt_path_push(c->path, \"%s\", 0);", it->name);
     line(m, "uint64_t %s = 0;", r);
     if (it->arg)
@@ -1291,7 +1309,8 @@ static int clash_in(const item_list *b, const item *it)
     int i, j;
     for (i = 0; i < b->n; i++) {
         const item *o = b->v[i];
-        if (o != it && o->name && (o->kind == IT_REPEAT || o->kind == IT_REGION || o->kind == IT_SWITCH || o->kind == IT_PAD) &&
+        if (o != it && o->name && (o->kind == IT_REPEAT || o->kind == IT_REGION || o->kind == IT_SWITCH || o->kind == IT_PAD ||
+                                   o->kind == IT_DIRECTORY) &&
             strcmp(o->name, it->name) == 0)
             return 1;
         if ((o->kind == IT_REPEAT || o->kind == IT_REGION) && clash_in(&o->body, it)) return 1;
@@ -1400,7 +1419,7 @@ static void item_name_check(emitter *m, item *it)
     if (!it->name || it->kind == IT_TEXTHDR) return;
     if (it->kind == IT_STRUCT) return; /* a label of errors only */
     if (it->kind != IT_REPEAT && it->kind != IT_SWITCH && it->kind != IT_REGION && it->kind != IT_PAD &&
-        it->kind != IT_TEXTVAL) {
+        it->kind != IT_TEXTVAL && it->kind != IT_DIRECTORY) {
         sym *prev = sym_peek(m, it->name);
         if (prev && prev->kind != SY_BUILTIN)
             gen_error(m, it->jpath, "'%s' is already defined at %s", it->name, prev->it ? prev->it->jpath : "?");
@@ -1537,6 +1556,11 @@ static void emit_item(emitter *m, item *it)
     case IT_VAR:
         item_comment(m, it, "var %s = %s", it->name, it->let.value_text ? it->let.value_text : "?");
         emit_var(m, it);
+        break;
+    case IT_DIRECTORY:
+        item_comment(m, it, "directory %s: the arrays of %s's records, aligned to %s", it->name,
+                     it->dir.records ? it->dir.records : "?", it->arg_text ? it->arg_text : "?");
+        emit_directory(m, it);
         break;
     case IT_SET:
         item_comment(m, it, "set %s = %s", it->attribute ? it->attribute : "?", it->let.value_text ? it->let.value_text : "?");

@@ -15,7 +15,32 @@
 #include "util.h"
 
 static const char *const TABLE_KEYS[] = {"entries", "doc", NULL};
-static const char *const ENTRY_KEYS[] = {"key", "when", "dtype", "size", "encoding", "warn", "write", "write_key", "doc", NULL};
+static const char *const ENTRY_KEYS[] = {"key", "when", "dtype", "size", "block", "name", "encoding", "warn", "write", "write_key", "doc", NULL};
+
+/* "block": [N, B], N elements stored in B bytes (quantized types), and
+ * "name", what the format calls an opaque type: both for opaque entries. */
+static void load_entry_block(loader *L, json_t *e, const char *pi, table_entry *te)
+{
+    json_t *b = json_object_get(e, "block"), *n = json_object_get(e, "name");
+    int opaque = te->dtype && strcmp(te->dtype, "opaque") == 0;
+    if (n) {
+        if (!json_is_string(n) || !*json_string_value(n) || strlen(json_string_value(n)) > 63 || !opaque)
+            LERR(L, pi, "\"name\" names an opaque entry's type: a text of 1 to 63 bytes");
+        else
+            te->type_name = xstrdup(json_string_value(n));
+    }
+    if (!b) return;
+    if (!json_is_array(b) || json_array_size(b) != 2 || !json_is_integer(json_array_get(b, 0)) ||
+        !json_is_integer(json_array_get(b, 1)) || json_integer_value(json_array_get(b, 0)) <= 0 ||
+        json_integer_value(json_array_get(b, 1)) <= 0) {
+        LERR(L, pi, "\"block\" is [elements, bytes]: two positive integers");
+        return;
+    }
+    if (!opaque || te->size || !te->type_name)
+        LERR(L, pi, "a \"block\" entry is an opaque type with a \"name\" and no \"size\" (the block gives it)");
+    te->block_elems = (uint64_t)json_integer_value(json_array_get(b, 0));
+    te->block_bytes = (uint64_t)json_integer_value(json_array_get(b, 1));
+}
 
 /* An entry's "key": one literal per key of the table (all entries alike). */
 static void load_entry_key(loader *L, json_t *k, const char *pi, table *tb, table_entry *te)
@@ -81,6 +106,7 @@ static void load_entry(loader *L, json_t *e, const char *pi, table *tb, table_en
         free(pd);
     }
     te->size = get_expr(L, e, "size", pi, NULL);
+    load_entry_block(L, e, pi, te);
     te->encoding = get_str(L, e, "encoding", pi, 0);
     if (te->encoding && strcmp(te->encoding, "plain") != 0 && strcmp(te->encoding, "bits-lsb") != 0)
         LERR(L, pi, "\"encoding\" is \"plain\" or \"bits-lsb\"");

@@ -19,6 +19,8 @@ static const char *const ARRAY_KEYS[] = {
 static const char *const REPEAT_KEYS[] = {"repeat", "until", "count", "skip", "min", "tiles", "unique", "body", "doc", NULL};
 static const char *const STRUCTUSE_KEYS[] = {"struct", "use", "args", "doc", NULL};
 static const char *const VAR_KEYS[] = {"var", "value", "doc", NULL};
+static const char *const DIRECTORY_KEYS[] = {"directory", "records", "align", "dtype", "shape", "dims", "name", "offset",
+                                             "endian", "lenient", "doc", NULL};
 static const char *const SET_KEYS[] = {"set", "value", "doc", NULL};
 static const char *const REGION_KEYS[] = {"region", "size", "exact", "lenient", "body", "doc", NULL};
 static const char *const SWITCH_KEYS[] = {"switch", "on", "cases", "else", "write", "doc", NULL};
@@ -505,6 +507,36 @@ static void load_set(loader *L, spec *s, json_t *o, const char *jp, item *it)
     if (it->attribute && !valid_name(it->attribute)) LERR(L, jp, "'%s' is not a valid name", it->attribute);
 }
 
+/* {"directory": NAME, "records": REPEAT, "align": E, "dtype": L, "shape": A,
+ * "name": S, "offset": F}: the arrays REPEAT's records describe, in the data
+ * area that starts here (spec/LANGUAGE.md, "Directories of arrays"). */
+static void load_directory(loader *L, spec *s, json_t *o, const char *jp, item *it)
+{
+    directory_item *d = &it->dir;
+    char *dims, *endian;
+    check_keys(L, o, jp, DIRECTORY_KEYS);
+    it->kind = IT_DIRECTORY;
+    it->name = get_str(L, o, "directory", jp, 1);
+    d->records = get_str(L, o, "records", jp, 1);
+    d->dtype = get_str(L, o, "dtype", jp, 1);
+    d->shape = get_str(L, o, "shape", jp, 1);
+    d->name = get_str(L, o, "name", jp, 0);
+    d->offset = get_str(L, o, "offset", jp, 1);
+    it->arg = get_expr(L, o, "align", jp, &it->arg_text);
+    if (!it->arg) LERR(L, jp, "a directory needs \"align\": the alignment of its arrays (1 for none)");
+    dims = get_str(L, o, "dims", jp, 0);
+    if (dims && strcmp(dims, "fastest-first") == 0) d->fastest_first = 1;
+    else if (dims && strcmp(dims, "slowest-first") != 0)
+        LERR(L, jp, "\"dims\" is \"slowest-first\" (the default: row-major) or \"fastest-first\"");
+    free(dims);
+    endian = get_str(L, o, "endian", jp, 0);
+    if (endian && strcmp(endian, "big") == 0) d->payload_big = 1;
+    else if (endian && strcmp(endian, "little") != 0) LERR(L, jp, "\"endian\" is \"little\" or \"big\"");
+    else if (!endian) d->payload_big = s->big_endian;
+    free(endian);
+    d->pad_lenient = get_lenient(L, o, "lenient", jp);
+}
+
 static void load_region(loader *L, spec *s, json_t *o, const char *jp, item *it)
 {
     char *pb = jp_key(jp, "body");
@@ -620,6 +652,7 @@ static const struct {
     {"struct", NULL, load_struct_use},
     {"var", NULL, load_var},
     {"set", NULL, load_set},
+    {"directory", NULL, load_directory},
 };
 
 static void load_item(loader *L, spec *s, json_t *o, const char *jp, item *it)
@@ -634,7 +667,7 @@ static void load_item(loader *L, spec *s, json_t *o, const char *jp, item *it)
         if (json_object_get(o, ITEM_KINDS[k].key) && (!ITEM_KINDS[k].also || json_object_get(o, ITEM_KINDS[k].also)))
             break;
     if (k == sizeof ITEM_KINDS / sizeof ITEM_KINDS[0]) {
-        LERR(L, jp, "unknown item: expected one of field, let, var, set, lookup, check, array, repeat, region, switch, pad, struct, text_value, text_header");
+        LERR(L, jp, "unknown item: expected one of field, let, var, set, lookup, check, array, repeat, region, switch, pad, struct, directory, text_value, text_header");
         return;
     }
     ITEM_KINDS[k].load(L, s, o, jp, it);

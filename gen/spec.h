@@ -17,7 +17,8 @@ typedef enum item_kind {
     IT_REGION, IT_SWITCH, IT_PAD, IT_TEXTVAL, IT_TEXTHDR,
     IT_STRUCT, /* a use of a named structure (spec.structs) */
     IT_VAR,    /* a value that changes: declared with its first value */
-    IT_SET     /* a new value of a var */
+    IT_SET,    /* a new value of a var */
+    IT_DIRECTORY /* arrays placed in a data area by a repeat's records */
 } item_kind;
 
 typedef enum field_type {
@@ -50,6 +51,8 @@ typedef struct table_entry {
     char *when_text;
     char *dtype;     /* afmt dtype name */
     expr *size;      /* element size for opaque */
+    uint64_t block_elems, block_bytes; /* "block": N elements in B bytes (opaque), else 0 */
+    char *type_name; /* "name": what the format calls an opaque type ("Q4_0"), or NULL */
     char *encoding;  /* "plain" | "bits-lsb" */
     char *warn;      /* warning text when matched */
     int writable;    /* writers may choose this entry */
@@ -150,6 +153,14 @@ typedef struct struct_use {      /* IT_STRUCT: a named structure, here */
     char **args_text;
 } struct_use;
 
+typedef struct directory_item {  /* IT_DIRECTORY: arrays of earlier records */
+    char *records;                    /* the repeat whose repetitions are the records */
+    char *dtype, *shape, *name, *offset; /* names of values of the repeat's body */
+    int fastest_first;                /* "dims": "fastest-first" (the view's shape reversed) */
+    int payload_big;
+    leniency pad_lenient;
+} directory_item;
+
 typedef struct region_item {      /* IT_REGION: a sized window */
     int exact;                        /* content must fill it */
     leniency exact_lenient;
@@ -192,6 +203,7 @@ typedef struct item {
         pad_item pad;
         textval_item textval;
         struct_use st;
+        directory_item dir;
         texthdr *th;                  /* IT_TEXTHDR (gen/texthdr.c) */
     };
 } item;

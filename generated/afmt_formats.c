@@ -4,6 +4,7 @@
 #include "afmt.h"
 #include "daphne.h"
 #include "futhark.h"
+#include "gguf.h"
 #include "inebin.h"
 #include "npy.h"
 #include "rawarray.h"
@@ -13,6 +14,7 @@
 const afmt_format *const afmt_formats[] = {
     &afmt_daphne_format,
     &afmt_futhark_format,
+    &afmt_gguf_format,
     &afmt_inebin_format,
     &afmt_npy_format,
     &afmt_rawarray_format,
@@ -21,4 +23,4 @@ const afmt_format *const afmt_formats[] = {
     NULL,
 };
 
-const size_t afmt_format_count = 7;
+const size_t afmt_format_count = 8;

@@ -348,6 +348,14 @@ typedef struct afmt_array {
      * (AFMT_E_TYPE) rather than write another name; formats without names
      * write it.  Copied with the view. */
     uint64_t name_len;
+    /* OPAQUE elements stored in blocks (GGUF's quantized types: Q4_0 keeps
+     * 32 elements in 18 bytes): elements per block of elsize bytes, the
+     * innermost (fastest-varying) dimension a multiple of it, nbytes =
+     * count / block * elsize; 0 for elements stored one by one.  Such a
+     * view keeps its logical shape and its type's name (opaque_name); it
+     * is copied byte for byte, never decoded (afmt_array_to_plain refuses
+     * it, naming the type). */
+    uint64_t block;
 } afmt_array;
 
 /* Reset *a to a scalar (rank 0, count 1, no data) row-major, plain,

@@ -106,6 +106,14 @@ int afmt_array_plain_size(const afmt_array *a, uint64_t *out, afmt_error *err)
                          "invalid element type %d",
                          (int)a->dtype);
     es = plain_elsize(a);
+    if (a->block > 1) {
+        /* whole blocks: the validator checked that the count divides */
+        if (!afmt_mul_u64(a->count / a->block, a->elsize, out))
+            return afmt_fail(err, AFMT_E_OVERFLOW, NULL, NULL, AFMT_NO_INDEX, a->offset,
+                             "%" PRIu64 " blocks of %" PRIu64 " bytes overflow 64 bits",
+                             a->count / a->block, a->elsize);
+        return 0;
+    }
     if (!afmt_mul_u64(a->count, es, out))
         return afmt_fail(err, AFMT_E_OVERFLOW, NULL, NULL, AFMT_NO_INDEX, a->offset,
                          "%" PRIu64 " elements of %" PRIu64 " bytes overflow 64 bits",
@@ -151,6 +159,11 @@ static int check_view(const afmt_array *a, uint64_t *esize, uint64_t *total,
     uint64_t prod = 1;
     uint32_t i;
 
+    if (a->block > 1)
+        return afmt_fail(err, AFMT_E_TYPE, NULL, NULL, AFMT_NO_INDEX, a->offset,
+                         "elements of %s are stored %" PRIu64 " to a block of %" PRIu64
+                         " bytes: afmt copies them byte for byte but does not decode them",
+                         afmt_array_type_name(a), a->block, a->elsize);
     if (afmt_array_plain_size(a, total, err) != 0)
         return -1;
     *esize = plain_elsize(a);

@@ -37,5 +37,7 @@
 #include "afmt_write_check.h"
 #include "afmt_gen_expr.h"
 #include "afmt_uniq.h"
+#include "afmt_dir.h"
+#include "afmt_dir_records.h"
 
 #endif /* AFMT_INTERNAL_H */

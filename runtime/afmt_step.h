@@ -83,12 +83,14 @@ static inline int afmt_str_eq(const afmt_vctx *c, uint64_t offset, uint64_t n, c
  * file) and how it is stored.  Passed by value: three words. */
 typedef struct afmt_elem {
     afmt_dtype dtype;   /* AFMT_DTYPE_INVALID: no entry matched (yet) */
-    uint64_t size;
+    uint64_t size;      /* bytes of one element, or of one block */
     afmt_encoding enc;
+    uint64_t block;     /* 0, or elements per block of size bytes (opaque) */
+    const char *name;   /* the format's name of an opaque type, or NULL */
 } afmt_elem;
 
 /* No element type: what a lookup starts from. */
-#define AFMT_ELEM_NONE ((afmt_elem){AFMT_DTYPE_INVALID, 0, AFMT_ENC_PLAIN})
+#define AFMT_ELEM_NONE ((afmt_elem){AFMT_DTYPE_INVALID, 0, AFMT_ENC_PLAIN, 0, NULL})
 
 /* A strict context of no input for the checks a writer shares with the
  * validator (a compound literal: lives in the enclosing block). */
@@ -421,7 +423,7 @@ static inline const afmt_type_entry *afmt_lookup_text(const afmt_vctx *c,
 /* The element type of table entry e (not NULL). */
 static inline afmt_elem afmt_elem_of(const afmt_type_entry *e)
 {
-    const afmt_elem el = {e->dtype, afmt_dtype_get(e->dtype)->size, e->enc};
+    const afmt_elem el = {e->dtype, afmt_dtype_get(e->dtype)->size, e->enc, 0, NULL};
     return el;
 }
 

@@ -1,0 +1,97 @@
+/* afmt-gen: the validator of a "directory" item (spec/LANGUAGE.md,
+ * "Directories of arrays"): the arrays that a repeat's records describe,
+ * placed in a data area that starts where the directory stands.
+ *
+ * The repeat keeps its records: before its loop a list
+ * (afmt_dir_list, runtime/afmt_dir_records.h), and at the end of each
+ * repetition's function one afmt_dir_add call with the record's values
+ * (its lookup, shape, name and offset), which computes the array's size
+ * and blames its overflow or block on the record's fields.  The directory
+ * item itself is one afmt_dir_place call: placement, padding and views. */
+#include <stdlib.h>
+#include <string.h>
+#include "emit.h"
+
+static const item *find_directory(const item_list *body, const char *repeat)
+{
+    int i, j;
+    for (i = 0; i < body->n; i++) {
+        const item *it = body->v[i], *d = NULL;
+        if (it->kind == IT_DIRECTORY && it->dir.records && strcmp(it->dir.records, repeat) == 0) return it;
+        if (it->kind == IT_REPEAT || it->kind == IT_REGION) d = find_directory(&it->body, repeat);
+        for (j = 0; !d && j < it->ncases; j++) d = find_directory(&it->cases[j].body, repeat);
+        if (d) return d;
+    }
+    return NULL;
+}
+
+const item *directory_of(const spec *s, const item *repeat)
+{
+    int k;
+    const item *d = find_directory(&s->body, repeat->name);
+    for (k = 0; !d && k < s->nstructs; k++) d = find_directory(&s->structs[k].body, repeat->name);
+    return d;
+}
+
+/* The descriptor of directory d, in the prelude once. */
+static void dir_desc(emitter *m, const item *d, const sym *shape)
+{
+    char *name = xprintf("%s_dir_%s", m->s->format, d->name), *def = xprintf("afmt_dir_desc %s = {", name);
+    const int done = m->prelude->s && strstr(m->prelude->s, def);
+    free(def);
+    if (done) { free(name); return; }
+    sb_printf(m->prelude,
+              "/* directory %s: the arrays of %s's records */\n"
+              "static const afmt_dir_desc %s = {\n"
+              "    .name = \"%s\",\n    .records = \"%s\",\n    .offset_field = \"%s\",\n    .shape_field = \"%s\",\n"
+              "    .dims_width = %d,\n    .dims_big = %d,\n    .dims_signed = %d,\n    .fastest_first = %d,\n"
+              "    .payload_big = %d,\n    .pad_lenient = %d,\n};\n\n",
+              d->name, d->dir.records, name, d->name, d->dir.records, d->dir.offset, d->dir.shape, shape->width,
+              shape->big, shape->is_signed, d->dir.fastest_first, d->dir.payload_big, d->dir.pad_lenient == LEN_WARN);
+    free(name);
+}
+
+void emit_dir_setup(emitter *m, item *repeat)
+{
+    line(m, "afmt_dir_list dl_%s;", repeat->name);
+    line(m, "afmt_dir_list_init(&dl_%s);", repeat->name);
+    line(m, "afmt_dir_list *const dir_%s = &dl_%s;", repeat->name, repeat->name);
+}
+
+/* A name of the record's values, of kind want; NULL (and an error) if not. */
+static sym *record_value(emitter *m, const item *d, const char *name, sym_kind want, const char *what)
+{
+    sym *y = name ? sym_find(m, name) : NULL;
+    if (!y || y->kind != want) {
+        gen_error(m, d->jpath, "directory '%s': '%s' is not %s of the body of repeat '%s'", d->name, name ? name : "",
+                  what, d->dir.records);
+        return NULL;
+    }
+    return y;
+}
+
+void emit_dir_add(emitter *m, item *repeat, const item *d)
+{
+    sym *el = record_value(m, d, d->dir.dtype, SY_LOOKUP, "a lookup");
+    sym *shape = record_value(m, d, d->dir.shape, SY_ARRF, "an integer field with \"count\"");
+    sym *nm = d->dir.name ? record_value(m, d, d->dir.name, SY_STR, "a string field") : NULL;
+    sym *off = record_value(m, d, d->dir.offset, SY_INT, "an integer field or let");
+    if (!el || !shape || (d->dir.name && !nm) || !off) return;
+    decl_use(m, shape->off_decl);
+    decl_use(m, off->off_decl);
+    decl_use(m, off->decl);
+    if (nm) decl_use(m, nm->off_decl);
+    dir_desc(m, d, shape);
+    line(m, "/* the record of directory %s */", d->name);
+    line(m, "if (afmt_dir_add(c, &%s_dir_%s, dir_%s, %s, %s, %s, %s%s%s, %s, %s, %s)) return -1;", m->s->format, d->name,
+         repeat->name, el->c, shape->off, shape->count, nm ? nm->off : "0", nm ? " + " : "",
+         nm ? xprintf("%d", nm->width) : "", nm ? nm->c : "0", off->c, off->off);
+}
+
+void emit_directory(emitter *m, item *d)
+{
+    blame bl = blame_at(d->name, "AFMT_NO_INDEX", "c->pos");
+    char *align = emit_u64(m, &bl, d->arg, d->arg_text);
+    line(m, "if (afmt_dir_place(c, &%s_dir_%s, dir_%s, %s)) return -1;", m->s->format, d->name, d->dir.records, align);
+    free(align);
+}
