@@ -1028,7 +1028,7 @@ static void repeat_count(emitter *m, item *it)
     char *args = xprintf("count_%s, %s - c->pos", it->name, m->end);
     line(m, "const uint64_t count_%s = %s;", it->name, cnt);
     {
-        char *cond = xprintf("count_%s > %s - c->pos", it->name, m->end);
+        char *cond = xprintf("afmt_count_exceeds(c, count_%s)", it->name);
         emit_fail_if(m, cond, &bl, "truncated", LEN_NONE, "\"%\" PRIu64 \" repetitions cannot fit in the %\" PRIu64 \" bytes left\"", args);
         free(cond);
     }

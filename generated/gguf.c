@@ -198,7 +198,7 @@ static int gguf_validate_value_kind_9(afmt_vctx *c)
 
     /* repeat items count (spec/gguf.json /structs/value/body/0/cases/9/body/2) */
     const uint64_t count_items = v_count;
-    if (count_items > afmt_end(c) - c->pos) {
+    if (afmt_count_exceeds(c, count_items)) {
         return afmt_fail_c(c, AFMT_E_TRUNCATED, "items", AFMT_NO_INDEX, c->pos, "%" PRIu64
                 " repetitions cannot fit in the %" PRIu64 " bytes left", count_items,
                 afmt_end(c) - c->pos);
@@ -618,7 +618,7 @@ static int gguf_validate_body(afmt_vctx *c)
 
     /* repeat kv kv_count (spec/gguf.json /body/5) */
     const uint64_t count_kv = v_kv_count;
-    if (count_kv > afmt_end(c) - c->pos) {
+    if (afmt_count_exceeds(c, count_kv)) {
         return afmt_fail_c(c, AFMT_E_TRUNCATED, "kv", AFMT_NO_INDEX, c->pos, "%" PRIu64
                 " repetitions cannot fit in the %" PRIu64 " bytes left", count_kv,
                 afmt_end(c) - c->pos);
@@ -645,7 +645,7 @@ static int gguf_validate_body(afmt_vctx *c)
 
     /* repeat tensor tensor_count (spec/gguf.json /body/6) */
     const uint64_t count_tensor = v_tensor_count;
-    if (count_tensor > afmt_end(c) - c->pos) {
+    if (afmt_count_exceeds(c, count_tensor)) {
         return afmt_fail_c(c, AFMT_E_TRUNCATED, "tensor", AFMT_NO_INDEX, c->pos, "%" PRIu64
                 " repetitions cannot fit in the %" PRIu64 " bytes left", count_tensor,
                 afmt_end(c) - c->pos);

@@ -120,11 +120,16 @@ static void entry_field(void *ctx, const afmt_dir_entry *e, char *out, size_t ou
  * is an error (a warning when d->pad_lenient in lenient mode). */
 static int padding(afmt_vctx *c, const char *field, const afmt_dir_desc *d, uint64_t from, uint64_t to)
 {
-    const uint64_t end = afmt_end(c);
-    const uint64_t have = to <= end ? to : end > from ? end : from;
+    uint64_t end = afmt_end(c);
+    uint64_t have = to <= end ? to : end > from ? end : from;
     uint64_t k;
-    if (have > from && !afmt_src_have(c->src, end, from, have - from))
-        return afmt_fail_c(c, AFMT_E_LIMIT, field, AFMT_NO_INDEX, from, "padding beyond the stream's window");
+    if (have > from && !afmt_src_have(c->src, end, from, have - from)) {
+        /* a stream that ended meanwhile knows its length now */
+        end = afmt_end(c);
+        have = to <= end ? to : end > from ? end : from;
+        if (have > from && !afmt_src_have(c->src, end, from, have - from))
+            return afmt_fail_c(c, AFMT_E_LIMIT, field, AFMT_NO_INDEX, from, "padding beyond the stream's window");
+    }
     for (k = from; k < have; k++)
         if (*AFMT_B(c->src, k) != 0) {
             int rc = d->pad_lenient
@@ -175,7 +180,14 @@ static int hand_view(afmt_vctx *c, const afmt_dir_desc *d, const afmt_dir_list *
 static void rec_field(const afmt_dir_desc *d, const afmt_dir_list *l, const afmt_dir_rec *r, const char *suffix,
                       char *out, size_t size)
 {
-    if (r->name_kept)
+    uint64_t k;
+    int plain = r->name_kept > 0;
+    for (k = 0; k < r->name_kept; k++) {
+        const unsigned char ch = (unsigned char)l->names[r->name + k];
+        plain &= ch >= 0x20 && ch < 0x7f;
+    }
+    /* a name that is not printable ASCII (a NUL would end it) is named by place */
+    if (plain)
         snprintf(out, size, "%.*s%s", (int)r->name_kept, l->names + r->name, suffix);
     else
         snprintf(out, size, "%s[%" PRIu64 "]%s", d->records, (uint64_t)(r - l->v), suffix);

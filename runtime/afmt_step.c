@@ -82,10 +82,18 @@ int afmt_take_string(afmt_vctx *c, const afmt_field_desc *f, uint64_t *len)
                                  f->width, 0, f->name, c->region);
     p = AFMT_B(c->src, at);
     n = load_uint(p, f->width, f->big_endian);
-    if (c->opt && n > c->opt->limits.max_header_bytes)
+    /* a string the input cannot hold is truncated, whatever the limit (a
+     * stream reads on to its end to tell: afmt_src_short_ex) */
+    if (c->opt && n > c->opt->limits.max_header_bytes) {
+        const uint64_t known = end_now(c->src, end);
+        if ((known == AFMT_LEN_UNKNOWN && c->src->read) ||
+            (known != AFMT_LEN_UNKNOWN && (known < at + f->width || known - (at + f->width) < n)))
+            return afmt_src_short_ex(c->src, c->err, c->path, f->name, AFMT_NO_INDEX, at + f->width, known, n, 0,
+                                     "a string", c->region);
         return afmt_fail_c(c, AFMT_E_LIMIT, f->name, AFMT_NO_INDEX, at,
                            "a string of %" PRIu64 " bytes exceeds the header limit of %" PRIu64
                            " bytes (limits.max_header_bytes)", n, c->opt->limits.max_header_bytes);
+    }
     if (!afmt_src_have(c->src, end, at + f->width, n))
         return afmt_src_short_ex(c->src, c->err, c->path, f->name, AFMT_NO_INDEX, at + f->width,
                                  end_now(c->src, end), n, 0, "a string", c->region);

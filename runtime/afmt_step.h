@@ -154,6 +154,18 @@ static inline int afmt_take_field(afmt_vctx *c, const afmt_field_desc *f, uint64
     return 0;
 }
 
+/* Whether count repetitions (each at least a byte) cannot fit in the
+ * bytes left before the region's end.  A stream whose length is not known
+ * yet first reads ahead as far as its window allows, so that a count the
+ * input cannot hold is found now, as from a buffer. */
+static inline int afmt_count_exceeds(afmt_vctx *c, uint64_t count)
+{
+    afmt_src *s = c->src;
+    if (s->read && s->len == AFMT_LEN_UNKNOWN && !c->region)
+        (void)afmt_src_have(s, afmt_end(c), c->pos, count < s->cap / 2 ? count : s->cap / 2);
+    return count > afmt_end(c) - c->pos;
+}
+
 /* Take a length-prefixed string at c->pos: its prefix (f->width bytes,
  * f->big_endian) and the bytes it counts, both bounded by the region open
  * and in memory afterwards (the content at AFMT_B(c->src, start + width)),

@@ -63,13 +63,28 @@ for fmt in $formats toyfmt; do
     sed "s/rawarray/$fmt/g" "$TMP/main.cpp.in" > "$d/main.cpp"
     ext=$(sed -n 's/.*"extensions": *\[ *"\([^"]*\)".*/\1/p' "$( [ $fmt = toyfmt ] && echo tests/specs/newformat/toyfmt.json || echo spec/$fmt.json)" | head -1)
     sample=$TMP/sample-$fmt${ext:-.bin}
+    # a read-only format ("read_only" in its spec) writes nothing: its
+    # sample is the first seed of its corpus, and main.cpp must be refused
+    read_only=
+    if [ "$fmt" != toyfmt ] && grep -q '"read_only"' "spec/$fmt.json"; then
+        read_only=1
+        for f in corpus/"$fmt"/*; do [ -f "$f" ] && { cp "$f" "$sample"; break; }; done
+    fi
 
     # C++: the runtime through gcc, main.cpp through g++.
     if (cd "$d" && mkdir -p obj && for c in afmt/*.c; do
             gcc $STRICT -c "$c" -o "obj/$(basename "${c%.c}").o" || exit 1; done &&
         g++ -std=c++17 -Wall -Wextra -Werror -pedantic -o roundtrip main.cpp obj/*.o) >"$TMP/cxx.log" 2>&1; then
         pass "$fmt: g++ -std=c++17 main.cpp builds"
-        if out=$("$d/roundtrip" "$sample" 2>&1); then
+        if [ -n "$read_only" ]; then
+            if out=$("$d/roundtrip" "$TMP/ro-out" 2>&1); then
+                fail "$fmt: main.cpp wrote a file of a read-only format"
+            elif echo "$out" | grep -q "is read-only"; then
+                pass "$fmt: main.cpp is refused: the format is read-only"
+            else
+                fail "$fmt: main.cpp refused without saying the format is read-only: $out"
+            fi
+        elif out=$("$d/roundtrip" "$sample" 2>&1); then
             pass "$fmt: main.cpp wrote and read back a sample ($out)"
         else
             fail "$fmt: main.cpp roundtrip: $out"
