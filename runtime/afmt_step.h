@@ -57,18 +57,18 @@ typedef struct afmt_vctx {
  * (afmt_run_validator), so a failure anywhere leaks nothing.  Callers
  * size it by what they have read, never by what the input claims.  NULL
  * (and AFMT_E_LIMIT in c->err, or AFMT_E_IO when malloc fails) on failure. */
-void *afmt_scratch_alloc(afmt_vctx *c, uint64_t bytes, const char *field);
+AFMT_GEN_API void *afmt_scratch_alloc(afmt_vctx *c, uint64_t bytes, const char *field);
 /* Grow a scratch block (from afmt_scratch_alloc, or NULL) to bytes,
  * keeping its content; NULL and an error as above. */
-void *afmt_scratch_grow(afmt_vctx *c, void *block, uint64_t bytes, const char *field);
+AFMT_GEN_API void *afmt_scratch_grow(afmt_vctx *c, void *block, uint64_t bytes, const char *field);
 /* Free every block of the run (afmt_run_validator calls it). */
-void afmt_scratch_free_all(afmt_vctx *c);
+AFMT_GEN_API void afmt_scratch_free_all(afmt_vctx *c);
 
 /* Enter a named structure (a spec's "structs", used by an item labelled
  * label): fails with AFMT_E_LIMIT past limits.max_depth, so a recursive
  * structure is bounded however deep the input nests.  The caller
  * decrements c->depth after the structure's function returns 0. */
-int afmt_struct_enter(afmt_vctx *c, const char *label);
+AFMT_GEN_API int afmt_struct_enter(afmt_vctx *c, const char *label);
 
 /* Whether the n bytes at offset (a string field's content, already
  * bounded) equal the k bytes of lit. */
@@ -172,7 +172,7 @@ static inline int afmt_count_exceeds(afmt_vctx *c, uint64_t count)
  * the length at most limits.max_header_bytes.  c->opt->fields is told of
  * the content as a bytes field.  0 and *len set, or -1 after a failure
  * naming f (truncation, limit). */
-int afmt_take_string(afmt_vctx *c, const afmt_field_desc *f, uint64_t *len);
+AFMT_GEN_API int afmt_take_string(afmt_vctx *c, const afmt_field_desc *f, uint64_t *len);
 
 /* Fail (code, e.g. AFMT_E_MAGIC) unless the n bytes of field at offset
  * equal want; the message shows both. */

@@ -1,3 +1,5 @@
+/* INTERNAL HEADER: for generated code and the runtime only, not an API (it
+ * changes with AFMT_RUNTIME_ABI); programs include <afmt/afmt.h> and <afmt/<format>.h>. */
 /* afmt runtime (internal, for generated code): a set of the keys a repeat
  * has read, for a spec's "unique" (spec/LANGUAGE.md, "repeat"): no two
  * repetitions may hold the same key (GGUF's metadata keys and tensor
@@ -52,11 +54,11 @@ static inline void afmt_uniq_init(afmt_uniq *u, int is_int)
  * -1 with AFMT_E_CONSTRAINT in c->err, blamed on field at offset:
  * `duplicate key "general.name": repeat[1].key (offset 40) has it too`.
  * Also -1 (AFMT_E_LIMIT) past limits.max_items keys. */
-int afmt_uniq_add(afmt_vctx *c, afmt_uniq *u, const char *repeat, const char *field,
+AFMT_GEN_API int afmt_uniq_add(afmt_vctx *c, afmt_uniq *u, const char *repeat, const char *field,
                   uint64_t index, uint64_t offset, const uint8_t *key, uint64_t len);
 
 /* The same for an integer key. */
-int afmt_uniq_add_u64(afmt_vctx *c, afmt_uniq *u, const char *repeat, const char *field,
+AFMT_GEN_API int afmt_uniq_add_u64(afmt_vctx *c, afmt_uniq *u, const char *repeat, const char *field,
                       uint64_t index, uint64_t offset, uint64_t key);
 
 #ifdef __cplusplus
