@@ -415,6 +415,10 @@ static int fz_decode(const afmt_array *a, afmt_order order, uint8_t **out,
 
     *out = NULL;
     *size = 0;
+    /* elements kept in blocks (GGUF's quantized types) are copied, never
+     * decoded: afmt_array_to_plain refuses them by design */
+    if (a->block > 1)
+        return 1;
     if (total > FZ_MAX_PLAIN)
         return 1;
     *out = malloc(total ? total : 1);

@@ -91,7 +91,8 @@ static int has_top_repeat(const spec *s)
 {
     int i;
     for (i = 0; i < s->body.n; i++)
-        if (s->body.v[i]->kind == IT_REPEAT && s->body.v[i]->repeat.until_end) return 1;
+        if ((s->body.v[i]->kind == IT_REPEAT && s->body.v[i]->repeat.until_end) || s->body.v[i]->kind == IT_DIRECTORY)
+            return 1; /* a directory places as many arrays as it has records */
     return 0;
 }
 

@@ -185,7 +185,7 @@ void emit_unique_setup(emitter *m, item *repeat)
         return;
     }
     line(m, "afmt_uniq uniq_%s;", repeat->name);
-    line(m, "afmt_uniq_init(&uniq_%s, %d);", repeat->name, is_int);
+    line(m, "afmt_uniq_init(&uniq_%s, %d, %d);", repeat->name, is_int, repeat->repeat.unique_c_string);
     line(m, "afmt_uniq *const uq_%s = &uniq_%s;", repeat->name, repeat->name);
 }
 

@@ -16,7 +16,7 @@ static const char *const ARRAY_KEYS[] = {
     "array", "dtype", "shape", "order", "endian", "name", "values", "lenient", "doc",
     "layout", "nnz", "row_offsets", "col_indices", "types", "table", "names", "compressed", "stored_bytes",
     "index", "with_columns", NULL};
-static const char *const REPEAT_KEYS[] = {"repeat", "until", "count", "skip", "min", "tiles", "unique", "body", "doc", NULL};
+static const char *const REPEAT_KEYS[] = {"repeat", "until", "count", "skip", "min", "tiles", "unique", "unique_as", "body", "doc", NULL};
 static const char *const STRUCTUSE_KEYS[] = {"struct", "use", "args", "doc", NULL};
 static const char *const VAR_KEYS[] = {"var", "value", "doc", NULL};
 static const char *const DIRECTORY_KEYS[] = {"directory", "records", "align", "dtype", "shape", "dims", "name", "offset",
@@ -444,6 +444,13 @@ static void load_repeat(loader *L, spec *s, json_t *o, const char *jp, item *it)
         free(skip);
     }
     r->unique = get_str(L, o, "unique", jp, 0);
+    {
+        char *as = get_str(L, o, "unique_as", jp, 0);
+        if (as && strcmp(as, "c-string") == 0) r->unique_c_string = 1;
+        else if (as && strcmp(as, "bytes") != 0) LERR(L, jp, "\"unique_as\" is \"bytes\" (the default) or \"c-string\"");
+        if (as && !r->unique) LERR(L, jp, "\"unique_as\" needs \"unique\"");
+        free(as);
+    }
     load_items(L, s, json_object_get(o, "body"), pb, &it->body);
     free(pb);
 }

@@ -143,6 +143,7 @@ typedef struct repeat_item {      /* IT_REPEAT: its body again and again */
     int skip_ws;
     uint64_t min_count;               /* fewest repetitions */
     char *unique;                     /* a field of the body whose value no two repetitions share */
+    int unique_c_string;              /* "unique_as": "c-string": keys compared up to their first NUL */
     char *tile_row, *tile_col, *tile_rows, *tile_cols; /* blocks that tile a matrix */
     expr *tile_within[2]; char *tile_within_text[2];
 } repeat_item;

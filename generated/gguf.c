@@ -633,7 +633,7 @@ static int gguf_validate_body(afmt_vctx *c)
                 afmt_end(c) - c->pos);
     }
     afmt_uniq uniq_kv;
-    afmt_uniq_init(&uniq_kv, 0);
+    afmt_uniq_init(&uniq_kv, 0, 0);
     afmt_uniq *const uq_kv = &uniq_kv;
     afmt_path_push(c->path, "kv", 0);
     uint64_t r_kv = 0;
@@ -652,7 +652,10 @@ static int gguf_validate_body(afmt_vctx *c)
     }
     afmt_path_pop(c->path);
 
-    /* repeat tensor tensor_count (spec/gguf.json /body/6) */
+    /*
+     * repeat tensor tensor_count (spec/gguf.json /body/6): names are distinct as gguf.cpp compares
+     * them: as C strings, up to a NUL
+     */
     const uint64_t count_tensor = v_tensor_count;
     if (afmt_count_exceeds(c, count_tensor)) {
         return afmt_fail_c(c, AFMT_E_TRUNCATED, "tensor", AFMT_NO_INDEX, c->pos, "%" PRIu64
@@ -660,7 +663,7 @@ static int gguf_validate_body(afmt_vctx *c)
                 afmt_end(c) - c->pos);
     }
     afmt_uniq uniq_tensor;
-    afmt_uniq_init(&uniq_tensor, 0);
+    afmt_uniq_init(&uniq_tensor, 0, 1);
     afmt_uniq *const uq_tensor = &uniq_tensor;
     afmt_dir_list dl_tensor;
     afmt_dir_list_init(&dl_tensor);
@@ -752,7 +755,7 @@ const afmt_format afmt_gguf_format = {
     "spec/gguf.json",
     gguf_extensions,
     AFMT_ROW_MAJOR,
-    0,
+    1,
     afmt_gguf_detect,
     afmt_gguf_validate,
     afmt_gguf_validate_src,

@@ -44,6 +44,10 @@ afmt_interp *afmt_interp_load(const char *path);
  * diagnostics and the descriptor's spec).  The fuzz targets carry the
  * shipped specs in their binaries this way. */
 afmt_interp *afmt_interp_load_text(const char *path, const char *text);
+/* NULL when the interpreter runs every construct of the spec at path, else
+ * a message naming the first it does not (a static buffer: not
+ * thread-safe); afmt_interp_load refuses such a spec with that message. */
+const char *afmt_interp_unsupported(const char *path);
 void afmt_interp_free(afmt_interp *in);
 
 /* The format descriptor of the spec: name, spec path, extensions, detect,

@@ -173,11 +173,49 @@ static spec *load_checked(const char *path, const char *text)
     return s;
 }
 
+/* The first item of body of a kind the interpreter does not run yet
+ * (the constructs of named structures, vars and directories), or NULL. */
+static const item *not_interpreted(const item_list *body)
+{
+    int i, j;
+    for (i = 0; i < body->n; i++) {
+        const item *it = body->v[i], *x = NULL;
+        if (it->kind > IT_TEXTHDR || (it->kind == IT_REPEAT && it->repeat.unique) ||
+            (it->kind == IT_FIELD && it->field.ftype == FT_STRING && !it->field.count))
+            return it;
+        if (it->kind == IT_REPEAT || it->kind == IT_REGION) x = not_interpreted(&it->body);
+        for (j = 0; !x && j < it->ncases; j++) x = not_interpreted(&it->cases[j].body);
+        if (x) return x;
+    }
+    return NULL;
+}
+
+/* The message of a spec the interpreter does not run yet, or NULL. */
+static const char *unsupported_in(const spec *s, const char *path)
+{
+    static char why[256];
+    const item *it = not_interpreted(&s->body);
+    if (!it && !s->nstructs) return NULL;
+    snprintf(why, sizeof why, "%s: %s: the interpreter does not run named structures, vars, unique keys, single strings or directories yet",
+             path, it ? it->jpath : "/structs");
+    return why;
+}
+
+const char *afmt_interp_unsupported(const char *path)
+{
+    spec *s = spec_load(path);
+    return s ? unsupported_in(s, path) : NULL;
+}
+
 static afmt_interp *load(const char *path, const char *text)
 {
     spec *s = load_checked(path, text);
     afmt_interp *in;
     if (!s) return NULL;
+    if (unsupported_in(s, path)) {
+        fprintf(stderr, "%s\n", unsupported_in(s, path));
+        return NULL;
+    }
     in = calloc(1, sizeof *in);
     if (!in) return NULL;
     in->s = s;

@@ -90,9 +90,13 @@ static int reserve(afmt_vctx *c, afmt_uniq *u, const char *field, uint64_t len)
 int afmt_uniq_add(afmt_vctx *c, afmt_uniq *u, const char *repeat, const char *field,
                   uint64_t index, uint64_t offset, const uint8_t *key, uint64_t len)
 {
-    const uint64_t h = hash_bytes(key, len);
-    uint64_t at;
+    uint64_t h, at;
     afmt_uniq_key *k;
+    if (u->c_string) {
+        const uint8_t *nul = len ? memchr(key, 0, (size_t)len) : NULL;
+        if (nul) len = (uint64_t)(nul - key);
+    }
+    h = hash_bytes(key, len);
     if (reserve(c, u, field, len)) return -1;
     for (at = h & (u->nslots - 1); u->slots[at]; at = (at + 1) & (u->nslots - 1)) {
         const afmt_uniq_key *o = &u->keys[u->slots[at] - 1];

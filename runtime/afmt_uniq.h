@@ -38,15 +38,19 @@ typedef struct afmt_uniq {
     uint8_t *bytes;
     uint64_t nbytes, bytes_cap;
     int is_int;            /* keys are integers (shown as numbers) */
+    int c_string;          /* keys end at their first NUL byte, if any */
 } afmt_uniq;
 
 /* An empty set (no allocation until the first key); is_int: the keys are
- * 8-byte little-endian integers, shown as numbers in messages. */
-static inline void afmt_uniq_init(afmt_uniq *u, int is_int)
+ * 8-byte little-endian integers, shown as numbers in messages; c_string:
+ * two keys are the same when they agree up to their first NUL byte (as a
+ * reader that keeps them as C strings sees them). */
+static inline void afmt_uniq_init(afmt_uniq *u, int is_int, int c_string)
 {
     afmt_uniq z = {0};
     *u = z;
     u->is_int = is_int;
+    u->c_string = c_string;
 }
 
 /* Add the len bytes at key, read at offset by repetition index of the

@@ -179,6 +179,36 @@ static uint8_t *check_file(const char *dir, const char *file, const char *what,
     return buf;
 }
 
+/* Whether f's writer refuses everything because its spec is read-only. */
+static int is_read_only(const afmt_format *f)
+{
+    afmt_array a;
+    afmt_error err;
+    afmt_array_init(&a, AFMT_F32);
+    a.rank = 1;
+    a.dims[0] = 1;
+    a.nbytes = 4;
+    afmt_error_clear(&err);
+    return f->can_write(&a, &err) != 0 && err.code == AFMT_E_UNSUPPORTED && strstr(err.message, " is read-only: ");
+}
+
+static int count_one(void *ctx, const afmt_array *a)
+{
+    if (a->block <= 1) ++*(unsigned *)ctx; /* blocks are copied, never decoded */
+    return 0;
+}
+
+/* The arrays of a valid file that can be decoded (strict, defaults). */
+static unsigned count_arrays(const afmt_format *f, const uint8_t *buf, uint64_t len)
+{
+    unsigned n = 0;
+    afmt_visitor vis;
+    memset(&vis, 0, sizeof vis);
+    vis.ctx = &n;
+    vis.on_array = count_one;
+    return f->validate(buf, len, NULL, &vis, NULL) == 0 ? n : 0;
+}
+
 static void check_regressions(const char *corpus)
 {
     char dir[4096], path[8192], name[512], what[512];
@@ -258,9 +288,15 @@ static void check_seeds(const char *corpus)
             if (rc != 0)
                 printf("  %s: %s\n", afmt_code_name(err.code),
                        fz_describe(&err, text, sizeof text));
-            snprintf(name, sizeof name, "seed %s/%s is decoded and round-trips", dirs[i],
-                     files[j]);
-            CHECK(name, c.decoded > 0 && c.roundtrips > 0);
+            if (is_read_only(f)) {
+                /* a read-only format ("read_only" in its spec) writes nothing to round-trip */
+                snprintf(name, sizeof name, "seed %s/%s is decoded (%s is read-only)", dirs[i], files[j], f->name);
+                CHECK(name, c.validated > 0 && (c.decoded > 0 || count_arrays(f, buf, len) == 0));
+            } else {
+                snprintf(name, sizeof name, "seed %s/%s is decoded and round-trips", dirs[i],
+                         files[j]);
+                CHECK(name, c.decoded > 0 && c.roundtrips > 0);
+            }
             free(buf);
         }
         fz_free_names(files, nf);

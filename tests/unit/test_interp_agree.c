@@ -203,7 +203,13 @@ int main(int argc, char **argv)
     size_t i;
     memset(&r, 0, sizeof r);
     for (i = 0; afmt_formats[i] && r.nfmts < 64; i++) {
-        afmt_interp *in = afmt_interp_load(afmt_formats[i]->spec);
+        afmt_interp *in;
+        const char *why = afmt_interp_unsupported(afmt_formats[i]->spec);
+        if (why) {
+            printf("SKIP interpreter: %s\n", why);
+            continue;
+        }
+        in = afmt_interp_load(afmt_formats[i]->spec);
         if (!in) {
             printf("FAIL interpreter: cannot load %s\n", afmt_formats[i]->spec);
             r.failed++;
