@@ -24,32 +24,41 @@ int afmt_gguf_detect(const uint8_t *buf, uint64_t len)
 }
 
 /* The header fields, as afmt_take_field takes and reports them. */
-static const afmt_field_desc field_magic = {"magic", AFMT_FIELD_UINT, 4, 0, 0,
-    "\"GGUF\""};
-static const afmt_field_desc field_version = {"version", AFMT_FIELD_UINT, 4, 0, 0, NULL};
-static const afmt_field_desc field_tensor_count = {"tensor_count", AFMT_FIELD_UINT, 8, 0, 0, NULL};
-static const afmt_field_desc field_kv_count = {"kv_count", AFMT_FIELD_UINT, 8, 0, 0, NULL};
-static const afmt_field_desc field_key = {"key", AFMT_FIELD_BYTES, 8, 0, 0, NULL};
-static const afmt_field_desc field_type = {"type", AFMT_FIELD_UINT, 4, 0, 0, NULL};
-static const afmt_field_desc field_value = {"value", AFMT_FIELD_UINT, 4, 0, 0, NULL};
-static const afmt_field_desc field_value_2 = {"value", AFMT_FIELD_UINT, 1, 0, 0, NULL};
-static const afmt_field_desc field_value_3 = {"value", AFMT_FIELD_INT, 1, 0, 0, NULL};
-static const afmt_field_desc field_value_4 = {"value", AFMT_FIELD_UINT, 2, 0, 0, NULL};
-static const afmt_field_desc field_value_5 = {"value", AFMT_FIELD_INT, 2, 0, 0, NULL};
-static const afmt_field_desc field_value_6 = {"value", AFMT_FIELD_INT, 4, 0, 0, NULL};
-static const afmt_field_desc field_value_7 = {"value", AFMT_FIELD_BYTES, 4, 0, 0,
-    "f32"};
-static const afmt_field_desc field_value_8 = {"value", AFMT_FIELD_BYTES, 8, 0, 0, NULL};
-static const afmt_field_desc field_item_type = {"item_type", AFMT_FIELD_UINT, 4, 0, 0, NULL};
-static const afmt_field_desc field_count = {"count", AFMT_FIELD_UINT, 8, 0, 0, NULL};
-static const afmt_field_desc field_value_9 = {"value", AFMT_FIELD_UINT, 8, 0, 0, NULL};
-static const afmt_field_desc field_value_10 = {"value", AFMT_FIELD_INT, 8, 0, 0, NULL};
-static const afmt_field_desc field_value_11 = {"value", AFMT_FIELD_BYTES, 8, 0, 0,
-    "f64"};
-static const afmt_field_desc field_name = {"name", AFMT_FIELD_BYTES, 8, 0, 0, NULL};
-static const afmt_field_desc field_n_dims = {"n_dims", AFMT_FIELD_UINT, 4, 0, 0, NULL};
-static const afmt_field_desc field_ne = {"ne", AFMT_FIELD_UINT, 8, 1, 0, NULL};
-static const afmt_field_desc field_offset = {"offset", AFMT_FIELD_UINT, 8, 0, 0, NULL};
+static const afmt_field_desc field_magic = {
+    .name = "magic", .kind = AFMT_FIELD_UINT, .width = 4,
+    .doc = "\"GGUF\""};
+static const afmt_field_desc field_version = {
+    .name = "version", .kind = AFMT_FIELD_UINT, .width = 4};
+static const afmt_field_desc field_tensor_count = {
+    .name = "tensor_count", .kind = AFMT_FIELD_UINT, .width = 8};
+static const afmt_field_desc field_kv_count = {
+    .name = "kv_count", .kind = AFMT_FIELD_UINT, .width = 8};
+static const afmt_field_desc field_key = {.name = "key", .kind = AFMT_FIELD_BYTES, .width = 8};
+static const afmt_field_desc field_type = {.name = "type", .kind = AFMT_FIELD_UINT, .width = 4};
+static const afmt_field_desc field_value = {.name = "value", .kind = AFMT_FIELD_UINT, .width = 4};
+static const afmt_field_desc field_value_2 = {.name = "value", .kind = AFMT_FIELD_UINT, .width = 1};
+static const afmt_field_desc field_value_3 = {.name = "value", .kind = AFMT_FIELD_INT, .width = 1};
+static const afmt_field_desc field_value_4 = {.name = "value", .kind = AFMT_FIELD_UINT, .width = 2};
+static const afmt_field_desc field_value_5 = {.name = "value", .kind = AFMT_FIELD_INT, .width = 2};
+static const afmt_field_desc field_value_6 = {.name = "value", .kind = AFMT_FIELD_INT, .width = 4};
+static const afmt_field_desc field_value_7 = {
+    .name = "value", .kind = AFMT_FIELD_BYTES, .width = 4,
+    .doc = "f32"};
+static const afmt_field_desc field_value_8 = {
+    .name = "value", .kind = AFMT_FIELD_BYTES, .width = 8};
+static const afmt_field_desc field_item_type = {
+    .name = "item_type", .kind = AFMT_FIELD_UINT, .width = 4};
+static const afmt_field_desc field_count = {.name = "count", .kind = AFMT_FIELD_UINT, .width = 8};
+static const afmt_field_desc field_value_9 = {.name = "value", .kind = AFMT_FIELD_UINT, .width = 8};
+static const afmt_field_desc field_value_10 = {.name = "value", .kind = AFMT_FIELD_INT, .width = 8};
+static const afmt_field_desc field_value_11 = {
+    .name = "value", .kind = AFMT_FIELD_BYTES, .width = 8,
+    .doc = "f64"};
+static const afmt_field_desc field_name = {.name = "name", .kind = AFMT_FIELD_BYTES, .width = 8};
+static const afmt_field_desc field_n_dims = {.name = "n_dims", .kind = AFMT_FIELD_UINT, .width = 4};
+static const afmt_field_desc field_ne = {
+    .name = "ne", .kind = AFMT_FIELD_UINT, .width = 8, .is_array = 1};
+static const afmt_field_desc field_offset = {.name = "offset", .kind = AFMT_FIELD_UINT, .width = 8};
 
 static int gguf_validate_struct_value(afmt_vctx *c, uint64_t arg_vtype);
 /* The entries of table ggml, listed when no entry matches. */
@@ -751,17 +760,17 @@ int afmt_gguf_write(const afmt_array *arrays, size_t n, const afmt_write_options
 }
 
 const afmt_format afmt_gguf_format = {
-    "gguf",
-    "spec/gguf.json",
-    gguf_extensions,
-    AFMT_ROW_MAJOR,
-    1,
-    afmt_gguf_detect,
-    afmt_gguf_validate,
-    afmt_gguf_validate_src,
-    afmt_gguf_can_write,
-    afmt_gguf_encoded_size,
-    afmt_gguf_write,
-    NULL,
-    0,
+    .name = "gguf",
+    .spec = "spec/gguf.json",
+    .extensions = gguf_extensions,
+    .order = AFMT_ROW_MAJOR,
+    .multi = 1,
+    .detect = afmt_gguf_detect,
+    .validate = afmt_gguf_validate,
+    .validate_src = afmt_gguf_validate_src,
+    .can_write = afmt_gguf_can_write,
+    .encoded_size = afmt_gguf_encoded_size,
+    .write = afmt_gguf_write,
+    .sidecar = NULL,
+    .compresses = 0,
 };

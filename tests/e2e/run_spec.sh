@@ -24,6 +24,11 @@ for spec in spec/*.json; do
     f=$(basename "$spec" .json)
     files=$(find corpus/"$f" tests/"$f" -type f 2>/dev/null | sort | head -200)
     [ -n "$files" ] || continue
+    # a spec whose constructs the interpreter does not run yet is refused, saying so
+    if "$V" --spec "$spec" /dev/null 2>&1 | grep -q "the interpreter does not run"; then
+        echo "SKIP --spec $spec: $("$V" --spec "$spec" /dev/null 2>&1 | head -1)"
+        continue
+    fi
     # shellcheck disable=SC2086
     for mode in --strict --lenient; do
         "$V" -j1 --json $mode --format "$f" $files corpus/rawarray/* > "$TMP/gen" 2>&1

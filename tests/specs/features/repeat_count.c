@@ -113,7 +113,7 @@ static int repeat_count_validate_s_2(afmt_vctx *c)
 
     /* repeat record nrec (tests/specs/features/repeat_count.json /body/3/cases/1/body/1) */
     const uint64_t count_record = v_nrec;
-    if (count_record > afmt_end(c) - c->pos) {
+    if (afmt_count_exceeds(c, count_record)) {
         return afmt_fail_c(c, AFMT_E_TRUNCATED, "record", AFMT_NO_INDEX, c->pos, "%" PRIu64
                 " repetitions cannot fit in the %" PRIu64 " bytes left", count_record,
                 afmt_end(c) - c->pos);
