@@ -212,6 +212,11 @@ static char *to_s(emitter *m, const blame *bl, cexpr x, const char *text)
         return c;
     }
     if (x.t == VT_U && x.lit) return xprintf("(int64_t)%s", x.c);
+    if (x.t == VT_U && x.bounded && x.max <= (uint64_t)INT64_MAX) { /* fits: no check (a rank) */
+        char *c = xprintf("(int64_t)%s", x.c);
+        free(x.c);
+        return c;
+    }
     if (x.t == VT_BOOL) { /* 0 or 1: fits */
         char *c = xprintf("(int64_t)afmt_u64_of_truth(%s)", x.c);
         free(x.c);
@@ -457,9 +462,9 @@ static cexpr compare(emitter *m, const blame *bl, tok_kind op, cexpr a, cexpr b,
         cexpr r;
         /* an unsigned value is never below zero: say so without a
          * comparison compilers warn about */
-        if (eb->kind == E_INT && eb->ival == 0 && (op == TK_GE || op == TK_LT))
+        if (((eb->kind == E_INT && eb->ival == 0) || zero_c(bc)) && (op == TK_GE || op == TK_LT))
             r = mk(xprintf("((void)(%s), %d)", ac, op == TK_GE), VT_BOOL);
-        else if (ea->kind == E_INT && ea->ival == 0 && (op == TK_LE || op == TK_GT))
+        else if (((ea->kind == E_INT && ea->ival == 0) || zero_c(ac)) && (op == TK_LE || op == TK_GT))
             r = mk(xprintf("((void)(%s), %d)", bc, op == TK_LE), VT_BOOL); /* 0 <= x */
         else
             r = cmp_c(op, o, ac, bc);
@@ -642,7 +647,12 @@ static cexpr fn_payload(emitter *m, const blame *bl, expr *e, const char *text)
     sym *y = payload_arg(m, e->args[0], fn, text);
     (void)bl;
     if (!y) return bad();
-    if (strcmp(fn, "rank") == 0) return mk(xprintf("(uint64_t)%s->rank", y->c), VT_U);
+    if (strcmp(fn, "rank") == 0) { /* at most AFMT_RANK_CAP: no range check (gcc: always false) */
+        cexpr r = mk(xprintf("(uint64_t)%s->rank", y->c), VT_U);
+        r.bounded = 1;
+        r.max = 255;
+        return r;
+    }
     if (strcmp(fn, "count") == 0) return mk(xprintf("%s->count", y->c), VT_U);
     if (strcmp(fn, "elsize") == 0) return mk(xprintf("%s->elsize", y->c), VT_U);
     if (strcmp(fn, "sparse") == 0) return mk(xprintf("(%s->encoding == AFMT_ENC_CSR)", y->c), VT_BOOL);

@@ -253,10 +253,6 @@ static int switch_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
     /* code */
     if (afmt_sink_u8(sink, v_code, err) != 0) return -1;
     /* rank */
-    if (v_rank > UINT64_C(0xff)) {
-        return afmt_fail(err, AFMT_E_TYPE, NULL, "rank", AFMT_NO_INDEX, AFMT_NO_OFFSET, "value %"
-                PRIu64 " does not fit u8", v_rank);
-    }
     if (afmt_sink_u8(sink, v_rank, err) != 0) return -1;
     /* switch shape */
     if (v_rank == 1) {
