@@ -27,6 +27,11 @@
 /* Most fields and arrays listed per file (the rest are counted), and most
  * values shown of one integer array field. */
 #define INFO_MAX_FIELDS 10000
+/* --json lists every field, up to this many (a GGUF vocabulary is a field
+ * per token); the text lists the first INFO_ITEMS_SHOWN repetitions of any
+ * repeated structure and counts the rest */
+#define INFO_MAX_FIELDS_JSON 2000000
+#define INFO_ITEMS_SHOWN 16
 #define INFO_MAX_ARRAYS 10000
 #define INFO_MAX_WARNINGS 1000
 #define INFO_FIELD_VALUES 16
@@ -37,6 +42,8 @@ typedef struct info_ctx {
     const afmt_interp *spec; /* --spec: its interpreter (cli/spec.h), or NULL */
     afmt_cli_buf fields, arrays, warns;
     uint64_t nfields, narrays, nwarn;
+    uint64_t hidden;                 /* fields of long repeats not shown (text) */
+    char hidden_of[AFMT_FIELD_MAX];  /* the repeat they belong to: "kv[5].items" */
     char type[16];
     char desc[AFMT_FIELD_MAX + AFMT_MESSAGE_MAX + 64];
 } info_ctx;
@@ -119,13 +126,49 @@ static void put_value(afmt_cli_buf *b, const afmt_field_info *f, int json)
     afmt_cli_buf_putc(b, ']');
 }
 
+/* The index of the last repetition in field path p ("kv[5].items[1234]"
+ * -> 1234, its repeat "kv[5].items" into rep), or -1 for none. */
+static int64_t last_index(const char *p, char *rep, size_t rep_size)
+{
+    const char *open = NULL, *q;
+    int64_t v = 0;
+    for (q = p; *q; q++)
+        if (*q == '[') open = q;
+    if (!open || open == p) return -1;
+    for (q = open + 1; *q >= '0' && *q <= '9' && v < INT64_MAX / 10; q++) v = v * 10 + (*q - '0');
+    if (q == open + 1 || *q != ']') return -1;
+    snprintf(rep, rep_size, "%.*s", (int)(open - p), p);
+    return v;
+}
+
+/* The line saying how many fields of a long repeat were not shown. */
+static void flush_hidden(info_ctx *c)
+{
+    if (!c->hidden) return;
+    afmt_cli_buf_printf(&c->fields, "  %10s %6s  %-5s %s[...]: %" PRIu64 " more fields not shown (--json lists them)\n", "",
+                        "", "", c->hidden_of, c->hidden);
+    c->hidden = 0;
+}
+
 static void on_field(void *ctx, const afmt_field_info *f)
 {
     info_ctx *c = ctx;
     afmt_cli_buf *b = &c->fields;
     uint64_t width = (uint64_t)f->width * (f->kind == AFMT_FIELD_BYTES ? 1 : f->count);
+    char rep[AFMT_FIELD_MAX];
 
-    if (c->nfields++ >= INFO_MAX_FIELDS)
+    if (!c->json) {
+        const int64_t k = last_index(f->field, rep, sizeof rep);
+        if (k >= INFO_ITEMS_SHOWN) {
+            /* a long repeat (a vocabulary): its first repetitions only */
+            if (c->hidden && strcmp(rep, c->hidden_of) != 0) flush_hidden(c);
+            snprintf(c->hidden_of, sizeof c->hidden_of, "%s", rep);
+            c->hidden++;
+            return;
+        }
+        flush_hidden(c);
+    }
+    if (c->nfields++ >= (c->json ? INFO_MAX_FIELDS_JSON : INFO_MAX_FIELDS))
         return;
     /* "bytes", or u/i, the bits, and the byte order of a multi-byte integer */
     if (f->kind == AFMT_FIELD_BYTES)
@@ -250,7 +293,7 @@ static int info_file(info_ctx *c, const char *path, const afmt_format *forced,
             return rc;
     }
     l.interp = c->spec;
-    c->nfields = c->narrays = c->nwarn = 0;
+    c->nfields = c->narrays = c->nwarn = c->hidden = 0;
     afmt_cli_buf_reset(&c->fields, (size_t)4 << 20);
     afmt_cli_buf_reset(&c->arrays, (size_t)4 << 20);
     afmt_cli_buf_reset(&c->warns, (size_t)4 << 20);
@@ -262,6 +305,7 @@ static int info_file(info_ctx *c, const char *path, const afmt_format *forced,
     vis.on_warning = on_warning;
     afmt_error_clear(&err);
     valid = afmt_cli_validate(l.interp, l.fmt, l.in.data, l.in.len, &opt, &vis, &err) == 0;
+    flush_hidden(c);
     if (c->json) {
         afmt_cli_buf_puts(out, "{\"path\":");
         afmt_cli_json_cstr(out, path);
@@ -271,7 +315,7 @@ static int info_file(info_ctx *c, const char *path, const afmt_format *forced,
                             valid ? "true" : "false");
         afmt_cli_buf_put(out, c->fields.p, c->fields.len);
         afmt_cli_buf_printf(out, "]%s,\"array_count\":%" PRIu64 ",\"arrays\":[",
-                            c->nfields > INFO_MAX_FIELDS ? ",\"fields_truncated\":true" : "",
+                            c->nfields > INFO_MAX_FIELDS_JSON ? ",\"fields_truncated\":true" : "",
                             c->narrays);
         afmt_cli_buf_put(out, c->arrays.p, c->arrays.len);
         afmt_cli_buf_puts(out, "],\"error\":");
