@@ -19,6 +19,8 @@
 #include "afmt_step.h"
 #include "afmt_meta.h"
 #include "afmt_thdir.h"
+#include "afmt_uniq.h"
+#include "afmt_dir_records.h"
 #include "emit.h" /* the spec model (spec.h) and find_table */
 
 typedef enum isym_kind {
@@ -28,7 +30,8 @@ typedef enum isym_kind {
     IS_LOOKUP,  /* a lookup: an element type */
     IS_PAYLOAD, /* an array item */
     IS_INDEX,   /* `index` inside "each" */
-    IS_STRINGS  /* length-prefixed strings: count of them at off */
+    IS_STRINGS, /* length-prefixed strings: count of them at off */
+    IS_STR      /* one length-prefixed string: count bytes at off + width */
 } isym_kind;
 
 typedef struct isym {
@@ -39,8 +42,8 @@ typedef struct isym {
     uint64_t v;       /* IS_INT, IS_INDEX: the value (a signed one's bits) */
     uint64_t off;     /* where a failure blamed on it is (unless off_is_pos) */
     int off_is_pos;   /* a let: a failure blamed on it is where the cursor is then */
-    uint64_t count;   /* IS_ARRF, IS_STRINGS */
-    int width, is_signed, big; /* IS_ARRF (IS_STRINGS: width of the length) */
+    uint64_t count;   /* IS_ARRF, IS_STRINGS; IS_STR: its length */
+    int width, is_signed, big; /* IS_ARRF (IS_STRINGS, IS_STR: width of the length) */
     int size;         /* IS_TEXT */
     afmt_elem el;     /* IS_LOOKUP */
 } isym;
@@ -61,6 +64,12 @@ typedef struct itiles {
     int placed;       /* this repetition's block is in the set */
 } itiles;
 
+/* The records a repeat keeps for a directory (runtime/afmt_dir_records.h). */
+typedef struct idir {
+    const item *repeat;
+    afmt_dir_list list;
+} idir;
+
 typedef struct irun {
     const afmt_interp *in;
     afmt_vctx *c;
@@ -68,6 +77,11 @@ typedef struct irun {
     int nsyms, cap;
     const uint64_t *comments; /* skipped_comments() of the innermost skipping repeat, or NULL */
     itiles *tiles;            /* the innermost tiled repeat, or NULL */
+    const item *uniq_rep;     /* the innermost repeat, when it has a "unique" key (else NULL) */
+    afmt_uniq *uniq;          /* its keys */
+    uint64_t rep_index;       /* the innermost repeat's repetition */
+    idir **dirs;              /* the lists of the repeats a directory names */
+    int ndirs;
 } irun;
 
 /* A grammar of text values (a "text_value" item's "grammar"). */
@@ -128,6 +142,19 @@ int irun_switch(irun *r, const item *it);
 int irun_pad(irun *r, const item *it);
 int irun_textval(irun *r, const item *it);
 int irun_texthdr(irun *r, const item *it);
+int irun_struct(irun *r, const item *it);       /* interp_struct.c */
+int irun_var(irun *r, const item *it);
+int irun_set(irun *r, const item *it);
+int irun_directory(irun *r, const item *it);
+/* A repeat's "unique" key, after the field it is has been read and checked. */
+int irun_unique_key(irun *r, const item *f, const isym *y);
+/* A fresh list of the records of repeat (a directory names it), or NULL
+ * (out of memory: c->err filled). */
+afmt_dir_list *idir_begin(irun *r, const item *repeat);
+/* The record of the repetition just read, into list l. */
+int idir_add(irun *r, const item *repeat, afmt_dir_list *l);
+/* Items of a body, counted: the most symbols a run of it holds. */
+int icount_items(const item_list *b);
 /* After each item: the tiled repeat's block placed once its fields are read. */
 int irun_tiles_after_item(irun *r);
 /* Checks cs[0..n) blamed on b; attr: the integer whose value a failure
@@ -143,6 +170,8 @@ typedef struct ival {
     int lit;          /* an integer literal up to INT64_MAX */
     const uint8_t *str; /* VT_STR: a text field's bytes or a literal's */
     int len;          /* VT_STR: its size */
+    int whole;        /* VT_STR: a string field's content, equal only to the same bytes (not NUL-padded) */
+    uint64_t slen;    /* VT_STR, whole: its length */
 } ival;
 /* Evaluate e (text: the whole expression, for messages): its value with
  * the type afmt-gen gives it, its run-time failures blamed on b. */

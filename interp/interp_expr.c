@@ -45,7 +45,7 @@ vtype itype(const irun *r, const expr *e, int *lit)
         y = isym_find(r, e->sval);
         if (!y) return VT_NONE;
         if (y->kind == IS_INT || y->kind == IS_INDEX) return y->t;
-        return y->kind == IS_TEXT ? VT_STR : VT_NONE;
+        return y->kind == IS_TEXT || y->kind == IS_STR ? VT_STR : VT_NONE;
     case E_MEMBER: return VT_U;
     case E_INDEX:
         y = e->a->kind == E_NAME ? isym_find(r, e->a->sval) : NULL;
@@ -124,6 +124,13 @@ static int eval_name(irun *r, const expr *e, ival *out)
         *out = mk(VT_STR, 0);
         out->str = AFMT_B(r->c->src, y->off);
         out->len = y->size;
+        return 0;
+    }
+    if (y && y->kind == IS_STR) { /* a string's content (afmt_str_eq) */
+        *out = mk(VT_STR, 0);
+        out->str = AFMT_B(r->c->src, y->off + (uint64_t)y->width);
+        out->whole = 1;
+        out->slen = y->count;
         return 0;
     }
     *out = mk(VT_NONE, 0); /* afmt-gen's checks refuse the spec first */
@@ -367,6 +374,12 @@ static int cmp_u(uint64_t x, uint64_t y) { return x < y ? -1 : x > y; }
  * allows no other comparison of text: the longer side is the field) */
 static int compare_text(ival a, ival c, tok_kind op)
 {
+    if (a.whole || c.whole) { /* a string field and a literal: the same bytes */
+        const ival *field = a.whole ? &a : &c, *lit = field == &a ? &c : &a;
+        const int eq = field->slen == (uint64_t)lit->len &&
+                       (lit->len == 0 || memcmp(field->str, lit->str, (size_t)lit->len) == 0);
+        return op == TK_EQ ? eq : !eq;
+    }
     const ival *field = a.len >= c.len ? &a : &c, *lit = field == &a ? &c : &a;
     int i, eq = 1;
     for (i = 0; i < field->len; i++) {

@@ -233,13 +233,37 @@ static int string_field(irun *r, const item *it)
     return 0;
 }
 
+/* One length-prefixed string: its length is its value for len(), its
+ * bytes what == and != compare; its checks show no value. */
+static int one_string(irun *r, const item *it)
+{
+    const field_item *f = &it->field;
+    const afmt_field_desc d = ifield_desc(it, AFMT_FIELD_BYTES, f->len_width, 0, f->big_endian);
+    const uint64_t at = r->c->pos;
+    uint64_t len;
+    isym *y;
+    iblame b;
+    if (afmt_take_string(r->c, &d, &len)) return -1;
+    y = isym_push(r, IS_STR, it);
+    y->off = at;
+    y->width = f->len_width;
+    y->big = f->big_endian;
+    y->count = len;
+    b = iblame_of(y);
+    return irun_checks(r, &b, it->checks, it->nchecks, NULL);
+}
+
 int irun_field(irun *r, const item *it)
 {
+    int rc;
     switch (it->field.ftype) {
-    case FT_INT: return it->field.count ? array_field(r, it) : int_field(r, it);
-    case FT_STRING: return string_field(r, it);
-    default: return text_field(r, it);
+    case FT_INT: rc = it->field.count ? array_field(r, it) : int_field(r, it); break;
+    case FT_STRING: rc = it->field.count ? string_field(r, it) : one_string(r, it); break;
+    default: rc = text_field(r, it); break;
     }
+    if (rc) return -1;
+    /* the key of the repeat it is in: after its checks, as emit_field_item */
+    return r->uniq_rep ? irun_unique_key(r, it, isym_find(r, it->name)) : 0;
 }
 
 int iused_as_shape(const item_list *body, const char *name)

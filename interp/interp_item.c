@@ -35,12 +35,10 @@ int irun_check_item(irun *r, const item *it)
 static int repeat_count(irun *r, const item *it, uint64_t *n)
 {
     const iblame b = iblame_pos(it->name);
-    uint64_t left;
     if (ieval_u64(r, &b, it->arg, it->arg_text, n)) return -1;
-    left = afmt_end(r->c) - r->c->pos;
-    if (*n > left)
+    if (afmt_count_exceeds(r->c, *n))
         return ifail(r, &b, AFMT_E_TRUNCATED, LEN_NONE, "%" PRIu64 " repetitions cannot fit in the %" PRIu64 " bytes left",
-                     *n, left);
+                     *n, afmt_end(r->c) - r->c->pos);
     return 0;
 }
 
@@ -75,8 +73,9 @@ static int repeat_head(irun *r, const item *it, itiles *tiles, uint64_t k, uint6
     return 0;
 }
 
-/* One repetition: its names are its own; it must consume a byte. */
-static int repeat_body(irun *r, const item *it, itiles *tiles, const uint64_t *comments)
+/* One repetition: its names are its own; it must consume a byte; a
+ * directory's repeat keeps its record (dl). */
+static int repeat_body(irun *r, const item *it, itiles *tiles, const uint64_t *comments, afmt_dir_list *dl)
 {
     const iblame b = iblame_pos(it->name);
     const uint64_t start = r->c->pos;
@@ -90,6 +89,7 @@ static int repeat_body(irun *r, const item *it, itiles *tiles, const uint64_t *c
     }
     if (it->repeat.skip_ws == 2) r->comments = comments;
     rc = irun_items(r, &it->body);
+    if (rc == 0 && dl) rc = idir_add(r, it, dl);
     r->comments = saved_comments;
     r->tiles = saved_tiles;
     isym_pop_to(r, mark);
@@ -143,12 +143,29 @@ int irun_tiles_after_item(irun *r)
                             cols->off);
 }
 
+/* Is the repeat's "unique" key an integer field (of its own body, as
+ * gen/emit_struct.c's emit_unique_setup looks)? */
+static int unique_is_int(const item *it)
+{
+    int i, is_int = 0;
+    for (i = 0; i < it->body.n; i++) {
+        const item *f = it->body.v[i];
+        if (f->kind == IT_FIELD && f->name && strcmp(f->name, it->repeat.unique) == 0 && !f->field.count)
+            is_int = f->field.ftype == FT_INT;
+    }
+    return is_int;
+}
+
 int irun_repeat(irun *r, const item *it)
 {
     afmt_tiles *set = NULL;
     itiles tiles;
     uint64_t count = 0, k = 0, comments = 0;
     int stop = 0, rc = 0;
+    const item *saved_uniq_rep = r->uniq_rep;
+    afmt_uniq *saved_uniq = r->uniq, keys;
+    const uint64_t saved_index = r->rep_index;
+    afmt_dir_list *dl = NULL;
     if (it->arg && repeat_count(r, it, &count)) return -1;
     if (it->repeat.tile_row || it->repeat.until_tiled) {
         set = calloc(1, sizeof *set); /* the generated code's is on its stack */
@@ -156,12 +173,20 @@ int irun_repeat(irun *r, const item *it)
     }
     memset(&tiles, 0, sizeof tiles);
     if (set && tiles_before(r, it, &tiles, set)) rc = -1;
+    if (rc == 0 && it->repeat.unique) afmt_uniq_init(&keys, unique_is_int(it), it->repeat.unique_c_string);
+    if (rc == 0 && directory_of(r->in->s, it) && !(dl = idir_begin(r, it))) rc = -1;
     if (rc == 0) afmt_path_push(r->c->path, it->name, 0);
+    r->uniq_rep = it->repeat.unique ? it : NULL;
+    r->uniq = it->repeat.unique ? &keys : NULL;
     for (; rc == 0 && (!it->arg || k < count); k++) {
+        r->rep_index = k;
         if (repeat_head(r, it, &tiles, k, &comments, &stop)) rc = -1;
         else if (stop) break;
-        else if (repeat_body(r, it, &tiles, &comments)) rc = -1;
+        else if (repeat_body(r, it, &tiles, &comments, dl)) rc = -1;
     }
+    r->uniq_rep = saved_uniq_rep;
+    r->uniq = saved_uniq;
+    r->rep_index = saved_index;
     if (rc == 0) {
         const iblame b = iblame_pos(it->name);
         afmt_path_pop(r->c->path);

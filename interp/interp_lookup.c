@@ -62,11 +62,15 @@ static int lookup_fail(irun *r, const iblame *b, const item *it, const table *tb
 static int entry_values(irun *r, const iblame *b, const table_entry *te, const isym *attr, afmt_elem *el)
 {
     el->dtype = afmt_dtype_from_name(te->dtype);
-    if (te->size) {
+    if (te->block_elems) { /* a block type: N elements in B bytes */
+        el->size = te->block_bytes;
+        el->block = te->block_elems;
+    } else if (te->size) {
         if (ieval_u64(r, b, te->size, "entry size", &el->size)) return -1;
     } else {
         el->size = afmt_dtype_get(el->dtype)->size;
     }
+    if (te->type_name) el->name = te->type_name;
     el->enc = te->encoding && strcmp(te->encoding, "bits-lsb") == 0 ? AFMT_ENC_BITS_LSB : AFMT_ENC_PLAIN;
     if (te->warn)
         afmt_warn(r->c->vis, r->c->path, attr ? attr->name : NULL, AFMT_NO_INDEX,

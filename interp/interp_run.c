@@ -103,6 +103,8 @@ static const item_run ITEM_RUNS[] = {
     [IT_CHECK] = irun_check_item, [IT_ARRAY] = irun_array,  [IT_REPEAT] = irun_repeat,
     [IT_REGION] = irun_region,   [IT_SWITCH] = irun_switch, [IT_PAD] = irun_pad,
     [IT_TEXTVAL] = irun_textval, [IT_TEXTHDR] = irun_texthdr,
+    [IT_STRUCT] = irun_struct,   [IT_VAR] = irun_var,       [IT_SET] = irun_set,
+    [IT_DIRECTORY] = irun_directory,
 };
 
 int irun_items(irun *r, const item_list *body)
@@ -135,6 +137,8 @@ static int run_body(afmt_vctx *c, const void *arg)
         else rc = afmt_expect_end(c, in->s->trailer_lenient == LEN_WARN);
     }
     free(r.syms);
+    while (r.ndirs > 0) free(r.dirs[--r.ndirs]);
+    free(r.dirs);
     return rc;
 }
 
