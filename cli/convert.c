@@ -127,6 +127,10 @@ static void convert_usage(FILE *f)
 "                     (RawArray: one LZ4 block); by default a compressed\n"
 "                     IN stays compressed\n"
 "      --no-compress  store payloads uncompressed\n"
+"      --keep-names   refuse when OUT's format cannot hold an array's name;\n"
+"                     by default a name that does not fit (tenbin keeps 8\n"
+"                     bytes) is shortened to what fits, or dropped, and\n"
+"                     standard error says which\n"
 "      --strict       accept exactly what a conforming writer produces\n"
 "                     (the default)\n"
 "      --lenient      accept IN as the reference readers would (warnings\n"
@@ -157,7 +161,8 @@ AFMT_CLI_LIMIT_HELP
 "or I/O error.\n");
 }
 
-enum { C_HELP = 1, C_SPEC, C_FROM, C_TO, C_DTYPE, C_LOSSY, C_LENIENT, C_STRICT, C_TEXT, C_COMPRESS, C_NO_COMPRESS };
+enum { C_HELP = 1, C_SPEC, C_FROM, C_TO, C_DTYPE, C_LOSSY, C_LENIENT, C_STRICT, C_TEXT, C_COMPRESS, C_NO_COMPRESS,
+       C_KEEP_NAMES };
 
 static const afmt_cli_optdef convert_opts[] = {
     { "help", 'h', 0, C_HELP },
@@ -171,6 +176,7 @@ static const afmt_cli_optdef convert_opts[] = {
     { "text", 0, 0, C_TEXT },
     { "compress", 0, 0, C_COMPRESS },
     { "no-compress", 0, 0, C_NO_COMPRESS },
+    { "keep-names", 0, 0, C_KEEP_NAMES },
     AFMT_CLI_LIMIT_OPTDEFS,
     { NULL, 0, 0, 0 }
 };
@@ -244,16 +250,66 @@ static int describe_refusal(const char *in, size_t i, const afmt_array *a,
     return AFMT_EXIT_INVALID;
 }
 
+/* Does the target take this one array as it is? */
+static int target_takes(const afmt_format *target, const afmt_array *v)
+{
+    afmt_error err;
+    uint64_t size;
+
+    afmt_error_clear(&err);
+    return target->can_write(v, &err) == 0 && target->encoded_size(v, 1, NULL, &size, &err) == 0;
+}
+
+/* Names are labels, not values: a name the target cannot hold (tenbin's
+ * 8 bytes of info, for a safetensors key such as "layer.0.weight") is
+ * shortened to its longest prefix the target takes, or dropped, and
+ * stderr says so.  Returns 1 when the view now fits, 0 when its name was
+ * not what stood in the way (or keep_names forbids changing it). */
+static int fit_name(const char *in, size_t i, const afmt_format *target, int keep_names,
+                    afmt_array *view)
+{
+    afmt_array t;
+    size_t k = strnlen(view->name, sizeof view->name);
+
+    if (keep_names || (k == 0 && view->name_len == 0))
+        return 0;
+    t = *view;
+    t.name_len = 0;
+    for (;;) {
+        t.name[k] = '\0';
+        if (target_takes(target, &t))
+            break;
+        if (k == 0)
+            return 0;
+        k--;
+    }
+    if (k > 0)
+        fprintf(stderr, "afmt convert: %s: array [%zu]: name \"%s\" shortened to \"%s\": %s "
+                        "holds no longer name (--keep-names refuses instead)\n",
+                in, i, view->name, t.name, target->name);
+    else
+        fprintf(stderr, "afmt convert: %s: array [%zu]: name \"%s\" dropped: %s cannot hold it "
+                        "(--keep-names refuses instead)\n", in, i, view->name, target->name);
+    *view = t;
+    return 1;
+}
+
 /* Can the target hold this array (type, shape, and for bool the values)?
  * The writers check with the data at hand, so this runs after decoding. */
-static int check_target(const char *in, size_t i, const afmt_format *target,
-                        const afmt_array *view, int *rc)
+static int check_target(const char *in, size_t i, const afmt_format *target, int keep_names,
+                        afmt_array *view, int *rc)
 {
     afmt_error err;
     char what[64];
 
     afmt_error_clear(&err);
-    if (target->can_write(view, &err) == 0)
+    if (target->can_write(view, &err) == 0) {
+        /* a name the writer refuses: shortened (else refused when written) */
+        if (!target_takes(target, view))
+            fit_name(in, i, target, keep_names, view);
+        return 0;
+    }
+    if (fit_name(in, i, target, keep_names, view))
         return 0;
     snprintf(what, sizeof what, "cannot be written as %s", target->name);
     *rc = describe_refusal(in, i, view, what, &err);
@@ -488,6 +544,7 @@ int afmt_cli_convert_main(int argc, char **argv, int first)
     uint8_t **bufs = NULL;
     size_t i;
     int id, rc, allow_lossy = 0, to_stdout, text = 0, is_streamed = 0, src_fd = -1;
+    int keep_names = 0;
     int written_through = 0, compress = -1, to_npz = 0;
     streamed st;
 
@@ -555,6 +612,9 @@ int afmt_cli_convert_main(int argc, char **argv, int first)
             break;
         case C_NO_COMPRESS:
             compress = 0;
+            break;
+        case C_KEEP_NAMES:
+            keep_names = 1;
             break;
         case C_TEXT:
             text = 1;
@@ -682,7 +742,7 @@ int afmt_cli_convert_main(int argc, char **argv, int first)
              (a->encoding == AFMT_ENC_CSR && a->endian == AFMT_LITTLE && target->can_write(a, &err) == 0))) {
             views[i] = *a;
             views[i].order = target->order;
-            if (c.n == 1 && check_target(in, i, target, &views[i], &rc) != 0)
+            if (c.n == 1 && check_target(in, i, target, keep_names, &views[i], &rc) != 0)
                 goto done;
             continue;
         }
@@ -692,7 +752,7 @@ int afmt_cli_convert_main(int argc, char **argv, int first)
             if (kept < 0)
                 goto done;
             if (kept) {
-                if (c.n == 1 && check_target(in, i, target, &views[i], &rc) != 0)
+                if (c.n == 1 && check_target(in, i, target, keep_names, &views[i], &rc) != 0)
                     goto done;
                 continue;
             }
@@ -701,7 +761,7 @@ int afmt_cli_convert_main(int argc, char **argv, int first)
         if (!odd && c.n == 1 && !text && !compress && !to_npz &&
             stream_array(&st, a, target, dtype, &views[i])) {
             is_streamed = 1;
-            if (check_target(in, i, target, &views[i], &rc) != 0)
+            if (check_target(in, i, target, keep_names, &views[i], &rc) != 0)
                 goto done;
             continue;
         }
@@ -727,7 +787,7 @@ int afmt_cli_convert_main(int argc, char **argv, int first)
             }
             free(norm);
             views[i].data = buf;
-            if (c.n == 1 && check_target(in, i, target, &views[i], &rc) != 0)
+            if (c.n == 1 && check_target(in, i, target, keep_names, &views[i], &rc) != 0)
                 goto done;
             continue;
         }
@@ -755,7 +815,7 @@ int afmt_cli_convert_main(int argc, char **argv, int first)
                 goto done;
             }
             views[i].data = buf;
-            if (c.n == 1 && check_target(in, i, target, &views[i], &rc) != 0)
+            if (c.n == 1 && check_target(in, i, target, keep_names, &views[i], &rc) != 0)
                 goto done;
             continue;
         }
@@ -777,7 +837,7 @@ int afmt_cli_convert_main(int argc, char **argv, int first)
         views[i] = plain;
         /* several arrays may make one structure (a DAPHNE frame): they
          * are checked together below */
-        if (c.n == 1 && check_target(in, i, target, &views[i], &rc) != 0)
+        if (c.n == 1 && check_target(in, i, target, keep_names, &views[i], &rc) != 0)
             goto done;
     }
     for (i = 0; to_npz && c.n > 1 && i < c.n; i++)
@@ -786,6 +846,12 @@ int afmt_cli_convert_main(int argc, char **argv, int first)
     if (c.n > 1 && !to_npz) {
         uint64_t size;
         afmt_error_clear(&err);
+        if (target->encoded_size(views, c.n, NULL, &size, &err) != 0) {
+            for (i = 0; i < c.n; i++)
+                if (!target_takes(target, &views[i]))
+                    fit_name(in, i, target, keep_names, &views[i]);
+            afmt_error_clear(&err);
+        }
         if (target->encoded_size(views, c.n, NULL, &size, &err) != 0) {
             char what[96];
             snprintf(what, sizeof what, "these %zu arrays cannot be written as one %s file", c.n, target->name);

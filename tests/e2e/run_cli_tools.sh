@@ -440,4 +440,29 @@ run "$AFMT" convert --lenient --dtype i8 "$B2" "$T/b8.npy"
 run "$AFMT" dump "$T/b8.npy"
 expect_out lenient-bool-2-cast "[0i8, 1i8, 1i8]"
 
+# Names that do not fit the output are shortened or dropped, said on
+# stderr; --keep-names refuses instead (issue 25, point 13).
+python3 -c "
+import json, struct
+h = {'layer.0.weight': {'dtype': 'F32', 'shape': [2], 'data_offsets': [0, 8]},
+     'b': {'dtype': 'F32', 'shape': [1], 'data_offsets': [8, 12]},
+     'caf\u00e9': {'dtype': 'F32', 'shape': [1], 'data_offsets': [12, 16]}}
+b = json.dumps(h, separators=(',', ':')).encode()
+b += b' ' * ((8 - len(b) % 8) % 8)
+open('$T/long.safetensors', 'wb').write(struct.pack('<Q', len(b)) + b + struct.pack('<4f', 1, 2, 3, 4))
+"
+run "$AFMT" convert "$T/long.safetensors" "$T/long.ten"
+expect_rc names-shortened-exit-0 0
+expect_err_has names-shortened-said 'name "layer.0.weight" shortened to "layer.0."'
+expect_err_has names-non-ascii-said 'name "café" shortened to "caf"'
+run "$VALIDATE" -v "$T/long.ten"
+expect_out_has names-shortened-written "[0] layer.0. f32[2]"
+expect_out_has names-short-kept "[1] b f32[1]"
+run "$AFMT" dump "$T/long.ten"
+expect_out names-values-kept "$(printf '[1.0f32, 2.0f32]\n[3.0f32]\n[4.0f32]')"
+run "$AFMT" convert --keep-names "$T/long.safetensors" "$T/long2.ten"
+expect_rc keep-names-refuses 1
+expect_err_has keep-names-says 'array name "layer.0.weight" does not fit 8 bytes'
+check keep-names-writes-nothing test ! -e "$T/long2.ten"
+
 exit $FAILED
