@@ -5,6 +5,16 @@
 # can build without jansson or re2c; `make check-regen` keeps it honest.
 
 CC      ?= cc
+# Quiet by default, as kbuild is: a line per target ("  CC      x.o");
+# make V=1 prints the commands instead.
+V ?= 0
+ifeq ($(V),1)
+  Q :=
+  say =
+else
+  Q := @
+  say = printf '  %-7s %s\n' '$(1)' '$(2)';
+endif
 # The library (runtime/, registry/, generated/) is plain ISO C11: a file
 # that needs POSIX defines _POSIX_C_SOURCE itself, so a vendored copy builds
 # with `cc -std=c11 -pedantic` and no -D flag (docs/VENDORING.md).  The
@@ -105,12 +115,14 @@ endif
 UNIT_SRC      := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN      := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps regen check-regen snapshots test asan clean help bench fuzz fuzz-build fuzz-smoke fuzz-planted fuzz-cflite fuzz-merge fuzz-specs compilers vendor-test install uninstall FORCE
+.PHONY: all deps deps-test deps-install demo regen check-regen snapshots test asan clean help bench fuzz fuzz-build fuzz-smoke fuzz-planted fuzz-cflite fuzz-merge fuzz-specs compilers vendor-test install uninstall FORCE
 
 all: $(BUILD)/afmt-gen $(BUILD)/afmt-validate $(BUILD)/afmt $(UNIT_BIN) $(SHLIB)
 
 help:
-	@echo "make deps         install missing Debian packages (apt-get)"
+	@echo "make deps         install the missing Debian packages building needs (apt-get)"
+	@echo "make deps-test    the same, and what testing and fuzzing need (make test, asan, fuzz)"
+	@echo "make demo         build, then check and describe the files in examples/"
 	@echo "make all          build build/afmt-gen, build/afmt-validate, build/afmt, libafmt.a/.so"
 	@echo "make EXTRA_SPECS=DIR  the same, afmt and afmt-validate also knowing DIR/*.json"
 	@echo "make install      install tools, man pages, libafmt, headers, afmt.pc, CMake package (PREFIX, DESTDIR)"
@@ -132,15 +144,20 @@ help:
 	@echo "make bench        benchmarks with ratios against memcpy/cp baselines"
 	@echo "make clean        remove build/"
 
-# What the build and the tests need on Debian 12, each for a reason:
-#   gcc, make          the build;  g++: the vendoring test compiles the headers as C++
+# What building needs (make deps) and what testing and fuzzing need besides
+# (make deps-test), on Debian 12, each for a reason.  Building:
+#   gcc, make          the build
+#   libjansson-dev     afmt-gen, and the tools' --spec (interp/ loads specs with afmt-gen's loader)
+#   liblz4-dev         LZ4-compressed RawArray
+#   libarchive13       tar shards: afmt-validate dlopens libarchive.so.13 (no headers)
+#   libcurl4           afmt-validate URL dlopens libcurl.so.4 (no headers)
+# Testing and fuzzing:
+#   g++                the vendoring test compiles the headers as C++
 #   clang              make compilers, make asan, the fuzz targets
 #   libclang-rt-dev    clang's sanitizer and libFuzzer runtimes (make asan, fuzz-smoke):
 #                      clang only recommends it, so a machine without recommends lacks it
 #   pkg-config         the install test;  re2c: make regen / check-regen
 #   cmake              the install test's find_package(afmt) project
-#   libjansson-dev     afmt-gen, and the tools' --spec (interp/ loads specs with afmt-gen's loader);  liblz4-dev: LZ4-compressed RawArray
-#   libarchive13       tar shards: afmt-validate dlopens libarchive.so.13 (no headers)
 #   afl++              fuzz-smoke's AFL++ run
 #   python3, python3-numpy  golden cases, end-to-end tests, npy/safetensors against numpy
 #   time               /usr/bin/time -v: the memory tests
@@ -149,15 +166,32 @@ help:
 #   pre-commit, git    test: .pre-commit-hooks.yaml in a temporary repository
 #   libsimdjson-dev    make bench only: the simdjson peer of the safetensors rows
 #   strace             make bench only: system calls per file (benchmark 4)
-#   libcurl4           afmt-validate URL dlopens libcurl.so.4 (no headers)
 #   nginx-light        test: a range-serving HTTP server for afmt-validate URL
 # and from npm, when npm is there (else that check SKIPs): sarif-junit, a real
 # SARIF consumer for the --sarif test, into $(BUILD)/npm.
-DEPS_PKGS := gcc g++ clang libclang-rt-dev make pkg-config cmake re2c libjansson-dev liblz4-dev libarchive13 afl++ python3 python3-numpy time \
-             parallel python3-jsonschema pre-commit git libsimdjson-dev strace libcurl4 nginx-light
+# Measured on Debian 12 (apt-get --print-uris against an empty dpkg status,
+# minus the closure of the Priority required/important base): make deps
+# downloads 64 packages, 73.1 MB (27, 55.7 MB without recommends); make
+# deps-test 184 packages, 255.8 MB (102, 168.4 MB), what make deps alone
+# installed before the split (measured before libsimdjson-dev, strace, libcurl4 and nginx-light joined).
+DEPS_PKGS := gcc make libjansson-dev liblz4-dev libarchive13 libcurl4
+DEPS_TEST_PKGS := g++ clang libclang-rt-dev pkg-config cmake re2c afl++ python3 python3-numpy time \
+             parallel python3-jsonschema pre-commit git libsimdjson-dev strace nginx-light
 NPM_TEST_DEPS := sarif-junit@1.1.4
 deps:
-	@missing=""; for p in $(DEPS_PKGS); do \
+	@$(MAKE) --no-print-directory deps-install PKGS="$(DEPS_PKGS)"
+
+# What testing and fuzzing need too (the README's test command runs it).
+deps-test:
+	@$(MAKE) --no-print-directory deps-install PKGS="$(DEPS_PKGS) $(DEPS_TEST_PKGS)"
+	@if command -v npm > /dev/null 2>&1 && [ ! -x $(BUILD)/npm/node_modules/.bin/sarif-junit ]; then \
+	  echo "npm: $(NPM_TEST_DEPS) into $(BUILD)/npm"; \
+	  npm install --prefix $(BUILD)/npm --no-audit --no-fund --loglevel=error $(NPM_TEST_DEPS) > /dev/null || \
+	    echo "deps: npm could not install $(NPM_TEST_DEPS): the SARIF consumer check will SKIP"; \
+	fi
+
+deps-install:
+	@missing=""; for p in $(PKGS); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -165,45 +199,54 @@ deps:
 	  SUDO=; [ "$$(id -u)" = 0 ] || SUDO=sudo; \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
 	else echo "deps: all present"; fi
-	@if command -v npm > /dev/null 2>&1 && [ ! -x $(BUILD)/npm/node_modules/.bin/sarif-junit ]; then \
-	  echo "npm: $(NPM_TEST_DEPS) into $(BUILD)/npm"; \
-	  npm install --prefix $(BUILD)/npm --no-audit --no-fund --loglevel=error $(NPM_TEST_DEPS) > /dev/null || \
-	    echo "deps: npm could not install $(NPM_TEST_DEPS): the SARIF consumer check will SKIP"; \
-	fi
+
+# The README's first command: build, then what afmt does, on examples/.
+demo: $(BUILD)/afmt-validate $(BUILD)/afmt
+	@echo; echo '$$ afmt-validate examples/*.* examples/invalid/*    (every format; a few invalid files)'
+	@$(BUILD)/afmt-validate examples/*.* examples/invalid/* || true
+	@echo; echo '$$ afmt info examples/test.ra    (every header field: offset, width, value, doc)'
+	@$(BUILD)/afmt info examples/test.ra
+	@echo; echo '$$ afmt dump examples/i32_2x3.bin'
+	@$(BUILD)/afmt dump examples/i32_2x3.bin
+	@echo; echo '$$ afmt convert examples/f8_2x3.npy $(BUILD)/demo.ra && afmt dump $(BUILD)/demo.ra'
+	@$(BUILD)/afmt convert examples/f8_2x3.npy $(BUILD)/demo.ra && $(BUILD)/afmt dump $(BUILD)/demo.ra
+	@echo; echo 'Next: build/afmt --help and build/afmt-validate --help (their examples use examples/),'
+	@echo '      README.md "Using it", docs/TUTORIAL.md (a format of your own),'
+	@echo '      make deps-test && make test (every test).'
 
 # ---------------------------------------------------------------- objects
 $(BUILD)/obj/runtime/afmt_scan.o: runtime/afmt_scan.c
 	@mkdir -p $(dir $@)
-	$(CC) $(LIB_CFLAGS) $(SCAN_CFLAGS) $(FEATURE_CFLAGS) -c $< -o $@
+	$(Q)$(call say,CC,$@)$(CC) $(LIB_CFLAGS) $(SCAN_CFLAGS) $(FEATURE_CFLAGS) -c $< -o $@
 
 $(BUILD)/obj/runtime/afmt_transpose.o: runtime/afmt_transpose.c
 	@mkdir -p $(dir $@)
-	$(CC) $(LIB_CFLAGS) $(SCAN_CFLAGS) $(FEATURE_CFLAGS) -MMD -MP -c $< -o $@
+	$(Q)$(call say,CC,$@)$(CC) $(LIB_CFLAGS) $(SCAN_CFLAGS) $(FEATURE_CFLAGS) -MMD -MP -c $< -o $@
 
 # The one-pass reader of map headers (safetensors): -O3 for its string scans.
 $(BUILD)/obj/runtime/afmt_thfast.o: runtime/afmt_thfast.c
 	@mkdir -p $(dir $@)
-	$(CC) $(LIB_CFLAGS) $(SCAN_CFLAGS) $(FEATURE_CFLAGS) -MMD -MP -c $< -o $@
+	$(Q)$(call say,CC,$@)$(CC) $(LIB_CFLAGS) $(SCAN_CFLAGS) $(FEATURE_CFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/obj/runtime/%.o: runtime/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(LIB_CFLAGS) $(FEATURE_CFLAGS) -MMD -MP -c $< -o $@
+	$(Q)$(call say,CC,$@)$(CC) $(LIB_CFLAGS) $(FEATURE_CFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/obj/registry/%.o: registry/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(LIB_CFLAGS) $(FEATURE_CFLAGS) -MMD -MP -c $< -o $@
+	$(Q)$(call say,CC,$@)$(CC) $(LIB_CFLAGS) $(FEATURE_CFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/obj/generated/%.o: generated/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(LIB_CFLAGS) $(FEATURE_CFLAGS) -MMD -MP -c $< -o $@
+	$(Q)$(call say,CC,$@)$(CC) $(LIB_CFLAGS) $(FEATURE_CFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/obj/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(FEATURE_CFLAGS) -MMD -MP -c $< -o $@
+	$(Q)$(call say,CC,$@)$(CC) $(ALL_CFLAGS) $(FEATURE_CFLAGS) -MMD -MP -c $< -o $@
 
 $(BUILD)/obj/gen/%.o: gen/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Igen -MMD -MP -c $< -o $@
+	$(Q)$(call say,CC,$@)$(CC) $(ALL_CFLAGS) -Igen -MMD -MP -c $< -o $@
 
 $(BUILD)/obj/fuzz/%.o: fuzz/%.c
 	@mkdir -p $(dir $@)
@@ -211,26 +254,26 @@ $(BUILD)/obj/fuzz/%.o: fuzz/%.c
 
 $(BUILD)/obj/cli/%.o: cli/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(FEATURE_CFLAGS) -Iinterp -MMD -MP -c $< -o $@
+	$(Q)$(call say,CC,$@)$(CC) $(ALL_CFLAGS) $(FEATURE_CFLAGS) -Iinterp -MMD -MP -c $< -o $@
 
 $(BUILD)/obj/interp/%.o: interp/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(FEATURE_CFLAGS) -Igen -MMD -MP -c $< -o $@
+	$(Q)$(call say,CC,$@)$(CC) $(ALL_CFLAGS) $(FEATURE_CFLAGS) -Igen -MMD -MP -c $< -o $@
 
 $(BUILD)/obj/generated/gen/%.o: generated/gen/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Igen -Wno-unused-function -MMD -MP -c $< -o $@
+	$(Q)$(call say,CC,$@)$(CC) $(ALL_CFLAGS) -Igen -Wno-unused-function -MMD -MP -c $< -o $@
 
 $(LIB): $(RUNTIME_OBJ) $(GENERATED_OBJ) $(REGISTRY_OBJ)
 	@mkdir -p $(dir $@)
-	rm -f $@
-	ar rcs $@ $^
+	$(Q)rm -f $@
+	$(Q)$(call say,AR,$@)ar rcs $@ $^
 
 # PIC objects for libafmt.so (the hot scan loops at -O3 as above).
 $(BUILD)/pic/runtime/afmt_scan.o $(BUILD)/pic/runtime/afmt_transpose.o $(BUILD)/pic/runtime/afmt_thfast.o: PIC_OPT = $(SCAN_CFLAGS)
 $(BUILD)/pic/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(LIB_CFLAGS) $(PIC_OPT) $(FEATURE_CFLAGS) -fPIC -MMD -MP -c $< -o $@
+	$(Q)$(call say,CC,$@)$(CC) $(LIB_CFLAGS) $(PIC_OPT) $(FEATURE_CFLAGS) -fPIC -MMD -MP -c $< -o $@
 
 # The version script names the runtime ABI (AFMT_13 for soname
 # libafmt.so.13): every exported symbol is afmt_* at version AFMT_<ABI>,
@@ -238,10 +281,10 @@ $(BUILD)/pic/%.o: %.c
 # AFMT_GEN_API marks, -fvisibility=hidden does the rest).
 $(BUILD)/afmt.map: runtime/afmt.h
 	@mkdir -p $(dir $@)
-	printf 'AFMT_$(ABI) {\n  global:\n    afmt_*;\n  local:\n    *;\n};\n' > $@
+	$(Q)printf 'AFMT_$(ABI) {\n  global:\n    afmt_*;\n  local:\n    *;\n};\n' > $@
 
 $(SHLIB): $(PIC_OBJ) $(BUILD)/afmt.map
-	$(CC) $(CFLAGS) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=$(BUILD)/afmt.map \
+	$(Q)$(call say,LD,$@)$(CC) $(CFLAGS) -shared -Wl,-soname,$(SONAME) -Wl,--version-script=$(BUILD)/afmt.map \
 	  -o $@ $(PIC_OBJ) $(FEATURE_LIBS)
 
 # Which library the tools were last linked with: rewritten only when that
@@ -261,37 +304,37 @@ $(BUILD)/extra/libafmt-extra.a: $(EXTRA_JSON) $(SPECS) $(BUILD)/afmt-gen $(BUILD
 
 $(CLI_LIB): $(CLI_OBJ)
 	@mkdir -p $(dir $@)
-	rm -f $@
-	ar rcs $@ $^
+	$(Q)rm -f $@
+	$(Q)$(call say,AR,$@)ar rcs $@ $^
 
 $(GEN_LIB): $(GEN_LIB_OBJ)
 	@mkdir -p $(dir $@)
-	rm -f $@
-	ar rcs $@ $^
+	$(Q)rm -f $@
+	$(Q)$(call say,AR,$@)ar rcs $@ $^
 
 $(INTERP_LIB): $(INTERP_OBJ)
 	@mkdir -p $(dir $@)
-	rm -f $@
-	ar rcs $@ $^
+	$(Q)rm -f $@
+	$(Q)$(call say,AR,$@)ar rcs $@ $^
 
 $(BUILD)/afmt-gen: $(BUILD)/obj/gen/main.o $(GEN_LIB) $(BUILD)/obj/runtime/afmt_dtype.o
-	$(CC) $(CFLAGS) -o $@ $^ -ljansson
+	$(Q)$(call say,LD,$@)$(CC) $(CFLAGS) -o $@ $^ -ljansson
 
 $(BUILD)/afmt-validate: $(BUILD)/obj/cli/afmt_validate_main.o $(CLI_LIB) $(INTERP_LIB) $(GEN_LIB) $(TOOLS_LIB) $(BUILD)/tools.variant
-	$(CC) $(CFLAGS) -o $@ $(filter-out %.variant,$^) $(FEATURE_LIBS) $(CLI_LIBS) -lpthread
+	$(Q)$(call say,LD,$@)$(CC) $(CFLAGS) -o $@ $(filter-out %.variant,$^) $(FEATURE_LIBS) $(CLI_LIBS) -lpthread
 
 $(BUILD)/afmt: $(BUILD)/obj/cli/afmt_main.o $(CLI_LIB) $(INTERP_LIB) $(GEN_LIB) $(TOOLS_LIB) $(BUILD)/tools.variant
-	$(CC) $(CFLAGS) -o $@ $(filter-out %.variant,$^) $(FEATURE_LIBS) $(CLI_LIBS) -lpthread
+	$(Q)$(call say,LD,$@)$(CC) $(CFLAGS) -o $@ $(filter-out %.variant,$^) $(FEATURE_LIBS) $(CLI_LIBS) -lpthread
 
 $(BUILD)/tests/%: tests/unit/%.c $(CLI_LIB) $(INTERP_LIB) $(GEN_LIB) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(FEATURE_CFLAGS) -Itests/unit -o $@ $< $(CLI_LIB) $(INTERP_LIB) $(GEN_LIB) $(LIB) $(FEATURE_LIBS) $(CLI_LIBS) -lm -lpthread
+	$(Q)$(call say,LD,$@)$(CC) $(ALL_CFLAGS) $(FEATURE_CFLAGS) -Itests/unit -o $@ $< $(CLI_LIB) $(INTERP_LIB) $(GEN_LIB) $(LIB) $(FEATURE_LIBS) $(CLI_LIBS) -lm -lpthread
 
 # The interpreter's agreement with the generated validators (tests/unit/
 # test_interp_agree.c): the interpreter, afmt-gen's library, jansson.
 $(BUILD)/tests/test_interp_agree: tests/unit/test_interp_agree.c $(INTERP_LIB) $(GEN_LIB) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(FEATURE_CFLAGS) -Iinterp -Itests/unit -o $@ $< $(INTERP_LIB) $(GEN_LIB) $(LIB) $(FEATURE_LIBS) -ljansson -lm
+	$(Q)$(call say,LD,$@)$(CC) $(ALL_CFLAGS) $(FEATURE_CFLAGS) -Iinterp -Itests/unit -o $@ $< $(INTERP_LIB) $(GEN_LIB) $(LIB) $(FEATURE_LIBS) -ljansson -lm
 
 # The fuzz regression test runs the fuzz targets' own checks (fuzz/checks.c)
 # on files read as the replay driver reads them (fuzz/inputs.c).
@@ -317,7 +360,7 @@ $(BUILD)/tests/test_thfast_agree: tests/unit/test_thfast_agree.c $(AGREE_OBJ) $(
 
 $(BUILD)/tests/test_fuzz_regressions: tests/unit/test_fuzz_regressions.c $(FUZZ_TEST_OBJ) $(INTERP_LIB) $(GEN_LIB) $(LIB)
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(FEATURE_CFLAGS) -Itests/unit -o $@ $< $(FUZZ_TEST_OBJ) $(INTERP_LIB) $(GEN_LIB) $(LIB) $(FEATURE_LIBS) -ljansson -lm -lpthread
+	$(Q)$(call say,LD,$@)$(CC) $(ALL_CFLAGS) $(FEATURE_CFLAGS) -Itests/unit -o $@ $< $(FUZZ_TEST_OBJ) $(INTERP_LIB) $(GEN_LIB) $(LIB) $(FEATURE_LIBS) -ljansson -lm -lpthread
 
 -include $(shell find $(BUILD)/obj $(BUILD)/pic $(BUILD)/agree -name '*.d' 2>/dev/null)
 

@@ -142,7 +142,7 @@ if [ -n "$NUMPY_PY" ]; then
     run textfmt "$NUMPY_PY" tests/e2e/textfmt_e2e.py "$BUILD"
     run npz "$NUMPY_PY" tests/e2e/npz_e2e.py "$BUILD"
 else
-    echo "FAIL textfmt: no python3 with numpy (make deps installs python3-numpy)" | tee -a "$LOG"
+    echo "FAIL textfmt: no python3 with numpy (make deps-test installs python3-numpy)" | tee -a "$LOG"
 fi
 if [ -f tests/e2e/run_memory.sh ] && [ -z "${AFMT_SKIP_MEMORY:-}" ]; then
     run memory bash tests/e2e/run_memory.sh "$BUILD"

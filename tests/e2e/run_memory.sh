@@ -23,7 +23,7 @@ piped_rss() { # producer command [afmt-validate options]; it reads stdin (only i
 }
 
 if [ ! -x /usr/bin/time ]; then
-    echo "FAIL memory: /usr/bin/time is missing (make deps installs it)"
+    echo "FAIL memory: /usr/bin/time is missing (make deps-test installs it)"
     exit 0
 fi
 

@@ -10,7 +10,7 @@ S="$REPO/corpus"
 
 for tool in pre-commit git; do
     if ! command -v "$tool" > /dev/null 2>&1; then
-        echo "SKIP pre-commit: $tool is not installed (Debian: $tool; make deps installs it)"
+        echo "SKIP pre-commit: $tool is not installed (Debian: $tool; make deps-test installs it)"
         exit 0
     fi
 done

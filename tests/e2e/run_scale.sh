@@ -80,7 +80,7 @@ assert objs[3]["error"]["code"] == "io"
 # docs/AT-SCALE.md's recipe, on the local host: the command as the doc
 # spells it, with the hosts replaced by two local job slots.
 if ! command -v parallel > /dev/null 2>&1; then
-    echo "SKIP scale: GNU parallel is not installed (Debian: parallel; make deps installs it)"
+    echo "SKIP scale: GNU parallel is not installed (Debian: parallel; make deps-test installs it)"
     exit $FAILED
 fi
 recipe=$(grep -m1 '^parallel --will-cite --pipe-part' "$REPO/docs/AT-SCALE.md")

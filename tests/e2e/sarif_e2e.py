@@ -9,7 +9,7 @@
   - the JSON schema tests/e2e/sarif-2.1.0-required.schema.json (written
     from the specification for this test, not the OASIS file) with
     python3-jsonschema, when it is installed;
-  - a real consumer, sarif-junit from npm (make deps installs it into
+  - a real consumer, sarif-junit from npm (make deps-test installs it into
     build/npm when npm is there), which turns the log into JUnit XML.
 
 Usage: tests/e2e/sarif_e2e.py [BUILD_DIR]   One PASS/FAIL line per check.
@@ -189,7 +189,7 @@ def schema_checks(d, files):
     try:
         import jsonschema
     except ImportError:
-        print("SKIP sarif: python3-jsonschema is not installed (make deps installs it)")
+        print("SKIP sarif: python3-jsonschema is not installed (make deps-test installs it)")
         return
     schema = json.load(open(SCHEMA))
     rc, out, err = run([S.validate, "--sarif", "--lenient"] + files, d)
@@ -211,7 +211,7 @@ def consumer_checks(d, files):
     if not os.access(tool, os.X_OK):  # make asan builds elsewhere; make deps fills build/
         tool = os.path.join(REPO, "build", "npm", "node_modules", ".bin", "sarif-junit")
     if not os.access(tool, os.X_OK) or not shutil.which("node"):
-        print("SKIP sarif: no SARIF consumer (sarif-junit from npm; make deps installs it "
+        print("SKIP sarif: no SARIF consumer (sarif-junit from npm; make deps-test installs it "
               "into build/npm when npm is there)")
         return
     rc, out, err = run([S.validate, "--sarif", "--lenient"] + files, d)

@@ -217,7 +217,7 @@ fi
 # the example linked to afmt::afmt and afmt::afmt_static, the own format to
 # afmt::afmt; a version this afmt does not meet is refused
 if ! command -v cmake >/dev/null 2>&1; then
-    echo "SKIP install cmake: no cmake on this machine (make deps installs it)"
+    echo "SKIP install cmake: no cmake on this machine (make deps-test installs it)"
 elif [ ! -f "$prefix/lib/cmake/afmt/afmtConfig.cmake" ]; then
     fail "cmake: no $prefix/lib/cmake/afmt/afmtConfig.cmake installed"
 else

@@ -55,7 +55,7 @@ fi
 # copy of the tree (timestamps kept, so nothing is rebuilt) with this
 # build's afmt-gen; skipped without re2c, which make regen needs.
 if ! command -v "${RE2C:-re2c}" > /dev/null 2>&1; then
-    echo "SKIP make regen removes stale files: no re2c (make deps installs it)"
+    echo "SKIP make regen removes stale files: no re2c (make deps-test installs it)"
 else
     mkdir -p "$TMP/tree"
     cp -a Makefile gen spec generated runtime registry "$TMP/tree/"
