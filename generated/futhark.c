@@ -133,7 +133,7 @@ static int futhark_validate_kind_1(afmt_vctx *c, const uint64_t comments_value)
     if (!(comments_value == UINT64_C(0))) {
         if (afmt_tolerate_c(c, AFMT_E_CONSTRAINT, "binary_mark", AFMT_NO_INDEX, o_binary_mark,
                 "a -- comment before a binary value: Futhark's C runtime does not accept it "
-                "(FORMATS.md#futhark): `skipped_comments() == 0` does not hold")) return -1;
+                "(docs/FORMATS.md#futhark): `skipped_comments() == 0` does not hold")) return -1;
     }
 
     /* version: u8 (spec/futhark.json /body/0/body/0/cases/0/body/2) */
@@ -209,7 +209,7 @@ static int futhark_validate_value(afmt_vctx *c, const uint64_t comments_value)
 {
     /*
      * switch kind on peek(0) == 98 ? 1 : 2 (spec/futhark.json /body/0/body/0): a value is binary
-     * when its first byte is 'b' (98), otherwise text (FORMATS.md#futhark); afmt writes binary
+     * when its first byte is 'b' (98), otherwise text (docs/FORMATS.md#futhark); afmt writes binary
      */
     const uint64_t sel_kind = (((uint64_t)afmt_src_peek(c->src, afmt_end(c),
             c->pos + UINT64_C(0)) == UINT64_C(98)) ? UINT64_C(1) : UINT64_C(2));

@@ -1,7 +1,7 @@
 /* INTERNAL HEADER: for generated code and the runtime only, not an API (it
  * changes with AFMT_RUNTIME_ABI); programs include <afmt/afmt.h> and <afmt/<format>.h>. */
 /* afmt runtime: Futhark *text* values (the textual half of a futhark
- * stream, FORMATS.md#futhark).
+ * stream, docs/FORMATS.md#futhark).
  *
  * A futhark file or stream is one or more values separated by whitespace;
  * a value that does not start with 'b' is text.  Its grammar (nested,

@@ -1,6 +1,6 @@
 /* afmt runtime: writing Futhark text values (see afmt_futhark_text.h).
  *
- * The form written is the one every Futhark reader reads (FORMATS.md):
+ * The form written is the one every Futhark reader reads (docs/FORMATS.md):
  * a type suffix on every number, no leading zeros, `empty([d]..type)` for
  * an array with a zero dimension, `fNN.nan`, `fNN.inf`, `-fNN.inf`, and
  * floats in the fewest significant digits that read back to the same

@@ -188,4 +188,14 @@ types = re.search(r"cast elements to TYPE \(([^)]*)\)", " ".join(chelp.split()))
 for t in [x.strip() for x in types.split(",")]:
     check("afmt-validate.1 lists element type %s" % t, re.search(r"\b%s\b" % t, vpage) is not None, "")
 
+# docs/FORMATS.md, the rulebook in the repository, has a section for every
+# format afmt knows (kept current as formats are added), and nothing points
+# at a rulebook outside the repository.
+rules = open(os.path.join(REPO, "docs", "FORMATS.md"), encoding="utf-8").read()
+for n in names:
+    check("docs/FORMATS.md has a section for %s" % n, re.search(r"^## %s\b" % re.escape(n), rules, re.M) is not None, "")
+outside = subprocess.run(["grep", "-rlF", "shared/" + "FORMATS.md", "--exclude-dir=build", "--exclude-dir=.git", "."],
+                         cwd=REPO, stdout=subprocess.PIPE).stdout.decode().split()
+check("no file cites the rulebook outside the repository (../shared)", not outside, " ".join(outside))
+
 sys.exit(SUITE.failed)

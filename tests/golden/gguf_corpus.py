@@ -10,7 +10,7 @@ each with its expected verdict, then afmt's and ggml's verdicts against it.
     python3 tests/golden/gguf_corpus.py compare DIR [--ggml GGUF_CHECK] [--afmt AFMT_VALIDATE]
         ggml's verdicts (gguf_check, built by bench/build_ggml.sh) against
         the expected ones, every difference classified by the rulebook's
-        list of where ggml and afmt's policy differ (FORMATS.md#gguf), and
+        list of where ggml and afmt's policy differ (docs/FORMATS.md#gguf), and
         afmt's verdicts (afmt-validate --json, strict and --lenient) against
         the expected ones: verdict, and for a refusal its field and offset,
         and for a valid file every tensor's name, type, shape, offset and

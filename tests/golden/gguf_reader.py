@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """An independent GGUF reader for tests (python3 only).
 
-Reads a GGUF file by the rulebook (../shared/FORMATS.md#gguf), strict or
+Reads a GGUF file by the rulebook (docs/FORMATS.md#gguf), strict or
 lenient, and returns either its contents (metadata with types and values,
 tensors with name, ggml type, logical shape, offsets and bytes) or the first
 rule it breaks, named with the field paths of tests/golden/make_gguf_cases.py.

@@ -1,6 +1,6 @@
 """An independent GGUF writer for tests (python3 only; numpy not needed).
 
-Written from ../shared/FORMATS.md#gguf and ggml's docs/gguf.md, not from
+Written from docs/FORMATS.md#gguf and ggml's docs/gguf.md, not from
 afmt's spec or output: the golden cases (make_gguf_cases.py), the random
 corpus (gguf_random.py), the bench input and the fuzz seeds all come from
 here.  It can write every invalid variant the cases need (wrong counts,
@@ -38,7 +38,7 @@ SCALAR_FMT = {V.UINT8: "B", V.INT8: "b", V.UINT16: "H", V.INT16: "h", V.UINT32: 
 
 
 class T:
-    """ggml types gguf.cpp reads (FORMATS.md): code -> (name, elements per block, bytes per block)."""
+    """ggml types gguf.cpp reads (docs/FORMATS.md): code -> (name, elements per block, bytes per block)."""
     TABLE = {0: ("F32", 1, 4), 1: ("F16", 1, 2), 2: ("Q4_0", 32, 18), 3: ("Q4_1", 32, 20), 6: ("Q5_0", 32, 22),
              7: ("Q5_1", 32, 24), 8: ("Q8_0", 32, 34), 9: ("Q8_1", 32, 36), 10: ("Q2_K", 256, 84),
              11: ("Q3_K", 256, 110), 12: ("Q4_K", 256, 144), 13: ("Q5_K", 256, 176), 14: ("Q6_K", 256, 210),

@@ -13,7 +13,7 @@ import shutil
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 
 
-# DAPHNE matrices are a series of blocks (FORMATS.md: several blocks must tile
+# DAPHNE matrices are a series of blocks (docs/FORMATS.md: several blocks must tile
 # the matrix): errors inside a block name it, "block[0].nnz".
 DAPHNE_BLOCK_FIELDS = {"block_row", "block_col", "block_rows", "block_cols", "block_type", "block_value_type",
                        "nnz", "row_offsets", "col_indices", "data", "coo_nnz"}
@@ -118,7 +118,7 @@ case(R, "claims_2_60_elements", ra(eltype=2, elbyte=1, dims=(1 << 30, 1 << 30), 
      False, "truncated", "data", 64, "needs 1152921504606846976 bytes")
 case(R, "ndims_huge", ra(dims=(3, 4))[:40] + struct.pack("<Q", 1 << 40) + b"\0" * 24, False, "limit", "ndims", 40)
 case(R, "valid_c32", ra(eltype=4, elbyte=4, dims=(2, 3)), True, warnings=0,
-     note="complex of two f16 (FORMATS.md#rawarray): an element type of its own, c32")
+     note="complex of two f16 (docs/FORMATS.md#rawarray): an element type of its own, c32")
 case(R, "c32_size_mismatch", ra(eltype=4, elbyte=4, dims=(2, 3), size=48), False, "constraint", "size", 32,
      "expected 24 = elbyte * prod(dims), found 48")
 _d = ra(dims=(3, 4, 5))[:60]
@@ -177,7 +177,7 @@ case(F, "bool_not_0_1_lenient", fut(tag=b"bool", dims=(3,), data=b"\x00\x02\x01"
      warnings=1)
 case(F, "garbage_after_value", fut() + b"xyz", False, "value", "value[1].element[0]", len(fut()), "found 'xyz'",
      note="after a value, anything that is not whitespace is another value: here not a valid text value")
-case(F, "text_value_array", b"[1i32, 2i32]", True, note="text values are read too (FORMATS.md#futhark)")
+case(F, "text_value_array", b"[1i32, 2i32]", True, note="text values are read too (docs/FORMATS.md#futhark)")
 case(F, "text_and_binary_mixed", fut() + b"\n-- a comment\n[[1.5f32, 2f32]] true\n" + fut(tag=b" f64", dims=(), elsize=8), True)
 case(F, "text_empty_array", b"empty([2][0]i32)", True)
 case(F, "text_mixed_types", b"[1, 2i64]", False, "constraint", "value[0].element[1]", 4, "differs from i32")
@@ -190,7 +190,7 @@ case(F, "empty_input", b"", False, "truncated", "value", 0, "at least 1",
 case(F, "only_whitespace", b" \n\n", False, "truncated", "value", 3)
 
 # ---------------------------------------------------------------- tenbin
-# FORMATS.md#tenbin: chunks of magic "~TenBin~", int64 payload length, the
+# docs/FORMATS.md#tenbin: chunks of magic "~TenBin~", int64 payload length, the
 # payload, zero bytes up to roundup(length, 64).  An array is a header chunk
 # (dtype, info, ndim, dims as int64 words) followed by a data chunk.
 TEN_MAGIC = b"~TenBin~"
@@ -412,7 +412,7 @@ case(T, "truncated_in_data_payload_lenient", ten()[:110], False, "truncated", "a
 case(T, "truncated_second_array", ten() + ten()[:100], False, "truncated", "array[1].data_chunk", 256)
 
 # ---------------------------------------------------------------- inebin
-# FORMATS.md#inebin: "INEBIN", reserved 0x00, type B/Z/R/C, rows u32, cols u32,
+# docs/FORMATS.md#inebin: "INEBIN", reserved 0x00, type B/Z/R/C, rows u32, cols u32,
 # then the data row by row; the length is exact.
 TABLE55 = bytes.fromhex("494e4542494e004203000000050000009921")
 TABLE56 = bytes.fromhex("494e4542494e005a0200000003000000" "0100000000000000" "0000010000000000"
@@ -434,9 +434,9 @@ def ine(typ=b"Z", rows=2, cols=3, data=None, reserved=0, magic=b"INEBIN"):
 
 
 I = "inebin"
-case(I, "valid_table55_bool_3x5", TABLE55, True, warnings=0, note="Table 55 with the errata fixed (FORMATS.md hex)")
-case(I, "valid_table56_int_2x3", TABLE56, True, warnings=0, note="Table 56 with the errata fixed (FORMATS.md hex)")
-case(I, "valid_table57_real_2x3", TABLE57, True, warnings=0, note="Table 57 with the errata fixed (FORMATS.md hex)")
+case(I, "valid_table55_bool_3x5", TABLE55, True, warnings=0, note="Table 55 with the errata fixed (docs/FORMATS.md hex)")
+case(I, "valid_table56_int_2x3", TABLE56, True, warnings=0, note="Table 56 with the errata fixed (docs/FORMATS.md hex)")
+case(I, "valid_table57_real_2x3", TABLE57, True, warnings=0, note="Table 57 with the errata fixed (docs/FORMATS.md hex)")
 case(I, "valid_table58_complex_2x3", TABLE58, True, warnings=0,
      note="Table 58: real and imaginary f64 interleaved per entry")
 case(I, "valid_bool_0x0", ine(b"B", 0, 0), True, warnings=0, note="0x0: the 16-byte header alone")
@@ -492,7 +492,7 @@ case(I, "huge_real_small_file_lenient", ine(b"R", 0x10000, 0x10000, b"\0" * 64),
      mode="lenient", note="2^32 f64 entries (32 GiB) in an 80-byte file")
 
 # ---------------------------------------------------------------- daphne
-# FORMATS.md#daphne: header version u8 = 1, data type u8, rows u64, cols u64;
+# docs/FORMATS.md#daphne: header version u8 = 1, data type u8, rows u64, cols u64;
 # dense/CSR: value type u8, then blocks (rx u64, cx u64, rows u32, cols u32,
 # block type u8, ...); frame: column types, labels, rx = cx = 0, row-interleaved
 # values.  Value type codes are DAPHNE's code's: 0 i8 1 i32 2 i64 3 u8 4 u32
@@ -585,7 +585,7 @@ case(D, "block_cols_mismatch", dense(bcols=4), False, "constraint", "block_cols"
 case(D, "block_type_unknown", dense(bt=9), False, "constraint", "block_type", 43, "found 9")
 case(D, "block_type_csr_in_dense_object", dense(bt=2), False,
      note="a dense object whose block claims the CSR layout but holds dense bytes: invalid whether or not a "
-          "dense object may hold CSR blocks (FORMATS.md does not say), so only the verdict is pinned")
+          "dense object may hold CSR blocks (docs/FORMATS.md does not say), so only the verdict is pinned")
 case(D, "block_value_type_mismatch", dense(vt=7, bvt=6), False, "constraint", "block_value_type", 44,
      "expected 7 = value_type, found 6")
 case(D, "block_value_type_unknown", dense(vt=7, bvt=10), False, "constraint", "block_value_type", 44)
@@ -610,7 +610,7 @@ case(D, "trailing_bytes", dense() + b"\0", False, "trailing", "trailer", 93)
 case(D, "trailing_bytes_lenient", dense() + b"\0\0\0", True, mode="lenient", warnings=1,
      note="DAPHNE's reader stops after the data; lenient accepts trailing bytes with a warning")
 
-# the document's block types 0 (empty) and 3 (COO), and several blocks: FORMATS.md says afmt supports them as
+# the document's block types 0 (empty) and 3 (COO), and several blocks: docs/FORMATS.md says afmt supports them as
 # the document describes them (blocks inside the matrix, not overlapping, covering it)
 case(D, "valid_dense_empty_block", dhead(1, 2, 3) + b"\x07" + dblock(2, 3, 0), True, warnings=0,
      note="block type 0: all zeros, no value type and no values")

@@ -4,7 +4,7 @@
 Each case is a crafted file and the verdict afmt must give it (valid, mode,
 code, field, offset, message-contains, warnings), as in make_cases.py.  The
 files come from tests/golden/gguf_writer.py, written from the rulebook
-(../shared/FORMATS.md#gguf) and ggml's docs/gguf.md; every expected offset
+(docs/FORMATS.md#gguf) and ggml's docs/gguf.md; every expected offset
 is taken from the writer's own record of where it put each field, never
 from afmt's output.  Run from anywhere: python3 tests/golden/make_gguf_cases.py
 The files are committed; this script documents how each was made.
@@ -144,10 +144,10 @@ _every = [Kv("u8", V.UINT8, 255), Kv("i8", V.INT8, -128), Kv("u16", V.UINT16, 65
           Kv("arr_arr", ARR, Arr(ARR, [Arr(V.INT16, [1, -1]), Arr(S, ["x"]), Arr(ARR, [Arr(V.UINT8, [9])])]))]
 case("valid_every_value_type", gguf(_every, [Tensor("w", [1], T.F32)])[0], True, warnings=0,
      note="a metadata value of each of the 13 types, arrays of each kind, empty arrays, arrays of arrays "
-          "three deep (gguf.md and gguf-py allow them; gguf.cpp refuses them: FORMATS.md says accept)")
+          "three deep (gguf.md and gguf-py allow them; gguf.cpp refuses them: docs/FORMATS.md says accept)")
 _v2 = gguf([ARCH], [Tensor("w", [2], T.F32)], version=2)[0]
 case("version_2", _v2, False, None, "version", 4, note="strict: version 2 is not what a conforming writer "
-     "produces today (gguf.cpp and gguf-py write 3); FORMATS.md: lenient accepts it with a warning")
+     "produces today (gguf.cpp and gguf-py write 3); docs/FORMATS.md: lenient accepts it with a warning")
 case("version_2_lenient", _v2, True, mode="lenient", warnings=1,
      note="version 2 has version 3's layout; gguf.cpp still reads it: accepted with a warning")
 
@@ -321,7 +321,7 @@ case("tensor_4_pib_short_file", _d, False, "truncated", "w", _a["w"],
 for code in (4, 5, 31, 33, 36, 38, 43, 99, 0xFFFFFFFF):
     _d, _a = gguf([ARCH], [Tensor("w", [32], code, data=b"\0" * 32)])
     case("ggml_type_%d" % code, _d, False, "unknown-type", "tensor[0].type", _a["tensor[0].type"],
-         "%d" % code, note="ggml type %d is not one gguf.cpp still reads (FORMATS.md)" % code)
+         "%d" % code, note="ggml type %d is not one gguf.cpp still reads (docs/FORMATS.md)" % code)
 for code, ne0 in ((T.Q4_0, 48), (T.Q6_K, 128), (T.IQ4_XS, 32), (T.Q8_0, 1), (T.MXFP4, 33)):
     _d, _a = gguf([ARCH], [Tensor("w", [ne0, 2], code, data=b"\0" * 64)])
     case("ne0_not_block_multiple_" + T.TABLE[code][0].lower(), _d, False, None, "tensor[0].ne[0]",

@@ -135,6 +135,27 @@ else
     fail "dynamic build with pkg-config: $(head -5 "$TMP/cc.log")"
 fi
 
+# A custom prefix is not on the loader's path: without LD_LIBRARY_PATH the
+# program does not start; with an rpath from pkg-config's libdir, as
+# README.md and docs/API.md say, it does (issue 25, point 7).
+if [ -x "$TMP/ex-shared" ]; then
+    if env -u LD_LIBRARY_PATH "$TMP/ex-shared" "${samples[@]}" > /dev/null 2>&1; then
+        fail "the dynamic example starts without LD_LIBRARY_PATH or an rpath (is $lib on the loader's path?)"
+    else
+        pass "the dynamic example needs LD_LIBRARY_PATH or an rpath to start"
+    fi
+fi
+libdir=$(pkg-config --variable=libdir afmt)
+if $CCX $EXFLAGS -o "$TMP/ex-rpath" tests/install/example.c $cflags $libs -Wl,-rpath,"$libdir" 2>"$TMP/cc.log"; then
+    if out=$(env -u LD_LIBRARY_PATH "$TMP/ex-rpath" "${samples[@]}" 2>&1); then
+        pass "linked with -Wl,-rpath,\$(pkg-config --variable=libdir afmt): starts with no LD_LIBRARY_PATH"
+    else
+        fail "rpath example: $out"
+    fi
+else
+    fail "rpath build: $(head -5 "$TMP/cc.log")"
+fi
+
 # static: as README.md says, -static with pkg-config --static; under the
 # sanitizers (which cannot link -static) name the archive instead, since
 # the linker prefers the .so for -lafmt

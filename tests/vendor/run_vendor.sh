@@ -27,11 +27,12 @@ pass() { echo "PASS vendor $*"; }
 fail() { echo "FAIL vendor $*"; }
 
 # The code block after "<!-- vendor-test: NAME -->" in docs/VENDORING.md.
+# (every such block, in order, for a NAME given to several)
 extract() {
     awk -v want="<!-- vendor-test: $1 -->" '
         $0 == want { found = 1; next }
         found == 1 && /^```/ { found = 2; next }
-        found == 2 && /^```/ { exit }
+        found == 2 && /^```/ { found = 0; next }
         found == 2 { print }' docs/VENDORING.md
 }
 extract main.c > "$TMP/main.c.in"
@@ -48,6 +49,27 @@ mkdir -p "$TMP/toygen"
 # (as tests/run.sh does for its afmt-gen calls).
 if ! ASAN_OPTIONS=detect_leaks=0 "$BUILD"/afmt-gen -o "$TMP/toygen" tests/specs/newformat/toyfmt.json >"$TMP/gen.log" 2>&1; then
     fail "afmt-gen toyfmt.json: $(head -3 "$TMP/gen.log")"
+fi
+
+# The document's own commands, as written: its "vendor-test: sh" blocks,
+# in order, in an empty folder holding its main.c, list.c and main.cpp,
+# with AFMT the sources (so a command a reader would copy is a command
+# that works: issue 25, point 6).
+extract sh > "$TMP/doc.sh"
+if [ "$(grep -c 'vendor-test: sh' docs/VENDORING.md)" -lt 4 ] || [ ! -s "$TMP/doc.sh" ]; then
+    fail "docs/VENDORING.md: its command blocks ('<!-- vendor-test: sh -->') are missing"
+else
+    mkdir -p "$TMP/doc" && cp "$TMP/main.c.in" "$TMP/doc/main.c" && cp "$TMP/list.c.in" "$TMP/doc/list.c" &&
+        cp "$TMP/main.cpp.in" "$TMP/doc/main.cpp"
+    if (cd "$TMP/doc" && AFMT=$ROOT bash -e -o pipefail "$TMP/doc.sh") > "$TMP/doc.log" 2>&1; then
+        pass "docs/VENDORING.md's commands run as written ($(grep -c . "$TMP/doc.sh") lines)"
+    else
+        fail "docs/VENDORING.md's commands as written: $(tail -5 "$TMP/doc.log")"
+    fi
+    grep -q "examples/test.ra: valid" "$TMP/doc.log" && grep -q "^array 0: c64\[3,4\]" "$TMP/doc.log" &&
+        grep -q "out.ra: wrote and read back f64\[2,3\]" "$TMP/doc.log" &&
+        pass "docs/VENDORING.md's programs print what it says" ||
+        fail "docs/VENDORING.md's programs' output: $(head -5 "$TMP/doc.log")"
 fi
 
 formats=$(for s in spec/*.json; do basename "$s" .json; done)
