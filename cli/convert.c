@@ -847,9 +847,17 @@ int afmt_cli_convert_main(int argc, char **argv, int first)
         uint64_t size;
         afmt_error_clear(&err);
         if (target->encoded_size(views, c.n, NULL, &size, &err) != 0) {
-            for (i = 0; i < c.n; i++)
+            for (i = 0; i < c.n; i++) {
                 if (!target_takes(target, &views[i]))
                     fit_name(in, i, target, keep_names, &views[i]);
+                /* a name longer than afmt keeps: written as the bytes kept */
+                if (!keep_names && views[i].name_len > strnlen(views[i].name, sizeof views[i].name)) {
+                    fprintf(stderr, "afmt convert: %s: array [%zu]: a name of %" PRIu64 " bytes "
+                                    "shortened to the %zu afmt keeps (--keep-names refuses instead)\n",
+                            in, i, views[i].name_len, strnlen(views[i].name, sizeof views[i].name));
+                    views[i].name_len = 0;
+                }
+            }
             afmt_error_clear(&err);
         }
         if (target->encoded_size(views, c.n, NULL, &size, &err) != 0) {

@@ -44,6 +44,9 @@ typedef struct info_ctx {
     uint64_t nfields, narrays, nwarn;
     uint64_t hidden;                 /* fields of long repeats not shown (text) */
     char hidden_of[AFMT_FIELD_MAX];  /* the repeat they belong to: "kv[5].items" */
+    /* a text header's metadata (safetensors' __metadata__), when it has one */
+    const uint8_t *meta;
+    uint64_t meta_len, meta_offset;
     char type[16];
     char desc[AFMT_FIELD_MAX + AFMT_MESSAGE_MAX + 64];
 } info_ctx;
@@ -226,6 +229,16 @@ static int on_array(void *ctx, const afmt_array *a)
     return 0;
 }
 
+/* A text header's metadata object, as the validator found it (in the
+ * input's bytes, which outlive the validation). */
+static void on_metadata(void *ctx, const uint8_t *json, uint64_t len, uint64_t offset)
+{
+    info_ctx *c = ctx;
+    c->meta = json;
+    c->meta_len = len;
+    c->meta_offset = offset;
+}
+
 static void on_warning(void *ctx, const afmt_error *w)
 {
     info_ctx *c = ctx;
@@ -294,6 +307,8 @@ static int info_file(info_ctx *c, const char *path, const afmt_format *forced,
     }
     l.interp = c->spec;
     c->nfields = c->narrays = c->nwarn = c->hidden = 0;
+    c->meta = NULL;
+    c->meta_len = c->meta_offset = 0;
     afmt_cli_buf_reset(&c->fields, (size_t)4 << 20);
     afmt_cli_buf_reset(&c->arrays, (size_t)4 << 20);
     afmt_cli_buf_reset(&c->warns, (size_t)4 << 20);
@@ -303,6 +318,7 @@ static int info_file(info_ctx *c, const char *path, const afmt_format *forced,
     afmt_cli_visitor_init(&vis, c);
     vis.on_array = on_array;
     vis.on_warning = on_warning;
+    vis.on_metadata = on_metadata;
     afmt_error_clear(&err);
     valid = afmt_cli_validate(l.interp, l.fmt, l.in.data, l.in.len, &opt, &vis, &err) == 0;
     flush_hidden(c);
@@ -318,7 +334,14 @@ static int info_file(info_ctx *c, const char *path, const afmt_format *forced,
                             c->nfields > INFO_MAX_FIELDS_JSON ? ",\"fields_truncated\":true" : "",
                             c->narrays);
         afmt_cli_buf_put(out, c->arrays.p, c->arrays.len);
-        afmt_cli_buf_puts(out, "],\"error\":");
+        afmt_cli_buf_puts(out, "]");
+        if (c->meta) {
+            afmt_cli_buf_printf(out, ",\"metadata\":{\"offset\":%" PRIu64 ",\"nbytes\":%" PRIu64
+                                ",\"json\":", c->meta_offset, c->meta_len);
+            afmt_cli_json_str(out, (const char *)c->meta, (size_t)c->meta_len);
+            afmt_cli_buf_putc(out, '}');
+        }
+        afmt_cli_buf_puts(out, ",\"error\":");
         if (valid)
             afmt_cli_buf_puts(out, "null");
         else
@@ -339,6 +362,12 @@ static int info_file(info_ctx *c, const char *path, const afmt_format *forced,
         if (c->narrays > INFO_MAX_ARRAYS)
             afmt_cli_buf_printf(out, "  ... %" PRIu64 " more arrays not listed\n",
                                 c->narrays - INFO_MAX_ARRAYS);
+        if (c->meta) {
+            afmt_cli_buf_printf(out, "  metadata, bytes %" PRIu64 "..%" PRIu64 ": ", c->meta_offset,
+                                c->meta_offset + c->meta_len);
+            put_bytes_text(out, c->meta, c->meta_len < 200 ? c->meta_len : 200);
+            afmt_cli_buf_puts(out, c->meta_len > 200 ? " ...\n" : "\n");
+        }
         afmt_cli_buf_put(out, c->warns.p, c->warns.len);
         if (!valid) {
             afmt_error_describe(&err, c->desc, sizeof c->desc);
@@ -380,7 +409,9 @@ static void info_usage(FILE *f)
 "                     (number, list or string; bytes also as hex), doc;\n"
 "                     value_truncated past 10000 values}],\n"
 "                     array_count, arrays [{index, name, dtype, shape, order,\n"
-"                     offset, nbytes}], error, warnings; a FILE that cannot\n"
+"                     offset, nbytes}], metadata {offset, nbytes, json}\n"
+"                     (a text header's, such as safetensors' __metadata__,\n"
+"                     when there is one), error, warnings; a FILE that cannot\n"
 "                     be read or whose format is not found has size null\n"
 "                     and its error (code io, detect, ...), as\n"
 "                     afmt-validate --json has it (closest_match too)\n"

@@ -192,7 +192,7 @@ int afmt_name_whole(const afmt_array *a, uint64_t index, afmt_error *err)
     size_t kept = nul ? (size_t)(nul - a->name) : sizeof a->name;
     if (a->name_len <= kept)
         return 0;
-    return afmt_fail(err, AFMT_E_TYPE, NULL, "name", index, 0,
+    return afmt_fail(err, AFMT_E_TYPE, NULL, "name", index, AFMT_NO_OFFSET,
                      "the name of array %" PRIu64 " has %" PRIu64 " bytes, of which afmt keeps %zu "
                      "(AFMT_NAME_MAX - 1): it cannot be written exactly", index, a->name_len, kept);
 }

@@ -465,4 +465,20 @@ expect_rc keep-names-refuses 1
 expect_err_has keep-names-says 'array name "layer.0.weight" does not fit 8 bytes'
 check keep-names-writes-nothing test ! -e "$T/long2.ten"
 
+# afmt info shows a text header's metadata (safetensors' __metadata__) with
+# its byte range, in text and JSON (issue 25, point 5, in part).
+run "$AFMT" info "$REPO/examples/model.safetensors"
+expect_out_has info-metadata-text "  metadata, bytes "
+run "$AFMT" info --json "$REPO/examples/model.safetensors"
+if printf '%s' "$OUT" | python3 -c '
+import json, sys
+o = json.loads(sys.stdin.read())
+m = o["metadata"]
+raw = open(sys.argv[1], "rb").read()
+assert raw[m["offset"]:m["offset"] + m["nbytes"]].decode() == m["json"], m
+assert json.loads(m["json"]) == json.loads(raw[8:8 + int.from_bytes(raw[:8], "little")])["__metadata__"], m
+' "$REPO/examples/model.safetensors" 2> "$T/py.err"; then pass info-metadata-json; else fail info-metadata-json "$(tail -1 "$T/py.err")"; fi
+run "$AFMT" info --json "$REPO/examples/f8_2x3.npy"
+check info-no-metadata-key-without-metadata test "${OUT#*\"metadata\"}" = "$OUT"
+
 exit $FAILED
