@@ -841,7 +841,7 @@ int afmt_cli_convert_main(int argc, char **argv, int first)
             goto done;
     }
     for (i = 0; to_npz && c.n > 1 && i < c.n; i++)
-        if (check_target(in, i, target, &views[i], &rc) != 0)
+        if (check_target(in, i, target, keep_names, &views[i], &rc) != 0)
             goto done;
     if (c.n > 1 && !to_npz) {
         uint64_t size;
