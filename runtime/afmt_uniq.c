@@ -100,7 +100,7 @@ int afmt_uniq_add(afmt_vctx *c, afmt_uniq *u, const char *repeat, const char *fi
     if (reserve(c, u, field, len)) return -1;
     for (at = h & (u->nslots - 1); u->slots[at]; at = (at + 1) & (u->nslots - 1)) {
         const afmt_uniq_key *o = &u->keys[u->slots[at] - 1];
-        if (o->hash == h && o->len == len && memcmp(u->bytes + o->at, key, (size_t)len) == 0) {
+        if (o->hash == h && o->len == len && (len == 0 || memcmp(u->bytes + o->at, key, (size_t)len) == 0)) {
             char text[96];
             key_text(u, key, len, text, sizeof text);
             return afmt_fail_c(c, AFMT_E_CONSTRAINT, field, AFMT_NO_INDEX, offset,
