@@ -171,7 +171,7 @@ void emit_set(emitter *m, item *it)
     free(v);
 }
 
-void emit_unique_setup(emitter *m, item *repeat)
+int unique_key_kind(const item *repeat)
 {
     int i, is_int = -1;
     for (i = 0; i < repeat->body.n; i++) {
@@ -179,6 +179,12 @@ void emit_unique_setup(emitter *m, item *repeat)
         if (f->kind == IT_FIELD && f->name && strcmp(f->name, repeat->repeat.unique) == 0 && !f->field.count)
             is_int = f->field.ftype == FT_INT;
     }
+    return is_int;
+}
+
+void emit_unique_setup(emitter *m, item *repeat)
+{
+    const int is_int = unique_key_kind(repeat);
     if (is_int < 0) {
         gen_error(m, repeat->jpath, "\"unique\": '%s' is not a field (without \"count\") of the repeat's body",
                   repeat->repeat.unique);

@@ -1104,7 +1104,7 @@ static void repeat_body(emitter *m, item *it, const repeat_module *rmod)
         } else {
             emit_items_func(m, &it->body, it->name, NULL);
         }
-        if (it->repeat.unique && !m->uniq_found)
+        if (it->repeat.unique && !m->uniq_found && unique_key_kind(it) >= 0) /* else setup said why */
             gen_error(m, it->jpath, "\"unique\": '%s' is not a field (without \"count\") of the repeat's body",
                       it->repeat.unique);
         m->uniq = saved_uniq;

@@ -23,8 +23,12 @@ static void load_entry_block(loader *L, json_t *e, const char *pi, table_entry *
 {
     json_t *b = json_object_get(e, "block"), *n = json_object_get(e, "name");
     int opaque = te->dtype && strcmp(te->dtype, "opaque") == 0;
+    if ((n || b) && !opaque) {
+        LERR(L, pi, "\"%s\" is for \"dtype\": \"opaque\" entries (a type afmt does not decode)", n ? "name" : "block");
+        return;
+    }
     if (n) {
-        if (!json_is_string(n) || !*json_string_value(n) || strlen(json_string_value(n)) > 63 || !opaque)
+        if (!json_is_string(n) || !*json_string_value(n) || strlen(json_string_value(n)) > 63)
             LERR(L, pi, "\"name\" names an opaque entry's type: a text of 1 to 63 bytes");
         else
             te->type_name = xstrdup(json_string_value(n));
@@ -294,7 +298,8 @@ static void load_structs(loader *L, spec *s, json_t *v)
             for (i = 0; i < json_array_size(ps); i++) {
                 json_t *pi = json_array_get(ps, i);
                 if (!json_is_string(pi) || !valid_name(json_string_value(pi))) {
-                    char *pp = jp_idx(p, i);
+                    char *pl = xprintf("%s/params", p), *pp = jp_idx(pl, i);
+                    free(pl);
                     LERR(L, pp, "a parameter is a name");
                     free(pp);
                     continue;

@@ -685,6 +685,16 @@ static void load_item(loader *L, spec *s, json_t *o, const char *jp, item *it)
         LERR(L, jp, "a name has at most %d characters (this one has %zu)", SPEC_NAME_MAX, strlen(it->name));
 }
 
+/* A directory's records come from a repeat before it in its own body: the
+ * generated code keeps them in a list declared with that repeat. */
+static int earlier_repeat(const item_list *before, const char *name)
+{
+    int i;
+    for (i = 0; i < before->n; i++)
+        if (before->v[i]->kind == IT_REPEAT && before->v[i]->name && strcmp(before->v[i]->name, name) == 0) return 1;
+    return 0;
+}
+
 void load_items(loader *L, spec *s, json_t *arr, const char *jp, item_list *out)
 {
     size_t i;
@@ -696,6 +706,9 @@ void load_items(loader *L, spec *s, json_t *arr, const char *jp, item_list *out)
         char *p = jp_idx(jp, i);
         item *it = xcalloc(1, sizeof *it);
         load_item(L, s, json_array_get(arr, i), p, it);
+        if (it->kind == IT_DIRECTORY && it->dir.records && !earlier_repeat(out, it->dir.records))
+            LERR(L, p, "directory '%s': \"records\" names no repeat '%s' earlier in the same body", it->name ? it->name : "",
+                 it->dir.records);
         out->v[out->n++] = it;
         free(p);
     }
