@@ -1,0 +1,287 @@
+/* A format described by JSON alone that uses the newer constructs together
+ * (dirfmt.json): a recursive named structure (lists of lists), a var set
+ * inside a repeat, unique keys (by bytes and as C strings), a block element
+ * type and a directory of arrays.  Hand-made files, valid and not, get the
+ * verdicts, error fields and offsets, lenient warnings and views the spec
+ * says. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "afmt.h"
+#include "dirfmt.h"
+#include "check.h"
+
+#define MAX_VIEWS 4
+
+typedef struct got {
+    afmt_array a[MAX_VIEWS];
+    int n, warnings;
+    afmt_error warning;
+} got;
+
+static int keep(void *ctx, const afmt_array *a)
+{
+    got *g = ctx;
+    if (g->n < MAX_VIEWS) g->a[g->n] = *a;
+    g->n++;
+    return 0;
+}
+
+static void warned(void *ctx, const afmt_error *w)
+{
+    got *g = ctx;
+    if (!g->warnings) g->warning = *w;
+    g->warnings++;
+}
+
+/* A file under construction. */
+typedef struct file {
+    uint8_t b[512];
+    size_t n;
+} file;
+
+static size_t u8(file *f, unsigned v)
+{
+    f->b[f->n] = (uint8_t)v;
+    return f->n++;
+}
+
+static size_t u32(file *f, uint32_t v)
+{
+    size_t at = f->n, i;
+    for (i = 0; i < 4; i++) u8(f, (v >> (8 * i)) & 0xff);
+    return at;
+}
+
+static size_t str(file *f, const char *s, size_t len)
+{
+    size_t at = u8(f, (unsigned)len);
+    memcpy(f->b + f->n, s, len);
+    f->n += len;
+    return at;
+}
+
+static void zeros_to(file *f, size_t end)
+{
+    while (f->n < end) u8(f, 0);
+}
+
+/* What to build: the valid file, or one thing changed. */
+typedef struct plan {
+    unsigned align;       /* the "align" metadata (16) */
+    const char *key2;     /* the third key ("x") */
+    const char *name1;    /* the second array's name ("qb", 2 bytes) */
+    size_t name1_len;
+    unsigned depth;       /* nesting of the "deep" list (2) */
+    unsigned offset1;     /* the second array's offset (32) */
+    unsigned kind1;       /* the "list" value's kind (1) */
+    unsigned pad_byte;    /* a byte in the padding between the arrays (0) */
+    int short_tail;       /* the last array's padding cut off */
+} plan;
+
+/* Where things landed in the file built. */
+typedef struct where {
+    size_t align, key2, name1, offset1, kind1, deep, data, pad;
+} where;
+
+static plan valid_plan(void)
+{
+    plan p = {16, "x", "qb", 2, 2, 32, 1, 0, 0};
+    return p;
+}
+
+/* A list nested depth times: [[...[7]...]] */
+static void nested(file *f, unsigned depth)
+{
+    if (depth == 0) { u8(f, 7); return; }
+    u8(f, depth == 1 ? 0 : 1); /* item_kind */
+    u8(f, 1);                  /* n */
+    nested(f, depth - 1);
+}
+
+static size_t build(file *f, const plan *p, where *w)
+{
+    unsigned i;
+    f->n = 0;
+    memcpy(f->b, "DIRF", 4);
+    f->n = 4;
+    u8(f, 4); /* n_meta */
+    u8(f, 2); /* n_arrays */
+    str(f, "align", 5); u8(f, 0); w->align = u8(f, p->align);
+    str(f, "list", 4); w->kind1 = u8(f, p->kind1);
+    u8(f, 1); u8(f, 2);                /* a list of 2 lists */
+    u8(f, 0); u8(f, 1); u8(f, 7);      /*   [7] */
+    u8(f, 0); u8(f, 0);                /*   [] */
+    w->key2 = str(f, p->key2, strlen(p->key2)); u8(f, 0); u8(f, 9);
+    str(f, "deep", 4); u8(f, 1); w->deep = f->n; nested(f, p->depth);
+    /* arr[0]: "w", f32, dims {3, 2} fastest first: a 2 x 3 matrix at 0 */
+    str(f, "w", 1); u8(f, 2); u32(f, 3); u32(f, 2); u8(f, 0); u32(f, 0);
+    /* arr[1]: "qb", B4 (4 elements in 3 bytes), 8 elements: 6 bytes at 32 */
+    w->name1 = str(f, p->name1, p->name1_len); u8(f, 1); u32(f, 8); u8(f, 2);
+    w->offset1 = u32(f, p->offset1);
+    zeros_to(f, (f->n + 15) / 16 * 16);
+    w->data = f->n;
+    for (i = 0; i < 6; i++) u32(f, 0x3f800000u + i); /* 1.0f, ... */
+    w->pad = f->n;
+    zeros_to(f, w->data + 32);
+    for (i = 0; i < 6; i++) u8(f, 0xa0 + i);
+    zeros_to(f, w->data + 48);
+    if (p->pad_byte) f->b[w->pad + 3] = (uint8_t)p->pad_byte;
+    if (p->short_tail) f->n -= 4;
+    return f->n;
+}
+
+static int run(const file *f, afmt_mode mode, uint64_t max_depth, got *g, afmt_error *err)
+{
+    afmt_options opt;
+    afmt_visitor vis;
+    afmt_options_default(&opt);
+    opt.mode = mode;
+    if (max_depth) opt.limits.max_depth = max_depth;
+    memset(g, 0, sizeof *g);
+    memset(&vis, 0, sizeof vis);
+    vis.ctx = g;
+    vis.on_array = keep;
+    vis.on_warning = warned;
+    return afmt_dirfmt_validate(f->b, f->n, &opt, &vis, err);
+}
+
+static void show(const char *what, const afmt_error *e)
+{
+    printf("# %s: %s field=%s offset=%llu: %s\n", what, afmt_code_name(e->code), e->field,
+           (unsigned long long)e->offset, e->message);
+}
+
+static void check_valid(void)
+{
+    plan p = valid_plan();
+    file f;
+    where w;
+    got g;
+    afmt_error err;
+    build(&f, &p, &w);
+    CHECK("dirfmt: registered", afmt_format_by_name("dirfmt") == &afmt_dirfmt_format);
+    CHECK("dirfmt: valid file", run(&f, AFMT_STRICT, 0, &g, &err) == 0 && g.n == 2 && g.warnings == 0);
+    if (g.n != 2) { show("valid", &err); return; }
+    CHECK("dirfmt: view 0 listed first, named", strcmp(g.a[0].name, "w") == 0 && g.a[0].index == 0);
+    CHECK("dirfmt: view 0 shape reversed (fastest-first)",
+          g.a[0].dtype == AFMT_F32 && g.a[0].rank == 2 && g.a[0].dims[0] == 2 && g.a[0].dims[1] == 3 &&
+              g.a[0].count == 6 && g.a[0].order == AFMT_ROW_MAJOR);
+    CHECK("dirfmt: view 0 at the data area (var set inside a repeat: aligned to 16)",
+          g.a[0].offset == w.data && w.data % 16 == 0 && g.a[0].nbytes == 24 && g.a[0].data == f.b + w.data);
+    CHECK("dirfmt: view 1 named, a block type", strcmp(g.a[1].name, "qb") == 0 && g.a[1].index == 1 &&
+                                                    g.a[1].dtype == AFMT_OPAQUE && g.a[1].block == 4 &&
+                                                    g.a[1].elsize == 3 && strcmp(g.a[1].opaque_name, "B4") == 0);
+    CHECK("dirfmt: view 1 keeps its logical shape, its blocks' bytes",
+          g.a[1].rank == 1 && g.a[1].dims[0] == 8 && g.a[1].count == 8 && g.a[1].nbytes == 6 &&
+              g.a[1].offset == w.data + 32);
+}
+
+/* One file refused: its code, field and offset (and the message's words). */
+typedef struct refusal {
+    const char *name;
+    plan p;
+    uint64_t max_depth;
+    afmt_code code;
+    const char *field;
+    int at;            /* 1: where.key2, 2: where.name1, 3: where.offset1, 4: where.align,
+                        * 5: pad + 3, 6: end, 7: the fifth list deep; -1: not checked */
+    const char *words; /* in the message */
+} refusal;
+
+static uint64_t at_of(const where *w, const file *f, int at)
+{
+    switch (at) {
+    case 1: return w->key2;
+    case 2: return w->name1;
+    case 3: return w->offset1;
+    case 4: return w->align;
+    case 7: return w->deep + 8;
+    case 5: return w->pad + 3;
+    default: return f->n;
+    }
+}
+
+static void check_refusals(void)
+{
+    plan v = valid_plan();
+    refusal r[8];
+    size_t i, n = 0;
+    for (i = 0; i < sizeof r / sizeof r[0]; i++) r[i].p = v, r[i].max_depth = 0;
+    r[n].name = "duplicate key", r[n].p.key2 = "list", r[n].code = AFMT_E_CONSTRAINT, r[n].field = "meta[2].key",
+    r[n].at = 1, r[n].words = "duplicate key \"list\": meta[1].key", n++;
+    r[n].name = "duplicate name as a C string", r[n].p.name1 = "w\0z", r[n].p.name1_len = 3,
+    r[n].code = AFMT_E_CONSTRAINT, r[n].field = "arr[1].name", r[n].at = 2, r[n].words = "duplicate key", n++;
+    r[n].name = "align not a power of two", r[n].p.align = 12, r[n].code = AFMT_E_CONSTRAINT,
+    r[n].field = "meta[0].value", r[n].at = 4, r[n].words = "power of two", n++;
+    /* the switch is on the structure's parameter: blamed where the structure starts */
+    r[n].name = "bad value kind", r[n].p.kind1 = 5, r[n].code = AFMT_E_CONSTRAINT, r[n].field = "meta[1].kind", r[n].at = -1,
+    r[n].words = "0 (byte) or 1 (list)", n++;
+    r[n].name = "nesting beyond max_depth", r[n].p.depth = 6, r[n].max_depth = 4, r[n].code = AFMT_E_LIMIT,
+    r[n].field = "meta[3].items[0].items[0].items[0].items[0].item", r[n].at = 7, r[n].words = "more than 4 deep", n++;
+    r[n].name = "array not where the previous ended", r[n].p.offset1 = 48, r[n].code = AFMT_E_CONSTRAINT,
+    r[n].field = "arr[1].offset", r[n].at = 3, r[n].words = "bytes [32, 48) of the data belong to no entry", n++;
+    r[n].name = "non-zero padding", r[n].p.pad_byte = 0x55, r[n].code = AFMT_E_PADDING, r[n].field = "w.padding",
+    r[n].at = 5, r[n].words = "0x55", n++;
+    r[n].name = "last array's padding cut", r[n].p.short_tail = 1, r[n].code = AFMT_E_TRUNCATED, r[n].field = "qb.padding",
+    r[n].at = 6, r[n].words = "4 bytes of padding are missing", n++;
+    for (i = 0; i < n; i++) {
+        file f;
+        where w;
+        got g;
+        afmt_error err;
+        char name[128];
+        int rc, failed = check_failures;
+        build(&f, &r[i].p, &w);
+        rc = run(&f, AFMT_STRICT, r[i].max_depth, &g, &err);
+        snprintf(name, sizeof name, "dirfmt: %s refused", r[i].name);
+        CHECK(name, rc != 0 && err.code == r[i].code && strstr(err.message, r[i].words) != NULL);
+        if (*r[i].field) {
+            snprintf(name, sizeof name, "dirfmt: %s: field %s", r[i].name, r[i].field);
+            CHECK(name, strcmp(err.field, r[i].field) == 0);
+        }
+        if (r[i].at >= 0) {
+            snprintf(name, sizeof name, "dirfmt: %s: offset", r[i].name);
+            CHECK(name, err.offset == at_of(&w, &f, r[i].at));
+        }
+        if (check_failures != failed) show(r[i].name, &err);
+    }
+}
+
+/* What strict mode refuses and the spec marks "lenient": "warn" passes in
+ * lenient mode with one warning, the views unchanged; nesting within the
+ * limit passes. */
+static void check_lenient(void)
+{
+    plan p = valid_plan();
+    file f;
+    where w;
+    got g;
+    afmt_error err;
+    p.pad_byte = 0x55;
+    build(&f, &p, &w);
+    CHECK("dirfmt: lenient: non-zero padding warns",
+          run(&f, AFMT_LENIENT, 0, &g, &err) == 0 && g.n == 2 && g.warnings == 1 && g.warning.code == AFMT_E_PADDING &&
+              strcmp(g.warning.field, "w.padding") == 0 && g.warning.offset == w.pad + 3);
+    CHECK("dirfmt: lenient: views unchanged", g.n == 2 && g.a[1].offset == w.data + 32 && g.a[1].block == 4);
+    p = valid_plan();
+    p.short_tail = 1;
+    build(&f, &p, &w);
+    CHECK("dirfmt: lenient: missing last padding warns",
+          run(&f, AFMT_LENIENT, 0, &g, &err) == 0 && g.n == 2 && g.warnings == 1 &&
+              strcmp(g.warning.field, "qb.padding") == 0);
+    p = valid_plan();
+    p.depth = 6;
+    build(&f, &p, &w);
+    CHECK("dirfmt: lists 6 deep pass the default max_depth", run(&f, AFMT_STRICT, 0, &g, &err) == 0 && g.n == 2);
+    CHECK("dirfmt: lists 6 deep (7 structures) pass max_depth 7", run(&f, AFMT_STRICT, 7, &g, &err) == 0 && g.n == 2);
+    CHECK("dirfmt: and not max_depth 6", run(&f, AFMT_STRICT, 6, &g, &err) != 0 && err.code == AFMT_E_LIMIT);
+}
+
+int main(void)
+{
+    check_valid();
+    check_refusals();
+    check_lenient();
+    CHECK_DONE();
+}
