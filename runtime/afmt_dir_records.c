@@ -70,9 +70,13 @@ int afmt_dir_add(afmt_vctx *c, const afmt_dir_desc *d, afmt_dir_list *l, afmt_el
     afmt_dir_rec *r;
     const uint8_t *p;
     uint64_t k, kept = name_len < AFMT_NAME_MAX - 1 ? name_len : AFMT_NAME_MAX - 1;
-    if (rank > AFMT_RANK_CAP)
+    /* the dims are a shape: held to the caller's rank limit, as an array
+     * item's shape field is */
+    if (rank > AFMT_RANK_CAP || (c->opt && rank > c->opt->limits.max_rank))
         return afmt_fail_c(c, AFMT_E_LIMIT, d->shape_field, AFMT_NO_INDEX, dims_at,
-                           "rank %" PRIu64 " exceeds %d", rank, AFMT_RANK_CAP);
+                           "rank %" PRIu64 " exceeds the limit of %" PRIu64 " (limits.max_rank)", rank,
+                           c->opt && c->opt->limits.max_rank < AFMT_RANK_CAP ? c->opt->limits.max_rank
+                                                                             : (uint64_t)AFMT_RANK_CAP);
     if (grow(c, (void **)&l->v, &l->cap, l->n + 1, sizeof *l->v, d->records) ||
         grow(c, (void **)&l->dims, &l->dims_cap, l->ndims + rank + 1, sizeof *l->dims, d->records) ||
         grow(c, (void **)&l->names, &l->names_cap, l->nnames + kept + 1, 1, d->records))
@@ -211,8 +215,15 @@ static int take_all(afmt_vctx *c, const afmt_dir_desc *d, const afmt_dir_list *l
                                r->nbytes, r->begin, end > at ? end - at : 0);
         c->pos = at;
         if (c->vis && c->vis->on_array && hand_view(c, d, l, r, at)) return -1;
-        if (!afmt_src_take(c->src, end, at, r->nbytes, NULL, NULL, &bad))
+        if (!afmt_src_take(c->src, end, at, r->nbytes, NULL, NULL, &bad)) {
+            /* a stream learns its end as it runs out: say what a buffer says */
+            const uint64_t e = afmt_end(c);
+            if (at > e || r->nbytes > e - at)
+                return afmt_fail_c(c, AFMT_E_TRUNCATED, field, AFMT_NO_INDEX, at > e ? e : at,
+                                   "needs %" PRIu64 " bytes (data offset %" PRIu64 "), only %" PRIu64 " left",
+                                   r->nbytes, r->begin, e > at ? e - at : 0);
             return afmt_take_payload_short(c, field, r->nbytes);
+        }
         c->narrays++;
         done = r->begin + r->nbytes;
     }

@@ -28,6 +28,15 @@ typedef struct regression {
 
 /* One entry per file in corpus/regressions/ (see its README.md). */
 static const regression REGRESSIONS[] = {
+    {"validate-gguf-directory-rank-above-max-rank",
+     "gguf: a tensor of rank 4 was accepted under the caller's limits.max_rank 2: "
+     "afmt_dir_add held a directory's dims to AFMT_RANK_CAP only (found by "
+     "validate_gguf in make fuzz-smoke)"},
+    {"stream-gguf-payload-past-end-offset-past-input",
+     "lenient gguf from a stream: a tensor running past the end was blamed at "
+     "offset 736 of a 716-byte input (the stream learnt its end only when the "
+     "payload's take failed); now 'needs 34 bytes (data offset 448), only 0 "
+     "left' at 716, as from a buffer (found by stream_gguf in make fuzz-smoke)"},
     {"stream-futhark-comment-to-end-fills-window",
      "lenient futhark: a binary bool value, then a -- comment running to the "
      "end of a 512-byte file: the repetition's blank/comment skip kept the "
