@@ -25,14 +25,6 @@ static int grow(afmt_vctx *c, void **block, uint64_t *cap, uint64_t need, size_t
     return 0;
 }
 
-static uint64_t load_dim(const uint8_t *p, unsigned width, int big)
-{
-    uint64_t v = 0;
-    unsigned i;
-    for (i = 0; i < width; i++) v |= (uint64_t)p[big ? width - 1 - i : i] << (8 * i);
-    return v;
-}
-
 /* The element count and bytes of r (dims already copied at dims). */
 static int sizes(afmt_vctx *c, const afmt_dir_desc *d, afmt_dir_rec *r, const uint64_t *dims)
 {
@@ -89,7 +81,7 @@ int afmt_dir_add(afmt_vctx *c, const afmt_dir_desc *d, afmt_dir_list *l, afmt_el
     r->dims = l->ndims;
     p = AFMT_B(c->src, dims_at);
     for (k = 0; k < rank; k++) {
-        const uint64_t v = load_dim(p + k * d->dims_width, d->dims_width, d->dims_big);
+        const uint64_t v = afmt_field_get(p, k, d->dims_width, d->dims_big);
         if (d->dims_signed && afmt_as_i64(v, 8 * d->dims_width) < 0)
             return afmt_fail_c(c, AFMT_E_NEGATIVE, d->shape_field, k, dims_at + k * d->dims_width,
                                "dimension %" PRId64 " is negative", afmt_as_i64(v, 8 * d->dims_width));

@@ -63,15 +63,6 @@ int afmt_take_field_short(afmt_vctx *c, const afmt_field_desc *f, uint64_t count
                              f->name, region);
 }
 
-/* An unsigned integer of width 1, 2, 4 or 8 bytes in either order. */
-static uint64_t load_uint(const uint8_t *p, unsigned width, int big)
-{
-    uint64_t v = 0;
-    unsigned i;
-    for (i = 0; i < width; i++) v |= (uint64_t)p[big ? width - 1 - i : i] << (8 * i);
-    return v;
-}
-
 int afmt_take_string(afmt_vctx *c, const afmt_field_desc *f, uint64_t *len)
 {
     const uint64_t at = c->pos, end = afmt_end(c);
@@ -81,7 +72,7 @@ int afmt_take_string(afmt_vctx *c, const afmt_field_desc *f, uint64_t *len)
         return afmt_src_short_ex(c->src, c->err, c->path, f->name, AFMT_NO_INDEX, at, end_now(c->src, end),
                                  f->width, 0, f->name, c->region);
     p = AFMT_B(c->src, at);
-    n = load_uint(p, f->width, f->big_endian);
+    n = afmt_field_get(p, 0, f->width, f->big_endian);
     /* a string the input cannot hold is truncated, whatever the limit (a
      * stream reads on to its end to tell: afmt_src_short_ex) */
     if (c->opt && n > c->opt->limits.max_header_bytes) {
