@@ -758,6 +758,22 @@ static cexpr emit_name(emitter *m, expr *e, const char *text)
     return bad();
 }
 
+/* limits.<name> in the writer: the limit as afmt_options_default sets it,
+ * so the writer refuses what a validator with the default options refuses
+ * for that check and writes nothing it would reject (spec/LANGUAGE.md,
+ * Expressions).  Read from a local the runtime fills, never a C constant:
+ * compilers do not fold it into comparisons and shifts they warn of. */
+static cexpr writer_limit(emitter *m, const char *name)
+{
+    char *t = local_name(m, "default_options");
+    cexpr r;
+    line(m, "afmt_options %s;", t);
+    line(m, "afmt_options_default(&%s);", t);
+    r = mk(xprintf("%s.limits.%s", t, name), VT_U);
+    free(t);
+    return r;
+}
+
 /* limits.<name> and <lookup>.size */
 static cexpr emit_member(emitter *m, expr *e, const char *text)
 {
@@ -766,8 +782,7 @@ static cexpr emit_member(emitter *m, expr *e, const char *text)
         int i;
         for (i = 0; LIMITS[i]; i++)
             if (strcmp(LIMITS[i], e->sval) == 0)
-                return m->writer ? mk(strcmp(e->sval, "max_rank") == 0 ? xstrdup("(uint64_t)AFMT_RANK_CAP") : xstrdup("UINT64_MAX"), VT_U)
-                                 : mk(xprintf("c->opt->limits.%s", e->sval), VT_U);
+                return m->writer ? writer_limit(m, e->sval) : mk(xprintf("c->opt->limits.%s", e->sval), VT_U);
         gen_error(m, NULL, "unknown limit 'limits.%s' in `%s`", e->sval, text);
         return bad();
     }

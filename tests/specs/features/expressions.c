@@ -402,10 +402,14 @@ static int expressions_write_impl(const afmt_array *arrays, size_t n,
     uint64_t nbytes_data;
     if (afmt_payload_size(A_data, el_type.enc, &nbytes_data, err) != 0) return -1;
     if (expressions_check_ndims(AFMT_VCTX_STRICT(err), 0, v_ndims)) return -1;
-    if (!((((((((void)(v_e1), 1) && (v_e2 != UINT64_C(1))) && ((void)(v_e3), 1)) &&
-            (v_e4 > UINT64_C(0))) && ((v_e5 < INT64_C(100)) || (v_e5 >= INT64_C(100)))) &&
-            (afmt_u64_const((uint64_t)AFMT_RANK_CAP) > UINT64_C(0))) &&
-            (UINT64_C(16) == UINT64_C(16)))) {
+    int all_hold = ((((((void)(v_e1), 1) && (v_e2 != UINT64_C(1))) && ((void)(v_e3), 1)) &&
+            (v_e4 > UINT64_C(0))) && ((v_e5 < INT64_C(100)) || (v_e5 >= INT64_C(100))));
+    if (all_hold) {
+        afmt_options default_options;
+        afmt_options_default(&default_options);
+        all_hold = (default_options.limits.max_rank > UINT64_C(0));
+    }
+    if (!(all_hold && (UINT64_C(16) == UINT64_C(16)))) {
         return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "`e1 >= 0 && e2 != 1 && e3 >= 0 && e4 > 0 && (e5 < 100 || e5 >= 100) && "
                 "limits.max_rank > 0 && 0x10 == 0b1_0000` does not hold");
