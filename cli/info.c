@@ -36,6 +36,17 @@
 #define INFO_MAX_WARNINGS 1000
 #define INFO_FIELD_VALUES 16
 #define INFO_BYTES_SHOWN 64
+/* Map names whose repetitions are counted at once (a text header's
+ * tensors, its metadata's keys) */
+#define INFO_TEXT_MAPS 4
+
+/* A map of a text header, as its fields go by: the key path of the map
+ * ("header"), its last entry ("header[\"w\"]") and how many entries so far. */
+typedef struct info_text_map {
+    char map[AFMT_FIELD_MAX];
+    char entry[AFMT_FIELD_MAX];
+    uint64_t entries;
+} info_text_map;
 
 typedef struct info_ctx {
     int json;
@@ -44,6 +55,8 @@ typedef struct info_ctx {
     uint64_t nfields, narrays, nwarn;
     uint64_t hidden;                 /* fields of long repeats not shown (text) */
     char hidden_of[AFMT_FIELD_MAX];  /* the repeat they belong to: "kv[5].items" */
+    info_text_map maps[INFO_TEXT_MAPS];
+    unsigned next_map;               /* the slot a new map takes */
     /* a text header's metadata (safetensors' __metadata__), when it has one */
     const uint8_t *meta;
     uint64_t meta_len, meta_offset;
@@ -97,10 +110,33 @@ static void put_int(afmt_cli_buf *b, const afmt_field_info *f, uint64_t k)
     }
 }
 
+/* A text header's value as written ("F32", [2, 3]): UTF-8 as is, control
+ * bytes escaped, the first INFO_BYTES_SHOWN bytes. */
+static void put_text(afmt_cli_buf *b, const uint8_t *p, uint64_t n)
+{
+    uint64_t i, shown = n < INFO_BYTES_SHOWN ? n : INFO_BYTES_SHOWN;
+
+    for (i = 0; i < shown; i++) {
+        if (p[i] >= 0x20 && p[i] != 0x7f)
+            afmt_cli_buf_putc(b, (char)p[i]);
+        else
+            afmt_cli_buf_printf(b, "\\x%02x", p[i]);
+    }
+    if (shown < n)
+        afmt_cli_buf_printf(b, "... (%" PRIu64 " bytes)", n);
+}
+
 static void put_value(afmt_cli_buf *b, const afmt_field_info *f, int json)
 {
     uint64_t k, shown;
 
+    if (f->kind == AFMT_FIELD_TEXT) {
+        if (json)
+            afmt_cli_json_str(b, (const char *)f->bytes, f->width);
+        else
+            put_text(b, f->bytes, f->width);
+        return;
+    }
     if (f->kind == AFMT_FIELD_BYTES) {
         if (json) {
             afmt_cli_json_str(b, (const char *)f->bytes, f->width);
@@ -144,6 +180,64 @@ static int64_t last_index(const char *p, char *rep, size_t rep_size)
     return v;
 }
 
+/* The text field path p's last map entry segment ["key"]: 1 with where
+ * it starts and ends (past its "]"), or 0.  A key's own quotes are
+ * escaped (\"), so the last [" starts it. */
+static int last_map_key(const char *p, const char **begin, const char **end)
+{
+    const char *q, *at = NULL;
+
+    for (q = p; (q = strstr(q, "[\"")) != NULL; q += 2)
+        at = q;
+    if (!at || at == p)
+        return 0;
+    for (q = at + 2; *q && !(q[0] == '"' && q[1] == ']'); q++)
+        if (q[0] == '\\' && q[1])
+            q++;
+    if (!*q)
+        return 0;
+    *begin = at;
+    *end = q + 2;
+    return 1;
+}
+
+/* The slot of the map whose path is p[0..len), taken anew if needed. */
+static info_text_map *text_map(info_ctx *c, const char *p, size_t len)
+{
+    info_text_map *m;
+    unsigned i;
+
+    for (i = 0; i < INFO_TEXT_MAPS; i++)
+        if (strlen(c->maps[i].map) == len && strncmp(c->maps[i].map, p, len) == 0)
+            return &c->maps[i];
+    m = &c->maps[c->next_map++ % INFO_TEXT_MAPS];
+    snprintf(m->map, sizeof m->map, "%.*s", (int)len, p);
+    m->entry[0] = '\0';
+    m->entries = 0;
+    return m;
+}
+
+/* The ordinal of a text field's entry in its map (a safetensors tensor in
+ * "header", a metadata key in "header[\"__metadata__\"]"), that map's path
+ * into rep, or -1 for a field of no map (npy's "header.descr"). */
+static int64_t text_entry_index(info_ctx *c, const char *p, char *rep, size_t rep_size)
+{
+    const char *key, *end;
+    info_text_map *m;
+    size_t entry_len;
+
+    if (!last_map_key(p, &key, &end))
+        return -1;
+    m = text_map(c, p, (size_t)(key - p));
+    entry_len = (size_t)(end - p);
+    if (strlen(m->entry) != entry_len || strncmp(m->entry, p, entry_len) != 0) {
+        snprintf(m->entry, sizeof m->entry, "%.*s", (int)entry_len, p);
+        m->entries++;
+    }
+    snprintf(rep, rep_size, "%s", m->map);
+    return m->entries - 1 > (uint64_t)INT64_MAX ? INT64_MAX : (int64_t)(m->entries - 1);
+}
+
 /* The line saying how many fields of a long repeat were not shown. */
 static void flush_hidden(info_ctx *c)
 {
@@ -161,7 +255,8 @@ static void on_field(void *ctx, const afmt_field_info *f)
     char rep[AFMT_FIELD_MAX];
 
     if (!c->json) {
-        const int64_t k = last_index(f->field, rep, sizeof rep);
+        const int64_t k = f->kind == AFMT_FIELD_TEXT ? text_entry_index(c, f->field, rep, sizeof rep)
+                                                     : last_index(f->field, rep, sizeof rep);
         if (k >= INFO_ITEMS_SHOWN) {
             /* a long repeat (a vocabulary): its first repetitions only */
             if (c->hidden && strcmp(rep, c->hidden_of) != 0) flush_hidden(c);
@@ -174,8 +269,8 @@ static void on_field(void *ctx, const afmt_field_info *f)
     if (c->nfields++ >= (c->json ? INFO_MAX_FIELDS_JSON : INFO_MAX_FIELDS))
         return;
     /* "bytes", or u/i, the bits, and the byte order of a multi-byte integer */
-    if (f->kind == AFMT_FIELD_BYTES)
-        snprintf(c->type, sizeof c->type, "bytes");
+    if (f->kind == AFMT_FIELD_BYTES || f->kind == AFMT_FIELD_TEXT)
+        snprintf(c->type, sizeof c->type, f->kind == AFMT_FIELD_TEXT ? "text" : "bytes");
     else
         snprintf(c->type, sizeof c->type, "%c%u%s", f->kind == AFMT_FIELD_INT ? 'i' : 'u',
                  f->width * 8, f->width > 1 ? (f->big_endian ? "be" : "le") : "");
@@ -307,6 +402,8 @@ static int info_file(info_ctx *c, const char *path, const afmt_format *forced,
     }
     l.interp = c->spec;
     c->nfields = c->narrays = c->nwarn = c->hidden = 0;
+    memset(c->maps, 0, sizeof c->maps);
+    c->next_map = 0;
     c->meta = NULL;
     c->meta_len = c->meta_offset = 0;
     afmt_cli_buf_reset(&c->fields, (size_t)4 << 20);
@@ -397,7 +494,12 @@ static void info_usage(FILE *f)
 "\n"
 "Integer fields are u/i with their bits and byte order (le, be); an array\n"
 "field shows its first %d values; bytes are quoted, other than printable\n"
-"ASCII as \\xNN.  FILE \"-\" is standard input.\n"
+"ASCII as \\xNN.  A text header (npy, safetensors) shows its length field,\n"
+"then each value of its entries as written, type text, named by key path:\n"
+"header[\"weight\"].dtype \"F32\", header.shape (2, 3).  Of a long repeat\n"
+"or map (a GGUF vocabulary, a model's tensors) the first %d entries are\n"
+"shown and the rest counted (--json lists them all).  FILE \"-\" is\n"
+"standard input.\n"
 "\n"
 "Options:\n"
 "  -f, --format NAME  do not detect: read each FILE as format NAME\n"
@@ -406,7 +508,8 @@ static void info_usage(FILE *f)
 "                     build step; see afmt-validate --help)\n"
 "      --json         one JSON object per file: path, format, size, valid,\n"
 "                     fields [{field, offset, width, count, type, value\n"
-"                     (number, list or string; bytes also as hex), doc;\n"
+"                     (number, list or string; bytes also as hex; text:\n"
+"                     its text as written, quotes kept), doc;\n"
 "                     value_truncated past 10000 values}],\n"
 "                     array_count, arrays [{index, name, dtype, shape, order,\n"
 "                     offset, nbytes}], metadata {offset, nbytes, json}\n"
@@ -427,7 +530,7 @@ AFMT_CLI_LIMIT_HELP
 "  afmt info examples/invalid/size_mismatch.ra      # exit 1: invalid\n"
 "\n"
 "Exit status: 0 every FILE valid, 1 some FILE invalid, 2 usage or I/O\n"
-"error.\n", INFO_FIELD_VALUES);
+"error.\n", INFO_FIELD_VALUES, INFO_ITEMS_SHOWN);
 }
 
 enum { I_HELP = 1, I_FORMAT, I_JSON, I_LENIENT, I_STRICT, I_SPEC };

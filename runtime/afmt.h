@@ -518,7 +518,13 @@ typedef struct afmt_visitor {
 typedef enum afmt_field_kind {
     AFMT_FIELD_UINT,  /* unsigned integer(s) */
     AFMT_FIELD_INT,   /* signed integer(s) */
-    AFMT_FIELD_BYTES  /* raw bytes or a text slot */
+    AFMT_FIELD_BYTES, /* raw bytes or a text slot */
+    AFMT_FIELD_TEXT   /* a value of a text header (npy's dict, safetensors'
+                       * JSON): bytes are its text as written there, width
+                       * bytes of it (a string with its quotes: "F32",
+                       * '<f8'; a list [2, 3]; True), offset that of its
+                       * first byte; count 1.  The name is its key path as
+                       * errors give it: header["w"].dtype, header.shape */
 } afmt_field_kind;
 
 typedef struct afmt_field_info {

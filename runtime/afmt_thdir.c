@@ -59,15 +59,36 @@ static int find_type(const afmt_thdir_desc *d, const char *name)
     return -1;
 }
 
+/* Tell opt->fields of the value v of key k (is_map: a name, shown as
+ * ["k"]) below tp, or of tp's own value when k is NULL: its text as written, a string with its quotes, at its
+ * absolute offset, named by its key path as errors name it.  Only called
+ * when fields are wanted: the render costs a few hundred bytes of copying. */
+static void report_value(const afmt_th *th, afmt_th_path *tp, const afmt_tv *k, int is_map, const afmt_tv *v,
+                         const afmt_options *opt, const afmt_path *outer)
+{
+    char field[AFMT_FIELD_MAX];
+    const int quoted = v->kind == AFMT_TV_STRING;
+    const uint64_t b = v->begin - (uint64_t)quoted, e = v->end + (uint64_t)quoted;
+    if (k) afmt_th_path_key(tp, k, is_map);
+    afmt_th_path_render(th, tp, field, sizeof field);
+    if (k) afmt_th_path_pop(tp);
+    if (e - b > UINT32_MAX)
+        return; /* (a value of 4 GiB: afmt_field_info's width cannot say it) */
+    afmt_report_field(opt, outer, field, AFMT_FIELD_TEXT, th->base + b, 0, 1, (unsigned)(e - b), 0, th->text + b,
+                      NULL);
+}
+
 /* Check one entry object against the descriptor's keys; fill info and,
- * when a is given, the view's type, shape and order. */
+ * when a is given, the view's type, shape and order.  With report, each
+ * key's value is told to opt->fields first, in text order (an entry read
+ * again for its view is not told twice). */
 /* Keys of an entry that check_entry finds in its one pass (npy has 3,
  * safetensors 3). */
 #define SEEN_KEYS 8
 
 static int check_entry(const afmt_thdir_desc *d, const afmt_th *th, const afmt_tv *obj, afmt_th_path *tp,
                        const afmt_options *opt, const afmt_path *outer, afmt_error *err, entry_info *info,
-                       afmt_array *a)
+                       afmt_array *a, int report)
 {
     afmt_th_iter it;
     afmt_tv k, v, shape_v, seen_k[SEEN_KEYS], seen_v[SEEN_KEYS];
@@ -81,6 +102,8 @@ static int check_entry(const afmt_thdir_desc *d, const afmt_th *th, const afmt_t
     if (a)
         afmt_array_init(a, AFMT_DTYPE_INVALID);
     info->order = AFMT_ROW_MAJOR;
+    if (obj->kind != AFMT_TV_OBJECT && report && opt->fields)
+        report_value(th, tp, NULL, 0, obj, opt, outer);
     if (obj->kind != AFMT_TV_OBJECT)
         return afmt_th_fail(th, tp, outer, err, AFMT_E_CONSTRAINT, obj->begin, "expected an object, found %s",
                             afmt_tv_kind_name(obj->kind));
@@ -92,6 +115,8 @@ static int check_entry(const afmt_thdir_desc *d, const afmt_th *th, const afmt_t
     afmt_th_iter_begin(th, obj, &it);
     while (afmt_th_next(th, &it, &k, &v)) {
         int known = 0;
+        if (report && opt->fields)
+            report_value(th, tp, &k, 0, &v, opt, outer);
         for (i = 0; i < d->nkeys && !known; i++)
             if (afmt_th_str_eq(th, &k, d->keys[i].key)) {
                 known = 1;
@@ -372,21 +397,26 @@ static int take_bytes(afmt_src *src, uint64_t end, uint64_t at, uint64_t nbytes,
 }
 
 /* The metadata entry: an object of strings, passed to the visitor. */
-static int check_metadata(const afmt_th *th, const afmt_tv *v, afmt_th_path *tp, const afmt_visitor *vis,
-                          const afmt_path *path, afmt_error *err)
+static int check_metadata(const afmt_th *th, const afmt_tv *v, afmt_th_path *tp, const afmt_options *opt,
+                          const afmt_visitor *vis, const afmt_path *path, afmt_error *err)
 {
     afmt_th_iter mit;
     afmt_tv mk, mv;
+    if (v->kind != AFMT_TV_OBJECT && opt->fields)
+        report_value(th, tp, NULL, 0, v, opt, path);
     if (v->kind != AFMT_TV_OBJECT)
         return afmt_th_fail(th, tp, path, err, AFMT_E_CONSTRAINT, v->begin, "expected an object of strings, found %s",
                             afmt_tv_kind_name(v->kind));
     afmt_th_iter_begin(th, v, &mit);
-    while (afmt_th_next(th, &mit, &mk, &mv))
+    while (afmt_th_next(th, &mit, &mk, &mv)) {
+        if (opt->fields)
+            report_value(th, tp, &mk, 1, &mv, opt, path);
         if (mv.kind != AFMT_TV_STRING) {
             afmt_th_path_key(tp, &mk, 1);
             return afmt_th_fail(th, tp, path, err, AFMT_E_CONSTRAINT, mv.begin, "metadata values are strings, found %s",
                                 afmt_tv_kind_name(mv.kind));
         }
+    }
     if (vis && vis->on_metadata)
         vis->on_metadata(vis->ctx, th->text + v->begin, v->end - v->begin, th->base + v->begin);
     return 0;
@@ -413,12 +443,14 @@ static int collect_entries(const afmt_thdir_desc *d, const afmt_th *th, const af
         if (d->metadata_key && afmt_th_str_eq(th, &k, d->metadata_key)) {
             if (v.count == AFMT_TV_COUNT_UNKNOWN)
                 afmt_th_finish(th, &it, &v);
-            if (check_metadata(th, &v, tp, vis, path, err) != 0)
+            if (check_metadata(th, &v, tp, opt, vis, path, err) != 0)
                 return -1;
             afmt_th_path_pop(tp);
             continue;
         }
-        if (check_entry(d, th, &v, tp, opt, path, err, &info, NULL) != 0)
+        if (v.kind != AFMT_TV_OBJECT && v.count == AFMT_TV_COUNT_UNKNOWN)
+            afmt_th_finish(th, &it, &v); /* a list where an entry belongs: its end, for the field */
+        if (check_entry(d, th, &v, tp, opt, path, err, &info, NULL, 1) != 0)
             return -1;
         if (v.count == AFMT_TV_COUNT_UNKNOWN)
             afmt_th_iter_resume(th, &it, info.obj_end);
@@ -458,7 +490,7 @@ static int visit_entries(const afmt_thdir_desc *d, const afmt_th *th, const afmt
             afmt_tv sk, sv;
             entry_at(th, name_quote(th, &v[i]), &sk, &sv);
             afmt_th_path_key(tp, &sk, 1);
-            if (check_entry(d, th, &sv, tp, opt, path, err, &info, &a) != 0)
+            if (check_entry(d, th, &sv, tp, opt, path, err, &info, &a, 0) != 0)
                 return -1;
             afmt_th_path_pop(tp);
             a.name_len = afmt_th_str_copy(th, &sk, a.name, sizeof a.name);
@@ -617,6 +649,8 @@ static int validate_text(const afmt_thdir_desc *d, afmt_src *src, uint64_t end, 
     if (!afmt_src_have(src, end, p, w))
         return afmt_src_short(src, err, path, lenfield, AFMT_NO_INDEX, p, end, w, lenfield);
     n = load_len(AFMT_B(src, p), w, d->length_big);
+    if (opt->fields)
+        afmt_report_field(opt, path, lenfield, AFMT_FIELD_UINT, p, 0, 1, w, d->length_big, AFMT_B(src, p), NULL);
     if (d->max_length && n > d->max_length)
         return afmt_fail(err, AFMT_E_CONSTRAINT, path, lenfield, AFMT_NO_INDEX, p,
                          "a header of %" PRIu64 " bytes exceeds the format's cap of %" PRIu64, n, d->max_length);
@@ -649,8 +683,10 @@ static int validate_text(const afmt_thdir_desc *d, afmt_src *src, uint64_t end, 
             !relaxed(d, &th, &tp, opt, vis, path, err, AFMT_E_VALUE, 0, "a header starts with '{', found %s", buf))
             return afmt_th_fail(&th, &tp, path, err, AFMT_E_VALUE, 0, "a header starts with '{', found %s", buf);
     }
+    /* The one-pass reader tells no field: a caller who asks for them
+     * (afmt info) gets the exact steps, which do. */
 #ifndef AFMT_THDIR_EXACT_ONLY /* defined by a differential test only */
-    if (d->map && (fast = afmt_thfast_map(d, &th, opt, &root.end, l)) < 0)
+    if (d->map && !opt->fields && (fast = afmt_thfast_map(d, &th, opt, &root.end, l)) < 0)
 #else
     if (0)
 #endif
@@ -704,7 +740,7 @@ static int validate_text(const afmt_thdir_desc *d, afmt_src *src, uint64_t end, 
 
     if (!d->map) {
         entry_info info;
-        if (check_entry(d, &th, &root, &tp, opt, path, err, &info, &a) != 0)
+        if (check_entry(d, &th, &root, &tp, opt, path, err, &info, &a, 1) != 0)
             return -1;
         a.offset = data_start;
         a.index = *narrays;

@@ -103,7 +103,11 @@ typedef struct afmt_thdir_desc {
 /* Validate the header at *pos (its length prefix first) and the arrays it
  * describes, within [*pos, end); pass each view to vis->on_array in data
  * order and advance *pos past the last payload.  0, or -1 with err naming
- * the key path and absolute offset. */
+ * the key path and absolute offset.  With opt->fields, the length prefix
+ * ("<name>_length") and then each key's value of every entry and of the
+ * metadata (AFMT_FIELD_TEXT, in text order, named by key path) are told
+ * to it, before their checks; a map header is then read by the exact
+ * steps only (afmt_thfast.c tells no field). */
 AFMT_GEN_API int afmt_thdir_validate(const afmt_thdir_desc *d, afmt_src *src, uint64_t end, uint64_t *pos,
                                      uint32_t *narrays, const afmt_options *opt, const afmt_visitor *vis,
                                      const afmt_path *path, afmt_error *err);

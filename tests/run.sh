@@ -117,6 +117,8 @@ run help-man python3 tests/e2e/help_man.py "$BUILD"
 # every example of every --help and man page, run as written
 run examples python3 tests/e2e/examples.py "$BUILD"
 run progress python3 tests/e2e/progress.py "$BUILD"
+# afmt info on text headers: length field, each entry's values, offsets
+run info-texthdr python3 tests/e2e/info_texthdr.py "$BUILD"
 if [ -f tests/e2e/run_sidecar.sh ]; then
     run sidecar bash tests/e2e/run_sidecar.sh "$BUILD"
 fi
