@@ -1,0 +1,133 @@
+/* afmt CLI: afmt convert, in steps of one purpose each.
+ *
+ *   convert.c         the command: the steps below in order
+ *   convert_args.c    the command line (--help, options, OUT's format)
+ *   convert_input.c   IN validated and its arrays collected
+ *   convert_plan.c    each array made into what the target's writer takes
+ *                     (kept as it is, cast, streamed, or decoded)
+ *   convert_stream.c  an array the sink asks for piece by piece
+ *   convert_fit.c     the target's checks, and names shortened to fit
+ *   convert_refuse.c  how a refusal is said on stderr
+ *   convert_write.c   OUT written all or nothing (and its sidecar)
+ *
+ * Nothing here is a library interface: these are the command's own parts,
+ * each printing its messages ("afmt convert: ...") and returning an exit
+ * status (cli.h).
+ */
+#ifndef AFMT_CLI_CONVERT_H
+#define AFMT_CLI_CONVERT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "afmt_internal.h"
+#include "load.h"
+
+struct afmt_interp;
+
+/* What the command line asks for. */
+typedef struct afmt_cli_convert_args {
+    const char *in, *out;
+    const afmt_format *from;         /* --from / --spec; NULL: detect */
+    const struct afmt_interp *spec;  /* --spec's interpreter, or NULL */
+    const afmt_format *target;       /* OUT's format (npy for an npz OUT) */
+    afmt_options opt;                /* --lenient, limits */
+    afmt_dtype dtype;                /* --dtype, or AFMT_DTYPE_INVALID */
+    int allow_lossy, text, keep_names, to_npz, to_stdout;
+    int compress;                    /* -1 as IN is, 0 or 1 as asked */
+} afmt_cli_convert_args;
+
+/* IN, validated, and what its validator gave: arrays (views into IN's
+ * bytes, valid while l is open), the trailer (RawArray) and a copy of
+ * the metadata (safetensors). */
+typedef struct afmt_cli_convert_input {
+    afmt_cli_loaded l;
+    int loaded;                      /* l is open: close it */
+    const char *path;
+    afmt_array *arrays;
+    size_t n, cap;
+    int oom;
+    const uint8_t *trailer;
+    uint64_t trailer_len;
+    uint8_t *metadata;               /* a copy: a stream's header is gone once read */
+    uint64_t metadata_len;
+} afmt_cli_convert_input;
+
+/* An array the sink asks for piece by piece (convert_stream.c). */
+typedef struct afmt_cli_convert_streamed {
+    const afmt_array *src;
+    afmt_order order;
+    afmt_sink_producer producer;
+} afmt_cli_convert_streamed;
+
+/* What the writer is given: a view per array of IN, in the target's
+ * order and element type, its data in bufs[i] (freed by
+ * afmt_cli_convert_plan_free) or IN's own bytes. */
+typedef struct afmt_cli_convert_plan {
+    const afmt_cli_convert_args *args;
+    const afmt_cli_convert_input *input;
+    afmt_array *views;
+    uint8_t **bufs;
+    size_t n;
+    int compress;                    /* args->compress, made 0 or 1 */
+    int is_streamed;                 /* the one array is made by st */
+    afmt_cli_convert_streamed st;
+} afmt_cli_convert_plan;
+
+/* convert_args.c: parse the command line into *a.  -1 when the command
+ * goes on; else the exit status to end it with (0 after --help, 2 after
+ * a usage error, said on stderr). */
+int afmt_cli_convert_parse(afmt_cli_convert_args *a, int argc, char **argv, int first);
+
+/* convert_input.c: load and validate a->in and collect its arrays into
+ * *in, refusing (exit status 1) a count the target cannot hold or a cast
+ * of opaque elements.  0 or an exit status, said on stderr; free *in with
+ * afmt_cli_convert_input_free either way. */
+int afmt_cli_convert_read(afmt_cli_convert_input *in, const afmt_cli_convert_args *a);
+void afmt_cli_convert_input_free(afmt_cli_convert_input *in);
+
+/* convert_plan.c: the writer's view of every array of in (p->views),
+ * checked against the target.  *p starts zeroed; 0 or an exit status,
+ * said on stderr; free *p with afmt_cli_convert_plan_free either way. */
+int afmt_cli_convert_plan_all(afmt_cli_convert_plan *p, const afmt_cli_convert_input *in,
+                              const afmt_cli_convert_args *a);
+void afmt_cli_convert_plan_free(afmt_cli_convert_plan *p);
+/* Keep the storage form where the target can hold it, and say on stderr
+ * where it must change: compression (*compress becomes 0 or 1) before
+ * decoding (views NULL), sparse matrices written dense after it. */
+void afmt_cli_convert_say_form_changes(const char *in, const afmt_cli_convert_input *c,
+                                       const afmt_array *views, const afmt_format *target,
+                                       int *compress);
+
+/* convert_stream.c: when array a needs only a transpose or a byte swap,
+ * set st up to make it for the sink and *view to the view the writer
+ * sees; 1 then, else 0. */
+int afmt_cli_convert_stream(afmt_cli_convert_streamed *st, const afmt_array *a,
+                            const afmt_format *target, afmt_dtype dtype, afmt_array *view);
+
+/* convert_fit.c */
+/* The view target->can_write and target->write see for array a. */
+void afmt_cli_convert_target_view(const afmt_array *a, const afmt_format *target,
+                                  afmt_dtype dtype, const uint8_t *data, afmt_array *out);
+/* Can the target hold array [i] (type, shape, bool values)?  A name it
+ * cannot hold is shortened or dropped unless keep_names.  0, or -1 with
+ * *rc after the refusal, said. */
+int afmt_cli_convert_check_target(const char *in, size_t i, const afmt_format *target,
+                                  int keep_names, afmt_array *view, int *rc);
+/* The same for all of p's arrays together, when there are several. */
+int afmt_cli_convert_check_all(afmt_cli_convert_plan *p);
+
+/* convert_refuse.c: "afmt convert: IN: array [i] DESC: WHAT: ERROR" on
+ * stderr; the exit status it calls for. */
+int afmt_cli_convert_refuse(const char *in, size_t i, const afmt_array *a, const char *what,
+                            const afmt_error *err);
+/* A refused cast's "element K" said as the logical index "[0,1]" of a,
+ * whose plain data was in `order`. */
+void afmt_cli_convert_name_element(afmt_error *err, const afmt_array *a, afmt_order order);
+
+/* convert_write.c: OUT written from p, all or nothing, and its sidecar.
+ * 0 or an exit status, said on stderr. */
+int afmt_cli_convert_write(afmt_cli_convert_plan *p);
+
+#endif /* AFMT_CLI_CONVERT_H */

@@ -1,0 +1,132 @@
+/* afmt CLI: afmt convert's input (convert.h): IN loaded, validated, and
+ * what its validator gives collected (arrays, trailer, metadata). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "convert.h"
+
+static int collect_array(void *ctx, const afmt_array *a)
+{
+    afmt_cli_convert_input *c = ctx;
+
+    if (c->n == c->cap) {
+        size_t cap = c->cap ? c->cap * 2 : 4;
+        afmt_array *p = realloc(c->arrays, cap * sizeof *p);
+        if (!p) {
+            c->oom = 1;
+            return 1;
+        }
+        c->arrays = p;
+        c->cap = cap;
+    }
+    c->arrays[c->n++] = *a;
+    return 0;
+}
+
+static void collect_trailer(void *ctx, const uint8_t *data, uint64_t len,
+                            uint64_t offset)
+{
+    afmt_cli_convert_input *c = ctx;
+
+    (void)offset;
+    c->trailer = data;
+    c->trailer_len = len;
+}
+
+/* The file's metadata (safetensors' __metadata__), written back by a
+ * target that has metadata.  Bounded by the header it came from. */
+static void collect_metadata(void *ctx, const uint8_t *json, uint64_t len, uint64_t offset)
+{
+    afmt_cli_convert_input *c = ctx;
+
+    (void)offset;
+    free(c->metadata);
+    c->metadata = NULL;
+    c->metadata_len = 0;
+    if (len >= SIZE_MAX || !(c->metadata = malloc((size_t)len ? (size_t)len : 1))) {
+        c->oom = 1;
+        return;
+    }
+    memcpy(c->metadata, json, (size_t)len);
+    c->metadata_len = len;
+}
+
+static void collect_warning(void *ctx, const afmt_error *warning)
+{
+    afmt_cli_print_warning(((afmt_cli_convert_input *)ctx)->path, warning);
+}
+
+/* Does the target hold as many arrays as IN has?  0, or an exit status
+ * said. */
+static int check_count(const afmt_cli_convert_input *c, const afmt_cli_convert_args *a)
+{
+    if (a->target->multi || a->to_npz)
+        return 0;
+    if (c->n > 1) {
+        fprintf(stderr, "afmt convert: %s holds %zu arrays, but %s holds one "
+                        "array per file (choose a format that holds several: see "
+                        "'afmt formats')\n", a->in, c->n, a->target->name);
+        return AFMT_EXIT_INVALID;
+    }
+    if (c->n == 0) {
+        fprintf(stderr, "afmt convert: %s holds no array; %s needs one\n", a->in,
+                a->target->name);
+        return AFMT_EXIT_INVALID;
+    }
+    return 0;
+}
+
+/* Opaque elements have no values to cast.  0, or an exit status said. */
+static int check_castable(const afmt_cli_convert_input *c, const afmt_cli_convert_args *a)
+{
+    afmt_error err;
+    size_t i;
+
+    for (i = 0; i < c->n; i++) {
+        if (a->dtype != AFMT_DTYPE_INVALID && a->dtype != c->arrays[i].dtype &&
+            c->arrays[i].dtype == AFMT_OPAQUE) {
+            afmt_error_clear(&err);
+            afmt_fail(&err, AFMT_E_TYPE, NULL, NULL, AFMT_NO_INDEX, c->arrays[i].offset,
+                      "opaque elements cannot be cast to %s", afmt_dtype_name(a->dtype));
+            return afmt_cli_convert_refuse(a->in, i, &c->arrays[i], "cannot convert", &err);
+        }
+    }
+    return 0;
+}
+
+int afmt_cli_convert_read(afmt_cli_convert_input *c, const afmt_cli_convert_args *a)
+{
+    afmt_visitor vis;
+    int rc;
+
+    memset(c, 0, sizeof *c);
+    c->path = a->in;
+    rc = afmt_cli_load(&c->l, "afmt convert", a->in, a->from, "--from");
+    if (rc != 0)
+        return rc;
+    c->loaded = 1;
+    c->l.interp = a->spec;
+    afmt_cli_visitor_init(&vis, c);
+    vis.on_array = collect_array;
+    vis.on_warning = collect_warning;
+    vis.on_trailer = collect_trailer;
+    vis.on_metadata = collect_metadata;
+    if (afmt_cli_loaded_validate(&c->l, &a->opt, &vis) != 0 || c->oom) {
+        if (c->oom)
+            fprintf(stderr, "afmt convert: out of memory\n");
+        return c->oom ? AFMT_EXIT_ERROR : AFMT_EXIT_INVALID;
+    }
+    rc = check_count(c, a);
+    return rc ? rc : check_castable(c, a);
+}
+
+void afmt_cli_convert_input_free(afmt_cli_convert_input *c)
+{
+    free(c->arrays);
+    free(c->metadata);
+    if (c->loaded)
+        afmt_cli_loaded_close(&c->l);
+    memset(c, 0, sizeof *c);
+}
