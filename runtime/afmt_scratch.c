@@ -21,7 +21,7 @@ typedef struct afmt_scratch {
 
 static int scratch_fail(afmt_vctx *c, uint64_t bytes, const char *field)
 {
-    return afmt_fail_c(c, AFMT_E_IO, field ? field : "", AFMT_NO_INDEX, c->pos,
+    return afmt_fail_c(c, AFMT_E_NOMEM, field ? field : "", AFMT_NO_INDEX, c->pos,
                        "cannot allocate %" PRIu64 " bytes to remember what was read", bytes);
 }
 

@@ -56,7 +56,7 @@ typedef struct afmt_vctx {
  * allocation per call, linked into c->scratch and freed when the run ends
  * (afmt_run_validator), so a failure anywhere leaks nothing.  Callers
  * size it by what they have read, never by what the input claims.  NULL
- * (and AFMT_E_LIMIT in c->err, or AFMT_E_IO when malloc fails) on failure. */
+ * (and AFMT_E_LIMIT in c->err, or AFMT_E_NOMEM when malloc fails) on failure. */
 AFMT_GEN_API void *afmt_scratch_alloc(afmt_vctx *c, uint64_t bytes, const char *field);
 /* Grow a scratch block (from afmt_scratch_alloc, or NULL) to bytes,
  * keeping its content; NULL and an error as above. */

@@ -1403,6 +1403,22 @@ static void test_field_ends(void)
     }
 }
 
+/* The run's scratch memory (runtime/afmt_scratch.c): memory that cannot
+ * be had is AFMT_E_NOMEM naming the field (it was AFMT_E_IO). */
+static void test_scratch(void)
+{
+    afmt_src src;
+    afmt_error err;
+    afmt_vctx c = {&src, NULL, NULL, &err, NULL, NULL, 0, 0, 0, NULL};
+    afmt_src_buffer(&src, (const uint8_t *)"", 0);
+    afmt_error_clear(&err);
+    CHECK("scratch: memory that cannot be had is nomem",
+          afmt_scratch_grow(&c, NULL, UINT64_MAX, "keys") == NULL && err.code == AFMT_E_NOMEM &&
+              strcmp(err.field, "keys") == 0 && strstr(err.message, "cannot allocate") != NULL);
+    afmt_scratch_free_all(&c);
+    CHECK("scratch: all freed", c.scratch == NULL);
+}
+
 int main(void)
 {
     test_checked_arith();
@@ -1420,5 +1436,6 @@ int main(void)
     test_convert();
     test_sinks();
     test_field_ends();
+    test_scratch();
     CHECK_DONE();
 }
