@@ -1,5 +1,5 @@
 /* afmt runtime (internal): the memory one run of a generated validator
- * allocates (afmt_step.h, afmt_scratch_alloc), and the depth of the named
+ * allocates (afmt_step.h, afmt_scratch_grow), and the depth of the named
  * structures it is in.
  *
  * Validators allocate nothing for most specs.  A repeat whose key must be
@@ -50,13 +50,6 @@ void *afmt_scratch_grow(afmt_vctx *c, void *block, uint64_t bytes, const char *f
     }
     nb->bytes = bytes;
     return nb->data;
-}
-
-void *afmt_scratch_alloc(afmt_vctx *c, uint64_t bytes, const char *field)
-{
-    void *p = afmt_scratch_grow(c, NULL, bytes, field);
-    if (p) memset(p, 0, (size_t)bytes);
-    return p;
 }
 
 void afmt_scratch_free_all(afmt_vctx *c)

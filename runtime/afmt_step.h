@@ -47,19 +47,18 @@ typedef struct afmt_vctx {
     uint64_t pos;                  /* the cursor: the next byte to read */
     uint32_t narrays;              /* arrays counted so far (their index) */
     unsigned depth;                /* named structures entered and not left */
-    struct afmt_scratch *scratch;  /* what the run allocated (afmt_scratch_alloc),
+    struct afmt_scratch *scratch;  /* what the run allocated (afmt_scratch_grow),
                                       freed by afmt_run_validator at its end */
 } afmt_vctx;
 
 /* Memory a run of a validator needs beyond its stack, for a set of keys
- * that must be distinct (afmt_uniq) or records kept for later items: one
- * allocation per call, linked into c->scratch and freed when the run ends
- * (afmt_run_validator), so a failure anywhere leaks nothing.  Callers
- * size it by what they have read, never by what the input claims.  NULL
- * (and AFMT_E_LIMIT in c->err, or AFMT_E_NOMEM when malloc fails) on failure. */
-AFMT_GEN_API void *afmt_scratch_alloc(afmt_vctx *c, uint64_t bytes, const char *field);
-/* Grow a scratch block (from afmt_scratch_alloc, or NULL) to bytes,
- * keeping its content; NULL and an error as above. */
+ * that must be distinct (afmt_uniq) or records kept for later items: a
+ * block of bytes bytes (block NULL: a new one, uninitialised) or block
+ * grown to bytes, keeping its content; linked into c->scratch and freed
+ * when the run ends (afmt_run_validator), so a failure anywhere leaks
+ * nothing.  Callers size it by what they have read, never by what the
+ * input claims.  NULL, with AFMT_E_NOMEM naming field in c->err, when the
+ * memory cannot be had. */
 AFMT_GEN_API void *afmt_scratch_grow(afmt_vctx *c, void *block, uint64_t bytes, const char *field);
 /* Free every block of the run (afmt_run_validator calls it). */
 AFMT_GEN_API void afmt_scratch_free_all(afmt_vctx *c);

@@ -997,7 +997,7 @@ typedef struct scan {
 static int scratch_call(scan *sc, const char *id)
 {
     if (!strcmp(id, "afmt_scratch_free_all")) return 1;
-    if (!strcmp(id, "afmt_scratch_grow") || !strcmp(id, "afmt_scratch_alloc")) {
+    if (!strcmp(id, "afmt_scratch_grow")) {
         sc->scratch = 1;
         return 1;
     }
