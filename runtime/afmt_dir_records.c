@@ -8,23 +8,6 @@
 #include "afmt_bytes.h"
 #include "afmt_dir.h"
 
-/* Room for one more of n_have items of size bytes in *block (of *cap). */
-static int grow(afmt_vctx *c, void **block, uint64_t *cap, uint64_t need, size_t size, const char *field)
-{
-    uint64_t n = *cap ? *cap : 16;
-    void *p;
-    if (need <= *cap) return 0;
-    while (n < need) {
-        if (n > UINT64_MAX / 2 / size) return afmt_overflow_c(c, field, AFMT_NO_INDEX, c->pos, "the records");
-        n *= 2;
-    }
-    p = afmt_scratch_grow(c, *block, n * size, field);
-    if (!p) return -1;
-    *block = p;
-    *cap = n;
-    return 0;
-}
-
 /* The element count and bytes of r (dims already copied at dims). */
 static int sizes(afmt_vctx *c, const afmt_dir_desc *d, afmt_dir_rec *r, const uint64_t *dims)
 {
@@ -69,9 +52,11 @@ int afmt_dir_add(afmt_vctx *c, const afmt_dir_desc *d, afmt_dir_list *l, afmt_el
                            "rank %" PRIu64 " exceeds the limit of %" PRIu64 " (limits.max_rank)", rank,
                            c->opt && c->opt->limits.max_rank < AFMT_RANK_CAP ? c->opt->limits.max_rank
                                                                              : (uint64_t)AFMT_RANK_CAP);
-    if (grow(c, (void **)&l->v, &l->cap, l->n + 1, sizeof *l->v, d->records) ||
-        grow(c, (void **)&l->dims, &l->dims_cap, l->ndims + rank + 1, sizeof *l->dims, d->records) ||
-        grow(c, (void **)&l->names, &l->names_cap, l->nnames + kept + 1, 1, d->records))
+    if (afmt_scratch_reserve(c, (void **)&l->v, &l->cap, l->n + 1, sizeof *l->v, 16, d->records, "the records") ||
+        afmt_scratch_reserve(c, (void **)&l->dims, &l->dims_cap, l->ndims + rank + 1, sizeof *l->dims, 16, d->records,
+                             "the records") ||
+        afmt_scratch_reserve(c, (void **)&l->names, &l->names_cap, l->nnames + kept + 1, 1, 16, d->records,
+                             "the records"))
         return -1;
     r = &l->v[l->n];
     memset(r, 0, sizeof *r);

@@ -52,6 +52,24 @@ void *afmt_scratch_grow(afmt_vctx *c, void *block, uint64_t bytes, const char *f
     return nb->data;
 }
 
+int afmt_scratch_reserve(afmt_vctx *c, void **block, uint64_t *cap, uint64_t need, size_t size, uint64_t first,
+                         const char *field, const char *what)
+{
+    uint64_t n = *cap ? *cap : first;
+    void *p;
+    if (need <= *cap) return 0;
+    while (n < need) {
+        if (n > UINT64_MAX / 2 / size) return afmt_overflow_c(c, field, AFMT_NO_INDEX, c->pos, what);
+        n *= 2;
+    }
+    if (n > UINT64_MAX / size) return afmt_overflow_c(c, field, AFMT_NO_INDEX, c->pos, what);
+    p = afmt_scratch_grow(c, *block, n * size, field);
+    if (!p) return -1;
+    *block = p;
+    *cap = n;
+    return 0;
+}
+
 void afmt_scratch_free_all(afmt_vctx *c)
 {
     while (c->scratch) {

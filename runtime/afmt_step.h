@@ -60,6 +60,14 @@ typedef struct afmt_vctx {
  * input claims.  NULL, with AFMT_E_NOMEM naming field in c->err, when the
  * memory cannot be had. */
 AFMT_GEN_API void *afmt_scratch_grow(afmt_vctx *c, void *block, uint64_t bytes, const char *field);
+/* Make *block (a scratch block of *cap items of size bytes, or NULL with
+ * *cap 0) hold at least need items: unchanged if it does, else grown to
+ * first items (when *cap is 0) doubled until they are enough, *block and
+ * *cap updated.  0, or -1 with AFMT_E_OVERFLOW (what: "key bytes") or
+ * AFMT_E_NOMEM in c->err.  The one growth rule of the runtime's lists
+ * (afmt_uniq, afmt_dir_records): amortised O(1) per item. */
+int afmt_scratch_reserve(afmt_vctx *c, void **block, uint64_t *cap, uint64_t need, size_t size, uint64_t first,
+                         const char *field, const char *what);
 /* Free every block of the run (afmt_run_validator calls it). */
 AFMT_GEN_API void afmt_scratch_free_all(afmt_vctx *c);
 

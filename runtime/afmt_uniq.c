@@ -64,25 +64,12 @@ static int reserve(afmt_vctx *c, afmt_uniq *u, const char *field, uint64_t len)
     if (u->nkeys >= UINT32_MAX - 1 || (c->opt && u->nkeys >= c->opt->limits.max_items))
         return afmt_fail_c(c, AFMT_E_LIMIT, field, AFMT_NO_INDEX, c->pos,
                            "more than %" PRIu64 " distinct keys", u->nkeys);
-    if (u->nkeys == u->keys_cap) {
-        uint64_t cap = u->keys_cap ? u->keys_cap * 2 : 32;
-        afmt_uniq_key *k = afmt_scratch_grow(c, u->keys, cap * sizeof *k, field);
-        if (!k) return -1;
-        u->keys = k;
-        u->keys_cap = cap;
-    }
-    if (len > u->bytes_cap - u->nbytes) {
-        uint64_t cap = u->bytes_cap ? u->bytes_cap : 256;
-        uint8_t *b;
-        while (cap - u->nbytes < len) {
-            if (cap > UINT64_MAX / 2) return afmt_overflow_c(c, field, AFMT_NO_INDEX, c->pos, "key bytes");
-            cap *= 2;
-        }
-        b = afmt_scratch_grow(c, u->bytes, cap, field);
-        if (!b) return -1;
-        u->bytes = b;
-        u->bytes_cap = cap;
-    }
+    if (afmt_scratch_reserve(c, (void **)&u->keys, &u->keys_cap, u->nkeys + 1, sizeof *u->keys, 32, field, "keys"))
+        return -1;
+    /* nbytes + len must not wrap */
+    if (len > UINT64_MAX - u->nbytes) return afmt_overflow_c(c, field, AFMT_NO_INDEX, c->pos, "key bytes");
+    if (afmt_scratch_reserve(c, (void **)&u->bytes, &u->bytes_cap, u->nbytes + len, 1, 256, field, "key bytes"))
+        return -1;
     if ((u->nkeys + 1) * 2 > u->nslots) return rehash(c, u, field);
     return 0;
 }

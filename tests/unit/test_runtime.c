@@ -1404,17 +1404,52 @@ static void test_field_ends(void)
 }
 
 /* The run's scratch memory (runtime/afmt_scratch.c): memory that cannot
- * be had is AFMT_E_NOMEM naming the field (it was AFMT_E_IO). */
+ * be had is AFMT_E_NOMEM naming the field (it was AFMT_E_IO), and
+ * afmt_scratch_reserve, the lists' one growth rule, doubles from its first
+ * size, keeps the content, and refuses a size that overflows. */
 static void test_scratch(void)
 {
+    static const struct {
+        uint64_t cap, need, first;
+        size_t size;
+        uint64_t want_cap; /* 0: AFMT_E_OVERFLOW */
+    } cases[] = {
+        {0, 1, 16, 8, 16},  {0, 16, 16, 8, 16}, {0, 17, 16, 8, 32}, {0, 1000, 32, 40, 1024},
+        {0, 0, 256, 1, 0}, /* nothing needed: nothing allocated */
+        {0, UINT64_MAX / 4, 16, 8, 0}, {0, (UINT64_MAX / 2) + 2, 1, 1, 0},
+    };
     afmt_src src;
     afmt_error err;
     afmt_vctx c = {&src, NULL, NULL, &err, NULL, NULL, 0, 0, 0, NULL};
+    size_t i;
     afmt_src_buffer(&src, (const uint8_t *)"", 0);
     afmt_error_clear(&err);
     CHECK("scratch: memory that cannot be had is nomem",
           afmt_scratch_grow(&c, NULL, UINT64_MAX, "keys") == NULL && err.code == AFMT_E_NOMEM &&
               strcmp(err.field, "keys") == 0 && strstr(err.message, "cannot allocate") != NULL);
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint8_t *block = NULL;
+        uint64_t cap = cases[i].cap;
+        int rc;
+        afmt_error_clear(&err);
+        rc = afmt_scratch_reserve(&c, (void **)&block, &cap, cases[i].need, cases[i].size, cases[i].first, "f",
+                                  "the records");
+        if (cases[i].want_cap == 0 && cases[i].need > 0) {
+            CHECK(nm("scratch reserve %zu: overflow", i),
+                  rc == -1 && err.code == AFMT_E_OVERFLOW && block == NULL && cap == cases[i].cap);
+            continue;
+        }
+        CHECK(nm("scratch reserve %zu: cap %" PRIu64, i, cases[i].want_cap),
+              rc == 0 && cap == cases[i].want_cap && (cap == 0) == (block == NULL));
+        if (rc == 0 && block) {
+            uint64_t k, cap0 = cap;
+            int same = 1;
+            for (k = 0; k < cap * cases[i].size; k++) block[k] = (uint8_t)k;
+            rc = afmt_scratch_reserve(&c, (void **)&block, &cap, cap + 1, cases[i].size, cases[i].first, "f", "x");
+            for (k = 0; k < cap0 * cases[i].size && rc == 0; k++) same &= block[k] == (uint8_t)k;
+            CHECK(nm("scratch reserve %zu: doubles, content kept", i), rc == 0 && cap == 2 * cap0 && same);
+        }
+    }
     afmt_scratch_free_all(&c);
     CHECK("scratch: all freed", c.scratch == NULL);
 }
