@@ -188,6 +188,22 @@ types = re.search(r"cast elements to TYPE \(([^)]*)\)", " ".join(chelp.split()))
 for t in [x.strip() for x in types.split(",")]:
     check("afmt-validate.1 lists element type %s" % t, re.search(r"\b%s\b" % t, vpage) is not None, "")
 
+# The first words a newcomer reads name every format afmt knows: README's
+# introduction (and the count it gives), afmt --help's first lines and
+# afmt.1's DESCRIPTION.
+readme = open(os.path.join(REPO, "README.md"), encoding="utf-8").read()
+intro = readme.split("\n## ")[0].split("```")[-1]
+page_desc = "\n".join(troff_text(l) for l in open(os.path.join(REPO, "docs", "afmt.1")).read().split(".SH DESCRIPTION")[1]
+                      .split(".PP")[0].splitlines())
+for n in names:
+    check("README's introduction names %s" % n, n.lower() in intro.lower(), intro)
+    check("afmt --help's first lines name %s" % n, n in top.split("\n\n")[0], top.split("\n\n")[0])
+    check("afmt.1 DESCRIPTION names %s" % n, n in page_desc, page_desc)
+NUMBERS = ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve"]
+said = re.findall(r"\b(%s) formats\b" % "|".join(NUMBERS), intro)
+check("README's introduction counts the formats right", all(NUMBERS.index(w) == len(names) for w in said),
+      "says %s, afmt formats lists %d" % (said, len(names)))
+
 # docs/FORMATS.md, the rulebook in the repository, has a section for every
 # format afmt knows (kept current as formats are added), and nothing points
 # at a rulebook outside the repository.
