@@ -10,13 +10,19 @@ void __lsan_ignore_object(const void *p) __attribute__((weak));
 
 afmt_interp *afmt_cli_spec_arg(const char *prog, const char *path)
 {
-    afmt_interp *in = afmt_interp_load(path);
+    afmt_interp_refusal why;
+    afmt_interp *in = afmt_interp_load_why(path, &why);
     /* kept until the process exits, by design (spec.h) */
     if (in && __lsan_ignore_object)
         __lsan_ignore_object(in);
-    if (!in)
+    if (why == AFMT_INTERP_BAD_SPEC)
         fprintf(stderr, "%s: --spec %s: not a usable spec (see the lines above; "
                         "'afmt-gen --check %s' says the same)\n", prog, path, path);
+    else if (why == AFMT_INTERP_UNSUPPORTED)
+        fprintf(stderr, "%s: --spec %s: afmt-gen accepts this spec, but the interpreter does not run "
+                        "the item named above yet: generate its C instead (make EXTRA_SPECS=DIR)\n", prog, path);
+    else if (why == AFMT_INTERP_NOMEM)
+        fprintf(stderr, "%s: --spec %s: out of memory loading the spec\n", prog, path);
     return in;
 }
 

@@ -10,8 +10,10 @@
 #include "afmt_interp.h"
 #include "afmt_internal.h"
 
-/* Load the spec at path, or print afmt-gen's diagnostics and
- * "PROG: --spec PATH: not a usable spec" to stderr and return NULL.  The
+/* Load the spec at path, or print why not to stderr and return NULL: a
+ * spec afmt-gen refuses (its diagnostics, then "PROG: --spec PATH: not a
+ * usable spec"), one whose construct the interpreter does not run yet,
+ * or no memory.  The
  * result lives until exit (the tools free it last, or not at all). */
 afmt_interp *afmt_cli_spec_arg(const char *prog, const char *path);
 

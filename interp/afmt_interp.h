@@ -44,6 +44,19 @@ afmt_interp *afmt_interp_load(const char *path);
  * diagnostics and the descriptor's spec).  The fuzz targets carry the
  * shipped specs in their binaries this way. */
 afmt_interp *afmt_interp_load_text(const char *path, const char *text);
+/* Why afmt_interp_load_why returned NULL (or AFMT_INTERP_LOADED). */
+typedef enum afmt_interp_refusal {
+    AFMT_INTERP_LOADED = 0,
+    AFMT_INTERP_BAD_SPEC = 1,    /* afmt-gen refuses the spec too: the
+                                  * diagnostics on stderr are those
+                                  * `afmt-gen --check PATH` prints */
+    AFMT_INTERP_UNSUPPORTED = 2, /* afmt-gen accepts it, but the interpreter
+                                  * does not run one of its constructs yet
+                                  * (named on stderr): generate its C */
+    AFMT_INTERP_NOMEM = 3        /* out of memory (nothing printed) */
+} afmt_interp_refusal;
+/* afmt_interp_load, saying in *why (not NULL) why it returned NULL. */
+afmt_interp *afmt_interp_load_why(const char *path, afmt_interp_refusal *why);
 /* NULL when the interpreter runs every construct of the spec at path, else
  * a message naming the first it does not (a static buffer: not
  * thread-safe); afmt_interp_load refuses such a spec with that message. */

@@ -211,17 +211,21 @@ const char *afmt_interp_unsupported(const char *path)
     return s ? unsupported_in(s, path) : NULL;
 }
 
-static afmt_interp *load(const char *path, const char *text)
+static afmt_interp *load(const char *path, const char *text, afmt_interp_refusal *why)
 {
     spec *s = load_checked(path, text);
     afmt_interp *in;
+    *why = AFMT_INTERP_BAD_SPEC;
     if (!s) return NULL;
+    *why = AFMT_INTERP_UNSUPPORTED;
     if (unsupported_in(s, path)) {
         fprintf(stderr, "%s\n", unsupported_in(s, path));
         return NULL;
     }
+    *why = AFMT_INTERP_NOMEM;
     in = calloc(1, sizeof *in);
     if (!in) return NULL;
+    *why = AFMT_INTERP_LOADED;
     in->s = s;
     in->max_syms = icount_items(&s->body) + 2;
     collect_thdrs(in, &s->body);
@@ -229,9 +233,19 @@ static afmt_interp *load(const char *path, const char *text)
     return in;
 }
 
-afmt_interp *afmt_interp_load(const char *path) { return load(path, NULL); }
+afmt_interp *afmt_interp_load_why(const char *path, afmt_interp_refusal *why) { return load(path, NULL, why); }
 
-afmt_interp *afmt_interp_load_text(const char *path, const char *text) { return load(path, text); }
+afmt_interp *afmt_interp_load(const char *path)
+{
+    afmt_interp_refusal why;
+    return load(path, NULL, &why);
+}
+
+afmt_interp *afmt_interp_load_text(const char *path, const char *text)
+{
+    afmt_interp_refusal why;
+    return load(path, text, &why);
+}
 
 void afmt_interp_free(afmt_interp *in)
 {

@@ -86,6 +86,32 @@ if [ $rc -eq 2 ] && grep -q "unknown_name.json: /body/5/check: unknown name 'siz
 else
     fail "bad spec: exit $rc: $(cat "$TMP/err" | head -3)"
 fi
+# What the refusal says of afmt-gen is true: for every bad spec, the
+# interpreter's diagnostics are afmt-gen --check's, which refuses it too;
+# every spec afmt-gen accepts (the feature specs) loads.
+said=0 untrue=""
+for spec in tests/specs/bad/*.json; do
+    ASAN_OPTIONS=detect_leaks=0 "$V" --spec "$spec" /dev/null > /dev/null 2> "$TMP/err"
+    ASAN_OPTIONS=detect_leaks=0 "$BUILD/afmt-gen" --check "$spec" > /dev/null 2> "$TMP/gen"
+    grc=$?
+    if grep -qF "'afmt-gen --check $spec' says the same" "$TMP/err"; then
+        said=$((said + 1))
+        grep -v "^afmt-validate: \|^Try " "$TMP/err" > "$TMP/diag"
+        [ "$grc" -ne 0 ] && cmp -s "$TMP/diag" "$TMP/gen" || untrue="$untrue $spec"
+    else
+        untrue="$untrue $spec(no-such-line)"
+    fi
+done
+if [ "$said" -gt 10 ] && [ -z "$untrue" ]; then
+    pass "a refused spec: afmt-gen --check refuses each of $said the same way, as the message says"
+else
+    fail "a refused spec's message is not true for:$untrue"
+fi
+for spec in tests/specs/features/*.json; do
+    if ASAN_OPTIONS=detect_leaks=0 "$V" --spec "$spec" /dev/null 2>&1 | grep -q "not a usable spec\|does not run"; then
+        fail "--spec $spec: refused, though afmt-gen accepts it"
+    fi
+done
 "$V" --spec /nonexistent.json corpus/npy/f8_2x3.npy > /dev/null 2> "$TMP/err"
 rc=$?
 if [ $rc -eq 2 ]; then pass "a missing spec is a usage error"; else fail "missing spec: exit $rc"; fi
