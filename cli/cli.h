@@ -6,7 +6,8 @@
 
 /* The project's home page, named in SARIF output (tool.driver.
  * informationUri) when not empty: set it with -DAFMT_CLI_INFORMATION_URI=...
- * when packaging; a build without one names no page rather than invent one. */
+ * when packaging; a build without one names afmt-validate's man page where
+ * it lies beside the program (file: URI), or no page rather than invent one. */
 #ifndef AFMT_CLI_INFORMATION_URI
 #define AFMT_CLI_INFORMATION_URI ""
 #endif

@@ -1,7 +1,10 @@
 /* afmt CLI: SARIF 2.1.0 output (see sarif.h). */
 #include "sarif.h"
 
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "json_out.h"
@@ -32,12 +35,68 @@ static void put_rules(FILE *f)
     afmt_cli_buf_free(&b);
 }
 
+static void put_path_uri(afmt_cli_buf *b, const char *path);
+
+/* afmt-validate's man page beside this program, into page (an absolute
+ * path): installed (PREFIX/bin/ and PREFIX/share/man/man1/) or in the
+ * source tree (build/, or a build/NAME/ below it, and docs/).  1, or 0
+ * when there is none (or no /proc/self/exe). */
+static int find_man_page(char page[PATH_MAX])
+{
+    static const char *const under[] = {"share/man/man1/afmt-validate.1", "docs/afmt-validate.1"};
+    char exe[PATH_MAX], cand[PATH_MAX + 64];
+    ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    char *slash;
+    int up;
+    size_t i;
+
+    if (n <= 0)
+        return 0;
+    exe[n] = '\0';
+    if (!(slash = strrchr(exe, '/')))
+        return 0;
+    *slash = '\0';
+    for (up = 1; up <= 3; up++) {
+        size_t len = strlen(exe);
+        if (len + 4 >= sizeof exe)
+            return 0;
+        memcpy(exe + len, "/..", 4);
+        for (i = 0; i < sizeof under / sizeof under[0]; i++) {
+            snprintf(cand, sizeof cand, "%s/%s", exe, under[i]);
+            if (access(cand, R_OK) == 0 && realpath(cand, page))
+                return 1;
+        }
+    }
+    return 0;
+}
+
+/* tool.driver.informationUri, an absolute URI (SARIF 2.1.0, 3.19.17):
+ * the page a packager names (-DAFMT_CLI_INFORMATION_URI=...), else the
+ * man page found beside this program as a file: URI; none rather than a
+ * page that is not there. */
+static void put_information_uri(FILE *f)
+{
+    char page[PATH_MAX];
+    afmt_cli_buf b;
+
+    if (AFMT_CLI_INFORMATION_URI[0]) {
+        fputs(",\"informationUri\":\"" AFMT_CLI_INFORMATION_URI "\"", f);
+        return;
+    }
+    if (!find_man_page(page))
+        return;
+    afmt_cli_buf_init(&b);
+    put_path_uri(&b, page);
+    fputs(",\"informationUri\":", f);
+    fwrite(b.p, 1, b.len, f);
+    afmt_cli_buf_free(&b);
+}
+
 void afmt_cli_sarif_begin(FILE *f)
 {
     fputs("{\"version\":\"2.1.0\",\"$schema\":\"" SARIF_SCHEMA "\",\"runs\":[{\"tool\":"
           "{\"driver\":{\"name\":\"afmt-validate\",\"version\":\"" AFMT_CLI_VERSION "\"", f);
-    if (AFMT_CLI_INFORMATION_URI[0])
-        fputs(",\"informationUri\":\"" AFMT_CLI_INFORMATION_URI "\"", f);
+    put_information_uri(f);
     fputs(",\"rules\":[", f);
     put_rules(f);
     fputs("]}},\"columnKind\":\"unicodeCodePoints\",\"results\":[", f);

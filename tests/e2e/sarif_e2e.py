@@ -21,6 +21,7 @@ import struct
 import subprocess
 import sys
 import tempfile
+import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checks import REPO, Suite  # noqa: E402
@@ -123,6 +124,16 @@ def main():
         ver = run([S.validate, "--version"], d)[1].split()[-1]
         check("tool.driver names afmt-validate and its version",
               driver["name"] == "afmt-validate" and driver["version"] == ver, driver.get("version"))
+        # informationUri: an absolute URI of a page that is there (the man page)
+        info = driver.get("informationUri", "")
+        page = urllib.parse.unquote(info[len("file://"):]) if info.startswith("file:///") else ""
+        check("tool.driver.informationUri: an absolute file: URI of afmt-validate's man page",
+              page and os.path.isfile(page) and open(page).read().startswith(".TH AFMT-VALIDATE"), info)
+        lone = os.path.join(d, "lone-validate")
+        shutil.copy(S.validate, lone)
+        rc2, out2, _ = run([lone, "--sarif", "good.npy"], d)
+        check("no informationUri where no page lies beside the program (none invented)",
+              rc2 == 0 and "informationUri" not in json.loads(out2)["runs"][0]["tool"]["driver"], out2[:300])
         ids = [r["id"] for r in driver["rules"]]
         check("a rule per error code, in code order", ids == CODES, ids)
         check("every rule has its own help text",

@@ -66,6 +66,12 @@ if ! mk install PREFIX="$prefix" >"$TMP/log" 2>&1; then
     exit 1
 fi
 pass "make install PREFIX=$prefix"
+# the installed afmt-validate's SARIF log names its installed man page
+uri=$("$prefix/bin/afmt-validate" --sarif examples/test.ra 2>/dev/null | grep -o '"informationUri":"[^"]*"')
+case $uri in
+*"\"file://$(cd "$prefix" && pwd -P)/share/man/man1/afmt-validate.1\"") pass "installed --sarif: informationUri is the installed man page" ;;
+*) fail "installed --sarif: informationUri '$uri'" ;;
+esac
 lib=$prefix/lib
 soname=$(readelf -d "$lib/libafmt.so" 2>/dev/null | sed -n 's/.*SONAME.*\[\(.*\)\]/\1/p')
 real=$(readlink -f "$lib/libafmt.so")
