@@ -1,12 +1,23 @@
 #!/usr/bin/env bash
 # .pre-commit-hooks.yaml with the real pre-commit (Debian: pre-commit) in a
-# temporary repository: a valid array file is committed, an invalid one
-# blocks the commit with afmt-validate's message, other files are not
-# passed to it.  One PASS/FAIL line per check.
+# temporary repository: valid array files (a GGUF model among them) are
+# committed, an invalid one blocks the commit with afmt-validate's
+# message, other files are not passed to it; the hook's extensions are
+# those of the formats afmt knows.  One PASS/FAIL line per check.
 set -u
 SUITE=pre-commit
 . "$(dirname "$0")/lib.sh" "$@"
 S="$REPO/corpus"
+
+# The hook picks exactly the files of the formats afmt-validate knows: the
+# extensions `afmt formats` lists (GGUF's .gguf among them), and .npz (NumPy
+# archives, each .npy member checked); its description names the same.
+want=$( { "$BUILD/afmt" formats | awk 'NR > 1 { n = split($2, e, ","); for (i = 1; i <= n; i++) if (e[i] != "-") print substr(e[i], 2) }'; echo npz; } | sort | tr '\n' ' ')
+hook=$REPO/.pre-commit-hooks.yaml
+got=$(sed -n "s/^  files: '(?i)\\\\\.(\(.*\))\\\$'$/\1/p" "$hook" | tr '|' '\n' | sort | tr '\n' ' ')
+check "the hook's files regex is the extensions afmt formats lists, and .npz ($want)" test "$got" = "$want"
+said=$(sed -n 's/^  description: Check that \(.*\) files are well-formed.*/\1/p' "$hook" | tr -d ',' | sed 's/ and / /' | tr ' ' '\n' | sed 's/^\.//' | sort | tr '\n' ' ')
+check "the hook's description names the same extensions" test "$said" = "$want"
 
 for tool in pre-commit git; do
     if ! command -v "$tool" > /dev/null 2>&1; then
@@ -41,12 +52,14 @@ expect_rc "pre-commit install" 0
 
 cp "$S/npy/f8_2x3.npy" good.npy
 cp "$S/rawarray/test.ra" "Good Name.ra"
+cp "$S/gguf/align8_ints.gguf" model.gguf
 echo "not an array" > notes.npy.txt
-git add .pre-commit-config.yaml good.npy "Good Name.ra" notes.npy.txt
+git add .pre-commit-config.yaml good.npy "Good Name.ra" model.gguf notes.npy.txt
 run git commit -qm "valid arrays"
 expect_rc "a commit of valid array files passes the hook" 0
 expect_err_has "... and afmt-validate ran on them (Passed, not Skipped)" "afmt-validate (array file structure).....................................Passed"
 check "... and the commit was made" git cat-file -e HEAD:good.npy
+check "... with the GGUF model in it" git cat-file -e HEAD:model.gguf
 head=$(git rev-parse HEAD)
 
 head -c 20 "$S/npy/f8_2x3.npy" > bad.npy
@@ -58,6 +71,14 @@ expect_err_has "... with afmt-validate's message" \
 check "... and no commit was made" test "$(git rev-parse HEAD)" = "$head"
 
 git reset -q bad.npy
+head -c 40 "$S/gguf/align8_ints.gguf" > cut.GGUF
+git add cut.GGUF
+run git commit -qm "a cut model"
+expect_rc "a commit of an invalid GGUF file (.GGUF: any case) is blocked" 1
+expect_err_has "... with afmt-validate's message" "cut.GGUF: invalid gguf"
+check "... and no commit was made" test "$(git rev-parse HEAD)" = "$head"
+
+git reset -q cut.GGUF
 printf 'x' > bad.npy.bak
 git add bad.npy.bak
 run git commit -qm "not an array"
