@@ -157,6 +157,9 @@ typedef struct emitter {
      * field was found */
     item *uniq;
     int uniq_found;
+    /* writer: the stand-in array of the directory record the scope being
+     * written binds (gen/emit_write_dir.c), or NULL */
+    item *wrecord;
 } emitter;
 
 /* emit_func.c: one function per structure.  func_begin sends the
@@ -382,6 +385,20 @@ void func_begin_root(emitter *m, func_frame *f, int *saved_nframes);
 void func_end_root(emitter *m, func_frame *f, int saved_nframes, const char *fname, const char *params_c,
                    const char *doc);
 void emit_writer(emitter *m);
+/* emit_write.c: a structure's scope (a repetition, a case) written by a
+ * function of its own, <format>_write_<name>, for the array arrays[ai]. */
+void writer_scope_func(emitter *m, item_list *body, const char *name);
+/* emit_write_dir.c: the writer of a repeat with a count (one repetition
+ * per array when its records feed a directory, else none), of a
+ * directory's data area, of a var and a set; the stand-in array of a
+ * directory's record (free with writer_free_record). */
+void writer_counted_repeat(emitter *m, item *repeat);
+void writer_directory(emitter *m, item *dir);
+void writer_var(emitter *m, item *it);
+void writer_set(emitter *m, item *it);
+/* The C value the count field f of one of the repeats items[0..n) gets
+ * (the number of arrays, or 0), or NULL when none counts with f. */
+char *writer_count_value(const emitter *m, item *const *items, int n, const item *f);
 
 /* Helpers for codes: "constraint" -> "AFMT_E_CONSTRAINT". */
 char *code_enum(const char *code);

@@ -633,6 +633,7 @@ static cexpr fn_skipped_comments(emitter *m, const blame *bl, expr *e, const cha
 static cexpr fn_position(emitter *m, const blame *bl, expr *e, const char *text)
 {
     (void)bl;
+    if (m->writer && strcmp(e->sval, "offset") == 0) return mk(xstrdup("sink->written"), VT_U); /* bytes written so far */
     if (m->writer) {
         gen_error(m, NULL, "%s() describes input and cannot be used when writing (`%s`)", e->sval, text);
         return bad();

@@ -343,27 +343,6 @@ void spec_format_traits(const spec *s, int *col_major, int *multi, int *compress
     *compresses = has_compressed((item_list *)&s->body);
 }
 
-/* The first construct of body the writer cannot write yet (spec/
- * LANGUAGE.md, "Limitations"), or NULL: a spec using one must say it is
- * read-only, so that no writer breaks its own format. */
-static const char *unwritable_in(const item_list *body)
-{
-    int i, j;
-    for (i = 0; i < body->n; i++) {
-        const item *it = body->v[i];
-        const char *w = NULL;
-        if (it->kind == IT_STRUCT) return "\"struct\"";
-        if (it->kind == IT_VAR || it->kind == IT_SET) return "\"var\" and \"set\"";
-        if (it->kind == IT_REPEAT && it->repeat.unique) return "\"unique\"";
-        if (it->kind == IT_DIRECTORY) return "\"directory\"";
-        if (it->kind == IT_FIELD && it->field.ftype == FT_STRING && !it->field.count) return "a string field without \"count\"";
-        if (it->kind == IT_REPEAT || it->kind == IT_REGION) w = unwritable_in(&it->body);
-        for (j = 0; !w && j < it->ncases; j++) w = unwritable_in(&it->cases[j].body);
-        if (w) return w;
-    }
-    return NULL;
-}
-
 int emit_format(const spec *s, const char *outdir)
 {
     sbuf hdr = {0}, src = {0}, body = {0}, wbody = {0}, prelude = {0}, descs = {0};
@@ -379,11 +358,6 @@ int emit_format(const spec *s, const char *outdir)
     m.indent = 0;
     emit_validator(&m);
     if (m.errors) return -1;
-    if (!s->read_only && (s->nstructs || unwritable_in(&s->body))) {
-        spec_error(s->path, "", "the writer does not support %s yet: say why the format is read-only "
-                   "(\"read_only\": \"...\")", s->nstructs ? "\"structs\"" : unwritable_in(&s->body));
-        return -1;
-    }
     m.out = &wbody;
     m.nsyms = 0;
     m.nnonneg = 0; /* nothing the validator proved holds in the writer */

@@ -24,7 +24,10 @@
 
 typedef enum def_kind {
     D_EXPR, D_CONST, D_SHAPE_ARRF, D_RANK, D_DIM, D_LOOKUP, D_NAME_TEXT, D_LET, D_PAYLOAD,
-    D_LAYOUT /* a field the array's layout module defines (dim: its role) */
+    D_LAYOUT, /* a field the array's layout module defines (dim: its role) */
+    D_COUNT,    /* a repeat's count field (emit_write_dir.c) */
+    D_NAME_STR, /* a string field that is an array's name */
+    D_DIR_OFFSET /* a directory record's offset field */
 } def_kind;
 
 typedef struct def {
@@ -35,6 +38,7 @@ typedef struct def {
     item *arr;         /* array item the binding comes from */
     int dim;
     const check *from; /* the check "F == E" this definition comes from */
+    char *c;           /* D_COUNT: its C value */
     int state;         /* 0 new, 1 in progress, 2 emitted */
 } def;
 
@@ -165,7 +169,9 @@ static def *plan_binding(scope *sc, item *a, item *it)
             d = add_def(sc, D_DIM, it);
             d->dim = k;
         }
-    if (!d && a->array.name_from && strcmp(a->array.name_from, it->name) == 0) d = add_def(sc, D_NAME_TEXT, it);
+    if (!d && a->array.name_from && strcmp(a->array.name_from, it->name) == 0)
+        d = add_def(sc, it->field.ftype == FT_STRING ? D_NAME_STR : D_NAME_TEXT, it);
+    if (!d && a->array.offset_from && strcmp(a->array.offset_from, it->name) == 0) d = add_def(sc, D_DIR_OFFSET, it);
     if (d) d->arr = a;
     return d;
 }
@@ -223,6 +229,13 @@ static void plan_field(emitter *m, scope *sc, item *it)
     }
     for (j = 0; j < sc->narrays; j++)
         if (sc->direct[j] && plan_binding(sc, sc->arrays[j], it)) return;
+    if (it->field.ftype == FT_INT && !it->field.count) {
+        char *count = writer_count_value(m, sc->items, sc->nitems, it);
+        if (count) {
+            add_def(sc, D_COUNT, it)->c = count;
+            return;
+        }
+    }
     if (is_lookup_key(sc, it) || plan_from_check(sc, it)) return;
     if (sym_peek(m, it->name) != NULL) {
         /* defined by an enclosing scope */
@@ -232,6 +245,9 @@ static void plan_field(emitter *m, scope *sc, item *it)
                   it->name, it->name);
     } else if (it->field.count) {
         gen_error(m, it->jpath, "the writer cannot derive the elements of '%s': add \"write\" or use it as an array's shape" NO_WRITER_HINT, it->name);
+    } else if (it->field.ftype == FT_STRING) {
+        gen_error(m, it->jpath, "the writer cannot derive string field '%s': name it as an array's or a directory's \"name\""
+                  NO_WRITER_HINT, it->name);
     } else if (it->field.ftype != FT_INT) {
         gen_error(m, it->jpath, "the writer cannot derive text field '%s': add \"equals\" or name it as an array's \"name\"" NO_WRITER_HINT, it->name);
     }
@@ -247,7 +263,7 @@ static void plan(emitter *m, scope *sc)
     }
     for (i = 0; i < sc->narrays; i++) {
         def *d;
-        if (!sc->direct[i]) continue;
+        if (!sc->direct[i] || sc->arrays[i]->array.dir_record) continue; /* a record's payload is the directory's */
         d = add_def(sc, D_PAYLOAD, sc->arrays[i]);
         d->arr = sc->arrays[i];
     }
@@ -480,6 +496,64 @@ static void reverse_entry(emitter *m, scope *sc, item *lk, item *arr, const tabl
     m->indent--;
 }
 
+/* The block entries ("block": [N, B] with its "name") of tb, when each has
+ * one integer key: `static const afmt_block_entry <fmt>_<table>_blocks[]`
+ * in the prelude (once), its name; *n its length.  NULL when there are
+ * none, or when one is keyed otherwise. */
+static const char *block_table(emitter *m, const table *tb, int *n)
+{
+    int i;
+    char *name;
+    *n = 0;
+    for (i = 0; i < tb->nentries; i++) {
+        const table_entry *te = &tb->entries[i];
+        if (!te->block_elems || !te->writable) continue;
+        if (!te->key || te->nkey != 1 || te->key[0]->kind != E_INT) return NULL;
+        (*n)++;
+    }
+    if (*n == 0) return NULL;
+    name = xprintf("%s_%s_blocks", m->s->format, tb->name);
+    for (i = 0; i < m->nhelpers; i++)
+        if (strcmp(m->helpers[i], name) == 0) { free(name); return m->helpers[i]; }
+    if (m->nhelpers >= 32) { free(name); return NULL; }
+    sb_printf(m->prelude, "/* The block types of table %s, for the writer: code, name, elements per block, bytes. */\n",
+              tb->name);
+    sb_printf(m->prelude, "static const afmt_block_entry %s[%d] = {\n", name, *n);
+    for (i = 0; i < tb->nentries; i++) {
+        const table_entry *te = &tb->entries[i];
+        if (!te->block_elems || !te->writable) continue;
+        sb_printf(m->prelude, "    {%llu, \"%s\", %llu, %llu},\n", (unsigned long long)te->key[0]->ival,
+                  te->type_name ? te->type_name : "", (unsigned long long)te->block_elems,
+                  (unsigned long long)te->block_bytes);
+    }
+    sb_puts(m->prelude, "};\n\n");
+    fixed_printf(m->helpers[m->nhelpers], sizeof m->helpers[0], "%s", name);
+    free(name);
+    return m->helpers[m->nhelpers++];
+}
+
+/* The block entries of tb in the chain: an opaque array of one of their
+ * names and blocks (copied from a file of a format that holds it) takes
+ * that entry's code.  0 when tb has none. */
+static int reverse_blocks(emitter *m, scope *sc, item *lk, item *arr, const table *tb, int first)
+{
+    int nb = 0;
+    const char *bt = lk->lookup.nkey == 1 ? block_table(m, tb, &nb) : NULL;
+    item *kf = bt ? key_field(sc, lk, 0) : NULL;
+    if (!bt) return 0;
+    if (!kf || kf->field.ftype != FT_INT) {
+        gen_error(m, lk->jpath, "the writer needs the key of a block type to be an integer field of the same scope");
+        return 0;
+    }
+    line(m, "%sif (afmt_block_of(%s, %d, A_%s) != NULL) {", first ? "" : "} else ", bt, nb, arr->name);
+    m->indent++;
+    line(m, "const afmt_block_entry *blk = afmt_block_of(%s, %d, A_%s);", bt, nb, arr->name);
+    line(m, "v_%s = blk->code;", kf->name);
+    line(m, "%s_type = afmt_elem_of_block(blk);", lk->name);
+    m->indent--;
+    return 1;
+}
+
 /* A table of two keys, both unsigned integer fields of this scope, whose
  * plain entries come first (table2_plain_count): the validator's
  * afmt_type_entry2 table read backwards, one runtime call; the number of
@@ -508,7 +582,7 @@ static int reverse_by_table2(emitter *m, scope *sc, item *lk, item *arr, const t
  * keys: its plain entries by reverse_by_table2, then the rest). */
 static void reverse_chain(emitter *m, scope *sc, item *lk, item *arr, const table *tb, int *size_decl, int *enc_decl)
 {
-    int i, first, nplain;
+    int i, first, nplain, blocks_done = 0;
     line(m, "afmt_elem %s_type = AFMT_ELEM_NONE;", lk->name);
     *size_decl = *enc_decl = 0; /* always declared */
     nplain = reverse_by_table2(m, sc, lk, arr, tb);
@@ -519,6 +593,11 @@ static void reverse_chain(emitter *m, scope *sc, item *lk, item *arr, const tabl
         if (!te->key && te->write_key && te->writable && dt) {
             reverse_when_entry(m, sc, lk, arr, te, dt, first);
             first = 0;
+            continue;
+        }
+        if (te->block_elems > 0) {
+            if (!blocks_done && reverse_blocks(m, sc, lk, arr, tb, first)) first = 0;
+            blocks_done = 1;
             continue;
         }
         if (!te->key || !te->writable || !dt || strcmp(te->dtype, "opaque") == 0) continue;
@@ -652,7 +731,11 @@ static void def_shape_arrf(emitter *m, def *d)
     fixed_printf(y->c, sizeof y->c, "w_%s", it->name);
     fixed_printf(y->count, sizeof y->count, "n_%s", it->name);
     fixed_printf(y->off, sizeof y->off, "0");
-    fixed_printf(y->elem, sizeof y->elem, it->field.is_signed ? "(int64_t)w_%s[%%s]" : "w_%s[%%s]", it->name);
+    if (d->arr->array.dims_reversed) /* the view's dims, fastest first */
+        fixed_printf(y->elem, sizeof y->elem, it->field.is_signed ? "(int64_t)w_%s[n_%s - 1 - (%%s)]" : "w_%s[n_%s - 1 - (%%s)]",
+                     it->name, it->name);
+    else
+        fixed_printf(y->elem, sizeof y->elem, it->field.is_signed ? "(int64_t)w_%s[%%s]" : "w_%s[%%s]", it->name);
     y->width = it->field.width;
     y->is_signed = it->field.is_signed;
 }
@@ -670,6 +753,23 @@ static void def_name_text(emitter *m, def *d, const blame *bl)
         free(fmt); free(args); free(cond);
     }
     push_text(m, it);
+}
+
+/* A string field that is an array's name: its bytes, as a C string. */
+static void def_name_str(emitter *m, def *d)
+{
+    item *it = d->it;
+    sym *y;
+    const char *prefix = d->arr->array.default_name ? d->arr->array.default_name : "NULL";
+    line(m, "char s_%s[AFMT_NAME_MAX];", it->name);
+    line(m, "if (afmt_wdir_name(A_%s, ai, %s, s_%s, err) != 0) return -1;", d->arr->name, prefix, it->name);
+    line(m, "const uint64_t len_%s = strlen(s_%s);", it->name, it->name);
+    y = sym_push(m, SY_STR, it->name, it);
+    y->t = VT_U;
+    fixed_printf(y->c, sizeof y->c, "len_%s", it->name);
+    fixed_printf(y->elem, sizeof y->elem, "s_%s", it->name);
+    fixed_printf(y->off, sizeof y->off, "0");
+    y->width = it->field.len_width;
 }
 
 /* The payload's size (nbytes_<name>). */
@@ -758,6 +858,9 @@ static void emit_def(emitter *m, scope *sc, def *d, const char *chain)
         break;
     case D_DIM: def_from_array(m, d, &bl, xprintf("A_%s->dims[%d]", d->arr->name, d->dim), VT_U); break;
     case D_NAME_TEXT: def_name_text(m, d, &bl); break;
+    case D_NAME_STR: def_name_str(m, d); break;
+    case D_COUNT: writer_int(m, it, d->c, VT_U); d->c = NULL; break;
+    case D_DIR_OFFSET: def_from_array(m, d, &bl, xstrdup(d->arr->array.offset_c), VT_U); break;
     case D_LOOKUP: emit_reverse_lookup(m, sc, it); break;
     case D_LAYOUT: layout_by_id(d->arr->array.layout)->write_field(m, d->arr, it, d->dim); break;
     case D_PAYLOAD: def_payload(m, d); break;
@@ -833,7 +936,6 @@ static void emit_scope_checks(emitter *m, scope *sc)
 }
 
 static void write_items(emitter *m, item_list *body);
-static void write_scope_func(emitter *m, item_list *body, const char *name);
 
 /* Write the integer value (C text) to field it: its range checked unless
  * it is a literal (checked here) or an unsigned value known to be at most
@@ -979,6 +1081,10 @@ static void write_scope(emitter *m, item_list *body, const char *array_expr)
     memset(&sc, 0, sizeof sc);
     sc.multi = m->multi;
     collect(&sc, body, 0);
+    if (m->wrecord) { /* a directory's record: bound to the array it describes */
+        add_array(&sc, m->wrecord, 1);
+        m->wrecord = NULL;
+    }
     for (i = 0; i < sc.narrays; i++)
         if (sc.direct[i] && layout_by_id(sc.arrays[i]->array.layout) && layout_by_id(sc.arrays[i]->array.layout)->write_refuses) {
             /* a form afmt reads but never writes: the whole scope refuses */
@@ -1009,7 +1115,7 @@ static void write_scope(emitter *m, item_list *body, const char *array_expr)
         } else if (!lazy && sc.direct[i]) {
             decl_use(m, bound->decl);
         }
-        if (sc.direct[i]) layout_check(m, a);
+        if (sc.direct[i] && !a->array.dir_record) layout_check(m, a); /* a record's: afmt_wdir_next */
     }
     plan(m, &sc);
     for (i = 0; i < sc.ndefs; i++) emit_def(m, &sc, &sc.defs[i], "");
@@ -1031,7 +1137,7 @@ static void write_scope(emitter *m, item_list *body, const char *array_expr)
 
 /* A structure's scope (a repetition, a switch case) as a function of its
  * own, <format>_write_<name> (emit_func.c), for the array arrays[ai]. */
-static void write_scope_func(emitter *m, item_list *body, const char *name)
+void writer_scope_func(emitter *m, item_list *body, const char *name)
 {
     func_frame fr;
     func_begin(m, &fr, name);
@@ -1063,15 +1169,39 @@ static int pad_to(const expr *e)
            e->b->kind == E_NAME && strcmp(e->b->sval, r->args[0]->sval) == 0;
 }
 
+/* One length-prefixed string (y: SY_STR, its length and bytes): a length
+ * its prefix cannot hold is refused. */
+static void write_string(emitter *m, item *it, sym *y)
+{
+    const blame bl = blame_at(it->name, "AFMT_NO_INDEX", "0");
+    if (y->kind != SY_STR) {
+        gen_error(m, it->jpath, "the writer has no string for '%s'", it->name);
+        return;
+    }
+    if (it->field.len_width < 8) {
+        char *cond = xprintf("%s > UINT64_C(%llu)", y->c, (1ULL << (8 * it->field.len_width)) - 1);
+        emit_fail_if(m, cond, &bl, "type", LEN_NONE, "\"a string of %\" PRIu64 \" bytes is too long for its length field\"", y->c);
+        free(cond);
+    }
+    if (it->field.len_width == 1) line(m, "if (afmt_sink_u8(sink, %s, err) != 0) return -1;", y->c);
+    else line(m, "if (afmt_sink_u%d(sink, %s, %d, err) != 0) return -1;", it->field.len_width * 8, y->c, it->field.big_endian);
+    line(m, "if (afmt_sink_put(sink, %s, %s, err) != 0) return -1;", y->elem, y->c);
+}
+
 /* The bytes of field it: its value, each element of an array field, or
  * a length-prefixed string per array (a table's labels). */
 static void write_field(emitter *m, item *it)
 {
     sym *y = sym_find(m, it->name);
     blame bl = blame_at(it->name, "AFMT_NO_INDEX", "0");
-    if (!y) { gen_error(m, it->jpath, "the writer has no value for '%s'", it->name); return; }
+    if (!y) { /* said already when its definition failed */
+        if (!m->errors) gen_error(m, it->jpath, "the writer has no value for '%s'", it->name);
+        return;
+    }
     line(m, "/* %s */", it->name);
-    if (it->field.ftype == FT_STRING) {
+    if (it->field.ftype == FT_STRING && !it->field.count) {
+        write_string(m, it, y);
+    } else if (it->field.ftype == FT_STRING) {
         unsigned long long maxlen = it->field.len_width >= 8 ? ~0ULL : (1ULL << (8 * it->field.len_width)) - 1;
         char *cond = xprintf("len_k > UINT64_C(%llu)", maxlen);
         line(m, "for (size_t k = 0; k < n; k++) {");
@@ -1201,7 +1331,7 @@ static void write_switch(emitter *m, item *it)
         line(m, "%sif (%s) {", i ? "} else " : "", cond.s);
         sb_free(&cond);
         m->indent++;
-        write_scope_func(m, &it->cases[i].body, name);
+        writer_scope_func(m, &it->cases[i].body, name);
         m->indent--;
         free(name);
     }
@@ -1220,14 +1350,16 @@ static void write_repeat(emitter *m, item *it)
         /* the arrays are not repeated at the top: one repetition, for
          * the array being written (a DAPHNE matrix as one block) */
         line(m, "/* repeat %s: written once */", it->name);
-        write_scope_func(m, &it->body, it->name);
+        writer_scope_func(m, &it->body, it->name);
     } else if (it->repeat.until_end && has_arrays(&it->body)) {
         line(m, "/* repeat %s: one per array */", it->name);
         line(m, "for (size_t ai = 0; ai < n; ai++) {");
         m->indent++;
-        write_scope_func(m, &it->body, it->name);
+        writer_scope_func(m, &it->body, it->name);
         m->indent--;
         line(m, "}");
+    } else if (it->arg && !it->repeat.until_end && !it->repeat.until_tiled) {
+        writer_counted_repeat(m, it);
     } else {
         const blame bl = blame_at(it->name, "AFMT_NO_INDEX", "0");
         char *fmt = xprintf("\"writing %s: repeated structure '%s' is not supported by the writer\"", m->s->format, it->name);
@@ -1246,6 +1378,12 @@ static void write_item(emitter *m, item *it)
     case IT_PAD: write_pad(m, it); break;
     case IT_SWITCH: write_switch(m, it); break;
     case IT_REPEAT: write_repeat(m, it); break;
+    case IT_VAR: writer_var(m, it); break;
+    case IT_SET: writer_set(m, it); break;
+    case IT_DIRECTORY: writer_directory(m, it); break;
+    case IT_STRUCT:
+        gen_error(m, it->jpath, "the writer cannot write structure '%s' here" NO_WRITER_HINT, it->st.use ? it->st.use : "");
+        break;
     default: break;
     }
 }
@@ -1260,7 +1398,9 @@ static int top_repeats_arrays(const spec *s)
 {
     int i;
     for (i = 0; i < s->body.n; i++)
-        if (s->body.v[i]->kind == IT_REPEAT && s->body.v[i]->repeat.until_end && has_arrays(&s->body.v[i]->body)) return 1;
+        if ((s->body.v[i]->kind == IT_REPEAT && s->body.v[i]->repeat.until_end && has_arrays(&s->body.v[i]->body)) ||
+            s->body.v[i]->kind == IT_DIRECTORY)
+            return 1;
     return 0;
 }
 
@@ -1270,7 +1410,7 @@ static int holds_arrays(const item_list *body)
     int i, j;
     for (i = 0; i < body->n; i++) {
         const item *it = body->v[i];
-        if (it->kind == IT_ARRAY || it->kind == IT_TEXTHDR || it->kind == IT_TEXTVAL) return 1;
+        if (it->kind == IT_ARRAY || it->kind == IT_TEXTHDR || it->kind == IT_TEXTVAL || it->kind == IT_DIRECTORY) return 1;
         if ((it->kind == IT_REGION || it->kind == IT_REPEAT) && holds_arrays(&it->body)) return 1;
         if (it->kind == IT_SWITCH)
             for (j = 0; j < it->ncases; j++)

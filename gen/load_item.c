@@ -19,7 +19,7 @@ static const char *const ARRAY_KEYS[] = {
 static const char *const REPEAT_KEYS[] = {"repeat", "until", "count", "skip", "min", "tiles", "unique", "unique_as", "body", "doc", NULL};
 static const char *const STRUCTUSE_KEYS[] = {"struct", "use", "args", "doc", NULL};
 static const char *const VAR_KEYS[] = {"var", "value", "doc", NULL};
-static const char *const DIRECTORY_KEYS[] = {"directory", "records", "align", "dtype", "shape", "dims", "name", "offset",
+static const char *const DIRECTORY_KEYS[] = {"directory", "records", "align", "dtype", "shape", "dims", "name", "default_name", "offset",
                                              "endian", "lenient", "doc", NULL};
 static const char *const SET_KEYS[] = {"set", "value", "doc", NULL};
 static const char *const REGION_KEYS[] = {"region", "size", "exact", "lenient", "body", "doc", NULL};
@@ -528,6 +528,8 @@ static void load_directory(loader *L, spec *s, json_t *o, const char *jp, item *
     d->dtype = get_str(L, o, "dtype", jp, 1);
     d->shape = get_str(L, o, "shape", jp, 1);
     d->name = get_str(L, o, "name", jp, 0);
+    d->default_name = get_str(L, o, "default_name", jp, 0);
+    if (d->default_name && !d->name) LERR(L, jp, "\"default_name\" names the unnamed arrays of a directory with \"name\"");
     d->offset = get_str(L, o, "offset", jp, 1);
     it->arg = get_expr(L, o, "align", jp, &it->arg_text);
     if (!it->arg) LERR(L, jp, "a directory needs \"align\": the alignment of its arrays (1 for none)");

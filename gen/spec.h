@@ -135,6 +135,14 @@ typedef struct array_item {       /* IT_ARRAY: a payload */
     char *col_table;                  /* columns: table mapping codes */
     int coo_index_width;              /* coo: bytes of each index */
     expr *coo_with_cols; char *coo_with_cols_text; /* coo: records hold a column index */
+    /* Not from a spec: the writer's stand-in for the array a directory's
+     * record describes (gen/emit_write_dir.c), binding the record's fields
+     * (shape, rank, name, type) to it; its payload is the directory's. */
+    int dir_record;
+    char *offset_from;                /* the record's field of the array's offset */
+    const char *offset_c;             /* the C local holding that offset */
+    const char *default_name;         /* the C local of the prefix of unnamed arrays' names, or NULL */
+    int dims_reversed;                /* the shape field holds the view's dims reversed */
 } array_item;
 
 typedef struct repeat_item {      /* IT_REPEAT: its body again and again */
@@ -157,6 +165,7 @@ typedef struct struct_use {      /* IT_STRUCT: a named structure, here */
 typedef struct directory_item {  /* IT_DIRECTORY: arrays of earlier records */
     char *records;                    /* the repeat whose repetitions are the records */
     char *dtype, *shape, *name, *offset; /* names of values of the repeat's body */
+    char *default_name;               /* writer: unnamed arrays are named it + their index, or NULL */
     int fastest_first;                /* "dims": "fastest-first" (the view's shape reversed) */
     int payload_big;
     leniency pad_lenient;

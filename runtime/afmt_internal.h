@@ -39,5 +39,6 @@
 #include "afmt_uniq.h"
 #include "afmt_dir.h"
 #include "afmt_dir_records.h"
+#include "afmt_write_dir.h"
 
 #endif /* AFMT_INTERNAL_H */

@@ -81,7 +81,7 @@ static int roundtrip(const char *path)
     vis.ctx = &g1;
     if (fmt->validate(buf, len, NULL, &vis, &err) != 0 || g1.n == 0) goto done;
     if (fmt->can_write(&g1.a[0], &err) != 0 && err.code == AFMT_E_UNSUPPORTED && strstr(err.message, " is read-only: ")) {
-        /* a read-only format (GGUF for now) is validated and read, not written */
+        /* a read-only format ("read_only" in its spec) is validated and read, not written */
         printf("%s: %s: %zu array(s) validated and read (the format is read-only)\n", path, fmt->name, g1.n);
         rc = 0;
         goto cleanup;

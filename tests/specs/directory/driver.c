@@ -3,7 +3,8 @@
  * inside a repeat, unique keys (by bytes and as C strings), a block element
  * type and a directory of arrays.  Hand-made files, valid and not, get the
  * verdicts, error fields and offsets, lenient warnings and views the spec
- * says. */
+ * says; its writer (generated from the same spec) writes a directory its
+ * validator accepts strict, and refuses what the spec's rules reject. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -278,9 +279,100 @@ static void check_lenient(void)
     CHECK("dirfmt: and not max_depth 6", run(&f, AFMT_STRICT, 6, &g, &err) != 0 && err.code == AFMT_E_LIMIT);
 }
 
+/* Write arrays[0..n) into out (of cap bytes): 0 or -1 with err. */
+static int write_to(const afmt_array *arrays, size_t n, uint8_t *out, size_t cap, uint64_t *len, afmt_error *err)
+{
+    afmt_sink sink;
+    if (afmt_dirfmt_encoded_size(arrays, n, NULL, len, err) != 0) return -1;
+    if (*len > cap) return -1;
+    afmt_sink_buffer(&sink, out, cap);
+    if (afmt_dirfmt_write(arrays, n, NULL, &sink, err) != 0) return -1;
+    return sink.written == *len ? 0 : -1;
+}
+
+/* The writer: the views of the valid file written again (a plain array
+ * and a block type) make a file that validates strict with the same
+ * views; writing that file's views gives the same bytes; names, types,
+ * ranks and blocks the spec rejects are refused. */
+static void check_write(void)
+{
+    plan p = valid_plan();
+    file f, w1, w2;
+    where wh;
+    got g, g1;
+    afmt_error err;
+    afmt_array two[2];
+    uint64_t n1 = 0, n2 = 0;
+    static const struct {
+        const char *what, *name0, *name1;
+        afmt_dtype dt1;
+        uint32_t rank1;
+        uint64_t dim1;
+        afmt_code code;
+        const char *words;
+    } bad[] = {
+        {"duplicate names", "w", "w", AFMT_F32, 1, 4, AFMT_E_CONSTRAINT, "duplicate name \"w\": array 0 has it too"},
+        {"two unnamed arrays (no default_name)", "", "", AFMT_F32, 1, 4, AFMT_E_CONSTRAINT, "duplicate name"},
+        {"a type the table lacks", "w", "x", AFMT_I8, 1, 4, AFMT_E_TYPE, "dirfmt cannot hold elements of type i8"},
+        {"rank 4 (range [1, 3])", "w", "x", AFMT_F32, 4, 1, AFMT_E_CONSTRAINT, "rank"},
+    };
+    size_t i;
+    static uint8_t zeros[64];
+    build(&f, &p, &wh);
+    if (run(&f, AFMT_STRICT, 0, &g, &err) != 0 || g.n != 2) return;
+    CHECK("dirfmt: writer: the views of a valid file are written",
+          write_to(g.a, 2, w1.b, sizeof w1.b, &n1, &err) == 0);
+    w1.n = (size_t)n1;
+    CHECK("dirfmt: writer: its file validates strict, no warning", run(&w1, AFMT_STRICT, 0, &g1, &err) == 0 && g1.n == 2 &&
+                                                                    g1.warnings == 0);
+    if (g1.n != 2) { show("written", &err); return; }
+    for (i = 0; i < 2; i++) {
+        char name[96];
+        snprintf(name, sizeof name, "dirfmt: writer: view %zu keeps its name, type, shape, block and bytes", i);
+        CHECK(name, strcmp(g1.a[i].name, g.a[i].name) == 0 && g1.a[i].dtype == g.a[i].dtype && g1.a[i].rank == g.a[i].rank &&
+                        memcmp(g1.a[i].dims, g.a[i].dims, sizeof g.a[i].dims[0] * g.a[i].rank) == 0 &&
+                        g1.a[i].block == g.a[i].block && strcmp(g1.a[i].opaque_name, g.a[i].opaque_name) == 0 &&
+                        g1.a[i].nbytes == g.a[i].nbytes && memcmp(g1.a[i].data, g.a[i].data, g.a[i].nbytes) == 0);
+    }
+    CHECK("dirfmt: writer: tensors at multiples of the default alignment 8, in order, padded",
+          g1.a[0].offset % 8 == 0 && g1.a[1].offset == g1.a[0].offset + 24 && n1 == g1.a[1].offset + 8);
+    CHECK("dirfmt: writer: a fixed point (its views written again: the same bytes)",
+          write_to(g1.a, 2, w2.b, sizeof w2.b, &n2, &err) == 0 && n2 == n1 && memcmp(w1.b, w2.b, (size_t)n1) == 0);
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char name[160];
+        int rc;
+        afmt_array_init(&two[0], AFMT_F32);
+        two[0].rank = 1;
+        two[0].dims[0] = 2;
+        two[0].count = 2;
+        two[0].nbytes = 8;
+        two[0].data = zeros;
+        snprintf(two[0].name, sizeof two[0].name, "%s", bad[i].name0);
+        afmt_array_init(&two[1], bad[i].dt1);
+        two[1].rank = bad[i].rank1;
+        for (uint32_t k = 0; k < bad[i].rank1; k++) two[1].dims[k] = k == 0 ? bad[i].dim1 : 1;
+        two[1].count = bad[i].dim1;
+        two[1].nbytes = bad[i].dim1 * afmt_dtype_get(bad[i].dt1)->size;
+        two[1].data = zeros;
+        snprintf(two[1].name, sizeof two[1].name, "%s", bad[i].name1);
+        rc = write_to(two, 2, w1.b, sizeof w1.b, &n1, &err);
+        snprintf(name, sizeof name, "dirfmt: writer refuses %s: %s", bad[i].what, bad[i].words);
+        CHECK(name, rc != 0 && err.code == bad[i].code && strstr(err.message, bad[i].words) != NULL);
+        if (rc == 0 || err.code != bad[i].code) show(bad[i].what, &err);
+    }
+    /* a block type whose fastest dim is not a multiple of its block */
+    two[0] = g.a[1];
+    two[0].dims[0] = 6;
+    two[0].count = 6;
+    CHECK("dirfmt: writer refuses a block array whose last dim is not a multiple of the block",
+          write_to(two, 1, w1.b, sizeof w1.b, &n1, &err) != 0 && err.code == AFMT_E_CONSTRAINT &&
+              strstr(err.message, "not a multiple of 4, the block of B4") != NULL);
+}
+
 int main(void)
 {
     check_valid();
+    check_write();
     check_refusals();
     check_lenient();
     CHECK_DONE();

@@ -1,0 +1,165 @@
+/* afmt-gen: the writer of counted repeats, directories and vars
+ * (spec/LANGUAGE.md, "Writing").
+ *
+ * A repeat with "count": FIELD whose records feed a directory is written
+ * once per array given: its count field is the number of arrays, and each
+ * repetition binds the record's fields to its array (the directory's
+ * "name" to the array's name, "shape" to its dims, reversed when
+ * "fastest-first", the lookup to its element type read backwards, block
+ * types by their name and block, "offset" to where the layout puts it).
+ * The directory item then writes the payloads in the same layout
+ * (runtime/afmt_write_dir.h): the one its validator accepts in strict
+ * mode.  A counted repeat nothing feeds is written with count 0.
+ *
+ * A var is a local of the function that declares it, changed through a
+ * pointer `p_<name>` as in the validator (emit_struct.c), so that the
+ * functions of nested structures change the one value.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "emit.h"
+
+/* The repeat of items[0..n) whose count is field f, or NULL. */
+static const item *repeat_counted_by(item *const *items, int n, const item *f)
+{
+    int i;
+    for (i = 0; i < n; i++) {
+        const item *r = items[i];
+        if (r->kind == IT_REPEAT && !r->repeat.until_end && r->arg && r->arg->kind == E_NAME && f->name &&
+            strcmp(r->arg->sval, f->name) == 0)
+            return r;
+    }
+    return NULL;
+}
+
+char *writer_count_value(const emitter *m, item *const *items, int n, const item *f)
+{
+    const item *r = repeat_counted_by(items, n, f);
+    if (!r) return NULL;
+    if (directory_of(m->s, r)) return xstrdup("(uint64_t)n"); /* a record per array */
+    return xstrdup("UINT64_C(0)");                            /* nothing to repeat */
+}
+
+/* The stand-in array of directory d's records (spec.h, dir_record). */
+static item *record_array(const item *d)
+{
+    item *a = xcalloc(1, sizeof *a);
+    a->kind = IT_ARRAY;
+    a->name = d->name;
+    a->jpath = d->jpath;
+    a->array.dtype_from = d->dir.dtype;
+    a->array.shape_field = d->dir.shape;
+    a->array.name_from = d->dir.name;
+    a->array.payload_big = d->dir.payload_big;
+    a->array.layout = LAYOUT_DENSE;
+    a->array.dir_record = 1;
+    a->array.offset_from = d->dir.offset;
+    a->array.dims_reversed = d->dir.fastest_first;
+    return a;
+}
+
+/* "unique" on a repeat the writer writes: the directory's names (the
+ * arrays' names compared, prefix: the C local of the unnamed arrays'
+ * prefix), else a generator error. */
+static void records_unique(emitter *m, item *r, const item *d, const char *prefix)
+{
+    if (!r->repeat.unique) return;
+    if (!d->dir.name || strcmp(r->repeat.unique, d->dir.name) != 0) {
+        gen_error(m, r->jpath, "the writer keeps \"unique\" only on the directory's \"name\" field ('%s'), not on '%s'",
+                  d->dir.name ? d->dir.name : "", r->repeat.unique);
+        return;
+    }
+    /* names hold no NUL: compared as C strings and as bytes alike */
+    line(m, "if (afmt_wdir_unique_names(arrays, n, %s, \"%s\", err) != 0) return -1;", prefix, r->repeat.unique);
+}
+
+/* The records of directory d: one repetition of r per array, each at the
+ * running offset of the layout. */
+static void write_records(emitter *m, item *r, const item *d)
+{
+    const blame bl = blame_at(d->name, "AFMT_NO_INDEX", "0");
+    char *align = emit_u64(m, &bl, d->arg, d->arg_text);
+    char *base = xprintf("dir_%s_end", d->name), *end = local_name(m, base);
+    char *atb = xprintf("dir_%s_at", d->name), *at = local_name(m, atb);
+    item *saved = m->wrecord;
+    char *pb = xprintf("dir_%s_prefix", d->name), *prefix = d->dir.default_name ? local_name(m, pb) : xstrdup("NULL");
+    line(m, "/* repeat %s: a record per array, placed in directory %s */", r->name, d->name);
+    if (d->dir.default_name) {
+        char *q = c_quote(d->dir.default_name, strlen(d->dir.default_name));
+        line(m, "const char *%s = afmt_wdir_prefix(arrays, n, %s); /* names of unnamed arrays */", prefix, q);
+        free(q);
+    }
+    records_unique(m, r, d, prefix);
+    line(m, "uint64_t %s = 0;", end);
+    line(m, "for (size_t ai = 0; ai < n; ai++) {");
+    m->indent++;
+    line(m, "uint64_t %s;", at);
+    line(m, "if (afmt_wdir_next(&arrays[ai], \"%s\", ai, %s, &%s, &%s, err) != 0) return -1;", r->name, align, end, at);
+    m->wrecord = record_array(d);
+    m->wrecord->array.offset_c = at; /* read by the record's function */
+    m->wrecord->array.default_name = d->dir.default_name ? prefix : NULL;
+    writer_scope_func(m, &r->body, r->name);
+    free(m->wrecord);
+    m->wrecord = saved;
+    m->indent--;
+    line(m, "}");
+    free(align); free(base); free(end); free(atb); free(at); free(pb); free(prefix);
+}
+
+void writer_counted_repeat(emitter *m, item *r)
+{
+    const item *d = directory_of(m->s, r);
+    if (d) {
+        write_records(m, r, d);
+        return;
+    }
+    if (!r->arg || r->arg->kind != E_NAME) {
+        const blame bl = blame_at(r->name, "AFMT_NO_INDEX", "0");
+        char *fmt = xprintf("\"writing %s: repeated structure '%s' is not supported by the writer\"", m->s->format, r->name);
+        emit_fail(m, &bl, "unsupported", LEN_NONE, fmt, NULL);
+        free(fmt);
+        return;
+    }
+    /* its count field was written as 0 (writer_count_value) */
+    line(m, "/* repeat %s: none (%s is 0) */", r->name, r->arg->sval);
+}
+
+void writer_directory(emitter *m, item *d)
+{
+    const blame bl = blame_at(d->name, "AFMT_NO_INDEX", "0");
+    char *align = emit_u64(m, &bl, d->arg, d->arg_text);
+    line(m, "/* directory %s: the payloads, each padded to the alignment */", d->name);
+    line(m, "if (afmt_wdir_write(sink, arrays, n, %s, %s, \"%s\", err) != 0) return -1;", align,
+         d->dir.payload_big ? "AFMT_BIG" : "AFMT_LITTLE", d->name);
+    free(align);
+}
+
+void writer_var(emitter *m, item *it)
+{
+    const blame bl = blame_at(it->name, "AFMT_NO_INDEX", "0");
+    char *v = emit_u64(m, &bl, it->let.value, it->let.value_text);
+    sym *y;
+    line(m, "uint64_t var_%s = %s;", it->name, v);
+    line(m, "uint64_t *const p_%s = &var_%s;", it->name, it->name);
+    y = sym_push(m, SY_INT, it->name, it);
+    y->t = VT_U;
+    fixed_printf(y->c, sizeof y->c, "(*p_%s)", it->name);
+    fixed_printf(y->off, sizeof y->off, "0");
+    free(v);
+}
+
+void writer_set(emitter *m, item *it)
+{
+    sym *y = it->attribute ? sym_peek(m, it->attribute) : NULL;
+    const blame bl = blame_at(it->attribute ? it->attribute : "", "AFMT_NO_INDEX", "0");
+    char *v;
+    if (!y || !y->it || y->it->kind != IT_VAR) {
+        gen_error(m, it->jpath, "'%s' is not a var defined before (\"set\" changes a var)",
+                  it->attribute ? it->attribute : "");
+        return;
+    }
+    v = emit_u64(m, &bl, it->let.value, it->let.value_text);
+    sym_find(m, it->attribute);
+    line(m, "*p_%s = %s;", it->attribute, v);
+    free(v);
+}
