@@ -60,7 +60,130 @@ static const afmt_field_desc field_ne = {
     .name = "ne", .kind = AFMT_FIELD_UINT, .width = 8, .is_array = 1};
 static const afmt_field_desc field_offset = {.name = "offset", .kind = AFMT_FIELD_UINT, .width = 8};
 
+/* version (spec/gguf.json /body/1): its checks, for the validator and the writer */
+static int gguf_check_version(const afmt_vctx *c, uint64_t at, uint64_t v_version)
+{
+    if (!((v_version != UINT64_C(50331648)) && (v_version != UINT64_C(33554432)))) {
+        return afmt_fail_c(c, AFMT_E_UNSUPPORTED, "version", AFMT_NO_INDEX, at,
+                "a big-endian GGUF file (its version reads byte-swapped): afmt reads little-endian "
+                "GGUF: `version != 0x03000000 && version != 0x02000000` does not hold (version = %"
+                PRIu64 ")", v_version);
+    }
+    if (!(v_version != UINT64_C(1))) {
+        return afmt_fail_c(c, AFMT_E_UNSUPPORTED, "version", AFMT_NO_INDEX, at,
+                "GGUF version 1 (32-bit counts) is no longer read by gguf.cpp: `version != 1` does "
+                "not hold (version = %" PRIu64 ")", v_version);
+    }
+    if (!((v_version == UINT64_C(2)) || (v_version == UINT64_C(3)))) {
+        return afmt_fail_c(c, AFMT_E_UNSUPPORTED, "version", AFMT_NO_INDEX, at,
+                "unknown GGUF version: `version == 2 || version == 3` does not hold (version = %"
+                PRIu64 ")", v_version);
+    }
+    if (v_version != UINT64_C(3)) {
+        if (afmt_tolerate_c(c, AFMT_E_CONSTRAINT, "version", AFMT_NO_INDEX, at,
+                "GGUF version 2 (the current version is 3; gguf.cpp still reads 2): expected %"
+                PRIu64 " = 3, found %" PRIu64 "", UINT64_C(3), v_version)) return -1;
+    }
+    return 0;
+}
+
+/* type (spec/gguf.json /body/5/body/1): its check, for the validator and the writer */
+static int gguf_check_type(const afmt_vctx *c, uint64_t at, uint64_t v_type)
+{
+    if (!(v_type <= UINT64_C(12))) {
+        return afmt_fail_c(c, AFMT_E_UNKNOWN_TYPE, "type", AFMT_NO_INDEX, at,
+                "value type is one of 0-12 (u8, i8, u16, i16, u32, i32, f32, bool, string, array, "
+                "u64, i64, f64): `type <= 12` does not hold (type = %" PRIu64 ")", v_type);
+    }
+    return 0;
+}
+
+/* type (spec/gguf.json /body/5/body/3): its check, for the validator and the writer */
+static int gguf_check_type_2(const afmt_vctx *c, uint64_t at, uint64_t v_is_alignment,
+        uint64_t v_type)
+{
+    if (!((!(v_is_alignment != 0)) || (v_type == UINT64_C(4)))) {
+        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "type", AFMT_NO_INDEX, at,
+                "general.alignment has type u32 (4): `!is_alignment || type == 4` does not hold "
+                "(type = %" PRIu64 ")", v_type);
+    }
+    return 0;
+}
+
+/* value: its checks, for the validator and the writer
+ * (spec/gguf.json /body/5/body/4/cases/0/body/0) */
+static int gguf_check_value(const afmt_vctx *c, uint64_t at, uint64_t v_value)
+{
+    int all_hold = (v_value != UINT64_C(0));
+    if (all_hold) {
+        uint64_t value_minus_1;
+        if (!afmt_sub_u64(v_value, UINT64_C(1), &value_minus_1)) {
+            return afmt_fail_c(c, AFMT_E_NEGATIVE, "value", AFMT_NO_INDEX, at,
+                    "`value != 0 && (value & (value - 1)) == 0` is below zero");
+        }
+        all_hold = ((v_value & value_minus_1) == UINT64_C(0));
+    }
+    if (!all_hold) {
+        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "value", AFMT_NO_INDEX, at,
+                "general.alignment is a power of two: `value != 0 && (value & (value - 1)) == 0` "
+                "does not hold (value = %" PRIu64 ")", v_value);
+    }
+    if (!((v_value % UINT64_C(8)) == UINT64_C(0))) {
+        if (afmt_tolerate_c(c, AFMT_E_CONSTRAINT, "value", AFMT_NO_INDEX, at,
+                "general.alignment is a multiple of 8 (gguf.md): `value %% 8 == 0` does not hold "
+                "(value = %" PRIu64 ")", v_value)) return -1;
+    }
+    return 0;
+}
+
 static int gguf_validate_struct_value(afmt_vctx *c, uint64_t arg_vtype);
+/* value: its check, for the validator and the writer
+ * (spec/gguf.json /structs/value/body/0/cases/7/body/0) */
+static int gguf_check_value_2(const afmt_vctx *c, uint64_t at, uint64_t v_value)
+{
+    if (!(v_value <= UINT64_C(1))) {
+        if (afmt_tolerate_c(c, AFMT_E_VALUE, "value", AFMT_NO_INDEX, at,
+                "a bool is 0 or 1 (gguf.cpp reads any byte): `value <= 1` does not hold (value = %"
+                PRIu64 ")", v_value)) return -1;
+    }
+    return 0;
+}
+
+/* item_type: its check, for the validator and the writer
+ * (spec/gguf.json /structs/value/body/0/cases/9/body/0) */
+static int gguf_check_item_type(const afmt_vctx *c, uint64_t at, uint64_t v_item_type)
+{
+    if (!(v_item_type <= UINT64_C(12))) {
+        return afmt_fail_c(c, AFMT_E_UNKNOWN_TYPE, "item_type", AFMT_NO_INDEX, at,
+                "array value type is one of 0-12 (u8, i8, u16, i16, u32, i32, f32, bool, string, "
+                "array, u64, i64, f64): `item_type <= 12` does not hold (item_type = %" PRIu64 ")",
+                v_item_type);
+    }
+    return 0;
+}
+
+/* n_dims (spec/gguf.json /body/6/body/1): its check, for the validator and the writer */
+static int gguf_check_n_dims(const afmt_vctx *c, uint64_t at, uint64_t v_n_dims)
+{
+    if (!(v_n_dims <= UINT64_C(4))) {
+        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "n_dims", AFMT_NO_INDEX, at,
+                "at most 4 dims (GGML_MAX_DIMS): `n_dims <= 4` does not hold (n_dims = %" PRIu64
+                ")", v_n_dims);
+    }
+    return 0;
+}
+
+/* ne (spec/gguf.json /body/6/body/2): its check, for the validator and the writer */
+static int gguf_check_ne(const afmt_vctx *c, uint64_t at, uint64_t at_index, uint64_t e_ne)
+{
+    if (!(e_ne < UINT64_C(9223372036854775808))) {
+        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "ne", at_index, at,
+                "a dim is below 2^63 (ggml keeps it in an int64): `ne < 0x8000000000000000` does "
+                "not hold (ne = %" PRIu64 ")", e_ne);
+    }
+    return 0;
+}
+
 /* The entries of table ggml, listed when no entry matches. */
 static const char gguf_ggml_known[] =
     "; known: 0 f32, 1 f16, 2 opaque, 3 opaque, 6 opaque, 7 opaque, 8 opaque, 9 "
@@ -83,31 +206,41 @@ static const afmt_dir_desc gguf_dir_data = {
     .pad_lenient = 1,
 };
 
+/* The block types of table ggml, for the writer: code, name, elements per block, bytes. */
+static const afmt_block_entry gguf_ggml_blocks[24] = {
+    {2, "Q4_0", 32, 18},
+    {3, "Q4_1", 32, 20},
+    {6, "Q5_0", 32, 22},
+    {7, "Q5_1", 32, 24},
+    {8, "Q8_0", 32, 34},
+    {9, "Q8_1", 32, 36},
+    {10, "Q2_K", 256, 84},
+    {11, "Q3_K", 256, 110},
+    {12, "Q4_K", 256, 144},
+    {13, "Q5_K", 256, 176},
+    {14, "Q6_K", 256, 210},
+    {15, "Q8_K", 256, 292},
+    {16, "IQ2_XXS", 256, 66},
+    {17, "IQ2_XS", 256, 74},
+    {18, "IQ3_XXS", 256, 98},
+    {19, "IQ1_S", 256, 50},
+    {20, "IQ4_NL", 32, 18},
+    {21, "IQ3_S", 256, 110},
+    {22, "IQ2_S", 256, 82},
+    {23, "IQ4_XS", 256, 136},
+    {29, "IQ1_M", 256, 56},
+    {34, "TQ1_0", 256, 54},
+    {35, "TQ2_0", 256, 66},
+    {39, "MXFP4", 32, 17},
+};
+
 static int gguf_validate_kv_value_1(afmt_vctx *c, uint64_t *const p_alignment)
 {
     /* value: u32 little-endian (spec/gguf.json /body/5/body/4/cases/0/body/0) */
     const uint64_t o_value = c->pos;
     if (afmt_take_field(c, &field_value, 1)) return -1;
     const uint64_t v_value = (uint64_t)afmt_load_u32le(AFMT_B(c->src, o_value));
-    int all_hold = (v_value != UINT64_C(0));
-    if (all_hold) {
-        uint64_t value_minus_1;
-        if (!afmt_sub_u64(v_value, UINT64_C(1), &value_minus_1)) {
-            return afmt_fail_c(c, AFMT_E_NEGATIVE, "value", AFMT_NO_INDEX, o_value,
-                    "`value != 0 && (value & (value - 1)) == 0` is below zero");
-        }
-        all_hold = ((v_value & value_minus_1) == UINT64_C(0));
-    }
-    if (!all_hold) {
-        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "value", AFMT_NO_INDEX, o_value,
-                "general.alignment is a power of two: `value != 0 && (value & (value - 1)) == 0` "
-                "does not hold (value = %" PRIu64 ")", v_value);
-    }
-    if (!((v_value % UINT64_C(8)) == UINT64_C(0))) {
-        if (afmt_tolerate_c(c, AFMT_E_CONSTRAINT, "value", AFMT_NO_INDEX, o_value,
-                "general.alignment is a multiple of 8 (gguf.md): `value %% 8 == 0` does not hold "
-                "(value = %" PRIu64 ")", v_value)) return -1;
-    }
+    if (gguf_check_value(c, o_value, v_value)) return -1;
 
     /* set alignment = value (spec/gguf.json /body/5/body/4/cases/0/body/1) */
     *p_alignment = v_value;
@@ -171,11 +304,7 @@ static int gguf_validate_value_kind_7(afmt_vctx *c)
     const uint64_t o_value = c->pos;
     if (afmt_take_field(c, &field_value_2, 1)) return -1;
     const uint64_t v_value = (uint64_t)afmt_load_u8(AFMT_B(c->src, o_value));
-    if (!(v_value <= UINT64_C(1))) {
-        if (afmt_tolerate_c(c, AFMT_E_VALUE, "value", AFMT_NO_INDEX, o_value,
-                "a bool is 0 or 1 (gguf.cpp reads any byte): `value <= 1` does not hold (value = %"
-                PRIu64 ")", v_value)) return -1;
-    }
+    if (gguf_check_value_2(c, o_value, v_value)) return -1;
     return 0;
 }
 
@@ -202,12 +331,7 @@ static int gguf_validate_value_kind_9(afmt_vctx *c)
     const uint64_t o_item_type = c->pos;
     if (afmt_take_field(c, &field_item_type, 1)) return -1;
     const uint64_t v_item_type = (uint64_t)afmt_load_u32le(AFMT_B(c->src, o_item_type));
-    if (!(v_item_type <= UINT64_C(12))) {
-        return afmt_fail_c(c, AFMT_E_UNKNOWN_TYPE, "item_type", AFMT_NO_INDEX, o_item_type,
-                "array value type is one of 0-12 (u8, i8, u16, i16, u32, i32, f32, bool, string, "
-                "array, u64, i64, f64): `item_type <= 12` does not hold (item_type = %" PRIu64 ")",
-                v_item_type);
-    }
+    if (gguf_check_item_type(c, o_item_type, v_item_type)) return -1;
 
     /* count: u64 little-endian (spec/gguf.json /structs/value/body/0/cases/9/body/1) */
     const uint64_t o_count = c->pos;
@@ -331,21 +455,13 @@ static int gguf_validate_kv(afmt_vctx *c, uint64_t *const p_alignment, afmt_uniq
     const uint64_t o_type = c->pos;
     if (afmt_take_field(c, &field_type, 1)) return -1;
     const uint64_t v_type = (uint64_t)afmt_load_u32le(AFMT_B(c->src, o_type));
-    if (!(v_type <= UINT64_C(12))) {
-        return afmt_fail_c(c, AFMT_E_UNKNOWN_TYPE, "type", AFMT_NO_INDEX, o_type,
-                "value type is one of 0-12 (u8, i8, u16, i16, u32, i32, f32, bool, string, array, "
-                "u64, i64, f64): `type <= 12` does not hold (type = %" PRIu64 ")", v_type);
-    }
+    if (gguf_check_type(c, o_type, v_type)) return -1;
 
     /* let is_alignment = key == 'general.alignment' (spec/gguf.json /body/5/body/2) */
     const uint64_t v_is_alignment = (afmt_str_eq(c, o_key + 8, len_key, "general.alignment", 17));
 
     /* check !is_alignment || type == 4 (spec/gguf.json /body/5/body/3) */
-    if (!((!(v_is_alignment != 0)) || (v_type == UINT64_C(4)))) {
-        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "type", AFMT_NO_INDEX, o_type,
-                "general.alignment has type u32 (4): `!is_alignment || type == 4` does not hold "
-                "(type = %" PRIu64 ")", v_type);
-    }
+    if (gguf_check_type_2(c, o_type, v_is_alignment, v_type)) return -1;
 
     /* switch kv_value on is_alignment ? 1 : 0 (spec/gguf.json /body/5/body/4) */
     const uint64_t sel_kv_value = ((v_is_alignment != 0) ? UINT64_C(1) : UINT64_C(0));
@@ -380,11 +496,7 @@ static int gguf_validate_tensor(afmt_vctx *c, afmt_uniq *const uq_tensor,
     const uint64_t o_n_dims = c->pos;
     if (afmt_take_field(c, &field_n_dims, 1)) return -1;
     const uint64_t v_n_dims = (uint64_t)afmt_load_u32le(AFMT_B(c->src, o_n_dims));
-    if (!(v_n_dims <= UINT64_C(4))) {
-        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "n_dims", AFMT_NO_INDEX, o_n_dims,
-                "at most 4 dims (GGML_MAX_DIMS): `n_dims <= 4` does not hold (n_dims = %" PRIu64
-                ")", v_n_dims);
-    }
+    if (gguf_check_n_dims(c, o_n_dims, v_n_dims)) return -1;
 
     /* ne: n_dims of u64 little-endian (spec/gguf.json /body/6/body/2) */
     const uint64_t n_ne = v_n_dims;
@@ -392,11 +504,7 @@ static int gguf_validate_tensor(afmt_vctx *c, afmt_uniq *const uq_tensor,
     if (afmt_take_field(c, &field_ne, n_ne)) return -1;
     for (uint64_t i_ne = 0; i_ne < n_ne; i_ne++) {
         const uint64_t e_ne = afmt_load_u64le(AFMT_B(c->src, o_ne + (uint64_t)8 * i_ne));
-        if (!(e_ne < UINT64_C(9223372036854775808))) {
-            return afmt_fail_c(c, AFMT_E_CONSTRAINT, "ne", i_ne, o_ne + (uint64_t)8 * i_ne,
-                    "a dim is below 2^63 (ggml keeps it in an int64): `ne < 0x8000000000000000` "
-                    "does not hold (ne = %" PRIu64 ")", e_ne);
-        }
+        if (gguf_check_ne(c, o_ne + (uint64_t)8 * i_ne, i_ne, e_ne)) return -1;
     }
 
     /* check prod(ne) < 0x8000000000000000 (spec/gguf.json /body/6/body/3) */
@@ -596,27 +704,7 @@ static int gguf_validate_body(afmt_vctx *c)
     const uint64_t o_version = c->pos;
     if (afmt_take_field(c, &field_version, 1)) return -1;
     const uint64_t v_version = (uint64_t)afmt_load_u32le(AFMT_B(c->src, o_version));
-    if (!((v_version != UINT64_C(50331648)) && (v_version != UINT64_C(33554432)))) {
-        return afmt_fail_c(c, AFMT_E_UNSUPPORTED, "version", AFMT_NO_INDEX, o_version,
-                "a big-endian GGUF file (its version reads byte-swapped): afmt reads little-endian "
-                "GGUF: `version != 0x03000000 && version != 0x02000000` does not hold (version = %"
-                PRIu64 ")", v_version);
-    }
-    if (!(v_version != UINT64_C(1))) {
-        return afmt_fail_c(c, AFMT_E_UNSUPPORTED, "version", AFMT_NO_INDEX, o_version,
-                "GGUF version 1 (32-bit counts) is no longer read by gguf.cpp: `version != 1` does "
-                "not hold (version = %" PRIu64 ")", v_version);
-    }
-    if (!((v_version == UINT64_C(2)) || (v_version == UINT64_C(3)))) {
-        return afmt_fail_c(c, AFMT_E_UNSUPPORTED, "version", AFMT_NO_INDEX, o_version,
-                "unknown GGUF version: `version == 2 || version == 3` does not hold (version = %"
-                PRIu64 ")", v_version);
-    }
-    if (v_version != UINT64_C(3)) {
-        if (afmt_tolerate_c(c, AFMT_E_CONSTRAINT, "version", AFMT_NO_INDEX, o_version,
-                "GGUF version 2 (the current version is 3; gguf.cpp still reads 2): expected %"
-                PRIu64 " = 3, found %" PRIu64 "", UINT64_C(3), v_version)) return -1;
-    }
+    if (gguf_check_version(c, o_version, v_version)) return -1;
 
     /* tensor_count: u64 little-endian (spec/gguf.json /body/2) */
     const uint64_t o_tensor_count = c->pos;
@@ -734,11 +822,146 @@ int afmt_gguf_validate(const uint8_t *buf, uint64_t len, const afmt_options *opt
     return afmt_run_validator_buffer(gguf_validate_body, "gguf", buf, len, opt, vis, err);
 }
 
+static int gguf_write_tensor(const afmt_array *arrays, afmt_sink *sink, afmt_error *err,
+        const char *dir_data_prefix, const size_t ai, const uint64_t dir_data_at)
+{
+    const afmt_array *A_data = &arrays[ai];
+    uint64_t v_type = 0;
+    afmt_elem el_type = AFMT_ELEM_NONE;
+    if (A_data->dtype == AFMT_F32) {
+        v_type = 0;
+        el_type.dtype = AFMT_F32;
+        el_type.size = afmt_dtype_get(AFMT_F32)->size;
+    } else if (A_data->dtype == AFMT_F16) {
+        v_type = 1;
+        el_type.dtype = AFMT_F16;
+        el_type.size = afmt_dtype_get(AFMT_F16)->size;
+    } else if (afmt_block_of(gguf_ggml_blocks, 24, A_data) != NULL) {
+        const afmt_block_entry *blk = afmt_block_of(gguf_ggml_blocks, 24, A_data);
+        v_type = blk->code;
+        el_type = afmt_elem_of_block(blk);
+    } else if (A_data->dtype == AFMT_I8) {
+        v_type = 24;
+        el_type.dtype = AFMT_I8;
+        el_type.size = afmt_dtype_get(AFMT_I8)->size;
+    } else if (A_data->dtype == AFMT_I16) {
+        v_type = 25;
+        el_type.dtype = AFMT_I16;
+        el_type.size = afmt_dtype_get(AFMT_I16)->size;
+    } else if (A_data->dtype == AFMT_I32) {
+        v_type = 26;
+        el_type.dtype = AFMT_I32;
+        el_type.size = afmt_dtype_get(AFMT_I32)->size;
+    } else if (A_data->dtype == AFMT_I64) {
+        v_type = 27;
+        el_type.dtype = AFMT_I64;
+        el_type.size = afmt_dtype_get(AFMT_I64)->size;
+    } else if (A_data->dtype == AFMT_F64) {
+        v_type = 28;
+        el_type.dtype = AFMT_F64;
+        el_type.size = afmt_dtype_get(AFMT_F64)->size;
+    } else if (A_data->dtype == AFMT_BF16) {
+        v_type = 30;
+        el_type.dtype = AFMT_BF16;
+        el_type.size = afmt_dtype_get(AFMT_BF16)->size;
+    }
+    if (el_type.dtype == AFMT_DTYPE_INVALID) {
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "type", AFMT_NO_INDEX, AFMT_NO_OFFSET,
+                "gguf cannot hold elements of type %s", afmt_array_type_name(A_data));
+    }
+    char s_name[AFMT_NAME_MAX];
+    if (afmt_wdir_name(A_data, ai, dir_data_prefix, s_name, err) != 0) return -1;
+    const uint64_t len_name = strlen(s_name);
+    const uint64_t v_n_dims = (uint64_t)A_data->rank;
+    const uint64_t *w_ne = A_data->dims;
+    const uint64_t n_ne = A_data->rank;
+    const uint64_t v_offset = dir_data_at;
+    if (!(len_name <= UINT64_C(63))) {
+        return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "name", AFMT_NO_INDEX, AFMT_NO_OFFSET,
+                "a tensor name has at most 63 bytes (GGML_MAX_NAME is 64 with the NUL): `len(name) "
+                "<= 63` does not hold");
+    }
+    if (gguf_check_n_dims(AFMT_VCTX_STRICT(err), 0, v_n_dims)) return -1;
+    for (uint64_t i_ne = 0; i_ne < n_ne; i_ne++) {
+        const uint64_t e_ne = w_ne[n_ne - 1 - (i_ne)];
+        if (gguf_check_ne(AFMT_VCTX_STRICT(err), 0, i_ne, e_ne)) return -1;
+    }
+    uint64_t xne_product;
+    if (!afmt_u64s_prod(w_ne, n_ne, &xne_product)) {
+        return afmt_fail_overflow(err, NULL, "ne", AFMT_NO_INDEX, AFMT_NO_OFFSET,
+                "prod(ne) < 0x8000000000000000");
+    }
+    if (!(xne_product < UINT64_C(9223372036854775808))) {
+        return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "ne", AFMT_NO_INDEX, AFMT_NO_OFFSET,
+                "the element count is below 2^63 (ggml keeps it in an int64): `prod(ne) < "
+                "0x8000000000000000` does not hold");
+    }
+    /* name */
+    if (afmt_sink_u64(sink, len_name, 0, err) != 0) return -1;
+    if (afmt_sink_put(sink, s_name, len_name, err) != 0) return -1;
+    /* n_dims */
+    if (v_n_dims > UINT64_C(0xffffffff)) {
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "n_dims", AFMT_NO_INDEX, AFMT_NO_OFFSET, "value %"
+                PRIu64 " does not fit u32", v_n_dims);
+    }
+    if (afmt_sink_u32(sink, v_n_dims, 0, err) != 0) return -1;
+    /* ne */
+    for (uint64_t k = 0; k < n_ne; k++) {
+        if (afmt_sink_u64(sink, w_ne[n_ne - 1 - (k)], 0, err) != 0) return -1;
+    }
+    /* type */
+    if (afmt_sink_u32(sink, v_type, 0, err) != 0) return -1;
+    /* offset */
+    if (afmt_sink_u64(sink, v_offset, 0, err) != 0) return -1;
+    return 0;
+}
+
 static int gguf_write_impl(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,
                          afmt_sink *sink, afmt_error *err, uint8_t **owned)
 {
-    (void)arrays; (void)n; (void)wopt; (void)sink; (void)owned;
-    return afmt_fail(err, AFMT_E_UNSUPPORTED, NULL, NULL, AFMT_NO_INDEX, AFMT_NO_OFFSET, "%s", "gguf is read-only: afmt's GGUF writer is not written yet (the spec language's writer does not know structs, vars and directories)");
+    (void)owned;
+    const uint64_t v_tensor_count = (uint64_t)n;
+    if (gguf_check_version(AFMT_VCTX_STRICT(err), 0, UINT64_C(3))) return -1;
+    /* magic */
+    if (afmt_sink_u32(sink, UINT64_C(1179993927), 0, err) != 0) return -1;
+    /* version */
+    if (afmt_sink_u32(sink, UINT64_C(3), 0, err) != 0) return -1;
+    /* tensor_count */
+    if (afmt_sink_u64(sink, v_tensor_count, 0, err) != 0) return -1;
+    /* kv_count */
+    if (afmt_sink_u64(sink, UINT64_C(0), 0, err) != 0) return -1;
+    uint64_t var_alignment = UINT64_C(32);
+    uint64_t *const p_alignment = &var_alignment;
+    /* repeat kv: none (kv_count is 0) */
+    /* repeat tensor: a record per array, placed in directory data */
+    const char *dir_data_prefix = afmt_wdir_prefix(arrays, n, "array_"); /* names of unnamed arrays */
+    if (afmt_wdir_unique_names(arrays, n, dir_data_prefix, "name", err) != 0) return -1;
+    uint64_t dir_data_end = 0;
+    for (size_t ai = 0; ai < n; ai++) {
+        uint64_t dir_data_at;
+        if (afmt_wdir_next(&arrays[ai], "tensor", ai, (*p_alignment), &dir_data_end, &dir_data_at,
+                err) != 0) return -1;
+        if (gguf_write_tensor(arrays, sink, err, dir_data_prefix, ai, dir_data_at)) return -1;
+    }
+    /* data_padding */
+    uint64_t offset_rounded;
+    if (!afmt_roundup_u64(sink->written, (*p_alignment), &offset_rounded)) {
+        return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "data_padding", AFMT_NO_INDEX, AFMT_NO_OFFSET,
+                "`roundup(offset(), alignment) - offset()` overflows 64 bits or divides by zero");
+    }
+    uint64_t offset_rounded_minus_offset;
+    if (!afmt_sub_u64(offset_rounded, sink->written, &offset_rounded_minus_offset)) {
+        return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "data_padding", AFMT_NO_INDEX, AFMT_NO_OFFSET,
+                "`roundup(offset(), alignment) - offset()` is below zero");
+    }
+    if (afmt_sink_zeros(sink, offset_rounded_minus_offset, err) != 0) return -1;
+    /* directory data: the payloads, each padded to the alignment */
+    if (afmt_wdir_write(sink, arrays, n, (*p_alignment), AFMT_LITTLE, "data", err) != 0) return -1;
+    if (wopt && wopt->trailer_len > 0) {
+        return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, AFMT_NO_OFFSET,
+                "gguf does not allow data after the arrays");
+    }
+    return 0;
 }
 
 int afmt_gguf_encoded_size(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,

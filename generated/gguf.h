@@ -35,8 +35,6 @@ AFMT_API int afmt_gguf_validate(const uint8_t *buf, uint64_t len, const afmt_opt
  * window (views of streamed payloads then carry no data). */
 AFMT_API int afmt_gguf_validate_src(afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
                                     afmt_error *err);
-/* gguf is read-only ("read_only" in its spec): can_write, encoded_size
- * and write always fail with AFMT_E_UNSUPPORTED saying why. */
 /* 0 if a gguf file can hold this array (dtype, rank, sizes). */
 AFMT_API int afmt_gguf_can_write(const afmt_array *array, afmt_error *err);
 /* Exact number of bytes afmt_gguf_write produces. */
