@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "afmt.h"
+#include "afmt_float.h"
 #include "args.h"
 #include "array_out.h"
 #include "buf.h"
@@ -126,6 +127,18 @@ static void put_text(afmt_cli_buf *b, const uint8_t *p, uint64_t n)
         afmt_cli_buf_printf(b, "... (%" PRIu64 " bytes)", n);
 }
 
+/* A float field's value: its shortest exact text (a JSON number, or in
+ * --json a string for nan, inf and -inf, which JSON has no number for). */
+static void put_float(afmt_cli_buf *b, const afmt_field_info *f, int json)
+{
+    const double v = afmt_float_get(f->bytes, f->width, f->big_endian);
+    const afmt_float_txt t = afmt_float_text(v, f->width);
+    if (json && !afmt_float_finite(v))
+        afmt_cli_buf_printf(b, "\"%s\"", t.s);
+    else
+        afmt_cli_buf_puts(b, t.s);
+}
+
 static void put_value(afmt_cli_buf *b, const afmt_field_info *f, int json)
 {
     uint64_t k, shown;
@@ -137,6 +150,11 @@ static void put_value(afmt_cli_buf *b, const afmt_field_info *f, int json)
             put_text(b, f->bytes, f->width);
         return;
     }
+    if (f->kind == AFMT_FIELD_FLOAT) {
+        put_float(b, f, json);
+        return;
+    }
+
     if (f->kind == AFMT_FIELD_BYTES) {
         if (json) {
             afmt_cli_json_str(b, (const char *)f->bytes, f->width);
@@ -271,6 +289,8 @@ static void on_field(void *ctx, const afmt_field_info *f)
     /* "bytes", or u/i, the bits, and the byte order of a multi-byte integer */
     if (f->kind == AFMT_FIELD_BYTES || f->kind == AFMT_FIELD_TEXT)
         snprintf(c->type, sizeof c->type, f->kind == AFMT_FIELD_TEXT ? "text" : "bytes");
+    else if (f->kind == AFMT_FIELD_FLOAT)
+        snprintf(c->type, sizeof c->type, "f%u%s", f->width * 8, f->big_endian ? "be" : "le");
     else
         snprintf(c->type, sizeof c->type, "%c%u%s", f->kind == AFMT_FIELD_INT ? 'i' : 'u',
                  f->width * 8, f->width > 1 ? (f->big_endian ? "be" : "le") : "");

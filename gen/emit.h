@@ -19,7 +19,8 @@ typedef enum sym_kind {
     SY_PAYLOAD, /* payload array item */
     SY_BUILTIN, /* index inside "each" */
     SY_STRINGS, /* length-prefixed strings (a field with "count") */
-    SY_STR      /* one length-prefixed string: c its length, off its prefix's offset */
+    SY_STR,     /* one length-prefixed string: c its length, off its prefix's offset */
+    SY_FLOAT    /* a float field: c its value (a double), width its bytes */
 } sym_kind;
 
 typedef struct sym {

@@ -196,7 +196,10 @@ static char *to_u(emitter *m, const blame *bl, cexpr x, const char *text)
         free(x.c);
         return t;
     }
-    if (x.t != VT_NONE) /* VT_NONE: the cause was reported already */
+    if (x.t == VT_F)
+        gen_error(m, NULL, "`%s`: a float cannot be used as an integer (compare it, or test it with finite() "
+                           "or integral())", text ? text : "?");
+    else if (x.t != VT_NONE) /* VT_NONE: the cause was reported already */
         gen_error(m, NULL, "`%s`: %s cannot be used as a number", text ? text : "?",
                   x.t == VT_STR ? "text" : x.t == VT_ARRAY ? "an array" : "this value");
     return x.c;
@@ -235,7 +238,10 @@ static char *to_s(emitter *m, const blame *bl, cexpr x, const char *text)
         free(x.c);
         return t;
     }
-    if (x.t != VT_NONE)
+    if (x.t == VT_F)
+        gen_error(m, NULL, "`%s`: a float cannot be used as an integer (compare it, or test it with finite() "
+                           "or integral())", text ? text : "?");
+    else if (x.t != VT_NONE)
         gen_error(m, NULL, "`%s`: %s cannot be used as a number", text ? text : "?", x.t == VT_STR ? "text" : "this value");
     return x.c;
 }
@@ -249,7 +255,8 @@ static char *to_bool(emitter *m, cexpr x, const char *text)
         return c;
     }
     if (x.t != VT_NONE)
-        gen_error(m, NULL, "`%s`: %s is not a truth value or integer", text ? text : "?", x.t == VT_STR ? "text" : "this value");
+        gen_error(m, NULL, "`%s`: %s is not a truth value or integer", text ? text : "?",
+                  x.t == VT_STR ? "text" : x.t == VT_F ? "a float" : "this value");
     return x.c;
 }
 
@@ -399,9 +406,40 @@ static char *hide_const(char *c, int is_signed)
     return r;
 }
 
+/* An integer literal a float can be compared with: n or -n, n at most
+ * 2^53 (every such integer is a double exactly); its C text as a double. */
+static char *float_literal(const expr *e)
+{
+    const int neg = e->kind == E_UNARY && e->op == TK_MINUS;
+    const expr *n = neg ? e->a : e;
+    if (n->kind != E_INT || n->ival > (UINT64_C(1) << 53)) return NULL;
+    return xprintf("%s%llu.0", neg ? "-" : "", (unsigned long long)n->ival);
+}
+
+/* A comparison with a float: both floats, or a float and an integer
+ * literal (float_literal), compared as IEEE-754 doubles (NaN is unequal
+ * to everything, itself included; -0 equals 0).  Any other integer could
+ * round on its way to a double, so the spec is refused. */
+static cexpr compare_float(emitter *m, tok_kind op, cexpr a, cexpr b, expr *ea, expr *eb, const char *text)
+{
+    char *ac = a.t == VT_F ? xstrdup(a.c) : float_literal(ea);
+    char *bc = b.t == VT_F ? xstrdup(b.c) : float_literal(eb);
+    cexpr r;
+    if (!ac || !bc) {
+        gen_error(m, NULL, "`%s`: a float is compared with a float or an integer literal of at most 2^53 in "
+                           "magnitude (another integer could round on its way to a float)", text);
+        r = bad();
+    } else {
+        r = mk(xprintf("(%s %s %s)", ac, tok_text(op), bc), VT_BOOL);
+    }
+    free(ac); free(bc); free(a.c); free(b.c);
+    return r;
+}
+
 static cexpr compare(emitter *m, const blame *bl, tok_kind op, cexpr a, cexpr b, expr *ea, expr *eb, const char *text)
 {
     const char *o = tok_text(op);
+    if (a.t == VT_F || b.t == VT_F) return compare_float(m, op, a, b, ea, eb, text);
     /* text field == "literal" */
     if (a.t == VT_STR || b.t == VT_STR) {
         cexpr f = a.t == VT_STR && ea->kind != E_STR ? a : b;
@@ -700,6 +738,21 @@ static cexpr fn_dim(emitter *m, const blame *bl, expr *e, const char *text)
     return r;
 }
 
+/* finite(x) and integral(x) of a float (afmt_float.h) */
+static cexpr fn_float_test(emitter *m, const blame *bl, expr *e, const char *text)
+{
+    cexpr x = emit_expr(m, bl, e->args[0], text);
+    cexpr r;
+    if (x.t != VT_F) {
+        if (x.t != VT_NONE) gen_error(m, NULL, "%s() takes a float in `%s`", e->sval, text);
+        free(x.c);
+        return bad();
+    }
+    r = mk(xprintf("afmt_float_%s(%s)", e->sval, x.c), VT_BOOL);
+    free(x.c);
+    return r;
+}
+
 static const struct builtin {
     const char *name;
     int nargs;
@@ -712,7 +765,7 @@ static const struct builtin {
     {"offset", 0, fn_position},  {"rank", 1, fn_payload},       {"count", 1, fn_payload},
     {"nbytes", 1, fn_payload},   {"elsize", 1, fn_payload},     {"sparse", 1, fn_payload},
     {"compress", 0, fn_write_option},                           {"narrays", 0, fn_write_option},
-    {"dim", 2, fn_dim},
+    {"dim", 2, fn_dim},          {"finite", 1, fn_float_test},  {"integral", 1, fn_float_test},
 };
 
 static cexpr call(emitter *m, const blame *bl, expr *e, const char *text)
@@ -755,6 +808,7 @@ static cexpr emit_name(emitter *m, expr *e, const char *text)
     case SY_PAYLOAD: gen_error(m, NULL, "'%s' is an array item: use rank(), dim(), count(), nbytes() in `%s`", n, text); break;
     case SY_STRINGS: gen_error(m, NULL, "'%s' is a string field and has no numeric value in `%s`", n, text); break;
     case SY_STR: return mk(xstrdup(y->c), VT_STR);
+    case SY_FLOAT: return mk(xstrdup(y->c), VT_F);
     }
     return bad();
 }

@@ -123,7 +123,12 @@ void emit_check_body(emitter *m, const blame *bl, check *c, sym *attr)
         char *cond = emit_bool(m, bl, c->e, c->text);
         char *mt = c_format_body(c->text);
         char *fmt, *args = NULL, *fail_cond = xprintf("!%s", cond);
-        if (attr && attr->kind == SY_INT) {
+        if (attr && attr->kind == SY_FLOAT) {
+            fmt = xprintf("\"%s%s`%s` does not hold (%s = %%s)\"", c->message ? c_format_body(c->message) : "",
+                          c->message ? ": " : "", mt, attr->name);
+            args = xprintf("afmt_float_text(%s, %d).s", attr->c, attr->width);
+            decl_use(m, attr->decl);
+        } else if (attr && attr->kind == SY_INT) {
             fmt = xprintf("\"%s%s`%s` does not hold (%s = %%\" %s \")\"", c->message ? c_format_body(c->message) : "",
                           c->message ? ": " : "", mt, attr->name, attr->t == VT_S ? "PRId64" : "PRIu64");
             args = xstrdup(attr->c);
@@ -202,6 +207,39 @@ static void emit_int_field(emitter *m, item *it)
         }
         m->indent--;
         line(m, "}");
+    }
+    bl = blame_of(y);
+    emit_checks(m, &bl, it->checks, it->nchecks, y);
+}
+
+/* A float field (f32, f64): its value a double, compared by "equals" as
+ * a value (-0 equals 0, NaN equals nothing), shown in messages as its
+ * shortest exact text (afmt_float_text). */
+static void emit_float_field(emitter *m, item *it)
+{
+    blame bl;
+    sym *y;
+    int off_decl = take_field(m, it, "AFMT_FIELD_FLOAT", it->field.width, NULL, it->field.big_endian);
+    int val_decl = decl_defer(m, "const double v_%s = afmt_float_get(AFMT_B(c->src, o_%s), %d, %d);", it->name,
+                              it->name, it->field.width, it->field.big_endian);
+    decl_needs(m, val_decl, off_decl);
+    y = sym_push(m, SY_FLOAT, it->name, it);
+    y->decl = val_decl;
+    y->off_decl = off_decl;
+    y->t = VT_F;
+    fixed_printf(y->c, sizeof y->c, "v_%s", it->name);
+    fixed_printf(y->off, sizeof y->off, "o_%s", it->name);
+    y->width = it->field.width;
+    y->big = it->field.big_endian;
+    bl = blame_of(y);
+    if (it->field.has_fequals) {
+        const char *code = it->field.equals_code ? it->field.equals_code : "constraint";
+        char *cond = xprintf("!(v_%s == %.17g)", it->name, it->field.fequals);
+        char *fmt = xprintf("\"expected %s, found %%s\"", it->field.equals_text);
+        char *args = xprintf("afmt_float_text(v_%s, %d).s", it->name, it->field.width);
+        decl_use(m, val_decl);
+        emit_fail_if(m, cond, &bl, code, it->field.equals_lenient, fmt, args);
+        free(cond); free(fmt); free(args);
     }
     bl = blame_of(y);
     emit_checks(m, &bl, it->checks, it->nchecks, y);
@@ -1439,6 +1477,9 @@ static void emit_field_item(emitter *m, item *it)
     } else if (it->field.ftype == FT_INT) {
         item_comment(m, it, "%s: %s of %s%d%s", it->name, it->field.count_text, sign, it->field.width * 8, endian);
         emit_array_field(m, it);
+    } else if (it->field.ftype == FT_FLOAT) {
+        item_comment(m, it, "%s: f%d%s", it->name, it->field.width * 8, it->field.big_endian ? " big-endian" : " little-endian");
+        emit_float_field(m, it);
     } else if (it->field.ftype == FT_STRING) {
         item_comment(m, it, "%s: %s string%s with a u%d length", it->name, it->field.count ? it->field.count_text : "a",
                      it->field.count ? "s" : "", it->field.len_width * 8);

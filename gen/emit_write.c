@@ -223,7 +223,7 @@ static void plan_field(emitter *m, scope *sc, item *it)
         d->text = it->write_text;
         return;
     }
-    if (it->field.equals) {
+    if (it->field.equals || it->field.has_fequals) {
         add_def(sc, D_CONST, it);
         return;
     }
@@ -248,6 +248,8 @@ static void plan_field(emitter *m, scope *sc, item *it)
     } else if (it->field.ftype == FT_STRING) {
         gen_error(m, it->jpath, "the writer cannot derive string field '%s': name it as an array's or a directory's \"name\""
                   NO_WRITER_HINT, it->name);
+    } else if (it->field.ftype == FT_FLOAT) {
+        gen_error(m, it->jpath, "the writer cannot derive a value for float field '%s': add \"write\" or \"equals\"" NO_WRITER_HINT, it->name);
     } else if (it->field.ftype != FT_INT) {
         gen_error(m, it->jpath, "the writer cannot derive text field '%s': add \"equals\" or name it as an array's \"name\"" NO_WRITER_HINT, it->name);
     }
@@ -370,6 +372,36 @@ static void emit_int_value(emitter *m, const blame *bl, item *it, cexpr v)
     y->is_signed = it->field.is_signed;
     y->bounded = v.bounded && v.t == VT_U;
     y->max = v.max;
+}
+
+/* A float field's value: a float expression, or an integer written only
+ * when the float holds it exactly (at most 2^24 in magnitude for f32,
+ * 2^53 for f64: a conservative bound, every such integer is exact). */
+static void emit_float_value(emitter *m, const blame *bl, item *it, cexpr v)
+{
+    sym *y;
+    const int bits = it->field.width == 4 ? 24 : 53;
+    if (v.t == VT_U || v.t == VT_S) {
+        char *fmt = xprintf("\"value %%\" %s \" of %s is not exact as an f%d\"", v.t == VT_S ? "PRId64" : "PRIu64",
+                            it->name, it->field.width * 8);
+        char *cond = v.t == VT_S ? xprintf("%s < -(INT64_C(1) << %d) || %s > (INT64_C(1) << %d)", v.c, bits, v.c, bits)
+                                 : xprintf("%s > (UINT64_C(1) << %d)", v.c, bits);
+        if (!(v.t == VT_U && v.bounded && v.max <= (1ULL << bits))) emit_fail_if(m, cond, bl, "type", LEN_NONE, fmt, v.c);
+        free(fmt);
+        free(cond);
+    } else if (v.t != VT_F) {
+        if (v.t != VT_NONE) gen_error(m, it->jpath, "\"write\" of float field '%s' is a float or an integer", it->name);
+        free(v.c);
+        return;
+    }
+    line(m, "const double v_%s = (double)%s;", it->name, v.c);
+    y = sym_push(m, SY_FLOAT, it->name, it);
+    y->t = VT_F;
+    fixed_printf(y->c, sizeof y->c, "v_%s", it->name);
+    fixed_printf(y->off, sizeof y->off, "0");
+    y->width = it->field.width;
+    y->big = it->field.big_endian;
+    free(v.c);
 }
 
 static sym *push_text(emitter *m, item *it)
@@ -682,6 +714,8 @@ static void def_value(emitter *m, def *d, const blame *bl)
         fixed_printf(y->off, sizeof y->off, "0");
     } else if (it->field.ftype == FT_INT && !it->field.count) {
         emit_int_value(m, bl, it, v);
+    } else if (it->field.ftype == FT_FLOAT) {
+        emit_float_value(m, bl, it, v);
     } else {
         gen_error(m, it->jpath, "\"write\" of a text or array field is not supported");
     }
@@ -691,7 +725,16 @@ static void def_value(emitter *m, def *d, const blame *bl)
 static void def_const(emitter *m, def *d, const blame *bl)
 {
     item *it = d->it;
-    if (it->field.ftype == FT_INT) {
+    if (it->field.ftype == FT_FLOAT) { /* the literal, exact in the field's type (load_item.c) */
+        sym *y = sym_push(m, SY_FLOAT, it->name, it);
+        (void)bl;
+        y->t = VT_F;
+        fixed_printf(y->c, sizeof y->c, "%.17g", it->field.fequals);
+        if (!strpbrk(y->c, ".eEni")) fixed_printf(y->c, sizeof y->c, "%.17g.0", it->field.fequals);
+        fixed_printf(y->off, sizeof y->off, "0");
+        y->width = it->field.width;
+        y->big = it->field.big_endian;
+    } else if (it->field.ftype == FT_INT) {
         cexpr v;
         memset(&v, 0, sizeof v); /* range-checked as any value (it was uninitialised) */
         v.c = xprintf("UINT64_C(%llu)", (unsigned long long)it->field.equals->ival);
@@ -1216,6 +1259,9 @@ static void write_field(emitter *m, item *it)
         line(m, "if (afmt_sink_put(sink, arrays[k].name, len_k, err) != 0) return -1;");
         m->indent--;
         line(m, "}");
+    } else if (it->field.ftype == FT_FLOAT) {
+        line(m, "if (afmt_sink_u%d(sink, afmt_float_bits(%s, %d), %d, err) != 0) return -1;", it->field.width * 8, y->c,
+             it->field.width, it->field.big_endian);
     } else if (it->field.ftype != FT_INT) {
         line(m, "if (afmt_sink_put(sink, %s, %d, err) != 0) return -1;", y->c, it->field.size);
     } else if (!it->field.count) {

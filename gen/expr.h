@@ -45,7 +45,8 @@ typedef enum vtype {
     VT_STR,     /* a text literal or a fixed-size text/bytes field */
     VT_ARRAY,   /* an integer array field (dims) */
     VT_LOOKUP,  /* the result of a type-table lookup */
-    VT_PAYLOAD  /* a payload array item (writer-side functions) */
+    VT_PAYLOAD, /* a payload array item (writer-side functions) */
+    VT_F        /* a float field's value (a double): compared, finite(), integral() */
 } vtype;
 
 struct sym;

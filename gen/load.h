@@ -42,6 +42,9 @@ void check_code(loader *L, const char *code, const char *jp);
 void load_checks(loader *L, json_t *obj, const char *key, const char *jp, check **out, int *n);
 /* "u16", "i32be", ...: width, signedness and byte order; 0 when not one. */
 int parse_int_type(const char *t, field_item *f, int default_big);
+/* "f32", "f64", each optionally suffixed le/be: a float field's width and
+ * byte order (1), or 0. */
+int parse_float_type(const char *t, field_item *f, int default_big);
 /* A C-like identifier. */
 int valid_name(const char *n);
 

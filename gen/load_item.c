@@ -112,9 +112,10 @@ static void load_field_type(loader *L, spec *s, json_t *o, const char *jp, field
         free(lw);
     }
     else if (parse_int_type(type, f, s->big_endian)) f->ftype = FT_INT;
+    else if (parse_float_type(type, f, s->big_endian)) f->ftype = FT_FLOAT;
     else {
         char *p = jp_key(jp, "type");
-        LERR(L, p, "unknown field type '%s' (expected u8..u64, i8..i64 with optional le/be, bytes, text, string)", type);
+        LERR(L, p, "unknown field type '%s' (expected u8..u64, i8..i64, f32, f64 with optional le/be, bytes, text, string)", type);
         free(p);
     }
     free(type);
@@ -126,14 +127,14 @@ static void load_field_size(loader *L, json_t *o, const char *jp, field_item *f)
     json_t *v;
     if (f->ftype == FT_STRING) {
         if (json_object_get(o, "size")) LERR(L, jp, "a string's size is its length prefix, not \"size\"");
-    } else if (f->ftype != FT_INT) {
+    } else if (f->ftype != FT_INT && f->ftype != FT_FLOAT) {
         v = json_object_get(o, "size");
         if (!json_is_integer(v) || json_integer_value(v) <= 0 || json_integer_value(v) > 4096)
             LERR(L, jp, "a bytes/text field needs \"size\": an integer from 1 to 4096");
         else
             f->size = (int)json_integer_value(v);
     } else if (json_object_get(o, "size")) {
-        LERR(L, jp, "\"size\" is only for bytes/text fields (an integer's size is its type)");
+        LERR(L, jp, "\"size\" is only for bytes/text fields (an integer's or float's size is its type)");
     }
     f->count = get_expr(L, o, "count", jp, &f->count_text);
     if (f->count && f->ftype != FT_INT && f->ftype != FT_STRING)
@@ -141,11 +142,41 @@ static void load_field_size(loader *L, json_t *o, const char *jp, field_item *f)
     if (json_object_get(o, "length") && f->ftype != FT_STRING) LERR(L, jp, "\"length\" is for string fields");
 }
 
+/* A float field's "equals": a JSON number the field's type holds exactly
+ * (an f32 cannot equal 0.1: the file would hold another value). */
+static void load_float_equals(loader *L, json_t *v, const char *p, field_item *f)
+{
+    double d;
+    if (!json_is_number(v)) {
+        LERR(L, p, "a float field equals a number");
+        return;
+    }
+    d = json_number_value(v);
+    if (json_is_integer(v) && (json_integer_value(v) > 9007199254740992LL || json_integer_value(v) < -9007199254740992LL)) {
+        LERR(L, p, "%" JSON_INTEGER_FORMAT " is not exact as a float (at most 2^53 in magnitude)", json_integer_value(v));
+        return;
+    }
+    if (f->width == 4 && (double)(float)d != d) {
+        char *want = float_text(d, 8), *would = float_text((double)(float)d, 8);
+        LERR(L, p, "%s is not exact as an f32 (it would be %s)", want, would);
+        free(want);
+        free(would);
+        return;
+    }
+    f->has_fequals = 1;
+    f->fequals = d;
+    f->equals_text = float_text(d, f->width);
+}
+
 /* "equals": the literal a field must hold, with its "lenient" and "code". */
 static void load_field_equals(loader *L, json_t *o, const char *jp, field_item *f)
 {
     json_t *v = json_object_get(o, "equals");
-    if (v) {
+    if (v && f->ftype == FT_FLOAT) {
+        char *p = jp_key(jp, "equals");
+        load_float_equals(L, v, p, f);
+        free(p);
+    } else if (v) {
         char *p = jp_key(jp, "equals");
         f->equals = literal(L, v, p);
         f->equals_text = json_is_string(v) ? xstrdup(json_string_value(v))

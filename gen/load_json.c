@@ -203,6 +203,21 @@ int parse_int_type(const char *t, field_item *f, int default_big)
     return 0;
 }
 
+int parse_float_type(const char *t, field_item *f, int default_big)
+{
+    const char *end;
+    if (strncmp(t, "f32", 3) == 0) f->width = 4;
+    else if (strncmp(t, "f64", 3) == 0) f->width = 8;
+    else return 0;
+    end = t + 3;
+    f->is_signed = 1;
+    f->big_endian = default_big;
+    if (*end == 0) return 1;
+    if (strcmp(end, "le") == 0) { f->big_endian = 0; return 1; }
+    if (strcmp(end, "be") == 0) { f->big_endian = 1; return 1; }
+    return 0;
+}
+
 int valid_name(const char *n)
 {
     const char *c;

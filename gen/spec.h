@@ -25,7 +25,8 @@ typedef enum field_type {
     FT_INT,   /* u8..u64, i8..i64 */
     FT_BYTES, /* fixed-size raw bytes (magic) */
     FT_TEXT,  /* fixed-size text slot, NUL-padded */
-    FT_STRING /* length-prefixed bytes: a u8..u64 length, then that many bytes */
+    FT_STRING, /* length-prefixed bytes: a u8..u64 length, then that many bytes */
+    FT_FLOAT  /* f32, f64: an IEEE-754 float, compared and tested, never a number */
 } field_type;
 
 enum { LAYOUT_DENSE = 0, LAYOUT_CSR = 1, LAYOUT_COLUMNS = 2, LAYOUT_ZEROS = 3, LAYOUT_COO = 4 };
@@ -106,6 +107,8 @@ typedef struct field_item {       /* IT_FIELD: bytes at the cursor */
     char *first_text, *last_text;
     char *increasing_within;          /* array field: strictly increasing within segments */
     int text_nul_padded;              /* text field: printable ASCII then NULs */
+    int has_fequals;                  /* float field: "equals" (fequals, exact in the type) */
+    double fequals;
 } field_item;
 
 typedef struct let_item {         /* IT_LET: a named value */

@@ -155,3 +155,16 @@ char *c_format_body(const char *s)
     q[n - 2] = 0;
     return q;
 }
+
+char *float_text(double v, int width)
+{
+    int prec;
+    /* the fewest significant digits that read back exactly, as the
+     * runtime's afmt_float_text writes them (its messages must agree) */
+    for (prec = 1; prec < 17; prec++) {
+        char *t = xprintf("%.*g", prec, v);
+        if (width == 4 ? (double)strtof(t, NULL) == v : strtod(t, NULL) == v) return t;
+        free(t);
+    }
+    return xprintf("%.17g", v);
+}

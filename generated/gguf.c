@@ -42,8 +42,7 @@ static const afmt_field_desc field_value_4 = {.name = "value", .kind = AFMT_FIEL
 static const afmt_field_desc field_value_5 = {.name = "value", .kind = AFMT_FIELD_INT, .width = 2};
 static const afmt_field_desc field_value_6 = {.name = "value", .kind = AFMT_FIELD_INT, .width = 4};
 static const afmt_field_desc field_value_7 = {
-    .name = "value", .kind = AFMT_FIELD_BYTES, .width = 4,
-    .doc = "f32"};
+    .name = "value", .kind = AFMT_FIELD_FLOAT, .width = 4};
 static const afmt_field_desc field_value_8 = {
     .name = "value", .kind = AFMT_FIELD_BYTES, .width = 8};
 static const afmt_field_desc field_item_type = {
@@ -52,8 +51,7 @@ static const afmt_field_desc field_count = {.name = "count", .kind = AFMT_FIELD_
 static const afmt_field_desc field_value_9 = {.name = "value", .kind = AFMT_FIELD_UINT, .width = 8};
 static const afmt_field_desc field_value_10 = {.name = "value", .kind = AFMT_FIELD_INT, .width = 8};
 static const afmt_field_desc field_value_11 = {
-    .name = "value", .kind = AFMT_FIELD_BYTES, .width = 8,
-    .doc = "f64"};
+    .name = "value", .kind = AFMT_FIELD_FLOAT, .width = 8};
 static const afmt_field_desc field_name = {.name = "name", .kind = AFMT_FIELD_BYTES, .width = 8};
 static const afmt_field_desc field_n_dims = {.name = "n_dims", .kind = AFMT_FIELD_UINT, .width = 4};
 static const afmt_field_desc field_ne = {
@@ -291,9 +289,7 @@ static int gguf_validate_value_kind_5(afmt_vctx *c)
 
 static int gguf_validate_value_kind_6(afmt_vctx *c)
 {
-    /*
-     * value: 4 bytes of raw bytes (spec/gguf.json /structs/value/body/0/cases/6/body/0): f32
-     */
+    /* value: f32 little-endian (spec/gguf.json /structs/value/body/0/cases/6/body/0) */
     if (afmt_take_field(c, &field_value_7, 1)) return -1;
     return 0;
 }
@@ -380,9 +376,7 @@ static int gguf_validate_value_kind_11(afmt_vctx *c)
 
 static int gguf_validate_value_kind_12(afmt_vctx *c)
 {
-    /*
-     * value: 8 bytes of raw bytes (spec/gguf.json /structs/value/body/0/cases/12/body/0): f64
-     */
+    /* value: f64 little-endian (spec/gguf.json /structs/value/body/0/cases/12/body/0) */
     if (afmt_take_field(c, &field_value_11, 1)) return -1;
     return 0;
 }

@@ -31,7 +31,8 @@ typedef enum isym_kind {
     IS_PAYLOAD, /* an array item */
     IS_INDEX,   /* `index` inside "each" */
     IS_STRINGS, /* length-prefixed strings: count of them at off */
-    IS_STR      /* one length-prefixed string: count bytes at off + width */
+    IS_STR,     /* one length-prefixed string: count bytes at off + width */
+    IS_FLOAT    /* a float field: its value f (width: 4 or 8 bytes) */
 } isym_kind;
 
 typedef struct isym {
@@ -46,6 +47,7 @@ typedef struct isym {
     int width, is_signed, big; /* IS_ARRF (IS_STRINGS, IS_STR: width of the length) */
     int size;         /* IS_TEXT */
     afmt_elem el;     /* IS_LOOKUP */
+    double f;         /* IS_FLOAT */
 } isym;
 
 /* The field a failure is blamed on: name ("" for none), element index
@@ -172,6 +174,7 @@ typedef struct ival {
     int len;          /* VT_STR: its size */
     int whole;        /* VT_STR: a string field's content, equal only to the same bytes (not NUL-padded) */
     uint64_t slen;    /* VT_STR, whole: its length */
+    double f;         /* VT_F: a float field's value */
 } ival;
 /* Evaluate e (text: the whole expression, for messages): its value with
  * the type afmt-gen gives it, its run-time failures blamed on b. */

@@ -4,6 +4,7 @@
  * does not hold", with the value of the integer it belongs to. */
 #include <inttypes.h>
 #include <string.h>
+#include "afmt_float.h"
 #include "interp.h"
 
 /* The text of E in `F == E` as afmt-gen quotes it. */
@@ -50,6 +51,9 @@ static int check_one(irun *r, const iblame *b, const check *c, const isym *attr)
     }
     if (ieval_bool(r, b, c->e, c->text, &holds)) return -1;
     if (holds) return 0;
+    if (attr && attr->kind == IS_FLOAT)
+        return ifail(r, b, code, c->lenient, "%s%s`%s` does not hold (%s = %s)", msg, sep, c->text, attr->name,
+                     afmt_float_text(attr->f, (unsigned)attr->width).s);
     if (attr && attr->kind == IS_INT) {
         if (attr->t == VT_S)
             return ifail(r, b, code, c->lenient, "%s%s`%s` does not hold (%s = %" PRId64 ")", msg, sep, c->text,

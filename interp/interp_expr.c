@@ -8,6 +8,7 @@
 #include "afmt_bytes.h"
 #include "afmt_fields.h"
 #include "afmt_gen_expr.h"
+#include "afmt_float.h"
 #include "interp.h"
 
 static ival mk(vtype t, uint64_t v)
@@ -45,12 +46,17 @@ vtype itype(const irun *r, const expr *e, int *lit)
         y = isym_find(r, e->sval);
         if (!y) return VT_NONE;
         if (y->kind == IS_INT || y->kind == IS_INDEX) return y->t;
+        if (y->kind == IS_FLOAT) return VT_F;
         return y->kind == IS_TEXT || y->kind == IS_STR ? VT_STR : VT_NONE;
     case E_MEMBER: return VT_U;
     case E_INDEX:
         y = e->a->kind == E_NAME ? isym_find(r, e->a->sval) : NULL;
         return y && y->kind == IS_ARRF ? y->t : VT_NONE;
-    case E_CALL: return strcmp(e->sval, "sparse") == 0 || strcmp(e->sval, "compress") == 0 ? VT_BOOL : VT_U;
+    case E_CALL:
+        return strcmp(e->sval, "sparse") == 0 || strcmp(e->sval, "compress") == 0 || strcmp(e->sval, "finite") == 0 ||
+                       strcmp(e->sval, "integral") == 0
+                   ? VT_BOOL
+                   : VT_U;
     case E_UNARY: return e->op == TK_BANG ? VT_BOOL : e->op == TK_TILDE ? VT_U : VT_S;
     case E_BINARY:
         switch (e->op) {
@@ -118,6 +124,11 @@ static int eval_name(irun *r, const expr *e, ival *out)
     y = isym_find(r, e->sval);
     if (y && (y->kind == IS_INT || y->kind == IS_INDEX)) {
         *out = mk(y->t, y->v);
+        return 0;
+    }
+    if (y && y->kind == IS_FLOAT) {
+        *out = mk(VT_F, 0);
+        out->f = y->f;
         return 0;
     }
     if (y && y->kind == IS_TEXT) {
@@ -249,6 +260,15 @@ static int fn_position(irun *r, const iblame *b, const expr *e, const char *text
     return 0;
 }
 
+/* finite(x), integral(x) of a float (afmt_float.h) */
+static int fn_float_test(irun *r, const iblame *b, const expr *e, const char *text, ival *out)
+{
+    ival x;
+    if (ieval(r, b, e->args[0], text, &x)) return -1;
+    *out = mk(VT_BOOL, strcmp(e->sval, "finite") == 0 ? afmt_float_finite(x.f) : afmt_float_integral(x.f));
+    return 0;
+}
+
 typedef int (*builtin_eval)(irun *r, const iblame *b, const expr *e, const char *text, ival *out);
 
 static const struct builtin {
@@ -259,6 +279,7 @@ static const struct builtin {
     {"roundup", fn_round}, {"ceil_div", fn_round}, {"min", fn_minmax}, {"max", fn_minmax},
     {"peek", fn_peek},     {"skipped_comments", fn_skipped_comments},
     {"remaining", fn_position}, {"offset", fn_position},
+    {"finite", fn_float_test}, {"integral", fn_float_test},
 };
 
 static int eval_call(irun *r, const iblame *b, const expr *e, const char *text, ival *out)
@@ -389,9 +410,33 @@ static int compare_text(ival a, ival c, tok_kind op)
     return op == TK_EQ ? eq : !eq;
 }
 
+/* A float compared with a float or an integer literal (afmt-gen allows
+ * nothing else, and literals of at most 2^53: exact as doubles), as C
+ * compares doubles: NaN is unequal to everything. */
+static double as_double(ival x)
+{
+    return x.t == VT_F ? x.f : x.t == VT_S ? (double)sv(x.v) : (double)x.v;
+}
+
+static int compare_float(tok_kind op, double x, double y)
+{
+    switch (op) {
+    case TK_EQ: return x == y;
+    case TK_NE: return x != y;
+    case TK_LT: return x < y;
+    case TK_LE: return x <= y;
+    case TK_GT: return x > y;
+    default: return x >= y;
+    }
+}
+
 static int compare(irun *r, const iblame *b, tok_kind op, ival a, ival c, const char *text, ival *out)
 {
     int cmp;
+    if (a.t == VT_F || c.t == VT_F) {
+        *out = mk(VT_BOOL, compare_float(op, as_double(a), as_double(c)));
+        return 0;
+    }
     if (a.t == VT_STR || c.t == VT_STR) {
         *out = mk(VT_BOOL, compare_text(a, c, op));
         return 0;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "afmt_gen_expr.h"
+#include "afmt_float.h"
 #include "interp.h"
 
 static afmt_field_desc ifield_desc(const item *it, afmt_field_kind kind, int width, int is_array, int big)
@@ -46,6 +47,31 @@ static int int_field(irun *r, const item *it)
                                       (unsigned long long)f->equals->ival, y->v);
         if (rc) return -1;
     }
+    return irun_checks(r, &b, it->checks, it->nchecks, y);
+}
+
+/* A float field: its value a double, "equals" compared as a value (-0
+ * equals 0, NaN nothing), as emit_float_field. */
+static int float_field(irun *r, const item *it)
+{
+    const field_item *f = &it->field;
+    const afmt_field_desc d = ifield_desc(it, AFMT_FIELD_FLOAT, f->width, 0, f->big_endian);
+    const uint64_t at = r->c->pos;
+    isym *y;
+    iblame b;
+    if (afmt_take_field(r->c, &d, 1)) return -1;
+    y = isym_push(r, IS_FLOAT, it);
+    y->t = VT_F;
+    y->off = at;
+    y->width = f->width;
+    y->big = f->big_endian;
+    y->count = 1;
+    y->f = afmt_float_get(AFMT_B(r->c->src, at), (unsigned)f->width, f->big_endian);
+    b = iblame_of(y);
+    if (f->has_fequals && !(y->f == f->fequals) &&
+        ifail(r, &b, icode(f->equals_code, AFMT_E_CONSTRAINT), f->equals_lenient, "expected %s, found %s",
+              f->equals_text, afmt_float_text(y->f, (unsigned)f->width).s))
+        return -1;
     return irun_checks(r, &b, it->checks, it->nchecks, y);
 }
 
@@ -259,6 +285,7 @@ int irun_field(irun *r, const item *it)
     switch (it->field.ftype) {
     case FT_INT: rc = it->field.count ? array_field(r, it) : int_field(r, it); break;
     case FT_STRING: rc = it->field.count ? string_field(r, it) : one_string(r, it); break;
+    case FT_FLOAT: rc = float_field(r, it); break;
     default: rc = text_field(r, it); break;
     }
     if (rc) return -1;

@@ -519,12 +519,13 @@ typedef enum afmt_field_kind {
     AFMT_FIELD_UINT,  /* unsigned integer(s) */
     AFMT_FIELD_INT,   /* signed integer(s) */
     AFMT_FIELD_BYTES, /* raw bytes or a text slot */
-    AFMT_FIELD_TEXT   /* a value of a text header (npy's dict, safetensors'
+    AFMT_FIELD_TEXT,  /* a value of a text header (npy's dict, safetensors'
                        * JSON): bytes are its text as written there, width
                        * bytes of it (a string with its quotes: "F32",
                        * '<f8'; a list [2, 3]; True), offset that of its
                        * first byte; count 1.  The name is its key path as
                        * errors give it: header["w"].dtype, header.shape */
+    AFMT_FIELD_FLOAT  /* an IEEE-754 float of width 4 (f32) or 8 (f64) bytes */
 } afmt_field_kind;
 
 typedef struct afmt_field_info {
@@ -533,8 +534,8 @@ typedef struct afmt_field_info {
     uint64_t offset;       /* of its first byte in the input */
     int is_array;          /* an integer array field ("count" in the spec) */
     uint64_t count;        /* integers in an array field; 1 otherwise */
-    unsigned width;        /* bytes of one integer, or of the bytes field */
-    int big_endian;        /* integers stored big-endian */
+    unsigned width;        /* bytes of one integer or float, or of the bytes field */
+    int big_endian;        /* integers (floats) stored big-endian */
     const uint8_t *bytes;  /* count * width bytes (width for BYTES) */
     const char *doc;       /* the spec's "doc" for it, or NULL */
 } afmt_field_info;

@@ -25,6 +25,7 @@
 #include "afmt_sink.h"
 #include "afmt_src.h"
 #include "afmt_fields.h"
+#include "afmt_float.h"
 #include "afmt_lz4.h"
 #include "afmt_tiles.h"
 #include "afmt_meta.h"

@@ -71,6 +71,7 @@ class Scope:
         self.ints = dict(parent.ints) if parent else {}
         self.arrf = list(parent.arrf) if parent else []
         self.lookups = list(parent.lookups) if parent else []
+        self.floats = list(parent.floats) if parent else []
 
 
 def int_literal(rng, bits=64):
@@ -228,13 +229,61 @@ def free_field(rng, names, sc, arrays):
     return f
 
 
+FLOAT_EXACT = [0, 1, -1, 1.5, -2.25, 0.5, 1e10, 65504, -0.0, 0.125, 16777216]
+
+
+def float_test(rng, sc, name):
+    """A truth value over float name (and the floats before it): a test,
+    a comparison with a float or an integer literal up to 2^53."""
+    r = rng.random()
+    lit = rng.choice(["0", "1", "-1", "1000", "-5", "9007199254740992", "0x10"])
+    if r < 0.25:
+        return "%s(%s)" % (rng.choice(["finite", "integral"]), name)
+    if r < 0.6:
+        return "%s %s %s" % (name, rng.choice(["<", "<=", ">", ">=", "==", "!="]), lit)
+    if r < 0.75 and sc.floats:
+        return "%s %s %s" % (name, rng.choice(["<", "<=", ">", ">=", "==", "!="]), rng.choice(sc.floats))
+    if r < 0.85:
+        return "%s != %s" % (name, name)
+    return "(%s) %s (%s)" % (float_test(rng, sc, name), rng.choice(["&&", "||"]), float_test(rng, sc, name))
+
+
+def float_field(rng, names, sc, arrays):
+    """A float field (f32 or f64, either byte order) the writer can write:
+    an exact "equals", a literal or an integer expression "write"; tests
+    and comparisons as its checks."""
+    name = names.new("fl")
+    t = rng.choice(["f32", "f64"]) + rng.choice(["", "", "le", "be"])
+    f = {"field": name, "type": t}
+    r = rng.random()
+    if r < 0.4:
+        f["equals"] = rng.choice(FLOAT_EXACT)
+        if rng.random() < 0.3:
+            f["lenient"] = "warn"
+        if rng.random() < 0.2:
+            f["code"] = rng.choice(CODES)
+    elif r < 0.75:
+        f["write"] = str(rng.randint(0, 1 << 20))
+    else:
+        f["write"] = expr(rng, sc, 1, arrays, writer=True)
+    if rng.random() < 0.5:
+        checks = [check_obj(rng, float_test(rng, sc, name)) for _ in range(rng.randint(1, 2))]
+        f["check"] = checks[0] if len(checks) == 1 and rng.random() < 0.5 else checks
+    if rng.random() < 0.2:
+        f["doc"] = "a float"
+    sc.floats.append(name)
+    return f
+
+
 def misc_items(rng, names, sc, arrays, n):
     """n of: free integer fields, lets, check items, pads, bytes/text
     fields with equals."""
     out = []
     for _ in range(n):
         r = rng.random()
-        if r < 0.35:
+        if r < 0.08:
+            out.append(float_field(rng, names, sc, arrays))
+        elif r < 0.35:
             out.append(free_field(rng, names, sc, arrays))
         elif r < 0.55:
             name = names.new("let")
@@ -244,6 +293,10 @@ def misc_items(rng, names, sc, arrays, n):
             c = {"check": expr(rng, sc) if rng.random() < 0.3 else "%s || true" % expr(rng, sc)}
             if sc.ints and rng.random() < 0.5:
                 c["field"] = rng.choice(list(sc.ints))
+            if sc.floats and rng.random() < 0.3:
+                fl = rng.choice(sc.floats)
+                c["check"] = float_test(rng, sc, fl)
+                c["field"] = fl
             if rng.random() < 0.3:
                 c["lenient"] = "warn"
             if rng.random() < 0.3:

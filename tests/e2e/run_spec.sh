@@ -134,6 +134,22 @@ else
     fail "negate: $(cat "$TMP/neg" | tr '\n' ' ')"
 fi
 
+# float fields (tests/specs/features/float_fields.json): every verdict,
+# field, offset and value text of tests/specs/floats as expected (NaN,
+# inf, -0, a fraction, a lenient equals); tests/run.sh holds the generated
+# code to the same on these files (interpreter agreement)
+{ "$V" --spec tests/specs/features/float_fields.json tests/specs/floats/*.bin
+  "$V" --lenient --spec tests/specs/features/float_fields.json tests/specs/floats/hi_other.bin \
+      tests/specs/floats/lo_above_hi.bin; } > "$TMP/floats" 2>&1
+same "float fields: verdicts of tests/specs/floats" tests/specs/floats/verdicts.expected "$TMP/floats"
+"$A" info --json --spec tests/specs/features/float_fields.json tests/specs/floats/lo_nan.bin > "$TMP/fj" 2>&1
+if python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); f={x["field"]:(x["type"],x["value"]) for x in d["fields"]}
+assert f["scale"]==("f64be",0.1) and f["lo"]==("f32be","nan") and f["hi"]==("f32le",-2.25) and f["version"]==("f32le",1.5), f' "$TMP/fj" 2> "$TMP/fje"; then
+    pass "afmt info --json: float fields as numbers, nan as a string"
+else
+    fail "afmt info --json floats: $(tail -2 "$TMP/fje")"
+fi
+
 # a format of one's own: the spec of tests/specs/newformat, with no build
 if "$V" --spec tests/specs/newformat/toyfmt.json corpus/npy/f8_2x3.npy 2>&1 | grep -q 'invalid toyfmt: magic at offset 0'; then
     pass "a spec that is no shipped format checks files"
