@@ -8,6 +8,7 @@
 
 #include "closest.h"
 #include "collect.h"
+#include "load.h"
 #include "render.h"
 #include "sidecar.h"
 #include "spec.h"
@@ -32,6 +33,26 @@ static int skipped_in_walk(afmt_cli_worker *w, const char *display,
     return 1;
 }
 
+/* SARIF gives the offending field's byte length: the widths of the last
+ * fields read, recorded by validating buf again with a field visitor and
+ * nothing else.  Only for a file with something to report: a validator
+ * asked for fields reads some headers more slowly (a safetensors header by
+ * its exact steps). */
+static void record_spans(afmt_cli_worker *w, const afmt_format *fmt, const uint8_t *buf,
+                         uint64_t len)
+{
+    afmt_options opt = w->cfg->opt;
+    afmt_field_visitor fields;
+    afmt_visitor none;
+    afmt_error again;
+
+    afmt_cli_visitor_init(&none, w);
+    afmt_cli_span_visitor(&w->spans, &fields);
+    opt.fields = &fields;
+    afmt_error_clear(&again);
+    (void)afmt_cli_validate(w->cfg->interp, fmt, buf, len, &opt, &none, &again);
+}
+
 /* Validate with the collecting visitor; 1 when valid. */
 static int validate(afmt_cli_worker *w, const afmt_format *fmt,
                     const uint8_t *buf, uint64_t len, afmt_cli_input *stream,
@@ -44,8 +65,8 @@ static int validate(afmt_cli_worker *w, const afmt_format *fmt,
     int valid;
 
     afmt_cli_collect_visitor(w, &vis);
-    if (w->cfg->sarif) {
-        /* SARIF gives the offending field's byte length: record widths */
+    if (w->cfg->sarif && lazy) {
+        /* a stream is read once: its widths recorded as it goes */
         afmt_cli_span_visitor(&w->spans, &fields);
         opt.fields = &fields;
     }
@@ -66,6 +87,8 @@ static int validate(afmt_cli_worker *w, const afmt_format *fmt,
         }
     } else {
         valid = afmt_cli_validate(w->cfg->interp, fmt, buf, len, &opt, &vis, err) == 0;
+        if (w->cfg->sarif && (!valid || w->nwarn))
+            record_spans(w, fmt, buf, len);
     }
     if (afmt_cli_sidecar_end(w, fmt, valid, err) != 0)
         valid = 0;

@@ -164,6 +164,19 @@ def main():
         check("nothing else", sorted(by) == sorted(["size%20lie.ra", "major.npy", "cut.npy",
                                                     "badbool.bin", "nope.npy"]), list(by))
 
+        # a text header's value: its region is the value as written ("F99":
+        # 5 bytes at its opening quote)
+        st = b'{"a":{"dtype":"F99","shape":[1],"data_offsets":[0,4]}}'
+        st += b" " * (-len(st) % 8)
+        with open(os.path.join(d, "dtype.safetensors"), "wb") as f:
+            f.write(struct.pack("<Q", len(st)) + st + bytes(4))
+        rc, out, err = run([S.validate, "--sarif", "dtype.safetensors"], d)
+        res = json.loads(out)["runs"][0]["results"]
+        reg = res[0]["locations"][0]["physicalLocation"].get("region") if len(res) == 1 else None
+        check("a safetensors header's bad dtype: its region is the value as written",
+              rc == 1 and res[0]["ruleId"] == "unknown-type" and
+              reg == {"byteOffset": 8 + st.index(b'"F99"'), "byteLength": 5}, res)
+
         rc, out, err = run([S.validate, "--sarif", os.path.join(d, "major.npy")], d)
         uri = json.loads(out)["runs"][0]["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]["uri"]
         check("an absolute path is a file: URI", uri == "file://" + os.path.join(d, "major.npy"), uri)
