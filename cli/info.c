@@ -482,8 +482,8 @@ static int info_file(info_ctx *c, const char *path, const afmt_format *forced,
         if (c->meta) {
             afmt_cli_buf_printf(out, "  metadata, bytes %" PRIu64 "..%" PRIu64 ": ", c->meta_offset,
                                 c->meta_offset + c->meta_len);
-            put_bytes_text(out, c->meta, c->meta_len < 200 ? c->meta_len : 200);
-            afmt_cli_buf_puts(out, c->meta_len > 200 ? " ...\n" : "\n");
+            put_text(out, c->meta, c->meta_len); /* JSON as written, as the fields show it */
+            afmt_cli_buf_putc(out, '\n');
         }
         afmt_cli_buf_put(out, c->warns.p, c->warns.len);
         if (!valid) {

@@ -468,7 +468,8 @@ check keep-names-writes-nothing test ! -e "$T/long2.ten"
 # afmt info shows a text header's metadata (safetensors' __metadata__) with
 # its byte range, in text and JSON (issue 25, point 5, in part).
 run "$AFMT" info "$REPO/examples/model.safetensors"
-expect_out_has info-metadata-text "  metadata, bytes "
+expect_out_has info-metadata-text '  metadata, bytes 24..39: {"format":"pt"}'
+expect_out_has info-metadata-field '          34      4  text  header["__metadata__"]["format"] "pt"'
 run "$AFMT" info --json "$REPO/examples/model.safetensors"
 if printf '%s' "$OUT" | python3 -c '
 import json, sys
