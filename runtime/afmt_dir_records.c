@@ -33,6 +33,11 @@ static int sizes(afmt_vctx *c, const afmt_dir_desc *d, afmt_dir_rec *r, const ui
                                r->el.size);
         return 0;
     }
+    if (r->el.enc == AFMT_ENC_BITS_LSB) {
+        /* bit-packed, as a dense array of the type and the view say */
+        r->nbytes = afmt_ceil_div_u64(r->count, 8);
+        return 0;
+    }
     if (!afmt_mul_u64(r->count, r->el.size, &r->nbytes))
         return afmt_fail_c(c, AFMT_E_OVERFLOW, d->shape_field, AFMT_NO_INDEX, r->dims_at,
                            "%" PRIu64 " elements of %" PRIu64 " bytes overflow 64 bits", r->count, r->el.size);

@@ -12,7 +12,9 @@
 # with gcc (and clang when there is one) -std=c11 -pedantic -Wall -Wextra
 # -Werror; linked with fuzz/specs/driver.c, every file its writer writes
 # for a fixed set of arrays validates and reads back (driver write), and
-# the writer writes at least one unless the spec is read-only.
+# the writer writes at least one unless the spec is read-only; files kept
+# beside a regression spec (NAME.valid/, NAME.invalid/: a read-only spec's,
+# which no writer makes) are judged as their folder says.
 # One "PASS name" / "FAIL name: why" line per check (tests/run.sh).
 set -u
 BUILD=${1:-build}
@@ -84,6 +86,27 @@ check_spec() {
     else
         pass "$kind/$name: $(tail -1 "$TMP/drv.log") files validate and read back"
     fi
+    check_samples "$spec" "$kind/$name" "$out/driver"
+}
+
+# check_samples SPEC WHAT DRIVER: files beside a spec that no writer makes
+# (a read-only spec's), SPEC without .json + .valid/ (each must validate
+# strictly) and + .invalid/ (each must be refused, strict and lenient).
+check_samples() {
+    local dir=${1%.json} f v
+    for v in valid invalid; do
+        for f in "$dir.$v"/*; do
+            [ -f "$f" ] || continue
+            "$3" validate "$f" > "$TMP/val.log" 2>&1
+            if [ "$v" = valid ] && grep -q "^0 strict ok" "$TMP/val.log"; then
+                pass "$2: $v file $(basename "$f") validates"
+            elif [ "$v" = invalid ] && [ "$(grep -c "^0 [a-z]* err " "$TMP/val.log")" = 2 ]; then
+                pass "$2: $v file $(basename "$f") is refused"
+            else
+                fail "$2: $v file $(basename "$f"): $(head -2 "$TMP/val.log")"
+            fi
+        done
+    done
 }
 
 for kind in features regressions; do
