@@ -146,8 +146,9 @@ class Fuzzer:
         shutil.rmtree(work, ignore_errors=True)
         os.makedirs(work)
         spec_path = os.path.join(work, fmt + ".json")
+        samples = []
         with open(spec_path, "w") as f:
-            json.dump(specgen.make_spec(rng, fmt), f, indent=1)
+            json.dump(specgen.make_spec(rng, fmt, samples), f, indent=1)
         self.stats["specs"] += 1
         gen = os.path.join(work, "gen")
         rc, out, err = run([self.gen, "-o", gen, spec_path], 60)
@@ -190,12 +191,14 @@ class Fuzzer:
             return
         written = sorted(glob.glob(os.path.join(wdir, "*.bin")))
         self.stats["written"] += len(written)
-        self.inputs(seed, rng, work, exe, written)
+        self.inputs(seed, rng, work, exe, written, samples)
 
-    def inputs(self, seed, rng, work, exe, written):
+    def inputs(self, seed, rng, work, exe, written, samples):
+        """The writer's files (at most 8), the spec's sample files (made
+        by specgen for specs no writer writes), random bytes, mutants."""
         idir = os.path.join(work, "inputs")
         os.makedirs(idir)
-        datas = [open(p, "rb").read() for p in written[:8]]
+        datas = [open(p, "rb").read() for p in written[:8]] + samples
         ins = list(datas)
         ins += [mutate.random_bytes(rng) for _ in range(4)]
         for _ in range(self.args.mutants):

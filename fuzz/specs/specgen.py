@@ -15,6 +15,8 @@ the generated code's own parameters appear.
 """
 import random
 
+import specgen_dir
+
 NAME_MAX = 48
 # names that are C keywords or what generated functions call their own
 # parameters and locals: a spec may use them, the C must still compile
@@ -575,8 +577,10 @@ def block(rng, names, sc, spec):
     return items, arr
 
 
-def make_spec(rng, fmt_name):
-    """One random spec named fmt_name (at most 23 characters)."""
+def make_spec(rng, fmt_name, samples=None):
+    """One random spec named fmt_name (at most 23 characters).  Files of
+    it made here (for specs whose writer cannot make them: the GGUF-like
+    family, fuzz/specs/specgen_dir.py) are appended to samples."""
     names = Names(rng)
     spec = {"format": fmt_name}
     if rng.random() < 0.3:
@@ -595,6 +599,8 @@ def make_spec(rng, fmt_name):
     elif r < 0.14:
         body = [{"repeat": names.new("value"), "until": "end", "min": 1, "skip": "whitespace and -- comments",
                  "body": [text_value_case(rng, names, sc, spec)]}]
+    elif r < 0.3:
+        body = specgen_dir.directory_format(rng, names, spec, samples if samples is not None else [])
     else:
         body = misc_items(rng, names, sc, [], rng.randint(0, 3))
         items, arr = block(rng, names, sc, spec)
