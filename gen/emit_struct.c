@@ -72,6 +72,10 @@ static void define_struct(emitter *m, const named_struct *ns, const char *fname)
     for (i = 0; i < ns->nparams; i++) {
         sym *y = sym_push(m, SY_INT, ns->params[i], NULL);
         line(m, "const uint64_t v_%s = arg_%s;", ns->params[i], ns->params[i]);
+        /* a parameter the body does not read (a spec may pass one along
+         * only some of the time): marked, for -Werror */
+        y->decl = decl_new(m);
+        decl_unless_used(m, y->decl, "(void)v_%s; /* not read */", ns->params[i]);
         y->t = VT_U;
         snprintf(y->c, sizeof y->c, "v_%s", ns->params[i]);
         snprintf(y->off, sizeof y->off, "c->pos");
