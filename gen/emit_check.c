@@ -153,19 +153,20 @@ static void define_check_fn(emitter *m, check_fn *f, check *cs, int n, const bla
         }
     if (i == m->ncheck_fns) {
         sbuf *saved = m->out;
-        char *where = field_jpath(cs[0].jpath);
+        char *where = field_jpath(cs[0].jpath), *path = c_comment(m->s->path);
+        c_comment_fix(where);
         m->out = m->prelude;
         m->indent = 0;
         m->nnonneg = 0; /* line() at indent 0 would forget the caller's proofs */
         {
             char *c = xprintf("/* %s (%s %s): %s, for the validator and the writer */",
-                              *bl->field ? bl->field : "value", m->s->path, where, n == 1 ? "its check" : "its checks");
+                              *bl->field ? bl->field : "value", path, where, n == 1 ? "its check" : "its checks");
             if (strlen(c) <= 100) {
                 line(m, "%s", c);
             } else {
                 line(m, "/* %s: %s, for the validator and the writer", *bl->field ? bl->field : "value",
                      n == 1 ? "its check" : "its checks");
-                line(m, " * (%s %s) */", m->s->path, where);
+                line(m, " * (%s %s) */", path, where);
             }
             free(c);
         }
@@ -179,6 +180,7 @@ static void define_check_fn(emitter *m, check_fn *f, check *cs, int n, const bla
         m->indent = saved_indent;
         m->nnonneg = saved_nnonneg;
         free(where);
+        free(path);
     }
     free(text);
     sb_free(&body);

@@ -475,8 +475,12 @@ const char *type_table(emitter *m, const table *tb, int key_size)
     for (i = 0; i < m->nhelpers; i++)
         if (strcmp(m->helpers[i], name) == 0) { free(name); return m->helpers[i]; }
     if (m->nhelpers >= 32) { free(name); return NULL; }
-    sb_printf(m->prelude, "/* Table %s (%s %s), for the validator and the writer. */\n", tb->name, m->s->path,
-              tb->jpath ? tb->jpath : "");
+    {
+        char *path = c_comment(m->s->path);
+        sb_printf(m->prelude, "/* Table %s (%s %s), for the validator and the writer. */\n", tb->name, path,
+                  tb->jpath ? tb->jpath : "");
+        free(path);
+    }
     sb_printf(m->prelude, "static const afmt_type_entry %s[%d] = {\n", name, tb->nentries);
     for (i = 0; i < tb->nentries; i++) {
         const table_entry *te = &tb->entries[i];
@@ -543,7 +547,12 @@ const char *type_table2(emitter *m, const table *tb, int nplain)
     for (i = 0; i < m->nhelpers; i++)
         if (strcmp(m->helpers[i], name) == 0) { free(name); return m->helpers[i]; }
     if (m->nhelpers >= 32) { free(name); return NULL; }
-    sb_printf(m->prelude, "/* Table %s (%s %s): its entries of two keys,\n * for the validator and the writer. */\n", tb->name, m->s->path, tb->jpath ? tb->jpath : "");
+    {
+        char *path = c_comment(m->s->path);
+        sb_printf(m->prelude, "/* Table %s (%s %s): its entries of two keys,\n * for the validator and the writer. */\n",
+                  tb->name, path, tb->jpath ? tb->jpath : "");
+        free(path);
+    }
     sb_printf(m->prelude, "static const afmt_type_entry2 %s[%d] = {\n", name, nplain);
     for (i = 0; i < nplain; i++) {
         const table_entry *te = &tb->entries[i];

@@ -337,7 +337,11 @@ static void define_function(emitter *m, const func_frame *f, const char *fname, 
     m->out = &fn;
     m->indent = 0;
     m->nnonneg = 0;
-    if (doc) line(m, "/* %s */", doc);
+    if (doc) {
+        char *safe = c_comment(doc); /* the spec's words (a structure's doc) */
+        line(m, "/* %s */", safe);
+        free(safe);
+    }
     line(m, "static int %s(%s)", fname, params ? params : "void");
     line(m, "{");
     sb_puts(&fn, text[0] == '\n' ? text + 1 : text); /* no blank line after the brace */

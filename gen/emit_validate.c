@@ -1390,13 +1390,6 @@ static void emit_textval(emitter *m, item *it)
     fixed_printf(y->c, sizeof y->c, "%s", it->name);
 }
 
-/* A star-slash inside a comment would end it early. */
-static void comment_safe(char *text)
-{
-    char *p;
-    while ((p = strstr(text, "*/")) != NULL) p[1] = '|';
-}
-
 /* The rest of a comment: text in lines of at most ~100 columns, each
  * " * ", then the closing line. */
 static void comment_wrapped(emitter *m, const char *text)
@@ -1435,13 +1428,13 @@ static void item_comment(emitter *m, const item *it, const char *fmt, ...)
     vsnprintf(desc, sizeof desc, fmt, ap);
     va_end(ap);
     snprintf(where, sizeof where, "%s %s", m->s->path, it->jpath && *it->jpath ? it->jpath : "/");
-    comment_safe(desc);
-    comment_safe(where);
+    c_comment_fix(desc);
+    c_comment_fix(where);
     if (!it->doc && (size_t)m->indent * 4 + strlen(desc) + strlen(where) + 9 <= 100) {
         line(m, "/* %s (%s) */", desc, where);
     } else {
         char *all = it->doc ? xprintf("%s (%s): %s", desc, where, it->doc) : xprintf("%s (%s)", desc, where);
-        comment_safe(all);
+        c_comment_fix(all);
         line(m, "/*");
         comment_wrapped(m, all);
         free(all);

@@ -117,6 +117,8 @@ char *c_quote(const char *s, size_t n)
     for (i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
         if (c == '"' || c == '\\') { sb_printf(&b, "\\%c", c); prev_hex = 0; }
+        /* "??" could start a trigraph, which C11 translates (-Wtrigraphs) */
+        else if (c == '?' && i > 0 && s[i - 1] == '?') { sb_puts(&b, "\\?"); prev_hex = 0; }
         else if (c >= 0x20 && c < 0x7f && !(prev_hex && ((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')))) {
             char t[2] = {(char)c, 0};
             sb_puts(&b, t);
@@ -131,6 +133,21 @@ char *c_quote(const char *s, size_t n)
     }
     sb_puts(&b, "\"");
     return b.s;
+}
+
+void c_comment_fix(char *s)
+{
+    size_t i;
+    for (i = 0; s && s[i]; i++)
+        if ((s[i] == '*' && s[i + 1] == '/') || (s[i] == '?' && s[i + 1] == '?')) s[i + 1] = '|';
+        else if (s[i] == '/' && s[i + 1] == '*') s[i] = '|';
+}
+
+char *c_comment(const char *s)
+{
+    char *r = xstrdup(s ? s : "");
+    c_comment_fix(r);
+    return r;
 }
 
 char *c_format_literal(const char *s)

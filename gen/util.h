@@ -50,4 +50,12 @@ char *c_format_literal(const char *s);
 /* The same without its surrounding quotes, for splicing into a larger
  * format literal.  Caller frees. */
 char *c_format_body(const char *s);
+/* Text from a spec or the command line made safe inside a C block
+ * comment: a star-slash would end it, a slash-star nest it (-Wcomment),
+ * two question marks start a trigraph (-Wtrigraphs: C11 translates
+ * them); the second character of each (of a slash-star, the first)
+ * becomes '|'.  c_comment_fix works in place; c_comment returns a new
+ * string (caller frees). */
+void c_comment_fix(char *s);
+char *c_comment(const char *s);
 #endif
