@@ -644,20 +644,20 @@ static int lookup_by_table(emitter *m, const blame *bl, item *it, const table *t
         const char *known = known_table(m, tb);
         char *field = c_quote(bl->field, strlen(bl->field));
         decl_use(m, bl->off_decl);
-        line(m, "const afmt_type_entry *%s_entry = afmt_lookup_text(c, %s, %d, %s, %d, \"%s\", %s, %s, %s, %s);", it->name,
+        line(m, "const afmt_type_entry *%s_entry = afmt_lookup_text(c, %s, %d, %s, %d, \"%s\", %s, %s, %s, %s);", it->lookup.cname,
              tname, tb->nentries, keys[0], ky->size, tb->name, field, bl->index, bl->offset, known);
-        line(m, "if (!%s_entry) return -1;", it->name);
+        line(m, "if (!%s_entry) return -1;", it->lookup.cname);
         free(field);
     } else {
         if (text_key)
-            line(m, "const afmt_type_entry *%s_entry = afmt_type_by_text(%s, %d, %s, %d);", it->name, tname,
+            line(m, "const afmt_type_entry *%s_entry = afmt_type_by_text(%s, %d, %s, %d);", it->lookup.cname, tname,
                  tb->nentries, keys[0], ky->size);
         else
-            line(m, "const afmt_type_entry *%s_entry = afmt_type_by_code(%s, %d, (uint64_t)%s);", it->name, tname,
+            line(m, "const afmt_type_entry *%s_entry = afmt_type_by_code(%s, %d, (uint64_t)%s);", it->lookup.cname, tname,
                  tb->nentries, keys[0]);
-        lookup_fail(m, bl, it, tb, keys, xprintf("!%s_entry", it->name));
+        lookup_fail(m, bl, it, tb, keys, xprintf("!%s_entry", it->lookup.cname));
     }
-    line(m, "const afmt_elem %s_type = afmt_elem_of(%s_entry);", it->name, it->name);
+    line(m, "const afmt_elem %s_type = afmt_elem_of(%s_entry);", it->lookup.cname, it->lookup.cname);
     return 1;
 }
 
@@ -692,21 +692,21 @@ static void entry_condition(emitter *m, item *it, const table_entry *te, char **
 static void entry_values(emitter *m, const blame *bl, item *it, const table_entry *te, sym *attr)
 {
     const char *dt = dtype_enum(te->dtype);
-    line(m, "%s_type.dtype = %s;", it->name, dt);
+    line(m, "%s_type.dtype = %s;", it->lookup.cname, dt);
     if (te->block_elems) {
-        line(m, "%s_type.size = UINT64_C(%llu);", it->name, (unsigned long long)te->block_bytes);
-        line(m, "%s_type.block = UINT64_C(%llu);", it->name, (unsigned long long)te->block_elems);
+        line(m, "%s_type.size = UINT64_C(%llu);", it->lookup.cname, (unsigned long long)te->block_bytes);
+        line(m, "%s_type.block = UINT64_C(%llu);", it->lookup.cname, (unsigned long long)te->block_elems);
     } else if (te->size) {
         char *sz = emit_u64(m, bl, te->size, "entry size");
-        line(m, "%s_type.size = %s;", it->name, sz);
+        line(m, "%s_type.size = %s;", it->lookup.cname, sz);
         free(sz);
     } else {
-        line(m, "%s_type.size = afmt_dtype_get(%s)->size;", it->name, dt);
+        line(m, "%s_type.size = afmt_dtype_get(%s)->size;", it->lookup.cname, dt);
     }
-    if (te->type_name) line(m, "%s_type.name = \"%s\";", it->name, te->type_name);
+    if (te->type_name) line(m, "%s_type.name = \"%s\";", it->lookup.cname, te->type_name);
     if (te->encoding && strcmp(te->encoding, "bits-lsb") == 0) {
         if (strcmp(te->dtype, "bool") != 0) gen_error(m, te->jpath, "bits-lsb encoding is for bool only");
-        line(m, "%s_type.enc = AFMT_ENC_BITS_LSB;", it->name);
+        line(m, "%s_type.enc = AFMT_ENC_BITS_LSB;", it->lookup.cname);
     }
     if (te->warn) {
         char *q = c_format_literal(te->warn);
@@ -775,20 +775,20 @@ static int lookup_by_table2(emitter *m, const blame *bl, item *it, const table *
             return 0;
     }
     if (nplain == 0 || !(tname = type_table2(m, tb, nplain))) return 0;
-    line(m, "const afmt_type_entry2 *%s_entry = afmt_type_by_codes(%s, %d, %s, %s);", it->name, tname, nplain, keys[0],
+    line(m, "const afmt_type_entry2 *%s_entry = afmt_type_by_codes(%s, %d, %s, %s);", it->lookup.cname, tname, nplain, keys[0],
          keys[1]);
-    line(m, "%safmt_elem %s_type = afmt_elem_of2(%s_entry);", nplain < tb->nentries ? "" : "const ", it->name, it->name);
+    line(m, "%safmt_elem %s_type = afmt_elem_of2(%s_entry);", nplain < tb->nentries ? "" : "const ", it->lookup.cname, it->lookup.cname);
     if (warns) {
         if (attr) decl_use(m, attr->off_decl);
-        line(m, "if (%s_entry && %s_entry->warn)", it->name, it->name);
+        line(m, "if (%s_entry && %s_entry->warn)", it->lookup.cname, it->lookup.cname);
         line(m, "    afmt_warn(c->vis, c->path, %s, AFMT_NO_INDEX, %s, \"%%s\", %s_entry->warn);",
-             attr ? xprintf("\"%s\"", attr->name) : "NULL", attr ? attr->off : "c->pos", it->name);
+             attr ? xprintf("\"%s\"", attr->name) : "NULL", attr ? attr->off : "c->pos", it->lookup.cname);
     }
     /* the "when" entries, in order: the first that holds */
     for (i = nplain; i < tb->nentries; i++) {
         const table_entry *te = &tb->entries[i];
         char *b;
-        line(m, "if (%s_type.dtype == AFMT_DTYPE_INVALID) {", it->name);
+        line(m, "if (%s_type.dtype == AFMT_DTYPE_INVALID) {", it->lookup.cname);
         m->indent++;
         b = emit_bool(m, bl, te->when, te->when_text);
         line(m, "if (%s) {", b);
@@ -827,21 +827,21 @@ static void emit_lookup(emitter *m, item *it)
     keys = lookup_keys(m, &bl, it);
     by_table = lookup_by_table(m, &bl, it, tb, keys);
     if (!by_table && lookup_by_table2(m, &bl, it, tb, attr, keys)) {
-        lookup_fail(m, &bl, it, tb, keys, xprintf("%s_type.dtype == AFMT_DTYPE_INVALID", it->name));
+        lookup_fail(m, &bl, it, tb, keys, xprintf("%s_type.dtype == AFMT_DTYPE_INVALID", it->lookup.cname));
         by_table = 1;
     }
-    if (!by_table) line(m, "afmt_elem %s_type = AFMT_ELEM_NONE;", it->name);
+    if (!by_table) line(m, "afmt_elem %s_type = AFMT_ELEM_NONE;", it->lookup.cname);
     y = sym_push(m, SY_LOOKUP, it->name, it);
-    fixed_printf(y->c, sizeof y->c, "%s_type", it->name);
+    fixed_printf(y->c, sizeof y->c, "%s_type", it->lookup.cname);
     y->tb = tb;
     /* a lookup only for its check (a case without an array): marked when unread */
     y->decl = decl_new(m);
-    decl_unless_used(m, y->decl, "(void)%s_type; /* not read */", it->name);
+    decl_unless_used(m, y->decl, "(void)%s_type; /* not read */", it->lookup.cname);
     if (!by_table) {
         /* a chain over the entries, in the table's order */
         for (i = 0; i < tb->nentries; i++) lookup_entry(m, &bl, it, i, &tb->entries[i], attr, keys);
         line(m, "}");
-        lookup_fail(m, &bl, it, tb, keys, xprintf("%s_type.dtype == AFMT_DTYPE_INVALID", it->name));
+        lookup_fail(m, &bl, it, tb, keys, xprintf("%s_type.dtype == AFMT_DTYPE_INVALID", it->lookup.cname));
     }
     for (k = 0; k < it->lookup.nkey; k++) free(keys[k]);
     free(keys);

@@ -458,16 +458,16 @@ static int reverse_by_table(emitter *m, scope *sc, item *lk, item *arr, const ta
     item *kf = lk->lookup.nkey == 1 ? key_field(sc, lk, 0) : NULL;
     const char *tname = kf && kf->kind == IT_FIELD ? type_table(m, tb, kf->field.ftype == FT_INT ? 0 : kf->field.size) : NULL;
     if (!tname) return 0;
-    line(m, "const afmt_type_entry *%s_entry = afmt_type_by_dtype(%s, %d, A_%s->dtype);", lk->name, tname, tb->nentries,
+    line(m, "const afmt_type_entry *%s_entry = afmt_type_by_dtype(%s, %d, A_%s->dtype);", lk->lookup.cname, tname, tb->nentries,
          arr->name);
-    reverse_lookup_fail(m, lk, arr, xprintf("!%s_entry", lk->name));
+    reverse_lookup_fail(m, lk, arr, xprintf("!%s_entry", lk->lookup.cname));
     if (kf->field.ftype == FT_INT)
         line(m, "const %s v_%s = (%s)%s_entry->code;", int_c_type(kf->field.is_signed), kf->name,
-             int_c_type(kf->field.is_signed), lk->name);
+             int_c_type(kf->field.is_signed), lk->lookup.cname);
     else /* NUL-padded to the field's size in the table */
-        line(m, "const char *w_%s = %s_entry->text;", kf->name, lk->name);
+        line(m, "const char *w_%s = %s_entry->text;", kf->name, lk->lookup.cname);
     /* declared where read: sizeof(), the payload */
-    *size_decl = *enc_decl = decl_defer(m, "const afmt_elem %s_type = afmt_elem_of(%s_entry);", lk->name, lk->name);
+    *size_decl = *enc_decl = decl_defer(m, "const afmt_elem %s_type = afmt_elem_of(%s_entry);", lk->lookup.cname, lk->lookup.cname);
     return 1;
 }
 
@@ -489,8 +489,8 @@ static void reverse_when_entry(emitter *m, scope *sc, item *lk, item *arr, const
         else
             line(m, "v_%s = A_%s->elsize;", kf->name, arr->name);
     }
-    line(m, "%s_type.dtype = %s;", lk->name, dt);
-    line(m, "%s_type.size = %s;", lk->name,
+    line(m, "%s_type.dtype = %s;", lk->lookup.cname, dt);
+    line(m, "%s_type.size = %s;", lk->lookup.cname,
          strcmp(te->dtype, "opaque") == 0 ? xprintf("A_%s->elsize", arr->name) : xprintf("afmt_dtype_get(%s)->size", dt));
     m->indent--;
 }
@@ -522,9 +522,9 @@ static void reverse_entry(emitter *m, scope *sc, item *lk, item *arr, const tabl
             free(q);
         }
     }
-    line(m, "%s_type.dtype = %s;", lk->name, dt);
-    line(m, "%s_type.size = afmt_dtype_get(%s)->size;", lk->name, dt);
-    if (te->encoding && strcmp(te->encoding, "bits-lsb") == 0) line(m, "%s_type.enc = AFMT_ENC_BITS_LSB;", lk->name);
+    line(m, "%s_type.dtype = %s;", lk->lookup.cname, dt);
+    line(m, "%s_type.size = afmt_dtype_get(%s)->size;", lk->lookup.cname, dt);
+    if (te->encoding && strcmp(te->encoding, "bits-lsb") == 0) line(m, "%s_type.enc = AFMT_ENC_BITS_LSB;", lk->lookup.cname);
     m->indent--;
 }
 
@@ -581,7 +581,7 @@ static int reverse_blocks(emitter *m, scope *sc, item *lk, item *arr, const tabl
     m->indent++;
     line(m, "const afmt_block_entry *blk = afmt_block_of(%s, %d, A_%s);", bt, nb, arr->name);
     line(m, "v_%s = blk->code;", kf->name);
-    line(m, "%s_type = afmt_elem_of_block(blk);", lk->name);
+    line(m, "%s_type = afmt_elem_of_block(blk);", lk->lookup.cname);
     m->indent--;
     return 1;
 }
@@ -600,12 +600,12 @@ static int reverse_by_table2(emitter *m, scope *sc, item *lk, item *arr, const t
         if (!kf || kf->kind != IT_FIELD || kf->field.ftype != FT_INT || kf->field.is_signed) return 0;
     }
     if (nplain == 0 || !(tname = type_table2(m, tb, nplain))) return 0;
-    line(m, "const afmt_type_entry2 *%s_entry = afmt_type_by_dtype2(%s, %d, A_%s->dtype);", lk->name, tname, nplain,
+    line(m, "const afmt_type_entry2 *%s_entry = afmt_type_by_dtype2(%s, %d, A_%s->dtype);", lk->lookup.cname, tname, nplain,
          arr->name);
-    line(m, "if (%s_entry) {", lk->name);
+    line(m, "if (%s_entry) {", lk->lookup.cname);
     m->indent++;
-    for (k = 0; k < 2; k++) line(m, "v_%s = %s_entry->key[%d];", key_field(sc, lk, k)->name, lk->name, k);
-    line(m, "%s_type = afmt_elem_of2(%s_entry);", lk->name, lk->name);
+    for (k = 0; k < 2; k++) line(m, "v_%s = %s_entry->key[%d];", key_field(sc, lk, k)->name, lk->lookup.cname, k);
+    line(m, "%s_type = afmt_elem_of2(%s_entry);", lk->lookup.cname, lk->lookup.cname);
     m->indent--;
     return nplain;
 }
@@ -615,7 +615,7 @@ static int reverse_by_table2(emitter *m, scope *sc, item *lk, item *arr, const t
 static void reverse_chain(emitter *m, scope *sc, item *lk, item *arr, const table *tb, int *size_decl, int *enc_decl)
 {
     int i, first, nplain, blocks_done = 0;
-    line(m, "afmt_elem %s_type = AFMT_ELEM_NONE;", lk->name);
+    line(m, "afmt_elem %s_type = AFMT_ELEM_NONE;", lk->lookup.cname);
     *size_decl = *enc_decl = 0; /* always declared */
     nplain = reverse_by_table2(m, sc, lk, arr, tb);
     first = nplain == 0;
@@ -637,7 +637,7 @@ static void reverse_chain(emitter *m, scope *sc, item *lk, item *arr, const tabl
         first = 0;
     }
     if (!first) line(m, "}");
-    reverse_lookup_fail(m, lk, arr, xprintf("%s_type.dtype == AFMT_DTYPE_INVALID", lk->name));
+    reverse_lookup_fail(m, lk, arr, xprintf("%s_type.dtype == AFMT_DTYPE_INVALID", lk->lookup.cname));
 }
 
 /* Whether key k of every entry a writer may choose from tb is a literal:
@@ -692,7 +692,7 @@ static void emit_reverse_lookup(emitter *m, scope *sc, item *lk)
         if (kd) kd->state = 2;
     }
     y = sym_push(m, SY_LOOKUP, lk->name, lk);
-    fixed_printf(y->c, sizeof y->c, "%s_type", lk->name);
+    fixed_printf(y->c, sizeof y->c, "%s_type", lk->lookup.cname);
     y->tb = tb;
     y->decl = size_decl;
     y->enc_decl = enc_decl;

@@ -258,6 +258,7 @@ static void load_lookup(loader *L, spec *s, json_t *o, const char *jp, item *it)
     check_keys(L, o, jp, LOOKUP_KEYS);
     it->kind = IT_LOOKUP;
     it->name = get_str(L, o, "lookup", jp, 1);
+    lk->cname = c_lookup_base(it->name ? it->name : "");
     lk->table = get_str(L, o, "table", jp, 1);
     it->attribute = get_str(L, o, "field", jp, 0);
     k = json_object_get(o, "key");

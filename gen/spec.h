@@ -117,6 +117,8 @@ typedef struct let_item {         /* IT_LET: a named value */
 
 typedef struct lookup_item {      /* IT_LOOKUP: a table row chosen by key */
     char *table; expr **key; int nkey;
+    char *cname;                      /* its C locals' base (<cname>_type, <cname>_entry):
+                                       * c_lookup_base(name) */
 } lookup_item;
 
 typedef struct array_item {       /* IT_ARRAY: a payload */

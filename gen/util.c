@@ -150,6 +150,25 @@ char *c_comment(const char *s)
     return r;
 }
 
+/* The prefixes the emitters put before a spec name to name its locals
+ * (v_<field>, o_<field>, A_<array>, nbytes_<array>, ...: keep in sync when
+ * an emitter adds one), and lk, the one c_lookup_base adds. */
+static const char *const LOCAL_PREFIXES[] = {
+    "A", "a", "afmt", "AFMT", "arg", "bad", "comments", "compressed", "count", "dir", "dl", "e", "end", "field", "i",
+    "len", "lk", "n", "nbytes", "o", "p", "r", "rc", "record", "rows", "s", "scan", "sel", "start", "stored", "tiles",
+    "uniq", "uq", "v", "var", "view", "w", "width", "x", NULL};
+
+char *c_lookup_base(const char *name)
+{
+    int i;
+    for (i = 0; LOCAL_PREFIXES[i]; i++) {
+        size_t n = strlen(LOCAL_PREFIXES[i]);
+        if (strncmp(name, LOCAL_PREFIXES[i], n) == 0 && (name[n] == 0 || name[n] == '_'))
+            return xprintf("lk_%s", name);
+    }
+    return xstrdup(name);
+}
+
 char *c_format_literal(const char *s)
 {
     sbuf b = {0};

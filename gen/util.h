@@ -58,4 +58,9 @@ char *c_format_body(const char *s);
  * string (caller frees). */
 void c_comment_fix(char *s);
 char *c_comment(const char *s);
+/* The base of a lookup's C locals (<base>_type, <base>_entry): its name,
+ * or lk_<name> when <name>_type could be a local the emitters derive from
+ * another spec name (a lookup "o" and a field "type": o_type, the field's
+ * offset).  A new string, caller frees. */
+char *c_lookup_base(const char *name);
 #endif
