@@ -3,7 +3,7 @@
 the C compilers and the generated code (docs/FUZZING.md, "The spec
 fuzzer").
 
-  fuzz/specs/specfuzz.py [--seconds N] [--seed S] [--count N] [--build DIR] [--out DIR]
+  fuzz/specs/specfuzz.py [--seconds N] [--seed S] [--count N] [--family F] [--build DIR] [--out DIR]
 
 For each spec, until the time box (or --count specs) is used up:
   * afmt-gen refuses it with diagnostics that all name the spec's path
@@ -148,7 +148,7 @@ class Fuzzer:
         spec_path = os.path.join(work, fmt + ".json")
         samples = []
         with open(spec_path, "w") as f:
-            json.dump(specgen.make_spec(rng, fmt, samples), f, indent=1)
+            json.dump(specgen.make_spec(rng, fmt, samples, self.args.family), f, indent=1)
         self.stats["specs"] += 1
         gen = os.path.join(work, "gen")
         rc, out, err = run([self.gen, "-o", gen, spec_path], 60)
@@ -246,6 +246,8 @@ def main():
     ap.add_argument("--seed", type=int, default=int(os.environ.get("FUZZ_SPECS_SEED", "0")) or int(time.time()))
     ap.add_argument("--count", type=int, default=int(os.environ.get("FUZZ_SPECS_COUNT", "0")),
                     help="stop after this many specs (0: the time box only)")
+    ap.add_argument("--family", choices=specgen.FAMILIES, default=os.environ.get("FUZZ_SPECS_FAMILY", "any"),
+                    help="any spec (default), or only GGUF-like ones (directory)")
     ap.add_argument("--mutants", type=int, default=24, help="mutants of the writer's files per spec")
     ap.add_argument("--build", default=os.environ.get("BUILD", "build"))
     ap.add_argument("--out", default=None)

@@ -195,6 +195,10 @@ def lookup_items(rng, names, sc, spec):
     elif kind == "text":
         a = names.new("dtype")
         items = [{"field": a, "type": "text", "size": rng.randint(2, 6)}, {"lookup": lk, "table": tname, "key": [a]}]
+        if rng.random() < 0.4:
+            # a text field compared with a string literal (by its NUL-padded slot)
+            q = rng.choice(['"%s"', "'%s'"]) % rng.choice(["t0", "t1", "zz", ""])
+            items.append({"check": "%s %s %s || true" % (a, rng.choice(["==", "!="]), q), "field": a})
     else:
         a = names.new("code")
         items = [{"field": a, "type": int_type(rng)}, {"lookup": lk, "table": tname, "key": [a]}]
@@ -483,6 +487,12 @@ def text_value_case(rng, names, sc, spec):
               {"lookup": lk, "table": tname, "key": [ty]},
               {"field": dims, "type": "i64", "count": rank, "each": "%s >= 0" % dims},
               {"array": arr, "dtype": lk, "shape": dims, "order": "row-major"}]
+    if rng.random() < 0.5:
+        # how many -- comments came before this value (0 in the writer)
+        nc = names.new("comments")
+        binary[1:1] = [{"let": nc, "value": "skipped_comments()"},
+                       {"check": "%s < %d" % (nc, rng.choice([1, 3, 1000])), "message": "too many comments",
+                        "lenient": rng.choice(["warn", "reject"])}]
     return {"switch": names.new("kind"), "on": "peek(0) == 98 ? 1 : 2", "write": "1",
             "cases": [{"when": [1], "body": binary}, {"when": [2], "body": [{"text_value": names.new("text"), "grammar": "futhark"}]}]}
 
@@ -577,21 +587,33 @@ def block(rng, names, sc, spec):
     return items, arr
 
 
-def make_spec(rng, fmt_name, samples=None):
+FAMILIES = ["any", "directory"]
+
+
+def make_spec(rng, fmt_name, samples=None, family="any"):
     """One random spec named fmt_name (at most 23 characters).  Files of
     it made here (for specs whose writer cannot make them: the GGUF-like
-    family, fuzz/specs/specgen_dir.py) are appended to samples."""
+    family, fuzz/specs/specgen_dir.py) are appended to samples.  family
+    "directory" makes only GGUF-like specs (a campaign on them)."""
     names = Names(rng)
     spec = {"format": fmt_name}
     if rng.random() < 0.3:
         spec["endian"] = rng.choice(["little", "big"])
     if rng.random() < 0.3:
         spec["detect"] = [{"at": rng.randint(0, 4), "bytes": "AB"}] if rng.random() < 0.5 else [{"hex": "0102"}]
+        if rng.random() < 0.3:
+            spec["detect"][0]["skip"] = "whitespace"
+    if rng.random() < 0.1:
+        spec["title"] = "a random format with \"quotes\", */ and a long line " + "x" * rng.randint(0, 120)
+    if rng.random() < 0.1:
+        spec["holds"] = rng.choice(["2-d matrices", "arrays of any rank", "%d%% of nothing"])
     if rng.random() < 0.2:
         spec["extensions"] = [".x" + str(rng.randint(0, 9))]
     spec["trailer"] = rng.choice(["forbid", "forbid", "forbid-always", "keep"])
     sc = Scope()
     r = rng.random()
+    if family == "directory":
+        r = 0.2
     if r < 0.08:
         body = text_header(rng, names)
         pre = misc_items(rng, names, sc, [], rng.randint(0, 2))
@@ -628,4 +650,5 @@ if __name__ == "__main__":
     import json
     import sys
     seed = int(sys.argv[1]) if len(sys.argv) > 1 else 1
-    print(json.dumps(make_spec(random.Random(seed), "fz%d" % seed), indent=1))
+    family = sys.argv[2] if len(sys.argv) > 2 else "any"
+    print(json.dumps(make_spec(random.Random(seed), "fz%d" % seed, None, family), indent=1))

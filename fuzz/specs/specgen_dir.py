@@ -287,14 +287,16 @@ def sample(rng, f):
     out = bytearray(f["magic"].encode())
     keys = []
     for _ in range(rng.randint(0, 4)):
-        keys.append(rng.choice([b"general.name", b"a.b.%d" % rng.randint(0, 99), b"", b"k\x00x"]))
+        keys.append(rng.choice([b"general.name", b"a.b.%d" % rng.randint(0, 99), b"k\x00x", b"general.name" * 30]
+                               if rng.random() < 0.95 else [b""]))
     if rng.random() < 0.6:
         keys.insert(rng.randint(0, len(keys)), b"align")
     if f["key_unique"] and rng.random() < 0.8:
         keys = list(dict.fromkeys(keys))
     recs = []
     for i in range(rng.randint(0, 4)):
-        nm = rng.choice([b"t%d" % i, b"blk.%d.weight" % i, b"w%d\x00tail" % i, b""])
+        nm = rng.choice([b"t%d" % i, b"blk.%d.weight" % i, b"w%d\x00tail" % i, b"n" * 70]
+                        if rng.random() < 0.95 else [b""])
         recs.append(nm)
     if f["unique_as"] and rng.random() < 0.85:
         seen, kept = set(), []
