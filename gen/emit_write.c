@@ -931,9 +931,13 @@ static void emit_scope_checks(emitter *m, scope *sc)
         item *it = sc->items[i];
         if (it->kind != IT_FIELD && it->kind != IT_CHECK) continue;
         {
-            sym *attr = it->kind == IT_FIELD ? sym_find(m, it->name) : it->attribute ? sym_find(m, it->attribute) : NULL;
+            /* peeked: the value it names is read only if a check is
+             * evaluated (a let whose one check is about the input's
+             * position is not: spec fuzzer seed 21015) */
+            sym *attr = it->kind == IT_FIELD ? sym_peek(m, it->name) : it->attribute ? sym_peek(m, it->attribute) : NULL;
             int skipped = 0;
             for (j = 0; j < it->nchecks; j++) skipped += !write_checks(sc, &it->checks[j]);
+            if (attr && skipped < it->nchecks) attr = sym_find(m, attr->name);
             bl = blame_at(attr ? attr->name : "", "AFMT_NO_INDEX", "0");
             if (attr && attr->kind != SY_INT) attr = NULL;
             if (skipped == 0 && it->nchecks > 0) {
