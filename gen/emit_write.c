@@ -656,6 +656,16 @@ static int key_bound(const table *tb, int k, unsigned long long *max)
     return 1;
 }
 
+/* Whether a writer may choose a bit-packed entry of table tb. */
+static int writes_bits(const table *tb)
+{
+    int i;
+    for (i = 0; i < tb->nentries; i++)
+        if (tb->entries[i].writable && tb->entries[i].encoding && strcmp(tb->entries[i].encoding, "bits-lsb") == 0)
+            return 1;
+    return 0;
+}
+
 static void emit_reverse_lookup(emitter *m, scope *sc, item *lk)
 {
     const table *tb = find_table(m->s, lk->lookup.table ? lk->lookup.table : "");
@@ -673,6 +683,20 @@ static void emit_reverse_lookup(emitter *m, scope *sc, item *lk)
     if (!reverse_by_table(m, sc, lk, arr, tb, &size_decl, &enc_decl)) {
         if (!reverse_keys(m, sc, lk)) return;
         reverse_chain(m, sc, lk, arr, tb, &size_decl, &enc_decl);
+    }
+    if (arr->array.dir_record && writes_bits(tb)) {
+        /* a directory's payloads are written as they are (afmt_wdir_write),
+         * not bit-packed as its validator reads such an entry */
+        char *fmt = xprintf("\"%s cannot write bit-packed elements (%%s) in a directory\"", m->s->format);
+        char *args = xprintf("afmt_array_type_name(A_%s)", arr->name);
+        blame bl = blame_at(lk->lookup.nkey > 0 && lk->lookup.key[0]->kind == E_NAME ? lk->lookup.key[0]->sval : lk->name,
+                            "AFMT_NO_INDEX", "0");
+        char *cond = xprintf("%s_type.enc == AFMT_ENC_BITS_LSB", lk->lookup.cname);
+        decl_use(m, enc_decl);
+        emit_fail_if(m, cond, &bl, "type", LEN_NONE, fmt, args);
+        free(cond);
+        free(fmt);
+        free(args);
     }
     for (k = 0; k < lk->lookup.nkey; k++) {
         item *kf = key_field(sc, lk, k);
