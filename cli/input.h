@@ -15,9 +15,11 @@
 #include "buf.h"
 #include "afmt_internal.h"
 
-/* Bytes read from the start of an input for detection: enough for a tar
- * header's "ustar" magic (offset 257) too. */
-#define AFMT_CLI_HEAD_BYTES 512
+/* Bytes read from the start of an input for detection: as many as any
+ * format's detect rule may look at (AFMT_DETECT_MAX, runtime/afmt.h), so
+ * a rule far into the file sees its bytes from a pipe as from a path; a
+ * tar header's "ustar" magic (offset 257) too. */
+#define AFMT_CLI_HEAD_BYTES AFMT_DETECT_MAX
 
 /* Default limit for input from a pipe when --max-bytes is not given. */
 #define AFMT_CLI_STREAM_DEFAULT_LIMIT ((uint64_t)1 << 30)

@@ -209,6 +209,12 @@ const char *type_table2(emitter *m, const table *tb, int nplain);
  * table's entries, for a failure's "%s". */
 const char *known_table(emitter *m, const table *tb);
 
+/* A byte order (0, 1 or ORDER_RUN) as C text: "0", "1", or for ORDER_RUN
+ * the validator's "c->big" (the writer writes the spec's "endian");
+ * endian_c the same as an afmt_endian ("AFMT_BIG", ...). */
+const char *big_c(const emitter *m, int big);
+const char *endian_c(const emitter *m, int big);
+
 /* Output helpers. */
 void line(emitter *m, const char *fmt, ...)
 #if defined(__GNUC__)

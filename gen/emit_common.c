@@ -438,10 +438,23 @@ const char *dtype_enum(const char *dtype)
 
 const char *int_c_type(int is_signed) { return is_signed ? "int64_t" : "uint64_t"; }
 
+const char *big_c(const emitter *m, int big)
+{
+    if (big == ORDER_RUN) return m->writer ? (m->s->big_endian ? "1" : "0") : "c->big";
+    return big ? "1" : "0";
+}
+
+const char *endian_c(const emitter *m, int big)
+{
+    if (big == ORDER_RUN && !m->writer) return "(c->big ? AFMT_BIG : AFMT_LITTLE)";
+    return strcmp(big_c(m, big), "1") == 0 ? "AFMT_BIG" : "AFMT_LITTLE";
+}
+
 char *load_c(int width, int is_signed, int big, const char *ptr)
 {
     char *raw;
     if (width == 1) raw = xprintf("afmt_load_u8(%s)", ptr);
+    else if (big == ORDER_RUN) raw = xprintf("afmt_field_get(%s, 0, %d, c->big)", ptr, width);
     else raw = xprintf("afmt_load_u%d%s(%s)", width * 8, big ? "be" : "le", ptr);
     if (is_signed) {
         char *s = xprintf("afmt_as_i64(%s, %d)", raw, width * 8);

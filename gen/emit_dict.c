@@ -71,6 +71,10 @@ static void dict_add_int(dict *d, const char *tag, uint64_t v, int width, int bi
 
     if (width < 1 || width > 8)
         return;
+    if (big == ORDER_RUN) { /* chosen at run time: either */
+        dict_add_int(d, tag, v, width, 0);
+        big = 1;
+    }
     for (i = 0; i < width; i++)
         b[big ? width - 1 - i : i] = (unsigned char)(v >> (8 * i));
     dict_add(d, tag, b, (size_t)width);

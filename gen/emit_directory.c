@@ -44,10 +44,11 @@ static void dir_desc(emitter *m, const item *d, const sym *shape)
               "/* directory %s: the arrays of %s's records */\n"
               "static const afmt_dir_desc %s = {\n"
               "    .name = \"%s\",\n    .records = \"%s\",\n    .offset_field = \"%s\",\n    .shape_field = \"%s\",\n"
-              "    .dims_width = %d,\n    .dims_big = %d,\n    .dims_signed = %d,\n    .fastest_first = %d,\n"
-              "    .payload_big = %d,\n    .pad_lenient = %d,\n};\n\n",
+              "    .dims_width = %d,\n    .dims_big = %s,\n    .dims_signed = %d,\n    .fastest_first = %d,\n"
+              "    .payload_big = %s,\n    .pad_lenient = %d,\n};\n\n",
               d->name, d->dir.records, name, d->name, d->dir.records, d->dir.offset, d->dir.shape, shape->width,
-              shape->big, shape->is_signed, d->dir.fastest_first, d->dir.payload_big, d->dir.pad_lenient == LEN_WARN);
+              shape->big == ORDER_RUN ? "AFMT_ORDER_RUN" : shape->big ? "1" : "0", shape->is_signed, d->dir.fastest_first,
+              d->dir.payload_big == ORDER_RUN ? "AFMT_ORDER_RUN" : d->dir.payload_big ? "1" : "0", d->dir.pad_lenient == LEN_WARN);
     free(name);
 }
 

@@ -573,8 +573,8 @@ static cexpr fn_reduce(emitter *m, const blame *bl, expr *e, const char *text)
          * itself, an overflow on the expression (bl) */
         char *field = c_quote(bl->field, strlen(bl->field));
         char *q = c_quote(text ? text : "?", strlen(text ? text : "?"));
-        char *call = xprintf("afmt_field_%s_c(c, \"%s\", %s, %s, %d, %d, %d, %s, %s, %s, %s, &%s)", fn, y->name,
-                             y->off, y->count, y->width, y->is_signed, y->big, field, bl->index, bl->offset, q, t);
+        char *call = xprintf("afmt_field_%s_c(c, \"%s\", %s, %s, %d, %d, %s, %s, %s, %s, %s, &%s)", fn, y->name,
+                             y->off, y->count, y->width, y->is_signed, big_c(m, y->big), field, bl->index, bl->offset, q, t);
         decl_use(m, bl->off_decl);
         emit_if_stmt(m, call, "return -1;");
         free(field); free(q); free(call);

@@ -34,7 +34,8 @@ const char *field_desc(emitter *m, const item *it, const char *kind, int width, 
     char *name_lit = c_quote(it->name, strlen(it->name));
     /* members that are 0 (is_array, big_endian) are left out */
     char *init = xprintf(".name = %s, .kind = %s, .width = %d%s%s", name_lit, kind, width,
-                         is_array ? ", .is_array = 1" : "", big_endian ? ", .big_endian = 1" : "");
+                         is_array ? ", .is_array = 1" : "",
+                         big_endian == ORDER_RUN ? ", .big_endian = AFMT_ORDER_RUN" : big_endian ? ", .big_endian = 1" : "");
     char *full = xprintf("%s|%s", init, it->doc ? it->doc : "");
     char *cname = NULL;
     int i, clash = 0;

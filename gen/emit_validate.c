@@ -220,8 +220,8 @@ static void emit_float_field(emitter *m, item *it)
     blame bl;
     sym *y;
     int off_decl = take_field(m, it, "AFMT_FIELD_FLOAT", it->field.width, NULL, it->field.big_endian);
-    int val_decl = decl_defer(m, "const double v_%s = afmt_float_get(AFMT_B(c->src, o_%s), %d, %d);", it->name,
-                              it->name, it->field.width, it->field.big_endian);
+    int val_decl = decl_defer(m, "const double v_%s = afmt_float_get(AFMT_B(c->src, o_%s), %d, %s);", it->name,
+                              it->name, it->field.width, big_c(m, it->field.big_endian));
     decl_needs(m, val_decl, off_decl);
     y = sym_push(m, SY_FLOAT, it->name, it);
     y->decl = val_decl;
@@ -374,8 +374,8 @@ static void array_field_unordered(emitter *m, item *it, const char *call_c, cons
 static void array_field_order(emitter *m, item *it)
 {
     int strict = strcmp(it->field.order, "increasing") == 0;
-    char *call = xprintf("afmt_field_unordered(AFMT_B(c->src, o_%s), n_%s, %d, %d, %d, %d)", it->name, it->name,
-                         it->field.width, it->field.is_signed, it->field.big_endian, strict);
+    char *call = xprintf("afmt_field_unordered(AFMT_B(c->src, o_%s), n_%s, %d, %d, %s, %d)", it->name, it->name,
+                         it->field.width, it->field.is_signed, big_c(m, it->field.big_endian), strict);
     char *fmt = xprintf("\"is %s than the element before it (must be %s)\"", strict ? "not greater" : "less",
                         strict ? "strictly increasing" : "non-decreasing");
     array_field_unordered(m, it, call, fmt);
@@ -392,8 +392,8 @@ static void array_field_within(emitter *m, item *it)
         gen_error(m, it->jpath, "increasing_within: '%s' is not an array field defined before", it->field.increasing_within);
         return;
     }
-    call = xprintf("afmt_field_unordered_within(AFMT_B(c->src, o_%s), n_%s, %d, %d, AFMT_B(c->src, %s), %s, %d, %d)", it->name,
-                   it->name, it->field.width, it->field.big_endian, seg->off, seg->count, seg->width, seg->big);
+    call = xprintf("afmt_field_unordered_within(AFMT_B(c->src, o_%s), n_%s, %d, %s, AFMT_B(c->src, %s), %s, %d, %s)", it->name,
+                   it->name, it->field.width, big_c(m, it->field.big_endian), seg->off, seg->count, seg->width, big_c(m, seg->big));
     fmt = xprintf("\"is not greater than the element before it in the same segment of %s (must be strictly increasing "
                   "within each)\"", seg->name);
     array_field_unordered(m, it, call, fmt);
@@ -931,7 +931,7 @@ static void array_view(emitter *m, item *it, const layout_module *lay, const enc
     line(m, "afmt_array a_%s;", it->name);
     line(m, "afmt_array *const view_%s = afmt_view_begin(c, &a_%s, %s, n_%s, %s, %s, nbytes_%s);",
          it->name, it->name, lk->c, it->name, it->array.col_major ? "AFMT_COL_MAJOR" : "AFMT_ROW_MAJOR",
-         it->array.payload_big ? "AFMT_BIG" : "AFMT_LITTLE", it->name);
+         endian_c(m, it->array.payload_big), it->name);
     line(m, "if (view_%s) {", it->name);
     m->indent++;
     if (shp) {
@@ -1462,7 +1462,8 @@ static void item_name_check(emitter *m, item *it)
 /* A field of any type, under its comment. */
 static void emit_field_item(emitter *m, item *it)
 {
-    const char *endian = it->field.width > 1 ? (it->field.big_endian ? " big-endian" : " little-endian") : "";
+    const char *endian = it->field.width <= 1 ? "" : it->field.big_endian == ORDER_RUN ? " in the byte order chosen at run time"
+                         : it->field.big_endian ? " big-endian" : " little-endian";
     const char *sign = it->field.is_signed ? "i" : "u";
     if (it->field.ftype == FT_INT && !it->field.count) {
         item_comment(m, it, "%s: %s%d%s", it->name, sign, it->field.width * 8, endian);
@@ -1471,7 +1472,7 @@ static void emit_field_item(emitter *m, item *it)
         item_comment(m, it, "%s: %s of %s%d%s", it->name, it->field.count_text, sign, it->field.width * 8, endian);
         emit_array_field(m, it);
     } else if (it->field.ftype == FT_FLOAT) {
-        item_comment(m, it, "%s: f%d%s", it->name, it->field.width * 8, it->field.big_endian ? " big-endian" : " little-endian");
+        item_comment(m, it, "%s: f%d%s", it->name, it->field.width * 8, endian);
         emit_float_field(m, it);
     } else if (it->field.ftype == FT_STRING) {
         item_comment(m, it, "%s: %s string%s with a u%d length", it->name, it->field.count ? it->field.count_text : "a",
@@ -1532,6 +1533,16 @@ static void emit_array_item(emitter *m, item *it, int sole)
     func_begin(m, &fr, it->name);
     emit_array(m, it);
     func_end(m, &fr, NULL);
+}
+
+/* "byte_order": the order of every field and payload after it that names
+ * none (ORDER_RUN), in c->big for the runtime's steps too. */
+static void emit_byte_order(emitter *m, item *it)
+{
+    blame bl = blame_at("", "AFMT_NO_INDEX", "c->pos");
+    char *big = emit_bool(m, &bl, it->arg, it->arg_text);
+    line(m, "c->big = %s;", big);
+    free(big);
 }
 
 static void emit_item(emitter *m, item *it)
@@ -1599,6 +1610,10 @@ static void emit_item(emitter *m, item *it)
     case IT_SET:
         item_comment(m, it, "set %s = %s", it->attribute ? it->attribute : "?", it->let.value_text ? it->let.value_text : "?");
         emit_set(m, it);
+        break;
+    case IT_BYTE_ORDER:
+        item_comment(m, it, "byte order from here on: big-endian if %s", it->arg_text ? it->arg_text : "?");
+        emit_byte_order(m, it);
         break;
     }
     m->sole_item = sole;

@@ -946,6 +946,22 @@ static int write_checks(const scope *sc, const check *c)
     return 1;
 }
 
+/* A "byte_order" item: the writer writes the spec's "endian", so the
+ * values it writes must choose that order (else its file would be read in
+ * the other one): checked like a constraint. */
+static void write_byte_order_check(emitter *m, item *it)
+{
+    blame bl = blame_at("", "AFMT_NO_INDEX", "0");
+    char *big = emit_bool(m, &bl, it->arg, it->arg_text);
+    char *cond = xprintf(m->s->big_endian ? "!%s" : "%s", big);
+    char *mt = c_format_body(it->arg_text ? it->arg_text : "?");
+    char *fmt = xprintf("\"the values written make `%s` %s, but the writer writes %s-endian (the spec's endian)\"", mt,
+                        m->s->big_endian ? "false" : "true", m->s->big_endian ? "big" : "little");
+    m->jpath = it->jpath;
+    emit_fail_if(m, cond, &bl, "constraint", LEN_NONE, fmt, NULL);
+    free(big); free(cond); free(mt); free(fmt);
+}
+
 /* Constraints of the scope, evaluated on the values computed. */
 static void emit_scope_checks(emitter *m, scope *sc)
 {
@@ -953,6 +969,7 @@ static void emit_scope_checks(emitter *m, scope *sc)
     int i, j;
     for (i = 0; i < sc->nitems; i++) {
         item *it = sc->items[i];
+        if (it->kind == IT_BYTE_ORDER) write_byte_order_check(m, it);
         if (it->kind != IT_FIELD && it->kind != IT_CHECK) continue;
         {
             /* peeked: the value it names is read only if a check is
@@ -1043,7 +1060,7 @@ static void write_int(emitter *m, const blame *bl, item *it, const char *value, 
         v = xstrdup(value);
     }
     if (bits == 8) line(m, "if (afmt_sink_u8(sink, %s, err) != 0) return -1;", v);
-    else line(m, "if (afmt_sink_u%d(sink, %s, %d, err) != 0) return -1;", bits, v, it->field.big_endian);
+    else line(m, "if (afmt_sink_u%d(sink, %s, %s, err) != 0) return -1;", bits, v, big_c(m, it->field.big_endian));
     free(v);
 }
 
@@ -1255,7 +1272,7 @@ static void write_string(emitter *m, item *it, sym *y)
         free(cond);
     }
     if (it->field.len_width == 1) line(m, "if (afmt_sink_u8(sink, %s, err) != 0) return -1;", y->c);
-    else line(m, "if (afmt_sink_u%d(sink, %s, %d, err) != 0) return -1;", it->field.len_width * 8, y->c, it->field.big_endian);
+    else line(m, "if (afmt_sink_u%d(sink, %s, %s, err) != 0) return -1;", it->field.len_width * 8, y->c, big_c(m, it->field.big_endian));
     line(m, "if (afmt_sink_put(sink, %s, %s, err) != 0) return -1;", y->elem, y->c);
 }
 
@@ -1283,13 +1300,13 @@ static void write_field(emitter *m, item *it)
         emit_fail_if(m, cond, &bl, "type", LEN_NONE, "\"name of %\" PRIu64 \" bytes is too long\"", "len_k");
         free(cond);
         if (it->field.len_width == 1) line(m, "if (afmt_sink_u8(sink, len_k, err) != 0) return -1;");
-        else line(m, "if (afmt_sink_u%d(sink, len_k, %d, err) != 0) return -1;", it->field.len_width * 8, it->field.big_endian);
+        else line(m, "if (afmt_sink_u%d(sink, len_k, %s, err) != 0) return -1;", it->field.len_width * 8, big_c(m, it->field.big_endian));
         line(m, "if (afmt_sink_put(sink, arrays[k].name, len_k, err) != 0) return -1;");
         m->indent--;
         line(m, "}");
     } else if (it->field.ftype == FT_FLOAT) {
-        line(m, "if (afmt_sink_u%d(sink, afmt_float_bits(%s, %d), %d, err) != 0) return -1;", it->field.width * 8, y->c,
-             it->field.width, it->field.big_endian);
+        line(m, "if (afmt_sink_u%d(sink, afmt_float_bits(%s, %d), %s, err) != 0) return -1;", it->field.width * 8, y->c,
+             it->field.width, big_c(m, it->field.big_endian));
     } else if (it->field.ftype != FT_INT) {
         line(m, "if (afmt_sink_put(sink, %s, %d, err) != 0) return -1;", y->c, it->field.size);
     } else if (!it->field.count) {
@@ -1312,7 +1329,7 @@ static void write_field(emitter *m, item *it)
 static void write_array(emitter *m, item *it)
 {
     sym *lk = it->array.dtype_from ? sym_peek(m, it->array.dtype_from) : NULL;
-    const char *endian = it->array.payload_big ? "AFMT_BIG" : "AFMT_LITTLE";
+    const char *endian = endian_c(m, it->array.payload_big);
     const layout_module *lm = layout_by_id(it->array.layout);
     line(m, "/* %s */", it->name);
     if (lm && lm->write_payload) {

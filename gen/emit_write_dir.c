@@ -130,7 +130,7 @@ void writer_directory(emitter *m, item *d)
     char *align = emit_u64(m, &bl, d->arg, d->arg_text);
     line(m, "/* directory %s: the payloads, each padded to the alignment */", d->name);
     line(m, "if (afmt_wdir_write(sink, arrays, n, %s, %s, \"%s\", err) != 0) return -1;", align,
-         d->dir.payload_big ? "AFMT_BIG" : "AFMT_LITTLE", d->name);
+         endian_c(m, d->dir.payload_big), d->name);
     free(align);
 }
 

@@ -73,7 +73,7 @@ static void columns_views(emitter *m, item *it, const sym *types, const sym *nam
     line(m, "a.dims[0] = rows_%s;", it->name);
     line(m, "a.count = rows_%s;", it->name);
     line(m, "a.order = AFMT_ROW_MAJOR;");
-    line(m, "a.endian = %s;", it->array.payload_big ? "AFMT_BIG" : "AFMT_LITTLE");
+    line(m, "a.endian = %s;", endian_c(m, it->array.payload_big));
     /* an empty column points at the start of the (empty) data, never past
      * the input */
     line(m, "a.offset = rows_%s == 0 ? c->pos : c->pos + column_offset;", it->name);

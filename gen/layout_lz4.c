@@ -68,7 +68,7 @@ static void lz4_write_size(emitter *m, item *it, sym *lk)
     line(m, "*owned = NULL;");
     /* the block holds the plain elements in the payload's byte order */
     line(m, "if (afmt_lz4_compress_payload(A_%s, %s, owned, &nbytes_%s, err) != 0) return -1;", it->name,
-         it->array.payload_big ? "AFMT_BIG" : "AFMT_LITTLE", it->name);
+         endian_c(m, it->array.payload_big), it->name);
     m->indent--;
     line(m, "}");
 }

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "afmt_dtype.h"
+#include "afmt.h" /* AFMT_DETECT_MAX */
 #include "load.h"
 #include "util.h"
 
@@ -182,9 +183,76 @@ static void load_detect(loader *L, spec *s, json_t *d, const char *jp)
         } else {
             LERR(L, pi, "a detect rule needs \"bytes\" or \"hex\"");
         }
-        if (dr->at + (uint64_t)dr->nbytes > 64) LERR(L, pi, "detection looks at the first 64 bytes only");
+        if (at && json_is_integer(at) && json_integer_value(at) < 0) LERR(L, pi, "\"at\" is a byte offset, not negative");
+        else if (dr->at > AFMT_DETECT_MAX || dr->at + (uint64_t)dr->nbytes > AFMT_DETECT_MAX)
+            LERR(L, pi, "detection looks at the first %d bytes only (AFMT_DETECT_MAX): this rule needs %llu", AFMT_DETECT_MAX,
+                 (unsigned long long)dr->at + (unsigned long long)dr->nbytes);
         free(pi);
     }
+}
+
+/* Fields and payloads that name no byte order, in b (and its nested
+ * bodies): the one chosen at run time from now on. */
+static void order_at_run_time(item_list *b)
+{
+    int i, j;
+    for (i = 0; i < b->n; i++) {
+        item *it = b->v[i];
+        /* (a byte has no order: a u8 keeps the spec's, as its report shows) */
+        if (it->kind == IT_FIELD && !it->field.order_explicit &&
+            (((it->field.ftype == FT_INT || it->field.ftype == FT_FLOAT) && it->field.width > 1) ||
+             (it->field.ftype == FT_STRING && it->field.len_width > 1)))
+            it->field.big_endian = ORDER_RUN;
+        if (it->kind == IT_ARRAY && !it->array.payload_explicit) it->array.payload_big = ORDER_RUN;
+        if (it->kind == IT_DIRECTORY && !it->dir.payload_explicit) it->dir.payload_big = ORDER_RUN;
+        order_at_run_time(&it->body);
+        for (j = 0; j < it->ncases; j++) order_at_run_time(&it->cases[j].body);
+    }
+}
+
+/* Any "byte_order" item in b (nested bodies included); where: its path. */
+static const item *find_byte_order(const item_list *b)
+{
+    int i, j;
+    for (i = 0; i < b->n; i++) {
+        const item *it = b->v[i], *in;
+        if (it->kind == IT_BYTE_ORDER) return it;
+        if ((in = find_byte_order(&it->body)) != NULL) return in;
+        for (j = 0; j < it->ncases; j++)
+            if ((in = find_byte_order(&it->cases[j].body)) != NULL) return in;
+    }
+    return NULL;
+}
+
+/* The "byte_order" item: one, in the top-level body; what follows it (and
+ * every named structure, which may be used after it) reads the order it
+ * chose.  What comes before it keeps the spec's "endian". */
+static void load_byte_order_scope(loader *L, spec *s)
+{
+    int i, j;
+    const item *nested;
+    for (i = 0; i < s->body.n; i++) {
+        item *it = s->body.v[i];
+        if ((nested = find_byte_order(&it->body)) != NULL) LERR(L, nested->jpath, "\"byte_order\" is an item of the top-level body");
+        for (j = 0; j < it->ncases; j++)
+            if ((nested = find_byte_order(&it->cases[j].body)) != NULL)
+                LERR(L, nested->jpath, "\"byte_order\" is an item of the top-level body");
+        if (it->kind != IT_BYTE_ORDER) continue;
+        if (s->byte_order) {
+            LERR(L, it->jpath, "a spec has one \"byte_order\" item (the first is %s)", s->byte_order->jpath);
+            continue;
+        }
+        s->byte_order = it;
+        for (j = i + 1; j < s->body.n; j++) {
+            item_list one = {&s->body.v[j], 1};
+            order_at_run_time(&one);
+        }
+    }
+    for (i = 0; i < s->nstructs; i++)
+        if ((nested = find_byte_order(&s->structs[i].body)) != NULL)
+            LERR(L, nested->jpath, "\"byte_order\" is an item of the top-level body");
+        else if (s->byte_order)
+            order_at_run_time(&s->structs[i].body);
 }
 
 static void load_format_name(loader *L, spec *s, json_t *root)
@@ -383,6 +451,7 @@ static spec *spec_from_json(const char *path, json_t *root, const json_error_t *
     if ((v = json_object_get(root, "tables")) != NULL) load_tables(&L, s, v);
     if ((v = json_object_get(root, "structs")) != NULL) load_structs(&L, s, v);
     load_items(&L, s, json_object_get(root, "body"), "/body", &s->body);
+    load_byte_order_scope(&L, s);
     if ((v = json_object_get(root, "sidecar")) != NULL) load_sidecar(&L, s, v);
     load_trailer(&L, s, json_object_get(root, "trailer"));
     json_decref(root);

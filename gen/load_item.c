@@ -27,6 +27,7 @@ static const char *const SWITCH_KEYS[] = {"switch", "on", "cases", "else", "writ
 static const char *const TEXTVAL_KEYS[] = {"text_value", "grammar", "doc", NULL};
 static const char *const CASE_KEYS[] = {"when", "body", "doc", NULL};
 static const char *const PAD_KEYS[] = {"pad", "size", "fill", "lenient", "doc", NULL};
+static const char *const BYTE_ORDER_KEYS[] = {"byte_order", "doc", NULL};
 
 /* "in": [a, b, ...] and "range": [lo, hi] on an integer field are checks
  * written for the reader: they become the expressions
@@ -106,6 +107,7 @@ static void load_field_type(loader *L, spec *s, json_t *o, const char *jp, field
         if (lw && parse_int_type(lw, &lt, s->big_endian) && !lt.is_signed) {
             f->len_width = lt.width;
             f->big_endian = lt.big_endian;
+            f->order_explicit = lt.order_explicit;
         } else {
             LERR(L, jp, "a string needs \"length\": the unsigned type of its length prefix (u8, u16, u32, u64)");
         }
@@ -341,6 +343,7 @@ static void load_array_elements(loader *L, spec *s, json_t *o, const char *jp, a
     }
     a->payload_big = s->big_endian;
     endian = get_str(L, o, "endian", jp, 0);
+    a->payload_explicit = endian != NULL;
     if (endian) {
         if (strcmp(endian, "big") == 0) a->payload_big = 1;
         else if (strcmp(endian, "little") == 0) a->payload_big = 0;
@@ -571,6 +574,7 @@ static void load_directory(loader *L, spec *s, json_t *o, const char *jp, item *
         LERR(L, jp, "\"dims\" is \"slowest-first\" (the default: row-major) or \"fastest-first\"");
     free(dims);
     endian = get_str(L, o, "endian", jp, 0);
+    d->payload_explicit = endian != NULL;
     if (endian && strcmp(endian, "big") == 0) d->payload_big = 1;
     else if (endian && strcmp(endian, "little") != 0) LERR(L, jp, "\"endian\" is \"little\" or \"big\"");
     else if (!endian) d->payload_big = s->big_endian;
@@ -670,6 +674,19 @@ static void load_pad(loader *L, spec *s, json_t *o, const char *jp, item *it)
     it->pad.fill_lenient = get_lenient(L, o, "lenient", jp);
 }
 
+/* {"byte_order": EXPR}: from here on, fields and payloads whose type
+ * names no byte order are big-endian when EXPR holds, else little-endian
+ * (spec/LANGUAGE.md, "Byte order chosen at run time").  One, in the
+ * top-level body (load.c checks where it stands). */
+static void load_byte_order(loader *L, spec *s, json_t *o, const char *jp, item *it)
+{
+    (void)s;
+    check_keys(L, o, jp, BYTE_ORDER_KEYS);
+    it->kind = IT_BYTE_ORDER;
+    it->arg = get_expr(L, o, "byte_order", jp, &it->arg_text);
+    if (!it->arg) LERR(L, jp, "\"byte_order\" is a truth expression: true for big-endian");
+}
+
 typedef void item_loader(loader *L, spec *s, json_t *o, const char *jp, item *it);
 
 /* An item's kind is the key that names it.  Order matters: a text header
@@ -694,6 +711,7 @@ static const struct {
     {"var", NULL, load_var},
     {"set", NULL, load_set},
     {"directory", NULL, load_directory},
+    {"byte_order", NULL, load_byte_order},
 };
 
 static void load_item(loader *L, spec *s, json_t *o, const char *jp, item *it)

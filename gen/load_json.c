@@ -197,6 +197,7 @@ int parse_int_type(const char *t, field_item *f, int default_big)
     if (bits != 8 && bits != 16 && bits != 32 && bits != 64) return 0;
     f->width = bits / 8;
     f->big_endian = default_big;
+    f->order_explicit = *end != 0;
     if (*end == 0) return 1;
     if (strcmp(end, "le") == 0) { f->big_endian = 0; return 1; }
     if (strcmp(end, "be") == 0) { f->big_endian = 1; return 1; }
@@ -212,6 +213,7 @@ int parse_float_type(const char *t, field_item *f, int default_big)
     end = t + 3;
     f->is_signed = 1;
     f->big_endian = default_big;
+    f->order_explicit = *end != 0;
     if (*end == 0) return 1;
     if (strcmp(end, "le") == 0) { f->big_endian = 0; return 1; }
     if (strcmp(end, "be") == 0) { f->big_endian = 1; return 1; }

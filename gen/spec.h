@@ -18,8 +18,14 @@ typedef enum item_kind {
     IT_STRUCT, /* a use of a named structure (spec.structs) */
     IT_VAR,    /* a value that changes: declared with its first value */
     IT_SET,    /* a new value of a var */
-    IT_DIRECTORY /* arrays placed in a data area by a repeat's records */
+    IT_DIRECTORY, /* arrays placed in a data area by a repeat's records */
+    IT_BYTE_ORDER /* the byte order of what follows, chosen at run time (it->arg: true for big) */
 } item_kind;
+
+/* A field's or payload's byte order (big_endian, payload_big): 0 little,
+ * 1 big, or ORDER_RUN: the one a "byte_order" item chose at run time
+ * (the validator's c->big; the writer writes the spec's "endian"). */
+#define ORDER_RUN (-1)
 
 typedef enum field_type {
     FT_INT,   /* u8..u64, i8..i64 */
@@ -107,6 +113,7 @@ typedef struct field_item {       /* IT_FIELD: bytes at the cursor */
     char *first_text, *last_text;
     char *increasing_within;          /* array field: strictly increasing within segments */
     int text_nul_padded;              /* text field: printable ASCII then NULs */
+    int order_explicit;               /* the type names its byte order (u32le, f64be) */
     int has_fequals;                  /* float field: "equals" (fequals, exact in the type) */
     double fequals;
 } field_item;
@@ -126,7 +133,8 @@ typedef struct array_item {       /* IT_ARRAY: a payload */
     char *shape_field;                /* array field used as shape */
     expr **shape; int nshape; char **shape_text; /* or a list of expressions */
     int col_major;
-    int payload_big;
+    int payload_big;                  /* 0, 1 or ORDER_RUN */
+    int payload_explicit;             /* "endian" given */
     char *name_from;                  /* text field giving the array's name */
     int check_values;                 /* bool bytes 0/1, pad bits zero */
     leniency values_lenient;
@@ -172,7 +180,8 @@ typedef struct directory_item {  /* IT_DIRECTORY: arrays of earlier records */
     char *dtype, *shape, *name, *offset; /* names of values of the repeat's body */
     char *default_name;               /* writer: unnamed arrays are named it + their index, or NULL */
     int fastest_first;                /* "dims": "fastest-first" (the view's shape reversed) */
-    int payload_big;
+    int payload_big;                  /* 0, 1 or ORDER_RUN */
+    int payload_explicit;             /* "endian" given */
     leniency pad_lenient;
 } directory_item;
 
@@ -262,6 +271,7 @@ typedef struct spec {
     char *sidecar_names[32][2]; int nsidecar_names; /* dtype -> spelling */
     int multi;           /* a top-level repeat holds the arrays */
     char *read_only;     /* "read_only": why there is no writer (it refuses with this), or NULL */
+    const struct item *byte_order; /* the top-level "byte_order" item, or NULL */
 } spec;
 
 /* load.c: parse and structurally check a spec file; prints

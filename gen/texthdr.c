@@ -558,8 +558,8 @@ static void write_th_items(emitter *m, const item_list *b)
                 check_th_literal(m, b, i, v->ival);
                 line(m, "/* %s */", it->name);
                 if (it->field.width == 1) line(m, "if (afmt_sink_u8(sink, UINT64_C(%llu), err) != 0) return -1;", (unsigned long long)v->ival);
-                else line(m, "if (afmt_sink_u%d(sink, UINT64_C(%llu), %d, err) != 0) return -1;", it->field.width * 8,
-                          (unsigned long long)v->ival, it->field.big_endian);
+                else line(m, "if (afmt_sink_u%d(sink, UINT64_C(%llu), %s, err) != 0) return -1;", it->field.width * 8,
+                          (unsigned long long)v->ival, big_c(m, it->field.big_endian));
             } else if ((it->field.ftype == FT_BYTES || it->field.ftype == FT_TEXT) && it->field.equals && it->field.equals->kind == E_STR) {
                 char *q = c_quote(it->field.equals->sval, strlen(it->field.equals->sval));
                 line(m, "/* %s */", it->name);

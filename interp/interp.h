@@ -148,6 +148,7 @@ int irun_struct(irun *r, const item *it);       /* interp_struct.c */
 int irun_var(irun *r, const item *it);
 int irun_set(irun *r, const item *it);
 int irun_directory(irun *r, const item *it);
+int irun_byte_order(irun *r, const item *it);  /* interp_item.c */
 /* A repeat's "unique" key, after the field it is has been read and checked. */
 int irun_unique_key(irun *r, const item *f, const isym *y);
 /* A fresh list of the records of repeat (a directory names it), or NULL

@@ -150,6 +150,13 @@ int afmt_agree(const afmt_interp *in, const afmt_format *fmt, const uint8_t *buf
     int rc;
     memset(&g, 0, sizeof g);
     memset(&i, 0, sizeof i);
+    /* detection first: the same answer on the same bytes (a rule at any
+     * offset, a buffer too short for it) */
+    if (fmt->detect && (fmt->detect(buf, len) == 1) != (afmt_interp_detect(in, buf, len) == 1)) {
+        snprintf(why, why_size, "detect: generated %d, interpreter %d", fmt->detect(buf, len),
+                 afmt_interp_detect(in, buf, len));
+        return 1;
+    }
     run(NULL, fmt, buf, len, opt, how, &g);
     run(in, fmt, buf, len, opt, how, &i);
     if (g.failed || i.failed) {

@@ -229,7 +229,7 @@ int irun_array(irun *r, const item *it)
     if (stored(r, &a) || payload_bytes(r, &a)) return -1;
     if (it->array.layout == LAYOUT_COO && coo_records(r, &a)) return -1;
     view = afmt_view_begin(c, &v, a.lk->el, a.n, it->array.col_major ? AFMT_COL_MAJOR : AFMT_ROW_MAJOR,
-                           it->array.payload_big ? AFMT_BIG : AFMT_LITTLE, a.nbytes);
+                           afmt_order_of(c, it->array.payload_big) ? AFMT_BIG : AFMT_LITTLE, a.nbytes);
     if (view && view_describe(r, &a, view)) return -1;
     if (!it->array.check_values) {
         if (afmt_take_view(c, it->name, view, a.nbytes)) return -1;
@@ -291,7 +291,7 @@ static int columns_views(irun *r, const item *it, const isym *types, const isym 
         a.dims[0] = rows;
         a.count = rows;
         a.order = AFMT_ROW_MAJOR;
-        a.endian = it->array.payload_big ? AFMT_BIG : AFMT_LITTLE;
+        a.endian = afmt_order_of(c, it->array.payload_big) ? AFMT_BIG : AFMT_LITTLE;
         a.offset = rows == 0 ? c->pos : c->pos + column_offset;
         a.nbytes = rows == 0 ? 0 : (rows - 1) * width + size;
         a.data = afmt_src_ptr(c->src, a.offset, a.nbytes);

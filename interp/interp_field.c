@@ -35,7 +35,7 @@ static int int_field(irun *r, const item *it)
     y->off = at;
     y->width = f->width;
     y->is_signed = f->is_signed;
-    y->big = f->big_endian;
+    y->big = afmt_order_of(r->c, f->big_endian);
     y->count = 1;
     y->v = iarrf_get(r, y, 0);
     b = iblame_of(y);
@@ -64,9 +64,9 @@ static int float_field(irun *r, const item *it)
     y->t = VT_F;
     y->off = at;
     y->width = f->width;
-    y->big = f->big_endian;
+    y->big = afmt_order_of(r->c, f->big_endian);
     y->count = 1;
-    y->f = afmt_float_get(AFMT_B(r->c->src, at), (unsigned)f->width, f->big_endian);
+    y->f = afmt_float_get(AFMT_B(r->c->src, at), (unsigned)f->width, afmt_order_of(r->c, f->big_endian));
     b = iblame_of(y);
     if (f->has_fequals && !(y->f == f->fequals) &&
         ifail(r, &b, icode(f->equals_code, AFMT_E_CONSTRAINT), f->equals_lenient, "expected %s, found %s",
@@ -172,7 +172,7 @@ static int array_field(irun *r, const item *it)
     y->count = n;
     y->width = f->width;
     y->is_signed = f->is_signed;
-    y->big = f->big_endian;
+    y->big = afmt_order_of(r->c, f->big_endian);
     if (f->neach && array_field_each(r, it, y)) return -1;
     if (f->first && array_field_end(r, it, y, 0)) return -1;
     if (f->last && array_field_end(r, it, y, 1)) return -1;
@@ -240,7 +240,7 @@ static int string_field(irun *r, const item *it)
         if (need(r, it->name, index, (uint64_t)f->len_width, it->name)) return -1;
         len.off = c->pos;
         len.width = f->len_width;
-        len.big = f->big_endian;
+        len.big = afmt_order_of(r->c, f->big_endian);
         l = iarrf_get(r, &len, 0);
         c->pos += (uint64_t)f->len_width;
         if (need(r, it->name, index, l, "a string")) return -1;
@@ -255,7 +255,7 @@ static int string_field(irun *r, const item *it)
     y->off = at;
     y->count = n;
     y->width = f->len_width;
-    y->big = f->big_endian;
+    y->big = afmt_order_of(r->c, f->big_endian);
     return 0;
 }
 
@@ -273,7 +273,7 @@ static int one_string(irun *r, const item *it)
     y = isym_push(r, IS_STR, it);
     y->off = at;
     y->width = f->len_width;
-    y->big = f->big_endian;
+    y->big = afmt_order_of(r->c, f->big_endian);
     y->count = len;
     b = iblame_of(y);
     return irun_checks(r, &b, it->checks, it->nchecks, NULL);

@@ -308,3 +308,15 @@ int irun_texthdr(irun *r, const item *it)
     return afmt_thdir_validate(ithdr_of(r->in, it), c->src, afmt_end(c), &c->pos, &c->narrays, c->opt, c->vis, c->path,
                                c->err);
 }
+
+/* "byte_order": the order of what follows (fields and payloads whose type
+ * names none), in c->big, where the runtime's steps find it too (as
+ * emit_byte_order). */
+int irun_byte_order(irun *r, const item *it)
+{
+    const iblame b = iblame_pos("");
+    int big = 0;
+    if (ieval_bool(r, &b, it->arg, it->arg_text, &big)) return -1;
+    r->c->big = big;
+    return 0;
+}

@@ -761,14 +761,20 @@ struct afmt_meta_desc; /* a metadata sidecar's description (afmt_meta.h) */
 /* What every generated format exports as `afmt_<name>_format` (declared in
  * <name>.h).  The function members are the same as the afmt_<name>_*
  * functions declared there.  Descriptors are immutable and static. */
+/* The most bytes from the start of an input any format's detection looks
+ * at (a spec's detect rule may not reach further: afmt-gen refuses it). */
+#define AFMT_DETECT_MAX 65536
+
 typedef struct afmt_format {
     const char *name;                 /* "rawarray" */
     const char *spec;                 /* "spec/rawarray.json" */
     const char *const *extensions;    /* {".ra", NULL} */
     afmt_order order;                 /* payload order the writer expects */
     int multi;                        /* 1 if a file may hold several arrays */
-    /* 1 if the bytes start like this format (magic, after any allowed
-     * leading whitespace); needs at most the first 64 bytes. */
+    /* 1 if the bytes start like this format (magic at fixed offsets, after
+     * any allowed leading whitespace); looks at most at the first
+     * AFMT_DETECT_MAX bytes, and a buffer shorter than a rule needs does
+     * not match it. */
     int (*detect)(const uint8_t *buf, uint64_t len);
     /* 0 if buf[0..len) is valid, -1 with err filled.  Arrays go to
      * vis->on_array.  opt and vis may be NULL (defaults, no callbacks). */
@@ -818,7 +824,9 @@ AFMT_API const afmt_format *afmt_format_by_name(const char *name);
  * ASCII case (".RA" is ".ra"); NULL if none, or when two formats claim
  * that same suffix: then *tie (if tie is not NULL) is one of them. */
 AFMT_API const afmt_format *afmt_format_by_extension(const char *path, const afmt_format **tie);
-/* Magic first (buf may be NULL; at most 64 bytes are looked at); then
+/* Magic first (buf may be NULL; at most AFMT_DETECT_MAX bytes are looked
+ * at: give the first AFMT_DETECT_MAX bytes, or the whole input when it is
+ * shorter, so that a rule far into the file is seen); then
  * afmt_format_by_extension(path) (path may be NULL); NULL if none.
  * Detection only guesses: validate with the result before trusting it. */
 AFMT_API const afmt_format *afmt_format_detect(const uint8_t *buf, uint64_t len, const char *path);

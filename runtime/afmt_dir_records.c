@@ -71,7 +71,7 @@ int afmt_dir_add(afmt_vctx *c, const afmt_dir_desc *d, afmt_dir_list *l, afmt_el
     r->dims = l->ndims;
     p = AFMT_B(c->src, dims_at);
     for (k = 0; k < rank; k++) {
-        const uint64_t v = afmt_field_get(p, k, d->dims_width, d->dims_big);
+        const uint64_t v = afmt_field_get(p, k, d->dims_width, afmt_order_of(c, d->dims_big));
         if (d->dims_signed && afmt_as_i64(v, 8 * d->dims_width) < 0)
             return afmt_fail_c(c, AFMT_E_NEGATIVE, d->shape_field, k, dims_at + k * d->dims_width,
                                "dimension %" PRId64 " is negative", afmt_as_i64(v, 8 * d->dims_width));
@@ -146,7 +146,7 @@ static int hand_view(afmt_vctx *c, const afmt_dir_desc *d, const afmt_dir_list *
     uint64_t k;
     char field[128];
     afmt_view_start(&a, r->el.dtype, r->el.size, r->el.enc, r->count, AFMT_ROW_MAJOR,
-                    d->payload_big ? AFMT_BIG : AFMT_LITTLE, r->nbytes, at, c->narrays);
+                    afmt_order_of(c, d->payload_big) ? AFMT_BIG : AFMT_LITTLE, r->nbytes, at, c->narrays);
     a.rank = (uint32_t)r->rank;
     for (k = 0; k < r->rank; k++) a.dims[k] = l->dims[r->dims + (d->fastest_first ? r->rank - 1 - k : k)];
     memcpy(a.name, l->names + r->name, (size_t)r->name_kept);

@@ -61,11 +61,11 @@ typedef struct afmt_dir_desc {
     const char *offset_field; /* the record's field holding the array's offset */
     const char *shape_field;  /* its array field of dims */
     unsigned dims_width;      /* bytes of one dim */
-    int dims_big;             /* dims stored big-endian */
+    int dims_big;             /* dims stored big-endian (AFMT_ORDER_RUN: c->big) */
     int dims_signed;          /* dims are signed (a negative one is refused) */
     int fastest_first;        /* the first dim varies fastest (GGUF's ne[0]):
                                  the view's shape is the dims reversed */
-    int payload_big;          /* payloads stored big-endian */
+    int payload_big;          /* payloads stored big-endian (AFMT_ORDER_RUN: c->big) */
     int pad_lenient;          /* non-zero or missing padding: a warning when lenient */
 } afmt_dir_desc;
 

@@ -44,7 +44,7 @@ int afmt_field_end_c(const afmt_vctx *c, const afmt_field_desc *f, uint64_t off,
                            "has no elements, but its %s must be %s", which, want_text);
     i = last ? n - 1 : 0;
     at = off + (uint64_t)f->width * i; /* inside the field taken: no overflow */
-    raw = afmt_field_get(AFMT_B(c->src, off), i, f->width, f->big_endian);
+    raw = afmt_field_get(AFMT_B(c->src, off), i, f->width, afmt_order_of(c, f->big_endian));
     if (f->kind != AFMT_FIELD_INT) {
         if (raw == want) return 0;
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, f->name, i, at,

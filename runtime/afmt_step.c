@@ -72,7 +72,7 @@ int afmt_take_string(afmt_vctx *c, const afmt_field_desc *f, uint64_t *len)
         return afmt_src_short_ex(c->src, c->err, c->path, f->name, AFMT_NO_INDEX, at, end_now(c->src, end),
                                  f->width, 0, f->name, c->region);
     p = AFMT_B(c->src, at);
-    n = afmt_field_get(p, 0, f->width, f->big_endian);
+    n = afmt_field_get(p, 0, f->width, afmt_order_of(c, f->big_endian));
     /* a string the input cannot hold is truncated, whatever the limit (a
      * stream reads on to its end to tell: afmt_src_short_ex) */
     if (c->opt && n > c->opt->limits.max_header_bytes) {
@@ -269,7 +269,7 @@ int afmt_view_dims(const afmt_vctx *c, afmt_array *a, const afmt_field_desc *f, 
     p = AFMT_B(c->src, offset);
     a->rank = (uint32_t)n;
     for (k = 0; k < n; k++) {
-        const uint64_t v = afmt_field_get(p, k, f->width, f->big_endian);
+        const uint64_t v = afmt_field_get(p, k, f->width, afmt_order_of(c, f->big_endian));
         a->dims[k] = f->kind == AFMT_FIELD_INT ? (uint64_t)afmt_as_i64(v, f->width * 8) : v;
     }
     return 0;

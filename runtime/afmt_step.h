@@ -49,7 +49,20 @@ typedef struct afmt_vctx {
     unsigned depth;                /* named structures entered and not left */
     struct afmt_scratch *scratch;  /* what the run allocated (afmt_scratch_grow),
                                       freed by afmt_run_validator at its end */
+    int big;                       /* the byte order a spec's "byte_order" item chose
+                                      (1 big-endian): that of every field and
+                                      payload after it whose type names none */
 } afmt_vctx;
+
+/* A field's or payload's byte order that is not fixed by the spec but
+ * chosen at run time (afmt_field_desc.big_endian, afmt_dir_desc's): c->big. */
+#define AFMT_ORDER_RUN (-1)
+
+/* The byte order big (0, 1 or AFMT_ORDER_RUN) stands for in c. */
+static inline int afmt_order_of(const afmt_vctx *c, int big)
+{
+    return big == AFMT_ORDER_RUN ? c->big : big;
+}
 
 /* Memory a run of a validator needs beyond its stack, for a set of keys
  * that must be distinct (afmt_uniq) or records kept for later items: a
@@ -101,7 +114,7 @@ typedef struct afmt_elem {
 
 /* A strict context of no input for the checks a writer shares with the
  * validator (a compound literal: lives in the enclosing block). */
-#define AFMT_VCTX_STRICT(err_) (&(afmt_vctx){NULL, NULL, NULL, (err_), NULL, NULL, 0, 0, 0, NULL})
+#define AFMT_VCTX_STRICT(err_) (&(afmt_vctx){NULL, NULL, NULL, (err_), NULL, NULL, 0, 0, 0, NULL, 0})
 
 /* Where the items being read must end: the innermost region's end, else
  * the input's (src->len, learnt late for a stream: read it each time). */
@@ -135,7 +148,7 @@ typedef struct afmt_field_desc {
     afmt_field_kind kind; /* what afmt_report_field tells */
     unsigned width;       /* bytes of one element (of the whole slot for bytes) */
     int is_array;         /* count elements (an array field) or one value */
-    int big_endian;
+    int big_endian;       /* 0, 1, or AFMT_ORDER_RUN (c->big) */
     const char *doc;      /* the spec's doc, or NULL */
 } afmt_field_desc;
 
@@ -157,7 +170,7 @@ static inline int afmt_take_field(afmt_vctx *c, const afmt_field_desc *f, uint64
     c->pos = at + count * f->width;
     if (c->opt->fields)
         afmt_report_field(c->opt, c->path, f->name, f->kind, at, f->is_array, count, f->width,
-                          f->big_endian, AFMT_B(c->src, at), f->doc);
+                          afmt_order_of(c, f->big_endian), AFMT_B(c->src, at), f->doc);
     return 0;
 }
 

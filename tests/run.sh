@@ -70,11 +70,12 @@ fi
 
 # A format described only in JSON works with no C change; a read-only one
 # (tests/specs/readonly) validates and reads, and its writer refuses; one
-# of structs, vars, unique keys, block types and a directory
-# (tests/specs/directory) gives the verdicts and views its spec says.
+# of a byte order chosen at run time, structs, vars, unique keys, block
+# types and a directory (tests/specs/directory) gives the verdicts and views
+# its spec says, for files in both byte orders.
 # afmt-gen -o makes the directory (and its parents).
 echo "== new format from JSON alone"
-if ASAN_OPTIONS=detect_leaks=0 "$BUILD"/afmt-gen -o "$TMPD/gen/deeper" spec/*.json tests/specs/newformat/toyfmt.json \
+if ASAN_OPTIONS=detect_leaks=0 "$BUILD"/afmt-gen -o "$TMPD/gen/deeper" spec/*.json tests/specs/newformat/toyfmt.json tests/specs/newformat/farfmt.json \
        tests/specs/readonly/rofmt.json tests/specs/directory/dirfmt.json tests/specs/negate/negate.json \
        tests/specs/features/*.json 2> "$TMPD/cc.log"; then
     for d in newformat readonly directory; do

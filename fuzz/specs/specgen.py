@@ -600,7 +600,8 @@ def make_spec(rng, fmt_name, samples=None, family="any"):
     if rng.random() < 0.3:
         spec["endian"] = rng.choice(["little", "big"])
     if rng.random() < 0.3:
-        spec["detect"] = [{"at": rng.randint(0, 4), "bytes": "AB"}] if rng.random() < 0.5 else [{"hex": "0102"}]
+        at = rng.randint(0, 4) if rng.random() < 0.6 else rng.choice([63, 64, 100, 512, 1000, 65534])
+        spec["detect"] = [{"at": at, "bytes": "AB"}] if rng.random() < 0.5 else [{"hex": "0102", "at": at}]
         if rng.random() < 0.3:
             spec["detect"][0]["skip"] = "whitespace"
     if rng.random() < 0.1:
@@ -636,6 +637,19 @@ def make_spec(rng, fmt_name, samples=None, family="any"):
                 rep["skip"] = "whitespace"
                 rep["body"] = [{"field": names.new("mark"), "type": "bytes", "size": 1, "equals": "R"}] + body
             body = [rep]
+    if r >= 0.14 and rng.random() < 0.2:
+        # a byte order chosen at run time: a mark read in a fixed order,
+        # then everything that names no order follows it; the writer
+        # writes the spec's endian, so it writes the mark that chooses it
+        # (now and then the other one: it must refuse, not write)
+        mark, t = names.new("bom"), rng.choice(["u8", "u16le", "u16be", "u32le"])
+        little, big = (0x49, 0x4D) if t == "u8" else (0x4949, 0x4D4D)
+        is_big = spec.get("endian") == "big"
+        wrote = big if is_big else little
+        if rng.random() < 0.1:
+            wrote = little if is_big else big
+        body = [{"field": mark, "type": t, "in": [little, big], "write": str(wrote)},
+                {"byte_order": "%s == %d" % (mark, big) if rng.random() < 0.7 else "%s != %d" % (mark, little)}] + body
     spec["body"] = body
     if rng.random() < 0.05:
         spec["read_only"] = "made by an instrument"

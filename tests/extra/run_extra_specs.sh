@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # make EXTRA_SPECS=DIR: afmt and afmt-validate know the formats of DIR/*.json
-# (specs outside the repository: tests/specs/newformat/toyfmt.json and the
-# read-only tests/specs/readonly/rofmt.json, copied to a temporary folder),
+# (specs outside the repository: tests/specs/newformat/toyfmt.json, the
+# read-only tests/specs/readonly/rofmt.json and tests/specs/newformat/farfmt.json,
+# whose magic is 1000 bytes in, copied to a temporary folder),
 # the repository is left as it was (git status), and a plain `make`
 # afterwards gives the standard tools back.
 # Usage: tests/extra/run_extra_specs.sh [BUILD_DIR]; prints PASS/FAIL lines.
@@ -16,7 +17,7 @@ fail() { echo "FAIL extra-specs $*"; }
 mk() { make --no-print-directory -s BUILD="$BUILD" "$@"; }
 
 mkdir -p "$TMP/specs"
-cp tests/specs/newformat/toyfmt.json tests/specs/readonly/rofmt.json "$TMP/specs/"
+cp tests/specs/newformat/toyfmt.json tests/specs/readonly/rofmt.json tests/specs/newformat/farfmt.json "$TMP/specs/"
 before=$(git status --porcelain 2>/dev/null; git stash list 2>/dev/null | wc -l)
 
 if mk EXTRA_SPECS="$TMP/specs" >"$TMP/log" 2>&1; then
@@ -54,6 +55,29 @@ if [ $rc -eq 1 ] && echo "$out" | grep -q "rofmt is read-only: the capture time 
 else
     fail "afmt convert --to rofmt: exit $rc: $out"
 fi
+
+# a magic 1000 bytes in (farfmt's detect rule): found from a path and from
+# a pipe; a file that ends before the magic does not match, nor does one
+# with other bytes there (undetected: afmt-validate then names the format
+# that got furthest, "(closest match)", and says where it failed)
+if "$BUILD"/afmt random --to farfmt -o "$TMP/a.far" '[5]u8' 2>"$TMP/log" &&
+   out=$("$BUILD"/afmt-validate "$TMP/a.far" 2>&1) && echo "$out" | grep -q 'ok farfmt' &&
+   pipe=$("$BUILD"/afmt-validate - < "$TMP/a.far" 2>&1) && echo "$pipe" | grep -q 'ok farfmt' &&
+   pipe2=$(cat "$TMP/a.far" | "$BUILD"/afmt-validate - 2>&1) && echo "$pipe2" | grep -q 'ok farfmt'; then
+    pass "detection at byte 1000: from a path ($out) and from pipes"
+else
+    fail "detection at byte 1000: $(cat "$TMP/log") ${out:-} / ${pipe:-} / ${pipe2:-}"
+fi
+head -c 1002 "$TMP/a.far" > "$TMP/short.far"
+{ head -c 1000 "$TMP/a.far"; printf 'NEAR'; tail -c +1005 "$TMP/a.far"; } > "$TMP/other.far"
+for f in short other; do
+    out=$("$BUILD"/afmt-validate "$TMP/$f.far" 2>&1); rc=$?
+    if [ $rc -eq 1 ] && echo "$out" | grep -q "invalid farfmt (closest match): magic at offset 1000"; then
+        pass "a file with $f bytes at 1000 is not detected as farfmt: $out"
+    else
+        fail "$f.far: exit $rc: $out"
+    fi
+done
 
 # make install refuses EXTRA_SPECS before it builds anything (exit 2)
 out=$(make --no-print-directory BUILD="$TMP/nobuild" EXTRA_SPECS="$TMP/specs" install \

@@ -1383,7 +1383,7 @@ static void test_field_ends(void)
         const afmt_field_desc f = {"offsets", cases[i].kind, cases[i].width, 1, cases[i].big, NULL};
         afmt_src src;
         afmt_error err;
-        afmt_vctx c = {&src, NULL, NULL, &err, NULL, NULL, 0, 0, 0, NULL};
+        afmt_vctx c = {&src, NULL, NULL, &err, NULL, NULL, 0, 0, 0, NULL, 0};
         char field[64];
         int rc;
         memcpy(buf + 4, cases[i].bytes, nbytes);
@@ -1420,7 +1420,7 @@ static void test_scratch(void)
     };
     afmt_src src;
     afmt_error err;
-    afmt_vctx c = {&src, NULL, NULL, &err, NULL, NULL, 0, 0, 0, NULL};
+    afmt_vctx c = {&src, NULL, NULL, &err, NULL, NULL, 0, 0, 0, NULL, 0};
     size_t i;
     afmt_src_buffer(&src, (const uint8_t *)"", 0);
     afmt_error_clear(&err);
