@@ -252,7 +252,9 @@ static int used_as_shape(item_list *body, const char *name)
     int i, j;
     for (i = 0; i < body->n; i++) {
         item *it = body->v[i];
-        if (it->kind == IT_ARRAY && it->array.shape_field && strcmp(it->array.shape_field, name) == 0) return 1;
+        /* (with "rank" its count is no rank: the rank expression is held) */
+        if (it->kind == IT_ARRAY && it->array.shape_field && !it->array.rank && strcmp(it->array.shape_field, name) == 0)
+            return 1;
         if (it->kind == IT_REGION || it->kind == IT_REPEAT)
             if (used_as_shape(&it->body, name)) return 1;
         if (it->kind == IT_SWITCH)
@@ -860,10 +862,49 @@ static int is_c_name(const char *s)
     return 1;
 }
 
+/* "rank": the shape is the first rank_<a> entries of array field shp; the
+ * rank is at most its count (else `constraint`) and held to the rank
+ * limits; n_<a> their product. */
+static void array_rank_prefix(emitter *m, item *it, sym *shp)
+{
+    sym *ry = it->array.rank->kind == E_NAME ? sym_peek(m, it->array.rank->sval) : NULL;
+    blame rb = blame_of(ry && ry->kind == SY_INT ? ry : NULL);
+    char *r = emit_u64(m, &rb, it->array.rank, it->array.rank_text), *cond, *fmt, *args, *field, *q, *call;
+    line(m, "const uint64_t rank_%s = %s;", it->name, r);
+    cond = xprintf("rank_%s > %s", it->name, shp->count);
+    fmt = xprintf("\"rank %%\" PRIu64 \" exceeds the %%\" PRIu64 \" entries of %s\"", shp->name);
+    args = xprintf("rank_%s, %s", it->name, shp->count);
+    emit_fail_if(m, cond, &rb, "constraint", LEN_NONE, fmt, args);
+    free(cond); free(fmt); free(args);
+    cond = xprintf("rank_%s > c->opt->limits.max_rank || rank_%s > AFMT_RANK_CAP", it->name, it->name);
+    args = xprintf("rank_%s, c->opt->limits.max_rank < AFMT_RANK_CAP ? c->opt->limits.max_rank : (uint64_t)AFMT_RANK_CAP",
+                   it->name);
+    emit_fail_if(m, cond, &rb, "limit", LEN_NONE, "\"rank %\" PRIu64 \" exceeds the limit of %\" PRIu64 \"\"", args);
+    free(cond); free(args);
+    /* the product of the entries taken, as prod() computes it */
+    field = c_quote(shp->name, strlen(shp->name));
+    q = xprintf("\"prod(%s[0..%s))\"", shp->name, it->array.rank_text);
+    line(m, "uint64_t n_%s;", it->name);
+    call = xprintf("afmt_field_prod_c(c, \"%s\", %s, rank_%s, %d, %d, %s, %s, AFMT_NO_INDEX, %s, %s, &n_%s)", shp->name,
+                   shp->off, it->name, shp->width, shp->is_signed, big_c(m, shp->big), field, shp->off, q, it->name);
+    decl_use(m, shp->off_decl);
+    emit_if_stmt(m, call, "return -1;");
+    free(r); free(field); free(q); free(call);
+}
+
 static int array_count(emitter *m, item *it, sym **shp, char ***dims)
 {
     blame bl;
     int i;
+    if (it->array.shape_field && it->array.rank) {
+        *shp = sym_find(m, it->array.shape_field);
+        if (!*shp || (*shp)->kind != SY_ARRF) {
+            gen_error(m, it->jpath, "\"shape\": '%s' is not an array field defined before", it->array.shape_field);
+            return 0;
+        }
+        array_rank_prefix(m, it, *shp);
+        return 1;
+    }
     if (it->array.shape_field) {
         expr call, arg;
         expr *args[1];
@@ -936,7 +977,10 @@ static void array_view(emitter *m, item *it, const layout_module *lay, const enc
     m->indent++;
     if (shp) {
         const char *desc = field_desc(m, shp->it, shp->is_signed ? "AFMT_FIELD_INT" : "AFMT_FIELD_UINT", shp->width, 1, shp->big);
-        line(m, "if (afmt_view_dims(c, &a_%s, &%s, %s, %s)) return -1;", it->name, desc, shp->off, shp->count);
+        if (it->array.rank)
+            line(m, "if (afmt_view_dims(c, &a_%s, &%s, %s, rank_%s)) return -1;", it->name, desc, shp->off, it->name);
+        else
+            line(m, "if (afmt_view_dims(c, &a_%s, &%s, %s, %s)) return -1;", it->name, desc, shp->off, shp->count);
     } else {
         line(m, "a_%s.rank = %d;", it->name, it->array.nshape);
         for (i = 0; i < it->array.nshape; i++) line(m, "a_%s.dims[%d] = %s;", it->name, i, le->dims[i]);

@@ -163,6 +163,9 @@ static def *plan_binding(scope *sc, item *a, item *it)
         item *sf = find_item(sc, a->array.shape_field);
         if (sf && sf->field.count && sf->field.count->kind == E_NAME && strcmp(sf->field.count->sval, it->name) == 0)
             d = add_def(sc, D_RANK, it);
+        /* "rank": the field it names is the array's rank */
+        if (!d && a->array.rank && a->array.rank->kind == E_NAME && strcmp(a->array.rank->sval, it->name) == 0)
+            d = add_def(sc, D_RANK, it);
     }
     for (k = 0; !d && k < a->array.nshape; k++)
         if (a->array.shape[k]->kind == E_NAME && strcmp(a->array.shape[k]->sval, it->name) == 0) {
@@ -785,12 +788,41 @@ static void def_const(emitter *m, def *d, const blame *bl)
 }
 
 /* An array field that is an array's shape: the array's dims. */
+/* An array field whose first "rank" entries are the shape: its fixed
+ * count, the array's dims, then the spec's "fill". */
+static void def_shape_prefix(emitter *m, def *d)
+{
+    item *it = d->it;
+    const char *a = d->arr->name;
+    const expr *cnt = it->field.count;
+    unsigned long long k;
+    if (!cnt || cnt->kind != E_INT || cnt->ival == 0 || cnt->ival > 255) {
+        gen_error(m, it->jpath, "the writer writes '%s' (the first \"rank\" entries of which are %s's shape) only with a "
+                                "literal \"count\" from 1 to 255 (AFMT_RANK_CAP)" NO_WRITER_HINT, it->name, a);
+        return;
+    }
+    k = (unsigned long long)cnt->ival;
+    line(m, "if (A_%s->rank > %llu)", a, k);
+    m->indent++;
+    line(m, "return afmt_write_fail_rank(A_%s, \"%s\", \"%s holds at most %llu dimensions (%s)\", err);", a, a,
+         m->s->format, k, it->name);
+    m->indent--;
+    line(m, "uint64_t w_%s[%llu];", it->name, k);
+    line(m, "for (uint64_t k = 0; k < %llu; k++) w_%s[k] = k < A_%s->rank ? A_%s->dims[k] : UINT64_C(%llu);", k,
+         it->name, a, a, (unsigned long long)d->arr->array.fill);
+    line(m, "const uint64_t n_%s = %llu;", it->name, k);
+}
+
 static void def_shape_arrf(emitter *m, def *d)
 {
     item *it = d->it;
     sym *y;
-    line(m, "const uint64_t *w_%s = A_%s->dims;", it->name, d->arr->name);
-    line(m, "const uint64_t n_%s = A_%s->rank;", it->name, d->arr->name);
+    if (d->arr->array.rank) {
+        def_shape_prefix(m, d);
+    } else {
+        line(m, "const uint64_t *w_%s = A_%s->dims;", it->name, d->arr->name);
+        line(m, "const uint64_t n_%s = A_%s->rank;", it->name, d->arr->name);
+    }
     if (it->field.is_signed)
         line(m, "if (afmt_write_need_signed_dims(A_%s, \"%s\", err)) return -1;", d->arr->name, it->name);
     y = sym_push(m, SY_ARRF, it->name, it);

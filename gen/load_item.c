@@ -15,7 +15,7 @@ static const char *const CHECKITEM_KEYS[] = {"check", "field", "message", "code"
 static const char *const ARRAY_KEYS[] = {
     "array", "dtype", "shape", "order", "endian", "name", "values", "lenient", "doc",
     "layout", "nnz", "row_offsets", "col_indices", "types", "table", "names", "compressed", "stored_bytes",
-    "index", "with_columns", NULL};
+    "index", "with_columns", "rank", "fill", NULL};
 static const char *const REPEAT_KEYS[] = {"repeat", "until", "count", "skip", "min", "tiles", "unique", "unique_as", "body", "doc", NULL};
 static const char *const STRUCTUSE_KEYS[] = {"struct", "use", "args", "doc", NULL};
 static const char *const VAR_KEYS[] = {"var", "value", "doc", NULL};
@@ -305,10 +305,19 @@ static void load_check_item(loader *L, spec *s, json_t *o, const char *jp, item 
     it->attribute = get_str(L, o, "field", jp, 0);
 }
 
-/* "shape": an array field's name, or a list of expressions. */
+/* "shape": an array field's name, or a list of expressions; with an array
+ * field, "rank" (its first `rank` entries are the shape) and "fill". */
 static void load_array_shape(loader *L, json_t *o, const char *jp, array_item *a)
 {
-    json_t *shape = json_object_get(o, "shape");
+    json_t *shape = json_object_get(o, "shape"), *fill = json_object_get(o, "fill");
+    a->rank = get_expr(L, o, "rank", jp, &a->rank_text);
+    a->fill = 1;
+    if (a->rank && !json_is_string(shape)) LERR(L, jp, "\"rank\" takes the first entries of an array field: \"shape\" names one");
+    if (fill && !a->rank) LERR(L, jp, "\"fill\" is what a writer writes past the \"rank\": it needs \"rank\"");
+    if (fill && (!json_is_integer(fill) || json_integer_value(fill) < 0))
+        LERR(L, jp, "\"fill\" is a non-negative integer (the value of the entries past the rank)");
+    else if (fill)
+        a->fill = (uint64_t)json_integer_value(fill);
     if (json_is_string(shape)) {
         a->shape_field = xstrdup(json_string_value(shape));
     } else if (json_is_array(shape)) {

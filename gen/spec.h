@@ -131,6 +131,8 @@ typedef struct lookup_item {      /* IT_LOOKUP: a table row chosen by key */
 typedef struct array_item {       /* IT_ARRAY: a payload */
     char *dtype_from;                 /* lookup name */
     char *shape_field;                /* array field used as shape */
+    expr *rank; char *rank_text;      /* "rank": the shape is shape_field's first `rank` entries */
+    uint64_t fill;                    /* "fill": what a writer writes in the entries past the rank (1) */
     expr **shape; int nshape; char **shape_text; /* or a list of expressions */
     int col_major;
     int payload_big;                  /* 0, 1 or ORDER_RUN */

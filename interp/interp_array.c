@@ -14,6 +14,7 @@ typedef struct iarr {
     const item *it;
     const isym *lk;         /* the dtype lookup */
     const isym *shape;      /* the shape's array field, or NULL */
+    uint64_t rank;          /* its entries that are the shape (all, or "rank") */
     uint64_t dims[AFMT_RANK_CAP + 1]; /* else the dimensions' values */
     uint64_t n;             /* elements */
     uint64_t stored;        /* elements stored */
@@ -32,8 +33,24 @@ static int count_shape_field(irun *r, iarr *a)
     const iblame b = iblame_at(y->name, AFMT_NO_INDEX, y->off);
     char text[256];
     a->shape = y;
-    snprintf(text, sizeof text, "prod(%s)", y->name);
-    return afmt_field_prod_c(r->c, y->name, y->off, y->count, (unsigned)y->width, y->is_signed, y->big, b.field,
+    a->rank = y->count;
+    if (a->it->array.rank) { /* the first `rank` entries (emit_validate.c, array_rank_prefix) */
+        const expr *re = a->it->array.rank;
+        const isym *ry = re->kind == E_NAME ? isym_find(r, re->sval) : NULL;
+        const iblame rb = iblame_of(ry && ry->kind == IS_INT ? ry : NULL);
+        const afmt_limits *l = &r->c->opt->limits;
+        if (ieval_u64(r, &rb, re, a->it->array.rank_text, &a->rank)) return -1;
+        if (a->rank > y->count)
+            return ifail(r, &rb, AFMT_E_CONSTRAINT, LEN_NONE, "rank %" PRIu64 " exceeds the %" PRIu64 " entries of %s",
+                         a->rank, y->count, y->name);
+        if (a->rank > l->max_rank || a->rank > AFMT_RANK_CAP)
+            return ifail(r, &rb, AFMT_E_LIMIT, LEN_NONE, "rank %" PRIu64 " exceeds the limit of %" PRIu64, a->rank,
+                         l->max_rank < AFMT_RANK_CAP ? l->max_rank : (uint64_t)AFMT_RANK_CAP);
+        snprintf(text, sizeof text, "prod(%s[0..%s))", y->name, a->it->array.rank_text);
+    } else {
+        snprintf(text, sizeof text, "prod(%s)", y->name);
+    }
+    return afmt_field_prod_c(r->c, y->name, y->off, a->rank, (unsigned)y->width, y->is_signed, y->big, b.field,
                              b.index, b.off, text, &a->n);
 }
 
@@ -173,7 +190,7 @@ static int view_describe(irun *r, const iarr *a, afmt_array *v)
         d.is_array = 1;
         d.big_endian = y->big;
         d.doc = y->it->doc;
-        if (afmt_view_dims(r->c, v, &d, y->off, y->count)) return -1;
+        if (afmt_view_dims(r->c, v, &d, y->off, a->rank)) return -1;
     } else {
         v->rank = (uint32_t)ai->nshape;
         for (i = 0; i < ai->nshape; i++) v->dims[i] = a->dims[i];

@@ -298,7 +298,8 @@ int iused_as_shape(const item_list *body, const char *name)
     int i, j;
     for (i = 0; i < body->n; i++) {
         const item *it = body->v[i];
-        if (it->kind == IT_ARRAY && it->array.shape_field && strcmp(it->array.shape_field, name) == 0) return 1;
+        if (it->kind == IT_ARRAY && it->array.shape_field && !it->array.rank && strcmp(it->array.shape_field, name) == 0)
+            return 1;
         if ((it->kind == IT_REGION || it->kind == IT_REPEAT) && iused_as_shape(&it->body, name)) return 1;
         if (it->kind == IT_SWITCH)
             for (j = 0; j < it->ncases; j++)

@@ -354,7 +354,19 @@ def array_block(rng, names, sc, spec, lz4_ok=True):
         t = int_type(rng)
         items.append({"field": rank, "type": rng.choice(["u8", "u16", "u32le", "u64be"])})
         dim = {"field": dims, "type": t, "count": rank}
-        if rng.random() < 0.3:
+        if rng.random() < 0.25:
+            # a shape from the first `rank` entries of a fixed count of slots,
+            # the unused ones the spec's fill (now and then a count a writer
+            # cannot use, or a rank read before the slots or after them)
+            slots = rng.choice([1, 2, 3, 4, 8]) if rng.random() < 0.95 else rank
+            fill = rng.choice([0, 1, 1, 7])
+            dim["count"] = str(slots)
+            if rng.random() < 0.6:
+                dim["each"] = check_obj(rng, "index < %s || %s == %d" % (rank, dims, fill))
+            a["rank"] = rank if rng.random() < 0.8 else "min(%s, %s)" % (rank, slots)
+            if rng.random() < 0.7:
+                a["fill"] = fill
+        elif rng.random() < 0.3:
             dim["each"] = check_obj(rng, "%s >= 0" % dims)
         items.append(dim)
         sc.ints[rank] = False

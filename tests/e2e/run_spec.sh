@@ -175,6 +175,13 @@ else
     fail "II/MM files differ: $(tail -2 "$TMP/boe") $(diff "$TMP/ii.dump" "$TMP/mm.dump" | head -3)"
 fi
 
+# a shape from the first n_dims entries of a fixed-size dims field
+# (tests/specs/features/rank_prefix.json): ranks 0 to 4 read, rank 5 of 4
+# entries a constraint at n_dims, an unused entry not 1 refused by the
+# spec's check, the product of the entries taken checked for overflow
+"$V" --spec tests/specs/features/rank_prefix.json tests/specs/rankprefix/*.bin > "$TMP/rp" 2>&1
+same "rank prefix shapes: verdicts of tests/specs/rankprefix" tests/specs/rankprefix/verdicts.expected "$TMP/rp"
+
 # a format of one's own: the spec of tests/specs/newformat, with no build
 if "$V" --spec tests/specs/newformat/toyfmt.json corpus/npy/f8_2x3.npy 2>&1 | grep -q 'invalid toyfmt: magic at offset 0'; then
     pass "a spec that is no shipped format checks files"
