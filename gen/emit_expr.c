@@ -961,6 +961,14 @@ static cexpr emit_shift(emitter *m, const blame *bl, expr *e, cexpr a, cexpr b, 
     return mk(t, VT_U);
 }
 
+/* Is C text c a literal's 64 bits: UINT64_C(n), or a signed literal as
+ * bits_of writes it ((uint64_t)INT64_C(n): a writer's signed field written
+ * as a constant, spec fuzzer seed 1795762689)? */
+static int literal_bits_c(const char *c)
+{
+    return strncmp(c, "UINT64_C(", 9) == 0 || strncmp(c, "(uint64_t)INT64_C(", 18) == 0;
+}
+
 static cexpr emit_binary(emitter *m, const blame *bl, expr *e, const char *text)
 {
     cexpr a, b;
@@ -975,7 +983,7 @@ static cexpr emit_binary(emitter *m, const blame *bl, expr *e, const char *text)
         cexpr r;
         /* x | C and x ^ C with a constant C: through a function, since
          * gcc calls `(x | 9) != 0` always true and refuses it under -Werror */
-        if (e->op != TK_AMP && (strncmp(ac, "UINT64_C(", 9) == 0 || strncmp(bc, "UINT64_C(", 9) == 0))
+        if (e->op != TK_AMP && (literal_bits_c(ac) || literal_bits_c(bc)))
             r = mk(xprintf("afmt_%s_u64(%s, %s)", e->op == TK_PIPE ? "or" : "xor", ac, bc), VT_U);
         else
             r = mk(xprintf("(%s %s %s)", ac, tok_text(e->op), bc), VT_U);
