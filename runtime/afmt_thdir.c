@@ -60,9 +60,10 @@ static int find_type(const afmt_thdir_desc *d, const char *name)
 }
 
 /* Tell opt->fields of the value v of key k (is_map: a name, shown as
- * ["k"]) below tp, or of tp's own value when k is NULL: its text as written, a string with its quotes, at its
- * absolute offset, named by its key path as errors name it.  Only called
- * when fields are wanted: the render costs a few hundred bytes of copying. */
+ * ["k"]) below tp, or of tp's own value when k is NULL: its text as
+ * written (a string with its quotes) at its absolute offset, named by its
+ * key path as errors name it.  Only called when fields are wanted: the
+ * render costs a few hundred bytes of copying. */
 static void report_value(const afmt_th *th, afmt_th_path *tp, const afmt_tv *k, int is_map, const afmt_tv *v,
                          const afmt_options *opt, const afmt_path *outer)
 {
