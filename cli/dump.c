@@ -114,74 +114,80 @@ static void put_value(afmt_cli_buf *b, afmt_dtype t, uint64_t elsize,
     }
 }
 
-static int dump_array(void *ctx, const afmt_array *a)
+/* a decoded into d->plain, row-major, and *v its plain view.  0, or -1
+ * with d->err. */
+static int decode_array(dump_ctx *d, const afmt_array *a, afmt_array *v)
 {
-    dump_ctx *d = ctx;
-    uint64_t size, k, es;
-    afmt_array v;
+    uint64_t size;
 
-    if (afmt_array_plain_size(a, &size, &d->err) != 0) {
-        d->failed = 1;
-        return 1;
-    }
-    if (size > DUMP_MAX_BYTES) {
-        afmt_fail(&d->err, AFMT_E_LIMIT, NULL, NULL, AFMT_NO_INDEX, a->offset,
-                  "array [%" PRIu64 "] needs %" PRIu64 " bytes decoded; dump "
-                  "refuses more than %" PRIu64 " (1 GiB)",
-                  d->index, size, DUMP_MAX_BYTES);
-        d->failed = 1;
-        return 1;
-    }
+    if (afmt_array_plain_size(a, &size, &d->err) != 0)
+        return -1;
+    if (size > DUMP_MAX_BYTES)
+        return afmt_fail(&d->err, AFMT_E_LIMIT, NULL, NULL, AFMT_NO_INDEX, a->offset,
+                         "array [%" PRIu64 "] needs %" PRIu64 " bytes decoded; dump "
+                         "refuses more than %" PRIu64 " (1 GiB)",
+                         d->index, size, DUMP_MAX_BYTES);
     if (size > d->plain_cap) {
         uint8_t *p = realloc(d->plain, (size_t)size);
-        if (!p) {
-            afmt_fail(&d->err, AFMT_E_NOMEM, NULL, NULL, AFMT_NO_INDEX, a->offset,
-                      "cannot allocate %" PRIu64 " bytes", size);
-            d->failed = 1;
-            return 1;
-        }
+        if (!p)
+            return afmt_fail(&d->err, AFMT_E_NOMEM, NULL, NULL, AFMT_NO_INDEX, a->offset,
+                             "cannot allocate %" PRIu64 " bytes", size);
         d->plain = p;
         d->plain_cap = size;
     }
-    if (afmt_array_to_plain(a, AFMT_ROW_MAJOR, d->plain, size, &d->err) != 0) {
-        d->failed = 1;
-        return 1;
-    }
-    afmt_array_plain_view(a, AFMT_ROW_MAJOR, d->plain, &v);
+    if (afmt_array_to_plain(a, AFMT_ROW_MAJOR, d->plain, size, &d->err) != 0)
+        return -1;
+    afmt_array_plain_view(a, AFMT_ROW_MAJOR, d->plain, v);
+    return 0;
+}
 
-    if (!d->list) {
-        /* One Futhark text value a line, as `futhark dataset --text`. */
-        if (afmt_futhark_text_write(&v, &d->text_sink, &d->err) != 0 ||
-            afmt_sink_put(&d->text_sink, "\n", 1, &d->err) != 0) {
-            if (d->err.code == AFMT_E_TYPE)
-                snprintf(d->err.message + strlen(d->err.message),
-                         sizeof d->err.message - strlen(d->err.message),
-                         "; 'afmt dump --list' lists them");
-            if (d->err.code == AFMT_E_IO)
-                d->write_failed = 1;
-            d->failed = 1;
-            return 1;
-        }
-        d->index++;
+/* One Futhark text value a line, as `futhark dataset --text`.  0, or -1
+ * with d->err. */
+static int print_text(dump_ctx *d, const afmt_array *v)
+{
+    if (afmt_futhark_text_write(v, &d->text_sink, &d->err) == 0 &&
+        afmt_sink_put(&d->text_sink, "\n", 1, &d->err) == 0)
         return 0;
-    }
+    if (d->err.code == AFMT_E_TYPE)
+        snprintf(d->err.message + strlen(d->err.message),
+                 sizeof d->err.message - strlen(d->err.message),
+                 "; 'afmt dump --list' lists them");
+    if (d->err.code == AFMT_E_IO)
+        d->write_failed = 1;
+    return -1;
+}
+
+/* --list: a header line, then one element a line.  0, or -1 with
+ * d->err. */
+static int print_list(dump_ctx *d, const afmt_array *a, const afmt_array *v)
+{
+    uint64_t k, es = v->elsize;
+
     afmt_cli_buf_puts(&d->out, "# ");
     afmt_cli_put_array_label(&d->out, d->index, a);
     afmt_cli_buf_putc(&d->out, '\n');
-    es = v.elsize;
-    for (k = 0; k < v.count; k++) {
-        put_value(&d->out, v.dtype, es, d->plain + k * es);
+    for (k = 0; k < v->count; k++) {
+        put_value(&d->out, v->dtype, es, d->plain + k * es);
         afmt_cli_buf_putc(&d->out, '\n');
         if (d->out.len >= DUMP_FLUSH_BYTES)
             flush_out(d);
     }
-    if (d->out.oom) {
-        afmt_fail(&d->err, AFMT_E_NOMEM, NULL, NULL, AFMT_NO_INDEX, a->offset,
-                  "out of memory formatting values");
+    if (d->out.oom)
+        return afmt_fail(&d->err, AFMT_E_NOMEM, NULL, NULL, AFMT_NO_INDEX, a->offset,
+                         "out of memory formatting values");
+    flush_out(d);
+    return 0;
+}
+
+static int dump_array(void *ctx, const afmt_array *a)
+{
+    dump_ctx *d = ctx;
+    afmt_array v;
+
+    if (decode_array(d, a, &v) != 0 || (d->list ? print_list(d, a, &v) : print_text(d, &v)) != 0) {
         d->failed = 1;
         return 1;
     }
-    flush_out(d);
     d->index++;
     return 0;
 }
@@ -253,106 +259,104 @@ static const afmt_cli_optdef dump_opts[] = {
     { NULL, 0, 0, 0 }
 };
 
-int afmt_cli_dump_main(int argc, char **argv, int first)
+/* What the command line asks for. */
+typedef struct dump_args {
+    const char *path;
+    const afmt_format *forced;   /* --format / --spec, or NULL: detect */
+    const afmt_interp *spec;     /* --spec's interpreter, or NULL */
+    afmt_options opt;
+    int list;                    /* --list */
+} dump_args;
+
+/* --format or --spec, given once: -1 to go on, else the exit status. */
+static int take_format(dump_args *a, int id, const char *val)
+{
+    if (a->forced)
+        return afmt_cli_usage_error("afmt dump", "give one of --format and --spec, once");
+    if (id == D_FORMAT) {
+        a->forced = afmt_cli_format_arg("afmt dump", val);
+    } else {
+        a->spec = afmt_cli_spec_arg("afmt dump", val);
+        a->forced = a->spec ? afmt_interp_format(a->spec) : NULL;
+    }
+    return a->forced ? -1 : afmt_cli_usage_error("afmt dump", NULL);
+}
+
+/* One option or operand: -1 to go on, else the exit status. */
+static int take_arg(dump_args *a, int id, const char *val)
+{
+    switch (id) {
+    case AFMT_CLI_ARGS_ERROR:
+        return AFMT_EXIT_ERROR;
+    case AFMT_CLI_ARGS_OPERAND:
+        if (a->path)
+            return afmt_cli_usage_error("afmt dump", "one FILE only ('%s' is extra)", val);
+        a->path = val;
+        return -1;
+    case D_HELP:
+        dump_usage(stdout);
+        return AFMT_EXIT_OK;
+    case D_FORMAT:
+    case D_SPEC:
+        return take_format(a, id, val);
+    case D_LENIENT:
+        a->opt.mode = AFMT_LENIENT;
+        return -1;
+    case D_STRICT:
+        a->opt.mode = AFMT_STRICT;
+        return -1;
+    case D_LIST:
+        a->list = 1;
+        return -1;
+    default:
+        if (afmt_cli_limit_option("afmt dump", id, val, &a->opt.limits) < 0)
+            return afmt_cli_usage_error("afmt dump", NULL);
+        return -1;
+    }
+}
+
+/* The command line into *a: -1 to go on, else the exit status. */
+static int parse_args(dump_args *a, int argc, char **argv, int first)
 {
     afmt_cli_args args;
-    afmt_cli_loaded l;
-    afmt_options opt;
+    const char *val;
+    int id, rc;
+
+    memset(a, 0, sizeof *a);
+    afmt_options_default(&a->opt);
+    afmt_cli_args_init(&args, argc, argv, first, dump_opts, "afmt dump");
+    while ((id = afmt_cli_args_next(&args, &val)) != AFMT_CLI_ARGS_END)
+        if ((rc = take_arg(a, id, val)) >= 0)
+            return rc;
+    return a->path ? -1 : afmt_cli_usage_error("afmt dump", "no FILE");
+}
+
+/* Pass 2 over a valid input: print each array as the validator meets it.
+ * The exit status, said. */
+static int print_arrays(const dump_args *a, const afmt_cli_loaded *l, dump_ctx *d)
+{
+    char desc[AFMT_FIELD_MAX + AFMT_MESSAGE_MAX + 64];
     afmt_visitor vis;
     afmt_error err;
-    const afmt_format *forced = NULL;
-    const afmt_interp *spec = NULL;
-    const char *val, *path = NULL;
-    dump_ctx *d;
-    int id, rc, list = 0;
-    char desc[AFMT_FIELD_MAX + AFMT_MESSAGE_MAX + 64];
+    int invalid, rc = AFMT_EXIT_OK;
 
-    afmt_options_default(&opt);
-    afmt_cli_args_init(&args, argc, argv, first, dump_opts, "afmt dump");
-    while ((id = afmt_cli_args_next(&args, &val)) != AFMT_CLI_ARGS_END) {
-        switch (id) {
-        case AFMT_CLI_ARGS_ERROR:
-            return AFMT_EXIT_ERROR;
-        case AFMT_CLI_ARGS_OPERAND:
-            if (path)
-                return afmt_cli_usage_error("afmt dump", "one FILE only ('%s' is extra)", val);
-            path = val;
-            break;
-        case D_HELP:
-            dump_usage(stdout);
-            return AFMT_EXIT_OK;
-        case D_FORMAT:
-            if (forced)
-                return afmt_cli_usage_error("afmt dump", "give one of --format and --spec, once");
-            forced = afmt_cli_format_arg("afmt dump", val);
-            if (!forced)
-                return afmt_cli_usage_error("afmt dump", NULL);
-            break;
-        case D_SPEC:
-            if (forced)
-                return afmt_cli_usage_error("afmt dump", "give one of --format and --spec, once");
-            spec = afmt_cli_spec_arg("afmt dump", val);
-            if (!spec)
-                return afmt_cli_usage_error("afmt dump", NULL);
-            forced = afmt_interp_format(spec);
-            break;
-        case D_LENIENT:
-            opt.mode = AFMT_LENIENT;
-            break;
-        case D_STRICT:
-            opt.mode = AFMT_STRICT;
-            break;
-        case D_LIST:
-            list = 1;
-            break;
-        default:
-            if (afmt_cli_limit_option("afmt dump", id, val, &opt.limits) < 0)
-                return afmt_cli_usage_error("afmt dump", NULL);
-            break;
-        }
-    }
-    if (!path)
-        return afmt_cli_usage_error("afmt dump", "no FILE");
-    rc = afmt_cli_load(&l, "afmt dump", path, forced, "--format");
-    if (rc != 0)
-        return rc;
-    l.interp = spec;
-
-    /* Pass 1: is it valid at all? */
-    afmt_cli_visitor_init(&vis, (void *)path);
-    vis.on_warning = count_warning;
-    if (afmt_cli_loaded_validate(&l, &opt, &vis) != 0) {
-        afmt_cli_loaded_close(&l);
-        return AFMT_EXIT_INVALID;
-    }
-
-    /* Pass 2: print each array as the validator meets it. */
-    d = calloc(1, sizeof *d);
-    if (!d) {
-        fprintf(stderr, "afmt dump: out of memory\n");
-        afmt_cli_loaded_close(&l);
-        return AFMT_EXIT_ERROR;
-    }
-    d->path = path;
-    d->list = list;
+    d->path = a->path;
+    d->list = a->list;
     afmt_sink_stdio(&d->text_sink, stdout);
     afmt_cli_buf_init(&d->out);
     afmt_error_clear(&d->err);
     afmt_cli_visitor_init(&vis, d);
     vis.on_array = dump_array;
     afmt_error_clear(&err);
-    rc = AFMT_EXIT_OK;
-    if (afmt_cli_validate(l.interp, l.fmt, l.in.data, l.in.len, &opt, &vis, &err) != 0) {
-        if (d->failed) {
-            afmt_error_describe(&d->err, desc, sizeof desc);
-            fprintf(stderr, "afmt dump: %s: array [%" PRIu64 "]: %s\n", path,
-                    d->index, desc);
-            rc = d->err.code == AFMT_E_NOMEM ? AFMT_EXIT_ERROR : AFMT_EXIT_INVALID;
-        } else {
-            afmt_error_describe(&err, desc, sizeof desc);
-            fprintf(stderr, "%s: invalid %s: %s%s\n", path, l.fmt->name, desc, afmt_cli_limit_hint(&err));
-            rc = AFMT_EXIT_INVALID;
-        }
+    invalid = afmt_cli_validate(l->interp, l->fmt, l->in.data, l->in.len, &a->opt, &vis, &err) != 0;
+    if (invalid && d->failed) {
+        afmt_error_describe(&d->err, desc, sizeof desc);
+        fprintf(stderr, "afmt dump: %s: array [%" PRIu64 "]: %s\n", a->path, d->index, desc);
+        rc = d->err.code == AFMT_E_NOMEM ? AFMT_EXIT_ERROR : AFMT_EXIT_INVALID;
+    } else if (invalid) {
+        afmt_error_describe(&err, desc, sizeof desc);
+        fprintf(stderr, "%s: invalid %s: %s%s\n", a->path, l->fmt->name, desc, afmt_cli_limit_hint(&err));
+        rc = AFMT_EXIT_INVALID;
     }
     flush_out(d);
     if (fflush(stdout) != 0 || d->write_failed) {
@@ -361,7 +365,35 @@ int afmt_cli_dump_main(int argc, char **argv, int first)
     }
     afmt_cli_buf_free(&d->out);
     free(d->plain);
-    free(d);
+    return rc;
+}
+
+int afmt_cli_dump_main(int argc, char **argv, int first)
+{
+    dump_args a;
+    afmt_cli_loaded l;
+    afmt_visitor vis;
+    dump_ctx *d;
+    int rc = parse_args(&a, argc, argv, first);
+
+    if (rc >= 0)
+        return rc;
+    rc = afmt_cli_load(&l, "afmt dump", a.path, a.forced, "--format");
+    if (rc != 0)
+        return rc;
+    l.interp = a.spec;
+    /* Pass 1: is it valid at all? */
+    afmt_cli_visitor_init(&vis, (void *)a.path);
+    vis.on_warning = count_warning;
+    if (afmt_cli_loaded_validate(&l, &a.opt, &vis) != 0) {
+        rc = AFMT_EXIT_INVALID;
+    } else if (!(d = calloc(1, sizeof *d))) {
+        fprintf(stderr, "afmt dump: out of memory\n");
+        rc = AFMT_EXIT_ERROR;
+    } else {
+        rc = print_arrays(&a, &l, d);
+        free(d);
+    }
     afmt_cli_loaded_close(&l);
     return rc;
 }

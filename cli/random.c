@@ -336,10 +336,16 @@ static int usage_error(void)
     return afmt_cli_usage_error("afmt random", NULL);
 }
 
+/* What the command line asks for, and the arrays made. */
 typedef struct random_job {
     afmt_array arrays[MAX_ARRAYS];
     uint8_t *bufs[MAX_ARRAYS];
     size_t n;
+    const afmt_format *target;   /* --to, OUT's extension, else futhark */
+    const char *out;             /* -o OUT, or NULL: standard output */
+    int text;                    /* --text */
+    uint64_t seed;               /* --seed */
+    bounds bnd[AFMT_DTYPE_COUNT_]; /* --TYPE-bounds, else the defaults */
 } random_job;
 
 /* Generate every array (row-major), then put it in the target's order. */
@@ -413,131 +419,157 @@ static int write_out(random_job *job, const afmt_format *target, int text, const
     return afmt_sink_commit(&sink, err);
 }
 
-int afmt_cli_random_main(int argc, char **argv, int first)
+/* One option or operand: -1 to go on, else the exit status. */
+static int take_arg(random_job *job, int id, const char *val)
+{
+    if (id == AFMT_CLI_ARGS_ERROR)
+        return AFMT_EXIT_ERROR;
+    if (id == R_HELP) {
+        random_usage(stdout);
+        return AFMT_EXIT_OK;
+    }
+    if (id == AFMT_CLI_ARGS_OPERAND && job->n == MAX_ARRAYS) {
+        fprintf(stderr, "afmt random: at most %d arrays\n", MAX_ARRAYS);
+        return usage_error();
+    }
+    if (id == AFMT_CLI_ARGS_OPERAND) {
+        if (parse_type(val, &job->arrays[job->n]) != 0)
+            return usage_error();
+        job->n++;
+    }
+    if (id == R_OUTPUT)
+        job->out = val;
+    if (id == R_TEXT)
+        job->text = 1;
+    if (id == R_TO && !(job->target = afmt_cli_format_arg("afmt random", val)))
+        return usage_error();
+    if (id == R_SEED && afmt_cli_parse_uint(val, 0, UINT64_MAX, &job->seed) != 0) {
+        fprintf(stderr, "afmt random: --seed needs a number, not '%s'\n", val);
+        return usage_error();
+    }
+    if (id > R_BOUNDS && id < R_BOUNDS + AFMT_DTYPE_COUNT_ &&
+        parse_bounds((afmt_dtype)(id - R_BOUNDS), val, &job->bnd[id - R_BOUNDS]) != 0)
+        return usage_error();
+    return -1;
+}
+
+/* The command line into *job: -1 to go on, else the exit status. */
+static int parse_args(random_job *job, int argc, char **argv, int first)
 {
     afmt_cli_args args;
-    const afmt_format *target = NULL, *tie = NULL;
-    const char *val, *out = NULL;
-    bounds bnd[AFMT_DTYPE_COUNT_];
-    random_job *job;
-    afmt_error err;
-    uint64_t seed = 1;
+    const afmt_format *tie = NULL;
+    const char *val;
     size_t i;
-    int id, rc = AFMT_EXIT_OK, text = 0;
-    char desc[AFMT_FIELD_MAX + AFMT_MESSAGE_MAX + 64];
+    int id, rc;
 
-    job = calloc(1, sizeof *job);
-    if (!job) {
-        fprintf(stderr, "afmt random: out of memory\n");
-        return AFMT_EXIT_ERROR;
-    }
+    job->seed = 1;
     for (i = 1; i < AFMT_DTYPE_COUNT_; i++)
         if (i != AFMT_OPAQUE)
-            default_bounds((afmt_dtype)i, &bnd[i]);
+            default_bounds((afmt_dtype)i, &job->bnd[i]);
     afmt_cli_args_init(&args, argc, argv, first, random_opts, "afmt random");
-    while ((id = afmt_cli_args_next(&args, &val)) != AFMT_CLI_ARGS_END) {
-        if (id == AFMT_CLI_ARGS_ERROR) {
-            rc = AFMT_EXIT_ERROR;
-            goto done;
-        } else if (id == AFMT_CLI_ARGS_OPERAND) {
-            if (job->n == MAX_ARRAYS) {
-                fprintf(stderr, "afmt random: at most %d arrays\n", MAX_ARRAYS);
-                rc = usage_error();
-                goto done;
-            }
-            if (parse_type(val, &job->arrays[job->n]) != 0) {
-                rc = usage_error();
-                goto done;
-            }
-            job->n++;
-        } else if (id == R_HELP) {
-            random_usage(stdout);
-            goto done;
-        } else if (id == R_OUTPUT) {
-            out = val;
-        } else if (id == R_TO) {
-            target = afmt_cli_format_arg("afmt random", val);
-            if (!target) {
-                rc = usage_error();
-                goto done;
-            }
-        } else if (id == R_TEXT) {
-            text = 1;
-        } else if (id == R_SEED) {
-            if (afmt_cli_parse_uint(val, 0, UINT64_MAX, &seed) != 0) {
-                fprintf(stderr, "afmt random: --seed needs a number, not '%s'\n", val);
-                rc = usage_error();
-                goto done;
-            }
-        } else if (id > R_BOUNDS && id < R_BOUNDS + AFMT_DTYPE_COUNT_) {
-            afmt_dtype t = (afmt_dtype)(id - R_BOUNDS);
-            if (parse_bounds(t, val, &bnd[t]) != 0) {
-                rc = usage_error();
-                goto done;
-            }
-        }
-    }
+    while ((id = afmt_cli_args_next(&args, &val)) != AFMT_CLI_ARGS_END)
+        if ((rc = take_arg(job, id, val)) >= 0)
+            return rc;
     if (job->n == 0) {
         fprintf(stderr, "afmt random: no TYPE (such as [10][20]f32)\n");
-        rc = usage_error();
-        goto done;
+        return usage_error();
     }
-    if (!target && out && strcmp(out, "-") != 0)
-        target = afmt_format_by_extension(out, &tie);
-    if (!target)
-        target = afmt_format_by_name("futhark");
+    if (!job->target && job->out && strcmp(job->out, "-") != 0)
+        job->target = afmt_format_by_extension(job->out, &tie);
+    if (!job->target)
+        job->target = afmt_format_by_name("futhark");
+    return -1;
+}
+
+/* Can OUT be written as asked?  0, or the exit status, said. */
+static int check_output(const random_job *job)
+{
+    const afmt_format *target = job->target;
+
     if (!target) {
         fprintf(stderr, "afmt random: no futhark format in this build: use --to NAME\n");
-        rc = usage_error();
-        goto done;
+        return usage_error();
     }
-    if (text && strcmp(target->name, "futhark") != 0) {
+    if (job->text && strcmp(target->name, "futhark") != 0) {
         fprintf(stderr, "afmt random: --text is Futhark's text form: use it with --to futhark\n");
-        rc = usage_error();
-        goto done;
+        return usage_error();
     }
-    if ((!out || strcmp(out, "-") == 0) && !text && isatty(STDOUT_FILENO)) {
+    if ((!job->out || strcmp(job->out, "-") == 0) && !job->text && isatty(STDOUT_FILENO)) {
         fprintf(stderr, "afmt random: binary data is not written to a terminal: give -o OUT "
                         "(or --text)\n");
-        rc = usage_error();
-        goto done;
+        return usage_error();
     }
     if (job->n > 1 && !target->multi) {
         fprintf(stderr, "afmt random: %s holds one array per file, not %zu\n", target->name,
                 job->n);
-        rc = AFMT_EXIT_INVALID;
-        goto done;
+        return AFMT_EXIT_INVALID;
     }
-    afmt_error_clear(&err);
-    if (generate(job, bnd, seed, target, &err) != 0) {
-        afmt_error_describe(&err, desc, sizeof desc);
-        fprintf(stderr, "afmt random: %s\n", err.message);
-        rc = err.code == AFMT_E_NOMEM ? AFMT_EXIT_ERROR : AFMT_EXIT_INVALID;
-        goto done;
-    }
-    /* Can the format hold these arrays?  (Some checks need the values.) */
+    return 0;
+}
+
+/* Can the format hold these arrays?  (Some checks need the values.)  0,
+ * or the exit status, said. */
+static int check_writable(const random_job *job)
+{
+    char desc[AFMT_FIELD_MAX + AFMT_MESSAGE_MAX + 64];
+    afmt_error err;
+    size_t i;
+
     for (i = 0; i < job->n; i++) {
         afmt_error_clear(&err);
-        if (text ? !afmt_futhark_text_can_write(job->arrays[i].dtype)
-                 : target->can_write(&job->arrays[i], &err) != 0) {
-            afmt_array_describe(&job->arrays[i], desc, sizeof desc);
-            if (text)
-                snprintf(err.message, sizeof err.message, "it has no %s values",
-                         afmt_dtype_name(job->arrays[i].dtype));
-            fprintf(stderr, "afmt random: %s cannot hold array [%zu] %s%s%s\n",
-                    text ? "Futhark text" : target->name, i, desc,
-                    err.message[0] ? ": " : "", err.message);
-            rc = AFMT_EXIT_INVALID;
-            goto done;
-        }
+        if (job->text ? afmt_futhark_text_can_write(job->arrays[i].dtype)
+                      : job->target->can_write(&job->arrays[i], &err) == 0)
+            continue;
+        afmt_array_describe(&job->arrays[i], desc, sizeof desc);
+        if (job->text)
+            snprintf(err.message, sizeof err.message, "it has no %s values",
+                     afmt_dtype_name(job->arrays[i].dtype));
+        fprintf(stderr, "afmt random: %s cannot hold array [%zu] %s%s%s\n",
+                job->text ? "Futhark text" : job->target->name, i, desc,
+                err.message[0] ? ": " : "", err.message);
+        return AFMT_EXIT_INVALID;
     }
+    return 0;
+}
+
+/* Generate, check and write the arrays.  0, or the exit status, said. */
+static int make_arrays(random_job *job)
+{
+    char desc[AFMT_FIELD_MAX + AFMT_MESSAGE_MAX + 64];
+    afmt_error err;
+    int rc;
+
     afmt_error_clear(&err);
-    if (write_out(job, target, text, out, &err) != 0) {
-        afmt_error_describe(&err, desc, sizeof desc);
-        fprintf(stderr, "afmt random: %s: %s\n", out ? out : "-", err.field[0] ? desc : err.message);
-        rc = err.code == AFMT_E_IO || err.code == AFMT_E_NOMEM ? AFMT_EXIT_ERROR : AFMT_EXIT_INVALID;
+    if (generate(job, job->bnd, job->seed, job->target, &err) != 0) {
+        fprintf(stderr, "afmt random: %s\n", err.message);
+        return err.code == AFMT_E_NOMEM ? AFMT_EXIT_ERROR : AFMT_EXIT_INVALID;
     }
-done:
+    if ((rc = check_writable(job)) != 0)
+        return rc;
+    afmt_error_clear(&err);
+    if (write_out(job, job->target, job->text, job->out, &err) == 0)
+        return AFMT_EXIT_OK;
+    afmt_error_describe(&err, desc, sizeof desc);
+    fprintf(stderr, "afmt random: %s: %s\n", job->out ? job->out : "-", err.field[0] ? desc : err.message);
+    return err.code == AFMT_E_IO || err.code == AFMT_E_NOMEM ? AFMT_EXIT_ERROR : AFMT_EXIT_INVALID;
+}
+
+int afmt_cli_random_main(int argc, char **argv, int first)
+{
+    random_job *job = calloc(1, sizeof *job);
+    size_t i;
+    int rc;
+
+    if (!job) {
+        fprintf(stderr, "afmt random: out of memory\n");
+        return AFMT_EXIT_ERROR;
+    }
+    rc = parse_args(job, argc, argv, first);
+    if (rc < 0) {
+        rc = check_output(job);
+        if (rc == 0)
+            rc = make_arrays(job);
+    }
     for (i = 0; i < job->n; i++)
         free(job->bufs[i]);
     free(job);
