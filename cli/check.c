@@ -8,6 +8,7 @@
 
 #include "closest.h"
 #include "collect.h"
+#include "fail.h"
 #include "load.h"
 #include "render.h"
 #include "sidecar.h"
@@ -77,8 +78,8 @@ static int validate(afmt_cli_worker *w, const afmt_format *fmt,
         if (!w->window)
             w->window = malloc((size_t)AFMT_CLI_STREAM_WINDOW);
         if (!w->window) {
-            afmt_fail(err, AFMT_E_NOMEM, NULL, NULL, AFMT_NO_INDEX, 0,
-                      "no memory for the stream window");
+            afmt_cli_fail(err, AFMT_E_NOMEM, NULL, 0,
+                          "no memory for the stream window");
             valid = 0;
         } else {
             valid = afmt_cli_stream_validate(w->cfg->interp, fmt, stream, w->window,
@@ -106,9 +107,9 @@ static int changed_meanwhile(afmt_cli_worker *w, const char *display)
         (uint64_t)st.st_size == w->mapped_size)
         return 0;
     afmt_error_clear(&io);
-    afmt_fail(&io, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, 0,
-              "the file changed size while it was read (%" PRIu64 " bytes, now %" PRIu64 "): try again",
-              w->mapped_size, (uint64_t)st.st_size);
+    afmt_cli_fail(&io, AFMT_E_IO, NULL, 0,
+                  "the file changed size while it was read (%" PRIu64 " bytes, now %" PRIu64 "): try again",
+                  w->mapped_size, (uint64_t)st.st_size);
     afmt_cli_report_error(w, display, &io);
     return 1;
 }
@@ -180,7 +181,7 @@ static void check(afmt_cli_worker *w, const char *display, const char *ext_name,
                                       &w->closest);
     } else if (pre) {
         err = *pre;
-        afmt_error_set_format(&err, fmt->name);
+        afmt_cli_error_set_format(&err, fmt->name);
     } else {
         valid = validate(w, fmt, buf, len, stream, &err);
     }
@@ -208,15 +209,15 @@ void afmt_cli_check_cut(afmt_cli_worker *w, const char *display, const char *ext
     if (len > 0)
         fmt = w->cfg->forced ? w->cfg->forced : afmt_format_detect(buf, len, ext_name);
     if (size == UINT64_MAX)
-        afmt_fail(&err, AFMT_E_TRUNCATED, NULL, NULL, AFMT_NO_INDEX, len,
-                  "cut short: the archive ends inside this member, after %" PRIu64
-                  " bytes (%s)", len, why);
+        afmt_cli_fail(&err, AFMT_E_TRUNCATED, NULL, len,
+                      "cut short: the archive ends inside this member, after %" PRIu64
+                      " bytes (%s)", len, why);
     else
-        afmt_fail(&err, AFMT_E_TRUNCATED, NULL, NULL, AFMT_NO_INDEX, len,
-                  "cut short: the archive ends inside this member of %" PRIu64
-                  " bytes (%s)", size, why);
+        afmt_cli_fail(&err, AFMT_E_TRUNCATED, NULL, len,
+                      "cut short: the archive ends inside this member of %" PRIu64
+                      " bytes (%s)", size, why);
     if (fmt)
-        afmt_error_set_format(&err, fmt->name);
+        afmt_cli_error_set_format(&err, fmt->name);
     afmt_cli_emit(w, display, fmt, 0, &err);
 }
 

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "fail.h"
 #include "load.h"
 
 /* How many leading characters of the expected and found bytes agree in a
@@ -77,19 +78,19 @@ const afmt_format *afmt_cli_undetected(const uint8_t *buf, uint64_t len, int par
     switch (afmt_cli_closest(buf, len, partial, opt, &fmt, &e)) {
     case AFMT_CLI_ACCEPTED:
         afmt_error_clear(err);
-        afmt_fail(err, AFMT_E_DETECT, NULL, NULL, AFMT_NO_INDEX, 0,
-                  "no format's magic or extension matches, but it reads as valid %s: "
-                  "pass %s %s", fmt->name, option, fmt->name);
+        afmt_cli_fail(err, AFMT_E_DETECT, NULL, 0,
+                      "no format's magic or extension matches, but it reads as valid %s: "
+                      "pass %s %s", fmt->name, option, fmt->name);
         return NULL;
     case AFMT_CLI_CLOSEST:
         *err = e;
-        afmt_error_set_format(err, fmt->name);
+        afmt_cli_error_set_format(err, fmt->name);
         *closest = 1;
         return fmt;
     default:
         afmt_error_clear(err);
-        afmt_fail(err, AFMT_E_DETECT, NULL, NULL, AFMT_NO_INDEX, 0, "%s",
-                  "no known format matches (magic or extension)");
+        afmt_cli_fail(err, AFMT_E_DETECT, NULL, 0, "%s",
+                      "no known format matches (magic or extension)");
         return NULL;
     }
 }
@@ -139,9 +140,9 @@ void afmt_cli_empty_error(const afmt_options *opt, const char *option, afmt_erro
 
     afmt_error_clear(err);
     if (afmt_cli_closest(nothing, 0, 0, opt, &fmt, &e) == AFMT_CLI_ACCEPTED && fmt)
-        afmt_fail(err, AFMT_E_DETECT, NULL, NULL, AFMT_NO_INDEX, AFMT_NO_OFFSET,
-                  "empty file (%s %s reads it as a %s file of no arrays)", option, fmt->name,
-                  fmt->name);
+        afmt_cli_fail(err, AFMT_E_DETECT, NULL, AFMT_NO_OFFSET,
+                      "empty file (%s %s reads it as a %s file of no arrays)", option, fmt->name,
+                      fmt->name);
     else
-        afmt_fail(err, AFMT_E_DETECT, NULL, NULL, AFMT_NO_INDEX, AFMT_NO_OFFSET, "empty file");
+        afmt_cli_fail(err, AFMT_E_DETECT, NULL, AFMT_NO_OFFSET, "empty file");
 }

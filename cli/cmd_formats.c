@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "afmt_internal.h"
+#include "afmt.h"
 #include "args.h"
 #include "cli.h"
 #include "formats.h"

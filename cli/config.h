@@ -4,7 +4,7 @@
 #define AFMT_CLI_CONFIG_H
 
 #include <stdint.h>
-#include "afmt_internal.h"
+#include "afmt.h"
 #include "progress.h"
 
 typedef struct afmt_cli_config {

@@ -21,7 +21,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "afmt_internal.h"
+#include "afmt.h"
 #include "load.h"
 
 struct afmt_interp;

@@ -6,6 +6,7 @@
 
 #include "cli.h"
 #include "convert.h"
+#include "fail.h"
 
 static int collect_array(void *ctx, const afmt_array *a)
 {
@@ -88,8 +89,8 @@ static int check_castable(const afmt_cli_convert_input *c, const afmt_cli_conver
         if (a->dtype != AFMT_DTYPE_INVALID && a->dtype != c->arrays[i].dtype &&
             c->arrays[i].dtype == AFMT_OPAQUE) {
             afmt_error_clear(&err);
-            afmt_fail(&err, AFMT_E_TYPE, NULL, NULL, AFMT_NO_INDEX, c->arrays[i].offset,
-                      "opaque elements cannot be cast to %s", afmt_dtype_name(a->dtype));
+            afmt_cli_fail(&err, AFMT_E_TYPE, NULL, c->arrays[i].offset,
+                          "opaque elements cannot be cast to %s", afmt_dtype_name(a->dtype));
             return afmt_cli_convert_refuse(a->in, i, &c->arrays[i], "cannot convert", &err);
         }
     }

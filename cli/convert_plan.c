@@ -95,7 +95,10 @@ static int cast_csr(const char *in, size_t i, const afmt_array *a, const afmt_fo
     uint64_t bytes;
 
     if (a->endian != AFMT_LITTLE || a->stride != a->elsize || !a->data || ti->dtype == AFMT_DTYPE_INVALID ||
-        !afmt_mul_u64(a->nnz, ti->size, &bytes) || bytes > (uint64_t)(SIZE_MAX / 2))
+        (ti->size && a->nnz > UINT64_MAX / ti->size))
+        return 0;
+    bytes = a->nnz * ti->size;
+    if (bytes > (uint64_t)(SIZE_MAX / 2))
         return 0;
     cast = *a;
     cast.dtype = dtype;

@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "convert.h"
+#include "fail.h"
 #include "npz.h"
 
 /* The target's sidecar (DAPHNE's OUT.meta), written the same all-or-
@@ -22,14 +23,14 @@ static int write_sidecar(const afmt_format *target, const afmt_array *views, siz
     afmt_sink sink;
     afmt_error err;
     int rc = -1;
-    json = malloc(AFMT_META_MAX_BYTES);
+    json = malloc(AFMT_SIDECAR_MAX_BYTES);
     if (!json) {
         fprintf(stderr, "afmt convert: out of memory\n");
         return -1;
     }
-    snprintf(path, sizeof path, "%s%s", out, target->sidecar->suffix);
+    snprintf(path, sizeof path, "%s%s", out, afmt_sidecar_suffix(target));
     afmt_error_clear(&err);
-    if (afmt_meta_write(target->sidecar, views, n, json, AFMT_META_MAX_BYTES, &len, &err) != 0) {
+    if (afmt_sidecar_json(target, views, n, json, AFMT_SIDECAR_MAX_BYTES, &len, &err) != 0) {
         fprintf(stderr, "afmt convert: %s: cannot write the sidecar: %s\n", path, err.message);
     } else if (afmt_sink_file_open(&sink, path, &err) != 0) {
         fprintf(stderr, "afmt convert: %s: error: %s\n", path, err.message);
@@ -125,9 +126,9 @@ static int put_arrays(const afmt_cli_convert_plan *p, afmt_sink *sink, afmt_erro
         return -1;
     if (p->is_streamed && p->st.producer.produced != p->st.producer.size)
         /* a writer that read the view's data itself wrote the wrong bytes */
-        return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, 0,
-                         "internal error: %s's writer did not take the payload from the sink",
-                         a->target->name);
+        return afmt_cli_fail(err, AFMT_E_USAGE, NULL, 0,
+                             "internal error: %s's writer did not take the payload from the sink",
+                             a->target->name);
     return 0;
 }
 
@@ -150,14 +151,14 @@ static int finish_output(const afmt_cli_convert_plan *p, afmt_sink *sink)
         fprintf(stderr, "afmt convert: %s: error: %s\n", a->out, err.message);
         return AFMT_EXIT_ERROR;
     }
-    if (written_through && a->target->sidecar) {
+    if (written_through && afmt_sidecar_suffix(a->target)) {
         /* OUT.meta beside a device or FIFO would be a stray file in its
          * directory (/dev): say so rather than make it */
         fprintf(stderr, "afmt convert: %s is not a regular file: no %s sidecar written\n", a->out,
-                a->target->sidecar->suffix);
+                afmt_sidecar_suffix(a->target));
         return 0;
     }
-    if (a->target->sidecar && write_sidecar(a->target, p->views, p->n, a->out) != 0)
+    if (afmt_sidecar_suffix(a->target) && write_sidecar(a->target, p->views, p->n, a->out) != 0)
         return AFMT_EXIT_ERROR;
     return 0;
 }

@@ -11,11 +11,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "afmt_internal.h"
+#include "afmt.h"
 #include "args.h"
 #include "array_out.h"
 #include "buf.h"
 #include "cli.h"
+#include "fail.h"
 #include "formats.h"
 #include "limit_opts.h"
 #include "load.h"
@@ -123,15 +124,15 @@ static int decode_array(dump_ctx *d, const afmt_array *a, afmt_array *v)
     if (afmt_array_plain_size(a, &size, &d->err) != 0)
         return -1;
     if (size > DUMP_MAX_BYTES)
-        return afmt_fail(&d->err, AFMT_E_LIMIT, NULL, NULL, AFMT_NO_INDEX, a->offset,
-                         "array [%" PRIu64 "] needs %" PRIu64 " bytes decoded; dump "
-                         "refuses more than %" PRIu64 " (1 GiB)",
-                         d->index, size, DUMP_MAX_BYTES);
+        return afmt_cli_fail(&d->err, AFMT_E_LIMIT, NULL, a->offset,
+                             "array [%" PRIu64 "] needs %" PRIu64 " bytes decoded; dump "
+                             "refuses more than %" PRIu64 " (1 GiB)",
+                             d->index, size, DUMP_MAX_BYTES);
     if (size > d->plain_cap) {
         uint8_t *p = realloc(d->plain, (size_t)size);
         if (!p)
-            return afmt_fail(&d->err, AFMT_E_NOMEM, NULL, NULL, AFMT_NO_INDEX, a->offset,
-                             "cannot allocate %" PRIu64 " bytes", size);
+            return afmt_cli_fail(&d->err, AFMT_E_NOMEM, NULL, a->offset,
+                                 "cannot allocate %" PRIu64 " bytes", size);
         d->plain = p;
         d->plain_cap = size;
     }
@@ -173,8 +174,8 @@ static int print_list(dump_ctx *d, const afmt_array *a, const afmt_array *v)
             flush_out(d);
     }
     if (d->out.oom)
-        return afmt_fail(&d->err, AFMT_E_NOMEM, NULL, NULL, AFMT_NO_INDEX, a->offset,
-                         "out of memory formatting values");
+        return afmt_cli_fail(&d->err, AFMT_E_NOMEM, NULL, a->offset,
+                             "out of memory formatting values");
     flush_out(d);
     return 0;
 }

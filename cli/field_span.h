@@ -16,7 +16,7 @@
 #define AFMT_CLI_FIELD_SPAN_H
 
 #include <stdint.h>
-#include "afmt_internal.h"
+#include "afmt.h"
 
 #define AFMT_CLI_SPAN_KEEP 16
 

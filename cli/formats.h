@@ -4,7 +4,7 @@
 #define AFMT_CLI_FORMATS_H
 
 #include <stdio.h>
-#include "afmt_format.h"
+#include "afmt.h"
 
 /* "row-major" / "column-major" */
 const char *afmt_cli_order_name(afmt_order order);

@@ -97,10 +97,22 @@ static void put_hex(afmt_cli_buf *b, const uint8_t *p, uint64_t n)
     afmt_cli_buf_putc(b, '"');
 }
 
+/* Integer k of field f (1 to 8 bytes each), in the field's byte order. */
+static uint64_t field_uint(const afmt_field_info *f, uint64_t k)
+{
+    const uint8_t *p = f->bytes + k * f->width;
+    uint64_t v = 0;
+    unsigned i;
+
+    for (i = 0; i < f->width && i < 8; i++)
+        v |= (uint64_t)p[f->big_endian ? f->width - 1 - i : i] << (8 * i);
+    return v;
+}
+
 /* Integer k of field f, as text. */
 static void put_int(afmt_cli_buf *b, const afmt_field_info *f, uint64_t k)
 {
-    uint64_t v = afmt_field_get(f->bytes, k, f->width, f->big_endian);
+    uint64_t v = field_uint(f, k);
     if (f->kind == AFMT_FIELD_INT) {
         /* sign-extend from the field's width */
         unsigned bits = f->width * 8;

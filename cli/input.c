@@ -11,6 +11,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fail.h"
+
 void afmt_cli_errno_error(afmt_error *err, int errnum)
 {
     char msg[256];
@@ -18,20 +20,20 @@ void afmt_cli_errno_error(afmt_error *err, int errnum)
     /* The XSI strerror_r (we never define _GNU_SOURCE): thread-safe. */
     if (strerror_r(errnum, msg, sizeof msg) != 0)
         snprintf(msg, sizeof msg, "error %d", errnum);
-    afmt_fail(err, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, 0, "%s", msg);
+    afmt_cli_fail(err, AFMT_E_IO, NULL, 0, "%s", msg);
 }
 
 void afmt_cli_limit_error(afmt_error *err, uint64_t size, uint64_t limit,
                           int is_stream)
 {
     if (is_stream)
-        afmt_fail(err, AFMT_E_LIMIT, NULL, NULL, AFMT_NO_INDEX, limit,
-                  "input from a stream is more than %" PRIu64
-                  " bytes (--max-bytes)", limit);
+        afmt_cli_fail(err, AFMT_E_LIMIT, NULL, limit,
+                      "input from a stream is more than %" PRIu64
+                      " bytes (--max-bytes)", limit);
     else
-        afmt_fail(err, AFMT_E_LIMIT, NULL, NULL, AFMT_NO_INDEX, limit,
-                  "input is %" PRIu64 " bytes, more than the limit of %" PRIu64
-                  " (--max-bytes)", size, limit);
+        afmt_cli_fail(err, AFMT_E_LIMIT, NULL, limit,
+                      "input is %" PRIu64 " bytes, more than the limit of %" PRIu64
+                      " (--max-bytes)", size, limit);
 }
 
 static void input_reset(afmt_cli_input *in)
@@ -86,7 +88,7 @@ static int open_statted(afmt_cli_input *in, int fd, const struct stat *stp, uint
     int over;
 
     if (S_ISDIR(st.st_mode)) {
-        afmt_fail(err, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, AFMT_NO_OFFSET, "is a directory");
+        afmt_cli_fail(err, AFMT_E_IO, NULL, AFMT_NO_OFFSET, "is a directory");
         return -1;
     }
     if (S_ISREG(st.st_mode)) {
@@ -292,10 +294,10 @@ int afmt_cli_stream_validate(const afmt_interp *interp, const afmt_format *fmt,
     if (rc != 0 && r.over_limit) {
         afmt_error_clear(err);
         afmt_cli_limit_error(err, r.total, limit, 1);
-        afmt_error_set_format(err, fmt->name);
+        afmt_cli_error_set_format(err, fmt->name);
     } else if (rc != 0 && r.errnum) {
         afmt_cli_errno_error(err, r.errnum);
-        afmt_error_set_format(err, fmt->name);
+        afmt_cli_error_set_format(err, fmt->name);
     }
     return rc;
 }

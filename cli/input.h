@@ -11,9 +11,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "afmt_error.h"
+#include "afmt.h"
 #include "buf.h"
-#include "afmt_internal.h"
 
 /* Bytes read from the start of an input for detection: as many as any
  * format's detect rule may look at (AFMT_DETECT_MAX, runtime/afmt.h), so

@@ -8,7 +8,7 @@
 #define AFMT_CLI_JSON_OUT_H
 
 #include <stddef.h>
-#include "afmt_error.h"
+#include "afmt.h"
 #include "buf.h"
 
 /* "..." with JSON escapes; n bytes of s (stops at n, not at NUL). */

@@ -8,6 +8,7 @@
 
 #include "cli.h"
 #include "closest.h"
+#include "fail.h"
 #include "npz.h"
 #include "report.h"
 #include "sidecar.h"
@@ -32,8 +33,8 @@ static int open_npz_member(afmt_cli_loaded *l, const char *path, size_t archive_
     else if (zin.over_limit ||
              afmt_cli_npz_read_member(zin.data, zin.len, path + archive_len + 1,
                                       AFMT_CLI_STREAM_DEFAULT_LIMIT, &l->stream, &why->err) != 0)
-        rc = zin.over_limit ? afmt_fail(&why->err, AFMT_E_LIMIT, NULL, NULL, AFMT_NO_INDEX, 0,
-                                        "archive too large to read from a pipe") : -1;
+        rc = zin.over_limit ? afmt_cli_fail(&why->err, AFMT_E_LIMIT, NULL, 0,
+                                            "archive too large to read from a pipe") : -1;
     if (rc == 0) {
         memset(&l->in, 0, sizeof l->in);
         l->in.fd = -1;
@@ -192,7 +193,7 @@ int afmt_cli_loaded_validate(afmt_cli_loaded *l, const afmt_options *opt,
     valid = afmt_cli_validate(l->interp, l->fmt, l->in.data, l->in.len, opt, &wrapped, &err) == 0;
     if (afmt_cli_sidecar_end(w, l->fmt, valid, &err) != 0)
         valid = 0;
-    free(w->meta_columns);
+    afmt_sidecar_free(w->meta);
     free(w);
     if (valid)
         return 0;

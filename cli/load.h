@@ -3,7 +3,7 @@
 #ifndef AFMT_CLI_LOAD_H
 #define AFMT_CLI_LOAD_H
 
-#include "afmt_internal.h"
+#include "afmt.h"
 #include "buf.h"
 #include "input.h"
 

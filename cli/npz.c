@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fail.h"
 #include "npz.h"
 #include "render.h"
 #include "sigbus.h"
@@ -56,8 +57,8 @@ static void member_invalid(npz_run *r, const char *field, uint64_t offset,
 {
     afmt_error err;
     afmt_error_clear(&err);
-    afmt_fail(&err, code, NULL, field, AFMT_NO_INDEX, offset, "%s", msg);
-    afmt_error_set_format(&err, "npz");
+    afmt_cli_fail(&err, code, field, offset, "%s", msg);
+    afmt_cli_error_set_format(&err, "npz");
     afmt_cli_report_invalid(r->w, r->w->name.p, &npz_container, &err);
 }
 
@@ -287,7 +288,7 @@ static int has_format_extension(const char *name)
 
 static void archive_invalid(npz_run *r, afmt_error *err)
 {
-    afmt_error_set_format(err, "npz");
+    afmt_cli_error_set_format(err, "npz");
     afmt_cli_report_invalid(r->w, r->path, &npz_container, err);
 }
 
@@ -331,9 +332,9 @@ static void check_archive(void *ctx)
     }
     if (check_members(r, &seen) == 0) {
         afmt_error_clear(&err);
-        afmt_fail(&err, AFMT_E_DETECT, NULL, NULL, AFMT_NO_INDEX, 0,
-                  "no member with the extension of a known format (%" PRIu64 " member%s)",
-                  seen, seen == 1 ? "" : "s");
+        afmt_cli_fail(&err, AFMT_E_DETECT, NULL, 0,
+                      "no member with the extension of a known format (%" PRIu64 " member%s)",
+                      seen, seen == 1 ? "" : "s");
         afmt_cli_report_invalid(r->w, r->path, NULL, &err);
     }
 }

@@ -11,7 +11,7 @@
 #define AFMT_CLI_NPZ_H
 
 #include <stdint.h>
-#include "afmt_internal.h"
+#include "afmt.h"
 #include "buf.h"
 
 /* deflate's largest expansion: a 258-byte match in about two bits.  A

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "fail.h"
 #include "zip.h"
 #include "zlib_dl.h"
 
@@ -23,8 +24,8 @@ static int find_member(afmt_cli_zip *z, const char *name, afmt_cli_zip_member *m
             return 0;
     }
     if (r == 0)
-        afmt_fail(err, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, 0,
-                  "no member '%s' (nor '%s.npy') in the archive", name, name);
+        afmt_cli_fail(err, AFMT_E_IO, NULL, 0,
+                      "no member '%s' (nor '%s.npy') in the archive", name, name);
     return -1;
 }
 
@@ -37,10 +38,10 @@ static int inflate_into(const afmt_cli_zip *z, const afmt_cli_zip_member *m,
     int rc;
 
     if (!zl)
-        return afmt_fail(err, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, 0, "%s", why);
+        return afmt_cli_fail(err, AFMT_E_IO, NULL, 0, "%s", why);
     memset(&zs, 0, sizeof zs);
     if (zl->inflate_init2_(&zs, -15, "1.2.13", (int)sizeof zs) != AFMT_Z_OK)
-        return afmt_fail(err, AFMT_E_NOMEM, NULL, NULL, AFMT_NO_INDEX, 0, "zlib: cannot start");
+        return afmt_cli_fail(err, AFMT_E_NOMEM, NULL, 0, "zlib: cannot start");
     /* sizes were checked against the limit (at most 1 GiB): they fit unsigned */
     zs.next_in = z->buf + m->data_off;
     zs.avail_in = (unsigned)m->csize;
@@ -50,10 +51,10 @@ static int inflate_into(const afmt_cli_zip *z, const afmt_cli_zip_member *m,
     dst->len = (size_t)zs.total_out;
     zl->inflate_end(&zs);
     if (rc != AFMT_Z_STREAM_END || dst->len != m->usize || zs.total_in != m->csize)
-        return afmt_fail(err, AFMT_E_SIZE, NULL, "local.data", AFMT_NO_INDEX, m->data_off,
-                         "the member does not inflate to the %" PRIu64 " bytes the archive "
-                         "declares (%s)", m->usize,
-                         rc == AFMT_Z_STREAM_END ? "a size lie" : "corrupt or cut short");
+        return afmt_cli_fail(err, AFMT_E_SIZE, "local.data", m->data_off,
+                             "the member does not inflate to the %" PRIu64 " bytes the archive "
+                             "declares (%s)", m->usize,
+                             rc == AFMT_Z_STREAM_END ? "a size lie" : "corrupt or cut short");
     return 0;
 }
 
@@ -67,14 +68,14 @@ int afmt_cli_npz_read_member(const uint8_t *buf, uint64_t len, const char *name,
         find_member(&z, name, &m, err) != 0)
         return -1;
     if (m.usize > limit || (m.method == 8 && m.usize / AFMT_CLI_NPZ_MAX_RATIO > m.csize))
-        return afmt_fail(err, AFMT_E_LIMIT, NULL, "central.uncompressed_size", AFMT_NO_INDEX,
-                         m.cd_entry + 24, "member of %" PRIu64 " bytes (from %" PRIu64
-                         " stored): more than the limit of %" PRIu64 " or than deflate can "
-                         "give", m.usize, m.csize, limit);
+        return afmt_cli_fail(err, AFMT_E_LIMIT, "central.uncompressed_size",
+                             m.cd_entry + 24, "member of %" PRIu64 " bytes (from %" PRIu64
+                             " stored): more than the limit of %" PRIu64 " or than deflate can "
+                             "give", m.usize, m.csize, limit);
     dst->len = 0;
     if (afmt_cli_buf_reserve(dst, (size_t)m.usize + 2) != 0)
-        return afmt_fail(err, AFMT_E_NOMEM, NULL, NULL, AFMT_NO_INDEX, 0,
-                         "no memory for a member of %" PRIu64 " bytes", m.usize);
+        return afmt_cli_fail(err, AFMT_E_NOMEM, NULL, 0,
+                             "no memory for a member of %" PRIu64 " bytes", m.usize);
     if (m.method == 0) {
         memcpy(dst->p, buf + m.data_off, (size_t)m.usize);
         dst->len = (size_t)m.usize;
@@ -82,8 +83,8 @@ int afmt_cli_npz_read_member(const uint8_t *buf, uint64_t len, const char *name,
         return -1;
     }
     if (afmt_cli_crc32(0, (const uint8_t *)dst->p, dst->len) != m.crc)
-        return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "central.crc32", AFMT_NO_INDEX,
-                         m.cd_entry + 16, "the member's data does not match its CRC-32");
+        return afmt_cli_fail(err, AFMT_E_CONSTRAINT, "central.crc32",
+                             m.cd_entry + 16, "the member's data does not match its CRC-32");
     return 0;
 }
 

@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fail.h"
 #include "zip.h"
 
 #define FULL32 0xffffffffu
@@ -84,9 +85,9 @@ static int member_name(const afmt_array *a, size_t i, npz_entry *e, afmt_error *
         return 0;
     }
     if (n[0] == '/' || strstr(n, "..") || strchr(n, '\\'))
-        return afmt_fail(err, AFMT_E_TYPE, NULL, "name", AFMT_NO_INDEX, 0,
-                         "array [%zu] is named '%s': a member name with '/' first, '..' "
-                         "or '\\' could escape a directory when unzipped", i, n);
+        return afmt_cli_fail(err, AFMT_E_TYPE, "name", 0,
+                             "array [%zu] is named '%s': a member name with '/' first, '..' "
+                             "or '\\' could escape a directory when unzipped", i, n);
     snprintf(e->name, sizeof e->name, "%s.npy", n);
     return 0;
 }
@@ -196,9 +197,9 @@ static int measure(const afmt_format *npy, const afmt_array *a, npz_entry *e, af
     if (npy->encoded_size(a, 1, NULL, &e->size, err) != 0 || npy->write(a, 1, NULL, &c.s, err) != 0)
         return -1;
     if (c.s.written != e->size)
-        return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, 0,
-                         "internal error: npy wrote %" PRIu64 " bytes, not %" PRIu64,
-                         c.s.written, e->size);
+        return afmt_cli_fail(err, AFMT_E_USAGE, NULL, 0,
+                             "internal error: npy wrote %" PRIu64 " bytes, not %" PRIu64,
+                             c.s.written, e->size);
     e->crc = c.crc;
     return 0;
 }
@@ -209,9 +210,9 @@ static int names_unique(const npz_entry *e, size_t n, afmt_error *err)
     for (i = 0; i < n; i++)
         for (j = i + 1; j < n; j++)
             if (strcmp(e[i].name, e[j].name) == 0)
-                return afmt_fail(err, AFMT_E_TYPE, NULL, "name", AFMT_NO_INDEX, 0,
-                                 "arrays [%zu] and [%zu] would both be the member '%s'",
-                                 i, j, e[i].name);
+                return afmt_cli_fail(err, AFMT_E_TYPE, "name", 0,
+                                     "arrays [%zu] and [%zu] would both be the member '%s'",
+                                     i, j, e[i].name);
     return 0;
 }
 
@@ -224,7 +225,7 @@ int afmt_cli_npz_write(const afmt_format *npy, const afmt_array *views, size_t n
     int rc = -1;
 
     if (!e)
-        return afmt_fail(err, AFMT_E_NOMEM, NULL, NULL, AFMT_NO_INDEX, 0, "out of memory");
+        return afmt_cli_fail(err, AFMT_E_NOMEM, NULL, 0, "out of memory");
     for (i = 0; i < n; i++)
         if (member_name(&views[i], i, &e[i], err) != 0 || measure(npy, &views[i], &e[i], err) != 0)
             goto done;

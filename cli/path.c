@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "fail.h"
 #include "npz.h"
 #include "remote.h"
 #include "sigbus.h"
@@ -65,8 +66,8 @@ void afmt_cli_check_path(afmt_cli_worker *w, const char *path, int walked)
         if (afmt_cli_sigbus_guard(run_mapped_check, &m) != 0) {
             afmt_error io;
             afmt_error_clear(&io);
-            afmt_fail(&io, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, 0,
-                      "the file was cut short while it was read: try again");
+            afmt_cli_fail(&io, AFMT_E_IO, NULL, 0,
+                          "the file was cut short while it was read: try again");
             afmt_cli_report_error(w, path, &io);
         }
         w->mapped_path = NULL;

@@ -18,9 +18,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "afmt_internal.h"
+#include "afmt.h"
 #include "args.h"
 #include "cli.h"
+#include "fail.h"
 #include "formats.h"
 
 #define MAX_ARRAYS 256
@@ -183,8 +184,8 @@ static int random_float(rng *r, afmt_dtype t, double lo, double hi, uint8_t *p, 
         if (back >= lo && back <= hi)
             return 0;
     }
-    return afmt_fail(err, AFMT_E_VALUE, NULL, NULL, AFMT_NO_INDEX, 0,
-                     "no %s value lies between %.17g and %.17g", afmt_dtype_name(t), lo, hi);
+    return afmt_cli_fail(err, AFMT_E_VALUE, NULL, 0,
+                         "no %s value lies between %.17g and %.17g", afmt_dtype_name(t), lo, hi);
 }
 
 /* Fill count elements of type t at out. */
@@ -361,8 +362,8 @@ static int generate(random_job *job, const bounds *bnd, uint64_t seed,
         afmt_dtype part = a->dtype == AFMT_C32 ? AFMT_F16 : a->dtype == AFMT_C64 ? AFMT_F32 : AFMT_F64;
         uint8_t *buf = malloc(a->nbytes ? (size_t)a->nbytes : 1);
         if (!buf)
-            return afmt_fail(err, AFMT_E_NOMEM, NULL, NULL, AFMT_NO_INDEX, 0,
-                             "cannot allocate %" PRIu64 " bytes for array [%zu]", a->nbytes, i);
+            return afmt_cli_fail(err, AFMT_E_NOMEM, NULL, 0,
+                                 "cannot allocate %" PRIu64 " bytes for array [%zu]", a->nbytes, i);
         job->bufs[i] = buf;
         if (fill(&r, a->dtype, &bnd[a->dtype], &bnd[part], buf, a->count, err) != 0)
             return -1;
@@ -371,8 +372,8 @@ static int generate(random_job *job, const bounds *bnd, uint64_t seed,
             uint8_t *t = malloc(a->nbytes ? (size_t)a->nbytes : 1);
             afmt_array v;
             if (!t)
-                return afmt_fail(err, AFMT_E_NOMEM, NULL, NULL, AFMT_NO_INDEX, 0,
-                                 "cannot allocate %" PRIu64 " bytes for array [%zu]", a->nbytes, i);
+                return afmt_cli_fail(err, AFMT_E_NOMEM, NULL, 0,
+                                     "cannot allocate %" PRIu64 " bytes for array [%zu]", a->nbytes, i);
             if (afmt_array_to_plain(a, target->order, t, a->nbytes, err) != 0) {
                 free(t);
                 return -1;
@@ -412,8 +413,8 @@ static int write_out(random_job *job, const afmt_format *target, int text, const
     }
     if (to_stdout) {
         if (fflush(stdout) != 0 || ferror(stdout))
-            return afmt_fail(err, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, 0,
-                             "error writing standard output");
+            return afmt_cli_fail(err, AFMT_E_IO, NULL, 0,
+                                 "error writing standard output");
         return 0;
     }
     return afmt_sink_commit(&sink, err);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "collect.h"
+#include "fail.h"
 #include "fault_guard.h"
 #include "load.h"
 #include "render.h"
@@ -82,9 +83,9 @@ static int check_structure(remote *r, afmt_error *err)
             return 0;
         off = (uint64_t)(at - (uintptr_t)r->map) / page_size() * page_size();
         if (off >= r->http.size || r->http.fetched >= MAX_FETCHED)
-            return afmt_fail(err, AFMT_E_LIMIT, NULL, NULL, AFMT_NO_INDEX, off,
-                             "the checks need more than %" PRIu64 " bytes of the file's "
-                             "ranges", MAX_FETCHED);
+            return afmt_cli_fail(err, AFMT_E_LIMIT, NULL, off,
+                                 "the checks need more than %" PRIu64 " bytes of the file's "
+                                 "ranges", MAX_FETCHED);
         if (fetch_into_map(r, off, r->http.size - off < r->next_range ? r->http.size - off
                                                                        : r->next_range, err) != 0)
             return -1;
@@ -185,20 +186,20 @@ static int start(remote *r, const char *ext_name, afmt_error *err)
     int rc = -1;
 
     if (!first)
-        return afmt_fail(err, AFMT_E_NOMEM, NULL, NULL, AFMT_NO_INDEX, 0, "out of memory");
+        return afmt_cli_fail(err, AFMT_E_NOMEM, NULL, 0, "out of memory");
     if (afmt_cli_http_range(&r->http, 0, FIRST_RANGE, first, err) != 0)
         goto done;
     got = r->http.got;
     r->fmt = r->w->cfg->forced ? r->w->cfg->forced : afmt_format_detect(first, got, ext_name);
     if (!r->fmt) {
-        afmt_fail(err, AFMT_E_DETECT, NULL, NULL, AFMT_NO_INDEX, 0,
-                  "no known format matches (magic or extension)");
+        afmt_cli_fail(err, AFMT_E_DETECT, NULL, 0,
+                      "no known format matches (magic or extension)");
         afmt_cli_report_invalid(r->w, r->url, NULL, err);
         rc = 1;
         goto done;
     }
     if (r->http.size > (uint64_t)SIZE_MAX - ps) {
-        afmt_fail(err, AFMT_E_LIMIT, NULL, NULL, AFMT_NO_INDEX, 0, "file too large to map");
+        afmt_cli_fail(err, AFMT_E_LIMIT, NULL, 0, "file too large to map");
         goto done;
     }
     r->map_len = (size_t)((r->http.size + ps - 1) / ps * ps);

@@ -20,7 +20,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "afmt_internal.h"
+#include "afmt.h"
 #include "curl_dl.h"
 
 struct afmt_cli_worker;

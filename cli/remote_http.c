@@ -8,6 +8,7 @@
 #include <strings.h>
 
 #include "cli.h"
+#include "fail.h"
 
 int afmt_cli_is_url(const char *path)
 {
@@ -60,10 +61,10 @@ int afmt_cli_http_open(afmt_cli_http *h, const char *url, afmt_error *err)
     h->url = url;
     h->curl = afmt_cli_curl_get(&why);
     if (!h->curl)
-        return afmt_fail(err, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, 0, "%s", why);
+        return afmt_cli_fail(err, AFMT_E_IO, NULL, 0, "%s", why);
     h->easy = h->curl->easy_init();
     if (!h->easy)
-        return afmt_fail(err, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, 0, "libcurl: no handle");
+        return afmt_cli_fail(err, AFMT_E_IO, NULL, 0, "libcurl: no handle");
     return 0;
 }
 
@@ -114,25 +115,25 @@ int afmt_cli_http_range(afmt_cli_http *h, uint64_t from, uint64_t n, uint8_t *ds
     rc = h->curl->easy_perform(h->easy);
     h->curl->easy_getinfo(h->easy, AFMT_CURLINFO_RESPONSE_CODE, &status);
     if (status == 200)
-        return afmt_fail(err, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, from,
-                         "the server ignores range requests (HTTP 200 to a Range request): "
-                         "remote files are read by ranges; download it and check the file");
+        return afmt_cli_fail(err, AFMT_E_IO, NULL, from,
+                             "the server ignores range requests (HTTP 200 to a Range request): "
+                             "remote files are read by ranges; download it and check the file");
     if (rc != AFMT_CURLE_OK && status < 400)
-        return afmt_fail(err, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, from,
-                         "%s%s%s (after %" PRIu64 " of %" PRIu64 " bytes from offset %" PRIu64 ")",
-                         h->curl->easy_strerror(rc), h->errbuf[0] ? ": " : "", h->errbuf,
-                         h->got, n, from);
+        return afmt_cli_fail(err, AFMT_E_IO, NULL, from,
+                             "%s%s%s (after %" PRIu64 " of %" PRIu64 " bytes from offset %" PRIu64 ")",
+                             h->curl->easy_strerror(rc), h->errbuf[0] ? ": " : "", h->errbuf,
+                             h->got, n, from);
     if (status != 206)
-        return afmt_fail(err, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, from,
-                         "HTTP %ld for bytes %s", status, range);
+        return afmt_cli_fail(err, AFMT_E_IO, NULL, from,
+                             "HTTP %ld for bytes %s", status, range);
     if (!h->has_size)
-        return afmt_fail(err, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, from,
-                         "the server's range response gives no file size (Content-Range)");
+        return afmt_cli_fail(err, AFMT_E_IO, NULL, from,
+                             "the server's range response gives no file size (Content-Range)");
     if (h->got != n && h->got < n && from + h->got == h->size)
         return 0; /* the file ends first: h->got bytes */
     if (h->got != n)
-        return afmt_fail(err, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, from + h->got,
-                         "the server sent %" PRIu64 " of the %" PRIu64 " bytes from offset %"
-                         PRIu64 " asked for", h->got, n, from);
+        return afmt_cli_fail(err, AFMT_E_IO, NULL, from + h->got,
+                             "the server sent %" PRIu64 " of the %" PRIu64 " bytes from offset %"
+                             PRIu64 " asked for", h->got, n, from);
     return 0;
 }

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "fail.h"
 #include "formats.h"
 #include "collect.h"
 #include "json_out.h"
@@ -166,7 +167,7 @@ void afmt_cli_report_message(afmt_cli_worker *w, const char *display,
     afmt_error err;
 
     afmt_error_clear(&err);
-    afmt_fail(&err, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, AFMT_NO_OFFSET, "%s", message);
+    afmt_cli_fail(&err, AFMT_E_IO, NULL, AFMT_NO_OFFSET, "%s", message);
     afmt_cli_report_error(w, display, &err);
 }
 

@@ -21,7 +21,7 @@
 #define AFMT_CLI_REPORT_H
 
 #include <stdint.h>
-#include "afmt_internal.h"
+#include "afmt.h"
 #include "buf.h"
 #include "config.h"
 #include "field_span.h"
@@ -53,10 +53,10 @@ typedef struct afmt_cli_worker {
     afmt_cli_span_rec spans;
     uint8_t *window;       /* stream window (AFMT_CLI_STREAM_WINDOW), made on first use */
     /* A sidecar found beside the file (DAPHNE's x.dbdf.meta), checked as
-     * the arrays are visited (sidecar.c). */
-    const afmt_meta_desc *meta_desc;
-    afmt_meta meta;
-    afmt_meta_column *meta_columns; /* AFMT_META_MAX_COLUMNS, made on first use */
+     * the arrays are visited (sidecar.c): meta_on while one is, meta
+     * its parsed form (NULL when it did not parse: meta_err says why). */
+    int meta_on;
+    afmt_sidecar *meta;
     int meta_failed;
     afmt_error meta_err;
     char meta_path[4200];

@@ -21,7 +21,7 @@
 #define AFMT_CLI_SARIF_H
 
 #include <stdio.h>
-#include "afmt_internal.h"
+#include "afmt.h"
 
 struct afmt_cli_worker;
 

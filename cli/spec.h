@@ -8,7 +8,7 @@
 
 #include <stdint.h>
 #include "afmt_interp.h"
-#include "afmt_internal.h"
+#include "afmt.h"
 
 /* Load the spec at path, or print why not to stderr and return NULL: a
  * spec afmt-gen refuses (its diagnostics, then "PROG: --spec PATH: not a

@@ -10,6 +10,8 @@
 
 #include <errno.h>
 
+#include "fail.h"
+
 int afmt_cli_read_stream(int fd, afmt_cli_buf *dst, uint64_t limit,
                          int *over_limit, afmt_error *err)
 {
@@ -29,9 +31,9 @@ int afmt_cli_read_stream(int fd, afmt_cli_buf *dst, uint64_t limit,
         if ((uint64_t)chunk > want - dst->len)
             chunk = (size_t)(want - dst->len);
         if (afmt_cli_buf_reserve(dst, chunk) != 0)
-            return afmt_fail(err, AFMT_E_NOMEM, NULL, NULL, AFMT_NO_INDEX,
-                             dst->len, "cannot hold more than %zu bytes of input",
-                             dst->len);
+            return afmt_cli_fail(err, AFMT_E_NOMEM, NULL,
+                                 dst->len, "cannot hold more than %zu bytes of input",
+                                 dst->len);
         /* Grow geometrically but read into all the free space. */
         chunk = dst->cap - dst->len - 1;
         if ((uint64_t)chunk > want - dst->len)

@@ -17,6 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fail.h"
 #include "libarchive.h"
 
 /* Members larger than this are validated as streams through the worker's
@@ -93,8 +94,8 @@ static void archive_failure(tar_run *t)
     afmt_error err;
 
     afmt_error_clear(&err);
-    afmt_fail(&err, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, 0, "archive: %s",
-              msg ? msg : "cannot read");
+    afmt_cli_fail(&err, AFMT_E_IO, NULL, 0, "archive: %s",
+                  msg ? msg : "cannot read");
     afmt_cli_report_error(t->w, t->path, &err);
 }
 
@@ -254,9 +255,9 @@ static void no_member(tar_run *t, uint64_t seen)
     afmt_error err;
 
     afmt_error_clear(&err);
-    afmt_fail(&err, AFMT_E_DETECT, NULL, NULL, AFMT_NO_INDEX, 0,
-              "no member with the extension of a known format (%" PRIu64
-              " member%s)", seen, seen == 1 ? "" : "s");
+    afmt_cli_fail(&err, AFMT_E_DETECT, NULL, 0,
+                  "no member with the extension of a known format (%" PRIu64
+                  " member%s)", seen, seen == 1 ? "" : "s");
     afmt_cli_report_invalid(t->w, t->path, NULL, &err);
 }
 

@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "afmt_internal.h"
+#include "afmt.h"
 #include "args.h"
 #include "cli.h"
 #include "files_from.h"

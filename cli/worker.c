@@ -31,6 +31,6 @@ void afmt_cli_worker_free(afmt_cli_worker *w)
     afmt_cli_buf_free(&w->member);
     free(w->window);
     w->window = NULL;
-    free(w->meta_columns);
-    w->meta_columns = NULL;
+    afmt_sidecar_free(w->meta);
+    w->meta = NULL;
 }

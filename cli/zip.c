@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fail.h"
+
 #define SIG_LOCAL 0x04034b50u
 #define SIG_CENTRAL 0x02014b50u
 #define SIG_END 0x06054b50u
@@ -24,16 +26,20 @@ static uint64_t le(const uint8_t *p, unsigned n)
     return v;
 }
 
-/* A failure about a field of the archive, named "what.field". */
+/* zfail's index of a record that is not one of several. */
+#define ONE_RECORD UINT64_MAX
+
+/* A failure about a field of the archive, named "what.field" (or
+ * "what[index].field"). */
 static int zfail(afmt_error *err, afmt_code code, const char *what, uint64_t index,
                  const char *field, uint64_t off, const char *detail)
 {
     char name[96];
-    if (index == AFMT_NO_INDEX)
+    if (index == ONE_RECORD)
         snprintf(name, sizeof name, "%s.%s", what, field);
     else
         snprintf(name, sizeof name, "%s[%" PRIu64 "].%s", what, index, field);
-    return afmt_fail(err, code, NULL, name, AFMT_NO_INDEX, off, "%s", detail);
+    return afmt_cli_fail(err, code, name, off, "%s", detail);
 }
 
 /* The end record: the last signature whose comment ends the file. */
@@ -59,26 +65,26 @@ static int open_zip64(afmt_cli_zip *z, uint64_t end, uint64_t *records, afmt_err
     uint64_t loc = end - LOC64_LEN, e64;
 
     if (le(b + loc + 4, 4) != 0 || le(b + loc + 16, 4) > 1)
-        return zfail(err, AFMT_E_UNSUPPORTED, "zip64_locator", AFMT_NO_INDEX, "disk", loc + 4,
+        return zfail(err, AFMT_E_UNSUPPORTED, "zip64_locator", ONE_RECORD, "disk", loc + 4,
                      "archives split over several disks are not supported");
     e64 = le(b + loc + 8, 8);
     if (e64 > loc || loc - e64 < END64_LEN)
-        return zfail(err, AFMT_E_CONSTRAINT, "zip64_locator", AFMT_NO_INDEX, "end_offset",
+        return zfail(err, AFMT_E_CONSTRAINT, "zip64_locator", ONE_RECORD, "end_offset",
                      loc + 8, "the zip64 end record must lie before its locator");
     if (le(b + e64, 4) != SIG_END64)
-        return zfail(err, AFMT_E_MAGIC, "zip64_end", AFMT_NO_INDEX, "signature", e64,
+        return zfail(err, AFMT_E_MAGIC, "zip64_end", ONE_RECORD, "signature", e64,
                      "expected PK\\x06\\x06");
     if (le(b + e64 + 4, 8) + 12 != loc - e64)
-        return zfail(err, AFMT_E_SIZE, "zip64_end", AFMT_NO_INDEX, "record_size", e64 + 4,
+        return zfail(err, AFMT_E_SIZE, "zip64_end", ONE_RECORD, "record_size", e64 + 4,
                      "the record's size does not reach its locator");
     if (le(b + e64 + 16, 4) != 0 || le(b + e64 + 20, 4) != 0)
-        return zfail(err, AFMT_E_UNSUPPORTED, "zip64_end", AFMT_NO_INDEX, "disk", e64 + 16,
+        return zfail(err, AFMT_E_UNSUPPORTED, "zip64_end", ONE_RECORD, "disk", e64 + 16,
                      "archives split over several disks are not supported");
     z->count = le(b + e64 + 32, 8);
     z->cd_end = le(b + e64 + 40, 8); /* size, for now */
     z->cd_off = le(b + e64 + 48, 8);
     if (le(b + e64 + 24, 8) != z->count)
-        return zfail(err, AFMT_E_CONSTRAINT, "zip64_end", AFMT_NO_INDEX, "entries", e64 + 24,
+        return zfail(err, AFMT_E_CONSTRAINT, "zip64_end", ONE_RECORD, "entries", e64 + 24,
                      "entries on this disk and in total differ");
     *records = e64;
     return 0;
@@ -92,34 +98,34 @@ int afmt_cli_zip_open(afmt_cli_zip *z, const uint8_t *b, uint64_t len, afmt_erro
     z->buf = b;
     z->len = len;
     if (find_end(b, len, &end) != 0)
-        return afmt_fail(err, len < 4 || le(b, 4) != SIG_LOCAL ? AFMT_E_MAGIC : AFMT_E_TRUNCATED,
-                         NULL, "end_record", AFMT_NO_INDEX, len,
-                         "no zip end of central directory record at the end of the file "
-                         "(not a zip archive, or cut short)");
+        return afmt_cli_fail(err, len < 4 || le(b, 4) != SIG_LOCAL ? AFMT_E_MAGIC : AFMT_E_TRUNCATED,
+                             "end_record", len,
+                             "no zip end of central directory record at the end of the file "
+                             "(not a zip archive, or cut short)");
     records = end;
     if (le(b + end + 4, 2) != 0 || le(b + end + 6, 2) != 0)
-        return zfail(err, AFMT_E_UNSUPPORTED, "end_record", AFMT_NO_INDEX, "disk", end + 4,
+        return zfail(err, AFMT_E_UNSUPPORTED, "end_record", ONE_RECORD, "disk", end + 4,
                      "archives split over several disks are not supported");
     z->count = le(b + end + 10, 2);
     z->cd_end = le(b + end + 12, 4);
     z->cd_off = le(b + end + 16, 4);
     if (le(b + end + 8, 2) != z->count)
-        return zfail(err, AFMT_E_CONSTRAINT, "end_record", AFMT_NO_INDEX, "entries", end + 8,
+        return zfail(err, AFMT_E_CONSTRAINT, "end_record", ONE_RECORD, "entries", end + 8,
                      "entries on this disk and in total differ");
     if (end >= LOC64_LEN && le(b + end - LOC64_LEN, 4) == SIG_LOC64 &&
         open_zip64(z, end, &records, err) != 0)
         return -1;
     /* the central directory ends where the end records begin */
     if (z->cd_off > records || z->cd_end != records - z->cd_off)
-        return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "end_record.cd_offset", AFMT_NO_INDEX,
-                         end + 16, "the central directory (%" PRIu64 " bytes at offset %" PRIu64
-                         ") does not end where the end record begins (offset %" PRIu64 ")",
-                         z->cd_end, z->cd_off, records);
+        return afmt_cli_fail(err, AFMT_E_CONSTRAINT, "end_record.cd_offset",
+                             end + 16, "the central directory (%" PRIu64 " bytes at offset %" PRIu64
+                             ") does not end where the end record begins (offset %" PRIu64 ")",
+                             z->cd_end, z->cd_off, records);
     z->cd_end = records;
     if (z->count > (z->cd_end - z->cd_off) / CENTRAL_LEN)
-        return afmt_fail(err, AFMT_E_SIZE, NULL, "end_record.entries", AFMT_NO_INDEX, end + 10,
-                         "%" PRIu64 " entries cannot fit in a central directory of %" PRIu64
-                         " bytes", z->count, z->cd_end - z->cd_off);
+        return afmt_cli_fail(err, AFMT_E_SIZE, "end_record.entries", end + 10,
+                             "%" PRIu64 " entries cannot fit in a central directory of %" PRIu64
+                             " bytes", z->count, z->cd_end - z->cd_off);
     z->next = z->cd_off;
     return 0;
 }

@@ -22,7 +22,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "afmt_internal.h"
+#include "afmt.h"
 
 typedef struct afmt_cli_zip {
     const uint8_t *buf;

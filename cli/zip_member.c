@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fail.h"
+
 #define SIG_LOCAL 0x04034b50u
 #define SIG_CENTRAL 0x02014b50u
 #define CENTRAL_LEN 46
@@ -25,7 +27,7 @@ static int mfail(afmt_error *err, afmt_code code, const char *where, uint64_t in
 {
     char name[96];
     snprintf(name, sizeof name, "%s[%" PRIu64 "].%s", where, index, field);
-    return afmt_fail(err, code, NULL, name, AFMT_NO_INDEX, off, fmt, a, b);
+    return afmt_cli_fail(err, code, name, off, fmt, a, b);
 }
 
 /* The zip64 extra field (id 1) of extra[0..n): the values of the 32-bit
@@ -195,9 +197,9 @@ int afmt_cli_zip_next(afmt_cli_zip *z, afmt_cli_zip_member *m, afmt_error *err)
 
     if (z->index == z->count) {
         if (z->next != z->cd_end)
-            return afmt_fail(err, AFMT_E_SIZE, NULL, "central_directory", AFMT_NO_INDEX,
-                             z->next, "%" PRIu64 " bytes after the %" PRIu64 " entries the "
-                             "end record counts", z->cd_end - z->next, z->count);
+            return afmt_cli_fail(err, AFMT_E_SIZE, "central_directory",
+                                 z->next, "%" PRIu64 " bytes after the %" PRIu64 " entries the "
+                                 "end record counts", z->cd_end - z->next, z->count);
         return 0;
     }
     if (read_central(z, m, &entry_len, &flags, err) != 0 || check_member(z, m, flags, err) != 0)
@@ -226,8 +228,8 @@ int afmt_cli_zip_check_extents(const afmt_cli_zip *z0, afmt_error *err)
     int r;
 
     if (z.count && !ext)
-        return afmt_fail(err, AFMT_E_NOMEM, NULL, NULL, AFMT_NO_INDEX, 0,
-                         "no memory for %" PRIu64 " member extents", z.count);
+        return afmt_cli_fail(err, AFMT_E_NOMEM, NULL, 0,
+                             "no memory for %" PRIu64 " member extents", z.count);
     while ((r = afmt_cli_zip_next(&z, &m, err)) == 1) {
         ext[n].from = m.local_off;
         ext[n++].to = m.data_off + m.csize;
@@ -235,10 +237,10 @@ int afmt_cli_zip_check_extents(const afmt_cli_zip *z0, afmt_error *err)
     qsort(ext, (size_t)n, sizeof *ext, by_start);
     for (i = 1; r == 0 && i < n; i++)
         if (ext[i].from < ext[i - 1].to)
-            r = afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "local", AFMT_NO_INDEX, ext[i].from,
-                          "a member's local header at %" PRIu64 " lies inside another "
-                          "member (%" PRIu64 "..%" PRIu64 "): members overlap",
-                          ext[i].from, ext[i - 1].from, ext[i - 1].to);
+            r = afmt_cli_fail(err, AFMT_E_CONSTRAINT, "local", ext[i].from,
+                              "a member's local header at %" PRIu64 " lies inside another "
+                              "member (%" PRIu64 "..%" PRIu64 "): members overlap",
+                              ext[i].from, ext[i - 1].from, ext[i - 1].to);
     free(ext);
     return r;
 }

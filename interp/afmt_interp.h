@@ -25,7 +25,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "afmt.h"
-#include "afmt_src.h"
 
 #ifdef __cplusplus
 extern "C" {

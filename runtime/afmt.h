@@ -22,7 +22,8 @@
  * Memory: afmt never keeps a pointer you passed beyond the call, except
  *   where a struct says it does (a sink or stream source keeps its buffer
  *   and callbacks until you stop using it).  The few functions that
- *   allocate say so, and free before returning.
+ *   allocate say so, and free before returning (afmt_sidecar_parse alone
+ *   returns its block, for afmt_sidecar_free).
  * Threads: there is no global or static mutable state.  Every function is
  *   reentrant; different threads may validate, decode and write at the same
  *   time as long as each afmt_src, afmt_sink and afmt_error is used by one
@@ -708,12 +709,12 @@ typedef struct afmt_sink {
     /* set by size-only sinks (encoded_size, can_write): payload bytes are
      * counted, not encoded */
     int counting;
-    /* afmt_sink_set_source (afmt_sink.h): a mapping of the file src_fd
+    /* afmt_sink_set_source (below): a mapping of the file src_fd
      * (src_len 0: none) */
     const uint8_t *src_base;
     uint64_t src_len;
     int src_fd;
-    /* afmt_sink_set_producer (afmt_sink.h) */
+    /* afmt_sink_set_producer (below) */
     struct afmt_sink_producer *producer;
     /* file sink written straight into a character device or FIFO: no
      * temporary file, no rename; commit flushes and closes */
@@ -751,6 +752,66 @@ AFMT_API void afmt_sink_abort(afmt_sink *s);
 
 /* Write n bytes; -1 with AFMT_E_IO on failure (the sink then stays failed). */
 AFMT_API int afmt_sink_put(afmt_sink *s, const void *p, uint64_t n, afmt_error *err);
+
+/* Optional speed-ups of a file sink, set after afmt_sink_file_open (the
+ * CLI's afmt convert uses both; a writer's output is the same without).
+ *
+ * afmt_sink_set_source: [base, base + len) is a read-only mapping of the
+ * whole regular file fd (an input the arrays being written point into,
+ * such as afmt_file's data and fd), which the caller keeps open, mapped
+ * and unchanged until the commit; large writes of bytes inside it are
+ * then copied file to file by the kernel (copy_file_range) instead of
+ * through memory.
+ *
+ * afmt_sink_set_producer: a payload made on demand, piece by piece,
+ * instead of read from a view's data.  When a writer writes the payload
+ * of a view whose data pointer is p->key, the sink calls p->fill(p->ctx,
+ * first, buf, n, err) for consecutive pieces [first, first + n) of it
+ * (plain, native byte order; first and n multiples of p->unit; pieces of
+ * a few MiB) and writes each, so that a large result (a transpose, a byte
+ * swap: afmt_array_to_plain_part) never needs a buffer of its own size.
+ * key must still point at p->size readable bytes (a writer that reads a
+ * view's data itself then reads those).  p->produced counts the bytes
+ * made, so the caller can check that the writer took the payload from
+ * the producer (p->produced == p->size after writing).  Not for bool
+ * (whose values are checked in place).  p must outlive the writes; fill
+ * returns 0, or -1 with err (the write then fails with it). */
+typedef int (*afmt_sink_fill_fn)(void *ctx, uint64_t first, uint8_t *buf, uint64_t n,
+                                 afmt_error *err);
+
+typedef struct afmt_sink_producer {
+    const void *key;
+    uint64_t size;
+    uint64_t unit;
+    afmt_sink_fill_fn fill;
+    void *ctx;
+    uint64_t produced;
+} afmt_sink_producer;
+
+AFMT_API void afmt_sink_set_source(afmt_sink *s, const void *base, uint64_t len, int fd);
+AFMT_API void afmt_sink_set_producer(afmt_sink *s, afmt_sink_producer *p);
+
+/* ==================================================================
+ * Futhark text values (what `futhark dataset --text` prints)
+ * ================================================================== */
+
+/* Can Futhark text hold elements of this type?  1 for bool, i8..i64,
+ * u8..u64, f16, f32, f64; 0 for bf16, complex and opaque. */
+AFMT_API int afmt_futhark_text_can_write(afmt_dtype dtype);
+
+/* Write one array as one Futhark text value (no newline after it) to
+ * sink: nested brackets `[[1i32, 2i32], [3i32, 4i32]]`, a scalar for rank
+ * 0, `empty([2][0]i16)` when a dimension is 0; every number with its type
+ * suffix; floats in the fewest significant digits that afmt's reader of
+ * the futhark format (correctly rounded) reads back to the same bits,
+ * with a '.0' on integral values; `f32.nan` (every NaN, whatever its sign
+ * and payload: Futhark text has one NaN), `f32.inf`, `-f32.inf`.
+ * Locale-independent.  a must be plain, row-major, little-endian,
+ * contiguous (afmt_array_to_plain gives that).  Returns 0, or -1 with
+ * err: AFMT_E_TYPE for a type Futhark text lacks, AFMT_E_USAGE for
+ * another layout, AFMT_E_NOMEM, or the sink's error.  Allocates a 64 KiB
+ * buffer for the call; thread-safe for distinct sinks. */
+AFMT_API int afmt_futhark_text_write(const afmt_array *a, afmt_sink *sink, afmt_error *err);
 
 /* ==================================================================
  * Formats
@@ -830,6 +891,59 @@ AFMT_API const afmt_format *afmt_format_by_extension(const char *path, const afm
  * afmt_format_by_extension(path) (path may be NULL); NULL if none.
  * Detection only guesses: validate with the result before trusting it. */
 AFMT_API const afmt_format *afmt_format_detect(const uint8_t *buf, uint64_t len, const char *path);
+
+/* ==================================================================
+ * Sidecars: a metadata file beside the data (DAPHNE's x.dbdf.meta)
+ * ================================================================== */
+
+/* A format whose spec describes a sidecar (fmt->sidecar not NULL) keeps
+ * part of what describes its arrays in a JSON file named after the data
+ * file plus a suffix.  A writer writes the data only: write the sidecar
+ * with afmt_sidecar_json (as afmt convert does), and check one with
+ * afmt_sidecar_parse, then afmt_sidecar_check_array for each array the
+ * validator gives and afmt_sidecar_check_end after a valid file (as
+ * afmt-validate does: a sidecar that disagrees makes the file invalid).
+ * Errors name the sidecar's field (its JSON key) and its byte offset.
+ * (Names: a format's own functions are afmt_<format>_validate, _write,
+ * ...; none of these ends so, so a format may be called "sidecar".) */
+
+/* The largest sidecar read or written: 1 MiB. */
+#define AFMT_SIDECAR_MAX_BYTES (1u << 20)
+
+/* The suffix fmt's sidecar has (".meta"), or NULL when it has none. */
+AFMT_API const char *afmt_sidecar_suffix(const afmt_format *fmt);
+
+/* The sidecar of arrays[0..n) (as fmt->write is given them) as JSON text
+ * into out[0..out_size), NUL-terminated; *len its length without the NUL.
+ * 0, or -1 with err: AFMT_E_TYPE for an element type the sidecar has no
+ * name for, AFMT_E_USAGE when fmt has no sidecar, n is 0 or out is too
+ * small (AFMT_SIDECAR_MAX_BYTES holds any sidecar a reader accepts).
+ * Allocates nothing. */
+AFMT_API int afmt_sidecar_json(const afmt_format *fmt, const afmt_array *arrays, size_t n,
+                               char *out, size_t out_size, size_t *len, afmt_error *err);
+
+/* A parsed sidecar (opaque). */
+typedef struct afmt_sidecar afmt_sidecar;
+
+/* Parse json[0..len) (at most AFMT_SIDECAR_MAX_BYTES) as fmt's sidecar.
+ * Returns it, to free with afmt_sidecar_free; NULL with err when the text
+ * is not one (or fmt has none: AFMT_E_USAGE), or out of memory
+ * (AFMT_E_NOMEM).  Allocates one block of about 1.1 MiB (the parsed
+ * keys, up to 4096 columns); keeps no pointer into json. */
+AFMT_API afmt_sidecar *afmt_sidecar_parse(const afmt_format *fmt, const char *json, size_t len,
+                                          afmt_error *err);
+
+/* Does the sidecar agree with array a, the index-th of the data file (in
+ * the order on_array gives them)?  0, or -1 with err naming the key. */
+AFMT_API int afmt_sidecar_check_array(const afmt_sidecar *sc, const afmt_array *a, size_t index,
+                                      afmt_error *err);
+
+/* After the last array of a valid data file, n arrays in all: does the
+ * sidecar say as many?  0, or -1 with err. */
+AFMT_API int afmt_sidecar_check_end(const afmt_sidecar *sc, size_t n, afmt_error *err);
+
+/* Free a parsed sidecar (NULL: nothing). */
+AFMT_API void afmt_sidecar_free(afmt_sidecar *sc);
 
 #ifdef __cplusplus
 }

@@ -109,23 +109,7 @@ AFMT_GEN_API int afmt_futhark_text_scan(const uint8_t *buf, uint64_t len, uint64
 AFMT_GEN_API int afmt_futhark_text_decode(const afmt_array *view, uint8_t *dst, uint64_t dst_size,
                                           afmt_error *err);
 
-/* Can Futhark text hold elements of this type?  (bool, i8..i64, u8..u64,
- * f16, f32, f64: not bf16, complex or opaque.) */
-int afmt_futhark_text_can_write(afmt_dtype dtype);
-
-/* Write one array as one Futhark text value (no newline after it) to
- * sink: nested brackets `[[1i32, 2i32], [3i32, 4i32]]`, a scalar for rank
- * 0, `empty([2][0]i16)` when a dimension is 0; every number with its type
- * suffix; floats in the fewest significant digits that this runtime's
- * reader (afmt_futhark_text_scan/decode, correctly rounded) reads back to
- * the same bits, with a '.0' on integral values; `f32.nan` (every NaN,
- * whatever its sign and payload: Futhark text has one NaN), `f32.inf`,
- * `-f32.inf`.  Locale-independent.  a must be plain, row-major,
- * little-endian, contiguous (afmt_array_to_plain gives that).  Returns 0,
- * or -1 with err: AFMT_E_TYPE for a type Futhark text lacks, AFMT_E_USAGE
- * for another layout, AFMT_E_NOMEM, or the sink's error.  Allocates a
- * 64 KiB buffer for the call; thread-safe for distinct sinks. */
-int afmt_futhark_text_write(const afmt_array *a, afmt_sink *sink, afmt_error *err);
+/* Its writer, afmt_futhark_text_write, is public: afmt.h. */
 
 #ifdef __cplusplus
 }

@@ -21,34 +21,8 @@
 extern "C" {
 #endif
 
-/* A payload made on demand, piece by piece, instead of read from a view's
- * data: afmt_sink_payload of a view whose data pointer is `key` calls
- * fill(ctx, first, buf, n, err) for consecutive pieces [first, first + n)
- * of the payload (plain, native byte order; n and first multiples of unit,
- * pieces of a few MiB) and writes each, so that a large result never needs
- * a buffer of its own size.  key must still point at `size` readable bytes
- * (code that reads a view's data directly then reads those, not garbage).
- * `produced` counts the bytes made, so the caller can check that the
- * writer really went through afmt_sink_payload.  Not for bool (whose
- * values afmt_sink_payload checks in place). */
-typedef int (*afmt_sink_fill_fn)(void *ctx, uint64_t first, uint8_t *buf, uint64_t n,
-                                 afmt_error *err);
-typedef struct afmt_sink_producer {
-    const void *key;
-    uint64_t size;
-    uint64_t unit;
-    afmt_sink_fill_fn fill;
-    void *ctx;
-    uint64_t produced;
-} afmt_sink_producer;
-
-/* Optional speed-ups of a file sink, set after opening it.  set_source:
- * [base, base + len) is a read-only mapping of the whole file fd (which
- * the caller keeps open and unchanged until the commit); large writes of
- * bytes inside it are then copied file to file by the kernel.
- * set_producer: see afmt_sink_producer; p must outlive the writes. */
-void afmt_sink_set_source(afmt_sink *s, const void *base, uint64_t len, int fd);
-void afmt_sink_set_producer(afmt_sink *s, afmt_sink_producer *p);
+/* The producer of a payload made on demand (afmt_sink_producer) and a
+ * file sink's source mapping are public: afmt.h. */
 
 AFMT_GEN_API int afmt_sink_zeros(afmt_sink *s, uint64_t n, afmt_error *err);
 AFMT_GEN_API int afmt_sink_u8(afmt_sink *s, uint64_t v, afmt_error *err);

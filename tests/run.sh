@@ -155,6 +155,8 @@ fi
 
 # What libafmt.so exports against the headers that declare it.
 run exports bash tests/abi/run_exports.sh "$BUILD"
+# The CLI built with only the public headers visible.
+run cli-public bash tests/abi/run_cli_public.sh
 
 # make install / uninstall and pkg-config (tests/install), then
 # make EXTRA_SPECS=DIR (tests/extra): last, as it relinks the tools and
