@@ -502,12 +502,13 @@ const char *type_table(emitter *m, const table *tb, int key_size)
             char *padded = xcalloc((size_t)key_size + 1, 1), *q;
             memcpy(padded, te->key[0]->sval, strlen(te->key[0]->sval));
             q = c_quote(padded, (size_t)key_size);
-            sb_printf(m->prelude, "    {%s, 0, %s, %s, %d},\n", q, dtype_enum(te->dtype), enc, te->writable);
+            sb_printf(m->prelude, "    {.text = %s, .dtype = %s, .enc = %s, .writable = %d},\n", q,
+                      dtype_enum(te->dtype), enc, te->writable);
             free(padded);
             free(q);
         } else {
-            sb_printf(m->prelude, "    {NULL, %llu, %s, %s, %d},\n", (unsigned long long)te->key[0]->ival,
-                      dtype_enum(te->dtype), enc, te->writable);
+            sb_printf(m->prelude, "    {.code = %llu, .dtype = %s, .enc = %s, .writable = %d},\n",
+                      (unsigned long long)te->key[0]->ival, dtype_enum(te->dtype), enc, te->writable);
         }
     }
     sb_puts(m->prelude, "};\n\n");
@@ -570,13 +571,12 @@ const char *type_table2(emitter *m, const table *tb, int nplain)
     for (i = 0; i < nplain; i++) {
         const table_entry *te = &tb->entries[i];
         const char *enc = te->encoding && strcmp(te->encoding, "bits-lsb") == 0 ? "AFMT_ENC_BITS_LSB" : "AFMT_ENC_PLAIN";
-        sb_printf(m->prelude, "    {{%llu, %llu}, %s, %s, %d,", (unsigned long long)te->key[0]->ival,
-                  (unsigned long long)te->key[1]->ival, dtype_enum(te->dtype), enc, te->writable);
+        sb_printf(m->prelude, "    {.key = {%llu, %llu}, .dtype = %s, .enc = %s, .writable = %d",
+                  (unsigned long long)te->key[0]->ival, (unsigned long long)te->key[1]->ival, dtype_enum(te->dtype),
+                  enc, te->writable);
         if (te->warn) {
-            sb_puts(m->prelude, "\n     ");
-            quote_wrapped(m->prelude, te->warn, "     ");
-        } else {
-            sb_puts(m->prelude, " NULL");
+            sb_puts(m->prelude, ",\n     .warn = ");
+            quote_wrapped(m->prelude, te->warn, "             ");
         }
         sb_puts(m->prelude, "},\n");
     }

@@ -1319,7 +1319,11 @@ static void emit_switch(emitter *m, item *it)
         sb_free(&cond);
         m->indent++;
         mark = sym_mark(m);
-        {
+        if (sc->body.n == 1 && sc->body.v[0]->kind == IT_TEXTHDR) {
+            /* one call, its descriptor the only difference between cases
+             * (npy's versions): said here, not in a function per case */
+            emit_items(m, &sc->body);
+        } else {
             char *fname = xprintf("%s_%llu", it->name, sc->nwhen ? (unsigned long long)sc->when[0]->ival : 0ULL);
             emit_items_func(m, &sc->body, fname, NULL);
             free(fname);

@@ -79,8 +79,9 @@ static void tiles_after_item(emitter *m)
             if (strcmp(m->helpers[k], names) == 0) have = 1;
         if (!have && m->nhelpers < 32) {
             sb_printf(m->prelude, "/* The fields that place a block of %s in the matrix. */\n", t->name);
-            sb_printf(m->prelude, "static const afmt_tile_fields %s =\n    {\"%s\", \"%s\", \"%s\", \"%s\"};\n\n", names,
-                      r->name, c->name, h->name, w->name);
+            sb_printf(m->prelude, "static const afmt_tile_fields %s =\n"
+                      "    {.row = \"%s\", .col = \"%s\", .rows = \"%s\", .cols = \"%s\"};\n\n",
+                      names, r->name, c->name, h->name, w->name);
             fixed_printf(m->helpers[m->nhelpers++], sizeof m->helpers[0], "%s", names);
         }
         decl_use(m, r->off_decl);

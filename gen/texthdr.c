@@ -414,17 +414,20 @@ static void emit_desc(emitter *m, item *it)
     sb_printf(o, "/* %s: the text header at %s */\n", it->name, it->jpath);
     for (i = 0; i < h->nkeys; i++) {
         q = c_quote(h->keys[i].key, strlen(h->keys[i].key));
-        sb_printf(&keys, "    {%s, %s, %s},\n", q, bind_names[h->keys[i].bind], h->keys[i].tuple ? "AFMT_TV_TUPLE" : "AFMT_TV_LIST");
+        sb_printf(&keys, "    {.key = %s, .bind = %s, .kind = %s},\n", q, bind_names[h->keys[i].bind],
+                  h->keys[i].tuple ? "AFMT_TV_TUPLE" : "AFMT_TV_LIST");
         free(q);
     }
     for (i = 0; i < h->ntypes; i++) {
         th_type *t = &h->types[i];
         char *r = t->refuse ? c_quote(t->refuse, strlen(t->refuse)) : xstrdup("NULL");
         q = c_quote(t->text, strlen(t->text));
-        /* a refusal's reason on a line of its own (lines of ~100 columns) */
-        sb_printf(&types, "    {%s, %d, %s, %d, %s, %d,%s%s},\n", q, t->prefix,
-                  t->dtype ? dtype_enum(t->dtype) : "AFMT_DTYPE_INVALID", t->size, t->big ? "AFMT_BIG" : "AFMT_LITTLE",
-                  t->writable, t->refuse ? "\n     " : " ", r);
+        /* fields left 0 or NULL unsaid; a refusal's reason on a line of
+         * its own (lines of ~100 columns) */
+        sb_printf(&types, "    {.text = %s,%s .dtype = %s, .size = %d, .endian = %s%s%s%s},\n", q,
+                  t->prefix ? " .prefix = 1," : "", t->dtype ? dtype_enum(t->dtype) : "AFMT_DTYPE_INVALID", t->size,
+                  t->big ? "AFMT_BIG" : "AFMT_LITTLE", t->writable ? ", .writable = 1" : "",
+                  t->refuse ? ",\n     .refuse = " : "", t->refuse ? r : "");
         free(q);
         free(r);
     }

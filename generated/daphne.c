@@ -58,14 +58,14 @@ static const afmt_field_desc field_column_types = {
 
 /* Table value_types (spec/daphne.json /tables/value_types), for the validator and the writer. */
 static const afmt_type_entry daphne_value_types[8] = {
-    {NULL, 0, AFMT_I8, AFMT_ENC_PLAIN, 1},
-    {NULL, 1, AFMT_I32, AFMT_ENC_PLAIN, 1},
-    {NULL, 2, AFMT_I64, AFMT_ENC_PLAIN, 1},
-    {NULL, 3, AFMT_U8, AFMT_ENC_PLAIN, 1},
-    {NULL, 4, AFMT_U32, AFMT_ENC_PLAIN, 1},
-    {NULL, 5, AFMT_U64, AFMT_ENC_PLAIN, 1},
-    {NULL, 6, AFMT_F32, AFMT_ENC_PLAIN, 1},
-    {NULL, 7, AFMT_F64, AFMT_ENC_PLAIN, 1},
+    {.code = 0, .dtype = AFMT_I8, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.code = 1, .dtype = AFMT_I32, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.code = 2, .dtype = AFMT_I64, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.code = 3, .dtype = AFMT_U8, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.code = 4, .dtype = AFMT_U32, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.code = 5, .dtype = AFMT_U64, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.code = 6, .dtype = AFMT_F32, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.code = 7, .dtype = AFMT_F64, .enc = AFMT_ENC_PLAIN, .writable = 1},
 };
 
 /* The entries of table value_types, listed when no entry matches. */
@@ -74,7 +74,7 @@ static const char daphne_value_types_known[] =
 
 /* The fields that place a block of block in the matrix. */
 static const afmt_tile_fields tile_fields_block =
-    {"block_row", "block_col", "block_rows", "block_cols"};
+    {.row = "block_row", .col = "block_col", .rows = "block_rows", .cols = "block_cols"};
 
 /* block_rows: its check, for the validator and the writer
  * (spec/daphne.json /body/4/cases/0/body/2/body/4) */

@@ -51,18 +51,18 @@ static int futhark_check_rank(const afmt_vctx *c, uint64_t at, int64_t v_rank)
 
 /* Table types (spec/futhark.json /tables/types), for the validator and the writer. */
 static const afmt_type_entry futhark_types[12] = {
-    {"  i8", 0, AFMT_I8, AFMT_ENC_PLAIN, 1},
-    {" i16", 0, AFMT_I16, AFMT_ENC_PLAIN, 1},
-    {" i32", 0, AFMT_I32, AFMT_ENC_PLAIN, 1},
-    {" i64", 0, AFMT_I64, AFMT_ENC_PLAIN, 1},
-    {"  u8", 0, AFMT_U8, AFMT_ENC_PLAIN, 1},
-    {" u16", 0, AFMT_U16, AFMT_ENC_PLAIN, 1},
-    {" u32", 0, AFMT_U32, AFMT_ENC_PLAIN, 1},
-    {" u64", 0, AFMT_U64, AFMT_ENC_PLAIN, 1},
-    {" f16", 0, AFMT_F16, AFMT_ENC_PLAIN, 1},
-    {" f32", 0, AFMT_F32, AFMT_ENC_PLAIN, 1},
-    {" f64", 0, AFMT_F64, AFMT_ENC_PLAIN, 1},
-    {"bool", 0, AFMT_BOOL, AFMT_ENC_PLAIN, 1},
+    {.text = "  i8", .dtype = AFMT_I8, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.text = " i16", .dtype = AFMT_I16, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.text = " i32", .dtype = AFMT_I32, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.text = " i64", .dtype = AFMT_I64, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.text = "  u8", .dtype = AFMT_U8, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.text = " u16", .dtype = AFMT_U16, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.text = " u32", .dtype = AFMT_U32, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.text = " u64", .dtype = AFMT_U64, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.text = " f16", .dtype = AFMT_F16, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.text = " f32", .dtype = AFMT_F32, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.text = " f64", .dtype = AFMT_F64, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.text = "bool", .dtype = AFMT_BOOL, .enc = AFMT_ENC_PLAIN, .writable = 1},
 };
 
 /* The entries of table types, listed when no entry matches. */

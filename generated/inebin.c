@@ -33,10 +33,10 @@ static const afmt_field_desc field_cols = {.name = "cols", .kind = AFMT_FIELD_UI
 
 /* Table types (spec/inebin.json /tables/types), for the validator and the writer. */
 static const afmt_type_entry inebin_types[4] = {
-    {"B", 0, AFMT_BOOL, AFMT_ENC_BITS_LSB, 1},
-    {"Z", 0, AFMT_I64, AFMT_ENC_PLAIN, 1},
-    {"R", 0, AFMT_F64, AFMT_ENC_PLAIN, 1},
-    {"C", 0, AFMT_C128, AFMT_ENC_PLAIN, 1},
+    {.text = "B", .dtype = AFMT_BOOL, .enc = AFMT_ENC_BITS_LSB, .writable = 1},
+    {.text = "Z", .dtype = AFMT_I64, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.text = "R", .dtype = AFMT_F64, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.text = "C", .dtype = AFMT_C128, .enc = AFMT_ENC_PLAIN, .writable = 1},
 };
 
 /* The entries of table types, listed when no entry matches. */

@@ -34,62 +34,62 @@ static const afmt_field_desc field_minor = {.name = "minor", .kind = AFMT_FIELD_
 
 /* header: the text header at /body/4/cases/0/body/0 */
 static const afmt_thdir_key npy_header_keys[] = {
-    {"descr", AFMT_BIND_DTYPE, AFMT_TV_LIST},
-    {"fortran_order", AFMT_BIND_ORDER, AFMT_TV_LIST},
-    {"shape", AFMT_BIND_SHAPE, AFMT_TV_TUPLE},
+    {.key = "descr", .bind = AFMT_BIND_DTYPE, .kind = AFMT_TV_LIST},
+    {.key = "fortran_order", .bind = AFMT_BIND_ORDER, .kind = AFMT_TV_LIST},
+    {.key = "shape", .bind = AFMT_BIND_SHAPE, .kind = AFMT_TV_TUPLE},
 };
 static const afmt_thdir_type npy_header_types[] = {
-    {"|b1", 0, AFMT_BOOL, 1, AFMT_LITTLE, 1, NULL},
-    {"|i1", 0, AFMT_I8, 1, AFMT_LITTLE, 1, NULL},
-    {"|u1", 0, AFMT_U8, 1, AFMT_LITTLE, 1, NULL},
-    {"<i2", 0, AFMT_I16, 2, AFMT_LITTLE, 1, NULL},
-    {"<i4", 0, AFMT_I32, 4, AFMT_LITTLE, 1, NULL},
-    {"<i8", 0, AFMT_I64, 8, AFMT_LITTLE, 1, NULL},
-    {"<u2", 0, AFMT_U16, 2, AFMT_LITTLE, 1, NULL},
-    {"<u4", 0, AFMT_U32, 4, AFMT_LITTLE, 1, NULL},
-    {"<u8", 0, AFMT_U64, 8, AFMT_LITTLE, 1, NULL},
-    {"<f2", 0, AFMT_F16, 2, AFMT_LITTLE, 1, NULL},
-    {"<f4", 0, AFMT_F32, 4, AFMT_LITTLE, 1, NULL},
-    {"<f8", 0, AFMT_F64, 8, AFMT_LITTLE, 1, NULL},
-    {"<c8", 0, AFMT_C64, 8, AFMT_LITTLE, 1, NULL},
-    {"<c16", 0, AFMT_C128, 16, AFMT_LITTLE, 1, NULL},
-    {">i2", 0, AFMT_I16, 2, AFMT_BIG, 0, NULL},
-    {">i4", 0, AFMT_I32, 4, AFMT_BIG, 0, NULL},
-    {">i8", 0, AFMT_I64, 8, AFMT_BIG, 0, NULL},
-    {">u2", 0, AFMT_U16, 2, AFMT_BIG, 0, NULL},
-    {">u4", 0, AFMT_U32, 4, AFMT_BIG, 0, NULL},
-    {">u8", 0, AFMT_U64, 8, AFMT_BIG, 0, NULL},
-    {">f2", 0, AFMT_F16, 2, AFMT_BIG, 0, NULL},
-    {">f4", 0, AFMT_F32, 4, AFMT_BIG, 0, NULL},
-    {">f8", 0, AFMT_F64, 8, AFMT_BIG, 0, NULL},
-    {">c8", 0, AFMT_C64, 8, AFMT_BIG, 0, NULL},
-    {">c16", 0, AFMT_C128, 16, AFMT_BIG, 0, NULL},
-    {"<f16", 0, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0,
-     "extended-precision floats have no afmt element type"},
-    {"<c32", 0, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0,
-     "extended-precision complex numbers have no afmt element type"},
-    {">f16", 0, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0,
-     "extended-precision floats have no afmt element type"},
-    {">c32", 0, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0,
-     "extended-precision complex numbers have no afmt element type"},
-    {"|O", 1, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0,
-     "object arrays hold pickled Python objects: afmt never unpickles"},
-    {"<U", 1, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0,
-     "unicode string arrays are not supported"},
-    {">U", 1, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0,
-     "unicode string arrays are not supported"},
-    {"|S", 1, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0,
-     "byte string arrays are not supported"},
-    {"|V", 1, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0,
-     "void (raw record) arrays are not supported"},
-    {"<M8", 1, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0,
-     "datetime arrays are not supported"},
-    {">M8", 1, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0,
-     "datetime arrays are not supported"},
-    {"<m8", 1, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0,
-     "timedelta arrays are not supported"},
-    {">m8", 1, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0,
-     "timedelta arrays are not supported"},
+    {.text = "|b1", .dtype = AFMT_BOOL, .size = 1, .endian = AFMT_LITTLE, .writable = 1},
+    {.text = "|i1", .dtype = AFMT_I8, .size = 1, .endian = AFMT_LITTLE, .writable = 1},
+    {.text = "|u1", .dtype = AFMT_U8, .size = 1, .endian = AFMT_LITTLE, .writable = 1},
+    {.text = "<i2", .dtype = AFMT_I16, .size = 2, .endian = AFMT_LITTLE, .writable = 1},
+    {.text = "<i4", .dtype = AFMT_I32, .size = 4, .endian = AFMT_LITTLE, .writable = 1},
+    {.text = "<i8", .dtype = AFMT_I64, .size = 8, .endian = AFMT_LITTLE, .writable = 1},
+    {.text = "<u2", .dtype = AFMT_U16, .size = 2, .endian = AFMT_LITTLE, .writable = 1},
+    {.text = "<u4", .dtype = AFMT_U32, .size = 4, .endian = AFMT_LITTLE, .writable = 1},
+    {.text = "<u8", .dtype = AFMT_U64, .size = 8, .endian = AFMT_LITTLE, .writable = 1},
+    {.text = "<f2", .dtype = AFMT_F16, .size = 2, .endian = AFMT_LITTLE, .writable = 1},
+    {.text = "<f4", .dtype = AFMT_F32, .size = 4, .endian = AFMT_LITTLE, .writable = 1},
+    {.text = "<f8", .dtype = AFMT_F64, .size = 8, .endian = AFMT_LITTLE, .writable = 1},
+    {.text = "<c8", .dtype = AFMT_C64, .size = 8, .endian = AFMT_LITTLE, .writable = 1},
+    {.text = "<c16", .dtype = AFMT_C128, .size = 16, .endian = AFMT_LITTLE, .writable = 1},
+    {.text = ">i2", .dtype = AFMT_I16, .size = 2, .endian = AFMT_BIG},
+    {.text = ">i4", .dtype = AFMT_I32, .size = 4, .endian = AFMT_BIG},
+    {.text = ">i8", .dtype = AFMT_I64, .size = 8, .endian = AFMT_BIG},
+    {.text = ">u2", .dtype = AFMT_U16, .size = 2, .endian = AFMT_BIG},
+    {.text = ">u4", .dtype = AFMT_U32, .size = 4, .endian = AFMT_BIG},
+    {.text = ">u8", .dtype = AFMT_U64, .size = 8, .endian = AFMT_BIG},
+    {.text = ">f2", .dtype = AFMT_F16, .size = 2, .endian = AFMT_BIG},
+    {.text = ">f4", .dtype = AFMT_F32, .size = 4, .endian = AFMT_BIG},
+    {.text = ">f8", .dtype = AFMT_F64, .size = 8, .endian = AFMT_BIG},
+    {.text = ">c8", .dtype = AFMT_C64, .size = 8, .endian = AFMT_BIG},
+    {.text = ">c16", .dtype = AFMT_C128, .size = 16, .endian = AFMT_BIG},
+    {.text = "<f16", .dtype = AFMT_DTYPE_INVALID, .size = 0, .endian = AFMT_LITTLE,
+     .refuse = "extended-precision floats have no afmt element type"},
+    {.text = "<c32", .dtype = AFMT_DTYPE_INVALID, .size = 0, .endian = AFMT_LITTLE,
+     .refuse = "extended-precision complex numbers have no afmt element type"},
+    {.text = ">f16", .dtype = AFMT_DTYPE_INVALID, .size = 0, .endian = AFMT_LITTLE,
+     .refuse = "extended-precision floats have no afmt element type"},
+    {.text = ">c32", .dtype = AFMT_DTYPE_INVALID, .size = 0, .endian = AFMT_LITTLE,
+     .refuse = "extended-precision complex numbers have no afmt element type"},
+    {.text = "|O", .prefix = 1, .dtype = AFMT_DTYPE_INVALID, .size = 0, .endian = AFMT_LITTLE,
+     .refuse = "object arrays hold pickled Python objects: afmt never unpickles"},
+    {.text = "<U", .prefix = 1, .dtype = AFMT_DTYPE_INVALID, .size = 0, .endian = AFMT_LITTLE,
+     .refuse = "unicode string arrays are not supported"},
+    {.text = ">U", .prefix = 1, .dtype = AFMT_DTYPE_INVALID, .size = 0, .endian = AFMT_LITTLE,
+     .refuse = "unicode string arrays are not supported"},
+    {.text = "|S", .prefix = 1, .dtype = AFMT_DTYPE_INVALID, .size = 0, .endian = AFMT_LITTLE,
+     .refuse = "byte string arrays are not supported"},
+    {.text = "|V", .prefix = 1, .dtype = AFMT_DTYPE_INVALID, .size = 0, .endian = AFMT_LITTLE,
+     .refuse = "void (raw record) arrays are not supported"},
+    {.text = "<M8", .prefix = 1, .dtype = AFMT_DTYPE_INVALID, .size = 0, .endian = AFMT_LITTLE,
+     .refuse = "datetime arrays are not supported"},
+    {.text = ">M8", .prefix = 1, .dtype = AFMT_DTYPE_INVALID, .size = 0, .endian = AFMT_LITTLE,
+     .refuse = "datetime arrays are not supported"},
+    {.text = "<m8", .prefix = 1, .dtype = AFMT_DTYPE_INVALID, .size = 0, .endian = AFMT_LITTLE,
+     .refuse = "timedelta arrays are not supported"},
+    {.text = ">m8", .prefix = 1, .dtype = AFMT_DTYPE_INVALID, .size = 0, .endian = AFMT_LITTLE,
+     .refuse = "timedelta arrays are not supported"},
 };
 static const afmt_thdir_desc npy_header_version_1 = {
     .format = "npy",
@@ -140,32 +140,6 @@ static const afmt_thdir_desc npy_header_version_2 = {
     .write_sort = {0, 0, 0, 0},
 };
 
-static int npy_validate_version_1(afmt_vctx *c)
-{
-    /*
-     * header: a text header and the arrays it describes (spec/npy.json /body/4/cases/0/body/0):
-     * numpy/lib/format.py: a Python dict literal, space padded, ending in a newline
-     */
-    if (afmt_thdir_validate(&npy_header_version_1, c->src, afmt_end(c), &c->pos, &c->narrays,
-            c->opt, c->vis, c->path,
-            c->err) != 0)
-        return -1;
-    return 0;
-}
-
-static int npy_validate_version_2(afmt_vctx *c)
-{
-    /*
-     * header: a text header and the arrays it describes (spec/npy.json /body/4/cases/1/body/0):
-     * numpy/lib/format.py: a Python dict literal, space padded, ending in a newline
-     */
-    if (afmt_thdir_validate(&npy_header_version_2, c->src, afmt_end(c), &c->pos, &c->narrays,
-            c->opt, c->vis, c->path,
-            c->err) != 0)
-        return -1;
-    return 0;
-}
-
 static int npy_validate_body(afmt_vctx *c)
 {
     /* magic_byte: u8 (spec/npy.json /body/0) */
@@ -206,9 +180,23 @@ static int npy_validate_body(afmt_vctx *c)
     /* switch version on major (spec/npy.json /body/4) */
     const uint64_t sel_version = v_major;
     if (sel_version == UINT64_C(1)) {
-        if (npy_validate_version_1(c)) return -1;
+        /*
+         * header: a text header and the arrays it describes (spec/npy.json /body/4/cases/0/body/0):
+         * numpy/lib/format.py: a Python dict literal, space padded, ending in a newline
+         */
+        if (afmt_thdir_validate(&npy_header_version_1, c->src, afmt_end(c), &c->pos, &c->narrays,
+                c->opt, c->vis, c->path,
+                c->err) != 0)
+            return -1;
     } else if (sel_version == UINT64_C(2) || sel_version == UINT64_C(3)) {
-        if (npy_validate_version_2(c)) return -1;
+        /*
+         * header: a text header and the arrays it describes (spec/npy.json /body/4/cases/1/body/0):
+         * numpy/lib/format.py: a Python dict literal, space padded, ending in a newline
+         */
+        if (afmt_thdir_validate(&npy_header_version_2, c->src, afmt_end(c), &c->pos, &c->narrays,
+                c->opt, c->vis, c->path,
+                c->err) != 0)
+            return -1;
     } else {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "major", AFMT_NO_INDEX, o_major,
                 "version: unknown value %" PRIu64 " (expected one of 1, 2, 3)",

@@ -65,24 +65,24 @@ static int rawarray_check_elbyte(const afmt_vctx *c, uint64_t at, uint64_t v_elb
 /* Table element (spec/rawarray.json /tables/element): its entries of two keys,
  * for the validator and the writer. */
 static const afmt_type_entry2 rawarray_element[16] = {
-    {{1, 1}, AFMT_I8, AFMT_ENC_PLAIN, 1, NULL},
-    {{1, 2}, AFMT_I16, AFMT_ENC_PLAIN, 1, NULL},
-    {{1, 4}, AFMT_I32, AFMT_ENC_PLAIN, 1, NULL},
-    {{1, 8}, AFMT_I64, AFMT_ENC_PLAIN, 1, NULL},
-    {{2, 1}, AFMT_U8, AFMT_ENC_PLAIN, 1, NULL},
-    {{2, 2}, AFMT_U16, AFMT_ENC_PLAIN, 1, NULL},
-    {{2, 4}, AFMT_U32, AFMT_ENC_PLAIN, 1, NULL},
-    {{2, 8}, AFMT_U64, AFMT_ENC_PLAIN, 1, NULL},
-    {{3, 2}, AFMT_F16, AFMT_ENC_PLAIN, 1, NULL},
-    {{3, 4}, AFMT_F32, AFMT_ENC_PLAIN, 1, NULL},
-    {{3, 8}, AFMT_F64, AFMT_ENC_PLAIN, 1, NULL},
-    {{4, 4}, AFMT_C32, AFMT_ENC_PLAIN, 1, NULL},
-    {{4, 8}, AFMT_C64, AFMT_ENC_PLAIN, 1, NULL},
-    {{4, 16}, AFMT_C128, AFMT_ENC_PLAIN, 1, NULL},
-    {{5, 2}, AFMT_BF16, AFMT_ENC_PLAIN, 1, NULL},
-    {{5, 1}, AFMT_BOOL, AFMT_ENC_PLAIN, 0,
-     "eltype 5 with elbyte 1 is Bool in RawArray.jl but bfloat16 per the RawArray "
-     "document: read as bool"},
+    {.key = {1, 1}, .dtype = AFMT_I8, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.key = {1, 2}, .dtype = AFMT_I16, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.key = {1, 4}, .dtype = AFMT_I32, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.key = {1, 8}, .dtype = AFMT_I64, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.key = {2, 1}, .dtype = AFMT_U8, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.key = {2, 2}, .dtype = AFMT_U16, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.key = {2, 4}, .dtype = AFMT_U32, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.key = {2, 8}, .dtype = AFMT_U64, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.key = {3, 2}, .dtype = AFMT_F16, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.key = {3, 4}, .dtype = AFMT_F32, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.key = {3, 8}, .dtype = AFMT_F64, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.key = {4, 4}, .dtype = AFMT_C32, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.key = {4, 8}, .dtype = AFMT_C64, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.key = {4, 16}, .dtype = AFMT_C128, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.key = {5, 2}, .dtype = AFMT_BF16, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.key = {5, 1}, .dtype = AFMT_BOOL, .enc = AFMT_ENC_PLAIN, .writable = 0,
+     .warn = "eltype 5 with elbyte 1 is Bool in RawArray.jl but bfloat16 per the RawArray "
+             "document: read as bool"},
 };
 
 /* The entries of table element, listed when no entry matches. */

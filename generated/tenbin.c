@@ -56,17 +56,17 @@ static int tenbin_check_header_len(const afmt_vctx *c, uint64_t at, int64_t v_he
 
 /* Table dtypes (spec/tenbin.json /tables/dtypes), for the validator and the writer. */
 static const afmt_type_entry tenbin_dtypes[11] = {
-    {"f2\x00\x00\x00\x00\x00\x00", 0, AFMT_F16, AFMT_ENC_PLAIN, 1},
-    {"f4\x00\x00\x00\x00\x00\x00", 0, AFMT_F32, AFMT_ENC_PLAIN, 1},
-    {"f8\x00\x00\x00\x00\x00\x00", 0, AFMT_F64, AFMT_ENC_PLAIN, 1},
-    {"i1\x00\x00\x00\x00\x00\x00", 0, AFMT_I8, AFMT_ENC_PLAIN, 1},
-    {"i2\x00\x00\x00\x00\x00\x00", 0, AFMT_I16, AFMT_ENC_PLAIN, 1},
-    {"i4\x00\x00\x00\x00\x00\x00", 0, AFMT_I32, AFMT_ENC_PLAIN, 1},
-    {"i8\x00\x00\x00\x00\x00\x00", 0, AFMT_I64, AFMT_ENC_PLAIN, 1},
-    {"u1\x00\x00\x00\x00\x00\x00", 0, AFMT_U8, AFMT_ENC_PLAIN, 1},
-    {"u2\x00\x00\x00\x00\x00\x00", 0, AFMT_U16, AFMT_ENC_PLAIN, 1},
-    {"u4\x00\x00\x00\x00\x00\x00", 0, AFMT_U32, AFMT_ENC_PLAIN, 1},
-    {"u8\x00\x00\x00\x00\x00\x00", 0, AFMT_U64, AFMT_ENC_PLAIN, 1},
+    {.text = "f2\x00\x00\x00\x00\x00\x00", .dtype = AFMT_F16, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.text = "f4\x00\x00\x00\x00\x00\x00", .dtype = AFMT_F32, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.text = "f8\x00\x00\x00\x00\x00\x00", .dtype = AFMT_F64, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.text = "i1\x00\x00\x00\x00\x00\x00", .dtype = AFMT_I8, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.text = "i2\x00\x00\x00\x00\x00\x00", .dtype = AFMT_I16, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.text = "i4\x00\x00\x00\x00\x00\x00", .dtype = AFMT_I32, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.text = "i8\x00\x00\x00\x00\x00\x00", .dtype = AFMT_I64, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.text = "u1\x00\x00\x00\x00\x00\x00", .dtype = AFMT_U8, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.text = "u2\x00\x00\x00\x00\x00\x00", .dtype = AFMT_U16, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.text = "u4\x00\x00\x00\x00\x00\x00", .dtype = AFMT_U32, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.text = "u8\x00\x00\x00\x00\x00\x00", .dtype = AFMT_U64, .enc = AFMT_ENC_PLAIN, .writable = 1},
 };
 
 /* The entries of table dtypes, listed when no entry matches. */

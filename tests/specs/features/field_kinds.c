@@ -81,8 +81,8 @@ static int field_kinds_check_b32(const afmt_vctx *c, uint64_t at, int64_t v_b32)
 
 /* Table types (tests/specs/features/field_kinds.json /tables/types), for the validator and the writer. */
 static const afmt_type_entry field_kinds_types[2] = {
-    {NULL, 1, AFMT_I32, AFMT_ENC_PLAIN, 1},
-    {NULL, 2, AFMT_F64, AFMT_ENC_PLAIN, 1},
+    {.code = 1, .dtype = AFMT_I32, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.code = 2, .dtype = AFMT_F64, .enc = AFMT_ENC_PLAIN, .writable = 1},
 };
 
 /* The entries of table types, listed when no entry matches. */

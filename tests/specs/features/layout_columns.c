@@ -32,9 +32,9 @@ static const afmt_field_desc field_column_types = {
 
 /* Table types (tests/specs/features/layout_columns.json /tables/types), for the validator and the writer. */
 static const afmt_type_entry layout_columns_types[3] = {
-    {NULL, 1, AFMT_I64, AFMT_ENC_PLAIN, 1},
-    {NULL, 2, AFMT_F64, AFMT_ENC_PLAIN, 1},
-    {NULL, 3, AFMT_U8, AFMT_ENC_PLAIN, 1},
+    {.code = 1, .dtype = AFMT_I64, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.code = 2, .dtype = AFMT_F64, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.code = 3, .dtype = AFMT_U8, .enc = AFMT_ENC_PLAIN, .writable = 1},
 };
 
 /* The entries of table types, listed when no entry matches. */

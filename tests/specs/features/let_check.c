@@ -31,8 +31,8 @@ static const afmt_field_desc field_nbytes = {.name = "nbytes", .kind = AFMT_FIEL
 
 /* Table types (tests/specs/features/let_check.json /tables/types), for the validator and the writer. */
 static const afmt_type_entry let_check_types[2] = {
-    {NULL, 1, AFMT_I32, AFMT_ENC_PLAIN, 1},
-    {NULL, 2, AFMT_F64, AFMT_ENC_PLAIN, 1},
+    {.code = 1, .dtype = AFMT_I32, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.code = 2, .dtype = AFMT_F64, .enc = AFMT_ENC_PLAIN, .writable = 1},
 };
 
 /* The entries of table types, listed when no entry matches. */

@@ -30,8 +30,8 @@ static const afmt_field_desc field_n = {.name = "n", .kind = AFMT_FIELD_UINT, .w
 
 /* Table t (tests/specs/features/lookup_text.json /tables/t), for the validator and the writer. */
 static const afmt_type_entry lookup_text_t[2] = {
-    {"i4", 0, AFMT_I32, AFMT_ENC_PLAIN, 1},
-    {"f8", 0, AFMT_F64, AFMT_ENC_PLAIN, 1},
+    {.text = "i4", .dtype = AFMT_I32, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.text = "f8", .dtype = AFMT_F64, .enc = AFMT_ENC_PLAIN, .writable = 1},
 };
 
 /* The entries of table t, listed when no entry matches. */

@@ -32,11 +32,11 @@ static const afmt_field_desc field_n = {.name = "n", .kind = AFMT_FIELD_UINT, .w
 /* Table element (tests/specs/features/lookup_two_key.json /tables/element): its entries of two keys,
  * for the validator and the writer. */
 static const afmt_type_entry2 lookup_two_key_element[4] = {
-    {{1, 4}, AFMT_I32, AFMT_ENC_PLAIN, 1, NULL},
-    {{2, 8}, AFMT_F64, AFMT_ENC_PLAIN, 1, NULL},
-    {{3, 1}, AFMT_BOOL, AFMT_ENC_BITS_LSB, 1, NULL},
-    {{4, 1}, AFMT_BOOL, AFMT_ENC_PLAIN, 0,
-     "kind 4 is old"},
+    {.key = {1, 4}, .dtype = AFMT_I32, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.key = {2, 8}, .dtype = AFMT_F64, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.key = {3, 1}, .dtype = AFMT_BOOL, .enc = AFMT_ENC_BITS_LSB, .writable = 1},
+    {.key = {4, 1}, .dtype = AFMT_BOOL, .enc = AFMT_ENC_PLAIN, .writable = 0,
+     .warn = "kind 4 is old"},
 };
 
 /* The entries of table element, listed when no entry matches. */

@@ -34,8 +34,8 @@ static const afmt_field_desc field_dlen = {.name = "dlen", .kind = AFMT_FIELD_UI
 
 /* Table types (tests/specs/features/region.json /tables/types), for the validator and the writer. */
 static const afmt_type_entry region_types[2] = {
-    {NULL, 1, AFMT_I32, AFMT_ENC_PLAIN, 1},
-    {NULL, 2, AFMT_F64, AFMT_ENC_PLAIN, 1},
+    {.code = 1, .dtype = AFMT_I32, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.code = 2, .dtype = AFMT_F64, .enc = AFMT_ENC_PLAIN, .writable = 1},
 };
 
 /* The entries of table types, listed when no entry matches. */

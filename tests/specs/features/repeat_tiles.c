@@ -40,8 +40,8 @@ static const afmt_field_desc field_block_cols = {
 
 /* Table types (tests/specs/features/repeat_tiles.json /tables/types), for the validator and the writer. */
 static const afmt_type_entry repeat_tiles_types[2] = {
-    {NULL, 1, AFMT_I32, AFMT_ENC_PLAIN, 1},
-    {NULL, 2, AFMT_F64, AFMT_ENC_PLAIN, 1},
+    {.code = 1, .dtype = AFMT_I32, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.code = 2, .dtype = AFMT_F64, .enc = AFMT_ENC_PLAIN, .writable = 1},
 };
 
 /* The entries of table types, listed when no entry matches. */
@@ -50,7 +50,7 @@ static const char repeat_tiles_types_known[] =
 
 /* The fields that place a block of block in the matrix. */
 static const afmt_tile_fields tile_fields_block =
-    {"block_row", "block_col", "block_rows", "block_cols"};
+    {.row = "block_row", .col = "block_col", .rows = "block_rows", .cols = "block_cols"};
 
 /* block_rows: its check, for the validator and the writer
  * (tests/specs/features/repeat_tiles.json /body/1/cases/0/body/4/body/4) */

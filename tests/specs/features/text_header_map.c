@@ -26,15 +26,15 @@ int afmt_text_header_map_detect(const uint8_t *buf, uint64_t len)
 
 /* header: the text header at /body/0 */
 static const afmt_thdir_key text_header_map_header_keys[] = {
-    {"dtype", AFMT_BIND_DTYPE, AFMT_TV_LIST},
-    {"shape", AFMT_BIND_SHAPE, AFMT_TV_LIST},
-    {"data_offsets", AFMT_BIND_RANGE, AFMT_TV_LIST},
+    {.key = "dtype", .bind = AFMT_BIND_DTYPE, .kind = AFMT_TV_LIST},
+    {.key = "shape", .bind = AFMT_BIND_SHAPE, .kind = AFMT_TV_LIST},
+    {.key = "data_offsets", .bind = AFMT_BIND_RANGE, .kind = AFMT_TV_LIST},
 };
 static const afmt_thdir_type text_header_map_header_types[] = {
-    {"BOOL", 0, AFMT_BOOL, 1, AFMT_LITTLE, 1, NULL},
-    {"I32", 0, AFMT_I32, 4, AFMT_LITTLE, 1, NULL},
-    {"F64", 0, AFMT_F64, 8, AFMT_LITTLE, 1, NULL},
-    {"F8", 0, AFMT_OPAQUE, 1, AFMT_LITTLE, 1, NULL},
+    {.text = "BOOL", .dtype = AFMT_BOOL, .size = 1, .endian = AFMT_LITTLE, .writable = 1},
+    {.text = "I32", .dtype = AFMT_I32, .size = 4, .endian = AFMT_LITTLE, .writable = 1},
+    {.text = "F64", .dtype = AFMT_F64, .size = 8, .endian = AFMT_LITTLE, .writable = 1},
+    {.text = "F8", .dtype = AFMT_OPAQUE, .size = 1, .endian = AFMT_LITTLE, .writable = 1},
 };
 static const afmt_thdir_desc text_header_map_header = {
     .format = "text_header_map",

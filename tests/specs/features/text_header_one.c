@@ -29,15 +29,15 @@ static const afmt_field_desc field_magic = {.name = "magic", .kind = AFMT_FIELD_
 
 /* header: the text header at /body/1 */
 static const afmt_thdir_key text_header_one_header_keys[] = {
-    {"descr", AFMT_BIND_DTYPE, AFMT_TV_LIST},
-    {"fortran_order", AFMT_BIND_ORDER, AFMT_TV_LIST},
-    {"shape", AFMT_BIND_SHAPE, AFMT_TV_TUPLE},
+    {.key = "descr", .bind = AFMT_BIND_DTYPE, .kind = AFMT_TV_LIST},
+    {.key = "fortran_order", .bind = AFMT_BIND_ORDER, .kind = AFMT_TV_LIST},
+    {.key = "shape", .bind = AFMT_BIND_SHAPE, .kind = AFMT_TV_TUPLE},
 };
 static const afmt_thdir_type text_header_one_header_types[] = {
-    {"<i4", 0, AFMT_I32, 4, AFMT_LITTLE, 1, NULL},
-    {">f8", 0, AFMT_F64, 8, AFMT_BIG, 0, NULL},
-    {"|O", 1, AFMT_DTYPE_INVALID, 0, AFMT_LITTLE, 0,
-     "objects"},
+    {.text = "<i4", .dtype = AFMT_I32, .size = 4, .endian = AFMT_LITTLE, .writable = 1},
+    {.text = ">f8", .dtype = AFMT_F64, .size = 8, .endian = AFMT_BIG},
+    {.text = "|O", .prefix = 1, .dtype = AFMT_DTYPE_INVALID, .size = 0, .endian = AFMT_LITTLE,
+     .refuse = "objects"},
 };
 static const afmt_thdir_desc text_header_one_header = {
     .format = "text_header_one",

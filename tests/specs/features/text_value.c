@@ -44,8 +44,8 @@ static int text_value_check_rank(const afmt_vctx *c, uint64_t at, int64_t v_rank
 
 /* Table types (tests/specs/features/text_value.json /tables/types), for the validator and the writer. */
 static const afmt_type_entry text_value_types[2] = {
-    {" i32", 0, AFMT_I32, AFMT_ENC_PLAIN, 1},
-    {" f64", 0, AFMT_F64, AFMT_ENC_PLAIN, 1},
+    {.text = " i32", .dtype = AFMT_I32, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.text = " f64", .dtype = AFMT_F64, .enc = AFMT_ENC_PLAIN, .writable = 1},
 };
 
 /* The entries of table types, listed when no entry matches. */
