@@ -408,6 +408,98 @@ static void put_load_failure_json(afmt_cli_buf *out, const char *path, int rc,
     afmt_cli_buf_puts(out, ",\"warnings\":[]}\n");
 }
 
+/* Open path as info_file needs it: --json says a failure as the file's
+ * object in out, text on stderr.  0, or the exit status. */
+static int load_one(const info_ctx *c, afmt_cli_loaded *l, const char *path,
+                    const afmt_format *forced, afmt_cli_buf *out)
+{
+    afmt_cli_load_failure why;
+    int rc;
+
+    if (!c->json)
+        return afmt_cli_load(l, NULL, path, forced, "--format");
+    /* One object per FILE, whatever happens to it. */
+    rc = afmt_cli_load_quiet(l, path, forced, "--format", &why);
+    if (rc != 0)
+        put_load_failure_json(out, path, rc, &why);
+    return rc;
+}
+
+/* Forget the previous file's fields, arrays, warnings and metadata. */
+static void begin_file(info_ctx *c)
+{
+    c->nfields = c->narrays = c->nwarn = c->hidden = 0;
+    memset(c->maps, 0, sizeof c->maps);
+    c->next_map = 0;
+    c->meta = NULL;
+    c->meta_len = c->meta_offset = 0;
+    afmt_cli_buf_reset(&c->fields, (size_t)4 << 20);
+    afmt_cli_buf_reset(&c->arrays, (size_t)4 << 20);
+    afmt_cli_buf_reset(&c->warns, (size_t)4 << 20);
+}
+
+/* --json: the file's object, one line. */
+static void put_json_report(info_ctx *c, const char *path, const afmt_cli_loaded *l, int valid,
+                            const afmt_error *err, afmt_cli_buf *out)
+{
+    afmt_cli_buf_puts(out, "{\"path\":");
+    afmt_cli_json_cstr(out, path);
+    afmt_cli_buf_puts(out, ",\"format\":");
+    afmt_cli_json_cstr(out, l->fmt->name);
+    afmt_cli_buf_printf(out, ",\"size\":%" PRIu64 ",\"valid\":%s,\"fields\":[", l->in.size,
+                        valid ? "true" : "false");
+    afmt_cli_buf_put(out, c->fields.p, c->fields.len);
+    afmt_cli_buf_printf(out, "]%s,\"array_count\":%" PRIu64 ",\"arrays\":[",
+                        c->nfields > INFO_MAX_FIELDS_JSON ? ",\"fields_truncated\":true" : "",
+                        c->narrays);
+    afmt_cli_buf_put(out, c->arrays.p, c->arrays.len);
+    afmt_cli_buf_puts(out, "]");
+    if (c->meta) {
+        afmt_cli_buf_printf(out, ",\"metadata\":{\"offset\":%" PRIu64 ",\"nbytes\":%" PRIu64
+                            ",\"json\":", c->meta_offset, c->meta_len);
+        afmt_cli_json_str(out, (const char *)c->meta, (size_t)c->meta_len);
+        afmt_cli_buf_putc(out, '}');
+    }
+    afmt_cli_buf_puts(out, ",\"error\":");
+    if (valid)
+        afmt_cli_buf_puts(out, "null");
+    else
+        afmt_cli_json_error(out, err);
+    afmt_cli_buf_puts(out, ",\"warnings\":[");
+    afmt_cli_buf_put(out, c->warns.p, c->warns.len);
+    afmt_cli_buf_puts(out, "]}\n");
+}
+
+/* The text report: a line about the file, its fields, arrays, metadata,
+ * warnings and why it is invalid. */
+static void put_text_report(info_ctx *c, const char *path, const afmt_cli_loaded *l, int valid,
+                            const afmt_error *err, afmt_cli_buf *out)
+{
+    afmt_cli_buf_printf(out, "%s: %s, %" PRIu64 " bytes, %s\n", path, l->fmt->name, l->in.size,
+                        valid ? "valid" : "invalid");
+    afmt_cli_buf_printf(out, "  %10s %6s  %-5s %-28s %s\n", "offset", "width", "type", "field",
+                        "value");
+    afmt_cli_buf_put(out, c->fields.p, c->fields.len);
+    if (c->nfields > INFO_MAX_FIELDS)
+        afmt_cli_buf_printf(out, "  ... %" PRIu64 " more fields not listed\n",
+                            c->nfields - INFO_MAX_FIELDS);
+    afmt_cli_buf_put(out, c->arrays.p, c->arrays.len);
+    if (c->narrays > INFO_MAX_ARRAYS)
+        afmt_cli_buf_printf(out, "  ... %" PRIu64 " more arrays not listed\n",
+                            c->narrays - INFO_MAX_ARRAYS);
+    if (c->meta) {
+        afmt_cli_buf_printf(out, "  metadata, bytes %" PRIu64 "..%" PRIu64 ": ", c->meta_offset,
+                            c->meta_offset + c->meta_len);
+        put_text(out, c->meta, c->meta_len); /* JSON as written, as the fields show it */
+        afmt_cli_buf_putc(out, '\n');
+    }
+    afmt_cli_buf_put(out, c->warns.p, c->warns.len);
+    if (!valid) {
+        afmt_error_describe(err, c->desc, sizeof c->desc);
+        afmt_cli_buf_printf(out, "  invalid: %s%s\n", c->desc, afmt_cli_limit_hint(err));
+    }
+}
+
 /* Describe one file into out.  Returns an exit status. */
 static int info_file(info_ctx *c, const char *path, const afmt_format *forced,
                      const afmt_options *base, afmt_cli_buf *out)
@@ -417,30 +509,12 @@ static int info_file(info_ctx *c, const char *path, const afmt_format *forced,
     afmt_field_visitor fv;
     afmt_visitor vis;
     afmt_error err;
-    int rc, valid;
+    int rc = load_one(c, &l, path, forced, out), valid;
 
-    if (c->json) {
-        /* One object per FILE, whatever happens to it. */
-        afmt_cli_load_failure why;
-        rc = afmt_cli_load_quiet(&l, path, forced, "--format", &why);
-        if (rc != 0) {
-            put_load_failure_json(out, path, rc, &why);
-            return rc;
-        }
-    } else {
-        rc = afmt_cli_load(&l, NULL, path, forced, "--format");
-        if (rc != 0)
-            return rc;
-    }
+    if (rc != 0)
+        return rc;
     l.interp = c->spec;
-    c->nfields = c->narrays = c->nwarn = c->hidden = 0;
-    memset(c->maps, 0, sizeof c->maps);
-    c->next_map = 0;
-    c->meta = NULL;
-    c->meta_len = c->meta_offset = 0;
-    afmt_cli_buf_reset(&c->fields, (size_t)4 << 20);
-    afmt_cli_buf_reset(&c->arrays, (size_t)4 << 20);
-    afmt_cli_buf_reset(&c->warns, (size_t)4 << 20);
+    begin_file(c);
     fv.ctx = c;
     fv.on_field = on_field;
     opt.fields = &fv;
@@ -451,58 +525,10 @@ static int info_file(info_ctx *c, const char *path, const afmt_format *forced,
     afmt_error_clear(&err);
     valid = afmt_cli_validate(l.interp, l.fmt, l.in.data, l.in.len, &opt, &vis, &err) == 0;
     flush_hidden(c);
-    if (c->json) {
-        afmt_cli_buf_puts(out, "{\"path\":");
-        afmt_cli_json_cstr(out, path);
-        afmt_cli_buf_puts(out, ",\"format\":");
-        afmt_cli_json_cstr(out, l.fmt->name);
-        afmt_cli_buf_printf(out, ",\"size\":%" PRIu64 ",\"valid\":%s,\"fields\":[", l.in.size,
-                            valid ? "true" : "false");
-        afmt_cli_buf_put(out, c->fields.p, c->fields.len);
-        afmt_cli_buf_printf(out, "]%s,\"array_count\":%" PRIu64 ",\"arrays\":[",
-                            c->nfields > INFO_MAX_FIELDS_JSON ? ",\"fields_truncated\":true" : "",
-                            c->narrays);
-        afmt_cli_buf_put(out, c->arrays.p, c->arrays.len);
-        afmt_cli_buf_puts(out, "]");
-        if (c->meta) {
-            afmt_cli_buf_printf(out, ",\"metadata\":{\"offset\":%" PRIu64 ",\"nbytes\":%" PRIu64
-                                ",\"json\":", c->meta_offset, c->meta_len);
-            afmt_cli_json_str(out, (const char *)c->meta, (size_t)c->meta_len);
-            afmt_cli_buf_putc(out, '}');
-        }
-        afmt_cli_buf_puts(out, ",\"error\":");
-        if (valid)
-            afmt_cli_buf_puts(out, "null");
-        else
-            afmt_cli_json_error(out, &err);
-        afmt_cli_buf_puts(out, ",\"warnings\":[");
-        afmt_cli_buf_put(out, c->warns.p, c->warns.len);
-        afmt_cli_buf_puts(out, "]}\n");
-    } else {
-        afmt_cli_buf_printf(out, "%s: %s, %" PRIu64 " bytes, %s\n", path, l.fmt->name, l.in.size,
-                            valid ? "valid" : "invalid");
-        afmt_cli_buf_printf(out, "  %10s %6s  %-5s %-28s %s\n", "offset", "width", "type", "field",
-                            "value");
-        afmt_cli_buf_put(out, c->fields.p, c->fields.len);
-        if (c->nfields > INFO_MAX_FIELDS)
-            afmt_cli_buf_printf(out, "  ... %" PRIu64 " more fields not listed\n",
-                                c->nfields - INFO_MAX_FIELDS);
-        afmt_cli_buf_put(out, c->arrays.p, c->arrays.len);
-        if (c->narrays > INFO_MAX_ARRAYS)
-            afmt_cli_buf_printf(out, "  ... %" PRIu64 " more arrays not listed\n",
-                                c->narrays - INFO_MAX_ARRAYS);
-        if (c->meta) {
-            afmt_cli_buf_printf(out, "  metadata, bytes %" PRIu64 "..%" PRIu64 ": ", c->meta_offset,
-                                c->meta_offset + c->meta_len);
-            put_text(out, c->meta, c->meta_len); /* JSON as written, as the fields show it */
-            afmt_cli_buf_putc(out, '\n');
-        }
-        afmt_cli_buf_put(out, c->warns.p, c->warns.len);
-        if (!valid) {
-            afmt_error_describe(&err, c->desc, sizeof c->desc);
-            afmt_cli_buf_printf(out, "  invalid: %s%s\n", c->desc, afmt_cli_limit_hint(&err));
-        }
-    }
+    if (c->json)
+        put_json_report(c, path, &l, valid, &err, out);
+    else
+        put_text_report(c, path, &l, valid, &err, out);
     afmt_cli_loaded_close(&l);
     return valid ? AFMT_EXIT_OK : AFMT_EXIT_INVALID;
 }
@@ -578,91 +604,90 @@ static const afmt_cli_optdef info_opts[] = {
     { NULL, 0, 0, 0 }
 };
 
-int afmt_cli_info_main(int argc, char **argv, int first)
+/* What the command line asks for, beside info_ctx's json and spec. */
+typedef struct info_args {
+    afmt_options opt;
+    const afmt_format *forced;   /* --format / --spec, or NULL: detect */
+    int *files;                  /* argv indexes of the FILEs, nfiles of them */
+    int nfiles;
+} info_args;
+
+/* --format or --spec, given once: -1 to go on, else the exit status. */
+static int take_format(info_args *a, info_ctx *c, int id, const char *val)
+{
+    if (a->forced)
+        return afmt_cli_usage_error("afmt info", "give one of --format and --spec, once");
+    if (id == I_FORMAT) {
+        a->forced = afmt_cli_format_arg("afmt info", val);
+    } else {
+        c->spec = afmt_cli_spec_arg("afmt info", val);
+        a->forced = c->spec ? afmt_interp_format(c->spec) : NULL;
+    }
+    return a->forced ? -1 : afmt_cli_usage_error("afmt info", NULL);
+}
+
+/* One option (id, val) or the operand argv[index]: -1 to go on, else the
+ * exit status. */
+static int take_arg(info_args *a, info_ctx *c, int id, const char *val, int index)
+{
+    switch (id) {
+    case AFMT_CLI_ARGS_ERROR:
+        return AFMT_EXIT_ERROR;
+    case AFMT_CLI_ARGS_OPERAND:
+        a->files[a->nfiles++] = index;
+        return -1;
+    case I_HELP:
+        info_usage(stdout);
+        return AFMT_EXIT_OK;
+    case I_SPEC:
+    case I_FORMAT:
+        return take_format(a, c, id, val);
+    case I_JSON:
+        c->json = 1;
+        return -1;
+    case I_LENIENT:
+        a->opt.mode = AFMT_LENIENT;
+        return -1;
+    case I_STRICT:
+        a->opt.mode = AFMT_STRICT;
+        return -1;
+    default:
+        if (afmt_cli_limit_option("afmt info", id, val, &a->opt.limits) < 0)
+            return afmt_cli_usage_error("afmt info", NULL);
+        return -1;
+    }
+}
+
+/* The command line into *a and c: -1 to go on, else the exit status. */
+static int parse_args(info_args *a, info_ctx *c, int argc, char **argv, int first)
 {
     afmt_cli_args args;
-    afmt_options opt;
-    const afmt_format *forced = NULL;
     const char *val;
-    info_ctx *c;
-    afmt_cli_buf out;
-    int id, rc = AFMT_EXIT_OK, nfiles = 0, i, worst = AFMT_EXIT_OK;
-    int *files;
+    int id, rc;
 
-    afmt_options_default(&opt);
-    files = calloc((size_t)(argc > 0 ? argc : 1), sizeof *files);
-    c = calloc(1, sizeof *c);
-    if (!files || !c) {
-        free(files);
-        free(c);
-        fprintf(stderr, "afmt info: out of memory\n");
-        return AFMT_EXIT_ERROR;
-    }
     afmt_cli_args_init(&args, argc, argv, first, info_opts, "afmt info");
-    while ((id = afmt_cli_args_next(&args, &val)) != AFMT_CLI_ARGS_END) {
-        switch (id) {
-        case AFMT_CLI_ARGS_ERROR:
-            rc = AFMT_EXIT_ERROR;
-            goto done;
-        case AFMT_CLI_ARGS_OPERAND:
-            files[nfiles++] = args.i - 1;
-            break;
-        case I_HELP:
-            info_usage(stdout);
-            goto done;
-        case I_SPEC:
-            if (forced) {
-                rc = afmt_cli_usage_error("afmt info", "give one of --format and --spec, once");
-                goto done;
-            }
-            c->spec = afmt_cli_spec_arg("afmt info", val);
-            if (!c->spec) {
-                rc = afmt_cli_usage_error("afmt info", NULL);
-                goto done;
-            }
-            forced = afmt_interp_format(c->spec);
-            break;
-        case I_FORMAT:
-            if (forced) {
-                rc = afmt_cli_usage_error("afmt info", "give one of --format and --spec, once");
-                goto done;
-            }
-            forced = afmt_cli_format_arg("afmt info", val);
-            if (!forced) {
-                rc = afmt_cli_usage_error("afmt info", NULL);
-                goto done;
-            }
-            break;
-        case I_JSON:
-            c->json = 1;
-            break;
-        case I_LENIENT:
-            opt.mode = AFMT_LENIENT;
-            break;
-        case I_STRICT:
-            opt.mode = AFMT_STRICT;
-            break;
-        default:
-            if (afmt_cli_limit_option("afmt info", id, val, &opt.limits) < 0) {
-                rc = afmt_cli_usage_error("afmt info", NULL);
-                goto done;
-            }
-            break;
-        }
-    }
-    if (nfiles == 0) {
-        rc = afmt_cli_usage_error("afmt info", "no FILE");
-        goto done;
-    }
+    while ((id = afmt_cli_args_next(&args, &val)) != AFMT_CLI_ARGS_END)
+        if ((rc = take_arg(a, c, id, val, args.i - 1)) >= 0)
+            return rc;
+    return a->nfiles ? -1 : afmt_cli_usage_error("afmt info", "no FILE");
+}
+
+/* Describe each FILE on standard output, one at a time: the worst exit
+ * status (2 over 1 over 0). */
+static int info_files(info_ctx *c, const info_args *a, char **argv)
+{
+    afmt_cli_buf out;
+    int i, worst = AFMT_EXIT_OK;
+
     afmt_cli_buf_init(&c->fields);
     afmt_cli_buf_init(&c->arrays);
     afmt_cli_buf_init(&c->warns);
     afmt_cli_buf_init(&out);
-    for (i = 0; i < nfiles; i++) {
+    for (i = 0; i < a->nfiles; i++) {
         int r;
         afmt_cli_buf_reset(&out, (size_t)4 << 20);
         fflush(stdout);
-        r = info_file(c, argv[files[i]], forced, &opt, &out);
+        r = info_file(c, argv[a->files[i]], a->forced, &a->opt, &out);
         if (out.oom) {
             fprintf(stderr, "afmt info: out of memory formatting the output\n");
             r = AFMT_EXIT_ERROR;
@@ -676,13 +701,32 @@ int afmt_cli_info_main(int argc, char **argv, int first)
         fprintf(stderr, "afmt info: error writing standard output\n");
         worst = AFMT_EXIT_ERROR;
     }
-    rc = worst;
     afmt_cli_buf_free(&c->fields);
     afmt_cli_buf_free(&c->arrays);
     afmt_cli_buf_free(&c->warns);
     afmt_cli_buf_free(&out);
-done:
-    free(files);
+    return worst;
+}
+
+int afmt_cli_info_main(int argc, char **argv, int first)
+{
+    info_args a;
+    info_ctx *c = calloc(1, sizeof *c);
+    int rc;
+
+    memset(&a, 0, sizeof a);
+    afmt_options_default(&a.opt);
+    a.files = calloc((size_t)(argc > 0 ? argc : 1), sizeof *a.files);
+    if (!a.files || !c) {
+        free(a.files);
+        free(c);
+        fprintf(stderr, "afmt info: out of memory\n");
+        return AFMT_EXIT_ERROR;
+    }
+    rc = parse_args(&a, c, argc, argv, first);
+    if (rc < 0)
+        rc = info_files(c, &a, argv);
+    free(a.files);
     free(c);
     return rc;
 }
