@@ -38,18 +38,15 @@ typedef struct afmt_cli_convert_args {
     int compress;                    /* -1 as IN is, 0 or 1 as asked */
 } afmt_cli_convert_args;
 
-/* IN, validated, and what its validator gave: arrays (views into IN's
- * bytes, valid while l is open), the trailer (RawArray) and a copy of
- * the metadata (safetensors). */
+/* IN, validated, and what its validator gave: arrays and the trailer
+ * (RawArray) in views (into IN's bytes, valid while l is open), and a
+ * copy of the metadata (safetensors). */
 typedef struct afmt_cli_convert_input {
     afmt_cli_loaded l;
     int loaded;                      /* l is open: close it */
     const char *path;
-    afmt_array *arrays;
-    size_t n, cap;
-    int oom;
-    const uint8_t *trailer;
-    uint64_t trailer_len;
+    afmt_views views;                /* views.v[0..views.n): IN's arrays */
+    int oom;                         /* the metadata could not be copied */
     uint8_t *metadata;               /* a copy: a stream's header is gone once read */
     uint64_t metadata_len;
 } afmt_cli_convert_input;

@@ -10,20 +10,7 @@
 
 static int collect_array(void *ctx, const afmt_array *a)
 {
-    afmt_cli_convert_input *c = ctx;
-
-    if (c->n == c->cap) {
-        size_t cap = c->cap ? c->cap * 2 : 4;
-        afmt_array *p = realloc(c->arrays, cap * sizeof *p);
-        if (!p) {
-            c->oom = 1;
-            return 1;
-        }
-        c->arrays = p;
-        c->cap = cap;
-    }
-    c->arrays[c->n++] = *a;
-    return 0;
+    return afmt_views_add(&((afmt_cli_convert_input *)ctx)->views, a);
 }
 
 static void collect_trailer(void *ctx, const uint8_t *data, uint64_t len,
@@ -32,8 +19,8 @@ static void collect_trailer(void *ctx, const uint8_t *data, uint64_t len,
     afmt_cli_convert_input *c = ctx;
 
     (void)offset;
-    c->trailer = data;
-    c->trailer_len = len;
+    c->views.trailer = data;
+    c->views.trailer_len = len;
 }
 
 /* The file's metadata (safetensors' __metadata__), written back by a
@@ -65,13 +52,13 @@ static int check_count(const afmt_cli_convert_input *c, const afmt_cli_convert_a
 {
     if (a->target->multi || a->to_npz)
         return 0;
-    if (c->n > 1) {
+    if (c->views.n > 1) {
         fprintf(stderr, "afmt convert: %s holds %zu arrays, but %s holds one "
                         "array per file (choose a format that holds several: see "
-                        "'afmt formats')\n", a->in, c->n, a->target->name);
+                        "'afmt formats')\n", a->in, c->views.n, a->target->name);
         return AFMT_EXIT_INVALID;
     }
-    if (c->n == 0) {
+    if (c->views.n == 0) {
         fprintf(stderr, "afmt convert: %s holds no array; %s needs one\n", a->in,
                 a->target->name);
         return AFMT_EXIT_INVALID;
@@ -85,13 +72,13 @@ static int check_castable(const afmt_cli_convert_input *c, const afmt_cli_conver
     afmt_error err;
     size_t i;
 
-    for (i = 0; i < c->n; i++) {
-        if (a->dtype != AFMT_DTYPE_INVALID && a->dtype != c->arrays[i].dtype &&
-            c->arrays[i].dtype == AFMT_OPAQUE) {
+    for (i = 0; i < c->views.n; i++) {
+        if (a->dtype != AFMT_DTYPE_INVALID && a->dtype != c->views.v[i].dtype &&
+            c->views.v[i].dtype == AFMT_OPAQUE) {
             afmt_error_clear(&err);
-            afmt_cli_fail(&err, AFMT_E_TYPE, NULL, c->arrays[i].offset,
+            afmt_cli_fail(&err, AFMT_E_TYPE, NULL, c->views.v[i].offset,
                           "opaque elements cannot be cast to %s", afmt_dtype_name(a->dtype));
-            return afmt_cli_convert_refuse(a->in, i, &c->arrays[i], "cannot convert", &err);
+            return afmt_cli_convert_refuse(a->in, i, &c->views.v[i], "cannot convert", &err);
         }
     }
     return 0;
@@ -103,6 +90,7 @@ int afmt_cli_convert_read(afmt_cli_convert_input *c, const afmt_cli_convert_args
     int rc;
 
     memset(c, 0, sizeof *c);
+    afmt_views_init(&c->views, SIZE_MAX); /* every array: the target takes them all */
     c->path = a->in;
     rc = afmt_cli_load(&c->l, "afmt convert", a->in, a->from, "--from");
     if (rc != 0)
@@ -114,10 +102,10 @@ int afmt_cli_convert_read(afmt_cli_convert_input *c, const afmt_cli_convert_args
     vis.on_warning = collect_warning;
     vis.on_trailer = collect_trailer;
     vis.on_metadata = collect_metadata;
-    if (afmt_cli_loaded_validate(&c->l, &a->opt, &vis) != 0 || c->oom) {
-        if (c->oom)
+    if (afmt_cli_loaded_validate(&c->l, &a->opt, &vis) != 0 || c->oom || c->views.oom) {
+        if (c->oom || c->views.oom)
             fprintf(stderr, "afmt convert: out of memory\n");
-        return c->oom ? AFMT_EXIT_ERROR : AFMT_EXIT_INVALID;
+        return c->oom || c->views.oom ? AFMT_EXIT_ERROR : AFMT_EXIT_INVALID;
     }
     rc = check_count(c, a);
     return rc ? rc : check_castable(c, a);
@@ -125,7 +113,7 @@ int afmt_cli_convert_read(afmt_cli_convert_input *c, const afmt_cli_convert_args
 
 void afmt_cli_convert_input_free(afmt_cli_convert_input *c)
 {
-    free(c->arrays);
+    afmt_views_free(&c->views);
     free(c->metadata);
     if (c->loaded)
         afmt_cli_loaded_close(&c->l);

@@ -37,9 +37,9 @@ void afmt_cli_convert_say_form_changes(const char *in, const afmt_cli_convert_in
     size_t i;
     int compressed_in = 0;
 
-    for (i = 0; i < c->n; i++) {
-        compressed_in |= c->arrays[i].encoding == AFMT_ENC_LZ4_BLOCK;
-        if (views && c->arrays[i].encoding == AFMT_ENC_CSR && views[i].encoding != AFMT_ENC_CSR)
+    for (i = 0; i < c->views.n; i++) {
+        compressed_in |= c->views.v[i].encoding == AFMT_ENC_LZ4_BLOCK;
+        if (views && c->views.v[i].encoding == AFMT_ENC_CSR && views[i].encoding != AFMT_ENC_CSR)
             fprintf(stderr, "afmt convert: %s: array [%zu] is sparse (CSR); %s holds it only dense: written dense\n",
                     in, i, target->name);
     }
@@ -299,7 +299,7 @@ static int plan_one(afmt_cli_convert_plan *p, size_t i)
     memset(&o, 0, sizeof o);
     o.p = p;
     o.i = i;
-    o.a = &p->input->arrays[i];
+    o.a = &p->input->views.v[i];
     o.odd = a->opt.mode == AFMT_LENIENT ? odd_bools(o.a) : 0;
     afmt_error_clear(&err);
     if (afmt_array_plain_size(o.a, &o.size, &err) != 0)
@@ -322,7 +322,7 @@ int afmt_cli_convert_plan_all(afmt_cli_convert_plan *p, const afmt_cli_convert_i
 
     p->args = a;
     p->input = in;
-    p->n = in->n;
+    p->n = in->views.n;
     p->compress = a->compress;
     p->views = calloc(p->n ? p->n : 1, sizeof *p->views);
     p->bufs = calloc(p->n ? p->n : 1, sizeof *p->bufs);

@@ -111,9 +111,9 @@ static int put_arrays(const afmt_cli_convert_plan *p, afmt_sink *sink, afmt_erro
 
     memset(&wopt, 0, sizeof wopt);
     wopt.compress = p->compress;
-    if (a->target == in->l.fmt && in->trailer_len) {
-        wopt.trailer = in->trailer;
-        wopt.trailer_len = in->trailer_len;
+    if (a->target == in->l.fmt && in->views.trailer_len) {
+        wopt.trailer = in->views.trailer;
+        wopt.trailer_len = in->views.trailer_len;
     }
     wopt.metadata = in->metadata;
     wopt.metadata_len = in->metadata_len;

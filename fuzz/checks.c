@@ -602,7 +602,7 @@ static int fz_validate_one(fz_ctx *c, const afmt_format *f, const char *mode,
     return 0;
 }
 
-typedef struct fz_views fz_views;
+typedef afmt_views fz_views; /* at most FZ_MAX_VIEWS kept (afmt.h) */
 static fz_views *fz_views_new(void);
 static void fz_views_delete(fz_views *v);
 static void fz_check_stream(fz_ctx *c, const afmt_format *f, const uint8_t *buf,
@@ -744,24 +744,10 @@ void fz_check_streams(fz_ctx *c, const afmt_format *only, const uint8_t *buf, ui
 
 /* ------------------------------------------------------------ collecting */
 
-/* The views of one validation.  Grown as arrays come (most files hold one
- * or two): a view is 2.3 KiB, and under ASan an allocation of FZ_MAX_VIEWS
- * of them per input was an mmap and munmap each time, most of the round
- * trip's time. */
-struct fz_views {
-    afmt_array *v;            /* the first min(n, FZ_MAX_VIEWS) views */
-    size_t cap;               /* allocated entries of v */
-    size_t n;                 /* arrays seen (may exceed FZ_MAX_VIEWS) */
-    int oom;                  /* v could not grow: some views are missing */
-    const uint8_t *trailer;
-    uint64_t trailer_len;
-};
-
-static int fz_views_alloc(fz_views *v)
-{
-    memset(v, 0, sizeof *v);
-    return 0;
-}
+/* The views of one validation: an afmt_views keeping FZ_MAX_VIEWS (grown
+ * as arrays come, most files holding one or two: a view is 2.3 KiB, and
+ * under ASan an allocation of FZ_MAX_VIEWS of them per input was an mmap
+ * and munmap each time, most of the round trip's time). */
 
 /* All the views are there, and not too many of them. */
 static int fz_views_usable(const fz_views *v)
@@ -772,47 +758,16 @@ static int fz_views_usable(const fz_views *v)
 static fz_views *fz_views_new(void)
 {
     fz_views *v = malloc(sizeof *v);
-    if (v && fz_views_alloc(v) != 0) {
-        free(v);
-        v = NULL;
-    }
+    if (v)
+        afmt_views_init(v, FZ_MAX_VIEWS);
     return v;
 }
 
 static void fz_views_delete(fz_views *v)
 {
     if (v)
-        free(v->v);
+        afmt_views_free(v);
     free(v);
-}
-
-static int fz_collect_array(void *ctx, const afmt_array *a)
-{
-    fz_views *s = ctx;
-    if (s->n < FZ_MAX_VIEWS && !s->oom) {
-        if (s->n == s->cap) {
-            size_t cap = s->cap ? s->cap * 2 : 2;
-            afmt_array *nv = realloc(s->v, sizeof *nv * (cap < FZ_MAX_VIEWS ? cap : FZ_MAX_VIEWS));
-            if (!nv) {
-                s->oom = 1;
-                s->n++;
-                return 0;
-            }
-            s->v = nv;
-            s->cap = cap < FZ_MAX_VIEWS ? cap : FZ_MAX_VIEWS;
-        }
-        s->v[s->n] = *a;
-    }
-    s->n++;
-    return 0;
-}
-
-static void fz_collect_trailer(void *ctx, const uint8_t *data, uint64_t n, uint64_t offset)
-{
-    fz_views *s = ctx;
-    (void)offset;
-    s->trailer = data;
-    s->trailer_len = n;
 }
 
 /* Validate and keep the views; 0 if valid. */
@@ -821,14 +776,8 @@ static int fz_collect(const afmt_format *f, const afmt_options *opt, const uint8
 {
     afmt_visitor vis;
 
-    out->n = 0;
-    out->oom = 0;
-    out->trailer = NULL;
-    out->trailer_len = 0;
-    memset(&vis, 0, sizeof vis);
-    vis.ctx = out;
-    vis.on_array = fz_collect_array;
-    vis.on_trailer = fz_collect_trailer;
+    afmt_views_reset(out);
+    afmt_views_visitor(out, &vis);
     return f->validate(buf, len, opt, &vis, err);
 }
 
@@ -895,7 +844,7 @@ static int fz_stream_array(void *ctx, const afmt_array *a)
         s->stale = 1;
         s->stale_index = a->index;
     }
-    return fz_collect_array(s->views, a);
+    return afmt_views_add(s->views, a);
 }
 
 /* Name of the first field in which two views differ, or NULL.  Data
@@ -1284,8 +1233,8 @@ typedef struct fz_work {
 static int fz_work_alloc(fz_work *w)
 {
     int bad = 0;
-    bad |= fz_views_alloc(&w->in);
-    bad |= fz_views_alloc(&w->out);
+    afmt_views_init(&w->in, FZ_MAX_VIEWS);
+    afmt_views_init(&w->out, FZ_MAX_VIEWS);
     bad |= fz_logical_alloc(&w->l1);
     bad |= fz_logical_alloc(&w->l2);
     bad |= fz_logical_alloc(&w->l3);
@@ -1294,8 +1243,8 @@ static int fz_work_alloc(fz_work *w)
 
 static void fz_work_free(fz_work *w)
 {
-    free(w->in.v);
-    free(w->out.v);
+    afmt_views_free(&w->in);
+    afmt_views_free(&w->out);
     fz_logical_free(&w->l1);
     fz_logical_free(&w->l2);
     fz_logical_free(&w->l3);

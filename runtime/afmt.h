@@ -581,6 +581,46 @@ typedef struct afmt_write_options {
     uint64_t metadata_len;
 } afmt_write_options;
 
+/* ---- Collecting the views of one validation
+ *
+ * A visitor that keeps a copy of every array's view (and the trailer),
+ * for work that needs all of a file's arrays at once, as converting does:
+ *
+ *     afmt_views vs;
+ *     afmt_visitor vis;
+ *     afmt_views_init(&vs, 1024);            // keep at most 1024 views
+ *     afmt_views_visitor(&vs, &vis);
+ *     if (afmt_npy_validate(buf, len, NULL, &vis, &err) == 0 && !vs.oom && vs.n <= vs.max)
+ *         ... vs.v[0 .. vs.n) ...             // views into buf
+ *     afmt_views_free(&vs);
+ *
+ * The views point into the validated buffer and live as long as it (a
+ * stream source's views have no data).  Memory: vs.v grows by doubling,
+ * to at most max views (each sizeof(afmt_array), about 2.3 KiB); the
+ * owner frees it with afmt_views_free.  Not thread-safe for one vs. */
+typedef struct afmt_views {
+    afmt_array *v;           /* the first min(n, max) views (allocated) */
+    size_t n;                /* arrays seen; may exceed max (not kept) */
+    size_t cap, max;         /* entries allocated; most kept */
+    int oom;                 /* v could not grow: views are missing */
+    const uint8_t *trailer;  /* on_trailer's bytes (RawArray), or NULL */
+    uint64_t trailer_len;
+} afmt_views;
+
+/* An empty collection keeping at most max views; allocates nothing. */
+AFMT_API void afmt_views_init(afmt_views *vs, size_t max);
+/* Keep a copy of *a (counted in vs->n even when not kept: past max, or
+ * vs->oom after an allocation failed).  Returns 0: a visitor's on_array
+ * may call it and return its result. */
+AFMT_API int afmt_views_add(afmt_views *vs, const afmt_array *a);
+/* *vis := a visitor (others callbacks NULL) whose on_array and
+ * on_trailer collect into vs. */
+AFMT_API void afmt_views_visitor(afmt_views *vs, afmt_visitor *vis);
+/* Forget what was collected, keeping the memory for the next validation. */
+AFMT_API void afmt_views_reset(afmt_views *vs);
+/* Free the views' memory; vs is then empty (init state, same max). */
+AFMT_API void afmt_views_free(afmt_views *vs);
+
 /* ==================================================================
  * Sources: where a validator reads from
  * ================================================================== */

@@ -73,45 +73,22 @@ static const sample_case CASES[] = {
 
 #define MAX_VIEWS 64
 
-typedef struct collected {
-    afmt_array views[MAX_VIEWS];
-    int n;
-    const uint8_t *trailer;
-    uint64_t trailer_len;
-} collected;
-
-static int on_array(void *ctx, const afmt_array *a)
-{
-    collected *c = ctx;
-    if (c->n < MAX_VIEWS) c->views[c->n] = *a;
-    c->n++;
-    return 0;
-}
-
-static void on_trailer(void *ctx, const uint8_t *data, uint64_t len, uint64_t offset)
-{
-    collected *c = ctx;
-    (void)offset;
-    c->trailer = data;
-    c->trailer_len = len;
-}
-
 
 /* Decode the only array of a file to plain row-major bytes (malloc'ed). */
 static uint8_t *decode_only(const afmt_format *fmt, const uint8_t *buf, uint64_t len, uint64_t *size)
 {
-    collected c;
+    afmt_views c;
     afmt_visitor vis;
     afmt_error err;
-    uint8_t *out;
-    memset(&c, 0, sizeof c);
-    memset(&vis, 0, sizeof vis);
-    vis.ctx = &c;
-    vis.on_array = on_array;
-    if (fmt->validate(buf, len, NULL, &vis, &err) != 0 || c.n != 1) return NULL;
-    if (afmt_array_plain_size(&c.views[0], size, &err) != 0) return NULL;
-    out = malloc(*size ? *size : 1);
-    if (afmt_array_to_plain(&c.views[0], AFMT_ROW_MAJOR, out, *size, &err) != 0) { free(out); return NULL; }
+    uint8_t *out = NULL;
+    afmt_views_init(&c, MAX_VIEWS);
+    afmt_views_visitor(&c, &vis);
+    if (fmt->validate(buf, len, NULL, &vis, &err) == 0 && c.n == 1 &&
+        afmt_array_plain_size(&c.v[0], size, &err) == 0) {
+        out = malloc(*size ? *size : 1);
+        if (afmt_array_to_plain(&c.v[0], AFMT_ROW_MAJOR, out, *size, &err) != 0) { free(out); out = NULL; }
+    }
+    afmt_views_free(&c);
     return out;
 }
 
@@ -141,31 +118,30 @@ static void check_compressed_twins(const char *root)
         CHECK(name, vz && vp && sz == sp && memcmp(vz, vp, sz) == 0);
         if (vp && bp) {
             /* write the plain twin compressed, read it back */
-            collected c;
+            afmt_views c;
             afmt_visitor vis;
             afmt_error err;
             afmt_write_options wopt;
             afmt_sink sink;
             uint64_t size = 0, sback = 0;
             uint8_t *out, *back;
-            memset(&c, 0, sizeof c);
-            memset(&vis, 0, sizeof vis);
-            vis.ctx = &c;
-            vis.on_array = on_array;
+            afmt_views_init(&c, MAX_VIEWS);
+            afmt_views_visitor(&c, &vis);
             ra->validate(bp, lp, NULL, &vis, &err);
             memset(&wopt, 0, sizeof wopt);
             wopt.compress = 1;
-            ra->encoded_size(c.views, 1, &wopt, &size, &err);
+            ra->encoded_size(c.v, 1, &wopt, &size, &err);
             out = malloc(size ? size : 1);
             afmt_sink_buffer(&sink, out, size);
             snprintf(name, sizeof name, "%s: compressed write", TWINS[i][1]);
-            CHECK(name, ra->write(c.views, 1, &wopt, &sink, &err) == 0 && sink.written == size && size < lp &&
+            CHECK(name, c.n == 1 && ra->write(c.v, 1, &wopt, &sink, &err) == 0 && sink.written == size && size < lp &&
                             (afmt_load_u64le(out + 8) & 2) != 0);
             back = decode_only(ra, out, size, &sback);
             snprintf(name, sizeof name, "%s: compressed write reads back equal", TWINS[i][1]);
             CHECK(name, back && sback == sp && memcmp(back, vp, sp) == 0);
             free(out);
             free(back);
+            afmt_views_free(&c);
         }
         free(bz); free(bp); free(vz); free(vp);
     }
@@ -174,16 +150,18 @@ static void check_compressed_twins(const char *root)
 int main(void)
 {
     const char *root = samples_root("test_samples");
+    afmt_views col, few;
     size_t i;
     if (!root)
         return 0;
+    afmt_views_init(&col, MAX_VIEWS);
+    afmt_views_init(&few, MAX_VIEWS);
     for (i = 0; i < sizeof CASES / sizeof CASES[0]; i++) {
         const sample_case *tc = &CASES[i];
         char path[1024], name[1200], desc[512];
         uint64_t len = 0;
         uint8_t *buf;
         const afmt_format *fmt;
-        collected col;
         afmt_visitor vis;
         afmt_error err;
         int rc;
@@ -196,11 +174,8 @@ int main(void)
         snprintf(name, sizeof name, "sample %s detected as %s", tc->path, tc->format);
         CHECK(name, fmt != NULL && strcmp(fmt->name, tc->format) == 0);
         if (!fmt || strcmp(fmt->name, tc->format) != 0) { free(buf); continue; }
-        memset(&col, 0, sizeof col);
-        memset(&vis, 0, sizeof vis);
-        vis.ctx = &col;
-        vis.on_array = on_array;
-        vis.on_trailer = on_trailer;
+        afmt_views_reset(&col);
+        afmt_views_visitor(&col, &vis);
         rc = fmt->validate(buf, len, NULL, &vis, &err);
         snprintf(name, sizeof name, "sample %s verdict %s", tc->path, tc->valid ? "valid" : "invalid");
         CHECK(name, (rc == 0) == tc->valid);
@@ -211,43 +186,44 @@ int main(void)
         }
         if (!tc->valid || rc != 0) { free(buf); continue; }
         snprintf(name, sizeof name, "sample %s has %d array(s)", tc->path, tc->narrays);
-        CHECK(name, col.n == tc->narrays);
+        CHECK(name, col.n == (size_t)tc->narrays);
         if (col.n < 1) { free(buf); continue; }
-        afmt_array_describe(&col.views[0], desc, sizeof desc);
+        afmt_array_describe(&col.v[0], desc, sizeof desc);
         if (tc->first) {
             snprintf(name, sizeof name, "sample %s is %s (got %s)", tc->path, tc->first, desc);
             CHECK(name, strcmp(desc, tc->first) == 0);
         }
         snprintf(name, sizeof name, "sample %s order", tc->path);
-        CHECK(name, col.views[0].order == (tc->col_major ? AFMT_COL_MAJOR : AFMT_ROW_MAJOR));
+        CHECK(name, col.v[0].order == (tc->col_major ? AFMT_COL_MAJOR : AFMT_ROW_MAJOR));
         if (tc->reencode && col.n <= MAX_VIEWS) {
             afmt_write_options wopt;
             afmt_sink sink;
             uint64_t size = 0;
             uint8_t *out = malloc(len + 1);
             uint8_t *plains[MAX_VIEWS];
-            int k, decoded = 1;
+            size_t k;
+            int decoded = 1;
             /* writers take plain arrays in the format's order: decode first,
              * as afmt convert does */
             for (k = 0; k < col.n; k++) {
                 uint64_t psize = 0;
                 plains[k] = NULL;
-                if (col.views[k].encoding == AFMT_ENC_CSR) continue; /* sparse stays sparse */
-                if (afmt_array_plain_size(&col.views[k], &psize, &err) != 0) { decoded = 0; continue; }
+                if (col.v[k].encoding == AFMT_ENC_CSR) continue; /* sparse stays sparse */
+                if (afmt_array_plain_size(&col.v[k], &psize, &err) != 0) { decoded = 0; continue; }
                 plains[k] = malloc(psize ? psize : 1);
-                if (afmt_array_to_plain(&col.views[k], fmt->order, plains[k], psize, &err) != 0) decoded = 0;
-                afmt_array_plain_view(&col.views[k], fmt->order, plains[k], &col.views[k]);
+                if (afmt_array_to_plain(&col.v[k], fmt->order, plains[k], psize, &err) != 0) decoded = 0;
+                afmt_array_plain_view(&col.v[k], fmt->order, plains[k], &col.v[k]);
             }
             snprintf(name, sizeof name, "sample %s decodes to plain", tc->path);
             CHECK(name, decoded);
             memset(&wopt, 0, sizeof wopt);
             wopt.trailer = col.trailer;
             wopt.trailer_len = col.trailer_len;
-            rc = fmt->encoded_size(col.views, (size_t)col.n, &wopt, &size, &err);
+            rc = fmt->encoded_size(col.v, (size_t)col.n, &wopt, &size, &err);
             snprintf(name, sizeof name, "sample %s encoded_size == file size", tc->path);
             CHECK(name, rc == 0 && size == len);
             afmt_sink_buffer(&sink, out, len + 1);
-            rc = fmt->write(col.views, (size_t)col.n, &wopt, &sink, &err);
+            rc = fmt->write(col.v, (size_t)col.n, &wopt, &sink, &err);
             snprintf(name, sizeof name, "sample %s re-encodes byte for byte", tc->path);
             CHECK(name, rc == 0 && sink.written == len && memcmp(out, buf, len) == 0);
             if (rc != 0) {
@@ -268,10 +244,9 @@ int main(void)
                 /* a multi-array file may be cut exactly after an array: that
                  * prefix is a valid, shorter file */
                 if (rc == 0 && tc->narrays > 1) {
-                    collected few;
-                    memset(&few, 0, sizeof few);
-                    vis.ctx = &few;
-                    if (fmt->validate(pre, cut, NULL, &vis, &err) == 0 && few.n < tc->narrays) { free(pre); continue; }
+                    afmt_views_reset(&few);
+                    afmt_views_visitor(&few, &vis);
+                    if (fmt->validate(pre, cut, NULL, &vis, &err) == 0 && few.n < (size_t)tc->narrays) { free(pre); continue; }
                 }
                 if (cut > 0 && (rc == 0 || err.code != AFMT_E_TRUNCATED)) {
                     if (!wrong) first_wrong = cut;
@@ -285,6 +260,8 @@ int main(void)
         }
         free(buf);
     }
+    afmt_views_free(&col);
+    afmt_views_free(&few);
     check_compressed_twins(root);
     CHECK_DONE();
 }
