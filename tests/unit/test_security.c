@@ -46,6 +46,7 @@
 #include "afmt_internal.h"
 #include "check.h"
 #include "samples.h"
+#include "testutil.h"
 
 /* ------------------------------------------------------------ allocation */
 
@@ -113,21 +114,6 @@ typedef struct source {
 
 static source *sources;
 static size_t nsources;
-
-static uint8_t *slurp(const char *path, uint64_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    uint8_t *buf;
-    long n;
-    if (!f) return NULL;
-    if (fseek(f, 0, SEEK_END) != 0 || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET) != 0) { fclose(f); return NULL; }
-    buf = malloc(n > 0 ? (size_t)n + 1 : 1);
-    if (!buf || (n > 0 && fread(buf, 1, (size_t)n, f) != (size_t)n)) { fclose(f); free(buf); return NULL; }
-    fclose(f);
-    buf[n > 0 ? n : 0] = 0;
-    *len = (uint64_t)n;
-    return buf;
-}
 
 static void add_source(const char *label, uint8_t *data, uint64_t len, int regression)
 {
@@ -1072,7 +1058,7 @@ static void check_static_no_alloc(void)
         size_t l = strlen(v[i]);
         if (l < 2 || (strcmp(v[i] + l - 2, ".c") != 0 && strcmp(v[i] + l - 2, ".h") != 0)) continue;
         snprintf(path, sizeof path, "runtime/%s", v[i]);
-        base.texts[base.ntexts] = (char *)slurp(path, &len);
+        base.texts[base.ntexts] = slurp_text(path, &len);
         if (base.texts[base.ntexts]) base.ntexts++;
     }
     free_list(v, n);
@@ -1088,7 +1074,7 @@ static void check_static_no_alloc(void)
         const char *end;
         scan sc;
         snprintf(path, sizeof path, "generated/%s.c", name);
-        src = (char *)slurp(path, &len);
+        src = slurp_text(path, &len);
         if (!src) { printf("note: %s not found: the static allocation scan of %s (I3) is skipped\n", path, name); continue; }
         /* everything before the writer: detect, helpers, validate */
         snprintf(marker, sizeof marker, "static int %s_write_impl(", name);

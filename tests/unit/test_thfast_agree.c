@@ -19,6 +19,7 @@
 #include "afmt.h"
 #include "safetensors.h"
 #include "check.h"
+#include "testutil.h"
 
 int exact_safetensors_validate(const uint8_t *buf, uint64_t len, const afmt_options *opt, const afmt_visitor *vis,
                                afmt_error *err);
@@ -249,13 +250,12 @@ static void compare(const buf *f, const char *what)
 
 static int read_file(const char *path, buf *f)
 {
-    FILE *fp = fopen(path, "rb");
-    char chunk[4096];
-    size_t n;
-    if (!fp) return -1;
+    uint64_t len;
+    uint8_t *data = slurp(path, &len);
+    if (!data) return -1;
     f->len = 0;
-    while ((n = fread(chunk, 1, sizeof chunk, fp)) > 0) put(f, chunk, n);
-    fclose(fp);
+    put(f, data, (size_t)len);
+    free(data);
     return 0;
 }
 

@@ -26,6 +26,19 @@ static inline uint8_t *slurp(const char *path, uint64_t *len)
     return buf;
 }
 
+/* slurp, then one NUL after the bytes (*len does not count it), for a
+ * file read as a C string (a spec, a text format).  Binary inputs use
+ * slurp: its exact size lets a sanitizer see a read past the end. */
+static inline char *slurp_text(const char *path, uint64_t *len)
+{
+    uint8_t *buf = slurp(path, len), *t;
+    if (!buf) return NULL;
+    t = realloc(buf, (size_t)*len + 1);
+    if (!t) { free(buf); return NULL; }
+    t[*len] = 0;
+    return (char *)t;
+}
+
 /* A fresh directory for one test program's files: path is
  * /tmp/afmt-test-<tag>.XXXXXX made unique; file() names a file in it (in
  * a buffer of d's, valid until the next call). */
