@@ -73,41 +73,73 @@ static const afmt_cli_optdef *find_short(const afmt_cli_optdef *d, int c)
     return NULL;
 }
 
+/* The next option inside a bundle such as -qvj4 (a->sub: its place). */
+static int next_short(afmt_cli_args *a, const char **value)
+{
+    const char *arg = a->argv[a->i];
+    const afmt_cli_optdef *d = find_short(a->defs, (unsigned char)arg[a->sub]);
+
+    if (!d) {
+        afmt_cli_usage_error(a->prog, "unknown option '-%c'", arg[a->sub]);
+        return AFMT_CLI_ARGS_ERROR;
+    }
+    if (d->has_arg) {
+        if (arg[a->sub + 1]) {
+            *value = arg + a->sub + 1;
+            a->i++;
+        } else if (a->i + 1 < a->argc) {
+            *value = a->argv[a->i + 1];
+            a->i += 2;
+        } else {
+            afmt_cli_usage_error(a->prog, "option '-%c' needs a value", arg[a->sub]);
+            return AFMT_CLI_ARGS_ERROR;
+        }
+        a->sub = 0;
+        return d->id;
+    }
+    a->sub++;
+    if (!arg[a->sub]) {
+        a->sub = 0;
+        a->i++;
+    }
+    return d->id;
+}
+
+/* "--name", "--name=value" or "--name value" (arg: a->argv[a->i]). */
+static int next_long(afmt_cli_args *a, const char *arg, const char **value)
+{
+    const char *name = arg + 2, *eq = strchr(name, '=');
+    size_t n = eq ? (size_t)(eq - name) : strlen(name);
+    const afmt_cli_optdef *d = find_long(a->defs, name, n);
+
+    if (!d) {
+        unknown_long(a, name, n);
+        return AFMT_CLI_ARGS_ERROR;
+    }
+    a->i++;
+    if (d->has_arg) {
+        if (eq) {
+            *value = eq + 1;
+        } else if (a->i < a->argc) {
+            *value = a->argv[a->i++];
+        } else {
+            afmt_cli_usage_error(a->prog, "option '--%s' needs a value", d->long_name);
+            return AFMT_CLI_ARGS_ERROR;
+        }
+    } else if (eq) {
+        afmt_cli_usage_error(a->prog, "option '--%s' takes no value", d->long_name);
+        return AFMT_CLI_ARGS_ERROR;
+    }
+    return d->id;
+}
+
 int afmt_cli_args_next(afmt_cli_args *a, const char **value)
 {
-    const afmt_cli_optdef *d;
     const char *arg;
 
     *value = NULL;
-    if (a->sub > 0) {
-        /* Inside a bundle such as -qvj4. */
-        arg = a->argv[a->i];
-        d = find_short(a->defs, (unsigned char)arg[a->sub]);
-        if (!d) {
-            afmt_cli_usage_error(a->prog, "unknown option '-%c'", arg[a->sub]);
-            return AFMT_CLI_ARGS_ERROR;
-        }
-        if (d->has_arg) {
-            if (arg[a->sub + 1]) {
-                *value = arg + a->sub + 1;
-                a->i++;
-            } else if (a->i + 1 < a->argc) {
-                *value = a->argv[a->i + 1];
-                a->i += 2;
-            } else {
-                afmt_cli_usage_error(a->prog, "option '-%c' needs a value", arg[a->sub]);
-                return AFMT_CLI_ARGS_ERROR;
-            }
-            a->sub = 0;
-            return d->id;
-        }
-        a->sub++;
-        if (!arg[a->sub]) {
-            a->sub = 0;
-            a->i++;
-        }
-        return d->id;
-    }
+    if (a->sub > 0)
+        return next_short(a, value);
     if (a->i >= a->argc)
         return AFMT_CLI_ARGS_END;
     arg = a->argv[a->i];
@@ -121,30 +153,8 @@ int afmt_cli_args_next(afmt_cli_args *a, const char **value)
         a->i++;
         return afmt_cli_args_next(a, value);
     }
-    if (arg[1] == '-') {
-        const char *name = arg + 2, *eq = strchr(name, '=');
-        size_t n = eq ? (size_t)(eq - name) : strlen(name);
-        d = find_long(a->defs, name, n);
-        if (!d) {
-            unknown_long(a, name, n);
-            return AFMT_CLI_ARGS_ERROR;
-        }
-        a->i++;
-        if (d->has_arg) {
-            if (eq) {
-                *value = eq + 1;
-            } else if (a->i < a->argc) {
-                *value = a->argv[a->i++];
-            } else {
-                afmt_cli_usage_error(a->prog, "option '--%s' needs a value", d->long_name);
-                return AFMT_CLI_ARGS_ERROR;
-            }
-        } else if (eq) {
-            afmt_cli_usage_error(a->prog, "option '--%s' takes no value", d->long_name);
-            return AFMT_CLI_ARGS_ERROR;
-        }
-        return d->id;
-    }
+    if (arg[1] == '-')
+        return next_long(a, arg, value);
     a->sub = 1;
     return afmt_cli_args_next(a, value);
 }

@@ -79,58 +79,49 @@ static int read_head(afmt_cli_input *in, int fd, afmt_error *err)
     return 0;
 }
 
-/* afmt_cli_input_open_fd once fd's fstat is known: each input is opened
- * and stat'ed once (open, fstat, read or mmap, close). */
-static int open_statted(afmt_cli_input *in, int fd, const struct stat *stp, uint64_t file_limit,
-                        uint64_t stream_limit, afmt_cli_buf *stream_buf, afmt_error *err)
+/* A regular file of st->st_size bytes (in->size, within the limit):
+ * read into stream_buf when small, else mapped read-only. */
+static int open_regular(afmt_cli_input *in, int fd, const struct stat *st, afmt_cli_buf *stream_buf,
+                        afmt_error *err)
 {
-    const struct stat st = *stp;
-    int over;
-
-    if (S_ISDIR(st.st_mode)) {
-        afmt_cli_fail(err, AFMT_E_IO, NULL, AFMT_NO_OFFSET, "is a directory");
-        return -1;
-    }
-    if (S_ISREG(st.st_mode)) {
-        in->size = (uint64_t)st.st_size;
-        in->limit = file_limit;
-        if (in->size > file_limit || in->size > (uint64_t)SIZE_MAX) {
-            in->over_limit = 1;
-            return read_head(in, fd, err);
-        }
-        if (in->size == 0)
-            return 0;
-        if (in->size <= AFMT_CLI_SMALL_FILE && stream_buf && afmt_cli_buf_reserve(stream_buf, (size_t)in->size) == 0) {
-            /* a small file: one read into a reused buffer costs a fraction
-             * of setting up and tearing down a mapping */
-            size_t got;
-            /* a file that shrank meanwhile: judge what is there */
-            if (afmt_cli_read_full(fd, stream_buf->p, (size_t)in->size, 0, &got) != 0) {
-                afmt_cli_errno_error(err, errno);
-                return -1;
-            }
-            in->data = (const uint8_t *)stream_buf->p;
-            in->len = got;
-            in->size = got;
-            return 0;
-        }
-        in->map = mmap(NULL, (size_t)in->size, PROT_READ, MAP_PRIVATE, fd, 0);
-        if (in->map == MAP_FAILED) {
-            in->map = NULL;
+    if (in->size <= AFMT_CLI_SMALL_FILE && stream_buf && afmt_cli_buf_reserve(stream_buf, (size_t)in->size) == 0) {
+        /* a small file: one read into a reused buffer costs a fraction
+         * of setting up and tearing down a mapping */
+        size_t got;
+        /* a file that shrank meanwhile: judge what is there */
+        if (afmt_cli_read_full(fd, stream_buf->p, (size_t)in->size, 0, &got) != 0) {
             afmt_cli_errno_error(err, errno);
             return -1;
         }
-        in->map_len = (size_t)in->size;
-        in->map_dev = (uint64_t)st.st_dev;
-        in->map_ino = (uint64_t)st.st_ino;
-        in->data = in->map;
-        in->len = in->size;
-#ifdef MADV_SEQUENTIAL
-        (void)madvise(in->map, in->map_len, MADV_SEQUENTIAL);
-#endif
+        in->data = (const uint8_t *)stream_buf->p;
+        in->len = got;
+        in->size = got;
         return 0;
     }
-    /* A pipe, socket, terminal or device. */
+    in->map = mmap(NULL, (size_t)in->size, PROT_READ, MAP_PRIVATE, fd, 0);
+    if (in->map == MAP_FAILED) {
+        in->map = NULL;
+        afmt_cli_errno_error(err, errno);
+        return -1;
+    }
+    in->map_len = (size_t)in->size;
+    in->map_dev = (uint64_t)st->st_dev;
+    in->map_ino = (uint64_t)st->st_ino;
+    in->data = in->map;
+    in->len = in->size;
+#ifdef MADV_SEQUENTIAL
+    (void)madvise(in->map, in->map_len, MADV_SEQUENTIAL);
+#endif
+    return 0;
+}
+
+/* A pipe, socket, terminal or device: read whole into stream_buf, up to
+ * stream_limit (beyond it only the head is kept, for the report). */
+static int open_stream(afmt_cli_input *in, int fd, uint64_t stream_limit, afmt_cli_buf *stream_buf,
+                       afmt_error *err)
+{
+    int over;
+
     in->is_stream = 1;
     in->limit = stream_limit;
     if (afmt_cli_read_stream(fd, stream_buf, stream_limit, &over, err) != 0)
@@ -148,6 +139,30 @@ static int open_statted(afmt_cli_input *in, int fd, const struct stat *stp, uint
         in->len = stream_buf->len;
     }
     return 0;
+}
+
+/* afmt_cli_input_open_fd once fd's fstat is known: each input is opened
+ * and stat'ed once (open, fstat, read or mmap, close). */
+static int open_statted(afmt_cli_input *in, int fd, const struct stat *stp, uint64_t file_limit,
+                        uint64_t stream_limit, afmt_cli_buf *stream_buf, afmt_error *err)
+{
+    const struct stat st = *stp;
+
+    if (S_ISDIR(st.st_mode)) {
+        afmt_cli_fail(err, AFMT_E_IO, NULL, AFMT_NO_OFFSET, "is a directory");
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode))
+        return open_stream(in, fd, stream_limit, stream_buf, err);
+    in->size = (uint64_t)st.st_size;
+    in->limit = file_limit;
+    if (in->size > file_limit || in->size > (uint64_t)SIZE_MAX) {
+        in->over_limit = 1;
+        return read_head(in, fd, err);
+    }
+    if (in->size == 0)
+        return 0;
+    return open_regular(in, fd, &st, stream_buf, err);
 }
 
 int afmt_cli_input_open_fd(afmt_cli_input *in, int fd, uint64_t file_limit,

@@ -23,32 +23,63 @@ static void run_mapped_check(void *ctx)
     afmt_cli_check_input(m->w, m->path, m->path, m->in);
 }
 
+/* A path read whole by its own reader, not as one input: a tar shard,
+ * an npz archive (a folder of that name is said to be one), a URL.  1
+ * when path is one of those (then checked), else 0. */
+static int check_container(afmt_cli_worker *w, const char *path, int is_stdin)
+{
+    struct stat st;
+    int tar = !is_stdin && afmt_cli_is_tar_path(path);
+
+    if (!tar && afmt_cli_is_url(path)) {
+        afmt_cli_check_remote(w, path);
+        return 1;
+    }
+    if (!tar && (is_stdin || !afmt_cli_is_npz_path(path)))
+        return 0;
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        afmt_cli_report_message(w, path, "is a directory");
+    else if (tar)
+        afmt_cli_check_tar(w, path, NULL);
+    else
+        afmt_cli_check_npz(w, path);
+    return 1;
+}
+
+/* An opened input checked: a mapped file under a guard against its
+ * being cut short meanwhile, a tar shard on standard input, or any other. */
+static void check_opened(afmt_cli_worker *w, const char *path, int is_stdin, afmt_cli_input *in)
+{
+    if (in->map) {
+        mapped_check m = { w, path, in };
+        w->mapped_path = path;
+        w->mapped_size = in->size;
+        if (afmt_cli_sigbus_guard(run_mapped_check, &m) != 0) {
+            afmt_error io;
+            afmt_error_clear(&io);
+            afmt_cli_fail(&io, AFMT_E_IO, NULL, 0,
+                          "the file was cut short while it was read: try again");
+            afmt_cli_report_error(w, path, &io);
+        }
+        w->mapped_path = NULL;
+    } else if (is_stdin && !w->cfg->forced && !in->over_limit &&
+               !afmt_format_detect(in->data, in->len, NULL) &&
+               afmt_cli_looks_like_tar(in->data, in->len)) {
+        /* cat shard.tar | afmt-validate - */
+        afmt_cli_check_tar(w, path, in);
+    } else {
+        afmt_cli_check_input(w, path, is_stdin ? NULL : path, in);
+    }
+}
+
 void afmt_cli_check_path(afmt_cli_worker *w, const char *path, int walked)
 {
     afmt_cli_input in;
     afmt_error err;
     int is_stdin = strcmp(path, "-") == 0;
 
-    if (!is_stdin && afmt_cli_is_tar_path(path)) {
-        struct stat st;
-        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-            afmt_cli_report_message(w, path, "is a directory");
-        else
-            afmt_cli_check_tar(w, path, NULL);
+    if (check_container(w, path, is_stdin))
         return;
-    }
-    if (afmt_cli_is_url(path)) {
-        afmt_cli_check_remote(w, path);
-        return;
-    }
-    if (!is_stdin && afmt_cli_is_npz_path(path)) {
-        struct stat st;
-        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-            afmt_cli_report_message(w, path, "is a directory");
-        else
-            afmt_cli_check_npz(w, path);
-        return;
-    }
     afmt_error_clear(&err);
     if (afmt_cli_input_open_lazy(&in, path, w->cfg->file_limit, &w->data, &err) != 0) {
         if (!walked && err.code == AFMT_E_IO && strcmp(err.message, "is a directory") == 0)
@@ -59,26 +90,7 @@ void afmt_cli_check_path(afmt_cli_worker *w, const char *path, int walked)
     }
     w->skip_unknown = walked;
     w->disk_path = !is_stdin && !in.is_stream ? path : NULL;
-    if (in.map) {
-        mapped_check m = { w, path, &in };
-        w->mapped_path = path;
-        w->mapped_size = in.size;
-        if (afmt_cli_sigbus_guard(run_mapped_check, &m) != 0) {
-            afmt_error io;
-            afmt_error_clear(&io);
-            afmt_cli_fail(&io, AFMT_E_IO, NULL, 0,
-                          "the file was cut short while it was read: try again");
-            afmt_cli_report_error(w, path, &io);
-        }
-        w->mapped_path = NULL;
-    } else if (is_stdin && !w->cfg->forced && !in.over_limit &&
-               !afmt_format_detect(in.data, in.len, NULL) &&
-               afmt_cli_looks_like_tar(in.data, in.len)) {
-        /* cat shard.tar | afmt-validate - */
-        afmt_cli_check_tar(w, path, &in);
-    } else {
-        afmt_cli_check_input(w, path, is_stdin ? NULL : path, &in);
-    }
+    check_opened(w, path, is_stdin, &in);
     w->skip_unknown = 0;
     w->disk_path = NULL;
     afmt_cli_input_close(&in);

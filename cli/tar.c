@@ -261,13 +261,50 @@ static void no_member(tar_run *t, uint64_t seen)
     afmt_cli_report_invalid(t->w, t->path, NULL, &err);
 }
 
+/* Check the members of an open archive with a format's extension, each
+ * as a file of its own; *members counts them, *seen every regular file.
+ * 0 at the archive's end, -1 after a failure (said). */
+static int check_members(tar_run *t, uint64_t *members, uint64_t *seen)
+{
+    afmt_cli_worker *w = t->w;
+    struct archive_entry *ent;
+    int r, failed = 0;
+
+    while (!failed && (r = t->la->read_next_header(t->ar, &ent)) != AFMT_LA_EOF) {
+        const char *name;
+        int64_t size;
+
+        if (r < AFMT_LA_WARN) {
+            archive_failure(t);
+            return -1;
+        }
+        if (t->la->entry_filetype(ent) != AFMT_LA_IFREG)
+            continue;
+        (*seen)++;
+        name = t->la->entry_pathname(ent);
+        if (!name || !has_format_extension(name))
+            continue;
+        size = t->la->entry_size_is_set(ent) ? t->la->entry_size(ent) : -1;
+        afmt_cli_buf_reset(&w->name, (size_t)1 << 16);
+        afmt_cli_buf_printf(&w->name, "%s:%s", t->path, name);
+        (*members)++;
+        w->archive = t->path; /* the verdicts name a member of path */
+        if (size < 0 || size > TAR_STREAM_ABOVE)
+            stream_member(t, name);
+        else if (memory_member(t, name, size) != 0)
+            failed = 1;
+        w->archive = NULL;
+        failed |= t->cut;
+    }
+    return failed ? -1 : 0;
+}
+
 void afmt_cli_check_tar(afmt_cli_worker *w, const char *path, afmt_cli_input *in)
 {
     tar_run t;
     const char *why = NULL;
-    struct archive_entry *ent;
     uint64_t members = 0, seen = 0;
-    int r, failed = 0;
+    int failed;
 
     memset(&t, 0, sizeof t);
     t.w = w;
@@ -289,39 +326,7 @@ void afmt_cli_check_tar(afmt_cli_worker *w, const char *path, afmt_cli_input *in
         free(t.block);
         return;
     }
-    for (;;) {
-        const char *name;
-        int64_t size;
-
-        r = t.la->read_next_header(t.ar, &ent);
-        if (r == AFMT_LA_EOF)
-            break;
-        if (r < AFMT_LA_WARN) {
-            archive_failure(&t);
-            failed = 1;
-            break;
-        }
-        if (t.la->entry_filetype(ent) != AFMT_LA_IFREG)
-            continue;
-        seen++;
-        name = t.la->entry_pathname(ent);
-        if (!name || !has_format_extension(name))
-            continue;
-        size = t.la->entry_size_is_set(ent) ? t.la->entry_size(ent) : -1;
-        afmt_cli_buf_reset(&w->name, (size_t)1 << 16);
-        afmt_cli_buf_printf(&w->name, "%s:%s", path, name);
-        members++;
-        w->archive = path; /* the verdicts name a member of path */
-        if (size < 0 || size > TAR_STREAM_ABOVE)
-            stream_member(&t, name);
-        else if (memory_member(&t, name, size) != 0)
-            failed = 1;
-        w->archive = NULL;
-        if (failed || t.cut) {
-            failed = 1;
-            break;
-        }
-    }
+    failed = check_members(&t, &members, &seen) != 0;
     t.la->read_free(t.ar);
     free(t.block);
     if (members == 0 && !failed)

@@ -109,25 +109,63 @@ static int by_name(const struct dirent **a, const struct dirent **b)
     return strcmp((*a)->d_name, (*b)->d_name);
 }
 
-static void walk_dir(runner *r, const struct stat *st, const walk_node *up)
+static void walk_dir(runner *r, const struct stat *st, const walk_node *up);
+
+/* The entry r->path (of type dt, DT_UNKNOWN when the directory did not
+ * say) found in a walk: checked, walked into, or said to be broken. */
+static void walk_entry(runner *r, unsigned char dt, const walk_node *node)
 {
-    walk_node node;
+    struct stat cst;
+
+    if (dt == DT_REG) {
+        /* The common case needs no stat here: the worker's fstat
+         * decides. */
+        dispatch(r, AFMT_CLI_ITEM_PATH, 0, NULL, r->path);
+    } else if (stat(r->path, &cst) != 0) {
+        int e = errno;
+        struct stat lst;
+        if (lstat(r->path, &lst) == 0 && S_ISLNK(lst.st_mode))
+            dispatch(r, AFMT_CLI_ITEM_NOTE, 0,
+                     e == ELOOP ? "symlink loop" : "broken symlink", r->path);
+        else
+            dispatch(r, AFMT_CLI_ITEM_ERRNO, e, NULL, r->path);
+    } else if (S_ISDIR(cst.st_mode)) {
+        walk_dir(r, &cst, node);
+    } else if (S_ISREG(cst.st_mode)) {
+        dispatch(r, AFMT_CLI_ITEM_PATH, 0, NULL, r->path);
+    }
+    /* FIFOs, sockets and devices met in a walk are skipped: reading
+     * them could block forever.  Name them to read them. */
+}
+
+/* Is the directory st already on the walk's path (a symlink loop)?  Said
+ * when it is. */
+static int walking_already(runner *r, const struct stat *st, const walk_node *up)
+{
     const walk_node *p;
-    struct dirent **list = NULL;
-    size_t base = r->path_len;
-    int n, i;
 
     for (p = up; p; p = p->up) {
         if (p->dev == st->st_dev && p->ino == st->st_ino) {
             dispatch(r, AFMT_CLI_ITEM_NOTE, 0, "symlink loop (directory already being walked)",
                      r->path);
-            return;
+            return 1;
         }
     }
+    return 0;
+}
+
+static void walk_dir(runner *r, const struct stat *st, const walk_node *up)
+{
+    walk_node node;
+    struct dirent **list = NULL;
+    size_t base = r->path_len;
+    int n, i;
+
+    if (walking_already(r, st, up))
+        return;
     node.dev = st->st_dev;
     node.ino = st->st_ino;
     node.up = up;
-
     n = scandir(r->path, &list, skip_dots, by_name);
     if (n < 0) {
         dispatch(r, AFMT_CLI_ITEM_ERRNO, errno, NULL, r->path);
@@ -137,7 +175,6 @@ static void walk_dir(runner *r, const struct stat *st, const walk_node *up)
         const char *name = list[i]->d_name;
         size_t len = strlen(name);
         int need_sep = base > 0 && r->path[base - 1] != '/';
-        struct stat cst;
         unsigned char dt = DT_UNKNOWN;
 
 #ifdef _DIRENT_HAVE_D_TYPE
@@ -145,36 +182,16 @@ static void walk_dir(runner *r, const struct stat *st, const walk_node *up)
 #endif
         if (base + (size_t)need_sep + len >= sizeof r->path) {
             dispatch(r, AFMT_CLI_ITEM_ERRNO, ENAMETOOLONG, NULL, r->path);
-            free(list[i]);
-            continue;
+        } else {
+            if (need_sep)
+                r->path[base] = '/';
+            memcpy(r->path + base + need_sep, name, len + 1);
+            r->path_len = base + (size_t)need_sep + len;
+            walk_entry(r, dt, &node);
+            r->path[base] = '\0';
+            r->path_len = base;
         }
-        if (need_sep)
-            r->path[base] = '/';
-        memcpy(r->path + base + need_sep, name, len + 1);
-        r->path_len = base + (size_t)need_sep + len;
-
-        if (dt == DT_REG) {
-            /* The common case needs no stat here: the worker's fstat
-             * decides. */
-            dispatch(r, AFMT_CLI_ITEM_PATH, 0, NULL, r->path);
-        } else if (stat(r->path, &cst) != 0) {
-            int e = errno;
-            struct stat lst;
-            if (lstat(r->path, &lst) == 0 && S_ISLNK(lst.st_mode))
-                dispatch(r, AFMT_CLI_ITEM_NOTE, 0,
-                         e == ELOOP ? "symlink loop" : "broken symlink", r->path);
-            else
-                dispatch(r, AFMT_CLI_ITEM_ERRNO, e, NULL, r->path);
-        } else if (S_ISDIR(cst.st_mode)) {
-            walk_dir(r, &cst, &node);
-        } else if (S_ISREG(cst.st_mode)) {
-            dispatch(r, AFMT_CLI_ITEM_PATH, 0, NULL, r->path);
-        }
-        /* FIFOs, sockets and devices met in a walk are skipped: reading
-         * them could block forever.  Name them to read them. */
         free(list[i]);
-        r->path[base] = '\0';
-        r->path_len = base;
     }
     free(list);
 }
