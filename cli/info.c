@@ -59,8 +59,9 @@ typedef struct info_ctx {
     info_text_map maps[INFO_TEXT_MAPS];
     unsigned next_map;               /* the slot a new map takes */
     /* a text header's metadata (safetensors' __metadata__), when it has one */
-    const uint8_t *meta;
+    const uint8_t *meta;             /* meta_copy's bytes, or NULL */
     uint64_t meta_len, meta_offset;
+    afmt_cli_buf meta_copy;
     char type[16];
     char desc[AFMT_FIELD_MAX + AFMT_MESSAGE_MAX + 64];
 } info_ctx;
@@ -356,13 +357,16 @@ static int on_array(void *ctx, const afmt_array *a)
     return 0;
 }
 
-/* A text header's metadata object, as the validator found it (in the
- * input's bytes, which outlive the validation). */
+/* A text header's metadata object, as the validator found it: copied
+ * (a pipe's bytes are gone once the window moves on; bounded by the
+ * header it is in). */
 static void on_metadata(void *ctx, const uint8_t *json, uint64_t len, uint64_t offset)
 {
     info_ctx *c = ctx;
-    c->meta = json;
-    c->meta_len = len;
+    afmt_cli_buf_reset(&c->meta_copy, (size_t)4 << 20);
+    afmt_cli_buf_put(&c->meta_copy, json, (size_t)len);
+    c->meta = (const uint8_t *)(c->meta_copy.p ? c->meta_copy.p : "");
+    c->meta_len = c->meta_copy.oom ? 0 : len;
     c->meta_offset = offset;
 }
 
@@ -416,10 +420,11 @@ static int load_one(const info_ctx *c, afmt_cli_loaded *l, const char *path,
     afmt_cli_load_failure why;
     int rc;
 
+    /* a pipe is read through a window, not whole: info needs no data */
     if (!c->json)
-        return afmt_cli_load(l, NULL, path, forced, "--format");
+        return afmt_cli_load_bounded(l, NULL, path, forced, "--format");
     /* One object per FILE, whatever happens to it. */
-    rc = afmt_cli_load_quiet(l, path, forced, "--format", &why);
+    rc = afmt_cli_load_quiet_bounded(l, path, forced, "--format", &why);
     if (rc != 0)
         put_load_failure_json(out, path, rc, &why);
     return rc;
@@ -523,7 +528,7 @@ static int info_file(info_ctx *c, const char *path, const afmt_format *forced,
     vis.on_warning = on_warning;
     vis.on_metadata = on_metadata;
     afmt_error_clear(&err);
-    valid = afmt_cli_validate(l.interp, l.fmt, l.in.data, l.in.len, &opt, &vis, &err) == 0;
+    valid = afmt_cli_loaded_run(&l, &opt, &vis, &err) == 0;
     flush_hidden(c);
     if (c->json)
         put_json_report(c, path, &l, valid, &err, out);
@@ -682,6 +687,7 @@ static int info_files(info_ctx *c, const info_args *a, char **argv)
     afmt_cli_buf_init(&c->fields);
     afmt_cli_buf_init(&c->arrays);
     afmt_cli_buf_init(&c->warns);
+    afmt_cli_buf_init(&c->meta_copy);
     afmt_cli_buf_init(&out);
     for (i = 0; i < a->nfiles; i++) {
         int r;
@@ -704,6 +710,7 @@ static int info_files(info_ctx *c, const info_args *a, char **argv)
     afmt_cli_buf_free(&c->fields);
     afmt_cli_buf_free(&c->arrays);
     afmt_cli_buf_free(&c->warns);
+    afmt_cli_buf_free(&c->meta_copy);
     afmt_cli_buf_free(&out);
     return worst;
 }

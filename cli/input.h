@@ -1,10 +1,12 @@
 /* afmt CLI: getting the bytes of an input.
  *
  * Regular files are mmap'ed read-only (never read into memory); pipes,
- * terminals and "-" are read through afmt_cli_read_stream() into a buffer
- * the caller owns and reuses.  An input larger than its limit is not
- * mapped or kept: only its first bytes are, so the format can still be
- * named in the report.
+ * terminals and "-" are either read through a window as they are
+ * validated (afmt_cli_input_open_lazy: afmt-validate, afmt info) or read
+ * whole through afmt_cli_read_stream() into a buffer the caller owns and
+ * reuses (afmt dump, afmt convert: see stream.c).  An input larger than
+ * its limit is not mapped or kept: only its first bytes are, so the
+ * format can still be named in the report.
  */
 #ifndef AFMT_CLI_INPUT_H
 #define AFMT_CLI_INPUT_H

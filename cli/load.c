@@ -47,8 +47,9 @@ static int open_npz_member(afmt_cli_loaded *l, const char *path, size_t archive_
     return rc;
 }
 
-int afmt_cli_load_quiet(afmt_cli_loaded *l, const char *path, const afmt_format *forced,
-                        const char *format_option, afmt_cli_load_failure *why)
+/* afmt_cli_load_quiet, bounded: pipes read only as far as their head. */
+static int load_quiet(afmt_cli_loaded *l, const char *path, const afmt_format *forced,
+                      const char *format_option, int bounded, afmt_cli_load_failure *why)
 {
     size_t archive_len;
     afmt_options defaults;
@@ -65,8 +66,10 @@ int afmt_cli_load_quiet(afmt_cli_loaded *l, const char *path, const afmt_format 
             afmt_cli_buf_free(&l->stream);
             return why->err.code == AFMT_E_IO ? AFMT_EXIT_ERROR : AFMT_EXIT_INVALID;
         }
-    } else if (afmt_cli_input_open(&l->in, path, defaults.limits.max_total_bytes,
-                                   AFMT_CLI_STREAM_DEFAULT_LIMIT, &l->stream, &why->err) != 0) {
+    } else if (bounded ? afmt_cli_input_open_lazy(&l->in, path, defaults.limits.max_total_bytes,
+                                                  &l->stream, &why->err) != 0
+                       : afmt_cli_input_open(&l->in, path, defaults.limits.max_total_bytes,
+                                             AFMT_CLI_STREAM_DEFAULT_LIMIT, &l->stream, &why->err) != 0) {
         afmt_cli_buf_free(&l->stream);
         return AFMT_EXIT_ERROR;
     }
@@ -94,6 +97,47 @@ int afmt_cli_load_quiet(afmt_cli_loaded *l, const char *path, const afmt_format 
     return AFMT_EXIT_OK;
 }
 
+int afmt_cli_load_quiet(afmt_cli_loaded *l, const char *path, const afmt_format *forced,
+                        const char *format_option, afmt_cli_load_failure *why)
+{
+    return load_quiet(l, path, forced, format_option, 0, why);
+}
+
+int afmt_cli_load_quiet_bounded(afmt_cli_loaded *l, const char *path, const afmt_format *forced,
+                                const char *format_option, afmt_cli_load_failure *why)
+{
+    return load_quiet(l, path, forced, format_option, 1, why);
+}
+
+int afmt_cli_loaded_run(afmt_cli_loaded *l, const afmt_options *opt, const afmt_visitor *vis,
+                        afmt_error *err)
+{
+    /* a pipe is held to the limit afmt-validate holds it to (1 GiB, or
+     * less as opt says), so an endless one ends */
+    uint64_t limit = opt->limits.max_total_bytes < AFMT_CLI_STREAM_DEFAULT_LIMIT ? opt->limits.max_total_bytes
+                                                                                 : AFMT_CLI_STREAM_DEFAULT_LIMIT;
+    uint8_t *window;
+    int rc;
+
+    if (!afmt_cli_input_is_lazy(&l->in))
+        return afmt_cli_validate(l->interp, l->fmt, l->in.data, l->in.len, opt, vis, err);
+    window = malloc((size_t)AFMT_CLI_STREAM_WINDOW);
+    if (!window)
+        return afmt_cli_fail(err, AFMT_E_NOMEM, NULL, AFMT_NO_OFFSET,
+                             "no memory for the stream window");
+    rc = afmt_cli_stream_validate(l->interp, l->fmt, &l->in, window, limit, opt, vis, err);
+    /* the size said is the whole stream's, as when it was read whole:
+     * what the validator left unread is counted, up to the limit */
+    while (l->in.fd >= 0 && l->in.size <= limit) {
+        size_t got = 0;
+        if (afmt_cli_read_full(l->in.fd, window, (size_t)AFMT_CLI_STREAM_WINDOW, -1, &got) != 0 || got == 0)
+            break;
+        l->in.size += got;
+    }
+    free(window);
+    return rc;
+}
+
 /* "PROG: " before a message about l, when it has a PROG. */
 static void print_prog(const char *prog)
 {
@@ -101,12 +145,13 @@ static void print_prog(const char *prog)
         fprintf(stderr, "%s: ", prog);
 }
 
-int afmt_cli_load(afmt_cli_loaded *l, const char *prog, const char *path,
-                  const afmt_format *forced, const char *format_option)
+/* afmt_cli_load, bounded (afmt_cli_load_quiet_bounded) or not. */
+static int load_and_say(afmt_cli_loaded *l, const char *prog, const char *path,
+                        const afmt_format *forced, const char *format_option, int bounded)
 {
     afmt_cli_load_failure why;
     char desc[AFMT_FIELD_MAX + AFMT_MESSAGE_MAX + 64];
-    int rc = afmt_cli_load_quiet(l, path, forced, format_option, &why);
+    int rc = load_quiet(l, path, forced, format_option, bounded, &why);
 
     l->prog = prog;
     if (rc != AFMT_EXIT_OK)
@@ -121,6 +166,18 @@ int afmt_cli_load(afmt_cli_loaded *l, const char *prog, const char *path,
                 why.closest ? " (closest match)" : "", desc);
     }
     return rc;
+}
+
+int afmt_cli_load(afmt_cli_loaded *l, const char *prog, const char *path,
+                  const afmt_format *forced, const char *format_option)
+{
+    return load_and_say(l, prog, path, forced, format_option, 0);
+}
+
+int afmt_cli_load_bounded(afmt_cli_loaded *l, const char *prog, const char *path,
+                          const afmt_format *forced, const char *format_option)
+{
+    return load_and_say(l, prog, path, forced, format_option, 1);
 }
 
 void afmt_cli_loaded_close(afmt_cli_loaded *l)

@@ -39,6 +39,27 @@ typedef struct afmt_cli_load_failure {
  * *why says what afmt_cli_load would have printed. */
 int afmt_cli_load_quiet(afmt_cli_loaded *l, const char *path, const afmt_format *forced,
                         const char *format_option, afmt_cli_load_failure *why);
+
+/* afmt_cli_load_quiet for a command that needs the input once and no
+ * array's data (afmt info): a pipe is not read whole, only its head (for
+ * detection); afmt_cli_loaded_run then validates it through a window of
+ * AFMT_CLI_STREAM_WINDOW bytes, so memory stays bounded whatever its
+ * length.  Files are mapped as afmt_cli_load_quiet maps them. */
+int afmt_cli_load_quiet_bounded(afmt_cli_loaded *l, const char *path, const afmt_format *forced,
+                                const char *format_option, afmt_cli_load_failure *why);
+
+/* afmt_cli_load, a pipe opened bounded as afmt_cli_load_quiet_bounded
+ * opens it. */
+int afmt_cli_load_bounded(afmt_cli_loaded *l, const char *prog, const char *path,
+                          const afmt_format *forced, const char *format_option);
+
+/* Validate l once with opt and vis (afmt_cli_validate over l's bytes, or
+ * through a window for a pipe opened bounded, held to 1 GiB
+ * (AFMT_CLI_STREAM_DEFAULT_LIMIT) or opt->limits.max_total_bytes if
+ * less), printing nothing: 0 valid, -1 with err.
+ * l->in.size is then the input's size (a pipe's: the bytes read). */
+int afmt_cli_loaded_run(afmt_cli_loaded *l, const afmt_options *opt, const afmt_visitor *vis,
+                        afmt_error *err);
 void afmt_cli_loaded_close(afmt_cli_loaded *l);
 
 /* Validate l with vis; on failure print "PATH: invalid FORMAT: ..." to

@@ -1,10 +1,15 @@
-/* afmt CLI: reading a non-seekable input (pipe, terminal, "-").
+/* afmt CLI: reading a non-seekable input (pipe, terminal, "-") whole.
  *
- * TODO: this reads the whole stream into one growing buffer (refusing
- * beyond the limit).  It becomes a bounded windowed stream validator later:
- * a refillable cursor window fed from the descriptor, so that memory stays
- * bounded by the window and not by the input, as DESIGN.md asks for pipes.
- * Callers only see afmt_cli_read_stream(), so that change stays local.
+ * Pipes are read one way, through afmt_cli_read_full, and held two ways
+ * by what the command needs.  afmt-validate and afmt info need each byte
+ * once and no array's data after the validator has passed it: they read a
+ * pipe through a window (afmt_cli_input_open_lazy, afmt_cli_stream_validate;
+ * memory bounded by AFMT_CLI_STREAM_WINDOW, whatever the stream's length).
+ * afmt dump validates twice (nothing is printed from an invalid file) and
+ * afmt convert writes every array after checking all of them, so they hold
+ * the whole stream, here: at most the limit (1 GiB,
+ * AFMT_CLI_STREAM_DEFAULT_LIMIT), a stream beyond it refused after
+ * limit + 1 bytes.
  */
 #include "input.h"
 

@@ -56,6 +56,19 @@ else
     echo "FAIL memory: cut stream: rc $(cat "$T/rc"), ${kb} kB: $(head -c 300 "$T/out")"
 fi
 
+# 3b. afmt info reads a pipe through the same window (issue 23, point 6):
+# a 256 MiB stream described in what afmt-validate needs, not its size
+python3 tests/e2e/gen_tenbin_stream.py 4 67108864 2>/dev/null |
+    /usr/bin/time -f "%M" -o "$T/rss" "$BUILD/afmt" info - > "$T/out" 2>&1
+echo "${PIPESTATUS[1]}" > "$T/rc"
+kb=$(tail -n 1 "$T/rss")
+if [ "$(cat "$T/rc")" = 0 ] && [ "$kb" -lt "$LIMIT_KB" ] && grep -q "^-: tenbin, 268435840 bytes, valid" "$T/out" &&
+    grep -q "array \[3\] f32\[16777216\]" "$T/out"; then
+    echo "PASS memory: afmt info on a 256 MiB pipe in ${kb} kB"
+else
+    echo "FAIL memory: afmt info on a 256 MiB pipe: rc $(cat "$T/rc"), ${kb} kB: $(head -c 300 "$T/out")"
+fi
+
 # 4. a 1 GiB futhark bool stream: every byte checked, memory still small
 python3 - "$T" <<'PY'
 import struct, sys
