@@ -40,8 +40,8 @@ static const afmt_field_desc field_hi = {.name = "hi", .kind = AFMT_FIELD_FLOAT,
 
 /* Table types (tests/specs/features/float_fields.json /tables/types), for the validator and the writer. */
 static const afmt_type_entry float_fields_types[2] = {
-    {NULL, 1, AFMT_I32, AFMT_ENC_PLAIN, 1},
-    {NULL, 2, AFMT_F64, AFMT_ENC_PLAIN, 1},
+    {.code = 1, .dtype = AFMT_I32, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.code = 2, .dtype = AFMT_F64, .enc = AFMT_ENC_PLAIN, .writable = 1},
 };
 
 /* The entries of table types, listed when no entry matches. */
