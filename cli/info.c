@@ -14,7 +14,6 @@
 #include <string.h>
 
 #include "afmt.h"
-#include "afmt_float.h"
 #include "args.h"
 #include "array_out.h"
 #include "buf.h"
@@ -146,7 +145,7 @@ static void put_float(afmt_cli_buf *b, const afmt_field_info *f, int json)
 {
     const double v = afmt_float_get(f->bytes, f->width, f->big_endian);
     const afmt_float_txt t = afmt_float_text(v, f->width);
-    if (json && !afmt_float_finite(v))
+    if (json && !(v - v == 0)) /* not finite: nan, inf, -inf */
         afmt_cli_buf_printf(b, "\"%s\"", t.s);
     else
         afmt_cli_buf_puts(b, t.s);

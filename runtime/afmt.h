@@ -541,6 +541,22 @@ typedef struct afmt_field_info {
     const char *doc;       /* the spec's "doc" for it, or NULL */
 } afmt_field_info;
 
+/* A float field's value (kind AFMT_FIELD_FLOAT): the IEEE-754 float of
+ * `width` bytes (4: binary32, 8: binary64) at p, in either byte order
+ * (big: f->big_endian), as a double (exact): afmt_float_get(f->bytes,
+ * f->width, f->big_endian). */
+AFMT_API double afmt_float_get(const uint8_t *p, unsigned width, int big);
+
+/* The shortest text that reads back (strtof for width 4, strtod for 8)
+ * to v: "0.1", "1e+30", "-0"; "nan", "inf", "-inf" for the others (what
+ * afmt info shows, and error messages say).  A value, not a pointer:
+ * `afmt_float_text(v, 8).s` lives to the end of the full expression that
+ * computes it (C11), long enough for a printf. */
+typedef struct afmt_float_txt {
+    char s[32];
+} afmt_float_txt;
+AFMT_API afmt_float_txt afmt_float_text(double v, unsigned width);
+
 /* Told of each header field a validator reads, in file order, before the
  * field's checks (so an invalid file shows its fields up to the bad one).
  * Runs on the caller's thread during the validate call. */

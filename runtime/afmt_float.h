@@ -17,22 +17,14 @@
 extern "C" {
 #endif
 
-/* The value of the IEEE-754 float of `width` bytes (4: binary32, 8:
- * binary64) at p, in either byte order, as a double (exact). */
-AFMT_GEN_API double afmt_float_get(const uint8_t *p, unsigned width, int big);
+/* afmt_float_get and afmt_float_text (a float field's value, and its
+ * shortest exact text) are public: afmt.h. */
+
 
 /* The bit pattern of v as a float of `width` bytes (4: v rounded to
  * binary32, which writers only do for values that are exact in it). */
 AFMT_GEN_API uint64_t afmt_float_bits(double v, unsigned width);
 
-/* The shortest text that reads back (strtof for width 4, strtod for 8)
- * to v: "0.1", "1e+30", "-0"; "nan", "inf", "-inf" for the others.  A
- * value, not a pointer: `afmt_float_text(v, 8).s` lives to the end of the
- * full expression that computes it (C11), long enough for a message. */
-typedef struct afmt_float_txt {
-    char s[32];
-} afmt_float_txt;
-AFMT_GEN_API afmt_float_txt afmt_float_text(double v, unsigned width);
 
 /* finite(x): neither infinite nor NaN.  (x - x is 0 exactly then; no
  * <math.h>, which a vendored build may not link.) */
