@@ -22,8 +22,9 @@
  * Memory: afmt never keeps a pointer you passed beyond the call, except
  *   where a struct says it does (a sink or stream source keeps its buffer
  *   and callbacks until you stop using it).  The few functions that
- *   allocate say so, and free before returning (afmt_sidecar_parse alone
- *   returns its block, for afmt_sidecar_free).
+ *   allocate say so, and free before returning (but afmt_sidecar_parse's
+ *   block, for afmt_sidecar_free, and an afmt_views' list, for
+ *   afmt_views_free).
  * Threads: there is no global or static mutable state.  Every function is
  *   reentrant; different threads may validate, decode and write at the same
  *   time as long as each afmt_src, afmt_sink and afmt_error is used by one
