@@ -54,8 +54,8 @@ static int byte_order_check_order(const afmt_vctx *c, uint64_t at, uint64_t v_or
 
 /* Table types (tests/specs/features/byte_order.json /tables/types), for the validator and the writer. */
 static const afmt_type_entry byte_order_types[2] = {
-    {NULL, 1, AFMT_I32, AFMT_ENC_PLAIN, 1},
-    {NULL, 2, AFMT_F64, AFMT_ENC_PLAIN, 1},
+    {.code = 1, .dtype = AFMT_I32, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.code = 2, .dtype = AFMT_F64, .enc = AFMT_ENC_PLAIN, .writable = 1},
 };
 
 /* The entries of table types, listed when no entry matches. */

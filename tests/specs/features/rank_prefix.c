@@ -32,8 +32,8 @@ static const afmt_field_desc field_dims = {
 
 /* Table types (tests/specs/features/rank_prefix.json /tables/types), for the validator and the writer. */
 static const afmt_type_entry rank_prefix_types[2] = {
-    {NULL, 1, AFMT_I16, AFMT_ENC_PLAIN, 1},
-    {NULL, 2, AFMT_F32, AFMT_ENC_PLAIN, 1},
+    {.code = 1, .dtype = AFMT_I16, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.code = 2, .dtype = AFMT_F32, .enc = AFMT_ENC_PLAIN, .writable = 1},
 };
 
 /* The entries of table types, listed when no entry matches. */
