@@ -967,12 +967,41 @@ static void emit_def(emitter *m, scope *sc, def *d, const char *chain)
     d->state = 2;
 }
 
+/* Whether the items of b (nested ones too) declare a var named name. */
+static int declares_var(const item_list *b, const char *name)
+{
+    int i, j;
+    for (i = 0; i < b->n; i++) {
+        const item *it = b->v[i];
+        if (it->kind == IT_VAR && it->name && strcmp(it->name, name) == 0) return 1;
+        if (declares_var(&it->body, name)) return 1;
+        for (j = 0; j < it->ncases; j++)
+            if (declares_var(&it->cases[j].body, name)) return 1;
+    }
+    return 0;
+}
+
+/* Whether e reads a var the writer has not declared yet where the scope's
+ * checks are evaluated (before its items are written: a var set while
+ * they are, `count == seen` after a repeat; spec fuzzer seed 300009). */
+static int reads_later_var(emitter *m, const expr *e)
+{
+    int i;
+    if (!e) return 0;
+    if (e->kind == E_NAME && declares_var(&m->s->body, e->sval) && !sym_peek(m, e->sval)) return 1;
+    if (reads_later_var(m, e->a) || reads_later_var(m, e->b) || reads_later_var(m, e->c)) return 1;
+    for (i = 0; i < e->nargs; i++)
+        if (reads_later_var(m, e->args[i])) return 1;
+    return 0;
+}
+
 /* Whether the writer evaluates check c: not one about the input's
- * position, nor one that defined its field (it holds by construction). */
-static int write_checks(const scope *sc, const check *c)
+ * position or reading a var not declared yet, nor one that defined its
+ * field (it holds by construction). */
+static int write_checks(emitter *m, const scope *sc, const check *c)
 {
     int k;
-    if (uses_input_position(c->e)) return 0;
+    if (uses_input_position(c->e) || reads_later_var(m, c->e)) return 0;
     for (k = 0; k < sc->ndefs; k++)
         if (sc->defs[k].from == c) return 0;
     return 1;
@@ -1009,7 +1038,7 @@ static void emit_scope_checks(emitter *m, scope *sc)
              * position is not: spec fuzzer seed 21015) */
             sym *attr = it->kind == IT_FIELD ? sym_peek(m, it->name) : it->attribute ? sym_peek(m, it->attribute) : NULL;
             int skipped = 0;
-            for (j = 0; j < it->nchecks; j++) skipped += !write_checks(sc, &it->checks[j]);
+            for (j = 0; j < it->nchecks; j++) skipped += !write_checks(m, sc, &it->checks[j]);
             if (attr && skipped < it->nchecks) attr = sym_find(m, attr->name);
             bl = blame_at(attr ? attr->name : "", "AFMT_NO_INDEX", "0");
             if (attr && attr->kind != SY_INT) attr = NULL;
@@ -1018,7 +1047,7 @@ static void emit_scope_checks(emitter *m, scope *sc)
                 emit_checks(m, &bl, it->checks, it->nchecks, attr);
             } else {
                 for (j = 0; j < it->nchecks; j++)
-                    if (write_checks(sc, &it->checks[j])) {
+                    if (write_checks(m, sc, &it->checks[j])) {
                         m->jpath = it->checks[j].jpath;
                         emit_check_body(m, &bl, &it->checks[j], attr);
                     }

@@ -142,6 +142,10 @@ void writer_var(emitter *m, item *it)
     line(m, "uint64_t var_%s = %s;", it->name, v);
     line(m, "uint64_t *const p_%s = &var_%s;", it->name, it->name);
     y = sym_push(m, SY_INT, it->name, it);
+    /* a var nothing reads or sets as written (set only in a repeat the
+     * writer writes no repetition of): marked, for -Werror */
+    y->decl = decl_new(m);
+    decl_unless_used(m, y->decl, "(void)p_%s; /* not read */", it->name);
     y->t = VT_U;
     fixed_printf(y->c, sizeof y->c, "(*p_%s)", it->name);
     fixed_printf(y->off, sizeof y->off, "0");
