@@ -10,9 +10,11 @@ lists); a var set from the metadata (the alignment, when the key is
 "align") and maybe a var counting records; records of named arrays (name,
 rank, dims, a type code looked up in a table with plain, bit-packed, sized
 opaque and block entries, an offset); a pad to the alignment and a
-directory placing the arrays.  The writer does not know these constructs
-yet, so most specs say "read_only" and a writer never makes their files:
-directory_format() also returns sample files built here from the same
+directory placing the arrays.  About a third read plain values instead of
+the structure and may be written (the writer writes directories, vars
+and counted repeats, not structure uses); the rest say "read_only", and
+a writer never makes their files: directory_format() also returns sample
+files built here from the same
 choices (valid ones mostly; now and then a duplicate key, a name that
 repeats as a C string, a nesting deeper than limits.max_depth), which the
 fuzzer validates and mutates like a writer's files.
@@ -190,6 +192,10 @@ def directory_format(rng, names, spec, samples):
         "message": "the alignment is a power of two"}}, {"set": align, "value": aval}]
     args = [kind] + (["0"] if two_params else [])
     value_case = [{"struct": names.new("value"), "use": sname, "args": args}]
+    # a spec the writer may write (it writes no structure use): plain values
+    writable = rng.random() < 0.35
+    if writable:
+        value_case = [{"field": names.new("value"), "type": rng.choice(["u32", "u64", "i8"])}]
     kv.append({"switch": names.new("kv_value"), "on": on, "cases": [{"when": [1], "body": align_case},
                                                                      {"when": [0], "body": value_case}]})
     if counter:
@@ -218,7 +224,7 @@ def directory_format(rng, names, spec, samples):
     if rng.random() < 0.3:
         rec[2]["each"] = "%s >= 0" % dims
     off_name = off
-    if rng.random() < 0.2:
+    if rng.random() < 0.2 and not writable:
         off_name = names.new("at")
         rec.append({"let": off_name, "value": "%s + 0" % off})
     if rng.random() < 0.3:
@@ -240,16 +246,16 @@ def directory_format(rng, names, spec, samples):
     fastest = rng.random() < 0.6
     if fastest or rng.random() < 0.3:
         d["dims"] = "fastest-first" if fastest else "slowest-first"
-    if rng.random() < 0.7:
-        d["name"] = name
+    if writable or rng.random() < 0.7:
+        d["name"] = name  # the writer derives the records' names only from it
     if rng.random() < 0.2:
         d["endian"] = rng.choice(["little", "big"])
     if rng.random() < 0.5:
         d["lenient"] = "warn"
     body.append(d)
-    if rng.random() < 0.85:
+    if not writable or rng.random() < 0.3:
         spec["read_only"] = "a spec fuzzer's GGUF-like format"
-    f = dict(big=big, magic=magic, nmeta_t=nmeta_t, nrec_t=nrec_t, align0=align0, key_lt=key_lt, kind_t=kind_t,
+    f = dict(big=big, magic=magic, plain_value=value_case[0]["type"] if writable else None, nmeta_t=nmeta_t, nrec_t=nrec_t, align0=align0, key_lt=key_lt, kind_t=kind_t,
              vtypes=vtypes, name_lt=name_lt, rank_t=rank_t, dims_t=dims_t, code_t=code_t, off_t=off_t, tkinds=tkinds,
              fastest=fastest, max_rank=max_rank, dir_align=None if dir_align == align else int(dir_align),
              unique_as=rec_rep.get("unique_as", "bytes") if "unique" in rec_rep else None,
@@ -316,6 +322,9 @@ def sample(rng, f):
             out += enc_int(f["kind_t"], rng.choice(list(f["vtypes"])), big)
             align = rng.choice([1, 2, 8, 32, 64])
             out += enc_int("u32", align, big)
+        elif f["plain_value"]:
+            out += enc_int(f["kind_t"], rng.choice(list(f["vtypes"])), big)
+            out += enc_int(f["plain_value"], rand_int(rng, f["plain_value"]), big)
         else:
             kind = rng.choice(lists) if deep and lists else rng.choice(list(f["vtypes"]))
             out += enc_int(f["kind_t"], kind, big) + enc_value(rng, f, kind, 1, deep and kind in lists)
