@@ -635,7 +635,14 @@ static cexpr fn_minmax(emitter *m, const blame *bl, expr *e, const char *text)
     if (strcmp(a, b) == 0) r = mk(xstrdup(a), VT_U);
     else if (zero_c(a) || zero_c(b)) r = is_min ? mk(xprintf("((void)(%s), UINT64_C(0))", zero_c(a) ? b : a), VT_U)
                                                 : mk(xstrdup(zero_c(a) ? b : a), VT_U);
-    else r = mk(xprintf("(%s %s %s ? %s : %s)", a, is_min ? "<" : ">", b, a, b), VT_U);
+    else {
+        /* a constant expression compilers fold (min(x, 0 / 4) is x < 0)
+         * is compared through afmt_u64_const, as compare() does */
+        char *ca = const_expr_c(a) ? hide_const(xstrdup(a), 0) : xstrdup(a);
+        char *cb = const_expr_c(b) ? hide_const(xstrdup(b), 0) : xstrdup(b);
+        r = mk(xprintf("(%s %s %s ? %s : %s)", ca, is_min ? "<" : ">", cb, a, b), VT_U);
+        free(ca); free(cb);
+    }
     free(a); free(b);
     return r;
 }
