@@ -161,6 +161,12 @@ typedef struct emitter {
     /* writer: the stand-in array of the directory record the scope being
      * written binds (gen/emit_write_dir.c), or NULL */
     item *wrecord;
+    /* writer: the metadata repeat whose repetition is being written (its
+     * key-value is the C pointer wkv_c; its grammar's name, the field of
+     * its type code), or NULL */
+    item *wkv;
+    char wkv_c[96], wkv_grammar[192];
+    const char *wkv_type;
 } emitter;
 
 /* emit_func.c: one function per structure.  func_begin sends the
@@ -384,6 +390,28 @@ const item *directory_of(const spec *s, const item *repeat);
 void emit_dir_setup(emitter *m, item *repeat);
 void emit_dir_add(emitter *m, item *repeat, const item *dir);
 void emit_directory(emitter *m, item *dir);
+/* emit_value.c: a repeat's "metadata" (typed key-values).  value_use: the
+ * use of the value's structure in the repeat's body (NULL: none);
+ * value_grammar_of: the grammar of that structure (0), or generator
+ * errors (-1); value_grammar_emit: its static afmt_value_grammar in the
+ * prelude (once), its name into out; emit_kv_visit: the
+ * validator's afmt_kv_visit at the end of a repetition. */
+typedef struct value_case {
+    unsigned long long code;
+    const char *kind;    /* "AFMT_VALUE_UINT", ... */
+    int width;
+} value_case;
+typedef struct value_grammar {
+    const named_struct *ns;
+    const char *type_field;   /* the field of the repetition holding the type code */
+    value_case cases[64];
+    int ncases;
+    int len_width, elem_width, count_width, big;
+} value_grammar;
+item *value_use(const item *repeat);
+int value_grammar_of(emitter *m, const item *repeat, value_grammar *g);
+void value_grammar_emit(emitter *m, const value_grammar *g, char *out, size_t size);
+void emit_kv_visit(emitter *m, item *repeat);
 /* emit_func.c: a function of its own for a named structure, outside every
  * other (its parameters are given, nothing is captured): func_begin_root
  * starts it, func_end_root defines it (params_c: its C parameters after

@@ -456,6 +456,14 @@ static cexpr compare(emitter *m, const blame *bl, tok_kind op, cexpr a, cexpr b,
             free(q);
             return mk(c, VT_BOOL);
         }
+        if ((op == TK_EQ || op == TK_NE) && le && y && y->kind == SY_STR && m->writer) {
+            /* the writer's string: its length and bytes (y->elem) */
+            n = strlen(le->sval);
+            q = c_quote(le->sval, n);
+            c = xprintf("(%s(%s == %zu && memcmp(%s, %s, %zu) == 0))", op == TK_NE ? "!" : "", y->c, n, y->elem, q, n);
+            free(q);
+            return mk(c, VT_BOOL);
+        }
         if ((op != TK_EQ && op != TK_NE) || !le || !y || y->kind != SY_TEXT) {
             gen_error(m, NULL, "text can only be compared with == or != between a text field and a literal in `%s`", text);
             return bad();

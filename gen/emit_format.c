@@ -114,6 +114,26 @@ static int has_compressed(item_list *body)
     return 0;
 }
 
+/* Does a repeat of body declare "metadata" (typed key-values)? */
+static int has_kv_metadata(const item_list *body)
+{
+    int i;
+    for (i = 0; i < body->n; i++)
+        if (body->v[i]->kind == IT_REPEAT && (body->v[i]->repeat.meta_value || has_kv_metadata(&body->v[i]->body))) return 1;
+    return 0;
+}
+
+/* Does a text header of body keep a JSON object of metadata? */
+static int has_json_metadata(const item_list *body)
+{
+    int i;
+    for (i = 0; i < body->n; i++)
+        if ((body->v[i]->kind == IT_TEXTHDR && body->v[i]->th->metadata_key) ||
+            ((body->v[i]->kind == IT_REGION || body->v[i]->kind == IT_REPEAT) && has_json_metadata(&body->v[i]->body)))
+            return 1;
+    return 0;
+}
+
 static int holds_columns(const item_list *b)
 {
     int i, j;
@@ -335,7 +355,9 @@ static void emit_descriptor(sbuf *src, const spec *s)
         sb_printf(src, "    .encoded_size = afmt_%s_encoded_size,\n    .write = afmt_%s_write,\n", f, f);
         if (s->sidecar_suffix) sb_printf(src, "    .sidecar = &%s_sidecar,\n", f);
         else sb_puts(src, "    .sidecar = NULL,\n");
-        sb_printf(src, "    .compresses = %d,\n};\n", has_compressed((item_list *)&s->body));
+        sb_printf(src, "    .compresses = %d,\n", has_compressed((item_list *)&s->body));
+        sb_printf(src, "    .kv_metadata = %d,\n    .json_metadata = %d,\n};\n", has_kv_metadata(&s->body),
+                  has_json_metadata(&s->body));
         free(spq);
     }
 

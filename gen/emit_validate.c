@@ -1173,14 +1173,16 @@ static void repeat_body(emitter *m, item *it, const repeat_module *rmod)
         const item *dir = directory_of(m->s, it);
         m->uniq = it->repeat.unique ? it : NULL;
         m->uniq_found = 0;
-        if (dir) {
-            /* the repetition's function ends by keeping its record */
+        if (dir || it->repeat.meta_value) {
+            /* the repetition's function ends by keeping its record, or
+             * handing its key-value to the visitor */
             func_frame fr;
             const int saved_sole = m->sole_item;
             func_begin(m, &fr, it->name);
             m->sole_item = 0;
             emit_items(m, &it->body);
-            emit_dir_add(m, it, dir);
+            if (dir) emit_dir_add(m, it, dir);
+            if (it->repeat.meta_value) emit_kv_visit(m, it);
             m->sole_item = saved_sole;
             func_end(m, &fr, NULL);
         } else {

@@ -27,7 +27,10 @@ typedef enum def_kind {
     D_LAYOUT, /* a field the array's layout module defines (dim: its role) */
     D_COUNT,    /* a repeat's count field (emit_write_dir.c) */
     D_NAME_STR, /* a string field that is an array's name */
-    D_DIR_OFFSET /* a directory record's offset field */
+    D_DIR_OFFSET, /* a directory record's offset field */
+    D_KV_KEY,     /* a metadata repetition's key, its value's type code, its number */
+    D_KV_CODE,
+    D_KV_NUMBER
 } def_kind;
 
 typedef struct def {
@@ -215,6 +218,19 @@ static def *plan_from_check(scope *sc, item *it)
     return NULL;
 }
 
+/* A field of a metadata repetition the key-value defines: its key, the
+ * type code of its value (the value structure's argument), a number
+ * field named like the value (GGUF's general.alignment). */
+static int plan_kv(scope *sc, emitter *m, item *it)
+{
+    const repeat_item *r = &m->wkv->repeat;
+    if (it->field.ftype == FT_STRING && strcmp(it->name, r->meta_key) == 0) return add_def(sc, D_KV_KEY, it) != NULL;
+    if (it->field.ftype == FT_INT && m->wkv_type && strcmp(it->name, m->wkv_type) == 0)
+        return add_def(sc, D_KV_CODE, it) != NULL;
+    if (it->field.ftype == FT_INT && strcmp(it->name, r->meta_value) == 0) return add_def(sc, D_KV_NUMBER, it) != NULL;
+    return 0;
+}
+
 /* Field it: "write", "equals", a binding to an array, a lookup's key, a
  * check that gives it, an enclosing scope, or a generator error. */
 static void plan_field(emitter *m, scope *sc, item *it)
@@ -232,6 +248,7 @@ static void plan_field(emitter *m, scope *sc, item *it)
     }
     for (j = 0; j < sc->narrays; j++)
         if (sc->direct[j] && plan_binding(sc, sc->arrays[j], it)) return;
+    if (m->wkv && !it->field.count && plan_kv(sc, m, it)) return;
     if (it->field.ftype == FT_INT && !it->field.count) {
         char *count = writer_count_value(m, sc->items, sc->nitems, it);
         if (count) {
@@ -871,6 +888,39 @@ static void def_name_str(emitter *m, def *d)
     y->width = it->field.len_width;
 }
 
+/* A metadata repetition's key (a string), its value's type code, the
+ * value as a number. */
+static void def_kv(emitter *m, def *d, const blame *bl)
+{
+    item *it = d->it;
+    const char *kv = m->wkv_c;
+    if (d->kind == D_KV_KEY) {
+        sym *y;
+        line(m, "const uint64_t len_%s = %s->key_len;", it->name, kv);
+        y = sym_push(m, SY_STR, it->name, it);
+        y->t = VT_U;
+        fixed_printf(y->c, sizeof y->c, "len_%s", it->name);
+        fixed_printf(y->elem, sizeof y->elem, "%s->key", kv);
+        fixed_printf(y->off, sizeof y->off, "0");
+        y->width = it->field.len_width;
+    } else if (d->kind == D_KV_CODE) {
+        char *cond = xprintf("afmt_value_code(&%s, &%s->value, &code_%s) != 0", m->wkv_grammar, kv, it->name);
+        char *fmt = xprintf("\"%s has no metadata value of kind %%d and %%u bytes (key %%.*s)\"", m->s->format);
+        char *args = xprintf("(int)%s->value.kind, %s->value.width, (int)(%s->key_len < 63 ? %s->key_len : 63), "
+                             "(const char *)%s->key", kv, kv, kv, kv, kv);
+        blame b2 = blame_at(it->name, "ki", "0");
+        line(m, "uint64_t code_%s;", it->name);
+        emit_fail_if(m, cond, &b2, "type", LEN_NONE, fmt, args);
+        free(cond); free(fmt); free(args);
+        writer_int(m, it, xprintf("code_%s", it->name), VT_U);
+    } else {
+        line(m, "uint64_t num_%s;", it->name);
+        line(m, "if (afmt_value_u64(&%s->value, \"%s\", ki, &num_%s, err) != 0) return -1;", kv, it->name, it->name);
+        (void)bl;
+        writer_int(m, it, xprintf("num_%s", it->name), VT_U);
+    }
+}
+
 /* The payload's size (nbytes_<name>). */
 static void def_payload(emitter *m, def *d)
 {
@@ -960,6 +1010,7 @@ static void emit_def(emitter *m, scope *sc, def *d, const char *chain)
     case D_NAME_STR: def_name_str(m, d); break;
     case D_COUNT: writer_int(m, it, d->c, VT_U); d->c = NULL; break;
     case D_DIR_OFFSET: def_from_array(m, d, &bl, xstrdup(d->arr->array.offset_c), VT_U); break;
+    case D_KV_KEY: case D_KV_CODE: case D_KV_NUMBER: def_kv(m, d, &bl); break;
     case D_LOOKUP: emit_reverse_lookup(m, sc, it); break;
     case D_LAYOUT: layout_by_id(d->arr->array.layout)->write_field(m, d->arr, it, d->dim); break;
     case D_PAYLOAD: def_payload(m, d); break;
@@ -1534,6 +1585,12 @@ static void write_item(emitter *m, item *it)
     case IT_SET: writer_set(m, it); break;
     case IT_DIRECTORY: writer_directory(m, it); break;
     case IT_STRUCT:
+        if (m->wkv && it->name && strcmp(it->name, m->wkv->repeat.meta_value) == 0) {
+            line(m, "/* %s: the key-value's value */", it->name);
+            line(m, "if (afmt_value_write(sink, &%s, &%s->value, \"%s\", ki, err) != 0) return -1;", m->wkv_grammar,
+                 m->wkv_c, it->name);
+            break;
+        }
         gen_error(m, it->jpath, "the writer cannot write structure '%s' here" NO_WRITER_HINT, it->st.use ? it->st.use : "");
         break;
     default: break;

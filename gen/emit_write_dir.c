@@ -37,6 +37,7 @@ char *writer_count_value(const emitter *m, item *const *items, int n, const item
     const item *r = repeat_counted_by(items, n, f);
     if (!r) return NULL;
     if (directory_of(m->s, r)) return xstrdup("(uint64_t)n"); /* a record per array */
+    if (r->repeat.meta_value) return xstrdup("(uint64_t)(wopt ? wopt->n_kv : 0)"); /* the key-values given */
     return xstrdup("UINT64_C(0)");                            /* nothing to repeat */
 }
 
@@ -106,11 +107,52 @@ static void write_records(emitter *m, item *r, const item *d)
     free(align); free(base); free(end); free(atb); free(at); free(pb); free(prefix);
 }
 
+/* The key-values of the write options: one repetition of metadata repeat
+ * r each, in order, keys distinct when r says "unique" on its key. */
+static void write_kvs(emitter *m, item *r)
+{
+    value_grammar g;
+    item *saved = m->wkv;
+    char saved_c[sizeof m->wkv_c], saved_g[sizeof m->wkv_grammar];
+    const char *saved_type = m->wkv_type;
+    if (value_grammar_of(m, r, &g) != 0) return;
+    memcpy(saved_c, m->wkv_c, sizeof saved_c);
+    memcpy(saved_g, m->wkv_grammar, sizeof saved_g);
+    line(m, "/* repeat %s: a key-value of the write options each */", r->name);
+    if (r->repeat.unique) {
+        if (!r->repeat.meta_key || strcmp(r->repeat.unique, r->repeat.meta_key) != 0) {
+            gen_error(m, r->jpath, "the writer keeps \"unique\" of a metadata repeat only on its key ('%s'), not on '%s'",
+                      r->repeat.meta_key ? r->repeat.meta_key : "", r->repeat.unique);
+            return;
+        }
+        line(m, "if (wopt && afmt_kv_unique(wopt->kv, wopt->n_kv, %d, \"%s\", err) != 0) return -1;",
+             r->repeat.unique_c_string, r->repeat.unique);
+    }
+    value_grammar_emit(m, &g, m->wkv_grammar, sizeof m->wkv_grammar);
+    fixed_printf(m->wkv_c, sizeof m->wkv_c, "kv_%s", r->name);
+    m->wkv_type = g.type_field;
+    m->wkv = r;
+    line(m, "for (size_t ki = 0; wopt && ki < wopt->n_kv; ki++) {");
+    m->indent++;
+    line(m, "const afmt_kv *%s = &wopt->kv[ki];", m->wkv_c);
+    writer_scope_func(m, &r->body, r->name);
+    m->indent--;
+    line(m, "}");
+    m->wkv = saved;
+    m->wkv_type = saved_type;
+    memcpy(m->wkv_c, saved_c, sizeof saved_c);
+    memcpy(m->wkv_grammar, saved_g, sizeof saved_g);
+}
+
 void writer_counted_repeat(emitter *m, item *r)
 {
     const item *d = directory_of(m->s, r);
     if (d) {
         write_records(m, r, d);
+        return;
+    }
+    if (r->repeat.meta_value) {
+        write_kvs(m, r);
         return;
     }
     if (!r->arg || r->arg->kind != E_NAME) {

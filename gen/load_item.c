@@ -16,7 +16,7 @@ static const char *const ARRAY_KEYS[] = {
     "array", "dtype", "shape", "order", "endian", "name", "values", "lenient", "doc",
     "layout", "nnz", "row_offsets", "col_indices", "types", "table", "names", "compressed", "stored_bytes",
     "index", "with_columns", "rank", "fill", NULL};
-static const char *const REPEAT_KEYS[] = {"repeat", "until", "count", "skip", "min", "tiles", "unique", "unique_as", "body", "doc", NULL};
+static const char *const REPEAT_KEYS[] = {"repeat", "until", "count", "skip", "min", "tiles", "unique", "unique_as", "metadata", "body", "doc", NULL};
 static const char *const STRUCTUSE_KEYS[] = {"struct", "use", "args", "doc", NULL};
 static const char *const VAR_KEYS[] = {"var", "value", "doc", NULL};
 static const char *const DIRECTORY_KEYS[] = {"directory", "records", "align", "dtype", "shape", "dims", "name", "default_name", "offset",
@@ -494,6 +494,35 @@ static void load_repeat(loader *L, spec *s, json_t *o, const char *jp, item *it)
         else if (as && strcmp(as, "bytes") != 0) LERR(L, jp, "\"unique_as\" is \"bytes\" (the default) or \"c-string\"");
         if (as && !r->unique) LERR(L, jp, "\"unique_as\" needs \"unique\"");
         free(as);
+    }
+    {
+        /* "metadata": {"key": K, "value": V[, "bool": CODE]}: typed key-values */
+        json_t *md = json_object_get(o, "metadata");
+        r->meta_bool = -1;
+        if (md && !json_is_object(md)) {
+            LERR(L, jp, "\"metadata\" is {\"key\": a string field, \"value\": a struct item[, \"bool\": a type code]}");
+        } else if (md) {
+            json_t *b = json_object_get(md, "bool");
+            json_t *k = json_object_get(md, "key"), *v = json_object_get(md, "value");
+            const char *kk;
+            void *iter;
+            for (iter = json_object_iter(md); iter; iter = json_object_iter_next(md, iter)) {
+                kk = json_object_iter_key(iter);
+                if (strcmp(kk, "key") && strcmp(kk, "value") && strcmp(kk, "bool"))
+                    LERR(L, jp, "\"metadata\" has no key \"%s\" (key, value, bool)", kk);
+            }
+            if (!json_is_string(k) || !json_is_string(v))
+                LERR(L, jp, "\"metadata\" names its \"key\" (a string field) and \"value\" (a struct item) of the body");
+            else {
+                r->meta_key = xstrdup(json_string_value(k));
+                r->meta_value = xstrdup(json_string_value(v));
+            }
+            if (b && (!json_is_integer(b) || json_integer_value(b) < 0))
+                LERR(L, jp, "\"metadata\": \"bool\" is the type code of the bool case (an integer)");
+            else if (b)
+                r->meta_bool = json_integer_value(b);
+            if (!it->arg) LERR(L, jp, "a \"metadata\" repeat has a \"count\"");
+        }
     }
     load_items(L, s, json_object_get(o, "body"), pb, &it->body);
     free(pb);

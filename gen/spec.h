@@ -167,6 +167,8 @@ typedef struct repeat_item {      /* IT_REPEAT: its body again and again */
     uint64_t min_count;               /* fewest repetitions */
     char *unique;                     /* a field of the body whose value no two repetitions share */
     int unique_c_string;              /* "unique_as": "c-string": keys compared up to their first NUL */
+    char *meta_key, *meta_value;      /* "metadata": its string key field and the struct item of its value */
+    long long meta_bool;              /* "metadata": the type code of bools, or -1 */
     char *tile_row, *tile_col, *tile_rows, *tile_cols; /* blocks that tile a matrix */
     expr *tile_within[2]; char *tile_within_text[2];
 } repeat_item;

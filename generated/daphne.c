@@ -974,4 +974,6 @@ const afmt_format afmt_daphne_format = {
     .write = afmt_daphne_write,
     .sidecar = &daphne_sidecar,
     .compresses = 0,
+    .kv_metadata = 0,
+    .json_metadata = 0,
 };

@@ -363,4 +363,6 @@ const afmt_format afmt_futhark_format = {
     .write = afmt_futhark_write,
     .sidecar = NULL,
     .compresses = 0,
+    .kv_metadata = 0,
+    .json_metadata = 0,
 };

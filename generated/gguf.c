@@ -160,6 +160,32 @@ static int gguf_check_item_type(const afmt_vctx *c, uint64_t at, uint64_t v_item
     return 0;
 }
 
+/* The typed values of structure value (spec/gguf.json /structs/value): type code, kind, width. */
+static const afmt_value_case gguf_value_cases[13] = {
+    {0, AFMT_VALUE_UINT, 1},
+    {1, AFMT_VALUE_INT, 1},
+    {2, AFMT_VALUE_UINT, 2},
+    {3, AFMT_VALUE_INT, 2},
+    {4, AFMT_VALUE_UINT, 4},
+    {5, AFMT_VALUE_INT, 4},
+    {6, AFMT_VALUE_FLOAT, 4},
+    {7, AFMT_VALUE_BOOL, 1},
+    {8, AFMT_VALUE_STRING, 0},
+    {9, AFMT_VALUE_LIST, 0},
+    {10, AFMT_VALUE_UINT, 8},
+    {11, AFMT_VALUE_INT, 8},
+    {12, AFMT_VALUE_FLOAT, 8},
+};
+static const afmt_value_grammar gguf_value_grammar = {
+    .name = "value",
+    .cases = gguf_value_cases,
+    .ncases = 13,
+    .len_width = 8,
+    .elem_width = 4,
+    .count_width = 8,
+    .big = 0,
+};
+
 /* n_dims (spec/gguf.json /body/6/body/1): its check, for the validator and the writer */
 static int gguf_check_n_dims(const afmt_vctx *c, uint64_t at, uint64_t v_n_dims)
 {
@@ -468,6 +494,9 @@ static int gguf_validate_kv(afmt_vctx *c, uint64_t *const p_alignment, afmt_uniq
                 "kv_value: unknown value %" PRIu64 " (expected one of 1, 0)",
                 (uint64_t)sel_kv_value);
     }
+    /* the key-value, typed, for the visitor (its value follows its type field) */
+    if (afmt_kv_visit(c, &gguf_value_grammar, o_key + 8, len_key, v_type, o_type + 4,
+            o_key)) return -1;
     return 0;
 }
 
@@ -816,6 +845,73 @@ int afmt_gguf_validate(const uint8_t *buf, uint64_t len, const afmt_options *opt
     return afmt_run_validator_buffer(gguf_validate_body, "gguf", buf, len, opt, vis, err);
 }
 
+static int gguf_write_kv_value_1(afmt_sink *sink, afmt_error *err, uint64_t *const p_alignment,
+        const size_t ki, const afmt_kv *kv_kv)
+{
+    uint64_t num_value;
+    if (afmt_value_u64(&kv_kv->value, "value", ki, &num_value, err) != 0) return -1;
+    const uint64_t v_value = num_value;
+    if (gguf_check_value(AFMT_VCTX_STRICT(err), 0, v_value)) return -1;
+    /* value */
+    if (v_value > UINT64_C(0xffffffff)) {
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "value", AFMT_NO_INDEX, AFMT_NO_OFFSET, "value %"
+                PRIu64 " does not fit u32", v_value);
+    }
+    if (afmt_sink_u32(sink, v_value, 0, err) != 0) return -1;
+    *p_alignment = v_value;
+    return 0;
+}
+
+static int gguf_write_kv_value_0(afmt_sink *sink, afmt_error *err, const size_t ki,
+        const afmt_kv *kv_kv)
+{
+    /* value: the key-value's value */
+    if (afmt_value_write(sink, &gguf_value_grammar, &kv_kv->value, "value", ki,
+            err) != 0) return -1;
+    return 0;
+}
+
+static int gguf_write_kv(afmt_sink *sink, afmt_error *err, uint64_t *const p_alignment,
+        const size_t ki, const afmt_kv *kv_kv)
+{
+    const uint64_t len_key = kv_kv->key_len;
+    const uint64_t v_is_alignment = ((len_key == 17 &&
+            memcmp(kv_kv->key, "general.alignment", 17) == 0));
+    uint64_t code_type;
+    if (afmt_value_code(&gguf_value_grammar, &kv_kv->value, &code_type) != 0) {
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "type", ki, AFMT_NO_OFFSET,
+                "gguf has no metadata value of kind %d and %u bytes (key %.*s)",
+                (int)kv_kv->value.kind, kv_kv->value.width,
+                (int)(kv_kv->key_len < 63 ? kv_kv->key_len : 63), (const char *)kv_kv->key);
+    }
+    const uint64_t v_type = code_type;
+    if (!(len_key > UINT64_C(0))) {
+        return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "key", AFMT_NO_INDEX, AFMT_NO_OFFSET,
+                "a key is not empty: `len(key) > 0` does not hold");
+    }
+    if (gguf_check_type(AFMT_VCTX_STRICT(err), 0, v_type)) return -1;
+    if (gguf_check_type_2(AFMT_VCTX_STRICT(err), 0, v_is_alignment, v_type)) return -1;
+    /* key */
+    if (afmt_sink_u64(sink, len_key, 0, err) != 0) return -1;
+    if (afmt_sink_put(sink, kv_kv->key, len_key, err) != 0) return -1;
+    /* type */
+    if (v_type > UINT64_C(0xffffffff)) {
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "type", AFMT_NO_INDEX, AFMT_NO_OFFSET, "value %"
+                PRIu64 " does not fit u32", v_type);
+    }
+    if (afmt_sink_u32(sink, v_type, 0, err) != 0) return -1;
+    /* switch kv_value */
+    if (((v_is_alignment != 0) ? UINT64_C(1) : UINT64_C(0)) == 1) {
+        if (gguf_write_kv_value_1(sink, err, p_alignment, ki, kv_kv)) return -1;
+    } else if (((v_is_alignment != 0) ? UINT64_C(1) : UINT64_C(0)) == 0) {
+        if (gguf_write_kv_value_0(sink, err, ki, kv_kv)) return -1;
+    } else {
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "kv_value", AFMT_NO_INDEX, AFMT_NO_OFFSET,
+                "no case of the format describes this array");
+    }
+    return 0;
+}
+
 static int gguf_write_tensor(const afmt_array *arrays, afmt_sink *sink, afmt_error *err,
         const char *dir_data_prefix, const size_t ai, const uint64_t dir_data_at)
 {
@@ -915,6 +1011,7 @@ static int gguf_write_impl(const afmt_array *arrays, size_t n, const afmt_write_
 {
     (void)owned;
     const uint64_t v_tensor_count = (uint64_t)n;
+    const uint64_t v_kv_count = (uint64_t)(wopt ? wopt->n_kv : 0);
     if (gguf_check_version(AFMT_VCTX_STRICT(err), 0, UINT64_C(3))) return -1;
     /* magic */
     if (afmt_sink_u32(sink, UINT64_C(1179993927), 0, err) != 0) return -1;
@@ -923,10 +1020,15 @@ static int gguf_write_impl(const afmt_array *arrays, size_t n, const afmt_write_
     /* tensor_count */
     if (afmt_sink_u64(sink, v_tensor_count, 0, err) != 0) return -1;
     /* kv_count */
-    if (afmt_sink_u64(sink, UINT64_C(0), 0, err) != 0) return -1;
+    if (afmt_sink_u64(sink, v_kv_count, 0, err) != 0) return -1;
     uint64_t var_alignment = UINT64_C(32);
     uint64_t *const p_alignment = &var_alignment;
-    /* repeat kv: none (kv_count is 0) */
+    /* repeat kv: a key-value of the write options each */
+    if (wopt && afmt_kv_unique(wopt->kv, wopt->n_kv, 0, "key", err) != 0) return -1;
+    for (size_t ki = 0; wopt && ki < wopt->n_kv; ki++) {
+        const afmt_kv *kv_kv = &wopt->kv[ki];
+        if (gguf_write_kv(sink, err, p_alignment, ki, kv_kv)) return -1;
+    }
     /* repeat tensor: a record per array, placed in directory data */
     const char *dir_data_prefix = afmt_wdir_prefix(arrays, n, "array_"); /* names of unnamed arrays */
     if (afmt_wdir_unique_names(arrays, n, dir_data_prefix, "name", err) != 0) return -1;
@@ -990,4 +1092,6 @@ const afmt_format afmt_gguf_format = {
     .write = afmt_gguf_write,
     .sidecar = NULL,
     .compresses = 0,
+    .kv_metadata = 1,
+    .json_metadata = 0,
 };

@@ -225,4 +225,6 @@ const afmt_format afmt_inebin_format = {
     .write = afmt_inebin_write,
     .sidecar = NULL,
     .compresses = 0,
+    .kv_metadata = 0,
+    .json_metadata = 0,
 };

@@ -275,4 +275,6 @@ const afmt_format afmt_npy_format = {
     .write = afmt_npy_write,
     .sidecar = NULL,
     .compresses = 0,
+    .kv_metadata = 0,
+    .json_metadata = 0,
 };

@@ -421,4 +421,6 @@ const afmt_format afmt_rawarray_format = {
     .write = afmt_rawarray_write,
     .sidecar = NULL,
     .compresses = 1,
+    .kv_metadata = 0,
+    .json_metadata = 0,
 };

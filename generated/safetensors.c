@@ -151,4 +151,6 @@ const afmt_format afmt_safetensors_format = {
     .write = afmt_safetensors_write,
     .sidecar = NULL,
     .compresses = 0,
+    .kv_metadata = 0,
+    .json_metadata = 1,
 };

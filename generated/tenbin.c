@@ -447,4 +447,6 @@ const afmt_format afmt_tenbin_format = {
     .write = afmt_tenbin_write,
     .sidecar = NULL,
     .compresses = 0,
+    .kv_metadata = 0,
+    .json_metadata = 0,
 };

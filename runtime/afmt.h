@@ -122,7 +122,7 @@ extern "C" {
  * regenerate ...), so code generated for another runtime does not compile
  * rather than misbehave.  Bumped on any change generated code would notice;
  * when bumped, run afmt-gen again on your specs. */
-#define AFMT_RUNTIME_ABI 13
+#define AFMT_RUNTIME_ABI 14
 
 
 /* ==================================================================
@@ -490,6 +490,53 @@ typedef struct afmt_limits {
  * a NULL visitor is allowed: the validator then only gives its verdict.
  * Callbacks run on the caller's thread, during the validate call, in file
  * order; they must not call back into the same validation. */
+/* ==================================================================
+ * Typed metadata (GGUF's key-values)
+ * ================================================================== */
+
+/* What a metadata value is.  A format's spec says which kinds and widths
+ * it has (GGUF: u8..u64, i8..i64, f32, f64, bool, string, lists). */
+typedef enum afmt_value_kind {
+    AFMT_VALUE_UINT = 1,   /* u: an unsigned number of width bytes */
+    AFMT_VALUE_INT = 2,    /* i: a signed number of width bytes */
+    AFMT_VALUE_FLOAT = 3,  /* f: an IEEE float of width 4 or 8 bytes (a width-4 value is an f32 exactly) */
+    AFMT_VALUE_BOOL = 4,   /* u: 0 or 1 (width 1) */
+    AFMT_VALUE_STRING = 5, /* str, len: bytes (not NUL-terminated, may hold any byte) */
+    AFMT_VALUE_LIST = 6    /* items, count: values all of kind item_kind and width item_width */
+} afmt_value_kind;
+
+/* One typed value.  Nothing is owned: str and items point at memory of
+ * whoever made the value (the run's scratch in on_kv; the caller's for
+ * afmt_write_options.kv).  A list's items are all of item_kind and
+ * item_width (lists of lists too: item_kind AFMT_VALUE_LIST, item_width
+ * 0), which it says even when it is empty. */
+typedef struct afmt_value {
+    afmt_value_kind kind;
+    unsigned width;               /* bytes of a number or bool; 0 for strings and lists */
+    uint64_t u;                   /* UINT, BOOL */
+    int64_t i;                    /* INT */
+    double f;                     /* FLOAT */
+    const uint8_t *str;           /* STRING */
+    uint64_t len;
+    const struct afmt_value *items; /* LIST */
+    uint64_t count;
+    afmt_value_kind item_kind;    /* LIST: the kind and width of its items */
+    unsigned item_width;
+} afmt_value;
+
+/* One key-value: key bytes (len bytes, not NUL-terminated) and its value. */
+typedef struct afmt_kv {
+    const uint8_t *key;
+    uint64_t key_len;
+    afmt_value value;
+} afmt_kv;
+
+/* A deep copy of kv[0..n) in one malloc'd block (*out, free() it once):
+ * keys, strings and lists are copied into it, so the copy outlives the
+ * validator's run.  0, or -1 (AFMT_E_NOMEM, AFMT_E_OVERFLOW) with err
+ * filled.  Thread-safe. */
+AFMT_API int afmt_kv_copy(const afmt_kv *kv, size_t n, afmt_kv **out, afmt_error *err);
+
 typedef struct afmt_visitor {
     void *ctx;  /* passed back unchanged to every callback */
     /* Called once per array found, in file order.  `array` is valid only
@@ -512,6 +559,15 @@ typedef struct afmt_visitor {
      * only during the call (copy it to keep it).  Called before any
      * array; afmt_write_options.metadata writes it back. */
     void (*on_metadata)(void *ctx, const uint8_t *json, uint64_t len, uint64_t offset);
+    /* A typed key-value of a binary format's metadata (GGUF's), in file
+     * order, the key field at offset: where a spec's repeat declares
+     * "metadata".  kv (its key bytes, strings and lists) is valid only
+     * during the call: lists are built in the run's scratch memory (bounded
+     * by the input) and freed when the run ends; copy what you keep
+     * (afmt_kv_copy).  NULL: not built at all (no cost).  Return non-zero
+     * to stop: the validator then fails with AFMT_E_CALLBACK.  Added in
+     * runtime ABI 14, last so that zero-initialised visitors keep working. */
+    int (*on_kv)(void *ctx, const struct afmt_kv *kv, uint64_t offset);
 } afmt_visitor;
 
 /* A header field as a validator reads it (what `afmt info` lists, a
@@ -596,6 +652,13 @@ typedef struct afmt_write_options {
      * without metadata ignore it.  Read during the call. */
     const uint8_t *metadata;
     uint64_t metadata_len;
+    /* Typed key-values for a format whose spec has a "metadata" repeat
+     * (GGUF), written in the given order; keys must be distinct and each
+     * value of a type the format has (else AFMT_E_TYPE naming the key).
+     * Formats without typed metadata ignore them.  Read during the call.
+     * Added in runtime ABI 14. */
+    const struct afmt_kv *kv;
+    size_t n_kv;
 } afmt_write_options;
 
 /* ---- Collecting the views of one validation
@@ -922,6 +985,11 @@ typedef struct afmt_format {
     /* 1 if write honours wopt->compress (a payload can be stored as one
      * LZ4 block: RawArray), else 0. */
     int compresses;
+    /* 1 if write takes wopt->kv, typed key-values (GGUF); 1 if it takes
+     * wopt->metadata, a JSON object of strings (safetensors).  Added in
+     * runtime ABI 14. */
+    int kv_metadata;
+    int json_metadata;
 } afmt_format;
 
 /* ---- Format lookup (optional)

@@ -41,5 +41,6 @@
 #include "afmt_dir.h"
 #include "afmt_dir_records.h"
 #include "afmt_write_dir.h"
+#include "afmt_value.h"
 
 #endif /* AFMT_INTERNAL_H */

@@ -23,7 +23,18 @@ typedef struct got {
     afmt_array a[MAX_VIEWS];
     int n, warnings;
     afmt_error warning;
+    afmt_kv *kv[8]; /* copies of the key-values (afmt_kv_copy), when asked */
+    int nkv, want_kv;
 } got;
+
+static int keep_kv(void *ctx, const afmt_kv *kv, uint64_t offset)
+{
+    got *g = ctx;
+    (void)offset;
+    if (g->nkv >= 8 || afmt_kv_copy(kv, 1, &g->kv[g->nkv], NULL) != 0) return 1;
+    g->nkv++;
+    return 0;
+}
 
 static int keep(void *ctx, const afmt_array *a)
 {
@@ -159,7 +170,7 @@ static size_t build(file *f, const plan *p, where *w)
     return f->n;
 }
 
-static int run(const file *f, afmt_mode mode, uint64_t max_depth, got *g, afmt_error *err)
+static int run_kv(const file *f, afmt_mode mode, uint64_t max_depth, got *g, afmt_error *err, int want_kv)
 {
     afmt_options opt;
     afmt_visitor vis;
@@ -171,7 +182,14 @@ static int run(const file *f, afmt_mode mode, uint64_t max_depth, got *g, afmt_e
     vis.ctx = g;
     vis.on_array = keep;
     vis.on_warning = warned;
+    if (want_kv) vis.on_kv = keep_kv;
+    g->want_kv = want_kv;
     return afmt_dirfmt_validate(f->b, f->n, &opt, &vis, err);
+}
+
+static int run(const file *f, afmt_mode mode, uint64_t max_depth, got *g, afmt_error *err)
+{
+    return run_kv(f, mode, max_depth, g, err, 0);
 }
 
 static void show(const char *what, const afmt_error *e)
@@ -401,6 +419,26 @@ static void check_write(void)
         snprintf(name, sizeof name, "dirfmt: writer refuses %s: %s", bad[i].what, bad[i].words);
         CHECK(name, rc != 0 && err.code == bad[i].code && strstr(err.message, bad[i].words) != NULL);
         if (rc == 0 || err.code != bad[i].code) show(bad[i].what, &err);
+    }
+    {
+        /* the key-values too (typed metadata, nested lists): the valid file again, byte for byte */
+        got gk;
+        afmt_kv kvs[8];
+        afmt_write_options wo;
+        afmt_sink sink;
+        int k;
+        memset(&wo, 0, sizeof wo);
+        CHECK("dirfmt: on_kv: the valid file's 4 key-values", run_kv(&f, AFMT_STRICT, 0, &gk, &err, 1) == 0 && gk.nkv == 4);
+        for (k = 0; k < gk.nkv; k++) kvs[k] = *gk.kv[k];
+        CHECK("dirfmt: on_kv: align is a u8 of 16, deep a list", gk.nkv == 4 && kvs[0].key_len == 5 &&
+                  kvs[0].value.kind == AFMT_VALUE_UINT && kvs[0].value.width == 1 && kvs[0].value.u == 16 &&
+                  kvs[3].value.kind == AFMT_VALUE_LIST && kvs[1].value.count == 2 && kvs[1].value.items[1].count == 0);
+        wo.kv = kvs;
+        wo.n_kv = (size_t)gk.nkv;
+        afmt_sink_buffer(&sink, w2.b, sizeof w2.b);
+        CHECK("dirfmt: writer: the valid file's arrays and key-values written again are its bytes",
+              afmt_dirfmt_write(gk.a, 2, &wo, &sink, &err) == 0 && sink.written == f.n && memcmp(w2.b, f.b, f.n) == 0);
+        for (k = 0; k < gk.nkv; k++) free(gk.kv[k]);
     }
     /* a block type whose fastest dim is not a multiple of its block */
     two[0] = g.a[1];

@@ -450,4 +450,6 @@ const afmt_format afmt_directory_write_format = {
     .write = afmt_directory_write_write,
     .sidecar = NULL,
     .compresses = 0,
+    .kv_metadata = 0,
+    .json_metadata = 0,
 };

@@ -477,4 +477,6 @@ const afmt_format afmt_expressions_format = {
     .write = afmt_expressions_write,
     .sidecar = NULL,
     .compresses = 0,
+    .kv_metadata = 0,
+    .json_metadata = 0,
 };

@@ -361,4 +361,6 @@ const afmt_format afmt_field_kinds_format = {
     .write = afmt_field_kinds_write,
     .sidecar = NULL,
     .compresses = 0,
+    .kv_metadata = 0,
+    .json_metadata = 0,
 };

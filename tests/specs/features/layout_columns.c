@@ -270,4 +270,6 @@ const afmt_format afmt_layout_columns_format = {
     .write = afmt_layout_columns_write,
     .sidecar = NULL,
     .compresses = 0,
+    .kv_metadata = 0,
+    .json_metadata = 0,
 };

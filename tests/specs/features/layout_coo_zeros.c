@@ -327,4 +327,6 @@ const afmt_format afmt_layout_coo_zeros_format = {
     .write = afmt_layout_coo_zeros_write,
     .sidecar = NULL,
     .compresses = 0,
+    .kv_metadata = 0,
+    .json_metadata = 0,
 };

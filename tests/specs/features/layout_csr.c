@@ -302,4 +302,6 @@ const afmt_format afmt_layout_csr_format = {
     .write = afmt_layout_csr_write,
     .sidecar = NULL,
     .compresses = 0,
+    .kv_metadata = 0,
+    .json_metadata = 0,
 };

@@ -247,4 +247,6 @@ const afmt_format afmt_let_check_format = {
     .write = afmt_let_check_write,
     .sidecar = NULL,
     .compresses = 0,
+    .kv_metadata = 0,
+    .json_metadata = 0,
 };

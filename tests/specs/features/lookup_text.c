@@ -172,4 +172,6 @@ const afmt_format afmt_lookup_text_format = {
     .write = afmt_lookup_text_write,
     .sidecar = NULL,
     .compresses = 0,
+    .kv_metadata = 0,
+    .json_metadata = 0,
 };

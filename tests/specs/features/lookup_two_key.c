@@ -217,4 +217,6 @@ const afmt_format afmt_lookup_two_key_format = {
     .write = afmt_lookup_two_key_write,
     .sidecar = NULL,
     .compresses = 0,
+    .kv_metadata = 0,
+    .json_metadata = 0,
 };

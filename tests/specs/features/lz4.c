@@ -222,4 +222,6 @@ const afmt_format afmt_lz4_format = {
     .write = afmt_lz4_write,
     .sidecar = NULL,
     .compresses = 1,
+    .kv_metadata = 0,
+    .json_metadata = 0,
 };

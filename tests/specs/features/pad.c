@@ -196,4 +196,6 @@ const afmt_format afmt_pad_format = {
     .write = afmt_pad_write,
     .sidecar = NULL,
     .compresses = 0,
+    .kv_metadata = 0,
+    .json_metadata = 0,
 };

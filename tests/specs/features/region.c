@@ -293,4 +293,6 @@ const afmt_format afmt_region_format = {
     .write = afmt_region_write,
     .sidecar = NULL,
     .compresses = 0,
+    .kv_metadata = 0,
+    .json_metadata = 0,
 };

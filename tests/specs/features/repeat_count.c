@@ -269,4 +269,6 @@ const afmt_format afmt_repeat_count_format = {
     .write = afmt_repeat_count_write,
     .sidecar = NULL,
     .compresses = 0,
+    .kv_metadata = 0,
+    .json_metadata = 0,
 };

@@ -352,4 +352,6 @@ const afmt_format afmt_repeat_tiles_format = {
     .write = afmt_repeat_tiles_write,
     .sidecar = NULL,
     .compresses = 0,
+    .kv_metadata = 0,
+    .json_metadata = 0,
 };

@@ -216,4 +216,6 @@ const afmt_format afmt_repeat_until_end_format = {
     .write = afmt_repeat_until_end_write,
     .sidecar = NULL,
     .compresses = 0,
+    .kv_metadata = 0,
+    .json_metadata = 0,
 };

@@ -196,4 +196,6 @@ const afmt_format afmt_sidecar_format = {
     .write = afmt_sidecar_write,
     .sidecar = &sidecar_sidecar,
     .compresses = 0,
+    .kv_metadata = 0,
+    .json_metadata = 0,
 };

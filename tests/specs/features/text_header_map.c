@@ -136,4 +136,6 @@ const afmt_format afmt_text_header_map_format = {
     .write = afmt_text_header_map_write,
     .sidecar = NULL,
     .compresses = 0,
+    .kv_metadata = 0,
+    .json_metadata = 1,
 };

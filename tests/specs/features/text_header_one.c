@@ -149,4 +149,6 @@ const afmt_format afmt_text_header_one_format = {
     .write = afmt_text_header_one_write,
     .sidecar = NULL,
     .compresses = 0,
+    .kv_metadata = 0,
+    .json_metadata = 0,
 };

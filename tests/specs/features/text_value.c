@@ -327,4 +327,6 @@ const afmt_format afmt_text_value_format = {
     .write = afmt_text_value_write,
     .sidecar = NULL,
     .compresses = 0,
+    .kv_metadata = 0,
+    .json_metadata = 0,
 };

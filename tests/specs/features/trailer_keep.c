@@ -187,4 +187,6 @@ const afmt_format afmt_trailer_keep_format = {
     .write = afmt_trailer_keep_write,
     .sidecar = NULL,
     .compresses = 0,
+    .kv_metadata = 0,
+    .json_metadata = 0,
 };

@@ -1,0 +1,199 @@
+/* afmt-gen: typed metadata (a repeat's "metadata", spec/LANGUAGE.md).
+ *
+ * A repeat that declares "metadata": {"key": K, "value": V} holds
+ * key-values: K a string field of its body, V the label of a use of a named
+ * structure (somewhere in its body, a switch case's too) whose single
+ * argument is a plain field name, the value's type field.  The structure
+ * must be a typed-value grammar: one switch on its parameter, each case
+ * holding one integer field (a number; the "bool" code's: a bool), one
+ * bytes field of 4 or 8 (a float, until the language has float fields), one
+ * string field, or a list: an integer field (its items' type code), an
+ * integer field (their count) and a repeat of that count whose body is a
+ * use of the same structure with the type code field as argument.
+ *
+ * Both directions are table-driven from the grammar (one static
+ * afmt_value_grammar per structure, runtime/afmt_value.h): the validator
+ * ends each repetition with afmt_kv_visit (values for the visitor's on_kv),
+ * the writer writes afmt_write_options.kv (gen/emit_write.c binds the key,
+ * the type code and the value).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include "emit.h"
+
+static const named_struct *struct_named(const spec *s, const char *name)
+{
+    int i;
+    for (i = 0; i < s->nstructs; i++)
+        if (strcmp(s->structs[i].name, name) == 0) return &s->structs[i];
+    return NULL;
+}
+
+/* The use of the value's structure in body (a case's too), or NULL. */
+static item *find_use(const item_list *body, const char *label)
+{
+    int i, j;
+    for (i = 0; i < body->n; i++) {
+        item *it = body->v[i], *u = NULL;
+        if (it->kind == IT_STRUCT && it->name && strcmp(it->name, label) == 0) return it;
+        if (it->kind == IT_REGION) u = find_use(&it->body, label);
+        for (j = 0; !u && j < it->ncases; j++) u = find_use(&it->cases[j].body, label);
+        if (u) return u;
+    }
+    return NULL;
+}
+
+item *value_use(const item *repeat)
+{
+    return repeat->repeat.meta_value ? find_use(&repeat->body, repeat->repeat.meta_value) : NULL;
+}
+
+/* The body's items that hold bytes (lets and checks left out). */
+static int byte_items(const item_list *b, item **out, int max)
+{
+    int i, n = 0;
+    for (i = 0; i < b->n; i++) {
+        if (b->v[i]->kind == IT_LET || b->v[i]->kind == IT_CHECK) continue;
+        if (n < max) out[n] = b->v[i];
+        n++;
+    }
+    return n;
+}
+
+static int int_field(const item *f)
+{
+    return f->kind == IT_FIELD && f->field.ftype == FT_INT && !f->field.count;
+}
+
+/* Classify case sc of ns into vc (0), or say why it is not a case of a
+ * typed-value grammar (-1). */
+static int classify(emitter *m, const item *repeat, const named_struct *ns, const switch_case *sc, value_case *vc,
+                    value_grammar *g)
+{
+    item *v[4];
+    const int n = byte_items(&sc->body, v, 4);
+    if (n == 1 && int_field(v[0])) {
+        const int is_bool = repeat->repeat.meta_bool >= 0 && sc->nwhen == 1 &&
+                            sc->when[0]->ival == (unsigned long long)repeat->repeat.meta_bool;
+        if (is_bool && v[0]->field.width != 1) {
+            gen_error(m, sc->jpath, "the bool case of '%s' holds a field of %d bytes, not 1", ns->name, v[0]->field.width);
+            return -1;
+        }
+        vc->kind = is_bool ? "AFMT_VALUE_BOOL" : v[0]->field.is_signed ? "AFMT_VALUE_INT" : "AFMT_VALUE_UINT";
+        vc->width = v[0]->field.width;
+        g->big = v[0]->field.big_endian;
+        return 0;
+    }
+    if (n == 1 && v[0]->kind == IT_FIELD && v[0]->field.ftype == FT_BYTES && !v[0]->field.count &&
+        (v[0]->field.size == 4 || v[0]->field.size == 8)) {
+        vc->kind = "AFMT_VALUE_FLOAT";
+        vc->width = v[0]->field.size;
+        return 0;
+    }
+    if (n == 1 && v[0]->kind == IT_FIELD && v[0]->field.ftype == FT_STRING && !v[0]->field.count) {
+        vc->kind = "AFMT_VALUE_STRING";
+        vc->width = 0;
+        g->len_width = v[0]->field.len_width;
+        return 0;
+    }
+    if (n == 3 && int_field(v[0]) && int_field(v[1]) && v[2]->kind == IT_REPEAT && v[2]->arg &&
+        v[2]->arg->kind == E_NAME && strcmp(v[2]->arg->sval, v[1]->name) == 0 && v[2]->body.n == 1 &&
+        v[2]->body.v[0]->kind == IT_STRUCT && v[2]->body.v[0]->st.use && strcmp(v[2]->body.v[0]->st.use, ns->name) == 0 &&
+        v[2]->body.v[0]->st.nargs == 1 && v[2]->body.v[0]->st.args[0]->kind == E_NAME &&
+        strcmp(v[2]->body.v[0]->st.args[0]->sval, v[0]->name) == 0) {
+        vc->kind = "AFMT_VALUE_LIST";
+        vc->width = 0;
+        g->elem_width = v[0]->field.width;
+        g->count_width = v[1]->field.width;
+        return 0;
+    }
+    gen_error(m, sc->jpath, "structure '%s' is not a typed-value grammar (\"metadata\" of repeat '%s'): a case holds one "
+              "integer, bytes (4 or 8: a float) or string field, or a list: an integer field (its items' type), an "
+              "integer field (their count) and a repeat of that count of a use of '%s' with the type as argument",
+              ns->name, repeat->name, ns->name);
+    return -1;
+}
+
+int value_grammar_of(emitter *m, const item *repeat, value_grammar *g)
+{
+    const item *use = value_use(repeat);
+    const named_struct *ns = use && use->st.use ? struct_named(m->s, use->st.use) : NULL;
+    const item *sw;
+    int i, j;
+    memset(g, 0, sizeof *g);
+    if (!use || !ns) {
+        gen_error(m, repeat->jpath, "\"metadata\": '%s' is not a use of a named structure in the body of repeat '%s'",
+                  repeat->repeat.meta_value ? repeat->repeat.meta_value : "", repeat->name);
+        return -1;
+    }
+    if (use->st.nargs != 1 || use->st.args[0]->kind != E_NAME || ns->nparams != 1) {
+        gen_error(m, use->jpath, "\"metadata\": the value's structure takes one argument, a plain field name (its type)");
+        return -1;
+    }
+    sw = ns->body.n == 1 ? ns->body.v[0] : NULL;
+    if (!sw || sw->kind != IT_SWITCH || !sw->arg || sw->arg->kind != E_NAME || strcmp(sw->arg->sval, ns->params[0]) != 0) {
+        gen_error(m, ns->jpath, "structure '%s' is not a typed-value grammar: its body is one switch on its parameter '%s'",
+                  ns->name, ns->params[0]);
+        return -1;
+    }
+    g->ns = ns;
+    g->type_field = use->st.args[0]->sval;
+    for (i = 0; i < sw->ncases; i++) {
+        value_case vc;
+        if (classify(m, repeat, ns, &sw->cases[i], &vc, g) != 0) return -1;
+        for (j = 0; j < sw->cases[i].nwhen && g->ncases < (int)(sizeof g->cases / sizeof g->cases[0]); j++) {
+            g->cases[g->ncases] = vc;
+            g->cases[g->ncases++].code = sw->cases[i].when[j]->ival;
+        }
+    }
+    if (g->elem_width == 0) g->elem_width = 1, g->count_width = 1; /* no list case: unused */
+    if (g->len_width == 0) g->len_width = 1;                      /* no string case: unused */
+    return 0;
+}
+
+void value_grammar_emit(emitter *m, const value_grammar *g, char *out, size_t size)
+{
+    char *name = xprintf("%s_%s_grammar", m->s->format, g->ns->name);
+    char *def = xprintf("static const afmt_value_grammar %s = {", name);
+    int i;
+    if (!(m->prelude->s && strstr(m->prelude->s, def))) {
+        sb_printf(m->prelude, "/* The typed values of structure %s (%s %s): type code, kind, width. */\n", g->ns->name,
+                  m->s->path, g->ns->jpath);
+        sb_printf(m->prelude, "static const afmt_value_case %s_%s_cases[%d] = {\n", m->s->format, g->ns->name, g->ncases);
+        for (i = 0; i < g->ncases; i++)
+            sb_printf(m->prelude, "    {%llu, %s, %d},\n", g->cases[i].code, g->cases[i].kind, g->cases[i].width);
+        sb_printf(m->prelude, "};\n%s\n    .name = \"%s\",\n    .cases = %s_%s_cases,\n    .ncases = %d,\n"
+                  "    .len_width = %d,\n    .elem_width = %d,\n    .count_width = %d,\n    .big = %d,\n};\n\n",
+                  def, g->ns->name, m->s->format, g->ns->name, g->ncases, g->len_width, g->elem_width, g->count_width, g->big);
+    }
+    free(def);
+    fixed_printf(out, size, "%s", name);
+    free(name);
+}
+
+void emit_kv_visit(emitter *m, item *repeat)
+{
+    value_grammar g;
+    sym *key = repeat->repeat.meta_key ? sym_find(m, repeat->repeat.meta_key) : NULL;
+    sym *type;
+    char gname[192];
+    if (value_grammar_of(m, repeat, &g) != 0) return;
+    type = sym_find(m, g.type_field);
+    if (!key || key->kind != SY_STR) {
+        gen_error(m, repeat->jpath, "\"metadata\": '%s' is not a string field of the body of repeat '%s'",
+                  repeat->repeat.meta_key ? repeat->repeat.meta_key : "", repeat->name);
+        return;
+    }
+    if (!type || type->kind != SY_INT || !type->it || type->it->kind != IT_FIELD) {
+        gen_error(m, repeat->jpath, "\"metadata\": the value's type '%s' is not an integer field of the body of repeat '%s'",
+                  g.type_field, repeat->name);
+        return;
+    }
+    decl_use(m, key->off_decl);
+    decl_use(m, type->off_decl);
+    decl_use(m, type->decl);
+    value_grammar_emit(m, &g, gname, sizeof gname);
+    line(m, "/* the key-value, typed, for the visitor (its value follows its type field) */");
+    line(m, "if (afmt_kv_visit(c, &%s, %s + %d, %s, %s, %s + %d, %s)) return -1;", gname, key->off, key->width, key->c,
+         type->c, type->off, type->it->field.width, key->off);
+}
