@@ -9,6 +9,8 @@
  *   convert_fit.c     the target's checks, and names shortened to fit
  *   convert_refuse.c  how a refusal is said on stderr
  *   convert_write.c   OUT written all or nothing (and its sidecar)
+ *   convert_kv.c      typed metadata (GGUF) kept, carried to and from
+ *                     safetensors' __metadata__, or said dropped
  *
  * Nothing here is a library interface: these are the command's own parts,
  * each printing its messages ("afmt convert: ...") and returning an exit
@@ -49,7 +51,21 @@ typedef struct afmt_cli_convert_input {
     int oom;                         /* the metadata could not be copied */
     uint8_t *metadata;               /* a copy: a stream's header is gone once read */
     uint64_t metadata_len;
+    afmt_kv *kv;                     /* typed key-values (GGUF), in order: copies */
+    afmt_kv **kv_blocks;             /* their afmt_kv_copy blocks */
+    size_t n_kv, kv_cap;
+    uint8_t *json_kv_bytes;          /* the decoded strings of metadata made key-values */
 } afmt_cli_convert_input;
+
+/* convert_kv.c: the visitor's on_kv (a copy of each key-value, in order);
+ * the write options' kv or metadata for target from IN's key-values or
+ * metadata (json: a buffer the metadata is built in, freed by the caller),
+ * each key the target cannot keep said on stderr; 0 or -1 (said). */
+int afmt_cli_convert_collect_kv(void *ctx, const afmt_kv *kv, uint64_t offset);
+void afmt_cli_convert_kv_free(afmt_cli_convert_input *c);
+struct afmt_cli_buf;
+int afmt_cli_convert_kv_options(afmt_cli_convert_input *c, const afmt_format *target, afmt_write_options *wopt,
+                                struct afmt_cli_buf *json);
 
 /* An array the sink asks for piece by piece (convert_stream.c). */
 typedef struct afmt_cli_convert_streamed {

@@ -102,6 +102,7 @@ int afmt_cli_convert_read(afmt_cli_convert_input *c, const afmt_cli_convert_args
     vis.on_warning = collect_warning;
     vis.on_trailer = collect_trailer;
     vis.on_metadata = collect_metadata;
+    vis.on_kv = afmt_cli_convert_collect_kv;
     if (afmt_cli_loaded_validate(&c->l, &a->opt, &vis) != 0 || c->oom || c->views.oom) {
         if (c->oom || c->views.oom)
             fprintf(stderr, "afmt convert: out of memory\n");
@@ -114,6 +115,7 @@ int afmt_cli_convert_read(afmt_cli_convert_input *c, const afmt_cli_convert_args
 void afmt_cli_convert_input_free(afmt_cli_convert_input *c)
 {
     afmt_views_free(&c->views);
+    afmt_cli_convert_kv_free(c);
     free(c->metadata);
     if (c->loaded)
         afmt_cli_loaded_close(&c->l);

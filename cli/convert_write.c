@@ -122,8 +122,19 @@ static int put_arrays(const afmt_cli_convert_plan *p, afmt_sink *sink, afmt_erro
         return write_text(p->views, p->n, sink, err);
     if (a->to_npz)
         return afmt_cli_npz_write(a->target, p->views, p->n, sink, err);
-    if (a->target->write(p->views, p->n, &wopt, sink, err) != 0)
-        return -1;
+    {
+        afmt_cli_buf json;
+        int rc;
+        memset(&json, 0, sizeof json);
+        if (afmt_cli_convert_kv_options((afmt_cli_convert_input *)in, a->target, &wopt, &json) != 0) {
+            afmt_cli_buf_free(&json);
+            return afmt_fail(err, AFMT_E_NOMEM, NULL, NULL, AFMT_NO_INDEX, 0, "the metadata could not be carried");
+        }
+        rc = a->target->write(p->views, p->n, &wopt, sink, err);
+        afmt_cli_buf_free(&json);
+        if (rc != 0)
+            return -1;
+    }
     if (p->is_streamed && p->st.producer.produced != p->st.producer.size)
         /* a writer that read the view's data itself wrote the wrong bytes */
         return afmt_cli_fail(err, AFMT_E_USAGE, NULL, 0,

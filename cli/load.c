@@ -222,6 +222,12 @@ static void sidecar_on_metadata(void *ctx, const uint8_t *json, uint64_t len, ui
         sv->inner->on_metadata(sv->inner->ctx, json, len, offset);
 }
 
+static int sidecar_on_kv(void *ctx, const afmt_kv *kv, uint64_t offset)
+{
+    sidecar_visit *sv = ctx;
+    return sv->inner->on_kv(sv->inner->ctx, kv, offset);
+}
+
 int afmt_cli_loaded_validate(afmt_cli_loaded *l, const afmt_options *opt,
                              const afmt_visitor *vis)
 {
@@ -246,6 +252,7 @@ int afmt_cli_loaded_validate(afmt_cli_loaded *l, const afmt_options *opt,
     wrapped.on_warning = sidecar_on_warning;
     wrapped.on_trailer = sidecar_on_trailer;
     wrapped.on_metadata = sidecar_on_metadata;
+    wrapped.on_kv = vis->on_kv ? sidecar_on_kv : NULL; /* none: not built */
     afmt_error_clear(&err);
     valid = afmt_cli_validate(l->interp, l->fmt, l->in.data, l->in.len, opt, &wrapped, &err) == 0;
     if (afmt_cli_sidecar_end(w, l->fmt, valid, &err) != 0)
@@ -289,6 +296,7 @@ void afmt_cli_visitor_init(afmt_visitor *vis, void *ctx)
     vis->on_warning = ignore_warning;
     vis->on_trailer = ignore_trailer;
     vis->on_metadata = NULL;
+    vis->on_kv = NULL;
 }
 
 void afmt_cli_print_warning(const char *path, const afmt_error *warning)

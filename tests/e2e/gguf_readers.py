@@ -22,7 +22,11 @@
    at the same logical index, in the same type; a GGUF of quantized tensors
    (tests/gguf/valid_quantized) converted to GGUF keeps every tensor's name,
    type, ne and bytes, and to safetensors is refused naming the type, no
-   file left.  Otherwise one SKIP line says why.
+   file left.  Typed metadata: every golden GGUF converted GGUF -> GGUF is
+   the same bytes; safetensors' __metadata__ becomes GGUF string kvs and
+   GGUF string kvs __metadata__, the others said dropped by name; the
+   converted files are read alike by both readers (metadata values too).
+   Otherwise one SKIP line says why.
 Prints PASS/FAIL/SKIP lines; exit status 1 when a check failed.
 """
 import json
@@ -179,6 +183,55 @@ def run(cmd):
     return p.returncode, (p.stdout + p.stderr).strip()
 
 
+def metadata_conversions(afmt, tmp):
+    """Typed metadata: every golden GGUF converted GGUF -> GGUF is the same
+    bytes (every kv kept: types, order; tensors and their bytes); string kvs
+    to and from safetensors' __metadata__, the others said dropped by name.
+    Returns files for the independent readers."""
+    golden = os.path.join(ROOT, "tests", "gguf")
+    out = []
+    for d in sorted(os.listdir(golden)):
+        src = os.path.join(golden, d, "input")
+        if not d.startswith("valid_") or not os.path.isfile(src):
+            continue
+        dst = os.path.join(tmp, d + ".gguf")
+        rc, msg = run([afmt, "convert", src, dst, "--to", "gguf"])
+        with open(src, "rb") as f:
+            want = f.read()
+        got = open(dst, "rb").read() if rc == 0 and os.path.exists(dst) else b""
+        check("afmt convert %s GGUF -> GGUF: the same %d bytes (metadata kept)" % (d, len(want)), got == want,
+              msg[:200] if rc else "%d bytes differ from byte %d" % (len(got), next(
+                  (i for i, (x, y) in enumerate(zip(got, want)) if x != y), min(len(got), len(want)))))
+        if d in ("valid_every_value_type", "valid_base") and got == want:
+            out.append(dst)
+    # safetensors __metadata__ -> GGUF string kvs
+    st = os.path.join(ROOT, "examples", "model.safetensors")
+    g = os.path.join(tmp, "from_st.gguf")
+    rc, msg = run([afmt, "convert", st, g])
+    res = read(open(g, "rb").read()) if rc == 0 else {"metadata": []}
+    check("safetensors __metadata__ {\"format\": \"pt\"} -> a GGUF string kv", rc == 0 and
+          [(kv["key"], kv["type"], kv["value"]) for kv in res["metadata"]] == [("format", "string", "pt")], msg[:200])
+    if rc == 0:
+        out.append(g)
+    # GGUF kvs -> safetensors: strings kept, the others dropped, each said
+    src = os.path.join(golden, "valid_every_value_type", "input")
+    s = os.path.join(tmp, "every_value_type.safetensors")
+    rc, msg = run([afmt, "convert", src, s])
+    meta = {}
+    if rc == 0:
+        with open(s, "rb") as f:
+            data = f.read()
+        meta = json.loads(data[8:8 + struct.unpack_from("<Q", data)[0]]).get("__metadata__", {})
+    want = read(open(src, "rb").read())
+    strings = {kv["key"]: kv["value"] for kv in want["metadata"] if kv["type"] == "string"}
+    others = [kv["key"] for kv in want["metadata"] if kv["type"] != "string"]
+    check("GGUF string kvs -> safetensors __metadata__ (%d of them)" % len(strings), rc == 0 and meta == strings,
+          "%s != %s: %s" % (meta, strings, msg[:200]))
+    check("GGUF non-string kvs -> safetensors: each said dropped by name on stderr (%d)" % len(others),
+          all(("metadata key '%s' dropped" % k) in msg for k in others), msg[:300])
+    return out
+
+
 def afmt_written(build, tmp, hf_dir):
     afmt = os.path.join(build, "afmt")
     types = ["[3][5]f32", "[7]i64", "[2][2][2]f16", "[4]bf16", "[3]f64", "[9]i8", "[2]i16", "[2]i32", "f32"]
@@ -221,6 +274,7 @@ def afmt_written(build, tmp, hf_dir):
     rc, out = run([afmt, "convert", qsrc, qst])
     check("afmt convert quantized GGUF -> safetensors: refused naming the type, nothing written",
           rc != 0 and "Q4_0" in out and not os.path.exists(qst), "exit %d: %s" % (rc, out[:200]))
+    files += metadata_conversions(afmt, tmp)
     results = compare_readers("afmt-written", files, hf_dir)
     if qdst in results and results[qdst][1]["valid"]:
         with open(qsrc, "rb") as f:
