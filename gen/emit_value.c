@@ -84,6 +84,12 @@ static int classify(emitter *m, const item *repeat, const named_struct *ns, cons
         g->big = v[0]->field.big_endian;
         return 0;
     }
+    if (n == 1 && v[0]->kind == IT_FIELD && v[0]->field.ftype == FT_FLOAT && !v[0]->field.count) {
+        vc->kind = "AFMT_VALUE_FLOAT";
+        vc->width = v[0]->field.width;
+        g->big = v[0]->field.big_endian;
+        return 0;
+    }
     if (n == 1 && v[0]->kind == IT_FIELD && v[0]->field.ftype == FT_BYTES && !v[0]->field.count &&
         (v[0]->field.size == 4 || v[0]->field.size == 8)) {
         vc->kind = "AFMT_VALUE_FLOAT";
@@ -108,7 +114,7 @@ static int classify(emitter *m, const item *repeat, const named_struct *ns, cons
         return 0;
     }
     gen_error(m, sc->jpath, "structure '%s' is not a typed-value grammar (\"metadata\" of repeat '%s'): a case holds one "
-              "integer, bytes (4 or 8: a float) or string field, or a list: an integer field (its items' type), an "
+              "integer, float (f32, f64, or bytes of 4 or 8) or string field, or a list: an integer field (its items' type), an "
               "integer field (their count) and a repeat of that count of a use of '%s' with the type as argument",
               ns->name, repeat->name, ns->name);
     return -1;

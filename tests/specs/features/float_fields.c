@@ -290,4 +290,6 @@ const afmt_format afmt_float_fields_format = {
     .write = afmt_float_fields_write,
     .sidecar = NULL,
     .compresses = 0,
+    .kv_metadata = 0,
+    .json_metadata = 0,
 };
