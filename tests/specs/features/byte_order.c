@@ -338,4 +338,6 @@ const afmt_format afmt_byte_order_format = {
     .write = afmt_byte_order_write,
     .sidecar = NULL,
     .compresses = 0,
+    .kv_metadata = 0,
+    .json_metadata = 0,
 };

@@ -228,4 +228,6 @@ const afmt_format afmt_rank_prefix_format = {
     .write = afmt_rank_prefix_write,
     .sidecar = NULL,
     .compresses = 0,
+    .kv_metadata = 0,
+    .json_metadata = 0,
 };
