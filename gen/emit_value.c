@@ -81,7 +81,7 @@ static int classify(emitter *m, const item *repeat, const named_struct *ns, cons
         }
         vc->kind = is_bool ? "AFMT_VALUE_BOOL" : v[0]->field.is_signed ? "AFMT_VALUE_INT" : "AFMT_VALUE_UINT";
         vc->width = v[0]->field.width;
-        g->big = v[0]->field.big_endian;
+        if (v[0]->field.width > 1) g->big = v[0]->field.big_endian;
         return 0;
     }
     if (n == 1 && v[0]->kind == IT_FIELD && v[0]->field.ftype == FT_FLOAT && !v[0]->field.count) {
@@ -100,6 +100,7 @@ static int classify(emitter *m, const item *repeat, const named_struct *ns, cons
         vc->kind = "AFMT_VALUE_STRING";
         vc->width = 0;
         g->len_width = v[0]->field.len_width;
+        if (v[0]->field.len_width > 1) g->big = v[0]->field.big_endian;
         return 0;
     }
     if (n == 3 && int_field(v[0]) && int_field(v[1]) && v[2]->kind == IT_REPEAT && v[2]->arg &&
@@ -169,8 +170,9 @@ void value_grammar_emit(emitter *m, const value_grammar *g, char *out, size_t si
         for (i = 0; i < g->ncases; i++)
             sb_printf(m->prelude, "    {%llu, %s, %d},\n", g->cases[i].code, g->cases[i].kind, g->cases[i].width);
         sb_printf(m->prelude, "};\n%s\n    .name = \"%s\",\n    .cases = %s_%s_cases,\n    .ncases = %d,\n"
-                  "    .len_width = %d,\n    .elem_width = %d,\n    .count_width = %d,\n    .big = %d,\n};\n\n",
-                  def, g->ns->name, m->s->format, g->ns->name, g->ncases, g->len_width, g->elem_width, g->count_width, g->big);
+                  "    .len_width = %d,\n    .elem_width = %d,\n    .count_width = %d,\n    .big = %s,\n    .write_big = %d,\n};\n\n",
+                  def, g->ns->name, m->s->format, g->ns->name, g->ncases, g->len_width, g->elem_width, g->count_width,
+                  g->big == ORDER_RUN ? "AFMT_ORDER_RUN" : g->big ? "1" : "0", m->s->big_endian ? 1 : 0);
     }
     free(def);
     fixed_printf(out, size, "%s", name);

@@ -37,12 +37,19 @@ int afmt_value_code(const afmt_value_grammar *g, const afmt_value *v, uint64_t *
 
 static int put_uint(afmt_sink *s, uint64_t v, unsigned width, int big, afmt_error *err)
 {
+    /* (big: the grammar's order, AFMT_ORDER_RUN never reaches here) */
     switch (width) {
     case 1: return afmt_sink_u8(s, v, err);
     case 2: return afmt_sink_u16(s, v, big, err);
     case 4: return afmt_sink_u32(s, v, big, err);
     default: return afmt_sink_u64(s, v, big, err);
     }
+}
+
+/* The order the writer writes in. */
+static int wbig(const afmt_value_grammar *g)
+{
+    return g->big == AFMT_ORDER_RUN ? g->write_big : g->big;
 }
 
 static const char *kind_name(afmt_value_kind k)
@@ -69,21 +76,21 @@ static int put_number(afmt_sink *s, const afmt_value_grammar *g, const afmt_valu
             const float f = (float)v->f;
             uint32_t b;
             memcpy(&b, &f, 4);
-            return afmt_sink_u32(s, b, g->big, err);
+            return afmt_sink_u32(s, b, wbig(g), err);
         } else {
             uint64_t b;
             memcpy(&b, &v->f, 8);
-            return afmt_sink_u64(s, b, g->big, err);
+            return afmt_sink_u64(s, b, wbig(g), err);
         }
     }
     if (v->kind == AFMT_VALUE_BOOL && v->u > 1) return TYPE_FAIL("a bool is 0 or 1, not %" PRIu64, v->u);
     if (v->kind == AFMT_VALUE_INT) {
         if (bits < 64 && (v->i < -(INT64_C(1) << (bits - 1)) || v->i >= (INT64_C(1) << (bits - 1))))
             return TYPE_FAIL("value %" PRId64 " does not fit i%u", v->i, bits);
-        return put_uint(s, bits < 64 ? (uint64_t)v->i & ((UINT64_C(1) << bits) - 1) : (uint64_t)v->i, v->width, g->big, err);
+        return put_uint(s, bits < 64 ? (uint64_t)v->i & ((UINT64_C(1) << bits) - 1) : (uint64_t)v->i, v->width, wbig(g), err);
     }
     if (bits < 64 && v->u >> bits != 0) return TYPE_FAIL("value %" PRIu64 " does not fit u%u", v->u, bits);
-    return put_uint(s, v->u, v->width, g->big, err);
+    return put_uint(s, v->u, v->width, wbig(g), err);
 }
 
 static int write_value(afmt_sink *s, const afmt_value_grammar *g, const afmt_value *v, const char *field, uint64_t index,
@@ -95,7 +102,7 @@ static int write_value(afmt_sink *s, const afmt_value_grammar *g, const afmt_val
     if (v->kind == AFMT_VALUE_STRING) {
         if (g->len_width < 8 && v->len >> (8 * g->len_width) != 0)
             return TYPE_FAIL("a string of %" PRIu64 " bytes is too long for its length field", v->len);
-        if (put_uint(s, v->len, g->len_width, g->big, err) != 0) return -1;
+        if (put_uint(s, v->len, g->len_width, wbig(g), err) != 0) return -1;
         return v->len ? afmt_sink_put(s, v->str, v->len, err) : 0;
     }
     if (v->kind != AFMT_VALUE_LIST) return put_number(s, g, v, field, index, err);
@@ -104,7 +111,7 @@ static int write_value(afmt_sink *s, const afmt_value_grammar *g, const afmt_val
         return TYPE_FAIL("%s has no list of %s values of %u bytes", g->name, kind_name(v->item_kind), v->item_width);
     if ((g->elem_width < 8 && code >> (8 * g->elem_width) != 0) || (g->count_width < 8 && v->count >> (8 * g->count_width) != 0))
         return TYPE_FAIL("a list of %" PRIu64 " items does not fit its count field", v->count);
-    if (put_uint(s, code, g->elem_width, g->big, err) != 0 || put_uint(s, v->count, g->count_width, g->big, err) != 0)
+    if (put_uint(s, code, g->elem_width, wbig(g), err) != 0 || put_uint(s, v->count, g->count_width, wbig(g), err) != 0)
         return -1;
     for (k = 0; k < v->count; k++) {
         const afmt_value *it = &v->items[k];
@@ -146,7 +153,7 @@ typedef struct reader {
 
 static uint64_t get(const reader *r, uint64_t at, unsigned width)
 {
-    return afmt_field_get(AFMT_B(r->c->src, at), 0, width, r->g->big);
+    return afmt_field_get(AFMT_B(r->c->src, at), 0, width, afmt_order_of(r->c, r->g->big));
 }
 
 /* Decode the value of code at *at into v (its kind and width from the

@@ -44,7 +44,9 @@ typedef struct afmt_value_grammar {
     unsigned len_width;       /* a string's length prefix, bytes */
     unsigned elem_width;      /* a list's item type code, bytes */
     unsigned count_width;     /* a list's count, bytes */
-    int big;                  /* fields stored big-endian */
+    int big;                  /* fields stored big-endian (1), little (0), or as
+                               * the spec's "byte_order" chose: AFMT_ORDER_RUN */
+    int write_big;            /* the order the writer uses (the spec's "endian") */
 } afmt_value_grammar;
 
 /* The type code of v's kind and width (a list's: its own case), 0; -1 when

@@ -428,11 +428,33 @@ static void check_write(void)
         afmt_sink sink;
         int k;
         memset(&wo, 0, sizeof wo);
-        CHECK("dirfmt: on_kv: the valid file's 4 key-values", run_kv(&f, AFMT_STRICT, 0, &gk, &err, 1) == 0 && gk.nkv == 4);
+        CHECK("dirfmt: on_kv: the valid file's 6 key-values", run_kv(&f, AFMT_STRICT, 0, &gk, &err, 1) == 0 && gk.nkv == 6);
+        if (gk.nkv != 6) show("on_kv", &err);
         for (k = 0; k < gk.nkv; k++) kvs[k] = *gk.kv[k];
-        CHECK("dirfmt: on_kv: align is a u8 of 16, deep a list", gk.nkv == 4 && kvs[0].key_len == 5 &&
-                  kvs[0].value.kind == AFMT_VALUE_UINT && kvs[0].value.width == 1 && kvs[0].value.u == 16 &&
-                  kvs[3].value.kind == AFMT_VALUE_LIST && kvs[1].value.count == 2 && kvs[1].value.items[1].count == 0);
+        CHECK("dirfmt: on_kv: align a u8 of 16, list and deep lists, ver a u16, scale an f32",
+              gk.nkv == 6 && kvs[0].key_len == 5 && kvs[0].value.kind == AFMT_VALUE_UINT && kvs[0].value.width == 1 &&
+                  kvs[0].value.u == 16 && kvs[3].value.kind == AFMT_VALUE_LIST && kvs[1].value.count == 2 &&
+                  kvs[1].value.items[1].count == 0 && kvs[4].value.kind == AFMT_VALUE_UINT && kvs[4].value.width == 2 &&
+                  kvs[4].value.u == p.u16v && kvs[5].value.kind == AFMT_VALUE_FLOAT && kvs[5].value.width == 4);
+        {
+            /* the same key-values from a big-endian (MM) file: the order chosen at run time */
+            file fm;
+            where wm;
+            got gm;
+            int j, same = 1;
+            big = 1;
+            build(&fm, &p, &wm);
+            big = 0;
+            CHECK("dirfmt: on_kv: an MM file's key-values are the II file's",
+                  run_kv(&fm, AFMT_STRICT, 0, &gm, &err, 1) == 0 && gm.nkv == gk.nkv);
+            for (j = 0; j < gm.nkv && j < gk.nkv; j++) {
+                same &= gm.kv[j]->value.kind == kvs[j].value.kind && gm.kv[j]->value.u == kvs[j].value.u &&
+                        gm.kv[j]->value.count == kvs[j].value.count &&
+                        memcmp(&gm.kv[j]->value.f, &kvs[j].value.f, sizeof kvs[j].value.f) == 0;
+                free(gm.kv[j]);
+            }
+            CHECK("dirfmt: on_kv: MM values (u8, u16, f32, list counts) equal II's", same && gm.nkv == 6);
+        }
         wo.kv = kvs;
         wo.n_kv = (size_t)gk.nkv;
         afmt_sink_buffer(&sink, w2.b, sizeof w2.b);
