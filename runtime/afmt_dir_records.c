@@ -135,6 +135,10 @@ static int padding(afmt_vctx *c, const char *field, const afmt_dir_desc *d, uint
         if (rc) return -1;
     }
     c->pos = have;
+    /* a stream may drop what is read: the records were copied, and the
+     * window then has room to tell the end of the input (a full window at
+     * the end of a lenient file could not: stream_gguf, AFL++) */
+    afmt_src_keep_from(c->src, have);
     return 0;
 }
 

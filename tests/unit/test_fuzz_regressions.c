@@ -37,6 +37,12 @@ static const regression REGRESSIONS[] = {
      "offset 736 of a 716-byte input (the stream learnt its end only when the "
      "payload's take failed); now 'needs 34 bytes (data offset 448), only 0 "
      "left' at 716, as from a buffer (found by stream_gguf in make fuzz-smoke)"},
+    {"stream-gguf-lenient-padding-fills-window",
+     "lenient gguf of 512 bytes (a non-zero padding byte tolerated) from a "
+     "stream with a 512-byte window: valid from a buffer, but the stream could "
+     "not tell the end of the input, the directory's padding check having "
+     "left the window full of bytes already read; now the directory lets the "
+     "stream drop them (found by stream_gguf under AFL++)"},
     {"stream-futhark-comment-to-end-fills-window",
      "lenient futhark: a binary bool value, then a -- comment running to the "
      "end of a 512-byte file: the repetition's blank/comment skip kept the "
