@@ -6,7 +6,8 @@
  * and compare everything each reports -- the fields a field visitor is
  * told of, every array view (dtype, shape, order, encoding, offset, name,
  * data and index pointers as offsets, tiles, ...), warnings, trailer and
- * metadata calls, the verdict and the whole afmt_error.
+ * metadata calls, typed key-values (on_kv: key bytes, value recursively),
+ * the verdict and the whole afmt_error.
  *
  * Thread-safety: as the validators (reentrant). */
 #ifndef AFMT_AGREE_H

@@ -21,6 +21,7 @@
 #include "afmt_thdir.h"
 #include "afmt_uniq.h"
 #include "afmt_dir_records.h"
+#include "afmt_value.h"
 #include "emit.h" /* the spec model (spec.h) and find_table */
 
 typedef enum isym_kind {
@@ -99,6 +100,14 @@ typedef struct ithdr {
     afmt_thdir_desc desc;
 } ithdr;
 
+/* A metadata repeat's value grammar (interp_value.c), built from the
+ * model at load as afmt-gen emits it. */
+typedef struct ikv {
+    const item *repeat;
+    const char *type_field;   /* the repetition's field holding the value's type code */
+    afmt_value_grammar g;     /* its cases are the interpreter's (ikv_free) */
+} ikv;
+
 struct afmt_interp {
     const spec *s;
     afmt_format format;        /* name, extensions, detect... (validate: NULL) */
@@ -107,6 +116,8 @@ struct afmt_interp {
     int max_syms;              /* the most symbols a run can hold */
     ithdr *thdrs;
     int nthdrs;
+    ikv *kvs;                  /* the metadata repeats' grammars */
+    int nkvs;
 };
 
 /* ---- symbols (interp_run.c) */
@@ -165,6 +176,13 @@ int irun_tiles_after_item(irun *r);
 int irun_checks(irun *r, const iblame *b, const check *cs, int n, const isym *attr);
 /* Is the array field `name` some array item's shape (anywhere in the spec)? */
 int iused_as_shape(const item_list *body, const char *name);
+
+/* ---- typed metadata (interp_value.c): the grammars of the metadata
+ * repeats of body (at load; freed by ikv_free); the key-value of the
+ * repetition just read, handed to the visitor by afmt_kv_visit. */
+void ikv_collect(afmt_interp *in, const item_list *body);
+void ikv_free(afmt_interp *in);
+int irun_kv_visit(irun *r, const item *repeat);
 
 /* ---- expressions (interp_expr.c) */
 typedef struct ival {

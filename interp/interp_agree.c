@@ -2,7 +2,8 @@
  * that the agreement test (tests/unit/test_interp_agree.c) and the fuzz
  * targets (fuzz/checks.c) make.  Each side's run is written down as text
  * -- every field reported, array view, warning, trailer and metadata call,
- * then the verdict and the whole error -- and the two texts must be equal. */
+ * typed key-value (its bytes and value, lists item by item), then the
+ * verdict and the whole error -- and the two texts must be equal. */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -89,6 +90,51 @@ static void on_metadata(void *ctx, const uint8_t *json, uint64_t len, uint64_t o
     put(t, "metadata: %lld len %" PRIu64 " offset %" PRIu64 "\n", at(t, json), len, offset);
 }
 
+/* bytes as text: printable ASCII as is, the rest (and '"', '\\') as \xNN */
+static void put_bytes(transcript *t, const uint8_t *p, uint64_t n)
+{
+    uint64_t i;
+    put(t, "\"");
+    for (i = 0; i < n && !t->failed; i++) {
+        if (p[i] >= 0x20 && p[i] < 0x7f && p[i] != '"' && p[i] != '\\') put(t, "%c", p[i]);
+        else put(t, "\\x%02x", p[i]);
+    }
+    put(t, "\"");
+}
+
+/* a typed value, exactly (floats in hex), a list's items recursively (by
+ * value: lists live in the run's scratch, not the input) */
+static void put_value(transcript *t, const afmt_value *v)
+{
+    uint64_t i;
+    put(t, "{kind %d width %u ", (int)v->kind, v->width);
+    switch (v->kind) {
+    case AFMT_VALUE_UINT:
+    case AFMT_VALUE_BOOL: put(t, "u %" PRIu64, v->u); break;
+    case AFMT_VALUE_INT: put(t, "i %" PRId64, v->i); break;
+    case AFMT_VALUE_FLOAT: put(t, "f %a", v->f); break;
+    case AFMT_VALUE_STRING: put_bytes(t, v->str, v->len); break;
+    case AFMT_VALUE_LIST:
+        put(t, "list %d %u count %" PRIu64 " [", (int)v->item_kind, v->item_width, v->count);
+        for (i = 0; i < v->count && !t->failed; i++) put_value(t, &v->items[i]);
+        put(t, "]");
+        break;
+    default: put(t, "?"); break;
+    }
+    put(t, "}");
+}
+
+static int on_kv(void *ctx, const afmt_kv *kv, uint64_t offset)
+{
+    transcript *t = ctx;
+    put(t, "kv: key %lld len %" PRIu64 " ", at(t, kv->key), kv->key_len);
+    put_bytes(t, kv->key, kv->key_len);
+    put(t, " offset %" PRIu64 " value ", offset);
+    put_value(t, &kv->value);
+    put(t, "\n");
+    return 0;
+}
+
 static void on_field(void *ctx, const afmt_field_info *f)
 {
     transcript *t = ctx;
@@ -112,6 +158,7 @@ static void run(const afmt_interp *in, const afmt_format *fmt, const uint8_t *bu
     vis.on_warning = on_warning;
     vis.on_trailer = on_trailer;
     vis.on_metadata = on_metadata;
+    vis.on_kv = on_kv;
     fields.ctx = t;
     fields.on_field = on_field;
     if (how->fields) o.fields = &fields;

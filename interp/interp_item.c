@@ -90,6 +90,7 @@ static int repeat_body(irun *r, const item *it, itiles *tiles, const uint64_t *c
     if (it->repeat.skip_ws == 2) r->comments = comments;
     rc = irun_items(r, &it->body);
     if (rc == 0 && dl) rc = idir_add(r, it, dl);
+    if (rc == 0 && it->repeat.meta_value) rc = irun_kv_visit(r, it); /* as the generated repetition ends */
     r->comments = saved_comments;
     r->tiles = saved_tiles;
     isym_pop_to(r, mark);

@@ -215,6 +215,7 @@ static afmt_interp *load(const char *path, const char *text, afmt_interp_refusal
 {
     spec *s = load_checked(path, text);
     afmt_interp *in;
+    int k;
     *why = AFMT_INTERP_BAD_SPEC;
     if (!s) return NULL;
     *why = AFMT_INTERP_UNSUPPORTED;
@@ -229,6 +230,8 @@ static afmt_interp *load(const char *path, const char *text, afmt_interp_refusal
     in->s = s;
     in->max_syms = icount_items(&s->body) + 2;
     collect_thdrs(in, &s->body);
+    ikv_collect(in, &s->body);
+    for (k = 0; k < s->nstructs; k++) ikv_collect(in, &s->structs[k].body);
     describe_format(in);
     return in;
 }
@@ -256,6 +259,7 @@ void afmt_interp_free(afmt_interp *in)
         free((void *)in->thdrs[i].desc.types);
     }
     free(in->thdrs);
+    ikv_free(in);
     free(in->extensions);
     free(in);
 }
