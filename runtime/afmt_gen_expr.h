@@ -35,6 +35,9 @@ static inline int64_t afmt_mod_i64(int64_t a, int64_t b) { return a % b; }
  * gcc calls always true and refuses under -Werror). */
 static inline uint64_t afmt_or_u64(uint64_t a, uint64_t b) { return a | b; }
 static inline uint64_t afmt_xor_u64(uint64_t a, uint64_t b) { return a ^ b; }
+/* ~a: a spec may test `~x` of a field narrower than 64 bits, always true
+ * (its high bits are ones); gcc refuses that comparison under -Werror. */
+static inline uint64_t afmt_not_u64(uint64_t a) { return ~a; }
 /* A constant expression of a spec compared with a value (`x < 3 / 5`):
  * itself, but not folded by compilers into `x < 0`, which -Werror refuses. */
 static inline uint64_t afmt_u64_const(uint64_t a) { return a; }
