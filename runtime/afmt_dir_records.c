@@ -191,9 +191,15 @@ static int take_all(afmt_vctx *c, const afmt_dir_desc *d, const afmt_dir_list *l
     char field[AFMT_NAME_MAX + 16];
     for (i = 0; i < l->n; i++) {
         const afmt_dir_rec *r = &l->v[i];
-        const uint64_t at = base + r->begin, end = afmt_end(c);
+        const uint64_t at = base + r->begin;
+        uint64_t end;
         if (i > 0) rec_field(d, l, r - 1, ".padding", field, sizeof field);
         if (padding(c, i > 0 ? field : d->name, d, base + done, at)) return -1;
+        /* the end as known after the padding: a stream that ran out in a
+         * (tolerated) missing padding knows its length now, and an array
+         * past it is truncated as in a buffer, even one of 0 bytes
+         * (stream_gguf, libFuzzer) */
+        end = afmt_end(c);
         rec_field(d, l, r, "", field, sizeof field);
         if (at > end || r->nbytes > end - at)
             return afmt_fail_c(c, AFMT_E_TRUNCATED, field, AFMT_NO_INDEX, at > end ? end : at,

@@ -43,6 +43,12 @@ static const regression REGRESSIONS[] = {
      "not tell the end of the input, the directory's padding check having "
      "left the window full of bytes already read; now the directory lets the "
      "stream drop them (found by stream_gguf under AFL++)"},
+    {"stream-gguf-empty-tensor-after-missing-padding",
+     "lenient gguf: tensor x's padding missing at the end of the input "
+     "(tolerated), then a 0-byte tensor e placed past it: truncated from a "
+     "buffer, valid from a stream, whose end the directory had read before "
+     "the padding taught it; now the end is read after the padding (found by "
+     "stream_gguf under libFuzzer, 5 inputs of this class)"},
     {"stream-futhark-comment-to-end-fills-window",
      "lenient futhark: a binary bool value, then a -- comment running to the "
      "end of a 512-byte file: the repetition's blank/comment skip kept the "
