@@ -50,5 +50,9 @@ for p in tests/golden/gguf_check bench/ggml_peer; do
     c++ -O2 -o "$OUT/bin/$(basename "$p")" -x c "$ROOT/$p.c" -x none \
         -I"$OUT/include" "$OUT/lib/libggml-base.a" -lm -lpthread
 done
-echo "build_ggml: ggml $(cat "$SRC/COMMIT" 2>/dev/null || git -C "$SRC" rev-parse HEAD 2>/dev/null || echo '?') in $OUT"
+# What make bench prints among its peers: cmake's "ggml version" and the commit.
+commit=$(cat "$SRC/COMMIT" 2> /dev/null || git -C "$SRC" rev-parse HEAD 2> /dev/null || echo '?')
+version=$(sed -n 's/^-- ggml version: *//p' "$OUT/cmake.log" | head -1)
+echo "${version:-?} (commit ${commit:0:12})" > "$OUT/VERSION"
+echo "build_ggml: ggml $(cat "$OUT/VERSION") in $OUT"
 echo "build_ggml: use GGML_DIR=$OUT"

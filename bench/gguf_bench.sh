@@ -65,7 +65,11 @@ gguf_peer_row() { # ID PEER_NAME PEER_CMD NOTE
             "$(range "$3" "$4")" "$GGUF_HDR" "$note"
     fi
 }
+# The peers' versions, printed in the table's head by run.sh.
+GGML_VERSION="" HF_GGUF_VERSION=""
 if [ -x "$GGML_DIR/bin/ggml_peer" ]; then
+    GGML_VERSION=$(cat "$GGML_DIR/VERSION" 2> /dev/null ||
+        echo "$(sed -n 's/^-- ggml version: *//p' "$GGML_DIR/cmake.log" 2> /dev/null | head -1) (commit $(head -c 12 "$GGML_DIR/src/COMMIT" 2> /dev/null || echo '?'))")
     "$GGML_DIR/bin/ggml_peer" "$GGUF_IN" 1 > /dev/null || die "ggml refuses $GGUF_IN"
     gguf_peer_row 10a "ggml gguf_init_from_file" "'$GGML_DIR/bin/ggml_peer' '$GGUF_IN' $PEER_RUNS" \
         "no_alloc; goals: <= 0.5x, >= 1 GB/s of header"
@@ -75,6 +79,7 @@ else
 fi
 HF_DIR=""
 if command -v node > /dev/null && HF_DIR=$(bash "$ROOT/tests/e2e/hf_gguf_install.sh" --installed 2> /dev/null); then
+    HF_GGUF_VERSION=$(sed -n 's/^ *"version": "\(.*\)",*$/\1/p' "$HF_DIR/node_modules/@huggingface/gguf/package.json" | head -1)
     gguf_peer_row 10b "@huggingface/gguf" "node '$BENCH/hf_gguf_peer.cjs' '$HF_DIR' '$GGUF_IN' $PEER_RUNS" \
         "node $(node --version), gguf(FILE, {allowLocalFile})"
 else
