@@ -372,12 +372,14 @@ int emit_shared_checks(emitter *m, const blame *bl, check *cs, int n, sym *attr)
 void emit_validator(emitter *m);
 /* emit_validate.c: the items of a body, in the current function. */
 void emit_body_items(emitter *m, item_list *body);
-/* emit_struct.c: the validator of a use of a named structure, a var and a
- * set; the setup of a repeat's "unique" set before its loop, and the
+/* emit_struct.c: the validator of a use of a named structure; a var and a
+ * set, for the validator and the writer alike (off: the C offset their
+ * messages blame, "c->pos" in the validator, "0" in the writer, which has
+ * none); the setup of a repeat's "unique" set before its loop, and the
  * statement adding a key field to it (when it is the key of m->uniq). */
 void emit_struct_use(emitter *m, item *it);
-void emit_var(emitter *m, item *it);
-void emit_set(emitter *m, item *it);
+void emit_var(emitter *m, item *it, const char *off);
+void emit_set(emitter *m, item *it, const char *off);
 /* 1: repeat's "unique" key is an integer field of its body, 0: another
  * field without "count" (a string, bytes), -1: no such field. */
 int unique_key_kind(const item *repeat);
@@ -425,12 +427,9 @@ void emit_writer(emitter *m);
 void writer_scope_func(emitter *m, item_list *body, const char *name);
 /* emit_write_dir.c: the writer of a repeat with a count (one repetition
  * per array when its records feed a directory, else none), of a
- * directory's data area, of a var and a set; the stand-in array of a
- * directory's record (free with writer_free_record). */
+ * directory's data area. */
 void writer_counted_repeat(emitter *m, item *repeat);
 void writer_directory(emitter *m, item *dir);
-void writer_var(emitter *m, item *it);
-void writer_set(emitter *m, item *it);
 /* The C value the count field f of one of the repeats items[0..n) gets
  * (the number of arrays, or 0), or NULL when none counts with f. */
 char *writer_count_value(const emitter *m, item *const *items, int n, const item *f);

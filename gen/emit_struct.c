@@ -139,9 +139,9 @@ void emit_struct_use(emitter *m, item *it)
     free(fname);
 }
 
-void emit_var(emitter *m, item *it)
+void emit_var(emitter *m, item *it, const char *off)
 {
-    blame bl = blame_at(it->name, "AFMT_NO_INDEX", "c->pos");
+    const blame bl = blame_at(it->name, "AFMT_NO_INDEX", off);
     char *v;
     sym *y;
     if (m->region) {
@@ -153,16 +153,20 @@ void emit_var(emitter *m, item *it)
     line(m, "uint64_t var_%s = %s;", it->name, v);
     line(m, "uint64_t *const p_%s = &var_%s;", it->name, it->name);
     y = sym_push(m, SY_INT, it->name, it);
+    /* a var nothing reads or sets (the writer's, set only in a repeat it
+     * writes no repetition of): marked, for -Werror */
+    y->decl = decl_new(m);
+    decl_unless_used(m, y->decl, "(void)p_%s; /* not read */", it->name);
     y->t = VT_U;
-    snprintf(y->c, sizeof y->c, "(*p_%s)", it->name);
-    snprintf(y->off, sizeof y->off, "c->pos");
+    fixed_printf(y->c, sizeof y->c, "(*p_%s)", it->name);
+    fixed_printf(y->off, sizeof y->off, "%s", off);
     free(v);
 }
 
-void emit_set(emitter *m, item *it)
+void emit_set(emitter *m, item *it, const char *off)
 {
     sym *y = it->attribute ? sym_peek(m, it->attribute) : NULL;
-    blame bl = blame_at(it->attribute ? it->attribute : "", "AFMT_NO_INDEX", "c->pos");
+    const blame bl = blame_at(it->attribute ? it->attribute : "", "AFMT_NO_INDEX", off);
     char *v;
     if (!y || !y->it || y->it->kind != IT_VAR) {
         gen_error(m, it->jpath, "'%s' is not a var defined before (\"set\" changes a var)",

@@ -1650,7 +1650,7 @@ static void emit_item(emitter *m, item *it)
         break;
     case IT_VAR:
         item_comment(m, it, "var %s = %s", it->name, it->let.value_text ? it->let.value_text : "?");
-        emit_var(m, it);
+        emit_var(m, it, "c->pos");
         break;
     case IT_DIRECTORY:
         item_comment(m, it, "directory %s: the arrays of %s's records, aligned to %s", it->name,
@@ -1659,7 +1659,7 @@ static void emit_item(emitter *m, item *it)
         break;
     case IT_SET:
         item_comment(m, it, "set %s = %s", it->attribute ? it->attribute : "?", it->let.value_text ? it->let.value_text : "?");
-        emit_set(m, it);
+        emit_set(m, it, "c->pos");
         break;
     case IT_BYTE_ORDER:
         item_comment(m, it, "byte order from here on: big-endian if %s", it->arg_text ? it->arg_text : "?");

@@ -1581,8 +1581,8 @@ static void write_item(emitter *m, item *it)
     case IT_PAD: write_pad(m, it); break;
     case IT_SWITCH: write_switch(m, it); break;
     case IT_REPEAT: write_repeat(m, it); break;
-    case IT_VAR: writer_var(m, it); break;
-    case IT_SET: writer_set(m, it); break;
+    case IT_VAR: emit_var(m, it, "0"); break;
+    case IT_SET: emit_set(m, it, "0"); break;
     case IT_DIRECTORY: writer_directory(m, it); break;
     case IT_STRUCT:
         if (m->wkv && it->name && strcmp(it->name, m->wkv->repeat.meta_value) == 0) {

@@ -1,4 +1,4 @@
-/* afmt-gen: the writer of counted repeats, directories and vars
+/* afmt-gen: the writer of counted repeats and directories
  * (spec/LANGUAGE.md, "Writing").
  *
  * A repeat with "count": FIELD whose records feed a directory is written
@@ -11,9 +11,8 @@
  * (runtime/afmt_write_dir.h): the one its validator accepts in strict
  * mode.  A counted repeat nothing feeds is written with count 0.
  *
- * A var is a local of the function that declares it, changed through a
- * pointer `p_<name>` as in the validator (emit_struct.c), so that the
- * functions of nested structures change the one value.
+ * Vars and sets are written as the validator declares them (emit_var,
+ * emit_set in emit_struct.c).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -174,38 +173,4 @@ void writer_directory(emitter *m, item *d)
     line(m, "if (afmt_wdir_write(sink, arrays, n, %s, %s, \"%s\", err) != 0) return -1;", align,
          endian_c(m, d->dir.payload_big), d->name);
     free(align);
-}
-
-void writer_var(emitter *m, item *it)
-{
-    const blame bl = blame_at(it->name, "AFMT_NO_INDEX", "0");
-    char *v = emit_u64(m, &bl, it->let.value, it->let.value_text);
-    sym *y;
-    line(m, "uint64_t var_%s = %s;", it->name, v);
-    line(m, "uint64_t *const p_%s = &var_%s;", it->name, it->name);
-    y = sym_push(m, SY_INT, it->name, it);
-    /* a var nothing reads or sets as written (set only in a repeat the
-     * writer writes no repetition of): marked, for -Werror */
-    y->decl = decl_new(m);
-    decl_unless_used(m, y->decl, "(void)p_%s; /* not read */", it->name);
-    y->t = VT_U;
-    fixed_printf(y->c, sizeof y->c, "(*p_%s)", it->name);
-    fixed_printf(y->off, sizeof y->off, "0");
-    free(v);
-}
-
-void writer_set(emitter *m, item *it)
-{
-    sym *y = it->attribute ? sym_peek(m, it->attribute) : NULL;
-    const blame bl = blame_at(it->attribute ? it->attribute : "", "AFMT_NO_INDEX", "0");
-    char *v;
-    if (!y || !y->it || y->it->kind != IT_VAR) {
-        gen_error(m, it->jpath, "'%s' is not a var defined before (\"set\" changes a var)",
-                  it->attribute ? it->attribute : "");
-        return;
-    }
-    v = emit_u64(m, &bl, it->let.value, it->let.value_text);
-    sym_find(m, it->attribute);
-    line(m, "*p_%s = %s;", it->attribute, v);
-    free(v);
 }
