@@ -74,16 +74,22 @@ static void records_unique(emitter *m, item *r, const item *d, const char *prefi
 }
 
 /* The records of directory d: one repetition of r per array, each at the
- * running offset of the layout. */
-static void write_records(emitter *m, item *r, const item *d)
+ * running offset of the layout.  Its alignment is evaluated here, once,
+ * into a local the payloads are written with (writer_directory): the
+ * offsets in the records and the payloads' places cannot differ. */
+static void write_records(emitter *m, item *r, item *d)
 {
     const blame bl = blame_at(d->name, "AFMT_NO_INDEX", "0");
     char *align = emit_u64(m, &bl, d->arg, d->arg_text);
+    char *ab = xprintf("dir_%s_align", d->name);
     char *base = xprintf("dir_%s_end", d->name), *end = local_name(m, base);
     char *atb = xprintf("dir_%s_at", d->name), *at = local_name(m, atb);
     item *saved = m->wrecord;
     char *pb = xprintf("dir_%s_prefix", d->name), *prefix = d->dir.default_name ? local_name(m, pb) : xstrdup("NULL");
+    free(d->dir.align_c);
+    d->dir.align_c = local_name(m, ab);
     line(m, "/* repeat %s: a record per array, placed in directory %s */", r->name, d->name);
+    line(m, "const uint64_t %s = %s; /* the records' offsets and the payloads' places */", d->dir.align_c, align);
     if (d->dir.default_name) {
         char *q = c_quote(d->dir.default_name, strlen(d->dir.default_name));
         line(m, "const char *%s = afmt_wdir_prefix(arrays, n, %s); /* names of unnamed arrays */", prefix, q);
@@ -94,7 +100,8 @@ static void write_records(emitter *m, item *r, const item *d)
     line(m, "for (size_t ai = 0; ai < n; ai++) {");
     m->indent++;
     line(m, "uint64_t %s;", at);
-    line(m, "if (afmt_wdir_next(&arrays[ai], \"%s\", ai, %s, &%s, &%s, err) != 0) return -1;", r->name, align, end, at);
+    line(m, "if (afmt_wdir_next(&arrays[ai], \"%s\", ai, %s, &%s, &%s, err) != 0) return -1;", r->name, d->dir.align_c,
+         end, at);
     m->wrecord = record_array(d);
     m->wrecord->array.offset_c = at; /* read by the record's function */
     m->wrecord->array.default_name = d->dir.default_name ? prefix : NULL;
@@ -103,7 +110,7 @@ static void write_records(emitter *m, item *r, const item *d)
     m->wrecord = saved;
     m->indent--;
     line(m, "}");
-    free(align); free(base); free(end); free(atb); free(at); free(pb); free(prefix);
+    free(align); free(ab); free(base); free(end); free(atb); free(at); free(pb); free(prefix);
 }
 
 /* The key-values of the write options: one repetition of metadata repeat
@@ -145,7 +152,8 @@ static void write_kvs(emitter *m, item *r)
 
 void writer_counted_repeat(emitter *m, item *r)
 {
-    const item *d = directory_of(m->s, r);
+    /* the directory keeps the C name of its alignment (directory_item.align_c) */
+    item *d = (item *)directory_of(m->s, r);
     if (d) {
         write_records(m, r, d);
         return;
@@ -167,10 +175,14 @@ void writer_counted_repeat(emitter *m, item *r)
 
 void writer_directory(emitter *m, item *d)
 {
-    const blame bl = blame_at(d->name, "AFMT_NO_INDEX", "0");
-    char *align = emit_u64(m, &bl, d->arg, d->arg_text);
+    /* the records, earlier in the same body (load_items), set align_c;
+     * records the writer does not write (a repeat to the end) failed as
+     * "unsupported" before this is reached */
+    if (!d->dir.align_c) {
+        line(m, "/* directory %s: not reached (its records are not written) */", d->name);
+        return;
+    }
     line(m, "/* directory %s: the payloads, each padded to the alignment */", d->name);
-    line(m, "if (afmt_wdir_write(sink, arrays, n, %s, %s, \"%s\", err) != 0) return -1;", align,
+    line(m, "if (afmt_wdir_write(sink, arrays, n, %s, %s, \"%s\", err) != 0) return -1;", d->dir.align_c,
          endian_c(m, d->dir.payload_big), d->name);
-    free(align);
 }

@@ -785,6 +785,50 @@ static int earlier_repeat(const item_list *before, const char *name)
     return 0;
 }
 
+/* Whether e reads name. */
+static int reads_name(const expr *e, const char *name)
+{
+    int i;
+    if (!e) return 0;
+    if (e->kind == E_NAME && e->sval && strcmp(e->sval, name) == 0) return 1;
+    if (reads_name(e->a, name) || reads_name(e->b, name) || reads_name(e->c, name)) return 1;
+    for (i = 0; i < e->nargs; i++)
+        if (reads_name(e->args[i], name)) return 1;
+    return 0;
+}
+
+/* A "set" in items[0..n) (their bodies and cases too) of a var align
+ * reads, or NULL.  Named structures need no look: they see no var of
+ * their callers. */
+static const item *set_of(item *const *items, int n, const expr *align)
+{
+    int i, j;
+    for (i = 0; i < n; i++) {
+        const item *it = items[i], *found = NULL;
+        if (it->kind == IT_SET && it->attribute && reads_name(align, it->attribute)) return it;
+        found = set_of(it->body.v, it->body.n, align);
+        for (j = 0; !found && j < it->ncases; j++) found = set_of(it->cases[j].body.v, it->cases[j].body.n, align);
+        if (found) return found;
+    }
+    return NULL;
+}
+
+/* A directory's "align" is read by the validator at the directory and by
+ * the writer where its records start (their offsets need it): nothing
+ * from the records to the directory may set what it reads, else the
+ * writer's files would be refused.  d is the directory after out's items. */
+static void align_unchanged(loader *L, const item_list *out, const item *d, const char *jp)
+{
+    const item *set;
+    int i;
+    for (i = out->n - 1; i >= 0; i--)
+        if (out->v[i]->kind == IT_REPEAT && out->v[i]->name && strcmp(out->v[i]->name, d->dir.records) == 0) break;
+    if (i < 0 || !(set = set_of(out->v + i, out->n - i, d->arg))) return;
+    LERR(L, jp, "directory '%s': its \"align\" (%s) reads '%s', which %s sets after its records start: the records' "
+         "offsets and the directory would be aligned differently", d->name ? d->name : "", d->arg_text ? d->arg_text : "",
+         set->attribute, set->jpath ? set->jpath : "an item");
+}
+
 void load_items(loader *L, spec *s, json_t *arr, const char *jp, item_list *out)
 {
     size_t i;
@@ -799,6 +843,8 @@ void load_items(loader *L, spec *s, json_t *arr, const char *jp, item_list *out)
         if (it->kind == IT_DIRECTORY && it->dir.records && !earlier_repeat(out, it->dir.records))
             LERR(L, p, "directory '%s': \"records\" names no repeat '%s' earlier in the same body", it->name ? it->name : "",
                  it->dir.records);
+        else if (it->kind == IT_DIRECTORY && it->dir.records)
+            align_unchanged(L, out, it, p);
         out->v[out->n++] = it;
         free(p);
     }

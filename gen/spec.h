@@ -187,6 +187,8 @@ typedef struct directory_item {  /* IT_DIRECTORY: arrays of earlier records */
     int payload_big;                  /* 0, 1 or ORDER_RUN */
     int payload_explicit;             /* "endian" given */
     leniency pad_lenient;
+    char *align_c;                    /* writer: the C local holding "align", evaluated once
+                                       * where the records are written (emit_write_dir.c) */
 } directory_item;
 
 typedef struct region_item {      /* IT_REGION: a sized window */

@@ -1031,12 +1031,13 @@ static int gguf_write_impl(const afmt_array *arrays, size_t n, const afmt_write_
         if (gguf_write_kv(sink, err, p_alignment, ki, kv_kv)) return -1;
     }
     /* repeat tensor: a record per array, placed in directory data */
+    const uint64_t dir_data_align = (*p_alignment); /* the records' offsets and the payloads' places */
     const char *dir_data_prefix = afmt_wdir_prefix(arrays, n, "array_"); /* names of unnamed arrays */
     if (afmt_wdir_unique_names(arrays, n, dir_data_prefix, "name", err) != 0) return -1;
     uint64_t dir_data_end = 0;
     for (size_t ai = 0; ai < n; ai++) {
         uint64_t dir_data_at;
-        if (afmt_wdir_next(&arrays[ai], "tensor", ai, (*p_alignment), &dir_data_end, &dir_data_at,
+        if (afmt_wdir_next(&arrays[ai], "tensor", ai, dir_data_align, &dir_data_end, &dir_data_at,
                 err) != 0) return -1;
         if (gguf_write_tensor(arrays, sink, err, dir_data_prefix, ai, dir_data_at)) return -1;
     }
@@ -1053,7 +1054,7 @@ static int gguf_write_impl(const afmt_array *arrays, size_t n, const afmt_write_
     }
     if (afmt_sink_zeros(sink, offset_rounded_minus_offset, err) != 0) return -1;
     /* directory data: the payloads, each padded to the alignment */
-    if (afmt_wdir_write(sink, arrays, n, (*p_alignment), AFMT_LITTLE, "data", err) != 0) return -1;
+    if (afmt_wdir_write(sink, arrays, n, dir_data_align, AFMT_LITTLE, "data", err) != 0) return -1;
     if (wopt && wopt->trailer_len > 0) {
         return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "gguf does not allow data after the arrays");

@@ -385,12 +385,13 @@ static int directory_write_write_impl(const afmt_array *arrays, size_t n,
     uint64_t *const p_align = &var_align;
     /* repeat note: none (n_notes is 0) */
     /* repeat rec: a record per array, placed in directory data */
+    const uint64_t dir_data_align = (*p_align); /* the records' offsets and the payloads' places */
     const char *dir_data_prefix = afmt_wdir_prefix(arrays, n, "a"); /* names of unnamed arrays */
     if (afmt_wdir_unique_names(arrays, n, dir_data_prefix, "name", err) != 0) return -1;
     uint64_t dir_data_end = 0;
     for (size_t ai = 0; ai < n; ai++) {
         uint64_t dir_data_at;
-        if (afmt_wdir_next(&arrays[ai], "rec", ai, (*p_align), &dir_data_end, &dir_data_at,
+        if (afmt_wdir_next(&arrays[ai], "rec", ai, dir_data_align, &dir_data_end, &dir_data_at,
                 err) != 0) return -1;
         if (directory_write_write_rec(arrays, sink, err, dir_data_prefix, ai,
                 dir_data_at)) return -1;
@@ -408,7 +409,7 @@ static int directory_write_write_impl(const afmt_array *arrays, size_t n,
     }
     if (afmt_sink_zeros(sink, offset_rounded_minus_offset, err) != 0) return -1;
     /* directory data: the payloads, each padded to the alignment */
-    if (afmt_wdir_write(sink, arrays, n, (*p_align), AFMT_LITTLE, "data", err) != 0) return -1;
+    if (afmt_wdir_write(sink, arrays, n, dir_data_align, AFMT_LITTLE, "data", err) != 0) return -1;
     if (wopt && wopt->trailer_len > 0) {
         return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "directory_write does not allow data after the arrays");
