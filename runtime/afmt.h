@@ -533,8 +533,10 @@ typedef struct afmt_kv {
 
 /* A deep copy of kv[0..n) in one malloc'd block (*out, free() it once):
  * keys, strings and lists are copied into it, so the copy outlives the
- * validator's run.  0, or -1 (AFMT_E_NOMEM, AFMT_E_OVERFLOW) with err
- * filled.  Thread-safe. */
+ * validator's run.  0, or -1 with err filled: AFMT_E_NOMEM,
+ * AFMT_E_OVERFLOW, AFMT_E_LIMIT (values nested 32 deep or deeper, which
+ * no validator hands over and no writer writes; index: the key-value).
+ * Thread-safe. */
 AFMT_API int afmt_kv_copy(const afmt_kv *kv, size_t n, afmt_kv **out, afmt_error *err);
 
 typedef struct afmt_visitor {

@@ -1,7 +1,9 @@
 /* afmt runtime (internal): typed metadata values read and written by a
  * spec's grammar (afmt_value.h), and afmt_kv_copy (afmt.h). */
 #include "afmt_value.h"
+#include <float.h>
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "afmt_bytes.h"
@@ -9,28 +11,80 @@
 #include "afmt_sink.h"
 #include "afmt_src.h"
 
-static const afmt_value_case *case_of_code(const afmt_value_grammar *g, uint64_t code)
+/* ------------------------------------------------------------ the grammar */
+
+/* A case of kind k1 and width w1 holds values of kind k2 and width w2 (a
+ * string's or a list's width is not compared: it has none). */
+static int same_type(afmt_value_kind k1, unsigned w1, afmt_value_kind k2, unsigned w2)
 {
-    size_t i;
-    for (i = 0; i < g->ncases; i++)
-        if (g->cases[i].code == code) return &g->cases[i];
-    return NULL;
+    return k1 == k2 && (w1 == w2 || k1 == AFMT_VALUE_STRING || k1 == AFMT_VALUE_LIST);
 }
 
-static int find_code(const afmt_value_grammar *g, afmt_value_kind kind, unsigned width, uint64_t *code)
+/* The case of g that the writer and the reader both look up: by kind and
+ * width (the writer's, kind not 0), or by type code (the reader's, kind
+ * 0); NULL when g has none. */
+static const afmt_value_case *case_of(const afmt_value_grammar *g, afmt_value_kind kind, unsigned width,
+                                      uint64_t code)
 {
     size_t i;
-    for (i = 0; i < g->ncases; i++)
-        if (g->cases[i].kind == kind && (g->cases[i].width == width || kind == AFMT_VALUE_STRING || kind == AFMT_VALUE_LIST)) {
-            *code = g->cases[i].code;
-            return 0;
-        }
-    return -1;
+    for (i = 0; i < g->ncases; i++) {
+        const afmt_value_case *cs = &g->cases[i];
+        if (kind ? same_type(cs->kind, cs->width, kind, width) : cs->code == code) return cs;
+    }
+    return NULL;
 }
 
 int afmt_value_code(const afmt_value_grammar *g, const afmt_value *v, uint64_t *code)
 {
-    return find_code(g, v->kind, v->width, code);
+    const afmt_value_case *cs = case_of(g, v->kind, v->width, 0);
+    if (!cs) return -1;
+    *code = cs->code;
+    return 0;
+}
+
+/* Values nest at most AFMT_VALUE_MAX_DEPTH deep (a key's value at depth
+ * 0, a list's items one deeper), for the writer, the reader and copies
+ * alike: the depth the generated validator reaches with limits.max_depth
+ * at its most (32), one structure use a value. */
+static int too_deep(unsigned depth)
+{
+    return depth >= AFMT_VALUE_MAX_DEPTH;
+}
+
+/* The stored bits (width bytes) of a number, bool or float v, and v's
+ * value from them: the writer and the reader's one conversion. */
+static uint64_t bits_of(const afmt_value *v)
+{
+    const unsigned bits = 8 * v->width;
+    if (v->kind == AFMT_VALUE_FLOAT && v->width == 4) {
+        const float f = (float)v->f; /* exact: put_number checked it */
+        uint32_t b;
+        memcpy(&b, &f, 4);
+        return b;
+    }
+    if (v->kind == AFMT_VALUE_FLOAT) {
+        uint64_t b;
+        memcpy(&b, &v->f, 8);
+        return b;
+    }
+    if (v->kind == AFMT_VALUE_INT) return bits < 64 ? (uint64_t)v->i & ((UINT64_C(1) << bits) - 1) : (uint64_t)v->i;
+    return v->u;
+}
+
+static void set_from_bits(afmt_value *v, uint64_t b)
+{
+    if (v->kind == AFMT_VALUE_FLOAT && v->width == 4) {
+        const uint32_t b32 = (uint32_t)b;
+        float f;
+        memcpy(&f, &b32, 4);
+        v->f = f;
+    } else if (v->kind == AFMT_VALUE_FLOAT) {
+        memcpy(&v->f, &b, 8);
+    } else if (v->kind == AFMT_VALUE_INT) {
+        v->i = afmt_as_i64(b, 8 * v->width);
+    } else {
+        v->u = b;
+    }
 }
 
 /* ------------------------------------------------------------ writing */
@@ -65,68 +119,80 @@ static const char *kind_name(afmt_value_kind k)
     return "unknown";
 }
 
-#define TYPE_FAIL(...) afmt_fail(err, AFMT_E_TYPE, NULL, field, index, AFMT_NO_OFFSET, __VA_ARGS__)
+#define WRITE_FAIL(code, ...) afmt_fail(err, code, NULL, field, index, AFMT_NO_OFFSET, __VA_ARGS__)
+#define TYPE_FAIL(...) WRITE_FAIL(AFMT_E_TYPE, __VA_ARGS__)
 
-static int put_number(afmt_sink *s, const afmt_value_grammar *g, const afmt_value *v, const char *field, uint64_t index,
-                      afmt_error *err)
+/* The value fits its kind and width exactly, else AFMT_E_TYPE: a float of
+ * 4 bytes is an f32 (no rounding: what is read back is what was given). */
+static int check_number(const afmt_value *v, const char *field, uint64_t index, afmt_error *err)
 {
     const unsigned bits = 8 * v->width;
     if (v->kind == AFMT_VALUE_FLOAT) {
-        if (v->width == 4) {
-            const float f = (float)v->f;
-            uint32_t b;
-            memcpy(&b, &f, 4);
-            return afmt_sink_u32(s, b, wbig(g), err);
-        } else {
-            uint64_t b;
-            memcpy(&b, &v->f, 8);
-            return afmt_sink_u64(s, b, wbig(g), err);
-        }
+        /* out of the f32 range first: converting it is undefined */
+        if (v->width == 4 && isfinite(v->f) && (v->f > FLT_MAX || v->f < -FLT_MAX || (double)(float)v->f != v->f))
+            return TYPE_FAIL("value %.17g is not exactly an f32 (give it as a float of 8 bytes)", v->f);
+        return 0;
     }
     if (v->kind == AFMT_VALUE_BOOL && v->u > 1) return TYPE_FAIL("a bool is 0 or 1, not %" PRIu64, v->u);
-    if (v->kind == AFMT_VALUE_INT) {
-        if (bits < 64 && (v->i < -(INT64_C(1) << (bits - 1)) || v->i >= (INT64_C(1) << (bits - 1))))
-            return TYPE_FAIL("value %" PRId64 " does not fit i%u", v->i, bits);
-        return put_uint(s, bits < 64 ? (uint64_t)v->i & ((UINT64_C(1) << bits) - 1) : (uint64_t)v->i, v->width, wbig(g), err);
-    }
-    if (bits < 64 && v->u >> bits != 0) return TYPE_FAIL("value %" PRIu64 " does not fit u%u", v->u, bits);
-    return put_uint(s, v->u, v->width, wbig(g), err);
+    if (v->kind == AFMT_VALUE_INT && bits < 64 &&
+        (v->i < -(INT64_C(1) << (bits - 1)) || v->i >= (INT64_C(1) << (bits - 1))))
+        return TYPE_FAIL("value %" PRId64 " does not fit i%u", v->i, bits);
+    if (v->kind != AFMT_VALUE_INT && bits < 64 && v->u >> bits != 0)
+        return TYPE_FAIL("value %" PRIu64 " does not fit u%u", v->u, bits);
+    return 0;
 }
 
-static int write_value(afmt_sink *s, const afmt_value_grammar *g, const afmt_value *v, const char *field, uint64_t index,
-                       unsigned depth, afmt_error *err)
+static int write_value(afmt_sink *s, const afmt_value_grammar *g, const afmt_value *v, const char *field,
+                       unsigned depth, uint64_t index, afmt_error *err);
+
+/* A list: its items' type code, its count, its items. */
+static int write_list(afmt_sink *s, const afmt_value_grammar *g, const afmt_value *v, const char *field,
+                      unsigned depth, uint64_t index, afmt_error *err)
 {
-    uint64_t code, k;
-    if (afmt_value_code(g, v, &code) != 0)
-        return TYPE_FAIL("%s has no %s value of %u bytes", g->name, kind_name(v->kind), v->width);
-    if (v->kind == AFMT_VALUE_STRING) {
-        if (g->len_width < 8 && v->len >> (8 * g->len_width) != 0)
-            return TYPE_FAIL("a string of %" PRIu64 " bytes is too long for its length field", v->len);
-        if (put_uint(s, v->len, g->len_width, wbig(g), err) != 0) return -1;
-        return v->len ? afmt_sink_put(s, v->str, v->len, err) : 0;
-    }
-    if (v->kind != AFMT_VALUE_LIST) return put_number(s, g, v, field, index, err);
-    if (depth >= AFMT_VALUE_MAX_DEPTH) return TYPE_FAIL("lists nested more than %d deep", AFMT_VALUE_MAX_DEPTH);
-    if (find_code(g, v->item_kind, v->item_width, &code) != 0)
+    const afmt_value_case *items = case_of(g, v->item_kind, v->item_width, 0);
+    uint64_t k;
+    if (!items)
         return TYPE_FAIL("%s has no list of %s values of %u bytes", g->name, kind_name(v->item_kind), v->item_width);
-    if ((g->elem_width < 8 && code >> (8 * g->elem_width) != 0) || (g->count_width < 8 && v->count >> (8 * g->count_width) != 0))
+    if ((g->elem_width < 8 && items->code >> (8 * g->elem_width) != 0) ||
+        (g->count_width < 8 && v->count >> (8 * g->count_width) != 0))
         return TYPE_FAIL("a list of %" PRIu64 " items does not fit its count field", v->count);
-    if (put_uint(s, code, g->elem_width, wbig(g), err) != 0 || put_uint(s, v->count, g->count_width, wbig(g), err) != 0)
+    if (v->count && !v->items) return WRITE_FAIL(AFMT_E_USAGE, "a list of %" PRIu64 " items has none given", v->count);
+    if (put_uint(s, items->code, g->elem_width, wbig(g), err) != 0 ||
+        put_uint(s, v->count, g->count_width, wbig(g), err) != 0)
         return -1;
     for (k = 0; k < v->count; k++) {
         const afmt_value *it = &v->items[k];
-        if (it->kind != v->item_kind || (it->width != v->item_width && it->kind != AFMT_VALUE_STRING && it->kind != AFMT_VALUE_LIST))
+        if (!same_type(v->item_kind, v->item_width, it->kind, it->width))
             return TYPE_FAIL("list item %" PRIu64 " is %s of %u bytes, its list holds %s of %u", k, kind_name(it->kind),
                              it->width, kind_name(v->item_kind), v->item_width);
-        if (write_value(s, g, it, field, index, depth + 1, err) != 0) return -1;
+        if (write_value(s, g, it, field, depth + 1, index, err) != 0) return -1;
     }
     return 0;
+}
+
+static int write_value(afmt_sink *s, const afmt_value_grammar *g, const afmt_value *v, const char *field,
+                       unsigned depth, uint64_t index, afmt_error *err)
+{
+    if (too_deep(depth))
+        return WRITE_FAIL(AFMT_E_LIMIT, "values nested more than %d deep (lists of lists)", AFMT_VALUE_MAX_DEPTH);
+    if (!case_of(g, v->kind, v->width, 0))
+        return TYPE_FAIL("%s has no %s value of %u bytes", g->name, kind_name(v->kind), v->width);
+    if (v->kind == AFMT_VALUE_LIST) return write_list(s, g, v, field, depth, index, err);
+    if (v->kind == AFMT_VALUE_STRING) {
+        if (g->len_width < 8 && v->len >> (8 * g->len_width) != 0)
+            return TYPE_FAIL("a string of %" PRIu64 " bytes is too long for its length field", v->len);
+        if (v->len && !v->str) return WRITE_FAIL(AFMT_E_USAGE, "a string of %" PRIu64 " bytes has none given", v->len);
+        if (put_uint(s, v->len, g->len_width, wbig(g), err) != 0) return -1;
+        return v->len ? afmt_sink_put(s, v->str, v->len, err) : 0;
+    }
+    if (check_number(v, field, index, err) != 0) return -1;
+    return put_uint(s, bits_of(v), v->width, wbig(g), err);
 }
 
 int afmt_value_write(afmt_sink *sink, const afmt_value_grammar *g, const afmt_value *v, const char *field,
                      uint64_t index, afmt_error *err)
 {
-    return write_value(sink, g, v, field, index, 0, err);
+    return write_value(sink, g, v, field, 0, index, err);
 }
 
 int afmt_value_u64(const afmt_value *v, const char *field, uint64_t index, uint64_t *out, afmt_error *err)
@@ -151,72 +217,74 @@ typedef struct reader {
     uint64_t end; /* the bytes validated end here */
 } reader;
 
-static uint64_t get(const reader *r, uint64_t at, unsigned width)
+/* The width-byte number at *at, *at moved past it; -1 when it does not
+ * end by r->end (the bytes were validated: a runtime bug, reported as
+ * AFMT_E_TRUNCATED at *at). */
+static int take(const reader *r, uint64_t *at, unsigned width, uint64_t *out)
 {
-    return afmt_field_get(AFMT_B(r->c->src, at), 0, width, afmt_order_of(r->c, r->g->big));
+    if (width > r->end - *at)
+        return afmt_fail_c(r->c, AFMT_E_TRUNCATED, r->g->name, AFMT_NO_INDEX, *at, "a value runs past the bytes validated");
+    *out = afmt_field_get(AFMT_B(r->c->src, *at), 0, width, afmt_order_of(r->c, r->g->big));
+    *at += width;
+    return 0;
 }
 
-/* Decode the value of code at *at into v (its kind and width from the
- * grammar), moving *at past it.  The bytes were validated: a value that
- * does not fit them is a runtime bug, reported as AFMT_E_TRUNCATED. */
-static int decode(reader *r, uint64_t code, uint64_t *at, afmt_value *v, unsigned depth)
+static int decode(reader *r, uint64_t code, uint64_t at_code, uint64_t *at, afmt_value *v, unsigned depth);
+
+/* A list's items' type code and count at *at, then its items (in the
+ * run's scratch), *at moved past them. */
+static int decode_list(reader *r, uint64_t *at, afmt_value *v, unsigned depth)
 {
-    const afmt_value_case *cs = case_of_code(r->g, code);
-    uint64_t k, n;
+    const uint64_t at_code = *at;
+    const afmt_value_case *cs;
+    afmt_value *items;
+    uint64_t code, k;
+    if (take(r, at, r->g->elem_width, &code) != 0 || take(r, at, r->g->count_width, &v->count) != 0) return -1;
+    if (!(cs = case_of(r->g, 0, 0, code)))
+        return afmt_fail_c(r->c, AFMT_E_UNKNOWN_TYPE, r->g->name, AFMT_NO_INDEX, at_code, "no value of type %" PRIu64, code);
+    v->item_kind = cs->kind;
+    v->item_width = cs->width;
+    if (v->count == 0) return 0;
+    /* every item takes a byte at least (a number, a string's length, a
+     * list's type code): the items allocated are bounded by the input */
+    if (v->count > r->end - *at)
+        return afmt_fail_c(r->c, AFMT_E_TRUNCATED, r->g->name, AFMT_NO_INDEX, *at, "a value runs past the bytes validated");
+    if (v->count > UINT64_MAX / sizeof *items)
+        return afmt_fail_c(r->c, AFMT_E_OVERFLOW, r->g->name, AFMT_NO_INDEX, at_code, "a list of %" PRIu64
+                           " items overflows 64 bits of memory", v->count);
+    if (!(items = afmt_scratch_grow(r->c, NULL, v->count * sizeof *items, r->g->name))) return -1;
+    for (k = 0; k < v->count; k++)
+        if (decode(r, code, *at, at, &items[k], depth + 1) != 0) return -1;
+    v->items = items;
+    return 0;
+}
+
+/* Decode the value of code (read at at_code) at *at into v, its kind and
+ * width from the grammar, moving *at past it. */
+static int decode(reader *r, uint64_t code, uint64_t at_code, uint64_t *at, afmt_value *v, unsigned depth)
+{
+    const afmt_value_case *cs = case_of(r->g, 0, 0, code);
+    uint64_t b;
     memset(v, 0, sizeof *v);
-    if (!cs || depth > AFMT_VALUE_MAX_DEPTH)
-        return afmt_fail_c(r->c, AFMT_E_UNKNOWN_TYPE, r->g->name, AFMT_NO_INDEX, *at, "no value of type %" PRIu64, code);
+    if (too_deep(depth))
+        return afmt_fail_c(r->c, AFMT_E_LIMIT, r->g->name, AFMT_NO_INDEX, *at, "values nested more than %d deep",
+                           AFMT_VALUE_MAX_DEPTH);
+    if (!cs)
+        return afmt_fail_c(r->c, AFMT_E_UNKNOWN_TYPE, r->g->name, AFMT_NO_INDEX, at_code, "no value of type %" PRIu64, code);
     v->kind = cs->kind;
     v->width = cs->width;
+    if (cs->kind == AFMT_VALUE_LIST) return decode_list(r, at, v, depth);
     if (cs->kind == AFMT_VALUE_STRING) {
-        if (*at + r->g->len_width > r->end) goto short_;
-        v->len = get(r, *at, r->g->len_width);
-        *at += r->g->len_width;
-        if (v->len > r->end - *at) goto short_;
+        if (take(r, at, r->g->len_width, &v->len) != 0) return -1;
+        if (v->len > r->end - *at)
+            return afmt_fail_c(r->c, AFMT_E_TRUNCATED, r->g->name, AFMT_NO_INDEX, *at, "a value runs past the bytes validated");
         v->str = AFMT_B(r->c->src, *at);
         *at += v->len;
         return 0;
     }
-    if (cs->kind != AFMT_VALUE_LIST) {
-        uint64_t b;
-        if (cs->width > r->end - *at) goto short_;
-        b = get(r, *at, cs->width);
-        *at += cs->width;
-        if (cs->kind == AFMT_VALUE_FLOAT && cs->width == 4) {
-            float f;
-            uint32_t b32 = (uint32_t)b;
-            memcpy(&f, &b32, 4);
-            v->f = f;
-        } else if (cs->kind == AFMT_VALUE_FLOAT) {
-            memcpy(&v->f, &b, 8);
-        } else if (cs->kind == AFMT_VALUE_INT) {
-            v->i = afmt_as_i64(b, 8 * cs->width);
-        } else {
-            v->u = b;
-        }
-        return 0;
-    }
-    if (r->g->elem_width + r->g->count_width > r->end - *at) goto short_;
-    code = get(r, *at, r->g->elem_width);
-    n = get(r, *at + r->g->elem_width, r->g->count_width);
-    *at += r->g->elem_width + r->g->count_width;
-    cs = case_of_code(r->g, code);
-    if (!cs) return afmt_fail_c(r->c, AFMT_E_UNKNOWN_TYPE, r->g->name, AFMT_NO_INDEX, *at, "no value of type %" PRIu64, code);
-    v->item_kind = cs->kind;
-    v->item_width = cs->width;
-    v->count = n;
-    if (n == 0) return 0;
-    if (n > r->end - *at) goto short_; /* every item takes a byte at least, but empty strings and lists... */
-    {
-        afmt_value *items = afmt_scratch_grow(r->c, NULL, n * sizeof *items, r->g->name);
-        if (!items) return -1;
-        for (k = 0; k < n; k++)
-            if (decode(r, code, at, &items[k], depth + 1) != 0) return -1;
-        v->items = items;
-    }
+    if (take(r, at, cs->width, &b) != 0) return -1;
+    set_from_bits(v, b);
     return 0;
-short_:
-    return afmt_fail_c(r->c, AFMT_E_TRUNCATED, r->g->name, AFMT_NO_INDEX, *at, "a value runs past the bytes validated");
 }
 
 int afmt_kv_visit(afmt_vctx *c, const afmt_value_grammar *g, uint64_t key_at, uint64_t key_len, uint64_t code,
@@ -235,7 +303,7 @@ int afmt_kv_visit(afmt_vctx *c, const afmt_value_grammar *g, uint64_t key_at, ui
     memset(&kv, 0, sizeof kv);
     kv.key = AFMT_B(c->src, key_at);
     kv.key_len = key_len;
-    if (decode(&r, code, &at, &kv.value, 0) != 0) return -1;
+    if (decode(&r, code, value_at, &at, &kv.value, 0) != 0) return -1;
     if (c->vis->on_kv(c->vis->ctx, &kv, offset) != 0)
         return afmt_fail_c(c, AFMT_E_CALLBACK, g->name, AFMT_NO_INDEX, offset, "stopped by the caller");
     return 0;
@@ -287,22 +355,24 @@ int afmt_kv_unique(const afmt_kv *kv, size_t n, int c_string, const char *field,
 
 /* ------------------------------------------------------------ copies */
 
-/* Bytes a deep copy of v needs beyond the value itself (lists' items and
- * their own, strings' bytes); 0 on overflow with *ok cleared. */
-static uint64_t extra_of(const afmt_value *v, int *ok, unsigned depth)
+/* Add to *total the bytes a deep copy of v needs beyond the value itself
+ * (lists' items and their own, strings' bytes): 0, or the code of why it
+ * cannot be copied (AFMT_E_OVERFLOW, AFMT_E_LIMIT: nested too deep). */
+static afmt_code extra_of(const afmt_value *v, unsigned depth, uint64_t *total)
 {
-    uint64_t total = 0, k;
-    if (v->kind == AFMT_VALUE_STRING) return v->len;
-    if (v->kind != AFMT_VALUE_LIST) return 0;
+    uint64_t k, items;
+    if (too_deep(depth)) return AFMT_E_LIMIT;
+    if (v->kind == AFMT_VALUE_STRING) return afmt_add_u64(*total, v->len, total) ? AFMT_OK : AFMT_E_OVERFLOW;
+    if (v->kind != AFMT_VALUE_LIST) return AFMT_OK;
     /* its items, and up to 7 bytes to align them */
-    if (depth > AFMT_VALUE_MAX_DEPTH || !afmt_mul_u64(v->count, sizeof(afmt_value), &total) ||
-        !afmt_add_u64(total, 8, &total)) {
-        *ok = 0;
-        return 0;
+    if (!afmt_mul_u64(v->count, sizeof(afmt_value), &items) || !afmt_add_u64(items, 8, &items) ||
+        !afmt_add_u64(*total, items, total))
+        return AFMT_E_OVERFLOW;
+    for (k = 0; k < v->count; k++) {
+        const afmt_code code = extra_of(&v->items[k], depth + 1, total);
+        if (code != AFMT_OK) return code;
     }
-    for (k = 0; k < v->count && *ok; k++)
-        if (!afmt_add_u64(total, extra_of(&v->items[k], ok, depth + 1), &total)) *ok = 0;
-    return total;
+    return AFMT_OK;
 }
 
 /* Copy v's lists and strings into *p (advanced), v itself into *dst. */
@@ -328,15 +398,18 @@ int afmt_kv_copy(const afmt_kv *kv, size_t n, afmt_kv **out, afmt_error *err)
 {
     uint64_t total = 0;
     size_t i;
-    int ok = 1;
+    afmt_code code = AFMT_OK;
     uint8_t *block, *p;
     *out = NULL;
-    if (!afmt_mul_u64(n, sizeof(afmt_kv), &total)) ok = 0;
-    for (i = 0; i < n && ok; i++) {
-        uint64_t e = extra_of(&kv[i].value, &ok, 0);
-        if (!afmt_add_u64(total, kv[i].key_len, &total) || !afmt_add_u64(total, e, &total)) ok = 0;
+    if (!afmt_mul_u64(n, sizeof(afmt_kv), &total)) code = AFMT_E_OVERFLOW;
+    for (i = 0; i < n && code == AFMT_OK; i++) {
+        if (!afmt_add_u64(total, kv[i].key_len, &total)) code = AFMT_E_OVERFLOW;
+        else code = extra_of(&kv[i].value, 0, &total);
     }
-    if (!ok || total > SIZE_MAX)
+    if (code == AFMT_E_LIMIT)
+        return afmt_fail(err, code, NULL, NULL, i - 1, AFMT_NO_OFFSET, "key-value %zu: values nested more than %d deep",
+                         i - 1, AFMT_VALUE_MAX_DEPTH);
+    if (code != AFMT_OK || total > SIZE_MAX)
         return afmt_fail(err, AFMT_E_OVERFLOW, NULL, NULL, AFMT_NO_INDEX, AFMT_NO_OFFSET, "the key-values' size overflows");
     if (!(block = malloc(total ? (size_t)total : 1)))
         return afmt_fail(err, AFMT_E_NOMEM, NULL, NULL, AFMT_NO_INDEX, AFMT_NO_OFFSET, "no memory to copy %zu key-values", n);

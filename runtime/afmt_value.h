@@ -53,10 +53,14 @@ typedef struct afmt_value_grammar {
  * the grammar has none. */
 AFMT_GEN_API int afmt_value_code(const afmt_value_grammar *g, const afmt_value *v, uint64_t *code);
 
-/* The bytes of v (not its type code), lists recursively, nesting at most
- * AFMT_VALUE_MAX_DEPTH deep.  A value its kind's width cannot hold, a list
- * item of another kind or width than its list says, a kind the grammar
- * lacks: AFMT_E_TYPE, blamed on field at index (the kv's). */
+/* The bytes of v (not its type code), lists recursively.  Errors are
+ * blamed on field at index (the kv's): a value its kind's width cannot
+ * hold (an f32 that is not exactly one too), a list item of another kind
+ * or width than its list says, a kind the grammar lacks: AFMT_E_TYPE; a
+ * value nested AFMT_VALUE_MAX_DEPTH deep or deeper (the key's value is at
+ * 0, a list's items one deeper than it: as deep as the validator goes,
+ * limits.max_depth at its most): AFMT_E_LIMIT; a string or list of
+ * len/count > 0 whose str/items is NULL: AFMT_E_USAGE. */
 #define AFMT_VALUE_MAX_DEPTH 32
 AFMT_GEN_API int afmt_value_write(afmt_sink *sink, const afmt_value_grammar *g, const afmt_value *v, const char *field,
                                   uint64_t index, afmt_error *err);

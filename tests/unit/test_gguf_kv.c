@@ -4,8 +4,11 @@
  * general.alignment), each written, validated strict and read back with
  * the same kind, width and value; and a table of refusals (a type GGUF
  * lacks, a non-power-of-two or non-u32 alignment, duplicate keys, an empty
- * key, a list of mixed items), each with its code and words. */
+ * key, a list of mixed items, lists nested deeper than the validator
+ * reads, an f32 that is not one, a list or string without its bytes),
+ * each with its code and words. */
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -253,6 +256,65 @@ int main(void)
         buf = write_kvs(two, 1, &len, &err);
         CHECK("typed metadata: a list of items of another width than it says is refused",
               buf == NULL && err.code == AFMT_E_TYPE && strstr(err.message, "list item 1"));
+        free(buf);
+    }
+    {
+        /* lists of lists as deep as the validator goes (a u8 at depth 31,
+         * its structure use the 32nd, limits.max_depth at its most) are
+         * written and read back; one list deeper is refused by the writer,
+         * not written for the validator to refuse */
+        afmt_value chain[32], f;
+        afmt_kv one;
+        afmt_kv *copy = NULL;
+        int d, k;
+        one.key = (const uint8_t *)"deep";
+        one.key_len = 4;
+        for (d = 31; d <= 32; d++) {
+            for (k = 0; k < d - 1; k++) chain[k] = list(AFMT_VALUE_LIST, 0, &chain[k + 1], 1);
+            chain[d - 1] = list(AFMT_VALUE_UINT, 1, u8s, 1);
+            one.value = chain[0];
+            buf = write_kvs(&one, 1, &len, &err);
+            if (d == 31) {
+                CHECK("typed metadata: 31 nested lists (a u8 at depth 31) are written, validated and read back",
+                      buf && read_back(buf, len, &g, &err) == 0 && g.n == 1 && same(&g.kv[0].value, &chain[0]));
+                got_free(&g);
+            } else {
+                CHECK("typed metadata: 32 nested lists (a u8 at depth 32, which the validator refuses) are refused: limit",
+                      buf == NULL && err.code == AFMT_E_LIMIT && strstr(err.message, "nested more than 32 deep"));
+                CHECK("typed metadata: afmt_kv_copy refuses them too, saying why (not an overflow)",
+                      afmt_kv_copy(&one, 1, &copy, &err) != 0 && copy == NULL && err.code == AFMT_E_LIMIT &&
+                          strstr(err.message, "nested more than 32 deep"));
+            }
+            free(buf);
+        }
+        /* a width-4 float is an f32 exactly: one that is not is refused, not rounded */
+        f = num(AFMT_VALUE_FLOAT, 4, 0, 0, 0.1);
+        one.value = f;
+        buf = write_kvs(&one, 1, &len, &err);
+        CHECK("typed metadata: an f32 of 0.1 (not exactly an f32) is refused",
+              buf == NULL && err.code == AFMT_E_TYPE && strstr(err.message, "not exactly an f32"));
+        free(buf);
+        one.value = num(AFMT_VALUE_FLOAT, 4, 0, 0, 1e300);
+        buf = write_kvs(&one, 1, &len, &err);
+        CHECK("typed metadata: an f32 of 1e300 (past the f32 range) is refused",
+              buf == NULL && err.code == AFMT_E_TYPE && strstr(err.message, "not exactly an f32"));
+        free(buf);
+        one.value = num(AFMT_VALUE_FLOAT, 4, 0, 0, -HUGE_VAL);
+        buf = write_kvs(&one, 1, &len, &err);
+        CHECK("typed metadata: an f32 of -inf is written", buf != NULL);
+        free(buf);
+        /* a caller's list or string that says it has bytes but points at none */
+        one.value = list(AFMT_VALUE_UINT, 1, NULL, 2);
+        buf = write_kvs(&one, 1, &len, &err);
+        CHECK("typed metadata: a list of 2 items with no items given is refused: usage",
+              buf == NULL && err.code == AFMT_E_USAGE && strstr(err.message, "has none given"));
+        free(buf);
+        one.value = str("");
+        one.value.len = 3;
+        one.value.str = NULL;
+        buf = write_kvs(&one, 1, &len, &err);
+        CHECK("typed metadata: a string of 3 bytes with no bytes given is refused: usage",
+              buf == NULL && err.code == AFMT_E_USAGE && strstr(err.message, "has none given"));
         free(buf);
     }
     CHECK_DONE();
