@@ -65,6 +65,30 @@ static int int_field(const item *f)
     return f->kind == IT_FIELD && f->field.ftype == FT_INT && !f->field.count;
 }
 
+/* No field of more than a byte seen yet (value_grammar.big). */
+#define ORDER_NONE (-2)
+
+static const char *order_name(int big)
+{
+    return big == ORDER_RUN ? "in the order \"byte_order\" chose" : big ? "big-endian" : "little-endian";
+}
+
+/* The runtime reads every field of a grammar wider than a byte (numbers,
+ * floats, a string's length, a list's type code and count) in the one
+ * order g->big: field f, of width bytes, must be in it, else a generator
+ * error (-1). */
+static int one_order(emitter *m, const named_struct *ns, const item *f, int width, value_grammar *g)
+{
+    if (width <= 1) return 0;
+    if (g->big != ORDER_NONE && g->big != f->field.big_endian) {
+        gen_error(m, f->jpath, "structure '%s' is a typed-value grammar, read in one byte order: '%s' is %s, an "
+                  "earlier field %s", ns->name, f->name, order_name(f->field.big_endian), order_name(g->big));
+        return -1;
+    }
+    g->big = f->field.big_endian;
+    return 0;
+}
+
 /* Classify case sc of ns into vc (0), or say why it is not a case of a
  * typed-value grammar (-1). */
 static int classify(emitter *m, const item *repeat, const named_struct *ns, const switch_case *sc, value_case *vc,
@@ -81,14 +105,12 @@ static int classify(emitter *m, const item *repeat, const named_struct *ns, cons
         }
         vc->kind = is_bool ? "AFMT_VALUE_BOOL" : v[0]->field.is_signed ? "AFMT_VALUE_INT" : "AFMT_VALUE_UINT";
         vc->width = v[0]->field.width;
-        if (v[0]->field.width > 1) g->big = v[0]->field.big_endian;
-        return 0;
+        return one_order(m, ns, v[0], v[0]->field.width, g);
     }
     if (n == 1 && v[0]->kind == IT_FIELD && v[0]->field.ftype == FT_FLOAT && !v[0]->field.count) {
         vc->kind = "AFMT_VALUE_FLOAT";
         vc->width = v[0]->field.width;
-        g->big = v[0]->field.big_endian;
-        return 0;
+        return one_order(m, ns, v[0], v[0]->field.width, g);
     }
     if (n == 1 && v[0]->kind == IT_FIELD && v[0]->field.ftype == FT_BYTES && !v[0]->field.count &&
         (v[0]->field.size == 4 || v[0]->field.size == 8)) {
@@ -100,8 +122,7 @@ static int classify(emitter *m, const item *repeat, const named_struct *ns, cons
         vc->kind = "AFMT_VALUE_STRING";
         vc->width = 0;
         g->len_width = v[0]->field.len_width;
-        if (v[0]->field.len_width > 1) g->big = v[0]->field.big_endian;
-        return 0;
+        return one_order(m, ns, v[0], v[0]->field.len_width, g);
     }
     if (n == 3 && int_field(v[0]) && int_field(v[1]) && v[2]->kind == IT_REPEAT && v[2]->arg &&
         v[2]->arg->kind == E_NAME && strcmp(v[2]->arg->sval, v[1]->name) == 0 && v[2]->body.n == 1 &&
@@ -112,7 +133,7 @@ static int classify(emitter *m, const item *repeat, const named_struct *ns, cons
         vc->width = 0;
         g->elem_width = v[0]->field.width;
         g->count_width = v[1]->field.width;
-        return 0;
+        return one_order(m, ns, v[0], v[0]->field.width, g) || one_order(m, ns, v[1], v[1]->field.width, g) ? -1 : 0;
     }
     gen_error(m, sc->jpath, "structure '%s' is not a typed-value grammar (\"metadata\" of repeat '%s'): a case holds one "
               "integer, float (f32, f64, or bytes of 4 or 8) or string field, or a list: an integer field (its items' type), an "
@@ -145,14 +166,21 @@ int value_grammar_of(emitter *m, const item *repeat, value_grammar *g)
     }
     g->ns = ns;
     g->type_field = use->st.args[0]->sval;
+    g->big = ORDER_NONE;
     for (i = 0; i < sw->ncases; i++) {
         value_case vc;
         if (classify(m, repeat, ns, &sw->cases[i], &vc, g) != 0) return -1;
-        for (j = 0; j < sw->cases[i].nwhen && g->ncases < (int)(sizeof g->cases / sizeof g->cases[0]); j++) {
+        for (j = 0; j < sw->cases[i].nwhen; j++) {
+            if (g->ncases == (int)(sizeof g->cases / sizeof g->cases[0])) {
+                gen_error(m, sw->cases[i].jpath, "structure '%s' is a typed-value grammar of at most %d type codes",
+                          ns->name, g->ncases);
+                return -1;
+            }
             g->cases[g->ncases] = vc;
             g->cases[g->ncases++].code = sw->cases[i].when[j]->ival;
         }
     }
+    if (g->big == ORDER_NONE) g->big = 0; /* no field of more than a byte */
     if (g->elem_width == 0) g->elem_width = 1, g->count_width = 1; /* no list case: unused */
     if (g->len_width == 0) g->len_width = 1;                      /* no string case: unused */
     return 0;
@@ -179,6 +207,36 @@ void value_grammar_emit(emitter *m, const value_grammar *g, char *out, size_t si
     free(name);
 }
 
+/* Whether use stands first in body from index from on, but for items that
+ * hold no bytes (lets, checks, vars, sets), maybe first in a switch case
+ * or region there. */
+static int first_bytes_at(const item_list *body, int from, const item *use)
+{
+    int i, j;
+    for (i = from; i < body->n; i++) {
+        const item *it = body->v[i];
+        if (it == use) return 1;
+        if (it->kind == IT_REGION && find_use(&it->body, use->name) == use) return first_bytes_at(&it->body, 0, use);
+        for (j = 0; j < it->ncases; j++)
+            if (find_use(&it->cases[j].body, use->name) == use) return first_bytes_at(&it->cases[j].body, 0, use);
+        if (it->kind != IT_LET && it->kind != IT_CHECK && it->kind != IT_VAR && it->kind != IT_SET) return 0;
+    }
+    return 0;
+}
+
+/* The validator hands afmt_kv_visit the value's bytes where the type
+ * field ends: they must be there (LANGUAGE.md), else a generator error. */
+static int value_follows_type(emitter *m, const item *repeat, const item *type)
+{
+    const item *use = value_use(repeat);
+    int i;
+    for (i = 0; i < repeat->body.n; i++)
+        if (repeat->body.v[i] == type && first_bytes_at(&repeat->body, i + 1, use)) return 0;
+    gen_error(m, repeat->jpath, "\"metadata\": the value '%s' does not follow its type field '%s' in the body of repeat "
+              "'%s' (only lets, checks, vars and sets between them)", use->name, type->name, repeat->name);
+    return -1;
+}
+
 void emit_kv_visit(emitter *m, item *repeat)
 {
     value_grammar g;
@@ -197,6 +255,7 @@ void emit_kv_visit(emitter *m, item *repeat)
                   g.type_field, repeat->name);
         return;
     }
+    if (value_follows_type(m, repeat, type->it) != 0) return;
     decl_use(m, key->off_decl);
     decl_use(m, type->off_decl);
     decl_use(m, type->decl);
