@@ -7,48 +7,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-uint8_t *fz_read_file(const char *path, uint64_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    uint8_t *buf = NULL, *nb;
-    size_t cap = 0, n = 0, got;
-
-    *len = 0;
-    if (!f)
-        return NULL;
-    /* Read in growing pieces rather than trusting a size: the path may be
-     * a pipe or a file that changes. */
-    for (;;) {
-        if (n == cap) {
-            cap = cap ? cap * 2 : 65536;
-            nb = realloc(buf, cap);
-            if (!nb) {
-                free(buf);
-                fclose(f);
-                return NULL;
-            }
-            buf = nb;
-        }
-        got = fread(buf + n, 1, cap - n, f);
-        if (got == 0)
-            break;
-        n += got;
-    }
-    if (ferror(f)) {
-        free(buf);
-        fclose(f);
-        return NULL;
-    }
-    fclose(f);
-    nb = malloc(n ? n : 1);
-    if (nb) {
-        memcpy(nb, buf, n);
-        *len = n;
-    }
-    free(buf);
-    return nb;
-}
-
 static int cmp_names(const void *a, const void *b)
 {
     return strcmp(*(const char *const *)a, *(const char *const *)b);

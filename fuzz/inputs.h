@@ -12,12 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* The whole of the file at path in a malloc'd buffer of exactly its size
- * (of 1 byte for an empty file), as the fuzzing engines hand inputs over,
- * so that a sanitizer sees any read past the end.  *len gets the size (0
- * on failure).  NULL when the file cannot be read or memory runs out.
- * The caller frees the buffer. */
-uint8_t *fz_read_file(const char *path, uint64_t *len);
+/* fz_read_file: read_file.h (the unit tests' reader too). */
+#include "read_file.h"
 
 /* Which entries fz_list_dir keeps. */
 typedef enum { FZ_REGULAR_FILES, FZ_FOLDERS } fz_entry_kind;

@@ -132,9 +132,9 @@ static void test_samples(void)
         if (nl < 5 || strcmp(de->d_name + nl - 4, ".txt") != 0)
             continue;
         snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
-        txt = slurp(path, &tlen);
+        txt = fz_read_file(path, &tlen);
         memcpy(path + strlen(path) - 4, ".bin", 4);
-        bin = slurp(path, &blen);
+        bin = fz_read_file(path, &blen);
         snprintf(name, sizeof name, "sample %s", de->d_name);
         CHECK(name, txt && bin && blen >= 7 && bin[0] == 'b' && bin[1] == 2);
         if (!txt || !bin || blen < 7) {

@@ -107,7 +107,7 @@ static void run_case(const char *dir, const char *label)
     snprintf(p, sizeof p, "%s/expect", dir);
     if (read_expect(p, &e) != 0) return;
     snprintf(p, sizeof p, "%s/input", dir);
-    buf = slurp(p, &len);
+    buf = fz_read_file(p, &len);
     snprintf(name, sizeof name, "golden %s: input readable", label);
     CHECK(name, buf != NULL);
     if (!buf) return;

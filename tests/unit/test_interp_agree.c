@@ -66,7 +66,7 @@ static int check_buffer(run *r, int only, const uint8_t *buf, uint64_t len, cons
 static void check_file(run *r, const char *path)
 {
     uint64_t len = 0;
-    uint8_t *buf = slurp(path, &len);
+    uint8_t *buf = fz_read_file(path, &len);
     if (!buf) {
         printf("FAIL %s: cannot read\n", path);
         r->failed++;

@@ -108,8 +108,8 @@ static void check_compressed_twins(const char *root)
         uint8_t *bz, *bp, *vz = NULL, *vp = NULL;
         snprintf(pz, sizeof pz, "%s/%s", root, TWINS[i][0]);
         snprintf(pp, sizeof pp, "%s/%s", root, TWINS[i][1]);
-        bz = slurp(pz, &lz);
-        bp = slurp(pp, &lp);
+        bz = fz_read_file(pz, &lz);
+        bp = fz_read_file(pp, &lp);
         if (bz && bp && ra) {
             vz = decode_only(ra, bz, lz, &sz);
             vp = decode_only(ra, bp, lp, &sp);
@@ -166,7 +166,7 @@ int main(void)
         afmt_error err;
         int rc;
         snprintf(path, sizeof path, "%s/%s", root, tc->path);
-        buf = slurp(path, &len);
+        buf = fz_read_file(path, &len);
         snprintf(name, sizeof name, "sample %s readable", tc->path);
         CHECK(name, buf != NULL);
         if (!buf) continue;

@@ -172,7 +172,7 @@ static void collect_sources(const char *samples)
             uint8_t *data;
             snprintf(path, sizeof path, "%s/%s", dir, v[i]);
             if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) continue;
-            data = slurp(path, &len);
+            data = fz_read_file(path, &len);
             if (!data) continue;
             snprintf(label, sizeof label, "%s/%s", name, v[i]);
             add_source(label, data, len, 0);
@@ -185,7 +185,7 @@ static void collect_sources(const char *samples)
             uint64_t len = 0;
             uint8_t *data;
             snprintf(path, sizeof path, "%s/%s/input", dir, v[i]);
-            data = slurp(path, &len);
+            data = fz_read_file(path, &len);
             if (!data) continue;
             snprintf(label, sizeof label, "tests/%s/%s", name, v[i]);
             add_source(label, data, len, 0);
@@ -1231,7 +1231,7 @@ static int count_entries(const char *dir, const char *prefix, int *exact)
 static int file_is(const char *path, const char *want)
 {
     uint64_t len = 0;
-    uint8_t *d = slurp(path, &len);
+    uint8_t *d = fz_read_file(path, &len);
     int ok = d && len == strlen(want) && memcmp(d, want, len) == 0;
     free(d);
     return ok;

@@ -41,7 +41,7 @@ static int compared, limited;
 static void compare_file(const char *path, const char *label)
 {
     uint64_t len = 0;
-    uint8_t *buf = slurp(path, &len);
+    uint8_t *buf = fz_read_file(path, &len);
     size_t f;
     int mode;
     if (!buf) return;

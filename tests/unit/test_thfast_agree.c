@@ -251,7 +251,7 @@ static void compare(const buf *f, const char *what)
 static int read_file(const char *path, buf *f)
 {
     uint64_t len;
-    uint8_t *data = slurp(path, &len);
+    uint8_t *data = fz_read_file(path, &len);
     if (!data) return -1;
     f->len = 0;
     put(f, data, (size_t)len);

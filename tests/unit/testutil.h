@@ -9,29 +9,17 @@
 #include <string.h>
 #include <unistd.h>
 
-/* A whole file in a fresh malloc'ed buffer (NULL if unreadable). */
-static inline uint8_t *slurp(const char *path, uint64_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    uint8_t *buf;
-    long n;
-    if (!f) return NULL;
-    fseek(f, 0, SEEK_END);
-    n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    buf = malloc(n > 0 ? (size_t)n : 1);
-    if (!buf || (n > 0 && fread(buf, 1, (size_t)n, f) != (size_t)n)) { fclose(f); free(buf); return NULL; }
-    fclose(f);
-    *len = (uint64_t)n;
-    return buf;
-}
+/* Files are read whole by fz_read_file (fuzz/read_file.h), the fuzz
+ * tools' reader: one reader, whatever the test. */
+#include "../../fuzz/read_file.h"
 
-/* slurp, then one NUL after the bytes (*len does not count it), for a
- * file read as a C string (a spec, a text format).  Binary inputs use
- * slurp: its exact size lets a sanitizer see a read past the end. */
+/* fz_read_file, then one NUL after the bytes (*len does not count it),
+ * for a file read as a C string (a spec, a text format).  Binary inputs
+ * use fz_read_file: its exact size lets a sanitizer see a read past the
+ * end. */
 static inline char *slurp_text(const char *path, uint64_t *len)
 {
-    uint8_t *buf = slurp(path, len), *t;
+    uint8_t *buf = fz_read_file(path, len), *t;
     if (!buf) return NULL;
     t = realloc(buf, (size_t)*len + 1);
     if (!t) { free(buf); return NULL; }
