@@ -671,15 +671,17 @@ static size_t fz_format_index(const afmt_format *f)
 
 /* The interpreter of f's spec (if the context has one) against f's
  * generated validator: strict with a field visitor, lenient with small
- * limits and no value checks, a visitor that stops at the first array.
+ * limits and no value checks, a visitor that stops at the first array,
+ * one that stops at the second key-value (typed metadata).
  * Any difference in what they report is a bug of one of them. */
 static void fz_interp_agree(fz_ctx *c, size_t fi, const afmt_format *f, const uint8_t *buf,
                             uint64_t len)
 {
     static const struct { afmt_mode mode; int check_values, small; afmt_agree_how how; } MODES[] = {
-        {AFMT_STRICT, 1, 0, {1, 1, -1}},
-        {AFMT_LENIENT, 0, 1, {1, 0, -1}},
-        {AFMT_LENIENT, 1, 0, {1, 0, 0}},
+        {AFMT_STRICT, 1, 0, {1, 1, -1, 0}},
+        {AFMT_LENIENT, 0, 1, {1, 0, -1, 0}},
+        {AFMT_LENIENT, 1, 0, {1, 0, 0, 0}},
+        {AFMT_STRICT, 1, 0, {1, 0, -1, 2}},
     };
     const afmt_interp *in = c->interps && fi < afmt_format_count ? c->interps[fi] : NULL;
     char why[768];

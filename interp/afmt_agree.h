@@ -26,6 +26,8 @@ typedef struct afmt_agree_how {
     int visit;    /* give a visitor (else NULL: the verdict only) */
     int fields;   /* give a field visitor too */
     int stop_at;  /* the visitor's on_array stops at this array (-1: never) */
+    int stop_kv;  /* its on_kv stops at the stop_kv-th key-value (1: the first;
+                     0, as a zeroed struct leaves it: never) */
 } afmt_agree_how;
 
 /* 0 when the generated validator of fmt and the interpreter in report the

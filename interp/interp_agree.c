@@ -19,6 +19,8 @@ typedef struct transcript {
     const uint8_t *base; /* the input: pointers are written as offsets */
     int stop_at;         /* on_array returns nonzero for this array (-1: never) */
     int arrays;
+    int stop_kv;         /* on_kv returns nonzero for the stop_kv-th key-value (0: never) */
+    int kvs;
 } transcript;
 
 static void put(transcript *t, const char *fmt, ...)
@@ -132,7 +134,7 @@ static int on_kv(void *ctx, const afmt_kv *kv, uint64_t offset)
     put(t, " offset %" PRIu64 " value ", offset);
     put_value(t, &kv->value);
     put(t, "\n");
-    return 0;
+    return t->stop_kv > 0 && ++t->kvs == t->stop_kv;
 }
 
 static void on_field(void *ctx, const afmt_field_info *f)
@@ -165,6 +167,8 @@ static void run(const afmt_interp *in, const afmt_format *fmt, const uint8_t *bu
     t->base = buf;
     t->stop_at = how->stop_at;
     t->arrays = 0;
+    t->stop_kv = how->stop_kv;
+    t->kvs = 0;
     rc = in ? afmt_interp_validate(in, buf, len, &o, how->visit ? &vis : NULL, &err)
             : fmt->validate(buf, len, &o, how->visit ? &vis : NULL, &err);
     put(t, "rc %d\n", rc);

@@ -293,18 +293,21 @@ static int cmd_agree(const afmt_format *f, const char *spec, int argc, char **ar
         int mode, how_k;
         if (!buf) { fprintf(stderr, "driver: cannot read %s\n", argv[i]); rc = 2; continue; }
         for (mode = 0; mode < 2; mode++)
-            for (how_k = 0; how_k < 2; how_k++) {
+            for (how_k = 0; how_k < 3; how_k++) {
                 afmt_options opt;
                 afmt_agree_how how;
                 char why[1024];
                 afmt_options_default(&opt);
                 opt.mode = mode ? AFMT_LENIENT : AFMT_STRICT;
-                how.visit = how_k;
-                how.fields = how_k;
+                how.visit = how_k > 0;
+                how.fields = how_k == 1;
                 how.stop_at = -1;
+                /* 2: a visitor that stops at the 1st, 2nd or 3rd key-value */
+                how.stop_kv = how_k == 2 ? 1 + (int)(len % 3) : 0;
                 if (afmt_agree(in, f, buf, len, &opt, &how, why, sizeof why) != 0) {
                     printf("DISAGREE %s (%s, %s): %s\n", argv[i], mode ? "lenient" : "strict",
-                           how_k ? "visitor and fields" : "verdict only", why);
+                           how_k == 2 ? "visitor stopping at a key-value" : how_k ? "visitor and fields" : "verdict only",
+                           why);
                     rc = 1;
                 }
             }

@@ -21,8 +21,8 @@ For each spec, until the time box (or --count specs) is used up:
   * when the reference interpreter is in the tree (interp/): it reports
     the same as the generated validator on every input (afmt_agree:
     verdict, code, field, offset, message, field reports, arrays,
-    warnings), strict and lenient, with and without a visitor
-    (driver agree).
+    warnings, key-values), strict and lenient, with and without a
+    visitor, and with one whose on_kv stops at a key-value (driver agree).
 A finding is kept in OUT/findings/<kind>-<seed>/ (the spec, the inputs,
 the logs); the run ends with one summary line and exits 1 if there was
 one.  Same seed, same specs: `--seed S --count 1` replays one.
@@ -225,7 +225,8 @@ class Fuzzer:
     def compare(self, seed, work, exe, paths):
         """The interpreter against the generated validator, input by input
         (afmt_agree: verdict, error, fields, views, warnings; strict and
-        lenient, with and without a visitor)."""
+        lenient, with and without a visitor, a visitor stopping at a
+        key-value)."""
         spec_path = glob.glob(os.path.join(work, "*.json"))[0]
         rc, out, err = run([exe, "agree", spec_path] + paths, 300)
         if rc == 0:

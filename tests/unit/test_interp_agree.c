@@ -19,7 +19,8 @@
 #include "testutil.h"
 
 /* The modes: strict and lenient, value checks on and off, small limits,
- * no visitor, a visitor that stops at the first or second array. */
+ * no visitor, a visitor that stops at the first or second array, or at
+ * the first or third key-value. */
 typedef struct mode {
     const char *name;
     afmt_mode strictness;
@@ -28,15 +29,20 @@ typedef struct mode {
 } mode;
 
 static const mode MODES[] = {
-    {"strict", AFMT_STRICT, 1, 0, {1, 1, -1}},
-    {"lenient", AFMT_LENIENT, 1, 0, {1, 1, -1}},
-    {"strict no-values", AFMT_STRICT, 0, 0, {1, 0, -1}},
-    {"lenient no-values", AFMT_LENIENT, 0, 0, {1, 0, -1}},
-    {"strict small-limits", AFMT_STRICT, 1, 1, {1, 1, -1}},
-    {"lenient small-limits", AFMT_LENIENT, 0, 1, {1, 0, -1}},
-    {"no visitor", AFMT_STRICT, 1, 0, {0, 0, -1}},
-    {"stop at array 0", AFMT_LENIENT, 1, 0, {1, 0, 0}},
-    {"stop at array 1", AFMT_STRICT, 1, 0, {1, 0, 1}},
+    {"strict", AFMT_STRICT, 1, 0, {1, 1, -1, 0}},
+    {"lenient", AFMT_LENIENT, 1, 0, {1, 1, -1, 0}},
+    {"strict no-values", AFMT_STRICT, 0, 0, {1, 0, -1, 0}},
+    {"lenient no-values", AFMT_LENIENT, 0, 0, {1, 0, -1, 0}},
+    {"strict small-limits", AFMT_STRICT, 1, 1, {1, 1, -1, 0}},
+    {"lenient small-limits", AFMT_LENIENT, 0, 1, {1, 0, -1, 0}},
+    {"no visitor", AFMT_STRICT, 1, 0, {0, 0, -1, 0}},
+    {"stop at array 0", AFMT_LENIENT, 1, 0, {1, 0, 0, 0}},
+    {"stop at array 1", AFMT_STRICT, 1, 0, {1, 0, 1, 0}},
+    /* a visitor whose on_kv stops at the first or third key-value: the
+     * same verdict, error and offset from both (typed metadata: GGUF,
+     * tests/specs/directory's dirfmt) */
+    {"stop at kv 1", AFMT_LENIENT, 1, 0, {1, 0, -1, 1}},
+    {"stop at kv 3", AFMT_STRICT, 1, 0, {1, 1, -1, 3}},
 };
 #define NMODES (sizeof MODES / sizeof MODES[0])
 
