@@ -386,13 +386,22 @@ static void th_walk(const spec *s, const item_list *body, const char *cases, th_
     }
 }
 
+/* The body, then each named structure's (a text header in a structure
+ * was named by none: C that did not compile). */
+static void th_walk_all(const spec *s, th_naming *n, int pass)
+{
+    int k;
+    th_walk(s, &s->body, "", n, pass);
+    for (k = 0; k < s->nstructs && !(pass == 2 && n->found); k++) th_walk(s, &s->structs[k].body, "", n, pass);
+}
+
 static void th_cname(const spec *s, const item *it, char *out, size_t cap)
 {
     th_naming n;
     memset(&n, 0, sizeof n);
     n.target = it;
-    th_walk(s, &s->body, "", &n, 1);
-    th_walk(s, &s->body, "", &n, 2);
+    th_walk_all(s, &n, 1);
+    th_walk_all(s, &n, 2);
     if (n.before) fixed_printf(out, cap, "%s_%d", n.want, n.before + 1);
     else fixed_printf(out, cap, "%s", n.want);
 }

@@ -230,6 +230,7 @@ static afmt_interp *load(const char *path, const char *text, afmt_interp_refusal
     in->s = s;
     in->max_syms = icount_items(&s->body) + 2;
     collect_thdrs(in, &s->body);
+    for (k = 0; k < s->nstructs; k++) collect_thdrs(in, &s->structs[k].body);
     ikv_collect(in, &s->body);
     for (k = 0; k < s->nstructs; k++) ikv_collect(in, &s->structs[k].body);
     describe_format(in);

@@ -37,6 +37,15 @@ if ! $CC ${CFLAGS:-} -std=c11 -Iruntime -c fuzz/specs/driver.c -o "$TMP/driver.o
     exit 1
 fi
 
+# The driver's `agree` (the interpreter beside the generated validator),
+# when the interpreter's library is built.
+AGREE_O=
+# shellcheck disable=SC2086
+if [ -f "$BUILD/libafmt-interp.a" ] && $CC ${CFLAGS:-} -std=c11 -DSPECFUZZ_INTERP -Iruntime -Iinterp -Igen \
+       -c fuzz/specs/driver.c -o "$TMP/driver_agree.o" 2> "$TMP/cc.log"; then
+    AGREE_O=$TMP/driver_agree.o
+fi
+
 # check_spec SPEC KIND: KIND is features or regressions
 check_spec() {
     local spec=$1 kind=$2 name fmt out cc
@@ -91,9 +100,28 @@ check_spec() {
 
 # check_samples SPEC WHAT DRIVER: files beside a spec that no writer makes
 # (a read-only spec's), SPEC without .json + .valid/ (each must validate
-# strictly) and + .invalid/ (each must be refused, strict and lenient).
+# strictly) and + .invalid/ (each must be refused, strict and lenient);
+# and the reference interpreter of SPEC reports on each what the
+# generated validator reports (driver agree: strict and lenient, with and
+# without a visitor, one stopping at a key-value).
 check_samples() {
     local dir=${1%.json} f v
+    if [ -n "$AGREE_O" ] && compgen -G "$dir.*/*" > /dev/null; then
+        local gen=${3%/driver}
+        # shellcheck disable=SC2086
+        if ! $CC ${CFLAGS:-} -std=c11 -Iruntime -I"$gen" -o "$gen/agree" "$gen"/*.c "$AGREE_O" "$BUILD/libafmt-interp.a" \
+               "$BUILD/libafmt-gen.a" "$BUILD/libafmt.a" $LIBS -ljansson 2> "$TMP/cc.log"; then
+            fail "$2: does not link with the agreement driver: $(head -3 "$TMP/cc.log")"
+        else
+            "$gen/agree" agree "$1" "$dir".*/* > "$TMP/agree.log" 2>&1
+            v=$?
+            if [ "$v" = 0 ]; then
+                pass "$2: the interpreter agrees with the generated validator on its files"
+            else
+                fail "$2: the interpreter and the generated validator differ (driver agree exit $v): $(head -3 "$TMP/agree.log")"
+            fi
+        fi
+    fi
     for v in valid invalid; do
         for f in "$dir.$v"/*; do
             [ -f "$f" ] || continue
