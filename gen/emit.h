@@ -136,6 +136,10 @@ typedef struct emitter {
     sbuf *funcs;
     char **func_names;
     int nfunc_names;
+    /* the file-scope C names claimed, each with what it names
+     * (gen/emit_names.c) */
+    char **cnames, **cname_whats;
+    int ncnames;
     int sole_item;       /* the item being emitted is all its function holds */
     check_fn *check_fns; /* the shared check functions defined so far */
     int ncheck_fns;
@@ -214,6 +218,19 @@ const char *type_table2(emitter *m, const table *tb, int nplain);
  * (emitted once, beside the table) holding "; known: ..." listing a
  * table's entries, for a failure's "%s". */
 const char *known_table(emitter *m, const table *tb);
+
+/* File-scope C names (gen/emit_names.c).  c_name_claim: cname names
+ * what (a text naming the spec's thing); 0 when it is free or already
+ * what's, -1 (a generator error at jpath naming both) when it names
+ * something else.  c_name_taken: claimed by anything.  c_names_reserve
+ * claims the names fixed by the spec before anything is emitted (the
+ * validator's body, the writer, extensions, sidecar, every table,
+ * every structure's function); c_names_free forgets them all. */
+int c_name_claim(emitter *m, const char *cname, const char *what, const char *jpath);
+int c_name_taken(const emitter *m, const char *cname);
+void c_name_release(emitter *m, const char *cname); /* a name claimed and not used after all */
+void c_names_reserve(emitter *m);
+void c_names_free(emitter *m);
 
 /* A byte order (0, 1 or ORDER_RUN) as C text: "0", "1", or for ORDER_RUN
  * the validator's "c->big" (the writer writes the spec's "endian");

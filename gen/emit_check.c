@@ -90,16 +90,26 @@ static check_fn *find_check_fn(emitter *m, const check *cs, int n, const char *f
     return NULL;
 }
 
+/* another check function's name, or any claimed (gen/emit_names.c) */
+static int check_name_taken(const emitter *m, const char *fn)
+{
+    int i;
+    for (i = 0; i < m->ncheck_fns; i++)
+        if (strcmp(m->check_fns[i].name, fn) == 0) return 1;
+    return c_name_taken(m, fn);
+}
+
 static char *check_fn_name(emitter *m, const char *field)
 {
-    char *fn = xprintf("%s_check_%s", m->s->format, *field ? field : "value");
-    int i, k = 2;
-    for (i = 0; i < m->ncheck_fns; i++)
-        if (strcmp(m->check_fns[i].name, fn) == 0) {
-            free(fn);
-            fn = xprintf("%s_check_%s_%d", m->s->format, *field ? field : "value", k++);
-            i = -1;
-        }
+    char *fn = xprintf("%s_check_%s", m->s->format, *field ? field : "value"), *what;
+    int k = 2;
+    while (check_name_taken(m, fn)) {
+        free(fn);
+        fn = xprintf("%s_check_%s_%d", m->s->format, *field ? field : "value", k++);
+    }
+    what = xprintf("the function %s", fn);
+    c_name_claim(m, fn, what, NULL);
+    free(what);
     return fn;
 }
 
@@ -147,6 +157,7 @@ static void define_check_fn(emitter *m, check_fn *f, check *cs, int n, const bla
         if (&m->check_fns[i] != f && m->check_fns[i].text && strcmp(m->check_fns[i].text, f->text) == 0) {
             /* the same checks of a field of the same name elsewhere (another
              * case): one function */
+            c_name_release(m, f->name);
             free(f->name);
             f->name = xstrdup(m->check_fns[i].name);
             break;

@@ -637,6 +637,11 @@ const char *known_table(emitter *m, const table *tb)
     for (i = 0; i < m->nhelpers; i++)
         if (strcmp(m->helpers[i], name) == 0) { free(name); return m->helpers[i]; }
     if (m->nhelpers >= 32) { free(name); return "\"\""; }
+    {
+        char *what = xprintf("the list of the entries of table '%s'", tb->name);
+        c_name_claim(m, name, what, tb->jpath);
+        free(what);
+    }
     text = table_known_text(tb);
     sb_printf(m->prelude, "/* The entries of table %s, listed when no entry matches. */\n", tb->name);
     sb_printf(m->prelude, "static const char %s[] =\n    ", name);

@@ -38,7 +38,10 @@ static void dir_desc(emitter *m, const item *d, const sym *shape)
 {
     char *name = xprintf("%s_dir_%s", m->s->format, d->name), *def = xprintf("afmt_dir_desc %s = {", name);
     const int done = m->prelude->s && strstr(m->prelude->s, def);
+    char *what = xprintf("the descriptor of directory '%s'", d->name);
     free(def);
+    c_name_claim(m, name, what, d->jpath);
+    free(what);
     if (done) { free(name); return; }
     sb_printf(m->prelude,
               "/* directory %s: the arrays of %s's records */\n"

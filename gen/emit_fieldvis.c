@@ -53,7 +53,12 @@ const char *field_desc(emitter *m, const item *it, const char *kind, int width, 
         cname = clash ? xprintf("field_%s_%d", it->name, clash + 1) : xprintf("field_%s", it->name);
         clash++;
         for (i = 0; i < m->ndescs && strcmp(m->desc_names[i], cname) != 0; i++) {}
-    } while (i < m->ndescs);
+    } while (i < m->ndescs || c_name_taken(m, cname));
+    {
+        char *what = xprintf("the descriptor %s", cname);
+        c_name_claim(m, cname, what, NULL);
+        free(what);
+    }
     m->desc_names = realloc(m->desc_names, (size_t)(m->ndescs + 1) * sizeof *m->desc_names);
     m->desc_inits = realloc(m->desc_inits, (size_t)(m->ndescs + 1) * sizeof *m->desc_inits);
     if (!m->desc_names || !m->desc_inits) abort();

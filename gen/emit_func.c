@@ -230,16 +230,20 @@ static int name_taken(const emitter *m, const char *fn)
 static char *unique_name(emitter *m, const char *name, const char *enclosing)
 {
     const char *verb = m->writer ? "write" : "validate";
-    char *fn = xprintf("%s_%s_%s", m->s->format, verb, name);
+    char *fn = xprintf("%s_%s_%s", m->s->format, verb, name), *what;
     int n = 2;
-    if (name_taken(m, fn) && enclosing) {
+    if ((name_taken(m, fn) || c_name_taken(m, fn)) && enclosing) {
         free(fn);
         fn = xprintf("%s_%s_%s_%s", m->s->format, verb, enclosing, name);
     }
-    while (name_taken(m, fn)) {
+    /* another function's, or a table's, a structure's, ... (emit_names.c) */
+    while (name_taken(m, fn) || c_name_taken(m, fn)) {
         free(fn);
         fn = xprintf("%s_%s_%s_%d", m->s->format, verb, name, n++);
     }
+    what = xprintf("the function %s", fn);
+    c_name_claim(m, fn, what, NULL);
+    free(what);
     m->func_names = realloc(m->func_names, sizeof *m->func_names * (size_t)(m->nfunc_names + 1));
     if (!m->func_names) die("out of memory");
     m->func_names[m->nfunc_names++] = fn;
@@ -506,7 +510,8 @@ static int is_reserved_var(const char *name)
     /* a type (uint64_t, size_t, ...), the runtime's names, a generated local's prefix */
     if ((n > 2 && strcmp(name + n - 2, "_t") == 0) || strncmp(name, "afmt_", 5) == 0 || strncmp(name, "AFMT_", 5) == 0)
         return 1;
-    return n > 2 && name[1] == '_' && strchr("voneiAwx", name[0]) != NULL;
+    /* dir_<name>, count_<name>, ...: another item's local (c_lookup_base) */
+    return c_local_prefixed(name) || (n > 2 && name[1] == '_' && strchr("voneiAwx", name[0]) != NULL);
 }
 
 void func_hand_out(emitter *m, func_frame *f, sym **ys, int n, const char *name)
@@ -516,6 +521,11 @@ void func_hand_out(emitter *m, func_frame *f, sym **ys, int n, const char *name)
     sbuf def = {0};
     int i;
     f->scope_type = xprintf("%s_%s_scope", m->s->format, name);
+    {
+        char *what = xprintf("the type of the values '%s' hands out", name);
+        c_name_claim(m, f->scope_type, what, NULL);
+        free(what);
+    }
     f->scope_var = is_reserved_var(name) ? xprintf("%s_scope", name) : xstrdup(name);
     scan_decls(text, 0, &fn);
     for (i = 0; i < n; i++) sym_members(ys[i], &fn, &members);

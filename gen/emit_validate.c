@@ -1713,7 +1713,9 @@ void emit_validator(emitter *m)
     probe.prelude = &prelude;
     probe.descs = &descs;
     probe.quiet = 1;
+    c_names_reserve(&probe);
     emit_validator_pass(&probe);
+    c_names_free(&probe);
     m->escapes = probe.escapes;
     m->nescapes = probe.nescapes;
     emit_validator_pass(m);

@@ -191,6 +191,16 @@ void value_grammar_emit(emitter *m, const value_grammar *g, char *out, size_t si
     char *name = xprintf("%s_%s_grammar", m->s->format, g->ns->name);
     char *def = xprintf("static const afmt_value_grammar %s = {", name);
     int i;
+    {
+        char *cases = xprintf("%s_%s_cases", m->s->format, g->ns->name);
+        char *what = xprintf("the typed values of structure '%s'", g->ns->name);
+        char *what2 = xprintf("the typed value cases of structure '%s'", g->ns->name);
+        c_name_claim(m, name, what, g->ns->jpath);
+        c_name_claim(m, cases, what2, g->ns->jpath);
+        free(cases);
+        free(what);
+        free(what2);
+    }
     if (!(m->prelude->s && strstr(m->prelude->s, def))) {
         sb_printf(m->prelude, "/* The typed values of structure %s (%s %s): type code, kind, width. */\n", g->ns->name,
                   m->s->path, g->ns->jpath);

@@ -568,6 +568,11 @@ static const char *block_table(emitter *m, const table *tb, int *n)
     for (i = 0; i < m->nhelpers; i++)
         if (strcmp(m->helpers[i], name) == 0) { free(name); return m->helpers[i]; }
     if (m->nhelpers >= 32) { free(name); return NULL; }
+    {
+        char *what = xprintf("the block types of table '%s'", tb->name);
+        c_name_claim(m, name, what, tb->jpath);
+        free(what);
+    }
     sb_printf(m->prelude, "/* The block types of table %s, for the writer: code, name, elements per block, bytes. */\n",
               tb->name);
     sb_printf(m->prelude, "static const afmt_block_entry %s[%d] = {\n", name, *n);

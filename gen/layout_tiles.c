@@ -78,6 +78,9 @@ static void tiles_after_item(emitter *m)
         for (k = 0; k < m->nhelpers; k++)
             if (strcmp(m->helpers[k], names) == 0) have = 1;
         if (!have && m->nhelpers < 32) {
+            char *what = xprintf("the tile fields of repeat '%s'", t->name);
+            c_name_claim(m, names, what, t->jpath);
+            free(what);
             sb_printf(m->prelude, "/* The fields that place a block of %s in the matrix. */\n", t->name);
             sb_printf(m->prelude, "static const afmt_tile_fields %s =\n"
                       "    {.row = \"%s\", .col = \"%s\", .rows = \"%s\", .cols = \"%s\"};\n\n",

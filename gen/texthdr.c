@@ -317,9 +317,14 @@ static const char *shared_table(emitter *m, const item *it, const char *type, co
     }
     name = xprintf("%s_%s_%s", m->s->format, it->name, what);
     for (i = 0; i < m->nth_tables; i++) taken |= strcmp(m->th_table_names[i], name) == 0;
-    if (taken) {
+    if (taken || c_name_taken(m, name)) {
         free(name);
         name = xprintf("%s_%s", it->th->cname, what);
+    }
+    {
+        char *owner = xprintf("the %s of the text header at %s", what, it->jpath);
+        c_name_claim(m, name, owner, it->jpath);
+        free(owner);
     }
     m->th_table_names = realloc(m->th_table_names, sizeof *m->th_table_names * (size_t)(m->nth_tables + 1));
     m->th_table_texts = realloc(m->th_table_texts, sizeof *m->th_table_texts * (size_t)(m->nth_tables + 1));
@@ -416,6 +421,11 @@ static void emit_desc(emitter *m, item *it)
     sbuf keys = {0}, types = {0};
     int i;
     th_cname(m->s, it, h->cname, sizeof h->cname);
+    {
+        char *what = xprintf("the text header at %s", it->jpath);
+        c_name_claim(m, h->cname, what, it->jpath);
+        free(what);
+    }
     /* once per emitter (the validator's first pass has one of its own) */
     for (i = 0; i < m->nhelpers; i++)
         if (strcmp(m->helpers[i], h->cname) == 0) return;

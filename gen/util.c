@@ -158,15 +158,19 @@ static const char *const LOCAL_PREFIXES[] = {
     "len", "lk", "n", "nbytes", "o", "p", "r", "rc", "record", "rows", "s", "scan", "sel", "start", "stored", "tiles",
     "uniq", "uq", "v", "var", "view", "w", "width", "x", NULL};
 
-char *c_lookup_base(const char *name)
+int c_local_prefixed(const char *name)
 {
     int i;
     for (i = 0; LOCAL_PREFIXES[i]; i++) {
         size_t n = strlen(LOCAL_PREFIXES[i]);
-        if (strncmp(name, LOCAL_PREFIXES[i], n) == 0 && (name[n] == 0 || name[n] == '_'))
-            return xprintf("lk_%s", name);
+        if (strncmp(name, LOCAL_PREFIXES[i], n) == 0 && (name[n] == 0 || name[n] == '_')) return 1;
     }
-    return xstrdup(name);
+    return 0;
+}
+
+char *c_lookup_base(const char *name)
+{
+    return c_local_prefixed(name) ? xprintf("lk_%s", name) : xstrdup(name);
 }
 
 char *c_format_literal(const char *s)

@@ -63,4 +63,6 @@ char *c_comment(const char *s);
  * another spec name (a lookup "o" and a field "type": o_type, the field's
  * offset).  A new string, caller frees. */
 char *c_lookup_base(const char *name);
+/* Does name start with (or equal) one of those prefixes and '_'? */
+int c_local_prefixed(const char *name);
 #endif

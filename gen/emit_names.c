@@ -1,0 +1,97 @@
+/* afmt-gen: the generated C's file-scope names, one thing each.
+ *
+ * Every file-scope name of a format's C is made from the spec's names:
+ * <format>_<table>, <format>_<table>_known, <format>_validate_<repeat>,
+ * <format>_validate_struct_<structure>, <format>_check_<field>,
+ * field_<field>, <format>_dir_<directory>, <format>_<region>_scope, ...
+ * So two spec names can make one C name (a table "x_known" and the list of
+ * table "x"'s entries; a table "validate_body" and the validator's body;
+ * a repeat "struct_s" and structure "s"'s function), and the C defined it
+ * twice.  Each definition claims its name with what it is; the names an
+ * emitter numbers (functions, check functions, field descriptors) step
+ * over every name claimed; a name claimed for two different things is an
+ * error naming both, so the C never defines one name twice. */
+#include <stdlib.h>
+#include <string.h>
+#include "emit.h"
+
+static int find(const emitter *m, const char *cname)
+{
+    int i;
+    for (i = 0; i < m->ncnames; i++)
+        if (strcmp(m->cnames[i], cname) == 0) return i;
+    return -1;
+}
+
+int c_name_taken(const emitter *m, const char *cname) { return find(m, cname) >= 0; }
+
+int c_name_claim(emitter *m, const char *cname, const char *what, const char *jpath)
+{
+    int i = find(m, cname);
+    if (i >= 0) {
+        if (strcmp(m->cname_whats[i], what) == 0) return 0;
+        gen_error(m, jpath, "the C name %s of %s is also that of %s: rename one of them", cname, what,
+                  m->cname_whats[i]);
+        return -1;
+    }
+    m->cnames = realloc(m->cnames, sizeof *m->cnames * (size_t)(m->ncnames + 1));
+    m->cname_whats = realloc(m->cname_whats, sizeof *m->cname_whats * (size_t)(m->ncnames + 1));
+    if (!m->cnames || !m->cname_whats) abort();
+    m->cnames[m->ncnames] = xstrdup(cname);
+    m->cname_whats[m->ncnames++] = xstrdup(what);
+    return 0;
+}
+
+void c_name_release(emitter *m, const char *cname)
+{
+    int i = find(m, cname);
+    if (i < 0) return;
+    free(m->cnames[i]);
+    free(m->cname_whats[i]);
+    m->ncnames--;
+    m->cnames[i] = m->cnames[m->ncnames];
+    m->cname_whats[i] = m->cname_whats[m->ncnames];
+}
+
+/* claim <format><suffix> for what */
+static void claim_fixed(emitter *m, const char *suffix, const char *what, const char *jpath)
+{
+    char *cname = xprintf("%s%s", m->s->format, suffix);
+    c_name_claim(m, cname, what, jpath);
+    free(cname);
+}
+
+void c_names_reserve(emitter *m)
+{
+    const spec *s = m->s;
+    int k;
+    claim_fixed(m, "_validate_body", "the validator's body", "/body");
+    claim_fixed(m, "_write_impl", "the writer", "/body");
+    claim_fixed(m, "_extensions", "the format's extensions", "/extensions");
+    if (s->sidecar_suffix) claim_fixed(m, "_sidecar", "the sidecar's descriptor", "/sidecar");
+    for (k = 0; k < s->ntables; k++) {
+        char *suffix = xprintf("_%s", s->tables[k].name), *what = xprintf("table '%s'", s->tables[k].name);
+        claim_fixed(m, suffix, what, s->tables[k].jpath);
+        free(suffix);
+        free(what);
+    }
+    for (k = 0; k < s->nstructs; k++) {
+        char *suffix = xprintf("_validate_struct_%s", s->structs[k].name);
+        char *what = xprintf("the function of structure '%s'", s->structs[k].name);
+        claim_fixed(m, suffix, what, s->structs[k].jpath);
+        free(suffix);
+        free(what);
+    }
+}
+
+void c_names_free(emitter *m)
+{
+    while (m->ncnames > 0) {
+        m->ncnames--;
+        free(m->cnames[m->ncnames]);
+        free(m->cname_whats[m->ncnames]);
+    }
+    free(m->cnames);
+    free(m->cname_whats);
+    m->cnames = m->cname_whats = NULL;
+}
