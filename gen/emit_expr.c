@@ -1001,9 +1001,11 @@ static cexpr emit_binary(emitter *m, const blame *bl, expr *e, const char *text)
     case TK_AMP: case TK_PIPE: case TK_CARET: {
         char *ac = bits_of(m, bl, a, text), *bc = bits_of(m, bl, b, text);
         cexpr r;
-        /* x | C and x ^ C with a constant C: through a function, since
-         * gcc calls `(x | 9) != 0` always true and refuses it under -Werror */
-        if (e->op != TK_AMP && (literal_bits_c(ac) || literal_bits_c(bc)))
+        /* x | C and x ^ C with a constant C (a literal, or an expression
+         * of literals compilers fold: a writer's constant field in
+         * `f ? f : f`, seed 910601): through a function, since gcc calls
+         * `(x | 9) != 0` always true and refuses it under -Werror */
+        if (e->op != TK_AMP && (literal_bits_c(ac) || literal_bits_c(bc) || const_expr_c(ac) || const_expr_c(bc)))
             r = mk(xprintf("afmt_%s_u64(%s, %s)", e->op == TK_PIPE ? "or" : "xor", ac, bc), VT_U);
         else
             r = mk(xprintf("(%s %s %s)", ac, tok_text(e->op), bc), VT_U);

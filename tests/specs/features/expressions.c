@@ -153,7 +153,8 @@ static int expressions_validate_body(afmt_vctx *c)
                 "`((ndims << 2) >> 1) | (ndims & 3) ^ ~0` shifts out of 64 bits");
     }
     const uint64_t ndims_shl_2_shr_1 = ndims_shl_2 >> UINT64_C(1);
-    const uint64_t v_e2 = (ndims_shl_2_shr_1 | ((v_ndims & UINT64_C(3)) ^ (~UINT64_C(0))));
+    const uint64_t v_e2 = (ndims_shl_2_shr_1 | afmt_xor_u64((v_ndims & UINT64_C(3)),
+            (~UINT64_C(0))));
 
     /*
      * let e3 = ndims > 0 && dims[0] >= 0 || !(ndims != 1) ? min(ndims, 3) : max(ndims, 1)
@@ -330,7 +331,8 @@ static int expressions_write_impl(const afmt_array *arrays, size_t n,
                 "`((ndims << 2) >> 1) | (ndims & 3) ^ ~0` shifts out of 64 bits");
     }
     const uint64_t ndims_shl_2_shr_1 = ndims_shl_2 >> UINT64_C(1);
-    const uint64_t v_e2 = (ndims_shl_2_shr_1 | ((v_ndims & UINT64_C(3)) ^ (~UINT64_C(0))));
+    const uint64_t v_e2 = (ndims_shl_2_shr_1 | afmt_xor_u64((v_ndims & UINT64_C(3)),
+            (~UINT64_C(0))));
     int ndims_gt_0_and_dims_at_0_ge_0 = (v_ndims > UINT64_C(0));
     if (ndims_gt_0_and_dims_at_0_ge_0) {
         const uint64_t dims_index = UINT64_C(0);
