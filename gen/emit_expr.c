@@ -483,7 +483,18 @@ static cexpr compare(emitter *m, const blame *bl, tok_kind op, cexpr a, cexpr b,
     if (a.t != VT_BOOL && const_expr_c(a.c)) a.c = hide_const(a.c, a.t == VT_S);
     if (b.t != VT_BOOL && const_expr_c(b.c)) b.c = hide_const(b.c, b.t == VT_S);
     if (a.t == VT_BOOL && b.t == VT_BOOL) {
-        cexpr r = cmp_c(op, o, a.c, b.c);
+        cexpr r;
+        /* a constant truth compared with another ((3 <= 5) < (x != 6)):
+         * gcc's "comparison of constant '1' with boolean expression is
+         * always false" (-Werror=bool-compare, seed 910689); as numbers
+         * through afmt_u64_of_truth, which compilers do not fold */
+        if (const_expr_c(a.c) || const_expr_c(b.c)) {
+            char *ac = xprintf("afmt_u64_of_truth(%s)", a.c), *bc = xprintf("afmt_u64_of_truth(%s)", b.c);
+            r = cmp_c(op, o, ac, bc);
+            free(ac); free(bc);
+        } else {
+            r = cmp_c(op, o, a.c, b.c);
+        }
         free(a.c); free(b.c);
         return r;
     }
