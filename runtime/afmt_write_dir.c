@@ -58,7 +58,12 @@ int afmt_wdir_write(afmt_sink *sink, const afmt_array *arrays, size_t n, uint64_
         const afmt_array *a = &arrays[i];
         if (afmt_wdir_nbytes(a, field, i, &nbytes, err) != 0) return -1;
         if (a->block > 1 || a->dtype == AFMT_OPAQUE) {
-            /* bytes kept as they are (a quantized tensor, copied byte for byte) */
+            /* bytes kept as they are (a quantized tensor, copied byte for
+             * byte): the view must hold them (afmt_sink_payload's rule) */
+            if (!sink->counting && nbytes && (a->nbytes < nbytes || !a->data))
+                return afmt_fail(err, AFMT_E_USAGE, NULL, field, i, AFMT_NO_OFFSET,
+                                 "array %zu: its view holds %" PRIu64 " bytes, its %s blocks need %" PRIu64, i, a->nbytes,
+                                 a->opaque_name[0] ? a->opaque_name : "opaque", nbytes);
             if (nbytes && afmt_sink_put(sink, a->data, nbytes, err) != 0) return -1;
         } else if (afmt_sink_payload(sink, a, endian, AFMT_ENC_PLAIN, err) != 0) {
             return -1;

@@ -74,7 +74,8 @@ AFMT_GEN_API int afmt_wdir_next(const afmt_array *a, const char *field, size_t i
 
 /* The data area: each payload (in the byte order endian; a block or
  * opaque type as its bytes) followed by zeros to the next multiple of
- * align (the last too). */
+ * align (the last too).  A view holding fewer bytes than its payload
+ * (a->nbytes, or no data) fails, AFMT_E_USAGE. */
 AFMT_GEN_API int afmt_wdir_write(afmt_sink *sink, const afmt_array *arrays, size_t n, uint64_t align,
                                  afmt_endian endian, const char *field, afmt_error *err);
 

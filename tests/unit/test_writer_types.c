@@ -10,6 +10,7 @@
 
 #include "afmt.h"
 #include "afmt_format.h"
+#include "gguf.h"
 #include "check.h"
 
 extern const afmt_format *const afmt_formats[];
@@ -170,9 +171,52 @@ static void test_rawarray_codes(void)
     }
 }
 
+/* GGUF copies a block array (Q8_0: 32 elements in 34 bytes) byte for
+ * byte: a view holding fewer bytes than its blocks is refused (the writer
+ * read past its end), one holding them all is written and read back. */
+static void test_gguf_block_view(void)
+{
+    static uint8_t out[4096];
+    uint8_t *data = calloc(1, 68);
+    afmt_array a;
+    afmt_sink sink;
+    afmt_error err;
+    seen s;
+    afmt_visitor vis;
+    int rc;
+    if (!data) return;
+    afmt_array_init(&a, AFMT_OPAQUE);
+    a.elsize = 34;
+    a.stride = 34;
+    a.block = 32;
+    snprintf(a.opaque_name, sizeof a.opaque_name, "Q8_0");
+    snprintf(a.name, sizeof a.name, "q");
+    a.rank = 1;
+    a.dims[0] = 64;
+    a.count = 64;
+    a.nbytes = 34; /* two blocks need 68 */
+    a.data = data;
+    afmt_sink_buffer(&sink, out, sizeof out);
+    rc = afmt_gguf_write(&a, 1, NULL, &sink, &err);
+    CHECK("gguf: a Q8_0 array whose view holds 34 of its 68 bytes is refused: usage",
+          rc != 0 && err.code == AFMT_E_USAGE && strstr(err.message, "holds 34 bytes") != NULL);
+    a.nbytes = 68;
+    afmt_sink_buffer(&sink, out, sizeof out);
+    memset(&s, 0, sizeof s);
+    memset(&vis, 0, sizeof vis);
+    vis.ctx = &s;
+    vis.on_array = on_array;
+    CHECK("gguf: a Q8_0 array of 68 bytes is written and read back as one, its blocks",
+          afmt_gguf_write(&a, 1, NULL, &sink, &err) == 0 &&
+              afmt_gguf_validate(out, sink.written, NULL, &vis, &err) == 0 && s.n == 1 && s.a.block == 32 &&
+              s.a.nbytes == 68);
+    free(data);
+}
+
 int main(void)
 {
     test_every_type();
     test_rawarray_codes();
+    test_gguf_block_view();
     CHECK_DONE();
 }
