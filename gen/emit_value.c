@@ -186,6 +186,20 @@ int value_grammar_of(emitter *m, const item *repeat, value_grammar *g)
     return 0;
 }
 
+/* Whether items of body (their cases' and bodies' too) check anything. */
+static int checks_any(const item_list *body)
+{
+    int i, j;
+    for (i = 0; i < body->n; i++) {
+        const item *it = body->v[i];
+        if (it->kind == IT_CHECK || it->nchecks > 0 || (it->kind == IT_FIELD && it->field.neach > 0)) return 1;
+        if (checks_any(&it->body)) return 1;
+        for (j = 0; j < it->ncases; j++)
+            if (checks_any(&it->cases[j].body)) return 1;
+    }
+    return 0;
+}
+
 void value_grammar_emit(emitter *m, const value_grammar *g, char *out, size_t size)
 {
     char *name = xprintf("%s_%s_grammar", m->s->format, g->ns->name);
@@ -208,9 +222,15 @@ void value_grammar_emit(emitter *m, const value_grammar *g, char *out, size_t si
         for (i = 0; i < g->ncases; i++)
             sb_printf(m->prelude, "    {%llu, %s, %d},\n", g->cases[i].code, g->cases[i].kind, g->cases[i].width);
         sb_printf(m->prelude, "};\n%s\n    .name = \"%s\",\n    .cases = %s_%s_cases,\n    .ncases = %d,\n"
-                  "    .len_width = %d,\n    .elem_width = %d,\n    .count_width = %d,\n    .big = %s,\n    .write_big = %d,\n};\n\n",
+                  "    .len_width = %d,\n    .elem_width = %d,\n    .count_width = %d,\n    .big = %s,\n    .write_big = %d,\n",
                   def, g->ns->name, m->s->format, g->ns->name, g->ncases, g->len_width, g->elem_width, g->count_width,
                   g->big == ORDER_RUN ? "AFMT_ORDER_RUN" : g->big ? "1" : "0", m->s->big_endian ? 1 : 0);
+        /* its cases check more than the table says: the writer reads each
+         * value back through the structure's validator (emit_struct.c
+         * declared it in the prelude, at its first use) */
+        if (checks_any(&g->ns->body))
+            sb_printf(m->prelude, "    .validate = %s_validate_struct_%s,\n", m->s->format, g->ns->name);
+        sb_puts(m->prelude, "};\n\n");
     }
     free(def);
     fixed_printf(out, size, "%s", name);

@@ -185,6 +185,7 @@ static const afmt_value_grammar gguf_value_grammar = {
     .count_width = 8,
     .big = 0,
     .write_big = 0,
+    .validate = gguf_validate_struct_value,
 };
 
 /* n_dims (spec/gguf.json /body/6/body/1): its check, for the validator and the writer */

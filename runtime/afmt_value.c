@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "afmt_bytes.h"
+#include "afmt_driver.h"
 #include "afmt_fields.h"
 #include "afmt_sink.h"
 #include "afmt_src.h"
@@ -189,9 +190,61 @@ static int write_value(afmt_sink *s, const afmt_value_grammar *g, const afmt_val
     return put_uint(s, bits_of(v), v->width, wbig(g), err);
 }
 
+/* A sink that only counts. */
+static int count_only(afmt_sink *s, const void *p, uint64_t n)
+{
+    (void)s;
+    (void)p;
+    (void)n;
+    return 0;
+}
+
+typedef struct value_read {
+    const afmt_value_grammar *g;
+    uint64_t code;
+} value_read;
+
+/* g->validate on the value's bytes, as the writer wrote them (its order). */
+static int read_value_back(afmt_vctx *c, const void *arg)
+{
+    const value_read *r = arg;
+    c->big = r->g->write_big;
+    return r->g->validate(c, r->code);
+}
+
+/* The bytes v is written as, read back by the validator of its structure:
+ * a check a case of the spec adds (a u16 value that is not 0) refuses v
+ * here, not the file when it is read. */
+static int check_as_read(const afmt_value_grammar *g, const afmt_value *v, const char *field, uint64_t index,
+                         afmt_error *err)
+{
+    afmt_sink counter, buffer;
+    afmt_src src;
+    afmt_error why;
+    value_read r;
+    uint8_t *bytes;
+    int rc;
+    memset(&counter, 0, sizeof counter);
+    counter.write = count_only;
+    counter.counting = 1;
+    if (write_value(&counter, g, v, field, 0, index, err) != 0) return -1;
+    (void)afmt_value_code(g, v, &r.code); /* g has it: write_value looked */
+    if (counter.written > SIZE_MAX || !(bytes = malloc(counter.written ? (size_t)counter.written : 1)))
+        return WRITE_FAIL(AFMT_E_NOMEM, "no memory to check a value of %" PRIu64 " bytes", counter.written);
+    afmt_sink_buffer(&buffer, bytes, counter.written);
+    rc = write_value(&buffer, g, v, field, 0, index, err);
+    r.g = g;
+    afmt_src_buffer(&src, bytes, buffer.written);
+    if (rc == 0 && afmt_run_validator_arg(read_value_back, &r, "", &src, NULL, NULL, &why) != 0)
+        rc = WRITE_FAIL(why.code, "%s", why.message);
+    free(bytes);
+    return rc;
+}
+
 int afmt_value_write(afmt_sink *sink, const afmt_value_grammar *g, const afmt_value *v, const char *field,
                      uint64_t index, afmt_error *err)
 {
+    if (g->validate && check_as_read(g, v, field, index, err) != 0) return -1;
     return write_value(sink, g, v, field, 0, index, err);
 }
 

@@ -14,8 +14,9 @@
  * and writes its bytes (afmt_value_write).
  *
  * Memory: afmt_kv_visit builds lists in the run's scratch (freed at the
- * run's end), bounded by the bytes read.  afmt_value_write allocates
- * nothing.  Thread-safe apart from the run's context.
+ * run's end), bounded by the bytes read.  afmt_value_write allocates a
+ * value's bytes while it checks them (afmt_value_grammar.validate).
+ * Thread-safe apart from the run's context.
  */
 #ifndef AFMT_VALUE_H
 #define AFMT_VALUE_H
@@ -47,6 +48,12 @@ typedef struct afmt_value_grammar {
     int big;                  /* fields stored big-endian (1), little (0), or as
                                * the spec's "byte_order" chose: AFMT_ORDER_RUN */
     int write_big;            /* the order the writer uses (the spec's "endian") */
+    /* The generated validator of the structure (its argument: the type
+     * code), when its cases check more than this table says (dirfmt's
+     * `value != 0`, GGUF's bool): the writer reads each value it writes
+     * back through it, so that it writes only what the validator accepts.
+     * NULL: nothing to check. */
+    int (*validate)(afmt_vctx *c, uint64_t code);
 } afmt_value_grammar;
 
 /* The type code of v's kind and width (a list's: its own case), 0; -1 when
@@ -60,7 +67,10 @@ AFMT_GEN_API int afmt_value_code(const afmt_value_grammar *g, const afmt_value *
  * value nested AFMT_VALUE_MAX_DEPTH deep or deeper (the key's value is at
  * 0, a list's items one deeper than it: as deep as the validator goes,
  * limits.max_depth at its most): AFMT_E_LIMIT; a string or list of
- * len/count > 0 whose str/items is NULL: AFMT_E_USAGE. */
+ * len/count > 0 whose str/items is NULL: AFMT_E_USAGE; a value
+ * g->validate refuses: its code and message.  Allocates the value's bytes
+ * for the duration of the call when g->validate is set (to check them),
+ * else nothing. */
 #define AFMT_VALUE_MAX_DEPTH 32
 AFMT_GEN_API int afmt_value_write(afmt_sink *sink, const afmt_value_grammar *g, const afmt_value *v, const char *field,
                                   uint64_t index, afmt_error *err);

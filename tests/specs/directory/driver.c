@@ -10,6 +10,7 @@
  * writer (generated from the same spec) writes a directory its validator
  * accepts strict, in the spec's order, and refuses what the spec's rules
  * reject. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -460,6 +461,25 @@ static void check_write(void)
         afmt_sink_buffer(&sink, w2.b, sizeof w2.b);
         CHECK("dirfmt: writer: the valid file's arrays and key-values written again are its bytes",
               afmt_dirfmt_write(gk.a, 2, &wo, &sink, &err) == 0 && sink.written == f.n && memcmp(w2.b, f.b, f.n) == 0);
+        {
+            /* a value its case's check refuses (the spec's `value != 0`,
+             * `finite(value)`) is refused by the writer too, not written
+             * for the validator to refuse */
+            afmt_kv one = kvs[4];
+            wo.kv = &one;
+            wo.n_kv = 1;
+            one.value.u = 0;
+            afmt_sink_buffer(&sink, w2.b, sizeof w2.b);
+            CHECK("dirfmt: writer refuses a u16 metadata value of 0: a u16 value is not 0",
+                  afmt_dirfmt_write(gk.a, 2, &wo, &sink, &err) != 0 && err.code == AFMT_E_CONSTRAINT &&
+                      strstr(err.message, "a u16 value is not 0") != NULL);
+            one = kvs[5];
+            one.value.f = HUGE_VAL;
+            afmt_sink_buffer(&sink, w2.b, sizeof w2.b);
+            CHECK("dirfmt: writer refuses an f32 metadata value of inf: an f32 value is finite",
+                  afmt_dirfmt_write(gk.a, 2, &wo, &sink, &err) != 0 && err.code == AFMT_E_CONSTRAINT &&
+                      strstr(err.message, "an f32 value is finite") != NULL);
+        }
         for (k = 0; k < gk.nkv; k++) free(gk.kv[k]);
     }
     /* a block type whose fastest dim is not a multiple of its block */
