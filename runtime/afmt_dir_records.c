@@ -127,11 +127,15 @@ static int padding(afmt_vctx *c, const char *field, const afmt_dir_desc *d, uint
             break;
         }
     if (have < to) {
+        /* blamed where the padding starts, as a payload or the padding
+         * before the data section cut short is (afmt_padding_fail) */
         int rc = d->pad_lenient
-                     ? afmt_tolerate_c(c, AFMT_E_TRUNCATED, field, AFMT_NO_INDEX, have,
-                                       "%" PRIu64 " bytes of padding are missing at the end", to - have)
-                     : afmt_fail_c(c, AFMT_E_TRUNCATED, field, AFMT_NO_INDEX, have,
-                                   "%" PRIu64 " bytes of padding are missing at the end", to - have);
+                     ? afmt_tolerate_c(c, AFMT_E_TRUNCATED, field, AFMT_NO_INDEX, from,
+                                       "needs %" PRIu64 " bytes of padding, only %" PRIu64 " left", to - from,
+                                       have - from)
+                     : afmt_fail_c(c, AFMT_E_TRUNCATED, field, AFMT_NO_INDEX, from,
+                                   "needs %" PRIu64 " bytes of padding, only %" PRIu64 " left", to - from,
+                                   have - from);
         if (rc) return -1;
     }
     c->pos = have;

@@ -253,6 +253,7 @@ static uint64_t at_of(const where *w, const file *f, int at)
     case 8: return 4;
     case 9: return w->u16v;
     case 10: return w->f32v;
+    case 11: return w->data + 38; /* where qb's padding starts: a padding cut short is blamed there */
     default: return f->n;
     }
 }
@@ -279,7 +280,7 @@ static void check_refusals(void)
     r[n].name = "non-zero padding", r[n].p.pad_byte = 0x55, r[n].code = AFMT_E_PADDING, r[n].field = "w.padding",
     r[n].at = 5, r[n].words = "0x55", n++;
     r[n].name = "last array's padding cut", r[n].p.short_tail = 1, r[n].code = AFMT_E_TRUNCATED, r[n].field = "qb.padding",
-    r[n].at = 6, r[n].words = "4 bytes of padding are missing", n++;
+    r[n].at = 11, r[n].words = "needs 10 bytes of padding, only 6 left", n++;
     r[n].name = "no byte order mark", r[n].p.bom = 0x4d49, r[n].code = AFMT_E_CONSTRAINT, r[n].field = "bom",
     r[n].at = 8, r[n].words = "not one of 18761, 19789", n++;
     /* a structure's u16 and f32, read in the file's order, checked */
