@@ -824,8 +824,29 @@ static int gguf_validate_body(afmt_vctx *c)
     if (afmt_take_padding(c, "data_padding", 1, offset_rounded_minus_offset)) return -1;
 
     /*
+     * check tensor_count == 0 || offset() % alignment == 0 (spec/gguf.json /body/8): lenient mode
+     * tolerates a cut data_padding, which leaves the position at the end of the input: the data
+     * section would start there, short of its aligned place, and hold 0-byte tensors
+     */
+    int any_holds = (v_tensor_count == UINT64_C(0));
+    if (!any_holds) {
+        if ((*p_alignment) == 0) {
+            return afmt_fail_c(c, AFMT_E_DIVZERO, "tensor_count", AFMT_NO_INDEX, o_tensor_count,
+                    "division by zero in `tensor_count == 0 || offset() %% alignment == 0`");
+        }
+        any_holds = (afmt_mod_u64(c->pos, (*p_alignment)) == UINT64_C(0));
+    }
+    if (!any_holds) {
+        return afmt_fail_c(c, AFMT_E_TRUNCATED, "tensor_count", AFMT_NO_INDEX, o_tensor_count,
+                "tensors are listed, but the input ends in the padding before the data section "
+                "(only a file with no tensors may: gguf.cpp cannot seek to the data): "
+                "`tensor_count == 0 || offset() %% alignment == 0` does not hold (tensor_count = %"
+                PRIu64 ")", v_tensor_count);
+    }
+
+    /*
      * directory data: the arrays of tensor's records, aligned to alignment (spec/gguf.json
-     * /body/8): tensor i at data + offset_i, in info order, each padded with zeros to the alignment
+     * /body/9): tensor i at data + offset_i, in info order, each padded with zeros to the alignment
      * (the last too)
      */
     if (afmt_dir_place(c, &gguf_dir_data, dir_tensor, (*p_alignment))) return -1;
