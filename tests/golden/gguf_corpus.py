@@ -7,15 +7,16 @@ each with its expected verdict, then afmt's and ggml's verdicts against it.
         each into DIR, and DIR/manifest.tsv: file, the expected strict and
         lenient verdicts and the expected first error (rulebook oracle:
         tests/golden/gguf_reader.py), the mutation
-    python3 tests/golden/gguf_corpus.py compare DIR [--ggml GGUF_CHECK] [--afmt AFMT_VALIDATE]
+    python3 tests/golden/gguf_corpus.py compare DIR [--ggml GGUF_CHECK] [--afmt AFMT_VALIDATE [--info AFMT]]
         ggml's verdicts (gguf_check, built by bench/build_ggml.sh) against
         the expected ones, every difference classified by the rulebook's
         list of where ggml and afmt's policy differ (docs/FORMATS.md#gguf), and
         afmt's verdicts (afmt-validate --json, strict and --lenient) against
         the expected ones: verdict, and for a refusal its field and offset,
         and for a valid file every tensor's name, type, shape, offset and
-        byte size.  Exit status 1 when a verdict differs that no rule
-        explains.
+        byte size; with --info, `afmt info --json` alike (verdict, every
+        tensor, a refusal's field and offset).  Exit status 1 when a
+        verdict differs that no rule explains, or info differs.
 
 tests/golden/gguf_verdicts.sh runs both.  The writer (gguf_writer.py) and the
 oracle (gguf_reader.py) are independent of afmt and of each other.
@@ -29,7 +30,7 @@ import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from gguf_reader import read  # noqa: E402
+from gguf_reader import TYPES, read, read_infos  # noqa: E402
 from gguf_writer import Arr, Kv, T, Tensor, V, gguf  # noqa: E402
 
 U64_FIELD = re.compile(r"(tensor_count|kv_count|\.count|\.offset|\.ne\[\d+\]|\.key|\.name)$")  # u64 (or a length)
@@ -132,6 +133,13 @@ def mutants(rng, data, at):
     return out
 
 
+def esc(text):
+    """A field path as one manifest cell: a tensor's name is part of some
+    paths and may hold any byte (a mutant's name may run into the next
+    field), so tabs, newlines and the like are written escaped."""
+    return json.dumps(text, ensure_ascii=False)[1:-1]
+
+
 def verdict(res):
     return "valid" if res["valid"] else "invalid"
 
@@ -151,7 +159,7 @@ def make(outdir, n, seed):
             s, le = read(blob, False), read(blob, True)
             if j == 0:
                 assert s["valid"] and not s["warnings"], (name, s)
-            rows.append([name, verdict(s), verdict(le), s.get("field", "-"), str(s.get("offset", "-")),
+            rows.append([name, verdict(s), verdict(le), esc(s.get("field", "-")), str(s.get("offset", "-")),
                          s.get("kind", "-"), what])
     with open(os.path.join(outdir, "manifest.tsv"), "w") as f:
         f.write("# file\tstrict\tlenient\tfield\toffset\tkind\tmutation\n")
@@ -185,10 +193,24 @@ def policy_reason(blob):
                 return "ggml type %d is newer than the rulebook's table" % code
         if s["kind"] == "truncated" and s["field"].endswith(".padding"):
             return "the last padding is cut (gguf.cpp with no_alloc does not read it)"
+        if s["kind"] in ("truncated", "constraint") and _ggml_nbytes_wraps(blob):
+            # (the tensor past the end, or the next offset not where the rulebook's size ends it)
+            return "ggml_nbytes wraps (ne[0] x bytes per block >= 2^64: ggml sees a small tensor)"
         return None
     if _has_nested_array(res["metadata"]):
         return "arrays of arrays (gguf.cpp refuses them, the rulebook accepts them)"
     return None
+
+
+def _ggml_nbytes_wraps(blob):
+    """True when a quantized tensor's ne[0] x bytes per block is 2^64 or
+    more: ggml_nbytes computes ne[0]*nb[0]/block in size_t, so gguf.cpp sees
+    the tensor (and llama.cpp's in-file check) as that product mod 2^64
+    (a 2^60-element Q4_K row: 144 bytes).  The rulebook's size has no
+    wrap: such a tensor runs far past the end of the file."""
+    infos = read_infos(blob)
+    return any(t["ne"] and TYPES[t["code"]][1] > 1 and t["ne"][0] * TYPES[t["code"]][2] >= 1 << 64
+               for t in infos or [])
 
 
 def _has_nested_array(kvs):
@@ -201,20 +223,26 @@ def run_ggml(check, outdir, names):
         chunk = names[k:k + 200]
         p = subprocess.run([check] + [os.path.join(outdir, x) for x in chunk], stdout=subprocess.PIPE,
                            stderr=subprocess.DEVNULL, text=True)
-        for line in p.stdout.splitlines():
+        for line in p.stdout.split("\n"):
+            if not line:
+                continue
             v, path = line.split(" ", 1)
             out[os.path.basename(path)] = "valid" if v == "OK" else "invalid"
     return out
 
 
-def run_afmt(validate, outdir, names, lenient):
+def run_afmt(validate, outdir, names, lenient, info=False):
+    """afmt-validate --json (or, info: afmt info --json) on each file."""
     out = {}
     for k in range(0, len(names), 200):
         chunk = names[k:k + 200]
-        cmd = [validate, "--json", "-j", "1", "-f", "gguf"] + (["--lenient"] if lenient else [])
+        cmd = [validate, "info", "--json", "-f", "gguf"] if info else [validate, "--json", "-j", "1", "-f", "gguf"]
+        cmd += ["--lenient"] if lenient else []
         p = subprocess.run(cmd + [os.path.join(outdir, x) for x in chunk], stdout=subprocess.PIPE,
                            stderr=subprocess.PIPE, text=True)
-        for line in p.stdout.splitlines():
+        for line in p.stdout.split("\n"):  # (not splitlines: a JSON string may hold U+2028, U+0085 raw)
+            if not line:
+                continue
             j = json.loads(line)
             out[os.path.basename(j["path"])] = j
     return out
@@ -228,7 +256,8 @@ def compare_tensors(blob, got, lenient):
         return ["%d arrays, expected %d" % (len(arrs), len(want))]
     diffs = []
     for w, a in zip(want, arrs):
-        for key, wv, av in (("name", w["name"], a.get("name")), ("type", w["type"].lower(),
+        # (a name is a C string to ggml and to afmt's views: up to its first NUL)
+        for key, wv, av in (("name", w["c_name"], a.get("name")), ("type", w["type"].lower(),
                                                              str(a.get("opaque_name") or a.get("dtype")).lower()),
                             ("shape", w["shape"], a.get("shape")), ("offset", w["absolute_offset"], a.get("offset")),
                             ("nbytes", w["nbytes"], a.get("nbytes"))):
@@ -237,7 +266,48 @@ def compare_tensors(blob, got, lenient):
     return diffs
 
 
-def compare(outdir, ggml, validate):
+def _cut_items(err, row):
+    """An array whose items the file cuts short, blamed by afmt where the
+    bytes end: afmt holds an array's count to one byte an item before it
+    reads any (the least any value type takes: memory stays bounded by the
+    bytes present), then reads the items and blames the one the end cuts
+    (kv[4].items[27].value); the oracle holds the count to the element
+    type's size and blames the items as a whole at their first byte
+    (kv[4].items).  Both name the array and a true offset in it."""
+    field, kind = row[3], row[5]
+    return (err.get("code") == "truncated" and kind == "truncated" and field.endswith(".items") and
+            esc(err["field"]).startswith(field + "[") and err["offset"] >= int(row[4]))
+
+
+def compare_info(outdir, rows, info, strict):
+    """afmt info --json against the oracle: the same verdict, every tensor
+    of a valid file (name, type, logical shape, absolute offset, byte size),
+    and a refusal's field and offset as afmt-validate gives them.  The
+    number of files that differ."""
+    a = run_afmt(info, outdir, [r[0] for r in rows], False, info=True)
+    bad = []
+    for r in rows:
+        j, v = a.get(r[0]), strict.get(r[0])
+        if j is None or v is None:
+            bad.append("%s: no output" % r[0])
+        elif j["valid"] != (r[1] == "valid"):
+            bad.append("%s: info says %s, expected %s" % (r[0], "valid" if j["valid"] else "invalid", r[1]))
+        elif j["valid"]:
+            d = compare_tensors(open(os.path.join(outdir, r[0]), "rb").read(), j, False)
+            if d:
+                bad.append("%s: info's tensors differ: %s" % (r[0], "; ".join(d[:3])))
+        elif (j["error"]["field"], j["error"]["offset"]) != (v["error"]["field"], v["error"]["offset"]):
+            bad.append("%s: info blames %s at %s, afmt-validate %s at %s" % (
+                r[0], j["error"]["field"], j["error"]["offset"], v["error"]["field"], v["error"]["offset"]))
+    print("afmt info --json vs rulebook: %d of %d files alike (verdict; every tensor of the %d valid ones; "
+          "a refusal as afmt-validate's); %d differ" % (len(rows) - len(bad), len(rows),
+                                                       sum(r[1] == "valid" for r in rows), len(bad)))
+    for x in bad[:20]:
+        print("    " + x)
+    return len(bad)
+
+
+def compare(outdir, ggml, validate, info=None):
     rows = load(outdir)
     names = [r[0] for r in rows]
     unexplained = 0
@@ -270,8 +340,10 @@ def compare(outdir, ggml, validate):
     if validate:
         for mode, col in (("strict", 1), ("lenient", 2)):
             a = run_afmt(validate, outdir, names, mode == "lenient")
+            if mode == "strict":
+                strict = a
             ok_verdict = ok_where = 0
-            bad = []
+            bad, cut_items = [], []
             for r in rows:
                 j = a.get(r[0])
                 if j is None:
@@ -291,21 +363,28 @@ def compare(outdir, ggml, validate):
                     if d:
                         bad.append("%s: tensors differ: %s" % (r[0], "; ".join(d[:3])))
                         continue
-                elif mode == "strict" and (j["error"]["field"], str(j["error"]["offset"])) != (r[3], r[4]) and \
-                        not (j["error"].get("code") == "limit" and j["error"]["field"] == r[3]):
+                elif mode == "strict" and (esc(j["error"]["field"]), str(j["error"]["offset"])) != (r[3], r[4]) and \
+                        not (j["error"].get("code") == "limit" and esc(j["error"]["field"]) == r[3]):
                     # (a limit of afmt's, a string longer than max_header_bytes, names the same
                     # field at its length prefix: right too)
+                    if _cut_items(j["error"], r):
+                        cut_items.append(r[0])
+                        continue
                     bad.append("%s: afmt blames %s at %s, the oracle %s at %s (%s)" % (
                         r[0], j["error"]["field"], j["error"]["offset"], r[3], r[4], r[6]))
                     continue
                 ok_where += 1
             print("afmt %s vs rulebook: %d of %d verdicts right, %d also right in detail (field and offset, "
                   "or every tensor); %d differ" % (mode, ok_verdict, len(rows), ok_where, len(bad)))
+            if cut_items:
+                print("  %4d  array cut short: afmt blames the item where the bytes end, the oracle the items as a "
+                      "whole (%s ...)" % (len(cut_items), " ".join(cut_items[:3])))
             bad.sort(key=lambda x: ("expected" not in x.split(":")[1][:40], x))  # wrong verdicts first
             for x in bad[:40]:
                 print("    " + x)
-            unexplained += sum(1 for r in rows if a.get(r[0]) is None or
-                               ("valid" if a[r[0]]["valid"] else "invalid") != r[col])
+            unexplained += len(bad)
+        if info:
+            unexplained += compare_info(outdir, rows, info, strict)
     return 1 if unexplained else 0
 
 
@@ -315,7 +394,7 @@ def main(argv):
         return 0
     if len(argv) >= 2 and argv[0] == "compare":
         opts = dict(zip(argv[2::2], argv[3::2]))
-        return compare(argv[1], opts.get("--ggml"), opts.get("--afmt"))
+        return compare(argv[1], opts.get("--ggml"), opts.get("--afmt"), opts.get("--info"))
     print(__doc__.strip().split("\n\n")[1], file=sys.stderr)
     return 2
 

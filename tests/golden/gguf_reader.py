@@ -74,7 +74,12 @@ def _text(b):
     return b.decode("utf-8", errors="replace")
 
 
-def _value(r, vtype, field, depth):
+def _value(r, vtype, base, depth):
+    """The value of type vtype of pair or item `base` (kv[i], kv[i].items[j]):
+    a number or string is `base.value`; an array's parts are `base.item_type`,
+    `base.count`, `base.items` and its items `base.items[j]`, as spec/gguf.json
+    names them (and tests/gguf/*/expect with it)."""
+    field = base + ".value"
     if vtype in FIXED:
         at = r.pos
         v = r.take(FIXED[vtype], field)
@@ -90,13 +95,13 @@ def _value(r, vtype, field, depth):
     if vtype == 9:
         if depth >= MAX_DEPTH:
             raise Refusal("limit", field, r.pos, "arrays nested deeper than %d" % MAX_DEPTH)
-        et = r.take("I", field + ".type")
+        et = r.take("I", base + ".item_type")
         if et not in FIXED and et not in (8, 9):
-            raise Refusal("unknown-type", field + ".type", r.pos - 4, "unknown value type %d" % et)
-        n = r.take("Q", field + ".count")
+            raise Refusal("unknown-type", base + ".item_type", r.pos - 4, "unknown value type %d" % et)
+        n = r.take("Q", base + ".count")
         least = struct.calcsize("<" + FIXED[et]) if et in FIXED else (8 if et == 8 else 12)
         if n * least > r.left():
-            raise Refusal("truncated", field + ".items", r.pos, "%d items need %d bytes at least, only %d left"
+            raise Refusal("truncated", base + ".items", r.pos, "%d items need %d bytes at least, only %d left"
                           % (n, n * least, r.left()))
         if et in FIXED and et != 7:
             fmt = "<%d%s" % (n, FIXED[et])
@@ -104,7 +109,7 @@ def _value(r, vtype, field, depth):
             r.pos += struct.calcsize(fmt)
             return {"type": VALUE_NAMES[et], "items": [repr(v) if isinstance(v, float) and not math.isfinite(v)
                                                        else v for v in vals]}
-        return {"type": VALUE_NAMES[et], "items": [_value(r, et, "%s.items[%d]" % (field, j), depth + 1)
+        return {"type": VALUE_NAMES[et], "items": [_value(r, et, "%s.items[%d]" % (base, j), depth + 1)
                                                    for j in range(n)]}
     raise Refusal("unknown-type", field, r.pos, "unknown value type %d" % vtype)
 
@@ -124,8 +129,18 @@ def _header(r):
     return version, r.take("Q", "tensor_count"), r.take("Q", "kv_count")
 
 
+def _records(r, n, field):
+    """A count of records (pairs, tensor infos) is held to the bytes present
+    before any is read (docs/FORMATS.md#gguf: every count is checked
+    against them): each takes a byte at least, so a count above the bytes
+    left is a truncation of the records as a whole, at their first byte."""
+    if n > r.left():
+        raise Refusal("truncated", field, r.pos, "%d records, only %d bytes left" % (n, r.left()))
+
+
 def _metadata(r, n_kv):
     kvs, keys = [], set()
+    _records(r, n_kv, "kv")
     for i in range(n_kv):
         p = "kv[%d]" % i
         at = r.pos
@@ -142,7 +157,7 @@ def _metadata(r, n_kv):
         if key == b"general.alignment" and vt != 4:
             raise Refusal("constraint", p + ".type", vat - 4, "general.alignment must be u32")
         kvs.append({"key": _text(key), "type": VALUE_NAMES[vt], "offset": vat,
-                    "value": _value(r, vt, p + ".value", 0), "type_at": vat - 4})
+                    "value": _value(r, vt, p, 0), "type_at": vat - 4})
         if key == b"general.alignment":
             _alignment(r, kvs[-1], i)
     return kvs
@@ -168,6 +183,7 @@ def _alignment_of(kvs):
 
 def _infos(r, n_tensors, align):
     infos, names = [], set()
+    _records(r, n_tensors, "tensor")
     for i in range(n_tensors):
         p = "tensor[%d]" % i
         at = r.pos
@@ -200,15 +216,28 @@ def _infos(r, n_tensors, align):
         tname, blk, bsize = TYPES[t]
         ne0 = ne[0] if ne else 1
         if ne0 % blk:
-            raise Refusal("constraint", p + ".ne[0]", ne_at, "ne[0] %d not a multiple of %d" % (ne0, blk))
+            # (a scalar, n_dims 0, has no ne[0]: its one element is blamed on ne)
+            raise Refusal("constraint", p + (".ne[0]" if ne else ".ne"), ne_at,
+                          "ne[0] %d not a multiple of %d" % (ne0, blk))
         size = n // blk * bsize
         if size >= 1 << 64:
             raise Refusal("overflow", p + ".ne", ne_at, "%d bytes" % size)
         off_at = r.pos
         off = r.take("Q", p + ".offset")
-        infos.append({"name": _text(name), "raw_name": name, "type": tname, "ne": ne,
+        infos.append({"name": _text(name), "raw_name": name, "c_name": _text(cname), "field": _field_of(name, i),
+                      "code": t, "type": tname, "ne": ne,
                       "shape": list(reversed(ne)), "offset": off, "nbytes": size, "offset_at": off_at})
     return infos
+
+
+def _field_of(name, i):
+    """How a tensor's bytes are named in a refusal: by its name when that
+    is printable ASCII, else (any other byte, a NUL too, or no name) by its
+    place, tensor[i]: a name may hold any byte, a field path stays plain
+    text."""
+    if name and all(0x20 <= ch < 0x7F for ch in name):
+        return name.decode("ascii")
+    return "tensor[%d]" % i
 
 
 def _zeros(r, start, end, field):
@@ -238,15 +267,15 @@ def _data(r, infos, align):
         at = data_start + t["offset"]
         t["absolute_offset"] = at
         if t["nbytes"] > len(r.d) - at:
-            raise Refusal("truncated", t["name"], at, "needs %d bytes" % t["nbytes"])
+            raise Refusal("truncated", t["field"], at, "needs %d bytes" % t["nbytes"])
         pad_end = (at + t["nbytes"] - data_start + align - 1) // align * align + data_start
         if pad_end > len(r.d):
             if t is not infos[-1] or at + t["nbytes"] > len(r.d):
-                raise Refusal("truncated", t["name"] + ".padding", at + t["nbytes"], "padding cut")
+                raise Refusal("truncated", t["field"] + ".padding", at + t["nbytes"], "padding cut")
             # the last tensor's padding cut: gguf.cpp (no_alloc) does not read it
-            r.tolerate("truncated", t["name"] + ".padding", at + t["nbytes"], "the last padding is cut")
+            r.tolerate("truncated", t["field"] + ".padding", at + t["nbytes"], "the last padding is cut")
             pad_end = len(r.d)
-        _zeros(r, at + t["nbytes"], pad_end, t["name"] + ".padding")
+        _zeros(r, at + t["nbytes"], pad_end, t["field"] + ".padding")
         end = pad_end
     if end < len(r.d):
         r.tolerate("trailing", "trailer", end, "%d bytes after the end" % (len(r.d) - end))
@@ -267,10 +296,24 @@ def read(data, lenient=False):
         return {"valid": False, "kind": e.kind, "field": e.field, "offset": e.offset, "message": e.message}
     for kv in kvs:
         del kv["type_at"]
-    tensors = [{k: t[k] for k in ("name", "type", "shape", "ne", "offset", "absolute_offset", "nbytes")}
+    tensors = [{k: t[k] for k in ("name", "c_name", "type", "shape", "ne", "offset", "absolute_offset",
+                                             "nbytes")}
                for t in infos]
     return {"valid": True, "version": version, "alignment": align, "data_offset": start, "metadata": kvs,
             "tensors": tensors, "warnings": r.warnings}
+
+
+def read_infos(data):
+    """The tensor infos of a file whose header, metadata and infos the
+    lenient rules accept (name, ggml type code, ne, offset...), whatever
+    its data section holds; None when they do not."""
+    r = _R(data, True)
+    try:
+        _, n_t, n_kv = _header(r)
+        kvs = _metadata(r, n_kv)
+        return _infos(r, n_t, _alignment_of(kvs))
+    except Refusal:
+        return None
 
 
 def tensor_bytes(data, result, name):

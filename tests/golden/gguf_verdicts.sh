@@ -14,7 +14,8 @@
 #    afmt's policy and gguf.cpp differ;
 # 3. when BUILD/afmt-validate (default build/) knows the format gguf: afmt's
 #    strict and lenient verdicts against the expected ones, the field and
-#    offset of each refusal, every tensor of each valid file.
+#    offset of each refusal, every tensor of each valid file; and
+#    BUILD/afmt info --json's verdicts and tensors alike.
 # Exit status 1 when a verdict differs that no rule explains.
 set -u
 cd "$(dirname "$0")/../.." || exit 2
@@ -42,6 +43,7 @@ else
 fi
 if [ -x "$BUILD/afmt-validate" ] && "$BUILD/afmt-validate" --help 2>&1 | grep -q '\bgguf\b'; then
     args+=(--afmt "$BUILD/afmt-validate")
+    [ -x "$BUILD/afmt" ] && args+=(--info "$BUILD/afmt")
 else
     echo "SKIP afmt: $BUILD/afmt-validate does not know the format gguf yet"
 fi

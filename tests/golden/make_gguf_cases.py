@@ -33,9 +33,11 @@ Offsets:
       (gguf.cpp checks the same product first);
     - metadata pairs and tensor infos are records read one after the other
       (a list may grow as they are read: memory stays bounded by the bytes
-      present), so a kv_count or tensor_count larger than the file fails
-      where the records run out, e.g. at `kv[0].key` of a file that ends
-      after its header;
+      present); a kv_count or tensor_count larger than the bytes left (each
+      record takes one at least) is refused before any is read, the records
+      as a whole at their first byte (`kv`, `tensor`: afmt's rule for every
+      counted repeat, which the expect files follow), else it fails where
+      the records run out;
     - non-zero padding: the first non-zero byte, the message naming it;
     - a rule between two fields (duplicate, offsets in order): the later
       field, where it starts.
