@@ -4,7 +4,9 @@ item kinds, field kinds and keys, layouts, repeats, table and entry keys,
 top-level keys, expression operators, functions, limits, literals and
 the longest name, counted over N specs (default 2000) of a family.
 
-  python3 fuzz/specs/coverage.py [N] [FAMILY]
+  python3 fuzz/specs/coverage.py [N] [FAMILY] [FIRST_SEED]
+
+(specfuzz.py's seeds: a run's specs are those of seeds FIRST..FIRST+N-1)
 
 Every construct of spec/LANGUAGE.md should appear (issue 21, point 2);
 the counts show how often.  The last line lists the expected constructs
@@ -41,9 +43,34 @@ def expr_feats(e):
         seen["true/false"] += 1
 
 
+def names_of(o, out):
+    """Every name a spec gives (items, tables, structures)."""
+    if isinstance(o, dict):
+        for k, v in o.items():
+            if k in ("field", "let", "array", "repeat", "region", "switch", "pad", "lookup", "var", "struct",
+                     "directory", "text_header") and isinstance(v, str):
+                out.add(v)
+            if k in ("tables", "structs") and isinstance(v, dict):
+                out.update(v.keys())
+            names_of(v, out)
+    elif isinstance(o, list):
+        for x in o:
+            names_of(x, out)
+
+
+def c_affixed(spec):
+    """Does a name of spec make C names another's make too (specgen.C_AFFIXES)?"""
+    names = set()
+    names_of(spec, names)
+    return any(pre + n + post in names for n in names for pre, post in specgen.C_AFFIXES) or \
+        any(n in names for n in specgen.C_OWN)
+
+
 def walk(o, path=""):
     global maxname
     if isinstance(o, dict):
+        if "text_header" in o and "/structs/" in path: seen["text_header in struct"] += 1
+        if "text_header" in o and "/region" in path: seen["text_header in region"] += 1
         if "field" in o and "type" in o:
             t = o["type"]; k = "field " + (t if t in ("bytes", "text", "string") else "int")
             if "count" in o: k += " count"
@@ -68,7 +95,7 @@ def walk(o, path=""):
                 expr_feats(v)
             if k == "args":
                 for a in v: expr_feats(a)
-            walk(v, path + "/" + k)
+            walk(v, path + "/" + (k if "region" not in o or k != "body" else "region"))
     elif isinstance(o, list):
         for x in o: walk(x, path)
 EXPECTED = ["item " + k for k in ITEM_KEYS] + [
@@ -76,7 +103,7 @@ EXPECTED = ["item " + k for k in ITEM_KEYS] + [
     "layout dense", "layout csr", "layout coo", "layout zeros", "layout columns", "lz4", "repeat count",
     "repeat until end", "repeat until tiled", "key unique", "key unique_as", "key block", "key when", "key write_key",
     "key encoding", "key warn", "key sidecar", "key read_only", "key detect", "key structs", "key dims", "key title",
-    "key holds", "string literal", "op []", "fn .size", "fn skipped_comments", "fn remaining", "fn offset"] + [
+    "key holds", "text_header in struct", "text_header in region", "names meeting in C", "string literal", "op []", "fn .size", "fn skipped_comments", "fn remaining", "fn offset"] + [
     "op " + o for o in ["+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^", "==", "!=", "<", "<=", ">", ">=", "&&",
                         "||", "?", "!", "~"]] + [
     "fn " + f for f in ["prod", "sum", "len", "sizeof", "roundup", "ceil_div", "min", "max", "rank", "dim", "count",
@@ -87,8 +114,11 @@ EXPECTED = ["item " + k for k in ITEM_KEYS] + [
 def main():
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
     family = sys.argv[2] if len(sys.argv) > 2 else "any"
-    for s in range(n):
-        walk(specgen.make_spec(random.Random(s), "fz%d" % s, [], family))
+    first = int(sys.argv[3]) if len(sys.argv) > 3 else 0
+    for s in range(first, first + n):
+        spec = specgen.make_spec(random.Random(s), "fz%d" % s, [], family)
+        walk(spec)
+        if c_affixed(spec): seen["names meeting in C"] += 1
     for k in sorted(seen):
         print("%-28s %d" % (k, seen[k]))
     print("longest name", maxname)

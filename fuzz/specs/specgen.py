@@ -13,7 +13,9 @@ header, every expression operator and function, the limits, and names up
 to the longest allowed (48 characters) and names that are C keywords or
 the generated code's own parameters appear.
 """
+import json
 import random
+import struct
 
 import specgen_dir
 
@@ -24,10 +26,25 @@ TRICKY = ["int", "return", "if", "else", "for", "while", "char", "const", "stati
           "default", "case", "switch", "sizeof", "c", "err", "sink", "n", "arrays", "ai", "wopt", "owned", "buf",
           "len", "opt", "vis", "pos", "i", "k", "el", "data", "index", "scope", "src", "end", "NULL", "main",
           "uint64_t", "size_t", "errno", "afmt_error", "v_x", "o_x", "A_x", "_", "__x", "limits", "true", "false"]
+# names the generated C derives from another name (gen/emit_names.c, the
+# emitters' locals): <format>_<table> against <format>_<t>_known,
+# <format>_validate_struct_<s>, <format>_check_<field>, field_<f>_2,
+# dir_<directory>, lk_<lookup>, ...: a spec may use them, the C must still
+# compile or afmt-gen refuse it naming the spec
+C_AFFIXES = [("", "_known"), ("", "_blocks"), ("", "_scope"), ("", "_grammar"), ("", "_cases"), ("", "_keys"),
+             ("", "_types"), ("", "_2"), ("", "_3"), ("", "_index"), ("", "_type"), ("", "_entry"), ("", "_start"),
+             ("", "_size"), ("", "_value"), ("", "_unordered_at"), ("", "_escaped"), ("", "_dim0"), ("", "_1"),
+             ("validate_", ""), ("write_", ""), ("check_", ""), ("validate_struct_", ""), ("struct_", ""),
+             ("dir_", ""), ("tile_fields_", ""), ("field_", ""), ("count_", ""), ("start_", ""), ("sel_", ""),
+             ("uniq_", ""), ("uq_", ""), ("r_", ""), ("dl_", ""), ("nbytes_", ""), ("v_", ""), ("o_", ""),
+             ("A_", ""), ("lk_", ""), ("n_", ""), ("e_", ""), ("i_", ""), ("x", "")]
+C_OWN = ["validate_body", "write_impl", "extensions", "sidecar", "body", "value", "header", "types_known"]
 INT_TYPES = ["u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64"]
 WIDTH = {"u8": 1, "u16": 2, "u32": 4, "u64": 8, "i8": 1, "i16": 2, "i32": 4, "i64": 8}
 DTYPES = ["bool", "i8", "i16", "i32", "i64", "u8", "u16", "u32", "u64", "f16", "bf16", "f32", "f64", "c32", "c64",
           "c128"]
+# a text header's types name no c32 (afmt-gen: unknown dtype)
+TEXT_DTYPES = [d for d in DTYPES if d != "c32"]
 BINOPS = ["+", "-", "*", "/", "%", "<<", ">>", "&", "|", "^", "==", "!=", "<", "<=", ">", ">=", "&&", "||"]
 LIMITS = ["limits.max_rank", "limits.max_header_bytes", "limits.max_total_bytes", "limits.max_items",
           "limits.max_decoded_bytes"]
@@ -41,13 +58,26 @@ class Names:
     def __init__(self, rng):
         self.rng = rng
         self.used = set()
+        self.order = []  # self.used in the order made (a set's order varies from run to run)
 
     def new(self, hint="x"):
+        name = self.pick(hint)
+        self.order.append(name)
+        return name
+
+    def pick(self, hint):
         rng = self.rng
         for _ in range(100):
             r = rng.random()
             if r < 0.08:
                 name = rng.choice(TRICKY)
+            elif r < 0.14 and (self.order or r < 0.1):
+                # a name whose C names meet another's (C_AFFIXES)
+                if self.order and r >= 0.1:
+                    pre, post = rng.choice(C_AFFIXES)
+                    name = (pre + rng.choice(self.order) + post)[:NAME_MAX]
+                else:
+                    name = rng.choice(C_OWN)
             elif r < 0.16:
                 name = (hint + "_" + "".join(rng.choice("abcdefghijklmnopqrstuvwxyz_0123456789")
                                              for _ in range(NAME_MAX)))[:NAME_MAX]
@@ -452,7 +482,7 @@ def unwritten_case(rng, names, sc, spec):
 def text_header(rng, names):
     one = rng.random() < 0.5
     syntax = rng.choice(["json", "python-dict"])
-    types = [{"name": "T%d" % i, "dtype": d} for i, d in enumerate(rng.sample(DTYPES, rng.randint(1, 5)))]
+    types = [{"name": "T%d" % i, "dtype": d} for i, d in enumerate(rng.sample(TEXT_DTYPES, rng.randint(1, 5)))]
     if rng.random() < 0.3:
         types.append({"name": "OP", "dtype": "opaque", "size": rng.randint(1, 4)})
     if rng.random() < 0.3:
@@ -487,6 +517,46 @@ def text_header(rng, names):
     if rng.random() < 0.3:
         th["max_length"] = rng.randint(100, 100000)
     return [th]
+
+
+DTYPE_SIZE = {"bool": 1, "i8": 1, "u8": 1, "i16": 2, "u16": 2, "f16": 2, "bf16": 2, "i32": 4, "u32": 4, "f32": 4,
+              "c32": 4, "i64": 8, "u64": 8, "f64": 8, "c64": 8, "c128": 16}
+
+
+def wrapped_text_header(rng, names, spec, samples):
+    """A text header in a named structure (used once or twice) or in a
+    region: read-only (the writer writes a body's header only), so three
+    files of it are made here and appended to samples."""
+    types = [{"name": "T%d" % i, "dtype": d} for i, d in enumerate(rng.sample(TEXT_DTYPES, rng.randint(1, 4)))]
+    length = rng.choice(["u16le", "u32le", "u32be"])
+    th = {"text_header": names.new("header"), "syntax": "json", "length": length, "entries": "one", "types": types,
+          "keys": [{"key": "dtype", "bind": "dtype"}, {"key": "shape", "bind": "shape"}]}
+    spec["read_only"] = "a text header in a structure or a region, which the writer does not write"
+    body = [{"field": names.new("magic"), "type": "bytes", "size": 2, "equals": "TH"}]
+    in_region = rng.random() < 0.4
+    if in_region:
+        size = names.new("size")
+        body += [{"field": size, "type": "u32le"}, {"region": names.new("region"), "size": size, "body": [th]}]
+        uses = 1
+    else:
+        sname = names.new("hdr")
+        spec.setdefault("structs", {})[sname] = {"body": [th]}
+        uses = rng.randint(1, 2)
+        body += [{"struct": names.new("use"), "use": sname} for _ in range(uses)]
+    for _ in range(3):
+        parts = []
+        for _ in range(uses):
+            t = rng.choice(types)
+            shape = [rng.randint(0, 3) for _ in range(rng.randint(0, 2))]
+            count = 1
+            for d in shape:
+                count *= d
+            text = json.dumps({"dtype": t["name"], "shape": shape}).encode()
+            parts.append(struct.pack({"u16le": "<H", "u32le": "<I", "u32be": ">I"}[length], len(text)) + text +
+                         bytes(rng.randint(0, 1) for _ in range(count * DTYPE_SIZE[t["dtype"]])))
+        data = b"".join(parts)
+        samples.append(b"TH" + (struct.pack("<I", len(data)) if in_region else b"") + data)
+    return body
 
 
 def text_value_case(rng, names, sc, spec):
@@ -627,7 +697,9 @@ def make_spec(rng, fmt_name, samples=None, family="any"):
     r = rng.random()
     if family == "directory":
         r = 0.2
-    if r < 0.08:
+    if r < 0.08 and samples is not None and rng.random() < 0.3:
+        body = wrapped_text_header(rng, names, spec, samples)
+    elif r < 0.08:
         body = text_header(rng, names)
         pre = misc_items(rng, names, sc, [], rng.randint(0, 2))
         body = [i for i in pre if "field" in i and ("equals" in i or (i.get("write", "x").isdigit()))] + body
