@@ -314,6 +314,11 @@ static void array_field_each(emitter *m, item *it, const sym *y)
     char *ic = xprintf("i_%s", it->name);
     char *oc = xprintf("o_%s + (uint64_t)%d * i_%s", it->name, it->field.width, it->name);
     sym *e, *ix;
+    if (strcmp(it->name, "index") == 0)
+        /* `index < n` would be the position, the element unnamed (and the
+         * C that reported it did not compile: spec fuzzer seed 920102) */
+        gen_error(m, it->jpath, "an array field with \"each\" cannot be named 'index': inside \"each\", `index` is "
+                                "the element's position and the field's name the element");
     line(m, "for (uint64_t i_%s = 0; i_%s < n_%s; i_%s++) {", it->name, it->name, it->name, it->name);
     m->indent++;
     line(m, "const %s e_%s = %s;", int_c_type(it->field.is_signed), it->name, ld);
