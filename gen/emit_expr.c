@@ -388,6 +388,15 @@ static char *bits_of(emitter *m, const blame *bl, cexpr x, const char *text)
     return to_u(m, bl, x, text);
 }
 
+/* Is C text c one identifier (a local, a field's value)? */
+static int c_ident(const char *c)
+{
+    const char *p = c;
+    if (!(isalpha((unsigned char)*p) || *p == '_')) return 0;
+    while (isalnum((unsigned char)*p) || *p == '_') p++;
+    return *p == 0;
+}
+
 /* a o b of C texts: a comparison of a value with itself (`x == x` in a
  * spec) is its known result, since compilers warn of self-comparisons. */
 static cexpr cmp_c(tok_kind op, const char *o, const char *a, const char *b)
@@ -893,7 +902,18 @@ static cexpr emit_index(emitter *m, const blame *bl, expr *e, const char *text)
         emit_fail_if(m, cond, bl, "constraint", LEN_NONE, fmt, args);
         free(cond);
     }
-    r = mk(xprintf(y->elem, t), y->t);
+    /* the element in a local of 64 bits, as a field's value is: compared
+     * as it was loaded, `(uint64_t)afmt_load_u8(...) != 1000` is gcc's
+     * "always true due to limited range of data type" (-Werror=type-limits,
+     * spec fuzzer seed 920667) */
+    free(base);
+    base = xprintf("%s_element", y->name);
+    {
+        char *v = local_name(m, base), *el = xprintf(y->elem, t);
+        line(m, "const %s %s = %s;", y->t == VT_S ? "int64_t" : "uint64_t", v, el);
+        r = mk(v, y->t);
+        free(el);
+    }
     free(i); free(t); free(fmt); free(args); free(base);
     return r;
 }
@@ -969,6 +989,11 @@ static cexpr emit_shift(emitter *m, const blame *bl, expr *e, cexpr a, cexpr b, 
      * compilers quiet about a constant shift out of range) */
     int big = b.t == VT_U && ((strncmp(b.c, "UINT64_C(", 9) == 0 && strtoull(b.c + 9, NULL, 0) >= 64) || const_expr_c(b.c));
     char *ac = bits_of(m, bl, a, text), *bc = to_u(m, bl, b, text);
+    /* a count that is neither a name nor a literal may still be one
+     * compilers fold (a ?: of literals whose condition is constant,
+     * seed 920652): through afmt_u64_const, or gcc calls the shift in the
+     * code after the check out of range */
+    if (!big && !c_ident(bc) && strncmp(bc, "UINT64_C(", 9) != 0) bc = hide_const(bc, 0);
     char *mt = c_format_body(text ? text : "?");
     char *fmt = xprintf("\"`%s` shifts out of 64 bits\"", mt);
     char *t = expr_local(m, e, "shifted");

@@ -167,8 +167,9 @@ static int expressions_validate_body(afmt_vctx *c)
             return afmt_fail_c(c, AFMT_E_CONSTRAINT, "e3", AFMT_NO_INDEX, c->pos, "index %" PRIu64
                     " is out of range: dims has %" PRIu64 " elements", dims_index, n_dims);
         }
-        ndims_gt_0_and_dims_at_0_ge_0 = ((void)((uint64_t)afmt_load_u32le(AFMT_B(c->src,
-                o_dims + (uint64_t)4 * (dims_index)))), 1);
+        const uint64_t dims_element = (uint64_t)afmt_load_u32le(AFMT_B(c->src,
+                o_dims + (uint64_t)4 * (dims_index)));
+        ndims_gt_0_and_dims_at_0_ge_0 = ((void)(dims_element), 1);
     }
     const uint64_t v_e3 = ((ndims_gt_0_and_dims_at_0_ge_0 || (!(v_ndims != UINT64_C(1)))) ?
             (v_ndims < UINT64_C(3) ? v_ndims : UINT64_C(3)) :
@@ -341,7 +342,8 @@ static int expressions_write_impl(const afmt_array *arrays, size_t n,
                     "index %" PRIu64 " is out of range: dims has %" PRIu64 " elements", dims_index,
                     n_dims);
         }
-        ndims_gt_0_and_dims_at_0_ge_0 = ((void)(w_dims[dims_index]), 1);
+        const uint64_t dims_element = w_dims[dims_index];
+        ndims_gt_0_and_dims_at_0_ge_0 = ((void)(dims_element), 1);
     }
     const uint64_t v_e3 = ((ndims_gt_0_and_dims_at_0_ge_0 || (!(v_ndims != UINT64_C(1)))) ?
             (v_ndims < UINT64_C(3) ? v_ndims : UINT64_C(3)) :
