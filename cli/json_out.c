@@ -3,38 +3,44 @@
 
 #include <string.h>
 
-/* Length of the valid UTF-8 sequence at s (at most n bytes), 0 if none. */
-static size_t utf8_len(const unsigned char *s, size_t n)
+/* The UTF-8 sequence at s (at most n bytes, s[0] >= 0x80): its length,
+ * with *valid set when it is well formed (Unicode's table 3-7: no
+ * overlong form, no surrogate, nothing past U+10FFFF); else the length of
+ * its maximal subpart, the bytes one U+FFFD replaces (a lead byte and the
+ * continuation bytes that could follow it, at least one byte), as
+ * Unicode's recommended practice, WHATWG's decoder (JavaScript's
+ * TextDecoder, so @huggingface/gguf) and Python do: "\xe3\xa9." is one
+ * U+FFFD then ".", not two. */
+static size_t utf8_scan(const unsigned char *s, size_t n, int *valid)
 {
+    unsigned c = s[0], lo = 0x80, hi = 0xbf;
     size_t len, i;
-    unsigned c = s[0];
-    uint32_t cp;
 
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xc2 && c <= 0xdf) {
+    *valid = 0;
+    if (c >= 0xc2 && c <= 0xdf)
         len = 2;
-        cp = c & 0x1f;
-    } else if (c >= 0xe0 && c <= 0xef) {
+    else if (c >= 0xe0 && c <= 0xef)
         len = 3;
-        cp = c & 0x0f;
-    } else if (c >= 0xf0 && c <= 0xf4) {
+    else if (c >= 0xf0 && c <= 0xf4)
         len = 4;
-        cp = c & 0x07;
-    } else {
-        return 0;
-    }
-    if (len > n)
-        return 0;
+    else
+        return 1;
+    /* the second byte's range narrows for E0, ED, F0 and F4 */
+    if (c == 0xe0)
+        lo = 0xa0;
+    else if (c == 0xed)
+        hi = 0x9f;
+    else if (c == 0xf0)
+        lo = 0x90;
+    else if (c == 0xf4)
+        hi = 0x8f;
     for (i = 1; i < len; i++) {
-        if ((s[i] & 0xc0) != 0x80)
-            return 0;
-        cp = (cp << 6) | (s[i] & 0x3f);
+        if (i >= n || s[i] < lo || s[i] > hi)
+            return i;
+        lo = 0x80;
+        hi = 0xbf;
     }
-    /* Overlong forms, surrogates and values past U+10FFFF. */
-    if ((len == 3 && cp < 0x800) || (len == 4 && cp < 0x10000) ||
-        (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
-        return 0;
+    *valid = 1;
     return len;
 }
 
@@ -63,20 +69,22 @@ int afmt_cli_json_str(afmt_cli_buf *b, const char *str, size_t n)
     while (i < n) {
         unsigned c = s[i];
         const char *rep = NULL;
-        size_t replen = 0;
+        size_t replen = 0, skip = 1; /* the bytes rep stands for */
 
         if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
             i++;
             continue;
         }
         if (c >= 0x80) {
-            len = utf8_len(s + i, n - i);
-            if (len > 0) {
+            int valid;
+            len = utf8_scan(s + i, n - i, &valid);
+            if (valid) {
                 i += len;
                 continue;
             }
             rep = "\\ufffd";
             replen = 6;
+            skip = len;
         } else if ((rep = short_escape(c)) != NULL) {
             replen = 2;
         } else {
@@ -90,7 +98,7 @@ int afmt_cli_json_str(afmt_cli_buf *b, const char *str, size_t n)
         if (afmt_cli_buf_put(b, s + start, i - start) != 0 ||
             afmt_cli_buf_put(b, rep, replen) != 0)
             return -1;
-        i++;
+        i += skip;
         start = i;
     }
     if (afmt_cli_buf_put(b, s + start, n - start) != 0)

@@ -234,6 +234,21 @@ o = json.loads(line)
 assert o["path"].endswith("o\nd\rd\x01\ufffd\u00e9"), repr(o["path"])
 ' 2> "$T/py.err"; then pass json-escapes-controls-and-bad-utf8; else
     fail json-escapes-controls-and-bad-utf8 "$(tail -1 "$T/py.err") in: ${OUT:0:300}"; fi
+# a cut or ill-formed sequence is one U+FFFD for its maximal subpart, as
+# Python, JavaScript's TextDecoder (@huggingface/gguf) and Unicode's
+# recommended practice decode it: a 3-byte lead and one continuation
+# byte, then ".", is one U+FFFD (it was two); a surrogate's ED A0 80 and a
+# lone continuation byte are one each per byte
+cut="$T/$(printf 'c\343\251.\355\240\200\200x\360\237\230')"
+cp "$RA" "$cut"
+run "$VALIDATE" --json "$cut"
+if printf '%s\n' "$OUT" | python3 -c '
+import json, os, sys
+o = json.loads(sys.stdin.readline())
+want = os.fsencode(sys.argv[1]).decode("utf-8", errors="replace")
+assert o["path"] == want and o["path"].endswith("c\ufffd.\ufffd\ufffd\ufffd\ufffdx\ufffd"), (o["path"], want)
+' "$cut" 2> "$T/py.err"; then pass json-bad-utf8-maximal-subparts; else
+    fail json-bad-utf8-maximal-subparts "$(tail -1 "$T/py.err") in: ${OUT:0:300}"; fi
 
 # ------------------------------------------------------------------ stdin
 run_in "$RA" "$VALIDATE" -
