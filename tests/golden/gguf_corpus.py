@@ -58,17 +58,40 @@ def rand_scalar(rng, vt):
     return rng.choice([lo, hi, 0, rng.randint(lo, hi)])
 
 
+# every value type but ARRAY, as array elements (gguf-py writes all of them)
+SCALAR_TYPES = [t for t in range(13) if t != V.ARRAY]
+
+
 def rand_array(rng, depth):
-    et = rng.choice([V.UINT8, V.INT32, V.FLOAT32, V.BOOL, V.STRING, V.UINT64, V.FLOAT64, V.INT16] +
-                    ([V.ARRAY] if depth < 2 and rng.random() < 0.3 else []))
+    et = rng.choice(SCALAR_TYPES + ([V.ARRAY] if depth < 2 and rng.random() < 0.3 else []))
     n = rng.choice([0, 1, 2, 5, rng.randint(0, 40)])
     if et == V.ARRAY:
         return Arr(et, [rand_array(rng, depth + 1) for _ in range(min(n, 4))])
     return Arr(et, [rand_scalar(rng, et) for _ in range(n)])
 
 
+def vocabulary(rng, n):
+    """A tokenizer as llama.cpp's converters write it: keys sharing the
+    prefix tokenizer.ggml., a big string array and arrays of the same
+    length beside it."""
+    tokens = ["<unk>", "<s>", "</s>"] + ["\u2581" + rand_string(rng, 8) + str(i) for i in range(n - 3)]
+    return [Kv("tokenizer.ggml.model", V.STRING, "llama"),
+            Kv("tokenizer.ggml.tokens", V.ARRAY, Arr(V.STRING, tokens)),
+            Kv("tokenizer.ggml.scores", V.ARRAY, Arr(V.FLOAT32, [-float(i) for i in range(n)])),
+            Kv("tokenizer.ggml.token_type", V.ARRAY, Arr(V.INT32, [rng.choice([1, 2, 3, 6]) for _ in range(n)])),
+            Kv("tokenizer.ggml.bos_token_id", V.UINT32, 1),
+            Kv("tokenizer.ggml.eos_token_id", V.UINT32, 2)]
+
+
 def rand_kvs(rng, alignment):
-    kvs = [Kv("general.architecture", V.STRING, rng.choice(["llama", "gpt2", "qwen2", "t5"]))]
+    arch = rng.choice(["llama", "gpt2", "qwen2", "t5"])
+    kvs = [Kv("general.architecture", V.STRING, arch)]
+    if rng.random() < 0.2:   # model parameters: keys with the architecture's prefix
+        kvs += [Kv(arch + ".context_length", V.UINT32, 4096), Kv(arch + ".embedding_length", V.UINT32, 4096),
+                Kv(arch + ".block_count", V.UINT32, 32), Kv(arch + ".rope.freq_base", V.FLOAT32, 10000.0),
+                Kv(arch + ".attention.layer_norm_rms_epsilon", V.FLOAT32, 1e-5)]
+    if rng.random() < 0.05:
+        kvs += vocabulary(rng, rng.choice([3, 100, 1000, rng.randint(3, 20000)]))
     for i in range(rng.randint(0, 8)):
         vt = rng.choice(list(range(13)))
         key = "k%d.%s" % (i, rand_string(rng, 6))
@@ -78,18 +101,35 @@ def rand_kvs(rng, alignment):
     return kvs
 
 
+def rand_name(rng, i, names):
+    """A tensor name: llama.cpp's blk.N.x, or UTF-8, up to 63 bytes, or
+    empty (once), distinct from the others."""
+    r = rng.random()
+    if r < 0.08:
+        name = rng.choice(["\u00e9t\u00e9.%d" % i, "\u4e2d\u6587.%d.weight" % i, "emoji.\U0001f600.%d" % i])
+    elif r < 0.12:
+        name = ("blk.%d." % i + "x" * 63)[:63]
+    elif r < 0.14 and "" not in names:
+        name = ""
+    else:
+        name = "blk.%d.%s" % (i, rng.choice(["attn_q.weight", "ffn_up.weight", "norm", "x"]))
+    names.add(name)
+    return name
+
+
 def rand_tensors(rng):
-    out = []
-    for i in range(rng.choice([0, 1, 1, 2, 3, 5])):
+    out, names = [], set()
+    n = rng.choice([0, 1, 1, 2, 3, 5] + ([8, 20, 64] if rng.random() < 0.1 else []))
+    for i in range(n):
         code = rng.choice(sorted(T.TABLE))
         _, blk, _ = T.TABLE[code]
         nd = rng.choice([0, 1, 1, 2, 2, 3, 4])
         ne = [blk * rng.randint(0 if rng.random() < 0.05 else 1, 3 if blk > 1 else 9)] if nd else []
-        ne += [rng.randint(1, 3) for _ in range(nd - 1)]
+        ne += [rng.randint(0 if rng.random() < 0.05 else 1, 3) for _ in range(nd - 1)]
         if nd == 0 and blk > 1:
             code = T.F32
-        out.append(Tensor("blk.%d.%s" % (i, rng.choice(["attn_q.weight", "ffn_up.weight", "norm", "x"])), ne,
-                          code, data=bytes(rng.getrandbits(8) for _ in range(_nbytes(ne, code)))))
+        out.append(Tensor(rand_name(rng, i, names), ne, code,
+                          data=bytes(rng.getrandbits(8) for _ in range(_nbytes(ne, code)))))
     return out
 
 
@@ -99,6 +139,41 @@ def _nbytes(ne, code):
         n *= x
     _, blk, size = T.TABLE[code]
     return n // blk * size
+
+
+def _put(data, at, fmt, v):
+    b = bytearray(data)
+    struct.pack_into(fmt, b, at, v)
+    return bytes(b)
+
+
+def field_mutants(rng, data, at):
+    """What a hidden corpus would hold of a field: the file cut at it or
+    inside it, a count or length one more than it is or past the bytes
+    left, a type code out of range, two tensors' offsets swapped."""
+    out = []
+    fields = [p for p in at if p not in ("data", "trailer") and at[p] < len(data)]
+    p = rng.choice(fields)
+    k = rng.choice([0, 1, 3, 7])
+    out.append(("cut at %s+%d" % (p, k), data[:min(at[p] + k, len(data) - 1)]))
+    counts = [p for p in at if re.search(r"(tensor_count|kv_count|\.count|\.key|\.name|\.value)$", p) and
+              (not p.endswith(".value") or p + "#bytes" in at) and at[p] + 8 <= len(data)]
+    if counts:
+        p = rng.choice(counts)
+        v = struct.unpack_from("<Q", data, at[p])[0]
+        v = rng.choice([v + 1, v * 2 + 1, len(data) - at[p], len(data)])
+        out.append(("inflate %s=%d" % (p, v), _put(data, at[p], "<Q", v & ((1 << 64) - 1))))
+    codes = [p for p in at if re.search(r"(kv\[\d+\]\.type|\.value\.type|tensor\[\d+\]\.type)$", p)]
+    if codes:
+        p = rng.choice(codes)
+        v = rng.choice([40, 41, 42, 4, 5, 31, 36, 99, 1 << 31] if p.startswith("tensor") else [13, 14, 255, 1 << 31])
+        out.append(("type %s=%d" % (p, v), _put(data, at[p], "<I", v)))
+    offs = [p for p in at if re.search(r"tensor\[\d+\]\.offset$", p)]
+    if len(offs) >= 2:
+        a, b = rng.sample(offs, 2)
+        va, vb = struct.unpack_from("<Q", data, at[a])[0], struct.unpack_from("<Q", data, at[b])[0]
+        out.append(("swap %s %s" % (a, b), _put(_put(data, at[a], "<Q", vb), at[b], "<Q", va)))
+    return out
 
 
 def mutants(rng, data, at):
@@ -130,7 +205,7 @@ def mutants(rng, data, at):
         i = rng.choice(zeros)
         b[i] = rng.randint(1, 255)
         out.append(("nonzero %d" % i, bytes(b)))
-    return out
+    return out + field_mutants(rng, data, at)
 
 
 def esc(text):
@@ -149,16 +224,19 @@ def make(outdir, n, seed):
     os.makedirs(outdir, exist_ok=True)
     rows = []
     for i in range(n):
-        align = rng.choice([None, None, None, 8, 16, 32, 64])
-        data, at = gguf(rand_kvs(rng, align), rand_tensors(rng), version=3)
-        cases = [("valid", data)] + mutants(rng, data, at)
+        # (1, 2 and 4: lenient only, as version 2)
+        align = rng.choice([None, None, None, 8, 16, 32, 64, 128, 256] + ([1, 2, 4, 4096] if rng.random() < 0.1
+                                                                            else []))
+        version = 2 if rng.random() < 0.03 else 3
+        data, at = gguf(rand_kvs(rng, align), rand_tensors(rng), version=version)
+        cases = [("valid" if version == 3 and (align or 8) >= 8 else "lenient-only", data)] + mutants(rng, data, at)
         for j, (what, blob) in enumerate(cases):
             name = "r%04d_%d.gguf" % (i, j)
             with open(os.path.join(outdir, name), "wb") as f:
                 f.write(blob)
             s, le = read(blob, False), read(blob, True)
             if j == 0:
-                assert s["valid"] and not s["warnings"], (name, s)
+                assert le["valid"] and (s["valid"] and not s["warnings"]) == (what == "valid"), (name, s, le)
             rows.append([name, verdict(s), verdict(le), esc(s.get("field", "-")), str(s.get("offset", "-")),
                          s.get("kind", "-"), what])
     with open(os.path.join(outdir, "manifest.tsv"), "w") as f:
@@ -179,25 +257,27 @@ def load(outdir):
 
 
 def policy_reason(blob):
-    """Why the rulebook and gguf.cpp may disagree on this file, or None."""
+    """Why the rulebook and gguf.cpp may disagree on this file, or None.
+    A file that breaks a rule lenient mode tolerates and one it does not
+    (version 2 and a ggml type 40) is judged by the one it does not."""
     s, le = read(blob, False), read(blob, True)
     if not s["valid"] and le["valid"]:
         return "tolerated in lenient only (%s: %s)" % (s["field"], s["message"])
-    res = le if le["valid"] else None
-    if res is None:
-        if s["kind"] == "overflow" and s["field"].endswith(".ne"):
+    if not le["valid"]:
+        e = le
+        if e["kind"] == "overflow" and e["field"].endswith(".ne"):
             return "ne product >= 2^63 (gguf.cpp's guard wraps when the product wraps to 0)"
-        if s["kind"] == "unknown-type" and ".type" in s["field"] and s["field"].startswith("tensor"):
-            code = struct.unpack_from("<I", blob, s["offset"])[0]
+        if e["kind"] == "unknown-type" and ".type" in e["field"] and e["field"].startswith("tensor"):
+            code = struct.unpack_from("<I", blob, e["offset"])[0]
             if code in (40, 41, 42):
                 return "ggml type %d is newer than the rulebook's table" % code
-        if s["kind"] == "truncated" and s["field"].endswith(".padding"):
+        if e["kind"] == "truncated" and e["field"].endswith(".padding"):
             return "the last padding is cut (gguf.cpp with no_alloc does not read it)"
-        if s["kind"] in ("truncated", "constraint") and _ggml_nbytes_wraps(blob):
+        if e["kind"] in ("truncated", "constraint") and _ggml_nbytes_wraps(blob):
             # (the tensor past the end, or the next offset not where the rulebook's size ends it)
             return "ggml_nbytes wraps (ne[0] x bytes per block >= 2^64: ggml sees a small tensor)"
         return None
-    if _has_nested_array(res["metadata"]):
+    if _has_nested_array(le["metadata"]):
         return "arrays of arrays (gguf.cpp refuses them, the rulebook accepts them)"
     return None
 
