@@ -74,10 +74,15 @@ fi
 # types and a directory (tests/specs/directory) gives the verdicts and views
 # its spec says, for files in both byte orders.
 # afmt-gen -o makes the directory (and its parents).
+# The test formats written from spec/LANGUAGE.md alone (tests/specs/NAME/
+# with gen.py and expected.tsv: tests/specs/run_specs.sh checks their
+# verdicts) join the agreement test below.
 echo "== new format from JSON alone"
+TEST_FORMATS=$(for d in tests/specs/*/; do [ -f "$d/gen.py" ] && [ -f "$d/expected.tsv" ] && ls "$d"*.json; done)
+# shellcheck disable=SC2086 # TEST_FORMATS is a list of paths without spaces
 if ASAN_OPTIONS=detect_leaks=0 "$BUILD"/afmt-gen -o "$TMPD/gen/deeper" spec/*.json tests/specs/newformat/toyfmt.json tests/specs/newformat/farfmt.json \
        tests/specs/readonly/rofmt.json tests/specs/directory/dirfmt.json tests/specs/negate/negate.json \
-       tests/specs/features/*.json 2> "$TMPD/cc.log"; then
+       tests/specs/features/*.json $TEST_FORMATS 2> "$TMPD/cc.log"; then
     for d in newformat readonly directory; do
         if ${CC:-cc} -std=c11 -pedantic -Wall -Wextra -Werror ${TEST_CFLAGS:-} \
                -Iruntime -I"$TMPD/gen/deeper" -Itests/unit -o "$TMPD/$d" tests/specs/$d/driver.c \

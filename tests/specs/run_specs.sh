@@ -15,6 +15,12 @@
 # the writer writes at least one unless the spec is read-only; files kept
 # beside a regression spec (NAME.valid/, NAME.invalid/: a read-only spec's,
 # which no writer makes) are judged as their folder says.
+# The test formats (tests/specs/NAME/NAME.json beside gen.py and
+# expected.tsv: formats written from spec/LANGUAGE.md alone) get the same
+# checks, and their samples: gen.py makes exactly the committed samples/
+# and expected.tsv, and each sample gets the verdict, code, field and
+# offset expected.tsv gives, from the generated validator (this driver)
+# and from the interpreter (afmt-validate --spec).
 # One "PASS name" / "FAIL name: why" line per check (tests/run.sh).
 set -u
 BUILD=${1:-build}
@@ -46,7 +52,7 @@ if [ -f "$BUILD/libafmt-interp.a" ] && $CC ${CFLAGS:-} -std=c11 -DSPECFUZZ_INTER
     AGREE_O=$TMP/driver_agree.o
 fi
 
-# check_spec SPEC KIND: KIND is features or regressions
+# check_spec SPEC KIND: KIND is features, regressions or formats
 check_spec() {
     local spec=$1 kind=$2 name fmt out cc
     name=$(basename "$spec" .json)
@@ -96,6 +102,45 @@ check_spec() {
         pass "$kind/$name: $(tail -1 "$TMP/drv.log") files validate and read back"
     fi
     check_samples "$spec" "$kind/$name" "$out/driver"
+    [ "$kind" = formats ] && check_expected "$spec" "$name" "$out/driver"
+}
+
+# check_expected SPEC NAME DRIVER: a test format's samples, remade by its
+# gen.py, and their verdicts from expected.tsv (file, valid|invalid, code,
+# field, offset), strict, by the generated validator and the interpreter.
+check_expected() {
+    local dir want_dir file verdict code field offset got
+    dir=$(dirname "$1")
+    want_dir=$TMP/formats/$2.samples
+    mkdir -p "$want_dir"
+    if ! python3 "$dir/gen.py" "$want_dir" > "$TMP/py.log" 2>&1; then
+        fail "formats/$2: gen.py fails: $(head -3 "$TMP/py.log")"
+        return
+    fi
+    if diff -r "$want_dir/samples" "$dir/samples" > "$TMP/diff" 2>&1 && cmp -s "$want_dir/expected.tsv" "$dir/expected.tsv"; then
+        pass "formats/$2: gen.py makes the committed samples and expected.tsv"
+    else
+        fail "formats/$2: gen.py's samples or expected.tsv differ from the committed ones (run it): $(head -3 "$TMP/diff")"
+    fi
+    while IFS=$'\t' read -r file verdict code field offset; do
+        case $file in '#'* | '') continue ;; esac
+        "$3" validate "$dir/$file" > "$TMP/val.log" 2>&1
+        got=$(head -1 "$TMP/val.log")
+        if [ "$verdict" = valid ]; then
+            case $got in "0 strict ok "*) pass "formats/$2: $file validates (generated)" ;;
+                *) fail "formats/$2: $file should validate (generated): $got" ;; esac
+        else
+            case $got in "0 strict err $code field=$field offset=$offset: "*) pass "formats/$2: $file: $code at $field, offset $offset (generated)" ;;
+                *) fail "formats/$2: $file should be $code at $field, offset $offset (generated): $got" ;; esac
+        fi
+        got=$(ASAN_OPTIONS=detect_leaks=0 "$BUILD"/afmt-validate --json --spec "$1" "$dir/$file" 2>&1 |
+              python3 -c 'import json,sys; r=json.load(sys.stdin); e=r.get("error") or {}; print(r["verdict"], e.get("code","-"), e.get("field","-"), e.get("offset","-"))' 2>&1)
+        if [ "$got" = "$verdict $code $field $offset" ]; then
+            pass "formats/$2: $file: $verdict $code $field $offset (interpreter)"
+        else
+            fail "formats/$2: $file should be $verdict $code $field $offset (interpreter): $got"
+        fi
+    done < "$dir/expected.tsv"
 }
 
 # check_samples SPEC WHAT DRIVER: files beside a spec that no writer makes
@@ -143,5 +188,9 @@ for kind in features regressions; do
         [ -f "$spec" ] || continue
         check_spec "$spec" "$kind"
     done
+done
+for spec in tests/specs/*/*.json; do
+    [ -f "$(dirname "$spec")/expected.tsv" ] && [ -f "$(dirname "$spec")/gen.py" ] || continue
+    check_spec "$spec" formats
 done
 [ "$fails" -eq 0 ]
