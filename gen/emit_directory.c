@@ -74,8 +74,34 @@ static sym *record_value(emitter *m, const item *d, const char *name, sym_kind w
     return y;
 }
 
+/* "rank": the record's array takes the first `rank` entries of its shape
+ * field; the rank is evaluated at the end of the repetition, at most the
+ * field's count (`constraint`) and within the rank limits (`limit`), both
+ * blamed on the rank's field when it is a plain name, as an array item's
+ * "rank" is (emit_validate.c, array_rank_prefix).  Returns the C local
+ * holding it. */
+static char *dir_rank(emitter *m, const item *d, const sym *shape)
+{
+    sym *ry = d->dir.rank->kind == E_NAME ? sym_peek(m, d->dir.rank->sval) : NULL;
+    blame rb = blame_of(ry && ry->kind == SY_INT ? ry : NULL);
+    char *r = emit_u64(m, &rb, d->dir.rank, d->dir.rank_text), *local = xprintf("dir_rank_%s", d->name), *cond, *fmt,
+         *args;
+    line(m, "const uint64_t %s = %s;", local, r);
+    cond = xprintf("%s > %s", local, shape->count);
+    fmt = xprintf("\"rank %%\" PRIu64 \" exceeds the %%\" PRIu64 \" entries of %s\"", shape->name);
+    args = xprintf("%s, %s", local, shape->count);
+    emit_fail_if(m, cond, &rb, "constraint", LEN_NONE, fmt, args);
+    free(cond); free(fmt); free(args);
+    cond = xprintf("%s > c->opt->limits.max_rank || %s > AFMT_RANK_CAP", local, local);
+    args = xprintf("%s, c->opt->limits.max_rank < AFMT_RANK_CAP ? c->opt->limits.max_rank : (uint64_t)AFMT_RANK_CAP", local);
+    emit_fail_if(m, cond, &rb, "limit", LEN_NONE, "\"rank %\" PRIu64 \" exceeds the limit of %\" PRIu64 \"\"", args);
+    free(cond); free(args); free(r);
+    return local;
+}
+
 void emit_dir_add(emitter *m, item *repeat, const item *d)
 {
+    char *rank;
     sym *el = record_value(m, d, d->dir.dtype, SY_LOOKUP, "a lookup");
     sym *shape = record_value(m, d, d->dir.shape, SY_ARRF, "an integer field with \"count\"");
     sym *nm = d->dir.name ? record_value(m, d, d->dir.name, SY_STR, "a string field") : NULL;
@@ -87,9 +113,11 @@ void emit_dir_add(emitter *m, item *repeat, const item *d)
     if (nm) decl_use(m, nm->off_decl);
     dir_desc(m, d, shape);
     line(m, "/* the record of directory %s */", d->name);
+    rank = d->dir.rank ? dir_rank(m, d, shape) : xstrdup(shape->count);
     line(m, "if (afmt_dir_add(c, &%s_dir_%s, dir_%s, %s, %s, %s, %s%s%s, %s, %s, %s)) return -1;", m->s->format, d->name,
-         repeat->name, el->c, shape->off, shape->count, nm ? nm->off : "0", nm ? " + " : "",
+         repeat->name, el->c, shape->off, rank, nm ? nm->off : "0", nm ? " + " : "",
          nm ? xprintf("%d", nm->width) : "", nm ? nm->c : "0", off->c, off->off);
+    free(rank);
 }
 
 void emit_directory(emitter *m, item *d)

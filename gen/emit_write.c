@@ -818,6 +818,7 @@ static void def_shape_prefix(emitter *m, def *d)
     const char *a = d->arr->name;
     const expr *cnt = it->field.count;
     unsigned long long k;
+    char *at;
     if (!cnt || cnt->kind != E_INT || cnt->ival == 0 || cnt->ival > 255) {
         gen_error(m, it->jpath, "the writer writes '%s' (the first \"rank\" entries of which are %s's shape) only with a "
                                 "literal \"count\" from 1 to 255 (AFMT_RANK_CAP)" NO_WRITER_HINT, it->name, a);
@@ -830,8 +831,11 @@ static void def_shape_prefix(emitter *m, def *d)
          m->s->format, k, it->name);
     m->indent--;
     line(m, "uint64_t w_%s[%llu];", it->name, k);
-    line(m, "for (uint64_t k = 0; k < %llu; k++) w_%s[k] = k < A_%s->rank ? A_%s->dims[k] : UINT64_C(%llu);", k,
-         it->name, a, a, (unsigned long long)d->arr->array.fill);
+    /* a directory's "fastest-first": the rank entries are the dims reversed */
+    at = d->arr->array.dims_reversed ? xprintf("A_%s->rank - 1 - k", a) : xstrdup("k");
+    line(m, "for (uint64_t k = 0; k < %llu; k++) w_%s[k] = k < A_%s->rank ? A_%s->dims[%s] : UINT64_C(%llu);", k,
+         it->name, a, a, at, (unsigned long long)d->arr->array.fill);
+    free(at);
     line(m, "const uint64_t n_%s = %llu;", it->name, k);
 }
 
@@ -852,7 +856,7 @@ static void def_shape_arrf(emitter *m, def *d)
     fixed_printf(y->c, sizeof y->c, "w_%s", it->name);
     fixed_printf(y->count, sizeof y->count, "n_%s", it->name);
     fixed_printf(y->off, sizeof y->off, "0");
-    if (d->arr->array.dims_reversed) /* the view's dims, fastest first */
+    if (d->arr->array.dims_reversed && !d->arr->array.rank) /* the view's dims, fastest first (else w_ is) */
         fixed_printf(y->elem, sizeof y->elem, it->field.is_signed ? "(int64_t)w_%s[n_%s - 1 - (%%s)]" : "w_%s[n_%s - 1 - (%%s)]",
                      it->name, it->name);
     else

@@ -55,6 +55,9 @@ static item *record_array(const item *d)
     a->array.dir_record = 1;
     a->array.offset_from = d->dir.offset;
     a->array.dims_reversed = d->dir.fastest_first;
+    a->array.rank = d->dir.rank;
+    a->array.rank_text = d->dir.rank_text;
+    a->array.fill = d->dir.fill;
     return a;
 }
 

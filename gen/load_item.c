@@ -20,7 +20,7 @@ static const char *const REPEAT_KEYS[] = {"repeat", "until", "count", "skip", "m
 static const char *const STRUCTUSE_KEYS[] = {"struct", "use", "args", "doc", NULL};
 static const char *const VAR_KEYS[] = {"var", "value", "doc", NULL};
 static const char *const DIRECTORY_KEYS[] = {"directory", "records", "align", "dtype", "shape", "dims", "name", "default_name", "offset",
-                                             "endian", "lenient", "doc", NULL};
+                                             "rank", "fill", "endian", "lenient", "doc", NULL};
 static const char *const SET_KEYS[] = {"set", "value", "doc", NULL};
 static const char *const REGION_KEYS[] = {"region", "size", "exact", "lenient", "body", "doc", NULL};
 static const char *const SWITCH_KEYS[] = {"switch", "on", "cases", "else", "write", "doc", NULL};
@@ -305,19 +305,28 @@ static void load_check_item(loader *L, spec *s, json_t *o, const char *jp, item 
     it->attribute = get_str(L, o, "field", jp, 0);
 }
 
+/* "rank" (the first `rank` entries of the shape field are the shape) and
+ * "fill" (what a writer writes past them, default 1): of an array item or
+ * a directory. */
+static void load_rank_fill(loader *L, json_t *o, const char *jp, expr **rank, char **rank_text, uint64_t *fill)
+{
+    json_t *f = json_object_get(o, "fill");
+    *rank = get_expr(L, o, "rank", jp, rank_text);
+    *fill = 1;
+    if (f && !*rank) LERR(L, jp, "\"fill\" is what a writer writes past the \"rank\": it needs \"rank\"");
+    if (f && (!json_is_integer(f) || json_integer_value(f) < 0))
+        LERR(L, jp, "\"fill\" is a non-negative integer (the value of the entries past the rank)");
+    else if (f)
+        *fill = (uint64_t)json_integer_value(f);
+}
+
 /* "shape": an array field's name, or a list of expressions; with an array
  * field, "rank" (its first `rank` entries are the shape) and "fill". */
 static void load_array_shape(loader *L, json_t *o, const char *jp, array_item *a)
 {
-    json_t *shape = json_object_get(o, "shape"), *fill = json_object_get(o, "fill");
-    a->rank = get_expr(L, o, "rank", jp, &a->rank_text);
-    a->fill = 1;
+    json_t *shape = json_object_get(o, "shape");
+    load_rank_fill(L, o, jp, &a->rank, &a->rank_text, &a->fill);
     if (a->rank && !json_is_string(shape)) LERR(L, jp, "\"rank\" takes the first entries of an array field: \"shape\" names one");
-    if (fill && !a->rank) LERR(L, jp, "\"fill\" is what a writer writes past the \"rank\": it needs \"rank\"");
-    if (fill && (!json_is_integer(fill) || json_integer_value(fill) < 0))
-        LERR(L, jp, "\"fill\" is a non-negative integer (the value of the entries past the rank)");
-    else if (fill)
-        a->fill = (uint64_t)json_integer_value(fill);
     if (json_is_string(shape)) {
         a->shape_field = xstrdup(json_string_value(shape));
     } else if (json_is_array(shape)) {
@@ -611,6 +620,7 @@ static void load_directory(loader *L, spec *s, json_t *o, const char *jp, item *
     else if (dims && strcmp(dims, "slowest-first") != 0)
         LERR(L, jp, "\"dims\" is \"slowest-first\" (the default: row-major) or \"fastest-first\"");
     free(dims);
+    load_rank_fill(L, o, jp, &d->rank, &d->rank_text, &d->fill);
     endian = get_str(L, o, "endian", jp, 0);
     d->payload_explicit = endian != NULL;
     if (endian && strcmp(endian, "big") == 0) d->payload_big = 1;

@@ -184,6 +184,8 @@ typedef struct directory_item {  /* IT_DIRECTORY: arrays of earlier records */
     char *dtype, *shape, *name, *offset; /* names of values of the repeat's body */
     char *default_name;               /* writer: unnamed arrays are named it + their index, or NULL */
     int fastest_first;                /* "dims": "fastest-first" (the view's shape reversed) */
+    expr *rank; char *rank_text;      /* "rank": the shape is the first `rank` entries of the shape field */
+    uint64_t fill;                    /* "fill": what a writer writes in the entries past the rank (1) */
     int payload_big;                  /* 0, 1 or ORDER_RUN */
     int payload_explicit;             /* "endian" given */
     leniency pad_lenient;

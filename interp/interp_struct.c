@@ -1,6 +1,7 @@
 /* afmt reference interpreter: named structures ("struct"), vars ("var",
  * "set"), a repeat's "unique" key and directories of arrays -- as
  * gen/emit_struct.c and gen/emit_directory.c emit them. */
+#include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include "interp.h"
@@ -169,13 +170,33 @@ afmt_dir_list *idir_begin(irun *r, const item *repeat)
     return &d->list;
 }
 
+/* "rank": the first `rank` entries of the shape field, at most its count
+ * and within the rank limits (gen/emit_directory.c, dir_rank). */
+static int dir_rank(irun *r, const item *d, const isym *shape, uint64_t *rank)
+{
+    const expr *re = d->dir.rank;
+    const isym *ry = re->kind == E_NAME ? isym_find(r, re->sval) : NULL;
+    const iblame rb = iblame_of(ry && ry->kind == IS_INT ? ry : NULL);
+    const afmt_limits *lim = &r->c->opt->limits;
+    if (ieval_u64(r, &rb, re, d->dir.rank_text, rank)) return -1;
+    if (*rank > shape->count)
+        return ifail(r, &rb, AFMT_E_CONSTRAINT, LEN_NONE, "rank %" PRIu64 " exceeds the %" PRIu64 " entries of %s", *rank,
+                     shape->count, shape->name);
+    if (*rank > lim->max_rank || *rank > AFMT_RANK_CAP)
+        return ifail(r, &rb, AFMT_E_LIMIT, LEN_NONE, "rank %" PRIu64 " exceeds the limit of %" PRIu64, *rank,
+                     lim->max_rank < AFMT_RANK_CAP ? lim->max_rank : (uint64_t)AFMT_RANK_CAP);
+    return 0;
+}
+
 int idir_add(irun *r, const item *repeat, afmt_dir_list *l)
 {
     const item *d = directory_of(r->in->s, repeat);
     const isym *el = isym_find(r, d->dir.dtype), *shape = isym_find(r, d->dir.shape);
     const isym *nm = d->dir.name ? isym_find(r, d->dir.name) : NULL, *off = isym_find(r, d->dir.offset);
     const afmt_dir_desc desc = dir_desc(r, d);
-    return afmt_dir_add(r->c, &desc, l, el->el, shape->off, shape->count, nm ? nm->off + (uint64_t)nm->width : 0,
+    uint64_t rank = shape->count;
+    if (d->dir.rank && dir_rank(r, d, shape, &rank)) return -1;
+    return afmt_dir_add(r->c, &desc, l, el->el, shape->off, rank, nm ? nm->off + (uint64_t)nm->width : 0,
                         nm ? nm->count : 0, off->v, off->off_is_pos ? r->c->pos : off->off);
 }
 
