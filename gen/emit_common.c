@@ -587,6 +587,7 @@ const char *type_table2(emitter *m, const table *tb, int nplain)
 }
 
 /* "; known: (1, 1) i8, (1, 2) i16, ..., eltype == 0 && elbyte > 0: opaque"
+ * (GGUF's: "0 f32, 1 f16, 2 Q4_0, ...")
  * (malloc'd): an unknown type code lists the valid ones, straight from the
  * spec's table. */
 char *table_known_text(const table *tb)
@@ -623,7 +624,8 @@ char *table_known_text(const table *tb)
         }
         if (te->nkey > 1)
             sb_puts(&b, ")");
-        sb_printf(&b, " %s", te->dtype);
+        /* an opaque type the format names is listed by that name (Q4_0) */
+        sb_printf(&b, " %s", te->type_name ? te->type_name : te->dtype);
     }
     q = xstrdup(b.s ? b.s : "");
     sb_free(&b);

@@ -212,11 +212,10 @@ static int gguf_check_ne(const afmt_vctx *c, uint64_t at, uint64_t at_index, uin
 
 /* The entries of table ggml, listed when no entry matches. */
 static const char gguf_ggml_known[] =
-    "; known: 0 f32, 1 f16, 2 opaque, 3 opaque, 6 opaque, 7 opaque, 8 opaque, 9 "
-    "opaque, 10 opaque, 11 opaque, 12 opaque, 13 opaque, 14 opaque, 15 opaque, 16 "
-    "opaque, 17 opaque, 18 opaque, 19 opaque, 20 opaque, 21 opaque, 22 opaque, 23 "
-    "opaque, 24 i8, 25 i16, 26 i32, 27 i64, 28 f64, 29 opaque, 30 bf16, 34 opaque, 35 "
-    "opaque, 39 opaque";
+    "; known: 0 f32, 1 f16, 2 Q4_0, 3 Q4_1, 6 Q5_0, 7 Q5_1, 8 Q8_0, 9 Q8_1, 10 Q2_K, "
+    "11 Q3_K, 12 Q4_K, 13 Q5_K, 14 Q6_K, 15 Q8_K, 16 IQ2_XXS, 17 IQ2_XS, 18 IQ3_XXS, "
+    "19 IQ1_S, 20 IQ4_NL, 21 IQ3_S, 22 IQ2_S, 23 IQ4_XS, 24 i8, 25 i16, 26 i32, 27 "
+    "i64, 28 f64, 29 IQ1_M, 30 bf16, 34 TQ1_0, 35 TQ2_0, 39 MXFP4";
 
 /* directory data: the arrays of tensor's records */
 static const afmt_dir_desc gguf_dir_data = {

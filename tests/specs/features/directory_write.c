@@ -75,7 +75,7 @@ static int directory_write_check_rank(const afmt_vctx *c, uint64_t at, uint64_t 
 
 /* The entries of table types, listed when no entry matches. */
 static const char directory_write_types_known[] =
-    "; known: 0 f32, 1 i16, 2 opaque";
+    "; known: 0 f32, 1 i16, 2 B4";
 
 /* directory data: the arrays of rec's records */
 static const afmt_dir_desc directory_write_dir_data = {
