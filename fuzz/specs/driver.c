@@ -35,6 +35,8 @@
 typedef struct seen {
     afmt_array a[MAX_VIEWS];
     int n;
+    const afmt_kv *want_kv; /* the key-values written, in order (or NULL) */
+    size_t n_kv, kv_differ; /* key-values read; 1 + the index of the first that differs */
 } seen;
 
 static int keep(void *ctx, const afmt_array *a)
@@ -42,6 +44,37 @@ static int keep(void *ctx, const afmt_array *a)
     seen *s = ctx;
     if (s->n < MAX_VIEWS) s->a[s->n] = *a;
     s->n++;
+    return 0;
+}
+
+static int same_value(const afmt_value *a, const afmt_value *b)
+{
+    uint64_t i;
+    if (a->kind != b->kind) return 0;
+    switch (a->kind) {
+    case AFMT_VALUE_UINT: case AFMT_VALUE_BOOL: return a->width == b->width && a->u == b->u;
+    case AFMT_VALUE_INT: return a->width == b->width && a->i == b->i;
+    case AFMT_VALUE_FLOAT: return a->width == b->width && a->f == b->f;
+    case AFMT_VALUE_STRING: return a->len == b->len && (a->len == 0 || memcmp(a->str, b->str, (size_t)a->len) == 0);
+    case AFMT_VALUE_LIST:
+        if (a->count != b->count || a->item_kind != b->item_kind) return 0;
+        for (i = 0; i < a->count; i++)
+            if (!same_value(&a->items[i], &b->items[i])) return 0;
+        return 1;
+    }
+    return 0;
+}
+
+/* Each key-value read must be the one written at its index. */
+static int keep_kv(void *ctx, const afmt_kv *kv, uint64_t offset)
+{
+    seen *s = ctx;
+    const afmt_kv *w = s->want_kv && s->n_kv < SIZE_MAX ? &s->want_kv[s->n_kv] : NULL;
+    (void)offset;
+    if (w && !s->kv_differ &&
+        (w->key_len != kv->key_len || memcmp(w->key, kv->key, (size_t)kv->key_len) != 0 || !same_value(&w->value, &kv->value)))
+        s->kv_differ = s->n_kv + 1;
+    s->n_kv++;
     return 0;
 }
 
@@ -83,9 +116,14 @@ static int validate_mode(const afmt_format *f, const uint8_t *buf, uint64_t len,
     afmt_options_default(&opt);
     opt.mode = mode;
     memset(&vis, 0, sizeof vis);
-    memset(s, 0, sizeof *s);
+    {
+        const afmt_kv *want = s->want_kv;
+        memset(s, 0, sizeof *s);
+        s->want_kv = want;
+    }
     vis.ctx = s;
     vis.on_array = keep;
+    vis.on_kv = keep_kv;
     memset(err, 0, sizeof *err);
     return f->validate(buf, len, &opt, &vis, err);
 }
@@ -197,6 +235,7 @@ static int try_write(const afmt_format *f, const afmt_array *arrays, size_t n, c
     if (n == 1 && f->can_write(&arrays[0], &err) != 0) return 0;
     if (f->encoded_size(arrays, n, wopt, &size, &err) != 0) return 0;
     afmt_sink_buffer(&sink, buf, sizeof buf);
+    s.want_kv = wopt ? wopt->kv : NULL;
     if (f->write(arrays, n, wopt, &sink, &err) != 0) {
         if (size <= sizeof buf) {
             printf("FAIL %s: encoded_size said %llu, then write refused: %s\n", desc, (unsigned long long)size, err.message);
@@ -226,6 +265,11 @@ static int try_write(const afmt_format *f, const afmt_array *arrays, size_t n, c
         printf("FAIL %s: wrote %zu arrays, the validator saw %d (%s)\n", desc, n, s.n, path);
         return 1;
     }
+    if (wopt && wopt->n_kv && (s.n_kv != wopt->n_kv || s.kv_differ)) {
+        printf("FAIL %s: wrote %zu key-values, the validator read %zu%s (%s)\n", desc, wopt->n_kv, s.n_kv,
+               s.kv_differ ? ", not all as written" : "", path);
+        return 1;
+    }
     /* each array written is one read (a writer may order them: write_sort) */
     {
         int taken[MAX_ARRAYS] = {0};
@@ -242,6 +286,65 @@ static int try_write(const afmt_format *f, const afmt_array *arrays, size_t n, c
         }
     }
     return 0;
+}
+
+/* A format with typed metadata (a repeat's "metadata"): each key-value
+ * below alone, then all it took together, beside a named array; what it
+ * writes must validate and read back (keys, kinds, widths, values).  The
+ * kinds and widths a format has no type code for are refused (skipped);
+ * "bundle.align" and "general.alignment" are the alignments of
+ * tests/specs/mbundle and GGUF (a var the directory aligns to). */
+static int write_kvs(const afmt_format *f, const char *dir, int *written)
+{
+    static const uint8_t one[] = {1, 2}, two[] = {3};
+    static afmt_value ints1[2], ints2[1], lists[2];
+    static afmt_kv kv[10], taken[10];
+    afmt_write_options wopt;
+    afmt_array a;
+    static const uint64_t shape[4] = {2, 1, 3, 0};
+    size_t i, n_taken = 0;
+    int fails = 0;
+    char desc[128];
+    for (i = 0; i < 2; i++) { ints1[i].kind = AFMT_VALUE_UINT; ints1[i].width = 1; ints1[i].u = one[i]; }
+    ints2[0].kind = AFMT_VALUE_UINT; ints2[0].width = 1; ints2[0].u = two[0];
+    for (i = 0; i < 2; i++) {
+        lists[i].kind = AFMT_VALUE_LIST;
+        lists[i].items = i ? ints2 : ints1;
+        lists[i].count = i ? 1 : 2;
+        lists[i].item_kind = AFMT_VALUE_UINT;
+        lists[i].item_width = 1;
+    }
+#define KV(k, K, W) (kv[i].key = (const uint8_t *)(k), kv[i].key_len = strlen(k), kv[i].value.kind = (K), kv[i].value.width = (W))
+    i = 0; KV("k.u8", AFMT_VALUE_UINT, 1); kv[i].value.u = 7;
+    i = 1; KV("k.i16", AFMT_VALUE_INT, 2); kv[i].value.i = -3;
+    i = 2; KV("k.f32", AFMT_VALUE_FLOAT, 4); kv[i].value.f = 0.5;
+    i = 3; KV("k.f64", AFMT_VALUE_FLOAT, 8); kv[i].value.f = 1e-5;
+    i = 4; KV("k.bool", AFMT_VALUE_BOOL, 1); kv[i].value.u = 1;
+    i = 5; KV("k.str", AFMT_VALUE_STRING, 0); kv[i].value.str = (const uint8_t *)"hello"; kv[i].value.len = 5;
+    i = 6; KV("k.lists", AFMT_VALUE_LIST, 0); kv[i].value.items = lists; kv[i].value.count = 2;
+    kv[i].value.item_kind = AFMT_VALUE_LIST;
+    i = 7; KV("bundle.align", AFMT_VALUE_UINT, 4); kv[i].value.u = 64;
+    i = 8; KV("general.alignment", AFMT_VALUE_UINT, 4); kv[i].value.u = 64;
+    i = 9; KV("k.empty", AFMT_VALUE_LIST, 0); kv[i].value.item_kind = AFMT_VALUE_UINT; kv[i].value.item_width = 1;
+#undef KV
+    make_array(&a, AFMT_F32, shape, f->order, 0, "x");
+    for (i = 0; i < 10; i++) {
+        int before = *written;
+        memset(&wopt, 0, sizeof wopt);
+        wopt.kv = &kv[i];
+        wopt.n_kv = 1;
+        snprintf(desc, sizeof desc, "write f32[1,3] with key-value %s", (const char *)kv[i].key);
+        fails += try_write(f, &a, 1, &wopt, desc, dir, written);
+        if (*written > before) taken[n_taken++] = kv[i];
+    }
+    if (n_taken > 1) {
+        memset(&wopt, 0, sizeof wopt);
+        wopt.kv = taken;
+        wopt.n_kv = n_taken;
+        snprintf(desc, sizeof desc, "write f32[1,3] with %zu key-values", n_taken);
+        fails += try_write(f, &a, 1, &wopt, desc, dir, written);
+    }
+    return fails;
 }
 
 static int cmd_write(const afmt_format *f, const char *dir)
@@ -277,6 +380,7 @@ static int cmd_write(const afmt_format *f, const char *dir)
         make_csr(&arrays[0], DTYPES[d], 4);
         fails += try_write(f, arrays, 1, NULL, "write csr32", dir, &written);
     }
+    if (f->kv_metadata) fails += write_kvs(f, dir, &written);
     printf("written %d\n", written);
     return fails ? 1 : 0;
 }
