@@ -165,6 +165,9 @@ typedef struct emitter {
     /* writer: the stand-in array of the directory record the scope being
      * written binds (gen/emit_write_dir.c), or NULL */
     item *wrecord;
+    /* writer: the scope being written (emit_write.c's scope), whose
+     * definitions that read vars are emitted where their items stand */
+    void *wscope;
     /* writer: the metadata repeat whose repetition is being written (its
      * key-value is the C pointer wkv_c; its grammar's name, the field of
      * its type code), or NULL */

@@ -43,6 +43,8 @@ typedef struct def {
     const check *from; /* the check "F == E" this definition comes from */
     char *c;           /* D_COUNT: its C value */
     int state;         /* 0 new, 1 in progress, 2 emitted */
+    int late;          /* reads a var (or a late definition): emitted where its item
+                        * stands, after the sets before it (late_defs) */
 } def;
 
 typedef struct scope {
@@ -809,6 +811,8 @@ static void def_const(emitter *m, def *d, const blame *bl)
     }
 }
 
+static char *rank_holds(emitter *m, int rank);
+
 /* An array field that is an array's shape: the array's dims. */
 /* An array field whose first "rank" entries are the shape: its fixed
  * count, the array's dims, then the spec's "fill". */
@@ -846,6 +850,16 @@ static void def_shape_arrf(emitter *m, def *d)
     if (d->arr->array.rank) {
         def_shape_prefix(m, d);
     } else {
+        if (it->field.count && it->field.count->kind == E_INT) {
+            /* a fixed number of dims: arrays of that rank only (they were
+             * written whole, into the bytes of the fields after it) */
+            char *holds = rank_holds(m, (int)it->field.count->ival);
+            line(m, "if (A_%s->rank != %llu)", d->arr->name, (unsigned long long)it->field.count->ival);
+            m->indent++;
+            line(m, "return afmt_write_fail_rank(A_%s, \"%s\", %s, err);", d->arr->name, d->arr->name, holds);
+            m->indent--;
+            free(holds);
+        }
         line(m, "const uint64_t *w_%s = A_%s->dims;", it->name, d->arr->name);
         line(m, "const uint64_t n_%s = A_%s->rank;", it->name, d->arr->name);
     }
@@ -1055,13 +1069,28 @@ static int reads_later_var(emitter *m, const expr *e)
     return 0;
 }
 
+/* Whether e names a late definition of sc not emitted yet. */
+static int reads_late(const scope *sc, const expr *e)
+{
+    const char **names = NULL;
+    int n = 0, i, k, late = 0;
+    collect_names((expr *)e, &names, &n);
+    for (i = 0; i < n && !late; i++)
+        for (k = 0; k < sc->ndefs && !late; k++)
+            late = sc->defs[k].late && sc->defs[k].state != 2 && sc->defs[k].it->name &&
+                   strcmp(sc->defs[k].it->name, names[i]) == 0;
+    free(names);
+    return late;
+}
+
 /* Whether the writer evaluates check c: not one about the input's
- * position or reading a var not declared yet, nor one that defined its
- * field (it holds by construction). */
+ * position or reading a var not declared yet or a late definition (the
+ * scope's checks are evaluated before its items are written), nor one
+ * that defined its field (it holds by construction). */
 static int write_checks(emitter *m, const scope *sc, const check *c)
 {
     int k;
-    if (uses_input_position(c->e) || reads_later_var(m, c->e)) return 0;
+    if (uses_input_position(c->e) || reads_later_var(m, c->e) || reads_late(sc, c->e)) return 0;
     for (k = 0; k < sc->ndefs; k++)
         if (sc->defs[k].from == c) return 0;
     return 1;
@@ -1145,6 +1174,90 @@ static void emit_scope_checks(emitter *m, scope *sc)
 }
 
 static void write_items(emitter *m, item_list *body);
+
+/* Whether item it (or one nested in it) sets var name. */
+static int sets_var(const item *it, const char *name)
+{
+    int i, j;
+    if (it->kind == IT_SET && it->attribute && strcmp(it->attribute, name) == 0) return 1;
+    for (i = 0; i < it->body.n; i++)
+        if (sets_var(it->body.v[i], name)) return 1;
+    for (j = 0; j < it->ncases; j++)
+        for (i = 0; i < it->cases[j].body.n; i++)
+            if (sets_var(it->cases[j].body.v[i], name)) return 1;
+    return 0;
+}
+
+/* Mark the definitions that read a var, directly or through others: a
+ * var's value is the one where the item stands, after the sets before it
+ * (a running sum: `total == running` after the repeat that adds to it),
+ * so they are emitted there (late_def), not with the scope's others. */
+static void late_defs(emitter *m, scope *sc)
+{
+    int i, j, changed = 1;
+    while (changed) {
+        changed = 0;
+        for (i = 0; i < sc->ndefs; i++) {
+            def *d = &sc->defs[i];
+            const char **names = NULL;
+            int n = 0;
+            if (d->late || (d->kind != D_EXPR && d->kind != D_LET)) continue;
+            collect_names(d->e, &names, &n);
+            for (j = 0; j < n && !d->late; j++) {
+                def *o = find_def(sc, names[j]);
+                d->late = declares_var(&m->s->body, names[j]) || (o && o->late);
+            }
+            changed |= d->late;
+            free(names);
+        }
+    }
+}
+
+/* The index in sc->items of the item holding check c, or -1. */
+static int check_owner(const scope *sc, const check *c)
+{
+    int i;
+    for (i = 0; i < sc->nitems; i++)
+        if (sc->items[i]->nchecks > 0 && c >= sc->items[i]->checks && c < sc->items[i]->checks + sc->items[i]->nchecks)
+            return i;
+    return -1;
+}
+
+/* The late definition of item it, emitted where it stands: every var it
+ * reads is declared by now, and none is set between it and the check
+ * `it == E` it comes from (that check sees a value the writer has not
+ * reached: it would write what the validator then refuses). */
+static void late_def(emitter *m, item *it)
+{
+    scope *sc = m->wscope;
+    def *d = sc && it->name ? find_def(sc, it->name) : NULL;
+    const char **names = NULL;
+    int n = 0, i, k, at, owner;
+    if (!d || !d->late || d->state == 2 || d->it != it) return;
+    collect_names(d->e, &names, &n);
+    for (at = 0; at < sc->nitems && sc->items[at] != it; at++) {}
+    owner = d->from ? check_owner(sc, d->from) : -1;
+    for (i = 0; i < n; i++) {
+        if (!declares_var(&m->s->body, names[i])) continue;
+        if (!sym_peek(m, names[i])) {
+            gen_error(m, it->jpath, "the writer writes '%s' before var '%s' is declared, and `%s` reads it: put '%s' after "
+                      "the var and what sets it, or give it \"write\"" NO_WRITER_HINT, it->name, names[i],
+                      d->text ? d->text : "", it->name);
+            free(names);
+            return;
+        }
+        for (k = at + 1; k < owner; k++)
+            if (sets_var(sc->items[k], names[i])) {
+                gen_error(m, it->jpath, "the writer writes '%s' before %s sets var '%s', which `%s` reads: put '%s' after "
+                          "it (the validator checks it there), or give it \"write\"" NO_WRITER_HINT, it->name,
+                          sc->items[k]->name ? sc->items[k]->name : "an item", names[i], d->text ? d->text : "", it->name);
+                k = owner;
+                i = n;
+            }
+    }
+    free(names);
+    emit_def(m, sc, d, "");
+}
 
 /* Write the integer value (C text) to field it: its range checked unless
  * it is a literal (checked here) or an unsigned value known to be at most
@@ -1287,6 +1400,7 @@ static void write_scope(emitter *m, item_list *body, const char *array_expr)
     int i, mark = sym_mark(m);
     size_t from = m->out->len;
     int *outer = NULL; /* the declarations of the arrays of nested structures */
+    void *saved_scope;
     memset(&sc, 0, sizeof sc);
     sc.multi = m->multi;
     collect(&sc, body, 0);
@@ -1327,9 +1441,14 @@ static void write_scope(emitter *m, item_list *body, const char *array_expr)
         if (sc.direct[i] && !a->array.dir_record) layout_check(m, a); /* a record's: afmt_wdir_next */
     }
     plan(m, &sc);
-    for (i = 0; i < sc.ndefs; i++) emit_def(m, &sc, &sc.defs[i], "");
+    late_defs(m, &sc);
+    for (i = 0; i < sc.ndefs; i++)
+        if (!sc.defs[i].late) emit_def(m, &sc, &sc.defs[i], "");
     emit_scope_checks(m, &sc);
+    saved_scope = m->wscope;
+    m->wscope = &sc;
     write_items(m, body);
+    m->wscope = saved_scope;
     for (i = 0; i < sc.narrays; i++)
         if (outer[i]) {
             char *id = xprintf("A_%s", sc.arrays[i]->name);
@@ -1584,7 +1703,8 @@ static void write_item(emitter *m, item *it)
 {
     m->jpath = it->jpath;
     switch (it->kind) {
-    case IT_FIELD: write_field(m, it); break;
+    case IT_FIELD: late_def(m, it); write_field(m, it); break;
+    case IT_LET: late_def(m, it); break;
     case IT_ARRAY: write_array(m, it); break;
     case IT_REGION: write_region(m, it); break;
     case IT_PAD: write_pad(m, it); break;
