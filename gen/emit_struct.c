@@ -34,12 +34,14 @@ static int struct_done(const emitter *m, const named_struct *ns)
     return 0;
 }
 
-/* The C parameters of ns after the context: its values, unsigned. */
+/* The C parameters of ns after the context: its values, unsigned, each
+ * with the offset of what it was read from (a failure blamed on it is
+ * there: the type code of a value, not the value after it). */
 static char *struct_params(const named_struct *ns)
 {
     sbuf b = {0};
     int i;
-    for (i = 0; i < ns->nparams; i++) sb_printf(&b, ", uint64_t arg_%s", ns->params[i]);
+    for (i = 0; i < ns->nparams; i++) sb_printf(&b, ", uint64_t arg_%s, uint64_t at_%s", ns->params[i], ns->params[i]);
     return b.s ? b.s : xstrdup("");
 }
 
@@ -72,13 +74,14 @@ static void define_struct(emitter *m, const named_struct *ns, const char *fname)
     for (i = 0; i < ns->nparams; i++) {
         sym *y = sym_push(m, SY_INT, ns->params[i], NULL);
         line(m, "const uint64_t v_%s = arg_%s;", ns->params[i], ns->params[i]);
+        line(m, "(void)at_%s; /* read if a failure is blamed on %s */", ns->params[i], ns->params[i]);
         /* a parameter the body does not read (a spec may pass one along
          * only some of the time): marked, for -Werror */
         y->decl = decl_new(m);
         decl_unless_used(m, y->decl, "(void)v_%s; /* not read */", ns->params[i]);
         y->t = VT_U;
         snprintf(y->c, sizeof y->c, "v_%s", ns->params[i]);
-        snprintf(y->off, sizeof y->off, "c->pos");
+        snprintf(y->off, sizeof y->off, "at_%s", ns->params[i]);
     }
     m->sole_item = 0;
     emit_body_items(m, (item_list *)&ns->body);
@@ -126,7 +129,12 @@ void emit_struct_use(emitter *m, item *it)
     for (i = 0; i < it->st.nargs; i++) {
         blame bl = blame_at(it->name, "AFMT_NO_INDEX", "c->pos");
         char *v = emit_u64(m, &bl, it->st.args[i], it->st.args_text[i]);
-        sb_printf(&args, ", %s", v);
+        /* where the argument was read: a plain name's offset, else the
+         * structure's start (as the interpreter: interp_struct.c) */
+        const sym *y = it->st.args[i]->kind == E_NAME ? sym_peek(m, it->st.args[i]->sval) : NULL;
+        if (y && y->kind != SY_INT) y = NULL;
+        if (y && y->off[0]) decl_use(m, y->off_decl);
+        sb_printf(&args, ", %s, %s", v, y && y->off[0] ? y->off : "c->pos");
         free(v);
     }
     line(m, "if (afmt_struct_enter(c, \"%s\")) return -1;", it->name);

@@ -216,6 +216,20 @@ void value_grammar_emit(emitter *m, const value_grammar *g, char *out, size_t si
         free(what2);
     }
     if (!(m->prelude->s && strstr(m->prelude->s, def))) {
+        if (checks_any(&g->ns->body)) {
+            /* the structure's validator as afmt_value_grammar.validate
+             * calls it: the type code's offset (a parameter's, for its
+             * failures) is where the value read back starts */
+            char *rb = xprintf("%s_%s_read_back", m->s->format, g->ns->name);
+            char *what = xprintf("the read-back of structure '%s'", g->ns->name);
+            c_name_claim(m, rb, what, g->ns->jpath);
+            sb_printf(m->prelude, "/* structure %s read back by the writer (afmt_value_write) */\n"
+                                  "static int %s(afmt_vctx *c, uint64_t code)\n{\n"
+                                  "    return %s_validate_struct_%s(c, code, c->pos);\n}\n\n",
+                      g->ns->name, rb, m->s->format, g->ns->name);
+            free(rb);
+            free(what);
+        }
         sb_printf(m->prelude, "/* The typed values of structure %s (%s %s): type code, kind, width. */\n", g->ns->name,
                   m->s->path, g->ns->jpath);
         sb_printf(m->prelude, "static const afmt_value_case %s_%s_cases[%d] = {\n", m->s->format, g->ns->name, g->ncases);
@@ -229,7 +243,7 @@ void value_grammar_emit(emitter *m, const value_grammar *g, char *out, size_t si
          * value back through the structure's validator (emit_struct.c
          * declared it in the prelude, at its first use) */
         if (checks_any(&g->ns->body))
-            sb_printf(m->prelude, "    .validate = %s_validate_struct_%s,\n", m->s->format, g->ns->name);
+            sb_printf(m->prelude, "    .validate = %s_%s_read_back,\n", m->s->format, g->ns->name);
         sb_puts(m->prelude, "};\n\n");
     }
     free(def);

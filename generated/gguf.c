@@ -134,7 +134,7 @@ static int gguf_check_value(const afmt_vctx *c, uint64_t at, uint64_t v_value)
     return 0;
 }
 
-static int gguf_validate_struct_value(afmt_vctx *c, uint64_t arg_vtype);
+static int gguf_validate_struct_value(afmt_vctx *c, uint64_t arg_vtype, uint64_t at_vtype);
 /* value: its check, for the validator and the writer
  * (spec/gguf.json /structs/value/body/0/cases/7/body/0) */
 static int gguf_check_value_2(const afmt_vctx *c, uint64_t at, uint64_t v_value)
@@ -158,6 +158,12 @@ static int gguf_check_item_type(const afmt_vctx *c, uint64_t at, uint64_t v_item
                 v_item_type);
     }
     return 0;
+}
+
+/* structure value read back by the writer (afmt_value_write) */
+static int gguf_value_read_back(afmt_vctx *c, uint64_t code)
+{
+    return gguf_validate_struct_value(c, code, c->pos);
 }
 
 /* The typed values of structure value (spec/gguf.json /structs/value): type code, kind, width. */
@@ -185,7 +191,7 @@ static const afmt_value_grammar gguf_value_grammar = {
     .count_width = 8,
     .big = 0,
     .write_big = 0,
-    .validate = gguf_validate_struct_value,
+    .validate = gguf_value_read_back,
 };
 
 /* n_dims (spec/gguf.json /body/6/body/1): its check, for the validator and the writer */
@@ -339,11 +345,11 @@ static int gguf_validate_value_kind_8(afmt_vctx *c)
     return 0;
 }
 
-static int gguf_validate_items(afmt_vctx *c, const uint64_t v_item_type)
+static int gguf_validate_items(afmt_vctx *c, const uint64_t o_item_type, const uint64_t v_item_type)
 {
     /* item: structure value (spec/gguf.json /structs/value/body/0/cases/9/body/2/body/0) */
     if (afmt_struct_enter(c, "item")) return -1;
-    if (gguf_validate_struct_value(c, v_item_type)) return -1;
+    if (gguf_validate_struct_value(c, v_item_type, o_item_type)) return -1;
     c->depth--;
     return 0;
 }
@@ -377,7 +383,7 @@ static int gguf_validate_value_kind_9(afmt_vctx *c)
         }
         afmt_path_set_index(c->path, r_items);
         const uint64_t start_items = c->pos;
-        if (gguf_validate_items(c, v_item_type)) return -1;
+        if (gguf_validate_items(c, o_item_type, v_item_type)) return -1;
         if (c->pos == start_items) {
             return afmt_fail_c(c, AFMT_E_CONSTRAINT, "items", AFMT_NO_INDEX, c->pos,
                     "a repetition consumed no bytes");
@@ -409,9 +415,10 @@ static int gguf_validate_value_kind_12(afmt_vctx *c)
 }
 
 /* structure value (spec/gguf.json /structs/value): a metadata value of type vtype (arrays hold values, arrays of arrays too) */
-static int gguf_validate_struct_value(afmt_vctx *c, uint64_t arg_vtype)
+static int gguf_validate_struct_value(afmt_vctx *c, uint64_t arg_vtype, uint64_t at_vtype)
 {
     const uint64_t v_vtype = arg_vtype;
+    (void)at_vtype; /* read if a failure is blamed on vtype */
 
     /* switch value_kind on vtype (spec/gguf.json /structs/value/body/0) */
     const uint64_t sel_value_kind = v_vtype;
@@ -442,18 +449,18 @@ static int gguf_validate_struct_value(afmt_vctx *c, uint64_t arg_vtype)
     } else if (sel_value_kind == UINT64_C(12)) {
         if (gguf_validate_value_kind_12(c)) return -1;
     } else {
-        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "vtype", AFMT_NO_INDEX, c->pos,
+        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "vtype", AFMT_NO_INDEX, at_vtype,
                 "value type is not one of 0-12 (u8, i8, u16, i16, u32, i32, f32, bool, string, "
                 "array, u64, i64, f64) (found %" PRIu64 ")", (uint64_t)sel_value_kind);
     }
     return 0;
 }
 
-static int gguf_validate_kv_value_0(afmt_vctx *c, const uint64_t v_type)
+static int gguf_validate_kv_value_0(afmt_vctx *c, const uint64_t o_type, const uint64_t v_type)
 {
     /* value: structure value (spec/gguf.json /body/5/body/4/cases/1/body/0) */
     if (afmt_struct_enter(c, "value")) return -1;
-    if (gguf_validate_struct_value(c, v_type)) return -1;
+    if (gguf_validate_struct_value(c, v_type, o_type)) return -1;
     c->depth--;
     return 0;
 }
@@ -489,7 +496,7 @@ static int gguf_validate_kv(afmt_vctx *c, uint64_t *const p_alignment, afmt_uniq
     if (sel_kv_value == UINT64_C(1)) {
         if (gguf_validate_kv_value_1(c, p_alignment)) return -1;
     } else if (sel_kv_value == UINT64_C(0)) {
-        if (gguf_validate_kv_value_0(c, v_type)) return -1;
+        if (gguf_validate_kv_value_0(c, o_type, v_type)) return -1;
     } else {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "", AFMT_NO_INDEX, c->pos,
                 "kv_value: unknown value %" PRIu64 " (expected one of 1, 0)",

@@ -19,7 +19,7 @@ static const named_struct *find_struct(const spec *s, const char *name)
 
 /* The body of ns with the values args, in a fresh symbol stack (the
  * nesting is bounded by limits.max_depth: afmt_struct_enter). */
-static int struct_body(irun *r, const item *it, const named_struct *ns, const uint64_t *args)
+static int struct_body(irun *r, const item *it, const named_struct *ns, const uint64_t *args, const uint64_t *at)
 {
     irun inner = *r;
     int i, rc;
@@ -36,7 +36,7 @@ static int struct_body(irun *r, const item *it, const named_struct *ns, const ui
         y->name = ns->params[i];
         y->t = VT_U;
         y->v = args[i];
-        y->off_is_pos = 1;
+        y->off = at[i]; /* where the argument was read (gen/emit_struct.c) */
     }
     rc = irun_items(&inner, &ns->body);
     free(inner.syms);
@@ -49,12 +49,17 @@ int irun_struct(irun *r, const item *it)
 {
     const named_struct *ns = find_struct(r->in->s, it->st.use);
     const iblame b = iblame_pos(it->name);
-    uint64_t *args = calloc((size_t)it->st.nargs + 1, sizeof *args);
+    uint64_t *args = calloc(2 * (size_t)it->st.nargs + 1, sizeof *args), *at = args + it->st.nargs;
     int i, rc = 0;
     if (!args) return afmt_fail(r->c->err, AFMT_E_NOMEM, NULL, NULL, AFMT_NO_INDEX, 0, "out of memory");
-    for (i = 0; rc == 0 && i < it->st.nargs; i++) rc = ieval_u64(r, &b, it->st.args[i], it->st.args_text[i], &args[i]);
+    for (i = 0; rc == 0 && i < it->st.nargs; i++) {
+        const isym *y = it->st.args[i]->kind == E_NAME ? isym_find(r, it->st.args[i]->sval) : NULL;
+        if (y && y->kind != IS_INT) y = NULL;
+        rc = ieval_u64(r, &b, it->st.args[i], it->st.args_text[i], &args[i]);
+        at[i] = y && !y->off_is_pos ? y->off : r->c->pos; /* where it was read, else the structure's start */
+    }
     if (rc == 0) rc = afmt_struct_enter(r->c, it->name);
-    if (rc == 0) rc = struct_body(r, it, ns, args);
+    if (rc == 0) rc = struct_body(r, it, ns, args, at);
     free(args);
     if (rc) return -1;
     r->c->depth--;

@@ -39,8 +39,9 @@ def value(f, base, code, v):
         f.put(base + '.n_items', 'I', len(items))
         for i, x in enumerate(items):
             value(f, '%s.items[%d]' % (base, i), item_code, x)
-    else:
+    elif code in FMT:
         f.put(base + '.value', FMT[code], v)
+    # else: a code the format does not have, and no value
 
 
 def nbytes(tname, dims):
@@ -131,6 +132,10 @@ def cases():
         ('bool_2', one('meta', meta_with(5, ('tied', BOOL, 2))), ('constraint', 'meta[5].value', 'meta[5].value')),
         ('deep_bool_2', one('meta', meta_with(2, ('layers', LIST, (LIST, [(U8, [1]), (BOOL, [1, 0, 2])])))),
          ('constraint', 'meta[2].items[1].items[2].value', 'meta[2].items[1].items[2].value')),
+        # a code no case has: blamed on the code's byte (the structure's parameter), not the byte after it
+        ('unknown_value_code', one('meta', meta_with(6, ('delta', 0x60, 0))), ('constraint', 'meta[6].code', 'meta[6].code')),
+        ('unknown_item_code', one('meta', meta_with(2, ('layers', LIST, (0x61, [1])))),
+         ('constraint', 'meta[2].items[0].code', 'meta[2].item_code')),
         ('rank_5', one('rank1', 5), ('constraint', 'tensor[1].rank', 'tensor[1].rank')),
         ('unused_dim_2', one('dims2', [8, 2, 1, 1]), ('constraint', 'tensor[2].dims[1]', 'tensor[2].dims[1]')),
         ('block_not_multiple', one('dims1', [2, 24, 1, 1]), ('constraint', 'tensor[1].dims[1]', 'tensor[1].dims[1]')),
