@@ -3,7 +3,7 @@
 each with its expected verdict, then afmt's and ggml's verdicts against it.
 
     python3 tests/golden/gguf_corpus.py make DIR [N] [SEED]
-        writes N (default 200) random valid files and about 6 mutants of
+        writes N (default 200) random valid files and about 9 mutants of
         each into DIR, and DIR/manifest.tsv: file, the expected strict and
         lenient verdicts and the expected first error (rulebook oracle:
         tests/golden/gguf_reader.py), the mutation
