@@ -4,7 +4,7 @@
 #
 #   GGML_DIR=/work/ggml-build bash tests/golden/gguf_verdicts.sh [BUILD] [N] [SEED]
 #
-# 1. writes N (default 300) random valid GGUF files and about 6 mutants of
+# 1. writes N (default 300) random valid GGUF files and about 9 mutants of
 #    each into a temporary folder, each with its expected strict and lenient
 #    verdict and first error from the rulebook oracle (tests/golden/gguf_corpus.py,
 #    gguf_writer.py, gguf_reader.py);
