@@ -48,11 +48,17 @@ afmt_float_txt afmt_float_text(double v, unsigned width)
         return t;
     }
     /* the fewest significant digits that read back exactly (9 always do
-     * for binary32, 17 for binary64) */
+     * for binary32, 17 for binary64); then, of the spellings with as many
+     * digits or more, the shortest: 300, not 3e+02 */
     for (prec = 1; prec < 17; prec++) {
         snprintf(t.s, sizeof t.s, "%.*g", prec, v);
-        if (width == 4 ? (double)strtof(t.s, NULL) == v : strtod(t.s, NULL) == v) return t;
+        if (width == 4 ? (double)strtof(t.s, NULL) == v : strtod(t.s, NULL) == v) break;
     }
-    snprintf(t.s, sizeof t.s, "%.17g", v);
+    if (prec == 17) snprintf(t.s, sizeof t.s, "%.17g", v);
+    for (prec++; prec <= 17 && strchr(t.s, 'e'); prec++) {
+        afmt_float_txt u;
+        snprintf(u.s, sizeof u.s, "%.*g", prec, v);
+        if (strlen(u.s) < strlen(t.s) && (width == 4 ? (double)strtof(u.s, NULL) == v : strtod(u.s, NULL) == v)) t = u;
+    }
     return t;
 }
