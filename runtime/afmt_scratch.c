@@ -70,13 +70,18 @@ int afmt_scratch_reserve(afmt_vctx *c, void **block, uint64_t *cap, uint64_t nee
     return 0;
 }
 
-void afmt_scratch_free_all(afmt_vctx *c)
+void afmt_scratch_free_since(afmt_vctx *c, const struct afmt_scratch *mark)
 {
-    while (c->scratch) {
+    while (c->scratch && c->scratch != mark) {
         afmt_scratch *next = c->scratch->next;
         free(c->scratch);
         c->scratch = next;
     }
+}
+
+void afmt_scratch_free_all(afmt_vctx *c)
+{
+    afmt_scratch_free_since(c, NULL);
 }
 
 int afmt_struct_enter(afmt_vctx *c, const char *label)

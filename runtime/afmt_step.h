@@ -83,6 +83,11 @@ int afmt_scratch_reserve(afmt_vctx *c, void **block, uint64_t *cap, uint64_t nee
                          const char *field, const char *what);
 /* Free every block of the run (afmt_run_validator calls it). */
 AFMT_GEN_API void afmt_scratch_free_all(afmt_vctx *c);
+/* Free the blocks made since mark (c->scratch as it was then: blocks are
+ * linked newest first, and one grown keeps its place), for a step whose
+ * memory is needed only while it runs (a key-value's lists, until on_kv
+ * returns). */
+void afmt_scratch_free_since(afmt_vctx *c, const struct afmt_scratch *mark);
 
 /* Enter a named structure (a spec's "structs", used by an item labelled
  * label): fails with AFMT_E_LIMIT past limits.max_depth, so a recursive

@@ -343,9 +343,11 @@ static int decode(reader *r, uint64_t code, uint64_t at_code, uint64_t *at, afmt
 int afmt_kv_visit(afmt_vctx *c, const afmt_value_grammar *g, uint64_t key_at, uint64_t key_len, uint64_t code,
                   uint64_t value_at, uint64_t offset)
 {
+    const struct afmt_scratch *const mark = c->scratch; /* the lists live for the call */
     reader r;
     afmt_kv kv;
     uint64_t at = value_at;
+    int rc = 0;
     if (!c->vis || !c->vis->on_kv) return 0;
     if (c->pos < value_at || key_at + key_len > c->pos || !afmt_src_have(c->src, afmt_end(c), key_at, c->pos - key_at))
         return afmt_fail_c(c, AFMT_E_LIMIT, g->name, AFMT_NO_INDEX, key_at,
@@ -356,10 +358,12 @@ int afmt_kv_visit(afmt_vctx *c, const afmt_value_grammar *g, uint64_t key_at, ui
     memset(&kv, 0, sizeof kv);
     kv.key = AFMT_B(c->src, key_at);
     kv.key_len = key_len;
-    if (decode(&r, code, value_at, &at, &kv.value, 0) != 0) return -1;
-    if (c->vis->on_kv(c->vis->ctx, &kv, offset) != 0)
-        return afmt_fail_c(c, AFMT_E_CALLBACK, g->name, AFMT_NO_INDEX, offset, "stopped by the caller");
-    return 0;
+    if (decode(&r, code, value_at, &at, &kv.value, 0) != 0)
+        rc = -1;
+    else if (c->vis->on_kv(c->vis->ctx, &kv, offset) != 0)
+        rc = afmt_fail_c(c, AFMT_E_CALLBACK, g->name, AFMT_NO_INDEX, offset, "stopped by the caller");
+    afmt_scratch_free_since(c, mark);
+    return rc;
 }
 
 /* ------------------------------------------------------------ keys */

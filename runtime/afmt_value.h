@@ -13,8 +13,8 @@
  * afmt_kv_visit; the writer picks a value's type code (afmt_value_code)
  * and writes its bytes (afmt_value_write).
  *
- * Memory: afmt_kv_visit builds lists in the run's scratch (freed at the
- * run's end), bounded by the bytes read.  afmt_value_write allocates a
+ * Memory: afmt_kv_visit builds lists in the run's scratch, freed when
+ * on_kv returns (a key-value's memory, not the file's metadata's).  afmt_value_write allocates a
  * value's bytes while it checks them (afmt_value_grammar.validate).
  * Thread-safe apart from the run's context.
  */

@@ -979,10 +979,11 @@ typedef struct scan {
 /* The run's scratch memory (runtime/afmt_scratch.c) is the one allocator
  * a validator may reach, and only for a spec that keeps records ("unique",
  * "directory"): the scan notes its use instead of following it.  Freeing
- * it at the end of every run (afmt_scratch_free_all) allocates nothing. */
+ * it at the end of every run (afmt_scratch_free_all) or after a step
+ * (afmt_scratch_free_since: a key-value's lists) allocates nothing. */
 static int scratch_call(scan *sc, const char *id)
 {
-    if (!strcmp(id, "afmt_scratch_free_all")) return 1;
+    if (!strcmp(id, "afmt_scratch_free_all") || !strcmp(id, "afmt_scratch_free_since")) return 1;
     if (!strcmp(id, "afmt_scratch_grow")) {
         sc->scratch = 1;
         return 1;
