@@ -89,6 +89,18 @@ static int one_order(emitter *m, const named_struct *ns, const item *f, int widt
     return 0;
 }
 
+/* Whether the byte items v[0..3) of a case of ns are a list: its items'
+ * type code, their count, and a repeat of that count of a use of ns with
+ * the type code as argument. */
+static int is_list(item *const *v, const named_struct *ns)
+{
+    const item *use = v[2]->kind == IT_REPEAT && v[2]->body.n == 1 ? v[2]->body.v[0] : NULL;
+    return int_field(v[0]) && int_field(v[1]) && v[2]->arg && v[2]->arg->kind == E_NAME &&
+           strcmp(v[2]->arg->sval, v[1]->name) == 0 && use && use->kind == IT_STRUCT && use->st.use &&
+           strcmp(use->st.use, ns->name) == 0 && use->st.nargs == 1 && use->st.args[0]->kind == E_NAME &&
+           strcmp(use->st.args[0]->sval, v[0]->name) == 0;
+}
+
 /* Classify case sc of ns into vc (0), or say why it is not a case of a
  * typed-value grammar (-1). */
 static int classify(emitter *m, const item *repeat, const named_struct *ns, const switch_case *sc, value_case *vc,
@@ -124,11 +136,7 @@ static int classify(emitter *m, const item *repeat, const named_struct *ns, cons
         g->len_width = v[0]->field.len_width;
         return one_order(m, ns, v[0], v[0]->field.len_width, g);
     }
-    if (n == 3 && int_field(v[0]) && int_field(v[1]) && v[2]->kind == IT_REPEAT && v[2]->arg &&
-        v[2]->arg->kind == E_NAME && strcmp(v[2]->arg->sval, v[1]->name) == 0 && v[2]->body.n == 1 &&
-        v[2]->body.v[0]->kind == IT_STRUCT && v[2]->body.v[0]->st.use && strcmp(v[2]->body.v[0]->st.use, ns->name) == 0 &&
-        v[2]->body.v[0]->st.nargs == 1 && v[2]->body.v[0]->st.args[0]->kind == E_NAME &&
-        strcmp(v[2]->body.v[0]->st.args[0]->sval, v[0]->name) == 0) {
+    if (n == 3 && is_list(v, ns)) {
         vc->kind = "AFMT_VALUE_LIST";
         vc->width = 0;
         g->elem_width = v[0]->field.width;

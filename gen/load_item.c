@@ -468,6 +468,39 @@ static void load_tiles(loader *L, json_t *t, const char *jp, repeat_item *r)
     free(pt);
 }
 
+/* A repeat's "metadata": {"key": K, "value": V[, "bool": CODE]}: its
+ * repetitions are typed key-values (emit_value.c). */
+static void load_metadata(loader *L, json_t *o, const char *jp, item *it)
+{
+    static const char *const keys[] = {"key", "value", "bool", NULL};
+    repeat_item *r = &it->repeat;
+    json_t *md = json_object_get(o, "metadata"), *b, *k, *v;
+    char *pm;
+    r->meta_bool = -1;
+    if (!md) return;
+    if (!json_is_object(md)) {
+        LERR(L, jp, "\"metadata\" is {\"key\": a string field, \"value\": a struct item[, \"bool\": a type code]}");
+        return;
+    }
+    pm = jp_key(jp, "metadata");
+    check_keys(L, md, pm, keys);
+    free(pm);
+    b = json_object_get(md, "bool");
+    k = json_object_get(md, "key");
+    v = json_object_get(md, "value");
+    if (!json_is_string(k) || !json_is_string(v)) {
+        LERR(L, jp, "\"metadata\" names its \"key\" (a string field) and \"value\" (a struct item) of the body");
+    } else {
+        r->meta_key = xstrdup(json_string_value(k));
+        r->meta_value = xstrdup(json_string_value(v));
+    }
+    if (b && (!json_is_integer(b) || json_integer_value(b) < 0))
+        LERR(L, jp, "\"metadata\": \"bool\" is the type code of the bool case (an integer)");
+    else if (b)
+        r->meta_bool = json_integer_value(b);
+    if (!it->arg) LERR(L, jp, "a \"metadata\" repeat has a \"count\"");
+}
+
 static void load_repeat(loader *L, spec *s, json_t *o, const char *jp, item *it)
 {
     repeat_item *r = &it->repeat;
@@ -504,35 +537,7 @@ static void load_repeat(loader *L, spec *s, json_t *o, const char *jp, item *it)
         if (as && !r->unique) LERR(L, jp, "\"unique_as\" needs \"unique\"");
         free(as);
     }
-    {
-        /* "metadata": {"key": K, "value": V[, "bool": CODE]}: typed key-values */
-        json_t *md = json_object_get(o, "metadata");
-        r->meta_bool = -1;
-        if (md && !json_is_object(md)) {
-            LERR(L, jp, "\"metadata\" is {\"key\": a string field, \"value\": a struct item[, \"bool\": a type code]}");
-        } else if (md) {
-            json_t *b = json_object_get(md, "bool");
-            json_t *k = json_object_get(md, "key"), *v = json_object_get(md, "value");
-            const char *kk;
-            void *iter;
-            for (iter = json_object_iter(md); iter; iter = json_object_iter_next(md, iter)) {
-                kk = json_object_iter_key(iter);
-                if (strcmp(kk, "key") && strcmp(kk, "value") && strcmp(kk, "bool"))
-                    LERR(L, jp, "\"metadata\" has no key \"%s\" (key, value, bool)", kk);
-            }
-            if (!json_is_string(k) || !json_is_string(v))
-                LERR(L, jp, "\"metadata\" names its \"key\" (a string field) and \"value\" (a struct item) of the body");
-            else {
-                r->meta_key = xstrdup(json_string_value(k));
-                r->meta_value = xstrdup(json_string_value(v));
-            }
-            if (b && (!json_is_integer(b) || json_integer_value(b) < 0))
-                LERR(L, jp, "\"metadata\": \"bool\" is the type code of the bool case (an integer)");
-            else if (b)
-                r->meta_bool = json_integer_value(b);
-            if (!it->arg) LERR(L, jp, "a \"metadata\" repeat has a \"count\"");
-        }
-    }
+    load_metadata(L, o, jp, it);
     load_items(L, s, json_object_get(o, "body"), pb, &it->body);
     free(pb);
 }
