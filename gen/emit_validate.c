@@ -1747,6 +1747,8 @@ static void emit_validator_pass(emitter *m)
     line(m, "static int %s_validate_body(afmt_vctx *c)", f);
     line(m, "{");
     m->indent++;
+    if (s->byte_order) /* what a structure reads before the choice: the spec's order */
+        line(m, "c->big = %d; /* the spec's endian, until \"byte_order\" chooses */", s->big_endian ? 1 : 0);
     emit_items(m, (item_list *)&s->body);
     sb_puts(m->out, "\n");
     if (s->trailer_keep) {

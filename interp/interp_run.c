@@ -131,6 +131,8 @@ static int run_body(afmt_vctx *c, const void *arg)
     r.cap = in->max_syms;
     r.syms = malloc(sizeof *r.syms * (size_t)r.cap);
     if (!r.syms) return afmt_fail(c->err, AFMT_E_NOMEM, NULL, NULL, AFMT_NO_INDEX, 0, "out of memory");
+    /* a structure used before the "byte_order" item reads the spec's order */
+    if (in->s->byte_order) c->big = in->s->big_endian ? 1 : 0;
     rc = irun_items(&r, &in->s->body);
     if (rc == 0) {
         if (in->s->trailer_keep) afmt_keep_trailer(c);

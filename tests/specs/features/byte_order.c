@@ -105,6 +105,8 @@ static int byte_order_validate_data(afmt_vctx *c, const afmt_elem el_type, const
 
 static int byte_order_validate_body(afmt_vctx *c)
 {
+    c->big = 0; /* the spec's endian, until "byte_order" chooses */
+
     /*
      * order: u16 little-endian (tests/specs/features/byte_order.json /body/0): II (0x4949) or MM
      * (0x4D4D): the same bytes read either way
