@@ -566,7 +566,9 @@ typedef struct afmt_visitor {
      * "metadata".  kv (its key bytes, strings and lists) is valid only
      * during the call: lists are built in the run's scratch memory (a
      * list's items take 72 bytes each on 64-bit systems, its own input
-     * at least one) and freed when the call returns; copy what you keep
+     * at least one; all of one key-value's lists together at most
+     * limits.max_header_bytes, else AFMT_E_LIMIT) and freed when the
+     * call returns; copy what you keep
      * (afmt_kv_copy).  NULL: not built at all (no cost).  Return non-zero
      * to stop: the validator then fails with AFMT_E_CALLBACK.  Added in
      * runtime ABI 14, last so that zero-initialised visitors keep working. */

@@ -267,7 +267,8 @@ int afmt_value_u64(const afmt_value *v, const char *field, uint64_t index, uint6
 typedef struct reader {
     afmt_vctx *c;
     const afmt_value_grammar *g;
-    uint64_t end; /* the bytes validated end here */
+    uint64_t end;    /* the bytes validated end here */
+    uint64_t budget; /* bytes of decoded lists still allowed for this key-value */
 } reader;
 
 /* The width-byte number at *at, *at moved past it; -1 when it does not
@@ -305,6 +306,16 @@ static int decode_list(reader *r, uint64_t *at, afmt_value *v, unsigned depth)
     if (v->count > UINT64_MAX / sizeof *items)
         return afmt_fail_c(r->c, AFMT_E_OVERFLOW, r->g->name, AFMT_NO_INDEX, at_code, "a list of %" PRIu64
                            " items overflows 64 bits of memory", v->count);
+    /* A list's items take sizeof *items each, several times what they
+     * take in the input: the key-value's decoded lists are held to
+     * limits.max_header_bytes, so memory stays a bounded amount whatever
+     * the file holds (a caller that needs more raises the limit). */
+    if (v->count * sizeof *items > r->budget)
+        return afmt_fail_c(r->c, AFMT_E_LIMIT, r->g->name, AFMT_NO_INDEX, at_code, "a list of %" PRIu64
+                           " items takes %" PRIu64 " bytes decoded, beyond the %" PRIu64
+                           " left of limits.max_header_bytes for this key-value", v->count,
+                           v->count * (uint64_t)sizeof *items, r->budget);
+    r->budget -= v->count * sizeof *items;
     if (!(items = afmt_scratch_grow(r->c, NULL, v->count * sizeof *items, r->g->name))) return -1;
     for (k = 0; k < v->count; k++)
         if (decode(r, code, *at, at, &items[k], depth + 1) != 0) return -1;
@@ -355,6 +366,7 @@ int afmt_kv_visit(afmt_vctx *c, const afmt_value_grammar *g, uint64_t key_at, ui
     r.c = c;
     r.g = g;
     r.end = c->pos;
+    r.budget = c->opt ? c->opt->limits.max_header_bytes : AFMT_DEFAULT_MAX_HEADER_BYTES;
     memset(&kv, 0, sizeof kv);
     kv.key = AFMT_B(c->src, key_at);
     kv.key_len = key_len;

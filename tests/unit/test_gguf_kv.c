@@ -215,6 +215,46 @@ static void test_kv_memory(void)
 #endif
 }
 
+/* A key-value's decoded lists are held to limits.max_header_bytes: a list
+ * of 20,000 u8 (20 KB of input, 1.4 MB of afmt_value) is refused by name
+ * under a 1 MB limit when on_kv asks for it, valid without on_kv (nothing
+ * is built) and valid through on_kv under a 2 MB limit. */
+static void test_kv_budget(void)
+{
+    enum { NITEMS = 20000 };
+    afmt_value *items = calloc(NITEMS, sizeof *items);
+    afmt_kv kv;
+    afmt_options opt;
+    afmt_visitor vis;
+    afmt_error err;
+    uint64_t len;
+    uint8_t *buf;
+    size_t i, seen = 0;
+    if (!items) return;
+    for (i = 0; i < NITEMS; i++) items[i] = num(AFMT_VALUE_UINT, 1, i & 255, 0, 0);
+    kv.key = (const uint8_t *)"big";
+    kv.key_len = 3;
+    kv.value = list(AFMT_VALUE_UINT, 1, items, NITEMS);
+    buf = write_kvs(&kv, 1, &len, &err);
+    free(items);
+    CHECK("typed metadata: a list of 20,000 u8 written", buf != NULL);
+    if (!buf) return;
+    afmt_options_default(&opt);
+    opt.limits.max_header_bytes = 1000000;
+    memset(&vis, 0, sizeof vis);
+    vis.ctx = &seen;
+    vis.on_kv = count_kv;
+    CHECK("typed metadata: 1.4 MB of decoded list under max_header_bytes 1 MB is AFMT_E_LIMIT, naming the limit",
+          afmt_gguf_validate(buf, len, &opt, &vis, &err) != 0 && err.code == AFMT_E_LIMIT &&
+              strstr(err.message, "limits.max_header_bytes") != NULL && seen == 0);
+    CHECK("typed metadata: the same file without on_kv is valid (nothing decoded)",
+          afmt_gguf_validate(buf, len, &opt, NULL, &err) == 0);
+    opt.limits.max_header_bytes = 2000000;
+    CHECK("typed metadata: the same list under max_header_bytes 2 MB reaches on_kv",
+          afmt_gguf_validate(buf, len, &opt, &vis, &err) == 0 && seen == 1);
+    free(buf);
+}
+
 int main(void)
 {
     static const afmt_value u8s[3] = {{AFMT_VALUE_UINT, 1, 0, 0, 0, NULL, 0, NULL, 0, 0, 0},
@@ -389,5 +429,6 @@ int main(void)
         free(buf);
     }
     test_kv_memory();
+    test_kv_budget();
     CHECK_DONE();
 }
