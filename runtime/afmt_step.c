@@ -152,9 +152,11 @@ int afmt_expect_end_slow(const afmt_vctx *c, int lenient, int at_end)
                               "the end of the input");
     if (!lenient)
         return afmt_fail(err, AFMT_E_TRAILING, path, "trailer", AFMT_NO_INDEX, pos,
-                         "%" PRIu64 " bytes after the end of the data", afmt_src_rest(src, pos));
+                         "%" PRIu64 " byte%s after the end of the data", afmt_src_rest(src, pos),
+                         afmt_src_rest(src, pos) == 1 ? "" : "s");
     return afmt_tolerate(c->opt, c->vis, err, AFMT_E_TRAILING, path, "trailer", AFMT_NO_INDEX, pos,
-                         "%" PRIu64 " bytes after the end of the data", afmt_src_rest(src, pos));
+                         "%" PRIu64 " byte%s after the end of the data", afmt_src_rest(src, pos),
+                         afmt_src_rest(src, pos) == 1 ? "" : "s");
 }
 
 void afmt_keep_trailer(const afmt_vctx *c)

@@ -182,6 +182,17 @@ fi
 "$V" --spec tests/specs/features/rank_prefix.json tests/specs/rankprefix/*.bin > "$TMP/rp" 2>&1
 same "rank prefix shapes: verdicts of tests/specs/rankprefix" tests/specs/rankprefix/verdicts.expected "$TMP/rp"
 
+# bytes after the data: counted in words that agree ("1 byte", "2 bytes";
+# it said "1 bytes"), strict and lenient (tests/specs/chunky's sample)
+got=$({ "$V" --spec tests/specs/chunky/chunky.json tests/specs/chunky/samples/trailing.chnk
+        "$V" -v --lenient --spec tests/specs/chunky/chunky.json tests/specs/chunky/samples/trailing.chnk; } 2>&1)
+if printf '%s\n' "$got" | grep -q ': invalid chunky: trailer at offset 137: 1 byte after the end of the data$' &&
+   printf '%s\n' "$got" | grep -q 'warning: trailer at offset 137: 1 byte after the end of the data$'; then
+    pass "a trailing byte is one byte, strict and lenient"
+else
+    fail "trailing byte message: $got"
+fi
+
 # a format of one's own: the spec of tests/specs/newformat, with no build
 if "$V" --spec tests/specs/newformat/toyfmt.json corpus/npy/f8_2x3.npy 2>&1 | grep -q 'invalid toyfmt: magic at offset 0'; then
     pass "a spec that is no shipped format checks files"

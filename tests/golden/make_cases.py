@@ -469,7 +469,7 @@ case(I, "bool_pad_bits_set", TABLE55[:17] + b"\xa1", False, "padding", "data", 1
 case(I, "bool_pad_bits_set_lenient", TABLE55[:17] + b"\xa1", True, mode="lenient", warnings=1,
      note="the reference reader ignores pad bits")
 case(I, "bool_pad_bits_1x9", ine(b"B", 1, 9, b"\xff\x03"), False, "padding", "data", 17)
-case(I, "trailing_bytes", TABLE56 + b"\0", False, "trailing", "trailer", 64, "1 bytes")
+case(I, "trailing_bytes", TABLE56 + b"\0", False, "trailing", "trailer", 64, "1 byte after")
 case(I, "trailing_bytes_lenient", TABLE56 + b"extra", True, mode="lenient", warnings=1,
      note="the reference reader ignores trailing bytes")
 case(I, "trailing_bytes_bool", TABLE55 + b"\0", False, "trailing", "trailer", 18)
