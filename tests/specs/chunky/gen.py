@@ -9,16 +9,13 @@ import os
 import struct
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+import sampleset  # noqa: E402  (tests/specs/sampleset.py)
+
 TYPES = {'u8': (1, 'B'), 'i32': (2, 'i'), 'f64': (3, 'd')}
 
 
-class File:
-    def __init__(self):
-        self.b, self.at = bytearray(), {}
-
-    def put(self, what, fmt, *values):
-        self.at[what] = len(self.b)
-        self.b += struct.pack('<' + fmt, *values)
+File = sampleset.File
 
 
 def chunks():
@@ -74,26 +71,13 @@ def cases():
 
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
-    os.makedirs(os.path.join(out, 'samples'), exist_ok=True)
-    rows = []
     _, at0 = build(lambda s, d: d)
     all_cases = cases() + [
         # the input ends 2 bytes into the last chunk's 4 (an unnamed array: its record names it)
         ('truncated', lambda s, d: at0['payload4'] + 2 if s == 'cut' else d, ('truncated', 'chunk[4]', 'payload4')),
     ]
-    for name, change, want in all_cases:
-        b, at = build(change or (lambda s, d: d))
-        path = 'samples/%s.chnk' % name
-        with open(os.path.join(out, path), 'wb') as fh:
-            fh.write(b)
-        if want is None:
-            rows.append('%s\tvalid\t-\t-\t-' % path)
-            continue
-        code, field, where = want
-        rows.append('%s\tinvalid\t%s\t%s\t%d' % (path, code, field, at[where]))
-    with open(os.path.join(out, 'expected.tsv'), 'w') as fh:
-        fh.write('# file\tverdict\tcode\tfield\toffset (tests/specs/chunky/gen.py)\n')
-        fh.write('\n'.join(rows) + '\n')
+    sampleset.write(out, 'tests/specs/chunky/gen.py', 'chnk',
+                    ((name,) + build(change or (lambda s, d: d)) + (want,) for name, change, want in all_cases))
 
 
 if __name__ == '__main__':

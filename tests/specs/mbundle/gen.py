@@ -6,8 +6,10 @@ offset; offsets computed here from the layout, never copied from afmt).
     python3 tests/specs/mbundle/gen.py [DIR]   write DIR/samples, DIR/expected.tsv
 """
 import os
-import struct
 import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+import sampleset  # noqa: E402  (tests/specs/sampleset.py)
 
 U8, I16, U32, I64, F32, F64, BOOL, STR, LIST = 0x10, 0x11, 0x12, 0x13, 0x20, 0x21, 0x30, 0x40, 0x50
 FMT = {U8: 'B', I16: 'h', U32: 'I', I64: 'q', F32: 'f', F64: 'd', BOOL: 'B'}
@@ -15,17 +17,7 @@ FMT = {U8: 'B', I16: 'h', U32: 'I', I64: 'q', F32: 'f', F64: 'd', BOOL: 'B'}
 TYPES = {'f32': (1, 4), 'f16': (2, 2), 'i8': (3, 1), 'B16': (16, (16, 10)), 'B8': (17, (8, 5)), 'B32': (18, (32, 20))}
 
 
-class File:
-    def __init__(self):
-        self.b, self.at = bytearray(), {}
-
-    def put(self, what, fmt, *values):
-        self.at[what] = len(self.b)
-        self.b += struct.pack('<' + fmt, *values)
-
-    def raw(self, what, data):
-        self.at[what] = len(self.b)
-        self.b += data
+File = sampleset.File
 
 
 def value(f, base, code, v):
@@ -150,8 +142,7 @@ def cases():
 
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
-    os.makedirs(os.path.join(out, 'samples'), exist_ok=True)
-    rows = []
+    samples = []
     for name, change, want in cases():
         ch = change or (lambda s, d: d)
         if name == 'data_padding':  # a non-zero byte in the padding before the data
@@ -161,25 +152,8 @@ def main():
         if name == 'truncated':  # the input ends 3 bytes into bias's 6
             b0, at0 = build(lambda s, d: d)
             ch, want = one_step('cut', at0['payload4'] + 3), ('truncated', 'bias', 'payload4')
-        b, at = build(ch)
-        path = 'samples/%s.mbdl' % name
-        with open(os.path.join(out, path), 'wb') as fh:
-            fh.write(b)
-        if want is None:
-            rows.append('%s\tvalid\t-\t-\t-' % path)
-            continue
-        code, field, where = want
-        for sign in '+-':
-            if sign in where:
-                w, k = where.split(sign)
-                offset = at[w] + int(k) * (1 if sign == '+' else -1)
-                break
-        else:
-            offset = at[where]
-        rows.append('%s\tinvalid\t%s\t%s\t%d' % (path, code, field, offset))
-    with open(os.path.join(out, 'expected.tsv'), 'w') as fh:
-        fh.write('# file\tverdict\tcode\tfield\toffset (tests/specs/mbundle/gen.py)\n')
-        fh.write('\n'.join(rows) + '\n')
+        samples.append((name,) + build(ch) + (want,))
+    sampleset.write(out, 'tests/specs/mbundle/gen.py', 'mbdl', samples)
 
 
 def one_step(step, value):

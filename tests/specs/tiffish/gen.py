@@ -10,18 +10,13 @@ import os
 import struct
 import sys
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), '..'))
+import sampleset  # noqa: E402  (tests/specs/sampleset.py)
+
 TYPES = {'u8': (1, 1), 'i16': (2, 2), 'f32': (3, 4), 'f64': (4, 8)}
 
 
-class File:
-    """A tiffish file under construction; `at` records where things land."""
-
-    def __init__(self, big):
-        self.big, self.b, self.at = big, bytearray(), {}
-
-    def put(self, what, fmt, *values):
-        self.at[what] = len(self.b)
-        self.b += struct.pack(('>' if self.big else '<') + fmt, *values)
+File = sampleset.File  # File(big): a tiffish file under construction
 
 
 def build(big, entries, change=None):
@@ -120,23 +115,8 @@ def cases():
 
 def main():
     out = sys.argv[1] if len(sys.argv) > 1 else os.path.dirname(os.path.abspath(__file__))
-    os.makedirs(os.path.join(out, 'samples'), exist_ok=True)
-    rows = []
-    for name, big, change, want in cases():
-        b, at = build(big, entries(big), change)
-        path = 'samples/%s.tfsh' % name
-        with open(os.path.join(out, path), 'wb') as fh:
-            fh.write(b)
-        if want is None:
-            rows.append('%s\tvalid\t-\t-\t-' % path)
-            continue
-        code, field, where = want
-        w, _, k = where.partition('+')
-        offset = at[w] + int(k or 0)
-        rows.append('%s\tinvalid\t%s\t%s\t%d' % (path, code, field, offset))
-    with open(os.path.join(out, 'expected.tsv'), 'w') as fh:
-        fh.write('# file\tverdict\tcode\tfield\toffset (tests/specs/tiffish/gen.py)\n')
-        fh.write('\n'.join(rows) + '\n')
+    sampleset.write(out, 'tests/specs/tiffish/gen.py', 'tfsh',
+                    ((name,) + build(big, entries(big), change) + (want,) for name, big, change, want in cases()))
 
 
 if __name__ == '__main__':
