@@ -228,8 +228,16 @@ def make(outdir, n, seed):
         align = rng.choice([None, None, None, 8, 16, 32, 64, 128, 256] + ([1, 2, 4, 4096] if rng.random() < 0.1
                                                                             else []))
         version = 2 if rng.random() < 0.03 else 3
-        data, at = gguf(rand_kvs(rng, align), rand_tensors(rng), version=version)
+        kvs, tensors = rand_kvs(rng, align), rand_tensors(rng)
+        data, at = gguf(kvs, tensors, version=version)
         cases = [("valid" if version == 3 and (align or 8) >= 8 else "lenient-only", data)] + mutants(rng, data, at)
+        if rng.random() < 0.1:   # a key or a tensor name twice (gguf.cpp refuses both)
+            k = rng.choice(kvs)
+            cases.append(("duplicate key %s" % k.key, gguf(kvs + [Kv(k.key, V.UINT8, 1)], tensors, version=version)[0]))
+            if tensors:
+                t = rng.choice(tensors)
+                cases.append(("duplicate name %r" % t.name, gguf(kvs, tensors + [Tensor(t.name, [1], T.F32)],
+                                                                 version=version)[0]))
         for j, (what, blob) in enumerate(cases):
             name = "r%04d_%d.gguf" % (i, j)
             with open(os.path.join(outdir, name), "wb") as f:
