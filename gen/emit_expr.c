@@ -999,7 +999,14 @@ static cexpr emit_shift(emitter *m, const blame *bl, expr *e, cexpr a, cexpr b, 
     char *t = expr_local(m, e, "shifted");
     if (big) {
         char *masked = xprintf("(%s & 63)", bc);
-        line(m, "if (%s >= 64) {", bc);
+        /* a left shift is checked for the bits it pushes out too (a
+         * constant count below 64, min(6, 3), took this path without that
+         * check: limits.max_total_bytes << 3 wrapped where the
+         * interpreter refused, spec fuzzer seed 940290) */
+        if (e->op == TK_SHL)
+            line(m, "if (%s >= 64 || (%s >> (63 - %s)) > 1) {", bc, ac, masked);
+        else
+            line(m, "if (%s >= 64) {", bc);
         m->indent++; emit_fail(m, bl, "overflow", LEN_NONE, fmt, NULL); m->indent--;
         line(m, "}");
         line(m, "const uint64_t %s = %s %s %s;", t, ac, tok_text(e->op), masked);
