@@ -1048,6 +1048,12 @@ static cexpr emit_binary(emitter *m, const blame *bl, expr *e, const char *text)
          * of literals compilers fold: a writer's constant field in
          * `f ? f : f`, seed 910601): through a function, since gcc calls
          * `(x | 9) != 0` always true and refuses it under -Werror */
+        /* x & C with C an expression of literals (min(1_000, 4); not a
+         * literal's complement, ~3): its value hidden from the compiler,
+         * or gcc calls `K == (C & x)` with bits of K outside C always
+         * false (seed 951080) */
+        if (e->op == TK_AMP && const_expr_c(ac) && strncmp(ac, "(~UINT64_C(", 11) != 0) ac = hide_const(ac, 0);
+        if (e->op == TK_AMP && const_expr_c(bc) && strncmp(bc, "(~UINT64_C(", 11) != 0) bc = hide_const(bc, 0);
         if (e->op != TK_AMP && (literal_bits_c(ac) || literal_bits_c(bc) || const_expr_c(ac) || const_expr_c(bc)))
             r = mk(xprintf("afmt_%s_u64(%s, %s)", e->op == TK_PIPE ? "or" : "xor", ac, bc), VT_U);
         else
