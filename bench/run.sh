@@ -301,6 +301,17 @@ time_rounds "$RUNS" ":" "'$VALIDATE' -q -j 2 '$DATA/bool.fut' '$DATA/bool.fut' '
 row 4d "4 x futhark bool[$((4 * SIDE * SIDE))]" "afmt-validate -q -j 2" "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" \
     "afmt-validate -q -j 1" "${MED[1]}" "$(range "${MIN[1]}" "${MAX[1]}")" $((4 * $(size_of "$DATA/bool.fut"))) \
     "parallel payload checks: goal close to 0.5x"
+# 4e: what a second CPU gives on this machine at all, in the same run: a
+# CPU-bound loop (awk, no system calls, no memory traffic) split over two
+# processes at once against the whole loop in one.  0.5 is two free CPUs;
+# a ratio near 1 means the second CPU is busy (another session's work:
+# with sched_autogroup, nice does not yield to other sessions) or not a
+# CPU of its own.  4c and 4d cannot do better than this row.
+SPIN="awk 'BEGIN { for (i = 0; i < 1e7; i++) x += i }'"
+time_rounds "$SMALL_RUNS" ":" "$SPIN & $SPIN; wait" "${SPIN/1e7/2e7}"
+row 4e "CPU-bound loop split over 2 processes" "2 x awk, half each" "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" \
+    "1 x awk, whole loop" "${MED[1]}" "$(range "${MIN[1]}" "${MAX[1]}")" 0 \
+    "the machine's ceiling for 4c/4d (0.5: two free CPUs)"
 
 # ------------------------------------------------------------------ 5
 say "bench 5: rawarray f32 (column-major) -> futhark (row-major): a transpose"
