@@ -154,6 +154,7 @@ static int read_back(const uint8_t *buf, uint64_t len, got *g, afmt_error *err)
 #endif
 #endif
 
+#ifndef UNDER_ASAN
 /* The peak resident memory of this process so far, in bytes. */
 static uint64_t peak_rss(void)
 {
@@ -161,6 +162,7 @@ static uint64_t peak_rss(void)
     if (getrusage(RUSAGE_SELF, &u) != 0) return 0;
     return (uint64_t)u.ru_maxrss * 1024;
 }
+#endif
 
 static int count_kv(void *ctx, const afmt_kv *kv, uint64_t offset)
 {
