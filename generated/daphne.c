@@ -887,7 +887,7 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
                 "daphne holds 2-d matrices, or frames of several 1-d columns of equal length", err);
     const uint64_t v_rows = A_data->dims[UINT64_C(0)];
     uint64_t narrays_gt_1_choice_2;
-    if (((uint64_t)n > UINT64_C(1))) {
+    if ((uint64_t)n > UINT64_C(1)) {
         narrays_gt_1_choice_2 = (uint64_t)n;
     } else {
         if (UINT64_C(1) >= A_data->rank)
