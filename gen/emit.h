@@ -348,6 +348,9 @@ void emit_fail_if(emitter *m, const char *cond, const blame *bl, const char *cod
 /* `if (cond) return afmt_fail_overflow(...)`: checked arithmetic on the
  * expression whose spec text is text overflowed. */
 /* `if (cond) stmt` on one line when it fits, else stmt in braces. */
+/* "if (cond)" as a new string (caller frees), with one pair of
+ * parentheses around all of cond dropped: clang warns on if ((a == b)). */
+char *if_head(const char *cond);
 void emit_if_stmt(emitter *m, const char *cond, const char *stmt);
 void emit_overflow_if(emitter *m, const char *cond, const blame *bl, const char *text);
 

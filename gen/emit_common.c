@@ -356,21 +356,59 @@ void emit_fail(emitter *m, const blame *bl, const char *code, leniency len, cons
     free(field);
 }
 
+/* s without one pair of parentheses around all of it, in place: `if
+ * ((a == b))` is clang's -Wparentheses-equality (a comparison in doubled
+ * parentheses reads like a mistyped assignment).  Quoted C strings are
+ * skipped, so a paren inside a literal does not count. */
+static char *drop_outer_parens(char *s)
+{
+    size_t n = strlen(s), i, depth = 0;
+    int quoted = 0;
+    if (n < 2 || s[0] != '(' || s[n - 1] != ')') return s;
+    for (i = 0; i < n; i++) {
+        if (quoted) {
+            if (s[i] == '\\') i++;
+            else if (s[i] == '"') quoted = 0;
+        } else if (s[i] == '"') {
+            quoted = 1;
+        } else if (s[i] == '(') {
+            depth++;
+        } else if (s[i] == ')' && --depth == 0 && i + 1 < n) {
+            return s; /* the first paren closes before the end: (a) && (b) */
+        }
+    }
+    memmove(s, s + 1, n - 2);
+    s[n - 2] = '\0';
+    return s;
+}
+
+/* `if (cond)`, as a new string, for every if the generator writes: a
+ * condition is often a parenthesised comparison from emit_bool. */
+char *if_head(const char *cond)
+{
+    char *t = xstrdup(cond);
+    char *h = xprintf("if (%s)", drop_outer_parens(t));
+    free(t);
+    return h;
+}
+
 /* `if (cond) <stmt>` on one line when it fits, else the statement in
  * braces under the condition (a statement that wraps is a block). */
 void emit_if_stmt(emitter *m, const char *cond, const char *stmt)
 {
-    char *one = xprintf("if (%s) %s", cond, stmt);
+    char *h = if_head(cond);
+    char *one = xprintf("%s %s", h, stmt);
     if ((size_t)m->indent * 4 + strlen(one) <= LINE_WIDTH) {
         line(m, "%s", one);
     } else {
-        line(m, "if (%s) {", cond);
+        line(m, "%s {", h);
         m->indent++;
         line(m, "%s", stmt);
         m->indent--;
         line(m, "}");
     }
     free(one);
+    free(h);
 }
 
 /* A failure as one statement: `if (cond) return afmt_fail(...);`, or for
@@ -390,7 +428,9 @@ void emit_fail_if(emitter *m, const char *cond, const blame *bl, const char *cod
     } else if (len == LEN_WARN) {
         stmt = xprintf("if (afmt_tolerate_c(c, %s, %s, %s, %s, %s%s%s)) return -1;", ce, field, bl->index,
                        bl->offset, fmt_c, sep, args);
-        line(m, "if (%s) {", cond);
+        char *h = if_head(cond);
+        line(m, "%s {", h);
+        free(h);
         m->indent++;
         line(m, "%s", stmt);
         m->indent--;

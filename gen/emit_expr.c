@@ -1074,32 +1074,6 @@ static cexpr emit_binary(emitter *m, const blame *bl, expr *e, const char *text)
  * decides the result type (mixed signedness is unified to unsigned).
  * What one arm proves or computes is not known in the other, nor after
  * both: it is forgotten (the arms are not emitted in order). */
-/* s without one pair of parentheses around all of it, in place: `if
- * ((a == b))` is clang's -Wparentheses-equality (a comparison in doubled
- * parentheses reads like a mistyped assignment).  Quoted C strings are
- * skipped, so a paren inside a literal does not count. */
-static char *drop_outer_parens(char *s)
-{
-    size_t n = strlen(s), i, depth = 0;
-    int quoted = 0;
-    if (n < 2 || s[0] != '(' || s[n - 1] != ')') return s;
-    for (i = 0; i < n; i++) {
-        if (quoted) {
-            if (s[i] == '\\') i++;
-            else if (s[i] == '"') quoted = 0;
-        } else if (s[i] == '"') {
-            quoted = 1;
-        } else if (s[i] == '(') {
-            depth++;
-        } else if (s[i] == ')' && --depth == 0 && i + 1 < n) {
-            return s; /* the first paren closes before the end: (a) && (b) */
-        }
-    }
-    memmove(s, s + 1, n - 2);
-    s[n - 2] = '\0';
-    return s;
-}
-
 static cexpr emit_cond(emitter *m, const blame *bl, expr *e, const char *text)
 {
     char *cond = emit_bool(m, bl, e->a, text);
@@ -1136,7 +1110,11 @@ static cexpr emit_cond(emitter *m, const blame *bl, expr *e, const char *text)
         return r;
     }
     line(m, "%s %s;", b.t == VT_S ? "int64_t" : b.t == VT_BOOL ? "int" : "uint64_t", t);
-    line(m, "if (%s) {", drop_outer_parens(cond));
+    {
+        char *h = if_head(cond);
+        line(m, "%s {", h);
+        free(h);
+    }
     if (armb.s) sb_puts(m->out, armb.s);
     m->indent++; line(m, "%s = %s;", t, bc); m->indent--;
     line(m, "} else {");

@@ -580,7 +580,9 @@ static void emit_string_field(emitter *m, item *it)
 static void lookup_fail(emitter *m, const blame *bl, item *it, const table *tb, char **keys, char *cond)
 {
     int k;
-    line(m, "if (%s) {", cond);
+    char *h = if_head(cond);
+    line(m, "%s {", h);
+    free(h);
     m->indent++;
     {
         sbuf fmt = {0}, args = {0};
@@ -739,16 +741,20 @@ static void lookup_entry(emitter *m, const blame *bl, item *it, int i, const tab
     if (te->key) {
         sbuf cond = {0};
         entry_condition(m, it, te, keys, &cond);
-        line(m, "%sif (%s) {", i ? "} else " : "", cond.s ? cond.s : "1");
+        char *h = if_head(cond.s ? cond.s : "1");
+        line(m, "%s%s {", i ? "} else " : "", h);
+        free(h);
         sb_free(&cond);
         m->indent++;
     } else {
         /* a "when" entry: its condition may need statements */
-        char *b;
+        char *b, *h;
         line(m, "%s{", i ? "} else " : "");
         m->indent++;
         b = emit_bool(m, bl, te->when, te->when_text);
-        line(m, "if (%s) {", b);
+        h = if_head(b);
+        line(m, "%s {", h);
+        free(h);
         free(b);
         m->indent++;
     }
@@ -794,11 +800,13 @@ static int lookup_by_table2(emitter *m, const blame *bl, item *it, const table *
     /* the "when" entries, in order: the first that holds */
     for (i = nplain; i < tb->nentries; i++) {
         const table_entry *te = &tb->entries[i];
-        char *b;
+        char *b, *h;
         line(m, "if (%s_type.dtype == AFMT_DTYPE_INVALID) {", it->lookup.cname);
         m->indent++;
         b = emit_bool(m, bl, te->when, te->when_text);
-        line(m, "if (%s) {", b);
+        h = if_head(b);
+        line(m, "%s {", h);
+        free(h);
         free(b);
         m->indent++;
         entry_values(m, bl, it, te, attr);
@@ -1322,7 +1330,9 @@ static void emit_switch(emitter *m, item *it)
             sb_printf(&cond, "%ssel_%s == %s%llu)", j ? " || " : "", it->name, sel.t == VT_S ? "INT64_C(" : "UINT64_C(",
                       (unsigned long long)sc->when[j]->ival);
         }
-        line(m, "%sif (%s) {", i ? "} else " : "", cond.s ? cond.s : "0");
+        char *h = if_head(cond.s ? cond.s : "0");
+        line(m, "%s%s {", i ? "} else " : "", h);
+        free(h);
         sb_free(&cond);
         m->indent++;
         mark = sym_mark(m);

@@ -530,7 +530,11 @@ static void reverse_entry(emitter *m, scope *sc, item *lk, item *arr, const tabl
         if (ky && ky->kind == SY_INT && te->key[k]->kind == E_INT)
             sb_printf(&cond, " && %s == %llu", ky->c, (unsigned long long)te->key[k]->ival);
     }
-    line(m, "%sif (%s) {", first ? "" : "} else ", cond.s);
+    {
+        char *h = if_head(cond.s);
+        line(m, "%s%s {", first ? "" : "} else ", h);
+        free(h);
+    }
     sb_free(&cond);
     m->indent++;
     for (k = 0; k < lk->lookup.nkey && k < te->nkey; k++) {
@@ -1659,7 +1663,9 @@ static void write_switch(emitter *m, item *it)
         char *name = xprintf("%s_%llu", it->name, (unsigned long long)it->cases[i].when[0]->ival);
         for (j = 0; j < it->cases[i].nwhen; j++)
             sb_printf(&cond, "%s%s == %llu", j ? " || " : "", sel.c, (unsigned long long)it->cases[i].when[j]->ival);
-        line(m, "%sif (%s) {", i ? "} else " : "", cond.s);
+        char *h = if_head(cond.s);
+        line(m, "%s%s {", i ? "} else " : "", h);
+        free(h);
         sb_free(&cond);
         m->indent++;
         writer_scope_func(m, &it->cases[i].body, name);

@@ -232,7 +232,7 @@ static int rawarray_validate_body(afmt_vctx *c)
     if (el_entry && el_entry->warn)
         afmt_warn(c->vis, c->path, "eltype", AFMT_NO_INDEX, o_eltype, "%s", el_entry->warn);
     if (el_type.dtype == AFMT_DTYPE_INVALID) {
-        if (((v_eltype == UINT64_C(0)) && (v_elbyte > UINT64_C(0)))) {
+        if ((v_eltype == UINT64_C(0)) && (v_elbyte > UINT64_C(0))) {
             el_type.dtype = AFMT_OPAQUE;
             el_type.size = v_elbyte;
         }

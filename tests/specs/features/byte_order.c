@@ -252,7 +252,7 @@ static int byte_order_write_impl(const afmt_array *arrays, size_t n, const afmt_
     const uint64_t n_dims = A_data->rank;
     const double v_scale = (double)UINT64_C(1);
     if (byte_order_check_order(AFMT_VCTX_STRICT(err), 0, UINT64_C(18761))) return -1;
-    if ((UINT64_C(18761) == UINT64_C(19789))) {
+    if (UINT64_C(18761) == UINT64_C(19789)) {
         return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "the values written make `order == 0x4D4D` true, but the writer writes "
                 "little-endian (the spec's endian)");

@@ -82,7 +82,7 @@ static int lookup_two_key_validate_body(afmt_vctx *c)
     if (el_entry && el_entry->warn)
         afmt_warn(c->vis, c->path, "kind", AFMT_NO_INDEX, o_kind, "%s", el_entry->warn);
     if (el_type.dtype == AFMT_DTYPE_INVALID) {
-        if (((v_kind == UINT64_C(0)) && (v_width > UINT64_C(0)))) {
+        if ((v_kind == UINT64_C(0)) && (v_width > UINT64_C(0))) {
             el_type.dtype = AFMT_OPAQUE;
             el_type.size = v_width;
         }
