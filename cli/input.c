@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -36,9 +37,12 @@ void afmt_cli_limit_error(afmt_error *err, uint64_t size, uint64_t limit,
                       " (--max-bytes)", size, limit);
 }
 
+/* Every field but head: head is 64 KiB and only its first len bytes are
+ * ever read, and zeroing it twice per input was a third of the time of
+ * validating many small files (perf, bench row 4). */
 static void input_reset(afmt_cli_input *in)
 {
-    memset(in, 0, sizeof *in);
+    memset(in, 0, offsetof(afmt_cli_input, head));
     in->data = in->head; /* never NULL, even for an empty input */
     in->fd = -1;
 }

@@ -42,8 +42,11 @@ typedef struct afmt_cli_input {
     /* the mapped file (st_dev, st_ino): while the mapping lives, no other
      * file can have them, so a descriptor opened again can be checked */
     uint64_t map_dev, map_ino;
+    /* last: input_reset clears every field before it, not its 64 KiB */
     uint8_t head[AFMT_CLI_HEAD_BYTES];
 } afmt_cli_input;
+_Static_assert(offsetof(afmt_cli_input, head) + AFMT_CLI_HEAD_BYTES == sizeof(afmt_cli_input),
+               "head is the last field of afmt_cli_input");
 
 /* Open path ("-" is standard input).  file_limit applies to regular files,
  * stream_limit to everything read as a stream; stream_buf receives stream
