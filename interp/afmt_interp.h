@@ -56,10 +56,11 @@ typedef enum afmt_interp_refusal {
 } afmt_interp_refusal;
 /* afmt_interp_load, saying in *why (not NULL) why it returned NULL. */
 afmt_interp *afmt_interp_load_why(const char *path, afmt_interp_refusal *why);
-/* NULL when the interpreter runs every construct of the spec at path, else
- * a message naming the first it does not (a static buffer: not
- * thread-safe); afmt_interp_load refuses such a spec with that message. */
-const char *afmt_interp_unsupported(const char *path);
+/* 0 when the interpreter runs every construct of the spec at path (or the
+ * spec does not load), else 1 and a message in why[n] (caller's buffer,
+ * truncated to fit; n may be 0) naming the first construct it does not;
+ * afmt_interp_load refuses such a spec with that message.  Thread-safe. */
+int afmt_interp_unsupported(const char *path, char *why, size_t n);
 void afmt_interp_free(afmt_interp *in);
 
 /* The format descriptor of the spec: name, spec path, extensions, detect,

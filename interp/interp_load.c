@@ -189,26 +189,26 @@ static const item *not_interpreted(const item_list *body)
     return NULL;
 }
 
-/* The message of a spec the interpreter does not run yet, or NULL. */
-static const char *unsupported_in(const spec *s, const char *path)
+/* 1 and a message in why[n] naming the first item of s the interpreter
+ * does not run yet, or 0. */
+static int unsupported_in(const spec *s, const char *path, char *why, size_t n)
 {
-    static char why[256];
     const item *it = not_interpreted(&s->body);
     int k;
     for (k = 0; !it && k < s->nstructs; k++) it = not_interpreted(&s->structs[k].body);
-    if (!it) return NULL;
-    snprintf(why, sizeof why, "%s: %s: the interpreter does not run this kind of item yet", path, it->jpath);
-    return why;
+    if (!it) return 0;
+    if (n) snprintf(why, n, "%s: %s: the interpreter does not run this kind of item yet", path, it->jpath);
+    return 1;
 }
 
-const char *afmt_interp_unsupported(const char *path)
+int afmt_interp_unsupported(const char *path, char *why, size_t n)
 {
     spec *s;
     /* the loader's model lives until exit, by design (load_checked) */
     if (__lsan_disable) __lsan_disable();
     s = spec_load(path);
     if (__lsan_enable) __lsan_enable();
-    return s ? unsupported_in(s, path) : NULL;
+    return s ? unsupported_in(s, path, why, n) : 0;
 }
 
 static afmt_interp *load(const char *path, const char *text, afmt_interp_refusal *why)
@@ -219,9 +219,12 @@ static afmt_interp *load(const char *path, const char *text, afmt_interp_refusal
     *why = AFMT_INTERP_BAD_SPEC;
     if (!s) return NULL;
     *why = AFMT_INTERP_UNSUPPORTED;
-    if (unsupported_in(s, path)) {
-        fprintf(stderr, "%s\n", unsupported_in(s, path));
-        return NULL;
+    {
+        char msg[512];
+        if (unsupported_in(s, path, msg, sizeof msg)) {
+            fprintf(stderr, "%s\n", msg);
+            return NULL;
+        }
     }
     *why = AFMT_INTERP_NOMEM;
     in = calloc(1, sizeof *in);

@@ -210,8 +210,8 @@ int main(int argc, char **argv)
     memset(&r, 0, sizeof r);
     for (i = 0; afmt_formats[i] && r.nfmts < 64; i++) {
         afmt_interp *in;
-        const char *why = afmt_interp_unsupported(afmt_formats[i]->spec);
-        if (why) {
+        char why[512];
+        if (afmt_interp_unsupported(afmt_formats[i]->spec, why, sizeof why)) {
             printf("SKIP interpreter: %s\n", why);
             continue;
         }
