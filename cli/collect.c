@@ -17,7 +17,8 @@ static int on_array(void *ctx, const afmt_array *a)
 
     afmt_cli_sidecar_check_array(w, a, index);
 
-    if (index == 0) {
+    /* the first array is named on a valid input's line, which -q drops */
+    if (index == 0 && !w->cfg->quiet) {
         afmt_array_describe(a, w->first, sizeof w->first);
         w->first_order = a->order;
     }
