@@ -132,7 +132,9 @@ int afmt_cli_convert_check_target(const char *in, size_t i, const afmt_format *t
 int afmt_cli_convert_check_all(afmt_cli_convert_plan *p);
 
 /* convert_refuse.c: "afmt convert: IN: array [i] DESC: WHAT: ERROR" on
- * stderr; the exit status it calls for. */
+ * stderr ("IN: WHAT: ERROR" when a is NULL: the refusal is of all the
+ * arrays, and ERROR's field names the one it met); the exit status it
+ * calls for. */
 int afmt_cli_convert_refuse(const char *in, size_t i, const afmt_array *a, const char *what,
                             const afmt_error *err);
 /* A refused cast's "element K" said as the logical index "[0,1]" of a,

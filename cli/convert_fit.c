@@ -138,5 +138,7 @@ int afmt_cli_convert_check_all(afmt_cli_convert_plan *p)
     if (a->target->encoded_size(p->views, p->n, NULL, &size, &err) == 0)
         return 0;
     snprintf(what, sizeof what, "these %zu arrays cannot be written as one %s file", p->n, a->target->name);
-    return afmt_cli_convert_refuse(a->in, 0, &p->views[0], what, &err);
+    /* the whole set is refused: err's field names the repetition (the
+     * array) it failed in, so no single array is named here */
+    return afmt_cli_convert_refuse(a->in, 0, NULL, what, &err);
 }

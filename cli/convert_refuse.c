@@ -44,11 +44,16 @@ int afmt_cli_convert_refuse(const char *in, size_t i, const afmt_array *a, const
 {
     char d[8192], e[AFMT_FIELD_MAX + AFMT_MESSAGE_MAX + 64];
 
-    afmt_array_describe(a, d, sizeof d);
     afmt_error_describe(err, e, sizeof e);
-    fprintf(stderr, "afmt convert: %s: array [%zu] %s: %s: %s%s\n", in, i, d, what,
-            err->field[0] ? e : err->message,
-            err->code == AFMT_E_LOSSY ? " (use --allow-lossy to accept)" : "");
+    if (a) {
+        afmt_array_describe(a, d, sizeof d);
+        fprintf(stderr, "afmt convert: %s: array [%zu] %s: %s: %s%s\n", in, i, d, what,
+                err->field[0] ? e : err->message,
+                err->code == AFMT_E_LOSSY ? " (use --allow-lossy to accept)" : "");
+    } else {
+        fprintf(stderr, "afmt convert: %s: %s: %s%s\n", in, what, err->field[0] ? e : err->message,
+                err->code == AFMT_E_LOSSY ? " (use --allow-lossy to accept)" : "");
+    }
     if (err->code == AFMT_E_NOMEM || err->code == AFMT_E_IO)
         return AFMT_EXIT_ERROR;
     return AFMT_EXIT_INVALID;

@@ -191,6 +191,9 @@ typedef struct func_frame {
      * before the call), and the statements that fill it, last */
     char *scope_type, *scope_var;
     sbuf scope_fill;
+    /* the statement after a failed call, NULL for `return -1;` (a
+     * writer's repetition names itself in the error: afmt_error_within) */
+    char *on_fail;
     sbuf *saved_out;
     int saved_indent, saved_nnonneg, saved_returned;
     int saved_nonneg_indent[64];
@@ -447,7 +450,9 @@ void func_end_root(emitter *m, func_frame *f, int saved_nframes, const char *fna
 void emit_writer(emitter *m);
 /* emit_write.c: a structure's scope (a repetition, a case) written by a
  * function of its own, <format>_write_<name>, for the array arrays[ai]. */
-void writer_scope_func(emitter *m, item_list *body, const char *name);
+/* index_c: the C expression of the repetition's index when the scope is
+ * one repetition of a repeat (its errors then name "name[index]"), or NULL. */
+void writer_scope_func(emitter *m, item_list *body, const char *name, const char *index_c);
 /* emit_write_dir.c: the writer of a repeat with a count (one repetition
  * per array when its records feed a directory, else none), of a
  * directory's data area. */

@@ -391,7 +391,13 @@ void func_end(emitter *m, func_frame *f, const char *doc)
         free(arg);
     }
     define_function(m, f, fname, doc, params.s, resolved, returned);
-    line(m, "if (%s(%s)) return -1;", fname, args.s ? args.s : "");
+    if (f->on_fail) {
+        char *call = xprintf("%s(%s)", fname, args.s ? args.s : "");
+        emit_if_stmt(m, call, f->on_fail);
+        free(call);
+    } else {
+        line(m, "if (%s(%s)) return -1;", fname, args.s ? args.s : "");
+    }
 
     sb_free(&params);
     sb_free(&args);
@@ -399,6 +405,7 @@ void func_end(emitter *m, func_frame *f, const char *doc)
     sb_free(&f->scope_fill);
     free(f->scope_type);
     free(f->scope_var);
+    free(f->on_fail);
     free(f->name);
     free(resolved);
     free(t.v);

@@ -942,7 +942,7 @@ static void def_kv(emitter *m, def *d, const blame *bl)
         writer_int(m, it, xprintf("code_%s", it->name), VT_U);
     } else {
         line(m, "uint64_t num_%s;", it->name);
-        line(m, "if (afmt_value_u64(&%s->value, \"%s\", ki, &num_%s, err) != 0) return -1;", kv, it->name, it->name);
+        line(m, "if (afmt_value_u64(&%s->value, \"%s\", AFMT_NO_INDEX, &num_%s, err) != 0) return -1;", kv, it->name, it->name);
         (void)bl;
         writer_int(m, it, xprintf("num_%s", it->name), VT_U);
     }
@@ -1469,10 +1469,11 @@ static void write_scope(emitter *m, item_list *body, const char *array_expr)
 
 /* A structure's scope (a repetition, a switch case) as a function of its
  * own, <format>_write_<name> (emit_func.c), for the array arrays[ai]. */
-void writer_scope_func(emitter *m, item_list *body, const char *name)
+void writer_scope_func(emitter *m, item_list *body, const char *name, const char *index_c)
 {
     func_frame fr;
     func_begin(m, &fr, name);
+    if (index_c) fr.on_fail = xprintf("return afmt_error_within(err, \"%s\", %s);", name, index_c);
     write_scope(m, body, "&arrays[ai]");
     func_end(m, &fr, NULL);
 }
@@ -1668,7 +1669,7 @@ static void write_switch(emitter *m, item *it)
         free(h);
         sb_free(&cond);
         m->indent++;
-        writer_scope_func(m, &it->cases[i].body, name);
+        writer_scope_func(m, &it->cases[i].body, name, NULL);
         m->indent--;
         free(name);
     }
@@ -1687,12 +1688,12 @@ static void write_repeat(emitter *m, item *it)
         /* the arrays are not repeated at the top: one repetition, for
          * the array being written (a DAPHNE matrix as one block) */
         line(m, "/* repeat %s: written once */", it->name);
-        writer_scope_func(m, &it->body, it->name);
+        writer_scope_func(m, &it->body, it->name, "0");
     } else if (it->repeat.until_end && has_arrays(&it->body)) {
         line(m, "/* repeat %s: one per array */", it->name);
         line(m, "for (size_t ai = 0; ai < n; ai++) {");
         m->indent++;
-        writer_scope_func(m, &it->body, it->name);
+        writer_scope_func(m, &it->body, it->name, "ai");
         m->indent--;
         line(m, "}");
     } else if (it->arg && !it->repeat.until_end && !it->repeat.until_tiled) {
@@ -1722,7 +1723,7 @@ static void write_item(emitter *m, item *it)
     case IT_STRUCT:
         if (m->wkv && it->name && strcmp(it->name, m->wkv->repeat.meta_value) == 0) {
             line(m, "/* %s: the key-value's value */", it->name);
-            line(m, "if (afmt_value_write(sink, &%s, &%s->value, \"%s\", ki, err) != 0) return -1;", m->wkv_grammar,
+            line(m, "if (afmt_value_write(sink, &%s, &%s->value, \"%s\", AFMT_NO_INDEX, err) != 0) return -1;", m->wkv_grammar,
                  m->wkv_c, it->name);
             break;
         }

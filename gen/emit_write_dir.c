@@ -108,7 +108,7 @@ static void write_records(emitter *m, item *r, item *d)
     m->wrecord = record_array(d);
     m->wrecord->array.offset_c = at; /* read by the record's function */
     m->wrecord->array.default_name = d->dir.default_name ? prefix : NULL;
-    writer_scope_func(m, &r->body, r->name);
+    writer_scope_func(m, &r->body, r->name, "ai");
     free(m->wrecord);
     m->wrecord = saved;
     m->indent--;
@@ -144,7 +144,7 @@ static void write_kvs(emitter *m, item *r)
     line(m, "for (size_t ki = 0; wopt && ki < wopt->n_kv; ki++) {");
     m->indent++;
     line(m, "const afmt_kv *%s = &wopt->kv[ki];", m->wkv_c);
-    writer_scope_func(m, &r->body, r->name);
+    writer_scope_func(m, &r->body, r->name, "ki");
     m->indent--;
     line(m, "}");
     m->wkv = saved;

@@ -822,8 +822,9 @@ static int daphne_write_object_1(const size_t n, afmt_sink *sink, afmt_error *er
     /* value_type */
     if (afmt_sink_u8(sink, v_value_type, err) != 0) return -1;
     /* repeat block: written once */
-    if (daphne_write_block(n, sink, err, ai, A_data, v_rows, v_cols, v_value_type,
-            el_type)) return -1;
+    if (daphne_write_block(n, sink, err, ai, A_data, v_rows, v_cols, v_value_type, el_type)) {
+        return afmt_error_within(err, "block", 0);
+    }
     return 0;
 }
 

@@ -322,7 +322,7 @@ static int futhark_write_impl(const afmt_array *arrays, size_t n, const afmt_wri
     (void)owned;
     /* repeat value: one per array */
     for (size_t ai = 0; ai < n; ai++) {
-        if (futhark_write_value(arrays, sink, err, ai)) return -1;
+        if (futhark_write_value(arrays, sink, err, ai)) return afmt_error_within(err, "value", ai);
     }
     if (wopt && wopt->trailer_len > 0) {
         return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, AFMT_NO_OFFSET,

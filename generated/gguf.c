@@ -875,10 +875,10 @@ int afmt_gguf_validate(const uint8_t *buf, uint64_t len, const afmt_options *opt
 }
 
 static int gguf_write_kv_value_1(afmt_sink *sink, afmt_error *err, uint64_t *const p_alignment,
-        const size_t ki, const afmt_kv *kv_kv)
+        const afmt_kv *kv_kv)
 {
     uint64_t num_value;
-    if (afmt_value_u64(&kv_kv->value, "value", ki, &num_value, err) != 0) return -1;
+    if (afmt_value_u64(&kv_kv->value, "value", AFMT_NO_INDEX, &num_value, err) != 0) return -1;
     const uint64_t v_value = num_value;
     if (gguf_check_value(AFMT_VCTX_STRICT(err), 0, v_value)) return -1;
     /* value */
@@ -891,11 +891,10 @@ static int gguf_write_kv_value_1(afmt_sink *sink, afmt_error *err, uint64_t *con
     return 0;
 }
 
-static int gguf_write_kv_value_0(afmt_sink *sink, afmt_error *err, const size_t ki,
-        const afmt_kv *kv_kv)
+static int gguf_write_kv_value_0(afmt_sink *sink, afmt_error *err, const afmt_kv *kv_kv)
 {
     /* value: the key-value's value */
-    if (afmt_value_write(sink, &gguf_value_grammar, &kv_kv->value, "value", ki,
+    if (afmt_value_write(sink, &gguf_value_grammar, &kv_kv->value, "value", AFMT_NO_INDEX,
             err) != 0) return -1;
     return 0;
 }
@@ -931,9 +930,9 @@ static int gguf_write_kv(afmt_sink *sink, afmt_error *err, uint64_t *const p_ali
     if (afmt_sink_u32(sink, v_type, 0, err) != 0) return -1;
     /* switch kv_value */
     if (((v_is_alignment != 0) ? UINT64_C(1) : UINT64_C(0)) == 1) {
-        if (gguf_write_kv_value_1(sink, err, p_alignment, ki, kv_kv)) return -1;
+        if (gguf_write_kv_value_1(sink, err, p_alignment, kv_kv)) return -1;
     } else if (((v_is_alignment != 0) ? UINT64_C(1) : UINT64_C(0)) == 0) {
-        if (gguf_write_kv_value_0(sink, err, ki, kv_kv)) return -1;
+        if (gguf_write_kv_value_0(sink, err, kv_kv)) return -1;
     } else {
         return afmt_fail(err, AFMT_E_TYPE, NULL, "kv_value", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "no case of the format describes this array");
@@ -1056,7 +1055,9 @@ static int gguf_write_impl(const afmt_array *arrays, size_t n, const afmt_write_
     if (wopt && afmt_kv_unique(wopt->kv, wopt->n_kv, 0, "key", err) != 0) return -1;
     for (size_t ki = 0; wopt && ki < wopt->n_kv; ki++) {
         const afmt_kv *kv_kv = &wopt->kv[ki];
-        if (gguf_write_kv(sink, err, p_alignment, ki, kv_kv)) return -1;
+        if (gguf_write_kv(sink, err, p_alignment, ki, kv_kv)) {
+            return afmt_error_within(err, "kv", ki);
+        }
     }
     /* repeat tensor: a record per array, placed in directory data */
     const uint64_t dir_data_align = (*p_alignment); /* the records' offsets and the payloads' places */
@@ -1067,7 +1068,9 @@ static int gguf_write_impl(const afmt_array *arrays, size_t n, const afmt_write_
         uint64_t dir_data_at;
         if (afmt_wdir_next(&arrays[ai], "tensor", ai, dir_data_align, &dir_data_end, &dir_data_at,
                 err) != 0) return -1;
-        if (gguf_write_tensor(arrays, sink, err, dir_data_prefix, ai, dir_data_at)) return -1;
+        if (gguf_write_tensor(arrays, sink, err, dir_data_prefix, ai, dir_data_at)) {
+            return afmt_error_within(err, "tensor", ai);
+        }
     }
     /* data_padding */
     uint64_t offset_rounded;

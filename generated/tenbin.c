@@ -406,7 +406,7 @@ static int tenbin_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
     (void)owned;
     /* repeat array: one per array */
     for (size_t ai = 0; ai < n; ai++) {
-        if (tenbin_write_array(arrays, sink, err, ai)) return -1;
+        if (tenbin_write_array(arrays, sink, err, ai)) return afmt_error_within(err, "array", ai);
     }
     if (wopt && wopt->trailer_len > 0) {
         return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, AFMT_NO_OFFSET,

@@ -156,6 +156,18 @@ int afmt_error_reblame(afmt_error *err, const afmt_path *path, const char *field
     return -1;
 }
 
+int afmt_error_within(afmt_error *err, const char *name, uint64_t index)
+{
+    afmt_path path;
+
+    if (!err)
+        return -1;
+    path.depth = 1;
+    path.seg[0].name = name;
+    path.seg[0].index = index;
+    return afmt_error_reblame(err, &path, err->field, AFMT_NO_INDEX, err->offset);
+}
+
 void afmt_error_set_format(afmt_error *err, const char *format)
 {
     strbuf b;

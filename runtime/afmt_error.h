@@ -86,6 +86,13 @@ AFMT_GEN_API int afmt_fail_overflow(afmt_error *err, const afmt_path *path, cons
 int afmt_error_reblame(afmt_error *err, const afmt_path *path, const char *field,
                        uint64_t index, uint64_t offset);
 
+/* A writer's error from inside repetition index of repeat name (the
+ * record of the array being written, the k-th key-value): err->field
+ * "f" becomes "name[index].f" ("name[index]" when empty), so that a
+ * refusal says which repetition; code, message and offset are kept.
+ * Each enclosing repetition adds its own on the way out.  Returns -1. */
+AFMT_GEN_API AFMT_COLD int afmt_error_within(afmt_error *err, const char *name, uint64_t index);
+
 /* "array[2].field[index]" (the form errors name fields in) into out,
  * always NUL-terminated; field may be NULL, index AFMT_NO_INDEX. */
 void afmt_path_describe(const afmt_path *path, const char *field, uint64_t index,

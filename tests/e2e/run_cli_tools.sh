@@ -464,6 +464,21 @@ run "$AFMT" convert --keep-names "$T/long.safetensors" "$T/long2.ten"
 expect_rc keep-names-refuses 1
 expect_err_has keep-names-says 'array name "layer.0.weight" does not fit 8 bytes'
 check keep-names-writes-nothing test ! -e "$T/long2.ten"
+# A set of arrays refused by the writer together names the repetition it
+# failed in (the second tensor), not the first array of the set.
+python3 -c "
+import json, struct
+h = {'a': {'dtype': 'F32', 'shape': [2], 'data_offsets': [0, 8]},
+     'b' * 100: {'dtype': 'F32', 'shape': [2], 'data_offsets': [8, 16]}}
+b = json.dumps(h, separators=(',', ':')).encode()
+b += b' ' * ((8 - len(b) % 8) % 8)
+open('$T/longname.safetensors', 'wb').write(struct.pack('<Q', len(b)) + b + bytes(16))
+"
+run "$AFMT" convert --keep-names "$T/longname.safetensors" "$T/longname.gguf"
+expect_rc keep-names-gguf-refuses 1
+expect_err_has keep-names-gguf-names-tensor 'these 2 arrays cannot be written as one gguf file: tensor[1].name: a tensor name has at most 63 bytes'
+check keep-names-gguf-no-array-0 test -z "$(grep -F 'array [0]' "$T/err")"
+check keep-names-gguf-writes-nothing test ! -e "$T/longname.gguf"
 
 # afmt info shows a text header's metadata (safetensors' __metadata__) with
 # its byte range, in text and JSON (issue 25, point 5, in part).

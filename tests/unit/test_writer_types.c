@@ -213,8 +213,88 @@ static void test_gguf_block_view(void)
     free(data);
 }
 
+/* A writer's failure inside one repetition names it: the second of three
+ * arrays refused (a GGUF tensor name of 100 bytes; an element type tenbin
+ * cannot hold) is blamed on repetition [1] of the spec's repeat, not on a
+ * bare field that says nothing of which array. */
+static void test_repetition_blame(void)
+{
+    static const struct {
+        const char *format;
+        afmt_dtype bad_dtype; /* AFMT_DTYPE_INVALID: the bad name instead */
+        const char *field;
+    } cases[] = {
+        {"gguf", AFMT_DTYPE_INVALID, "tensor[1].name"},
+        {"tenbin", AFMT_C128, "array[1]."},
+    };
+    static uint8_t data[3][NELEM * 16], out[1 << 16];
+    size_t i, k;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        const afmt_format *f = afmt_format_by_name(cases[i].format);
+        afmt_array a[3];
+        afmt_sink sink;
+        afmt_error err;
+        char name[96];
+        int rc;
+        if (!f) continue;
+        for (k = 0; k < 3; k++) {
+            a[k] = make_array(f, k == 1 && cases[i].bad_dtype != AFMT_DTYPE_INVALID ? cases[i].bad_dtype : AFMT_F32,
+                              0, "", data[k]);
+            snprintf(a[k].name, sizeof a[k].name, "t%zu", k);
+        }
+        if (cases[i].bad_dtype == AFMT_DTYPE_INVALID) {
+            memset(a[1].name, 'n', 100);
+            a[1].name[100] = '\0';
+        }
+        afmt_sink_buffer(&sink, out, sizeof out);
+        afmt_error_clear(&err);
+        rc = f->write(a, 3, NULL, &sink, &err);
+        snprintf(name, sizeof name, "%s: the second array's refusal is blamed on %s... (got \"%.40s\")", cases[i].format,
+                 cases[i].field, err.field);
+        CHECK(name, rc != 0 && strncmp(err.field, cases[i].field, strlen(cases[i].field)) == 0);
+    }
+}
+
+/* The same for a key-value of the write options: the second one, a string
+ * of 5 bytes given without its bytes, is blamed on kv[1].value. */
+static void test_kv_blame(void)
+{
+    static uint8_t data[NELEM * 16], out[1 << 16];
+    const afmt_format *f = afmt_format_by_name("gguf");
+    afmt_kv kv[2];
+    afmt_write_options wopt;
+    afmt_array a;
+    afmt_sink sink;
+    afmt_error err;
+    char name[128];
+    int rc;
+    if (!f) return;
+    memset(kv, 0, sizeof kv);
+    memset(&wopt, 0, sizeof wopt);
+    kv[0].key = (const uint8_t *)"general.name";
+    kv[0].key_len = 12;
+    kv[0].value.kind = AFMT_VALUE_STRING;
+    kv[0].value.str = (const uint8_t *)"m";
+    kv[0].value.len = 1;
+    kv[1] = kv[0];
+    kv[1].key = (const uint8_t *)"general.x";
+    kv[1].key_len = 9;
+    kv[1].value.str = NULL;
+    kv[1].value.len = 5;
+    wopt.kv = kv;
+    wopt.n_kv = 2;
+    a = make_array(f, AFMT_F32, 0, "", data);
+    afmt_sink_buffer(&sink, out, sizeof out);
+    afmt_error_clear(&err);
+    rc = f->write(&a, 1, &wopt, &sink, &err);
+    snprintf(name, sizeof name, "gguf: the second key-value's refusal is blamed on kv[1].value (got \"%.40s\")", err.field);
+    CHECK(name, rc != 0 && err.code == AFMT_E_USAGE && strcmp(err.field, "kv[1].value") == 0);
+}
+
 int main(void)
 {
+    test_repetition_blame();
+    test_kv_blame();
     test_every_type();
     test_rawarray_codes();
     test_gguf_block_view();

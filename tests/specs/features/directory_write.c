@@ -393,8 +393,9 @@ static int directory_write_write_impl(const afmt_array *arrays, size_t n,
         uint64_t dir_data_at;
         if (afmt_wdir_next(&arrays[ai], "rec", ai, dir_data_align, &dir_data_end, &dir_data_at,
                 err) != 0) return -1;
-        if (directory_write_write_rec(arrays, sink, err, dir_data_prefix, ai,
-                dir_data_at)) return -1;
+        if (directory_write_write_rec(arrays, sink, err, dir_data_prefix, ai, dir_data_at)) {
+            return afmt_error_within(err, "rec", ai);
+        }
     }
     /* to_data */
     uint64_t offset_rounded;

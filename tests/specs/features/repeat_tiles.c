@@ -311,7 +311,9 @@ static int repeat_tiles_write_impl(const afmt_array *arrays, size_t n,
     /* cols */
     if (afmt_sink_u64(sink, v_cols, 0, err) != 0) return -1;
     /* repeat block: written once */
-    if (repeat_tiles_write_block(n, sink, err, ai, A_data, el_type, v_rows, v_cols)) return -1;
+    if (repeat_tiles_write_block(n, sink, err, ai, A_data, el_type, v_rows, v_cols)) {
+        return afmt_error_within(err, "block", 0);
+    }
     if (wopt && wopt->trailer_len > 0) {
         return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "repeat_tiles does not allow data after the arrays");

@@ -173,7 +173,9 @@ static int repeat_until_end_write_impl(const afmt_array *arrays, size_t n,
     (void)owned;
     /* repeat item: one per array */
     for (size_t ai = 0; ai < n; ai++) {
-        if (repeat_until_end_write_item(arrays, sink, err, ai)) return -1;
+        if (repeat_until_end_write_item(arrays, sink, err, ai)) {
+            return afmt_error_within(err, "item", ai);
+        }
     }
     if (wopt && wopt->trailer_len > 0) {
         return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, AFMT_NO_OFFSET,

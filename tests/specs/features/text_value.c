@@ -286,7 +286,9 @@ static int text_value_write_impl(const afmt_array *arrays, size_t n, const afmt_
     (void)owned;
     /* repeat value: one per array */
     for (size_t ai = 0; ai < n; ai++) {
-        if (text_value_write_value(arrays, sink, err, ai)) return -1;
+        if (text_value_write_value(arrays, sink, err, ai)) {
+            return afmt_error_within(err, "value", ai);
+        }
     }
     if (wopt && wopt->trailer_len > 0) {
         return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, AFMT_NO_OFFSET,
