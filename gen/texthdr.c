@@ -548,19 +548,73 @@ static int lit_eval(const expr *e, const item_list *b, int upto, uint64_t *out)
     }
 }
 
-/* A field a text header spec's writer writes as a literal must pass its
- * own checks ("in", "range", "check"), else every file written would be
- * refused by the validator (the spec fuzzer's seeds 5022, 5077). */
+/* The values before a text header are literals (the writer writes fields
+ * from "equals" or a literal "write"), so every check on them is a
+ * constant: it must be known to hold, else every file written would be
+ * refused by its own validator (spec fuzzer seeds 5022, 5077).  A check
+ * lit_eval cannot evaluate exactly (a function, a unary minus, a value
+ * below zero, a division) is refused too: the writer does not evaluate
+ * checks at run time, and skipping it wrote files the validator refused
+ * (`roundup(-(1_000), 0) >= 0`, seed 982522).  upto: the last field the
+ * check may read; what: "field = value" for a field's own checks, NULL
+ * for a check item. */
+static void check_th_constant(emitter *m, const item_list *b, int upto, const check *c, const char *jpath,
+                              const char *what)
+{
+    uint64_t ok;
+    const char *text = c->text ? c->text : "?";
+    if (!c->e) return;
+    if (!lit_eval(c->e, b, upto, &ok))
+        gen_error(m, jpath,
+                  "the writer of a spec with a text header cannot evaluate `%s` from the literals it writes (it "
+                  "takes literals, the integer fields before, + - * & | ^ ! ~ and comparisons, with no value "
+                  "below zero): write the check so, or say why the format is not written: \"read_only\"", text);
+    else if (!ok && what)
+        gen_error(m, jpath, "the writer writes %s, which fails its check `%s`: the validator "
+                  "would refuse every file it writes", what, text);
+    else if (!ok)
+        gen_error(m, jpath, "the literals the writer writes fail the check `%s`: the validator would refuse every "
+                  "file it writes", text);
+}
+
+/* A lookup before a text header: its keys are literals too, so an entry
+ * must be known to match them (else the validator refuses every file
+ * written: "no entry of table t matches").  Keys lit_eval cannot evaluate
+ * (a text key, a "when" entry) are refused as for checks. */
+static void check_th_lookup(emitter *m, const item_list *b, int upto, const item *it)
+{
+    const table *tb = find_table(m->s, it->lookup.table ? it->lookup.table : "");
+    uint64_t key[8];
+    int e, k, known = it->lookup.nkey <= 8;
+    if (!tb) return;
+    for (k = 0; known && k < it->lookup.nkey; k++) known = lit_eval(it->lookup.key[k], b, upto, &key[k]);
+    for (e = 0; known && e < tb->nentries; e++) {
+        const table_entry *te = &tb->entries[e];
+        int match = te->when == NULL && te->nkey == it->lookup.nkey;
+        if (te->when) known = 0; /* a condition: not evaluated here */
+        for (k = 0; match && k < te->nkey; k++)
+            if (te->key[k]) {
+                if (te->key[k]->kind != E_INT) known = 0;
+                match = te->key[k]->kind == E_INT && te->key[k]->ival == key[k];
+            }
+        if (known && match) return;
+    }
+    if (!known)
+        gen_error(m, it->jpath, "the writer of a spec with a text header cannot tell which entry of table %s lookup "
+                  "'%s' takes (its keys must follow from the literals it writes, and the table's entries be integer "
+                  "keys): say why the format is not written: \"read_only\"", tb->name, it->name);
+    else
+        gen_error(m, it->jpath, "no entry of table %s matches the keys the writer writes for lookup '%s': the "
+                  "validator would refuse every file it writes", tb->name, it->name);
+}
+
 static void check_th_literal(emitter *m, const item_list *b, int i, uint64_t value)
 {
     const item *it = b->v[i];
+    char *what = xprintf("%s = %llu", it->name, (unsigned long long)value);
     int k;
-    uint64_t ok;
-    for (k = 0; k < it->nchecks; k++)
-        if (it->checks[k].e && lit_eval(it->checks[k].e, b, i, &ok) && !ok)
-            gen_error(m, it->jpath, "the writer writes %s = %llu, which fails its check `%s`: the validator would "
-                                    "refuse every file it writes", it->name, (unsigned long long)value,
-                      it->checks[k].text ? it->checks[k].text : "?");
+    for (k = 0; k < it->nchecks; k++) check_th_constant(m, b, i, &it->checks[k], it->jpath, what);
+    free(what);
 }
 
 static void write_th_items(emitter *m, const item_list *b)
@@ -600,6 +654,19 @@ static void write_th_items(emitter *m, const item_list *b)
                 gen_error(m, it->jpath, "a switch before a text header needs a literal \"write\" (the case written)");
                 break;
             }
+            {
+                /* the validator takes the case its selector chooses: it must be the one written */
+                uint64_t sel;
+                if (!it->arg || !lit_eval(it->arg, b, i - 1, &sel))
+                    gen_error(m, it->jpath, "the writer of a spec with a text header cannot tell the value of switch "
+                              "'%s''s selector `%s` from the literals it writes", it->name,
+                              it->arg_text ? it->arg_text : "?");
+                else if (sel != it->write->ival)
+                    gen_error(m, it->jpath, "the writer writes case %llu of switch '%s', but its selector `%s` is %llu "
+                              "in what it writes: the validator would read another case",
+                              (unsigned long long)it->write->ival, it->name, it->arg_text ? it->arg_text : "?",
+                              (unsigned long long)sel);
+            }
             for (j = 0; j < it->ncases && !done; j++)
                 for (k = 0; k < it->cases[j].nwhen && !done; k++)
                     if (it->cases[j].when[k]->ival == it->write->ival) {
@@ -614,9 +681,13 @@ static void write_th_items(emitter *m, const item_list *b)
             line(m, "if (afmt_thdir_write(&%s, arrays, n, wopt, sink, err) != 0) return -1;", it->th->cname);
             break;
         case IT_CHECK:
-        case IT_LET:
+            for (k = 0; k < it->nchecks; k++) check_th_constant(m, b, i - 1, &it->checks[k], it->jpath, NULL);
+            break;
         case IT_LOOKUP:
-            break; /* the header's writer derives every value itself */
+            check_th_lookup(m, b, i - 1, it);
+            break;
+        case IT_LET:
+            break; /* read only by checks, which cannot name it (lit_eval) */
         default:
             gen_error(m, it->jpath, "a spec with a text header writes fields, switches and the header only");
             break;
