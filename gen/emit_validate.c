@@ -1518,7 +1518,8 @@ static void item_name_check(emitter *m, item *it)
         it->kind != IT_TEXTVAL && it->kind != IT_DIRECTORY) {
         sym *prev = sym_peek(m, it->name);
         if (prev && prev->kind != SY_BUILTIN)
-            gen_error(m, it->jpath, "'%s' is already defined at %s", it->name, prev->it ? prev->it->jpath : "?");
+            gen_error(m, it->jpath, "'%s' is already defined %s%s", it->name, prev->it ? "at " : "",
+                      prev->it ? prev->it->jpath : "(a parameter of the structure, or a name the language defines)");
     } else if (unique_name_clash(m, it)) {
         gen_error(m, it->jpath, "'%s' names another repeat, region, switch or pad of this spec", it->name);
     }

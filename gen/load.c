@@ -372,6 +372,19 @@ static void load_structs(loader *L, spec *s, json_t *v)
                     free(pp);
                     continue;
                 }
+                {
+                    /* each parameter is a name in the body: two of one
+                     * name would make two C parameters of one name */
+                    int j, twice = 0;
+                    for (j = 0; j < ns->nparams; j++) twice |= strcmp(ns->params[j], json_string_value(pi)) == 0;
+                    if (twice) {
+                        char *pl = xprintf("%s/params", p), *pp = jp_idx(pl, i);
+                        free(pl);
+                        LERR(L, pp, "parameter '%s' is named twice", json_string_value(pi));
+                        free(pp);
+                        continue;
+                    }
+                }
                 ns->params[ns->nparams++] = xstrdup(json_string_value(pi));
             }
         }
