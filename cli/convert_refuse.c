@@ -42,18 +42,15 @@ void afmt_cli_convert_name_element(afmt_error *err, const afmt_array *a, afmt_or
 int afmt_cli_convert_refuse(const char *in, size_t i, const afmt_array *a, const char *what,
                             const afmt_error *err)
 {
-    char d[8192], e[AFMT_FIELD_MAX + AFMT_MESSAGE_MAX + 64];
+    char d[8192], e[AFMT_FIELD_MAX + AFMT_MESSAGE_MAX + 64], which[sizeof d + 32] = "";
 
     afmt_error_describe(err, e, sizeof e);
-    if (a) {
+    if (a) { /* NULL: the refusal is of the whole set */
         afmt_array_describe(a, d, sizeof d);
-        fprintf(stderr, "afmt convert: %s: array [%zu] %s: %s: %s%s\n", in, i, d, what,
-                err->field[0] ? e : err->message,
-                err->code == AFMT_E_LOSSY ? " (use --allow-lossy to accept)" : "");
-    } else {
-        fprintf(stderr, "afmt convert: %s: %s: %s%s\n", in, what, err->field[0] ? e : err->message,
-                err->code == AFMT_E_LOSSY ? " (use --allow-lossy to accept)" : "");
+        snprintf(which, sizeof which, "array [%zu] %s: ", i, d);
     }
+    fprintf(stderr, "afmt convert: %s: %s%s: %s%s\n", in, which, what, err->field[0] ? e : err->message,
+            err->code == AFMT_E_LOSSY ? " (use --allow-lossy to accept)" : "");
     if (err->code == AFMT_E_NOMEM || err->code == AFMT_E_IO)
         return AFMT_EXIT_ERROR;
     return AFMT_EXIT_INVALID;

@@ -354,6 +354,8 @@ void emit_fail_if(emitter *m, const char *cond, const blame *bl, const char *cod
 /* "if (cond)" as a new string (caller frees), with one pair of
  * parentheses around all of cond dropped: clang warns on if ((a == b)). */
 char *if_head(const char *cond);
+/* The line `<before>if (cond) {` through if_head (before: "" or "} else "). */
+void emit_if_open(emitter *m, const char *before, const char *cond);
 void emit_if_stmt(emitter *m, const char *cond, const char *stmt);
 void emit_overflow_if(emitter *m, const char *cond, const blame *bl, const char *text);
 

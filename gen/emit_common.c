@@ -392,6 +392,14 @@ char *if_head(const char *cond)
     return h;
 }
 
+/* The line `<before>if (cond) {` (before: "", or "} else " for a chain). */
+void emit_if_open(emitter *m, const char *before, const char *cond)
+{
+    char *h = if_head(cond);
+    line(m, "%s%s {", before, h);
+    free(h);
+}
+
 /* `if (cond) <stmt>` on one line when it fits, else the statement in
  * braces under the condition (a statement that wraps is a block). */
 void emit_if_stmt(emitter *m, const char *cond, const char *stmt)
@@ -428,9 +436,7 @@ void emit_fail_if(emitter *m, const char *cond, const blame *bl, const char *cod
     } else if (len == LEN_WARN) {
         stmt = xprintf("if (afmt_tolerate_c(c, %s, %s, %s, %s, %s%s%s)) return -1;", ce, field, bl->index,
                        bl->offset, fmt_c, sep, args);
-        char *h = if_head(cond);
-        line(m, "%s {", h);
-        free(h);
+        emit_if_open(m, "", cond);
         m->indent++;
         line(m, "%s", stmt);
         m->indent--;

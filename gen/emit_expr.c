@@ -1110,11 +1110,7 @@ static cexpr emit_cond(emitter *m, const blame *bl, expr *e, const char *text)
         return r;
     }
     line(m, "%s %s;", b.t == VT_S ? "int64_t" : b.t == VT_BOOL ? "int" : "uint64_t", t);
-    {
-        char *h = if_head(cond);
-        line(m, "%s {", h);
-        free(h);
-    }
+    emit_if_open(m, "", cond);
     if (armb.s) sb_puts(m->out, armb.s);
     m->indent++; line(m, "%s = %s;", t, bc); m->indent--;
     line(m, "} else {");

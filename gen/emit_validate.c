@@ -580,9 +580,7 @@ static void emit_string_field(emitter *m, item *it)
 static void lookup_fail(emitter *m, const blame *bl, item *it, const table *tb, char **keys, char *cond)
 {
     int k;
-    char *h = if_head(cond);
-    line(m, "%s {", h);
-    free(h);
+    emit_if_open(m, "", cond);
     m->indent++;
     {
         sbuf fmt = {0}, args = {0};
@@ -741,20 +739,16 @@ static void lookup_entry(emitter *m, const blame *bl, item *it, int i, const tab
     if (te->key) {
         sbuf cond = {0};
         entry_condition(m, it, te, keys, &cond);
-        char *h = if_head(cond.s ? cond.s : "1");
-        line(m, "%s%s {", i ? "} else " : "", h);
-        free(h);
+        emit_if_open(m, i ? "} else " : "", cond.s ? cond.s : "1");
         sb_free(&cond);
         m->indent++;
     } else {
         /* a "when" entry: its condition may need statements */
-        char *b, *h;
+        char *b;
         line(m, "%s{", i ? "} else " : "");
         m->indent++;
         b = emit_bool(m, bl, te->when, te->when_text);
-        h = if_head(b);
-        line(m, "%s {", h);
-        free(h);
+        emit_if_open(m, "", b);
         free(b);
         m->indent++;
     }
@@ -800,13 +794,11 @@ static int lookup_by_table2(emitter *m, const blame *bl, item *it, const table *
     /* the "when" entries, in order: the first that holds */
     for (i = nplain; i < tb->nentries; i++) {
         const table_entry *te = &tb->entries[i];
-        char *b, *h;
+        char *b;
         line(m, "if (%s_type.dtype == AFMT_DTYPE_INVALID) {", it->lookup.cname);
         m->indent++;
         b = emit_bool(m, bl, te->when, te->when_text);
-        h = if_head(b);
-        line(m, "%s {", h);
-        free(h);
+        emit_if_open(m, "", b);
         free(b);
         m->indent++;
         entry_values(m, bl, it, te, attr);
@@ -1330,9 +1322,7 @@ static void emit_switch(emitter *m, item *it)
             sb_printf(&cond, "%ssel_%s == %s%llu)", j ? " || " : "", it->name, sel.t == VT_S ? "INT64_C(" : "UINT64_C(",
                       (unsigned long long)sc->when[j]->ival);
         }
-        char *h = if_head(cond.s ? cond.s : "0");
-        line(m, "%s%s {", i ? "} else " : "", h);
-        free(h);
+        emit_if_open(m, i ? "} else " : "", cond.s ? cond.s : "0");
         sb_free(&cond);
         m->indent++;
         mark = sym_mark(m);

@@ -530,11 +530,7 @@ static void reverse_entry(emitter *m, scope *sc, item *lk, item *arr, const tabl
         if (ky && ky->kind == SY_INT && te->key[k]->kind == E_INT)
             sb_printf(&cond, " && %s == %llu", ky->c, (unsigned long long)te->key[k]->ival);
     }
-    {
-        char *h = if_head(cond.s);
-        line(m, "%s%s {", first ? "" : "} else ", h);
-        free(h);
-    }
+    emit_if_open(m, first ? "" : "} else ", cond.s);
     sb_free(&cond);
     m->indent++;
     for (k = 0; k < lk->lookup.nkey && k < te->nkey; k++) {
@@ -1664,9 +1660,7 @@ static void write_switch(emitter *m, item *it)
         char *name = xprintf("%s_%llu", it->name, (unsigned long long)it->cases[i].when[0]->ival);
         for (j = 0; j < it->cases[i].nwhen; j++)
             sb_printf(&cond, "%s%s == %llu", j ? " || " : "", sel.c, (unsigned long long)it->cases[i].when[j]->ival);
-        char *h = if_head(cond.s);
-        line(m, "%s%s {", i ? "} else " : "", h);
-        free(h);
+        emit_if_open(m, i ? "} else " : "", cond.s);
         sb_free(&cond);
         m->indent++;
         writer_scope_func(m, &it->cases[i].body, name, NULL);
