@@ -103,7 +103,7 @@ typedef struct emitter {
     sbuf *prelude;       /* static helpers emitted before the functions */
     item *tiles;         /* validator: the innermost repeat with a module (gen/layout_tiles.c) */
     int tiles_done;      /* its block has been added to the tile set */
-    char helpers[32][192];/* names of the helpers already in the prelude */
+    char **helpers;      /* names of the helpers already in the prelude (helper_once) */
     int nhelpers;
     /* validator: the afmt_field_desc constants in the prelude, name and
      * initializer, so that equal fields share one and names stay unique */
@@ -140,6 +140,8 @@ typedef struct emitter {
      * (gen/emit_names.c) */
     char **cnames, **cname_whats;
     int ncnames;
+    char **clashes;      /* "cname what" of each clash reported, reported once */
+    int nclashes;
     int sole_item;       /* the item being emitted is all its function holds */
     check_fn *check_fns; /* the shared check functions defined so far */
     int ncheck_fns;
@@ -224,6 +226,9 @@ const char *type_table2(emitter *m, const table *tb, int nplain);
  * (emitted once, beside the table) holding "; known: ..." listing a
  * table's entries, for a failure's "%s". */
 const char *known_table(emitter *m, const table *tb);
+/* helper_once for one of table tb's helpers, <fmt>_<table><suffix>: ""
+ * its entries, "_known" the list of them, "_blocks" its block types. */
+int table_helper(emitter *m, const table *tb, const char *suffix, const char **cname);
 
 /* File-scope C names (gen/emit_names.c).  c_name_claim: cname names
  * what (a text naming the spec's thing); 0 when it is free or already
@@ -237,6 +242,14 @@ int c_name_taken(const emitter *m, const char *cname);
 void c_name_release(emitter *m, const char *cname); /* a name claimed and not used after all */
 void c_names_reserve(emitter *m);
 void c_names_free(emitter *m);
+/* A static helper of the prelude (a table's entries, its known list, ...)
+ * named cname for what, emitted once per emitter: the name is claimed
+ * first, so a helper is never taken for another thing's that happens to
+ * have its C name (table "x_known" and table "x"'s known list).  1: cname
+ * is already emitted for what; 0: the caller emits it now (it is
+ * registered); -1: cname is another thing's (a generator error) or the
+ * helper list is full.  *out is the stored name when >= 0. */
+int helper_once(emitter *m, const char *cname, const char *what, const char *jpath, const char **out);
 
 /* A byte order (0, 1 or ORDER_RUN) as C text: "0", "1", or for ORDER_RUN
  * the validator's "c->big" (the writer writes the spec's "endian");

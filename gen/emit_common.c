@@ -515,6 +515,21 @@ char *load_c(int width, int is_signed, int big, const char *ptr)
     return raw;
 }
 
+/* helper_once for <fmt>_<table><suffix>, one of table tb's helpers: ""
+ * its entries (the name c_names_reserve claimed for the table), "_known"
+ * the list of them for messages, "_blocks" its block types. */
+int table_helper(emitter *m, const table *tb, const char *suffix, const char **cname)
+{
+    char *name = xprintf("%s_%s%s", m->s->format, tb->name, suffix);
+    char *what = !*suffix ? xprintf("table '%s'", tb->name)
+                 : strcmp(suffix, "_known") == 0 ? xprintf("the list of the entries of table '%s'", tb->name)
+                                                 : xprintf("the block types of table '%s'", tb->name);
+    int rc = helper_once(m, name, what, tb->jpath, cname);
+    free(name);
+    free(what);
+    return rc;
+}
+
 /* Emit (once) `static const afmt_type_entry <fmt>_<table>[]` for a table
  * whose entries each map one literal key (text of key_size bytes, or an
  * integer when key_size is 0) to a plain dtype, and return its name; NULL
@@ -522,7 +537,7 @@ char *load_c(int width, int is_signed, int big, const char *ptr)
 const char *type_table(emitter *m, const table *tb, int key_size)
 {
     int i;
-    char *name;
+    const char *name;
     for (i = 0; i < tb->nentries; i++) {
         const table_entry *te = &tb->entries[i];
         const expr *k = te->key && te->nkey == 1 ? te->key[0] : NULL;
@@ -530,10 +545,7 @@ const char *type_table(emitter *m, const table *tb, int key_size)
             return NULL;
         if (key_size > 0 ? k->kind != E_STR || (int)strlen(k->sval) > key_size : k->kind != E_INT) return NULL;
     }
-    name = xprintf("%s_%s", m->s->format, tb->name);
-    for (i = 0; i < m->nhelpers; i++)
-        if (strcmp(m->helpers[i], name) == 0) { free(name); return m->helpers[i]; }
-    if (m->nhelpers >= 32) { free(name); return NULL; }
+    if (table_helper(m, tb, "", &name) != 0) return name;
     {
         char *path = c_comment(m->s->path);
         sb_printf(m->prelude, "/* Table %s (%s %s), for the validator and the writer. */\n", tb->name, path,
@@ -558,9 +570,7 @@ const char *type_table(emitter *m, const table *tb, int key_size)
         }
     }
     sb_puts(m->prelude, "};\n\n");
-    fixed_printf(m->helpers[m->nhelpers], sizeof m->helpers[0], "%s", name);
-    free(name);
-    return m->helpers[m->nhelpers++];
+    return name;
 }
 
 /* Is entry te of a two-integer-key table one row of an afmt_type_entry2
@@ -602,11 +612,9 @@ static void quote_wrapped(sbuf *o, const char *text, const char *indent)
  * plain two-key entries of tb (the first nplain), or NULL. */
 const char *type_table2(emitter *m, const table *tb, int nplain)
 {
-    char *name = xprintf("%s_%s", m->s->format, tb->name);
+    const char *name;
     int i;
-    for (i = 0; i < m->nhelpers; i++)
-        if (strcmp(m->helpers[i], name) == 0) { free(name); return m->helpers[i]; }
-    if (m->nhelpers >= 32) { free(name); return NULL; }
+    if (table_helper(m, tb, "", &name) != 0) return name;
     {
         char *path = c_comment(m->s->path);
         sb_printf(m->prelude, "/* Table %s (%s %s): its entries of two keys,\n * for the validator and the writer. */\n",
@@ -627,9 +635,7 @@ const char *type_table2(emitter *m, const table *tb, int nplain)
         sb_puts(m->prelude, "},\n");
     }
     sb_puts(m->prelude, "};\n\n");
-    fixed_printf(m->helpers[m->nhelpers], sizeof m->helpers[0], "%s", name);
-    free(name);
-    return m->helpers[m->nhelpers++];
+    return name;
 }
 
 /* "; known: (1, 1) i8, (1, 2) i16, ..., eltype == 0 && elbyte > 0: opaque"
@@ -680,25 +686,17 @@ char *table_known_text(const table *tb)
 
 const char *known_table(emitter *m, const table *tb)
 {
-    char *name = xprintf("%s_%s_known", m->s->format, tb->name), *text;
-    int i;
-    for (i = 0; i < m->nhelpers; i++)
-        if (strcmp(m->helpers[i], name) == 0) { free(name); return m->helpers[i]; }
-    if (m->nhelpers >= 32) { free(name); return "\"\""; }
-    {
-        char *what = xprintf("the list of the entries of table '%s'", tb->name);
-        c_name_claim(m, name, what, tb->jpath);
-        free(what);
-    }
+    const char *name;
+    char *text;
+    int rc = table_helper(m, tb, "_known", &name);
+    if (rc != 0) return rc > 0 ? name : "\"\"";
     text = table_known_text(tb);
     sb_printf(m->prelude, "/* The entries of table %s, listed when no entry matches. */\n", tb->name);
     sb_printf(m->prelude, "static const char %s[] =\n    ", name);
     quote_wrapped(m->prelude, text, "    ");
     sb_puts(m->prelude, ";\n\n");
     free(text);
-    fixed_printf(m->helpers[m->nhelpers], sizeof m->helpers[0], "%s", name);
-    free(name);
-    return m->helpers[m->nhelpers++];
+    return name;
 }
 
 /* Declarations emitted only where used.  A placeholder line ("\x01" and

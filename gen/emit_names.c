@@ -29,7 +29,20 @@ int c_name_claim(emitter *m, const char *cname, const char *what, const char *jp
 {
     int i = find(m, cname);
     if (i >= 0) {
+        char *clash;
+        int k;
         if (strcmp(m->cname_whats[i], what) == 0) return 0;
+        /* a helper claims its name each time it is used: say it once */
+        clash = xprintf("%s %s", cname, what);
+        for (k = 0; k < m->nclashes; k++)
+            if (strcmp(m->clashes[k], clash) == 0) break;
+        if (k < m->nclashes) {
+            free(clash);
+            return -1;
+        }
+        m->clashes = realloc(m->clashes, sizeof *m->clashes * (size_t)(m->nclashes + 1));
+        if (!m->clashes) abort();
+        m->clashes[m->nclashes++] = clash;
         gen_error(m, jpath, "the C name %s of %s is also that of %s: rename one of them", cname, what,
                   m->cname_whats[i]);
         return -1;
@@ -51,6 +64,23 @@ void c_name_release(emitter *m, const char *cname)
     m->ncnames--;
     m->cnames[i] = m->cnames[m->ncnames];
     m->cname_whats[i] = m->cname_whats[m->ncnames];
+}
+
+int helper_once(emitter *m, const char *cname, const char *what, const char *jpath, const char **out)
+{
+    int i;
+    *out = NULL;
+    if (c_name_claim(m, cname, what, jpath) < 0) return -1;
+    for (i = 0; i < m->nhelpers; i++)
+        if (strcmp(m->helpers[i], cname) == 0) {
+            *out = m->helpers[i];
+            return 1;
+        }
+    m->helpers = realloc(m->helpers, sizeof *m->helpers * (size_t)(m->nhelpers + 1));
+    if (!m->helpers) abort();
+    m->helpers[m->nhelpers] = xstrdup(cname);
+    *out = m->helpers[m->nhelpers++];
+    return 0;
 }
 
 /* claim <format><suffix> for what */
@@ -94,4 +124,10 @@ void c_names_free(emitter *m)
     free(m->cnames);
     free(m->cname_whats);
     m->cnames = m->cname_whats = NULL;
+    while (m->nhelpers > 0) free(m->helpers[--m->nhelpers]);
+    while (m->nclashes > 0) free(m->clashes[--m->nclashes]);
+    free(m->clashes);
+    m->clashes = NULL;
+    free(m->helpers);
+    m->helpers = NULL;
 }

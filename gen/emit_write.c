@@ -557,7 +557,7 @@ static void reverse_entry(emitter *m, scope *sc, item *lk, item *arr, const tabl
 static const char *block_table(emitter *m, const table *tb, int *n)
 {
     int i;
-    char *name;
+    const char *name;
     *n = 0;
     for (i = 0; i < tb->nentries; i++) {
         const table_entry *te = &tb->entries[i];
@@ -566,15 +566,7 @@ static const char *block_table(emitter *m, const table *tb, int *n)
         (*n)++;
     }
     if (*n == 0) return NULL;
-    name = xprintf("%s_%s_blocks", m->s->format, tb->name);
-    for (i = 0; i < m->nhelpers; i++)
-        if (strcmp(m->helpers[i], name) == 0) { free(name); return m->helpers[i]; }
-    if (m->nhelpers >= 32) { free(name); return NULL; }
-    {
-        char *what = xprintf("the block types of table '%s'", tb->name);
-        c_name_claim(m, name, what, tb->jpath);
-        free(what);
-    }
+    if (table_helper(m, tb, "_blocks", &name) != 0) return name;
     sb_printf(m->prelude, "/* The block types of table %s, for the writer: code, name, elements per block, bytes. */\n",
               tb->name);
     sb_printf(m->prelude, "static const afmt_block_entry %s[%d] = {\n", name, *n);
@@ -586,9 +578,7 @@ static const char *block_table(emitter *m, const table *tb, int *n)
                   (unsigned long long)te->block_bytes);
     }
     sb_puts(m->prelude, "};\n\n");
-    fixed_printf(m->helpers[m->nhelpers], sizeof m->helpers[0], "%s", name);
-    free(name);
-    return m->helpers[m->nhelpers++];
+    return name;
 }
 
 /* The block entries of tb in the chain: an opaque array of one of their

@@ -74,19 +74,15 @@ static void tiles_after_item(emitter *m)
     /* the names of the fields, for messages: one table per repeat */
     {
         char *names = xprintf("tile_fields_%s", t->name);
-        int k, have = 0;
-        for (k = 0; k < m->nhelpers; k++)
-            if (strcmp(m->helpers[k], names) == 0) have = 1;
-        if (!have && m->nhelpers < 32) {
-            char *what = xprintf("the tile fields of repeat '%s'", t->name);
-            c_name_claim(m, names, what, t->jpath);
-            free(what);
+        char *what = xprintf("the tile fields of repeat '%s'", t->name);
+        const char *stored;
+        if (helper_once(m, names, what, t->jpath, &stored) == 0) {
             sb_printf(m->prelude, "/* The fields that place a block of %s in the matrix. */\n", t->name);
             sb_printf(m->prelude, "static const afmt_tile_fields %s =\n"
                       "    {.row = \"%s\", .col = \"%s\", .rows = \"%s\", .cols = \"%s\"};\n\n",
                       names, r->name, c->name, h->name, w->name);
-            fixed_printf(m->helpers[m->nhelpers++], sizeof m->helpers[0], "%s", names);
         }
+        free(what);
         decl_use(m, r->off_decl);
         decl_use(m, c->off_decl);
         decl_use(m, h->off_decl);

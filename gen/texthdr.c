@@ -421,15 +421,14 @@ static void emit_desc(emitter *m, item *it)
     sbuf keys = {0}, types = {0};
     int i;
     th_cname(m->s, it, h->cname, sizeof h->cname);
+    /* once per emitter (the validator's first pass has one of its own) */
     {
         char *what = xprintf("the text header at %s", it->jpath);
-        c_name_claim(m, h->cname, what, it->jpath);
+        const char *stored;
+        int rc = helper_once(m, h->cname, what, it->jpath, &stored);
         free(what);
+        if (rc != 0) return;
     }
-    /* once per emitter (the validator's first pass has one of its own) */
-    for (i = 0; i < m->nhelpers; i++)
-        if (strcmp(m->helpers[i], h->cname) == 0) return;
-    if (m->nhelpers < 32) fixed_printf(m->helpers[m->nhelpers++], sizeof m->helpers[0], "%s", h->cname);
     sb_printf(o, "/* %s: the text header at %s */\n", it->name, it->jpath);
     for (i = 0; i < h->nkeys; i++) {
         q = c_quote(h->keys[i].key, strlen(h->keys[i].key));
