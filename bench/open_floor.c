@@ -7,7 +7,7 @@
  * `afmt-validate -j N` would take if its own work cost nothing, and the
  * ratio of N = 2 to N = 1 is the best row 4c can reach on this machine.
  * Processes, not threads: they share no descriptor table (afmt-validate's
- * worker threads unshare theirs, cli/fd_table.h).
+ * worker threads unshare theirs, cli/thread_own.h).
  *
  * Exit status 0, or 1 with a message when a path cannot be read.
  */

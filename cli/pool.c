@@ -1,6 +1,6 @@
 /* afmt CLI: batches of inputs for the worker threads (see pool.h). */
 #include "pool.h"
-#include "fd_table.h"
+#include "thread_own.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -56,8 +56,9 @@ static void *run_thread(void *arg)
     afmt_cli_worker *w = ((thread_arg *)arg)->w;
 
     free(arg);
-    /* a worker opens, reads and closes its inputs itself (fd_table.h) */
+    /* a worker opens, reads and closes its inputs itself (thread_own.h) */
     (void)afmt_cli_own_fd_table();
+    (void)afmt_cli_own_credentials();
     pthread_mutex_lock(&p->mu);
     for (;;) {
         afmt_cli_batch *b;
