@@ -741,6 +741,18 @@ def make_spec(rng, fmt_name, samples=None, family="any"):
         spec["sidecar"] = {"suffix": ".meta", "keys": {"rows": "numRows", "cols": "numCols", "value_type": "valueType",
                                                        "nnz": "nnz", "schema": "schema", "label": "label"},
                            "value_names": {"f64": "f64"}}
+    if r >= 0.3 and "detect" not in spec and rng.random() < 0.04:
+        # many tables, each looked up (the generator's lists of emitted
+        # helpers grew past any fixed size: regression many_tables)
+        extra = []
+        for _ in range(rng.randint(17, 24)):
+            tname, k, lk = names.new("types"), names.new("k"), names.new("el")
+            spec.setdefault("tables", {})[tname] = table(rng, "one")
+            code = spec["tables"][tname]["entries"][0]["key"][0]
+            code = int(code, 0) if isinstance(code, str) else code
+            extra += [{"field": k, "type": "u8", "equals": code}, {"lookup": lk, "table": tname, "key": [k]},
+                      {"array": names.new("a"), "dtype": lk, "shape": ["0"], "order": "row-major"}]
+        spec["body"] = extra + spec["body"]
     return spec
 
 
