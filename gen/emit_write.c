@@ -1723,13 +1723,19 @@ static void write_items(emitter *m, item_list *body)
     for (i = 0; i < body->n; i++) write_item(m, body->v[i]);
 }
 
+/* Does it repeat the format's arrays at the top (a repetition until the
+ * end that holds arrays, or a directory)? */
+static int repeats_arrays(const item *it)
+{
+    return (it->kind == IT_REPEAT && it->repeat.until_end && has_arrays((item_list *)&it->body)) ||
+           it->kind == IT_DIRECTORY;
+}
+
 static int top_repeats_arrays(const spec *s)
 {
     int i;
     for (i = 0; i < s->body.n; i++)
-        if ((s->body.v[i]->kind == IT_REPEAT && s->body.v[i]->repeat.until_end && has_arrays(&s->body.v[i]->body)) ||
-            s->body.v[i]->kind == IT_DIRECTORY)
-            return 1;
+        if (repeats_arrays(s->body.v[i])) return 1;
     return 0;
 }
 
@@ -1748,11 +1754,37 @@ static int holds_arrays(const item_list *body)
     return 0;
 }
 
+/* A writer of many arrays hands every array it is given to the one item
+ * at the top that repeats them (a repetition until the end that holds
+ * arrays, or a directory): an item holding an array anywhere else at the
+ * top, or a second such item, would have no array of its own (the C
+ * named an index it does not have: spec fuzzer seed 1400028).  0, or -1
+ * with a generator error at each such item. */
+static int check_multi_top(emitter *m, const spec *s)
+{
+    const item *holder = NULL;
+    int i, bad = 0;
+    for (i = 0; i < s->body.n && !holder; i++)
+        if (repeats_arrays(s->body.v[i])) holder = s->body.v[i];
+    for (i = 0; holder && i < s->body.n; i++) {
+        const item *it = s->body.v[i];
+        item_list one = {.v = (item **)&s->body.v[i], .n = 1};
+        if (it == holder || !(repeats_arrays(it) || holds_arrays(&one))) continue;
+        gen_error(m, it->jpath, "'%s' holds arrays beside '%s' (%s), which the writer hands every array it is "
+                  "given: it would have none of its own; put it inside '%s', or say why the format is not written: "
+                  "\"read_only\": \"...\"", it->name ? it->name : "this item", holder->name, holder->jpath,
+                  holder->name);
+        bad = 1;
+    }
+    return bad ? -1 : 0;
+}
+
 void emit_writer(emitter *m)
 {
     blame bl;
     const spec *s = m->s;
     int multi = top_repeats_arrays(s);
+    if (multi && check_multi_top(m, s) != 0) return;
     if (!holds_arrays(&s->body)) {
         /* its writer would write the fields and drop the array given */
         gen_error(m, "/body", "no item holds an array (array, text_header, text_value): the writer would have nowhere "

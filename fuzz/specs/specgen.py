@@ -741,7 +741,8 @@ def make_spec(rng, fmt_name, samples=None, family="any"):
         spec["sidecar"] = {"suffix": ".meta", "keys": {"rows": "numRows", "cols": "numCols", "value_type": "valueType",
                                                        "nnz": "nnz", "schema": "schema", "label": "label"},
                            "value_names": {"f64": "f64"}}
-    if r >= 0.3 and "detect" not in spec and rng.random() < 0.04:
+    multi = any("repeat" in i and i.get("until") == "end" for i in spec["body"])
+    if r >= 0.3 and "detect" not in spec and rng.random() < 0.04 and not multi:
         # many tables, each looked up (the generator's lists of emitted
         # helpers grew past any fixed size: regression many_tables)
         extra = []
