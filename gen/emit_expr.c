@@ -351,6 +351,12 @@ static int literal_c(const char *c)
     return 0;
 }
 
+/* Is C text c the C of `true` or `false`? */
+static int truth_literal_c(const char *c)
+{
+    return strcmp(c, "1") == 0 || strcmp(c, "0") == 0;
+}
+
 /* Is C text c a zero constant? */
 static int zero_c(const char *c)
 {
@@ -521,7 +527,8 @@ static cexpr compare(emitter *m, const blame *bl, tok_kind op, cexpr a, cexpr b,
          * gcc's "comparison of constant '1' with boolean expression is
          * always false" (-Werror=bool-compare, seed 910689); as numbers
          * through afmt_u64_of_truth, which compilers do not fold */
-        if (const_expr_c(a.c) || const_expr_c(b.c)) {
+        /* the same for a literal truth ((x > y) > true is `> 1`: seed 1503095) */
+        if (const_expr_c(a.c) || const_expr_c(b.c) || truth_literal_c(a.c) || truth_literal_c(b.c)) {
             char *ac = xprintf("afmt_u64_of_truth(%s)", a.c), *bc = xprintf("afmt_u64_of_truth(%s)", b.c);
             r = cmp_c(op, o, ac, bc);
             free(ac); free(bc);
