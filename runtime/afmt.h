@@ -122,7 +122,7 @@ extern "C" {
  * regenerate ...), so code generated for another runtime does not compile
  * rather than misbehave.  Bumped on any change generated code would notice;
  * when bumped, run afmt-gen again on your specs. */
-#define AFMT_RUNTIME_ABI 14
+#define AFMT_RUNTIME_ABI 15
 
 
 /* ==================================================================
@@ -358,6 +358,18 @@ typedef struct afmt_array {
      * is copied byte for byte, never decoded (afmt_array_to_plain refuses
      * it, naming the type). */
     uint64_t block;
+    /* A strided view (PLAIN only; strided != 0): the element at logical
+     * index (i_0, ..., i_{rank-1}) lies at data + elsize * sum(i_k *
+     * strides[k]), strides counted in elements, whatever `order` says.
+     * Several views may share one payload (PyTorch's tied weights, slices
+     * and expand's stride 0); each was checked to lie inside it:
+     * elsize * (1 + sum((dims[k] - 1) * strides[k])) <= nbytes, in 64
+     * bits, for a view with no zero dimension.  data points at the view's
+     * first element (its storage offset applied) and nbytes counts from
+     * there to the payload's end.  afmt_array_to_plain gathers such a
+     * view into a contiguous copy.  Added in runtime ABI 15. */
+    int strided;
+    uint64_t strides[AFMT_RANK_CAP];
 } afmt_array;
 
 /* Reset *a to a scalar (rank 0, count 1, no data) row-major, plain,

@@ -454,6 +454,57 @@ static int densify_coo(const afmt_array *a, afmt_order order, uint8_t *dst,
     return 0;
 }
 
+/* A strided view (afmt_array.strided): every element is looked up through
+ * the strides, so first prove that the last one lies inside the payload
+ * (a hand-made view may say anything), then walk the logical index in the
+ * requested order with an odometer: no recursion, no allocation. */
+static int strided_extent(const afmt_array *a, uint64_t es, afmt_error *err)
+{
+    uint64_t last = 0, step, need;
+    uint32_t k;
+
+    for (k = 0; k < a->rank; k++) {
+        if (a->dims[k] == 0)
+            return 0; /* no element: nothing is read */
+        if (!afmt_mul_u64(a->dims[k] - 1, a->strides[k], &step) || !afmt_add_u64(last, step, &last))
+            return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "strides", k, a->offset,
+                             "the last element's position overflows 64 bits");
+    }
+    if (!afmt_add_u64(last, 1, &need) || !afmt_mul_u64(need, es, &need) || need > a->nbytes)
+        return afmt_fail(err, AFMT_E_SIZE, NULL, "strides", AFMT_NO_INDEX, a->offset,
+                         "a strided view reaches element %" PRIu64 " of a payload of %" PRIu64
+                         " bytes (%" PRIu64 " bytes each)", last, a->nbytes, es);
+    return 0;
+}
+
+static int gather_strided(const afmt_array *a, afmt_order order, uint8_t *dst, uint64_t es,
+                          uint64_t total, unsigned comp, afmt_error *err)
+{
+    uint64_t idx[AFMT_RANK_CAP] = {0}, at = 0, n, done;
+    uint32_t r = a->rank, j, k;
+
+    if (a->encoding != AFMT_ENC_PLAIN || (a->dtype != AFMT_OPAQUE && a->elsize != es && a->elsize != 0))
+        return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, a->offset,
+                         "a strided view must be plain, of unpacked elements");
+    if (strided_extent(a, es, err) != 0)
+        return -1;
+    n = total / es;
+    for (done = 0; done < n; done++) {
+        afmt_swap_copy(dst + done * es, a->data + at * es, es, comp);
+        /* next logical index: the last axis fastest (row-major) or the first */
+        for (j = 0; j < r; j++) {
+            k = order == AFMT_COL_MAJOR ? j : r - 1 - j;
+            if (++idx[k] < a->dims[k]) {
+                at += a->strides[k];
+                break;
+            }
+            at -= (a->dims[k] - 1) * a->strides[k];
+            idx[k] = 0;
+        }
+    }
+    return 0;
+}
+
 int afmt_array_to_plain(const afmt_array *src, afmt_order order,
                         uint8_t *dst, uint64_t dst_size, afmt_error *err)
 {
@@ -479,6 +530,8 @@ int afmt_array_to_plain(const afmt_array *src, afmt_order order,
     if ((src->endian == AFMT_BIG) == host_is_big())
         comp = 1;
 
+    if (src->strided)
+        return gather_strided(src, order, dst, es, total, comp, err);
     if (src->encoding == AFMT_ENC_CSR)
         return densify_csr(src, order, dst, es, total, comp, err);
     if (src->encoding == AFMT_ENC_ZEROS) {
@@ -526,7 +579,7 @@ int afmt_array_plain_is_stored(const afmt_array *a, afmt_order order, uint64_t *
     if (check_view(a, &es, total, err) != 0)
         return -1;
     comp = afmt_dtype_get(a->dtype)->component;
-    if (a->encoding != AFMT_ENC_PLAIN || (a->stride != es && a->stride != 0) ||
+    if (a->encoding != AFMT_ENC_PLAIN || a->strided || (a->stride != es && a->stride != 0) ||
         (a->dtype != AFMT_OPAQUE && a->elsize != es && a->elsize != 0) ||
         (comp > 1 && (a->endian == AFMT_BIG) != host_is_big()) || needs_reorder(a, order) ||
         a->nbytes < *total || (!a->data && *total > 0))
@@ -542,7 +595,7 @@ static int part_view(const afmt_array *src, uint64_t *es, uint64_t *total,
 {
     if (check_view(src, es, total, err) != 0)
         return -1;
-    if (src->encoding != AFMT_ENC_PLAIN || (src->stride != *es && src->stride != 0) ||
+    if (src->encoding != AFMT_ENC_PLAIN || src->strided || (src->stride != *es && src->stride != 0) ||
         (src->dtype != AFMT_OPAQUE && src->elsize != *es && src->elsize != 0))
         return afmt_fail(err, AFMT_E_UNSUPPORTED, NULL, NULL, AFMT_NO_INDEX, src->offset,
                          "only plain contiguous arrays are decoded in pieces");

@@ -1,0 +1,102 @@
+/* Strided views (afmt_array.strided): afmt_array_to_plain gathers each
+ * element through the strides, in either order and byte order, and refuses
+ * a view whose last element lies past its payload or whose extent
+ * overflows, before reading anything.  The cases are PyTorch's: a
+ * transpose, a slice with a storage offset, expand's stride 0, a 0-d view,
+ * an empty view. */
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "afmt_internal.h"
+#include "check.h"
+
+typedef struct strided_case {
+    const char *name;
+    uint32_t rank;
+    uint64_t dims[3];
+    uint64_t strides[3];
+    uint64_t first;          /* storage offset, elements */
+    uint64_t storage;        /* elements in the payload */
+    afmt_endian endian;
+    afmt_order order;        /* of the result */
+    int code;                /* 0: accepted, else the refusal's code */
+    uint32_t expect[12];     /* the result, element by element */
+} strided_case;
+
+/* The storage holds 0, 1, 2, ... as u32 (little- or big-endian). */
+static const strided_case cases[] = {
+    {"contiguous 2x3", 2, {2, 3}, {3, 1}, 0, 6, AFMT_LITTLE, AFMT_ROW_MAJOR, 0, {0, 1, 2, 3, 4, 5}},
+    {"transpose 3x2 of 2x3", 2, {3, 2}, {1, 3}, 0, 6, AFMT_LITTLE, AFMT_ROW_MAJOR, 0, {0, 3, 1, 4, 2, 5}},
+    {"transpose, column-major result", 2, {3, 2}, {1, 3}, 0, 6, AFMT_LITTLE, AFMT_COL_MAJOR, 0,
+     {0, 1, 2, 3, 4, 5}},
+    {"slice [1:, 1:] of 3x3 at offset 4", 2, {2, 2}, {3, 1}, 4, 9, AFMT_LITTLE, AFMT_ROW_MAJOR, 0,
+     {4, 5, 7, 8}},
+    {"expand 3 to 4x3 (stride 0)", 2, {4, 3}, {0, 1}, 0, 3, AFMT_LITTLE, AFMT_ROW_MAJOR, 0,
+     {0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2}},
+    {"big-endian storage", 1, {3}, {2}, 1, 6, AFMT_BIG, AFMT_ROW_MAJOR, 0, {1, 3, 5}},
+    {"0-d at offset 5", 0, {0}, {0}, 5, 6, AFMT_LITTLE, AFMT_ROW_MAJOR, 0, {5}},
+    {"empty view at the payload's end", 2, {0, 3}, {3, 1}, 6, 6, AFMT_LITTLE, AFMT_ROW_MAJOR, 0, {0}},
+    {"rank 3", 3, {2, 2, 2}, {1, 4, 2}, 0, 8, AFMT_LITTLE, AFMT_ROW_MAJOR, 0, {0, 2, 4, 6, 1, 3, 5, 7}},
+    {"last element past the payload", 2, {2, 3}, {3, 1}, 1, 6, AFMT_LITTLE, AFMT_ROW_MAJOR, AFMT_E_SIZE,
+     {0}},
+    {"stride past the payload", 1, {2}, {6}, 0, 6, AFMT_LITTLE, AFMT_ROW_MAJOR, AFMT_E_SIZE, {0}},
+    {"extent overflows 64 bits", 2, {2, 2}, {UINT64_C(1) << 63, UINT64_C(1) << 63}, 0, 6, AFMT_LITTLE,
+     AFMT_ROW_MAJOR, AFMT_E_OVERFLOW, {0}},
+};
+
+static void fill_storage(uint8_t *p, uint64_t n, afmt_endian endian)
+{
+    uint64_t i;
+    for (i = 0; i < n; i++) {
+        if (endian == AFMT_BIG)
+            afmt_store_u32be(p + 4 * i, (uint32_t)i);
+        else
+            afmt_store_u32le(p + 4 * i, (uint32_t)i);
+    }
+}
+
+static int run_case(const strided_case *c)
+{
+    uint8_t storage[4 * 16];
+    uint32_t out[12];
+    afmt_array v;
+    afmt_error err;
+    uint64_t k, count = 1;
+    int rc;
+
+    fill_storage(storage, 16, c->endian);
+    afmt_array_init(&v, AFMT_U32);
+    v.rank = c->rank;
+    for (k = 0; k < c->rank; k++) {
+        v.dims[k] = c->dims[k];
+        v.strides[k] = c->strides[k];
+        count *= c->dims[k];
+    }
+    v.count = count;
+    v.strided = 1;
+    v.endian = c->endian;
+    v.data = storage + 4 * c->first;
+    v.nbytes = 4 * (c->storage - c->first);
+    memset(out, 0xEE, sizeof out);
+    rc = afmt_array_to_plain(&v, c->order, (uint8_t *)out, sizeof out, &err);
+    if (c->code != 0)
+        return rc != 0 && err.code == (afmt_code)c->code && strncmp(err.field, "strides", 7) == 0;
+    if (rc != 0) {
+        printf("# %s: %s\n", c->name, err.message);
+        return 0;
+    }
+    for (k = 0; k < count; k++)
+        if (out[k] != c->expect[k])
+            return 0;
+    return 1;
+}
+
+int main(void)
+{
+    size_t i;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++)
+        CHECK(cases[i].name, run_case(&cases[i]));
+    CHECK_DONE();
+}
