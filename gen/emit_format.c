@@ -65,7 +65,14 @@ static void emit_detect(emitter *m)
         const detect_rule *r = &s->detect[i];
         const unsigned long long at = (unsigned long long)r->at, n = (unsigned long long)r->nbytes;
         char *q = c_quote((const char *)r->bytes, (size_t)r->nbytes);
-        if (r->skip_ws || at > UINT64_MAX - n) {
+        if (r->first_member) {
+            /* the bytes, and the first member's name (an archive: zip or tar) */
+            char *pq = c_quote(r->first_member, strlen(r->first_member));
+            line(m, "if (len >= %llu && memcmp(buf + %llu, %s, %llu) == 0 && afmt_archive_first_member_is(buf, len, %s))",
+                 at + n, at, q, n, pq);
+            line(m, "    return 1;");
+            free(pq);
+        } else if (r->skip_ws || at > UINT64_MAX - n) {
             /* the bytes come after white space: where is known at run time */
             line(m, "{");
             m->indent++;

@@ -1745,7 +1745,9 @@ static int holds_arrays(const item_list *body)
     int i, j;
     for (i = 0; i < body->n; i++) {
         const item *it = body->v[i];
-        if (it->kind == IT_ARRAY || it->kind == IT_TEXTHDR || it->kind == IT_TEXTVAL || it->kind == IT_DIRECTORY) return 1;
+        if (it->kind == IT_ARRAY || it->kind == IT_TEXTHDR || it->kind == IT_TEXTVAL || it->kind == IT_DIRECTORY ||
+            it->kind == IT_ARCHIVE)
+            return 1;
         if ((it->kind == IT_REGION || it->kind == IT_REPEAT) && holds_arrays(&it->body)) return 1;
         if (it->kind == IT_SWITCH)
             for (j = 0; j < it->ncases; j++)
@@ -1793,6 +1795,10 @@ void emit_writer(emitter *m)
     }
     if (texthdr_in_spec(s)) {
         texthdr_emit_writer(m);
+        return;
+    }
+    if (archive_in_spec(s)) {
+        archive_emit_writer(m);
         return;
     }
     sbuf *out = m->out, main_fn = {0}, funcs = {0};

@@ -156,7 +156,7 @@ static void load_detect(loader *L, spec *s, json_t *d, const char *jp)
         char *pi = json_is_array(d) ? jp_idx(jp, i) : xstrdup(jp);
         detect_rule *dr = &s->detect[s->ndetect++];
         json_t *at = json_object_get(r, "at"), *bytes = json_object_get(r, "bytes"), *skip = json_object_get(r, "skip");
-        static const char *const DETECT_KEYS[] = {"at", "bytes", "hex", "skip", NULL};
+        static const char *const DETECT_KEYS[] = {"at", "bytes", "hex", "skip", "first_member", NULL};
         if (!json_is_object(r)) { LERR(L, pi, "a detect rule is an object"); free(pi); continue; }
         check_keys(L, r, pi, DETECT_KEYS);
         dr->at = at && json_is_integer(at) ? (uint64_t)json_integer_value(at) : 0;
@@ -182,6 +182,11 @@ static void load_detect(loader *L, spec *s, json_t *d, const char *jp)
             }
         } else {
             LERR(L, pi, "a detect rule needs \"bytes\" or \"hex\"");
+        }
+        if (json_object_get(r, "first_member")) {
+            char why[300];
+            dr->first_member = get_str(L, r, "first_member", pi, 1);
+            if (dr->first_member && !archive_pattern_ok(dr->first_member, why, sizeof why)) LERR(L, pi, "%s", why);
         }
         if (at && json_is_integer(at) && json_integer_value(at) < 0) LERR(L, pi, "\"at\" is a byte offset, not negative");
         else if (dr->at > AFMT_DETECT_MAX || dr->at + (uint64_t)dr->nbytes > AFMT_DETECT_MAX)

@@ -242,6 +242,14 @@ static void load_texthdr_item(loader *L, spec *s, json_t *o, const char *jp, ite
     it->th = texthdr_load(L->path, o, jp, &L->errors);
 }
 
+static void load_archive_item(loader *L, spec *s, json_t *o, const char *jp, item *it)
+{
+    (void)s;
+    it->kind = IT_ARCHIVE;
+    it->name = get_str(L, o, "archive", jp, 1);
+    it->ar = archive_load(L->path, o, jp, &L->errors);
+}
+
 static void load_let(loader *L, spec *s, json_t *o, const char *jp, item *it)
 {
     (void)s;
@@ -750,6 +758,7 @@ static const struct {
     item_loader *load;
 } ITEM_KINDS[] = {
     {"text_header", NULL, load_texthdr_item},
+    {"archive", "members", load_archive_item},
     {"field", "type", load_field},
     {"let", NULL, load_let},
     {"lookup", NULL, load_lookup},
@@ -779,7 +788,7 @@ static void load_item(loader *L, spec *s, json_t *o, const char *jp, item *it)
         if (json_object_get(o, ITEM_KINDS[k].key) && (!ITEM_KINDS[k].also || json_object_get(o, ITEM_KINDS[k].also)))
             break;
     if (k == sizeof ITEM_KINDS / sizeof ITEM_KINDS[0]) {
-        LERR(L, jp, "unknown item: expected one of field, let, var, set, lookup, check, array, repeat, region, switch, pad, struct, directory, text_value, text_header");
+        LERR(L, jp, "unknown item: expected one of field, let, var, set, lookup, check, array, repeat, region, switch, pad, struct, directory, text_value, text_header, archive");
         return;
     }
     ITEM_KINDS[k].load(L, s, o, jp, it);

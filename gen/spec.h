@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include "expr.h"
 #include "texthdr.h"
+#include "archive.h"
 
 typedef enum item_kind {
     IT_FIELD, IT_LET, IT_LOOKUP, IT_CHECK, IT_ARRAY, IT_REPEAT,
@@ -19,7 +20,8 @@ typedef enum item_kind {
     IT_VAR,    /* a value that changes: declared with its first value */
     IT_SET,    /* a new value of a var */
     IT_DIRECTORY, /* arrays placed in a data area by a repeat's records */
-    IT_BYTE_ORDER /* the byte order of what follows, chosen at run time (it->arg: true for big) */
+    IT_BYTE_ORDER, /* the byte order of what follows, chosen at run time (it->arg: true for big) */
+    IT_ARCHIVE    /* a zip or tar of named members (gen/archive.h) */
 } item_kind;
 
 /* A field's or payload's byte order (big_endian, payload_big): 0 little,
@@ -237,6 +239,7 @@ typedef struct item {
         struct_use st;
         directory_item dir;
         texthdr *th;                  /* IT_TEXTHDR (gen/texthdr.c) */
+        archive *ar;                  /* IT_ARCHIVE (gen/archive.c) */
     };
 } item;
 
@@ -245,6 +248,7 @@ typedef struct detect_rule {
     uint64_t at;
     unsigned char *bytes;
     int nbytes;
+    char *first_member;  /* "first_member": the archive's first member name matches this pattern too */
 } detect_rule;
 
 /* A named structure (top-level "structs"): a body read wherever an item

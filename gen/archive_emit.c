@@ -1,0 +1,251 @@
+/* afmt-gen: rendering an "archive" item as constant data (see archive.h):
+ * the pickle descriptors its values rules run, its text tables, its rule
+ * table and the afmt_archive_desc, then the validator's one call.  The
+ * model was checked when it was loaded; nothing here decides what a spec
+ * means, and nothing written is read back. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "afmt_dtype.h"
+#include "archive.h"
+#include "emit.h"
+#include "spec.h"
+#include "util.h"
+
+static const char *const ROLE_C[] = {"0", "AFMT_PK_ROLE_DICT", "AFMT_PK_ROLE_TENSOR", "AFMT_PK_ROLE_WRAP",
+                                     "AFMT_PK_ROLE_CLASS", "AFMT_PK_ROLE_REFUSE"};
+static const char *const ARG_C[] = {"0", "AFMT_PK_ARG_UINT", "AFMT_PK_ARG_BOOL", "AFMT_PK_ARG_UINT_TUPLE",
+                                    "AFMT_PK_ARG_STORAGE", "AFMT_PK_ARG_EMPTY_DICT", "AFMT_PK_ARG_TENSOR",
+                                    "AFMT_PK_ARG_PLAIN"};
+static const char *const PID_C[] = {"0", "AFMT_PK_PID_TEXT", "AFMT_PK_PID_CLASS", "AFMT_PK_PID_KEY",
+                                    "AFMT_PK_PID_LOCATION", "AFMT_PK_PID_COUNT"};
+static const char *const ACTION_C[] = {"0", "AFMT_AR_FORMAT", "AFMT_AR_TEXT", "AFMT_AR_RECORD", "AFMT_AR_VALUES",
+                                       "AFMT_AR_REFUSE", "AFMT_AR_IGNORE"};
+
+static char *quoted(const char *s) { return s ? c_quote(s, strlen(s)) : xstrdup("NULL"); }
+
+/* A string list `static const char *const <name>[] = {...};`. */
+static void emit_strings(sbuf *o, const char *name, char **v, int n)
+{
+    int i;
+    sb_printf(o, "static const char *const %s[] = {", name);
+    for (i = 0; i < n; i++) {
+        char *q = quoted(v[i]);
+        sb_printf(o, "%s%s", i ? ", " : "", q);
+        free(q);
+    }
+    sb_printf(o, "};\n");
+}
+
+static void emit_globals(sbuf *o, const pk_grammar *g, const char *base)
+{
+    int i, k;
+    for (i = 0; i < g->nglobals; i++) {
+        const pk_global *gl = &g->globals[i];
+        if (!gl->nargs) continue;
+        sb_printf(o, "static const afmt_pk_arg %s_args_%d[] = {", base, i);
+        for (k = 0; k < gl->nargs; k++) sb_printf(o, "%s%s", k ? ", " : "", ARG_C[gl->args[k]]);
+        sb_printf(o, "};\n");
+    }
+    sb_printf(o, "static const afmt_pk_global %s_globals[] = {\n", base);
+    for (i = 0; i < g->nglobals; i++) {
+        const pk_global *gl = &g->globals[i];
+        char *mq = quoted(gl->module), *nq = quoted(gl->name);
+        sb_printf(o, "    {.module = %s, .name = %s, .role = %s", mq, nq, ROLE_C[gl->role]);
+        if (gl->nargs) sb_printf(o, ", .args = %s_args_%d, .nargs = %d", base, i, gl->nargs);
+        if (gl->role == PK_ARRAY)
+            sb_printf(o, ",\n     .arg_storage = %d, .arg_offset = %d, .arg_shape = %d, .arg_stride = %d",
+                      gl->arg_storage, gl->arg_offset, gl->arg_shape, gl->arg_stride);
+        if (gl->role == PK_CLASS) sb_printf(o, ", .dtype = %s", dtype_enum(gl->dtype));
+        if (gl->refuse) {
+            char *rq = quoted(gl->refuse);
+            sb_printf(o, ",\n     .refuse = %s", rq);
+            free(rq);
+        }
+        sb_printf(o, "},\n");
+        free(mq);
+        free(nq);
+    }
+    sb_printf(o, "};\n");
+}
+
+static void emit_pid(sbuf *o, const pk_grammar *g, const char *base)
+{
+    int i;
+    for (i = 0; i < g->npid; i++)
+        if (g->pid[i].part == PKP_LOCATION) {
+            char *name = xprintf("%s_locations", base);
+            emit_strings(o, name, g->pid[i].patterns, g->pid[i].npatterns);
+            free(name);
+        }
+    sb_printf(o, "static const afmt_pk_pid_elem %s_persistent_id[] = {\n", base);
+    for (i = 0; i < g->npid; i++) {
+        const pk_pid_part *pp = &g->pid[i];
+        char *tq = quoted(pp->text);
+        sb_printf(o, "    {.part = %s", PID_C[pp->part]);
+        if (pp->part == PKP_TEXT) sb_printf(o, ", .text = %s", tq);
+        if (pp->part == PKP_LOCATION)
+            sb_printf(o, ", .patterns = %s_locations, .npatterns = %d", base, pp->npatterns);
+        sb_printf(o, "},\n");
+        free(tq);
+    }
+    sb_printf(o, "};\n");
+}
+
+/* The opcodes as designated initializers, by pickle.py's names in a
+ * comment, so that a diff shows which were allowed. */
+static void emit_ops(sbuf *o, const pk_grammar *g)
+{
+    int b, n = 0;
+    sb_printf(o, "    .ops = {");
+    for (b = 0; b < 256; b++)
+        if (g->ops[b]) {
+            sb_printf(o, "%s[0x%02x] = 1", n == 0 ? "\n        " : n % 8 ? ", " : ",\n        ", b);
+            n++;
+        }
+    sb_printf(o, "},\n");
+}
+
+static void emit_pickle(emitter *m, pk_grammar *g, const char *base, const char *member)
+{
+    sbuf *o = m->prelude;
+    char *mq = quoted(member);
+    fixed_printf(g->cname, sizeof g->cname, "%s", base);
+    emit_globals(o, g, base);
+    if (g->npid) emit_pid(o, g, base);
+    sb_printf(o, "static const afmt_pickle_desc %s = {\n", base);
+    sb_printf(o, "    .name = %s,\n    .protocol_min = %u,\n    .protocol_max = %u,\n", mq, g->proto_min, g->proto_max);
+    emit_ops(o, g);
+    sb_printf(o, "    .canonical = %d,\n", g->canonical);
+    sb_printf(o, "    .globals = %s_globals,\n    .nglobals = %d,\n", base, g->nglobals);
+    if (g->npid) sb_printf(o, "    .pid = %s_persistent_id,\n    .npid = %d,\n", base, g->npid);
+    sb_printf(o, "    .key_decimal = 1,\n    .keys_in_order = %d,\n", g->keys_in_order);
+    sb_printf(o, "    .build_on_dict = %d,\n    .dict_keys = %u,\n    .root_kinds = %u,\n};\n", g->build_on_dict,
+              g->dict_keys, g->root_kinds);
+    free(mq);
+}
+
+static void emit_rule(sbuf *o, emitter *m, const ar_rule *r, const char *texts)
+{
+    char *pq = quoted(r->pattern);
+    sb_printf(o, "    {.pattern = %s, .action = %s", pq, ACTION_C[r->action]);
+    if (r->required) sb_printf(o, ", .required = 1");
+    if (r->action == AR_FORMAT) {
+        char *aq = quoted(r->array_name ? r->array_name : "");
+        sb_printf(o, ",\n     .format = &afmt_%s_format, .array_name = %s", r->format, aq);
+        free(aq);
+    }
+    if (r->action == AR_TEXT)
+        sb_printf(o, ",\n     .texts = %s, .ntexts = %d, .nstrict = %d", texts, r->ntexts, r->nstrict);
+    sb_printf(o, ", .sets = %d, .endian_var = %d", r->sets, r->endian_var);
+    if (r->action == AR_VALUES)
+        sb_printf(o, ",\n     .values = afmt_pickle_member, .values_desc = &%s, .record_rule = %d", r->pickle->cname,
+                  r->record_rule);
+    else
+        sb_printf(o, ", .record_rule = -1");
+    if (r->reason) {
+        char *rq = quoted(r->reason);
+        sb_printf(o, ",\n     .reason = %s", rq);
+        free(rq);
+    }
+    if (r->lenient_only) sb_printf(o, ", .lenient_only = 1");
+    sb_printf(o, "},\n");
+    free(pq);
+    (void)m;
+}
+
+static void emit_desc(emitter *m, item *it)
+{
+    archive *a = it->ar;
+    sbuf *o = m->prelude, rules = {0};
+    char **texts;
+    int i;
+    const char *stored;
+    fixed_printf(a->cname, sizeof a->cname, "%s_%s", m->s->format, it->name);
+    {
+        char *what = xprintf("the archive at %s", it->jpath);
+        int rc = helper_once(m, a->cname, what, it->jpath, &stored);
+        free(what);
+        if (rc != 0) return;
+    }
+    sb_printf(o, "/* %s: the archive at %s */\n", it->name, it->jpath);
+    texts = xcalloc((size_t)a->nrules + 1, sizeof *texts);
+    for (i = 0; i < a->nrules; i++) {
+        ar_rule *r = &a->rules[i];
+        if (r->action == AR_TEXT) {
+            texts[i] = xprintf("%s_texts_%d", a->cname, i);
+            emit_strings(o, texts[i], r->texts, r->ntexts);
+        }
+        if (r->action == AR_VALUES && r->pickle) {
+            char *base = xprintf("%s_pickle_%d", a->cname, i);
+            emit_pickle(m, r->pickle, base, r->pattern);
+            free(base);
+        }
+    }
+    for (i = 0; i < a->nrules; i++) emit_rule(&rules, m, &a->rules[i], texts[i]);
+    sb_printf(o, "static const afmt_ar_rule %s_rules[] = {\n%s};\n", a->cname, rules.s ? rules.s : "");
+    sb_free(&rules);
+    if (a->nextra) {
+        sb_printf(o, "static const uint16_t %s_extra_ids[] = {", a->cname);
+        for (i = 0; i < a->nextra; i++) sb_printf(o, "%s0x%04x", i ? ", " : "", a->extra[i]);
+        sb_printf(o, "};\n");
+    }
+    sb_printf(o, "static const afmt_archive_desc %s = {\n", a->cname);
+    sb_printf(o, "    .format = \"%s\",\n    .name = \"%s\",\n", m->s->format, it->name);
+    sb_printf(o, "    .kind = %s,\n", a->tar ? "AFMT_AR_TAR" : "AFMT_AR_ZIP");
+    sb_printf(o, "    .methods = 0x%x,\n    .methods_lenient = 0x%x,\n", a->methods, a->methods_lenient);
+    sb_printf(o, "    .flags_allowed = 0x%04x,\n", a->flags_allowed);
+    sb_printf(o, "    .align = UINT64_C(%llu),\n    .align_lenient = %d,\n", (unsigned long long)a->align, a->align_lenient);
+    sb_printf(o, "    .crc = %d,\n    .crc_lenient = %d,\n", a->crc, a->crc_lenient);
+    if (a->nextra) sb_printf(o, "    .extra_ids = %s_extra_ids,\n    .nextra = %d,\n", a->cname, a->nextra);
+    sb_printf(o, "    .extra_lenient = %d,\n", a->extra_lenient);
+    sb_printf(o, "    .zip64_end = %d,\n    .back_to_back = %d,\n", a->zip64_end, a->back_to_back);
+    sb_printf(o, "    .rules = %s_rules,\n    .nrules = %d,\n", a->cname, a->nrules);
+    sb_printf(o, "    .rest = %d,\n    .nvars = %d,\n};\n\n", a->rest, a->nvars);
+    for (i = 0; i < a->nrules; i++) free(texts[i]);
+    free(texts);
+}
+
+void archive_emit_validate(emitter *m, item *it)
+{
+    if (!it->ar) return;
+    emit_desc(m, it);
+    line(m, "if (afmt_archive_validate(&%s, c->src, %s, &c->pos, &c->narrays, c->opt, c->vis, c->path,", it->ar->cname,
+         m->end);
+    line(m, "        c->err) != 0)");
+    line(m, "    return -1;");
+}
+
+int archive_in_spec(const spec *s)
+{
+    int i;
+    for (i = 0; i < s->body.n; i++)
+        if (s->body.v[i]->kind == IT_ARCHIVE) return 1;
+    return 0;
+}
+
+/* The writer of a spec whose body is an archive: the runtime writes the
+ * members its rules say (runtime/afmt_archive_write.c), from the same
+ * descriptor the validator reads back. */
+void archive_emit_writer(emitter *m)
+{
+    const spec *s = m->s;
+    int i;
+    const item *ar = NULL;
+    for (i = 0; i < s->body.n; i++)
+        if (s->body.v[i]->kind == IT_ARCHIVE) ar = s->body.v[i];
+        else if (s->body.v[i]->kind != IT_CHECK && s->body.v[i]->kind != IT_SWITCH)
+            gen_error(m, s->body.v[i]->jpath, "the writer of a spec with an archive writes the archive only: an item "
+                      "beside it would not be written");
+    if (!ar || !ar->ar) return;
+    m->writer = 1;
+    emit_desc(m, (item *)ar);
+    line(m, "static int %s_write_impl(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,", s->format);
+    line(m, "                         afmt_sink *sink, afmt_error *err, uint8_t **owned)");
+    line(m, "{");
+    m->indent++;
+    line(m, "(void)owned;");
+    line(m, "return afmt_archive_write(&%s, arrays, n, wopt, sink, err);", ar->ar->cname);
+    m->indent--;
+    line(m, "}");
+}
