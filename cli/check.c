@@ -9,6 +9,7 @@
 #include "closest.h"
 #include "collect.h"
 #include "fail.h"
+#include "identify.h"
 #include "load.h"
 #include "render.h"
 #include "sidecar.h"
@@ -26,6 +27,9 @@ static int skipped_in_walk(afmt_cli_worker *w, const char *display,
 
     if (fmt ? afmt_cli_looks_like(w->cfg->interp, fmt, buf, len, ext_name)
             : afmt_format_detect(buf, len, ext_name) != NULL)
+        return 0;
+    /* a pickle is never passed over in silence: it is reported as what it is */
+    if (!fmt && afmt_cli_kind_reported_in_walk(afmt_cli_identify(buf, len)))
         return 0;
     w->skipped++;
     if (w->cfg->verbose && !w->cfg->json)
@@ -182,6 +186,11 @@ static void check(afmt_cli_worker *w, const char *display, const char *ext_name,
     } else if (pre) {
         err = *pre;
         afmt_cli_error_set_format(&err, fmt->name);
+    } else if (!w->cfg->forced && !fmt->detect(buf, len) && afmt_cli_identify(buf, len) != AFMT_CLI_KIND_NONE) {
+        /* chosen by its extension only, and the bytes are something else */
+        afmt_cli_fail(&err, AFMT_E_DETECT, NULL, 0, "named like %s, but it is %s", fmt->name,
+                      afmt_cli_kind_text(afmt_cli_identify(buf, len)));
+        fmt = NULL;
     } else {
         valid = validate(w, fmt, buf, len, stream, &err);
     }

@@ -1,5 +1,6 @@
 /* afmt CLI: the closest format to an undetected input (see closest.h). */
 #include "closest.h"
+#include "identify.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -75,6 +76,11 @@ const afmt_format *afmt_cli_undetected(const uint8_t *buf, uint64_t len, int par
 
     *closest = 0;
     afmt_error_clear(&e);
+    if (afmt_cli_identify(buf, len) != AFMT_CLI_KIND_NONE) {
+        afmt_error_clear(err);
+        afmt_cli_fail(err, AFMT_E_DETECT, NULL, 0, "%s", afmt_cli_kind_text(afmt_cli_identify(buf, len)));
+        return NULL;
+    }
     switch (afmt_cli_closest(buf, len, partial, opt, &fmt, &e)) {
     case AFMT_CLI_ACCEPTED:
         afmt_error_clear(err);

@@ -114,6 +114,7 @@ run vendor bash tests/vendor/run_vendor.sh "$BUILD"
 if [ -f tests/e2e/run_e2e.sh ]; then
     run e2e bash tests/e2e/run_e2e.sh "$BUILD"
 fi
+run identify bash tests/e2e/run_identify.sh "$BUILD"
 if [ -f tests/e2e/run_cli_tools.sh ]; then
     run cli-tools bash tests/e2e/run_cli_tools.sh "$BUILD"
 fi
