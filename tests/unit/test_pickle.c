@@ -642,6 +642,150 @@ static void test_callbacks(void)
     }
 }
 
+/* ------------------------------------------------------------ the writer */
+
+typedef struct rt_ctx {
+    const afmt_array *arrays;
+    size_t n, seen;
+    int bad;
+} rt_ctx;
+
+/* Record k holds array k's elements, at offset 1000 (k + 1); no data. */
+static int rt_resolve(void *c, const char *key, size_t key_len, afmt_ar_storage *out, afmt_error *err)
+{
+    const rt_ctx *r = c;
+    char buf[24];
+    size_t k;
+    snprintf(buf, sizeof buf, "%.*s", (int)(key_len < 20 ? key_len : 20), key);
+    k = (size_t)strtoul(buf, NULL, 10);
+    if (k >= r->n) return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "archive", AFMT_NO_INDEX, 0, "no record %s", buf);
+    memset(out, 0, sizeof *out);
+    out->nbytes = r->arrays[k].count * afmt_dtype_get(r->arrays[k].dtype)->size;
+    out->offset = 1000 * (uint64_t)(k + 1);
+    return 0;
+}
+
+/* Each view is the array written at its index: name, type, shape,
+ * torch's contiguous strides, its own record. */
+static int rt_on_array(void *c, const afmt_array *v)
+{
+    rt_ctx *r = c;
+    const afmt_array *a = &r->arrays[r->seen < r->n ? r->seen : 0];
+    uint64_t stride = 1;
+    uint32_t k;
+    if (r->seen >= r->n || v->index != r->seen || strcmp(v->name, a->name) != 0 || v->dtype != a->dtype ||
+        v->rank != a->rank || v->count != a->count || !v->strided || v->offset != 1000 * (uint64_t)(r->seen + 1))
+        r->bad = 1;
+    for (k = a->rank; k-- > 0;) {
+        if (v->dims[k] != a->dims[k] || v->strides[k] != stride) r->bad = 1;
+        stride *= a->dims[k] ? a->dims[k] : 1;
+    }
+    r->seen++;
+    return 0;
+}
+
+static uint8_t wbuf[1 << 20];
+
+/* Write arrays[0..n), then run the result: 0 when every view came back. */
+static int round_trip(const afmt_array *arrays, size_t n, uint64_t *written, afmt_error *err)
+{
+    afmt_sink sink;
+    afmt_visitor vis;
+    rt_ctx r;
+    afmt_sink_buffer(&sink, wbuf, sizeof wbuf);
+    if (afmt_pickle_write_state_dict(&torch_desc, arrays, n, &sink, err) != 0) return -1;
+    *written = sink.written;
+    memset(&r, 0, sizeof r);
+    r.arrays = arrays;
+    r.n = n;
+    memset(&vis, 0, sizeof vis);
+    vis.ctx = &r;
+    vis.on_array = rt_on_array;
+    if (afmt_pickle_member(&torch_desc, wbuf, sink.written, 0, rt_resolve, &r, NULL, &vis, NULL, err) != 0)
+        return -1;
+    return r.bad || r.seen != n ? -1 : 0;
+}
+
+static void make_array(afmt_array *a, const char *name, afmt_dtype dtype, uint32_t rank, const uint64_t *dims)
+{
+    uint32_t k;
+    afmt_array_init(a, dtype);
+    snprintf(a->name, sizeof a->name, "%s", name);
+    a->rank = rank;
+    a->count = 1;
+    for (k = 0; k < rank; k++) {
+        a->dims[k] = dims[k];
+        a->count *= dims[k];
+    }
+}
+
+static void test_writer(void)
+{
+    static afmt_array arrays[1001];
+    static const uint64_t d23[] = { 2, 3 }, d3[] = { 3 }, d20[] = { 2, 0 }, big[] = { UINT64_C(1) << 31 };
+    afmt_sink sink;
+    afmt_error err;
+    uint64_t n;
+    size_t k;
+    int rc;
+
+    /* byte for byte what torch.save({'w': torch.zeros(2, 3)}) pickles */
+    make_array(&arrays[0], "w", AFMT_F32, 2, d23);
+    afmt_sink_buffer(&sink, wbuf, sizeof wbuf);
+    rc = afmt_pickle_write_state_dict(&torch_desc, arrays, 1, &sink, &err);
+    pk_assemble(&as, W23 " s .");
+    CHECK("writer: {'w': f32[2,3]} is the bytes torch.save writes",
+          rc == 0 && sink.written == as.n && memcmp(wbuf, as.b, as.n) == 0);
+    if (rc == 0) {
+        printf("# {'w': f32[2,3]}: %" PRIu64 " bytes:", sink.written);
+        for (k = 0; k < sink.written; k++) printf("%s%02x", k % 32 ? " " : "\n#   ", wbuf[k]);
+        printf("\n");
+    }
+
+    make_array(&arrays[0], "encoder.weight", AFMT_F16, 2, d23);
+    make_array(&arrays[1], "encoder.bias", AFMT_I64, 1, d3);
+    make_array(&arrays[2], "step", AFMT_I64, 0, NULL);
+    make_array(&arrays[3], "empty", AFMT_BOOL, 2, d20);
+    make_array(&arrays[4], "big", AFMT_I8, 1, big);
+    CHECK("writer: round trip of f16[2,3], i64[3], a 0-d i64, an empty bool[2,0], an i8[2^31] (LONG1)",
+          round_trip(arrays, 5, &n, &err) == 0);
+
+    for (k = 0; k < 1001; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "layer.%zu", k);
+        make_array(&arrays[k], name, k % 2 ? AFMT_F32 : AFMT_BF16, 1, d3);
+    }
+    rc = round_trip(arrays, 1000, &n, &err);
+    CHECK("writer: 1000 arrays (memo past 256, LONG_BINPUT/GET) come back, strict",
+          rc == 0 && n > 3 && memcmp(wbuf + n - 3, "(u.", 3) == 0);
+    CHECK("writer: 1000 arrays end with an empty MARK SETITEMS, as batch_dict_exact writes", rc == 0);
+    rc = round_trip(arrays, 1001, &n, &err);
+    CHECK("writer: 1001 arrays: a batch of 1000 and one of 1", rc == 0 && n > 3 && memcmp(wbuf + n - 2, "u.", 2) == 0);
+    rc = round_trip(arrays, 0, &n, &err);
+    CHECK("writer: no arrays: an empty dict", rc == 0 && n == 6 && memcmp(wbuf, "\x80\x02}q\x00.", 6) == 0);
+
+    make_array(&arrays[0], "w", AFMT_U16, 1, d3);
+    afmt_sink_buffer(&sink, wbuf, sizeof wbuf);
+    rc = afmt_pickle_write_state_dict(&torch_desc, arrays, 1, &sink, &err);
+    CHECK("writer: u16 has no storage class: AFMT_E_TYPE naming array[0]",
+          rc != 0 && err.code == AFMT_E_TYPE && strcmp(err.field, "array[0]") == 0 && sink.written == 0);
+    make_array(&arrays[0], "w", AFMT_F32, 1, d3);
+    make_array(&arrays[1], "b", AFMT_F32, 1, d3);
+    make_array(&arrays[2], "w", AFMT_F32, 1, d3);
+    rc = afmt_pickle_write_state_dict(&torch_desc, arrays, 3, &sink, &err);
+    CHECK("writer: a name used twice: AFMT_E_CONSTRAINT naming array[2]",
+          rc != 0 && err.code == AFMT_E_CONSTRAINT && strcmp(err.field, "array[2]") == 0 &&
+          strstr(err.message, "array 0's too"));
+    snprintf(arrays[2].name, sizeof arrays[2].name, "\xff");
+    rc = afmt_pickle_write_state_dict(&torch_desc, arrays, 3, &sink, &err);
+    CHECK("writer: a name that is not UTF-8 is refused", rc != 0 && err.code == AFMT_E_TYPE &&
+          strcmp(err.field, "array[2]") == 0);
+    afmt_sink_buffer(&sink, wbuf, 100);
+    make_array(&arrays[0], "w", AFMT_F32, 2, d23);
+    rc = afmt_pickle_write_state_dict(&torch_desc, arrays, 1, &sink, &err);
+    CHECK("writer: a sink too small fails with its error", rc != 0 && err.code == AFMT_E_IO);
+}
+
 int main(void)
 {
     pk_torch_desc(&torch_desc);
@@ -650,5 +794,6 @@ int main(void)
     test_prefixes_and_mutants();
     test_generated();
     test_callbacks();
+    test_writer();
     CHECK_DONE();
 }
