@@ -33,7 +33,7 @@ COLUMNS = ['file', 'strict', 'lenient', 'class', 'member', 'note', 'tensors']
 CLASSES = {
     '-', 'legacy', 'torchscript', 'protocol', 'global', 'opcode', 'memo', 'persid',
     'storage', 'bounds', 'argument', 'setitem', 'build', 'structure', 'limit', 'canonical',
-    'values', 'record', 'version', 'byteorder', 'pickle-before-zip', 'zip-prefix',
+    'values', 'record', 'version', 'byteorder', 'pickle-before-zip', 'zip-prefix', 'zip-gap',
     'zip-trailing', 'zip-duplicate', 'zip-mismatch', 'zip-name', 'zip-flags', 'crc',
     'deflate', 'alignment', 'folder', 'truncated', 'empty',
 }

@@ -169,7 +169,10 @@ class Reduce:
 
 
 class Raw:
-    """Bytes pasted into the pickle where a value goes (crafted files)."""
+    """Bytes pasted into the pickle where a value goes (crafted files).
+    `data` is bytes, or a function of the next free memo index returning
+    (bytes, number of memo slots those bytes put), so hand-written opcodes
+    can PUT and GET beside the pickler's own."""
 
     def __init__(self, data):
         self.data = data
@@ -226,6 +229,7 @@ class Tensor:
         self.hooks = hooks if hooks is not None else OrderedDictValue()
         self.rebuild = rebuild or global_ref('torch._utils', '_rebuild_tensor_v2')
         self.extra_args = tuple(extra_args)
+        self.arguments = None   # crafted: REDUCE's argument tuple, verbatim
 
 
 class Parameter:
@@ -295,7 +299,7 @@ class Pickler:
             self.memoize(obj)
             self.batch_setitems(list(obj.items()))
         elif isinstance(obj, Raw):
-            self.asm.raw(obj.data)
+            self.save_raw(obj)
         else:
             self.save_torch_value(obj)
 
@@ -309,8 +313,8 @@ class Pickler:
             self.save_reduce(obj, global_ref('collections', 'OrderedDict'), (),
                              obj.state, obj.items)
         elif isinstance(obj, Tensor):
-            args = (obj.storage, obj.offset, obj.size, obj.stride, obj.requires_grad,
-                    obj.hooks) + obj.extra_args
+            args = obj.arguments or (obj.storage, obj.offset, obj.size, obj.stride,
+                                     obj.requires_grad, obj.hooks) + obj.extra_args
             self.save_reduce(obj, obj.rebuild, args)
         elif isinstance(obj, Parameter):
             self.save_reduce(obj, global_ref('torch._utils', '_rebuild_parameter'),
@@ -323,6 +327,17 @@ class Pickler:
             self.asm.op(BINPERSID)
         else:
             raise TypeError('no pickle for %r' % (obj,))
+
+    def save_raw(self, raw):
+        if callable(raw.data):
+            data, puts = raw.data(len(self.memo))
+            for _ in range(puts):   # slots the raw bytes took
+                placeholder = object()
+                self.memo[id(placeholder)] = len(self.memo)
+                self.keep.append(placeholder)
+        else:
+            data = raw.data
+        self.asm.raw(data)
 
     def save_reduce(self, obj, func, args, state=None, dictitems=None):
         self.save(func)

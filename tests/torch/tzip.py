@@ -45,6 +45,9 @@ class Member:
         self.local_sizes = knobs.get('local_sizes', False)  # CRC and sizes in the local header
         self.descriptor = knobs.get('descriptor', bool(data))
         self.size = knobs.get('size')                     # None: the true sizes
+        self.usize = knobs.get('usize')                   # None: the true uncompressed size
+        self.local_crc = knobs.get('local_crc')           # with local_sizes: another CRC there
+        self.trailer = knobs.get('trailer', b'')          # bytes after the member
 
 
 def _stored(member):
@@ -78,16 +81,19 @@ def write_zip(members, prefix=b'', suffix=b'', zip64=True, comment=b''):
         stored = _stored(member)
         crc = zlib.crc32(member.data) if member.crc is None else member.crc
         usize = len(member.data) if member.size is None else member.size
+        usize = usize if member.usize is None else member.usize
         csize = len(stored) if member.size is None else member.size
         offset = len(out)
         name = member.local_name.encode()
         extra = _local_extra(member, offset)
-        local_fields = (crc, csize, usize) if member.local_sizes else (0, 0, 0)
+        local_crc = crc if member.local_crc is None else member.local_crc
+        local_fields = (local_crc, csize, usize) if member.local_sizes else (0, 0, 0)
         out += struct.pack('<IHHHHHIIIHH', 0x04034b50, 0, member.local_flags, member.method,
                            0, 0, *local_fields, len(name), len(extra))
         out += name + extra + stored
         if member.descriptor:
             out += struct.pack('<IIII', 0x08074b50, crc, csize, usize)
+        out += member.trailer
         central.append((member, crc, csize, usize, offset))
     cd_start = len(out)
     for member, crc, csize, usize, offset in central:
