@@ -115,13 +115,13 @@ endif
 UNIT_SRC      := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN      := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps deps-test deps-install demo regen check-regen snapshots test asan clean help bench fuzz fuzz-build fuzz-smoke fuzz-planted fuzz-cflite fuzz-merge fuzz-specs compilers vendor-test install uninstall FORCE
+.PHONY: all deps deps-test deps-venv deps-install demo regen check-regen snapshots test asan clean help bench fuzz fuzz-build fuzz-smoke fuzz-planted fuzz-cflite fuzz-merge fuzz-specs compilers vendor-test install uninstall FORCE
 
 all: $(BUILD)/afmt-gen $(BUILD)/afmt-validate $(BUILD)/afmt $(UNIT_BIN) $(SHLIB)
 
 help:
 	@echo "make deps         install the missing Debian packages building needs (apt-get)"
-	@echo "make deps-test    the same, and what testing and fuzzing need (make test, asan, fuzz)"
+	@echo "make deps-test    the same, and what testing and fuzzing need (make test, asan, fuzz), and build/venv (PyPI)"
 	@echo "make demo         build, then check and describe the files in examples/"
 	@echo "make all          build build/afmt-gen, build/afmt-validate, build/afmt, libafmt.a/.so"
 	@echo "make EXTRA_SPECS=DIR  the same, afmt and afmt-validate also knowing DIR/*.json"
@@ -167,8 +167,19 @@ help:
 #   libsimdjson-dev    make bench only: the simdjson peer of the safetensors rows
 #   strace             make bench only: system calls per file (benchmark 4)
 #   nginx-light        test: a range-serving HTTP server for afmt-validate URL
+#   python3-venv       build/venv (below)
 # and from npm, when npm is there (else that check SKIPs): sarif-junit, a real
 # SARIF consumer for the --sarif test, into $(BUILD)/npm.
+# And from PyPI, tests/requirements.txt into the virtual environment
+# build/venv (python3 -m venv with the python3 on PATH): real torch (the
+# CPU build, pinned) writes and reads the PyTorch corpus of tests/torch,
+# and numpy, safetensors, gguf, astropy, scipy, nibabel and sarif-tools
+# are peers of the other formats.  A stamp (the requirements it was made
+# from) makes a rerun free; if pip fails (PyPI unreachable) one line says
+# so, the suites that need it SKIP, and deps-test still succeeds.
+# Measured (2 shared cores, wheels from the local find-links and index):
+# a fresh build/venv takes 52-58 s and is 1.4 GB (torch 754 MB, scipy 113,
+# sympy 80, astropy 61; matplotlib comes with sarif-tools); a rerun 0.06 s.
 # Measured on Debian 12 (apt-get --print-uris against an empty dpkg status,
 # minus the closure of the Priority required/important base): make deps
 # downloads 64 packages, 73.1 MB (27, 55.7 MB without recommends); make
@@ -176,8 +187,11 @@ help:
 # installed before the split (measured before libsimdjson-dev, strace, libcurl4 and nginx-light joined).
 DEPS_PKGS := gcc make libjansson-dev liblz4-dev libarchive13 libcurl4
 DEPS_TEST_PKGS := g++ clang libclang-rt-dev pkg-config cmake re2c afl++ python3 python3-numpy time \
-             parallel python3-jsonschema pre-commit git libsimdjson-dev strace nginx-light
+             parallel python3-jsonschema pre-commit git libsimdjson-dev strace nginx-light python3-venv
 NPM_TEST_DEPS := sarif-junit@1.1.4
+# Not under $(BUILD): the suites of every build (make asan's too) share it.
+VENV := build/venv
+VENV_REQUIREMENTS := tests/requirements.txt
 deps:
 	@$(MAKE) --no-print-directory deps-install PKGS="$(DEPS_PKGS)"
 
@@ -188,6 +202,22 @@ deps-test:
 	  echo "npm: $(NPM_TEST_DEPS) into $(BUILD)/npm"; \
 	  npm install --prefix $(BUILD)/npm --no-audit --no-fund --loglevel=error $(NPM_TEST_DEPS) > /dev/null || \
 	    echo "deps: npm could not install $(NPM_TEST_DEPS): the SARIF consumer check will SKIP"; \
+	fi
+	@$(MAKE) --no-print-directory deps-venv
+
+# build/venv from tests/requirements.txt, unless its stamp says it is made
+# from these requirements already.  pip's output goes to a log: a rerun
+# or a success prints nothing, a failure one line.
+deps-venv:
+	@if cmp -s $(VENV_REQUIREMENTS) $(VENV)/afmt-requirements.txt; then exit 0; fi; \
+	rm -rf $(VENV); mkdir -p $(dir $(VENV)); log=$(VENV).log; \
+	if python3 -m venv $(VENV) > $$log 2>&1 && \
+	   $(VENV)/bin/python -m pip install -qq --retries 2 --timeout 30 \
+	       -r $(VENV_REQUIREMENTS) >> $$log 2>&1 && \
+	   $(VENV)/bin/python -c 'import torch, numpy, safetensors' >> $$log 2>&1; then \
+	  cp $(VENV_REQUIREMENTS) $(VENV)/afmt-requirements.txt; rm -f $$log; \
+	else \
+	  echo "deps: could not make $(VENV) from $(VENV_REQUIREMENTS) (PyPI unreachable? see $$log): the torch suite and the other PyPI peers will SKIP"; \
 	fi
 
 deps-install:
