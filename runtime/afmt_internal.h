@@ -42,5 +42,10 @@
 #include "afmt_dir_records.h"
 #include "afmt_write_dir.h"
 #include "afmt_value.h"
+#include "afmt_crc32.h"
+#include "afmt_inflate.h"
+#include "afmt_ar_values.h"
+#include "afmt_archive.h"
+#include "afmt_zip_write.h"
 
 #endif /* AFMT_INTERNAL_H */
