@@ -450,8 +450,8 @@ def pickle_faults(corpus):
     pickled('deep_nesting.pt', deep.stop().bytes(), 'limit',
             'lists nested %d deep: a recursive reader overflows its stack' % depth, shown=[])
     pickled('memo_amplification.pt', amplification(), 'limit',
-            'a tensor in a list, 1000 GETs of that list in a list, four levels: 10^12 key '
-            'paths from 12 KB (a billion-laughs walk)')
+            'two tensors in a list, 1000 GETs of that list in a list, four levels: 2 x 10^12 '
+            'key paths from an 8 KB pickle (a billion-laughs walk)')
     pickled('build_on_class.pt', good[:-1] + Asm().unicode('class')
             .global_('collections', 'OrderedDict').none().op(tpickle.EMPTY_DICT).unicode('x')
             .int(1).op(tpickle.SETITEM).tuple(2).op(tpickle.BUILD).op(tpickle.SETITEM)
