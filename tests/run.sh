@@ -174,6 +174,9 @@ run extra-specs bash tests/extra/run_extra_specs.sh "$BUILD"
 if [ "$BUILD" = build ]; then
     run tutorial bash tests/tutorial/run_tutorial.sh
 fi
+# PyTorch checkpoints against real torch (build/venv from make deps-test):
+# corpora made by torch and crafted, torch's own behaviour, afmt's verdicts.
+run torch bash tests/torch/run.sh "$BUILD"
 
 passed=$(grep -c '^PASS ' "$LOG")
 failed=$(grep -c '^FAIL ' "$LOG")

@@ -110,8 +110,6 @@ def load_in_child(path, weights_only, timeout):
             result = {'outcome': 'crash', 'signal': signal.Signals(os.WTERMSIG(status)).name}
         else:
             result = {'outcome': 'crash', 'exit': os.WEXITSTATUS(status)}
-    # a payload run with a subprocess may finish after the load returned
-    time.sleep(0.05) if result['outcome'] == 'loads' else None
     result['markers'] = sorted(os.listdir(marker_dir))
     shutil.rmtree(marker_dir, ignore_errors=True)
     return result

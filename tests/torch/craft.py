@@ -29,13 +29,12 @@ import os
 import struct
 import sys
 import zipfile
-import zlib
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import tpickle  # noqa: E402
 import tzip  # noqa: E402
 from texpect import Row, write_tsv  # noqa: E402
-from tpickle import Asm, OrderedDictValue, Raw, Storage, Tensor, global_ref  # noqa: E402
+from tpickle import Asm, OrderedDictValue, Raw, Storage, Tensor  # noqa: E402
 
 SERIALIZATION_ID = b'1572819951185464302605679427294478288987'  # 40 digits, as torch writes
 
@@ -450,8 +449,8 @@ def pickle_faults(corpus):
     pickled('deep_nesting.pt', deep.stop().bytes(), 'limit',
             'lists nested %d deep: a recursive reader overflows its stack' % depth, shown=[])
     pickled('memo_amplification.pt', amplification(), 'limit',
-            'a tensor in a list, 1000 GETs of that list in a list, four levels: 10^12 key '
-            'paths from 12 KB (a billion-laughs walk)')
+            'two tensors in a list, 1000 GETs of that list in a list, four levels: 2 x 10^12 '
+            'key paths from an 8 KB pickle (a billion-laughs walk)')
     pickled('build_on_class.pt', good[:-1] + Asm().unicode('class')
             .global_('collections', 'OrderedDict').none().op(tpickle.EMPTY_DICT).unicode('x')
             .int(1).op(tpickle.SETITEM).tuple(2).op(tpickle.BUILD).op(tpickle.SETITEM)
@@ -463,19 +462,22 @@ def pickle_faults(corpus):
             .stop().bytes(), 'structure', 'SETITEM on a list', shown=[])
     pickled('duplicate_key.pt', duplicate_key(value), 'structure',
             'the key "weight" twice in one dict (the second wins in torch)')
-    pickled('reduce_ordereddict_args.pt', patched(good, b'OrderedDict\nq\x00)R', b'OrderedDict\nq\x00'
-            + Asm().unicode('x').int(1).tuple(2).tuple(1).bytes() + b'R'),
+    pickled('reduce_ordereddict_args.pt',
+            patched(good, b'OrderedDict\nq\x00)R', b'OrderedDict\nq\x00' +
+                    Asm().unicode('x').int(1).tuple(2).tuple(1).bytes() + b'R'),
             'argument', 'OrderedDict called with arguments ((x, 1),)')
     pickled('rebuild_tensor_five_args.pt', five_arguments(), 'argument',
             '_rebuild_tensor_v2 with 5 arguments (no backward hooks)')
     pickled('backward_hooks_not_empty.pt', nonempty_hooks(), 'argument',
             'backward hooks (the 6th argument) holding an entry: 1.13 installed them')
     # non-canonical forms: strict refuses, lenient accepts with a warning
-    pickled('noncanonical_binint.pt', patched(good, b'K\x00K\x02K\x03\x86', b'J\x00\x00\x00\x00K\x02K\x03\x86'),
+    pickled('noncanonical_binint.pt',
+            patched(good, b'K\x00K\x02K\x03\x86', b'J\x00\x00\x00\x00K\x02K\x03\x86'),
             'canonical', 'storage offset 0 as BININT (4 bytes) not BININT1', 'ok')
     pickled('noncanonical_tuple.pt', patched(good, b'K\x02K\x03\x86', b'(K\x02K\x03t'),
             'canonical', 'the size (2, 3) as MARK ... TUPLE, not TUPLE2', 'ok')
-    pickled('noncanonical_long_binput.pt', patched(good, b'OrderedDict\nq\x00', b'OrderedDict\nr\x00\x00\x00\x00'),
+    pickled('noncanonical_long_binput.pt',
+            patched(good, b'OrderedDict\nq\x00', b'OrderedDict\nr\x00\x00\x00\x00'),
             'canonical', 'LONG_BINPUT for memo slot 0', 'ok')
     big = OrderedDictValue([('weight', value.items[0][1]), ('bias', value.items[1][1])] +
                            [('k%d' % index, index) for index in range(1001)])

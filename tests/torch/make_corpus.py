@@ -334,32 +334,19 @@ def check_valid(path, data, torch_wrote, crc=None):
     if bad_opcodes or bad_globals:
         raise CorpusError('%s: outside the allowlist: %s %s' % (path, bad_opcodes, bad_globals))
     loaded = torch.load(io.BytesIO(data), weights_only=True)
-    if recs.get('byteorder', b'little') == b'little':
-        value, keys = texpect.load_with_keys(data)
-        if not texpect.same_values(loaded, value):
-            raise CorpusError('%s: torch.load and the keyed unpickler disagree' % path)
-        rows = texpect.tensor_rows(value, keys)
-        if torch_wrote:
-            again = tpickle.dumps(to_model(value, keys))
-            if again != recs['data.pkl']:
-                raise CorpusError('%s: tpickle does not give back torch\'s data.pkl' % path)
-    else:
-        rows = None
+    value, keys = texpect.load_with_keys(data)
+    if not texpect.same_values(loaded, value):
+        raise CorpusError('%s: torch.load and the keyed unpickler disagree' % path)
+    rows = texpect.tensor_rows(value, keys)
+    if torch_wrote:
+        again = tpickle.dumps(to_model(value, keys))
+        if again != recs['data.pkl']:
+            raise CorpusError('%s: tpickle does not give back torch\'s data.pkl' % path)
     if torch_wrote:
         members = [tzip.Member(name, raw, crc=crc) for name, raw in tzip.read_members(data)]
         if tzip.write_zip(members) != data:
             raise CorpusError('%s: tzip does not give back torch\'s zip' % path)
     return loaded, rows
-
-
-def swap_record(raw, element_size):
-    """A storage's bytes in the other byte order (complex: each half)."""
-    if element_size == 1:
-        return raw
-    out = bytearray(len(raw))
-    for start in range(0, len(raw), element_size):
-        out[start:start + element_size] = raw[start:start + element_size][::-1]
-    return bytes(out)
 
 
 def big_endian(data):
@@ -377,7 +364,7 @@ def big_endian(data):
         if record == 'byteorder':
             raw = b'big'
         elif record.startswith('data/'):
-            raw = swap_record(raw, element[record[5:]])
+            raw = texpect.swap_elements(raw, element[record[5:]])
         members.append((name, raw))
     return tzip.write_zip(members)
 
@@ -421,7 +408,8 @@ def valid_row(outdir, name, data, note, torch_wrote=True, compare_to=None):
         original, original_rows = compare_to
         if not texpect.same_values(loaded, original):
             raise CorpusError('%s: torch loads other values than from the original' % name)
-        rows = rows or original_rows
+        if rows != original_rows:
+            raise CorpusError('%s: other tensors than the original\'s' % name)
     return Row(name, 'ok', 'ok', note=note, tensors=rows), loaded, rows
 
 

@@ -102,19 +102,24 @@ def load_with_keys(path_or_bytes):
     """Unpickle data.pkl with torch's own weights-only unpickler, giving
     it storages from the records as torch.load does, and remember which
     record each storage came from.  Returns (value, {storage _cdata:
-    key}).  Little-endian records only (the corpus's big-endian files are
-    compared through torch.load itself)."""
+    key}).  Records in byteorder 'big' are swapped as torch.load swaps
+    them."""
     import torch
     from torch._weights_only_unpickler import Unpickler
 
     _, recs = records(path_or_bytes)
+    swap = recs.get('byteorder', b'little') == b'big'
     storage_keys, loaded = {}, {}
 
     def persistent_load(pid):
         _, storage_class, key, _location, _numel = pid
         if key not in loaded:
             dtype = torch.uint8 if storage_class is torch.UntypedStorage else storage_class.dtype
-            raw = bytearray(recs['data/' + key])
+            raw = recs['data/' + key]
+            if swap:
+                size = torch.empty(0, dtype=dtype).element_size()
+                raw = swap_elements(raw, size // 2 if dtype.is_complex else size)
+            raw = bytearray(raw)
             untyped = (torch.frombuffer(raw, dtype=torch.uint8).untyped_storage() if raw
                        else torch.UntypedStorage(0))
             loaded[key] = torch.storage.TypedStorage(wrap_storage=untyped, dtype=dtype,
@@ -125,6 +130,16 @@ def load_with_keys(path_or_bytes):
     unpickler = Unpickler(io.BytesIO(recs['data.pkl']), encoding='utf-8')
     unpickler.persistent_load = persistent_load
     return unpickler.load(), storage_keys
+
+
+def swap_elements(raw, element_size):
+    """Bytes in the other byte order, element by element."""
+    if element_size == 1:
+        return raw
+    out = bytearray(len(raw))
+    for start in range(0, len(raw) - element_size + 1, element_size):
+        out[start:start + element_size] = raw[start:start + element_size][::-1]
+    return bytes(out)
 
 
 def walk_tensors(value):

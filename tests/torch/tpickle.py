@@ -239,14 +239,6 @@ class Parameter:
         self.tensor, self.requires_grad = tensor, requires_grad
 
 
-def contiguous_stride(size):
-    stride, step = [], 1
-    for dim in reversed(size):
-        stride.append(step)
-        step *= max(dim, 1)
-    return tuple(reversed(stride))
-
-
 # ----------------------------------------------------------------- pickler
 
 class Pickler:
