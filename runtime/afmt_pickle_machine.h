@@ -43,6 +43,8 @@ typedef enum pk_kind {
 #define PK_FOREIGN 8u   /* a GLOBAL or storage reference is this value or inside it: such
                            values are only ever REDUCE or BINPERSID arguments */
 #define PK_REDUCED 16u  /* a dict made by a ROLE_DICT REDUCE (else by EMPTY_DICT) */
+#define PK_KEYTEXT 32u  /* a str used as a dict key, or as a storage key without keys_in_order:
+                           one whose text is compared with others after STOP */
 
 typedef struct pk_box {         /* PK_TUPLE, PK_LIST, PK_DICT */
     uint32_t head, tail;        /* nodes (a dict's: key, value, key, value, ...) */
@@ -61,8 +63,9 @@ typedef struct pk_value {
     union {
         int64_t i;              /* PK_INT, PK_BOOL (0, 1) */
         double f;               /* PK_FLOAT */
-        struct { uint32_t at, len, canon; } str;  /* bytes at p + at; canon: the first value of
-                                                     equal text, set after STOP */
+        struct { uint32_t at, len, hash, canon; } str;  /* bytes at p + at; hash: FNV-1a of them
+                                                           (sorting); canon: the first value of
+                                                           equal text, set after STOP */
         pk_box box;
         uint32_t global;        /* PK_GLOBAL: index into desc->globals */
         uint32_t ref;           /* PK_STORAGE: index into refs */
@@ -171,6 +174,14 @@ int afmt_pk_op_build(pk_machine *m);
  * first did (the same class, location and count)?  0, or -1 with m->err
  * at ref's BINPERSID. */
 int afmt_pk_same_storage(pk_machine *m, uint32_t first, uint32_t ref);
+
+/* Run the opcode at m->pos (m->code), whose argument is arg[0..arglen)
+ * (afmt_pickle_ops.c).  0, or -1 with m->err. */
+int afmt_pk_step(pk_machine *m, const uint8_t *arg, uint64_t arglen);
+
+/* The stack height below which the opcode being run cannot reach: the
+ * last MARK's (CPython's Unpickler starts a new stack at each MARK). */
+uint32_t afmt_pk_frame_base(const pk_machine *m);
 
 /* Shared by the opcodes: a new value of kind made by the opcode being run
  * (PK_NIL with m->err when limits.max_items is passed), pushing and popping
