@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "afmt_bytes.h"
+#include "afmt_float.h"
 #include "afmt_options.h"
 
 #define WALK_MAX_DEPTH 32
@@ -94,7 +95,7 @@ static void float_repr(double v, char *out, size_t size)
     size_t o = 0;
 
     if (v != v) { snprintf(out, size, "nan"); return; }
-    if (v > 1.7976931348623157e308 || v < -1.7976931348623157e308) { snprintf(out, size, v > 0 ? "inf" : "-inf"); return; }
+    if (!afmt_float_finite(v)) { snprintf(out, size, v > 0 ? "inf" : "-inf"); return; }
     for (prec = 0; prec < 17; prec++) {
         snprintf(e, sizeof e, "%.*e", prec, v);
         if (strtod(e, NULL) == v) break;

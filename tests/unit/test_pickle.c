@@ -223,6 +223,15 @@ static const valid_case valid_cases[] = {
       AFMT_STRICT, { 0 }, 0,
       "F:a=1e+16;K:a=f1e+16@114;F:b=1000000000000000.0;K:b=f1e+15@131;F:c=-0.0;K:c=f-0@148;F:d=1e-05;K:d=f1e-05@165;"
       "F:e=\"it's\";K:e=sit's@182;F:f=2.5;K:f=f2.5@201;" },
+    { "more floats as repr prints them",
+      "P2 ] q0 ( G100 G0.0001 G123.456 G5e-324 Ginf G-inf Gnan G1.7976931348623157e308 e .", AFMT_STRICT, { 0 }, 0,
+      "F:0=100.0;K:0=f100@106;F:1=0.0001;K:1=f0.0001@115;F:2=123.456;K:2=f123.456@124;F:3=5e-324;K:3=f5e-324@133;"
+      "F:4=inf;K:4=finf@142;F:5=-inf;K:5=f-inf@151;F:6=nan;K:6=fnan@160;F:7=1.7976931348623157e+308;"
+      "K:7=f1.7976931348623157e+308@169;" },
+    { "strings with escapes and quotes as repr prints them", "P2 ] q0 ( Xh:0a095c q1 Xh:2722 q2 Xh:c3a9 q3 Xh:27 q4 e .",
+      AFMT_STRICT, { 0 }, 0,
+      "F:0='\\n\\t\\\\';K:0=s\n\t\\@106;F:1='\\'\"';K:1=s'\"@116;F:2='\xc3\xa9';K:2=s\xc3\xa9@125;"
+      "F:3=\"'\";K:3=s'@134;" },
     { "a large int (LONG1 of 5 bytes)", "P2 } q0 X'n' q1 L0000008000 s .", AFMT_STRICT, { 0 }, 0,
       "F:n=2147483648;K:n=i2147483648@113;" },
 };
