@@ -1,12 +1,21 @@
 /* Unit tests of the non-executing pickle machine (runtime/afmt_pickle*.c)
- * under a description equal to FORMATS.md's torch profile (pickle_asm.h):
- * hand-assembled pickles that torch.save writes (state dicts, shared
- * storages, 0-d and empty tensors, an OrderedDict with BUILD _metadata, a
- * Parameter, nested plain values), each checked by everything the walk
- * reports (views, key-values, fields); pickles refused, each by code, field
- * and absolute offset; every prefix of every valid pickle and every
- * one-byte mutant of it run (none may crash, no prefix may pass); and the
- * writer, byte for byte and back through the machine. */
+ * under a description equal to FORMATS.md's torch profile (pickle_asm.h,
+ * which also assembles the pickles from pickletools-like text):
+ * - valid pickles as torch.save writes them (a state dict of two tensors,
+ *   shared storage: a transpose and a slice, tied weights, a 0-d and an
+ *   empty tensor, an OrderedDict with BUILD _metadata, a Parameter, nested
+ *   dict/list/tuple/int/float/str/None/bool values, int keys, a list and a
+ *   tensor as the root, lenient tolerances), each checked by everything the
+ *   walk reports: views, key-values and fields, offsets included;
+ * - refused pickles, each by code, field and absolute offset;
+ * - every prefix of every valid pickle (refused cleanly) and three
+ *   one-byte mutants per byte (a verdict, never a crash: run it under
+ *   ASan/UBSan too);
+ * - generated pickles at the limits (nesting 32/33, a batch of 1001, a
+ *   DAG of 2^21 key paths), callbacks and resolvers that fail,
+ *   descriptions that differ (keys by text, no BUILD, a list root refused);
+ * - the writer: torch.save's exact bytes for {'w': f32[2,3]}, round trips
+ *   through the machine, its refusals. */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -160,8 +169,10 @@ typedef struct valid_case {
     const char *want;      /* everything the walk reports */
 } valid_case;
 
-#define W23 "P2 } q0 X'w' q1" REB "q2 ( ( X'storage' q3" FS "q4 X'0' q5 X'cpu' q6 K6 t q7 Q K0 K2 K3 t2 q8 K3 K1 t2 q9 F" \
-            OD "q10 ) R q11 t q12 R q13"
+/* {'w': f32[2,3]} without its SETITEM and STOP; W23_TAIL: from after the key */
+#define W23_TAIL REB "q2 ( ( X'storage' q3" FS "q4 X'0' q5 X'cpu' q6 K6 t q7 Q K0 K2 K3 t2 q8 K3 K1 t2 q9 F" OD \
+                 "q10 ) R q11 t q12 R q13"
+#define W23 "P2 } q0 X'w' q1" W23_TAIL
 
 static const valid_case valid_cases[] = {
     { "one tensor f32[2,3] (torch.save({'w': ...}))", W23 " s .", AFMT_STRICT, { 24 }, 0,
@@ -639,6 +650,23 @@ static void test_callbacks(void)
         CHECK("a list root where only a dict may be is refused",
               rc != 0 && err.code == AFMT_E_CONSTRAINT && strcmp(err.field, "data.pkl[op 3 STOP]") == 0 &&
               strstr(err.message, "the result must be a dict"));
+    }
+
+    {
+        static char src[2000];
+        char key[301];
+        memset(key, 'k', 300);
+        key[300] = '\0';
+        snprintf(src, sizeof src, "P2 } q0 X'%s' q1 %s s .", key, W23_TAIL);
+        pk_assemble(&as, src);
+        {
+            const uint64_t rec[NREC] = { 24 };
+            char want[400];
+            snprintf(want, sizeof want, "A:%.255s(300):f32[2,3]:s3,1:@1000:24;", key);
+            rc = run_bytes(&torch_desc, as.b, as.n, AFMT_STRICT, &ctx, rec, NULL, &err);
+            CHECK("a key path of 300 bytes: the view's name is cut to 255, name_len says 300",
+                  rc == 0 && strstr(ctx.out, want) != NULL);
+        }
     }
 
     /* keys in any order, by text: storages grouped after STOP */
