@@ -9,7 +9,10 @@
  * uint32_t: the pickle is at most 4 GiB - 2 bytes, and each opcode (one byte
  * at least) makes at most one value, one node per item it moves and one
  * stack entry, so no count can pass UINT32_MAX - 1.  PK_NIL is "none".
- * Nothing here is shared between runs; a machine is used by one thread.
+ * The functions below report through afmt_fail into m->err and allocate
+ * nothing unless they say so.  Nothing here is shared between runs; a
+ * machine is used by one thread, and lives for one afmt_pickle_member
+ * call (its block is freed when that returns).
  */
 #ifndef AFMT_PICKLE_MACHINE_H
 #define AFMT_PICKLE_MACHINE_H
@@ -110,7 +113,8 @@ typedef struct pk_machine {
     pk_value *values; uint32_t nvalues, cap_values;
     pk_node *nodes; uint32_t nnodes, cap_nodes;
     uint32_t *stack; uint32_t nstack, cap_stack;
-    uint32_t *marks; uint32_t nmarks, cap_marks;   /* stack heights at each open MARK */
+    uint32_t *marks; uint32_t nmarks, cap_marks;   /* per open MARK, two entries: the stack's
+                                                      height then, and the MARK's offset */
     uint32_t *memo; uint32_t nmemo, cap_memo;
     pk_ref *refs; uint32_t nrefs, cap_refs;
     pk_storage *storages; uint32_t nstorages;
