@@ -360,11 +360,15 @@ void afmt_cli_check_npz(afmt_cli_worker *w, const char *path)
         r.path = path;
         r.z.buf = in.data;
         r.z.len = in.len;
-        if (afmt_cli_sigbus_guard(check_archive, &r) != 0) {
+        uintptr_t at = 0;
+        if (afmt_cli_sigbus_guard(check_archive, &r, &at) != 0) {
+            char msg[AFMT_MESSAGE_MAX];
+            uint64_t offset = afmt_cli_sigbus_describe(at, in.data, in.len, msg, sizeof msg);
             inflate_stop(&r);
             w->archive = NULL;
-            afmt_cli_report_message(w, path, "the file was cut short while it was read: "
-                                             "try again");
+            afmt_error_clear(&err);
+            afmt_cli_fail(&err, AFMT_E_IO, NULL, offset, "%s; try again", msg);
+            afmt_cli_report_error(w, path, &err);
         }
     }
     afmt_cli_input_close(&in);
