@@ -42,6 +42,9 @@ typedef struct afmt_cli_input {
     /* the mapped file (st_dev, st_ino): while the mapping lives, no other
      * file can have them, so a descriptor opened again can be checked */
     uint64_t map_dev, map_ino;
+    /* a regular file read through the window like a stream, as it could
+     * not be mapped (ENOMEM: ulimit -v below its size); is_stream is set */
+    int windowed_file;
     /* last: input_reset clears every field before it, not its 64 KiB */
     uint8_t head[AFMT_CLI_HEAD_BYTES];
 } afmt_cli_input;
@@ -64,7 +67,10 @@ void afmt_cli_input_close(afmt_cli_input *in);
 
 /* Like afmt_cli_input_open, but a stream is not read into memory: only its
  * first bytes (head, for detection) are, and in->fd is left to read the
- * rest from, so that it can be validated through a fixed window. */
+ * rest from, so that it can be validated through a fixed window.  A
+ * regular file that cannot be mapped for want of address space is opened
+ * the same way (in->windowed_file), so that it is checked in the memory a
+ * pipe of the same bytes takes. */
 int afmt_cli_input_open_lazy(afmt_cli_input *in, const char *path, uint64_t file_limit,
                              afmt_cli_buf *small, afmt_error *err);
 

@@ -126,6 +126,8 @@ int afmt_cli_loaded_run(afmt_cli_loaded *l, const afmt_options *opt, const afmt_
      * less as opt says), so an endless one ends */
     uint64_t limit = opt->limits.max_total_bytes < AFMT_CLI_STREAM_DEFAULT_LIMIT ? opt->limits.max_total_bytes
                                                                                  : AFMT_CLI_STREAM_DEFAULT_LIMIT;
+    if (l->in.windowed_file)
+        limit = opt->limits.max_total_bytes; /* a file, not an endless pipe */
     uint8_t *window;
     int rc;
 

@@ -52,13 +52,22 @@ static int write_member(const afmt_format *npy, const afmt_array *a, afmt_sink *
                         afmt_error *err)
 {
     member_sink m;
+    afmt_error inner;
 
     memset(&m, 0, sizeof m);
     m.s.write = member_write;
     m.s.src_fd = -1;
     m.out = out;
-    m.err = err;
-    return npy->write(a, 1, NULL, &m.s, err);
+    /* the archive's own error (ENOSPC: "cannot write to OUT: No space
+     * left on device") is kept apart: the member sink's failure would
+     * otherwise overwrite it with "write of N bytes failed" */
+    afmt_error_clear(&inner);
+    m.err = &inner;
+    if (npy->write(a, 1, NULL, &m.s, err) == 0)
+        return 0;
+    if (inner.code != AFMT_OK)
+        *err = inner;
+    return -1;
 }
 
 typedef struct npz_entry {
