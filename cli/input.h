@@ -38,13 +38,13 @@ typedef struct afmt_cli_input {
     int (*read_more)(void *ctx, uint8_t *buf, size_t n, size_t *got);
     void *read_ctx;
     int close_fd;        /* the descriptor is ours to close */
+    /* a regular file read through the window like a stream, as it could
+     * not be mapped (ENOMEM: ulimit -v below its size); is_stream is set */
+    int windowed_file;
     size_t map_len;
     /* the mapped file (st_dev, st_ino): while the mapping lives, no other
      * file can have them, so a descriptor opened again can be checked */
     uint64_t map_dev, map_ino;
-    /* a regular file read through the window like a stream, as it could
-     * not be mapped (ENOMEM: ulimit -v below its size); is_stream is set */
-    int windowed_file;
     /* last: input_reset clears every field before it, not its 64 KiB */
     uint8_t head[AFMT_CLI_HEAD_BYTES];
 } afmt_cli_input;
