@@ -171,8 +171,9 @@ if [ -n "$SHIM" ] && ${CC:-cc} -shared -fPIC -O2 -o "$sig_shim" "$T/sig_shim.c" 
         n=$(kill -l "$sig")
         rm -f "$T"/sig.*
         echo "the old file" > "$T/sig.npy"
-        (cd "$T" && AFMT_FAULT_SIGNAL=$n LD_PRELOAD="$sig_shim" with_default_signals \
-            "$AFMT" convert --to npy big.npy sig.npy > /dev/null 2>&1)
+        # (the shell's own "Hangup" / "Terminated" notes go to /dev/null)
+        { (cd "$T" && AFMT_FAULT_SIGNAL=$n LD_PRELOAD="$sig_shim" with_default_signals \
+            "$AFMT" convert --to npy big.npy sig.npy > /dev/null 2>&1); } 2> /dev/null
         RC=$?
         check "convert: SIG$sig at the commit: the process dies of it (status $((128 + n)))" test "$RC" = $((128 + n))
         no_leftovers "convert: SIG$sig at the commit: no temporary file left" "$T" sig.npy
@@ -201,7 +202,7 @@ for sig in INT TERM HUP; do
     done
     started=$(ls "$T" | grep -c '^slow_out\.npy\.')
     kill -"$sig" "$pid" 2> /dev/null
-    wait "$pid"
+    { wait "$pid"; } 2> /dev/null
     RC=$?
     if [ "$started" = 0 ] || [ "$RC" = 0 ]; then
         echo "SKIP faults: SIG$sig mid-write: the conversion ended before the signal (status $RC)"
