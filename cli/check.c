@@ -79,7 +79,7 @@ static int validate(afmt_cli_worker *w, const afmt_format *fmt,
         if (!w->window)
             w->window = malloc((size_t)AFMT_CLI_STREAM_WINDOW);
         if (!w->window) {
-            afmt_cli_fail(err, AFMT_E_NOMEM, NULL, 0,
+            afmt_cli_fail(err, AFMT_E_NOMEM, NULL, AFMT_NO_OFFSET,
                           "no memory for the stream window");
             valid = 0;
         } else {

@@ -132,7 +132,7 @@ static int put_arrays(const afmt_cli_convert_plan *p, afmt_sink *sink, afmt_erro
         memset(&json, 0, sizeof json);
         if (afmt_cli_convert_kv_options((afmt_cli_convert_input *)in, a->target, &wopt, &json) != 0) {
             afmt_cli_buf_free(&json);
-            return afmt_cli_fail(err, AFMT_E_NOMEM, NULL, 0, "the metadata could not be carried");
+            return afmt_cli_fail(err, AFMT_E_NOMEM, NULL, AFMT_NO_OFFSET, "the metadata could not be carried");
         }
         rc = a->target->write(p->views, p->n, &wopt, sink, err);
         afmt_cli_buf_free(&json);

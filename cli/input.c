@@ -21,7 +21,7 @@ void afmt_cli_errno_error(afmt_error *err, int errnum)
     /* The XSI strerror_r (we never define _GNU_SOURCE): thread-safe. */
     if (strerror_r(errnum, msg, sizeof msg) != 0)
         snprintf(msg, sizeof msg, "error %d", errnum);
-    afmt_cli_fail(err, AFMT_E_IO, NULL, 0, "%s", msg);
+    afmt_cli_fail(err, AFMT_E_IO, NULL, AFMT_NO_OFFSET, "%s", msg);
 }
 
 void afmt_cli_limit_error(afmt_error *err, uint64_t size, uint64_t limit,

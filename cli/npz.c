@@ -332,7 +332,7 @@ static void check_archive(void *ctx)
     }
     if (check_members(r, &seen) == 0) {
         afmt_error_clear(&err);
-        afmt_cli_fail(&err, AFMT_E_DETECT, NULL, 0,
+        afmt_cli_fail(&err, AFMT_E_DETECT, NULL, AFMT_NO_OFFSET,
                       "no member with the extension of a known format (%" PRIu64 " member%s)",
                       seen, seen == 1 ? "" : "s");
         afmt_cli_report_invalid(r->w, r->path, NULL, &err);

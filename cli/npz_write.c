@@ -234,7 +234,7 @@ int afmt_cli_npz_write(const afmt_format *npy, const afmt_array *views, size_t n
     int rc = -1;
 
     if (!e)
-        return afmt_cli_fail(err, AFMT_E_NOMEM, NULL, 0, "out of memory");
+        return afmt_cli_fail(err, AFMT_E_NOMEM, NULL, AFMT_NO_OFFSET, "out of memory");
     for (i = 0; i < n; i++)
         if (member_name(&views[i], i, &e[i], err) != 0 || measure(npy, &views[i], &e[i], err) != 0)
             goto done;

@@ -363,7 +363,7 @@ static int generate(random_job *job, const bounds *bnd, uint64_t seed,
         afmt_dtype part = a->dtype == AFMT_C32 ? AFMT_F16 : a->dtype == AFMT_C64 ? AFMT_F32 : AFMT_F64;
         uint8_t *buf = malloc(a->nbytes ? (size_t)a->nbytes : 1);
         if (!buf)
-            return afmt_cli_fail(err, AFMT_E_NOMEM, NULL, 0,
+            return afmt_cli_fail(err, AFMT_E_NOMEM, NULL, AFMT_NO_OFFSET,
                                  "cannot allocate %" PRIu64 " bytes for array [%zu]", a->nbytes, i);
         job->bufs[i] = buf;
         if (fill(&r, a->dtype, &bnd[a->dtype], &bnd[part], buf, a->count, err) != 0)
@@ -373,7 +373,7 @@ static int generate(random_job *job, const bounds *bnd, uint64_t seed,
             uint8_t *t = malloc(a->nbytes ? (size_t)a->nbytes : 1);
             afmt_array v;
             if (!t)
-                return afmt_cli_fail(err, AFMT_E_NOMEM, NULL, 0,
+                return afmt_cli_fail(err, AFMT_E_NOMEM, NULL, AFMT_NO_OFFSET,
                                      "cannot allocate %" PRIu64 " bytes for array [%zu]", a->nbytes, i);
             if (afmt_array_to_plain(a, target->order, t, a->nbytes, err) != 0) {
                 free(t);
@@ -415,7 +415,7 @@ static int write_out(random_job *job, const afmt_format *target, int text, const
     }
     if (to_stdout) {
         if (fflush(stdout) != 0 || ferror(stdout))
-            return afmt_cli_fail(err, AFMT_E_IO, NULL, 0,
+            return afmt_cli_fail(err, AFMT_E_IO, NULL, AFMT_NO_OFFSET,
                                  "error writing standard output");
         return 0;
     }
