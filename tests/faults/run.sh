@@ -231,6 +231,7 @@ rm -f "$T/slow.npy"
 MNT="$T/mnt"
 mkdir -p "$MNT"
 if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=1m tmpfs "$MNT" 2> /dev/null; then
+    trap 'umount "$MNT" 2> /dev/null; rm -rf "$T"' EXIT
     for target in out.npy out.npz; do
         run "$AFMT" convert "$T/big.npy" "$MNT/$target"
         expect "ENOSPC: convert to $target on a full tmpfs says why" 2 "No space left on device"
