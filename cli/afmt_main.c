@@ -78,7 +78,7 @@ static int dispatch(const char *cmd, int argc, char **argv, int first)
     return unknown_command(cmd);
 }
 
-int main(int argc, char **argv)
+static int run_command(int argc, char **argv)
 {
     const char *cmd;
 
@@ -119,4 +119,9 @@ int main(int argc, char **argv)
         return afmt_cli_usage_error("afmt", "unknown option '%s'", cmd);
     }
     return dispatch(cmd, argc, argv, 2);
+}
+
+int main(int argc, char **argv)
+{
+    return afmt_cli_close_stdout("afmt", run_command(argc, argv));
 }

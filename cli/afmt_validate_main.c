@@ -3,5 +3,6 @@
 
 int main(int argc, char **argv)
 {
-    return afmt_cli_validate_main(argc, argv, 1, "afmt-validate");
+    return afmt_cli_close_stdout("afmt-validate",
+                                 afmt_cli_validate_main(argc, argv, 1, "afmt-validate"));
 }

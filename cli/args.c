@@ -1,6 +1,7 @@
 /* afmt CLI: command-line option parser (see args.h). */
 #include "args.h"
 
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -206,4 +207,19 @@ int afmt_cli_parse_size(const char *s, uint64_t *out)
         return -1;
     *out = v * mul;
     return 0;
+}
+
+int afmt_cli_close_stdout(const char *prog, int status)
+{
+    int failed = fflush(stdout) != 0, e = errno;
+    char reason[128] = "";
+
+    if (!failed && !ferror(stdout))
+        return status;
+    /* the XSI strerror_r (no _GNU_SOURCE here) */
+    if (failed && strerror_r(e, reason + 2, sizeof reason - 2) == 0)
+        memcpy(reason, ": ", 2);
+    if (status != AFMT_EXIT_ERROR)
+        fprintf(stderr, "%s: error writing standard output%s\n", prog, reason);
+    return AFMT_EXIT_ERROR;
 }

@@ -33,7 +33,8 @@ static int skipped_in_walk(afmt_cli_worker *w, const char *display,
         return 0;
     w->skipped++;
     if (w->cfg->verbose && !w->cfg->json)
-        afmt_cli_out_stderr(&w->out, "%s: skipped: %s\n", display,
+        afmt_cli_out_stderr(&w->out, "%s: skipped: %s\n",
+                            afmt_cli_quote_name(display, w->quoted, sizeof w->quoted),
                             fmt ? "does not look like this format" : no_format_message);
     return 1;
 }
@@ -82,7 +83,7 @@ static int validate(afmt_cli_worker *w, const afmt_format *fmt,
         if (!w->window)
             w->window = malloc((size_t)AFMT_CLI_STREAM_WINDOW);
         if (!w->window) {
-            afmt_cli_fail(err, AFMT_E_NOMEM, NULL, 0,
+            afmt_cli_fail(err, AFMT_E_NOMEM, NULL, AFMT_NO_OFFSET,
                           "no memory for the stream window");
             valid = 0;
         } else {
@@ -111,7 +112,9 @@ static int changed_meanwhile(afmt_cli_worker *w, const char *display)
         (uint64_t)st.st_size == w->mapped_size)
         return 0;
     afmt_error_clear(&io);
-    afmt_cli_fail(&io, AFMT_E_IO, NULL, 0,
+    /* a file cut short: its first byte gone is where it now ends */
+    afmt_cli_fail(&io, AFMT_E_IO, NULL,
+                  (uint64_t)st.st_size < w->mapped_size ? (uint64_t)st.st_size : AFMT_NO_OFFSET,
                   "the file changed size while it was read (%" PRIu64 " bytes, now %" PRIu64 "): try again",
                   w->mapped_size, (uint64_t)st.st_size);
     afmt_cli_report_error(w, display, &io);

@@ -28,4 +28,12 @@ int afmt_cli_convert_main(int argc, char **argv, int first);
 int afmt_cli_random_main(int argc, char **argv, int first);
 int afmt_cli_info_main(int argc, char **argv, int first);
 
+/* The exit status once standard output is flushed: status, or
+ * AFMT_EXIT_ERROR with "PROG: error writing standard output: REASON" on
+ * stderr when what was written to it (--help, -V, a report) did not all
+ * get out (a full disk, /dev/full, a closed pipe).  A status of
+ * AFMT_EXIT_ERROR is kept without a second message: the command said
+ * why.  For main() to return. */
+int afmt_cli_close_stdout(const char *prog, int status);
+
 #endif /* AFMT_CLI_H */

@@ -84,7 +84,7 @@ const afmt_format *afmt_cli_undetected(const uint8_t *buf, uint64_t len, int par
     switch (afmt_cli_closest(buf, len, partial, opt, &fmt, &e)) {
     case AFMT_CLI_ACCEPTED:
         afmt_error_clear(err);
-        afmt_cli_fail(err, AFMT_E_DETECT, NULL, 0,
+        afmt_cli_fail(err, AFMT_E_DETECT, NULL, AFMT_NO_OFFSET,
                       "no format's magic or extension matches, but it reads as valid %s: "
                       "pass %s %s", fmt->name, option, fmt->name);
         return NULL;
@@ -95,7 +95,7 @@ const afmt_format *afmt_cli_undetected(const uint8_t *buf, uint64_t len, int par
         return fmt;
     default:
         afmt_error_clear(err);
-        afmt_cli_fail(err, AFMT_E_DETECT, NULL, 0, "%s",
+        afmt_cli_fail(err, AFMT_E_DETECT, NULL, AFMT_NO_OFFSET, "%s",
                       "no known format matches (magic or extension)");
         return NULL;
     }

@@ -3,16 +3,19 @@
  * it was written (standard output, a device or a FIFO: written through),
  * then the target's sidecar the same way. */
 #include <fcntl.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cleanup.h"
 #include "cli.h"
 #include "convert.h"
 #include "fail.h"
 #include "npz.h"
+#include "quote.h"
 
 /* The target's sidecar (DAPHNE's OUT.meta), written the same all-or-
  * nothing way as the data. */
@@ -22,7 +25,7 @@ static int write_sidecar(const afmt_format *target, const afmt_array *views, siz
     size_t len = 0;
     afmt_sink sink;
     afmt_error err;
-    int rc = -1;
+    int rc = -1, slot = -1;
     json = malloc(AFMT_SIDECAR_MAX_BYTES);
     if (!json) {
         fprintf(stderr, "afmt convert: out of memory\n");
@@ -32,7 +35,7 @@ static int write_sidecar(const afmt_format *target, const afmt_array *views, siz
     afmt_error_clear(&err);
     if (afmt_sidecar_json(target, views, n, json, AFMT_SIDECAR_MAX_BYTES, &len, &err) != 0) {
         fprintf(stderr, "afmt convert: %s: cannot write the sidecar: %s\n", path, err.message);
-    } else if (afmt_sink_file_open(&sink, path, &err) != 0) {
+    } else if (afmt_cli_cleanup_sink_open(&sink, path, &slot, &err) != 0) {
         fprintf(stderr, "afmt convert: %s: error: %s\n", path, err.message);
     } else if (afmt_sink_put(&sink, json, len, &err) != 0 || afmt_sink_commit(&sink, &err) != 0) {
         afmt_sink_abort(&sink);
@@ -40,6 +43,7 @@ static int write_sidecar(const afmt_format *target, const afmt_array *views, siz
     } else {
         rc = 0;
     }
+    afmt_cli_cleanup_forget(slot);
     free(json);
     return rc;
 }
@@ -81,14 +85,14 @@ static int open_mapped_input(const afmt_cli_loaded *l)
  * speed-ups it can take: the streamed array's producer, and the input
  * file for copies by the kernel (*src_fd, to close after writing).  0, or
  * an exit status said. */
-static int open_output(afmt_cli_convert_plan *p, afmt_sink *sink, int *src_fd)
+static int open_output(afmt_cli_convert_plan *p, afmt_sink *sink, int *src_fd, int *slot)
 {
     afmt_error err;
 
     afmt_error_clear(&err);
     if (p->args->to_stdout) {
         afmt_sink_stdio(sink, stdout);
-    } else if (afmt_sink_file_open(sink, p->args->out, &err) != 0) {
+    } else if (afmt_cli_cleanup_sink_open(sink, p->args->out, slot, &err) != 0) {
         fprintf(stderr, "afmt convert: %s: error: %s\n", p->args->out, err.message);
         return AFMT_EXIT_ERROR;
     }
@@ -128,7 +132,7 @@ static int put_arrays(const afmt_cli_convert_plan *p, afmt_sink *sink, afmt_erro
         memset(&json, 0, sizeof json);
         if (afmt_cli_convert_kv_options((afmt_cli_convert_input *)in, a->target, &wopt, &json) != 0) {
             afmt_cli_buf_free(&json);
-            return afmt_cli_fail(err, AFMT_E_NOMEM, NULL, 0, "the metadata could not be carried");
+            return afmt_cli_fail(err, AFMT_E_NOMEM, NULL, AFMT_NO_OFFSET, "the metadata could not be carried");
         }
         rc = a->target->write(p->views, p->n, &wopt, sink, err);
         afmt_cli_buf_free(&json);
@@ -174,6 +178,25 @@ static int finish_output(const afmt_cli_convert_plan *p, afmt_sink *sink)
     return 0;
 }
 
+/* The mapped input was cut short while it was written from (a write()
+ * from the mapping then fails with EFAULT, "Bad address"; a copy by the
+ * kernel comes up short): say so, naming the input and the first byte
+ * gone.  1 when said, 0 when the input is as it was. */
+static int input_cut_short(const afmt_cli_loaded *l)
+{
+    char quoted[AFMT_CLI_QUOTED_MAX];
+    struct stat st;
+
+    if (!l->in.map || stat(l->path, &st) != 0 || (uint64_t)st.st_dev != l->in.map_dev ||
+        (uint64_t)st.st_ino != l->in.map_ino || (uint64_t)st.st_size >= l->in.map_len)
+        return 0;
+    fprintf(stderr, "afmt convert: %s: error: the file was cut short while it was read: no byte "
+                    "at offset %" PRIu64 " any more (it was %" PRIu64 " bytes when opened)\n",
+            afmt_cli_quote_name(l->path, quoted, sizeof quoted), (uint64_t)st.st_size,
+            (uint64_t)l->in.map_len);
+    return 1;
+}
+
 /* Write the arrays into an open sink and finish it, or abort it (a file
  * sink: the temporary file goes) after a failure, said. */
 static int write_and_finish(const afmt_cli_convert_plan *p, afmt_sink *sink)
@@ -185,6 +208,8 @@ static int write_and_finish(const afmt_cli_convert_plan *p, afmt_sink *sink)
         return finish_output(p, sink);
     if (!p->args->to_stdout)
         afmt_sink_abort(sink);
+    if (input_cut_short(&p->input->l))
+        return AFMT_EXIT_ERROR;
     afmt_error_describe(&err, e, sizeof e);
     fprintf(stderr, "afmt convert: %s: cannot write %s: %s\n", p->args->out, p->args->target->name,
             err.field[0] ? e : err.message);
@@ -194,15 +219,16 @@ static int write_and_finish(const afmt_cli_convert_plan *p, afmt_sink *sink)
 int afmt_cli_convert_write(afmt_cli_convert_plan *p)
 {
     afmt_sink *sink = calloc(1, sizeof *sink);
-    int src_fd = -1, rc;
+    int src_fd = -1, slot = -1, rc;
 
     if (!sink) {
         fprintf(stderr, "afmt convert: out of memory\n");
         return AFMT_EXIT_ERROR;
     }
-    rc = open_output(p, sink, &src_fd);
+    rc = open_output(p, sink, &src_fd, &slot);
     if (rc == 0)
         rc = write_and_finish(p, sink);
+    afmt_cli_cleanup_forget(slot); /* committed (renamed) or aborted by now */
     if (src_fd >= 0)
         close(src_fd);
     free(sink);

@@ -20,6 +20,8 @@
 #include "formats.h"
 #include "limit_opts.h"
 #include "load.h"
+#include "quote.h"
+#include "sigbus.h"
 #include "spec.h"
 
 #define DUMP_MAX_BYTES ((uint64_t)1 << 30)
@@ -27,6 +29,8 @@
 
 typedef struct dump_ctx {
     const char *path;
+    const char *shown_path; /* path, quoted for messages (quote.h) */
+    char quoted[AFMT_CLI_QUOTED_MAX];
     int list;            /* --list: a header line, then one element a line */
     afmt_sink text_sink; /* Futhark text on standard output */
     afmt_cli_buf out;
@@ -342,6 +346,7 @@ static int print_arrays(const dump_args *a, const afmt_cli_loaded *l, dump_ctx *
     int invalid, rc = AFMT_EXIT_OK;
 
     d->path = a->path;
+    d->shown_path = afmt_cli_quote_name(a->path, d->quoted, sizeof d->quoted);
     d->list = a->list;
     afmt_sink_stdio(&d->text_sink, stdout);
     afmt_cli_buf_init(&d->out);
@@ -352,11 +357,11 @@ static int print_arrays(const dump_args *a, const afmt_cli_loaded *l, dump_ctx *
     invalid = afmt_cli_validate(l->interp, l->fmt, l->in.data, l->in.len, &a->opt, &vis, &err) != 0;
     if (invalid && d->failed) {
         afmt_error_describe(&d->err, desc, sizeof desc);
-        fprintf(stderr, "afmt dump: %s: array [%" PRIu64 "]: %s\n", a->path, d->index, desc);
+        fprintf(stderr, "afmt dump: %s: array [%" PRIu64 "]: %s\n", d->shown_path, d->index, desc);
         rc = d->err.code == AFMT_E_NOMEM ? AFMT_EXIT_ERROR : AFMT_EXIT_INVALID;
     } else if (invalid) {
         afmt_error_describe(&err, desc, sizeof desc);
-        fprintf(stderr, "%s: invalid %s: %s%s\n", a->path, l->fmt->name, desc, afmt_cli_limit_hint(&err));
+        fprintf(stderr, "%s: invalid %s: %s%s\n", d->shown_path, l->fmt->name, desc, afmt_cli_limit_hint(&err));
         rc = AFMT_EXIT_INVALID;
     }
     flush_out(d);

@@ -22,6 +22,7 @@
 #include "json_out.h"
 #include "limit_opts.h"
 #include "load.h"
+#include "quote.h"
 #include "spec.h"
 
 /* Most fields and arrays listed per file (the rest are counted), and most
@@ -63,6 +64,7 @@ typedef struct info_ctx {
     afmt_cli_buf meta_copy;
     char type[16];
     char desc[AFMT_FIELD_MAX + AFMT_MESSAGE_MAX + 64];
+    char quoted[AFMT_CLI_QUOTED_MAX]; /* the file's name, quoted (quote.h) */
 } info_ctx;
 
 static void put_bytes_text(afmt_cli_buf *b, const uint8_t *p, uint64_t n)
@@ -394,8 +396,8 @@ static void put_load_failure_json(afmt_cli_buf *out, const char *path, int rc,
 
     if (rc == AFMT_EXIT_ERROR)
         err.code = AFMT_E_IO;
-    afmt_cli_buf_puts(out, "{\"path\":");
-    afmt_cli_json_cstr(out, path);
+    afmt_cli_buf_putc(out, '{');
+    afmt_cli_json_path(out, path);
     afmt_cli_buf_puts(out, ",\"format\":");
     if (why->fmt && !why->closest)
         afmt_cli_json_cstr(out, why->fmt->name);
@@ -446,8 +448,8 @@ static void begin_file(info_ctx *c)
 static void put_json_report(info_ctx *c, const char *path, const afmt_cli_loaded *l, int valid,
                             const afmt_error *err, afmt_cli_buf *out)
 {
-    afmt_cli_buf_puts(out, "{\"path\":");
-    afmt_cli_json_cstr(out, path);
+    afmt_cli_buf_putc(out, '{');
+    afmt_cli_json_path(out, path);
     afmt_cli_buf_puts(out, ",\"format\":");
     afmt_cli_json_cstr(out, l->fmt->name);
     afmt_cli_buf_printf(out, ",\"size\":%" PRIu64 ",\"valid\":%s,\"fields\":[", l->in.size,
@@ -479,7 +481,8 @@ static void put_json_report(info_ctx *c, const char *path, const afmt_cli_loaded
 static void put_text_report(info_ctx *c, const char *path, const afmt_cli_loaded *l, int valid,
                             const afmt_error *err, afmt_cli_buf *out)
 {
-    afmt_cli_buf_printf(out, "%s: %s, %" PRIu64 " bytes, %s\n", path, l->fmt->name, l->in.size,
+    afmt_cli_buf_printf(out, "%s: %s, %" PRIu64 " bytes, %s\n",
+                        afmt_cli_quote_name(path, c->quoted, sizeof c->quoted), l->fmt->name, l->in.size,
                         valid ? "valid" : "invalid");
     afmt_cli_buf_printf(out, "  %10s %6s  %-5s %-28s %s\n", "offset", "width", "type", "field",
                         "value");
@@ -527,7 +530,21 @@ static int info_file(info_ctx *c, const char *path, const afmt_format *forced,
     vis.on_warning = on_warning;
     vis.on_metadata = on_metadata;
     afmt_error_clear(&err);
-    valid = afmt_cli_loaded_run(&l, &opt, &vis, &err) == 0;
+    rc = afmt_cli_loaded_run_guarded(&l, &opt, &vis, &err);
+    if (rc == -2) {
+        /* cut short while it was read: no verdict, an I/O error */
+        afmt_cli_load_failure why;
+        memset(&why, 0, sizeof why);
+        why.err = err;
+        if (c->json)
+            put_load_failure_json(out, path, AFMT_EXIT_ERROR, &why);
+        else
+            fprintf(stderr, "afmt info: %s: error: %s\n",
+                    afmt_cli_quote_name(path, c->quoted, sizeof c->quoted), err.message);
+        afmt_cli_loaded_close(&l);
+        return AFMT_EXIT_ERROR;
+    }
+    valid = rc == 0;
     flush_hidden(c);
     if (c->json)
         put_json_report(c, path, &l, valid, &err, out);

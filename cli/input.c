@@ -21,7 +21,7 @@ void afmt_cli_errno_error(afmt_error *err, int errnum)
     /* The XSI strerror_r (we never define _GNU_SOURCE): thread-safe. */
     if (strerror_r(errnum, msg, sizeof msg) != 0)
         snprintf(msg, sizeof msg, "error %d", errnum);
-    afmt_cli_fail(err, AFMT_E_IO, NULL, 0, "%s", msg);
+    afmt_cli_fail(err, AFMT_E_IO, NULL, AFMT_NO_OFFSET, "%s", msg);
 }
 
 void afmt_cli_limit_error(afmt_error *err, uint64_t size, uint64_t limit,
@@ -104,9 +104,12 @@ static int open_regular(afmt_cli_input *in, int fd, const struct stat *st, afmt_
     }
     in->map = mmap(NULL, (size_t)in->size, PROT_READ, MAP_PRIVATE, fd, 0);
     if (in->map == MAP_FAILED) {
+        int e = errno;
         in->map = NULL;
-        afmt_cli_errno_error(err, errno);
-        return -1;
+        afmt_cli_errno_error(err, e);
+        /* ENOMEM: no room for the mapping (ulimit -v below the file's
+         * size): a lazy open reads it through a window instead */
+        return e == ENOMEM ? -2 : -1;
     }
     in->map_len = (size_t)in->size;
     in->map_dev = (uint64_t)st->st_dev;
@@ -180,7 +183,7 @@ int afmt_cli_input_open_fd(afmt_cli_input *in, int fd, uint64_t file_limit,
         afmt_cli_errno_error(err, errno);
         return -1;
     }
-    return open_statted(in, fd, &st, file_limit, stream_limit, stream_buf, err);
+    return open_statted(in, fd, &st, file_limit, stream_limit, stream_buf, err) < 0 ? -1 : 0;
 }
 
 int afmt_cli_input_open(afmt_cli_input *in, const char *path,
@@ -239,11 +242,19 @@ int afmt_cli_input_open_lazy(afmt_cli_input *in, const char *path, uint64_t file
         /* regular files and directories: the usual way (read or mmap),
          * on the descriptor already open */
         int rc = open_statted(in, fd, &st, file_limit, file_limit, small, err);
-        if (own)
-            close(fd);
-        return rc;
+        if (rc != -2) {
+            if (own)
+                close(fd);
+            return rc < 0 ? -1 : rc;
+        }
+        /* too large to map here: read through a window, as a pipe is,
+         * in memory bounded by the window whatever the file's size */
+        input_reset(in);
+        afmt_error_clear(err);
+        in->windowed_file = 1;
     }
-    /* a pipe, socket, terminal or device: read the head only */
+    /* a pipe, socket, terminal or device (or a file that cannot be
+     * mapped): read the head only */
     in->is_stream = 1;
     in->limit = file_limit;
     in->fd = fd;

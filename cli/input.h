@@ -38,6 +38,9 @@ typedef struct afmt_cli_input {
     int (*read_more)(void *ctx, uint8_t *buf, size_t n, size_t *got);
     void *read_ctx;
     int close_fd;        /* the descriptor is ours to close */
+    /* a regular file read through the window like a stream, as it could
+     * not be mapped (ENOMEM: ulimit -v below its size); is_stream is set */
+    int windowed_file;
     size_t map_len;
     /* the mapped file (st_dev, st_ino): while the mapping lives, no other
      * file can have them, so a descriptor opened again can be checked */
@@ -64,7 +67,10 @@ void afmt_cli_input_close(afmt_cli_input *in);
 
 /* Like afmt_cli_input_open, but a stream is not read into memory: only its
  * first bytes (head, for detection) are, and in->fd is left to read the
- * rest from, so that it can be validated through a fixed window. */
+ * rest from, so that it can be validated through a fixed window.  A
+ * regular file that cannot be mapped for want of address space is opened
+ * the same way (in->windowed_file), so that it is checked in the memory a
+ * pipe of the same bytes takes. */
 int afmt_cli_input_open_lazy(afmt_cli_input *in, const char *path, uint64_t file_limit,
                              afmt_cli_buf *small, afmt_error *err);
 

@@ -11,7 +11,7 @@
  * Unicode's recommended practice, WHATWG's decoder (JavaScript's
  * TextDecoder, so @huggingface/gguf) and Python do: "\xe3\xa9." is one
  * U+FFFD then ".", not two. */
-static size_t utf8_scan(const unsigned char *s, size_t n, int *valid)
+size_t afmt_cli_utf8_scan(const unsigned char *s, size_t n, int *valid)
 {
     unsigned c = s[0], lo = 0x80, hi = 0xbf;
     size_t len, i;
@@ -77,7 +77,7 @@ int afmt_cli_json_str(afmt_cli_buf *b, const char *str, size_t n)
         }
         if (c >= 0x80) {
             int valid;
-            len = utf8_scan(s + i, n - i, &valid);
+            len = afmt_cli_utf8_scan(s + i, n - i, &valid);
             if (valid) {
                 i += len;
                 continue;
@@ -109,6 +109,57 @@ int afmt_cli_json_str(afmt_cli_buf *b, const char *str, size_t n)
 int afmt_cli_json_cstr(afmt_cli_buf *b, const char *s)
 {
     return afmt_cli_json_str(b, s, strlen(s));
+}
+
+/* Is s[0..n) UTF-8 through and through? */
+static int is_utf8(const unsigned char *s, size_t n)
+{
+    size_t i = 0;
+
+    while (i < n) {
+        int valid = 1;
+        i += s[i] < 0x80 ? 1 : afmt_cli_utf8_scan(s + i, n - i, &valid);
+        if (!valid)
+            return 0;
+    }
+    return 1;
+}
+
+/* RFC 4648 base64 (with padding) of s[0..n). */
+static int put_base64(afmt_cli_buf *b, const unsigned char *s, size_t n)
+{
+    static const char digits[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    size_t i;
+
+    for (i = 0; i < n; i += 3) {
+        unsigned v = (unsigned)s[i] << 16;
+        char q[4];
+        if (i + 1 < n)
+            v |= (unsigned)s[i + 1] << 8;
+        if (i + 2 < n)
+            v |= s[i + 2];
+        q[0] = digits[v >> 18];
+        q[1] = digits[(v >> 12) & 63];
+        q[2] = i + 1 < n ? digits[(v >> 6) & 63] : '=';
+        q[3] = i + 2 < n ? digits[v & 63] : '=';
+        if (afmt_cli_buf_put(b, q, 4) != 0)
+            return -1;
+    }
+    return 0;
+}
+
+int afmt_cli_json_path(afmt_cli_buf *b, const char *path)
+{
+    size_t n = strlen(path);
+
+    afmt_cli_buf_puts(b, "\"path\":");
+    afmt_cli_json_str(b, path, n);
+    if (is_utf8((const unsigned char *)path, n))
+        return 0;
+    afmt_cli_buf_puts(b, ",\"path_bytes\":\"");
+    put_base64(b, (const unsigned char *)path, n);
+    return afmt_cli_buf_putc(b, '"');
 }
 
 int afmt_cli_json_error(afmt_cli_buf *b, const afmt_error *err)

@@ -50,6 +50,11 @@ const char *afmt_cli_limit_hint(const afmt_error *err)
     size_t i;
     if (!err || err->code != AFMT_E_LIMIT)
         return "";
+    /* 32 is the default and also the most --max-depth takes: "raise it"
+     * would send the reader to an option that cannot help */
+    if (strstr(err->message, "(limits.max_depth)") &&
+        (strstr(err->message, " 32 levels") || strstr(err->message, " 32 deep")))
+        return " (32 is the most --max-depth allows)";
     for (i = 0; i < sizeof hints / sizeof hints[0]; i++)
         if (strstr(err->message, hints[i].says))
             return hints[i].hint;

@@ -2,14 +2,18 @@
 #include "load.h"
 #include "limit_opts.h"
 
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli.h"
 #include "closest.h"
 #include "fail.h"
 #include "npz.h"
+#include "quote.h"
+#include "sigbus.h"
 #include "report.h"
 #include "sidecar.h"
 #include "spec.h"
@@ -47,8 +51,10 @@ static int open_npz_member(afmt_cli_loaded *l, const char *path, size_t archive_
     return rc;
 }
 
-/* afmt_cli_load_quiet, bounded: pipes read only as far as their head. */
-static int load_quiet(afmt_cli_loaded *l, const char *path, const afmt_format *forced,
+/* afmt_cli_load_quiet, bounded: pipes read only as far as their head.
+ * A mapped input is watched for SIGBUS from here on (sigbus.h), before
+ * detection reads it, its messages beginning "PROG: " (prog may be NULL). */
+static int load_quiet(afmt_cli_loaded *l, const char *prog, const char *path, const afmt_format *forced,
                       const char *format_option, int bounded, afmt_cli_load_failure *why)
 {
     size_t archive_len;
@@ -73,6 +79,10 @@ static int load_quiet(afmt_cli_loaded *l, const char *path, const afmt_format *f
         afmt_cli_buf_free(&l->stream);
         return AFMT_EXIT_ERROR;
     }
+    if (l->in.map)
+        /* dump and convert read the mapping inside stdio and write():
+         * a file cut short meanwhile ends them with a message */
+        afmt_cli_sigbus_watch(prog, path, l->in.map, l->in.map_len);
     if (!forced && l->in.len == 0 && !l->in.over_limit) {
         afmt_cli_empty_error(&defaults, format_option, &why->err);
         afmt_cli_loaded_close(l);
@@ -100,13 +110,13 @@ static int load_quiet(afmt_cli_loaded *l, const char *path, const afmt_format *f
 int afmt_cli_load_quiet(afmt_cli_loaded *l, const char *path, const afmt_format *forced,
                         const char *format_option, afmt_cli_load_failure *why)
 {
-    return load_quiet(l, path, forced, format_option, 0, why);
+    return load_quiet(l, NULL, path, forced, format_option, 0, why);
 }
 
 int afmt_cli_load_quiet_bounded(afmt_cli_loaded *l, const char *path, const afmt_format *forced,
                                 const char *format_option, afmt_cli_load_failure *why)
 {
-    return load_quiet(l, path, forced, format_option, 1, why);
+    return load_quiet(l, NULL, path, forced, format_option, 1, why);
 }
 
 int afmt_cli_loaded_run(afmt_cli_loaded *l, const afmt_options *opt, const afmt_visitor *vis,
@@ -116,6 +126,8 @@ int afmt_cli_loaded_run(afmt_cli_loaded *l, const afmt_options *opt, const afmt_
      * less as opt says), so an endless one ends */
     uint64_t limit = opt->limits.max_total_bytes < AFMT_CLI_STREAM_DEFAULT_LIMIT ? opt->limits.max_total_bytes
                                                                                  : AFMT_CLI_STREAM_DEFAULT_LIMIT;
+    if (l->in.windowed_file)
+        limit = opt->limits.max_total_bytes; /* a file, not an endless pipe */
     uint8_t *window;
     int rc;
 
@@ -138,6 +150,57 @@ int afmt_cli_loaded_run(afmt_cli_loaded *l, const afmt_options *opt, const afmt_
     return rc;
 }
 
+/* A mapped input whose file changed size while it was read gets no
+ * verdict: the verdict would be about bytes no longer there (or not all
+ * of those now there).  1 with err filled when it did. */
+static int loaded_changed(const afmt_cli_loaded *l, afmt_error *err)
+{
+    struct stat st;
+    uint64_t now;
+
+    if (!l->in.map || stat(l->path, &st) != 0 || (uint64_t)st.st_dev != l->in.map_dev ||
+        (uint64_t)st.st_ino != l->in.map_ino || (uint64_t)st.st_size == l->in.map_len)
+        return 0; /* the same, or another file by now: what was mapped is what was read */
+    now = (uint64_t)st.st_size;
+    afmt_error_clear(err);
+    afmt_cli_fail(err, AFMT_E_IO, NULL, now < l->in.map_len ? now : AFMT_NO_OFFSET,
+                  "the file changed size while it was read (%" PRIu64 " bytes, now %" PRIu64
+                  "): try again", (uint64_t)l->in.map_len, now);
+    return 1;
+}
+
+typedef struct guarded_run {
+    afmt_cli_loaded *l;
+    const afmt_options *opt;
+    const afmt_visitor *vis;
+    afmt_error *err;
+    int rc;
+} guarded_run;
+
+static void run_loaded(void *ctx)
+{
+    guarded_run *g = ctx;
+    g->rc = afmt_cli_loaded_run(g->l, g->opt, g->vis, g->err);
+}
+
+int afmt_cli_loaded_run_guarded(afmt_cli_loaded *l, const afmt_options *opt,
+                                const afmt_visitor *vis, afmt_error *err)
+{
+    guarded_run g = { l, opt, vis, err, -1 };
+    uintptr_t at = 0;
+    char msg[AFMT_MESSAGE_MAX];
+    uint64_t offset;
+
+    if (!l->in.map)
+        return afmt_cli_loaded_run(l, opt, vis, err);
+    if (afmt_cli_sigbus_guard(run_loaded, &g, &at) == 0)
+        return loaded_changed(l, err) ? -2 : g.rc;
+    offset = afmt_cli_sigbus_describe(at, l->in.map, l->in.map_len, msg, sizeof msg);
+    afmt_error_clear(err);
+    afmt_cli_fail(err, AFMT_E_IO, NULL, offset, "%s", msg);
+    return -2;
+}
+
 /* "PROG: " before a message about l, when it has a PROG. */
 static void print_prog(const char *prog)
 {
@@ -151,18 +214,20 @@ static int load_and_say(afmt_cli_loaded *l, const char *prog, const char *path,
 {
     afmt_cli_load_failure why;
     char desc[AFMT_FIELD_MAX + AFMT_MESSAGE_MAX + 64];
-    int rc = load_quiet(l, path, forced, format_option, bounded, &why);
+    char quoted[AFMT_CLI_QUOTED_MAX];
+    const char *shown = afmt_cli_quote_name(path, quoted, sizeof quoted);
+    int rc = load_quiet(l, prog, path, forced, format_option, bounded, &why);
 
     l->prog = prog;
     if (rc != AFMT_EXIT_OK)
         print_prog(prog);
     if (rc == AFMT_EXIT_ERROR) {
-        fprintf(stderr, "%s: error: %s\n", path, why.err.message);
+        fprintf(stderr, "%s: error: %s\n", shown, why.err.message);
     } else if (rc != AFMT_EXIT_OK && !why.fmt) {
-        fprintf(stderr, "%s: invalid: %s\n", path, why.err.message);
+        fprintf(stderr, "%s: invalid: %s\n", shown, why.err.message);
     } else if (rc != AFMT_EXIT_OK) {
         afmt_error_describe(&why.err, desc, sizeof desc);
-        fprintf(stderr, "%s: invalid %s%s: %s\n", path, why.fmt->name,
+        fprintf(stderr, "%s: invalid %s%s: %s\n", shown, why.fmt->name,
                 why.closest ? " (closest match)" : "", desc);
     }
     return rc;
@@ -182,6 +247,8 @@ int afmt_cli_load_bounded(afmt_cli_loaded *l, const char *prog, const char *path
 
 void afmt_cli_loaded_close(afmt_cli_loaded *l)
 {
+    if (l->in.map)
+        afmt_cli_sigbus_unwatch();
     afmt_cli_input_close(&l->in);
     afmt_cli_buf_free(&l->stream);
 }
@@ -240,7 +307,8 @@ int afmt_cli_loaded_validate(afmt_cli_loaded *l, const afmt_options *opt,
 
     if (!w) {
         print_prog(l->prog);
-        fprintf(stderr, "%s: error: out of memory\n", l->path);
+        fprintf(stderr, "%s: error: out of memory\n",
+                afmt_cli_quote_name(l->path, desc, sizeof desc));
         return 1;
     }
     afmt_cli_sidecar_begin(w, l->fmt, strcmp(l->path, "-") == 0 ? NULL : l->path);
@@ -263,7 +331,11 @@ int afmt_cli_loaded_validate(afmt_cli_loaded *l, const afmt_options *opt,
         return 0;
     afmt_error_describe(&err, desc, sizeof desc);
     print_prog(l->prog);
-    fprintf(stderr, "%s: invalid %s: %s%s\n", l->path, l->fmt->name, desc, afmt_cli_limit_hint(&err));
+    {
+        char quoted[AFMT_CLI_QUOTED_MAX];
+        fprintf(stderr, "%s: invalid %s: %s%s\n", afmt_cli_quote_name(l->path, quoted, sizeof quoted),
+                l->fmt->name, desc, afmt_cli_limit_hint(&err));
+    }
     return 1;
 }
 
@@ -302,7 +374,8 @@ void afmt_cli_visitor_init(afmt_visitor *vis, void *ctx)
 void afmt_cli_print_warning(const char *path, const afmt_error *warning)
 {
     char desc[AFMT_FIELD_MAX + AFMT_MESSAGE_MAX + 64];
+    char quoted[AFMT_CLI_QUOTED_MAX];
 
     afmt_error_describe(warning, desc, sizeof desc);
-    fprintf(stderr, "%s: warning: %s\n", path, desc);
+    fprintf(stderr, "%s: warning: %s\n", afmt_cli_quote_name(path, quoted, sizeof quoted), desc);
 }

@@ -26,6 +26,10 @@ typedef struct afmt_cli_loaded {
  * format is detected (closest.h). */
 int afmt_cli_load(afmt_cli_loaded *l, const char *prog, const char *path,
                   const afmt_format *forced, const char *format_option);
+/* (afmt_cli_load and afmt_cli_load_bounded watch a mapped input, sigbus.h:
+ * a SIGBUS in it outside a guard, until afmt_cli_loaded_close, ends the
+ * process with "PROG: PATH: error: the file was cut short ..." and exit
+ * status 2, the temporary outputs removed.) */
 
 /* Why afmt_cli_load_quiet failed: the error and the format it concerns
  * (NULL when none is detected and none comes close). */
@@ -60,6 +64,16 @@ int afmt_cli_load_bounded(afmt_cli_loaded *l, const char *prog, const char *path
  * l->in.size is then the input's size (a pipe's: the bytes read). */
 int afmt_cli_loaded_run(afmt_cli_loaded *l, const afmt_options *opt, const afmt_visitor *vis,
                         afmt_error *err);
+/* afmt_cli_loaded_run with a mapped input guarded (sigbus.h): -2 with
+ * err (AFMT_E_IO, the offset of the first byte found missing) when the
+ * file was cut short while it was read, or changed size meanwhile (then
+ * the verdict is not given: it would be about bytes no longer there);
+ * vis's callbacks must then hold no
+ * lock and leave their state usable.  Otherwise what afmt_cli_loaded_run
+ * returns. */
+int afmt_cli_loaded_run_guarded(afmt_cli_loaded *l, const afmt_options *opt,
+                                const afmt_visitor *vis, afmt_error *err);
+/* Close l (and stop watching its mapping for SIGBUS). */
 void afmt_cli_loaded_close(afmt_cli_loaded *l);
 
 /* Validate l with vis; on failure print "PATH: invalid FORMAT: ..." to

@@ -332,7 +332,7 @@ static void check_archive(void *ctx)
     }
     if (check_members(r, &seen) == 0) {
         afmt_error_clear(&err);
-        afmt_cli_fail(&err, AFMT_E_DETECT, NULL, 0,
+        afmt_cli_fail(&err, AFMT_E_DETECT, NULL, AFMT_NO_OFFSET,
                       "no member with the extension of a known format (%" PRIu64 " member%s)",
                       seen, seen == 1 ? "" : "s");
         afmt_cli_report_invalid(r->w, r->path, NULL, &err);
@@ -360,11 +360,15 @@ void afmt_cli_check_npz(afmt_cli_worker *w, const char *path)
         r.path = path;
         r.z.buf = in.data;
         r.z.len = in.len;
-        if (afmt_cli_sigbus_guard(check_archive, &r) != 0) {
+        uintptr_t at = 0;
+        if (afmt_cli_sigbus_guard(check_archive, &r, &at) != 0) {
+            char msg[AFMT_MESSAGE_MAX];
+            uint64_t offset = afmt_cli_sigbus_describe(at, in.data, in.len, msg, sizeof msg);
             inflate_stop(&r);
             w->archive = NULL;
-            afmt_cli_report_message(w, path, "the file was cut short while it was read: "
-                                             "try again");
+            afmt_error_clear(&err);
+            afmt_cli_fail(&err, AFMT_E_IO, NULL, offset, "%s; try again", msg);
+            afmt_cli_report_error(w, path, &err);
         }
     }
     afmt_cli_input_close(&in);

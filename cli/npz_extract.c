@@ -24,7 +24,7 @@ static int find_member(afmt_cli_zip *z, const char *name, afmt_cli_zip_member *m
             return 0;
     }
     if (r == 0)
-        afmt_cli_fail(err, AFMT_E_IO, NULL, 0,
+        afmt_cli_fail(err, AFMT_E_IO, NULL, AFMT_NO_OFFSET,
                       "no member '%s' (nor '%s.npy') in the archive", name, name);
     return -1;
 }
@@ -38,10 +38,10 @@ static int inflate_into(const afmt_cli_zip *z, const afmt_cli_zip_member *m,
     int rc;
 
     if (!zl)
-        return afmt_cli_fail(err, AFMT_E_IO, NULL, 0, "%s", why);
+        return afmt_cli_fail(err, AFMT_E_IO, NULL, AFMT_NO_OFFSET, "%s", why);
     memset(&zs, 0, sizeof zs);
     if (zl->inflate_init2_(&zs, -15, "1.2.13", (int)sizeof zs) != AFMT_Z_OK)
-        return afmt_cli_fail(err, AFMT_E_NOMEM, NULL, 0, "zlib: cannot start");
+        return afmt_cli_fail(err, AFMT_E_NOMEM, NULL, AFMT_NO_OFFSET, "zlib: cannot start");
     /* sizes were checked against the limit (at most 1 GiB): they fit unsigned */
     zs.next_in = z->buf + m->data_off;
     zs.avail_in = (unsigned)m->csize;
@@ -74,7 +74,7 @@ int afmt_cli_npz_read_member(const uint8_t *buf, uint64_t len, const char *name,
                              "give", m.usize, m.csize, limit);
     dst->len = 0;
     if (afmt_cli_buf_reserve(dst, (size_t)m.usize + 2) != 0)
-        return afmt_cli_fail(err, AFMT_E_NOMEM, NULL, 0,
+        return afmt_cli_fail(err, AFMT_E_NOMEM, NULL, AFMT_NO_OFFSET,
                              "no memory for a member of %" PRIu64 " bytes", m.usize);
     if (m.method == 0) {
         memcpy(dst->p, buf + m.data_off, (size_t)m.usize);

@@ -52,13 +52,22 @@ static int write_member(const afmt_format *npy, const afmt_array *a, afmt_sink *
                         afmt_error *err)
 {
     member_sink m;
+    afmt_error inner;
 
     memset(&m, 0, sizeof m);
     m.s.write = member_write;
     m.s.src_fd = -1;
     m.out = out;
-    m.err = err;
-    return npy->write(a, 1, NULL, &m.s, err);
+    /* the archive's own error (ENOSPC: "cannot write to OUT: No space
+     * left on device") is kept apart: the member sink's failure would
+     * otherwise overwrite it with "write of N bytes failed" */
+    afmt_error_clear(&inner);
+    m.err = &inner;
+    if (npy->write(a, 1, NULL, &m.s, err) == 0)
+        return 0;
+    if (inner.code != AFMT_OK)
+        *err = inner;
+    return -1;
 }
 
 typedef struct npz_entry {
@@ -225,7 +234,7 @@ int afmt_cli_npz_write(const afmt_format *npy, const afmt_array *views, size_t n
     int rc = -1;
 
     if (!e)
-        return afmt_cli_fail(err, AFMT_E_NOMEM, NULL, 0, "out of memory");
+        return afmt_cli_fail(err, AFMT_E_NOMEM, NULL, AFMT_NO_OFFSET, "out of memory");
     for (i = 0; i < n; i++)
         if (member_name(&views[i], i, &e[i], err) != 0 || measure(npy, &views[i], &e[i], err) != 0)
             goto done;

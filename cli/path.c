@@ -54,11 +54,13 @@ static void check_opened(afmt_cli_worker *w, const char *path, int is_stdin, afm
         mapped_check m = { w, path, in };
         w->mapped_path = path;
         w->mapped_size = in->size;
-        if (afmt_cli_sigbus_guard(run_mapped_check, &m) != 0) {
+        uintptr_t at = 0;
+        if (afmt_cli_sigbus_guard(run_mapped_check, &m, &at) != 0) {
             afmt_error io;
+            char msg[AFMT_MESSAGE_MAX];
+            uint64_t offset = afmt_cli_sigbus_describe(at, in->map, in->size, msg, sizeof msg);
             afmt_error_clear(&io);
-            afmt_cli_fail(&io, AFMT_E_IO, NULL, 0,
-                          "the file was cut short while it was read: try again");
+            afmt_cli_fail(&io, AFMT_E_IO, NULL, offset, "%s; try again", msg);
             afmt_cli_report_error(w, path, &io);
         }
         w->mapped_path = NULL;

@@ -16,7 +16,16 @@ void afmt_cli_process_item(afmt_cli_worker *w, const afmt_cli_item *it)
         break;
     case AFMT_CLI_ITEM_NOTE:
         if (!w->cfg->quiet)
-            afmt_cli_out_stderr(&w->out, "%s: skipped: %s\n", it->path, it->note);
+            afmt_cli_out_stderr(&w->out, "%s: skipped: %s\n",
+                                afmt_cli_quote_name(it->path, w->quoted, sizeof w->quoted),
+                                it->note);
+        break;
+    case AFMT_CLI_ITEM_SKIP:
+        w->skipped++;
+        if (w->cfg->verbose && !w->cfg->json)
+            afmt_cli_out_stderr(&w->out, "%s: skipped: %s\n",
+                                afmt_cli_quote_name(it->path, w->quoted, sizeof w->quoted),
+                                it->note);
         break;
     }
 }

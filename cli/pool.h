@@ -28,7 +28,9 @@
 typedef enum afmt_cli_item_kind {
     AFMT_CLI_ITEM_PATH,  /* a file, pipe or shard to check */
     AFMT_CLI_ITEM_ERRNO, /* the walk failed on this path */
-    AFMT_CLI_ITEM_NOTE   /* skipped with a note (symlink loop) */
+    AFMT_CLI_ITEM_NOTE,  /* skipped with a note (symlink loop) */
+    AFMT_CLI_ITEM_SKIP   /* skipped as nothing to check (a FIFO met in a walk):
+                          * said under -v only, as files of no known format are */
 } afmt_cli_item_kind;
 
 typedef struct afmt_cli_item {

@@ -19,6 +19,7 @@
 #include <unistd.h>
 
 #include "afmt.h"
+#include "cleanup.h"
 #include "args.h"
 #include "cli.h"
 #include "fail.h"
@@ -362,7 +363,7 @@ static int generate(random_job *job, const bounds *bnd, uint64_t seed,
         afmt_dtype part = a->dtype == AFMT_C32 ? AFMT_F16 : a->dtype == AFMT_C64 ? AFMT_F32 : AFMT_F64;
         uint8_t *buf = malloc(a->nbytes ? (size_t)a->nbytes : 1);
         if (!buf)
-            return afmt_cli_fail(err, AFMT_E_NOMEM, NULL, 0,
+            return afmt_cli_fail(err, AFMT_E_NOMEM, NULL, AFMT_NO_OFFSET,
                                  "cannot allocate %" PRIu64 " bytes for array [%zu]", a->nbytes, i);
         job->bufs[i] = buf;
         if (fill(&r, a->dtype, &bnd[a->dtype], &bnd[part], buf, a->count, err) != 0)
@@ -372,7 +373,7 @@ static int generate(random_job *job, const bounds *bnd, uint64_t seed,
             uint8_t *t = malloc(a->nbytes ? (size_t)a->nbytes : 1);
             afmt_array v;
             if (!t)
-                return afmt_cli_fail(err, AFMT_E_NOMEM, NULL, 0,
+                return afmt_cli_fail(err, AFMT_E_NOMEM, NULL, AFMT_NO_OFFSET,
                                      "cannot allocate %" PRIu64 " bytes for array [%zu]", a->nbytes, i);
             if (afmt_array_to_plain(a, target->order, t, a->nbytes, err) != 0) {
                 free(t);
@@ -394,13 +395,13 @@ static int write_out(random_job *job, const afmt_format *target, int text, const
 {
     afmt_sink sink;
     afmt_write_options wopt;
-    int to_stdout = !out || strcmp(out, "-") == 0;
+    int to_stdout = !out || strcmp(out, "-") == 0, slot = -1, rc;
     size_t i;
 
     memset(&wopt, 0, sizeof wopt);
     if (to_stdout)
         afmt_sink_stdio(&sink, stdout);
-    else if (afmt_sink_file_open(&sink, out, err) != 0)
+    else if (afmt_cli_cleanup_sink_open(&sink, out, &slot, err) != 0)
         return -1;
     for (i = 0; i < job->n && text; i++)
         if (afmt_futhark_text_write(&job->arrays[i], &sink, err) != 0 ||
@@ -409,15 +410,18 @@ static int write_out(random_job *job, const afmt_format *target, int text, const
     if ((text && i < job->n) || (!text && target->write(job->arrays, job->n, &wopt, &sink, err) != 0)) {
         if (!to_stdout)
             afmt_sink_abort(&sink);
+        afmt_cli_cleanup_forget(slot);
         return -1;
     }
     if (to_stdout) {
         if (fflush(stdout) != 0 || ferror(stdout))
-            return afmt_cli_fail(err, AFMT_E_IO, NULL, 0,
+            return afmt_cli_fail(err, AFMT_E_IO, NULL, AFMT_NO_OFFSET,
                                  "error writing standard output");
         return 0;
     }
-    return afmt_sink_commit(&sink, err);
+    rc = afmt_sink_commit(&sink, err);
+    afmt_cli_cleanup_forget(slot); /* after the rename: see cleanup.h */
+    return rc;
 }
 
 /* One option or operand: -1 to go on, else the exit status. */

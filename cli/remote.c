@@ -186,13 +186,13 @@ static int start(remote *r, const char *ext_name, afmt_error *err)
     int rc = -1;
 
     if (!first)
-        return afmt_cli_fail(err, AFMT_E_NOMEM, NULL, 0, "out of memory");
+        return afmt_cli_fail(err, AFMT_E_NOMEM, NULL, AFMT_NO_OFFSET, "out of memory");
     if (afmt_cli_http_range(&r->http, 0, FIRST_RANGE, first, err) != 0)
         goto done;
     got = r->http.got;
     r->fmt = r->w->cfg->forced ? r->w->cfg->forced : afmt_format_detect(first, got, ext_name);
     if (!r->fmt) {
-        afmt_cli_fail(err, AFMT_E_DETECT, NULL, 0,
+        afmt_cli_fail(err, AFMT_E_DETECT, NULL, AFMT_NO_OFFSET,
                       "no known format matches (magic or extension)");
         afmt_cli_report_invalid(r->w, r->url, NULL, err);
         rc = 1;

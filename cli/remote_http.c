@@ -61,10 +61,10 @@ int afmt_cli_http_open(afmt_cli_http *h, const char *url, afmt_error *err)
     h->url = url;
     h->curl = afmt_cli_curl_get(&why);
     if (!h->curl)
-        return afmt_cli_fail(err, AFMT_E_IO, NULL, 0, "%s", why);
+        return afmt_cli_fail(err, AFMT_E_IO, NULL, AFMT_NO_OFFSET, "%s", why);
     h->easy = h->curl->easy_init();
     if (!h->easy)
-        return afmt_cli_fail(err, AFMT_E_IO, NULL, 0, "libcurl: no handle");
+        return afmt_cli_fail(err, AFMT_E_IO, NULL, AFMT_NO_OFFSET, "libcurl: no handle");
     return 0;
 }
 

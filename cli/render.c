@@ -22,8 +22,8 @@ static void emit_json(afmt_cli_worker *w, const char *display,
 {
     afmt_cli_buf *b = &w->out.buf;
 
-    afmt_cli_buf_puts(b, "{\"path\":");
-    afmt_cli_json_cstr(b, display);
+    afmt_cli_buf_putc(b, '{');
+    afmt_cli_json_path(b, display);
     afmt_cli_buf_puts(b, valid ? ",\"verdict\":\"valid\"" : ",\"verdict\":\"invalid\"");
     afmt_cli_buf_puts(b, ",\"format\":");
     if (fmt && !w->closest)
@@ -67,7 +67,7 @@ static void emit_text(afmt_cli_worker *w, const char *display,
 {
     afmt_cli_buf *b = &w->out.buf;
 
-    afmt_cli_buf_puts(b, display);
+    afmt_cli_buf_puts(b, afmt_cli_quote_name(display, w->quoted, sizeof w->quoted));
     if (valid) {
         afmt_cli_buf_printf(b, ": ok %s", fmt->name);
         if (w->narrays == 0)
@@ -139,8 +139,8 @@ void afmt_cli_report_error(afmt_cli_worker *w, const char *display,
         afmt_error e = *err;
 
         e.code = AFMT_E_IO;
-        afmt_cli_buf_puts(b, "{\"path\":");
-        afmt_cli_json_cstr(b, display);
+        afmt_cli_buf_putc(b, '{');
+        afmt_cli_json_path(b, display);
         afmt_cli_buf_puts(b, ",\"verdict\":\"error\",\"format\":null,\"valid\":false,"
                              "\"array_count\":0,\"arrays\":[],\"error\":");
         afmt_cli_json_error(b, &e);
@@ -148,7 +148,8 @@ void afmt_cli_report_error(afmt_cli_worker *w, const char *display,
         afmt_cli_out_maybe_flush(&w->out);
         return;
     }
-    afmt_cli_out_stderr(&w->out, "%s: error: %.*s\n", display,
+    afmt_cli_out_stderr(&w->out, "%s: error: %.*s\n",
+                        afmt_cli_quote_name(display, w->quoted, sizeof w->quoted),
                         (int)sizeof err->message, err->message);
 }
 

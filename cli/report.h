@@ -27,6 +27,7 @@
 #include "field_span.h"
 #include "input.h"
 #include "out.h"
+#include "quote.h"
 
 /* Most arrays (and warnings) listed per file; the rest are counted. */
 #define AFMT_CLI_MAX_LISTED_ARRAYS 10000
@@ -74,6 +75,8 @@ typedef struct afmt_cli_worker {
     afmt_order first_order;
     char first[AFMT_CLI_DESC_MAX];
     char desc[AFMT_CLI_DESC_MAX];
+    /* the name being reported, quoted for text output (quote.h) */
+    char quoted[AFMT_CLI_QUOTED_MAX];
     int skip_unknown;      /* the input comes from a directory walk */
     int closest;           /* the format named is only the closest match */
     /* What was seen so far. */

@@ -1,45 +1,149 @@
-/* afmt CLI: the SIGBUS guard (see sigbus.h). */
+/* afmt CLI: the SIGBUS guard and watch (see sigbus.h). */
 #include "sigbus.h"
 
+#include <inttypes.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <string.h>
+#include <unistd.h>
+
+#include "cleanup.h"
+#include "quote.h"
 
 /* A signal carries no context, so the way back is thread-local (each -j
- * worker has its own), set only around the reads of a mapping. */
+ * worker has its own), set only around the reads of a mapping; the
+ * faulting address is kept beside it (written in the handler, read after
+ * the jump back, so not a local of the guard). */
 static _Thread_local sigjmp_buf *bus_return;
+static _Thread_local uintptr_t bus_fault;
 
-static void on_sigbus(int sig)
+/* The watched mapping (process-wide: the single-input commands watch one
+ * input), and its message made beforehand: the handler only adds the
+ * offset.  watch_armed is set last and cleared first, so the handler
+ * never reads a half-written watch. */
+static atomic_int watch_armed;
+static uintptr_t watch_lo, watch_hi;
+static char watch_prefix[AFMT_CLI_QUOTED_MAX + 160];
+static char watch_suffix[96];
+
+/* v in decimal into out (at least 21 bytes): its length.  Async-signal-
+ * safe, unlike snprintf. */
+static size_t decimal(uint64_t v, char *out)
 {
-    (void)sig;
-    if (bus_return)
+    char rev[20];
+    size_t n = 0, i;
+
+    do {
+        rev[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    for (i = 0; i < n; i++)
+        out[i] = rev[n - 1 - i];
+    return n;
+}
+
+static void write_all(const char *p, size_t n)
+{
+    while (n > 0) {
+        ssize_t k = write(STDERR_FILENO, p, n);
+        if (k <= 0)
+            return; /* nothing more can be said */
+        p += k;
+        n -= (size_t)k;
+    }
+}
+
+/* A watched mapping was cut short: say where, remove the temporary
+ * outputs, and end with exit status 2 (AFMT_EXIT_ERROR). */
+static void die_cut_short(uintptr_t at)
+{
+    char num[24];
+
+    write_all(watch_prefix, strlen(watch_prefix));
+    write_all(num, decimal((uint64_t)(at - watch_lo), num));
+    write_all(watch_suffix, strlen(watch_suffix));
+    afmt_cli_cleanup_remove_all();
+    _exit(2);
+}
+
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+    uintptr_t at = (uintptr_t)si->si_addr;
+
+    (void)uc;
+    if (bus_return) {
+        bus_fault = at;
         siglongjmp(*bus_return, 1);
-    signal(SIGBUS, SIG_DFL);
-    raise(SIGBUS);
+    }
+    if (atomic_load(&watch_armed) && at >= watch_lo && at < watch_hi)
+        die_cut_short(at);
+    /* a real crash: die of it (the access is retried with the default
+     * action in place once this returns) */
+    signal(sig, SIG_DFL);
+    raise(sig);
 }
 
 static void install_sigbus(void)
 {
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_sigbus;
+    sa.sa_sigaction = on_sigbus;
+    sa.sa_flags = SA_SIGINFO;
     sigemptyset(&sa.sa_mask);
     sigaction(SIGBUS, &sa, NULL);
 }
 
 static pthread_once_t sigbus_once = PTHREAD_ONCE_INIT;
 
-int afmt_cli_sigbus_guard(void (*fn)(void *ctx), void *ctx)
+int afmt_cli_sigbus_guard(void (*fn)(void *ctx), void *ctx, uintptr_t *fault_addr)
 {
     sigjmp_buf jb;
     pthread_once(&sigbus_once, install_sigbus);
     if (sigsetjmp(jb, 1) != 0) {
         bus_return = NULL;
+        if (fault_addr)
+            *fault_addr = bus_fault;
         return -1;
     }
     bus_return = &jb;
     fn(ctx);
     bus_return = NULL;
     return 0;
+}
+
+uint64_t afmt_cli_sigbus_describe(uintptr_t fault_addr, const void *base, uint64_t size,
+                                  char *msg, size_t cap)
+{
+    uintptr_t lo = (uintptr_t)base;
+    uint64_t at = fault_addr >= lo && fault_addr - lo < size ? (uint64_t)(fault_addr - lo) : size;
+
+    snprintf(msg, cap,
+             "the file was cut short while it was read: no byte at offset %" PRIu64
+             " any more (it was %" PRIu64 " bytes when opened)",
+             at, size);
+    return at;
+}
+
+void afmt_cli_sigbus_watch(const char *prog, const char *path, const void *base, uint64_t len)
+{
+    char quoted[AFMT_CLI_QUOTED_MAX];
+
+    pthread_once(&sigbus_once, install_sigbus);
+    atomic_store(&watch_armed, 0);
+    snprintf(watch_prefix, sizeof watch_prefix,
+             "%s%s%s: error: the file was cut short while it was read: no byte at offset ",
+             prog ? prog : "", prog ? ": " : "", afmt_cli_quote_name(path, quoted, sizeof quoted));
+    snprintf(watch_suffix, sizeof watch_suffix, " any more (it was %" PRIu64 " bytes when opened)\n",
+             len);
+    watch_lo = (uintptr_t)base;
+    watch_hi = (uintptr_t)base + (uintptr_t)len;
+    atomic_store(&watch_armed, 1);
+}
+
+void afmt_cli_sigbus_unwatch(void)
+{
+    atomic_store(&watch_armed, 0);
 }

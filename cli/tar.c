@@ -94,7 +94,7 @@ static void archive_failure(tar_run *t)
     afmt_error err;
 
     afmt_error_clear(&err);
-    afmt_cli_fail(&err, AFMT_E_IO, NULL, 0, "archive: %s",
+    afmt_cli_fail(&err, AFMT_E_IO, NULL, AFMT_NO_OFFSET, "archive: %s",
                   msg ? msg : "cannot read");
     afmt_cli_report_error(t->w, t->path, &err);
 }
@@ -255,7 +255,7 @@ static void no_member(tar_run *t, uint64_t seen)
     afmt_error err;
 
     afmt_error_clear(&err);
-    afmt_cli_fail(&err, AFMT_E_DETECT, NULL, 0,
+    afmt_cli_fail(&err, AFMT_E_DETECT, NULL, AFMT_NO_OFFSET,
                   "no member with the extension of a known format (%" PRIu64
                   " member%s)", seen, seen == 1 ? "" : "s");
     afmt_cli_report_invalid(t->w, t->path, NULL, &err);

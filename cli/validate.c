@@ -111,6 +111,21 @@ static int by_name(const struct dirent **a, const struct dirent **b)
 
 static void walk_dir(runner *r, const struct stat *st, const walk_node *up);
 
+/* Why a file met in a walk that is not a regular file or a directory
+ * (a symlink's target, for a link) is not read. */
+static const char *special_file_note(const struct stat *st)
+{
+    if (S_ISFIFO(st->st_mode))
+        return "a FIFO (reading it could block; name it to read it)";
+    if (S_ISSOCK(st->st_mode))
+        return "a socket (name it to read it)";
+    if (S_ISCHR(st->st_mode))
+        return "a character device (reading it could block or never end; name it to read it)";
+    if (S_ISBLK(st->st_mode))
+        return "a block device (name it to read it)";
+    return "not a regular file (name it to read it)";
+}
+
 /* The entry r->path (of type dt, DT_UNKNOWN when the directory did not
  * say) found in a walk: checked, walked into, or said to be broken. */
 static void walk_entry(runner *r, unsigned char dt, const walk_node *node)
@@ -133,9 +148,11 @@ static void walk_entry(runner *r, unsigned char dt, const walk_node *node)
         walk_dir(r, &cst, node);
     } else if (S_ISREG(cst.st_mode)) {
         dispatch(r, AFMT_CLI_ITEM_PATH, 0, NULL, r->path);
+    } else {
+        /* FIFOs, sockets and devices met in a walk are skipped: reading
+         * them could block forever.  Name them to read them. */
+        dispatch(r, AFMT_CLI_ITEM_SKIP, 0, special_file_note(&cst), r->path);
     }
-    /* FIFOs, sockets and devices met in a walk are skipped: reading
-     * them could block forever.  Name them to read them. */
 }
 
 /* Is the directory st already on the walk's path (a symlink loop)?  Said

@@ -228,7 +228,7 @@ int afmt_cli_zip_check_extents(const afmt_cli_zip *z0, afmt_error *err)
     int r;
 
     if (z.count && !ext)
-        return afmt_cli_fail(err, AFMT_E_NOMEM, NULL, 0,
+        return afmt_cli_fail(err, AFMT_E_NOMEM, NULL, AFMT_NO_OFFSET,
                              "no memory for %" PRIu64 " member extents", z.count);
     while ((r = afmt_cli_zip_next(&z, &m, err)) == 1) {
         ext[n].from = m.local_off;

@@ -17,17 +17,26 @@
  *
  * Memory: one block, sized before the run from a count of the opcodes
  * (each opcode makes at most one value, pushes at most one stack entry,
- * puts at most one memo slot), so at most about 100 bytes per opcode of
- * the pickle, and never more than limits.max_items values; plus, after
- * STOP, a few index arrays over the strings and dict items (12 bytes each)
- * to find duplicate keys, and while the result is walked a buffer as long
- * as its longest key path and longest rendered string.  Everything is freed
- * before returning.  Time: linear in the pickle, but the duplicate-key check
- * (n log n in the number of strings and dict items) and the walk, which
- * visits a value shared by several containers once per key path (bounded
- * by limits.max_items).  Nothing recurses: nesting is bounded by
+ * puts at most one memo slot): about 60 bytes per opcode that makes a
+ * value (130 for a BINPERSID), never more values than limits.max_items;
+ * then, after STOP, index arrays to find equal strings and duplicate keys
+ * (8 bytes per string, 12 per dict key); while the result is walked, a
+ * buffer as long as its longest key path and one as long as its longest
+ * rendered value.  Everything is freed before returning.  Time: linear in
+ * the pickle, but for the sorts after STOP (n log n in the strings and dict
+ * keys) and the walk, which visits a value shared by several containers
+ * once per key path: a result of more key paths than limits.max_items is
+ * refused before any is walked.  Nothing recurses: nesting is bounded by
  * limits.max_depth (0 or more than 32: 32) and walked with an explicit
  * stack.
+ *
+ * Order of checks: opcode by opcode, each refusal at the first opcode that
+ * breaks a rule; rules that compare values with each other (duplicate
+ * keys; storage keys by text without keys_in_order) are checked at STOP,
+ * so a pickle with a duplicate key and a later fault of another kind is
+ * refused for the later one.  Strict and lenient modes differ only in the
+ * canonical encodings (afmt_pickle_desc.canonical): every other rule holds
+ * in both.
  *
  * Thread-safety: reentrant; descriptions are constant data.
  */
@@ -206,8 +215,7 @@ typedef struct afmt_pickle_desc {
  *    characters as they are) or, for a tensor, "tensor(f32[2,3], stride=(3,
  *    1), offset=0, storage='0')".  A dict's BUILD state (nn.Module's
  *    _metadata) is walked after its items as if its keys were more items.
- *    The walk visits each key path once (limits.max_items of them at most,
- *    checked before it starts); nothing is walked when no callback is set.
+ *    Nothing is walked when no callback is set.
  *
  * opt may be NULL (defaults), vis and its members may be NULL.  Errors name
  * the field "<desc name>[op N OPNAME]" (N counts opcodes from 0, PROTO
@@ -238,9 +246,11 @@ AFMT_GEN_API int afmt_pickle_member(const void *desc /* afmt_pickle_desc */, con
  * (AFMT_E_TYPE), a name that is not valid UTF-8, cut (name_len) or the
  * same as an earlier one (AFMT_E_TYPE, AFMT_E_CONSTRAINT), a dimension or
  * count of 2^63 or more (AFMT_E_LIMIT), a description the writer cannot
- * follow (AFMT_E_USAGE); each names the array (array[i]).  Writes through
- * a 4 KiB buffer on the stack; allocates an index of n entries for the
- * name check.  Thread-safe for distinct sinks. */
+ * follow (AFMT_E_USAGE); each names the array (array[i]).  On a failure
+ * after the first byte the sink holds a partial pickle: abort it.  Writes
+ * through a 4 KiB buffer on the stack; allocates an index of 2n entries to
+ * find names used twice and a memo slot per allowlist entry, freed before
+ * returning.  Thread-safe for distinct sinks. */
 AFMT_GEN_API int afmt_pickle_write_state_dict(const afmt_pickle_desc *d, const afmt_array *arrays,
         size_t n, afmt_sink *sink, afmt_error *err);
 

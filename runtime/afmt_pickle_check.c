@@ -40,22 +40,25 @@ static int cmp_text(const void *ctx, uint32_t a, uint32_t b)
 {
     const pk_machine *m = ctx;
     const pk_value *x = &m->values[a], *y = &m->values[b];
+    if (x->u.str.hash != y->u.str.hash) return x->u.str.hash < y->u.str.hash ? -1 : 1;
     if (x->u.str.len != y->u.str.len) return x->u.str.len < y->u.str.len ? -1 : 1;
     return memcmp(m->p + x->u.str.at, m->p + y->u.str.at, x->u.str.len);
 }
 
-/* Each str's canon becomes the first value of equal text. */
+/* Each str whose text is compared (PK_KEYTEXT) gets as canon the first
+ * value of equal text (sorted by hash, length, bytes: any total order
+ * groups equal texts); the others need none. */
 static int intern_strings(pk_machine *m)
 {
     uint32_t i, n = 0, *idx;
     for (i = 0; i < m->nvalues; i++)
-        if (m->values[i].kind == PK_STR) n++;
+        if (m->values[i].kind == PK_STR && (m->values[i].flags & PK_KEYTEXT)) n++;
     if (n == 0) return 0;
     idx = alloc_indexes(n);
     if (!idx) return fail_nomem(m, 2 * (uint64_t)n);
     n = 0;
     for (i = 0; i < m->nvalues; i++)
-        if (m->values[i].kind == PK_STR) idx[n++] = i;
+        if (m->values[i].kind == PK_STR && (m->values[i].flags & PK_KEYTEXT)) idx[n++] = i;
     afmt_pk_sort(idx, idx + n, n, cmp_text, m);
     for (i = 0; i < n; i++)
         m->values[idx[i]].u.str.canon =
@@ -162,6 +165,14 @@ static int group_storages(pk_machine *m)
     return 0;
 }
 
+/* "data.pkl[storage '0']", the field of a storage's errors. */
+static void storage_field(const pk_machine *m, const pk_value *key, char *out, size_t size)
+{
+    char q[80];
+    afmt_pk_quote(m->p + key->u.str.at, key->u.str.len, q, sizeof q);
+    snprintf(out, size, "%s[storage %s]", m->d->name, q);
+}
+
 /* Resolve storage s and check its record: count x element size bytes, and
  * bools 0 or 1 when values are checked. */
 static int resolve_storage(pk_machine *m, uint32_t s, afmt_ar_resolve_fn resolve, void *ctx)
@@ -170,29 +181,31 @@ static int resolve_storage(pk_machine *m, uint32_t s, afmt_ar_resolve_fn resolve
     const pk_ref *r = &m->refs[st->ref];
     const pk_value *k = &m->values[r->key];
     const afmt_dtype dtype = m->d->globals[r->global].dtype;
-    const uint64_t elsize = afmt_dtype_get(dtype)->size;
-    char key[80], field[AFMT_FIELD_MAX];
-    uint64_t bytes;
+    const uint64_t bytes = r->count * afmt_dtype_get(dtype)->size; /* checked at its BINPERSID */
+    char field[AFMT_FIELD_MAX];
 
-    afmt_pk_quote(m->p + k->u.str.at, k->u.str.len, key, sizeof key);
-    snprintf(field, sizeof field, "%s[storage %s]", m->d->name, key);
-    if (!resolve)
+    if (!resolve) {
+        storage_field(m, k, field, sizeof field);
         return afmt_fail(m->err, AFMT_E_USAGE, m->path, field, AFMT_NO_INDEX, m->base + r->at,
                          "a storage is named but no resolver was given");
+    }
     memset(&st->rec, 0, sizeof st->rec);
     if (resolve(ctx, (const char *)(m->p + k->u.str.at), k->u.str.len, &st->rec, m->err) != 0)
         return -1;
-    bytes = r->count * elsize; /* checked at its BINPERSID */
-    if (st->rec.nbytes != bytes)
+    if (st->rec.nbytes != bytes) {
+        storage_field(m, k, field, sizeof field);
         return afmt_fail(m->err, AFMT_E_SIZE, m->path, field, AFMT_NO_INDEX, st->rec.offset,
                          "the record has %" PRIu64 " bytes; its BINPERSID (op %" PRIu32 " at offset %" PRIu64
                          ") says %" PRIu64 " %s elements, %" PRIu64 " bytes", st->rec.nbytes, r->op, m->base + r->at,
                          r->count, afmt_dtype_name(dtype), bytes);
+    }
     if (dtype == AFMT_BOOL && m->opt->check_values && st->rec.data) {
         const uint64_t bad = afmt_scan_not_bool(st->rec.data, st->rec.nbytes);
-        if (bad < st->rec.nbytes)
+        if (bad < st->rec.nbytes) {
+            storage_field(m, k, field, sizeof field);
             return afmt_fail(m->err, AFMT_E_VALUE, m->path, field, AFMT_NO_INDEX, st->rec.offset + bad,
                              "bool element %" PRIu64 " is 0x%02x: bools are 0 or 1", bad, st->rec.data[bad]);
+        }
     }
     return 0;
 }

@@ -9,7 +9,10 @@
  * uint32_t: the pickle is at most 4 GiB - 2 bytes, and each opcode (one byte
  * at least) makes at most one value, one node per item it moves and one
  * stack entry, so no count can pass UINT32_MAX - 1.  PK_NIL is "none".
- * Nothing here is shared between runs; a machine is used by one thread.
+ * The functions below report through afmt_fail into m->err and allocate
+ * nothing unless they say so.  Nothing here is shared between runs; a
+ * machine is used by one thread, and lives for one afmt_pickle_member
+ * call (its block is freed when that returns).
  */
 #ifndef AFMT_PICKLE_MACHINE_H
 #define AFMT_PICKLE_MACHINE_H
@@ -43,6 +46,8 @@ typedef enum pk_kind {
 #define PK_FOREIGN 8u   /* a GLOBAL or storage reference is this value or inside it: such
                            values are only ever REDUCE or BINPERSID arguments */
 #define PK_REDUCED 16u  /* a dict made by a ROLE_DICT REDUCE (else by EMPTY_DICT) */
+#define PK_KEYTEXT 32u  /* a str used as a dict key, or as a storage key without keys_in_order:
+                           one whose text is compared with others after STOP */
 
 typedef struct pk_box {         /* PK_TUPLE, PK_LIST, PK_DICT */
     uint32_t head, tail;        /* nodes (a dict's: key, value, key, value, ...) */
@@ -61,8 +66,9 @@ typedef struct pk_value {
     union {
         int64_t i;              /* PK_INT, PK_BOOL (0, 1) */
         double f;               /* PK_FLOAT */
-        struct { uint32_t at, len, canon; } str;  /* bytes at p + at; canon: the first value of
-                                                     equal text, set after STOP */
+        struct { uint32_t at, len, hash, canon; } str;  /* bytes at p + at; hash: FNV-1a of them
+                                                           (sorting); canon: the first value of
+                                                           equal text, set after STOP */
         pk_box box;
         uint32_t global;        /* PK_GLOBAL: index into desc->globals */
         uint32_t ref;           /* PK_STORAGE: index into refs */
@@ -107,7 +113,8 @@ typedef struct pk_machine {
     pk_value *values; uint32_t nvalues, cap_values;
     pk_node *nodes; uint32_t nnodes, cap_nodes;
     uint32_t *stack; uint32_t nstack, cap_stack;
-    uint32_t *marks; uint32_t nmarks, cap_marks;   /* stack heights at each open MARK */
+    uint32_t *marks; uint32_t nmarks, cap_marks;   /* per open MARK, two entries: the stack's
+                                                      height then, and the MARK's offset */
     uint32_t *memo; uint32_t nmemo, cap_memo;
     pk_ref *refs; uint32_t nrefs, cap_refs;
     pk_storage *storages; uint32_t nstorages;
@@ -171,6 +178,14 @@ int afmt_pk_op_build(pk_machine *m);
  * first did (the same class, location and count)?  0, or -1 with m->err
  * at ref's BINPERSID. */
 int afmt_pk_same_storage(pk_machine *m, uint32_t first, uint32_t ref);
+
+/* Run the opcode at m->pos (m->code), whose argument is arg[0..arglen)
+ * (afmt_pickle_ops.c).  0, or -1 with m->err. */
+int afmt_pk_step(pk_machine *m, const uint8_t *arg, uint64_t arglen);
+
+/* The stack height below which the opcode being run cannot reach: the
+ * last MARK's (CPython's Unpickler starts a new stack at each MARK). */
+uint32_t afmt_pk_frame_base(const pk_machine *m);
 
 /* Shared by the opcodes: a new value of kind made by the opcode being run
  * (PK_NIL with m->err when limits.max_items is passed), pushing and popping

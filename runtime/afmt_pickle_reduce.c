@@ -156,33 +156,46 @@ static int arg_at(const afmt_pk_global *g, int k, afmt_pk_arg want)
     return k >= 0 && (size_t)k < g->nargs && g->args[k] == want;
 }
 
-/* The view a ROLE_TENSOR REDUCE makes, checked against its storage's count:
- * its last element, first + sum((size - 1) * stride), below the count (an
- * empty view: first <= count), all of it in 64 bits. */
-static int make_tensor(pk_machine *m, uint32_t gi, const uint32_t *argv, uint32_t *out)
-{
-    const afmt_pk_global *g = &m->d->globals[gi];
-    uint32_t ref, shape, stride, ns, nt, rank, v;
-    uint64_t first, count = 1, extent = 0, last;
-    int zero = 0, count_overflow = 0, extent_overflow = 0;
-    char st[96], tt[96];
+typedef enum view_fault {
+    VIEW_OK, VIEW_RANKS, VIEW_EMPTY_PAST, VIEW_COUNT_OVERFLOW, VIEW_LAST_OVERFLOW, VIEW_PAST
+} view_fault;
 
-    if (!arg_at(g, g->arg_storage, AFMT_PK_ARG_STORAGE) || !arg_at(g, g->arg_offset, AFMT_PK_ARG_UINT) ||
-        !arg_at(g, g->arg_shape, AFMT_PK_ARG_UINT_TUPLE) || !arg_at(g, g->arg_stride, AFMT_PK_ARG_UINT_TUPLE))
-        return desc_fault(m, g, "names no storage, offset, shape and stride arguments of those kinds");
-    ref = m->values[argv[g->arg_storage]].u.ref;
-    first = (uint64_t)m->values[argv[g->arg_offset]].u.i;
-    shape = argv[g->arg_shape];
-    stride = argv[g->arg_stride];
-    rank = m->values[shape].u.box.count;
+/* Refuse a view (rendering its shape and strides only now: a valid view
+ * costs no formatting). */
+static int fail_view(pk_machine *m, view_fault fault, uint32_t shape, uint32_t stride, uint64_t first, uint64_t last,
+                     uint64_t numel)
+{
+    char st[96], tt[96];
     tuple_text(m, shape, st, sizeof st);
     tuple_text(m, stride, tt, sizeof tt);
-    if (m->values[stride].u.box.count != rank)
-        return afmt_pk_fail(m, AFMT_E_CONSTRAINT, "a view of shape %s has strides %s: one stride per dimension",
-                            st, tt);
-    if (rank > m->max_rank)
-        return afmt_pk_fail(m, AFMT_E_LIMIT, "a view of rank %" PRIu32 " (limits.max_rank is %" PRIu32 ")", rank,
-                            m->max_rank);
+    switch (fault) {
+    case VIEW_RANKS:
+        return afmt_pk_fail(m, AFMT_E_CONSTRAINT, "a view of shape %s has strides %s: one stride per dimension", st,
+                            tt);
+    case VIEW_EMPTY_PAST:
+        return afmt_pk_fail(m, AFMT_E_SIZE, "an empty view of shape %s at element %" PRIu64 " of a storage of %" PRIu64
+                            " elements", st, first, numel);
+    case VIEW_COUNT_OVERFLOW:
+        return afmt_pk_fail(m, AFMT_E_OVERFLOW, "the element count of shape %s overflows 64 bits", st);
+    case VIEW_LAST_OVERFLOW:
+        return afmt_pk_fail(m, AFMT_E_OVERFLOW, "the last element of the view of shape %s, strides %s at element %"
+                            PRIu64 " overflows 64 bits", st, tt, first);
+    default:
+        return afmt_pk_fail(m, AFMT_E_SIZE, "the view of shape %s, strides %s at element %" PRIu64 " ends at element %"
+                            PRIu64 ", past its storage's %" PRIu64 " elements", st, tt, first, last, numel);
+    }
+}
+
+/* What is wrong with the view of shape and stride (tuples of one rank) at
+ * element first of a storage of numel elements: its last element, first +
+ * sum((size - 1) * stride), must lie below numel (an empty view: first <=
+ * numel), all of it in 64 bits. */
+static view_fault check_view(const pk_machine *m, uint32_t shape, uint32_t stride, uint64_t first, uint64_t numel,
+                             uint64_t *last)
+{
+    uint64_t count = 1, extent = 0;
+    int zero = 0, count_overflow = 0, extent_overflow = 0;
+    uint32_t ns, nt;
     for (ns = m->values[shape].u.box.head, nt = m->values[stride].u.box.head; ns != PK_NIL;
          ns = m->nodes[ns].next, nt = m->nodes[nt].next) {
         const uint64_t size = (uint64_t)m->values[m->nodes[ns].value].u.i;
@@ -193,22 +206,39 @@ static int make_tensor(pk_machine *m, uint32_t gi, const uint32_t *argv, uint32_
         if (size && (!afmt_mul_u64(size - 1, step, &span) || !afmt_add_u64(extent, span, &extent)))
             extent_overflow = 1;
     }
-    if (zero) {
-        if (first > m->refs[ref].count)
-            return afmt_pk_fail(m, AFMT_E_SIZE, "an empty view of shape %s at element %" PRIu64 " of a storage of %"
-                                PRIu64 " elements", st, first, m->refs[ref].count);
-        count = 0;
-    } else {
-        if (count_overflow)
-            return afmt_pk_fail(m, AFMT_E_OVERFLOW, "the element count of shape %s overflows 64 bits", st);
-        if (extent_overflow || !afmt_add_u64(first, extent, &last))
-            return afmt_pk_fail(m, AFMT_E_OVERFLOW, "the last element of the view of shape %s, strides %s at "
-                                "element %" PRIu64 " overflows 64 bits", st, tt, first);
-        if (last >= m->refs[ref].count)
-            return afmt_pk_fail(m, AFMT_E_SIZE, "the view of shape %s, strides %s at element %" PRIu64 " ends at "
-                                "element %" PRIu64 ", past its storage's %" PRIu64 " elements", st, tt, first, last,
-                                m->refs[ref].count);
-    }
+    *last = 0;
+    if (zero) /* no element: the product is 0 whatever overflowed */
+        return first > numel ? VIEW_EMPTY_PAST : VIEW_OK;
+    if (count_overflow) return VIEW_COUNT_OVERFLOW;
+    if (extent_overflow || !afmt_add_u64(first, extent, last)) return VIEW_LAST_OVERFLOW;
+    return *last >= numel ? VIEW_PAST : VIEW_OK;
+}
+
+/* The view a ROLE_TENSOR REDUCE makes from its arguments, checked against
+ * its storage's element count. */
+static int make_tensor(pk_machine *m, uint32_t gi, const uint32_t *argv, uint32_t *out)
+{
+    const afmt_pk_global *g = &m->d->globals[gi];
+    uint32_t ref, shape, stride, rank, v;
+    uint64_t first, last;
+    view_fault fault;
+
+    if (!arg_at(g, g->arg_storage, AFMT_PK_ARG_STORAGE) || !arg_at(g, g->arg_offset, AFMT_PK_ARG_UINT) ||
+        !arg_at(g, g->arg_shape, AFMT_PK_ARG_UINT_TUPLE) || !arg_at(g, g->arg_stride, AFMT_PK_ARG_UINT_TUPLE))
+        return desc_fault(m, g, "names no storage, offset, shape and stride arguments of those kinds");
+    ref = m->values[argv[g->arg_storage]].u.ref;
+    first = (uint64_t)m->values[argv[g->arg_offset]].u.i;
+    shape = argv[g->arg_shape];
+    stride = argv[g->arg_stride];
+    rank = m->values[shape].u.box.count;
+    if (m->values[stride].u.box.count != rank)
+        return fail_view(m, VIEW_RANKS, shape, stride, first, 0, m->refs[ref].count);
+    if (rank > m->max_rank)
+        return afmt_pk_fail(m, AFMT_E_LIMIT, "a view of rank %" PRIu32 " (limits.max_rank is %" PRIu32 ")", rank,
+                            m->max_rank);
+    fault = check_view(m, shape, stride, first, m->refs[ref].count, &last);
+    if (fault != VIEW_OK)
+        return fail_view(m, fault, shape, stride, first, last, m->refs[ref].count);
     v = afmt_pk_new(m, PK_TENSOR);
     if (v == PK_NIL) return -1;
     m->values[v].flags |= PK_TENSORS;
@@ -238,40 +268,47 @@ static int make_wrap(pk_machine *m, uint32_t gi, const uint32_t *argv, uint32_t 
     return 0;
 }
 
+/* REDUCE's arguments args (a tuple) against what g takes: argv[] gets
+ * them. */
+static int check_args(pk_machine *m, const afmt_pk_global *g, uint32_t args, uint32_t *argv)
+{
+    char w[200];
+    uint32_t n;
+    size_t k;
+    if (m->values[args].kind != PK_TUPLE)
+        return afmt_pk_fail(m, AFMT_E_CONSTRAINT, "REDUCE of '%s %s' with %s as its arguments: a tuple of %zu is "
+                            "expected", g->module, g->name, afmt_pk_what(m, args, w, sizeof w), g->nargs);
+    if (m->values[args].u.box.count != g->nargs)
+        return afmt_pk_fail(m, AFMT_E_CONSTRAINT, "REDUCE of '%s %s' with %" PRIu32 " argument%s: it takes %zu",
+                            g->module, g->name, m->values[args].u.box.count,
+                            m->values[args].u.box.count == 1 ? "" : "s", g->nargs);
+    for (k = 0, n = m->values[args].u.box.head; k < g->nargs; k++, n = m->nodes[n].next) {
+        const uint32_t bad = arg_misfit(m, g->args[k], m->nodes[n].value);
+        argv[k] = m->nodes[n].value;
+        if (bad != PK_NIL)
+            return afmt_pk_fail(m, AFMT_E_CONSTRAINT, "REDUCE of '%s %s': argument %zu of %zu must be %s, found %s%s",
+                                g->module, g->name, k + 1, g->nargs, arg_words(g->args[k]),
+                                bad == argv[k] ? "" : "a tuple holding ", afmt_pk_what(m, bad, w, sizeof w));
+    }
+    return 0;
+}
+
 int afmt_pk_op_reduce(pk_machine *m)
 {
-    uint32_t args, fn, argv[PK_MAX_ARGS], n, v = PK_NIL;
+    uint32_t args, fn, argv[PK_MAX_ARGS], v = PK_NIL;
     const afmt_pk_global *g;
-    char w[200], gt[160];
-    size_t k;
+    char w[200];
 
     if (afmt_pk_pop(m, &args) != 0 || afmt_pk_pop(m, &fn) != 0) return -1;
     if (m->values[fn].kind != PK_GLOBAL)
         return afmt_pk_fail(m, AFMT_E_CONSTRAINT, "REDUCE calls %s: only an allowlisted GLOBAL is called",
                             afmt_pk_what(m, fn, w, sizeof w));
     g = &m->d->globals[m->values[fn].u.global];
-    afmt_pk_global_text(g, gt, sizeof gt);
     if (g->role == AFMT_PK_ROLE_CLASS)
-        return afmt_pk_fail(m, AFMT_E_CONSTRAINT, "REDUCE calls '%s', a class that names an element type: it is "
-                            "never called (old loaders made storages of sizes from the file)", gt);
+        return afmt_pk_fail(m, AFMT_E_CONSTRAINT, "REDUCE calls '%s %s', a class that names an element type: it is "
+                            "never called (old loaders made storages of sizes from the file)", g->module, g->name);
     if (g->nargs > PK_MAX_ARGS) return desc_fault(m, g, "takes more than 16 arguments");
-    if (m->values[args].kind != PK_TUPLE)
-        return afmt_pk_fail(m, AFMT_E_CONSTRAINT, "REDUCE of '%s' with %s as its arguments: a tuple of %zu is "
-                            "expected", gt, afmt_pk_what(m, args, w, sizeof w), g->nargs);
-    if (m->values[args].u.box.count != g->nargs)
-        return afmt_pk_fail(m, AFMT_E_CONSTRAINT, "REDUCE of '%s' with %" PRIu32 " argument%s: it takes %zu", gt,
-                            m->values[args].u.box.count, m->values[args].u.box.count == 1 ? "" : "s", g->nargs);
-    for (k = 0, n = m->values[args].u.box.head; k < g->nargs; k++, n = m->nodes[n].next) {
-        const uint32_t bad = arg_misfit(m, g->args[k], m->nodes[n].value);
-        argv[k] = m->nodes[n].value;
-        if (bad == argv[k])
-            return afmt_pk_fail(m, AFMT_E_CONSTRAINT, "REDUCE of '%s': argument %zu of %zu must be %s, found %s", gt,
-                                k + 1, g->nargs, arg_words(g->args[k]), afmt_pk_what(m, bad, w, sizeof w));
-        if (bad != PK_NIL)
-            return afmt_pk_fail(m, AFMT_E_CONSTRAINT, "REDUCE of '%s': argument %zu of %zu must be %s, found a "
-                                "tuple holding %s", gt, k + 1, g->nargs, arg_words(g->args[k]),
-                                afmt_pk_what(m, bad, w, sizeof w));
-    }
+    if (check_args(m, g, args, argv) != 0) return -1;
     switch (g->role) {
     case AFMT_PK_ROLE_DICT:
         v = afmt_pk_new(m, PK_DICT);
@@ -428,8 +465,10 @@ static int place_ref(pk_machine *m, uint32_t ri)
     char key[80];
 
     r->storage = PK_NIL;
-    if (!m->d->keys_in_order)
+    if (!m->d->keys_in_order) {
+        m->values[r->key].flags |= PK_KEYTEXT; /* grouped by text after STOP */
         return 0;
+    }
     num = key_number(m->p + k->u.str.at, k->u.str.len);
     if (num >= 0 && (uint64_t)num < m->nstorages) {
         r->storage = (uint32_t)num;
@@ -495,7 +534,7 @@ int afmt_pk_op_build(pk_machine *m)
     if (!m->d->build_on_dict)
         return afmt_pk_fail(m, AFMT_E_CONSTRAINT, "BUILD is not allowed in %s", m->d->name);
     if (afmt_pk_pop(m, &state) != 0) return -1;
-    if (m->nstack == 0 || (m->nmarks && m->nstack <= m->marks[2 * (m->nmarks - 1)]))
+    if (m->nstack <= afmt_pk_frame_base(m))
         return afmt_pk_fail(m, AFMT_E_CONSTRAINT, "BUILD has no value to build below its state");
     target = m->stack[m->nstack - 1];
     t = &m->values[target];

@@ -13,11 +13,13 @@
 #include "afmt_pickle_machine.h"
 
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "afmt_bytes.h"
+#include "afmt_float.h"
 #include "afmt_options.h"
 
 #define WALK_MAX_DEPTH 32
@@ -94,7 +96,7 @@ static void float_repr(double v, char *out, size_t size)
     size_t o = 0;
 
     if (v != v) { snprintf(out, size, "nan"); return; }
-    if (v > 1.7976931348623157e308 || v < -1.7976931348623157e308) { snprintf(out, size, v > 0 ? "inf" : "-inf"); return; }
+    if (!afmt_float_finite(v)) { snprintf(out, size, v > 0 ? "inf" : "-inf"); return; }
     for (prec = 0; prec < 17; prec++) {
         snprintf(e, sizeof e, "%.*e", prec, v);
         if (strtod(e, NULL) == v) break;
@@ -183,22 +185,40 @@ static void tensor_view(const pk_machine *m, uint32_t t, afmt_array *a)
     a->offset = s->rec.offset + skip;
 }
 
+/* Append to buf[0..cap) at *o, cutting what does not fit (*o stays below
+ * cap, the text NUL-terminated). */
+static void append(char *buf, size_t cap, size_t *o, const char *fmt, ...)
+#if defined(__GNUC__) || defined(__clang__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+static void append(char *buf, size_t cap, size_t *o, const char *fmt, ...)
+{
+    va_list ap;
+    int k;
+    if (*o + 1 >= cap) return;
+    va_start(ap, fmt);
+    k = vsnprintf(buf + *o, cap - *o, fmt, ap);
+    va_end(ap);
+    if (k > 0) *o = (size_t)k < cap - *o ? *o + (size_t)k : cap - 1;
+}
+
 /* "tensor(f32[2,3], stride=(3, 1), offset=0, storage='0')" into w->text. */
 static int tensor_text(walker *w, uint32_t t, const afmt_array *a, size_t *len)
 {
     const pk_machine *m = w->m;
     const pk_value *key = &m->values[m->refs[m->values[t].u.tensor.ref].key];
     char shape[64], keyq[80];
-    size_t o;
+    size_t o = 0;
     uint32_t k;
-    if (reserve(w, &w->text, &w->text_cap, 0, 200 + 22 * (uint64_t)a->rank) != 0) return -1;
+    if (reserve(w, &w->text, &w->text_cap, 0, 256 + 22 * (uint64_t)a->rank) != 0) return -1;
     afmt_array_describe(a, shape, sizeof shape);
     afmt_pk_quote(m->p + key->u.str.at, key->u.str.len, keyq, sizeof keyq);
-    o = (size_t)snprintf(w->text, w->text_cap, "tensor(%s, stride=(", shape);
+    append(w->text, w->text_cap, &o, "tensor(%s, stride=(", shape);
     for (k = 0; k < a->rank; k++)
-        o += (size_t)snprintf(w->text + o, w->text_cap - o, "%s%" PRIu64, k ? ", " : "", a->strides[k]);
-    o += (size_t)snprintf(w->text + o, w->text_cap - o, "%s), offset=%" PRIu64 ", storage=%s)",
-                          a->rank == 1 ? "," : "", m->values[t].u.tensor.first, keyq);
+        append(w->text, w->text_cap, &o, "%s%" PRIu64, k ? ", " : "", a->strides[k]);
+    append(w->text, w->text_cap, &o, "%s), offset=%" PRIu64 ", storage=%s)", a->rank == 1 ? "," : "",
+           m->values[t].u.tensor.first, keyq);
     *len = o;
     return 0;
 }

@@ -136,6 +136,9 @@ if [ -f tests/e2e/run_outputs.sh ]; then
     run outputs bash tests/e2e/run_outputs.sh "$BUILD"
 fi
 run scale bash tests/e2e/run_scale.sh "$BUILD"
+# under faults and hostile names (issue 35): inputs cut short, signals,
+# ENOSPC, /dev/full, ulimit -v, names that could forge a line
+run faults bash tests/faults/run.sh "$BUILD"
 run sarif python3 tests/e2e/sarif_e2e.py "$BUILD"
 run pre-commit bash tests/e2e/run_precommit.sh "$BUILD"
 run remote bash tests/e2e/run_remote.sh "$BUILD"

@@ -1,12 +1,21 @@
 /* Unit tests of the non-executing pickle machine (runtime/afmt_pickle*.c)
- * under a description equal to FORMATS.md's torch profile (pickle_asm.h):
- * hand-assembled pickles that torch.save writes (state dicts, shared
- * storages, 0-d and empty tensors, an OrderedDict with BUILD _metadata, a
- * Parameter, nested plain values), each checked by everything the walk
- * reports (views, key-values, fields); pickles refused, each by code, field
- * and absolute offset; every prefix of every valid pickle and every
- * one-byte mutant of it run (none may crash, no prefix may pass); and the
- * writer, byte for byte and back through the machine. */
+ * under a description equal to FORMATS.md's torch profile (pickle_asm.h,
+ * which also assembles the pickles from pickletools-like text):
+ * - valid pickles as torch.save writes them (a state dict of two tensors,
+ *   shared storage: a transpose and a slice, tied weights, a 0-d and an
+ *   empty tensor, an OrderedDict with BUILD _metadata, a Parameter, nested
+ *   dict/list/tuple/int/float/str/None/bool values, int keys, a list and a
+ *   tensor as the root, lenient tolerances), each checked by everything the
+ *   walk reports: views, key-values and fields, offsets included;
+ * - refused pickles, each by code, field and absolute offset;
+ * - every prefix of every valid pickle (refused cleanly) and three
+ *   one-byte mutants per byte (a verdict, never a crash: run it under
+ *   ASan/UBSan too);
+ * - generated pickles at the limits (nesting 32/33, a batch of 1001, a
+ *   DAG of 2^21 key paths), callbacks and resolvers that fail,
+ *   descriptions that differ (keys by text, no BUILD, a list root refused);
+ * - the writer: torch.save's exact bytes for {'w': f32[2,3]}, round trips
+ *   through the machine, its refusals. */
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -160,8 +169,10 @@ typedef struct valid_case {
     const char *want;      /* everything the walk reports */
 } valid_case;
 
-#define W23 "P2 } q0 X'w' q1" REB "q2 ( ( X'storage' q3" FS "q4 X'0' q5 X'cpu' q6 K6 t q7 Q K0 K2 K3 t2 q8 K3 K1 t2 q9 F" \
-            OD "q10 ) R q11 t q12 R q13"
+/* {'w': f32[2,3]} without its SETITEM and STOP; W23_TAIL: from after the key */
+#define W23_TAIL REB "q2 ( ( X'storage' q3" FS "q4 X'0' q5 X'cpu' q6 K6 t q7 Q K0 K2 K3 t2 q8 K3 K1 t2 q9 F" OD \
+                 "q10 ) R q11 t q12 R q13"
+#define W23 "P2 } q0 X'w' q1" W23_TAIL
 
 static const valid_case valid_cases[] = {
     { "one tensor f32[2,3] (torch.save({'w': ...}))", W23 " s .", AFMT_STRICT, { 24 }, 0,
@@ -223,6 +234,15 @@ static const valid_case valid_cases[] = {
       AFMT_STRICT, { 0 }, 0,
       "F:a=1e+16;K:a=f1e+16@114;F:b=1000000000000000.0;K:b=f1e+15@131;F:c=-0.0;K:c=f-0@148;F:d=1e-05;K:d=f1e-05@165;"
       "F:e=\"it's\";K:e=sit's@182;F:f=2.5;K:f=f2.5@201;" },
+    { "more floats as repr prints them",
+      "P2 ] q0 ( G100 G0.0001 G123.456 G5e-324 Ginf G-inf Gnan G1.7976931348623157e308 e .", AFMT_STRICT, { 0 }, 0,
+      "F:0=100.0;K:0=f100@106;F:1=0.0001;K:1=f0.0001@115;F:2=123.456;K:2=f123.456@124;F:3=5e-324;K:3=f5e-324@133;"
+      "F:4=inf;K:4=finf@142;F:5=-inf;K:5=f-inf@151;F:6=nan;K:6=fnan@160;F:7=1.7976931348623157e+308;"
+      "K:7=f1.7976931348623157e+308@169;" },
+    { "strings with escapes and quotes as repr prints them", "P2 ] q0 ( Xh:0a095c q1 Xh:2722 q2 Xh:c3a9 q3 Xh:27 q4 e .",
+      AFMT_STRICT, { 0 }, 0,
+      "F:0='\\n\\t\\\\';K:0=s\n\t\\@106;F:1='\\'\"';K:1=s'\"@116;F:2='\xc3\xa9';K:2=s\xc3\xa9@125;"
+      "F:3=\"'\";K:3=s'@134;" },
     { "a large int (LONG1 of 5 bytes)", "P2 } q0 X'n' q1 L0000008000 s .", AFMT_STRICT, { 0 }, 0,
       "F:n=2147483648;K:n=i2147483648@113;" },
 };
@@ -610,6 +630,45 @@ static void test_callbacks(void)
     rc = afmt_pickle_member(&torch_desc, as.b, as.n, BASE, resolve, &ctx, NULL, NULL, NULL, &err);
     CHECK("no visitor: a verdict only", rc == 0);
 
+    {
+        afmt_pickle_desc more_ops = torch_desc;
+        more_ops.ops[0x93] = 1;
+        pk_assemble(&as, "P2 } q0 #93");
+        rc = run_bytes(&more_ops, as.b, as.n, AFMT_STRICT, &ctx, NULL, NULL, &err);
+        CHECK("an opcode a description allows but the machine does not run is AFMT_E_UNSUPPORTED",
+              rc != 0 && err.code == AFMT_E_UNSUPPORTED && strcmp(err.field, "data.pkl[op 3 STACK_GLOBAL]") == 0 &&
+              err.offset == BASE + 5);
+        more_ops = torch_desc;
+        more_ops.build_on_dict = 0;
+        more_ops.root_kinds = AFMT_PK_ROOT_DICT;
+        pk_assemble(&as, "P2" OD "q0 ) R q1 } q2 b .");
+        rc = run_bytes(&more_ops, as.b, as.n, AFMT_STRICT, &ctx, NULL, NULL, &err);
+        CHECK("BUILD in a description without build_on_dict is refused",
+              rc != 0 && err.code == AFMT_E_CONSTRAINT && strcmp(err.field, "data.pkl[op 8 BUILD]") == 0);
+        pk_assemble(&as, "P2 ] q0 .");
+        rc = run_bytes(&more_ops, as.b, as.n, AFMT_STRICT, &ctx, NULL, NULL, &err);
+        CHECK("a list root where only a dict may be is refused",
+              rc != 0 && err.code == AFMT_E_CONSTRAINT && strcmp(err.field, "data.pkl[op 3 STOP]") == 0 &&
+              strstr(err.message, "the result must be a dict"));
+    }
+
+    {
+        static char src[2000];
+        char key[301];
+        memset(key, 'k', 300);
+        key[300] = '\0';
+        snprintf(src, sizeof src, "P2 } q0 X'%s' q1 %s s .", key, W23_TAIL);
+        pk_assemble(&as, src);
+        {
+            const uint64_t rec[NREC] = { 24 };
+            char want[400];
+            snprintf(want, sizeof want, "A:%.255s(300):f32[2,3]:s3,1:@1000:24;", key);
+            rc = run_bytes(&torch_desc, as.b, as.n, AFMT_STRICT, &ctx, rec, NULL, &err);
+            CHECK("a key path of 300 bytes: the view's name is cut to 255, name_len says 300",
+                  rc == 0 && strstr(ctx.out, want) != NULL);
+        }
+    }
+
     /* keys in any order, by text: storages grouped after STOP */
     free_keys = torch_desc;
     free_keys.key_decimal = 0;
@@ -756,9 +815,9 @@ static void test_writer(void)
         make_array(&arrays[k], name, k % 2 ? AFMT_F32 : AFMT_BF16, 1, d3);
     }
     rc = round_trip(arrays, 1000, &n, &err);
-    CHECK("writer: 1000 arrays (memo past 256, LONG_BINPUT/GET) come back, strict",
+    CHECK("writer: 1000 arrays (memo past 256: LONG_BINPUT/GET) come back, strict, ending with batch_dict_exact's "
+          "empty MARK SETITEMS",
           rc == 0 && n > 3 && memcmp(wbuf + n - 3, "(u.", 3) == 0);
-    CHECK("writer: 1000 arrays end with an empty MARK SETITEMS, as batch_dict_exact writes", rc == 0);
     rc = round_trip(arrays, 1001, &n, &err);
     CHECK("writer: 1001 arrays: a batch of 1000 and one of 1", rc == 0 && n > 3 && memcmp(wbuf + n - 2, "u.", 2) == 0);
     rc = round_trip(arrays, 0, &n, &err);
