@@ -26,6 +26,15 @@ void afmt_cli_put_array_label(afmt_cli_buf *b, uint64_t index, const afmt_array 
         b->len += (size_t)n;
     }
     afmt_cli_buf_putc(b, ' ');
+    if (a->strided) {
+        /* a view over a shared payload: its strides say where each element is */
+        uint32_t i, rank = a->rank <= AFMT_RANK_CAP ? a->rank : AFMT_RANK_CAP;
+        afmt_cli_buf_puts(b, "strides [");
+        for (i = 0; i < rank; i++)
+            afmt_cli_buf_printf(b, "%s%" PRIu64, i ? "," : "", a->strides[i]);
+        afmt_cli_buf_putc(b, ']');
+        return;
+    }
     afmt_cli_buf_puts(b, afmt_cli_order_name(a->order));
 }
 
@@ -57,6 +66,16 @@ void afmt_cli_put_array_json(afmt_cli_buf *b, uint64_t index, const afmt_array *
     }
     afmt_cli_buf_puts(b, "],\"order\":");
     afmt_cli_json_cstr(b, afmt_cli_order_name(a->order));
+    if (a->strided) {
+        /* element strides of a view over a shared payload (PyTorch's) */
+        afmt_cli_buf_puts(b, ",\"strides\":[");
+        for (i = 0; i < rank; i++) {
+            if (i)
+                afmt_cli_buf_putc(b, ',');
+            afmt_cli_buf_u64(b, a->strides[i]);
+        }
+        afmt_cli_buf_putc(b, ']');
+    }
     afmt_cli_buf_puts(b, ",\"offset\":");
     afmt_cli_buf_u64(b, a->offset);
     afmt_cli_buf_puts(b, ",\"nbytes\":");

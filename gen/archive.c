@@ -17,45 +17,49 @@ pk_grammar *archive_pickle_load(loader *L, json_t *o, const char *jp);
 
 static const char *const ARCHIVE_KEYS[] = {"archive", "container", "methods", "lenient_methods", "flags", "align",
                                            "align_lenient", "crc", "extra", "extra_lenient", "zip64_end", "layout",
-                                           "members", "others", "doc", NULL};
+                                           "members", "others", "write_captures", "write_descriptor",
+                                           "write_zip64_end", "write_zip64_local", "doc", NULL};
 static const char *const RULE_KEYS[] = {"name", "required", "format", "array_name", "text", "lenient_text", "sets",
                                         "record", "endian", "pickle", "records", "refuse", "ignore", "doc", NULL};
 
 int archive_pattern_ok(const char *p, char *why, unsigned why_size)
 {
     const char *s = p;
-    int after_capture = 0;
+    int in_component = 0; /* captures in the current '/'-separated component */
     if (!*p) { fixed_printf(why, why_size, "a pattern is not empty"); return 0; }
     while (*s) {
+        if (*s == '/') { in_component = 0; s++; continue; }
         if (*s == '}') { fixed_printf(why, why_size, "'}' without '{' in \"%s\"", p); return 0; }
-        if (*s != '{') { s++; after_capture = 0; continue; }
+        if (*s != '{') { s++; continue; }
         {
             const char *close = strchr(s, '}'), *colon;
             size_t n;
             char name[64];
+            int any = s[1] == '*';
             if (!close) { fixed_printf(why, why_size, "'{' without '}' in \"%s\"", p); return 0; }
-            if (after_capture) {
-                fixed_printf(why, why_size, "two captures side by side in \"%s\": nothing tells where one ends", p);
+            if (in_component++) {
+                fixed_printf(why, why_size, "two captures in one component of \"%s\": nothing tells where one ends", p);
                 return 0;
             }
-            n = (size_t)(close - s - 1);
+            n = (size_t)(close - s - 1 - any);
             if (n >= sizeof name) n = sizeof name - 1;
-            memcpy(name, s + 1, n);
+            memcpy(name, s + 1 + any, n);
             name[n] = 0;
             colon = strchr(name, ':');
-            if (n > 3 && strcmp(name + n - 3, "...") == 0) name[n - 3] = 0;
-            else if (colon && (strcmp(colon, ":decimal") == 0 || strcmp(colon, ":digits") == 0)) name[colon - name] = 0;
+            if (colon && !any && (strcmp(colon, ":decimal") == 0 || strcmp(colon, ":digits") == 0)) name[colon - name] = 0;
             else if (colon) {
-                fixed_printf(why, why_size, "unknown capture type '%s' in \"%s\" (expected :decimal, :digits or ...)",
-                             colon + 1, p);
+                fixed_printf(why, why_size, "unknown capture type '%s' in \"%s\" (expected :decimal or :digits)", colon + 1, p);
                 return 0;
             }
             if (!valid_name(name)) {
                 fixed_printf(why, why_size, "'%s' is not a capture name in \"%s\"", name, p);
                 return 0;
             }
+            if (any && close[1]) {
+                fixed_printf(why, why_size, "{*%s} takes the rest of the name: it comes last in \"%s\"", name, p);
+                return 0;
+            }
             s = close + 1;
-            after_capture = 1;
         }
     }
     return 1;
@@ -263,6 +267,23 @@ static void load_layout(loader *L, archive *a, json_t *o, const char *jp)
     s = json_string_value(json_object_get(o, "others"));
     a->rest = !s || strcmp(s, "refuse") == 0 ? 0 : strcmp(s, "ignore") == 0 ? 1 : strcmp(s, "lenient") == 0 ? 2 : -1;
     if (a->rest < 0) { LERR(L, jp, "\"others\" is \"refuse\", \"ignore\" or \"lenient\""); a->rest = 0; }
+    if (json_object_get(o, "write_captures")) {
+        json_t *wc = json_object_get(o, "write_captures"), *v;
+        const char *k;
+        if (!json_is_object(wc)) LERR(L, jp, "\"write_captures\" maps capture names to the text the writer writes");
+        else
+            json_object_foreach(wc, k, v) {
+                if (!json_is_string(v) || a->nwcaps == 8 || !valid_name(k)) {
+                    LERR(L, jp, "\"write_captures\": '%s' must be a capture name mapped to a text (at most 8)", k);
+                    continue;
+                }
+                a->wcap_names[a->nwcaps] = xstrdup(k);
+                a->wcap_values[a->nwcaps++] = xstrdup(json_string_value(v));
+            }
+    }
+    a->write_descriptor = json_is_true(json_object_get(o, "write_descriptor"));
+    a->write_zip64_end = json_is_true(json_object_get(o, "write_zip64_end"));
+    a->write_zip64_local = json_is_true(json_object_get(o, "write_zip64_local"));
     if (a->tar && (a->methods != 1u || a->methods_lenient || a->align || a->nextra || a->flags_allowed))
         LERR(L, jp, "a tar has no methods, flags, alignment or extra fields: those are zip's");
 }

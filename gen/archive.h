@@ -36,6 +36,7 @@ typedef struct pk_global {
     int arg_storage, arg_offset, arg_shape, arg_stride; /* PK_ARRAY: indexes into args */
     char *dtype;                                        /* PK_CLASS */
     char *refuse;                                       /* PK_REFUSE */
+    int writable;                                       /* PK_CLASS: the first of its dtype (the writer names it) */
     char *jpath;
 } pk_global;
 
@@ -52,6 +53,7 @@ typedef struct pk_grammar {
     pk_global *globals; int nglobals;
     pk_pid_part pid[8]; int npid;
     int keys_in_order;           /* storage keys "0", "1", ... in order of first use */
+    int memo_in_order;           /* memo puts 0, 1, 2, ... right after each value made, nothing else */
     int build_on_dict;
     unsigned dict_keys;          /* PKK_STR | PKK_INT */
     unsigned root_kinds;         /* PKK_* */
@@ -87,6 +89,11 @@ typedef struct archive {
     ar_rule *rules; int nrules;
     int rest;                    /* 0 refuse, 1 ignore, 2 warn (lenient only) */
     char *vars[8]; int nvars;    /* names set by text rules */
+    /* the writer: what each capture shared across members is written as
+     * ("write_captures": {"prefix": "archive"}), data descriptors, the
+     * zip64 end record even when no size needs it (torch writes both) */
+    char *wcap_names[8], *wcap_values[8]; int nwcaps;
+    int write_descriptor, write_zip64_end, write_zip64_local;
     char cname[256];
 } archive;
 
@@ -95,8 +102,8 @@ typedef struct archive {
 archive *archive_load(const char *path, void *o, const char *jp, int *errors);
 
 /* 1 when a member pattern is well formed: literal bytes and captures
- * {name}, {name:decimal}, {name:digits}, {name...}; no two captures side
- * by side.  (runtime/afmt_archive.c reads the same grammar.) */
+ * {name}, {name:decimal}, {name:digits} (one per '/'-separated component)
+ * and a last {*name} (the rest, '/' included).  (runtime/afmt_archive.c reads the same grammar.) */
 int archive_pattern_ok(const char *pattern, char *why, unsigned why_size);
 
 /* Validator: emit (once) the descriptors and the call for this item. */

@@ -56,7 +56,7 @@ static void emit_globals(sbuf *o, const pk_grammar *g, const char *base)
         if (gl->role == PK_ARRAY)
             sb_printf(o, ",\n     .arg_storage = %d, .arg_offset = %d, .arg_shape = %d, .arg_stride = %d",
                       gl->arg_storage, gl->arg_offset, gl->arg_shape, gl->arg_stride);
-        if (gl->role == PK_CLASS) sb_printf(o, ", .dtype = %s", dtype_enum(gl->dtype));
+        if (gl->role == PK_CLASS) sb_printf(o, ", .dtype = %s%s", dtype_enum(gl->dtype), gl->writable ? ", .writable = 1" : "");
         if (gl->refuse) {
             char *rq = quoted(gl->refuse);
             sb_printf(o, ",\n     .refuse = %s", rq);
@@ -106,10 +106,25 @@ static void emit_ops(sbuf *o, const pk_grammar *g)
     sb_printf(o, "},\n");
 }
 
+/* The root kinds as the runtime's AFMT_PK_ROOT_* bits (the model's
+ * PKK_DICT .. PKK_ARRAY have their values). */
+static const char *root_kinds_c(unsigned bits, char out[128])
+{
+    static const char *const names[] = {"AFMT_PK_ROOT_DICT", "AFMT_PK_ROOT_LIST", "AFMT_PK_ROOT_TUPLE", "AFMT_PK_ROOT_TENSOR"};
+    int k;
+    out[0] = 0;
+    for (k = 0; k < 4; k++)
+        if (bits & (1u << k)) {
+            if (out[0]) strcat(out, " | ");
+            strcat(out, names[k]);
+        }
+    return out[0] ? out : "0";
+}
+
 static void emit_pickle(emitter *m, pk_grammar *g, const char *base, const char *member)
 {
     sbuf *o = m->prelude;
-    char *mq = quoted(member);
+    char *mq = quoted(member), roots[128];
     fixed_printf(g->cname, sizeof g->cname, "%s", base);
     emit_globals(o, g, base);
     if (g->npid) emit_pid(o, g, base);
@@ -119,9 +134,12 @@ static void emit_pickle(emitter *m, pk_grammar *g, const char *base, const char 
     sb_printf(o, "    .canonical = %d,\n", g->canonical);
     sb_printf(o, "    .globals = %s_globals,\n    .nglobals = %d,\n", base, g->nglobals);
     if (g->npid) sb_printf(o, "    .pid = %s_persistent_id,\n    .npid = %d,\n", base, g->npid);
+    sb_printf(o, "    .memo_in_order = %d,\n", g->memo_in_order);
     sb_printf(o, "    .key_decimal = 1,\n    .keys_in_order = %d,\n", g->keys_in_order);
-    sb_printf(o, "    .build_on_dict = %d,\n    .dict_keys = %u,\n    .root_kinds = %u,\n};\n", g->build_on_dict,
-              g->dict_keys, g->root_kinds);
+    sb_printf(o, "    .build_on_dict = %d,\n    .dict_keys = %s,\n", g->build_on_dict,
+              (g->dict_keys & (PKK_STR | PKK_INT)) == (PKK_STR | PKK_INT) ? "AFMT_PK_KEY_STR | AFMT_PK_KEY_INT"
+              : g->dict_keys & PKK_INT ? "AFMT_PK_KEY_INT" : "AFMT_PK_KEY_STR");
+    sb_printf(o, "    .root_kinds = %s,\n};\n", root_kinds_c(g->root_kinds, roots));
     free(mq);
 }
 
@@ -129,7 +147,8 @@ static void emit_rule(sbuf *o, emitter *m, const ar_rule *r, const char *texts)
 {
     char *pq = quoted(r->pattern);
     sb_printf(o, "    {.pattern = %s, .action = %s", pq, ACTION_C[r->action]);
-    if (r->required) sb_printf(o, ", .required = 1");
+    if (r->required) sb_printf(o, ", .presence = AFMT_AR_REQUIRED");
+    if (r->action == AR_RECORD) sb_printf(o, ", .must_reference = 1");
     if (r->action == AR_FORMAT) {
         char *aq = quoted(r->array_name ? r->array_name : "");
         sb_printf(o, ",\n     .format = &afmt_%s_format, .array_name = %s", r->format, aq);
@@ -178,7 +197,7 @@ static void emit_desc(emitter *m, item *it)
         }
         if (r->action == AR_VALUES && r->pickle) {
             char *base = xprintf("%s_pickle_%d", a->cname, i);
-            emit_pickle(m, r->pickle, base, r->pattern);
+            emit_pickle(m, r->pickle, base, "pickle");
             free(base);
         }
     }
@@ -200,8 +219,9 @@ static void emit_desc(emitter *m, item *it)
     if (a->nextra) sb_printf(o, "    .extra_ids = %s_extra_ids,\n    .nextra = %d,\n", a->cname, a->nextra);
     sb_printf(o, "    .extra_lenient = %d,\n", a->extra_lenient);
     sb_printf(o, "    .zip64_end = %d,\n    .back_to_back = %d,\n", a->zip64_end, a->back_to_back);
-    sb_printf(o, "    .rules = %s_rules,\n    .nrules = %d,\n", a->cname, a->nrules);
-    sb_printf(o, "    .rest = %d,\n    .nvars = %d,\n};\n\n", a->rest, a->nvars);
+    sb_printf(o, "    .one_disk = 1,\n    .rules = %s_rules,\n    .nrules = %d,\n", a->cname, a->nrules);
+    sb_printf(o, "    .rest = %s,\n    .nvars = %d,\n};\n\n",
+              a->rest == 0 ? "AFMT_AR_REST_REFUSE" : a->rest == 1 ? "AFMT_AR_REST_IGNORE" : "AFMT_AR_REST_LENIENT", a->nvars);
     for (i = 0; i < a->nrules; i++) free(texts[i]);
     free(texts);
 }
@@ -224,6 +244,25 @@ int archive_in_spec(const spec *s)
     return 0;
 }
 
+/* The writer's own part of the description (afmt_ar_write_desc). */
+static void emit_write_desc(emitter *m, const archive *a)
+{
+    sbuf *o = m->prelude;
+    if (a->nwcaps) {
+        char *n = xprintf("%s_write_capture_names", a->cname), *v = xprintf("%s_write_capture_values", a->cname);
+        emit_strings(o, n, (char **)a->wcap_names, a->nwcaps);
+        emit_strings(o, v, (char **)a->wcap_values, a->nwcaps);
+        free(n);
+        free(v);
+    }
+    sb_printf(o, "static const afmt_ar_write_desc %s_write = {\n", a->cname);
+    if (a->nwcaps)
+        sb_printf(o, "    .capture_names = %s_write_capture_names,\n    .capture_values = %s_write_capture_values,\n"
+                  "    .ncaptures = %d,\n", a->cname, a->cname, a->nwcaps);
+    sb_printf(o, "    .descriptor = %d,\n    .zip64_end = %d,\n    .zip64_local = %d,\n};\n\n", a->write_descriptor,
+              a->write_zip64_end, a->write_zip64_local);
+}
+
 /* The writer of a spec whose body is an archive: the runtime writes the
  * members its rules say (runtime/afmt_archive_write.c), from the same
  * descriptor the validator reads back. */
@@ -240,12 +279,13 @@ void archive_emit_writer(emitter *m)
     if (!ar || !ar->ar) return;
     m->writer = 1;
     emit_desc(m, (item *)ar);
+    emit_write_desc(m, ar->ar);
     line(m, "static int %s_write_impl(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,", s->format);
     line(m, "                         afmt_sink *sink, afmt_error *err, uint8_t **owned)");
     line(m, "{");
     m->indent++;
     line(m, "(void)owned;");
-    line(m, "return afmt_archive_write(&%s, arrays, n, wopt, sink, err);", ar->ar->cname);
+    line(m, "return afmt_archive_write(&%s, &%s_write, arrays, n, wopt, sink, err);", ar->ar->cname, ar->ar->cname);
     m->indent--;
     line(m, "}");
 }

@@ -57,7 +57,7 @@ static int machine_knows(const char *name)
 }
 
 static const char *const PICKLE_KEYS[] = {"protocol", "opcodes", "canonical", "globals", "persistent_id", "keys",
-                                          "build", "dict_keys", "root", "doc", NULL};
+                                          "build", "dict_keys", "root", "memo", "doc", NULL};
 static const char *const GLOBAL_KEYS[] = {"global", "makes", "args", "bind", "dtype", "refuse", "doc", NULL};
 
 static void load_opcodes(loader *L, pk_grammar *g, json_t *ops, const char *jp)
@@ -192,6 +192,19 @@ static void load_globals(loader *L, pk_grammar *g, json_t *gs, const char *jp)
     }
 }
 
+/* A location pattern: literal text, "{n}" for a decimal number (the
+ * runtime's location_fits reads the same). */
+static int location_ok(const char *t)
+{
+    if (!*t) return 0;
+    while (*t) {
+        if (*t == '{' && strncmp(t, "{n}", 3) == 0) t += 3;
+        else if (*t == '{' || *t == '}') return 0;
+        else t++;
+    }
+    return 1;
+}
+
 /* "persistent_id": the tuple BINPERSID takes, part by part. */
 static void load_pid(loader *L, pk_grammar *g, json_t *pid, const char *jp)
 {
@@ -220,8 +233,8 @@ static void load_pid(loader *L, pk_grammar *g, json_t *pid, const char *jp)
             pp->patterns = xcalloc(json_array_size(ls) + 1, sizeof *pp->patterns);
             for (j = 0; j < json_array_size(ls); j++) {
                 const char *t = json_string_value(json_array_get(ls, j));
-                char why[200];
-                if (!t || !archive_pattern_ok(t, why, sizeof why)) LERR(L, p, "location %zu: %s", j, t ? why : "a pattern is a string");
+                if (!t || !location_ok(t))
+                    LERR(L, p, "location %zu: literal text in which {n} stands for a decimal number (\"cuda:{n}\")", j);
                 else pp->patterns[pp->npatterns++] = xstrdup(t);
             }
         }
@@ -265,6 +278,13 @@ static void check_grammar(loader *L, const pk_grammar *g, const char *jp)
         LERR(L, jp, "a global makes arrays from storages: give \"persistent_id\" and allow BINPERSID");
     if (g->npid && !classes) LERR(L, jp, "a persistent id names its storage's class: list globals that make a class");
     if ((arrays || wraps) && !g->ops['R']) LERR(L, jp, "globals are called by REDUCE: allow it");
+    for (i = 0; i < g->nglobals; i++) {
+        int k, first = g->globals[i].role == PK_CLASS && g->globals[i].dtype;
+        for (k = 0; first && k < i; k++)
+            if (g->globals[k].role == PK_CLASS && g->globals[k].dtype && strcmp(g->globals[k].dtype, g->globals[i].dtype) == 0)
+                first = 0;
+        ((pk_global *)&g->globals[i])->writable = first;
+    }
     if (g->build_on_dict && !g->ops['b']) LERR(L, jp, "\"build\": \"dict-once\" needs BUILD allowed");
 }
 
@@ -297,6 +317,9 @@ pk_grammar *archive_pickle_load(loader *L, json_t *o, const char *jp)
     s = json_string_value(json_object_get(o, "keys"));
     if (s && strcmp(s, "in-order") == 0) g->keys_in_order = 1;
     else if (s && strcmp(s, "any") != 0) LERR(L, jp, "\"keys\" is \"in-order\" (storage keys 0, 1, ... in order of first use) or \"any\"");
+    s = json_string_value(json_object_get(o, "memo"));
+    if (s && strcmp(s, "in-order") == 0) g->memo_in_order = 1;
+    else if (s && strcmp(s, "any") != 0) LERR(L, jp, "\"memo\" is \"in-order\" (each value put at 0, 1, 2, ... right after it is made, nothing else) or \"any\"");
     s = json_string_value(json_object_get(o, "build"));
     if (s && strcmp(s, "dict-once") == 0) g->build_on_dict = 1;
     else if (s) LERR(L, jp, "\"build\" is \"dict-once\" (BUILD once on a dict being filled, with a plain dict), or absent");

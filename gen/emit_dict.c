@@ -109,6 +109,43 @@ static const item *expr_field(const spec *s, const expr *e)
     return e && e->kind == E_NAME && e->sval ? find_field(&s->body, e->sval) : NULL;
 }
 
+/* An archive's words: zip's signatures, the literal parts of its member
+ * names and texts, and for a pickle its allowed opcode bytes and each
+ * allowlisted global as GLOBAL writes it ("c" module "\n" name "\n"). */
+static void dict_archive(dict *d, const archive *a)
+{
+    static const char *const sigs[] = {"PK\003\004", "PK\001\002", "PK\005\006", "PK\006\006", "PK\006\007",
+                                       "PK\007\010", "FB", "ustar", NULL};
+    char buf[DICT_MAX_ENTRY + 1];
+    int i, k, b;
+    for (k = 0; sigs[k]; k++) dict_add(d, "archive", (const unsigned char *)sigs[k], strlen(sigs[k]));
+    for (i = 0; i < a->nrules; i++) {
+        const ar_rule *r = &a->rules[i];
+        const char *p = r->pattern ? r->pattern : "";
+        /* the literal runs between captures */
+        while (*p) {
+            const char *open = strchr(p, '{');
+            size_t n = open ? (size_t)(open - p) : strlen(p);
+            if (n > 0 && n <= DICT_MAX_ENTRY) dict_add(d, "member", (const unsigned char *)p, n);
+            if (!open) break;
+            p = strchr(open, '}') ? strchr(open, '}') + 1 : open + strlen(open);
+        }
+        for (k = 0; k < r->ntexts; k++)
+            if (strlen(r->texts[k]) <= DICT_MAX_ENTRY)
+                dict_add(d, "text", (const unsigned char *)r->texts[k], strlen(r->texts[k]));
+        if (r->action != AR_VALUES || !r->pickle) continue;
+        for (b = 0; b < 256; b++)
+            if (r->pickle->ops[b]) {
+                unsigned char op = (unsigned char)b;
+                dict_add(d, "opcode", &op, 1);
+            }
+        for (k = 0; k < r->pickle->nglobals; k++) {
+            int n = snprintf(buf, sizeof buf, "c%s\n%s\n", r->pickle->globals[k].module, r->pickle->globals[k].name);
+            if (n > 0 && n <= DICT_MAX_ENTRY) dict_add(d, "global", (const unsigned char *)buf, (size_t)n);
+        }
+    }
+}
+
 /* Literals compared with integer fields inside an expression. */
 static void dict_expr(dict *d, const spec *s, const expr *e)
 {
@@ -211,6 +248,8 @@ static void dict_items(dict *d, const spec *s, const item_list *l)
             for (w = h->python ? py_words : json_words; *w; w++)
                 dict_add(d, "word", (const unsigned char *)*w, strlen(*w));
         }
+        if (it->kind == IT_ARCHIVE && it->ar)
+            dict_archive(d, it->ar);
         dict_items(d, s, &it->body);
         for (k = 0; k < it->ncases; k++)
             dict_items(d, s, &it->cases[k].body);

@@ -7,9 +7,11 @@
 #include "gguf.h"
 #include "inebin.h"
 #include "npy.h"
+#include "npz.h"
 #include "rawarray.h"
 #include "safetensors.h"
 #include "tenbin.h"
+#include "torch.h"
 
 const afmt_format *const afmt_formats[] = {
     &afmt_daphne_format,
@@ -17,10 +19,12 @@ const afmt_format *const afmt_formats[] = {
     &afmt_gguf_format,
     &afmt_inebin_format,
     &afmt_npy_format,
+    &afmt_npz_format,
     &afmt_rawarray_format,
     &afmt_safetensors_format,
     &afmt_tenbin_format,
+    &afmt_torch_format,
     NULL,
 };
 
-const size_t afmt_format_count = 8;
+const size_t afmt_format_count = 10;

@@ -19,6 +19,8 @@
 #include "afmt_step.h"
 #include "afmt_meta.h"
 #include "afmt_thdir.h"
+#include "afmt_archive.h"
+#include "afmt_pickle.h"
 #include "afmt_uniq.h"
 #include "afmt_dir_records.h"
 #include "afmt_value.h"
@@ -100,6 +102,13 @@ typedef struct ithdr {
     afmt_thdir_desc desc;
 } ithdr;
 
+/* An archive's runtime descriptor (and its pickles'), built from the
+ * model at load as gen/archive_emit.c renders it (interp_archive.c). */
+typedef struct iarchive {
+    const item *it;
+    afmt_archive_desc desc;
+} iarchive;
+
 /* A metadata repeat's value grammar (interp_value.c), built from the
  * model at load as afmt-gen emits it. */
 typedef struct ikv {
@@ -118,6 +127,8 @@ struct afmt_interp {
     int nthdrs;
     ikv *kvs;                  /* the metadata repeats' grammars */
     int nkvs;
+    iarchive *archives;
+    int narchives;
 };
 
 /* ---- symbols (interp_run.c) */
@@ -212,5 +223,10 @@ uint64_t iarrf_get(const irun *r, const isym *y, uint64_t i);
 /* ---- text values and headers (interp_load.c) */
 const igrammar *igrammar_find(const char *name);
 const afmt_thdir_desc *ithdr_of(const afmt_interp *in, const item *it);
+
+/* ---- archives (interp_archive.c) */
+/* Build the descriptors of every archive item of the spec (at load). */
+void iarchives_collect(afmt_interp *in);
+int irun_archive(irun *r, const item *it);
 
 #endif

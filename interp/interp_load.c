@@ -181,7 +181,7 @@ static const item *not_interpreted(const item_list *body)
     int i, j;
     for (i = 0; i < body->n; i++) {
         const item *it = body->v[i], *x = NULL;
-        if (it->kind > IT_BYTE_ORDER) return it;
+        if (it->kind > IT_ARCHIVE) return it;
         if (it->kind == IT_REPEAT || it->kind == IT_REGION) x = not_interpreted(&it->body);
         for (j = 0; !x && j < it->ncases; j++) x = not_interpreted(&it->cases[j].body);
         if (x) return x;
@@ -233,6 +233,7 @@ static afmt_interp *load(const char *path, const char *text, afmt_interp_refusal
     in->s = s;
     in->max_syms = icount_items(&s->body) + 2;
     collect_thdrs(in, &s->body);
+    iarchives_collect(in);
     for (k = 0; k < s->nstructs; k++) collect_thdrs(in, &s->structs[k].body);
     ikv_collect(in, &s->body);
     for (k = 0; k < s->nstructs; k++) ikv_collect(in, &s->structs[k].body);

@@ -104,7 +104,7 @@ static const item_run ITEM_RUNS[] = {
     [IT_REGION] = irun_region,   [IT_SWITCH] = irun_switch, [IT_PAD] = irun_pad,
     [IT_TEXTVAL] = irun_textval, [IT_TEXTHDR] = irun_texthdr,
     [IT_STRUCT] = irun_struct,   [IT_VAR] = irun_var,       [IT_SET] = irun_set,
-    [IT_DIRECTORY] = irun_directory, [IT_BYTE_ORDER] = irun_byte_order,
+    [IT_DIRECTORY] = irun_directory, [IT_BYTE_ORDER] = irun_byte_order, [IT_ARCHIVE] = irun_archive,
 };
 
 int irun_items(irun *r, const item_list *body)

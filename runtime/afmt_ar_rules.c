@@ -12,16 +12,19 @@ typedef struct pat_item {
     const char *at;  /* literal bytes, or the capture's name */
     size_t len;
     int capture;     /* 1 {x}, 2 {*x} */
+    int digits;      /* {x:decimal} 1 (no leading zero), {x:digits} 2, else 0 */
     const char *next;
 } pat_item;
 
-/* The item at p (not at its end).  A capture's name is [A-Za-z0-9_]+;
- * 0, or -1 when the pattern is malformed there (*why). */
+/* The item at p (not at its end).  A capture's name is [A-Za-z0-9_]+,
+ * optionally typed ":decimal" (digits, no leading zero but "0") or
+ * ":digits"; 0, or -1 when the pattern is malformed there (*why). */
 static int next_item(const char *p, pat_item *it, const char **why)
 {
     const char *q;
 
     it->capture = 0;
+    it->digits = 0;
     if (*p == '}') {
         *why = "a '}' without its '{'";
         return -1;
@@ -39,6 +42,13 @@ static int next_item(const char *p, pat_item *it, const char **why)
     for (q = it->at; (*q >= 'a' && *q <= 'z') || (*q >= 'A' && *q <= 'Z') || (*q >= '0' && *q <= '9') || *q == '_'; q++)
         ;
     it->len = (size_t)(q - it->at);
+    if (it->capture == 1 && strncmp(q, ":decimal}", 9) == 0) {
+        it->digits = 1;
+        q += 8;
+    } else if (it->capture == 1 && strncmp(q, ":digits}", 8) == 0) {
+        it->digits = 2;
+        q += 7;
+    }
     if (*q != '}' || it->len == 0) {
         *why = "a capture is '{' then a name of letters, digits and '_', then '}'";
         return -1;
@@ -232,6 +242,16 @@ void afmt_ar_collect_captures(afmt_ar_run *r)
     }
 }
 
+/* A typed capture's bytes: decimal digits, and with no_lead_zero no
+ * leading zero unless the number is 0 (torch's storage keys). */
+static int digits_fit(const uint8_t *v, size_t n, int no_lead_zero)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (v[i] < '0' || v[i] > '9') return 0;
+    return n > 0 && !(no_lead_zero && n > 1 && v[0] == '0');
+}
+
 /* One component of the pattern at *p against the name's component at
  * name[*q..): 1 matched (both moved past it), 0 not. */
 static int match_component(const char **p, const uint8_t *name, size_t len, size_t *q, afmt_ar_span *spans,
@@ -272,6 +292,8 @@ static int match_component(const char **p, const uint8_t *name, size_t len, size
         return 1;
     }
     if (comp < n1 + n2 + 1 || memcmp(name + *q, lit1, n1) != 0 || memcmp(name + qe - n2, lit2, n2) != 0)
+        return 0;
+    if (it.digits && !digits_fit(name + *q + n1, comp - n1 - n2, it.digits == 1))
         return 0;
     spans[*ncap].at = (uint32_t)(*q + n1);
     spans[(*ncap)++].len = (uint32_t)(comp - n1 - n2);

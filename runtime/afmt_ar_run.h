@@ -179,6 +179,9 @@ int afmt_ar_check_deflated(afmt_ar_run *r, afmt_ar_member *m);
 /* ---- afmt_zip.c, afmt_zip_local.c */
 /* The end records and the central directory into r->m. */
 int afmt_zip_read(afmt_ar_run *r);
+/* Each member's compression method against the desc's (after the rules
+ * are assigned, so that a refusal by name comes first). */
+int afmt_zip_check_methods(afmt_ar_run *r);
 /* Each member's local header, extra fields, descriptor, alignment, and
  * the layout between members. */
 int afmt_zip_check_local(afmt_ar_run *r);

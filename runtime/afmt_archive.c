@@ -190,7 +190,19 @@ static int act_format(afmt_ar_run *r, const afmt_ar_member *m, const afmt_ar_rul
     return -1;
 }
 
-/* One of the rule's texts, exactly. */
+/* Does the member's text read as this text of a rule: exactly, or, for a
+ * text holding a capture ("{id:digits}"), as the pattern says (the name
+ * patterns' grammar, so a text is a pattern of one component). */
+static int text_fits(const char *text, const uint8_t *bytes, uint64_t len)
+{
+    afmt_ar_span spans[AFMT_AR_CAPTURES_MAX + 1];
+    if (!strchr(text, '{'))
+        return strlen(text) == len && memcmp(text, bytes, (size_t)len) == 0;
+    return len <= AFMT_AR_NAME_MAX && !memchr(bytes, '/', (size_t)len) &&
+           afmt_ar_match(text, bytes, (size_t)len, spans);
+}
+
+/* One of the rule's texts. */
 static int act_text(afmt_ar_run *r, const afmt_ar_member *m, const afmt_ar_rule *rule, const uint8_t *bytes,
                     uint64_t len)
 {
@@ -198,7 +210,7 @@ static int act_text(afmt_ar_run *r, const afmt_ar_member *m, const afmt_ar_rule 
     size_t i;
 
     for (i = 0; i < rule->ntexts; i++)
-        if (strlen(rule->texts[i]) == len && memcmp(rule->texts[i], bytes, (size_t)len) == 0)
+        if (text_fits(rule->texts[i], bytes, len))
             break;
     afmt_ar_quote(bytes, (size_t)len, 40, found, sizeof found);
     afmt_ar_quote((const uint8_t *)(rule->ntexts ? rule->texts[0] : ""), rule->ntexts ? strlen(rule->texts[0]) : 0,
@@ -397,7 +409,7 @@ static int run_zip(afmt_ar_run *r)
     for (i = 0; i < r->n; i++)
         if (afmt_ar_assign(r, &r->m[i]) != 0)
             return -1;
-    if (afmt_zip_check_local(r) != 0)
+    if (afmt_zip_check_methods(r) != 0 || afmt_zip_check_local(r) != 0)
         return -1;
     for (i = 0; i < r->n; i++) {
         afmt_ar_member *m = &r->m[i];

@@ -47,5 +47,8 @@
 #include "afmt_ar_values.h"
 #include "afmt_archive.h"
 #include "afmt_zip_write.h"
+#include "afmt_pickle.h"
+#include "afmt_ar_detect.h"
+#include "afmt_ar_write.h"
 
 #endif /* AFMT_INTERNAL_H */

@@ -176,7 +176,8 @@ static int fail_view(pk_machine *m, view_fault fault, uint32_t shape, uint32_t s
         return afmt_pk_fail(m, AFMT_E_SIZE, "an empty view of shape %s at element %" PRIu64 " of a storage of %" PRIu64
                             " elements", st, first, numel);
     case VIEW_COUNT_OVERFLOW:
-        return afmt_pk_fail(m, AFMT_E_OVERFLOW, "the element count of shape %s overflows 64 bits", st);
+        return afmt_pk_fail(m, AFMT_E_OVERFLOW, "the element count of shape %s overflows 63 bits (readers multiply "
+                            "the sizes in order, before any zero size)", st);
     case VIEW_LAST_OVERFLOW:
         return afmt_pk_fail(m, AFMT_E_OVERFLOW, "the last element of the view of shape %s, strides %s at element %"
                             PRIu64 " overflows 64 bits", st, tt, first);
@@ -202,14 +203,17 @@ static view_fault check_view(const pk_machine *m, uint32_t shape, uint32_t strid
         const uint64_t step = (uint64_t)m->values[m->nodes[nt].value].u.i;
         uint64_t span;
         if (size == 0) zero = 1;
-        if (!afmt_mul_u64(count, size, &count)) count_overflow = 1;
+        if (!afmt_mul_u64(count, size, &count) || count > (uint64_t)INT64_MAX) count_overflow = 1;
         if (size && (!afmt_mul_u64(size - 1, step, &span) || !afmt_add_u64(extent, span, &extent)))
             extent_overflow = 1;
     }
     *last = 0;
-    if (zero) /* no element: the product is 0 whatever overflowed */
-        return first > numel ? VIEW_EMPTY_PAST : VIEW_OK;
+    /* multiplied in order, as torch's numel does: a product that passes
+     * int64 before a zero size is refused by torch.load, so no file
+     * torch.save wrote has one */
     if (count_overflow) return VIEW_COUNT_OVERFLOW;
+    if (zero) /* no element */
+        return first > numel ? VIEW_EMPTY_PAST : VIEW_OK;
     if (extent_overflow || !afmt_add_u64(first, extent, last)) return VIEW_LAST_OVERFLOW;
     return *last >= numel ? VIEW_PAST : VIEW_OK;
 }

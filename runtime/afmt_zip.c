@@ -266,11 +266,6 @@ static int check_entry(afmt_ar_run *r, const afmt_ar_member *m, uint64_t version
     if (m->method != 0 && m->method != 8)
         return afmt_ar_fail(r, AFMT_E_UNSUPPORTED, m, "central.method", e + 10,
                             "method %u: afmt reads stored (0) and deflated (8) members only", m->method);
-    if (!(d->methods >> m->method & 1u) &&
-        afmt_ar_refuse(r, (d->methods_lenient >> m->method & 1u) != 0, AFMT_E_CONSTRAINT, m, "central.method", e + 10,
-                       "method %u (%s): the format writes %s", m->method, m->method ? "deflated" : "stored",
-                       d->methods & 1u ? "stored members" : "deflated members"))
-        return -1;
     if (m->method == 0 && m->csize != m->usize)
         return afmt_ar_fail(r, AFMT_E_SIZE, m, "central.compressed_size", e + 20,
                             "a stored member of %" PRIu64 " bytes holds %" PRIu64, m->usize, m->csize);
@@ -328,6 +323,24 @@ static int read_entry(afmt_ar_run *r, uint64_t i, uint64_t off, uint64_t room, u
                             "local header at offset %" PRIu64 ", past the archive's %" PRIu64 " bytes", local,
                             r->end - r->base);
     m->local_off = r->base + local;
+    return 0;
+}
+
+/* The compression methods the format allows, once every member has its
+ * rule: a member a rule refuses by name (a TorchScript archive's code) is
+ * refused as that, whatever its method. */
+int afmt_zip_check_methods(afmt_ar_run *r)
+{
+    const afmt_archive_desc *d = r->d;
+    size_t i;
+    for (i = 0; i < r->n; i++) {
+        const afmt_ar_member *m = &r->m[i];
+        if (!(d->methods >> m->method & 1u) &&
+            afmt_ar_refuse(r, (d->methods_lenient >> m->method & 1u) != 0, AFMT_E_CONSTRAINT, m, "central.method",
+                           m->entry_off + 10, "method %u (%s): the format writes %s", m->method,
+                           m->method ? "deflated" : "stored", d->methods & 1u ? "stored members" : "deflated members"))
+            return -1;
+    }
     return 0;
 }
 

@@ -180,7 +180,8 @@ int afmt_zip_write_member(afmt_zip_writer *w, const char *name, size_t name_len,
 
     if (!e)
         return -1;
-    e->crc = afmt_crc32(0, data, (size_t)size);
+    /* a size-only pass (encoded_size) counts bytes: data need not be real */
+    e->crc = w->sink->counting ? 0 : afmt_crc32(0, data, (size_t)size);
     if (local_header(w, e, err) != 0 || afmt_sink_put(w->sink, data, size, err) != 0 || descriptor(w, e, err) != 0) {
         w->failed = 1;
         return -1;
@@ -216,6 +217,9 @@ int afmt_zip_write_member_fill(afmt_zip_writer *w, const char *name, size_t name
         return afmt_fail(err, AFMT_E_NOMEM, NULL, "member", w->n, AFMT_NO_OFFSET, "no memory for a piece buffer");
     if (!(e = new_entry(w, name, name_len, size, err)))
         return -1;
+    if (w->sink->counting) /* a size-only pass: nothing is made */
+        return local_header(w, e, err) != 0 || afmt_sink_zeros(w->sink, size, err) != 0 || descriptor(w, e, err) != 0
+                   ? -1 : 0;
     /* without a descriptor the CRC-32 comes first: one pass to make it */
     if (!w->opt.descriptor && pieces(w, e, fill, ctx, 0, err) != 0)
         return -1;
