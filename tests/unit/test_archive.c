@@ -28,6 +28,7 @@ static const zb_file t_v7[] = {{"arch/data.pkl", B("0")}, {"arch/data/0", rec0, 
 static const zb_file t_unref[] = {TORCH_BASE, {"arch/byteorder", B("little")}, {"arch/data/1", rec0, 24}};
 static const zb_file t_nokey[] = {{"arch/data.pkl", B("0,5")}, {"arch/data/0", rec0, 24}, {"arch/version", B("3\n")}};
 static const zb_file t_notes[] = {TORCH_BASE, {"arch/byteorder", B("little")}, {"arch/notes.txt", B("hi")}};
+static const zb_file t_dir[] = {TORCH_BASE, {"arch/byteorder", B("little")}, {"arch/", B("")}};
 /* npz members are set in main (npy bytes from afmt's writer) */
 static zb_file n_ok[2], n_dup[2], n_dotdot[1], n_abs[1], n_bslash[1], n_dslash[1], n_dot[1], n_txt[2];
 
@@ -132,6 +133,9 @@ static const zip_case cases[] = {
     {"a member of no rule, strict", &torch_desc, F(t_notes), TORCH, NOP, S, AFMT_E_CONSTRAINT,
      "archive[\"arch/notes.txt\"]", AT(W_CENTRAL, 4, 46), "no rule of torch allows", 0},
     {"a member of no rule, lenient", &torch_desc, F(t_notes), TORCH, NOP, LEN, OK, 1},
+    {"a directory entry, strict", &torch_desc, F(t_dir), TORCH, NOP, S, AFMT_E_CONSTRAINT, "archive[\"arch/\"]",
+     AT(W_CENTRAL, 4, 46), "a directory entry", 0},
+    {"a directory entry, lenient (re-zipped)", &torch_desc, F(t_dir), TORCH, NOP, LEN, OK, 1},
     /* the np.savez form */
     {"npz: stored, zip64 local fields", &npz_desc, F(n_ok), {0}, NOP, S, OK, 2},
     {"npz: a deflated member", &npz_desc, F(n_ok), {.deflate = 1}, NOP, S, OK, 2},
