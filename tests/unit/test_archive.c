@@ -161,6 +161,19 @@ static const zip_case cases[] = {
      AT(W_CENTRAL, 0, 48), "'.' component", 0},
     {"a member no npz rule allows", &npz_desc, F(n_txt), {0}, NOP, LEN, AFMT_E_CONSTRAINT, "archive[\"x.txt\"]",
      AT(W_CENTRAL, 1, 46), "no rule of npz allows", 0},
+    /* w.npy is 152 bytes (afmt's npy writer); its zip64 local field's sizes at local + 39 and + 47 */
+    {"a deflated member inflates to fewer bytes than claimed", &npz_desc, F(n_ok), {.deflate = 1},
+     {P(W_CENTRAL, 0, 24, 4, 153), P(W_LOCAL, 0, 39, 8, 153)}, S, AFMT_E_SIZE,
+     "archive[\"w.npy\"].central.uncompressed_size", AT(W_CENTRAL, 0, 24), "inflates to 152 bytes, the archive says 153",
+     0},
+    {"a deflated member inflates to more bytes than claimed", &npz_desc, F(n_ok), {.deflate = 1},
+     {P(W_CENTRAL, 0, 24, 4, 151), P(W_LOCAL, 0, 39, 8, 151)}, S, AFMT_E_SIZE,
+     "archive[\"w.npy\"].central.uncompressed_size", AT(W_CENTRAL, 0, 24), "more than the 151 bytes", 0},
+    {"a claim past deflate's 1032:1", &npz_desc, F(n_ok), {.deflate = 1},
+     {P(W_CENTRAL, 0, 24, 4, 1000000), P(W_LOCAL, 0, 39, 8, 1000000)}, S, AFMT_E_SIZE,
+     "archive[\"w.npy\"].central.uncompressed_size", AT(W_CENTRAL, 0, 24), "1000000 bytes claimed from 157", 0},
+    {"a corrupt deflate stream", &npz_desc, F(n_ok), {.deflate = 1}, {P(W_DATA, 0, 0, 1, 7)}, S, AFMT_E_VALUE,
+     "archive[\"w.npy\"].data", AT(W_DATA, 0, 0), "block type 3", 0},
     {"an npy member's own error", &npz_desc_nocrc, F(n_ok), {0}, {P(W_DATA, 0, 0, 1, 0)}, S, AFMT_E_MAGIC,
      "archive[\"w.npy\"].magic_byte", AT(W_DATA, 0, 0), "expected 147, found 0", 0},
     {"a deflated npy member's own error", &npz_desc_nocrc, F(n_ok), {.deflate = 1}, {P(W_DATA, 0, 5, 1, 0)}, S,
@@ -223,6 +236,36 @@ static void view_checks(zb *z)
          s.v[0].offset == z->data[0] && s.v[0].first == 0.0f && s.v[1].offset == z->data[1] + npy_b_len - 12 &&
          s.v[1].first == 1.0f;
     CHECK("npz: a deflated member's view has its data, at the compressed data's offset", ok);
+}
+
+/* limits.max_decoded_bytes holds for the whole run, before inflating. */
+static void limits(zb *z)
+{
+    zb_layout deflated = {.deflate = 2};
+    afmt_options opt;
+    afmt_visitor vis;
+    afmt_src src;
+    afmt_error err;
+    uint64_t pos = 0;
+    uint32_t narrays = 0;
+    seen s;
+    int ok;
+
+    zb_build(z, F(n_ok), &deflated);
+    afmt_options_default(&opt);
+    opt.limits.max_decoded_bytes = npy_b_len - 1;
+    seen_visitor(&s, &vis);
+    afmt_src_buffer(&src, z->buf, z->len);
+    ok = afmt_archive_validate(&npz_desc, &src, z->len, &pos, &narrays, &opt, &vis, NULL, &err) != 0 &&
+         err.code == AFMT_E_LIMIT && strcmp(err.field, "archive[\"b.npy\"].central.uncompressed_size") == 0 &&
+         err.offset == z->central[1] + 24 && strstr(err.message, "limits.max_decoded_bytes") && s.n == 1;
+    CHECK("limits.max_decoded_bytes refuses a member before inflating it", ok);
+    opt.limits.max_decoded_bytes = npy_b_len;
+    pos = 0;
+    narrays = 0;
+    ok = afmt_archive_validate(&npz_desc, &src, z->len, &pos, &narrays, &opt, &vis, NULL, &err) == 0 &&
+         pos == z->len && narrays == 2;
+    CHECK("... and takes one of exactly that size; *pos ends at the archive's end, *narrays counts", ok);
 }
 
 /* The files numpy and torch wrote. */
@@ -325,7 +368,9 @@ int main(void)
     n_txt[1] = (zb_file){"x.txt", B("hello")};
     for (i = 0; i < sizeof cases / sizeof cases[0]; i++)
         CHECK(cases[i].name, run_case(&cases[i], &z));
+    CHECK("afmt's npy writer makes the 152-byte w.npy the size cases count on", npy_w_len == 152);
     view_checks(&z);
+    limits(&z);
     real_files();
     prefixes(&z);
     damaged(&z);
