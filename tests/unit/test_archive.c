@@ -139,6 +139,9 @@ static const zip_case cases[] = {
     /* the np.savez form */
     {"npz: stored, zip64 local fields", &npz_desc, F(n_ok), {0}, NOP, S, OK, 2},
     {"npz: a deflated member", &npz_desc, F(n_ok), {.deflate = 1}, NOP, S, OK, 2},
+    {"npz: no member at all (np.savez())", &npz_desc, NULL, 0, {0}, NOP, S, OK, 0},
+    {"torch: no member at all", &torch_desc, NULL, 0, TORCH, NOP, S, AFMT_E_CONSTRAINT, "archive", AT(W_CD, 0, 0),
+     "no member of the form \"{prefix}/data.pkl\"", 0},
     {"central directory offset past the end", &npz_desc, F(n_ok), {0}, {P(W_END, 0, 16, 4, 0x7fffffff)}, S,
      AFMT_E_CONSTRAINT, "archive.end.cd_offset", AT(W_END, 0, 16), "at offset 2147483647 does not end", 0},
     {"more entries than the directory holds", &npz_desc, F(n_ok), {0}, {P(W_END, 0, 8, 2, 1000), P(W_END, 0, 10, 2, 1000)},

@@ -15,7 +15,7 @@ static char long_key[151];
 typedef enum tar_kind {
     T_PLAIN, T_GNU, T_PAX_LONG, T_GNU_LONG, T_BASE256, T_BAD_SUM, T_SIZE_PAST, T_SIZE_PAST_IGNORED, T_NO_END,
     T_ONE_ZERO, T_TRAILING, T_ZERO_RECORD, T_SYMLINK, T_PAD, T_TEN_BROKEN, T_DUP, T_DOTDOT, T_PAX_BAD, T_PAX_SIZE,
-    T_V7, T_SIGNED_SUM
+    T_V7, T_SIGNED_SUM, T_EMPTY
 } tar_kind;
 
 /* Build the shard of a case; *at: an offset the case's error names. */
@@ -63,6 +63,8 @@ static void build(tb *t, tar_kind k, uint64_t *at)
         break;
     case T_DOTDOT:
         tb_file(t, "../x.ten", ten, ten_len);
+        break;
+    case T_EMPTY:
         break;
     default:
         tb_file(t, "000000.ten", ten, ten_len);
@@ -157,6 +159,7 @@ typedef struct tar_case {
 #define L AFMT_LENIENT
 static const tar_case cases[] = {
     {"ustar shard", T_PLAIN, S, AFMT_OK, NULL, 0, 0, NULL, 1},
+    {"only the two zero blocks", T_EMPTY, S, AFMT_OK, NULL, 0, 0, NULL, 0},
     {"GNU header", T_GNU, S, AFMT_OK, NULL, 0, 0, NULL, 1},
     {"pax long name (150-byte key)", T_PAX_LONG, S, AFMT_OK, NULL, 0, 0, NULL, 1},
     {"GNU long name (150-byte key)", T_GNU_LONG, S, AFMT_OK, NULL, 0, 0, NULL, 1},
