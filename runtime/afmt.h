@@ -122,7 +122,7 @@ extern "C" {
  * regenerate ...), so code generated for another runtime does not compile
  * rather than misbehave.  Bumped on any change generated code would notice;
  * when bumped, run afmt-gen again on your specs. */
-#define AFMT_RUNTIME_ABI 15
+#define AFMT_RUNTIME_ABI 16
 
 
 /* ==================================================================
@@ -496,7 +496,21 @@ typedef struct afmt_limits {
                                  * safetensors: 3 are needed); at most 32, and 0
                                  * means 32, since an error's key path is kept on
                                  * the stack */
+    uint64_t max_held_bytes;    /* most bytes of one compressed archive member
+                                 * inflated into memory to be parsed, its views
+                                 * pointing there during on_array; a larger one
+                                 * (whose format can read a stream) is parsed
+                                 * as a stream inflated through a window of
+                                 * AFMT_MEMBER_WINDOW bytes, and its views carry
+                                 * no data.  Default: no bound of its own
+                                 * (max_decoded_bytes still holds).  Added in
+                                 * runtime ABI 16. */
 } afmt_limits;
+
+/* The window a compressed archive member larger than
+ * limits.max_held_bytes is parsed through: its format's headers must fit
+ * in it (AFMT_E_LIMIT otherwise). */
+#define AFMT_MEMBER_WINDOW ((uint64_t)1 << 20)
 
 /* Callbacks a validator calls while it reads.  Any member may be NULL, and
  * a NULL visitor is allowed: the validator then only gives its verdict.
@@ -551,6 +565,26 @@ typedef struct afmt_kv {
  * Thread-safe. */
 AFMT_API int afmt_kv_copy(const afmt_kv *kv, size_t n, afmt_kv **out, afmt_error *err);
 
+/* A member of an archive (a zip's or a tar's named entry) that another
+ * format parses: npz's "weights.npy" (npy), a WebDataset shard's
+ * "000001.ten" (tenbin).  Given to afmt_visitor.on_member; valid only
+ * during the call.  Nothing is owned: name points at the archive's bytes
+ * or the validator's copy. */
+typedef struct afmt_member {
+    const uint8_t *name;   /* name_len bytes, not NUL-terminated, as the archive
+                            * stores it (checked: relative, no "." or ".."
+                            * component, no NUL) */
+    uint64_t name_len;
+    uint32_t index;        /* its place in the archive (zip: the central
+                            * directory's order; tar: the headers') */
+    const struct afmt_format *format; /* what parses it */
+    uint64_t offset;       /* absolute offset of its data as stored */
+    uint64_t size;         /* bytes of its content (inflated, when compressed) */
+    uint64_t stored_size;  /* bytes its data takes in the archive */
+    int compressed;        /* deflated: its views' offsets are `offset`, their
+                            * data (if any) lives only during on_array */
+} afmt_member;
+
 typedef struct afmt_visitor {
     void *ctx;  /* passed back unchanged to every callback */
     /* Called once per array found, in file order.  `array` is valid only
@@ -585,6 +619,15 @@ typedef struct afmt_visitor {
      * to stop: the validator then fails with AFMT_E_CALLBACK.  Added in
      * runtime ABI 14, last so that zero-initialised visitors keep working. */
     int (*on_kv)(void *ctx, const struct afmt_kv *kv, uint64_t offset);
+    /* An archive member that another format parses (afmt_member), told
+     * before the first array, warning or field of its parse, and again
+     * with member NULL after its last, once the member is valid: the views
+     * given between the two calls are the member's, and a failure between
+     * them is in the member.  Members no format parses (exact texts, raw
+     * records, a pickle, ignored ones) are not told.  Return non-zero to
+     * stop: the validator then fails with AFMT_E_CALLBACK.  NULL: not
+     * told.  Added in runtime ABI 16. */
+    int (*on_member)(void *ctx, const struct afmt_member *member);
 } afmt_visitor;
 
 /* A header field as a validator reads it (what `afmt info` lists, a
@@ -642,7 +685,8 @@ typedef struct afmt_field_visitor {
 typedef struct afmt_options {
     afmt_mode mode;
     afmt_limits limits;
-    /* 0: skip payload value checks (bool bytes, pad bits) when only the
+    /* 0: skip payload value checks (bool bytes, pad bits, the CRC-32s of
+     * archive members no rule parses or that are stored) when only the
      * structure is wanted.  Validators default to 1. */
     int check_values;
     /* NULL (the default): no field is reported, and a validator pays one
@@ -652,7 +696,8 @@ typedef struct afmt_options {
 
 /* Fill *opt with the defaults every validator uses when given NULL:
  * strict, values checked, rank 255, 100 MB (10^8 bytes) of headers, 2^62 bytes of
- * input, 2^32 items, 64 GiB decoded, text headers nested 32 deep.  Start from these and tighten. */
+ * input, 2^32 items, 64 GiB decoded (and compressed archive members of any
+ * size held in memory), text headers nested 32 deep.  Start from these and tighten. */
 AFMT_API void afmt_options_default(afmt_options *opt);
 
 /* What a writer is asked to do beyond the arrays; NULL means all zero. */

@@ -120,6 +120,10 @@ afmt_ar_member *afmt_ar_add_member(afmt_ar_run *r, uint64_t offset);
 /* A rule's action on a member whose bytes a rule parses (FORMAT, TEXT;
  * the others do nothing here): 0 or -1. */
 int afmt_ar_act(afmt_ar_run *r, afmt_ar_member *m, const uint8_t *bytes, uint64_t len);
+/* The same for a zip member, its bytes fetched (inflated into memory, or
+ * through a window when a FORMAT rule's member is larger than
+ * limits.max_held_bytes) and freed after.  0 or -1. */
+int afmt_ar_act_member(afmt_ar_run *r, afmt_ar_member *m);
 /* After the last member: presence, values members, references.  at: the
  * offset presence errors name. */
 int afmt_ar_finish(afmt_ar_run *r, uint64_t at);
@@ -171,6 +175,24 @@ void afmt_ar_expand(const char *tmpl, const char *pattern, const afmt_ar_member 
  * inflated into *owned (the caller frees it) with size and CRC-32
  * checked.  0 or -1. */
 int afmt_ar_member_bytes(afmt_ar_run *r, afmt_ar_member *m, const uint8_t **bytes, uint8_t **owned);
+/* A deflated member read as a stream (a member larger than
+ * limits.max_held_bytes): afmt_ar_stream_open checks its claim and starts
+ * the inflater; afmt_ar_stream_read, an afmt_src_stream read function,
+ * gives its bytes (none after the end, a corrupt stream or the claimed
+ * size); afmt_ar_stream_close inflates what the reader left and gives the
+ * verdict on the member's bytes (corrupt, size, end, CRC-32).  Each 0 or
+ * -1 (r->err). */
+typedef struct afmt_ar_stream {
+    afmt_ar_run *r;
+    const afmt_ar_member *m;
+    int status;          /* the inflater's last afmt_inflate_status */
+    uint64_t total;      /* bytes inflated */
+    uint32_t crc;
+    afmt_error error;    /* the inflater's, when status is AFMT_INFLATE_ERROR */
+} afmt_ar_stream;
+int afmt_ar_stream_open(afmt_ar_run *r, const afmt_ar_member *m, afmt_ar_stream *s);
+int afmt_ar_stream_read(void *ctx, uint8_t *buf, size_t n, size_t *got);
+int afmt_ar_stream_close(afmt_ar_stream *s);
 /* A stored zip member's CRC-32 (when the desc checks them).  0 or -1. */
 int afmt_ar_check_stored(afmt_ar_run *r, const afmt_ar_member *m);
 /* A deflated member no rule parses (or a record nobody resolved):

@@ -177,17 +177,121 @@ static void wrap_visitor(member_vis *v, afmt_visitor *out)
     out->on_kv = vis->on_kv ? on_kv : NULL;
 }
 
+/* The header fields a member's parser reports, in the archive's terms:
+ * named below the member (archive["w.npy"].header.shape), at absolute
+ * offsets. */
+typedef struct member_fields {
+    const member_vis *v;
+    const afmt_field_visitor *inner;
+} member_fields;
+
+static void on_field(void *ctx, const afmt_field_info *field)
+{
+    member_fields *f = ctx;
+    afmt_field_info moved = *field;
+    char name[AFMT_FIELD_MAX];
+
+    afmt_ar_field(f->v->r, f->v->m, field->field && field->field[0] ? field->field : NULL, name, sizeof name);
+    moved.field = name;
+    moved.offset = rebase(f->v, field->offset);
+    f->inner->on_field(f->inner->ctx, &moved);
+}
+
+/* The options a member's parser gets: the caller's, its field visitor
+ * (if any) wrapped. */
+static void member_options(member_fields *f, afmt_field_visitor *fields, afmt_options *out)
+{
+    const afmt_options *opt = f->v->r->opt;
+    *out = *opt;
+    if (!opt->fields || !opt->fields->on_field)
+        return;
+    f->inner = opt->fields;
+    fields->ctx = f;
+    fields->on_field = on_field;
+    out->fields = fields;
+}
+
+/* Tell the visitor that member m's parse begins (begin) or ended. */
+static int announce(afmt_ar_run *r, const afmt_ar_member *m, const afmt_ar_rule *rule, int begin)
+{
+    afmt_member info;
+
+    if (!r->vis || !r->vis->on_member)
+        return 0;
+    memset(&info, 0, sizeof info);
+    info.name = m->name;
+    info.name_len = m->name_len;
+    info.index = m->index;
+    info.format = rule->format;
+    info.offset = m->data_off;
+    info.size = m->usize;
+    info.stored_size = m->csize;
+    info.compressed = m->method == 8;
+    if (r->vis->on_member(r->vis->ctx, begin ? &info : NULL) == 0)
+        return 0;
+    return afmt_ar_fail(r, AFMT_E_CALLBACK, m, NULL, m->data_off, "stopped by the caller");
+}
+
 static int act_format(afmt_ar_run *r, const afmt_ar_member *m, const afmt_ar_rule *rule, const uint8_t *bytes,
                       uint64_t len)
 {
     member_vis v = {r, m, rule, m->method == 8, 0};
+    member_fields f = {&v, NULL};
+    afmt_field_visitor fields;
     afmt_visitor wrapped;
+    afmt_options opt;
 
     wrap_visitor(&v, &wrapped);
-    if (rule->format->validate(bytes, len, r->opt, &wrapped, r->err) == 0)
-        return 0;
-    reblame(&v, r->err);
-    return -1;
+    member_options(&f, &fields, &opt);
+    if (announce(r, m, rule, 1) != 0)
+        return -1;
+    if (rule->format->validate(bytes, len, &opt, &wrapped, r->err) != 0) {
+        reblame(&v, r->err);
+        return -1;
+    }
+    return announce(r, m, rule, 0);
+}
+
+/* A deflated member too large to hold (limits.max_held_bytes), parsed
+ * as a stream inflated through a window: its views carry no data.  The
+ * verdict on its bytes (corrupt, size lies, CRC-32) comes first: a parse
+ * cut short by a lie is the lie's fault. */
+static int act_format_stream(afmt_ar_run *r, const afmt_ar_member *m, const afmt_ar_rule *rule)
+{
+    member_vis v = {r, m, rule, 1, 0};
+    member_fields f = {&v, NULL};
+    afmt_field_visitor fields;
+    afmt_visitor wrapped;
+    afmt_options opt;
+    afmt_ar_stream st;
+    afmt_error inner;
+    afmt_src src;
+    uint8_t *window;
+    int rc;
+
+    if (afmt_ar_stream_open(r, m, &st) != 0)
+        return -1;
+    if (!(window = malloc((size_t)AFMT_MEMBER_WINDOW)))
+        return afmt_ar_fail(r, AFMT_E_NOMEM, m, "data", m->data_off, "no memory for a window of %" PRIu64
+                            " bytes to parse the member through", (uint64_t)AFMT_MEMBER_WINDOW);
+    wrap_visitor(&v, &wrapped);
+    member_options(&f, &fields, &opt);
+    afmt_src_stream(&src, window, AFMT_MEMBER_WINDOW, afmt_ar_stream_read, &st);
+    afmt_error_clear(&inner);
+    rc = announce(r, m, rule, 1);
+    if (rc == 0)
+        rc = rule->format->validate_src(&src, &opt, &wrapped, &inner);
+    free(window);
+    if (afmt_ar_stream_close(&st) != 0)
+        return -1;
+    if (rc != 0) {
+        if (inner.code != AFMT_OK) {
+            *r->err = inner;
+            reblame(&v, r->err);
+        }
+        return -1;
+    }
+    return announce(r, m, rule, 0);
 }
 
 /* Does the member's text read as this text of a rule: exactly, or, for a
@@ -226,6 +330,25 @@ static int act_text(afmt_ar_run *r, const afmt_ar_member *m, const afmt_ar_rule 
     if (rule->sets >= 0)
         r->vars[rule->sets] = (int)i;
     return 0;
+}
+
+int afmt_ar_act_member(afmt_ar_run *r, afmt_ar_member *m)
+{
+    const afmt_ar_rule *rule = m->rule >= 0 ? &r->d->rules[m->rule] : NULL;
+    const uint8_t *bytes;
+    uint8_t *owned;
+    int rc;
+
+    if (!rule || (rule->action != AFMT_AR_FORMAT && rule->action != AFMT_AR_TEXT))
+        return 0;
+    if (rule->action == AFMT_AR_FORMAT && m->method == 8 && m->usize > r->opt->limits.max_held_bytes &&
+        rule->format->validate_src)
+        return act_format_stream(r, m, rule);
+    if (afmt_ar_member_bytes(r, m, &bytes, &owned) != 0)
+        return -1;
+    rc = afmt_ar_act(r, m, bytes, m->usize);
+    free(owned);
+    return rc;
 }
 
 int afmt_ar_act(afmt_ar_run *r, afmt_ar_member *m, const uint8_t *bytes, uint64_t len)
@@ -414,20 +537,9 @@ static int run_zip(afmt_ar_run *r)
     }
     if (afmt_zip_check_methods(r) != 0 || afmt_zip_check_local(r) != 0)
         return -1;
-    for (i = 0; i < r->n; i++) {
-        afmt_ar_member *m = &r->m[i];
-        const uint8_t *bytes;
-        uint8_t *owned;
-        int rc;
-        if (m->rule < 0 || (r->d->rules[m->rule].action != AFMT_AR_FORMAT && r->d->rules[m->rule].action != AFMT_AR_TEXT))
-            continue;
-        if (afmt_ar_member_bytes(r, m, &bytes, &owned) != 0)
+    for (i = 0; i < r->n; i++)
+        if (afmt_ar_act_member(r, &r->m[i]) != 0)
             return -1;
-        rc = afmt_ar_act(r, m, bytes, m->usize);
-        free(owned);
-        if (rc != 0)
-            return -1;
-    }
     return afmt_ar_finish(r, r->members_end);
 }
 

@@ -34,8 +34,17 @@
  * a sorted list of names, for a deflated member whose bytes a rule needs a
  * buffer of its claimed size (checked first against the bytes there, at
  * most 1032 per compressed byte, and against limits.max_decoded_bytes for
- * the whole run), the inflater's 46 KiB, 64 KiB to check members that are
- * not parsed, and for tar the names.
+ * the whole run) -- or, for a member a format parses that claims more
+ * than limits.max_held_bytes, a window of AFMT_MEMBER_WINDOW bytes it is
+ * parsed through as a stream (its views then carry no data) -- the
+ * inflater's 46 KiB, 64 KiB to check members that are not parsed, and for
+ * tar the names.
+ *
+ * The visitor: a member a format parses is told to on_member before its
+ * parse and (NULL) after it; the views, warnings and fields in between
+ * are the member's, the fields named below it ("archive[\"w.npy\"]
+ * .header.shape") at absolute offsets.  check_values 0 reads no member's
+ * data that no rule parses, nor a stored member's for its CRC-32.
  *
  * Sources: a zip needs random access; from a stream (afmt_src with read)
  * the whole archive must fit the stream's window, else AFMT_E_LIMIT saying
