@@ -988,6 +988,9 @@ typedef struct scan {
 static int scratch_call(scan *sc, const char *id)
 {
     if (!strcmp(id, "afmt_scratch_free_all") || !strcmp(id, "afmt_scratch_free_since")) return 1;
+    /* an archive's run allocates in proportion to its members and frees
+     * it all before returning (docs/SECURITY.md, I3): not followed */
+    if (!strcmp(id, "afmt_archive_validate")) return 1;
     if (!strcmp(id, "afmt_scratch_grow")) {
         sc->scratch = 1;
         return 1;
