@@ -35,6 +35,7 @@ typedef struct afmt_ar_member {
     uint32_t crc;
     int zip64_local;       /* its local header has a zip64 extra field */
     int referenced;        /* a values member resolved it */
+    int is_dir;            /* zip: a directory entry (name ends with '/', no data): no rule applies */
     uint64_t csize, usize; /* stored and real sizes (equal but for deflated members) */
     uint64_t entry_off;    /* zip: its central entry; tar: its header block */
     uint64_t name_off;     /* where its name's bytes are (for messages) */

@@ -377,11 +377,10 @@ static int whole(afmt_ar_run *r, uint64_t end)
                                 "stream it must fit the stream window of %" PRIu64 " bytes (validate the file instead)",
                                 r->d->kind == AFMT_AR_ZIP ? "zip" : "tar", rest, s->cap);
         }
-        r->streamed = 1;
     }
-    if (r->base > s->len || (s->read == NULL && r->base < s->data_off))
-        return afmt_ar_fail(r, AFMT_E_TRUNCATED, NULL, NULL, r->base, "the archive starts past the input's end");
     r->end = end < s->len ? end : s->len;
+    if (r->base > r->end || (s->read == NULL && r->base < s->data_off))
+        return afmt_ar_fail(r, AFMT_E_TRUNCATED, NULL, NULL, r->base, "the archive starts past the input's end");
     r->bytes = s->data + (r->base - s->data_off);
     return 0;
 }
@@ -406,9 +405,13 @@ static int run_zip(afmt_ar_run *r)
 
     if (afmt_zip_read(r) != 0)
         return -1;
-    for (i = 0; i < r->n; i++)
-        if (afmt_ar_assign(r, &r->m[i]) != 0)
+    for (i = 0; i < r->n; i++) {
+        afmt_ar_member *m = &r->m[i];
+        if (m->is_dir ? afmt_ar_refuse(r, 1, AFMT_E_CONSTRAINT, m, NULL, m->name_off, "a directory entry: the "
+                                       "format writes none (ignored)") != 0
+                      : afmt_ar_assign(r, m) != 0)
             return -1;
+    }
     if (afmt_zip_check_methods(r) != 0 || afmt_zip_check_local(r) != 0)
         return -1;
     for (i = 0; i < r->n; i++) {
@@ -450,13 +453,19 @@ int afmt_archive_validate(const afmt_archive_desc *d, afmt_src *src, uint64_t en
 {
     afmt_ar_run r;
     afmt_error scratch;
+    afmt_options defaults;
     unsigned i;
     int rc;
 
     if (!err)
         err = &scratch;
+    if (!opt) {
+        afmt_options_default(&defaults);
+        opt = &defaults;
+    }
     if (afmt_archive_desc_check(d, err) != 0)
         return -1;
+    afmt_error_set_format(err, d->format); /* warnings carry it */
     memset(&r, 0, sizeof r);
     r.d = d;
     r.src = src;
@@ -467,6 +476,7 @@ int afmt_archive_validate(const afmt_archive_desc *d, afmt_src *src, uint64_t en
     r.path = path;
     r.err = err;
     r.narrays = narrays;
+    r.streamed = src->read != NULL; /* a window's bytes are never handed out */
     for (i = 0; i < AFMT_AR_VARS_MAX; i++)
         r.vars[i] = -1;
     afmt_ar_collect_captures(&r);

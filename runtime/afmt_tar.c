@@ -276,15 +276,58 @@ static int extended(afmt_ar_run *r, uint8_t type, uint64_t data, uint64_t size, 
     return 0;
 }
 
+/* What a header that is not an extended one stands for: a regular file
+ * (a member), a directory (its name checked, nothing else), or a refusal.
+ * *kept: the member's data was read into memory. */
+static int plain_entry(afmt_ar_run *r, uint8_t type, const afmt_tar_pending *used, const uint8_t *name, size_t len,
+                       uint64_t off, uint64_t size, int *kept)
+{
+    afmt_ar_member named;
+
+    if (type == '0' || type == 0 || type == '7')
+        return member(r, used, name, len, off, size, used->kind == 'x' && used->has_path, kept);
+    memset(&named, 0, sizeof named);
+    named.name = used->has_path ? used->path : name;
+    named.name_len = (uint32_t)(used->has_path ? used->path_len : len);
+    named.name_off = used->has_path ? used->path_off : off;
+    if (type != '5')
+        return afmt_ar_fail(r, AFMT_E_UNSUPPORTED, &named, "header.typeflag", off + 156,
+                            "%s (type '%c'): afmt reads regular files only", type_name(type), type);
+    if (named.name_len > 1 && named.name[named.name_len - 1] == '/')
+        named.name_len--; /* a directory's name ends with '/' */
+    return afmt_ar_check_name(r, &named, used->kind == 'x', "header.name");
+}
+
+/* Past an entry's data at data (a stream reads it through when nothing
+ * kept it), then its zero padding to the block's end. */
+static int past_data(afmt_ar_run *r, uint64_t data, uint64_t size, uint64_t padded, int kept, const char *sub)
+{
+    const uint8_t *pad;
+    uint64_t bad;
+
+    if (!kept && r->bytes && !need(r, data, size, NULL, sub, "the member's data"))
+        return -1;
+    if (!kept && !r->bytes && !afmt_src_take(r->src, r->end, data, size, NULL, NULL, &bad)) {
+        char field[AFMT_FIELD_MAX];
+        afmt_ar_field(r, NULL, sub, field, sizeof field);
+        return afmt_src_short(r->src, r->err, r->path, field, AFMT_NO_INDEX, data, r->end, size, "the member's data");
+    }
+    if (!(pad = need(r, data + size, padded - size, NULL, sub, "the padding after the member's data")))
+        return -1;
+    if (!all_zero(pad, (size_t)(padded - size)) &&
+        afmt_ar_refuse(r, 1, AFMT_E_PADDING, NULL, sub, data + size, "non-zero padding after the member's data"))
+        return -1;
+    return 0;
+}
+
 /* One header block at *p (not zero) and what follows it. */
 static int entry(afmt_ar_run *r, const uint8_t *h, uint64_t *p, afmt_tar_pending *pend, const char *sub)
 {
     const uint64_t off = *p;
     uint8_t name[BLOCK], type = h[156];
-    uint64_t size, padded, bad;
+    uint64_t size, padded;
     size_t len;
-    int posix, rc = 0, kept = 0;
-    const uint8_t *pad;
+    int posix, rc, kept = 0;
 
     if (check_header(r, h, off, sub, &posix) != 0 || header_size(r, h, off, sub, &size) != 0)
         return -1;
@@ -300,44 +343,9 @@ static int entry(afmt_ar_run *r, const uint8_t *h, uint64_t *p, afmt_tar_pending
     } else {
         afmt_tar_pending used = *pend;
         memset(pend, 0, sizeof *pend);
-        if (type == '0' || type == 0 || type == '7') {
-            rc = member(r, &used, name, len, off, size, used.kind == 'x' && used.has_path, &kept);
-        } else if (type == '5') {
-            afmt_ar_member dir;
-            memset(&dir, 0, sizeof dir);
-            dir.name = used.has_path ? used.path : name;
-            dir.name_len = (uint32_t)(used.has_path ? used.path_len : len);
-            dir.name_off = used.has_path ? used.path_off : off;
-            if (dir.name_len > 1 && dir.name[dir.name_len - 1] == '/')
-                dir.name_len--; /* a directory's name ends with '/' */
-            rc = afmt_ar_check_name(r, &dir, used.kind == 'x', "header.name");
-        } else {
-            afmt_ar_member named;
-            memset(&named, 0, sizeof named);
-            named.name = used.has_path ? used.path : name;
-            named.name_len = (uint32_t)(used.has_path ? used.path_len : len);
-            return afmt_ar_fail(r, AFMT_E_UNSUPPORTED, &named, "header.typeflag", off + 156,
-                                "%s (type '%c'): afmt reads regular files only", type_name(type), type);
-        }
+        rc = plain_entry(r, type, &used, name, len, off, size, &kept);
     }
-    if (rc != 0)
-        return -1;
-    /* past the data (a stream reads it through when nothing kept it), then
-     * its padding */
-    if (!kept && (r->bytes ? !need(r, off + BLOCK, size, NULL, sub, "the member's data")
-                           : !afmt_src_take(r->src, r->end, off + BLOCK, size, NULL, NULL, &bad))) {
-        if (!r->bytes) {
-            char field[AFMT_FIELD_MAX];
-            afmt_ar_field(r, NULL, sub, field, sizeof field);
-            afmt_src_short(r->src, r->err, r->path, field, AFMT_NO_INDEX, off + BLOCK, r->end, size,
-                           "the member's data");
-        }
-        return -1;
-    }
-    if (!(pad = need(r, off + BLOCK + size, padded - size, NULL, sub, "the padding after the member's data")))
-        return -1;
-    if (!all_zero(pad, (size_t)(padded - size)) &&
-        afmt_ar_refuse(r, 1, AFMT_E_PADDING, NULL, sub, off + BLOCK + size, "non-zero padding after the member's data"))
+    if (rc != 0 || past_data(r, off + BLOCK, size, padded, kept, sub) != 0)
         return -1;
     *p = off + BLOCK + padded;
     return 0;

@@ -310,7 +310,15 @@ static int read_entry(afmt_ar_run *r, uint64_t i, uint64_t off, uint64_t room, u
     m->usize = afmt_load_u32le(c + 24);
     disk = afmt_load_u16le(c + 34);
     local = afmt_load_u32le(c + 42);
-    if (afmt_ar_check_name(r, m, (m->flags & 0x0800) != 0, "central.name") != 0 ||
+    /* "dir/" of no bytes: a directory entry, whose name is checked without its '/' */
+    m->is_dir = nlen > 1 && m->name[nlen - 1] == '/' && m->usize == 0 && m->csize == 0;
+    if (m->is_dir) {
+        afmt_ar_member dir = *m;
+        dir.name_len--;
+        if (afmt_ar_check_name(r, &dir, (m->flags & 0x0800) != 0, "central.name") != 0)
+            return -1;
+    }
+    if ((!m->is_dir && afmt_ar_check_name(r, m, (m->flags & 0x0800) != 0, "central.name") != 0) ||
         afmt_zip_extras(r, m, "central.extra", c + CENTRAL_LEN + nlen, (size_t)xlen, off + CENTRAL_LEN + nlen, &z) != 0 ||
         widen(r, m, &local, disk, &z) != 0 || one_disk(r, "central.disk", off + 34, disk, ALL16) != 0 ||
         check_entry(r, m, afmt_load_u16le(c + 6)) != 0)

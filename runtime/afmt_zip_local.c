@@ -188,7 +188,8 @@ static int no_overlap(afmt_ar_run *r, extent *x)
 {
     size_t i;
 
-    qsort(x, r->n, sizeof *x, by_start);
+    if (r->n > 1)
+        qsort(x, r->n, sizeof *x, by_start);
     for (i = 1; i < r->n; i++)
         if (x[i].from < x[i - 1].to) {
             const afmt_ar_member *m = &r->m[x[i].member];

@@ -320,7 +320,8 @@ static int distinct(afmt_zip_writer *w, afmt_error *err)
         return afmt_fail(err, AFMT_E_NOMEM, NULL, "member", AFMT_NO_INDEX, AFMT_NO_OFFSET, "no memory to sort names");
     for (i = 0; i < w->n; i++)
         v[i] = &w->e[i];
-    qsort(v, w->n, sizeof *v, by_name);
+    if (w->n > 1)
+        qsort(v, w->n, sizeof *v, by_name);
     for (i = 1; i < w->n && rc == 0; i++) {
         const afmt_zip_entry *later = v[i] > v[i - 1] ? v[i] : v[i - 1];
         if (by_name(&v[i - 1], &v[i]) == 0)

@@ -28,6 +28,7 @@ static const zb_file t_v7[] = {{"arch/data.pkl", B("0")}, {"arch/data/0", rec0, 
 static const zb_file t_unref[] = {TORCH_BASE, {"arch/byteorder", B("little")}, {"arch/data/1", rec0, 24}};
 static const zb_file t_nokey[] = {{"arch/data.pkl", B("0,5")}, {"arch/data/0", rec0, 24}, {"arch/version", B("3\n")}};
 static const zb_file t_notes[] = {TORCH_BASE, {"arch/byteorder", B("little")}, {"arch/notes.txt", B("hi")}};
+static const zb_file t_dir[] = {TORCH_BASE, {"arch/byteorder", B("little")}, {"arch/", B("")}};
 /* npz members are set in main (npy bytes from afmt's writer) */
 static zb_file n_ok[2], n_dup[2], n_dotdot[1], n_abs[1], n_bslash[1], n_dslash[1], n_dot[1], n_txt[2];
 
@@ -132,9 +133,20 @@ static const zip_case cases[] = {
     {"a member of no rule, strict", &torch_desc, F(t_notes), TORCH, NOP, S, AFMT_E_CONSTRAINT,
      "archive[\"arch/notes.txt\"]", AT(W_CENTRAL, 4, 46), "no rule of torch allows", 0},
     {"a member of no rule, lenient", &torch_desc, F(t_notes), TORCH, NOP, LEN, OK, 1},
+    {"a directory entry, strict", &torch_desc, F(t_dir), TORCH, NOP, S, AFMT_E_CONSTRAINT, "archive[\"arch/\"]",
+     AT(W_CENTRAL, 4, 46), "a directory entry", 0},
+    {"a directory entry, lenient (re-zipped)", &torch_desc, F(t_dir), TORCH, NOP, LEN, OK, 1},
     /* the np.savez form */
     {"npz: stored, zip64 local fields", &npz_desc, F(n_ok), {0}, NOP, S, OK, 2},
     {"npz: a deflated member", &npz_desc, F(n_ok), {.deflate = 1}, NOP, S, OK, 2},
+    {"npz: no member at all (np.savez())", &npz_desc, NULL, 0, {0}, NOP, S, OK, 0},
+    {"npz: central sizes and offset in a zip64 field", &npz_desc, F(n_ok), {.central_zip64 = 2}, NOP, S, OK, 2},
+    {"torch: the same, with its descriptor", &torch_desc, F(t_ok), {.torch = 1, .central_zip64 = 2}, NOP, S, OK, 1},
+    {"a zip64 field too short for what it must give", &npz_desc, F(n_ok), {.central_zip64 = 2},
+     {P(W_CENTRAL, 1, 30, 2, 20), P(W_CENTRAL, 1, 46 + 5 + 2, 2, 16)}, S, AFMT_E_CONSTRAINT, "archive[\"b.npy\"].central.extra",
+     AT(W_CENTRAL, 1, 46 + 5), "24 bytes of sizes, offset or disk are all ones, and a too short zip64", 0},
+    {"torch: no member at all", &torch_desc, NULL, 0, TORCH, NOP, S, AFMT_E_CONSTRAINT, "archive", AT(W_CD, 0, 0),
+     "no member of the form \"{prefix}/data.pkl\"", 0},
     {"central directory offset past the end", &npz_desc, F(n_ok), {0}, {P(W_END, 0, 16, 4, 0x7fffffff)}, S,
      AFMT_E_CONSTRAINT, "archive.end.cd_offset", AT(W_END, 0, 16), "at offset 2147483647 does not end", 0},
     {"more entries than the directory holds", &npz_desc, F(n_ok), {0}, {P(W_END, 0, 8, 2, 1000), P(W_END, 0, 10, 2, 1000)},
@@ -157,6 +169,19 @@ static const zip_case cases[] = {
      AT(W_CENTRAL, 0, 48), "'.' component", 0},
     {"a member no npz rule allows", &npz_desc, F(n_txt), {0}, NOP, LEN, AFMT_E_CONSTRAINT, "archive[\"x.txt\"]",
      AT(W_CENTRAL, 1, 46), "no rule of npz allows", 0},
+    /* w.npy is 152 bytes (afmt's npy writer); its zip64 local field's sizes at local + 39 and + 47 */
+    {"a deflated member inflates to fewer bytes than claimed", &npz_desc, F(n_ok), {.deflate = 1},
+     {P(W_CENTRAL, 0, 24, 4, 153), P(W_LOCAL, 0, 39, 8, 153)}, S, AFMT_E_SIZE,
+     "archive[\"w.npy\"].central.uncompressed_size", AT(W_CENTRAL, 0, 24), "inflates to 152 bytes, the archive says 153",
+     0},
+    {"a deflated member inflates to more bytes than claimed", &npz_desc, F(n_ok), {.deflate = 1},
+     {P(W_CENTRAL, 0, 24, 4, 151), P(W_LOCAL, 0, 39, 8, 151)}, S, AFMT_E_SIZE,
+     "archive[\"w.npy\"].central.uncompressed_size", AT(W_CENTRAL, 0, 24), "more than the 151 bytes", 0},
+    {"a claim past deflate's 1032:1", &npz_desc, F(n_ok), {.deflate = 1},
+     {P(W_CENTRAL, 0, 24, 4, 1000000), P(W_LOCAL, 0, 39, 8, 1000000)}, S, AFMT_E_SIZE,
+     "archive[\"w.npy\"].central.uncompressed_size", AT(W_CENTRAL, 0, 24), "1000000 bytes claimed from 157", 0},
+    {"a corrupt deflate stream", &npz_desc, F(n_ok), {.deflate = 1}, {P(W_DATA, 0, 0, 1, 7)}, S, AFMT_E_VALUE,
+     "archive[\"w.npy\"].data", AT(W_DATA, 0, 0), "block type 3", 0},
     {"an npy member's own error", &npz_desc_nocrc, F(n_ok), {0}, {P(W_DATA, 0, 0, 1, 0)}, S, AFMT_E_MAGIC,
      "archive[\"w.npy\"].magic_byte", AT(W_DATA, 0, 0), "expected 147, found 0", 0},
     {"a deflated npy member's own error", &npz_desc_nocrc, F(n_ok), {.deflate = 1}, {P(W_DATA, 0, 5, 1, 0)}, S,
@@ -219,6 +244,36 @@ static void view_checks(zb *z)
          s.v[0].offset == z->data[0] && s.v[0].first == 0.0f && s.v[1].offset == z->data[1] + npy_b_len - 12 &&
          s.v[1].first == 1.0f;
     CHECK("npz: a deflated member's view has its data, at the compressed data's offset", ok);
+}
+
+/* limits.max_decoded_bytes holds for the whole run, before inflating. */
+static void limits(zb *z)
+{
+    zb_layout deflated = {.deflate = 2};
+    afmt_options opt;
+    afmt_visitor vis;
+    afmt_src src;
+    afmt_error err;
+    uint64_t pos = 0;
+    uint32_t narrays = 0;
+    seen s;
+    int ok;
+
+    zb_build(z, F(n_ok), &deflated);
+    afmt_options_default(&opt);
+    opt.limits.max_decoded_bytes = npy_b_len - 1;
+    seen_visitor(&s, &vis);
+    afmt_src_buffer(&src, z->buf, z->len);
+    ok = afmt_archive_validate(&npz_desc, &src, z->len, &pos, &narrays, &opt, &vis, NULL, &err) != 0 &&
+         err.code == AFMT_E_LIMIT && strcmp(err.field, "archive[\"b.npy\"].central.uncompressed_size") == 0 &&
+         err.offset == z->central[1] + 24 && strstr(err.message, "limits.max_decoded_bytes") && s.n == 1;
+    CHECK("limits.max_decoded_bytes refuses a member before inflating it", ok);
+    opt.limits.max_decoded_bytes = npy_b_len;
+    pos = 0;
+    narrays = 0;
+    ok = afmt_archive_validate(&npz_desc, &src, z->len, &pos, &narrays, &opt, &vis, NULL, &err) == 0 &&
+         pos == z->len && narrays == 2;
+    CHECK("... and takes one of exactly that size; *pos ends at the archive's end, *narrays counts", ok);
 }
 
 /* The files numpy and torch wrote. */
@@ -321,7 +376,9 @@ int main(void)
     n_txt[1] = (zb_file){"x.txt", B("hello")};
     for (i = 0; i < sizeof cases / sizeof cases[0]; i++)
         CHECK(cases[i].name, run_case(&cases[i], &z));
+    CHECK("afmt's npy writer makes the 152-byte w.npy the size cases count on", npy_w_len == 152);
     view_checks(&z);
+    limits(&z);
     real_files();
     prefixes(&z);
     damaged(&z);
