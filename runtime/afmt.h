@@ -1174,6 +1174,11 @@ AFMT_API size_t afmt_model_shards(const afmt_model *m);
  * NULL for a split (its files are named by the caller) or s out of range. */
 AFMT_API const char *afmt_model_shard_name(const afmt_model *m, size_t s);
 
+/* The absolute offset in the index of the first weight_map value naming
+ * shard s (where a missing shard is blamed), or AFMT_NO_OFFSET for a
+ * split or s out of range. */
+AFMT_API uint64_t afmt_model_shard_offset(const afmt_model *m, size_t s);
+
 /* Tensors the index lists, or (a split) found so far; and the stored
  * bytes of the tensors found, each counted once. */
 AFMT_API uint64_t afmt_model_tensors(const afmt_model *m);

@@ -185,6 +185,13 @@ const char *afmt_model_shard_name(const afmt_model *m, size_t s)
     return m->names + m->shards[s].name_at;
 }
 
+uint64_t afmt_model_shard_offset(const afmt_model *m, size_t s)
+{
+    if (!m || m->kind != AFMT_MODEL_KIND_INDEX || s >= m->nshards)
+        return AFMT_NO_OFFSET;
+    return m->shards[s].at;
+}
+
 uint64_t afmt_model_tensors(const afmt_model *m)
 {
     return m ? (uint64_t)m->ntensors : 0;

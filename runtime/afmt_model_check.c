@@ -69,7 +69,7 @@ static int add_indexed(afmt_model *m, size_t s, const afmt_array *a, uint64_t le
         m->found_bytes_overflow = 1;
     if (t->listed != s) {
         afmt_fail(err, AFMT_E_CONSTRAINT, NULL, field, AFMT_NO_INDEX, a->offset,
-                  "the index puts it in %s (its weight_map entry at offset %" PRIu64 " there)",
+                  "the index puts it in %s (its weight_map entry at offset %" PRIu64 " of the index)",
                   afmt_model_shard_label(m, t->listed, other, sizeof other), t->at);
         return afmt_model_fault(err);
     }

@@ -131,7 +131,7 @@ static int read_entries(index_read *r, const afmt_tv *map)
         if (!file_name_ok(m->names + f->name_at, f->name_len)) {
             entry_field(r, &key, field, sizeof field);
             afmt_fail(r->err, AFMT_E_VALUE, NULL, field, AFMT_NO_INDEX, r->th.base + value.begin - 1,
-                      "a shard's file name lies in the index's folder (relative, no '..', no '\\\\', "
+                      "a shard's file name lies in the index's folder (relative, no '..', no '\\', "
                       "no NUL), found \"%.100s\"", m->names + f->name_at);
             return afmt_model_fault(r->err);
         }

@@ -218,6 +218,9 @@ static void index_basics(void)
           strcmp(afmt_model_shard_name(m, 0), "s1.safetensors") == 0 &&
           strcmp(afmt_model_shard_name(m, 1), "s2.safetensors") == 0 && afmt_model_shard_name(m, 2) == NULL);
     CHECK("three tensors listed", afmt_model_tensors(m) == 3);
+    CHECK("a shard is blamed at the first value naming it",
+          afmt_model_shard_offset(m, 1) == (uint64_t)(strstr(J_GOOD, "\"s2.") - J_GOOD) &&
+          afmt_model_shard_offset(m, 2) == AFMT_NO_OFFSET);
     CHECK("add b to its shard", afmt_model_add_array(m, 1, &a, &err) == 0 && afmt_model_found_bytes(m) == 16);
     CHECK("shard out of range is usage", afmt_model_add_array(m, 2, &a, &err) == -1 && err.code == AFMT_E_USAGE);
     a = view("x", 1, 40);
