@@ -22,6 +22,7 @@
 #include "json_out.h"
 #include "limit_opts.h"
 #include "load.h"
+#include "model_set.h"
 #include "spec.h"
 
 /* Most fields and arrays listed per file (the rest are counted), and most
@@ -563,6 +564,11 @@ static void info_usage(FILE *f)
 "shown and the rest counted (--json lists them all).  FILE \"-\" is\n"
 "standard input.\n"
 "\n"
+"A model's folder (one holding model.safetensors.index.json or gguf-split's\n"
+"PREFIX-00001-of-00003.gguf files) or its index is described as the set\n"
+"(as afmt-validate -v checks it): each shard's tensors, each fault of the\n"
+"set, and whether the shards make one model.\n"
+"\n"
 "Options:\n"
 "  -f, --format NAME  do not detect: read each FILE as format NAME\n"
 "      --spec FILE    do not detect: read each FILE as the format the spec\n"
@@ -692,7 +698,9 @@ static int info_files(info_ctx *c, const info_args *a, char **argv)
         int r;
         afmt_cli_buf_reset(&out, (size_t)4 << 20);
         fflush(stdout);
-        r = info_file(c, argv[a->files[i]], a->forced, &a->opt, &out);
+        /* a model's folder or index: the set, as afmt-validate -v has it */
+        if (a->forced || !afmt_cli_info_model(argv[a->files[i]], &a->opt, c->json, &r))
+            r = info_file(c, argv[a->files[i]], a->forced, &a->opt, &out);
         if (out.oom) {
             fprintf(stderr, "afmt info: out of memory formatting the output\n");
             r = AFMT_EXIT_ERROR;

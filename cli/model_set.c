@@ -20,6 +20,8 @@
 #include "fail.h"
 #include "input.h"
 #include "render.h"
+#include "cli.h"
+#include "config.h"
 
 #define MODEL_PATH_MAX 4200
 
@@ -469,5 +471,38 @@ int afmt_cli_check_model_dir(afmt_cli_worker *w, const char *path)
         free(list[i]);
     free(list);
     free(seen.v);
+    return found;
+}
+
+/* ---------------------------------------------------------------- info */
+
+int afmt_cli_info_model(const char *path, const afmt_options *opt, int json, int *status)
+{
+    afmt_cli_config cfg;
+    afmt_cli_worker *w;
+    struct stat st;
+    int found;
+
+    if (strcmp(path, "-") == 0 || stat(path, &st) != 0)
+        return 0;
+    if (!S_ISDIR(st.st_mode) && !(S_ISREG(st.st_mode) && ends_with(base_name(path), index_suffix)))
+        return 0;
+    afmt_cli_config_default(&cfg);
+    cfg.opt = *opt;
+    cfg.verbose = 1; /* each shard's tensors, as afmt-validate -v lists them */
+    cfg.json = json;
+    cfg.jobs = 1;
+    if (!(w = malloc(sizeof *w))) {
+        fprintf(stderr, "afmt info: out of memory\n");
+        *status = AFMT_EXIT_ERROR;
+        return 1;
+    }
+    afmt_cli_worker_init(w, &cfg, NULL);
+    afmt_cli_out_begin(&w->out, 0);
+    found = S_ISDIR(st.st_mode) ? afmt_cli_check_model_dir(w, path) : afmt_cli_check_model_file(w, path, 0);
+    afmt_cli_out_end(&w->out);
+    *status = w->errors ? AFMT_EXIT_ERROR : w->invalid ? AFMT_EXIT_INVALID : AFMT_EXIT_OK;
+    afmt_cli_worker_free(w);
+    free(w);
     return found;
 }

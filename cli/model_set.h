@@ -53,4 +53,11 @@ void afmt_cli_model_array(afmt_cli_model_hook *hook, const afmt_array *a);
  * the worker. */
 int afmt_cli_model_kv(void *ctx, const afmt_kv *kv, uint64_t offset);
 
+/* afmt info on path: 1 when it is a model set (a folder holding one, or
+ * an index), then described as afmt-validate -v (--json: as afmt-validate
+ * --json) describes it: each shard's verdict and tensors, the set's faults
+ * and its verdict, on standard output, *status the exit status; 0 when
+ * path is none (nothing said). */
+int afmt_cli_info_model(const char *path, const afmt_options *opt, int json, int *status);
+
 #endif /* AFMT_CLI_MODEL_SET_H */

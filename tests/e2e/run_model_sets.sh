@@ -91,6 +91,18 @@ assert whole and "region" not in whole[0]["locations"][0]["physicalLocation"], w
 PY
 then pass sarif-fault-located; else fail sarif-fault-located "$OUT"; fi
 
+# ---- afmt info: the set, each shard's tensors
+run "$AFMT" info "$T/st"
+expect_rc info-folder-exit-0 0
+expect_out_has info-folder-tensor "  [1] lm_head.weight f32[6] row-major offset=192"
+expect_out_has info-folder-set "model.safetensors.index.json: ok model (safetensors index: 2 shards"
+run "$AFMT" info --json "$T/safetensors-lacking/model.safetensors.index.json"
+expect_rc info-index-exit-1 1
+expect_out_has info-index-json-fault '"field":"weight_map[\"norm.weight\"]"'
+run "$AFMT" info "$T/gguf-split-no"
+expect_rc info-split-exit-1 1
+expect_out_has info-split-fault "m-00003-of-00003.gguf: invalid model: split.no at offset 24"
+
 # ---- a bad index is named as such
 printf '{"weight_map": {"a": "../x.safetensors"}}' > "$T/st/bad.index.json"
 run "$VALIDATE" "$T/st/bad.index.json"
