@@ -320,6 +320,11 @@ static void on_field(void *ctx, const afmt_field_info *f)
         put_value(b, f, 1);
         if (f->is_array && f->count > INFO_MAX_FIELDS)
             afmt_cli_buf_puts(b, ",\"value_truncated\":true");
+        if (f->value_name) {
+            /* what the spec calls the value: GGUF's type 8 is "string" */
+            afmt_cli_buf_puts(b, ",\"value_name\":");
+            afmt_cli_json_cstr(b, f->value_name);
+        }
         afmt_cli_buf_puts(b, ",\"doc\":");
         if (f->doc)
             afmt_cli_json_cstr(b, f->doc);
@@ -331,6 +336,8 @@ static void on_field(void *ctx, const afmt_field_info *f)
     afmt_cli_buf_printf(b, "  %10" PRIu64 " %6" PRIu64 "  %-5s ", f->offset, width, c->type);
     afmt_cli_buf_printf(b, "%-28s ", f->field);
     put_value(b, f, 0);
+    if (f->value_name)
+        afmt_cli_buf_printf(b, " (%s)", f->value_name);
     if (f->doc)
         afmt_cli_buf_printf(b, "  -- %s", f->doc);
     afmt_cli_buf_putc(b, '\n');
@@ -577,7 +584,9 @@ static void info_usage(FILE *f)
 "      --json         one JSON object per file: path, format, size, valid,\n"
 "                     fields [{field, offset, width, count, type, value\n"
 "                     (number, list or string; bytes also as hex; text:\n"
-"                     its text as written, quotes kept), doc;\n"
+"                     its text as written, quotes kept), value_name (what\n"
+"                     the spec calls an integer's value: GGUF's type 8 is\n"
+"                     \"string\"; when it names it), doc;\n"
 "                     value_truncated past 10000 values}],\n"
 "                     array_count, arrays [{index, name, dtype, shape, order,\n"
 "                     offset, nbytes}], metadata {offset, nbytes, json}\n"

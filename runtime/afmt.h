@@ -613,6 +613,10 @@ typedef struct afmt_field_info {
     int big_endian;        /* integers (floats) stored big-endian */
     const uint8_t *bytes;  /* count * width bytes (width for BYTES) */
     const char *doc;       /* the spec's "doc" for it, or NULL */
+    /* What the spec calls this integer value, when its "names" say
+     * (GGUF: value type 8 is "string", ggml type 1 "f16"), or NULL.
+     * Static storage.  Added in runtime ABI 15. */
+    const char *value_name;
 } afmt_field_info;
 
 /* A float field's value (kind AFMT_FIELD_FLOAT): the IEEE-754 float of

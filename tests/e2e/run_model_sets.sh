@@ -103,6 +103,14 @@ run "$AFMT" info "$T/gguf-split-no"
 expect_rc info-split-exit-1 1
 expect_out_has info-split-fault "m-00003-of-00003.gguf: invalid model: split.no at offset 24"
 
+# ---- afmt info names GGUF's value and tensor types (the spec's "names")
+run "$AFMT" info "$T/gg/m-00001-of-00003.gguf"
+expect_out_has info-gguf-value-type "kv[0].type                   8 (string)"
+expect_out_has info-gguf-u16-type "kv[2].type                   2 (u16)"
+expect_out_has info-gguf-tensor-type "tensor[0].type               0 (f32)"
+run "$AFMT" info --json "$T/gg/m-00001-of-00003.gguf"
+expect_out_has info-gguf-json-name '"field":"kv[4].type","offset":176,"width":4,"type":"u32le","value":5,"value_name":"i32"'
+
 # ---- a bad index is named as such
 printf '{"weight_map": {"a": "../x.safetensors"}}' > "$T/st/bad.index.json"
 run "$VALIDATE" "$T/st/bad.index.json"
