@@ -401,21 +401,21 @@ AFMT_API int afmt_array_plain_size(const afmt_array *a, uint64_t *out, afmt_erro
  * another order needs one buffer of the plain size (AFMT_E_NOMEM).
  * Reads src's data only during the call. */
 AFMT_API int afmt_array_to_plain(const afmt_array *src, afmt_order order,
-                                 uint8_t *dst, uint64_t dst_size, afmt_error *err);
+                                 void *dst, uint64_t dst_size, afmt_error *err);
 
 /* Make *dst a plain, native, contiguous view over buf (which holds
  * afmt_array_plain_size bytes in `order`) of src's logical array: same
  * dtype, shape, name and index.  Typically after afmt_array_to_plain, to
  * hand the result to a writer.  dst->data points into buf. */
 AFMT_API void afmt_array_plain_view(const afmt_array *src, afmt_order order,
-                                    const uint8_t *buf, afmt_array *dst);
+                                    const void *buf, afmt_array *dst);
 
 /* Convert count element values between dtypes (plain, native order).
  * Refuses with AFMT_E_LOSSY, naming the first element index whose value
  * would change, unless allow_lossy is set; AFMT_E_TYPE when no conversion
  * exists (opaque).  dst must hold count * size of `to`. */
-AFMT_API int afmt_convert_elements(afmt_dtype from, const uint8_t *src,
-                                   afmt_dtype to, uint8_t *dst, uint64_t count,
+AFMT_API int afmt_convert_elements(afmt_dtype from, const void *src,
+                                   afmt_dtype to, void *dst, uint64_t count,
                                    int allow_lossy, afmt_error *err);
 
 /* The same result in pieces, for writing a large array out without a
@@ -431,7 +431,7 @@ AFMT_API int afmt_convert_elements(afmt_dtype from, const uint8_t *src,
 AFMT_API int afmt_array_part_unit(const afmt_array *src, afmt_order order, uint64_t *unit,
                                   afmt_error *err);
 AFMT_API int afmt_array_to_plain_part(const afmt_array *src, afmt_order order, uint64_t first,
-                                      uint8_t *dst, uint64_t n, afmt_error *err);
+                                      void *dst, uint64_t n, afmt_error *err);
 
 /* afmt_array_to_plain and afmt_convert_elements in one pass: decode src
  * into dst in `order`, each element cast to `to` (dst holds count elements
@@ -445,7 +445,7 @@ AFMT_API int afmt_array_to_plain_part(const afmt_array *src, afmt_order order, u
  * afmt_array_to_plain.  Thread-safe; reads src's data only during the
  * call. */
 AFMT_API int afmt_array_to_plain_as(const afmt_array *src, afmt_order order, afmt_dtype to,
-                                    int allow_lossy, uint8_t *dst, uint64_t dst_size, afmt_error *err);
+                                    int allow_lossy, void *dst, uint64_t dst_size, afmt_error *err);
 
 /* Bytes the whole matrix of the tiles tiles[0..n) (views with is_tile
  * set, rank 2, of one matrix: same tile_rows, tile_cols, dtype, element
@@ -462,7 +462,7 @@ AFMT_API int afmt_tiles_plain_size(const afmt_array *tiles, size_t n, uint64_t *
  * written.  Allocation: one temporary buffer of the largest tile's plain
  * size, freed before returning, and about 32 KiB of stack.  *whole lives
  * as long as dst. */
-AFMT_API int afmt_tiles_assemble(const afmt_array *tiles, size_t n, afmt_order order, uint8_t *dst,
+AFMT_API int afmt_tiles_assemble(const afmt_array *tiles, size_t n, afmt_order order, void *dst,
                                  uint64_t dst_size, afmt_array *whole, afmt_error *err);
 
 /* ==================================================================
@@ -682,6 +682,28 @@ typedef struct afmt_write_options {
     size_t n_kv;
 } afmt_write_options;
 
+/* ---- Finding an array by name
+ *
+ *     afmt_array bias;
+ *     float b[3];
+ *     if (afmt_find_array(f.data, f.len, &afmt_safetensors_format, "bias", NULL, &bias, &err) == 0 &&
+ *         afmt_array_plain_size(&bias, &size, &err) == 0 && size == sizeof b &&
+ *         afmt_file_read_array(&f, &bias, AFMT_ROW_MAJOR, b, sizeof b, &err) == 0) ...
+ *
+ * Validate buf[0..len) as fmt (opt: NULL for the defaults) and fill *out
+ * with the view of the first array whose name is name, byte for byte (a
+ * name longer than a view holds, afmt_array.name_len, matches nothing).
+ * The whole file is validated first: a view of an invalid file is never
+ * given (-1 with the validator's error).  No such array: -1 with
+ * AFMT_E_USAGE, field "name", offset AFMT_NO_OFFSET, the message saying
+ * how many arrays the file has.  *out points into buf, as any view does,
+ * and lives as long as it; *out is written only on success.  Allocates
+ * nothing beyond what the validator does; keeps no pointer to name;
+ * thread-safe (reentrant).  Added in runtime ABI 15. */
+struct afmt_format; /* below: "Formats" */
+AFMT_API int afmt_find_array(const void *buf, uint64_t len, const struct afmt_format *fmt, const char *name,
+                             const afmt_options *opt, afmt_array *out, afmt_error *err);
+
 /* ---- Collecting the views of one validation
  *
  * A visitor that keeps a copy of every array's view (and the trailer),
@@ -747,7 +769,7 @@ typedef struct afmt_src {
 
 /* A source over buf[0..len) (an mmap, a file read whole).  buf must stay
  * valid and unchanged while the source is used. */
-AFMT_API void afmt_src_buffer(afmt_src *s, const uint8_t *buf, uint64_t len);
+AFMT_API void afmt_src_buffer(afmt_src *s, const void *buf, uint64_t len);
 
 /* A stream (a pipe, a socket) read with read(ctx, buf, n, &got): return 0
  * with *got bytes (0 at the end) or -1 on error (AFMT_E_IO).  win is a
@@ -814,7 +836,7 @@ AFMT_API int afmt_file_open(afmt_file *f, const char *path, afmt_error *err);
  * the file.  Reads f only: several threads may read views of one open
  * file into different buffers at once. */
 AFMT_API int afmt_file_read_array(const afmt_file *f, const afmt_array *view, afmt_order order,
-                                  uint8_t *dst, uint64_t dst_size, afmt_error *err);
+                                  void *dst, uint64_t dst_size, afmt_error *err);
 
 /* Unmap and close (nothing when f is not open); views into f->data are
  * then invalid. */
@@ -864,7 +886,7 @@ typedef struct afmt_sink {
 
 /* Write into buf[0..cap); writing past cap fails with AFMT_E_IO (size the
  * buffer with the format's encoded_size).  buf is caller-owned. */
-AFMT_API void afmt_sink_buffer(afmt_sink *s, uint8_t *buf, uint64_t cap);
+AFMT_API void afmt_sink_buffer(afmt_sink *s, void *buf, uint64_t cap);
 /* Write to an open FILE*; the caller flushes and closes it.  When fp is a
  * regular file's stream (fileno and fstat say so), a run of 1 MiB or more
  * (a payload) is flushed past stdio's buffer: fflush, then write() on
