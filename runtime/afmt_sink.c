@@ -678,10 +678,10 @@ int afmt_sink_payload(afmt_sink *s, const afmt_array *a, afmt_endian endian,
 
     if (afmt_payload_size(a, encoding, &size, err) != 0)
         return -1;
-    if (a->encoding != AFMT_ENC_PLAIN || (a->stride != es && a->stride != 0) ||
+    if (a->encoding != AFMT_ENC_PLAIN || a->strided || (a->stride != es && a->stride != 0) ||
         (a->dtype != AFMT_OPAQUE && a->elsize != es && a->elsize != 0))
         return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, s->written,
-                         "payload source must be plain and contiguous");
+                         "payload source must be plain and contiguous (a strided view: afmt_array_to_plain first)");
     if (!afmt_mul_u64(a->count, es, &plain))
         return afmt_fail(err, AFMT_E_OVERFLOW, NULL, NULL, AFMT_NO_INDEX, s->written,
                          "payload size overflows 64 bits");

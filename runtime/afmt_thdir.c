@@ -1019,7 +1019,7 @@ int afmt_thdir_write(const afmt_thdir_desc *d, const afmt_array *arrays, size_t 
         const afmt_array *a = &arrays[i];
         e[i].a = a;
         e[i].type = -1;
-        if (a->encoding != AFMT_ENC_PLAIN || a->endian != AFMT_LITTLE || a->stride != a->elsize ||
+        if (a->encoding != AFMT_ENC_PLAIN || a->strided || a->endian != AFMT_LITTLE || a->stride != a->elsize ||
             (a->rank > 1 && a->order != AFMT_ROW_MAJOR && !has_order)) {
             afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                       "array %zu must be plain, little-endian and row-major (see afmt_array_to_plain)", i);

@@ -116,6 +116,7 @@ if [ -f tests/e2e/run_e2e.sh ]; then
 fi
 run identify bash tests/e2e/run_identify.sh "$BUILD"
 run model-sets bash tests/e2e/run_model_sets.sh "$BUILD"
+run torch-cli bash tests/e2e/run_torch_cli.sh "$BUILD"
 if [ -f tests/e2e/run_cli_tools.sh ]; then
     run cli-tools bash tests/e2e/run_cli_tools.sh "$BUILD"
 fi
