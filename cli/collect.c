@@ -8,6 +8,7 @@
 #include "formats.h"
 #include "json_out.h"
 #include "load.h"
+#include "model_set.h"
 #include "sidecar.h"
 
 static int on_array(void *ctx, const afmt_array *a)
@@ -16,6 +17,8 @@ static int on_array(void *ctx, const afmt_array *a)
     uint64_t index = w->narrays++;
 
     afmt_cli_sidecar_check_array(w, a, index);
+    if (w->model)
+        afmt_cli_model_array(w->model, a);
 
     /* the first array is named on a valid input's line, which -q drops */
     if (index == 0 && !w->cfg->quiet) {
@@ -78,4 +81,6 @@ void afmt_cli_collect_visitor(afmt_cli_worker *w, afmt_visitor *vis)
     afmt_cli_visitor_init(vis, w);
     vis->on_array = on_array;
     vis->on_warning = on_warning;
+    if (w->model)
+        vis->on_kv = afmt_cli_model_kv; /* a split file's split.* keys */
 }

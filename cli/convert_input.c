@@ -84,6 +84,31 @@ static int check_castable(const afmt_cli_convert_input *c, const afmt_cli_conver
     return 0;
 }
 
+/* Strided views that share a payload (PyTorch's tied weights, a tensor
+ * and its transpose): a strided view's payload ends where its storage
+ * ends, so views of one storage have one end.  Every target writes each
+ * array as its own copy, which the conversion says, naming the first few
+ * pairs.  Quadratic in the strided views, bounded by the first 4096. */
+static void note_shared(const afmt_cli_convert_input *c, const afmt_cli_convert_args *a)
+{
+    size_t i, j, n = c->views.n < 4096 ? c->views.n : 4096, said = 0, pairs = 0;
+    for (i = 0; i < n; i++) {
+        const afmt_array *x = &c->views.v[i];
+        if (!x->strided || !x->data) continue;
+        for (j = i + 1; j < n; j++) {
+            const afmt_array *y = &c->views.v[j];
+            if (!y->strided || y->data + y->nbytes != x->data + x->nbytes) continue;
+            if (pairs++ < 5)
+                fprintf(stderr, "afmt convert: note: %s: '%s' and '%s' share one storage (tied weights or views of one "
+                        "tensor): %s gets each as its own copy\n", a->in, x->name, y->name, a->target->name);
+            said = 1;
+            break;
+        }
+    }
+    if (said && pairs > 5)
+        fprintf(stderr, "afmt convert: note: %s: %zu more arrays share a storage with another\n", a->in, pairs - 5);
+}
+
 int afmt_cli_convert_read(afmt_cli_convert_input *c, const afmt_cli_convert_args *a)
 {
     afmt_visitor vis;
@@ -109,7 +134,11 @@ int afmt_cli_convert_read(afmt_cli_convert_input *c, const afmt_cli_convert_args
         return c->oom || c->views.oom ? AFMT_EXIT_ERROR : AFMT_EXIT_INVALID;
     }
     rc = check_count(c, a);
-    return rc ? rc : check_castable(c, a);
+    if (rc == 0)
+        rc = check_castable(c, a);
+    if (rc == 0)
+        note_shared(c, a);
+    return rc;
 }
 
 void afmt_cli_convert_input_free(afmt_cli_convert_input *c)

@@ -161,7 +161,7 @@ static int keep_as_is(one_array *o)
     const afmt_array *a = o->a;
     const afmt_format *target = o->p->args->target;
     afmt_error err;
-    int plain = a->encoding == AFMT_ENC_PLAIN && a->endian == AFMT_LITTLE && a->stride == a->elsize &&
+    int plain = a->encoding == AFMT_ENC_PLAIN && !a->strided && a->endian == AFMT_LITTLE && a->stride == a->elsize &&
                 a->nbytes >= o->size && a->data && (a->rank <= 1 || a->order == target->order);
 
     afmt_error_clear(&err);

@@ -22,6 +22,7 @@
 #include "json_out.h"
 #include "limit_opts.h"
 #include "load.h"
+#include "model_set.h"
 #include "quote.h"
 #include "spec.h"
 
@@ -321,6 +322,11 @@ static void on_field(void *ctx, const afmt_field_info *f)
         put_value(b, f, 1);
         if (f->is_array && f->count > INFO_MAX_FIELDS)
             afmt_cli_buf_puts(b, ",\"value_truncated\":true");
+        if (f->value_name) {
+            /* what the spec calls the value: GGUF's type 8 is "string" */
+            afmt_cli_buf_puts(b, ",\"value_name\":");
+            afmt_cli_json_cstr(b, f->value_name);
+        }
         afmt_cli_buf_puts(b, ",\"doc\":");
         if (f->doc)
             afmt_cli_json_cstr(b, f->doc);
@@ -332,6 +338,8 @@ static void on_field(void *ctx, const afmt_field_info *f)
     afmt_cli_buf_printf(b, "  %10" PRIu64 " %6" PRIu64 "  %-5s ", f->offset, width, c->type);
     afmt_cli_buf_printf(b, "%-28s ", f->field);
     put_value(b, f, 0);
+    if (f->value_name)
+        afmt_cli_buf_printf(b, " (%s)", f->value_name);
     if (f->doc)
         afmt_cli_buf_printf(b, "  -- %s", f->doc);
     afmt_cli_buf_putc(b, '\n');
@@ -580,6 +588,11 @@ static void info_usage(FILE *f)
 "shown and the rest counted (--json lists them all).  FILE \"-\" is\n"
 "standard input.\n"
 "\n"
+"A model's folder (one holding model.safetensors.index.json or gguf-split's\n"
+"PREFIX-00001-of-00003.gguf files) or its index is described as the set\n"
+"(as afmt-validate -v checks it): each shard's tensors, each fault of the\n"
+"set, and whether the shards make one model.\n"
+"\n"
 "Options:\n"
 "  -f, --format NAME  do not detect: read each FILE as format NAME\n"
 "      --spec FILE    do not detect: read each FILE as the format the spec\n"
@@ -588,7 +601,9 @@ static void info_usage(FILE *f)
 "      --json         one JSON object per file: path, format, size, valid,\n"
 "                     fields [{field, offset, width, count, type, value\n"
 "                     (number, list or string; bytes also as hex; text:\n"
-"                     its text as written, quotes kept), doc;\n"
+"                     its text as written, quotes kept), value_name (what\n"
+"                     the spec calls an integer's value: GGUF's type 8 is\n"
+"                     \"string\"; when it names it), doc;\n"
 "                     value_truncated past 10000 values}],\n"
 "                     array_count, arrays [{index, name, dtype, shape, order,\n"
 "                     offset, nbytes}], metadata {offset, nbytes, json}\n"
@@ -709,7 +724,9 @@ static int info_files(info_ctx *c, const info_args *a, char **argv)
         int r;
         afmt_cli_buf_reset(&out, (size_t)4 << 20);
         fflush(stdout);
-        r = info_file(c, argv[a->files[i]], a->forced, &a->opt, &out);
+        /* a model's folder or index: the set, as afmt-validate -v has it */
+        if (a->forced || !afmt_cli_info_model(argv[a->files[i]], &a->opt, c->json, &r))
+            r = info_file(c, argv[a->files[i]], a->forced, &a->opt, &out);
         if (out.oom) {
             fprintf(stderr, "afmt info: out of memory formatting the output\n");
             r = AFMT_EXIT_ERROR;

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 
 #include "fail.h"
+#include "model_set.h"
 #include "npz.h"
 #include "remote.h"
 #include "sigbus.h"
@@ -80,14 +81,17 @@ void afmt_cli_check_path(afmt_cli_worker *w, const char *path, int walked)
     afmt_error err;
     int is_stdin = strcmp(path, "-") == 0;
 
-    if (check_container(w, path, is_stdin))
+    if (check_container(w, path, is_stdin) || afmt_cli_check_model_file(w, path, walked))
         return;
     afmt_error_clear(&err);
     if (afmt_cli_input_open_lazy(&in, path, w->cfg->file_limit, &w->data, &err) != 0) {
-        if (!walked && err.code == AFMT_E_IO && strcmp(err.message, "is a directory") == 0)
-            afmt_cli_report_message(w, path, "is a directory (-r checks the files in it)");
-        else
+        if (!walked && err.code == AFMT_E_IO && strcmp(err.message, "is a directory") == 0) {
+            /* a model's folder is checked as the model */
+            if (!afmt_cli_check_model_dir(w, path))
+                afmt_cli_report_message(w, path, "is a directory (-r checks the files in it)");
+        } else {
             afmt_cli_report_error(w, path, &err);
+        }
         return;
     }
     w->skip_unknown = walked;

@@ -34,6 +34,10 @@ static void emit_json(afmt_cli_worker *w, const char *display,
         afmt_cli_buf_puts(b, ",\"closest_match\":");
         afmt_cli_json_cstr(b, fmt->name);
     }
+    if (valid && w->summary) {
+        afmt_cli_buf_puts(b, ",\"summary\":");
+        afmt_cli_json_cstr(b, w->summary);
+    }
     afmt_cli_buf_puts(b, valid ? ",\"valid\":true" : ",\"valid\":false");
     afmt_cli_buf_puts(b, ",\"array_count\":");
     afmt_cli_buf_u64(b, valid ? w->narrays : 0);
@@ -68,7 +72,9 @@ static void emit_text(afmt_cli_worker *w, const char *display,
     afmt_cli_buf *b = &w->out.buf;
 
     afmt_cli_buf_puts(b, afmt_cli_quote_name(display, w->quoted, sizeof w->quoted));
-    if (valid) {
+    if (valid && w->summary) {
+        afmt_cli_buf_printf(b, ": ok %s (%s)", fmt->name, w->summary);
+    } else if (valid) {
         afmt_cli_buf_printf(b, ": ok %s", fmt->name);
         if (w->narrays == 0)
             afmt_cli_buf_puts(b, " (no arrays)");
@@ -104,6 +110,9 @@ static void emit_text(afmt_cli_worker *w, const char *display,
 void afmt_cli_emit(afmt_cli_worker *w, const char *display,
                  const afmt_format *fmt, int valid, const afmt_error *err)
 {
+    w->verdict = valid != 0;
+    if (w->hold)
+        return;
     w->checked++;
     afmt_cli_progress_count(w->cfg->progress);
     if (valid)
@@ -124,6 +133,9 @@ void afmt_cli_emit(afmt_cli_worker *w, const char *display,
 void afmt_cli_report_error(afmt_cli_worker *w, const char *display,
                            const afmt_error *err)
 {
+    w->verdict = -1;
+    if (w->hold)
+        return;
     w->errors++;
     afmt_cli_progress_count(w->cfg->progress);
     if (w->cfg->sarif) {

@@ -79,6 +79,16 @@ typedef struct afmt_cli_worker {
     char quoted[AFMT_CLI_QUOTED_MAX];
     int skip_unknown;      /* the input comes from a directory walk */
     int closest;           /* the format named is only the closest match */
+    /* A model set being checked (model_set.c): the shard whose tensors
+     * the collecting visitor hands to it, or model NULL; hold: keep the
+     * shard's verdict off the output (a walk reports the file itself);
+     * verdict: the last one given (1 valid, 0 invalid, -1 error). */
+    struct afmt_cli_model_hook *model;
+    int hold;
+    int verdict;
+    /* A valid input's line says this instead of its first array (a model
+     * set's summary), or NULL. */
+    const char *summary;
     /* What was seen so far. */
     uint64_t checked, valid, invalid, errors, skipped;
 } afmt_cli_worker;

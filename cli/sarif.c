@@ -141,7 +141,8 @@ static void put_location(afmt_cli_buf *b, afmt_cli_worker *w, const char *displa
                          const afmt_error *err)
 {
     const char *file = w->archive ? w->archive : display;
-    int whole = w->archive || err->code == AFMT_E_IO; /* no region */
+    /* no region: an archive member, an I/O error, an error of no byte */
+    int whole = w->archive || err->code == AFMT_E_IO || err->offset == AFMT_NO_OFFSET;
     uint64_t len;
 
     if (strcmp(file, "-") == 0)

@@ -519,8 +519,9 @@ static int fz_visit_decode(void *ctx, const afmt_array *a)
             fz_bug(c, "%s %s: array %u (rank %" PRIu32 "): row- and column-major "
                    "decodes differ at row-major element %" PRIu64,
                    s->f->name, s->mode, a->index, a->rank, k);
-        /* A plain, native, contiguous view decodes to its own bytes. */
-        if (a->encoding == AFMT_ENC_PLAIN && a->endian == AFMT_LITTLE &&
+        /* A plain, native, contiguous view decodes to its own bytes (a
+         * strided one is gathered through its strides: not contiguous). */
+        if (a->encoding == AFMT_ENC_PLAIN && a->endian == AFMT_LITTLE && !a->strided &&
             (a->stride == es || a->stride == 0) && rsize > 0 && a->nbytes >= rsize) {
             const uint8_t *own = a->order == AFMT_ROW_MAJOR ? row : col;
             k = fz_first_mismatch(own, a->data, a->count, es);

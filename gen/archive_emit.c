@@ -273,7 +273,7 @@ void archive_emit_writer(emitter *m)
     const item *ar = NULL;
     for (i = 0; i < s->body.n; i++)
         if (s->body.v[i]->kind == IT_ARCHIVE) ar = s->body.v[i];
-        else if (s->body.v[i]->kind != IT_CHECK && s->body.v[i]->kind != IT_SWITCH)
+        else if (s->body.v[i]->kind != IT_CHECK && s->body.v[i]->kind != IT_LET)
             gen_error(m, s->body.v[i]->jpath, "the writer of a spec with an archive writes the archive only: an item "
                       "beside it would not be written");
     if (!ar || !ar->ar) return;

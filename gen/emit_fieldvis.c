@@ -28,6 +28,30 @@ static void put_doc(sbuf *b, const char *doc)
     }
 }
 
+/* The field's "names" as text: what tells two descriptors apart. */
+static char *names_text(const item *it)
+{
+    sbuf b = {NULL, 0, 0};
+    int k;
+    sb_puts(&b, "");
+    for (k = 0; k < it->field.nnames; k++)
+        sb_printf(&b, "%llu=%s;", (unsigned long long)it->field.name_values[k], it->field.name_texts[k]);
+    return b.s; /* the caller frees it */
+}
+
+/* static const afmt_value_name CNAME_names[] = {{8, "string"}, ...}; */
+static void emit_names_table(emitter *m, const char *cname, const item *it)
+{
+    int k;
+    sb_printf(m->descs, "static const afmt_value_name %s_names[%d] = {\n", cname, it->field.nnames);
+    for (k = 0; k < it->field.nnames; k++) {
+        char *q = c_quote(it->field.name_texts[k], strlen(it->field.name_texts[k]));
+        sb_printf(m->descs, "    {%llu, %s},\n", (unsigned long long)it->field.name_values[k], q);
+        free(q);
+    }
+    sb_puts(m->descs, "};\n");
+}
+
 const char *field_desc(emitter *m, const item *it, const char *kind, int width, int is_array,
                        int big_endian)
 {
@@ -36,10 +60,14 @@ const char *field_desc(emitter *m, const item *it, const char *kind, int width, 
     char *init = xprintf(".name = %s, .kind = %s, .width = %d%s%s", name_lit, kind, width,
                          is_array ? ", .is_array = 1" : "",
                          big_endian == ORDER_RUN ? ", .big_endian = AFMT_ORDER_RUN" : big_endian ? ", .big_endian = 1" : "");
-    char *full = xprintf("%s|%s", init, it->doc ? it->doc : "");
+    int named = it->kind == IT_FIELD && it->field.nnames > 0 && !is_array &&
+                (strcmp(kind, "AFMT_FIELD_UINT") == 0 || strcmp(kind, "AFMT_FIELD_INT") == 0);
+    char *names_key = named ? names_text(it) : xstrdup("");
+    char *full = xprintf("%s|%s|%s", init, it->doc ? it->doc : "", names_key);
     char *cname = NULL;
     int i, clash = 0;
     free(name_lit);
+    free(names_key);
     for (i = 0; i < m->ndescs; i++) {
         if (strcmp(m->desc_inits[i], full) == 0) {
             free(init);
@@ -65,6 +93,13 @@ const char *field_desc(emitter *m, const item *it, const char *kind, int width, 
     m->desc_names[m->ndescs] = cname;
     m->desc_inits[m->ndescs] = full;
     m->ndescs++;
+    if (named) {
+        /* the values' names, then the descriptor pointing at them */
+        char *with = xprintf("%s, .names = %s_names, .n_names = %d", init, cname, it->field.nnames);
+        emit_names_table(m, cname, it);
+        free(init);
+        init = with;
+    }
     {
         char *head = xprintf("static const afmt_field_desc %s = {", cname);
         /* one line when it fits 100 columns, else the members on the next

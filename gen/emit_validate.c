@@ -91,7 +91,15 @@ void emit_check_body(emitter *m, const blame *bl, check *c, sym *attr)
                 free(rhs.c);
                 return;
             }
-            mt = c_format_body(rhs_text);
+            /* a decimal literal's text is its value: "expected 3, found 2",
+             * not "expected 3 = 3, found 2" (interp/interp_check.c agrees) */
+            {
+                size_t digits = strspn(rhs_text, "0123456789");
+                int literal = digits > 0 && rhs_text[digits + strspn(rhs_text + digits, " ")] == '\0';
+                char *shown = c_format_body(rhs_text);
+                mt = literal ? xstrdup("") : xprintf(" = %s", shown);
+                free(shown);
+            }
             if (rhs.t == VT_S || y->t == VT_S) {
                 char *r = rhs.t == VT_S ? rhs.c : xprintf("(int64_t)%s", rhs.c);
                 if (rhs.t != VT_S) {
@@ -102,7 +110,7 @@ void emit_check_body(emitter *m, const blame *bl, check *c, sym *attr)
                 } else {
                     cond = xprintf("afmt_cmp_i64_u64(%s, %s) != 0", r, y->c);
                 }
-                fmt = xprintf("\"%s%sexpected %%\" PRId64 \" = %s, found %%\" PRId64", c->message ? c_format_body(c->message) : "",
+                fmt = xprintf("\"%s%sexpected %%\" PRId64 \"%s, found %%\" PRId64", c->message ? c_format_body(c->message) : "",
                               c->message ? ": " : "", mt);
                 fmt = xprintf("%s \"\"", fmt);
                 /* r is int64_t already; only an unsigned field needs the cast */
@@ -110,7 +118,7 @@ void emit_check_body(emitter *m, const blame *bl, check *c, sym *attr)
                 if (r != rhs.c) free(r);
             } else {
                 cond = xprintf("%s != %s", y->c, rhs.c);
-                fmt = xprintf("\"%s%sexpected %%\" PRIu64 \" = %s, found %%\" PRIu64 \"\"", c->message ? c_format_body(c->message) : "",
+                fmt = xprintf("\"%s%sexpected %%\" PRIu64 \"%s, found %%\" PRIu64 \"\"", c->message ? c_format_body(c->message) : "",
                               c->message ? ": " : "", mt);
                 args = xprintf("%s, %s", rhs.c, y->c);
             }

@@ -8,7 +8,7 @@
 
 static const char *const FIELD_KEYS[] = {
     "field", "type", "size", "count", "length", "equals", "in", "range", "lenient", "code", "check", "each", "order",
-    "first", "last", "increasing_within", "text", "write", "doc", NULL};
+    "first", "last", "increasing_within", "text", "write", "names", "doc", NULL};
 static const char *const LET_KEYS[] = {"let", "value", "doc", NULL};
 static const char *const LOOKUP_KEYS[] = {"lookup", "table", "key", "field", "doc", NULL};
 static const char *const CHECKITEM_KEYS[] = {"check", "field", "message", "code", "lenient", "doc", NULL};
@@ -211,6 +211,77 @@ static void load_field_elements(loader *L, json_t *o, const char *jp, field_item
         LERR(L, jp, "\"each\", \"order\", \"first\", \"last\" and \"increasing_within\" need \"count\"");
 }
 
+/* Most names one field's values may have, and the longest name. */
+#define FIELD_NAMES_MAX 256
+#define FIELD_NAME_LEN 31
+
+static void add_field_name(loader *L, field_item *f, uint64_t value, const char *name, const char *jp)
+{
+    int k;
+    if (!name || !*name || strlen(name) > FIELD_NAME_LEN) {
+        LERR(L, jp, "a value's name is a string of 1 to %d characters", FIELD_NAME_LEN);
+        return;
+    }
+    for (k = 0; k < f->nnames; k++)
+        if (f->name_values[k] == value) {
+            LERR(L, jp, "value %llu is named twice", (unsigned long long)value);
+            return;
+        }
+    if (f->nnames >= FIELD_NAMES_MAX) {
+        LERR(L, jp, "at most %d names", FIELD_NAMES_MAX);
+        return;
+    }
+    f->name_values = realloc(f->name_values, (size_t)(f->nnames + 1) * sizeof *f->name_values);
+    f->name_texts = realloc(f->name_texts, (size_t)(f->nnames + 1) * sizeof *f->name_texts);
+    if (!f->name_values || !f->name_texts) abort();
+    f->name_values[f->nnames] = value;
+    f->name_texts[f->nnames++] = xstrdup(name);
+}
+
+/* "names": {"8": "string", ...}, or the name of a table of one integer
+ * key whose entries name their values (an opaque entry's "name", else
+ * its dtype): for an integer field of one value. */
+static void load_field_names(loader *L, spec *s, json_t *o, const char *jp, field_item *f)
+{
+    json_t *v = json_object_get(o, "names");
+    char *p;
+    int t, e;
+    if (!v) return;
+    p = jp_key(jp, "names");
+    if (f->ftype != FT_INT || f->count) {
+        LERR(L, p, "\"names\" is for integer fields of one value");
+    } else if (json_is_object(v)) {
+        const char *k;
+        json_t *n;
+        json_object_foreach(v, k, n) {
+            char *end;
+            unsigned long long value = strtoull(k, &end, 10);
+            char *pk = jp_key(p, k);
+            if (!*k || *end || k[0] == '-' || (k[0] == '0' && k[1]))
+                LERR(L, pk, "a key of \"names\" is a value in decimal");
+            else
+                add_field_name(L, f, value, json_is_string(n) ? json_string_value(n) : NULL, pk);
+            free(pk);
+        }
+    } else if (json_is_string(v)) {
+        const char *name = json_string_value(v);
+        for (t = 0; t < s->ntables && strcmp(s->tables[t].name, name) != 0; t++) {}
+        if (t == s->ntables || s->tables[t].nkeys != 1) {
+            LERR(L, p, "no table '%s' of one key", name);
+        } else {
+            const table *tb = &s->tables[t];
+            for (e = 0; e < tb->nentries; e++) {
+                const table_entry *en = &tb->entries[e];
+                if (en->nkey == 1 && en->key[0] && en->key[0]->kind == E_INT)
+                    add_field_name(L, f, en->key[0]->ival, en->type_name ? en->type_name : en->dtype, p);
+            }
+        }
+    } else {
+        LERR(L, p, "\"names\" is an object of value names or the name of a table");
+    }
+    free(p);
+}
+
 static void load_field(loader *L, spec *s, json_t *o, const char *jp, item *it)
 {
     field_item *f = &it->field;
@@ -224,6 +295,7 @@ static void load_field(loader *L, spec *s, json_t *o, const char *jp, item *it)
     load_checks(L, o, "check", jp, &it->checks, &it->nchecks);
     load_membership(L, o, jp, it);
     load_field_elements(L, o, jp, f);
+    load_field_names(L, s, o, jp, f);
     v = json_object_get(o, "text");
     if (v) {
         if (f->ftype != FT_TEXT || !json_is_string(v) || strcmp(json_string_value(v), "nul-padded") != 0)

@@ -118,6 +118,11 @@ typedef struct field_item {       /* IT_FIELD: bytes at the cursor */
     int order_explicit;               /* the type names its byte order (u32le, f64be) */
     int has_fequals;                  /* float field: "equals" (fequals, exact in the type) */
     double fequals;
+    /* "names": what each value of an integer field is called (afmt info
+     * shows the name beside the number), nnames of them */
+    uint64_t *name_values;
+    char **name_texts;
+    int nnames;
 } field_item;
 
 typedef struct let_item {         /* IT_LET: a named value */

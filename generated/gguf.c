@@ -34,7 +34,23 @@ static const afmt_field_desc field_tensor_count = {
 static const afmt_field_desc field_kv_count = {
     .name = "kv_count", .kind = AFMT_FIELD_UINT, .width = 8};
 static const afmt_field_desc field_key = {.name = "key", .kind = AFMT_FIELD_BYTES, .width = 8};
-static const afmt_field_desc field_type = {.name = "type", .kind = AFMT_FIELD_UINT, .width = 4};
+static const afmt_value_name field_type_names[13] = {
+    {0, "u8"},
+    {1, "i8"},
+    {2, "u16"},
+    {3, "i16"},
+    {4, "u32"},
+    {5, "i32"},
+    {6, "f32"},
+    {7, "bool"},
+    {8, "string"},
+    {9, "array"},
+    {10, "u64"},
+    {11, "i64"},
+    {12, "f64"},
+};
+static const afmt_field_desc field_type = {
+    .name = "type", .kind = AFMT_FIELD_UINT, .width = 4, .names = field_type_names, .n_names = 13};
 static const afmt_field_desc field_value = {.name = "value", .kind = AFMT_FIELD_UINT, .width = 4};
 static const afmt_field_desc field_value_2 = {.name = "value", .kind = AFMT_FIELD_UINT, .width = 1};
 static const afmt_field_desc field_value_3 = {.name = "value", .kind = AFMT_FIELD_INT, .width = 1};
@@ -45,8 +61,23 @@ static const afmt_field_desc field_value_7 = {
     .name = "value", .kind = AFMT_FIELD_FLOAT, .width = 4};
 static const afmt_field_desc field_value_8 = {
     .name = "value", .kind = AFMT_FIELD_BYTES, .width = 8};
+static const afmt_value_name field_item_type_names[13] = {
+    {0, "u8"},
+    {1, "i8"},
+    {2, "u16"},
+    {3, "i16"},
+    {4, "u32"},
+    {5, "i32"},
+    {6, "f32"},
+    {7, "bool"},
+    {8, "string"},
+    {9, "array"},
+    {10, "u64"},
+    {11, "i64"},
+    {12, "f64"},
+};
 static const afmt_field_desc field_item_type = {
-    .name = "item_type", .kind = AFMT_FIELD_UINT, .width = 4};
+    .name = "item_type", .kind = AFMT_FIELD_UINT, .width = 4, .names = field_item_type_names, .n_names = 13};
 static const afmt_field_desc field_count = {.name = "count", .kind = AFMT_FIELD_UINT, .width = 8};
 static const afmt_field_desc field_value_9 = {.name = "value", .kind = AFMT_FIELD_UINT, .width = 8};
 static const afmt_field_desc field_value_10 = {.name = "value", .kind = AFMT_FIELD_INT, .width = 8};
@@ -56,6 +87,45 @@ static const afmt_field_desc field_name = {.name = "name", .kind = AFMT_FIELD_BY
 static const afmt_field_desc field_n_dims = {.name = "n_dims", .kind = AFMT_FIELD_UINT, .width = 4};
 static const afmt_field_desc field_ne = {
     .name = "ne", .kind = AFMT_FIELD_UINT, .width = 8, .is_array = 1};
+static const afmt_value_name field_type_2_names[35] = {
+    {0, "f32"},
+    {1, "f16"},
+    {2, "Q4_0"},
+    {3, "Q4_1"},
+    {6, "Q5_0"},
+    {7, "Q5_1"},
+    {8, "Q8_0"},
+    {9, "Q8_1"},
+    {10, "Q2_K"},
+    {11, "Q3_K"},
+    {12, "Q4_K"},
+    {13, "Q5_K"},
+    {14, "Q6_K"},
+    {15, "Q8_K"},
+    {16, "IQ2_XXS"},
+    {17, "IQ2_XS"},
+    {18, "IQ3_XXS"},
+    {19, "IQ1_S"},
+    {20, "IQ4_NL"},
+    {21, "IQ3_S"},
+    {22, "IQ2_S"},
+    {23, "IQ4_XS"},
+    {24, "i8"},
+    {25, "i16"},
+    {26, "i32"},
+    {27, "i64"},
+    {28, "f64"},
+    {29, "IQ1_M"},
+    {30, "bf16"},
+    {34, "TQ1_0"},
+    {35, "TQ2_0"},
+    {39, "MXFP4"},
+    {40, "NVFP4"},
+    {41, "Q1_0"},
+    {42, "Q2_0"},
+};
+static const afmt_field_desc field_type_2 = {
+    .name = "type", .kind = AFMT_FIELD_UINT, .width = 4, .names = field_type_2_names, .n_names = 35};
 static const afmt_field_desc field_offset = {.name = "offset", .kind = AFMT_FIELD_UINT, .width = 8};
 
 /* version (spec/gguf.json /body/1): its checks, for the validator and the writer */
@@ -79,8 +149,9 @@ static int gguf_check_version(const afmt_vctx *c, uint64_t at, uint64_t v_versio
     }
     if (v_version != UINT64_C(3)) {
         if (afmt_tolerate_c(c, AFMT_E_CONSTRAINT, "version", AFMT_NO_INDEX, at,
-                "GGUF version 2 (the current version is 3; gguf.cpp still reads 2): expected %"
-                PRIu64 " = 3, found %" PRIu64 "", UINT64_C(3), v_version)) return -1;
+                "GGUF version 2, which gguf.cpp still reads (--lenient accepts it, with a "
+                "warning); the current version is 3: expected %" PRIu64 ", found %" PRIu64 "",
+                UINT64_C(3), v_version)) return -1;
     }
     return 0;
 }
@@ -221,7 +292,8 @@ static const char gguf_ggml_known[] =
     "; known: 0 f32, 1 f16, 2 Q4_0, 3 Q4_1, 6 Q5_0, 7 Q5_1, 8 Q8_0, 9 Q8_1, 10 Q2_K, "
     "11 Q3_K, 12 Q4_K, 13 Q5_K, 14 Q6_K, 15 Q8_K, 16 IQ2_XXS, 17 IQ2_XS, 18 IQ3_XXS, "
     "19 IQ1_S, 20 IQ4_NL, 21 IQ3_S, 22 IQ2_S, 23 IQ4_XS, 24 i8, 25 i16, 26 i32, 27 "
-    "i64, 28 f64, 29 IQ1_M, 30 bf16, 34 TQ1_0, 35 TQ2_0, 39 MXFP4";
+    "i64, 28 f64, 29 IQ1_M, 30 bf16, 34 TQ1_0, 35 TQ2_0, 39 MXFP4, 40 NVFP4, 41 Q1_0, "
+    "42 Q2_0";
 
 /* directory data: the arrays of tensor's records */
 static const afmt_dir_desc gguf_dir_data = {
@@ -238,7 +310,7 @@ static const afmt_dir_desc gguf_dir_data = {
 };
 
 /* The block types of table ggml, for the writer: code, name, elements per block, bytes. */
-static const afmt_block_entry gguf_ggml_blocks[24] = {
+static const afmt_block_entry gguf_ggml_blocks[27] = {
     {2, "Q4_0", 32, 18},
     {3, "Q4_1", 32, 20},
     {6, "Q5_0", 32, 22},
@@ -263,6 +335,9 @@ static const afmt_block_entry gguf_ggml_blocks[24] = {
     {34, "TQ1_0", 256, 54},
     {35, "TQ2_0", 256, 66},
     {39, "MXFP4", 32, 17},
+    {40, "NVFP4", 64, 36},
+    {41, "Q1_0", 128, 18},
+    {42, "Q2_0", 64, 18},
 };
 
 static int gguf_validate_kv_value_1(afmt_vctx *c, uint64_t *const p_alignment)
@@ -552,7 +627,7 @@ static int gguf_validate_tensor(afmt_vctx *c, afmt_uniq *const uq_tensor,
 
     /* type: u32 little-endian (spec/gguf.json /body/6/body/4) */
     const uint64_t o_type = c->pos;
-    if (afmt_take_field(c, &field_type, 1)) return -1;
+    if (afmt_take_field(c, &field_type_2, 1)) return -1;
     const uint64_t v_type = (uint64_t)afmt_load_u32le(AFMT_B(c->src, o_type));
 
     /* lookup el in table ggml (spec/gguf.json /body/6/body/5) */
@@ -701,6 +776,21 @@ static int gguf_validate_tensor(afmt_vctx *c, afmt_uniq *const uq_tensor,
         el_type.size = UINT64_C(17);
         el_type.block = UINT64_C(32);
         el_type.name = "MXFP4";
+    } else if (v_type == UINT64_C(40)) {
+        el_type.dtype = AFMT_OPAQUE;
+        el_type.size = UINT64_C(36);
+        el_type.block = UINT64_C(64);
+        el_type.name = "NVFP4";
+    } else if (v_type == UINT64_C(41)) {
+        el_type.dtype = AFMT_OPAQUE;
+        el_type.size = UINT64_C(18);
+        el_type.block = UINT64_C(128);
+        el_type.name = "Q1_0";
+    } else if (v_type == UINT64_C(42)) {
+        el_type.dtype = AFMT_OPAQUE;
+        el_type.size = UINT64_C(18);
+        el_type.block = UINT64_C(64);
+        el_type.name = "Q2_0";
     }
     if (el_type.dtype == AFMT_DTYPE_INVALID) {
         return afmt_fail_c(c, AFMT_E_UNKNOWN_TYPE, "type", AFMT_NO_INDEX, o_type,
@@ -954,8 +1044,8 @@ static int gguf_write_tensor(const afmt_array *arrays, afmt_sink *sink, afmt_err
         v_type = 1;
         el_type.dtype = AFMT_F16;
         el_type.size = afmt_dtype_get(AFMT_F16)->size;
-    } else if (afmt_block_of(gguf_ggml_blocks, 24, A_data) != NULL) {
-        const afmt_block_entry *blk = afmt_block_of(gguf_ggml_blocks, 24, A_data);
+    } else if (afmt_block_of(gguf_ggml_blocks, 27, A_data) != NULL) {
+        const afmt_block_entry *blk = afmt_block_of(gguf_ggml_blocks, 27, A_data);
         v_type = blk->code;
         el_type = afmt_elem_of_block(blk);
     } else if (A_data->dtype == AFMT_I8) {

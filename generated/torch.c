@@ -29,7 +29,19 @@ int afmt_torch_detect(const uint8_t *buf, uint64_t len)
     return 0;
 }
 
-/* archive: the archive at /body/1 */
+/* first_byte (spec/torch.json /body/1): its check, for the validator and the writer */
+static int torch_check_first_byte(const afmt_vctx *c, uint64_t at, uint64_t v_first_byte)
+{
+    if (!(v_first_byte != UINT64_C(128))) {
+        return afmt_fail_c(c, AFMT_E_UNSUPPORTED, "first_byte", AFMT_NO_INDEX, at,
+                "the legacy torch format (torch < 1.6 or _use_new_zipfile_serialization=False): a "
+                "bare pickle whose storages are found by running it; afmt refuses it: `first_byte "
+                "!= 0x80` does not hold (first_byte = %" PRIu64 ")", v_first_byte);
+    }
+    return 0;
+}
+
+/* archive: the archive at /body/2 */
 static const afmt_pk_arg torch_archive_pickle_0_args_1[] = {AFMT_PK_ARG_STORAGE, AFMT_PK_ARG_UINT, AFMT_PK_ARG_UINT_TUPLE, AFMT_PK_ARG_UINT_TUPLE, AFMT_PK_ARG_BOOL, AFMT_PK_ARG_EMPTY_DICT};
 static const afmt_pk_arg torch_archive_pickle_0_args_2[] = {AFMT_PK_ARG_TENSOR, AFMT_PK_ARG_BOOL, AFMT_PK_ARG_EMPTY_DICT};
 static const afmt_pk_global torch_archive_pickle_0_globals[] = {
@@ -161,15 +173,17 @@ static const afmt_ar_write_desc torch_archive_write = {
 
 static int torch_validate_body(afmt_vctx *c)
 {
-    /* check peek(0) != 0x80 (spec/torch.json /body/0) */
-    if (!((uint64_t)afmt_src_peek(c->src, afmt_end(c), c->pos + UINT64_C(0)) != UINT64_C(128))) {
-        return afmt_fail_c(c, AFMT_E_UNSUPPORTED, "", AFMT_NO_INDEX, c->pos,
-                "the legacy torch format (torch < 1.6 or _use_new_zipfile_serialization=False): a "
-                "bare pickle whose storages are found by running it; afmt refuses it: `peek(0) != "
-                "0x80` does not hold");
-    }
+    /*
+     * let first_byte = peek(0) (spec/torch.json /body/0): 0x80 (PROTO) for a bare pickle, 'P' for a
+     * zip
+     */
+    const uint64_t v_first_byte = (uint64_t)afmt_src_peek(c->src, afmt_end(c),
+            c->pos + UINT64_C(0));
 
-    /* archive: an archive of named members (spec/torch.json /body/1) */
+    /* check first_byte != 0x80 (spec/torch.json /body/1) */
+    if (torch_check_first_byte(c, c->pos, v_first_byte)) return -1;
+
+    /* archive: an archive of named members (spec/torch.json /body/2) */
     if (afmt_archive_validate(&torch_archive, c->src, afmt_end(c), &c->pos, &c->narrays, c->opt,
             c->vis, c->path,
             c->err) != 0)

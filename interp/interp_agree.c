@@ -140,9 +140,9 @@ static int on_kv(void *ctx, const afmt_kv *kv, uint64_t offset)
 static void on_field(void *ctx, const afmt_field_info *f)
 {
     transcript *t = ctx;
-    put(t, "field %s: kind %d offset %" PRIu64 " array %d count %" PRIu64 " width %u big %d bytes %lld doc %s\n",
+    put(t, "field %s: kind %d offset %" PRIu64 " array %d count %" PRIu64 " width %u big %d bytes %lld doc %s name %s\n",
         f->field, (int)f->kind, f->offset, f->is_array, f->count, f->width, f->big_endian, at(t, f->bytes),
-        f->doc ? f->doc : "-");
+        f->doc ? f->doc : "-", f->value_name ? f->value_name : "-");
 }
 
 /* One side's run, written down in t. */

@@ -15,6 +15,16 @@ static const char *rhs_text(const char *text)
     return t;
 }
 
+/* " = E" after the expected value, unless E is a decimal literal, whose
+ * text is that value ("expected 3, found 2", not "expected 3 = 3, ..."):
+ * the same rule as afmt-gen's (gen/emit_validate.c). */
+static const char *rhs_shown(const char *text)
+{
+    const char *t = rhs_text(text);
+    size_t n = strspn(t, "0123456789");
+    return n > 0 && t[n + strspn(t + n, " ")] == '\0' ? NULL : t;
+}
+
 /* `F == E` with F an integer field or let. */
 static int check_equals(irun *r, const iblame *b, const check *c, const isym *y)
 {
@@ -29,13 +39,13 @@ static int check_equals(irun *r, const iblame *b, const check *c, const isym *y)
         else if (y->t == VT_S) differ = yv != rv;
         else differ = afmt_cmp_i64_u64(rv, y->v) != 0;
         if (differ)
-            return ifail(r, b, code, c->lenient, "%s%sexpected %" PRId64 " = %s, found %" PRId64, msg, sep, rv,
-                         rhs_text(c->text), yv);
+            return ifail(r, b, code, c->lenient, "%s%sexpected %" PRId64 "%s%s, found %" PRId64, msg, sep, rv,
+                         rhs_shown(c->text) ? " = " : "", rhs_shown(c->text) ? rhs_shown(c->text) : "", yv);
         return 0;
     }
     if (y->v != rhs.v)
-        return ifail(r, b, code, c->lenient, "%s%sexpected %" PRIu64 " = %s, found %" PRIu64, msg, sep, rhs.v,
-                     rhs_text(c->text), y->v);
+        return ifail(r, b, code, c->lenient, "%s%sexpected %" PRIu64 "%s%s, found %" PRIu64, msg, sep, rhs.v,
+                     rhs_shown(c->text) ? " = " : "", rhs_shown(c->text) ? rhs_shown(c->text) : "", y->v);
     return 0;
 }
 

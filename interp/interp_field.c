@@ -17,6 +17,8 @@ static afmt_field_desc ifield_desc(const item *it, afmt_field_kind kind, int wid
     d.is_array = is_array;
     d.big_endian = big;
     d.doc = it->doc;
+    d.names = NULL;
+    d.n_names = 0;
     return d;
 }
 
@@ -25,7 +27,19 @@ static afmt_field_kind int_kind(const item *it) { return it->field.is_signed ? A
 static int int_field(irun *r, const item *it)
 {
     const field_item *f = &it->field;
-    const afmt_field_desc d = ifield_desc(it, int_kind(it), f->width, 0, f->big_endian);
+    afmt_field_desc d = ifield_desc(it, int_kind(it), f->width, 0, f->big_endian);
+    /* the spec's names of its values, for a field visitor only (as the
+     * generated descriptor has them) */
+    afmt_value_name names[256];
+    if (f->nnames && r->c->opt->fields) {
+        int k;
+        for (k = 0; k < f->nnames && k < 256; k++) {
+            names[k].value = f->name_values[k];
+            names[k].name = f->name_texts[k];
+        }
+        d.names = names;
+        d.n_names = (unsigned)k;
+    }
     const uint64_t at = r->c->pos;
     isym *y;
     iblame b;

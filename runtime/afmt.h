@@ -401,21 +401,21 @@ AFMT_API int afmt_array_plain_size(const afmt_array *a, uint64_t *out, afmt_erro
  * another order needs one buffer of the plain size (AFMT_E_NOMEM).
  * Reads src's data only during the call. */
 AFMT_API int afmt_array_to_plain(const afmt_array *src, afmt_order order,
-                                 uint8_t *dst, uint64_t dst_size, afmt_error *err);
+                                 void *dst, uint64_t dst_size, afmt_error *err);
 
 /* Make *dst a plain, native, contiguous view over buf (which holds
  * afmt_array_plain_size bytes in `order`) of src's logical array: same
  * dtype, shape, name and index.  Typically after afmt_array_to_plain, to
  * hand the result to a writer.  dst->data points into buf. */
 AFMT_API void afmt_array_plain_view(const afmt_array *src, afmt_order order,
-                                    const uint8_t *buf, afmt_array *dst);
+                                    const void *buf, afmt_array *dst);
 
 /* Convert count element values between dtypes (plain, native order).
  * Refuses with AFMT_E_LOSSY, naming the first element index whose value
  * would change, unless allow_lossy is set; AFMT_E_TYPE when no conversion
  * exists (opaque).  dst must hold count * size of `to`. */
-AFMT_API int afmt_convert_elements(afmt_dtype from, const uint8_t *src,
-                                   afmt_dtype to, uint8_t *dst, uint64_t count,
+AFMT_API int afmt_convert_elements(afmt_dtype from, const void *src,
+                                   afmt_dtype to, void *dst, uint64_t count,
                                    int allow_lossy, afmt_error *err);
 
 /* The same result in pieces, for writing a large array out without a
@@ -431,7 +431,7 @@ AFMT_API int afmt_convert_elements(afmt_dtype from, const uint8_t *src,
 AFMT_API int afmt_array_part_unit(const afmt_array *src, afmt_order order, uint64_t *unit,
                                   afmt_error *err);
 AFMT_API int afmt_array_to_plain_part(const afmt_array *src, afmt_order order, uint64_t first,
-                                      uint8_t *dst, uint64_t n, afmt_error *err);
+                                      void *dst, uint64_t n, afmt_error *err);
 
 /* afmt_array_to_plain and afmt_convert_elements in one pass: decode src
  * into dst in `order`, each element cast to `to` (dst holds count elements
@@ -445,7 +445,7 @@ AFMT_API int afmt_array_to_plain_part(const afmt_array *src, afmt_order order, u
  * afmt_array_to_plain.  Thread-safe; reads src's data only during the
  * call. */
 AFMT_API int afmt_array_to_plain_as(const afmt_array *src, afmt_order order, afmt_dtype to,
-                                    int allow_lossy, uint8_t *dst, uint64_t dst_size, afmt_error *err);
+                                    int allow_lossy, void *dst, uint64_t dst_size, afmt_error *err);
 
 /* Bytes the whole matrix of the tiles tiles[0..n) (views with is_tile
  * set, rank 2, of one matrix: same tile_rows, tile_cols, dtype, element
@@ -462,7 +462,7 @@ AFMT_API int afmt_tiles_plain_size(const afmt_array *tiles, size_t n, uint64_t *
  * written.  Allocation: one temporary buffer of the largest tile's plain
  * size, freed before returning, and about 32 KiB of stack.  *whole lives
  * as long as dst. */
-AFMT_API int afmt_tiles_assemble(const afmt_array *tiles, size_t n, afmt_order order, uint8_t *dst,
+AFMT_API int afmt_tiles_assemble(const afmt_array *tiles, size_t n, afmt_order order, void *dst,
                                  uint64_t dst_size, afmt_array *whole, afmt_error *err);
 
 /* ==================================================================
@@ -656,6 +656,10 @@ typedef struct afmt_field_info {
     int big_endian;        /* integers (floats) stored big-endian */
     const uint8_t *bytes;  /* count * width bytes (width for BYTES) */
     const char *doc;       /* the spec's "doc" for it, or NULL */
+    /* What the spec calls this integer value, when its "names" say
+     * (GGUF: value type 8 is "string", ggml type 1 "f16"), or NULL.
+     * Static storage.  Added in runtime ABI 15. */
+    const char *value_name;
 } afmt_field_info;
 
 /* A float field's value (kind AFMT_FIELD_FLOAT): the IEEE-754 float of
@@ -723,6 +727,28 @@ typedef struct afmt_write_options {
     size_t n_kv;
 } afmt_write_options;
 
+/* ---- Finding an array by name
+ *
+ *     afmt_array bias;
+ *     float b[3];
+ *     if (afmt_find_array(f.data, f.len, &afmt_safetensors_format, "bias", NULL, &bias, &err) == 0 &&
+ *         afmt_array_plain_size(&bias, &size, &err) == 0 && size == sizeof b &&
+ *         afmt_file_read_array(&f, &bias, AFMT_ROW_MAJOR, b, sizeof b, &err) == 0) ...
+ *
+ * Validate buf[0..len) as fmt (opt: NULL for the defaults) and fill *out
+ * with the view of the first array whose name is name, byte for byte (a
+ * name longer than a view holds, afmt_array.name_len, matches nothing).
+ * The whole file is validated first: a view of an invalid file is never
+ * given (-1 with the validator's error).  No such array: -1 with
+ * AFMT_E_USAGE, field "name", offset AFMT_NO_OFFSET, the message saying
+ * how many arrays the file has.  *out points into buf, as any view does,
+ * and lives as long as it; *out is written only on success.  Allocates
+ * nothing beyond what the validator does; keeps no pointer to name;
+ * thread-safe (reentrant).  Added in runtime ABI 15. */
+struct afmt_format; /* below: "Formats" */
+AFMT_API int afmt_find_array(const void *buf, uint64_t len, const struct afmt_format *fmt, const char *name,
+                             const afmt_options *opt, afmt_array *out, afmt_error *err);
+
 /* ---- Collecting the views of one validation
  *
  * A visitor that keeps a copy of every array's view (and the trailer),
@@ -788,7 +814,7 @@ typedef struct afmt_src {
 
 /* A source over buf[0..len) (an mmap, a file read whole).  buf must stay
  * valid and unchanged while the source is used. */
-AFMT_API void afmt_src_buffer(afmt_src *s, const uint8_t *buf, uint64_t len);
+AFMT_API void afmt_src_buffer(afmt_src *s, const void *buf, uint64_t len);
 
 /* A stream (a pipe, a socket) read with read(ctx, buf, n, &got): return 0
  * with *got bytes (0 at the end) or -1 on error (AFMT_E_IO).  win is a
@@ -855,7 +881,7 @@ AFMT_API int afmt_file_open(afmt_file *f, const char *path, afmt_error *err);
  * the file.  Reads f only: several threads may read views of one open
  * file into different buffers at once. */
 AFMT_API int afmt_file_read_array(const afmt_file *f, const afmt_array *view, afmt_order order,
-                                  uint8_t *dst, uint64_t dst_size, afmt_error *err);
+                                  void *dst, uint64_t dst_size, afmt_error *err);
 
 /* Unmap and close (nothing when f is not open); views into f->data are
  * then invalid. */
@@ -905,7 +931,7 @@ typedef struct afmt_sink {
 
 /* Write into buf[0..cap); writing past cap fails with AFMT_E_IO (size the
  * buffer with the format's encoded_size).  buf is caller-owned. */
-AFMT_API void afmt_sink_buffer(afmt_sink *s, uint8_t *buf, uint64_t cap);
+AFMT_API void afmt_sink_buffer(afmt_sink *s, void *buf, uint64_t cap);
 /* Write to an open FILE*; the caller flushes and closes it.  When fp is a
  * regular file's stream (fileno and fstat say so), a run of 1 MiB or more
  * (a payload) is flushed past stdio's buffer: fflush, then write() on
@@ -1131,6 +1157,133 @@ AFMT_API int afmt_sidecar_check_end(const afmt_sidecar *sc, size_t n, afmt_error
 
 /* Free a parsed sidecar (NULL: nothing). */
 AFMT_API void afmt_sidecar_free(afmt_sidecar *sc);
+
+/* ==================================================================
+ * Model sets: one model stored as several files (shards)
+ * ================================================================== */
+
+/* A model on a hub is a folder: its tensors spread over shards that are
+ * each a valid file of their own.  An afmt_model checks that the shards
+ * make one model, given what their validators found:
+ *
+ *  - a safetensors index (model.safetensors.index.json: {"metadata":
+ *    {"total_size": N, ...}, "weight_map": {"tensor": "shard file", ...}})
+ *    names the shard of every tensor: every shard it names is there and
+ *    valid, every tensor is in the shard it names, once across shards, no
+ *    shard holds a tensor it does not list, and total_size is the sum of
+ *    the tensors' stored bytes;
+ *  - a GGUF split (gguf-split's PREFIX-00001-of-00003.gguf ...): file k
+ *    of n says split.no = k - 1 and split.count = n, every file the same
+ *    split.tensors.count, which is the number of tensors of all files, and
+ *    no tensor name is in two files.
+ *
+ * The caller opens and validates each shard (any format) with a visitor
+ * whose on_array calls afmt_model_add_array (and, for a split, whose
+ * on_kv calls afmt_model_add_kv), then afmt_model_shard_done; after the
+ * last shard, afmt_model_next_fault gives the faults of the set as a
+ * whole, one per call:
+ *
+ *     afmt_model *m;
+ *     if (afmt_model_index_open(&m, json, json_len, NULL, &err) != 0) ...
+ *     for (size_t s = 0; s < afmt_model_shards(m); s++) {
+ *         // open afmt_model_shard_name(m, s) beside the index, validate
+ *         // it; its on_array: afmt_model_add_array(m, s, array, &fault)
+ *         afmt_model_shard_done(m, s, valid, &fault);
+ *     }
+ *     size_t where;                     // a shard, or AFMT_MODEL_INDEX_FILE
+ *     while (afmt_model_next_fault(m, &where, &fault)) ... // report it
+ *     afmt_model_free(m);
+ *
+ * Every fault is an afmt_error naming the tensor or key and an absolute
+ * byte offset of the file `where` says: the index (weight_map["x"] at the
+ * entry's key, metadata.total_size at its value) or the shard (tensor["x"]
+ * at the offset of its data, split.no at its key-value).  A shard that was
+ * missing or invalid (shard_done with usable 0) is not blamed a second
+ * time for each tensor it should have held, and the sizes are then not
+ * added up.
+ *
+ * Memory: an afmt_model allocates its tensors (about 64 bytes each and
+ * their names) and shards as they come: from an index, at most about ten
+ * times the index's bytes; for a split, what the validated shards held.
+ * Time: O(n log n) in the tensors.  Thread-safety: an afmt_model belongs
+ * to one thread at a time; different models are independent.  Nothing
+ * keeps a pointer into the caller's buffers.  Added in runtime ABI 15. */
+typedef struct afmt_model afmt_model;
+
+/* afmt_model_next_fault's `where` for a fault of the index file itself. */
+#define AFMT_MODEL_INDEX_FILE ((size_t)-1)
+
+/* Read a safetensors index from json[0..len) (a whole file: one JSON
+ * object, nothing after it but whitespace).  weight_map is required, an
+ * object of strings, each a relative file name without a ".." component
+ * or a backslash; metadata is optional, and total_size in it a
+ * non-negative integer.  opt (NULL: defaults) bounds the text
+ * (limits.max_header_bytes), its nesting and entries.  0 with *out, to
+ * free with afmt_model_free; -1 with err naming the key path and offset
+ * in the index (AFMT_E_NOMEM, AFMT_E_LIMIT, AFMT_E_VALUE, ...).
+ * Shards are numbered in the order the weight_map first names them. */
+AFMT_API int afmt_model_index_open(afmt_model **out, const uint8_t *json, uint64_t len,
+                                   const afmt_options *opt, afmt_error *err);
+
+/* A GGUF split of count files (1 to 65535, split.count being a u16),
+ * shard k - 1 being the file numbered k.  0 with *out, or -1 with err. */
+AFMT_API int afmt_model_split_open(afmt_model **out, uint64_t count, afmt_error *err);
+
+/* Does file name `name` (a base name) follow gguf-split's naming, PREFIX
+ * "-" NNNNN "-of-" MMMMM ".gguf" (at least five digits each, 1 <= NNNNN
+ * <= MMMMM <= 65535)?  1 with *prefix_len, *number and *count, else 0. */
+AFMT_API int afmt_model_split_name(const char *name, size_t *prefix_len, uint64_t *number,
+                                   uint64_t *count);
+
+/* Free m and everything it holds (NULL: nothing). */
+AFMT_API void afmt_model_free(afmt_model *m);
+
+/* How many shards the set has. */
+AFMT_API size_t afmt_model_shards(const afmt_model *m);
+
+/* An index's file name of shard s, NUL-terminated, living as long as m;
+ * NULL for a split (its files are named by the caller) or s out of range. */
+AFMT_API const char *afmt_model_shard_name(const afmt_model *m, size_t s);
+
+/* The absolute offset in the index of the first weight_map value naming
+ * shard s (where a missing shard is blamed), or AFMT_NO_OFFSET for a
+ * split or s out of range. */
+AFMT_API uint64_t afmt_model_shard_offset(const afmt_model *m, size_t s);
+
+/* Tensors the index lists, or (a split) found so far; and the stored
+ * bytes of the tensors found, each counted once. */
+AFMT_API uint64_t afmt_model_tensors(const afmt_model *m);
+AFMT_API uint64_t afmt_model_found_bytes(const afmt_model *m);
+
+/* A tensor (a->name, a->nbytes, a->offset) that shard s holds, as its
+ * validator's on_array gives it.  0, or -1 with err when it is a fault of
+ * shard s: not in the index, in another shard than the index says, found
+ * a second time, or a name longer than a view holds (AFMT_E_LIMIT); or
+ * AFMT_E_NOMEM, AFMT_E_USAGE (s out of range).  Either way the caller
+ * may go on with the next tensor. */
+AFMT_API int afmt_model_add_array(afmt_model *m, size_t s, const afmt_array *a, afmt_error *err);
+
+/* A key-value of split file s, at offset (on_kv's arguments): split.no,
+ * split.count and split.tensors.count are checked (an integer, equal to
+ * what the file's number, the set's count and the other files say);
+ * other keys are ignored.  0, or -1 with err (a fault of shard s).  An
+ * index set ignores key-values. */
+AFMT_API int afmt_model_add_kv(afmt_model *m, size_t s, const afmt_kv *kv, uint64_t offset,
+                               afmt_error *err);
+
+/* Shard s is done: usable 1 when it was read whole and valid, 0 when it
+ * is missing or invalid (reported by the caller).  -1 with err for a
+ * fault of a usable shard seen only now (a split file without the
+ * split.* keys), else 0. */
+AFMT_API int afmt_model_shard_done(afmt_model *m, size_t s, int usable, afmt_error *err);
+
+/* After every shard is done: the next fault of the set, 1 with *where
+ * (the shard, or AFMT_MODEL_INDEX_FILE) and err, or 0 when there are no
+ * more (then 0 on every later call).  Faults: a tensor the index lists
+ * that its shard lacks, total_size not the sum, a tensor name in two
+ * split files, split.tensors.count not the number found; AFMT_E_NOMEM
+ * when sorting a split's names needs memory it cannot get. */
+AFMT_API int afmt_model_next_fault(afmt_model *m, size_t *where, afmt_error *err);
 
 #ifdef __cplusplus
 }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "afmt_ar_run.h"
 #include "afmt_array.h"
 #include "afmt_bytes.h"
 #include "afmt_error.h"
@@ -86,6 +87,54 @@ static int member_name(const afmt_ar_write_desc *w, const char *pattern, const c
     }
     out[o] = 0;
     return 0;
+}
+
+/* A member name the validator reads back as this rule's: relative,
+ * '/'-separated components that are not empty, "." or "..", no '\\',
+ * valid UTF-8 (what afmt_ar_names.c refuses), and matched first by rule
+ * k of d (an earlier rule would take it for something else). */
+static int utf8_ok(const unsigned char *s)
+{
+    while (*s) {
+        unsigned c = *s, n = c < 0x80 ? 0 : (c >> 5) == 6 ? 1 : (c >> 4) == 14 ? 2 : (c >> 3) == 30 ? 3 : 9;
+        unsigned k;
+        if (n == 9 || (n == 1 && c < 0xC2)) return 0;
+        for (k = 1; k <= n; k++)
+            if ((s[k] & 0xC0) != 0x80) return 0;
+        if ((n == 2 && c == 0xE0 && s[1] < 0xA0) || (n == 3 && c == 0xF0 && s[1] < 0x90) || (n == 3 && c > 0xF4))
+            return 0;
+        s += n + 1;
+    }
+    return 1;
+}
+
+static int name_reads_back(const afmt_archive_desc *d, size_t k, const char *name)
+{
+    afmt_ar_span spans[AFMT_AR_CAPTURES_MAX + 1];
+    const char *c = name;
+    size_t i, len = strlen(name);
+    if (!*name || name[0] == '/' || strchr(name, '\\') || !utf8_ok((const unsigned char *)name))
+        return 0;
+    while (*c) { /* each component */
+        size_t n = strcspn(c, "/");
+        if (n == 0 || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.')) return 0;
+        c += n + (c[n] == '/');
+        if (c[-1] == '/' && !*c) return 0;
+    }
+    for (i = 0; i < d->nrules; i++)
+        if (afmt_ar_match(d->rules[i].pattern, (const uint8_t *)name, len, spans))
+            return i == k;
+    return 0;
+}
+
+static int name_refused(afmt_error *err, const afmt_archive_desc *d, size_t k, size_t i, const char *name)
+{
+    char shown[120];
+    afmt_ar_quote((const uint8_t *)name, strlen(name), 60, shown, sizeof shown);
+    return afmt_fail(err, AFMT_E_TYPE, NULL, "array", i, AFMT_NO_OFFSET,
+                     "%s cannot hold this array under its name: its member would be \"%s\", which %s does not read "
+                     "back as \"%s\" (member names are valid UTF-8 without a backslash or an empty, '.' or '..' part)",
+                     d->format, shown, d->format, d->rules[k].pattern);
 }
 
 static int name_fail(afmt_error *err, const afmt_ar_rule *r, size_t i)
@@ -194,9 +243,10 @@ static int write_pickle(afmt_zip_writer *z, const afmt_ar_rule *r, const char *n
 }
 
 /* What one rule writes (see afmt_ar_write.h). */
-static int write_rule(afmt_zip_writer *z, afmt_sink *sink, const afmt_ar_write_desc *w, const afmt_ar_rule *r,
-                      const afmt_array *arrays, size_t n, char *name, afmt_error *err)
+static int write_rule(afmt_zip_writer *z, afmt_sink *sink, const afmt_archive_desc *d, size_t k,
+                      const afmt_ar_write_desc *w, const afmt_array *arrays, size_t n, char *name, afmt_error *err)
 {
+    const afmt_ar_rule *r = &d->rules[k];
     char key[24];
     size_t i;
     switch (r->action) {
@@ -228,6 +278,8 @@ static int write_rule(afmt_zip_writer *z, afmt_sink *sink, const afmt_ar_write_d
                 value = unnamed;
             }
             if (member_name(w, r->pattern, r->array_name, value, NULL, name, NAME_CAP) != 0) return name_fail(err, r, i);
+            if (!name_reads_back(d, k, name) || arrays[i].name_len > strlen(arrays[i].name))
+                return name_refused(err, d, k, i, name);
             if (write_format_member(z, sink, r, name, &arrays[i], i, err) != 0) return -1;
         }
         return 0;
@@ -265,7 +317,7 @@ int afmt_archive_write(const afmt_archive_desc *d, const afmt_ar_write_desc *w, 
         return -1;
     }
     for (k = 0; k < d->nrules && rc == 0; k++)
-        rc = write_rule(&z, sink, w, &d->rules[k], arrays, n, name, err);
+        rc = write_rule(&z, sink, d, k, w, arrays, n, name, err);
     if (rc == 0)
         rc = afmt_zip_write_finish(&z, err);
     afmt_zip_write_free(&z);

@@ -122,8 +122,9 @@ int afmt_array_plain_size(const afmt_array *a, uint64_t *out, afmt_error *err)
 }
 
 void afmt_array_plain_view(const afmt_array *src, afmt_order order,
-                           const uint8_t *buf, afmt_array *dst)
+                           const void *bytes, afmt_array *dst)
 {
+    const uint8_t *buf = bytes;
     afmt_array v; /* src and dst may be the same view */
     uint64_t size;
 
@@ -506,8 +507,9 @@ static int gather_strided(const afmt_array *a, afmt_order order, uint8_t *dst, u
 }
 
 int afmt_array_to_plain(const afmt_array *src, afmt_order order,
-                        uint8_t *dst, uint64_t dst_size, afmt_error *err)
+                        void *out, uint64_t dst_size, afmt_error *err)
 {
+    uint8_t *dst = out; /* void *: a float * or any buffer needs no cast */
     uint64_t es, total;
     unsigned comp;
     uint8_t *tmp;
@@ -626,8 +628,9 @@ int afmt_array_part_unit(const afmt_array *src, afmt_order order, uint64_t *unit
 }
 
 int afmt_array_to_plain_part(const afmt_array *src, afmt_order order, uint64_t first,
-                             uint8_t *dst, uint64_t n, afmt_error *err)
+                             void *out, uint64_t n, afmt_error *err)
 {
+    uint8_t *dst = out;
     uint64_t es, total, unit, end, s[AFMT_RANK_CAP];
     uint32_t rank;
     unsigned comp;
@@ -1095,10 +1098,12 @@ static int convert_from(afmt_dtype from, const uint8_t *src, afmt_dtype to, uint
     return convert_slow(from, src, to, dst, count, base, allow_lossy, err);
 }
 
-int afmt_convert_elements(afmt_dtype from, const uint8_t *src,
-                          afmt_dtype to, uint8_t *dst, uint64_t count,
+int afmt_convert_elements(afmt_dtype from, const void *in,
+                          afmt_dtype to, void *out, uint64_t count,
                           int allow_lossy, afmt_error *err)
 {
+    const uint8_t *src = in;
+    uint8_t *dst = out;
     return convert_from(from, src, to, dst, count, 0, allow_lossy, err);
 }
 
@@ -1108,8 +1113,9 @@ int afmt_convert_elements(afmt_dtype from, const uint8_t *src,
 #define AS_PIECE ((uint64_t)256 << 10)
 
 int afmt_array_to_plain_as(const afmt_array *src, afmt_order order, afmt_dtype to,
-                           int allow_lossy, uint8_t *dst, uint64_t dst_size, afmt_error *err)
+                           int allow_lossy, void *out, uint64_t dst_size, afmt_error *err)
 {
+    uint8_t *dst = out;
     const afmt_dtype_info *ti = afmt_dtype_get(to);
     uint64_t es, total, unit, need, first, n, piece;
     uint8_t *tmp;

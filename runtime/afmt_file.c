@@ -139,8 +139,9 @@ static int check_unchanged(const afmt_file *f, afmt_error *err)
 }
 
 int afmt_file_read_array(const afmt_file *f, const afmt_array *view, afmt_order order,
-                         uint8_t *dst, uint64_t dst_size, afmt_error *err)
+                         void *out, uint64_t dst_size, afmt_error *err)
 {
+    uint8_t *dst = out; /* void *: a float * or any buffer needs no cast */
     uint64_t total, at, got;
     uintptr_t base, p;
     int stored, e = 0, r;

@@ -276,7 +276,7 @@ int afmt_futhark_text_write(const afmt_array *a, afmt_sink *sink, afmt_error *er
         return afmt_fail(err, AFMT_E_TYPE, NULL, NULL, AFMT_NO_INDEX, AFMT_NO_OFFSET,
                          "Futhark text has no %s values (it has bool, i8-i64, "
                          "u8-u64, f16, f32, f64)", afmt_dtype_name(a->dtype));
-    if (a->encoding != AFMT_ENC_PLAIN || a->order != AFMT_ROW_MAJOR ||
+    if (a->encoding != AFMT_ENC_PLAIN || a->strided || a->order != AFMT_ROW_MAJOR ||
         a->endian != AFMT_LITTLE || a->stride != a->elsize || a->rank > AFMT_RANK_CAP ||
         (a->count && !a->data))
         return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, AFMT_NO_OFFSET,

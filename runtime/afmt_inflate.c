@@ -138,23 +138,32 @@ static void copy_history(afmt_inflate *z, out_buf *o, unsigned dist, uint64_t n)
     o->pos += n;
 }
 
-/* A match within this call's output, with room for 8 bytes past it. */
+/* A match within this call's output, with room for 8 bytes past it.  A
+ * distance below 8 repeats a pattern of that period: once the first
+ * bytes make its period a multiple of at least 8, the rest is copied 8
+ * bytes at a time from that far back (the same bytes, without overlap). */
 static void copy_fast(uint8_t *dst, unsigned dist, unsigned len)
 {
     const uint8_t *src = dst - dist;
     uint8_t *end = dst + len;
 
-    if (dist >= 8) {
-        do {
-            memcpy(dst, src, 8);
-            dst += 8;
-            src += 8;
-        } while (dst < end);
-    } else if (dist == 1) {
+    if (dist == 1) {
         memset(dst, *src, len);
-    } else {
-        while (dst < end)
-            *dst++ = *src++;
+        return;
+    }
+    if (dist < 8) {
+        unsigned period = dist * ((8 + dist - 1) / dist);
+        uint8_t *stop = period - dist < len ? dst + (period - dist) : end;
+        while (dst < stop) {
+            *dst = *(dst - dist);
+            dst++;
+        }
+        src = dst - period;
+    }
+    while (dst < end) {
+        memcpy(dst, src, 8);
+        dst += 8;
+        src += 8;
     }
 }
 

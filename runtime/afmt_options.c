@@ -82,7 +82,8 @@ void afmt_warn(const afmt_visitor *vis, const afmt_path *path,
 
 void afmt_report_field(const afmt_options *opt, const afmt_path *path, const char *name,
                        afmt_field_kind kind, uint64_t offset, int is_array, uint64_t count,
-                       unsigned width, int big_endian, const uint8_t *bytes, const char *doc)
+                       unsigned width, int big_endian, const uint8_t *bytes, const char *doc,
+                       const char *value_name)
 {
     afmt_field_info f;
     char field[AFMT_FIELD_MAX];
@@ -99,5 +100,6 @@ void afmt_report_field(const afmt_options *opt, const afmt_path *path, const cha
     f.big_endian = big_endian;
     f.bytes = bytes;
     f.doc = doc;
+    f.value_name = value_name;
     opt->fields->on_field(opt->fields->ctx, &f);
 }

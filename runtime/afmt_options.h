@@ -21,10 +21,12 @@ extern "C" {
 
 /* Tell opt->fields (when set) of a header field the validator just read;
  * generated validators call it behind `if (opt->fields)`.  The field's
- * name is formatted with its path ("value[1].dims") only here. */
+ * name is formatted with its path ("value[1].dims") only here.
+ * value_name: what the spec calls this value ("string"), or NULL. */
 AFMT_GEN_API void afmt_report_field(const afmt_options *opt, const afmt_path *path, const char *name,
                                     afmt_field_kind kind, uint64_t offset, int is_array, uint64_t count,
-                                    unsigned width, int big_endian, const uint8_t *bytes, const char *doc);
+                                    unsigned width, int big_endian, const uint8_t *bytes, const char *doc,
+                                    const char *value_name);
 
 /* Report a lenient tolerance (mode LENIENT) or fail (mode STRICT): the one
  * place generated code decides between warning and error. */

@@ -256,7 +256,7 @@ static void report_text(walker *w, uint32_t v, size_t len)
 {
     if (len <= UINT32_MAX)
         afmt_report_field(w->m->opt, w->m->path, w->path, AFMT_FIELD_TEXT, w->m->base + w->m->values[v].at, 0, 1,
-                          (unsigned)len, 0, (const uint8_t *)w->text, NULL);
+                          (unsigned)len, 0, (const uint8_t *)w->text, NULL, NULL);
 }
 
 static int emit_tensor(walker *w, uint32_t v)

@@ -6,9 +6,10 @@
  * commit (flush, fsync, close, rename) makes it PATH; a character device
  * or FIFO is written through instead (afmt_sink.h says why).
  */
-/* The one runtime file that needs POSIX (mkstemp, fdopen, fchmod, fsync,
- * strerror_r, O_DIRECTORY): it says so itself, so the runtime builds with
- * plain `cc -std=c11` and no -D flag.  Must come before any #include. */
+/* One of the three runtime files that need POSIX (with afmt_file.c and
+ * afmt_fileio.c; here mkstemp, fdopen, fchmod, fsync, strerror_r,
+ * O_DIRECTORY): it says so itself, so the runtime builds with plain
+ * `cc -std=c11` and no -D flag.  Must come before any #include. */
 #if !defined(_POSIX_C_SOURCE) || _POSIX_C_SOURCE < 200809L
 #undef _POSIX_C_SOURCE
 #define _POSIX_C_SOURCE 200809L
@@ -107,7 +108,7 @@ static int stdio_write(afmt_sink *s, const void *p, uint64_t n)
     return 0;
 }
 
-void afmt_sink_buffer(afmt_sink *s, uint8_t *buf, uint64_t cap)
+void afmt_sink_buffer(afmt_sink *s, void *buf, uint64_t cap)
 {
     memset(s, 0, sizeof *s);
     s->write = buffer_write;
@@ -677,10 +678,10 @@ int afmt_sink_payload(afmt_sink *s, const afmt_array *a, afmt_endian endian,
 
     if (afmt_payload_size(a, encoding, &size, err) != 0)
         return -1;
-    if (a->encoding != AFMT_ENC_PLAIN || (a->stride != es && a->stride != 0) ||
+    if (a->encoding != AFMT_ENC_PLAIN || a->strided || (a->stride != es && a->stride != 0) ||
         (a->dtype != AFMT_OPAQUE && a->elsize != es && a->elsize != 0))
         return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, s->written,
-                         "payload source must be plain and contiguous");
+                         "payload source must be plain and contiguous (a strided view: afmt_array_to_plain first)");
     if (!afmt_mul_u64(a->count, es, &plain))
         return afmt_fail(err, AFMT_E_OVERFLOW, NULL, NULL, AFMT_NO_INDEX, s->written,
                          "payload size overflows 64 bits");

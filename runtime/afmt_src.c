@@ -7,7 +7,7 @@
 #include "afmt_fields.h"
 #include "afmt_src.h"
 
-void afmt_src_buffer(afmt_src *s, const uint8_t *buf, uint64_t len)
+void afmt_src_buffer(afmt_src *s, const void *buf, uint64_t len)
 {
     memset(s, 0, sizeof *s);
     s->data = buf;

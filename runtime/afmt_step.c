@@ -92,8 +92,24 @@ int afmt_take_string(afmt_vctx *c, const afmt_field_desc *f, uint64_t *len)
     *len = n;
     if (c->opt && c->opt->fields)
         afmt_report_field(c->opt, c->path, f->name, AFMT_FIELD_BYTES, at + f->width, 0, 1,
-                          n > UINT32_MAX ? UINT32_MAX : (unsigned)n, 0, AFMT_B(c->src, at + f->width), f->doc);
+                          n > UINT32_MAX ? UINT32_MAX : (unsigned)n, 0, AFMT_B(c->src, at + f->width), f->doc,
+                          NULL);
     return 0;
+}
+
+const char *afmt_field_value_name(const afmt_field_desc *f, const uint8_t *p, int big)
+{
+    uint64_t v = 0;
+    unsigned i, k;
+
+    for (i = 0; i < f->width && i < 8; i++)
+        v |= (uint64_t)p[big ? f->width - 1 - i : i] << (8 * i);
+    if (f->kind == AFMT_FIELD_INT && f->width < 8 && (v >> (8 * f->width - 1)) & 1)
+        return NULL; /* a negative value: no name is negative */
+    for (k = 0; k < f->n_names; k++)
+        if (f->names[k].value == v)
+            return f->names[k].name;
+    return NULL;
 }
 
 int afmt_text_slot_fail(const afmt_vctx *c, const char *field, uint64_t offset, uint64_t bad)

@@ -148,6 +148,12 @@ AFMT_GEN_API AFMT_COLD int afmt_overflow_c(const afmt_vctx *c, const char *field
 
 /* A header field as the spec describes it (a static const per field in
  * generated code). */
+/* A value of an integer field and what the spec calls it ("names"). */
+typedef struct afmt_value_name {
+    uint64_t value;
+    const char *name;
+} afmt_value_name;
+
 typedef struct afmt_field_desc {
     const char *name;     /* the field's name in the spec (and in messages) */
     afmt_field_kind kind; /* what afmt_report_field tells */
@@ -155,7 +161,14 @@ typedef struct afmt_field_desc {
     int is_array;         /* count elements (an array field) or one value */
     int big_endian;       /* 0, 1, or AFMT_ORDER_RUN (c->big) */
     const char *doc;      /* the spec's doc, or NULL */
+    const afmt_value_name *names; /* the spec's "names" of its values, or NULL */
+    unsigned n_names;
 } afmt_field_desc;
+
+/* What f's spec calls the integer of f->width bytes at p (in byte order
+ * big), or NULL: a linear search of f->names (at most 256, and only when
+ * a field visitor asked). */
+AFMT_GEN_API const char *afmt_field_value_name(const afmt_field_desc *f, const uint8_t *p, int big);
 
 /* The failure of afmt_take_field (out of line: the rare path). */
 AFMT_GEN_API AFMT_COLD int afmt_take_field_short(afmt_vctx *c, const afmt_field_desc *f, uint64_t count);
@@ -175,7 +188,10 @@ static inline int afmt_take_field(afmt_vctx *c, const afmt_field_desc *f, uint64
     c->pos = at + count * f->width;
     if (c->opt->fields)
         afmt_report_field(c->opt, c->path, f->name, f->kind, at, f->is_array, count, f->width,
-                          afmt_order_of(c, f->big_endian), AFMT_B(c->src, at), f->doc);
+                          afmt_order_of(c, f->big_endian), AFMT_B(c->src, at), f->doc,
+                          f->names && count == 1
+                              ? afmt_field_value_name(f, AFMT_B(c->src, at), afmt_order_of(c, f->big_endian))
+                              : NULL);
     return 0;
 }
 

@@ -76,7 +76,7 @@ static void report_value(const afmt_th *th, afmt_th_path *tp, const afmt_tv *k, 
     if (e - b > UINT32_MAX)
         return; /* (a value of 4 GiB: afmt_field_info's width cannot say it) */
     afmt_report_field(opt, outer, field, AFMT_FIELD_TEXT, th->base + b, 0, 1, (unsigned)(e - b), 0, th->text + b,
-                      NULL);
+                      NULL, NULL);
 }
 
 /* Check one entry object against the descriptor's keys; fill info and,
@@ -651,7 +651,7 @@ static int validate_text(const afmt_thdir_desc *d, afmt_src *src, uint64_t end, 
         return afmt_src_short(src, err, path, lenfield, AFMT_NO_INDEX, p, end, w, lenfield);
     n = load_len(AFMT_B(src, p), w, d->length_big);
     if (opt->fields)
-        afmt_report_field(opt, path, lenfield, AFMT_FIELD_UINT, p, 0, 1, w, d->length_big, AFMT_B(src, p), NULL);
+        afmt_report_field(opt, path, lenfield, AFMT_FIELD_UINT, p, 0, 1, w, d->length_big, AFMT_B(src, p), NULL, NULL);
     if (d->max_length && n > d->max_length)
         return afmt_fail(err, AFMT_E_CONSTRAINT, path, lenfield, AFMT_NO_INDEX, p,
                          "a header of %" PRIu64 " bytes exceeds the format's cap of %" PRIu64, n, d->max_length);
@@ -1019,7 +1019,7 @@ int afmt_thdir_write(const afmt_thdir_desc *d, const afmt_array *arrays, size_t 
         const afmt_array *a = &arrays[i];
         e[i].a = a;
         e[i].type = -1;
-        if (a->encoding != AFMT_ENC_PLAIN || a->endian != AFMT_LITTLE || a->stride != a->elsize ||
+        if (a->encoding != AFMT_ENC_PLAIN || a->strided || a->endian != AFMT_LITTLE || a->stride != a->elsize ||
             (a->rank > 1 && a->order != AFMT_ROW_MAJOR && !has_order)) {
             afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                       "array %zu must be plain, little-endian and row-major (see afmt_array_to_plain)", i);

@@ -114,9 +114,10 @@ static void place_tile(const afmt_array *t, const uint8_t *tile, afmt_order orde
                    tile + (r * t->dims[1] + k) * es, es);
 }
 
-int afmt_tiles_assemble(const afmt_array *tiles, size_t n, afmt_order order, uint8_t *dst,
+int afmt_tiles_assemble(const afmt_array *tiles, size_t n, afmt_order order, void *out,
                         uint64_t dst_size, afmt_array *whole, afmt_error *err)
 {
+    uint8_t *dst = out;
     const afmt_array *t0 = &tiles[0];
     afmt_tiles set;
     uint64_t total, largest = 0, size, es;

@@ -7,7 +7,7 @@
 int afmt_write_need_plain(const afmt_array *a, afmt_order order, const char *field, size_t index,
                           afmt_error *err)
 {
-    if (a->encoding == AFMT_ENC_PLAIN && a->endian == AFMT_LITTLE && a->stride == a->elsize &&
+    if (a->encoding == AFMT_ENC_PLAIN && !a->strided && a->endian == AFMT_LITTLE && a->stride == a->elsize &&
         (a->rank <= 1 || a->order == order))
         return 0;
     return afmt_fail(err, AFMT_E_USAGE, NULL, field, AFMT_NO_INDEX, AFMT_NO_OFFSET,

@@ -115,6 +115,8 @@ if [ -f tests/e2e/run_e2e.sh ]; then
     run e2e bash tests/e2e/run_e2e.sh "$BUILD"
 fi
 run identify bash tests/e2e/run_identify.sh "$BUILD"
+run model-sets bash tests/e2e/run_model_sets.sh "$BUILD"
+run torch-cli bash tests/e2e/run_torch_cli.sh "$BUILD"
 if [ -f tests/e2e/run_cli_tools.sh ]; then
     run cli-tools bash tests/e2e/run_cli_tools.sh "$BUILD"
 fi

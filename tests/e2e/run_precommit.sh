@@ -10,9 +10,11 @@ SUITE=pre-commit
 S="$REPO/corpus"
 
 # The hook picks exactly the files of the formats afmt-validate knows: the
-# extensions `afmt formats` lists (GGUF's .gguf among them), and .npz (NumPy
-# archives, each .npy member checked); its description names the same.
-want=$( { "$BUILD/afmt" formats | awk 'NR > 1 { n = split($2, e, ","); for (i = 1; i <= n; i++) if (e[i] != "-") print substr(e[i], 2) }'; echo npz; } | sort | tr '\n' ' ')
+# extensions `afmt formats` lists (GGUF's .gguf, torch's .pt among them),
+# .npz (NumPy archives, each .npy member checked) and the pickles'
+# .pkl and .pickle (always refused: loading one runs code); its
+# description names the same.
+want=$( { "$BUILD/afmt" formats | awk 'NR > 1 { n = split($2, e, ","); for (i = 1; i <= n; i++) if (e[i] != "-") print substr(e[i], 2) }'; echo npz; echo pkl; echo pickle; } | sort -u | tr '\n' ' ')
 hook=$REPO/.pre-commit-hooks.yaml
 got=$(sed -n "s/^  files: '(?i)\\\\\.(\(.*\))\\\$'$/\1/p" "$hook" | tr '|' '\n' | sort | tr '\n' ' ')
 check "the hook's files regex is the extensions afmt formats lists, and .npz ($want)" test "$got" = "$want"
@@ -79,6 +81,21 @@ expect_err_has "... with afmt-validate's message" "cut.GGUF: invalid gguf"
 check "... and no commit was made" test "$(git rev-parse HEAD)" = "$head"
 
 git reset -q cut.GGUF
+# a PyTorch checkpoint is checked without running it; a bare pickle is refused
+cp "$S/torch/x.pth" model.pt
+git add model.pt
+run git commit -qm "a checkpoint"
+expect_rc "a commit of a valid PyTorch checkpoint passes the hook" 0
+check "... and the commit was made" git cat-file -e HEAD:model.pt
+head=$(git rev-parse HEAD)
+printf '\x80\x02}q\x00.' > state.pkl
+git add state.pkl
+run git commit -qm "a pickle"
+expect_rc "a commit of a pickle is blocked" 1
+expect_err_has "... saying what it is" "state.pkl: invalid: a Python pickle"
+check "... and no commit was made" test "$(git rev-parse HEAD)" = "$head"
+git reset -q state.pkl
+
 printf 'x' > bad.npy.bak
 git add bad.npy.bak
 run git commit -qm "not an array"

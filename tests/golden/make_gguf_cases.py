@@ -122,7 +122,7 @@ case("valid_quantized", gguf([ARCH], [Tensor("q4_0", [64, 2], T.Q4_0), Tensor("q
                                       Tensor("tq1_0", [256], T.TQ1_0), Tensor("iq1_m", [256], T.IQ1_M)])[0],
      True, warnings=0, note="block types, ne[0] a multiple of the block: Q4_0 64x2 = 4 blocks of 18 bytes, ...")
 case("valid_every_ggml_type", gguf([ARCH], [Tensor("t%d" % c, [T.TABLE[c][1] * 2], c) for c in sorted(T.TABLE)])[0],
-     True, warnings=0, note="one tensor of each of the 32 ggml types the rulebook lists, two blocks each")
+     True, warnings=0, note="one tensor of each of the 35 ggml types the rulebook lists, two blocks each")
 case("valid_scalar", gguf([ARCH], [Tensor("s", [], T.F32, data=struct.pack("<f", 1.5))])[0], True, warnings=0,
      note="n_dims 0: a scalar of one element (gguf.cpp reads it so)")
 case("valid_4_dims", gguf([ARCH], [Tensor("x", [2, 3, 1, 2], T.F16)])[0], True, warnings=0,

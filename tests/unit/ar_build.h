@@ -40,6 +40,7 @@ typedef struct zb_layout {
     int deflate;        /* this member deflated (as stored blocks of DEFLATE) */
     int foreign_extra;  /* this member's local header has an extra field 0x5455 */
     int huge;           /* this member claims 2^32 + 5 bytes through zip64 fields */
+    int central_zip64;  /* this member's central sizes and offset are in a zip64 field, all ones outside */
 } zb_layout;
 
 typedef struct zb {
@@ -132,7 +133,8 @@ static inline void zb_build(zb *z, const zb_file *f, size_t n, const zb_layout *
     }
     z->cd = z->len;
     for (i = 0; i < n; i++) {
-        int big = size[i] >= 0xffffffffu;
+        int big = size[i] >= 0xffffffffu || l->central_zip64 == (int)i + 1;
+        int far = l->central_zip64 == (int)i + 1;
         size_t name_len = strlen(f[i].name);
         z->central[i] = z->len;
         zb_u32(z, 0x02014b50u);
@@ -146,18 +148,20 @@ static inline void zb_build(zb *z, const zb_file *f, size_t n, const zb_layout *
         zb_u32(z, big ? 0xffffffffu : csize[i]);
         zb_u32(z, big ? 0xffffffffu : size[i]);
         zb_u16(z, name_len);
-        zb_u16(z, big ? 20 : 0);
+        zb_u16(z, big ? 20 + (far ? 8 : 0) : 0);
         zb_u16(z, 0);
         zb_u16(z, 0);
         zb_u16(z, 0);
         zb_u32(z, 0);
-        zb_u32(z, z->local[i]);
+        zb_u32(z, far ? 0xffffffffu : z->local[i]);
         zb_put(z, f[i].name, name_len);
         if (big) {
             zb_u16(z, 1);
-            zb_u16(z, 16);
+            zb_u16(z, 16 + (far ? 8 : 0));
             zb_u64(z, size[i]);
             zb_u64(z, csize[i]);
+            if (far)
+                zb_u64(z, z->local[i]);
         }
     }
     cd_size = z->len - z->cd;

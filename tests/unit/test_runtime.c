@@ -1380,7 +1380,7 @@ static void test_field_ends(void)
     for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         uint8_t buf[32] = {0};
         const uint64_t nbytes = cases[i].n * cases[i].width;
-        const afmt_field_desc f = {"offsets", cases[i].kind, cases[i].width, 1, cases[i].big, NULL};
+        const afmt_field_desc f = {"offsets", cases[i].kind, cases[i].width, 1, cases[i].big, NULL, NULL, 0};
         afmt_src src;
         afmt_error err;
         afmt_vctx c = {&src, NULL, NULL, &err, NULL, NULL, 0, 0, 0, NULL, 0};

@@ -966,14 +966,19 @@ static int is_bounded_allocator(const char *where)
     return 0;
 }
 
+/* Source texts the scan reads: every runtime .c and .h and one generated
+ * file (the runtime had 82 in runtime ABI 15, with the archive files). */
+#define SCAN_TEXTS_MAX 256
+
 typedef struct scan {
-    char *texts[64];
+    char *texts[SCAN_TEXTS_MAX];
     int ntexts;
     char seen[256][64];
     int nseen;
     char bad[512];
     char unresolved[512];
     int scratch;          /* reaches the run's scratch memory (afmt_scratch_grow) */
+    int archive;          /* reaches afmt_archive_validate (an archive item) */
 } scan;
 
 /* The run's scratch memory (runtime/afmt_scratch.c) is the one allocator
@@ -983,6 +988,14 @@ typedef struct scan {
  * (afmt_scratch_free_since: a key-value's lists) allocates nothing. */
 static int scratch_call(scan *sc, const char *id)
 {
+    /* an archive keeps its member table, the bytes of deflated members a
+     * rule parses and a pickle's values, each bounded by the input's own
+     * bytes and freed before it returns (docs/SECURITY.md I3): noted, not
+     * followed, as the scratch is */
+    if (!strcmp(id, "afmt_archive_validate")) {
+        sc->archive = 1;
+        return 1;
+    }
     if (!strcmp(id, "afmt_scratch_free_all") || !strcmp(id, "afmt_scratch_free_since")) return 1;
     if (!strcmp(id, "afmt_scratch_grow")) {
         sc->scratch = 1;
@@ -1053,11 +1066,17 @@ static void check_static_no_alloc(void)
     char **v = list_dir("runtime", &n);
     scan base;
     memset(&base, 0, sizeof base);
-    for (i = 0; v && i < n && base.ntexts < 64; i++) {
+    for (i = 0; v && i < n; i++) {
         char path[600];
         uint64_t len;
         size_t l = strlen(v[i]);
         if (l < 2 || (strcmp(v[i] + l - 2, ".c") != 0 && strcmp(v[i] + l - 2, ".h") != 0)) continue;
+        if (base.ntexts == SCAN_TEXTS_MAX - 1) { /* one place stays for the generated file */
+            printf("FAIL I3 no allocation: runtime/ has more than %d source files; raise SCAN_TEXTS_MAX\n",
+                   SCAN_TEXTS_MAX - 1);
+            check_failures++;
+            break;
+        }
         snprintf(path, sizeof path, "runtime/%s", v[i]);
         base.texts[base.ntexts] = slurp_text(path, &len);
         if (base.texts[base.ntexts]) base.ntexts++;
@@ -1082,10 +1101,11 @@ static void check_static_no_alloc(void)
         end = strstr(src, marker);
         sc = base;
         /* helpers and wrappers of the generated file itself */
-        if (sc.ntexts < 64) sc.texts[sc.ntexts++] = src;
+        if (sc.ntexts < SCAN_TEXTS_MAX) sc.texts[sc.ntexts++] = src;
         scan_code(&sc, src, end ? (size_t)(end - src) : (size_t)len, path, 0);
         snprintf(check, sizeof check, "I3 no allocation: %s validate calls no allocator%s (source scan of %s and %d runtime functions)",
-                 name, keeps_records(src) ? " but the run's scratch for the records it keeps" : "", path, sc.nseen);
+                 name, keeps_records(src) ? " but the run's scratch for the records it keeps"
+                       : sc.archive ? " but the archive's, bounded by its bytes" : "", path, sc.nseen);
         if (sc.scratch && !keeps_records(src)) {
             printf("FAIL %s: it reaches afmt_scratch_grow but keeps no records (no unique key, no directory)\n", check);
             check_failures++;

@@ -45,7 +45,7 @@ static int directory_write_check_version(const afmt_vctx *c, uint64_t at, uint64
 {
     if (v_version != UINT64_C(1)) {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "version", AFMT_NO_INDEX, at, "expected %" PRIu64
-                " = 1, found %" PRIu64 "", UINT64_C(1), v_version);
+                ", found %" PRIu64 "", UINT64_C(1), v_version);
     }
     return 0;
 }

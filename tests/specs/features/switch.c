@@ -47,7 +47,7 @@ static int switch_check_value(const afmt_vctx *c, uint64_t at, uint64_t v_rank)
 {
     if (v_rank != UINT64_C(2)) {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "", AFMT_NO_INDEX, at, "expected %" PRIu64
-                " = 2, found %" PRIu64 "", UINT64_C(2), v_rank);
+                ", found %" PRIu64 "", UINT64_C(2), v_rank);
     }
     return 0;
 }
