@@ -11,6 +11,7 @@
 #include "fail.h"
 #include "identify.h"
 #include "load.h"
+#include "members.h"
 #include "render.h"
 #include "sidecar.h"
 #include "spec.h"
@@ -174,6 +175,7 @@ static void check(afmt_cli_worker *w, const char *display, const char *ext_name,
         afmt_cli_emit(w, display, NULL, 0, &err);
         return;
     }
+    afmt_cli_members_begin(w, display);
     fmt = w->cfg->forced ? w->cfg->forced : afmt_format_detect(buf, len, ext_name);
     if (!fmt) {
         /* the whole input is here unless it is a stream or over its limit */
@@ -197,9 +199,12 @@ static void check(afmt_cli_worker *w, const char *display, const char *ext_name,
     } else {
         valid = validate(w, fmt, buf, len, stream, &err);
     }
-    if (changed_meanwhile(w, display))
+    if (changed_meanwhile(w, display)) {
+        afmt_cli_members_begin(w, NULL);
         return;
-    afmt_cli_emit(w, display, fmt, valid, &err);
+    }
+    if (!afmt_cli_members_finish(w, display, fmt, valid, &err))
+        afmt_cli_emit(w, display, fmt, valid, &err);
 }
 
 void afmt_cli_check_bytes(afmt_cli_worker *w, const char *display,

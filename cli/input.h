@@ -87,6 +87,12 @@ static inline int afmt_cli_input_is_lazy(const afmt_cli_input *in)
 /* Window of afmt_cli_stream_validate (resident memory of a stream check). */
 #define AFMT_CLI_STREAM_WINDOW ((uint64_t)32 << 20)
 
+/* afmt-validate's limits.max_held_bytes: a deflated archive member
+ * larger than this is validated through the library's window rather than
+ * inflated into memory (afmt info, dump and convert hold any: they need
+ * the data). */
+#define AFMT_CLI_HELD_BYTES ((uint64_t)16 << 20)
+
 /* Validate a lazily opened stream through window (AFMT_CLI_STREAM_WINDOW
  * bytes): memory stays bounded whatever the stream's length.  limit is
  * --max-bytes (UINT64_MAX for none).  interp: --spec's (cli/spec.h), or

@@ -369,6 +369,7 @@ void afmt_cli_visitor_init(afmt_visitor *vis, void *ctx)
     vis->on_trailer = ignore_trailer;
     vis->on_metadata = NULL;
     vis->on_kv = NULL;
+    vis->on_member = NULL;
 }
 
 void afmt_cli_print_warning(const char *path, const afmt_error *warning)

@@ -1,6 +1,7 @@
 /* afmt CLI: opening one path and sending it the right way: a tar shard to
  * tar.c, a regular file (read or mapped, under the SIGBUS guard) or a
- * stream to check.c (see report.h). */
+ * stream to check.c (see report.h); an archive (.npz) is a file like any
+ * other, its members reported one by one (members.h). */
 #include "report.h"
 
 #include <string.h>
@@ -8,7 +9,6 @@
 
 #include "fail.h"
 #include "model_set.h"
-#include "npz.h"
 #include "remote.h"
 #include "sigbus.h"
 
@@ -24,9 +24,9 @@ static void run_mapped_check(void *ctx)
     afmt_cli_check_input(m->w, m->path, m->path, m->in);
 }
 
-/* A path read whole by its own reader, not as one input: a tar shard,
- * an npz archive (a folder of that name is said to be one), a URL.  1
- * when path is one of those (then checked), else 0. */
+/* A path read whole by its own reader, not as one input: a tar shard
+ * (a folder of that name is said to be one), a URL.  1 when path is one
+ * of those (then checked), else 0. */
 static int check_container(afmt_cli_worker *w, const char *path, int is_stdin)
 {
     struct stat st;
@@ -36,14 +36,12 @@ static int check_container(afmt_cli_worker *w, const char *path, int is_stdin)
         afmt_cli_check_remote(w, path);
         return 1;
     }
-    if (!tar && (is_stdin || !afmt_cli_is_npz_path(path)))
+    if (!tar)
         return 0;
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
         afmt_cli_report_message(w, path, "is a directory");
-    else if (tar)
-        afmt_cli_check_tar(w, path, NULL);
     else
-        afmt_cli_check_npz(w, path);
+        afmt_cli_check_tar(w, path, NULL);
     return 1;
 }
 

@@ -89,6 +89,20 @@ typedef struct afmt_cli_worker {
     /* A valid input's line says this instead of its first array (a model
      * set's summary), or NULL. */
     const char *summary;
+    /* An archive's members, each its own line (members.c): the archive's
+     * display while its input is checked (else NULL); the member being
+     * checked (its format, NULL between members) and its line's name
+     * "ARCHIVE:MEMBER"; the members that got a line; the warnings that are
+     * the archive's own (given outside any member), held for its line;
+     * line_member: the member's name in the line being emitted (JSON
+     * "member"), or NULL. */
+    const char *members_of;
+    const afmt_format *member_fmt;
+    afmt_cli_buf member_line;
+    uint64_t members_done;
+    afmt_cli_buf archive_warns;
+    uint64_t archive_nwarn, archive_warns_listed;
+    const char *line_member;
     /* What was seen so far. */
     uint64_t checked, valid, invalid, errors, skipped;
 } afmt_cli_worker;

@@ -141,8 +141,9 @@ static void put_location(afmt_cli_buf *b, afmt_cli_worker *w, const char *displa
                          const afmt_error *err)
 {
     const char *file = w->archive ? w->archive : display;
-    /* no region: an archive member, an I/O error, an error of no byte */
-    int whole = w->archive || err->code == AFMT_E_IO || err->offset == AFMT_NO_OFFSET;
+    /* no region: an I/O error, an error of no byte (an archive member's
+     * offsets are the archive's: its region is in the archive) */
+    int whole = err->code == AFMT_E_IO || err->offset == AFMT_NO_OFFSET;
     uint64_t len;
 
     if (strcmp(file, "-") == 0)
@@ -154,7 +155,6 @@ static void put_location(afmt_cli_buf *b, afmt_cli_worker *w, const char *displa
         put_path_uri(b, file);
     afmt_cli_buf_putc(b, '}');
     if (!whole) {
-        /* offsets of a member are inside the member, not the archive */
         afmt_cli_buf_puts(b, ",\"region\":{\"byteOffset\":");
         afmt_cli_buf_u64(b, err->offset);
         len = afmt_cli_span_length(&w->spans, err);
