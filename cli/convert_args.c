@@ -9,7 +9,6 @@
 #include "convert.h"
 #include "formats.h"
 #include "limit_opts.h"
-#include "npz.h"
 #include "spec.h"
 
 static void convert_usage(FILE *f)
@@ -26,9 +25,10 @@ static void convert_usage(FILE *f)
 "target replaced (as cp does); a character device or FIFO is written into\n"
 "directly, never replaced (and gets no sidecar); a directory is refused.\n"
 "IN \"-\" is standard input; OUT \"-\" is standard output (then --to is\n"
-"required).  IN may be a member of a NumPy archive, ARCHIVE.npz:NAME;\n"
-"--to npz (or OUT ending in .npz) writes one, each array a stored member\n"
-"NAME.npy (arr_I.npy when unnamed).\n"
+"required).  IN may be an archive (every member's arrays) or one member of\n"
+"it, ARCHIVE:NAME (x.npz:weights); --to npz (or OUT ending in .npz) writes\n"
+"a NumPy archive, each array a stored member NAME.npy (arr_I.npy when\n"
+"unnamed).\n"
 "\n"
 "Options:\n"
 "      --from NAME    do not detect: read IN as format NAME\n"
@@ -36,7 +36,7 @@ static void convert_usage(FILE *f)
 "                     describes, with afmt's reference interpreter (no build\n"
 "                     step; see afmt-validate --help).  Reading only: --to\n"
 "                     names a format afmt was built with\n"
-"      --to NAME      write OUT as format NAME (or npz: a NumPy archive)\n"
+"      --to NAME      write OUT as format NAME (npz: a NumPy archive)\n"
 "      --text         with --to futhark: write Futhark text values, one a\n"
 "                     line (as 'afmt dump' prints them), not binary ones\n"
 "      --dtype TYPE   cast elements to TYPE (bool, i8, i16, i32, i64, u8,\n"
@@ -131,14 +131,9 @@ static int take_from(afmt_cli_convert_args *a, int id, const char *val)
     return 0;
 }
 
-/* --to NAME (npz: a zip of .npy members, not a format) and --dtype
- * TYPE.  0, or -1 said. */
+/* --to NAME and --dtype TYPE.  0, or -1 said. */
 static int take_to_or_dtype(afmt_cli_convert_args *a, int id, const char *val)
 {
-    if (id == C_TO && strcmp(val, "npz") == 0) {
-        a->to_npz = 1;
-        return 0;
-    }
     if (id == C_TO) {
         a->target = afmt_cli_format_arg("afmt convert", val);
         return a->target ? 0 : -1;
@@ -220,10 +215,6 @@ static int target_from_extension(afmt_cli_convert_args *a)
 static int choose_target(afmt_cli_convert_args *a)
 {
     a->to_stdout = strcmp(a->out, "-") == 0;
-    if (!a->target && !a->to_stdout && afmt_cli_is_npz_path(a->out))
-        a->to_npz = 1;
-    if (a->to_npz) /* each array is written by npy into the archive (npz.h) */
-        a->target = afmt_format_by_name("npy");
     if (a->text && !a->target)
         a->target = afmt_format_by_name("futhark");
     if (a->text && (!a->target || strcmp(a->target->name, "futhark") != 0)) {
