@@ -620,13 +620,14 @@ typedef struct afmt_visitor {
      * runtime ABI 14, last so that zero-initialised visitors keep working. */
     int (*on_kv)(void *ctx, const struct afmt_kv *kv, uint64_t offset);
     /* An archive member that another format parses (afmt_member), told
-     * before the first array, warning or field of its parse, and again
-     * with member NULL after its last, once the member is valid: the views
-     * given between the two calls are the member's, and a failure between
-     * them is in the member.  Members no format parses (exact texts, raw
-     * records, a pickle, ignored ones) are not told.  Return non-zero to
-     * stop: the validator then fails with AFMT_E_CALLBACK.  NULL: not
-     * told.  Added in runtime ABI 16. */
+     * before its bytes are read (inflated) and parsed, and again with
+     * member NULL after its last array, once the member is valid: the
+     * views, warnings and fields given between the two calls are the
+     * member's, and a failure between them is in the member (its format's
+     * verdict, or its compressed bytes' size or CRC-32 lie).  Members no
+     * format parses (exact texts, raw records, a pickle, ignored ones) are
+     * not told.  Return non-zero to stop: the validator then fails with
+     * AFMT_E_CALLBACK.  NULL: not told.  Added in runtime ABI 16. */
     int (*on_member)(void *ctx, const struct afmt_member *member);
 } afmt_visitor;
 

@@ -243,13 +243,11 @@ static int act_format(afmt_ar_run *r, const afmt_ar_member *m, const afmt_ar_rul
 
     wrap_visitor(&v, &wrapped);
     member_options(&f, &fields, &opt);
-    if (announce(r, m, rule, 1) != 0)
-        return -1;
     if (rule->format->validate(bytes, len, &opt, &wrapped, r->err) != 0) {
         reblame(&v, r->err);
         return -1;
     }
-    return announce(r, m, rule, 0);
+    return 0;
 }
 
 /* A deflated member too large to hold (limits.max_held_bytes), parsed
@@ -278,20 +276,16 @@ static int act_format_stream(afmt_ar_run *r, const afmt_ar_member *m, const afmt
     member_options(&f, &fields, &opt);
     afmt_src_stream(&src, window, AFMT_MEMBER_WINDOW, afmt_ar_stream_read, &st);
     afmt_error_clear(&inner);
-    rc = announce(r, m, rule, 1);
-    if (rc == 0)
-        rc = rule->format->validate_src(&src, &opt, &wrapped, &inner);
+    rc = rule->format->validate_src(&src, &opt, &wrapped, &inner);
     free(window);
     if (afmt_ar_stream_close(&st) != 0)
         return -1;
     if (rc != 0) {
-        if (inner.code != AFMT_OK) {
-            *r->err = inner;
-            reblame(&v, r->err);
-        }
+        *r->err = inner;
+        reblame(&v, r->err);
         return -1;
     }
-    return announce(r, m, rule, 0);
+    return 0;
 }
 
 /* Does the member's text read as this text of a rule: exactly, or, for a
@@ -341,14 +335,25 @@ int afmt_ar_act_member(afmt_ar_run *r, afmt_ar_member *m)
 
     if (!rule || (rule->action != AFMT_AR_FORMAT && rule->action != AFMT_AR_TEXT))
         return 0;
-    if (rule->action == AFMT_AR_FORMAT && m->method == 8 && m->usize > r->opt->limits.max_held_bytes &&
-        rule->format->validate_src)
-        return act_format_stream(r, m, rule);
-    if (afmt_ar_member_bytes(r, m, &bytes, &owned) != 0)
+    if (rule->action == AFMT_AR_TEXT) {
+        if (afmt_ar_member_bytes(r, m, &bytes, &owned) != 0)
+            return -1;
+        rc = act_text(r, m, rule, bytes, m->usize);
+        free(owned);
+        return rc;
+    }
+    /* the member is told first: a deflated one's lies are found in it */
+    if (announce(r, m, rule, 1) != 0)
         return -1;
-    rc = afmt_ar_act(r, m, bytes, m->usize);
-    free(owned);
-    return rc;
+    if (m->method == 8 && m->usize > r->opt->limits.max_held_bytes && rule->format->validate_src) {
+        rc = act_format_stream(r, m, rule);
+    } else {
+        if (afmt_ar_member_bytes(r, m, &bytes, &owned) != 0)
+            return -1;
+        rc = act_format(r, m, rule, bytes, m->usize);
+        free(owned);
+    }
+    return rc != 0 ? -1 : announce(r, m, rule, 0);
 }
 
 int afmt_ar_act(afmt_ar_run *r, afmt_ar_member *m, const uint8_t *bytes, uint64_t len)
@@ -359,7 +364,8 @@ int afmt_ar_act(afmt_ar_run *r, afmt_ar_member *m, const uint8_t *bytes, uint64_
         return 0;
     rule = &r->d->rules[m->rule];
     if (rule->action == AFMT_AR_FORMAT)
-        return act_format(r, m, rule, bytes, len);
+        return announce(r, m, rule, 1) != 0 || act_format(r, m, rule, bytes, len) != 0 ? -1
+                                                                                         : announce(r, m, rule, 0);
     if (rule->action == AFMT_AR_TEXT)
         return act_text(r, m, rule, bytes, len);
     return 0;
