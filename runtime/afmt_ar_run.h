@@ -9,7 +9,8 @@
  *
  * A run owns everything it allocates (the member list, the sorted names,
  * tar's copies of names, inflated members, the inflater and a scratch
- * buffer) and frees it in afmt_ar_run_free, whatever the outcome.  One run
+ * buffer); afmt_archive_validate frees it all before it returns, whatever
+ * the outcome.  One run
  * belongs to one thread.
  */
 #ifndef AFMT_AR_RUN_H
@@ -171,7 +172,8 @@ void afmt_ar_expand(const char *tmpl, const char *pattern, const afmt_ar_member 
  * inflated into *owned (the caller frees it) with size and CRC-32
  * checked.  0 or -1. */
 int afmt_ar_member_bytes(afmt_ar_run *r, afmt_ar_member *m, const uint8_t **bytes, uint8_t **owned);
-/* A stored zip member's CRC-32 (when the desc checks them).  0 or -1. */
+/* A stored zip member's CRC-32 (when the desc checks them and
+ * opt->check_values is set).  0 or -1. */
 int afmt_ar_check_stored(afmt_ar_run *r, const afmt_ar_member *m);
 /* A deflated member no rule parses (or a record nobody resolved):
  * inflated through the scratch buffer for its size and CRC-32.  0 or -1. */
