@@ -182,6 +182,14 @@ int afmt_ar_check_deflated(afmt_ar_run *r, afmt_ar_member *m);
 /* ---- afmt_zip.c, afmt_zip_local.c */
 /* The end records and the central directory into r->m. */
 int afmt_zip_read(afmt_ar_run *r);
+/* The end of central directory record of the archive [r->base, r->end),
+ * of which held[0..) are the bytes from offset held_from (relative to
+ * r->base) to the end: at the very end (back_to_back), else the last one
+ * whose comment ends the archive; *end_off its absolute offset.  0, or -1
+ * saying what is there instead (code AFMT_E_MAGIC, or AFMT_E_TRUNCATED
+ * when local_first: the archive starts with a local header).  Searches
+ * only what is held (a stream's last window). */
+int afmt_zip_find_end(afmt_ar_run *r, const uint8_t *held, uint64_t held_from, int local_first, uint64_t *end_off);
 /* Each member's local header, extra fields, descriptor, alignment, and
  * the layout between members. */
 int afmt_zip_check_local(afmt_ar_run *r);
