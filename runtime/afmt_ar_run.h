@@ -182,14 +182,6 @@ int afmt_ar_check_deflated(afmt_ar_run *r, afmt_ar_member *m);
 /* ---- afmt_zip.c, afmt_zip_local.c */
 /* The end records and the central directory into r->m. */
 int afmt_zip_read(afmt_ar_run *r);
-/* The end of central directory record of the archive [r->base, r->end),
- * of which held[0..) are the bytes from offset held_from (relative to
- * r->base) to the end: at the very end (back_to_back), else the last one
- * whose comment ends the archive; *end_off its absolute offset.  0, or -1
- * saying what is there instead (code AFMT_E_MAGIC, or AFMT_E_TRUNCATED
- * when local_first: the archive starts with a local header).  Searches
- * only what is held (a stream's last window). */
-int afmt_zip_find_end(afmt_ar_run *r, const uint8_t *held, uint64_t held_from, int local_first, uint64_t *end_off);
 /* Each member's local header, extra fields, descriptor, alignment, and
  * the layout between members. */
 int afmt_zip_check_local(afmt_ar_run *r);
@@ -204,6 +196,14 @@ typedef struct afmt_zip64_field {
 } afmt_zip64_field;
 int afmt_zip_extras(afmt_ar_run *r, const afmt_ar_member *m, const char *sub, const uint8_t *extra, size_t n,
                     uint64_t off, afmt_zip64_field *z64);
+/* The end of central directory record of the archive [r->base, r->end),
+ * of which held[0..) are the bytes from offset held_from (relative to
+ * r->base) to the end: at the very end (back_to_back), else the last one
+ * whose comment ends the archive; *end_off its absolute offset.  0, or -1
+ * saying what is there instead (code AFMT_E_MAGIC, or AFMT_E_TRUNCATED
+ * when local_first: the archive starts with a local header).  Searches
+ * only what is held (a stream's last window). */
+int afmt_zip_find_end(afmt_ar_run *r, const uint8_t *held, uint64_t held_from, int local_first, uint64_t *end_off);
 
 /* ---- afmt_tar.c, afmt_tar_pax.c */
 /* Every block from *pos, members acted on as they pass; *pos: the end. */
