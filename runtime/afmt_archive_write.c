@@ -288,6 +288,41 @@ static int write_rule(afmt_zip_writer *z, afmt_sink *sink, const afmt_archive_de
     }
 }
 
+/* Can every array be written as d's rules say?  Checked before a byte is
+ * written, so a refusal is about the array and names the format asked
+ * for ("npz cannot hold elements of type bf16 (npy cannot hold ...)"). */
+static int refuse_type(afmt_error *err, const afmt_archive_desc *d, size_t i, const afmt_array *a, const char *why)
+{
+    char inner[AFMT_MESSAGE_MAX];
+    snprintf(inner, sizeof inner, "%s", why);
+    return afmt_fail(err, AFMT_E_TYPE, NULL, "array", i, AFMT_NO_OFFSET, "%s cannot hold elements of type %s (%s)",
+                     d->format, afmt_array_type_name(a), inner);
+}
+
+static int check_writable(const afmt_archive_desc *d, const afmt_array *arrays, size_t n, afmt_error *err)
+{
+    size_t k, i, g;
+    for (k = 0; k < d->nrules; k++) {
+        const afmt_ar_rule *r = &d->rules[k];
+        for (i = 0; i < n; i++) {
+            if (r->action == AFMT_AR_FORMAT && r->format->can_write(&arrays[i], err) != 0) {
+                if (err->code == AFMT_E_TYPE) return refuse_type(err, d, i, &arrays[i], err->message);
+                return afmt_error_within(err, "array", i);
+            }
+            if (r->action == AFMT_AR_VALUES && r->values == afmt_pickle_member) {
+                const afmt_pickle_desc *p = r->values_desc;
+                for (g = 0; g < p->nglobals; g++)
+                    if (p->globals[g].role == AFMT_PK_ROLE_CLASS && p->globals[g].writable &&
+                        p->globals[g].dtype == arrays[i].dtype)
+                        break;
+                if (g == p->nglobals || arrays[i].dtype == AFMT_OPAQUE)
+                    return refuse_type(err, d, i, &arrays[i], "no storage class of its pickle names that type");
+            }
+        }
+    }
+    return 0;
+}
+
 int afmt_archive_write(const afmt_archive_desc *d, const afmt_ar_write_desc *w, const afmt_array *arrays, size_t n,
                        const afmt_write_options *wopt, afmt_sink *sink, afmt_error *err)
 {
@@ -303,6 +338,8 @@ int afmt_archive_write(const afmt_archive_desc *d, const afmt_ar_write_desc *w, 
     if (wopt && wopt->trailer_len > 0)
         return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, AFMT_NO_OFFSET,
                          "%s does not allow data after the archive", d->format);
+    if (check_writable(d, arrays, n, err) != 0)
+        return -1;
     memset(&zo, 0, sizeof zo);
     zo.align = d->align > 1 ? d->align : 0;
     zo.descriptor = w->descriptor;
