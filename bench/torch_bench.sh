@@ -29,15 +29,15 @@
 # 11e, 11f  the same conversion against cp, and cp + sync FILE, of big.pt,
 #      in the same rounds (as convert_vs_cp in run.sh).  Goal: at most 1.3x
 #      cp.
-TORCH_PY=""
+# (one start of the interpreter: `import torch` takes 2.6-2.8 s of CPU)
+TORCH_PY="" TORCH_VERSION=""
 for py in ${BENCH_TORCH_PYTHON:-$ROOT/build/venv/bin/python}; do
     [ "$py" = none ] && break
-    if "$py" -c 'import torch, safetensors' 2> /dev/null; then
+    if TORCH_VERSION=$("$py" -c 'import torch, safetensors; print(torch.__version__, "safetensors", safetensors.__version__)' 2> /dev/null); then
         TORCH_PY=$py
         break
     fi
 done
-TORCH_VERSION=""
 
 # cmd_rounds RUNS PREP CMD: time_rounds of one whole command, printed as
 # peer_rounds reads it ("RESULT med min max").
@@ -117,10 +117,10 @@ torch_convert_rows() {
 }
 
 if [ -z "$TORCH_PY" ]; then
+    TORCH_VERSION=""
     say "bench 11: no torch (make deps-venv makes build/venv): rows 11a-11f skipped"
     torch_skipped "no python with torch and safetensors: make deps-venv (build/venv), or BENCH_TORCH_PYTHON"
 else
-    TORCH_VERSION=$("$TORCH_PY" -c 'import torch, safetensors; print(torch.__version__, "safetensors", safetensors.__version__)')
     torch_inputs
     TORCH_BIG_SIZE=$(awk -v b="$(size_of "$TORCH_DIR/big.pt")" 'BEGIN { printf "%.2f GB", b / 1e9 }')
     TORCH_BIG_WHAT="$("$VALIDATE" -v "$TORCH_DIR/big.pt" | grep -c '^ *\[') tensors, $TORCH_BIG_SIZE"
