@@ -33,7 +33,8 @@
 TORCH_PY="" TORCH_VERSION=""
 for py in ${BENCH_TORCH_PYTHON:-$ROOT/build/venv/bin/python}; do
     [ "$py" = none ] && break
-    if TORCH_VERSION=$("$py" -c 'import torch, safetensors; print(torch.__version__, "safetensors", safetensors.__version__)' 2> /dev/null); then
+    if TORCH_VERSION=$("$py" -c 'import torch, safetensors
+print(torch.__version__, "safetensors", safetensors.__version__)' 2> /dev/null); then
         TORCH_PY=$py
         break
     fi
