@@ -3,6 +3,7 @@
  * descriptor), detection. */
 #include <stdlib.h>
 #include <string.h>
+#include "afmt_ar_detect.h"
 #include "afmt_futhark_text.h"
 #include "afmt_dtype.h"
 #include "afmt_fields.h"
@@ -272,7 +273,9 @@ void afmt_interp_free(afmt_interp *in)
 const afmt_format *afmt_interp_format(const afmt_interp *in) { return &in->format; }
 
 /* As the generated afmt_<format>_detect: any rule's bytes at its place
- * (after up to 64 bytes of white space when it skips them). */
+ * (after up to 64 bytes of white space when it skips them), and the
+ * archive's first member name matching the rule's first_member when it
+ * has one. */
 int afmt_interp_detect(const afmt_interp *in, const uint8_t *buf, uint64_t len)
 {
     int i;
@@ -284,7 +287,9 @@ int afmt_interp_detect(const afmt_interp *in, const uint8_t *buf, uint64_t len)
             while (at < len && at < 64 && afmt_is_space(buf[at])) at++;
         if (d->at > UINT64_MAX - at) continue;
         at += d->at;
-        if (len >= at && len - at >= n && memcmp(buf + at, d->bytes, (size_t)n) == 0) return 1;
+        if (len >= at && len - at >= n && memcmp(buf + at, d->bytes, (size_t)n) == 0 &&
+            (!d->first_member || afmt_archive_first_member_is(buf, len, d->first_member)))
+            return 1;
     }
     return 0;
 }

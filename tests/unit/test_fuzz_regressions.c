@@ -28,6 +28,10 @@ typedef struct regression {
 
 /* One entry per file in corpus/regressions/ (see its README.md). */
 static const regression REGRESSIONS[] = {
+    {"validate-npz-interp-detect-ignores-first-member",
+     "npz whose first member is '../a.npy': the generated afmt_npz_detect says no "
+     "(the first_member pattern {name}.npy holds no '/'), the interpreter's "
+     "afmt_interp_detect said yes: it compared the magic bytes only"},
     {"validate-gguf-directory-rank-above-max-rank",
      "gguf: a tensor of rank 4 was accepted under the caller's limits.max_rank 2: "
      "afmt_dir_add held a directory's dims to AFMT_RANK_CAP only (found by "
