@@ -28,6 +28,12 @@ typedef struct regression {
 
 /* One entry per file in corpus/regressions/ (see its README.md). */
 static const regression REGRESSIONS[] = {
+    {"validate-torch-interp-compares-rendered-field-addresses",
+     "torch: the interpreter agreement (interp/interp_agree.c) wrote every pointer "
+     "as an offset into the input, but a pickle's fields and key-values point at "
+     "text the walker rendered (afmt_pickle_views.c), in each side's own memory: "
+     "every checkpoint 'disagreed'; now such pointers are written as -2 with their "
+     "bytes"},
     {"validate-npz-interp-detect-ignores-first-member",
      "npz whose first member is '../a.npy': the generated afmt_npz_detect says no "
      "(the first_member pattern {name}.npy holds no '/'), the interpreter's "
