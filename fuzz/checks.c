@@ -480,6 +480,28 @@ typedef struct fz_vstate {
     uint32_t decode_index;
 } fz_vstate;
 
+/* Whether a strided view's elements are anywhere but one after the other
+ * in its order (strides 1, dims[last], ... row-major; axes of size 1 may
+ * have any stride). */
+static int fz_strided(const afmt_array *a)
+{
+    uint64_t want = 1;
+    uint32_t k;
+
+    if (!a->strided)
+        return 0;
+    for (k = 0; k < a->rank && k < AFMT_RANK_CAP; k++) {
+        uint32_t axis = a->order == AFMT_ROW_MAJOR ? a->rank - 1 - k : k;
+        if (a->dims[axis] == 0)
+            return 0; /* no element */
+        if (a->dims[axis] != 1 && a->strides[axis] != want)
+            return 1;
+        if (!afmt_mul_u64(want, a->dims[axis], &want))
+            return 1;
+    }
+    return 0;
+}
+
 static int fz_visit_decode(void *ctx, const afmt_array *a)
 {
     fz_vstate *s = ctx;
@@ -519,8 +541,10 @@ static int fz_visit_decode(void *ctx, const afmt_array *a)
             fz_bug(c, "%s %s: array %u (rank %" PRIu32 "): row- and column-major "
                    "decodes differ at row-major element %" PRIu64,
                    s->f->name, s->mode, a->index, a->rank, k);
-        /* A plain, native, contiguous view decodes to its own bytes. */
-        if (a->encoding == AFMT_ENC_PLAIN && a->endian == AFMT_LITTLE &&
+        /* A plain, native, contiguous view decodes to its own bytes (a
+         * strided one's are gathered: a transpose, a slice, expand's
+         * stride 0). */
+        if (a->encoding == AFMT_ENC_PLAIN && a->endian == AFMT_LITTLE && !fz_strided(a) &&
             (a->stride == es || a->stride == 0) && rsize > 0 && a->nbytes >= rsize) {
             const uint8_t *own = a->order == AFMT_ROW_MAJOR ? row : col;
             k = fz_first_mismatch(own, a->data, a->count, es);

@@ -34,6 +34,11 @@ static const regression REGRESSIONS[] = {
      "text the walker rendered (afmt_pickle_views.c), in each side's own memory: "
      "every checkpoint 'disagreed'; now such pointers are written as -2 with their "
      "bytes"},
+    {"validate-torch-strided-view-checked-as-contiguous",
+     "torch views.pt: the fuzz check 'a plain, native, contiguous view decodes to its "
+     "own bytes' (fuzz/checks.c) took strided views (a transpose, a step-2 slice) for "
+     "contiguous ones and reported a mismatch; now it skips views whose strides are "
+     "not their order's contiguous ones"},
     {"validate-npz-interp-detect-ignores-first-member",
      "npz whose first member is '../a.npy': the generated afmt_npz_detect says no "
      "(the first_member pattern {name}.npy holds no '/'), the interpreter's "
