@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "afmt_ar_run.h"
 #include "afmt_array.h"
 #include "afmt_bytes.h"
 #include "afmt_error.h"
@@ -93,6 +94,40 @@ static int name_fail(afmt_error *err, const afmt_ar_rule *r, size_t i)
     return afmt_fail(err, AFMT_E_USAGE, NULL, "array", i, AFMT_NO_OFFSET,
                      "cannot name a member after \"%s\": a capture has no value (write_captures) or the name is "
                      "longer than a zip allows", r->pattern);
+}
+
+/* Can array i be a member of this name, read back under rule r with the
+ * same name?  The name comes from the array (another format's label, a
+ * key), so what the archive cannot hold is a refusal of the array
+ * (AFMT_E_TYPE, as a writer refuses a name it cannot store), not a
+ * misuse: a name cut to AFMT_NAME_MAX - 1 bytes, one a reader refuses
+ * ('\\', "..", not UTF-8: afmt_ar_name_problem), or one another rule, or
+ * no rule, would read ("x/y" under "{name}.npy" is no npz member). */
+static int check_format_name(const afmt_archive_desc *d, const afmt_ar_rule *r, const char *name,
+                             const afmt_array *a, size_t i, afmt_error *err)
+{
+    afmt_ar_span spans[AFMT_AR_CAPTURES_MAX + 1];
+    const uint8_t *bytes = (const uint8_t *)name;
+    size_t len = strlen(name), at, k;
+    const char *why;
+
+    if (r->array_name && r->array_name[0] && a->name_len > strlen(a->name))
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "array", i, AFMT_NO_OFFSET,
+                         "a name of %" PRIu64 " bytes, of which the view holds %zu: the member would be named "
+                         "after a part of it", a->name_len, strlen(a->name));
+    if ((why = afmt_ar_name_problem(bytes, len, (d->flags_allowed & 0x0800) != 0, &at)) != NULL)
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "array", i, AFMT_NO_OFFSET,
+                         "the name cannot name a member of %s: %s (byte %zu of the member name)", d->format, why,
+                         at);
+    for (k = 0; k < d->nrules; k++)
+        if (afmt_ar_match(d->rules[k].pattern, bytes, len, spans))
+            break;
+    if (k == d->nrules || &d->rules[k] != r)
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "array", i, AFMT_NO_OFFSET,
+                         "the name cannot name a member of %s: \"%.80s\" is %s%s%s", d->format, name,
+                         k == d->nrules ? "no member name of the format" : "read as \"",
+                         k == d->nrules ? "" : d->rules[k].pattern, k == d->nrules ? "" : "\", not an array");
+    return 0;
 }
 
 /* The bytes of an array as a record: plain, row-major, little-endian
@@ -194,8 +229,8 @@ static int write_pickle(afmt_zip_writer *z, const afmt_ar_rule *r, const char *n
 }
 
 /* What one rule writes (see afmt_ar_write.h). */
-static int write_rule(afmt_zip_writer *z, afmt_sink *sink, const afmt_ar_write_desc *w, const afmt_ar_rule *r,
-                      const afmt_array *arrays, size_t n, char *name, afmt_error *err)
+static int write_rule(afmt_zip_writer *z, afmt_sink *sink, const afmt_archive_desc *d, const afmt_ar_write_desc *w,
+                      const afmt_ar_rule *r, const afmt_array *arrays, size_t n, char *name, afmt_error *err)
 {
     char key[24];
     size_t i;
@@ -228,6 +263,7 @@ static int write_rule(afmt_zip_writer *z, afmt_sink *sink, const afmt_ar_write_d
                 value = unnamed;
             }
             if (member_name(w, r->pattern, r->array_name, value, NULL, name, NAME_CAP) != 0) return name_fail(err, r, i);
+            if (check_format_name(d, r, name, &arrays[i], i, err) != 0) return -1;
             if (write_format_member(z, sink, r, name, &arrays[i], i, err) != 0) return -1;
         }
         return 0;
@@ -265,7 +301,7 @@ int afmt_archive_write(const afmt_archive_desc *d, const afmt_ar_write_desc *w, 
         return -1;
     }
     for (k = 0; k < d->nrules && rc == 0; k++)
-        rc = write_rule(&z, sink, w, &d->rules[k], arrays, n, name, err);
+        rc = write_rule(&z, sink, d, w, &d->rules[k], arrays, n, name, err);
     if (rc == 0)
         rc = afmt_zip_write_finish(&z, err);
     afmt_zip_write_free(&z);

@@ -43,6 +43,15 @@ static const regression REGRESSIONS[] = {
      "npz whose first member is '../a.npy': the generated afmt_npz_detect says no "
      "(the first_member pattern {name}.npy holds no '/'), the interpreter's "
      "afmt_interp_detect said yes: it compared the magic bytes only"},
+    {"convert-gguf-name-not-utf8-to-npz-usage-error",
+     "a gguf tensor whose name is not UTF-8, converted to npz: can_write failed with "
+     "AFMT_E_USAGE from the zip writer (a member name it refuses); now the archive "
+     "writer refuses the array's name with AFMT_E_TYPE (found by convert on "
+     "corpus/grown/gguf)"},
+    {"convert-daphne-label-with-slash-to-npz-unreadable",
+     "a daphne label holding '/' converted to npz: written as member 'x/y.npy', which "
+     "{name}.npy does not match, so npz's own validator refused the output; now a "
+     "name that would not read back under the member's rule is refused (AFMT_E_TYPE)"},
     {"validate-gguf-directory-rank-above-max-rank",
      "gguf: a tensor of rank 4 was accepted under the caller's limits.max_rank 2: "
      "afmt_dir_add held a directory's dims to AFMT_RANK_CAP only (found by "
