@@ -235,6 +235,22 @@ static int fz_check_view(fz_ctx *c, const afmt_format *f, const char *mode,
             return -1;
         }
     }
+    if (a->data_transient != 0 && a->data_transient != 1) {
+        fz_bug(c, "%s %s: array %u: data_transient is %d", f->name, mode, a->index, a->data_transient);
+        return -1;
+    }
+    /* An inflated archive member's view: its bytes are the validator's
+     * (afmt.h, data_transient), at the offset of the member's compressed
+     * data; they are decoded below, during the call, and kept by
+     * afmt_views_add as a copy. */
+    if (a->data_transient) {
+        if (a->offset > len) {
+            fz_bug(c, "%s %s: array %u: offset %" PRIu64 " past the %" PRIu64 "-byte input",
+                   f->name, mode, a->index, a->offset, len);
+            return -1;
+        }
+        return 0;
+    }
     if (a->nbytes > 0 && !fz_inside(buf, len, a->data, a->nbytes)) {
         fz_bug(c, "%s %s: array %u: data (%" PRIu64 " bytes) is not inside the %" PRIu64
                "-byte input", f->name, mode, a->index, a->nbytes, len);
@@ -553,7 +569,9 @@ static int fz_visit_decode(void *ctx, const afmt_array *a)
                        "bytes at element %" PRIu64, s->f->name, s->mode, a->index, k);
         }
     }
-    if (rc == 0 && s->seen && s->seen->n < FZ_SEEN_MAX)
+    /* (a transient view's bytes die with the call: another run's at the
+     * same address need not be the same) */
+    if (rc == 0 && s->seen && s->seen->n < FZ_SEEN_MAX && !a->data_transient)
         s->seen->v[s->seen->n++] = *a;
     free(row);
     free(col);
@@ -930,8 +948,7 @@ static void fz_check_stream(fz_ctx *c, const afmt_format *f, const uint8_t *buf,
     rd.step = len > 0 ? buf[0] : 0; /* vary the piece sizes with the input */
     memset(&st, 0, sizeof st);
     st.views = sv;
-    sv->n = 0;
-    sv->oom = 0;
+    afmt_views_reset(sv);
     st.buf = buf;
     st.len = len;
     memset(&vis, 0, sizeof vis);

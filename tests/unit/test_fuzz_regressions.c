@@ -28,6 +28,17 @@ typedef struct regression {
 
 /* One entry per file in corpus/regressions/ (see its README.md). */
 static const regression REGRESSIONS[] = {
+    {"roundtrip-npz-deflated-member-view-dangles",
+     "np.savez_compressed's npz (a deflated member): its views point into the bytes "
+     "the archive inflated and freed before validate returned, so every view kept "
+     "past on_array (afmt_views: the round trip, convert, afmt convert) read freed "
+     "memory (ASan heap-use-after-free in roundtrip_npz; validate_npz: data not "
+     "inside the input); now such views carry data_transient and afmt_views_add "
+     "copies their bytes (found by roundtrip_npz and validate_npz on the new seeds)"},
+    {"roundtrip-torch-lenient-deflated-record-view-dangles",
+     "the same in lenient torch: a re-zipped checkpoint whose records are deflated; "
+     "the pickle's views of an inflated record dangled once validate returned, and "
+     "their offset (record offset + storage offset) could lie past the input"},
     {"validate-torch-interp-compares-rendered-field-addresses",
      "torch: the interpreter agreement (interp/interp_agree.c) wrote every pointer "
      "as an offset into the input, but a pickle's fields and key-values point at "
