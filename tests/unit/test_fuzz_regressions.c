@@ -2,7 +2,10 @@
  * goes through the checks of all three fuzz targets -- the same code, from
  * fuzz/checks.c -- and must now pass; and every seed of the corpus
  * (corpus/<format>/, for each format in the registry) must validate in its
- * own format, pass the same checks, and get as far as a round trip.
+ * own format, pass the same checks, and get as far as a round trip; and
+ * every file of corpus/grown/<format>/ (what the fuzzers grew) and of
+ * corpus/crafted/<format>/ (invalid or lenient-only inputs made by hand)
+ * must pass the same checks, valid or not.
  *
  * A file in corpus/regressions/ is named <target>-<short-description> and
  * has an entry in REGRESSIONS below saying what the bug was; the test fails
@@ -179,10 +182,11 @@ static int is_readme(const char *name)
     return strncmp(name, "README", 6) == 0;
 }
 
-/* corpus/ holds a folder per format, and these two. */
+/* corpus/ holds a folder per format, and these three. */
 static int is_not_format_folder(const char *name)
 {
-    return strcmp(name, "regressions") == 0 || strcmp(name, "grown") == 0;
+    return strcmp(name, "regressions") == 0 || strcmp(name, "grown") == 0 ||
+           strcmp(name, "crafted") == 0;
 }
 
 /* Sorted names of the regular files in dir (no dot files, no README*). */
@@ -363,26 +367,36 @@ static void check_seeds(const char *corpus)
     CHECK("the corpus has seeds of at least one registered format", seeds > 0);
 }
 
-/* corpus/grown/<format>/ (make fuzz-merge: what the fuzzers grew,
- * minimised): valid or not, every file passes the checks of all targets. */
-static void check_grown(const char *corpus)
+/* corpus/<kind>/<format>/ for kind "grown" (make fuzz-merge: what the
+ * fuzzers grew, minimised) and "crafted" (invalid or lenient-only inputs
+ * made by hand): valid or not, every file passes the checks of all
+ * targets.  A folder there that names no registered format would be
+ * skipped in silence, so it fails. */
+static void check_inputs_by_format(const char *corpus, const char *kind)
 {
-    char dir[4096], what[512];
-    size_t nf, i;
-    char **files;
+    char dir[4096], what[512], name[512];
+    size_t nf, nd, i;
+    char **files, **dirs;
     const afmt_format *f;
     size_t k;
 
+    snprintf(dir, sizeof dir, "%s/%s", corpus, kind);
+    nd = fz_list_dir(dir, FZ_FOLDERS, NULL, &dirs);
+    for (i = 0; i < nd; i++) {
+        snprintf(name, sizeof name, "corpus/%s/%s names a registered format", kind, dirs[i]);
+        CHECK(name, afmt_format_by_name(dirs[i]) != NULL);
+    }
+    fz_free_names(dirs, nd);
     for (k = 0; k < afmt_format_count; k++) {
         if (!(f = afmt_formats[k]))
             continue;
-        snprintf(dir, sizeof dir, "%s/grown/%s", corpus, f->name);
+        snprintf(dir, sizeof dir, "%s/%s/%s", corpus, kind, f->name);
         nf = list_files(dir, &files);
         for (i = 0; i < nf; i++) {
             uint64_t len;
             fz_ctx c;
 
-            snprintf(what, sizeof what, "grown seed %s/%s", f->name, files[i]);
+            snprintf(what, sizeof what, "%s seed %s/%s", kind, f->name, files[i]);
             free(check_file(dir, files[i], what, NULL, &c, &len));
         }
         fz_free_names(files, nf);
@@ -395,6 +409,7 @@ int main(int argc, char **argv)
 
     check_regressions(corpus);
     check_seeds(corpus);
-    check_grown(corpus);
+    check_inputs_by_format(corpus, "grown");
+    check_inputs_by_format(corpus, "crafted");
     CHECK_DONE();
 }
