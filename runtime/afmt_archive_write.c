@@ -230,7 +230,8 @@ static int write_pickle(afmt_zip_writer *z, const afmt_ar_rule *r, const char *n
 
 /* What one rule writes (see afmt_ar_write.h). */
 static int write_rule(afmt_zip_writer *z, afmt_sink *sink, const afmt_archive_desc *d, const afmt_ar_write_desc *w,
-                      const afmt_ar_rule *r, const afmt_array *arrays, size_t n, char *name, afmt_error *err)
+                      const afmt_ar_rule *r, const afmt_array *arrays, size_t n, char *name, size_t *format_first,
+                      afmt_error *err)
 {
     char key[24];
     size_t i;
@@ -255,6 +256,7 @@ static int write_rule(afmt_zip_writer *z, afmt_sink *sink, const afmt_archive_de
         }
         return 0;
     case AFMT_AR_FORMAT:
+        *format_first = z->n; /* members format_first + i: array i's */
         for (i = 0; i < n; i++) {
             char unnamed[32];
             const char *value = arrays[i].name;
@@ -272,13 +274,33 @@ static int write_rule(afmt_zip_writer *z, afmt_sink *sink, const afmt_archive_de
     }
 }
 
+/* Two arrays named alike (an unnamed array i is arr_<i>, which another
+ * may be called) would be two members of one name: the second array's
+ * name is refused (AFMT_E_TYPE), as one the format cannot hold, before
+ * the zip writer's own check calls it a misuse.  Members format_first
+ * .. + n are the arrays' (SIZE_MAX: no format rule).  0 or -1. */
+static int distinct_arrays(const afmt_zip_writer *z, size_t format_first, size_t n, afmt_error *err)
+{
+    size_t first, second;
+    int rc;
+
+    if (format_first == SIZE_MAX || (rc = afmt_zip_write_twice(z, &first, &second, err)) == 0)
+        return 0;
+    if (rc < 0 || second < format_first || second - format_first >= n)
+        return rc < 0 ? -1 : 0; /* not an array's: afmt_zip_write_finish says so */
+    return afmt_fail(err, AFMT_E_TYPE, NULL, "array", second - format_first, AFMT_NO_OFFSET,
+                     "its name gives the member \"%.*s\", as %s%zu's does: two members of one name",
+                     (int)(z->e[second].name_len < 80 ? z->e[second].name_len : 80), z->e[second].name,
+                     first >= format_first ? "array " : "member ", first >= format_first ? first - format_first : first);
+}
+
 int afmt_archive_write(const afmt_archive_desc *d, const afmt_ar_write_desc *w, const afmt_array *arrays, size_t n,
                        const afmt_write_options *wopt, afmt_sink *sink, afmt_error *err)
 {
     afmt_zip_writer z;
     afmt_zip_write_options zo;
     char *name;
-    size_t k;
+    size_t k, format_first = SIZE_MAX;
     int rc = 0;
 
     if (d->kind != AFMT_AR_ZIP)
@@ -301,7 +323,9 @@ int afmt_archive_write(const afmt_archive_desc *d, const afmt_ar_write_desc *w, 
         return -1;
     }
     for (k = 0; k < d->nrules && rc == 0; k++)
-        rc = write_rule(&z, sink, d, w, &d->rules[k], arrays, n, name, err);
+        rc = write_rule(&z, sink, d, w, &d->rules[k], arrays, n, name, &format_first, err);
+    if (rc == 0)
+        rc = distinct_arrays(&z, format_first, n, err);
     if (rc == 0)
         rc = afmt_zip_write_finish(&z, err);
     afmt_zip_write_free(&z);

@@ -14,7 +14,7 @@
  *    member ('/', '\\', "..", not UTF-8, cut to AFMT_NAME_MAX - 1 bytes) is
  *    refused as the array's (AFMT_E_TYPE, field array[0], no offset), not
  *    written (a member "a/b.npy" its own validator refuses) nor called a
- *    usage error.
+ *    usage error; so is the second of two names that give one member.
  *
  * Files are read from $AFMT_CORPUS, else ./corpus (tests/run.sh runs from
  * the repository root): the regression files of the two dangling cases
@@ -236,6 +236,59 @@ static void check_names(void)
     }
 }
 
+/* Two arrays, named first and second: npz writes them, or refuses the
+ * second's name (AFMT_E_TYPE, array[1]) when both would be one member. */
+typedef struct pair_case {
+    const char *what, *first, *second;
+    afmt_code code;
+} pair_case;
+
+static const pair_case PAIR_CASES[] = {
+    {"two names", "a", "b", AFMT_OK},
+    {"two unnamed arrays (arr_0, arr_1)", "", "", AFMT_OK},
+    {"one name twice", "w", "w", AFMT_E_TYPE},
+    {"an unnamed array 1 beside one named arr_1", "arr_1", "", AFMT_E_TYPE},
+};
+
+static void check_pairs(void)
+{
+    const afmt_format *npz = afmt_format_by_name("npz");
+    static const uint8_t values[2] = {1, 2};
+    size_t k;
+
+    for (k = 0; k < sizeof PAIR_CASES / sizeof PAIR_CASES[0]; k++) {
+        const pair_case *pc = &PAIR_CASES[k];
+        afmt_array a[2];
+        afmt_error err;
+        uint64_t size = 0;
+        char name[256];
+        int i, rc;
+
+        for (i = 0; i < 2; i++) {
+            afmt_array_init(&a[i], AFMT_U8);
+            a[i].rank = 1;
+            a[i].dims[0] = 2;
+            a[i].count = 2;
+            a[i].data = values;
+            a[i].nbytes = sizeof values;
+            snprintf(a[i].name, sizeof a[i].name, "%s", i ? pc->second : pc->first);
+        }
+        afmt_error_clear(&err);
+        rc = npz->encoded_size(a, 2, NULL, &size, &err);
+        if (pc->code == AFMT_OK) {
+            snprintf(name, sizeof name, "npz writes %s", pc->what);
+            CHECK(name, rc == 0 && size > 0);
+            continue;
+        }
+        snprintf(name, sizeof name, "npz refuses %s: %s, field array[1], no offset", pc->what,
+                 afmt_code_name(pc->code));
+        CHECK(name, rc != 0 && err.code == pc->code && strcmp(err.field, "array[1]") == 0 &&
+                        err.offset == AFMT_NO_OFFSET && strstr(err.message, "two members of one name") != NULL);
+        if (rc != 0 && err.code != pc->code)
+            printf("  got %s at %s: %s\n", afmt_code_name(err.code), err.field, err.message);
+    }
+}
+
 int main(void)
 {
     const char *corpus = getenv("AFMT_CORPUS");
@@ -246,5 +299,6 @@ int main(void)
     for (k = 0; k < sizeof VIEW_CASES / sizeof VIEW_CASES[0]; k++)
         check_views(corpus, &VIEW_CASES[k]);
     check_names();
+    check_pairs();
     CHECK_DONE();
 }
