@@ -48,10 +48,11 @@ static int region_size(const uint8_t *p, uint64_t count, uint64_t width, uint64_
  * sizes that cannot be, which no validator hands over). */
 static int copy_bytes(afmt_views *vs, afmt_array *k)
 {
-    uint64_t nd = k->data ? k->nbytes : 0, nr, nc, rows, total;
+    uint64_t nd = k->data ? k->nbytes : 0, nr, nc, rows = 0, total;
     uint8_t *p;
 
-    if (!afmt_add_u64(k->dims[0], 1, &rows) ||
+    /* (rows only for a CSR view: another's dims[0] may be anything) */
+    if ((k->csr_row_offsets && !afmt_add_u64(k->dims[0], 1, &rows)) ||
         !region_size(k->csr_row_offsets, rows, k->csr_index_size, &nr) ||
         !region_size(k->csr_col_indices, k->nnz, k->csr_index_size, &nc) ||
         !afmt_add_u64(nd, nr, &total) || !afmt_add_u64(total, nc, &total) || total > SIZE_MAX)

@@ -236,6 +236,65 @@ static void check_names(void)
     }
 }
 
+/* afmt_views_add on transient views made by hand: every region a view
+ * points at is copied (a CSR view's values, row offsets and column
+ * indices), and a view's dims count only where they size a region. */
+typedef struct copy_case {
+    const char *what;
+    uint64_t dims0, dims1, nnz;
+    int csr;
+} copy_case;
+
+static const copy_case COPY_CASES[] = {
+    {"a plain view", 2, 3, 0, 0},
+    {"an empty view of 2^64-1 rows", UINT64_MAX, 0, 0, 0},
+    {"a CSR view of 3 rows, 2 values", 3, 4, 2, 1},
+};
+
+static void check_copies(void)
+{
+    static const uint8_t bytes[64] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
+    size_t k;
+
+    for (k = 0; k < sizeof COPY_CASES / sizeof COPY_CASES[0]; k++) {
+        const copy_case *cc = &COPY_CASES[k];
+        afmt_views vs;
+        afmt_array a;
+        char name[256];
+        const afmt_array *kept;
+
+        afmt_array_init(&a, AFMT_U8);
+        a.rank = 2;
+        a.dims[0] = cc->dims0;
+        a.dims[1] = cc->dims1;
+        a.count = cc->dims0 * cc->dims1; /* (0 for the empty one) */
+        a.data = bytes;
+        a.nbytes = cc->csr ? cc->nnz : (cc->dims1 ? cc->dims0 * cc->dims1 : 0);
+        a.data_transient = 1;
+        if (cc->csr) {
+            a.encoding = AFMT_ENC_CSR;
+            a.nnz = cc->nnz;
+            a.csr_index_size = 4;
+            a.csr_row_offsets = bytes + 16;
+            a.csr_col_indices = bytes + 32;
+        }
+        afmt_views_init(&vs, 4);
+        afmt_views_add(&vs, &a);
+        kept = vs.n == 1 && vs.cap > 0 ? &vs.v[0] : NULL;
+        snprintf(name, sizeof name, "afmt_views_add copies %s", cc->what);
+        CHECK(name, kept && !vs.oom && vs.copies[0] && kept->data == vs.copies[0] && kept->data_transient == 0 &&
+                        memcmp(kept->data, bytes, (size_t)a.nbytes) == 0);
+        if (cc->csr) {
+            snprintf(name, sizeof name, "afmt_views_add copies %s: offsets and indices too", cc->what);
+            CHECK(name, kept && kept->csr_row_offsets == kept->data + a.nbytes &&
+                            kept->csr_col_indices == kept->csr_row_offsets + 4 * (cc->dims0 + 1) &&
+                            memcmp(kept->csr_row_offsets, bytes + 16, 16) == 0 &&
+                            memcmp(kept->csr_col_indices, bytes + 32, 8) == 0);
+        }
+        afmt_views_free(&vs);
+    }
+}
+
 /* Two arrays, named first and second: npz writes them, or refuses the
  * second's name (AFMT_E_TYPE, array[1]) when both would be one member. */
 typedef struct pair_case {
@@ -298,6 +357,7 @@ int main(void)
         corpus = "corpus";
     for (k = 0; k < sizeof VIEW_CASES / sizeof VIEW_CASES[0]; k++)
         check_views(corpus, &VIEW_CASES[k]);
+    check_copies();
     check_names();
     check_pairs();
     CHECK_DONE();
