@@ -319,7 +319,8 @@ int afmt_zip_write_twice(const afmt_zip_writer *w, size_t *first, size_t *second
         return afmt_fail(err, AFMT_E_NOMEM, NULL, "member", AFMT_NO_INDEX, AFMT_NO_OFFSET, "no memory to sort names");
     for (i = 0; i < w->n; i++)
         v[i] = &w->e[i];
-    qsort(v, w->n, sizeof *v, by_name);
+    if (w->n > 1) /* (v is NULL for no member: qsort's array must not be) */
+        qsort(v, w->n, sizeof *v, by_name);
     for (i = 1; i < w->n && rc == 0; i++)
         if (by_name(&v[i - 1], &v[i]) == 0) {
             size_t a = (size_t)(v[i - 1] - w->e), b = (size_t)(v[i] - w->e);
