@@ -110,8 +110,15 @@ static int on_array(void *ctx, const afmt_array *array)
         afmt_ar_expand(v->rule->array_name, v->rule->pattern, v->m, NULL, 0, a.name, sizeof a.name, &full);
         a.name_len = full;
     }
-    if (r->streamed)
+    /* a format's views of an inflated member point into its inflated
+     * bytes; a values grammar's views say so themselves (a record may be
+     * inflated where the pickle is not) */
+    if (v->rule->action == AFMT_AR_FORMAT)
+        a.data_transient = v->inflated;
+    if (r->streamed) {
         a.data = NULL;
+        a.data_transient = 0;
+    }
     return r->vis->on_array(r->vis->ctx, &a);
 }
 
@@ -289,6 +296,7 @@ static int resolve(void *ctx, const char *key, size_t key_len, afmt_ar_storage *
     out->data = bytes;
     out->nbytes = rec->usize;
     out->offset = rec->data_off;
+    out->transient = rec->method == 8;
     out->endian = records->endian_var >= 0 && r->vars[records->endian_var] == 1 ? AFMT_BIG : AFMT_LITTLE;
     return 0;
 }
