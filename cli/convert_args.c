@@ -10,6 +10,7 @@
 #include "formats.h"
 #include "limit_opts.h"
 #include "npz.h"
+#include "out_format.h"
 #include "spec.h"
 
 static void convert_usage(FILE *f)
@@ -26,7 +27,8 @@ static void convert_usage(FILE *f)
 "target replaced (as cp does); a character device or FIFO is written into\n"
 "directly, never replaced (and gets no sidecar); a directory is refused.\n"
 "IN \"-\" is standard input; OUT \"-\" is standard output (then --to is\n"
-"required).  IN may be a member of a NumPy archive, ARCHIVE.npz:NAME;\n"
+"required).  IN may be an http:// or https:// URL (fetched whole, up to\n"
+"1 GiB), or a member of a NumPy archive, ARCHIVE.npz:NAME;\n"
 "--to npz (or OUT ending in .npz) writes one, each array a stored member\n"
 "NAME.npy (arr_I.npy when unnamed).\n"
 "\n"
@@ -194,44 +196,34 @@ static int take_arg(afmt_cli_convert_args *a, int id, const char *val)
     return afmt_cli_limit_option("afmt convert", id, val, &a->opt.limits) < 0 ? usage_error() : -1;
 }
 
-/* No --to: OUT's extension says, unless it is "-" or no format's or
- * several formats'.  0, or -1 said. */
-static int target_from_extension(afmt_cli_convert_args *a)
-{
-    const afmt_format *tie = NULL;
-
-    a->target = a->to_stdout ? NULL : afmt_format_by_extension(a->out, &tie);
-    if (a->target)
-        return 0;
-    if (tie) {
-        fprintf(stderr, "afmt convert: the extension of '%s' belongs to "
-                        "several formats: use --to NAME\n", a->out);
-        return -1;
-    }
-    fprintf(stderr, "afmt convert: cannot tell the output format from "
-                    "'%s': use --to NAME (one of: ", a->out);
-    afmt_cli_print_format_names(stderr);
-    fprintf(stderr, ")\n");
-    return -1;
-}
-
-/* OUT's format, from what the options said and OUT's name.  0, or -1
- * said. */
+/* OUT's format, from what the options said and OUT's name, by the one
+ * rule for both (out_format.h).  0, or -1 said. */
 static int choose_target(afmt_cli_convert_args *a)
 {
+    const afmt_format *asked, *chosen;
+    char why[AFMT_CLI_OUT_FORMAT_WHY];
+    int unchecked;
+
     a->to_stdout = strcmp(a->out, "-") == 0;
     if (!a->target && !a->to_stdout && afmt_cli_is_npz_path(a->out))
         a->to_npz = 1;
-    if (a->to_npz) /* each array is written by npy into the archive (npz.h) */
-        a->target = afmt_format_by_name("npy");
-    if (a->text && !a->target)
+    if (a->text && !a->target && !a->to_npz)
         a->target = afmt_format_by_name("futhark");
-    if (a->text && (!a->target || strcmp(a->target->name, "futhark") != 0)) {
+    if (a->text && (a->to_npz || !a->target || strcmp(a->target->name, "futhark") != 0)) {
         fprintf(stderr, "afmt convert: --text is Futhark's text form: use it with --to futhark\n");
         return -1;
     }
-    if (!a->target && target_from_extension(a) != 0)
+    /* --to npz: written by npy into the archive (npz.h), so the npz
+     * format is only asked about OUT's name (a build may lack it) */
+    asked = a->to_npz ? afmt_format_by_name("npz") : a->target;
+    unchecked = a->to_npz && !asked;
+    chosen = unchecked ? NULL : afmt_cli_output_format(a->to_stdout ? NULL : a->out, asked, NULL,
+                                                       why, sizeof why);
+    if (!chosen && !unchecked) {
+        fprintf(stderr, "afmt convert: %s\n", why);
         return -1;
+    }
+    a->target = a->to_npz ? afmt_format_by_name("npy") : chosen;
     if (a->to_stdout && !a->text && isatty(STDOUT_FILENO)) {
         fprintf(stderr, "afmt convert: binary data is not written to a terminal: give OUT "
                         "as a file, or pipe it\n");

@@ -523,12 +523,12 @@ run "$AFMT" convert "$T/garbage.ra" "$T/c9.ra"
 expect_rc convert-invalid-input-exit-1 1
 run "$AFMT" convert "$T/nope.ra" "$T/c10.ra"
 expect_rc convert-missing-input-exit-2 2
-cp "$RA" "$T/keep.ra"
-run "$AFMT" convert --to futhark "$FUT" "$T/keep.ra"
+cp "$RA" "$T/keep.out"
+run "$AFMT" convert --to futhark "$FUT" "$T/keep.out"
 expect_rc convert-over-existing 0
-printf 'old' > "$T/keep.ra"
-run "$AFMT" convert --to futhark "$RA" "$T/keep.ra"
-if [ "$(cat "$T/keep.ra")" = "old" ]; then pass convert-refused-keeps-old-out; else
+printf 'old' > "$T/keep.out"
+run "$AFMT" convert --to futhark "$RA" "$T/keep.out"
+if [ "$(cat "$T/keep.out")" = "old" ]; then pass convert-refused-keeps-old-out; else
     fail convert-refused-keeps-old-out "OUT was replaced"; fi
 timeout 60 "$AFMT" convert --to rawarray "$RA" - > "$T/stdout.ra" 2> "$T/err"
 RC=$?
