@@ -33,7 +33,7 @@ typedef struct afmt_cli_convert_args {
     const char *in, *out;
     const afmt_format *from;         /* --from / --spec; NULL: detect */
     const struct afmt_interp *spec;  /* --spec's interpreter, or NULL */
-    const afmt_format *target;       /* OUT's format (npy for an npz OUT) */
+    const afmt_format *target;       /* OUT's format */
     afmt_options opt;                /* --lenient, limits */
     afmt_dtype dtype;                /* --dtype, or AFMT_DTYPE_INVALID */
     int allow_lossy, text, keep_names, to_stdout;
@@ -41,10 +41,9 @@ typedef struct afmt_cli_convert_args {
 } afmt_cli_convert_args;
 
 /* IN, validated, and what its validator gave: arrays and the trailer
- * (RawArray) in views (into IN's bytes, valid while l is open, or into a
- * plain copy for an array whose data is not in IN's bytes: a deflated
- * archive member's, inflated only during the validation), and a copy of
- * the metadata (safetensors). */
+ * (RawArray) in views (into IN's bytes, valid while l is open; a deflated
+ * archive member's into afmt_views' copies), and a copy of the metadata
+ * (safetensors). */
 typedef struct afmt_cli_convert_input {
     afmt_cli_loaded l;
     int loaded;                      /* l is open: close it */
@@ -57,9 +56,6 @@ typedef struct afmt_cli_convert_input {
     afmt_kv **kv_blocks;             /* their afmt_kv_copy blocks */
     size_t n_kv, kv_cap;
     uint8_t *json_kv_bytes;          /* the decoded strings of metadata made key-values */
-    uint8_t **copies;                /* plain copies of arrays whose data lives only during
-                                        the validation (a deflated archive member's) */
-    size_t n_copies, copies_cap;
 } afmt_cli_convert_input;
 
 /* convert_kv.c: the visitor's on_kv (a copy of each key-value, in order);

@@ -9,6 +9,7 @@
 #include "convert.h"
 #include "formats.h"
 #include "limit_opts.h"
+#include "out_format.h"
 #include "spec.h"
 
 static void convert_usage(FILE *f)
@@ -25,9 +26,10 @@ static void convert_usage(FILE *f)
 "target replaced (as cp does); a character device or FIFO is written into\n"
 "directly, never replaced (and gets no sidecar); a directory is refused.\n"
 "IN \"-\" is standard input; OUT \"-\" is standard output (then --to is\n"
-"required).  IN may be an archive (every member's arrays) or one member of\n"
-"it, ARCHIVE:NAME (x.npz:weights); --to npz (or OUT ending in .npz) writes\n"
-"a NumPy archive, each array a stored member NAME.npy (arr_I.npy when\n"
+"required).  IN may be an http:// or https:// URL (fetched whole, up to\n"
+"1 GiB), an archive (every member's arrays) or one member of it,\n"
+"ARCHIVE:NAME (x.npz:weights); --to npz (or OUT ending in .npz) writes a\n"
+"NumPy archive, each array a stored member NAME.npy (arr_I.npy when\n"
 "unnamed).\n"
 "\n"
 "Options:\n"
@@ -189,31 +191,13 @@ static int take_arg(afmt_cli_convert_args *a, int id, const char *val)
     return afmt_cli_limit_option("afmt convert", id, val, &a->opt.limits) < 0 ? usage_error() : -1;
 }
 
-/* No --to: OUT's extension says, unless it is "-" or no format's or
- * several formats'.  0, or -1 said. */
-static int target_from_extension(afmt_cli_convert_args *a)
-{
-    const afmt_format *tie = NULL;
-
-    a->target = a->to_stdout ? NULL : afmt_format_by_extension(a->out, &tie);
-    if (a->target)
-        return 0;
-    if (tie) {
-        fprintf(stderr, "afmt convert: the extension of '%s' belongs to "
-                        "several formats: use --to NAME\n", a->out);
-        return -1;
-    }
-    fprintf(stderr, "afmt convert: cannot tell the output format from "
-                    "'%s': use --to NAME (one of: ", a->out);
-    afmt_cli_print_format_names(stderr);
-    fprintf(stderr, ")\n");
-    return -1;
-}
-
-/* OUT's format, from what the options said and OUT's name.  0, or -1
- * said. */
+/* OUT's format, from what the options said and OUT's name, by the one
+ * rule for both (out_format.h).  0, or -1 said. */
 static int choose_target(afmt_cli_convert_args *a)
 {
+    const afmt_format *chosen;
+    char why[AFMT_CLI_OUT_FORMAT_WHY];
+
     a->to_stdout = strcmp(a->out, "-") == 0;
     if (a->text && !a->target)
         a->target = afmt_format_by_name("futhark");
@@ -221,8 +205,12 @@ static int choose_target(afmt_cli_convert_args *a)
         fprintf(stderr, "afmt convert: --text is Futhark's text form: use it with --to futhark\n");
         return -1;
     }
-    if (!a->target && target_from_extension(a) != 0)
+    chosen = afmt_cli_output_format(a->to_stdout ? NULL : a->out, a->target, NULL, why, sizeof why);
+    if (!chosen) {
+        fprintf(stderr, "afmt convert: %s\n", why);
         return -1;
+    }
+    a->target = chosen;
     if (a->to_stdout && !a->text && isatty(STDOUT_FILENO)) {
         fprintf(stderr, "afmt convert: binary data is not written to a terminal: give OUT "
                         "as a file, or pipe it\n");

@@ -8,46 +8,10 @@
 #include "convert.h"
 #include "fail.h"
 
-/* A plain copy of a's data, kept in c->copies; the view of it into
- * *copy.  0, or -1 when out of memory (c->oom). */
-static int copy_array(afmt_cli_convert_input *c, const afmt_array *a, afmt_array *copy)
-{
-    uint64_t size;
-    uint8_t *buf;
-    afmt_error err;
-
-    afmt_error_clear(&err);
-    if (c->n_copies == c->copies_cap) {
-        size_t cap = c->copies_cap ? c->copies_cap * 2 : 16;
-        uint8_t **grown = realloc(c->copies, cap * sizeof *grown);
-        if (!grown)
-            return c->oom = 1, -1;
-        c->copies = grown;
-        c->copies_cap = cap;
-    }
-    if (afmt_array_plain_size(a, &size, &err) != 0 || size >= SIZE_MAX || !(buf = malloc(size ? (size_t)size : 1)))
-        return c->oom = 1, -1;
-    c->copies[c->n_copies++] = buf;
-    if (afmt_array_to_plain(a, a->order, buf, size, &err) != 0)
-        return c->oom = 1, -1;
-    afmt_array_plain_view(a, a->order, buf, copy);
-    copy->offset = a->offset;
-    return 0;
-}
-
 static int collect_array(void *ctx, const afmt_array *a)
 {
-    afmt_cli_convert_input *c = ctx;
-    const uint8_t *in = c->l.in.data;
-    afmt_array copy;
-
-    /* data outside IN's bytes lives only during this call: copied */
-    if (a->data && (!in || a->data < in || a->data >= in + c->l.in.len)) {
-        if (copy_array(c, a, &copy) != 0)
-            return 0; /* said as out of memory once validated */
-        return afmt_views_add(&c->views, &copy);
-    }
-    return afmt_views_add(&c->views, a);
+    /* a transient view (a deflated archive member's) is copied by it */
+    return afmt_views_add(&((afmt_cli_convert_input *)ctx)->views, a);
 }
 
 static void collect_trailer(void *ctx, const uint8_t *data, uint64_t len,
@@ -180,11 +144,6 @@ int afmt_cli_convert_read(afmt_cli_convert_input *c, const afmt_cli_convert_args
 
 void afmt_cli_convert_input_free(afmt_cli_convert_input *c)
 {
-    size_t i;
-
-    for (i = 0; i < c->n_copies; i++)
-        free(c->copies[i]);
-    free(c->copies);
     afmt_views_free(&c->views);
     afmt_cli_convert_kv_free(c);
     free(c->metadata);

@@ -452,6 +452,12 @@ static void begin_file(info_ctx *c)
     afmt_cli_buf_reset(&c->warns, (size_t)4 << 20);
 }
 
+/* afmt_cli_loaded.restart: forget what an abandoned run listed. */
+static void restart_file(void *ctx)
+{
+    begin_file(ctx);
+}
+
 /* --json: the file's object, one line. */
 static void put_json_report(info_ctx *c, const char *path, const afmt_cli_loaded *l, int valid,
                             const afmt_error *err, afmt_cli_buf *out)
@@ -530,6 +536,8 @@ static int info_file(info_ctx *c, const char *path, const afmt_format *forced,
     if (rc != 0)
         return rc;
     l.interp = c->spec;
+    l.restart = restart_file; /* a URL's checks run again as ranges come */
+    l.restart_ctx = c;
     begin_file(c);
     fv.ctx = c;
     fv.on_field = on_field;
@@ -591,7 +599,9 @@ static void info_usage(FILE *f)
 "header[\"weight\"].dtype \"F32\", header.shape (2, 3).  Of a long repeat\n"
 "or map (a GGUF vocabulary, a model's tensors) the first %d entries are\n"
 "shown and the rest counted (--json lists them all).  FILE \"-\" is\n"
-"standard input.\n"
+"standard input.  FILE may be an http:// or https:// URL, as afmt-validate\n"
+"takes it: only the byte ranges the checks read are fetched (the header of\n"
+"a safetensors, npy or GGUF file, not its tensors).\n"
 "\n"
 "A model's folder (one holding model.safetensors.index.json or gguf-split's\n"
 "PREFIX-00001-of-00003.gguf files) or its index is described as the set\n"

@@ -1,6 +1,7 @@
 /* afmt CLI: single-input loading for dump and convert (see load.h). */
 #include "load.h"
 #include "limit_opts.h"
+#include "load_url.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -13,6 +14,8 @@
 #include "fail.h"
 #include "member_pick.h"
 #include "quote.h"
+#include "remote.h"
+#include "remote_file.h"
 #include "sigbus.h"
 #include "report.h"
 #include "sidecar.h"
@@ -40,7 +43,9 @@ static int load_quiet(afmt_cli_loaded *l, const char *prog, const char *path, co
 {
     size_t archive_len;
     afmt_options defaults;
-    int is_stdin = strcmp(path, "-") == 0;
+    int is_stdin = strcmp(path, "-") == 0, partial;
+    uint64_t seen = UINT64_MAX; /* bytes readable for detection: a URL's fetched ones */
+    char url_path[4096];
 
     memset(l, 0, sizeof *l);
     memset(why, 0, sizeof *why);
@@ -48,14 +53,19 @@ static int load_quiet(afmt_cli_loaded *l, const char *prog, const char *path, co
     afmt_cli_buf_init(&l->stream);
     afmt_options_default(&defaults);
     afmt_error_clear(&why->err);
-    if (!is_stdin && afmt_cli_pick_split(path, &archive_len) && split_member(l, path, archive_len) != 0) {
+    if (!is_stdin && afmt_cli_is_url(path)) {
+        if (afmt_cli_load_url(l, path, bounded, &seen, &why->err) != 0) {
+            afmt_cli_loaded_close(l);
+            return why->err.code == AFMT_E_NOMEM || why->err.code == AFMT_E_IO ? AFMT_EXIT_ERROR
+                                                                                : AFMT_EXIT_INVALID;
+        }
+    } else if (!is_stdin && afmt_cli_pick_split(path, &archive_len) && split_member(l, path, archive_len) != 0) {
         afmt_cli_fail(&why->err, AFMT_E_NOMEM, NULL, AFMT_NO_OFFSET, "out of memory");
         return AFMT_EXIT_ERROR;
-    }
-    if (bounded ? afmt_cli_input_open_lazy(&l->in, l->file, defaults.limits.max_total_bytes,
-                                           &l->stream, &why->err) != 0
-                : afmt_cli_input_open(&l->in, l->file, defaults.limits.max_total_bytes,
-                                      AFMT_CLI_STREAM_DEFAULT_LIMIT, &l->stream, &why->err) != 0) {
+    } else if (bounded ? afmt_cli_input_open_lazy(&l->in, l->file, defaults.limits.max_total_bytes,
+                                                  &l->stream, &why->err) != 0
+                       : afmt_cli_input_open(&l->in, l->file, defaults.limits.max_total_bytes,
+                                             AFMT_CLI_STREAM_DEFAULT_LIMIT, &l->stream, &why->err) != 0) {
         afmt_cli_buf_free(&l->stream);
         free(l->file_copy);
         l->file_copy = NULL;
@@ -70,13 +80,23 @@ static int load_quiet(afmt_cli_loaded *l, const char *prog, const char *path, co
         afmt_cli_loaded_close(l);
         return AFMT_EXIT_INVALID;
     }
+    seen = seen < l->in.len ? seen : l->in.len;
+    partial = l->in.over_limit || seen < l->in.len;
     l->fmt = forced ? forced
-                    : afmt_format_detect(l->in.data, l->in.len, is_stdin ? NULL : l->file);
+                    : afmt_format_detect(l->in.data, seen, is_stdin ? NULL
+                                         : l->remote ? afmt_cli_url_path(path, url_path, sizeof url_path)
+                                                     : l->file);
     if (!l->fmt)
-        l->fmt = afmt_cli_detect_text(l->in.data, l->in.len, l->in.over_limit, &defaults);
+        l->fmt = afmt_cli_detect_text(l->in.data, seen, partial, &defaults);
     if (!l->fmt) {
-        why->fmt = afmt_cli_undetected(l->in.data, l->in.len, l->in.over_limit, &defaults,
+        why->fmt = afmt_cli_undetected(l->in.data, seen, partial, &defaults,
                                        format_option, &why->err, &why->closest);
+        afmt_cli_loaded_close(l);
+        return AFMT_EXIT_INVALID;
+    }
+    if (l->in.over_limit && l->remote) {
+        afmt_cli_load_url_limit_error(l, &why->err);
+        why->fmt = l->fmt;
         afmt_cli_loaded_close(l);
         return AFMT_EXIT_INVALID;
     }
@@ -144,6 +164,8 @@ static int run_input(afmt_cli_loaded *l, const afmt_options *opt, const afmt_vis
     uint8_t *window;
     int rc;
 
+    if (l->remote)
+        return afmt_cli_load_url_run(l, opt, vis, err);
     if (!afmt_cli_input_is_lazy(&l->in))
         return afmt_cli_validate(l->interp, l->fmt, l->in.data, l->in.len, opt, vis, err);
     window = malloc((size_t)AFMT_CLI_STREAM_WINDOW);
@@ -262,6 +284,11 @@ void afmt_cli_loaded_close(afmt_cli_loaded *l)
 {
     if (l->in.map)
         afmt_cli_sigbus_unwatch();
+    if (l->remote) {
+        afmt_cli_load_url_close(l);
+        l->in.data = NULL; /* the mapping: not the input's to close */
+        l->in.len = 0;
+    }
     afmt_cli_input_close(&l->in);
     afmt_cli_buf_free(&l->stream);
     free(l->file_copy);

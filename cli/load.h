@@ -25,9 +25,17 @@ typedef struct afmt_cli_loaded {
     /* --spec: the interpreter that fmt belongs to (cli/spec.h), set by the
      * caller after afmt_cli_load; NULL otherwise */
     const struct afmt_interp *interp;
+    /* a URL's file (load_url.h), or NULL */
+    struct afmt_cli_remote_file *remote;
+    /* A URL opened bounded is validated again from the start after each
+     * range fetched: restart(restart_ctx), if set by the caller, is called
+     * before each run to forget what the last one reported. */
+    void (*restart)(void *restart_ctx);
+    void *restart_ctx;
 } afmt_cli_loaded;
 
-/* Open path ("-": standard input), find its format (forced may be NULL).
+/* Open path ("-": standard input; http:// or https://: a URL, see
+ * load_url.h), find its format (forced may be NULL).
  * prog ("afmt convert"; NULL for none) begins each message printed about
  * l, here and in afmt_cli_loaded_validate.  Prints the reason and returns an exit status (1 no format / too large,
  * 2 I/O) on failure, 0 on success.  format_option is the command's option
@@ -77,7 +85,9 @@ uint64_t afmt_cli_loaded_size(const afmt_cli_loaded *l);
  * less), printing nothing: 0 valid, -1 with err.  For "ARCHIVE:MEMBER"
  * the archive is validated and vis told only what is the member's
  * (member_pick.h); no such member is AFMT_E_IO.
- * l->in.size is then the input's size (a pipe's: the bytes read). */
+ * l->in.size is then the input's size (a pipe's: the bytes read).  A URL
+ * opened bounded: -2 with err when a range could not be fetched (no
+ * verdict), and see restart above. */
 int afmt_cli_loaded_run(afmt_cli_loaded *l, const afmt_options *opt, const afmt_visitor *vis,
                         afmt_error *err);
 /* afmt_cli_loaded_run with a mapped input guarded (sigbus.h): -2 with

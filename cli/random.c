@@ -24,6 +24,7 @@
 #include "cli.h"
 #include "fail.h"
 #include "formats.h"
+#include "out_format.h"
 
 #define MAX_ARRAYS 256
 /* Redraws of a float before concluding that no value of the type lies in
@@ -286,8 +287,11 @@ static void random_usage(FILE *f)
 "Options:\n"
 "  -o, --output OUT      write OUT (under a temporary name, renamed when\n"
 "                        complete); \"-\" or none: standard output\n"
-"      --to NAME         the format (default: from OUT's extension, else\n"
-"                        futhark)\n"
+"      --to NAME         the format (default: OUT's extension's; futhark\n"
+"                        when OUT has none or is standard output).  An\n"
+"                        extension that no format has, or that is another\n"
+"                        format's than --to's, is refused: two.npz is\n"
+"                        always a NumPy archive (.bin: --to may choose)\n"
 "      --text            with futhark: Futhark text values, one a line\n"
 "  -s, --seed N          the generator's seed (default 1)\n"
 "      --T-bounds=LO:HI  inclusive bounds for type T (i8 ... u64, f16, bf16,\n"
@@ -304,7 +308,8 @@ static void random_usage(FILE *f)
 "\n"
 "Examples:\n"
 "  afmt random '[10][20]f32' -o x.npy\n"
-"  afmt random --f32-bounds=-1:1 --seed 7 '[10][20]f32' -o x.bin\n"
+"  afmt random --f32-bounds=-1:1 --seed 7 '[10][20]f32' -o x.bin --to futhark\n"
+"  afmt random '[3]f32' '[2][2]i64' -o two.npz\n"
 "  afmt random --to tenbin '[100]i64' '[100][3]f32' -o sample.ten\n"
 "  afmt random --text '[2][3]i32'\n"
 "\n"
@@ -458,11 +463,31 @@ static int take_arg(random_job *job, int id, const char *val)
     return -1;
 }
 
+/* OUT's format (out_format.h: its extension's, or a refusal; futhark
+ * when it has none), --text being Futhark's text form.  -1 to go on,
+ * else the exit status, said. */
+static int choose_target(random_job *job)
+{
+    const afmt_format *futhark = afmt_format_by_name("futhark");
+    char why[AFMT_CLI_OUT_FORMAT_WHY];
+
+    if (job->text && !job->target)
+        job->target = futhark;
+    if (!futhark && !job->target && (!job->out || strcmp(job->out, "-") == 0)) {
+        fprintf(stderr, "afmt random: no futhark format in this build: use --to NAME\n");
+        return usage_error();
+    }
+    job->target = afmt_cli_output_format(job->out, job->target, futhark, why, sizeof why);
+    if (job->target)
+        return -1;
+    fprintf(stderr, "afmt random: %s\n", why);
+    return usage_error();
+}
+
 /* The command line into *job: -1 to go on, else the exit status. */
 static int parse_args(random_job *job, int argc, char **argv, int first)
 {
     afmt_cli_args args;
-    const afmt_format *tie = NULL;
     const char *val;
     size_t i;
     int id, rc;
@@ -479,11 +504,7 @@ static int parse_args(random_job *job, int argc, char **argv, int first)
         fprintf(stderr, "afmt random: no TYPE (such as [10][20]f32)\n");
         return usage_error();
     }
-    if (!job->target && job->out && strcmp(job->out, "-") != 0)
-        job->target = afmt_format_by_extension(job->out, &tie);
-    if (!job->target)
-        job->target = afmt_format_by_name("futhark");
-    return -1;
+    return choose_target(job);
 }
 
 /* Can OUT be written as asked?  0, or the exit status, said. */
@@ -491,10 +512,6 @@ static int check_output(const random_job *job)
 {
     const afmt_format *target = job->target;
 
-    if (!target) {
-        fprintf(stderr, "afmt random: no futhark format in this build: use --to NAME\n");
-        return usage_error();
-    }
     if (job->text && strcmp(target->name, "futhark") != 0) {
         fprintf(stderr, "afmt random: --text is Futhark's text form: use it with --to futhark\n");
         return usage_error();

@@ -122,7 +122,7 @@ extern "C" {
  * regenerate ...), so code generated for another runtime does not compile
  * rather than misbehave.  Bumped on any change generated code would notice;
  * when bumped, run afmt-gen again on your specs. */
-#define AFMT_RUNTIME_ABI 16
+#define AFMT_RUNTIME_ABI 15
 
 
 /* ==================================================================
@@ -370,6 +370,17 @@ typedef struct afmt_array {
      * view into a contiguous copy.  Added in runtime ABI 15. */
     int strided;
     uint64_t strides[AFMT_RANK_CAP];
+    /* 1: data (and csr_row_offsets, csr_col_indices) are not the input's
+     * bytes but the validator's own, which live only during the on_array
+     * call: an archive member stored deflated (np.savez_compressed's
+     * members, a deflated torch record in lenient mode) is inflated into
+     * the run's memory, freed before validate returns.  offset is then
+     * that of the member's compressed data in the input.  Decode such a
+     * view inside on_array, or keep it with afmt_views_add, which copies
+     * its bytes; a copy of the struct alone would dangle.  0 for every
+     * view whose data points into the validated buffer.  Added in
+     * runtime ABI 15. */
+    int data_transient;
 } afmt_array;
 
 /* Reset *a to a scalar (rank 0, count 1, no data) row-major, plain,
@@ -504,7 +515,7 @@ typedef struct afmt_limits {
                                  * AFMT_MEMBER_WINDOW bytes, and its views carry
                                  * no data.  Default: no bound of its own
                                  * (max_decoded_bytes still holds).  Added in
-                                 * runtime ABI 16. */
+                                 * runtime ABI 15. */
 } afmt_limits;
 
 /* The window a compressed archive member larger than
@@ -589,7 +600,9 @@ typedef struct afmt_visitor {
     void *ctx;  /* passed back unchanged to every callback */
     /* Called once per array found, in file order.  `array` is valid only
      * during the call (copy the struct to keep it); its data points into
-     * the validated buffer and stays valid as long as that buffer.  It is
+     * the validated buffer and stays valid as long as that buffer, except
+     * when array->data_transient says the bytes are the validator's own
+     * (an inflated archive member): those live only during the call.  It is
      * called as soon as the array's structure is checked; the file may
      * still fail later (a bad second array, trailing bytes), so trust what
      * you collected only once validate returns 0.  Return non-zero to stop:
@@ -627,7 +640,7 @@ typedef struct afmt_visitor {
      * verdict, or its compressed bytes' size or CRC-32 lie).  Members no
      * format parses (exact texts, raw records, a pickle, ignored ones) are
      * not told.  Return non-zero to stop: the validator then fails with
-     * AFMT_E_CALLBACK.  NULL: not told.  Added in runtime ABI 16. */
+     * AFMT_E_CALLBACK.  NULL: not told.  Added in runtime ABI 15. */
     int (*on_member)(void *ctx, const struct afmt_member *member);
 } afmt_visitor;
 
@@ -764,14 +777,21 @@ AFMT_API int afmt_find_array(const void *buf, uint64_t len, const struct afmt_fo
  *     afmt_views_free(&vs);
  *
  * The views point into the validated buffer and live as long as it (a
- * stream source's views have no data).  Memory: vs.v grows by doubling,
- * to at most max views (each sizeof(afmt_array), about 2.3 KiB); the
- * owner frees it with afmt_views_free.  Not thread-safe for one vs. */
+ * stream source's views have no data), except those handed over with
+ * data_transient (an inflated archive member's): afmt_views_add copies
+ * their bytes into memory vs owns, and the kept view points there (its
+ * data_transient then 0), valid until afmt_views_reset or _free.
+ * Memory: vs.v grows by doubling, to at most max views (each
+ * sizeof(afmt_array), about 2.3 KiB), plus those copies (each as large as
+ * the view's bytes, which the validator bounded by
+ * limits.max_decoded_bytes); the owner frees it with afmt_views_free.
+ * Not thread-safe for one vs. */
 typedef struct afmt_views {
     afmt_array *v;           /* the first min(n, max) views (allocated) */
     size_t n;                /* arrays seen; may exceed max (not kept) */
     size_t cap, max;         /* entries allocated; most kept */
-    int oom;                 /* v could not grow: views are missing */
+    int oom;                 /* v (or a copy) could not be had: views are missing */
+    uint8_t **copies;        /* cap entries: the bytes copied for v[i], or NULL (added in runtime ABI 15) */
     const uint8_t *trailer;  /* on_trailer's bytes (RawArray), or NULL */
     uint64_t trailer_len;
 } afmt_views;
@@ -779,13 +799,15 @@ typedef struct afmt_views {
 /* An empty collection keeping at most max views; allocates nothing. */
 AFMT_API void afmt_views_init(afmt_views *vs, size_t max);
 /* Keep a copy of *a (counted in vs->n even when not kept: past max, or
- * vs->oom after an allocation failed).  Returns 0: a visitor's on_array
- * may call it and return its result. */
+ * vs->oom after an allocation failed), and of its bytes when
+ * a->data_transient.  Returns 0: a visitor's on_array may call it and
+ * return its result. */
 AFMT_API int afmt_views_add(afmt_views *vs, const afmt_array *a);
 /* *vis := a visitor (others callbacks NULL) whose on_array and
  * on_trailer collect into vs. */
 AFMT_API void afmt_views_visitor(afmt_views *vs, afmt_visitor *vis);
-/* Forget what was collected, keeping the memory for the next validation. */
+/* Forget what was collected, keeping the memory for the next validation
+ * (but for the copied bytes of transient views, which are freed). */
 AFMT_API void afmt_views_reset(afmt_views *vs);
 /* Free the views' memory; vs is then empty (init state, same max). */
 AFMT_API void afmt_views_free(afmt_views *vs);

@@ -23,8 +23,7 @@ static int crc_verdict(afmt_ar_run *r, const afmt_ar_member *m, uint32_t crc)
 
 int afmt_ar_check_stored(afmt_ar_run *r, const afmt_ar_member *m)
 {
-    /* a CRC-32 is about the payload's values: a structure check reads no
-     * member's data (a remote archive's ranges: its headers only) */
+    /* a payload check: skipped when only the structure is wanted */
     if (!r->d->crc || !r->opt->check_values)
         return 0;
     return crc_verdict(r, m, afmt_crc32(0, at(r, m->data_off), (size_t)m->csize));

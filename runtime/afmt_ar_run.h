@@ -9,7 +9,8 @@
  *
  * A run owns everything it allocates (the member list, the sorted names,
  * tar's copies of names, inflated members, the inflater and a scratch
- * buffer) and frees it in afmt_ar_run_free, whatever the outcome.  One run
+ * buffer); afmt_archive_validate frees it all before it returns, whatever
+ * the outcome.  One run
  * belongs to one thread.
  */
 #ifndef AFMT_AR_RUN_H
@@ -193,7 +194,8 @@ typedef struct afmt_ar_stream {
 int afmt_ar_stream_open(afmt_ar_run *r, const afmt_ar_member *m, afmt_ar_stream *s);
 int afmt_ar_stream_read(void *ctx, uint8_t *buf, size_t n, size_t *got);
 int afmt_ar_stream_close(afmt_ar_stream *s);
-/* A stored zip member's CRC-32 (when the desc checks them).  0 or -1. */
+/* A stored zip member's CRC-32 (when the desc checks them and
+ * opt->check_values is set).  0 or -1. */
 int afmt_ar_check_stored(afmt_ar_run *r, const afmt_ar_member *m);
 /* A deflated member no rule parses (or a record nobody resolved):
  * inflated through the scratch buffer for its size and CRC-32.  0 or -1. */
@@ -219,6 +221,14 @@ typedef struct afmt_zip64_field {
 } afmt_zip64_field;
 int afmt_zip_extras(afmt_ar_run *r, const afmt_ar_member *m, const char *sub, const uint8_t *extra, size_t n,
                     uint64_t off, afmt_zip64_field *z64);
+/* The end of central directory record of the archive [r->base, r->end),
+ * of which held[0..) are the bytes from offset held_from (relative to
+ * r->base) to the end: at the very end (back_to_back), else the last one
+ * whose comment ends the archive; *end_off its absolute offset.  0, or -1
+ * saying what is there instead (code AFMT_E_MAGIC, or AFMT_E_TRUNCATED
+ * when local_first: the archive starts with a local header).  Searches
+ * only what is held (a stream's last window). */
+int afmt_zip_find_end(afmt_ar_run *r, const uint8_t *held, uint64_t held_from, int local_first, uint64_t *end_off);
 
 /* ---- afmt_tar.c, afmt_tar_pax.c */
 /* Every block from *pos, members acted on as they pass; *pos: the end. */

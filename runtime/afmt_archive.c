@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "afmt_ar_run.h"
+#include "afmt_bytes.h"
 #include "afmt_options.h"
 
 int afmt_ar_fail(afmt_ar_run *r, afmt_code code, const afmt_ar_member *m, const char *sub, uint64_t offset,
@@ -109,8 +110,15 @@ static int on_array(void *ctx, const afmt_array *array)
         afmt_ar_expand(v->rule->array_name, v->rule->pattern, v->m, NULL, 0, a.name, sizeof a.name, &full);
         a.name_len = full;
     }
-    if (r->streamed)
+    /* a format's views of an inflated member point into its inflated
+     * bytes; a values grammar's views say so themselves (a record may be
+     * inflated where the pickle is not) */
+    if (v->rule->action == AFMT_AR_FORMAT)
+        a.data_transient = v->inflated && a.data != NULL; /* a streamed member's have none */
+    if (r->streamed) {
         a.data = NULL;
+        a.data_transient = 0;
+    }
     return r->vis->on_array(r->vis->ctx, &a);
 }
 
@@ -417,6 +425,7 @@ static int resolve(void *ctx, const char *key, size_t key_len, afmt_ar_storage *
     out->data = bytes;
     out->nbytes = rec->usize;
     out->offset = rec->data_off;
+    out->transient = rec->method == 8;
     out->endian = records->endian_var >= 0 && r->vars[records->endian_var] == 1 ? AFMT_BIG : AFMT_LITTLE;
     return 0;
 }
@@ -481,34 +490,65 @@ int afmt_ar_finish(afmt_ar_run *r, uint64_t at)
 
 /* ------------------------------------------------ the run */
 
+/* The zip end record's search reaches back this far from the end. */
+#define END_SEARCH (22u + 65535u)
+
+/* A stream longer than its window, read through to its end keeping the
+ * last bytes (from *held_from on): whether a zip could be there at all.
+ * With no end record in them, the verdict is the one a buffer gets (not a
+ * zip, or cut short); with one, a limit error: the archive needs random
+ * access. */
+static int too_long(afmt_ar_run *r, uint64_t held_from, int local_first)
+{
+    afmt_src *s = r->src;
+    uint64_t eo;
+
+    r->end = r->end < s->len ? r->end : s->len;
+    /* (an archive in a region of a longer stream: its end is not held) */
+    if (r->d->kind == AFMT_AR_ZIP && held_from <= r->end && r->end <= s->data_off + s->data_len &&
+        afmt_zip_find_end(r, AFMT_B(s, held_from), held_from - r->base, local_first, &eo) != 0)
+        return -1;
+    return afmt_ar_fail(r, AFMT_E_LIMIT, NULL, NULL, r->base,
+                        "a %s archive of %" PRIu64 " bytes is read whole and needs random access: from a stream it "
+                        "must fit the stream window of %" PRIu64 " bytes (validate the file instead)",
+                        r->d->kind == AFMT_AR_ZIP ? "zip" : "tar", s->len - r->base, s->cap);
+}
+
+/* A stream into its window, whole; or to its end, sliding. */
+static int whole_stream(afmt_ar_run *r)
+{
+    afmt_src *s = r->src;
+    uint64_t p = r->base, keep = s->cap / 2 < END_SEARCH ? s->cap / 2 : END_SEARCH;
+    int local_first = 0, slid = 0;
+
+    afmt_src_keep_from(s, p);
+    while (afmt_src_fill(s, p, s->cap)) { /* a full window from p: more may come */
+        if (!slid)
+            local_first = afmt_load_u32le(AFMT_B(s, p)) == 0x04034b50u;
+        slid = 1;
+        p += s->cap - keep;
+        afmt_src_keep_from(s, p);
+    }
+    if (s->io_error)
+        return afmt_ar_fail(r, AFMT_E_IO, NULL, NULL, s->data_off + s->data_len, "reading the input failed");
+    if (!slid && s->len >= r->base + 4 && afmt_src_have(s, s->len, r->base, 4))
+        local_first = afmt_load_u32le(AFMT_B(s, r->base)) == 0x04034b50u;
+    if (slid || r->base < s->data_off)
+        return too_long(r, s->data_off > r->base ? s->data_off : r->base, local_first);
+    return 0;
+}
+
 /* The whole archive in memory: a buffer's bytes, or a stream read into
  * its window (a zip needs random access). */
 static int whole(afmt_ar_run *r, uint64_t end)
 {
     afmt_src *s = r->src;
-    uint64_t want = (uint64_t)1 << 16;
 
-    if (s->read) {
-        afmt_src_keep_from(s, r->base);
-        for (;;) {
-            if (want > s->cap)
-                want = s->cap;
-            if (!afmt_src_fill(s, r->base, want) || want == s->cap)
-                break;
-            want *= 2;
-        }
-        if (s->io_error)
-            return afmt_ar_fail(r, AFMT_E_IO, NULL, NULL, s->data_off + s->data_len, "reading the input failed");
-        if (s->len == AFMT_LEN_UNKNOWN || r->base < s->data_off || s->data_off + s->data_len < s->len) {
-            uint64_t rest = afmt_src_rest(s, r->base);
-            return afmt_ar_fail(r, AFMT_E_LIMIT, NULL, NULL, r->base,
-                                "a %s archive of %" PRIu64 " bytes is read whole and needs random access: from a "
-                                "stream it must fit the stream window of %" PRIu64 " bytes (validate the file instead)",
-                                r->d->kind == AFMT_AR_ZIP ? "zip" : "tar", rest, s->cap);
-        }
-    }
+    r->end = end;
+    if (s->read && whole_stream(r) != 0)
+        return -1;
     r->end = end < s->len ? end : s->len;
-    if (r->base > r->end || (s->read == NULL && r->base < s->data_off))
+    if (r->base > r->end || r->base < s->data_off)
         return afmt_ar_fail(r, AFMT_E_TRUNCATED, NULL, NULL, r->base, "the archive starts past the input's end");
     r->bytes = s->data + (r->base - s->data_off);
     return 0;

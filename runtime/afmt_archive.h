@@ -22,8 +22,8 @@
  * final checks at the end.  The first problem found is the verdict.
  *
  * Errors name "<name>" (the desc's name) for the container's own records
- * (archive.end.cd_offset, archive.central[3].signature, archive.block[7]
- * .checksum) and "<name>[\"member\"]" plus the member's own field for a
+ * (archive.end.cd_offset, archive.central[3] for an entry whose name is
+ * not read yet, archive.block[7].checksum) and "<name>[\"member\"]" plus the member's own field for a
  * member (archive["w.npy"].local.method, archive["w.npy"].header.shape),
  * below the caller's path; offsets are absolute; messages carry the true
  * numbers.  Names in fields are escaped (\" \\ \xNN) and cut to about 100
@@ -45,6 +45,10 @@
  * are the member's, the fields named below it ("archive[\"w.npy\"]
  * .header.shape") at absolute offsets.  check_values 0 reads no member's
  * data that no rule parses, nor a stored member's for its CRC-32.
+ *
+ * With opt->check_values 0 (the structure only) the CRC-32 of stored
+ * members is not computed; deflated members are still inflated (their
+ * sizes and streams are structure) and their CRC-32 checked on the way.
  *
  * Sources: a zip needs random access; from a stream (afmt_src with read)
  * the whole archive must fit the stream's window, else AFMT_E_LIMIT saying

@@ -223,12 +223,12 @@ else
 fi
 
 # ------------------------------------------------------------------ random
-run "$AFMT" random '[10][20]f32' -o "$T/r.bin"
+run "$AFMT" random --to futhark '[10][20]f32' -o "$T/r.bin"
 expect_rc random-exit-0 0
 run "$VALIDATE" "$T/r.bin"
 expect_out random-shape-and-type "$T/r.bin: ok futhark f32[10,20] row-major"
 # bounds and shapes, read by the tests' own reader
-run "$AFMT" random --seed 9 --f32-bounds=-1:1 --i8-bounds=-3:3 --u16-bounds=10:12 \
+run "$AFMT" random --to futhark --seed 9 --f32-bounds=-1:1 --i8-bounds=-3:3 --u16-bounds=10:12 \
     --f16-bounds=0.1:0.2 --i64-bounds=-9223372036854775808:-9223372036854775800 \
     '[10][20]f32' '[1000]i8' '[500]u16' '[300]f16' '[50]i64' '[0][4]i32' 'bool' '[100]f64' -o "$T/b.bin"
 expect_rc random-bounds-exit-0 0
@@ -251,9 +251,9 @@ assert len(set(f32)) > 190 and min(f32) < -0.8 and max(f32) > 0.8, (min(f32), ma
 EOF2
 then pass random-bounds-independent-reader; else fail random-bounds-independent-reader "$(tail -2 "$T/py.err")"; fi
 # deterministic for a seed, different for another
-"$AFMT" random --seed 4 '[64]f64' -o "$T/s1.bin"
-"$AFMT" random --seed 4 '[64]f64' -o "$T/s2.bin"
-"$AFMT" random --seed 5 '[64]f64' -o "$T/s3.bin"
+"$AFMT" random --seed 4 '[64]f64' --to futhark -o "$T/s1.bin"
+"$AFMT" random --seed 4 '[64]f64' --to futhark -o "$T/s2.bin"
+"$AFMT" random --seed 5 '[64]f64' --to futhark -o "$T/s3.bin"
 if cmp -s "$T/s1.bin" "$T/s2.bin"; then pass random-same-seed-same-bytes; else
     fail random-same-seed-same-bytes "two runs with --seed 4 differ"; fi
 if cmp -s "$T/s1.bin" "$T/s3.bin"; then fail random-other-seed-other-bytes "--seed 4 and 5 agree"; else
@@ -261,13 +261,13 @@ if cmp -s "$T/s1.bin" "$T/s3.bin"; then fail random-other-seed-other-bytes "--se
 # any format, the same logical values: RawArray (column-major) against
 # futhark, and --text
 "$AFMT" random --seed 7 '[3][5]i32' -o "$T/m.ra"
-"$AFMT" random --seed 7 '[3][5]i32' -o "$T/m.bin"
+"$AFMT" random --seed 7 '[3][5]i32' -o "$T/m"  # no extension: futhark
 run "$VALIDATE" "$T/m.ra"
 expect_out random-rawarray "$T/m.ra: ok rawarray i32[3,5] column-major"
-if [ "$("$AFMT" dump "$T/m.ra")" = "$("$AFMT" dump "$T/m.bin")" ] && [ -n "$("$AFMT" dump "$T/m.bin")" ]; then
+if [ "$("$AFMT" dump "$T/m.ra")" = "$("$AFMT" dump "$T/m")" ] && [ -n "$("$AFMT" dump "$T/m")" ]; then
     pass random-same-values-any-format; else fail random-same-values-any-format "ra and futhark differ"; fi
 run "$AFMT" random --seed 7 '[3][5]i32' --text
-if [ "$OUT" = "$("$AFMT" dump "$T/m.bin")" ]; then pass random-text; else fail random-text "got $OUT"; fi
+if [ "$OUT" = "$("$AFMT" dump "$T/m")" ]; then pass random-text; else fail random-text "got $OUT"; fi
 run "$AFMT" random --to tenbin '[4][4]u8' -o "$T/t.out"
 expect_rc random-to-tenbin 0
 run "$VALIDATE" --format tenbin "$T/t.out"
@@ -278,6 +278,40 @@ for ext in dbdf ine; do
     run "$VALIDATE" --format "$f" "$T/x.$ext"
     expect_out_has "random-$f-valid" "ok $f f64[4,3]"
 done
+# OUT's extension names its format, or the output is refused (issue 36
+# point 5): .npz is a NumPy archive, .bin torch's unless --to says
+run "$AFMT" random --seed 3 '[3]f32' '[2][2]i64' -o "$T/two.npz"
+run "$VALIDATE" "$T/two.npz"
+expect_out random-npz-by-extension "$T/two.npz:arr_0.npy: ok npy f32[3] row-major
+$T/two.npz:arr_1.npy: ok npy i64[2,2] row-major"
+if python3 -c "import numpy" 2> /dev/null; then
+    run python3 -c "import numpy as np, sys; z = np.load(sys.argv[1]); print(sorted(z.files), z['arr_1'].shape)" "$T/two.npz"
+    expect_out random-npz-numpy-reads-it "['arr_0', 'arr_1'] (2, 2)"
+fi
+run "$AFMT" random '[3]f32' -o "$T/w.bin"
+run "$VALIDATE" "$T/w.bin"
+expect_out_has random-bin-is-torch "$T/w.bin: ok torch f32[3]"
+for bad in two.xyz two.h5; do
+    run "$AFMT" random '[3]f32' -o "$T/$bad"
+    expect_rc "random-$bad-refused-exit-2" 2
+    expect_err_has "random-$bad-refused-message" "no format of this build has the extension '.${bad#two.}' of '$T/$bad'"
+    if [ -e "$T/$bad" ]; then fail "random-$bad-not-written" "$bad was written"; else pass "random-$bad-not-written"; fi
+done
+run "$AFMT" random --to gguf '[3]f32' -o "$T/c.safetensors"
+expect_rc random-to-against-extension-exit-2 2
+expect_err_has random-to-against-extension-message "'$T/c.safetensors' has the extension of safetensors (.safetensors), but the format asked for is gguf"
+run "$AFMT" random --text '[3]f32' -o "$T/c.npz"
+expect_rc random-text-to-npz-exit-2 2
+run "$AFMT" convert "$T/two.npz" "$T/c.xyz"
+expect_rc convert-unknown-extension-exit-2 2
+expect_err_has convert-unknown-extension-message "no format of this build has the extension '.xyz'"
+run "$AFMT" convert --to npz "$T/two.npz" "$T/c.safetensors"
+expect_rc convert-to-against-extension-exit-2 2
+expect_err_has convert-to-against-extension-message "has the extension of safetensors (.safetensors), but the format asked for is npz"
+run "$AFMT" convert --to futhark "$T/two.npz" "$T/c.bin"
+expect_rc convert-to-futhark-bin-exit-0 0
+run "$VALIDATE" "$T/c.bin"
+expect_out_has convert-to-futhark-bin "$T/c.bin: ok futhark f32[3] row-major (+1 more)"
 # refusals: nothing written
 run "$AFMT" random '[2]bool' -o "$T/no.ten"
 expect_rc random-refused-exit-1 1

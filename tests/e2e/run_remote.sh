@@ -153,6 +153,40 @@ expect_out_has "--json with a URL" "\"path\":\"$U/small.npy\",\"verdict\":\"vali
 run "$VALIDATE" --sarif "$U/cut.npy"
 expect_out_has "--sarif: the URL is the artifact's uri" "\"uri\":\"$U/cut.npy\""
 
+# afmt info, dump and convert take a URL as afmt-validate does (issue 36
+# point 5): info fetches what its checks read, dump and convert the file.
+local_as_url() { sed "s|$W/|$U/|g"; }
+for f in huge.safetensors bighdr.safetensors small.npy badbool.npy; do
+    run "$AFMT" info "$U/$f"
+    want=$("$AFMT" info "$W/$f" | local_as_url)
+    wrc=$("$AFMT" info "$W/$f" > /dev/null 2>&1; echo $?)
+    check "afmt info URL of $f: the local report, exit $wrc" test "$OUT" = "$want" -a "$RC" = "$wrc"
+done
+n=$(sent /huge.safetensors)
+run "$AFMT" info "$U/huge.safetensors"
+n2=$(sent /huge.safetensors)
+check "... info of the 4 GiB file fetched its header only ($((n2 - n)) bytes sent, < 80 KiB)" \
+    test $((n2 - n)) -lt 81920
+run "$AFMT" info --json "$U/small.npy"
+expect_out_has "afmt info --json URL" "{\"path\":\"$U/small.npy\",\"format\":\"npy\",\"size\":176,\"valid\":true"
+run "$AFMT" info "$U/nothere.npy"
+expect_rc "afmt info URL of a missing file: exit 2" 2
+expect_err_has "... HTTP 404" "$U/nothere.npy: error: HTTP 404"
+run "$AFMT" dump "$U/small.npy"
+check "afmt dump URL: the local values" test "$OUT" = "$("$AFMT" dump "$W/small.npy")" -a "$RC" = 0
+run "$AFMT" convert "$U/small.npy" "$T/from_url.safetensors"
+"$AFMT" convert "$W/small.npy" "$T/from_file.safetensors"
+check "afmt convert URL: the bytes of the local conversion" cmp -s "$T/from_url.safetensors" "$T/from_file.safetensors"
+run "$AFMT" convert "$U/lying.safetensors" "$T/lying.npy"
+expect_rc "afmt convert URL of an invalid file: exit 1" 1
+expect_err_has "... the validator's reason" "invalid safetensors: "
+before=$(sent /huge.npy)
+run "$AFMT" dump "$U/huge.npy"
+expect_rc "afmt dump URL of a 2 GiB file: refused, exit 1" 1
+expect_err_has "... saying why" "a remote file of 2147483776 bytes is more than the 1073741824 bytes this command fetches whole"
+check "... after its first range only ($(( $(sent /huge.npy) - before )) bytes sent)" \
+    test $(( $(sent /huge.npy) - before )) -lt 81920
+
 if [ -n "$TLS" ]; then
     run "$VALIDATE" "https://127.0.0.1:$TLSPORT/valid.safetensors"
     expect_rc "https with a self-signed certificate: exit 2 (TLS is verified)" 2
