@@ -50,12 +50,12 @@ static int pick_member(void *ctx, const afmt_member *m)
 {
     afmt_cli_pick *p = ctx;
 
-    if (!m) {
+    if (m->done) {
         if (!p->in)
-            return 0;
+            return 0; /* another member, valid or not: not the question */
         p->in = 0;
-        p->done = 1;
-        return 1; /* the rest of the archive is not the question */
+        p->done = !m->error;
+        return 1; /* nor is the rest of the archive */
     }
     p->members++;
     p->in = !p->found && is_wanted(p->want, m);

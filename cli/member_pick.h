@@ -4,9 +4,10 @@
  * The archive is validated whole by its format, in the library, and a
  * visitor passes on only what the library says is the member's (between
  * its afmt_visitor.on_member calls): its arrays, warnings, fields,
- * metadata.  Once the member is done the validation is stopped (the rest
- * of the archive is not the question); the archive's structure, which the
- * library checks before any member, has been checked by then.
+ * metadata.  Other members' verdicts are not the question (the library
+ * goes past an invalid one); once the member is done the validation is
+ * stopped, the archive's structure, which the library checks before any
+ * member, having been checked by then.
  *
  * Thread-safety: a pick belongs to one validation on one thread.
  */

@@ -12,6 +12,7 @@ void afmt_cli_members_begin(afmt_cli_worker *w, const char *display)
     w->members_of = display;
     w->member_fmt = NULL;
     w->members_done = 0;
+    w->member_failed = 0;
     w->archive_nwarn = w->archive_warns_listed = 0;
     afmt_cli_buf_reset(&w->archive_warns, AFMT_CLI_KEEP_BYTES);
 }
@@ -60,13 +61,21 @@ static void emit_member(afmt_cli_worker *w, int valid, const afmt_error *err)
     w->archive = saved;
 }
 
+/* Is err the one the last invalid member's line said? */
+static int said_already(const afmt_cli_worker *w, const afmt_error *err)
+{
+    const afmt_error *said = &w->member_error;
+    return w->member_failed && err->code == said->code && err->offset == said->offset &&
+           strcmp(err->field, said->field) == 0 && strcmp(err->message, said->message) == 0;
+}
+
 int afmt_cli_members_told(void *ctx, const afmt_member *member)
 {
     afmt_cli_worker *w = ctx;
 
     if (!w->members_of)
         return 0;
-    if (member) {
+    if (!member->done) {
         stash_warnings(w);
         afmt_cli_collect_begin(w);
         w->member_fmt = member->format;
@@ -75,8 +84,14 @@ int afmt_cli_members_told(void *ctx, const afmt_member *member)
                             (const char *)member->name);
         return 0;
     }
+    /* each member its verdict, and on to the next: a bad sample of a
+     * shard does not hide the others */
     if (w->member_fmt)
-        emit_member(w, 1, NULL);
+        emit_member(w, member->error == NULL, member->error);
+    if (member->error && !w->member_failed) {
+        w->member_error = *member->error;
+        w->member_failed = 1;
+    }
     w->member_fmt = NULL;
     w->members_done++;
     afmt_cli_collect_begin(w);
@@ -90,12 +105,13 @@ int afmt_cli_members_finish(afmt_cli_worker *w, const char *display, const afmt_
     int told = w->members_done > 0 || w->member_fmt != NULL;
 
     if (told && !valid && w->member_fmt) {
-        /* the failure is in the member being parsed */
+        /* the failure is in the member being parsed (the library stopped
+         * in it: no memory, or a stream that cannot be read further) */
         restore_warnings(w);
         emit_member(w, 0, err);
     } else if (told) {
         restore_warnings(w);
-        if (!valid || w->nwarn > 0) {
+        if ((!valid && !said_already(w, err)) || (valid && w->nwarn > 0)) {
             /* the archive's own verdict: its error, or its warnings */
             snprintf(summary, sizeof summary, "%" PRIu64 " member%s checked", w->members_done,
                      w->members_done == 1 ? "" : "s");
@@ -107,5 +123,6 @@ int afmt_cli_members_finish(afmt_cli_worker *w, const char *display, const afmt_
     w->members_of = NULL;
     w->member_fmt = NULL;
     w->members_done = 0;
+    w->member_failed = 0;
     return told;
 }

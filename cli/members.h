@@ -10,7 +10,9 @@
  * layout, a CRC-32, a member no rule allows) gets the archive's line:
  * "x.npz: invalid npz: archive[\"w.npy\"].central.crc32 at offset ...",
  * or, when valid but with warnings of its own (lenient tolerances), a
- * line that counts the members.  An archive that tells no member (torch:
+ * line that counts the members.  An invalid member does not end the
+ * archive's check: each member gets its verdict, the archive's exit
+ * status is the worst of them.  An archive that tells no member (torch:
  * its arrays come from a pickle) gets one line, as any input does.
  *
  * Thread-safety: the state is the worker's (one thread at a time).
@@ -26,8 +28,8 @@
 void afmt_cli_members_begin(afmt_cli_worker *w, const char *display);
 
 /* The collecting visitor's on_member (ctx: the worker): a member's
- * collection begins (member) or its valid line is emitted (NULL).
- * Returns 0. */
+ * collection begins, or its line is emitted (valid or not).  Returns 0:
+ * the library goes on past an invalid member, to the next. */
 int afmt_cli_members_told(void *ctx, const afmt_member *member);
 
 /* After validating (valid, or err): when members were told, the last

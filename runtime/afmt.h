@@ -594,6 +594,10 @@ typedef struct afmt_member {
     uint64_t stored_size;  /* bytes its data takes in the archive */
     int compressed;        /* deflated: its views' offsets are `offset`, their
                             * data (if any) lives only during on_array */
+    int done;              /* 0: its parse begins; 1: it ended */
+    const struct afmt_error *error; /* done: NULL when the member is valid, else
+                            * why it is not (its format's verdict, a size or
+                            * CRC-32 lie of its compressed bytes) */
 } afmt_member;
 
 typedef struct afmt_visitor {
@@ -633,14 +637,17 @@ typedef struct afmt_visitor {
      * runtime ABI 14, last so that zero-initialised visitors keep working. */
     int (*on_kv)(void *ctx, const struct afmt_kv *kv, uint64_t offset);
     /* An archive member that another format parses (afmt_member), told
-     * before its bytes are read (inflated) and parsed, and again with
-     * member NULL after its last array, once the member is valid: the
-     * views, warnings and fields given between the two calls are the
-     * member's, and a failure between them is in the member (its format's
-     * verdict, or its compressed bytes' size or CRC-32 lie).  Members no
-     * format parses (exact texts, raw records, a pickle, ignored ones) are
-     * not told.  Return non-zero to stop: the validator then fails with
-     * AFMT_E_CALLBACK.  NULL: not told.  Added in runtime ABI 15. */
+     * twice: before its bytes are read (inflated) and parsed (done 0), and
+     * when it ended (done 1, error NULL when it is valid, else its error):
+     * the views, warnings and fields given between the two calls are the
+     * member's.  Members no format parses (exact texts, raw records, a
+     * pickle, ignored ones) are not told.  Return non-zero to stop: the
+     * validator then fails with AFMT_E_CALLBACK (or, after an invalid
+     * member, with its error).  Return 0 after an invalid member to go on
+     * to the next ones (a shard of many samples, each its own verdict):
+     * the validator then fails at the end with that member's error (the
+     * first such), or with what stops it later.  NULL: not told, and the
+     * first invalid member ends the validation.  Added in runtime ABI 15. */
     int (*on_member)(void *ctx, const struct afmt_member *member);
 } afmt_visitor;
 

@@ -97,6 +97,8 @@ typedef struct afmt_ar_run {
     afmt_inflate *inflater;
     uint8_t *scratch;
     afmt_ar_chunk *chunks;  /* tar's copies of names */
+    int member_failed;      /* a member was invalid and the visitor went on past it */
+    afmt_error member_error; /* the first such member's error: the run's verdict */
 } afmt_ar_run;
 
 /* ---- afmt_archive.c */

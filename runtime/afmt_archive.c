@@ -219,25 +219,58 @@ static void member_options(member_fields *f, afmt_field_visitor *fields, afmt_op
     out->fields = fields;
 }
 
-/* Tell the visitor that member m's parse begins (begin) or ended. */
-static int announce(afmt_ar_run *r, const afmt_ar_member *m, const afmt_ar_rule *rule, int begin)
+/* What the visitor is told of member m. */
+static void member_info(const afmt_ar_member *m, const afmt_ar_rule *rule, afmt_member *info)
+{
+    memset(info, 0, sizeof *info);
+    info->name = m->name;
+    info->name_len = m->name_len;
+    info->index = m->index;
+    info->format = rule->format;
+    info->offset = m->data_off;
+    info->size = m->usize;
+    info->stored_size = m->csize;
+    info->compressed = m->method == 8;
+}
+
+/* Tell the visitor that member m's parse begins.  0, or -1 stopped. */
+static int announce_begin(afmt_ar_run *r, const afmt_ar_member *m, const afmt_ar_rule *rule)
 {
     afmt_member info;
 
     if (!r->vis || !r->vis->on_member)
         return 0;
-    memset(&info, 0, sizeof info);
-    info.name = m->name;
-    info.name_len = m->name_len;
-    info.index = m->index;
-    info.format = rule->format;
-    info.offset = m->data_off;
-    info.size = m->usize;
-    info.stored_size = m->csize;
-    info.compressed = m->method == 8;
-    if (r->vis->on_member(r->vis->ctx, begin ? &info : NULL) == 0)
+    member_info(m, rule, &info);
+    if (r->vis->on_member(r->vis->ctx, &info) == 0)
         return 0;
     return afmt_ar_fail(r, AFMT_E_CALLBACK, m, NULL, m->data_off, "stopped by the caller");
+}
+
+/* ... and that it ended, its parse having returned rc (r->err when not
+ * 0).  0 to go on: the member is valid, or it is not and the visitor goes
+ * past it (its error kept for the run's verdict, r->err cleared); -1 to
+ * stop. */
+static int announce_end(afmt_ar_run *r, const afmt_ar_member *m, const afmt_ar_rule *rule, int rc)
+{
+    afmt_member info;
+    int told;
+
+    if (!r->vis || !r->vis->on_member)
+        return rc;
+    member_info(m, rule, &info);
+    info.done = 1;
+    info.error = rc != 0 ? r->err : NULL;
+    told = r->vis->on_member(r->vis->ctx, &info);
+    if (rc == 0)
+        return told == 0 ? 0 : afmt_ar_fail(r, AFMT_E_CALLBACK, m, NULL, m->data_off, "stopped by the caller");
+    if (told != 0 || r->err->code == AFMT_E_CALLBACK || r->err->code == AFMT_E_NOMEM)
+        return -1; /* stopped by the caller, or no member can be read any more */
+    if (!r->member_failed)
+        r->member_error = *r->err;
+    r->member_failed = 1;
+    afmt_error_clear(r->err);
+    afmt_error_set_format(r->err, r->d->format); /* warnings carry it */
+    return 0;
 }
 
 static int act_format(afmt_ar_run *r, const afmt_ar_member *m, const afmt_ar_rule *rule, const uint8_t *bytes,
@@ -351,17 +384,15 @@ int afmt_ar_act_member(afmt_ar_run *r, afmt_ar_member *m)
         return rc;
     }
     /* the member is told first: a deflated one's lies are found in it */
-    if (announce(r, m, rule, 1) != 0)
+    if (announce_begin(r, m, rule) != 0)
         return -1;
     if (m->method == 8 && m->usize > r->opt->limits.max_held_bytes && rule->format->validate_src) {
         rc = act_format_stream(r, m, rule);
-    } else {
-        if (afmt_ar_member_bytes(r, m, &bytes, &owned) != 0)
-            return -1;
+    } else if ((rc = afmt_ar_member_bytes(r, m, &bytes, &owned)) == 0) {
         rc = act_format(r, m, rule, bytes, m->usize);
         free(owned);
     }
-    return rc != 0 ? -1 : announce(r, m, rule, 0);
+    return announce_end(r, m, rule, rc);
 }
 
 int afmt_ar_act(afmt_ar_run *r, afmt_ar_member *m, const uint8_t *bytes, uint64_t len)
@@ -372,8 +403,7 @@ int afmt_ar_act(afmt_ar_run *r, afmt_ar_member *m, const uint8_t *bytes, uint64_
         return 0;
     rule = &r->d->rules[m->rule];
     if (rule->action == AFMT_AR_FORMAT)
-        return announce(r, m, rule, 1) != 0 || act_format(r, m, rule, bytes, len) != 0 ? -1
-                                                                                         : announce(r, m, rule, 0);
+        return announce_begin(r, m, rule) != 0 ? -1 : announce_end(r, m, rule, act_format(r, m, rule, bytes, len));
     if (rule->action == AFMT_AR_TEXT)
         return act_text(r, m, rule, bytes, len);
     return 0;
@@ -645,6 +675,11 @@ int afmt_archive_validate(const afmt_archive_desc *d, afmt_src *src, uint64_t en
             *pos = r.end;
     } else if (rc == 0) {
         rc = afmt_tar_read(&r, pos);
+    }
+    if (rc == 0 && r.member_failed) {
+        /* the visitor went past invalid members: the first is the verdict */
+        *err = r.member_error;
+        rc = -1;
     }
     run_free(&r);
     if (rc != 0)

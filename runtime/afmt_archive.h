@@ -114,7 +114,8 @@ typedef struct afmt_ar_rule {
     /* Literal bytes and captures: "{prefix}/data/{key}", "{name}.npy".  A
      * capture {x} matches 1 or more bytes without '/', and a component of
      * the pattern (between '/') holds at most one, so a name matches in one
-     * way; a capture {*x} (last in the pattern) matches 1 or more bytes,
+     * way; a capture {*x} (last in the pattern, or followed only by a
+     * literal ending without '/': "{*key}.ten") matches 1 or more bytes,
      * '/' included (a folder's whole tree).  A capture whose name appears in
      * two or more rules (prefix) must take one value in every member of the
      * archive (torch: one folder holds every record). */
@@ -180,7 +181,8 @@ typedef struct afmt_archive_desc {
 } afmt_archive_desc;
 
 /* Is d a description afmt_archive_validate can carry out?  Patterns well
- * formed (captures closed, named, one per component, {*x} last), rule
+ * formed (captures closed, named, one per component, {*x} last or before
+ * a literal ending), rule
  * fields of their action set (a format, texts with nstrict <= ntexts, a
  * values function and a record_rule naming a RECORD rule whose pattern
  * ends in a capture), variables below nvars, at most AFMT_AR_RULES_MAX

@@ -4,7 +4,9 @@
  * give each member its own verdict; the member's header fields named
  * below it at absolute offsets; a deflated member larger than
  * limits.max_held_bytes parsed through a window, its views without data,
- * with every claim still checked; and check_values 0 (a structure check)
+ * with every claim still checked; an invalid member told with its error,
+ * the validation going on past it when the visitor says so (each sample of
+ * a shard its own verdict); and check_values 0 (a structure check)
  * reading no stored member's data for its CRC-32.  Each case is a row:
  * the archive, the options, and what the visitor must have been told
  * (an event log) or the error's code, field and offset. */
@@ -16,12 +18,14 @@ static size_t npy_w_len, npy_b_len;
 static zb_file n_ok[2];
 
 /* The visitor's log: "<w.npy npy @62+152" for a member told, "w" for a
- * view (with "~" when it has no data), ">" for a member's end, "F" for
- * the first field of a member (name and offset checked apart). */
+ * view (with "~" when it has no data), ">" for a valid member's end,
+ * "!magic" for an invalid one's (its error's code).  Fields are logged
+ * apart (the first one's name and offset). */
 typedef struct event_log {
     char text[512];
     size_t len;
     int stop_at;           /* on_member returns non-zero at this call (1-based), 0 never */
+    int stop_invalid;      /* on_member returns non-zero at an invalid member's end */
     int calls;
     char field[AFMT_FIELD_MAX];
     uint64_t field_offset; /* of the first field named below a member */
@@ -46,7 +50,12 @@ static int log_member(void *ctx, const afmt_member *m)
 
     if (++l->calls == l->stop_at)
         return 1;
-    if (!m) {
+    if (m->done && m->error) {
+        snprintf(s, sizeof s, "!%s", afmt_code_name(m->error->code));
+        log_put(l, s);
+        return l->stop_invalid;
+    }
+    if (m->done) {
         log_put(l, ">");
         return 0;
     }
@@ -80,9 +89,11 @@ typedef struct member_case {
     uint64_t max_held;    /* limits.max_held_bytes (0 here: the default) */
     int no_values;        /* check_values 0 */
     int no_crc;           /* an npz desc that checks no CRC-32 */
+    int stop_invalid;     /* the visitor stops at an invalid member */
     int stop_at;
     afmt_code code;       /* AFMT_OK: valid */
-    const char *log;      /* valid: the whole log, "%d" standing for the data offsets of w and b */
+    const char *log;      /* the whole log, "%d" standing for the data offsets of w and b (NULL: not
+                             checked) */
     const char *field;    /* invalid: the error's field, at offset */
     zb_pos offset;
 } member_case;
@@ -96,31 +107,41 @@ static const afmt_archive_desc npz_nocrc = {"npz", "archive", AFMT_AR_ZIP, 0x101
                                             1, 0, 0, 1, 1, npz_rules, 1, AFMT_AR_REST_REFUSE, 0};
 
 static const member_case cases[] = {
-    {"each member told before its views and after them, in order", {0}, NOPATCH, 0, 0, 0, 0, VALID,
+    {"each member told before its views and after them, in order", {0}, NOPATCH, 0, 0, 0, 0, 0, VALID,
      "<w.npy npy @%d+152 w > <b.npy npy @%d+140 b >", NULL, NOWHERE},
-    {"a deflated member told as compressed, at its compressed data", {.deflate = 1}, NOPATCH, 0, 0, 0, 0, VALID,
+    {"a deflated member told as compressed, at its compressed data", {.deflate = 1}, NOPATCH, 0, 0, 0, 0, 0, VALID,
      "<w.npy npy @%d+152z w > <b.npy npy @%d+140 b >", NULL, NOWHERE},
     {"a deflated member above max_held_bytes: parsed as a stream, its view without data", {.deflate = 1}, NOPATCH,
-     100, 0, 0, 0, VALID, "<w.npy npy @%d+152z w~ > <b.npy npy @%d+140 b >", NULL, NOWHERE},
-    {"... at exactly max_held_bytes: held, its view with data", {.deflate = 1}, NOPATCH, 152, 0, 0, 0, VALID,
+     100, 0, 0, 0, 0, VALID, "<w.npy npy @%d+152z w~ > <b.npy npy @%d+140 b >", NULL, NOWHERE},
+    {"... at exactly max_held_bytes: held, its view with data", {.deflate = 1}, NOPATCH, 152, 0, 0, 0, 0, VALID,
      "<w.npy npy @%d+152z w > <b.npy npy @%d+140 b >", NULL, NOWHERE},
-    {"a streamed member's bad CRC-32", {.deflate = 1}, {PATCH(W_CENTRAL, 0, 16, 4, 7), PATCH(W_LOCAL, 0, 14, 4, 7)}, 100, 0, 0, 0,
-     AFMT_E_CONSTRAINT, NULL, "archive[\"w.npy\"].central.crc32", {W_CENTRAL, 0, 16}},
+    {"a streamed member's bad CRC-32", {.deflate = 1}, {PATCH(W_CENTRAL, 0, 16, 4, 7), PATCH(W_LOCAL, 0, 14, 4, 7)},
+     100, 0, 0, 0, 0, AFMT_E_CONSTRAINT, NULL, "archive[\"w.npy\"].central.crc32", {W_CENTRAL, 0, 16}},
     {"a streamed member inflating to fewer bytes than claimed", {.deflate = 1},
-     {PATCH(W_CENTRAL, 0, 24, 4, 153), PATCH(W_LOCAL, 0, 39, 8, 153)}, 100, 0, 0, 0, AFMT_E_SIZE, NULL, "archive[\"w.npy\"].central.uncompressed_size",
-     {W_CENTRAL, 0, 24}},
-    {"a streamed member's corrupt deflate data", {.deflate = 1}, {PATCH(W_DATA, 0, 0, 1, 7)}, 100, 0, 0, 0, AFMT_E_VALUE,
-     NULL, "archive[\"w.npy\"].data", {W_DATA, 0, 0}},
-    {"a streamed member's own error, at its data", {.deflate = 1}, {PATCH(W_DATA, 0, 5, 1, 0)}, 100, 0, 1, 0,
+     {PATCH(W_CENTRAL, 0, 24, 4, 153), PATCH(W_LOCAL, 0, 39, 8, 153)}, 100, 0, 0, 0, 0, AFMT_E_SIZE, NULL,
+     "archive[\"w.npy\"].central.uncompressed_size", {W_CENTRAL, 0, 24}},
+    {"a streamed member's corrupt deflate data", {.deflate = 1}, {PATCH(W_DATA, 0, 0, 1, 7)}, 100, 0, 0, 0, 0,
+     AFMT_E_VALUE, NULL, "archive[\"w.npy\"].data", {W_DATA, 0, 0}},
+    {"a streamed member's own error, at its data", {.deflate = 1}, {PATCH(W_DATA, 0, 5, 1, 0)}, 100, 0, 1, 0, 0,
      AFMT_E_MAGIC, NULL, "archive[\"w.npy\"].magic_byte", {W_DATA, 0, 0}},
-    {"a stored member's bad CRC-32, values checked", {0}, {PATCH(W_CENTRAL, 1, 16, 4, 7), PATCH(W_LOCAL, 1, 14, 4, 7)}, 0, 0, 0, 0, AFMT_E_CONSTRAINT,
-     NULL, "archive[\"b.npy\"].central.crc32", {W_CENTRAL, 1, 16}},
-    {"... and with check_values 0: its data not read for it", {0}, {PATCH(W_CENTRAL, 1, 16, 4, 7), PATCH(W_LOCAL, 1, 14, 4, 7)}, 0, 1, 0, 0, VALID,
+    {"a stored member's bad CRC-32, values checked", {0}, {PATCH(W_CENTRAL, 1, 16, 4, 7), PATCH(W_LOCAL, 1, 14, 4, 7)},
+     0, 0, 0, 0, 0, AFMT_E_CONSTRAINT, NULL, "archive[\"b.npy\"].central.crc32", {W_CENTRAL, 1, 16}},
+    {"... and with check_values 0: its data not read for it", {0},
+     {PATCH(W_CENTRAL, 1, 16, 4, 7), PATCH(W_LOCAL, 1, 14, 4, 7)}, 0, 1, 0, 0, 0, VALID,
      "<w.npy npy @%d+152 w > <b.npy npy @%d+140 b >", NULL, NOWHERE},
-    {"on_member stopping at a member's start: AFMT_E_CALLBACK naming it", {0}, NOPATCH, 0, 0, 0, 3, AFMT_E_CALLBACK,
+    {"on_member stopping at a member's start: AFMT_E_CALLBACK naming it", {0}, NOPATCH, 0, 0, 0, 0, 3, AFMT_E_CALLBACK,
      NULL, "archive[\"b.npy\"]", {W_DATA, 1, 0}},
-    {"on_member stopping at a member's end", {0}, NOPATCH, 0, 0, 0, 2, AFMT_E_CALLBACK, NULL, "archive[\"w.npy\"]",
+    {"on_member stopping at a member's end", {0}, NOPATCH, 0, 0, 0, 0, 2, AFMT_E_CALLBACK, NULL, "archive[\"w.npy\"]",
      {W_DATA, 0, 0}},
+    {"an invalid member, the visitor going on: the next told, the first member's error the verdict", {0},
+     {PATCH(W_DATA, 0, 0, 1, 0)}, 0, 0, 1, 0, 0, AFMT_E_MAGIC, "<w.npy npy @%d+152 !magic <b.npy npy @%d+140 b >",
+     "archive[\"w.npy\"].magic_byte", {W_DATA, 0, 0}},
+    {"an invalid member, the visitor stopping there: its error, the next not told", {0},
+     {PATCH(W_DATA, 0, 0, 1, 0)}, 0, 0, 1, 1, 0, AFMT_E_MAGIC, "<w.npy npy @%d+152 !magic",
+     "archive[\"w.npy\"].magic_byte", {W_DATA, 0, 0}},
+    {"two invalid members: the first one's error is the verdict", {0},
+     {PATCH(W_DATA, 0, 0, 1, 0), PATCH(W_DATA, 1, 0, 1, 0)}, 0, 0, 1, 0, 0, AFMT_E_MAGIC,
+     "<w.npy npy @%d+152 !magic <b.npy npy @%d+140 !magic", "archive[\"w.npy\"].magic_byte", {W_DATA, 0, 0}},
 };
 
 static int run_case(const member_case *c, zb *z)
@@ -145,13 +166,15 @@ static int run_case(const member_case *c, zb *z)
     opt.check_values = !c->no_values;
     memset(&l, 0, sizeof l);
     l.stop_at = c->stop_at;
+    l.stop_invalid = c->stop_invalid;
     memset(&vis, 0, sizeof vis);
     vis.ctx = &l;
     vis.on_array = log_view;
     vis.on_member = log_member;
     afmt_src_buffer(&src, z->buf, z->len);
     afmt_error_clear(&err);
-    rc = afmt_archive_validate(c->no_crc ? &npz_nocrc : &npz_desc, &src, z->len, &pos, &narrays, &opt, &vis, NULL, &err);
+    rc = afmt_archive_validate(c->no_crc ? &npz_nocrc : &npz_desc, &src, z->len, &pos, &narrays, &opt, &vis, NULL,
+                               &err);
     if (c->code == AFMT_OK) {
         snprintf(want, sizeof want, c->log, (int)z->data[0], (int)z->data[1]);
         if (rc == 0 && strcmp(l.text, want) == 0)
@@ -160,7 +183,10 @@ static int run_case(const member_case *c, zb *z)
                err.message, l.text, want);
         return 0;
     }
-    if (rc != 0 && err.code == c->code && strcmp(err.field, c->field) == 0 && err.offset == zb_at(z, c->offset))
+    if (c->log)
+        snprintf(want, sizeof want, c->log, (int)z->data[0], (int)z->data[1]);
+    if (rc != 0 && err.code == c->code && strcmp(err.field, c->field) == 0 && err.offset == zb_at(z, c->offset) &&
+        (!c->log || strcmp(l.text, want) == 0))
         return 1;
     printf("# %s: rc %d, %s %s at %" PRIu64 " (want %s %s at %" PRIu64 "): %s; told \"%s\"\n", c->name, rc,
            afmt_code_name(err.code), err.field, err.offset, afmt_code_name(c->code), c->field, zb_at(z, c->offset),
