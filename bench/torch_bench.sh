@@ -49,7 +49,7 @@ cmd_rounds() {
 
 torch_skipped() { # why
     local id
-    for id in 11a 11b 11c 11d 11e 11f; do
+    for id in 11a 11b 11c 11d 11e 11f 11g 11h; do
         row "$id" "PyTorch checkpoint" "-" "-" "-" "torch (skipped)" "-" "-" 0 "$1"
     done
 }
@@ -80,6 +80,16 @@ torch_validate_rows() {
     row 11b "validate torch, $TORCH_BIG_WHAT" "afmt-validate" "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" \
         "torch.load(mmap=True)" "${MED[1]}" "$(range "${MIN[1]}" "${MAX[1]}")" "$(size_of "$big")" \
         "afmt CRCs every member, torch reads none; goal <= 0.1x"
+    # --structure: headers, pickle, sizes and layout, no payload byte (no
+    # CRC-32): what torch.load(mmap=True) reads
+    peer_rounds "cmd_rounds $SMALL_RUNS : \"'$VALIDATE' -q --structure '$t300'\"" "'$TORCH_PY' '$peer' load '$t300' $SMALL_RUNS"
+    row 11g "validate torch --structure, 300 tensors, $TORCH_T300_MB" "afmt-validate" "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" \
+        "torch.load(mmap=True)" "${MED[1]}" "$(range "${MIN[1]}" "${MAX[1]}")" "$(size_of "$t300")" \
+        "no CRC, as torch; goal <= 0.1x"
+    peer_rounds "cmd_rounds $PEER_RUNS : \"'$VALIDATE' -q --structure '$big'\"" "'$TORCH_PY' '$peer' load '$big' $PEER_RUNS"
+    row 11h "validate torch --structure, $TORCH_BIG_WHAT" "afmt-validate" "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" \
+        "torch.load(mmap=True)" "${MED[1]}" "$(range "${MIN[1]}" "${MAX[1]}")" "$(size_of "$big")" \
+        "no CRC, as torch; goal <= 0.1x"
     time_rounds "$RUNS" ":" "'$VALIDATE' -q '$big'" "cat '$big'"
     row 11c "validate torch, $TORCH_BIG_WHAT" "afmt-validate" "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" \
         "cat >/dev/null" "${MED[1]}" "$(range "${MIN[1]}" "${MAX[1]}")" "$(size_of "$big")" \

@@ -65,6 +65,9 @@ static void usage(FILE *f, const char *prog)
 "                     (the default)\n"
 "      --lenient      also accept what the reference readers tolerate,\n"
 "                     reporting each tolerance as a warning\n"
+"      --structure    check the structure only (headers, sizes, offsets,\n"
+"                     layout) and read no payload: bool values and the\n"
+"                     CRC-32 of archive members are not checked\n"
 "  -v, --verbose      list every array and every warning on its own line\n"
 "  -q, --quiet        print only invalid inputs and errors\n"
 "      --json         print one JSON object per input instead of text\n"
@@ -159,7 +162,7 @@ static int usage_error(const char *prog)
 enum {
     OPT_HELP = 1, OPT_VERSION, OPT_VERBOSE, OPT_QUIET, OPT_RECURSIVE,
     OPT_JOBS, OPT_JSON, OPT_STRICT, OPT_LENIENT, OPT_FORMAT, OPT_MAX_BYTES,
-    OPT_MAX_RANK, OPT_FILES_FROM, OPT_NULL, OPT_SARIF, OPT_SPEC
+    OPT_MAX_RANK, OPT_FILES_FROM, OPT_NULL, OPT_SARIF, OPT_SPEC, OPT_STRUCTURE
 };
 
 static const afmt_cli_optdef validate_opts[] = {
@@ -172,6 +175,7 @@ static const afmt_cli_optdef validate_opts[] = {
     { "json", 0, 0, OPT_JSON },
     { "strict", 0, 0, OPT_STRICT },
     { "lenient", 0, 0, OPT_LENIENT },
+    { "structure", 0, 0, OPT_STRUCTURE },
     { "format", 'f', 1, OPT_FORMAT },
     { "spec", 0, 1, OPT_SPEC },
     { "max-bytes", 0, 1, OPT_MAX_BYTES },
@@ -242,6 +246,7 @@ static int take_flag(afmt_cli_validate_args *a, int id)
     case OPT_NULL:      a->list_delim = '\0'; return 1;
     case OPT_STRICT:    a->cfg.opt.mode = AFMT_STRICT; return 1;
     case OPT_LENIENT:   a->cfg.opt.mode = AFMT_LENIENT; return 1;
+    case OPT_STRUCTURE: a->cfg.opt.check_values = 0; return 1;
     default:            return 0;
     }
 }

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const torch_extensions[] = {".pt", ".pth", ".ckpt", NULL};
+static const char *const torch_extensions[] = {".pt", ".pth", ".bin", ".ckpt", NULL};
 
 int afmt_torch_detect(const uint8_t *buf, uint64_t len)
 {

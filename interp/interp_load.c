@@ -265,6 +265,7 @@ void afmt_interp_free(afmt_interp *in)
         free((void *)in->thdrs[i].desc.types);
     }
     free(in->thdrs);
+    iarchives_free(in);
     ikv_free(in);
     free(in->extensions);
     free(in);

@@ -12,10 +12,9 @@ S="$REPO/corpus"
 # The hook picks exactly the files of the formats afmt-validate knows: the
 # extensions `afmt formats` lists (GGUF's .gguf, torch's .pt among them),
 # .npz (NumPy archives, each .npy member checked) and the pickles'
-# .pkl and .pickle (always refused: loading one runs code), and .bin
-# (pytorch_model.bin: torch names no extension so generic, the file is
-# found by its content); its description names the same.
-want=$( { "$BUILD/afmt" formats | awk 'NR > 1 { n = split($2, e, ","); for (i = 1; i <= n; i++) if (e[i] != "-") print substr(e[i], 2) }'; echo npz; echo pkl; echo pickle; echo bin; } | sort -u | tr '\n' ' ')
+# .pkl and .pickle (always refused: loading one runs code); its
+# description names the same.
+want=$( { "$BUILD/afmt" formats | awk 'NR > 1 { n = split($2, e, ","); for (i = 1; i <= n; i++) if (e[i] != "-") print substr(e[i], 2) }'; echo npz; echo pkl; echo pickle; } | sort -u | tr '\n' ' ')
 hook=$REPO/.pre-commit-hooks.yaml
 got=$(sed -n "s/^  files: '(?i)\\\\\.(\(.*\))\\\$'$/\1/p" "$hook" | tr '|' '\n' | sort | tr '\n' ' ')
 check "the hook's files regex is the extensions afmt formats lists, and .npz ($want)" test "$got" = "$want"
