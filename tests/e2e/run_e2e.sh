@@ -362,11 +362,11 @@ while read -r member base; do
     *) expect_out_has "tar-member-$base" "$T/shard.tar:$member: ok tenbin" ;;
     esac
 done < "$T/tens.txt"
-# .bin is PyTorch's pytorch_model.bin too, so a .bin member is checked
-# (a Futhark binary file here, found by its content)
+# a member is what its extension says, as WebDataset decodes it: .bin is
+# raw bytes to it (and no afmt format's in a shard), so x/000000.bin is not
+# parsed
 run "$VALIDATE" "$T/shard.tar.gz"
-expect_out tar-gz-members "$T/shard.tar.gz:x/000000.bin: ok futhark i32[2,3] row-major
-$T/shard.tar.gz:x/000001.ra: ok rawarray c64[3,4] column-major"
+expect_out tar-gz-members "$T/shard.tar.gz:x/000001.ra: ok rawarray c64[3,4] column-major"
 run "$VALIDATE" --max-bytes 100 "$T/shard.tar.gz"
 expect_rc tar-member-max-bytes 1
 printf 'this is not a tar archive at all' > "$T/broken.tar"
@@ -383,8 +383,7 @@ expect_out_has tar-stdin-pipe-member "-:000000.ra: ok rawarray c64[3,4] column-m
 run_in "$T/shard.tar" "$VALIDATE" -
 expect_out_has tar-stdin-file-member "-:000000.ra: ok rawarray c64[3,4] column-major"
 run sh -c "cat '$T/shard.tar.gz' | '$VALIDATE' -"
-expect_out tar-stdin-gz "-:x/000000.bin: ok futhark i32[2,3] row-major
--:x/000001.ra: ok rawarray c64[3,4] column-major"
+expect_out tar-stdin-gz "-:x/000001.ra: ok rawarray c64[3,4] column-major"
 
 # A shard with no member of an array format is a valid tar that holds no
 # arrays (its README.md is ignored, as WebDataset skips what it cannot
