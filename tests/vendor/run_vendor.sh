@@ -91,11 +91,14 @@ for fmt in $formats toyfmt; do
     ext=$(sed -n 's/.*"extensions": *\[ *"\([^"]*\)".*/\1/p' "$( [ $fmt = toyfmt ] && echo tests/specs/newformat/toyfmt.json || echo spec/$fmt.json)" | head -1)
     sample=$TMP/sample-$fmt${ext:-.bin}
     # a read-only format ("read_only" in its spec) writes nothing: its
-    # sample is the first seed of its corpus, and main.cpp must be refused
+    # sample is the first seed of its corpus (not its README.md), and
+    # main.cpp must be refused
     read_only=
     if [ "$fmt" != toyfmt ] && grep -q '"read_only"' "spec/$fmt.json"; then
         read_only=1
-        for f in corpus/"$fmt"/*; do [ -f "$f" ] && { cp "$f" "$sample"; break; }; done
+        for f in corpus/"$fmt"/*; do
+            [ -f "$f" ] && [ "${f##*/}" != README.md ] && { cp "$f" "$sample"; break; }
+        done
     fi
 
     # C++: the runtime through gcc, main.cpp through g++.
