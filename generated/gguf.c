@@ -551,8 +551,7 @@ static int gguf_validate_kv(afmt_vctx *c, uint64_t *const p_alignment, afmt_uniq
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "key", AFMT_NO_INDEX, o_key,
                 "a key is not empty: `len(key) > 0` does not hold");
     }
-    if (afmt_uniq_add(c, uq_kv, "kv", "key", r_kv, o_key, AFMT_B(c->src, o_key + 8),
-            len_key)) return -1;
+    if (afmt_uniq_add(c, uq_kv, "kv", "key", r_kv, o_key, o_key + 8, len_key)) return -1;
 
     /* type: u32 little-endian (spec/gguf.json /body/5/body/1) */
     const uint64_t o_type = c->pos;
@@ -595,7 +594,7 @@ static int gguf_validate_tensor(afmt_vctx *c, afmt_uniq *const uq_tensor,
                 "a tensor name has at most 63 bytes (GGML_MAX_NAME is 64 with the NUL): `len(name) "
                 "<= 63` does not hold");
     }
-    if (afmt_uniq_add(c, uq_tensor, "tensor", "name", r_tensor, o_name, AFMT_B(c->src, o_name + 8),
+    if (afmt_uniq_add(c, uq_tensor, "tensor", "name", r_tensor, o_name, o_name + 8,
             len_name)) return -1;
 
     /* n_dims: u32 little-endian (spec/gguf.json /body/6/body/1) */

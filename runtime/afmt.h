@@ -122,7 +122,7 @@ extern "C" {
  * regenerate ...), so code generated for another runtime does not compile
  * rather than misbehave.  Bumped on any change generated code would notice;
  * when bumped, run afmt-gen again on your specs. */
-#define AFMT_RUNTIME_ABI 15
+#define AFMT_RUNTIME_ABI 16
 
 
 /* ==================================================================
@@ -485,6 +485,12 @@ typedef enum afmt_mode {
  * header's entries (docs/SECURITY.md, I3). */
 #define AFMT_DEFAULT_MAX_HEADER_BYTES 100000000u
 
+/* The default of limits.max_kept_bytes: 256 MiB in all for what one
+ * validation keeps of what it has read (a GGUF file's records of 100,000
+ * tensors take about 12 MB; a key-value's decoded list at most
+ * max_header_bytes, about 100 MB). */
+#define AFMT_DEFAULT_MAX_KEPT_BYTES ((uint64_t)256 << 20)
+
 typedef struct afmt_limits {
     uint64_t max_rank;          /* most dimensions of one array (<= AFMT_RANK_CAP) */
     uint64_t max_header_bytes;  /* most bytes of one list of strings (frame labels);
@@ -496,6 +502,14 @@ typedef struct afmt_limits {
                                  * safetensors: 3 are needed); at most 32, and 0
                                  * means 32, since an error's key path is kept on
                                  * the stack */
+    uint64_t max_kept_bytes;    /* most bytes of memory one validation holds in
+                                 * all, at any one time, of what it has read: a
+                                 * "unique" check's table of keys (and, for a
+                                 * stream, copies of the keys, which leave its
+                                 * window), a directory's records, a key-value's
+                                 * decoded lists.  0 means
+                                 * AFMT_DEFAULT_MAX_KEPT_BYTES.  Added in
+                                 * runtime ABI 16. */
 } afmt_limits;
 
 /* Callbacks a validator calls while it reads.  Any member may be NULL, and
@@ -656,7 +670,8 @@ typedef struct afmt_options {
 
 /* Fill *opt with the defaults every validator uses when given NULL:
  * strict, values checked, rank 255, 100 MB (10^8 bytes) of headers, 2^62 bytes of
- * input, 2^32 items, 64 GiB decoded, text headers nested 32 deep.  Start from these and tighten. */
+ * input, 2^32 items, 64 GiB decoded, text headers nested 32 deep, 256 MiB
+ * kept in all.  Start from these and tighten. */
 AFMT_API void afmt_options_default(afmt_options *opt);
 
 /* What a writer is asked to do beyond the arrays; NULL means all zero. */

@@ -125,8 +125,7 @@ static int directory_write_validate_rec(afmt_vctx *c, afmt_uniq *const uq_rec,
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "name", AFMT_NO_INDEX, o_name,
                 "`len(name) <= 40` does not hold");
     }
-    if (afmt_uniq_add(c, uq_rec, "rec", "name", r_rec, o_name, AFMT_B(c->src, o_name + 1),
-            len_name)) return -1;
+    if (afmt_uniq_add(c, uq_rec, "rec", "name", r_rec, o_name, o_name + 1, len_name)) return -1;
 
     /* rank: u8 (tests/specs/features/directory_write.json /body/6/body/1) */
     const uint64_t o_rank = c->pos;
