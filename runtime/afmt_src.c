@@ -123,17 +123,21 @@ int afmt_src_short_ex(afmt_src *s, afmt_error *err, const afmt_path *path, const
     if (real_end != AFMT_LEN_UNKNOWN && (pos > real_end || real_end - pos < n)) {
         left = pos <= real_end ? real_end - pos : 0;
         describe_need(need, sizeof need, count, width, what);
-        /* the input holds more than the region: the region is too short */
-        if (region && end < s->len && (s->len - pos >= n || pos > end)) {
+        /* the region ends before the field and the input does not end
+         * before the region: the region is too short (header_len = 0), and
+         * when the input ends there too (nothing after header_len = 0),
+         * that is said beside it, not instead */
+        if (region && end <= s->len && (pos > end || end - pos < n)) {
+            const char *also = s->len - pos >= n && pos <= s->len ? "" : ", and the input ends there too";
             if (region->size_field)
                 return afmt_fail(err, AFMT_E_TRUNCATED, path, field, index, pos,
                                  "needs %s, only %" PRIu64 " left in region %s: %s = %" PRIu64
-                                 " is too short for its fields", need, left, region->name,
-                                 region->size_field, region->size);
+                                 " is too short for its fields%s", need, left, region->name,
+                                 region->size_field, region->size, also);
             return afmt_fail(err, AFMT_E_TRUNCATED, path, field, index, pos,
                              "needs %s, only %" PRIu64 " left in region %s: its %" PRIu64
-                             " byte%s are too few for its fields", need, left, region->name,
-                             region->size, region->size == 1 ? "" : "s");
+                             " byte%s are too few for its fields%s", need, left, region->name,
+                             region->size, region->size == 1 ? "" : "s", also);
         }
         return afmt_fail(err, AFMT_E_TRUNCATED, path, field, index, pos, "needs %s, only %" PRIu64 " left",
                          need, left);
