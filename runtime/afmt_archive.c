@@ -359,7 +359,7 @@ static int whole(afmt_ar_run *r, uint64_t end)
     afmt_src *s = r->src;
     uint64_t want = (uint64_t)1 << 16;
 
-    if (s->read) {
+    if (afmt_src_windowed(s)) {
         afmt_src_keep_from(s, r->base);
         for (;;) {
             if (want > s->cap)
@@ -372,6 +372,7 @@ static int whole(afmt_ar_run *r, uint64_t end)
             return afmt_ar_fail(r, AFMT_E_IO, NULL, NULL, s->data_off + s->data_len, "reading the input failed");
         if (s->len == AFMT_LEN_UNKNOWN || r->base < s->data_off || s->data_off + s->data_len < s->len) {
             uint64_t rest = afmt_src_rest(s, r->base);
+            s->window_short = 1; /* from memory it may do */
             return afmt_ar_fail(r, AFMT_E_LIMIT, NULL, NULL, r->base,
                                 "a %s archive of %" PRIu64 " bytes is read whole and needs random access: from a "
                                 "stream it must fit the stream window of %" PRIu64 " bytes (validate the file instead)",
@@ -379,7 +380,7 @@ static int whole(afmt_ar_run *r, uint64_t end)
         }
     }
     r->end = end < s->len ? end : s->len;
-    if (r->base > r->end || (s->read == NULL && r->base < s->data_off))
+    if (r->base > r->end || (!afmt_src_windowed(s) && r->base < s->data_off))
         return afmt_ar_fail(r, AFMT_E_TRUNCATED, NULL, NULL, r->base, "the archive starts past the input's end");
     r->bytes = s->data + (r->base - s->data_off);
     return 0;
@@ -476,11 +477,11 @@ int afmt_archive_validate(const afmt_archive_desc *d, afmt_src *src, uint64_t en
     r.path = path;
     r.err = err;
     r.narrays = narrays;
-    r.streamed = src->read != NULL; /* a window's bytes are never handed out */
+    r.streamed = afmt_src_windowed(src); /* a window's bytes are never handed out */
     for (i = 0; i < AFMT_AR_VARS_MAX; i++)
         r.vars[i] = -1;
     afmt_ar_collect_captures(&r);
-    rc = needs_whole(d) || !src->read ? whole(&r, end) : 0;
+    rc = needs_whole(d) || !afmt_src_windowed(src) ? whole(&r, end) : 0;
     if (rc == 0 && d->kind == AFMT_AR_ZIP) {
         rc = run_zip(&r);
         if (rc == 0)

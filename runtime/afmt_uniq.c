@@ -71,16 +71,25 @@ static int reserve(afmt_vctx *c, afmt_uniq *u, const char *field, uint64_t copy)
     return 0;
 }
 
-/* Whether the earlier key o holds the len bytes at key (or is value). */
-static int same_key(const afmt_vctx *c, const afmt_uniq *u, const afmt_uniq_key *o, const uint8_t *key,
-                    uint64_t len, uint64_t value)
+/* Whether the earlier key o holds the len bytes at key (or is value): 1,
+ * 0, or -1 when a seekable source could not read it again (AFMT_E_IO in
+ * c->err). */
+static int same_key(afmt_vctx *c, const afmt_uniq *u, const afmt_uniq_key *o, const uint8_t *key,
+                    uint64_t len, uint64_t value, const char *field)
 {
+    int eq;
     if (u->is_int) return o->at == value;
     if (o->len != len) return 0;
     if (len == 0) return 1;
-    /* a buffer's bytes are all there for the whole run; a stream's are
-     * in the copies */
-    return memcmp(c->src->read ? u->copies + o->at : AFMT_B(c->src, o->at), key, (size_t)len) == 0;
+    /* a buffer's bytes are all there for the whole run; a stream's are in
+     * the copies; a seekable source reads them again where they lie */
+    if (c->src->read) return memcmp(u->copies + o->at, key, (size_t)len) == 0;
+    if (!c->src->pread) return memcmp(AFMT_B(c->src, o->at), key, (size_t)len) == 0;
+    eq = afmt_src_equal_at(c->src, o->at, key, len);
+    if (eq < 0)
+        afmt_fail_c(c, AFMT_E_IO, field, AFMT_NO_INDEX, o->at, "reading the key at offset %" PRIu64
+                    " again to compare it failed", o->at);
+    return eq;
 }
 
 /* Add a key: len bytes at key (absolute offset key_at), or the integer
@@ -96,7 +105,9 @@ static int add(afmt_vctx *c, afmt_uniq *u, const char *repeat, const char *field
     if (reserve(c, u, field, copy ? len : 0)) return -1;
     for (at = h & (u->nslots - 1); u->slots[at]; at = (at + 1) & (u->nslots - 1)) {
         const afmt_uniq_key *o = &u->keys[u->slots[at] - 1];
-        if (o->hash == h && same_key(c, u, o, key, len, value)) {
+        int same = o->hash == h ? same_key(c, u, o, key, len, value, field) : 0;
+        if (same < 0) return -1;
+        if (same) {
             char text[96];
             if (u->is_int) snprintf(text, sizeof text, "%" PRIu64, value);
             else key_text(key, len, text, sizeof text);

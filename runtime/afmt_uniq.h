@@ -9,7 +9,9 @@
  * input and how many, where it was read) in memory of the run
  * (afmt_scratch_grow), and compares keys where they lie: a buffer holds
  * every byte while the run lasts, so 20 keys of 95 MB cost 20 records, not
- * 1.9 GB of copies.  A stream drops bytes its window has passed, so there
+ * 1.9 GB of copies; a file read by offset (afmt_src_seekable) reads an
+ * earlier key again where it lies (afmt_src_equal_at) when its window has
+ * dropped it.  A stream drops bytes its window has passed, so there
  * (and only there) the set copies each key as it is added; the keys of
  * a stream are at most its window each, and all that the set holds,
  * records, table and copies, counts towards limits.max_kept_bytes, whose

@@ -3,7 +3,9 @@
  * copied, so a file of large keys validates under a limits.max_kept_bytes
  * far below their sum, and a duplicate among them is still found; a
  * stream, whose window drops the keys, copies them, and those copies are
- * held to the same limit, which names itself when they pass it.
+ * held to the same limit, which names itself when they pass it; a file
+ * read by offset (afmt_src_seekable) copies none: it reads a key again
+ * where it lies when it must compare one its window has dropped.
  *
  * The files are written by the GGUF writer (20 keys of 256 KiB, one u8
  * value each, one tensor), then a key's bytes are overwritten where a
@@ -97,7 +99,20 @@ static int mem_read(void *ctx, uint8_t *buf, size_t n, size_t *got)
     return 0;
 }
 
-static int validate(const uint8_t *buf, uint64_t len, uint64_t window, uint64_t kept, afmt_error *err)
+/* A file read by offset (afmt_src_seekable), from memory. */
+static int mem_pread(void *ctx, uint8_t *buf, size_t n, uint64_t off, size_t *got)
+{
+    mem_reader *r = ctx;
+    uint64_t left = off < r->len ? r->len - off : 0;
+    if (n > left) n = (size_t)left;
+    memcpy(buf, r->p + off, n);
+    *got = n;
+    return 0;
+}
+
+/* window 0: a buffer; else a stream of that window, or with seekable a
+ * file read by offset through it. */
+static int validate(const uint8_t *buf, uint64_t len, uint64_t window, int seekable, uint64_t kept, afmt_error *err)
 {
     afmt_options opt;
     afmt_options_default(&opt);
@@ -109,7 +124,10 @@ static int validate(const uint8_t *buf, uint64_t len, uint64_t window, uint64_t 
         uint8_t *win = malloc((size_t)window);
         int rc;
         if (!win) return -2;
-        afmt_src_stream(&src, win, window, mem_read, &r);
+        if (seekable)
+            afmt_src_seekable(&src, win, window, len, mem_pread, &r);
+        else
+            afmt_src_stream(&src, win, window, mem_read, &r);
         rc = afmt_gguf_validate_src(&src, &opt, NULL, err);
         free(win);
         return rc;
@@ -125,24 +143,29 @@ int main(void)
     static const struct {
         const char *name;
         uint64_t window; /* 0: a buffer */
+        int seekable;    /* the window a file's, read by offset */
         uint64_t kept;   /* limits.max_kept_bytes */
         int dup;
         afmt_code code;
         int want_key, at_end;
         const char *says;
     } cases[] = {
-        {"a buffer: 5 MiB of keys under a 64 KiB limit (records only, no copies)", 0, 64 << 10, -1, AFMT_OK, 0, 0,
+        {"a buffer: 5 MiB of keys under a 64 KiB limit (records only, no copies)", 0, 0, 64 << 10, -1, AFMT_OK, 0, 0,
          NULL},
-        {"a buffer: a duplicate of kv[2]'s key in kv[17], found without copies", 0, 64 << 10, 17,
+        {"a buffer: a duplicate of kv[2]'s key in kv[17], found without copies", 0, 0, 64 << 10, 17,
          AFMT_E_CONSTRAINT, 17, 0, "kv[2].key (offset "},
-        {"a buffer: a duplicate in kv[3]", 0, 64 << 10, 3, AFMT_E_CONSTRAINT, 3, 0, "kv[2].key (offset "},
-        {"a buffer: 20 records of 40 bytes and 64 slots of 4 pass a 1 KiB limit at kv[19], naming it", 0, 1 << 10,
+        {"a buffer: a duplicate in kv[3]", 0, 0, 64 << 10, 3, AFMT_E_CONSTRAINT, 3, 0, "kv[2].key (offset "},
+        {"a buffer: 20 records of 40 bytes and 64 slots of 4 pass a 1 KiB limit at kv[19], naming it", 0, 0, 1 << 10,
          -1, AFMT_E_LIMIT, 19, 1, "would take 1056 bytes in all, more than the limit of 1024 (limits.max_kept_bytes)"},
-        {"a stream: copies of 5 MiB of keys under an 8 MiB limit", 8 << 20, 8 << 20, -1, AFMT_OK, 0, 0, NULL},
-        {"a stream: a duplicate in kv[17] found in the copies", 8 << 20, 8 << 20, 17, AFMT_E_CONSTRAINT, 17, 0,
+        {"a stream: copies of 5 MiB of keys under an 8 MiB limit", 8 << 20, 0, 8 << 20, -1, AFMT_OK, 0, 0, NULL},
+        {"a stream: a duplicate in kv[17] found in the copies", 8 << 20, 0, 8 << 20, 17, AFMT_E_CONSTRAINT, 17, 0,
          "kv[2].key (offset "},
-        {"a stream: copies past a 1 MiB limit at kv[3], naming it", 8 << 20, 1 << 20, -1, AFMT_E_LIMIT, 3, 1,
+        {"a stream: copies past a 1 MiB limit at kv[3], naming it", 8 << 20, 0, 1 << 20, -1, AFMT_E_LIMIT, 3, 1,
          "more than the limit of 1048576 (limits.max_kept_bytes)"},
+        {"a file read by offset: 5 MiB of keys under a 64 KiB limit (no copies: read again where they lie)", 8 << 20,
+         1, 64 << 10, -1, AFMT_OK, 0, 0, NULL},
+        {"a file read by offset: a duplicate in kv[17], without copies", 8 << 20, 1, 64 << 10, 17,
+         AFMT_E_CONSTRAINT, 17, 0, "kv[2].key (offset "},
     };
     afmt_error err;
     uint64_t len;
@@ -163,7 +186,7 @@ int main(void)
         if (cases[i].dup >= 0)
             memcpy(buf + key_offset(buf, (unsigned)cases[i].dup) + 8, buf + key_offset(buf, 2) + 8, KEY_BYTES);
         want_off = key_offset(buf, (unsigned)cases[i].want_key) + (cases[i].at_end ? 8 + KEY_BYTES : 0);
-        rc = validate(buf, len, cases[i].window, cases[i].kept, &err);
+        rc = validate(buf, len, cases[i].window, cases[i].seekable, cases[i].kept, &err);
         snprintf(name, sizeof name, "kept: %s", cases[i].name);
         snprintf(field, sizeof field, "kv[%d].key", cases[i].want_key);
         if (cases[i].code == AFMT_OK)
