@@ -538,6 +538,7 @@ static int too_long(afmt_ar_run *r, uint64_t held_from, int local_first)
     if (r->d->kind == AFMT_AR_ZIP && held_from <= r->end && r->end <= s->data_off + s->data_len &&
         afmt_zip_find_end(r, AFMT_B(s, held_from), held_from - r->base, local_first, &eo) != 0)
         return -1;
+    s->window_short = 1; /* a caller that can map the file may do so (afmt.h) */
     return afmt_ar_fail(r, AFMT_E_LIMIT, NULL, NULL, r->base,
                         "a %s archive of %" PRIu64 " bytes is read whole and needs random access: from a stream it "
                         "must fit the stream window of %" PRIu64 " bytes (validate the file instead)",
@@ -575,7 +576,7 @@ static int whole(afmt_ar_run *r, uint64_t end)
     afmt_src *s = r->src;
 
     r->end = end;
-    if (s->read && whole_stream(r) != 0)
+    if (afmt_src_windowed(s) && whole_stream(r) != 0)
         return -1;
     r->end = end < s->len ? end : s->len;
     if (r->base > r->end || r->base < s->data_off)
@@ -664,11 +665,11 @@ int afmt_archive_validate(const afmt_archive_desc *d, afmt_src *src, uint64_t en
     r.path = path;
     r.err = err;
     r.narrays = narrays;
-    r.streamed = src->read != NULL; /* a window's bytes are never handed out */
+    r.streamed = afmt_src_windowed(src); /* a window's bytes are never handed out */
     for (i = 0; i < AFMT_AR_VARS_MAX; i++)
         r.vars[i] = -1;
     afmt_ar_collect_captures(&r);
-    rc = needs_whole(d) || !src->read ? whole(&r, end) : 0;
+    rc = needs_whole(d) || !afmt_src_windowed(src) ? whole(&r, end) : 0;
     if (rc == 0 && d->kind == AFMT_AR_ZIP) {
         rc = run_zip(&r);
         if (rc == 0)

@@ -120,7 +120,7 @@ def table_options(cfile):
         if short:
             opts.add("-" + short)
     if "AFMT_CLI_LIMIT_OPTDEFS" in src:  # cli/limit_opts.h: shared by the commands that validate
-        opts.update({"--max-header-bytes", "--max-depth", "--max-items"})
+        opts.update({"--max-header-bytes", "--max-depth", "--max-items", "--max-kept-bytes"})
     if "BOUNDS_OPT(" in src:  # --i8-bounds ... --f64-bounds: --T-bounds in the docs
         opts.add("--T-bounds")
     return opts
