@@ -77,6 +77,7 @@ static int load_quiet(afmt_cli_loaded *l, const char *prog, const char *path, co
             afmt_cli_buf_free(&l->stream);
             return why->err.code == AFMT_E_IO ? AFMT_EXIT_ERROR : AFMT_EXIT_INVALID;
         }
+        l->member = path + archive_len + 1;
     } else if (!is_stdin && afmt_cli_is_url(path)) {
         if (afmt_cli_load_url(l, path, bounded, &seen, &why->err) != 0) {
             afmt_cli_loaded_close(l);

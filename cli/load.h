@@ -16,6 +16,9 @@ typedef struct afmt_cli_loaded {
     /* --spec: the interpreter that fmt belongs to (cli/spec.h), set by the
      * caller after afmt_cli_load; NULL otherwise */
     const struct afmt_interp *interp;
+    /* "x.npz:emb.npy": the member named ("emb.npy", pointing into path),
+     * whose name an unnamed array takes (afmt convert); NULL otherwise */
+    const char *member;
     /* a URL's file (load_url.h), or NULL */
     struct afmt_cli_remote_file *remote;
     /* A URL opened bounded is validated again from the start after each

@@ -147,6 +147,9 @@ run remote bash tests/e2e/run_remote.sh "$BUILD"
 if [ -f tests/e2e/run_casts.sh ]; then
     run casts bash tests/e2e/run_casts.sh "$BUILD"
 fi
+# one naming rule for unnamed arrays, npz members' names, casts by class
+# and by name (issue 36, point 4)
+run names bash tests/e2e/run_names.sh "$BUILD"
 # GGUF read back by independent readers (python; @huggingface/gguf where node is)
 run gguf-readers bash tests/e2e/run_gguf_readers.sh "$BUILD"
 # .npy and safetensors against numpy (python3-numpy) and an independent writer
