@@ -56,10 +56,13 @@ static void member_invalid(npz_run *r, const char *field, uint64_t offset,
                            afmt_code code, const char *msg)
 {
     afmt_error err;
+    uint64_t base = r->w->member_base;
     afmt_error_clear(&err);
     afmt_cli_fail(&err, code, field, offset, "%s", msg);
     afmt_cli_error_set_format(&err, "npz");
+    r->w->member_base = 0; /* offset is the archive's own */
     afmt_cli_report_invalid(r->w, r->w->name.p, &npz_container, &err);
+    r->w->member_base = base;
 }
 
 static void inflate_stop(npz_run *r)
@@ -312,8 +315,13 @@ static uint64_t check_members(npz_run *r, uint64_t *seen)
         checked++;
         r->m = &m;
         w->archive = r->path;
+        /* a stored member's bytes lie in the archive as they are */
+        w->member_base = m.method == 0 ? m.data_off : AFMT_NO_OFFSET;
+        w->member_at = m.data_off;
+        w->member_len = m.csize;
         check_member(r, w->name.p + prefix);
         w->archive = NULL;
+        afmt_cli_member_where_unknown(w);
     }
     return checked;
 }
@@ -366,6 +374,7 @@ void afmt_cli_check_npz(afmt_cli_worker *w, const char *path)
             uint64_t offset = afmt_cli_sigbus_describe(at, in.data, in.len, msg, sizeof msg);
             inflate_stop(&r);
             w->archive = NULL;
+            afmt_cli_member_where_unknown(w);
             afmt_error_clear(&err);
             afmt_cli_fail(&err, AFMT_E_IO, NULL, offset, "%s; try again", msg);
             afmt_cli_report_error(w, path, &err);
