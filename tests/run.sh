@@ -138,6 +138,8 @@ if [ -f tests/e2e/run_outputs.sh ]; then
     run outputs bash tests/e2e/run_outputs.sh "$BUILD"
 fi
 run scale bash tests/e2e/run_scale.sh "$BUILD"
+# docs/AT-SCALE.md's Dask script on a local cluster (Dask in build/venv)
+run at-scale-dask bash tests/e2e/run_at_scale_dask.sh "$BUILD"
 # under faults and hostile names (issue 35): inputs cut short, signals,
 # ENOSPC, /dev/full, ulimit -v, names that could forge a line
 run faults bash tests/faults/run.sh "$BUILD"
