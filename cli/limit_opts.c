@@ -37,6 +37,7 @@ int afmt_cli_limit_option(const char *prog, int id, const char *val, afmt_limits
             return -1;
         }
         limits->max_decoded_bytes = v;
+        return 1;
     case AFMT_CLI_OPT_MAX_KEPT_BYTES:
         if (afmt_cli_parse_size(val, &v) != 0 || v == 0) {
             fprintf(stderr, "%s: --max-kept-bytes needs a positive size such as 268435456 or 256M, not '%s'\n", prog,

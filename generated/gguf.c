@@ -1153,7 +1153,7 @@ static int gguf_write_impl(const afmt_array *arrays, size_t n, const afmt_write_
     }
     /* repeat tensor: a record per array, placed in directory data */
     const uint64_t dir_data_align = (*p_alignment); /* the records' offsets and the payloads' places */
-    const char *dir_data_prefix = afmt_wdir_prefix(arrays, n, "array_"); /* names of unnamed arrays */
+    const char *dir_data_prefix = afmt_wdir_prefix(arrays, n, "arr_"); /* names of unnamed arrays */
     if (afmt_wdir_unique_names(arrays, n, dir_data_prefix, "name", err) != 0) return -1;
     uint64_t dir_data_end = 0;
     for (size_t ai = 0; ai < n; ai++) {

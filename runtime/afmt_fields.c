@@ -204,6 +204,14 @@ int afmt_name_whole(const afmt_array *a, uint64_t index, afmt_error *err)
                      "(AFMT_NAME_MAX - 1): it cannot be written exactly", index, a->name_len, kept);
 }
 
+const char *afmt_array_key(const afmt_array *a, size_t index, char *buf, size_t size)
+{
+    if (a->name[0] || size == 0)
+        return a->name;
+    snprintf(buf, size, AFMT_UNNAMED_PREFIX "%zu", index);
+    return buf;
+}
+
 void afmt_copy_label(char *out, size_t out_size, const uint8_t *p, uint64_t n)
 {
     uint64_t i;

@@ -1046,12 +1046,14 @@ int afmt_thdir_write(const afmt_thdir_desc *d, const afmt_array *arrays, size_t 
         if (d->map) {
             if (!afmt_th_utf8_valid((const uint8_t *)e[i].name, strlen(e[i].name)) ||
                 (d->metadata_key && strcmp(e[i].name, d->metadata_key) == 0)) {
-                afmt_fail(err, AFMT_E_TYPE, NULL, "name", i, 0, "name \"%s\" cannot be an entry of %s", e[i].name, d->format);
+                afmt_fail(err, AFMT_E_TYPE, NULL, "name", i, AFMT_NO_OFFSET, "name \"%s\" cannot be an entry of %s", e[i].name, d->format);
                 goto done;
             }
             for (j = 0; j < i; j++)
                 if (strcmp(e[i].name, e[j].name) == 0) {
-                    afmt_fail(err, AFMT_E_USAGE, NULL, "name", i, 0, "two arrays are named \"%s\"", e[i].name);
+                    /* as every writer of named arrays says it (afmt_wdir_unique_names) */
+                    afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "name", i, AFMT_NO_OFFSET,
+                              "two arrays are named \"%s\": array %zu has it too (names are distinct)", e[i].name, j);
                     goto done;
                 }
         }

@@ -138,6 +138,8 @@ if [ -f tests/e2e/run_outputs.sh ]; then
     run outputs bash tests/e2e/run_outputs.sh "$BUILD"
 fi
 run scale bash tests/e2e/run_scale.sh "$BUILD"
+# docs/AT-SCALE.md's Dask script on a local cluster (Dask in build/venv)
+run at-scale-dask bash tests/e2e/run_at_scale_dask.sh "$BUILD"
 # under faults and hostile names (issue 35): inputs cut short, signals,
 # ENOSPC, /dev/full, ulimit -v, names that could forge a line
 run faults bash tests/faults/run.sh "$BUILD"
@@ -147,6 +149,9 @@ run remote bash tests/e2e/run_remote.sh "$BUILD"
 if [ -f tests/e2e/run_casts.sh ]; then
     run casts bash tests/e2e/run_casts.sh "$BUILD"
 fi
+# one naming rule for unnamed arrays, npz members' names, casts by class
+# and by name (issue 36, point 4)
+run names bash tests/e2e/run_names.sh "$BUILD"
 # GGUF read back by independent readers (python; @huggingface/gguf where node is)
 run gguf-readers bash tests/e2e/run_gguf_readers.sh "$BUILD"
 # .npy and safetensors against numpy (python3-numpy) and an independent writer
