@@ -569,14 +569,37 @@ static int whole_stream(afmt_ar_run *r)
     return 0;
 }
 
-/* The whole archive in memory: a buffer's bytes, or a stream read into
+/* A file read by offset (afmt_src_seekable) into its window whole, from
+ * r->base to r->end or its end; else a limit error with window_short set,
+ * at once: its caller can map the file and validate it from memory, so it
+ * is not read through for an end record as a stream is (too_long). */
+static int whole_seekable(afmt_ar_run *r)
+{
+    afmt_src *s = r->src;
+    const uint64_t stop = r->end < s->len ? r->end : s->len;
+
+    afmt_src_keep_from(s, r->base);
+    if (r->base > stop || (stop - r->base <= s->cap && afmt_src_fill(s, r->base, stop - r->base)))
+        return 0; /* (an archive past the end: whole's truncation) */
+    if (s->io_error)
+        return afmt_ar_fail(r, AFMT_E_IO, NULL, NULL, s->data_off + s->data_len, "reading the input failed");
+    s->window_short = 1;
+    return afmt_ar_fail(r, AFMT_E_LIMIT, NULL, NULL, r->base,
+                        "a %s archive of %" PRIu64 " bytes is read whole and needs random access: it must fit the "
+                        "read window of %" PRIu64 " bytes", r->d->kind == AFMT_AR_ZIP ? "zip" : "tar",
+                        stop - r->base, s->cap);
+}
+
+/* The whole archive in memory: a buffer's bytes, or a stream or file read into
  * its window (a zip needs random access). */
 static int whole(afmt_ar_run *r, uint64_t end)
 {
     afmt_src *s = r->src;
 
     r->end = end;
-    if (afmt_src_windowed(s) && whole_stream(r) != 0)
+    if (s->read && whole_stream(r) != 0)
+        return -1;
+    if (s->pread && whole_seekable(r) != 0)
         return -1;
     r->end = end < s->len ? end : s->len;
     if (r->base > r->end || r->base < s->data_off)

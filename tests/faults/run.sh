@@ -367,6 +367,19 @@ else
     fail "a duplicate key in a 40 MiB header" "status $RC: $OUT"
 fi
 rm -f "$T/wide.gguf" "$T/wide_dup.gguf"
+# a torch checkpoint of 42 MB: a zip, read whole, more than the window
+if "$AFMT" random --to torch '[3000][3500]f32' -o "$T/wide.pth" 2> "$T/err"; then
+    RC=0
+    OUT=$("$VALIDATE" "$T/wide.pth" 2>&1) || RC=$?
+    if [ "$RC" = 0 ] && has "$OUT" "wide.pth: ok torch f32[3000,3500]"; then
+        pass "a 42 MB zip (torch), read whole, more than the window: validated from a map"
+    else
+        fail "a 42 MB zip (torch), more than the window" "status $RC: $OUT"
+    fi
+else
+    fail "afmt random --to torch" "$(head -c 300 "$T/err")"
+fi
+rm -f "$T/wide.pth"
 
 # ------------------------------------------------------------ 10,000 files
 M="$T/many"
