@@ -115,7 +115,7 @@ endif
 UNIT_SRC      := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN      := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps deps-test deps-venv deps-install demo regen check-regen snapshots test asan clean help bench fuzz fuzz-build fuzz-smoke fuzz-planted fuzz-cflite fuzz-merge fuzz-specs compilers vendor-test install uninstall FORCE
+.PHONY: all deps deps-test deps-venv deps-install demo regen check-regen snapshots test asan clean help bench fuzz fuzz-build fuzz-smoke fuzz-planted fuzz-cflite fuzz-merge fuzz-specs compilers vendor-test amalgamate install uninstall FORCE
 
 all: $(BUILD)/afmt-gen $(BUILD)/afmt-validate $(BUILD)/afmt $(UNIT_BIN) $(SHLIB)
 
@@ -132,6 +132,7 @@ help:
 	@echo "make snapshots    accept afmt-gen's output for tests/specs/features/*.json as their .c/.h"
 	@echo "make test         unit, golden, round-trip and end-to-end tests"
 	@echo "make vendor-test  build runtime/ + one format as docs/VENDORING.md says (gcc, clang, g++)"
+	@echo "make amalgamate   one afmt.c and afmt.h of the runtime and FORMATS (default all) in AMALGAMATION"
 	@echo "make asan         the tests under AddressSanitizer + UBSan (clang)"
 	@echo "make compilers    build everything with gcc and clang, -Werror"
 	@echo "make fuzz-build   build every fuzz target into build/fuzz/ (libFuzzer, ASan, UBSan)"
@@ -500,6 +501,18 @@ test: all
 # Part of `make test` too (tests/run.sh).
 vendor-test: all
 	@bash tests/vendor/run_vendor.sh $(BUILD)
+
+# make amalgamate FORMATS="npy safetensors": the runtime, those formats and
+# the format registry as one afmt.c and one afmt.h in AMALGAMATION, to
+# vendor as zstd's and sqlite's single files are (docs/VENDORING.md).  A
+# FORMATS word ending in .json is a spec of your own; the default is every
+# shipped format.  tools/amalgamate.py says how the files are joined.
+FORMATS       ?= $(basename $(notdir $(SPECS)))
+AMALGAMATION  ?= $(BUILD)/amalgamation
+amalgamate: $(BUILD)/afmt-gen
+	@rm -rf $(AMALGAMATION)/gen && mkdir -p $(AMALGAMATION)
+	$(Q)$(BUILD)/afmt-gen -o $(AMALGAMATION)/gen $(foreach f,$(FORMATS),$(if $(filter %.json,$(f)),$(f),spec/$(f).json))
+	$(Q)python3 tools/amalgamate.py --gen $(AMALGAMATION)/gen --out $(AMALGAMATION)
 
 asan:
 	AFMT_SKIP_MEMORY=1 $(MAKE) --no-print-directory BUILD=build/asan CC=clang \
