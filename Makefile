@@ -158,7 +158,9 @@ help:
 #   libclang-rt-dev    clang's sanitizer and libFuzzer runtimes (make asan, fuzz-smoke):
 #                      clang only recommends it, so a machine without recommends lacks it
 #   pkg-config         the install test;  re2c: make regen / check-regen
-#   cmake              the install test's find_package(afmt) project
+#   cmake              the install test's find_package(afmt) project, and
+#                      examples/build-systems (afmt_generate)
+#   meson, ninja-build examples/build-systems' meson.build
 #   afl++              fuzz-smoke's AFL++ run
 #   python3, python3-numpy  golden cases, end-to-end tests, npy/safetensors against numpy
 #   time               /usr/bin/time -v: the memory tests
@@ -175,7 +177,8 @@ help:
 # build/venv (python3 -m venv with the python3 on PATH): real torch (the
 # CPU build, pinned) writes and reads the PyTorch corpus of tests/torch,
 # and numpy, safetensors, gguf, astropy, scipy, nibabel and sarif-tools
-# are peers of the other formats.  A stamp (the requirements it was made
+# are peers of the other formats; dask and distributed run AT-SCALE.md's
+# Dask script on a local cluster.  A stamp (the requirements it was made
 # from) makes a rerun free; if pip fails (PyPI unreachable) one line says
 # so, the suites that need it SKIP, and deps-test still succeeds.
 # Measured (2 shared cores, wheels from the local find-links and index):
@@ -188,7 +191,8 @@ help:
 # installed before the split (measured before libsimdjson-dev, strace, libcurl4 and nginx-light joined).
 DEPS_PKGS := gcc make libjansson-dev liblz4-dev libarchive13 libcurl4
 DEPS_TEST_PKGS := g++ clang libclang-rt-dev pkg-config cmake re2c afl++ python3 python3-numpy time \
-             parallel python3-jsonschema pre-commit git libsimdjson-dev strace nginx-light python3-venv
+             parallel python3-jsonschema pre-commit git libsimdjson-dev strace nginx-light python3-venv \
+             meson ninja-build
 NPM_TEST_DEPS := sarif-junit@1.1.4
 # Not under $(BUILD): the suites of every build (make asan's too) share it.
 VENV := build/venv
@@ -479,17 +483,19 @@ install: $(addprefix $(BUILD)/,$(INSTALL_BIN)) $(LIB) $(SHLIB)
 	$(INSTALL) -d $(DESTDIR)$(CMAKEDIR)
 	for f in afmtConfig afmtConfigVersion; do \
 	  sed -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@SHLIB_NAME@|$(SHLIB_NAME)|g' \
+	      -e 's|@BINDIR@|$(BINDIR)|g' \
 	      -e 's|@SONAME@|$(SONAME)|g' -e 's|@STATIC_LIBS@|$(patsubst -l%,%,$(FEATURE_LIBS))|g' \
 	      -e 's|@VERSION@|$(VERSION)|g' -e 's|@MAJOR@|$(call version_part,AFMT_VERSION_MAJOR)|g' \
 	      -e 's|@MINOR@|$(call version_part,AFMT_VERSION_MINOR)|g' -e 's|@SIZEOF_VOID_P@|$(SIZEOF_VOID_P)|g' \
 	      cmake/$$f.cmake.in > $(BUILD)/$$f.cmake || exit 1; \
 	  $(INSTALL) -m 644 $(BUILD)/$$f.cmake $(DESTDIR)$(CMAKEDIR)/$$f.cmake || exit 1; done
+	$(INSTALL) -m 644 cmake/afmtGenerate.cmake $(DESTDIR)$(CMAKEDIR)/afmtGenerate.cmake
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(INSTALL_BIN))
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(INSTALL_MAN)))
 	rm -f $(addprefix $(DESTDIR)$(LIBDIR)/,libafmt.a libafmt.so $(SONAME) $(SHLIB_NAME) pkgconfig/afmt.pc)
-	rm -f $(addprefix $(DESTDIR)$(CMAKEDIR)/,afmtConfig.cmake afmtConfigVersion.cmake)
+	rm -f $(addprefix $(DESTDIR)$(CMAKEDIR)/,afmtConfig.cmake afmtConfigVersion.cmake afmtGenerate.cmake)
 	rmdir $(DESTDIR)$(CMAKEDIR) 2>/dev/null || true
 	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/afmt/,$(notdir $(INSTALL_HEADERS)))
 	rmdir $(DESTDIR)$(INCLUDEDIR)/afmt 2>/dev/null || true
