@@ -428,6 +428,7 @@ static int resolve(void *ctx, const char *key, size_t key_len, afmt_ar_storage *
     const uint8_t *bytes;
     size_t full = 0;
 
+    name[0] = '\0'; /* quoted below with full 0 when no record pattern filled it */
     afmt_ar_quote((const uint8_t *)key, key_len, 40, quoted, sizeof quoted);
     if (records && key_len > 0 && !memchr(key, '/', key_len)) {
         afmt_ar_expand(records->pattern, s->rule->pattern, s->m, key, key_len, name, sizeof name, &full);

@@ -99,6 +99,7 @@ static int check_entry(const afmt_thdir_desc *d, const afmt_th *th, const afmt_t
     uint64_t max_rank = opt->limits.max_rank < AFMT_RANK_CAP ? opt->limits.max_rank : AFMT_RANK_CAP;
 
     memset(info, 0, sizeof *info);
+    memset(&shape_v, 0, sizeof shape_v); /* set with have_shape: gcc cannot tell */
     info->type = -1;
     if (a)
         afmt_array_init(a, AFMT_DTYPE_INVALID);

@@ -178,6 +178,9 @@ run cli-public bash tests/abi/run_cli_public.sh
 # make EXTRA_SPECS=DIR (tests/extra): last, as it relinks the tools and
 # gives the standard ones back at its end.
 run install bash tests/install/run_install.sh "$BUILD"
+# examples/build-systems: a format of one's own built by CMake
+# (afmt_generate) and meson against these sources
+run build-systems bash tests/build-systems/run.sh "$BUILD"
 run extra-specs bash tests/extra/run_extra_specs.sh "$BUILD"
 # docs/TUTORIAL.md as a reader follows it: a plain make in build/, so only
 # for the standard build (under make asan it would build build/ whole).
