@@ -115,7 +115,7 @@ endif
 UNIT_SRC      := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN      := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps deps-test deps-venv deps-install demo regen check-regen snapshots test asan clean help bench fuzz fuzz-build fuzz-smoke fuzz-planted fuzz-cflite fuzz-merge fuzz-specs compilers vendor-test install uninstall FORCE
+.PHONY: all deps deps-test deps-venv deps-install demo regen check-regen snapshots test asan clean help bench fuzz fuzz-build fuzz-smoke fuzz-planted fuzz-cflite fuzz-merge fuzz-specs compilers vendor-test amalgamate install uninstall FORCE
 
 all: $(BUILD)/afmt-gen $(BUILD)/afmt-validate $(BUILD)/afmt $(UNIT_BIN) $(SHLIB)
 
@@ -132,6 +132,7 @@ help:
 	@echo "make snapshots    accept afmt-gen's output for tests/specs/features/*.json as their .c/.h"
 	@echo "make test         unit, golden, round-trip and end-to-end tests"
 	@echo "make vendor-test  build runtime/ + one format as docs/VENDORING.md says (gcc, clang, g++)"
+	@echo "make amalgamate   one afmt.c and afmt.h of the runtime and FORMATS (default all) in AMALGAMATION"
 	@echo "make asan         the tests under AddressSanitizer + UBSan (clang)"
 	@echo "make compilers    build everything with gcc and clang, -Werror"
 	@echo "make fuzz-build   build every fuzz target into build/fuzz/ (libFuzzer, ASan, UBSan)"
@@ -157,7 +158,9 @@ help:
 #   libclang-rt-dev    clang's sanitizer and libFuzzer runtimes (make asan, fuzz-smoke):
 #                      clang only recommends it, so a machine without recommends lacks it
 #   pkg-config         the install test;  re2c: make regen / check-regen
-#   cmake              the install test's find_package(afmt) project
+#   cmake              the install test's find_package(afmt) project, and
+#                      examples/build-systems (afmt_generate)
+#   meson, ninja-build examples/build-systems' meson.build
 #   afl++              fuzz-smoke's AFL++ run
 #   python3, python3-numpy  golden cases, end-to-end tests, npy/safetensors against numpy
 #   time               /usr/bin/time -v: the memory tests
@@ -174,7 +177,8 @@ help:
 # build/venv (python3 -m venv with the python3 on PATH): real torch (the
 # CPU build, pinned) writes and reads the PyTorch corpus of tests/torch,
 # and numpy, safetensors, gguf, astropy, scipy, nibabel and sarif-tools
-# are peers of the other formats.  A stamp (the requirements it was made
+# are peers of the other formats; dask and distributed run AT-SCALE.md's
+# Dask script on a local cluster.  A stamp (the requirements it was made
 # from) makes a rerun free; if pip fails (PyPI unreachable) one line says
 # so, the suites that need it SKIP, and deps-test still succeeds.
 # Measured (2 shared cores, wheels from the local find-links and index):
@@ -187,7 +191,8 @@ help:
 # installed before the split (measured before libsimdjson-dev, strace, libcurl4 and nginx-light joined).
 DEPS_PKGS := gcc make libjansson-dev liblz4-dev libarchive13 libcurl4
 DEPS_TEST_PKGS := g++ clang libclang-rt-dev pkg-config cmake re2c afl++ python3 python3-numpy time \
-             parallel python3-jsonschema pre-commit git libsimdjson-dev strace nginx-light python3-venv
+             parallel python3-jsonschema pre-commit git libsimdjson-dev strace nginx-light python3-venv \
+             meson ninja-build
 NPM_TEST_DEPS := sarif-junit@1.1.4
 # Not under $(BUILD): the suites of every build (make asan's too) share it.
 VENV := build/venv
@@ -478,17 +483,19 @@ install: $(addprefix $(BUILD)/,$(INSTALL_BIN)) $(LIB) $(SHLIB)
 	$(INSTALL) -d $(DESTDIR)$(CMAKEDIR)
 	for f in afmtConfig afmtConfigVersion; do \
 	  sed -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@SHLIB_NAME@|$(SHLIB_NAME)|g' \
+	      -e 's|@BINDIR@|$(BINDIR)|g' \
 	      -e 's|@SONAME@|$(SONAME)|g' -e 's|@STATIC_LIBS@|$(patsubst -l%,%,$(FEATURE_LIBS))|g' \
 	      -e 's|@VERSION@|$(VERSION)|g' -e 's|@MAJOR@|$(call version_part,AFMT_VERSION_MAJOR)|g' \
 	      -e 's|@MINOR@|$(call version_part,AFMT_VERSION_MINOR)|g' -e 's|@SIZEOF_VOID_P@|$(SIZEOF_VOID_P)|g' \
 	      cmake/$$f.cmake.in > $(BUILD)/$$f.cmake || exit 1; \
 	  $(INSTALL) -m 644 $(BUILD)/$$f.cmake $(DESTDIR)$(CMAKEDIR)/$$f.cmake || exit 1; done
+	$(INSTALL) -m 644 cmake/afmtGenerate.cmake $(DESTDIR)$(CMAKEDIR)/afmtGenerate.cmake
 
 uninstall:
 	rm -f $(addprefix $(DESTDIR)$(BINDIR)/,$(INSTALL_BIN))
 	rm -f $(addprefix $(DESTDIR)$(MANDIR)/man1/,$(notdir $(INSTALL_MAN)))
 	rm -f $(addprefix $(DESTDIR)$(LIBDIR)/,libafmt.a libafmt.so $(SONAME) $(SHLIB_NAME) pkgconfig/afmt.pc)
-	rm -f $(addprefix $(DESTDIR)$(CMAKEDIR)/,afmtConfig.cmake afmtConfigVersion.cmake)
+	rm -f $(addprefix $(DESTDIR)$(CMAKEDIR)/,afmtConfig.cmake afmtConfigVersion.cmake afmtGenerate.cmake)
 	rmdir $(DESTDIR)$(CMAKEDIR) 2>/dev/null || true
 	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/afmt/,$(notdir $(INSTALL_HEADERS)))
 	rmdir $(DESTDIR)$(INCLUDEDIR)/afmt 2>/dev/null || true
@@ -500,6 +507,18 @@ test: all
 # Part of `make test` too (tests/run.sh).
 vendor-test: all
 	@bash tests/vendor/run_vendor.sh $(BUILD)
+
+# make amalgamate FORMATS="npy safetensors": the runtime, those formats and
+# the format registry as one afmt.c and one afmt.h in AMALGAMATION, to
+# vendor as zstd's and sqlite's single files are (docs/VENDORING.md).  A
+# FORMATS word ending in .json is a spec of your own; the default is every
+# shipped format.  tools/amalgamate.py says how the files are joined.
+FORMATS       ?= $(basename $(notdir $(SPECS)))
+AMALGAMATION  ?= $(BUILD)/amalgamation
+amalgamate: $(BUILD)/afmt-gen
+	@rm -rf $(AMALGAMATION)/gen && mkdir -p $(AMALGAMATION)
+	$(Q)$(BUILD)/afmt-gen -o $(AMALGAMATION)/gen $(foreach f,$(FORMATS),$(if $(filter %.json,$(f)),$(f),spec/$(f).json))
+	$(Q)python3 tools/amalgamate.py --gen $(AMALGAMATION)/gen --out $(AMALGAMATION)
 
 asan:
 	AFMT_SKIP_MEMORY=1 $(MAKE) --no-print-directory BUILD=build/asan CC=clang \

@@ -3,6 +3,8 @@
  *   convert.c         the command: the steps below in order
  *   convert_args.c    the command line (--help, options, OUT's format)
  *   convert_input.c   IN validated and its arrays collected
+ *   convert_cast.c    the element type each array is written with
+ *                     (--dtype by class, --dtype-of by name)
  *   convert_plan.c    each array made into what the target's writer takes
  *                     (kept as it is, cast, streamed, or decoded)
  *   convert_stream.c  an array the sink asks for piece by piece
@@ -28,6 +30,19 @@
 
 struct afmt_interp;
 
+/* Most --dtype-of options one command line gives. */
+#define AFMT_CLI_DTYPE_OF_MAX 256
+
+/* --dtype-of NAME=TYPE: the array whose name (or arr_I, unnamed: the one
+ * naming rule, afmt_array_key) is name[0..name_len) is cast to dtype;
+ * AFMT_DTYPE_INVALID ("keep") keeps it as it is. */
+typedef struct afmt_cli_dtype_of {
+    const char *name;                /* into argv */
+    size_t name_len;
+    afmt_dtype dtype;
+    const char *arg;                 /* the option's value, for messages */
+} afmt_cli_dtype_of;
+
 /* What the command line asks for. */
 typedef struct afmt_cli_convert_args {
     const char *in, *out;
@@ -36,6 +51,8 @@ typedef struct afmt_cli_convert_args {
     const afmt_format *target;       /* OUT's format */
     afmt_options opt;                /* --lenient, limits */
     afmt_dtype dtype;                /* --dtype, or AFMT_DTYPE_INVALID */
+    afmt_cli_dtype_of dtype_of[AFMT_CLI_DTYPE_OF_MAX]; /* in order given: the last wins */
+    size_t n_dtype_of;
     int allow_lossy, text, keep_names, to_stdout;
     int compress;                    /* -1 as IN is, 0 or 1 as asked */
 } afmt_cli_convert_args;
@@ -83,6 +100,7 @@ typedef struct afmt_cli_convert_plan {
     const afmt_cli_convert_input *input;
     afmt_array *views;
     uint8_t **bufs;
+    afmt_dtype *casts;               /* each array's type: AFMT_DTYPE_INVALID keeps it */
     size_t n;
     int compress;                    /* args->compress, made 0 or 1 */
     int is_streamed;                 /* the one array is made by st */
@@ -100,6 +118,16 @@ int afmt_cli_convert_parse(afmt_cli_convert_args *a, int argc, char **argv, int 
  * afmt_cli_convert_input_free either way. */
 int afmt_cli_convert_read(afmt_cli_convert_input *in, const afmt_cli_convert_args *a);
 void afmt_cli_convert_input_free(afmt_cli_convert_input *in);
+
+/* convert_cast.c: the element type each array of in is written with,
+ * into casts[0..in->views.n): --dtype TYPE casts the arrays of TYPE's
+ * class (bool; integers; floats; complex), or every array when none is of
+ * that class (a lone i32 array to f32), and says on stderr which it kept;
+ * --dtype-of NAME=TYPE casts the array so named whatever its class (keep:
+ * not at all), and is a usage error when no array has that name.  0 or
+ * an exit status, said (opaque elements cannot be cast: exit 1). */
+int afmt_cli_convert_choose_casts(const afmt_cli_convert_input *in, const afmt_cli_convert_args *a,
+                                  afmt_dtype *casts);
 
 /* convert_plan.c: the writer's view of every array of in (p->views),
  * checked against the target.  *p starts zeroed; 0 or an exit status,
@@ -138,6 +166,10 @@ int afmt_cli_convert_check_all(afmt_cli_convert_plan *p);
  * calls for. */
 int afmt_cli_convert_refuse(const char *in, size_t i, const afmt_array *a, const char *what,
                             const afmt_error *err);
+/* "[I] NAME DTYPE[SHAPE]" ("[1] bias f32[3]"; without NAME when a has
+ * none, its bytes escaped as afmt info shows them) into out, cut to size:
+ * how every message of afmt convert names an array. */
+void afmt_cli_convert_label(char *out, size_t size, size_t i, const afmt_array *a);
 /* A refused cast's "element K" said as the logical index "[0,1]" of a,
  * whose plain data was in `order`. */
 void afmt_cli_convert_name_element(afmt_error *err, const afmt_array *a, afmt_order order);

@@ -29,8 +29,10 @@ static void convert_usage(FILE *f)
 "required).  IN may be an http:// or https:// URL (fetched whole, up to\n"
 "1 GiB), an archive (every member's arrays) or one member of it,\n"
 "ARCHIVE:NAME (x.npz:weights); --to npz (or OUT ending in .npz) writes a\n"
-"NumPy archive, each array a stored member NAME.npy (arr_I.npy when\n"
-"unnamed).\n"
+"NumPy archive, each array a stored member NAME.npy.  An array without a\n"
+"name is arr_I in every format that names its arrays (I its index:\n"
+"np.savez's names); a member's array is named after the member\n"
+"(ARCHIVE.npz:emb.npy: emb).\n"
 "\n"
 "Options:\n"
 "      --from NAME    do not detect: read IN as format NAME\n"
@@ -41,11 +43,21 @@ static void convert_usage(FILE *f)
 "      --to NAME      write OUT as format NAME (npz: a NumPy archive)\n"
 "      --text         with --to futhark: write Futhark text values, one a\n"
 "                     line (as 'afmt dump' prints them), not binary ones\n"
-"      --dtype TYPE   cast elements to TYPE (bool, i8, i16, i32, i64, u8,\n"
-"                     u16, u32, u64, f16, bf16, f32, f64, c32, c64, c128);\n"
-"                     refused (naming the element by its logical index,\n"
-"                     as afmt dump orders it) if a value would change,\n"
-"                     unless\n"
+"      --dtype TYPE   cast the arrays of TYPE's class to TYPE (bool, i8,\n"
+"                     i16, i32, i64, u8, u16, u32, u64, f16, bf16, f32,\n"
+"                     f64, c32, c64, c128; the classes: bool, integers,\n"
+"                     floats, complex): --dtype f16 casts a model's float\n"
+"                     weights and keeps its integer ids, saying so on\n"
+"                     standard error; an IN with no array of that class\n"
+"                     is cast whole (a lone i32 array --dtype f32)\n"
+"      --dtype-of NAME=TYPE\n"
+"                     cast the array NAME to TYPE whatever its class, or\n"
+"                     keep it (TYPE keep); after --dtype, repeatable.  An\n"
+"                     unnamed array is arr_I (I its index); a NAME no\n"
+"                     array has is a usage error.  A cast is refused\n"
+"                     (naming the array and the element by its logical\n"
+"                     index, as afmt dump orders it) if a value would\n"
+"                     change, unless\n"
 "      --allow-lossy  let casts change values: an integer target saturates\n"
 "                     (out of range -> its min or max), fractions truncate\n"
 "                     toward 0, NaN becomes 0; a float target rounds to\n"
@@ -79,6 +91,8 @@ AFMT_CLI_LIMIT_HELP
 "  afmt convert examples/test.ra test.npy\n"
 "  afmt convert examples/i32_2x3.bin i32.ten\n"
 "  afmt convert --dtype f32 examples/i32_2x3.bin f32.npy\n"
+"  afmt convert --dtype f16 --allow-lossy --dtype-of lm_head=keep \\\n"
+"      model.safetensors half.safetensors\n"
 "  afmt convert --dtype i8 --allow-lossy examples/f8_2x3.npy i8.npy\n"
 "  afmt convert --to futhark --text examples/f8_2x3.npy f8.txt\n"
 "  afmt convert examples/values.txt values.bin --to futhark\n"
@@ -90,7 +104,7 @@ AFMT_CLI_LIMIT_HELP
 }
 
 enum { C_HELP = 1, C_SPEC, C_FROM, C_TO, C_DTYPE, C_LOSSY, C_LENIENT, C_STRICT, C_TEXT, C_COMPRESS, C_NO_COMPRESS,
-       C_KEEP_NAMES };
+       C_KEEP_NAMES, C_DTYPE_OF };
 
 static const afmt_cli_optdef convert_opts[] = {
     { "help", 'h', 0, C_HELP },
@@ -98,6 +112,7 @@ static const afmt_cli_optdef convert_opts[] = {
     { "spec", 0, 1, C_SPEC },
     { "to", 0, 1, C_TO },
     { "dtype", 0, 1, C_DTYPE },
+    { "dtype-of", 0, 1, C_DTYPE_OF },
     { "allow-lossy", 0, 0, C_LOSSY },
     { "lenient", 0, 0, C_LENIENT },
     { "strict", 0, 0, C_STRICT },
@@ -133,6 +148,23 @@ static int take_from(afmt_cli_convert_args *a, int id, const char *val)
     return 0;
 }
 
+/* An element type a user names ("f16"; keep_ok: also "keep", given as
+ * AFMT_DTYPE_INVALID), or -1 said. */
+static int dtype_arg(const char *option, const char *val, int keep_ok, afmt_dtype *out)
+{
+    *out = afmt_dtype_from_name(val);
+    if (keep_ok && strcmp(val, "keep") == 0) {
+        *out = AFMT_DTYPE_INVALID;
+        return 0;
+    }
+    if (*out != AFMT_DTYPE_INVALID && *out != AFMT_OPAQUE)
+        return 0;
+    fprintf(stderr, "afmt convert: %s: unknown element type '%s' (", option, val);
+    afmt_cli_print_dtype_names(stderr);
+    fprintf(stderr, "%s)\n", keep_ok ? "; or keep" : "");
+    return -1;
+}
+
 /* --to NAME and --dtype TYPE.  0, or -1 said. */
 static int take_to_or_dtype(afmt_cli_convert_args *a, int id, const char *val)
 {
@@ -140,13 +172,30 @@ static int take_to_or_dtype(afmt_cli_convert_args *a, int id, const char *val)
         a->target = afmt_cli_format_arg("afmt convert", val);
         return a->target ? 0 : -1;
     }
-    a->dtype = afmt_dtype_from_name(val);
-    if (a->dtype == AFMT_DTYPE_INVALID || a->dtype == AFMT_OPAQUE) {
-        fprintf(stderr, "afmt convert: unknown element type '%s' (", val);
-        afmt_cli_print_dtype_names(stderr);
-        fprintf(stderr, ")\n");
+    return dtype_arg("--dtype", val, 0, &a->dtype);
+}
+
+/* --dtype-of NAME=TYPE (the last '=' splits: a name may hold one).  0,
+ * or -1 said. */
+static int take_dtype_of(afmt_cli_convert_args *a, const char *val)
+{
+    const char *eq = strrchr(val, '=');
+    afmt_cli_dtype_of *d = &a->dtype_of[a->n_dtype_of];
+
+    if (!eq || eq == val) {
+        fprintf(stderr, "afmt convert: --dtype-of needs NAME=TYPE (such as bias=f32), not '%s'\n", val);
         return -1;
     }
+    if (a->n_dtype_of == AFMT_CLI_DTYPE_OF_MAX) {
+        fprintf(stderr, "afmt convert: at most %d --dtype-of options\n", AFMT_CLI_DTYPE_OF_MAX);
+        return -1;
+    }
+    d->name = val;
+    d->name_len = (size_t)(eq - val);
+    d->arg = val;
+    if (dtype_arg("--dtype-of", eq + 1, 1, &d->dtype) != 0)
+        return -1;
+    a->n_dtype_of++;
     return 0;
 }
 
@@ -186,6 +235,8 @@ static int take_arg(afmt_cli_convert_args *a, int id, const char *val)
         return take_from(a, id, val) == 0 ? -1 : usage_error();
     if (id == C_TO || id == C_DTYPE)
         return take_to_or_dtype(a, id, val) == 0 ? -1 : usage_error();
+    if (id == C_DTYPE_OF)
+        return take_dtype_of(a, val) == 0 ? -1 : usage_error();
     if (take_flag(a, id))
         return -1;
     return afmt_cli_limit_option("afmt convert", id, val, &a->opt.limits) < 0 ? usage_error() : -1;

@@ -67,22 +67,24 @@ static int check_count(const afmt_cli_convert_input *c, const afmt_cli_convert_a
     return 0;
 }
 
-/* Opaque elements have no values to cast.  0, or an exit status said. */
-static int check_castable(const afmt_cli_convert_input *c, const afmt_cli_convert_args *a)
+/* "x.npz:emb.npy": the member's one array, unnamed in its .npy, takes
+ * the member's name without ".npy" ("emb"), as np.load's keys name it,
+ * so that a conversion keeps it. */
+static void name_from_member(afmt_cli_convert_input *c)
 {
-    afmt_error err;
-    size_t i;
+    const char *m = c->l.member;
+    size_t n;
 
-    for (i = 0; i < c->views.n; i++) {
-        if (a->dtype != AFMT_DTYPE_INVALID && a->dtype != c->views.v[i].dtype &&
-            c->views.v[i].dtype == AFMT_OPAQUE) {
-            afmt_error_clear(&err);
-            afmt_cli_fail(&err, AFMT_E_TYPE, NULL, c->views.v[i].offset,
-                          "opaque elements cannot be cast to %s", afmt_dtype_name(a->dtype));
-            return afmt_cli_convert_refuse(a->in, i, &c->views.v[i], "cannot convert", &err);
-        }
-    }
-    return 0;
+    if (!m || c->views.n != 1 || c->views.v[0].name[0])
+        return;
+    n = strlen(m);
+    if (n > 4 && strcmp(m + n - 4, ".npy") == 0)
+        n -= 4;
+    if (n == 0 || n >= sizeof c->views.v[0].name)
+        return; /* nothing to name it by, or more than a name holds */
+    memcpy(c->views.v[0].name, m, n);
+    c->views.v[0].name[n] = '\0';
+    c->views.v[0].name_len = 0;
 }
 
 /* Strided views that share a payload (PyTorch's tied weights, a tensor
@@ -136,7 +138,7 @@ int afmt_cli_convert_read(afmt_cli_convert_input *c, const afmt_cli_convert_args
     }
     rc = check_count(c, a);
     if (rc == 0)
-        rc = check_castable(c, a);
+        name_from_member(c);
     if (rc == 0)
         note_shared(c, a);
     return rc;

@@ -5,7 +5,8 @@
  *   kept as it is     already what the writer takes (written straight
  *                     from the mapped input), or a sparse matrix the
  *                     target holds sparse
- *   cast sparse       --dtype on a sparse matrix the target holds sparse
+ *   cast sparse       a cast (convert_cast.c) of a sparse matrix the target
+ *                     holds sparse
  *   streamed          one array needing only a transpose or a byte swap:
  *                     made piece by piece as the sink writes it
  *   bools, then cast  --lenient bool bytes other than 0 or 1, cast
@@ -25,6 +26,7 @@ typedef struct one_array {
     afmt_cli_convert_plan *p;
     size_t i;
     const afmt_array *a;
+    afmt_dtype dtype;  /* what it is cast to (convert_cast.c), or AFMT_DTYPE_INVALID */
     uint64_t size;  /* its plain size */
     uint64_t odd;   /* --lenient: its bool bytes other than 0 and 1 */
     int rc;         /* the exit status after a refusal */
@@ -149,9 +151,9 @@ static uint8_t *alloc_for(one_array *o, uint64_t n)
  * not apply, -1 after a refusal said (o->rc). */
 typedef int (*plan_way)(one_array *o);
 
-static int casts(const afmt_cli_convert_args *a, const afmt_array *arr)
+static int casts(const one_array *o)
 {
-    return a->dtype != AFMT_DTYPE_INVALID && a->dtype != arr->dtype;
+    return o->dtype != AFMT_DTYPE_INVALID && o->dtype != o->a->dtype;
 }
 
 /* Already what the writer takes: written straight from the mapped input
@@ -165,7 +167,7 @@ static int keep_as_is(one_array *o)
                 a->nbytes >= o->size && a->data && (a->rank <= 1 || a->order == target->order);
 
     afmt_error_clear(&err);
-    if (o->odd || casts(o->p->args, a))
+    if (o->odd || casts(o))
         return 0;
     /* a sparse matrix stays sparse where the target can say so */
     if (!plain && !(a->encoding == AFMT_ENC_CSR && a->endian == AFMT_LITTLE &&
@@ -181,9 +183,9 @@ static int cast_sparse(one_array *o)
 {
     const afmt_cli_convert_args *a = o->p->args;
 
-    if (!casts(a, o->a) || o->a->encoding != AFMT_ENC_CSR)
+    if (!casts(o) || o->a->encoding != AFMT_ENC_CSR)
         return 0;
-    return cast_csr(a->in, o->i, o->a, a->target, a->dtype, a->allow_lossy, &o->p->views[o->i],
+    return cast_csr(a->in, o->i, o->a, a->target, o->dtype, a->allow_lossy, &o->p->views[o->i],
                     &o->p->bufs[o->i], &o->rc);
 }
 
@@ -195,7 +197,7 @@ static int stream(one_array *o)
     const afmt_cli_convert_args *a = p->args;
 
     if (o->odd || p->n != 1 || a->text || p->compress ||
-        !afmt_cli_convert_stream(&p->st, o->a, a->target, a->dtype, &p->views[o->i]))
+        !afmt_cli_convert_stream(&p->st, o->a, a->target, o->dtype, &p->views[o->i]))
         return 0;
     p->is_streamed = 1;
     return 1;
@@ -209,7 +211,7 @@ static int cast_lenient_bools(one_array *o)
     afmt_error err;
     uint8_t *norm, *buf;
 
-    if (!o->odd || !casts(a, o->a))
+    if (!o->odd || !casts(o))
         return 0;
     norm = alloc_for(o, o->size);
     if (!norm)
@@ -222,9 +224,9 @@ static int cast_lenient_bools(one_array *o)
     }
     read_bools_as_true(a->in, o->i, o->odd, norm, o->size);
     afmt_array_plain_view(o->a, o->a->order, norm, &plain);
-    afmt_cli_convert_target_view(&plain, a->target, a->dtype, NULL, view);
+    afmt_cli_convert_target_view(&plain, a->target, o->dtype, NULL, view);
     buf = o->p->bufs[o->i] = alloc_for(o, view->nbytes);
-    if (buf && afmt_array_to_plain_as(&plain, a->target->order, a->dtype, a->allow_lossy, buf,
+    if (buf && afmt_array_to_plain_as(&plain, a->target->order, o->dtype, a->allow_lossy, buf,
                                       view->nbytes, &err) != 0)
         o->rc = afmt_cli_convert_refuse(a->in, o->i, o->a, "cannot cast", &err);
     free(norm);
@@ -241,19 +243,19 @@ static int cast(one_array *o)
     char what[64];
     uint8_t *buf;
 
-    if (!casts(a, o->a))
+    if (!casts(o))
         return 0;
-    afmt_cli_convert_target_view(o->a, a->target, a->dtype, NULL, view);
+    afmt_cli_convert_target_view(o->a, a->target, o->dtype, NULL, view);
     buf = o->p->bufs[o->i] = alloc_for(o, view->nbytes);
     if (!buf)
         return -1;
     afmt_error_clear(&err);
-    if (afmt_array_to_plain_as(o->a, a->target->order, a->dtype, a->allow_lossy, buf, view->nbytes,
+    if (afmt_array_to_plain_as(o->a, a->target->order, o->dtype, a->allow_lossy, buf, view->nbytes,
                                &err) != 0) {
         snprintf(what, sizeof what, "cannot decode");
         if (err.code == AFMT_E_LOSSY || err.code == AFMT_E_TYPE) {
             afmt_cli_convert_name_element(&err, o->a, a->target->order);
-            snprintf(what, sizeof what, "cannot cast to %s", afmt_dtype_name(a->dtype));
+            snprintf(what, sizeof what, "cannot cast to %s", afmt_dtype_name(o->dtype));
         }
         o->rc = afmt_cli_convert_refuse(a->in, o->i, o->a, what, &err);
         return -1;
@@ -300,6 +302,7 @@ static int plan_one(afmt_cli_convert_plan *p, size_t i)
     o.p = p;
     o.i = i;
     o.a = &p->input->views.v[i];
+    o.dtype = p->casts[i];
     o.odd = a->opt.mode == AFMT_LENIENT ? odd_bools(o.a) : 0;
     afmt_error_clear(&err);
     if (afmt_array_plain_size(o.a, &o.size, &err) != 0)
@@ -326,10 +329,13 @@ int afmt_cli_convert_plan_all(afmt_cli_convert_plan *p, const afmt_cli_convert_i
     p->compress = a->compress;
     p->views = calloc(p->n ? p->n : 1, sizeof *p->views);
     p->bufs = calloc(p->n ? p->n : 1, sizeof *p->bufs);
-    if (!p->views || !p->bufs) {
+    p->casts = calloc(p->n ? p->n : 1, sizeof *p->casts);
+    if (!p->views || !p->bufs || !p->casts) {
         fprintf(stderr, "afmt convert: out of memory\n");
         return AFMT_EXIT_ERROR;
     }
+    if ((rc = afmt_cli_convert_choose_casts(in, a, p->casts)) != 0)
+        return rc;
     afmt_cli_convert_say_form_changes(a->in, in, NULL, a->target, &p->compress);
     for (i = 0; i < p->n; i++)
         if ((rc = plan_one(p, i)) != 0)
@@ -347,6 +353,7 @@ void afmt_cli_convert_plan_free(afmt_cli_convert_plan *p)
     for (i = 0; p->bufs && i < p->n; i++)
         free(p->bufs[i]);
     free(p->bufs);
+    free(p->casts);
     free(p->views);
     memset(p, 0, sizeof *p);
 }

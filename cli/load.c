@@ -174,8 +174,9 @@ static int run_input(afmt_cli_loaded *l, const afmt_options *opt, const afmt_vis
                              "no memory for the stream window");
     rc = afmt_cli_stream_validate(l->interp, l->fmt, &l->in, window, limit, opt, vis, err);
     /* the size said is the whole stream's, as when it was read whole:
-     * what the validator left unread is counted, up to the limit */
-    while (l->in.fd >= 0 && l->in.size <= limit) {
+     * what the validator left unread is counted, up to the limit (a
+     * windowed file's is known) */
+    while (!l->in.windowed_file && l->in.fd >= 0 && l->in.size <= limit) {
         size_t got = 0;
         if (afmt_cli_read_full(l->in.fd, window, (size_t)AFMT_CLI_STREAM_WINDOW, -1, &got) != 0 || got == 0)
             break;

@@ -46,12 +46,12 @@ static int check_container(afmt_cli_worker *w, const char *path, int is_stdin)
     return 1;
 }
 
-/* An opened input checked: a mapped file under a guard against its
- * being cut short meanwhile, a compressed shard on standard input, or any
- * other (a tar on standard input among them: the webdataset format). */
+/* An opened input checked: a mapped file (or a windowed one, which is
+ * mapped when the window falls short) under a guard against its being cut
+ * short meanwhile, a tar shard on standard input, or any other. */
 static void check_opened(afmt_cli_worker *w, const char *path, int is_stdin, afmt_cli_input *in)
 {
-    if (in->map) {
+    if (in->map || in->windowed_file) {
         mapped_check m = { w, path, in };
         w->mapped_path = path;
         w->mapped_size = in->size;
@@ -84,7 +84,11 @@ void afmt_cli_check_path(afmt_cli_worker *w, const char *path, int walked)
     if (check_container(w, path, is_stdin) || afmt_cli_check_model_file(w, path, walked))
         return;
     afmt_error_clear(&err);
-    if (afmt_cli_input_open_lazy(&in, path, w->cfg->file_limit, &w->data, &err) != 0) {
+    /* through the window by offset, not mapped: bounded address space for
+     * any file (a model's shard is mapped: its arrays are counted as they
+     * are seen, once) */
+    if ((w->model ? afmt_cli_input_open_lazy(&in, path, w->cfg->file_limit, &w->data, &err)
+                  : afmt_cli_input_open_windowed(&in, path, w->cfg->file_limit, &w->data, &err)) != 0) {
         if (!walked && err.code == AFMT_E_IO && strcmp(err.message, "is a directory") == 0) {
             /* a model's folder is checked as the model */
             if (!afmt_cli_check_model_dir(w, path))

@@ -49,6 +49,14 @@ typedef struct afmt_cli_worker {
     /* The archive whose member is being checked (display is then
      * "ARCHIVE:MEMBER"), or NULL. */
     const char *archive;
+    /* While a member of archive is checked, where its offsets lie in the
+     * archive's bytes (a SARIF region, sarif.c): member_base is added to
+     * a reported offset (0 while the archive's own fields are reported);
+     * AFMT_NO_OFFSET when the member is not stored as it is (deflated),
+     * member_at and member_len then being its stored bytes (0: unknown,
+     * as in a tar shard read by libarchive).  afmt_cli_member_where_unknown
+     * sets them back. */
+    uint64_t member_base, member_at, member_len;
     /* --sarif: the header fields read by the current check, for the byte
      * length of the field an error names. */
     afmt_cli_span_rec spans;
@@ -108,6 +116,13 @@ typedef struct afmt_cli_worker {
     /* What was seen so far. */
     uint64_t checked, valid, invalid, errors, skipped;
 } afmt_cli_worker;
+
+/* member_base, member_at and member_len: nothing known. */
+static inline void afmt_cli_member_where_unknown(afmt_cli_worker *w)
+{
+    w->member_base = AFMT_NO_OFFSET;
+    w->member_at = w->member_len = 0;
+}
 
 /* cfg must outlive the worker; seq is NULL for a single worker. */
 void afmt_cli_worker_init(afmt_cli_worker *w, const afmt_cli_config *cfg,

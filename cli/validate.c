@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -57,6 +58,7 @@ typedef struct runner {
     int list_failed;
     char list_path[AFMT_CLI_ITEM_PATH_MAX];
     int sarif_started; /* --sarif: a result was written (out.h) */
+    time_t started;    /* for the SARIF log's invocation */
 } runner;
 
 /* ---------------------------------------------------------------- work */
@@ -307,6 +309,7 @@ static int start_workers(runner *r, const char *prog, char **argv, const int *op
     pthread_cond_init(&r->seq.cv, NULL);
     r->seq.next = 0;
     r->seq.list_started = cfg->list_started;
+    r->started = time(NULL);
     if (cfg->sarif)
         afmt_cli_sarif_begin(stdout);
     for (i = 0; i < r->jobs; i++)
@@ -332,13 +335,20 @@ static int finish_workers(runner *r, const char *prog)
     if (r->jobs > 1)
         afmt_cli_pool_finish(&r->pool);
     afmt_cli_progress_stop(cfg->progress);
-    if (cfg->sarif)
-        afmt_cli_sarif_end(stdout);
     for (i = 0; i < r->nworkers; i++) {
         invalid += r->workers[i].invalid;
         errors += r->workers[i].errors;
         write_failed |= r->workers[i].out.write_failed;
         afmt_cli_worker_free(&r->workers[i]);
+    }
+    if (cfg->sarif) {
+        /* the exit status, as far as it is known before the log is out */
+        afmt_cli_sarif_invocation inv;
+        inv.exit_code = errors || r->list_failed ? AFMT_EXIT_ERROR
+                        : invalid                ? AFMT_EXIT_INVALID : AFMT_EXIT_OK;
+        inv.start = r->started;
+        inv.end = time(NULL);
+        afmt_cli_sarif_end(stdout, &inv);
     }
     write_failed |= r->seq.write_failed; /* parked outputs written by others */
     free(r->workers);

@@ -19,6 +19,7 @@ void afmt_cli_worker_init(afmt_cli_worker *w, const afmt_cli_config *cfg,
     afmt_cli_buf_init(&w->member_line);
     afmt_cli_buf_init(&w->archive_warns);
     w->out.list_started = cfg->list_started;
+    afmt_cli_member_where_unknown(w);
 }
 
 void afmt_cli_worker_free(afmt_cli_worker *w)

@@ -14,6 +14,7 @@
 
 #include "checks.h"
 #include "afmt_agree.h"
+#include "afmt_fields.h"
 
 /* The checks' own element loops are not worth coverage feedback (and,
  * instrumented, they dominated the fuzzers' time on large arrays). */
@@ -1296,22 +1297,42 @@ static void fz_work_free(fz_work *w)
 /* The array of b that array i of a became: the one at the same index when
  * it has the same name, else (a writer may reorder named entries, as the
  * safetensors reference's order does) the only one of b with that name;
- * SIZE_MAX when there is none or several.  Quadratic only for a reordered
- * file, whose arrays are few under fuzzing. */
+ * SIZE_MAX when there is none or several.  An array without a name (an
+ * empty one) may come back as arr_<i>: the one naming rule
+ * (afmt_array_key) of the formats whose arrays are all named.  Quadratic
+ * only for a reordered file, whose arrays are few under fuzzing. */
 static size_t fz_same_name(const fz_logical *a, size_t i, const fz_logical *b)
 {
     size_t j, found = SIZE_MAX;
-    if (i < b->n && strcmp(a->a[i].name, b->a[i].name) == 0)
+    char unnamed[32];
+    const char *key = afmt_array_key(&a->a[i], i, unnamed, sizeof unnamed);
+    if (i < b->n && (strcmp(a->a[i].name, b->a[i].name) == 0 || strcmp(key, b->a[i].name) == 0))
         return i;
-    if (!a->a[i].name[0])
-        return SIZE_MAX;
     for (j = 0; j < b->n; j++)
-        if (strcmp(a->a[i].name, b->a[j].name) == 0) {
+        if (strcmp(key, b->a[j].name) == 0) {
             if (found != SIZE_MAX)
                 return SIZE_MAX;
             found = j;
         }
     return found;
+}
+
+/* Does an unnamed array's arr_<i> (afmt_array_key) name another array
+ * too?  A writer that names every array then refuses the set, as
+ * np.savez refuses positional arrays beside a keyword arr_0: no bug. */
+static int fz_unnamed_clash(const afmt_array *arrays, size_t n)
+{
+    size_t i, j;
+    char key[32];
+    for (i = 0; i < n && i < 4096; i++) {
+        if (arrays[i].name[0])
+            continue;
+        afmt_array_key(&arrays[i], i, key, sizeof key);
+        for (j = 0; j < n; j++)
+            if (strcmp(arrays[j].name, key) == 0)
+                return 1;
+    }
+    return 0;
 }
 
 /* Whether f writes a file of no array (a GGUF of metadata only). */
@@ -1338,7 +1359,8 @@ static void fz_roundtrip_format(fz_ctx *c, const afmt_format *f, const uint8_t *
     /* a file of no array round-trips too where the writer writes one */
     if (lenient < 0 || (w->in.n == 0 && !fz_writes_none(f)) || !fz_views_usable(&w->in))
         return;
-    if (fz_logical_build(c, f, w->in.v, w->in.n, f->order, &w->l1) != 0 || (w->l1.n == 0 && w->in.n > 0))
+    if (fz_logical_build(c, f, w->in.v, w->in.n, f->order, &w->l1) != 0 || (w->l1.n == 0 && w->in.n > 0) ||
+        fz_unnamed_clash(w->l1.a, w->l1.n))
         goto done;
     memset(&wopt, 0, sizeof wopt);
     wopt.trailer = w->in.trailer;

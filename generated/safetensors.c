@@ -75,7 +75,7 @@ static const afmt_thdir_desc safetensors_header = {
     .nkeys = 3,
     .types = safetensors_header_types,
     .ntypes = 22,
-    .default_name = "array_",
+    .default_name = "arr_",
     .lenient = 1,
     .write_sort = {-1, 2, 0, 0},
 };

@@ -122,7 +122,7 @@ extern "C" {
  * regenerate ...), so code generated for another runtime does not compile
  * rather than misbehave.  Bumped on any change generated code would notice;
  * when bumped, run afmt-gen again on your specs. */
-#define AFMT_RUNTIME_ABI 15
+#define AFMT_RUNTIME_ABI 16
 
 
 /* ==================================================================
@@ -299,8 +299,9 @@ typedef enum afmt_encoding {
  * the buffer that was validated, so reading is zero-copy and a view is
  * valid as long as that buffer is.  The struct itself is about 2.5 KiB;
  * copy it when you want to keep it past the callback that received it.
- * Views from a stream source (afmt_src_stream) carry data == NULL: their
- * payload was read through the window and is gone. */
+ * Views from a stream source (afmt_src_stream) or a file read by offset
+ * (afmt_src_seekable) carry data == NULL: their payload was read through
+ * the window, or skipped, and is not in memory. */
 typedef struct afmt_array {
     afmt_dtype dtype;
     uint64_t elsize;          /* bytes per element as stored (opaque: from file) */
@@ -496,6 +497,12 @@ typedef enum afmt_mode {
  * header's entries (docs/SECURITY.md, I3). */
 #define AFMT_DEFAULT_MAX_HEADER_BYTES 100000000u
 
+/* The default of limits.max_kept_bytes: 256 MiB in all for what one
+ * validation keeps of what it has read (a GGUF file's records of 100,000
+ * tensors take about 12 MB; a key-value's decoded list at most
+ * max_header_bytes, about 100 MB). */
+#define AFMT_DEFAULT_MAX_KEPT_BYTES ((uint64_t)256 << 20)
+
 typedef struct afmt_limits {
     uint64_t max_rank;          /* most dimensions of one array (<= AFMT_RANK_CAP) */
     uint64_t max_header_bytes;  /* most bytes of one list of strings (frame labels);
@@ -516,6 +523,14 @@ typedef struct afmt_limits {
                                  * no data.  Default: no bound of its own
                                  * (max_decoded_bytes still holds).  Added in
                                  * runtime ABI 15. */
+    uint64_t max_kept_bytes;    /* most bytes of memory one validation holds in
+                                 * all, at any one time, of what it has read: a
+                                 * "unique" check's table of keys (and, for a
+                                 * stream, copies of the keys, which leave its
+                                 * window), a directory's records, a key-value's
+                                 * decoded lists.  0 means
+                                 * AFMT_DEFAULT_MAX_KEPT_BYTES.  Added in
+                                 * runtime ABI 16. */
 } afmt_limits;
 
 /* The window a compressed archive member larger than
@@ -722,7 +737,8 @@ typedef struct afmt_options {
 /* Fill *opt with the defaults every validator uses when given NULL:
  * strict, values checked, rank 255, 100 MB (10^8 bytes) of headers, 2^62 bytes of
  * input, 2^32 items, 64 GiB decoded (and compressed archive members of any
- * size held in memory), text headers nested 32 deep.  Start from these and tighten. */
+ * size held in memory), text headers nested 32 deep, 256 MiB kept in all.
+ * Start from these and tighten. */
 AFMT_API void afmt_options_default(afmt_options *opt);
 
 /* What a writer is asked to do beyond the arrays; NULL means all zero. */
@@ -825,9 +841,11 @@ AFMT_API void afmt_views_free(afmt_views *vs);
 
 #define AFMT_LEN_UNKNOWN UINT64_MAX
 
-/* A whole buffer, or a stream read through a fixed window.  Initialise it
- * with afmt_src_buffer or afmt_src_stream and do not touch the members;
- * they are public only so that a source can live on your stack. */
+/* A whole buffer, or a stream read through a fixed window, or a file read
+ * through one by offset.  Initialise it with afmt_src_buffer,
+ * afmt_src_stream or afmt_src_seekable and do not touch the members (but
+ * window_short, which may be read after a validation); they are public
+ * only so that a source can live on your stack. */
 typedef struct afmt_src {
     const uint8_t *data;  /* input bytes [data_off, data_off + data_len) */
     uint64_t data_off, data_len;
@@ -840,6 +858,13 @@ typedef struct afmt_src {
     uint64_t keep_from;   /* bytes before this offset may be dropped */
     int io_error;         /* the read function failed */
     uint8_t bad_byte;     /* the byte a payload scan stopped at (messages) */
+    /* seekable sources only (added in runtime ABI 16): read n bytes at an
+     * absolute offset (read is NULL then) */
+    int (*pread)(void *ctx, uint8_t *buf, size_t n, uint64_t offset, size_t *got);
+    /* set when a validation failed (AFMT_E_LIMIT) because what it had to
+     * hold did not fit the window: the same bytes in memory (a map of the
+     * file) might validate */
+    int window_short;
 } afmt_src;
 
 /* A source over buf[0..len) (an mmap, a file read whole).  buf must stay
@@ -855,6 +880,24 @@ AFMT_API void afmt_src_buffer(afmt_src *s, const void *buf, uint64_t len);
  * validation. */
 AFMT_API void afmt_src_stream(afmt_src *s, uint8_t *win, uint64_t cap,
                               int (*read)(void *ctx, uint8_t *buf, size_t n, size_t *got), void *ctx);
+
+/* A file of len bytes (or anything read by offset), read through a
+ * caller-owned window of cap bytes (64 KiB at least) as a stream is, but
+ * by offset: pread(ctx, buf, n, offset, &got) reads up to n bytes at the
+ * absolute offset, returning 0 with *got bytes (0 only where the input
+ * ended before len: a file cut short meanwhile) or -1 on error (both
+ * AFMT_E_IO).  Memory and address space are the window's whatever len:
+ * the length is known at once (truncation is told without reading to the
+ * end), a payload no check reads is skipped unread, a far item is reached
+ * by seeking; what a validation must hold at once (a header) must fit the
+ * window, else AFMT_E_LIMIT with s->window_short set, and the caller may
+ * validate the bytes from memory instead (an mmap).  Views handed to
+ * on_array have data == NULL, as from a stream.  pread is called on the
+ * caller's thread during the validation only.  Use a new source for each
+ * validation.  Added in runtime ABI 16. */
+AFMT_API void afmt_src_seekable(afmt_src *s, uint8_t *win, uint64_t cap, uint64_t len,
+                                int (*pread)(void *ctx, uint8_t *buf, size_t n, uint64_t offset, size_t *got),
+                                void *ctx);
 
 /* ==================================================================
  * Files: reading an array from disk into your buffer

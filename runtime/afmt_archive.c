@@ -428,6 +428,7 @@ static int resolve(void *ctx, const char *key, size_t key_len, afmt_ar_storage *
     const uint8_t *bytes;
     size_t full = 0;
 
+    name[0] = '\0'; /* quoted below with full 0 when no record pattern filled it */
     afmt_ar_quote((const uint8_t *)key, key_len, 40, quoted, sizeof quoted);
     if (records && key_len > 0 && !memchr(key, '/', key_len)) {
         afmt_ar_expand(records->pattern, s->rule->pattern, s->m, key, key_len, name, sizeof name, &full);
@@ -538,6 +539,7 @@ static int too_long(afmt_ar_run *r, uint64_t held_from, int local_first)
     if (r->d->kind == AFMT_AR_ZIP && held_from <= r->end && r->end <= s->data_off + s->data_len &&
         afmt_zip_find_end(r, AFMT_B(s, held_from), held_from - r->base, local_first, &eo) != 0)
         return -1;
+    s->window_short = 1; /* a caller that can map the file may do so (afmt.h) */
     return afmt_ar_fail(r, AFMT_E_LIMIT, NULL, NULL, r->base,
                         "a %s archive of %" PRIu64 " bytes is read whole and needs random access: from a stream it "
                         "must fit the stream window of %" PRIu64 " bytes (validate the file instead)",
@@ -568,7 +570,28 @@ static int whole_stream(afmt_ar_run *r)
     return 0;
 }
 
-/* The whole archive in memory: a buffer's bytes, or a stream read into
+/* A file read by offset (afmt_src_seekable) into its window whole, from
+ * r->base to r->end or its end; else a limit error with window_short set,
+ * at once: its caller can map the file and validate it from memory, so it
+ * is not read through for an end record as a stream is (too_long). */
+static int whole_seekable(afmt_ar_run *r)
+{
+    afmt_src *s = r->src;
+    const uint64_t stop = r->end < s->len ? r->end : s->len;
+
+    afmt_src_keep_from(s, r->base);
+    if (r->base > stop || (stop - r->base <= s->cap && afmt_src_fill(s, r->base, stop - r->base)))
+        return 0; /* (an archive past the end: whole's truncation) */
+    if (s->io_error)
+        return afmt_ar_fail(r, AFMT_E_IO, NULL, NULL, s->data_off + s->data_len, "reading the input failed");
+    s->window_short = 1;
+    return afmt_ar_fail(r, AFMT_E_LIMIT, NULL, NULL, r->base,
+                        "a %s archive of %" PRIu64 " bytes is read whole and needs random access: it must fit the "
+                        "read window of %" PRIu64 " bytes", r->d->kind == AFMT_AR_ZIP ? "zip" : "tar",
+                        stop - r->base, s->cap);
+}
+
+/* The whole archive in memory: a buffer's bytes, or a stream or file read into
  * its window (a zip needs random access). */
 static int whole(afmt_ar_run *r, uint64_t end)
 {
@@ -576,6 +599,8 @@ static int whole(afmt_ar_run *r, uint64_t end)
 
     r->end = end;
     if (s->read && whole_stream(r) != 0)
+        return -1;
+    if (s->pread && whole_seekable(r) != 0)
         return -1;
     r->end = end < s->len ? end : s->len;
     if (r->base > r->end || r->base < s->data_off)
@@ -664,11 +689,11 @@ int afmt_archive_validate(const afmt_archive_desc *d, afmt_src *src, uint64_t en
     r.path = path;
     r.err = err;
     r.narrays = narrays;
-    r.streamed = src->read != NULL; /* a window's bytes are never handed out */
+    r.streamed = afmt_src_windowed(src); /* a window's bytes are never handed out */
     for (i = 0; i < AFMT_AR_VARS_MAX; i++)
         r.vars[i] = -1;
     afmt_ar_collect_captures(&r);
-    rc = needs_whole(d) || !src->read ? whole(&r, end) : 0;
+    rc = needs_whole(d) || !afmt_src_windowed(src) ? whole(&r, end) : 0;
     if (rc == 0 && d->kind == AFMT_AR_ZIP) {
         rc = run_zip(&r);
         if (rc == 0)

@@ -11,9 +11,11 @@
 #include "afmt_array.h"
 #include "afmt_bytes.h"
 #include "afmt_error.h"
+#include "afmt_fields.h"
 #include "afmt_pickle.h"
 #include "afmt_sink.h"
 #include "afmt_transpose.h"
+#include "afmt_write_dir.h"
 #include "afmt_zip_write.h"
 
 /* Member names are built here: zip's own bound on a name. */
@@ -256,14 +258,13 @@ static int write_rule(afmt_zip_writer *z, afmt_sink *sink, const afmt_archive_de
         }
         return 0;
     case AFMT_AR_FORMAT:
+        /* names distinct before any member is written, refused as every
+         * writer of named arrays refuses them (name[i]) */
+        if (afmt_wdir_unique_names(arrays, n, AFMT_UNNAMED_PREFIX, "name", err) != 0) return -1;
         *format_first = z->n; /* members format_first + i: array i's */
         for (i = 0; i < n; i++) {
             char unnamed[32];
-            const char *value = arrays[i].name;
-            if (!value[0]) {
-                snprintf(unnamed, sizeof unnamed, "arr_%zu", i);
-                value = unnamed;
-            }
+            const char *value = afmt_array_key(&arrays[i], i, unnamed, sizeof unnamed);
             if (member_name(w, r->pattern, r->array_name, value, NULL, name, NAME_CAP) != 0) return name_fail(err, r, i);
             if (check_format_name(d, r, name, &arrays[i], i, err) != 0) return -1;
             if (write_format_member(z, sink, r, name, &arrays[i], i, err) != 0) return -1;

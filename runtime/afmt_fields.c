@@ -165,6 +165,13 @@ void afmt_escape_text(const uint8_t *p, uint64_t n, char *out, size_t out_size)
     out[o] = 0;
 }
 
+afmt_bytes_txt afmt_bytes_text(const uint8_t *p, unsigned n)
+{
+    afmt_bytes_txt t;
+    afmt_escape_text(p, n > 8 ? 8 : n, t.s, sizeof t.s);
+    return t;
+}
+
 int afmt_fail_bytes(afmt_error *err, afmt_code code, const afmt_path *path, const char *field,
                     uint64_t offset, const uint8_t *expected, const uint8_t *found, uint64_t n)
 {
@@ -195,6 +202,14 @@ int afmt_name_whole(const afmt_array *a, uint64_t index, afmt_error *err)
     return afmt_fail(err, AFMT_E_TYPE, NULL, "name", index, AFMT_NO_OFFSET,
                      "the name of array %" PRIu64 " has %" PRIu64 " bytes, of which afmt keeps %zu "
                      "(AFMT_NAME_MAX - 1): it cannot be written exactly", index, a->name_len, kept);
+}
+
+const char *afmt_array_key(const afmt_array *a, size_t index, char *buf, size_t size)
+{
+    if (a->name[0] || size == 0)
+        return a->name;
+    snprintf(buf, size, AFMT_UNNAMED_PREFIX "%zu", index);
+    return buf;
 }
 
 void afmt_copy_label(char *out, size_t out_size, const uint8_t *p, uint64_t n)

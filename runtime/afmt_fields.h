@@ -63,8 +63,28 @@ AFMT_GEN_API void afmt_copy_label(char *out, size_t out_size, const uint8_t *p, 
  * came from was longer than afmt_array.name holds (name_len), so that
  * writing `name` would write another name. */
 AFMT_GEN_API int afmt_name_whole(const afmt_array *a, uint64_t index, afmt_error *err);
+/* The one naming rule for arrays without a name (docs/FORMATS.md): a
+ * format whose arrays are keys of a map (safetensors, GGUF, npz, torch)
+ * writes an unnamed one as this prefix and its index in the list
+ * ("arr_0"), as np.savez names positional arrays; specs say it as their
+ * "default_name". */
+#define AFMT_UNNAMED_PREFIX "arr_"
+/* The key array a (index `index` of the list written) is written under:
+ * a->name, or AFMT_UNNAMED_PREFIX and the index put in buf (size bytes,
+ * 32 are enough) when a has no name.  Returns a->name or buf. */
+AFMT_GEN_API const char *afmt_array_key(const afmt_array *a, size_t index, char *buf, size_t size);
 /* Render bytes for a message: "f4" or "\x01\x02" style, quoted. */
 AFMT_GEN_API void afmt_escape_text(const uint8_t *p, uint64_t n, char *out, size_t out_size);
+
+/* The n bytes at p (n at most 8: an integer field's) quoted as
+ * afmt_escape_text quotes them ("GGUF", "\x00\x01GU"), for a message's
+ * argument: `afmt_bytes_text(p, 4).s` lives to the end of the full
+ * expression that calls it (a struct returned by value), so no buffer is
+ * shared and it is thread-safe. */
+typedef struct afmt_bytes_txt {
+    char s[36];
+} afmt_bytes_txt;
+AFMT_GEN_API afmt_bytes_txt afmt_bytes_text(const uint8_t *p, unsigned n);
 
 /* Fail with "expected "rawarray", found "rawarrbx"". */
 AFMT_GEN_API int afmt_fail_bytes(afmt_error *err, afmt_code code, const afmt_path *path, const char *field,

@@ -233,10 +233,13 @@ static int contiguous_strides(const afmt_array *a, uint64_t *strides)
     return 0;
 }
 
+/* Each key is the array's name, or "arr_<index>" (the one naming rule,
+ * afmt_array_key): a dict's keys are strings, so every array gets one. */
 static int cmp_names(const void *ctx, uint32_t x, uint32_t y)
 {
     const afmt_array *arrays = ctx;
-    return strcmp(arrays[x].name, arrays[y].name);
+    char bx[32], by[32];
+    return strcmp(afmt_array_key(&arrays[x], x, bx, sizeof bx), afmt_array_key(&arrays[y], y, by, sizeof by));
 }
 
 /* Every array writable: a class for its dtype, a whole UTF-8 name used
@@ -277,12 +280,14 @@ static int check_arrays(const afmt_pickle_desc *d, const afmt_array *arrays, siz
     for (i = 0; i < n; i++) idx[i] = (uint32_t)i;
     afmt_pk_sort(idx, idx + n, (uint32_t)n, cmp_names, arrays);
     for (i = 1; i < n; i++)
-        if (strcmp(arrays[idx[i - 1]].name, arrays[idx[i]].name) == 0) {
-            const uint32_t later = idx[i], first = idx[i - 1];
+        if (cmp_names(arrays, idx[i - 1], idx[i]) == 0) {
+            const uint32_t later = idx[i] > idx[i - 1] ? idx[i] : idx[i - 1];
+            const uint32_t first = idx[i] > idx[i - 1] ? idx[i - 1] : idx[i];
+            char key[32];
+            const char *name = afmt_array_key(&arrays[later], later, key, sizeof key);
             free(idx);
-            return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "array", later, AFMT_NO_OFFSET,
-                             "the name '%s' is array %" PRIu32 "'s too: a dict's keys are distinct", arrays[later].name,
-                             first);
+            return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "name", later, AFMT_NO_OFFSET,
+                             "the name '%s' is array %" PRIu32 "'s too: a dict's keys are distinct", name, first);
         }
     free(idx);
     return 0;
@@ -320,8 +325,10 @@ static int put_entry(pk_out *o, const afmt_pickle_desc *d, const pk_plan *p, pk_
 {
     const afmt_pk_global *g = p->tensor;
     uint64_t strides[AFMT_RANK_CAP];
+    char unnamed[32];
+    const char *key = afmt_array_key(a, k, unnamed, sizeof unnamed);
     size_t i;
-    if (put_str(o, a->name, strlen(a->name), NULL) != 0 || put_once(o, &s->tensor_fn, g->module, g->name) != 0 ||
+    if (put_str(o, key, strlen(key), NULL) != 0 || put_once(o, &s->tensor_fn, g->module, g->name) != 0 ||
         tuple_open(o, g->nargs) != 0)
         return -1;
     (void)contiguous_strides(a, strides); /* checked by check_arrays */

@@ -99,6 +99,7 @@ static int check_entry(const afmt_thdir_desc *d, const afmt_th *th, const afmt_t
     uint64_t max_rank = opt->limits.max_rank < AFMT_RANK_CAP ? opt->limits.max_rank : AFMT_RANK_CAP;
 
     memset(info, 0, sizeof *info);
+    memset(&shape_v, 0, sizeof shape_v); /* set with have_shape: gcc cannot tell */
     info->type = -1;
     if (a)
         afmt_array_init(a, AFMT_DTYPE_INVALID);
@@ -498,8 +499,8 @@ static int visit_entries(const afmt_thdir_desc *d, const afmt_th *th, const afmt
         }
         a.offset = data_start + v[i].begin;
         a.index = narrays + (uint32_t)i;
-        a.data = src->read ? NULL : afmt_src_ptr(src, a.offset, a.nbytes);
-        if (!src->read && !afmt_src_have(src, end, a.offset, a.nbytes))
+        a.data = afmt_src_windowed(src) ? NULL : afmt_src_ptr(src, a.offset, a.nbytes);
+        if (!afmt_src_windowed(src) && !afmt_src_have(src, end, a.offset, a.nbytes))
             break; /* reported by the payloads' check as missing data */
         if (vis->on_array(vis->ctx, &a) != 0)
             return afmt_fail(err, AFMT_E_CALLBACK, path, "data", AFMT_NO_INDEX, a.offset, "stopped by the caller");
@@ -550,7 +551,7 @@ static int take_map(const afmt_thdir_desc *d, const afmt_th *th, afmt_thmap_list
         uint64_t bad;
         int is_bool = opt->check_values && l->is_bool[l->e[i].index];
         /* (a stream may have read past a short run: one by one there) */
-        while (!is_bool && !src->read && j < l->n && !(opt->check_values && l->is_bool[l->e[j].index]))
+        while (!is_bool && !afmt_src_windowed(src) && j < l->n && !(opt->check_values && l->is_bool[l->e[j].index]))
             j++;
         if (j - i > 1 && afmt_src_take(src, end, data_start + l->e[i].begin, covered_between(l, i, j), NULL, NULL, &bad)) {
             i = j;
@@ -1046,12 +1047,14 @@ int afmt_thdir_write(const afmt_thdir_desc *d, const afmt_array *arrays, size_t 
         if (d->map) {
             if (!afmt_th_utf8_valid((const uint8_t *)e[i].name, strlen(e[i].name)) ||
                 (d->metadata_key && strcmp(e[i].name, d->metadata_key) == 0)) {
-                afmt_fail(err, AFMT_E_TYPE, NULL, "name", i, 0, "name \"%s\" cannot be an entry of %s", e[i].name, d->format);
+                afmt_fail(err, AFMT_E_TYPE, NULL, "name", i, AFMT_NO_OFFSET, "name \"%s\" cannot be an entry of %s", e[i].name, d->format);
                 goto done;
             }
             for (j = 0; j < i; j++)
                 if (strcmp(e[i].name, e[j].name) == 0) {
-                    afmt_fail(err, AFMT_E_USAGE, NULL, "name", i, 0, "two arrays are named \"%s\"", e[i].name);
+                    /* as every writer of named arrays says it (afmt_wdir_unique_names) */
+                    afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "name", i, AFMT_NO_OFFSET,
+                              "two arrays are named \"%s\": array %zu has it too (names are distinct)", e[i].name, j);
                     goto done;
                 }
         }

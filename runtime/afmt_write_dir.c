@@ -78,9 +78,10 @@ int afmt_wdir_write(afmt_sink *sink, const afmt_array *arrays, size_t n, uint64_
 
 const char *afmt_wdir_prefix(const afmt_array *arrays, size_t n, const char *prefix)
 {
-    size_t i, unnamed = 0;
-    for (i = 0; i < n && unnamed < 2; i++) unnamed += arrays[i].name[0] == '\0';
-    return unnamed > 1 ? prefix : NULL;
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (arrays[i].name[0] == '\0') return prefix;
+    return NULL;
 }
 
 int afmt_wdir_name(const afmt_array *a, size_t index, const char *prefix, char out[AFMT_NAME_MAX], afmt_error *err)

@@ -80,9 +80,9 @@ AFMT_GEN_API int afmt_wdir_write(afmt_sink *sink, const afmt_array *arrays, size
                                  afmt_endian endian, const char *field, afmt_error *err);
 
 /* The prefix of the names of arrays[0..n) that have none (a directory's
- * "default_name"), or NULL: only when several arrays have no name, which
- * the file could not tell apart; a lone unnamed array keeps its empty
- * name, so that a file of one rewrites as itself. */
+ * "default_name": "arr_", the one naming rule, docs/FORMATS.md), or NULL
+ * when every array has a name.  A lone unnamed array is named too, so
+ * that an array's name does not depend on how many the file holds. */
 AFMT_GEN_API const char *afmt_wdir_prefix(const afmt_array *arrays, size_t n, const char *prefix);
 
 /* The name array a (index in the list) is written with, into out: its

@@ -138,6 +138,8 @@ if [ -f tests/e2e/run_outputs.sh ]; then
     run outputs bash tests/e2e/run_outputs.sh "$BUILD"
 fi
 run scale bash tests/e2e/run_scale.sh "$BUILD"
+# docs/AT-SCALE.md's Dask script on a local cluster (Dask in build/venv)
+run at-scale-dask bash tests/e2e/run_at_scale_dask.sh "$BUILD"
 # under faults and hostile names (issue 35): inputs cut short, signals,
 # ENOSPC, /dev/full, ulimit -v, names that could forge a line
 run faults bash tests/faults/run.sh "$BUILD"
@@ -147,6 +149,9 @@ run remote bash tests/e2e/run_remote.sh "$BUILD"
 if [ -f tests/e2e/run_casts.sh ]; then
     run casts bash tests/e2e/run_casts.sh "$BUILD"
 fi
+# one naming rule for unnamed arrays, npz members' names, casts by class
+# and by name (issue 36, point 4)
+run names bash tests/e2e/run_names.sh "$BUILD"
 # GGUF read back by independent readers (python; @huggingface/gguf where node is)
 run gguf-readers bash tests/e2e/run_gguf_readers.sh "$BUILD"
 # .npy and safetensors against numpy (python3-numpy) and an independent writer
@@ -173,6 +178,9 @@ run cli-public bash tests/abi/run_cli_public.sh
 # make EXTRA_SPECS=DIR (tests/extra): last, as it relinks the tools and
 # gives the standard ones back at its end.
 run install bash tests/install/run_install.sh "$BUILD"
+# examples/build-systems: a format of one's own built by CMake
+# (afmt_generate) and meson against these sources
+run build-systems bash tests/build-systems/run.sh "$BUILD"
 run extra-specs bash tests/extra/run_extra_specs.sh "$BUILD"
 # docs/TUTORIAL.md as a reader follows it: a plain make in build/, so only
 # for the standard build (under make asan it would build build/ whole).

@@ -293,7 +293,7 @@ def afmt_written(build, tmp, hf_dir):
         # safetensors sorts its arrays (by type, then name); GGUF keeps the order given: matched by name
         by_name = {w[0]: w for w in want}
         check("random.gguf names its tensors as random.safetensors does, in the order given",
-              [t["name"] for t in got] == ["array_%d" % i for i in range(len(types))] and
+              [t["name"] for t in got] == ["arr_%d" % i for i in range(len(types))] and
               sorted(by_name) == sorted(t["name"] for t in got), str([t["name"] for t in got]))
         for t in got:
             name, dtype, shape, raw = by_name.get(t["name"], (t["name"], None, None, None))

@@ -120,7 +120,7 @@ def table_options(cfile):
         if short:
             opts.add("-" + short)
     if "AFMT_CLI_LIMIT_OPTDEFS" in src:  # cli/limit_opts.h: shared by the commands that validate
-        opts.update({"--max-header-bytes", "--max-depth", "--max-items"})
+        opts.update({"--max-header-bytes", "--max-depth", "--max-items", "--max-kept-bytes"})
     if "BOUNDS_OPT(" in src:  # --i8-bounds ... --f64-bounds: --T-bounds in the docs
         opts.add("--T-bounds")
     return opts
@@ -184,7 +184,7 @@ name_line = [l for l in vpage.splitlines() if l.startswith("afmt-validate ")][0]
 for n in names:
     check("afmt-validate.1 NAME names %s" % n, n in name_line, name_line)
 _, chelp, _ = run([AFMT, "convert", "--help"])
-types = re.search(r"cast elements to TYPE \(([^)]*)\)", " ".join(chelp.split())).group(1)
+types = re.search(r"class to TYPE \(([^;)]*)[;)]", " ".join(chelp.split())).group(1)
 for t in [x.strip() for x in types.split(",")]:
     check("afmt-validate.1 lists element type %s" % t, re.search(r"\b%s\b" % t, vpage) is not None, "")
 

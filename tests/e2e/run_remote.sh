@@ -222,6 +222,36 @@ expect_err_has "... saying why" "a remote file of 2147483776 bytes is more than 
 check "... after its first range only ($(( $(sent /huge.npy) - before )) bytes sent)" \
     test $(( $(sent /huge.npy) - before )) -lt 81920
 
+# Which formats cost their headers only, and which are read whole: what
+# --help and README say (one list), measured on a 16 MiB file of each.
+claim() { # text on stdin: "Headers only: a, b, c" or "Read whole: ..." ($1), as one line
+    tr '\n' ' ' | sed 's/  */ /g' | grep -o "$1: [a-z, ]*" | sed "s/^$1: //; s/, */ /g; s/ *$//"
+}
+help_text=$("$VALIDATE" --help)
+readme=$(cat "$REPO/README.md")
+h_only=$(claim "Headers only" <<< "$help_text"); h_whole=$(claim "Read whole" <<< "$help_text")
+check "--help and README name the same header-only formats ($h_only)" \
+    test -n "$h_only" -a "$h_only" = "$(claim "Headers only" <<< "$readme")"
+check "--help and README name the same formats read whole ($h_whole)" \
+    test -n "$h_whole" -a "$h_whole" = "$(claim "Read whole" <<< "$readme")"
+man_page=$(cat "$REPO/docs/afmt-validate.1")
+check "... as afmt-validate.1 does" test "$h_only" = "$(claim "Headers only" <<< "$man_page")" \
+    -a "$h_whole" = "$(claim "Read whole" <<< "$man_page")"
+check "... and every format is in one list" test "$(echo $h_only $h_whole | tr ' ' '\n' | sort | paste -sd' ')" = \
+    "$("$AFMT" formats | awk 'NR > 1 { print $1 }' | sort | paste -sd' ')"
+for f in $h_only $h_whole; do
+    ty='[2048][2048]f32'; [ "$f" = inebin ] && ty='[2048][1024]f64'
+    "$AFMT" random --to "$f" "$ty" -o "$W/m16.$f" 2> /dev/null
+    size=$(stat -c %s "$W/m16.$f")
+    before=$(sent "/m16.$f")
+    run "$VALIDATE" --format "$f" "$U/m16.$f"
+    n=$(( $(sent "/m16.$f") - before ))
+    case " $h_whole " in
+    *" $f "*) check "$f, read whole: valid, $n bytes sent for $size" test "$RC" = 0 -a "$n" -ge "$size" ;;
+    *) check "$f, headers only: valid, $n bytes sent for $size (< 80 KiB)" test "$RC" = 0 -a "$n" -lt 81920 ;;
+    esac
+done
+
 if [ -n "$TLS" ]; then
     run "$VALIDATE" "https://127.0.0.1:$TLSPORT/valid.safetensors"
     expect_rc "https with a self-signed certificate: exit 2 (TLS is verified)" 2

@@ -111,4 +111,22 @@ PY
 then pass "parallel recipe: merged JSON lines cover every path once, right verdicts"
 else fail "parallel recipe: merged JSON lines cover every path once, right verdicts" \
     "$(tail -1 "$T/py.err"); cmd: $(cat "$T/cmd"); stderr: $(head -c 300 "$T/perr")"; fi
+
+# What the doc says of --block: 1M makes a short list one job; the
+# --block -4 recipe four jobs per slot (8 on the 2 local slots), every
+# path still checked once.
+jobs_of() { # the recipe line ($1), run with a job log: how many jobs ran
+    local cmd=${1/--sshlogin 8\/host1,8\/host2,4\/:/--sshlogin 2\/: --joblog $T/jobs}
+    cmd=${cmd/afmt-validate /$VALIDATE }
+    cmd=${cmd/-a shards.txt/-a $T/shards.txt}
+    cmd=${cmd/ > verdicts.jsonl/ > $T/v2.jsonl}
+    rm -f "$T/jobs"
+    timeout 120 bash -c "$cmd" 2> /dev/null
+    echo $(( $(wc -l < "$T/jobs") - 1 ))
+}
+check "--block 1M: the 42-path list is one job, as the doc says" test "$(jobs_of "$recipe")" = 1
+recipe4=$(grep -m1 '^parallel --will-cite --pipe-part .*--block -4 ' "$REPO/docs/AT-SCALE.md")
+n=$(jobs_of "$recipe4")
+check "--block -4: $n jobs on 2 slots (about 4 per slot), as the doc says" test "$n" -ge 6 -a "$n" -le 8
+check "... and every path checked once" test "$(wc -l < "$T/v2.jsonl")" = "$(wc -l < "$T/shards.txt")"
 exit $FAILED

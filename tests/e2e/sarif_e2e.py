@@ -10,12 +10,22 @@
     from the specification for this test, not the OASIS file) with
     python3-jsonschema, when it is installed;
   - a real consumer, sarif-junit from npm (make deps-test installs it into
-    build/npm when npm is there), which turns the log into JUnit XML.
+    build/npm when npm is there), which turns the log into JUnit XML;
+  - what GitHub code scanning's ingestion rules ask of a log (its SARIF
+    support page and the SARIF multitool's GH and SARIF2012 rules): every
+    rule with a Pascal-identifier name, a fullDescription and help of at
+    most 1024 characters and a helpUri; the run's invocations (exit code,
+    working directory); a region for every result about a byte, archive
+    members too;
+  - sarif-tools from PyPI (build/venv, from make deps-test, when it is
+    there: AFMT_VENV names another), which loads the log and lists its
+    results by file, rule and level.
 
 Usage: tests/e2e/sarif_e2e.py [BUILD_DIR]   One PASS/FAIL line per check.
 """
 import json
 import os
+import re
 import shutil
 import struct
 import subprocess
@@ -186,6 +196,9 @@ def main():
         rc, out, err = run([S.validate, "--sarif", "--json", "good.npy"], d)
         check("--sarif with --json is a usage error", rc == 2 and "--sarif" in err, err)
 
+        github_checks(log, rc, d)
+        archive_checks(d)
+
         subprocess.run(["tar", "cf", "shard.tar", "cut.npy", "good.npy"], cwd=d, check=True)
         rc, out, err = run([S.validate, "--sarif", "shard.tar"], d)
         r = json.loads(out)["runs"][0]["results"]
@@ -206,8 +219,100 @@ def main():
 
         schema_checks(d, files)
         consumer_checks(d, files)
+        sarif_tools_checks(d, files)
     finally:
         shutil.rmtree(d)
+
+
+PASCAL = re.compile(r"^(?:[A-Z][a-z0-9]+)+$")  # SARIF2012's friendly names
+
+
+def github_checks(log, rc, d):
+    """What GitHub code scanning requires of rules and runs."""
+    run0 = log["runs"][0]
+    rules = run0["tool"]["driver"]["rules"]
+    bad = [r["id"] for r in rules if not PASCAL.match(r.get("name", ""))]
+    check("every rule has a friendly name, a Pascal identifier (SARIF2012)", not bad, bad)
+    bad = [r["id"] for r in rules
+           if not (0 < len(r.get("fullDescription", {}).get("text", "")) <= 1024
+                   and 0 < len(r.get("help", {}).get("text", "")) <= 1024
+                   and r["fullDescription"]["text"] != r["shortDescription"]["text"])]
+    check("every rule has fullDescription and help text of 1 to 1024 characters (GitHub)", not bad, bad)
+    check("every rule's names differ", len(set(r["name"] for r in rules)) == len(rules))
+    info = run0["tool"]["driver"].get("informationUri")
+    check("every rule's helpUri is the driver's informationUri (SARIF2012)",
+          info and all(r.get("helpUri") == info for r in rules), info)
+    inv = run0.get("invocations", [])
+    want_cwd = "file://" + urllib.parse.quote(os.path.realpath(d)) + "/"
+    check("one invocation: exit code and success as the run ended, the working directory",
+          len(inv) == 1 and inv[0].get("exitCode") == rc and inv[0].get("executionSuccessful") is (rc != 2)
+          and inv[0].get("workingDirectory", {}).get("uri") == want_cwd
+          and re.match(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$", inv[0].get("startTimeUtc", "")), inv)
+    nobyte = [r["ruleId"] for r in run0["results"]
+              if "region" not in r["locations"][0]["physicalLocation"] and r["ruleId"] not in ("io", "detect")]
+    check("every result about a byte has a region (GH1003: binary regions)", not nobyte, nobyte)
+
+
+def archive_checks(d):
+    """A member's result is located in the archive's bytes."""
+    import io
+    import zipfile
+    npy = bytearray(open(os.path.join(CORPUS, "npy", "f8_2x3.npy"), "rb").read())
+    npy[6] = 9  # major: 1 byte at 6 of the member
+    for name, method in (("stored.npz", zipfile.ZIP_STORED), ("deflated.npz", zipfile.ZIP_DEFLATED)):
+        with zipfile.ZipFile(os.path.join(d, name), "w", compression=method) as z:
+            z.writestr("ok.npy", open(os.path.join(CORPUS, "npy", "f8_2x3.npy"), "rb").read())
+            z.writestr("bad.npy", bytes(npy))
+    regions = {}
+    for name in ("stored.npz", "deflated.npz"):
+        rc, out, err = run([S.validate, "--sarif", name], d)
+        res = json.loads(out)["runs"][0]["results"]
+        regions[name] = res[0]["locations"][0]["physicalLocation"].get("region") if len(res) == 1 else res
+        info = zipfile.ZipFile(os.path.join(d, name)).getinfo("bad.npy")
+        raw = open(os.path.join(d, name), "rb").read()
+        name_len, extra_len = struct.unpack_from("<HH", raw, info.header_offset + 26)
+        regions[name + " data"] = (info.header_offset + 30 + name_len + extra_len, info.compress_size)
+    at, size = regions["stored.npz data"]
+    check("a stored member's result: the field's bytes in the archive (major: 1 byte at its data + 6)",
+          regions["stored.npz"] == {"byteOffset": at + 6, "byteLength": 1}, (regions["stored.npz"], at))
+    at, size = regions["deflated.npz data"]
+    check("a deflated member's result: the member's compressed bytes (the offset is in the message)",
+          regions["deflated.npz"] == {"byteOffset": at, "byteLength": size}, (regions["deflated.npz"], at, size))
+    del io
+
+
+def sarif_tools_checks(d, files):
+    venv = os.environ.get("AFMT_VENV") or os.path.join(S.build, "venv")
+    py = os.path.join(venv, "bin", "python")
+    if not os.access(py, os.X_OK) or subprocess.run([py, "-c", "import sarif"], stderr=subprocess.DEVNULL).returncode:
+        print("SKIP sarif: no sarif-tools (PyPI) in %s (make deps-test installs it; AFMT_VENV names "
+              "another venv)" % venv)
+        return
+    rc, out, err = run([S.validate, "--sarif", "--lenient"] + files + ["stored.npz"], d)
+    open(os.path.join(d, "tools.sarif"), "w").write(out)
+    code = ("import json, sys\n"
+            "from sarif import loader\n"
+            "f = loader.load_sarif_file(sys.argv[1])\n"
+            "print(json.dumps({'count': f.get_result_count(), 'tools': f.get_distinct_tool_names(),\n"
+            "                  'records': sorted((r['Location'], r['Code'], r['Severity']) for r in f.get_records())}))\n")
+    p = subprocess.run([py, "-c", code, os.path.join(d, "tools.sarif")], stdout=subprocess.PIPE,
+                       stderr=subprocess.PIPE, timeout=120)
+    try:
+        got = json.loads(p.stdout)
+    except ValueError:
+        check("sarif-tools loads the log", False, p.stderr.decode()[-400:])
+        return
+    want = sorted([("size%20lie.ra", "constraint", "error"), ("major.npy", "constraint", "error"),
+                   ("cut.npy", "truncated", "error"), ("badbool.bin", "value", "warning"),
+                   ("nope.npy", "io", "error"), ("stored.npz", "constraint", "error")])
+    check("sarif-tools loads the log: 6 results of afmt-validate", got["count"] == 6 and got["tools"] == ["afmt-validate"], got)
+    check("... each by its file (its URI; an archive member: the archive), rule and level",
+          [tuple(r) for r in got["records"]] == want, got["records"])
+    p = subprocess.run([os.path.join(venv, "bin", "sarif"), "summary", os.path.join(d, "tools.sarif")],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=120)
+    text = p.stdout.decode()
+    check("... and its summary counts 5 errors and 1 warning",
+          p.returncode == 0 and "error: 5" in text and "warning: 1" in text, text[-300:])
 
 
 def schema_checks(d, files):

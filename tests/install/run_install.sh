@@ -38,7 +38,7 @@ if mk install DESTDIR="$stage" PREFIX=/usr/local >"$TMP/log" 2>&1; then
     outside=$(cd "$stage" && find . -mindepth 1 -maxdepth 2 | grep -v '^\./usr$\|^\./usr/local$')
     [ -z "$outside" ] && pass "DESTDIR: everything under DESTDIR/usr/local" || fail "DESTDIR: files outside PREFIX: $outside"
     want="./bin/afmt ./bin/afmt-gen ./bin/afmt-validate ./include/afmt/afmt.h ./include/afmt/rawarray.h
-./lib/libafmt.a ./lib/libafmt.so ./lib/pkgconfig/afmt.pc ./lib/cmake/afmt/afmtConfig.cmake ./lib/cmake/afmt/afmtConfigVersion.cmake ./share/man/man1/afmt-gen.1 ./share/man/man1/afmt.1
+./lib/libafmt.a ./lib/libafmt.so ./lib/pkgconfig/afmt.pc ./lib/cmake/afmt/afmtConfig.cmake ./lib/cmake/afmt/afmtConfigVersion.cmake ./lib/cmake/afmt/afmtGenerate.cmake ./share/man/man1/afmt-gen.1 ./share/man/man1/afmt.1
 ./share/man/man1/afmt-validate.1"
     missing=
     for f in $want; do [ -e "$stage/usr/local/$f" ] || missing="$missing $f"; done
@@ -279,6 +279,31 @@ else
     else
         fail "cmake: find_package(afmt 9.0) failed for another reason: $(grep -m3 -i error "$TMP/cmake.log")"
     fi
+fi
+
+# examples/build-systems against this installation: a format of its own
+# (grid.json) generated at build time by the installed afmt-gen, through
+# the CMake package's afmt_generate and through meson and pkg-config
+bs=$(pwd)/examples/build-systems
+if command -v cmake >/dev/null 2>&1; then
+    if cmake -S "$bs" -B "$TMP/bs-cmake" -DAFMT_INSTALLED=ON -DCMAKE_PREFIX_PATH="$prefix" \
+             -DCMAKE_C_COMPILER="$CCX" >"$TMP/bs.log" 2>&1 && cmake --build "$TMP/bs-cmake" >>"$TMP/bs.log" 2>&1 &&
+       grep -q "afmt-gen: .*grid.json" "$TMP/bs.log" && out=$("$TMP/bs-cmake/grid_roundtrip" 2>&1); then
+        pass "cmake: the package's afmt_generate builds examples/build-systems' own format ($out)"
+    else
+        fail "cmake: afmt_generate against the installation: $(grep -m3 -iE 'error|fail' "$TMP/bs.log") ${out:-}"
+    fi
+fi
+if command -v meson >/dev/null 2>&1 && command -v ninja >/dev/null 2>&1; then
+    if PKG_CONFIG_PATH=$prefix/lib/pkgconfig meson setup "$TMP/bs-meson" "$bs" -Dafmt_installed=true \
+             -Dafmt_gen="$prefix/bin/afmt-gen" >"$TMP/bs.log" 2>&1 && ninja -C "$TMP/bs-meson" >>"$TMP/bs.log" 2>&1 &&
+       out=$("$TMP/bs-meson/grid_roundtrip" 2>&1); then
+        pass "meson: examples/build-systems against the installation (pkg-config afmt) ($out)"
+    else
+        fail "meson: examples/build-systems against the installation: $(grep -m3 -iE 'error|fail' "$TMP/bs.log") ${out:-}"
+    fi
+else
+    echo "SKIP install meson: no meson and ninja on this machine (pip install meson ninja, or Debian: meson ninja-build)"
 fi
 
 if mk uninstall PREFIX="$prefix" >"$TMP/log" 2>&1 && [ -z "$(files_under "$prefix")" ]; then

@@ -161,6 +161,59 @@ for fmt in $formats toyfmt; do
     done
 done
 
+# The amalgamation (make amalgamate): one afmt.c and afmt.h, for two
+# formats and for every shipped one, built by gcc and clang (one at -O0,
+# the other at -O2: a build of the 1.2 MB file takes 10-20 s; with the
+# project's warnings too) and used from main.c and list.c (C) and
+# main.cpp (g++), which include "afmt.h" instead of "afmt/<format>.h".
+PROJECT_WARN="-Wshadow -Wstrict-prototypes -Wmissing-prototypes"
+# (the first set has a spec of its own, toyfmt, given as its .json)
+for set in "rawarray npy tests/specs/newformat/toyfmt.json" "$(for s in spec/*.json; do basename "$s" .json; done | paste -sd' ')"; do
+    a=$TMP/amal-$(echo "$set" | wc -w)
+    if ! make --no-print-directory -s BUILD="$BUILD" amalgamate FORMATS="$set" AMALGAMATION="$a" > "$TMP/amal.log" 2>&1; then
+        fail "amalgamation ($set): make amalgamate: $(tail -3 "$TMP/amal.log")"
+        continue
+    fi
+    what="amalgamation of $(echo "$set" | wc -w) formats"
+    case $set in "rawarray npy "*) builds="gcc:-O2 clang:-O0" ;; *) builds="gcc:-O0 clang:-O2" ;; esac
+    for b in $builds; do
+        cc=${b%%:*} opt=${b#*:}
+        if (cd "$a" && $cc $STRICT $PROJECT_WARN $opt -c afmt.c -o "afmt-$cc.o") > "$TMP/amal.log" 2>&1; then
+            pass "$what: $cc $STRICT $PROJECT_WARN $opt afmt.c builds"
+        else
+            fail "$what: $cc $opt afmt.c: $(grep -m3 -E 'error|warning' "$TMP/amal.log")"
+        fi
+    done
+    sed 's|"afmt/rawarray.h"|"afmt.h"|' "$TMP/main.c.in" > "$a/main.c"
+    sed 's|"afmt/rawarray.h"|"afmt.h"|' "$TMP/list.c.in" > "$a/list.c"
+    sed 's|"afmt/rawarray.h"|"afmt.h"|' "$TMP/main.cpp.in" > "$a/main.cpp"
+    if (cd "$a" && gcc $STRICT -o check main.c afmt-gcc.o && clang $STRICT -o list list.c afmt-clang.o &&
+        g++ -std=c++17 -Wall -Wextra -Werror -pedantic -o roundtrip main.cpp afmt-gcc.o) > "$TMP/amal.log" 2>&1; then
+        pass "$what: main.c (gcc), list.c (clang), main.cpp (g++) build against it"
+    else
+        fail "$what: the examples: $(grep -m3 -E 'error|undefined' "$TMP/amal.log")"
+        continue
+    fi
+    out=$("$a/check" examples/test.ra 2>&1) && [ "$out" = "examples/test.ra: valid" ] &&
+        pass "$what: main.c validates examples/test.ra" || fail "$what: main.c: $out"
+    out=$("$a/list" examples/test.ra 2>&1) && echo "$out" | grep -q "^array 0: c64\[3,4\]" &&
+        pass "$what: list.c lists its array" || fail "$what: list.c: $out"
+    out=$("$a/roundtrip" "$TMP/amal.ra" 2>&1) && echo "$out" | grep -q "wrote and read back f64\[2,3\]" &&
+        pass "$what: main.cpp writes and reads back a file" || fail "$what: main.cpp: $out"
+    head -c 100 examples/test.ra > "$TMP/amal-short.ra"
+    out=$("$a/check" "$TMP/amal-short.ra" 2>&1); rc=$?
+    [ $rc -eq 1 ] && echo "$out" | grep -q invalid &&
+        pass "$what: main.c rejects a truncated file" || fail "$what: truncated file: exit $rc: $out"
+    case $set in *toyfmt.json*)
+        grep -q "afmt_toyfmt_validate" "$a/afmt.h" && pass "$what: a spec of its own (toyfmt.json) is in afmt.h" ||
+            fail "$what: afmt.h does not declare afmt_toyfmt_validate" ;;
+    esac
+    n=$(grep -c "^#line 1 " "$a/afmt.c")
+    check_formats=$(grep -o 'the formats [a-z, ]* and' "$a/afmt.c" | head -1 | sed 's/ and$//')
+    [ -n "$check_formats" ] && pass "$what: afmt.c says what it holds ($n source files; $check_formats)" ||
+        fail "$what: afmt.c does not say which formats it holds"
+done
+
 # ABI pin: the same generated file against a runtime of another ABI.
 d=$TMP/abi
 mkdir -p "$d"
