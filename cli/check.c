@@ -41,26 +41,6 @@ static int skipped_in_walk(afmt_cli_worker *w, const char *display,
     return 1;
 }
 
-/* SARIF gives the offending field's byte length: the widths of the last
- * fields read, recorded by validating buf again with a field visitor and
- * nothing else.  Only for a file with something to report: a validator
- * asked for fields reads some headers more slowly (a safetensors header by
- * its exact steps). */
-static void record_spans(afmt_cli_worker *w, const afmt_format *fmt, const uint8_t *buf,
-                         uint64_t len)
-{
-    afmt_options opt = w->cfg->opt;
-    afmt_field_visitor fields;
-    afmt_visitor none;
-    afmt_error again;
-
-    afmt_cli_visitor_init(&none, w);
-    afmt_cli_span_visitor(&w->spans, &fields);
-    opt.fields = &fields;
-    afmt_error_clear(&again);
-    (void)afmt_cli_validate(w->cfg->interp, fmt, buf, len, &opt, &none, &again);
-}
-
 /* A windowed file whose window fell short (a header or archive larger
  * than it), validated again from a map of it, as if it had been mapped
  * from the start: what was collected is forgotten first.  1 when valid;
@@ -69,8 +49,9 @@ static int validate_mapped(afmt_cli_worker *w, const afmt_format *fmt, afmt_cli_
                            afmt_error *err)
 {
     afmt_visitor vis;
+    afmt_options opt = w->cfg->opt;
+    afmt_field_visitor fields;
     afmt_error map_err;
-    int valid;
 
     afmt_error_clear(&map_err);
     /* the window's pages, full by now, are given back before the map's
@@ -81,12 +62,13 @@ static int validate_mapped(afmt_cli_worker *w, const afmt_format *fmt, afmt_cli_
         return 0;
     afmt_cli_collect_begin(w);
     afmt_cli_collect_visitor(w, &vis);
+    if (w->cfg->sarif) {
+        afmt_cli_span_visitor(&w->spans, &fields);
+        opt.fields = &fields;
+    }
     afmt_cli_sidecar_begin(w, fmt, w->disk_path);
     afmt_error_clear(err);
-    valid = afmt_cli_validate(w->cfg->interp, fmt, in->data, in->len, &w->cfg->opt, &vis, err) == 0;
-    if (w->cfg->sarif && (!valid || w->nwarn))
-        record_spans(w, fmt, in->data, in->len);
-    return valid;
+    return afmt_cli_validate(w->cfg->interp, fmt, in->data, in->len, &opt, &vis, err) == 0;
 }
 
 /* Validate with the collecting visitor; 1 when valid. */
@@ -102,8 +84,9 @@ static int validate(afmt_cli_worker *w, const afmt_format *fmt,
     int valid;
 
     afmt_cli_collect_visitor(w, &vis);
-    if (w->cfg->sarif && lazy) {
-        /* a stream is read once: its widths recorded as it goes */
+    if (w->cfg->sarif) {
+        /* SARIF: the widths recorded as the check goes (a stream is read
+         * once; an archive's members get their lines during it) */
         afmt_cli_span_visitor(&w->spans, &fields);
         opt.fields = &fields;
     }
@@ -126,8 +109,6 @@ static int validate(afmt_cli_worker *w, const afmt_format *fmt,
         }
     } else {
         valid = afmt_cli_validate(w->cfg->interp, fmt, buf, len, &opt, &vis, err) == 0;
-        if (w->cfg->sarif && (!valid || w->nwarn))
-            record_spans(w, fmt, buf, len);
     }
     if (afmt_cli_sidecar_end(w, fmt, valid, err) != 0)
         valid = 0;

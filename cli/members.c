@@ -59,6 +59,7 @@ static void emit_member(afmt_cli_worker *w, int valid, const afmt_error *err)
     afmt_cli_emit(w, w->member_line.p, w->member_fmt, valid, err);
     w->line_member = NULL;
     w->archive = saved;
+    afmt_cli_member_where_unknown(w);
 }
 
 /* Is err the one the last invalid member's line said? */
@@ -79,6 +80,12 @@ int afmt_cli_members_told(void *ctx, const afmt_member *member)
         stash_warnings(w);
         afmt_cli_collect_begin(w);
         w->member_fmt = member->format;
+        /* SARIF's region: the library's offsets are the archive's, but a
+         * deflated member's, which are its compressed bytes' (the byte in
+         * the inflated ones is in the message) */
+        w->member_base = member->compressed ? AFMT_NO_OFFSET : 0;
+        w->member_at = member->offset;
+        w->member_len = member->compressed ? member->stored_size : 0;
         afmt_cli_buf_reset(&w->member_line, (size_t)1 << 16);
         afmt_cli_buf_printf(&w->member_line, "%s:%.*s", w->members_of, (int)member->name_len,
                             (const char *)member->name);
