@@ -37,7 +37,8 @@ static const out_case out_cases[] = {
     { "no extension and no default refused", "data", NULL, NULL, NULL, "it has no extension" },
     { "standard output: the default", "-", NULL, "futhark", "futhark", NULL },
     { "standard output: --to", NULL, "npy", NULL, "npy", NULL },
-    { "standard output without either refused", "-", NULL, NULL, NULL, "use --to NAME" },
+    { "standard output without either refused", "-", NULL, NULL, NULL,
+      "cannot tell the output format from '-'" },
 };
 
 static void test_output_format(void)
