@@ -3,7 +3,8 @@
 # with the engine's $CC, $CFLAGS and $LIB_FUZZING_ENGINE by fuzz/build.sh
 # (validate_<format>, stream_<format>, roundtrip_<format>, validate,
 # roundtrip, convert; each with its .dict and .options), plus a seed corpus
-# per target ($OUT/<target>_seed_corpus.zip) from corpus/ and the golden
+# per target ($OUT/<target>_seed_corpus.zip) from corpus/ (crafted/ and
+# grown/ included) and the golden
 # inputs.  $SRC/afmt is this repository (see Dockerfile); a project that
 # vendors afmt points AFMT_DIR at its copy.
 AFMT_DIR=${AFMT_DIR:-$SRC/afmt}
@@ -16,7 +17,7 @@ for t in $(cd "$OUT" && ls | grep -vE '\.(dict|options|zip)$'); do
     fmt=""
     case "$t" in *_*) fmt=${t#*_} ;; esac
     tmp=$(mktemp -d)
-    for f in corpus/${fmt:-*}/* corpus/grown/${fmt:-*}/* tests/${fmt:-*}/*/input; do
+    for f in corpus/${fmt:-*}/* corpus/grown/${fmt:-*}/* corpus/crafted/${fmt:-*}/* tests/${fmt:-*}/*/input; do
         [ -f "$f" ] || continue
         case "$f" in */README*) continue ;; esac
         cp "$f" "$tmp/$(echo "$f" | tr / _)"

@@ -24,6 +24,8 @@
 #                         bench/data/results-quick.txt, not results.txt
 #   BENCH_PYTHON=...      python with numpy for 5c (default: python3, then
 #                         /usr/bin/python3); "none" skips the numpy peer
+#   BENCH_TORCH_PYTHON=...  python with torch and safetensors for benchmark 11
+#                         (default: build/venv/bin/python); "none" skips it
 set -euo pipefail
 
 START_US=${EPOCHREALTIME/[.,]/}
@@ -542,6 +544,12 @@ fi
 # shellcheck source=bench/gguf_bench.sh
 source "$BENCH/gguf_bench.sh"
 
+# ------------------------------------------------------------------ 11
+# PyTorch checkpoints against torch.load and safetensors' save_file
+# (bench/torch_bench.sh; torch from build/venv, else the rows are skipped).
+# shellcheck source=bench/torch_bench.sh
+source "$BENCH/torch_bench.sh"
+
 # ------------------------------------------------------------------ table
 END_US=${EPOCHREALTIME/[.,]/}
 LOAD_END=$(uptime)
@@ -553,6 +561,7 @@ TOTAL_S=$(awk -v u=$((END_US - START_US)) 'BEGIN { printf "%.0f", u / 1e6 }')
     if [ "$HAVE_SIMDJSON" = 1 ]; then echo "peer: simdjson $SIMDJSON_VERSION (libsimdjson-dev, on-demand API: bench/st_simdjson.cpp)"; fi
     if [ -n "$GGML_VERSION" ]; then echo "peer: ggml $GGML_VERSION, gguf_init_from_file (built by bench/build_ggml.sh in $GGML_DIR)"; fi
     if [ -n "$HF_GGUF_VERSION" ]; then echo "peer: @huggingface/gguf $HF_GGUF_VERSION under node $(node --version)"; fi
+    if [ -n "$TORCH_VERSION" ]; then echo "peer: torch $TORCH_VERSION ($TORCH_PY)"; fi
     [ "$QUICK" = 1 ] && echo "BENCH_QUICK=1: small inputs and few rounds, to check a change; not numbers to quote"
     echo "rounds: $RUNS (large), $SMALL_RUNS (fast); each round runs tool and baseline(s) in turn; medians; time in seconds"
     echo "ratio = tool median / baseline median (< 1: the tool is faster); GB/s = input bytes / median (10^9 B/s)"

@@ -27,7 +27,9 @@ static void usage(FILE *f)
     fprintf(f,
 "Usage: afmt COMMAND [OPTION]... [ARG]...\n"
 "Read, check and convert binary array files: futhark, tenbin, inebin,\n"
-"daphne, rawarray, npy, safetensors, gguf ('afmt formats' lists them all).\n"
+"daphne, rawarray, npy, npz, safetensors, gguf, torch (PyTorch checkpoints,\n"
+"read without running their pickle) and webdataset (tar shards, read only;\n"
+"'afmt formats' lists them all).\n"
 "\n"
 "Commands:\n"
 "  formats                  list the known formats and their extensions\n"

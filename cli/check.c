@@ -11,9 +11,11 @@
 #include "fail.h"
 #include "identify.h"
 #include "load.h"
+#include "members.h"
 #include "render.h"
 #include "sidecar.h"
 #include "spec.h"
+#include "window_file.h"
 
 static const char no_format_message[] =
     "no known format matches (magic or extension)";
@@ -59,6 +61,34 @@ static void record_spans(afmt_cli_worker *w, const afmt_format *fmt, const uint8
     (void)afmt_cli_validate(w->cfg->interp, fmt, buf, len, &opt, &none, &again);
 }
 
+/* A windowed file whose window fell short (a header or archive larger
+ * than it), validated again from a map of it, as if it had been mapped
+ * from the start: what was collected is forgotten first.  1 when valid;
+ * when the file cannot be mapped either, err keeps the window's reason. */
+static int validate_mapped(afmt_cli_worker *w, const afmt_format *fmt, afmt_cli_input *in,
+                           afmt_error *err)
+{
+    afmt_visitor vis;
+    afmt_error map_err;
+    int valid;
+
+    afmt_error_clear(&map_err);
+    /* the window's pages, full by now, are given back before the map's
+     * are read: the peak is the larger of the two, not their sum */
+    free(w->window);
+    w->window = NULL;
+    if (afmt_cli_input_map(in, &map_err) != 0)
+        return 0;
+    afmt_cli_collect_begin(w);
+    afmt_cli_collect_visitor(w, &vis);
+    afmt_cli_sidecar_begin(w, fmt, w->disk_path);
+    afmt_error_clear(err);
+    valid = afmt_cli_validate(w->cfg->interp, fmt, in->data, in->len, &w->cfg->opt, &vis, err) == 0;
+    if (w->cfg->sarif && (!valid || w->nwarn))
+        record_spans(w, fmt, in->data, in->len);
+    return valid;
+}
+
 /* Validate with the collecting visitor; 1 when valid. */
 static int validate(afmt_cli_worker *w, const afmt_format *fmt,
                     const uint8_t *buf, uint64_t len, afmt_cli_input *stream,
@@ -68,6 +98,7 @@ static int validate(afmt_cli_worker *w, const afmt_format *fmt,
     afmt_options opt = w->cfg->opt;
     afmt_field_visitor fields;
     int lazy = stream && afmt_cli_input_is_lazy(stream);
+    int windowed = lazy && stream->windowed_file;
     int valid;
 
     afmt_cli_collect_visitor(w, &vis);
@@ -77,7 +108,7 @@ static int validate(afmt_cli_worker *w, const afmt_format *fmt,
         opt.fields = &fields;
     }
     /* a sidecar lies beside a file on disk: probed for those only, once */
-    afmt_cli_sidecar_begin(w, fmt, lazy ? NULL : w->disk_path);
+    afmt_cli_sidecar_begin(w, fmt, lazy && !windowed ? NULL : w->disk_path);
     if (lazy) {
         /* a pipe: through a fixed window, whatever its length */
         if (!w->window)
@@ -90,6 +121,8 @@ static int validate(afmt_cli_worker *w, const afmt_format *fmt,
             valid = afmt_cli_stream_validate(w->cfg->interp, fmt, stream, w->window,
                                              opt.limits.max_total_bytes,
                                              &opt, &vis, err) == 0;
+            if (!valid && windowed && stream->window_short)
+                valid = validate_mapped(w, fmt, stream, err);
         }
     } else {
         valid = afmt_cli_validate(w->cfg->interp, fmt, buf, len, &opt, &vis, err) == 0;
@@ -174,6 +207,7 @@ static void check(afmt_cli_worker *w, const char *display, const char *ext_name,
         afmt_cli_emit(w, display, NULL, 0, &err);
         return;
     }
+    afmt_cli_members_begin(w, display);
     fmt = w->cfg->forced ? w->cfg->forced : afmt_format_detect(buf, len, ext_name);
     if (!fmt) {
         /* the whole input is here unless it is a stream or over its limit */
@@ -197,9 +231,12 @@ static void check(afmt_cli_worker *w, const char *display, const char *ext_name,
     } else {
         valid = validate(w, fmt, buf, len, stream, &err);
     }
-    if (changed_meanwhile(w, display))
+    if (changed_meanwhile(w, display)) {
+        afmt_cli_members_begin(w, NULL);
         return;
-    afmt_cli_emit(w, display, fmt, valid, &err);
+    }
+    if (!afmt_cli_members_finish(w, display, fmt, valid, &err))
+        afmt_cli_emit(w, display, fmt, valid, &err);
 }
 
 void afmt_cli_check_bytes(afmt_cli_worker *w, const char *display,

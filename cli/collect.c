@@ -8,6 +8,7 @@
 #include "formats.h"
 #include "json_out.h"
 #include "load.h"
+#include "members.h"
 #include "model_set.h"
 #include "sidecar.h"
 
@@ -81,6 +82,7 @@ void afmt_cli_collect_visitor(afmt_cli_worker *w, afmt_visitor *vis)
     afmt_cli_visitor_init(vis, w);
     vis->on_array = on_array;
     vis->on_warning = on_warning;
+    vis->on_member = afmt_cli_members_told; /* each member its own line */
     if (w->model)
         vis->on_kv = afmt_cli_model_kv; /* a split file's split.* keys */
 }

@@ -22,7 +22,7 @@ typedef struct afmt_cli_config {
     int recursive;               /* -r */
     unsigned jobs;               /* -j; 0: not given (one per CPU) */
     uint64_t file_limit;         /* --max-bytes for regular files */
-    uint64_t stream_limit;       /* for pipes and archive members */
+    uint64_t stream_limit;       /* for a stream read whole (a compressed shard's head) */
     afmt_cli_progress *progress; /* the progress line, or NULL (progress.h) */
 } afmt_cli_config;
 

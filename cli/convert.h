@@ -48,18 +48,19 @@ typedef struct afmt_cli_convert_args {
     const char *in, *out;
     const afmt_format *from;         /* --from / --spec; NULL: detect */
     const struct afmt_interp *spec;  /* --spec's interpreter, or NULL */
-    const afmt_format *target;       /* OUT's format (npy for an npz OUT) */
+    const afmt_format *target;       /* OUT's format */
     afmt_options opt;                /* --lenient, limits */
     afmt_dtype dtype;                /* --dtype, or AFMT_DTYPE_INVALID */
     afmt_cli_dtype_of dtype_of[AFMT_CLI_DTYPE_OF_MAX]; /* in order given: the last wins */
     size_t n_dtype_of;
-    int allow_lossy, text, keep_names, to_npz, to_stdout;
+    int allow_lossy, text, keep_names, to_stdout;
     int compress;                    /* -1 as IN is, 0 or 1 as asked */
 } afmt_cli_convert_args;
 
 /* IN, validated, and what its validator gave: arrays and the trailer
- * (RawArray) in views (into IN's bytes, valid while l is open), and a
- * copy of the metadata (safetensors). */
+ * (RawArray) in views (into IN's bytes, valid while l is open; a deflated
+ * archive member's into afmt_views' copies), and a copy of the metadata
+ * (safetensors). */
 typedef struct afmt_cli_convert_input {
     afmt_cli_loaded l;
     int loaded;                      /* l is open: close it */

@@ -9,7 +9,6 @@
 #include "convert.h"
 #include "formats.h"
 #include "limit_opts.h"
-#include "npz.h"
 #include "out_format.h"
 #include "spec.h"
 
@@ -28,11 +27,12 @@ static void convert_usage(FILE *f)
 "directly, never replaced (and gets no sidecar); a directory is refused.\n"
 "IN \"-\" is standard input; OUT \"-\" is standard output (then --to is\n"
 "required).  IN may be an http:// or https:// URL (fetched whole, up to\n"
-"1 GiB), or a member of a NumPy archive, ARCHIVE.npz:NAME;\n"
-"--to npz (or OUT ending in .npz) writes one, each array a stored member\n"
-"NAME.npy.  An array without a name is arr_I in every format that names\n"
-"its arrays (I its index: np.savez's names), a member's array is named\n"
-"after the member (ARCHIVE.npz:emb.npy: emb).\n"
+"1 GiB), an archive (every member's arrays) or one member of it,\n"
+"ARCHIVE:NAME (x.npz:weights); --to npz (or OUT ending in .npz) writes a\n"
+"NumPy archive, each array a stored member NAME.npy.  An array without a\n"
+"name is arr_I in every format that names its arrays (I its index:\n"
+"np.savez's names); a member's array is named after the member\n"
+"(ARCHIVE.npz:emb.npy: emb).\n"
 "\n"
 "Options:\n"
 "      --from NAME    do not detect: read IN as format NAME\n"
@@ -40,7 +40,7 @@ static void convert_usage(FILE *f)
 "                     describes, with afmt's reference interpreter (no build\n"
 "                     step; see afmt-validate --help).  Reading only: --to\n"
 "                     names a format afmt was built with\n"
-"      --to NAME      write OUT as format NAME (or npz: a NumPy archive)\n"
+"      --to NAME      write OUT as format NAME (npz: a NumPy archive)\n"
 "      --text         with --to futhark: write Futhark text values, one a\n"
 "                     line (as 'afmt dump' prints them), not binary ones\n"
 "      --dtype TYPE   cast the arrays of TYPE's class to TYPE (bool, i8,\n"
@@ -164,14 +164,9 @@ static int dtype_arg(const char *option, const char *val, int keep_ok, afmt_dtyp
     return -1;
 }
 
-/* --to NAME (npz: a zip of .npy members, not a format) and --dtype
- * TYPE.  0, or -1 said. */
+/* --to NAME and --dtype TYPE.  0, or -1 said. */
 static int take_to_or_dtype(afmt_cli_convert_args *a, int id, const char *val)
 {
-    if (id == C_TO && strcmp(val, "npz") == 0) {
-        a->to_npz = 1;
-        return 0;
-    }
     if (id == C_TO) {
         a->target = afmt_cli_format_arg("afmt convert", val);
         return a->target ? 0 : -1;
@@ -250,30 +245,22 @@ static int take_arg(afmt_cli_convert_args *a, int id, const char *val)
  * rule for both (out_format.h).  0, or -1 said. */
 static int choose_target(afmt_cli_convert_args *a)
 {
-    const afmt_format *asked, *chosen;
+    const afmt_format *chosen;
     char why[AFMT_CLI_OUT_FORMAT_WHY];
-    int unchecked;
 
     a->to_stdout = strcmp(a->out, "-") == 0;
-    if (!a->target && !a->to_stdout && afmt_cli_is_npz_path(a->out))
-        a->to_npz = 1;
-    if (a->text && !a->target && !a->to_npz)
+    if (a->text && !a->target)
         a->target = afmt_format_by_name("futhark");
-    if (a->text && (a->to_npz || !a->target || strcmp(a->target->name, "futhark") != 0)) {
+    if (a->text && (!a->target || strcmp(a->target->name, "futhark") != 0)) {
         fprintf(stderr, "afmt convert: --text is Futhark's text form: use it with --to futhark\n");
         return -1;
     }
-    /* --to npz: written by npy into the archive (npz.h), so the npz
-     * format is only asked about OUT's name (a build may lack it) */
-    asked = a->to_npz ? afmt_format_by_name("npz") : a->target;
-    unchecked = a->to_npz && !asked;
-    chosen = unchecked ? NULL : afmt_cli_output_format(a->to_stdout ? NULL : a->out, asked, NULL,
-                                                       why, sizeof why);
-    if (!chosen && !unchecked) {
+    chosen = afmt_cli_output_format(a->to_stdout ? NULL : a->out, a->target, NULL, why, sizeof why);
+    if (!chosen) {
         fprintf(stderr, "afmt convert: %s\n", why);
         return -1;
     }
-    a->target = a->to_npz ? afmt_format_by_name("npy") : chosen;
+    a->target = chosen;
     if (a->to_stdout && !a->text && isatty(STDOUT_FILENO)) {
         fprintf(stderr, "afmt convert: binary data is not written to a terminal: give OUT "
                         "as a file, or pipe it\n");

@@ -113,22 +113,15 @@ static void fit_names(const afmt_cli_convert_plan *p)
 
 /* Several arrays may make one structure (a DAPHNE frame): the target
  * checks them together, after names are fitted where that is what it
- * refuses.  An npz OUT holds each by itself. */
+ * refuses (an npz archive: two arrays of one member name). */
 int afmt_cli_convert_check_all(afmt_cli_convert_plan *p)
 {
     const afmt_cli_convert_args *a = p->args;
     afmt_error err;
     uint64_t size;
     char what[96];
-    size_t i;
-    int rc = 0;
 
     if (p->n <= 1)
-        return 0;
-    for (i = 0; a->to_npz && i < p->n; i++)
-        if (afmt_cli_convert_check_target(a->in, i, a->target, a->keep_names, &p->views[i], &rc) != 0)
-            return rc;
-    if (a->to_npz)
         return 0;
     afmt_error_clear(&err);
     if (a->target->encoded_size(p->views, p->n, NULL, &size, &err) != 0) {

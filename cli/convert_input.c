@@ -10,6 +10,7 @@
 
 static int collect_array(void *ctx, const afmt_array *a)
 {
+    /* a transient view (a deflated archive member's) is copied by it */
     return afmt_views_add(&((afmt_cli_convert_input *)ctx)->views, a);
 }
 
@@ -50,7 +51,7 @@ static void collect_warning(void *ctx, const afmt_error *warning)
  * said. */
 static int check_count(const afmt_cli_convert_input *c, const afmt_cli_convert_args *a)
 {
-    if (a->target->multi || a->to_npz)
+    if (a->target->multi)
         return 0;
     if (c->views.n > 1) {
         fprintf(stderr, "afmt convert: %s holds %zu arrays, but %s holds one "
@@ -130,10 +131,10 @@ int afmt_cli_convert_read(afmt_cli_convert_input *c, const afmt_cli_convert_args
     vis.on_trailer = collect_trailer;
     vis.on_metadata = collect_metadata;
     vis.on_kv = afmt_cli_convert_collect_kv;
-    if (afmt_cli_loaded_validate(&c->l, &a->opt, &vis) != 0 || c->oom || c->views.oom) {
+    if ((rc = afmt_cli_loaded_validate(&c->l, &a->opt, &vis)) != 0 || c->oom || c->views.oom) {
         if (c->oom || c->views.oom)
             fprintf(stderr, "afmt convert: out of memory\n");
-        return c->oom || c->views.oom ? AFMT_EXIT_ERROR : AFMT_EXIT_INVALID;
+        return c->oom || c->views.oom ? AFMT_EXIT_ERROR : rc;
     }
     rc = check_count(c, a);
     if (rc == 0)

@@ -164,16 +164,27 @@ static int kv_from_json(afmt_cli_convert_input *c)
 
 /* ------------------------------------------------------------ to the target */
 
-static void note_dropped(const char *in, const afmt_kv *kv, const char *why)
+/* A dropped key is said, the first few by name and the rest by count (a
+ * checkpoint's plain values are hundreds: nn.Module's _metadata). */
+#define NOTES_BY_NAME 64
+
+static void note_dropped(const char *in, const afmt_kv *kv, const char *why, size_t *said)
 {
-    fprintf(stderr, "afmt convert: note: %s: metadata key '%.*s' dropped: %s\n", in,
-            (int)(kv->key_len < 200 ? kv->key_len : 200), (const char *)kv->key, why);
+    if ((*said)++ < NOTES_BY_NAME)
+        fprintf(stderr, "afmt convert: note: %s: metadata key '%.*s' dropped: %s\n", in,
+                (int)(kv->key_len < 200 ? kv->key_len : 200), (const char *)kv->key, why);
+}
+
+static void note_more(const char *in, size_t said)
+{
+    if (said > NOTES_BY_NAME)
+        fprintf(stderr, "afmt convert: note: %s: %zu more metadata keys dropped likewise\n", in, said - NOTES_BY_NAME);
 }
 
 int afmt_cli_convert_kv_options(afmt_cli_convert_input *c, const afmt_format *target, afmt_write_options *wopt,
                                 afmt_cli_buf *json)
 {
-    size_t i;
+    size_t i, said = 0;
     int any = 0;
     if (target->kv_metadata) {
         /* a JSON object of strings becomes string key-values */
@@ -189,7 +200,8 @@ int afmt_cli_convert_kv_options(afmt_cli_convert_input *c, const afmt_format *ta
     }
     if (c->n_kv == 0) return 0;
     if (!target->json_metadata) {
-        for (i = 0; i < c->n_kv; i++) note_dropped(c->path, &c->kv[i], "the target format keeps no metadata");
+        for (i = 0; i < c->n_kv; i++) note_dropped(c->path, &c->kv[i], "the target format keeps no metadata", &said);
+        note_more(c->path, said);
         return 0;
     }
     /* string key-values become the JSON object; the others are said */
@@ -197,7 +209,7 @@ int afmt_cli_convert_kv_options(afmt_cli_convert_input *c, const afmt_format *ta
     for (i = 0; i < c->n_kv; i++) {
         const afmt_kv *kv = &c->kv[i];
         if (kv->value.kind != AFMT_VALUE_STRING) {
-            note_dropped(c->path, kv, "the target's metadata holds strings only");
+            note_dropped(c->path, kv, "the target's metadata holds strings only", &said);
             continue;
         }
         if (any++) afmt_cli_buf_putc(json, ',');
@@ -206,6 +218,7 @@ int afmt_cli_convert_kv_options(afmt_cli_convert_input *c, const afmt_format *ta
         afmt_cli_json_str(json, (const char *)kv->value.str, (size_t)kv->value.len);
     }
     afmt_cli_buf_putc(json, '}');
+    note_more(c->path, said);
     if (json->oom) {
         fprintf(stderr, "afmt convert: out of memory\n");
         return -1;

@@ -196,7 +196,7 @@ static int stream(one_array *o)
     afmt_cli_convert_plan *p = o->p;
     const afmt_cli_convert_args *a = p->args;
 
-    if (o->odd || p->n != 1 || a->text || p->compress || a->to_npz ||
+    if (o->odd || p->n != 1 || a->text || p->compress ||
         !afmt_cli_convert_stream(&p->st, o->a, a->target, o->dtype, &p->views[o->i]))
         return 0;
     p->is_streamed = 1;

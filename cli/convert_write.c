@@ -14,7 +14,6 @@
 #include "cli.h"
 #include "convert.h"
 #include "fail.h"
-#include "npz.h"
 #include "quote.h"
 
 /* The target's sidecar (DAPHNE's OUT.meta), written the same all-or-
@@ -67,9 +66,9 @@ static int open_mapped_input(const afmt_cli_loaded *l)
     struct stat st;
     int fd;
 
-    if (!l->in.map || strcmp(l->path, "-") == 0)
+    if (!l->in.map || strcmp(l->file, "-") == 0)
         return -1;
-    fd = open(l->path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+    fd = open(l->file, O_RDONLY | O_CLOEXEC | O_NOCTTY);
     if (fd < 0)
         return -1;
     /* the mapping holds the inode: no other file has its number now */
@@ -124,8 +123,6 @@ static int put_arrays(const afmt_cli_convert_plan *p, afmt_sink *sink, afmt_erro
     afmt_error_clear(err);
     if (a->text)
         return write_text(p->views, p->n, sink, err);
-    if (a->to_npz)
-        return afmt_cli_npz_write(a->target, p->views, p->n, sink, err);
     {
         afmt_cli_buf json;
         int rc;
@@ -187,7 +184,7 @@ static int input_cut_short(const afmt_cli_loaded *l)
     char quoted[AFMT_CLI_QUOTED_MAX];
     struct stat st;
 
-    if (!l->in.map || stat(l->path, &st) != 0 || (uint64_t)st.st_dev != l->in.map_dev ||
+    if (!l->in.map || stat(l->file, &st) != 0 || (uint64_t)st.st_dev != l->in.map_dev ||
         (uint64_t)st.st_ino != l->in.map_ino || (uint64_t)st.st_size >= l->in.map_len)
         return 0;
     fprintf(stderr, "afmt convert: %s: error: the file was cut short while it was read: no byte "

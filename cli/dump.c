@@ -208,7 +208,7 @@ static void dump_usage(FILE *f)
 {
     fprintf(f,
 "Usage: afmt dump [OPTION]... FILE\n"
-"Validate FILE (or a member of a NumPy archive, ARCHIVE.npz:NAME), then\n"
+"Validate FILE (or one member of an archive, ARCHIVE:NAME), then\n"
 "print every array it holds as a Futhark text value,\n"
 "one per line, as `futhark dataset --text` does:\n"
 "  [[0i32, 1i32, 2i32], [3i32, 4i32, 5i32]]\n"
@@ -341,7 +341,7 @@ static int parse_args(dump_args *a, int argc, char **argv, int first)
 
 /* Pass 2 over a valid input: print each array as the validator meets it.
  * The exit status, said. */
-static int print_arrays(const dump_args *a, const afmt_cli_loaded *l, dump_ctx *d)
+static int print_arrays(const dump_args *a, afmt_cli_loaded *l, dump_ctx *d)
 {
     char desc[AFMT_FIELD_MAX + AFMT_MESSAGE_MAX + 64];
     afmt_visitor vis;
@@ -357,7 +357,7 @@ static int print_arrays(const dump_args *a, const afmt_cli_loaded *l, dump_ctx *
     afmt_cli_visitor_init(&vis, d);
     vis.on_array = dump_array;
     afmt_error_clear(&err);
-    invalid = afmt_cli_validate(l->interp, l->fmt, l->in.data, l->in.len, &a->opt, &vis, &err) != 0;
+    invalid = afmt_cli_loaded_run(l, &a->opt, &vis, &err) != 0;
     if (invalid && d->failed) {
         afmt_error_describe(&d->err, desc, sizeof desc);
         fprintf(stderr, "afmt dump: %s: array %s: %s\n", d->shown_path, d->failed_label, desc);
@@ -394,8 +394,8 @@ int afmt_cli_dump_main(int argc, char **argv, int first)
     /* Pass 1: is it valid at all? */
     afmt_cli_visitor_init(&vis, (void *)a.path);
     vis.on_warning = count_warning;
-    if (afmt_cli_loaded_validate(&l, &a.opt, &vis) != 0) {
-        rc = AFMT_EXIT_INVALID;
+    if ((rc = afmt_cli_loaded_validate(&l, &a.opt, &vis)) != 0) {
+        /* said */
     } else if (!(d = calloc(1, sizeof *d))) {
         fprintf(stderr, "afmt dump: out of memory\n");
         rc = AFMT_EXIT_ERROR;

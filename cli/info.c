@@ -465,8 +465,8 @@ static void put_json_report(info_ctx *c, const char *path, const afmt_cli_loaded
     afmt_cli_buf_putc(out, '{');
     afmt_cli_json_path(out, path);
     afmt_cli_buf_puts(out, ",\"format\":");
-    afmt_cli_json_cstr(out, l->fmt->name);
-    afmt_cli_buf_printf(out, ",\"size\":%" PRIu64 ",\"valid\":%s,\"fields\":[", l->in.size,
+    afmt_cli_json_cstr(out, afmt_cli_loaded_format(l)->name);
+    afmt_cli_buf_printf(out, ",\"size\":%" PRIu64 ",\"valid\":%s,\"fields\":[", afmt_cli_loaded_size(l),
                         valid ? "true" : "false");
     afmt_cli_buf_put(out, c->fields.p, c->fields.len);
     afmt_cli_buf_printf(out, "]%s,\"array_count\":%" PRIu64 ",\"arrays\":[",
@@ -496,7 +496,8 @@ static void put_text_report(info_ctx *c, const char *path, const afmt_cli_loaded
                             const afmt_error *err, afmt_cli_buf *out)
 {
     afmt_cli_buf_printf(out, "%s: %s, %" PRIu64 " bytes, %s\n",
-                        afmt_cli_quote_name(path, c->quoted, sizeof c->quoted), l->fmt->name, l->in.size,
+                        afmt_cli_quote_name(path, c->quoted, sizeof c->quoted), afmt_cli_loaded_format(l)->name,
+                        afmt_cli_loaded_size(l),
                         valid ? "valid" : "invalid");
     afmt_cli_buf_printf(out, "  %10s %6s  %-5s %-28s %s\n", "offset", "width", "type", "field",
                         "value");
@@ -547,6 +548,8 @@ static int info_file(info_ctx *c, const char *path, const afmt_format *forced,
     vis.on_metadata = on_metadata;
     afmt_error_clear(&err);
     rc = afmt_cli_loaded_run_guarded(&l, &opt, &vis, &err);
+    if (rc == -1 && l.member && err.code == AFMT_E_IO)
+        rc = -2; /* no such member: an error, as a file that is not there */
     if (rc == -2) {
         /* cut short while it was read: no verdict, an I/O error */
         afmt_cli_load_failure why;
@@ -578,8 +581,10 @@ static void info_usage(FILE *f)
 "reads, in file order, with its byte offset, width, type, value and the\n"
 "spec's doc for it; then each array (element type, shape, storage order,\n"
 "byte range of its data), each warning, and the verdict.  An invalid file\n"
-"shows its fields up to the one that is wrong.  FILE may be a member of a\n"
-"NumPy archive, ARCHIVE.npz:NAME (or NAME.npy).\n"
+"shows its fields up to the one that is wrong.  An archive (.npz) shows\n"
+"every member's fields, named below it (archive[\"w.npy\"].header.shape);\n"
+"FILE may be one member of it, ARCHIVE:NAME (x.npz:weights or\n"
+"x.npz:weights.npy).\n"
 "\n"
 "  PATH: FORMAT, N bytes, valid|invalid\n"
 "      offset  width  type  field                        value\n"

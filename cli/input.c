@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "fail.h"
+#include "window_file.h"
 
 void afmt_cli_errno_error(afmt_error *err, int errnum)
 {
@@ -216,8 +217,43 @@ void afmt_cli_input_close(afmt_cli_input *in)
     input_reset(in);
 }
 
-int afmt_cli_input_open_lazy(afmt_cli_input *in, const char *path, uint64_t file_limit,
-                             afmt_cli_buf *small, afmt_error *err)
+/* A regular file of st's size (within file_limit) opened to be read
+ * through the window by offset: its head read for detection, fd kept. */
+static int open_window(afmt_cli_input *in, int fd, int own, const struct stat *st, uint64_t file_limit,
+                       afmt_error *err)
+{
+    size_t got;
+    input_reset(in);
+    in->windowed_file = 1;
+    in->fd = fd;
+    in->close_fd = own;
+    in->limit = file_limit;
+    in->size = (uint64_t)st->st_size;
+    in->map_dev = (uint64_t)st->st_dev;
+    in->map_ino = (uint64_t)st->st_ino;
+    if (afmt_cli_read_full(fd, in->head, sizeof in->head, 0, &got) != 0) {
+        afmt_cli_errno_error(err, errno);
+        afmt_cli_input_close(in);
+        return -1;
+    }
+    if (got < (in->size < sizeof in->head ? in->size : sizeof in->head)) {
+        /* shorter than fstat said a moment ago: cut meanwhile, and said
+         * so as a map's fault is (sigbus.h) */
+        afmt_cli_fail(err, AFMT_E_IO, NULL, got,
+                      "the file was cut short while it was read: no byte at offset %" PRIu64
+                      " any more (it was %" PRIu64 " bytes when opened)", (uint64_t)got, in->size);
+        afmt_cli_input_close(in);
+        return -1;
+    }
+    in->data = in->head;
+    in->len = got;
+    return 0;
+}
+
+/* open_lazy and open_windowed: window_files says whether a regular file
+ * above AFMT_CLI_SMALL_FILE is read through the window rather than mapped. */
+static int open_lazy(afmt_cli_input *in, const char *path, uint64_t file_limit, afmt_cli_buf *small,
+                     int window_files, afmt_error *err)
 {
     struct stat st;
     int fd, own = 0;
@@ -238,6 +274,9 @@ int afmt_cli_input_open_lazy(afmt_cli_input *in, const char *path, uint64_t file
             close(fd);
         return -1;
     }
+    if (window_files && S_ISREG(st.st_mode) && (uint64_t)st.st_size > AFMT_CLI_SMALL_FILE &&
+        (uint64_t)st.st_size <= file_limit)
+        return open_window(in, fd, own, &st, file_limit, err);
     if (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)) {
         /* regular files and directories: the usual way (read or mmap),
          * on the descriptor already open */
@@ -247,14 +286,12 @@ int afmt_cli_input_open_lazy(afmt_cli_input *in, const char *path, uint64_t file
                 close(fd);
             return rc < 0 ? -1 : rc;
         }
-        /* too large to map here: read through a window, as a pipe is,
-         * in memory bounded by the window whatever the file's size */
-        input_reset(in);
+        /* too large to map here: read through a window by offset, in
+         * memory bounded by the window whatever the file's size */
         afmt_error_clear(err);
-        in->windowed_file = 1;
+        return open_window(in, fd, own, &st, file_limit, err);
     }
-    /* a pipe, socket, terminal or device (or a file that cannot be
-     * mapped): read the head only */
+    /* a pipe, socket, terminal or device: read the head only */
     in->is_stream = 1;
     in->limit = file_limit;
     in->fd = fd;
@@ -307,6 +344,18 @@ static int stream_read(void *ctx, uint8_t *buf, size_t n, size_t *got)
     return 0;
 }
 
+int afmt_cli_input_open_lazy(afmt_cli_input *in, const char *path, uint64_t file_limit,
+                             afmt_cli_buf *small, afmt_error *err)
+{
+    return open_lazy(in, path, file_limit, small, 0, err);
+}
+
+int afmt_cli_input_open_windowed(afmt_cli_input *in, const char *path, uint64_t file_limit,
+                                 afmt_cli_buf *small, afmt_error *err)
+{
+    return open_lazy(in, path, file_limit, small, 1, err);
+}
+
 int afmt_cli_stream_validate(const afmt_interp *interp, const afmt_format *fmt,
                              afmt_cli_input *in, uint8_t *window,
                              uint64_t limit, const afmt_options *opt, const afmt_visitor *vis,
@@ -315,6 +364,8 @@ int afmt_cli_stream_validate(const afmt_interp *interp, const afmt_format *fmt,
     afmt_src src;
     stream_reader r;
     int rc;
+    if (in->windowed_file)
+        return afmt_cli_windowed_validate(interp, fmt, in, window, opt, vis, err);
     memset(&r, 0, sizeof r);
     r.in = in;
     r.limit = limit;

@@ -38,9 +38,14 @@ typedef struct afmt_cli_input {
     int (*read_more)(void *ctx, uint8_t *buf, size_t n, size_t *got);
     void *read_ctx;
     int close_fd;        /* the descriptor is ours to close */
-    /* a regular file read through the window like a stream, as it could
-     * not be mapped (ENOMEM: ulimit -v below its size); is_stream is set */
+    /* a regular file read through the window by offset (window_file.h):
+     * opened so by afmt_cli_input_open_windowed, or by open_lazy when it
+     * cannot be mapped (ENOMEM: ulimit -v below its size); fd is open,
+     * size is its size when opened, is_stream is 0 */
     int windowed_file;
+    /* the last windowed validation failed for want of window room: the
+     * bytes may validate from memory (afmt_cli_input_map) */
+    int window_short;
     size_t map_len;
     /* the mapped file (st_dev, st_ino): while the mapping lives, no other
      * file can have them, so a descriptor opened again can be checked */
@@ -74,6 +79,14 @@ void afmt_cli_input_close(afmt_cli_input *in);
 int afmt_cli_input_open_lazy(afmt_cli_input *in, const char *path, uint64_t file_limit,
                              afmt_cli_buf *small, afmt_error *err);
 
+/* Like afmt_cli_input_open_lazy, but a regular file larger than
+ * AFMT_CLI_SMALL_FILE (and within file_limit) is not mapped: it is opened
+ * to be read through the window by offset (in->windowed_file, its first
+ * bytes in head for detection), so that its check takes the window's
+ * memory and address space whatever its size (afmt-validate). */
+int afmt_cli_input_open_windowed(afmt_cli_input *in, const char *path, uint64_t file_limit,
+                                 afmt_cli_buf *small, afmt_error *err);
+
 /* Regular files up to this size are read into a reused buffer (`small`)
  * rather than mapped: cheaper for the many-small-files case. */
 #define AFMT_CLI_SMALL_FILE ((uint64_t)256 << 10)
@@ -87,10 +100,17 @@ static inline int afmt_cli_input_is_lazy(const afmt_cli_input *in)
 /* Window of afmt_cli_stream_validate (resident memory of a stream check). */
 #define AFMT_CLI_STREAM_WINDOW ((uint64_t)32 << 20)
 
+/* afmt-validate's limits.max_held_bytes: a deflated archive member
+ * larger than this is validated through the library's window rather than
+ * inflated into memory (afmt info, dump and convert hold any: they need
+ * the data). */
+#define AFMT_CLI_HELD_BYTES ((uint64_t)16 << 20)
+
 /* Validate a lazily opened stream through window (AFMT_CLI_STREAM_WINDOW
  * bytes): memory stays bounded whatever the stream's length.  limit is
  * --max-bytes (UINT64_MAX for none).  interp: --spec's (cli/spec.h), or
- * NULL. */
+ * NULL.  A windowed file is read by offset instead (window_file.h; limit
+ * was applied when it was opened). */
 struct afmt_interp;
 int afmt_cli_stream_validate(const struct afmt_interp *interp, const afmt_format *fmt,
                              afmt_cli_input *in, uint8_t *window,

@@ -40,25 +40,19 @@ static void load(void)
     h = dlopen(name, RTLD_NOW | RTLD_LOCAL);
     if (!h) {
         snprintf(lib_why, sizeof lib_why,
-                 "tar shards need libarchive (%.100s), which cannot be loaded: "
+                 "compressed tar shards need libarchive (%.100s), which cannot be loaded: "
                  "install it (Debian: libarchive13)", name);
         return;
     }
     lib_ok = SYM(read_new, "archive_read_new") &&
              SYM(read_support_filter_all, "archive_read_support_filter_all") &&
-             SYM(read_support_format_tar, "archive_read_support_format_tar") &&
-             SYM(read_support_format_gnutar, "archive_read_support_format_gnutar") &&
+             SYM(read_support_format_raw, "archive_read_support_format_raw") &&
              SYM(read_open_filename, "archive_read_open_filename") &&
-             SYM(read_open_memory, "archive_read_open_memory") &&
              SYM(read_open, "archive_read_open") &&
              SYM(read_next_header, "archive_read_next_header") &&
              SYM(read_data, "archive_read_data") &&
              SYM(read_free, "archive_read_free") &&
-             SYM(error_string, "archive_error_string") &&
-             SYM(entry_filetype, "archive_entry_filetype") &&
-             SYM(entry_pathname, "archive_entry_pathname") &&
-             SYM(entry_size_is_set, "archive_entry_size_is_set") &&
-             SYM(entry_size, "archive_entry_size");
+             SYM(error_string, "archive_error_string");
 }
 
 const afmt_cli_libarchive *afmt_cli_libarchive_get(const char **why)

@@ -31,6 +31,21 @@ int afmt_cli_limit_option(const char *prog, int id, const char *val, afmt_limits
         }
         limits->max_items = v;
         return 1;
+    case AFMT_CLI_OPT_MAX_DECODED_BYTES:
+        if (afmt_cli_parse_size(val, &v) != 0) {
+            fprintf(stderr, "%s: --max-decoded-bytes needs a size such as 1048576 or 64M, not '%s'\n", prog, val);
+            return -1;
+        }
+        limits->max_decoded_bytes = v;
+        return 1;
+    case AFMT_CLI_OPT_MAX_KEPT_BYTES:
+        if (afmt_cli_parse_size(val, &v) != 0 || v == 0) {
+            fprintf(stderr, "%s: --max-kept-bytes needs a positive size such as 268435456 or 256M, not '%s'\n", prog,
+                    val);
+            return -1;
+        }
+        limits->max_kept_bytes = v;
+        return 1;
     default:
         return 0;
     }
@@ -46,6 +61,8 @@ const char *afmt_cli_limit_hint(const afmt_error *err)
         {"(limits.max_items)", " (raise it with --max-items N)"},
         {" repetitions", " (raise it with --max-items N)"},
         {"(limits.max_depth)", " (raise it with --max-depth N)"},
+        {"(limits.max_decoded_bytes)", " (raise it with --max-decoded-bytes N)"},
+        {"(limits.max_kept_bytes)", " (raise it with --max-kept-bytes N)"},
     };
     size_t i;
     if (!err || err->code != AFMT_E_LIMIT)

@@ -12,7 +12,7 @@
 #include "cli.h"
 #include "closest.h"
 #include "fail.h"
-#include "npz.h"
+#include "member_pick.h"
 #include "quote.h"
 #include "remote.h"
 #include "remote_file.h"
@@ -21,37 +21,18 @@
 #include "sidecar.h"
 #include "spec.h"
 
-/* "x.npz:NAME": the member read into l->stream (checked, see npz.h),
- * then taken as the input. */
-static int open_npz_member(afmt_cli_loaded *l, const char *path, size_t archive_len,
-                           afmt_cli_load_failure *why)
+/* "ARCHIVE:MEMBER": the archive is the file opened, the member picked
+ * when it is validated.  0, or -1 out of memory. */
+static int split_member(afmt_cli_loaded *l, const char *path, size_t archive_len)
 {
-    char archive[4096];
-    afmt_cli_input zin;
-    afmt_cli_buf small;
-    int rc = 0;
-
-    memcpy(archive, path, archive_len);
-    archive[archive_len] = '\0';
-    afmt_cli_buf_init(&small);
-    if (afmt_cli_input_open(&zin, archive, UINT64_MAX, AFMT_CLI_STREAM_DEFAULT_LIMIT, &small,
-                            &why->err) != 0)
-        rc = -1;
-    else if (zin.over_limit ||
-             afmt_cli_npz_read_member(zin.data, zin.len, path + archive_len + 1,
-                                      AFMT_CLI_STREAM_DEFAULT_LIMIT, &l->stream, &why->err) != 0)
-        rc = zin.over_limit ? afmt_cli_fail(&why->err, AFMT_E_LIMIT, NULL, 0,
-                                            "archive too large to read from a pipe") : -1;
-    if (rc == 0) {
-        memset(&l->in, 0, sizeof l->in);
-        l->in.fd = -1;
-        l->in.data = (const uint8_t *)(l->stream.len ? l->stream.p : "");
-        l->in.len = l->in.size = l->stream.len;
-        l->in.limit = UINT64_MAX;
-    }
-    afmt_cli_input_close(&zin);
-    afmt_cli_buf_free(&small);
-    return rc;
+    l->file_copy = malloc(archive_len + 1);
+    if (!l->file_copy)
+        return -1;
+    memcpy(l->file_copy, path, archive_len);
+    l->file_copy[archive_len] = '\0';
+    l->file = l->file_copy;
+    l->member = path + archive_len + 1;
+    return 0;
 }
 
 /* afmt_cli_load_quiet, bounded: pipes read only as far as their head.
@@ -68,33 +49,32 @@ static int load_quiet(afmt_cli_loaded *l, const char *prog, const char *path, co
 
     memset(l, 0, sizeof *l);
     memset(why, 0, sizeof *why);
-    l->path = path;
+    l->path = l->file = path;
     afmt_cli_buf_init(&l->stream);
     afmt_options_default(&defaults);
     afmt_error_clear(&why->err);
-    if (!is_stdin && afmt_cli_npz_split(path, &archive_len)) {
-        if (open_npz_member(l, path, archive_len, why) != 0) {
-            afmt_cli_buf_free(&l->stream);
-            return why->err.code == AFMT_E_IO ? AFMT_EXIT_ERROR : AFMT_EXIT_INVALID;
-        }
-        l->member = path + archive_len + 1;
-    } else if (!is_stdin && afmt_cli_is_url(path)) {
+    if (!is_stdin && afmt_cli_is_url(path)) {
         if (afmt_cli_load_url(l, path, bounded, &seen, &why->err) != 0) {
             afmt_cli_loaded_close(l);
             return why->err.code == AFMT_E_NOMEM || why->err.code == AFMT_E_IO ? AFMT_EXIT_ERROR
                                                                                 : AFMT_EXIT_INVALID;
         }
-    } else if (bounded ? afmt_cli_input_open_lazy(&l->in, path, defaults.limits.max_total_bytes,
+    } else if (!is_stdin && afmt_cli_pick_split(path, &archive_len) && split_member(l, path, archive_len) != 0) {
+        afmt_cli_fail(&why->err, AFMT_E_NOMEM, NULL, AFMT_NO_OFFSET, "out of memory");
+        return AFMT_EXIT_ERROR;
+    } else if (bounded ? afmt_cli_input_open_lazy(&l->in, l->file, defaults.limits.max_total_bytes,
                                                   &l->stream, &why->err) != 0
-                       : afmt_cli_input_open(&l->in, path, defaults.limits.max_total_bytes,
+                       : afmt_cli_input_open(&l->in, l->file, defaults.limits.max_total_bytes,
                                              AFMT_CLI_STREAM_DEFAULT_LIMIT, &l->stream, &why->err) != 0) {
         afmt_cli_buf_free(&l->stream);
+        free(l->file_copy);
+        l->file_copy = NULL;
         return AFMT_EXIT_ERROR;
     }
     if (l->in.map)
         /* dump and convert read the mapping inside stdio and write():
          * a file cut short meanwhile ends them with a message */
-        afmt_cli_sigbus_watch(prog, path, l->in.map, l->in.map_len);
+        afmt_cli_sigbus_watch(prog, l->file, l->in.map, l->in.map_len);
     if (!forced && l->in.len == 0 && !l->in.over_limit) {
         afmt_cli_empty_error(&defaults, format_option, &why->err);
         afmt_cli_loaded_close(l);
@@ -105,7 +85,7 @@ static int load_quiet(afmt_cli_loaded *l, const char *prog, const char *path, co
     l->fmt = forced ? forced
                     : afmt_format_detect(l->in.data, seen, is_stdin ? NULL
                                          : l->remote ? afmt_cli_url_path(path, url_path, sizeof url_path)
-                                                     : path);
+                                                     : l->file);
     if (!l->fmt)
         l->fmt = afmt_cli_detect_text(l->in.data, seen, partial, &defaults);
     if (!l->fmt) {
@@ -141,8 +121,39 @@ int afmt_cli_load_quiet_bounded(afmt_cli_loaded *l, const char *path, const afmt
     return load_quiet(l, NULL, path, forced, format_option, 1, why);
 }
 
+const afmt_format *afmt_cli_loaded_format(const afmt_cli_loaded *l)
+{
+    return l->member_fmt ? l->member_fmt : l->fmt;
+}
+
+uint64_t afmt_cli_loaded_size(const afmt_cli_loaded *l)
+{
+    return l->member_fmt ? l->member_size : l->in.size;
+}
+
+static int run_input(afmt_cli_loaded *l, const afmt_options *opt, const afmt_visitor *vis, afmt_error *err);
+
 int afmt_cli_loaded_run(afmt_cli_loaded *l, const afmt_options *opt, const afmt_visitor *vis,
                         afmt_error *err)
+{
+    afmt_cli_pick pick;
+    afmt_options picking;
+    int rc;
+
+    if (!l->member)
+        return run_input(l, opt, vis, err);
+    afmt_cli_pick_init(&pick, l->member, vis, opt, &picking);
+    rc = afmt_cli_pick_result(&pick, run_input(l, &picking, &pick.vis, err), err);
+    if (pick.found) {
+        l->member_fmt = pick.format;
+        l->member_size = pick.size;
+    }
+    return rc;
+}
+
+/* One validation of l's input: its bytes, or a pipe through a window. */
+static int run_input(afmt_cli_loaded *l, const afmt_options *opt, const afmt_visitor *vis,
+                     afmt_error *err)
 {
     /* a pipe is held to the limit afmt-validate holds it to (1 GiB, or
      * less as opt says), so an endless one ends */
@@ -163,8 +174,9 @@ int afmt_cli_loaded_run(afmt_cli_loaded *l, const afmt_options *opt, const afmt_
                              "no memory for the stream window");
     rc = afmt_cli_stream_validate(l->interp, l->fmt, &l->in, window, limit, opt, vis, err);
     /* the size said is the whole stream's, as when it was read whole:
-     * what the validator left unread is counted, up to the limit */
-    while (l->in.fd >= 0 && l->in.size <= limit) {
+     * what the validator left unread is counted, up to the limit (a
+     * windowed file's is known) */
+    while (!l->in.windowed_file && l->in.fd >= 0 && l->in.size <= limit) {
         size_t got = 0;
         if (afmt_cli_read_full(l->in.fd, window, (size_t)AFMT_CLI_STREAM_WINDOW, -1, &got) != 0 || got == 0)
             break;
@@ -182,7 +194,7 @@ static int loaded_changed(const afmt_cli_loaded *l, afmt_error *err)
     struct stat st;
     uint64_t now;
 
-    if (!l->in.map || stat(l->path, &st) != 0 || (uint64_t)st.st_dev != l->in.map_dev ||
+    if (!l->in.map || stat(l->file, &st) != 0 || (uint64_t)st.st_dev != l->in.map_dev ||
         (uint64_t)st.st_ino != l->in.map_ino || (uint64_t)st.st_size == l->in.map_len)
         return 0; /* the same, or another file by now: what was mapped is what was read */
     now = (uint64_t)st.st_size;
@@ -280,6 +292,8 @@ void afmt_cli_loaded_close(afmt_cli_loaded *l)
     }
     afmt_cli_input_close(&l->in);
     afmt_cli_buf_free(&l->stream);
+    free(l->file_copy);
+    l->file_copy = NULL;
 }
 
 /* The caller's visitor, with each array also checked against the file's
@@ -340,7 +354,8 @@ int afmt_cli_loaded_validate(afmt_cli_loaded *l, const afmt_options *opt,
                 afmt_cli_quote_name(l->path, desc, sizeof desc));
         return 1;
     }
-    afmt_cli_sidecar_begin(w, l->fmt, strcmp(l->path, "-") == 0 ? NULL : l->path);
+    /* a sidecar lies beside a file, not beside an archive's member */
+    afmt_cli_sidecar_begin(w, l->fmt, strcmp(l->path, "-") == 0 || l->member ? NULL : l->path);
     sv.inner = vis;
     sv.w = w;
     wrapped = *vis;
@@ -350,8 +365,9 @@ int afmt_cli_loaded_validate(afmt_cli_loaded *l, const afmt_options *opt,
     wrapped.on_trailer = sidecar_on_trailer;
     wrapped.on_metadata = sidecar_on_metadata;
     wrapped.on_kv = vis->on_kv ? sidecar_on_kv : NULL; /* none: not built */
+    wrapped.on_member = NULL; /* a member is picked below (afmt_cli_loaded_run), not passed on */
     afmt_error_clear(&err);
-    valid = afmt_cli_validate(l->interp, l->fmt, l->in.data, l->in.len, opt, &wrapped, &err) == 0;
+    valid = afmt_cli_loaded_run(l, opt, &wrapped, &err) == 0;
     if (afmt_cli_sidecar_end(w, l->fmt, valid, &err) != 0)
         valid = 0;
     afmt_sidecar_free(w->meta);
@@ -362,10 +378,14 @@ int afmt_cli_loaded_validate(afmt_cli_loaded *l, const afmt_options *opt,
     print_prog(l->prog);
     {
         char quoted[AFMT_CLI_QUOTED_MAX];
+        if (err.code == AFMT_E_IO) { /* no such member: no verdict on the input */
+            fprintf(stderr, "%s: error: %s\n", afmt_cli_quote_name(l->path, quoted, sizeof quoted), err.message);
+            return AFMT_EXIT_ERROR;
+        }
         fprintf(stderr, "%s: invalid %s: %s%s\n", afmt_cli_quote_name(l->path, quoted, sizeof quoted),
-                l->fmt->name, desc, afmt_cli_limit_hint(&err));
+                afmt_cli_loaded_format(l)->name, desc, afmt_cli_limit_hint(&err));
     }
-    return 1;
+    return AFMT_EXIT_INVALID;
 }
 
 static int ignore_array(void *ctx, const afmt_array *array)
@@ -398,6 +418,7 @@ void afmt_cli_visitor_init(afmt_visitor *vis, void *ctx)
     vis->on_trailer = ignore_trailer;
     vis->on_metadata = NULL;
     vis->on_kv = NULL;
+    vis->on_member = NULL;
 }
 
 void afmt_cli_print_warning(const char *path, const afmt_error *warning)

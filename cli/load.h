@@ -9,6 +9,15 @@
 
 typedef struct afmt_cli_loaded {
     const char *path;
+    /* The file opened: path, or for "ARCHIVE:MEMBER" (member_pick.h) a
+     * copy of ARCHIVE (file_copy, owned), member then pointing at MEMBER
+     * in path; after a run that found it, member_fmt and member_size are
+     * the member's (what afmt info shows). */
+    const char *file;
+    char *file_copy;
+    const char *member;
+    const afmt_format *member_fmt;
+    uint64_t member_size;
     afmt_cli_input in;
     afmt_cli_buf stream; /* holds the bytes when read from a pipe */
     const afmt_format *fmt;
@@ -16,9 +25,6 @@ typedef struct afmt_cli_loaded {
     /* --spec: the interpreter that fmt belongs to (cli/spec.h), set by the
      * caller after afmt_cli_load; NULL otherwise */
     const struct afmt_interp *interp;
-    /* "x.npz:emb.npy": the member named ("emb.npy", pointing into path),
-     * whose name an unnamed array takes (afmt convert); NULL otherwise */
-    const char *member;
     /* a URL's file (load_url.h), or NULL */
     struct afmt_cli_remote_file *remote;
     /* A URL opened bounded is validated again from the start after each
@@ -68,10 +74,17 @@ int afmt_cli_load_quiet_bounded(afmt_cli_loaded *l, const char *path, const afmt
 int afmt_cli_load_bounded(afmt_cli_loaded *l, const char *prog, const char *path,
                           const afmt_format *forced, const char *format_option);
 
+/* The format and size afmt info shows for l: the member's, after a run
+ * that found the one asked for, else l's own. */
+const afmt_format *afmt_cli_loaded_format(const afmt_cli_loaded *l);
+uint64_t afmt_cli_loaded_size(const afmt_cli_loaded *l);
+
 /* Validate l once with opt and vis (afmt_cli_validate over l's bytes, or
  * through a window for a pipe opened bounded, held to 1 GiB
  * (AFMT_CLI_STREAM_DEFAULT_LIMIT) or opt->limits.max_total_bytes if
- * less), printing nothing: 0 valid, -1 with err.
+ * less), printing nothing: 0 valid, -1 with err.  For "ARCHIVE:MEMBER"
+ * the archive is validated and vis told only what is the member's
+ * (member_pick.h); no such member is AFMT_E_IO.
  * l->in.size is then the input's size (a pipe's: the bytes read).  A URL
  * opened bounded: -2 with err when a range could not be fetched (no
  * verdict), and see restart above. */
@@ -90,7 +103,8 @@ int afmt_cli_loaded_run_guarded(afmt_cli_loaded *l, const afmt_options *opt,
 void afmt_cli_loaded_close(afmt_cli_loaded *l);
 
 /* Validate l with vis; on failure print "PATH: invalid FORMAT: ..." to
- * stderr and return 1; 0 when valid. */
+ * stderr and return 1 (AFMT_EXIT_INVALID), or "PATH: error: ..." and 2
+ * when the archive has no member of the name asked for; 0 when valid. */
 int afmt_cli_loaded_validate(afmt_cli_loaded *l, const afmt_options *opt,
                              const afmt_visitor *vis);
 

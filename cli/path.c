@@ -1,6 +1,8 @@
-/* afmt CLI: opening one path and sending it the right way: a tar shard to
- * tar.c, a regular file (read or mapped, under the SIGBUS guard) or a
- * stream to check.c (see report.h). */
+/* afmt CLI: opening one path and sending it the right way: a compressed
+ * tar shard to shard.c, a regular file (read or mapped, under the SIGBUS
+ * guard) or a stream to check.c (see report.h); an archive (.npz, .tar)
+ * is a file like any other, its members reported one by one
+ * (members.h). */
 #include "report.h"
 
 #include <string.h>
@@ -8,7 +10,6 @@
 
 #include "fail.h"
 #include "model_set.h"
-#include "npz.h"
 #include "remote.h"
 #include "sigbus.h"
 
@@ -24,34 +25,33 @@ static void run_mapped_check(void *ctx)
     afmt_cli_check_input(m->w, m->path, m->path, m->in);
 }
 
-/* A path read whole by its own reader, not as one input: a tar shard,
- * an npz archive (a folder of that name is said to be one), a URL.  1
- * when path is one of those (then checked), else 0. */
+/* A path not read as a file: a compressed tar shard (decompressed into a
+ * stream; a folder of that name is said to be one), a URL.  1 when path
+ * is one of those (then checked), else 0. */
 static int check_container(afmt_cli_worker *w, const char *path, int is_stdin)
 {
     struct stat st;
-    int tar = !is_stdin && afmt_cli_is_tar_path(path);
+    int compressed = !is_stdin && afmt_cli_is_compressed_tar_path(path);
 
-    if (!tar && afmt_cli_is_url(path)) {
+    if (!compressed && afmt_cli_is_url(path)) {
         afmt_cli_check_remote(w, path);
         return 1;
     }
-    if (!tar && (is_stdin || !afmt_cli_is_npz_path(path)))
+    if (!compressed)
         return 0;
     if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
         afmt_cli_report_message(w, path, "is a directory");
-    else if (tar)
-        afmt_cli_check_tar(w, path, NULL);
     else
-        afmt_cli_check_npz(w, path);
+        afmt_cli_check_compressed(w, path, NULL);
     return 1;
 }
 
-/* An opened input checked: a mapped file under a guard against its
- * being cut short meanwhile, a tar shard on standard input, or any other. */
+/* An opened input checked: a mapped file (or a windowed one, which is
+ * mapped when the window falls short) under a guard against its being cut
+ * short meanwhile, a tar shard on standard input, or any other. */
 static void check_opened(afmt_cli_worker *w, const char *path, int is_stdin, afmt_cli_input *in)
 {
-    if (in->map) {
+    if (in->map || in->windowed_file) {
         mapped_check m = { w, path, in };
         w->mapped_path = path;
         w->mapped_size = in->size;
@@ -67,9 +67,9 @@ static void check_opened(afmt_cli_worker *w, const char *path, int is_stdin, afm
         w->mapped_path = NULL;
     } else if (is_stdin && !w->cfg->forced && !in->over_limit &&
                !afmt_format_detect(in->data, in->len, NULL) &&
-               afmt_cli_looks_like_tar(in->data, in->len)) {
-        /* cat shard.tar | afmt-validate - */
-        afmt_cli_check_tar(w, path, in);
+               afmt_cli_looks_compressed(in->data, in->len)) {
+        /* cat shard.tar.gz | afmt-validate - */
+        afmt_cli_check_compressed(w, path, in);
     } else {
         afmt_cli_check_input(w, path, is_stdin ? NULL : path, in);
     }
@@ -84,7 +84,11 @@ void afmt_cli_check_path(afmt_cli_worker *w, const char *path, int walked)
     if (check_container(w, path, is_stdin) || afmt_cli_check_model_file(w, path, walked))
         return;
     afmt_error_clear(&err);
-    if (afmt_cli_input_open_lazy(&in, path, w->cfg->file_limit, &w->data, &err) != 0) {
+    /* through the window by offset, not mapped: bounded address space for
+     * any file (a model's shard is mapped: its arrays are counted as they
+     * are seen, once) */
+    if ((w->model ? afmt_cli_input_open_lazy(&in, path, w->cfg->file_limit, &w->data, &err)
+                  : afmt_cli_input_open_windowed(&in, path, w->cfg->file_limit, &w->data, &err)) != 0) {
         if (!walked && err.code == AFMT_E_IO && strcmp(err.message, "is a directory") == 0) {
             /* a model's folder is checked as the model */
             if (!afmt_cli_check_model_dir(w, path))

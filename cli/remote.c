@@ -10,6 +10,7 @@
 #include "collect.h"
 #include "fail.h"
 #include "load.h"
+#include "members.h"
 #include "remote_file.h"
 #include "render.h"
 #include "report.h"
@@ -27,6 +28,7 @@ typedef struct remote {
     afmt_error err;
     int valid;
     int has_bool;
+    uint64_t members;    /* archive members the last probe was told of */
     uint64_t pos;        /* the stream pass: next offset to fetch */
 } remote;
 
@@ -61,24 +63,63 @@ static int note_bool(void *ctx, const afmt_array *a)
     return 0;
 }
 
-/* Do payload values need checking (an array of bools), now that the
- * structure is known valid?  All it reads is fetched already. */
-static int needs_payload(remote *r)
+static int note_member(void *ctx, const afmt_member *m)
+{
+    remote *r = ctx;
+    r->members += !m->done;
+    return 0;
+}
+
+static void run_probe(void *ctx)
+{
+    remote *r = ctx;
+    r->has_bool = 0;
+    r->members = 0;
+    run_validator(r);
+}
+
+/* What the valid structure holds: arrays of bools (whose values are
+ * payload, still to check), archive members (each to get its line).  All
+ * it reads is fetched already. */
+static void probe(remote *r)
 {
     afmt_visitor v;
     afmt_options o = r->opt;
     afmt_error e;
 
-    if (!r->w->cfg->opt.check_values)
-        return 0;
     afmt_cli_visitor_init(&v, r);
     v.on_array = note_bool;
+    v.on_member = note_member;
     r->vis = v;
     o.fields = NULL;
     r->opt = o;
     afmt_error_clear(&e);
-    (void)afmt_cli_remote_file_run(&r->file, run_validator, r, &e);
-    return r->has_bool;
+    (void)afmt_cli_remote_file_run(&r->file, run_probe, r, &e);
+}
+
+/* An archive's verdicts, one line per member (members.h): one more run
+ * over what the checks fetched, reporting as it goes (the runs before
+ * fetched, so this one reads nothing new and is not run twice).  With
+ * values (an archive of bools): a run that fetches what they need first.
+ * 0, or -1 with err. */
+static int report_members(remote *r, int values, afmt_field_visitor *fields, afmt_error *err)
+{
+    afmt_cli_worker *w = r->w;
+
+    r->opt = w->cfg->opt;
+    r->opt.check_values = values;
+    r->opt.fields = w->cfg->sarif ? fields : NULL;
+    if (values && afmt_cli_remote_file_run(&r->file, run_collecting, r, err) != 0)
+        return -1;
+    afmt_cli_collect_visitor(w, &r->vis);
+    afmt_cli_members_begin(w, r->url);
+    if (afmt_cli_remote_file_run(&r->file, run_collecting, r, err) != 0) {
+        afmt_cli_members_begin(w, NULL);
+        return -1;
+    }
+    if (!afmt_cli_members_finish(w, r->url, r->fmt, r->valid, &r->err))
+        afmt_cli_emit(w, r->url, r->fmt, r->valid, &r->err);
+    return 0;
 }
 
 /* The stream pass: the body by consecutive ranges. */
@@ -163,11 +204,20 @@ void afmt_cli_check_remote(afmt_cli_worker *w, const char *url)
         }
         rc = check_structure(&r, &err);
     }
-    if (rc < 0)
+    if (rc == 0)
+        probe(&r);
+    if (rc == 0 && r.members) {
+        /* an archive (.npz): its central directory and each member's
+         * header fetched, not the members' data (but a deflated one's,
+         * to inflate it, and all of it when bools must be checked) */
+        if (report_members(&r, r.has_bool && w->cfg->opt.check_values, &fields, &err) != 0)
+            afmt_cli_report_error(w, url, &err);
+    } else if (rc < 0) {
         afmt_cli_report_error(w, url, &err);
-    else if (rc == 0 && r.valid && needs_payload(&r))
+    } else if (rc == 0 && r.valid && r.has_bool && w->cfg->opt.check_values) {
         stream_pass(&r, ext_name);
-    else if (rc == 0)
+    } else if (rc == 0) {
         afmt_cli_emit(w, url, r.fmt, r.valid, &r.err);
+    }
     afmt_cli_remote_file_close(&r.file);
 }

@@ -14,6 +14,10 @@
 #include "input.h"
 
 #define FIRST_RANGE ((uint64_t)64 << 10)
+/* the range a read away from the last one fetches first: an archive
+ * member's local header and its format's header (npy's: 128 bytes, most
+ * often) lie in it */
+#define ELSEWHERE_RANGE ((uint64_t)16 << 10)
 #define MAX_RANGE ((uint64_t)16 << 20)
 
 static size_t page_size(void)
@@ -62,6 +66,7 @@ static int map_first(afmt_cli_remote_file *f, const uint8_t *first, uint64_t got
         memcpy(f->map, first, (size_t)got);
         mprotect(f->map, (size_t)((got + ps - 1) / ps * ps), PROT_READ);
         f->first_len = got;
+        f->last_end = got;
     }
     f->whole = got == f->http.size;
     return 0;
@@ -89,7 +94,7 @@ int afmt_cli_remote_file_open(afmt_cli_remote_file *f, const char *url, afmt_err
 int afmt_cli_remote_file_run(afmt_cli_remote_file *f, void (*fn)(void *ctx), void *ctx,
                              afmt_error *err)
 {
-    uint64_t start = f->http.fetched, off;
+    uint64_t start = f->http.fetched, off, n;
     uintptr_t at;
 
     for (;;) {
@@ -100,11 +105,17 @@ int afmt_cli_remote_file_run(afmt_cli_remote_file *f, void (*fn)(void *ctx), voi
             return afmt_cli_fail(err, AFMT_E_LIMIT, NULL, off,
                                  "the checks need more than %" PRIu64 " bytes of the file's "
                                  "ranges", AFMT_CLI_REMOTE_MAX_FETCHED);
-        if (fetch_into_map(f, off, f->http.size - off < f->next_range ? f->http.size - off
-                                                                       : f->next_range, err) != 0)
+        /* a read that goes on where the last range ended is a large header:
+         * fewer, larger ranges; one elsewhere (an archive's next member's
+         * header) starts small again */
+        if (off != f->last_end)
+            f->next_range = ELSEWHERE_RANGE;
+        else if (f->next_range < MAX_RANGE)
+            f->next_range *= 2;
+        n = f->http.size - off < f->next_range ? f->http.size - off : f->next_range;
+        if (fetch_into_map(f, off, n, err) != 0)
             return -1;
-        if (f->next_range < MAX_RANGE)
-            f->next_range *= 2; /* a large header: fewer, larger ranges */
+        f->last_end = off + n;
     }
 }
 

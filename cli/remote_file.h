@@ -7,9 +7,11 @@
  * MAP_NORESERVE: nothing allocated); ranges fetched are made readable.
  * afmt_cli_remote_file_run runs a validation over the mapping under the
  * fault guard (fault_guard.h) and, each time it touches a byte not
- * fetched yet, fetches a range there (64 KiB, doubling up to 16 MiB) and
- * runs it again from the start: a header costs a few ranges, a payload
- * nothing until something reads it.  afmt_cli_remote_file_fetch_all makes
+ * fetched yet, fetches a range there (64 KiB, doubling up to 16 MiB while
+ * each read goes on where the last range ended, 16 KiB elsewhere)
+ * and runs it again from the start: a header costs a few ranges, an
+ * archive's central directory and members' headers one small range each,
+ * a payload nothing until something reads it.  afmt_cli_remote_file_fetch_all makes
  * the whole file readable, for the commands that read every value.
  *
  * Ownership: the caller owns the afmt_cli_remote_file and its url (which
@@ -36,6 +38,7 @@ typedef struct afmt_cli_remote_file {
     uint8_t *map;          /* the mapping, writable through mprotect */
     size_t map_len;
     uint64_t next_range;   /* the size of the range a fault fetches next */
+    uint64_t last_end;     /* where the last range a fault fetched ended */
     int whole;             /* every byte fetched (fetch_all) */
 } afmt_cli_remote_file;
 

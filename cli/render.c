@@ -17,6 +17,20 @@
  * from many hosts and runs stay self-describing. */
 #define JSON_LINE_END ",\"afmt_version\":\"" AFMT_CLI_VERSION "\"}\n"
 
+/* ,"archive":A,"member":M: the archive a member's line is about and the
+ * member's name in it, or null and null for a file's own line. */
+static void put_member(afmt_cli_worker *w, afmt_cli_buf *b)
+{
+    if (!w->line_member) {
+        afmt_cli_buf_puts(b, ",\"archive\":null,\"member\":null");
+        return;
+    }
+    afmt_cli_buf_puts(b, ",\"archive\":");
+    afmt_cli_json_cstr(b, w->members_of);
+    afmt_cli_buf_puts(b, ",\"member\":");
+    afmt_cli_json_cstr(b, w->line_member);
+}
+
 static void emit_json(afmt_cli_worker *w, const char *display,
                       const afmt_format *fmt, int valid, const afmt_error *err)
 {
@@ -24,6 +38,7 @@ static void emit_json(afmt_cli_worker *w, const char *display,
 
     afmt_cli_buf_putc(b, '{');
     afmt_cli_json_path(b, display);
+    put_member(w, b);
     afmt_cli_buf_puts(b, valid ? ",\"verdict\":\"valid\"" : ",\"verdict\":\"invalid\"");
     afmt_cli_buf_puts(b, ",\"format\":");
     if (fmt && !w->closest)
@@ -153,6 +168,7 @@ void afmt_cli_report_error(afmt_cli_worker *w, const char *display,
         e.code = AFMT_E_IO;
         afmt_cli_buf_putc(b, '{');
         afmt_cli_json_path(b, display);
+        put_member(w, b);
         afmt_cli_buf_puts(b, ",\"verdict\":\"error\",\"format\":null,\"valid\":false,"
                              "\"array_count\":0,\"arrays\":[],\"error\":");
         afmt_cli_json_error(b, &e);

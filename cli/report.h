@@ -6,13 +6,14 @@
  *
  *   worker.c   making and freeing a worker
  *   path.c     opening a path and sending it the right way (file, pipe,
- *              tar shard)
+ *              compressed shard, URL)
  *   check.c    detecting the format and validating bytes or a stream
  *   collect.c  the visitor that lists arrays and warnings
  *   sidecar.c  a metadata file beside the data (DAPHNE's .meta)
  *   render.c   the verdict as a text line or a JSON object
  *   sigbus.c   surviving a mapped file cut short meanwhile
- *   tar.c      the members of a tar shard
+ *   members.c  an archive's members, a line each
+ *   shard.c    compressed tar shards, decompressed into a stream
  *   out.c      the output, in argument order
  *
  * Thread-safety: a worker belongs to one thread at a time.
@@ -42,10 +43,9 @@ typedef struct afmt_cli_worker {
     afmt_cli_out out;
     afmt_cli_buf arrays;   /* listed arrays: text lines or JSON objects */
     afmt_cli_buf warns;    /* listed warnings, likewise */
-    afmt_cli_buf data;     /* stream / archive member bytes */
-    afmt_cli_buf name;     /* scratch for composed names ("a.tar:x.ten") */
+    afmt_cli_buf data;     /* stream bytes */
+    afmt_cli_buf name;     /* scratch for a name (a URL's path) */
     afmt_cli_buf msg;      /* scratch for a SARIF message */
-    afmt_cli_buf member;   /* an .npz member inflated (npz.c) */
     /* The archive whose member is being checked (display is then
      * "ARCHIVE:MEMBER"), or NULL. */
     const char *archive;
@@ -97,6 +97,22 @@ typedef struct afmt_cli_worker {
     /* A valid input's line says this instead of its first array (a model
      * set's summary), or NULL. */
     const char *summary;
+    /* An archive's members, each its own line (members.c): the archive's
+     * display while its input is checked (else NULL); the member being
+     * checked (its format, NULL between members) and its line's name
+     * "ARCHIVE:MEMBER"; the members that got a line; the warnings that are
+     * the archive's own (given outside any member), held for its line;
+     * line_member: the member's name in the line being emitted (JSON
+     * "member"), or NULL. */
+    const char *members_of;
+    const afmt_format *member_fmt;
+    afmt_cli_buf member_line;
+    uint64_t members_done;
+    afmt_cli_buf archive_warns;
+    uint64_t archive_nwarn, archive_warns_listed;
+    const char *line_member;
+    int member_failed;          /* a member's line was invalid: member_error */
+    afmt_error member_error;
     /* What was seen so far. */
     uint64_t checked, valid, invalid, errors, skipped;
 } afmt_cli_worker;
@@ -114,8 +130,8 @@ void afmt_cli_worker_init(afmt_cli_worker *w, const afmt_cli_config *cfg,
 void afmt_cli_worker_free(afmt_cli_worker *w);
 
 /* Open and check one path: a regular file (read or mmap'ed), a pipe or
- * "-" (through a window), a tar shard (each member with a known
- * extension).  Reports everything to w->out; the caller brackets it with
+ * "-" (through a window), a compressed tar shard (decompressed through a
+ * window), a URL.  Reports everything to w->out; the caller brackets it with
  * afmt_cli_out_begin / _end.  walked: the file was met in a directory
  * walk, and is skipped (not reported invalid) when neither its magic nor
  * its extension matches a format (the --format one, if given). */
@@ -148,20 +164,18 @@ void afmt_cli_report_errno(afmt_cli_worker *w, const char *display, int errnum);
 void afmt_cli_report_message(afmt_cli_worker *w, const char *display,
                              const char *message);
 
-/* tar.c: every member of a tar shard whose name has a known extension.
- * in: the shard opened as a stream (standard input), or NULL to open
- * path. */
-void afmt_cli_check_tar(afmt_cli_worker *w, const char *path, afmt_cli_input *in);
+/* shard.c: a compressed tar shard, decompressed by libarchive and
+ * checked as a stream (a plain tar is an input like any other: the
+ * webdataset format).  in: the shard opened as a stream (standard input),
+ * or NULL to open path. */
+void afmt_cli_check_compressed(afmt_cli_worker *w, const char *path, afmt_cli_input *in);
 
-/* npz.c: every member of a NumPy .npz archive whose name has a known
- * extension, after the archive's zip structure (see npz.h). */
-void afmt_cli_check_npz(afmt_cli_worker *w, const char *path);
+/* Is path named like a compressed tar shard (.tar.gz, .tgz, .tar.bz2,
+ * .tbz2, .tar.xz, .txz, .tar.zst, .tar.lz4)? */
+int afmt_cli_is_compressed_tar_path(const char *path);
 
-/* Is path named like a tar shard (.tar, .tar.gz, .tgz, ...)? */
-int afmt_cli_is_tar_path(const char *path);
-
-/* Do the first bytes of a stream look like a tar archive (ustar magic) or
- * a compressed stream that may hold one? */
-int afmt_cli_looks_like_tar(const uint8_t *head, uint64_t len);
+/* Do the first bytes of a stream look compressed (gzip, bzip2, xz,
+ * zstd): a compressed shard, since no afmt format is? */
+int afmt_cli_looks_compressed(const uint8_t *head, uint64_t len);
 
 #endif /* AFMT_CLI_REPORT_H */

@@ -36,19 +36,20 @@ static void usage(FILE *f, const char *prog)
 "every tensor once, in the shard the index names, metadata.total_size the\n"
 "sum of their bytes; split.no, split.count, split.tensors.count consistent.\n"
 "Each fault is a line of the file it is in (\"invalid model: ...\"), then\n"
-"the set gets one (\"ok model (...)\").  A tar shard (.tar, .tar.gz, .tgz,\n"
-".tar.bz2, .tbz2, .tar.xz, .txz, .tar.zst, .tar.lz4, or a tar stream on\n"
-"standard input) is opened, and each regular member whose name has a\n"
-"known extension is\n"
-"checked and shown as ARCHIVE:MEMBER; a shard without such a member is\n"
-"invalid.  Shards need libarchive, loaded only when one is met.\n"
-"A NumPy .npz archive (np.savez, np.savez_compressed) is checked as a zip\n"
-"(end records, central directory against local headers, no overlapping\n"
-"members, CRC-32, declared sizes; a deflated member claiming more than\n"
-"1032 bytes per compressed byte is refused unread), then each member with\n"
-"a known extension as ARCHIVE:MEMBER, in bounded memory and without\n"
-"extracting anything.  Deflated members need zlib (libz.so.1), loaded\n"
-"when one is met.\n"
+"the set gets one (\"ok model (...)\").  A tar shard (.tar, or a tar\n"
+"stream on standard input) is the webdataset format: each member named as\n"
+"an array format's file (.ten, .npy, .npz, .ra, .safetensors, .gguf,\n"
+".dbdf) is checked by it and shown as ARCHIVE:MEMBER, the rest ignored.\n"
+"A compressed shard (.tar.gz, .tgz, .tar.bz2, .tbz2, .tar.xz, .txz,\n"
+".tar.zst, .tar.lz4) is decompressed by libarchive, loaded only then.\n"
+"An archive of other formats' files (a NumPy .npz: np.savez,\n"
+"np.savez_compressed) is validated whole by its format (end records,\n"
+"central directory against local headers, members back to back, CRC-32s,\n"
+"declared sizes; a deflated member claiming more than 1032 bytes per\n"
+"compressed byte is refused unread), each member another format parses\n"
+"shown as ARCHIVE:MEMBER, what is the archive's own as ARCHIVE, in\n"
+"bounded memory and without extracting anything.  --format names the\n"
+"format of files, never of an archive's members.\n"
 "\n"
 "Options:\n"
 "  -f, --format NAME  no detection: check every input as format NAME\n"
@@ -64,6 +65,9 @@ static void usage(FILE *f, const char *prog)
 "                     (the default)\n"
 "      --lenient      also accept what the reference readers tolerate,\n"
 "                     reporting each tolerance as a warning\n"
+"      --structure    check the structure only (headers, sizes, offsets,\n"
+"                     layout) and read no payload: bool values and the\n"
+"                     CRC-32 of archive members are not checked\n"
 "  -v, --verbose      list every array and every warning on its own line\n"
 "  -q, --quiet        print only invalid inputs and errors\n"
 "      --json         print one JSON object per input instead of text\n"
@@ -84,7 +88,7 @@ static void usage(FILE *f, const char *prog)
 "                     CPU (at most 8) when there are several inputs\n"
 "      --max-bytes N  an input larger than N bytes is invalid (code limit);\n"
 "                     suffixes k, M, G, T (powers of 1024).  Default: no\n"
-"                     limit for files and pipes, 1G for archive members\n"
+"                     limit (a compressed shard's: of the tar it holds)\n"
 "      --max-rank N   an array of more than N dimensions is invalid\n"
 "                     (code limit; default 255)\n"
 AFMT_CLI_LIMIT_HELP
@@ -162,7 +166,7 @@ static int usage_error(const char *prog)
 enum {
     OPT_HELP = 1, OPT_VERSION, OPT_VERBOSE, OPT_QUIET, OPT_RECURSIVE,
     OPT_JOBS, OPT_JSON, OPT_STRICT, OPT_LENIENT, OPT_FORMAT, OPT_MAX_BYTES,
-    OPT_MAX_RANK, OPT_FILES_FROM, OPT_NULL, OPT_SARIF, OPT_SPEC
+    OPT_MAX_RANK, OPT_FILES_FROM, OPT_NULL, OPT_SARIF, OPT_SPEC, OPT_STRUCTURE
 };
 
 static const afmt_cli_optdef validate_opts[] = {
@@ -175,6 +179,7 @@ static const afmt_cli_optdef validate_opts[] = {
     { "json", 0, 0, OPT_JSON },
     { "strict", 0, 0, OPT_STRICT },
     { "lenient", 0, 0, OPT_LENIENT },
+    { "structure", 0, 0, OPT_STRUCTURE },
     { "format", 'f', 1, OPT_FORMAT },
     { "spec", 0, 1, OPT_SPEC },
     { "max-bytes", 0, 1, OPT_MAX_BYTES },
@@ -245,6 +250,7 @@ static int take_flag(afmt_cli_validate_args *a, int id)
     case OPT_NULL:      a->list_delim = '\0'; return 1;
     case OPT_STRICT:    a->cfg.opt.mode = AFMT_STRICT; return 1;
     case OPT_LENIENT:   a->cfg.opt.mode = AFMT_LENIENT; return 1;
+    case OPT_STRUCTURE: a->cfg.opt.check_values = 0; return 1;
     default:            return 0;
     }
 }

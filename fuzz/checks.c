@@ -236,6 +236,22 @@ static int fz_check_view(fz_ctx *c, const afmt_format *f, const char *mode,
             return -1;
         }
     }
+    if (a->data_transient != 0 && a->data_transient != 1) {
+        fz_bug(c, "%s %s: array %u: data_transient is %d", f->name, mode, a->index, a->data_transient);
+        return -1;
+    }
+    /* An inflated archive member's view: its bytes are the validator's
+     * (afmt.h, data_transient), at the offset of the member's compressed
+     * data; they are decoded below, during the call, and kept by
+     * afmt_views_add as a copy. */
+    if (a->data_transient) {
+        if (a->offset > len) {
+            fz_bug(c, "%s %s: array %u: offset %" PRIu64 " past the %" PRIu64 "-byte input",
+                   f->name, mode, a->index, a->offset, len);
+            return -1;
+        }
+        return 0;
+    }
     if (a->nbytes > 0 && !fz_inside(buf, len, a->data, a->nbytes)) {
         fz_bug(c, "%s %s: array %u: data (%" PRIu64 " bytes) is not inside the %" PRIu64
                "-byte input", f->name, mode, a->index, a->nbytes, len);
@@ -481,6 +497,28 @@ typedef struct fz_vstate {
     uint32_t decode_index;
 } fz_vstate;
 
+/* Whether a strided view's elements are anywhere but one after the other
+ * in its order (strides 1, dims[last], ... row-major; axes of size 1 may
+ * have any stride). */
+static int fz_strided(const afmt_array *a)
+{
+    uint64_t want = 1;
+    uint32_t k;
+
+    if (!a->strided)
+        return 0;
+    for (k = 0; k < a->rank && k < AFMT_RANK_CAP; k++) {
+        uint32_t axis = a->order == AFMT_ROW_MAJOR ? a->rank - 1 - k : k;
+        if (a->dims[axis] == 0)
+            return 0; /* no element */
+        if (a->dims[axis] != 1 && a->strides[axis] != want)
+            return 1;
+        if (!afmt_mul_u64(want, a->dims[axis], &want))
+            return 1;
+    }
+    return 0;
+}
+
 static int fz_visit_decode(void *ctx, const afmt_array *a)
 {
     fz_vstate *s = ctx;
@@ -521,8 +559,9 @@ static int fz_visit_decode(void *ctx, const afmt_array *a)
                    "decodes differ at row-major element %" PRIu64,
                    s->f->name, s->mode, a->index, a->rank, k);
         /* A plain, native, contiguous view decodes to its own bytes (a
-         * strided one is gathered through its strides: not contiguous). */
-        if (a->encoding == AFMT_ENC_PLAIN && a->endian == AFMT_LITTLE && !a->strided &&
+         * strided one's are gathered: a transpose, a slice, expand's
+         * stride 0). */
+        if (a->encoding == AFMT_ENC_PLAIN && a->endian == AFMT_LITTLE && !fz_strided(a) &&
             (a->stride == es || a->stride == 0) && rsize > 0 && a->nbytes >= rsize) {
             const uint8_t *own = a->order == AFMT_ROW_MAJOR ? row : col;
             k = fz_first_mismatch(own, a->data, a->count, es);
@@ -531,7 +570,9 @@ static int fz_visit_decode(void *ctx, const afmt_array *a)
                        "bytes at element %" PRIu64, s->f->name, s->mode, a->index, k);
         }
     }
-    if (rc == 0 && s->seen && s->seen->n < FZ_SEEN_MAX)
+    /* (a transient view's bytes die with the call: another run's at the
+     * same address need not be the same) */
+    if (rc == 0 && s->seen && s->seen->n < FZ_SEEN_MAX && !a->data_transient)
         s->seen->v[s->seen->n++] = *a;
     free(row);
     free(col);
@@ -908,8 +949,7 @@ static void fz_check_stream(fz_ctx *c, const afmt_format *f, const uint8_t *buf,
     rd.step = len > 0 ? buf[0] : 0; /* vary the piece sizes with the input */
     memset(&st, 0, sizeof st);
     st.views = sv;
-    sv->n = 0;
-    sv->oom = 0;
+    afmt_views_reset(sv);
     st.buf = buf;
     st.len = len;
     memset(&vis, 0, sizeof vis);

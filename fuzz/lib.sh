@@ -4,7 +4,10 @@
 # The format a target fuzzes ("" for the all-format ones).
 target_format() { case "$1" in *_*) echo "${1#*_}" ;; *) echo "" ;; esac; }
 
-# Seeds of a target, flat, rebuilt every run.
+# Seeds of a target, flat, rebuilt every run: corpus/<format>/ (valid
+# files), corpus/regressions/ (those naming the format), corpus/grown/<format>/,
+# corpus/crafted/<format>/ and the golden inputs tests/<format>/*/input;
+# every folder for an all-format target.
 make_seeds() { # target -> dir
     local t=$1 fmt d f n
     fmt=$(target_format "$t")
@@ -21,9 +24,13 @@ make_seeds() { # target -> dir
         esac
         n=${f#corpus/}; cp "$f" "$d/${n//\//__}"
     done
-    for f in corpus/grown/*/*; do   # make fuzz-merge's seeds
+    # make fuzz-merge's seeds, and invalid or lenient-only inputs crafted
+    # by hand (corpus/crafted/<format>/: a seed that is wrong in one way
+    # leads the fuzzer to the check behind it)
+    for f in corpus/grown/*/* corpus/crafted/*/*; do
         [ -f "$f" ] || continue
-        [ -n "$fmt" ] && [ "$f" = "${f#corpus/grown/$fmt/}" ] && continue
+        case "$f" in */README*) continue ;; esac
+        [ -n "$fmt" ] && [ "$f" = "${f#corpus/*/$fmt/}" ] && continue
         n=${f#corpus/}; cp "$f" "$d/${n//\//__}"
     done
     for f in tests/*/*/input; do

@@ -6,8 +6,9 @@
 #   build/fuzz/corpus/<target>/     each target's grown corpus, resumed by the
 #                                   next run (never deleted by this script)
 #   build/fuzz/seeds/<target>/      the seeds, rebuilt each run from
-#                                   corpus/<format>/, corpus/regressions/ and
-#                                   tests/<format>/*/input (read, never written)
+#                                   corpus/<format>/, corpus/grown/<format>/,
+#                                   corpus/crafted/<format>/, corpus/regressions/
+#                                   and tests/<format>/*/input (read, never written)
 #   build/fuzz/crashes/<target>/    crashing / leaking / hanging inputs
 #   build/fuzz/afl/<target>         the AFL++ builds; build/fuzz/afl-out/<target>/
 #                                   afl-fuzz's state (resumed)

@@ -18,8 +18,11 @@
 #              CPU seconds (and at least that much CPU run)
 #   cap        PLATEAU_CAP CPU seconds used: verdict "growing"
 #   deadline   PLATEAU_DEADLINE (a `date +%s` epoch) reached
-# When PLATEAU_DEADLINE is set, each target's cap is also at most its share
-# of the wall time left, so that every target named gets its turn.
+# When PLATEAU_DEADLINE is set, each target also stops once it has had its
+# share of the wall time left (verdict "growing" unless it plateaued), so
+# that every target named gets its turn: a process that gets a third of a
+# core would otherwise spend three shares of wall time reaching a share of
+# CPU seconds.
 # A libFuzzer run that stops on a finding is restarted (resuming from the
 # corpus) while its budget lasts; findings land in FUZZ_DIR/crashes/<target>/
 # with a reproduce line, as fuzz/run.sh puts them.
@@ -104,8 +107,8 @@ start_afl() { # target seeds
     PID=$!
 }
 
-run_target() { # target cap
-    local t=$1 cap=$2 seeds tsv=$OUT/$ENGINE-$t.tsv base=0 cpu=0 now s last="" \
+run_target() { # target cap [wall seconds]
+    local t=$1 cap=$2 wall_cap=${3:-0} seeds tsv=$OUT/$ENGINE-$t.tsv base=0 cpu=0 now s last="" \
         last_cpu=0 start why="" before n f g x base_execs=0 st
     seeds=$(make_seeds "$t")
     st=$B/afl-out/$t/default/fuzzer_stats
@@ -139,6 +142,7 @@ run_target() { # target cap
                 [ $((cpu - last_cpu)) -ge "$WINDOW" ] && { why=plateau; break; }
             fi
             [ "$cpu" -ge "$cap" ] && { why=cap; break; }
+            [ "$wall_cap" -gt 0 ] && [ $(( $(date +%s) - start )) -ge "$wall_cap" ] && { why=deadline; break; }
             [ "$DEADLINE" -gt 0 ] && [ "$(date +%s)" -ge "$DEADLINE" ] && { why=deadline; break; }
         done
         if [ -n "$why" ]; then
@@ -213,18 +217,18 @@ verdict() { # tsv target why findings [execs edges]
         }' "$1"
 }
 
-echo "$ENGINE plateau run $(date -u +%FT%TZ): plateau on $ON, window $WINDOW CPU s, cap $CAP CPU s$([ "$DEADLINE" -gt 0 ] && echo ", deadline $(date -u -d @"$DEADLINE" +%TZ)"), nice ${FUZZ_NICE:-0}, load $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$OUT/summary.txt"
+echo "$ENGINE plateau run $(date -u +%FT%TZ): plateau on $ON, window $WINDOW CPU s, cap $CAP CPU s$([ "$DEADLINE" -gt 0 ] && echo ", deadline $(date -u -d @"$DEADLINE" +%TZ)"), nice ${FUZZ_NICE:-$(nice)}, load $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$OUT/summary.txt"
 left=$#
 for t in "$@"; do
     [ -x "$B/$t" ] || [ "$ENGINE" = afl ] || { echo "no target $B/$t (make fuzz-build)" >&2; left=$((left - 1)); continue; }
     [ "$ENGINE" = afl ] && { [ -x "$B/afl/$t" ] || { echo "no target $B/afl/$t" >&2; left=$((left - 1)); continue; }; }
-    cap=$CAP
+    cap=$CAP share=0
     if [ "$DEADLINE" -gt 0 ]; then
         share=$(( (DEADLINE - $(date +%s)) / left ))
         [ "$share" -le 0 ] && { echo "$ENGINE $t: not run, deadline reached" | tee -a "$OUT/summary.txt"; left=$((left - 1)); continue; }
         [ "$share" -lt "$cap" ] && cap=$share
     fi
-    run_target "$t" "$cap"
+    run_target "$t" "$cap" "$share"
     left=$((left - 1))
 done
 echo "$ENGINE plateau run end $(date -u +%FT%TZ), load $(cut -d' ' -f1-3 /proc/loadavg)" | tee -a "$OUT/summary.txt"

@@ -55,8 +55,9 @@ int archive_pattern_ok(const char *p, char *why, unsigned why_size)
                 fixed_printf(why, why_size, "'%s' is not a capture name in \"%s\"", name, p);
                 return 0;
             }
-            if (any && close[1]) {
-                fixed_printf(why, why_size, "{*%s} takes the rest of the name: it comes last in \"%s\"", name, p);
+            if (any && strpbrk(close + 1, "{}/")) {
+                fixed_printf(why, why_size, "{*%s} takes the rest of the name: only a literal ending (\"{*%s}.ten\") "
+                             "may follow it in \"%s\"", name, name, p);
                 return 0;
             }
             s = close + 1;

@@ -37,13 +37,32 @@ static void emit_strings(sbuf *o, const char *name, char **v, int n)
     sb_printf(o, "};\n");
 }
 
+/* The C name of global i's argument kinds: after its name (an earlier
+ * global of the same name with arguments adds the position). */
+static char *args_cname(const pk_grammar *g, const char *base, int i)
+{
+    int k, clash = 0;
+    char name[64];
+    size_t n = 0;
+    const char *s = g->globals[i].name;
+    for (; *s && n + 1 < sizeof name; s++)
+        name[n++] = (*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ? *s : '_';
+    name[n] = 0;
+    for (k = 0; k < i; k++)
+        clash |= g->globals[k].nargs && strcmp(g->globals[k].name, g->globals[i].name) == 0;
+    return clash ? xprintf("%s_%s_args_%d", base, name, i) : xprintf("%s_%s_args", base, name);
+}
+
 static void emit_globals(sbuf *o, const pk_grammar *g, const char *base)
 {
     int i, k;
     for (i = 0; i < g->nglobals; i++) {
         const pk_global *gl = &g->globals[i];
+        char *an;
         if (!gl->nargs) continue;
-        sb_printf(o, "static const afmt_pk_arg %s_args_%d[] = {", base, i);
+        an = args_cname(g, base, i);
+        sb_printf(o, "static const afmt_pk_arg %s[] = {", an);
+        free(an);
         for (k = 0; k < gl->nargs; k++) sb_printf(o, "%s%s", k ? ", " : "", ARG_C[gl->args[k]]);
         sb_printf(o, "};\n");
     }
@@ -52,7 +71,11 @@ static void emit_globals(sbuf *o, const pk_grammar *g, const char *base)
         const pk_global *gl = &g->globals[i];
         char *mq = quoted(gl->module), *nq = quoted(gl->name);
         sb_printf(o, "    {.module = %s, .name = %s, .role = %s", mq, nq, ROLE_C[gl->role]);
-        if (gl->nargs) sb_printf(o, ", .args = %s_args_%d, .nargs = %d", base, i, gl->nargs);
+        if (gl->nargs) {
+            char *an = args_cname(g, base, i);
+            sb_printf(o, ", .args = %s, .nargs = %d", an, gl->nargs);
+            free(an);
+        }
         if (gl->role == PK_ARRAY)
             sb_printf(o, ",\n     .arg_storage = %d, .arg_offset = %d, .arg_shape = %d, .arg_stride = %d",
                       gl->arg_storage, gl->arg_offset, gl->arg_shape, gl->arg_stride);
@@ -173,6 +196,43 @@ static void emit_rule(sbuf *o, emitter *m, const ar_rule *r, const char *texts)
     (void)m;
 }
 
+/* A C name for what rule k emits, from its pattern's literal parts
+ * ("{prefix}/data.pkl": data_pkl, "{prefix}/.data/serialization_id":
+ * data_serialization_id), so that the tables read as what they are; the
+ * rule's position is added only when two rules would share a name. */
+static char *rule_cname(const archive *a, int k)
+{
+    char out[128];
+    size_t o = 0;
+    const char *p = a->rules[k].pattern ? a->rules[k].pattern : "";
+    int j;
+    while (*p && o + 2 < sizeof out) {
+        if (*p == '{') {
+            const char *close = strchr(p, '}');
+            p = close ? close + 1 : p + strlen(p);
+            if (o && out[o - 1] != '_') out[o++] = '_';
+            continue;
+        }
+        if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9')) out[o++] = *p;
+        else if (o && out[o - 1] != '_') out[o++] = '_';
+        p++;
+    }
+    while (o && out[o - 1] == '_') o--;
+    out[o] = 0;
+    for (j = 0; j < a->nrules; j++) {
+        char *other;
+        if (j == k || (a->rules[j].action != AR_TEXT && a->rules[j].action != AR_VALUES)) continue;
+        if (j > k) break;
+        other = rule_cname(a, j);
+        if (strcmp(other, out) == 0) {
+            free(other);
+            return xprintf("%s_%d", o ? out : "member", k);
+        }
+        free(other);
+    }
+    return xstrdup(o ? out : "member");
+}
+
 static void emit_desc(emitter *m, item *it)
 {
     archive *a = it->ar;
@@ -191,15 +251,17 @@ static void emit_desc(emitter *m, item *it)
     texts = xcalloc((size_t)a->nrules + 1, sizeof *texts);
     for (i = 0; i < a->nrules; i++) {
         ar_rule *r = &a->rules[i];
+        char *rn = rule_cname(a, i);
         if (r->action == AR_TEXT) {
-            texts[i] = xprintf("%s_texts_%d", a->cname, i);
+            texts[i] = xprintf("%s_%s_texts", a->cname, rn);
             emit_strings(o, texts[i], r->texts, r->ntexts);
         }
         if (r->action == AR_VALUES && r->pickle) {
-            char *base = xprintf("%s_pickle_%d", a->cname, i);
+            char *base = xprintf("%s_%s", a->cname, rn);
             emit_pickle(m, r->pickle, base, "pickle");
             free(base);
         }
+        free(rn);
     }
     for (i = 0; i < a->nrules; i++) emit_rule(&rules, m, &a->rules[i], texts[i]);
     sb_printf(o, "static const afmt_ar_rule %s_rules[] = {\n%s};\n", a->cname, rules.s ? rules.s : "");

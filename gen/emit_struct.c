@@ -228,12 +228,12 @@ void emit_unique_key(emitter *m, item *f)
         if (y) decl_use(m, y->off_decl);
     } else if (f->field.ftype == FT_STRING) {
         sym *y = sym_find(m, f->name);
-        line(m, "if (afmt_uniq_add(c, uq_%s, \"%s\", \"%s\", r_%s, o_%s, AFMT_B(c->src, o_%s + %d), len_%s)) return -1;",
+        line(m, "if (afmt_uniq_add(c, uq_%s, \"%s\", \"%s\", r_%s, o_%s, o_%s + %d, len_%s)) return -1;",
              r->name, r->name, f->name, r->name, f->name, f->name, f->field.len_width, f->name);
         (void)y;
     } else {
         sym *y = sym_find(m, f->name);
-        line(m, "if (afmt_uniq_add(c, uq_%s, \"%s\", \"%s\", r_%s, o_%s, AFMT_B(c->src, o_%s), %d)) return -1;", r->name,
+        line(m, "if (afmt_uniq_add(c, uq_%s, \"%s\", \"%s\", r_%s, o_%s, o_%s, %d)) return -1;", r->name,
              r->name, f->name, r->name, f->name, f->name, f->field.size);
         if (y) decl_use(m, y->off_decl);
     }

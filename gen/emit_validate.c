@@ -204,10 +204,19 @@ static void emit_int_field(emitter *m, item *it)
                 free(fmt); free(args);
             }
         } else {
-            line(m, "if (v_%s != UINT64_C(%llu)) {", it->name, (unsigned long long)it->field.equals->ival);
+            const uint64_t want = (uint64_t)it->field.equals->ival;
+            char text[9];
+            line(m, "if (v_%s != UINT64_C(%llu)) {", it->name, (unsigned long long)want);
             m->indent++;
-            {
-                char *fmt = xprintf("\"expected %llu, found %%\" PRIu64 \"\"", (unsigned long long)it->field.equals->ival);
+            if (it->field.big_endian != ORDER_RUN && uint_magic_text(want, it->field.width, it->field.big_endian, text)) {
+                /* a magic number: both as the bytes they are in the file,
+                 * `expected "GGUF", found "GGUX"` (text has no '"', '\' or '%') */
+                char *fmt = xprintf("\"expected \\\"%s\\\", found %%s\"", text);
+                char *args = xprintf("afmt_bytes_text(AFMT_B(c->src, o_%s), %d).s", it->name, it->field.width);
+                emit_fail(m, &bl, code, it->field.equals_lenient, fmt, args);
+                free(fmt); free(args);
+            } else {
+                char *fmt = xprintf("\"expected %llu, found %%\" PRIu64 \"\"", (unsigned long long)want);
                 char *args = xprintf("v_%s", it->name);
                 emit_fail(m, &bl, code, it->field.equals_lenient, fmt, args);
                 free(fmt); free(args);
@@ -1113,22 +1122,48 @@ static void emit_array(emitter *m, item *it)
     }
 }
 
+/* The integer field a count names when it is one field alone
+ * ("count": "tensor_count"), else NULL. */
+static sym *count_field(emitter *m, const item *it)
+{
+    sym *y;
+    if (!it->arg || it->arg->kind != E_NAME) return NULL;
+    y = sym_peek(m, it->arg->sval);
+    return y && y->kind == SY_INT && y->it && y->it->kind == IT_FIELD && y->off[0] ? y : NULL;
+}
+
 /* A counted repetition's count_<name>, held to the bytes left: every
  * repetition consumes at least one byte (checked after each), so a count
- * larger than the bytes left is a truncation, found now. */
+ * larger than the bytes left is a truncation, found now.  A count that is
+ * one field is what is wrong, so it is blamed, at its own offset
+ * (`tensor_count at offset 8: 1000000 repetitions of tensor cannot fit in
+ * the 68 bytes left at offset 132`); a computed one, the repeat. */
 static void repeat_count(emitter *m, item *it)
 {
-    blame bl = blame_at(it->name, "AFMT_NO_INDEX", "c->pos");
+    sym *y = count_field(m, it);
+    blame bl = y ? blame_of(y) : blame_at(it->name, "AFMT_NO_INDEX", "c->pos");
     char *cnt = emit_u64(m, &bl, it->arg, it->arg_text);
-    char *args = xprintf("count_%s, %s - c->pos", it->name, m->end);
     line(m, "const uint64_t count_%s = %s;", it->name, cnt);
     {
         char *cond = xprintf("afmt_count_exceeds(c, count_%s)", it->name);
-        emit_fail_if(m, cond, &bl, "truncated", LEN_NONE, "\"%\" PRIu64 \" repetitions cannot fit in the %\" PRIu64 \" bytes left\"", args);
+        if (y) {
+            char *fmt = xprintf("\"%%\" PRIu64 \" repetition%%s of %s cannot fit in the %%\" PRIu64 \" byte%%s left "
+                                "at offset %%\" PRIu64 \"\"", it->name);
+            char *args = xprintf("count_%s, count_%s == 1 ? \"\" : \"s\", %s - c->pos, %s - c->pos == 1 ? \"\" : \"s\", "
+                                 "c->pos", it->name, it->name, m->end, m->end);
+            sym_find(m, y->name); /* its offset is read */
+            emit_fail_if(m, cond, &bl, "truncated", LEN_NONE, fmt, args);
+            free(fmt);
+            free(args);
+        } else {
+            char *args = xprintf("count_%s, %s - c->pos", it->name, m->end);
+            emit_fail_if(m, cond, &bl, "truncated", LEN_NONE,
+                         "\"%\" PRIu64 \" repetitions cannot fit in the %\" PRIu64 \" bytes left\"", args);
+            free(args);
+        }
         free(cond);
     }
     free(cnt);
-    free(args);
 }
 
 /* What starts each repetition: blanks skipped, the end of the input or

@@ -108,6 +108,19 @@ void sb_free(sbuf *b)
     b->len = b->cap = 0;
 }
 
+int uint_magic_text(uint64_t v, int width, int big, char text[9])
+{
+    int i;
+    if (width < 1 || width > 8) return 0;
+    for (i = 0; i < width; i++) {
+        const unsigned b = (unsigned)(v >> (8 * (big ? width - 1 - i : i))) & 0xffu;
+        if (b < 0x20 || b >= 0x7f || b == '"' || b == '\\' || b == '%') return 0;
+        text[i] = (char)b;
+    }
+    text[width] = 0;
+    return 1;
+}
+
 char *c_quote(const char *s, size_t n)
 {
     sbuf b = {0};

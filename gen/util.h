@@ -4,6 +4,7 @@
 #define AFMT_GEN_UTIL_H
 #include <stddef.h>
 #include <stdarg.h>
+#include <stdint.h>
 
 void *xcalloc(size_t n, size_t size);
 char *xstrdup(const char *s);
@@ -42,6 +43,13 @@ void sb_printf(sbuf *b, const char *fmt, ...)
 #endif
     ;
 void sb_free(sbuf *b);
+/* When the width (1 to 8) bytes of the unsigned value v, as a field of
+ * that byte order (big: big-endian) stores them, are all printable ASCII
+ * other than '"', '\' and '%': a magic number ("GGUF" is 0x46554747
+ * little-endian), which messages show as the text it is.  Then 1 with
+ * those bytes in text (NUL-terminated), else 0.  The one rule afmt-gen's
+ * validators and the interpreter share. */
+int uint_magic_text(uint64_t v, int width, int big, char text[9]);
 /* A C string literal for s (escaped, quoted). */
 char *c_quote(const char *s, size_t n);
 /* A C string literal of s usable as a printf format ('%' doubled); s may be

@@ -12,6 +12,7 @@
 #include "safetensors.h"
 #include "tenbin.h"
 #include "torch.h"
+#include "webdataset.h"
 
 const afmt_format *const afmt_formats[] = {
     &afmt_daphne_format,
@@ -24,7 +25,8 @@ const afmt_format *const afmt_formats[] = {
     &afmt_safetensors_format,
     &afmt_tenbin_format,
     &afmt_torch_format,
+    &afmt_webdataset_format,
     NULL,
 };
 
-const size_t afmt_format_count = 10;
+const size_t afmt_format_count = 11;

@@ -445,9 +445,10 @@ static int gguf_validate_value_kind_9(afmt_vctx *c)
     /* repeat items count (spec/gguf.json /structs/value/body/0/cases/9/body/2) */
     const uint64_t count_items = v_count;
     if (afmt_count_exceeds(c, count_items)) {
-        return afmt_fail_c(c, AFMT_E_TRUNCATED, "items", AFMT_NO_INDEX, c->pos, "%" PRIu64
-                " repetitions cannot fit in the %" PRIu64 " bytes left", count_items,
-                afmt_end(c) - c->pos);
+        return afmt_fail_c(c, AFMT_E_TRUNCATED, "count", AFMT_NO_INDEX, o_count, "%" PRIu64
+                " repetition%s of items cannot fit in the %" PRIu64 " byte%s left at offset %"
+                PRIu64 "", count_items, count_items == 1 ? "" : "s", afmt_end(c) - c->pos,
+                afmt_end(c) - c->pos == 1 ? "" : "s", c->pos);
     }
     afmt_path_push(c->path, "items", 0);
     uint64_t r_items = 0;
@@ -551,8 +552,7 @@ static int gguf_validate_kv(afmt_vctx *c, uint64_t *const p_alignment, afmt_uniq
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "key", AFMT_NO_INDEX, o_key,
                 "a key is not empty: `len(key) > 0` does not hold");
     }
-    if (afmt_uniq_add(c, uq_kv, "kv", "key", r_kv, o_key, AFMT_B(c->src, o_key + 8),
-            len_key)) return -1;
+    if (afmt_uniq_add(c, uq_kv, "kv", "key", r_kv, o_key, o_key + 8, len_key)) return -1;
 
     /* type: u32 little-endian (spec/gguf.json /body/5/body/1) */
     const uint64_t o_type = c->pos;
@@ -595,7 +595,7 @@ static int gguf_validate_tensor(afmt_vctx *c, afmt_uniq *const uq_tensor,
                 "a tensor name has at most 63 bytes (GGML_MAX_NAME is 64 with the NUL): `len(name) "
                 "<= 63` does not hold");
     }
-    if (afmt_uniq_add(c, uq_tensor, "tensor", "name", r_tensor, o_name, AFMT_B(c->src, o_name + 8),
+    if (afmt_uniq_add(c, uq_tensor, "tensor", "name", r_tensor, o_name, o_name + 8,
             len_name)) return -1;
 
     /* n_dims: u32 little-endian (spec/gguf.json /body/6/body/1) */
@@ -818,7 +818,7 @@ static int gguf_validate_body(afmt_vctx *c)
     const uint64_t v_magic = (uint64_t)afmt_load_u32le(AFMT_B(c->src, o_magic));
     if (v_magic != UINT64_C(1179993927)) {
         return afmt_fail_c(c, AFMT_E_MAGIC, "magic", AFMT_NO_INDEX, o_magic,
-                "expected 1179993927, found %" PRIu64 "", v_magic);
+                "expected \"GGUF\", found %s", afmt_bytes_text(AFMT_B(c->src, o_magic), 4).s);
     }
 
     /* version: u32 little-endian (spec/gguf.json /body/1) */
@@ -846,9 +846,10 @@ static int gguf_validate_body(afmt_vctx *c)
     /* repeat kv kv_count (spec/gguf.json /body/5) */
     const uint64_t count_kv = v_kv_count;
     if (afmt_count_exceeds(c, count_kv)) {
-        return afmt_fail_c(c, AFMT_E_TRUNCATED, "kv", AFMT_NO_INDEX, c->pos, "%" PRIu64
-                " repetitions cannot fit in the %" PRIu64 " bytes left", count_kv,
-                afmt_end(c) - c->pos);
+        return afmt_fail_c(c, AFMT_E_TRUNCATED, "kv_count", AFMT_NO_INDEX, o_kv_count, "%" PRIu64
+                " repetition%s of kv cannot fit in the %" PRIu64 " byte%s left at offset %" PRIu64
+                "", count_kv, count_kv == 1 ? "" : "s", afmt_end(c) - c->pos,
+                afmt_end(c) - c->pos == 1 ? "" : "s", c->pos);
     }
     afmt_uniq uniq_kv;
     afmt_uniq_init(&uniq_kv, 0, 0);
@@ -876,9 +877,10 @@ static int gguf_validate_body(afmt_vctx *c)
      */
     const uint64_t count_tensor = v_tensor_count;
     if (afmt_count_exceeds(c, count_tensor)) {
-        return afmt_fail_c(c, AFMT_E_TRUNCATED, "tensor", AFMT_NO_INDEX, c->pos, "%" PRIu64
-                " repetitions cannot fit in the %" PRIu64 " bytes left", count_tensor,
-                afmt_end(c) - c->pos);
+        return afmt_fail_c(c, AFMT_E_TRUNCATED, "tensor_count", AFMT_NO_INDEX, o_tensor_count, "%"
+                PRIu64 " repetition%s of tensor cannot fit in the %" PRIu64
+                " byte%s left at offset %" PRIu64 "", count_tensor, count_tensor == 1 ? "" : "s",
+                afmt_end(c) - c->pos, afmt_end(c) - c->pos == 1 ? "" : "s", c->pos);
     }
     afmt_uniq uniq_tensor;
     afmt_uniq_init(&uniq_tensor, 0, 1);

@@ -26,7 +26,20 @@ int afmt_npz_detect(const uint8_t *buf, uint64_t len)
     return 0;
 }
 
-/* archive: the archive at /body/0 */
+/* first_byte (spec/npz.json /body/2): its check, for the validator and the writer */
+static int npz_check_first_byte(const afmt_vctx *c, uint64_t at, uint64_t v_first_byte,
+        uint64_t v_second_byte)
+{
+    if (!((v_first_byte == UINT64_C(80)) && (v_second_byte == UINT64_C(75)))) {
+        return afmt_fail_c(c, AFMT_E_MAGIC, "first_byte", AFMT_NO_INDEX, at,
+                "not a zip archive: an .npz starts with a zip's local header (or its end record), "
+                "PK: `first_byte == 0x50 && second_byte == 0x4b` does not hold (first_byte = %"
+                PRIu64 ")", v_first_byte);
+    }
+    return 0;
+}
+
+/* archive: the archive at /body/3 */
 static const afmt_ar_rule npz_archive_rules[] = {
     {.pattern = "{name}.npy", .action = AFMT_AR_FORMAT,
      .format = &afmt_npy_format, .array_name = "{name}", .sets = -1, .endian_var = -1, .record_rule = -1},
@@ -63,7 +76,18 @@ static const afmt_ar_write_desc npz_archive_write = {
 
 static int npz_validate_body(afmt_vctx *c)
 {
-    /* archive: an archive of named members (spec/npz.json /body/0) */
+    /* let first_byte = peek(0) (spec/npz.json /body/0) */
+    const uint64_t v_first_byte = (uint64_t)afmt_src_peek(c->src, afmt_end(c),
+            c->pos + UINT64_C(0));
+
+    /* let second_byte = peek(1) (spec/npz.json /body/1) */
+    const uint64_t v_second_byte = (uint64_t)afmt_src_peek(c->src, afmt_end(c),
+            c->pos + UINT64_C(1));
+
+    /* check first_byte == 0x50 && second_byte == 0x4b (spec/npz.json /body/2) */
+    if (npz_check_first_byte(c, c->pos, v_first_byte, v_second_byte)) return -1;
+
+    /* archive: an archive of named members (spec/npz.json /body/3) */
     if (afmt_archive_validate(&npz_archive, c->src, afmt_end(c), &c->pos, &c->narrays, c->opt,
             c->vis, c->path,
             c->err) != 0)

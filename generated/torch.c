@@ -41,14 +41,27 @@ static int torch_check_first_byte(const afmt_vctx *c, uint64_t at, uint64_t v_fi
     return 0;
 }
 
-/* archive: the archive at /body/2 */
-static const afmt_pk_arg torch_archive_pickle_0_args_1[] = {AFMT_PK_ARG_STORAGE, AFMT_PK_ARG_UINT, AFMT_PK_ARG_UINT_TUPLE, AFMT_PK_ARG_UINT_TUPLE, AFMT_PK_ARG_BOOL, AFMT_PK_ARG_EMPTY_DICT};
-static const afmt_pk_arg torch_archive_pickle_0_args_2[] = {AFMT_PK_ARG_TENSOR, AFMT_PK_ARG_BOOL, AFMT_PK_ARG_EMPTY_DICT};
-static const afmt_pk_global torch_archive_pickle_0_globals[] = {
+/* first_byte (spec/torch.json /body/3): its check, for the validator and the writer */
+static int torch_check_first_byte_2(const afmt_vctx *c, uint64_t at, uint64_t v_first_byte,
+        uint64_t v_second_byte)
+{
+    if (!((v_first_byte == UINT64_C(80)) && (v_second_byte == UINT64_C(75)))) {
+        return afmt_fail_c(c, AFMT_E_MAGIC, "first_byte", AFMT_NO_INDEX, at,
+                "not a zip archive: a checkpoint torch.save writes starts with a zip's local "
+                "header, PK: `first_byte == 0x50 && second_byte == 0x4b` does not hold (first_byte "
+                "= %" PRIu64 ")", v_first_byte);
+    }
+    return 0;
+}
+
+/* archive: the archive at /body/4 */
+static const afmt_pk_arg torch_archive_data_pkl__rebuild_tensor_v2_args[] = {AFMT_PK_ARG_STORAGE, AFMT_PK_ARG_UINT, AFMT_PK_ARG_UINT_TUPLE, AFMT_PK_ARG_UINT_TUPLE, AFMT_PK_ARG_BOOL, AFMT_PK_ARG_EMPTY_DICT};
+static const afmt_pk_arg torch_archive_data_pkl__rebuild_parameter_args[] = {AFMT_PK_ARG_TENSOR, AFMT_PK_ARG_BOOL, AFMT_PK_ARG_EMPTY_DICT};
+static const afmt_pk_global torch_archive_data_pkl_globals[] = {
     {.module = "collections", .name = "OrderedDict", .role = AFMT_PK_ROLE_DICT},
-    {.module = "torch._utils", .name = "_rebuild_tensor_v2", .role = AFMT_PK_ROLE_TENSOR, .args = torch_archive_pickle_0_args_1, .nargs = 6,
+    {.module = "torch._utils", .name = "_rebuild_tensor_v2", .role = AFMT_PK_ROLE_TENSOR, .args = torch_archive_data_pkl__rebuild_tensor_v2_args, .nargs = 6,
      .arg_storage = 0, .arg_offset = 1, .arg_shape = 2, .arg_stride = 3},
-    {.module = "torch._utils", .name = "_rebuild_parameter", .role = AFMT_PK_ROLE_WRAP, .args = torch_archive_pickle_0_args_2, .nargs = 3},
+    {.module = "torch._utils", .name = "_rebuild_parameter", .role = AFMT_PK_ROLE_WRAP, .args = torch_archive_data_pkl__rebuild_parameter_args, .nargs = 3},
     {.module = "torch", .name = "FloatStorage", .role = AFMT_PK_ROLE_CLASS, .dtype = AFMT_F32, .writable = 1},
     {.module = "torch", .name = "DoubleStorage", .role = AFMT_PK_ROLE_CLASS, .dtype = AFMT_F64, .writable = 1},
     {.module = "torch", .name = "HalfStorage", .role = AFMT_PK_ROLE_CLASS, .dtype = AFMT_F16, .writable = 1},
@@ -76,15 +89,15 @@ static const afmt_pk_global torch_archive_pickle_0_globals[] = {
     {.module = "torch", .name = "UntypedStorage", .role = AFMT_PK_ROLE_REFUSE,
      .refuse = "untyped storages come with _rebuild_tensor_v3: not supported"},
 };
-static const char *const torch_archive_pickle_0_locations[] = {"cpu", "cuda", "cuda:{n}"};
-static const afmt_pk_pid_elem torch_archive_pickle_0_persistent_id[] = {
+static const char *const torch_archive_data_pkl_locations[] = {"cpu", "cuda", "cuda:{n}"};
+static const afmt_pk_pid_elem torch_archive_data_pkl_persistent_id[] = {
     {.part = AFMT_PK_PID_TEXT, .text = "storage"},
     {.part = AFMT_PK_PID_CLASS},
     {.part = AFMT_PK_PID_KEY},
-    {.part = AFMT_PK_PID_LOCATION, .patterns = torch_archive_pickle_0_locations, .npatterns = 3},
+    {.part = AFMT_PK_PID_LOCATION, .patterns = torch_archive_data_pkl_locations, .npatterns = 3},
     {.part = AFMT_PK_PID_COUNT},
 };
-static const afmt_pickle_desc torch_archive_pickle_0 = {
+static const afmt_pickle_desc torch_archive_data_pkl = {
     .name = "pickle",
     .protocol_min = 2,
     .protocol_max = 2,
@@ -94,9 +107,9 @@ static const afmt_pickle_desc torch_archive_pickle_0 = {
         [0x68] = 1, [0x6a] = 1, [0x71] = 1, [0x72] = 1, [0x73] = 1, [0x74] = 1, [0x75] = 1, [0x7d] = 1,
         [0x80] = 1, [0x85] = 1, [0x86] = 1, [0x87] = 1, [0x88] = 1, [0x89] = 1, [0x8a] = 1},
     .canonical = 1,
-    .globals = torch_archive_pickle_0_globals,
+    .globals = torch_archive_data_pkl_globals,
     .nglobals = 22,
-    .pid = torch_archive_pickle_0_persistent_id,
+    .pid = torch_archive_data_pkl_persistent_id,
     .npid = 5,
     .memo_in_order = 1,
     .key_decimal = 1,
@@ -105,27 +118,27 @@ static const afmt_pickle_desc torch_archive_pickle_0 = {
     .dict_keys = AFMT_PK_KEY_STR | AFMT_PK_KEY_INT,
     .root_kinds = AFMT_PK_ROOT_DICT | AFMT_PK_ROOT_LIST | AFMT_PK_ROOT_TUPLE | AFMT_PK_ROOT_TENSOR,
 };
-static const char *const torch_archive_texts_1[] = {"1"};
-static const char *const torch_archive_texts_2[] = {"64"};
-static const char *const torch_archive_texts_3[] = {"little", "big"};
-static const char *const torch_archive_texts_6[] = {"3\x0a", "4\x0a", "3"};
-static const char *const torch_archive_texts_7[] = {"{id:digits}"};
+static const char *const torch_archive_format_version_texts[] = {"1"};
+static const char *const torch_archive_storage_alignment_texts[] = {"64"};
+static const char *const torch_archive_byteorder_texts[] = {"little", "big"};
+static const char *const torch_archive_version_texts[] = {"3\x0a", "4\x0a", "3"};
+static const char *const torch_archive_data_serialization_id_texts[] = {"{id:digits}"};
 static const afmt_ar_rule torch_archive_rules[] = {
     {.pattern = "{prefix}/data.pkl", .action = AFMT_AR_VALUES, .presence = AFMT_AR_REQUIRED, .sets = -1, .endian_var = -1,
-     .values = afmt_pickle_member, .values_desc = &torch_archive_pickle_0, .record_rule = 4},
+     .values = afmt_pickle_member, .values_desc = &torch_archive_data_pkl, .record_rule = 4},
     {.pattern = "{prefix}/.format_version", .action = AFMT_AR_TEXT,
-     .texts = torch_archive_texts_1, .ntexts = 1, .nstrict = 1, .sets = -1, .endian_var = -1, .record_rule = -1},
+     .texts = torch_archive_format_version_texts, .ntexts = 1, .nstrict = 1, .sets = -1, .endian_var = -1, .record_rule = -1},
     {.pattern = "{prefix}/.storage_alignment", .action = AFMT_AR_TEXT,
-     .texts = torch_archive_texts_2, .ntexts = 1, .nstrict = 1, .sets = -1, .endian_var = -1, .record_rule = -1},
+     .texts = torch_archive_storage_alignment_texts, .ntexts = 1, .nstrict = 1, .sets = -1, .endian_var = -1, .record_rule = -1},
     {.pattern = "{prefix}/byteorder", .action = AFMT_AR_TEXT,
-     .texts = torch_archive_texts_3, .ntexts = 2, .nstrict = 2, .sets = 0, .endian_var = -1, .record_rule = -1},
+     .texts = torch_archive_byteorder_texts, .ntexts = 2, .nstrict = 2, .sets = 0, .endian_var = -1, .record_rule = -1},
     {.pattern = "{prefix}/data/{key:decimal}", .action = AFMT_AR_RECORD, .must_reference = 1, .sets = -1, .endian_var = 0, .record_rule = -1},
     {.pattern = "{prefix}/data/{*rest}", .action = AFMT_AR_REFUSE, .sets = -1, .endian_var = -1, .record_rule = -1,
      .reason = "a record in data/ whose name is not a storage key (decimal digits, no leading zero)"},
     {.pattern = "{prefix}/version", .action = AFMT_AR_TEXT, .presence = AFMT_AR_REQUIRED,
-     .texts = torch_archive_texts_6, .ntexts = 3, .nstrict = 1, .sets = -1, .endian_var = -1, .record_rule = -1},
+     .texts = torch_archive_version_texts, .ntexts = 3, .nstrict = 1, .sets = -1, .endian_var = -1, .record_rule = -1},
     {.pattern = "{prefix}/.data/serialization_id", .action = AFMT_AR_TEXT,
-     .texts = torch_archive_texts_7, .ntexts = 1, .nstrict = 1, .sets = -1, .endian_var = -1, .record_rule = -1},
+     .texts = torch_archive_data_serialization_id_texts, .ntexts = 1, .nstrict = 1, .sets = -1, .endian_var = -1, .record_rule = -1},
     {.pattern = "{prefix}/constants.pkl", .action = AFMT_AR_REFUSE, .sets = -1, .endian_var = -1, .record_rule = -1,
      .reason = "a TorchScript archive (torch.jit.save): torch.jit.load runs its code"},
     {.pattern = "{prefix}/code/{*rest}", .action = AFMT_AR_REFUSE, .sets = -1, .endian_var = -1, .record_rule = -1,
@@ -183,7 +196,14 @@ static int torch_validate_body(afmt_vctx *c)
     /* check first_byte != 0x80 (spec/torch.json /body/1) */
     if (torch_check_first_byte(c, c->pos, v_first_byte)) return -1;
 
-    /* archive: an archive of named members (spec/torch.json /body/2) */
+    /* let second_byte = peek(1) (spec/torch.json /body/2) */
+    const uint64_t v_second_byte = (uint64_t)afmt_src_peek(c->src, afmt_end(c),
+            c->pos + UINT64_C(1));
+
+    /* check first_byte == 0x50 && second_byte == 0x4b (spec/torch.json /body/3) */
+    if (torch_check_first_byte_2(c, c->pos, v_first_byte, v_second_byte)) return -1;
+
+    /* archive: an archive of named members (spec/torch.json /body/4) */
     if (afmt_archive_validate(&torch_archive, c->src, afmt_end(c), &c->pos, &c->narrays, c->opt,
             c->vis, c->path,
             c->err) != 0)

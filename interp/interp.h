@@ -228,5 +228,7 @@ const afmt_thdir_desc *ithdr_of(const afmt_interp *in, const item *it);
 /* Build the descriptors of every archive item of the spec (at load). */
 void iarchives_collect(afmt_interp *in);
 int irun_archive(irun *r, const item *it);
+/* Free what iarchives_collect built. */
+void iarchives_free(afmt_interp *in);
 
 #endif

@@ -16,7 +16,8 @@ typedef struct transcript {
     char *s;
     size_t len, cap;
     int failed;          /* out of memory: the comparison is not made */
-    const uint8_t *base; /* the input: pointers are written as offsets */
+    const uint8_t *base; /* the input: pointers into it are written as offsets */
+    uint64_t base_len;   /* its length */
     int stop_at;         /* on_array returns nonzero for this array (-1: never) */
     int arrays;
     int stop_kv;         /* on_kv returns nonzero for the stop_kv-th key-value (0: never) */
@@ -48,10 +49,26 @@ static void put(transcript *t, const char *fmt, ...)
     }
 }
 
-/* a pointer into the input as its offset, NULL as -1 */
+/* a pointer into the input as its offset, NULL as -1, and -2 for one
+ * into the validator's own memory (a rendered value, a key copied out of
+ * a pickle, an inflated member): each side has its own, so where it is
+ * says nothing -- what it holds is written beside it */
 static long long at(const transcript *t, const void *p)
 {
-    return p ? (long long)((const uint8_t *)p - t->base) : -1;
+    uintptr_t u = (uintptr_t)p, b = (uintptr_t)t->base;
+    if (!p)
+        return -1;
+    if (u < b || u - b > t->base_len)
+        return -2;
+    return (long long)(u - b);
+}
+
+/* FNV-1a of n bytes: an inflated member's view is compared by content */
+static uint64_t digest(const uint8_t *p, uint64_t n)
+{
+    uint64_t h = 1469598103934665603u, i;
+    for (i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211u;
+    return h;
 }
 
 static int on_array(void *ctx, const afmt_array *a)
@@ -69,6 +86,10 @@ static int on_array(void *ctx, const afmt_array *a)
         a->nnz, at(t, a->csr_row_offsets), at(t, a->csr_col_indices), a->csr_index_size, a->coo_stride,
         a->coo_index_size, a->coo_has_col, a->is_tile, a->tile_row, a->tile_col, a->tile_rows, a->tile_cols,
         a->text_decode != NULL);
+    put(t, "  strided %d transient %d", a->strided, a->data_transient);
+    for (i = 0; a->strided && i < a->rank && i < AFMT_RANK_CAP; i++) put(t, " %" PRIu64, a->strides[i]);
+    if (a->data && at(t, a->data) == -2) put(t, " bytes %016" PRIx64, digest(a->data, a->nbytes));
+    put(t, "\n");
     return t->stop_at >= 0 && t->arrays++ == t->stop_at;
 }
 
@@ -140,9 +161,15 @@ static int on_kv(void *ctx, const afmt_kv *kv, uint64_t offset)
 static void on_field(void *ctx, const afmt_field_info *f)
 {
     transcript *t = ctx;
-    put(t, "field %s: kind %d offset %" PRIu64 " array %d count %" PRIu64 " width %u big %d bytes %lld doc %s name %s\n",
+    uint64_t n = f->kind == AFMT_FIELD_BYTES ? f->width : f->count * f->width;
+    put(t, "field %s: kind %d offset %" PRIu64 " array %d count %" PRIu64 " width %u big %d bytes %lld doc %s",
         f->field, (int)f->kind, f->offset, f->is_array, f->count, f->width, f->big_endian, at(t, f->bytes),
-        f->doc ? f->doc : "-", f->value_name ? f->value_name : "-");
+        f->doc ? f->doc : "-");
+    if (f->bytes && at(t, f->bytes) == -2) { /* (a text rendered for the field: its bytes are compared) */
+        put(t, " ");
+        put_bytes(t, f->bytes, n < 4096 ? n : 4096);
+    }
+    put(t, "\n");
 }
 
 /* One side's run, written down in t. */
@@ -165,6 +192,7 @@ static void run(const afmt_interp *in, const afmt_format *fmt, const uint8_t *bu
     fields.on_field = on_field;
     if (how->fields) o.fields = &fields;
     t->base = buf;
+    t->base_len = len;
     t->stop_at = how->stop_at;
     t->arrays = 0;
     t->stop_kv = how->stop_kv;

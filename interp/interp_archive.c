@@ -54,7 +54,7 @@ static afmt_pickle_desc *pickle_desc(const pk_grammar *g, const char *member)
     d->canonical = g->canonical;
     d->globals = gl;
     d->nglobals = (size_t)g->nglobals;
-    d->pid = g->npid ? pid : NULL;
+    d->pid = pid; /* (npid may be 0: BINPERSID refused) */
     d->npid = (size_t)g->npid;
     d->key_decimal = 1;
     d->keys_in_order = g->keys_in_order;
@@ -105,7 +105,7 @@ static void archive_desc(const spec *s, const item *it, afmt_archive_desc *d)
     d->align_lenient = a->align_lenient;
     d->crc = a->crc;
     d->crc_lenient = a->crc_lenient;
-    d->extra_ids = a->nextra ? extra : NULL;
+    d->extra_ids = extra;
     d->nextra = (size_t)a->nextra;
     d->extra_lenient = a->extra_lenient;
     d->zip64_end = a->zip64_end;
@@ -142,4 +142,29 @@ int irun_archive(irun *r, const item *it)
             return afmt_archive_validate(&r->in->archives[i].desc, c->src, afmt_end(c), &c->pos, &c->narrays, c->opt,
                                          c->vis, c->path, c->err);
     return -1;
+}
+
+static void pickle_desc_free(const afmt_pickle_desc *d)
+{
+    size_t i;
+    for (i = 0; i < d->nglobals; i++) free((void *)d->globals[i].args);
+    free((void *)d->globals);
+    free((void *)d->pid);
+    free((void *)d);
+}
+
+void iarchives_free(afmt_interp *in)
+{
+    int i;
+    size_t k;
+    for (i = 0; i < in->narchives; i++) {
+        const afmt_archive_desc *d = &in->archives[i].desc;
+        for (k = 0; k < d->nrules; k++)
+            if (d->rules[k].values_desc) pickle_desc_free(d->rules[k].values_desc);
+        free((void *)d->rules);
+        free((void *)d->extra_ids);
+    }
+    free(in->archives);
+    in->archives = NULL;
+    in->narchives = 0;
 }

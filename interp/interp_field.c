@@ -55,10 +55,18 @@ static int int_field(irun *r, const item *it)
     b = iblame_of(y);
     if (f->equals && y->v != f->equals->ival) {
         const afmt_code code = icode(f->equals_code, AFMT_E_CONSTRAINT);
-        int rc = f->is_signed ? ifail(r, &b, code, f->equals_lenient, "expected %llu, found %" PRId64,
-                                      (unsigned long long)f->equals->ival, (int64_t)y->v)
-                              : ifail(r, &b, code, f->equals_lenient, "expected %llu, found %" PRIu64,
-                                      (unsigned long long)f->equals->ival, y->v);
+        char text[9];
+        int rc;
+        if (f->is_signed)
+            rc = ifail(r, &b, code, f->equals_lenient, "expected %llu, found %" PRId64,
+                       (unsigned long long)f->equals->ival, (int64_t)y->v);
+        else if (f->big_endian != ORDER_RUN && uint_magic_text(f->equals->ival, f->width, f->big_endian, text))
+            /* a magic number, as the generated validator shows it */
+            rc = ifail(r, &b, code, f->equals_lenient, "expected \"%s\", found %s", text,
+                       afmt_bytes_text(AFMT_B(r->c->src, at), (unsigned)f->width).s);
+        else
+            rc = ifail(r, &b, code, f->equals_lenient, "expected %llu, found %" PRIu64,
+                       (unsigned long long)f->equals->ival, y->v);
         if (rc) return -1;
     }
     return irun_checks(r, &b, it->checks, it->nchecks, y);

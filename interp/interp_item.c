@@ -30,16 +30,33 @@ int irun_check_item(irun *r, const item *it)
 
 /* ---- repeat */
 
+/* The integer field a count names when it is one field alone, else NULL
+ * (as afmt-gen's count_field). */
+static const isym *count_field(const irun *r, const item *it)
+{
+    const isym *y;
+    if (!it->arg || it->arg->kind != E_NAME) return NULL;
+    y = isym_find(r, it->arg->sval);
+    return y && y->kind == IS_INT && y->it && y->it->kind == IT_FIELD && !y->off_is_pos ? y : NULL;
+}
+
 /* A counted repetition's count, held to the bytes left: every repetition
- * takes at least one. */
+ * takes at least one.  A count that is one field is blamed, at its own
+ * offset, as the generated validator does. */
 static int repeat_count(irun *r, const item *it, uint64_t *n)
 {
-    const iblame b = iblame_pos(it->name);
+    const isym *field = count_field(r, it);
+    const iblame b = field ? iblame_of(field) : iblame_pos(it->name);
     if (ieval_u64(r, &b, it->arg, it->arg_text, n)) return -1;
-    if (afmt_count_exceeds(r->c, *n))
-        return ifail(r, &b, AFMT_E_TRUNCATED, LEN_NONE, "%" PRIu64 " repetitions cannot fit in the %" PRIu64 " bytes left",
-                     *n, afmt_end(r->c) - r->c->pos);
-    return 0;
+    if (!afmt_count_exceeds(r->c, *n)) return 0;
+    if (field) {
+        const uint64_t left = afmt_end(r->c) - r->c->pos;
+        return ifail(r, &b, AFMT_E_TRUNCATED, LEN_NONE,
+                     "%" PRIu64 " repetition%s of %s cannot fit in the %" PRIu64 " byte%s left at offset %" PRIu64, *n,
+                     *n == 1 ? "" : "s", it->name, left, left == 1 ? "" : "s", r->c->pos);
+    }
+    return ifail(r, &b, AFMT_E_TRUNCATED, LEN_NONE, "%" PRIu64 " repetitions cannot fit in the %" PRIu64 " bytes left",
+                 *n, afmt_end(r->c) - r->c->pos);
 }
 
 /* What starts repetition k: blanks skipped, the end (*stop), the limit on

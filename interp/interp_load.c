@@ -3,10 +3,10 @@
  * descriptor), detection. */
 #include <stdlib.h>
 #include <string.h>
+#include "afmt_ar_detect.h"
 #include "afmt_futhark_text.h"
 #include "afmt_dtype.h"
 #include "afmt_fields.h"
-#include "afmt_ar_detect.h"
 #include "interp.h"
 
 /* The grammars of text values the runtime has (gen/load_item.c knows the
@@ -265,6 +265,7 @@ void afmt_interp_free(afmt_interp *in)
         free((void *)in->thdrs[i].desc.types);
     }
     free(in->thdrs);
+    iarchives_free(in);
     ikv_free(in);
     free(in->extensions);
     free(in);
@@ -274,7 +275,8 @@ const afmt_format *afmt_interp_format(const afmt_interp *in) { return &in->forma
 
 /* As the generated afmt_<format>_detect: any rule's bytes at its place
  * (after up to 64 bytes of white space when it skips them), and the
- * archive's first member name when the rule names one. */
+ * archive's first member name matching the rule's first_member when it
+ * has one. */
 int afmt_interp_detect(const afmt_interp *in, const uint8_t *buf, uint64_t len)
 {
     int i;

@@ -101,10 +101,9 @@ int irun_unique_key(irun *r, const item *f, const isym *y)
     if (f->field.ftype == FT_INT)
         return afmt_uniq_add_u64(c, r->uniq, rep->name, f->name, r->rep_index, y->off, y->v);
     if (f->field.ftype == FT_STRING)
-        return afmt_uniq_add(c, r->uniq, rep->name, f->name, r->rep_index, y->off,
-                             AFMT_B(c->src, y->off + (uint64_t)y->width), y->count);
-    return afmt_uniq_add(c, r->uniq, rep->name, f->name, r->rep_index, y->off, AFMT_B(c->src, y->off),
-                         (uint64_t)y->size);
+        return afmt_uniq_add(c, r->uniq, rep->name, f->name, r->rep_index, y->off, y->off + (uint64_t)y->width,
+                             y->count);
+    return afmt_uniq_add(c, r->uniq, rep->name, f->name, r->rep_index, y->off, y->off, (uint64_t)y->size);
 }
 
 /* ---- directories */

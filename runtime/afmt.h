@@ -122,7 +122,7 @@ extern "C" {
  * regenerate ...), so code generated for another runtime does not compile
  * rather than misbehave.  Bumped on any change generated code would notice;
  * when bumped, run afmt-gen again on your specs. */
-#define AFMT_RUNTIME_ABI 15
+#define AFMT_RUNTIME_ABI 16
 
 
 /* ==================================================================
@@ -299,8 +299,9 @@ typedef enum afmt_encoding {
  * the buffer that was validated, so reading is zero-copy and a view is
  * valid as long as that buffer is.  The struct itself is about 2.5 KiB;
  * copy it when you want to keep it past the callback that received it.
- * Views from a stream source (afmt_src_stream) carry data == NULL: their
- * payload was read through the window and is gone. */
+ * Views from a stream source (afmt_src_stream) or a file read by offset
+ * (afmt_src_seekable) carry data == NULL: their payload was read through
+ * the window, or skipped, and is not in memory. */
 typedef struct afmt_array {
     afmt_dtype dtype;
     uint64_t elsize;          /* bytes per element as stored (opaque: from file) */
@@ -370,6 +371,17 @@ typedef struct afmt_array {
      * view into a contiguous copy.  Added in runtime ABI 15. */
     int strided;
     uint64_t strides[AFMT_RANK_CAP];
+    /* 1: data (and csr_row_offsets, csr_col_indices) are not the input's
+     * bytes but the validator's own, which live only during the on_array
+     * call: an archive member stored deflated (np.savez_compressed's
+     * members, a deflated torch record in lenient mode) is inflated into
+     * the run's memory, freed before validate returns.  offset is then
+     * that of the member's compressed data in the input.  Decode such a
+     * view inside on_array, or keep it with afmt_views_add, which copies
+     * its bytes; a copy of the struct alone would dangle.  0 for every
+     * view whose data points into the validated buffer.  Added in
+     * runtime ABI 15. */
+    int data_transient;
 } afmt_array;
 
 /* Reset *a to a scalar (rank 0, count 1, no data) row-major, plain,
@@ -485,6 +497,12 @@ typedef enum afmt_mode {
  * header's entries (docs/SECURITY.md, I3). */
 #define AFMT_DEFAULT_MAX_HEADER_BYTES 100000000u
 
+/* The default of limits.max_kept_bytes: 256 MiB in all for what one
+ * validation keeps of what it has read (a GGUF file's records of 100,000
+ * tensors take about 12 MB; a key-value's decoded list at most
+ * max_header_bytes, about 100 MB). */
+#define AFMT_DEFAULT_MAX_KEPT_BYTES ((uint64_t)256 << 20)
+
 typedef struct afmt_limits {
     uint64_t max_rank;          /* most dimensions of one array (<= AFMT_RANK_CAP) */
     uint64_t max_header_bytes;  /* most bytes of one list of strings (frame labels);
@@ -496,7 +514,29 @@ typedef struct afmt_limits {
                                  * safetensors: 3 are needed); at most 32, and 0
                                  * means 32, since an error's key path is kept on
                                  * the stack */
+    uint64_t max_held_bytes;    /* most bytes of one compressed archive member
+                                 * inflated into memory to be parsed, its views
+                                 * pointing there during on_array; a larger one
+                                 * (whose format can read a stream) is parsed
+                                 * as a stream inflated through a window of
+                                 * AFMT_MEMBER_WINDOW bytes, and its views carry
+                                 * no data.  Default: no bound of its own
+                                 * (max_decoded_bytes still holds).  Added in
+                                 * runtime ABI 15. */
+    uint64_t max_kept_bytes;    /* most bytes of memory one validation holds in
+                                 * all, at any one time, of what it has read: a
+                                 * "unique" check's table of keys (and, for a
+                                 * stream, copies of the keys, which leave its
+                                 * window), a directory's records, a key-value's
+                                 * decoded lists.  0 means
+                                 * AFMT_DEFAULT_MAX_KEPT_BYTES.  Added in
+                                 * runtime ABI 16. */
 } afmt_limits;
+
+/* The window a compressed archive member larger than
+ * limits.max_held_bytes is parsed through: its format's headers must fit
+ * in it (AFMT_E_LIMIT otherwise). */
+#define AFMT_MEMBER_WINDOW ((uint64_t)1 << 20)
 
 /* Callbacks a validator calls while it reads.  Any member may be NULL, and
  * a NULL visitor is allowed: the validator then only gives its verdict.
@@ -551,11 +591,37 @@ typedef struct afmt_kv {
  * Thread-safe. */
 AFMT_API int afmt_kv_copy(const afmt_kv *kv, size_t n, afmt_kv **out, afmt_error *err);
 
+/* A member of an archive (a zip's or a tar's named entry) that another
+ * format parses: npz's "weights.npy" (npy), a WebDataset shard's
+ * "000001.ten" (tenbin).  Given to afmt_visitor.on_member; valid only
+ * during the call.  Nothing is owned: name points at the archive's bytes
+ * or the validator's copy. */
+typedef struct afmt_member {
+    const uint8_t *name;   /* name_len bytes, not NUL-terminated, as the archive
+                            * stores it (checked: relative, no "." or ".."
+                            * component, no NUL) */
+    uint64_t name_len;
+    uint32_t index;        /* its place in the archive (zip: the central
+                            * directory's order; tar: the headers') */
+    const struct afmt_format *format; /* what parses it */
+    uint64_t offset;       /* absolute offset of its data as stored */
+    uint64_t size;         /* bytes of its content (inflated, when compressed) */
+    uint64_t stored_size;  /* bytes its data takes in the archive */
+    int compressed;        /* deflated: its views' offsets are `offset`, their
+                            * data (if any) lives only during on_array */
+    int done;              /* 0: its parse begins; 1: it ended */
+    const struct afmt_error *error; /* done: NULL when the member is valid, else
+                            * why it is not (its format's verdict, a size or
+                            * CRC-32 lie of its compressed bytes) */
+} afmt_member;
+
 typedef struct afmt_visitor {
     void *ctx;  /* passed back unchanged to every callback */
     /* Called once per array found, in file order.  `array` is valid only
      * during the call (copy the struct to keep it); its data points into
-     * the validated buffer and stays valid as long as that buffer.  It is
+     * the validated buffer and stays valid as long as that buffer, except
+     * when array->data_transient says the bytes are the validator's own
+     * (an inflated archive member): those live only during the call.  It is
      * called as soon as the array's structure is checked; the file may
      * still fail later (a bad second array, trailing bytes), so trust what
      * you collected only once validate returns 0.  Return non-zero to stop:
@@ -585,6 +651,19 @@ typedef struct afmt_visitor {
      * to stop: the validator then fails with AFMT_E_CALLBACK.  Added in
      * runtime ABI 14, last so that zero-initialised visitors keep working. */
     int (*on_kv)(void *ctx, const struct afmt_kv *kv, uint64_t offset);
+    /* An archive member that another format parses (afmt_member), told
+     * twice: before its bytes are read (inflated) and parsed (done 0), and
+     * when it ended (done 1, error NULL when it is valid, else its error):
+     * the views, warnings and fields given between the two calls are the
+     * member's.  Members no format parses (exact texts, raw records, a
+     * pickle, ignored ones) are not told.  Return non-zero to stop: the
+     * validator then fails with AFMT_E_CALLBACK (or, after an invalid
+     * member, with its error).  Return 0 after an invalid member to go on
+     * to the next ones (a shard of many samples, each its own verdict):
+     * the validator then fails at the end with that member's error (the
+     * first such), or with what stops it later.  NULL: not told, and the
+     * first invalid member ends the validation.  Added in runtime ABI 15. */
+    int (*on_member)(void *ctx, const struct afmt_member *member);
 } afmt_visitor;
 
 /* A header field as a validator reads it (what `afmt info` lists, a
@@ -646,7 +725,8 @@ typedef struct afmt_field_visitor {
 typedef struct afmt_options {
     afmt_mode mode;
     afmt_limits limits;
-    /* 0: skip payload value checks (bool bytes, pad bits) when only the
+    /* 0: skip payload value checks (bool bytes, pad bits, the CRC-32s of
+     * archive members no rule parses or that are stored) when only the
      * structure is wanted.  Validators default to 1. */
     int check_values;
     /* NULL (the default): no field is reported, and a validator pays one
@@ -656,7 +736,9 @@ typedef struct afmt_options {
 
 /* Fill *opt with the defaults every validator uses when given NULL:
  * strict, values checked, rank 255, 100 MB (10^8 bytes) of headers, 2^62 bytes of
- * input, 2^32 items, 64 GiB decoded, text headers nested 32 deep.  Start from these and tighten. */
+ * input, 2^32 items, 64 GiB decoded (and compressed archive members of any
+ * size held in memory), text headers nested 32 deep, 256 MiB kept in all.
+ * Start from these and tighten. */
 AFMT_API void afmt_options_default(afmt_options *opt);
 
 /* What a writer is asked to do beyond the arrays; NULL means all zero. */
@@ -718,14 +800,21 @@ AFMT_API int afmt_find_array(const void *buf, uint64_t len, const struct afmt_fo
  *     afmt_views_free(&vs);
  *
  * The views point into the validated buffer and live as long as it (a
- * stream source's views have no data).  Memory: vs.v grows by doubling,
- * to at most max views (each sizeof(afmt_array), about 2.3 KiB); the
- * owner frees it with afmt_views_free.  Not thread-safe for one vs. */
+ * stream source's views have no data), except those handed over with
+ * data_transient (an inflated archive member's): afmt_views_add copies
+ * their bytes into memory vs owns, and the kept view points there (its
+ * data_transient then 0), valid until afmt_views_reset or _free.
+ * Memory: vs.v grows by doubling, to at most max views (each
+ * sizeof(afmt_array), about 2.3 KiB), plus those copies (each as large as
+ * the view's bytes, which the validator bounded by
+ * limits.max_decoded_bytes); the owner frees it with afmt_views_free.
+ * Not thread-safe for one vs. */
 typedef struct afmt_views {
     afmt_array *v;           /* the first min(n, max) views (allocated) */
     size_t n;                /* arrays seen; may exceed max (not kept) */
     size_t cap, max;         /* entries allocated; most kept */
-    int oom;                 /* v could not grow: views are missing */
+    int oom;                 /* v (or a copy) could not be had: views are missing */
+    uint8_t **copies;        /* cap entries: the bytes copied for v[i], or NULL (added in runtime ABI 15) */
     const uint8_t *trailer;  /* on_trailer's bytes (RawArray), or NULL */
     uint64_t trailer_len;
 } afmt_views;
@@ -733,13 +822,15 @@ typedef struct afmt_views {
 /* An empty collection keeping at most max views; allocates nothing. */
 AFMT_API void afmt_views_init(afmt_views *vs, size_t max);
 /* Keep a copy of *a (counted in vs->n even when not kept: past max, or
- * vs->oom after an allocation failed).  Returns 0: a visitor's on_array
- * may call it and return its result. */
+ * vs->oom after an allocation failed), and of its bytes when
+ * a->data_transient.  Returns 0: a visitor's on_array may call it and
+ * return its result. */
 AFMT_API int afmt_views_add(afmt_views *vs, const afmt_array *a);
 /* *vis := a visitor (others callbacks NULL) whose on_array and
  * on_trailer collect into vs. */
 AFMT_API void afmt_views_visitor(afmt_views *vs, afmt_visitor *vis);
-/* Forget what was collected, keeping the memory for the next validation. */
+/* Forget what was collected, keeping the memory for the next validation
+ * (but for the copied bytes of transient views, which are freed). */
 AFMT_API void afmt_views_reset(afmt_views *vs);
 /* Free the views' memory; vs is then empty (init state, same max). */
 AFMT_API void afmt_views_free(afmt_views *vs);
@@ -750,9 +841,11 @@ AFMT_API void afmt_views_free(afmt_views *vs);
 
 #define AFMT_LEN_UNKNOWN UINT64_MAX
 
-/* A whole buffer, or a stream read through a fixed window.  Initialise it
- * with afmt_src_buffer or afmt_src_stream and do not touch the members;
- * they are public only so that a source can live on your stack. */
+/* A whole buffer, or a stream read through a fixed window, or a file read
+ * through one by offset.  Initialise it with afmt_src_buffer,
+ * afmt_src_stream or afmt_src_seekable and do not touch the members (but
+ * window_short, which may be read after a validation); they are public
+ * only so that a source can live on your stack. */
 typedef struct afmt_src {
     const uint8_t *data;  /* input bytes [data_off, data_off + data_len) */
     uint64_t data_off, data_len;
@@ -765,6 +858,13 @@ typedef struct afmt_src {
     uint64_t keep_from;   /* bytes before this offset may be dropped */
     int io_error;         /* the read function failed */
     uint8_t bad_byte;     /* the byte a payload scan stopped at (messages) */
+    /* seekable sources only (added in runtime ABI 16): read n bytes at an
+     * absolute offset (read is NULL then) */
+    int (*pread)(void *ctx, uint8_t *buf, size_t n, uint64_t offset, size_t *got);
+    /* set when a validation failed (AFMT_E_LIMIT) because what it had to
+     * hold did not fit the window: the same bytes in memory (a map of the
+     * file) might validate */
+    int window_short;
 } afmt_src;
 
 /* A source over buf[0..len) (an mmap, a file read whole).  buf must stay
@@ -780,6 +880,24 @@ AFMT_API void afmt_src_buffer(afmt_src *s, const void *buf, uint64_t len);
  * validation. */
 AFMT_API void afmt_src_stream(afmt_src *s, uint8_t *win, uint64_t cap,
                               int (*read)(void *ctx, uint8_t *buf, size_t n, size_t *got), void *ctx);
+
+/* A file of len bytes (or anything read by offset), read through a
+ * caller-owned window of cap bytes (64 KiB at least) as a stream is, but
+ * by offset: pread(ctx, buf, n, offset, &got) reads up to n bytes at the
+ * absolute offset, returning 0 with *got bytes (0 only where the input
+ * ended before len: a file cut short meanwhile) or -1 on error (both
+ * AFMT_E_IO).  Memory and address space are the window's whatever len:
+ * the length is known at once (truncation is told without reading to the
+ * end), a payload no check reads is skipped unread, a far item is reached
+ * by seeking; what a validation must hold at once (a header) must fit the
+ * window, else AFMT_E_LIMIT with s->window_short set, and the caller may
+ * validate the bytes from memory instead (an mmap).  Views handed to
+ * on_array have data == NULL, as from a stream.  pread is called on the
+ * caller's thread during the validation only.  Use a new source for each
+ * validation.  Added in runtime ABI 16. */
+AFMT_API void afmt_src_seekable(afmt_src *s, uint8_t *win, uint64_t cap, uint64_t len,
+                                int (*pread)(void *ctx, uint8_t *buf, size_t n, uint64_t offset, size_t *got),
+                                void *ctx);
 
 /* ==================================================================
  * Files: reading an array from disk into your buffer

@@ -23,7 +23,8 @@ static int crc_verdict(afmt_ar_run *r, const afmt_ar_member *m, uint32_t crc)
 
 int afmt_ar_check_stored(afmt_ar_run *r, const afmt_ar_member *m)
 {
-    if (!r->d->crc)
+    /* a payload check: skipped when only the structure is wanted */
+    if (!r->d->crc || !r->opt->check_values)
         return 0;
     return crc_verdict(r, m, afmt_crc32(0, at(r, m->data_off), (size_t)m->csize));
 }
@@ -97,9 +98,68 @@ static int inflate_member(afmt_ar_run *r, const afmt_ar_member *m, uint8_t *dst)
     return r->d->crc ? crc_verdict(r, m, crc) : 0;
 }
 
+/* ------------------------------------------------ a member read as a stream */
+
+int afmt_ar_stream_open(afmt_ar_run *r, const afmt_ar_member *m, afmt_ar_stream *s)
+{
+    memset(s, 0, sizeof *s);
+    s->r = r;
+    s->m = m;
+    afmt_error_clear(&s->error);
+    if (claim(r, m, 0) != 0)
+        return -1;
+    if (!r->inflater && !(r->inflater = malloc(sizeof *r->inflater)))
+        return afmt_ar_fail(r, AFMT_E_NOMEM, m, "data", m->data_off, "no memory for the inflater");
+    afmt_inflate_init(r->inflater, at(r, m->data_off), m->csize, m->usize);
+    s->status = AFMT_INFLATE_FULL;
+    return 0;
+}
+
+int afmt_ar_stream_read(void *ctx, uint8_t *buf, size_t n, size_t *got)
+{
+    afmt_ar_stream *s = ctx;
+    uint64_t produced = 0;
+
+    *got = 0;
+    /* after the end, a bound or an error the stream just ends: the
+     * verdict on the member's bytes is afmt_ar_stream_close's */
+    if (s->status != AFMT_INFLATE_FULL || n == 0)
+        return 0;
+    s->status = afmt_inflate_run(s->r->inflater, buf, n, &produced, &s->error);
+    if (s->r->d->crc)
+        s->crc = afmt_crc32(s->crc, buf, (size_t)produced);
+    s->total += produced;
+    *got = (size_t)produced;
+    return 0;
+}
+
+int afmt_ar_stream_close(afmt_ar_stream *s)
+{
+    afmt_ar_run *r = s->r;
+    const afmt_ar_member *m = s->m;
+
+    /* what the member's parser left unread still counts: size, end, CRC */
+    if (s->status == AFMT_INFLATE_FULL && !r->scratch && !(r->scratch = malloc(AFMT_AR_SCRATCH)))
+        return afmt_ar_fail(r, AFMT_E_NOMEM, m, "data", m->data_off, "no memory to inflate through");
+    while (s->status == AFMT_INFLATE_FULL) {
+        size_t got;
+        afmt_ar_stream_read(s, r->scratch, AFMT_AR_SCRATCH, &got);
+    }
+    r->decoded += s->total;
+    if (s->status == AFMT_INFLATE_ERROR) {
+        char field[AFMT_FIELD_MAX];
+        *r->err = s->error;
+        afmt_ar_field(r, m, "data", field, sizeof field);
+        return afmt_error_reblame(r->err, r->path, field, AFMT_NO_INDEX, m->data_off + r->err->offset);
+    }
+    if (inflated_verdict(r, m, s->status, s->total) != 0)
+        return -1;
+    return r->d->crc ? crc_verdict(r, m, s->crc) : 0;
+}
+
 int afmt_ar_check_deflated(afmt_ar_run *r, afmt_ar_member *m)
 {
-    if (m->method != 8)
+    if (m->method != 8 || !r->opt->check_values)
         return 0;
     return claim(r, m, 0) != 0 ? -1 : inflate_member(r, m, NULL);
 }

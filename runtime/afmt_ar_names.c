@@ -169,7 +169,9 @@ int afmt_ar_sort_names(afmt_ar_run *r)
         r->names[i].len = r->m[i].name_len;
         r->names[i].member = (uint32_t)i;
     }
-    if (r->n > 1) /* qsort takes no NULL, even for no elements */
+    /* (qsort's array must not be NULL, even for no element: an archive of
+     * no member has none) */
+    if (r->n > 1)
         qsort(r->names, r->n, sizeof *r->names, by_name);
     for (i = 1; i < r->n; i++) {
         const afmt_ar_name_ref *a = &r->names[i - 1], *b = &r->names[i];

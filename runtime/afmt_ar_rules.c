@@ -57,7 +57,8 @@ static int next_item(const char *p, pat_item *it, const char **why)
     return 0;
 }
 
-/* Check a pattern's form: captures one per component, {*x} last. */
+/* Check a pattern's form: captures one per component, {*x} last (but
+ * for a literal ending without '/'). */
 static const char *pattern_problem(const char *p, unsigned *ncap)
 {
     const char *why = NULL;
@@ -73,8 +74,8 @@ static const char *pattern_problem(const char *p, unsigned *ncap)
         if (it.capture) {
             if (in_component)
                 return "two captures in one component (between '/'): a name could match in several ways";
-            if (it.capture == 2 && *it.next)
-                return "a capture {*x} must end the pattern";
+            if (it.capture == 2 && strpbrk(it.next, "{}/"))
+                return "a capture {*x} takes the rest of the name: only a literal ending (\"{*x}.ten\") may follow it";
             in_component = 1;
             if (++*ncap > AFMT_AR_CAPTURES_MAX)
                 return "more captures than AFMT_AR_CAPTURES_MAX";
@@ -276,11 +277,11 @@ static int match_component(const char **p, const uint8_t *name, size_t len, size
             ;
         *p = lit2 + n2;
     }
-    if (cap == 2) { /* the rest of the name, '/' and all */
-        if (len - *q < n1 + 1 || memcmp(name + *q, lit1, n1) != 0)
+    if (cap == 2) { /* the rest of the name, '/' and all, but for a literal ending */
+        if (len - *q < n1 + n2 + 1 || memcmp(name + *q, lit1, n1) != 0 || memcmp(name + len - n2, lit2, n2) != 0)
             return 0;
         spans[*ncap].at = (uint32_t)(*q + n1);
-        spans[(*ncap)++].len = (uint32_t)(len - *q - n1);
+        spans[(*ncap)++].len = (uint32_t)(len - *q - n1 - n2);
         *q = len;
         return 1;
     }

@@ -9,7 +9,8 @@
  *
  * A run owns everything it allocates (the member list, the sorted names,
  * tar's copies of names, inflated members, the inflater and a scratch
- * buffer) and frees it in afmt_ar_run_free, whatever the outcome.  One run
+ * buffer); afmt_archive_validate frees it all before it returns, whatever
+ * the outcome.  One run
  * belongs to one thread.
  */
 #ifndef AFMT_AR_RUN_H
@@ -96,6 +97,8 @@ typedef struct afmt_ar_run {
     afmt_inflate *inflater;
     uint8_t *scratch;
     afmt_ar_chunk *chunks;  /* tar's copies of names */
+    int member_failed;      /* a member was invalid and the visitor went on past it */
+    afmt_error member_error; /* the first such member's error: the run's verdict */
 } afmt_ar_run;
 
 /* ---- afmt_archive.c */
@@ -120,6 +123,10 @@ afmt_ar_member *afmt_ar_add_member(afmt_ar_run *r, uint64_t offset);
 /* A rule's action on a member whose bytes a rule parses (FORMAT, TEXT;
  * the others do nothing here): 0 or -1. */
 int afmt_ar_act(afmt_ar_run *r, afmt_ar_member *m, const uint8_t *bytes, uint64_t len);
+/* The same for a zip member, its bytes fetched (inflated into memory, or
+ * through a window when a FORMAT rule's member is larger than
+ * limits.max_held_bytes) and freed after.  0 or -1. */
+int afmt_ar_act_member(afmt_ar_run *r, afmt_ar_member *m);
 /* After the last member: presence, values members, references.  at: the
  * offset presence errors name. */
 int afmt_ar_finish(afmt_ar_run *r, uint64_t at);
@@ -171,7 +178,26 @@ void afmt_ar_expand(const char *tmpl, const char *pattern, const afmt_ar_member 
  * inflated into *owned (the caller frees it) with size and CRC-32
  * checked.  0 or -1. */
 int afmt_ar_member_bytes(afmt_ar_run *r, afmt_ar_member *m, const uint8_t **bytes, uint8_t **owned);
-/* A stored zip member's CRC-32 (when the desc checks them).  0 or -1. */
+/* A deflated member read as a stream (a member larger than
+ * limits.max_held_bytes): afmt_ar_stream_open checks its claim and starts
+ * the inflater; afmt_ar_stream_read, an afmt_src_stream read function,
+ * gives its bytes (none after the end, a corrupt stream or the claimed
+ * size); afmt_ar_stream_close inflates what the reader left and gives the
+ * verdict on the member's bytes (corrupt, size, end, CRC-32).  Each 0 or
+ * -1 (r->err). */
+typedef struct afmt_ar_stream {
+    afmt_ar_run *r;
+    const afmt_ar_member *m;
+    int status;          /* the inflater's last afmt_inflate_status */
+    uint64_t total;      /* bytes inflated */
+    uint32_t crc;
+    afmt_error error;    /* the inflater's, when status is AFMT_INFLATE_ERROR */
+} afmt_ar_stream;
+int afmt_ar_stream_open(afmt_ar_run *r, const afmt_ar_member *m, afmt_ar_stream *s);
+int afmt_ar_stream_read(void *ctx, uint8_t *buf, size_t n, size_t *got);
+int afmt_ar_stream_close(afmt_ar_stream *s);
+/* A stored zip member's CRC-32 (when the desc checks them and
+ * opt->check_values is set).  0 or -1. */
 int afmt_ar_check_stored(afmt_ar_run *r, const afmt_ar_member *m);
 /* A deflated member no rule parses (or a record nobody resolved):
  * inflated through the scratch buffer for its size and CRC-32.  0 or -1. */
@@ -197,6 +223,14 @@ typedef struct afmt_zip64_field {
 } afmt_zip64_field;
 int afmt_zip_extras(afmt_ar_run *r, const afmt_ar_member *m, const char *sub, const uint8_t *extra, size_t n,
                     uint64_t off, afmt_zip64_field *z64);
+/* The end of central directory record of the archive [r->base, r->end),
+ * of which held[0..) are the bytes from offset held_from (relative to
+ * r->base) to the end: at the very end (back_to_back), else the last one
+ * whose comment ends the archive; *end_off its absolute offset.  0, or -1
+ * saying what is there instead (code AFMT_E_MAGIC, or AFMT_E_TRUNCATED
+ * when local_first: the archive starts with a local header).  Searches
+ * only what is held (a stream's last window). */
+int afmt_zip_find_end(afmt_ar_run *r, const uint8_t *held, uint64_t held_from, int local_first, uint64_t *end_off);
 
 /* ---- afmt_tar.c, afmt_tar_pax.c */
 /* Every block from *pos, members acted on as they pass; *pos: the end. */

@@ -24,7 +24,10 @@ extern "C" {
 
 /* What the archive gives back for a storage key: the record's bytes in memory. */
 typedef struct afmt_ar_storage { const uint8_t *data; uint64_t nbytes; uint64_t offset; /* absolute */
-                                 afmt_endian endian; } afmt_ar_storage;
+                                 afmt_endian endian;
+                                 int transient; /* data: an inflated record, live only during the run
+                                                   (offset: its compressed data's; afmt.h data_transient) */
+                               } afmt_ar_storage;
 typedef int (*afmt_ar_resolve_fn)(void *ctx, const char *key, size_t key_len,
                                   afmt_ar_storage *out, afmt_error *err);  /* 0, or -1 with err */
 typedef int (*afmt_ar_values_fn)(const void *desc, const uint8_t *bytes, uint64_t len, uint64_t base,

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "afmt_ar_run.h"
+#include "afmt_bytes.h"
 #include "afmt_options.h"
 
 int afmt_ar_fail(afmt_ar_run *r, afmt_code code, const afmt_ar_member *m, const char *sub, uint64_t offset,
@@ -109,8 +110,15 @@ static int on_array(void *ctx, const afmt_array *array)
         afmt_ar_expand(v->rule->array_name, v->rule->pattern, v->m, NULL, 0, a.name, sizeof a.name, &full);
         a.name_len = full;
     }
-    if (r->streamed)
+    /* a format's views of an inflated member point into its inflated
+     * bytes; a values grammar's views say so themselves (a record may be
+     * inflated where the pickle is not) */
+    if (v->rule->action == AFMT_AR_FORMAT)
+        a.data_transient = v->inflated && a.data != NULL; /* a streamed member's have none */
+    if (r->streamed) {
         a.data = NULL;
+        a.data_transient = 0;
+    }
     return r->vis->on_array(r->vis->ctx, &a);
 }
 
@@ -177,17 +185,148 @@ static void wrap_visitor(member_vis *v, afmt_visitor *out)
     out->on_kv = vis->on_kv ? on_kv : NULL;
 }
 
+/* The header fields a member's parser reports, in the archive's terms:
+ * named below the member (archive["w.npy"].header.shape), at absolute
+ * offsets. */
+typedef struct member_fields {
+    const member_vis *v;
+    const afmt_field_visitor *inner;
+} member_fields;
+
+static void on_field(void *ctx, const afmt_field_info *field)
+{
+    member_fields *f = ctx;
+    afmt_field_info moved = *field;
+    char name[AFMT_FIELD_MAX];
+
+    afmt_ar_field(f->v->r, f->v->m, field->field && field->field[0] ? field->field : NULL, name, sizeof name);
+    moved.field = name;
+    moved.offset = rebase(f->v, field->offset);
+    f->inner->on_field(f->inner->ctx, &moved);
+}
+
+/* The options a member's parser gets: the caller's, its field visitor
+ * (if any) wrapped. */
+static void member_options(member_fields *f, afmt_field_visitor *fields, afmt_options *out)
+{
+    const afmt_options *opt = f->v->r->opt;
+    *out = *opt;
+    if (!opt->fields || !opt->fields->on_field)
+        return;
+    f->inner = opt->fields;
+    fields->ctx = f;
+    fields->on_field = on_field;
+    out->fields = fields;
+}
+
+/* What the visitor is told of member m. */
+static void member_info(const afmt_ar_member *m, const afmt_ar_rule *rule, afmt_member *info)
+{
+    memset(info, 0, sizeof *info);
+    info->name = m->name;
+    info->name_len = m->name_len;
+    info->index = m->index;
+    info->format = rule->format;
+    info->offset = m->data_off;
+    info->size = m->usize;
+    info->stored_size = m->csize;
+    info->compressed = m->method == 8;
+}
+
+/* Tell the visitor that member m's parse begins.  0, or -1 stopped. */
+static int announce_begin(afmt_ar_run *r, const afmt_ar_member *m, const afmt_ar_rule *rule)
+{
+    afmt_member info;
+
+    if (!r->vis || !r->vis->on_member)
+        return 0;
+    member_info(m, rule, &info);
+    if (r->vis->on_member(r->vis->ctx, &info) == 0)
+        return 0;
+    return afmt_ar_fail(r, AFMT_E_CALLBACK, m, NULL, m->data_off, "stopped by the caller");
+}
+
+/* ... and that it ended, its parse having returned rc (r->err when not
+ * 0).  0 to go on: the member is valid, or it is not and the visitor goes
+ * past it (its error kept for the run's verdict, r->err cleared); -1 to
+ * stop. */
+static int announce_end(afmt_ar_run *r, const afmt_ar_member *m, const afmt_ar_rule *rule, int rc)
+{
+    afmt_member info;
+    int told;
+
+    if (!r->vis || !r->vis->on_member)
+        return rc;
+    member_info(m, rule, &info);
+    info.done = 1;
+    info.error = rc != 0 ? r->err : NULL;
+    told = r->vis->on_member(r->vis->ctx, &info);
+    if (rc == 0)
+        return told == 0 ? 0 : afmt_ar_fail(r, AFMT_E_CALLBACK, m, NULL, m->data_off, "stopped by the caller");
+    if (told != 0 || r->err->code == AFMT_E_CALLBACK || r->err->code == AFMT_E_NOMEM)
+        return -1; /* stopped by the caller, or no member can be read any more */
+    if (!r->member_failed)
+        r->member_error = *r->err;
+    r->member_failed = 1;
+    afmt_error_clear(r->err);
+    afmt_error_set_format(r->err, r->d->format); /* warnings carry it */
+    return 0;
+}
+
 static int act_format(afmt_ar_run *r, const afmt_ar_member *m, const afmt_ar_rule *rule, const uint8_t *bytes,
                       uint64_t len)
 {
     member_vis v = {r, m, rule, m->method == 8, 0};
+    member_fields f = {&v, NULL};
+    afmt_field_visitor fields;
     afmt_visitor wrapped;
+    afmt_options opt;
 
     wrap_visitor(&v, &wrapped);
-    if (rule->format->validate(bytes, len, r->opt, &wrapped, r->err) == 0)
-        return 0;
-    reblame(&v, r->err);
-    return -1;
+    member_options(&f, &fields, &opt);
+    if (rule->format->validate(bytes, len, &opt, &wrapped, r->err) != 0) {
+        reblame(&v, r->err);
+        return -1;
+    }
+    return 0;
+}
+
+/* A deflated member too large to hold (limits.max_held_bytes), parsed
+ * as a stream inflated through a window: its views carry no data.  The
+ * verdict on its bytes (corrupt, size lies, CRC-32) comes first: a parse
+ * cut short by a lie is the lie's fault. */
+static int act_format_stream(afmt_ar_run *r, const afmt_ar_member *m, const afmt_ar_rule *rule)
+{
+    member_vis v = {r, m, rule, 1, 0};
+    member_fields f = {&v, NULL};
+    afmt_field_visitor fields;
+    afmt_visitor wrapped;
+    afmt_options opt;
+    afmt_ar_stream st;
+    afmt_error inner;
+    afmt_src src;
+    uint8_t *window;
+    int rc;
+
+    if (afmt_ar_stream_open(r, m, &st) != 0)
+        return -1;
+    if (!(window = malloc((size_t)AFMT_MEMBER_WINDOW)))
+        return afmt_ar_fail(r, AFMT_E_NOMEM, m, "data", m->data_off, "no memory for a window of %" PRIu64
+                            " bytes to parse the member through", (uint64_t)AFMT_MEMBER_WINDOW);
+    wrap_visitor(&v, &wrapped);
+    member_options(&f, &fields, &opt);
+    afmt_src_stream(&src, window, AFMT_MEMBER_WINDOW, afmt_ar_stream_read, &st);
+    afmt_error_clear(&inner);
+    rc = rule->format->validate_src(&src, &opt, &wrapped, &inner);
+    free(window);
+    if (afmt_ar_stream_close(&st) != 0)
+        return -1;
+    if (rc != 0) {
+        *r->err = inner;
+        reblame(&v, r->err);
+        return -1;
+    }
+    return 0;
 }
 
 /* Does the member's text read as this text of a rule: exactly, or, for a
@@ -228,6 +367,34 @@ static int act_text(afmt_ar_run *r, const afmt_ar_member *m, const afmt_ar_rule 
     return 0;
 }
 
+int afmt_ar_act_member(afmt_ar_run *r, afmt_ar_member *m)
+{
+    const afmt_ar_rule *rule = m->rule >= 0 ? &r->d->rules[m->rule] : NULL;
+    const uint8_t *bytes;
+    uint8_t *owned;
+    int rc;
+
+    if (!rule || (rule->action != AFMT_AR_FORMAT && rule->action != AFMT_AR_TEXT))
+        return 0;
+    if (rule->action == AFMT_AR_TEXT) {
+        if (afmt_ar_member_bytes(r, m, &bytes, &owned) != 0)
+            return -1;
+        rc = act_text(r, m, rule, bytes, m->usize);
+        free(owned);
+        return rc;
+    }
+    /* the member is told first: a deflated one's lies are found in it */
+    if (announce_begin(r, m, rule) != 0)
+        return -1;
+    if (m->method == 8 && m->usize > r->opt->limits.max_held_bytes && rule->format->validate_src) {
+        rc = act_format_stream(r, m, rule);
+    } else if ((rc = afmt_ar_member_bytes(r, m, &bytes, &owned)) == 0) {
+        rc = act_format(r, m, rule, bytes, m->usize);
+        free(owned);
+    }
+    return announce_end(r, m, rule, rc);
+}
+
 int afmt_ar_act(afmt_ar_run *r, afmt_ar_member *m, const uint8_t *bytes, uint64_t len)
 {
     const afmt_ar_rule *rule;
@@ -236,7 +403,7 @@ int afmt_ar_act(afmt_ar_run *r, afmt_ar_member *m, const uint8_t *bytes, uint64_
         return 0;
     rule = &r->d->rules[m->rule];
     if (rule->action == AFMT_AR_FORMAT)
-        return act_format(r, m, rule, bytes, len);
+        return announce_begin(r, m, rule) != 0 ? -1 : announce_end(r, m, rule, act_format(r, m, rule, bytes, len));
     if (rule->action == AFMT_AR_TEXT)
         return act_text(r, m, rule, bytes, len);
     return 0;
@@ -289,6 +456,7 @@ static int resolve(void *ctx, const char *key, size_t key_len, afmt_ar_storage *
     out->data = bytes;
     out->nbytes = rec->usize;
     out->offset = rec->data_off;
+    out->transient = rec->method == 8;
     out->endian = records->endian_var >= 0 && r->vars[records->endian_var] == 1 ? AFMT_BIG : AFMT_LITTLE;
     return 0;
 }
@@ -353,34 +521,89 @@ int afmt_ar_finish(afmt_ar_run *r, uint64_t at)
 
 /* ------------------------------------------------ the run */
 
-/* The whole archive in memory: a buffer's bytes, or a stream read into
+/* The zip end record's search reaches back this far from the end. */
+#define END_SEARCH (22u + 65535u)
+
+/* A stream longer than its window, read through to its end keeping the
+ * last bytes (from *held_from on): whether a zip could be there at all.
+ * With no end record in them, the verdict is the one a buffer gets (not a
+ * zip, or cut short); with one, a limit error: the archive needs random
+ * access. */
+static int too_long(afmt_ar_run *r, uint64_t held_from, int local_first)
+{
+    afmt_src *s = r->src;
+    uint64_t eo;
+
+    r->end = r->end < s->len ? r->end : s->len;
+    /* (an archive in a region of a longer stream: its end is not held) */
+    if (r->d->kind == AFMT_AR_ZIP && held_from <= r->end && r->end <= s->data_off + s->data_len &&
+        afmt_zip_find_end(r, AFMT_B(s, held_from), held_from - r->base, local_first, &eo) != 0)
+        return -1;
+    s->window_short = 1; /* a caller that can map the file may do so (afmt.h) */
+    return afmt_ar_fail(r, AFMT_E_LIMIT, NULL, NULL, r->base,
+                        "a %s archive of %" PRIu64 " bytes is read whole and needs random access: from a stream it "
+                        "must fit the stream window of %" PRIu64 " bytes (validate the file instead)",
+                        r->d->kind == AFMT_AR_ZIP ? "zip" : "tar", s->len - r->base, s->cap);
+}
+
+/* A stream into its window, whole; or to its end, sliding. */
+static int whole_stream(afmt_ar_run *r)
+{
+    afmt_src *s = r->src;
+    uint64_t p = r->base, keep = s->cap / 2 < END_SEARCH ? s->cap / 2 : END_SEARCH;
+    int local_first = 0, slid = 0;
+
+    afmt_src_keep_from(s, p);
+    while (afmt_src_fill(s, p, s->cap)) { /* a full window from p: more may come */
+        if (!slid)
+            local_first = afmt_load_u32le(AFMT_B(s, p)) == 0x04034b50u;
+        slid = 1;
+        p += s->cap - keep;
+        afmt_src_keep_from(s, p);
+    }
+    if (s->io_error)
+        return afmt_ar_fail(r, AFMT_E_IO, NULL, NULL, s->data_off + s->data_len, "reading the input failed");
+    if (!slid && s->len >= r->base + 4 && afmt_src_have(s, s->len, r->base, 4))
+        local_first = afmt_load_u32le(AFMT_B(s, r->base)) == 0x04034b50u;
+    if (slid || r->base < s->data_off)
+        return too_long(r, s->data_off > r->base ? s->data_off : r->base, local_first);
+    return 0;
+}
+
+/* A file read by offset (afmt_src_seekable) into its window whole, from
+ * r->base to r->end or its end; else a limit error with window_short set,
+ * at once: its caller can map the file and validate it from memory, so it
+ * is not read through for an end record as a stream is (too_long). */
+static int whole_seekable(afmt_ar_run *r)
+{
+    afmt_src *s = r->src;
+    const uint64_t stop = r->end < s->len ? r->end : s->len;
+
+    afmt_src_keep_from(s, r->base);
+    if (r->base > stop || (stop - r->base <= s->cap && afmt_src_fill(s, r->base, stop - r->base)))
+        return 0; /* (an archive past the end: whole's truncation) */
+    if (s->io_error)
+        return afmt_ar_fail(r, AFMT_E_IO, NULL, NULL, s->data_off + s->data_len, "reading the input failed");
+    s->window_short = 1;
+    return afmt_ar_fail(r, AFMT_E_LIMIT, NULL, NULL, r->base,
+                        "a %s archive of %" PRIu64 " bytes is read whole and needs random access: it must fit the "
+                        "read window of %" PRIu64 " bytes", r->d->kind == AFMT_AR_ZIP ? "zip" : "tar",
+                        stop - r->base, s->cap);
+}
+
+/* The whole archive in memory: a buffer's bytes, or a stream or file read into
  * its window (a zip needs random access). */
 static int whole(afmt_ar_run *r, uint64_t end)
 {
     afmt_src *s = r->src;
-    uint64_t want = (uint64_t)1 << 16;
 
-    if (s->read) {
-        afmt_src_keep_from(s, r->base);
-        for (;;) {
-            if (want > s->cap)
-                want = s->cap;
-            if (!afmt_src_fill(s, r->base, want) || want == s->cap)
-                break;
-            want *= 2;
-        }
-        if (s->io_error)
-            return afmt_ar_fail(r, AFMT_E_IO, NULL, NULL, s->data_off + s->data_len, "reading the input failed");
-        if (s->len == AFMT_LEN_UNKNOWN || r->base < s->data_off || s->data_off + s->data_len < s->len) {
-            uint64_t rest = afmt_src_rest(s, r->base);
-            return afmt_ar_fail(r, AFMT_E_LIMIT, NULL, NULL, r->base,
-                                "a %s archive of %" PRIu64 " bytes is read whole and needs random access: from a "
-                                "stream it must fit the stream window of %" PRIu64 " bytes (validate the file instead)",
-                                r->d->kind == AFMT_AR_ZIP ? "zip" : "tar", rest, s->cap);
-        }
-    }
+    r->end = end;
+    if (s->read && whole_stream(r) != 0)
+        return -1;
+    if (s->pread && whole_seekable(r) != 0)
+        return -1;
     r->end = end < s->len ? end : s->len;
-    if (r->base > r->end || (s->read == NULL && r->base < s->data_off))
+    if (r->base > r->end || r->base < s->data_off)
         return afmt_ar_fail(r, AFMT_E_TRUNCATED, NULL, NULL, r->base, "the archive starts past the input's end");
     r->bytes = s->data + (r->base - s->data_off);
     return 0;
@@ -415,20 +638,9 @@ static int run_zip(afmt_ar_run *r)
     }
     if (afmt_zip_check_methods(r) != 0 || afmt_zip_check_local(r) != 0)
         return -1;
-    for (i = 0; i < r->n; i++) {
-        afmt_ar_member *m = &r->m[i];
-        const uint8_t *bytes;
-        uint8_t *owned;
-        int rc;
-        if (m->rule < 0 || (r->d->rules[m->rule].action != AFMT_AR_FORMAT && r->d->rules[m->rule].action != AFMT_AR_TEXT))
-            continue;
-        if (afmt_ar_member_bytes(r, m, &bytes, &owned) != 0)
+    for (i = 0; i < r->n; i++)
+        if (afmt_ar_act_member(r, &r->m[i]) != 0)
             return -1;
-        rc = afmt_ar_act(r, m, bytes, m->usize);
-        free(owned);
-        if (rc != 0)
-            return -1;
-    }
     return afmt_ar_finish(r, r->members_end);
 }
 
@@ -477,17 +689,22 @@ int afmt_archive_validate(const afmt_archive_desc *d, afmt_src *src, uint64_t en
     r.path = path;
     r.err = err;
     r.narrays = narrays;
-    r.streamed = src->read != NULL; /* a window's bytes are never handed out */
+    r.streamed = afmt_src_windowed(src); /* a window's bytes are never handed out */
     for (i = 0; i < AFMT_AR_VARS_MAX; i++)
         r.vars[i] = -1;
     afmt_ar_collect_captures(&r);
-    rc = needs_whole(d) || !src->read ? whole(&r, end) : 0;
+    rc = needs_whole(d) || !afmt_src_windowed(src) ? whole(&r, end) : 0;
     if (rc == 0 && d->kind == AFMT_AR_ZIP) {
         rc = run_zip(&r);
         if (rc == 0)
             *pos = r.end;
     } else if (rc == 0) {
         rc = afmt_tar_read(&r, pos);
+    }
+    if (rc == 0 && r.member_failed) {
+        /* the visitor went past invalid members: the first is the verdict */
+        *err = r.member_error;
+        rc = -1;
     }
     run_free(&r);
     if (rc != 0)

@@ -22,8 +22,8 @@
  * final checks at the end.  The first problem found is the verdict.
  *
  * Errors name "<name>" (the desc's name) for the container's own records
- * (archive.end.cd_offset, archive.central[3].signature, archive.block[7]
- * .checksum) and "<name>[\"member\"]" plus the member's own field for a
+ * (archive.end.cd_offset, archive.central[3] for an entry whose name is
+ * not read yet, archive.block[7].checksum) and "<name>[\"member\"]" plus the member's own field for a
  * member (archive["w.npy"].local.method, archive["w.npy"].header.shape),
  * below the caller's path; offsets are absolute; messages carry the true
  * numbers.  Names in fields are escaped (\" \\ \xNN) and cut to about 100
@@ -34,8 +34,21 @@
  * a sorted list of names, for a deflated member whose bytes a rule needs a
  * buffer of its claimed size (checked first against the bytes there, at
  * most 1032 per compressed byte, and against limits.max_decoded_bytes for
- * the whole run), the inflater's 46 KiB, 64 KiB to check members that are
- * not parsed, and for tar the names.
+ * the whole run) -- or, for a member a format parses that claims more
+ * than limits.max_held_bytes, a window of AFMT_MEMBER_WINDOW bytes it is
+ * parsed through as a stream (its views then carry no data) -- the
+ * inflater's 46 KiB, 64 KiB to check members that are not parsed, and for
+ * tar the names.
+ *
+ * The visitor: a member a format parses is told to on_member before its
+ * parse and (NULL) after it; the views, warnings and fields in between
+ * are the member's, the fields named below it ("archive[\"w.npy\"]
+ * .header.shape") at absolute offsets.  check_values 0 reads no member's
+ * data that no rule parses, nor a stored member's for its CRC-32.
+ *
+ * With opt->check_values 0 (the structure only) the CRC-32 of stored
+ * members is not computed; deflated members are still inflated (their
+ * sizes and streams are structure) and their CRC-32 checked on the way.
  *
  * Sources: a zip needs random access; from a stream (afmt_src with read)
  * the whole archive must fit the stream's window, else AFMT_E_LIMIT saying
@@ -101,7 +114,8 @@ typedef struct afmt_ar_rule {
     /* Literal bytes and captures: "{prefix}/data/{key}", "{name}.npy".  A
      * capture {x} matches 1 or more bytes without '/', and a component of
      * the pattern (between '/') holds at most one, so a name matches in one
-     * way; a capture {*x} (last in the pattern) matches 1 or more bytes,
+     * way; a capture {*x} (last in the pattern, or followed only by a
+     * literal ending without '/': "{*key}.ten") matches 1 or more bytes,
      * '/' included (a folder's whole tree).  A capture whose name appears in
      * two or more rules (prefix) must take one value in every member of the
      * archive (torch: one folder holds every record). */
@@ -167,7 +181,8 @@ typedef struct afmt_archive_desc {
 } afmt_archive_desc;
 
 /* Is d a description afmt_archive_validate can carry out?  Patterns well
- * formed (captures closed, named, one per component, {*x} last), rule
+ * formed (captures closed, named, one per component, {*x} last or before
+ * a literal ending), rule
  * fields of their action set (a format, texts with nstrict <= ntexts, a
  * values function and a record_rule naming a RECORD rule whose pattern
  * ends in a capture), variables below nvars, at most AFMT_AR_RULES_MAX

@@ -91,59 +91,45 @@ static int member_name(const afmt_ar_write_desc *w, const char *pattern, const c
     return 0;
 }
 
-/* A member name the validator reads back as this rule's: relative,
- * '/'-separated components that are not empty, "." or "..", no '\\',
- * valid UTF-8 (what afmt_ar_names.c refuses), and matched first by rule
- * k of d (an earlier rule would take it for something else). */
-static int utf8_ok(const unsigned char *s)
-{
-    while (*s) {
-        unsigned c = *s, n = c < 0x80 ? 0 : (c >> 5) == 6 ? 1 : (c >> 4) == 14 ? 2 : (c >> 3) == 30 ? 3 : 9;
-        unsigned k;
-        if (n == 9 || (n == 1 && c < 0xC2)) return 0;
-        for (k = 1; k <= n; k++)
-            if ((s[k] & 0xC0) != 0x80) return 0;
-        if ((n == 2 && c == 0xE0 && s[1] < 0xA0) || (n == 3 && c == 0xF0 && s[1] < 0x90) || (n == 3 && c > 0xF4))
-            return 0;
-        s += n + 1;
-    }
-    return 1;
-}
-
-static int name_reads_back(const afmt_archive_desc *d, size_t k, const char *name)
-{
-    afmt_ar_span spans[AFMT_AR_CAPTURES_MAX + 1];
-    const char *c = name;
-    size_t i, len = strlen(name);
-    if (!*name || name[0] == '/' || strchr(name, '\\') || !utf8_ok((const unsigned char *)name))
-        return 0;
-    while (*c) { /* each component */
-        size_t n = strcspn(c, "/");
-        if (n == 0 || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.')) return 0;
-        c += n + (c[n] == '/');
-        if (c[-1] == '/' && !*c) return 0;
-    }
-    for (i = 0; i < d->nrules; i++)
-        if (afmt_ar_match(d->rules[i].pattern, (const uint8_t *)name, len, spans))
-            return i == k;
-    return 0;
-}
-
-static int name_refused(afmt_error *err, const afmt_archive_desc *d, size_t k, size_t i, const char *name)
-{
-    char shown[120];
-    afmt_ar_quote((const uint8_t *)name, strlen(name), 60, shown, sizeof shown);
-    return afmt_fail(err, AFMT_E_TYPE, NULL, "array", i, AFMT_NO_OFFSET,
-                     "%s cannot hold this array under its name: its member would be \"%s\", which %s does not read "
-                     "back as \"%s\" (member names are valid UTF-8 without a backslash or an empty, '.' or '..' part)",
-                     d->format, shown, d->format, d->rules[k].pattern);
-}
-
 static int name_fail(afmt_error *err, const afmt_ar_rule *r, size_t i)
 {
     return afmt_fail(err, AFMT_E_USAGE, NULL, "array", i, AFMT_NO_OFFSET,
                      "cannot name a member after \"%s\": a capture has no value (write_captures) or the name is "
                      "longer than a zip allows", r->pattern);
+}
+
+/* Can array i be a member of this name, read back under rule r with the
+ * same name?  The name comes from the array (another format's label, a
+ * key), so what the archive cannot hold is a refusal of the array
+ * (AFMT_E_TYPE, as a writer refuses a name it cannot store), not a
+ * misuse: a name cut to AFMT_NAME_MAX - 1 bytes, one a reader refuses
+ * ('\\', "..", not UTF-8: afmt_ar_name_problem), or one another rule, or
+ * no rule, would read ("x/y" under "{name}.npy" is no npz member). */
+static int check_format_name(const afmt_archive_desc *d, const afmt_ar_rule *r, const char *name,
+                             const afmt_array *a, size_t i, afmt_error *err)
+{
+    afmt_ar_span spans[AFMT_AR_CAPTURES_MAX + 1];
+    const uint8_t *bytes = (const uint8_t *)name;
+    size_t len = strlen(name), at, k;
+    const char *why;
+
+    if (r->array_name && r->array_name[0] && a->name_len > strlen(a->name))
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "array", i, AFMT_NO_OFFSET,
+                         "a name of %" PRIu64 " bytes, of which the view holds %zu: the member would be named "
+                         "after a part of it", a->name_len, strlen(a->name));
+    if ((why = afmt_ar_name_problem(bytes, len, (d->flags_allowed & 0x0800) != 0, &at)) != NULL)
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "array", i, AFMT_NO_OFFSET,
+                         "the name cannot name a member of %s: %s (byte %zu of the member name)", d->format, why,
+                         at);
+    for (k = 0; k < d->nrules; k++)
+        if (afmt_ar_match(d->rules[k].pattern, bytes, len, spans))
+            break;
+    if (k == d->nrules || &d->rules[k] != r)
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "array", i, AFMT_NO_OFFSET,
+                         "the name cannot name a member of %s: \"%.80s\" is %s%s%s", d->format, name,
+                         k == d->nrules ? "no member name of the format" : "read as \"",
+                         k == d->nrules ? "" : d->rules[k].pattern, k == d->nrules ? "" : "\", not an array");
+    return 0;
 }
 
 /* The bytes of an array as a record: plain, row-major, little-endian
@@ -245,10 +231,10 @@ static int write_pickle(afmt_zip_writer *z, const afmt_ar_rule *r, const char *n
 }
 
 /* What one rule writes (see afmt_ar_write.h). */
-static int write_rule(afmt_zip_writer *z, afmt_sink *sink, const afmt_archive_desc *d, size_t k,
-                      const afmt_ar_write_desc *w, const afmt_array *arrays, size_t n, char *name, afmt_error *err)
+static int write_rule(afmt_zip_writer *z, afmt_sink *sink, const afmt_archive_desc *d, const afmt_ar_write_desc *w,
+                      const afmt_ar_rule *r, const afmt_array *arrays, size_t n, char *name, size_t *format_first,
+                      afmt_error *err)
 {
-    const afmt_ar_rule *r = &d->rules[k];
     char key[24];
     size_t i;
     switch (r->action) {
@@ -275,12 +261,12 @@ static int write_rule(afmt_zip_writer *z, afmt_sink *sink, const afmt_archive_de
         /* names distinct before any member is written, refused as every
          * writer of named arrays refuses them (name[i]) */
         if (afmt_wdir_unique_names(arrays, n, AFMT_UNNAMED_PREFIX, "name", err) != 0) return -1;
+        *format_first = z->n; /* members format_first + i: array i's */
         for (i = 0; i < n; i++) {
             char unnamed[32];
             const char *value = afmt_array_key(&arrays[i], i, unnamed, sizeof unnamed);
             if (member_name(w, r->pattern, r->array_name, value, NULL, name, NAME_CAP) != 0) return name_fail(err, r, i);
-            if (!name_reads_back(d, k, name) || arrays[i].name_len > strlen(arrays[i].name))
-                return name_refused(err, d, k, i, name);
+            if (check_format_name(d, r, name, &arrays[i], i, err) != 0) return -1;
             if (write_format_member(z, sink, r, name, &arrays[i], i, err) != 0) return -1;
         }
         return 0;
@@ -289,13 +275,68 @@ static int write_rule(afmt_zip_writer *z, afmt_sink *sink, const afmt_archive_de
     }
 }
 
+/* Two arrays named alike (an unnamed array i is arr_<i>, which another
+ * may be called) would be two members of one name: the second array's
+ * name is refused (AFMT_E_TYPE), as one the format cannot hold, before
+ * the zip writer's own check calls it a misuse.  Members format_first
+ * .. + n are the arrays' (SIZE_MAX: no format rule).  0 or -1. */
+static int distinct_arrays(const afmt_zip_writer *z, size_t format_first, size_t n, afmt_error *err)
+{
+    size_t first, second;
+    int rc;
+
+    if (format_first == SIZE_MAX || (rc = afmt_zip_write_twice(z, &first, &second, err)) == 0)
+        return 0;
+    if (rc < 0 || second < format_first || second - format_first >= n)
+        return rc < 0 ? -1 : 0; /* not an array's: afmt_zip_write_finish says so */
+    return afmt_fail(err, AFMT_E_TYPE, NULL, "array", second - format_first, AFMT_NO_OFFSET,
+                     "its name gives the member \"%.*s\", as %s%zu's does: two members of one name",
+                     (int)(z->e[second].name_len < 80 ? z->e[second].name_len : 80), z->e[second].name,
+                     first >= format_first ? "array " : "member ", first >= format_first ? first - format_first : first);
+}
+
+/* Can every array be written as d's rules say?  Checked before a byte is
+ * written, so a refusal is about the array and names the format asked
+ * for ("npz cannot hold elements of type bf16 (npy cannot hold ...)"). */
+static int refuse_type(afmt_error *err, const afmt_archive_desc *d, size_t i, const afmt_array *a, const char *why)
+{
+    char inner[AFMT_MESSAGE_MAX];
+    snprintf(inner, sizeof inner, "%s", why);
+    return afmt_fail(err, AFMT_E_TYPE, NULL, "array", i, AFMT_NO_OFFSET, "%s cannot hold elements of type %s (%s)",
+                     d->format, afmt_array_type_name(a), inner);
+}
+
+static int check_writable(const afmt_archive_desc *d, const afmt_array *arrays, size_t n, afmt_error *err)
+{
+    size_t k, i, g;
+    for (k = 0; k < d->nrules; k++) {
+        const afmt_ar_rule *r = &d->rules[k];
+        for (i = 0; i < n; i++) {
+            if (r->action == AFMT_AR_FORMAT && r->format->can_write(&arrays[i], err) != 0) {
+                if (err->code == AFMT_E_TYPE) return refuse_type(err, d, i, &arrays[i], err->message);
+                return afmt_error_within(err, "array", i);
+            }
+            if (r->action == AFMT_AR_VALUES && r->values == afmt_pickle_member) {
+                const afmt_pickle_desc *p = r->values_desc;
+                for (g = 0; g < p->nglobals; g++)
+                    if (p->globals[g].role == AFMT_PK_ROLE_CLASS && p->globals[g].writable &&
+                        p->globals[g].dtype == arrays[i].dtype)
+                        break;
+                if (g == p->nglobals || arrays[i].dtype == AFMT_OPAQUE)
+                    return refuse_type(err, d, i, &arrays[i], "no storage class of its pickle names that type");
+            }
+        }
+    }
+    return 0;
+}
+
 int afmt_archive_write(const afmt_archive_desc *d, const afmt_ar_write_desc *w, const afmt_array *arrays, size_t n,
                        const afmt_write_options *wopt, afmt_sink *sink, afmt_error *err)
 {
     afmt_zip_writer z;
     afmt_zip_write_options zo;
     char *name;
-    size_t k;
+    size_t k, format_first = SIZE_MAX;
     int rc = 0;
 
     if (d->kind != AFMT_AR_ZIP)
@@ -304,6 +345,8 @@ int afmt_archive_write(const afmt_archive_desc *d, const afmt_ar_write_desc *w, 
     if (wopt && wopt->trailer_len > 0)
         return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, AFMT_NO_OFFSET,
                          "%s does not allow data after the archive", d->format);
+    if (check_writable(d, arrays, n, err) != 0)
+        return -1;
     memset(&zo, 0, sizeof zo);
     zo.align = d->align > 1 ? d->align : 0;
     zo.descriptor = w->descriptor;
@@ -318,7 +361,9 @@ int afmt_archive_write(const afmt_archive_desc *d, const afmt_ar_write_desc *w, 
         return -1;
     }
     for (k = 0; k < d->nrules && rc == 0; k++)
-        rc = write_rule(&z, sink, d, k, w, arrays, n, name, err);
+        rc = write_rule(&z, sink, d, w, &d->rules[k], arrays, n, name, &format_first, err);
+    if (rc == 0)
+        rc = distinct_arrays(&z, format_first, n, err);
     if (rc == 0)
         rc = afmt_zip_write_finish(&z, err);
     afmt_zip_write_free(&z);

@@ -33,6 +33,7 @@ static int run_validator(afmt_validate_body_fn body, afmt_validate_body_arg_fn b
     ctx.depth = 0;
     ctx.scratch = NULL;
     ctx.big = 0; /* set by a "byte_order" item before anything reads it */
+    ctx.kept = 0;
     if (src->len != AFMT_LEN_UNKNOWN && src->len > opt->limits.max_total_bytes)
         rc = afmt_fail(err, AFMT_E_LIMIT, &path, NULL, AFMT_NO_INDEX, 0, "input of %" PRIu64
                        " bytes exceeds the limit of %" PRIu64 " (limits.max_total_bytes)", src->len,

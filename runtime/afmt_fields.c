@@ -165,6 +165,13 @@ void afmt_escape_text(const uint8_t *p, uint64_t n, char *out, size_t out_size)
     out[o] = 0;
 }
 
+afmt_bytes_txt afmt_bytes_text(const uint8_t *p, unsigned n)
+{
+    afmt_bytes_txt t;
+    afmt_escape_text(p, n > 8 ? 8 : n, t.s, sizeof t.s);
+    return t;
+}
+
 int afmt_fail_bytes(afmt_error *err, afmt_code code, const afmt_path *path, const char *field,
                     uint64_t offset, const uint8_t *expected, const uint8_t *found, uint64_t n)
 {

@@ -76,6 +76,16 @@ AFMT_GEN_API const char *afmt_array_key(const afmt_array *a, size_t index, char 
 /* Render bytes for a message: "f4" or "\x01\x02" style, quoted. */
 AFMT_GEN_API void afmt_escape_text(const uint8_t *p, uint64_t n, char *out, size_t out_size);
 
+/* The n bytes at p (n at most 8: an integer field's) quoted as
+ * afmt_escape_text quotes them ("GGUF", "\x00\x01GU"), for a message's
+ * argument: `afmt_bytes_text(p, 4).s` lives to the end of the full
+ * expression that calls it (a struct returned by value), so no buffer is
+ * shared and it is thread-safe. */
+typedef struct afmt_bytes_txt {
+    char s[36];
+} afmt_bytes_txt;
+AFMT_GEN_API afmt_bytes_txt afmt_bytes_text(const uint8_t *p, unsigned n);
+
 /* Fail with "expected "rawarray", found "rawarrbx"". */
 AFMT_GEN_API int afmt_fail_bytes(afmt_error *err, afmt_code code, const afmt_path *path, const char *field,
                                  uint64_t offset, const uint8_t *expected, const uint8_t *found, uint64_t n);

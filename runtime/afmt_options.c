@@ -20,6 +20,8 @@ void afmt_options_default(afmt_options *opt)
     opt->limits.max_items = (uint64_t)1 << 32;
     opt->limits.max_decoded_bytes = (uint64_t)64 << 30;
     opt->limits.max_depth = 32;
+    opt->limits.max_held_bytes = UINT64_MAX;
+    opt->limits.max_kept_bytes = AFMT_DEFAULT_MAX_KEPT_BYTES;
     opt->check_values = 1;
 }
 

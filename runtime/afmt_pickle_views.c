@@ -182,7 +182,10 @@ static void tensor_view(const pk_machine *m, uint32_t t, afmt_array *a)
     skip = v->u.tensor.first * a->elsize; /* first <= count: inside the record */
     a->data = s->rec.data ? s->rec.data + skip : NULL;
     a->nbytes = s->rec.nbytes - skip;
-    a->offset = s->rec.offset + skip;
+    /* an inflated record's bytes have no offset in the input: its
+     * compressed data's is said (afmt.h, data_transient) */
+    a->data_transient = s->rec.transient && a->data != NULL;
+    a->offset = a->data_transient ? s->rec.offset : s->rec.offset + skip;
 }
 
 /* Append to buf[0..cap) at *o, cutting what does not fit (*o stays below

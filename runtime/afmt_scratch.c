@@ -5,7 +5,10 @@
  * Validators allocate nothing for most specs.  A repeat whose key must be
  * distinct (afmt_uniq) keeps what it read: every block is linked into the
  * run's context and freed by afmt_run_validator at the end, whether the
- * run succeeded or failed, so no failure path needs its own cleanup. */
+ * run succeeded or failed, so no failure path needs its own cleanup.
+ * Each block is sized by what was read, and all of them together by
+ * limits.max_kept_bytes (c->kept), so that many items each under their
+ * own limit cannot add up to more than the caller allowed. */
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,10 +28,45 @@ static int scratch_fail(afmt_vctx *c, uint64_t bytes, const char *field)
                        "cannot allocate %" PRIu64 " bytes to remember what was read", bytes);
 }
 
+/* limits.max_kept_bytes; 0 (options filled by hand, not by
+ * afmt_options_default) means the default, as max_depth's 0 does */
+static uint64_t kept_limit(const afmt_vctx *c)
+{
+    const uint64_t limit = c->opt ? c->opt->limits.max_kept_bytes : 0;
+    return limit ? limit : AFMT_DEFAULT_MAX_KEPT_BYTES;
+}
+
+/* The bytes a block of old_bytes may grow to with everything else the run
+ * keeps (c->kept counts the block too) still held. */
+static uint64_t kept_room(const afmt_vctx *c, uint64_t old_bytes)
+{
+    const uint64_t others = c->kept - old_bytes, limit = kept_limit(c);
+    return others < limit ? limit - others : 0;
+}
+
+static int kept_fail(afmt_vctx *c, uint64_t old_bytes, uint64_t bytes, const char *field)
+{
+    /* the true total: c->kept - old_bytes + bytes, which may pass 2^64 */
+    const uint64_t others = c->kept - old_bytes;
+    if (bytes > UINT64_MAX - others)
+        return afmt_fail_c(c, AFMT_E_LIMIT, field ? field : "", AFMT_NO_INDEX, c->pos,
+                           "keeping what was read would take more than 2^64 bytes, more than the limit of %" PRIu64
+                           " (limits.max_kept_bytes)", kept_limit(c));
+    return afmt_fail_c(c, AFMT_E_LIMIT, field ? field : "", AFMT_NO_INDEX, c->pos,
+                       "keeping what was read would take %" PRIu64 " bytes in all, more than the limit of %" PRIu64
+                       " (limits.max_kept_bytes)", others + bytes, kept_limit(c));
+}
+
 void *afmt_scratch_grow(afmt_vctx *c, void *block, uint64_t bytes, const char *field)
 {
     afmt_scratch *old = block ? (afmt_scratch *)((char *)block - offsetof(afmt_scratch, data)) : NULL;
+    const uint64_t old_bytes = old ? old->bytes : 0;
     afmt_scratch *nb, **link;
+    /* the total first: the limit is what the input may make the run hold */
+    if (bytes > kept_room(c, old_bytes)) {
+        kept_fail(c, old_bytes, bytes, field);
+        return NULL;
+    }
     /* the size is what the caller has read (a small multiple of the
      * input's bytes), but a size_t may be narrower than a uint64_t */
     if (bytes > (uint64_t)SIZE_MAX - sizeof *nb) {
@@ -49,13 +87,14 @@ void *afmt_scratch_grow(afmt_vctx *c, void *block, uint64_t bytes, const char *f
         c->scratch = nb;
     }
     nb->bytes = bytes;
+    c->kept = c->kept - old_bytes + bytes;
     return nb->data;
 }
 
 int afmt_scratch_reserve(afmt_vctx *c, void **block, uint64_t *cap, uint64_t need, size_t size, uint64_t first,
                          const char *field, const char *what)
 {
-    uint64_t n = *cap ? *cap : first;
+    uint64_t n = *cap ? *cap : first, room;
     void *p;
     if (need <= *cap) return 0;
     while (n < need) {
@@ -63,6 +102,13 @@ int afmt_scratch_reserve(afmt_vctx *c, void **block, uint64_t *cap, uint64_t nee
         n *= 2;
     }
     if (n > UINT64_MAX / size) return afmt_overflow_c(c, field, AFMT_NO_INDEX, c->pos, what);
+    /* the doubling's slack is not the input's doing: near the limit, grow
+     * by half of what the limit leaves beyond need (room for the run's
+     * other lists, and still few reallocations: the rest halves each
+     * time), and when need does not fit either, ask for need, so that
+     * afmt_scratch_grow's refusal says what is needed */
+    room = kept_room(c, *cap * size) / size;
+    if (n > room) n = need <= room ? need + (room - need) / 2 : need;
     p = afmt_scratch_grow(c, *block, n * size, field);
     if (!p) return -1;
     *block = p;
@@ -74,6 +120,7 @@ void afmt_scratch_free_since(afmt_vctx *c, const struct afmt_scratch *mark)
 {
     while (c->scratch && c->scratch != mark) {
         afmt_scratch *next = c->scratch->next;
+        c->kept -= c->scratch->bytes;
         free(c->scratch);
         c->scratch = next;
     }

@@ -27,6 +27,21 @@ void afmt_src_stream(afmt_src *s, uint8_t *win, uint64_t cap,
     s->ctx = ctx;
 }
 
+void afmt_src_seekable(afmt_src *s, uint8_t *win, uint64_t cap, uint64_t len,
+                       int (*pread)(void *ctx, uint8_t *buf, size_t n, uint64_t offset, size_t *got), void *ctx)
+{
+    memset(s, 0, sizeof *s);
+    s->data = win;
+    s->win = win;
+    s->cap = cap;
+    s->len = len;
+    s->pread = pread;
+    s->ctx = ctx;
+}
+
+/* What a seekable source reads at a time of a payload it scans. */
+#define SCAN_PIECE ((uint64_t)1 << 20)
+
 /* Drop buffered bytes before keep_from (or before pos, whichever is lower)
  * by moving the rest to the start of the window. */
 static void compact(afmt_src *s, uint64_t pos)
@@ -42,22 +57,37 @@ static void compact(afmt_src *s, uint64_t pos)
     s->data_len -= drop;
 }
 
-/* Read more bytes at the end of the buffered data; 0 at end of input. */
+/* Read more bytes at the end of the buffered data (a seekable source: at
+ * its offset, data_off + data_len); 0 at end of input. */
 static int read_more(afmt_src *s, uint64_t want)
 {
     size_t got = 0;
-    uint64_t room = s->cap - s->data_len;
-    if (room == 0 || s->len != AFMT_LEN_UNKNOWN)
+    const uint64_t room = s->cap - s->data_len, at = s->data_off + s->data_len;
+    int rc;
+    if (room == 0)
         return 0;
+    if (s->pread) {
+        if (at >= s->len)
+            return 0;
+        if (want > s->len - at)
+            want = s->len - at;
+    } else if (s->len != AFMT_LEN_UNKNOWN) {
+        return 0;
+    }
     if (want > room)
         want = room;
-    if (s->read(s->ctx, s->win + s->data_len, (size_t)want, &got) != 0) {
+    rc = s->pread ? s->pread(s->ctx, s->win + s->data_len, (size_t)want, at, &got)
+                  : s->read(s->ctx, s->win + s->data_len, (size_t)want, &got);
+    /* a seekable source knows its length: nothing where bytes should be
+     * is a file cut short meanwhile, an error as a failed read is */
+    if (rc != 0 || (got == 0 && s->pread)) {
         s->io_error = 1;
-        s->len = s->data_off + s->data_len; /* nothing more will come */
+        if (!s->pread)
+            s->len = at; /* nothing more will come */
         return 0;
     }
     if (got == 0) {
-        s->len = s->data_off + s->data_len;
+        s->len = at;
         return 0;
     }
     s->data_len += got;
@@ -67,7 +97,7 @@ static int read_more(afmt_src *s, uint64_t want)
 int afmt_src_fill(afmt_src *s, uint64_t pos, uint64_t n)
 {
     uint64_t need_end;
-    if (!s->read || pos < s->data_off || !afmt_add_u64(pos, n, &need_end))
+    if (!afmt_src_windowed(s) || pos < s->data_off || !afmt_add_u64(pos, n, &need_end))
         return 0;
     /* bytes the stream already passed (dropped) are gone */
     if (need_end - s->data_off > s->cap)
@@ -123,28 +153,35 @@ int afmt_src_short_ex(afmt_src *s, afmt_error *err, const afmt_path *path, const
     if (real_end != AFMT_LEN_UNKNOWN && (pos > real_end || real_end - pos < n)) {
         left = pos <= real_end ? real_end - pos : 0;
         describe_need(need, sizeof need, count, width, what);
-        /* the input holds more than the region: the region is too short */
-        if (region && end < s->len && (s->len - pos >= n || pos > end)) {
+        /* the region ends before the field and the input does not end
+         * before the region: the region is too short (header_len = 0), and
+         * when the input ends there too (nothing after header_len = 0),
+         * that is said beside it, not instead */
+        if (region && end <= s->len && (pos > end || end - pos < n)) {
+            const char *also = s->len - pos >= n && pos <= s->len ? "" : ", and the input ends there too";
             if (region->size_field)
                 return afmt_fail(err, AFMT_E_TRUNCATED, path, field, index, pos,
                                  "needs %s, only %" PRIu64 " left in region %s: %s = %" PRIu64
-                                 " is too short for its fields", need, left, region->name,
-                                 region->size_field, region->size);
+                                 " is too short for its fields%s", need, left, region->name,
+                                 region->size_field, region->size, also);
             return afmt_fail(err, AFMT_E_TRUNCATED, path, field, index, pos,
                              "needs %s, only %" PRIu64 " left in region %s: its %" PRIu64
-                             " byte%s are too few for its fields", need, left, region->name,
-                             region->size, region->size == 1 ? "" : "s");
+                             " byte%s are too few for its fields%s", need, left, region->name,
+                             region->size, region->size == 1 ? "" : "s", also);
         }
         return afmt_fail(err, AFMT_E_TRUNCATED, path, field, index, pos, "needs %s, only %" PRIu64 " left",
                          need, left);
     }
-    if (s->read && pos < s->data_off)
-        return afmt_fail(err, AFMT_E_LIMIT, path, field, index, pos,
-                         "%s lies before the stream window (offset %" PRIu64 "): validate the file instead",
-                         what, s->data_off);
+    /* what the window cannot hold: a caller that can map the input may
+     * try again from memory */
+    s->window_short = 1;
+    if (pos < s->data_off)
+        return afmt_fail(err, AFMT_E_LIMIT, path, field, index, pos, "%s lies before the %s window (offset %" PRIu64
+                         ")%s", what, s->pread ? "read" : "stream", s->data_off,
+                         s->pread ? "" : ": validate the file instead");
     return afmt_fail(err, AFMT_E_LIMIT, path, field, index, pos,
-                     "%s needs %" PRIu64 " bytes in memory, more than the stream window of %" PRIu64
-                     ": validate the file instead", what, n, s->cap);
+                     "%s needs %" PRIu64 " bytes in memory, more than the %s window of %" PRIu64 "%s", what, n,
+                     s->pread ? "read" : "stream", s->cap, s->pread ? "" : ": validate the file instead");
 }
 
 int afmt_src_short(afmt_src *s, afmt_error *err, const afmt_path *path, const char *field,
@@ -160,8 +197,8 @@ int afmt_src_take(afmt_src *s, uint64_t end, uint64_t pos, uint64_t n, afmt_scan
     *bad = n;
     if (pos > end || end - pos < n)
         return 0;
-    if (!s->read || (n <= s->cap / 2 && afmt_src_fill(s, pos, n))) {
-        if (!s->read && (pos < s->data_off || s->data_len - (pos - s->data_off) < n))
+    if (!afmt_src_windowed(s) || (n <= s->cap / 2 && afmt_src_fill(s, pos, n))) {
+        if (!afmt_src_windowed(s) && (pos < s->data_off || s->data_len - (pos - s->data_off) < n))
             return 0;
         if (scan && n > 0) {
             *bad = scan(ctx, AFMT_B(s, pos), n, 0);
@@ -174,6 +211,19 @@ int afmt_src_take(afmt_src *s, uint64_t end, uint64_t pos, uint64_t n, afmt_scan
          * next item (or a payload too large to keep) releases them. */
         return 1;
     }
+    if (s->pread && !scan) {
+        /* nothing reads it: a seekable source moves past it unread */
+        if (pos > s->len || s->len - pos < n)
+            return 0;
+        afmt_src_keep_from(s, pos + n);
+        if (pos + n >= s->data_off + s->data_len) {
+            s->data_off = pos + n;
+            s->data_len = 0;
+        } else {
+            compact(s, pos + n);
+        }
+        return 1;
+    }
     /* a stream, and more than half the window: read it through in chunks,
      * keeping nothing of it (or of what came before) */
     afmt_src_keep_from(s, pos);
@@ -183,10 +233,14 @@ int afmt_src_take(afmt_src *s, uint64_t end, uint64_t pos, uint64_t n, afmt_scan
             return 0; /* already dropped: cannot happen after keep_from */
         if (at >= end_buf) {
             /* nothing buffered at `at` (bytes before it, if any, are not
-             * needed): empty the window and read on */
-            s->data_off = end_buf;
+             * needed): empty the window and read on (a seekable source
+             * from `at` itself, not through the gap) */
+            s->data_off = s->pread ? at : end_buf;
             s->data_len = 0;
-            if (!read_more(s, s->cap))
+            /* a seekable source reads a cache-sized piece at a time: it
+             * is scanned while still in the CPU's cache (a pipe gives
+             * what it has) */
+            if (!read_more(s, s->pread && s->cap > SCAN_PIECE ? SCAN_PIECE : s->cap))
                 return 0;
             continue;
         }
@@ -239,7 +293,7 @@ void afmt_src_skip_blank(afmt_src *s, uint64_t end, uint64_t *pos, int comments,
 
 int afmt_src_skip_to(afmt_src *s, uint64_t off)
 {
-    if (!s->read)
+    if (!afmt_src_windowed(s))
         return off <= s->len;
     if (off <= s->data_off + s->data_len)
         return 1;
@@ -249,6 +303,16 @@ int afmt_src_skip_to(afmt_src *s, uint64_t off)
     if (off - (s->keep_from > s->data_off ? s->keep_from : s->data_off) <= s->cap &&
         afmt_src_fill(s, off - 1, 1))
         return 1;
+    if (s->pread) {
+        /* far: seek there, unless bytes of the current item are buffered
+         * (they may be read again, as for a stream) */
+        if (off > s->len || s->keep_from < s->data_off + s->data_len)
+            return 0;
+        s->data_off = off;
+        s->data_len = 0;
+        afmt_src_keep_from(s, off);
+        return 1;
+    }
     if (s->len != AFMT_LEN_UNKNOWN)
         return off <= s->len;
     /* far, with bytes of the current item buffered: reading through would
@@ -291,9 +355,30 @@ const uint8_t *afmt_src_ptr(const afmt_src *s, uint64_t pos, uint64_t n)
 {
     if (pos < s->data_off || pos - s->data_off > s->data_len || s->data_len - (pos - s->data_off) < n)
         return NULL;
-    if (s->read)
+    if (afmt_src_windowed(s))
         return NULL; /* a stream's window moves on: never hand out its bytes */
     return AFMT_B(s, pos);
+}
+
+int afmt_src_equal_at(afmt_src *s, uint64_t off, const uint8_t *p, uint64_t n)
+{
+    uint8_t chunk[4096];
+    uint64_t done = 0;
+    if (off >= s->data_off && off - s->data_off <= s->data_len && s->data_len - (off - s->data_off) >= n)
+        return n == 0 || memcmp(AFMT_B(s, off), p, (size_t)n) == 0;
+    if (!s->pread || off > s->len || s->len - off < n)
+        return -1;
+    while (done < n) {
+        size_t want = n - done < sizeof chunk ? (size_t)(n - done) : sizeof chunk, got = 0;
+        if (s->pread(s->ctx, chunk, want, off + done, &got) != 0 || got == 0) {
+            s->io_error = 1;
+            return -1;
+        }
+        if (memcmp(chunk, p + done, got) != 0)
+            return 0;
+        done += got;
+    }
+    return 1;
 }
 
 uint64_t afmt_src_scan_bool(void *ctx, const uint8_t *p, uint64_t n, uint64_t at)
@@ -333,16 +418,26 @@ static int delimited(const uint8_t *p, uint64_t at, uint64_t n)
     return 0;
 }
 
+/* A text value the window cannot hold whole. */
+static int text_too_long(afmt_src *s, const afmt_path *path, uint64_t pos, afmt_error *err)
+{
+    s->window_short = 1;
+    return afmt_fail(err, AFMT_E_LIMIT, path, "value", AFMT_NO_INDEX, pos,
+                     "a text value longer than the %s window (%" PRIu64 " bytes)%s", s->pread ? "read" : "stream",
+                     s->cap, s->pread ? "" : ": validate the file instead");
+}
+
 int afmt_src_text(afmt_src *s, uint64_t end, uint64_t pos, afmt_text_scan_fn scan, uint64_t max_rank,
                   uint64_t *vend, afmt_array *view, const afmt_path *path, afmt_error *err)
 {
     uint64_t avail = 0, e = 0, want = 4096;
-    if (s->read)
+    const int windowed = afmt_src_windowed(s);
+    if (windowed)
         afmt_src_keep_from(s, pos); /* bytes before the value are not needed */
     for (;;) {
         int whole, rc; /* whole: the buffer reaches the end of the input (or region) */
         uint64_t before = avail;
-        if (s->read && s->len == AFMT_LEN_UNKNOWN) {
+        if (windowed && (s->len == AFMT_LEN_UNKNOWN || s->pread)) {
             /* read a little more than last time (doubling: linear overall) */
             uint64_t have_now = pos >= s->data_off && pos <= s->data_off + s->data_len ? s->data_off + s->data_len - pos : 0;
             if (have_now < want)
@@ -353,7 +448,7 @@ int afmt_src_text(afmt_src *s, uint64_t end, uint64_t pos, afmt_text_scan_fn sca
         avail = s->data_off + s->data_len - pos;
         if (end != AFMT_LEN_UNKNOWN && avail > end - pos)
             avail = end - pos;
-        whole = !s->read || (end != AFMT_LEN_UNKNOWN && avail == end - pos) ||
+        whole = !windowed || (end != AFMT_LEN_UNKNOWN && avail == end - pos) ||
                 (s->len != AFMT_LEN_UNKNOWN && pos + avail >= s->len);
         rc = scan(AFMT_B(s, pos), avail, 0, max_rank, &e, view, err);
         if (rc != 0) {
@@ -370,17 +465,13 @@ int afmt_src_text(afmt_src *s, uint64_t end, uint64_t pos, afmt_text_scan_fn sca
         }
         /* not sure yet: read more, unless the window cannot grow */
         if (avail >= s->cap || (avail == before && want > s->cap))
-            return afmt_fail(err, AFMT_E_LIMIT, path, "value", AFMT_NO_INDEX, pos,
-                             "a text value longer than the stream window (%" PRIu64 " bytes): validate the file instead",
-                             s->cap);
+            return text_too_long(s, path, pos, err);
         want = want > s->cap / 2 ? s->cap : want * 2;
         if (avail == before && s->len != AFMT_LEN_UNKNOWN)
-            return afmt_fail(err, AFMT_E_LIMIT, path, "value", AFMT_NO_INDEX, pos,
-                             "a text value longer than the stream window (%" PRIu64 " bytes): validate the file instead",
-                             s->cap);
+            return text_too_long(s, path, pos, err);
     }
     *vend = pos + e;
     view->offset += pos;
-    view->data = s->read ? NULL : AFMT_B(s, view->offset);
+    view->data = windowed ? NULL : AFMT_B(s, view->offset);
     return 0;
 }

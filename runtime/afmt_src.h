@@ -26,6 +26,13 @@
 extern "C" {
 #endif
 
+/* Whether s reads through a window (a stream or a seekable source), whose
+ * bytes move on: views then carry no data, keys are not kept in place. */
+static inline int afmt_src_windowed(const afmt_src *s)
+{
+    return s->read != NULL || s->pread != NULL;
+}
+
 /* Pointer to the byte at absolute offset off (which must be buffered:
  * afmt_src_have said so). */
 #define AFMT_B(s, off) ((s)->data + ((off) - (s)->data_off))
@@ -42,7 +49,7 @@ static inline int afmt_src_have(afmt_src *s, uint64_t end, uint64_t pos, uint64_
         return 0;
     if (pos >= s->data_off && pos - s->data_off <= s->data_len && s->data_len - (pos - s->data_off) >= n)
         return 1;
-    return s->read ? afmt_src_fill(s, pos, n) : 0;
+    return afmt_src_windowed(s) ? afmt_src_fill(s, pos, n) : 0;
 }
 
 /* Is pos the end of the input (or of the region ending at end)?  1 yes,
@@ -107,6 +114,13 @@ AFMT_GEN_API int afmt_src_take(afmt_src *s, uint64_t end, uint64_t pos, uint64_t
 /* Pointer to [pos, pos + n) when it is in memory (always for a buffer),
  * else NULL: views of streamed payloads carry no data. */
 AFMT_GEN_API const uint8_t *afmt_src_ptr(const afmt_src *s, uint64_t pos, uint64_t n);
+
+/* For a seekable source: whether the n bytes at absolute offset off (all
+ * before s->len) equal p[0..n), read again by offset through a small
+ * buffer of the caller's stack, leaving the window alone: 1 equal, 0 not,
+ * -1 a read failed (s->io_error set).  Lets a check compare what the
+ * window has dropped (afmt_uniq) without keeping a copy. */
+AFMT_GEN_API int afmt_src_equal_at(afmt_src *s, uint64_t off, const uint8_t *p, uint64_t n);
 
 /* Bytes before off will not be read again (a stream may drop them). */
 static inline void afmt_src_keep_from(afmt_src *s, uint64_t off)

@@ -52,6 +52,8 @@ typedef struct afmt_vctx {
     int big;                       /* the byte order a spec's "byte_order" item chose
                                       (1 big-endian): that of every field and
                                       payload after it whose type names none */
+    uint64_t kept;                 /* bytes of scratch held now, all blocks together
+                                      (held to limits.max_kept_bytes) */
 } afmt_vctx;
 
 /* A field's or payload's byte order that is not fixed by the spec but
@@ -70,15 +72,20 @@ static inline int afmt_order_of(const afmt_vctx *c, int big)
  * grown to bytes, keeping its content; linked into c->scratch and freed
  * when the run ends (afmt_run_validator), so a failure anywhere leaks
  * nothing.  Callers size it by what they have read, never by what the
- * input claims.  NULL, with AFMT_E_NOMEM naming field in c->err, when the
- * memory cannot be had. */
+ * input claims.  All blocks together are held to limits.max_kept_bytes
+ * (c->kept): NULL with AFMT_E_LIMIT naming the limit and field, at c->pos,
+ * when this one would pass it; NULL with AFMT_E_NOMEM when the memory
+ * cannot be had. */
 AFMT_GEN_API void *afmt_scratch_grow(afmt_vctx *c, void *block, uint64_t bytes, const char *field);
 /* Make *block (a scratch block of *cap items of size bytes, or NULL with
  * *cap 0) hold at least need items: unchanged if it does, else grown to
  * first items (when *cap is 0) doubled until they are enough, *block and
- * *cap updated.  0, or -1 with AFMT_E_OVERFLOW (what: "key bytes") or
- * AFMT_E_NOMEM in c->err.  The one growth rule of the runtime's lists
- * (afmt_uniq, afmt_dir_records): amortised O(1) per item. */
+ * *cap updated; a doubling that would pass limits.max_kept_bytes grows
+ * instead to need and half of what the limit leaves beyond it, so the
+ * limit is hit by what is really kept, not by the slack of a doubling.  0, or -1
+ * with AFMT_E_OVERFLOW (what: "key bytes"), AFMT_E_LIMIT or AFMT_E_NOMEM
+ * in c->err.  The one growth rule of the runtime's lists (afmt_uniq,
+ * afmt_dir_records): amortised O(1) per item. */
 int afmt_scratch_reserve(afmt_vctx *c, void **block, uint64_t *cap, uint64_t need, size_t size, uint64_t first,
                          const char *field, const char *what);
 /* Free every block of the run (afmt_run_validator calls it). */
@@ -119,7 +126,7 @@ typedef struct afmt_elem {
 
 /* A strict context of no input for the checks a writer shares with the
  * validator (a compound literal: lives in the enclosing block). */
-#define AFMT_VCTX_STRICT(err_) (&(afmt_vctx){NULL, NULL, NULL, (err_), NULL, NULL, 0, 0, 0, NULL, 0})
+#define AFMT_VCTX_STRICT(err_) (&(afmt_vctx){NULL, NULL, NULL, (err_), NULL, NULL, 0, 0, 0, NULL, 0, 0})
 
 /* Where the items being read must end: the innermost region's end, else
  * the input's (src->len, learnt late for a stream: read it each time). */

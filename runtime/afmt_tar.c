@@ -105,6 +105,21 @@ static int check_header(afmt_ar_run *r, const uint8_t *h, uint64_t off, const ch
     size_t i;
     char field[64];
 
+    /* the magic first: bytes that are no tar header are said to be so
+     * (not a checksum that cannot be read) */
+    *posix = memcmp(h + 257, "ustar\0" "00", 8) == 0;
+    snprintf(field, sizeof field, "%s.magic", sub);
+    if (!*posix && memcmp(h + 257, "ustar  \0", 8) != 0) {
+        if (!all_zero(h + 257, 8) && off == r->base) /* the first block is no header: no tar at all */
+            return afmt_ar_fail(r, AFMT_E_MAGIC, NULL, sub, off, "not a tar header: no ustar magic at offset %"
+                                PRIu64 " (\"ustar\\0\" \"00\" POSIX, \"ustar  \\0\" GNU)", off + 257);
+        if (!all_zero(h + 257, 8))
+            return afmt_ar_fail(r, AFMT_E_MAGIC, NULL, field, off + 257,
+                                "expected \"ustar\\0\" \"00\" (POSIX) or \"ustar  \\0\" (GNU)");
+        if (afmt_ar_refuse(r, 1, AFMT_E_MAGIC, NULL, field, off + 257,
+                           "a pre-POSIX (v7) header, without the ustar magic"))
+            return -1;
+    }
     for (i = 0; i < BLOCK; i++) {
         uint8_t b = i >= 148 && i < 156 ? ' ' : h[i];
         sum += b;
@@ -122,15 +137,7 @@ static int check_header(afmt_ar_run *r, const uint8_t *h, uint64_t off, const ch
                            "sum of the header's bytes; the unsigned one is %" PRIu64, stored, sum))
             return -1;
     }
-    *posix = memcmp(h + 257, "ustar\0" "00", 8) == 0;
-    if (*posix || memcmp(h + 257, "ustar  \0", 8) == 0)
-        return 0;
-    snprintf(field, sizeof field, "%s.magic", sub);
-    if (all_zero(h + 257, 8))
-        return afmt_ar_refuse(r, 1, AFMT_E_MAGIC, NULL, field, off + 257,
-                              "a pre-POSIX (v7) header, without the ustar magic");
-    return afmt_ar_fail(r, AFMT_E_MAGIC, NULL, field, off + 257,
-                        "expected \"ustar\\0\" \"00\" (POSIX) or \"ustar  \\0\" (GNU)");
+    return 0;
 }
 
 /* The name a header gives (prefix "/" name for POSIX ustar) into buf. */

@@ -499,8 +499,8 @@ static int visit_entries(const afmt_thdir_desc *d, const afmt_th *th, const afmt
         }
         a.offset = data_start + v[i].begin;
         a.index = narrays + (uint32_t)i;
-        a.data = src->read ? NULL : afmt_src_ptr(src, a.offset, a.nbytes);
-        if (!src->read && !afmt_src_have(src, end, a.offset, a.nbytes))
+        a.data = afmt_src_windowed(src) ? NULL : afmt_src_ptr(src, a.offset, a.nbytes);
+        if (!afmt_src_windowed(src) && !afmt_src_have(src, end, a.offset, a.nbytes))
             break; /* reported by the payloads' check as missing data */
         if (vis->on_array(vis->ctx, &a) != 0)
             return afmt_fail(err, AFMT_E_CALLBACK, path, "data", AFMT_NO_INDEX, a.offset, "stopped by the caller");
@@ -551,7 +551,7 @@ static int take_map(const afmt_thdir_desc *d, const afmt_th *th, afmt_thmap_list
         uint64_t bad;
         int is_bool = opt->check_values && l->is_bool[l->e[i].index];
         /* (a stream may have read past a short run: one by one there) */
-        while (!is_bool && !src->read && j < l->n && !(opt->check_values && l->is_bool[l->e[j].index]))
+        while (!is_bool && !afmt_src_windowed(src) && j < l->n && !(opt->check_values && l->is_bool[l->e[j].index]))
             j++;
         if (j - i > 1 && afmt_src_take(src, end, data_start + l->e[i].begin, covered_between(l, i, j), NULL, NULL, &bad)) {
             i = j;

@@ -5,12 +5,20 @@
  * repetitions may hold the same key (GGUF's metadata keys and tensor
  * names, ...).
  *
- * The set copies each key it is given into memory of the run
- * (afmt_scratch_grow), growing by doubling: its size is a small multiple of
- * the keys really read, never of a count the input claims, and a key stays
- * comparable after a stream has moved past its bytes.  Adding is O(1) on
- * average (a hash table with linear probing).  Not thread-safe: one set
- * belongs to one run of a validator.
+ * The set keeps a record of each key (its hash, where its bytes lie in the
+ * input and how many, where it was read) in memory of the run
+ * (afmt_scratch_grow), and compares keys where they lie: a buffer holds
+ * every byte while the run lasts, so 20 keys of 95 MB cost 20 records, not
+ * 1.9 GB of copies; a file read by offset (afmt_src_seekable) reads an
+ * earlier key again where it lies (afmt_src_equal_at) when its window has
+ * dropped it.  A stream drops bytes its window has passed, so there
+ * (and only there) the set copies each key as it is added; the keys of
+ * a stream are at most its window each, and all that the set holds,
+ * records, table and copies, counts towards limits.max_kept_bytes, whose
+ * AFMT_E_LIMIT names itself when a stream's keys pass it.  The set grows
+ * by doubling: a small multiple of the keys really read, never of a count
+ * the input claims.  Adding is O(1) on average (a hash table with linear
+ * probing).  Not thread-safe: one set belongs to one run of a validator.
  */
 #ifndef AFMT_UNIQ_H
 #define AFMT_UNIQ_H
@@ -24,7 +32,9 @@ extern "C" {
 
 typedef struct afmt_uniq_key {
     uint64_t hash;
-    uint64_t at;       /* its bytes: bytes + at */
+    uint64_t at;       /* its bytes: at the input's absolute offset at (a
+                          buffer), at copies + at (a stream), or the
+                          integer itself (is_int) */
     uint64_t len;
     uint64_t offset;   /* where it was read, for the message */
     uint64_t index;    /* the repetition that read it */
@@ -35,8 +45,8 @@ typedef struct afmt_uniq {
     uint64_t nslots;       /* a power of two, at least twice nkeys */
     afmt_uniq_key *keys;
     uint64_t nkeys, keys_cap;
-    uint8_t *bytes;
-    uint64_t nbytes, bytes_cap;
+    uint8_t *copies;       /* a stream's keys, which its window drops */
+    uint64_t ncopied, copies_cap;
     int is_int;            /* keys are integers (shown as numbers) */
     int c_string;          /* keys end at their first NUL byte, if any */
 } afmt_uniq;
@@ -53,13 +63,16 @@ static inline void afmt_uniq_init(afmt_uniq *u, int is_int, int c_string)
     u->c_string = c_string;
 }
 
-/* Add the len bytes at key, read at offset by repetition index of the
- * repeat named repeat, as field: 0 if no earlier repetition had them, else
- * -1 with AFMT_E_CONSTRAINT in c->err, blamed on field at offset:
+/* Add the len bytes at the input's absolute offset key_at (buffered: the
+ * field was just taken), read at offset by repetition index of the repeat
+ * named repeat, as field: 0 if no earlier repetition had them, else -1
+ * with AFMT_E_CONSTRAINT in c->err, blamed on field at offset:
  * `duplicate key "general.name": repeat[1].key (offset 40) has it too`.
- * Also -1 (AFMT_E_LIMIT) past limits.max_items keys. */
+ * Also -1 (AFMT_E_LIMIT) past limits.max_items keys or when what the set
+ * holds would pass limits.max_kept_bytes (with what else the run keeps),
+ * or AFMT_E_NOMEM. */
 AFMT_GEN_API int afmt_uniq_add(afmt_vctx *c, afmt_uniq *u, const char *repeat, const char *field,
-                  uint64_t index, uint64_t offset, const uint8_t *key, uint64_t len);
+                  uint64_t index, uint64_t offset, uint64_t key_at, uint64_t len);
 
 /* The same for an integer key. */
 AFMT_GEN_API int afmt_uniq_add_u64(afmt_vctx *c, afmt_uniq *u, const char *repeat, const char *field,

@@ -40,23 +40,24 @@ typedef struct zip_end {
     uint64_t count_at, cd_at; /* their offsets */
 } zip_end;
 
-/* The end record: at the very end (back_to_back) or the last one whose
- * comment ends the archive.  Anything else is said precisely. */
-static int find_end(afmt_ar_run *r, zip_end *e)
+int afmt_zip_find_end(afmt_ar_run *r, const uint8_t *held, uint64_t held_from, int local_first, uint64_t *end_off)
 {
     const uint64_t size = r->end - r->base;
+    const afmt_code none = local_first ? AFMT_E_TRUNCATED : AFMT_E_MAGIC;
     uint64_t lo, p, comment_at = UINT64_MAX, early = UINT64_MAX;
 
     if (size < END_LEN)
-        return afmt_ar_fail(r, size >= 4 && afmt_load_u32le(r->bytes) == 0x04034b50u ? AFMT_E_TRUNCATED : AFMT_E_MAGIC,
-                            NULL, "end", r->end, "no end of central directory record: the archive has %" PRIu64
-                            " bytes, a zip at least 22", size);
+        return afmt_ar_fail(r, none, NULL, "end", r->end, "no end of central directory record: the archive has %"
+                            PRIu64 " bytes, a zip at least 22", size);
     lo = size > END_LEN + 65535 ? size - END_LEN - 65535 : 0;
+    if (lo < held_from)
+        lo = held_from;
     for (p = size - END_LEN + 1; p-- > lo;) {
+        const uint8_t *q = held + (p - held_from);
         uint64_t c;
-        if (afmt_load_u32le(r->bytes + p) != SIG_END)
+        if (afmt_load_u32le(q) != SIG_END)
             continue;
-        c = afmt_load_u16le(r->bytes + p + 20);
+        c = afmt_load_u16le(q + 20);
         if (p + END_LEN + c == size) {
             comment_at = p;
             break;
@@ -65,22 +66,28 @@ static int find_end(afmt_ar_run *r, zip_end *e)
             early = p;
     }
     if (comment_at != UINT64_MAX) {
-        e->end_off = r->base + comment_at;
+        *end_off = r->base + comment_at;
         if (comment_at + END_LEN != size && r->d->back_to_back)
-            return afmt_ar_fail(r, AFMT_E_CONSTRAINT, NULL, "end.comment_length", e->end_off + 20,
+            return afmt_ar_fail(r, AFMT_E_CONSTRAINT, NULL, "end.comment_length", *end_off + 20,
                                 "an archive comment of %" PRIu64 " bytes: the format writes none",
                                 size - comment_at - END_LEN);
         return 0;
     }
     if (early != UINT64_MAX) {
-        uint64_t stop = early + END_LEN + afmt_load_u16le(r->bytes + early + 20);
+        uint64_t stop = early + END_LEN + afmt_load_u16le(held + (early - held_from) + 20);
         return afmt_ar_fail(r, AFMT_E_TRAILING, NULL, "end", r->base + stop,
                             "%" PRIu64 " bytes after the end of central directory record (at offset %" PRIu64 ")",
                             size - stop, r->base + early);
     }
-    return afmt_ar_fail(r, size >= 4 && afmt_load_u32le(r->bytes) == 0x04034b50u ? AFMT_E_TRUNCATED : AFMT_E_MAGIC,
-                        NULL, "end", r->end, "no end of central directory record in the last %" PRIu64
+    return afmt_ar_fail(r, none, NULL, "end", r->end, "no end of central directory record in the last %" PRIu64
                         " bytes (not a zip archive, or cut short)", size - lo);
+}
+
+/* The end record in the archive held whole. */
+static int find_end(afmt_ar_run *r, zip_end *e)
+{
+    uint64_t size = r->end - r->base;
+    return afmt_zip_find_end(r, r->bytes, 0, size >= 4 && afmt_load_u32le(r->bytes) == 0x04034b50u, &e->end_off);
 }
 
 /* One disk: a disk number field must be 0 (or, with zip64, all ones). */

@@ -309,8 +309,7 @@ static int by_name(const void *pa, const void *pb)
     return c ? c : (a->name_len > b->name_len) - (a->name_len < b->name_len);
 }
 
-/* Refuse a name given twice. */
-static int distinct(afmt_zip_writer *w, afmt_error *err)
+int afmt_zip_write_twice(const afmt_zip_writer *w, size_t *first, size_t *second, afmt_error *err)
 {
     const afmt_zip_entry **v = w->n ? malloc(w->n * sizeof *v) : NULL;
     size_t i;
@@ -320,17 +319,29 @@ static int distinct(afmt_zip_writer *w, afmt_error *err)
         return afmt_fail(err, AFMT_E_NOMEM, NULL, "member", AFMT_NO_INDEX, AFMT_NO_OFFSET, "no memory to sort names");
     for (i = 0; i < w->n; i++)
         v[i] = &w->e[i];
-    if (w->n > 1)
+    if (w->n > 1) /* (v is NULL for no member: qsort's array must not be) */
         qsort(v, w->n, sizeof *v, by_name);
-    for (i = 1; i < w->n && rc == 0; i++) {
-        const afmt_zip_entry *later = v[i] > v[i - 1] ? v[i] : v[i - 1];
-        if (by_name(&v[i - 1], &v[i]) == 0)
-            rc = afmt_fail(err, AFMT_E_USAGE, NULL, "member", (uint64_t)(later - w->e), AFMT_NO_OFFSET,
-                           "a second member named \"%.*s\"", (int)(later->name_len < 80 ? later->name_len : 80),
-                           later->name);
-    }
+    for (i = 1; i < w->n && rc == 0; i++)
+        if (by_name(&v[i - 1], &v[i]) == 0) {
+            size_t a = (size_t)(v[i - 1] - w->e), b = (size_t)(v[i] - w->e);
+            *first = a < b ? a : b;
+            *second = a < b ? b : a;
+            rc = 1;
+        }
     free(v);
     return rc;
+}
+
+/* Refuse a name given twice. */
+static int distinct(afmt_zip_writer *w, afmt_error *err)
+{
+    size_t first, second;
+    int rc = afmt_zip_write_twice(w, &first, &second, err);
+
+    if (rc <= 0)
+        return rc;
+    return afmt_fail(err, AFMT_E_USAGE, NULL, "member", second, AFMT_NO_OFFSET, "a second member named \"%.*s\"",
+                     (int)(w->e[second].name_len < 80 ? w->e[second].name_len : 80), w->e[second].name);
 }
 
 int afmt_zip_write_finish(afmt_zip_writer *w, afmt_error *err)

@@ -83,6 +83,14 @@ AFMT_GEN_API int afmt_zip_write_member(afmt_zip_writer *w, const char *name, siz
 AFMT_GEN_API int afmt_zip_write_member_fill(afmt_zip_writer *w, const char *name, size_t name_len, uint64_t size,
                                             afmt_sink_fill_fn fill, void *ctx, afmt_error *err);
 
+/* Is a name given twice among the members so far?  1 with *first and
+ * *second (first < second) the members of the first such pair in name
+ * order, 0 when every name is distinct, -1 with AFMT_E_NOMEM (a sorted
+ * list of the n members: n pointers, freed before returning).  For a
+ * caller that can say whose name it was (an array's: afmt_archive_write)
+ * before finish refuses it as a misuse. */
+AFMT_GEN_API int afmt_zip_write_twice(const afmt_zip_writer *w, size_t *first, size_t *second, afmt_error *err);
+
 /* The central directory and the end records; names checked distinct
  * (AFMT_E_USAGE naming the second).  0 or -1.  The sink is the caller's to
  * commit or abort. */

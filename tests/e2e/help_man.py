@@ -36,7 +36,7 @@ COMMANDS = {
 }
 HELP_ONLY = {"-h", "--help"}
 # What every page that lists them must list in full (issue 25, point 11).
-TAR_SUFFIXES = re.findall(r'"(\.t[a-z0-9.]*)"', open(os.path.join(REPO, "cli", "tar.c")).read())
+TAR_SUFFIXES = re.findall(r'"(\.t[a-z0-9.]*)"', open(os.path.join(REPO, "cli", "shard.c")).read())
 OPTION = re.compile(r"(?<![\w-])--?[A-Za-z0-9][A-Za-z0-9-]*")
 
 
@@ -120,7 +120,7 @@ def table_options(cfile):
         if short:
             opts.add("-" + short)
     if "AFMT_CLI_LIMIT_OPTDEFS" in src:  # cli/limit_opts.h: shared by the commands that validate
-        opts.update({"--max-header-bytes", "--max-depth", "--max-items"})
+        opts.update({"--max-header-bytes", "--max-depth", "--max-items", "--max-kept-bytes"})
     if "BOUNDS_OPT(" in src:  # --i8-bounds ... --f64-bounds: --T-bounds in the docs
         opts.add("--T-bounds")
     return opts
@@ -169,12 +169,12 @@ sections = set(re.findall(r"^\.SS afmt ([a-z]+)", open(os.path.join(REPO, "docs"
 check("afmt --help: every command has a section in afmt.1", cmds and set(cmds) <= sections,
       "commands %s, sections %s" % (cmds, sorted(sections)))
 
-# afmt-validate's page and --help name every tar suffix tar.c opens, and
+# afmt-validate's page and --help name every tar suffix shard.c opens, and
 # the page's NAME line every format afmt knows; every page's type list
 # names every element type.
 _, vhelp, _ = run([VALIDATE, "--help"])
 vpage = "\n".join(troff_text(l) for l in open(os.path.join(REPO, "docs", "afmt-validate.1")).read().splitlines())
-check("tar suffixes were found in cli/tar.c", len(TAR_SUFFIXES) >= 5, repr(TAR_SUFFIXES))
+check("tar suffixes were found in cli/shard.c", len(TAR_SUFFIXES) >= 5, repr(TAR_SUFFIXES))
 for suffix in TAR_SUFFIXES:
     check("afmt-validate --help names %s" % suffix, suffix in vhelp.replace("\n", " "), "")
     check("afmt-validate.1 names %s" % suffix, suffix in vpage, "")

@@ -50,6 +50,24 @@ def npy(path, descr, shape, body=None, size=None):
         if size is not None:
             f.truncate(10 + len(h) + size)
 npy(w + "/huge.npy", "<f4", "(536870912,)", size=2 << 30)
+# .npz archives (Python's zipfile, as np.savez uses it): 50 stored members
+# of 1 MiB, one of bools, one with a bad member between good ones
+import io, zipfile
+def npy_bytes(descr, shape, body):
+    b = io.BytesIO()
+    h = ("{'descr': '%s', 'fortran_order': False, 'shape': %s, }" % (descr, shape)).encode()
+    h += b" " * (-(10 + len(h) + 1) % 64) + b"\n"
+    return b"\x93NUMPY\x01\x00" + struct.pack("<H", len(h)) + h + body
+with zipfile.ZipFile(w + "/many.npz", "w") as z:
+    for i in range(50):
+        z.writestr("m%02d.npy" % i, npy_bytes("<f8", "(131072,)", bytes(1 << 20)))
+with zipfile.ZipFile(w + "/bools.npz", "w") as z:
+    z.writestr("m.npy", npy_bytes("|b1", "(100000,)", b"\x01" * 99999 + b"\x02"))
+with zipfile.ZipFile(w + "/badmember.npz", "w") as z:
+    for name, shape in (("a", "(3,)"), ("b", "(x,)"), ("c", "(3,)")):
+        z.writestr(name + ".npy", npy_bytes("<f4", shape, bytes(12)))
+with zipfile.ZipFile(w + "/packed.npz", "w", compression=zipfile.ZIP_DEFLATED) as z:
+    z.writestr("w.npy", npy_bytes("<f4", "(1024,)", bytes(4096)))
 npy(w + "/bool.npy", "|b1", "(100000,)", body=b"\x01" * 100000)
 npy(w + "/badbool.npy", "|b1", "(100000,)", body=b"\x01" * 99999 + b"\x02")
 PY
@@ -149,9 +167,26 @@ run "$VALIDATE" "$U/nothere.npy"
 expect_rc "a missing file: exit 2" 2
 expect_err_has "... HTTP 404" "$U/nothere.npy: error: HTTP 404"
 run "$VALIDATE" --json "$U/small.npy"
-expect_out_has "--json with a URL" "\"path\":\"$U/small.npy\",\"verdict\":\"valid\""
+expect_out_has "--json with a URL" "\"path\":\"$U/small.npy\",\"archive\":null,\"member\":null,\"verdict\":\"valid\""
 run "$VALIDATE" --sarif "$U/cut.npy"
 expect_out_has "--sarif: the URL is the artifact's uri" "\"uri\":\"$U/cut.npy\""
+
+# A remote .npz (issue 32): its central directory from the end, then each
+# member's header, each member its line as for the local file.
+for f in many.npz badmember.npz packed.npz bools.npz; do
+    run "$VALIDATE" "$U/$f"
+    check "a remote $f: the local file's lines, exit $("$VALIDATE" "$W/$f" > /dev/null; echo $?)" \
+        test "$OUT" = "$("$VALIDATE" "$W/$f" | sed "s|^$W/|$U/|")" -a "$RC" = "$("$VALIDATE" "$W/$f" > /dev/null; echo $?)"
+done
+n=$(sent /many.npz); reqs=$(grep -c '^/many.npz ' "$T/access.log")
+size=$(stat -c %s "$W/many.npz")
+check "... many.npz: $n of $size bytes sent in $reqs requests (its directory and 50 headers: < 1.5 MiB)" \
+    test "$n" -lt 1572864
+n=$(sent /bools.npz)
+check "... bools.npz: the bools' member fetched whole to check its values ($n bytes sent)" test "$n" -ge 100000
+run "$VALIDATE" --json "$U/badmember.npz"
+expect_out_has "--json with a remote .npz: archive and member" \
+    "\"path\":\"$U/badmember.npz:b.npy\",\"archive\":\"$U/badmember.npz\",\"member\":\"b.npy\",\"verdict\":\"invalid\""
 
 # afmt info, dump and convert take a URL as afmt-validate does (issue 36
 # point 5): info fetches what its checks read, dump and convert the file.

@@ -55,7 +55,7 @@ afmt convert|unknown option '--bogus'|convert --bogus a b
 afmt convert|unknown format 'nosuch'|convert --to nosuch a b
 afmt convert|unknown format 'nosuch'|convert --from nosuch a b
 afmt convert|unknown element type 'q' (bool, i8, i16, i32, i64, u8, u16, u32, u64, f16, bf16, f32, f64, c32, c64, c128)|convert --dtype q a b
-afmt convert|cannot tell the output format from '-'|convert a.ra -
+afmt convert|standard output has no extension to tell the format by|convert a.ra -
 afmt random|no TYPE|random
 afmt random|unknown option '--bogus'|random --bogus f32
 afmt random|--seed needs a number, not 'x'|random --seed x f32

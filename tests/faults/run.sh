@@ -108,7 +108,7 @@ if [ -n "$SHIM" ]; then
         has "$OUT" '"error":{"code":"io","offset":8192,'
     # convert: a cast (read by the CPU) and a plain copy (by the kernel,
     # or write() from the mapping: EFAULT, "Bad address", before)
-    for how in "--dtype f32 --allow-lossy" "" "--to safetensors"; do
+    for how in "--dtype f32 --allow-lossy" "" "--to npy"; do
         rm -f "$T"/out.*
         # OUT named for its format (--to against the extension is refused)
         out=out.npy
@@ -338,7 +338,51 @@ if [ "$RC" = 0 ] && has "$OUT" "huge.npy: ok npy"; then
 else
     fail "ulimit -v 2 GiB: a 3 GiB file validates" "status $RC: $OUT $ERR"
 fi
+(ulimit -v $((512 << 10)); timeout 120 "$VALIDATE" "$T/huge.npy" > "$T/out" 2> "$T/err")
+RC=$?
+OUT=$(cat "$T/out")
+ERR=$(cat "$T/err")
+if [ "$RC" = 0 ] && has "$OUT" "huge.npy: ok npy"; then
+    pass "ulimit -v 512 MiB: a 3 GiB file validates, read by offset through the window"
+else
+    fail "ulimit -v 512 MiB: a 3 GiB file validates" "status $RC: $OUT $ERR"
+fi
 rm -f "$T/huge.npy"
+
+# A file whose header does not fit the 32 MiB window (20 GGUF keys of
+# 2 MiB) is validated from a map of it instead: the verdict never depends
+# on the window (a limit error before the fallback).
+python3 "$REPO/tests/e2e/gen_gguf_keys.py" "$T/wide.gguf" 20 2097152
+python3 "$REPO/tests/e2e/gen_gguf_keys.py" "$T/wide_dup.gguf" 20 2097152 2 17
+RC=0
+OUT=$("$VALIDATE" "$T/wide.gguf" 2>&1) || RC=$?
+if [ "$RC" = 0 ] && has "$OUT" "wide.gguf: ok gguf"; then
+    pass "a 40 MiB header, more than the window: validated from a map"
+else
+    fail "a 40 MiB header, more than the window: validated from a map" "status $RC: $OUT"
+fi
+RC=0
+OUT=$("$VALIDATE" "$T/wide_dup.gguf" 2>&1) || RC=$?
+if [ "$RC" = 1 ] && has "$OUT" 'kv[17].key at offset 35651829: duplicate key "k000002x' &&
+    has "$OUT" "kv[2].key (offset 4194354) has it too"; then
+    pass "a duplicate key in a 40 MiB header: found from the map, named at its offset"
+else
+    fail "a duplicate key in a 40 MiB header" "status $RC: $OUT"
+fi
+rm -f "$T/wide.gguf" "$T/wide_dup.gguf"
+# a torch checkpoint of 42 MB: a zip, read whole, more than the window
+if "$AFMT" random --to torch '[3000][3500]f32' -o "$T/wide.pth" 2> "$T/err"; then
+    RC=0
+    OUT=$("$VALIDATE" "$T/wide.pth" 2>&1) || RC=$?
+    if [ "$RC" = 0 ] && has "$OUT" "wide.pth: ok torch f32[3000,3500]"; then
+        pass "a 42 MB zip (torch), read whole, more than the window: validated from a map"
+    else
+        fail "a 42 MB zip (torch), more than the window" "status $RC: $OUT"
+    fi
+else
+    fail "afmt random --to torch" "$(head -c 300 "$T/err")"
+fi
+rm -f "$T/wide.pth"
 
 # ------------------------------------------------------------ 10,000 files
 M="$T/many"

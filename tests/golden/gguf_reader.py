@@ -99,8 +99,13 @@ def _value(r, vtype, base, depth):
         et = r.take("I", base + ".item_type")
         if et not in FIXED and et not in (8, 9):
             raise Refusal("unknown-type", base + ".item_type", r.pos - 4, "unknown value type %d" % et)
+        count_at = r.pos
         n = r.take("Q", base + ".count")
         least = struct.calcsize("<" + FIXED[et]) if et in FIXED else (8 if et == 8 else 12)
+        if n > r.left():
+            # more items than bytes left (each takes one at least): the
+            # count is what is wrong, blamed where it lies
+            raise Refusal("truncated", base + ".count", count_at, "%d items, only %d bytes left" % (n, r.left()))
         if n * least > r.left():
             raise Refusal("truncated", base + ".items", r.pos, "%d items need %d bytes at least, only %d left"
                           % (n, n * least, r.left()))
@@ -130,18 +135,19 @@ def _header(r):
     return version, r.take("Q", "tensor_count"), r.take("Q", "kv_count")
 
 
-def _records(r, n, field):
+def _records(r, n, count_field, count_at):
     """A count of records (pairs, tensor infos) is held to the bytes present
     before any is read (docs/FORMATS.md#gguf: every count is checked
     against them): each takes a byte at least, so a count above the bytes
-    left is a truncation of the records as a whole, at their first byte."""
+    left is a truncation blamed on the count field, where it lies
+    (kv_count at 16, tensor_count at 8)."""
     if n > r.left():
-        raise Refusal("truncated", field, r.pos, "%d records, only %d bytes left" % (n, r.left()))
+        raise Refusal("truncated", count_field, count_at, "%d records, only %d bytes left" % (n, r.left()))
 
 
 def _metadata(r, n_kv):
     kvs, keys = [], set()
-    _records(r, n_kv, "kv")
+    _records(r, n_kv, "kv_count", 16)
     for i in range(n_kv):
         p = "kv[%d]" % i
         at = r.pos
@@ -184,7 +190,7 @@ def _alignment_of(kvs):
 
 def _infos(r, n_tensors, align):
     infos, names = [], set()
-    _records(r, n_tensors, "tensor")
+    _records(r, n_tensors, "tensor_count", 8)
     for i in range(n_tensors):
         p = "tensor[%d]" % i
         at = r.pos

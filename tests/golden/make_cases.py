@@ -309,6 +309,10 @@ _d = ten() + TEN_MAGIC + struct.pack("<q", 0) + b"\0" * 16
 case(T, "header_len_0_in_second_array", _d, False, "truncated", "array[1].dtype", len(ten()) + 16,
      "needs 8 bytes for dtype, only 0 left in region header: header_len = 0 is too short for its fields",
      note="the header chunk is empty although the file goes on: the chunk length is at fault, not the file")
+case(T, "header_len_0_at_eof", TEN_MAGIC + struct.pack("<q", 0), False, "truncated", "array[0].dtype", 16,
+     "only 0 left in region header: header_len = 0 is too short for its fields, and the input ends there too",
+     note="header_len = 0 and nothing after it: the header region is too short for its fields, whatever "
+          "the input holds")
 
 # padding
 _bad_hpad = ten_chunk(ten_header(), pad=b"\0" * 10 + b"\x01" + b"\0" * 13) + ten_chunk(ten_data())

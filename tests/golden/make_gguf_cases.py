@@ -27,17 +27,17 @@ Offsets:
       end (as daphne's labels: tests/daphne/frame_label_length_past_end);
     - a run of fixed-size elements cut short (ne, a u32 array's items): the
       run as a whole at its first byte (as daphne's row_offsets);
-    - an array value's count larger than the file (count x the smallest
-      element, 8 bytes for a string, above the bytes left): the items as a
-      whole, at their first byte (`kv[i].value.items`), before any is read
-      (gguf.cpp checks the same product first);
+    - an array value's count larger than the bytes left (each item takes
+      one at least): the count, where it lies (`kv[i].count`), before any
+      item is read; a count that fits one byte an item but not the smallest
+      element (8 bytes for a string): the item the end cuts;
     - metadata pairs and tensor infos are records read one after the other
       (a list may grow as they are read: memory stays bounded by the bytes
       present); a kv_count or tensor_count larger than the bytes left (each
-      record takes one at least) is refused before any is read, the records
-      as a whole at their first byte (`kv`, `tensor`: afmt's rule for every
-      counted repeat, which the expect files follow), else it fails where
-      the records run out;
+      record takes one at least) is refused before any is read, blamed on
+      the count field where it lies (`kv_count` at 16, `tensor_count` at 8:
+      afmt's rule for every repeat counted by one field, which the expect
+      files follow), else it fails where the records run out;
     - non-zero padding: the first non-zero byte, the message naming it;
     - a rule between two fields (duplicate, offsets in order): the later
       field, where it starts.
@@ -155,8 +155,10 @@ case("version_2_lenient", _v2, True, mode="lenient", warnings=1,
 
 # ---------------------------------------------------------------- header
 case("empty_file", b"", False, "truncated", "magic", 0)
-case("bad_magic", b"GGUG" + base[4:], False, "magic", "magic", 0)
-case("ggml_magic_lowercase", b"gguf" + base[4:], False, "magic", "magic", 0)
+case("bad_magic", b"GGUG" + base[4:], False, "magic", "magic", 0, 'expected "GGUF", found "GGUG"')
+case("ggml_magic_lowercase", b"gguf" + base[4:], False, "magic", "magic", 0, 'expected "GGUF", found "gguf"')
+case("magic_not_text", b"\x00\x01GU" + base[4:], False, "magic", "magic", 0, 'expected "GGUF", found "\\x00\\x01GU"',
+     note='a magic whose bytes are not text: they are shown escaped, beside the expected "GGUF"')
 case("version_1", put(base, 4, 1, "<I"), False, None, "version", 4,
      note="GGUFv1 (32-bit counts) is refused by gguf.cpp")
 case("version_0", put(base, 4, 0, "<I"), False, None, "version", 4)
@@ -173,7 +175,7 @@ for name, cut, field, off in [
         ("in_version", 6, "version", 4),
         ("in_tensor_count", 12, "tensor_count", 8),
         ("in_kv_count", 20, "kv_count", 16),
-        ("before_kv", 24, "kv[0].key", 24),
+        ("before_kv", 24, "kv_count", 16),
         ("in_key_length", at["kv[0].key"] + 5, "kv[0].key", at["kv[0].key"]),
         ("in_key_bytes", at["kv[0].key#bytes"] + 3, "kv[0].key", at["kv[0].key#bytes"]),
         ("in_value_type", at["kv[0].type"] + 2, "kv[0].type", at["kv[0].type"]),
@@ -184,7 +186,7 @@ for name, cut, field, off in [
         ("in_array_string_bytes", at["kv[1].value.items[1]#bytes"] + 1, "kv[1].value.items[1]",
          at["kv[1].value.items[1]#bytes"]),
         ("in_u32_value", at["kv[2].value"] + 2, "kv[2].value", at["kv[2].value"]),
-        ("before_tensor_info", at["tensor[0].name"], "tensor[0].name", at["tensor[0].name"]),
+        ("before_tensor_info", at["tensor[0].name"], "tensor_count", 8),
         ("in_tensor_name_bytes", at["tensor[0].name#bytes"], "tensor[0].name", at["tensor[0].name#bytes"]),
         ("in_n_dims", at["tensor[0].n_dims"] + 1, "tensor[0].n_dims", at["tensor[0].n_dims"]),
         ("in_ne", at["tensor[0].ne[1]"] + 4, "tensor[0].ne", at["tensor[0].ne"]),
@@ -212,21 +214,23 @@ _d = put(base, at["tensor[0].name"], 1 << 33)
 case("tensor_name_length_past_end", _d, False, None, "tensor[0].name", None,
      note="a tensor name of 2^33 bytes: refused at the name (too long for 63, or past the end; either rule)")
 _d = put(base, at["kv[1].value.count"], 100000)
-case("array_count_past_end", _d, False, "truncated", "kv[1].value.items", at["kv[1].value.items"],
+case("array_count_past_end", _d, False, "truncated", "kv[1].count", at["kv[1].value.count"],
+     "100000 repetitions of items cannot fit in the 142 bytes left at offset %d" % at["kv[1].value.items"],
      note="an array of 100000 strings (8 bytes each at least) in a %d-byte file" % len(base))
 _d = put(base, at["kv[1].value.count"], 1 << 40)
-case("array_count_2_40", _d, False, None, "kv[1].value.items", None,
+case("array_count_2_40", _d, False, None, "kv[1].count", None,
      note="2^40 strings: past the end (or past an item limit first)")
 _d, _a = gguf([Kv("ids", ARR, Arr(U32, [1, 2, 3], count=1 << 20))])
-case("u32_array_count_past_end", _d, False, "truncated", "kv[0].value.items", _a["kv[0].value.items"],
+case("u32_array_count_past_end", _d, False, "truncated", "kv[0].count", _a["kv[0].value.count"],
      note="2^20 u32 elements (4 MiB) in a small file")
 _d, _a = gguf([Kv("ids", ARR, Arr(U32, [1, 2, 3], count=1 << 62))])
-case("u32_array_bytes_overflow", _d, False, None, "kv[0].value.items", None,
+case("u32_array_bytes_overflow", _d, False, None, "kv[0].count", None,
      note="2^62 u32 elements: 2^64 bytes overflow 64 bits (overflow, truncated or a limit)")
 case("kv_count_past_end", put(base, 16, 1 << 40), False, None, None, None,
      note="2^40 metadata pairs announced, 3 present: the tensor infos are then read as pairs, so where it "
           "fails is not pinned; never by allocating 2^40 records")
-case("kv_count_past_end_empty", put(gguf()[0][:24], 16, 1 << 40), False, "truncated", "kv[0].key", 24,
+case("kv_count_past_end_empty", put(gguf()[0][:24], 16, 1 << 40), False, "truncated", "kv_count", 16,
+     "1099511627776 repetitions of kv cannot fit in the 0 bytes left at offset 24",
      note="2^40 metadata pairs announced, none present: refused where the first one should start")
 case("tensor_count_past_end", put(base, 8, 1 << 50), False, None, None, None,
      note="2^50 tensors announced, one present")

@@ -274,6 +274,18 @@ static void limits(zb *z)
     ok = afmt_archive_validate(&npz_desc, &src, z->len, &pos, &narrays, &opt, &vis, NULL, &err) == 0 &&
          pos == z->len && narrays == 2;
     CHECK("... and takes one of exactly that size; *pos ends at the archive's end, *narrays counts", ok);
+    /* a stored member with a wrong CRC-32: refused, but not when only the structure is wanted */
+    zb_build(z, F(n_ok), &(zb_layout){0});
+    z->buf[z->data[0] + npy_w_len - 1] ^= 1;
+    afmt_options_default(&opt);
+    afmt_src_buffer(&src, z->buf, z->len);
+    pos = narrays = 0;
+    ok = afmt_archive_validate(&npz_desc, &src, z->len, &pos, &narrays, &opt, &vis, NULL, &err) != 0 &&
+         strcmp(err.field, "archive[\"w.npy\"].central.crc32") == 0;
+    opt.check_values = 0;
+    pos = narrays = 0;
+    ok = ok && afmt_archive_validate(&npz_desc, &src, z->len, &pos, &narrays, &opt, &vis, NULL, &err) == 0;
+    CHECK("check_values 0: a stored member's CRC-32 is not computed", ok);
 }
 
 /* The files numpy and torch wrote. */

@@ -2,7 +2,10 @@
  * goes through the checks of all three fuzz targets -- the same code, from
  * fuzz/checks.c -- and must now pass; and every seed of the corpus
  * (corpus/<format>/, for each format in the registry) must validate in its
- * own format, pass the same checks, and get as far as a round trip.
+ * own format, pass the same checks, and get as far as a round trip; and
+ * every file of corpus/grown/<format>/ (what the fuzzers grew) and of
+ * corpus/crafted/<format>/ (invalid or lenient-only inputs made by hand)
+ * must pass the same checks, valid or not.
  *
  * A file in corpus/regressions/ is named <target>-<short-description> and
  * has an entry in REGRESSIONS below saying what the bug was; the test fails
@@ -28,6 +31,49 @@ typedef struct regression {
 
 /* One entry per file in corpus/regressions/ (see its README.md). */
 static const regression REGRESSIONS[] = {
+    {"validate-npz-no-member-sorted-through-null",
+     "a zip whose central directory holds no entry (138 bytes, end records of 0 "
+     "entries): afmt_ar_sort_names (runtime/afmt_ar_names.c) called qsort with "
+     "the NULL it had allocated for no name, which C does not allow even for 0 "
+     "elements (UBSan nonnull-attribute; found by validate_npz under libFuzzer "
+     "after 548,213 inputs); the zip writer's duplicate check did the same for "
+     "an archive of no member.  Both sort only 2 or more names now (make asan "
+     "replays it under UBSan)"},
+    {"roundtrip-npz-deflated-member-view-dangles",
+     "np.savez_compressed's npz (a deflated member): its views point into the bytes "
+     "the archive inflated and freed before validate returned, so every view kept "
+     "past on_array (afmt_views: the round trip, convert, afmt convert) read freed "
+     "memory (ASan heap-use-after-free in roundtrip_npz; validate_npz: data not "
+     "inside the input); now such views carry data_transient and afmt_views_add "
+     "copies their bytes (found by roundtrip_npz and validate_npz on the new seeds)"},
+    {"roundtrip-torch-lenient-deflated-record-view-dangles",
+     "the same in lenient torch: a re-zipped checkpoint whose records are deflated; "
+     "the pickle's views of an inflated record dangled once validate returned, and "
+     "their offset (record offset + storage offset) could lie past the input"},
+    {"validate-torch-interp-compares-rendered-field-addresses",
+     "torch: the interpreter agreement (interp/interp_agree.c) wrote every pointer "
+     "as an offset into the input, but a pickle's fields and key-values point at "
+     "text the walker rendered (afmt_pickle_views.c), in each side's own memory: "
+     "every checkpoint 'disagreed'; now such pointers are written as -2 with their "
+     "bytes"},
+    {"validate-torch-strided-view-checked-as-contiguous",
+     "torch views.pt: the fuzz check 'a plain, native, contiguous view decodes to its "
+     "own bytes' (fuzz/checks.c) took strided views (a transpose, a step-2 slice) for "
+     "contiguous ones and reported a mismatch; now it skips views whose strides are "
+     "not their order's contiguous ones"},
+    {"validate-npz-interp-detect-ignores-first-member",
+     "npz whose first member is '../a.npy': the generated afmt_npz_detect says no "
+     "(the first_member pattern {name}.npy holds no '/'), the interpreter's "
+     "afmt_interp_detect said yes: it compared the magic bytes only"},
+    {"convert-gguf-name-not-utf8-to-npz-usage-error",
+     "a gguf tensor whose name is not UTF-8, converted to npz: can_write failed with "
+     "AFMT_E_USAGE from the zip writer (a member name it refuses); now the archive "
+     "writer refuses the array's name with AFMT_E_TYPE (found by convert on "
+     "corpus/grown/gguf)"},
+    {"convert-daphne-label-with-slash-to-npz-unreadable",
+     "a daphne label holding '/' converted to npz: written as member 'x/y.npy', which "
+     "{name}.npy does not match, so npz's own validator refused the output; now a "
+     "name that would not read back under the member's rule is refused (AFMT_E_TYPE)"},
     {"validate-gguf-directory-rank-above-max-rank",
      "gguf: a tensor of rank 4 was accepted under the caller's limits.max_rank 2: "
      "afmt_dir_add held a directory's dims to AFMT_RANK_CAP only (found by "
@@ -144,10 +190,11 @@ static int is_readme(const char *name)
     return strncmp(name, "README", 6) == 0;
 }
 
-/* corpus/ holds a folder per format, and these two. */
+/* corpus/ holds a folder per format, and these three. */
 static int is_not_format_folder(const char *name)
 {
-    return strcmp(name, "regressions") == 0 || strcmp(name, "grown") == 0;
+    return strcmp(name, "regressions") == 0 || strcmp(name, "grown") == 0 ||
+           strcmp(name, "crafted") == 0;
 }
 
 /* Sorted names of the regular files in dir (no dot files, no README*). */
@@ -328,26 +375,36 @@ static void check_seeds(const char *corpus)
     CHECK("the corpus has seeds of at least one registered format", seeds > 0);
 }
 
-/* corpus/grown/<format>/ (make fuzz-merge: what the fuzzers grew,
- * minimised): valid or not, every file passes the checks of all targets. */
-static void check_grown(const char *corpus)
+/* corpus/<kind>/<format>/ for kind "grown" (make fuzz-merge: what the
+ * fuzzers grew, minimised) and "crafted" (invalid or lenient-only inputs
+ * made by hand): valid or not, every file passes the checks of all
+ * targets.  A folder there that names no registered format would be
+ * skipped in silence, so it fails. */
+static void check_inputs_by_format(const char *corpus, const char *kind)
 {
-    char dir[4096], what[512];
-    size_t nf, i;
-    char **files;
+    char dir[4096], what[512], name[512];
+    size_t nf, nd, i;
+    char **files, **dirs;
     const afmt_format *f;
     size_t k;
 
+    snprintf(dir, sizeof dir, "%s/%s", corpus, kind);
+    nd = fz_list_dir(dir, FZ_FOLDERS, NULL, &dirs);
+    for (i = 0; i < nd; i++) {
+        snprintf(name, sizeof name, "corpus/%s/%s names a registered format", kind, dirs[i]);
+        CHECK(name, afmt_format_by_name(dirs[i]) != NULL);
+    }
+    fz_free_names(dirs, nd);
     for (k = 0; k < afmt_format_count; k++) {
         if (!(f = afmt_formats[k]))
             continue;
-        snprintf(dir, sizeof dir, "%s/grown/%s", corpus, f->name);
+        snprintf(dir, sizeof dir, "%s/%s/%s", corpus, kind, f->name);
         nf = list_files(dir, &files);
         for (i = 0; i < nf; i++) {
             uint64_t len;
             fz_ctx c;
 
-            snprintf(what, sizeof what, "grown seed %s/%s", f->name, files[i]);
+            snprintf(what, sizeof what, "%s seed %s/%s", kind, f->name, files[i]);
             free(check_file(dir, files[i], what, NULL, &c, &len));
         }
         fz_free_names(files, nf);
@@ -360,6 +417,7 @@ int main(int argc, char **argv)
 
     check_regressions(corpus);
     check_seeds(corpus);
-    check_grown(corpus);
+    check_inputs_by_format(corpus, "grown");
+    check_inputs_by_format(corpus, "crafted");
     CHECK_DONE();
 }

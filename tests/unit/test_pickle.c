@@ -832,7 +832,7 @@ static void test_writer(void)
     make_array(&arrays[1], "b", AFMT_F32, 1, d3);
     make_array(&arrays[2], "w", AFMT_F32, 1, d3);
     rc = afmt_pickle_write_state_dict(&torch_desc, arrays, 3, &sink, &err);
-    /* name[I], as every writer of named arrays says it (test_names) */
+    /* one rule for every writer of named arrays (docs/API.md): name[I], the later one */
     CHECK("writer: a name used twice: AFMT_E_CONSTRAINT naming name[2]",
           rc != 0 && err.code == AFMT_E_CONSTRAINT && strcmp(err.field, "name[2]") == 0 &&
           strstr(err.message, "array 0's too"));

@@ -346,7 +346,8 @@ static void test_options(void)
     CHECK("default limits", o.limits.max_rank == 255 && o.limits.max_header_bytes == 100000000u &&
                                 o.limits.max_total_bytes == 1ULL << 62 &&
                                 o.limits.max_items == 1ULL << 32 &&
-                                o.limits.max_decoded_bytes == 64ULL << 30 && o.limits.max_depth == 32);
+                                o.limits.max_decoded_bytes == 64ULL << 30 && o.limits.max_depth == 32 &&
+                                o.limits.max_kept_bytes == 256ULL << 20);
     memset(&v, 0, sizeof v);
     memset(&log, 0, sizeof log);
     v.ctx = &log;
@@ -1383,7 +1384,7 @@ static void test_field_ends(void)
         const afmt_field_desc f = {"offsets", cases[i].kind, cases[i].width, 1, cases[i].big, NULL, NULL, 0};
         afmt_src src;
         afmt_error err;
-        afmt_vctx c = {&src, NULL, NULL, &err, NULL, NULL, 0, 0, 0, NULL, 0};
+        afmt_vctx c = {&src, NULL, NULL, &err, NULL, NULL, 0, 0, 0, NULL, 0, 0};
         char field[64];
         int rc;
         memcpy(buf + 4, cases[i].bytes, nbytes);
@@ -1420,13 +1421,19 @@ static void test_scratch(void)
     };
     afmt_src src;
     afmt_error err;
-    afmt_vctx c = {&src, NULL, NULL, &err, NULL, NULL, 0, 0, 0, NULL, 0};
+    afmt_options unlimited;
+    afmt_vctx c = {&src, NULL, NULL, &err, NULL, NULL, 0, 0, 0, NULL, 0, 0};
     size_t i;
     afmt_src_buffer(&src, (const uint8_t *)"", 0);
     afmt_error_clear(&err);
+    /* no total limit in the way: the allocation itself fails */
+    afmt_options_default(&unlimited);
+    unlimited.limits.max_kept_bytes = UINT64_MAX;
+    c.opt = &unlimited;
     CHECK("scratch: memory that cannot be had is nomem",
           afmt_scratch_grow(&c, NULL, UINT64_MAX, "keys") == NULL && err.code == AFMT_E_NOMEM &&
               strcmp(err.field, "keys") == 0 && strstr(err.message, "cannot allocate") != NULL);
+    c.opt = NULL;
     for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         uint8_t *block = NULL;
         uint64_t cap = cases[i].cap;
@@ -1451,7 +1458,85 @@ static void test_scratch(void)
         }
     }
     afmt_scratch_free_all(&c);
-    CHECK("scratch: all freed", c.scratch == NULL);
+    CHECK("scratch: all freed", c.scratch == NULL && c.kept == 0);
+}
+
+/* limits.max_kept_bytes bounds the scratch blocks of a run together, not
+ * each one (issue 35, point 5): a block that would pass it is AFMT_E_LIMIT
+ * naming the limit, the field and the cursor's offset, with the true total;
+ * a doubling near the limit grows only to it; freeing gives the bytes
+ * back; 0 means the default. */
+static void test_scratch_kept(void)
+{
+    static const struct {
+        const char *name;
+        uint64_t limit;     /* limits.max_kept_bytes */
+        uint64_t first;     /* a block of these bytes, kept */
+        uint64_t second;    /* then another of these */
+        uint64_t want_kept; /* c.kept after both: first + second, or first alone (the limit hit) */
+        const char *says;   /* the second's message; NULL: it fits */
+    } cases[] = {
+        {"two blocks within the limit", 1000, 600, 400, 1000, NULL},
+        {"the sum passes it, not either block", 1000, 600, 401, 600, "would take 1001 bytes in all, more than the limit of 1000 (limits.max_kept_bytes)"},
+        {"one block past it", 1000, 0, 1001, 0, "would take 1001 bytes in all"},
+        {"0 means 256 MiB", 0, 1 << 20, (uint64_t)255 << 20, (uint64_t)256 << 20, NULL},
+        {"0 means 256 MiB, one byte more", 0, 1 << 20, ((uint64_t)255 << 20) + 1, 1 << 20, "more than the limit of 268435456"},
+        {"a total past 2^64 said so", 1000, 600, UINT64_MAX - 10, 600, "more than 2^64 bytes"},
+    };
+    afmt_src src;
+    afmt_error err;
+    afmt_options opt;
+    afmt_vctx c = {&src, NULL, NULL, &err, NULL, NULL, 0, 0, 0, NULL, 0, 0};
+    size_t i;
+    afmt_src_buffer(&src, (const uint8_t *)"", 0);
+    afmt_options_default(&opt);
+    c.opt = &opt;
+    c.pos = 77;
+    for (i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        void *a = NULL, *b;
+        opt.limits.max_kept_bytes = cases[i].limit;
+        afmt_error_clear(&err);
+        if (cases[i].first) a = afmt_scratch_grow(&c, NULL, cases[i].first, "first");
+        b = afmt_scratch_grow(&c, NULL, cases[i].second, "key");
+        if (!cases[i].says)
+            CHECK(nm("kept: %s", cases[i].name), a && b && c.kept == cases[i].want_kept && err.code == AFMT_OK);
+        else
+            CHECK(nm("kept: %s", cases[i].name),
+                  !b && c.kept == cases[i].want_kept && err.code == AFMT_E_LIMIT && strcmp(err.field, "key") == 0 &&
+                      err.offset == 77 && strstr(err.message, cases[i].says) != NULL);
+        if (cases[i].says && strstr(err.message, cases[i].says) == NULL) printf("  said: %s\n", err.message);
+        afmt_scratch_free_all(&c);
+        CHECK(nm("kept: %s: all given back", cases[i].name), c.scratch == NULL && c.kept == 0);
+    }
+    {
+        /* a list doubling from 512 to 1024 under a limit of 1000: to
+         * 513 and half of the 487 left beyond, 756; then 1001 items are
+         * past it */
+        uint8_t *block = NULL;
+        uint64_t cap = 0;
+        int rc1, rc2, rc3;
+        opt.limits.max_kept_bytes = 1000;
+        afmt_error_clear(&err);
+        rc1 = afmt_scratch_reserve(&c, (void **)&block, &cap, 512, 1, 512, "f", "key bytes");
+        rc2 = afmt_scratch_reserve(&c, (void **)&block, &cap, 513, 1, 512, "f", "key bytes");
+        CHECK("kept: a doubling near the limit grows by half of what it leaves", rc1 == 0 && rc2 == 0 && cap == 756 && c.kept == 756);
+        rc3 = afmt_scratch_reserve(&c, (void **)&block, &cap, 1001, 1, 512, "f", "key bytes");
+        CHECK("kept: past it, the list is refused and kept as it was",
+              rc3 == -1 && err.code == AFMT_E_LIMIT && cap == 756 && c.kept == 756 &&
+                  strstr(err.message, "1001 bytes in all") != NULL);
+        afmt_scratch_free_all(&c);
+    }
+    {
+        /* what afmt_scratch_free_since frees it gives back */
+        const struct afmt_scratch *mark;
+        opt.limits.max_kept_bytes = 1000;
+        (void)afmt_scratch_grow(&c, NULL, 300, "a");
+        mark = c.scratch;
+        (void)afmt_scratch_grow(&c, NULL, 500, "b");
+        afmt_scratch_free_since(&c, mark);
+        CHECK("kept: freed since a mark, given back", c.kept == 300 && afmt_scratch_grow(&c, NULL, 700, "c") != NULL);
+        afmt_scratch_free_all(&c);
+    }
 }
 
 int main(void)
@@ -1472,5 +1557,6 @@ int main(void)
     test_sinks();
     test_field_ends();
     test_scratch();
+    test_scratch_kept();
     CHECK_DONE();
 }

@@ -220,13 +220,15 @@ static void refusals(void)
 
 typedef struct mem_stream {
     const uint8_t *p;
-    size_t len, at;
+    size_t len, at, step; /* step: most bytes per read (0: any) */
 } mem_stream;
 
 static int mem_read(void *ctx, uint8_t *buf, size_t n, size_t *got)
 {
     mem_stream *m = ctx;
     size_t k = m->len - m->at < n ? m->len - m->at : n;
+    if (m->step && k > m->step)
+        k = m->step;
     memcpy(buf, m->p + m->at, k);
     m->at += k;
     *got = k;
@@ -235,7 +237,7 @@ static int mem_read(void *ctx, uint8_t *buf, size_t n, size_t *got)
 
 static int stream_validate(uint64_t n, uint8_t *win, size_t cap, seen *s, afmt_error *err)
 {
-    mem_stream m = {out, (size_t)n, 0};
+    mem_stream m = {out, (size_t)n, 0, cap < 100000 ? 7 : 0};
     afmt_options opt;
     afmt_visitor vis;
     afmt_src src;
@@ -246,6 +248,35 @@ static int stream_validate(uint64_t n, uint8_t *win, size_t cap, seen *s, afmt_e
     seen_visitor(s, &vis);
     afmt_src_stream(&src, win, cap, mem_read, &m);
     return afmt_archive_validate(&torch_desc, &src, AFMT_LEN_UNKNOWN, &pos, &narrays, &opt, &vis, NULL, err);
+}
+
+/* Inputs larger than a 64 KiB window read in 7-byte pieces get the
+ * buffer's verdict when their last bytes tell it: no zip, a cut zip, a
+ * zip with bytes after it. */
+static void same_verdicts(uint64_t n, uint8_t *win)
+{
+    static const char *const what[3] = {"not a zip", "a zip cut short", "a zip with bytes after it"};
+    uint64_t len[3];
+    int k;
+
+    for (k = 0; k < 3; k++) {
+        afmt_error eb, es;
+        seen s;
+        char name[400];
+        int rb, rs;
+        n = write_torch(300000, &eb);
+        if (k == 0)
+            memset(out, 'x', (size_t)n);
+        len[k] = k == 1 ? n - 30 : k == 2 ? n + 5 : n;
+        if (k == 2)
+            memcpy(out + n, "junk!", 5);
+        rb = ar_validate(&torch_desc, out, len[k], AFMT_STRICT, &s, &eb);
+        rs = stream_validate(len[k], win, 65536, &s, &es);
+        snprintf(name, sizeof name, "%s, from a stream larger than its window: the buffer's verdict (%s %s at %" PRIu64
+                 ")", what[k], afmt_code_name(eb.code), eb.field, eb.offset);
+        CHECK(name, rb != 0 && rs != 0 && eb.code == es.code && strcmp(eb.field, es.field) == 0 &&
+                        eb.offset == es.offset && eb.code != AFMT_E_LIMIT);
+    }
 }
 
 static void streams(void)
@@ -265,6 +296,7 @@ static void streams(void)
     if (!ok)
         printf("# stream: %s %s at %" PRIu64 ": %s\n", afmt_code_name(err.code), err.field, err.offset, err.message);
     CHECK("a zip from a stream larger than its window: a limit error saying so", ok);
+    same_verdicts(n, win);
 }
 
 int main(void)

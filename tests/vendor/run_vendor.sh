@@ -81,6 +81,11 @@ for fmt in $formats toyfmt; do
     mkdir -p "$d/afmt"
     cp runtime/* "$d/afmt/"
     cp "$src/$fmt.c" "$src/$fmt.h" "$d/afmt/"
+    # a format whose archive members are another format's (npz: npy)
+    # vendors that one too, as docs/VENDORING.md says
+    for dep in $(sed -n 's/^#include "\([a-z0-9_]*\)\.h"$/\1/p' "$src/$fmt.c"); do
+        [ "$dep" != "$fmt" ] && [ -f "$src/$dep.c" ] && cp "$src/$dep.c" "$src/$dep.h" "$d/afmt/"
+    done
     sed "s/rawarray/$fmt/g" "$TMP/main.c.in" > "$d/main.c"
     sed "s/rawarray/$fmt/g" "$TMP/main.cpp.in" > "$d/main.cpp"
     ext=$(sed -n 's/.*"extensions": *\[ *"\([^"]*\)".*/\1/p' "$( [ $fmt = toyfmt ] && echo tests/specs/newformat/toyfmt.json || echo spec/$fmt.json)" | head -1)

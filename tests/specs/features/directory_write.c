@@ -125,8 +125,7 @@ static int directory_write_validate_rec(afmt_vctx *c, afmt_uniq *const uq_rec,
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "name", AFMT_NO_INDEX, o_name,
                 "`len(name) <= 40` does not hold");
     }
-    if (afmt_uniq_add(c, uq_rec, "rec", "name", r_rec, o_name, AFMT_B(c->src, o_name + 1),
-            len_name)) return -1;
+    if (afmt_uniq_add(c, uq_rec, "rec", "name", r_rec, o_name, o_name + 1, len_name)) return -1;
 
     /* rank: u8 (tests/specs/features/directory_write.json /body/6/body/1) */
     const uint64_t o_rank = c->pos;
@@ -204,9 +203,10 @@ static int directory_write_validate_body(afmt_vctx *c)
     /* repeat note n_notes (tests/specs/features/directory_write.json /body/5) */
     const uint64_t count_note = v_n_notes;
     if (afmt_count_exceeds(c, count_note)) {
-        return afmt_fail_c(c, AFMT_E_TRUNCATED, "note", AFMT_NO_INDEX, c->pos, "%" PRIu64
-                " repetitions cannot fit in the %" PRIu64 " bytes left", count_note,
-                afmt_end(c) - c->pos);
+        return afmt_fail_c(c, AFMT_E_TRUNCATED, "n_notes", AFMT_NO_INDEX, o_n_notes, "%" PRIu64
+                " repetition%s of note cannot fit in the %" PRIu64 " byte%s left at offset %"
+                PRIu64 "", count_note, count_note == 1 ? "" : "s", afmt_end(c) - c->pos,
+                afmt_end(c) - c->pos == 1 ? "" : "s", c->pos);
     }
     afmt_path_push(c->path, "note", 0);
     uint64_t r_note = 0;
@@ -228,9 +228,10 @@ static int directory_write_validate_body(afmt_vctx *c)
     /* repeat rec n_arrays (tests/specs/features/directory_write.json /body/6) */
     const uint64_t count_rec = v_n_arrays;
     if (afmt_count_exceeds(c, count_rec)) {
-        return afmt_fail_c(c, AFMT_E_TRUNCATED, "rec", AFMT_NO_INDEX, c->pos, "%" PRIu64
-                " repetitions cannot fit in the %" PRIu64 " bytes left", count_rec,
-                afmt_end(c) - c->pos);
+        return afmt_fail_c(c, AFMT_E_TRUNCATED, "n_arrays", AFMT_NO_INDEX, o_n_arrays, "%" PRIu64
+                " repetition%s of rec cannot fit in the %" PRIu64 " byte%s left at offset %" PRIu64
+                "", count_rec, count_rec == 1 ? "" : "s", afmt_end(c) - c->pos,
+                afmt_end(c) - c->pos == 1 ? "" : "s", c->pos);
     }
     afmt_uniq uniq_rec;
     afmt_uniq_init(&uniq_rec, 0, 0);

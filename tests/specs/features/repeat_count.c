@@ -114,9 +114,10 @@ static int repeat_count_validate_s_2(afmt_vctx *c)
     /* repeat record nrec (tests/specs/features/repeat_count.json /body/3/cases/1/body/1) */
     const uint64_t count_record = v_nrec;
     if (afmt_count_exceeds(c, count_record)) {
-        return afmt_fail_c(c, AFMT_E_TRUNCATED, "record", AFMT_NO_INDEX, c->pos, "%" PRIu64
-                " repetitions cannot fit in the %" PRIu64 " bytes left", count_record,
-                afmt_end(c) - c->pos);
+        return afmt_fail_c(c, AFMT_E_TRUNCATED, "nrec", AFMT_NO_INDEX, o_nrec, "%" PRIu64
+                " repetition%s of record cannot fit in the %" PRIu64 " byte%s left at offset %"
+                PRIu64 "", count_record, count_record == 1 ? "" : "s", afmt_end(c) - c->pos,
+                afmt_end(c) - c->pos == 1 ? "" : "s", c->pos);
     }
     afmt_path_push(c->path, "record", 0);
     uint64_t r_record = 0;
