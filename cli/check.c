@@ -102,8 +102,10 @@ static int validate(afmt_cli_worker *w, const afmt_format *fmt,
     int valid;
 
     afmt_cli_collect_visitor(w, &vis);
-    if (w->cfg->sarif && lazy) {
-        /* a stream is read once: its widths recorded as it goes */
+    if (w->cfg->sarif && (lazy || w->members_of)) {
+        /* a stream is read once: its widths recorded as it goes; so are
+         * an archive's, whose members get their results as they end
+         * (members.c), before a second pass could record them */
         afmt_cli_span_visitor(&w->spans, &fields);
         opt.fields = &fields;
     }

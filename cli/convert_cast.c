@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "afmt_fields.h"
+#include "afmt.h"
 #include "array_out.h"
 #include "cli.h"
 #include "convert.h"

@@ -79,6 +79,12 @@ int afmt_cli_members_told(void *ctx, const afmt_member *member)
         stash_warnings(w);
         afmt_cli_collect_begin(w);
         w->member_fmt = member->format;
+        /* where its bytes lie, for a SARIF region (report.h): the
+         * library's offsets are the archive's already, a stored member's
+         * exact; a deflated member's bytes are its compressed ones */
+        w->member_base = member->compressed ? AFMT_NO_OFFSET : 0;
+        w->member_at = member->offset;
+        w->member_len = member->stored_size;
         afmt_cli_buf_reset(&w->member_line, (size_t)1 << 16);
         afmt_cli_buf_printf(&w->member_line, "%s:%.*s", w->members_of, (int)member->name_len,
                             (const char *)member->name);
@@ -93,6 +99,7 @@ int afmt_cli_members_told(void *ctx, const afmt_member *member)
         w->member_failed = 1;
     }
     w->member_fmt = NULL;
+    afmt_cli_member_where_unknown(w);
     w->members_done++;
     afmt_cli_collect_begin(w);
     return 0;
@@ -122,6 +129,7 @@ int afmt_cli_members_finish(afmt_cli_worker *w, const char *display, const afmt_
     }
     w->members_of = NULL;
     w->member_fmt = NULL;
+    afmt_cli_member_where_unknown(w);
     w->members_done = 0;
     w->member_failed = 0;
     return told;

@@ -91,8 +91,8 @@ const afmt_format *afmt_cli_output_format(const char *out, const afmt_format *as
     why[0] = '\0';
     if (!out || strcmp(out, "-") == 0) {
         if (!asked && !fallback)
-            snprintf(why, why_size, "cannot tell the output format from '-' (standard output has "
-                     "no extension): use --to NAME");
+            snprintf(why, why_size, "standard output has no extension to tell the format by: "
+                     "use --to NAME");
         return asked ? asked : fallback;
     }
     ext = afmt_cli_path_extension(out);

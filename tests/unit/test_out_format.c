@@ -38,7 +38,7 @@ static const out_case out_cases[] = {
     { "standard output: the default", "-", NULL, "futhark", "futhark", NULL },
     { "standard output: --to", NULL, "npy", NULL, "npy", NULL },
     { "standard output without either refused", "-", NULL, NULL, NULL,
-      "cannot tell the output format from '-'" },
+      "standard output has no extension to tell the format by" },
 };
 
 static void test_output_format(void)
