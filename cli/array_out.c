@@ -2,6 +2,7 @@
 #include "array_out.h"
 
 #include <inttypes.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "formats.h"
@@ -81,4 +82,32 @@ void afmt_cli_put_array_json(afmt_cli_buf *b, uint64_t index, const afmt_array *
     afmt_cli_buf_puts(b, ",\"nbytes\":");
     afmt_cli_buf_u64(b, a->nbytes);
     afmt_cli_buf_putc(b, '}');
+}
+
+void afmt_cli_array_text_label(char *out, size_t size, uint64_t index, const afmt_array *a)
+{
+    afmt_cli_buf b;
+    int n;
+
+    if (size == 0)
+        return;
+    afmt_cli_buf_init(&b);
+    afmt_cli_buf_printf(&b, "[%" PRIu64 "] ", index);
+    if (a->name[0]) {
+        afmt_cli_buf_put_escaped(&b, a->name, strnlen(a->name, sizeof a->name));
+        afmt_cli_buf_putc(&b, ' ');
+    }
+    n = afmt_array_describe(a, NULL, 0);
+    if (n > 0 && afmt_cli_buf_reserve(&b, (size_t)n) == 0) {
+        afmt_array_describe(a, b.p + b.len, (size_t)n + 1);
+        b.len += (size_t)n;
+    }
+    if (b.oom || !b.p) {
+        snprintf(out, size, "[%" PRIu64 "]", index);
+    } else {
+        size_t k = b.len < size - 1 ? b.len : size - 1;
+        memcpy(out, b.p, k);
+        out[k] = '\0';
+    }
+    afmt_cli_buf_free(&b);
 }

@@ -166,10 +166,6 @@ int afmt_cli_convert_check_all(afmt_cli_convert_plan *p);
  * calls for. */
 int afmt_cli_convert_refuse(const char *in, size_t i, const afmt_array *a, const char *what,
                             const afmt_error *err);
-/* "[I] NAME DTYPE[SHAPE]" ("[1] bias f32[3]"; without NAME when a has
- * none, its bytes escaped as afmt info shows them) into out, cut to size:
- * how every message of afmt convert names an array. */
-void afmt_cli_convert_label(char *out, size_t size, size_t i, const afmt_array *a);
 /* A refused cast's "element K" said as the logical index "[0,1]" of a,
  * whose plain data was in `order`. */
 void afmt_cli_convert_name_element(afmt_error *err, const afmt_array *a, afmt_order order);

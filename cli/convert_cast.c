@@ -12,7 +12,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "afmt_fields.h"
+#include "afmt.h"
+#include "array_out.h"
 #include "cli.h"
 #include "convert.h"
 #include "fail.h"
@@ -144,7 +145,7 @@ static void say_kept(const afmt_views *v, const afmt_cli_convert_args *a, const 
             continue;
         if (kept++ < KEPT_LISTED && used < sizeof list) {
             int n;
-            afmt_cli_convert_label(label, sizeof label, i, &v->v[i]);
+            afmt_cli_array_text_label(label, sizeof label, i, &v->v[i]);
             n = snprintf(list + used, sizeof list - used, "%s%s", used ? ", " : "", label);
             used += n > 0 ? (size_t)n : 0;
         }

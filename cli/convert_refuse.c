@@ -4,37 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "buf.h"
+#include "array_out.h"
 #include "cli.h"
 #include "convert.h"
-
-void afmt_cli_convert_label(char *out, size_t size, size_t i, const afmt_array *a)
-{
-    afmt_cli_buf b;
-    int n;
-
-    if (size == 0)
-        return;
-    afmt_cli_buf_init(&b);
-    afmt_cli_buf_printf(&b, "[%zu] ", i);
-    if (a->name[0]) {
-        afmt_cli_buf_put_escaped(&b, a->name, strnlen(a->name, sizeof a->name));
-        afmt_cli_buf_putc(&b, ' ');
-    }
-    n = afmt_array_describe(a, NULL, 0);
-    if (n > 0 && afmt_cli_buf_reserve(&b, (size_t)n) == 0) {
-        afmt_array_describe(a, b.p + b.len, (size_t)n + 1);
-        b.len += (size_t)n;
-    }
-    if (b.oom || !b.p) {
-        snprintf(out, size, "[%zu]", i);
-    } else {
-        size_t k = b.len < size - 1 ? b.len : size - 1;
-        memcpy(out, b.p, k);
-        out[k] = '\0';
-    }
-    afmt_cli_buf_free(&b);
-}
 
 /* A refused cast names element k of the plain data it was casting, which
  * is in `order` (the target's storage order): say it as the logical index
@@ -75,7 +47,7 @@ int afmt_cli_convert_refuse(const char *in, size_t i, const afmt_array *a, const
 
     afmt_error_describe(err, e, sizeof e);
     if (a) { /* NULL: the refusal is of the whole set */
-        afmt_cli_convert_label(d, sizeof d, i, a);
+        afmt_cli_array_text_label(d, sizeof d, i, a);
         snprintf(which, sizeof which, "array %s: ", d);
     }
     fprintf(stderr, "afmt convert: %s: %s%s: %s%s\n", in, which, what, err->field[0] ? e : err->message,

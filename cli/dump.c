@@ -40,6 +40,7 @@ typedef struct dump_ctx {
     int failed;
     int write_failed;
     afmt_error err;
+    char failed_label[640]; /* the array refused: "[1] bias bf16[3]" */
 } dump_ctx;
 
 static void flush_out(dump_ctx *d)
@@ -191,6 +192,7 @@ static int dump_array(void *ctx, const afmt_array *a)
 
     if (decode_array(d, a, &v) != 0 || (d->list ? print_list(d, a, &v) : print_text(d, &v)) != 0) {
         d->failed = 1;
+        afmt_cli_array_text_label(d->failed_label, sizeof d->failed_label, d->index, a);
         return 1;
     }
     d->index++;
@@ -358,7 +360,7 @@ static int print_arrays(const dump_args *a, afmt_cli_loaded *l, dump_ctx *d)
     invalid = afmt_cli_loaded_run(l, &a->opt, &vis, &err) != 0;
     if (invalid && d->failed) {
         afmt_error_describe(&d->err, desc, sizeof desc);
-        fprintf(stderr, "afmt dump: %s: array [%" PRIu64 "]: %s\n", d->shown_path, d->index, desc);
+        fprintf(stderr, "afmt dump: %s: array %s: %s\n", d->shown_path, d->failed_label, desc);
         rc = d->err.code == AFMT_E_NOMEM ? AFMT_EXIT_ERROR : AFMT_EXIT_INVALID;
     } else if (invalid) {
         afmt_error_describe(&err, desc, sizeof desc);

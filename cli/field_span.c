@@ -49,6 +49,20 @@ static uint64_t element_of(const afmt_cli_span *s, const char *field)
     return (p[0] == ']' && p[1] == '\0') ? k : UINT64_MAX;
 }
 
+/* Is the field read, s, the one an error names?  The same path, or the
+ * path of an archive member's field, which reaches the field visitor
+ * named below its member (archive["w.npy"].major) while the member's
+ * error names it as the member's own format does (major). */
+static int same_field(const afmt_cli_span *s, const char *field)
+{
+    size_t n = strlen(s->field), m = strlen(field);
+
+    if (strcmp(s->field, field) == 0)
+        return 1;
+    return m + 2 < n && strcmp(s->field + n - m, field) == 0 && s->field[n - m - 1] == '.' &&
+           s->field[n - m - 2] == ']';
+}
+
 uint64_t afmt_cli_span_length(const afmt_cli_span_rec *r, const afmt_error *err)
 {
     unsigned i;
@@ -59,7 +73,7 @@ uint64_t afmt_cli_span_length(const afmt_cli_span_rec *r, const afmt_error *err)
             &r->recent[(r->next + AFMT_CLI_SPAN_KEEP - i) % AFMT_CLI_SPAN_KEEP];
         uint64_t k;
 
-        if (strcmp(s->field, err->field) == 0) {
+        if (same_field(s, err->field)) {
             if (err->offset == s->offset)
                 return s->width * s->count; /* count * width fits: it was read */
             continue;

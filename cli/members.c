@@ -100,6 +100,7 @@ int afmt_cli_members_told(void *ctx, const afmt_member *member)
         w->member_failed = 1;
     }
     w->member_fmt = NULL;
+    afmt_cli_member_where_unknown(w);
     w->members_done++;
     afmt_cli_collect_begin(w);
     return 0;
@@ -129,6 +130,7 @@ int afmt_cli_members_finish(afmt_cli_worker *w, const char *display, const afmt_
     }
     w->members_of = NULL;
     w->member_fmt = NULL;
+    afmt_cli_member_where_unknown(w);
     w->members_done = 0;
     w->member_failed = 0;
     return told;

@@ -49,12 +49,13 @@ typedef struct afmt_cli_worker {
     /* The archive whose member is being checked (display is then
      * "ARCHIVE:MEMBER"), or NULL. */
     const char *archive;
-    /* While a member of archive is reported (members.c), where its offsets
-     * lie in the archive's bytes (a SARIF region, sarif.c): member_base is
-     * added to a reported offset (0: the library's offsets are the
-     * archive's already); AFMT_NO_OFFSET when the member is not stored as
-     * it is (deflated), member_at and member_len then being its stored
-     * bytes (0: unknown).  afmt_cli_member_where_unknown sets them back. */
+    /* While a member of archive is checked, where its offsets lie in the
+     * archive's bytes (a SARIF region, sarif.c; set by members.c from the
+     * library's afmt_member): member_base is added to a reported offset
+     * (0: the library's offsets are the archive's already); AFMT_NO_OFFSET
+     * when the member is not stored as it is (deflated), member_at and
+     * member_len then being its stored bytes (0: unknown).
+     * afmt_cli_member_where_unknown sets them back. */
     uint64_t member_base, member_at, member_len;
     /* --sarif: the header fields read by the current check, for the byte
      * length of the field an error names. */

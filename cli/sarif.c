@@ -8,7 +8,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "afmt_bytes.h"
 #include "cli.h"
 #include "json_out.h"
 #include "report.h"
@@ -211,8 +210,10 @@ static int region_of(afmt_cli_worker *w, const afmt_error *err, uint64_t *at, ui
     *len = afmt_cli_span_length(&w->spans, err);
     if (!w->archive)
         return 0;
-    if (w->member_base != AFMT_NO_OFFSET && afmt_add_u64(w->member_base, err->offset, at))
+    if (w->member_base != AFMT_NO_OFFSET && err->offset <= UINT64_MAX - w->member_base) {
+        *at = w->member_base + err->offset;
         return 0;
+    }
     if (w->member_base != AFMT_NO_OFFSET || w->member_len == 0)
         return -1;
     *at = w->member_at; /* the offset is in the message: the member's own */

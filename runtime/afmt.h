@@ -786,6 +786,19 @@ struct afmt_format; /* below: "Formats" */
 AFMT_API int afmt_find_array(const void *buf, uint64_t len, const struct afmt_format *fmt, const char *name,
                              const afmt_options *opt, afmt_array *out, afmt_error *err);
 
+/* ---- The one naming rule for arrays without a name
+ *
+ * A format whose arrays are keys of a map (safetensors, GGUF, npz, torch)
+ * writes an array with no name (an empty one) as AFMT_UNNAMED_PREFIX and
+ * its index among the arrays written: "arr_0", as np.savez names
+ * positional arrays (docs/FORMATS.md).  afmt_array_key gives the name
+ * array a (index `index` of the list) is written under: a->name, or
+ * "arr_<index>" put in buf (size bytes; 32 are enough) when a has none;
+ * it returns a->name or buf, and allocates nothing.  Pure: thread-safe.
+ * Added in runtime ABI 16. */
+#define AFMT_UNNAMED_PREFIX "arr_"
+AFMT_API const char *afmt_array_key(const afmt_array *a, size_t index, char *buf, size_t size);
+
 /* ---- Collecting the views of one validation
  *
  * A visitor that keeps a copy of every array's view (and the trailer),

@@ -63,16 +63,8 @@ AFMT_GEN_API void afmt_copy_label(char *out, size_t out_size, const uint8_t *p, 
  * came from was longer than afmt_array.name holds (name_len), so that
  * writing `name` would write another name. */
 AFMT_GEN_API int afmt_name_whole(const afmt_array *a, uint64_t index, afmt_error *err);
-/* The one naming rule for arrays without a name (docs/FORMATS.md): a
- * format whose arrays are keys of a map (safetensors, GGUF, npz, torch)
- * writes an unnamed one as this prefix and its index in the list
- * ("arr_0"), as np.savez names positional arrays; specs say it as their
- * "default_name". */
-#define AFMT_UNNAMED_PREFIX "arr_"
-/* The key array a (index `index` of the list written) is written under:
- * a->name, or AFMT_UNNAMED_PREFIX and the index put in buf (size bytes,
- * 32 are enough) when a has no name.  Returns a->name or buf. */
-AFMT_GEN_API const char *afmt_array_key(const afmt_array *a, size_t index, char *buf, size_t size);
+/* afmt_array_key and AFMT_UNNAMED_PREFIX, the one naming rule, are
+ * public (afmt.h); specs say the prefix as their "default_name". */
 /* Render bytes for a message: "f4" or "\x01\x02" style, quoted. */
 AFMT_GEN_API void afmt_escape_text(const uint8_t *p, uint64_t n, char *out, size_t out_size);
 

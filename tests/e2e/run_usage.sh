@@ -131,7 +131,7 @@ afmt convert $RA no-such-dir/out.ra|2|afmt convert: no-such-dir/out.ra: error: c
 afmt convert $RA no-such-dir/sub/out.ra|2|the folder no-such-dir/sub does not exist
 afmt convert $RA $RA/out.ra|2|is not a folder
 afmt dump nosuch.ra|2|afmt dump: nosuch.ra: error
-afmt dump $REPO/corpus/rawarray/test.ra|1|afmt dump: $RA: array [0]: Futhark text has no c64 values
+afmt dump $REPO/corpus/rawarray/test.ra|1|afmt dump: $RA: array [0] c64[3,4]: Futhark text has no c64 values
 CASES
 
 # An error about no byte of an input names no offset (issue 25, point 8).

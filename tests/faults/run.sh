@@ -110,11 +110,14 @@ if [ -n "$SHIM" ]; then
     # or write() from the mapping: EFAULT, "Bad address", before)
     for how in "--dtype f32 --allow-lossy" "" "--to npy"; do
         rm -f "$T"/out.*
+        # OUT named for its format (--to against the extension is refused)
+        out=out.npy
+        [ "$how" = "--to safetensors" ] && out=out.safetensors
         # shellcheck disable=SC2086 # how is a list of options
-        mapped shrink 8192 "$AFMT" convert $how work.npy out.npy
+        mapped shrink 8192 "$AFMT" convert $how work.npy $out
         expect "convert ${how:-(copy)}: the input cut at 8192 while written" 2 "afmt convert: work.npy: error: $cut 8192 any more $was"
         check "convert ${how:-(copy)}: no output and no temporary file after the cut" \
-            test ! -e "$T/out.npy" -a -z "$(ls "$T" | grep '^out\.npy\.')"
+            test ! -e "$T/$out" -a -z "$(ls "$T" | grep "^$out\.")"
     done
     mapped shrink 8192 "$AFMT" convert --to npy work.npy -
     expect "convert to standard output: the input cut at 8192" 2 "afmt convert: work.npy: error: $cut 8192 any more $was"

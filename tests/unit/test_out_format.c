@@ -37,7 +37,8 @@ static const out_case out_cases[] = {
     { "no extension and no default refused", "data", NULL, NULL, NULL, "it has no extension" },
     { "standard output: the default", "-", NULL, "futhark", "futhark", NULL },
     { "standard output: --to", NULL, "npy", NULL, "npy", NULL },
-    { "standard output without either refused", "-", NULL, NULL, NULL, "use --to NAME" },
+    { "standard output without either refused", "-", NULL, NULL, NULL,
+      "standard output has no extension to tell the format by" },
 };
 
 static void test_output_format(void)
