@@ -4,10 +4,6 @@
 #include <stdio.h>
 #include <string.h>
 
-/* Extensions that several kinds of file share by convention, so that --to
- * may say which one is meant: see out_format.h. */
-static const char *const shared_extensions[] = { ".bin", NULL };
-
 const char *afmt_cli_path_extension(const char *out)
 {
     const char *base = strrchr(out, '/'), *dot;
@@ -15,26 +11,6 @@ const char *afmt_cli_path_extension(const char *out)
     base = base ? base + 1 : out;
     dot = strrchr(base, '.');
     return dot && dot != base ? dot : out + strlen(out);
-}
-
-static char ascii_lower(char c)
-{
-    return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
-}
-
-/* Is ext (".BIN" too) one of shared_extensions? */
-static int is_shared(const char *ext)
-{
-    size_t i, k;
-
-    for (i = 0; shared_extensions[i]; i++) {
-        const char *s = shared_extensions[i];
-        for (k = 0; s[k] && ext[k] && ascii_lower(ext[k]) == s[k]; k++)
-            ;
-        if (!s[k] && !ext[k])
-            return 1;
-    }
-    return 0;
 }
 
 /* "daphne, futhark, ..." into buf: the formats a user may name. */
@@ -60,6 +36,10 @@ static const afmt_format *by_extension(const char *out, const char *ext,
     const afmt_format *tie = NULL, *f = afmt_format_by_extension(out, &tie);
     char names[256];
 
+    if (f)
+        return f;
+    if (!tie)
+        f = afmt_format_by_shared_extension(out, &tie);
     if (f)
         return f;
     if (tie) {
@@ -98,8 +78,10 @@ const afmt_format *afmt_cli_output_format(const char *out, const afmt_format *as
     ext = afmt_cli_path_extension(out);
     if (!asked)
         return by_extension(out, ext, fallback, why, why_size);
+    /* a shared extension (a spec's "shared_extensions": ".bin") lets --to
+     * choose; one that names a format does not */
     named = afmt_format_by_extension(out, NULL);
-    if (named && named != asked && !is_shared(ext)) {
+    if (named && named != asked) {
         snprintf(why, why_size, "'%s' has the extension of %s (%s), but the format asked for is "
                  "%s: name OUT for the format it holds, or ask for %s", out, named->name, ext,
                  asked->name, named->name);

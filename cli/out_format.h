@@ -6,10 +6,12 @@
  * (two.npz is a NumPy archive, never Futhark binary data with an .npz
  * name).  In full:
  *   - --to NAME wins, unless OUT's extension is another format's
- *     (x.safetensors --to gguf is refused).  ".bin" is the exception: it
- *     is torch's (pytorch_model.bin) but Futhark data, inebin files and
- *     raw dumps are named .bin too, so --to may choose for it;
- *   - without --to, the format whose extension OUT has; an extension that
+ *     (x.safetensors --to gguf is refused).  A spec's
+ *     "shared_extensions" are the exception: ".bin" is torch's
+ *     (pytorch_model.bin) but Futhark data, inebin files and raw dumps are
+ *     named .bin too, so --to may choose for it;
+ *   - without --to, the format whose extension OUT has (its
+ *     "extensions", else its "shared_extensions"); an extension that
  *     several formats claim, or that no format of this build has
  *     (".xyz", ".h5"), is refused;
  *   - an OUT without extension, or standard output, gets the command's

@@ -258,6 +258,19 @@ static void emit_header(sbuf *hdr, const spec *s)
     sb_printf(hdr, "#endif\n");
 }
 
+/* static const char *const <format>_<what>[] = {".ra", NULL}; */
+static void emit_extension_table(sbuf *src, const char *f, const char *what, char **list, int n)
+{
+    int i;
+    sb_printf(src, "static const char *const %s_%s[] = {", f, what);
+    for (i = 0; i < n; i++) {
+        char *q = c_quote(list[i], strlen(list[i]));
+        sb_printf(src, "%s, ", q);
+        free(q);
+    }
+    sb_puts(src, "NULL};\n");
+}
+
 /* The top of generated/<format>.c: includes, extensions. */
 static void emit_source_head(sbuf *src, const spec *s)
 {
@@ -278,13 +291,9 @@ static void emit_source_head(sbuf *src, const spec *s)
         }
     emit_runtime_include(src, "afmt_internal.h");
     sb_puts(src, "\n#include <inttypes.h>\n#include <stdlib.h>\n#include <string.h>\n\n");
-    sb_printf(src, "static const char *const %s_extensions[] = {", f);
-    for (i = 0; i < s->nextensions; i++) {
-        char *q = c_quote(s->extensions[i], strlen(s->extensions[i]));
-        sb_printf(src, "%s, ", q);
-        free(q);
-    }
-    sb_puts(src, "NULL};\n\n");
+    emit_extension_table(src, f, "extensions", s->extensions, s->nextensions);
+    emit_extension_table(src, f, "shared_extensions", s->shared_extensions, s->nshared_extensions);
+    sb_puts(src, "\n");
 }
 
 /* One public function: its signature, and a body of one statement. */
@@ -373,8 +382,9 @@ static void emit_descriptor(sbuf *src, const spec *s)
         if (s->sidecar_suffix) sb_printf(src, "    .sidecar = &%s_sidecar,\n", f);
         else sb_puts(src, "    .sidecar = NULL,\n");
         sb_printf(src, "    .compresses = %d,\n", has_compressed((item_list *)&s->body));
-        sb_printf(src, "    .kv_metadata = %d,\n    .json_metadata = %d,\n};\n", has_kv_metadata(&s->body),
+        sb_printf(src, "    .kv_metadata = %d,\n    .json_metadata = %d,\n", has_kv_metadata(&s->body),
                   has_json_metadata(&s->body));
+        sb_printf(src, "    .shared_extensions = %s_shared_extensions,\n};\n", f);
         free(spq);
     }
 

@@ -98,6 +98,7 @@ void c_names_reserve(emitter *m)
     claim_fixed(m, "_validate_body", "the validator's body", "/body");
     claim_fixed(m, "_write_impl", "the writer", "/body");
     claim_fixed(m, "_extensions", "the format's extensions", "/extensions");
+    claim_fixed(m, "_shared_extensions", "the format's shared extensions", "/shared_extensions");
     if (s->sidecar_suffix) claim_fixed(m, "_sidecar", "the sidecar's descriptor", "/sidecar");
     for (k = 0; k < s->ntables; k++) {
         char *suffix = xprintf("_%s", s->tables[k].name), *what = xprintf("table '%s'", s->tables[k].name);

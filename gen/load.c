@@ -145,7 +145,7 @@ static void load_table(loader *L, const char *name, json_t *t, const char *jp, t
 }
 
 static const char *const TOP_KEYS[] = {
-    "format", "title", "holds", "doc", "extensions", "endian", "detect", "tables", "body", "trailer", "sidecar", "read_only", "structs", "$schema", NULL};
+    "format", "title", "holds", "doc", "extensions", "shared_extensions", "endian", "detect", "tables", "body", "trailer", "sidecar", "read_only", "structs", "$schema", NULL};
 
 static void load_detect(loader *L, spec *s, json_t *d, const char *jp)
 {
@@ -273,21 +273,52 @@ static void load_format_name(loader *L, spec *s, json_t *root)
     if (strlen(s->format) >= 24) LERR(L, "/format", "a format name has at most 23 characters");
 }
 
-static void load_extensions(loader *L, spec *s, json_t *v)
+/* A list of extensions ("extensions" or "shared_extensions", at key) into
+ * *out, counted in *n. */
+static void load_extension_list(loader *L, const char *key, json_t *v, char ***out, int *n)
 {
     size_t i;
-    if (!json_is_array(v)) { LERR(L, "/extensions", "a list of strings such as \".ra\""); return; }
-    s->extensions = xcalloc(json_array_size(v) + 1, sizeof *s->extensions);
+    char *where = xprintf("/%s", key);
+    if (!json_is_array(v)) { LERR(L, where, "a list of strings such as \".ra\""); free(where); return; }
+    *out = xcalloc(json_array_size(v) + 1, sizeof **out);
     for (i = 0; i < json_array_size(v); i++) {
         json_t *e = json_array_get(v, i);
-        if (!json_is_string(e) || json_string_value(e)[0] != '.') {
-            char *p = jp_idx("/extensions", i);
-            LERR(L, p, "an extension is a string starting with '.'");
+        if (!json_is_string(e) || json_string_value(e)[0] != '.' || json_string_value(e)[1] == '\0') {
+            char *p = jp_idx(where, i);
+            LERR(L, p, "an extension is a '.' and at least one more character (\".ra\")");
             free(p);
         } else {
-            s->extensions[s->nextensions++] = xstrdup(json_string_value(e));
+            (*out)[(*n)++] = xstrdup(json_string_value(e));
         }
     }
+    free(where);
+}
+
+static int same_extension(const char *a, const char *b)
+{
+    for (; *a && *b; a++, b++)
+        if ((*a >= 'A' && *a <= 'Z' ? *a + 32 : *a) != (*b >= 'A' && *b <= 'Z' ? *b + 32 : *b)) return 0;
+    return *a == *b;
+}
+
+static void load_extensions(loader *L, spec *s, json_t *root)
+{
+    json_t *v;
+    int i, k;
+    if ((v = json_object_get(root, "extensions")) != NULL)
+        load_extension_list(L, "extensions", v, &s->extensions, &s->nextensions);
+    if ((v = json_object_get(root, "shared_extensions")) != NULL)
+        load_extension_list(L, "shared_extensions", v, &s->shared_extensions, &s->nshared_extensions);
+    /* one meaning per suffix: a name either chooses the format or does not */
+    for (i = 0; i < s->nshared_extensions; i++)
+        for (k = 0; k < s->nextensions; k++)
+            if (same_extension(s->shared_extensions[i], s->extensions[k])) {
+                char *p = jp_idx("/shared_extensions", (size_t)i);
+                LERR(L, p, "'%s' is in \"extensions\" too: an extension either names the format "
+                     "(\"extensions\") or is shared with other kinds of file (\"shared_extensions\")",
+                     s->shared_extensions[i]);
+                free(p);
+            }
 }
 
 static void load_tables(loader *L, spec *s, json_t *v)
@@ -464,7 +495,7 @@ static spec *spec_from_json(const char *path, json_t *root, const json_error_t *
         else if (!(json_is_string(v) && strcmp(json_string_value(v), "little") == 0))
             LERR(&L, "/endian", "\"endian\" is \"little\" or \"big\"");
     }
-    if ((v = json_object_get(root, "extensions")) != NULL) load_extensions(&L, s, v);
+    load_extensions(&L, s, root);
     if ((v = json_object_get(root, "detect")) != NULL) load_detect(&L, s, v, "/detect");
     if ((v = json_object_get(root, "tables")) != NULL) load_tables(&L, s, v);
     if ((v = json_object_get(root, "structs")) != NULL) load_structs(&L, s, v);

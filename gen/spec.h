@@ -274,6 +274,7 @@ typedef struct spec {
     char *title;
     char *holds;         /* "2-d matrices": what the format holds, in its users' words (writer refusals), or NULL */
     char **extensions; int nextensions;
+    char **shared_extensions; int nshared_extensions; /* named so, but not by this format alone */
     int big_endian;      /* default for fields and payloads */
     detect_rule *detect; int ndetect;
     table *tables; int ntables;

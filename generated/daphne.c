@@ -16,6 +16,7 @@
 #include <string.h>
 
 static const char *const daphne_extensions[] = {".dbdf", NULL};
+static const char *const daphne_shared_extensions[] = {NULL};
 
 int afmt_daphne_detect(const uint8_t *buf, uint64_t len)
 {
@@ -977,4 +978,5 @@ const afmt_format afmt_daphne_format = {
     .compresses = 0,
     .kv_metadata = 0,
     .json_metadata = 0,
+    .shared_extensions = daphne_shared_extensions,
 };

@@ -16,6 +16,7 @@
 #include <string.h>
 
 static const char *const futhark_extensions[] = {NULL};
+static const char *const futhark_shared_extensions[] = {NULL};
 
 int afmt_futhark_detect(const uint8_t *buf, uint64_t len)
 {
@@ -365,4 +366,5 @@ const afmt_format afmt_futhark_format = {
     .compresses = 0,
     .kv_metadata = 0,
     .json_metadata = 0,
+    .shared_extensions = futhark_shared_extensions,
 };

@@ -16,6 +16,7 @@
 #include <string.h>
 
 static const char *const gguf_extensions[] = {".gguf", NULL};
+static const char *const gguf_shared_extensions[] = {NULL};
 
 int afmt_gguf_detect(const uint8_t *buf, uint64_t len)
 {
@@ -1219,4 +1220,5 @@ const afmt_format afmt_gguf_format = {
     .compresses = 0,
     .kv_metadata = 1,
     .json_metadata = 0,
+    .shared_extensions = gguf_shared_extensions,
 };

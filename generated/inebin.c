@@ -16,6 +16,7 @@
 #include <string.h>
 
 static const char *const inebin_extensions[] = {NULL};
+static const char *const inebin_shared_extensions[] = {NULL};
 
 int afmt_inebin_detect(const uint8_t *buf, uint64_t len)
 {
@@ -227,4 +228,5 @@ const afmt_format afmt_inebin_format = {
     .compresses = 0,
     .kv_metadata = 0,
     .json_metadata = 0,
+    .shared_extensions = inebin_shared_extensions,
 };

@@ -16,6 +16,7 @@
 #include <string.h>
 
 static const char *const npy_extensions[] = {".npy", NULL};
+static const char *const npy_shared_extensions[] = {NULL};
 
 int afmt_npy_detect(const uint8_t *buf, uint64_t len)
 {
@@ -277,4 +278,5 @@ const afmt_format afmt_npy_format = {
     .compresses = 0,
     .kv_metadata = 0,
     .json_metadata = 0,
+    .shared_extensions = npy_shared_extensions,
 };

@@ -17,6 +17,7 @@
 #include <string.h>
 
 static const char *const npz_extensions[] = {".npz", NULL};
+static const char *const npz_shared_extensions[] = {NULL};
 
 int afmt_npz_detect(const uint8_t *buf, uint64_t len)
 {
@@ -151,4 +152,5 @@ const afmt_format afmt_npz_format = {
     .compresses = 0,
     .kv_metadata = 0,
     .json_metadata = 0,
+    .shared_extensions = npz_shared_extensions,
 };

@@ -16,6 +16,7 @@
 #include <string.h>
 
 static const char *const rawarray_extensions[] = {".ra", NULL};
+static const char *const rawarray_shared_extensions[] = {NULL};
 
 int afmt_rawarray_detect(const uint8_t *buf, uint64_t len)
 {
@@ -423,4 +424,5 @@ const afmt_format afmt_rawarray_format = {
     .compresses = 1,
     .kv_metadata = 0,
     .json_metadata = 0,
+    .shared_extensions = rawarray_shared_extensions,
 };

@@ -16,6 +16,7 @@
 #include <string.h>
 
 static const char *const safetensors_extensions[] = {".safetensors", NULL};
+static const char *const safetensors_shared_extensions[] = {NULL};
 
 int afmt_safetensors_detect(const uint8_t *buf, uint64_t len)
 {
@@ -153,4 +154,5 @@ const afmt_format afmt_safetensors_format = {
     .compresses = 0,
     .kv_metadata = 0,
     .json_metadata = 1,
+    .shared_extensions = safetensors_shared_extensions,
 };

@@ -16,6 +16,7 @@
 #include <string.h>
 
 static const char *const tenbin_extensions[] = {".ten", NULL};
+static const char *const tenbin_shared_extensions[] = {NULL};
 
 int afmt_tenbin_detect(const uint8_t *buf, uint64_t len)
 {
@@ -449,4 +450,5 @@ const afmt_format afmt_tenbin_format = {
     .compresses = 0,
     .kv_metadata = 0,
     .json_metadata = 0,
+    .shared_extensions = tenbin_shared_extensions,
 };

@@ -15,7 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const torch_extensions[] = {".pt", ".pth", ".bin", ".ckpt", NULL};
+static const char *const torch_extensions[] = {".pt", ".pth", ".ckpt", NULL};
+static const char *const torch_shared_extensions[] = {".bin", NULL};
 
 int afmt_torch_detect(const uint8_t *buf, uint64_t len)
 {
@@ -267,4 +268,5 @@ const afmt_format afmt_torch_format = {
     .compresses = 0,
     .kv_metadata = 0,
     .json_metadata = 0,
+    .shared_extensions = torch_shared_extensions,
 };

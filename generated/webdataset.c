@@ -23,6 +23,7 @@
 #include <string.h>
 
 static const char *const webdataset_extensions[] = {".tar", NULL};
+static const char *const webdataset_shared_extensions[] = {NULL};
 
 int afmt_webdataset_detect(const uint8_t *buf, uint64_t len)
 {
@@ -135,4 +136,5 @@ const afmt_format afmt_webdataset_format = {
     .compresses = 0,
     .kv_metadata = 0,
     .json_metadata = 0,
+    .shared_extensions = webdataset_shared_extensions,
 };

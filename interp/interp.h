@@ -122,6 +122,7 @@ struct afmt_interp {
     afmt_format format;        /* name, extensions, detect... (validate: NULL) */
     afmt_meta_desc sidecar;    /* the spec's sidecar (format.sidecar points here), if any */
     const char **extensions;   /* NULL-terminated */
+    const char **shared_extensions; /* NULL-terminated */
     int max_syms;              /* the most symbols a run can hold */
     ithdr *thdrs;
     int nthdrs;

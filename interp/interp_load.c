@@ -142,11 +142,15 @@ static void describe_format(afmt_interp *in)
     in->extensions = calloc((size_t)s->nextensions + 1, sizeof *in->extensions);
     if (!in->extensions) abort();
     for (i = 0; i < s->nextensions; i++) in->extensions[i] = s->extensions[i];
+    in->shared_extensions = calloc((size_t)s->nshared_extensions + 1, sizeof *in->shared_extensions);
+    if (!in->shared_extensions) abort();
+    for (i = 0; i < s->nshared_extensions; i++) in->shared_extensions[i] = s->shared_extensions[i];
     spec_format_traits(s, &col_major, &multi, &compresses);
     memset(&in->format, 0, sizeof in->format);
     in->format.name = s->format;
     in->format.spec = s->path;
     in->format.extensions = in->extensions;
+    in->format.shared_extensions = in->shared_extensions;
     in->format.order = col_major ? AFMT_COL_MAJOR : AFMT_ROW_MAJOR;
     in->format.multi = multi;
     in->format.compresses = 0; /* the interpreter writes nothing */
@@ -268,6 +272,7 @@ void afmt_interp_free(afmt_interp *in)
     iarchives_free(in);
     ikv_free(in);
     free(in->extensions);
+    free(in->shared_extensions);
     free(in);
 }
 

@@ -41,7 +41,10 @@ static int ends_with_nocase(const char *path, const char *ext)
     return 1;
 }
 
-const afmt_format *afmt_format_by_extension(const char *path, const afmt_format **tie)
+/* The format one of whose lists (extensions, or shared_extensions when
+ * shared) holds the longest suffix of path; NULL on none, or on a tie (then
+ * *tie is one of the two). */
+static const afmt_format *by_suffix(const char *path, int shared, const afmt_format **tie)
 {
     const afmt_format *best = NULL, *other = NULL;
     const char *const *ext;
@@ -53,9 +56,10 @@ const afmt_format *afmt_format_by_extension(const char *path, const afmt_format 
         return NULL;
     for (i = 0; i < afmt_format_count; i++) {
         const afmt_format *f = afmt_formats[i];
-        if (!f || !f->extensions)
+        const char *const *list = f ? (shared ? f->shared_extensions : f->extensions) : NULL;
+        if (!list)
             continue;
-        for (ext = f->extensions; *ext; ext++) {
+        for (ext = list; *ext; ext++) {
             size_t n = strlen(*ext);
             if (!ends_with_nocase(path, *ext))
                 continue;
@@ -74,6 +78,16 @@ const afmt_format *afmt_format_by_extension(const char *path, const afmt_format 
         return NULL;
     }
     return best;
+}
+
+const afmt_format *afmt_format_by_extension(const char *path, const afmt_format **tie)
+{
+    return by_suffix(path, 0, tie);
+}
+
+const afmt_format *afmt_format_by_shared_extension(const char *path, const afmt_format **tie)
+{
+    return by_suffix(path, 1, tie);
 }
 
 const afmt_format *afmt_format_detect(const uint8_t *buf, uint64_t len, const char *path)

@@ -122,7 +122,7 @@ extern "C" {
  * regenerate ...), so code generated for another runtime does not compile
  * rather than misbehave.  Bumped on any change generated code would notice;
  * when bumped, run afmt-gen again on your specs. */
-#define AFMT_RUNTIME_ABI 16
+#define AFMT_RUNTIME_ABI 17
 
 
 /* ==================================================================
@@ -1164,6 +1164,13 @@ typedef struct afmt_format {
      * runtime ABI 14. */
     int kv_metadata;
     int json_metadata;
+    /* {".bin", NULL}: suffixes this format's files are often named by but
+     * other kinds of file share (pytorch_model.bin beside Futhark data and
+     * raw dumps).  Unlike `extensions` they never choose the format for an
+     * input (afmt_format_detect: the content must); an output so named is
+     * written in it unless asked otherwise (afmt random, afmt convert).
+     * Never NULL in a generated format.  Added in runtime ABI 17. */
+    const char *const *shared_extensions;
 } afmt_format;
 
 /* ---- Format lookup (optional)
@@ -1184,6 +1191,11 @@ AFMT_API const afmt_format *afmt_format_by_name(const char *name);
  * ASCII case (".RA" is ".ra"); NULL if none, or when two formats claim
  * that same suffix: then *tie (if tie is not NULL) is one of them. */
 AFMT_API const afmt_format *afmt_format_by_extension(const char *path, const afmt_format **tie);
+/* The same over the formats' shared_extensions (".bin"): the format an
+ * output so named is written in when nothing else says (afmt random -o
+ * x.bin).  Detection never uses it.  Added in runtime ABI 17. */
+AFMT_API const afmt_format *afmt_format_by_shared_extension(const char *path,
+                                                            const afmt_format **tie);
 /* Magic first (buf may be NULL; at most AFMT_DETECT_MAX bytes are looked
  * at: give the first AFMT_DETECT_MAX bytes, or the whole input when it is
  * shorter, so that a rule far into the file is seen); then

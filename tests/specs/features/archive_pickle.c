@@ -16,6 +16,7 @@
 #include <string.h>
 
 static const char *const archive_pickle_extensions[] = {".apk", NULL};
+static const char *const archive_pickle_shared_extensions[] = {NULL};
 
 int afmt_archive_pickle_detect(const uint8_t *buf, uint64_t len)
 {
@@ -183,4 +184,5 @@ const afmt_format afmt_archive_pickle_format = {
     .compresses = 0,
     .kv_metadata = 0,
     .json_metadata = 0,
+    .shared_extensions = archive_pickle_shared_extensions,
 };

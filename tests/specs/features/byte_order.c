@@ -16,6 +16,7 @@
 #include <string.h>
 
 static const char *const byte_order_extensions[] = {NULL};
+static const char *const byte_order_shared_extensions[] = {NULL};
 
 int afmt_byte_order_detect(const uint8_t *buf, uint64_t len)
 {
@@ -342,4 +343,5 @@ const afmt_format afmt_byte_order_format = {
     .compresses = 0,
     .kv_metadata = 0,
     .json_metadata = 0,
+    .shared_extensions = byte_order_shared_extensions,
 };

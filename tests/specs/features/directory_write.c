@@ -16,6 +16,7 @@
 #include <string.h>
 
 static const char *const directory_write_extensions[] = {NULL};
+static const char *const directory_write_shared_extensions[] = {NULL};
 
 int afmt_directory_write_detect(const uint8_t *buf, uint64_t len)
 {
@@ -455,4 +456,5 @@ const afmt_format afmt_directory_write_format = {
     .compresses = 0,
     .kv_metadata = 0,
     .json_metadata = 0,
+    .shared_extensions = directory_write_shared_extensions,
 };

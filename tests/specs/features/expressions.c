@@ -16,6 +16,7 @@
 #include <string.h>
 
 static const char *const expressions_extensions[] = {NULL};
+static const char *const expressions_shared_extensions[] = {NULL};
 
 int afmt_expressions_detect(const uint8_t *buf, uint64_t len)
 {
@@ -483,4 +484,5 @@ const afmt_format afmt_expressions_format = {
     .compresses = 0,
     .kv_metadata = 0,
     .json_metadata = 0,
+    .shared_extensions = expressions_shared_extensions,
 };

@@ -16,6 +16,7 @@
 #include <string.h>
 
 static const char *const field_kinds_extensions[] = {NULL};
+static const char *const field_kinds_shared_extensions[] = {NULL};
 
 int afmt_field_kinds_detect(const uint8_t *buf, uint64_t len)
 {
@@ -363,4 +364,5 @@ const afmt_format afmt_field_kinds_format = {
     .compresses = 0,
     .kv_metadata = 0,
     .json_metadata = 0,
+    .shared_extensions = field_kinds_shared_extensions,
 };

@@ -16,6 +16,7 @@
 #include <string.h>
 
 static const char *const float_fields_extensions[] = {NULL};
+static const char *const float_fields_shared_extensions[] = {NULL};
 
 int afmt_float_fields_detect(const uint8_t *buf, uint64_t len)
 {
@@ -292,4 +293,5 @@ const afmt_format afmt_float_fields_format = {
     .compresses = 0,
     .kv_metadata = 0,
     .json_metadata = 0,
+    .shared_extensions = float_fields_shared_extensions,
 };

@@ -16,6 +16,7 @@
 #include <string.h>
 
 static const char *const layout_columns_extensions[] = {NULL};
+static const char *const layout_columns_shared_extensions[] = {NULL};
 
 int afmt_layout_columns_detect(const uint8_t *buf, uint64_t len)
 {
@@ -272,4 +273,5 @@ const afmt_format afmt_layout_columns_format = {
     .compresses = 0,
     .kv_metadata = 0,
     .json_metadata = 0,
+    .shared_extensions = layout_columns_shared_extensions,
 };

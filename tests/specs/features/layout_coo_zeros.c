@@ -16,6 +16,7 @@
 #include <string.h>
 
 static const char *const layout_coo_zeros_extensions[] = {NULL};
+static const char *const layout_coo_zeros_shared_extensions[] = {NULL};
 
 int afmt_layout_coo_zeros_detect(const uint8_t *buf, uint64_t len)
 {
@@ -329,4 +330,5 @@ const afmt_format afmt_layout_coo_zeros_format = {
     .compresses = 0,
     .kv_metadata = 0,
     .json_metadata = 0,
+    .shared_extensions = layout_coo_zeros_shared_extensions,
 };

@@ -16,6 +16,7 @@
 #include <string.h>
 
 static const char *const layout_csr_extensions[] = {NULL};
+static const char *const layout_csr_shared_extensions[] = {NULL};
 
 int afmt_layout_csr_detect(const uint8_t *buf, uint64_t len)
 {
@@ -304,4 +305,5 @@ const afmt_format afmt_layout_csr_format = {
     .compresses = 0,
     .kv_metadata = 0,
     .json_metadata = 0,
+    .shared_extensions = layout_csr_shared_extensions,
 };

@@ -16,6 +16,7 @@
 #include <string.h>
 
 static const char *const let_check_extensions[] = {NULL};
+static const char *const let_check_shared_extensions[] = {NULL};
 
 int afmt_let_check_detect(const uint8_t *buf, uint64_t len)
 {
@@ -249,4 +250,5 @@ const afmt_format afmt_let_check_format = {
     .compresses = 0,
     .kv_metadata = 0,
     .json_metadata = 0,
+    .shared_extensions = let_check_shared_extensions,
 };

@@ -16,6 +16,7 @@
 #include <string.h>
 
 static const char *const lookup_text_extensions[] = {NULL};
+static const char *const lookup_text_shared_extensions[] = {NULL};
 
 int afmt_lookup_text_detect(const uint8_t *buf, uint64_t len)
 {
@@ -174,4 +175,5 @@ const afmt_format afmt_lookup_text_format = {
     .compresses = 0,
     .kv_metadata = 0,
     .json_metadata = 0,
+    .shared_extensions = lookup_text_shared_extensions,
 };

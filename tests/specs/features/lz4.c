@@ -16,6 +16,7 @@
 #include <string.h>
 
 static const char *const lz4_extensions[] = {NULL};
+static const char *const lz4_shared_extensions[] = {NULL};
 
 int afmt_lz4_detect(const uint8_t *buf, uint64_t len)
 {
@@ -224,4 +225,5 @@ const afmt_format afmt_lz4_format = {
     .compresses = 1,
     .kv_metadata = 0,
     .json_metadata = 0,
+    .shared_extensions = lz4_shared_extensions,
 };

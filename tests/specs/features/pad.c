@@ -16,6 +16,7 @@
 #include <string.h>
 
 static const char *const pad_extensions[] = {NULL};
+static const char *const pad_shared_extensions[] = {NULL};
 
 int afmt_pad_detect(const uint8_t *buf, uint64_t len)
 {
@@ -198,4 +199,5 @@ const afmt_format afmt_pad_format = {
     .compresses = 0,
     .kv_metadata = 0,
     .json_metadata = 0,
+    .shared_extensions = pad_shared_extensions,
 };

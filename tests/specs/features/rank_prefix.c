@@ -16,6 +16,7 @@
 #include <string.h>
 
 static const char *const rank_prefix_extensions[] = {NULL};
+static const char *const rank_prefix_shared_extensions[] = {NULL};
 
 int afmt_rank_prefix_detect(const uint8_t *buf, uint64_t len)
 {
@@ -230,4 +231,5 @@ const afmt_format afmt_rank_prefix_format = {
     .compresses = 0,
     .kv_metadata = 0,
     .json_metadata = 0,
+    .shared_extensions = rank_prefix_shared_extensions,
 };

@@ -16,6 +16,7 @@
 #include <string.h>
 
 static const char *const region_extensions[] = {NULL};
+static const char *const region_shared_extensions[] = {NULL};
 
 int afmt_region_detect(const uint8_t *buf, uint64_t len)
 {
@@ -295,4 +296,5 @@ const afmt_format afmt_region_format = {
     .compresses = 0,
     .kv_metadata = 0,
     .json_metadata = 0,
+    .shared_extensions = region_shared_extensions,
 };

@@ -16,6 +16,7 @@
 #include <string.h>
 
 static const char *const repeat_tiles_extensions[] = {NULL};
+static const char *const repeat_tiles_shared_extensions[] = {NULL};
 
 int afmt_repeat_tiles_detect(const uint8_t *buf, uint64_t len)
 {
@@ -356,4 +357,5 @@ const afmt_format afmt_repeat_tiles_format = {
     .compresses = 0,
     .kv_metadata = 0,
     .json_metadata = 0,
+    .shared_extensions = repeat_tiles_shared_extensions,
 };

@@ -16,6 +16,7 @@
 #include <string.h>
 
 static const char *const repeat_until_end_extensions[] = {NULL};
+static const char *const repeat_until_end_shared_extensions[] = {NULL};
 
 int afmt_repeat_until_end_detect(const uint8_t *buf, uint64_t len)
 {
@@ -220,4 +221,5 @@ const afmt_format afmt_repeat_until_end_format = {
     .compresses = 0,
     .kv_metadata = 0,
     .json_metadata = 0,
+    .shared_extensions = repeat_until_end_shared_extensions,
 };

@@ -16,6 +16,7 @@
 #include <string.h>
 
 static const char *const sidecar_extensions[] = {NULL};
+static const char *const sidecar_shared_extensions[] = {NULL};
 
 int afmt_sidecar_detect(const uint8_t *buf, uint64_t len)
 {
@@ -198,4 +199,5 @@ const afmt_format afmt_sidecar_format = {
     .compresses = 0,
     .kv_metadata = 0,
     .json_metadata = 0,
+    .shared_extensions = sidecar_shared_extensions,
 };

@@ -16,6 +16,7 @@
 #include <string.h>
 
 static const char *const text_header_map_extensions[] = {NULL};
+static const char *const text_header_map_shared_extensions[] = {NULL};
 
 int afmt_text_header_map_detect(const uint8_t *buf, uint64_t len)
 {
@@ -138,4 +139,5 @@ const afmt_format afmt_text_header_map_format = {
     .compresses = 0,
     .kv_metadata = 0,
     .json_metadata = 1,
+    .shared_extensions = text_header_map_shared_extensions,
 };

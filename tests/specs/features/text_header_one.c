@@ -16,6 +16,7 @@
 #include <string.h>
 
 static const char *const text_header_one_extensions[] = {NULL};
+static const char *const text_header_one_shared_extensions[] = {NULL};
 
 int afmt_text_header_one_detect(const uint8_t *buf, uint64_t len)
 {
@@ -151,4 +152,5 @@ const afmt_format afmt_text_header_one_format = {
     .compresses = 0,
     .kv_metadata = 0,
     .json_metadata = 0,
+    .shared_extensions = text_header_one_shared_extensions,
 };

@@ -16,6 +16,7 @@
 #include <string.h>
 
 static const char *const text_value_extensions[] = {NULL};
+static const char *const text_value_shared_extensions[] = {NULL};
 
 int afmt_text_value_detect(const uint8_t *buf, uint64_t len)
 {
@@ -331,4 +332,5 @@ const afmt_format afmt_text_value_format = {
     .compresses = 0,
     .kv_metadata = 0,
     .json_metadata = 0,
+    .shared_extensions = text_value_shared_extensions,
 };

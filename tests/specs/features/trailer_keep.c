@@ -16,6 +16,7 @@
 #include <string.h>
 
 static const char *const trailer_keep_extensions[] = {".tk", NULL};
+static const char *const trailer_keep_shared_extensions[] = {NULL};
 
 int afmt_trailer_keep_detect(const uint8_t *buf, uint64_t len)
 {
@@ -189,4 +190,5 @@ const afmt_format afmt_trailer_keep_format = {
     .compresses = 0,
     .kv_metadata = 0,
     .json_metadata = 0,
+    .shared_extensions = trailer_keep_shared_extensions,
 };
