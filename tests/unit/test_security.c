@@ -484,7 +484,12 @@ static int on_array(void *vctx, const afmt_array *a)
                   mode_name(c->mode), c->label, c->what, (unsigned)a->index, (int)a->dtype, a->elsize);
         return 0;
     }
-    if (!inside(c, a->data, a->nbytes) || a->offset > c->len || (a->data && offset_of(c, a->data) != (intmax_t)a->offset)) {
+    /* a transient view's bytes are the validator's own (an inflated
+     * member), its offset that of the member's compressed data: both are
+     * checked, against what each is */
+    if (a->offset > c->len ||
+        (!a->data_transient && (!inside(c, a->data, a->nbytes) ||
+                                (a->data && offset_of(c, a->data) != (intmax_t)a->offset)))) {
         note_fail(INV_SIZES, "%s %s on %s (%s): view %u data [%jd, +%" PRIu64 ") (offset %" PRIu64 ") is outside the %" PRIu64 "-byte input",
                   fname, mode_name(c->mode), c->label, c->what, (unsigned)a->index, offset_of(c, a->data), a->nbytes,
                   a->offset, c->len);
@@ -508,6 +513,12 @@ static int on_array(void *vctx, const afmt_array *a)
              afmt_mul_u64(rows1, isz, &rows1) && inside(c, a->csr_row_offsets, rows1) &&
              afmt_mul_u64(a->nnz, isz, &need) && (a->nnz == 0 || inside(c, a->csr_col_indices, need)) &&
              afmt_mul_u64(a->nnz, a->elsize, &need) && a->nbytes >= need;
+    } else if (a->encoding == AFMT_ENC_PLAIN && a->count > 0 && a->strided) {
+        /* afmt.h's bound: elsize * (1 + sum((dims[k] - 1) * strides[k])) */
+        uint64_t reach = 0, step;
+        for (i = 0; i < a->rank && ok; i++)
+            ok = afmt_mul_u64(a->dims[i] - 1, a->strides[i], &step) && afmt_add_u64(reach, step, &reach);
+        ok = ok && afmt_add_u64(reach, 1, &reach) && afmt_mul_u64(reach, a->elsize, &need) && a->nbytes >= need;
     } else if (a->encoding == AFMT_ENC_PLAIN && a->count > 0) {
         uint64_t stride = a->stride ? a->stride : a->elsize;
         ok = afmt_mul_u64(a->count - 1, stride, &need) && afmt_add_u64(need, a->elsize, &need) && a->nbytes >= need;
