@@ -11,14 +11,32 @@ static void formats_usage(FILE *f)
 {
     fprintf(f,
 "Usage: afmt formats\n"
-"List the formats afmt knows, one per line: name, file extensions,\n"
-"whether a file holds one array or several, the storage order of its\n"
-"payload, and the spec it was generated from.\n"
+"List the formats afmt knows, one per line: name, file extensions, the\n"
+"extensions it shares with other kinds of file (SHARED: torch's .bin; a\n"
+"file so named is that format only when its content says so, an output so\n"
+"named is written in it), whether a file holds one array or several, the\n"
+"storage order of its payload, and the spec it was generated from.\n"
 "\n"
 "Example:\n"
 "  afmt formats\n"
 "\n"
 "Exit status: 0 listed, 2 usage or output error.\n");
+}
+
+/* ".pt,.pth,.ckpt" into buf (as many as fit), or "-" for none. */
+static const char *join_extensions(const char *const *list, char *buf, size_t size)
+{
+    const char *const *e;
+    size_t n = 0;
+
+    buf[0] = '\0';
+    for (e = list; e && *e; e++) {
+        int k = snprintf(buf + n, size - n, "%s%s", n ? "," : "", *e);
+        if (k < 0 || (size_t)k >= size - n)
+            break;
+        n += (size_t)k;
+    }
+    return n ? buf : "-";
 }
 
 int afmt_cli_formats_main(int argc, char **argv, int first)
@@ -46,24 +64,17 @@ int afmt_cli_formats_main(int argc, char **argv, int first)
     for (i = 0; i < afmt_format_count; i++)
         if (afmt_formats[i] && (int)strlen(afmt_formats[i]->name) > width)
             width = (int)strlen(afmt_formats[i]->name);
-    printf("%-*s %-18s %-7s %-13s %s\n", width, "FORMAT", "EXTENSIONS", "ARRAYS",
+    printf("%-*s %-18s %-7s %-7s %-13s %s\n", width, "FORMAT", "EXTENSIONS", "SHARED", "ARRAYS",
            "ORDER", "SPEC");
     for (i = 0; i < afmt_format_count; i++) {
         const afmt_format *f = afmt_formats[i];
-        const char *const *e;
-        char exts[256];
-        size_t n = 0;
+        char exts[256], shared[64];
 
         if (!f)
             continue;
-        exts[0] = '\0';
-        for (e = f->extensions; e && *e; e++) {
-            int k = snprintf(exts + n, sizeof exts - n, "%s%s", n ? "," : "", *e);
-            if (k < 0 || (size_t)k >= sizeof exts - n)
-                break;
-            n += (size_t)k;
-        }
-        printf("%-*s %-18s %-7s %-13s %s\n", width, f->name, n ? exts : "-",
+        printf("%-*s %-18s %-7s %-7s %-13s %s\n", width, f->name,
+               join_extensions(f->extensions, exts, sizeof exts),
+               join_extensions(f->shared_extensions, shared, sizeof shared),
                f->multi ? "many" : "one", afmt_cli_order_name(f->order),
                f->spec ? f->spec : "-");
     }

@@ -448,11 +448,13 @@ expect_out tar-libarchive-missing-others "$T/one.bin: ok futhark i32[1] row-majo
 # ------------------------------------------------------------------ afmt formats
 run "$AFMT" formats
 expect_rc formats-exit-0 0
-if printf '%s\n' "$OUT" | grep -E '^rawarray +\.ra +one +column-major' > /dev/null; then
+if printf '%s\n' "$OUT" | grep -E '^rawarray +\.ra +- +one +column-major' > /dev/null; then
     pass formats-rawarray-line; else fail formats-rawarray-line "got: ${OUT:0:400}"; fi
 for f in futhark tenbin inebin daphne rawarray; do
     expect_out_has "formats-lists-$f" "$f"
 done
+if printf '%s\n' "$OUT" | grep -E '^torch +\.pt,\.pth,\.ckpt +\.bin +many' > /dev/null; then
+    pass formats-torch-shares-bin; else fail formats-torch-shares-bin "got: ${OUT:0:800}"; fi
 
 # ------------------------------------------------------------------ afmt dump
 run "$AFMT" dump --list "$FUT"

@@ -14,7 +14,7 @@ S="$REPO/corpus"
 # .npz (NumPy archives, each .npy member checked) and the pickles'
 # .pkl and .pickle (always refused: loading one runs code); its
 # description names the same.
-want=$( { "$BUILD/afmt" formats | awk 'NR > 1 { n = split($2, e, ","); for (i = 1; i <= n; i++) if (e[i] != "-") print substr(e[i], 2) }'; echo npz; echo pkl; echo pickle; } | sort -u | tr '\n' ' ')
+want=$( { "$BUILD/afmt" formats | awk 'NR > 1 { for (c = 2; c <= 3; c++) { n = split($c, e, ","); for (i = 1; i <= n; i++) if (e[i] != "-") print substr(e[i], 2) } }'; echo npz; echo pkl; echo pickle; } | sort -u | tr '\n' ' ')
 hook=$REPO/.pre-commit-hooks.yaml
 got=$(sed -n "s/^  files: '(?i)\\\\\.(\(.*\))\\\$'$/\1/p" "$hook" | tr '|' '\n' | sort | tr '\n' ' ')
 check "the hook's files regex is the extensions afmt formats lists, and .npz ($want)" test "$got" = "$want"
