@@ -45,6 +45,7 @@ class Result:
     kv: dict[str, Any]
     kv_types: dict[str, str]
     kv_offsets: dict[str, int]
+    closest_match: Optional[str]
     @property
     def metadata(self) -> Optional[dict[str, Any]]: ...
     def __bool__(self) -> bool: ...

@@ -59,7 +59,8 @@ class Result:
     """The verdict on one input.
 
     ``ok``: valid or not (also ``bool(result)``); ``format``: the format
-    read (None when none was detected); ``arrays``: list of ArrayInfo
+    read (None when none was detected; ``closest_match`` then names the
+    format that read furthest, whose error ``error`` is); ``arrays``: list of ArrayInfo
     (empty when invalid); ``error``: an Error when invalid, else None;
     ``warnings``: list of Error (lenient tolerances), at most 256 kept,
     ``warnings_seen`` counting them all; ``metadata``: the file's JSON
@@ -69,10 +70,11 @@ class Result:
     """
 
     __slots__ = ("ok", "format", "arrays", "error", "warnings", "warnings_seen",
-                 "metadata_text", "kv", "kv_types", "kv_offsets")
+                 "metadata_text", "kv", "kv_types", "kv_offsets", "closest_match")
 
     def __init__(self, t):
-        ok, self.format, arrays, error, warnings, self.warnings_seen, self.metadata_text, kvs = t
+        (ok, self.format, arrays, error, warnings, self.warnings_seen, self.metadata_text, kvs,
+         self.closest_match) = t
         self.ok = ok
         self.arrays = [ArrayInfo(a) for a in arrays]
         self.error = Error(*error) if error is not None else None

@@ -132,12 +132,14 @@ PyObject *afmt_py_run_result(const afmt_py_run *run)
                              ? PyUnicode_DecodeUTF8((const char *)run->metadata,
                                                     (Py_ssize_t)run->metadata_len, "replace")
                              : (Py_INCREF(Py_None), Py_None);
-    PyObject *format = run->fmt ? PyUnicode_FromString(run->fmt->name) : (Py_INCREF(Py_None), Py_None);
+    PyObject *format = run->fmt && !run->closest ? PyUnicode_FromString(run->fmt->name)
+                                                 : (Py_INCREF(Py_None), Py_None);
     PyObject *t = NULL;
 
     if (arrays && warnings && kvs && error && metadata && format)
-        t = Py_BuildValue("(OOOOOKOO)", run->valid ? Py_True : Py_False, format, arrays, error,
-                          warnings, (unsigned long long)run->warnings_seen, metadata, kvs);
+        t = Py_BuildValue("(OOOOOKOOz)", run->valid ? Py_True : Py_False, format, arrays, error,
+                          warnings, (unsigned long long)run->warnings_seen, metadata, kvs,
+                          run->fmt && run->closest ? run->fmt->name : NULL);
     Py_XDECREF(arrays);
     Py_XDECREF(warnings);
     Py_XDECREF(kvs);

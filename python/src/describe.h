@@ -2,9 +2,9 @@
  * Python half makes afmt.Result, afmt.ArrayInfo and afmt.Error of them).
  *
  * The result tuple: (ok, format, arrays, error, warnings, warnings_seen,
- * metadata, kvs):
+ * metadata, kvs, closest_match):
  *   ok        bool
- *   format    the format's name, or None
+ *   format    the format's name, or None (none detected)
  *   arrays    [(index, key, name, dtype, type_name, shape, strides, order,
  *              offset, nbytes, member, block, encoding), ...]: key is the
  *              name the array is found under (afmt_array_key: "arr_0" for
@@ -17,7 +17,9 @@
  *   metadata  the JSON text of the file's metadata (safetensors'
  *              __metadata__), or None
  *   kvs       [(key, value, type, offset), ...] (GGUF key-values, torch
- *              plain values) */
+ *              plain values)
+ *   closest_match  when no format was detected, the one that read the
+ *              furthest (whose error is the verdict), else None */
 #ifndef AFMT_PY_DESCRIBE_H
 #define AFMT_PY_DESCRIBE_H
 

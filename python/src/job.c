@@ -40,6 +40,7 @@ void afmt_py_validate_file(afmt_py_run *run, const afmt_file *f, const afmt_form
     j.in.data = f->data;
     j.in.len = f->len;
     j.in.path = f->path;
+    j.in.mapped = 1;
     j.in.mapped_size = f->len;
     j.in.forced = forced;
     j.in.opt = opt;
@@ -52,12 +53,13 @@ void afmt_py_validate_file(afmt_py_run *run, const afmt_file *f, const afmt_form
                       f->len, run->fmt ? run->fmt->name : NULL);
 }
 
-void afmt_py_validate_bytes(afmt_py_run *run, const void *data, uint64_t len,
+void afmt_py_validate_bytes(afmt_py_run *run, const void *data, uint64_t len, const char *path,
                             const afmt_format *forced, const afmt_options *opt)
 {
     afmt_py_input in;
 
     memset(&in, 0, sizeof in);
+    in.path = path;
     in.data = data;
     in.len = len;
     in.forced = forced;

@@ -13,8 +13,9 @@
 void afmt_py_validate_file(afmt_py_run *run, const afmt_file *f, const afmt_format *forced,
                            const afmt_options *opt);
 
-/* The same for bytes in memory (no path: no sidecar, no extension). */
-void afmt_py_validate_bytes(afmt_py_run *run, const void *data, uint64_t len,
+/* The same for bytes in memory: path NULL (no sidecar, no extension), or
+the file they were read from whole (a small file: cheaper than a map). */
+void afmt_py_validate_bytes(afmt_py_run *run, const void *data, uint64_t len, const char *path,
                             const afmt_format *forced, const afmt_options *opt);
 
 /* err := "the file was cut short while it was read: no byte at offset N

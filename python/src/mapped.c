@@ -1,9 +1,11 @@
 /* afmt Python extension: the Mapped type and afmt.validate (see mapped.h). */
 #include "mapped.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "describe.h"
 #include "guard.h"
@@ -472,6 +474,39 @@ PyObject *afmt_py_open_mapped(PyObject *module, PyObject *args, PyObject *kw)
     return (PyObject *)m;
 }
 
+/* Files up to this size are read whole rather than mapped by
+ * afmt.validate: a map costs mmap, a page fault and munmap, which for a
+ * file of a few hundred bytes is most of the time (afmt-validate reads
+ * small files with pread for the same reason). */
+#define SMALL_FILE_BYTES ((off_t)1 << 20)
+
+/* Validate path by reading it whole when it is a small regular file: 0
+ * when done (the verdict in run), -1 when it is not (or cannot be read
+ * so): the caller maps it, and afmt_file_open says why it cannot. */
+static int validate_small(afmt_py_run *run, const char *path, const afmt_format *forced,
+                          const afmt_options *opt)
+{
+    struct stat st;
+    uint8_t stack[16384], *buf = stack;
+    ssize_t got;
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY), done = -1;
+
+    if (fd < 0)
+        return -1;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size <= SMALL_FILE_BYTES &&
+        ((size_t)st.st_size <= sizeof stack || (buf = malloc((size_t)st.st_size)) != NULL)) {
+        got = st.st_size ? pread(fd, buf, (size_t)st.st_size, 0) : 0;
+        if (got == (ssize_t)st.st_size) {
+            afmt_py_validate_bytes(run, buf, (uint64_t)got, path, forced, opt);
+            done = 0;
+        }
+        if (buf != stack)
+            free(buf);
+    }
+    close(fd);
+    return done;
+}
+
 PyObject *afmt_py_validate(PyObject *module, PyObject *args, PyObject *kw)
 {
     static char *names[] = { "source", "format", "lenient", "limits", NULL };
@@ -492,17 +527,19 @@ PyObject *afmt_py_validate(PyObject *module, PyObject *args, PyObject *kw)
         if (PyObject_GetBuffer(source, &b, PyBUF_C_CONTIGUOUS) != 0)
             return NULL;
         Py_BEGIN_ALLOW_THREADS
-        afmt_py_validate_bytes(&run, b.buf, (uint64_t)b.len, forced, &opt);
+        afmt_py_validate_bytes(&run, b.buf, (uint64_t)b.len, NULL, forced, &opt);
         Py_END_ALLOW_THREADS
         PyBuffer_Release(&b);
     } else {
         if (!(path = fs_path(source)))
             return NULL;
         Py_BEGIN_ALLOW_THREADS
-        rc = afmt_file_open(&f, PyBytes_AS_STRING(path), &run.error);
-        if (rc == 0) {
-            afmt_py_validate_file(&run, &f, forced, &opt);
-            afmt_file_close(&f);
+        if (validate_small(&run, PyBytes_AS_STRING(path), forced, &opt) != 0) {
+            rc = afmt_file_open(&f, PyBytes_AS_STRING(path), &run.error);
+            if (rc == 0) {
+                afmt_py_validate_file(&run, &f, forced, &opt);
+                afmt_file_close(&f);
+            }
         }
         Py_END_ALLOW_THREADS
         Py_DECREF(path);

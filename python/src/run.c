@@ -289,7 +289,7 @@ static void changed_meanwhile(afmt_py_run *run, const afmt_py_input *in)
     struct stat st;
     uint64_t now;
 
-    if (!in->path || stat(in->path, &st) != 0 || (uint64_t)st.st_size == in->mapped_size)
+    if (!in->mapped || stat(in->path, &st) != 0 || (uint64_t)st.st_size == in->mapped_size)
         return;
     now = (uint64_t)st.st_size;
     run->valid = 0;
@@ -309,7 +309,7 @@ void afmt_py_run_validate(afmt_py_run *run, const afmt_py_input *in)
     run->valid = 0;
     afmt_error_clear(&run->error);
     if (!in->forced && in->len == 0) {
-        afmt_cli_empty_error(in->opt, "format=", &run->error);
+        afmt_cli_empty_error(in->opt, "--format", &run->error);
         return;
     }
     run->fmt = in->forced ? in->forced : afmt_format_detect(in->data, in->len, in->path);
@@ -318,8 +318,9 @@ void afmt_py_run_validate(afmt_py_run *run, const afmt_py_input *in)
         if (run->fmt)
             validate_with(run, in);
         else
-            run->fmt = afmt_cli_undetected(in->data, in->len, 0, in->opt, "format=", &run->error,
+            run->fmt = afmt_cli_undetected(in->data, in->len, 0, in->opt, "--format", &run->error,
                                            &closest);
+        run->closest = closest;
     } else if (!in->forced && !run->fmt->detect(in->data, in->len) &&
                (kind = afmt_cli_identify(in->data, in->len)) != AFMT_CLI_KIND_NONE) {
         /* chosen by its extension only, and the bytes are something else */

@@ -41,6 +41,8 @@ typedef struct afmt_py_kv {
 
 typedef struct afmt_py_run {
     const afmt_format *fmt;  /* the format chosen, or NULL (none detected) */
+    int closest;             /* fmt was not detected: it is only the closest
+                              * match, whose error is the verdict */
     int valid;               /* 1 when the input is valid */
     afmt_error error;        /* why not, when valid == 0 */
     afmt_views views;        /* the arrays, in file order */
@@ -69,7 +71,8 @@ typedef struct afmt_py_input {
     const char *path;        /* the file on disk, or NULL for bytes in memory:
                               * names the extension, the sidecar, and is
                               * looked at again after (changed meanwhile) */
-    uint64_t mapped_size;    /* the file's size when mapped (path only) */
+    int mapped;              /* data is a mapping of path: looked at again after */
+    uint64_t mapped_size;    /* the file's size when mapped */
     const afmt_format *forced; /* format=..., or NULL to detect */
     const afmt_options *opt;
 } afmt_py_input;
