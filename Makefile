@@ -115,7 +115,7 @@ endif
 UNIT_SRC      := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN      := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: all deps deps-test deps-venv deps-install demo regen check-regen snapshots test asan clean help bench fuzz fuzz-build fuzz-smoke fuzz-planted fuzz-cflite fuzz-merge fuzz-specs compilers vendor-test amalgamate install uninstall FORCE
+.PHONY: python all deps deps-test deps-venv deps-install demo regen check-regen snapshots test asan clean help bench fuzz fuzz-build fuzz-smoke fuzz-planted fuzz-cflite fuzz-merge fuzz-specs compilers vendor-test amalgamate install uninstall FORCE
 
 all: $(BUILD)/afmt-gen $(BUILD)/afmt-validate $(BUILD)/afmt $(UNIT_BIN) $(SHLIB)
 
@@ -143,6 +143,7 @@ help:
 	@echo "make fuzz-planted show the CI fuzz time-box finds a planted bug (exit 0 found)"
 	@echo "make fuzz-specs   random specs through afmt-gen, the compilers and the generated code (FUZZ_SPECS_SECONDS)"
 	@echo "make bench        benchmarks with ratios against memcpy/cp baselines"
+	@echo "make python       the Python package afmt (C extension) into build/python/ (docs/PYTHON.md)"
 	@echo "make clean        remove build/"
 
 # What building needs (make deps) and what testing and fuzzing need besides
@@ -499,6 +500,34 @@ uninstall:
 	rmdir $(DESTDIR)$(CMAKEDIR) 2>/dev/null || true
 	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/afmt/,$(notdir $(INSTALL_HEADERS)))
 	rmdir $(DESTDIR)$(INCLUDEDIR)/afmt 2>/dev/null || true
+
+# ---------------------------------------------------------------- python
+# The Python package (python/, docs/PYTHON.md) built in place for the tests
+# (tests/python/run.sh): the extension compiled from the same sources pip
+# builds (setup.py lists them), with the venv's Python headers, no network.
+# PYTHON: the venv's interpreter when there is one.
+PYTHON        ?= $(if $(wildcard build/venv/bin/python),build/venv/bin/python,python3)
+PY_EXT        = $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_config_var("EXT_SUFFIX"))')
+PY_INC        = $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
+# cli/ files the extension shares with afmt-validate: the verdict on an
+# undetected input, the naming of output formats (python/setup.py too).
+PY_CLI_SRC    := cli/closest.c cli/identify.c cli/fail.c cli/out_format.c
+PY_SRC        := $(sort $(wildcard python/src/*.c)) $(PY_CLI_SRC)
+PY_OBJ        := $(PY_SRC:%.c=$(BUILD)/python/obj/%.o)
+PY_LIB_OBJ    := $(PIC_OBJ)
+PY_PKG        := $(sort $(wildcard python/afmt/*.py python/afmt/*.pyi python/afmt/py.typed))
+
+python: $(BUILD)/python/afmt/.built
+
+$(BUILD)/python/obj/%.o: %.c $(wildcard python/src/*.h) runtime/afmt.h
+	@mkdir -p $(dir $@)
+	$(Q)$(call say,CC,$@)$(CC) $(STD) $(WARN) $(CFLAGS) $(FEATURE_CFLAGS) -fPIC -fvisibility=hidden -Iruntime -Igenerated -Icli -Ipython/src -I$(PY_INC) -c $< -o $@
+
+$(BUILD)/python/afmt/.built: $(PY_OBJ) $(PY_LIB_OBJ) $(PY_PKG) python/exports.map
+	@mkdir -p $(BUILD)/python/afmt
+	$(Q)$(call say,LD,$(BUILD)/python/afmt/_afmt$(PY_EXT))$(CC) -shared -Wl,--version-script=python/exports.map -o $(BUILD)/python/afmt/_afmt$(PY_EXT) $(PY_OBJ) $(PY_LIB_OBJ) $(FEATURE_LIBS) -lpthread
+	$(Q)cp $(PY_PKG) $(BUILD)/python/afmt/
+	@touch $@
 
 # ---------------------------------------------------------------- tests
 test: all

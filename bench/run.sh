@@ -550,6 +550,12 @@ source "$BENCH/gguf_bench.sh"
 # shellcheck source=bench/torch_bench.sh
 source "$BENCH/torch_bench.sh"
 
+# ------------------------------------------------------------------ 12
+# The Python package afmt against safetensors, gguf-py and numpy, and
+# afmt.validate in a loop against afmt-validate (bench/python_bench.sh).
+# shellcheck source=bench/python_bench.sh
+source "$BENCH/python_bench.sh"
+
 # ------------------------------------------------------------------ table
 END_US=${EPOCHREALTIME/[.,]/}
 LOAD_END=$(uptime)
