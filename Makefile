@@ -172,8 +172,6 @@ help:
 #   strace             make bench only: system calls per file (benchmark 4)
 #   nginx-light        test: a range-serving HTTP server for afmt-validate URL
 #   python3-venv       build/venv (below)
-# and from npm, when npm is there (else that check SKIPs): sarif-junit, a real
-# SARIF consumer for the --sarif test, into $(BUILD)/npm.
 # And from PyPI, tests/requirements.txt into the virtual environment
 # build/venv (python3 -m venv with the python3 on PATH): real torch (the
 # CPU build, pinned) writes and reads the PyTorch corpus of tests/torch,
@@ -194,7 +192,6 @@ DEPS_PKGS := gcc make libjansson-dev liblz4-dev libarchive13 libcurl4
 DEPS_TEST_PKGS := g++ clang libclang-rt-dev pkg-config cmake re2c afl++ python3 python3-numpy time \
              parallel python3-jsonschema pre-commit git libsimdjson-dev strace nginx-light python3-venv \
              meson ninja-build
-NPM_TEST_DEPS := sarif-junit@1.1.4
 # Not under $(BUILD): the suites of every build (make asan's too) share it.
 VENV := build/venv
 VENV_REQUIREMENTS := tests/requirements.txt
@@ -204,11 +201,6 @@ deps:
 # What testing and fuzzing need too (the README's test command runs it).
 deps-test:
 	@$(MAKE) --no-print-directory deps-install PKGS="$(DEPS_PKGS) $(DEPS_TEST_PKGS)"
-	@if command -v npm > /dev/null 2>&1 && [ ! -x $(BUILD)/npm/node_modules/.bin/sarif-junit ]; then \
-	  echo "npm: $(NPM_TEST_DEPS) into $(BUILD)/npm"; \
-	  npm install --prefix $(BUILD)/npm --no-audit --no-fund --loglevel=error $(NPM_TEST_DEPS) > /dev/null || \
-	    echo "deps: npm could not install $(NPM_TEST_DEPS): the SARIF consumer check will SKIP"; \
-	fi
 	@$(MAKE) --no-print-directory deps-venv
 
 # build/venv from tests/requirements.txt, unless its stamp says it is made

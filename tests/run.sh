@@ -152,7 +152,7 @@ fi
 # one naming rule for unnamed arrays, npz members' names, casts by class
 # and by name (issue 36, point 4)
 run names bash tests/e2e/run_names.sh "$BUILD"
-# GGUF read back by independent readers (python; @huggingface/gguf where node is)
+# GGUF read back by independent readers (python; llama.cpp's gguf-py from build/venv)
 run gguf-readers bash tests/e2e/run_gguf_readers.sh "$BUILD"
 # .npy and safetensors against numpy (python3-numpy) and an independent writer
 NUMPY_PY=""
