@@ -144,9 +144,9 @@ static void put_text(afmt_cli_buf *b, const uint8_t *p, uint64_t n)
 
 /* A float field's value: its shortest exact text (a JSON number, or in
  * --json a string for nan, inf and -inf, which JSON has no number for). */
-static void put_float(afmt_cli_buf *b, const afmt_field_info *f, int json)
+static void put_float(afmt_cli_buf *b, const afmt_field_info *f, uint64_t k, int json)
 {
-    const double v = afmt_float_get(f->bytes, f->width, f->big_endian);
+    const double v = afmt_float_get(f->bytes + k * f->width, f->width, f->big_endian);
     const afmt_float_txt t = afmt_float_text(v, f->width);
     if (json && !(v - v == 0)) /* not finite: nan, inf, -inf */
         afmt_cli_buf_printf(b, "\"%s\"", t.s);
@@ -165,10 +165,6 @@ static void put_value(afmt_cli_buf *b, const afmt_field_info *f, int json)
             put_text(b, f->bytes, f->width);
         return;
     }
-    if (f->kind == AFMT_FIELD_FLOAT) {
-        put_float(b, f, json);
-        return;
-    }
 
     if (f->kind == AFMT_FIELD_BYTES) {
         if (json) {
@@ -184,14 +180,20 @@ static void put_value(afmt_cli_buf *b, const afmt_field_info *f, int json)
     if (json && shown > INFO_MAX_FIELDS)
         shown = INFO_MAX_FIELDS;
     if (!f->is_array) {
-        put_int(b, f, 0);
+        if (f->kind == AFMT_FIELD_FLOAT)
+            put_float(b, f, 0, json);
+        else
+            put_int(b, f, 0);
         return;
     }
     afmt_cli_buf_putc(b, '[');
     for (k = 0; k < shown; k++) {
         if (k)
             afmt_cli_buf_puts(b, ", ");
-        put_int(b, f, k);
+        if (f->kind == AFMT_FIELD_FLOAT)
+            put_float(b, f, k, json); /* a float array field */
+        else
+            put_int(b, f, k);
     }
     if (shown < f->count && !json)
         afmt_cli_buf_printf(b, ", ... (%" PRIu64 " values)", f->count);

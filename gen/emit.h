@@ -20,7 +20,8 @@ typedef enum sym_kind {
     SY_BUILTIN, /* index inside "each" */
     SY_STRINGS, /* length-prefixed strings (a field with "count") */
     SY_STR,     /* one length-prefixed string: c its length, off its prefix's offset */
-    SY_FLOAT    /* a float field: c its value (a double), width its bytes */
+    SY_FLOAT,   /* a float field: c its value (a double), width its bytes */
+    SY_FARR     /* a float array field: count elements of width bytes at off (only "each" reads them) */
 } sym_kind;
 
 typedef struct sym {

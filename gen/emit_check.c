@@ -229,7 +229,7 @@ int emit_shared_checks(emitter *m, const blame *bl, check *cs, int n, sym *attr)
     /* a writer that evaluates no field's checks: nothing to share */
     if (n <= 0 || m->s->read_only || texthdr_in_spec(m->s)) return 0;
     for (i = 0; i < n; i++)
-        if (!cs[i].e) return 0;
+        if (!cs[i].e || cs[i].lenient == LEN_NOTE) return 0; /* a note is the validator's alone */
     if (!f) {
         check_fn nf;
         if (m->writer) return 0; /* only what the validator defined is shared */

@@ -343,7 +343,12 @@ void emit_fail(emitter *m, const blame *bl, const char *code, leniency len, cons
     char *field = c_quote(bl->field, strlen(bl->field));
     const char *args = args_c && *args_c ? args_c : NULL;
     if (!m->writer) decl_use(m, bl->off_decl);
-    if (m->writer) {
+    if (m->writer && len == LEN_NOTE) {
+        line(m, "/* a note of the validator's: nothing the writer refuses */");
+    } else if (len == LEN_NOTE) {
+        line(m, "afmt_warn(c->vis, c->path, %s, %s, %s, %s%s%s);", field, bl->index, bl->offset, fmt_c,
+             args ? ", " : "", args ? args : "");
+    } else if (m->writer) {
         line(m, "return afmt_fail(err, %s, NULL, %s, %s, AFMT_NO_OFFSET, %s%s%s);", ce, field, bl->index, fmt_c,
              args ? ", " : "", args ? args : "");
     } else {
@@ -430,7 +435,12 @@ void emit_fail_if(emitter *m, const char *cond, const blame *bl, const char *cod
     const char *sep = args_c && *args_c ? ", " : "", *args = args_c && *args_c ? args_c : "";
     char *stmt;
     if (!m->writer) decl_use(m, bl->off_decl);
-    if (m->writer) {
+    if (m->writer && len == LEN_NOTE) {
+        stmt = NULL; /* a note of the validator's: nothing the writer refuses */
+    } else if (len == LEN_NOTE) {
+        stmt = xprintf("afmt_warn(c->vis, c->path, %s, %s, %s, %s%s%s);", field, bl->index, bl->offset, fmt_c, sep, args);
+        emit_if_stmt(m, cond, stmt);
+    } else if (m->writer) {
         stmt = xprintf("return afmt_fail(err, %s, NULL, %s, %s, AFMT_NO_OFFSET, %s%s%s);", ce, field, bl->index, fmt_c, sep, args);
         emit_if_stmt(m, cond, stmt);
     } else if (len == LEN_WARN) {

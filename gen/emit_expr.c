@@ -819,6 +819,46 @@ static cexpr fn_float_test(emitter *m, const blame *bl, expr *e, const char *tex
     return r;
 }
 
+/* int(x) and trunc(x): a float as a signed integer (afmt_float_to_i64),
+ * failing where the float has no such value: infinite or NaN (`value`),
+ * a fractional part for int() (`value`), beyond 64 bits (`overflow`).
+ * The value is shown as the field's text (a plain float field's width,
+ * else as a double, which is exact for either). */
+static cexpr fn_float_to_int(emitter *m, const blame *bl, expr *e, const char *text)
+{
+    const int exact = strcmp(e->sval, "int") == 0;
+    const sym *arg = e->args[0]->kind == E_NAME ? sym_find(m, e->args[0]->sval) : NULL;
+    const int width = arg && arg->kind == SY_FLOAT ? arg->width : 8;
+    cexpr x = emit_expr(m, bl, e->args[0], text);
+    char *t, *rc, *mt, *cond, *fmt, *args;
+    if (x.t != VT_F) {
+        if (x.t != VT_NONE) gen_error(m, NULL, "%s() takes a float in `%s`", e->sval, text);
+        free(x.c);
+        return bad();
+    }
+    t = expr_local(m, e, exact ? "whole" : "truncated");
+    rc = xprintf("%s_rc", t);
+    mt = c_format_body(text ? text : "?");
+    args = xprintf("afmt_float_text(%s, %d).s", x.c, width);
+    line(m, "int64_t %s = 0;", t);
+    line(m, "const int %s = afmt_float_to_i64(%s, %d, &%s);", rc, x.c, exact, t);
+    cond = xprintf("%s == AFMT_F2I_NOT_FINITE", rc);
+    fmt = xprintf("\"`%s`: %%s is not a finite number\"", mt);
+    emit_fail_if(m, cond, bl, "value", LEN_NONE, fmt, args);
+    free(cond); free(fmt);
+    if (exact) {
+        cond = xprintf("%s == AFMT_F2I_FRACTION", rc);
+        fmt = xprintf("\"`%s`: %%s is not a whole number\"", mt);
+        emit_fail_if(m, cond, bl, "value", LEN_NONE, fmt, args);
+        free(cond); free(fmt);
+    }
+    cond = xprintf("%s == AFMT_F2I_RANGE", rc);
+    fmt = xprintf("\"`%s`: %%s is beyond 64-bit integers\"", mt);
+    emit_fail_if(m, cond, bl, "overflow", LEN_NONE, fmt, args);
+    free(cond); free(fmt); free(args); free(mt); free(rc); free(x.c);
+    return mk(t, VT_S);
+}
+
 static const struct builtin {
     const char *name;
     int nargs;
@@ -832,6 +872,7 @@ static const struct builtin {
     {"nbytes", 1, fn_payload},   {"elsize", 1, fn_payload},     {"sparse", 1, fn_payload},
     {"compress", 0, fn_write_option},                           {"narrays", 0, fn_write_option},
     {"dim", 2, fn_dim},          {"finite", 1, fn_float_test},  {"integral", 1, fn_float_test},
+    {"int", 1, fn_float_to_int}, {"trunc", 1, fn_float_to_int},
 };
 
 static cexpr call(emitter *m, const blame *bl, expr *e, const char *text)
@@ -875,6 +916,9 @@ static cexpr emit_name(emitter *m, expr *e, const char *text)
     case SY_STRINGS: gen_error(m, NULL, "'%s' is a string field and has no numeric value in `%s`", n, text); break;
     case SY_STR: return mk(xstrdup(y->c), VT_STR);
     case SY_FLOAT: return mk(xstrdup(y->c), VT_F);
+    case SY_FARR:
+        gen_error(m, NULL, "'%s' is an array of floats: its elements are checked in its \"each\", not in `%s`", n, text);
+        break;
     }
     return bad();
 }

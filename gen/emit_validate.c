@@ -48,7 +48,7 @@ static void note_nonneg_check(emitter *m, const check *c)
 {
     const expr *e = c->e;
     sym *y;
-    if (c->lenient == LEN_WARN && !m->writer) return;
+    if (c->lenient == LEN_NOTE || (c->lenient == LEN_WARN && !m->writer)) return; /* the validator goes on */
     if (e->kind != E_BINARY || e->op != TK_GE || e->a->kind != E_NAME || e->b->kind != E_INT || e->b->ival != 0)
         return;
     y = sym_peek(m, e->a->sval);
@@ -260,6 +260,74 @@ static void emit_float_field(emitter *m, item *it)
     }
     bl = blame_of(y);
     emit_checks(m, &bl, it->checks, it->nchecks, y);
+}
+
+/* A float array field (f32/f64 with "count"): count elements bounded in
+ * one step, reported to a field visitor as one array, each element
+ * compared by "equals" and checked by "each" as a float field is (the
+ * element named as the field, its position `index`). */
+static void emit_float_array_field(emitter *m, item *it)
+{
+    int off_decl;
+    sym *y;
+    m->jpath = it->jpath;
+    {
+        sym *count_sym = it->field.count->kind == E_NAME ? sym_peek(m, it->field.count->sval) : NULL;
+        blame bl = blame_of(count_sym && count_sym->kind == SY_INT ? count_sym : NULL);
+        char *cnt = emit_u64(m, &bl, it->field.count, it->field.count_text);
+        line(m, "const uint64_t n_%s = %s;", it->name, cnt);
+        free(cnt);
+    }
+    {
+        char *cnt_c = xprintf("n_%s", it->name);
+        off_decl = take_field(m, it, "AFMT_FIELD_FLOAT", it->field.width, cnt_c, it->field.big_endian);
+        free(cnt_c);
+    }
+    y = sym_push(m, SY_FARR, it->name, it);
+    y->off_decl = off_decl;
+    y->width = it->field.width;
+    y->big = it->field.big_endian;
+    fixed_printf(y->c, sizeof y->c, "AFMT_B(c->src, o_%s)", it->name);
+    fixed_printf(y->count, sizeof y->count, "n_%s", it->name);
+    fixed_printf(y->off, sizeof y->off, "o_%s", it->name);
+    if (it->field.neach || it->field.has_fequals) {
+        char *ic = xprintf("i_%s", it->name);
+        char *oc = xprintf("o_%s + (uint64_t)%d * i_%s", it->name, it->field.width, it->name);
+        blame bl = blame_at(it->name, ic, oc);
+        int mark;
+        sym *e, *ix;
+        if (strcmp(it->name, "index") == 0)
+            gen_error(m, it->jpath, "an array field with \"each\" cannot be named 'index': inside \"each\", `index` is "
+                                    "the element's position and the field's name the element");
+        decl_use(m, off_decl);
+        line(m, "for (uint64_t i_%s = 0; i_%s < n_%s; i_%s++) {", it->name, it->name, it->name, it->name);
+        m->indent++;
+        line(m, "const double e_%s = afmt_float_get(AFMT_B(c->src, %s), %d, %s);", it->name, oc, it->field.width,
+             big_c(m, it->field.big_endian));
+        mark = sym_mark(m);
+        e = sym_push(m, SY_FLOAT, it->name, it);
+        e->t = VT_F;
+        e->width = it->field.width;
+        e->big = it->field.big_endian;
+        fixed_printf(e->c, sizeof e->c, "e_%s", it->name);
+        fixed_printf(e->off, sizeof e->off, "%s", oc);
+        ix = sym_push(m, SY_BUILTIN, "index", it);
+        ix->t = VT_U;
+        fixed_printf(ix->c, sizeof ix->c, "i_%s", it->name);
+        if (it->field.has_fequals) {
+            const char *code = it->field.equals_code ? it->field.equals_code : "constraint";
+            char *cond = xprintf("!(e_%s == %.17g)", it->name, it->field.fequals);
+            char *fmt = xprintf("\"expected %s, found %%s\"", it->field.equals_text);
+            char *args = xprintf("afmt_float_text(e_%s, %d).s", it->name, it->field.width);
+            emit_fail_if(m, cond, &bl, code, it->field.equals_lenient, fmt, args);
+            free(cond); free(fmt); free(args);
+        }
+        emit_checks(m, &bl, it->field.each, it->field.neach, e);
+        sym_pop_to(m, mark);
+        m->indent--;
+        line(m, "}");
+        free(ic); free(oc);
+    }
 }
 
 /* Is this array field used as an array's shape?  Its count is then a rank
@@ -1570,6 +1638,9 @@ static void emit_field_item(emitter *m, item *it)
     } else if (it->field.ftype == FT_INT) {
         item_comment(m, it, "%s: %s of %s%d%s", it->name, it->field.count_text, sign, it->field.width * 8, endian);
         emit_array_field(m, it);
+    } else if (it->field.ftype == FT_FLOAT && it->field.count) {
+        item_comment(m, it, "%s: %s of f%d%s", it->name, it->field.count_text, it->field.width * 8, endian);
+        emit_float_array_field(m, it);
     } else if (it->field.ftype == FT_FLOAT) {
         item_comment(m, it, "%s: f%d%s", it->name, it->field.width * 8, endian);
         emit_float_field(m, it);

@@ -244,7 +244,7 @@ static void plan_field(emitter *m, scope *sc, item *it)
         d->text = it->write_text;
         return;
     }
-    if (it->field.equals || it->field.has_fequals) {
+    if (it->field.equals || it->field.has_fequals || it->field.write_literal) {
         add_def(sc, D_CONST, it);
         return;
     }
@@ -273,7 +273,7 @@ static void plan_field(emitter *m, scope *sc, item *it)
     } else if (it->field.ftype == FT_FLOAT) {
         gen_error(m, it->jpath, "the writer cannot derive a value for float field '%s': add \"write\" or \"equals\"" NO_WRITER_HINT, it->name);
     } else if (it->field.ftype != FT_INT) {
-        gen_error(m, it->jpath, "the writer cannot derive text field '%s': add \"equals\" or name it as an array's \"name\"" NO_WRITER_HINT, it->name);
+        gen_error(m, it->jpath, "the writer cannot derive text field '%s': add \"equals\" or \"write\", or name it as an array's \"name\"" NO_WRITER_HINT, it->name);
     }
 }
 
@@ -782,12 +782,13 @@ static void def_const(emitter *m, def *d, const blame *bl)
         v.t = VT_U;
         emit_int_value(m, bl, it, v);
     } else {
-        /* the literal itself, NUL-padded to the field's size */
-        size_t len = strlen(it->field.equals->sval);
+        /* the literal itself ("equals", else "write"), NUL-padded to the field's size */
+        const char *lit = it->field.equals ? it->field.equals->sval : it->field.write_literal;
+        size_t len = strlen(lit);
         char *padded = calloc(1, (size_t)it->field.size + len + 1);
         char *q;
         if (!padded) exit(2);
-        memcpy(padded, it->field.equals->sval, len);
+        memcpy(padded, lit, len);
         q = c_quote(padded, len > (size_t)it->field.size ? len : (size_t)it->field.size);
         if (strlen(q) < sizeof ((sym *)0)->c) {
             fixed_printf(push_text(m, it)->c, sizeof ((sym *)0)->c, "%s", q);
@@ -1535,6 +1536,15 @@ static void write_field(emitter *m, item *it)
         line(m, "if (afmt_sink_put(sink, arrays[k].name, len_k, err) != 0) return -1;");
         m->indent--;
         line(m, "}");
+    } else if (it->field.ftype == FT_FLOAT && it->field.count) {
+        /* a float array field: its "write" (or "equals") in every element */
+        char *cnt = emit_u64(m, &bl, it->field.count, it->field.count_text);
+        line(m, "for (uint64_t k = 0; k < %s; k++)", cnt);
+        m->indent++;
+        line(m, "if (afmt_sink_u%d(sink, afmt_float_bits(%s, %d), %s, err) != 0) return -1;", it->field.width * 8, y->c,
+             it->field.width, big_c(m, it->field.big_endian));
+        m->indent--;
+        free(cnt);
     } else if (it->field.ftype == FT_FLOAT) {
         line(m, "if (afmt_sink_u%d(sink, afmt_float_bits(%s, %d), %s, err) != 0) return -1;", it->field.width * 8, y->c,
              it->field.width, big_c(m, it->field.big_endian));

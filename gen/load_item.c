@@ -139,8 +139,8 @@ static void load_field_size(loader *L, json_t *o, const char *jp, field_item *f)
         LERR(L, jp, "\"size\" is only for bytes/text fields (an integer's or float's size is its type)");
     }
     f->count = get_expr(L, o, "count", jp, &f->count_text);
-    if (f->count && f->ftype != FT_INT && f->ftype != FT_STRING)
-        LERR(L, jp, "only integer and string fields can be repeated with \"count\"");
+    if (f->count && f->ftype != FT_INT && f->ftype != FT_STRING && f->ftype != FT_FLOAT)
+        LERR(L, jp, "only integer, float and string fields can be repeated with \"count\"");
     if (json_object_get(o, "length") && f->ftype != FT_STRING) LERR(L, jp, "\"length\" is for string fields");
 }
 
@@ -209,6 +209,9 @@ static void load_field_elements(loader *L, json_t *o, const char *jp, field_item
     f->increasing_within = get_str(L, o, "increasing_within", jp, 0);
     if ((f->neach || f->order || f->first || f->last || f->increasing_within) && !f->count)
         LERR(L, jp, "\"each\", \"order\", \"first\", \"last\" and \"increasing_within\" need \"count\"");
+    if (f->ftype == FT_FLOAT && f->count && (f->order || f->first || f->last || f->increasing_within))
+        LERR(L, jp, "the elements of a float array field are checked by \"each\" (\"order\", \"first\", \"last\" and "
+                    "\"increasing_within\" are for integers)");
 }
 
 /* Most names one field's values may have, and the longest name. */
@@ -295,6 +298,8 @@ static void load_field(loader *L, spec *s, json_t *o, const char *jp, item *it)
     load_checks(L, o, "check", jp, &it->checks, &it->nchecks);
     load_membership(L, o, jp, it);
     load_field_elements(L, o, jp, f);
+    if (f->ftype == FT_FLOAT && f->count && it->nchecks)
+        LERR(L, jp, "a float array field has no value of its own: check its elements with \"each\"");
     load_field_names(L, s, o, jp, f);
     v = json_object_get(o, "text");
     if (v) {
@@ -303,7 +308,25 @@ static void load_field(loader *L, spec *s, json_t *o, const char *jp, item *it)
         else
             f->text_nul_padded = 1;
     }
-    it->write = get_expr(L, o, "write", jp, &it->write_text);
+    v = json_object_get(o, "write");
+    if (v && (f->ftype == FT_TEXT || f->ftype == FT_BYTES)) {
+        /* the content a writer gives the slot, NUL-padded: taken as it is
+         * written, not as an expression */
+        char *p = jp_key(jp, "write");
+        if (!json_is_string(v))
+            LERR(L, p, "\"write\" of a bytes/text field is a string: the content the writer gives the slot");
+        else if (json_string_length(v) > (size_t)f->size)
+            LERR(L, p, "\"%s\" is longer than the field (%d bytes)", json_string_value(v), f->size);
+        else if (strlen(json_string_value(v)) != json_string_length(v))
+            LERR(L, p, "\"write\" of a bytes/text field holds no NUL (the writer pads with NULs)");
+        else if (f->equals)
+            LERR(L, p, "a field with \"equals\" is written as its \"equals\": drop \"write\"");
+        else
+            f->write_literal = xstrdup(json_string_value(v));
+        free(p);
+    } else {
+        it->write = get_expr(L, o, "write", jp, &it->write_text);
+    }
 }
 
 static void load_texthdr_item(loader *L, spec *s, json_t *o, const char *jp, item *it)
@@ -381,7 +404,7 @@ static void load_check_item(loader *L, spec *s, json_t *o, const char *jp, item 
     c->message = get_str(L, o, "message", jp, 0);
     c->code = get_str(L, o, "code", jp, 0);
     check_code(L, c->code, jp);
-    c->lenient = get_lenient(L, o, "lenient", jp);
+    c->lenient = get_check_lenient(L, o, "lenient", jp);
     it->attribute = get_str(L, o, "field", jp, 0);
 }
 

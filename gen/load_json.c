@@ -125,6 +125,22 @@ leniency get_lenient(loader *L, json_t *obj, const char *key, const char *jp)
     return LEN_NONE;
 }
 
+/* A check's "lenient": also "note", a failure that is a note in both modes
+ * (what nifti1.h says "should" be, not "must"). */
+leniency get_check_lenient(loader *L, json_t *obj, const char *key, const char *jp)
+{
+    json_t *v = json_object_get(obj, key);
+    if (json_is_string(v) && strcmp(json_string_value(v), "note") == 0) return LEN_NOTE;
+    if (v && !(json_is_string(v) && (strcmp(json_string_value(v), "warn") == 0 ||
+                                     strcmp(json_string_value(v), "reject") == 0))) {
+        char *p = jp_key(jp, key);
+        LERR(L, p, "must be \"warn\", \"reject\" or \"note\"");
+        free(p);
+        return LEN_NONE;
+    }
+    return get_lenient(L, obj, key, jp);
+}
+
 static const char *const CHECK_KEYS[] = {"expr", "message", "code", "lenient", NULL};
 
 /* The error codes a spec may name (runtime/afmt_error.h). */
@@ -159,7 +175,7 @@ static void load_check(loader *L, json_t *v, const char *jp, check *c)
     c->message = get_str(L, v, "message", jp, 0);
     c->code = get_str(L, v, "code", jp, 0);
     check_code(L, c->code, jp);
-    c->lenient = get_lenient(L, v, "lenient", jp);
+    c->lenient = get_check_lenient(L, v, "lenient", jp);
 }
 
 /* "check": "expr" | {...} | [ "expr" | {...}, ... ] */

@@ -41,7 +41,8 @@ enum { LAYOUT_DENSE = 0, LAYOUT_CSR = 1, LAYOUT_COLUMNS = 2, LAYOUT_ZEROS = 3, L
 
 typedef enum leniency {
     LEN_NONE = 0, /* an error in every mode */
-    LEN_WARN      /* an error when strict, a warning when lenient */
+    LEN_WARN,     /* an error when strict, a warning when lenient */
+    LEN_NOTE      /* checks only: a note (code ok) in both modes, never an error */
 } leniency;
 
 typedef struct check {
@@ -116,6 +117,7 @@ typedef struct field_item {       /* IT_FIELD: bytes at the cursor */
     char *increasing_within;          /* array field: strictly increasing within segments */
     int text_nul_padded;              /* text field: printable ASCII then NULs */
     int order_explicit;               /* the type names its byte order (u32le, f64be) */
+    char *write_literal;              /* bytes/text field: "write", the content the writer gives it */
     int has_fequals;                  /* float field: "equals" (fequals, exact in the type) */
     double fequals;
     /* "names": what each value of an integer field is called (afmt info

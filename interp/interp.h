@@ -35,7 +35,8 @@ typedef enum isym_kind {
     IS_INDEX,   /* `index` inside "each" */
     IS_STRINGS, /* length-prefixed strings: count of them at off */
     IS_STR,     /* one length-prefixed string: count bytes at off + width */
-    IS_FLOAT    /* a float field: its value f (width: 4 or 8 bytes) */
+    IS_FLOAT,   /* a float field: its value f (width: 4 or 8 bytes) */
+    IS_FARR     /* a float array field: count elements of width bytes at off */
 } isym_kind;
 
 typedef struct isym {

@@ -56,7 +56,8 @@ vtype itype(const irun *r, const expr *e, int *lit)
         return strcmp(e->sval, "sparse") == 0 || strcmp(e->sval, "compress") == 0 || strcmp(e->sval, "finite") == 0 ||
                        strcmp(e->sval, "integral") == 0
                    ? VT_BOOL
-                   : VT_U;
+               : strcmp(e->sval, "int") == 0 || strcmp(e->sval, "trunc") == 0 ? VT_S
+                                                                              : VT_U;
     case E_UNARY: return e->op == TK_BANG ? VT_BOOL : e->op == TK_TILDE ? VT_U : VT_S;
     case E_BINARY:
         switch (e->op) {
@@ -269,6 +270,29 @@ static int fn_float_test(irun *r, const iblame *b, const expr *e, const char *te
     return 0;
 }
 
+/* int(x), trunc(x): a float as a signed integer (afmt_float_to_i64), with
+ * the generator's failures and messages (emit_expr.c fn_float_to_int). */
+static int fn_float_to_int(irun *r, const iblame *b, const expr *e, const char *text, ival *out)
+{
+    const int exact = strcmp(e->sval, "int") == 0;
+    const isym *arg = e->args[0]->kind == E_NAME ? isym_find(r, e->args[0]->sval) : NULL;
+    const unsigned width = arg && arg->kind == IS_FLOAT ? (unsigned)arg->width : 8;
+    ival x;
+    int64_t v = 0;
+    int rc;
+    if (ieval(r, b, e->args[0], text, &x)) return -1;
+    rc = afmt_float_to_i64(x.f, exact, &v);
+    if (rc == AFMT_F2I_NOT_FINITE)
+        return ifail(r, b, AFMT_E_VALUE, LEN_NONE, "`%s`: %s is not a finite number", text, afmt_float_text(x.f, width).s);
+    if (rc == AFMT_F2I_FRACTION)
+        return ifail(r, b, AFMT_E_VALUE, LEN_NONE, "`%s`: %s is not a whole number", text, afmt_float_text(x.f, width).s);
+    if (rc == AFMT_F2I_RANGE)
+        return ifail(r, b, AFMT_E_OVERFLOW, LEN_NONE, "`%s`: %s is beyond 64-bit integers", text,
+                     afmt_float_text(x.f, width).s);
+    *out = mk(VT_S, (uint64_t)v);
+    return 0;
+}
+
 typedef int (*builtin_eval)(irun *r, const iblame *b, const expr *e, const char *text, ival *out);
 
 static const struct builtin {
@@ -280,6 +304,7 @@ static const struct builtin {
     {"peek", fn_peek},     {"skipped_comments", fn_skipped_comments},
     {"remaining", fn_position}, {"offset", fn_position},
     {"finite", fn_float_test}, {"integral", fn_float_test},
+    {"int", fn_float_to_int}, {"trunc", fn_float_to_int},
 };
 
 static int eval_call(irun *r, const iblame *b, const expr *e, const char *text, ival *out)

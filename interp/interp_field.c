@@ -97,6 +97,50 @@ static int float_field(irun *r, const item *it)
     return irun_checks(r, &b, it->checks, it->nchecks, y);
 }
 
+/* A float array field: bounded in one step, then each element compared
+ * by "equals" and checked by "each", as emit_float_array_field. */
+static int float_array_field(irun *r, const item *it)
+{
+    const field_item *f = &it->field;
+    const afmt_field_desc d = ifield_desc(it, AFMT_FIELD_FLOAT, f->width, 1, f->big_endian);
+    const isym *cs = f->count->kind == E_NAME ? isym_find(r, f->count->sval) : NULL;
+    iblame cb = iblame_of(cs && cs->kind == IS_INT ? cs : NULL);
+    const int big = afmt_order_of(r->c, f->big_endian);
+    uint64_t n, at, i;
+    isym *y;
+    if (ieval_u64(r, &cb, f->count, f->count_text, &n)) return -1;
+    at = r->c->pos;
+    if (afmt_take_field(r->c, &d, n)) return -1;
+    y = isym_push(r, IS_FARR, it);
+    y->off = at;
+    y->count = n;
+    y->width = f->width;
+    y->big = big;
+    for (i = 0; (f->neach || f->has_fequals) && i < n; i++) {
+        const int mark = isym_mark(r);
+        const uint64_t off = at + (uint64_t)f->width * i;
+        isym *e = isym_push(r, IS_FLOAT, it), *ix = isym_push(r, IS_INDEX, it);
+        iblame b = iblame_at(it->name, i, off);
+        int rc = 0;
+        e->t = VT_F;
+        e->off = off;
+        e->width = f->width;
+        e->big = big;
+        e->count = 1;
+        e->f = afmt_float_get(AFMT_B(r->c->src, off), (unsigned)f->width, big);
+        ix->name = "index";
+        ix->t = VT_U;
+        ix->v = i;
+        if (f->has_fequals && !(e->f == f->fequals))
+            rc = ifail(r, &b, icode(f->equals_code, AFMT_E_CONSTRAINT), f->equals_lenient, "expected %s, found %s",
+                       f->equals_text, afmt_float_text(e->f, (unsigned)f->width).s);
+        if (!rc) rc = irun_checks(r, &b, f->each, f->neach, e);
+        isym_pop_to(r, mark);
+        if (rc) return -1;
+    }
+    return 0;
+}
+
 /* An array field's count; a count that is an array's rank is held to
  * limits.max_rank and AFMT_RANK_CAP before anything else. */
 static int array_field_count(irun *r, const item *it, uint64_t *n)
@@ -307,7 +351,7 @@ int irun_field(irun *r, const item *it)
     switch (it->field.ftype) {
     case FT_INT: rc = it->field.count ? array_field(r, it) : int_field(r, it); break;
     case FT_STRING: rc = it->field.count ? string_field(r, it) : one_string(r, it); break;
-    case FT_FLOAT: rc = float_field(r, it); break;
+    case FT_FLOAT: rc = it->field.count ? float_array_field(r, it) : float_field(r, it); break;
     default: rc = text_field(r, it); break;
     }
     if (rc) return -1;

@@ -69,7 +69,12 @@ int ifail(irun *r, const iblame *b, afmt_code code, leniency len, const char *fm
     va_list ap;
     int rc;
     va_start(ap, fmt);
-    if (len == LEN_WARN) {
+    if (len == LEN_NOTE) { /* a note in both modes (afmt_warn's, code ok) */
+        char msg[AFMT_MESSAGE_MAX];
+        vsnprintf(msg, sizeof msg, fmt, ap);
+        afmt_warn(r->c->vis, r->c->path, b->field, b->index, iblame_off(r, b), "%s", msg);
+        rc = 0;
+    } else if (len == LEN_WARN) {
         rc = afmt_toleratev(r->c->opt, r->c->vis, r->c->err, code, r->c->path, b->field, b->index, iblame_off(r, b),
                             fmt, ap);
     } else {

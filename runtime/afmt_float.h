@@ -43,6 +43,23 @@ static inline int afmt_float_integral(double x)
     return (double)(int64_t)x == x;
 }
 
+/* int(x) and trunc(x): a float as a signed 64-bit integer (spec/LANGUAGE.md,
+ * "Float fields").  trunc drops the fractional part toward zero, as C's
+ * (int) conversion does (nifti1.h reads vox_offset so); int (exact set)
+ * refuses one.  Returns AFMT_F2I_OK with *out set, or why not: the value
+ * is infinite or NaN, has a fractional part (exact only), or lies outside
+ * [-2^63, 2^63), where the conversion would be undefined behaviour. */
+enum { AFMT_F2I_OK, AFMT_F2I_NOT_FINITE, AFMT_F2I_FRACTION, AFMT_F2I_RANGE };
+static inline int afmt_float_to_i64(double x, int exact, int64_t *out)
+{
+    if (!afmt_float_finite(x)) return AFMT_F2I_NOT_FINITE;
+    if (exact && !afmt_float_integral(x)) return AFMT_F2I_FRACTION;
+    /* both bounds are powers of two, exact as doubles */
+    if (!(x >= -9223372036854775808.0 && x < 9223372036854775808.0)) return AFMT_F2I_RANGE;
+    *out = (int64_t)x;
+    return AFMT_F2I_OK;
+}
+
 #ifdef __cplusplus
 }
 #endif
