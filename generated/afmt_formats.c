@@ -6,6 +6,7 @@
 #include "futhark.h"
 #include "gguf.h"
 #include "inebin.h"
+#include "nifti1.h"
 #include "npy.h"
 #include "npz.h"
 #include "rawarray.h"
@@ -19,6 +20,7 @@ const afmt_format *const afmt_formats[] = {
     &afmt_futhark_format,
     &afmt_gguf_format,
     &afmt_inebin_format,
+    &afmt_nifti1_format,
     &afmt_npy_format,
     &afmt_npz_format,
     &afmt_rawarray_format,
@@ -29,4 +31,4 @@ const afmt_format *const afmt_formats[] = {
     NULL,
 };
 
-const size_t afmt_format_count = 11;
+const size_t afmt_format_count = 12;
