@@ -542,7 +542,7 @@ amalgamate: $(BUILD)/afmt-gen
 	$(Q)python3 tools/amalgamate.py --gen $(AMALGAMATION)/gen --out $(AMALGAMATION)
 
 asan:
-	AFMT_SKIP_MEMORY=1 $(MAKE) --no-print-directory BUILD=build/asan CC=clang \
+	AFMT_SKIP_MEMORY=1 AFMT_SANITIZED=1 $(MAKE) --no-print-directory BUILD=build/asan CC=clang \
 	  CFLAGS="-O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer" \
 	  SCAN_CFLAGS="-O1" test
 
