@@ -7,9 +7,10 @@
  * it touches a byte not fetched yet, the SIGSEGV that follows is caught
  * (on this thread, inside [lo, hi) only) and the run is abandoned, telling
  * the caller the address.  The caller fetches around it and runs the
- * validator again: validators allocate nothing and keep no state, so a
- * run abandoned half-way leaves nothing behind, and each new run reads
- * the same bytes it read before.  Only what the checks read is fetched,
+ * validator again: validators keep no state, so each new run reads the
+ * same bytes it read before.  A run abandoned half-way leaves what it
+ * allocated (an archive's member table): remote_file.c abandons runs in
+ * child processes, whose memory goes with them.  Only what the checks read is fetched,
  * whatever the format: no format knowledge is needed here.
  *
  * A fault outside [lo, hi), or on a thread with no guard, is a real crash

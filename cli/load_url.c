@@ -67,6 +67,21 @@ static void run_once(void *ctx)
                               u->vis, u->err);
 }
 
+/* The same validation with no visitor, in a probe child (remote_file.h). */
+static void probe_once(void *ctx)
+{
+    url_run *u = ctx;
+    afmt_options o;
+    afmt_error e;
+
+    if (u->opt)
+        o = *u->opt;
+    else
+        afmt_options_default(&o);
+    o.fields = NULL;
+    (void)afmt_cli_validate(u->l->interp, u->l->fmt, u->l->in.data, u->l->in.len, &o, NULL, &e);
+}
+
 int afmt_cli_load_url_run(afmt_cli_loaded *l, const afmt_options *opt, const afmt_visitor *vis,
                           afmt_error *err)
 {
@@ -78,7 +93,7 @@ int afmt_cli_load_url_run(afmt_cli_loaded *l, const afmt_options *opt, const afm
         return u.rc;
     }
     afmt_error_clear(&fetch_err);
-    if (afmt_cli_remote_file_run(l->remote, run_once, &u, &fetch_err) != 0) {
+    if (afmt_cli_remote_file_run(l->remote, run_once, probe_once, &u, &fetch_err) != 0) {
         *err = fetch_err;
         return -2; /* no verdict: about bytes that could not be had */
     }

@@ -48,11 +48,22 @@ static void run_collecting(void *ctx)
     run_validator(r);
 }
 
+/* The same validation with no visitor, in a probe child (remote_file.h:
+ * it reads what run_validator reads, and prints or locks nothing). */
+static void probe_validator(void *ctx)
+{
+    remote *r = ctx;
+    afmt_options o = r->opt;
+    afmt_error e;
+    o.fields = NULL;
+    (void)r->fmt->validate(r->file.data, r->file.http.size, &o, NULL, &e);
+}
+
 /* Validate the structure, fetching what it reads.  0 with r->valid and
  * r->err, or -1 with err (fetching failed). */
 static int check_structure(remote *r, afmt_error *err)
 {
-    return afmt_cli_remote_file_run(&r->file, run_collecting, r, err);
+    return afmt_cli_remote_file_run(&r->file, run_collecting, probe_validator, r, err);
 }
 
 static int note_bool(void *ctx, const afmt_array *a)
@@ -94,7 +105,7 @@ static void probe(remote *r)
     o.fields = NULL;
     r->opt = o;
     afmt_error_clear(&e);
-    (void)afmt_cli_remote_file_run(&r->file, run_probe, r, &e);
+    (void)afmt_cli_remote_file_run(&r->file, run_probe, probe_validator, r, &e);
 }
 
 /* An archive's verdicts, one line per member (members.h): one more run
@@ -109,11 +120,11 @@ static int report_members(remote *r, int values, afmt_field_visitor *fields, afm
     r->opt = w->cfg->opt;
     r->opt.check_values = values;
     r->opt.fields = w->cfg->sarif ? fields : NULL;
-    if (values && afmt_cli_remote_file_run(&r->file, run_collecting, r, err) != 0)
+    if (values && afmt_cli_remote_file_run(&r->file, run_collecting, probe_validator, r, err) != 0)
         return -1;
     afmt_cli_collect_visitor(w, &r->vis);
     afmt_cli_members_begin(w, r->url);
-    if (afmt_cli_remote_file_run(&r->file, run_collecting, r, err) != 0) {
+    if (afmt_cli_remote_file_run(&r->file, run_collecting, probe_validator, r, err) != 0) {
         afmt_cli_members_begin(w, NULL);
         return -1;
     }

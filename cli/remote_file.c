@@ -3,10 +3,12 @@
 #include "remote_file.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "fail.h"
@@ -91,31 +93,90 @@ int afmt_cli_remote_file_open(afmt_cli_remote_file *f, const char *url, afmt_err
     return rc;
 }
 
-int afmt_cli_remote_file_run(afmt_cli_remote_file *f, void (*fn)(void *ctx), void *ctx,
+/* After a guarded run faulted at address at: fetch the range there (the
+ * policy of remote_file.h), unless past the file or the budget.  0, or -1
+ * with err. */
+static int fetch_after_fault(afmt_cli_remote_file *f, uintptr_t at, uint64_t start,
                              afmt_error *err)
 {
-    uint64_t start = f->http.fetched, off, n;
-    uintptr_t at;
+    uint64_t off = (uint64_t)(at - (uintptr_t)f->map) / page_size() * page_size(), n;
 
+    if (off >= f->http.size || f->http.fetched - start >= AFMT_CLI_REMOTE_MAX_FETCHED)
+        return afmt_cli_fail(err, AFMT_E_LIMIT, NULL, off,
+                             "the checks need more than %" PRIu64 " bytes of the file's "
+                             "ranges", AFMT_CLI_REMOTE_MAX_FETCHED);
+    /* a read that goes on where the last range ended is a large header:
+     * fewer, larger ranges; one elsewhere (an archive's next member's
+     * header) starts small again */
+    if (off != f->last_end)
+        f->next_range = ELSEWHERE_RANGE;
+    else if (f->next_range < MAX_RANGE)
+        f->next_range *= 2;
+    n = f->http.size - off < f->next_range ? f->http.size - off : f->next_range;
+    if (fetch_into_map(f, off, n, err) != 0)
+        return -1;
+    f->last_end = off + n;
+    return 0;
+}
+
+/* One guarded run of probe(ctx) in a child process, its output thrown
+ * away: 0 when it ran to its end, 1 when it faulted at *at, -1 when no
+ * child could say (fork failed, the child died). */
+static int probe_in_child(afmt_cli_remote_file *f, void (*probe)(void *ctx), void *ctx,
+                          uintptr_t *at)
+{
+    unsigned char msg[1 + sizeof *at];
+    int fds[2], status, null_fd;
+    ssize_t got = 0, k;
+    pid_t pid;
+
+    if (pipe(fds) != 0)
+        return -1;
+    pid = fork();
+    if (pid == 0) {
+        uintptr_t where = 0;
+        close(fds[0]);
+        null_fd = open("/dev/null", O_WRONLY);
+        if (null_fd >= 0) {
+            dup2(null_fd, 1);
+            dup2(null_fd, 2);
+        }
+        msg[0] = (unsigned char)afmt_cli_fault_guard(f->map, f->map + f->map_len, probe, ctx, &where);
+        memcpy(msg + 1, &where, sizeof where);
+        /* _exit: nothing of the parent's (buffers, atexit) runs twice */
+        _exit(write(fds[1], msg, sizeof msg) == (ssize_t)sizeof msg ? 0 : 1);
+    }
+    close(fds[1]);
+    while (pid > 0 && got < (ssize_t)sizeof msg &&
+           ((k = read(fds[0], msg + got, sizeof msg - (size_t)got)) > 0 || (k < 0 && errno == EINTR)))
+        got += k > 0 ? k : 0;
+    close(fds[0]);
+    if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+        WEXITSTATUS(status) != 0 || got != (ssize_t)sizeof msg)
+        return -1;
+    memcpy(at, msg + 1, sizeof *at);
+    return msg[0] ? 1 : 0;
+}
+
+int afmt_cli_remote_file_run(afmt_cli_remote_file *f, void (*fn)(void *ctx),
+                             void (*probe)(void *ctx), void *ctx, afmt_error *err)
+{
+    uint64_t start = f->http.fetched;
+    uintptr_t at;
+    int rc;
+
+    /* Learn what the checks read in children first: a run abandoned at a
+     * fault leaves what it allocated (an archive's member table, a
+     * header's parse) behind, so abandoned runs happen where their memory
+     * goes with them; fn itself then runs over fetched bytes, once. */
+    while (probe && (rc = probe_in_child(f, probe, ctx, &at)) == 1)
+        if (fetch_after_fault(f, at, start, err) != 0)
+            return -1;
     for (;;) {
         if (afmt_cli_fault_guard(f->map, f->map + f->map_len, fn, ctx, &at) == 0)
             return 0;
-        off = (uint64_t)(at - (uintptr_t)f->map) / page_size() * page_size();
-        if (off >= f->http.size || f->http.fetched - start >= AFMT_CLI_REMOTE_MAX_FETCHED)
-            return afmt_cli_fail(err, AFMT_E_LIMIT, NULL, off,
-                                 "the checks need more than %" PRIu64 " bytes of the file's "
-                                 "ranges", AFMT_CLI_REMOTE_MAX_FETCHED);
-        /* a read that goes on where the last range ended is a large header:
-         * fewer, larger ranges; one elsewhere (an archive's next member's
-         * header) starts small again */
-        if (off != f->last_end)
-            f->next_range = ELSEWHERE_RANGE;
-        else if (f->next_range < MAX_RANGE)
-            f->next_range *= 2;
-        n = f->http.size - off < f->next_range ? f->http.size - off : f->next_range;
-        if (fetch_into_map(f, off, n, err) != 0)
+        if (fetch_after_fault(f, at, start, err) != 0)
             return -1;
-        f->last_end = off + n;
     }
 }
 

@@ -9,7 +9,8 @@
  * fault guard (fault_guard.h) and, each time it touches a byte not
  * fetched yet, fetches a range there (64 KiB, doubling up to 16 MiB while
  * each read goes on where the last range ended, 16 KiB elsewhere)
- * and runs it again from the start: a header costs a few ranges, an
+ * and runs it again from the start (in a child process, so that what the
+ * abandoned run allocated goes with it): a header costs a few ranges, an
  * archive's central directory and members' headers one small range each,
  * a payload nothing until something reads it.  afmt_cli_remote_file_fetch_all makes
  * the whole file readable, for the commands that read every value.
@@ -49,13 +50,20 @@ typedef struct afmt_cli_remote_file {
  * is needed either way. */
 int afmt_cli_remote_file_open(afmt_cli_remote_file *f, const char *url, afmt_error *err);
 
-/* Run fn(ctx), fetching what it reads: fn runs again from the start after
- * each range fetched, so it must begin by forgetting what an abandoned
- * run left (its results, the visitor's state).  0 when fn ran to its end,
- * -1 with err (fetching failed; AFMT_E_LIMIT past
+/* Run fn(ctx), fetching what it reads.  With probe (may be NULL): first
+ * probe(ctx) runs in child processes, each fetching (in this process)
+ * what the last one faulted on, until one runs to its end; a run
+ * abandoned at a fault leaves its allocations behind, and a child's go
+ * with it.  probe must read what fn reads (the same validation, with no
+ * visitor) and must not lock, print or wait on other threads: it runs in
+ * a fork of a threaded process, its standard output and error sent to
+ * /dev/null.  Then fn runs, and again from the start after each range
+ * fetched (after a good probe, none), so it must begin by forgetting what
+ * an abandoned run left (its results, the visitor's state).  0 when fn
+ * ran to its end, -1 with err (fetching failed; AFMT_E_LIMIT past
  * AFMT_CLI_REMOTE_MAX_FETCHED bytes fetched). */
-int afmt_cli_remote_file_run(afmt_cli_remote_file *f, void (*fn)(void *ctx), void *ctx,
-                             afmt_error *err);
+int afmt_cli_remote_file_run(afmt_cli_remote_file *f, void (*fn)(void *ctx),
+                             void (*probe)(void *ctx), void *ctx, afmt_error *err);
 
 /* Fetch every byte not fetched yet (consecutive ranges of 16 MiB): data
  * is then readable throughout, without the guard.  The caller checks the

@@ -141,7 +141,7 @@ AFMT_CLI_LIMIT_HELP
 "Remote files: a FILE that is an http:// or https:// URL, percent-encoded\n"
 "as URLs are (a space is %%20), is checked by HTTP range requests,\n"
 "fetching only the bytes the checks read and the size the server gives.\n"
-"Headers only: daphne, futhark, gguf, inebin, npy, npz, rawarray,\n"
+"Headers only: daphne, futhark, gguf, inebin, nifti1, npy, npz, rawarray,\n"
 "safetensors, tenbin, torch, webdataset (a 16 MiB file costs one 64 KiB\n"
 "range, an archive its directory and each member's headers; an array of\n"
 "bools has its values checked too, read by ranges).  afmt info URL\n"

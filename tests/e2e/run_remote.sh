@@ -225,7 +225,7 @@ check "... after its first range only ($(( $(sent /huge.npy) - before )) bytes s
 # Which formats cost their headers only: what --help, README and the man
 # page say (one list, every format), measured on a 16 MiB file of each.
 claim() { # text on stdin: "Headers only: a, b, c", as one line of names
-    tr '\n' ' ' | sed 's/  */ /g' | grep -o "Headers only: [a-z, ]*" | sed "s/^Headers only: //; s/, */ /g; s/ *$//"
+    tr '\n' ' ' | sed 's/  */ /g' | grep -o "Headers only: [a-z0-9_, ]*" | sed "s/^Headers only: //; s/, */ /g; s/ *$//"
 }
 h_only=$("$VALIDATE" --help | claim)
 check "--help and README name the same header-only formats ($h_only)" \
