@@ -16,6 +16,7 @@
 #
 # Environment:
 #   FUZZ_SECONDS=5        seconds per libFuzzer target
+#   FUZZ_JOBS=N           libFuzzer targets run at once (default: the cores)
 #   FUZZ_TARGETS="..."    targets (default: every target in build/fuzz)
 #   FUZZ_SKIP="..."       targets left out by both engines while a finding
 #                         they hit at once is open (docs/FUZZING.md, "Park
@@ -77,18 +78,17 @@ done
 . fuzz/lib.sh
 
 # ------------------------------------------------------------- libFuzzer
-for t in $TARGETS; do
-    [ -x "$B/$t" ] || { say "no target $B/$t"; FAILED=1; continue; }
+# run_libfuzzer TARGET: one time-box, its output in logs/TARGET.log and its
+# exit status in logs/TARGET.rc (each target has its own seeds, corpus and
+# crash folders, so FUZZ_JOBS of them run at once: one per core).
+run_libfuzzer() {
+    local t=$1 seeds corpus crashes log extra="" dict="" rc
     seeds=$(make_seeds "$t")
     corpus=$B/corpus/$t
     crashes=$B/crashes/$t
-    mkdir -p "$corpus" "$crashes"
-    before=$(ls "$crashes" | wc -l)
     log=$B/logs/$t.log
-    extra=""
     [ "${FUZZ_KEEP_GOING:-0}" = 1 ] &&
         extra="-fork=1 -ignore_crashes=1 -ignore_timeouts=1 -ignore_ooms=1"
-    dict=""
     [ -f "$B/$t.dict" ] && dict="-dict=$B/$t.dict"
     ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:abort_on_error=1} \
     UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1} \
@@ -96,6 +96,26 @@ for t in $TARGETS; do
         -timeout=10 -print_final_stats=1 -artifact_prefix="$crashes/" $dict \
         $extra ${FUZZ_ARGS:-} "$corpus" "$seeds" > "$log" 2>&1
     rc=$?
+    echo "$rc" > "$B/logs/$t.rc"
+}
+JOBS=${FUZZ_JOBS:-$(nproc 2>/dev/null || echo 2)}
+declare -A BEFORE
+for t in $TARGETS; do
+    [ -x "$B/$t" ] || continue
+    mkdir -p "$B/corpus/$t" "$B/crashes/$t"
+    BEFORE[$t]=$(ls "$B/crashes/$t" | wc -l)
+    rm -f "$B/logs/$t.rc"
+    run_libfuzzer "$t" &
+    while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
+done
+wait
+for t in $TARGETS; do
+    [ -x "$B/$t" ] || { say "no target $B/$t"; FAILED=1; continue; }
+    corpus=$B/corpus/$t
+    crashes=$B/crashes/$t
+    log=$B/logs/$t.log
+    rc=$(cat "$B/logs/$t.rc" 2>/dev/null || echo 1)
+    before=${BEFORE[$t]}
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
     eps=$(sed -n 's/^stat::average_exec_per_sec: *//p' "$log" | tail -1)
     if [ -z "$eps" ]; then # fork mode prints no final stats

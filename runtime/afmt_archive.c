@@ -526,17 +526,24 @@ int afmt_ar_finish(afmt_ar_run *r, uint64_t at)
 
 /* A stream longer than its window, read through to its end keeping the
  * last bytes (from *held_from on): whether a zip could be there at all.
- * With no end record in them, the verdict is the one a buffer gets (not a
- * zip, or cut short); with one, a limit error: the archive needs random
- * access. */
+ * With no end record in them, and they reach back as far as one may lie,
+ * the verdict is the one a buffer gets (not a zip, or cut short); else a
+ * limit error: the archive needs random access. */
 static int too_long(afmt_ar_run *r, uint64_t held_from, int local_first)
 {
     afmt_src *s = r->src;
-    uint64_t eo;
+    uint64_t eo, reach;
 
     r->end = r->end < s->len ? r->end : s->len;
+    /* the end record may lie this far back: only held bytes that reach as
+     * far can say there is none (a window of 512 holds 256 of them: an
+     * end record before those, with bytes after it, is a buffer's
+     * "trailing" and would be this stream's "no end record": stream_npz,
+     * libFuzzer) */
+    reach = r->end - r->base < END_SEARCH ? r->end - r->base : END_SEARCH;
     /* (an archive in a region of a longer stream: its end is not held) */
     if (r->d->kind == AFMT_AR_ZIP && held_from <= r->end && r->end <= s->data_off + s->data_len &&
+        r->end - held_from >= reach &&
         afmt_zip_find_end(r, AFMT_B(s, held_from), held_from - r->base, local_first, &eo) != 0)
         return -1;
     s->window_short = 1; /* a caller that can map the file may do so (afmt.h) */

@@ -31,6 +31,22 @@ typedef struct regression {
 
 /* One entry per file in corpus/regressions/ (see its README.md). */
 static const regression REGRESSIONS[] = {
+    {"stream-nifti1-valid-file-ends-where-window-does",
+     "a lenient-valid NIfTI-1 of exactly 512 bytes read as a stream through a window "
+     "of 512: the window was full of kept bytes at the trailer check, so the byte "
+     "that tells the end could not be read and the file was 'cut short'; "
+     "afmt_expect_end_slow (runtime/afmt_step.c) now lets the bytes before the "
+     "trailer go first (found by stream_nifti1 and validate in make fuzz-smoke)"},
+    {"stream-npz-end-record-before-held-tail",
+     "an npz with 445 bytes after its end of central directory record, read as a "
+     "stream through a window of 512 (256 bytes held at the end): the buffer says "
+     "'trailing', the stream found no end record in what it held and said 'magic'; "
+     "too_long (runtime/afmt_archive.c) now judges by the held bytes only when they "
+     "reach back as far as an end record may lie, else gives the limit error "
+     "(found by stream_npz in make fuzz-smoke)"},
+    {"stream-torch-end-record-before-held-tail",
+     "the same in torch: 1,642 bytes after the end record, the stream said 'magic' "
+     "where the buffer said 'trailing' (found by stream_torch in make fuzz-smoke)"},
     {"validate-npz-no-member-sorted-through-null",
      "a zip whose central directory holds no entry (138 bytes, end records of 0 "
      "entries): afmt_ar_sort_names (runtime/afmt_ar_names.c) called qsort with "
