@@ -525,25 +525,23 @@ int afmt_ar_finish(afmt_ar_run *r, uint64_t at)
 #define END_SEARCH (22u + 65535u)
 
 /* A stream longer than its window, read through to its end keeping the
- * last bytes (from *held_from on): whether a zip could be there at all.
- * With no end record in them, and they reach back as far as one may lie,
- * the verdict is the one a buffer gets (not a zip, or cut short); else a
- * limit error: the archive needs random access. */
-static int too_long(afmt_ar_run *r, uint64_t held_from, int local_first)
+ * last bytes (from held_from on): whether a zip could be there at all.
+ * With no end record in them, the verdict is the one a buffer gets (not a
+ * zip, or cut short), unless one went by in the bytes no longer held
+ * (dropped_sig: the offset of the last end record's signature seen there,
+ * or UINT64_MAX): within reach of the end it would be the buffer's end
+ * record, with bytes after it, which only random access can judge.  With
+ * an end record, or one dropped, a limit error: the archive needs random
+ * access. */
+static int too_long(afmt_ar_run *r, uint64_t held_from, int local_first, uint64_t dropped_sig)
 {
     afmt_src *s = r->src;
-    uint64_t eo, reach;
+    uint64_t eo;
 
     r->end = r->end < s->len ? r->end : s->len;
-    /* the end record may lie this far back: only held bytes that reach as
-     * far can say there is none (a window of 512 holds 256 of them: an
-     * end record before those, with bytes after it, is a buffer's
-     * "trailing" and would be this stream's "no end record": stream_npz,
-     * libFuzzer) */
-    reach = r->end - r->base < END_SEARCH ? r->end - r->base : END_SEARCH;
     /* (an archive in a region of a longer stream: its end is not held) */
     if (r->d->kind == AFMT_AR_ZIP && held_from <= r->end && r->end <= s->data_off + s->data_len &&
-        r->end - held_from >= reach &&
+        (dropped_sig == UINT64_MAX || r->end - dropped_sig > END_SEARCH) &&
         afmt_zip_find_end(r, AFMT_B(s, held_from), held_from - r->base, local_first, &eo) != 0)
         return -1;
     s->window_short = 1; /* a caller that can map the file may do so (afmt.h) */
@@ -553,11 +551,27 @@ static int too_long(afmt_ar_run *r, uint64_t held_from, int local_first)
                         r->d->kind == AFMT_AR_ZIP ? "zip" : "tar", s->len - r->base, s->cap);
 }
 
+/* The offset of the last zip end record signature (PK 5 6) starting in
+ * [from, to) of the window, whose 3 bytes after to are there too; else
+ * last. */
+static uint64_t last_end_sig(const afmt_src *s, uint64_t from, uint64_t to, uint64_t last)
+{
+    const uint8_t *b = AFMT_B(s, from), *end = b + (to - from), *q = b;
+    /* memchr for the P: the whole stream passes through here */
+    while (q < end && (q = memchr(q, 0x50, (size_t)(end - q))) != NULL) {
+        if (q[1] == 0x4b && q[2] == 5 && q[3] == 6)
+            last = from + (uint64_t)(q - b);
+        q++;
+    }
+    return last;
+}
+
 /* A stream into its window, whole; or to its end, sliding. */
 static int whole_stream(afmt_ar_run *r)
 {
     afmt_src *s = r->src;
     uint64_t p = r->base, keep = s->cap / 2 < END_SEARCH ? s->cap / 2 : END_SEARCH;
+    uint64_t dropped_sig = UINT64_MAX;
     int local_first = 0, slid = 0;
 
     afmt_src_keep_from(s, p);
@@ -565,6 +579,9 @@ static int whole_stream(afmt_ar_run *r)
         if (!slid)
             local_first = afmt_load_u32le(AFMT_B(s, p)) == 0x04034b50u;
         slid = 1;
+        /* what is let go is looked at for an end record first (keep >= 4) */
+        if (r->d->kind == AFMT_AR_ZIP && keep >= 4)
+            dropped_sig = last_end_sig(s, p, p + s->cap - keep, dropped_sig);
         p += s->cap - keep;
         afmt_src_keep_from(s, p);
     }
@@ -573,7 +590,7 @@ static int whole_stream(afmt_ar_run *r)
     if (!slid && s->len >= r->base + 4 && afmt_src_have(s, s->len, r->base, 4))
         local_first = afmt_load_u32le(AFMT_B(s, r->base)) == 0x04034b50u;
     if (slid || r->base < s->data_off)
-        return too_long(r, s->data_off > r->base ? s->data_off : r->base, local_first);
+        return too_long(r, s->data_off > r->base ? s->data_off : r->base, local_first, dropped_sig);
     return 0;
 }
 
