@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Golden cases of NIfTI-1 (tests/nifti1/<case>/input + expect), written
-with struct from the rulebook (../shared/FORMATS.md#nifti1, nifti1.h),
+with struct from the rulebook (docs/FORMATS.md's nifti1 section, nifti1.h),
 never from afmt's output: each expected field and offset is where this
 script put the byte it breaks.  Regenerate: python3 tests/golden/make_nifti1_cases.py
 """
