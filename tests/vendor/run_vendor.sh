@@ -234,7 +234,7 @@ for set in "rawarray npy tests/specs/newformat/toyfmt.json" "$(for s in spec/*.j
             fail "$what: afmt.h does not declare afmt_toyfmt_validate" ;;
     esac
     n=$(grep -c "^#line 1 " "$a/afmt.c")
-    check_formats=$(grep -o 'the formats [a-z, ]* and' "$a/afmt.c" | head -1 | sed 's/ and$//')
+    check_formats=$(grep -o 'the formats [a-z0-9_, ]* and' "$a/afmt.c" | head -1 | sed 's/ and$//')
     [ -n "$check_formats" ] && pass "$what: afmt.c says what it holds ($n source files; $check_formats)" ||
         fail "$what: afmt.c does not say which formats it holds"
 done
