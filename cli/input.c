@@ -251,7 +251,12 @@ static int open_window(afmt_cli_input *in, int fd, int own, const struct stat *s
 }
 
 /* open_lazy and open_windowed: window_files says whether a regular file
- * above AFMT_CLI_SMALL_FILE is read through the window rather than mapped. */
+ * larger than the window is read through it rather than mapped.  One that
+ * fits is mapped: its pages touched are at most the window's, the address
+ * space too, and a check that needs it whole (a zip, which is read by
+ * random access) reads only the pages it looks at instead of copying all
+ * of them into the window (5 MB of torch checkpoint: 4.6 of its 5.4 ms
+ * were that copy, in the kernel). */
 static int open_lazy(afmt_cli_input *in, const char *path, uint64_t file_limit, afmt_cli_buf *small,
                      int window_files, afmt_error *err)
 {
@@ -274,7 +279,7 @@ static int open_lazy(afmt_cli_input *in, const char *path, uint64_t file_limit, 
             close(fd);
         return -1;
     }
-    if (window_files && S_ISREG(st.st_mode) && (uint64_t)st.st_size > AFMT_CLI_SMALL_FILE &&
+    if (window_files && S_ISREG(st.st_mode) && (uint64_t)st.st_size > AFMT_CLI_STREAM_WINDOW &&
         (uint64_t)st.st_size <= file_limit)
         return open_window(in, fd, own, &st, file_limit, err);
     if (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode)) {

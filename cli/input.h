@@ -80,7 +80,7 @@ int afmt_cli_input_open_lazy(afmt_cli_input *in, const char *path, uint64_t file
                              afmt_cli_buf *small, afmt_error *err);
 
 /* Like afmt_cli_input_open_lazy, but a regular file larger than
- * AFMT_CLI_SMALL_FILE (and within file_limit) is not mapped: it is opened
+ * AFMT_CLI_STREAM_WINDOW (and within file_limit) is not mapped: it is opened
  * to be read through the window by offset (in->windowed_file, its first
  * bytes in head for detection), so that its check takes the window's
  * memory and address space whatever its size (afmt-validate). */

@@ -1,10 +1,11 @@
 /* afmt CLI: a regular file validated through a window by offset
  * (afmt_src_seekable) instead of a whole-file map.
  *
- * afmt-validate opens every regular file above AFMT_CLI_SMALL_FILE so
- * (afmt_cli_input_open_windowed), and afmt info one it cannot map (ulimit
- * -v below its size): memory and address space are then the 32 MiB window
- * whatever the file's size, a payload no check reads is skipped unread,
+ * afmt-validate opens every regular file larger than the window so
+ * (afmt_cli_input_open_windowed; one that fits is mapped, within the same
+ * bound), and afmt info one it cannot map (ulimit -v below its size):
+ * memory and address space are then the 32 MiB window whatever the
+ * file's size, a payload no check reads is skipped unread,
  * and the file's length is known at once (unlike a pipe's).  What must be
  * held at once and does not fit the window (a header of more than 32 MiB,
  * a zip archive, which is read whole) sets in->window_short; afmt-validate
