@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "fail.h"
-#include "load.h"
+#include "visitor.h"
 
 /* How many leading characters of the expected and found bytes agree in a
  * runtime message `expected "A", found "B"` (afmt_fail_bytes' wording);

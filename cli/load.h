@@ -4,6 +4,7 @@
 #define AFMT_CLI_LOAD_H
 
 #include "afmt.h"
+#include "visitor.h"
 #include "buf.h"
 #include "input.h"
 
@@ -107,9 +108,6 @@ void afmt_cli_loaded_close(afmt_cli_loaded *l);
  * when the archive has no member of the name asked for; 0 when valid. */
 int afmt_cli_loaded_validate(afmt_cli_loaded *l, const afmt_options *opt,
                              const afmt_visitor *vis);
-
-/* A visitor whose callbacks all exist and do nothing; set the ones needed. */
-void afmt_cli_visitor_init(afmt_visitor *vis, void *ctx);
 
 /* "PATH: warning: FIELD at offset N: MESSAGE" on stderr. */
 void afmt_cli_print_warning(const char *path, const afmt_error *warning);

@@ -201,6 +201,8 @@ run nifti1-nibabel bash tests/nifti1/run_nibabel.sh "$BUILD"
 # The Python package (issue 34): afmt.validate/open/load/save/convert
 # against afmt-validate and numpy, safetensors, gguf-py, torch (build/venv)
 run python bash tests/python/run.sh "$BUILD"
+# ... and `pip install .` from what a clone holds, into a fresh venv
+run python-install bash tests/python/install.sh "$BUILD"
 
 passed=$(grep -c '^PASS ' "$LOG")
 failed=$(grep -c '^FAIL ' "$LOG")

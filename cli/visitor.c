@@ -1,19 +1,17 @@
-/* afmt Python extension: the one function cli/closest.c needs from the
- * CLI's loader (cli/load.c, which is not compiled in: it reads files and
- * streams the extension does not need).  The same definition as there. */
-#include "load.h"
+/* afmt CLI: the visitor that ignores everything (see visitor.h). */
+#include "visitor.h"
 
-static int ignore_array(void *ctx, const afmt_array *a)
+static int ignore_array(void *ctx, const afmt_array *array)
 {
     (void)ctx;
-    (void)a;
-    return 0;
+    (void)array;
+    return 0; /* 0: go on */
 }
 
-static void ignore_warning(void *ctx, const afmt_error *w)
+static void ignore_warning(void *ctx, const afmt_error *warning)
 {
     (void)ctx;
-    (void)w;
+    (void)warning;
 }
 
 static void ignore_trailer(void *ctx, const uint8_t *data, uint64_t len, uint64_t offset)
