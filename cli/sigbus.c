@@ -2,8 +2,6 @@
 #include "sigbus.h"
 
 #include <inttypes.h>
-#include <pthread.h>
-#include <setjmp.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -12,13 +10,7 @@
 
 #include "cleanup.h"
 #include "quote.h"
-
-/* A signal carries no context, so the way back is thread-local (each -j
- * worker has its own), set only around the reads of a mapping; the
- * faulting address is kept beside it (written in the handler, read after
- * the jump back, so not a local of the guard). */
-static _Thread_local sigjmp_buf *bus_return;
-static _Thread_local uintptr_t bus_fault;
+#include "sigbus_guard.h"
 
 /* The watched mapping (process-wide: the single-input commands watch one
  * input), and its message made beforehand: the handler only adds the
@@ -69,49 +61,22 @@ static void die_cut_short(uintptr_t at)
     _exit(2);
 }
 
-static void on_sigbus(int sig, siginfo_t *si, void *uc)
+/* A SIGBUS outside any guard: the watched input cut short, or a crash. */
+static void outside_guard(int sig, siginfo_t *info, void *ucontext, const struct sigaction *previous)
 {
-    uintptr_t at = (uintptr_t)si->si_addr;
+    uintptr_t at = (uintptr_t)info->si_addr;
 
-    (void)uc;
-    if (bus_return) {
-        bus_fault = at;
-        siglongjmp(*bus_return, 1);
-    }
+    (void)ucontext;
+    (void)previous; /* the CLI installs no other SIGBUS handler */
     if (atomic_load(&watch_armed) && at >= watch_lo && at < watch_hi)
         die_cut_short(at);
-    /* a real crash: die of it (the access is retried with the default
-     * action in place once this returns) */
-    signal(sig, SIG_DFL);
-    raise(sig);
+    afmt_sigbus_die(sig);
 }
-
-static void install_sigbus(void)
-{
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = on_sigbus;
-    sa.sa_flags = SA_SIGINFO;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGBUS, &sa, NULL);
-}
-
-static pthread_once_t sigbus_once = PTHREAD_ONCE_INIT;
 
 int afmt_cli_sigbus_guard(void (*fn)(void *ctx), void *ctx, uintptr_t *fault_addr)
 {
-    sigjmp_buf jb;
-    pthread_once(&sigbus_once, install_sigbus);
-    if (sigsetjmp(jb, 1) != 0) {
-        bus_return = NULL;
-        if (fault_addr)
-            *fault_addr = bus_fault;
-        return -1;
-    }
-    bus_return = &jb;
-    fn(ctx);
-    bus_return = NULL;
-    return 0;
+    afmt_sigbus_guard_install(outside_guard);
+    return afmt_sigbus_guard_run(fn, ctx, fault_addr);
 }
 
 uint64_t afmt_cli_sigbus_describe(uintptr_t fault_addr, const void *base, uint64_t size,
@@ -131,7 +96,7 @@ void afmt_cli_sigbus_watch(const char *prog, const char *path, const void *base,
 {
     char quoted[AFMT_CLI_QUOTED_MAX];
 
-    pthread_once(&sigbus_once, install_sigbus);
+    afmt_sigbus_guard_install(outside_guard);
     atomic_store(&watch_armed, 0);
     snprintf(watch_prefix, sizeof watch_prefix,
              "%s%s%s: error: the file was cut short while it was read: no byte at offset ",

@@ -4,18 +4,13 @@
 #endif
 #include "guard.h"
 
-#include <pthread.h>
-#include <setjmp.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
-/* The way back of a guarded run on this thread, and the address that
- * faulted (written by the handler, read after the jump). */
-static _Thread_local sigjmp_buf *bus_return;
-static _Thread_local uintptr_t bus_fault;
+#include "sigbus_guard.h"
 
 /* A watched mapping: lo == 0 is a free slot.  hi is set before lo (and lo
  * cleared first on unwatch), so the handler never sees half a slot. */
@@ -25,9 +20,6 @@ typedef struct watched {
 } watched;
 
 static watched slots[AFMT_PY_GUARD_SLOTS];
-/* The handler before ours, to pass on the SIGBUS that are not ours. */
-static struct sigaction previous;
-static pthread_once_t install_once = PTHREAD_ONCE_INIT;
 
 /* Zero pages over [page of at, hi): the retried access then reads zeros.
  * mmap is a plain system call, safe in a handler in practice. */
@@ -50,70 +42,47 @@ static int zero_tail(watched *w, uintptr_t at)
     return 0;
 }
 
-static void pass_on(int sig, siginfo_t *si, void *uc)
+/* A SIGBUS that is not ours goes to the handler before ours (Python's
+ * faulthandler, say), or kills the process as it would have. */
+static void pass_on(int sig, siginfo_t *si, void *uc, const struct sigaction *previous)
 {
-    if ((previous.sa_flags & SA_SIGINFO) && previous.sa_sigaction) {
-        previous.sa_sigaction(sig, si, uc);
+    if ((previous->sa_flags & SA_SIGINFO) && previous->sa_sigaction) {
+        previous->sa_sigaction(sig, si, uc);
         return;
     }
-    if (previous.sa_handler != SIG_DFL && previous.sa_handler != SIG_IGN && previous.sa_handler) {
-        previous.sa_handler(sig);
+    if (previous->sa_handler != SIG_DFL && previous->sa_handler != SIG_IGN && previous->sa_handler) {
+        previous->sa_handler(sig);
         return;
     }
-    /* a real crash: die of it (the access is retried once we return) */
-    signal(sig, SIG_DFL);
+    afmt_sigbus_die(sig);
 }
 
-static void on_sigbus(int sig, siginfo_t *si, void *uc)
+/* A SIGBUS outside any guard: under a watched mapping (a numpy view's
+ * read), or not ours. */
+static void outside_guard(int sig, siginfo_t *si, void *uc, const struct sigaction *previous)
 {
     uintptr_t at = (uintptr_t)si->si_addr;
     size_t i;
 
-    if (bus_return) {
-        bus_fault = at;
-        siglongjmp(*bus_return, 1);
-    }
     for (i = 0; i < AFMT_PY_GUARD_SLOTS; i++) {
         uintptr_t lo = atomic_load(&slots[i].lo);
         if (lo && at >= lo && at < atomic_load(&slots[i].hi) && zero_tail(&slots[i], at) == 0)
             return;
     }
-    pass_on(sig, si, uc);
-}
-
-static void install(void)
-{
-    struct sigaction sa;
-
-    memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = on_sigbus;
-    sa.sa_flags = SA_SIGINFO | SA_NODEFER;
-    sigemptyset(&sa.sa_mask);
-    sigaction(SIGBUS, &sa, &previous);
+    pass_on(sig, si, uc, previous);
 }
 
 int afmt_py_guard_run(void (*fn)(void *ctx), void *ctx, uintptr_t *fault_addr)
 {
-    sigjmp_buf jb;
-
-    pthread_once(&install_once, install);
-    if (sigsetjmp(jb, 1) != 0) {
-        bus_return = NULL;
-        if (fault_addr)
-            *fault_addr = bus_fault;
-        return -1;
-    }
-    bus_return = &jb;
-    fn(ctx);
-    bus_return = NULL;
-    return 0;
+    afmt_sigbus_guard_install(outside_guard);
+    return afmt_sigbus_guard_run(fn, ctx, fault_addr);
 }
 
 int afmt_py_guard_watch(const void *base, uint64_t len)
 {
     size_t i;
 
-    pthread_once(&install_once, install);
+    afmt_sigbus_guard_install(outside_guard);
     if (!base || len == 0 || len > UINTPTR_MAX - (uintptr_t)base)
         return -1;
     for (i = 0; i < AFMT_PY_GUARD_SLOTS; i++) {

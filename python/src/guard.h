@@ -19,9 +19,10 @@
  * faulthandler, say) or kills the process as it would have.
  *
  * State: a signal handler gets no context pointer, so the way back is
- * thread-local and the watched mappings are a fixed process-wide table
- * (AFMT_PY_GUARD_SLOTS, lock-free: claimed and read with atomics).  This
- * is the only static state of the extension, and it has to be.
+ * thread-local (cli/sigbus_guard.c, the core shared with the CLI) and the
+ * watched mappings are a fixed process-wide table (AFMT_PY_GUARD_SLOTS,
+ * lock-free: claimed and read with atomics).  These are the only static
+ * state of the extension, and they have to be.
  */
 #ifndef AFMT_PY_GUARD_H
 #define AFMT_PY_GUARD_H
