@@ -76,11 +76,22 @@ typedef struct idir {
     afmt_dir_list list;
 } idir;
 
+/* The symbol stacks of named structures' bodies, one per nesting depth,
+ * kept for the whole run: a body at depth d is the only one live there,
+ * so its stack is reused by the next body at d instead of allocated per
+ * call (GGUF: one call per key-value and per tensor). */
+typedef struct isym_pool {
+    isym **stacks;            /* stacks[d]: caps[d] symbols, or NULL */
+    int *caps;
+    uint64_t depths;          /* entries of stacks and caps */
+} isym_pool;
+
 typedef struct irun {
     const afmt_interp *in;
     afmt_vctx *c;
     isym *syms;
     int nsyms, cap;
+    isym_pool *pool;          /* the run's (shared by the scopes of a run) */
     const uint64_t *comments; /* skipped_comments() of the innermost skipping repeat, or NULL */
     itiles *tiles;            /* the innermost tiled repeat, or NULL */
     const item *uniq_rep;     /* the innermost repeat, when it has a "unique" key (else NULL) */
@@ -125,6 +136,7 @@ struct afmt_interp {
     const char **extensions;   /* NULL-terminated */
     const char **shared_extensions; /* NULL-terminated */
     int max_syms;              /* the most symbols a run can hold */
+    int *struct_syms;          /* [i]: the most a body of s->structs[i] holds */
     ithdr *thdrs;
     int nthdrs;
     ikv *kvs;                  /* the metadata repeats' grammars */
@@ -137,6 +149,10 @@ struct afmt_interp {
 isym *isym_push(irun *r, isym_kind kind, const item *it);
 isym *isym_find(const irun *r, const char *name);
 int isym_mark(const irun *r);
+/* The stack of cap symbols for a structure's body at depth (grown, or
+ * made, as needed; owned by pool), or NULL when out of memory. */
+isym *isym_pool_stack(isym_pool *pool, uint64_t depth, int cap);
+void isym_pool_free(isym_pool *pool);
 void isym_pop_to(irun *r, int mark);
 
 /* ---- blame and failure (interp_run.c) */

@@ -237,6 +237,14 @@ static afmt_interp *load(const char *path, const char *text, afmt_interp_refusal
     *why = AFMT_INTERP_LOADED;
     in->s = s;
     in->max_syms = icount_items(&s->body) + 2;
+    in->struct_syms = calloc((size_t)s->nstructs + 1, sizeof *in->struct_syms);
+    if (!in->struct_syms) {
+        *why = AFMT_INTERP_NOMEM;
+        free(in);
+        return NULL;
+    }
+    for (k = 0; k < s->nstructs; k++)
+        in->struct_syms[k] = icount_items(&s->structs[k].body) + s->structs[k].nparams + 2;
     collect_thdrs(in, &s->body);
     iarchives_collect(in);
     for (k = 0; k < s->nstructs; k++) collect_thdrs(in, &s->structs[k].body);
@@ -273,6 +281,7 @@ void afmt_interp_free(afmt_interp *in)
     ikv_free(in);
     free(in->extensions);
     free(in->shared_extensions);
+    free(in->struct_syms);
     free(in);
 }
 

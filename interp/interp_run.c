@@ -26,9 +26,47 @@ isym *isym_push(irun *r, isym_kind kind, const item *it)
 isym *isym_find(const irun *r, const char *name)
 {
     int i;
+    /* the first byte first: most names in scope differ there, and this
+     * runs for every name an expression reads */
     for (i = r->nsyms - 1; i >= 0; i--)
-        if (strcmp(r->syms[i].name, name) == 0) return &r->syms[i];
+        if (r->syms[i].name[0] == name[0] && strcmp(r->syms[i].name, name) == 0) return &r->syms[i];
     return NULL;
+}
+
+isym *isym_pool_stack(isym_pool *pool, uint64_t depth, int cap)
+{
+    if (depth >= pool->depths) {
+        uint64_t n = depth + 8;
+        isym **stacks;
+        int *caps;
+        if (n > SIZE_MAX / sizeof *stacks) return NULL;
+        stacks = realloc(pool->stacks, sizeof *stacks * (size_t)n);
+        if (!stacks) return NULL;
+        pool->stacks = stacks;
+        caps = realloc(pool->caps, sizeof *caps * (size_t)n);
+        if (!caps) return NULL;
+        pool->caps = caps;
+        memset(stacks + pool->depths, 0, sizeof *stacks * (size_t)(n - pool->depths));
+        memset(caps + pool->depths, 0, sizeof *caps * (size_t)(n - pool->depths));
+        pool->depths = n;
+    }
+    if (pool->caps[depth] < cap) {
+        /* nothing at this depth is live while a body enters it */
+        isym *grown = realloc(pool->stacks[depth], sizeof *grown * (size_t)cap);
+        if (!grown) return NULL;
+        pool->stacks[depth] = grown;
+        pool->caps[depth] = cap;
+    }
+    return pool->stacks[depth];
+}
+
+void isym_pool_free(isym_pool *pool)
+{
+    uint64_t d;
+    for (d = 0; d < pool->depths; d++) free(pool->stacks[d]);
+    free(pool->stacks);
+    free(pool->caps);
+    memset(pool, 0, sizeof *pool);
 }
 
 int isym_mark(const irun *r) { return r->nsyms; }
@@ -129,10 +167,13 @@ static int run_body(afmt_vctx *c, const void *arg)
 {
     const afmt_interp *in = arg;
     irun r;
+    isym_pool pool;
     int rc;
     memset(&r, 0, sizeof r);
+    memset(&pool, 0, sizeof pool);
     r.in = in;
     r.c = c;
+    r.pool = &pool;
     r.cap = in->max_syms;
     r.syms = malloc(sizeof *r.syms * (size_t)r.cap);
     if (!r.syms) return afmt_fail(c->err, AFMT_E_NOMEM, NULL, NULL, AFMT_NO_INDEX, 0, "out of memory");
@@ -144,6 +185,7 @@ static int run_body(afmt_vctx *c, const void *arg)
         else rc = afmt_expect_end(c, in->s->trailer_lenient == LEN_WARN);
     }
     free(r.syms);
+    isym_pool_free(&pool);
     while (r.ndirs > 0) free(r.dirs[--r.ndirs]);
     free(r.dirs);
     return rc;

@@ -9,23 +9,24 @@
 /* ---- named structures: the body in a scope of its own, holding only its
  * parameters (unsigned), as the C function afmt-gen makes of it */
 
-static const named_struct *find_struct(const spec *s, const char *name)
+static int find_struct(const spec *s, const char *name)
 {
     int i;
     for (i = 0; i < s->nstructs; i++)
-        if (strcmp(s->structs[i].name, name) == 0) return &s->structs[i];
-    return NULL;
+        if (strcmp(s->structs[i].name, name) == 0) return i;
+    return -1;
 }
 
 /* The body of ns with the values args, in a fresh symbol stack (the
  * nesting is bounded by limits.max_depth: afmt_struct_enter). */
-static int struct_body(irun *r, const item *it, const named_struct *ns, const uint64_t *args, const uint64_t *at)
+static int struct_body(irun *r, const item *it, int index, const uint64_t *args, const uint64_t *at)
 {
+    const named_struct *ns = &r->in->s->structs[index];
     irun inner = *r;
     int i, rc;
-    inner.cap = icount_items(&ns->body) + ns->nparams + 2;
+    inner.cap = r->in->struct_syms[index];
     inner.nsyms = 0;
-    inner.syms = malloc(sizeof *inner.syms * (size_t)inner.cap);
+    inner.syms = isym_pool_stack(r->pool, r->c->depth, inner.cap);
     if (!inner.syms) return afmt_fail(r->c->err, AFMT_E_NOMEM, NULL, NULL, AFMT_NO_INDEX, 0, "out of memory");
     inner.comments = NULL;
     inner.tiles = NULL;
@@ -39,7 +40,6 @@ static int struct_body(irun *r, const item *it, const named_struct *ns, const ui
         y->off = at[i]; /* where the argument was read (gen/emit_struct.c) */
     }
     rc = irun_items(&inner, &ns->body);
-    free(inner.syms);
     r->dirs = inner.dirs; /* lists a directory inside the structure made */
     r->ndirs = inner.ndirs;
     return rc;
@@ -47,7 +47,7 @@ static int struct_body(irun *r, const item *it, const named_struct *ns, const ui
 
 int irun_struct(irun *r, const item *it)
 {
-    const named_struct *ns = find_struct(r->in->s, it->st.use);
+    const int index = find_struct(r->in->s, it->st.use);
     const iblame b = iblame_pos(it->name);
     uint64_t *args = calloc(2 * (size_t)it->st.nargs + 1, sizeof *args), *at = args + it->st.nargs;
     int i, rc = 0;
@@ -59,7 +59,9 @@ int irun_struct(irun *r, const item *it)
         at[i] = y && !y->off_is_pos ? y->off : r->c->pos; /* where it was read, else the structure's start */
     }
     if (rc == 0) rc = afmt_struct_enter(r->c, it->name);
-    if (rc == 0) rc = struct_body(r, it, ns, args, at);
+    if (rc == 0 && index < 0) rc = afmt_fail(r->c->err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, 0,
+                                             "no structure %s (the loader's checks let it through: a bug)", it->st.use);
+    if (rc == 0) rc = struct_body(r, it, index, args, at);
     free(args);
     if (rc) return -1;
     r->c->depth--;
