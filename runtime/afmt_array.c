@@ -478,22 +478,60 @@ static int strided_extent(const afmt_array *a, uint64_t es, afmt_error *err)
     return 0;
 }
 
+/* How many of the fastest axes (in order) a strided view lays out densely,
+ * and the elements they hold: that many are copied in one run.  An axis
+ * of one element has no stride that matters. */
+static uint32_t dense_axes(const afmt_array *a, afmt_order order, uint64_t *run)
+{
+    uint32_t j, k;
+
+    *run = 1;
+    for (j = 0; j < a->rank; j++) {
+        k = order == AFMT_COL_MAJOR ? j : a->rank - 1 - j;
+        if (a->dims[k] != 1 && a->strides[k] != *run)
+            break;
+        *run *= a->dims[k]; /* within the count, which check_view bounded */
+    }
+    return j;
+}
+
+/* 1 when a strided view is its payload's first elements in one of the
+ * two orders (*order: which): a contiguous tensor, or its transpose.  It
+ * is then decoded as the plain view it is, not element by element. */
+static int strided_is_dense(const afmt_array *a, afmt_order *order)
+{
+    uint64_t run;
+
+    if (dense_axes(a, AFMT_ROW_MAJOR, &run) == a->rank) {
+        *order = AFMT_ROW_MAJOR;
+        return 1;
+    }
+    if (dense_axes(a, AFMT_COL_MAJOR, &run) == a->rank) {
+        *order = AFMT_COL_MAJOR;
+        return 1;
+    }
+    return 0;
+}
+
 static int gather_strided(const afmt_array *a, afmt_order order, uint8_t *dst, uint64_t es,
                           uint64_t total, unsigned comp, afmt_error *err)
 {
-    uint64_t idx[AFMT_RANK_CAP] = {0}, at = 0, n, done;
-    uint32_t r = a->rank, j, k;
+    uint64_t idx[AFMT_RANK_CAP] = {0}, at = 0, n, done, run;
+    uint32_t r = a->rank, inner, j, k;
 
     if (a->encoding != AFMT_ENC_PLAIN || (a->dtype != AFMT_OPAQUE && a->elsize != es && a->elsize != 0))
         return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, a->offset,
                          "a strided view must be plain, of unpacked elements");
     if (strided_extent(a, es, err) != 0)
         return -1;
+    /* the fastest axes that are dense go in runs of `run` elements; the
+     * odometer walks the others (a slice of rows: one run per row) */
+    inner = dense_axes(a, order, &run);
     n = total / es;
-    for (done = 0; done < n; done++) {
-        afmt_swap_copy(dst + done * es, a->data + at * es, es, comp);
+    for (done = 0; done < n; done += run) {
+        afmt_swap_copy(dst + done * es, a->data + at * es, run * es, comp);
         /* next logical index: the last axis fastest (row-major) or the first */
-        for (j = 0; j < r; j++) {
+        for (j = inner; j < r; j++) {
             k = order == AFMT_COL_MAJOR ? j : r - 1 - j;
             if (++idx[k] < a->dims[k]) {
                 at += a->strides[k];
@@ -506,16 +544,40 @@ static int gather_strided(const afmt_array *a, afmt_order order, uint8_t *dst, u
     return 0;
 }
 
+/* A strided view laid out densely, as the plain view it is (in *plain);
+ * NULL with err when its last element lies past its payload (refused as
+ * gather_strided refuses it, naming the strides). */
+static const afmt_array *as_plain_if_dense(const afmt_array *src, uint64_t es, afmt_array *plain,
+                                           afmt_error *err)
+{
+    afmt_order order;
+
+    if (!src->strided || src->encoding != AFMT_ENC_PLAIN)
+        return src;
+    if (strided_extent(src, es, err) != 0)
+        return NULL;
+    if (!strided_is_dense(src, &order))
+        return src;
+    *plain = *src;
+    plain->strided = 0;
+    plain->stride = es;
+    plain->order = order;
+    return plain;
+}
+
 int afmt_array_to_plain(const afmt_array *src, afmt_order order,
                         void *out, uint64_t dst_size, afmt_error *err)
 {
     uint8_t *dst = out; /* void *: a float * or any buffer needs no cast */
+    afmt_array dense;
     uint64_t es, total;
     unsigned comp;
     uint8_t *tmp;
     int rc;
 
     if (check_view(src, &es, &total, err) != 0)
+        return -1;
+    if (!(src = as_plain_if_dense(src, es, &dense, err)))
         return -1;
     if (dst_size < total || (!dst && total > 0))
         return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, src->offset,
@@ -575,10 +637,13 @@ int afmt_array_to_plain(const afmt_array *src, afmt_order order,
 int afmt_array_plain_is_stored(const afmt_array *a, afmt_order order, uint64_t *total,
                                afmt_error *err)
 {
+    afmt_array dense;
     uint64_t es;
     unsigned comp;
 
     if (check_view(a, &es, total, err) != 0)
+        return -1;
+    if (!(a = as_plain_if_dense(a, es, &dense, err)))
         return -1;
     comp = afmt_dtype_get(a->dtype)->component;
     if (a->encoding != AFMT_ENC_PLAIN || a->strided || (a->stride != es && a->stride != 0) ||

@@ -3,7 +3,9 @@
  * a view whose last element lies past its payload or whose extent
  * overflows, before reading anything.  The cases are PyTorch's: a
  * transpose, a slice with a storage offset, expand's stride 0, a 0-d view,
- * an empty view. */
+ * an empty view; and the fast paths: a view laid out densely in either
+ * order is decoded as a plain one, and the dense fastest axes of any
+ * other are copied as runs. */
 #include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -39,6 +41,12 @@ static const strided_case cases[] = {
     {"0-d at offset 5", 0, {0}, {0}, 5, 6, AFMT_LITTLE, AFMT_ROW_MAJOR, 0, {5}},
     {"empty view at the payload's end", 2, {0, 3}, {3, 1}, 6, 6, AFMT_LITTLE, AFMT_ROW_MAJOR, 0, {0}},
     {"rank 3", 3, {2, 2, 2}, {1, 4, 2}, 0, 8, AFMT_LITTLE, AFMT_ROW_MAJOR, 0, {0, 2, 4, 6, 1, 3, 5, 7}},
+    {"every other 2x3 plane of 3x2x3: runs of 6", 3, {2, 2, 3}, {12, 3, 1}, 0, 24, AFMT_LITTLE, AFMT_ROW_MAJOR, 0,
+     {0, 1, 2, 3, 4, 5, 12, 13, 14, 15, 16, 17}},
+    {"the same, big-endian, column-major result", 3, {2, 2, 3}, {12, 3, 1}, 0, 24, AFMT_BIG, AFMT_COL_MAJOR, 0,
+     {0, 12, 3, 15, 1, 13, 4, 16, 2, 14, 5, 17}},
+    {"an axis of one element with any stride: dense", 2, {1, 3}, {99, 1}, 2, 5, AFMT_LITTLE, AFMT_ROW_MAJOR, 0,
+     {2, 3, 4}},
     {"last element past the payload", 2, {2, 3}, {3, 1}, 1, 6, AFMT_LITTLE, AFMT_ROW_MAJOR, AFMT_E_SIZE,
      {0}},
     {"stride past the payload", 1, {2}, {6}, 0, 6, AFMT_LITTLE, AFMT_ROW_MAJOR, AFMT_E_SIZE, {0}},
@@ -59,14 +67,14 @@ static void fill_storage(uint8_t *p, uint64_t n, afmt_endian endian)
 
 static int run_case(const strided_case *c)
 {
-    uint8_t storage[4 * 16];
+    uint8_t storage[4 * 24];
     uint32_t out[12];
     afmt_array v;
     afmt_error err;
     uint64_t k, count = 1;
     int rc;
 
-    fill_storage(storage, 16, c->endian);
+    fill_storage(storage, 24, c->endian);
     afmt_array_init(&v, AFMT_U32);
     v.rank = c->rank;
     for (k = 0; k < c->rank; k++) {
