@@ -166,7 +166,7 @@ static int kv_from_json(afmt_cli_convert_input *c)
 
 /* A dropped key is said, the first few by name and the rest by count (a
  * checkpoint's plain values are hundreds: nn.Module's _metadata). */
-#define NOTES_BY_NAME 64
+#define NOTES_BY_NAME 32
 
 static void note_dropped(const char *in, const afmt_kv *kv, const char *why, size_t *said)
 {
