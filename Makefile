@@ -503,7 +503,7 @@ PY_EXT        = $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_conf
 PY_INC        = $(shell $(PYTHON) -c 'import sysconfig; print(sysconfig.get_paths()["include"])')
 # cli/ files the extension shares with afmt-validate: the verdict on an
 # undetected input, the naming of output formats (python/setup.py too).
-PY_CLI_SRC    := cli/closest.c cli/identify.c cli/fail.c cli/out_format.c cli/visitor.c cli/sigbus_guard.c
+PY_CLI_SRC    := cli/closest.c cli/identify.c cli/fail.c cli/out_format.c cli/visitor.c cli/signal_guard.c
 PY_SRC        := $(sort $(wildcard python/src/*.c)) $(PY_CLI_SRC)
 PY_OBJ        := $(PY_SRC:%.c=$(BUILD)/python/obj/%.o)
 PY_LIB_OBJ    := $(PIC_OBJ)

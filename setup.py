@@ -12,7 +12,7 @@ import sys
 from setuptools import Extension, setup
 
 CLI_SHARED = ["cli/closest.c", "cli/identify.c", "cli/fail.c", "cli/out_format.c", "cli/visitor.c",
-              "cli/sigbus_guard.c"]
+              "cli/signal_guard.c"]
 SOURCES = (sorted(glob.glob("runtime/*.c")) + sorted(glob.glob("generated/*.c"))
            + ["registry/afmt_registry.c"] + CLI_SHARED + sorted(glob.glob("python/src/*.c")))
 

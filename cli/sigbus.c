@@ -10,7 +10,7 @@
 
 #include "cleanup.h"
 #include "quote.h"
-#include "sigbus_guard.h"
+#include "signal_guard.h"
 
 /* The watched mapping (process-wide: the single-input commands watch one
  * input), and its message made beforehand: the handler only adds the
@@ -70,13 +70,13 @@ static void outside_guard(int sig, siginfo_t *info, void *ucontext, const struct
     (void)previous; /* the CLI installs no other SIGBUS handler */
     if (atomic_load(&watch_armed) && at >= watch_lo && at < watch_hi)
         die_cut_short(at);
-    afmt_sigbus_die(sig);
+    afmt_signal_die(sig);
 }
 
 int afmt_cli_sigbus_guard(void (*fn)(void *ctx), void *ctx, uintptr_t *fault_addr)
 {
-    afmt_sigbus_guard_install(outside_guard);
-    return afmt_sigbus_guard_run(fn, ctx, fault_addr);
+    afmt_signal_guard_install(SIGBUS, outside_guard);
+    return afmt_signal_guard_run(SIGBUS, NULL, NULL, fn, ctx, fault_addr);
 }
 
 uint64_t afmt_cli_sigbus_describe(uintptr_t fault_addr, const void *base, uint64_t size,
@@ -96,7 +96,7 @@ void afmt_cli_sigbus_watch(const char *prog, const char *path, const void *base,
 {
     char quoted[AFMT_CLI_QUOTED_MAX];
 
-    afmt_sigbus_guard_install(outside_guard);
+    afmt_signal_guard_install(SIGBUS, outside_guard);
     atomic_store(&watch_armed, 0);
     snprintf(watch_prefix, sizeof watch_prefix,
              "%s%s%s: error: the file was cut short while it was read: no byte at offset ",

@@ -10,7 +10,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "sigbus_guard.h"
+#include "signal_guard.h"
 
 /* A watched mapping: lo == 0 is a free slot.  hi is set before lo (and lo
  * cleared first on unwatch), so the handler never sees half a slot. */
@@ -54,7 +54,7 @@ static void pass_on(int sig, siginfo_t *si, void *uc, const struct sigaction *pr
         previous->sa_handler(sig);
         return;
     }
-    afmt_sigbus_die(sig);
+    afmt_signal_die(sig);
 }
 
 /* A SIGBUS outside any guard: under a watched mapping (a numpy view's
@@ -74,15 +74,15 @@ static void outside_guard(int sig, siginfo_t *si, void *uc, const struct sigacti
 
 int afmt_py_guard_run(void (*fn)(void *ctx), void *ctx, uintptr_t *fault_addr)
 {
-    afmt_sigbus_guard_install(outside_guard);
-    return afmt_sigbus_guard_run(fn, ctx, fault_addr);
+    afmt_signal_guard_install(SIGBUS, outside_guard);
+    return afmt_signal_guard_run(SIGBUS, NULL, NULL, fn, ctx, fault_addr);
 }
 
 int afmt_py_guard_watch(const void *base, uint64_t len)
 {
     size_t i;
 
-    afmt_sigbus_guard_install(outside_guard);
+    afmt_signal_guard_install(SIGBUS, outside_guard);
     if (!base || len == 0 || len > UINTPTR_MAX - (uintptr_t)base)
         return -1;
     for (i = 0; i < AFMT_PY_GUARD_SLOTS; i++) {

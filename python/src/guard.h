@@ -19,7 +19,7 @@
  * faulthandler, say) or kills the process as it would have.
  *
  * State: a signal handler gets no context pointer, so the way back is
- * thread-local (cli/sigbus_guard.c, the core shared with the CLI) and the
+ * thread-local (cli/signal_guard.c, the core shared with the CLI) and the
  * watched mappings are a fixed process-wide table (AFMT_PY_GUARD_SLOTS,
  * lock-free: claimed and read with atomics).  These are the only static
  * state of the extension, and they have to be.
