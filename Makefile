@@ -170,6 +170,8 @@ help:
 #   pre-commit, git    test: .pre-commit-hooks.yaml in a temporary repository
 #   libsimdjson-dev    make bench only: the simdjson peer of the safetensors rows
 #   strace             make bench only: system calls per file (benchmark 4)
+#   libcfitsio-dev, libmatio-dev  make bench only: the FITS and MAT-file
+#                      peers of benchmark 13 (cfitsio, matio; zlib comes with them)
 #   nginx-light        test: a range-serving HTTP server for afmt-validate URL
 #   python3-venv       build/venv (below)
 # And from PyPI, tests/requirements.txt into the virtual environment
@@ -191,7 +193,7 @@ help:
 DEPS_PKGS := gcc make libjansson-dev liblz4-dev libarchive13 libcurl4
 DEPS_TEST_PKGS := g++ clang libclang-rt-dev pkg-config cmake re2c afl++ python3 python3-numpy time \
              parallel python3-jsonschema pre-commit git libsimdjson-dev strace nginx-light python3-venv \
-             meson ninja-build
+             meson ninja-build libcfitsio-dev libmatio-dev
 # Not under $(BUILD): the suites of every build (make asan's too) share it.
 VENV := build/venv
 VENV_REQUIREMENTS := tests/requirements.txt

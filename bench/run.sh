@@ -556,6 +556,12 @@ source "$BENCH/torch_bench.sh"
 # shellcheck source=bench/python_bench.sh
 source "$BENCH/python_bench.sh"
 
+# ------------------------------------------------------------------ 13
+# FITS, NIfTI-1 and MAT-files against cfitsio, nibabel, matio and zlib
+# (bench/sci_bench.sh; a row whose format or peer is missing is skipped).
+# shellcheck source=bench/sci_bench.sh
+source "$BENCH/sci_bench.sh"
+
 # ------------------------------------------------------------------ table
 END_US=${EPOCHREALTIME/[.,]/}
 LOAD_END=$(uptime)
