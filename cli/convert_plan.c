@@ -176,6 +176,9 @@ static int strided_as_plain(const afmt_array *a, afmt_array *plain)
     plain->strided = 0;
     plain->stride = a->elsize;
     plain->order = AFMT_ROW_MAJOR;
+    /* a view's nbytes runs to its storage's end (a slice's too); written
+     * as is, it is its own elements only */
+    plain->nbytes = run * a->elsize;
     return 1;
 }
 

@@ -112,7 +112,10 @@ fi
 # 5. afmt's verdicts and arrays, and no payload ran
 "$PY" tests/torch/verdicts.py "$BUILD" "$WORK/corpus" "$WORK/crafted" || failed=1
 
-# 6. torch reads what afmt writes
+# 6. afmt's conversions of torch's files, read by safetensors and numpy
+"$PY" tests/torch/convert_check.py "$BUILD" "$WORK/corpus" || failed=1
+
+# 7. torch reads what afmt writes
 WRITTEN=${AFMT_TORCH_WRITTEN:-}
 if [ -z "$WRITTEN" ]; then
     WRITTEN=$WORK/written
