@@ -750,9 +750,12 @@ int afmt_cards_validate(afmt_vctx *c, const afmt_cards_desc *d, uint64_t end)
         if (!afmt_src_have(c->src, end, c->pos, kl)) return 0;
         r = AFMT_B(c->src, c->pos);
         if (memcmp(r, start->key, kl) != 0) return 0;
-        if (!afmt_src_have(c->src, end, c->pos, d->record))
-            return afmt_src_short(c->src, c->err, c->path, "trailer", AFMT_NO_INDEX, c->pos, end, d->record,
-                                  "the first record of a unit");
+        if (!afmt_src_have(c->src, end, c->pos, d->record)) {
+            char field[128];
+            snprintf(field, sizeof field, "hdu%" PRIu32 ".header", index);
+            return afmt_src_short(c->src, c->err, c->path, field, AFMT_NO_INDEX, c->pos, end, d->record,
+                                  "a header record (the header has no end record)");
+        }
         r = AFMT_B(c->src, c->pos);
         if (!key_is(d, r, start->key)) return 0;
         s[0] = 0;

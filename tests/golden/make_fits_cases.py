@@ -246,6 +246,8 @@ def build():
          p0 + table + hdu(image(), -32, (4,)), "unsupported", "hdu1.XTENSION", BLOCK)
     never("ext_truncated", "an IMAGE extension's header cut short",
           p0 + hdu(image(), -32, (4,))[:200], "truncated", "hdu1.header", BLOCK + 160)
+    never("ext_first_record_short", "an extension that ends inside its first record",
+          p0 + hdu(image(), -32, (4,))[:40], "truncated", "hdu1.header", BLOCK)
     never("ext_data_short", "an IMAGE extension's data cut short", p0 + hdu(image(), -32, (4,))[:BLOCK + 8],
           "truncated", "hdu1.data", 2 * BLOCK)
 
