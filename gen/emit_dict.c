@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "afmt_cards.h"
 #include "emit.h"
 
 #define DICT_MAX_ENTRY 64
@@ -146,6 +147,41 @@ static void dict_archive(dict *d, const archive *a)
     }
 }
 
+
+/* A cards item's words: each key with its indicator ("BITPIX  = ", a run's
+ * first three), the terminator and commentary keys, required strings
+ * quoted and padded, and the value syntax's bytes. */
+static void dict_cards(dict *d, const afmt_cards_desc *cd)
+{
+    static const char *const words[] = {"T", "F", "E", "D", "(", ", ", ")", " / ", "''", "&'", "-", NULL};
+    char buf[DICT_MAX_ENTRY + 1];
+    size_t u, k, r;
+    int n;
+    for (u = 0; u < cd->nunits; u++)
+        for (k = 0; k < cd->units[u].nrequired + cd->units[u].noptional; k++) {
+            const afmt_cards_key *q = k < cd->units[u].nrequired ? &cd->units[u].required[k]
+                                                                  : &cd->units[u].optional[k - cd->units[u].nrequired];
+            for (r = 0; r < (q->run ? 3u : 1u); r++) {
+                char key[40];
+                if (q->run) snprintf(key, sizeof key, "%s%zu", q->key, r + 1);
+                else snprintf(key, sizeof key, "%s", q->key);
+                n = snprintf(buf, sizeof buf, "%-*s%s", (int)cd->key_width, key, cd->indicator);
+                if (n > 0 && n <= DICT_MAX_ENTRY) dict_add(d, "word", (const unsigned char *)buf, (size_t)n);
+            }
+            if (q->string) {
+                n = snprintf(buf, sizeof buf, "'%-*s'", (int)cd->fixed_string, q->string);
+                if (n > 0 && n <= DICT_MAX_ENTRY) dict_add(d, "word", (const unsigned char *)buf, (size_t)n);
+            }
+        }
+    for (k = 0; k < cd->ncommentary + 2; k++) {
+        const char *key = k < cd->ncommentary ? cd->commentary[k] : k == cd->ncommentary ? cd->end : cd->cont;
+        if (!key || !*key) continue;
+        n = snprintf(buf, sizeof buf, "%-*s", (int)cd->key_width, key);
+        if (n > 0 && n <= DICT_MAX_ENTRY) dict_add(d, "word", (const unsigned char *)buf, (size_t)n);
+    }
+    for (k = 0; words[k]; k++) dict_add(d, "word", (const unsigned char *)words[k], strlen(words[k]));
+}
+
 /* Literals compared with integer fields inside an expression. */
 static void dict_expr(dict *d, const spec *s, const expr *e)
 {
@@ -250,6 +286,8 @@ static void dict_items(dict *d, const spec *s, const item_list *l)
         }
         if (it->kind == IT_ARCHIVE && it->ar)
             dict_archive(d, it->ar);
+        if (it->kind == IT_CARDS && it->cards)
+            dict_cards(d, it->cards);
         dict_items(d, s, &it->body);
         for (k = 0; k < it->ncases; k++)
             dict_items(d, s, &it->cases[k].body);

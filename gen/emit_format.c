@@ -10,6 +10,7 @@
 #include <string.h>
 #include "emit.h"
 #include "afmt.h" /* AFMT_VERSION_STRING, AFMT_RUNTIME_ABI */
+#include "afmt_cards.h"
 
 static int write_if_changed(const char *path, const char *text)
 {
@@ -161,6 +162,7 @@ static int first_order(item_list *b)
     for (i = 0; i < b->n; i++) {
         item *it = b->v[i];
         if (it->kind == IT_ARRAY) return it->array.col_major ? 1 : 0;
+        if (it->kind == IT_CARDS && it->cards) return it->cards->order == AFMT_COL_MAJOR;
         if (it->kind == IT_REPEAT || it->kind == IT_REGION) { o = first_order(&it->body); if (o >= 0) return o; }
         if (it->kind == IT_SWITCH)
             for (j = 0; j < it->ncases; j++) { o = first_order(&it->cases[j].body); if (o >= 0) return o; }
@@ -375,7 +377,7 @@ static void emit_descriptor(sbuf *src, const spec *s)
         sb_printf(src, "    .name = \"%s\",\n    .spec = %s,\n    .extensions = %s_extensions,\n", f, spq, f);
         sb_printf(src, "    .order = %s,\n", order == 1 ? "AFMT_COL_MAJOR" : "AFMT_ROW_MAJOR");
         sb_printf(src, "    .multi = %d,\n", has_top_repeat(s) || holds_columns(&s->body) || texthdr_multi(s) ||
-                                            archive_in_spec(s));
+                                            archive_in_spec(s) || cards_in_spec(s));
         sb_printf(src, "    .detect = afmt_%s_detect,\n    .validate = afmt_%s_validate,\n", f, f);
         sb_printf(src, "    .validate_src = afmt_%s_validate_src,\n    .can_write = afmt_%s_can_write,\n", f, f);
         sb_printf(src, "    .encoded_size = afmt_%s_encoded_size,\n    .write = afmt_%s_write,\n", f, f);
@@ -393,7 +395,8 @@ static void emit_descriptor(sbuf *src, const spec *s)
 void spec_format_traits(const spec *s, int *col_major, int *multi, int *compresses)
 {
     *col_major = first_order((item_list *)&s->body) == 1;
-    *multi = has_top_repeat(s) || holds_columns(&s->body) || texthdr_multi(s) || archive_in_spec(s);
+    *multi = has_top_repeat(s) || holds_columns(&s->body) || texthdr_multi(s) || archive_in_spec(s) ||
+             cards_in_spec(s);
     *compresses = has_compressed((item_list *)&s->body);
 }
 

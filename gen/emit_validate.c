@@ -1613,7 +1613,7 @@ static void item_comment(emitter *m, const item *it, const char *fmt, ...)
  * may each have one.) */
 static void item_name_check(emitter *m, item *it)
 {
-    if (!it->name || it->kind == IT_TEXTHDR || it->kind == IT_ARCHIVE) return;
+    if (!it->name || it->kind == IT_TEXTHDR || it->kind == IT_ARCHIVE || it->kind == IT_CARDS) return;
     if (it->kind == IT_STRUCT) return; /* a label of errors only */
     if (it->kind != IT_REPEAT && it->kind != IT_SWITCH && it->kind != IT_REGION && it->kind != IT_PAD &&
         it->kind != IT_TEXTVAL && it->kind != IT_DIRECTORY) {
@@ -1767,6 +1767,10 @@ static void emit_item(emitter *m, item *it)
     case IT_ARCHIVE:
         item_comment(m, it, "%s: an archive of named members", it->name);
         archive_emit_validate(m, it);
+        break;
+    case IT_CARDS:
+        item_comment(m, it, "%s: card headers and their data units", it->name);
+        cards_emit_validate(m, it);
         break;
     case IT_STRUCT:
         item_comment(m, it, "%s: structure %s", it->name, it->st.use ? it->st.use : "?");

@@ -1797,6 +1797,10 @@ void emit_writer(emitter *m)
     const spec *s = m->s;
     int multi = top_repeats_arrays(s);
     if (multi && check_multi_top(m, s) != 0) return;
+    if (cards_in_spec(s)) {
+        cards_emit_writer(m);
+        return;
+    }
     if (!holds_arrays(&s->body)) {
         /* its writer would write the fields and drop the array given */
         gen_error(m, "/body", "no item holds an array (array, text_header, text_value): the writer would have nowhere "

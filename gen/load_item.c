@@ -337,6 +337,14 @@ static void load_texthdr_item(loader *L, spec *s, json_t *o, const char *jp, ite
     it->th = texthdr_load(L->path, o, jp, &L->errors);
 }
 
+static void load_cards_item(loader *L, spec *s, json_t *o, const char *jp, item *it)
+{
+    (void)s;
+    it->kind = IT_CARDS;
+    it->name = get_str(L, o, "cards", jp, 1);
+    it->cards = cards_load(L->path, o, jp, &L->errors);
+}
+
 static void load_archive_item(loader *L, spec *s, json_t *o, const char *jp, item *it)
 {
     (void)s;
@@ -853,6 +861,7 @@ static const struct {
     item_loader *load;
 } ITEM_KINDS[] = {
     {"text_header", NULL, load_texthdr_item},
+    {"cards", "units", load_cards_item},
     {"archive", "members", load_archive_item},
     {"field", "type", load_field},
     {"let", NULL, load_let},
@@ -883,7 +892,7 @@ static void load_item(loader *L, spec *s, json_t *o, const char *jp, item *it)
         if (json_object_get(o, ITEM_KINDS[k].key) && (!ITEM_KINDS[k].also || json_object_get(o, ITEM_KINDS[k].also)))
             break;
     if (k == sizeof ITEM_KINDS / sizeof ITEM_KINDS[0]) {
-        LERR(L, jp, "unknown item: expected one of field, let, var, set, lookup, check, array, repeat, region, switch, pad, struct, directory, text_value, text_header, archive");
+        LERR(L, jp, "unknown item: expected one of field, let, var, set, lookup, check, array, repeat, region, switch, pad, struct, directory, text_value, text_header, archive, cards");
         return;
     }
     ITEM_KINDS[k].load(L, s, o, jp, it);

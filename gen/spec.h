@@ -12,6 +12,7 @@
 #include "expr.h"
 #include "texthdr.h"
 #include "archive.h"
+#include "cards.h"
 
 typedef enum item_kind {
     IT_FIELD, IT_LET, IT_LOOKUP, IT_CHECK, IT_ARRAY, IT_REPEAT,
@@ -21,7 +22,8 @@ typedef enum item_kind {
     IT_SET,    /* a new value of a var */
     IT_DIRECTORY, /* arrays placed in a data area by a repeat's records */
     IT_BYTE_ORDER, /* the byte order of what follows, chosen at run time (it->arg: true for big) */
-    IT_ARCHIVE    /* a zip or tar of named members (gen/archive.h) */
+    IT_ARCHIVE,   /* a zip or tar of named members (gen/archive.h) */
+    IT_CARDS      /* card headers and their data units (gen/cards.h) */
 } item_kind;
 
 /* A field's or payload's byte order (big_endian, payload_big): 0 little,
@@ -247,6 +249,7 @@ typedef struct item {
         directory_item dir;
         texthdr *th;                  /* IT_TEXTHDR (gen/texthdr.c) */
         archive *ar;                  /* IT_ARCHIVE (gen/archive.c) */
+        struct afmt_cards_desc *cards; /* IT_CARDS (gen/cards.c) */
     };
 } item;
 

@@ -3,6 +3,7 @@
  * table behind registry/afmt_registry.c (format lookup, optional). */
 #include "afmt.h"
 #include "daphne.h"
+#include "fits.h"
 #include "futhark.h"
 #include "gguf.h"
 #include "inebin.h"
@@ -17,6 +18,7 @@
 
 const afmt_format *const afmt_formats[] = {
     &afmt_daphne_format,
+    &afmt_fits_format,
     &afmt_futhark_format,
     &afmt_gguf_format,
     &afmt_inebin_format,
@@ -31,4 +33,4 @@ const afmt_format *const afmt_formats[] = {
     NULL,
 };
 
-const size_t afmt_format_count = 12;
+const size_t afmt_format_count = 13;

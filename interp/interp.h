@@ -184,6 +184,7 @@ int irun_switch(irun *r, const item *it);
 int irun_pad(irun *r, const item *it);
 int irun_textval(irun *r, const item *it);
 int irun_texthdr(irun *r, const item *it);
+int irun_cards(irun *r, const item *it);
 int irun_struct(irun *r, const item *it);       /* interp_struct.c */
 int irun_var(irun *r, const item *it);
 int irun_set(irun *r, const item *it);

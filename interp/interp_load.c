@@ -186,7 +186,7 @@ static const item *not_interpreted(const item_list *body)
     int i, j;
     for (i = 0; i < body->n; i++) {
         const item *it = body->v[i], *x = NULL;
-        if (it->kind > IT_ARCHIVE) return it;
+        if (it->kind > IT_CARDS) return it;
         if (it->kind == IT_REPEAT || it->kind == IT_REGION) x = not_interpreted(&it->body);
         for (j = 0; !x && j < it->ncases; j++) x = not_interpreted(&it->cases[j].body);
         if (x) return x;

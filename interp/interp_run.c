@@ -148,6 +148,7 @@ static const item_run ITEM_RUNS[] = {
     [IT_TEXTVAL] = irun_textval, [IT_TEXTHDR] = irun_texthdr,
     [IT_STRUCT] = irun_struct,   [IT_VAR] = irun_var,       [IT_SET] = irun_set,
     [IT_DIRECTORY] = irun_directory, [IT_BYTE_ORDER] = irun_byte_order, [IT_ARCHIVE] = irun_archive,
+    [IT_CARDS] = irun_cards,
 };
 
 int irun_items(irun *r, const item_list *body)

@@ -50,5 +50,6 @@
 #include "afmt_pickle.h"
 #include "afmt_ar_detect.h"
 #include "afmt_ar_write.h"
+#include "afmt_cards.h"
 
 #endif /* AFMT_INTERNAL_H */
