@@ -32,6 +32,8 @@ extern "C" {
  * that compilers vectorise them. */
 uint64_t afmt_scan_not_bool(const uint8_t *p, uint64_t n);
 uint64_t afmt_scan_nonzero(const uint8_t *p, uint64_t n);
+/* The first byte that is not b (a fill of spaces), or n. */
+uint64_t afmt_scan_not_byte(const uint8_t *p, uint64_t n, uint8_t b);
 /* Strided bool scan (frames): element k at p[k * stride]. */
 uint64_t afmt_scan_not_bool_strided(const uint8_t *p, uint64_t n, uint64_t stride);
 

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "afmt_array.h"
 #include "afmt_options.h"
 #include "afmt_sink.h"
 #include "afmt_src.h"
@@ -269,6 +270,14 @@ static void key_name(const afmt_cards_key *k, uint64_t n, char *out, size_t cap)
     else snprintf(out, cap, "%s", k->key);
 }
 
+/* "UNIT.KEY" in buf, made only when a failure or warning needs it: a
+ * header's every record would otherwise pay for a name it never shows. */
+static const char *unit_field(const unit_run *ur, const char *key, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s.%s", ur->uname, key);
+    return buf;
+}
+
 /* The value of the record at ur->at for rule k (its name kn): syntax,
  * type, the rule's values, fixed format.  tol: failures of the rule are
  * tolerated in lenient mode (keys read but not needed). */
@@ -280,11 +289,10 @@ static int read_value(afmt_vctx *c, unit_run *ur, const afmt_cards_key *k, const
     uint32_t bad;
     const char *why = k->message ? k->message : "";
     const char *sep = k->message ? ": " : "";
-    snprintf(field, sizeof field, "%s.%s", ur->uname, kn);
 #define RULE_FAIL(code, off, ...)                                                                   \
     do {                                                                                            \
-        if (tol ? afmt_tolerate_c(c, code, field, AFMT_NO_INDEX, off, __VA_ARGS__)                  \
-                : afmt_fail_c(c, code, field, AFMT_NO_INDEX, off, __VA_ARGS__))                     \
+        if (tol ? afmt_tolerate_c(c, code, unit_field(ur, kn, field, sizeof field), AFMT_NO_INDEX, off, __VA_ARGS__)                  \
+                : afmt_fail_c(c, code, unit_field(ur, kn, field, sizeof field), AFMT_NO_INDEX, off, __VA_ARGS__))                     \
             return -1;                                                                              \
         return 1;                                                                                   \
     } while (0)
@@ -312,7 +320,7 @@ static int read_value(afmt_vctx *c, unit_run *ur, const afmt_cards_key *k, const
         RULE_FAIL(k->role == AFMT_CR_NONE && k->logical == 1 ? AFMT_E_MAGIC : AFMT_E_CONSTRAINT, ur->at + v->b,
                   "%s = %c, not %c%s%s", kn, v->logical ? 'T' : 'F', k->logical ? 'T' : 'F', sep, why);
     if (v->kind == K_LOGICAL && k->refuse_logical >= 0 && v->logical == k->refuse_logical) {
-        if (afmt_fail_c(c, AFMT_E_UNSUPPORTED, field, AFMT_NO_INDEX, ur->at + v->b, "%s = %c%s%s", kn,
+        if (afmt_fail_c(c, AFMT_E_UNSUPPORTED, unit_field(ur, kn, field, sizeof field), AFMT_NO_INDEX, ur->at + v->b, "%s = %c%s%s", kn,
                         v->logical ? 'T' : 'F', sep, why))
             return -1;
     }
@@ -329,7 +337,7 @@ static int read_value(afmt_vctx *c, unit_run *ur, const afmt_cards_key *k, const
         else if (v->kind == K_LOGICAL || v->kind == K_INT)
             ok = v->e == last + 1;
         if (!ok) {
-            if (afmt_tolerate_c(c, AFMT_E_CONSTRAINT, field, AFMT_NO_INDEX, ur->at + v->b,
+            if (afmt_tolerate_c(c, AFMT_E_CONSTRAINT, unit_field(ur, kn, field, sizeof field), AFMT_NO_INDEX, ur->at + v->b,
                                 v->kind == K_STRING
                                     ? "%s is not in fixed format: a string from byte %u of at least %u characters"
                                     : "%s is not in fixed format: its value ends in byte %u",
@@ -347,13 +355,12 @@ static int apply_role(afmt_vctx *c, unit_run *ur, const afmt_cards_key *k, const
     const afmt_cards_desc *d = ur->d;
     char field[128];
     size_t t;
-    snprintf(field, sizeof field, "%s.%s", ur->uname, kn);
     switch (k->role) {
     case AFMT_CR_TYPE:
         for (t = 0; t < d->ntypes; t++)
             if (d->types[t].value == v->i) break;
         if (t == d->ntypes)
-            return afmt_fail_c(c, AFMT_E_UNKNOWN_TYPE, field, AFMT_NO_INDEX, ur->at + v->b,
+            return afmt_fail_c(c, AFMT_E_UNKNOWN_TYPE, unit_field(ur, kn, field, sizeof field), AFMT_NO_INDEX, ur->at + v->b,
                                "%s %" PRId64 " names no element type%s%s", kn, v->i, k->message ? ": " : "",
                                k->message ? k->message : "");
         ur->have_type = 1;
@@ -362,12 +369,12 @@ static int apply_role(afmt_vctx *c, unit_run *ur, const afmt_cards_key *k, const
         ur->elsize = afmt_dtype_get(ur->dtype)->size;
         break;
     case AFMT_CR_RANK:
-        if (v->i < 0) return afmt_fail_c(c, AFMT_E_NEGATIVE, field, AFMT_NO_INDEX, ur->at + v->b, "%s is negative", kn);
+        if (v->i < 0) return afmt_fail_c(c, AFMT_E_NEGATIVE, unit_field(ur, kn, field, sizeof field), AFMT_NO_INDEX, ur->at + v->b, "%s is negative", kn);
         ur->have_rank = 1;
         ur->rank = v->i;
         break;
     case AFMT_CR_AXES:
-        if (v->i < 0) return afmt_fail_c(c, AFMT_E_NEGATIVE, field, AFMT_NO_INDEX, ur->at + v->b, "%s is negative", kn);
+        if (v->i < 0) return afmt_fail_c(c, AFMT_E_NEGATIVE, unit_field(ur, kn, field, sizeof field), AFMT_NO_INDEX, ur->at + v->b, "%s is negative", kn);
         if (ur->axes_read < AFMT_RANK_CAP) ur->a->dims[ur->axes_read] = (uint64_t)v->i;
         if (v->i == 0) ur->zero_axis = 1;
         else if (!ur->over && ur->product > UINT64_MAX / (uint64_t)v->i) ur->over = 1;
@@ -375,11 +382,11 @@ static int apply_role(afmt_vctx *c, unit_run *ur, const afmt_cards_key *k, const
         ur->axes_read++;
         break;
     case AFMT_CR_EXTRA:
-        if (v->i < 0) return afmt_fail_c(c, AFMT_E_NEGATIVE, field, AFMT_NO_INDEX, ur->at + v->b, "%s is negative", kn);
+        if (v->i < 0) return afmt_fail_c(c, AFMT_E_NEGATIVE, unit_field(ur, kn, field, sizeof field), AFMT_NO_INDEX, ur->at + v->b, "%s is negative", kn);
         ur->extra = v->i;
         break;
     case AFMT_CR_GROUPS:
-        if (v->i < 0) return afmt_fail_c(c, AFMT_E_NEGATIVE, field, AFMT_NO_INDEX, ur->at + v->b, "%s is negative", kn);
+        if (v->i < 0) return afmt_fail_c(c, AFMT_E_NEGATIVE, unit_field(ur, kn, field, sizeof field), AFMT_NO_INDEX, ur->at + v->b, "%s is negative", kn);
         ur->groups = v->i;
         break;
     case AFMT_CR_NAME:
@@ -655,7 +662,7 @@ static int run_unit(afmt_vctx *c, const afmt_cards_desc *d, const afmt_cards_uni
                 return afmt_src_short(c->src, c->err, c->path, field, AFMT_NO_INDEX, hend + k, end, hpad - k,
                                       "the header's last block");
             p = AFMT_B(c->src, hend + k);
-            for (q = 0; q < chunk && p[q] == (uint8_t)d->fill; q++) {}
+            q = afmt_scan_not_byte(p, chunk, (uint8_t)d->fill);
             if (q < chunk) {
                 if (afmt_tolerate_c(c, AFMT_E_PADDING, field, AFMT_NO_INDEX, hend + k + q,
                                     "byte 0x%02x after the %s record: the header's block is filled with 0x%02x",

@@ -48,6 +48,30 @@ uint64_t afmt_scan_nonzero(const uint8_t *p, uint64_t n)
     return scan_masked(p, n, 0xFF);
 }
 
+/* OR of (p[i] ^ b) over one full block. */
+static inline uint8_t block_xor_or(const uint8_t *p, uint8_t b)
+{
+    uint8_t acc = 0;
+    int i;
+    for (i = 0; i < SCAN_BLOCK; i++)
+        acc |= (uint8_t)(p[i] ^ b);
+    return acc;
+}
+
+/* A fill of byte b (a header's spaces): the first byte that is not b. */
+uint64_t afmt_scan_not_byte(const uint8_t *p, uint64_t n, uint8_t b)
+{
+    uint64_t i = 0, full = n - n % SCAN_BLOCK;
+
+    for (; i < full; i += SCAN_BLOCK)
+        if (block_xor_or(p + i, b))
+            break;
+    for (; i < n; i++)
+        if (p[i] != b)
+            return i;
+    return n;
+}
+
 uint64_t afmt_scan_not_bool_strided(const uint8_t *p, uint64_t n, uint64_t stride)
 {
     uint64_t k = 0, j, full;
