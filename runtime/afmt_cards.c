@@ -211,6 +211,17 @@ static int is_commentary(const afmt_cards_desc *d, const uint8_t *r)
     return 0;
 }
 
+/* 1 when every byte of record r is in [byte_min, byte_max]. */
+static int record_bytes_ok(const afmt_cards_desc *d, const uint8_t *r)
+{
+    const uint8_t lo = (uint8_t)d->byte_min, span = (uint8_t)(d->byte_max - d->byte_min);
+    uint8_t bad = 0;
+    uint32_t k;
+    for (k = 0; k < d->record; k++)
+        bad |= (uint8_t)((uint8_t)(r[k] - lo) > span);
+    return !bad;
+}
+
 /* Read the record at ur->at: there, and every byte allowed. */
 static int take_record(afmt_vctx *c, unit_run *ur, uint64_t end)
 {
@@ -224,6 +235,8 @@ static int take_record(afmt_vctx *c, unit_run *ur, uint64_t end)
     }
     ur->r = AFMT_B(c->src, ur->at);
     afmt_src_keep_from(c->src, ur->at);
+    if (record_bytes_ok(d, ur->r))
+        return 0; /* the usual case, found without a branch per byte */
     for (k = 0; k < d->record; k++)
         if (ur->r[k] < d->byte_min || ur->r[k] > d->byte_max) {
             snprintf(field, sizeof field, "%s.card", ur->uname);
@@ -264,10 +277,28 @@ static const char *vt_name(afmt_cards_vt t)
     return (unsigned)t < 6 ? N[t] : "?";
 }
 
+/* The key's name, NAXIS3 for the third of a run: written by hand, as
+ * every record of a header names its key. */
 static void key_name(const afmt_cards_key *k, uint64_t n, char *out, size_t cap)
 {
-    if (k->run) snprintf(out, cap, "%s%" PRIu64, k->key, n);
-    else snprintf(out, cap, "%s", k->key);
+    char digits[20];
+    size_t len = strlen(k->key), nd = 0;
+
+    if (k->run)
+        do {
+            digits[nd++] = (char)('0' + n % 10);
+            n /= 10;
+        } while (n && nd < sizeof digits);
+    if (cap == 0)
+        return;
+    if (nd + 1 > cap)
+        nd = cap - 1; /* never: a key and 20 digits fit every caller's buffer */
+    if (len + nd + 1 > cap)
+        len = cap - nd - 1;
+    memcpy(out, k->key, len);
+    for (; nd > 0; nd--)
+        out[len++] = digits[nd - 1];
+    out[len] = '\0';
 }
 
 /* "UNIT.KEY" in buf, made only when a failure or warning needs it: a
