@@ -36,12 +36,16 @@ static int struct_done(const emitter *m, const named_struct *ns)
 
 /* The C parameters of ns after the context: its values, unsigned, each
  * with the offset of what it was read from (a failure blamed on it is
- * there: the type code of a value, not the value after it). */
+ * there: the type code of a value, not the value after it).  The body
+ * copies both into locals (bind_params): a switch case's function, or a
+ * use of another structure, inside it captures what the body declared
+ * (emit_func.c), never the function's parameters. */
 static char *struct_params(const named_struct *ns)
 {
     sbuf b = {0};
     int i;
-    for (i = 0; i < ns->nparams; i++) sb_printf(&b, ", uint64_t arg_%s, uint64_t at_%s", ns->params[i], ns->params[i]);
+    for (i = 0; i < ns->nparams; i++)
+        sb_printf(&b, ", uint64_t arg_%s, uint64_t arg_at_%s", ns->params[i], ns->params[i]);
     return b.s ? b.s : xstrdup("");
 }
 
@@ -74,6 +78,7 @@ static void define_struct(emitter *m, const named_struct *ns, const char *fname)
     for (i = 0; i < ns->nparams; i++) {
         sym *y = sym_push(m, SY_INT, ns->params[i], NULL);
         line(m, "const uint64_t v_%s = arg_%s;", ns->params[i], ns->params[i]);
+        line(m, "const uint64_t at_%s = arg_at_%s;", ns->params[i], ns->params[i]);
         line(m, "(void)at_%s; /* read if a failure is blamed on %s */", ns->params[i], ns->params[i]);
         /* a parameter the body does not read (a spec may pass one along
          * only some of the time): marked, for -Werror */

@@ -206,7 +206,7 @@ static int gguf_check_value(const afmt_vctx *c, uint64_t at, uint64_t v_value)
     return 0;
 }
 
-static int gguf_validate_struct_value(afmt_vctx *c, uint64_t arg_vtype, uint64_t at_vtype);
+static int gguf_validate_struct_value(afmt_vctx *c, uint64_t arg_vtype, uint64_t arg_at_vtype);
 /* value: its check, for the validator and the writer
  * (spec/gguf.json /structs/value/body/0/cases/7/body/0) */
 static int gguf_check_value_2(const afmt_vctx *c, uint64_t at, uint64_t v_value)
@@ -492,9 +492,10 @@ static int gguf_validate_value_kind_12(afmt_vctx *c)
 }
 
 /* structure value (spec/gguf.json /structs/value): a metadata value of type vtype (arrays hold values, arrays of arrays too) */
-static int gguf_validate_struct_value(afmt_vctx *c, uint64_t arg_vtype, uint64_t at_vtype)
+static int gguf_validate_struct_value(afmt_vctx *c, uint64_t arg_vtype, uint64_t arg_at_vtype)
 {
     const uint64_t v_vtype = arg_vtype;
+    const uint64_t at_vtype = arg_at_vtype;
     (void)at_vtype; /* read if a failure is blamed on vtype */
 
     /* switch value_kind on vtype (spec/gguf.json /structs/value/body/0) */
