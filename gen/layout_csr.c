@@ -125,6 +125,7 @@ static void csr_write_payload(emitter *m, item *a, sym *lk, const char *endian)
 
 const layout_module layout_csr = {
     .name = "csr", .id = LAYOUT_CSR,
+    .stored_by_rows = 1,
     .resolve = csr_resolve, .stored = csr_stored, .view_after_tiles = csr_view,
     .write_check = csr_write_check, .write_role = csr_write_role, .write_field = csr_write_field,
     .write_size = csr_write_size, .write_payload = csr_write_payload,
