@@ -243,6 +243,8 @@ static int daphne_validate_block_kind_2_data(afmt_vctx *c, const afmt_elem el_ty
     if (afmt_count_mul(c, &n_data, v_block_rows, "block_rows", o_block_rows)) return -1;
     if (afmt_count_mul(c, &n_data, v_block_cols, "block_cols", o_block_cols)) return -1;
     const uint64_t stored_data = v_nnz;
+    if (afmt_csr_counts(c, "row_offsets", o_row_offsets, n_row_offsets, "col_indices",
+            o_col_indices, n_col_indices, v_block_rows, stored_data)) return -1;
     uint64_t nbytes_data;
     if (afmt_payload_bytes(c, "data", stored_data, el_type, &nbytes_data)) return -1;
     afmt_array a_data;

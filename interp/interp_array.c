@@ -75,7 +75,10 @@ static int stored_csr(irun *r, iarr *a)
     const iblame b = iblame_pos(a->it->name);
     a->ref[0] = isym_find(r, a->it->array.row_offsets);
     a->ref[1] = isym_find(r, a->it->array.col_indices);
-    return ieval_u64(r, &b, a->it->array.nnz, a->it->array.nnz_text, &a->stored);
+    if (ieval_u64(r, &b, a->it->array.nnz, a->it->array.nnz_text, &a->stored)) return -1;
+    /* the index arrays fit the matrix (gen/layout_csr.c, csr_index_counts) */
+    return afmt_csr_counts(r->c, a->ref[0]->name, a->ref[0]->off, a->ref[0]->count, a->ref[1]->name, a->ref[1]->off,
+                           a->ref[1]->count, a->dims[0], a->stored);
 }
 
 static int stored_coo(irun *r, iarr *a)

@@ -254,6 +254,18 @@ int afmt_count_overflow(const afmt_vctx *c, const char *field, uint64_t offset)
                      "the element count overflows 64 bits");
 }
 
+int afmt_csr_counts_fail(const afmt_vctx *c, const char *ro_name, uint64_t ro_off, uint64_t ro_count,
+                         const char *ci_name, uint64_t ci_off, uint64_t ci_count, uint64_t rows, uint64_t nnz)
+{
+    if (rows == UINT64_MAX || ro_count != rows + 1)
+        return afmt_fail(c->err, AFMT_E_CONSTRAINT, c->path, ro_name, AFMT_NO_INDEX, ro_off,
+                         "holds %" PRIu64 " row offsets, a csr array of %" PRIu64 " rows needs rows + 1",
+                         ro_count, rows);
+    return afmt_fail(c->err, AFMT_E_CONSTRAINT, c->path, ci_name, AFMT_NO_INDEX, ci_off,
+                     "holds %" PRIu64 " column indices, a csr array of nnz = %" PRIu64 " values needs nnz",
+                     ci_count, nnz);
+}
+
 int afmt_payload_bytes_overflow(const afmt_vctx *c, const char *field, uint64_t stored,
                                 afmt_dtype dtype)
 {

@@ -339,6 +339,23 @@ static inline int afmt_count_mul(const afmt_vctx *c, uint64_t *count, uint64_t d
     return afmt_mul_u64(*count, dim, count) ? 0 : afmt_count_overflow(c, field, offset);
 }
 
+/* The index arrays of a csr payload of rows x nnz (spec/LANGUAGE.md,
+ * "csr"): row_offsets (ro_count entries at ro_off) holds rows + 1,
+ * col_indices (ci_count at ci_off) nnz, whatever the spec's counts say,
+ * so that reading the matrix stays inside them.  Fails (constraint) on
+ * the index array that does not, at its offset. */
+AFMT_GEN_API AFMT_COLD int afmt_csr_counts_fail(const afmt_vctx *c, const char *ro_name, uint64_t ro_off,
+                                                uint64_t ro_count, const char *ci_name, uint64_t ci_off,
+                                                uint64_t ci_count, uint64_t rows, uint64_t nnz);
+static inline int afmt_csr_counts(const afmt_vctx *c, const char *ro_name, uint64_t ro_off, uint64_t ro_count,
+                                  const char *ci_name, uint64_t ci_off, uint64_t ci_count, uint64_t rows,
+                                  uint64_t nnz)
+{
+    if (rows < UINT64_MAX && ro_count == rows + 1 && ci_count == nnz)
+        return 0;
+    return afmt_csr_counts_fail(c, ro_name, ro_off, ro_count, ci_name, ci_off, ci_count, rows, nnz);
+}
+
 /* The bytes of stored elements of el (bits: one per element, rounded up)
  * into *nbytes; fails (field, at c->pos) when that overflows 64 bits. */
 AFMT_GEN_API AFMT_COLD int afmt_payload_bytes_overflow(const afmt_vctx *c, const char *field, uint64_t stored,

@@ -106,6 +106,8 @@ static int layout_csr_validate_data(afmt_vctx *c, const afmt_elem el_type, const
     if (afmt_count_mul(c, &n_data, v_rows, "rows", o_rows)) return -1;
     if (afmt_count_mul(c, &n_data, v_cols, "cols", o_cols)) return -1;
     const uint64_t stored_data = v_nnz;
+    if (afmt_csr_counts(c, "row_offsets", o_row_offsets, n_row_offsets, "col_indices",
+            o_col_indices, n_col_indices, v_rows, stored_data)) return -1;
     uint64_t nbytes_data;
     if (afmt_payload_bytes(c, "data", stored_data, el_type, &nbytes_data)) return -1;
     afmt_array a_data;
