@@ -1023,7 +1023,8 @@ static int array_count(emitter *m, item *it, sym **shp, char ***dims)
     }
     if (it->array.nshape > AFMT_GEN_FIELD_MAX_) gen_error(m, it->jpath, "too many dimensions");
     *dims = xcalloc((size_t)it->array.nshape + 1, sizeof **dims);
-    line(m, "uint64_t n_%s = 1;", it->name);
+    /* the product, 0 if a dimension is 0 whatever the others (afmt_count) */
+    line(m, "afmt_count k_%s = AFMT_COUNT_INIT;", it->name);
     for (i = 0; i < it->array.nshape; i++) {
         sym *ds = it->array.shape[i]->kind == E_NAME ? sym_peek(m, it->array.shape[i]->sval) : NULL;
         char *d, *base = xprintf("%s_dim%d", it->name, i), *field;
@@ -1035,15 +1036,17 @@ static int array_count(emitter *m, item *it, sym **shp, char ***dims)
             (*dims)[i] = local_name(m, base);
             line(m, "const uint64_t %s = %s;", (*dims)[i], d);
         }
-        /* the count times the dimension, its overflow blamed on the
+        /* the count times the dimension, an overflow blamed on the
          * dimension's field: one call */
         decl_use(m, bl.off_decl);
         field = c_quote(bl.field, strlen(bl.field));
-        line(m, "if (afmt_count_mul(c, &n_%s, %s, %s, %s)) return -1;", it->name, (*dims)[i], field, bl.offset);
+        line(m, "afmt_count_dim(&k_%s, %s, %s, %s);", it->name, (*dims)[i], field, bl.offset);
         free(field);
         free(d);
         free(base);
     }
+    line(m, "uint64_t n_%s;", it->name);
+    line(m, "if (afmt_count_end(c, &k_%s, &n_%s)) return -1;", it->name, it->name);
     return 1;
 }
 

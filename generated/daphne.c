@@ -129,9 +129,11 @@ static int daphne_validate_block_kind_0(afmt_vctx *c, const afmt_elem el_type,
      * array data: el elements, row-major (spec/daphne.json
      * /body/4/cases/0/body/2/body/6/cases/0/body/0)
      */
-    uint64_t n_data = 1;
-    if (afmt_count_mul(c, &n_data, v_block_rows, "block_rows", o_block_rows)) return -1;
-    if (afmt_count_mul(c, &n_data, v_block_cols, "block_cols", o_block_cols)) return -1;
+    afmt_count k_data = AFMT_COUNT_INIT;
+    afmt_count_dim(&k_data, v_block_rows, "block_rows", o_block_rows);
+    afmt_count_dim(&k_data, v_block_cols, "block_cols", o_block_cols);
+    uint64_t n_data;
+    if (afmt_count_end(c, &k_data, &n_data)) return -1;
     const uint64_t stored_data = 0; /* all zeros: nothing stored */
     uint64_t nbytes_data;
     if (afmt_payload_bytes(c, "data", stored_data, el_type, &nbytes_data)) return -1;
@@ -154,9 +156,11 @@ static int daphne_validate_data(afmt_vctx *c, const afmt_elem el_type,
         const uint64_t o_block_rows, const uint64_t v_block_rows, const uint64_t o_block_cols,
         const uint64_t v_block_cols)
 {
-    uint64_t n_data = 1;
-    if (afmt_count_mul(c, &n_data, v_block_rows, "block_rows", o_block_rows)) return -1;
-    if (afmt_count_mul(c, &n_data, v_block_cols, "block_cols", o_block_cols)) return -1;
+    afmt_count k_data = AFMT_COUNT_INIT;
+    afmt_count_dim(&k_data, v_block_rows, "block_rows", o_block_rows);
+    afmt_count_dim(&k_data, v_block_cols, "block_cols", o_block_cols);
+    uint64_t n_data;
+    if (afmt_count_end(c, &k_data, &n_data)) return -1;
     const uint64_t stored_data = n_data;
     uint64_t nbytes_data;
     if (afmt_payload_bytes(c, "data", stored_data, el_type, &nbytes_data)) return -1;
@@ -239,9 +243,11 @@ static int daphne_validate_block_kind_2_data(afmt_vctx *c, const afmt_elem el_ty
         const uint64_t v_block_cols, const uint64_t v_nnz, const uint64_t n_row_offsets,
         const uint64_t o_row_offsets, const uint64_t n_col_indices, const uint64_t o_col_indices)
 {
-    uint64_t n_data = 1;
-    if (afmt_count_mul(c, &n_data, v_block_rows, "block_rows", o_block_rows)) return -1;
-    if (afmt_count_mul(c, &n_data, v_block_cols, "block_cols", o_block_cols)) return -1;
+    afmt_count k_data = AFMT_COUNT_INIT;
+    afmt_count_dim(&k_data, v_block_rows, "block_rows", o_block_rows);
+    afmt_count_dim(&k_data, v_block_cols, "block_cols", o_block_cols);
+    uint64_t n_data;
+    if (afmt_count_end(c, &k_data, &n_data)) return -1;
     const uint64_t stored_data = v_nnz;
     if (afmt_csr_counts(c, "row_offsets", o_row_offsets, n_row_offsets, "col_indices",
             o_col_indices, n_col_indices, v_block_rows, stored_data)) return -1;
@@ -320,9 +326,11 @@ static int daphne_validate_block_kind_3_data(afmt_vctx *c, const afmt_elem el_ty
         const uint64_t o_block_rows, const uint64_t v_block_rows, const uint64_t o_block_cols,
         const uint64_t v_block_cols, const uint64_t v_coo_nnz)
 {
-    uint64_t n_data = 1;
-    if (afmt_count_mul(c, &n_data, v_block_rows, "block_rows", o_block_rows)) return -1;
-    if (afmt_count_mul(c, &n_data, v_block_cols, "block_cols", o_block_cols)) return -1;
+    afmt_count k_data = AFMT_COUNT_INIT;
+    afmt_count_dim(&k_data, v_block_rows, "block_rows", o_block_rows);
+    afmt_count_dim(&k_data, v_block_cols, "block_cols", o_block_cols);
+    uint64_t n_data;
+    if (afmt_count_end(c, &k_data, &n_data)) return -1;
     const uint64_t stored_data = v_coo_nnz;
     const int with_cols_data = (v_block_cols != UINT64_C(1));
     const uint64_t record_data = 4 * (with_cols_data ? 2u : 1u) + el_type.size;

@@ -57,15 +57,15 @@ static int count_shape_field(irun *r, iarr *a)
 static int count_dims(irun *r, iarr *a)
 {
     const array_item *ai = &a->it->array;
+    afmt_count k = AFMT_COUNT_INIT;
     int i;
-    a->n = 1;
     for (i = 0; i < ai->nshape; i++) {
         const isym *ds = ai->shape[i]->kind == E_NAME ? isym_find(r, ai->shape[i]->sval) : NULL;
         const iblame b = iblame_of(ds && ds->kind == IS_INT ? ds : NULL);
         if (ieval_u64(r, &b, ai->shape[i], ai->shape_text[i], &a->dims[i])) return -1;
-        if (afmt_count_mul(r->c, &a->n, a->dims[i], b.field, iblame_off(r, &b))) return -1;
+        afmt_count_dim(&k, a->dims[i], b.field, iblame_off(r, &b));
     }
-    return 0;
+    return afmt_count_end(r->c, &k, &a->n);
 }
 
 /* ---- what each layout stores (its "stored" hook) */

@@ -329,14 +329,35 @@ static inline int afmt_expect_end(const afmt_vctx *c, int lenient)
  * handed to the visitor's on_trailer as they are. */
 AFMT_GEN_API void afmt_keep_trailer(const afmt_vctx *c);
 
-/* *count times dim: the element count of a payload, one dimension more
- * (a count starts at 1); fails (on field, at offset: the dimension's
- * source) when it overflows 64 bits. */
+/* The element count of a shape of dimensions, one dimension at a time
+ * (afmt_count_dim, then afmt_count_end): their product, 0 when one of
+ * them is 0 even if the others overflow 64 bits (spec/LANGUAGE.md,
+ * "dense"; afmt_field_prod_c is the same rule for a shape field); an
+ * overflow with no zero dimension fails on the dimension that made it
+ * overflow (field, at offset: the dimension's source). */
+typedef struct afmt_count {
+    uint64_t n;             /* the product so far (start at 1) */
+    int zero;               /* a dimension was 0 */
+    int overflowed;         /* the product overflowed at field, offset */
+    const char *field;
+    uint64_t offset;
+} afmt_count;
+#define AFMT_COUNT_INIT {1, 0, 0, NULL, 0}
 AFMT_GEN_API AFMT_COLD int afmt_count_overflow(const afmt_vctx *c, const char *field, uint64_t offset);
-static inline int afmt_count_mul(const afmt_vctx *c, uint64_t *count, uint64_t dim,
-                                 const char *field, uint64_t offset)
+static inline void afmt_count_dim(afmt_count *k, uint64_t dim, const char *field, uint64_t offset)
 {
-    return afmt_mul_u64(*count, dim, count) ? 0 : afmt_count_overflow(c, field, offset);
+    if (dim == 0)
+        k->zero = 1;
+    if (!k->overflowed && !afmt_mul_u64(k->n, dim, &k->n)) {
+        k->overflowed = 1;
+        k->field = field;
+        k->offset = offset;
+    }
+}
+static inline int afmt_count_end(const afmt_vctx *c, const afmt_count *k, uint64_t *n)
+{
+    *n = k->zero ? 0 : k->n;
+    return k->zero || !k->overflowed ? 0 : afmt_count_overflow(c, k->field, k->offset);
 }
 
 /* The index arrays of a csr payload of rows x nnz (spec/LANGUAGE.md,

@@ -102,9 +102,11 @@ static int layout_csr_validate_data(afmt_vctx *c, const afmt_elem el_type, const
         const uint64_t n_row_offsets, const uint64_t o_row_offsets, const uint64_t n_col_indices,
         const uint64_t o_col_indices)
 {
-    uint64_t n_data = 1;
-    if (afmt_count_mul(c, &n_data, v_rows, "rows", o_rows)) return -1;
-    if (afmt_count_mul(c, &n_data, v_cols, "cols", o_cols)) return -1;
+    afmt_count k_data = AFMT_COUNT_INIT;
+    afmt_count_dim(&k_data, v_rows, "rows", o_rows);
+    afmt_count_dim(&k_data, v_cols, "cols", o_cols);
+    uint64_t n_data;
+    if (afmt_count_end(c, &k_data, &n_data)) return -1;
     const uint64_t stored_data = v_nnz;
     if (afmt_csr_counts(c, "row_offsets", o_row_offsets, n_row_offsets, "col_indices",
             o_col_indices, n_col_indices, v_rows, stored_data)) return -1;
