@@ -377,13 +377,19 @@ static inline int afmt_csr_counts(const afmt_vctx *c, const char *ro_name, uint6
     return afmt_csr_counts_fail(c, ro_name, ro_off, ro_count, ci_name, ci_off, ci_count, rows, nnz);
 }
 
-/* The bytes of stored elements of el (bits: one per element, rounded up)
- * into *nbytes; fails (field, at c->pos) when that overflows 64 bits. */
+/* The bytes of stored elements of el (bits: one per element, rounded up;
+ * a block type: stored / block blocks of el.size bytes, afmt_payload_blocks)
+ * into *nbytes; fails (field, at c->pos) when that overflows 64 bits, or
+ * (constraint) when the elements are no whole number of blocks. */
 AFMT_GEN_API AFMT_COLD int afmt_payload_bytes_overflow(const afmt_vctx *c, const char *field, uint64_t stored,
                                                        afmt_dtype dtype);
+AFMT_GEN_API int afmt_payload_blocks(const afmt_vctx *c, const char *field, uint64_t stored, afmt_elem el,
+                                     uint64_t *nbytes);
 static inline int afmt_payload_bytes(const afmt_vctx *c, const char *field, uint64_t stored,
                                      afmt_elem el, uint64_t *nbytes)
 {
+    if (el.block > 1)
+        return afmt_payload_blocks(c, field, stored, el, nbytes);
     if (el.enc == AFMT_ENC_BITS_LSB) {
         *nbytes = afmt_ceil_div_u64(stored, 8);
         return 0;
@@ -427,7 +433,12 @@ AFMT_GEN_API void afmt_view_start(afmt_array *a, afmt_dtype dtype, uint64_t elsi
                                   uint64_t count, afmt_order order, afmt_endian endian, uint64_t nbytes,
                                   uint64_t offset, uint32_t index);
 
-/* afmt_view_start(a, ...) at c->pos, the c->narrays-th array, and a, when
+/* What view a keeps of its element type el beyond dtype, size and
+ * encoding: the block of a block type and the format's name of an opaque
+ * type (spec/LANGUAGE.md, "Tables": "name", "block"). */
+AFMT_GEN_API void afmt_view_type(afmt_array *a, afmt_elem el);
+
+/* afmt_view_start(a, ...) and afmt_view_type(a, el) at c->pos, the c->narrays-th array, and a, when
  * a visitor wants arrays; else NULL (no view to describe: afmt_take_view
  * and afmt_view_hand are then given NULL). */
 static inline afmt_array *afmt_view_begin(const afmt_vctx *c, afmt_array *a, afmt_elem el,
@@ -437,6 +448,7 @@ static inline afmt_array *afmt_view_begin(const afmt_vctx *c, afmt_array *a, afm
     if (!c->vis || !c->vis->on_array)
         return NULL;
     afmt_view_start(a, el.dtype, el.size, el.enc, count, order, endian, nbytes, c->pos, c->narrays);
+    afmt_view_type(a, el);
     return a;
 }
 
