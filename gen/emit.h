@@ -152,6 +152,9 @@ typedef struct emitter {
     escape *escapes;
     int nescapes;
     int quiet;           /* a first pass: generator errors are not printed */
+    char *last_error;    /* the last error printed, path and message: one
+                            problem met again (an expression with two peek()
+                            calls, a rule emitted twice) is printed once */
     /* the text headers' tables in the prelude (texthdr.c), name and
      * text, so that equal tables of two text headers are one */
     char **th_table_names, **th_table_texts;

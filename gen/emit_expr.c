@@ -711,7 +711,8 @@ static cexpr fn_peek(emitter *m, const blame *bl, expr *e, const char *text)
     char *k;
     cexpr r;
     if (m->writer) {
-        gen_error(m, NULL, "peek() reads input and cannot be used when writing (`%s`): give the switch a \"write\"", text);
+        gen_error(m, NULL, "peek() reads input and cannot be used when writing (`%s`): a switch on it needs a \"write\" "
+                           "(the case written)", text);
         return bad();
     }
     k = emit_u64(m, bl, e->args[0], text);

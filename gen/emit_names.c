@@ -131,4 +131,6 @@ void c_names_free(emitter *m)
     m->clashes = NULL;
     free(m->helpers);
     m->helpers = NULL;
+    free(m->last_error);
+    m->last_error = NULL;
 }

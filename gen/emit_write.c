@@ -273,7 +273,8 @@ static void plan_field(emitter *m, scope *sc, item *it)
     } else if (it->field.ftype == FT_FLOAT) {
         gen_error(m, it->jpath, "the writer cannot derive a value for float field '%s': add \"write\" or \"equals\"" NO_WRITER_HINT, it->name);
     } else if (it->field.ftype != FT_INT) {
-        gen_error(m, it->jpath, "the writer cannot derive text field '%s': add \"equals\" or \"write\", or name it as an array's \"name\"" NO_WRITER_HINT, it->name);
+        gen_error(m, it->jpath, "the writer cannot derive %s field '%s': add \"equals\" or \"write\", or name it as an array's \"name\""
+                  NO_WRITER_HINT, it->field.ftype == FT_BYTES ? "bytes" : "text", it->name);
     }
 }
 

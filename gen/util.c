@@ -86,19 +86,25 @@ void fixed_printf(char *dst, size_t cap, const char *fmt, ...)
     }
 }
 
-void sb_printf(sbuf *b, const char *fmt, ...)
+void sb_vprintf(sbuf *b, const char *fmt, va_list ap)
 {
-    va_list ap, ap2;
+    va_list ap2;
     int n;
-    va_start(ap, fmt);
     va_copy(ap2, ap);
-    n = vsnprintf(NULL, 0, fmt, ap);
-    va_end(ap);
+    n = vsnprintf(NULL, 0, fmt, ap2);
+    va_end(ap2);
     if (n < 0) oom();
     sb_reserve(b, (size_t)n);
-    vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap2);
-    va_end(ap2);
+    vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
     b->len += (size_t)n;
+}
+
+void sb_printf(sbuf *b, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    sb_vprintf(b, fmt, ap);
+    va_end(ap);
 }
 
 void sb_free(sbuf *b)

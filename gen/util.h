@@ -42,6 +42,11 @@ void sb_printf(sbuf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+void sb_vprintf(sbuf *b, const char *fmt, va_list ap)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 0)))
+#endif
+    ;
 void sb_free(sbuf *b);
 /* When the width (1 to 8) bytes of the unsigned value v, as a field of
  * that byte order (big: big-endian) stores them, are all printable ASCII

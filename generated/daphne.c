@@ -746,8 +746,8 @@ static int daphne_write_block_kind_2(const size_t n, afmt_sink *sink, afmt_error
     for (uint64_t i_col_indices = 0; i_col_indices < n_col_indices; i_col_indices++) {
         const uint64_t e_col_indices = afmt_field_get(A_data->csr_col_indices, i_col_indices,
                 A_data->csr_index_size, 0);
-        if (daphne_check_col_indices(AFMT_VCTX_STRICT(err), 0, i_col_indices, e_col_indices,
-                v_block_cols)) return -1;
+        if (daphne_check_col_indices(AFMT_VCTX_STRICT(err), AFMT_NO_OFFSET, i_col_indices,
+                e_col_indices, v_block_cols)) return -1;
     }
     /* block_value_type */
     if (afmt_sink_u8(sink, v_block_value_type, err) != 0) return -1;
@@ -783,8 +783,8 @@ static int daphne_write_block(const size_t n, afmt_sink *sink, afmt_error *err, 
     const uint64_t v_block_rows = v_rows;
     const uint64_t v_block_cols = v_cols;
     const uint64_t v_block_type = ((A_data->encoding == AFMT_ENC_CSR) ? UINT64_C(2) : UINT64_C(1));
-    if (daphne_check_block_rows(AFMT_VCTX_STRICT(err), 0, v_rows, v_cols, UINT64_C(0), UINT64_C(0),
-            v_block_rows, v_block_cols)) return -1;
+    if (daphne_check_block_rows(AFMT_VCTX_STRICT(err), AFMT_NO_OFFSET, v_rows, v_cols, UINT64_C(0),
+            UINT64_C(0), v_block_rows, v_block_cols)) return -1;
     /* block_row */
     if (afmt_sink_u64(sink, UINT64_C(0), 0, err) != 0) return -1;
     /* block_col */

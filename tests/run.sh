@@ -129,6 +129,9 @@ fi
 run usage bash tests/e2e/run_usage.sh "$BUILD"
 run spec-option bash tests/e2e/run_spec.sh "$BUILD"
 run help-man python3 tests/e2e/help_man.py "$BUILD"
+# every link to a section of the same Markdown file names one
+# shellcheck disable=SC2046 # file names without spaces
+run doc-anchors python3 tests/docs/anchors.py $(git ls-files '*.md' 2> /dev/null || ls spec/*.md docs/*.md)
 # every example of every --help and man page, run as written
 run examples python3 tests/e2e/examples.py "$BUILD"
 run progress python3 tests/e2e/progress.py "$BUILD"

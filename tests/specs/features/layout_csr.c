@@ -231,8 +231,8 @@ static int layout_csr_write_impl(const afmt_array *arrays, size_t n, const afmt_
     for (uint64_t i_col_indices = 0; i_col_indices < n_col_indices; i_col_indices++) {
         const uint64_t e_col_indices = afmt_field_get(A_data->csr_col_indices, i_col_indices,
                 A_data->csr_index_size, 0);
-        if (layout_csr_check_col_indices(AFMT_VCTX_STRICT(err), 0, i_col_indices, e_col_indices,
-                v_cols)) return -1;
+        if (layout_csr_check_col_indices(AFMT_VCTX_STRICT(err), AFMT_NO_OFFSET, i_col_indices,
+                e_col_indices, v_cols)) return -1;
     }
     /* code */
     if (afmt_sink_u8(sink, v_code, err) != 0) return -1;

@@ -197,8 +197,8 @@ static int let_check_write_impl(const afmt_array *arrays, size_t n, const afmt_w
     uint64_t nbytes_data;
     if (afmt_payload_size(A_data, el_type.enc, &nbytes_data, err) != 0) return -1;
     const uint64_t v_nbytes = v_bytes;
-    if (let_check_check_n(AFMT_VCTX_STRICT(err), 0, v_n)) return -1;
-    if (let_check_check_value(AFMT_VCTX_STRICT(err), 0, v_neg, v_big, v_n)) return -1;
+    if (let_check_check_n(AFMT_VCTX_STRICT(err), AFMT_NO_OFFSET, v_n)) return -1;
+    if (let_check_check_value(AFMT_VCTX_STRICT(err), AFMT_NO_OFFSET, v_neg, v_big, v_n)) return -1;
     /* code */
     if (afmt_sink_u8(sink, v_code, err) != 0) return -1;
     /* n */

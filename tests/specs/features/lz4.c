@@ -167,7 +167,7 @@ static int lz4_write_impl(const afmt_array *arrays, size_t n, const afmt_write_o
     }
     const uint64_t v_n = A_data->dims[0];
     const uint64_t v_size = nbytes_data;
-    if (lz4_check_flags(AFMT_VCTX_STRICT(err), 0, v_flags)) return -1;
+    if (lz4_check_flags(AFMT_VCTX_STRICT(err), AFMT_NO_OFFSET, v_flags)) return -1;
     /* code */
     if (afmt_sink_u8(sink, v_code, err) != 0) return -1;
     /* flags */

@@ -255,7 +255,7 @@ static int repeat_tiles_write_block(const size_t n, afmt_sink *sink, afmt_error 
     if (afmt_payload_size(A_data, el_type.enc, &nbytes_data, err) != 0) return -1;
     const uint64_t v_block_rows = v_rows;
     const uint64_t v_block_cols = v_cols;
-    if (repeat_tiles_check_block_rows(AFMT_VCTX_STRICT(err), 0, v_block_rows,
+    if (repeat_tiles_check_block_rows(AFMT_VCTX_STRICT(err), AFMT_NO_OFFSET, v_block_rows,
             v_block_cols)) return -1;
     /* block_row */
     if (afmt_sink_u64(sink, UINT64_C(0), 0, err) != 0) return -1;

@@ -218,7 +218,7 @@ static int switch_write_shape_2(const size_t n, afmt_sink *sink, afmt_error *err
     if (afmt_payload_size(A_m, el_type.enc, &nbytes_m, err) != 0) return -1;
     const uint64_t v_r = A_m->dims[0];
     const uint64_t v_c = A_m->dims[1];
-    if (switch_check_value(AFMT_VCTX_STRICT(err), 0, v_rank)) return -1;
+    if (switch_check_value(AFMT_VCTX_STRICT(err), AFMT_NO_OFFSET, v_rank)) return -1;
     /* r */
     if (v_r > UINT64_C(0xffffffff)) {
         return afmt_fail(err, AFMT_E_TYPE, NULL, "r", AFMT_NO_INDEX, AFMT_NO_OFFSET, "value %"
