@@ -412,7 +412,7 @@ int emit_format(const spec *s, const char *outdir)
     m.indent = 0;
     c_names_reserve(&m);
     emit_validator(&m);
-    if (m.errors) { c_names_free(&m); return -1; }
+    if (m.errors) { c_names_free(&m); func_frames_free(&m); return -1; }
     m.out = &wbody;
     m.nsyms = 0;
     m.nnonneg = 0; /* nothing the validator proved holds in the writer */
@@ -420,6 +420,8 @@ int emit_format(const spec *s, const char *outdir)
     if (s->read_only) emit_refusing_writer(&wbody, s);
     else emit_writer(&m);
     c_names_free(&m);
+    func_frames_free(&m);
+    if (getenv("AFMT_GEN_WORK")) fprintf(stderr, "%s: afmt-gen work %llu\n", s->path, m.work);
     if (m.errors) return -1;
 
     emit_header(&hdr, s);

@@ -1857,9 +1857,7 @@ void emit_writer(emitter *m)
     m->end = "len";
     m->out = &main_fn;
     m->funcs = &funcs;
-    m->frames[0] = &main_fn;
-    m->frame_names[0] = "impl";
-    m->nframes = 1;
+    func_root_frame(m, &main_fn, "impl");
     line(m, "static int %s_write_impl(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,", s->format);
     line(m, "                         afmt_sink *sink, afmt_error *err, uint8_t **owned)");
     line(m, "{");

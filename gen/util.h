@@ -78,4 +78,17 @@ char *c_comment(const char *s);
 char *c_lookup_base(const char *name);
 /* Does name start with (or equal) one of those prefixes and '_'? */
 int c_local_prefixed(const char *name);
+/* A hash index from strings (the caller's, alive while indexed) to
+ * non-negative ints: the generator looks a name up among thousands in
+ * constant time, so a spec's size costs it linear time. */
+typedef struct strindex {
+    const char **keys;  /* NULL: empty; STRINDEX_GONE: removed */
+    int *vals;
+    size_t cap, used;   /* slots (a power of two, or 0), slots not empty */
+} strindex;
+int strindex_get(const strindex *x, const char *key);   /* -1: not there */
+void strindex_put(strindex *x, const char *key, int val); /* a key there keeps its string */
+void strindex_del(strindex *x, const char *key);
+void strindex_free(strindex *x);
+
 #endif

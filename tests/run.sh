@@ -49,6 +49,8 @@ done
 # against the snapshots) and the regression specs compile with -Werror and
 # their writers' files validate.
 run gen-cli bash tests/specs/run_gen_cli.sh "$BUILD"
+# afmt-gen's work grows linearly with the spec (counted, not timed)
+run gen-linear bash tests/specs/linear.sh "$BUILD"
 run specs bash tests/specs/run_specs.sh "$BUILD"
 
 # The shipped specs check cleanly.
