@@ -84,12 +84,25 @@ typedef struct check_fn {
     int indexed;         /* takes at_index (an element of an "each") */
 } check_fn;
 
+/* The names local_name gave in one function, indexed, and for each base
+ * the number its next search starts at (every one below is taken): a
+ * thousand locals of one base cost a thousand tries, not half a million
+ * string compares each. */
+typedef struct local_set {
+    char **names;
+    int n;
+    strindex index;      /* names[i] -> i */
+    strindex next;       /* a base -> the first number not known taken */
+    char **bases;        /* next's keys, owned */
+    int nbases;
+} local_set;
+void local_set_free(local_set *ls);
+
 typedef struct emitter {
     const spec *s;
     sbuf *out;
     int indent;
-    char **locals;       /* the names local_name gave in the current function */
-    int nlocals;
+    local_set locals;    /* the names local_name gave in the current function */
     int errors;
     int writer;          /* 0: validator, 1: writer */
     int writer_owns;     /* writer: its code fills *owned (else the impl marks `owned` unused) */
@@ -152,10 +165,11 @@ typedef struct emitter {
      * thousand fields named alike cost a thousand tries, not half a
      * million; its keys are owned (number_keys) */
     strindex number_next;
-    /* bytes of C scanned and names tried: what would grow faster than
-     * the spec if the generator went quadratic again (AFMT_GEN_WORK=1
-     * prints it; tests/specs/linear.sh compares 1x and 8x specs) */
-    unsigned long long work;
+    /* bytes of C scanned (work) and names tried (tries): what would grow
+     * faster than the spec if the generator went quadratic again
+     * (AFMT_GEN_WORK=1 prints them; tests/specs/linear.sh compares 1x
+     * and 8x specs) */
+    unsigned long long work, tries;
     char **number_keys;
     int nnumber_keys;
     /* validator: the repeats, regions, switches, pads and directories of

@@ -81,7 +81,7 @@ const char *field_desc(emitter *m, const item *it, const char *kind, int width, 
         clash = name_number(m, base);
         do {
             free(cname);
-            m->work++;
+            m->tries++;
             cname = clash ? xprintf("%s_%d", base, clash + 1) : xstrdup(base);
             clash++;
         } while (strindex_get(&m->desc_name_index, cname) >= 0 || c_name_taken(m, cname));

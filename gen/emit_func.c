@@ -392,7 +392,7 @@ static char *unique_name(emitter *m, const char *name, const char *enclosing)
         n = name_number(m, base) > 2 ? name_number(m, base) : 2;
         do {
             free(fn);
-            m->work++;
+            m->tries++;
             fn = xprintf("%s_%d", base, n++);
         } while (name_taken(m, fn) || c_name_taken(m, fn));
         name_number_set(m, base, n);

@@ -59,8 +59,8 @@ static void define_struct(emitter *m, const named_struct *ns, const char *fname)
     const item *saved_region = m->region;
     item *saved_tiles = m->tiles, *saved_uniq = m->uniq;
     const char *saved_comments = m->comments_var, *saved_jpath = m->jpath;
-    const int saved_sole = m->sole_item, saved_uniq_found = m->uniq_found, saved_nlocals = m->nlocals;
-    char **saved_locals = m->locals;
+    const int saved_sole = m->sole_item, saved_uniq_found = m->uniq_found;
+    const local_set saved_locals = m->locals;
     char *params = struct_params(ns), *proto = xprintf("static int %s(afmt_vctx *c%s);\n", fname, params);
     m->structs_done = realloc(m->structs_done, sizeof *m->structs_done * (size_t)(m->nstructs_done + 1));
     if (!m->structs_done) { fputs("afmt-gen: out of memory\n", stderr); exit(2); }
@@ -72,8 +72,7 @@ static void define_struct(emitter *m, const named_struct *ns, const char *fname)
     m->tiles = NULL;
     m->uniq = NULL;
     m->comments_var = NULL;
-    m->locals = NULL;
-    m->nlocals = 0;
+    memset(&m->locals, 0, sizeof m->locals);
     func_begin_root(m, &fr, &saved_nframes);
     for (i = 0; i < ns->nparams; i++) {
         sym *y = sym_push(m, SY_INT, ns->params[i], NULL);
@@ -97,10 +96,8 @@ static void define_struct(emitter *m, const named_struct *ns, const char *fname)
         func_end_root(m, &fr, saved_nframes, fname, params, doc);
         free(doc);
     }
-    while (m->nlocals > 0) free(m->locals[--m->nlocals]);
-    free(m->locals);
+    local_set_free(&m->locals);
     m->locals = saved_locals;
-    m->nlocals = saved_nlocals;
     memcpy(m->syms, saved_syms, sizeof *saved_syms * (size_t)saved_nsyms);
     m->nsyms = saved_nsyms;
     m->region = saved_region;

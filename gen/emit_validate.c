@@ -1554,7 +1554,7 @@ static int unique_name_clash(emitter *m, const item *it)
         else hi = mid;
     }
     for (k = lo; k < m->nstructural && strcmp(m->structural[k]->name, it->name) == 0; k++) {
-        m->work++;
+        m->tries++;
         if (m->structural[k] != it) return 1;
     }
     return 0;
@@ -1870,6 +1870,7 @@ void emit_validator(emitter *m)
     c_names_reserve(&probe);
     emit_validator_pass(&probe);
     m->work += probe.work;
+    m->tries += probe.tries;
     c_names_free(&probe);
     func_frames_free(&probe);
     m->escapes = probe.escapes;
