@@ -84,12 +84,25 @@ typedef struct check_fn {
     int indexed;         /* takes at_index (an element of an "each") */
 } check_fn;
 
+/* The names local_name gave in one function, indexed, and for each base
+ * the number its next search starts at (every one below is taken): a
+ * thousand locals of one base cost a thousand tries, not half a million
+ * string compares each. */
+typedef struct local_set {
+    char **names;
+    int n;
+    strindex index;      /* names[i] -> i */
+    strindex next;       /* a base -> the first number not known taken */
+    char **bases;        /* next's keys, owned */
+    int nbases;
+} local_set;
+void local_set_free(local_set *ls);
+
 typedef struct emitter {
     const spec *s;
     sbuf *out;
     int indent;
-    char **locals;       /* the names local_name gave in the current function */
-    int nlocals;
+    local_set locals;    /* the names local_name gave in the current function */
     int errors;
     int writer;          /* 0: validator, 1: writer */
     int writer_owns;     /* writer: its code fills *owned (else the impl marks `owned` unused) */
@@ -105,10 +118,12 @@ typedef struct emitter {
     item *tiles;         /* validator: the innermost repeat with a module (gen/layout_tiles.c) */
     int tiles_done;      /* its block has been added to the tile set */
     char **helpers;      /* names of the helpers already in the prelude (helper_once) */
+    strindex helper_index; /* helpers[i] -> i */
     int nhelpers;
     /* validator: the afmt_field_desc constants in the prelude, name and
      * initializer, so that equal fields share one and names stay unique */
     char **desc_names, **desc_inits;
+    strindex desc_name_index, desc_init_index; /* desc_names[i], desc_inits[i] -> i */
     int ndescs;
     sbuf *descs;         /* their text, put before the prelude */
     /* Signed C values already proved non-negative by an unconditional
@@ -134,13 +149,34 @@ typedef struct emitter {
     sbuf *frames[MAX_FRAMES];
     const char *frame_names[MAX_FRAMES]; /* what each is named after ("body": the top level) */
     int nframes;
+    /* emit_func.c: the declarations of each frame's text scanned so far
+     * (scanned once, as it grows: a spec's functions cost linear time) */
+    struct frame_scan *scans[MAX_FRAMES];
     sbuf *funcs;
     char **func_names;
     int nfunc_names;
+    strindex func_name_index; /* func_names[i] -> i */
     /* the file-scope C names claimed, each with what it names
      * (gen/emit_names.c) */
     char **cnames, **cname_whats;
     int ncnames;
+    strindex cname_index; /* cnames[i] -> i */
+    /* the next number to try of a numbered C name (name_number): a
+     * thousand fields named alike cost a thousand tries, not half a
+     * million; its keys are owned (number_keys) */
+    strindex number_next;
+    /* bytes of C scanned (work) and names tried (tries): what would grow
+     * faster than the spec if the generator went quadratic again
+     * (AFMT_GEN_WORK=1 prints them; tests/specs/linear.sh compares 1x
+     * and 8x specs) */
+    unsigned long long work, tries;
+    char **number_keys;
+    int nnumber_keys;
+    /* validator: the repeats, regions, switches, pads and directories of
+     * the body (in its repeats, regions and cases too), sorted by name,
+     * made at the first item_name_check (emit_validate.c) */
+    const struct item **structural;
+    int nstructural;
     char **clashes;      /* "cname what" of each clash reported, reported once */
     int nclashes;
     int sole_item;       /* the item being emitted is all its function holds */
@@ -152,6 +188,9 @@ typedef struct emitter {
     escape *escapes;
     int nescapes;
     int quiet;           /* a first pass: generator errors are not printed */
+    char *last_error;    /* the last error printed, path and message: one
+                            problem met again (an expression with two peek()
+                            calls, a rule emitted twice) is printed once */
     /* the text headers' tables in the prelude (texthdr.c), name and
      * text, so that equal tables of two text headers are one */
     char **th_table_names, **th_table_texts;
@@ -203,6 +242,7 @@ typedef struct func_frame {
     /* func_begin_root: the enclosing functions, set aside */
     sbuf *saved_frames[MAX_FRAMES];
     const char *saved_frame_names[MAX_FRAMES];
+    struct frame_scan *saved_scans[MAX_FRAMES];
 } func_frame;
 void func_begin(emitter *m, func_frame *f, const char *name);
 void func_end(emitter *m, func_frame *f, const char *doc);
@@ -240,6 +280,12 @@ int table_helper(emitter *m, const table *tb, const char *suffix, const char **c
  * every structure's function); c_names_free forgets them all. */
 int c_name_claim(emitter *m, const char *cname, const char *what, const char *jpath);
 int c_name_taken(const emitter *m, const char *cname);
+/* The number a numbered C name of base starts its search at (1: the base
+ * itself first, for a caller that numbers so), and to remember where the
+ * search stopped: every number below it was taken, and C names once taken
+ * stay taken. */
+int name_number(const emitter *m, const char *base);
+void name_number_set(emitter *m, const char *base, int next);
 void c_name_release(emitter *m, const char *cname); /* a name claimed and not used after all */
 void c_names_reserve(emitter *m);
 void c_names_free(emitter *m);
@@ -461,6 +507,10 @@ void emit_kv_visit(emitter *m, item *repeat);
  * starts it, func_end_root defines it (params_c: its C parameters after
  * `afmt_vctx *c`). */
 void func_begin_root(emitter *m, func_frame *f, int *saved_nframes);
+/* The top-level function of the validator or the writer: body, frame 0,
+ * named name; func_frames_free forgets every frame's scan at the end. */
+void func_root_frame(emitter *m, sbuf *body, const char *name);
+void func_frames_free(emitter *m);
 void func_end_root(emitter *m, func_frame *f, int saved_nframes, const char *fname, const char *params_c,
                    const char *doc);
 void emit_writer(emitter *m);

@@ -9,7 +9,9 @@
  * is the validator's, through its context `c` (afmt_vctx: a lenient
  * check tolerates through its options and visitor, every check names its
  * path).  The writer calls the same function with AFMT_VCTX_STRICT(err)
- * (no options: strict; no path) and at 0, so both say the same thing with
+ * (no options: strict; no path) and at AFMT_NO_OFFSET (where the field
+ * will lie is not known yet: no offset rather than a false one), so both
+ * say the same thing with
  * one copy of the text.
  * Checks that read anything else (text, arrays, payloads, functions of the
  * input) stay inline where they are.
@@ -199,14 +201,14 @@ static void define_check_fn(emitter *m, check_fn *f, check *cs, int n, const bla
 }
 
 /* The call of f where the checks stand: the validator's values and blame,
- * or the writer's (NULL options and path, offset 0).  0 when the writer
+ * or the writer's (NULL options and path, no offset).  0 when the writer
  * has no plain value of the same type for a parameter. */
 static int call_check_fn(emitter *m, const check_fn *f, const blame *bl)
 {
     sbuf args = {0};
     int i;
     /* the writer's: strict, no input, no path (afmt_step.h) */
-    sb_printf(&args, "%s, %s", m->writer ? "AFMT_VCTX_STRICT(err)" : "c", m->writer ? "0" : bl->offset);
+    sb_printf(&args, "%s, %s", m->writer ? "AFMT_VCTX_STRICT(err)" : "c", m->writer ? "AFMT_NO_OFFSET" : bl->offset);
     if (f->indexed) sb_printf(&args, ", %s", bl->index);
     for (i = 0; i < f->nparams; i++) {
         sym *y = sym_find(m, f->params[i].name);

@@ -189,13 +189,16 @@ void line(emitter *m, const char *fmt, ...)
 void gen_error(emitter *m, const char *jpath, const char *fmt, ...)
 {
     va_list ap;
+    sbuf b = {0};
     m->errors++;
     if (m->quiet) return;
-    fprintf(stderr, "%s: %s: ", m->s->path, jpath ? jpath : (m->jpath ? m->jpath : "/"));
+    sb_printf(&b, "%s: %s: ", m->s->path, jpath ? jpath : (m->jpath ? m->jpath : "/"));
     va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
+    sb_vprintf(&b, fmt, ap);
     va_end(ap);
-    fputc('\n', stderr);
+    if (!m->last_error || strcmp(m->last_error, b.s) != 0) fprintf(stderr, "%s\n", b.s);
+    free(m->last_error);
+    m->last_error = b.s;
 }
 
 void nonneg_note(emitter *m, const char *c)

@@ -12,25 +12,13 @@
 #include <string.h>
 #include "emit.h"
 
-static const item *find_directory(const item_list *body, const char *repeat)
-{
-    int i, j;
-    for (i = 0; i < body->n; i++) {
-        const item *it = body->v[i], *d = NULL;
-        if (it->kind == IT_DIRECTORY && it->dir.records && strcmp(it->dir.records, repeat) == 0) return it;
-        if (it->kind == IT_REPEAT || it->kind == IT_REGION) d = find_directory(&it->body, repeat);
-        for (j = 0; !d && j < it->ncases; j++) d = find_directory(&it->cases[j].body, repeat);
-        if (d) return d;
-    }
-    return NULL;
-}
-
 const item *directory_of(const spec *s, const item *repeat)
 {
     int k;
-    const item *d = find_directory(&s->body, repeat->name);
-    for (k = 0; !d && k < s->nstructs; k++) d = find_directory(&s->structs[k].body, repeat->name);
-    return d;
+    for (k = 0; k < s->ndirectories; k++)
+        if (s->directories[k]->dir.records && strcmp(s->directories[k]->dir.records, repeat->name) == 0)
+            return s->directories[k];
+    return NULL;
 }
 
 /* The descriptor of directory d, in the prelude once. */

@@ -110,23 +110,46 @@ static int emitter_prefix(const char *s)
 
 char *local_name(emitter *m, const char *base)
 {
+    local_set *ls = &m->locals;
     char *name;
-    int i, n = 1;
+    int n;
     if (!base[0] || (base[0] >= '0' && base[0] <= '9') || emitter_prefix(base)) name = xprintf("x%s", base);
     else name = xstrdup(base);
+    n = strindex_get(&ls->next, name);
+    if (n < 1) n = 1;
     for (;;) {
         char *try = n == 1 ? xstrdup(name) : xprintf("%s_%d", name, n);
-        for (i = 0; i < m->nlocals && strcmp(m->locals[i], try) != 0; i++) {}
-        if (i == m->nlocals) {
-            m->locals = realloc(m->locals, (size_t)(m->nlocals + 1) * sizeof *m->locals);
-            if (!m->locals) abort();
-            m->locals[m->nlocals++] = try;
-            free(name);
+        if (strindex_get(&ls->index, try) < 0) {
+            ls->names = realloc(ls->names, (size_t)(ls->n + 1) * sizeof *ls->names);
+            if (!ls->names) abort();
+            ls->names[ls->n] = try;
+            strindex_put(&ls->index, try, ls->n++);
+            if (strindex_get(&ls->next, name) < 0) {
+                ls->bases = realloc(ls->bases, (size_t)(ls->nbases + 1) * sizeof *ls->bases);
+                if (!ls->bases) abort();
+                ls->bases[ls->nbases++] = name;
+                strindex_put(&ls->next, name, n + 1);
+            } else {
+                strindex_put(&ls->next, name, n + 1);
+                free(name);
+            }
             return xstrdup(try);
         }
         free(try);
+        m->tries++;
         n++;
     }
+}
+
+void local_set_free(local_set *ls)
+{
+    while (ls->n > 0) free(ls->names[--ls->n]);
+    free(ls->names);
+    while (ls->nbases > 0) free(ls->bases[--ls->nbases]);
+    free(ls->bases);
+    strindex_free(&ls->index);
+    strindex_free(&ls->next);
+    memset(ls, 0, sizeof *ls);
 }
 
 /* A local holding the value of e: named after e when that is short,
@@ -711,7 +734,8 @@ static cexpr fn_peek(emitter *m, const blame *bl, expr *e, const char *text)
     char *k;
     cexpr r;
     if (m->writer) {
-        gen_error(m, NULL, "peek() reads input and cannot be used when writing (`%s`): give the switch a \"write\"", text);
+        gen_error(m, NULL, "peek() reads input and cannot be used when writing (`%s`): a switch on it needs a \"write\" "
+                           "(the case written)", text);
         return bad();
     }
     k = emit_u64(m, bl, e->args[0], text);

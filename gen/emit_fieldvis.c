@@ -68,20 +68,26 @@ const char *field_desc(emitter *m, const item *it, const char *kind, int width, 
     int i, clash = 0;
     free(name_lit);
     free(names_key);
-    for (i = 0; i < m->ndescs; i++) {
-        if (strcmp(m->desc_inits[i], full) == 0) {
-            free(init);
-            free(full);
-            return m->desc_names[i];
-        }
+    i = strindex_get(&m->desc_init_index, full);
+    if (i >= 0) {
+        free(init);
+        free(full);
+        return m->desc_names[i];
     }
-    /* field_<name>, or field_<name>_2, _3, ... for a different field of the same name */
-    do {
-        free(cname);
-        cname = clash ? xprintf("field_%s_%d", it->name, clash + 1) : xprintf("field_%s", it->name);
-        clash++;
-        for (i = 0; i < m->ndescs && strcmp(m->desc_names[i], cname) != 0; i++) {}
-    } while (i < m->ndescs || c_name_taken(m, cname));
+    /* field_<name>, or field_<name>_2, _3, ... for a different field of the
+     * same name (from where the last search of this name stopped) */
+    {
+        char *base = xprintf("field_%s", it->name);
+        clash = name_number(m, base);
+        do {
+            free(cname);
+            m->tries++;
+            cname = clash ? xprintf("%s_%d", base, clash + 1) : xstrdup(base);
+            clash++;
+        } while (strindex_get(&m->desc_name_index, cname) >= 0 || c_name_taken(m, cname));
+        name_number_set(m, base, clash);
+        free(base);
+    }
     {
         char *what = xprintf("the descriptor %s", cname);
         c_name_claim(m, cname, what, NULL);
@@ -92,6 +98,8 @@ const char *field_desc(emitter *m, const item *it, const char *kind, int width, 
     if (!m->desc_names || !m->desc_inits) abort();
     m->desc_names[m->ndescs] = cname;
     m->desc_inits[m->ndescs] = full;
+    strindex_put(&m->desc_name_index, cname, m->ndescs);
+    strindex_put(&m->desc_init_index, full, m->ndescs);
     m->ndescs++;
     if (named) {
         /* the values' names, then the descriptor pointing at them */

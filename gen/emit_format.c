@@ -415,14 +415,16 @@ int emit_format(const spec *s, const char *outdir)
     m.indent = 0;
     c_names_reserve(&m);
     emit_validator(&m);
-    if (m.errors) { c_names_free(&m); return -1; }
+    if (m.errors) { c_names_free(&m); func_frames_free(&m); return -1; }
     m.out = &wbody;
     m.nsyms = 0;
     m.nnonneg = 0; /* nothing the validator proved holds in the writer */
-    while (m.nlocals > 0) free(m.locals[--m.nlocals]); /* the writer is another function */
+    local_set_free(&m.locals); /* the writer is another function */
     if (s->read_only) emit_refusing_writer(&wbody, s);
     else emit_writer(&m);
     c_names_free(&m);
+    func_frames_free(&m);
+    if (getenv("AFMT_GEN_WORK")) fprintf(stderr, "%s: afmt-gen work %llu tries %llu\n", s->path, m.work, m.tries);
     if (m.errors) return -1;
 
     emit_header(&hdr, s);

@@ -104,22 +104,63 @@ typedef struct decl {
     char type[256];
     int depth;
     int order;    /* a parameter's place: where the caller's scope declared it */
+    int next;     /* decls: the one before it of the same hash, or -1 */
 } decl;
 
+/* Declarations in text order, with a hash of their names: a name is
+ * found in constant time whatever their number (a function of a
+ * thousand fields reads each once). */
 typedef struct decls {
     decl *v;
     int n, cap;
+    int *heads;   /* per hash bucket: the latest declaration in it, or -1 */
+    int nheads;   /* a power of two, at least twice n; 0: none yet */
 } decls;
+
+static unsigned name_hash(const char *s, size_t n)
+{
+    unsigned h = 2166136261u;
+    size_t i;
+    for (i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 16777619u;
+    return h;
+}
+
+static void decls_link(decls *ds, int i)
+{
+    const unsigned b = name_hash(ds->v[i].name, strlen(ds->v[i].name)) & (unsigned)(ds->nheads - 1);
+    ds->v[i].next = ds->heads[b];
+    ds->heads[b] = i;
+}
+
+/* The hash twice as big, every declaration linked again in text order. */
+static void decls_rehash(decls *ds)
+{
+    int i;
+    ds->nheads = ds->nheads ? ds->nheads * 2 : 128;
+    free(ds->heads);
+    ds->heads = malloc(sizeof *ds->heads * (size_t)ds->nheads);
+    if (!ds->heads) die("out of memory");
+    for (i = 0; i < ds->nheads; i++) ds->heads[i] = -1;
+    for (i = 0; i < ds->n; i++) decls_link(ds, i);
+}
+
+static void decls_free(decls *ds)
+{
+    free(ds->v);
+    free(ds->heads);
+    memset(ds, 0, sizeof *ds);
+}
 
 /* If a declaration starts at ctoken i (`[const] TYPE [*] [const] NAME`
  * followed by = ; , or ), not an array), its name and type; the index of
- * the name, or -1. */
-static int decl_at(const ctokens *t, int i, decl *d)
+ * the name, or -1.  A declaration starts the text, or follows ; { } ( or ,
+ * (at i == 0: when start_ok, the text before ending so). */
+static int decl_at(const ctokens *t, int i, decl *d, int start_ok)
 {
     int j = i;
     sbuf ty = {0};
-    if (i > 0 && !(tok_is(&t->v[i - 1], ";") || tok_is(&t->v[i - 1], "{") || tok_is(&t->v[i - 1], "}") ||
-                   tok_is(&t->v[i - 1], "(") || tok_is(&t->v[i - 1], ",")))
+    if (i == 0 ? !start_ok : !(tok_is(&t->v[i - 1], ";") || tok_is(&t->v[i - 1], "{") || tok_is(&t->v[i - 1], "}") ||
+                               tok_is(&t->v[i - 1], "(") || tok_is(&t->v[i - 1], ",")))
         return -1;
     if (j < t->n && tok_is(&t->v[j], "const")) { sb_puts(&ty, "const "); j++; }
     if (j >= t->n || !is_type_name(&t->v[j])) { sb_free(&ty); return -1; }
@@ -158,37 +199,146 @@ static void decls_add(decls *ds, const decl *d)
         if (!ds->v) die("out of memory");
     }
     ds->v[ds->n++] = *d;
+    if (ds->n * 2 > ds->nheads) decls_rehash(ds);
+    else decls_link(ds, ds->n - 1);
 }
 
+/* Forget the latest declaration: the first of its hash chain, as every
+ * one linked after it has been forgotten before it. */
+static void decls_pop(decls *ds)
+{
+    const decl *d = &ds->v[--ds->n];
+    ds->heads[name_hash(d->name, strlen(d->name)) & (unsigned)(ds->nheads - 1)] = d->next;
+}
+
+/* The latest declaration of the name s (n bytes), or NULL. */
 static const decl *decls_find(const decls *ds, const char *s, size_t n)
 {
     int i;
-    for (i = ds->n - 1; i >= 0; i--)
+    if (ds->nheads == 0) return NULL;
+    for (i = ds->heads[name_hash(s, n) & (unsigned)(ds->nheads - 1)]; i >= 0; i = ds->v[i].next)
         if (strlen(ds->v[i].name) == n && memcmp(ds->v[i].name, s, n) == 0) return &ds->v[i];
     return NULL;
 }
 
-/* The declarations of text: with all set, every one; else those still in
- * scope at its end (a block's declarations leave with its closing brace). */
-static void scan_decls(const char *text, int all, decls *out)
+/* Where a scan of C text stands: the declarations found (with all unset,
+ * only those still in scope: a block's leave with its closing brace),
+ * the brace depth, and whether a declaration may start the text after. */
+typedef struct decl_scan {
+    decls found;
+    int depth;
+    int start_ok;
+} decl_scan;
+
+static void scan_more(const char *text, int all, decl_scan *sc)
 {
     ctokens t = {0};
-    int i, depth = 0;
+    int i;
     decl d;
-    out->n = 0;
     tokenize(text, &t);
     for (i = 0; i < t.n; i++) {
         if (tok_is(&t.v[i], "{")) {
-            depth++;
+            sc->depth++;
         } else if (tok_is(&t.v[i], "}")) {
-            depth--;
-            while (!all && out->n > 0 && out->v[out->n - 1].depth > depth) out->n--;
-        } else if (decl_at(&t, i, &d) >= 0) {
-            d.depth = depth;
-            decls_add(out, &d);
+            sc->depth--;
+            while (!all && sc->found.n > 0 && sc->found.v[sc->found.n - 1].depth > sc->depth) decls_pop(&sc->found);
+        } else if (decl_at(&t, i, &d, sc->start_ok) >= 0) {
+            d.depth = sc->depth;
+            decls_add(&sc->found, &d);
         }
     }
+    if (t.n > 0) {
+        const ctoken *last = &t.v[t.n - 1];
+        sc->start_ok = tok_is(last, ";") || tok_is(last, "{") || tok_is(last, "}") || tok_is(last, "(") || tok_is(last, ",");
+    }
     free(t.v);
+}
+
+/* The declarations of text: with all set, every one; else those still in
+ * scope at its end. */
+static void scan_decls(const char *text, int all, decls *out)
+{
+    decl_scan sc;
+    memset(&sc, 0, sizeof sc);
+    sc.start_ok = 1;
+    scan_more(text, all, &sc);
+    *out = sc.found;
+}
+
+/* An enclosing function's declarations in scope at the end of its first
+ * `done` bytes.  Its text only grows, so each nested function's end scans
+ * only what was added since the last (with every deferred declaration's
+ * text, used or not yet: a name the nested function reads was used), and
+ * a spec of n items costs O(n), not one scan of the whole caller per
+ * nested function. */
+typedef struct frame_scan {
+    size_t done;
+    decl_scan sc;
+} frame_scan;
+
+static void frame_scan_free(frame_scan *fs)
+{
+    if (!fs) return;
+    decls_free(&fs->sc.found);
+    free(fs);
+}
+
+/* text[0..n) with each placeholder of a deferred declaration
+ * (decls_resolve) replaced by its text, used or not. */
+static char *with_every_decl(const emitter *m, const char *text, size_t n)
+{
+    sbuf out = {0};
+    size_t i = 0;
+    while (i < n) {
+        const char *mark = memchr(text + i, '\x01', n - i);
+        char *end;
+        long k;
+        if (!mark) { sb_printf(&out, "%.*s", (int)(n - i), text + i); break; }
+        sb_printf(&out, "%.*s", (int)(mark - (text + i)), text + i);
+        k = strtol(mark + 1, &end, 10);
+        if (k >= 0 && k < m->npieces && m->piece_decl[k] > 0) sb_puts(&out, m->pieces[k]);
+        i = (size_t)(end - text) + (*end == '\n');
+    }
+    return out.s ? out.s : xstrdup("");
+}
+
+/* Frame k's declarations in scope at the end of its last whole line. */
+static const decls *frame_decls(emitter *m, int k)
+{
+    frame_scan *fs = m->scans[k];
+    const sbuf *b = m->frames[k];
+    size_t end = b->len;
+    if (!fs) {
+        fs = m->scans[k] = calloc(1, sizeof *fs);
+        if (!fs) die("out of memory");
+        fs->sc.start_ok = 1;
+    }
+    while (end > fs->done && b->s[end - 1] != '\n') end--;
+    if (end > fs->done) {
+        char *more = with_every_decl(m, b->s + fs->done, end - fs->done);
+        m->work += end - fs->done;
+        scan_more(more, 0, &fs->sc);
+        free(more);
+        fs->done = end;
+    }
+    return &fs->sc.found;
+}
+
+void func_root_frame(emitter *m, sbuf *body, const char *name)
+{
+    func_frames_free(m);
+    m->frames[0] = body;
+    m->frame_names[0] = name;
+    m->nframes = 1;
+}
+
+void func_frames_free(emitter *m)
+{
+    int k;
+    for (k = 0; k < MAX_FRAMES; k++) {
+        frame_scan_free(m->scans[k]);
+        m->scans[k] = NULL;
+    }
 }
 
 static int by_order(const void *a, const void *b)
@@ -213,15 +363,14 @@ void func_begin(emitter *m, func_frame *f, const char *name)
     m->indent = 1;
     f->name = xstrdup(name);
     m->frame_names[m->nframes] = f->name;
+    frame_scan_free(m->scans[m->nframes]);
+    m->scans[m->nframes] = NULL;
     m->frames[m->nframes++] = &f->body;
 }
 
 static int name_taken(const emitter *m, const char *fn)
 {
-    int k;
-    for (k = 0; k < m->nfunc_names; k++)
-        if (strcmp(m->func_names[k], fn) == 0) return 1;
-    return 0;
+    return strindex_get(&m->func_name_index, fn) >= 0;
 }
 
 /* A function name not used yet: <fmt>_validate_<name>, else (an array of
@@ -236,16 +385,25 @@ static char *unique_name(emitter *m, const char *name, const char *enclosing)
         free(fn);
         fn = xprintf("%s_%s_%s_%s", m->s->format, verb, enclosing, name);
     }
-    /* another function's, or a table's, a structure's, ... (emit_names.c) */
-    while (name_taken(m, fn) || c_name_taken(m, fn)) {
-        free(fn);
-        fn = xprintf("%s_%s_%s_%d", m->s->format, verb, name, n++);
+    /* another function's, or a table's, a structure's, ... (emit_names.c);
+     * numbered from where the last search of this name stopped */
+    if (name_taken(m, fn) || c_name_taken(m, fn)) {
+        char *base = xprintf("%s_%s_%s", m->s->format, verb, name);
+        n = name_number(m, base) > 2 ? name_number(m, base) : 2;
+        do {
+            free(fn);
+            m->tries++;
+            fn = xprintf("%s_%d", base, n++);
+        } while (name_taken(m, fn) || c_name_taken(m, fn));
+        name_number_set(m, base, n);
+        free(base);
     }
     what = xprintf("the function %s", fn);
     c_name_claim(m, fn, what, NULL);
     free(what);
     m->func_names = realloc(m->func_names, sizeof *m->func_names * (size_t)(m->nfunc_names + 1));
     if (!m->func_names) die("out of memory");
+    strindex_put(&m->func_name_index, fn, m->nfunc_names);
     m->func_names[m->nfunc_names++] = fn;
     return fn;
 }
@@ -267,14 +425,14 @@ typedef struct captures {
 
 /* Value x, read in the function, as the innermost enclosing function that
  * has it in scope declared it (const added: a parameter is not assigned). */
-static void capture_value(const ctoken *x, const decls *outer, int nouter, decls *vals)
+static void capture_value(const ctoken *x, const decls *const *outer, int nouter, decls *vals)
 {
     int k;
     for (k = nouter - 1; k >= 0; k--) {
-        const decl *d = decls_find(&outer[k], x->s, x->n);
+        const decl *d = decls_find(outer[k], x->s, x->n);
         if (d) {
             decl c = *d;
-            c.order = k * 100000 + (int)(d - outer[k].v);
+            c.order = k * 10000000 + (int)(d - outer[k]->v);
             if (!strstr(c.type, "const") && !strchr(c.type, '*') && strlen(c.type) + 6 < sizeof c.type) {
                 memmove(c.type + 6, c.type, strlen(c.type) + 1);
                 memcpy(c.type, "const ", 6);
@@ -289,15 +447,10 @@ static void capture_value(const ctoken *x, const decls *outer, int nouter, decls
  * inside the functions m->frames[0 .. m->nframes). */
 static void find_captures(emitter *m, const ctokens *t, const decls *own, captures *c)
 {
-    decls outer[MAX_FRAMES];
+    const decls *outer[MAX_FRAMES];
     int i, k;
     memset(c, 0, sizeof *c);
-    memset(outer, 0, sizeof outer);
-    for (k = 0; k < m->nframes; k++) {
-        char *outer_text = decls_resolve(m, m->frames[k]->s);
-        scan_decls(outer_text, 0, &outer[k]);
-        free(outer_text);
-    }
+    for (k = 0; k < m->nframes; k++) outer[k] = frame_decls(m, k);
     for (i = 0; i < t->n; i++) {
         const ctoken *x = &t->v[i];
         int is_machine = 0;
@@ -309,8 +462,7 @@ static void find_captures(emitter *m, const ctokens *t, const decls *own, captur
     }
     /* parameters in the order their values were bound: sibling functions
      * list the values they share alike */
-    if (c->vals.n > 1) qsort(c->vals.v, (size_t)c->vals.n, sizeof *c->vals.v, by_order);
-    for (k = 0; k < m->nframes; k++) free(outer[k].v);
+    if (c->vals.n > 1) qsort(c->vals.v, (size_t)c->vals.n, sizeof *c->vals.v, by_order); /* its hash is stale now */
 }
 
 /* One parameter (type and name) and the caller's argument for it. */
@@ -378,6 +530,7 @@ void func_end(emitter *m, func_frame *f, const char *doc)
     m->returned = f->saved_returned;
     memcpy(m->nonneg_indent, f->saved_nonneg_indent, sizeof m->nonneg_indent);
 
+    m->work += strlen(resolved);
     tokenize(resolved, &t);
     scan_decls(resolved, 1, &own);
     find_captures(m, &t, &own, &c);
@@ -409,8 +562,8 @@ void func_end(emitter *m, func_frame *f, const char *doc)
     free(f->name);
     free(resolved);
     free(t.v);
-    free(own.v);
-    free(c.vals.v);
+    decls_free(&own);
+    decls_free(&c.vals);
 }
 
 void func_begin_root(emitter *m, func_frame *f, int *saved_nframes)
@@ -421,6 +574,9 @@ void func_begin_root(emitter *m, func_frame *f, int *saved_nframes)
     memcpy(frames, m->frames, sizeof frames);
     memcpy(names, m->frame_names, sizeof names);
     m->nframes = 0; /* nothing outside it is in scope */
+    /* the enclosing functions' scans wait for them, the structure's own start empty */
+    memcpy(f->saved_scans, m->scans, sizeof m->scans);
+    memset(m->scans, 0, sizeof m->scans);
     func_begin(m, f, "struct");
     memcpy(f->saved_frames, frames, sizeof frames);
     memcpy(f->saved_frame_names, names, sizeof names);
@@ -433,6 +589,8 @@ void func_end_root(emitter *m, func_frame *f, int saved_nframes, const char *fna
     char *params = xprintf("afmt_vctx *c%s", params_c ? params_c : "");
     const int returned = m->returned;
     m->nframes = saved_nframes;
+    func_frames_free(m);
+    memcpy(m->scans, f->saved_scans, sizeof m->scans);
     memcpy(m->frames, f->saved_frames, sizeof f->saved_frames);
     memcpy(m->frame_names, f->saved_frame_names, sizeof f->saved_frame_names);
     m->out = f->saved_out;
@@ -534,6 +692,7 @@ void func_hand_out(emitter *m, func_frame *f, sym **ys, int n, const char *name)
         free(what);
     }
     f->scope_var = is_reserved_var(name) ? xprintf("%s_scope", name) : xstrdup(name);
+    m->work += strlen(text);
     scan_decls(text, 0, &fn);
     for (i = 0; i < n; i++) sym_members(ys[i], &fn, &members);
     sb_printf(&def, "/* The values of %s that the items after it read. */\n", name);
@@ -555,6 +714,6 @@ void func_hand_out(emitter *m, func_frame *f, sym **ys, int n, const char *name)
     }
     sb_free(&def);
     free(text);
-    free(fn.v);
-    free(members.v);
+    decls_free(&fn);
+    decls_free(&members);
 }

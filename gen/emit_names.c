@@ -17,13 +17,27 @@
 
 static int find(const emitter *m, const char *cname)
 {
-    int i;
-    for (i = 0; i < m->ncnames; i++)
-        if (strcmp(m->cnames[i], cname) == 0) return i;
-    return -1;
+    return strindex_get(&m->cname_index, cname);
 }
 
 int c_name_taken(const emitter *m, const char *cname) { return find(m, cname) >= 0; }
+
+int name_number(const emitter *m, const char *base)
+{
+    const int n = strindex_get(&m->number_next, base);
+    return n < 0 ? 0 : n;
+}
+
+void name_number_set(emitter *m, const char *base, int next)
+{
+    if (strindex_get(&m->number_next, base) < 0) {
+        m->number_keys = realloc(m->number_keys, sizeof *m->number_keys * (size_t)(m->nnumber_keys + 1));
+        if (!m->number_keys) abort();
+        m->number_keys[m->nnumber_keys++] = xstrdup(base);
+        base = m->number_keys[m->nnumber_keys - 1];
+    }
+    strindex_put(&m->number_next, base, next);
+}
 
 int c_name_claim(emitter *m, const char *cname, const char *what, const char *jpath)
 {
@@ -51,6 +65,7 @@ int c_name_claim(emitter *m, const char *cname, const char *what, const char *jp
     m->cname_whats = realloc(m->cname_whats, sizeof *m->cname_whats * (size_t)(m->ncnames + 1));
     if (!m->cnames || !m->cname_whats) abort();
     m->cnames[m->ncnames] = xstrdup(cname);
+    strindex_put(&m->cname_index, m->cnames[m->ncnames], m->ncnames);
     m->cname_whats[m->ncnames++] = xstrdup(what);
     return 0;
 }
@@ -59,11 +74,13 @@ void c_name_release(emitter *m, const char *cname)
 {
     int i = find(m, cname);
     if (i < 0) return;
+    strindex_del(&m->cname_index, m->cnames[i]);
     free(m->cnames[i]);
     free(m->cname_whats[i]);
     m->ncnames--;
     m->cnames[i] = m->cnames[m->ncnames];
     m->cname_whats[i] = m->cname_whats[m->ncnames];
+    if (i < m->ncnames) strindex_put(&m->cname_index, m->cnames[i], i);
 }
 
 int helper_once(emitter *m, const char *cname, const char *what, const char *jpath, const char **out)
@@ -71,14 +88,15 @@ int helper_once(emitter *m, const char *cname, const char *what, const char *jpa
     int i;
     *out = NULL;
     if (c_name_claim(m, cname, what, jpath) < 0) return -1;
-    for (i = 0; i < m->nhelpers; i++)
-        if (strcmp(m->helpers[i], cname) == 0) {
-            *out = m->helpers[i];
-            return 1;
-        }
+    i = strindex_get(&m->helper_index, cname);
+    if (i >= 0) {
+        *out = m->helpers[i];
+        return 1;
+    }
     m->helpers = realloc(m->helpers, sizeof *m->helpers * (size_t)(m->nhelpers + 1));
     if (!m->helpers) abort();
     m->helpers[m->nhelpers] = xstrdup(cname);
+    strindex_put(&m->helper_index, m->helpers[m->nhelpers], m->nhelpers);
     *out = m->helpers[m->nhelpers++];
     return 0;
 }
@@ -125,10 +143,21 @@ void c_names_free(emitter *m)
     free(m->cnames);
     free(m->cname_whats);
     m->cnames = m->cname_whats = NULL;
+    strindex_free(&m->cname_index);
+    strindex_free(&m->number_next);
+    while (m->nnumber_keys > 0) free(m->number_keys[--m->nnumber_keys]);
+    free(m->number_keys);
+    m->number_keys = NULL;
+    free(m->structural);
+    m->structural = NULL;
+    m->nstructural = 0;
+    strindex_free(&m->helper_index);
     while (m->nhelpers > 0) free(m->helpers[--m->nhelpers]);
     while (m->nclashes > 0) free(m->clashes[--m->nclashes]);
     free(m->clashes);
     m->clashes = NULL;
     free(m->helpers);
     m->helpers = NULL;
+    free(m->last_error);
+    m->last_error = NULL;
 }

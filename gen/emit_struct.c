@@ -36,12 +36,16 @@ static int struct_done(const emitter *m, const named_struct *ns)
 
 /* The C parameters of ns after the context: its values, unsigned, each
  * with the offset of what it was read from (a failure blamed on it is
- * there: the type code of a value, not the value after it). */
+ * there: the type code of a value, not the value after it).  The body
+ * copies both into locals (bind_params): a switch case's function, or a
+ * use of another structure, inside it captures what the body declared
+ * (emit_func.c), never the function's parameters. */
 static char *struct_params(const named_struct *ns)
 {
     sbuf b = {0};
     int i;
-    for (i = 0; i < ns->nparams; i++) sb_printf(&b, ", uint64_t arg_%s, uint64_t at_%s", ns->params[i], ns->params[i]);
+    for (i = 0; i < ns->nparams; i++)
+        sb_printf(&b, ", uint64_t arg_%s, uint64_t arg_at_%s", ns->params[i], ns->params[i]);
     return b.s ? b.s : xstrdup("");
 }
 
@@ -55,8 +59,8 @@ static void define_struct(emitter *m, const named_struct *ns, const char *fname)
     const item *saved_region = m->region;
     item *saved_tiles = m->tiles, *saved_uniq = m->uniq;
     const char *saved_comments = m->comments_var, *saved_jpath = m->jpath;
-    const int saved_sole = m->sole_item, saved_uniq_found = m->uniq_found, saved_nlocals = m->nlocals;
-    char **saved_locals = m->locals;
+    const int saved_sole = m->sole_item, saved_uniq_found = m->uniq_found;
+    const local_set saved_locals = m->locals;
     char *params = struct_params(ns), *proto = xprintf("static int %s(afmt_vctx *c%s);\n", fname, params);
     m->structs_done = realloc(m->structs_done, sizeof *m->structs_done * (size_t)(m->nstructs_done + 1));
     if (!m->structs_done) { fputs("afmt-gen: out of memory\n", stderr); exit(2); }
@@ -68,12 +72,12 @@ static void define_struct(emitter *m, const named_struct *ns, const char *fname)
     m->tiles = NULL;
     m->uniq = NULL;
     m->comments_var = NULL;
-    m->locals = NULL;
-    m->nlocals = 0;
+    memset(&m->locals, 0, sizeof m->locals);
     func_begin_root(m, &fr, &saved_nframes);
     for (i = 0; i < ns->nparams; i++) {
         sym *y = sym_push(m, SY_INT, ns->params[i], NULL);
         line(m, "const uint64_t v_%s = arg_%s;", ns->params[i], ns->params[i]);
+        line(m, "const uint64_t at_%s = arg_at_%s;", ns->params[i], ns->params[i]);
         line(m, "(void)at_%s; /* read if a failure is blamed on %s */", ns->params[i], ns->params[i]);
         /* a parameter the body does not read (a spec may pass one along
          * only some of the time): marked, for -Werror */
@@ -92,10 +96,8 @@ static void define_struct(emitter *m, const named_struct *ns, const char *fname)
         func_end_root(m, &fr, saved_nframes, fname, params, doc);
         free(doc);
     }
-    while (m->nlocals > 0) free(m->locals[--m->nlocals]);
-    free(m->locals);
+    local_set_free(&m->locals);
     m->locals = saved_locals;
-    m->nlocals = saved_nlocals;
     memcpy(m->syms, saved_syms, sizeof *saved_syms * (size_t)saved_nsyms);
     m->nsyms = saved_nsyms;
     m->region = saved_region;

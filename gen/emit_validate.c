@@ -1023,7 +1023,8 @@ static int array_count(emitter *m, item *it, sym **shp, char ***dims)
     }
     if (it->array.nshape > AFMT_GEN_FIELD_MAX_) gen_error(m, it->jpath, "too many dimensions");
     *dims = xcalloc((size_t)it->array.nshape + 1, sizeof **dims);
-    line(m, "uint64_t n_%s = 1;", it->name);
+    /* the product, 0 if a dimension is 0 whatever the others (afmt_count) */
+    line(m, "afmt_count k_%s = AFMT_COUNT_INIT;", it->name);
     for (i = 0; i < it->array.nshape; i++) {
         sym *ds = it->array.shape[i]->kind == E_NAME ? sym_peek(m, it->array.shape[i]->sval) : NULL;
         char *d, *base = xprintf("%s_dim%d", it->name, i), *field;
@@ -1035,15 +1036,17 @@ static int array_count(emitter *m, item *it, sym **shp, char ***dims)
             (*dims)[i] = local_name(m, base);
             line(m, "const uint64_t %s = %s;", (*dims)[i], d);
         }
-        /* the count times the dimension, its overflow blamed on the
+        /* the count times the dimension, an overflow blamed on the
          * dimension's field: one call */
         decl_use(m, bl.off_decl);
         field = c_quote(bl.field, strlen(bl.field));
-        line(m, "if (afmt_count_mul(c, &n_%s, %s, %s, %s)) return -1;", it->name, (*dims)[i], field, bl.offset);
+        line(m, "afmt_count_dim(&k_%s, %s, %s, %s);", it->name, (*dims)[i], field, bl.offset);
         free(field);
         free(d);
         free(base);
     }
+    line(m, "uint64_t n_%s;", it->name);
+    line(m, "if (afmt_count_end(c, &k_%s, &n_%s)) return -1;", it->name, it->name);
     return 1;
 }
 
@@ -1506,28 +1509,55 @@ static void emit_pad(emitter *m, item *it)
     free(sz);
 }
 
-/* Is another structural item (repeat, region, switch, pad) of the spec
- * named like it? */
-static int clash_in(const item_list *b, const item *it)
+static int is_structural(const item *o)
+{
+    return o->name && (o->kind == IT_REPEAT || o->kind == IT_REGION || o->kind == IT_SWITCH || o->kind == IT_PAD ||
+                       o->kind == IT_DIRECTORY);
+}
+
+static void list_structural(emitter *m, const item_list *b)
 {
     int i, j;
     for (i = 0; i < b->n; i++) {
         const item *o = b->v[i];
-        if (o != it && o->name && (o->kind == IT_REPEAT || o->kind == IT_REGION || o->kind == IT_SWITCH || o->kind == IT_PAD ||
-                                   o->kind == IT_DIRECTORY) &&
-            strcmp(o->name, it->name) == 0)
-            return 1;
-        if ((o->kind == IT_REPEAT || o->kind == IT_REGION) && clash_in(&o->body, it)) return 1;
+        if (is_structural(o)) {
+            m->structural = realloc(m->structural, sizeof *m->structural * (size_t)(m->nstructural + 1));
+            if (!m->structural) abort();
+            m->structural[m->nstructural++] = o;
+        }
+        if (o->kind == IT_REPEAT || o->kind == IT_REGION) list_structural(m, &o->body);
         if (o->kind == IT_SWITCH)
-            for (j = 0; j < o->ncases; j++)
-                if (clash_in(&o->cases[j].body, it)) return 1;
+            for (j = 0; j < o->ncases; j++) list_structural(m, &o->cases[j].body);
     }
-    return 0;
 }
 
+static int by_item_name(const void *a, const void *b)
+{
+    return strcmp((*(const item *const *)a)->name, (*(const item *const *)b)->name);
+}
+
+/* Is another structural item (repeat, region, switch, pad, directory) of
+ * the spec's body named like it?  One sorted list, made once, searched
+ * by halves: a spec of n such items costs n log n, not n squared. */
 static int unique_name_clash(emitter *m, const item *it)
 {
-    return clash_in(&m->s->body, it);
+    int lo = 0, hi, k;
+    if (!m->structural) {
+        list_structural(m, &m->s->body);
+        if (!m->structural) return 0;
+        qsort(m->structural, (size_t)m->nstructural, sizeof *m->structural, by_item_name);
+    }
+    hi = m->nstructural;
+    while (lo < hi) { /* the first named it->name or after */
+        const int mid = lo + (hi - lo) / 2;
+        if (strcmp(m->structural[mid]->name, it->name) < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    for (k = lo; k < m->nstructural && strcmp(m->structural[k]->name, it->name) == 0; k++) {
+        m->tries++;
+        if (m->structural[k] != it) return 1;
+    }
+    return 0;
 }
 
 /* A value in a text grammar the runtime parses (futhark's text values):
@@ -1843,7 +1873,10 @@ void emit_validator(emitter *m)
     probe.quiet = 1;
     c_names_reserve(&probe);
     emit_validator_pass(&probe);
+    m->work += probe.work;
+    m->tries += probe.tries;
     c_names_free(&probe);
+    func_frames_free(&probe);
     m->escapes = probe.escapes;
     m->nescapes = probe.nescapes;
     emit_validator_pass(m);
@@ -1863,9 +1896,7 @@ static void emit_validator_pass(emitter *m)
     sbuf *out = m->out, main_fn = {0}, funcs = {0};
     m->out = &main_fn;
     m->funcs = &funcs;
-    m->frames[0] = &main_fn;
-    m->frame_names[0] = "body";
-    m->nframes = 1;
+    func_root_frame(m, &main_fn, "body");
     /* afmt_run_validator fills c and holds the input to its limit */
     line(m, "static int %s_validate_body(afmt_vctx *c)", f);
     line(m, "{");

@@ -273,7 +273,8 @@ static void plan_field(emitter *m, scope *sc, item *it)
     } else if (it->field.ftype == FT_FLOAT) {
         gen_error(m, it->jpath, "the writer cannot derive a value for float field '%s': add \"write\" or \"equals\"" NO_WRITER_HINT, it->name);
     } else if (it->field.ftype != FT_INT) {
-        gen_error(m, it->jpath, "the writer cannot derive text field '%s': add \"equals\" or \"write\", or name it as an array's \"name\"" NO_WRITER_HINT, it->name);
+        gen_error(m, it->jpath, "the writer cannot derive %s field '%s': add \"equals\" or \"write\", or name it as an array's \"name\""
+                  NO_WRITER_HINT, it->field.ftype == FT_BYTES ? "bytes" : "text", it->name);
     }
 }
 
@@ -1633,6 +1634,43 @@ static int case_of(const item *it, unsigned long long lit)
     return -1;
 }
 
+/* Whether e reads the input itself (peek(), remaining()): a selector the
+ * writer cannot compute, which a switch's "write" stands for. */
+static int reads_input(const expr *e)
+{
+    int i;
+    if (!e) return 0;
+    if (e->kind == E_CALL && e->sval && (strcmp(e->sval, "peek") == 0 || strcmp(e->sval, "remaining") == 0)) return 1;
+    for (i = 0; i < e->nargs; i++)
+        if (reads_input(e->args[i])) return 1;
+    return reads_input(e->a) || reads_input(e->b) || reads_input(e->c);
+}
+
+/* A switch's "write" (the case written, sel) and its selector computed
+ * from the fields written must agree, else the validator reads another
+ * case than the one written: refused here when both are constants (as a
+ * text header's writer does, gen/texthdr.c), else when the file is
+ * written. */
+static void write_switch_agrees(emitter *m, item *it, const blame *bl, const cexpr *sel)
+{
+    cexpr on = emit_expr(m, bl, it->arg, it->arg_text);
+    unsigned long long lit_sel, lit_on;
+    if (c_literal(sel->c, &lit_sel) && c_literal(on.c, &lit_on)) {
+        if (lit_sel != lit_on)
+            gen_error(m, it->jpath, "the writer writes case %llu of switch '%s', but its selector `%s` is %llu in what "
+                      "it writes: the validator would read another case", lit_sel, it->name,
+                      it->arg_text ? it->arg_text : "?", lit_on);
+    } else {
+        char *cond = xprintf("(uint64_t)(%s) != (uint64_t)(%s)", on.c, sel->c);
+        char *fmt = xprintf("\"writing %s: switch '%s' writes case %%\" PRIu64 \", but its selector is %%\" PRIu64 "
+                            "\" in what it writes\"", m->s->format, it->name);
+        char *args = xprintf("(uint64_t)(%s), (uint64_t)(%s)", sel->c, on.c);
+        emit_fail_if(m, cond, bl, "usage", LEN_NONE, fmt, args);
+        free(cond); free(fmt); free(args);
+    }
+    free(on.c);
+}
+
 /* Switch it: the case the values written select (a function each), or
  * the one case a constant selector names, in place. */
 static void write_switch(emitter *m, item *it)
@@ -1643,6 +1681,7 @@ static void write_switch(emitter *m, item *it)
     cexpr sel = it->write ? emit_expr(m, &bl, it->write, it->write_text) : emit_expr(m, &bl, it->arg, it->arg_text);
     unsigned long long lit;
     int i, j;
+    if (it->write && !reads_input(it->arg)) write_switch_agrees(m, it, &bl, &sel);
     if (c_literal(sel.c, &lit)) {
         i = case_of(it, lit);
         if (i < 0) {
@@ -1822,9 +1861,7 @@ void emit_writer(emitter *m)
     m->end = "len";
     m->out = &main_fn;
     m->funcs = &funcs;
-    m->frames[0] = &main_fn;
-    m->frame_names[0] = "impl";
-    m->nframes = 1;
+    func_root_frame(m, &main_fn, "impl");
     line(m, "static int %s_write_impl(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,", s->format);
     line(m, "                         afmt_sink *sink, afmt_error *err, uint8_t **owned)");
     line(m, "{");

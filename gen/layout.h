@@ -30,6 +30,10 @@ typedef struct layout_emit {
 typedef struct layout_module {
     const char *name;   /* as the spec writes it */
     int id;             /* LAYOUT_* of gen/spec.h */
+    /* The storage fixes the order of the elements (csr: row by row; coo:
+     * records in row-major order): "order" must say row-major, a spec
+     * saying column-major is refused rather than read as row-major. */
+    int stored_by_rows;
     /* Validator of the whole array item, instead of emit_array's (and
      * the hooks below): for a layout that is no single view. */
     void (*validate)(emitter *m, item *it);

@@ -86,7 +86,7 @@ static void coo_write_check(emitter *m, item *a)
 }
 
 const layout_module layout_coo = {
-    .name = "coo", .id = LAYOUT_COO,
+    .name = "coo", .id = LAYOUT_COO, .stored_by_rows = 1,
     .write_check = coo_write_check, .write_refuses = 1,
     .stored = coo_stored, .computes_nbytes = 1, .records = coo_records, .view = coo_view,
 };

@@ -21,6 +21,18 @@ static int csr_resolve(emitter *m, item *it, layout_emit *le)
     return 0;
 }
 
+/* The index arrays hold rows + 1 offsets and nnz column indices, checked
+ * when the file is read: their counts are the spec's expressions, and
+ * reading the matrix (afmt_densify) trusts these two. */
+static void csr_index_counts(emitter *m, item *it, layout_emit *le)
+{
+    const sym *ro = le->ref[0], *ci = le->ref[1];
+    decl_use(m, ro->off_decl);
+    decl_use(m, ci->off_decl);
+    line(m, "if (afmt_csr_counts(c, \"%s\", %s, %s, \"%s\", %s, %s, %s, stored_%s)) return -1;", ro->name, ro->off,
+         ro->count, ci->name, ci->off, ci->count, le->dims[0], it->name);
+}
+
 /* only the nnz stored values follow; n_ stays the logical count */
 static void csr_stored(emitter *m, item *it, layout_emit *le)
 {
@@ -31,6 +43,7 @@ static void csr_stored(emitter *m, item *it, layout_emit *le)
     nz = emit_u64(m, &bl, it->array.nnz, it->array.nnz_text);
     line(m, "const uint64_t stored_%s = %s;", it->name, nz);
     free(nz);
+    csr_index_counts(m, it, le);
 }
 
 static void csr_view(emitter *m, item *it, layout_emit *le)
@@ -125,6 +138,7 @@ static void csr_write_payload(emitter *m, item *a, sym *lk, const char *endian)
 
 const layout_module layout_csr = {
     .name = "csr", .id = LAYOUT_CSR,
+    .stored_by_rows = 1,
     .resolve = csr_resolve, .stored = csr_stored, .view_after_tiles = csr_view,
     .write_check = csr_write_check, .write_role = csr_write_role, .write_field = csr_write_field,
     .write_size = csr_write_size, .write_payload = csr_write_payload,

@@ -450,6 +450,23 @@ static void load_trailer(loader *L, spec *s, json_t *v)
     }
 }
 
+/* Add the directory items of body (in its repeats, regions and cases
+ * too) to s->directories, in order. */
+static void list_directories(spec *s, const item_list *body)
+{
+    int i, j;
+    for (i = 0; i < body->n; i++) {
+        const item *it = body->v[i];
+        if (it->kind == IT_DIRECTORY) {
+            s->directories = realloc(s->directories, sizeof *s->directories * (size_t)(s->ndirectories + 1));
+            if (!s->directories) { fputs("afmt-gen: out of memory\n", stderr); exit(2); }
+            s->directories[s->ndirectories++] = it;
+        }
+        if (it->kind == IT_REPEAT || it->kind == IT_REGION) list_directories(s, &it->body);
+        for (j = 0; j < it->ncases; j++) list_directories(s, &it->cases[j].body);
+    }
+}
+
 static spec *spec_from_json(const char *path, json_t *root, const json_error_t *jerr);
 
 spec *spec_load(const char *path)
@@ -470,6 +487,7 @@ static spec *spec_from_json(const char *path, json_t *root, const json_error_t *
     loader L;
     spec *s;
     json_t *v;
+    int i;
     L.path = path;
     L.errors = 0;
     if (!root) {
@@ -505,5 +523,7 @@ static spec *spec_from_json(const char *path, json_t *root, const json_error_t *
     load_trailer(&L, s, json_object_get(root, "trailer"));
     json_decref(root);
     if (L.errors) return NULL;
+    list_directories(s, &s->body);
+    for (i = 0; i < s->nstructs; i++) list_directories(s, &s->structs[i].body);
     return s;
 }

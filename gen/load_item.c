@@ -521,6 +521,9 @@ static void load_array_layout(loader *L, json_t *o, const char *jp, array_item *
         LERR(L, jp, "a csr array needs \"nnz\", \"row_offsets\", \"col_indices\" and a shape of two expressions");
     if (a->layout == LAYOUT_COLUMNS && (!a->types_field || !a->col_table || a->nshape != 1))
         LERR(L, jp, "a columns array needs \"types\" (an array field of type codes), \"table\" and a shape of one expression (the rows)");
+    if (lm && lm->stored_by_rows && a->col_major)
+        LERR(L, jp, "a %s array is stored row by row: \"order\" must be \"row-major\", not \"column-major\"",
+             lm->name);
     if (a->layout != LAYOUT_CSR && (a->row_offsets || a->col_indices))
         LERR(L, jp, "\"row_offsets\" and \"col_indices\" are for csr arrays");
     if (a->layout != LAYOUT_CSR && a->layout != LAYOUT_COO && a->nnz)

@@ -295,6 +295,9 @@ typedef struct spec {
     int multi;           /* a top-level repeat holds the arrays */
     char *read_only;     /* "read_only": why there is no writer (it refuses with this), or NULL */
     const struct item *byte_order; /* the top-level "byte_order" item, or NULL */
+    /* every directory item, the body's (its repeats, regions and cases
+     * too) first, then each structure's: what directory_of searches */
+    const struct item **directories; int ndirectories;
 } spec;
 
 /* load.c: parse and structurally check a spec file; prints

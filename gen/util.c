@@ -26,18 +26,25 @@ char *xstrdup(const char *s)
     return d;
 }
 
+/* Formatted into a buffer of a guess first, formatted again only when
+ * it was too small: one pass for most of what afmt-gen prints (a sizing
+ * pass of every line was half its time). */
 char *xvprintf(const char *fmt, va_list ap)
 {
     va_list ap2;
     int n;
-    char *s;
+    char *s = malloc(256);
+    if (!s) oom();
     va_copy(ap2, ap);
-    n = vsnprintf(NULL, 0, fmt, ap2);
+    n = vsnprintf(s, 256, fmt, ap2);
     va_end(ap2);
     if (n < 0) oom();
-    s = malloc((size_t)n + 1);
-    if (!s) oom();
-    vsnprintf(s, (size_t)n + 1, fmt, ap);
+    if (n >= 256) {
+        free(s);
+        s = malloc((size_t)n + 1);
+        if (!s) oom();
+        vsnprintf(s, (size_t)n + 1, fmt, ap);
+    }
     return s;
 }
 
@@ -86,19 +93,32 @@ void fixed_printf(char *dst, size_t cap, const char *fmt, ...)
     }
 }
 
+/* Formatted straight into b's room (made 256 bytes at least), again
+ * only when that was too little (as xvprintf). */
+void sb_vprintf(sbuf *b, const char *fmt, va_list ap)
+{
+    va_list ap2;
+    int n;
+    size_t room;
+    sb_reserve(b, 255);
+    room = b->cap - b->len;
+    va_copy(ap2, ap);
+    n = vsnprintf(b->s + b->len, room, fmt, ap2);
+    va_end(ap2);
+    if (n < 0) oom();
+    if ((size_t)n >= room) {
+        sb_reserve(b, (size_t)n);
+        vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap);
+    }
+    b->len += (size_t)n;
+}
+
 void sb_printf(sbuf *b, const char *fmt, ...)
 {
-    va_list ap, ap2;
-    int n;
+    va_list ap;
     va_start(ap, fmt);
-    va_copy(ap2, ap);
-    n = vsnprintf(NULL, 0, fmt, ap);
+    sb_vprintf(b, fmt, ap);
     va_end(ap);
-    if (n < 0) oom();
-    sb_reserve(b, (size_t)n);
-    vsnprintf(b->s + b->len, (size_t)n + 1, fmt, ap2);
-    va_end(ap2);
-    b->len += (size_t)n;
 }
 
 void sb_free(sbuf *b)
@@ -220,4 +240,73 @@ char *float_text(double v, int width)
         free(t);
     }
     return xprintf("%.17g", v);
+}
+
+/* ---- strindex: open addressing, linear probing, at most half full */
+
+static const char strindex_gone[] = "";
+#define STRINDEX_GONE strindex_gone
+
+static size_t str_hash(const char *s)
+{
+    size_t h = 14695981039346656037u;
+    for (; *s; s++) h = (h ^ (unsigned char)*s) * 1099511628211u;
+    return h;
+}
+
+/* The slot of key, or the empty one where it would go. */
+static size_t strindex_slot(const strindex *x, const char *key)
+{
+    size_t i = str_hash(key) & (x->cap - 1);
+    while (x->keys[i] && (x->keys[i] == STRINDEX_GONE || strcmp(x->keys[i], key) != 0)) i = (i + 1) & (x->cap - 1);
+    return i;
+}
+
+int strindex_get(const strindex *x, const char *key)
+{
+    size_t i;
+    if (x->cap == 0) return -1;
+    i = strindex_slot(x, key);
+    return x->keys[i] ? x->vals[i] : -1;
+}
+
+static void strindex_grow(strindex *x)
+{
+    strindex bigger = {0};
+    size_t i;
+    bigger.cap = x->cap ? x->cap * 2 : 64;
+    bigger.keys = calloc(bigger.cap, sizeof *bigger.keys);
+    bigger.vals = calloc(bigger.cap, sizeof *bigger.vals);
+    if (!bigger.keys || !bigger.vals) oom();
+    for (i = 0; i < x->cap; i++)
+        if (x->keys[i] && x->keys[i] != STRINDEX_GONE) strindex_put(&bigger, x->keys[i], x->vals[i]);
+    strindex_free(x);
+    *x = bigger;
+}
+
+void strindex_put(strindex *x, const char *key, int val)
+{
+    size_t i;
+    if ((x->used + 1) * 2 > x->cap) strindex_grow(x);
+    i = strindex_slot(x, key);
+    if (!x->keys[i]) { /* a new key (one there keeps its string) */
+        x->used++;
+        x->keys[i] = key;
+    }
+    x->vals[i] = val;
+}
+
+void strindex_del(strindex *x, const char *key)
+{
+    size_t i;
+    if (x->cap == 0) return;
+    i = strindex_slot(x, key);
+    if (x->keys[i]) x->keys[i] = STRINDEX_GONE; /* still used: probes pass over it */
+}
+
+void strindex_free(strindex *x)
+{
+    free(x->keys);
+    free(x->vals);
+    memset(x, 0, sizeof *x);
 }

@@ -42,6 +42,11 @@ void sb_printf(sbuf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+void sb_vprintf(sbuf *b, const char *fmt, va_list ap)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 0)))
+#endif
+    ;
 void sb_free(sbuf *b);
 /* When the width (1 to 8) bytes of the unsigned value v, as a field of
  * that byte order (big: big-endian) stores them, are all printable ASCII
@@ -73,4 +78,17 @@ char *c_comment(const char *s);
 char *c_lookup_base(const char *name);
 /* Does name start with (or equal) one of those prefixes and '_'? */
 int c_local_prefixed(const char *name);
+/* A hash index from strings (the caller's, alive while indexed) to
+ * non-negative ints: the generator looks a name up among thousands in
+ * constant time, so a spec's size costs it linear time. */
+typedef struct strindex {
+    const char **keys;  /* NULL: empty; STRINDEX_GONE: removed */
+    int *vals;
+    size_t cap, used;   /* slots (a power of two, or 0), slots not empty */
+} strindex;
+int strindex_get(const strindex *x, const char *key);   /* -1: not there */
+void strindex_put(strindex *x, const char *key, int val); /* a key there keeps its string */
+void strindex_del(strindex *x, const char *key);
+void strindex_free(strindex *x);
+
 #endif

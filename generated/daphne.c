@@ -129,9 +129,11 @@ static int daphne_validate_block_kind_0(afmt_vctx *c, const afmt_elem el_type,
      * array data: el elements, row-major (spec/daphne.json
      * /body/4/cases/0/body/2/body/6/cases/0/body/0)
      */
-    uint64_t n_data = 1;
-    if (afmt_count_mul(c, &n_data, v_block_rows, "block_rows", o_block_rows)) return -1;
-    if (afmt_count_mul(c, &n_data, v_block_cols, "block_cols", o_block_cols)) return -1;
+    afmt_count k_data = AFMT_COUNT_INIT;
+    afmt_count_dim(&k_data, v_block_rows, "block_rows", o_block_rows);
+    afmt_count_dim(&k_data, v_block_cols, "block_cols", o_block_cols);
+    uint64_t n_data;
+    if (afmt_count_end(c, &k_data, &n_data)) return -1;
     const uint64_t stored_data = 0; /* all zeros: nothing stored */
     uint64_t nbytes_data;
     if (afmt_payload_bytes(c, "data", stored_data, el_type, &nbytes_data)) return -1;
@@ -154,9 +156,11 @@ static int daphne_validate_data(afmt_vctx *c, const afmt_elem el_type,
         const uint64_t o_block_rows, const uint64_t v_block_rows, const uint64_t o_block_cols,
         const uint64_t v_block_cols)
 {
-    uint64_t n_data = 1;
-    if (afmt_count_mul(c, &n_data, v_block_rows, "block_rows", o_block_rows)) return -1;
-    if (afmt_count_mul(c, &n_data, v_block_cols, "block_cols", o_block_cols)) return -1;
+    afmt_count k_data = AFMT_COUNT_INIT;
+    afmt_count_dim(&k_data, v_block_rows, "block_rows", o_block_rows);
+    afmt_count_dim(&k_data, v_block_cols, "block_cols", o_block_cols);
+    uint64_t n_data;
+    if (afmt_count_end(c, &k_data, &n_data)) return -1;
     const uint64_t stored_data = n_data;
     uint64_t nbytes_data;
     if (afmt_payload_bytes(c, "data", stored_data, el_type, &nbytes_data)) return -1;
@@ -239,10 +243,14 @@ static int daphne_validate_block_kind_2_data(afmt_vctx *c, const afmt_elem el_ty
         const uint64_t v_block_cols, const uint64_t v_nnz, const uint64_t n_row_offsets,
         const uint64_t o_row_offsets, const uint64_t n_col_indices, const uint64_t o_col_indices)
 {
-    uint64_t n_data = 1;
-    if (afmt_count_mul(c, &n_data, v_block_rows, "block_rows", o_block_rows)) return -1;
-    if (afmt_count_mul(c, &n_data, v_block_cols, "block_cols", o_block_cols)) return -1;
+    afmt_count k_data = AFMT_COUNT_INIT;
+    afmt_count_dim(&k_data, v_block_rows, "block_rows", o_block_rows);
+    afmt_count_dim(&k_data, v_block_cols, "block_cols", o_block_cols);
+    uint64_t n_data;
+    if (afmt_count_end(c, &k_data, &n_data)) return -1;
     const uint64_t stored_data = v_nnz;
+    if (afmt_csr_counts(c, "row_offsets", o_row_offsets, n_row_offsets, "col_indices",
+            o_col_indices, n_col_indices, v_block_rows, stored_data)) return -1;
     uint64_t nbytes_data;
     if (afmt_payload_bytes(c, "data", stored_data, el_type, &nbytes_data)) return -1;
     afmt_array a_data;
@@ -318,9 +326,11 @@ static int daphne_validate_block_kind_3_data(afmt_vctx *c, const afmt_elem el_ty
         const uint64_t o_block_rows, const uint64_t v_block_rows, const uint64_t o_block_cols,
         const uint64_t v_block_cols, const uint64_t v_coo_nnz)
 {
-    uint64_t n_data = 1;
-    if (afmt_count_mul(c, &n_data, v_block_rows, "block_rows", o_block_rows)) return -1;
-    if (afmt_count_mul(c, &n_data, v_block_cols, "block_cols", o_block_cols)) return -1;
+    afmt_count k_data = AFMT_COUNT_INIT;
+    afmt_count_dim(&k_data, v_block_rows, "block_rows", o_block_rows);
+    afmt_count_dim(&k_data, v_block_cols, "block_cols", o_block_cols);
+    uint64_t n_data;
+    if (afmt_count_end(c, &k_data, &n_data)) return -1;
     const uint64_t stored_data = v_coo_nnz;
     const int with_cols_data = (v_block_cols != UINT64_C(1));
     const uint64_t record_data = 4 * (with_cols_data ? 2u : 1u) + el_type.size;
@@ -736,8 +746,8 @@ static int daphne_write_block_kind_2(const size_t n, afmt_sink *sink, afmt_error
     for (uint64_t i_col_indices = 0; i_col_indices < n_col_indices; i_col_indices++) {
         const uint64_t e_col_indices = afmt_field_get(A_data->csr_col_indices, i_col_indices,
                 A_data->csr_index_size, 0);
-        if (daphne_check_col_indices(AFMT_VCTX_STRICT(err), 0, i_col_indices, e_col_indices,
-                v_block_cols)) return -1;
+        if (daphne_check_col_indices(AFMT_VCTX_STRICT(err), AFMT_NO_OFFSET, i_col_indices,
+                e_col_indices, v_block_cols)) return -1;
     }
     /* block_value_type */
     if (afmt_sink_u8(sink, v_block_value_type, err) != 0) return -1;
@@ -773,8 +783,8 @@ static int daphne_write_block(const size_t n, afmt_sink *sink, afmt_error *err, 
     const uint64_t v_block_rows = v_rows;
     const uint64_t v_block_cols = v_cols;
     const uint64_t v_block_type = ((A_data->encoding == AFMT_ENC_CSR) ? UINT64_C(2) : UINT64_C(1));
-    if (daphne_check_block_rows(AFMT_VCTX_STRICT(err), 0, v_rows, v_cols, UINT64_C(0), UINT64_C(0),
-            v_block_rows, v_block_cols)) return -1;
+    if (daphne_check_block_rows(AFMT_VCTX_STRICT(err), AFMT_NO_OFFSET, v_rows, v_cols, UINT64_C(0),
+            UINT64_C(0), v_block_rows, v_block_cols)) return -1;
     /* block_row */
     if (afmt_sink_u64(sink, UINT64_C(0), 0, err) != 0) return -1;
     /* block_col */

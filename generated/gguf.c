@@ -206,7 +206,7 @@ static int gguf_check_value(const afmt_vctx *c, uint64_t at, uint64_t v_value)
     return 0;
 }
 
-static int gguf_validate_struct_value(afmt_vctx *c, uint64_t arg_vtype, uint64_t at_vtype);
+static int gguf_validate_struct_value(afmt_vctx *c, uint64_t arg_vtype, uint64_t arg_at_vtype);
 /* value: its check, for the validator and the writer
  * (spec/gguf.json /structs/value/body/0/cases/7/body/0) */
 static int gguf_check_value_2(const afmt_vctx *c, uint64_t at, uint64_t v_value)
@@ -492,9 +492,10 @@ static int gguf_validate_value_kind_12(afmt_vctx *c)
 }
 
 /* structure value (spec/gguf.json /structs/value): a metadata value of type vtype (arrays hold values, arrays of arrays too) */
-static int gguf_validate_struct_value(afmt_vctx *c, uint64_t arg_vtype, uint64_t at_vtype)
+static int gguf_validate_struct_value(afmt_vctx *c, uint64_t arg_vtype, uint64_t arg_at_vtype)
 {
     const uint64_t v_vtype = arg_vtype;
+    const uint64_t at_vtype = arg_at_vtype;
     (void)at_vtype; /* read if a failure is blamed on vtype */
 
     /* switch value_kind on vtype (spec/gguf.json /structs/value/body/0) */
@@ -973,7 +974,7 @@ static int gguf_write_kv_value_1(afmt_sink *sink, afmt_error *err, uint64_t *con
     uint64_t num_value;
     if (afmt_value_u64(&kv_kv->value, "value", AFMT_NO_INDEX, &num_value, err) != 0) return -1;
     const uint64_t v_value = num_value;
-    if (gguf_check_value(AFMT_VCTX_STRICT(err), 0, v_value)) return -1;
+    if (gguf_check_value(AFMT_VCTX_STRICT(err), AFMT_NO_OFFSET, v_value)) return -1;
     /* value */
     if (v_value > UINT64_C(0xffffffff)) {
         return afmt_fail(err, AFMT_E_TYPE, NULL, "value", AFMT_NO_INDEX, AFMT_NO_OFFSET, "value %"
@@ -1010,8 +1011,8 @@ static int gguf_write_kv(afmt_sink *sink, afmt_error *err, uint64_t *const p_ali
         return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "key", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "a key is not empty: `len(key) > 0` does not hold");
     }
-    if (gguf_check_type(AFMT_VCTX_STRICT(err), 0, v_type)) return -1;
-    if (gguf_check_type_2(AFMT_VCTX_STRICT(err), 0, v_is_alignment, v_type)) return -1;
+    if (gguf_check_type(AFMT_VCTX_STRICT(err), AFMT_NO_OFFSET, v_type)) return -1;
+    if (gguf_check_type_2(AFMT_VCTX_STRICT(err), AFMT_NO_OFFSET, v_is_alignment, v_type)) return -1;
     /* key */
     if (afmt_sink_u64(sink, len_key, 0, err) != 0) return -1;
     if (afmt_sink_put(sink, kv_kv->key, len_key, err) != 0) return -1;
@@ -1092,10 +1093,10 @@ static int gguf_write_tensor(const afmt_array *arrays, afmt_sink *sink, afmt_err
                 "a tensor name has at most 63 bytes (GGML_MAX_NAME is 64 with the NUL): `len(name) "
                 "<= 63` does not hold");
     }
-    if (gguf_check_n_dims(AFMT_VCTX_STRICT(err), 0, v_n_dims)) return -1;
+    if (gguf_check_n_dims(AFMT_VCTX_STRICT(err), AFMT_NO_OFFSET, v_n_dims)) return -1;
     for (uint64_t i_ne = 0; i_ne < n_ne; i_ne++) {
         const uint64_t e_ne = w_ne[n_ne - 1 - (i_ne)];
-        if (gguf_check_ne(AFMT_VCTX_STRICT(err), 0, i_ne, e_ne)) return -1;
+        if (gguf_check_ne(AFMT_VCTX_STRICT(err), AFMT_NO_OFFSET, i_ne, e_ne)) return -1;
     }
     uint64_t xne_product;
     if (!afmt_u64s_prod(w_ne, n_ne, &xne_product)) {
@@ -1133,7 +1134,7 @@ static int gguf_write_impl(const afmt_array *arrays, size_t n, const afmt_write_
     (void)owned;
     const uint64_t v_tensor_count = (uint64_t)n;
     const uint64_t v_kv_count = (uint64_t)(wopt ? wopt->n_kv : 0);
-    if (gguf_check_version(AFMT_VCTX_STRICT(err), 0, UINT64_C(3))) return -1;
+    if (gguf_check_version(AFMT_VCTX_STRICT(err), AFMT_NO_OFFSET, UINT64_C(3))) return -1;
     /* magic */
     if (afmt_sink_u32(sink, UINT64_C(1179993927), 0, err) != 0) return -1;
     /* version */

@@ -845,16 +845,17 @@ static int nifti1_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
             0);
     const double v_quatern = (double)UINT64_C(0);
     const double v_srow = (double)UINT64_C(0);
-    if (nifti1_check_sizeof_hdr(AFMT_VCTX_STRICT(err), 0, UINT64_C(348))) return -1;
+    if (nifti1_check_sizeof_hdr(AFMT_VCTX_STRICT(err), AFMT_NO_OFFSET, UINT64_C(348))) return -1;
     if (UINT64_C(348) == UINT64_C(1543569408)) {
         return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "the values written make `sizeof_hdr == 0x5C010000` true, but the writer writes "
                 "little-endian (the spec's endian)");
     }
-    if (nifti1_check_ndim(AFMT_VCTX_STRICT(err), 0, v_ndim)) return -1;
+    if (nifti1_check_ndim(AFMT_VCTX_STRICT(err), AFMT_NO_OFFSET, v_ndim)) return -1;
     for (uint64_t i_dims = 0; i_dims < n_dims; i_dims++) {
         const int64_t e_dims = (int64_t)w_dims[i_dims];
-        if (nifti1_check_dims(AFMT_VCTX_STRICT(err), 0, i_dims, i_dims, v_ndim, e_dims)) return -1;
+        if (nifti1_check_dims(AFMT_VCTX_STRICT(err), AFMT_NO_OFFSET, i_dims, i_dims, v_ndim,
+                e_dims)) return -1;
     }
     if (!(afmt_float_finite(v_vox_offset) && (v_vox_offset <= 9007199254740992.0))) {
         return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "vox_offset", AFMT_NO_INDEX, AFMT_NO_OFFSET,
@@ -871,7 +872,7 @@ static int nifti1_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
                 "vox_offset is a whole number (lenient: truncated, as nifti1.h's (int) does): "
                 "`integral(vox_offset)` does not hold");
     }
-    if (nifti1_check_magic(AFMT_VCTX_STRICT(err), 0, UINT64_C(1848324352))) return -1;
+    if (nifti1_check_magic(AFMT_VCTX_STRICT(err), AFMT_NO_OFFSET, UINT64_C(1848324352))) return -1;
     /* sizeof_hdr */
     if (afmt_sink_u32(sink, UINT64_C(348), 0, err) != 0) return -1;
     /* data_type */

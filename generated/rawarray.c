@@ -300,7 +300,7 @@ static int rawarray_write_compression_0(afmt_error *err, const uint64_t v_elbyte
 
 static int rawarray_write_compression_2(afmt_error *err, const uint64_t v_size)
 {
-    if (rawarray_check_size(AFMT_VCTX_STRICT(err), 0, v_size)) return -1;
+    if (rawarray_check_size(AFMT_VCTX_STRICT(err), AFMT_NO_OFFSET, v_size)) return -1;
     return 0;
 }
 
@@ -351,8 +351,8 @@ static int rawarray_write_impl(const afmt_array *arrays, size_t n, const afmt_wr
     const uint64_t v_ndims = (uint64_t)A_data->rank;
     const uint64_t *w_dims = A_data->dims;
     const uint64_t n_dims = A_data->rank;
-    if (rawarray_check_flags(AFMT_VCTX_STRICT(err), 0, v_flags)) return -1;
-    if (rawarray_check_elbyte(AFMT_VCTX_STRICT(err), 0, v_elbyte)) return -1;
+    if (rawarray_check_flags(AFMT_VCTX_STRICT(err), AFMT_NO_OFFSET, v_flags)) return -1;
+    if (rawarray_check_elbyte(AFMT_VCTX_STRICT(err), AFMT_NO_OFFSET, v_elbyte)) return -1;
     /* magic */
     if (afmt_sink_put(sink, "rawarray", 8, err) != 0) return -1;
     /* flags */

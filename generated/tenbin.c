@@ -355,13 +355,13 @@ static int tenbin_write_array(const afmt_array *arrays, afmt_sink *sink, afmt_er
                 dims_product_times_el_size);
     }
     const int64_t v_data_len = (int64_t)dims_product_times_el_size;
-    if (tenbin_check_header_len(AFMT_VCTX_STRICT(err), 0, v_header_len)) return -1;
-    if (tenbin_check_ndim(AFMT_VCTX_STRICT(err), 0, v_ndim)) return -1;
+    if (tenbin_check_header_len(AFMT_VCTX_STRICT(err), AFMT_NO_OFFSET, v_header_len)) return -1;
+    if (tenbin_check_ndim(AFMT_VCTX_STRICT(err), AFMT_NO_OFFSET, v_ndim)) return -1;
     for (uint64_t i_dims = 0; i_dims < n_dims; i_dims++) {
         const int64_t e_dims = (int64_t)w_dims[i_dims];
-        if (tenbin_check_dims(AFMT_VCTX_STRICT(err), 0, i_dims, e_dims)) return -1;
+        if (tenbin_check_dims(AFMT_VCTX_STRICT(err), AFMT_NO_OFFSET, i_dims, e_dims)) return -1;
     }
-    if (tenbin_check_data_len(AFMT_VCTX_STRICT(err), 0, v_data_len)) return -1;
+    if (tenbin_check_data_len(AFMT_VCTX_STRICT(err), AFMT_NO_OFFSET, v_data_len)) return -1;
     /* header_magic */
     if (afmt_sink_put(sink, "~TenBin~", 8, err) != 0) return -1;
     /* header_len */

@@ -78,9 +78,9 @@ static int on_array(void *ctx, const afmt_array *a)
     put(t, "array %u: %s elsize %" PRIu64 " rank %u [", a->index, afmt_dtype_name(a->dtype), a->elsize, a->rank);
     for (i = 0; i < a->rank && i < AFMT_RANK_CAP; i++) put(t, "%s%" PRIu64, i ? "," : "", a->dims[i]);
     put(t, "] count %" PRIu64 " order %d enc %d endian %d data %lld nbytes %" PRIu64 " offset %" PRIu64
-           " stride %" PRIu64 " name \"%s\" name_len %" PRIu64 " opaque \"%s\"\n",
+           " stride %" PRIu64 " name \"%s\" name_len %" PRIu64 " opaque \"%s\" block %" PRIu64 "\n",
         a->count, (int)a->order, (int)a->encoding, (int)a->endian, at(t, a->data), a->nbytes, a->offset, a->stride,
-        a->name, a->name_len, a->opaque_name);
+        a->name, a->name_len, a->opaque_name, a->block);
     put(t, "  nnz %" PRIu64 " csr %lld %lld %u coo %" PRIu64 " %u %d tile %d %" PRIu64 " %" PRIu64 " %" PRIu64
            " %" PRIu64 " text %d\n",
         a->nnz, at(t, a->csr_row_offsets), at(t, a->csr_col_indices), a->csr_index_size, a->coo_stride,

@@ -57,15 +57,15 @@ static int count_shape_field(irun *r, iarr *a)
 static int count_dims(irun *r, iarr *a)
 {
     const array_item *ai = &a->it->array;
+    afmt_count k = AFMT_COUNT_INIT;
     int i;
-    a->n = 1;
     for (i = 0; i < ai->nshape; i++) {
         const isym *ds = ai->shape[i]->kind == E_NAME ? isym_find(r, ai->shape[i]->sval) : NULL;
         const iblame b = iblame_of(ds && ds->kind == IS_INT ? ds : NULL);
         if (ieval_u64(r, &b, ai->shape[i], ai->shape_text[i], &a->dims[i])) return -1;
-        if (afmt_count_mul(r->c, &a->n, a->dims[i], b.field, iblame_off(r, &b))) return -1;
+        afmt_count_dim(&k, a->dims[i], b.field, iblame_off(r, &b));
     }
-    return 0;
+    return afmt_count_end(r->c, &k, &a->n);
 }
 
 /* ---- what each layout stores (its "stored" hook) */
@@ -75,7 +75,10 @@ static int stored_csr(irun *r, iarr *a)
     const iblame b = iblame_pos(a->it->name);
     a->ref[0] = isym_find(r, a->it->array.row_offsets);
     a->ref[1] = isym_find(r, a->it->array.col_indices);
-    return ieval_u64(r, &b, a->it->array.nnz, a->it->array.nnz_text, &a->stored);
+    if (ieval_u64(r, &b, a->it->array.nnz, a->it->array.nnz_text, &a->stored)) return -1;
+    /* the index arrays fit the matrix (gen/layout_csr.c, csr_index_counts) */
+    return afmt_csr_counts(r->c, a->ref[0]->name, a->ref[0]->off, a->ref[0]->count, a->ref[1]->name, a->ref[1]->off,
+                           a->ref[1]->count, a->dims[0], a->stored);
 }
 
 static int stored_coo(irun *r, iarr *a)

@@ -160,8 +160,7 @@ static int hand_view(afmt_vctx *c, const afmt_dir_desc *d, const afmt_dir_list *
     memcpy(a.name, l->names + r->name, (size_t)r->name_kept);
     a.name[r->name_kept] = 0;
     a.name_len = r->name_len;
-    a.block = r->el.block;
-    if (r->el.name) snprintf(a.opaque_name, sizeof a.opaque_name, "%s", r->el.name);
+    afmt_view_type(&a, r->el);
     a.data = afmt_src_ptr(c->src, at, r->nbytes);
     snprintf(field, sizeof field, "%s[%" PRIu64 "]", d->records, (uint64_t)(r - l->v));
     if (c->vis->on_array(c->vis->ctx, &a) != 0)

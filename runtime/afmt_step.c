@@ -254,6 +254,33 @@ int afmt_count_overflow(const afmt_vctx *c, const char *field, uint64_t offset)
                      "the element count overflows 64 bits");
 }
 
+int afmt_csr_counts_fail(const afmt_vctx *c, const char *ro_name, uint64_t ro_off, uint64_t ro_count,
+                         const char *ci_name, uint64_t ci_off, uint64_t ci_count, uint64_t rows, uint64_t nnz)
+{
+    if (rows == UINT64_MAX || ro_count != rows + 1)
+        return afmt_fail(c->err, AFMT_E_CONSTRAINT, c->path, ro_name, AFMT_NO_INDEX, ro_off,
+                         "holds %" PRIu64 " row offsets, a csr array of %" PRIu64 " rows needs rows + 1",
+                         ro_count, rows);
+    return afmt_fail(c->err, AFMT_E_CONSTRAINT, c->path, ci_name, AFMT_NO_INDEX, ci_off,
+                     "holds %" PRIu64 " column indices, a csr array of nnz = %" PRIu64 " values needs nnz",
+                     ci_count, nnz);
+}
+
+int afmt_payload_blocks(const afmt_vctx *c, const char *field, uint64_t stored, afmt_elem el, uint64_t *nbytes)
+{
+    const char *type = el.name ? el.name : "its type";
+    *nbytes = 0;
+    if (el.block == 0 || stored % el.block != 0)
+        return afmt_fail_c(c, AFMT_E_CONSTRAINT, field, AFMT_NO_INDEX, c->pos,
+                           "%" PRIu64 " elements are not a multiple of %" PRIu64 ", the block of %s", stored, el.block,
+                           type);
+    if (!afmt_mul_u64(stored / el.block, el.size, nbytes))
+        return afmt_fail_c(c, AFMT_E_OVERFLOW, field, AFMT_NO_INDEX, c->pos,
+                           "%" PRIu64 " blocks of %s (%" PRIu64 " bytes) overflow 64 bits of bytes", stored / el.block,
+                           type, el.size);
+    return 0;
+}
+
 int afmt_payload_bytes_overflow(const afmt_vctx *c, const char *field, uint64_t stored,
                                 afmt_dtype dtype)
 {
@@ -282,6 +309,13 @@ void afmt_view_start(afmt_array *a, afmt_dtype dtype, uint64_t elsize, afmt_enco
     a->offset = offset;
     a->stride = elsize;
     a->index = index;
+}
+
+void afmt_view_type(afmt_array *a, afmt_elem el)
+{
+    a->block = el.block;
+    if (el.name)
+        snprintf(a->opaque_name, sizeof a->opaque_name, "%s", el.name);
 }
 
 int afmt_view_dims(const afmt_vctx *c, afmt_array *a, const afmt_field_desc *f, uint64_t offset,

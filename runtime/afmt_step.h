@@ -329,23 +329,67 @@ static inline int afmt_expect_end(const afmt_vctx *c, int lenient)
  * handed to the visitor's on_trailer as they are. */
 AFMT_GEN_API void afmt_keep_trailer(const afmt_vctx *c);
 
-/* *count times dim: the element count of a payload, one dimension more
- * (a count starts at 1); fails (on field, at offset: the dimension's
- * source) when it overflows 64 bits. */
+/* The element count of a shape of dimensions, one dimension at a time
+ * (afmt_count_dim, then afmt_count_end): their product, 0 when one of
+ * them is 0 even if the others overflow 64 bits (spec/LANGUAGE.md,
+ * "dense"; afmt_field_prod_c is the same rule for a shape field); an
+ * overflow with no zero dimension fails on the dimension that made it
+ * overflow (field, at offset: the dimension's source). */
+typedef struct afmt_count {
+    uint64_t n;             /* the product so far (start at 1) */
+    int zero;               /* a dimension was 0 */
+    int overflowed;         /* the product overflowed at field, offset */
+    const char *field;
+    uint64_t offset;
+} afmt_count;
+#define AFMT_COUNT_INIT {1, 0, 0, NULL, 0}
 AFMT_GEN_API AFMT_COLD int afmt_count_overflow(const afmt_vctx *c, const char *field, uint64_t offset);
-static inline int afmt_count_mul(const afmt_vctx *c, uint64_t *count, uint64_t dim,
-                                 const char *field, uint64_t offset)
+static inline void afmt_count_dim(afmt_count *k, uint64_t dim, const char *field, uint64_t offset)
 {
-    return afmt_mul_u64(*count, dim, count) ? 0 : afmt_count_overflow(c, field, offset);
+    if (dim == 0)
+        k->zero = 1;
+    if (!k->overflowed && !afmt_mul_u64(k->n, dim, &k->n)) {
+        k->overflowed = 1;
+        k->field = field;
+        k->offset = offset;
+    }
+}
+static inline int afmt_count_end(const afmt_vctx *c, const afmt_count *k, uint64_t *n)
+{
+    *n = k->zero ? 0 : k->n;
+    return k->zero || !k->overflowed ? 0 : afmt_count_overflow(c, k->field, k->offset);
 }
 
-/* The bytes of stored elements of el (bits: one per element, rounded up)
- * into *nbytes; fails (field, at c->pos) when that overflows 64 bits. */
+/* The index arrays of a csr payload of rows x nnz (spec/LANGUAGE.md,
+ * "csr"): row_offsets (ro_count entries at ro_off) holds rows + 1,
+ * col_indices (ci_count at ci_off) nnz, whatever the spec's counts say,
+ * so that reading the matrix stays inside them.  Fails (constraint) on
+ * the index array that does not, at its offset. */
+AFMT_GEN_API AFMT_COLD int afmt_csr_counts_fail(const afmt_vctx *c, const char *ro_name, uint64_t ro_off,
+                                                uint64_t ro_count, const char *ci_name, uint64_t ci_off,
+                                                uint64_t ci_count, uint64_t rows, uint64_t nnz);
+static inline int afmt_csr_counts(const afmt_vctx *c, const char *ro_name, uint64_t ro_off, uint64_t ro_count,
+                                  const char *ci_name, uint64_t ci_off, uint64_t ci_count, uint64_t rows,
+                                  uint64_t nnz)
+{
+    if (rows < UINT64_MAX && ro_count == rows + 1 && ci_count == nnz)
+        return 0;
+    return afmt_csr_counts_fail(c, ro_name, ro_off, ro_count, ci_name, ci_off, ci_count, rows, nnz);
+}
+
+/* The bytes of stored elements of el (bits: one per element, rounded up;
+ * a block type: stored / block blocks of el.size bytes, afmt_payload_blocks)
+ * into *nbytes; fails (field, at c->pos) when that overflows 64 bits, or
+ * (constraint) when the elements are no whole number of blocks. */
 AFMT_GEN_API AFMT_COLD int afmt_payload_bytes_overflow(const afmt_vctx *c, const char *field, uint64_t stored,
                                                        afmt_dtype dtype);
+AFMT_GEN_API int afmt_payload_blocks(const afmt_vctx *c, const char *field, uint64_t stored, afmt_elem el,
+                                     uint64_t *nbytes);
 static inline int afmt_payload_bytes(const afmt_vctx *c, const char *field, uint64_t stored,
                                      afmt_elem el, uint64_t *nbytes)
 {
+    if (el.block > 1)
+        return afmt_payload_blocks(c, field, stored, el, nbytes);
     if (el.enc == AFMT_ENC_BITS_LSB) {
         *nbytes = afmt_ceil_div_u64(stored, 8);
         return 0;
@@ -389,7 +433,12 @@ AFMT_GEN_API void afmt_view_start(afmt_array *a, afmt_dtype dtype, uint64_t elsi
                                   uint64_t count, afmt_order order, afmt_endian endian, uint64_t nbytes,
                                   uint64_t offset, uint32_t index);
 
-/* afmt_view_start(a, ...) at c->pos, the c->narrays-th array, and a, when
+/* What view a keeps of its element type el beyond dtype, size and
+ * encoding: the block of a block type and the format's name of an opaque
+ * type (spec/LANGUAGE.md, "Tables": "name", "block"). */
+AFMT_GEN_API void afmt_view_type(afmt_array *a, afmt_elem el);
+
+/* afmt_view_start(a, ...) and afmt_view_type(a, el) at c->pos, the c->narrays-th array, and a, when
  * a visitor wants arrays; else NULL (no view to describe: afmt_take_view
  * and afmt_view_hand are then given NULL). */
 static inline afmt_array *afmt_view_begin(const afmt_vctx *c, afmt_array *a, afmt_elem el,
@@ -399,6 +448,7 @@ static inline afmt_array *afmt_view_begin(const afmt_vctx *c, afmt_array *a, afm
     if (!c->vis || !c->vis->on_array)
         return NULL;
     afmt_view_start(a, el.dtype, el.size, el.enc, count, order, endian, nbytes, c->pos, c->narrays);
+    afmt_view_type(a, el);
     return a;
 }
 

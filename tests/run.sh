@@ -49,6 +49,8 @@ done
 # against the snapshots) and the regression specs compile with -Werror and
 # their writers' files validate.
 run gen-cli bash tests/specs/run_gen_cli.sh "$BUILD"
+# afmt-gen's work grows linearly with the spec (counted, not timed)
+run gen-linear bash tests/specs/linear.sh "$BUILD"
 run specs bash tests/specs/run_specs.sh "$BUILD"
 
 # The shipped specs check cleanly.
@@ -129,6 +131,9 @@ fi
 run usage bash tests/e2e/run_usage.sh "$BUILD"
 run spec-option bash tests/e2e/run_spec.sh "$BUILD"
 run help-man python3 tests/e2e/help_man.py "$BUILD"
+# every link to a section of the same Markdown file names one
+# shellcheck disable=SC2046 # file names without spaces
+run doc-anchors python3 tests/docs/anchors.py $(git ls-files '*.md' 2> /dev/null || ls spec/*.md docs/*.md)
 # every example of every --help and man page, run as written
 run examples python3 tests/e2e/examples.py "$BUILD"
 run progress python3 tests/e2e/progress.py "$BUILD"

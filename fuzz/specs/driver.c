@@ -86,8 +86,8 @@ static const afmt_format *the_format(void)
     return NULL;
 }
 
-/* One verdict: "ok" and the arrays (dtype, rank, dims, order, encoding,
- * offset, name), or the error's code, field, offset and message. */
+/* One verdict: "ok" and the arrays (type name, block, rank, dims, order,
+ * encoding, offset, name), or the error's code, field, offset and message. */
 static void print_verdict(FILE *out, const char *what, int rc, const afmt_error *err, const seen *s)
 {
     int i;
@@ -100,7 +100,8 @@ static void print_verdict(FILE *out, const char *what, int rc, const afmt_error 
     fprintf(out, "%s ok arrays=%d", what, s->n);
     for (i = 0; i < s->n && i < MAX_VIEWS; i++) {
         const afmt_array *a = &s->a[i];
-        fprintf(out, " [%s", afmt_dtype_name(a->dtype));
+        fprintf(out, " [%s", afmt_array_type_name(a));
+        if (a->block) fprintf(out, " block=%llu", (unsigned long long)a->block);
         for (d = 0; d < a->rank && d < AFMT_RANK_CAP; d++) fprintf(out, "%s%llu", d ? "x" : " ", (unsigned long long)a->dims[d]);
         fprintf(out, " order=%d enc=%d off=%llu nbytes=%llu name=%s]", (int)a->order, (int)a->encoding,
                 (unsigned long long)a->offset, (unsigned long long)a->nbytes, a->name);

@@ -513,6 +513,12 @@ expect_rc keep-names-gguf-refuses 1
 expect_err_has keep-names-gguf-names-tensor 'these 2 arrays cannot be written as one gguf file: tensor[1].name: a tensor name has at most 63 bytes'
 check keep-names-gguf-no-array-0 test -z "$(grep -F 'array [0]' "$T/err")"
 check keep-names-gguf-writes-nothing test ! -e "$T/longname.gguf"
+# A writer's refusal names no offset it does not know: the check of ndim
+# (a field at 40) failed before anything was written, and said "ndim at
+# offset 0" (issue 37.7).
+run "$AFMT" convert corpus/npy/i2_scalar.npy "$T/scalar.nii" --to nifti1
+expect_rc convert-scalar-nifti1-refused 1
+expect_err_has convert-refusal-names-no-false-offset "cannot be written as nifti1: ndim: dim[0] is the number of dimensions"
 
 # afmt info shows a text header's metadata (safetensors' __metadata__) with
 # its byte range, in text and JSON (issue 25, point 5, in part).

@@ -14,7 +14,8 @@
 # for a fixed set of arrays validates and reads back (driver write), and
 # the writer writes at least one unless the spec is read-only; files kept
 # beside a regression spec (NAME.valid/, NAME.invalid/: a read-only spec's,
-# which no writer makes) are judged as their folder says.
+# which no writer makes) are judged as their folder says, and NAME.views
+# gives the views expected of valid ones.
 # The test formats (tests/specs/NAME/NAME.json beside gen.py and
 # expected.tsv: formats written from spec/LANGUAGE.md alone) get the same
 # checks, and their samples: gen.py makes exactly the committed samples/
@@ -167,6 +168,19 @@ check_samples() {
                 fail "$2: the interpreter and the generated validator differ (driver agree exit $v): $(head -3 "$TMP/agree.log")"
             fi
         fi
+    fi
+    # NAME.views: FILE<TAB>the verdict the generated validator prints for
+    # NAME.valid/FILE after "0 strict " (the arrays' views: type name,
+    # block, dims, ...); the interpreter's views agree with them (above)
+    if [ -f "$dir.views" ]; then
+        while IFS=$'\t' read -r f v; do
+            "$3" validate "$dir.valid/$f" > "$TMP/val.log" 2>&1
+            if [ "$(head -1 "$TMP/val.log")" = "0 strict $v" ]; then
+                pass "$2: valid file $f gives the views of $(basename "$dir").views"
+            else
+                fail "$2: valid file $f: $(head -1 "$TMP/val.log"), not 0 strict $v"
+            fi
+        done < "$dir.views"
     fi
     for v in valid invalid; do
         for f in "$dir.$v"/*; do

@@ -252,16 +252,16 @@ static int byte_order_write_impl(const afmt_array *arrays, size_t n, const afmt_
     const uint64_t *w_dims = A_data->dims;
     const uint64_t n_dims = A_data->rank;
     const double v_scale = (double)UINT64_C(1);
-    if (byte_order_check_order(AFMT_VCTX_STRICT(err), 0, UINT64_C(18761))) return -1;
+    if (byte_order_check_order(AFMT_VCTX_STRICT(err), AFMT_NO_OFFSET, UINT64_C(18761))) return -1;
     if (UINT64_C(18761) == UINT64_C(19789)) {
         return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "the values written make `order == 0x4D4D` true, but the writer writes "
                 "little-endian (the spec's endian)");
     }
-    if (byte_order_check_rank(AFMT_VCTX_STRICT(err), 0, v_rank)) return -1;
+    if (byte_order_check_rank(AFMT_VCTX_STRICT(err), AFMT_NO_OFFSET, v_rank)) return -1;
     for (uint64_t i_dims = 0; i_dims < n_dims; i_dims++) {
         const uint64_t e_dims = w_dims[i_dims];
-        if (byte_order_check_dims(AFMT_VCTX_STRICT(err), 0, i_dims, e_dims)) return -1;
+        if (byte_order_check_dims(AFMT_VCTX_STRICT(err), AFMT_NO_OFFSET, i_dims, e_dims)) return -1;
     }
     if (!(afmt_float_finite(v_scale) && (v_scale > 0.0))) {
         return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "scale", AFMT_NO_INDEX, AFMT_NO_OFFSET,

@@ -331,7 +331,7 @@ static int directory_write_write_rec(const afmt_array *arrays, afmt_sink *sink, 
         return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "name", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "`len(name) <= 40` does not hold");
     }
-    if (directory_write_check_rank(AFMT_VCTX_STRICT(err), 0, v_rank)) return -1;
+    if (directory_write_check_rank(AFMT_VCTX_STRICT(err), AFMT_NO_OFFSET, v_rank)) return -1;
     /* name */
     if (len_name > UINT64_C(255)) {
         return afmt_fail(err, AFMT_E_TYPE, NULL, "name", AFMT_NO_INDEX, AFMT_NO_OFFSET,
@@ -370,7 +370,8 @@ static int directory_write_write_impl(const afmt_array *arrays, size_t n,
 {
     (void)owned;
     const uint64_t v_n_arrays = (uint64_t)n;
-    if (directory_write_check_version(AFMT_VCTX_STRICT(err), 0, UINT64_C(1))) return -1;
+    if (directory_write_check_version(AFMT_VCTX_STRICT(err), AFMT_NO_OFFSET,
+            UINT64_C(1))) return -1;
     /* magic */
     if (afmt_sink_put(sink, "DW", 2, err) != 0) return -1;
     /* version */

@@ -406,7 +406,7 @@ static int expressions_write_impl(const afmt_array *arrays, size_t n,
     const int64_t v_e5 = sum_4;
     uint64_t nbytes_data;
     if (afmt_payload_size(A_data, el_type.enc, &nbytes_data, err) != 0) return -1;
-    if (expressions_check_ndims(AFMT_VCTX_STRICT(err), 0, v_ndims)) return -1;
+    if (expressions_check_ndims(AFMT_VCTX_STRICT(err), AFMT_NO_OFFSET, v_ndims)) return -1;
     int all_hold = ((((((void)(v_e1), 1) && (v_e2 != UINT64_C(1))) && ((void)(v_e3), 1)) &&
             (v_e4 > UINT64_C(0))) && ((v_e5 < INT64_C(100)) || (v_e5 >= INT64_C(100))));
     if (all_hold) {

@@ -276,12 +276,13 @@ static int field_kinds_write_impl(const afmt_array *arrays, size_t n,
         return afmt_fail(err, AFMT_E_TYPE, NULL, "label", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "array name \"%s\" does not fit 8 bytes of printable ASCII", A_data->name);
     }
-    if (field_kinds_check_a16(AFMT_VCTX_STRICT(err), 0, UINT64_C(1))) return -1;
-    if (field_kinds_check_a32(AFMT_VCTX_STRICT(err), 0, UINT64_C(5))) return -1;
-    if (field_kinds_check_b32(AFMT_VCTX_STRICT(err), 0, INT64_C(0))) return -1;
+    if (field_kinds_check_a16(AFMT_VCTX_STRICT(err), AFMT_NO_OFFSET, UINT64_C(1))) return -1;
+    if (field_kinds_check_a32(AFMT_VCTX_STRICT(err), AFMT_NO_OFFSET, UINT64_C(5))) return -1;
+    if (field_kinds_check_b32(AFMT_VCTX_STRICT(err), AFMT_NO_OFFSET, INT64_C(0))) return -1;
     for (uint64_t i_dims = 0; i_dims < n_dims; i_dims++) {
         const uint64_t e_dims = w_dims[i_dims];
-        if (field_kinds_check_dims(AFMT_VCTX_STRICT(err), 0, i_dims, e_dims)) return -1;
+        if (field_kinds_check_dims(AFMT_VCTX_STRICT(err), AFMT_NO_OFFSET, i_dims,
+                e_dims)) return -1;
     }
     /* magic */
     if (afmt_sink_put(sink, "FEAT", 4, err) != 0) return -1;

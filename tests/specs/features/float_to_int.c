@@ -47,13 +47,15 @@ static const char float_to_int_types_known[] =
 
 static int float_to_int_validate_data(afmt_vctx *c, const int64_t v_n, const afmt_elem el_type)
 {
-    uint64_t n_data = 1;
+    afmt_count k_data = AFMT_COUNT_INIT;
     if (v_n < 0) {
         return afmt_fail_c(c, AFMT_E_NEGATIVE, "n", AFMT_NO_INDEX, c->pos, "`n` is negative (%"
                 PRId64 ")", v_n);
     }
     const uint64_t xn_unsigned = (uint64_t)(v_n);
-    if (afmt_count_mul(c, &n_data, xn_unsigned, "n", c->pos)) return -1;
+    afmt_count_dim(&k_data, xn_unsigned, "n", c->pos);
+    uint64_t n_data;
+    if (afmt_count_end(c, &k_data, &n_data)) return -1;
     const uint64_t stored_data = n_data;
     uint64_t nbytes_data;
     if (afmt_payload_bytes(c, "data", stored_data, el_type, &nbytes_data)) return -1;

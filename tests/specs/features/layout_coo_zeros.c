@@ -49,9 +49,11 @@ static int layout_coo_zeros_validate_block_0(afmt_vctx *c, const afmt_elem el_ty
      * array zero: el elements, row-major (tests/specs/features/layout_coo_zeros.json
      * /body/5/cases/0/body/0)
      */
-    uint64_t n_zero = 1;
-    if (afmt_count_mul(c, &n_zero, v_rows, "rows", o_rows)) return -1;
-    if (afmt_count_mul(c, &n_zero, v_cols, "cols", o_cols)) return -1;
+    afmt_count k_zero = AFMT_COUNT_INIT;
+    afmt_count_dim(&k_zero, v_rows, "rows", o_rows);
+    afmt_count_dim(&k_zero, v_cols, "cols", o_cols);
+    uint64_t n_zero;
+    if (afmt_count_end(c, &k_zero, &n_zero)) return -1;
     const uint64_t stored_zero = 0; /* all zeros: nothing stored */
     uint64_t nbytes_zero;
     if (afmt_payload_bytes(c, "zero", stored_zero, el_type, &nbytes_zero)) return -1;
@@ -75,9 +77,11 @@ static int layout_coo_zeros_validate_block_1(afmt_vctx *c, const afmt_elem el_ty
      * array data: el elements, row-major (tests/specs/features/layout_coo_zeros.json
      * /body/5/cases/1/body/0)
      */
-    uint64_t n_data = 1;
-    if (afmt_count_mul(c, &n_data, v_rows, "rows", o_rows)) return -1;
-    if (afmt_count_mul(c, &n_data, v_cols, "cols", o_cols)) return -1;
+    afmt_count k_data = AFMT_COUNT_INIT;
+    afmt_count_dim(&k_data, v_rows, "rows", o_rows);
+    afmt_count_dim(&k_data, v_cols, "cols", o_cols);
+    uint64_t n_data;
+    if (afmt_count_end(c, &k_data, &n_data)) return -1;
     const uint64_t stored_data = n_data;
     uint64_t nbytes_data;
     if (afmt_payload_bytes(c, "data", stored_data, el_type, &nbytes_data)) return -1;
@@ -97,9 +101,11 @@ static int layout_coo_zeros_validate_sparse(afmt_vctx *c, const afmt_elem el_typ
         const uint64_t o_rows, const uint64_t v_rows, const uint64_t o_cols, const uint64_t v_cols,
         const uint64_t v_nnz)
 {
-    uint64_t n_sparse = 1;
-    if (afmt_count_mul(c, &n_sparse, v_rows, "rows", o_rows)) return -1;
-    if (afmt_count_mul(c, &n_sparse, v_cols, "cols", o_cols)) return -1;
+    afmt_count k_sparse = AFMT_COUNT_INIT;
+    afmt_count_dim(&k_sparse, v_rows, "rows", o_rows);
+    afmt_count_dim(&k_sparse, v_cols, "cols", o_cols);
+    uint64_t n_sparse;
+    if (afmt_count_end(c, &k_sparse, &n_sparse)) return -1;
     const uint64_t stored_sparse = v_nnz;
     const int with_cols_sparse = (v_cols != UINT64_C(1));
     const uint64_t record_sparse = 4 * (with_cols_sparse ? 2u : 1u) + el_type.size;

@@ -102,10 +102,14 @@ static int layout_csr_validate_data(afmt_vctx *c, const afmt_elem el_type, const
         const uint64_t n_row_offsets, const uint64_t o_row_offsets, const uint64_t n_col_indices,
         const uint64_t o_col_indices)
 {
-    uint64_t n_data = 1;
-    if (afmt_count_mul(c, &n_data, v_rows, "rows", o_rows)) return -1;
-    if (afmt_count_mul(c, &n_data, v_cols, "cols", o_cols)) return -1;
+    afmt_count k_data = AFMT_COUNT_INIT;
+    afmt_count_dim(&k_data, v_rows, "rows", o_rows);
+    afmt_count_dim(&k_data, v_cols, "cols", o_cols);
+    uint64_t n_data;
+    if (afmt_count_end(c, &k_data, &n_data)) return -1;
     const uint64_t stored_data = v_nnz;
+    if (afmt_csr_counts(c, "row_offsets", o_row_offsets, n_row_offsets, "col_indices",
+            o_col_indices, n_col_indices, v_rows, stored_data)) return -1;
     uint64_t nbytes_data;
     if (afmt_payload_bytes(c, "data", stored_data, el_type, &nbytes_data)) return -1;
     afmt_array a_data;
@@ -227,8 +231,8 @@ static int layout_csr_write_impl(const afmt_array *arrays, size_t n, const afmt_
     for (uint64_t i_col_indices = 0; i_col_indices < n_col_indices; i_col_indices++) {
         const uint64_t e_col_indices = afmt_field_get(A_data->csr_col_indices, i_col_indices,
                 A_data->csr_index_size, 0);
-        if (layout_csr_check_col_indices(AFMT_VCTX_STRICT(err), 0, i_col_indices, e_col_indices,
-                v_cols)) return -1;
+        if (layout_csr_check_col_indices(AFMT_VCTX_STRICT(err), AFMT_NO_OFFSET, i_col_indices,
+                e_col_indices, v_cols)) return -1;
     }
     /* code */
     if (afmt_sink_u8(sink, v_code, err) != 0) return -1;

@@ -77,8 +77,10 @@ static int let_check_check_value(const afmt_vctx *c, uint64_t at, int64_t v_neg,
 static int let_check_validate_data(afmt_vctx *c, const afmt_elem el_type, const uint64_t o_n,
         const uint64_t v_n)
 {
-    uint64_t n_data = 1;
-    if (afmt_count_mul(c, &n_data, v_n, "n", o_n)) return -1;
+    afmt_count k_data = AFMT_COUNT_INIT;
+    afmt_count_dim(&k_data, v_n, "n", o_n);
+    uint64_t n_data;
+    if (afmt_count_end(c, &k_data, &n_data)) return -1;
     const uint64_t stored_data = n_data;
     uint64_t nbytes_data;
     if (afmt_payload_bytes(c, "data", stored_data, el_type, &nbytes_data)) return -1;
@@ -195,8 +197,8 @@ static int let_check_write_impl(const afmt_array *arrays, size_t n, const afmt_w
     uint64_t nbytes_data;
     if (afmt_payload_size(A_data, el_type.enc, &nbytes_data, err) != 0) return -1;
     const uint64_t v_nbytes = v_bytes;
-    if (let_check_check_n(AFMT_VCTX_STRICT(err), 0, v_n)) return -1;
-    if (let_check_check_value(AFMT_VCTX_STRICT(err), 0, v_neg, v_big, v_n)) return -1;
+    if (let_check_check_n(AFMT_VCTX_STRICT(err), AFMT_NO_OFFSET, v_n)) return -1;
+    if (let_check_check_value(AFMT_VCTX_STRICT(err), AFMT_NO_OFFSET, v_neg, v_big, v_n)) return -1;
     /* code */
     if (afmt_sink_u8(sink, v_code, err) != 0) return -1;
     /* n */

@@ -54,8 +54,10 @@ static int lz4_check_flags(const afmt_vctx *c, uint64_t at, uint64_t v_flags)
 static int lz4_validate_data(afmt_vctx *c, const afmt_elem el_type, const uint64_t v_flags,
         const uint64_t o_n, const uint64_t v_n, const uint64_t v_size)
 {
-    uint64_t n_data = 1;
-    if (afmt_count_mul(c, &n_data, v_n, "n", o_n)) return -1;
+    afmt_count k_data = AFMT_COUNT_INIT;
+    afmt_count_dim(&k_data, v_n, "n", o_n);
+    uint64_t n_data;
+    if (afmt_count_end(c, &k_data, &n_data)) return -1;
     const uint64_t stored_data = n_data;
     uint64_t nbytes_data;
     const int compressed_data = ((v_flags & UINT64_C(2)) != UINT64_C(0));
@@ -165,7 +167,7 @@ static int lz4_write_impl(const afmt_array *arrays, size_t n, const afmt_write_o
     }
     const uint64_t v_n = A_data->dims[0];
     const uint64_t v_size = nbytes_data;
-    if (lz4_check_flags(AFMT_VCTX_STRICT(err), 0, v_flags)) return -1;
+    if (lz4_check_flags(AFMT_VCTX_STRICT(err), AFMT_NO_OFFSET, v_flags)) return -1;
     /* code */
     if (afmt_sink_u8(sink, v_code, err) != 0) return -1;
     /* flags */

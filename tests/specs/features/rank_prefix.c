@@ -173,7 +173,7 @@ static int rank_prefix_write_impl(const afmt_array *arrays, size_t n,
     const uint64_t n_dims = 4;
     for (uint64_t i_dims = 0; i_dims < n_dims; i_dims++) {
         const uint64_t e_dims = w_dims[i_dims];
-        if (rank_prefix_check_dims(AFMT_VCTX_STRICT(err), 0, i_dims, i_dims, v_n_dims,
+        if (rank_prefix_check_dims(AFMT_VCTX_STRICT(err), AFMT_NO_OFFSET, i_dims, i_dims, v_n_dims,
                 e_dims)) return -1;
     }
     /* code */

@@ -57,8 +57,10 @@ static int repeat_count_check_y(const afmt_vctx *c, uint64_t at, uint64_t v_y, u
 static int repeat_count_validate_data(afmt_vctx *c, const afmt_elem el_type, const uint64_t o_n,
         const uint64_t v_n)
 {
-    uint64_t n_data = 1;
-    if (afmt_count_mul(c, &n_data, v_n, "n", o_n)) return -1;
+    afmt_count k_data = AFMT_COUNT_INIT;
+    afmt_count_dim(&k_data, v_n, "n", o_n);
+    uint64_t n_data;
+    if (afmt_count_end(c, &k_data, &n_data)) return -1;
     const uint64_t stored_data = n_data;
     uint64_t nbytes_data;
     if (afmt_payload_bytes(c, "data", stored_data, el_type, &nbytes_data)) return -1;

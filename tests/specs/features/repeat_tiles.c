@@ -71,9 +71,11 @@ static int repeat_tiles_validate_data(afmt_vctx *c, const afmt_elem el_type,
         const uint64_t o_block_rows, const uint64_t v_block_rows, const uint64_t o_block_cols,
         const uint64_t v_block_cols)
 {
-    uint64_t n_data = 1;
-    if (afmt_count_mul(c, &n_data, v_block_rows, "block_rows", o_block_rows)) return -1;
-    if (afmt_count_mul(c, &n_data, v_block_cols, "block_cols", o_block_cols)) return -1;
+    afmt_count k_data = AFMT_COUNT_INIT;
+    afmt_count_dim(&k_data, v_block_rows, "block_rows", o_block_rows);
+    afmt_count_dim(&k_data, v_block_cols, "block_cols", o_block_cols);
+    uint64_t n_data;
+    if (afmt_count_end(c, &k_data, &n_data)) return -1;
     const uint64_t stored_data = n_data;
     uint64_t nbytes_data;
     if (afmt_payload_bytes(c, "data", stored_data, el_type, &nbytes_data)) return -1;
@@ -253,7 +255,7 @@ static int repeat_tiles_write_block(const size_t n, afmt_sink *sink, afmt_error 
     if (afmt_payload_size(A_data, el_type.enc, &nbytes_data, err) != 0) return -1;
     const uint64_t v_block_rows = v_rows;
     const uint64_t v_block_cols = v_cols;
-    if (repeat_tiles_check_block_rows(AFMT_VCTX_STRICT(err), 0, v_block_rows,
+    if (repeat_tiles_check_block_rows(AFMT_VCTX_STRICT(err), AFMT_NO_OFFSET, v_block_rows,
             v_block_cols)) return -1;
     /* block_row */
     if (afmt_sink_u64(sink, UINT64_C(0), 0, err) != 0) return -1;

@@ -56,8 +56,10 @@ static int switch_check_value(const afmt_vctx *c, uint64_t at, uint64_t v_rank)
 static int switch_validate_data(afmt_vctx *c, const afmt_elem el_type, const uint64_t o_n,
         const uint64_t v_n)
 {
-    uint64_t n_data = 1;
-    if (afmt_count_mul(c, &n_data, v_n, "n", o_n)) return -1;
+    afmt_count k_data = AFMT_COUNT_INIT;
+    afmt_count_dim(&k_data, v_n, "n", o_n);
+    uint64_t n_data;
+    if (afmt_count_end(c, &k_data, &n_data)) return -1;
     const uint64_t stored_data = n_data;
     uint64_t nbytes_data;
     if (afmt_payload_bytes(c, "data", stored_data, el_type, &nbytes_data)) return -1;
@@ -89,9 +91,11 @@ static int switch_validate_shape_1(afmt_vctx *c, const afmt_elem el_type)
 static int switch_validate_m(afmt_vctx *c, const afmt_elem el_type, const uint64_t o_r,
         const uint64_t v_r, const uint64_t o_c, const uint64_t v_c)
 {
-    uint64_t n_m = 1;
-    if (afmt_count_mul(c, &n_m, v_r, "r", o_r)) return -1;
-    if (afmt_count_mul(c, &n_m, v_c, "c", o_c)) return -1;
+    afmt_count k_m = AFMT_COUNT_INIT;
+    afmt_count_dim(&k_m, v_r, "r", o_r);
+    afmt_count_dim(&k_m, v_c, "c", o_c);
+    uint64_t n_m;
+    if (afmt_count_end(c, &k_m, &n_m)) return -1;
     const uint64_t stored_m = n_m;
     uint64_t nbytes_m;
     if (afmt_payload_bytes(c, "m", stored_m, el_type, &nbytes_m)) return -1;
@@ -214,7 +218,7 @@ static int switch_write_shape_2(const size_t n, afmt_sink *sink, afmt_error *err
     if (afmt_payload_size(A_m, el_type.enc, &nbytes_m, err) != 0) return -1;
     const uint64_t v_r = A_m->dims[0];
     const uint64_t v_c = A_m->dims[1];
-    if (switch_check_value(AFMT_VCTX_STRICT(err), 0, v_rank)) return -1;
+    if (switch_check_value(AFMT_VCTX_STRICT(err), AFMT_NO_OFFSET, v_rank)) return -1;
     /* r */
     if (v_r > UINT64_C(0xffffffff)) {
         return afmt_fail(err, AFMT_E_TYPE, NULL, "r", AFMT_NO_INDEX, AFMT_NO_OFFSET, "value %"

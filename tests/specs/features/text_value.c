@@ -257,10 +257,10 @@ static int text_value_write_value(const afmt_array *arrays, afmt_sink *sink, afm
     const uint64_t *w_dims = A_data->dims;
     const uint64_t n_dims = A_data->rank;
     if (afmt_write_need_signed_dims(A_data, "dims", err)) return -1;
-    if (text_value_check_rank(AFMT_VCTX_STRICT(err), 0, v_rank)) return -1;
+    if (text_value_check_rank(AFMT_VCTX_STRICT(err), AFMT_NO_OFFSET, v_rank)) return -1;
     for (uint64_t i_dims = 0; i_dims < n_dims; i_dims++) {
         const int64_t e_dims = (int64_t)w_dims[i_dims];
-        if (text_value_check_dims(AFMT_VCTX_STRICT(err), 0, i_dims, e_dims)) return -1;
+        if (text_value_check_dims(AFMT_VCTX_STRICT(err), AFMT_NO_OFFSET, i_dims, e_dims)) return -1;
     }
     /* mark */
     if (afmt_sink_put(sink, "b", 1, err) != 0) return -1;
