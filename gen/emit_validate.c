@@ -1399,15 +1399,23 @@ static void emit_region(emitter *m, item *it)
     size_name = size_sym ? xprintf("\"%s\"", size_sym->name) : xstrdup("NULL");
     func_begin(m, &fr, it->name);
     sz = emit_u64(m, &bl, it->arg, it->arg_text);
-    line(m, "afmt_region_ctx rc_%s;", it->name);
-    line(m, "if (afmt_region_open(c, &rc_%s, \"%s\", %s, %s)) return -1;", it->name, it->name, size_name, sz);
+    if (it->region.inflate) {
+        emit_inflated_open(m, it, sz); /* gen/inflated.c */
+    } else {
+        line(m, "afmt_region_ctx rc_%s;", it->name);
+        line(m, "if (afmt_region_open(c, &rc_%s, \"%s\", %s, %s)) return -1;", it->name, it->name, size_name, sz);
+    }
     m->region = it;
     m->sole_item = it->body.n == 1;
     emit_items(m, &it->body);
     m->sole_item = saved_sole;
     m->region = outer;
-    if (size_sym && it->region.exact) decl_use(m, size_sym->off_decl);
-    line(m, "if (afmt_region_close(c, %s, %s)) return -1;", rest, size_sym && it->region.exact ? size_sym->off : "0");
+    if (it->region.inflate) {
+        emit_inflated_close(m, it);
+    } else {
+        if (size_sym && it->region.exact) decl_use(m, size_sym->off_decl);
+        line(m, "if (afmt_region_close(c, %s, %s)) return -1;", rest, size_sym && it->region.exact ? size_sym->off : "0");
+    }
     region_hand_out(m, it, &fr, outer);
     func_end(m, &fr, NULL);
     free(sz); free(size_name);

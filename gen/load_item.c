@@ -22,7 +22,8 @@ static const char *const VAR_KEYS[] = {"var", "value", "doc", NULL};
 static const char *const DIRECTORY_KEYS[] = {"directory", "records", "align", "dtype", "shape", "dims", "name", "default_name", "offset",
                                              "rank", "fill", "endian", "lenient", "doc", NULL};
 static const char *const SET_KEYS[] = {"set", "value", "doc", NULL};
-static const char *const REGION_KEYS[] = {"region", "size", "exact", "lenient", "body", "doc", NULL};
+static const char *const REGION_KEYS[] = {"region", "size", "exact", "lenient", "body", "doc",
+                                          "inflate", "inflated_size", "max_size", NULL};
 static const char *const SWITCH_KEYS[] = {"switch", "on", "cases", "else", "write", "doc", NULL};
 static const char *const TEXTVAL_KEYS[] = {"text_value", "grammar", "doc", NULL};
 static const char *const CASE_KEYS[] = {"when", "body", "doc", NULL};
@@ -750,6 +751,7 @@ static void load_region(loader *L, spec *s, json_t *o, const char *jp, item *it)
     ex = json_object_get(o, "exact");
     it->region.exact = ex ? json_is_true(ex) : 1;
     it->region.exact_lenient = get_lenient(L, o, "lenient", jp);
+    load_inflated(L, s, o, jp, it);
     load_items(L, s, json_object_get(o, "body"), pb, &it->body);
     free(pb);
 }
