@@ -1082,7 +1082,11 @@ static void array_view(emitter *m, item *it, const layout_module *lay, const enc
     if (lay && lay->view_after_tiles) lay->view_after_tiles(m, it, le);
     if (it->array.name_from) {
         sym *nm = sym_find(m, it->array.name_from);
-        if (!nm || nm->kind != SY_TEXT) gen_error(m, it->jpath, "\"name\": '%s' is not a text field defined before", it->array.name_from);
+        if (nm && nm->kind == SY_ARRF && nm->width == 1) { /* bytes of a run-time count */
+            decl_use(m, nm->off_decl);
+            line(m, "afmt_copy_text(a_%s.name, sizeof a_%s.name, AFMT_B(c->src, %s), %s);", it->name, it->name, nm->off, nm->count);
+        } else if (!nm || nm->kind != SY_TEXT)
+            gen_error(m, it->jpath, "\"name\": '%s' is not a text field or an array field of bytes (u8, i8) defined before", it->array.name_from);
         else line(m, "afmt_copy_text(a_%s.name, sizeof a_%s.name, %s, %d);", it->name, it->name, nm->c, nm->size);
     }
     m->indent--;

@@ -6,6 +6,7 @@
 #include "futhark.h"
 #include "gguf.h"
 #include "inebin.h"
+#include "mat5.h"
 #include "nifti1.h"
 #include "npy.h"
 #include "npz.h"
@@ -20,6 +21,7 @@ const afmt_format *const afmt_formats[] = {
     &afmt_futhark_format,
     &afmt_gguf_format,
     &afmt_inebin_format,
+    &afmt_mat5_format,
     &afmt_nifti1_format,
     &afmt_npy_format,
     &afmt_npz_format,
@@ -31,4 +33,4 @@ const afmt_format *const afmt_formats[] = {
     NULL,
 };
 
-const size_t afmt_format_count = 12;
+const size_t afmt_format_count = 13;
