@@ -8,7 +8,7 @@
 
 static const char *const FIELD_KEYS[] = {
     "field", "type", "size", "count", "length", "equals", "in", "range", "lenient", "code", "check", "each", "order",
-    "first", "last", "increasing_within", "text", "write", "names", "doc", NULL};
+    "first", "last", "increasing_within", "increasing_segments", "text", "write", "names", "doc", NULL};
 static const char *const LET_KEYS[] = {"let", "value", "doc", NULL};
 static const char *const LOOKUP_KEYS[] = {"lookup", "table", "key", "field", "doc", NULL};
 static const char *const CHECKITEM_KEYS[] = {"check", "field", "message", "code", "lenient", "doc", NULL};
@@ -208,9 +208,12 @@ static void load_field_elements(loader *L, json_t *o, const char *jp, field_item
     f->first = get_expr(L, o, "first", jp, &f->first_text);
     f->last = get_expr(L, o, "last", jp, &f->last_text);
     f->increasing_within = get_str(L, o, "increasing_within", jp, 0);
-    if ((f->neach || f->order || f->first || f->last || f->increasing_within) && !f->count)
-        LERR(L, jp, "\"each\", \"order\", \"first\", \"last\" and \"increasing_within\" need \"count\"");
-    if (f->ftype == FT_FLOAT && f->count && (f->order || f->first || f->last || f->increasing_within))
+    f->increasing_segments = get_str(L, o, "increasing_segments", jp, 0);
+    if ((f->neach || f->order || f->first || f->last || f->increasing_within || f->increasing_segments) && !f->count)
+        LERR(L, jp, "\"each\", \"order\", \"first\", \"last\", \"increasing_within\" and \"increasing_segments\" need \"count\"");
+    if (f->increasing_segments && !(f->first && f->last && f->order))
+        LERR(L, jp, "\"increasing_segments\" cuts '%s' by this field's offsets: give it \"first\", \"last\" and \"order\" too, so that they are checked first", f->increasing_segments);
+    if (f->ftype == FT_FLOAT && f->count && (f->order || f->first || f->last || f->increasing_within || f->increasing_segments))
         LERR(L, jp, "the elements of a float array field are checked by \"each\" (\"order\", \"first\", \"last\" and "
                     "\"increasing_within\" are for integers)");
 }

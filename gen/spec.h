@@ -115,6 +115,8 @@ typedef struct field_item {       /* IT_FIELD: bytes at the cursor */
     expr *first, *last;               /* array field: value of first/last */
     char *first_text, *last_text;
     char *increasing_within;          /* array field: strictly increasing within segments */
+    char *increasing_segments;        /* offsets field: an earlier array field strictly
+                                       * increasing within the segments it marks (CSC) */
     int text_nul_padded;              /* text field: printable ASCII then NULs */
     int order_explicit;               /* the type names its byte order (u32le, f64be) */
     char *write_literal;              /* bytes/text field: "write", the content the writer gives it */

@@ -155,8 +155,8 @@ static int mat5_validate_content_4(afmt_vctx *c, const uint64_t v_complex, const
     return 0;
 }
 
-static int mat5_validate_jc(afmt_vctx *c, const uint64_t v_ir_size, const uint64_t n_jc,
-        const uint64_t o_jc)
+static int mat5_validate_jc(afmt_vctx *c, const uint64_t v_ir_size, const uint64_t n_ir,
+        const uint64_t o_ir, const uint64_t n_jc, const uint64_t o_jc)
 {
     if (afmt_field_end_c(c, &field_jc, o_jc, n_jc, 0, UINT64_C(0), "0")) return -1;
     if (afmt_field_end_c(c, &field_jc, o_jc, n_jc, 1, (v_ir_size / UINT64_C(4)), "ir_size / 4"))
@@ -167,6 +167,15 @@ static int mat5_validate_jc(afmt_vctx *c, const uint64_t v_ir_size, const uint64
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "jc", xjc_unordered_at,
                 o_jc + (uint64_t)4 * xjc_unordered_at,
                 "is less than the element before it (must be non-decreasing)");
+    }
+    {
+        const uint64_t bad_jc = afmt_field_unordered_within(AFMT_B(c->src, o_ir), n_ir, 4, c->big,
+                AFMT_B(c->src, o_jc), n_jc, 4, c->big);
+        if (bad_jc < n_ir) {
+            return afmt_fail_c(c, AFMT_E_CONSTRAINT, "ir", bad_jc, o_ir + (uint64_t)4 * bad_jc,
+                    "is not greater than the element before it in the same segment of jc (must be "
+                    "strictly increasing within each)");
+        }
     }
     return 0;
 }
@@ -308,7 +317,7 @@ static int mat5_validate_content_5(afmt_vctx *c, const uint64_t v_complex, const
     const uint64_t n_jc = dims_at_1_plus_1_2_unsigned;
     const uint64_t o_jc = c->pos;
     if (afmt_take_field(c, &field_jc, n_jc)) return -1;
-    if (mat5_validate_jc(c, v_ir_size, n_jc, o_jc)) return -1;
+    if (mat5_validate_jc(c, v_ir_size, n_ir, o_ir, n_jc, o_jc)) return -1;
 
     /* check ir_size / 4 <= nzmax (spec/mat5.json /structs/matrix/body/27/cases/1/body/8) */
     if (!((v_ir_size / UINT64_C(4)) <= v_nzmax)) {
