@@ -30,8 +30,7 @@ static const afmt_field_desc field_text = {
 static const afmt_field_desc field_text_rest = {
     .name = "text_rest", .kind = AFMT_FIELD_BYTES, .width = 112};
 static const afmt_field_desc field_subsys = {
-    .name = "subsys", .kind = AFMT_FIELD_UINT, .width = 8, .big_endian = AFMT_ORDER_RUN,
-    .doc = "offset of the subsystem data: 0 or 8 spaces when none"};
+    .name = "subsys", .kind = AFMT_FIELD_UINT, .width = 8, .big_endian = AFMT_ORDER_RUN};
 static const afmt_field_desc field_version = {
     .name = "version", .kind = AFMT_FIELD_UINT, .width = 2, .big_endian = AFMT_ORDER_RUN};
 static const afmt_field_desc field_endian = {
@@ -83,14 +82,14 @@ static const afmt_field_desc field_name = {
     .name = "name", .kind = AFMT_FIELD_UINT, .width = 1, .is_array = 1};
 static const afmt_field_desc field_ir_tag = {
     .name = "ir_tag", .kind = AFMT_FIELD_UINT, .width = 4, .big_endian = AFMT_ORDER_RUN};
-static const afmt_field_desc field_ir_size = {
-    .name = "ir_size", .kind = AFMT_FIELD_UINT, .width = 4, .big_endian = AFMT_ORDER_RUN};
+static const afmt_field_desc field_ir_long = {
+    .name = "ir_long", .kind = AFMT_FIELD_UINT, .width = 4, .is_array = 1, .big_endian = AFMT_ORDER_RUN};
 static const afmt_field_desc field_ir = {
     .name = "ir", .kind = AFMT_FIELD_INT, .width = 4, .is_array = 1, .big_endian = AFMT_ORDER_RUN};
 static const afmt_field_desc field_jc_tag = {
     .name = "jc_tag", .kind = AFMT_FIELD_UINT, .width = 4, .big_endian = AFMT_ORDER_RUN};
-static const afmt_field_desc field_jc_size = {
-    .name = "jc_size", .kind = AFMT_FIELD_UINT, .width = 4, .big_endian = AFMT_ORDER_RUN};
+static const afmt_field_desc field_jc_long = {
+    .name = "jc_long", .kind = AFMT_FIELD_UINT, .width = 4, .is_array = 1, .big_endian = AFMT_ORDER_RUN};
 static const afmt_field_desc field_jc = {
     .name = "jc", .kind = AFMT_FIELD_INT, .width = 4, .is_array = 1, .big_endian = AFMT_ORDER_RUN};
 static const afmt_field_desc field_tag = {
@@ -114,7 +113,7 @@ static const afmt_field_desc field_inner_size = {
 
 static int mat5_validate_struct_matrix(afmt_vctx *c, uint64_t arg_top, uint64_t at_top, uint64_t arg_subsys, uint64_t at_subsys);
 /* Table mi (spec/mat5.json /tables/mi), for the validator and the writer. */
-static const afmt_type_entry mat5_mi[13] = {
+static const afmt_type_entry mat5_mi[11] = {
     {.code = 1, .dtype = AFMT_I8, .enc = AFMT_ENC_PLAIN, .writable = 1},
     {.code = 2, .dtype = AFMT_U8, .enc = AFMT_ENC_PLAIN, .writable = 1},
     {.code = 3, .dtype = AFMT_I16, .enc = AFMT_ENC_PLAIN, .writable = 1},
@@ -125,27 +124,25 @@ static const afmt_type_entry mat5_mi[13] = {
     {.code = 9, .dtype = AFMT_F64, .enc = AFMT_ENC_PLAIN, .writable = 1},
     {.code = 12, .dtype = AFMT_I64, .enc = AFMT_ENC_PLAIN, .writable = 1},
     {.code = 13, .dtype = AFMT_U64, .enc = AFMT_ENC_PLAIN, .writable = 1},
-    {.code = 16, .dtype = AFMT_U8, .enc = AFMT_ENC_PLAIN, .writable = 1},
-    {.code = 17, .dtype = AFMT_U16, .enc = AFMT_ENC_PLAIN, .writable = 1},
     {.code = 258, .dtype = AFMT_BOOL, .enc = AFMT_ENC_PLAIN, .writable = 1},
 };
 
 /* The entries of table mi, listed when no entry matches. */
 static const char mat5_mi_known[] =
     "; known: 1 i8, 2 u8, 3 i16, 4 u16, 5 i32, 6 u32, 7 f32, 9 f64, 12 i64, 13 u64, "
-    "16 u8, 17 u16, 258 bool";
+    "258 bool";
 
 static int mat5_validate_content_4(afmt_vctx *c, const uint64_t v_complex, const uint64_t n_dims,
         const uint64_t o_dims, uint64_t *const p_parts, uint64_t *const p_cells)
 {
-    /* set parts = 1 + complex (spec/mat5.json /structs/matrix/body/27/cases/0/body/0) */
+    /* set parts = 1 + complex (spec/mat5.json /structs/matrix/body/25/cases/0/body/0) */
     uint64_t complex_plus_1;
     if (!afmt_add_u64(UINT64_C(1), v_complex, &complex_plus_1)) {
         return afmt_overflow_c(c, "parts", AFMT_NO_INDEX, c->pos, "1 + complex");
     }
     *p_parts = complex_plus_1;
 
-    /* set cells = prod(dims) (spec/mat5.json /structs/matrix/body/27/cases/0/body/1) */
+    /* set cells = prod(dims) (spec/mat5.json /structs/matrix/body/25/cases/0/body/1) */
     uint64_t dims_product;
     if (afmt_field_prod_c(c, "dims", o_dims, n_dims, 4, 1, c->big, "cells", AFMT_NO_INDEX, c->pos,
             "prod(dims)", &dims_product)) {
@@ -155,12 +152,11 @@ static int mat5_validate_content_4(afmt_vctx *c, const uint64_t v_complex, const
     return 0;
 }
 
-static int mat5_validate_jc(afmt_vctx *c, const uint64_t v_ir_size, const uint64_t n_ir,
+static int mat5_validate_jc(afmt_vctx *c, const uint64_t v_nir, const uint64_t n_ir,
         const uint64_t o_ir, const uint64_t n_jc, const uint64_t o_jc)
 {
     if (afmt_field_end_c(c, &field_jc, o_jc, n_jc, 0, UINT64_C(0), "0")) return -1;
-    if (afmt_field_end_c(c, &field_jc, o_jc, n_jc, 1, (v_ir_size / UINT64_C(4)), "ir_size / 4"))
-            return -1;
+    if (afmt_field_end_c(c, &field_jc, o_jc, n_jc, 1, v_nir, "nir")) return -1;
     const uint64_t xjc_unordered_at = afmt_field_unordered(AFMT_B(c->src, o_jc), n_jc, 4, 1,
             c->big, 0);
     if (xjc_unordered_at < n_jc) {
@@ -185,7 +181,7 @@ static int mat5_validate_content_5(afmt_vctx *c, const uint64_t v_complex, const
         const uint64_t n_dims, const uint64_t o_dims, uint64_t *const p_parts,
         uint64_t *const p_cells)
 {
-    /* check len(dims) == 2 (spec/mat5.json /structs/matrix/body/27/cases/1/body/0) */
+    /* check len(dims) == 2 (spec/mat5.json /structs/matrix/body/25/cases/1/body/0) */
     if (!(n_dims == UINT64_C(2))) {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "dims_size", AFMT_NO_INDEX, o_dims_size,
                 "a sparse array has 2 dimensions: `len(dims) == 2` does not hold (dims_size = %"
@@ -194,33 +190,84 @@ static int mat5_validate_content_5(afmt_vctx *c, const uint64_t v_complex, const
 
     /*
      * ir_tag: u32 in the byte order chosen at run time (spec/mat5.json
-     * /structs/matrix/body/27/cases/1/body/1)
+     * /structs/matrix/body/25/cases/1/body/1)
      */
     const uint64_t o_ir_tag = c->pos;
     if (afmt_take_field(c, &field_ir_tag, 1)) return -1;
     const uint64_t v_ir_tag = (uint64_t)afmt_field_get(AFMT_B(c->src, o_ir_tag), 0, 4, c->big);
-    if (v_ir_tag != UINT64_C(5)) {
-        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "ir_tag", AFMT_NO_INDEX, o_ir_tag,
-                "expected 5, found %" PRIu64 "", v_ir_tag);
+
+    /*
+     * ir_long: ir_tag < 65536 ? 1 : 0 of u32 in the byte order chosen at run time (spec/mat5.json
+     * /structs/matrix/body/25/cases/1/body/2)
+     */
+    const uint64_t n_ir_long = ((v_ir_tag < UINT64_C(65536)) ? UINT64_C(1) : UINT64_C(0));
+    const uint64_t o_ir_long = c->pos;
+    if (afmt_take_field(c, &field_ir_long, n_ir_long)) return -1;
+
+    /*
+     * let nir = ir_tag < 65536 ? ir_long[0] / 4 : ir_tag >> 18 (spec/mat5.json
+     * /structs/matrix/body/25/cases/1/body/3)
+     */
+    uint64_t xir_tag_lt_65536_choice_2;
+    if (v_ir_tag < UINT64_C(65536)) {
+        const uint64_t xir_long_index = UINT64_C(0);
+        if (xir_long_index >= n_ir_long) {
+            return afmt_fail_c(c, AFMT_E_CONSTRAINT, "nir", AFMT_NO_INDEX, c->pos, "index %" PRIu64
+                    " is out of range: ir_long has %" PRIu64 " elements", xir_long_index,
+                    n_ir_long);
+        }
+        const uint64_t xir_long_element = (uint64_t)afmt_field_get(AFMT_B(c->src,
+                o_ir_long + (uint64_t)4 * (xir_long_index)), 0, 4, c->big);
+        xir_tag_lt_65536_choice_2 = (xir_long_element / UINT64_C(4));
+    } else {
+        if (UINT64_C(18) >= 64) {
+            return afmt_fail_c(c, AFMT_E_OVERFLOW, "nir", AFMT_NO_INDEX, c->pos,
+                    "`ir_tag < 65536 ? ir_long[0] / 4 : ir_tag >> 18` shifts out of 64 bits");
+        }
+        const uint64_t xir_tag_shr_18 = v_ir_tag >> UINT64_C(18);
+        xir_tag_lt_65536_choice_2 = xir_tag_shr_18;
+    }
+    const uint64_t v_nir = xir_tag_lt_65536_choice_2;
+
+    /*
+     * check (ir_tag & 0xffff) == 5 && (ir_tag < 65536 ? ir_long[0] % 4 == 0 : ir_tag >> 16 == 4)
+     * (spec/mat5.json /structs/matrix/body/25/cases/1/body/4)
+     */
+    int all_hold_2 = ((v_ir_tag & UINT64_C(65535)) == afmt_u64_const(UINT64_C(5)));
+    if (all_hold_2) {
+        int xir_tag_lt_65536_choice_3;
+        if (v_ir_tag < UINT64_C(65536)) {
+            const uint64_t xir_long_index_2 = UINT64_C(0);
+            if (xir_long_index_2 >= n_ir_long) {
+                return afmt_fail_c(c, AFMT_E_CONSTRAINT, "ir_tag", AFMT_NO_INDEX, o_ir_tag,
+                        "index %" PRIu64 " is out of range: ir_long has %" PRIu64 " elements",
+                        xir_long_index_2, n_ir_long);
+            }
+            const uint64_t xir_long_element_2 = (uint64_t)afmt_field_get(AFMT_B(c->src,
+                    o_ir_long + (uint64_t)4 * (xir_long_index_2)), 0, 4, c->big);
+            xir_tag_lt_65536_choice_3 = ((xir_long_element_2 % UINT64_C(4)) == UINT64_C(0));
+        } else {
+            if (UINT64_C(16) >= 64) {
+                return afmt_fail_c(c, AFMT_E_OVERFLOW, "ir_tag", AFMT_NO_INDEX, o_ir_tag,
+                        "`(ir_tag & 0xffff) == 5 && (ir_tag < 65536 ? ir_long[0] %% 4 == 0 : "
+                        "ir_tag >> 16 == 4)` shifts out of 64 bits");
+            }
+            const uint64_t xir_tag_shr_16 = v_ir_tag >> UINT64_C(16);
+            xir_tag_lt_65536_choice_3 = (xir_tag_shr_16 == UINT64_C(4));
+        }
+        all_hold_2 = xir_tag_lt_65536_choice_3;
+    }
+    if (!all_hold_2) {
+        return afmt_fail_c(c, AFMT_E_SIZE, "ir_tag", AFMT_NO_INDEX, o_ir_tag,
+                "ir is miINT32: `(ir_tag & 0xffff) == 5 && (ir_tag < 65536 ? ir_long[0] %% 4 == 0 "
+                ": ir_tag >> 16 == 4)` does not hold (ir_tag = %" PRIu64 ")", v_ir_tag);
     }
 
     /*
-     * ir_size: u32 in the byte order chosen at run time (spec/mat5.json
-     * /structs/matrix/body/27/cases/1/body/2)
+     * ir: nir of i32 in the byte order chosen at run time (spec/mat5.json
+     * /structs/matrix/body/25/cases/1/body/5)
      */
-    const uint64_t o_ir_size = c->pos;
-    if (afmt_take_field(c, &field_ir_size, 1)) return -1;
-    const uint64_t v_ir_size = (uint64_t)afmt_field_get(AFMT_B(c->src, o_ir_size), 0, 4, c->big);
-    if (!((v_ir_size % UINT64_C(4)) == UINT64_C(0))) {
-        return afmt_fail_c(c, AFMT_E_SIZE, "ir_size", AFMT_NO_INDEX, o_ir_size,
-                "`ir_size %% 4 == 0` does not hold (ir_size = %" PRIu64 ")", v_ir_size);
-    }
-
-    /*
-     * ir: ir_size / 4 of i32 in the byte order chosen at run time (spec/mat5.json
-     * /structs/matrix/body/27/cases/1/body/3)
-     */
-    const uint64_t n_ir = (v_ir_size / UINT64_C(4));
+    const uint64_t n_ir = v_nir;
     const uint64_t o_ir = c->pos;
     if (afmt_take_field(c, &field_ir, n_ir)) return -1;
     for (uint64_t i_ir = 0; i_ir < n_ir; i_ir++) {
@@ -240,115 +287,201 @@ static int mat5_validate_content_5(afmt_vctx *c, const uint64_t v_complex, const
         }
         if (!xir_ge_0_and_ir_lt_dims_at_0) {
             return afmt_fail_c(c, AFMT_E_CONSTRAINT, "ir", i_ir, o_ir + (uint64_t)4 * i_ir,
-                    "a row index is in [0, M): `ir >= 0 && ir < dims[0]` does not hold (ir = %"
-                    PRId64 ")", e_ir);
+                    "`ir >= 0 && ir < dims[0]` does not hold (ir = %" PRId64 ")", e_ir);
         }
     }
 
     /*
-     * pad ir_padding: roundup(ir_size, 8) - ir_size zero bytes (spec/mat5.json
-     * /structs/matrix/body/27/cases/1/body/4)
+     * pad ir_padding: ir_tag < 65536 ? roundup(4 * nir, 8) - 4 * nir : 0 zero bytes (spec/mat5.json
+     * /structs/matrix/body/25/cases/1/body/6)
      */
-    if (afmt_take_pad_to(c, "ir_padding", 1, v_ir_size, UINT64_C(8),
-            "roundup(ir_size, 8) - ir_size")) return -1;
+    uint64_t xir_tag_lt_65536_choice_4;
+    if (v_ir_tag < UINT64_C(65536)) {
+        uint64_t nir_times_4;
+        if (!afmt_mul_u64(UINT64_C(4), v_nir, &nir_times_4)) {
+            return afmt_overflow_c(c, "ir_padding", AFMT_NO_INDEX, c->pos,
+                    "ir_tag < 65536 ? roundup(4 * nir, 8) - 4 * nir : 0");
+        }
+        uint64_t nir_times_4_rounded;
+        if (!afmt_roundup_u64(nir_times_4, UINT64_C(8), &nir_times_4_rounded)) {
+            return afmt_fail_c(c, AFMT_E_OVERFLOW, "ir_padding", AFMT_NO_INDEX, c->pos,
+                    "`ir_tag < 65536 ? roundup(4 * nir, 8) - 4 * nir : 0` overflows 64 bits or "
+                    "divides by zero");
+        }
+        uint64_t nir_times_4_2;
+        if (!afmt_mul_u64(UINT64_C(4), v_nir, &nir_times_4_2)) {
+            return afmt_overflow_c(c, "ir_padding", AFMT_NO_INDEX, c->pos,
+                    "ir_tag < 65536 ? roundup(4 * nir, 8) - 4 * nir : 0");
+        }
+        uint64_t difference;
+        if (!afmt_sub_u64(nir_times_4_rounded, nir_times_4_2, &difference)) {
+            return afmt_fail_c(c, AFMT_E_NEGATIVE, "ir_padding", AFMT_NO_INDEX, c->pos,
+                    "`ir_tag < 65536 ? roundup(4 * nir, 8) - 4 * nir : 0` is below zero");
+        }
+        xir_tag_lt_65536_choice_4 = difference;
+    } else {
+        xir_tag_lt_65536_choice_4 = UINT64_C(0);
+    }
+    if (afmt_take_padding(c, "ir_padding", 1, xir_tag_lt_65536_choice_4)) return -1;
 
     /*
      * jc_tag: u32 in the byte order chosen at run time (spec/mat5.json
-     * /structs/matrix/body/27/cases/1/body/5)
+     * /structs/matrix/body/25/cases/1/body/7)
      */
     const uint64_t o_jc_tag = c->pos;
     if (afmt_take_field(c, &field_jc_tag, 1)) return -1;
     const uint64_t v_jc_tag = (uint64_t)afmt_field_get(AFMT_B(c->src, o_jc_tag), 0, 4, c->big);
-    if (v_jc_tag != UINT64_C(5)) {
-        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "jc_tag", AFMT_NO_INDEX, o_jc_tag,
-                "expected 5, found %" PRIu64 "", v_jc_tag);
+
+    /*
+     * jc_long: jc_tag < 65536 ? 1 : 0 of u32 in the byte order chosen at run time (spec/mat5.json
+     * /structs/matrix/body/25/cases/1/body/8)
+     */
+    const uint64_t n_jc_long = ((v_jc_tag < UINT64_C(65536)) ? UINT64_C(1) : UINT64_C(0));
+    const uint64_t o_jc_long = c->pos;
+    if (afmt_take_field(c, &field_jc_long, n_jc_long)) return -1;
+
+    /*
+     * let njc = jc_tag < 65536 ? jc_long[0] / 4 : jc_tag >> 18 (spec/mat5.json
+     * /structs/matrix/body/25/cases/1/body/9)
+     */
+    uint64_t xjc_tag_lt_65536_choice_2;
+    if (v_jc_tag < UINT64_C(65536)) {
+        const uint64_t xjc_long_index = UINT64_C(0);
+        if (xjc_long_index >= n_jc_long) {
+            return afmt_fail_c(c, AFMT_E_CONSTRAINT, "njc", AFMT_NO_INDEX, c->pos, "index %" PRIu64
+                    " is out of range: jc_long has %" PRIu64 " elements", xjc_long_index,
+                    n_jc_long);
+        }
+        const uint64_t xjc_long_element = (uint64_t)afmt_field_get(AFMT_B(c->src,
+                o_jc_long + (uint64_t)4 * (xjc_long_index)), 0, 4, c->big);
+        xjc_tag_lt_65536_choice_2 = (xjc_long_element / UINT64_C(4));
+    } else {
+        if (UINT64_C(18) >= 64) {
+            return afmt_fail_c(c, AFMT_E_OVERFLOW, "njc", AFMT_NO_INDEX, c->pos,
+                    "`jc_tag < 65536 ? jc_long[0] / 4 : jc_tag >> 18` shifts out of 64 bits");
+        }
+        const uint64_t xjc_tag_shr_18 = v_jc_tag >> UINT64_C(18);
+        xjc_tag_lt_65536_choice_2 = xjc_tag_shr_18;
+    }
+    const uint64_t v_njc = xjc_tag_lt_65536_choice_2;
+
+    /*
+     * check (jc_tag & 0xffff) == 5 && (jc_tag < 65536 ? jc_long[0] % 4 == 0 : jc_tag >> 16 == 4) &&
+     * njc == dims[1] + 1 (spec/mat5.json /structs/matrix/body/25/cases/1/body/10)
+     */
+    int all_hold_3 = ((v_jc_tag & UINT64_C(65535)) == afmt_u64_const(UINT64_C(5)));
+    if (all_hold_3) {
+        int xjc_tag_lt_65536_choice_3;
+        if (v_jc_tag < UINT64_C(65536)) {
+            const uint64_t xjc_long_index_2 = UINT64_C(0);
+            if (xjc_long_index_2 >= n_jc_long) {
+                return afmt_fail_c(c, AFMT_E_CONSTRAINT, "jc_tag", AFMT_NO_INDEX, o_jc_tag,
+                        "index %" PRIu64 " is out of range: jc_long has %" PRIu64 " elements",
+                        xjc_long_index_2, n_jc_long);
+            }
+            const uint64_t xjc_long_element_2 = (uint64_t)afmt_field_get(AFMT_B(c->src,
+                    o_jc_long + (uint64_t)4 * (xjc_long_index_2)), 0, 4, c->big);
+            xjc_tag_lt_65536_choice_3 = ((xjc_long_element_2 % UINT64_C(4)) == UINT64_C(0));
+        } else {
+            if (UINT64_C(16) >= 64) {
+                return afmt_fail_c(c, AFMT_E_OVERFLOW, "jc_tag", AFMT_NO_INDEX, o_jc_tag,
+                        "`(jc_tag & 0xffff) == 5 && (jc_tag < 65536 ? jc_long[0] %% 4 == 0 : "
+                        "jc_tag >> 16 == 4) && njc == dims[1] + 1` shifts out of 64 bits");
+            }
+            const uint64_t xjc_tag_shr_16 = v_jc_tag >> UINT64_C(16);
+            xjc_tag_lt_65536_choice_3 = (xjc_tag_shr_16 == UINT64_C(4));
+        }
+        all_hold_3 = xjc_tag_lt_65536_choice_3;
+    }
+    int all_hold_4 = all_hold_3;
+    if (all_hold_4) {
+        const uint64_t dims_index_2 = UINT64_C(1);
+        if (dims_index_2 >= n_dims) {
+            return afmt_fail_c(c, AFMT_E_CONSTRAINT, "jc_tag", AFMT_NO_INDEX, o_jc_tag, "index %"
+                    PRIu64 " is out of range: dims has %" PRIu64 " elements", dims_index_2, n_dims);
+        }
+        const int64_t dims_element_2 = afmt_as_i64(afmt_field_get(AFMT_B(c->src,
+                o_dims + (uint64_t)4 * (dims_index_2)), 0, 4, c->big), 32);
+        int64_t dims_at_1_plus_1;
+        if (!afmt_add_i64(dims_element_2, INT64_C(1), &dims_at_1_plus_1)) {
+            return afmt_overflow_c(c, "jc_tag", AFMT_NO_INDEX, o_jc_tag,
+                    "(jc_tag & 0xffff) == 5 && (jc_tag < 65536 ? jc_long[0] % 4 == 0 : jc_tag >> "
+                    "16 == 4) && njc == dims[1] + 1");
+        }
+        all_hold_4 = (0 == afmt_cmp_i64_u64(dims_at_1_plus_1, v_njc));
+    }
+    if (!all_hold_4) {
+        return afmt_fail_c(c, AFMT_E_SIZE, "jc_tag", AFMT_NO_INDEX, o_jc_tag,
+                "jc is miINT32, N + 1 column starts: `(jc_tag & 0xffff) == 5 && (jc_tag < 65536 ? "
+                "jc_long[0] %% 4 == 0 : jc_tag >> 16 == 4) && njc == dims[1] + 1` does not hold "
+                "(jc_tag = %" PRIu64 ")", v_jc_tag);
     }
 
     /*
-     * jc_size: u32 in the byte order chosen at run time (spec/mat5.json
-     * /structs/matrix/body/27/cases/1/body/6)
+     * jc: njc of i32 in the byte order chosen at run time (spec/mat5.json
+     * /structs/matrix/body/25/cases/1/body/11)
      */
-    const uint64_t o_jc_size = c->pos;
-    if (afmt_take_field(c, &field_jc_size, 1)) return -1;
-    const uint64_t v_jc_size = (uint64_t)afmt_field_get(AFMT_B(c->src, o_jc_size), 0, 4, c->big);
-    const uint64_t dims_index_2 = UINT64_C(1);
-    if (dims_index_2 >= n_dims) {
-        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "jc_size", AFMT_NO_INDEX, o_jc_size, "index %"
-                PRIu64 " is out of range: dims has %" PRIu64 " elements", dims_index_2, n_dims);
-    }
-    const int64_t dims_element_2 = afmt_as_i64(afmt_field_get(AFMT_B(c->src,
-            o_dims + (uint64_t)4 * (dims_index_2)), 0, 4, c->big), 32);
-    int64_t dims_at_1_plus_1;
-    if (!afmt_add_i64(dims_element_2, INT64_C(1), &dims_at_1_plus_1)) {
-        return afmt_overflow_c(c, "jc_size", AFMT_NO_INDEX, o_jc_size,
-                "jc_size == 4 * (dims[1] + 1)");
-    }
-    int64_t dims_at_1_plus_1_times_4;
-    if (!afmt_mul_i64(INT64_C(4), dims_at_1_plus_1, &dims_at_1_plus_1_times_4)) {
-        return afmt_overflow_c(c, "jc_size", AFMT_NO_INDEX, o_jc_size,
-                "jc_size == 4 * (dims[1] + 1)");
-    }
-    if (afmt_cmp_i64_u64(dims_at_1_plus_1_times_4, v_jc_size) != 0) {
-        return afmt_fail_c(c, AFMT_E_SIZE, "jc_size", AFMT_NO_INDEX, o_jc_size,
-                "N + 1 column starts: expected %" PRId64 " = 4 * (dims[1] + 1), found %" PRId64 "",
-                dims_at_1_plus_1_times_4, (int64_t)v_jc_size);
-    }
-
-    /*
-     * jc: dims[1] + 1 of i32 in the byte order chosen at run time (spec/mat5.json
-     * /structs/matrix/body/27/cases/1/body/7)
-     */
-    const uint64_t dims_index_3 = UINT64_C(1);
-    if (dims_index_3 >= n_dims) {
-        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "", AFMT_NO_INDEX, c->pos, "index %" PRIu64
-                " is out of range: dims has %" PRIu64 " elements", dims_index_3, n_dims);
-    }
-    const int64_t dims_element_3 = afmt_as_i64(afmt_field_get(AFMT_B(c->src,
-            o_dims + (uint64_t)4 * (dims_index_3)), 0, 4, c->big), 32);
-    int64_t dims_at_1_plus_1_2;
-    if (!afmt_add_i64(dims_element_3, INT64_C(1), &dims_at_1_plus_1_2)) {
-        return afmt_overflow_c(c, "", AFMT_NO_INDEX, c->pos, "dims[1] + 1");
-    }
-    if (dims_at_1_plus_1_2 < 0) {
-        return afmt_fail_c(c, AFMT_E_NEGATIVE, "", AFMT_NO_INDEX, c->pos,
-                "`dims[1] + 1` is negative (%" PRId64 ")", dims_at_1_plus_1_2);
-    }
-    const uint64_t dims_at_1_plus_1_2_unsigned = (uint64_t)(dims_at_1_plus_1_2);
-    const uint64_t n_jc = dims_at_1_plus_1_2_unsigned;
+    const uint64_t n_jc = v_njc;
     const uint64_t o_jc = c->pos;
     if (afmt_take_field(c, &field_jc, n_jc)) return -1;
-    if (mat5_validate_jc(c, v_ir_size, n_ir, o_ir, n_jc, o_jc)) return -1;
+    if (mat5_validate_jc(c, v_nir, n_ir, o_ir, n_jc, o_jc)) return -1;
 
-    /* check ir_size / 4 <= nzmax (spec/mat5.json /structs/matrix/body/27/cases/1/body/8) */
-    if (!((v_ir_size / UINT64_C(4)) <= v_nzmax)) {
+    /* check nir <= nzmax (spec/mat5.json /structs/matrix/body/25/cases/1/body/12) */
+    if (!(v_nir <= v_nzmax)) {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "nzmax", AFMT_NO_INDEX, o_nzmax,
-                "nzmax is at least the number of stored values: `ir_size / 4 <= nzmax` does not "
-                "hold (nzmax = %" PRIu64 ")", v_nzmax);
+                "nzmax is at least the number of stored values: `nir <= nzmax` does not hold "
+                "(nzmax = %" PRIu64 ")", v_nzmax);
     }
 
     /*
-     * pad jc_padding: roundup(jc_size, 8) - jc_size zero bytes (spec/mat5.json
-     * /structs/matrix/body/27/cases/1/body/9)
+     * pad jc_padding: jc_tag < 65536 ? roundup(4 * njc, 8) - 4 * njc : 0 zero bytes (spec/mat5.json
+     * /structs/matrix/body/25/cases/1/body/13)
      */
-    if (afmt_take_pad_to(c, "jc_padding", 1, v_jc_size, UINT64_C(8),
-            "roundup(jc_size, 8) - jc_size")) return -1;
+    uint64_t xjc_tag_lt_65536_choice_4;
+    if (v_jc_tag < UINT64_C(65536)) {
+        uint64_t njc_times_4;
+        if (!afmt_mul_u64(UINT64_C(4), v_njc, &njc_times_4)) {
+            return afmt_overflow_c(c, "jc_padding", AFMT_NO_INDEX, c->pos,
+                    "jc_tag < 65536 ? roundup(4 * njc, 8) - 4 * njc : 0");
+        }
+        uint64_t njc_times_4_rounded;
+        if (!afmt_roundup_u64(njc_times_4, UINT64_C(8), &njc_times_4_rounded)) {
+            return afmt_fail_c(c, AFMT_E_OVERFLOW, "jc_padding", AFMT_NO_INDEX, c->pos,
+                    "`jc_tag < 65536 ? roundup(4 * njc, 8) - 4 * njc : 0` overflows 64 bits or "
+                    "divides by zero");
+        }
+        uint64_t njc_times_4_2;
+        if (!afmt_mul_u64(UINT64_C(4), v_njc, &njc_times_4_2)) {
+            return afmt_overflow_c(c, "jc_padding", AFMT_NO_INDEX, c->pos,
+                    "jc_tag < 65536 ? roundup(4 * njc, 8) - 4 * njc : 0");
+        }
+        uint64_t difference_2;
+        if (!afmt_sub_u64(njc_times_4_rounded, njc_times_4_2, &difference_2)) {
+            return afmt_fail_c(c, AFMT_E_NEGATIVE, "jc_padding", AFMT_NO_INDEX, c->pos,
+                    "`jc_tag < 65536 ? roundup(4 * njc, 8) - 4 * njc : 0` is below zero");
+        }
+        xjc_tag_lt_65536_choice_4 = difference_2;
+    } else {
+        xjc_tag_lt_65536_choice_4 = UINT64_C(0);
+    }
+    if (afmt_take_padding(c, "jc_padding", 1, xjc_tag_lt_65536_choice_4)) return -1;
 
-    /* set parts = 1 + complex (spec/mat5.json /structs/matrix/body/27/cases/1/body/10) */
+    /* set parts = 1 + complex (spec/mat5.json /structs/matrix/body/25/cases/1/body/14) */
     uint64_t complex_plus_1_2;
     if (!afmt_add_u64(UINT64_C(1), v_complex, &complex_plus_1_2)) {
         return afmt_overflow_c(c, "parts", AFMT_NO_INDEX, c->pos, "1 + complex");
     }
     *p_parts = complex_plus_1_2;
 
-    /* set cells = len(ir) (spec/mat5.json /structs/matrix/body/27/cases/1/body/11) */
-    *p_cells = n_ir;
+    /* set cells = nir (spec/mat5.json /structs/matrix/body/25/cases/1/body/15) */
+    *p_cells = v_nir;
     return 0;
 }
 
 static int mat5_validate_content_1(afmt_vctx *c, const uint64_t n_dims, const uint64_t o_dims,
         uint64_t *const p_members)
 {
-    /* set members = prod(dims) (spec/mat5.json /structs/matrix/body/27/cases/2/body/0) */
+    /* set members = prod(dims) (spec/mat5.json /structs/matrix/body/25/cases/2/body/0) */
     uint64_t dims_product_2;
     if (afmt_field_prod_c(c, "dims", o_dims, n_dims, 4, 1, c->big, "members", AFMT_NO_INDEX,
             c->pos, "prod(dims)", &dims_product_2)) {
@@ -362,14 +495,14 @@ static int mat5_validate_class_name(afmt_vctx *c)
 {
     /*
      * tag: u32 in the byte order chosen at run time (spec/mat5.json
-     * /structs/matrix/body/27/cases/3/body/0/body/0)
+     * /structs/matrix/body/25/cases/3/body/0/body/0)
      */
     const uint64_t o_tag = c->pos;
     if (afmt_take_field(c, &field_tag, 1)) return -1;
     const uint64_t v_tag = (uint64_t)afmt_field_get(AFMT_B(c->src, o_tag), 0, 4, c->big);
 
     /*
-     * let small = (tag >> 16) != 0 (spec/mat5.json /structs/matrix/body/27/cases/3/body/0/body/1)
+     * let small = (tag >> 16) != 0 (spec/mat5.json /structs/matrix/body/25/cases/3/body/0/body/1)
      */
     if (UINT64_C(16) >= 64) {
         return afmt_fail_c(c, AFMT_E_OVERFLOW, "small", AFMT_NO_INDEX, c->pos,
@@ -380,7 +513,7 @@ static int mat5_validate_class_name(afmt_vctx *c)
 
     /*
      * long_count: small ? 0 : 1 of u32 in the byte order chosen at run time (spec/mat5.json
-     * /structs/matrix/body/27/cases/3/body/0/body/2)
+     * /structs/matrix/body/25/cases/3/body/0/body/2)
      */
     const uint64_t n_long_count = ((v_small != 0) ? UINT64_C(0) : UINT64_C(1));
     const uint64_t o_long_count = c->pos;
@@ -388,7 +521,7 @@ static int mat5_validate_class_name(afmt_vctx *c)
 
     /*
      * let n = small ? tag >> 16 : long_count[0] (spec/mat5.json
-     * /structs/matrix/body/27/cases/3/body/0/body/3)
+     * /structs/matrix/body/25/cases/3/body/0/body/3)
      */
     uint64_t small_choice_2;
     if (v_small != 0) {
@@ -413,7 +546,7 @@ static int mat5_validate_class_name(afmt_vctx *c)
 
     /*
      * check (tag & 0xffff) == 1 && n >= 1 && (!small || n <= 4) (spec/mat5.json
-     * /structs/matrix/body/27/cases/3/body/0/body/4)
+     * /structs/matrix/body/25/cases/3/body/0/body/4)
      */
     if (!((((v_tag & UINT64_C(65535)) == afmt_u64_const(UINT64_C(1))) && (v_n >= UINT64_C(1))) &&
             ((!(v_small != 0)) || (v_n <= UINT64_C(4))))) {
@@ -422,13 +555,13 @@ static int mat5_validate_class_name(afmt_vctx *c)
                 "|| n <= 4)` does not hold (tag = %" PRIu64 ")", v_tag);
     }
 
-    /* chars: n of u8 (spec/mat5.json /structs/matrix/body/27/cases/3/body/0/body/5) */
+    /* chars: n of u8 (spec/mat5.json /structs/matrix/body/25/cases/3/body/0/body/5) */
     const uint64_t n_chars = v_n;
     if (afmt_take_field(c, &field_chars, n_chars)) return -1;
 
     /*
      * pad padding: small ? 4 - n : roundup(n, 8) - n zero bytes (spec/mat5.json
-     * /structs/matrix/body/27/cases/3/body/0/body/6)
+     * /structs/matrix/body/25/cases/3/body/0/body/6)
      */
     uint64_t small_choice_3;
     if (v_small != 0) {
@@ -457,7 +590,7 @@ static int mat5_validate_class_name(afmt_vctx *c)
 
 static int mat5_validate_field_name(afmt_vctx *c, const int64_t v_name_length)
 {
-    /* chars: name_length of u8 (spec/mat5.json /structs/matrix/body/27/cases/3/body/8/body/0) */
+    /* chars: name_length of u8 (spec/mat5.json /structs/matrix/body/25/cases/3/body/8/body/0) */
     const uint64_t n_chars = (uint64_t)v_name_length;
     const uint64_t o_chars = c->pos;
     if (afmt_take_field(c, &field_chars, n_chars)) return -1;
@@ -478,7 +611,7 @@ static int mat5_validate_content_2(afmt_vctx *c, const uint64_t v_class, const u
         const uint64_t o_dims, uint64_t *const p_members)
 {
     /*
-     * repeat class_name class == 3 ? 1 : 0 (spec/mat5.json /structs/matrix/body/27/cases/3/body/0)
+     * repeat class_name class == 3 ? 1 : 0 (spec/mat5.json /structs/matrix/body/25/cases/3/body/0)
      */
     const uint64_t count_class_name = ((v_class == UINT64_C(3)) ? UINT64_C(1) : UINT64_C(0));
     if (afmt_count_exceeds(c, count_class_name)) {
@@ -505,7 +638,7 @@ static int mat5_validate_content_2(afmt_vctx *c, const uint64_t v_class, const u
 
     /*
      * name_length_tag: u32 in the byte order chosen at run time (spec/mat5.json
-     * /structs/matrix/body/27/cases/3/body/1)
+     * /structs/matrix/body/25/cases/3/body/1)
      */
     const uint64_t o_name_length_tag = c->pos;
     if (afmt_take_field(c, &field_name_length_tag, 1)) return -1;
@@ -520,7 +653,7 @@ static int mat5_validate_content_2(afmt_vctx *c, const uint64_t v_class, const u
 
     /*
      * name_length: i32 in the byte order chosen at run time (spec/mat5.json
-     * /structs/matrix/body/27/cases/3/body/2)
+     * /structs/matrix/body/25/cases/3/body/2)
      */
     const uint64_t o_name_length = c->pos;
     if (afmt_take_field(c, &field_name_length, 1)) return -1;
@@ -534,7 +667,7 @@ static int mat5_validate_content_2(afmt_vctx *c, const uint64_t v_class, const u
 
     /*
      * names_tag: u32 in the byte order chosen at run time (spec/mat5.json
-     * /structs/matrix/body/27/cases/3/body/3)
+     * /structs/matrix/body/25/cases/3/body/3)
      */
     const uint64_t o_names_tag = c->pos;
     if (afmt_take_field(c, &field_names_tag, 1)) return -1;
@@ -543,7 +676,7 @@ static int mat5_validate_content_2(afmt_vctx *c, const uint64_t v_class, const u
 
     /*
      * let names_small = (names_tag >> 16) != 0 (spec/mat5.json
-     * /structs/matrix/body/27/cases/3/body/4)
+     * /structs/matrix/body/25/cases/3/body/4)
      */
     if (UINT64_C(16) >= 64) {
         return afmt_fail_c(c, AFMT_E_OVERFLOW, "names_small", AFMT_NO_INDEX, c->pos,
@@ -554,7 +687,7 @@ static int mat5_validate_content_2(afmt_vctx *c, const uint64_t v_class, const u
 
     /*
      * names_count: names_small ? 0 : 1 of u32 in the byte order chosen at run time (spec/mat5.json
-     * /structs/matrix/body/27/cases/3/body/5)
+     * /structs/matrix/body/25/cases/3/body/5)
      */
     const uint64_t n_names_count = ((v_names_small != 0) ? UINT64_C(0) : UINT64_C(1));
     const uint64_t o_names_count = c->pos;
@@ -562,7 +695,7 @@ static int mat5_validate_content_2(afmt_vctx *c, const uint64_t v_class, const u
 
     /*
      * let names_n = names_small ? names_tag >> 16 : names_count[0] (spec/mat5.json
-     * /structs/matrix/body/27/cases/3/body/6)
+     * /structs/matrix/body/25/cases/3/body/6)
      */
     uint64_t names_small_choice_2;
     if (v_names_small != 0) {
@@ -587,11 +720,11 @@ static int mat5_validate_content_2(afmt_vctx *c, const uint64_t v_class, const u
 
     /*
      * check (names_tag & 0xffff) == 1 && (!names_small || names_n <= 4) && names_n % name_length ==
-     * 0 (spec/mat5.json /structs/matrix/body/27/cases/3/body/7)
+     * 0 (spec/mat5.json /structs/matrix/body/25/cases/3/body/7)
      */
-    int all_hold_2 = (((v_names_tag & UINT64_C(65535)) == afmt_u64_const(UINT64_C(1))) &&
+    int all_hold_5 = (((v_names_tag & UINT64_C(65535)) == afmt_u64_const(UINT64_C(1))) &&
             ((!(v_names_small != 0)) || (v_names_n <= UINT64_C(4))));
-    if (all_hold_2) {
+    if (all_hold_5) {
         if (v_name_length < 0) {
             return afmt_fail_c(c, AFMT_E_NEGATIVE, "names_tag", AFMT_NO_INDEX, o_names_tag,
                     "`(names_tag & 0xffff) == 1 && (!names_small || names_n <= 4) && names_n %% "
@@ -603,9 +736,9 @@ static int mat5_validate_content_2(afmt_vctx *c, const uint64_t v_class, const u
                     "division by zero in `(names_tag & 0xffff) == 1 && (!names_small || names_n <= "
                     "4) && names_n %% name_length == 0`");
         }
-        all_hold_2 = (afmt_mod_u64(v_names_n, name_length_unsigned) == UINT64_C(0));
+        all_hold_5 = (afmt_mod_u64(v_names_n, name_length_unsigned) == UINT64_C(0));
     }
-    if (!all_hold_2) {
+    if (!all_hold_5) {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "names_tag", AFMT_NO_INDEX, o_names_tag,
                 "the field names are miINT8, name_length bytes each: `(names_tag & 0xffff) == 1 && "
                 "(!names_small || names_n <= 4) && names_n %% name_length == 0` does not hold "
@@ -614,7 +747,7 @@ static int mat5_validate_content_2(afmt_vctx *c, const uint64_t v_class, const u
 
     /*
      * repeat field_name names_n / name_length (spec/mat5.json
-     * /structs/matrix/body/27/cases/3/body/8)
+     * /structs/matrix/body/25/cases/3/body/8)
      */
     if (v_name_length < 0) {
         return afmt_fail_c(c, AFMT_E_NEGATIVE, "field_name", AFMT_NO_INDEX, c->pos,
@@ -650,7 +783,7 @@ static int mat5_validate_content_2(afmt_vctx *c, const uint64_t v_class, const u
 
     /*
      * pad names_padding: names_small ? 4 - names_n : roundup(names_n, 8) - names_n zero bytes
-     * (spec/mat5.json /structs/matrix/body/27/cases/3/body/9)
+     * (spec/mat5.json /structs/matrix/body/25/cases/3/body/9)
      */
     uint64_t names_small_choice_3;
     if (v_names_small != 0) {
@@ -678,7 +811,7 @@ static int mat5_validate_content_2(afmt_vctx *c, const uint64_t v_class, const u
 
     /*
      * set members = prod(dims) * (names_n / name_length) (spec/mat5.json
-     * /structs/matrix/body/27/cases/3/body/10)
+     * /structs/matrix/body/25/cases/3/body/10)
      */
     uint64_t dims_product_3;
     if (afmt_field_prod_c(c, "dims", o_dims, n_dims, 4, 1, c->big, "members", AFMT_NO_INDEX,
@@ -703,7 +836,7 @@ static int mat5_validate_view_0(afmt_vctx *c, const uint64_t n_dims, const uint6
 {
     /*
      * array value: el elements, column-major (spec/mat5.json
-     * /structs/matrix/body/28/body/8/cases/0/body/0)
+     * /structs/matrix/body/26/body/9/cases/0/body/0)
      */
     uint64_t dims_product_4;
     if (afmt_field_prod_c(c, "dims", o_dims, n_dims, 4, 1, c->big, "dims", AFMT_NO_INDEX, o_dims,
@@ -747,7 +880,7 @@ static int mat5_validate_view_1(afmt_vctx *c, const uint64_t n_name, const uint6
 {
     /*
      * array utf8: el elements, column-major (spec/mat5.json
-     * /structs/matrix/body/28/body/8/cases/1/body/0)
+     * /structs/matrix/body/26/body/9/cases/1/body/0)
      */
     uint64_t n_utf8 = 1;
     if (afmt_count_mul(c, &n_utf8, v_n, "n", c->pos)) return -1;
@@ -771,7 +904,7 @@ static int mat5_validate_view_2(afmt_vctx *c, const uint64_t n_name, const uint6
 {
     /*
      * array stored: el elements, column-major (spec/mat5.json
-     * /structs/matrix/body/28/body/8/cases/2/body/0)
+     * /structs/matrix/body/26/body/9/cases/2/body/0)
      */
     uint64_t n_stored = 1;
     const uint64_t stored_dim0 = (*p_cells);
@@ -814,13 +947,13 @@ static int mat5_validate_part(afmt_vctx *c, const uint64_t v_class, const uint64
         uint64_t *const p_cells)
 {
     /*
-     * tag: u32 in the byte order chosen at run time (spec/mat5.json /structs/matrix/body/28/body/0)
+     * tag: u32 in the byte order chosen at run time (spec/mat5.json /structs/matrix/body/26/body/0)
      */
     const uint64_t o_tag = c->pos;
     if (afmt_take_field(c, &field_tag, 1)) return -1;
     const uint64_t v_tag = (uint64_t)afmt_field_get(AFMT_B(c->src, o_tag), 0, 4, c->big);
 
-    /* let small = (tag >> 16) != 0 (spec/mat5.json /structs/matrix/body/28/body/1) */
+    /* let small = (tag >> 16) != 0 (spec/mat5.json /structs/matrix/body/26/body/1) */
     if (UINT64_C(16) >= 64) {
         return afmt_fail_c(c, AFMT_E_OVERFLOW, "small", AFMT_NO_INDEX, c->pos,
                 "`(tag >> 16) != 0` shifts out of 64 bits");
@@ -830,13 +963,13 @@ static int mat5_validate_part(afmt_vctx *c, const uint64_t v_class, const uint64
 
     /*
      * long_count: small ? 0 : 1 of u32 in the byte order chosen at run time (spec/mat5.json
-     * /structs/matrix/body/28/body/2)
+     * /structs/matrix/body/26/body/2)
      */
     const uint64_t n_long_count = ((v_small != 0) ? UINT64_C(0) : UINT64_C(1));
     const uint64_t o_long_count = c->pos;
     if (afmt_take_field(c, &field_long_count, n_long_count)) return -1;
 
-    /* let n = small ? tag >> 16 : long_count[0] (spec/mat5.json /structs/matrix/body/28/body/3) */
+    /* let n = small ? tag >> 16 : long_count[0] (spec/mat5.json /structs/matrix/body/26/body/3) */
     uint64_t small_choice_5;
     if (v_small != 0) {
         if (UINT64_C(16) >= 64) {
@@ -858,7 +991,10 @@ static int mat5_validate_part(afmt_vctx *c, const uint64_t v_class, const uint64
     }
     const uint64_t v_n = small_choice_5;
 
-    /* check !small || n <= 4 (spec/mat5.json /structs/matrix/body/28/body/4) */
+    /* let stype = tag & 0xffff (spec/mat5.json /structs/matrix/body/26/body/4) */
+    const uint64_t v_stype = (v_tag & UINT64_C(65535));
+
+    /* check !small || n <= 4 (spec/mat5.json /structs/matrix/body/26/body/5) */
     if (!((!(v_small != 0)) || (v_n <= UINT64_C(4)))) {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "tag", AFMT_NO_INDEX, o_tag,
                 "a small element holds 1-4 bytes: `!small || n <= 4` does not hold (tag = %" PRIu64
@@ -866,34 +1002,33 @@ static int mat5_validate_part(afmt_vctx *c, const uint64_t v_class, const uint64
     }
 
     /*
-     * check class == 4 ? (tag & 0xffff) == 2 || (tag & 0xffff) == 4 || (tag & 0xffff) == 16 || (tag
-     * & 0xffff) == 17 : logical ? (tag & 0xffff) == 2 : (tag & 0xffff) < 16 (spec/mat5.json
-     * /structs/matrix/body/28/body/5)
+     * check class == 4 ? stype == 2 || stype == 4 || stype == 16 || stype == 17 : logical ? stype
+     * == 2 : stype < 16 (spec/mat5.json /structs/matrix/body/26/body/6)
      */
-    if (!((v_class == UINT64_C(4)) ?
-            (((((v_tag & UINT64_C(65535)) == afmt_u64_const(UINT64_C(2))) ||
-            ((v_tag & UINT64_C(65535)) == afmt_u64_const(UINT64_C(4)))) ||
-            ((v_tag & UINT64_C(65535)) == afmt_u64_const(UINT64_C(16)))) ||
-            ((v_tag & UINT64_C(65535)) == afmt_u64_const(UINT64_C(17)))) : ((v_logical != 0) ?
-            ((v_tag & UINT64_C(65535)) == afmt_u64_const(UINT64_C(2))) :
-            ((v_tag & UINT64_C(65535)) < UINT64_C(16))))) {
+    if (!((v_class == UINT64_C(4)) ? ((((v_stype == UINT64_C(2)) || (v_stype == UINT64_C(4))) ||
+            (v_stype == UINT64_C(16))) || (v_stype == UINT64_C(17))) : ((v_logical != 0) ?
+            (v_stype == UINT64_C(2)) : (v_stype < UINT64_C(16))))) {
         return afmt_fail_c(c, AFMT_E_UNKNOWN_TYPE, "tag", AFMT_NO_INDEX, o_tag,
                 "char data is miUINT8, miUINT16, miUTF8 or miUTF16; logical data miUINT8; numeric "
-                "data a numeric type: `class == 4 ? (tag & 0xffff) == 2 || (tag & 0xffff) == 4 || "
-                "(tag & 0xffff) == 16 || (tag & 0xffff) == 17 : logical ? (tag & 0xffff) == 2 : "
-                "(tag & 0xffff) < 16` does not hold (tag = %" PRIu64 ")", v_tag);
+                "data a numeric type: `class == 4 ? stype == 2 || stype == 4 || stype == 16 || "
+                "stype == 17 : logical ? stype == 2 : stype < 16` does not hold (tag = %" PRIu64
+                ")", v_tag);
     }
 
-    /* lookup el in table mi (spec/mat5.json /structs/matrix/body/28/body/6) */
+    /*
+     * lookup el in table mi (spec/mat5.json /structs/matrix/body/26/body/7): miUTF8 and miUTF16 are
+     * read as miUINT8 and miUINT16
+     */
     uint64_t logical_times_256;
     if (!afmt_mul_u64(UINT64_C(256), v_logical, &logical_times_256)) {
         return afmt_overflow_c(c, "tag", AFMT_NO_INDEX, o_tag, "lookup key");
     }
     uint64_t sum;
-    if (!afmt_add_u64((v_tag & UINT64_C(65535)), logical_times_256, &sum)) {
+    if (!afmt_add_u64(((v_stype == UINT64_C(16)) ? UINT64_C(2) :
+            ((v_stype == UINT64_C(17)) ? UINT64_C(4) : v_stype)), logical_times_256, &sum)) {
         return afmt_overflow_c(c, "tag", AFMT_NO_INDEX, o_tag, "lookup key");
     }
-    const afmt_type_entry *el_entry = afmt_type_by_code(mat5_mi, 13, (uint64_t)sum);
+    const afmt_type_entry *el_entry = afmt_type_by_code(mat5_mi, 11, (uint64_t)sum);
     if (!el_entry) {
         return afmt_fail_c(c, AFMT_E_UNKNOWN_TYPE, "tag", AFMT_NO_INDEX, o_tag,
                 "no entry of table mi matches (key = %" PRIu64 "): unknown type code%s",
@@ -902,34 +1037,32 @@ static int mat5_validate_part(afmt_vctx *c, const uint64_t v_class, const uint64
     const afmt_elem el_type = afmt_elem_of(el_entry);
 
     /*
-     * check (tag & 0xffff) == 16 ? n >= cells : n == cells * sizeof(el) (spec/mat5.json
-     * /structs/matrix/body/28/body/7)
+     * check stype == 16 ? n >= cells : n == cells * sizeof(el) (spec/mat5.json
+     * /structs/matrix/body/26/body/8)
      */
-    int tag_and_65535_eq_16_choice;
-    if ((v_tag & UINT64_C(65535)) == afmt_u64_const(UINT64_C(16))) {
-        tag_and_65535_eq_16_choice = (v_n >= (*p_cells));
+    int stype_eq_16_choice_2;
+    if (v_stype == UINT64_C(16)) {
+        stype_eq_16_choice_2 = (v_n >= (*p_cells));
     } else {
         uint64_t cells_times_el_size;
         if (!afmt_mul_u64((*p_cells), el_type.size, &cells_times_el_size)) {
             return afmt_overflow_c(c, "tag", AFMT_NO_INDEX, o_tag,
-                    "(tag & 0xffff) == 16 ? n >= cells : n == cells * sizeof(el)");
+                    "stype == 16 ? n >= cells : n == cells * sizeof(el)");
         }
-        tag_and_65535_eq_16_choice = (v_n == cells_times_el_size);
+        stype_eq_16_choice_2 = (v_n == cells_times_el_size);
     }
-    if (!tag_and_65535_eq_16_choice) {
+    if (!stype_eq_16_choice_2) {
         return afmt_fail_c(c, AFMT_E_SIZE, "tag", AFMT_NO_INDEX, o_tag,
-                "one element per cell (UTF-8: at least one byte per UTF-16 unit): `(tag & 0xffff) "
-                "== 16 ? n >= cells : n == cells * sizeof(el)` does not hold (tag = %" PRIu64 ")",
-                v_tag);
+                "one element per cell (UTF-8: at least one byte per UTF-16 unit): `stype == 16 ? n "
+                ">= cells : n == cells * sizeof(el)` does not hold (tag = %" PRIu64 ")", v_tag);
     }
 
     /*
-     * switch view on class == 5 ? 2 : (tag & 0xffff) == 16 && n != cells ? 1 : 0 (spec/mat5.json
-     * /structs/matrix/body/28/body/8)
+     * switch view on class == 5 ? 2 : stype == 16 && n != cells ? 1 : 0 (spec/mat5.json
+     * /structs/matrix/body/26/body/9)
      */
     const uint64_t sel_view = ((v_class == UINT64_C(5)) ? UINT64_C(2) :
-            ((((v_tag & UINT64_C(65535)) == afmt_u64_const(UINT64_C(16))) && (v_n != (*p_cells))) ?
-            UINT64_C(1) : UINT64_C(0)));
+            (((v_stype == UINT64_C(16)) && (v_n != (*p_cells))) ? UINT64_C(1) : UINT64_C(0)));
     if (sel_view == UINT64_C(0)) {
         if (mat5_validate_view_0(c, n_dims, o_dims, n_name, o_name, el_type)) return -1;
     } else if (sel_view == UINT64_C(1)) {
@@ -943,7 +1076,7 @@ static int mat5_validate_part(afmt_vctx *c, const uint64_t v_class, const uint64
 
     /*
      * pad padding: small ? 4 - n : roundup(n, 8) - n zero bytes (spec/mat5.json
-     * /structs/matrix/body/28/body/9)
+     * /structs/matrix/body/26/body/10)
      */
     uint64_t small_choice_6;
     if (v_small != 0) {
@@ -974,7 +1107,7 @@ static int mat5_validate_kind_1(afmt_vctx *c)
 {
     /*
      * nested: structure matrix (spec/mat5.json
-     * /structs/matrix/body/29/body/2/body/0/cases/1/body/0)
+     * /structs/matrix/body/27/body/2/body/0/cases/1/body/0)
      */
     if (afmt_struct_enter(c, "nested")) return -1;
     if (mat5_validate_struct_matrix(c, UINT64_C(0), c->pos, UINT64_C(0), c->pos)) return -1;
@@ -987,7 +1120,7 @@ static int mat5_validate_nested_element(afmt_vctx *c, const uint64_t o_size, con
     afmt_region_ctx rc_nested_element;
     if (afmt_region_open(c, &rc_nested_element, "nested_element", "size", v_size)) return -1;
 
-    /* switch kind on size == 0 ? 0 : 1 (spec/mat5.json /structs/matrix/body/29/body/2/body/0) */
+    /* switch kind on size == 0 ? 0 : 1 (spec/mat5.json /structs/matrix/body/27/body/2/body/0) */
     const uint64_t sel_kind = ((v_size == UINT64_C(0)) ? UINT64_C(0) : UINT64_C(1));
     if (sel_kind == UINT64_C(0)) {
     } else if (sel_kind == UINT64_C(1)) {
@@ -1003,7 +1136,7 @@ static int mat5_validate_nested_element(afmt_vctx *c, const uint64_t o_size, con
 static int mat5_validate_member(afmt_vctx *c)
 {
     /*
-     * tag: u32 in the byte order chosen at run time (spec/mat5.json /structs/matrix/body/29/body/0)
+     * tag: u32 in the byte order chosen at run time (spec/mat5.json /structs/matrix/body/27/body/0)
      */
     const uint64_t o_tag = c->pos;
     if (afmt_take_field(c, &field_tag, 1)) return -1;
@@ -1015,13 +1148,13 @@ static int mat5_validate_member(afmt_vctx *c)
 
     /*
      * size: u32 in the byte order chosen at run time (spec/mat5.json
-     * /structs/matrix/body/29/body/1)
+     * /structs/matrix/body/27/body/1)
      */
     const uint64_t o_size = c->pos;
     if (afmt_take_field(c, &field_size, 1)) return -1;
     const uint64_t v_size = (uint64_t)afmt_field_get(AFMT_B(c->src, o_size), 0, 4, c->big);
 
-    /* region nested_element of size bytes (spec/mat5.json /structs/matrix/body/29/body/2) */
+    /* region nested_element of size bytes (spec/mat5.json /structs/matrix/body/27/body/2) */
     if (mat5_validate_nested_element(c, o_size, v_size)) return -1;
     return 0;
 }
@@ -1102,34 +1235,26 @@ static int mat5_validate_struct_matrix(afmt_vctx *c, uint64_t arg_top, uint64_t 
     const uint64_t flags_shr_9 = v_flags >> UINT64_C(9);
     const uint64_t v_logical = (flags_shr_9 & UINT64_C(1));
 
-    /* check !complex || class >= 5 (spec/mat5.json /structs/matrix/body/8) */
-    if (!((!(v_complex != 0)) || (v_class >= UINT64_C(5)))) {
+    /*
+     * check (!complex || class >= 5) && (!logical || class == 9 || class == 5) && !(complex &&
+     * logical) (spec/mat5.json /structs/matrix/body/8)
+     */
+    if (!((((!(v_complex != 0)) || (v_class >= UINT64_C(5))) &&
+            (((!(v_logical != 0)) || (v_class == UINT64_C(9))) || (v_class == UINT64_C(5)))) &&
+            (!((v_complex != 0) && (v_logical != 0))))) {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "flags", AFMT_NO_INDEX, o_flags,
-                "complex only on numeric and sparse arrays: `!complex || class >= 5` does not hold "
-                "(flags = %" PRIu64 ")", v_flags);
+                "complex only on numeric and sparse arrays, logical only on uint8 and sparse ones, "
+                "never both: `(!complex || class >= 5) && (!logical || class == 9 || class == 5) "
+                "&& !(complex && logical)` does not hold (flags = %" PRIu64 ")", v_flags);
     }
 
-    /* check !logical || class == 9 || class == 5 (spec/mat5.json /structs/matrix/body/9) */
-    if (!(((!(v_logical != 0)) || (v_class == UINT64_C(9))) || (v_class == UINT64_C(5)))) {
-        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "flags", AFMT_NO_INDEX, o_flags,
-                "logical only on uint8 and sparse arrays: `!logical || class == 9 || class == 5` "
-                "does not hold (flags = %" PRIu64 ")", v_flags);
-    }
-
-    /* check !(complex && logical) (spec/mat5.json /structs/matrix/body/10) */
-    if (!(!((v_complex != 0) && (v_logical != 0)))) {
-        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "flags", AFMT_NO_INDEX, o_flags,
-                "never complex and logical: `!(complex && logical)` does not hold (flags = %"
-                PRIu64 ")", v_flags);
-    }
-
-    /* nzmax: u32 in the byte order chosen at run time (spec/mat5.json /structs/matrix/body/11) */
+    /* nzmax: u32 in the byte order chosen at run time (spec/mat5.json /structs/matrix/body/9) */
     const uint64_t o_nzmax = c->pos;
     if (afmt_take_field(c, &field_nzmax, 1)) return -1;
     const uint64_t v_nzmax = (uint64_t)afmt_field_get(AFMT_B(c->src, o_nzmax), 0, 4, c->big);
 
     /*
-     * dims_tag: u32 in the byte order chosen at run time (spec/mat5.json /structs/matrix/body/12)
+     * dims_tag: u32 in the byte order chosen at run time (spec/mat5.json /structs/matrix/body/10)
      */
     const uint64_t o_dims_tag = c->pos;
     if (afmt_take_field(c, &field_dims_tag, 1)) return -1;
@@ -1140,7 +1265,7 @@ static int mat5_validate_struct_matrix(afmt_vctx *c, uint64_t arg_top, uint64_t 
     }
 
     /*
-     * dims_size: u32 in the byte order chosen at run time (spec/mat5.json /structs/matrix/body/13)
+     * dims_size: u32 in the byte order chosen at run time (spec/mat5.json /structs/matrix/body/11)
      */
     const uint64_t o_dims_size = c->pos;
     if (afmt_take_field(c, &field_dims_size, 1)) return -1;
@@ -1154,7 +1279,7 @@ static int mat5_validate_struct_matrix(afmt_vctx *c, uint64_t arg_top, uint64_t 
 
     /*
      * dims: dims_size / 4 of i32 in the byte order chosen at run time (spec/mat5.json
-     * /structs/matrix/body/14)
+     * /structs/matrix/body/12)
      */
     const uint64_t n_dims = (v_dims_size / UINT64_C(4));
     const uint64_t o_dims = c->pos;
@@ -1164,26 +1289,25 @@ static int mat5_validate_struct_matrix(afmt_vctx *c, uint64_t arg_top, uint64_t 
                 o_dims + (uint64_t)4 * i_dims), 0, 4, c->big), 32);
         if (!(e_dims >= INT64_C(0))) {
             return afmt_fail_c(c, AFMT_E_CONSTRAINT, "dims", i_dims, o_dims + (uint64_t)4 * i_dims,
-                    "a dimension is not negative: `dims >= 0` does not hold (dims = %" PRId64 ")",
-                    e_dims);
+                    "`dims >= 0` does not hold (dims = %" PRId64 ")", e_dims);
         }
     }
 
     /*
      * pad dims_padding: roundup(dims_size, 8) - dims_size zero bytes (spec/mat5.json
-     * /structs/matrix/body/15)
+     * /structs/matrix/body/13)
      */
     if (afmt_take_pad_to(c, "dims_padding", 1, v_dims_size, UINT64_C(8),
             "roundup(dims_size, 8) - dims_size")) return -1;
 
     /*
-     * name_tag: u32 in the byte order chosen at run time (spec/mat5.json /structs/matrix/body/16)
+     * name_tag: u32 in the byte order chosen at run time (spec/mat5.json /structs/matrix/body/14)
      */
     const uint64_t o_name_tag = c->pos;
     if (afmt_take_field(c, &field_name_tag, 1)) return -1;
     const uint64_t v_name_tag = (uint64_t)afmt_field_get(AFMT_B(c->src, o_name_tag), 0, 4, c->big);
 
-    /* let name_small = (name_tag >> 16) != 0 (spec/mat5.json /structs/matrix/body/17) */
+    /* let name_small = (name_tag >> 16) != 0 (spec/mat5.json /structs/matrix/body/15) */
     if (UINT64_C(16) >= 64) {
         return afmt_fail_c(c, AFMT_E_OVERFLOW, "name_small", AFMT_NO_INDEX, c->pos,
                 "`(name_tag >> 16) != 0` shifts out of 64 bits");
@@ -1193,7 +1317,7 @@ static int mat5_validate_struct_matrix(afmt_vctx *c, uint64_t arg_top, uint64_t 
 
     /*
      * check (name_tag & 0xffff) == 1 && (name_tag >> 16) <= 4 (spec/mat5.json
-     * /structs/matrix/body/18)
+     * /structs/matrix/body/16)
      */
     int all_hold = ((v_name_tag & UINT64_C(65535)) == afmt_u64_const(UINT64_C(1)));
     if (all_hold) {
@@ -1212,7 +1336,7 @@ static int mat5_validate_struct_matrix(afmt_vctx *c, uint64_t arg_top, uint64_t 
 
     /*
      * name_count: name_small ? 0 : 1 of u32 in the byte order chosen at run time (spec/mat5.json
-     * /structs/matrix/body/19)
+     * /structs/matrix/body/17)
      */
     const uint64_t n_name_count = ((v_name_small != 0) ? UINT64_C(0) : UINT64_C(1));
     const uint64_t o_name_count = c->pos;
@@ -1220,7 +1344,7 @@ static int mat5_validate_struct_matrix(afmt_vctx *c, uint64_t arg_top, uint64_t 
 
     /*
      * let name_n = name_small ? name_tag >> 16 : name_count[0] (spec/mat5.json
-     * /structs/matrix/body/20)
+     * /structs/matrix/body/18)
      */
     uint64_t name_small_choice_2;
     if (v_name_small != 0) {
@@ -1245,7 +1369,7 @@ static int mat5_validate_struct_matrix(afmt_vctx *c, uint64_t arg_top, uint64_t 
 
     /*
      * check top == 0 || subsys == 1 || (name_n >= 1 && name_n <= 63) (spec/mat5.json
-     * /structs/matrix/body/21)
+     * /structs/matrix/body/19)
      */
     if (!(((v_top == UINT64_C(0)) || (v_subsys == UINT64_C(1))) ||
             ((v_name_n >= UINT64_C(1)) && (v_name_n <= UINT64_C(63))))) {
@@ -1254,7 +1378,7 @@ static int mat5_validate_struct_matrix(afmt_vctx *c, uint64_t arg_top, uint64_t 
                 "1 && name_n <= 63)` does not hold (name_tag = %" PRIu64 ")", v_name_tag);
     }
 
-    /* name: name_n of u8 (spec/mat5.json /structs/matrix/body/22) */
+    /* name: name_n of u8 (spec/mat5.json /structs/matrix/body/20) */
     const uint64_t n_name = v_name_n;
     const uint64_t o_name = c->pos;
     if (afmt_take_field(c, &field_name, n_name)) return -1;
@@ -1277,7 +1401,7 @@ static int mat5_validate_struct_matrix(afmt_vctx *c, uint64_t arg_top, uint64_t 
 
     /*
      * pad name_padding: name_small ? 4 - name_n : roundup(name_n, 8) - name_n zero bytes
-     * (spec/mat5.json /structs/matrix/body/23)
+     * (spec/mat5.json /structs/matrix/body/21)
      */
     uint64_t name_small_choice_3;
     if (v_name_small != 0) {
@@ -1303,19 +1427,19 @@ static int mat5_validate_struct_matrix(afmt_vctx *c, uint64_t arg_top, uint64_t 
     }
     if (afmt_take_padding(c, "name_padding", 1, name_small_choice_3)) return -1;
 
-    /* var members = 0 (spec/mat5.json /structs/matrix/body/24) */
+    /* var members = 0 (spec/mat5.json /structs/matrix/body/22) */
     uint64_t var_members = UINT64_C(0);
     uint64_t *const p_members = &var_members;
 
-    /* var parts = 0 (spec/mat5.json /structs/matrix/body/25) */
+    /* var parts = 0 (spec/mat5.json /structs/matrix/body/23) */
     uint64_t var_parts = UINT64_C(0);
     uint64_t *const p_parts = &var_parts;
 
-    /* var cells = 0 (spec/mat5.json /structs/matrix/body/26) */
+    /* var cells = 0 (spec/mat5.json /structs/matrix/body/24) */
     uint64_t var_cells = UINT64_C(0);
     uint64_t *const p_cells = &var_cells;
 
-    /* switch content on class (spec/mat5.json /structs/matrix/body/27) */
+    /* switch content on class (spec/mat5.json /structs/matrix/body/25) */
     const uint64_t sel_content = v_class;
     if (sel_content == UINT64_C(4) || sel_content == UINT64_C(6) || sel_content == UINT64_C(7) ||
             sel_content == UINT64_C(8) || sel_content == UINT64_C(9) ||
@@ -1338,7 +1462,7 @@ static int mat5_validate_struct_matrix(afmt_vctx *c, uint64_t arg_top, uint64_t 
     }
 
     /*
-     * repeat part parts (spec/mat5.json /structs/matrix/body/28): the real part, then the imaginary
+     * repeat part parts (spec/mat5.json /structs/matrix/body/26): the real part, then the imaginary
      * part of a complex array (sparse: pr, pi, one value per ir entry)
      */
     const uint64_t count_part = (*p_parts);
@@ -1366,7 +1490,7 @@ static int mat5_validate_struct_matrix(afmt_vctx *c, uint64_t arg_top, uint64_t 
     afmt_path_pop(c->path);
 
     /*
-     * repeat member members (spec/mat5.json /structs/matrix/body/29): nested miMATRIX elements,
+     * repeat member members (spec/mat5.json /structs/matrix/body/27): nested miMATRIX elements,
      * column-major (struct: element-major, then field)
      */
     const uint64_t count_member = (*p_members);
@@ -1400,7 +1524,7 @@ static int mat5_validate_matrix(afmt_vctx *c, const uint64_t v_subsys, const uin
     afmt_region_ctx rc_matrix;
     if (afmt_region_open(c, &rc_matrix, "matrix", "size", v_size)) return -1;
 
-    /* variable: structure matrix (spec/mat5.json /body/8/body/3/cases/0/body/1/body/0) */
+    /* variable: structure matrix (spec/mat5.json /body/9/body/3/cases/0/body/1/body/0) */
     if (afmt_struct_enter(c, "variable")) return -1;
     if (mat5_validate_struct_matrix(c, UINT64_C(1), c->pos,
             afmt_u64_of_truth(((!(v_no_subsys != 0)) && (v_at == v_subsys))), c->pos)) return -1;
@@ -1413,14 +1537,14 @@ static int mat5_validate_element_14(afmt_vctx *c, const uint64_t v_subsys,
         const uint64_t v_no_subsys, const uint64_t v_at, const uint64_t o_size,
         const uint64_t v_size)
 {
-    /* check size > 0 (spec/mat5.json /body/8/body/3/cases/0/body/0) */
+    /* check size > 0 (spec/mat5.json /body/9/body/3/cases/0/body/0) */
     if (!(v_size > UINT64_C(0))) {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "size", AFMT_NO_INDEX, o_size,
                 "a top-level miMATRIX is not empty: `size > 0` does not hold (size = %" PRIu64 ")",
                 v_size);
     }
 
-    /* region matrix of size bytes (spec/mat5.json /body/8/body/3/cases/0/body/1) */
+    /* region matrix of size bytes (spec/mat5.json /body/9/body/3/cases/0/body/1) */
     if (mat5_validate_matrix(c, v_subsys, v_no_subsys, v_at, o_size, v_size)) return -1;
     return 0;
 }
@@ -1433,7 +1557,7 @@ static int mat5_validate_inner(afmt_vctx *c, const uint64_t v_subsys, const uint
 
     /*
      * packed_variable: structure matrix (spec/mat5.json
-     * /body/8/body/3/cases/1/body/0/body/2/body/0)
+     * /body/9/body/3/cases/1/body/0/body/2/body/0)
      */
     if (afmt_struct_enter(c, "packed_variable")) return -1;
     if (mat5_validate_struct_matrix(c, UINT64_C(1), c->pos,
@@ -1452,7 +1576,7 @@ static int mat5_validate_compressed(afmt_vctx *c, const uint64_t v_subsys,
 
     /*
      * inner_type: u32 in the byte order chosen at run time (spec/mat5.json
-     * /body/8/body/3/cases/1/body/0/body/0)
+     * /body/9/body/3/cases/1/body/0/body/0)
      */
     const uint64_t o_inner_type = c->pos;
     if (afmt_take_field(c, &field_inner_type, 1)) return -1;
@@ -1465,14 +1589,14 @@ static int mat5_validate_compressed(afmt_vctx *c, const uint64_t v_subsys,
 
     /*
      * inner_size: u32 in the byte order chosen at run time (spec/mat5.json
-     * /body/8/body/3/cases/1/body/0/body/1)
+     * /body/9/body/3/cases/1/body/0/body/1)
      */
     const uint64_t o_inner_size = c->pos;
     if (afmt_take_field(c, &field_inner_size, 1)) return -1;
     const uint64_t v_inner_size = (uint64_t)afmt_field_get(AFMT_B(c->src, o_inner_size), 0, 4,
             c->big);
 
-    /* region inner of inner_size bytes (spec/mat5.json /body/8/body/3/cases/1/body/0/body/2) */
+    /* region inner of inner_size bytes (spec/mat5.json /body/9/body/3/cases/1/body/0/body/2) */
     if (mat5_validate_inner(c, v_subsys, v_no_subsys, v_at, o_inner_size, v_inner_size)) return -1;
     if (afmt_inflated_close(c, iz_compressed)) return -1;
     return 0;
@@ -1481,30 +1605,27 @@ static int mat5_validate_compressed(afmt_vctx *c, const uint64_t v_subsys,
 static int mat5_validate_element_15(afmt_vctx *c, const uint64_t v_subsys,
         const uint64_t v_no_subsys, const uint64_t v_at, const uint64_t v_size)
 {
-    /*
-     * region compressed of size bytes (spec/mat5.json /body/8/body/3/cases/1/body/0): one zlib
-     * stream inflating to one miMATRIX element, its size its tag's
-     */
+    /* region compressed of size bytes (spec/mat5.json /body/9/body/3/cases/1/body/0) */
     if (mat5_validate_compressed(c, v_subsys, v_no_subsys, v_at, v_size)) return -1;
     return 0;
 }
 
 static int mat5_validate_var(afmt_vctx *c, const uint64_t v_subsys, const uint64_t v_no_subsys)
 {
-    /* let at = offset() (spec/mat5.json /body/8/body/0) */
+    /* let at = offset() (spec/mat5.json /body/9/body/0) */
     const uint64_t v_at = c->pos;
 
-    /* type: u32 in the byte order chosen at run time (spec/mat5.json /body/8/body/1) */
+    /* type: u32 in the byte order chosen at run time (spec/mat5.json /body/9/body/1) */
     const uint64_t o_type = c->pos;
     if (afmt_take_field(c, &field_type, 1)) return -1;
     const uint64_t v_type = (uint64_t)afmt_field_get(AFMT_B(c->src, o_type), 0, 4, c->big);
 
-    /* size: u32 in the byte order chosen at run time (spec/mat5.json /body/8/body/2) */
+    /* size: u32 in the byte order chosen at run time (spec/mat5.json /body/9/body/2) */
     const uint64_t o_size = c->pos;
     if (afmt_take_field(c, &field_size, 1)) return -1;
     const uint64_t v_size = (uint64_t)afmt_field_get(AFMT_B(c->src, o_size), 0, 4, c->big);
 
-    /* switch element on type (spec/mat5.json /body/8/body/3) */
+    /* switch element on type (spec/mat5.json /body/9/body/3) */
     const uint64_t sel_element = v_type;
     if (sel_element == UINT64_C(14)) {
         if (mat5_validate_element_14(c, v_subsys, v_no_subsys, v_at, o_size, v_size)) return -1;
@@ -1529,31 +1650,35 @@ static int mat5_validate_body(afmt_vctx *c)
     for (uint64_t i_text = 0; i_text < n_text; i_text++) {
         const uint64_t e_text = (uint64_t)afmt_load_u8(AFMT_B(c->src,
                 o_text + (uint64_t)1 * i_text));
-        if (!(e_text != UINT64_C(0))) {
+        if (!((e_text >= UINT64_C(32)) && (e_text < UINT64_C(127)))) {
             return afmt_fail_c(c, AFMT_E_CONSTRAINT, "text", i_text, o_text + (uint64_t)1 * i_text,
-                    "the header text's first 4 bytes are not zero (else a Level 4 MAT-file): `text "
-                    "!= 0` does not hold (text = %" PRIu64 ")", e_text);
+                    "the header text begins with 4 printable ASCII characters (a zero: a Level 4 "
+                    "MAT-file): `text >= 32 && text < 127` does not hold (text = %" PRIu64 ")",
+                    e_text);
         }
     }
 
-    /* text_rest: 112 bytes of raw bytes (spec/mat5.json /body/1) */
+    /* check remaining() >= 124 (spec/mat5.json /body/1) */
+    if (!((afmt_end(c) - c->pos) >= UINT64_C(124))) {
+        return afmt_fail_c(c, AFMT_E_TRUNCATED, "text", AFMT_NO_INDEX, o_text,
+                "a MAT-file begins with a 128-byte header: `remaining() >= 124` does not hold");
+    }
+
+    /* text_rest: 112 bytes of raw bytes (spec/mat5.json /body/2) */
     if (afmt_take_field(c, &field_text_rest, 1)) return -1;
 
     /*
-     * byte order from here on: big-endian if peek(10) == 77 (spec/mat5.json /body/2): the endian
+     * byte order from here on: big-endian if peek(10) == 77 (spec/mat5.json /body/3): the endian
      * indicator at 126: IM little-endian, MI big-endian
      */
     c->big = ((uint64_t)afmt_src_peek(c->src, afmt_end(c), c->pos + UINT64_C(10)) == UINT64_C(77));
 
-    /*
-     * subsys: u64 in the byte order chosen at run time (spec/mat5.json /body/3): offset of the
-     * subsystem data: 0 or 8 spaces when none
-     */
+    /* subsys: u64 in the byte order chosen at run time (spec/mat5.json /body/4) */
     const uint64_t o_subsys = c->pos;
     if (afmt_take_field(c, &field_subsys, 1)) return -1;
     const uint64_t v_subsys = afmt_field_get(AFMT_B(c->src, o_subsys), 0, 8, c->big);
 
-    /* version: u16 in the byte order chosen at run time (spec/mat5.json /body/4) */
+    /* version: u16 in the byte order chosen at run time (spec/mat5.json /body/5) */
     const uint64_t o_version = c->pos;
     if (afmt_take_field(c, &field_version, 1)) return -1;
     const uint64_t v_version = (uint64_t)afmt_field_get(AFMT_B(c->src, o_version), 0, 2, c->big);
@@ -1568,7 +1693,7 @@ static int mat5_validate_body(afmt_vctx *c)
                 UINT64_C(256), v_version);
     }
 
-    /* endian: u16 in the byte order chosen at run time (spec/mat5.json /body/5) */
+    /* endian: u16 in the byte order chosen at run time (spec/mat5.json /body/6) */
     const uint64_t o_endian = c->pos;
     if (afmt_take_field(c, &field_endian, 1)) return -1;
     const uint64_t v_endian = (uint64_t)afmt_field_get(AFMT_B(c->src, o_endian), 0, 2, c->big);
@@ -1577,13 +1702,13 @@ static int mat5_validate_body(afmt_vctx *c)
                 "expected 19785, found %" PRIu64 "", v_endian);
     }
 
-    /* let no_subsys = subsys == 0 || subsys == 0x2020202020202020 (spec/mat5.json /body/6) */
+    /* let no_subsys = subsys == 0 || subsys == 0x2020202020202020 (spec/mat5.json /body/7) */
     const uint64_t v_no_subsys = ((v_subsys == UINT64_C(0)) ||
             (v_subsys == UINT64_C(2314885530818453536)));
 
     /*
      * check no_subsys || (subsys >= 128 && subsys < offset() + remaining()) (spec/mat5.json
-     * /body/7)
+     * /body/8)
      */
     int any_holds = (v_no_subsys != 0);
     if (!any_holds) {
@@ -1605,7 +1730,7 @@ static int mat5_validate_body(afmt_vctx *c)
                 PRIu64 ")", v_subsys);
     }
 
-    /* repeat var until the end (spec/mat5.json /body/8) */
+    /* repeat var until the end (spec/mat5.json /body/9) */
     afmt_path_push(c->path, "var", 0);
     uint64_t r_var = 0;
     for (;; r_var++) {

@@ -168,6 +168,11 @@ int afmt_inflated_open(afmt_vctx *c, afmt_inflated **zp, const char *name, uint6
             goto out;
         }
     }
+    if (total / 1032 > size) { /* DEFLATE makes at most 1032 bytes of one */
+        afmt_fail(c->err, AFMT_E_SIZE, c->path, name, AFMT_NO_INDEX, pos,
+                  "says it inflates to %" PRIu64 " bytes, more than DEFLATE makes of %" PRIu64 " bytes", total, size);
+        goto out;
+    }
     if (max && total > max) {
         afmt_fail(c->err, AFMT_E_LIMIT, c->path, name, AFMT_NO_INDEX, pos,
                   "inflates to %" PRIu64 " bytes, more than the format's %" PRIu64, total, max);

@@ -189,14 +189,18 @@ def build():
     case("object", "an object of class 'Pt' with one field",
          one(OBJECT, [1, 1], b"ob", strct([b"x"], cls=OBJECT, classname=b"Pt")))
 
-    def sparse(ir, jc, pr, pi=None, dims=(2, 3)):
+    def sparse(ir, jc, pr, pi=None, dims=(2, 3), small=False):
         def body(m, p):
-            element(m, p + "ir_", miINT32, values(m, miINT32, ir), small=False)
-            element(m, p + "jc_", miINT32, values(m, miINT32, jc), small=False)
+            element(m, p + "ir_", miINT32, values(m, miINT32, ir), small=None if small else False)
+            element(m, p + "jc_", miINT32, values(m, miINT32, jc), small=None if small else False)
             element(m, p + "part[0].", miDOUBLE, values(m, miDOUBLE, pr))
             if pi is not None:
                 element(m, p + "part[1].", miDOUBLE, values(m, miDOUBLE, pi))
         return body
+    case("sparse_small_ir", "1x2 sparse of one value: ir in a small element (as scipy writes it)",
+         one(SPARSE, [1, 2], b"sps", sparse([0], [0, 0, 1], [2.0], small=True), nzmax=1))
+    case("sparse_no_columns", "3x0 sparse: jc [0] in a small element, ir empty",
+         one(SPARSE, [3, 0], b"sps", sparse([], [0], [], small=True), nzmax=0))
     sp_ok = sparse([1, 0, 1], [0, 1, 2, 3], [2.0, 1.5, 3.0])
     case("sparse", "2x3 sparse, 3 values", one(SPARSE, [2, 3], b"sps", sp_ok, nzmax=3))
     case("sparse_complex", "2x3 complex sparse",
@@ -219,6 +223,11 @@ def build():
     # ---- invalid: the header
     case("level4_text", "a zero in the first 4 bytes: a Level 4 file",
          b"\0" + bytes(simple().b[1:]), valid=False, code="constraint", field="text[0]", at=0)
+    m = simple()
+    m.b[2] = 0xFF
+    case("text_not_ascii", "byte 2 of the header text is 0xff", m, valid=False, field="text[2]", at=2)
+    m = simple()
+    case("header_short", "100 bytes: less than a header", bytes(m.b[:100]), valid=False, code="truncated", field="text", at=0)
     case("v73", "version 0x0200: v7.3 (HDF5)", simple(version=0x0200), valid=False, code="unsupported",
          field="version", at=124, contains="v7.3")
     case("version_0101", "version 0x0101", simple(version=0x0101), valid=False, field="version", at=124)

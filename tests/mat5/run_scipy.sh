@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # MAT-files against scipy.io (build/venv): files scipy.io.savemat writes
-# (every numeric dtype, complex, logical, char, cell, struct, sparse,
+# (every numeric dtype, complex, logical, char, cell, struct, sparse
+# (one of a single value, whose ir is a small element, and one without columns),
 # empty; do_compression True and False; oned_as row and column) are
 # accepted by afmt (the generated validator and the interpreter, strict)
 # with the arrays scipy.io.loadmat reads: the same names (nested ones
@@ -92,6 +93,7 @@ values = {
     "cel": cell, "st": {"x": 1.0, "yy": np.array([1, 2], dtype=np.int16), "s": "ab"},
     "sps": sp.csc_matrix(np.array([[0, 1.5, 0], [2, 0, 3]])),
     "spc": sp.csc_matrix(np.array([[0, 1 + 1j], [2, 0]])), "empty": np.zeros((0, 3)),
+    "sp1": sp.csc_matrix(np.array([[0, 2.0]])), "sp0": sp.csc_matrix((3, 0)),
     "scalar": 7.0, "cube": np.arange(24.0).reshape(2, 3, 4),
 }
 for comp in (False, True):
