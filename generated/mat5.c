@@ -1658,10 +1658,10 @@ static int mat5_validate_body(afmt_vctx *c)
         }
     }
 
-    /* check remaining() >= 124 (spec/mat5.json /body/1) */
-    if (!((afmt_end(c) - c->pos) >= UINT64_C(124))) {
+    /* check peek(123) < 256 (spec/mat5.json /body/1) */
+    if (!((uint64_t)afmt_src_peek(c->src, afmt_end(c), c->pos + UINT64_C(123)) < UINT64_C(256))) {
         return afmt_fail_c(c, AFMT_E_TRUNCATED, "text", AFMT_NO_INDEX, o_text,
-                "a MAT-file begins with a 128-byte header: `remaining() >= 124` does not hold");
+                "a MAT-file begins with a 128-byte header: `peek(123) < 256` does not hold");
     }
 
     /* text_rest: 112 bytes of raw bytes (spec/mat5.json /body/2) */
