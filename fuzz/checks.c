@@ -878,12 +878,13 @@ typedef struct fz_sstate {
 } fz_sstate;
 
 /* Keep the view; its data, when a stream has it in memory, must be the
- * input's bytes at its offset. */
+ * input's bytes at its offset (unless they are the validator's own:
+ * data_transient, an inflated member or region). */
 static int fz_stream_array(void *ctx, const afmt_array *a)
 {
     fz_sstate *s = ctx;
 
-    if (a->data && a->nbytes > 0 && a->encoding != AFMT_ENC_CSR && !s->stale &&
+    if (a->data && !a->data_transient && a->nbytes > 0 && a->encoding != AFMT_ENC_CSR && !s->stale &&
         (a->offset > s->len || a->nbytes > s->len - a->offset ||
          memcmp(a->data, s->buf + a->offset, (size_t)a->nbytes) != 0)) {
         s->stale = 1;

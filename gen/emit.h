@@ -389,6 +389,9 @@ typedef struct blame {
 /* A blame of field (NULL: none) at index_c (NULL: AFMT_NO_INDEX) and
  * offset_c (NULL: "pos"). */
 blame blame_at(const char *field, const char *index_c, const char *offset_c);
+/* gen/inflated.c: an inflated region's open and close in the validator */
+void emit_inflated_open(emitter *m, item *it, const char *sz);
+void emit_inflated_close(emitter *m, item *it);
 /* The blame of the value y (its name and offset), or of nothing at pos
  * when y is NULL. */
 blame blame_of(const sym *y);

@@ -492,6 +492,41 @@ static void array_field_within(emitter *m, item *it)
     free(call); free(fmt);
 }
 
+/* "increasing_segments": an earlier array field strictly increasing
+ * within each segment this field's offsets (checked first) mark: CSC row
+ * indices, read before their column starts. */
+static void array_field_segments(emitter *m, item *it)
+{
+    sym *val = sym_find(m, it->field.increasing_segments);
+    char *call, *fmt;
+    if (!val || val->kind != SY_ARRF) {
+        gen_error(m, it->jpath, "increasing_segments: '%s' is not an array field defined before", it->field.increasing_segments);
+        return;
+    }
+    decl_use(m, val->off_decl);
+    line(m, "{");
+    m->indent++;
+    line(m, "const uint64_t bad_%s = afmt_field_unordered_within(AFMT_B(c->src, %s), %s, %d, %s, AFMT_B(c->src, o_%s), n_%s, %d, %s);",
+         it->name, val->off, val->count, val->width, big_c(m, val->big), it->name, it->name, it->field.width,
+         big_c(m, it->field.big_endian));
+    call = xprintf("bad_%s < %s", it->name, val->count);
+    line(m, "if (%s) {", call);
+    m->indent++;
+    {
+        char *ic = xprintf("bad_%s", it->name), *oc = xprintf("%s + (uint64_t)%d * bad_%s", val->off, val->width, it->name);
+        blame bl = blame_at(val->name, ic, oc);
+        fmt = xprintf("\"is not greater than the element before it in the same segment of %s (must be strictly increasing "
+                      "within each)\"", it->name);
+        emit_fail(m, &bl, "constraint", LEN_NONE, fmt, NULL);
+        free(ic); free(oc); free(fmt);
+    }
+    m->indent--;
+    line(m, "}");
+    m->indent--;
+    line(m, "}");
+    free(call);
+}
+
 static void emit_array_field(emitter *m, item *it)
 {
     int off_decl, i;
@@ -508,14 +543,15 @@ static void emit_array_field(emitter *m, item *it)
     y = array_field_sym(m, it, off_decl);
     /* the elements' own checks read them */
     if (it->field.neach || it->field.first || it->field.last || it->field.order || it->field.increasing_within ||
-        it->nchecks)
+        it->field.increasing_segments || it->nchecks)
         decl_use(m, off_decl);
     {
         /* the checks of its elements, when of more than one kind, are a
          * function of their own (<format>_validate_<field>): a screenful
          * of their own, that reads the field and what they compare with */
         const int kinds = (it->field.neach > 0) + (it->field.first != NULL) + (it->field.last != NULL) +
-                          (it->field.order != NULL) + (it->field.increasing_within != NULL);
+                          (it->field.order != NULL) + (it->field.increasing_within != NULL) +
+                          (it->field.increasing_segments != NULL);
         func_frame fr;
         if (kinds >= 2) func_begin(m, &fr, it->name);
         if (it->field.neach) array_field_each(m, it, y);
@@ -523,6 +559,7 @@ static void emit_array_field(emitter *m, item *it)
         if (it->field.last) array_field_end(m, it, y, 1);
         if (it->field.order) array_field_order(m, it);
         if (it->field.increasing_within) array_field_within(m, it);
+        if (it->field.increasing_segments) array_field_segments(m, it);
         if (kinds >= 2) func_end(m, &fr, NULL);
     }
     for (i = 0; i < it->nchecks; i++) {
@@ -1085,7 +1122,11 @@ static void array_view(emitter *m, item *it, const layout_module *lay, const enc
     if (lay && lay->view_after_tiles) lay->view_after_tiles(m, it, le);
     if (it->array.name_from) {
         sym *nm = sym_find(m, it->array.name_from);
-        if (!nm || nm->kind != SY_TEXT) gen_error(m, it->jpath, "\"name\": '%s' is not a text field defined before", it->array.name_from);
+        if (nm && nm->kind == SY_ARRF && nm->width == 1) { /* bytes of a run-time count */
+            decl_use(m, nm->off_decl);
+            line(m, "afmt_copy_text(a_%s.name, sizeof a_%s.name, AFMT_B(c->src, %s), %s);", it->name, it->name, nm->off, nm->count);
+        } else if (!nm || nm->kind != SY_TEXT)
+            gen_error(m, it->jpath, "\"name\": '%s' is not a text field or an array field of bytes (u8, i8) defined before", it->array.name_from);
         else line(m, "afmt_copy_text(a_%s.name, sizeof a_%s.name, %s, %d);", it->name, it->name, nm->c, nm->size);
     }
     m->indent--;
@@ -1402,15 +1443,23 @@ static void emit_region(emitter *m, item *it)
     size_name = size_sym ? xprintf("\"%s\"", size_sym->name) : xstrdup("NULL");
     func_begin(m, &fr, it->name);
     sz = emit_u64(m, &bl, it->arg, it->arg_text);
-    line(m, "afmt_region_ctx rc_%s;", it->name);
-    line(m, "if (afmt_region_open(c, &rc_%s, \"%s\", %s, %s)) return -1;", it->name, it->name, size_name, sz);
+    if (it->region.inflate) {
+        emit_inflated_open(m, it, sz); /* gen/inflated.c */
+    } else {
+        line(m, "afmt_region_ctx rc_%s;", it->name);
+        line(m, "if (afmt_region_open(c, &rc_%s, \"%s\", %s, %s)) return -1;", it->name, it->name, size_name, sz);
+    }
     m->region = it;
     m->sole_item = it->body.n == 1;
     emit_items(m, &it->body);
     m->sole_item = saved_sole;
     m->region = outer;
-    if (size_sym && it->region.exact) decl_use(m, size_sym->off_decl);
-    line(m, "if (afmt_region_close(c, %s, %s)) return -1;", rest, size_sym && it->region.exact ? size_sym->off : "0");
+    if (it->region.inflate) {
+        emit_inflated_close(m, it);
+    } else {
+        if (size_sym && it->region.exact) decl_use(m, size_sym->off_decl);
+        line(m, "if (afmt_region_close(c, %s, %s)) return -1;", rest, size_sym && it->region.exact ? size_sym->off : "0");
+    }
     region_hand_out(m, it, &fr, outer);
     func_end(m, &fr, NULL);
     free(sz); free(size_name);

@@ -1609,6 +1609,10 @@ static void write_pad(emitter *m, item *it)
  * validator reads (afmt_write_region_end). */
 static void write_region(emitter *m, item *it)
 {
+    if (it->region.inflate) { /* gen/inflated.c */
+        gen_error(m, it->jpath, "the writer cannot write inflated region '%s' (it compresses nothing)" NO_WRITER_HINT, it->name);
+        return;
+    }
     const char *field = it->arg->kind == E_NAME ? it->arg->sval : it->name;
     const blame bl = blame_at(field, "AFMT_NO_INDEX", "0");
     char *start = xprintf("%s_start", it->name), *size;

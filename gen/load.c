@@ -210,6 +210,8 @@ static void order_at_run_time(item_list *b)
             it->field.big_endian = ORDER_RUN;
         if (it->kind == IT_ARRAY && !it->array.payload_explicit) it->array.payload_big = ORDER_RUN;
         if (it->kind == IT_DIRECTORY && !it->dir.payload_explicit) it->dir.payload_big = ORDER_RUN;
+        if (it->kind == IT_REGION && it->region.size_width > 1 && !it->region.size_order_explicit)
+            it->region.size_big = ORDER_RUN;
         order_at_run_time(&it->body);
         for (j = 0; j < it->ncases; j++) order_at_run_time(&it->cases[j].body);
     }

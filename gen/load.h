@@ -49,6 +49,9 @@ int parse_float_type(const char *t, field_item *f, int default_big);
 /* A C-like identifier. */
 int valid_name(const char *n);
 
+/* inflated.c: a region's "inflate", "inflated_size" and "max_size". */
+void load_inflated(loader *L, spec *s, json_t *obj, const char *jp, item *it);
+
 /* load_item.c: the items of a body (a JSON list) into *out. */
 void load_items(loader *L, spec *s, json_t *arr, const char *jp, item_list *out);
 

@@ -8,7 +8,7 @@
 
 static const char *const FIELD_KEYS[] = {
     "field", "type", "size", "count", "length", "equals", "in", "range", "lenient", "code", "check", "each", "order",
-    "first", "last", "increasing_within", "text", "write", "names", "doc", NULL};
+    "first", "last", "increasing_within", "increasing_segments", "text", "write", "names", "doc", NULL};
 static const char *const LET_KEYS[] = {"let", "value", "doc", NULL};
 static const char *const LOOKUP_KEYS[] = {"lookup", "table", "key", "field", "doc", NULL};
 static const char *const CHECKITEM_KEYS[] = {"check", "field", "message", "code", "lenient", "doc", NULL};
@@ -22,7 +22,8 @@ static const char *const VAR_KEYS[] = {"var", "value", "doc", NULL};
 static const char *const DIRECTORY_KEYS[] = {"directory", "records", "align", "dtype", "shape", "dims", "name", "default_name", "offset",
                                              "rank", "fill", "endian", "lenient", "doc", NULL};
 static const char *const SET_KEYS[] = {"set", "value", "doc", NULL};
-static const char *const REGION_KEYS[] = {"region", "size", "exact", "lenient", "body", "doc", NULL};
+static const char *const REGION_KEYS[] = {"region", "size", "exact", "lenient", "body", "doc",
+                                          "inflate", "inflated_size", "max_size", NULL};
 static const char *const SWITCH_KEYS[] = {"switch", "on", "cases", "else", "write", "doc", NULL};
 static const char *const TEXTVAL_KEYS[] = {"text_value", "grammar", "doc", NULL};
 static const char *const CASE_KEYS[] = {"when", "body", "doc", NULL};
@@ -207,9 +208,12 @@ static void load_field_elements(loader *L, json_t *o, const char *jp, field_item
     f->first = get_expr(L, o, "first", jp, &f->first_text);
     f->last = get_expr(L, o, "last", jp, &f->last_text);
     f->increasing_within = get_str(L, o, "increasing_within", jp, 0);
-    if ((f->neach || f->order || f->first || f->last || f->increasing_within) && !f->count)
-        LERR(L, jp, "\"each\", \"order\", \"first\", \"last\" and \"increasing_within\" need \"count\"");
-    if (f->ftype == FT_FLOAT && f->count && (f->order || f->first || f->last || f->increasing_within))
+    f->increasing_segments = get_str(L, o, "increasing_segments", jp, 0);
+    if ((f->neach || f->order || f->first || f->last || f->increasing_within || f->increasing_segments) && !f->count)
+        LERR(L, jp, "\"each\", \"order\", \"first\", \"last\", \"increasing_within\" and \"increasing_segments\" need \"count\"");
+    if (f->increasing_segments && !(f->first && f->last && f->order))
+        LERR(L, jp, "\"increasing_segments\" cuts '%s' by this field's offsets: give it \"first\", \"last\" and \"order\" too, so that they are checked first", f->increasing_segments);
+    if (f->ftype == FT_FLOAT && f->count && (f->order || f->first || f->last || f->increasing_within || f->increasing_segments))
         LERR(L, jp, "the elements of a float array field are checked by \"each\" (\"order\", \"first\", \"last\" and "
                     "\"increasing_within\" are for integers)");
 }
@@ -761,6 +765,7 @@ static void load_region(loader *L, spec *s, json_t *o, const char *jp, item *it)
     ex = json_object_get(o, "exact");
     it->region.exact = ex ? json_is_true(ex) : 1;
     it->region.exact_lenient = get_lenient(L, o, "lenient", jp);
+    load_inflated(L, s, o, jp, it);
     load_items(L, s, json_object_get(o, "body"), pb, &it->body);
     free(pb);
 }

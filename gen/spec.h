@@ -117,6 +117,8 @@ typedef struct field_item {       /* IT_FIELD: bytes at the cursor */
     expr *first, *last;               /* array field: value of first/last */
     char *first_text, *last_text;
     char *increasing_within;          /* array field: strictly increasing within segments */
+    char *increasing_segments;        /* offsets field: an earlier array field strictly
+                                       * increasing within the segments it marks (CSC) */
     int text_nul_padded;              /* text field: printable ASCII then NULs */
     int order_explicit;               /* the type names its byte order (u32le, f64be) */
     char *write_literal;              /* bytes/text field: "write", the content the writer gives it */
@@ -207,6 +209,15 @@ typedef struct directory_item {  /* IT_DIRECTORY: arrays of earlier records */
 typedef struct region_item {      /* IT_REGION: a sized window */
     int exact;                        /* content must fill it */
     leniency exact_lenient;
+    /* "inflate": "zlib": the size bytes are a zlib stream and the body
+     * reads what it inflates to (gen/inflated.c, runtime/afmt_inflated.c) */
+    int inflate;
+    expr *out_size; char *out_size_text; /* "inflated_size" as an expression, or */
+    unsigned size_at, size_width;     /* ... as {"at", "type", "plus"}: an integer of
+                                       * the output (width 0: not so) */
+    int size_big, size_order_explicit;
+    uint64_t size_plus;
+    uint64_t max_size;                /* "max_size": 0 none */
 } region_item;
 
 typedef struct switch_item {      /* IT_SWITCH: one body chosen by value (cases in struct item) */

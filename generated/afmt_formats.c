@@ -7,6 +7,7 @@
 #include "futhark.h"
 #include "gguf.h"
 #include "inebin.h"
+#include "mat5.h"
 #include "nifti1.h"
 #include "npy.h"
 #include "npz.h"
@@ -22,6 +23,7 @@ const afmt_format *const afmt_formats[] = {
     &afmt_futhark_format,
     &afmt_gguf_format,
     &afmt_inebin_format,
+    &afmt_mat5_format,
     &afmt_nifti1_format,
     &afmt_npy_format,
     &afmt_npz_format,

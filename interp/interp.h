@@ -180,6 +180,8 @@ int irun_lookup(irun *r, const item *it);
 int irun_check_item(irun *r, const item *it);
 int irun_repeat(irun *r, const item *it);
 int irun_region(irun *r, const item *it);
+/* interp_inflated.c: an inflated region of size compressed bytes */
+int irun_inflated(irun *r, const item *it, uint64_t size);
 int irun_switch(irun *r, const item *it);
 int irun_pad(irun *r, const item *it);
 int irun_textval(irun *r, const item *it);

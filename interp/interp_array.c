@@ -201,7 +201,8 @@ static int view_describe(irun *r, const iarr *a, afmt_array *v)
     view_layout(r, a, v);
     if (ai->name_from) {
         const isym *nm = isym_find(r, ai->name_from);
-        afmt_copy_text(v->name, sizeof v->name, AFMT_B(r->c->src, nm->off), (uint64_t)nm->size);
+        afmt_copy_text(v->name, sizeof v->name, AFMT_B(r->c->src, nm->off),
+                       nm->kind == IS_ARRF ? nm->count : (uint64_t)nm->size);
     }
     return 0;
 }

@@ -222,6 +222,23 @@ static int array_field_within(irun *r, const item *it, const isym *y)
                                  seg->name);
 }
 
+/* "increasing_segments": the earlier array field it names, strictly
+ * increasing within each segment of this one's (checked) offsets */
+static int array_field_segments(irun *r, const item *it, const isym *y)
+{
+    const isym *val = isym_find(r, it->field.increasing_segments);
+    const uint64_t bad = afmt_field_unordered_within(AFMT_B(r->c->src, val->off), val->count, (unsigned)val->width,
+                                                     val->big, AFMT_B(r->c->src, y->off), y->count, (unsigned)y->width,
+                                                     y->big);
+    iblame b;
+    if (bad >= val->count) return 0;
+    b = iblame_at(val->it->name, bad, val->off + (uint64_t)val->width * bad);
+    return ifail(r, &b, AFMT_E_CONSTRAINT, LEN_NONE,
+                 "is not greater than the element before it in the same segment of %s (must be strictly increasing "
+                 "within each)",
+                 it->name);
+}
+
 static int array_field(irun *r, const item *it)
 {
     const field_item *f = &it->field;
@@ -244,6 +261,7 @@ static int array_field(irun *r, const item *it)
     if (f->last && array_field_end(r, it, y, 1)) return -1;
     if (f->order && array_field_order(r, it, y)) return -1;
     if (f->increasing_within && array_field_within(r, it, y)) return -1;
+    if (f->increasing_segments && array_field_segments(r, it, y)) return -1;
     b = iblame_at(it->name, AFMT_NO_INDEX, at);
     return irun_checks(r, &b, it->checks, it->nchecks, NULL);
 }

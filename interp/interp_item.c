@@ -230,6 +230,7 @@ int irun_region(irun *r, const item *it)
     uint64_t size;
     if (sz && sz->kind != IS_INT) sz = NULL;
     if (ieval_u64(r, &b, it->arg, it->arg_text, &size)) return -1;
+    if (it->region.inflate) return irun_inflated(r, it, size); /* interp_inflated.c */
     if (afmt_region_open(r->c, &rc, it->name, sz ? sz->name : NULL, size)) return -1;
     if (irun_items(r, &it->body)) return -1;
     return afmt_region_close(r->c, rest, sz && it->region.exact ? (sz->off_is_pos ? r->c->pos : sz->off) : 0);

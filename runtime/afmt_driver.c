@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "afmt_driver.h"
+#include "afmt_inflated.h"
 
 /* afmt_run_validator's work, with a body of either kind (one is NULL). */
 static int run_validator(afmt_validate_body_fn body, afmt_validate_body_arg_fn body_arg,
@@ -34,12 +35,16 @@ static int run_validator(afmt_validate_body_fn body, afmt_validate_body_arg_fn b
     ctx.scratch = NULL;
     ctx.big = 0; /* set by a "byte_order" item before anything reads it */
     ctx.kept = 0;
+    ctx.inflated = NULL;
     if (src->len != AFMT_LEN_UNKNOWN && src->len > opt->limits.max_total_bytes)
         rc = afmt_fail(err, AFMT_E_LIMIT, &path, NULL, AFMT_NO_INDEX, 0, "input of %" PRIu64
                        " bytes exceeds the limit of %" PRIu64 " (limits.max_total_bytes)", src->len,
                        opt->limits.max_total_bytes);
     else
         rc = body ? body(&ctx) : body_arg(&ctx, arg);
+    /* a failure inside inflated data, told in terms of the input (before
+     * the scratch memory that holds the regions is freed) */
+    if (rc != 0 && ctx.inflated) afmt_inflated_reblame(ctx.inflated, err);
     afmt_scratch_free_all(&ctx);
     if (rc == 0 && src->io_error)
         rc = afmt_fail(err, AFMT_E_IO, NULL, NULL, AFMT_NO_INDEX, src->data_off + src->data_len,

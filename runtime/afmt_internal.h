@@ -44,6 +44,7 @@
 #include "afmt_value.h"
 #include "afmt_crc32.h"
 #include "afmt_inflate.h"
+#include "afmt_inflated.h"
 #include "afmt_ar_values.h"
 #include "afmt_archive.h"
 #include "afmt_zip_write.h"

@@ -54,6 +54,8 @@ typedef struct afmt_vctx {
                                       payload after it whose type names none */
     uint64_t kept;                 /* bytes of scratch held now, all blocks together
                                       (held to limits.max_kept_bytes) */
+    const struct afmt_inflated *inflated; /* the innermost inflated region open
+                                      (afmt_inflated.h), NULL: none */
 } afmt_vctx;
 
 /* A field's or payload's byte order that is not fixed by the spec but
@@ -126,7 +128,7 @@ typedef struct afmt_elem {
 
 /* A strict context of no input for the checks a writer shares with the
  * validator (a compound literal: lives in the enclosing block). */
-#define AFMT_VCTX_STRICT(err_) (&(afmt_vctx){NULL, NULL, NULL, (err_), NULL, NULL, 0, 0, 0, NULL, 0, 0})
+#define AFMT_VCTX_STRICT(err_) (&(afmt_vctx){NULL, NULL, NULL, (err_), NULL, NULL, 0, 0, 0, NULL, 0, 0, NULL})
 
 /* Where the items being read must end: the innermost region's end, else
  * the input's (src->len, learnt late for a stream: read it each time). */

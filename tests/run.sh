@@ -204,6 +204,7 @@ run torch bash tests/torch/run.sh "$BUILD"
 # NIfTI-1 against nibabel (build/venv): written by afmt, read by nibabel and back
 run nifti1-nibabel bash tests/nifti1/run_nibabel.sh "$BUILD"
 run fits-astropy bash tests/fits/run_astropy.sh "$BUILD"
+run mat5-scipy bash tests/mat5/run_scipy.sh "$BUILD"
 # The Python package (issue 34): afmt.validate/open/load/save/convert
 # against afmt-validate and numpy, safetensors, gguf-py, torch (build/venv)
 run python bash tests/python/run.sh "$BUILD"

@@ -237,6 +237,12 @@ for f in $h_only; do
     ty='[2048][2048]f32'; [ "$f" = inebin ] && ty='[2048][1024]f64'
     if [ "$f" = webdataset ]; then # read-only: a shard of one .npy member
         "$AFMT" random "$ty" -o "$T/000001.npy" && (cd "$T" && tar cf "$W/m16.$f" 000001.npy)
+    elif [ "$f" = mat5 ]; then # read-only: one uncompressed single 2048x2048
+        python3 -c 'import struct, sys
+n = 2048 * 2048 * 4
+el = struct.pack("<IIIIIIii", 6, 8, 7, 0, 5, 8, 2048, 2048) + struct.pack("<I", (1 << 16) | 1) + b"m\0\0\0"
+el += struct.pack("<II", 7, n) + bytes(n)
+sys.stdout.buffer.write(b"MATLAB 5.0 MAT-file, Platform: test".ljust(116, b" ") + bytes(8) + b"\x00\x01IM" + struct.pack("<II", 14, len(el)) + el)' > "$W/m16.$f"
     else
         "$AFMT" random --to "$f" "$ty" -o "$W/m16.$f" 2> /dev/null
     fi
