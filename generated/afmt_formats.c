@@ -35,4 +35,4 @@ const afmt_format *const afmt_formats[] = {
     NULL,
 };
 
-const size_t afmt_format_count = 13;
+const size_t afmt_format_count = 14;

@@ -111,7 +111,7 @@ static const afmt_field_desc field_inner_type = {
 static const afmt_field_desc field_inner_size = {
     .name = "inner_size", .kind = AFMT_FIELD_UINT, .width = 4, .big_endian = AFMT_ORDER_RUN};
 
-static int mat5_validate_struct_matrix(afmt_vctx *c, uint64_t arg_top, uint64_t at_top, uint64_t arg_subsys, uint64_t at_subsys);
+static int mat5_validate_struct_matrix(afmt_vctx *c, uint64_t arg_top, uint64_t arg_at_top, uint64_t arg_subsys, uint64_t arg_at_subsys);
 /* Table mi (spec/mat5.json /tables/mi), for the validator and the writer. */
 static const afmt_type_entry mat5_mi[11] = {
     {.code = 1, .dtype = AFMT_I8, .enc = AFMT_ENC_PLAIN, .writable = 1},
@@ -882,8 +882,10 @@ static int mat5_validate_view_1(afmt_vctx *c, const uint64_t n_name, const uint6
      * array utf8: el elements, column-major (spec/mat5.json
      * /structs/matrix/body/26/body/9/cases/1/body/0)
      */
-    uint64_t n_utf8 = 1;
-    if (afmt_count_mul(c, &n_utf8, v_n, "n", c->pos)) return -1;
+    afmt_count k_utf8 = AFMT_COUNT_INIT;
+    afmt_count_dim(&k_utf8, v_n, "n", c->pos);
+    uint64_t n_utf8;
+    if (afmt_count_end(c, &k_utf8, &n_utf8)) return -1;
     const uint64_t stored_utf8 = n_utf8;
     uint64_t nbytes_utf8;
     if (afmt_payload_bytes(c, "utf8", stored_utf8, el_type, &nbytes_utf8)) return -1;
@@ -906,9 +908,11 @@ static int mat5_validate_view_2(afmt_vctx *c, const uint64_t n_name, const uint6
      * array stored: el elements, column-major (spec/mat5.json
      * /structs/matrix/body/26/body/9/cases/2/body/0)
      */
-    uint64_t n_stored = 1;
+    afmt_count k_stored = AFMT_COUNT_INIT;
     const uint64_t stored_dim0 = (*p_cells);
-    if (afmt_count_mul(c, &n_stored, stored_dim0, "cells", c->pos)) return -1;
+    afmt_count_dim(&k_stored, stored_dim0, "cells", c->pos);
+    uint64_t n_stored;
+    if (afmt_count_end(c, &k_stored, &n_stored)) return -1;
     const uint64_t stored_stored = n_stored;
     uint64_t nbytes_stored;
     if (afmt_payload_bytes(c, "stored", stored_stored, el_type, &nbytes_stored)) return -1;
@@ -1160,12 +1164,14 @@ static int mat5_validate_member(afmt_vctx *c)
 }
 
 /* structure matrix (spec/mat5.json /structs/matrix): the content of a miMATRIX element (its tag read by the user): flags, dims, name, then by class; top: a top-level variable (its name is an identifier), subsys: it is the subsystem data the header points to (its name is empty) */
-static int mat5_validate_struct_matrix(afmt_vctx *c, uint64_t arg_top, uint64_t at_top,
-        uint64_t arg_subsys, uint64_t at_subsys)
+static int mat5_validate_struct_matrix(afmt_vctx *c, uint64_t arg_top, uint64_t arg_at_top,
+        uint64_t arg_subsys, uint64_t arg_at_subsys)
 {
     const uint64_t v_top = arg_top;
+    const uint64_t at_top = arg_at_top;
     (void)at_top; /* read if a failure is blamed on top */
     const uint64_t v_subsys = arg_subsys;
+    const uint64_t at_subsys = arg_at_subsys;
     (void)at_subsys; /* read if a failure is blamed on subsys */
 
     /*
