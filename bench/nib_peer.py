@@ -12,24 +12,13 @@ prints "RESULT <median s> <min s> <max s>", as bench/torch_peer.py does:
 neither the interpreter's start-up nor the imports are in the numbers.
 Needs nibabel (build/venv).
 """
+import os
 import sys
-import time
 
 import nibabel as nib
 
-
-def timed(runs, fn):
-    samples = []
-    for r in range(runs + 1):
-        t0 = time.perf_counter()
-        fn()
-        t1 = time.perf_counter()
-        if r:
-            samples.append(t1 - t0)
-    samples.sort()
-    m = len(samples)
-    med = samples[m // 2] if m % 2 else (samples[m // 2 - 1] + samples[m // 2]) / 2
-    print("RESULT %.9f %.9f %.9f" % (med, samples[0], samples[-1]))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from peer_timing import timed  # noqa: E402
 
 
 def main():

@@ -30,6 +30,9 @@ import time
 
 import numpy as np
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from peer_timing import timed  # noqa: E402
+
 MAGIC = b"~TenBin~"
 SHORT = {"f2": "<f2", "f4": "<f4", "f8": "<f8", "i1": "i1", "i2": "<i2", "i4": "<i4",
          "i8": "<i8", "u1": "u1", "u2": "<u2", "u4": "<u4", "u8": "<u8"}
@@ -93,22 +96,6 @@ def payload_layout(path):
         dims = struct.unpack_from("<%dq" % ndim, buf, 40)
         return 16 + roundup(n) + 16, np.dtype(SHORT[code]), tuple(dims)
     return ra_layout(path)
-
-
-def timed(runs, fn, before=None):
-    samples = []
-    for r in range(runs + 1):
-        if before:
-            before()
-        t0 = time.perf_counter()
-        fn()
-        t1 = time.perf_counter()
-        if r:
-            samples.append(t1 - t0)
-    samples.sort()
-    m = len(samples)
-    med = samples[m // 2] if m % 2 else (samples[m // 2 - 1] + samples[m // 2]) / 2
-    print("RESULT %.9f %.9f %.9f" % (med, samples[0], samples[-1]))
 
 
 def main():

@@ -27,21 +27,8 @@ import time
 
 import torch
 
-
-def timed(runs, fn, before=None):
-    samples = []
-    for r in range(runs + 1):
-        if before:
-            before()
-        t0 = time.perf_counter()
-        fn()
-        t1 = time.perf_counter()
-        if r:
-            samples.append(t1 - t0)
-    samples.sort()
-    m = len(samples)
-    med = samples[m // 2] if m % 2 else (samples[m // 2 - 1] + samples[m // 2]) / 2
-    print("RESULT %.9f %.9f %.9f" % (med, samples[0], samples[-1]))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from peer_timing import timed  # noqa: E402
 
 
 def load(path):
