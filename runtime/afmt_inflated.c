@@ -73,7 +73,13 @@ void afmt_inflated_reblame(const afmt_inflated *z, afmt_error *err)
         snprintf(msg, sizeof msg, "%.*s (at byte %" PRIu64 " of the %" PRIu64 " bytes %.60s inflates to)",
                  (int)AFMT_MESSAGE_MAX, err->message, err->offset, z->src.len, z->name);
         msg[AFMT_MESSAGE_MAX - 1] = '\0';
-        memcpy(err->message, msg, AFMT_MESSAGE_MAX);
+        /* the text and zeros after it: an error's bytes are the same from
+         * run to run (msg's tail is whatever the stack held) */
+        {
+            size_t n = strlen(msg) + 1;
+            memcpy(err->message, msg, n);
+            memset(err->message + n, 0, AFMT_MESSAGE_MAX - n);
+        }
         err->offset = z->start;
     }
 }

@@ -1149,15 +1149,33 @@ static void check_static_no_alloc(void)
 typedef struct keep {
     afmt_array a[16];
     int n;
+    afmt_views copies;  /* the transient views' bytes (keep_array) */
 } keep;
 
+/* A view whose data lives only during on_array (an inflated member's,
+ * data_transient) is kept through afmt_views_add, which copies its bytes
+ * (CSR indices too): the checks below read it after validate returns. */
 static int keep_array(void *vctx, const afmt_array *a)
 {
     keep *k = vctx;
-    if (k->n < 16) k->a[k->n] = *a;
+    if (k->n < 16) {
+        k->a[k->n] = *a;
+        if (a->data_transient) {
+            if (afmt_views_add(&k->copies, a) != 0 || k->copies.oom || k->copies.n > k->copies.max) return -1;
+            k->a[k->n] = k->copies.v[k->copies.n - 1];
+        }
+    }
     k->n++;
     return 0;
 }
+
+static void keep_init(keep *k)
+{
+    memset(k, 0, sizeof *k);
+    afmt_views_init(&k->copies, 16);
+}
+
+static void keep_free(keep *k) { afmt_views_free(&k->copies); }
 
 /* Write arrays[0..n) with format t; if it can, its own validator must
  * accept the bytes.  Returns 1 if something was written. */
@@ -1184,7 +1202,7 @@ static int write_and_validate(const afmt_format *t, const afmt_array *arrays, si
         afmt_error v;
         keep back;
         afmt_visitor vis;
-        memset(&back, 0, sizeof back);
+        keep_init(&back);
         memset(&vis, 0, sizeof vis);
         vis.ctx = &back;
         vis.on_array = keep_array;
@@ -1200,6 +1218,7 @@ static int write_and_validate(const afmt_format *t, const afmt_array *arrays, si
         } else {
             printf("PASS %s\n", name);
         }
+        keep_free(&back);
     }
     free(out);
     return 1;
@@ -1218,11 +1237,14 @@ static void check_writers(void)
             afmt_array plain[16];
             uint8_t *bufs[16];
             int i, n, ok = 1;
-            memset(&k, 0, sizeof k);
+            keep_init(&k);
             memset(&vis, 0, sizeof vis);
             vis.ctx = &k;
             vis.on_array = keep_array;
-            if (afmt_formats[f]->validate(s->data, s->len, NULL, &vis, &e) != 0 || k.n == 0 || k.n > 16) continue;
+            if (afmt_formats[f]->validate(s->data, s->len, NULL, &vis, &e) != 0 || k.n == 0 || k.n > 16) {
+                keep_free(&k);
+                continue;
+            }
             n = k.n;
             for (t = 0; t < afmt_format_count; t++) {
                 const afmt_format *tf = afmt_formats[t];
@@ -1249,6 +1271,7 @@ static void check_writers(void)
                 }
                 for (i = 0; i < n; i++) free(bufs[i]);
             }
+            keep_free(&k);
         }
     }
     CHECK("I9 writers: at least one array was written and re-validated", wrote_any);
