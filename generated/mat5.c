@@ -1712,28 +1712,11 @@ static int mat5_validate_body(afmt_vctx *c)
     const uint64_t v_no_subsys = ((v_subsys == UINT64_C(0)) ||
             (v_subsys == UINT64_C(2314885530818453536)));
 
-    /*
-     * check no_subsys || (subsys >= 128 && subsys < offset() + remaining()) (spec/mat5.json
-     * /body/8)
-     */
-    int any_holds = (v_no_subsys != 0);
-    if (!any_holds) {
-        int all_hold = (v_subsys >= UINT64_C(128));
-        if (all_hold) {
-            uint64_t offset_plus_remaining;
-            if (!afmt_add_u64(c->pos, (afmt_end(c) - c->pos), &offset_plus_remaining)) {
-                return afmt_overflow_c(c, "subsys", AFMT_NO_INDEX, o_subsys,
-                        "no_subsys || (subsys >= 128 && subsys < offset() + remaining())");
-            }
-            all_hold = (v_subsys < offset_plus_remaining);
-        }
-        any_holds = all_hold;
-    }
-    if (!any_holds) {
+    /* check no_subsys || subsys >= 128 (spec/mat5.json /body/8) */
+    if (!((v_no_subsys != 0) || (v_subsys >= UINT64_C(128)))) {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "subsys", AFMT_NO_INDEX, o_subsys,
-                "the subsystem data offset is 0, 8 spaces or inside the file: `no_subsys || "
-                "(subsys >= 128 && subsys < offset() + remaining())` does not hold (subsys = %"
-                PRIu64 ")", v_subsys);
+                "the subsystem data offset is 0, 8 spaces or past the header: `no_subsys || subsys "
+                ">= 128` does not hold (subsys = %" PRIu64 ")", v_subsys);
     }
 
     /* repeat var until the end (spec/mat5.json /body/9) */
@@ -1758,6 +1741,16 @@ static int mat5_validate_body(afmt_vctx *c)
         }
     }
     afmt_path_pop(c->path);
+
+    /*
+     * check no_subsys || subsys < offset() (spec/mat5.json /body/10): at the end, where a stream
+     * knows the file's length too
+     */
+    if (!((v_no_subsys != 0) || (v_subsys < c->pos))) {
+        return afmt_fail_c(c, AFMT_E_CONSTRAINT, "subsys", AFMT_NO_INDEX, o_subsys,
+                "the subsystem data offset is inside the file: `no_subsys || subsys < offset()` "
+                "does not hold (subsys = %" PRIu64 ")", v_subsys);
+    }
 
     /* trailer: nothing may follow */
     if (afmt_expect_end(c, 1)) return -1;

@@ -233,6 +233,10 @@ def build():
     case("version_0101", "version 0x0101", simple(version=0x0101), valid=False, field="version", at=124)
     case("endian_xx", "endian indicator XX", simple(endian=b"XX"), valid=False, field="endian", at=126)
     case("subsys_bogus", "subsystem offset 1", simple(subsys=1), valid=False, field="subsys", at=116)
+    # checked at the end, where a stream knows the length too (fuzz finding
+    # stream-mat5-subsystem-offset-against-unknown-length)
+    case("subsys_past_end", "subsystem offset past the file's end", simple(subsys=1 << 20), valid=False,
+         field="subsys", at=116)
     # ---- top-level elements
     m = Mat()
     header(m)
