@@ -120,6 +120,20 @@ int afmt_text_slot_fail(const afmt_vctx *c, const char *field, uint64_t offset, 
                      bad, *AFMT_B(src, offset + bad));
 }
 
+/* A stream that ended inside its regions: said as a buffer of the same
+ * bytes says it when it opens the outermost region that reaches past the
+ * input's end (afmt_region_open_fail), and as afmt_region_close_slow says
+ * it for a stream. */
+static int region_past_input(const afmt_vctx *c, uint64_t input_end)
+{
+    const afmt_region_ctx *r = c->region;
+
+    while (r->outer && r->outer->end > input_end)
+        r = r->outer;
+    return afmt_src_short(c->src, c->err, c->path, r->name, AFMT_NO_INDEX, r->end - r->size,
+                          end_now(c->src, r->outer_end), r->size, r->name);
+}
+
 int afmt_padding_fail(afmt_vctx *c, const char *field, int lenient, uint64_t len, int taken,
                       uint64_t nonzero)
 {
@@ -132,7 +146,15 @@ int afmt_padding_fail(afmt_vctx *c, const char *field, int lenient, uint64_t len
     uint64_t *pos = &c->pos;
     const uint64_t at = *pos;
     if (!taken) {
+        const uint64_t region_end = end;
         end = end_now(src, end);
+        /* a stream must show that the bytes up to its region's end are
+         * there before a padding cut by that end is tolerated: if the
+         * input ends first, it is truncated, as a buffer of the same
+         * bytes says when it opens the region */
+        if (c->region && end > at && !afmt_src_have(src, region_end, at, end - at) && !src->io_error &&
+            src->len != AFMT_LEN_UNKNOWN && src->len < region_end)
+            return region_past_input(c, src->len);
         if (src->io_error)
             return afmt_src_short(src, err, path, field, AFMT_NO_INDEX, at, end, len, "padding");
         if (!lenient)

@@ -47,6 +47,18 @@ static const regression REGRESSIONS[] = {
     {"stream-torch-end-record-before-held-tail",
      "the same in torch: 1,642 bytes after the end record, the stream said 'magic' "
      "where the buffer said 'trailing' (found by stream_torch in make fuzz-smoke)"},
+    {"stream-mat5-subsystem-offset-against-unknown-length",
+     "a MAT-file header whose subsystem data offset lies past its 272 bytes: the "
+     "buffer refused it at subsys by subsys < offset() + remaining(), a stream "
+     "(which does not know its remaining bytes there) at a later class name; "
+     "spec/mat5.json now checks 'inside the file' after the last element (found "
+     "by stream_mat5 in make fuzz-smoke, CI)"},
+    {"stream-mat5-lenient-padding-cut-by-input-end",
+     "a top-level miMATRIX of 50 bytes with 49 left: the buffer refused the region "
+     "as truncated, a stream (lenient) took the last padding as cut by its "
+     "region's end and said valid; afmt_padding_fail (runtime/afmt_step.c) now "
+     "first makes a stream show the bytes up to the region's end (found by "
+     "stream_mat5, libFuzzer)"},
     {"validate-npz-no-member-sorted-through-null",
      "a zip whose central directory holds no entry (138 bytes, end records of 0 "
      "entries): afmt_ar_sort_names (runtime/afmt_ar_names.c) called qsort with "
