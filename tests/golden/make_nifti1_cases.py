@@ -6,9 +6,11 @@ script put the byte it breaks.  Regenerate: python3 tests/golden/make_nifti1_cas
 """
 import math
 import os
-import shutil
 import struct
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from case_files import write_cases  # noqa: E402
 
 OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "nifti1")
 
@@ -132,30 +134,7 @@ def build():
 
 def main():
     build()
-    if os.path.isdir(OUT):
-        for d in os.listdir(OUT):
-            if os.path.isdir(os.path.join(OUT, d)):
-                shutil.rmtree(os.path.join(OUT, d))
-    os.makedirs(OUT, exist_ok=True)
-    for name, doc, data, mode, valid, code, field, offset, contains, warnings in CASES:
-        d = os.path.join(OUT, name)
-        os.makedirs(d)
-        with open(os.path.join(d, "input"), "wb") as f:
-            f.write(data)
-        lines = ["# %s: %s" % (name, doc), "format: nifti1", "mode: " + mode, "valid: " + ("yes" if valid else "no")]
-        if code or not valid:
-            lines.append("code: " + (code or "constraint"))
-        if field is not None:
-            lines.append("field: " + field)
-        if offset is not None:
-            lines.append("offset: %d" % offset)
-        if contains:
-            lines.append("message-contains: " + contains)
-        if warnings is not None or valid:
-            lines.append("warnings: %d" % (warnings or 0))
-        with open(os.path.join(d, "expect"), "w") as f:
-            f.write("\n".join(lines) + "\n")
-    print("%d cases in %s" % (len(CASES), os.path.relpath(OUT)))
+    write_cases('nifti1', OUT, CASES)
 
 
 if __name__ == "__main__":
