@@ -14,11 +14,13 @@ trap 'rm -f "$LOG"; rm -rf "$TMPD"' EXIT
 TMPD=$(mktemp -d)
 
 run() { # name, command...
-    local name=$1 status
+    local name=$1 status began=$SECONDS
     shift
     echo "== $name"
     "$@" > "$TMPD/out" 2>&1
     status=$?
+    # how long each suite takes, so that CI's time budget can be kept
+    [ $((SECONDS - began)) -lt 10 ] || echo "   ($name took $((SECONDS - began)) s)"
     cat "$TMPD/out" >> "$LOG"
     grep -v '^PASS ' "$TMPD/out"
     # a suite that fails without saying which check failed still counts
