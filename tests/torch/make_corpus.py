@@ -93,7 +93,22 @@ def trained_net():
     loss.backward()
     optimizer.step()
     scheduler.step()
-    return net, optimizer, scheduler, float(loss)
+    # The step gives the checkpoint its shape (Adam's state per parameter,
+    # BatchNorm's running statistics); its numbers come from matmul and
+    # reduction kernels that differ in their last bits between CPUs (AVX2,
+    # AVX-512), and the corpus must be the same bytes on every machine
+    # (corpus/torch/ is checked against it).  So every float of it is
+    # replaced by a value of few binary digits, drawn from an integer RNG:
+    # exact in every float type and on every CPU.
+    with torch.no_grad():
+        floats = list(net.state_dict().values())
+        floats += [v for state in optimizer.state.values() for v in state.values()
+                   if torch.is_tensor(v)]
+        for tensor in floats:
+            if tensor.is_floating_point() and tensor.dim() > 0:
+                exact = torch.randint(-512, 512, tensor.shape, dtype=torch.int64)
+                tensor.copy_(exact.to(torch.float64) / 4096)
+    return net, optimizer, scheduler, 0.375
 
 
 # ------------------------------------------------------------ valid cases
