@@ -71,10 +71,12 @@ static int load_quiet(afmt_cli_loaded *l, const char *prog, const char *path, co
         l->file_copy = NULL;
         return AFMT_EXIT_ERROR;
     }
-    if (l->in.map)
+    if (l->in.map) {
         /* dump and convert read the mapping inside stdio and write():
          * a file cut short meanwhile ends them with a message */
-        afmt_cli_sigbus_watch(prog, l->file, l->in.map, l->in.map_len);
+        afmt_cli_mapped file = { l->file, l->in.map, l->in.map_len, l->in.map_dev, l->in.map_ino };
+        afmt_cli_sigbus_watch(prog, &file);
+    }
     if (!forced && l->in.len == 0 && !l->in.over_limit) {
         afmt_cli_empty_error(&defaults, format_option, &why->err);
         afmt_cli_loaded_close(l);
@@ -223,6 +225,7 @@ int afmt_cli_loaded_run_guarded(afmt_cli_loaded *l, const afmt_options *opt,
                                 const afmt_visitor *vis, afmt_error *err)
 {
     guarded_run g = { l, opt, vis, err, -1 };
+    afmt_cli_mapped file = { l->file, l->in.map, l->in.map_len, l->in.map_dev, l->in.map_ino };
     uintptr_t at = 0;
     char msg[AFMT_MESSAGE_MAX];
     uint64_t offset;
@@ -231,7 +234,7 @@ int afmt_cli_loaded_run_guarded(afmt_cli_loaded *l, const afmt_options *opt,
         return afmt_cli_loaded_run(l, opt, vis, err);
     if (afmt_cli_sigbus_guard(run_loaded, &g, &at) == 0)
         return loaded_changed(l, err) ? -2 : g.rc;
-    offset = afmt_cli_sigbus_describe(at, l->in.map, l->in.map_len, msg, sizeof msg);
+    offset = afmt_cli_sigbus_describe(at, &file, msg, sizeof msg);
     afmt_error_clear(err);
     afmt_cli_fail(err, AFMT_E_IO, NULL, offset, "%s", msg);
     return -2;

@@ -59,7 +59,8 @@ static void check_opened(afmt_cli_worker *w, const char *path, int is_stdin, afm
         if (afmt_cli_sigbus_guard(run_mapped_check, &m, &at) != 0) {
             afmt_error io;
             char msg[AFMT_MESSAGE_MAX];
-            uint64_t offset = afmt_cli_sigbus_describe(at, in->map, in->size, msg, sizeof msg);
+            afmt_cli_mapped file = { path, in->map, in->size, in->map_dev, in->map_ino };
+            uint64_t offset = afmt_cli_sigbus_describe(at, &file, msg, sizeof msg);
             afmt_error_clear(&io);
             afmt_cli_fail(&io, AFMT_E_IO, NULL, offset, "%s; try again", msg);
             afmt_cli_report_error(w, path, &io);

@@ -31,19 +31,31 @@
  * elsewhere. */
 int afmt_cli_sigbus_guard(void (*fn)(void *ctx), void *ctx, uintptr_t *fault_addr);
 
-/* "the file was cut short while it was read: no byte at offset N any more
- * (it was SIZE bytes when opened)" into msg (cap bytes), where offset is
- * the faulting address's place in a mapping of the file at base; the
- * offset, or SIZE when the address is outside the mapping. */
-uint64_t afmt_cli_sigbus_describe(uintptr_t fault_addr, const void *base, uint64_t size,
-                                  char *msg, size_t cap);
+/* A file's mapping: [base, base + len) maps path, whose (st_dev,
+ * st_ino) were dev and ino when it was mapped.  path may be NULL. */
+typedef struct afmt_cli_mapped {
+    const char *path;
+    const void *base;
+    uint64_t len;
+    uint64_t dev, ino;
+} afmt_cli_mapped;
 
-/* Watch [base, base + len), the mapping of path, for the rest of the
- * process or until afmt_cli_sigbus_unwatch: a SIGBUS in it outside a
- * guard ends the process as said above, its message beginning "PROG: "
- * (prog may be NULL) and naming path (quoted as quote.h quotes names).
- * The message is made here, so the handler only adds the numbers. */
-void afmt_cli_sigbus_watch(const char *prog, const char *path, const void *base, uint64_t len);
+/* "the file was cut short while it was read: no byte at offset N any more
+ * (it was LEN bytes when opened)" into msg (cap bytes), and N: the first
+ * byte no longer there.  That is the file's size now, when path is still
+ * the file mapped and now ends before the faulting address; else the
+ * faulting address's place in the mapping, or LEN when it is outside it.
+ * (Where a reader faults depends on the order it touches bytes in: memcpy
+ * loads a copy's last bytes first.) */
+uint64_t afmt_cli_sigbus_describe(uintptr_t fault_addr, const afmt_cli_mapped *file, char *msg, size_t cap);
+
+/* Watch file's mapping for the rest of the process or until
+ * afmt_cli_sigbus_unwatch: a SIGBUS in it outside a guard ends the process
+ * as said above, its message beginning "PROG: " (prog may be NULL) and
+ * naming file->path (quoted as quote.h quotes names), its offset found as
+ * afmt_cli_sigbus_describe finds it.  The message is made here, so the
+ * handler only adds the numbers; file need not outlive the call. */
+void afmt_cli_sigbus_watch(const char *prog, const afmt_cli_mapped *file);
 void afmt_cli_sigbus_unwatch(void);
 
 #endif /* AFMT_CLI_SIGBUS_H */

@@ -87,15 +87,35 @@ static void test_json_path(void)
 static void test_sigbus_describe(void)
 {
     static const unsigned char map[100];
-    char msg[AFMT_MESSAGE_MAX];
-    uint64_t at = afmt_cli_sigbus_describe((uintptr_t)(map + 64), map, sizeof map, msg, sizeof msg);
+    char msg[AFMT_MESSAGE_MAX], path[] = "/tmp/afmt-sigbus-XXXXXX";
+    afmt_cli_mapped file = { NULL, map, sizeof map, 0, 0 };
+    struct stat st;
+    uint64_t at = afmt_cli_sigbus_describe((uintptr_t)(map + 64), &file, msg, sizeof msg);
+    int fd;
 
     CHECK("sigbus: the offset is the faulting byte's place in the file", at == 64);
     CHECK("sigbus: the message names the offset and the size when opened",
           strcmp(msg, "the file was cut short while it was read: no byte at offset 64 any more "
                       "(it was 100 bytes when opened)") == 0);
-    at = afmt_cli_sigbus_describe((uintptr_t)map + 200, map, sizeof map, msg, sizeof msg);
+    at = afmt_cli_sigbus_describe((uintptr_t)map + 200, &file, msg, sizeof msg);
     CHECK("sigbus: an address outside the mapping names its end", at == 100);
+
+    /* the file, now 40 bytes long: its end is the first byte missing,
+     * wherever the reader happened to fault */
+    fd = mkstemp(path);
+    CHECK("sigbus: a temporary file", fd >= 0 && ftruncate(fd, 40) == 0 && fstat(fd, &st) == 0);
+    file.path = path;
+    file.dev = (uint64_t)st.st_dev;
+    file.ino = (uint64_t)st.st_ino;
+    at = afmt_cli_sigbus_describe((uintptr_t)(map + 64), &file, msg, sizeof msg);
+    CHECK("sigbus: a file cut short names its new end, not the faulting byte", at == 40);
+    at = afmt_cli_sigbus_describe((uintptr_t)(map + 20), &file, msg, sizeof msg);
+    CHECK("sigbus: a fault before the new end names the faulting byte", at == 20);
+    file.ino ^= 1;
+    at = afmt_cli_sigbus_describe((uintptr_t)(map + 64), &file, msg, sizeof msg);
+    CHECK("sigbus: another file at the path says nothing of the mapped one", at == 64);
+    if (fd >= 0) close(fd);
+    unlink(path);
 }
 
 static void test_cleanup(void)
