@@ -15,26 +15,14 @@ if ! [ -x "$PY" ] || ! "$PY" -c 'import astropy.io.fits, numpy' 2>/dev/null; the
 fi
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-AFMT=$BUILD/afmt VALIDATE=$BUILD/afmt-validate "$PY" - "$TMP" <<'PYEOF'
-import os, subprocess, sys, warnings
+AFMT=$BUILD/afmt VALIDATE=$BUILD/afmt-validate PYTHONPATH="$(dirname "$0")/../peers" "$PY" - "$TMP" <<'PYEOF'
+import os, sys, warnings
 import numpy as np
 from astropy.io import fits
 warnings.simplefilter("ignore")
 tmp = sys.argv[1]
-afmt, validate = os.environ["AFMT"], os.environ["VALIDATE"]
-failed = 0
+from peer_check import AFMT as afmt, VALIDATE as validate, report, run, finish
 
-def report(name, why):
-    global failed
-    if why:
-        failed += 1
-        print("FAIL %s: %s" % (name, why))
-    else:
-        print("PASS %s" % name)
-
-def run(*args):
-    p = subprocess.run(args, capture_output=True, text=True)
-    return p.returncode, (p.stdout + p.stderr).strip()
 
 def afmt_arrays(path, lenient=False):
     """afmt's views of path, by name, through afmt convert to .npz."""
@@ -184,5 +172,5 @@ np.save(npy, np.arange(3, dtype="u2"))
 rc, msg = run(afmt, "convert", npy, os.path.join(tmp, name + ".fits"))
 report(name, None if rc and "u16" in msg else "afmt convert: rc %d %s" % (rc, msg))
 
-sys.exit(1 if failed else 0)
+finish()
 PYEOF

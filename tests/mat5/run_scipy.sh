@@ -18,26 +18,14 @@ if ! [ -x "$PY" ] || ! "$PY" -c 'import scipy.io, numpy' 2>/dev/null; then
 fi
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-AFMT=$BUILD/afmt VALIDATE=$BUILD/afmt-validate "$PY" - "$TMP" <<'PYEOF'
-import os, subprocess, sys
+AFMT=$BUILD/afmt VALIDATE=$BUILD/afmt-validate PYTHONPATH="$(dirname "$0")/../peers" "$PY" - "$TMP" <<'PYEOF'
+import os, sys
 import numpy as np
 import scipy.io as sio
 import scipy.sparse as sp
 tmp = sys.argv[1]
-afmt, validate = os.environ["AFMT"], os.environ["VALIDATE"]
-failed = 0
+from peer_check import AFMT as afmt, VALIDATE as validate, report, run, finish
 
-def report(name, why):
-    global failed
-    if why:
-        failed += 1
-        print("FAIL %s: %s" % (name, why))
-    else:
-        print("PASS %s" % name)
-
-def run(*args):
-    p = subprocess.run(args, capture_output=True, text=True)
-    return p.returncode, (p.stdout + p.stderr).strip()
 
 def afmt_arrays(path):
     """(name, shape, values as floats) of each view, from afmt dump --list."""
@@ -118,5 +106,5 @@ for comp in (False, True):
                 elif got is not None and any(not np.array_equal(np.array(g[2]), np.array(w[2])) for g, w in zip(got, want)):
                     why = "values differ"
             report("scipy " + name, why)
-sys.exit(1 if failed else 0)
+finish()
 PYEOF

@@ -13,25 +13,13 @@ if ! [ -x "$PY" ] || ! "$PY" -c 'import nibabel, numpy' 2>/dev/null; then
 fi
 TMP=$(mktemp -d)
 trap 'rm -rf "$TMP"' EXIT
-AFMT=$BUILD/afmt VALIDATE=$BUILD/afmt-validate "$PY" - "$TMP" <<'PYEOF'
-import os, struct, subprocess, sys
+AFMT=$BUILD/afmt VALIDATE=$BUILD/afmt-validate PYTHONPATH="$(dirname "$0")/../peers" "$PY" - "$TMP" <<'PYEOF'
+import os, struct, sys
 import numpy as np
 import nibabel as nib
 tmp = sys.argv[1]
-afmt, validate = os.environ["AFMT"], os.environ["VALIDATE"]
-failed = 0
+from peer_check import AFMT as afmt, VALIDATE as validate, report, run, finish
 
-def report(name, why):
-    global failed
-    if why:
-        failed += 1
-        print("FAIL %s: %s" % (name, why))
-    else:
-        print("PASS %s" % name)
-
-def run(*args):
-    p = subprocess.run(args, capture_output=True, text=True)
-    return p.returncode, (p.stdout + p.stderr).strip()
 
 def afmt_values(path, name):
     """The array afmt reads from path, through afmt convert to .npy."""
@@ -118,5 +106,5 @@ for name, dt, exts, scaled in cases:
         if '"scl_slope"' not in info or "2.5" not in info:
             why = "afmt info does not report scl_slope 2.5"
     report(name, why)
-sys.exit(1 if failed else 0)
+finish()
 PYEOF
