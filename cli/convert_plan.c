@@ -156,38 +156,12 @@ static int casts(const one_array *o)
     return o->dtype != AFMT_DTYPE_INVALID && o->dtype != o->a->dtype;
 }
 
-/* 1 when the strided view a holds its payload's first elements in
- * row-major order (a tensor torch made contiguous, as nearly all are):
- * then it is written as the plain view *plain, straight from the input.
- * An axis of one element may have any stride. */
-static int strided_as_plain(const afmt_array *a, afmt_array *plain)
-{
-    uint64_t run = 1;
-    uint32_t k;
-
-    if (!a->strided || a->encoding != AFMT_ENC_PLAIN)
-        return 0;
-    for (k = a->rank; k-- > 0;) {
-        if (a->dims[k] != 1 && a->strides[k] != run)
-            return 0;
-        run *= a->dims[k]; /* at most the count, which validation bounded */
-    }
-    *plain = *a;
-    plain->strided = 0;
-    plain->stride = a->elsize;
-    plain->order = AFMT_ROW_MAJOR;
-    /* a view's nbytes runs to its storage's end (a slice's too); written
-     * as is, it is its own elements only */
-    plain->nbytes = run * a->elsize;
-    return 1;
-}
-
 /* Already what the writer takes: written straight from the mapped input
  * instead of copied into fresh memory first. */
 static int keep_as_is(one_array *o)
 {
     afmt_array dense;
-    const afmt_array *a = strided_as_plain(o->a, &dense) ? &dense : o->a;
+    const afmt_array *a = afmt_array_dense_view(o->a, &dense) ? &dense : o->a;
     const afmt_format *target = o->p->args->target;
     afmt_error err;
     int plain = a->encoding == AFMT_ENC_PLAIN && !a->strided && a->endian == AFMT_LITTLE && a->stride == a->elsize &&

@@ -415,6 +415,18 @@ AFMT_API int afmt_array_plain_size(const afmt_array *a, uint64_t *out, afmt_erro
 AFMT_API int afmt_array_to_plain(const afmt_array *src, afmt_order order,
                                  void *dst, uint64_t dst_size, afmt_error *err);
 
+/* 1 when src is a strided view whose elements lie densely in one of the
+ * two orders, as a contiguous tensor or its transpose does: then *plain
+ * is the plain view src is (dtype, shape, name, data and byte order
+ * kept; stride the element size; order the one its elements lie in;
+ * nbytes its own elements', where a view's nbytes may run on to its
+ * storage's end, as a slice's does).  Its bytes can be used as stored.
+ * 0, with *plain untouched, for any other view: plain ones, other
+ * strides, and a strided view whose last element would lie past its
+ * payload.  Reads the view only, never its data; allocates nothing;
+ * thread-safe.  Added in runtime ABI 17. */
+AFMT_API int afmt_array_dense_view(const afmt_array *src, afmt_array *plain);
+
 /* Make *dst a plain, native, contiguous view over buf (which holds
  * afmt_array_plain_size bytes in `order`) of src's logical array: same
  * dtype, shape, name and index.  Typically after afmt_array_to_plain, to

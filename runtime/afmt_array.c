@@ -544,11 +544,24 @@ static int gather_strided(const afmt_array *a, afmt_order order, uint8_t *dst, u
     return 0;
 }
 
+/* *plain: the strided view src, laid out densely in order, as the plain
+ * view it is.  Its nbytes are its own elements' (a view's may run on to
+ * its storage's end: a slice's does). */
+static void dense_as_plain(const afmt_array *src, afmt_order order, uint64_t es, uint64_t total,
+                           afmt_array *plain)
+{
+    *plain = *src;
+    plain->strided = 0;
+    plain->stride = es;
+    plain->order = order;
+    plain->nbytes = total;
+}
+
 /* A strided view laid out densely, as the plain view it is (in *plain);
  * NULL with err when its last element lies past its payload (refused as
  * gather_strided refuses it, naming the strides). */
-static const afmt_array *as_plain_if_dense(const afmt_array *src, uint64_t es, afmt_array *plain,
-                                           afmt_error *err)
+static const afmt_array *as_plain_if_dense(const afmt_array *src, uint64_t es, uint64_t total,
+                                           afmt_array *plain, afmt_error *err)
 {
     afmt_order order;
 
@@ -558,11 +571,24 @@ static const afmt_array *as_plain_if_dense(const afmt_array *src, uint64_t es, a
         return NULL;
     if (!strided_is_dense(src, &order))
         return src;
-    *plain = *src;
-    plain->strided = 0;
-    plain->stride = es;
-    plain->order = order;
+    dense_as_plain(src, order, es, total, plain);
     return plain;
+}
+
+int afmt_array_dense_view(const afmt_array *src, afmt_array *plain)
+{
+    afmt_error err;
+    afmt_order order;
+    uint64_t es, total;
+
+    afmt_error_clear(&err);
+    if (!src || !plain || !src->strided || src->encoding != AFMT_ENC_PLAIN)
+        return 0;
+    if (check_view(src, &es, &total, &err) != 0 || strided_extent(src, es, &err) != 0 ||
+        !strided_is_dense(src, &order))
+        return 0;
+    dense_as_plain(src, order, es, total, plain);
+    return 1;
 }
 
 int afmt_array_to_plain(const afmt_array *src, afmt_order order,
@@ -577,7 +603,7 @@ int afmt_array_to_plain(const afmt_array *src, afmt_order order,
 
     if (check_view(src, &es, &total, err) != 0)
         return -1;
-    if (!(src = as_plain_if_dense(src, es, &dense, err)))
+    if (!(src = as_plain_if_dense(src, es, total, &dense, err)))
         return -1;
     if (dst_size < total || (!dst && total > 0))
         return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, src->offset,
@@ -643,7 +669,7 @@ int afmt_array_plain_is_stored(const afmt_array *a, afmt_order order, uint64_t *
 
     if (check_view(a, &es, total, err) != 0)
         return -1;
-    if (!(a = as_plain_if_dense(a, es, &dense, err)))
+    if (!(a = as_plain_if_dense(a, es, *total, &dense, err)))
         return -1;
     comp = afmt_dtype_get(a->dtype)->component;
     if (a->encoding != AFMT_ENC_PLAIN || a->strided || (a->stride != es && a->stride != 0) ||
