@@ -97,9 +97,7 @@ static int convert_run(conversion *c, const char *src, const char *dst, const af
         return afmt_cli_fail(&c->why.err, AFMT_E_NOMEM, NULL, AFMT_NO_OFFSET, "no memory");
     c->why.array = (size_t)-1;
     if (afmt_py_guard_run(decode_all, c, &fault) != 0) {
-        uintptr_t lo = (uintptr_t)c->in.data;
-        afmt_py_cut_error(&c->why.err, fault >= lo && fault - lo < c->in.len ? fault - lo : c->in.len,
-                          c->in.len, c->run.fmt->name);
+        afmt_py_fault_error(&c->why.err, fault, &c->in, c->run.fmt->name);
         c->why.array = (size_t)-1;
         return c->invalid = 1, -1;
     }

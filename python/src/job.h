@@ -19,7 +19,12 @@ void afmt_py_validate_bytes(afmt_py_run *run, const void *data, uint64_t len, co
                             const afmt_format *forced, const afmt_options *opt);
 
 /* err := "the file was cut short while it was read: no byte at offset N
- * any more (it was SIZE bytes when opened)", AFMT_E_IO at N. */
-void afmt_py_cut_error(afmt_error *err, uint64_t at, uint64_t size, const char *format);
+ * any more (it was SIZE bytes when opened)", AFMT_E_IO at N: at, or the
+ * file's size now when f (open) ends before it.  SIZE is f->len. */
+void afmt_py_cut_error(afmt_error *err, uint64_t at, const afmt_file *f, const char *format);
+
+/* The same for a fault at address fault while f's mapping was read (an
+ * address outside it: at f->len). */
+void afmt_py_fault_error(afmt_error *err, uintptr_t fault, const afmt_file *f, const char *format);
 
 #endif /* AFMT_PY_JOB_H */

@@ -62,7 +62,7 @@ static int changed(mapped *m)
 
     afmt_error_clear(&err);
     if (cut != UINT64_MAX) {
-        afmt_py_cut_error(&err, cut, m->file.len, m->run.fmt ? m->run.fmt->name : NULL);
+        afmt_py_cut_error(&err, cut, &m->file, m->run.fmt ? m->run.fmt->name : NULL);
     } else if (fstat(m->file.fd, &s) != 0 || (uint64_t)s.st_size != m->file.len ||
                (int64_t)s.st_mtim.tv_sec != m->file.mtime_sec ||
                (int64_t)s.st_mtim.tv_nsec != m->file.mtime_nsec) {
@@ -343,9 +343,7 @@ static PyObject *mapped_read_into(PyObject *self, PyObject *args)
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&b);
     if (cut != 0) {
-        uintptr_t lo = (uintptr_t)m->file.data;
-        afmt_py_cut_error(&j.err, fault >= lo && fault - lo < m->file.len ? fault - lo : m->file.len,
-                          m->file.len, m->run.fmt ? m->run.fmt->name : NULL);
+        afmt_py_fault_error(&j.err, fault, &m->file, m->run.fmt ? m->run.fmt->name : NULL);
         return afmt_py_raise(st->file_changed, &j.err, path_of(m));
     }
     if (j.rc != 0)
