@@ -11,13 +11,20 @@ naming the spec, or the writer must refuse at run time.  Every item kind,
 layout, kind of table, repeat, region, switch, pad, text value and text
 header, every expression operator and function, the limits, and names up
 to the longest allowed (48 characters) and names that are C keywords or
-the generated code's own parameters appear.
+the generated code's own parameters appear; and what issue 37's bugs
+were made of: every layout in either order, shapes as lists with a zero
+among dimensions that may overflow, opaque table entries by name and in
+blocks, a switch's "write" naming a case its selector may not read back,
+and (fuzz/specs/specgen_struct.py) structures whose parameters choose a
+switch's case and feed checks, counts and the arguments of another
+structure, in and out of inflated regions.
 """
 import json
 import random
 import struct
 
 import specgen_dir
+import specgen_struct
 
 NAME_MAX = 48
 # names that are C keywords or what generated functions call their own
@@ -201,6 +208,15 @@ def table(rng, kind):
         entries.append(e)
     if kind == "two" and rng.random() < 0.6:
         entries.append({"when": "ka == 0 && kb > 0", "dtype": "opaque", "size": "kb", "write_key": [0, "elsize"]})
+    if kind == "one" and rng.random() < 0.3:
+        # opaque entries by name, sized and in blocks: the name reaches
+        # the view (issue 37: it never did), a block's payload is
+        # elements / N x B bytes
+        n = len(entries)
+        entries.append({"key": [n + 1], "dtype": "opaque", "size": rng.choice([1, 3, 6]), "name": "RGB%d" % n})
+        if rng.random() < 0.6:
+            entries.append({"key": [n + 2], "dtype": "opaque", "name": "Q%d_0" % n,
+                            "block": rng.choice([[32, 18], [2, 1], [256, 144]])})
     return {"entries": entries}
 
 
@@ -409,6 +425,10 @@ def array_block(rng, names, sc, spec, lz4_ok=True):
             items.append({"field": d, "type": int_type(rng)})
             sc.ints[d] = False
             shape.append(d)
+        if shape and rng.random() < 0.2:
+            # a zero among dimensions whose product may overflow (the
+            # mutants' u64s): the count is 0, as for a dims field
+            shape.insert(rng.randint(0, len(shape)), rng.choice(["0", "%s * 0" % shape[0], "%s - %s" % (shape[0], shape[0])]))
         a["shape"] = shape
     items += misc_items(rng, names, sc, [arr], rng.randint(0, 2))
     if rng.random() < 0.3:
@@ -431,6 +451,13 @@ def array_block(rng, names, sc, spec, lz4_ok=True):
     return items, arr
 
 
+def any_order(rng):
+    """Mostly the order a layout is written in; now and then the other one,
+    which every layout must either honour or have the checker refuse
+    (issue 37: a column-major csr was accepted and read as row-major)."""
+    return "column-major" if rng.random() < 0.25 else "row-major"
+
+
 def csr_block(rng, names, sc, spec):
     items, lk = lookup_items(rng, names, sc, spec)
     rows, cols, nnz, ro, ci, arr = (names.new(h) for h in ["rows", "cols", "nnz", "row_offsets", "col_indices", "data"])
@@ -438,7 +465,7 @@ def csr_block(rng, names, sc, spec):
     items += [{"field": rows, "type": "u64"}, {"field": cols, "type": "u64"}, {"field": nnz, "type": "u64"},
               {"field": ro, "type": it, "count": "%s + 1" % rows, "first": "0", "last": nnz, "order": "nondecreasing"},
               {"field": ci, "type": it, "count": nnz, "each": {"expr": "%s < %s" % (ci, cols)}, "increasing_within": ro},
-              {"array": arr, "dtype": lk, "layout": "csr", "shape": [rows, cols], "order": "row-major", "nnz": nnz,
+              {"array": arr, "dtype": lk, "layout": "csr", "shape": [rows, cols], "order": any_order(rng), "nnz": nnz,
                "row_offsets": ro, "col_indices": ci}]
     return items, arr
 
@@ -450,7 +477,7 @@ def columns_block(rng, names, sc, spec):
     rows, ncols, types, labels, arr = (names.new(h) for h in ["rows", "ncols", "column_types", "labels", "columns"])
     items = [{"field": rows, "type": "u64"}, {"field": ncols, "type": "u32", "write": "narrays()"},
              {"field": types, "type": "u8", "count": ncols}]
-    a = {"array": arr, "layout": "columns", "types": types, "table": tname, "shape": [rows], "order": "row-major"}
+    a = {"array": arr, "layout": "columns", "types": types, "table": tname, "shape": [rows], "order": any_order(rng)}
     if rng.random() < 0.7:
         items.append({"field": labels, "type": "string", "length": rng.choice(["u8", "u16", "u32be"]), "count": ncols})
         a["names"] = labels
@@ -467,11 +494,11 @@ def unwritten_case(rng, names, sc, spec):
     r = rng.random()
     if r < 0.33:
         items.append({"array": names.new("zero"), "layout": "zeros", "dtype": lk, "shape": [rows, cols],
-                      "order": "row-major"})
+                      "order": any_order(rng)})
     elif r < 0.66:
         nnz = names.new("nnz")
         items += [{"field": nnz, "type": "u32"},
-                  {"array": names.new("coo"), "dtype": lk, "layout": "coo", "shape": [rows, cols], "order": "row-major",
+                  {"array": names.new("coo"), "dtype": lk, "layout": "coo", "shape": [rows, cols], "order": any_order(rng),
                    "nnz": nnz, "index": rng.choice(["u8", "u16", "u32", "u64"]), "with_columns": "%s != 1" % cols}]
     else:
         x = names.new("x")
@@ -638,6 +665,11 @@ def block(rng, names, sc, spec):
             sw["cases"].append({"when": [lit + 1, lit + 2], "body": unwritten_case(rng, names, sc, spec)})
         if rng.random() < 0.3:
             sw["else"] = "unknown kind"
+        if rng.random() < 0.2:
+            # the case the writer writes, named: the one its selector reads
+            # back, another (the checker refuses two constants that
+            # differ), or an expression (the writer refuses a mismatch)
+            sw["write"] = rng.choice([str(lit), str(lit + 1), sel, "%s + 1" % sel])
         items = [{"field": sel, "type": int_type(rng), "write": str(lit)}, sw]
         sc.ints[sel] = False
     elif r < 0.85:
@@ -669,7 +701,7 @@ def block(rng, names, sc, spec):
     return items, arr
 
 
-FAMILIES = ["any", "directory"]
+FAMILIES = ["any", "directory", "struct"]
 
 
 def make_spec(rng, fmt_name, samples=None, family="any"):
@@ -697,6 +729,8 @@ def make_spec(rng, fmt_name, samples=None, family="any"):
     r = rng.random()
     if family == "directory":
         r = 0.2
+    elif family == "struct":
+        r = 0.33
     if r < 0.08 and samples is not None and rng.random() < 0.3:
         body = wrapped_text_header(rng, names, spec, samples)
     elif r < 0.08:
@@ -708,6 +742,8 @@ def make_spec(rng, fmt_name, samples=None, family="any"):
                  "body": [text_value_case(rng, names, sc, spec)]}]
     elif r < 0.3:
         body = specgen_dir.directory_format(rng, names, spec, samples if samples is not None else [])
+    elif r < 0.37:
+        body = specgen_struct.make_family(rng, names, spec, samples if samples is not None else [])
     else:
         body = misc_items(rng, names, sc, [], rng.randint(0, 3))
         items, arr = block(rng, names, sc, spec)
@@ -721,7 +757,7 @@ def make_spec(rng, fmt_name, samples=None, family="any"):
                 rep["skip"] = "whitespace"
                 rep["body"] = [{"field": names.new("mark"), "type": "bytes", "size": 1, "equals": "R"}] + body
             body = [rep]
-    if r >= 0.14 and rng.random() < 0.2:
+    if r >= 0.14 and not 0.3 <= r < 0.37 and rng.random() < 0.2:
         # a byte order chosen at run time: a mark read in a fixed order,
         # then everything that names no order follows it; the writer
         # writes the spec's endian, so it writes the mark that chooses it
@@ -742,7 +778,7 @@ def make_spec(rng, fmt_name, samples=None, family="any"):
                                                        "nnz": "nnz", "schema": "schema", "label": "label"},
                            "value_names": {"f64": "f64"}}
     multi = any("repeat" in i and i.get("until") == "end" for i in spec["body"])
-    if r >= 0.3 and "detect" not in spec and rng.random() < 0.04 and not multi:
+    if r >= 0.37 and "detect" not in spec and rng.random() < 0.04 and not multi:
         # many tables, each looked up (the generator's lists of emitted
         # helpers grew past any fixed size: regression many_tables)
         extra = []
