@@ -1165,6 +1165,47 @@ static void emit_scope_checks(emitter *m, scope *sc)
     }
 }
 
+/* Whether dimension k of array a is a field the writer takes from it. */
+static int dim_is_defined(const scope *sc, const item *a, int k)
+{
+    int i;
+    for (i = 0; i < sc->ndefs; i++)
+        if (sc->defs[i].kind == D_DIM && sc->defs[i].arr == a && sc->defs[i].dim == k) return 1;
+    return 0;
+}
+
+/* A list shape's entries that are no field the writer takes from the
+ * array (a literal, `rows - rows`, a let): the values written must make
+ * each the array's dimension, else the file would say another shape than
+ * the payload written holds and fail its own validator (spec fuzzer
+ * seeds 31222 and 31229: a shape ["n", "n - n"]).  Checked as the
+ * scope's constraints are, before anything is written. */
+static void emit_shape_checks(emitter *m, scope *sc)
+{
+    int i, k;
+    for (i = 0; i < sc->narrays; i++) {
+        item *a = sc->arrays[i];
+        if (!sc->direct[i] || a->array.shape_field || a->array.dir_record) continue;
+        for (k = 0; k < a->array.nshape; k++) {
+            expr *e = a->array.shape[k];
+            const char *text = a->array.shape_text ? a->array.shape_text[k] : "?";
+            blame bl = blame_at(a->name, "AFMT_NO_INDEX", "0");
+            char *v, *cond, *fmt, *args, *body;
+            if (dim_is_defined(sc, a, k) || uses_input_position(e) || reads_later_var(m, e) || reads_late(sc, e))
+                continue;
+            v = emit_u64(m, &bl, e, text);
+            cond = xprintf("A_%s->rank > %d && (%s) != A_%s->dims[%d]", a->name, k, v, a->name, k);
+            body = c_format_body(text);
+            fmt = xprintf("\"dimension %d of '%s' is %%llu, but the values written make its shape's `%s` %%llu\"",
+                          k, a->name, body);
+            args = xprintf("(unsigned long long)A_%s->dims[%d], (unsigned long long)(%s)", a->name, k, v);
+            m->jpath = a->jpath;
+            emit_fail_if(m, cond, &bl, "usage", LEN_NONE, fmt, args);
+            free(v); free(cond); free(body); free(fmt); free(args);
+        }
+    }
+}
+
 static void write_items(emitter *m, item_list *body);
 
 /* Whether item it (or one nested in it) sets var name. */
@@ -1437,6 +1478,7 @@ static void write_scope(emitter *m, item_list *body, const char *array_expr)
     for (i = 0; i < sc.ndefs; i++)
         if (!sc.defs[i].late) emit_def(m, &sc, &sc.defs[i], "");
     emit_scope_checks(m, &sc);
+    emit_shape_checks(m, &sc);
     saved_scope = m->wscope;
     m->wscope = &sc;
     write_items(m, body);

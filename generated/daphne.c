@@ -707,7 +707,7 @@ static int daphne_write_block_kind_0(afmt_error *err)
 
 static int daphne_write_block_kind_1(const size_t n, afmt_sink *sink, afmt_error *err,
         const size_t ai, const afmt_array *A_data, const uint64_t v_value_type,
-        const afmt_elem el_type)
+        const afmt_elem el_type, const uint64_t v_block_rows, const uint64_t v_block_cols)
 {
     if (n != 1) {
         return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, AFMT_NO_OFFSET,
@@ -720,6 +720,18 @@ static int daphne_write_block_kind_1(const size_t n, afmt_sink *sink, afmt_error
     uint64_t nbytes_data;
     if (afmt_payload_size(A_data, el_type.enc, &nbytes_data, err) != 0) return -1;
     const uint64_t v_block_value_type = v_value_type;
+    if (A_data->rank > 0 && (v_block_rows) != A_data->dims[0]) {
+        return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, AFMT_NO_OFFSET,
+                "dimension 0 of 'data' is %llu, but the values written make its shape's "
+                "`block_rows` %llu", (unsigned long long)A_data->dims[0],
+                (unsigned long long)(v_block_rows));
+    }
+    if (A_data->rank > 1 && (v_block_cols) != A_data->dims[1]) {
+        return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, AFMT_NO_OFFSET,
+                "dimension 1 of 'data' is %llu, but the values written make its shape's "
+                "`block_cols` %llu", (unsigned long long)A_data->dims[1],
+                (unsigned long long)(v_block_cols));
+    }
     /* block_value_type */
     if (afmt_sink_u8(sink, v_block_value_type, err) != 0) return -1;
     /* data */
@@ -729,7 +741,7 @@ static int daphne_write_block_kind_1(const size_t n, afmt_sink *sink, afmt_error
 
 static int daphne_write_block_kind_2(const size_t n, afmt_sink *sink, afmt_error *err,
         const size_t ai, const afmt_array *A_data, const uint64_t v_value_type,
-        const uint64_t v_block_cols)
+        const uint64_t v_block_rows, const uint64_t v_block_cols)
 {
     if (n != 1) {
         return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, AFMT_NO_OFFSET,
@@ -748,6 +760,18 @@ static int daphne_write_block_kind_2(const size_t n, afmt_sink *sink, afmt_error
                 A_data->csr_index_size, 0);
         if (daphne_check_col_indices(AFMT_VCTX_STRICT(err), AFMT_NO_OFFSET, i_col_indices,
                 e_col_indices, v_block_cols)) return -1;
+    }
+    if (A_data->rank > 0 && (v_block_rows) != A_data->dims[0]) {
+        return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, AFMT_NO_OFFSET,
+                "dimension 0 of 'data' is %llu, but the values written make its shape's "
+                "`block_rows` %llu", (unsigned long long)A_data->dims[0],
+                (unsigned long long)(v_block_rows));
+    }
+    if (A_data->rank > 1 && (v_block_cols) != A_data->dims[1]) {
+        return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, AFMT_NO_OFFSET,
+                "dimension 1 of 'data' is %llu, but the values written make its shape's "
+                "`block_cols` %llu", (unsigned long long)A_data->dims[1],
+                (unsigned long long)(v_block_cols));
     }
     /* block_value_type */
     if (afmt_sink_u8(sink, v_block_value_type, err) != 0) return -1;
@@ -807,9 +831,10 @@ static int daphne_write_block(const size_t n, afmt_sink *sink, afmt_error *err, 
     if (v_block_type == 0) {
         if (daphne_write_block_kind_0(err)) return -1;
     } else if (v_block_type == 1) {
-        if (daphne_write_block_kind_1(n, sink, err, ai, A_data, v_value_type, el_type)) return -1;
+        if (daphne_write_block_kind_1(n, sink, err, ai, A_data, v_value_type, el_type,
+                v_block_rows, v_block_cols)) return -1;
     } else if (v_block_type == 2) {
-        if (daphne_write_block_kind_2(n, sink, err, ai, A_data, v_value_type,
+        if (daphne_write_block_kind_2(n, sink, err, ai, A_data, v_value_type, v_block_rows,
                 v_block_cols)) return -1;
     } else if (v_block_type == 3) {
         if (daphne_write_block_kind_3(err)) return -1;
@@ -840,7 +865,7 @@ static int daphne_write_object_1(const size_t n, afmt_sink *sink, afmt_error *er
 }
 
 static int daphne_write_object_3(const afmt_array *arrays, const size_t n, afmt_sink *sink,
-        afmt_error *err)
+        afmt_error *err, const afmt_array *A_columns, const uint64_t v_rows)
 {
     for (size_t k = 0; k < n; k++) {
         if (arrays[k].encoding != AFMT_ENC_PLAIN || arrays[k].endian != AFMT_LITTLE ||
@@ -856,6 +881,11 @@ static int daphne_write_object_3(const afmt_array *arrays, const size_t n, afmt_
             return afmt_fail(err, AFMT_E_TYPE, NULL, "column_types", k, AFMT_NO_OFFSET,
                     "daphne cannot hold a column of type %s", afmt_dtype_name(arrays[k].dtype));
         }
+    }
+    if (A_columns->rank > 0 && (v_rows) != A_columns->dims[0]) {
+        return afmt_fail(err, AFMT_E_USAGE, NULL, "columns", AFMT_NO_INDEX, AFMT_NO_OFFSET,
+                "dimension 0 of 'columns' is %llu, but the values written make its shape's `rows` "
+                "%llu", (unsigned long long)A_columns->dims[0], (unsigned long long)(v_rows));
     }
     /* column_types */
     for (uint64_t k = 0; k < n_column_types; k++) {
@@ -892,6 +922,7 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
                 "daphne needs an array to write");
     }
     const afmt_array *A_data = &arrays[ai];
+    const afmt_array *A_columns = &arrays[ai];
     const uint64_t v_data_type = (((uint64_t)n > UINT64_C(1)) ? UINT64_C(3) :
             ((A_data->encoding == AFMT_ENC_CSR) ? UINT64_C(2) : UINT64_C(1)));
     if (UINT64_C(0) >= A_data->rank)
@@ -921,7 +952,7 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
     if (v_data_type == 1 || v_data_type == 2) {
         if (daphne_write_object_1(n, sink, err, ai, A_data, v_rows, v_cols)) return -1;
     } else if (v_data_type == 3) {
-        if (daphne_write_object_3(arrays, n, sink, err)) return -1;
+        if (daphne_write_object_3(arrays, n, sink, err, A_columns, v_rows)) return -1;
     } else {
         return afmt_fail(err, AFMT_E_TYPE, NULL, "data_type", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "no case of the format describes this array");

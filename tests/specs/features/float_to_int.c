@@ -261,7 +261,6 @@ static int float_to_int_write_impl(const afmt_array *arrays, size_t n,
                 "`int(count_f)`: %s is beyond 64-bit integers", afmt_float_text(v_count_f, 8).s);
     }
     const int64_t v_n = count_f_int;
-    (void)v_n; /* not read */
     const double v_start = (double)UINT64_C(40);
     uint64_t start_lt_40_choice;
     if (v_start < 40.0) {
@@ -299,6 +298,16 @@ static int float_to_int_write_impl(const afmt_array *arrays, size_t n,
     if (!afmt_float_integral(v_start)) {
         return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "start", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "a whole offset (lenient: truncated): `integral(start)` does not hold");
+    }
+    if (v_n < 0) {
+        return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "data", AFMT_NO_INDEX, AFMT_NO_OFFSET,
+                "`n` is negative (%" PRId64 ")", v_n);
+    }
+    const uint64_t xn_unsigned = (uint64_t)(v_n);
+    if (A_data->rank > 0 && (xn_unsigned) != A_data->dims[0]) {
+        return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, AFMT_NO_OFFSET,
+                "dimension 0 of 'data' is %llu, but the values written make its shape's `n` %llu",
+                (unsigned long long)A_data->dims[0], (unsigned long long)(xn_unsigned));
     }
     /* tag */
     if (afmt_sink_put(sink, "FI\x00\x00", 4, err) != 0) return -1;

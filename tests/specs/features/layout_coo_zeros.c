@@ -291,6 +291,16 @@ static int layout_coo_zeros_write_impl(const afmt_array *arrays, size_t n,
                 err);
     uint64_t nbytes_data;
     if (afmt_payload_size(A_data, el_type.enc, &nbytes_data, err) != 0) return -1;
+    if (A_data->rank > 0 && (v_rows) != A_data->dims[0]) {
+        return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, AFMT_NO_OFFSET,
+                "dimension 0 of 'data' is %llu, but the values written make its shape's `rows` "
+                "%llu", (unsigned long long)A_data->dims[0], (unsigned long long)(v_rows));
+    }
+    if (A_data->rank > 1 && (v_cols) != A_data->dims[1]) {
+        return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, AFMT_NO_OFFSET,
+                "dimension 1 of 'data' is %llu, but the values written make its shape's `cols` "
+                "%llu", (unsigned long long)A_data->dims[1], (unsigned long long)(v_cols));
+    }
     /* data */
     if (afmt_sink_payload(sink, A_data, AFMT_LITTLE, el_type.enc, err) != 0) return -1;
     if (wopt && wopt->trailer_len > 0) {

@@ -257,6 +257,18 @@ static int repeat_tiles_write_block(const size_t n, afmt_sink *sink, afmt_error 
     const uint64_t v_block_cols = v_cols;
     if (repeat_tiles_check_block_rows(AFMT_VCTX_STRICT(err), AFMT_NO_OFFSET, v_block_rows,
             v_block_cols)) return -1;
+    if (A_data->rank > 0 && (v_block_rows) != A_data->dims[0]) {
+        return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, AFMT_NO_OFFSET,
+                "dimension 0 of 'data' is %llu, but the values written make its shape's "
+                "`block_rows` %llu", (unsigned long long)A_data->dims[0],
+                (unsigned long long)(v_block_rows));
+    }
+    if (A_data->rank > 1 && (v_block_cols) != A_data->dims[1]) {
+        return afmt_fail(err, AFMT_E_USAGE, NULL, "data", AFMT_NO_INDEX, AFMT_NO_OFFSET,
+                "dimension 1 of 'data' is %llu, but the values written make its shape's "
+                "`block_cols` %llu", (unsigned long long)A_data->dims[1],
+                (unsigned long long)(v_block_cols));
+    }
     /* block_row */
     if (afmt_sink_u64(sink, UINT64_C(0), 0, err) != 0) return -1;
     /* block_col */
