@@ -130,7 +130,8 @@ typedef struct ikv {
 } ikv;
 
 struct afmt_interp {
-    const spec *s;
+    const spec *s;             /* its names interned (iintern_names) */
+    const char *index_name;    /* the pointer of the name `index` */
     afmt_format format;        /* name, extensions, detect... (validate: NULL) */
     afmt_meta_desc sidecar;    /* the spec's sidecar (format.sidecar points here), if any */
     const char **extensions;   /* NULL-terminated */
@@ -144,6 +145,11 @@ struct afmt_interp {
     iarchive *archives;
     int narchives;
 };
+
+/* ---- names (interp_names.c): every name of s made one pointer per
+ * spelling, so that lookups compare pointers; returns the pointer of
+ * `index`. */
+const char *iintern_names(spec *s);
 
 /* ---- symbols (interp_run.c) */
 isym *isym_push(irun *r, isym_kind kind, const item *it);

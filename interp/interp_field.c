@@ -128,7 +128,7 @@ static int float_array_field(irun *r, const item *it)
         e->big = big;
         e->count = 1;
         e->f = afmt_float_get(AFMT_B(r->c->src, off), (unsigned)f->width, big);
-        ix->name = "index";
+        ix->name = r->in->index_name;
         ix->t = VT_U;
         ix->v = i;
         if (f->has_fequals && !(e->f == f->fequals))
@@ -169,7 +169,7 @@ static int array_field_each(irun *r, const item *it, const isym *y)
         e->t = y->t;
         e->v = iarrf_get(r, y, i);
         e->off = off;
-        ix->name = "index";
+        ix->name = r->in->index_name;
         ix->t = VT_U;
         ix->v = i;
         rc = irun_checks(r, &b, it->field.each, it->field.neach, e);

@@ -235,6 +235,7 @@ static afmt_interp *load(const char *path, const char *text, afmt_interp_refusal
     in = calloc(1, sizeof *in);
     if (!in) return NULL;
     *why = AFMT_INTERP_LOADED;
+    in->index_name = iintern_names(s);
     in->s = s;
     in->max_syms = icount_items(&s->body) + 2;
     in->struct_syms = calloc((size_t)s->nstructs + 1, sizeof *in->struct_syms);

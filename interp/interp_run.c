@@ -26,8 +26,12 @@ isym *isym_push(irun *r, isym_kind kind, const item *it)
 isym *isym_find(const irun *r, const char *name)
 {
     int i;
-    /* the first byte first: most names in scope differ there, and this
-     * runs for every name an expression reads */
+    /* by pointer: the load interned every name a symbol is pushed under
+     * and every name the model reads (interp_names.c), and this runs for
+     * every name an expression reads */
+    for (i = r->nsyms - 1; i >= 0; i--)
+        if (r->syms[i].name == name) return &r->syms[i];
+    /* a name not interned (a caller's own spelling) or not in scope */
     for (i = r->nsyms - 1; i >= 0; i--)
         if (r->syms[i].name[0] == name[0] && strcmp(r->syms[i].name, name) == 0) return &r->syms[i];
     return NULL;

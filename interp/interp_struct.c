@@ -12,8 +12,8 @@
 static int find_struct(const spec *s, const char *name)
 {
     int i;
-    for (i = 0; i < s->nstructs; i++)
-        if (strcmp(s->structs[i].name, name) == 0) return i;
+    for (i = 0; i < s->nstructs; i++) /* interned names: the pointer first */
+        if (s->structs[i].name == name || strcmp(s->structs[i].name, name) == 0) return i;
     return -1;
 }
 
@@ -45,11 +45,17 @@ static int struct_body(irun *r, const item *it, int index, const uint64_t *args,
     return rc;
 }
 
+/* Arguments a use holds on the stack (more are allocated): GGUF's value
+ * structure, used once per array element, has one. */
+#define STRUCT_ARGS_LOCAL 8
+
 int irun_struct(irun *r, const item *it)
 {
     const int index = find_struct(r->in->s, it->st.use);
     const iblame b = iblame_pos(it->name);
-    uint64_t *args = calloc(2 * (size_t)it->st.nargs + 1, sizeof *args), *at = args + it->st.nargs;
+    uint64_t local[2 * STRUCT_ARGS_LOCAL];
+    uint64_t *args = it->st.nargs <= STRUCT_ARGS_LOCAL ? local : calloc(2 * (size_t)it->st.nargs, sizeof *args);
+    uint64_t *at = args ? args + it->st.nargs : NULL;
     int i, rc = 0;
     if (!args) return afmt_fail(r->c->err, AFMT_E_NOMEM, NULL, NULL, AFMT_NO_INDEX, 0, "out of memory");
     for (i = 0; rc == 0 && i < it->st.nargs; i++) {
@@ -62,7 +68,7 @@ int irun_struct(irun *r, const item *it)
     if (rc == 0 && index < 0) rc = afmt_fail(r->c->err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, 0,
                                              "no structure %s (the loader's checks let it through: a bug)", it->st.use);
     if (rc == 0) rc = struct_body(r, it, index, args, at);
-    free(args);
+    if (args != local) free(args);
     if (rc) return -1;
     r->c->depth--;
     return 0;
