@@ -129,6 +129,15 @@ typedef struct ikv {
     afmt_value_grammar g;     /* its cases are the interpreter's (ikv_free) */
 } ikv;
 
+/* What the load works out once for an item (interp_aux.c). */
+typedef struct iaux {
+    const item *it;           /* NULL: a free slot */
+    int struct_index;         /* IT_STRUCT: its structure in s->structs (-1: none) */
+    int16_t *case_of;         /* IT_SWITCH: case_of[v], v <= case_max: the case v selects (-1: none);
+                               * NULL: values too large for a table, searched */
+    uint64_t case_max;
+} iaux;
+
 struct afmt_interp {
     const spec *s;             /* its names interned (iintern_names) */
     const char *index_name;    /* the pointer of the name `index` */
@@ -144,12 +153,20 @@ struct afmt_interp {
     int nkvs;
     iarchive *archives;
     int narchives;
+    iaux *aux;                 /* by item address, aux_mask + 1 slots */
+    size_t aux_mask;
 };
 
 /* ---- names (interp_names.c): every name of s made one pointer per
  * spelling, so that lookups compare pointers; returns the pointer of
  * `index`. */
 const char *iintern_names(spec *s);
+
+/* ---- per-item data (interp_aux.c): built at load, freed by iaux_free;
+ * iaux_of: an item's, or NULL */
+void iaux_collect(afmt_interp *in);
+void iaux_free(afmt_interp *in);
+const iaux *iaux_of(const afmt_interp *in, const item *it);
 
 /* ---- symbols (interp_run.c) */
 isym *isym_push(irun *r, isym_kind kind, const item *it);
@@ -161,11 +178,34 @@ isym *isym_pool_stack(isym_pool *pool, uint64_t depth, int cap);
 void isym_pool_free(isym_pool *pool);
 void isym_pop_to(irun *r, int mark);
 
-/* ---- blame and failure (interp_run.c) */
-iblame iblame_at(const char *field, uint64_t index, uint64_t off);
-iblame iblame_pos(const char *field);
+/* ---- blame and failure (interp_run.c); the blames are made by every
+ * item, so they are inline */
+static inline iblame iblame_at(const char *field, uint64_t index, uint64_t off)
+{
+    iblame b;
+    b.field = field ? field : "";
+    b.index = index;
+    b.off = off;
+    b.at_pos = 0;
+    return b;
+}
+
+static inline iblame iblame_pos(const char *field)
+{
+    iblame b = iblame_at(field, AFMT_NO_INDEX, 0);
+    b.at_pos = 1;
+    return b;
+}
+
 /* blame_of: a symbol (its name and offset), or nothing (NULL: "", cursor) */
-iblame iblame_of(const isym *y);
+static inline iblame iblame_of(const isym *y)
+{
+    iblame b;
+    if (!y) return iblame_pos("");
+    b = iblame_at(y->name, AFMT_NO_INDEX, y->off);
+    b.at_pos = y->off_is_pos;
+    return b;
+}
 uint64_t iblame_off(const irun *r, const iblame *b);
 /* A failure (or, len LEN_WARN, a tolerance: 0 to go on) blamed on b. */
 int ifail(irun *r, const iblame *b, afmt_code code, leniency len, const char *fmt, ...)
@@ -238,6 +278,14 @@ typedef struct ival {
 int ieval(irun *r, const iblame *b, const expr *e, const char *text, ival *out);
 /* ieval, then as an unsigned number (a negative signed value fails). */
 int ieval_u64(irun *r, const iblame *b, const expr *e, const char *text, uint64_t *out);
+/* The integer symbol (IS_INT) an expression that is one name reads, or
+ * NULL: a failure is blamed on it, and its value is the expression's
+ * (ival_of) without evaluating it. */
+const isym *iname_int(const irun *r, const expr *e);
+/* The value ieval gives a name whose symbol is y (IS_INT). */
+ival ival_of(const isym *y);
+/* ieval_u64 of e, taken from y when it is iname_int(r, e). */
+int ieval_u64_of(irun *r, const iblame *b, const expr *e, const char *text, const isym *y, uint64_t *out);
 /* ieval, then as a truth value. */
 int ieval_bool(irun *r, const iblame *b, const expr *e, const char *text, int *out);
 /* The static type afmt-gen gives e (VT_NONE when it has none). */

@@ -551,6 +551,25 @@ int ieval(irun *r, const iblame *b, const expr *e, const char *text, ival *out)
     return 0;
 }
 
+const isym *iname_int(const irun *r, const expr *e)
+{
+    const isym *y;
+    if (e->kind != E_NAME || is_true(e->sval) || is_false(e->sval)) return NULL;
+    y = isym_find(r, e->sval);
+    return y && y->kind == IS_INT ? y : NULL;
+}
+
+ival ival_of(const isym *y) { return mk(y->t, y->v); }
+
+int ieval_u64_of(irun *r, const iblame *b, const expr *e, const char *text, const isym *y, uint64_t *out)
+{
+    if (y && !(y->t == VT_S && sv(y->v) < 0)) { /* ito_u's case, else ieval_u64 fails as it does */
+        *out = y->v;
+        return 0;
+    }
+    return ieval_u64(r, b, e, text, out);
+}
+
 int ieval_u64(irun *r, const iblame *b, const expr *e, const char *text, uint64_t *out)
 {
     ival x;

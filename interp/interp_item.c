@@ -254,21 +254,34 @@ static int switch_unknown(irun *r, const item *it, const iblame *b, ival sel)
     return ifail(r, b, AFMT_E_CONSTRAINT, LEN_NONE, "%s: unknown value %s (expected one of%s)", it->name, found, values);
 }
 
-int irun_switch(irun *r, const item *it)
+/* The first case whose values hold v, or -1: from the load's table when
+ * the values are small (interp_aux.c), else searched. */
+static int case_of(const irun *r, const item *it, uint64_t v)
 {
-    const isym *attr = it->arg->kind == E_NAME ? isym_find(r, it->arg->sval) : NULL;
-    const iblame b = iblame_of(attr && attr->kind == IS_INT ? attr : NULL);
-    ival sel;
+    const iaux *a = iaux_of(r->in, it);
     int i, j;
-    if (ieval(r, &b, it->arg, it->arg_text, &sel)) return -1;
+    if (a && a->case_of) return v <= a->case_max ? a->case_of[v] : -1;
     for (i = 0; i < it->ncases; i++)
         for (j = 0; j < it->cases[i].nwhen; j++)
-            if (sel.v == it->cases[i].when[j]->ival) {
-                const int mark = isym_mark(r);
-                const int rc = irun_items(r, &it->cases[i].body);
-                isym_pop_to(r, mark);
-                return rc;
-            }
+            if (v == it->cases[i].when[j]->ival) return i;
+    return -1;
+}
+
+int irun_switch(irun *r, const item *it)
+{
+    const isym *attr = iname_int(r, it->arg);
+    const iblame b = iblame_of(attr);
+    ival sel;
+    int i;
+    if (attr) sel = ival_of(attr); /* what ieval gives for the name */
+    else if (ieval(r, &b, it->arg, it->arg_text, &sel)) return -1;
+    i = case_of(r, it, sel.v);
+    if (i >= 0) {
+        const int mark = isym_mark(r);
+        const int rc = irun_items(r, &it->cases[i].body);
+        isym_pop_to(r, mark);
+        return rc;
+    }
     return switch_unknown(r, it, &b, sel);
 }
 

@@ -246,6 +246,7 @@ static afmt_interp *load(const char *path, const char *text, afmt_interp_refusal
     }
     for (k = 0; k < s->nstructs; k++)
         in->struct_syms[k] = icount_items(&s->structs[k].body) + s->structs[k].nparams + 2;
+    iaux_collect(in);
     collect_thdrs(in, &s->body);
     iarchives_collect(in);
     for (k = 0; k < s->nstructs; k++) collect_thdrs(in, &s->structs[k].body);
@@ -279,6 +280,7 @@ void afmt_interp_free(afmt_interp *in)
     }
     free(in->thdrs);
     iarchives_free(in);
+    iaux_free(in);
     ikv_free(in);
     free(in->extensions);
     free(in->shared_extensions);

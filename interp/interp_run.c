@@ -78,32 +78,6 @@ void isym_pop_to(irun *r, int mark) { r->nsyms = mark; }
 
 /* ---- blame and failure */
 
-iblame iblame_at(const char *field, uint64_t index, uint64_t off)
-{
-    iblame b;
-    b.field = field ? field : "";
-    b.index = index;
-    b.off = off;
-    b.at_pos = 0;
-    return b;
-}
-
-iblame iblame_pos(const char *field)
-{
-    iblame b = iblame_at(field, AFMT_NO_INDEX, 0);
-    b.at_pos = 1;
-    return b;
-}
-
-iblame iblame_of(const isym *y)
-{
-    iblame b;
-    if (!y) return iblame_pos("");
-    b = iblame_at(y->name, AFMT_NO_INDEX, y->off);
-    b.at_pos = y->off_is_pos;
-    return b;
-}
-
 uint64_t iblame_off(const irun *r, const iblame *b) { return b->at_pos ? r->c->pos : b->off; }
 
 int ifail(irun *r, const iblame *b, afmt_code code, leniency len, const char *fmt, ...)
