@@ -15,6 +15,8 @@
 #define AFMT_INTERP_INTERNAL_H
 
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include "afmt_interp.h"
 #include "afmt_step.h"
 #include "afmt_meta.h"
@@ -166,17 +168,65 @@ const char *iintern_names(spec *s);
  * iaux_of: an item's, or NULL */
 void iaux_collect(afmt_interp *in);
 void iaux_free(afmt_interp *in);
-const iaux *iaux_of(const afmt_interp *in, const item *it);
 
-/* ---- symbols (interp_run.c) */
-isym *isym_push(irun *r, isym_kind kind, const item *it);
-isym *isym_find(const irun *r, const char *name);
-int isym_mark(const irun *r);
+static inline size_t iaux_slot(const afmt_interp *in, const item *it)
+{
+    return (size_t)(((uint64_t)(uintptr_t)it >> 3) * 0x9E3779B97F4A7C15u >> 40) & in->aux_mask;
+}
+
+static inline const iaux *iaux_of(const afmt_interp *in, const item *it)
+{
+    size_t k;
+    if (!in->aux) return NULL;
+    for (k = iaux_slot(in, it); in->aux[k].it; k = (k + 1) & in->aux_mask)
+        if (in->aux[k].it == it) return &in->aux[k];
+    return NULL;
+}
+
+/* ---- symbols (interp_run.c).  What every item does -- push a symbol,
+ * find one -- is inline: a run is mostly that. */
+static inline isym *isym_push(irun *r, isym_kind kind, const item *it)
+{
+    isym *y;
+    if (r->nsyms >= r->cap) abort(); /* the capacity is counted from the spec at load: a bug */
+    y = &r->syms[r->nsyms++];
+    memset(y, 0, sizeof *y);
+    y->kind = kind;
+    y->it = it;
+    y->name = it->name;
+    return y;
+}
+
+/* isym_find's search by spelling: a name not interned, or not in scope */
+isym *isym_find_spelled(const irun *r, const char *name);
+
+/* the innermost symbol of that name (a name is defined once in scope:
+ * afmt-gen's checks; an "each" element shadows its array field) */
+static inline isym *isym_find(const irun *r, const char *name)
+{
+    int i;
+    /* by pointer: the load interned every name a symbol is pushed under
+     * and every name the model reads (interp_names.c) */
+    for (i = r->nsyms - 1; i >= 0; i--)
+        if (r->syms[i].name == name) return &r->syms[i];
+    return isym_find_spelled(r, name);
+}
+
+static inline int isym_mark(const irun *r) { return r->nsyms; }
+static inline void isym_pop_to(irun *r, int mark) { r->nsyms = mark; }
+
+/* isym_pool_stack when the pool has no such stack yet */
+isym *isym_pool_grow(isym_pool *pool, uint64_t depth, int cap);
+
 /* The stack of cap symbols for a structure's body at depth (grown, or
  * made, as needed; owned by pool), or NULL when out of memory. */
-isym *isym_pool_stack(isym_pool *pool, uint64_t depth, int cap);
+static inline isym *isym_pool_stack(isym_pool *pool, uint64_t depth, int cap)
+{
+    /* nothing at this depth is live while a body enters it */
+    if (depth < pool->depths && pool->caps[depth] >= cap) return pool->stacks[depth];
+    return isym_pool_grow(pool, depth, cap);
+}
 void isym_pool_free(isym_pool *pool);
-void isym_pop_to(irun *r, int mark);
 
 /* ---- blame and failure (interp_run.c); the blames are made by every
  * item, so they are inline */
@@ -220,6 +270,10 @@ afmt_code icode(const char *name, afmt_code dflt);
 /* ---- items */
 int irun_items(irun *r, const item_list *body);
 int irun_field(irun *r, const item *it);        /* interp_field.c */
+/* A plain field (one number or string with nothing to check or tell): 1
+ * and its descriptor in d, else 0; its take, all that reading it does. */
+int ifield_plain(const irun *r, const item *it, afmt_field_desc *d);
+int ifield_take_plain(irun *r, const item *it, const afmt_field_desc *d);
 int irun_array(irun *r, const item *it);        /* interp_array.c */
 int irun_let(irun *r, const item *it);          /* interp_item.c, the rest */
 int irun_lookup(irun *r, const item *it);

@@ -14,19 +14,6 @@
 /* Selector values up to this have a table of cases (else: a search). */
 #define CASE_TABLE_MAX 255
 
-static size_t slot_of(const afmt_interp *in, const item *it)
-{
-    return (size_t)(((uint64_t)(uintptr_t)it >> 3) * 0x9E3779B97F4A7C15u >> 40) & in->aux_mask;
-}
-
-const iaux *iaux_of(const afmt_interp *in, const item *it)
-{
-    size_t k;
-    if (!in->aux) return NULL;
-    for (k = slot_of(in, it); in->aux[k].it; k = (k + 1) & in->aux_mask)
-        if (in->aux[k].it == it) return &in->aux[k];
-    return NULL;
-}
 
 static int find_struct(const spec *s, const char *name)
 {
@@ -59,7 +46,7 @@ static int16_t *case_table(const item *it, uint64_t *max)
 
 static void add(afmt_interp *in, const item *it)
 {
-    size_t k = slot_of(in, it);
+    size_t k = iaux_slot(in, it);
     iaux *a;
     while (in->aux[k].it) k = (k + 1) & in->aux_mask;
     a = &in->aux[k];

@@ -363,6 +363,29 @@ static int one_string(irun *r, const item *it)
     return irun_checks(r, &b, it->checks, it->nchecks, NULL);
 }
 
+/* ---- a plain field: one number or one string with nothing to check or
+ * to tell (no "equals", no checks, no field visitor), whose reading is
+ * only its take (a repeat of it: interp_item.c) */
+
+int ifield_plain(const irun *r, const item *it, afmt_field_desc *d)
+{
+    const field_item *f = &it->field;
+    if (it->kind != IT_FIELD || f->count || it->nchecks || r->c->opt->fields) return 0;
+    switch (f->ftype) {
+    case FT_INT: *d = ifield_desc(it, int_kind(it), f->width, 0, f->big_endian); return !f->equals;
+    case FT_FLOAT: *d = ifield_desc(it, AFMT_FIELD_FLOAT, f->width, 0, f->big_endian); return !f->has_fequals;
+    case FT_STRING: *d = ifield_desc(it, AFMT_FIELD_BYTES, f->len_width, 0, f->big_endian); return 1;
+    default: return 0;
+    }
+}
+
+int ifield_take_plain(irun *r, const item *it, const afmt_field_desc *d)
+{
+    uint64_t len;
+    /* the steps of int_field, float_field and one_string that can fail */
+    return it->field.ftype == FT_STRING ? afmt_take_string(r->c, d, &len) : afmt_take_field(r->c, d, 1);
+}
+
 int irun_field(irun *r, const item *it)
 {
     int rc;

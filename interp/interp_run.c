@@ -9,35 +9,15 @@
 
 /* ---- symbols */
 
-isym *isym_push(irun *r, isym_kind kind, const item *it)
-{
-    isym *y;
-    if (r->nsyms >= r->cap) abort(); /* the capacity is counted from the spec at load: a bug */
-    y = &r->syms[r->nsyms++];
-    memset(y, 0, sizeof *y);
-    y->kind = kind;
-    y->it = it;
-    y->name = it->name;
-    return y;
-}
-
-/* the innermost symbol of that name (a name is defined once in scope:
- * afmt-gen's checks; an "each" element shadows its array field) */
-isym *isym_find(const irun *r, const char *name)
+isym *isym_find_spelled(const irun *r, const char *name)
 {
     int i;
-    /* by pointer: the load interned every name a symbol is pushed under
-     * and every name the model reads (interp_names.c), and this runs for
-     * every name an expression reads */
-    for (i = r->nsyms - 1; i >= 0; i--)
-        if (r->syms[i].name == name) return &r->syms[i];
-    /* a name not interned (a caller's own spelling) or not in scope */
     for (i = r->nsyms - 1; i >= 0; i--)
         if (r->syms[i].name[0] == name[0] && strcmp(r->syms[i].name, name) == 0) return &r->syms[i];
     return NULL;
 }
 
-isym *isym_pool_stack(isym_pool *pool, uint64_t depth, int cap)
+isym *isym_pool_grow(isym_pool *pool, uint64_t depth, int cap)
 {
     if (depth >= pool->depths) {
         uint64_t n = depth + 8;
@@ -55,7 +35,6 @@ isym *isym_pool_stack(isym_pool *pool, uint64_t depth, int cap)
         pool->depths = n;
     }
     if (pool->caps[depth] < cap) {
-        /* nothing at this depth is live while a body enters it */
         isym *grown = realloc(pool->stacks[depth], sizeof *grown * (size_t)cap);
         if (!grown) return NULL;
         pool->stacks[depth] = grown;
@@ -73,8 +52,6 @@ void isym_pool_free(isym_pool *pool)
     memset(pool, 0, sizeof *pool);
 }
 
-int isym_mark(const irun *r) { return r->nsyms; }
-void isym_pop_to(irun *r, int mark) { r->nsyms = mark; }
 
 /* ---- blame and failure */
 
