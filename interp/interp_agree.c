@@ -6,14 +6,19 @@
  * verdict and the whole error -- and the two texts must be equal. */
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "afmt_agree.h"
 #include "afmt_error.h"
 
+/* A transcript's first bytes are in the transcript itself: most runs
+ * (a fuzz input, rejected early) write less, and allocate nothing. */
+#define TRANSCRIPT_LOCAL 4096
+
 typedef struct transcript {
-    char *s;
+    char *s;             /* local, or a heap copy once it outgrows it */
     size_t len, cap;
     int failed;          /* out of memory: the comparison is not made */
     const uint8_t *base; /* the input: pointers into it are written as offsets */
@@ -22,7 +27,40 @@ typedef struct transcript {
     int arrays;
     int stop_kv;         /* on_kv returns nonzero for the stop_kv-th key-value (0: never) */
     int kvs;
+    char local[TRANSCRIPT_LOCAL];
 } transcript;
+
+static void transcript_init(transcript *t)
+{
+    memset(t, 0, offsetof(transcript, local));
+    t->s = t->local;
+    t->cap = sizeof t->local;
+    t->s[0] = '\0';
+}
+
+static void transcript_free(transcript *t)
+{
+    if (t->s != t->local) free(t->s);
+}
+
+/* room for n more bytes and a NUL, or t->failed */
+static int reserve(transcript *t, size_t n)
+{
+    size_t cap;
+    char *s;
+    if (t->failed) return 0;
+    if (t->len + n < t->cap) return 1;
+    cap = t->cap * 2 + n;
+    s = t->s == t->local ? malloc(cap) : realloc(t->s, cap);
+    if (!s) {
+        t->failed = 1;
+        return 0;
+    }
+    if (t->s == t->local) memcpy(s, t->local, t->len + 1);
+    t->s = s;
+    t->cap = cap;
+    return 1;
+}
 
 static void put(transcript *t, const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
@@ -35,18 +73,22 @@ static void put(transcript *t, const char *fmt, ...)
     int n;
     for (;;) {
         va_start(ap, fmt);
-        n = vsnprintf(t->s ? t->s + t->len : NULL, t->s ? t->cap - t->len : 0, fmt, ap);
+        n = vsnprintf(t->s + t->len, t->cap - t->len, fmt, ap);
         va_end(ap);
         if (n < 0) { t->failed = 1; return; }
-        if (t->s && t->len + (size_t)n < t->cap) { t->len += (size_t)n; return; }
-        {
-            size_t cap = (t->cap ? t->cap * 2 : 4096) + (size_t)n;
-            char *s = realloc(t->s, cap);
-            if (!s) { t->failed = 1; return; }
-            t->s = s;
-            t->cap = cap;
-        }
+        if (t->len + (size_t)n < t->cap) { t->len += (size_t)n; return; }
+        t->s[t->len] = '\0'; /* what vsnprintf cut, undone */
+        if (!reserve(t, (size_t)n)) return;
     }
+}
+
+/* n bytes as they are (put's "%s" without the formatting) */
+static void put_raw(transcript *t, const char *p, size_t n)
+{
+    if (!reserve(t, n)) return;
+    memcpy(t->s + t->len, p, n);
+    t->len += n;
+    t->s[t->len] = '\0';
 }
 
 /* a pointer into the input as its offset, NULL as -1, and -2 for one
@@ -117,12 +159,17 @@ static void on_metadata(void *ctx, const uint8_t *json, uint64_t len, uint64_t o
 static void put_bytes(transcript *t, const uint8_t *p, uint64_t n)
 {
     uint64_t i;
-    put(t, "\"");
+    static const char hex[] = "0123456789abcdef";
+    put_raw(t, "\"", 1);
     for (i = 0; i < n && !t->failed; i++) {
-        if (p[i] >= 0x20 && p[i] < 0x7f && p[i] != '"' && p[i] != '\\') put(t, "%c", p[i]);
-        else put(t, "\\x%02x", p[i]);
+        if (p[i] >= 0x20 && p[i] < 0x7f && p[i] != '"' && p[i] != '\\') {
+            put_raw(t, (const char *)&p[i], 1);
+        } else {
+            const char esc[4] = {'\\', 'x', hex[p[i] >> 4], hex[p[i] & 15]};
+            put_raw(t, esc, 4);
+        }
     }
-    put(t, "\"");
+    put_raw(t, "\"", 1);
 }
 
 /* a typed value, exactly (floats in hex), a list's items recursively (by
@@ -227,8 +274,8 @@ int afmt_agree(const afmt_interp *in, const afmt_format *fmt, const uint8_t *buf
 {
     transcript g, i;
     int rc;
-    memset(&g, 0, sizeof g);
-    memset(&i, 0, sizeof i);
+    transcript_init(&g);
+    transcript_init(&i);
     /* detection first: the same answer on the same bytes (a rule at any
      * offset, a buffer too short for it) */
     if (fmt->detect && (fmt->detect(buf, len) == 1) != (afmt_interp_detect(in, buf, len) == 1)) {
@@ -247,7 +294,7 @@ int afmt_agree(const afmt_interp *in, const afmt_format *fmt, const uint8_t *buf
     } else {
         rc = 0;
     }
-    free(g.s);
-    free(i.s);
+    transcript_free(&g);
+    transcript_free(&i);
     return rc;
 }
