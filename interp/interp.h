@@ -81,11 +81,19 @@ typedef struct idir {
 /* The symbol stacks of named structures' bodies, one per nesting depth,
  * kept for the whole run: a body at depth d is the only one live there,
  * so its stack is reused by the next body at d instead of allocated per
- * call (GGUF: one call per key-value and per tensor). */
+ * call (GGUF: one call per key-value and per tensor).  The first depths
+ * and stacks are in the pool itself (a run on the stack): a run of small
+ * structures -- every fuzz input -- allocates nothing. */
+#define ISYM_POOL_DEPTHS 8
+#define ISYM_POOL_LOCAL 64    /* symbols (GGUF's deepest stack needs 11) */
 typedef struct isym_pool {
     isym **stacks;            /* stacks[d]: caps[d] symbols, or NULL */
     int *caps;
     uint64_t depths;          /* entries of stacks and caps */
+    isym *local_stacks[ISYM_POOL_DEPTHS]; /* stacks and caps while depths is ISYM_POOL_DEPTHS */
+    int local_caps[ISYM_POOL_DEPTHS];
+    int local_used;           /* symbols of local given to stacks */
+    isym local[ISYM_POOL_LOCAL];
 } isym_pool;
 
 typedef struct irun {
@@ -226,6 +234,7 @@ static inline isym *isym_pool_stack(isym_pool *pool, uint64_t depth, int cap)
     if (depth < pool->depths && pool->caps[depth] >= cap) return pool->stacks[depth];
     return isym_pool_grow(pool, depth, cap);
 }
+void isym_pool_init(isym_pool *pool);
 void isym_pool_free(isym_pool *pool);
 
 /* ---- blame and failure (interp_run.c); the blames are made by every
