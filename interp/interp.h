@@ -279,8 +279,9 @@ afmt_code icode(const char *name, afmt_code dflt);
 /* ---- items */
 int irun_items(irun *r, const item_list *body);
 int irun_field(irun *r, const item *it);        /* interp_field.c */
-/* A plain field (one number or string with nothing to check or tell): 1
- * and its descriptor in d, else 0; its take, all that reading it does. */
+/* A plain field (one number or string with nothing to check): 1 and its
+ * descriptor in d, else 0; its take, all that reading it does (a field
+ * visitor told of it as by irun_field). */
 int ifield_plain(const irun *r, const item *it, afmt_field_desc *d);
 int ifield_take_plain(irun *r, const item *it, const afmt_field_desc *d);
 int irun_array(irun *r, const item *it);        /* interp_array.c */

@@ -363,16 +363,20 @@ static int one_string(irun *r, const item *it)
     return irun_checks(r, &b, it->checks, it->nchecks, NULL);
 }
 
-/* ---- a plain field: one number or one string with nothing to check or
- * to tell (no "equals", no checks, no field visitor), whose reading is
- * only its take (a repeat of it: interp_item.c) */
+/* ---- a plain field: one number or one string with nothing to check
+ * (no "equals", no checks), whose reading is only its take (a repeat of
+ * it: interp_item.c).  The take tells a field visitor of it with the
+ * descriptor int_field, float_field and one_string give it -- but for the
+ * names of an integer's values, which int_field adds for a visitor. */
 
 int ifield_plain(const irun *r, const item *it, afmt_field_desc *d)
 {
     const field_item *f = &it->field;
-    if (it->kind != IT_FIELD || f->count || it->nchecks || r->c->opt->fields) return 0;
+    if (it->kind != IT_FIELD || f->count || it->nchecks) return 0;
     switch (f->ftype) {
-    case FT_INT: *d = ifield_desc(it, int_kind(it), f->width, 0, f->big_endian); return !f->equals;
+    case FT_INT:
+        *d = ifield_desc(it, int_kind(it), f->width, 0, f->big_endian);
+        return !f->equals && !(f->nnames && r->c->opt->fields);
     case FT_FLOAT: *d = ifield_desc(it, AFMT_FIELD_FLOAT, f->width, 0, f->big_endian); return !f->has_fequals;
     case FT_STRING: *d = ifield_desc(it, AFMT_FIELD_BYTES, f->len_width, 0, f->big_endian); return 1;
     default: return 0;
