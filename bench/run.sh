@@ -562,6 +562,12 @@ source "$BENCH/python_bench.sh"
 # shellcheck source=bench/sci_bench.sh
 source "$BENCH/sci_bench.sh"
 
+# ------------------------------------------------------------------ 14
+# The reference interpreter (afmt-validate --spec) against the generated
+# validators on the shipped formats' largest inputs (bench/interp_bench.sh).
+# shellcheck source=bench/interp_bench.sh
+source "$BENCH/interp_bench.sh"
+
 # ------------------------------------------------------------------ table
 END_US=${EPOCHREALTIME/[.,]/}
 LOAD_END=$(uptime)

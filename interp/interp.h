@@ -15,6 +15,8 @@
 #define AFMT_INTERP_INTERNAL_H
 
 #include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
 #include "afmt_interp.h"
 #include "afmt_step.h"
 #include "afmt_meta.h"
@@ -79,11 +81,19 @@ typedef struct idir {
 /* The symbol stacks of named structures' bodies, one per nesting depth,
  * kept for the whole run: a body at depth d is the only one live there,
  * so its stack is reused by the next body at d instead of allocated per
- * call (GGUF: one call per key-value and per tensor). */
+ * call (GGUF: one call per key-value and per tensor).  The first depths
+ * and stacks are in the pool itself (a run on the stack): a run of small
+ * structures -- every fuzz input -- allocates nothing. */
+#define ISYM_POOL_DEPTHS 8
+#define ISYM_POOL_LOCAL 64    /* symbols (GGUF's deepest stack needs 11) */
 typedef struct isym_pool {
     isym **stacks;            /* stacks[d]: caps[d] symbols, or NULL */
     int *caps;
     uint64_t depths;          /* entries of stacks and caps */
+    isym *local_stacks[ISYM_POOL_DEPTHS]; /* stacks and caps while depths is ISYM_POOL_DEPTHS */
+    int local_caps[ISYM_POOL_DEPTHS];
+    int local_used;           /* symbols of local given to stacks */
+    isym local[ISYM_POOL_LOCAL];
 } isym_pool;
 
 typedef struct irun {
@@ -129,8 +139,18 @@ typedef struct ikv {
     afmt_value_grammar g;     /* its cases are the interpreter's (ikv_free) */
 } ikv;
 
+/* What the load works out once for an item (interp_aux.c). */
+typedef struct iaux {
+    const item *it;           /* NULL: a free slot */
+    int struct_index;         /* IT_STRUCT: its structure in s->structs (-1: none) */
+    int16_t *case_of;         /* IT_SWITCH: case_of[v], v <= case_max: the case v selects (-1: none);
+                               * NULL: values too large for a table, searched */
+    uint64_t case_max;
+} iaux;
+
 struct afmt_interp {
-    const spec *s;
+    const spec *s;             /* its names interned (iintern_names) */
+    const char *index_name;    /* the pointer of the name `index` */
     afmt_format format;        /* name, extensions, detect... (validate: NULL) */
     afmt_meta_desc sidecar;    /* the spec's sidecar (format.sidecar points here), if any */
     const char **extensions;   /* NULL-terminated */
@@ -143,23 +163,108 @@ struct afmt_interp {
     int nkvs;
     iarchive *archives;
     int narchives;
+    iaux *aux;                 /* by item address, aux_mask + 1 slots */
+    size_t aux_mask;
 };
 
-/* ---- symbols (interp_run.c) */
-isym *isym_push(irun *r, isym_kind kind, const item *it);
-isym *isym_find(const irun *r, const char *name);
-int isym_mark(const irun *r);
+/* ---- names (interp_names.c): every name of s made one pointer per
+ * spelling, so that lookups compare pointers; returns the pointer of
+ * `index`. */
+const char *iintern_names(spec *s);
+
+/* ---- per-item data (interp_aux.c): built at load, freed by iaux_free;
+ * iaux_of: an item's, or NULL */
+void iaux_collect(afmt_interp *in);
+void iaux_free(afmt_interp *in);
+
+static inline size_t iaux_slot(const afmt_interp *in, const item *it)
+{
+    return (size_t)(((uint64_t)(uintptr_t)it >> 3) * 0x9E3779B97F4A7C15u >> 40) & in->aux_mask;
+}
+
+static inline const iaux *iaux_of(const afmt_interp *in, const item *it)
+{
+    size_t k;
+    if (!in->aux) return NULL;
+    for (k = iaux_slot(in, it); in->aux[k].it; k = (k + 1) & in->aux_mask)
+        if (in->aux[k].it == it) return &in->aux[k];
+    return NULL;
+}
+
+/* ---- symbols (interp_run.c).  What every item does -- push a symbol,
+ * find one -- is inline: a run is mostly that. */
+static inline isym *isym_push(irun *r, isym_kind kind, const item *it)
+{
+    isym *y;
+    if (r->nsyms >= r->cap) abort(); /* the capacity is counted from the spec at load: a bug */
+    y = &r->syms[r->nsyms++];
+    memset(y, 0, sizeof *y);
+    y->kind = kind;
+    y->it = it;
+    y->name = it->name;
+    return y;
+}
+
+/* isym_find's search by spelling: a name not interned, or not in scope */
+isym *isym_find_spelled(const irun *r, const char *name);
+
+/* the innermost symbol of that name (a name is defined once in scope:
+ * afmt-gen's checks; an "each" element shadows its array field) */
+static inline isym *isym_find(const irun *r, const char *name)
+{
+    int i;
+    /* by pointer: the load interned every name a symbol is pushed under
+     * and every name the model reads (interp_names.c) */
+    for (i = r->nsyms - 1; i >= 0; i--)
+        if (r->syms[i].name == name) return &r->syms[i];
+    return isym_find_spelled(r, name);
+}
+
+static inline int isym_mark(const irun *r) { return r->nsyms; }
+static inline void isym_pop_to(irun *r, int mark) { r->nsyms = mark; }
+
+/* isym_pool_stack when the pool has no such stack yet */
+isym *isym_pool_grow(isym_pool *pool, uint64_t depth, int cap);
+
 /* The stack of cap symbols for a structure's body at depth (grown, or
  * made, as needed; owned by pool), or NULL when out of memory. */
-isym *isym_pool_stack(isym_pool *pool, uint64_t depth, int cap);
+static inline isym *isym_pool_stack(isym_pool *pool, uint64_t depth, int cap)
+{
+    /* nothing at this depth is live while a body enters it */
+    if (depth < pool->depths && pool->caps[depth] >= cap) return pool->stacks[depth];
+    return isym_pool_grow(pool, depth, cap);
+}
+void isym_pool_init(isym_pool *pool);
 void isym_pool_free(isym_pool *pool);
-void isym_pop_to(irun *r, int mark);
 
-/* ---- blame and failure (interp_run.c) */
-iblame iblame_at(const char *field, uint64_t index, uint64_t off);
-iblame iblame_pos(const char *field);
+/* ---- blame and failure (interp_run.c); the blames are made by every
+ * item, so they are inline */
+static inline iblame iblame_at(const char *field, uint64_t index, uint64_t off)
+{
+    iblame b;
+    b.field = field ? field : "";
+    b.index = index;
+    b.off = off;
+    b.at_pos = 0;
+    return b;
+}
+
+static inline iblame iblame_pos(const char *field)
+{
+    iblame b = iblame_at(field, AFMT_NO_INDEX, 0);
+    b.at_pos = 1;
+    return b;
+}
+
 /* blame_of: a symbol (its name and offset), or nothing (NULL: "", cursor) */
-iblame iblame_of(const isym *y);
+static inline iblame iblame_of(const isym *y)
+{
+    iblame b;
+    if (!y) return iblame_pos("");
+    b = iblame_at(y->name, AFMT_NO_INDEX, y->off);
+    b.at_pos = y->off_is_pos;
+    return b;
+}
 uint64_t iblame_off(const irun *r, const iblame *b);
 /* A failure (or, len LEN_WARN, a tolerance: 0 to go on) blamed on b. */
 int ifail(irun *r, const iblame *b, afmt_code code, leniency len, const char *fmt, ...)
@@ -174,6 +279,11 @@ afmt_code icode(const char *name, afmt_code dflt);
 /* ---- items */
 int irun_items(irun *r, const item_list *body);
 int irun_field(irun *r, const item *it);        /* interp_field.c */
+/* A plain field (one number or string with nothing to check): 1 and its
+ * descriptor in d, else 0; its take, all that reading it does (a field
+ * visitor told of it as by irun_field). */
+int ifield_plain(const irun *r, const item *it, afmt_field_desc *d);
+int ifield_take_plain(irun *r, const item *it, const afmt_field_desc *d);
 int irun_array(irun *r, const item *it);        /* interp_array.c */
 int irun_let(irun *r, const item *it);          /* interp_item.c, the rest */
 int irun_lookup(irun *r, const item *it);
@@ -232,6 +342,14 @@ typedef struct ival {
 int ieval(irun *r, const iblame *b, const expr *e, const char *text, ival *out);
 /* ieval, then as an unsigned number (a negative signed value fails). */
 int ieval_u64(irun *r, const iblame *b, const expr *e, const char *text, uint64_t *out);
+/* The integer symbol (IS_INT) an expression that is one name reads, or
+ * NULL: a failure is blamed on it, and its value is the expression's
+ * (ival_of) without evaluating it. */
+const isym *iname_int(const irun *r, const expr *e);
+/* The value ieval gives a name whose symbol is y (IS_INT). */
+ival ival_of(const isym *y);
+/* ieval_u64 of e, taken from y when it is iname_int(r, e). */
+int ieval_u64_of(irun *r, const iblame *b, const expr *e, const char *text, const isym *y, uint64_t *out);
 /* ieval, then as a truth value. */
 int ieval_bool(irun *r, const iblame *b, const expr *e, const char *text, int *out);
 /* The static type afmt-gen gives e (VT_NONE when it has none). */

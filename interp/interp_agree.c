@@ -6,14 +6,19 @@
  * verdict and the whole error -- and the two texts must be equal. */
 #include <inttypes.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "afmt_agree.h"
 #include "afmt_error.h"
 
+/* A transcript's first bytes are in the transcript itself: most runs
+ * (a fuzz input, rejected early) write less, and allocate nothing. */
+#define TRANSCRIPT_LOCAL 4096
+
 typedef struct transcript {
-    char *s;
+    char *s;             /* local, or a heap copy once it outgrows it */
     size_t len, cap;
     int failed;          /* out of memory: the comparison is not made */
     const uint8_t *base; /* the input: pointers into it are written as offsets */
@@ -22,7 +27,40 @@ typedef struct transcript {
     int arrays;
     int stop_kv;         /* on_kv returns nonzero for the stop_kv-th key-value (0: never) */
     int kvs;
+    char local[TRANSCRIPT_LOCAL];
 } transcript;
+
+static void transcript_init(transcript *t)
+{
+    memset(t, 0, offsetof(transcript, local));
+    t->s = t->local;
+    t->cap = sizeof t->local;
+    t->s[0] = '\0';
+}
+
+static void transcript_free(transcript *t)
+{
+    if (t->s != t->local) free(t->s);
+}
+
+/* room for n more bytes and a NUL, or t->failed */
+static int reserve(transcript *t, size_t n)
+{
+    size_t cap;
+    char *s;
+    if (t->failed) return 0;
+    if (t->len + n < t->cap) return 1;
+    cap = t->cap * 2 + n;
+    s = t->s == t->local ? malloc(cap) : realloc(t->s, cap);
+    if (!s) {
+        t->failed = 1;
+        return 0;
+    }
+    if (t->s == t->local) memcpy(s, t->local, t->len + 1);
+    t->s = s;
+    t->cap = cap;
+    return 1;
+}
 
 static void put(transcript *t, const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
@@ -35,17 +73,49 @@ static void put(transcript *t, const char *fmt, ...)
     int n;
     for (;;) {
         va_start(ap, fmt);
-        n = vsnprintf(t->s ? t->s + t->len : NULL, t->s ? t->cap - t->len : 0, fmt, ap);
+        n = vsnprintf(t->s + t->len, t->cap - t->len, fmt, ap);
         va_end(ap);
         if (n < 0) { t->failed = 1; return; }
-        if (t->s && t->len + (size_t)n < t->cap) { t->len += (size_t)n; return; }
-        {
-            size_t cap = (t->cap ? t->cap * 2 : 4096) + (size_t)n;
-            char *s = realloc(t->s, cap);
-            if (!s) { t->failed = 1; return; }
-            t->s = s;
-            t->cap = cap;
-        }
+        if (t->len + (size_t)n < t->cap) { t->len += (size_t)n; return; }
+        t->s[t->len] = '\0'; /* what vsnprintf cut, undone */
+        if (!reserve(t, (size_t)n)) return;
+    }
+}
+
+/* n bytes as they are (put's "%s" without the formatting) */
+static void put_raw(transcript *t, const char *p, size_t n)
+{
+    if (t->len + n >= t->cap && !reserve(t, n)) return;
+    memcpy(t->s + t->len, p, n);
+    t->len += n;
+    t->s[t->len] = '\0';
+}
+
+/* What the frequent lines (a field, a key-value, the verdict) are made
+ * of, appended without vsnprintf: a fuzz input's runs write a line per
+ * field on each side, and formatting them was half of a fuzz target's
+ * time.  The text is what "%s", "%llu" and "%lld" would write. */
+static void put_s(transcript *t, const char *s)
+{
+    if (!s) s = "(null)"; /* as glibc's printf writes it */
+    put_raw(t, s, strlen(s));
+}
+
+static void put_u(transcript *t, uint64_t v)
+{
+    char d[20];
+    size_t n = 0;
+    do d[sizeof d - ++n] = (char)('0' + v % 10); while ((v /= 10) != 0);
+    put_raw(t, d + sizeof d - n, n);
+}
+
+static void put_i(transcript *t, long long v)
+{
+    if (v < 0) {
+        put_raw(t, "-", 1);
+        put_u(t, 0 - (uint64_t)v);
+    } else {
+        put_u(t, (uint64_t)v);
     }
 }
 
@@ -95,8 +165,19 @@ static int on_array(void *ctx, const afmt_array *a)
 
 static void on_error(transcript *t, const char *what, const afmt_error *e)
 {
-    put(t, "%s: code %s offset %" PRIu64 " field \"%s\" format \"%s\" message \"%s\"\n", what, afmt_code_name(e->code),
-        e->offset, e->field, e->format, e->message);
+    /* "%s: code %s offset %llu field \"%s\" format \"%s\" message \"%s\"\n" */
+    put_s(t, what);
+    put_s(t, ": code ");
+    put_s(t, afmt_code_name(e->code));
+    put_s(t, " offset ");
+    put_u(t, e->offset);
+    put_s(t, " field \"");
+    put_s(t, e->field);
+    put_s(t, "\" format \"");
+    put_s(t, e->format);
+    put_s(t, "\" message \"");
+    put_s(t, e->message);
+    put_s(t, "\"\n");
 }
 
 static void on_warning(void *ctx, const afmt_error *w) { on_error(ctx, "warning", w); }
@@ -117,12 +198,20 @@ static void on_metadata(void *ctx, const uint8_t *json, uint64_t len, uint64_t o
 static void put_bytes(transcript *t, const uint8_t *p, uint64_t n)
 {
     uint64_t i;
-    put(t, "\"");
+    static const char hex[] = "0123456789abcdef";
+    put_raw(t, "\"", 1);
     for (i = 0; i < n && !t->failed; i++) {
-        if (p[i] >= 0x20 && p[i] < 0x7f && p[i] != '"' && p[i] != '\\') put(t, "%c", p[i]);
-        else put(t, "\\x%02x", p[i]);
+        if (p[i] >= 0x20 && p[i] < 0x7f && p[i] != '"' && p[i] != '\\') {
+            uint64_t j = i + 1; /* the run of bytes written as they are */
+            while (j < n && p[j] >= 0x20 && p[j] < 0x7f && p[j] != '"' && p[j] != '\\') j++;
+            put_raw(t, (const char *)&p[i], (size_t)(j - i));
+            i = j - 1;
+        } else {
+            const char esc[4] = {'\\', 'x', hex[p[i] >> 4], hex[p[i] & 15]};
+            put_raw(t, esc, 4);
+        }
     }
-    put(t, "\"");
+    put_raw(t, "\"", 1);
 }
 
 /* a typed value, exactly (floats in hex), a list's items recursively (by
@@ -130,11 +219,15 @@ static void put_bytes(transcript *t, const uint8_t *p, uint64_t n)
 static void put_value(transcript *t, const afmt_value *v)
 {
     uint64_t i;
-    put(t, "{kind %d width %u ", (int)v->kind, v->width);
+    put_s(t, "{kind "); /* "{kind %d width %u " */
+    put_i(t, (int)v->kind);
+    put_s(t, " width ");
+    put_u(t, v->width);
+    put_s(t, " ");
     switch (v->kind) {
     case AFMT_VALUE_UINT:
-    case AFMT_VALUE_BOOL: put(t, "u %" PRIu64, v->u); break;
-    case AFMT_VALUE_INT: put(t, "i %" PRId64, v->i); break;
+    case AFMT_VALUE_BOOL: put_s(t, "u "); put_u(t, v->u); break;
+    case AFMT_VALUE_INT: put_s(t, "i "); put_i(t, v->i); break;
     case AFMT_VALUE_FLOAT: put(t, "f %a", v->f); break;
     case AFMT_VALUE_STRING: put_bytes(t, v->str, v->len); break;
     case AFMT_VALUE_LIST:
@@ -144,17 +237,23 @@ static void put_value(transcript *t, const afmt_value *v)
         break;
     default: put(t, "?"); break;
     }
-    put(t, "}");
+    put_raw(t, "}", 1);
 }
 
 static int on_kv(void *ctx, const afmt_kv *kv, uint64_t offset)
 {
     transcript *t = ctx;
-    put(t, "kv: key %lld len %" PRIu64 " ", at(t, kv->key), kv->key_len);
+    put_s(t, "kv: key "); /* "kv: key %lld len %llu " */
+    put_i(t, at(t, kv->key));
+    put_s(t, " len ");
+    put_u(t, kv->key_len);
+    put_s(t, " ");
     put_bytes(t, kv->key, kv->key_len);
-    put(t, " offset %" PRIu64 " value ", offset);
+    put_s(t, " offset ");
+    put_u(t, offset);
+    put_s(t, " value ");
     put_value(t, &kv->value);
-    put(t, "\n");
+    put_raw(t, "\n", 1);
     return t->stop_kv > 0 && ++t->kvs == t->stop_kv;
 }
 
@@ -162,14 +261,30 @@ static void on_field(void *ctx, const afmt_field_info *f)
 {
     transcript *t = ctx;
     uint64_t n = f->kind == AFMT_FIELD_BYTES ? f->width : f->count * f->width;
-    put(t, "field %s: kind %d offset %" PRIu64 " array %d count %" PRIu64 " width %u big %d bytes %lld doc %s",
-        f->field, (int)f->kind, f->offset, f->is_array, f->count, f->width, f->big_endian, at(t, f->bytes),
-        f->doc ? f->doc : "-");
+    /* "field %s: kind %d offset %llu array %d count %llu width %u big %d bytes %lld doc %s" */
+    put_s(t, "field ");
+    put_s(t, f->field);
+    put_s(t, ": kind ");
+    put_i(t, (int)f->kind);
+    put_s(t, " offset ");
+    put_u(t, f->offset);
+    put_s(t, " array ");
+    put_i(t, f->is_array);
+    put_s(t, " count ");
+    put_u(t, f->count);
+    put_s(t, " width ");
+    put_u(t, f->width);
+    put_s(t, " big ");
+    put_i(t, f->big_endian);
+    put_s(t, " bytes ");
+    put_i(t, at(t, f->bytes));
+    put_s(t, " doc ");
+    put_s(t, f->doc ? f->doc : "-");
     if (f->bytes && at(t, f->bytes) == -2) { /* (a text rendered for the field: its bytes are compared) */
         put(t, " ");
         put_bytes(t, f->bytes, n < 4096 ? n : 4096);
     }
-    put(t, "\n");
+    put_raw(t, "\n", 1);
 }
 
 /* One side's run, written down in t. */
@@ -199,7 +314,9 @@ static void run(const afmt_interp *in, const afmt_format *fmt, const uint8_t *bu
     t->kvs = 0;
     rc = in ? afmt_interp_validate(in, buf, len, &o, how->visit ? &vis : NULL, &err)
             : fmt->validate(buf, len, &o, how->visit ? &vis : NULL, &err);
-    put(t, "rc %d\n", rc);
+    put_s(t, "rc "); /* "rc %d\n" */
+    put_i(t, rc);
+    put_raw(t, "\n", 1);
     if (rc) on_error(t, "error", &err);
 }
 
@@ -227,8 +344,8 @@ int afmt_agree(const afmt_interp *in, const afmt_format *fmt, const uint8_t *buf
 {
     transcript g, i;
     int rc;
-    memset(&g, 0, sizeof g);
-    memset(&i, 0, sizeof i);
+    transcript_init(&g);
+    transcript_init(&i);
     /* detection first: the same answer on the same bytes (a rule at any
      * offset, a buffer too short for it) */
     if (fmt->detect && (fmt->detect(buf, len) == 1) != (afmt_interp_detect(in, buf, len) == 1)) {
@@ -247,7 +364,7 @@ int afmt_agree(const afmt_interp *in, const afmt_format *fmt, const uint8_t *buf
     } else {
         rc = 0;
     }
-    free(g.s);
-    free(i.s);
+    transcript_free(&g);
+    transcript_free(&i);
     return rc;
 }

@@ -28,7 +28,6 @@ static const char *rhs_shown(const char *text)
 /* `F == E` with F an integer field or let. */
 static int check_equals(irun *r, const iblame *b, const check *c, const isym *y)
 {
-    const afmt_code code = icode(c->code, AFMT_E_CONSTRAINT);
     const char *msg = c->message ? c->message : "", *sep = c->message ? ": " : "";
     ival rhs;
     int differ;
@@ -39,20 +38,20 @@ static int check_equals(irun *r, const iblame *b, const check *c, const isym *y)
         else if (y->t == VT_S) differ = yv != rv;
         else differ = afmt_cmp_i64_u64(rv, y->v) != 0;
         if (differ)
-            return ifail(r, b, code, c->lenient, "%s%sexpected %" PRId64 "%s%s, found %" PRId64, msg, sep, rv,
+            return ifail(r, b, icode(c->code, AFMT_E_CONSTRAINT), c->lenient, "%s%sexpected %" PRId64 "%s%s, found %" PRId64, msg, sep, rv,
                          rhs_shown(c->text) ? " = " : "", rhs_shown(c->text) ? rhs_shown(c->text) : "", yv);
         return 0;
     }
     if (y->v != rhs.v)
-        return ifail(r, b, code, c->lenient, "%s%sexpected %" PRIu64 "%s%s, found %" PRIu64, msg, sep, rhs.v,
+        return ifail(r, b, icode(c->code, AFMT_E_CONSTRAINT), c->lenient, "%s%sexpected %" PRIu64 "%s%s, found %" PRIu64, msg, sep, rhs.v,
                      rhs_shown(c->text) ? " = " : "", rhs_shown(c->text) ? rhs_shown(c->text) : "", y->v);
     return 0;
 }
 
 static int check_one(irun *r, const iblame *b, const check *c, const isym *attr)
 {
-    const afmt_code code = icode(c->code, AFMT_E_CONSTRAINT);
     const char *msg = c->message ? c->message : "", *sep = c->message ? ": " : "";
+    afmt_code code;
     int holds;
     if (!c->e) return 0;
     if (c->e->kind == E_BINARY && c->e->op == TK_EQ && c->e->a->kind == E_NAME) {
@@ -61,6 +60,7 @@ static int check_one(irun *r, const iblame *b, const check *c, const isym *attr)
     }
     if (ieval_bool(r, b, c->e, c->text, &holds)) return -1;
     if (holds) return 0;
+    code = icode(c->code, AFMT_E_CONSTRAINT); /* by name: only for a failure */
     if (attr && attr->kind == IS_FLOAT)
         return ifail(r, b, code, c->lenient, "%s%s`%s` does not hold (%s = %s)", msg, sep, c->text, attr->name,
                      afmt_float_text(attr->f, (unsigned)attr->width).s);

@@ -22,6 +22,10 @@ static ival mk(vtype t, uint64_t v)
 
 static int64_t sv(uint64_t v) { return (int64_t)v; }
 
+/* `true` or `false` (the first byte first: every name read asks) */
+static int is_true(const char *n) { return n[0] == 't' && strcmp(n, "true") == 0; }
+static int is_false(const char *n) { return n[0] == 'f' && strcmp(n, "false") == 0; }
+
 /* ---- static types (what emit_expr decides before any value exists) */
 
 static int want_signed_t(vtype a, int alit, vtype b, int blit)
@@ -42,7 +46,7 @@ vtype itype(const irun *r, const expr *e, int *lit)
         return VT_U;
     case E_STR: return VT_STR;
     case E_NAME:
-        if (strcmp(e->sval, "true") == 0 || strcmp(e->sval, "false") == 0) return VT_BOOL;
+        if (is_true(e->sval) || is_false(e->sval)) return VT_BOOL;
         y = isym_find(r, e->sval);
         if (!y) return VT_NONE;
         if (y->kind == IS_INT || y->kind == IS_INDEX) return y->t;
@@ -118,7 +122,7 @@ static int want_signed(ival a, ival b) { return want_signed_t(a.t, a.lit, b.t, b
 static int eval_name(irun *r, const expr *e, ival *out)
 {
     const isym *y;
-    if (strcmp(e->sval, "true") == 0 || strcmp(e->sval, "false") == 0) {
+    if (is_true(e->sval) || is_false(e->sval)) {
         *out = mk(VT_BOOL, e->sval[0] == 't');
         return 0;
     }
@@ -545,6 +549,25 @@ int ieval(irun *r, const iblame *b, const expr *e, const char *text, ival *out)
     }
     *out = mk(VT_NONE, 0);
     return 0;
+}
+
+const isym *iname_int(const irun *r, const expr *e)
+{
+    const isym *y;
+    if (e->kind != E_NAME || is_true(e->sval) || is_false(e->sval)) return NULL;
+    y = isym_find(r, e->sval);
+    return y && y->kind == IS_INT ? y : NULL;
+}
+
+ival ival_of(const isym *y) { return mk(y->t, y->v); }
+
+int ieval_u64_of(irun *r, const iblame *b, const expr *e, const char *text, const isym *y, uint64_t *out)
+{
+    if (y && !(y->t == VT_S && sv(y->v) < 0)) { /* ito_u's case, else ieval_u64 fails as it does */
+        *out = y->v;
+        return 0;
+    }
+    return ieval_u64(r, b, e, text, out);
 }
 
 int ieval_u64(irun *r, const iblame *b, const expr *e, const char *text, uint64_t *out)

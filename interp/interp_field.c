@@ -128,7 +128,7 @@ static int float_array_field(irun *r, const item *it)
         e->big = big;
         e->count = 1;
         e->f = afmt_float_get(AFMT_B(r->c->src, off), (unsigned)f->width, big);
-        ix->name = "index";
+        ix->name = r->in->index_name;
         ix->t = VT_U;
         ix->v = i;
         if (f->has_fequals && !(e->f == f->fequals))
@@ -169,7 +169,7 @@ static int array_field_each(irun *r, const item *it, const isym *y)
         e->t = y->t;
         e->v = iarrf_get(r, y, i);
         e->off = off;
-        ix->name = "index";
+        ix->name = r->in->index_name;
         ix->t = VT_U;
         ix->v = i;
         rc = irun_checks(r, &b, it->field.each, it->field.neach, e);
@@ -361,6 +361,33 @@ static int one_string(irun *r, const item *it)
     y->count = len;
     b = iblame_of(y);
     return irun_checks(r, &b, it->checks, it->nchecks, NULL);
+}
+
+/* ---- a plain field: one number or one string with nothing to check
+ * (no "equals", no checks), whose reading is only its take (a repeat of
+ * it: interp_item.c).  The take tells a field visitor of it with the
+ * descriptor int_field, float_field and one_string give it -- but for the
+ * names of an integer's values, which int_field adds for a visitor. */
+
+int ifield_plain(const irun *r, const item *it, afmt_field_desc *d)
+{
+    const field_item *f = &it->field;
+    if (it->kind != IT_FIELD || f->count || it->nchecks) return 0;
+    switch (f->ftype) {
+    case FT_INT:
+        *d = ifield_desc(it, int_kind(it), f->width, 0, f->big_endian);
+        return !f->equals && !(f->nnames && r->c->opt->fields);
+    case FT_FLOAT: *d = ifield_desc(it, AFMT_FIELD_FLOAT, f->width, 0, f->big_endian); return !f->has_fequals;
+    case FT_STRING: *d = ifield_desc(it, AFMT_FIELD_BYTES, f->len_width, 0, f->big_endian); return 1;
+    default: return 0;
+    }
+}
+
+int ifield_take_plain(irun *r, const item *it, const afmt_field_desc *d)
+{
+    uint64_t len;
+    /* the steps of int_field, float_field and one_string that can fail */
+    return it->field.ftype == FT_STRING ? afmt_take_string(r->c, d, &len) : afmt_take_field(r->c, d, 1);
 }
 
 int irun_field(irun *r, const item *it)

@@ -30,6 +30,20 @@ int irun_check_item(irun *r, const item *it)
 
 /* ---- repeat */
 
+/* The first case whose values hold v, or -1: from the load's table when
+ * the values are small (interp_aux.c), else searched. */
+static int case_of(const irun *r, const item *it, uint64_t v)
+{
+    const iaux *a = iaux_of(r->in, it);
+    int i, j;
+    if (a && a->case_of) return v <= a->case_max ? a->case_of[v] : -1;
+    for (i = 0; i < it->ncases; i++)
+        for (j = 0; j < it->cases[i].nwhen; j++)
+            if (v == it->cases[i].when[j]->ival) return i;
+    return -1;
+}
+
+
 /* The integer field a count names when it is one field alone, else NULL
  * (as afmt-gen's count_field). */
 static const isym *count_field(const irun *r, const item *it)
@@ -174,6 +188,98 @@ static int unique_is_int(const item *it)
     return is_int;
 }
 
+/* ---- a repeat of one plain field
+ *
+ * GGUF's arrays are a repeat of one structure use whose switch, on the
+ * structure's parameter, picks one number or one string with nothing to
+ * check: 450,000 repetitions in a 150,000-token vocabulary, each a
+ * structure's scope, a switch and a field.  When the field every
+ * repetition reads is known before the loop -- the body is one item,
+ * resolved through a structure use (its arguments integer names of the
+ * scope: the same in every repetition) and switches on names whose
+ * values are known -- and reading it is only its take (ifield_plain),
+ * the loop takes it count times, with the repetition's index in the path,
+ * and fails where and as the items would: nothing else a repetition does
+ * can fail, or be seen, for that body. */
+
+/* The value of a name e in a structure's scope (ns's parameters bound to
+ * args) or, ns NULL, in r's; as_u64: as ieval_u64 takes it (0 for a
+ * negative value, which fails there). */
+static int known_value(const irun *r, const named_struct *ns, const uint64_t *args, const expr *e, int as_u64,
+                       uint64_t *v)
+{
+    const isym *y;
+    int i;
+    if (e->kind != E_NAME) return 0;
+    if (ns) { /* a body of one item: nothing but the parameters is defined before it */
+        for (i = 0; i < ns->nparams; i++)
+            if (ns->params[i] == e->sval || strcmp(ns->params[i], e->sval) == 0) return *v = args[i], 1;
+        return 0;
+    }
+    y = iname_int(r, e);
+    if (!y || (as_u64 && y->t == VT_S && (int64_t)y->v < 0)) return 0;
+    *v = y->v;
+    return 1;
+}
+
+/* The plain field (ifield_plain, descriptor in d) a body of one item
+ * reads and all it does, or NULL; ns, args: the structure it is in. */
+static const item *plain_field_of(const irun *r, const item_list *body, const named_struct *ns, const uint64_t *args,
+                                  afmt_field_desc *d)
+{
+    const item *it = body->n == 1 ? body->v[0] : NULL;
+    uint64_t v, inner[8];
+    const iaux *a;
+    int i;
+    if (!it) return NULL;
+    switch (it->kind) {
+    case IT_FIELD: return ifield_plain(r, it, d) ? it : NULL;
+    case IT_SWITCH:
+        if (!known_value(r, ns, args, it->arg, 0, &v) || (i = case_of(r, it, v)) < 0) return NULL;
+        return plain_field_of(r, &it->cases[i].body, ns, args, d);
+    case IT_STRUCT: {
+        const uint64_t depth_limit = r->c->opt ? r->c->opt->limits.max_depth : 32; /* afmt_struct_enter's */
+        const named_struct *use;
+        a = iaux_of(r->in, it);
+        if (ns || !a || a->struct_index < 0 || it->st.nargs > 8 || r->c->depth >= depth_limit) return NULL;
+        use = &r->in->s->structs[a->struct_index];
+        for (i = 0; i < it->st.nargs; i++)
+            if (!known_value(r, NULL, NULL, it->st.args[i], 1, &inner[i])) return NULL;
+        return plain_field_of(r, &use->body, use, inner, d);
+    }
+    default: return NULL;
+    }
+}
+
+/* Is each repetition of it only the take of one plain field (*f, its
+ * descriptor d)?  A counted repeat with nothing kept or placed per
+ * repetition (unique keys, metadata, directory records, tiles). */
+static int repeat_of_plain_field(const irun *r, const item *it, const item **f, afmt_field_desc *d)
+{
+    const repeat_item *rp = &it->repeat;
+    if (!it->arg || rp->until_end || rp->until_tiled || rp->skip_ws || rp->tile_row || rp->unique || rp->meta_value ||
+        r->tiles || directory_of(r->in->s, it))
+        return 0;
+    *f = plain_field_of(r, &it->body, NULL, NULL, d);
+    return *f != NULL;
+}
+
+/* The repetitions of a repeat of one plain field: what repeat_head and
+ * the body's items would do that can fail. */
+static int repeat_plain(irun *r, const item *it, const item *f, const afmt_field_desc *d, uint64_t count, uint64_t *k)
+{
+    afmt_vctx *c = r->c;
+    for (; *k < count; ++*k) {
+        if (*k >= c->opt->limits.max_items) {
+            const iblame b = iblame_pos(it->name);
+            return ifail(r, &b, AFMT_E_LIMIT, LEN_NONE, "more than %" PRIu64 " repetitions", c->opt->limits.max_items);
+        }
+        afmt_path_set_index(c->path, *k);
+        if (ifield_take_plain(r, f, d)) return -1;
+    }
+    return 0;
+}
+
 int irun_repeat(irun *r, const item *it)
 {
     afmt_tiles *set = NULL;
@@ -184,6 +290,8 @@ int irun_repeat(irun *r, const item *it)
     afmt_uniq *saved_uniq = r->uniq, keys;
     const uint64_t saved_index = r->rep_index;
     afmt_dir_list *dl = NULL;
+    const item *plain = NULL;
+    afmt_field_desc plain_desc;
     if (it->arg && repeat_count(r, it, &count)) return -1;
     if (it->repeat.tile_row || it->repeat.until_tiled) {
         set = calloc(1, sizeof *set); /* the generated code's is on its stack */
@@ -196,6 +304,7 @@ int irun_repeat(irun *r, const item *it)
     if (rc == 0) afmt_path_push(r->c->path, it->name, 0);
     r->uniq_rep = it->repeat.unique ? it : NULL;
     r->uniq = it->repeat.unique ? &keys : NULL;
+    if (rc == 0 && repeat_of_plain_field(r, it, &plain, &plain_desc)) rc = repeat_plain(r, it, plain, &plain_desc, count, &k);
     for (; rc == 0 && (!it->arg || k < count); k++) {
         r->rep_index = k;
         if (repeat_head(r, it, &tiles, k, &comments, &stop)) rc = -1;
@@ -256,19 +365,19 @@ static int switch_unknown(irun *r, const item *it, const iblame *b, ival sel)
 
 int irun_switch(irun *r, const item *it)
 {
-    const isym *attr = it->arg->kind == E_NAME ? isym_find(r, it->arg->sval) : NULL;
-    const iblame b = iblame_of(attr && attr->kind == IS_INT ? attr : NULL);
+    const isym *attr = iname_int(r, it->arg);
+    const iblame b = iblame_of(attr);
     ival sel;
-    int i, j;
-    if (ieval(r, &b, it->arg, it->arg_text, &sel)) return -1;
-    for (i = 0; i < it->ncases; i++)
-        for (j = 0; j < it->cases[i].nwhen; j++)
-            if (sel.v == it->cases[i].when[j]->ival) {
-                const int mark = isym_mark(r);
-                const int rc = irun_items(r, &it->cases[i].body);
-                isym_pop_to(r, mark);
-                return rc;
-            }
+    int i;
+    if (attr) sel = ival_of(attr); /* what ieval gives for the name */
+    else if (ieval(r, &b, it->arg, it->arg_text, &sel)) return -1;
+    i = case_of(r, it, sel.v);
+    if (i >= 0) {
+        const int mark = isym_mark(r);
+        const int rc = irun_items(r, &it->cases[i].body);
+        isym_pop_to(r, mark);
+        return rc;
+    }
     return switch_unknown(r, it, &b, sel);
 }
 

@@ -235,6 +235,7 @@ static afmt_interp *load(const char *path, const char *text, afmt_interp_refusal
     in = calloc(1, sizeof *in);
     if (!in) return NULL;
     *why = AFMT_INTERP_LOADED;
+    in->index_name = iintern_names(s);
     in->s = s;
     in->max_syms = icount_items(&s->body) + 2;
     in->struct_syms = calloc((size_t)s->nstructs + 1, sizeof *in->struct_syms);
@@ -245,6 +246,7 @@ static afmt_interp *load(const char *path, const char *text, afmt_interp_refusal
     }
     for (k = 0; k < s->nstructs; k++)
         in->struct_syms[k] = icount_items(&s->structs[k].body) + s->structs[k].nparams + 2;
+    iaux_collect(in);
     collect_thdrs(in, &s->body);
     iarchives_collect(in);
     for (k = 0; k < s->nstructs; k++) collect_thdrs(in, &s->structs[k].body);
@@ -278,6 +280,7 @@ void afmt_interp_free(afmt_interp *in)
     }
     free(in->thdrs);
     iarchives_free(in);
+    iaux_free(in);
     ikv_free(in);
     free(in->extensions);
     free(in->shared_extensions);

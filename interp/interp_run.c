@@ -9,96 +9,90 @@
 
 /* ---- symbols */
 
-isym *isym_push(irun *r, isym_kind kind, const item *it)
-{
-    isym *y;
-    if (r->nsyms >= r->cap) abort(); /* the capacity is counted from the spec at load: a bug */
-    y = &r->syms[r->nsyms++];
-    memset(y, 0, sizeof *y);
-    y->kind = kind;
-    y->it = it;
-    y->name = it->name;
-    return y;
-}
-
-/* the innermost symbol of that name (a name is defined once in scope:
- * afmt-gen's checks; an "each" element shadows its array field) */
-isym *isym_find(const irun *r, const char *name)
+isym *isym_find_spelled(const irun *r, const char *name)
 {
     int i;
-    /* the first byte first: most names in scope differ there, and this
-     * runs for every name an expression reads */
     for (i = r->nsyms - 1; i >= 0; i--)
         if (r->syms[i].name[0] == name[0] && strcmp(r->syms[i].name, name) == 0) return &r->syms[i];
     return NULL;
 }
 
-isym *isym_pool_stack(isym_pool *pool, uint64_t depth, int cap)
+void isym_pool_init(isym_pool *pool)
 {
-    if (depth >= pool->depths) {
-        uint64_t n = depth + 8;
-        isym **stacks;
-        int *caps;
-        if (n > SIZE_MAX / sizeof *stacks) return NULL;
-        stacks = realloc(pool->stacks, sizeof *stacks * (size_t)n);
-        if (!stacks) return NULL;
-        pool->stacks = stacks;
-        caps = realloc(pool->caps, sizeof *caps * (size_t)n);
-        if (!caps) return NULL;
-        pool->caps = caps;
-        memset(stacks + pool->depths, 0, sizeof *stacks * (size_t)(n - pool->depths));
-        memset(caps + pool->depths, 0, sizeof *caps * (size_t)(n - pool->depths));
-        pool->depths = n;
+    /* (not the whole struct: its local symbols need no zeros) */
+    pool->stacks = pool->local_stacks;
+    pool->caps = pool->local_caps;
+    pool->depths = ISYM_POOL_DEPTHS;
+    memset(pool->local_stacks, 0, sizeof pool->local_stacks);
+    memset(pool->local_caps, 0, sizeof pool->local_caps);
+    pool->local_used = 0;
+}
+
+static int in_pool(const isym_pool *pool, const isym *s)
+{
+    return s >= pool->local && s < pool->local + ISYM_POOL_LOCAL;
+}
+
+/* stacks and caps for depth + 8 depths, out of the pool (copied) */
+static int pool_more_depths(isym_pool *pool, uint64_t depth)
+{
+    const uint64_t n = depth + 8;
+    isym **stacks;
+    int *caps;
+    if (n > SIZE_MAX / sizeof *stacks) return -1;
+    stacks = malloc(sizeof *stacks * (size_t)n);
+    caps = malloc(sizeof *caps * (size_t)n);
+    if (!stacks || !caps) {
+        free(stacks);
+        free(caps);
+        return -1;
     }
-    if (pool->caps[depth] < cap) {
-        /* nothing at this depth is live while a body enters it */
-        isym *grown = realloc(pool->stacks[depth], sizeof *grown * (size_t)cap);
-        if (!grown) return NULL;
-        pool->stacks[depth] = grown;
-        pool->caps[depth] = cap;
+    memcpy(stacks, pool->stacks, sizeof *stacks * (size_t)pool->depths);
+    memcpy(caps, pool->caps, sizeof *caps * (size_t)pool->depths);
+    memset(stacks + pool->depths, 0, sizeof *stacks * (size_t)(n - pool->depths));
+    memset(caps + pool->depths, 0, sizeof *caps * (size_t)(n - pool->depths));
+    if (pool->stacks != pool->local_stacks) {
+        free(pool->stacks);
+        free(pool->caps);
     }
-    return pool->stacks[depth];
+    pool->stacks = stacks;
+    pool->caps = caps;
+    pool->depths = n;
+    return 0;
+}
+
+isym *isym_pool_grow(isym_pool *pool, uint64_t depth, int cap)
+{
+    isym *room;
+    if (depth >= pool->depths && pool_more_depths(pool, depth)) return NULL;
+    /* the pool's own symbols while they last, then the heap; nothing at
+     * this depth is live while a body enters it: nothing is copied */
+    if (cap <= ISYM_POOL_LOCAL - pool->local_used) {
+        room = pool->local + pool->local_used;
+        pool->local_used += cap;
+    } else if (!(room = malloc(sizeof *room * (size_t)cap))) {
+        return NULL;
+    }
+    if (pool->stacks[depth] && !in_pool(pool, pool->stacks[depth])) free(pool->stacks[depth]);
+    pool->stacks[depth] = room;
+    pool->caps[depth] = cap;
+    return room;
 }
 
 void isym_pool_free(isym_pool *pool)
 {
     uint64_t d;
-    for (d = 0; d < pool->depths; d++) free(pool->stacks[d]);
-    free(pool->stacks);
-    free(pool->caps);
-    memset(pool, 0, sizeof *pool);
+    for (d = 0; d < pool->depths; d++)
+        if (!in_pool(pool, pool->stacks[d])) free(pool->stacks[d]);
+    if (pool->stacks != pool->local_stacks) {
+        free(pool->stacks);
+        free(pool->caps);
+    }
+    isym_pool_init(pool);
 }
 
-int isym_mark(const irun *r) { return r->nsyms; }
-void isym_pop_to(irun *r, int mark) { r->nsyms = mark; }
 
 /* ---- blame and failure */
-
-iblame iblame_at(const char *field, uint64_t index, uint64_t off)
-{
-    iblame b;
-    b.field = field ? field : "";
-    b.index = index;
-    b.off = off;
-    b.at_pos = 0;
-    return b;
-}
-
-iblame iblame_pos(const char *field)
-{
-    iblame b = iblame_at(field, AFMT_NO_INDEX, 0);
-    b.at_pos = 1;
-    return b;
-}
-
-iblame iblame_of(const isym *y)
-{
-    iblame b;
-    if (!y) return iblame_pos("");
-    b = iblame_at(y->name, AFMT_NO_INDEX, y->off);
-    b.at_pos = y->off_is_pos;
-    return b;
-}
 
 uint64_t iblame_off(const irun *r, const iblame *b) { return b->at_pos ? r->c->pos : b->off; }
 
@@ -163,20 +157,24 @@ int irun_items(irun *r, const item_list *body)
     return 0;
 }
 
+/* Symbols of the top level a run holds on its stack (more: allocated). */
+#define RUN_SYMS_LOCAL 64
+
 /* The spec's top level, then the trailer (as <format>_validate_body). */
 static int run_body(afmt_vctx *c, const void *arg)
 {
     const afmt_interp *in = arg;
     irun r;
     isym_pool pool;
+    isym local[RUN_SYMS_LOCAL];
     int rc;
     memset(&r, 0, sizeof r);
-    memset(&pool, 0, sizeof pool);
+    isym_pool_init(&pool);
     r.in = in;
     r.c = c;
     r.pool = &pool;
     r.cap = in->max_syms;
-    r.syms = malloc(sizeof *r.syms * (size_t)r.cap);
+    r.syms = r.cap <= RUN_SYMS_LOCAL ? local : malloc(sizeof *r.syms * (size_t)r.cap);
     if (!r.syms) return afmt_fail(c->err, AFMT_E_NOMEM, NULL, NULL, AFMT_NO_INDEX, 0, "out of memory");
     /* a structure used before the "byte_order" item reads the spec's order */
     if (in->s->byte_order) c->big = in->s->big_endian ? 1 : 0;
@@ -185,7 +183,7 @@ static int run_body(afmt_vctx *c, const void *arg)
         if (in->s->trailer_keep) afmt_keep_trailer(c);
         else rc = afmt_expect_end(c, in->s->trailer_lenient == LEN_WARN);
     }
-    free(r.syms);
+    if (r.syms != local) free(r.syms);
     isym_pool_free(&pool);
     while (r.ndirs > 0) free(r.dirs[--r.ndirs]);
     free(r.dirs);

@@ -9,14 +9,6 @@
 /* ---- named structures: the body in a scope of its own, holding only its
  * parameters (unsigned), as the C function afmt-gen makes of it */
 
-static int find_struct(const spec *s, const char *name)
-{
-    int i;
-    for (i = 0; i < s->nstructs; i++)
-        if (strcmp(s->structs[i].name, name) == 0) return i;
-    return -1;
-}
-
 /* The body of ns with the values args, in a fresh symbol stack (the
  * nesting is bounded by limits.max_depth: afmt_struct_enter). */
 static int struct_body(irun *r, const item *it, int index, const uint64_t *args, const uint64_t *at)
@@ -45,24 +37,30 @@ static int struct_body(irun *r, const item *it, int index, const uint64_t *args,
     return rc;
 }
 
+/* Arguments a use holds on the stack (more are allocated): GGUF's value
+ * structure, used once per array element, has one. */
+#define STRUCT_ARGS_LOCAL 8
+
 int irun_struct(irun *r, const item *it)
 {
-    const int index = find_struct(r->in->s, it->st.use);
+    const iaux *aux = iaux_of(r->in, it);
+    const int index = aux ? aux->struct_index : -1;
     const iblame b = iblame_pos(it->name);
-    uint64_t *args = calloc(2 * (size_t)it->st.nargs + 1, sizeof *args), *at = args + it->st.nargs;
+    uint64_t local[2 * STRUCT_ARGS_LOCAL];
+    uint64_t *args = it->st.nargs <= STRUCT_ARGS_LOCAL ? local : calloc(2 * (size_t)it->st.nargs, sizeof *args);
+    uint64_t *at = args ? args + it->st.nargs : NULL;
     int i, rc = 0;
     if (!args) return afmt_fail(r->c->err, AFMT_E_NOMEM, NULL, NULL, AFMT_NO_INDEX, 0, "out of memory");
     for (i = 0; rc == 0 && i < it->st.nargs; i++) {
-        const isym *y = it->st.args[i]->kind == E_NAME ? isym_find(r, it->st.args[i]->sval) : NULL;
-        if (y && y->kind != IS_INT) y = NULL;
-        rc = ieval_u64(r, &b, it->st.args[i], it->st.args_text[i], &args[i]);
+        const isym *y = iname_int(r, it->st.args[i]);
+        rc = ieval_u64_of(r, &b, it->st.args[i], it->st.args_text[i], y, &args[i]);
         at[i] = y && !y->off_is_pos ? y->off : r->c->pos; /* where it was read, else the structure's start */
     }
     if (rc == 0) rc = afmt_struct_enter(r->c, it->name);
     if (rc == 0 && index < 0) rc = afmt_fail(r->c->err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, 0,
                                              "no structure %s (the loader's checks let it through: a bug)", it->st.use);
     if (rc == 0) rc = struct_body(r, it, index, args, at);
-    free(args);
+    if (args != local) free(args);
     if (rc) return -1;
     r->c->depth--;
     return 0;
