@@ -68,28 +68,36 @@ static void fill_storage(uint8_t *p, uint64_t n, afmt_endian endian)
     }
 }
 
+/* *v: the case's strided view over storage (filled here); its count. */
+static uint64_t case_view(const strided_case *c, uint8_t storage[4 * 24], afmt_array *v)
+{
+    uint64_t k, count = 1;
+
+    fill_storage(storage, 24, c->endian);
+    afmt_array_init(v, AFMT_U32);
+    v->rank = c->rank;
+    for (k = 0; k < c->rank; k++) {
+        v->dims[k] = c->dims[k];
+        v->strides[k] = c->strides[k];
+        count *= c->dims[k];
+    }
+    v->count = count;
+    v->strided = 1;
+    v->endian = c->endian;
+    v->data = storage + 4 * c->first;
+    v->nbytes = 4 * (c->storage - c->first);
+    return count;
+}
+
 static int run_case(const strided_case *c)
 {
     uint8_t storage[4 * 24];
     uint32_t out[12];
     afmt_array v;
     afmt_error err;
-    uint64_t k, count = 1;
+    uint64_t k, count = case_view(c, storage, &v);
     int rc;
 
-    fill_storage(storage, 24, c->endian);
-    afmt_array_init(&v, AFMT_U32);
-    v.rank = c->rank;
-    for (k = 0; k < c->rank; k++) {
-        v.dims[k] = c->dims[k];
-        v.strides[k] = c->strides[k];
-        count *= c->dims[k];
-    }
-    v.count = count;
-    v.strided = 1;
-    v.endian = c->endian;
-    v.data = storage + 4 * c->first;
-    v.nbytes = 4 * (c->storage - c->first);
     memset(out, 0xEE, sizeof out);
     rc = afmt_array_to_plain(&v, c->order, (uint8_t *)out, sizeof out, &err);
     if (c->code != 0)
@@ -112,21 +120,8 @@ static int run_dense_case(const strided_case *c)
     uint32_t out[12];
     afmt_array v, plain;
     afmt_error err;
-    uint64_t k, count = 1;
+    uint64_t k, count = case_view(c, storage, &v);
 
-    fill_storage(storage, 24, c->endian);
-    afmt_array_init(&v, AFMT_U32);
-    v.rank = c->rank;
-    for (k = 0; k < c->rank; k++) {
-        v.dims[k] = c->dims[k];
-        v.strides[k] = c->strides[k];
-        count *= c->dims[k];
-    }
-    v.count = count;
-    v.strided = 1;
-    v.endian = c->endian;
-    v.data = storage + 4 * c->first;
-    v.nbytes = 4 * (c->storage - c->first);
     memset(&plain, 0xAB, sizeof plain);
     if (!afmt_array_dense_view(&v, &plain))
         return c->dense == 0 && ((const uint8_t *)&plain)[0] == 0xAB;
