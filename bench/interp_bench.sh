@@ -44,28 +44,7 @@ if [ "${BASH_SOURCE[0]}" = "$0" ]; then
             printf "%-4s %-44s interp %8.2f ms [%s]  generated %8.2f ms [%s]  ratio %.2f\n",
                 id, what, t * 1e3, tr, b * 1e3, br, (b > 0 ? t / b : 0) }'
     }
-    time_rounds() { # RUNS PREP CMD...: as run.sh's (alternating, medians)
-        local runs=$1 prep=$2; shift 2
-        local -a cmds=("$@")
-        local n=${#cmds[@]} i r t0 t1
-        for ((i = 0; i < n; i++)); do : > "$TMP/s$i"; done
-        for ((r = 0; r <= runs; r++)); do
-            for ((i = 0; i < n; i++)); do
-                eval "$prep"
-                t0=${EPOCHREALTIME/[.,]/}
-                eval "${cmds[i]}" > /dev/null || die "failed: ${cmds[i]}"
-                t1=${EPOCHREALTIME/[.,]/}
-                if [ "$r" -gt 0 ]; then echo $((t1 - t0)) >> "$TMP/s$i"; fi
-            done
-        done
-        MED=(); MIN=(); MAX=()
-        for ((i = 0; i < n; i++)); do
-            read -r "MED[i]" "MIN[i]" "MAX[i]" < <(sort -n "$TMP/s$i" | awk '
-                { a[NR] = $1 }
-                END { m = NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2
-                      printf "%.6f %.6f %.6f\n", m / 1e6, a[1] / 1e6, a[NR] / 1e6 }')
-        done
-    }
+    source "$BENCH/time_rounds.sh"
     [ -x "$VALIDATE" ] || die "$VALIDATE is missing: run make first"
 else
     # run.sh times copies of the binaries; the inputs go beside the build
