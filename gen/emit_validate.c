@@ -847,14 +847,18 @@ static void entry_values(emitter *m, const blame *bl, item *it, const table_entr
 }
 
 /* Entry i of the chain of a table that is not simple: keys or a "when"
- * condition, a size (opaque), an encoding, a warning. */
-static void lookup_entry(emitter *m, const blame *bl, item *it, int i, const table_entry *te, sym *attr, char **keys)
+ * condition, a size (opaque), an encoding, a warning.  A "when" entry's
+ * condition may need statements, so it opens a block, and its if heads the
+ * rest of the chain inside that block (an entry after it is an `else if`
+ * of its if, not of the block): 1 when it left that block open for the
+ * caller to close after the chain, else 0. */
+static int lookup_entry(emitter *m, const blame *bl, item *it, int i, const table_entry *te, sym *attr, char **keys)
 {
     const char *dt = te->dtype ? dtype_enum(te->dtype) : NULL;
     if (!dt) {
         gen_error(m, te->jpath, "unknown dtype '%s' (known: bool i8 i16 i32 i64 u8 u16 u32 u64 f16 bf16 f32 f64 c64 c128 opaque)",
                   te->dtype ? te->dtype : "");
-        return;
+        return 0;
     }
     if ((strcmp(te->dtype, "opaque") == 0) != (te->size != NULL || te->block_elems != 0))
         gen_error(m, te->jpath, "\"size\" (or \"block\") is given exactly for opaque entries");
@@ -863,23 +867,18 @@ static void lookup_entry(emitter *m, const blame *bl, item *it, int i, const tab
         entry_condition(m, it, te, keys, &cond);
         emit_if_open(m, i ? "} else " : "", cond.s ? cond.s : "1");
         sb_free(&cond);
-        m->indent++;
     } else {
-        /* a "when" entry: its condition may need statements */
         char *b;
         line(m, "%s{", i ? "} else " : "");
         m->indent++;
         b = emit_bool(m, bl, te->when, te->when_text);
         emit_if_open(m, "", b);
         free(b);
-        m->indent++;
     }
+    m->indent++;
     entry_values(m, bl, it, te, attr);
-    if (!te->key) {
-        m->indent--;
-        line(m, "}");
-    }
     m->indent--;
+    return !te->key;
 }
 
 /* A table of two unsigned integer keys whose keyed entries come first,
@@ -968,8 +967,13 @@ static void emit_lookup(emitter *m, item *it)
     decl_unless_used(m, y->decl, "(void)%s_type; /* not read */", it->lookup.cname);
     if (!by_table) {
         /* a chain over the entries, in the table's order */
-        for (i = 0; i < tb->nentries; i++) lookup_entry(m, &bl, it, i, &tb->entries[i], attr, keys);
+        int open = 0;
+        for (i = 0; i < tb->nentries; i++) open += lookup_entry(m, &bl, it, i, &tb->entries[i], attr, keys);
         line(m, "}");
+        for (; open > 0; open--) {
+            m->indent--;
+            line(m, "}");
+        }
         lookup_fail(m, &bl, it, tb, keys, xprintf("%s_type.dtype == AFMT_DTYPE_INVALID", it->lookup.cname));
     }
     for (k = 0; k < it->lookup.nkey; k++) free(keys[k]);
