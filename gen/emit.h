@@ -289,6 +289,12 @@ void name_number_set(emitter *m, const char *base, int next);
 void c_name_release(emitter *m, const char *cname); /* a name claimed and not used after all */
 void c_names_reserve(emitter *m);
 void c_names_free(emitter *m);
+/* The name of case ci of switch sw in C names (gen/emit_case_names.c):
+ * <switch>_<what tells it from the other cases>, kept with the switch. */
+const char *switch_case_name(const spec *s, const item *sw, int ci);
+/* s as part of a C name: characters other than letters, digits and _
+ * become _ (malloc'd). */
+char *c_ident_part(const char *s);
 /* A static helper of the prelude (a table's entries, its known list, ...)
  * named cname for what, emitted once per emitter: the name is claimed
  * first, so a helper is never taken for another thing's that happens to
@@ -445,6 +451,9 @@ char *local_name(emitter *m, const char *base);
 /* A local holding the value of e, named after it ("dims_product",
  * "header_len_rounded"), or after noun when that name would be long. */
 char *expr_local(emitter *m, const expr *e, const char *noun);
+/* What e holds in words a C name can carry ("dims_product",
+ * "size_eq_0"), malloc'd; NULL when longer than max characters. */
+char *expr_words(const expr *e, size_t max);
 
 /* One constraint (shared by validator and writer), its failure blamed on
  * bl; attr is the value its message shows, or NULL.  emit_checks: the

@@ -152,17 +152,24 @@ void local_set_free(local_set *ls)
     memset(ls, 0, sizeof *ls);
 }
 
+char *expr_words(const expr *e, size_t max)
+{
+    sbuf b = {0};
+    char *p;
+    describe(&b, e);
+    for (p = b.s; p && *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9'))) *p = '_';
+    if (b.s && strlen(b.s) <= max) return b.s;
+    sb_free(&b);
+    return NULL;
+}
+
 /* A local holding the value of e: named after e when that is short,
  * else after what it is (noun). */
 char *expr_local(emitter *m, const expr *e, const char *noun)
 {
-    sbuf b = {0};
-    char *name, *p;
-    describe(&b, e);
-    for (p = b.s; p && *p; p++)
-        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9'))) *p = '_';
-    name = local_name(m, b.s && strlen(b.s) <= 32 ? b.s : noun);
-    sb_free(&b);
+    char *words = expr_words(e, 32), *name = local_name(m, words ? words : noun);
+    free(words);
     return name;
 }
 

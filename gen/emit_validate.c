@@ -1498,9 +1498,7 @@ static void emit_switch(emitter *m, item *it)
              * (npy's versions): said here, not in a function per case */
             emit_items(m, &sc->body);
         } else {
-            char *fname = xprintf("%s_%llu", it->name, sc->nwhen ? (unsigned long long)sc->when[0]->ival : 0ULL);
-            emit_items_func(m, &sc->body, fname, NULL);
-            free(fname);
+            emit_items_func(m, &sc->body, switch_case_name(m->s, it, i), NULL);
         }
         sym_pop_to(m, mark);
         m->indent--;

@@ -1700,7 +1700,7 @@ static void write_switch(emitter *m, item *it)
     line(m, "/* switch %s */", it->name);
     for (i = 0; i < it->ncases; i++) {
         sbuf cond = {0};
-        char *name = xprintf("%s_%llu", it->name, (unsigned long long)it->cases[i].when[0]->ival);
+        const char *name = switch_case_name(m->s, it, i);
         for (j = 0; j < it->cases[i].nwhen; j++)
             sb_printf(&cond, "%s%s == %llu", j ? " || " : "", sel.c, (unsigned long long)it->cases[i].when[j]->ival);
         emit_if_open(m, i ? "} else " : "", cond.s);
@@ -1708,7 +1708,6 @@ static void write_switch(emitter *m, item *it)
         m->indent++;
         writer_scope_func(m, &it->cases[i].body, name, NULL);
         m->indent--;
-        free(name);
     }
     line(m, "} else {");
     m->indent++;

@@ -341,7 +341,7 @@ static const afmt_block_entry gguf_ggml_blocks[27] = {
     {42, "Q2_0", 64, 18},
 };
 
-static int gguf_validate_kv_value_1(afmt_vctx *c, uint64_t *const p_alignment)
+static int gguf_validate_kv_value_is_alignment(afmt_vctx *c, uint64_t *const p_alignment)
 {
     /* value: u32 little-endian (spec/gguf.json /body/5/body/4/cases/0/body/0) */
     const uint64_t o_value = c->pos;
@@ -354,56 +354,56 @@ static int gguf_validate_kv_value_1(afmt_vctx *c, uint64_t *const p_alignment)
     return 0;
 }
 
-static int gguf_validate_value_kind_0(afmt_vctx *c)
+static int gguf_validate_value_kind_u8(afmt_vctx *c)
 {
     /* value: u8 (spec/gguf.json /structs/value/body/0/cases/0/body/0) */
     if (afmt_take_field(c, &field_value_2, 1)) return -1;
     return 0;
 }
 
-static int gguf_validate_value_kind_1(afmt_vctx *c)
+static int gguf_validate_value_kind_i8(afmt_vctx *c)
 {
     /* value: i8 (spec/gguf.json /structs/value/body/0/cases/1/body/0) */
     if (afmt_take_field(c, &field_value_3, 1)) return -1;
     return 0;
 }
 
-static int gguf_validate_value_kind_2(afmt_vctx *c)
+static int gguf_validate_value_kind_u16(afmt_vctx *c)
 {
     /* value: u16 little-endian (spec/gguf.json /structs/value/body/0/cases/2/body/0) */
     if (afmt_take_field(c, &field_value_4, 1)) return -1;
     return 0;
 }
 
-static int gguf_validate_value_kind_3(afmt_vctx *c)
+static int gguf_validate_value_kind_i16(afmt_vctx *c)
 {
     /* value: i16 little-endian (spec/gguf.json /structs/value/body/0/cases/3/body/0) */
     if (afmt_take_field(c, &field_value_5, 1)) return -1;
     return 0;
 }
 
-static int gguf_validate_value_kind_4(afmt_vctx *c)
+static int gguf_validate_value_kind_u32(afmt_vctx *c)
 {
     /* value: u32 little-endian (spec/gguf.json /structs/value/body/0/cases/4/body/0) */
     if (afmt_take_field(c, &field_value, 1)) return -1;
     return 0;
 }
 
-static int gguf_validate_value_kind_5(afmt_vctx *c)
+static int gguf_validate_value_kind_i32(afmt_vctx *c)
 {
     /* value: i32 little-endian (spec/gguf.json /structs/value/body/0/cases/5/body/0) */
     if (afmt_take_field(c, &field_value_6, 1)) return -1;
     return 0;
 }
 
-static int gguf_validate_value_kind_6(afmt_vctx *c)
+static int gguf_validate_value_kind_f32(afmt_vctx *c)
 {
     /* value: f32 little-endian (spec/gguf.json /structs/value/body/0/cases/6/body/0) */
     if (afmt_take_field(c, &field_value_7, 1)) return -1;
     return 0;
 }
 
-static int gguf_validate_value_kind_7(afmt_vctx *c)
+static int gguf_validate_value_kind_bool(afmt_vctx *c)
 {
     /* value: u8 (spec/gguf.json /structs/value/body/0/cases/7/body/0) */
     const uint64_t o_value = c->pos;
@@ -413,7 +413,7 @@ static int gguf_validate_value_kind_7(afmt_vctx *c)
     return 0;
 }
 
-static int gguf_validate_value_kind_8(afmt_vctx *c)
+static int gguf_validate_value_kind_string(afmt_vctx *c)
 {
     /* value: a string with a u64 length (spec/gguf.json /structs/value/body/0/cases/8/body/0) */
     uint64_t len_value;
@@ -430,7 +430,7 @@ static int gguf_validate_items(afmt_vctx *c, const uint64_t o_item_type, const u
     return 0;
 }
 
-static int gguf_validate_value_kind_9(afmt_vctx *c)
+static int gguf_validate_value_kind_array(afmt_vctx *c)
 {
     /* item_type: u32 little-endian (spec/gguf.json /structs/value/body/0/cases/9/body/0) */
     const uint64_t o_item_type = c->pos;
@@ -470,21 +470,21 @@ static int gguf_validate_value_kind_9(afmt_vctx *c)
     return 0;
 }
 
-static int gguf_validate_value_kind_10(afmt_vctx *c)
+static int gguf_validate_value_kind_u64(afmt_vctx *c)
 {
     /* value: u64 little-endian (spec/gguf.json /structs/value/body/0/cases/10/body/0) */
     if (afmt_take_field(c, &field_value_9, 1)) return -1;
     return 0;
 }
 
-static int gguf_validate_value_kind_11(afmt_vctx *c)
+static int gguf_validate_value_kind_i64(afmt_vctx *c)
 {
     /* value: i64 little-endian (spec/gguf.json /structs/value/body/0/cases/11/body/0) */
     if (afmt_take_field(c, &field_value_10, 1)) return -1;
     return 0;
 }
 
-static int gguf_validate_value_kind_12(afmt_vctx *c)
+static int gguf_validate_value_kind_f64(afmt_vctx *c)
 {
     /* value: f64 little-endian (spec/gguf.json /structs/value/body/0/cases/12/body/0) */
     if (afmt_take_field(c, &field_value_11, 1)) return -1;
@@ -501,31 +501,31 @@ static int gguf_validate_struct_value(afmt_vctx *c, uint64_t arg_vtype, uint64_t
     /* switch value_kind on vtype (spec/gguf.json /structs/value/body/0) */
     const uint64_t sel_value_kind = v_vtype;
     if (sel_value_kind == UINT64_C(0)) {
-        if (gguf_validate_value_kind_0(c)) return -1;
+        if (gguf_validate_value_kind_u8(c)) return -1;
     } else if (sel_value_kind == UINT64_C(1)) {
-        if (gguf_validate_value_kind_1(c)) return -1;
+        if (gguf_validate_value_kind_i8(c)) return -1;
     } else if (sel_value_kind == UINT64_C(2)) {
-        if (gguf_validate_value_kind_2(c)) return -1;
+        if (gguf_validate_value_kind_u16(c)) return -1;
     } else if (sel_value_kind == UINT64_C(3)) {
-        if (gguf_validate_value_kind_3(c)) return -1;
+        if (gguf_validate_value_kind_i16(c)) return -1;
     } else if (sel_value_kind == UINT64_C(4)) {
-        if (gguf_validate_value_kind_4(c)) return -1;
+        if (gguf_validate_value_kind_u32(c)) return -1;
     } else if (sel_value_kind == UINT64_C(5)) {
-        if (gguf_validate_value_kind_5(c)) return -1;
+        if (gguf_validate_value_kind_i32(c)) return -1;
     } else if (sel_value_kind == UINT64_C(6)) {
-        if (gguf_validate_value_kind_6(c)) return -1;
+        if (gguf_validate_value_kind_f32(c)) return -1;
     } else if (sel_value_kind == UINT64_C(7)) {
-        if (gguf_validate_value_kind_7(c)) return -1;
+        if (gguf_validate_value_kind_bool(c)) return -1;
     } else if (sel_value_kind == UINT64_C(8)) {
-        if (gguf_validate_value_kind_8(c)) return -1;
+        if (gguf_validate_value_kind_string(c)) return -1;
     } else if (sel_value_kind == UINT64_C(9)) {
-        if (gguf_validate_value_kind_9(c)) return -1;
+        if (gguf_validate_value_kind_array(c)) return -1;
     } else if (sel_value_kind == UINT64_C(10)) {
-        if (gguf_validate_value_kind_10(c)) return -1;
+        if (gguf_validate_value_kind_u64(c)) return -1;
     } else if (sel_value_kind == UINT64_C(11)) {
-        if (gguf_validate_value_kind_11(c)) return -1;
+        if (gguf_validate_value_kind_i64(c)) return -1;
     } else if (sel_value_kind == UINT64_C(12)) {
-        if (gguf_validate_value_kind_12(c)) return -1;
+        if (gguf_validate_value_kind_f64(c)) return -1;
     } else {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "vtype", AFMT_NO_INDEX, at_vtype,
                 "value type is not one of 0-12 (u8, i8, u16, i16, u32, i32, f32, bool, string, "
@@ -534,7 +534,8 @@ static int gguf_validate_struct_value(afmt_vctx *c, uint64_t arg_vtype, uint64_t
     return 0;
 }
 
-static int gguf_validate_kv_value_0(afmt_vctx *c, const uint64_t o_type, const uint64_t v_type)
+static int gguf_validate_kv_value_not_is_alignment(afmt_vctx *c, const uint64_t o_type,
+        const uint64_t v_type)
 {
     /* value: structure value (spec/gguf.json /body/5/body/4/cases/1/body/0) */
     if (afmt_struct_enter(c, "value")) return -1;
@@ -571,9 +572,9 @@ static int gguf_validate_kv(afmt_vctx *c, uint64_t *const p_alignment, afmt_uniq
     /* switch kv_value on is_alignment ? 1 : 0 (spec/gguf.json /body/5/body/4) */
     const uint64_t sel_kv_value = ((v_is_alignment != 0) ? UINT64_C(1) : UINT64_C(0));
     if (sel_kv_value == UINT64_C(1)) {
-        if (gguf_validate_kv_value_1(c, p_alignment)) return -1;
+        if (gguf_validate_kv_value_is_alignment(c, p_alignment)) return -1;
     } else if (sel_kv_value == UINT64_C(0)) {
-        if (gguf_validate_kv_value_0(c, o_type, v_type)) return -1;
+        if (gguf_validate_kv_value_not_is_alignment(c, o_type, v_type)) return -1;
     } else {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "", AFMT_NO_INDEX, c->pos,
                 "kv_value: unknown value %" PRIu64 " (expected one of 1, 0)",
@@ -968,8 +969,8 @@ int afmt_gguf_validate(const uint8_t *buf, uint64_t len, const afmt_options *opt
     return afmt_run_validator_buffer(gguf_validate_body, "gguf", buf, len, opt, vis, err);
 }
 
-static int gguf_write_kv_value_1(afmt_sink *sink, afmt_error *err, uint64_t *const p_alignment,
-        const afmt_kv *kv_kv)
+static int gguf_write_kv_value_is_alignment(afmt_sink *sink, afmt_error *err,
+        uint64_t *const p_alignment, const afmt_kv *kv_kv)
 {
     uint64_t num_value;
     if (afmt_value_u64(&kv_kv->value, "value", AFMT_NO_INDEX, &num_value, err) != 0) return -1;
@@ -985,7 +986,8 @@ static int gguf_write_kv_value_1(afmt_sink *sink, afmt_error *err, uint64_t *con
     return 0;
 }
 
-static int gguf_write_kv_value_0(afmt_sink *sink, afmt_error *err, const afmt_kv *kv_kv)
+static int gguf_write_kv_value_not_is_alignment(afmt_sink *sink, afmt_error *err,
+        const afmt_kv *kv_kv)
 {
     /* value: the key-value's value */
     if (afmt_value_write(sink, &gguf_value_grammar, &kv_kv->value, "value", AFMT_NO_INDEX,
@@ -1024,9 +1026,9 @@ static int gguf_write_kv(afmt_sink *sink, afmt_error *err, uint64_t *const p_ali
     if (afmt_sink_u32(sink, v_type, 0, err) != 0) return -1;
     /* switch kv_value */
     if (((v_is_alignment != 0) ? UINT64_C(1) : UINT64_C(0)) == 1) {
-        if (gguf_write_kv_value_1(sink, err, p_alignment, kv_kv)) return -1;
+        if (gguf_write_kv_value_is_alignment(sink, err, p_alignment, kv_kv)) return -1;
     } else if (((v_is_alignment != 0) ? UINT64_C(1) : UINT64_C(0)) == 0) {
-        if (gguf_write_kv_value_0(sink, err, kv_kv)) return -1;
+        if (gguf_write_kv_value_not_is_alignment(sink, err, kv_kv)) return -1;
     } else {
         return afmt_fail(err, AFMT_E_TYPE, NULL, "kv_value", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "no case of the format describes this array");

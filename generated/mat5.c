@@ -176,10 +176,10 @@ static int mat5_validate_jc(afmt_vctx *c, const uint64_t v_nir, const uint64_t n
     return 0;
 }
 
-static int mat5_validate_content_5(afmt_vctx *c, const uint64_t v_complex, const uint64_t o_nzmax,
-        const uint64_t v_nzmax, const uint64_t o_dims_size, const uint64_t v_dims_size,
-        const uint64_t n_dims, const uint64_t o_dims, uint64_t *const p_parts,
-        uint64_t *const p_cells)
+static int mat5_validate_content_ir_tag(afmt_vctx *c, const uint64_t v_complex,
+        const uint64_t o_nzmax, const uint64_t v_nzmax, const uint64_t o_dims_size,
+        const uint64_t v_dims_size, const uint64_t n_dims, const uint64_t o_dims,
+        uint64_t *const p_parts, uint64_t *const p_cells)
 {
     /* check len(dims) == 2 (spec/mat5.json /structs/matrix/body/25/cases/1/body/0) */
     if (!(n_dims == UINT64_C(2))) {
@@ -607,8 +607,8 @@ static int mat5_validate_field_name(afmt_vctx *c, const int64_t v_name_length)
     return 0;
 }
 
-static int mat5_validate_content_2(afmt_vctx *c, const uint64_t v_class, const uint64_t n_dims,
-        const uint64_t o_dims, uint64_t *const p_members)
+static int mat5_validate_content_class_name(afmt_vctx *c, const uint64_t v_class,
+        const uint64_t n_dims, const uint64_t o_dims, uint64_t *const p_members)
 {
     /*
      * repeat class_name class == 3 ? 1 : 0 (spec/mat5.json /structs/matrix/body/25/cases/3/body/0)
@@ -831,7 +831,7 @@ static int mat5_validate_content_2(afmt_vctx *c, const uint64_t v_class, const u
     return 0;
 }
 
-static int mat5_validate_view_0(afmt_vctx *c, const uint64_t n_dims, const uint64_t o_dims,
+static int mat5_validate_view_value(afmt_vctx *c, const uint64_t n_dims, const uint64_t o_dims,
         const uint64_t n_name, const uint64_t o_name, const afmt_elem el_type)
 {
     /*
@@ -875,7 +875,7 @@ static int mat5_validate_view_0(afmt_vctx *c, const uint64_t n_dims, const uint6
     return 0;
 }
 
-static int mat5_validate_view_1(afmt_vctx *c, const uint64_t n_name, const uint64_t o_name,
+static int mat5_validate_view_utf8(afmt_vctx *c, const uint64_t n_name, const uint64_t o_name,
         const uint64_t v_n, const afmt_elem el_type)
 {
     /*
@@ -901,7 +901,7 @@ static int mat5_validate_view_1(afmt_vctx *c, const uint64_t n_name, const uint6
     return 0;
 }
 
-static int mat5_validate_view_2(afmt_vctx *c, const uint64_t n_name, const uint64_t o_name,
+static int mat5_validate_view_stored(afmt_vctx *c, const uint64_t n_name, const uint64_t o_name,
         uint64_t *const p_cells, const afmt_elem el_type)
 {
     /*
@@ -1068,11 +1068,11 @@ static int mat5_validate_part(afmt_vctx *c, const uint64_t v_class, const uint64
     const uint64_t sel_view = ((v_class == UINT64_C(5)) ? UINT64_C(2) :
             (((v_stype == UINT64_C(16)) && (v_n != (*p_cells))) ? UINT64_C(1) : UINT64_C(0)));
     if (sel_view == UINT64_C(0)) {
-        if (mat5_validate_view_0(c, n_dims, o_dims, n_name, o_name, el_type)) return -1;
+        if (mat5_validate_view_value(c, n_dims, o_dims, n_name, o_name, el_type)) return -1;
     } else if (sel_view == UINT64_C(1)) {
-        if (mat5_validate_view_1(c, n_name, o_name, v_n, el_type)) return -1;
+        if (mat5_validate_view_utf8(c, n_name, o_name, v_n, el_type)) return -1;
     } else if (sel_view == UINT64_C(2)) {
-        if (mat5_validate_view_2(c, n_name, o_name, p_cells, el_type)) return -1;
+        if (mat5_validate_view_stored(c, n_name, o_name, p_cells, el_type)) return -1;
     } else {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "", AFMT_NO_INDEX, c->pos, "view: unknown value %"
                 PRIu64 " (expected one of 0, 1, 2)", (uint64_t)sel_view);
@@ -1107,7 +1107,7 @@ static int mat5_validate_part(afmt_vctx *c, const uint64_t v_class, const uint64
     return 0;
 }
 
-static int mat5_validate_kind_1(afmt_vctx *c)
+static int mat5_validate_kind_nested(afmt_vctx *c)
 {
     /*
      * nested: structure matrix (spec/mat5.json
@@ -1128,7 +1128,7 @@ static int mat5_validate_nested_element(afmt_vctx *c, const uint64_t o_size, con
     const uint64_t sel_kind = ((v_size == UINT64_C(0)) ? UINT64_C(0) : UINT64_C(1));
     if (sel_kind == UINT64_C(0)) {
     } else if (sel_kind == UINT64_C(1)) {
-        if (mat5_validate_kind_1(c)) return -1;
+        if (mat5_validate_kind_nested(c)) return -1;
     } else {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "", AFMT_NO_INDEX, c->pos, "kind: unknown value %"
                 PRIu64 " (expected one of 0, 1)", (uint64_t)sel_kind);
@@ -1454,12 +1454,12 @@ static int mat5_validate_struct_matrix(afmt_vctx *c, uint64_t arg_top, uint64_t 
             sel_content == UINT64_C(14) || sel_content == UINT64_C(15)) {
         if (mat5_validate_content_4(c, v_complex, n_dims, o_dims, p_parts, p_cells)) return -1;
     } else if (sel_content == UINT64_C(5)) {
-        if (mat5_validate_content_5(c, v_complex, o_nzmax, v_nzmax, o_dims_size, v_dims_size,
+        if (mat5_validate_content_ir_tag(c, v_complex, o_nzmax, v_nzmax, o_dims_size, v_dims_size,
                 n_dims, o_dims, p_parts, p_cells)) return -1;
     } else if (sel_content == UINT64_C(1)) {
         if (mat5_validate_content_1(c, n_dims, o_dims, p_members)) return -1;
     } else if (sel_content == UINT64_C(2) || sel_content == UINT64_C(3)) {
-        if (mat5_validate_content_2(c, v_class, n_dims, o_dims, p_members)) return -1;
+        if (mat5_validate_content_class_name(c, v_class, n_dims, o_dims, p_members)) return -1;
     } else {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "class", AFMT_NO_INDEX, c->pos,
                 "content: unknown value %" PRIu64
@@ -1539,7 +1539,7 @@ static int mat5_validate_matrix(afmt_vctx *c, const uint64_t v_subsys, const uin
     return 0;
 }
 
-static int mat5_validate_element_14(afmt_vctx *c, const uint64_t v_subsys,
+static int mat5_validate_element_miMATRIX(afmt_vctx *c, const uint64_t v_subsys,
         const uint64_t v_no_subsys, const uint64_t v_at, const uint64_t o_size,
         const uint64_t v_size)
 {
@@ -1608,7 +1608,7 @@ static int mat5_validate_compressed(afmt_vctx *c, const uint64_t v_subsys,
     return 0;
 }
 
-static int mat5_validate_element_15(afmt_vctx *c, const uint64_t v_subsys,
+static int mat5_validate_element_miCOMPRESSED(afmt_vctx *c, const uint64_t v_subsys,
         const uint64_t v_no_subsys, const uint64_t v_at, const uint64_t v_size)
 {
     /* region compressed of size bytes (spec/mat5.json /body/9/body/3/cases/1/body/0) */
@@ -1634,9 +1634,10 @@ static int mat5_validate_var(afmt_vctx *c, const uint64_t v_subsys, const uint64
     /* switch element on type (spec/mat5.json /body/9/body/3) */
     const uint64_t sel_element = v_type;
     if (sel_element == UINT64_C(14)) {
-        if (mat5_validate_element_14(c, v_subsys, v_no_subsys, v_at, o_size, v_size)) return -1;
+        if (mat5_validate_element_miMATRIX(c, v_subsys, v_no_subsys, v_at, o_size,
+                v_size)) return -1;
     } else if (sel_element == UINT64_C(15)) {
-        if (mat5_validate_element_15(c, v_subsys, v_no_subsys, v_at, v_size)) return -1;
+        if (mat5_validate_element_miCOMPRESSED(c, v_subsys, v_no_subsys, v_at, v_size)) return -1;
     } else {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "type", AFMT_NO_INDEX, o_type,
                 "a top-level element is miMATRIX (14) or miCOMPRESSED (15) (found %" PRIu64 ")",
