@@ -53,14 +53,18 @@ static const afmt_value_name field_type_names[13] = {
 static const afmt_field_desc field_type = {
     .name = "type", .kind = AFMT_FIELD_UINT, .width = 4, .names = field_type_names, .n_names = 13};
 static const afmt_field_desc field_value = {.name = "value", .kind = AFMT_FIELD_UINT, .width = 4};
-static const afmt_field_desc field_value_2 = {.name = "value", .kind = AFMT_FIELD_UINT, .width = 1};
-static const afmt_field_desc field_value_3 = {.name = "value", .kind = AFMT_FIELD_INT, .width = 1};
-static const afmt_field_desc field_value_4 = {.name = "value", .kind = AFMT_FIELD_UINT, .width = 2};
-static const afmt_field_desc field_value_5 = {.name = "value", .kind = AFMT_FIELD_INT, .width = 2};
-static const afmt_field_desc field_value_6 = {.name = "value", .kind = AFMT_FIELD_INT, .width = 4};
-static const afmt_field_desc field_value_7 = {
+static const afmt_field_desc field_value_u8 = {
+    .name = "value", .kind = AFMT_FIELD_UINT, .width = 1};
+static const afmt_field_desc field_value_i8 = {.name = "value", .kind = AFMT_FIELD_INT, .width = 1};
+static const afmt_field_desc field_value_u16 = {
+    .name = "value", .kind = AFMT_FIELD_UINT, .width = 2};
+static const afmt_field_desc field_value_i16 = {
+    .name = "value", .kind = AFMT_FIELD_INT, .width = 2};
+static const afmt_field_desc field_value_i32 = {
+    .name = "value", .kind = AFMT_FIELD_INT, .width = 4};
+static const afmt_field_desc field_value_f32 = {
     .name = "value", .kind = AFMT_FIELD_FLOAT, .width = 4};
-static const afmt_field_desc field_value_8 = {
+static const afmt_field_desc field_value_string = {
     .name = "value", .kind = AFMT_FIELD_BYTES, .width = 8};
 static const afmt_value_name field_item_type_names[13] = {
     {0, "u8"},
@@ -80,15 +84,17 @@ static const afmt_value_name field_item_type_names[13] = {
 static const afmt_field_desc field_item_type = {
     .name = "item_type", .kind = AFMT_FIELD_UINT, .width = 4, .names = field_item_type_names, .n_names = 13};
 static const afmt_field_desc field_count = {.name = "count", .kind = AFMT_FIELD_UINT, .width = 8};
-static const afmt_field_desc field_value_9 = {.name = "value", .kind = AFMT_FIELD_UINT, .width = 8};
-static const afmt_field_desc field_value_10 = {.name = "value", .kind = AFMT_FIELD_INT, .width = 8};
-static const afmt_field_desc field_value_11 = {
+static const afmt_field_desc field_value_u64 = {
+    .name = "value", .kind = AFMT_FIELD_UINT, .width = 8};
+static const afmt_field_desc field_value_i64 = {
+    .name = "value", .kind = AFMT_FIELD_INT, .width = 8};
+static const afmt_field_desc field_value_f64 = {
     .name = "value", .kind = AFMT_FIELD_FLOAT, .width = 8};
 static const afmt_field_desc field_name = {.name = "name", .kind = AFMT_FIELD_BYTES, .width = 8};
 static const afmt_field_desc field_n_dims = {.name = "n_dims", .kind = AFMT_FIELD_UINT, .width = 4};
 static const afmt_field_desc field_ne = {
     .name = "ne", .kind = AFMT_FIELD_UINT, .width = 8, .is_array = 1};
-static const afmt_value_name field_type_2_names[35] = {
+static const afmt_value_name field_type_u32_names[35] = {
     {0, "f32"},
     {1, "f16"},
     {2, "Q4_0"},
@@ -125,8 +131,8 @@ static const afmt_value_name field_type_2_names[35] = {
     {41, "Q1_0"},
     {42, "Q2_0"},
 };
-static const afmt_field_desc field_type_2 = {
-    .name = "type", .kind = AFMT_FIELD_UINT, .width = 4, .names = field_type_2_names, .n_names = 35};
+static const afmt_field_desc field_type_u32 = {
+    .name = "type", .kind = AFMT_FIELD_UINT, .width = 4, .names = field_type_u32_names, .n_names = 35};
 static const afmt_field_desc field_offset = {.name = "offset", .kind = AFMT_FIELD_UINT, .width = 8};
 
 /* version (spec/gguf.json /body/1): its checks, for the validator and the writer */
@@ -357,28 +363,28 @@ static int gguf_validate_kv_value_is_alignment(afmt_vctx *c, uint64_t *const p_a
 static int gguf_validate_value_kind_u8(afmt_vctx *c)
 {
     /* value: u8 (spec/gguf.json /structs/value/body/0/cases/0/body/0) */
-    if (afmt_take_field(c, &field_value_2, 1)) return -1;
+    if (afmt_take_field(c, &field_value_u8, 1)) return -1;
     return 0;
 }
 
 static int gguf_validate_value_kind_i8(afmt_vctx *c)
 {
     /* value: i8 (spec/gguf.json /structs/value/body/0/cases/1/body/0) */
-    if (afmt_take_field(c, &field_value_3, 1)) return -1;
+    if (afmt_take_field(c, &field_value_i8, 1)) return -1;
     return 0;
 }
 
 static int gguf_validate_value_kind_u16(afmt_vctx *c)
 {
     /* value: u16 little-endian (spec/gguf.json /structs/value/body/0/cases/2/body/0) */
-    if (afmt_take_field(c, &field_value_4, 1)) return -1;
+    if (afmt_take_field(c, &field_value_u16, 1)) return -1;
     return 0;
 }
 
 static int gguf_validate_value_kind_i16(afmt_vctx *c)
 {
     /* value: i16 little-endian (spec/gguf.json /structs/value/body/0/cases/3/body/0) */
-    if (afmt_take_field(c, &field_value_5, 1)) return -1;
+    if (afmt_take_field(c, &field_value_i16, 1)) return -1;
     return 0;
 }
 
@@ -392,14 +398,14 @@ static int gguf_validate_value_kind_u32(afmt_vctx *c)
 static int gguf_validate_value_kind_i32(afmt_vctx *c)
 {
     /* value: i32 little-endian (spec/gguf.json /structs/value/body/0/cases/5/body/0) */
-    if (afmt_take_field(c, &field_value_6, 1)) return -1;
+    if (afmt_take_field(c, &field_value_i32, 1)) return -1;
     return 0;
 }
 
 static int gguf_validate_value_kind_f32(afmt_vctx *c)
 {
     /* value: f32 little-endian (spec/gguf.json /structs/value/body/0/cases/6/body/0) */
-    if (afmt_take_field(c, &field_value_7, 1)) return -1;
+    if (afmt_take_field(c, &field_value_f32, 1)) return -1;
     return 0;
 }
 
@@ -407,7 +413,7 @@ static int gguf_validate_value_kind_bool(afmt_vctx *c)
 {
     /* value: u8 (spec/gguf.json /structs/value/body/0/cases/7/body/0) */
     const uint64_t o_value = c->pos;
-    if (afmt_take_field(c, &field_value_2, 1)) return -1;
+    if (afmt_take_field(c, &field_value_u8, 1)) return -1;
     const uint64_t v_value = (uint64_t)afmt_load_u8(AFMT_B(c->src, o_value));
     if (gguf_check_value_2(c, o_value, v_value)) return -1;
     return 0;
@@ -417,7 +423,7 @@ static int gguf_validate_value_kind_string(afmt_vctx *c)
 {
     /* value: a string with a u64 length (spec/gguf.json /structs/value/body/0/cases/8/body/0) */
     uint64_t len_value;
-    if (afmt_take_string(c, &field_value_8, &len_value)) return -1;
+    if (afmt_take_string(c, &field_value_string, &len_value)) return -1;
     return 0;
 }
 
@@ -473,21 +479,21 @@ static int gguf_validate_value_kind_array(afmt_vctx *c)
 static int gguf_validate_value_kind_u64(afmt_vctx *c)
 {
     /* value: u64 little-endian (spec/gguf.json /structs/value/body/0/cases/10/body/0) */
-    if (afmt_take_field(c, &field_value_9, 1)) return -1;
+    if (afmt_take_field(c, &field_value_u64, 1)) return -1;
     return 0;
 }
 
 static int gguf_validate_value_kind_i64(afmt_vctx *c)
 {
     /* value: i64 little-endian (spec/gguf.json /structs/value/body/0/cases/11/body/0) */
-    if (afmt_take_field(c, &field_value_10, 1)) return -1;
+    if (afmt_take_field(c, &field_value_i64, 1)) return -1;
     return 0;
 }
 
 static int gguf_validate_value_kind_f64(afmt_vctx *c)
 {
     /* value: f64 little-endian (spec/gguf.json /structs/value/body/0/cases/12/body/0) */
-    if (afmt_take_field(c, &field_value_11, 1)) return -1;
+    if (afmt_take_field(c, &field_value_f64, 1)) return -1;
     return 0;
 }
 
@@ -630,7 +636,7 @@ static int gguf_validate_tensor(afmt_vctx *c, afmt_uniq *const uq_tensor,
 
     /* type: u32 little-endian (spec/gguf.json /body/6/body/4) */
     const uint64_t o_type = c->pos;
-    if (afmt_take_field(c, &field_type_2, 1)) return -1;
+    if (afmt_take_field(c, &field_type_u32, 1)) return -1;
     const uint64_t v_type = (uint64_t)afmt_load_u32le(AFMT_B(c->src, o_type));
 
     /* lookup el in table ggml (spec/gguf.json /body/6/body/5) */
