@@ -175,8 +175,8 @@ static int gguf_check_type(const afmt_vctx *c, uint64_t at, uint64_t v_type)
 }
 
 /* type (spec/gguf.json /body/5/body/3): its check, for the validator and the writer */
-static int gguf_check_type_2(const afmt_vctx *c, uint64_t at, uint64_t v_is_alignment,
-        uint64_t v_type)
+static int gguf_check_type_not_is_alignment_or_type_eq_4(const afmt_vctx *c, uint64_t at,
+        uint64_t v_is_alignment, uint64_t v_type)
 {
     if (!((!(v_is_alignment != 0)) || (v_type == UINT64_C(4)))) {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "type", AFMT_NO_INDEX, at,
@@ -215,7 +215,7 @@ static int gguf_check_value(const afmt_vctx *c, uint64_t at, uint64_t v_value)
 static int gguf_validate_struct_value(afmt_vctx *c, uint64_t arg_vtype, uint64_t arg_at_vtype);
 /* value: its check, for the validator and the writer
  * (spec/gguf.json /structs/value/body/0/cases/7/body/0) */
-static int gguf_check_value_2(const afmt_vctx *c, uint64_t at, uint64_t v_value)
+static int gguf_check_value_le_1(const afmt_vctx *c, uint64_t at, uint64_t v_value)
 {
     if (!(v_value <= UINT64_C(1))) {
         if (afmt_tolerate_c(c, AFMT_E_VALUE, "value", AFMT_NO_INDEX, at,
@@ -415,7 +415,7 @@ static int gguf_validate_value_kind_bool(afmt_vctx *c)
     const uint64_t o_value = c->pos;
     if (afmt_take_field(c, &field_value_u8, 1)) return -1;
     const uint64_t v_value = (uint64_t)afmt_load_u8(AFMT_B(c->src, o_value));
-    if (gguf_check_value_2(c, o_value, v_value)) return -1;
+    if (gguf_check_value_le_1(c, o_value, v_value)) return -1;
     return 0;
 }
 
@@ -573,7 +573,7 @@ static int gguf_validate_kv(afmt_vctx *c, uint64_t *const p_alignment, afmt_uniq
     const uint64_t v_is_alignment = (afmt_str_eq(c, o_key + 8, len_key, "general.alignment", 17));
 
     /* check !is_alignment || type == 4 (spec/gguf.json /body/5/body/3) */
-    if (gguf_check_type_2(c, o_type, v_is_alignment, v_type)) return -1;
+    if (gguf_check_type_not_is_alignment_or_type_eq_4(c, o_type, v_is_alignment, v_type)) return -1;
 
     /* switch kv_value on is_alignment ? 1 : 0 (spec/gguf.json /body/5/body/4) */
     const uint64_t sel_kv_value = ((v_is_alignment != 0) ? UINT64_C(1) : UINT64_C(0));
@@ -1020,7 +1020,8 @@ static int gguf_write_kv(afmt_sink *sink, afmt_error *err, uint64_t *const p_ali
                 "a key is not empty: `len(key) > 0` does not hold");
     }
     if (gguf_check_type(AFMT_VCTX_STRICT(err), AFMT_NO_OFFSET, v_type)) return -1;
-    if (gguf_check_type_2(AFMT_VCTX_STRICT(err), AFMT_NO_OFFSET, v_is_alignment, v_type)) return -1;
+    if (gguf_check_type_not_is_alignment_or_type_eq_4(AFMT_VCTX_STRICT(err), AFMT_NO_OFFSET,
+            v_is_alignment, v_type)) return -1;
     /* key */
     if (afmt_sink_u64(sink, len_key, 0, err) != 0) return -1;
     if (afmt_sink_put(sink, kv_kv->key, len_key, err) != 0) return -1;
