@@ -256,6 +256,17 @@ void func_hand_out(emitter *m, func_frame *f, sym **ys, int n, const char *name)
  * of one literal key per entry (text of key_size bytes, or an integer when
  * key_size is 0) and plain dtypes; NULL for any other table. */
 const char *type_table(emitter *m, const table *tb, int key_size);
+/* The block entries ("block": [N, B] with its "name") of tb, when each has
+ * one integer key: `static const afmt_block_entry <fmt>_<table>_blocks[]`
+ * in the prelude (once), its name; *n its length (the writable ones: the
+ * writer chooses among them).  NULL when there are none, or when one is
+ * keyed otherwise. */
+const char *block_table(emitter *m, const table *tb, int *n);
+/* A table of plain types and block types, each of one integer key, keys
+ * distinct (gguf's ggml): `static const afmt_type_entry <fmt>_<table>[]`
+ * of its *nplain plain entries (emitted once), its name, and in *blocks
+ * block_table's (*nblocks); NULL when tb is not so. */
+const char *type_block_tables(emitter *m, const table *tb, int *nplain, const char **blocks, int *nblocks);
 /* The number of entries at the start of tb that fit an afmt_type_entry2
  * row: two integer keys, a plain dtype (bool may be bits-lsb), no size. */
 int table2_plain_count(const table *tb);

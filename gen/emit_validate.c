@@ -790,6 +790,26 @@ static int lookup_by_table(emitter *m, const blame *bl, item *it, const table *t
     return 1;
 }
 
+/* A table of plain types and block types (type_block_tables: gguf's
+ * ggml): the code looked up among the plain ones, then among the blocks,
+ * as the writer's table of blocks.  0 when the table is not like that. */
+static int lookup_by_block_tables(emitter *m, const blame *bl, item *it, const table *tb, char **keys)
+{
+    sym *ky = it->lookup.nkey == 1 && it->lookup.key[0]->kind == E_NAME ? sym_find(m, it->lookup.key[0]->sval) : NULL;
+    const char *tname, *blocks = NULL;
+    const char *lk = it->lookup.cname;
+    int nplain = 0, nblocks = 0;
+    if (it->lookup.nkey != 1 || (ky && ky->kind == SY_TEXT)) return 0;
+    tname = type_block_tables(m, tb, &nplain, &blocks, &nblocks);
+    if (!tname) return 0;
+    line(m, "const afmt_type_entry *%s_entry = afmt_type_by_code(%s, %d, (uint64_t)%s);", lk, tname, nplain, keys[0]);
+    line(m, "const afmt_block_entry *%s_block = %s_entry ? NULL : afmt_block_by_code(%s, %d, (uint64_t)%s);", lk, lk,
+         blocks, nblocks, keys[0]);
+    lookup_fail(m, bl, it, tb, keys, xprintf("!%s_entry && !%s_block", lk, lk));
+    line(m, "const afmt_elem %s_type = %s_entry ? afmt_elem_of(%s_entry) : afmt_elem_of_block(%s_block);", lk, lk, lk, lk);
+    return 1;
+}
+
 /* The condition under which entry te's keys match (into cond). */
 static void entry_condition(emitter *m, item *it, const table_entry *te, char **keys, sbuf *cond)
 {
@@ -953,7 +973,7 @@ static void emit_lookup(emitter *m, item *it)
     if (tb->nkeys >= 0 && tb->nkeys != it->lookup.nkey)
         gen_error(m, it->jpath, "table '%s' has keys of %d values, the lookup gives %d", tb->name, tb->nkeys, it->lookup.nkey);
     keys = lookup_keys(m, &bl, it);
-    by_table = lookup_by_table(m, &bl, it, tb, keys);
+    by_table = lookup_by_table(m, &bl, it, tb, keys) || lookup_by_block_tables(m, &bl, it, tb, keys);
     if (!by_table && lookup_by_table2(m, &bl, it, tb, attr, keys)) {
         lookup_fail(m, &bl, it, tb, keys, xprintf("%s_type.dtype == AFMT_DTYPE_INVALID", it->lookup.cname));
         by_table = 1;

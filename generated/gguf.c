@@ -294,29 +294,8 @@ static int gguf_check_ne(const afmt_vctx *c, uint64_t at, uint64_t at_index, uin
     return 0;
 }
 
-/* The entries of table ggml, listed when no entry matches. */
-static const char gguf_ggml_known[] =
-    "; known: 0 f32, 1 f16, 2 Q4_0, 3 Q4_1, 6 Q5_0, 7 Q5_1, 8 Q8_0, 9 Q8_1, 10 Q2_K, "
-    "11 Q3_K, 12 Q4_K, 13 Q5_K, 14 Q6_K, 15 Q8_K, 16 IQ2_XXS, 17 IQ2_XS, 18 IQ3_XXS, "
-    "19 IQ1_S, 20 IQ4_NL, 21 IQ3_S, 22 IQ2_S, 23 IQ4_XS, 24 i8, 25 i16, 26 i32, 27 "
-    "i64, 28 f64, 29 IQ1_M, 30 bf16, 34 TQ1_0, 35 TQ2_0, 39 MXFP4, 40 NVFP4, 41 Q1_0, "
-    "42 Q2_0";
-
-/* directory data: the arrays of tensor's records */
-static const afmt_dir_desc gguf_dir_data = {
-    .name = "data",
-    .records = "tensor",
-    .offset_field = "offset",
-    .shape_field = "ne",
-    .dims_width = 8,
-    .dims_big = 0,
-    .dims_signed = 0,
-    .fastest_first = 1,
-    .payload_big = 0,
-    .pad_lenient = 1,
-};
-
-/* The block types of table ggml, for the writer: code, name, elements per block, bytes. */
+/* The block types of table ggml: code, name, elements per block, bytes
+ * (for the validator and the writer). */
 static const afmt_block_entry gguf_ggml_blocks[27] = {
     {2, "Q4_0", 32, 18},
     {3, "Q4_1", 32, 20},
@@ -345,6 +324,42 @@ static const afmt_block_entry gguf_ggml_blocks[27] = {
     {40, "NVFP4", 64, 36},
     {41, "Q1_0", 128, 18},
     {42, "Q2_0", 64, 18},
+};
+
+/* Table ggml (spec/gguf.json /tables/ggml):
+ * its entries but the block types (gguf_ggml_blocks),
+ * for the validator and the writer. */
+static const afmt_type_entry gguf_ggml[8] = {
+    {.code = 0, .dtype = AFMT_F32, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.code = 1, .dtype = AFMT_F16, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.code = 24, .dtype = AFMT_I8, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.code = 25, .dtype = AFMT_I16, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.code = 26, .dtype = AFMT_I32, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.code = 27, .dtype = AFMT_I64, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.code = 28, .dtype = AFMT_F64, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.code = 30, .dtype = AFMT_BF16, .enc = AFMT_ENC_PLAIN, .writable = 1},
+};
+
+/* The entries of table ggml, listed when no entry matches. */
+static const char gguf_ggml_known[] =
+    "; known: 0 f32, 1 f16, 2 Q4_0, 3 Q4_1, 6 Q5_0, 7 Q5_1, 8 Q8_0, 9 Q8_1, 10 Q2_K, "
+    "11 Q3_K, 12 Q4_K, 13 Q5_K, 14 Q6_K, 15 Q8_K, 16 IQ2_XXS, 17 IQ2_XS, 18 IQ3_XXS, "
+    "19 IQ1_S, 20 IQ4_NL, 21 IQ3_S, 22 IQ2_S, 23 IQ4_XS, 24 i8, 25 i16, 26 i32, 27 "
+    "i64, 28 f64, 29 IQ1_M, 30 bf16, 34 TQ1_0, 35 TQ2_0, 39 MXFP4, 40 NVFP4, 41 Q1_0, "
+    "42 Q2_0";
+
+/* directory data: the arrays of tensor's records */
+static const afmt_dir_desc gguf_dir_data = {
+    .name = "data",
+    .records = "tensor",
+    .offset_field = "offset",
+    .shape_field = "ne",
+    .dims_width = 8,
+    .dims_big = 0,
+    .dims_signed = 0,
+    .fastest_first = 1,
+    .payload_big = 0,
+    .pad_lenient = 1,
 };
 
 static int gguf_validate_kv_value_is_alignment(afmt_vctx *c, uint64_t *const p_alignment)
@@ -640,172 +655,15 @@ static int gguf_validate_tensor(afmt_vctx *c, afmt_uniq *const uq_tensor,
     const uint64_t v_type = (uint64_t)afmt_load_u32le(AFMT_B(c->src, o_type));
 
     /* lookup el in table ggml (spec/gguf.json /body/6/body/5) */
-    afmt_elem el_type = AFMT_ELEM_NONE;
-    if (v_type == UINT64_C(0)) {
-        el_type.dtype = AFMT_F32;
-        el_type.size = afmt_dtype_get(AFMT_F32)->size;
-    } else if (v_type == UINT64_C(1)) {
-        el_type.dtype = AFMT_F16;
-        el_type.size = afmt_dtype_get(AFMT_F16)->size;
-    } else if (v_type == UINT64_C(2)) {
-        el_type.dtype = AFMT_OPAQUE;
-        el_type.size = UINT64_C(18);
-        el_type.block = UINT64_C(32);
-        el_type.name = "Q4_0";
-    } else if (v_type == UINT64_C(3)) {
-        el_type.dtype = AFMT_OPAQUE;
-        el_type.size = UINT64_C(20);
-        el_type.block = UINT64_C(32);
-        el_type.name = "Q4_1";
-    } else if (v_type == UINT64_C(6)) {
-        el_type.dtype = AFMT_OPAQUE;
-        el_type.size = UINT64_C(22);
-        el_type.block = UINT64_C(32);
-        el_type.name = "Q5_0";
-    } else if (v_type == UINT64_C(7)) {
-        el_type.dtype = AFMT_OPAQUE;
-        el_type.size = UINT64_C(24);
-        el_type.block = UINT64_C(32);
-        el_type.name = "Q5_1";
-    } else if (v_type == UINT64_C(8)) {
-        el_type.dtype = AFMT_OPAQUE;
-        el_type.size = UINT64_C(34);
-        el_type.block = UINT64_C(32);
-        el_type.name = "Q8_0";
-    } else if (v_type == UINT64_C(9)) {
-        el_type.dtype = AFMT_OPAQUE;
-        el_type.size = UINT64_C(36);
-        el_type.block = UINT64_C(32);
-        el_type.name = "Q8_1";
-    } else if (v_type == UINT64_C(10)) {
-        el_type.dtype = AFMT_OPAQUE;
-        el_type.size = UINT64_C(84);
-        el_type.block = UINT64_C(256);
-        el_type.name = "Q2_K";
-    } else if (v_type == UINT64_C(11)) {
-        el_type.dtype = AFMT_OPAQUE;
-        el_type.size = UINT64_C(110);
-        el_type.block = UINT64_C(256);
-        el_type.name = "Q3_K";
-    } else if (v_type == UINT64_C(12)) {
-        el_type.dtype = AFMT_OPAQUE;
-        el_type.size = UINT64_C(144);
-        el_type.block = UINT64_C(256);
-        el_type.name = "Q4_K";
-    } else if (v_type == UINT64_C(13)) {
-        el_type.dtype = AFMT_OPAQUE;
-        el_type.size = UINT64_C(176);
-        el_type.block = UINT64_C(256);
-        el_type.name = "Q5_K";
-    } else if (v_type == UINT64_C(14)) {
-        el_type.dtype = AFMT_OPAQUE;
-        el_type.size = UINT64_C(210);
-        el_type.block = UINT64_C(256);
-        el_type.name = "Q6_K";
-    } else if (v_type == UINT64_C(15)) {
-        el_type.dtype = AFMT_OPAQUE;
-        el_type.size = UINT64_C(292);
-        el_type.block = UINT64_C(256);
-        el_type.name = "Q8_K";
-    } else if (v_type == UINT64_C(16)) {
-        el_type.dtype = AFMT_OPAQUE;
-        el_type.size = UINT64_C(66);
-        el_type.block = UINT64_C(256);
-        el_type.name = "IQ2_XXS";
-    } else if (v_type == UINT64_C(17)) {
-        el_type.dtype = AFMT_OPAQUE;
-        el_type.size = UINT64_C(74);
-        el_type.block = UINT64_C(256);
-        el_type.name = "IQ2_XS";
-    } else if (v_type == UINT64_C(18)) {
-        el_type.dtype = AFMT_OPAQUE;
-        el_type.size = UINT64_C(98);
-        el_type.block = UINT64_C(256);
-        el_type.name = "IQ3_XXS";
-    } else if (v_type == UINT64_C(19)) {
-        el_type.dtype = AFMT_OPAQUE;
-        el_type.size = UINT64_C(50);
-        el_type.block = UINT64_C(256);
-        el_type.name = "IQ1_S";
-    } else if (v_type == UINT64_C(20)) {
-        el_type.dtype = AFMT_OPAQUE;
-        el_type.size = UINT64_C(18);
-        el_type.block = UINT64_C(32);
-        el_type.name = "IQ4_NL";
-    } else if (v_type == UINT64_C(21)) {
-        el_type.dtype = AFMT_OPAQUE;
-        el_type.size = UINT64_C(110);
-        el_type.block = UINT64_C(256);
-        el_type.name = "IQ3_S";
-    } else if (v_type == UINT64_C(22)) {
-        el_type.dtype = AFMT_OPAQUE;
-        el_type.size = UINT64_C(82);
-        el_type.block = UINT64_C(256);
-        el_type.name = "IQ2_S";
-    } else if (v_type == UINT64_C(23)) {
-        el_type.dtype = AFMT_OPAQUE;
-        el_type.size = UINT64_C(136);
-        el_type.block = UINT64_C(256);
-        el_type.name = "IQ4_XS";
-    } else if (v_type == UINT64_C(24)) {
-        el_type.dtype = AFMT_I8;
-        el_type.size = afmt_dtype_get(AFMT_I8)->size;
-    } else if (v_type == UINT64_C(25)) {
-        el_type.dtype = AFMT_I16;
-        el_type.size = afmt_dtype_get(AFMT_I16)->size;
-    } else if (v_type == UINT64_C(26)) {
-        el_type.dtype = AFMT_I32;
-        el_type.size = afmt_dtype_get(AFMT_I32)->size;
-    } else if (v_type == UINT64_C(27)) {
-        el_type.dtype = AFMT_I64;
-        el_type.size = afmt_dtype_get(AFMT_I64)->size;
-    } else if (v_type == UINT64_C(28)) {
-        el_type.dtype = AFMT_F64;
-        el_type.size = afmt_dtype_get(AFMT_F64)->size;
-    } else if (v_type == UINT64_C(29)) {
-        el_type.dtype = AFMT_OPAQUE;
-        el_type.size = UINT64_C(56);
-        el_type.block = UINT64_C(256);
-        el_type.name = "IQ1_M";
-    } else if (v_type == UINT64_C(30)) {
-        el_type.dtype = AFMT_BF16;
-        el_type.size = afmt_dtype_get(AFMT_BF16)->size;
-    } else if (v_type == UINT64_C(34)) {
-        el_type.dtype = AFMT_OPAQUE;
-        el_type.size = UINT64_C(54);
-        el_type.block = UINT64_C(256);
-        el_type.name = "TQ1_0";
-    } else if (v_type == UINT64_C(35)) {
-        el_type.dtype = AFMT_OPAQUE;
-        el_type.size = UINT64_C(66);
-        el_type.block = UINT64_C(256);
-        el_type.name = "TQ2_0";
-    } else if (v_type == UINT64_C(39)) {
-        el_type.dtype = AFMT_OPAQUE;
-        el_type.size = UINT64_C(17);
-        el_type.block = UINT64_C(32);
-        el_type.name = "MXFP4";
-    } else if (v_type == UINT64_C(40)) {
-        el_type.dtype = AFMT_OPAQUE;
-        el_type.size = UINT64_C(36);
-        el_type.block = UINT64_C(64);
-        el_type.name = "NVFP4";
-    } else if (v_type == UINT64_C(41)) {
-        el_type.dtype = AFMT_OPAQUE;
-        el_type.size = UINT64_C(18);
-        el_type.block = UINT64_C(128);
-        el_type.name = "Q1_0";
-    } else if (v_type == UINT64_C(42)) {
-        el_type.dtype = AFMT_OPAQUE;
-        el_type.size = UINT64_C(18);
-        el_type.block = UINT64_C(64);
-        el_type.name = "Q2_0";
-    }
-    if (el_type.dtype == AFMT_DTYPE_INVALID) {
+    const afmt_type_entry *el_entry = afmt_type_by_code(gguf_ggml, 8, (uint64_t)v_type);
+    const afmt_block_entry *el_block = el_entry ? NULL :
+            afmt_block_by_code(gguf_ggml_blocks, 27, (uint64_t)v_type);
+    if (!el_entry && !el_block) {
         return afmt_fail_c(c, AFMT_E_UNKNOWN_TYPE, "type", AFMT_NO_INDEX, o_type,
                 "no entry of table ggml matches (type = %" PRIu64 "): unknown type code%s",
                 (uint64_t)v_type, gguf_ggml_known);
     }
+    const afmt_elem el_type = el_entry ? afmt_elem_of(el_entry) : afmt_elem_of_block(el_block);
 
     /* offset: u64 little-endian (spec/gguf.json /body/6/body/6) */
     const uint64_t o_offset = c->pos;
@@ -1049,42 +907,14 @@ static int gguf_write_tensor(const afmt_array *arrays, afmt_sink *sink, afmt_err
     const afmt_array *A_data = &arrays[ai];
     uint64_t v_type = 0;
     afmt_elem el_type = AFMT_ELEM_NONE;
-    if (A_data->dtype == AFMT_F32) {
-        v_type = 0;
-        el_type.dtype = AFMT_F32;
-        el_type.size = afmt_dtype_get(AFMT_F32)->size;
-    } else if (A_data->dtype == AFMT_F16) {
-        v_type = 1;
-        el_type.dtype = AFMT_F16;
-        el_type.size = afmt_dtype_get(AFMT_F16)->size;
+    const afmt_type_entry *el_entry = afmt_type_by_dtype(gguf_ggml, 8, A_data->dtype);
+    if (el_entry) {
+        v_type = (uint64_t)el_entry->code;
+        el_type = afmt_elem_of(el_entry);
     } else if (afmt_block_of(gguf_ggml_blocks, 27, A_data) != NULL) {
         const afmt_block_entry *blk = afmt_block_of(gguf_ggml_blocks, 27, A_data);
         v_type = blk->code;
         el_type = afmt_elem_of_block(blk);
-    } else if (A_data->dtype == AFMT_I8) {
-        v_type = 24;
-        el_type.dtype = AFMT_I8;
-        el_type.size = afmt_dtype_get(AFMT_I8)->size;
-    } else if (A_data->dtype == AFMT_I16) {
-        v_type = 25;
-        el_type.dtype = AFMT_I16;
-        el_type.size = afmt_dtype_get(AFMT_I16)->size;
-    } else if (A_data->dtype == AFMT_I32) {
-        v_type = 26;
-        el_type.dtype = AFMT_I32;
-        el_type.size = afmt_dtype_get(AFMT_I32)->size;
-    } else if (A_data->dtype == AFMT_I64) {
-        v_type = 27;
-        el_type.dtype = AFMT_I64;
-        el_type.size = afmt_dtype_get(AFMT_I64)->size;
-    } else if (A_data->dtype == AFMT_F64) {
-        v_type = 28;
-        el_type.dtype = AFMT_F64;
-        el_type.size = afmt_dtype_get(AFMT_F64)->size;
-    } else if (A_data->dtype == AFMT_BF16) {
-        v_type = 30;
-        el_type.dtype = AFMT_BF16;
-        el_type.size = afmt_dtype_get(AFMT_BF16)->size;
     }
     if (el_type.dtype == AFMT_DTYPE_INVALID) {
         return afmt_fail(err, AFMT_E_TYPE, NULL, "type", AFMT_NO_INDEX, AFMT_NO_OFFSET,
