@@ -469,23 +469,63 @@ afmt_cards_desc *cards_load(const char *path, void *obj, const char *jp, int *er
 
 static char *q_or_null(const char *s) { return s ? c_quote(s, strlen(s)) : xstrdup("NULL"); }
 
+/* Member text into the row being packed: lines of at most 100 columns,
+ * the row's first after "    {", the others after "     ". */
+static void put_member(sbuf *o, size_t *col, const char *text, int first)
+{
+    const size_t n = strlen(text);
+    if (first) {
+        sb_printf(o, "    {%s", text);
+        *col = 5 + n;
+    } else if (*col + 2 + n + 2 > 100) {
+        sb_printf(o, ",\n     %s", text);
+        *col = 5 + n;
+    } else {
+        sb_printf(o, ", %s", text);
+        *col += 2 + n;
+    }
+}
+
+/* ".name = "text"" (malloc'd) */
+static char *quoted_member(const char *name, const char *text)
+{
+    char *q = q_or_null(text), *r = xprintf(".%s = %s", name, q);
+    free(q);
+    return r;
+}
+
+/* A rule's members that are not 0 (the rest are 0 in C's initializer):
+ * rows that differ in a member or two read as such. */
+static void emit_rule(sbuf *o, const afmt_cards_key *k)
+{
+    char *m[14];
+    int nm = 0, i;
+    size_t col = 0;
+    m[nm++] = quoted_member("key", k->key);
+    if (k->run) m[nm++] = xprintf(".run = %d", k->run);
+    if (k->type) m[nm++] = xprintf(".type = %s", VT_ENUMS[k->type]);
+    if (k->role) m[nm++] = xprintf(".role = %s", ROLE_ENUMS[k->role]);
+    if (k->fixed) m[nm++] = xprintf(".fixed = %d", k->fixed);
+    if (k->has_min) m[nm++] = xprintf(".has_min = 1, .min = INT64_C(%lld)", (long long)k->min);
+    if (k->has_max) m[nm++] = xprintf(".has_max = 1, .max = INT64_C(%lld)", (long long)k->max);
+    if (k->logical) m[nm++] = xprintf(".logical = %d", k->logical);
+    if (k->refuse_logical) m[nm++] = xprintf(".refuse_logical = %d", k->refuse_logical);
+    if (k->string) m[nm++] = quoted_member("string", k->string);
+    if (k->int_types_only) m[nm++] = xprintf(".int_types_only = %d", k->int_types_only);
+    if (k->refuse) m[nm++] = xprintf(".refuse = %s", REFUSE_ENUMS[k->refuse]);
+    if (k->message) m[nm++] = quoted_member("message", k->message);
+    for (i = 0; i < nm; i++) {
+        put_member(o, &col, m[i], i == 0);
+        free(m[i]);
+    }
+    sb_puts(o, "},\n");
+}
+
 static void emit_rules(sbuf *o, const char *name, const afmt_cards_key *k, size_t n)
 {
     size_t i;
     sb_printf(o, "static const afmt_cards_key %s[] = {\n", name);
-    for (i = 0; i < n; i++) {
-        char *key = q_or_null(k[i].key), *str = q_or_null(k[i].string), *msg = q_or_null(k[i].message);
-        sb_printf(o, "    {.key = %s, .run = %d, .type = %s, .role = %s, .fixed = %d,\n", key, k[i].run,
-                  VT_ENUMS[k[i].type], ROLE_ENUMS[k[i].role], k[i].fixed);
-        sb_printf(o, "     .has_min = %d, .has_max = %d, .min = INT64_C(%lld), .max = INT64_C(%lld),\n", k[i].has_min,
-                  k[i].has_max, (long long)k[i].min, (long long)k[i].max);
-        sb_printf(o, "     .logical = %d, .refuse_logical = %d, .string = %s, .int_types_only = %d, .refuse = %s,\n",
-                  k[i].logical, k[i].refuse_logical, str, k[i].int_types_only, REFUSE_ENUMS[k[i].refuse]);
-        sb_printf(o, "     .message = %s},\n", msg);
-        free(key);
-        free(str);
-        free(msg);
-    }
+    for (i = 0; i < n; i++) emit_rule(o, &k[i]);
     if (!n) sb_printf(o, "    {0},\n");
     sb_printf(o, "};\n");
 }

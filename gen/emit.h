@@ -256,6 +256,17 @@ void func_hand_out(emitter *m, func_frame *f, sym **ys, int n, const char *name)
  * of one literal key per entry (text of key_size bytes, or an integer when
  * key_size is 0) and plain dtypes; NULL for any other table. */
 const char *type_table(emitter *m, const table *tb, int key_size);
+/* The block entries ("block": [N, B] with its "name") of tb, when each has
+ * one integer key: `static const afmt_block_entry <fmt>_<table>_blocks[]`
+ * in the prelude (once), its name; *n its length (the writable ones: the
+ * writer chooses among them).  NULL when there are none, or when one is
+ * keyed otherwise. */
+const char *block_table(emitter *m, const table *tb, int *n);
+/* A table of plain types and block types, each of one integer key, keys
+ * distinct (gguf's ggml): `static const afmt_type_entry <fmt>_<table>[]`
+ * of its *nplain plain entries (emitted once), its name, and in *blocks
+ * block_table's (*nblocks); NULL when tb is not so. */
+const char *type_block_tables(emitter *m, const table *tb, int *nplain, const char **blocks, int *nblocks);
 /* The number of entries at the start of tb that fit an afmt_type_entry2
  * row: two integer keys, a plain dtype (bool may be bits-lsb), no size. */
 int table2_plain_count(const table *tb);
@@ -289,6 +300,12 @@ void name_number_set(emitter *m, const char *base, int next);
 void c_name_release(emitter *m, const char *cname); /* a name claimed and not used after all */
 void c_names_reserve(emitter *m);
 void c_names_free(emitter *m);
+/* The name of case ci of switch sw in C names (gen/emit_case_names.c):
+ * <switch>_<what tells it from the other cases>, kept with the switch. */
+const char *switch_case_name(const spec *s, const item *sw, int ci);
+/* s as part of a C name: characters other than letters, digits and _
+ * become _ (malloc'd). */
+char *c_ident_part(const char *s);
 /* A static helper of the prelude (a table's entries, its known list, ...)
  * named cname for what, emitted once per emitter: the name is claimed
  * first, so a helper is never taken for another thing's that happens to
@@ -445,6 +462,9 @@ char *local_name(emitter *m, const char *base);
 /* A local holding the value of e, named after it ("dims_product",
  * "header_len_rounded"), or after noun when that name would be long. */
 char *expr_local(emitter *m, const expr *e, const char *noun);
+/* What e holds in words a C name can carry ("dims_product",
+ * "size_eq_0"), malloc'd; NULL when longer than max characters. */
+char *expr_words(const expr *e, size_t max);
 
 /* One constraint (shared by validator and writer), its failure blamed on
  * bl; attr is the value its message shows, or NULL.  emit_checks: the

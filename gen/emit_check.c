@@ -101,13 +101,45 @@ static int check_name_taken(const emitter *m, const char *fn)
     return c_name_taken(m, fn);
 }
 
-static char *check_fn_name(emitter *m, const char *field)
+/* What check e says beyond the field it concerns: `value <= 1` of field
+ * value is "le_1"; NULL when that is long. */
+static char *check_words(const check *cs, const char *field)
 {
-    char *fn = xprintf("%s_check_%s", m->s->format, *field ? field : "value"), *what;
+    char *w = expr_words(cs->e, 64), *r = NULL;
+    const size_t n = strlen(field);
+    if (!w) return NULL;
+    if (strncmp(w, field, n) == 0 && w[n] == '_') r = xstrdup(w + n + 1);
+    else r = xstrdup(w);
+    free(w);
+    if (strlen(r) > 32) {
+        free(r);
+        return NULL;
+    }
+    return r;
+}
+
+/* <fmt>_check_<field>; for other checks of a field of that name,
+ * <fmt>_check_<field>_<what they check> (gguf's check_value_le_1), else
+ * _<their code> (torch's check_first_byte_magic), else numbered. */
+static char *check_fn_name(emitter *m, const char *field, const check *cs)
+{
+    const char *f = *field ? field : "value";
+    char *fn = xprintf("%s_check_%s", m->s->format, f), *what, *words;
     int k = 2;
+    if (check_name_taken(m, fn) && (words = check_words(cs, f)) != NULL) {
+        free(fn);
+        fn = xprintf("%s_check_%s_%s", m->s->format, f, words);
+        free(words);
+    }
+    if (check_name_taken(m, fn) && cs->code) {
+        char *code = c_ident_part(cs->code);
+        free(fn);
+        fn = xprintf("%s_check_%s_%s", m->s->format, f, code);
+        free(code);
+    }
     while (check_name_taken(m, fn)) {
         free(fn);
-        fn = xprintf("%s_check_%s_%d", m->s->format, *field ? field : "value", k++);
+        fn = xprintf("%s_check_%s_%d", m->s->format, f, k++);
     }
     what = xprintf("the function %s", fn);
     c_name_claim(m, fn, what, NULL);
@@ -243,7 +275,7 @@ int emit_shared_checks(emitter *m, const blame *bl, check *cs, int n, sym *attr)
         nf.cs = cs;
         nf.n = n;
         nf.field = xstrdup(bl->field);
-        nf.name = check_fn_name(m, bl->field);
+        nf.name = check_fn_name(m, bl->field, &cs[0]);
         nf.indexed = strcmp(bl->index, "AFMT_NO_INDEX") != 0;
         for (i = 0; i < n; i++)
             if (cs[i].lenient == LEN_WARN) nf.lenient = 1;

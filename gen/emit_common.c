@@ -543,6 +543,42 @@ int table_helper(emitter *m, const table *tb, const char *suffix, const char **c
     return rc;
 }
 
+/* The rows of `static const afmt_type_entry name[]`: tb's entries but its
+ * block entries (text keys of key_size bytes, or integers when 0). */
+static void put_type_rows(emitter *m, const table *tb, const char *name, int key_size, int nrows)
+{
+    int i;
+    {
+        char *path = c_comment(m->s->path);
+        if (nrows < tb->nentries)
+            sb_printf(m->prelude, "/* Table %s (%s %s):\n * its entries but the block types (%s_blocks),\n * for the validator and the writer. */\n",
+                      tb->name, path, tb->jpath ? tb->jpath : "", name);
+        else
+            sb_printf(m->prelude, "/* Table %s (%s %s), for the validator and the writer. */\n", tb->name, path,
+                      tb->jpath ? tb->jpath : "");
+        free(path);
+    }
+    sb_printf(m->prelude, "static const afmt_type_entry %s[%d] = {\n", name, nrows);
+    for (i = 0; i < tb->nentries; i++) {
+        const table_entry *te = &tb->entries[i];
+        const char *enc = te->encoding && strcmp(te->encoding, "bits-lsb") == 0 ? "AFMT_ENC_BITS_LSB" : "AFMT_ENC_PLAIN";
+        if (te->block_elems) continue;
+        if (key_size > 0) {
+            char *padded = xcalloc((size_t)key_size + 1, 1), *q;
+            memcpy(padded, te->key[0]->sval, strlen(te->key[0]->sval));
+            q = c_quote(padded, (size_t)key_size);
+            sb_printf(m->prelude, "    {.text = %s, .dtype = %s, .enc = %s, .writable = %d},\n", q,
+                      dtype_enum(te->dtype), enc, te->writable);
+            free(padded);
+            free(q);
+        } else {
+            sb_printf(m->prelude, "    {.code = %llu, .dtype = %s, .enc = %s, .writable = %d},\n",
+                      (unsigned long long)te->key[0]->ival, dtype_enum(te->dtype), enc, te->writable);
+        }
+    }
+    sb_puts(m->prelude, "};\n\n");
+}
+
 /* Emit (once) `static const afmt_type_entry <fmt>_<table>[]` for a table
  * whose entries each map one literal key (text of key_size bytes, or an
  * integer when key_size is 0) to a plain dtype, and return its name; NULL
@@ -558,31 +594,66 @@ const char *type_table(emitter *m, const table *tb, int key_size)
             return NULL;
         if (key_size > 0 ? k->kind != E_STR || (int)strlen(k->sval) > key_size : k->kind != E_INT) return NULL;
     }
-    if (table_helper(m, tb, "", &name) != 0) return name;
-    {
-        char *path = c_comment(m->s->path);
-        sb_printf(m->prelude, "/* Table %s (%s %s), for the validator and the writer. */\n", tb->name, path,
-                  tb->jpath ? tb->jpath : "");
-        free(path);
-    }
-    sb_printf(m->prelude, "static const afmt_type_entry %s[%d] = {\n", name, tb->nentries);
+    if (table_helper(m, tb, "", &name) == 0) put_type_rows(m, tb, name, key_size, tb->nentries);
+    return name;
+}
+
+const char *block_table(emitter *m, const table *tb, int *n)
+{
+    int i;
+    const char *name;
+    *n = 0;
     for (i = 0; i < tb->nentries; i++) {
         const table_entry *te = &tb->entries[i];
-        const char *enc = te->encoding && strcmp(te->encoding, "bits-lsb") == 0 ? "AFMT_ENC_BITS_LSB" : "AFMT_ENC_PLAIN";
-        if (key_size > 0) {
-            char *padded = xcalloc((size_t)key_size + 1, 1), *q;
-            memcpy(padded, te->key[0]->sval, strlen(te->key[0]->sval));
-            q = c_quote(padded, (size_t)key_size);
-            sb_printf(m->prelude, "    {.text = %s, .dtype = %s, .enc = %s, .writable = %d},\n", q,
-                      dtype_enum(te->dtype), enc, te->writable);
-            free(padded);
-            free(q);
-        } else {
-            sb_printf(m->prelude, "    {.code = %llu, .dtype = %s, .enc = %s, .writable = %d},\n",
-                      (unsigned long long)te->key[0]->ival, dtype_enum(te->dtype), enc, te->writable);
-        }
+        if (!te->block_elems || !te->writable) continue;
+        if (!te->key || te->nkey != 1 || te->key[0]->kind != E_INT) return NULL;
+        (*n)++;
+    }
+    if (*n == 0) return NULL;
+    if (table_helper(m, tb, "_blocks", &name) != 0) return name;
+    sb_printf(m->prelude, "/* The block types of table %s: code, name, elements per block, bytes\n"
+                          " * (for the validator and the writer). */\n", tb->name);
+    sb_printf(m->prelude, "static const afmt_block_entry %s[%d] = {\n", name, *n);
+    for (i = 0; i < tb->nentries; i++) {
+        const table_entry *te = &tb->entries[i];
+        if (!te->block_elems || !te->writable) continue;
+        sb_printf(m->prelude, "    {%llu, \"%s\", %llu, %llu},\n", (unsigned long long)te->key[0]->ival,
+                  te->type_name ? te->type_name : "", (unsigned long long)te->block_elems,
+                  (unsigned long long)te->block_bytes);
     }
     sb_puts(m->prelude, "};\n\n");
+    return name;
+}
+
+/* Does entry te fit the plain and block tables of tb (type_block_tables)?
+ * One integer key, no warning; a plain dtype, or a block type the
+ * writer's table holds (writable). */
+static int entry_plain_or_block(const table_entry *te)
+{
+    if (!te->key || te->nkey != 1 || !te->key[0] || te->key[0]->kind != E_INT || te->warn || te->size) return 0;
+    if (!te->dtype || !dtype_enum(te->dtype)) return 0;
+    if (te->encoding && strcmp(te->encoding, "bits-lsb") == 0 && strcmp(te->dtype, "bool") != 0) return 0;
+    if (strcmp(te->dtype, "opaque") == 0) return te->block_elems && te->writable;
+    return !te->block_elems && !te->type_name;
+}
+
+const char *type_block_tables(emitter *m, const table *tb, int *nplain, const char **blocks, int *nblocks)
+{
+    const char *name;
+    int i, k;
+    *nplain = 0;
+    for (i = 0; i < tb->nentries; i++) {
+        const table_entry *te = &tb->entries[i];
+        if (!entry_plain_or_block(te)) return NULL;
+        /* looked up in two tables, the first match of one key is the entry */
+        for (k = 0; k < i; k++)
+            if (tb->entries[k].key[0]->ival == te->key[0]->ival) return NULL;
+        *nplain += !te->block_elems;
+    }
+    if (*nplain == 0 || *nplain == tb->nentries) return NULL;
+    *blocks = block_table(m, tb, nblocks);
+    if (!*blocks) return NULL;
+    if (table_helper(m, tb, "", &name) == 0) put_type_rows(m, tb, name, 0, *nplain);
     return name;
 }
 

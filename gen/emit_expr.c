@@ -152,17 +152,24 @@ void local_set_free(local_set *ls)
     memset(ls, 0, sizeof *ls);
 }
 
+char *expr_words(const expr *e, size_t max)
+{
+    sbuf b = {0};
+    char *p;
+    describe(&b, e);
+    for (p = b.s; p && *p; p++)
+        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9'))) *p = '_';
+    if (b.s && strlen(b.s) <= max) return b.s;
+    sb_free(&b);
+    return NULL;
+}
+
 /* A local holding the value of e: named after e when that is short,
  * else after what it is (noun). */
 char *expr_local(emitter *m, const expr *e, const char *noun)
 {
-    sbuf b = {0};
-    char *name, *p;
-    describe(&b, e);
-    for (p = b.s; p && *p; p++)
-        if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9'))) *p = '_';
-    name = local_name(m, b.s && strlen(b.s) <= 32 ? b.s : noun);
-    sb_free(&b);
+    char *words = expr_words(e, 32), *name = local_name(m, words ? words : noun);
+    free(words);
     return name;
 }
 
@@ -1112,12 +1119,19 @@ static cexpr emit_shift(emitter *m, const blame *bl, expr *e, cexpr a, cexpr b, 
         free(masked); free(ac); free(bc); free(mt); free(fmt);
         return mk(t, VT_U);
     }
-    if (e->op == TK_SHL)
+    /* a literal count below 64 (big is 0): a right shift cannot fail, a
+     * left one only by the bits it pushes out */
+    const int literal = strncmp(bc, "UINT64_C(", 9) == 0;
+    if (e->op == TK_SHL && literal)
+        line(m, "if ((%s >> (63 - %s)) > 1) {", ac, bc);
+    else if (e->op == TK_SHL)
         line(m, "if (%s >= 64 || (%s >> (63 - %s)) > 1) {", bc, ac, bc);
-    else
+    else if (!literal)
         line(m, "if (%s >= 64) {", bc);
-    m->indent++; emit_fail(m, bl, "overflow", LEN_NONE, fmt, NULL); m->indent--;
-    line(m, "}");
+    if (e->op == TK_SHL || !literal) {
+        m->indent++; emit_fail(m, bl, "overflow", LEN_NONE, fmt, NULL); m->indent--;
+        line(m, "}");
+    }
     line(m, "const uint64_t %s = %s %s %s;", t, ac, tok_text(e->op), bc);
     free(ac); free(bc); free(mt); free(fmt);
     return mk(t, VT_U);

@@ -52,6 +52,60 @@ static void emit_names_table(emitter *m, const char *cname, const item *it)
     sb_puts(m->descs, "};\n");
 }
 
+/* "u8", "i32", "f64", "string", "bytes", "text": the field's type. */
+static char *type_word(const item *it)
+{
+    if (it->kind != IT_FIELD) return xstrdup("array");
+    switch (it->field.ftype) {
+    case FT_INT: return xprintf("%c%d", it->field.is_signed ? 'i' : 'u', it->field.width * 8);
+    case FT_FLOAT: return xprintf("f%d", it->field.width * 8);
+    case FT_STRING: return xstrdup("string");
+    case FT_TEXT: return xstrdup("text");
+    case FT_BYTES: break;
+    }
+    return xstrdup("bytes");
+}
+
+static int desc_name_taken(const emitter *m, const char *cname)
+{
+    return strindex_get(&m->desc_name_index, cname) >= 0 || c_name_taken(m, cname);
+}
+
+/* field_<name>; for another descriptor of a field of the same name,
+ * field_<name>_<type> (gguf's field_value_u8, field_value_string), else
+ * field_<name>_<type>_<function> (the function reading it), else that
+ * numbered from where the last search of it stopped. */
+static char *desc_name(emitter *m, const item *it)
+{
+    char *type = type_word(it), *base = xprintf("field_%s", it->name);
+    char *cname = xstrdup(base);
+    const char *fn = m->nframes > 0 ? m->frame_names[m->nframes - 1] : NULL;
+    int n;
+    if (desc_name_taken(m, cname)) {
+        free(cname);
+        cname = xprintf("%s_%s", base, type);
+    }
+    if (desc_name_taken(m, cname) && fn) {
+        free(cname);
+        cname = xprintf("%s_%s_%s", base, type, fn);
+    }
+    free(base);
+    if (desc_name_taken(m, cname)) {
+        base = cname;
+        n = name_number(m, base) > 2 ? name_number(m, base) : 2;
+        cname = NULL;
+        do {
+            free(cname);
+            m->tries++;
+            cname = xprintf("%s_%d", base, n++);
+        } while (desc_name_taken(m, cname));
+        name_number_set(m, base, n);
+        free(base);
+    }
+    free(type);
+    return cname;
+}
+
 const char *field_desc(emitter *m, const item *it, const char *kind, int width, int is_array,
                        int big_endian)
 {
@@ -64,8 +118,8 @@ const char *field_desc(emitter *m, const item *it, const char *kind, int width, 
                 (strcmp(kind, "AFMT_FIELD_UINT") == 0 || strcmp(kind, "AFMT_FIELD_INT") == 0);
     char *names_key = named ? names_text(it) : xstrdup("");
     char *full = xprintf("%s|%s|%s", init, it->doc ? it->doc : "", names_key);
-    char *cname = NULL;
-    int i, clash = 0;
+    char *cname;
+    int i;
     free(name_lit);
     free(names_key);
     i = strindex_get(&m->desc_init_index, full);
@@ -74,20 +128,7 @@ const char *field_desc(emitter *m, const item *it, const char *kind, int width, 
         free(full);
         return m->desc_names[i];
     }
-    /* field_<name>, or field_<name>_2, _3, ... for a different field of the
-     * same name (from where the last search of this name stopped) */
-    {
-        char *base = xprintf("field_%s", it->name);
-        clash = name_number(m, base);
-        do {
-            free(cname);
-            m->tries++;
-            cname = clash ? xprintf("%s_%d", base, clash + 1) : xstrdup(base);
-            clash++;
-        } while (strindex_get(&m->desc_name_index, cname) >= 0 || c_name_taken(m, cname));
-        name_number_set(m, base, clash);
-        free(base);
-    }
+    cname = desc_name(m, it);
     {
         char *what = xprintf("the descriptor %s", cname);
         c_name_claim(m, cname, what, NULL);

@@ -790,6 +790,26 @@ static int lookup_by_table(emitter *m, const blame *bl, item *it, const table *t
     return 1;
 }
 
+/* A table of plain types and block types (type_block_tables: gguf's
+ * ggml): the code looked up among the plain ones, then among the blocks,
+ * as the writer's table of blocks.  0 when the table is not like that. */
+static int lookup_by_block_tables(emitter *m, const blame *bl, item *it, const table *tb, char **keys)
+{
+    sym *ky = it->lookup.nkey == 1 && it->lookup.key[0]->kind == E_NAME ? sym_find(m, it->lookup.key[0]->sval) : NULL;
+    const char *tname, *blocks = NULL;
+    const char *lk = it->lookup.cname;
+    int nplain = 0, nblocks = 0;
+    if (it->lookup.nkey != 1 || (ky && ky->kind == SY_TEXT)) return 0;
+    tname = type_block_tables(m, tb, &nplain, &blocks, &nblocks);
+    if (!tname) return 0;
+    line(m, "const afmt_type_entry *%s_entry = afmt_type_by_code(%s, %d, (uint64_t)%s);", lk, tname, nplain, keys[0]);
+    line(m, "const afmt_block_entry *%s_block = %s_entry ? NULL : afmt_block_by_code(%s, %d, (uint64_t)%s);", lk, lk,
+         blocks, nblocks, keys[0]);
+    lookup_fail(m, bl, it, tb, keys, xprintf("!%s_entry && !%s_block", lk, lk));
+    line(m, "const afmt_elem %s_type = %s_entry ? afmt_elem_of(%s_entry) : afmt_elem_of_block(%s_block);", lk, lk, lk, lk);
+    return 1;
+}
+
 /* The condition under which entry te's keys match (into cond). */
 static void entry_condition(emitter *m, item *it, const table_entry *te, char **keys, sbuf *cond)
 {
@@ -847,14 +867,18 @@ static void entry_values(emitter *m, const blame *bl, item *it, const table_entr
 }
 
 /* Entry i of the chain of a table that is not simple: keys or a "when"
- * condition, a size (opaque), an encoding, a warning. */
-static void lookup_entry(emitter *m, const blame *bl, item *it, int i, const table_entry *te, sym *attr, char **keys)
+ * condition, a size (opaque), an encoding, a warning.  A "when" entry's
+ * condition may need statements, so it opens a block, and its if heads the
+ * rest of the chain inside that block (an entry after it is an `else if`
+ * of its if, not of the block): 1 when it left that block open for the
+ * caller to close after the chain, else 0. */
+static int lookup_entry(emitter *m, const blame *bl, item *it, int i, const table_entry *te, sym *attr, char **keys)
 {
     const char *dt = te->dtype ? dtype_enum(te->dtype) : NULL;
     if (!dt) {
         gen_error(m, te->jpath, "unknown dtype '%s' (known: bool i8 i16 i32 i64 u8 u16 u32 u64 f16 bf16 f32 f64 c64 c128 opaque)",
                   te->dtype ? te->dtype : "");
-        return;
+        return 0;
     }
     if ((strcmp(te->dtype, "opaque") == 0) != (te->size != NULL || te->block_elems != 0))
         gen_error(m, te->jpath, "\"size\" (or \"block\") is given exactly for opaque entries");
@@ -863,23 +887,18 @@ static void lookup_entry(emitter *m, const blame *bl, item *it, int i, const tab
         entry_condition(m, it, te, keys, &cond);
         emit_if_open(m, i ? "} else " : "", cond.s ? cond.s : "1");
         sb_free(&cond);
-        m->indent++;
     } else {
-        /* a "when" entry: its condition may need statements */
         char *b;
         line(m, "%s{", i ? "} else " : "");
         m->indent++;
         b = emit_bool(m, bl, te->when, te->when_text);
         emit_if_open(m, "", b);
         free(b);
-        m->indent++;
     }
+    m->indent++;
     entry_values(m, bl, it, te, attr);
-    if (!te->key) {
-        m->indent--;
-        line(m, "}");
-    }
     m->indent--;
+    return !te->key;
 }
 
 /* A table of two unsigned integer keys whose keyed entries come first,
@@ -954,7 +973,7 @@ static void emit_lookup(emitter *m, item *it)
     if (tb->nkeys >= 0 && tb->nkeys != it->lookup.nkey)
         gen_error(m, it->jpath, "table '%s' has keys of %d values, the lookup gives %d", tb->name, tb->nkeys, it->lookup.nkey);
     keys = lookup_keys(m, &bl, it);
-    by_table = lookup_by_table(m, &bl, it, tb, keys);
+    by_table = lookup_by_table(m, &bl, it, tb, keys) || lookup_by_block_tables(m, &bl, it, tb, keys);
     if (!by_table && lookup_by_table2(m, &bl, it, tb, attr, keys)) {
         lookup_fail(m, &bl, it, tb, keys, xprintf("%s_type.dtype == AFMT_DTYPE_INVALID", it->lookup.cname));
         by_table = 1;
@@ -968,8 +987,13 @@ static void emit_lookup(emitter *m, item *it)
     decl_unless_used(m, y->decl, "(void)%s_type; /* not read */", it->lookup.cname);
     if (!by_table) {
         /* a chain over the entries, in the table's order */
-        for (i = 0; i < tb->nentries; i++) lookup_entry(m, &bl, it, i, &tb->entries[i], attr, keys);
+        int open = 0;
+        for (i = 0; i < tb->nentries; i++) open += lookup_entry(m, &bl, it, i, &tb->entries[i], attr, keys);
         line(m, "}");
+        for (; open > 0; open--) {
+            m->indent--;
+            line(m, "}");
+        }
         lookup_fail(m, &bl, it, tb, keys, xprintf("%s_type.dtype == AFMT_DTYPE_INVALID", it->lookup.cname));
     }
     for (k = 0; k < it->lookup.nkey; k++) free(keys[k]);
@@ -1494,9 +1518,7 @@ static void emit_switch(emitter *m, item *it)
              * (npy's versions): said here, not in a function per case */
             emit_items(m, &sc->body);
         } else {
-            char *fname = xprintf("%s_%llu", it->name, sc->nwhen ? (unsigned long long)sc->when[0]->ival : 0ULL);
-            emit_items_func(m, &sc->body, fname, NULL);
-            free(fname);
+            emit_items_func(m, &sc->body, switch_case_name(m->s, it, i), NULL);
         }
         sym_pop_to(m, mark);
         m->indent--;

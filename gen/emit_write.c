@@ -551,37 +551,6 @@ static void reverse_entry(emitter *m, scope *sc, item *lk, item *arr, const tabl
     m->indent--;
 }
 
-/* The block entries ("block": [N, B] with its "name") of tb, when each has
- * one integer key: `static const afmt_block_entry <fmt>_<table>_blocks[]`
- * in the prelude (once), its name; *n its length.  NULL when there are
- * none, or when one is keyed otherwise. */
-static const char *block_table(emitter *m, const table *tb, int *n)
-{
-    int i;
-    const char *name;
-    *n = 0;
-    for (i = 0; i < tb->nentries; i++) {
-        const table_entry *te = &tb->entries[i];
-        if (!te->block_elems || !te->writable) continue;
-        if (!te->key || te->nkey != 1 || te->key[0]->kind != E_INT) return NULL;
-        (*n)++;
-    }
-    if (*n == 0) return NULL;
-    if (table_helper(m, tb, "_blocks", &name) != 0) return name;
-    sb_printf(m->prelude, "/* The block types of table %s, for the writer: code, name, elements per block, bytes. */\n",
-              tb->name);
-    sb_printf(m->prelude, "static const afmt_block_entry %s[%d] = {\n", name, *n);
-    for (i = 0; i < tb->nentries; i++) {
-        const table_entry *te = &tb->entries[i];
-        if (!te->block_elems || !te->writable) continue;
-        sb_printf(m->prelude, "    {%llu, \"%s\", %llu, %llu},\n", (unsigned long long)te->key[0]->ival,
-                  te->type_name ? te->type_name : "", (unsigned long long)te->block_elems,
-                  (unsigned long long)te->block_bytes);
-    }
-    sb_puts(m->prelude, "};\n\n");
-    return name;
-}
-
 /* The block entries of tb in the chain: an opaque array of one of their
  * names and blocks (copied from a file of a format that holds it) takes
  * that entry's code.  0 when tb has none. */
@@ -628,6 +597,29 @@ static int reverse_by_table2(emitter *m, scope *sc, item *lk, item *arr, const t
     return nplain;
 }
 
+/* A table of plain types and block types (type_block_tables: gguf's
+ * ggml), its key a field of this scope: the validator's two tables read
+ * backwards, the array's dtype among the plain entries, else its block
+ * type among the blocks.  0 when the table is not like that. */
+static int reverse_by_block_tables(emitter *m, scope *sc, item *lk, item *arr, const table *tb)
+{
+    item *kf = lk->lookup.nkey == 1 ? key_field(sc, lk, 0) : NULL;
+    const char *tname, *blocks = NULL, *t;
+    int nplain = 0, nblocks = 0;
+    if (!kf || kf->kind != IT_FIELD || kf->field.ftype != FT_INT) return 0;
+    tname = type_block_tables(m, tb, &nplain, &blocks, &nblocks);
+    if (!tname) return 0;
+    t = int_c_type(kf->field.is_signed);
+    line(m, "const afmt_type_entry *%s_entry = afmt_type_by_dtype(%s, %d, A_%s->dtype);", lk->lookup.cname, tname, nplain,
+         arr->name);
+    line(m, "if (%s_entry) {", lk->lookup.cname);
+    line(m, "    v_%s = (%s)%s_entry->code;", kf->name, t, lk->lookup.cname);
+    line(m, "    %s_type = afmt_elem_of(%s_entry);", lk->lookup.cname, lk->lookup.cname);
+    reverse_blocks(m, sc, lk, arr, tb, 0);
+    line(m, "}");
+    return 1;
+}
+
 /* A chain over the table's writable entries, in its order (a table of two
  * keys: its plain entries by reverse_by_table2, then the rest). */
 static void reverse_chain(emitter *m, scope *sc, item *lk, item *arr, const table *tb, int *size_decl, int *enc_decl)
@@ -635,6 +627,10 @@ static void reverse_chain(emitter *m, scope *sc, item *lk, item *arr, const tabl
     int i, first, nplain, blocks_done = 0;
     line(m, "afmt_elem %s_type = AFMT_ELEM_NONE;", lk->lookup.cname);
     *size_decl = *enc_decl = 0; /* always declared */
+    if (reverse_by_block_tables(m, sc, lk, arr, tb)) {
+        reverse_lookup_fail(m, lk, arr, xprintf("%s_type.dtype == AFMT_DTYPE_INVALID", lk->lookup.cname));
+        return;
+    }
     nplain = reverse_by_table2(m, sc, lk, arr, tb);
     first = nplain == 0;
     for (i = nplain; i < tb->nentries; i++) {
@@ -1742,7 +1738,7 @@ static void write_switch(emitter *m, item *it)
     line(m, "/* switch %s */", it->name);
     for (i = 0; i < it->ncases; i++) {
         sbuf cond = {0};
-        char *name = xprintf("%s_%llu", it->name, (unsigned long long)it->cases[i].when[0]->ival);
+        const char *name = switch_case_name(m->s, it, i);
         for (j = 0; j < it->cases[i].nwhen; j++)
             sb_printf(&cond, "%s%s == %llu", j ? " || " : "", sel.c, (unsigned long long)it->cases[i].when[j]->ival);
         emit_if_open(m, i ? "} else " : "", cond.s);
@@ -1750,7 +1746,6 @@ static void write_switch(emitter *m, item *it)
         m->indent++;
         writer_scope_func(m, &it->cases[i].body, name, NULL);
         m->indent--;
-        free(name);
     }
     line(m, "} else {");
     m->indent++;

@@ -222,6 +222,9 @@ typedef struct region_item {      /* IT_REGION: a sized window */
 
 typedef struct switch_item {      /* IT_SWITCH: one body chosen by value (cases in struct item) */
     char *else_message;
+    /* Not from a spec: the C names of its cases, made for every switch of
+     * the spec at the first ask (gen/emit_case_names.c). */
+    char **case_names;
 } switch_item;
 
 typedef struct pad_item {         /* IT_PAD: bytes that must be zero */

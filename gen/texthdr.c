@@ -345,9 +345,9 @@ static void put_byte_member(sbuf *o, const char *member, int c)
 }
 
 /* The C names of a spec's text header descriptors, from the spec's own
- * names: <format>_<header>, with _<switch>_<value> for each switch case
- * the header lies in (npy_header_version_1: the case of "version" taken
- * for 1), and _2, _3, ... after a later header of the same name in the
+ * names: <format>_<header>, with the case's name (switch_case_name) for
+ * each switch case the header lies in (npy_header_version_1: the case of
+ * "version" taken for 1), and _2, _3, ... after a later header of the same name in the
  * same place (spec order).  Every pass of the generator finds the same. */
 typedef struct th_naming {
     const item *target;
@@ -361,7 +361,7 @@ static void th_base(const spec *s, const item *it, const char *cases, char *out,
     fixed_printf(out, cap, "%s_%s%s", s->format, it->name, cases);
 }
 
-/* Walk body (cases: the _<switch>_<value> of the cases around it): pass 1
+/* Walk body (cases: the names of the cases around it): pass 1
  * finds the target's base name, pass 2 counts the headers of that base
  * name before it. */
 static void th_walk(const spec *s, const item_list *body, const char *cases, th_naming *n, int pass)
@@ -384,8 +384,7 @@ static void th_walk(const spec *s, const item_list *body, const char *cases, th_
         for (j = 0; j < it->ncases; j++) {
             const switch_case *sc = &it->cases[j];
             char inner[256];
-            fixed_printf(inner, sizeof inner, "%s_%s_%llu", cases, it->name,
-                         sc->nwhen ? (unsigned long long)sc->when[0]->ival : 0ULL);
+            fixed_printf(inner, sizeof inner, "%s_%s", cases, switch_case_name(s, it, j));
             th_walk(s, &sc->body, inner, n, pass);
         }
     }

@@ -120,7 +120,7 @@ static int daphne_check_col_indices(const afmt_vctx *c, uint64_t at, uint64_t at
     return 0;
 }
 
-static int daphne_validate_block_kind_0(afmt_vctx *c, const afmt_elem el_type,
+static int daphne_validate_block_kind_zeros(afmt_vctx *c, const afmt_elem el_type,
         afmt_tiles *const tiles_block, const uint64_t v_block_row, const uint64_t v_block_col,
         const uint64_t o_block_rows, const uint64_t v_block_rows, const uint64_t o_block_cols,
         const uint64_t v_block_cols)
@@ -177,7 +177,7 @@ static int daphne_validate_data(afmt_vctx *c, const afmt_elem el_type,
     return 0;
 }
 
-static int daphne_validate_block_kind_1(afmt_vctx *c, const uint64_t v_value_type,
+static int daphne_validate_block_kind_dense(afmt_vctx *c, const uint64_t v_value_type,
         const afmt_elem el_type, afmt_tiles *const tiles_block, const uint64_t v_block_row,
         const uint64_t v_block_col, const uint64_t o_block_rows, const uint64_t v_block_rows,
         const uint64_t o_block_cols, const uint64_t v_block_cols)
@@ -237,7 +237,7 @@ static int daphne_validate_col_indices(afmt_vctx *c, const uint64_t v_block_cols
     return 0;
 }
 
-static int daphne_validate_block_kind_2_data(afmt_vctx *c, const afmt_elem el_type,
+static int daphne_validate_block_kind_csr_data(afmt_vctx *c, const afmt_elem el_type,
         afmt_tiles *const tiles_block, const uint64_t v_block_row, const uint64_t v_block_col,
         const uint64_t o_block_rows, const uint64_t v_block_rows, const uint64_t o_block_cols,
         const uint64_t v_block_cols, const uint64_t v_nnz, const uint64_t n_row_offsets,
@@ -271,7 +271,7 @@ static int daphne_validate_block_kind_2_data(afmt_vctx *c, const afmt_elem el_ty
     return 0;
 }
 
-static int daphne_validate_block_kind_2(afmt_vctx *c, const uint64_t v_value_type,
+static int daphne_validate_block_kind_csr(afmt_vctx *c, const uint64_t v_value_type,
         const afmt_elem el_type, afmt_tiles *const tiles_block, const uint64_t v_block_row,
         const uint64_t v_block_col, const uint64_t o_block_rows, const uint64_t v_block_rows,
         const uint64_t o_block_cols, const uint64_t v_block_cols)
@@ -315,13 +315,13 @@ static int daphne_validate_block_kind_2(afmt_vctx *c, const uint64_t v_value_typ
      * array data: el elements, row-major (spec/daphne.json
      * /body/4/cases/0/body/2/body/6/cases/2/body/4)
      */
-    if (daphne_validate_block_kind_2_data(c, el_type, tiles_block, v_block_row, v_block_col,
+    if (daphne_validate_block_kind_csr_data(c, el_type, tiles_block, v_block_row, v_block_col,
             o_block_rows, v_block_rows, o_block_cols, v_block_cols, v_nnz, n_row_offsets,
             o_row_offsets, n_col_indices, o_col_indices)) return -1;
     return 0;
 }
 
-static int daphne_validate_block_kind_3_data(afmt_vctx *c, const afmt_elem el_type,
+static int daphne_validate_block_kind_coo_data(afmt_vctx *c, const afmt_elem el_type,
         afmt_tiles *const tiles_block, const uint64_t v_block_row, const uint64_t v_block_col,
         const uint64_t o_block_rows, const uint64_t v_block_rows, const uint64_t o_block_cols,
         const uint64_t v_block_cols, const uint64_t v_coo_nnz)
@@ -379,7 +379,7 @@ static int daphne_validate_block_kind_3_data(afmt_vctx *c, const afmt_elem el_ty
     return 0;
 }
 
-static int daphne_validate_block_kind_3(afmt_vctx *c, const uint64_t v_value_type,
+static int daphne_validate_block_kind_coo(afmt_vctx *c, const uint64_t v_value_type,
         const afmt_elem el_type, afmt_tiles *const tiles_block, const uint64_t v_block_row,
         const uint64_t v_block_col, const uint64_t o_block_rows, const uint64_t v_block_rows,
         const uint64_t o_block_cols, const uint64_t v_block_cols)
@@ -400,7 +400,7 @@ static int daphne_validate_block_kind_3(afmt_vctx *c, const uint64_t v_value_typ
      * array data: el elements, row-major (spec/daphne.json
      * /body/4/cases/0/body/2/body/6/cases/3/body/2)
      */
-    if (daphne_validate_block_kind_3_data(c, el_type, tiles_block, v_block_row, v_block_col,
+    if (daphne_validate_block_kind_coo_data(c, el_type, tiles_block, v_block_row, v_block_col,
             o_block_rows, v_block_rows, o_block_cols, v_block_cols, v_coo_nnz)) return -1;
     return 0;
 }
@@ -448,16 +448,16 @@ static int daphne_validate_block(afmt_vctx *c, const uint64_t v_rows, const uint
     /* switch block_kind on block_type (spec/daphne.json /body/4/cases/0/body/2/body/6) */
     const uint64_t sel_block_kind = v_block_type;
     if (sel_block_kind == UINT64_C(0)) {
-        if (daphne_validate_block_kind_0(c, el_type, tiles_block, v_block_row, v_block_col,
+        if (daphne_validate_block_kind_zeros(c, el_type, tiles_block, v_block_row, v_block_col,
                 o_block_rows, v_block_rows, o_block_cols, v_block_cols)) return -1;
     } else if (sel_block_kind == UINT64_C(1)) {
-        if (daphne_validate_block_kind_1(c, v_value_type, el_type, tiles_block, v_block_row,
+        if (daphne_validate_block_kind_dense(c, v_value_type, el_type, tiles_block, v_block_row,
                 v_block_col, o_block_rows, v_block_rows, o_block_cols, v_block_cols)) return -1;
     } else if (sel_block_kind == UINT64_C(2)) {
-        if (daphne_validate_block_kind_2(c, v_value_type, el_type, tiles_block, v_block_row,
+        if (daphne_validate_block_kind_csr(c, v_value_type, el_type, tiles_block, v_block_row,
                 v_block_col, o_block_rows, v_block_rows, o_block_cols, v_block_cols)) return -1;
     } else if (sel_block_kind == UINT64_C(3)) {
-        if (daphne_validate_block_kind_3(c, v_value_type, el_type, tiles_block, v_block_row,
+        if (daphne_validate_block_kind_coo(c, v_value_type, el_type, tiles_block, v_block_row,
                 v_block_col, o_block_rows, v_block_rows, o_block_cols, v_block_cols)) return -1;
     } else {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "block_type", AFMT_NO_INDEX, o_block_type,
@@ -467,7 +467,8 @@ static int daphne_validate_block(afmt_vctx *c, const uint64_t v_rows, const uint
     return 0;
 }
 
-static int daphne_validate_object_1(afmt_vctx *c, const uint64_t v_rows, const uint64_t v_cols)
+static int daphne_validate_object_value_type(afmt_vctx *c, const uint64_t v_rows,
+        const uint64_t v_cols)
 {
     /* value_type: u8 (spec/daphne.json /body/4/cases/0/body/0) */
     const uint64_t o_value_type = c->pos;
@@ -586,7 +587,8 @@ static int daphne_validate_columns(afmt_vctx *c, const uint64_t v_rows,
     return 0;
 }
 
-static int daphne_validate_object_3(afmt_vctx *c, const uint64_t v_rows, const uint64_t v_cols)
+static int daphne_validate_object_columns(afmt_vctx *c, const uint64_t v_rows,
+        const uint64_t v_cols)
 {
     /* column_types: cols of u8 (spec/daphne.json /body/4/cases/1/body/0) */
     const uint64_t n_column_types = v_cols;
@@ -673,9 +675,9 @@ static int daphne_validate_body(afmt_vctx *c)
     /* switch object on data_type (spec/daphne.json /body/4) */
     const uint64_t sel_object = v_data_type;
     if (sel_object == UINT64_C(1) || sel_object == UINT64_C(2)) {
-        if (daphne_validate_object_1(c, v_rows, v_cols)) return -1;
+        if (daphne_validate_object_value_type(c, v_rows, v_cols)) return -1;
     } else if (sel_object == UINT64_C(3)) {
-        if (daphne_validate_object_3(c, v_rows, v_cols)) return -1;
+        if (daphne_validate_object_columns(c, v_rows, v_cols)) return -1;
     } else {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "data_type", AFMT_NO_INDEX, o_data_type,
                 "data type is not 1 (dense matrix), 2 (CSR matrix) or 3 (frame) (found %" PRIu64
@@ -699,13 +701,13 @@ int afmt_daphne_validate(const uint8_t *buf, uint64_t len, const afmt_options *o
     return afmt_run_validator_buffer(daphne_validate_body, "daphne", buf, len, opt, vis, err);
 }
 
-static int daphne_write_block_kind_0(afmt_error *err)
+static int daphne_write_block_kind_zeros(afmt_error *err)
 {
     return afmt_fail(err, AFMT_E_UNSUPPORTED, NULL, "data", AFMT_NO_INDEX, AFMT_NO_OFFSET,
             "daphne: afmt does not write empty blocks");
 }
 
-static int daphne_write_block_kind_1(const size_t n, afmt_sink *sink, afmt_error *err,
+static int daphne_write_block_kind_dense(const size_t n, afmt_sink *sink, afmt_error *err,
         const size_t ai, const afmt_array *A_data, const uint64_t v_value_type,
         const afmt_elem el_type, const uint64_t v_block_rows, const uint64_t v_block_cols)
 {
@@ -739,7 +741,7 @@ static int daphne_write_block_kind_1(const size_t n, afmt_sink *sink, afmt_error
     return 0;
 }
 
-static int daphne_write_block_kind_2(const size_t n, afmt_sink *sink, afmt_error *err,
+static int daphne_write_block_kind_csr(const size_t n, afmt_sink *sink, afmt_error *err,
         const size_t ai, const afmt_array *A_data, const uint64_t v_value_type,
         const uint64_t v_block_rows, const uint64_t v_block_cols)
 {
@@ -794,7 +796,7 @@ static int daphne_write_block_kind_2(const size_t n, afmt_sink *sink, afmt_error
     return 0;
 }
 
-static int daphne_write_block_kind_3(afmt_error *err)
+static int daphne_write_block_kind_coo(afmt_error *err)
 {
     return afmt_fail(err, AFMT_E_UNSUPPORTED, NULL, "data", AFMT_NO_INDEX, AFMT_NO_OFFSET,
             "daphne: afmt does not write COO blocks");
@@ -829,15 +831,15 @@ static int daphne_write_block(const size_t n, afmt_sink *sink, afmt_error *err, 
     if (afmt_sink_u8(sink, v_block_type, err) != 0) return -1;
     /* switch block_kind */
     if (v_block_type == 0) {
-        if (daphne_write_block_kind_0(err)) return -1;
+        if (daphne_write_block_kind_zeros(err)) return -1;
     } else if (v_block_type == 1) {
-        if (daphne_write_block_kind_1(n, sink, err, ai, A_data, v_value_type, el_type,
+        if (daphne_write_block_kind_dense(n, sink, err, ai, A_data, v_value_type, el_type,
                 v_block_rows, v_block_cols)) return -1;
     } else if (v_block_type == 2) {
-        if (daphne_write_block_kind_2(n, sink, err, ai, A_data, v_value_type, v_block_rows,
+        if (daphne_write_block_kind_csr(n, sink, err, ai, A_data, v_value_type, v_block_rows,
                 v_block_cols)) return -1;
     } else if (v_block_type == 3) {
-        if (daphne_write_block_kind_3(err)) return -1;
+        if (daphne_write_block_kind_coo(err)) return -1;
     } else {
         return afmt_fail(err, AFMT_E_TYPE, NULL, "block_type", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "no case of the format describes this array");
@@ -845,8 +847,8 @@ static int daphne_write_block(const size_t n, afmt_sink *sink, afmt_error *err, 
     return 0;
 }
 
-static int daphne_write_object_1(const size_t n, afmt_sink *sink, afmt_error *err, const size_t ai,
-        const afmt_array *A_data, const uint64_t v_rows, const uint64_t v_cols)
+static int daphne_write_object_value_type(const size_t n, afmt_sink *sink, afmt_error *err,
+        const size_t ai, const afmt_array *A_data, const uint64_t v_rows, const uint64_t v_cols)
 {
     const afmt_type_entry *el_entry = afmt_type_by_dtype(daphne_value_types, 8, A_data->dtype);
     if (!el_entry) {
@@ -864,7 +866,7 @@ static int daphne_write_object_1(const size_t n, afmt_sink *sink, afmt_error *er
     return 0;
 }
 
-static int daphne_write_object_3(const afmt_array *arrays, const size_t n, afmt_sink *sink,
+static int daphne_write_object_columns(const afmt_array *arrays, const size_t n, afmt_sink *sink,
         afmt_error *err, const afmt_array *A_columns, const uint64_t v_rows)
 {
     for (size_t k = 0; k < n; k++) {
@@ -950,9 +952,9 @@ static int daphne_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
     if (afmt_sink_u64(sink, v_cols, 0, err) != 0) return -1;
     /* switch object */
     if (v_data_type == 1 || v_data_type == 2) {
-        if (daphne_write_object_1(n, sink, err, ai, A_data, v_rows, v_cols)) return -1;
+        if (daphne_write_object_value_type(n, sink, err, ai, A_data, v_rows, v_cols)) return -1;
     } else if (v_data_type == 3) {
-        if (daphne_write_object_3(arrays, n, sink, err, A_columns, v_rows)) return -1;
+        if (daphne_write_object_columns(arrays, n, sink, err, A_columns, v_rows)) return -1;
     } else {
         return afmt_fail(err, AFMT_E_TYPE, NULL, "data_type", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "no case of the format describes this array");

@@ -123,7 +123,7 @@ static int futhark_validate_data(afmt_vctx *c, const afmt_elem el_type, const ui
     return 0;
 }
 
-static int futhark_validate_kind_1(afmt_vctx *c, const uint64_t comments_value)
+static int futhark_validate_kind_dense(afmt_vctx *c, const uint64_t comments_value)
 {
     /* binary_mark: 1 bytes of raw bytes (spec/futhark.json /body/0/body/0/cases/0/body/0) */
     const uint64_t o_binary_mark = c->pos;
@@ -183,7 +183,7 @@ static int futhark_validate_kind_1(afmt_vctx *c, const uint64_t comments_value)
     return 0;
 }
 
-static int futhark_validate_kind_2(afmt_vctx *c)
+static int futhark_validate_kind_text(afmt_vctx *c)
 {
     /*
      * text: a value in futhark's text format (spec/futhark.json /body/0/body/0/cases/1/body/0):
@@ -215,9 +215,9 @@ static int futhark_validate_value(afmt_vctx *c, const uint64_t comments_value)
     const uint64_t sel_kind = (((uint64_t)afmt_src_peek(c->src, afmt_end(c),
             c->pos + UINT64_C(0)) == UINT64_C(98)) ? UINT64_C(1) : UINT64_C(2));
     if (sel_kind == UINT64_C(1)) {
-        if (futhark_validate_kind_1(c, comments_value)) return -1;
+        if (futhark_validate_kind_dense(c, comments_value)) return -1;
     } else if (sel_kind == UINT64_C(2)) {
-        if (futhark_validate_kind_2(c)) return -1;
+        if (futhark_validate_kind_text(c)) return -1;
     } else {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "", AFMT_NO_INDEX, c->pos, "kind: unknown value %"
                 PRIu64 " (expected one of 1, 2)", (uint64_t)sel_kind);

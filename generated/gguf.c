@@ -53,14 +53,18 @@ static const afmt_value_name field_type_names[13] = {
 static const afmt_field_desc field_type = {
     .name = "type", .kind = AFMT_FIELD_UINT, .width = 4, .names = field_type_names, .n_names = 13};
 static const afmt_field_desc field_value = {.name = "value", .kind = AFMT_FIELD_UINT, .width = 4};
-static const afmt_field_desc field_value_2 = {.name = "value", .kind = AFMT_FIELD_UINT, .width = 1};
-static const afmt_field_desc field_value_3 = {.name = "value", .kind = AFMT_FIELD_INT, .width = 1};
-static const afmt_field_desc field_value_4 = {.name = "value", .kind = AFMT_FIELD_UINT, .width = 2};
-static const afmt_field_desc field_value_5 = {.name = "value", .kind = AFMT_FIELD_INT, .width = 2};
-static const afmt_field_desc field_value_6 = {.name = "value", .kind = AFMT_FIELD_INT, .width = 4};
-static const afmt_field_desc field_value_7 = {
+static const afmt_field_desc field_value_u8 = {
+    .name = "value", .kind = AFMT_FIELD_UINT, .width = 1};
+static const afmt_field_desc field_value_i8 = {.name = "value", .kind = AFMT_FIELD_INT, .width = 1};
+static const afmt_field_desc field_value_u16 = {
+    .name = "value", .kind = AFMT_FIELD_UINT, .width = 2};
+static const afmt_field_desc field_value_i16 = {
+    .name = "value", .kind = AFMT_FIELD_INT, .width = 2};
+static const afmt_field_desc field_value_i32 = {
+    .name = "value", .kind = AFMT_FIELD_INT, .width = 4};
+static const afmt_field_desc field_value_f32 = {
     .name = "value", .kind = AFMT_FIELD_FLOAT, .width = 4};
-static const afmt_field_desc field_value_8 = {
+static const afmt_field_desc field_value_string = {
     .name = "value", .kind = AFMT_FIELD_BYTES, .width = 8};
 static const afmt_value_name field_item_type_names[13] = {
     {0, "u8"},
@@ -80,15 +84,17 @@ static const afmt_value_name field_item_type_names[13] = {
 static const afmt_field_desc field_item_type = {
     .name = "item_type", .kind = AFMT_FIELD_UINT, .width = 4, .names = field_item_type_names, .n_names = 13};
 static const afmt_field_desc field_count = {.name = "count", .kind = AFMT_FIELD_UINT, .width = 8};
-static const afmt_field_desc field_value_9 = {.name = "value", .kind = AFMT_FIELD_UINT, .width = 8};
-static const afmt_field_desc field_value_10 = {.name = "value", .kind = AFMT_FIELD_INT, .width = 8};
-static const afmt_field_desc field_value_11 = {
+static const afmt_field_desc field_value_u64 = {
+    .name = "value", .kind = AFMT_FIELD_UINT, .width = 8};
+static const afmt_field_desc field_value_i64 = {
+    .name = "value", .kind = AFMT_FIELD_INT, .width = 8};
+static const afmt_field_desc field_value_f64 = {
     .name = "value", .kind = AFMT_FIELD_FLOAT, .width = 8};
 static const afmt_field_desc field_name = {.name = "name", .kind = AFMT_FIELD_BYTES, .width = 8};
 static const afmt_field_desc field_n_dims = {.name = "n_dims", .kind = AFMT_FIELD_UINT, .width = 4};
 static const afmt_field_desc field_ne = {
     .name = "ne", .kind = AFMT_FIELD_UINT, .width = 8, .is_array = 1};
-static const afmt_value_name field_type_2_names[35] = {
+static const afmt_value_name field_type_u32_names[35] = {
     {0, "f32"},
     {1, "f16"},
     {2, "Q4_0"},
@@ -125,8 +131,8 @@ static const afmt_value_name field_type_2_names[35] = {
     {41, "Q1_0"},
     {42, "Q2_0"},
 };
-static const afmt_field_desc field_type_2 = {
-    .name = "type", .kind = AFMT_FIELD_UINT, .width = 4, .names = field_type_2_names, .n_names = 35};
+static const afmt_field_desc field_type_u32 = {
+    .name = "type", .kind = AFMT_FIELD_UINT, .width = 4, .names = field_type_u32_names, .n_names = 35};
 static const afmt_field_desc field_offset = {.name = "offset", .kind = AFMT_FIELD_UINT, .width = 8};
 
 /* version (spec/gguf.json /body/1): its checks, for the validator and the writer */
@@ -169,8 +175,8 @@ static int gguf_check_type(const afmt_vctx *c, uint64_t at, uint64_t v_type)
 }
 
 /* type (spec/gguf.json /body/5/body/3): its check, for the validator and the writer */
-static int gguf_check_type_2(const afmt_vctx *c, uint64_t at, uint64_t v_is_alignment,
-        uint64_t v_type)
+static int gguf_check_type_not_is_alignment_or_type_eq_4(const afmt_vctx *c, uint64_t at,
+        uint64_t v_is_alignment, uint64_t v_type)
 {
     if (!((!(v_is_alignment != 0)) || (v_type == UINT64_C(4)))) {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "type", AFMT_NO_INDEX, at,
@@ -209,7 +215,7 @@ static int gguf_check_value(const afmt_vctx *c, uint64_t at, uint64_t v_value)
 static int gguf_validate_struct_value(afmt_vctx *c, uint64_t arg_vtype, uint64_t arg_at_vtype);
 /* value: its check, for the validator and the writer
  * (spec/gguf.json /structs/value/body/0/cases/7/body/0) */
-static int gguf_check_value_2(const afmt_vctx *c, uint64_t at, uint64_t v_value)
+static int gguf_check_value_le_1(const afmt_vctx *c, uint64_t at, uint64_t v_value)
 {
     if (!(v_value <= UINT64_C(1))) {
         if (afmt_tolerate_c(c, AFMT_E_VALUE, "value", AFMT_NO_INDEX, at,
@@ -288,29 +294,8 @@ static int gguf_check_ne(const afmt_vctx *c, uint64_t at, uint64_t at_index, uin
     return 0;
 }
 
-/* The entries of table ggml, listed when no entry matches. */
-static const char gguf_ggml_known[] =
-    "; known: 0 f32, 1 f16, 2 Q4_0, 3 Q4_1, 6 Q5_0, 7 Q5_1, 8 Q8_0, 9 Q8_1, 10 Q2_K, "
-    "11 Q3_K, 12 Q4_K, 13 Q5_K, 14 Q6_K, 15 Q8_K, 16 IQ2_XXS, 17 IQ2_XS, 18 IQ3_XXS, "
-    "19 IQ1_S, 20 IQ4_NL, 21 IQ3_S, 22 IQ2_S, 23 IQ4_XS, 24 i8, 25 i16, 26 i32, 27 "
-    "i64, 28 f64, 29 IQ1_M, 30 bf16, 34 TQ1_0, 35 TQ2_0, 39 MXFP4, 40 NVFP4, 41 Q1_0, "
-    "42 Q2_0";
-
-/* directory data: the arrays of tensor's records */
-static const afmt_dir_desc gguf_dir_data = {
-    .name = "data",
-    .records = "tensor",
-    .offset_field = "offset",
-    .shape_field = "ne",
-    .dims_width = 8,
-    .dims_big = 0,
-    .dims_signed = 0,
-    .fastest_first = 1,
-    .payload_big = 0,
-    .pad_lenient = 1,
-};
-
-/* The block types of table ggml, for the writer: code, name, elements per block, bytes. */
+/* The block types of table ggml: code, name, elements per block, bytes
+ * (for the validator and the writer). */
 static const afmt_block_entry gguf_ggml_blocks[27] = {
     {2, "Q4_0", 32, 18},
     {3, "Q4_1", 32, 20},
@@ -341,7 +326,43 @@ static const afmt_block_entry gguf_ggml_blocks[27] = {
     {42, "Q2_0", 64, 18},
 };
 
-static int gguf_validate_kv_value_1(afmt_vctx *c, uint64_t *const p_alignment)
+/* Table ggml (spec/gguf.json /tables/ggml):
+ * its entries but the block types (gguf_ggml_blocks),
+ * for the validator and the writer. */
+static const afmt_type_entry gguf_ggml[8] = {
+    {.code = 0, .dtype = AFMT_F32, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.code = 1, .dtype = AFMT_F16, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.code = 24, .dtype = AFMT_I8, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.code = 25, .dtype = AFMT_I16, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.code = 26, .dtype = AFMT_I32, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.code = 27, .dtype = AFMT_I64, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.code = 28, .dtype = AFMT_F64, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.code = 30, .dtype = AFMT_BF16, .enc = AFMT_ENC_PLAIN, .writable = 1},
+};
+
+/* The entries of table ggml, listed when no entry matches. */
+static const char gguf_ggml_known[] =
+    "; known: 0 f32, 1 f16, 2 Q4_0, 3 Q4_1, 6 Q5_0, 7 Q5_1, 8 Q8_0, 9 Q8_1, 10 Q2_K, "
+    "11 Q3_K, 12 Q4_K, 13 Q5_K, 14 Q6_K, 15 Q8_K, 16 IQ2_XXS, 17 IQ2_XS, 18 IQ3_XXS, "
+    "19 IQ1_S, 20 IQ4_NL, 21 IQ3_S, 22 IQ2_S, 23 IQ4_XS, 24 i8, 25 i16, 26 i32, 27 "
+    "i64, 28 f64, 29 IQ1_M, 30 bf16, 34 TQ1_0, 35 TQ2_0, 39 MXFP4, 40 NVFP4, 41 Q1_0, "
+    "42 Q2_0";
+
+/* directory data: the arrays of tensor's records */
+static const afmt_dir_desc gguf_dir_data = {
+    .name = "data",
+    .records = "tensor",
+    .offset_field = "offset",
+    .shape_field = "ne",
+    .dims_width = 8,
+    .dims_big = 0,
+    .dims_signed = 0,
+    .fastest_first = 1,
+    .payload_big = 0,
+    .pad_lenient = 1,
+};
+
+static int gguf_validate_kv_value_is_alignment(afmt_vctx *c, uint64_t *const p_alignment)
 {
     /* value: u32 little-endian (spec/gguf.json /body/5/body/4/cases/0/body/0) */
     const uint64_t o_value = c->pos;
@@ -354,70 +375,70 @@ static int gguf_validate_kv_value_1(afmt_vctx *c, uint64_t *const p_alignment)
     return 0;
 }
 
-static int gguf_validate_value_kind_0(afmt_vctx *c)
+static int gguf_validate_value_kind_u8(afmt_vctx *c)
 {
     /* value: u8 (spec/gguf.json /structs/value/body/0/cases/0/body/0) */
-    if (afmt_take_field(c, &field_value_2, 1)) return -1;
+    if (afmt_take_field(c, &field_value_u8, 1)) return -1;
     return 0;
 }
 
-static int gguf_validate_value_kind_1(afmt_vctx *c)
+static int gguf_validate_value_kind_i8(afmt_vctx *c)
 {
     /* value: i8 (spec/gguf.json /structs/value/body/0/cases/1/body/0) */
-    if (afmt_take_field(c, &field_value_3, 1)) return -1;
+    if (afmt_take_field(c, &field_value_i8, 1)) return -1;
     return 0;
 }
 
-static int gguf_validate_value_kind_2(afmt_vctx *c)
+static int gguf_validate_value_kind_u16(afmt_vctx *c)
 {
     /* value: u16 little-endian (spec/gguf.json /structs/value/body/0/cases/2/body/0) */
-    if (afmt_take_field(c, &field_value_4, 1)) return -1;
+    if (afmt_take_field(c, &field_value_u16, 1)) return -1;
     return 0;
 }
 
-static int gguf_validate_value_kind_3(afmt_vctx *c)
+static int gguf_validate_value_kind_i16(afmt_vctx *c)
 {
     /* value: i16 little-endian (spec/gguf.json /structs/value/body/0/cases/3/body/0) */
-    if (afmt_take_field(c, &field_value_5, 1)) return -1;
+    if (afmt_take_field(c, &field_value_i16, 1)) return -1;
     return 0;
 }
 
-static int gguf_validate_value_kind_4(afmt_vctx *c)
+static int gguf_validate_value_kind_u32(afmt_vctx *c)
 {
     /* value: u32 little-endian (spec/gguf.json /structs/value/body/0/cases/4/body/0) */
     if (afmt_take_field(c, &field_value, 1)) return -1;
     return 0;
 }
 
-static int gguf_validate_value_kind_5(afmt_vctx *c)
+static int gguf_validate_value_kind_i32(afmt_vctx *c)
 {
     /* value: i32 little-endian (spec/gguf.json /structs/value/body/0/cases/5/body/0) */
-    if (afmt_take_field(c, &field_value_6, 1)) return -1;
+    if (afmt_take_field(c, &field_value_i32, 1)) return -1;
     return 0;
 }
 
-static int gguf_validate_value_kind_6(afmt_vctx *c)
+static int gguf_validate_value_kind_f32(afmt_vctx *c)
 {
     /* value: f32 little-endian (spec/gguf.json /structs/value/body/0/cases/6/body/0) */
-    if (afmt_take_field(c, &field_value_7, 1)) return -1;
+    if (afmt_take_field(c, &field_value_f32, 1)) return -1;
     return 0;
 }
 
-static int gguf_validate_value_kind_7(afmt_vctx *c)
+static int gguf_validate_value_kind_bool(afmt_vctx *c)
 {
     /* value: u8 (spec/gguf.json /structs/value/body/0/cases/7/body/0) */
     const uint64_t o_value = c->pos;
-    if (afmt_take_field(c, &field_value_2, 1)) return -1;
+    if (afmt_take_field(c, &field_value_u8, 1)) return -1;
     const uint64_t v_value = (uint64_t)afmt_load_u8(AFMT_B(c->src, o_value));
-    if (gguf_check_value_2(c, o_value, v_value)) return -1;
+    if (gguf_check_value_le_1(c, o_value, v_value)) return -1;
     return 0;
 }
 
-static int gguf_validate_value_kind_8(afmt_vctx *c)
+static int gguf_validate_value_kind_string(afmt_vctx *c)
 {
     /* value: a string with a u64 length (spec/gguf.json /structs/value/body/0/cases/8/body/0) */
     uint64_t len_value;
-    if (afmt_take_string(c, &field_value_8, &len_value)) return -1;
+    if (afmt_take_string(c, &field_value_string, &len_value)) return -1;
     return 0;
 }
 
@@ -430,7 +451,7 @@ static int gguf_validate_items(afmt_vctx *c, const uint64_t o_item_type, const u
     return 0;
 }
 
-static int gguf_validate_value_kind_9(afmt_vctx *c)
+static int gguf_validate_value_kind_array(afmt_vctx *c)
 {
     /* item_type: u32 little-endian (spec/gguf.json /structs/value/body/0/cases/9/body/0) */
     const uint64_t o_item_type = c->pos;
@@ -470,24 +491,24 @@ static int gguf_validate_value_kind_9(afmt_vctx *c)
     return 0;
 }
 
-static int gguf_validate_value_kind_10(afmt_vctx *c)
+static int gguf_validate_value_kind_u64(afmt_vctx *c)
 {
     /* value: u64 little-endian (spec/gguf.json /structs/value/body/0/cases/10/body/0) */
-    if (afmt_take_field(c, &field_value_9, 1)) return -1;
+    if (afmt_take_field(c, &field_value_u64, 1)) return -1;
     return 0;
 }
 
-static int gguf_validate_value_kind_11(afmt_vctx *c)
+static int gguf_validate_value_kind_i64(afmt_vctx *c)
 {
     /* value: i64 little-endian (spec/gguf.json /structs/value/body/0/cases/11/body/0) */
-    if (afmt_take_field(c, &field_value_10, 1)) return -1;
+    if (afmt_take_field(c, &field_value_i64, 1)) return -1;
     return 0;
 }
 
-static int gguf_validate_value_kind_12(afmt_vctx *c)
+static int gguf_validate_value_kind_f64(afmt_vctx *c)
 {
     /* value: f64 little-endian (spec/gguf.json /structs/value/body/0/cases/12/body/0) */
-    if (afmt_take_field(c, &field_value_11, 1)) return -1;
+    if (afmt_take_field(c, &field_value_f64, 1)) return -1;
     return 0;
 }
 
@@ -501,31 +522,31 @@ static int gguf_validate_struct_value(afmt_vctx *c, uint64_t arg_vtype, uint64_t
     /* switch value_kind on vtype (spec/gguf.json /structs/value/body/0) */
     const uint64_t sel_value_kind = v_vtype;
     if (sel_value_kind == UINT64_C(0)) {
-        if (gguf_validate_value_kind_0(c)) return -1;
+        if (gguf_validate_value_kind_u8(c)) return -1;
     } else if (sel_value_kind == UINT64_C(1)) {
-        if (gguf_validate_value_kind_1(c)) return -1;
+        if (gguf_validate_value_kind_i8(c)) return -1;
     } else if (sel_value_kind == UINT64_C(2)) {
-        if (gguf_validate_value_kind_2(c)) return -1;
+        if (gguf_validate_value_kind_u16(c)) return -1;
     } else if (sel_value_kind == UINT64_C(3)) {
-        if (gguf_validate_value_kind_3(c)) return -1;
+        if (gguf_validate_value_kind_i16(c)) return -1;
     } else if (sel_value_kind == UINT64_C(4)) {
-        if (gguf_validate_value_kind_4(c)) return -1;
+        if (gguf_validate_value_kind_u32(c)) return -1;
     } else if (sel_value_kind == UINT64_C(5)) {
-        if (gguf_validate_value_kind_5(c)) return -1;
+        if (gguf_validate_value_kind_i32(c)) return -1;
     } else if (sel_value_kind == UINT64_C(6)) {
-        if (gguf_validate_value_kind_6(c)) return -1;
+        if (gguf_validate_value_kind_f32(c)) return -1;
     } else if (sel_value_kind == UINT64_C(7)) {
-        if (gguf_validate_value_kind_7(c)) return -1;
+        if (gguf_validate_value_kind_bool(c)) return -1;
     } else if (sel_value_kind == UINT64_C(8)) {
-        if (gguf_validate_value_kind_8(c)) return -1;
+        if (gguf_validate_value_kind_string(c)) return -1;
     } else if (sel_value_kind == UINT64_C(9)) {
-        if (gguf_validate_value_kind_9(c)) return -1;
+        if (gguf_validate_value_kind_array(c)) return -1;
     } else if (sel_value_kind == UINT64_C(10)) {
-        if (gguf_validate_value_kind_10(c)) return -1;
+        if (gguf_validate_value_kind_u64(c)) return -1;
     } else if (sel_value_kind == UINT64_C(11)) {
-        if (gguf_validate_value_kind_11(c)) return -1;
+        if (gguf_validate_value_kind_i64(c)) return -1;
     } else if (sel_value_kind == UINT64_C(12)) {
-        if (gguf_validate_value_kind_12(c)) return -1;
+        if (gguf_validate_value_kind_f64(c)) return -1;
     } else {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "vtype", AFMT_NO_INDEX, at_vtype,
                 "value type is not one of 0-12 (u8, i8, u16, i16, u32, i32, f32, bool, string, "
@@ -534,7 +555,8 @@ static int gguf_validate_struct_value(afmt_vctx *c, uint64_t arg_vtype, uint64_t
     return 0;
 }
 
-static int gguf_validate_kv_value_0(afmt_vctx *c, const uint64_t o_type, const uint64_t v_type)
+static int gguf_validate_kv_value_not_is_alignment(afmt_vctx *c, const uint64_t o_type,
+        const uint64_t v_type)
 {
     /* value: structure value (spec/gguf.json /body/5/body/4/cases/1/body/0) */
     if (afmt_struct_enter(c, "value")) return -1;
@@ -566,14 +588,14 @@ static int gguf_validate_kv(afmt_vctx *c, uint64_t *const p_alignment, afmt_uniq
     const uint64_t v_is_alignment = (afmt_str_eq(c, o_key + 8, len_key, "general.alignment", 17));
 
     /* check !is_alignment || type == 4 (spec/gguf.json /body/5/body/3) */
-    if (gguf_check_type_2(c, o_type, v_is_alignment, v_type)) return -1;
+    if (gguf_check_type_not_is_alignment_or_type_eq_4(c, o_type, v_is_alignment, v_type)) return -1;
 
     /* switch kv_value on is_alignment ? 1 : 0 (spec/gguf.json /body/5/body/4) */
     const uint64_t sel_kv_value = ((v_is_alignment != 0) ? UINT64_C(1) : UINT64_C(0));
     if (sel_kv_value == UINT64_C(1)) {
-        if (gguf_validate_kv_value_1(c, p_alignment)) return -1;
+        if (gguf_validate_kv_value_is_alignment(c, p_alignment)) return -1;
     } else if (sel_kv_value == UINT64_C(0)) {
-        if (gguf_validate_kv_value_0(c, o_type, v_type)) return -1;
+        if (gguf_validate_kv_value_not_is_alignment(c, o_type, v_type)) return -1;
     } else {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "", AFMT_NO_INDEX, c->pos,
                 "kv_value: unknown value %" PRIu64 " (expected one of 1, 0)",
@@ -629,176 +651,19 @@ static int gguf_validate_tensor(afmt_vctx *c, afmt_uniq *const uq_tensor,
 
     /* type: u32 little-endian (spec/gguf.json /body/6/body/4) */
     const uint64_t o_type = c->pos;
-    if (afmt_take_field(c, &field_type_2, 1)) return -1;
+    if (afmt_take_field(c, &field_type_u32, 1)) return -1;
     const uint64_t v_type = (uint64_t)afmt_load_u32le(AFMT_B(c->src, o_type));
 
     /* lookup el in table ggml (spec/gguf.json /body/6/body/5) */
-    afmt_elem el_type = AFMT_ELEM_NONE;
-    if (v_type == UINT64_C(0)) {
-        el_type.dtype = AFMT_F32;
-        el_type.size = afmt_dtype_get(AFMT_F32)->size;
-    } else if (v_type == UINT64_C(1)) {
-        el_type.dtype = AFMT_F16;
-        el_type.size = afmt_dtype_get(AFMT_F16)->size;
-    } else if (v_type == UINT64_C(2)) {
-        el_type.dtype = AFMT_OPAQUE;
-        el_type.size = UINT64_C(18);
-        el_type.block = UINT64_C(32);
-        el_type.name = "Q4_0";
-    } else if (v_type == UINT64_C(3)) {
-        el_type.dtype = AFMT_OPAQUE;
-        el_type.size = UINT64_C(20);
-        el_type.block = UINT64_C(32);
-        el_type.name = "Q4_1";
-    } else if (v_type == UINT64_C(6)) {
-        el_type.dtype = AFMT_OPAQUE;
-        el_type.size = UINT64_C(22);
-        el_type.block = UINT64_C(32);
-        el_type.name = "Q5_0";
-    } else if (v_type == UINT64_C(7)) {
-        el_type.dtype = AFMT_OPAQUE;
-        el_type.size = UINT64_C(24);
-        el_type.block = UINT64_C(32);
-        el_type.name = "Q5_1";
-    } else if (v_type == UINT64_C(8)) {
-        el_type.dtype = AFMT_OPAQUE;
-        el_type.size = UINT64_C(34);
-        el_type.block = UINT64_C(32);
-        el_type.name = "Q8_0";
-    } else if (v_type == UINT64_C(9)) {
-        el_type.dtype = AFMT_OPAQUE;
-        el_type.size = UINT64_C(36);
-        el_type.block = UINT64_C(32);
-        el_type.name = "Q8_1";
-    } else if (v_type == UINT64_C(10)) {
-        el_type.dtype = AFMT_OPAQUE;
-        el_type.size = UINT64_C(84);
-        el_type.block = UINT64_C(256);
-        el_type.name = "Q2_K";
-    } else if (v_type == UINT64_C(11)) {
-        el_type.dtype = AFMT_OPAQUE;
-        el_type.size = UINT64_C(110);
-        el_type.block = UINT64_C(256);
-        el_type.name = "Q3_K";
-    } else if (v_type == UINT64_C(12)) {
-        el_type.dtype = AFMT_OPAQUE;
-        el_type.size = UINT64_C(144);
-        el_type.block = UINT64_C(256);
-        el_type.name = "Q4_K";
-    } else if (v_type == UINT64_C(13)) {
-        el_type.dtype = AFMT_OPAQUE;
-        el_type.size = UINT64_C(176);
-        el_type.block = UINT64_C(256);
-        el_type.name = "Q5_K";
-    } else if (v_type == UINT64_C(14)) {
-        el_type.dtype = AFMT_OPAQUE;
-        el_type.size = UINT64_C(210);
-        el_type.block = UINT64_C(256);
-        el_type.name = "Q6_K";
-    } else if (v_type == UINT64_C(15)) {
-        el_type.dtype = AFMT_OPAQUE;
-        el_type.size = UINT64_C(292);
-        el_type.block = UINT64_C(256);
-        el_type.name = "Q8_K";
-    } else if (v_type == UINT64_C(16)) {
-        el_type.dtype = AFMT_OPAQUE;
-        el_type.size = UINT64_C(66);
-        el_type.block = UINT64_C(256);
-        el_type.name = "IQ2_XXS";
-    } else if (v_type == UINT64_C(17)) {
-        el_type.dtype = AFMT_OPAQUE;
-        el_type.size = UINT64_C(74);
-        el_type.block = UINT64_C(256);
-        el_type.name = "IQ2_XS";
-    } else if (v_type == UINT64_C(18)) {
-        el_type.dtype = AFMT_OPAQUE;
-        el_type.size = UINT64_C(98);
-        el_type.block = UINT64_C(256);
-        el_type.name = "IQ3_XXS";
-    } else if (v_type == UINT64_C(19)) {
-        el_type.dtype = AFMT_OPAQUE;
-        el_type.size = UINT64_C(50);
-        el_type.block = UINT64_C(256);
-        el_type.name = "IQ1_S";
-    } else if (v_type == UINT64_C(20)) {
-        el_type.dtype = AFMT_OPAQUE;
-        el_type.size = UINT64_C(18);
-        el_type.block = UINT64_C(32);
-        el_type.name = "IQ4_NL";
-    } else if (v_type == UINT64_C(21)) {
-        el_type.dtype = AFMT_OPAQUE;
-        el_type.size = UINT64_C(110);
-        el_type.block = UINT64_C(256);
-        el_type.name = "IQ3_S";
-    } else if (v_type == UINT64_C(22)) {
-        el_type.dtype = AFMT_OPAQUE;
-        el_type.size = UINT64_C(82);
-        el_type.block = UINT64_C(256);
-        el_type.name = "IQ2_S";
-    } else if (v_type == UINT64_C(23)) {
-        el_type.dtype = AFMT_OPAQUE;
-        el_type.size = UINT64_C(136);
-        el_type.block = UINT64_C(256);
-        el_type.name = "IQ4_XS";
-    } else if (v_type == UINT64_C(24)) {
-        el_type.dtype = AFMT_I8;
-        el_type.size = afmt_dtype_get(AFMT_I8)->size;
-    } else if (v_type == UINT64_C(25)) {
-        el_type.dtype = AFMT_I16;
-        el_type.size = afmt_dtype_get(AFMT_I16)->size;
-    } else if (v_type == UINT64_C(26)) {
-        el_type.dtype = AFMT_I32;
-        el_type.size = afmt_dtype_get(AFMT_I32)->size;
-    } else if (v_type == UINT64_C(27)) {
-        el_type.dtype = AFMT_I64;
-        el_type.size = afmt_dtype_get(AFMT_I64)->size;
-    } else if (v_type == UINT64_C(28)) {
-        el_type.dtype = AFMT_F64;
-        el_type.size = afmt_dtype_get(AFMT_F64)->size;
-    } else if (v_type == UINT64_C(29)) {
-        el_type.dtype = AFMT_OPAQUE;
-        el_type.size = UINT64_C(56);
-        el_type.block = UINT64_C(256);
-        el_type.name = "IQ1_M";
-    } else if (v_type == UINT64_C(30)) {
-        el_type.dtype = AFMT_BF16;
-        el_type.size = afmt_dtype_get(AFMT_BF16)->size;
-    } else if (v_type == UINT64_C(34)) {
-        el_type.dtype = AFMT_OPAQUE;
-        el_type.size = UINT64_C(54);
-        el_type.block = UINT64_C(256);
-        el_type.name = "TQ1_0";
-    } else if (v_type == UINT64_C(35)) {
-        el_type.dtype = AFMT_OPAQUE;
-        el_type.size = UINT64_C(66);
-        el_type.block = UINT64_C(256);
-        el_type.name = "TQ2_0";
-    } else if (v_type == UINT64_C(39)) {
-        el_type.dtype = AFMT_OPAQUE;
-        el_type.size = UINT64_C(17);
-        el_type.block = UINT64_C(32);
-        el_type.name = "MXFP4";
-    } else if (v_type == UINT64_C(40)) {
-        el_type.dtype = AFMT_OPAQUE;
-        el_type.size = UINT64_C(36);
-        el_type.block = UINT64_C(64);
-        el_type.name = "NVFP4";
-    } else if (v_type == UINT64_C(41)) {
-        el_type.dtype = AFMT_OPAQUE;
-        el_type.size = UINT64_C(18);
-        el_type.block = UINT64_C(128);
-        el_type.name = "Q1_0";
-    } else if (v_type == UINT64_C(42)) {
-        el_type.dtype = AFMT_OPAQUE;
-        el_type.size = UINT64_C(18);
-        el_type.block = UINT64_C(64);
-        el_type.name = "Q2_0";
-    }
-    if (el_type.dtype == AFMT_DTYPE_INVALID) {
+    const afmt_type_entry *el_entry = afmt_type_by_code(gguf_ggml, 8, (uint64_t)v_type);
+    const afmt_block_entry *el_block = el_entry ? NULL :
+            afmt_block_by_code(gguf_ggml_blocks, 27, (uint64_t)v_type);
+    if (!el_entry && !el_block) {
         return afmt_fail_c(c, AFMT_E_UNKNOWN_TYPE, "type", AFMT_NO_INDEX, o_type,
                 "no entry of table ggml matches (type = %" PRIu64 "): unknown type code%s",
                 (uint64_t)v_type, gguf_ggml_known);
     }
+    const afmt_elem el_type = el_entry ? afmt_elem_of(el_entry) : afmt_elem_of_block(el_block);
 
     /* offset: u64 little-endian (spec/gguf.json /body/6/body/6) */
     const uint64_t o_offset = c->pos;
@@ -968,8 +833,8 @@ int afmt_gguf_validate(const uint8_t *buf, uint64_t len, const afmt_options *opt
     return afmt_run_validator_buffer(gguf_validate_body, "gguf", buf, len, opt, vis, err);
 }
 
-static int gguf_write_kv_value_1(afmt_sink *sink, afmt_error *err, uint64_t *const p_alignment,
-        const afmt_kv *kv_kv)
+static int gguf_write_kv_value_is_alignment(afmt_sink *sink, afmt_error *err,
+        uint64_t *const p_alignment, const afmt_kv *kv_kv)
 {
     uint64_t num_value;
     if (afmt_value_u64(&kv_kv->value, "value", AFMT_NO_INDEX, &num_value, err) != 0) return -1;
@@ -985,7 +850,8 @@ static int gguf_write_kv_value_1(afmt_sink *sink, afmt_error *err, uint64_t *con
     return 0;
 }
 
-static int gguf_write_kv_value_0(afmt_sink *sink, afmt_error *err, const afmt_kv *kv_kv)
+static int gguf_write_kv_value_not_is_alignment(afmt_sink *sink, afmt_error *err,
+        const afmt_kv *kv_kv)
 {
     /* value: the key-value's value */
     if (afmt_value_write(sink, &gguf_value_grammar, &kv_kv->value, "value", AFMT_NO_INDEX,
@@ -1012,7 +878,8 @@ static int gguf_write_kv(afmt_sink *sink, afmt_error *err, uint64_t *const p_ali
                 "a key is not empty: `len(key) > 0` does not hold");
     }
     if (gguf_check_type(AFMT_VCTX_STRICT(err), AFMT_NO_OFFSET, v_type)) return -1;
-    if (gguf_check_type_2(AFMT_VCTX_STRICT(err), AFMT_NO_OFFSET, v_is_alignment, v_type)) return -1;
+    if (gguf_check_type_not_is_alignment_or_type_eq_4(AFMT_VCTX_STRICT(err), AFMT_NO_OFFSET,
+            v_is_alignment, v_type)) return -1;
     /* key */
     if (afmt_sink_u64(sink, len_key, 0, err) != 0) return -1;
     if (afmt_sink_put(sink, kv_kv->key, len_key, err) != 0) return -1;
@@ -1024,9 +891,9 @@ static int gguf_write_kv(afmt_sink *sink, afmt_error *err, uint64_t *const p_ali
     if (afmt_sink_u32(sink, v_type, 0, err) != 0) return -1;
     /* switch kv_value */
     if (((v_is_alignment != 0) ? UINT64_C(1) : UINT64_C(0)) == 1) {
-        if (gguf_write_kv_value_1(sink, err, p_alignment, kv_kv)) return -1;
+        if (gguf_write_kv_value_is_alignment(sink, err, p_alignment, kv_kv)) return -1;
     } else if (((v_is_alignment != 0) ? UINT64_C(1) : UINT64_C(0)) == 0) {
-        if (gguf_write_kv_value_0(sink, err, kv_kv)) return -1;
+        if (gguf_write_kv_value_not_is_alignment(sink, err, kv_kv)) return -1;
     } else {
         return afmt_fail(err, AFMT_E_TYPE, NULL, "kv_value", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "no case of the format describes this array");
@@ -1040,42 +907,14 @@ static int gguf_write_tensor(const afmt_array *arrays, afmt_sink *sink, afmt_err
     const afmt_array *A_data = &arrays[ai];
     uint64_t v_type = 0;
     afmt_elem el_type = AFMT_ELEM_NONE;
-    if (A_data->dtype == AFMT_F32) {
-        v_type = 0;
-        el_type.dtype = AFMT_F32;
-        el_type.size = afmt_dtype_get(AFMT_F32)->size;
-    } else if (A_data->dtype == AFMT_F16) {
-        v_type = 1;
-        el_type.dtype = AFMT_F16;
-        el_type.size = afmt_dtype_get(AFMT_F16)->size;
+    const afmt_type_entry *el_entry = afmt_type_by_dtype(gguf_ggml, 8, A_data->dtype);
+    if (el_entry) {
+        v_type = (uint64_t)el_entry->code;
+        el_type = afmt_elem_of(el_entry);
     } else if (afmt_block_of(gguf_ggml_blocks, 27, A_data) != NULL) {
         const afmt_block_entry *blk = afmt_block_of(gguf_ggml_blocks, 27, A_data);
         v_type = blk->code;
         el_type = afmt_elem_of_block(blk);
-    } else if (A_data->dtype == AFMT_I8) {
-        v_type = 24;
-        el_type.dtype = AFMT_I8;
-        el_type.size = afmt_dtype_get(AFMT_I8)->size;
-    } else if (A_data->dtype == AFMT_I16) {
-        v_type = 25;
-        el_type.dtype = AFMT_I16;
-        el_type.size = afmt_dtype_get(AFMT_I16)->size;
-    } else if (A_data->dtype == AFMT_I32) {
-        v_type = 26;
-        el_type.dtype = AFMT_I32;
-        el_type.size = afmt_dtype_get(AFMT_I32)->size;
-    } else if (A_data->dtype == AFMT_I64) {
-        v_type = 27;
-        el_type.dtype = AFMT_I64;
-        el_type.size = afmt_dtype_get(AFMT_I64)->size;
-    } else if (A_data->dtype == AFMT_F64) {
-        v_type = 28;
-        el_type.dtype = AFMT_F64;
-        el_type.size = afmt_dtype_get(AFMT_F64)->size;
-    } else if (A_data->dtype == AFMT_BF16) {
-        v_type = 30;
-        el_type.dtype = AFMT_BF16;
-        el_type.size = afmt_dtype_get(AFMT_BF16)->size;
     }
     if (el_type.dtype == AFMT_DTYPE_INVALID) {
         return afmt_fail(err, AFMT_E_TYPE, NULL, "type", AFMT_NO_INDEX, AFMT_NO_OFFSET,

@@ -176,10 +176,10 @@ static int mat5_validate_jc(afmt_vctx *c, const uint64_t v_nir, const uint64_t n
     return 0;
 }
 
-static int mat5_validate_content_5(afmt_vctx *c, const uint64_t v_complex, const uint64_t o_nzmax,
-        const uint64_t v_nzmax, const uint64_t o_dims_size, const uint64_t v_dims_size,
-        const uint64_t n_dims, const uint64_t o_dims, uint64_t *const p_parts,
-        uint64_t *const p_cells)
+static int mat5_validate_content_ir_tag(afmt_vctx *c, const uint64_t v_complex,
+        const uint64_t o_nzmax, const uint64_t v_nzmax, const uint64_t o_dims_size,
+        const uint64_t v_dims_size, const uint64_t n_dims, const uint64_t o_dims,
+        uint64_t *const p_parts, uint64_t *const p_cells)
 {
     /* check len(dims) == 2 (spec/mat5.json /structs/matrix/body/25/cases/1/body/0) */
     if (!(n_dims == UINT64_C(2))) {
@@ -220,10 +220,6 @@ static int mat5_validate_content_5(afmt_vctx *c, const uint64_t v_complex, const
                 o_ir_long + (uint64_t)4 * (xir_long_index)), 0, 4, c->big);
         xir_tag_lt_65536_choice_2 = (xir_long_element / UINT64_C(4));
     } else {
-        if (UINT64_C(18) >= 64) {
-            return afmt_fail_c(c, AFMT_E_OVERFLOW, "nir", AFMT_NO_INDEX, c->pos,
-                    "`ir_tag < 65536 ? ir_long[0] / 4 : ir_tag >> 18` shifts out of 64 bits");
-        }
         const uint64_t xir_tag_shr_18 = v_ir_tag >> UINT64_C(18);
         xir_tag_lt_65536_choice_2 = xir_tag_shr_18;
     }
@@ -247,11 +243,6 @@ static int mat5_validate_content_5(afmt_vctx *c, const uint64_t v_complex, const
                     o_ir_long + (uint64_t)4 * (xir_long_index_2)), 0, 4, c->big);
             xir_tag_lt_65536_choice_3 = ((xir_long_element_2 % UINT64_C(4)) == UINT64_C(0));
         } else {
-            if (UINT64_C(16) >= 64) {
-                return afmt_fail_c(c, AFMT_E_OVERFLOW, "ir_tag", AFMT_NO_INDEX, o_ir_tag,
-                        "`(ir_tag & 0xffff) == 5 && (ir_tag < 65536 ? ir_long[0] %% 4 == 0 : "
-                        "ir_tag >> 16 == 4)` shifts out of 64 bits");
-            }
             const uint64_t xir_tag_shr_16 = v_ir_tag >> UINT64_C(16);
             xir_tag_lt_65536_choice_3 = (xir_tag_shr_16 == UINT64_C(4));
         }
@@ -356,10 +347,6 @@ static int mat5_validate_content_5(afmt_vctx *c, const uint64_t v_complex, const
                 o_jc_long + (uint64_t)4 * (xjc_long_index)), 0, 4, c->big);
         xjc_tag_lt_65536_choice_2 = (xjc_long_element / UINT64_C(4));
     } else {
-        if (UINT64_C(18) >= 64) {
-            return afmt_fail_c(c, AFMT_E_OVERFLOW, "njc", AFMT_NO_INDEX, c->pos,
-                    "`jc_tag < 65536 ? jc_long[0] / 4 : jc_tag >> 18` shifts out of 64 bits");
-        }
         const uint64_t xjc_tag_shr_18 = v_jc_tag >> UINT64_C(18);
         xjc_tag_lt_65536_choice_2 = xjc_tag_shr_18;
     }
@@ -383,11 +370,6 @@ static int mat5_validate_content_5(afmt_vctx *c, const uint64_t v_complex, const
                     o_jc_long + (uint64_t)4 * (xjc_long_index_2)), 0, 4, c->big);
             xjc_tag_lt_65536_choice_3 = ((xjc_long_element_2 % UINT64_C(4)) == UINT64_C(0));
         } else {
-            if (UINT64_C(16) >= 64) {
-                return afmt_fail_c(c, AFMT_E_OVERFLOW, "jc_tag", AFMT_NO_INDEX, o_jc_tag,
-                        "`(jc_tag & 0xffff) == 5 && (jc_tag < 65536 ? jc_long[0] %% 4 == 0 : "
-                        "jc_tag >> 16 == 4) && njc == dims[1] + 1` shifts out of 64 bits");
-            }
             const uint64_t xjc_tag_shr_16 = v_jc_tag >> UINT64_C(16);
             xjc_tag_lt_65536_choice_3 = (xjc_tag_shr_16 == UINT64_C(4));
         }
@@ -504,10 +486,6 @@ static int mat5_validate_class_name(afmt_vctx *c)
     /*
      * let small = (tag >> 16) != 0 (spec/mat5.json /structs/matrix/body/25/cases/3/body/0/body/1)
      */
-    if (UINT64_C(16) >= 64) {
-        return afmt_fail_c(c, AFMT_E_OVERFLOW, "small", AFMT_NO_INDEX, c->pos,
-                "`(tag >> 16) != 0` shifts out of 64 bits");
-    }
     const uint64_t tag_shr_16 = v_tag >> UINT64_C(16);
     const uint64_t v_small = (tag_shr_16 != UINT64_C(0));
 
@@ -525,10 +503,6 @@ static int mat5_validate_class_name(afmt_vctx *c)
      */
     uint64_t small_choice_2;
     if (v_small != 0) {
-        if (UINT64_C(16) >= 64) {
-            return afmt_fail_c(c, AFMT_E_OVERFLOW, "n", AFMT_NO_INDEX, c->pos,
-                    "`small ? tag >> 16 : long_count[0]` shifts out of 64 bits");
-        }
         const uint64_t tag_shr_16_2 = v_tag >> UINT64_C(16);
         small_choice_2 = tag_shr_16_2;
     } else {
@@ -607,8 +581,8 @@ static int mat5_validate_field_name(afmt_vctx *c, const int64_t v_name_length)
     return 0;
 }
 
-static int mat5_validate_content_2(afmt_vctx *c, const uint64_t v_class, const uint64_t n_dims,
-        const uint64_t o_dims, uint64_t *const p_members)
+static int mat5_validate_content_class_name(afmt_vctx *c, const uint64_t v_class,
+        const uint64_t n_dims, const uint64_t o_dims, uint64_t *const p_members)
 {
     /*
      * repeat class_name class == 3 ? 1 : 0 (spec/mat5.json /structs/matrix/body/25/cases/3/body/0)
@@ -678,10 +652,6 @@ static int mat5_validate_content_2(afmt_vctx *c, const uint64_t v_class, const u
      * let names_small = (names_tag >> 16) != 0 (spec/mat5.json
      * /structs/matrix/body/25/cases/3/body/4)
      */
-    if (UINT64_C(16) >= 64) {
-        return afmt_fail_c(c, AFMT_E_OVERFLOW, "names_small", AFMT_NO_INDEX, c->pos,
-                "`(names_tag >> 16) != 0` shifts out of 64 bits");
-    }
     const uint64_t names_tag_shr_16 = v_names_tag >> UINT64_C(16);
     const uint64_t v_names_small = (names_tag_shr_16 != UINT64_C(0));
 
@@ -699,10 +669,6 @@ static int mat5_validate_content_2(afmt_vctx *c, const uint64_t v_class, const u
      */
     uint64_t names_small_choice_2;
     if (v_names_small != 0) {
-        if (UINT64_C(16) >= 64) {
-            return afmt_fail_c(c, AFMT_E_OVERFLOW, "names_n", AFMT_NO_INDEX, c->pos,
-                    "`names_small ? names_tag >> 16 : names_count[0]` shifts out of 64 bits");
-        }
         const uint64_t names_tag_shr_16_2 = v_names_tag >> UINT64_C(16);
         names_small_choice_2 = names_tag_shr_16_2;
     } else {
@@ -831,7 +797,7 @@ static int mat5_validate_content_2(afmt_vctx *c, const uint64_t v_class, const u
     return 0;
 }
 
-static int mat5_validate_view_0(afmt_vctx *c, const uint64_t n_dims, const uint64_t o_dims,
+static int mat5_validate_view_value(afmt_vctx *c, const uint64_t n_dims, const uint64_t o_dims,
         const uint64_t n_name, const uint64_t o_name, const afmt_elem el_type)
 {
     /*
@@ -875,7 +841,7 @@ static int mat5_validate_view_0(afmt_vctx *c, const uint64_t n_dims, const uint6
     return 0;
 }
 
-static int mat5_validate_view_1(afmt_vctx *c, const uint64_t n_name, const uint64_t o_name,
+static int mat5_validate_view_utf8(afmt_vctx *c, const uint64_t n_name, const uint64_t o_name,
         const uint64_t v_n, const afmt_elem el_type)
 {
     /*
@@ -901,7 +867,7 @@ static int mat5_validate_view_1(afmt_vctx *c, const uint64_t n_name, const uint6
     return 0;
 }
 
-static int mat5_validate_view_2(afmt_vctx *c, const uint64_t n_name, const uint64_t o_name,
+static int mat5_validate_view_stored(afmt_vctx *c, const uint64_t n_name, const uint64_t o_name,
         uint64_t *const p_cells, const afmt_elem el_type)
 {
     /*
@@ -958,10 +924,6 @@ static int mat5_validate_part(afmt_vctx *c, const uint64_t v_class, const uint64
     const uint64_t v_tag = (uint64_t)afmt_field_get(AFMT_B(c->src, o_tag), 0, 4, c->big);
 
     /* let small = (tag >> 16) != 0 (spec/mat5.json /structs/matrix/body/26/body/1) */
-    if (UINT64_C(16) >= 64) {
-        return afmt_fail_c(c, AFMT_E_OVERFLOW, "small", AFMT_NO_INDEX, c->pos,
-                "`(tag >> 16) != 0` shifts out of 64 bits");
-    }
     const uint64_t tag_shr_16_3 = v_tag >> UINT64_C(16);
     const uint64_t v_small = (tag_shr_16_3 != UINT64_C(0));
 
@@ -976,10 +938,6 @@ static int mat5_validate_part(afmt_vctx *c, const uint64_t v_class, const uint64
     /* let n = small ? tag >> 16 : long_count[0] (spec/mat5.json /structs/matrix/body/26/body/3) */
     uint64_t small_choice_5;
     if (v_small != 0) {
-        if (UINT64_C(16) >= 64) {
-            return afmt_fail_c(c, AFMT_E_OVERFLOW, "n", AFMT_NO_INDEX, c->pos,
-                    "`small ? tag >> 16 : long_count[0]` shifts out of 64 bits");
-        }
         const uint64_t tag_shr_16_4 = v_tag >> UINT64_C(16);
         small_choice_5 = tag_shr_16_4;
     } else {
@@ -1068,11 +1026,11 @@ static int mat5_validate_part(afmt_vctx *c, const uint64_t v_class, const uint64
     const uint64_t sel_view = ((v_class == UINT64_C(5)) ? UINT64_C(2) :
             (((v_stype == UINT64_C(16)) && (v_n != (*p_cells))) ? UINT64_C(1) : UINT64_C(0)));
     if (sel_view == UINT64_C(0)) {
-        if (mat5_validate_view_0(c, n_dims, o_dims, n_name, o_name, el_type)) return -1;
+        if (mat5_validate_view_value(c, n_dims, o_dims, n_name, o_name, el_type)) return -1;
     } else if (sel_view == UINT64_C(1)) {
-        if (mat5_validate_view_1(c, n_name, o_name, v_n, el_type)) return -1;
+        if (mat5_validate_view_utf8(c, n_name, o_name, v_n, el_type)) return -1;
     } else if (sel_view == UINT64_C(2)) {
-        if (mat5_validate_view_2(c, n_name, o_name, p_cells, el_type)) return -1;
+        if (mat5_validate_view_stored(c, n_name, o_name, p_cells, el_type)) return -1;
     } else {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "", AFMT_NO_INDEX, c->pos, "view: unknown value %"
                 PRIu64 " (expected one of 0, 1, 2)", (uint64_t)sel_view);
@@ -1107,7 +1065,7 @@ static int mat5_validate_part(afmt_vctx *c, const uint64_t v_class, const uint64
     return 0;
 }
 
-static int mat5_validate_kind_1(afmt_vctx *c)
+static int mat5_validate_kind_nested(afmt_vctx *c)
 {
     /*
      * nested: structure matrix (spec/mat5.json
@@ -1128,7 +1086,7 @@ static int mat5_validate_nested_element(afmt_vctx *c, const uint64_t o_size, con
     const uint64_t sel_kind = ((v_size == UINT64_C(0)) ? UINT64_C(0) : UINT64_C(1));
     if (sel_kind == UINT64_C(0)) {
     } else if (sel_kind == UINT64_C(1)) {
-        if (mat5_validate_kind_1(c)) return -1;
+        if (mat5_validate_kind_nested(c)) return -1;
     } else {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "", AFMT_NO_INDEX, c->pos, "kind: unknown value %"
                 PRIu64 " (expected one of 0, 1)", (uint64_t)sel_kind);
@@ -1226,18 +1184,10 @@ static int mat5_validate_struct_matrix(afmt_vctx *c, uint64_t arg_top, uint64_t 
     }
 
     /* let complex = (flags >> 11) & 1 (spec/mat5.json /structs/matrix/body/6) */
-    if (UINT64_C(11) >= 64) {
-        return afmt_fail_c(c, AFMT_E_OVERFLOW, "complex", AFMT_NO_INDEX, c->pos,
-                "`(flags >> 11) & 1` shifts out of 64 bits");
-    }
     const uint64_t flags_shr_11 = v_flags >> UINT64_C(11);
     const uint64_t v_complex = (flags_shr_11 & UINT64_C(1));
 
     /* let logical = (flags >> 9) & 1 (spec/mat5.json /structs/matrix/body/7) */
-    if (UINT64_C(9) >= 64) {
-        return afmt_fail_c(c, AFMT_E_OVERFLOW, "logical", AFMT_NO_INDEX, c->pos,
-                "`(flags >> 9) & 1` shifts out of 64 bits");
-    }
     const uint64_t flags_shr_9 = v_flags >> UINT64_C(9);
     const uint64_t v_logical = (flags_shr_9 & UINT64_C(1));
 
@@ -1314,10 +1264,6 @@ static int mat5_validate_struct_matrix(afmt_vctx *c, uint64_t arg_top, uint64_t 
     const uint64_t v_name_tag = (uint64_t)afmt_field_get(AFMT_B(c->src, o_name_tag), 0, 4, c->big);
 
     /* let name_small = (name_tag >> 16) != 0 (spec/mat5.json /structs/matrix/body/15) */
-    if (UINT64_C(16) >= 64) {
-        return afmt_fail_c(c, AFMT_E_OVERFLOW, "name_small", AFMT_NO_INDEX, c->pos,
-                "`(name_tag >> 16) != 0` shifts out of 64 bits");
-    }
     const uint64_t name_tag_shr_16 = v_name_tag >> UINT64_C(16);
     const uint64_t v_name_small = (name_tag_shr_16 != UINT64_C(0));
 
@@ -1327,10 +1273,6 @@ static int mat5_validate_struct_matrix(afmt_vctx *c, uint64_t arg_top, uint64_t 
      */
     int all_hold = ((v_name_tag & UINT64_C(65535)) == afmt_u64_const(UINT64_C(1)));
     if (all_hold) {
-        if (UINT64_C(16) >= 64) {
-            return afmt_fail_c(c, AFMT_E_OVERFLOW, "name_tag", AFMT_NO_INDEX, o_name_tag,
-                    "`(name_tag & 0xffff) == 1 && (name_tag >> 16) <= 4` shifts out of 64 bits");
-        }
         const uint64_t name_tag_shr_16_2 = v_name_tag >> UINT64_C(16);
         all_hold = (name_tag_shr_16_2 <= UINT64_C(4));
     }
@@ -1354,10 +1296,6 @@ static int mat5_validate_struct_matrix(afmt_vctx *c, uint64_t arg_top, uint64_t 
      */
     uint64_t name_small_choice_2;
     if (v_name_small != 0) {
-        if (UINT64_C(16) >= 64) {
-            return afmt_fail_c(c, AFMT_E_OVERFLOW, "name_n", AFMT_NO_INDEX, c->pos,
-                    "`name_small ? name_tag >> 16 : name_count[0]` shifts out of 64 bits");
-        }
         const uint64_t name_tag_shr_16_3 = v_name_tag >> UINT64_C(16);
         name_small_choice_2 = name_tag_shr_16_3;
     } else {
@@ -1454,12 +1392,12 @@ static int mat5_validate_struct_matrix(afmt_vctx *c, uint64_t arg_top, uint64_t 
             sel_content == UINT64_C(14) || sel_content == UINT64_C(15)) {
         if (mat5_validate_content_4(c, v_complex, n_dims, o_dims, p_parts, p_cells)) return -1;
     } else if (sel_content == UINT64_C(5)) {
-        if (mat5_validate_content_5(c, v_complex, o_nzmax, v_nzmax, o_dims_size, v_dims_size,
+        if (mat5_validate_content_ir_tag(c, v_complex, o_nzmax, v_nzmax, o_dims_size, v_dims_size,
                 n_dims, o_dims, p_parts, p_cells)) return -1;
     } else if (sel_content == UINT64_C(1)) {
         if (mat5_validate_content_1(c, n_dims, o_dims, p_members)) return -1;
     } else if (sel_content == UINT64_C(2) || sel_content == UINT64_C(3)) {
-        if (mat5_validate_content_2(c, v_class, n_dims, o_dims, p_members)) return -1;
+        if (mat5_validate_content_class_name(c, v_class, n_dims, o_dims, p_members)) return -1;
     } else {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "class", AFMT_NO_INDEX, c->pos,
                 "content: unknown value %" PRIu64
@@ -1539,7 +1477,7 @@ static int mat5_validate_matrix(afmt_vctx *c, const uint64_t v_subsys, const uin
     return 0;
 }
 
-static int mat5_validate_element_14(afmt_vctx *c, const uint64_t v_subsys,
+static int mat5_validate_element_miMATRIX(afmt_vctx *c, const uint64_t v_subsys,
         const uint64_t v_no_subsys, const uint64_t v_at, const uint64_t o_size,
         const uint64_t v_size)
 {
@@ -1608,7 +1546,7 @@ static int mat5_validate_compressed(afmt_vctx *c, const uint64_t v_subsys,
     return 0;
 }
 
-static int mat5_validate_element_15(afmt_vctx *c, const uint64_t v_subsys,
+static int mat5_validate_element_miCOMPRESSED(afmt_vctx *c, const uint64_t v_subsys,
         const uint64_t v_no_subsys, const uint64_t v_at, const uint64_t v_size)
 {
     /* region compressed of size bytes (spec/mat5.json /body/9/body/3/cases/1/body/0) */
@@ -1634,9 +1572,10 @@ static int mat5_validate_var(afmt_vctx *c, const uint64_t v_subsys, const uint64
     /* switch element on type (spec/mat5.json /body/9/body/3) */
     const uint64_t sel_element = v_type;
     if (sel_element == UINT64_C(14)) {
-        if (mat5_validate_element_14(c, v_subsys, v_no_subsys, v_at, o_size, v_size)) return -1;
+        if (mat5_validate_element_miMATRIX(c, v_subsys, v_no_subsys, v_at, o_size,
+                v_size)) return -1;
     } else if (sel_element == UINT64_C(15)) {
-        if (mat5_validate_element_15(c, v_subsys, v_no_subsys, v_at, v_size)) return -1;
+        if (mat5_validate_element_miCOMPRESSED(c, v_subsys, v_no_subsys, v_at, v_size)) return -1;
     } else {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "type", AFMT_NO_INDEX, o_type,
                 "a top-level element is miMATRIX (14) or miCOMPRESSED (15) (found %" PRIu64 ")",

@@ -199,7 +199,7 @@ static int nifti1_validate_ext_rest(afmt_vctx *c)
     return 0;
 }
 
-static int nifti1_validate_ext_head_0(afmt_vctx *c)
+static int nifti1_validate_ext_head_ext_rest(afmt_vctx *c)
 {
     /*
      * check remaining() >= 8 (spec/nifti1.json
@@ -234,7 +234,7 @@ static int nifti1_validate_edata(afmt_vctx *c, const uint64_t v_esize)
     return 0;
 }
 
-static int nifti1_validate_ext_head_1(afmt_vctx *c)
+static int nifti1_validate_ext_head_esize(afmt_vctx *c)
 {
     /*
      * esize: u32 in the byte order chosen at run time (spec/nifti1.json
@@ -282,9 +282,9 @@ static int nifti1_validate_ext(afmt_vctx *c)
     const uint64_t sel_ext_head = (((afmt_end(c) - c->pos) >= UINT64_C(8)) ? UINT64_C(1) :
             UINT64_C(0));
     if (sel_ext_head == UINT64_C(0)) {
-        if (nifti1_validate_ext_head_0(c)) return -1;
+        if (nifti1_validate_ext_head_ext_rest(c)) return -1;
     } else if (sel_ext_head == UINT64_C(1)) {
-        if (nifti1_validate_ext_head_1(c)) return -1;
+        if (nifti1_validate_ext_head_esize(c)) return -1;
     } else {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "", AFMT_NO_INDEX, c->pos,
                 "ext_head: unknown value %" PRIu64 " (expected one of 0, 1)",
@@ -293,7 +293,7 @@ static int nifti1_validate_ext(afmt_vctx *c)
     return 0;
 }
 
-static int nifti1_validate_chain_1(afmt_vctx *c)
+static int nifti1_validate_chain_ext(afmt_vctx *c)
 {
     /* repeat ext until the end (spec/nifti1.json /body/38/body/0/cases/1/body/0) */
     afmt_path_push(c->path, "ext", 0);
@@ -334,7 +334,7 @@ static int nifti1_validate_extensions(afmt_vctx *c, const uint64_t v_voxels_at,
     const uint64_t sel_chain = ((v_extension == UINT64_C(0)) ? UINT64_C(0) : UINT64_C(1));
     if (sel_chain == UINT64_C(0)) {
     } else if (sel_chain == UINT64_C(1)) {
-        if (nifti1_validate_chain_1(c)) return -1;
+        if (nifti1_validate_chain_ext(c)) return -1;
     } else {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "", AFMT_NO_INDEX, c->pos, "chain: unknown value %"
                 PRIu64 " (expected one of 0, 1)", (uint64_t)sel_chain);
@@ -704,12 +704,12 @@ int afmt_nifti1_validate(const uint8_t *buf, uint64_t len, const afmt_options *o
     return afmt_run_validator_buffer(nifti1_validate_body, "nifti1", buf, len, opt, vis, err);
 }
 
-static int nifti1_write_chain_0(void)
+static int nifti1_write_chain_extension_eq_0(void)
 {
     return 0;
 }
 
-static int nifti1_write_chain_1(afmt_error *err)
+static int nifti1_write_chain_ext(afmt_error *err)
 {
     return afmt_fail(err, AFMT_E_UNSUPPORTED, NULL, "ext", AFMT_NO_INDEX, AFMT_NO_OFFSET,
             "writing nifti1: repeated structure 'ext' is not supported by the writer");
@@ -980,9 +980,9 @@ static int nifti1_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
     const uint64_t extensions_start = sink->written;
     /* switch chain */
     if (((UINT64_C(0) == UINT64_C(0)) ? UINT64_C(0) : UINT64_C(1)) == 0) {
-        if (nifti1_write_chain_0()) return -1;
+        if (nifti1_write_chain_extension_eq_0()) return -1;
     } else if (((UINT64_C(0) == UINT64_C(0)) ? UINT64_C(0) : UINT64_C(1)) == 1) {
-        if (nifti1_write_chain_1(err)) return -1;
+        if (nifti1_write_chain_ext(err)) return -1;
     } else {
         return afmt_fail(err, AFMT_E_TYPE, NULL, "chain", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "no case of the format describes this array");

@@ -43,8 +43,8 @@ static int torch_check_first_byte(const afmt_vctx *c, uint64_t at, uint64_t v_fi
 }
 
 /* first_byte (spec/torch.json /body/3): its check, for the validator and the writer */
-static int torch_check_first_byte_2(const afmt_vctx *c, uint64_t at, uint64_t v_first_byte,
-        uint64_t v_second_byte)
+static int torch_check_first_byte_eq_80_and_second_byte_eq_75(const afmt_vctx *c, uint64_t at,
+        uint64_t v_first_byte, uint64_t v_second_byte)
 {
     if (!((v_first_byte == UINT64_C(80)) && (v_second_byte == UINT64_C(75)))) {
         return afmt_fail_c(c, AFMT_E_MAGIC, "first_byte", AFMT_NO_INDEX, at,
@@ -202,7 +202,8 @@ static int torch_validate_body(afmt_vctx *c)
             c->pos + UINT64_C(1));
 
     /* check first_byte == 0x50 && second_byte == 0x4b (spec/torch.json /body/3) */
-    if (torch_check_first_byte_2(c, c->pos, v_first_byte, v_second_byte)) return -1;
+    if (torch_check_first_byte_eq_80_and_second_byte_eq_75(c, c->pos, v_first_byte,
+            v_second_byte)) return -1;
 
     /* archive: an archive of named members (spec/torch.json /body/4) */
     if (afmt_archive_validate(&torch_archive, c->src, afmt_end(c), &c->pos, &c->narrays, c->opt,

@@ -58,6 +58,18 @@ static inline afmt_elem afmt_elem_of_block(const afmt_block_entry *b)
     return e;
 }
 
+/* The first of the n block entries whose code is code, or NULL: a
+ * validator's lookup of a type code (the table's other entries are an
+ * afmt_type_entry table, afmt_type_by_code). */
+static inline const afmt_block_entry *afmt_block_by_code(const afmt_block_entry *tb, size_t n, uint64_t code)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        if (tb[i].code == code)
+            return &tb[i];
+    return NULL;
+}
+
 /* The bytes of a's payload in a directory: count * elsize, or for a block
  * type (a->block > 1: GGUF's Q4_0) count / block * elsize, its fastest
  * (last) dim a multiple of the block.  a must be plain, little-endian and

@@ -74,6 +74,20 @@ static int directory_write_check_rank(const afmt_vctx *c, uint64_t at, uint64_t 
     return 0;
 }
 
+/* The block types of table types: code, name, elements per block, bytes
+ * (for the validator and the writer). */
+static const afmt_block_entry directory_write_types_blocks[1] = {
+    {2, "B4", 4, 3},
+};
+
+/* Table types (tests/specs/features/directory_write.json /tables/types):
+ * its entries but the block types (directory_write_types_blocks),
+ * for the validator and the writer. */
+static const afmt_type_entry directory_write_types[2] = {
+    {.code = 0, .dtype = AFMT_F32, .enc = AFMT_ENC_PLAIN, .writable = 1},
+    {.code = 1, .dtype = AFMT_I16, .enc = AFMT_ENC_PLAIN, .writable = 1},
+};
+
 /* The entries of table types, listed when no entry matches. */
 static const char directory_write_types_known[] =
     "; known: 0 f32, 1 i16, 2 B4";
@@ -90,11 +104,6 @@ static const afmt_dir_desc directory_write_dir_data = {
     .fastest_first = 1,
     .payload_big = 0,
     .pad_lenient = 0,
-};
-
-/* The block types of table types, for the writer: code, name, elements per block, bytes. */
-static const afmt_block_entry directory_write_types_blocks[1] = {
-    {2, "B4", 4, 3},
 };
 
 static int directory_write_validate_note(afmt_vctx *c, uint64_t *const p_align)
@@ -145,24 +154,15 @@ static int directory_write_validate_rec(afmt_vctx *c, afmt_uniq *const uq_rec,
     const uint64_t v_type = (uint64_t)afmt_load_u8(AFMT_B(c->src, o_type));
 
     /* lookup el in table types (tests/specs/features/directory_write.json /body/6/body/4) */
-    afmt_elem el_type = AFMT_ELEM_NONE;
-    if (v_type == UINT64_C(0)) {
-        el_type.dtype = AFMT_F32;
-        el_type.size = afmt_dtype_get(AFMT_F32)->size;
-    } else if (v_type == UINT64_C(1)) {
-        el_type.dtype = AFMT_I16;
-        el_type.size = afmt_dtype_get(AFMT_I16)->size;
-    } else if (v_type == UINT64_C(2)) {
-        el_type.dtype = AFMT_OPAQUE;
-        el_type.size = UINT64_C(3);
-        el_type.block = UINT64_C(4);
-        el_type.name = "B4";
-    }
-    if (el_type.dtype == AFMT_DTYPE_INVALID) {
+    const afmt_type_entry *el_entry = afmt_type_by_code(directory_write_types, 2, (uint64_t)v_type);
+    const afmt_block_entry *el_block = el_entry ? NULL :
+            afmt_block_by_code(directory_write_types_blocks, 1, (uint64_t)v_type);
+    if (!el_entry && !el_block) {
         return afmt_fail_c(c, AFMT_E_UNKNOWN_TYPE, "type", AFMT_NO_INDEX, o_type,
                 "no entry of table types matches (type = %" PRIu64 "): unknown type code%s",
                 (uint64_t)v_type, directory_write_types_known);
     }
+    const afmt_elem el_type = el_entry ? afmt_elem_of(el_entry) : afmt_elem_of_block(el_block);
 
     /* offset: u32 little-endian (tests/specs/features/directory_write.json /body/6/body/5) */
     const uint64_t o_offset = c->pos;
@@ -303,14 +303,10 @@ static int directory_write_write_rec(const afmt_array *arrays, afmt_sink *sink, 
     const afmt_array *A_data = &arrays[ai];
     uint64_t v_type = 0;
     afmt_elem el_type = AFMT_ELEM_NONE;
-    if (A_data->dtype == AFMT_F32) {
-        v_type = 0;
-        el_type.dtype = AFMT_F32;
-        el_type.size = afmt_dtype_get(AFMT_F32)->size;
-    } else if (A_data->dtype == AFMT_I16) {
-        v_type = 1;
-        el_type.dtype = AFMT_I16;
-        el_type.size = afmt_dtype_get(AFMT_I16)->size;
+    const afmt_type_entry *el_entry = afmt_type_by_dtype(directory_write_types, 2, A_data->dtype);
+    if (el_entry) {
+        v_type = (uint64_t)el_entry->code;
+        el_type = afmt_elem_of(el_entry);
     } else if (afmt_block_of(directory_write_types_blocks, 1, A_data) != NULL) {
         const afmt_block_entry *blk = afmt_block_of(directory_write_types_blocks, 1, A_data);
         v_type = blk->code;

@@ -42,7 +42,7 @@ static const afmt_type_entry layout_coo_zeros_types[2] = {
 static const char layout_coo_zeros_types_known[] =
     "; known: 1 i32, 2 f64";
 
-static int layout_coo_zeros_validate_block_0(afmt_vctx *c, const afmt_elem el_type,
+static int layout_coo_zeros_validate_block_zeros(afmt_vctx *c, const afmt_elem el_type,
         const uint64_t o_rows, const uint64_t v_rows, const uint64_t o_cols, const uint64_t v_cols)
 {
     /*
@@ -70,7 +70,7 @@ static int layout_coo_zeros_validate_block_0(afmt_vctx *c, const afmt_elem el_ty
     return 0;
 }
 
-static int layout_coo_zeros_validate_block_1(afmt_vctx *c, const afmt_elem el_type,
+static int layout_coo_zeros_validate_block_dense(afmt_vctx *c, const afmt_elem el_type,
         const uint64_t o_rows, const uint64_t v_rows, const uint64_t o_cols, const uint64_t v_cols)
 {
     /*
@@ -153,7 +153,7 @@ static int layout_coo_zeros_validate_sparse(afmt_vctx *c, const afmt_elem el_typ
     return 0;
 }
 
-static int layout_coo_zeros_validate_block_3(afmt_vctx *c, const afmt_elem el_type,
+static int layout_coo_zeros_validate_block_coo(afmt_vctx *c, const afmt_elem el_type,
         const uint64_t o_rows, const uint64_t v_rows, const uint64_t o_cols, const uint64_t v_cols)
 {
     /* nnz: u32 little-endian (tests/specs/features/layout_coo_zeros.json /body/5/cases/2/body/0) */
@@ -205,13 +205,13 @@ static int layout_coo_zeros_validate_body(afmt_vctx *c)
     /* switch block on kind (tests/specs/features/layout_coo_zeros.json /body/5) */
     const uint64_t sel_block = v_kind;
     if (sel_block == UINT64_C(0)) {
-        if (layout_coo_zeros_validate_block_0(c, el_type, o_rows, v_rows, o_cols,
+        if (layout_coo_zeros_validate_block_zeros(c, el_type, o_rows, v_rows, o_cols,
                 v_cols)) return -1;
     } else if (sel_block == UINT64_C(1)) {
-        if (layout_coo_zeros_validate_block_1(c, el_type, o_rows, v_rows, o_cols,
+        if (layout_coo_zeros_validate_block_dense(c, el_type, o_rows, v_rows, o_cols,
                 v_cols)) return -1;
     } else if (sel_block == UINT64_C(3)) {
-        if (layout_coo_zeros_validate_block_3(c, el_type, o_rows, v_rows, o_cols,
+        if (layout_coo_zeros_validate_block_coo(c, el_type, o_rows, v_rows, o_cols,
                 v_cols)) return -1;
     } else {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "kind", AFMT_NO_INDEX, o_kind,

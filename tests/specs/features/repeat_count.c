@@ -75,7 +75,7 @@ static int repeat_count_validate_data(afmt_vctx *c, const afmt_elem el_type, con
     return 0;
 }
 
-static int repeat_count_validate_s_1(afmt_vctx *c, const afmt_elem el_type)
+static int repeat_count_validate_s_dense(afmt_vctx *c, const afmt_elem el_type)
 {
     /* n: u32 little-endian (tests/specs/features/repeat_count.json /body/3/cases/0/body/0) */
     const uint64_t o_n = c->pos;
@@ -107,7 +107,7 @@ static int repeat_count_validate_record(afmt_vctx *c)
     return 0;
 }
 
-static int repeat_count_validate_s_2(afmt_vctx *c)
+static int repeat_count_validate_s_nrec(afmt_vctx *c)
 {
     /* nrec: u16 little-endian (tests/specs/features/repeat_count.json /body/3/cases/1/body/0) */
     const uint64_t o_nrec = c->pos;
@@ -165,9 +165,9 @@ static int repeat_count_validate_body(afmt_vctx *c)
     /* switch s on kind (tests/specs/features/repeat_count.json /body/3) */
     const uint64_t sel_s = v_kind;
     if (sel_s == UINT64_C(1)) {
-        if (repeat_count_validate_s_1(c, el_type)) return -1;
+        if (repeat_count_validate_s_dense(c, el_type)) return -1;
     } else if (sel_s == UINT64_C(2)) {
-        if (repeat_count_validate_s_2(c)) return -1;
+        if (repeat_count_validate_s_nrec(c)) return -1;
     } else {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "kind", AFMT_NO_INDEX, o_kind, "s: unknown value %"
                 PRIu64 " (expected one of 1, 2)", (uint64_t)sel_s);

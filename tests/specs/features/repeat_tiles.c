@@ -145,7 +145,7 @@ static int repeat_tiles_validate_block(afmt_vctx *c, const afmt_elem el_type,
     return 0;
 }
 
-static int repeat_tiles_validate_matrix_1(afmt_vctx *c)
+static int repeat_tiles_validate_matrix_code(afmt_vctx *c)
 {
     /* code: u8 (tests/specs/features/repeat_tiles.json /body/1/cases/0/body/0) */
     const uint64_t o_code = c->pos;
@@ -215,7 +215,7 @@ static int repeat_tiles_validate_body(afmt_vctx *c)
     /* switch matrix on kind (tests/specs/features/repeat_tiles.json /body/1) */
     const uint64_t sel_matrix = v_kind;
     if (sel_matrix == UINT64_C(1)) {
-        if (repeat_tiles_validate_matrix_1(c)) return -1;
+        if (repeat_tiles_validate_matrix_code(c)) return -1;
     } else {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "kind", AFMT_NO_INDEX, o_kind,
                 "matrix: unknown value %" PRIu64 " (expected one of 1)", (uint64_t)sel_matrix);

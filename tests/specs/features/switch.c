@@ -74,7 +74,7 @@ static int switch_validate_data(afmt_vctx *c, const afmt_elem el_type, const uin
     return 0;
 }
 
-static int switch_validate_shape_1(afmt_vctx *c, const afmt_elem el_type)
+static int switch_validate_shape_n(afmt_vctx *c, const afmt_elem el_type)
 {
     /* n: u32 little-endian (tests/specs/features/switch.json /body/3/cases/0/body/0) */
     const uint64_t o_n = c->pos;
@@ -111,7 +111,7 @@ static int switch_validate_m(afmt_vctx *c, const afmt_elem el_type, const uint64
     return 0;
 }
 
-static int switch_validate_shape_2(afmt_vctx *c, const afmt_elem el_type, const uint64_t v_rank)
+static int switch_validate_shape_r(afmt_vctx *c, const afmt_elem el_type, const uint64_t v_rank)
 {
     /* r: u32 little-endian (tests/specs/features/switch.json /body/3/cases/1/body/0) */
     const uint64_t o_r = c->pos;
@@ -155,9 +155,9 @@ static int switch_validate_body(afmt_vctx *c)
     /* switch shape on rank (tests/specs/features/switch.json /body/3) */
     const uint64_t sel_shape = v_rank;
     if (sel_shape == UINT64_C(1)) {
-        if (switch_validate_shape_1(c, el_type)) return -1;
+        if (switch_validate_shape_n(c, el_type)) return -1;
     } else if (sel_shape == UINT64_C(2) || sel_shape == UINT64_C(3)) {
-        if (switch_validate_shape_2(c, el_type, v_rank)) return -1;
+        if (switch_validate_shape_r(c, el_type, v_rank)) return -1;
     } else {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "rank", AFMT_NO_INDEX, o_rank,
                 "rank is 1 or 2 (found %" PRIu64 ")", (uint64_t)sel_shape);
@@ -180,7 +180,7 @@ int afmt_switch_validate(const uint8_t *buf, uint64_t len, const afmt_options *o
     return afmt_run_validator_buffer(switch_validate_body, "switch", buf, len, opt, vis, err);
 }
 
-static int switch_write_shape_1(const size_t n, afmt_sink *sink, afmt_error *err, const size_t ai,
+static int switch_write_shape_n(const size_t n, afmt_sink *sink, afmt_error *err, const size_t ai,
         const afmt_array *A_data, const afmt_elem el_type)
 {
     if (n != 1) {
@@ -204,7 +204,7 @@ static int switch_write_shape_1(const size_t n, afmt_sink *sink, afmt_error *err
     return 0;
 }
 
-static int switch_write_shape_2(const size_t n, afmt_sink *sink, afmt_error *err, const size_t ai,
+static int switch_write_shape_r(const size_t n, afmt_sink *sink, afmt_error *err, const size_t ai,
         const afmt_array *A_m, const afmt_elem el_type, const uint64_t v_rank)
 {
     if (n != 1) {
@@ -261,9 +261,9 @@ static int switch_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
     if (afmt_sink_u8(sink, v_rank, err) != 0) return -1;
     /* switch shape */
     if (v_rank == 1) {
-        if (switch_write_shape_1(n, sink, err, ai, A_data, el_type)) return -1;
+        if (switch_write_shape_n(n, sink, err, ai, A_data, el_type)) return -1;
     } else if (v_rank == 2 || v_rank == 3) {
-        if (switch_write_shape_2(n, sink, err, ai, A_m, el_type, v_rank)) return -1;
+        if (switch_write_shape_r(n, sink, err, ai, A_m, el_type, v_rank)) return -1;
     } else {
         return afmt_fail(err, AFMT_E_TYPE, NULL, "rank", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "no case of the format describes this array");

@@ -86,7 +86,7 @@ static int text_value_validate_data(afmt_vctx *c, const afmt_elem el_type, const
     return 0;
 }
 
-static int text_value_validate_kind_1(afmt_vctx *c, const uint64_t comments_value)
+static int text_value_validate_kind_dense(afmt_vctx *c, const uint64_t comments_value)
 {
     /*
      * mark: 1 bytes of raw bytes (tests/specs/features/text_value.json
@@ -151,7 +151,7 @@ static int text_value_validate_kind_1(afmt_vctx *c, const uint64_t comments_valu
     return 0;
 }
 
-static int text_value_validate_kind_2(afmt_vctx *c)
+static int text_value_validate_kind_text(afmt_vctx *c)
 {
     /*
      * text: a value in futhark's text format (tests/specs/features/text_value.json
@@ -180,9 +180,9 @@ static int text_value_validate_value(afmt_vctx *c, const uint64_t comments_value
     const uint64_t sel_kind = (((uint64_t)afmt_src_peek(c->src, afmt_end(c),
             c->pos + UINT64_C(0)) == UINT64_C(98)) ? UINT64_C(1) : UINT64_C(2));
     if (sel_kind == UINT64_C(1)) {
-        if (text_value_validate_kind_1(c, comments_value)) return -1;
+        if (text_value_validate_kind_dense(c, comments_value)) return -1;
     } else if (sel_kind == UINT64_C(2)) {
-        if (text_value_validate_kind_2(c)) return -1;
+        if (text_value_validate_kind_text(c)) return -1;
     } else {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "", AFMT_NO_INDEX, c->pos, "kind: unknown value %"
                 PRIu64 " (expected one of 1, 2)", (uint64_t)sel_kind);
