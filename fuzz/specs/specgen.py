@@ -44,7 +44,11 @@ C_AFFIXES = [("", "_known"), ("", "_blocks"), ("", "_scope"), ("", "_grammar"), 
              ("validate_", ""), ("write_", ""), ("check_", ""), ("validate_struct_", ""), ("struct_", ""),
              ("dir_", ""), ("tile_fields_", ""), ("field_", ""), ("count_", ""), ("start_", ""), ("sel_", ""),
              ("uniq_", ""), ("uq_", ""), ("r_", ""), ("dl_", ""), ("nbytes_", ""), ("v_", ""), ("o_", ""),
-             ("A_", ""), ("lk_", ""), ("n_", ""), ("e_", ""), ("i_", ""), ("x", "")]
+             ("A_", ""), ("lk_", ""), ("n_", ""), ("e_", ""), ("i_", ""), ("x", ""),
+             # what gen/emit_case_names.c and the descriptors' and checks'
+             # names add: a case's label, a field's type, a check in words
+             ("", "_u8"), ("", "_string"), ("", "_csr"), ("", "_dense"), ("", "_zeros"), ("", "_is_alignment"),
+             ("", "_not_is_alignment"), ("field_", "_u8"), ("", "_eq_1"), ("", "_le_1"), ("", "_binary_mark")]
 C_OWN = ["validate_body", "write_impl", "extensions", "sidecar", "body", "value", "header", "types_known"]
 INT_TYPES = ["u8", "u16", "u32", "u64", "i8", "i16", "i32", "i64"]
 WIDTH = {"u8": 1, "u16": 2, "u32": 4, "u64": 8, "i8": 1, "i16": 2, "i32": 4, "i64": 8}
