@@ -35,6 +35,13 @@ static int split_member(afmt_cli_loaded *l, const char *path, size_t archive_len
     return 0;
 }
 
+/* l's mapping, as the SIGBUS guard and watch describe it (sigbus.h). */
+static afmt_cli_mapped loaded_mapping(const afmt_cli_loaded *l)
+{
+    afmt_cli_mapped file = { l->file, l->in.map, l->in.map_len, l->in.map_dev, l->in.map_ino };
+    return file;
+}
+
 /* afmt_cli_load_quiet, bounded: pipes read only as far as their head.
  * A mapped input is watched for SIGBUS from here on (sigbus.h), before
  * detection reads it, its messages beginning "PROG: " (prog may be NULL). */
@@ -74,7 +81,7 @@ static int load_quiet(afmt_cli_loaded *l, const char *prog, const char *path, co
     if (l->in.map) {
         /* dump and convert read the mapping inside stdio and write():
          * a file cut short meanwhile ends them with a message */
-        afmt_cli_mapped file = { l->file, l->in.map, l->in.map_len, l->in.map_dev, l->in.map_ino };
+        afmt_cli_mapped file = loaded_mapping(l);
         afmt_cli_sigbus_watch(prog, &file);
     }
     if (!forced && l->in.len == 0 && !l->in.over_limit) {
@@ -225,7 +232,7 @@ int afmt_cli_loaded_run_guarded(afmt_cli_loaded *l, const afmt_options *opt,
                                 const afmt_visitor *vis, afmt_error *err)
 {
     guarded_run g = { l, opt, vis, err, -1 };
-    afmt_cli_mapped file = { l->file, l->in.map, l->in.map_len, l->in.map_dev, l->in.map_ino };
+    afmt_cli_mapped file = loaded_mapping(l);
     uintptr_t at = 0;
     char msg[AFMT_MESSAGE_MAX];
     uint64_t offset;
