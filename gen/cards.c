@@ -188,8 +188,13 @@ static void load_rule(loader *L, const afmt_cards_desc *d, json_t *o, const char
         if (json_is_boolean(v) && k->type == AFMT_CV_LOGICAL) {
             k->logical = json_is_true(v);
         } else if (json_is_integer(v) && k->type == AFMT_CV_INT) {
+            /* "equals" narrows the range to one value: one outside "min"
+             * and "max" would silently lift them, so no value fits */
+            const json_int_t e = json_integer_value(v);
+            if ((k->has_min && e < k->min) || (k->has_max && e > k->max))
+                LERR(L, jp, "\"equals\" %lld is outside \"min\" and \"max\": no value fits", (long long)e);
             k->has_min = k->has_max = 1;
-            k->min = k->max = json_integer_value(v);
+            k->min = k->max = e;
         } else if (json_is_string(v) && k->type == AFMT_CV_STRING) {
             k->string = xstrdup(json_string_value(v));
         } else {
@@ -200,6 +205,8 @@ static void load_rule(loader *L, const afmt_cards_desc *d, json_t *o, const char
     if ((v = json_object_get(o, "refuse_value"))) {
         if (!json_is_boolean(v) || k->type != AFMT_CV_LOGICAL) LERR(L, jp, "\"refuse_value\" is true or false, of a logical key");
         else k->refuse_logical = json_is_true(v);
+        if (k->logical >= 0 && k->refuse_logical == k->logical)
+            LERR(L, jp, "\"refuse_value\" refuses the value \"equals\" requires: no value fits");
     }
     k->int_types_only = bool_at(L, o, "integer_data", jp);
     s = str_at(L, o, "refuse", jp);
@@ -342,6 +349,12 @@ afmt_cards_desc *cards_load(const char *path, void *obj, const char *jp, int *er
         } else {
             d->byte_min = (int)json_integer_value(json_array_get(v, 0));
             d->byte_max = (int)json_integer_value(json_array_get(v, 1));
+            if (d->byte_min > ' ' || d->byte_max < ' ') {
+                p = jp_key(jp, "bytes");
+                LERR(&L, p, "\"bytes\" [%d, %d] leaves out the space (32), which fills every key and record",
+                     d->byte_min, d->byte_max);
+                free(p);
+            }
         }
     }
     d->key_width = 8;

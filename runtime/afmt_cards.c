@@ -819,9 +819,11 @@ int afmt_cards_validate(afmt_vctx *c, const afmt_cards_desc *d, uint64_t end)
 
 /* One record of key kn with value text v in fixed format: a logical or
  * number ending in byte fixed_end, a string from the byte after the
- * indicator, padded to fixed_string characters. */
+ * indicator, padded to fixed_string characters.  A value too long to end
+ * there goes right after the indicator, unless its rule says "fixed":
+ * then the validator would refuse the record, so the writer does. */
 static int put_record(afmt_sink *sink, const afmt_cards_desc *d, const char *kn, const char *v, int is_string,
-                      afmt_error *err)
+                      int fixed, afmt_error *err)
 {
     char rec[4096];
     size_t kl = strlen(kn), il = strlen(d->indicator), vl = strlen(v), at;
@@ -832,6 +834,10 @@ static int put_record(afmt_sink *sink, const afmt_cards_desc *d, const char *kn,
     memset(rec, ' ', d->record);
     memcpy(rec, kn, kl);
     memcpy(rec + d->key_width, d->indicator, il);
+    if (fixed && !is_string && d->fixed_end && vl > d->fixed_end - vf)
+        return afmt_fail(err, AFMT_E_TYPE, NULL, kn, AFMT_NO_INDEX, AFMT_NO_OFFSET,
+                         "the value %s of %s does not fit fixed format: it must end in byte %u, and the value "
+                         "starts in byte %zu", v, kn, d->fixed_end, vf + 1);
     if (is_string || !d->fixed_end || vl > d->fixed_end - vf) at = vf;
     else at = d->fixed_end - vl;
     if (at + vl > d->record)
@@ -918,7 +924,7 @@ static int write_unit(const afmt_cards_desc *d, const afmt_cards_unit *u, const 
                                      "the writer has no value for %s", kn);
                 }
             }
-            if (put_record(sink, d, kn, v, is_string, err)) return -1;
+            if (put_record(sink, d, kn, v, is_string, q->fixed, err)) return -1;
         }
     }
     /* the view's name, where a key is bound to it */
@@ -929,7 +935,7 @@ static int write_unit(const afmt_cards_desc *d, const afmt_cards_unit *u, const 
             return afmt_fail(err, AFMT_E_TYPE, NULL, q->key, index, AFMT_NO_OFFSET,
                              "array %zu's name '%s' does not fit a %s value (bytes %d to %d, one record)", index,
                              a->name, q->key, d->byte_min, d->byte_max);
-        if (put_record(sink, d, q->key, v, 1, err)) return -1;
+        if (put_record(sink, d, q->key, v, 1, q->fixed, err)) return -1;
         break;
     }
     {
