@@ -254,14 +254,28 @@ static void load_layout(loader *L, archive *a, json_t *o, const char *jp)
     if (s && strcmp(s, "check") != 0 && strcmp(s, "warn") != 0 && strcmp(s, "none") != 0)
         LERR(L, jp, "\"crc\" is \"check\", \"warn\" (an error when strict, a warning when lenient) or \"none\"");
     if (json_is_array(json_object_get(o, "extra")))
-        for (i = 0; i < json_array_size(json_object_get(o, "extra")) && a->nextra < 8; i++) {
+        for (i = 0; i < json_array_size(json_object_get(o, "extra")); i++) {
             json_t *v = json_array_get(json_object_get(o, "extra"), i);
-            a->extra[a->nextra++] = json_is_integer(v) ? (unsigned)json_integer_value(v)
-                                    : json_is_string(v) ? (unsigned)strtoul(json_string_value(v), NULL, 16) : 0;
+            char *end = NULL;
+            unsigned long id = json_is_integer(v) ? (unsigned long)json_integer_value(v)
+                               : json_is_string(v) ? strtoul(json_string_value(v), &end, 16) : 0x10000;
+            if ((end && (*end || end == json_string_value(v))) || id > 0xffff || a->nextra == 8) {
+                char *k = jp_key(jp, "extra"), *at = jp_idx(k, i);
+                LERR(L, at, "\"extra\" lists at most 8 extra-field ids, each 0 to 0xffff (\"0x0001\")");
+                free(at);
+                free(k);
+                break;
+            }
+            a->extra[a->nextra++] = (unsigned)id;
         }
     a->extra_lenient = get_lenient(L, o, "extra_lenient", jp) == LEN_WARN;
     s = json_string_value(json_object_get(o, "zip64_end"));
     a->zip64_end = s && strcmp(s, "required") == 0;
+    if (json_object_get(o, "zip64_end") && !a->zip64_end && (!s || strcmp(s, "optional") != 0)) {
+        char *at = jp_key(jp, "zip64_end");
+        LERR(L, at, "\"zip64_end\" is \"optional\" or \"required\"");
+        free(at);
+    }
     s = json_string_value(json_object_get(o, "layout"));
     a->back_to_back = s && strcmp(s, "back-to-back") == 0;
     if (s && !a->back_to_back && strcmp(s, "any") != 0) LERR(L, jp, "\"layout\" is \"back-to-back\" or \"any\"");
@@ -284,6 +298,12 @@ static void load_layout(loader *L, archive *a, json_t *o, const char *jp)
     }
     a->write_descriptor = json_is_true(json_object_get(o, "write_descriptor"));
     a->write_zip64_end = json_is_true(json_object_get(o, "write_zip64_end"));
+    /* what the validator requires, the writer writes (the spec fuzzer's
+     * seed 6009: files without the record failed their own validator) */
+    if (a->zip64_end && json_is_false(json_object_get(o, "write_zip64_end")))
+        LERR(L, jp, "\"zip64_end\": \"required\" and \"write_zip64_end\": false: the writer would write files "
+             "its validator refuses");
+    if (a->zip64_end) a->write_zip64_end = 1;
     a->write_zip64_local = json_is_true(json_object_get(o, "write_zip64_local"));
     if (a->tar && (a->methods != 1u || a->methods_lenient || a->align || a->nextra || a->flags_allowed))
         LERR(L, jp, "a tar has no methods, flags, alignment or extra fields: those are zip's");
@@ -313,4 +333,71 @@ archive *archive_load(const char *path, void *obj, const char *jp, int *errors)
     }
     *errors += L.errors;
     return a;
+}
+
+static int extra_allowed(const archive *a, unsigned id)
+{
+    int i;
+    for (i = 0; i < a->nextra; i++)
+        if (a->extra[i] == id) return 1;
+    return 0;
+}
+
+/* The kind of capture `name` is in the member patterns: '{' plain (one
+ * or more bytes, no '/'), 'd' decimal, 'g' digits, '*' the rest; 0 none. */
+static int capture_kind(const archive *a, const char *name)
+{
+    static const struct { const char *open, *close; int kind; } forms[] = {
+        {"{", "}", '{'}, {"{", ":decimal}", 'd'}, {"{", ":digits}", 'g'}, {"{*", "}", '*'}};
+    size_t f, n = strlen(name);
+    int i;
+    for (i = 0; i < a->nrules; i++)
+        for (f = 0; f < sizeof forms / sizeof forms[0]; f++) {
+            const char *at = a->rules[i].pattern, *o = forms[f].open;
+            while (at && (at = strstr(at, o)) != NULL) {
+                at += strlen(o);
+                if (strncmp(at, name, n) == 0 && strncmp(at + n, forms[f].close, strlen(forms[f].close)) == 0)
+                    return forms[f].kind;
+            }
+        }
+    return 0;
+}
+
+/* Why text is not a value of a capture of this kind, or NULL. */
+static const char *capture_problem(int kind, const char *text)
+{
+    size_t i;
+    if (!*text) return "a capture holds one or more bytes";
+    if (kind == '{' && strchr(text, '/')) return "this capture holds no '/'";
+    if (kind == 'd' && text[0] == '0' && text[1]) return "a decimal capture has no leading zero";
+    for (i = 0; (kind == 'd' || kind == 'g') && text[i]; i++)
+        if (text[i] < '0' || text[i] > '9') return "this capture holds digits only";
+    return NULL;
+}
+
+void archive_check_writer(const archive *a, const char *path, const char *jp, int *errors)
+{
+    loader L = {path, 0};
+    static const char *const or_read_only = " (or say why the format is not written: \"read_only\": \"...\")";
+    int i;
+    for (i = 0; i < a->nwcaps; i++) {
+        const int kind = capture_kind(a, a->wcap_names[i]);
+        const char *why = kind ? capture_problem(kind, a->wcap_values[i]) : "no member pattern captures it";
+        if (why)
+            LERR(&L, jp, "\"write_captures\": the writer cannot name members with %s \"%s\": %s", a->wcap_names[i],
+                 a->wcap_values[i], why);
+    }
+    if (a->tar) { *errors += L.errors; return; } /* ustar headers hold nothing the rules below could forbid */
+    if (!(a->methods & 1u))
+        LERR(&L, jp, "the writer writes stored members: \"methods\" must allow \"stored\"%s", or_read_only);
+    if (a->align && !extra_allowed(a, 0x4246))
+        LERR(&L, jp, "the writer aligns member data with an extra field 0x4246 (torch.save's \"FB\"): \"extra\" "
+             "must allow it%s", or_read_only);
+    if (a->write_zip64_local && !extra_allowed(a, 0x0001))
+        LERR(&L, jp, "\"write_zip64_local\" writes zip64 extra fields (0x0001): \"extra\" must allow them%s",
+             or_read_only);
+    if (a->write_descriptor && !(a->flags_allowed & 0x0008u))
+        LERR(&L, jp, "\"write_descriptor\" sets flag 0x0008 (a data descriptor follows): \"flags\" must allow it%s",
+             or_read_only);
+    *errors += L.errors;
 }

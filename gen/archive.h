@@ -101,6 +101,12 @@ typedef struct archive {
  * "PATH: /json/path: message" and adds them to *errors. */
 archive *archive_load(const char *path, void *o, const char *jp, int *errors);
 
+/* The rules of a that its writer's files must follow and could not (the
+ * writer writes stored members, aligns with extra field 0x4246, writes
+ * zip64 extra fields and data descriptors when asked): reported as for
+ * archive_load.  Called for a spec that is written (no "read_only"). */
+void archive_check_writer(const archive *a, const char *path, const char *jp, int *errors);
+
 /* 1 when a member pattern is well formed: literal bytes and captures
  * {name}, {name:decimal}, {name:digits} (one per '/'-separated component)
  * and a last {*name} (the rest, '/' included).  (runtime/afmt_archive.c reads the same grammar.) */

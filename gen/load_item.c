@@ -351,10 +351,10 @@ static void load_cards_item(loader *L, spec *s, json_t *o, const char *jp, item 
 
 static void load_archive_item(loader *L, spec *s, json_t *o, const char *jp, item *it)
 {
-    (void)s;
     it->kind = IT_ARCHIVE;
     it->name = get_str(L, o, "archive", jp, 1);
     it->ar = archive_load(L->path, o, jp, &L->errors);
+    if (!s->read_only) archive_check_writer(it->ar, L->path, jp, &L->errors);
 }
 
 static void load_let(loader *L, spec *s, json_t *o, const char *jp, item *it)
