@@ -23,6 +23,8 @@ import json
 import random
 import struct
 
+import specgen_archive
+import specgen_cards
 import specgen_dir
 import specgen_struct
 
@@ -705,7 +707,7 @@ def block(rng, names, sc, spec):
     return items, arr
 
 
-FAMILIES = ["any", "directory", "struct"]
+FAMILIES = ["any", "directory", "struct", "cards", "archive"]
 
 
 def make_spec(rng, fmt_name, samples=None, family="any"):
@@ -735,6 +737,10 @@ def make_spec(rng, fmt_name, samples=None, family="any"):
         r = 0.2
     elif family == "struct":
         r = 0.33
+    elif family == "cards":
+        r = 0.375
+    elif family == "archive":
+        r = 0.385
     if r < 0.08 and samples is not None and rng.random() < 0.3:
         body = wrapped_text_header(rng, names, spec, samples)
     elif r < 0.08:
@@ -748,6 +754,10 @@ def make_spec(rng, fmt_name, samples=None, family="any"):
         body = specgen_dir.directory_format(rng, names, spec, samples if samples is not None else [])
     elif r < 0.37:
         body = specgen_struct.make_family(rng, names, spec, samples if samples is not None else [])
+    elif r < 0.38:
+        body = specgen_cards.make_family(rng, names, spec, samples if samples is not None else [])
+    elif r < 0.39:
+        body = specgen_archive.make_family(rng, names, spec, samples if samples is not None else [])
     else:
         body = misc_items(rng, names, sc, [], rng.randint(0, 3))
         items, arr = block(rng, names, sc, spec)
@@ -761,7 +771,7 @@ def make_spec(rng, fmt_name, samples=None, family="any"):
                 rep["skip"] = "whitespace"
                 rep["body"] = [{"field": names.new("mark"), "type": "bytes", "size": 1, "equals": "R"}] + body
             body = [rep]
-    if r >= 0.14 and not 0.3 <= r < 0.37 and rng.random() < 0.2:
+    if r >= 0.14 and not 0.3 <= r < 0.39 and rng.random() < 0.2:
         # a byte order chosen at run time: a mark read in a fixed order,
         # then everything that names no order follows it; the writer
         # writes the spec's endian, so it writes the mark that chooses it
@@ -782,7 +792,7 @@ def make_spec(rng, fmt_name, samples=None, family="any"):
                                                        "nnz": "nnz", "schema": "schema", "label": "label"},
                            "value_names": {"f64": "f64"}}
     multi = any("repeat" in i and i.get("until") == "end" for i in spec["body"])
-    if r >= 0.37 and "detect" not in spec and rng.random() < 0.04 and not multi:
+    if r >= 0.39 and "detect" not in spec and rng.random() < 0.04 and not multi:
         # many tables, each looked up (the generator's lists of emitted
         # helpers grew past any fixed size: regression many_tables)
         extra = []
