@@ -19,6 +19,8 @@
 #                         2 minutes: numpy needs 6-19 s per round at that size)
 #   BENCH_CSR_ROWS=1000000, BENCH_CSR_PER_ROW=100   the DAPHNE CSR input
 #   BENCH_DATA=bench/data where inputs are generated (kept between runs)
+#   BENCH_ONLY="11 13"    only these benchmarks (1 to 14); the table goes to
+#                         bench/data/results-only.txt, not results.txt
 #   BENCH_QUICK=1         a small run (16 MiB inputs, 5 rounds; under a minute)
 #                         to check a change; its table goes to
 #                         bench/data/results-quick.txt, not results.txt
@@ -81,6 +83,11 @@ fi
 
 RESULTS=$BENCH/results.txt
 [ "$QUICK" = 1 ] && RESULTS=$DATA_ROOT/results-quick.txt
+# BENCH_ONLY="11 13": only those benchmarks (a part of the table, kept out
+# of results.txt, which holds whole runs)
+ONLY=${BENCH_ONLY:-}
+bench_wanted() { [ -z "$ONLY" ] || [[ " $ONLY " == *" $1 "* ]]; }
+[ -n "$ONLY" ] && [ "$QUICK" != 1 ] && RESULTS=$DATA_ROOT/results-only.txt
 
 # ------------------------------------------------------------------ build
 # (the bench's own programs, beside the copied binaries)
@@ -214,7 +221,29 @@ convert_vs_cp() {
 
 GIB_NOTE="payload $(awk -v b=$((SIDE * SIDE * 4)) 'BEGIN { printf "%.2f GiB", b / 1073741824 }')"
 
+# peer_rounds CMD_A CMD_B: each prints "RESULT med min max"; sets MED/MIN/MAX
+peer_rounds() {
+    local k tag med mn mx
+    : > "$TMP/pa"
+    : > "$TMP/pb"
+    for k in 1 2 3; do
+        eval "$1" > "$TMP/line" || die "failed: $1"
+        read -r tag med mn mx _ < "$TMP/line"
+        [ "$tag" = RESULT ] || die "unexpected output of $1: $(cat "$TMP/line")"
+        echo "$med $mn $mx" >> "$TMP/pa"
+        eval "$2" > "$TMP/line" || die "failed: $2"
+        read -r tag med mn mx _ < "$TMP/line"
+        [ "$tag" = RESULT ] || die "unexpected output of $2: $(cat "$TMP/line")"
+        echo "$med $mn $mx" >> "$TMP/pb"
+    done
+    MED=("$(sort -g "$TMP/pa" | sed -n 2p | cut -d' ' -f1)" "$(sort -g "$TMP/pb" | sed -n 2p | cut -d' ' -f1)")
+    MIN=("$(awk 'NR == 1 || $2 < m { m = $2 } END { print m }' "$TMP/pa")" "$(awk 'NR == 1 || $2 < m { m = $2 } END { print m }' "$TMP/pb")")
+    MAX=("$(awk 'NR == 1 || $3 > m { m = $3 } END { print m }' "$TMP/pa")" "$(awk 'NR == 1 || $3 > m { m = $3 } END { print m }' "$TMP/pb")")
+}
+PEER_RUNS=$(( RUNS / 3 < 3 ? 3 : RUNS / 3 ))
+
 # ------------------------------------------------------------------ 1
+if bench_wanted 1; then
 say "bench 1: header-only validation of dense f32 ($GIB_NOTE)"
 time_rounds "$SMALL_RUNS" ":" "'$VALIDATE' '$DATA/big.ra'" "cat '$DATA/big.ra'"
 row 1a "validate rawarray f32[$SIDE,$SIDE]" "afmt-validate" "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" \
@@ -226,7 +255,10 @@ inproc rawarray "$DATA/big.ra" "$SMALL_RUNS"
 row 1c "in-process rawarray f32[$SIDE,$SIDE]" "afmt_rawarray_validate" "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" \
     "memcpy" "${MED[1]}" "$(range "${MIN[1]}" "${MAX[1]}")" "$(size_of "$DATA/big.ra")" "mmap'd input"
 
+fi
+
 # ------------------------------------------------------------------ 2
+if bench_wanted 2; then
 NBOOL=$((4 * SIDE * SIDE))
 say "bench 2: futhark bool[$NBOOL], every byte checked"
 inproc futhark "$DATA/bool.fut" "$RUNS"
@@ -236,7 +268,10 @@ time_rounds "$RUNS" ":" "'$VALIDATE' '$DATA/bool.fut'" "cat '$DATA/bool.fut'"
 row 2b "validate futhark bool[$NBOOL]" "afmt-validate" "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" \
     "cat >/dev/null" "${MED[1]}" "$(range "${MIN[1]}" "${MAX[1]}")" "$(size_of "$DATA/bool.fut")" "whole command, mmap faults"
 
+fi
+
 # ------------------------------------------------------------------ 3
+if bench_wanted 3; then
 NNZ=$((BENCH_CSR_ROWS * BENCH_CSR_PER_ROW))
 say "bench 3: DAPHNE CSR f64, $NNZ nonzeros"
 inproc daphne "$DATA/csr.dbdf" "$RUNS"
@@ -244,7 +279,10 @@ row 3a "in-process daphne CSR f64 nnz=$NNZ" "afmt_daphne_validate" "${MED[0]}" "
     "memcpy" "${MED[1]}" "$(range "${MIN[1]}" "${MAX[1]}")" "$(size_of "$DATA/csr.dbdf")" \
     "checks $(( (BENCH_CSR_ROWS + 1 + NNZ) * 8 / 1048576 )) MiB of indices"
 
+fi
+
 # ------------------------------------------------------------------ 4
+if bench_wanted 4; then
 say "bench 4: $NSMALL small files"
 pushd "$DATA/small" > /dev/null
 time_rounds "$SMALL_RUNS" ":" "xargs '$VALIDATE' -q -j 1 < '$DATA/small.list'" \
@@ -302,7 +340,10 @@ row 4f "$NSMALL files of ~200 B: system calls only" "open_floor 2 (2 procs)" "${
     "$(range "${FLOOR_MIN[0]}" "${FLOOR_MAX[0]}")" 0 \
     "the kernel's floor for 4c: open, fstat, pread, close and nothing else"
 
+fi
+
 # ------------------------------------------------------------------ 5
+if bench_wanted 5; then
 say "bench 5: rawarray f32 (column-major) -> futhark (row-major): a transpose"
 inproc --to-row-major rawarray "$DATA/big.ra" "$RUNS"
 row 5a "in-process transpose f32[$SIDE,$SIDE]" "afmt_array_to_plain" "${MED[0]}" "$(range "${MIN[0]}" "${MAX[0]}")" \
@@ -344,7 +385,10 @@ else
         "numpy (skipped)" "-" "-" 0 "python3-numpy is not installed (apt-get install python3-numpy)"
 fi
 
+fi
+
 # ------------------------------------------------------------------ 6
+if bench_wanted 6; then
 say "bench 6: convert tenbin f32[$((SIDE * SIDE))] -> rawarray (a copy)"
 convert_vs_cp 6a 6b "convert tenbin f32[$((SIDE * SIDE))] -> ra" "$DATA/big.ten" ra "" \
     "whole command, no transpose" "goal <= 1.3x"
@@ -363,7 +407,10 @@ if [ "$HAVE_NUMPY" = 1 ]; then
         "numpy" "${MED[1]}" "$(range "${MIN[1]}" "${MAX[1]}")" "$(size_of "$DATA/big.ten")" "numpy: tenbin reader, tofile, fsync"
 fi
 
+fi
+
 # ------------------------------------------------------------------ 7
+if bench_wanted 7; then
 # Start-up: STARTS whole runs of afmt-validate on one small file against
 # as many runs of /bin/true, each timed as one shell loop (the loop costs
 # the same in both; its variable must not be time_rounds' i).  The goal:
@@ -377,6 +424,8 @@ row 7a "start-up: $STARTS runs on one small file" "afmt-validate -q" "${MED[0]}"
     "/bin/true" "${MED[1]}" "$(range "${MIN[1]}" "${MAX[1]}")" 0 \
     "$(awk -v a="${MED[0]}" -v b="${MED[1]}" -v n=$STARTS 'BEGIN { printf "%+.3f ms per start (goal: within 1 ms)", (a - b) / n * 1e3 }')"
 
+fi
+
 # ------------------------------------------------------------------ 8
 # Reads into memory and writes from memory, in process, against numpy's
 # peers (np.fromfile / np.tofile, and a tenbin reader and writer in the
@@ -384,27 +433,7 @@ row 7a "start-up: $STARTS runs on one small file" "afmt-validate -q" "${MED[0]}"
 # its own rounds inside its process; the processes alternate (tool,
 # numpy, tool, numpy, tool, numpy) with RUNS/3 rounds each (at least 3),
 # and the median of each side's three medians is reported.
-# peer_rounds CMD_A CMD_B: each prints "RESULT med min max"; sets MED/MIN/MAX
-peer_rounds() {
-    local k tag med mn mx
-    : > "$TMP/pa"
-    : > "$TMP/pb"
-    for k in 1 2 3; do
-        eval "$1" > "$TMP/line" || die "failed: $1"
-        read -r tag med mn mx _ < "$TMP/line"
-        [ "$tag" = RESULT ] || die "unexpected output of $1: $(cat "$TMP/line")"
-        echo "$med $mn $mx" >> "$TMP/pa"
-        eval "$2" > "$TMP/line" || die "failed: $2"
-        read -r tag med mn mx _ < "$TMP/line"
-        [ "$tag" = RESULT ] || die "unexpected output of $2: $(cat "$TMP/line")"
-        echo "$med $mn $mx" >> "$TMP/pb"
-    done
-    MED=("$(sort -g "$TMP/pa" | sed -n 2p | cut -d' ' -f1)" "$(sort -g "$TMP/pb" | sed -n 2p | cut -d' ' -f1)")
-    MIN=("$(awk 'NR == 1 || $2 < m { m = $2 } END { print m }' "$TMP/pa")" "$(awk 'NR == 1 || $2 < m { m = $2 } END { print m }' "$TMP/pb")")
-    MAX=("$(awk 'NR == 1 || $3 > m { m = $3 } END { print m }' "$TMP/pa")" "$(awk 'NR == 1 || $3 > m { m = $3 } END { print m }' "$TMP/pb")")
-}
-PEER_RUNS=$(( RUNS / 3 < 3 ? 3 : RUNS / 3 ))
-if [ "$HAVE_NUMPY" = 1 ]; then
+if [ "$HAVE_NUMPY" = 1 ] && { bench_wanted 8 || bench_wanted 9; }; then
     say "bench 8: reads into memory and writes from memory, against numpy"
     # validate_inproc --read prints RESULT tool base bytes tmin tmax bmin bmax;
     # reorder to "RESULT med min max" for the tool, and keep memcpy aside.
@@ -516,31 +545,31 @@ fi
 # ------------------------------------------------------------------ 10
 # GGUF headers against ggml and @huggingface/gguf (bench/gguf_bench.sh).
 # shellcheck source=bench/gguf_bench.sh
-source "$BENCH/gguf_bench.sh"
+bench_wanted 10 && source "$BENCH/gguf_bench.sh"
 
 # ------------------------------------------------------------------ 11
 # PyTorch checkpoints against torch.load and safetensors' save_file
 # (bench/torch_bench.sh; torch from build/venv, else the rows are skipped).
 # shellcheck source=bench/torch_bench.sh
-source "$BENCH/torch_bench.sh"
+bench_wanted 11 && source "$BENCH/torch_bench.sh"
 
 # ------------------------------------------------------------------ 12
 # The Python package afmt against safetensors, gguf-py and numpy, and
 # afmt.validate in a loop against afmt-validate (bench/python_bench.sh).
 # shellcheck source=bench/python_bench.sh
-source "$BENCH/python_bench.sh"
+bench_wanted 12 && source "$BENCH/python_bench.sh"
 
 # ------------------------------------------------------------------ 13
 # FITS, NIfTI-1 and MAT-files against cfitsio, nibabel, matio and zlib
 # (bench/sci_bench.sh; a row whose format or peer is missing is skipped).
 # shellcheck source=bench/sci_bench.sh
-source "$BENCH/sci_bench.sh"
+bench_wanted 13 && source "$BENCH/sci_bench.sh"
 
 # ------------------------------------------------------------------ 14
 # The reference interpreter (afmt-validate --spec) against the generated
 # validators on the shipped formats' largest inputs (bench/interp_bench.sh).
 # shellcheck source=bench/interp_bench.sh
-source "$BENCH/interp_bench.sh"
+bench_wanted 14 && source "$BENCH/interp_bench.sh"
 
 # ------------------------------------------------------------------ table
 END_US=${EPOCHREALTIME/[.,]/}

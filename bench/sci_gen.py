@@ -9,7 +9,9 @@ From fixed values (no randomness), each about BYTES of payload:
     volume.nii      nibabel: a NIfTI-1 single file, f32 [N, N, 4]
     stored.mat      scipy.io.savemat: one f64 matrix, uncompressed
     compressed.mat  the same with do_compression=True (MATLAB's -v7
-                    default): one miCOMPRESSED element, zlib level 6
+                    default): one miCOMPRESSED element, zlib level 6, of
+                    at most 63 MiB: spec/mat5.json refuses an element that
+                    inflates past 64 MiB (FORMATS.md's mat5 section)
 The values are smooth (i % 4096 scaled), so the compressed file is about
 a tenth of the stored one, as real measurement data is.  A writer whose
 package is missing is skipped with a line on stderr; each file is
@@ -52,13 +54,16 @@ def mat(out, nbytes):
     from scipy.io import savemat
     side = int((nbytes // 8) ** 0.5)
     data = values(side * side, np.float64).reshape(side, side)
-    def saver(compress):
+    small_side = int((min(nbytes, 63 << 20) // 8) ** 0.5)
+    small = values(small_side * small_side, np.float64).reshape(small_side, small_side)
+
+    def saver(x, compress):
         def save(p):
             with open(p, "wb") as fh:
-                savemat(fh, {"x": data}, do_compression=compress)
+                savemat(fh, {"x": x}, do_compression=compress)
         return save
-    write(os.path.join(out, "stored.mat"), saver(False))
-    write(os.path.join(out, "compressed.mat"), saver(True))
+    write(os.path.join(out, "stored.mat"), saver(data, False))
+    write(os.path.join(out, "compressed.mat"), saver(small, True))
 
 
 def main():
