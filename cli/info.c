@@ -347,6 +347,25 @@ static void on_field(void *ctx, const afmt_field_info *f)
     afmt_cli_buf_putc(b, '\n');
 }
 
+/* The bytes a strided view's own elements span, from its first element
+ * (elsize * (1 + sum((dims[k] - 1) * strides[k])); 0 for no element):
+ * its nbytes count to the end of the storage it shares (a row of a
+ * matrix, a tied weight).  The validator proved the span inside nbytes;
+ * nbytes is the answer should the arithmetic overflow all the same. */
+static uint64_t strided_span(const afmt_array *a)
+{
+    uint64_t last = 0, step;
+    uint32_t k;
+    for (k = 0; k < a->rank; k++) {
+        if (a->dims[k] == 0) return 0;
+        if (a->strides[k] && a->dims[k] - 1 > (UINT64_MAX - last) / a->strides[k]) return a->nbytes;
+        step = (a->dims[k] - 1) * a->strides[k];
+        last += step;
+    }
+    if (last == UINT64_MAX || a->elsize == 0 || last + 1 > UINT64_MAX / a->elsize) return a->nbytes;
+    return (last + 1) * a->elsize;
+}
+
 static int on_array(void *ctx, const afmt_array *a)
 {
     info_ctx *c = ctx;
@@ -363,6 +382,12 @@ static int on_array(void *ctx, const afmt_array *a)
     }
     afmt_cli_buf_puts(b, "  array ");
     afmt_cli_put_array_label(b, index, a);
+    if (a->strided && strided_span(a) < a->nbytes) {
+        const uint64_t span = strided_span(a);
+        afmt_cli_buf_printf(b, ", bytes %" PRIu64 "..%" PRIu64 " (%" PRIu64 " bytes, in a storage that runs to %" PRIu64
+                            ")\n", a->offset, a->offset + span, span, a->offset + a->nbytes);
+        return 0;
+    }
     afmt_cli_buf_printf(b, ", bytes %" PRIu64 "..%" PRIu64 " (%" PRIu64 " bytes)\n", a->offset,
                         a->offset + a->nbytes, a->nbytes);
     return 0;

@@ -59,4 +59,7 @@ expect_out_has torch-random-valid "ok torch f32[3,4]"
 run "$AFMT" info "$C/views.pt"
 expect_out_has torch-info-strides "strides ["
 expect_out_has torch-info-keypath "transpose"
+# a view's bytes are its own elements' span, not its storage's rest
+expect_out_has torch-info-view-span "row f32[6] strides [1], bytes 1392..1416 (24 bytes, in a storage that runs to 1440)"
+expect_out_has torch-info-view-span-diagonal "diagonal f32[4] strides [7], bytes 1344..1432 (88 bytes, in a storage"
 exit $FAILED
