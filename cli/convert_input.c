@@ -87,20 +87,23 @@ static void name_from_member(afmt_cli_convert_input *c)
     c->views.v[0].name_len = 0;
 }
 
-/* Strided views that share a payload (PyTorch's tied weights, a tensor
- * and its transpose): a strided view's payload ends where its storage
- * ends, so views of one storage have one end.  Every target writes each
- * array as its own copy, which the conversion says, naming the first few
- * pairs.  Quadratic in the strided views, bounded by the first 4096. */
+/* Views that share a payload (PyTorch's tied weights, a tensor and its
+ * transpose): a strided view's payload ends where its storage ends, so
+ * views of one storage have one end (a contiguous view of the whole
+ * storage, which the reader may give as a plain view, too; of two views
+ * at least one is strided, so that empty plain arrays at one offset are
+ * not taken for a pair).  Every target writes each array as its own
+ * copy, which the conversion says, naming the first few pairs.
+ * Quadratic in the views, bounded by the first 4096. */
 static void note_shared(const afmt_cli_convert_input *c, const afmt_cli_convert_args *a)
 {
     size_t i, j, n = c->views.n < 4096 ? c->views.n : 4096, said = 0, pairs = 0;
     for (i = 0; i < n; i++) {
         const afmt_array *x = &c->views.v[i];
-        if (!x->strided || !x->data) continue;
+        if (!x->data || !x->nbytes) continue;
         for (j = i + 1; j < n; j++) {
             const afmt_array *y = &c->views.v[j];
-            if (!y->strided || y->data + y->nbytes != x->data + x->nbytes) continue;
+            if (!(x->strided || y->strided) || !y->data || y->data + y->nbytes != x->data + x->nbytes) continue;
             if (pairs++ < 5)
                 fprintf(stderr, "afmt convert: note: %s: '%s' and '%s' share one storage (tied weights or views of one "
                         "tensor): %s gets each as its own copy\n", a->in, x->name, y->name, a->target->name);

@@ -48,6 +48,8 @@ expect_err_has torch-tied-says-copies "share one storage (tied weights or views 
 # a strided view is never written as if it were contiguous
 run "$AFMT" convert "$C/views.pt" "$T/views.safetensors"
 expect_rc torch-views-converts 0
+# a contiguous view of the whole storage (given as a plain view) is named too
+expect_err_has torch-views-says-base-shared "'base' and 'transpose' share one storage"
 run "$VALIDATE" "$T/views.safetensors"
 expect_rc torch-views-output-valid 0
 
