@@ -32,6 +32,7 @@
 typedef struct pk_out {
     afmt_sink *sink;
     afmt_error *err;
+    const afmt_pickle_desc *d; /* whose grammar must allow every opcode written */
     uint8_t buf[4096];
     size_t n;
     uint32_t memo;           /* the next memo slot */
@@ -69,9 +70,23 @@ static int put_bytes(pk_out *o, const void *p, size_t n)
     return 0;
 }
 
+/* An opcode and its argument bytes (b[0] the opcode).  The validator of
+ * the spec refuses an opcode its grammar does not allow, so the writer
+ * refuses to write one (the spec fuzzer's seed 7128: BINPUT written under
+ * a grammar without it), naming it and the array being written. */
+static int put_coded(pk_out *o, const uint8_t *b, size_t n)
+{
+    char name[8];
+    if (!o->d->ops[b[0]])
+        return afmt_fail(o->err, AFMT_E_UNSUPPORTED, NULL, o->d->name, AFMT_NO_INDEX, AFMT_NO_OFFSET,
+                         "%s's pickle grammar does not allow %s, which writing this state dict needs",
+                         o->d->name, afmt_pk_op_name(b[0], name));
+    return put_bytes(o, b, n);
+}
+
 static int put_op(pk_out *o, uint8_t code)
 {
-    return put_bytes(o, &code, 1);
+    return put_coded(o, &code, 1);
 }
 
 /* BINPUT (LONG_BINPUT from 256) of the next slot, whose number *slot gets. */
@@ -82,11 +97,11 @@ static int memo_put(pk_out *o, uint32_t *slot)
     if (o->memo < 256) {
         b[0] = AFMT_PK_OP_BINPUT;
         b[1] = (uint8_t)o->memo++;
-        return put_bytes(o, b, 2);
+        return put_coded(o, b, 2);
     }
     b[0] = AFMT_PK_OP_LONG_BINPUT;
     afmt_store_u32le(b + 1, o->memo++);
-    return put_bytes(o, b, 5);
+    return put_coded(o, b, 5);
 }
 
 static int memo_get(pk_out *o, uint32_t slot)
@@ -95,11 +110,11 @@ static int memo_get(pk_out *o, uint32_t slot)
     if (slot < 256) {
         b[0] = AFMT_PK_OP_BINGET;
         b[1] = (uint8_t)slot;
-        return put_bytes(o, b, 2);
+        return put_coded(o, b, 2);
     }
     b[0] = AFMT_PK_OP_LONG_BINGET;
     afmt_store_u32le(b + 1, slot);
-    return put_bytes(o, b, 5);
+    return put_coded(o, b, 5);
 }
 
 /* An int >= 0 below 2^63 in the smallest encoding the pickler uses. */
@@ -107,15 +122,15 @@ static int put_uint(pk_out *o, uint64_t v)
 {
     uint8_t b[10];
     unsigned n = 1;
-    if (v <= 0xff) { b[0] = AFMT_PK_OP_BININT1; b[1] = (uint8_t)v; return put_bytes(o, b, 2); }
-    if (v <= 0xffff) { b[0] = AFMT_PK_OP_BININT2; afmt_store_u16le(b + 1, (uint16_t)v); return put_bytes(o, b, 3); }
-    if (v <= 0x7fffffff) { b[0] = AFMT_PK_OP_BININT; afmt_store_u32le(b + 1, (uint32_t)v); return put_bytes(o, b, 5); }
+    if (v <= 0xff) { b[0] = AFMT_PK_OP_BININT1; b[1] = (uint8_t)v; return put_coded(o, b, 2); }
+    if (v <= 0xffff) { b[0] = AFMT_PK_OP_BININT2; afmt_store_u16le(b + 1, (uint16_t)v); return put_coded(o, b, 3); }
+    if (v <= 0x7fffffff) { b[0] = AFMT_PK_OP_BININT; afmt_store_u32le(b + 1, (uint32_t)v); return put_coded(o, b, 5); }
     /* LONG1: little-endian two's complement, as few bytes as keep the sign bit clear */
     while (n < 8 && (v >> (8 * n - 1)) != 0) n++;
     b[0] = AFMT_PK_OP_LONG1;
     b[1] = (uint8_t)n;
     afmt_store_u64le(b + 2, v);
-    return put_bytes(o, b, 2 + n);
+    return put_coded(o, b, 2 + n);
 }
 
 /* A str (BINUNICODE) put in the memo. */
@@ -124,7 +139,7 @@ static int put_str(pk_out *o, const char *s, size_t n, uint32_t *slot)
     uint8_t b[5];
     b[0] = AFMT_PK_OP_BINUNICODE;
     afmt_store_u32le(b + 1, (uint32_t)n);
-    if (put_bytes(o, b, 5) != 0 || put_bytes(o, s, n) != 0) return -1;
+    if (put_coded(o, b, 5) != 0 || put_bytes(o, s, n) != 0) return -1;
     return memo_put(o, slot);
 }
 
@@ -368,10 +383,13 @@ int afmt_pickle_write_state_dict(const afmt_pickle_desc *d, const afmt_array *ar
         return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, AFMT_NO_OFFSET,
                          "afmt_pickle_write_state_dict: no description, sink or arrays");
     if (d->protocol_min > 2 || d->protocol_max < 2) return usage(err, "does not read protocol 2");
+    if (!(d->root_kinds & AFMT_PK_ROOT_DICT)) return usage(err, "does not take a dict at STOP (\"root\")");
+    if (d->dict_keys && !(d->dict_keys & AFMT_PK_KEY_STR)) return usage(err, "does not take str keys (\"dict_keys\")");
     if (plan(d, &p, err) != 0 || check_arrays(d, arrays, n, err) != 0) return -1;
     memset(&o, 0, sizeof o);
     o.sink = sink;
     o.err = err;
+    o.d = d;
     slots.tensor_fn = slots.dict_fn = MEMO_NONE;
     for (i = 0; i < 16; i++) slots.pid[i] = MEMO_NONE;
     slots.cls = malloc((d->nglobals ? d->nglobals : 1) * sizeof *slots.cls);
@@ -380,8 +398,8 @@ int afmt_pickle_write_state_dict(const afmt_pickle_desc *d, const afmt_array *ar
                          d->nglobals);
     for (i = 0; i < d->nglobals; i++) slots.cls[i] = MEMO_NONE;
     {
-        const uint8_t head[3] = { AFMT_PK_OP_PROTO, 2, AFMT_PK_OP_EMPTY_DICT };
-        rc = put_bytes(&o, head, 3) != 0 || memo_put(&o, NULL) != 0 ? -1 : 0;
+        const uint8_t proto[2] = { AFMT_PK_OP_PROTO, 2 };
+        rc = put_coded(&o, proto, 2) != 0 || put_op(&o, AFMT_PK_OP_EMPTY_DICT) != 0 || memo_put(&o, NULL) != 0 ? -1 : 0;
     }
     if (rc == 0 && n == 1) {
         rc = put_entry(&o, d, &p, &slots, &arrays[0], 0);
