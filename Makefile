@@ -47,15 +47,17 @@ endif
 CLI_LIBS := -ldl -ljansson
 
 SPECS         := $(sort $(wildcard spec/*.json))
-# runtime/*.c includes the re2c output of runtime/*.re (committed beside
-# its source, so that copying runtime/ brings every .c).
-RUNTIME_SRC   := $(sort $(wildcard runtime/*.c))
-RUNTIME_RE    := $(sort $(wildcard runtime/*.re))
+# runtime/: afmt.h and afmt_internal.h at its top, each part of the
+# runtime in a folder of its own (runtime/README.md).  Its .c files
+# include the re2c output of its .re files (committed beside their
+# source, so that copying runtime/ brings every .c).
+RUNTIME_SRC   := $(sort $(wildcard runtime/*/*.c))
+RUNTIME_RE    := $(sort $(wildcard runtime/*/*.re))
 # Format lookup (afmt_format_by_name, _detect): optional for vendoring.
 REGISTRY_SRC  := registry/afmt_registry.c
 GENERATED_SRC := $(sort $(wildcard generated/*.c))
 # afmt-gen shares the runtime's dtype table (one list of element types).
-GEN_SRC       := $(sort $(wildcard gen/*.c)) generated/gen/expr_lexer.c runtime/afmt_dtype.c
+GEN_SRC       := $(sort $(wildcard gen/*.c)) generated/gen/expr_lexer.c runtime/common/afmt_dtype.c
 CLI_COMMON    := $(filter-out cli/afmt_validate_main.c cli/afmt_main.c,$(sort $(wildcard cli/*.c)))
 # The reference interpreter of the spec language (interp/): it loads specs
 # with afmt-gen's own loader and checks, so afmt-gen's objects but its
@@ -245,16 +247,16 @@ demo: $(BUILD)/afmt-validate $(BUILD)/afmt
 	@echo '      make deps-test && make test (every test).'
 
 # ---------------------------------------------------------------- objects
-$(BUILD)/obj/runtime/afmt_scan.o: runtime/afmt_scan.c
+$(BUILD)/obj/runtime/core/afmt_scan.o: runtime/core/afmt_scan.c
 	@mkdir -p $(dir $@)
 	$(Q)$(call say,CC,$@)$(CC) $(LIB_CFLAGS) $(SCAN_CFLAGS) $(FEATURE_CFLAGS) -c $< -o $@
 
-$(BUILD)/obj/runtime/afmt_transpose.o: runtime/afmt_transpose.c
+$(BUILD)/obj/runtime/array/afmt_transpose.o: runtime/array/afmt_transpose.c
 	@mkdir -p $(dir $@)
 	$(Q)$(call say,CC,$@)$(CC) $(LIB_CFLAGS) $(SCAN_CFLAGS) $(FEATURE_CFLAGS) -MMD -MP -c $< -o $@
 
 # The one-pass reader of map headers (safetensors): -O3 for its string scans.
-$(BUILD)/obj/runtime/afmt_thfast.o: runtime/afmt_thfast.c
+$(BUILD)/obj/runtime/text/afmt_thfast.o: runtime/text/afmt_thfast.c
 	@mkdir -p $(dir $@)
 	$(Q)$(call say,CC,$@)$(CC) $(LIB_CFLAGS) $(SCAN_CFLAGS) $(FEATURE_CFLAGS) -MMD -MP -c $< -o $@
 
@@ -300,7 +302,7 @@ $(LIB): $(RUNTIME_OBJ) $(GENERATED_OBJ) $(REGISTRY_OBJ)
 	$(Q)$(call say,AR,$@)ar rcs $@ $^
 
 # PIC objects for libafmt.so (the hot scan loops at -O3 as above).
-$(BUILD)/pic/runtime/afmt_scan.o $(BUILD)/pic/runtime/afmt_transpose.o $(BUILD)/pic/runtime/afmt_thfast.o: PIC_OPT = $(SCAN_CFLAGS)
+$(BUILD)/pic/runtime/core/afmt_scan.o $(BUILD)/pic/runtime/array/afmt_transpose.o $(BUILD)/pic/runtime/text/afmt_thfast.o: PIC_OPT = $(SCAN_CFLAGS)
 $(BUILD)/pic/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(Q)$(call say,CC,$@)$(CC) $(LIB_CFLAGS) $(PIC_OPT) $(FEATURE_CFLAGS) -fPIC -MMD -MP -c $< -o $@
@@ -347,7 +349,7 @@ $(INTERP_LIB): $(INTERP_OBJ)
 	$(Q)rm -f $@
 	$(Q)$(call say,AR,$@)ar rcs $@ $^
 
-$(BUILD)/afmt-gen: $(BUILD)/obj/gen/main.o $(GEN_LIB) $(BUILD)/obj/runtime/afmt_dtype.o
+$(BUILD)/afmt-gen: $(BUILD)/obj/gen/main.o $(GEN_LIB) $(BUILD)/obj/runtime/common/afmt_dtype.o
 	$(Q)$(call say,LD,$@)$(CC) $(CFLAGS) -o $@ $^ -ljansson
 
 $(BUILD)/afmt-validate: $(BUILD)/obj/cli/afmt_validate_main.o $(CLI_LIB) $(INTERP_LIB) $(GEN_LIB) $(TOOLS_LIB) $(BUILD)/tools.variant
@@ -381,7 +383,7 @@ AGREE_OBJ := $(BUILD)/agree/safetensors.o $(BUILD)/agree/afmt_thdir.o
 $(BUILD)/agree/safetensors.o: generated/safetensors.c
 	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) $(FEATURE_CFLAGS) $(AGREE_RENAME) -MMD -MP -c $< -o $@
-$(BUILD)/agree/afmt_thdir.o: runtime/afmt_thdir.c
+$(BUILD)/agree/afmt_thdir.o: runtime/text/afmt_thdir.c
 	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) $(FEATURE_CFLAGS) $(AGREE_RENAME) -DAFMT_THDIR_EXACT_ONLY -MMD -MP -c $< -o $@
 $(BUILD)/tests/test_thfast_agree: tests/unit/test_thfast_agree.c $(AGREE_OBJ) $(LIB)
@@ -456,9 +458,11 @@ SIZEOF_VOID_P  = $(shell $(CC) -dM -E - </dev/null 2>/dev/null | sed -n 's/^\#de
 INSTALL    ?= install
 INSTALL_BIN     := afmt afmt-validate afmt-gen
 INSTALL_MAN     := $(sort $(wildcard docs/*.1))
-INTERNAL_HEADERS := runtime/afmt_internal.h \
-  $(addprefix runtime/,$(shell sed -n 's/^\#include "\(afmt_[a-z0-9_]*\.h\)"$$/\1/p' runtime/afmt_internal.h))
-INSTALL_HEADERS := runtime/afmt.h $(sort $(filter-out runtime/afmt.h,$(INTERNAL_HEADERS))) \
+# The internal headers keep their runtime/ folders (include/afmt/core/...):
+# they include each other by relative paths.
+INTERNAL_HEADERS := $(addprefix runtime/,$(shell sed -n 's/^\#include "\([a-z]*\/afmt_[a-z0-9_]*\.h\)"$$/\1/p' runtime/afmt_internal.h))
+INTERNAL_DIRS   := $(sort $(patsubst runtime/%/,%,$(dir $(INTERNAL_HEADERS))))
+INSTALL_HEADERS := runtime/afmt.h runtime/afmt_internal.h \
   $(filter-out generated/afmt_formats.h,$(sort $(wildcard generated/*.h)))
 
 install: $(addprefix $(BUILD)/,$(INSTALL_BIN)) $(LIB) $(SHLIB)
@@ -470,6 +474,8 @@ install: $(addprefix $(BUILD)/,$(INSTALL_BIN)) $(LIB) $(SHLIB)
 	ln -sf $(SHLIB_NAME) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libafmt.so
 	$(INSTALL) -m 644 $(INSTALL_HEADERS) $(DESTDIR)$(INCLUDEDIR)/afmt/
+	$(foreach d,$(INTERNAL_DIRS),$(INSTALL) -d $(DESTDIR)$(INCLUDEDIR)/afmt/$(d) && \
+	  $(INSTALL) -m 644 $(filter runtime/$(d)/%,$(INTERNAL_HEADERS)) $(DESTDIR)$(INCLUDEDIR)/afmt/$(d)/ && ) true
 	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCLUDEDIR)' '' \
 	  'Name: afmt' 'Description: validators, readers and writers of array file formats, generated from specs' \
 	  'Version: $(VERSION)' 'Libs: -L$${libdir} -lafmt' 'Libs.private: $(FEATURE_LIBS)' \
@@ -493,6 +499,8 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(CMAKEDIR)/,afmtConfig.cmake afmtConfigVersion.cmake afmtGenerate.cmake)
 	rmdir $(DESTDIR)$(CMAKEDIR) 2>/dev/null || true
 	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/afmt/,$(notdir $(INSTALL_HEADERS)))
+	rm -f $(patsubst runtime/%,$(DESTDIR)$(INCLUDEDIR)/afmt/%,$(INTERNAL_HEADERS))
+	for d in $(INTERNAL_DIRS); do rmdir $(DESTDIR)$(INCLUDEDIR)/afmt/$$d 2>/dev/null || true; done
 	rmdir $(DESTDIR)$(INCLUDEDIR)/afmt 2>/dev/null || true
 
 # ---------------------------------------------------------------- python

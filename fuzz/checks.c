@@ -14,7 +14,7 @@
 
 #include "checks.h"
 #include "afmt_agree.h"
-#include "afmt_fields.h"
+#include "core/afmt_fields.h"
 
 /* The checks' own element loops are not worth coverage feedback (and,
  * instrumented, they dominated the fuzzers' time on large arrays). */

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "emit.h"
-#include "afmt_dtype.h"
+#include "common/afmt_dtype.h"
 
 /* Columns a generated line should fit in (a reviewer reads it in a diff). */
 #define LINE_WIDTH 100

@@ -12,7 +12,7 @@
  * use of the same structure with the type code field as argument.
  *
  * Both directions are table-driven from the grammar (one static
- * afmt_value_grammar per structure, runtime/afmt_value.h): the validator
+ * afmt_value_grammar per structure, runtime/core/afmt_value.h): the validator
  * ends each repetition with afmt_kv_visit (values for the visitor's on_kv),
  * the writer writes afmt_write_options.kv (gen/emit_write.c binds the key,
  * the type code and the value).

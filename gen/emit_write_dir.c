@@ -8,7 +8,7 @@
  * "fastest-first", the lookup to its element type read backwards, block
  * types by their name and block, "offset" to where the layout puts it).
  * The directory item then writes the payloads in the same layout
- * (runtime/afmt_write_dir.h): the one its validator accepts in strict
+ * (runtime/array/afmt_write_dir.h): the one its validator accepts in strict
  * mode.  A counted repeat nothing feeds is written with count 0.
  *
  * Vars and sets are written as the validator declares them (emit_var,

@@ -8,13 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "afmt_dtype.h"
+#include "common/afmt_dtype.h"
 #include "emit.h"
 #include "load.h"
 #include "spec.h"
 #include "util.h"
 
-/* Values of runtime/afmt_thdir.h's afmt_thdir_bind. */
+/* Values of runtime/text/afmt_thdir.h's afmt_thdir_bind. */
 enum { BIND_DTYPE = 1, BIND_ORDER = 2, BIND_SHAPE = 3, BIND_RANGE = 4 };
 
 static const char *const TH_KEYS[] = {"text_header", "syntax", "length", "max_length", "pad", "terminator", "align",
@@ -113,7 +113,7 @@ static void load_keys(loader *L, texthdr *h, json_t *keys, const char *jp)
 /* "write_sort": the writer's order of a map's entries, a list of sort keys
  * ("type": the position of the entry's type in "types", "name": the name's
  * bytes), each with "-" in front for descending; ties keep the arrays'
- * order.  Values of runtime/afmt_thdir.h's afmt_thdir_sort. */
+ * order.  Values of runtime/text/afmt_thdir.h's afmt_thdir_sort. */
 static void load_write_sort(loader *L, texthdr *h, json_t *ws, const char *jp)
 {
     static const char *const words[] = {"", "type", "name"};
@@ -168,7 +168,7 @@ static void load_types(loader *L, texthdr *h, json_t *types, const char *jp)
         tt->prefix = prefix != NULL;
         if (strlen(tt->text) > 60) LERR(L, p, "a type name has at most 60 bytes");
         if (dtype) {
-            /* the runtime's dtype table (runtime/afmt_dtype.c), but c32 */
+            /* the runtime's dtype table (runtime/common/afmt_dtype.c), but c32 */
             afmt_dtype d = afmt_dtype_from_name(dtype);
             if (d == AFMT_DTYPE_INVALID || d == AFMT_C32) {
                 char *pd = xprintf("%s/dtype", p);

@@ -187,7 +187,7 @@ static int futhark_validate_kind_text(afmt_vctx *c)
 {
     /*
      * text: a value in futhark's text format (spec/futhark.json /body/0/body/0/cases/1/body/0):
-     * integers, floats, bool, nested arrays, empty(...): runtime/afmt_futhark_text.re
+     * integers, floats, bool, nested arrays, empty(...): runtime/text/afmt_futhark_text.re
      */
     afmt_array a_text;
     uint64_t end_text = 0;

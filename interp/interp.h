@@ -2,7 +2,7 @@
  * public interface).
  *
  * A run (irun) walks the spec's items over the runtime's validator context
- * (afmt_vctx, runtime/afmt_step.h).  The names the items define are
+ * (afmt_vctx, runtime/core/afmt_step.h).  The names the items define are
  * symbols (isym) on a stack: a repeat's body and a switch case pop theirs,
  * a region's stay visible, as in the language.  A symbol carries what the
  * generated code keeps in its locals: a value, the offset a failure at it
@@ -18,14 +18,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include "afmt_interp.h"
-#include "afmt_step.h"
-#include "afmt_meta.h"
-#include "afmt_thdir.h"
-#include "afmt_archive.h"
-#include "afmt_pickle.h"
-#include "afmt_uniq.h"
-#include "afmt_dir_records.h"
-#include "afmt_value.h"
+#include "core/afmt_step.h"
+#include "text/afmt_meta.h"
+#include "text/afmt_thdir.h"
+#include "archive/afmt_archive.h"
+#include "pickle/afmt_pickle.h"
+#include "common/afmt_uniq.h"
+#include "array/afmt_dir_records.h"
+#include "core/afmt_value.h"
 #include "emit.h" /* the spec model (spec.h) and find_table */
 
 typedef enum isym_kind {
@@ -72,7 +72,7 @@ typedef struct itiles {
     int placed;       /* this repetition's block is in the set */
 } itiles;
 
-/* The records a repeat keeps for a directory (runtime/afmt_dir_records.h). */
+/* The records a repeat keeps for a directory (runtime/array/afmt_dir_records.h). */
 typedef struct idir {
     const item *repeat;
     afmt_dir_list list;

@@ -6,7 +6,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "afmt_gen_expr.h"
+#include "core/afmt_gen_expr.h"
 #include "interp.h"
 
 /* What the steps of one array item share. */

@@ -5,10 +5,10 @@
  * per expression kind and per built-in function. */
 #include <inttypes.h>
 #include <string.h>
-#include "afmt_bytes.h"
-#include "afmt_fields.h"
-#include "afmt_gen_expr.h"
-#include "afmt_float.h"
+#include "common/afmt_bytes.h"
+#include "core/afmt_fields.h"
+#include "core/afmt_gen_expr.h"
+#include "common/afmt_float.h"
 #include "interp.h"
 
 static ival mk(vtype t, uint64_t v)

@@ -4,8 +4,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "afmt_gen_expr.h"
-#include "afmt_float.h"
+#include "core/afmt_gen_expr.h"
+#include "common/afmt_float.h"
 #include "interp.h"
 
 static afmt_field_desc ifield_desc(const item *it, afmt_field_kind kind, int width, int is_array, int big)

@@ -5,7 +5,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "afmt_thdir.h"
+#include "text/afmt_thdir.h"
 #include "interp.h"
 
 int irun_let(irun *r, const item *it)
@@ -429,7 +429,7 @@ int irun_textval(irun *r, const item *it)
     return 0;
 }
 
-/* ---- a text header and the arrays it describes (runtime/afmt_thdir.c) */
+/* ---- a text header and the arrays it describes (runtime/text/afmt_thdir.c) */
 int irun_texthdr(irun *r, const item *it)
 {
     afmt_vctx *c = r->c;

@@ -3,10 +3,10 @@
  * descriptor), detection. */
 #include <stdlib.h>
 #include <string.h>
-#include "afmt_ar_detect.h"
-#include "afmt_futhark_text.h"
-#include "afmt_dtype.h"
-#include "afmt_fields.h"
+#include "archive/afmt_ar_detect.h"
+#include "text/afmt_futhark_text.h"
+#include "common/afmt_dtype.h"
+#include "core/afmt_fields.h"
 #include "interp.h"
 
 /* The grammars of text values the runtime has (gen/load_item.c knows the

@@ -3,8 +3,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include "afmt_driver.h"
-#include "afmt_options.h"
+#include "core/afmt_driver.h"
+#include "common/afmt_options.h"
 #include "interp.h"
 
 /* ---- symbols */

@@ -11,13 +11,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "afmt_array.h"
-#include "afmt_bytes.h"
-#include "afmt_dtype.h"
-#include "afmt_error.h"
-#include "afmt_gen_expr.h"
-#include "afmt_options.h"
-#include "afmt_sink.h"
+#include "array/afmt_array.h"
+#include "common/afmt_bytes.h"
+#include "common/afmt_dtype.h"
+#include "common/afmt_error.h"
+#include "core/afmt_gen_expr.h"
+#include "common/afmt_options.h"
+#include "io/afmt_sink.h"
 #include "check.h"
 
 #ifdef AFMT_HAVE_LZ4
@@ -1404,7 +1404,7 @@ static void test_field_ends(void)
     }
 }
 
-/* The run's scratch memory (runtime/afmt_scratch.c): memory that cannot
+/* The run's scratch memory (runtime/core/afmt_scratch.c): memory that cannot
  * be had is AFMT_E_NOMEM naming the field (it was AFMT_E_IO), and
  * afmt_scratch_reserve, the lists' one growth rule, doubles from its first
  * size, keeps the content, and refuses a size that overflows. */

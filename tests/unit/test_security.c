@@ -993,7 +993,7 @@ typedef struct scan {
     int inflated;         /* reaches afmt_inflated_open (an inflated region) */
 } scan;
 
-/* The run's scratch memory (runtime/afmt_scratch.c) is the one allocator
+/* The run's scratch memory (runtime/core/afmt_scratch.c) is the one allocator
  * a validator may reach, and only for a spec that keeps records ("unique",
  * "directory"): the scan notes its use instead of following it.  Freeing
  * it at the end of every run (afmt_scratch_free_all) or after a step
@@ -1080,14 +1080,47 @@ static int keeps_records(const char *src)
     return strstr(src, "afmt_uniq_add") != NULL || strstr(src, "afmt_dir_add(") != NULL;
 }
 
+/* The runtime's files as paths under runtime/: those beside afmt.h and
+ * those in its folders (core/afmt_step.c), sorted; NULL if absent. */
+static char **list_runtime(size_t *n)
+{
+    size_t i, j, nd, nf;
+    char **top = list_dir("runtime", &nd);
+    char **v = NULL;
+    *n = 0;
+    for (i = 0; top && i < nd; i++) {
+        char dir[600];
+        char **files;
+        snprintf(dir, sizeof dir, "runtime/%s", top[i]);
+        files = list_dir(dir, &nf);
+        if (!files) { /* a file beside afmt.h */
+            v = realloc(v, sizeof *v * (*n + 1));
+            if (!v) break;
+            v[(*n)++] = strdup(top[i]);
+            continue;
+        }
+        for (j = 0; j < nf; j++) {
+            char path[1200];
+            snprintf(path, sizeof path, "%s/%s", top[i], files[j]);
+            v = realloc(v, sizeof *v * (*n + 1));
+            if (!v) break;
+            v[(*n)++] = strdup(path);
+        }
+        free_list(files, nf);
+        if (!v) break;
+    }
+    free_list(top, nd);
+    return v;
+}
+
 static void check_static_no_alloc(void)
 {
     size_t f, i, n;
-    char **v = list_dir("runtime", &n);
+    char **v = list_runtime(&n);
     scan base;
     memset(&base, 0, sizeof base);
     for (i = 0; v && i < n; i++) {
-        char path[600];
+        char path[1300];
         uint64_t len;
         size_t l = strlen(v[i]);
         if (l < 2 || (strcmp(v[i] + l - 2, ".c") != 0 && strcmp(v[i] + l - 2, ".h") != 0)) continue;

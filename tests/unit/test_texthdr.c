@@ -1,4 +1,4 @@
-/* Unit tests of the text-header parser (runtime/afmt_texthdr.c): JSON
+/* Unit tests of the text-header parser (runtime/text/afmt_texthdr.c): JSON
  * objects and NumPy's Python dict literals, accepted or refused with the
  * exact key path, offset and reason. */
 #include <stdint.h>
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "afmt_texthdr.h"
+#include "text/afmt_texthdr.h"
 #include "check.h"
 
 static char name_buf[256];

@@ -1,6 +1,6 @@
-/* The one-pass reader of map headers (runtime/afmt_thfast.c) against the
+/* The one-pass reader of map headers (runtime/text/afmt_thfast.c) against the
  * exact steps alone: this binary links the safetensors validator twice,
- * once as shipped and once (exact_*) built from runtime/afmt_thdir.c with
+ * once as shipped and once (exact_*) built from runtime/text/afmt_thdir.c with
  * AFMT_THDIR_EXACT_ONLY, where every header goes through afmt_th_parse and
  * the per-entry checks, and every view comes from check_entry (Makefile:
  * $(BUILD)/agree/).  On every input, in
