@@ -256,7 +256,7 @@ $(BUILD)/obj/runtime/array/afmt_transpose.o: runtime/array/afmt_transpose.c
 	$(Q)$(call say,CC,$@)$(CC) $(LIB_CFLAGS) $(SCAN_CFLAGS) $(FEATURE_CFLAGS) -MMD -MP -c $< -o $@
 
 # The one-pass reader of map headers (safetensors): -O3 for its string scans.
-$(BUILD)/obj/runtime/text/afmt_thfast.o: runtime/text/afmt_thfast.c
+$(BUILD)/obj/runtime/text/afmt_header_onepass.o: runtime/text/afmt_header_onepass.c
 	@mkdir -p $(dir $@)
 	$(Q)$(call say,CC,$@)$(CC) $(LIB_CFLAGS) $(SCAN_CFLAGS) $(FEATURE_CFLAGS) -MMD -MP -c $< -o $@
 
@@ -302,7 +302,7 @@ $(LIB): $(RUNTIME_OBJ) $(GENERATED_OBJ) $(REGISTRY_OBJ)
 	$(Q)$(call say,AR,$@)ar rcs $@ $^
 
 # PIC objects for libafmt.so (the hot scan loops at -O3 as above).
-$(BUILD)/pic/runtime/core/afmt_scan.o $(BUILD)/pic/runtime/array/afmt_transpose.o $(BUILD)/pic/runtime/text/afmt_thfast.o: PIC_OPT = $(SCAN_CFLAGS)
+$(BUILD)/pic/runtime/core/afmt_scan.o $(BUILD)/pic/runtime/array/afmt_transpose.o $(BUILD)/pic/runtime/text/afmt_header_onepass.o: PIC_OPT = $(SCAN_CFLAGS)
 $(BUILD)/pic/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(Q)$(call say,CC,$@)$(CC) $(LIB_CFLAGS) $(PIC_OPT) $(FEATURE_CFLAGS) -fPIC -MMD -MP -c $< -o $@
@@ -371,22 +371,22 @@ $(BUILD)/tests/test_interp_agree: tests/unit/test_interp_agree.c $(INTERP_LIB) $
 # The fuzz regression test runs the fuzz targets' own checks (fuzz/checks.c)
 # on files read as the replay driver reads them (fuzz/inputs.c).
 FUZZ_TEST_OBJ = $(BUILD)/obj/fuzz/checks.o $(BUILD)/obj/fuzz/inputs.o
-# test_thfast_agree links the safetensors validator a second time, as
+# test_header_onepass_agree links the safetensors validator a second time, as
 # exact_*: its map headers through the exact steps only (no one-pass
 # reader), to compare the two on the same inputs.
-AGREE_RENAME := -Dafmt_thdir_validate=exact_thdir_validate -Dafmt_thdir_write=exact_thdir_write \
+AGREE_RENAME := -Dafmt_header_arrays_validate=exact_header_arrays_validate -Dafmt_header_arrays_write=exact_header_arrays_write \
   -Dafmt_safetensors_validate=exact_safetensors_validate -Dafmt_safetensors_validate_src=exact_safetensors_validate_src \
   -Dafmt_safetensors_can_write=exact_safetensors_can_write -Dafmt_safetensors_detect=exact_safetensors_detect \
   -Dafmt_safetensors_encoded_size=exact_safetensors_encoded_size -Dafmt_safetensors_format=exact_safetensors_format \
   -Dafmt_safetensors_write=exact_safetensors_write
-AGREE_OBJ := $(BUILD)/agree/safetensors.o $(BUILD)/agree/afmt_thdir.o
+AGREE_OBJ := $(BUILD)/agree/safetensors.o $(BUILD)/agree/afmt_header_arrays.o
 $(BUILD)/agree/safetensors.o: generated/safetensors.c
 	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) $(FEATURE_CFLAGS) $(AGREE_RENAME) -MMD -MP -c $< -o $@
-$(BUILD)/agree/afmt_thdir.o: runtime/text/afmt_thdir.c
+$(BUILD)/agree/afmt_header_arrays.o: runtime/text/afmt_header_arrays.c
 	@mkdir -p $(dir $@)
-	$(CC) $(LIB_CFLAGS) $(FEATURE_CFLAGS) $(AGREE_RENAME) -DAFMT_THDIR_EXACT_ONLY -MMD -MP -c $< -o $@
-$(BUILD)/tests/test_thfast_agree: tests/unit/test_thfast_agree.c $(AGREE_OBJ) $(LIB)
+	$(CC) $(LIB_CFLAGS) $(FEATURE_CFLAGS) $(AGREE_RENAME) -DAFMT_HEADER_ARRAYS_EXACT_ONLY -MMD -MP -c $< -o $@
+$(BUILD)/tests/test_header_onepass_agree: tests/unit/test_header_onepass_agree.c $(AGREE_OBJ) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(FEATURE_CFLAGS) -Itests/unit -o $@ $< $(AGREE_OBJ) $(LIB) $(FEATURE_LIBS) -lm -lpthread
 

@@ -124,7 +124,7 @@ compile() { # source -> object
     fuzz/*) warn="$OWN_WARN $CHECKS_CFLAGS" ;;
     interp/*|gen/*|generated/gen/*|*/fz_specs.c) warn="-w $CHECKS_CFLAGS" ;;
     runtime/common/afmt_error.c) warn="-w $CHECKS_CFLAGS" ;;
-    runtime/text/afmt_futhark_text.c|runtime/text/afmt_texthdr.c|runtime/text/afmt_thdir.c) warn="-w $TEXT_CFLAGS" ;;
+    runtime/text/afmt_futhark_text.c|runtime/text/afmt_texthdr.c|runtime/text/afmt_header_arrays.c) warn="-w $TEXT_CFLAGS" ;;
     esac
     # shellcheck disable=SC2086
     $CC $STD $CFLAGS $EXTRA $INC $FEAT $warn -c "$s" -o "$o"

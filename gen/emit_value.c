@@ -232,7 +232,7 @@ void value_grammar_emit(emitter *m, const value_grammar *g, char *out, size_t si
             char *what = xprintf("the read-back of structure '%s'", g->ns->name);
             c_name_claim(m, rb, what, g->ns->jpath);
             sb_printf(m->prelude, "/* structure %s read back by the writer (afmt_value_write) */\n"
-                                  "static int %s(afmt_vctx *c, uint64_t code)\n{\n"
+                                  "static int %s(afmt_validation *c, uint64_t code)\n{\n"
                                   "    return %s_validate_struct_%s(c, code, c->pos);\n}\n\n",
                       g->ns->name, rb, m->s->format, g->ns->name);
             free(rb);

@@ -111,7 +111,7 @@ static const afmt_field_desc field_inner_type = {
 static const afmt_field_desc field_inner_size = {
     .name = "inner_size", .kind = AFMT_FIELD_UINT, .width = 4, .big_endian = AFMT_ORDER_RUN};
 
-static int mat5_validate_struct_matrix(afmt_vctx *c, uint64_t arg_top, uint64_t arg_at_top, uint64_t arg_subsys, uint64_t arg_at_subsys);
+static int mat5_validate_struct_matrix(afmt_validation *c, uint64_t arg_top, uint64_t arg_at_top, uint64_t arg_subsys, uint64_t arg_at_subsys);
 /* Table mi (spec/mat5.json /tables/mi), for the validator and the writer. */
 static const afmt_type_entry mat5_mi[11] = {
     {.code = 1, .dtype = AFMT_I8, .enc = AFMT_ENC_PLAIN, .writable = 1},
@@ -132,8 +132,9 @@ static const char mat5_mi_known[] =
     "; known: 1 i8, 2 u8, 3 i16, 4 u16, 5 i32, 6 u32, 7 f32, 9 f64, 12 i64, 13 u64, "
     "258 bool";
 
-static int mat5_validate_content_4(afmt_vctx *c, const uint64_t v_complex, const uint64_t n_dims,
-        const uint64_t o_dims, uint64_t *const p_parts, uint64_t *const p_cells)
+static int mat5_validate_content_4(afmt_validation *c, const uint64_t v_complex,
+        const uint64_t n_dims, const uint64_t o_dims, uint64_t *const p_parts,
+        uint64_t *const p_cells)
 {
     /* set parts = 1 + complex (spec/mat5.json /structs/matrix/body/25/cases/0/body/0) */
     uint64_t complex_plus_1;
@@ -152,7 +153,7 @@ static int mat5_validate_content_4(afmt_vctx *c, const uint64_t v_complex, const
     return 0;
 }
 
-static int mat5_validate_jc(afmt_vctx *c, const uint64_t v_nir, const uint64_t n_ir,
+static int mat5_validate_jc(afmt_validation *c, const uint64_t v_nir, const uint64_t n_ir,
         const uint64_t o_ir, const uint64_t n_jc, const uint64_t o_jc)
 {
     if (afmt_field_end_c(c, &field_jc, o_jc, n_jc, 0, UINT64_C(0), "0")) return -1;
@@ -176,7 +177,7 @@ static int mat5_validate_jc(afmt_vctx *c, const uint64_t v_nir, const uint64_t n
     return 0;
 }
 
-static int mat5_validate_content_ir_tag(afmt_vctx *c, const uint64_t v_complex,
+static int mat5_validate_content_ir_tag(afmt_validation *c, const uint64_t v_complex,
         const uint64_t o_nzmax, const uint64_t v_nzmax, const uint64_t o_dims_size,
         const uint64_t v_dims_size, const uint64_t n_dims, const uint64_t o_dims,
         uint64_t *const p_parts, uint64_t *const p_cells)
@@ -460,8 +461,8 @@ static int mat5_validate_content_ir_tag(afmt_vctx *c, const uint64_t v_complex,
     return 0;
 }
 
-static int mat5_validate_content_1(afmt_vctx *c, const uint64_t n_dims, const uint64_t o_dims,
-        uint64_t *const p_members)
+static int mat5_validate_content_1(afmt_validation *c, const uint64_t n_dims,
+        const uint64_t o_dims, uint64_t *const p_members)
 {
     /* set members = prod(dims) (spec/mat5.json /structs/matrix/body/25/cases/2/body/0) */
     uint64_t dims_product_2;
@@ -473,7 +474,7 @@ static int mat5_validate_content_1(afmt_vctx *c, const uint64_t n_dims, const ui
     return 0;
 }
 
-static int mat5_validate_class_name(afmt_vctx *c)
+static int mat5_validate_class_name(afmt_validation *c)
 {
     /*
      * tag: u32 in the byte order chosen at run time (spec/mat5.json
@@ -562,7 +563,7 @@ static int mat5_validate_class_name(afmt_vctx *c)
     return 0;
 }
 
-static int mat5_validate_field_name(afmt_vctx *c, const int64_t v_name_length)
+static int mat5_validate_field_name(afmt_validation *c, const int64_t v_name_length)
 {
     /* chars: name_length of u8 (spec/mat5.json /structs/matrix/body/25/cases/3/body/8/body/0) */
     const uint64_t n_chars = (uint64_t)v_name_length;
@@ -581,7 +582,7 @@ static int mat5_validate_field_name(afmt_vctx *c, const int64_t v_name_length)
     return 0;
 }
 
-static int mat5_validate_content_class_name(afmt_vctx *c, const uint64_t v_class,
+static int mat5_validate_content_class_name(afmt_validation *c, const uint64_t v_class,
         const uint64_t n_dims, const uint64_t o_dims, uint64_t *const p_members)
 {
     /*
@@ -797,8 +798,9 @@ static int mat5_validate_content_class_name(afmt_vctx *c, const uint64_t v_class
     return 0;
 }
 
-static int mat5_validate_view_value(afmt_vctx *c, const uint64_t n_dims, const uint64_t o_dims,
-        const uint64_t n_name, const uint64_t o_name, const afmt_elem el_type)
+static int mat5_validate_view_value(afmt_validation *c, const uint64_t n_dims,
+        const uint64_t o_dims, const uint64_t n_name, const uint64_t o_name,
+        const afmt_elem el_type)
 {
     /*
      * array value: el elements, column-major (spec/mat5.json
@@ -841,8 +843,8 @@ static int mat5_validate_view_value(afmt_vctx *c, const uint64_t n_dims, const u
     return 0;
 }
 
-static int mat5_validate_view_utf8(afmt_vctx *c, const uint64_t n_name, const uint64_t o_name,
-        const uint64_t v_n, const afmt_elem el_type)
+static int mat5_validate_view_utf8(afmt_validation *c, const uint64_t n_name,
+        const uint64_t o_name, const uint64_t v_n, const afmt_elem el_type)
 {
     /*
      * array utf8: el elements, column-major (spec/mat5.json
@@ -867,8 +869,8 @@ static int mat5_validate_view_utf8(afmt_vctx *c, const uint64_t n_name, const ui
     return 0;
 }
 
-static int mat5_validate_view_stored(afmt_vctx *c, const uint64_t n_name, const uint64_t o_name,
-        uint64_t *const p_cells, const afmt_elem el_type)
+static int mat5_validate_view_stored(afmt_validation *c, const uint64_t n_name,
+        const uint64_t o_name, uint64_t *const p_cells, const afmt_elem el_type)
 {
     /*
      * array stored: el elements, column-major (spec/mat5.json
@@ -912,7 +914,7 @@ static int mat5_validate_view_stored(afmt_vctx *c, const uint64_t n_name, const 
     return 0;
 }
 
-static int mat5_validate_part(afmt_vctx *c, const uint64_t v_class, const uint64_t v_logical,
+static int mat5_validate_part(afmt_validation *c, const uint64_t v_class, const uint64_t v_logical,
         const uint64_t n_dims, const uint64_t o_dims, const uint64_t n_name, const uint64_t o_name,
         uint64_t *const p_cells)
 {
@@ -1065,7 +1067,7 @@ static int mat5_validate_part(afmt_vctx *c, const uint64_t v_class, const uint64
     return 0;
 }
 
-static int mat5_validate_kind_nested(afmt_vctx *c)
+static int mat5_validate_kind_nested(afmt_validation *c)
 {
     /*
      * nested: structure matrix (spec/mat5.json
@@ -1077,7 +1079,8 @@ static int mat5_validate_kind_nested(afmt_vctx *c)
     return 0;
 }
 
-static int mat5_validate_nested_element(afmt_vctx *c, const uint64_t o_size, const uint64_t v_size)
+static int mat5_validate_nested_element(afmt_validation *c, const uint64_t o_size,
+        const uint64_t v_size)
 {
     afmt_region_ctx rc_nested_element;
     if (afmt_region_open(c, &rc_nested_element, "nested_element", "size", v_size)) return -1;
@@ -1095,7 +1098,7 @@ static int mat5_validate_nested_element(afmt_vctx *c, const uint64_t o_size, con
     return 0;
 }
 
-static int mat5_validate_member(afmt_vctx *c)
+static int mat5_validate_member(afmt_validation *c)
 {
     /*
      * tag: u32 in the byte order chosen at run time (spec/mat5.json /structs/matrix/body/27/body/0)
@@ -1122,7 +1125,7 @@ static int mat5_validate_member(afmt_vctx *c)
 }
 
 /* structure matrix (spec/mat5.json /structs/matrix): the content of a miMATRIX element (its tag read by the user): flags, dims, name, then by class; top: a top-level variable (its name is an identifier), subsys: it is the subsystem data the header points to (its name is empty) */
-static int mat5_validate_struct_matrix(afmt_vctx *c, uint64_t arg_top, uint64_t arg_at_top,
+static int mat5_validate_struct_matrix(afmt_validation *c, uint64_t arg_top, uint64_t arg_at_top,
         uint64_t arg_subsys, uint64_t arg_at_subsys)
 {
     const uint64_t v_top = arg_top;
@@ -1462,8 +1465,9 @@ static int mat5_validate_struct_matrix(afmt_vctx *c, uint64_t arg_top, uint64_t 
     return 0;
 }
 
-static int mat5_validate_matrix(afmt_vctx *c, const uint64_t v_subsys, const uint64_t v_no_subsys,
-        const uint64_t v_at, const uint64_t o_size, const uint64_t v_size)
+static int mat5_validate_matrix(afmt_validation *c, const uint64_t v_subsys,
+        const uint64_t v_no_subsys, const uint64_t v_at, const uint64_t o_size,
+        const uint64_t v_size)
 {
     afmt_region_ctx rc_matrix;
     if (afmt_region_open(c, &rc_matrix, "matrix", "size", v_size)) return -1;
@@ -1477,7 +1481,7 @@ static int mat5_validate_matrix(afmt_vctx *c, const uint64_t v_subsys, const uin
     return 0;
 }
 
-static int mat5_validate_element_miMATRIX(afmt_vctx *c, const uint64_t v_subsys,
+static int mat5_validate_element_miMATRIX(afmt_validation *c, const uint64_t v_subsys,
         const uint64_t v_no_subsys, const uint64_t v_at, const uint64_t o_size,
         const uint64_t v_size)
 {
@@ -1493,8 +1497,9 @@ static int mat5_validate_element_miMATRIX(afmt_vctx *c, const uint64_t v_subsys,
     return 0;
 }
 
-static int mat5_validate_inner(afmt_vctx *c, const uint64_t v_subsys, const uint64_t v_no_subsys,
-        const uint64_t v_at, const uint64_t o_inner_size, const uint64_t v_inner_size)
+static int mat5_validate_inner(afmt_validation *c, const uint64_t v_subsys,
+        const uint64_t v_no_subsys, const uint64_t v_at, const uint64_t o_inner_size,
+        const uint64_t v_inner_size)
 {
     afmt_region_ctx rc_inner;
     if (afmt_region_open(c, &rc_inner, "inner", "inner_size", v_inner_size)) return -1;
@@ -1511,7 +1516,7 @@ static int mat5_validate_inner(afmt_vctx *c, const uint64_t v_subsys, const uint
     return 0;
 }
 
-static int mat5_validate_compressed(afmt_vctx *c, const uint64_t v_subsys,
+static int mat5_validate_compressed(afmt_validation *c, const uint64_t v_subsys,
         const uint64_t v_no_subsys, const uint64_t v_at, const uint64_t v_size)
 {
     afmt_inflated *iz_compressed;
@@ -1546,7 +1551,7 @@ static int mat5_validate_compressed(afmt_vctx *c, const uint64_t v_subsys,
     return 0;
 }
 
-static int mat5_validate_element_miCOMPRESSED(afmt_vctx *c, const uint64_t v_subsys,
+static int mat5_validate_element_miCOMPRESSED(afmt_validation *c, const uint64_t v_subsys,
         const uint64_t v_no_subsys, const uint64_t v_at, const uint64_t v_size)
 {
     /* region compressed of size bytes (spec/mat5.json /body/9/body/3/cases/1/body/0) */
@@ -1554,7 +1559,8 @@ static int mat5_validate_element_miCOMPRESSED(afmt_vctx *c, const uint64_t v_sub
     return 0;
 }
 
-static int mat5_validate_var(afmt_vctx *c, const uint64_t v_subsys, const uint64_t v_no_subsys)
+static int mat5_validate_var(afmt_validation *c, const uint64_t v_subsys,
+        const uint64_t v_no_subsys)
 {
     /* let at = offset() (spec/mat5.json /body/9/body/0) */
     const uint64_t v_at = c->pos;
@@ -1584,7 +1590,7 @@ static int mat5_validate_var(afmt_vctx *c, const uint64_t v_subsys, const uint64
     return 0;
 }
 
-static int mat5_validate_body(afmt_vctx *c)
+static int mat5_validate_body(afmt_validation *c)
 {
     c->big = 0; /* the spec's endian, until "byte_order" chooses */
 

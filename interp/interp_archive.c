@@ -135,7 +135,7 @@ void iarchives_collect(afmt_interp *in)
 
 int irun_archive(irun *r, const item *it)
 {
-    afmt_vctx *c = r->c;
+    afmt_validation *c = r->c;
     int i;
     for (i = 0; i < r->in->narchives; i++)
         if (r->in->archives[i].it == it)

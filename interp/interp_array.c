@@ -122,7 +122,7 @@ static int payload_bytes(irun *r, iarr *a)
  * order */
 static int coo_records(irun *r, iarr *a)
 {
-    afmt_vctx *c = r->c;
+    afmt_validation *c = r->c;
     const char *name = a->it->name;
     const unsigned w = (unsigned)a->it->array.coo_index_width;
     uint64_t k, prev_row = 0, prev_col = 0;
@@ -211,7 +211,7 @@ static int view_describe(irun *r, const iarr *a, afmt_array *v)
 
 static int take_checked(irun *r, const iarr *a, afmt_array *view)
 {
-    afmt_vctx *c = r->c;
+    afmt_validation *c = r->c;
     const item *it = a->it;
     const afmt_elem el = a->lk->el;
     afmt_scan_fn scan = NULL;
@@ -238,7 +238,7 @@ static int columns_array(irun *r, const item *it);
 
 int irun_array(irun *r, const item *it)
 {
-    afmt_vctx *c = r->c;
+    afmt_validation *c = r->c;
     iarr a;
     afmt_array v, *view;
     isym *y;
@@ -300,7 +300,7 @@ static int columns_width(irun *r, const item *it, const isym *types, const table
 static int columns_views(irun *r, const item *it, const isym *types, const isym *names, const table *tb,
                          uint64_t rows, uint64_t width)
 {
-    afmt_vctx *c = r->c;
+    afmt_validation *c = r->c;
     uint64_t j, column_offset = 0, label = names ? names->off : 0;
     for (j = 0; j < types->count; j++) {
         const afmt_dtype dtype = afmt_dtype_from_name(column_entry(tb, iarrf_get(r, types, j))->dtype);
@@ -339,7 +339,7 @@ static int columns_views(irun *r, const item *it, const isym *types, const isym 
 
 static int columns_array(irun *r, const item *it)
 {
-    afmt_vctx *c = r->c;
+    afmt_validation *c = r->c;
     const isym *types = isym_find(r, it->array.types_field);
     const isym *names = it->array.names_field ? isym_find(r, it->array.names_field) : NULL;
     const table *tb = find_table(r->in->s, it->array.col_table);

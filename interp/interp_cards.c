@@ -6,6 +6,6 @@
 
 int irun_cards(irun *r, const item *it)
 {
-    afmt_vctx *c = r->c;
+    afmt_validation *c = r->c;
     return afmt_cards_validate(c, it->cards, afmt_end(c));
 }

@@ -260,7 +260,7 @@ static int write_rule(afmt_zip_writer *z, afmt_sink *sink, const afmt_archive_de
     case AFMT_AR_FORMAT:
         /* names distinct before any member is written, refused as every
          * writer of named arrays refuses them (name[i]) */
-        if (afmt_wdir_unique_names(arrays, n, AFMT_UNNAMED_PREFIX, "name", err) != 0) return -1;
+        if (afmt_write_dir_unique_names(arrays, n, AFMT_UNNAMED_PREFIX, "name", err) != 0) return -1;
         *format_first = z->n; /* members format_first + i: array i's */
         for (i = 0; i < n; i++) {
             char unnamed[32];

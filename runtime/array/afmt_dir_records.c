@@ -9,7 +9,7 @@
 #include "afmt_dir.h"
 
 /* The element count and bytes of r (dims already copied at dims). */
-static int sizes(afmt_vctx *c, const afmt_dir_desc *d, afmt_dir_rec *r, const uint64_t *dims)
+static int sizes(afmt_validation *c, const afmt_dir_desc *d, afmt_dir_rec *r, const uint64_t *dims)
 {
     uint64_t count = 1, k, fastest;
     int zero = 0;
@@ -44,7 +44,7 @@ static int sizes(afmt_vctx *c, const afmt_dir_desc *d, afmt_dir_rec *r, const ui
     return 0;
 }
 
-int afmt_dir_add(afmt_vctx *c, const afmt_dir_desc *d, afmt_dir_list *l, afmt_elem el, uint64_t dims_at,
+int afmt_dir_add(afmt_validation *c, const afmt_dir_desc *d, afmt_dir_list *l, afmt_elem el, uint64_t dims_at,
                  uint64_t rank, uint64_t name_at, uint64_t name_len, uint64_t begin, uint64_t begin_at)
 {
     afmt_dir_rec *r;
@@ -104,7 +104,7 @@ static void entry_field(void *ctx, const afmt_dir_entry *e, char *out, size_t ou
 /* The zero padding [from, to) of the area (absolute offsets), as much of
  * it as the input holds: a non-zero byte, or padding cut short by the end,
  * is an error (a warning when d->pad_lenient in lenient mode). */
-static int padding(afmt_vctx *c, const char *field, const afmt_dir_desc *d, uint64_t from, uint64_t to)
+static int padding(afmt_validation *c, const char *field, const afmt_dir_desc *d, uint64_t from, uint64_t to)
 {
     uint64_t end = afmt_end(c);
     uint64_t have = to <= end ? to : end > from ? end : from;
@@ -147,7 +147,7 @@ static int padding(afmt_vctx *c, const char *field, const afmt_dir_desc *d, uint
 }
 
 /* The view of record r at absolute offset at, handed to the visitor. */
-static int hand_view(afmt_vctx *c, const afmt_dir_desc *d, const afmt_dir_list *l, const afmt_dir_rec *r,
+static int hand_view(afmt_validation *c, const afmt_dir_desc *d, const afmt_dir_list *l, const afmt_dir_rec *r,
                      uint64_t at)
 {
     afmt_array a;
@@ -188,7 +188,7 @@ static void rec_field(const afmt_dir_desc *d, const afmt_dir_list *l, const afmt
 
 /* Take each array's bytes in listed order, each followed by its padding
  * to the alignment (the last too). */
-static int take_all(afmt_vctx *c, const afmt_dir_desc *d, const afmt_dir_list *l, uint64_t base, uint64_t align)
+static int take_all(afmt_validation *c, const afmt_dir_desc *d, const afmt_dir_list *l, uint64_t base, uint64_t align)
 {
     uint64_t i, bad, done = 0; /* bytes of the area accounted for */
     char field[AFMT_NAME_MAX + 16];
@@ -226,7 +226,7 @@ static int take_all(afmt_vctx *c, const afmt_dir_desc *d, const afmt_dir_list *l
     return padding(c, l->n ? field : d->name, d, base + done, base + (done + (align - done % align) % align));
 }
 
-int afmt_dir_place(afmt_vctx *c, const afmt_dir_desc *d, const afmt_dir_list *l, uint64_t align)
+int afmt_dir_place(afmt_validation *c, const afmt_dir_desc *d, const afmt_dir_list *l, uint64_t align)
 {
     afmt_dir_entry *e = NULL;
     afmt_dir_policy pol;

@@ -80,7 +80,7 @@ static inline void afmt_dir_list_init(afmt_dir_list *l)
  * product of the dims, its overflow blamed on shape_field) and the bytes
  * (count * el.size, or for a block type count / el.block * el.size, the
  * fastest dim a multiple of el.block).  0, or -1 with c->err filled. */
-AFMT_GEN_API int afmt_dir_add(afmt_vctx *c, const afmt_dir_desc *d, afmt_dir_list *l, afmt_elem el, uint64_t dims_at,
+AFMT_GEN_API int afmt_dir_add(afmt_validation *c, const afmt_dir_desc *d, afmt_dir_list *l, afmt_elem el, uint64_t dims_at,
                  uint64_t rank, uint64_t name_at, uint64_t name_len, uint64_t begin, uint64_t begin_at);
 
 /* Place the arrays of l in the data area starting at c->pos (to the end of
@@ -89,7 +89,7 @@ AFMT_GEN_API int afmt_dir_add(afmt_vctx *c, const afmt_dir_desc *d, afmt_dir_lis
  * padding between them and after the last zero (d->pad_lenient: a warning
  * in lenient mode); hand their views to the visitor in that order; move
  * c->pos past the last array's padding.  0, or -1 with c->err filled. */
-AFMT_GEN_API int afmt_dir_place(afmt_vctx *c, const afmt_dir_desc *d, const afmt_dir_list *l, uint64_t align);
+AFMT_GEN_API int afmt_dir_place(afmt_validation *c, const afmt_dir_desc *d, const afmt_dir_list *l, uint64_t align);
 
 #ifdef __cplusplus
 }

@@ -18,7 +18,7 @@ const afmt_block_entry *afmt_block_of(const afmt_block_entry *tb, size_t n, cons
     return NULL;
 }
 
-int afmt_wdir_nbytes(const afmt_array *a, const char *field, size_t index, uint64_t *out, afmt_error *err)
+int afmt_write_dir_nbytes(const afmt_array *a, const char *field, size_t index, uint64_t *out, afmt_error *err)
 {
     uint64_t fastest;
     *out = 0;
@@ -36,11 +36,11 @@ int afmt_wdir_nbytes(const afmt_array *a, const char *field, size_t index, uint6
     return 0;
 }
 
-int afmt_wdir_next(const afmt_array *a, const char *field, size_t index, uint64_t align, uint64_t *end,
+int afmt_write_dir_next(const afmt_array *a, const char *field, size_t index, uint64_t align, uint64_t *end,
                    uint64_t *at, afmt_error *err)
 {
     uint64_t nbytes, stop;
-    if (afmt_wdir_nbytes(a, field, index, &nbytes, err) != 0) return -1;
+    if (afmt_write_dir_nbytes(a, field, index, &nbytes, err) != 0) return -1;
     *at = *end;
     if (!afmt_add_u64(*at, nbytes, &stop) || !afmt_roundup_u64(stop, align ? align : 1, end))
         return afmt_fail(err, AFMT_E_OVERFLOW, NULL, field, index, AFMT_NO_OFFSET,
@@ -48,7 +48,7 @@ int afmt_wdir_next(const afmt_array *a, const char *field, size_t index, uint64_
     return 0;
 }
 
-int afmt_wdir_write(afmt_sink *sink, const afmt_array *arrays, size_t n, uint64_t align, afmt_endian endian,
+int afmt_write_dir_write(afmt_sink *sink, const afmt_array *arrays, size_t n, uint64_t align, afmt_endian endian,
                     const char *field, afmt_error *err)
 {
     uint64_t done = 0, nbytes, next;
@@ -56,7 +56,7 @@ int afmt_wdir_write(afmt_sink *sink, const afmt_array *arrays, size_t n, uint64_
     if (align == 0) align = 1;
     for (i = 0; i < n; i++) {
         const afmt_array *a = &arrays[i];
-        if (afmt_wdir_nbytes(a, field, i, &nbytes, err) != 0) return -1;
+        if (afmt_write_dir_nbytes(a, field, i, &nbytes, err) != 0) return -1;
         if (a->block > 1 || a->dtype == AFMT_OPAQUE) {
             /* bytes kept as they are (a quantized tensor, copied byte for
              * byte): the view must hold them (afmt_sink_payload's rule) */
@@ -76,7 +76,7 @@ int afmt_wdir_write(afmt_sink *sink, const afmt_array *arrays, size_t n, uint64_
     return 0;
 }
 
-const char *afmt_wdir_prefix(const afmt_array *arrays, size_t n, const char *prefix)
+const char *afmt_write_dir_prefix(const afmt_array *arrays, size_t n, const char *prefix)
 {
     size_t i;
     for (i = 0; i < n; i++)
@@ -84,7 +84,7 @@ const char *afmt_wdir_prefix(const afmt_array *arrays, size_t n, const char *pre
     return NULL;
 }
 
-int afmt_wdir_name(const afmt_array *a, size_t index, const char *prefix, char out[AFMT_NAME_MAX], afmt_error *err)
+int afmt_write_dir_name(const afmt_array *a, size_t index, const char *prefix, char out[AFMT_NAME_MAX], afmt_error *err)
 {
     if (afmt_name_whole(a, index, err) != 0) return -1;
     if (a->name[0] || !prefix) snprintf(out, AFMT_NAME_MAX, "%s", a->name);
@@ -106,7 +106,7 @@ static int by_name(const void *x, const void *y)
     return (a->index > b->index) - (a->index < b->index);
 }
 
-int afmt_wdir_unique_names(const afmt_array *arrays, size_t n, const char *prefix, const char *field, afmt_error *err)
+int afmt_write_dir_unique_names(const afmt_array *arrays, size_t n, const char *prefix, const char *field, afmt_error *err)
 {
     named_index *v;
     char *names;
@@ -119,7 +119,7 @@ int afmt_wdir_unique_names(const afmt_array *arrays, size_t n, const char *prefi
         return afmt_fail(err, AFMT_E_NOMEM, NULL, field, AFMT_NO_INDEX, AFMT_NO_OFFSET, "no memory to compare %zu names", n);
     }
     for (i = 0; i < n; i++) {
-        if (afmt_wdir_name(&arrays[i], i, prefix, names + i * AFMT_NAME_MAX, err) != 0) {
+        if (afmt_write_dir_name(&arrays[i], i, prefix, names + i * AFMT_NAME_MAX, err) != 0) {
             free(v);
             free(names);
             return -1;

@@ -11,14 +11,14 @@
  * the one before ends rounded up to the alignment, zero padding between
  * them and after the last to the alignment.
  *
- * afmt_wdir_next gives each record its offset (the running end of the
- * layout, advanced past the array and its padding); afmt_wdir_write
+ * afmt_write_dir_next gives each record its offset (the running end of the
+ * layout, advanced past the array and its padding); afmt_write_dir_write
  * writes the payloads with the same rule, so the two agree as long as
- * they are given the same alignment.  afmt_wdir_unique_names is the
+ * they are given the same alignment.  afmt_write_dir_unique_names is the
  * writer's side of a repeat's "unique" on the directory's name field.
  *
  * Errors fill err as every writer failure does (field and index, no
- * offset).  Thread-safe: no state; afmt_wdir_unique_names allocates n
+ * offset).  Thread-safe: no state; afmt_write_dir_unique_names allocates n
  * indices for its duration (malloc, freed before it returns).
  */
 #ifndef AFMT_WRITE_DIR_H
@@ -75,41 +75,41 @@ static inline const afmt_block_entry *afmt_block_by_code(const afmt_block_entry 
  * (last) dim a multiple of the block.  a must be plain, little-endian and
  * packed (field, index: the record's repeat and the array's place, for
  * messages). */
-AFMT_GEN_API int afmt_wdir_nbytes(const afmt_array *a, const char *field, size_t index, uint64_t *out,
+AFMT_GEN_API int afmt_write_dir_nbytes(const afmt_array *a, const char *field, size_t index, uint64_t *out,
                                   afmt_error *err);
 
 /* Array a (index in the list) begins at *end (relative to the data area):
  * *at = *end, and *end moves past its payload and its padding to align
  * (0 taken as 1).  Overflow past 2^64 fails. */
-AFMT_GEN_API int afmt_wdir_next(const afmt_array *a, const char *field, size_t index, uint64_t align,
+AFMT_GEN_API int afmt_write_dir_next(const afmt_array *a, const char *field, size_t index, uint64_t align,
                                 uint64_t *end, uint64_t *at, afmt_error *err);
 
 /* The data area: each payload (in the byte order endian; a block or
  * opaque type as its bytes) followed by zeros to the next multiple of
  * align (the last too).  A view holding fewer bytes than its payload
  * (a->nbytes, or no data) fails, AFMT_E_USAGE. */
-AFMT_GEN_API int afmt_wdir_write(afmt_sink *sink, const afmt_array *arrays, size_t n, uint64_t align,
+AFMT_GEN_API int afmt_write_dir_write(afmt_sink *sink, const afmt_array *arrays, size_t n, uint64_t align,
                                  afmt_endian endian, const char *field, afmt_error *err);
 
 /* The prefix of the names of arrays[0..n) that have none (a directory's
  * "default_name": "arr_", the one naming rule, docs/FORMATS.md), or NULL
  * when every array has a name.  A lone unnamed array is named too, so
  * that an array's name does not depend on how many the file holds. */
-AFMT_GEN_API const char *afmt_wdir_prefix(const afmt_array *arrays, size_t n, const char *prefix);
+AFMT_GEN_API const char *afmt_write_dir_prefix(const afmt_array *arrays, size_t n, const char *prefix);
 
 /* The name array a (index in the list) is written with, into out: its
  * own, or when it has none and prefix is not NULL, prefix and its index
  * ("array_3").  A name longer than the view kept (afmt_name_whole)
  * fails. */
-AFMT_GEN_API int afmt_wdir_name(const afmt_array *a, size_t index, const char *prefix, char out[AFMT_NAME_MAX],
+AFMT_GEN_API int afmt_write_dir_name(const afmt_array *a, size_t index, const char *prefix, char out[AFMT_NAME_MAX],
                                 afmt_error *err);
 
-/* No two arrays are written with the same name (afmt_wdir_name; their C
+/* No two arrays are written with the same name (afmt_write_dir_name; their C
  * strings compared: a name holds no NUL): else AFMT_E_CONSTRAINT blamed on
  * field at the later array's index, naming the earlier one, as the
  * validator of "unique" would refuse the file.  Allocates n names for its
  * duration. */
-AFMT_GEN_API int afmt_wdir_unique_names(const afmt_array *arrays, size_t n, const char *prefix, const char *field,
+AFMT_GEN_API int afmt_write_dir_unique_names(const afmt_array *arrays, size_t n, const char *prefix, const char *field,
                                         afmt_error *err);
 
 #ifdef __cplusplus

@@ -102,7 +102,7 @@ static uint32_t adler32(const uint8_t *p, uint64_t n)
 
 /* Inflate into out[0..cap) (the decoder's output so far continued);
  * *got what came.  -1 with err set (rebased on the compressed bytes). */
-static int run(afmt_vctx *c, afmt_inflate *d, const char *name, uint64_t base, uint8_t *out, uint64_t cap,
+static int run(afmt_validation *c, afmt_inflate *d, const char *name, uint64_t base, uint8_t *out, uint64_t cap,
                uint64_t *got, int *status)
 {
     *status = afmt_inflate_run(d, out, cap, got, c->err);
@@ -116,7 +116,7 @@ static int run(afmt_vctx *c, afmt_inflate *d, const char *name, uint64_t base, u
     return 0;
 }
 
-int afmt_inflated_open(afmt_vctx *c, afmt_inflated **zp, const char *name, uint64_t size, uint64_t max,
+int afmt_inflated_open(afmt_validation *c, afmt_inflated **zp, const char *name, uint64_t size, uint64_t max,
                        unsigned at, unsigned width, int big, uint64_t plus)
 {
     afmt_src *src = c->src;
@@ -275,7 +275,7 @@ out:
     return rc;
 }
 
-int afmt_inflated_close(afmt_vctx *c, afmt_inflated *z)
+int afmt_inflated_close(afmt_validation *c, afmt_inflated *z)
 {
     if (c->pos != z->src.len)
         return afmt_fail(c->err, AFMT_E_SIZE, c->path, z->name, AFMT_NO_INDEX, c->pos,

@@ -61,13 +61,13 @@ typedef struct afmt_inflated {
  * Adler-32 and that it ends at the end of the size bytes.  Then c reads the
  * output (c->pos 0).  Failures are on field `name` at c->pos (the zlib
  * header) or the byte of the compressed data concerned.  0 or -1. */
-AFMT_GEN_API int afmt_inflated_open(afmt_vctx *c, afmt_inflated **zp, const char *name, uint64_t size,
+AFMT_GEN_API int afmt_inflated_open(afmt_validation *c, afmt_inflated **zp, const char *name, uint64_t size,
                                     uint64_t max, unsigned at, unsigned width, int big, uint64_t plus);
 
 /* Close it: the items must have read every byte of the output (else
  * AFMT_E_SIZE on the region), then c reads the input again after the
  * compressed bytes.  0 or -1. */
-AFMT_GEN_API int afmt_inflated_close(afmt_vctx *c, afmt_inflated *z);
+AFMT_GEN_API int afmt_inflated_close(afmt_validation *c, afmt_inflated *z);
 
 /* A failure while inflated regions were open (c->inflated not NULL): its
  * offset and message told in terms of the input (see above). */

@@ -13,7 +13,7 @@ static int run_validator(afmt_validate_body_fn body, afmt_validate_body_arg_fn b
     afmt_options defaults;
     afmt_error scratch;
     afmt_path path = {0}; /* the field path of failures */
-    afmt_vctx ctx;
+    afmt_validation ctx;
     int rc;
     if (!err) err = &scratch;
     if (!opt) {

@@ -27,7 +27,7 @@ extern "C" {
 /* A validator body: the spec's items, read through c (afmt_step.h), which
  * afmt_run_validator fills (input, options, visitor, error, an empty path,
  * pos 0) after holding the input to opt->limits.max_total_bytes. */
-typedef int (*afmt_validate_body_fn)(afmt_vctx *c);
+typedef int (*afmt_validate_body_fn)(afmt_validation *c);
 /* owned: a buffer the body may malloc (compressed payloads), freed after. */
 typedef int (*afmt_write_body_fn)(const afmt_array *arrays, size_t n, const afmt_write_options *wopt,
                                   afmt_sink *sink, afmt_error *err, uint8_t **owned);
@@ -37,7 +37,7 @@ AFMT_GEN_API int afmt_run_validator(afmt_validate_body_fn body, const char *form
 /* A validator body that reads an argument of its caller's (the reference
  * interpreter's spec, interp/), and afmt_run_validator for it: the same
  * driver, arg handed to body unchanged. */
-typedef int (*afmt_validate_body_arg_fn)(afmt_vctx *c, const void *arg);
+typedef int (*afmt_validate_body_arg_fn)(afmt_validation *c, const void *arg);
 AFMT_GEN_API int afmt_run_validator_arg(afmt_validate_body_arg_fn body, const void *arg, const char *format,
                                         afmt_src *src, const afmt_options *opt, const afmt_visitor *vis,
                                         afmt_error *err);

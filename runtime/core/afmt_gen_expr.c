@@ -5,7 +5,7 @@
 #include "afmt_fields.h"
 
 /* The verdict of afmt_field_prod/sum told in c's terms. */
-static int reduced(const afmt_vctx *c, int rc, const char *name, uint64_t off, unsigned width, uint64_t bad,
+static int reduced(const afmt_validation *c, int rc, const char *name, uint64_t off, unsigned width, uint64_t bad,
                    const char *field, uint64_t index, uint64_t offset, const char *text)
 {
     if (rc == AFMT_OK) return 0;
@@ -15,7 +15,7 @@ static int reduced(const afmt_vctx *c, int rc, const char *name, uint64_t off, u
     return afmt_overflow_c(c, field, index, offset, text);
 }
 
-int afmt_field_prod_c(const afmt_vctx *c, const char *name, uint64_t off, uint64_t n, unsigned width,
+int afmt_field_prod_c(const afmt_validation *c, const char *name, uint64_t off, uint64_t n, unsigned width,
                       int is_signed, int big, const char *field, uint64_t index, uint64_t offset,
                       const char *text, uint64_t *out)
 {
@@ -24,7 +24,7 @@ int afmt_field_prod_c(const afmt_vctx *c, const char *name, uint64_t off, uint64
     return reduced(c, rc, name, off, width, bad, field, index, offset, text);
 }
 
-int afmt_field_sum_c(const afmt_vctx *c, const char *name, uint64_t off, uint64_t n, unsigned width,
+int afmt_field_sum_c(const afmt_validation *c, const char *name, uint64_t off, uint64_t n, unsigned width,
                      int is_signed, int big, const char *field, uint64_t index, uint64_t offset,
                      const char *text, uint64_t *out)
 {
@@ -33,7 +33,7 @@ int afmt_field_sum_c(const afmt_vctx *c, const char *name, uint64_t off, uint64_
     return reduced(c, rc, name, off, width, bad, field, index, offset, text);
 }
 
-int afmt_field_end_c(const afmt_vctx *c, const afmt_field_desc *f, uint64_t off, uint64_t n,
+int afmt_field_end_c(const afmt_validation *c, const afmt_field_desc *f, uint64_t off, uint64_t n,
                      int last, uint64_t want, const char *want_text)
 {
     const char *which = last ? "last" : "first";

@@ -51,10 +51,10 @@ static inline int64_t afmt_i64_const(int64_t a) { return a; }
  * index i, its offset); a result over 64 bits fails as "`text` overflows
  * 64 bits", blamed on the expression's field (field, index, offset).
  * Both return -1 after filling c->err.  Thread-safe as c is. */
-AFMT_GEN_API int afmt_field_prod_c(const afmt_vctx *c, const char *name, uint64_t off, uint64_t n, unsigned width,
+AFMT_GEN_API int afmt_field_prod_c(const afmt_validation *c, const char *name, uint64_t off, uint64_t n, unsigned width,
                                    int is_signed, int big, const char *field, uint64_t index, uint64_t offset,
                                    const char *text, uint64_t *out);
-AFMT_GEN_API int afmt_field_sum_c(const afmt_vctx *c, const char *name, uint64_t off, uint64_t n, unsigned width,
+AFMT_GEN_API int afmt_field_sum_c(const afmt_validation *c, const char *name, uint64_t off, uint64_t n, unsigned width,
                                   int is_signed, int big, const char *field, uint64_t index, uint64_t offset,
                                   const char *text, uint64_t *out);
 
@@ -65,7 +65,7 @@ AFMT_GEN_API int afmt_field_sum_c(const afmt_vctx *c, const char *name, uint64_t
  * the field at off), or "expected <want> = <want_text>, found <value>"
  * (blamed on the element: its index and offset).  A signed element is
  * compared as a value (-1 is not 2^64 - 1).  Thread-safe as c is. */
-AFMT_GEN_API int afmt_field_end_c(const afmt_vctx *c, const afmt_field_desc *f, uint64_t off, uint64_t n,
+AFMT_GEN_API int afmt_field_end_c(const afmt_validation *c, const afmt_field_desc *f, uint64_t off, uint64_t n,
                                   int last, uint64_t want, const char *want_text);
 
 #ifdef __cplusplus

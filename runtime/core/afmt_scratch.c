@@ -3,7 +3,7 @@
  * structures it is in.
  *
  * Validators allocate nothing for most specs.  A repeat whose key must be
- * distinct (afmt_uniq) keeps what it read: every block is linked into the
+ * distinct (afmt_unique_keys) keeps what it read: every block is linked into the
  * run's context and freed by afmt_run_validator at the end, whether the
  * run succeeded or failed, so no failure path needs its own cleanup.
  * Each block is sized by what was read, and all of them together by
@@ -22,7 +22,7 @@ typedef struct afmt_scratch {
     union { uint64_t u; double d; void *p; } data[];
 } afmt_scratch;
 
-static int scratch_fail(afmt_vctx *c, uint64_t bytes, const char *field)
+static int scratch_fail(afmt_validation *c, uint64_t bytes, const char *field)
 {
     return afmt_fail_c(c, AFMT_E_NOMEM, field ? field : "", AFMT_NO_INDEX, c->pos,
                        "cannot allocate %" PRIu64 " bytes to remember what was read", bytes);
@@ -30,7 +30,7 @@ static int scratch_fail(afmt_vctx *c, uint64_t bytes, const char *field)
 
 /* limits.max_kept_bytes; 0 (options filled by hand, not by
  * afmt_options_default) means the default, as max_depth's 0 does */
-static uint64_t kept_limit(const afmt_vctx *c)
+static uint64_t kept_limit(const afmt_validation *c)
 {
     const uint64_t limit = c->opt ? c->opt->limits.max_kept_bytes : 0;
     return limit ? limit : AFMT_DEFAULT_MAX_KEPT_BYTES;
@@ -38,13 +38,13 @@ static uint64_t kept_limit(const afmt_vctx *c)
 
 /* The bytes a block of old_bytes may grow to with everything else the run
  * keeps (c->kept counts the block too) still held. */
-static uint64_t kept_room(const afmt_vctx *c, uint64_t old_bytes)
+static uint64_t kept_room(const afmt_validation *c, uint64_t old_bytes)
 {
     const uint64_t others = c->kept - old_bytes, limit = kept_limit(c);
     return others < limit ? limit - others : 0;
 }
 
-static int kept_fail(afmt_vctx *c, uint64_t old_bytes, uint64_t bytes, const char *field)
+static int kept_fail(afmt_validation *c, uint64_t old_bytes, uint64_t bytes, const char *field)
 {
     /* the true total: c->kept - old_bytes + bytes, which may pass 2^64 */
     const uint64_t others = c->kept - old_bytes;
@@ -57,7 +57,7 @@ static int kept_fail(afmt_vctx *c, uint64_t old_bytes, uint64_t bytes, const cha
                        " (limits.max_kept_bytes)", others + bytes, kept_limit(c));
 }
 
-void *afmt_scratch_grow(afmt_vctx *c, void *block, uint64_t bytes, const char *field)
+void *afmt_scratch_grow(afmt_validation *c, void *block, uint64_t bytes, const char *field)
 {
     afmt_scratch *old = block ? (afmt_scratch *)((char *)block - offsetof(afmt_scratch, data)) : NULL;
     const uint64_t old_bytes = old ? old->bytes : 0;
@@ -91,7 +91,7 @@ void *afmt_scratch_grow(afmt_vctx *c, void *block, uint64_t bytes, const char *f
     return nb->data;
 }
 
-int afmt_scratch_reserve(afmt_vctx *c, void **block, uint64_t *cap, uint64_t need, size_t size, uint64_t first,
+int afmt_scratch_reserve(afmt_validation *c, void **block, uint64_t *cap, uint64_t need, size_t size, uint64_t first,
                          const char *field, const char *what)
 {
     uint64_t n = *cap ? *cap : first, room;
@@ -116,7 +116,7 @@ int afmt_scratch_reserve(afmt_vctx *c, void **block, uint64_t *cap, uint64_t nee
     return 0;
 }
 
-void afmt_scratch_free_since(afmt_vctx *c, const struct afmt_scratch *mark)
+void afmt_scratch_free_since(afmt_validation *c, const struct afmt_scratch *mark)
 {
     while (c->scratch && c->scratch != mark) {
         afmt_scratch *next = c->scratch->next;
@@ -126,12 +126,12 @@ void afmt_scratch_free_since(afmt_vctx *c, const struct afmt_scratch *mark)
     }
 }
 
-void afmt_scratch_free_all(afmt_vctx *c)
+void afmt_scratch_free_all(afmt_validation *c)
 {
     afmt_scratch_free_since(c, NULL);
 }
 
-int afmt_struct_enter(afmt_vctx *c, const char *label)
+int afmt_struct_enter(afmt_validation *c, const char *label)
 {
     const uint64_t limit = c->opt ? c->opt->limits.max_depth : 32;
     if (c->depth >= limit)

@@ -21,7 +21,7 @@ static uint64_t end_now(const afmt_src *src, uint64_t end)
     return end == AFMT_LEN_UNKNOWN ? src->len : end;
 }
 
-int afmt_fail_c(const afmt_vctx *c, afmt_code code, const char *field, uint64_t index,
+int afmt_fail_c(const afmt_validation *c, afmt_code code, const char *field, uint64_t index,
                 uint64_t offset, const char *fmt, ...)
 {
     va_list ap;
@@ -31,7 +31,7 @@ int afmt_fail_c(const afmt_vctx *c, afmt_code code, const char *field, uint64_t 
     return -1;
 }
 
-int afmt_tolerate_c(const afmt_vctx *c, afmt_code code, const char *field, uint64_t index,
+int afmt_tolerate_c(const afmt_validation *c, afmt_code code, const char *field, uint64_t index,
                     uint64_t offset, const char *fmt, ...)
 {
     va_list ap;
@@ -42,13 +42,13 @@ int afmt_tolerate_c(const afmt_vctx *c, afmt_code code, const char *field, uint6
     return rc;
 }
 
-int afmt_overflow_c(const afmt_vctx *c, const char *field, uint64_t index, uint64_t offset,
+int afmt_overflow_c(const afmt_validation *c, const char *field, uint64_t index, uint64_t offset,
                     const char *expr_text)
 {
     return afmt_fail_overflow(c->err, c->path, field, index, offset, expr_text);
 }
 
-int afmt_take_field_short(afmt_vctx *c, const afmt_field_desc *f, uint64_t count)
+int afmt_take_field_short(afmt_validation *c, const afmt_field_desc *f, uint64_t count)
 {
     afmt_src *src = c->src;
     afmt_error *err = c->err;
@@ -63,7 +63,7 @@ int afmt_take_field_short(afmt_vctx *c, const afmt_field_desc *f, uint64_t count
                              f->name, region);
 }
 
-int afmt_take_string(afmt_vctx *c, const afmt_field_desc *f, uint64_t *len)
+int afmt_take_string(afmt_validation *c, const afmt_field_desc *f, uint64_t *len)
 {
     const uint64_t at = c->pos, end = afmt_end(c);
     const uint8_t *p;
@@ -112,7 +112,7 @@ const char *afmt_field_value_name(const afmt_field_desc *f, const uint8_t *p, in
     return NULL;
 }
 
-int afmt_text_slot_fail(const afmt_vctx *c, const char *field, uint64_t offset, uint64_t bad)
+int afmt_text_slot_fail(const afmt_validation *c, const char *field, uint64_t offset, uint64_t bad)
 {
     afmt_src *src = c->src;
     return afmt_fail(c->err, AFMT_E_VALUE, c->path, field, AFMT_NO_INDEX, offset + bad,
@@ -124,7 +124,7 @@ int afmt_text_slot_fail(const afmt_vctx *c, const char *field, uint64_t offset, 
  * bytes says it when it opens the outermost region that reaches past the
  * input's end (afmt_region_open_fail), and as afmt_region_close_slow says
  * it for a stream. */
-static int region_past_input(const afmt_vctx *c, uint64_t input_end)
+static int region_past_input(const afmt_validation *c, uint64_t input_end)
 {
     const afmt_region_ctx *r = c->region;
 
@@ -134,7 +134,7 @@ static int region_past_input(const afmt_vctx *c, uint64_t input_end)
                           end_now(c->src, r->outer_end), r->size, r->name);
 }
 
-int afmt_padding_fail(afmt_vctx *c, const char *field, int lenient, uint64_t len, int taken,
+int afmt_padding_fail(afmt_validation *c, const char *field, int lenient, uint64_t len, int taken,
                       uint64_t nonzero)
 {
     afmt_src *src = c->src;
@@ -179,7 +179,7 @@ int afmt_padding_fail(afmt_vctx *c, const char *field, int lenient, uint64_t len
     return 0;
 }
 
-int afmt_expect_end_slow(const afmt_vctx *c, int lenient, int at_end)
+int afmt_expect_end_slow(const afmt_validation *c, int lenient, int at_end)
 {
     afmt_src *src = c->src;
     afmt_error *err = c->err;
@@ -207,7 +207,7 @@ int afmt_expect_end_slow(const afmt_vctx *c, int lenient, int at_end)
                          afmt_src_rest(src, pos) == 1 ? "" : "s");
 }
 
-void afmt_keep_trailer(const afmt_vctx *c)
+void afmt_keep_trailer(const afmt_validation *c)
 {
     afmt_src *src = c->src;
     const afmt_visitor *vis = c->vis;
@@ -219,7 +219,7 @@ void afmt_keep_trailer(const afmt_vctx *c)
     }
 }
 
-int afmt_tiles_place(const afmt_vctx *c, afmt_tiles *t, const afmt_tile_fields *f, uint64_t row,
+int afmt_tiles_place(const afmt_validation *c, afmt_tiles *t, const afmt_tile_fields *f, uint64_t row,
                      uint64_t col, uint64_t rows, uint64_t cols, uint64_t row_at, uint64_t col_at,
                      uint64_t rows_at, uint64_t cols_at)
 {
@@ -256,7 +256,7 @@ int afmt_tiles_place(const afmt_vctx *c, afmt_tiles *t, const afmt_tile_fields *
                      "block lies outside the matrix");
 }
 
-const afmt_type_entry *afmt_lookup_text_fail(const afmt_vctx *c, const char *table,
+const afmt_type_entry *afmt_lookup_text_fail(const afmt_validation *c, const char *table,
                                              const char *field, uint64_t index, uint64_t offset,
                                              const uint8_t *key, size_t len, const char *known)
 {
@@ -270,13 +270,13 @@ const afmt_type_entry *afmt_lookup_text_fail(const afmt_vctx *c, const char *tab
     return NULL;
 }
 
-int afmt_count_overflow(const afmt_vctx *c, const char *field, uint64_t offset)
+int afmt_count_overflow(const afmt_validation *c, const char *field, uint64_t offset)
 {
     return afmt_fail(c->err, AFMT_E_OVERFLOW, c->path, field, AFMT_NO_INDEX, offset,
                      "the element count overflows 64 bits");
 }
 
-int afmt_csr_counts_fail(const afmt_vctx *c, const char *ro_name, uint64_t ro_off, uint64_t ro_count,
+int afmt_csr_counts_fail(const afmt_validation *c, const char *ro_name, uint64_t ro_off, uint64_t ro_count,
                          const char *ci_name, uint64_t ci_off, uint64_t ci_count, uint64_t rows, uint64_t nnz)
 {
     if (rows == UINT64_MAX || ro_count != rows + 1)
@@ -288,7 +288,7 @@ int afmt_csr_counts_fail(const afmt_vctx *c, const char *ro_name, uint64_t ro_of
                      ci_count, nnz);
 }
 
-int afmt_payload_blocks(const afmt_vctx *c, const char *field, uint64_t stored, afmt_elem el, uint64_t *nbytes)
+int afmt_payload_blocks(const afmt_validation *c, const char *field, uint64_t stored, afmt_elem el, uint64_t *nbytes)
 {
     const char *type = el.name ? el.name : "its type";
     *nbytes = 0;
@@ -303,7 +303,7 @@ int afmt_payload_blocks(const afmt_vctx *c, const char *field, uint64_t stored, 
     return 0;
 }
 
-int afmt_payload_bytes_overflow(const afmt_vctx *c, const char *field, uint64_t stored,
+int afmt_payload_bytes_overflow(const afmt_validation *c, const char *field, uint64_t stored,
                                 afmt_dtype dtype)
 {
     return afmt_fail(c->err, AFMT_E_OVERFLOW, c->path, field, AFMT_NO_INDEX, c->pos,
@@ -311,7 +311,7 @@ int afmt_payload_bytes_overflow(const afmt_vctx *c, const char *field, uint64_t 
                      afmt_dtype_name(dtype));
 }
 
-int afmt_take_payload_short(afmt_vctx *c, const char *field, uint64_t nbytes)
+int afmt_take_payload_short(afmt_validation *c, const char *field, uint64_t nbytes)
 {
     return afmt_src_short_ex(c->src, c->err, c->path, field, AFMT_NO_INDEX, c->pos,
                              end_now(c->src, afmt_end(c)), nbytes, 0, "the payload", c->region);
@@ -340,7 +340,7 @@ void afmt_view_type(afmt_array *a, afmt_elem el)
         snprintf(a->opaque_name, sizeof a->opaque_name, "%s", el.name);
 }
 
-int afmt_view_dims(const afmt_vctx *c, afmt_array *a, const afmt_field_desc *f, uint64_t offset,
+int afmt_view_dims(const afmt_validation *c, afmt_array *a, const afmt_field_desc *f, uint64_t offset,
                    uint64_t n)
 {
     const uint8_t *p;
@@ -359,7 +359,7 @@ int afmt_view_dims(const afmt_vctx *c, afmt_array *a, const afmt_field_desc *f, 
     return 0;
 }
 
-int afmt_view_hand(const afmt_vctx *c, const char *field, afmt_array *a, uint64_t nbytes)
+int afmt_view_hand(const afmt_validation *c, const char *field, afmt_array *a, uint64_t nbytes)
 {
     a->data = afmt_src_ptr(c->src, c->pos, nbytes);
     if (c->vis->on_array(c->vis->ctx, a) == 0)
@@ -387,7 +387,7 @@ const afmt_type_entry2 *afmt_type_by_dtype2(const afmt_type_entry2 *table, size_
     return NULL;
 }
 
-int afmt_region_open_fail(const afmt_vctx *c, const afmt_region_ctx *r)
+int afmt_region_open_fail(const afmt_validation *c, const afmt_region_ctx *r)
 {
     const uint64_t pos = c->pos;
     return afmt_fail(c->err, AFMT_E_TRUNCATED, c->path, r->name, AFMT_NO_INDEX, pos,
@@ -395,7 +395,7 @@ int afmt_region_open_fail(const afmt_vctx *c, const afmt_region_ctx *r)
                      r->outer_end - pos);
 }
 
-int afmt_region_close_slow(afmt_vctx *c, afmt_region_rest rest, uint64_t size_offset)
+int afmt_region_close_slow(afmt_validation *c, afmt_region_rest rest, uint64_t size_offset)
 {
     afmt_src *src = c->src;
     const afmt_options *opt = c->opt;
@@ -436,7 +436,7 @@ int afmt_region_close_slow(afmt_vctx *c, afmt_region_rest rest, uint64_t size_of
                          r->end - at) ? -1 : 0;
 }
 
-int afmt_lz4_prove(afmt_vctx *c, const char *field, uint64_t nbytes, uint64_t count,
+int afmt_lz4_prove(afmt_validation *c, const char *field, uint64_t nbytes, uint64_t count,
                    uint64_t elsize)
 {
     afmt_src *src = c->src;
@@ -467,7 +467,7 @@ int afmt_lz4_prove(afmt_vctx *c, const char *field, uint64_t nbytes, uint64_t co
                      "malformed LZ4 block: %s", why);
 }
 
-int afmt_pad_to_overflow(const afmt_vctx *c, const char *field, const char *expr_text)
+int afmt_pad_to_overflow(const afmt_validation *c, const char *field, const char *expr_text)
 {
     return afmt_fail(c->err, AFMT_E_OVERFLOW, c->path, field, AFMT_NO_INDEX, c->pos,
                      "`%s` overflows 64 bits or divides by zero", expr_text);

@@ -37,7 +37,7 @@ extern "C" {
  * a step fails (-1), the validator returns at once: region and pos are
  * not restored.  A writer calls the checks it shares with the validator
  * with AFMT_VCTX_STRICT(err): no options (strict), no visitor, no path. */
-typedef struct afmt_vctx {
+typedef struct afmt_validation {
     afmt_src *src;
     const afmt_options *opt;       /* NULL only in a writer's checks */
     const afmt_visitor *vis;       /* may be NULL */
@@ -56,20 +56,20 @@ typedef struct afmt_vctx {
                                       (held to limits.max_kept_bytes) */
     const struct afmt_inflated *inflated; /* the innermost inflated region open
                                       (afmt_inflated.h), NULL: none */
-} afmt_vctx;
+} afmt_validation;
 
 /* A field's or payload's byte order that is not fixed by the spec but
  * chosen at run time (afmt_field_desc.big_endian, afmt_dir_desc's): c->big. */
 #define AFMT_ORDER_RUN (-1)
 
 /* The byte order big (0, 1 or AFMT_ORDER_RUN) stands for in c. */
-static inline int afmt_order_of(const afmt_vctx *c, int big)
+static inline int afmt_order_of(const afmt_validation *c, int big)
 {
     return big == AFMT_ORDER_RUN ? c->big : big;
 }
 
 /* Memory a run of a validator needs beyond its stack, for a set of keys
- * that must be distinct (afmt_uniq) or records kept for later items: a
+ * that must be distinct (afmt_unique_keys) or records kept for later items: a
  * block of bytes bytes (block NULL: a new one, uninitialised) or block
  * grown to bytes, keeping its content; linked into c->scratch and freed
  * when the run ends (afmt_run_validator), so a failure anywhere leaks
@@ -78,7 +78,7 @@ static inline int afmt_order_of(const afmt_vctx *c, int big)
  * (c->kept): NULL with AFMT_E_LIMIT naming the limit and field, at c->pos,
  * when this one would pass it; NULL with AFMT_E_NOMEM when the memory
  * cannot be had. */
-AFMT_GEN_API void *afmt_scratch_grow(afmt_vctx *c, void *block, uint64_t bytes, const char *field);
+AFMT_GEN_API void *afmt_scratch_grow(afmt_validation *c, void *block, uint64_t bytes, const char *field);
 /* Make *block (a scratch block of *cap items of size bytes, or NULL with
  * *cap 0) hold at least need items: unchanged if it does, else grown to
  * first items (when *cap is 0) doubled until they are enough, *block and
@@ -86,27 +86,27 @@ AFMT_GEN_API void *afmt_scratch_grow(afmt_vctx *c, void *block, uint64_t bytes, 
  * instead to need and half of what the limit leaves beyond it, so the
  * limit is hit by what is really kept, not by the slack of a doubling.  0, or -1
  * with AFMT_E_OVERFLOW (what: "key bytes"), AFMT_E_LIMIT or AFMT_E_NOMEM
- * in c->err.  The one growth rule of the runtime's lists (afmt_uniq,
+ * in c->err.  The one growth rule of the runtime's lists (afmt_unique_keys,
  * afmt_dir_records): amortised O(1) per item. */
-int afmt_scratch_reserve(afmt_vctx *c, void **block, uint64_t *cap, uint64_t need, size_t size, uint64_t first,
+int afmt_scratch_reserve(afmt_validation *c, void **block, uint64_t *cap, uint64_t need, size_t size, uint64_t first,
                          const char *field, const char *what);
 /* Free every block of the run (afmt_run_validator calls it). */
-AFMT_GEN_API void afmt_scratch_free_all(afmt_vctx *c);
+AFMT_GEN_API void afmt_scratch_free_all(afmt_validation *c);
 /* Free the blocks made since mark (c->scratch as it was then: blocks are
  * linked newest first, and one grown keeps its place), for a step whose
  * memory is needed only while it runs (a key-value's lists, until on_kv
  * returns). */
-void afmt_scratch_free_since(afmt_vctx *c, const struct afmt_scratch *mark);
+void afmt_scratch_free_since(afmt_validation *c, const struct afmt_scratch *mark);
 
 /* Enter a named structure (a spec's "structs", used by an item labelled
  * label): fails with AFMT_E_LIMIT past limits.max_depth, so a recursive
  * structure is bounded however deep the input nests.  The caller
  * decrements c->depth after the structure's function returns 0. */
-AFMT_GEN_API int afmt_struct_enter(afmt_vctx *c, const char *label);
+AFMT_GEN_API int afmt_struct_enter(afmt_validation *c, const char *label);
 
 /* Whether the n bytes at offset (a string field's content, already
  * bounded) equal the k bytes of lit. */
-static inline int afmt_str_eq(const afmt_vctx *c, uint64_t offset, uint64_t n, const char *lit,
+static inline int afmt_str_eq(const afmt_validation *c, uint64_t offset, uint64_t n, const char *lit,
                               size_t k)
 {
     return n == k && (k == 0 || memcmp(AFMT_B(c->src, offset), lit, k) == 0);
@@ -128,11 +128,11 @@ typedef struct afmt_elem {
 
 /* A strict context of no input for the checks a writer shares with the
  * validator (a compound literal: lives in the enclosing block). */
-#define AFMT_VCTX_STRICT(err_) (&(afmt_vctx){NULL, NULL, NULL, (err_), NULL, NULL, 0, 0, 0, NULL, 0, 0, NULL})
+#define AFMT_VCTX_STRICT(err_) (&(afmt_validation){NULL, NULL, NULL, (err_), NULL, NULL, 0, 0, 0, NULL, 0, 0, NULL})
 
 /* Where the items being read must end: the innermost region's end, else
  * the input's (src->len, learnt late for a stream: read it each time). */
-static inline uint64_t afmt_end(const afmt_vctx *c)
+static inline uint64_t afmt_end(const afmt_validation *c)
 {
     return c->region ? c->region->end : c->src->len;
 }
@@ -140,19 +140,19 @@ static inline uint64_t afmt_end(const afmt_vctx *c)
 /* afmt_fail, afmt_tolerate and afmt_fail_overflow in c's terms (its err,
  * path, options and visitor): what a generated validator's failures are
  * (one line each).  Return -1, or afmt_tolerate's 0 to go on. */
-AFMT_GEN_API AFMT_COLD int afmt_fail_c(const afmt_vctx *c, afmt_code code, const char *field, uint64_t index,
+AFMT_GEN_API AFMT_COLD int afmt_fail_c(const afmt_validation *c, afmt_code code, const char *field, uint64_t index,
                                        uint64_t offset, const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
     __attribute__((format(printf, 6, 7)))
 #endif
     ;
-AFMT_GEN_API int afmt_tolerate_c(const afmt_vctx *c, afmt_code code, const char *field, uint64_t index,
+AFMT_GEN_API int afmt_tolerate_c(const afmt_validation *c, afmt_code code, const char *field, uint64_t index,
                                  uint64_t offset, const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
     __attribute__((format(printf, 6, 7)))
 #endif
     ;
-AFMT_GEN_API AFMT_COLD int afmt_overflow_c(const afmt_vctx *c, const char *field, uint64_t index, uint64_t offset,
+AFMT_GEN_API AFMT_COLD int afmt_overflow_c(const afmt_validation *c, const char *field, uint64_t index, uint64_t offset,
                                            const char *expr_text);
 
 /* A header field as the spec describes it (a static const per field in
@@ -180,14 +180,14 @@ typedef struct afmt_field_desc {
 AFMT_GEN_API const char *afmt_field_value_name(const afmt_field_desc *f, const uint8_t *p, int big);
 
 /* The failure of afmt_take_field (out of line: the rare path). */
-AFMT_GEN_API AFMT_COLD int afmt_take_field_short(afmt_vctx *c, const afmt_field_desc *f, uint64_t count);
+AFMT_GEN_API AFMT_COLD int afmt_take_field_short(afmt_validation *c, const afmt_field_desc *f, uint64_t count);
 
 /* Take field f (count elements; 1 for a scalar) at c->pos, which must lie
  * before the end (afmt_end) of the region open: on success c->pos moves
  * past it, c->opt->fields is told of it, and 0 is returned; otherwise the
  * truncation (afmt_src_short_ex), -1.  The field's bytes are then in
  * memory at AFMT_B(c->src, old c->pos). */
-static inline int afmt_take_field(afmt_vctx *c, const afmt_field_desc *f, uint64_t count)
+static inline int afmt_take_field(afmt_validation *c, const afmt_field_desc *f, uint64_t count)
 {
     const uint64_t at = c->pos, end = afmt_end(c);
     /* count is held to the bytes left before it is multiplied: no overflow */
@@ -208,7 +208,7 @@ static inline int afmt_take_field(afmt_vctx *c, const afmt_field_desc *f, uint64
  * bytes left before the region's end.  A stream whose length is not known
  * yet first reads ahead as far as its window allows, so that a count the
  * input cannot hold is found now, as from a buffer. */
-static inline int afmt_count_exceeds(afmt_vctx *c, uint64_t count)
+static inline int afmt_count_exceeds(afmt_validation *c, uint64_t count)
 {
     afmt_src *s = c->src;
     if (s->read && s->len == AFMT_LEN_UNKNOWN && !c->region)
@@ -222,11 +222,11 @@ static inline int afmt_count_exceeds(afmt_vctx *c, uint64_t count)
  * the length at most limits.max_header_bytes.  c->opt->fields is told of
  * the content as a bytes field.  0 and *len set, or -1 after a failure
  * naming f (truncation, limit). */
-AFMT_GEN_API int afmt_take_string(afmt_vctx *c, const afmt_field_desc *f, uint64_t *len);
+AFMT_GEN_API int afmt_take_string(afmt_validation *c, const afmt_field_desc *f, uint64_t *len);
 
 /* Fail (code, e.g. AFMT_E_MAGIC) unless the n bytes of field at offset
  * equal want; the message shows both. */
-static inline int afmt_expect_bytes(const afmt_vctx *c, const char *field, afmt_code code,
+static inline int afmt_expect_bytes(const afmt_validation *c, const char *field, afmt_code code,
                                     uint64_t offset, const char *want, unsigned n)
 {
     if (memcmp(AFMT_B(c->src, offset), want, n) == 0)
@@ -237,8 +237,8 @@ static inline int afmt_expect_bytes(const afmt_vctx *c, const char *field, afmt_
 
 /* Fail unless the n-byte text slot of field at offset is ASCII followed by
  * NUL padding; names the first bad byte. */
-AFMT_GEN_API AFMT_COLD int afmt_text_slot_fail(const afmt_vctx *c, const char *field, uint64_t offset, uint64_t bad);
-static inline int afmt_expect_text_slot(const afmt_vctx *c, const char *field, uint64_t offset,
+AFMT_GEN_API AFMT_COLD int afmt_text_slot_fail(const afmt_validation *c, const char *field, uint64_t offset, uint64_t bad);
+static inline int afmt_expect_text_slot(const afmt_validation *c, const char *field, uint64_t offset,
                                         unsigned n)
 {
     const uint64_t bad = afmt_text_slot_check(AFMT_B(c->src, offset), n);
@@ -248,9 +248,9 @@ static inline int afmt_expect_text_slot(const afmt_vctx *c, const char *field, u
 /* Skip len bytes of zero padding of field at c->pos.  A short input or a
  * nonzero byte fails, or with lenient set is a tolerance (afmt_tolerate):
  * the reference readers of some formats accept a missing final pad. */
-AFMT_GEN_API AFMT_COLD int afmt_padding_fail(afmt_vctx *c, const char *field, int lenient, uint64_t len, int taken,
+AFMT_GEN_API AFMT_COLD int afmt_padding_fail(afmt_validation *c, const char *field, int lenient, uint64_t len, int taken,
                                              uint64_t nonzero);
-static inline int afmt_take_padding(afmt_vctx *c, const char *field, int lenient, uint64_t len)
+static inline int afmt_take_padding(afmt_validation *c, const char *field, int lenient, uint64_t len)
 {
     uint64_t nonzero = len;
     const int taken = afmt_src_take(c->src, afmt_end(c), c->pos, len, afmt_src_scan_zero, NULL,
@@ -267,8 +267,8 @@ static inline int afmt_take_padding(afmt_vctx *c, const char *field, int lenient
  * afmt_region_open fills r (name and size_field as in afmt_region_ctx) and
  * makes it c's innermost region; it fails, on the region, when fewer than
  * size bytes are left.  r lives until afmt_region_close. */
-AFMT_GEN_API AFMT_COLD int afmt_region_open_fail(const afmt_vctx *c, const afmt_region_ctx *r);
-static inline int afmt_region_open(afmt_vctx *c, afmt_region_ctx *r, const char *name,
+AFMT_GEN_API AFMT_COLD int afmt_region_open_fail(const afmt_validation *c, const afmt_region_ctx *r);
+static inline int afmt_region_open(afmt_validation *c, afmt_region_ctx *r, const char *name,
                                    const char *size_field, uint64_t size)
 {
     const uint64_t pos = c->pos;
@@ -294,8 +294,8 @@ typedef enum afmt_region_rest {
  * failure is blamed on the size field (at size_offset) when the region has
  * one, else on the region at c->pos.  A stream that cannot reach the end
  * fails as truncated. */
-AFMT_GEN_API AFMT_COLD int afmt_region_close_slow(afmt_vctx *c, afmt_region_rest rest, uint64_t size_offset);
-static inline int afmt_region_close(afmt_vctx *c, afmt_region_rest rest, uint64_t size_offset)
+AFMT_GEN_API AFMT_COLD int afmt_region_close_slow(afmt_validation *c, afmt_region_rest rest, uint64_t size_offset);
+static inline int afmt_region_close(afmt_validation *c, afmt_region_rest rest, uint64_t size_offset)
 {
     const afmt_region_ctx *r = c->region;
     if (c->pos != r->end)
@@ -308,8 +308,8 @@ static inline int afmt_region_close(afmt_vctx *c, afmt_region_rest rest, uint64_
  * to a multiple of align: a spec's pad of `roundup(x, k) - x`.  A multiple
  * that overflows 64 bits fails on field at c->pos ("`expr_text` overflows
  * 64 bits or divides by zero", as the expression would). */
-AFMT_GEN_API AFMT_COLD int afmt_pad_to_overflow(const afmt_vctx *c, const char *field, const char *expr_text);
-static inline int afmt_take_pad_to(afmt_vctx *c, const char *field, int lenient, uint64_t len,
+AFMT_GEN_API AFMT_COLD int afmt_pad_to_overflow(const afmt_validation *c, const char *field, const char *expr_text);
+static inline int afmt_take_pad_to(afmt_validation *c, const char *field, int lenient, uint64_t len,
                                    uint64_t align, const char *expr_text)
 {
     uint64_t rounded;
@@ -320,8 +320,8 @@ static inline int afmt_take_pad_to(afmt_vctx *c, const char *field, int lenient,
 
 /* At the end of the input: nothing may follow c->pos (with lenient set,
  * trailing bytes are a tolerance). */
-AFMT_GEN_API AFMT_COLD int afmt_expect_end_slow(const afmt_vctx *c, int lenient, int at_end);
-static inline int afmt_expect_end(const afmt_vctx *c, int lenient)
+AFMT_GEN_API AFMT_COLD int afmt_expect_end_slow(const afmt_validation *c, int lenient, int at_end);
+static inline int afmt_expect_end(const afmt_validation *c, int lenient)
 {
     const int at_end = afmt_src_at_end(c->src, c->src->len, c->pos);
     return at_end > 0 ? 0 : afmt_expect_end_slow(c, lenient, at_end);
@@ -329,7 +329,7 @@ static inline int afmt_expect_end(const afmt_vctx *c, int lenient)
 
 /* At the end of the input: the bytes after c->pos (if any) are metadata,
  * handed to the visitor's on_trailer as they are. */
-AFMT_GEN_API void afmt_keep_trailer(const afmt_vctx *c);
+AFMT_GEN_API void afmt_keep_trailer(const afmt_validation *c);
 
 /* The element count of a shape of dimensions, one dimension at a time
  * (afmt_count_dim, then afmt_count_end): their product, 0 when one of
@@ -345,7 +345,7 @@ typedef struct afmt_count {
     uint64_t offset;
 } afmt_count;
 #define AFMT_COUNT_INIT {1, 0, 0, NULL, 0}
-AFMT_GEN_API AFMT_COLD int afmt_count_overflow(const afmt_vctx *c, const char *field, uint64_t offset);
+AFMT_GEN_API AFMT_COLD int afmt_count_overflow(const afmt_validation *c, const char *field, uint64_t offset);
 static inline void afmt_count_dim(afmt_count *k, uint64_t dim, const char *field, uint64_t offset)
 {
     if (dim == 0)
@@ -356,7 +356,7 @@ static inline void afmt_count_dim(afmt_count *k, uint64_t dim, const char *field
         k->offset = offset;
     }
 }
-static inline int afmt_count_end(const afmt_vctx *c, const afmt_count *k, uint64_t *n)
+static inline int afmt_count_end(const afmt_validation *c, const afmt_count *k, uint64_t *n)
 {
     *n = k->zero ? 0 : k->n;
     return k->zero || !k->overflowed ? 0 : afmt_count_overflow(c, k->field, k->offset);
@@ -367,10 +367,10 @@ static inline int afmt_count_end(const afmt_vctx *c, const afmt_count *k, uint64
  * col_indices (ci_count at ci_off) nnz, whatever the spec's counts say,
  * so that reading the matrix stays inside them.  Fails (constraint) on
  * the index array that does not, at its offset. */
-AFMT_GEN_API AFMT_COLD int afmt_csr_counts_fail(const afmt_vctx *c, const char *ro_name, uint64_t ro_off,
+AFMT_GEN_API AFMT_COLD int afmt_csr_counts_fail(const afmt_validation *c, const char *ro_name, uint64_t ro_off,
                                                 uint64_t ro_count, const char *ci_name, uint64_t ci_off,
                                                 uint64_t ci_count, uint64_t rows, uint64_t nnz);
-static inline int afmt_csr_counts(const afmt_vctx *c, const char *ro_name, uint64_t ro_off, uint64_t ro_count,
+static inline int afmt_csr_counts(const afmt_validation *c, const char *ro_name, uint64_t ro_off, uint64_t ro_count,
                                   const char *ci_name, uint64_t ci_off, uint64_t ci_count, uint64_t rows,
                                   uint64_t nnz)
 {
@@ -383,11 +383,11 @@ static inline int afmt_csr_counts(const afmt_vctx *c, const char *ro_name, uint6
  * a block type: stored / block blocks of el.size bytes, afmt_payload_blocks)
  * into *nbytes; fails (field, at c->pos) when that overflows 64 bits, or
  * (constraint) when the elements are no whole number of blocks. */
-AFMT_GEN_API AFMT_COLD int afmt_payload_bytes_overflow(const afmt_vctx *c, const char *field, uint64_t stored,
+AFMT_GEN_API AFMT_COLD int afmt_payload_bytes_overflow(const afmt_validation *c, const char *field, uint64_t stored,
                                                        afmt_dtype dtype);
-AFMT_GEN_API int afmt_payload_blocks(const afmt_vctx *c, const char *field, uint64_t stored, afmt_elem el,
+AFMT_GEN_API int afmt_payload_blocks(const afmt_validation *c, const char *field, uint64_t stored, afmt_elem el,
                                      uint64_t *nbytes);
-static inline int afmt_payload_bytes(const afmt_vctx *c, const char *field, uint64_t stored,
+static inline int afmt_payload_bytes(const afmt_validation *c, const char *field, uint64_t stored,
                                      afmt_elem el, uint64_t *nbytes)
 {
     if (el.block > 1)
@@ -406,8 +406,8 @@ static inline int afmt_payload_bytes(const afmt_vctx *c, const char *field, uint
  * end, scanning them with scan (if not NULL) on the way; *bad (if not
  * NULL) is the index of the first byte scan refused, or nbytes.  Does not
  * move c->pos: the payload's view is handed over first (afmt_view_hand). */
-AFMT_GEN_API AFMT_COLD int afmt_take_payload_short(afmt_vctx *c, const char *field, uint64_t nbytes);
-static inline int afmt_take_payload(afmt_vctx *c, const char *field, uint64_t nbytes,
+AFMT_GEN_API AFMT_COLD int afmt_take_payload_short(afmt_validation *c, const char *field, uint64_t nbytes);
+static inline int afmt_take_payload(afmt_validation *c, const char *field, uint64_t nbytes,
                                     afmt_scan_fn scan, void *scan_ctx, uint64_t *bad)
 {
     uint64_t first_bad = nbytes;
@@ -424,7 +424,7 @@ static inline int afmt_take_payload(afmt_vctx *c, const char *field, uint64_t nb
  * (afmt_lz4_block_check).  0, or the failure: the size overflows or
  * exceeds the limit, the block is truncated, malformed, or of another size
  * (at the offending byte). */
-AFMT_GEN_API int afmt_lz4_prove(afmt_vctx *c, const char *field, uint64_t nbytes, uint64_t count,
+AFMT_GEN_API int afmt_lz4_prove(afmt_validation *c, const char *field, uint64_t nbytes, uint64_t count,
                                 uint64_t elsize);
 
 /* Start the view a of a payload array with what every layout shares: the
@@ -443,7 +443,7 @@ AFMT_GEN_API void afmt_view_type(afmt_array *a, afmt_elem el);
 /* afmt_view_start(a, ...) and afmt_view_type(a, el) at c->pos, the c->narrays-th array, and a, when
  * a visitor wants arrays; else NULL (no view to describe: afmt_take_view
  * and afmt_view_hand are then given NULL). */
-static inline afmt_array *afmt_view_begin(const afmt_vctx *c, afmt_array *a, afmt_elem el,
+static inline afmt_array *afmt_view_begin(const afmt_validation *c, afmt_array *a, afmt_elem el,
                                           uint64_t count, afmt_order order, afmt_endian endian,
                                           uint64_t nbytes)
 {
@@ -456,17 +456,17 @@ static inline afmt_array *afmt_view_begin(const afmt_vctx *c, afmt_array *a, afm
 
 /* a's dims are the n elements of the integer array field f at offset;
  * fails (on f, at offset) when n exceeds AFMT_RANK_CAP. */
-AFMT_GEN_API int afmt_view_dims(const afmt_vctx *c, afmt_array *a, const afmt_field_desc *f, uint64_t offset,
+AFMT_GEN_API int afmt_view_dims(const afmt_validation *c, afmt_array *a, const afmt_field_desc *f, uint64_t offset,
                                 uint64_t n);
 
 /* Hand view a of the payload at c->pos (nbytes, taken) to vis->on_array;
  * fails ("stopped by the caller", on field) when it says stop. */
-AFMT_GEN_API int afmt_view_hand(const afmt_vctx *c, const char *field, afmt_array *a, uint64_t nbytes);
+AFMT_GEN_API int afmt_view_hand(const afmt_validation *c, const char *field, afmt_array *a, uint64_t nbytes);
 
 /* Take the nbytes of the payload of field at c->pos (afmt_take_payload,
  * no scan), hand its view a to the visitor (a NULL: no visitor wants one;
  * afmt_view_hand), count it in c->narrays and move c->pos past it. */
-static inline int afmt_take_view(afmt_vctx *c, const char *field, afmt_array *a,
+static inline int afmt_take_view(afmt_validation *c, const char *field, afmt_array *a,
                                  uint64_t nbytes)
 {
     if (afmt_take_payload(c, field, nbytes, NULL, NULL, NULL))
@@ -489,7 +489,7 @@ typedef struct afmt_tile_fields {
  * block larger than the matrix blames its size, one that ends past its
  * edge its position, one that overlaps an earlier block or one too many
  * its row. */
-AFMT_GEN_API int afmt_tiles_place(const afmt_vctx *c, afmt_tiles *t, const afmt_tile_fields *f, uint64_t row,
+AFMT_GEN_API int afmt_tiles_place(const afmt_validation *c, afmt_tiles *t, const afmt_tile_fields *f, uint64_t row,
                                   uint64_t col, uint64_t rows, uint64_t cols, uint64_t row_at, uint64_t col_at,
                                   uint64_t rows_at, uint64_t cols_at);
 
@@ -518,10 +518,10 @@ static inline const afmt_type_entry *afmt_type_by_text(const afmt_type_entry *ta
 /* afmt_type_by_text of the len-byte key of field at offset (blamed as
  * field[index]), or NULL after failing: "no entry of table <table> matches
  * (<field> = <the key as text>): unknown type code<known>". */
-AFMT_GEN_API AFMT_COLD const afmt_type_entry *afmt_lookup_text_fail(const afmt_vctx *c, const char *table,
+AFMT_GEN_API AFMT_COLD const afmt_type_entry *afmt_lookup_text_fail(const afmt_validation *c, const char *table,
                                                                     const char *field, uint64_t index, uint64_t offset,
                                                                     const uint8_t *key, size_t len, const char *known);
-static inline const afmt_type_entry *afmt_lookup_text(const afmt_vctx *c,
+static inline const afmt_type_entry *afmt_lookup_text(const afmt_validation *c,
                                                       const afmt_type_entry *entries, size_t n,
                                                       const uint8_t *key, size_t len,
                                                       const char *table, const char *field,

@@ -205,7 +205,7 @@ typedef struct value_read {
 } value_read;
 
 /* g->validate on the value's bytes, as the writer wrote them (its order). */
-static int read_value_back(afmt_vctx *c, const void *arg)
+static int read_value_back(afmt_validation *c, const void *arg)
 {
     const value_read *r = arg;
     c->big = r->g->write_big;
@@ -265,7 +265,7 @@ int afmt_value_u64(const afmt_value *v, const char *field, uint64_t index, uint6
 /* ------------------------------------------------------------ reading */
 
 typedef struct reader {
-    afmt_vctx *c;
+    afmt_validation *c;
     const afmt_value_grammar *g;
     uint64_t end;    /* the bytes validated end here */
     uint64_t budget; /* bytes of decoded lists still allowed for this key-value */
@@ -351,7 +351,7 @@ static int decode(reader *r, uint64_t code, uint64_t at_code, uint64_t *at, afmt
     return 0;
 }
 
-int afmt_kv_visit(afmt_vctx *c, const afmt_value_grammar *g, uint64_t key_at, uint64_t key_len, uint64_t code,
+int afmt_kv_visit(afmt_validation *c, const afmt_value_grammar *g, uint64_t key_at, uint64_t key_len, uint64_t code,
                   uint64_t value_at, uint64_t offset)
 {
     const struct afmt_scratch *const mark = c->scratch; /* the lists live for the call */

@@ -53,7 +53,7 @@ typedef struct afmt_value_grammar {
      * `value != 0`, GGUF's bool): the writer reads each value it writes
      * back through it, so that it writes only what the validator accepts.
      * NULL: nothing to check. */
-    int (*validate)(afmt_vctx *c, uint64_t code);
+    int (*validate)(afmt_validation *c, uint64_t code);
 } afmt_value_grammar;
 
 /* The type code of v's kind and width (a list's: its own case), 0; -1 when
@@ -83,7 +83,7 @@ AFMT_GEN_API int afmt_value_u64(const afmt_value *v, const char *field, uint64_t
  * bytes at key_at), its value of type code at value_at, decoded by g; the
  * key field at offset.  0, or -1 with c->err (the visitor stopped; a value
  * the stream's window no longer holds: AFMT_E_LIMIT). */
-AFMT_GEN_API int afmt_kv_visit(afmt_vctx *c, const afmt_value_grammar *g, uint64_t key_at, uint64_t key_len,
+AFMT_GEN_API int afmt_kv_visit(afmt_validation *c, const afmt_value_grammar *g, uint64_t key_at, uint64_t key_len,
                                uint64_t code, uint64_t value_at, uint64_t offset);
 
 /* Keys of kv[0..n) distinct (as bytes, or as C strings up to a NUL when

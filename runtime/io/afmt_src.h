@@ -119,7 +119,7 @@ AFMT_GEN_API const uint8_t *afmt_src_ptr(const afmt_src *s, uint64_t pos, uint64
  * before s->len) equal p[0..n), read again by offset through a small
  * buffer of the caller's stack, leaving the window alone: 1 equal, 0 not,
  * -1 a read failed (s->io_error set).  Lets a check compare what the
- * window has dropped (afmt_uniq) without keeping a copy. */
+ * window has dropped (afmt_unique_keys) without keeping a copy. */
 AFMT_GEN_API int afmt_src_equal_at(afmt_src *s, uint64_t off, const uint8_t *p, uint64_t n);
 
 /* Bytes before off will not be read again (a stream may drop them). */

@@ -37,7 +37,7 @@ typedef struct name_group {
 
 typedef struct index_read {
     afmt_model *m;
-    afmt_th th;
+    afmt_texthdr hdr;
     named_entry *files;
     name_group *groups;
     afmt_error *err;
@@ -50,7 +50,7 @@ static int oom(index_read *r, const char *what)
 }
 
 /* A string value decoded into the model's names: 0 with *at, *len. */
-static int add_string(index_read *r, const afmt_tv *s, uint64_t *at, uint64_t *len)
+static int add_string(index_read *r, const afmt_texthdr_value *s, uint64_t *at, uint64_t *len)
 {
     afmt_model *m = r->m;
     uint64_t encoded = s->end - s->begin, room;
@@ -59,20 +59,20 @@ static int add_string(index_read *r, const afmt_tv *s, uint64_t *at, uint64_t *l
     if (afmt_model_names_add(m, NULL, encoded, at) != 0)
         return oom(r, "the index's names");
     room = encoded + 1;
-    *len = afmt_th_str_copy(&r->th, s, m->names + *at, (size_t)room);
+    *len = afmt_texthdr_str_copy(&r->hdr, s, m->names + *at, (size_t)room);
     m->names_len = *at + *len + 1;
     return 0;
 }
 
 /* Where a value's text starts: a string's begin excludes its quote. */
-static uint64_t value_start(const afmt_tv *v)
+static uint64_t value_start(const afmt_texthdr_value *v)
 {
     return v->kind == AFMT_TV_STRING && v->begin > 0 ? v->begin - 1 : v->begin;
 }
 
 static int fail_at(index_read *r, afmt_code code, const char *field, uint64_t at, const char *why)
 {
-    afmt_fail(r->err, code, NULL, field, AFMT_NO_INDEX, r->th.base + at, "%s", why);
+    afmt_fail(r->err, code, NULL, field, AFMT_NO_INDEX, r->hdr.base + at, "%s", why);
     return afmt_model_fault(r->err);
 }
 
@@ -96,48 +96,48 @@ static int file_name_ok(const char *p, uint64_t n)
 }
 
 /* weight_map["name"] (cut to fit) for a message about an entry. */
-static void entry_field(index_read *r, const afmt_tv *key, char *out, size_t cap)
+static void entry_field(index_read *r, const afmt_texthdr_value *key, char *out, size_t cap)
 {
     char name[128];
-    uint64_t n = afmt_th_str_copy(&r->th, key, name, sizeof name);
+    uint64_t n = afmt_texthdr_str_copy(&r->hdr, key, name, sizeof name);
     snprintf(out, cap, "weight_map[\"%s%s\"]", name, n >= sizeof name ? "..." : "");
 }
 
 /* Each entry: its tensor, and its file name kept aside for numbering. */
-static int read_entries(index_read *r, const afmt_tv *map)
+static int read_entries(index_read *r, const afmt_texthdr_value *map)
 {
     afmt_model *m = r->m;
-    afmt_th_iter it;
-    afmt_tv key, value;
+    afmt_texthdr_iter it;
+    afmt_texthdr_value key, value;
     char field[AFMT_FIELD_MAX];
 
-    afmt_th_iter_begin(&r->th, map, &it);
-    while (afmt_th_next(&r->th, &it, &key, &value)) {
+    afmt_texthdr_iter_begin(&r->hdr, map, &it);
+    while (afmt_texthdr_next(&r->hdr, &it, &key, &value)) {
         afmt_model_tensor *t = &m->tensors[m->ntensors];
         named_entry *f = &r->files[m->ntensors];
 
         if (value.kind != AFMT_TV_STRING) {
             entry_field(r, &key, field, sizeof field);
-            afmt_fail(r->err, AFMT_E_VALUE, NULL, field, AFMT_NO_INDEX, r->th.base + value_start(&value),
+            afmt_fail(r->err, AFMT_E_VALUE, NULL, field, AFMT_NO_INDEX, r->hdr.base + value_start(&value),
                       "a shard's file name is a string, found %s", afmt_tv_kind_name(value.kind));
             return afmt_model_fault(r->err);
         }
         memset(t, 0, sizeof *t);
         t->found = AFMT_MODEL_NONE;
-        t->at = r->th.base + key.begin - 1; /* the key's opening quote */
+        t->at = r->hdr.base + key.begin - 1; /* the key's opening quote */
         if (add_string(r, &key, &t->name_at, &t->name_len) != 0 ||
             add_string(r, &value, &f->name_at, &f->name_len) != 0)
             return -1;
         if (!file_name_ok(m->names + f->name_at, f->name_len)) {
             entry_field(r, &key, field, sizeof field);
-            afmt_fail(r->err, AFMT_E_VALUE, NULL, field, AFMT_NO_INDEX, r->th.base + value.begin - 1,
+            afmt_fail(r->err, AFMT_E_VALUE, NULL, field, AFMT_NO_INDEX, r->hdr.base + value.begin - 1,
                       "a shard's file name lies in the index's folder (relative, no '..', no '\\', "
                       "no NUL), found \"%.100s\"", m->names + f->name_at);
             return afmt_model_fault(r->err);
         }
         f->entry = m->ntensors;
         /* where the entry's value starts: a missing shard is blamed there */
-        f->value_at = r->th.base + value.begin - 1;
+        f->value_at = r->hdr.base + value.begin - 1;
         m->ntensors++;
     }
     return 0;
@@ -213,50 +213,50 @@ static int number_shards(index_read *r, size_t *shard_of)
 }
 
 /* metadata.total_size, when the index has one. */
-static int read_metadata(index_read *r, const afmt_tv *root)
+static int read_metadata(index_read *r, const afmt_texthdr_value *root)
 {
     afmt_model *m = r->m;
-    afmt_tv meta, total;
+    afmt_texthdr_value meta, total;
 
-    if (!afmt_th_get(&r->th, root, "metadata", &meta))
+    if (!afmt_texthdr_get(&r->hdr, root, "metadata", &meta))
         return 0;
     if (meta.kind != AFMT_TV_OBJECT)
         return fail_at(r, AFMT_E_VALUE, "metadata", value_start(&meta), "an index's metadata is an object");
-    if (!afmt_th_get(&r->th, &meta, "total_size", &total))
+    if (!afmt_texthdr_get(&r->hdr, &meta, "total_size", &total))
         return 0;
     if (total.kind != AFMT_TV_INT || total.negative)
         return fail_at(r, AFMT_E_VALUE, "metadata.total_size", value_start(&total),
                        "the tensors' stored bytes: a non-negative integer");
     m->has_total_size = 1;
     m->total_size = total.u;
-    m->total_size_at = r->th.base + total.begin;
+    m->total_size_at = r->hdr.base + total.begin;
     return 0;
 }
 
 /* The whole text: one object and nothing after it but white space. */
-static int parse_root(index_read *r, afmt_tv *root, afmt_tv *map)
+static int parse_root(index_read *r, afmt_texthdr_value *root, afmt_texthdr_value *map)
 {
-    uint64_t work_size = afmt_th_work_size(r->th.text, r->th.len), p;
+    uint64_t work_size = afmt_texthdr_work_size(r->hdr.text, r->hdr.len), p;
     void *work = work_size <= SIZE_MAX ? malloc((size_t)work_size) : NULL;
     int rc;
 
     /* without the work area duplicate keys are found in passes: slower */
-    r->th.work = work;
-    r->th.work_size = work ? work_size : 0;
-    rc = afmt_th_parse(&r->th, 0, root, NULL, r->err);
-    r->th.work = NULL;
-    r->th.work_size = 0;
+    r->hdr.work = work;
+    r->hdr.work_size = work ? work_size : 0;
+    rc = afmt_texthdr_parse(&r->hdr, 0, root, NULL, r->err);
+    r->hdr.work = NULL;
+    r->hdr.work_size = 0;
     free(work);
     if (rc != 0)
         return afmt_model_fault(r->err);
     if (root->kind != AFMT_TV_OBJECT)
         return fail_at(r, AFMT_E_VALUE, "index", root->begin, "an index is a JSON object");
-    for (p = root->end; p < r->th.len; p++) {
-        uint8_t c = r->th.text[p];
+    for (p = root->end; p < r->hdr.len; p++) {
+        uint8_t c = r->hdr.text[p];
         if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
             return fail_at(r, AFMT_E_TRAILING, "index", p, "bytes after the index's object");
     }
-    if (!afmt_th_get(&r->th, root, "weight_map", map))
+    if (!afmt_texthdr_get(&r->hdr, root, "weight_map", map))
         return fail_at(r, AFMT_E_VALUE, "weight_map", root->begin,
                        "an index has a weight_map (each tensor's shard file); found none");
     if (map->kind != AFMT_TV_OBJECT)
@@ -284,12 +284,12 @@ static int reserve(index_read *r, uint64_t n, size_t **shard_of)
 
 static int read_index(index_read *r, const afmt_options *opt)
 {
-    afmt_tv root, map;
+    afmt_texthdr_value root, map;
     size_t *shard_of = NULL;
     int rc;
 
-    r->th.max_depth = opt->limits.max_depth < AFMT_TH_DEPTH_CAP ? (unsigned)opt->limits.max_depth : AFMT_TH_DEPTH_CAP;
-    r->th.max_entries = opt->limits.max_items;
+    r->hdr.max_depth = opt->limits.max_depth < AFMT_TEXTHDR_DEPTH_CAP ? (unsigned)opt->limits.max_depth : AFMT_TEXTHDR_DEPTH_CAP;
+    r->hdr.max_entries = opt->limits.max_items;
     if (parse_root(r, &root, &map) != 0 || read_metadata(r, &root) != 0)
         return -1;
     rc = reserve(r, map.count, &shard_of);
@@ -329,11 +329,11 @@ int afmt_model_index_open(afmt_model **out, const uint8_t *json, uint64_t len, c
     }
     memset(&r, 0, sizeof r);
     r.err = err;
-    r.th.text = json;
-    r.th.len = len;
-    r.th.syntax = AFMT_TH_JSON;
-    r.th.root = "index";
-    r.th.map_depths = 1u << 1; /* weight_map's keys are tensor names */
+    r.hdr.text = json;
+    r.hdr.len = len;
+    r.hdr.syntax = AFMT_TEXTHDR_JSON;
+    r.hdr.root = "index";
+    r.hdr.map_depths = 1u << 1; /* weight_map's keys are tensor names */
     if (!(r.m = calloc(1, sizeof *r.m)))
         return oom(&r, "a model");
     r.m->kind = AFMT_MODEL_KIND_INDEX;

@@ -223,7 +223,7 @@ static int record_bytes_ok(const afmt_cards_desc *d, const uint8_t *r)
 }
 
 /* Read the record at ur->at: there, and every byte allowed. */
-static int take_record(afmt_vctx *c, unit_run *ur, uint64_t end)
+static int take_record(afmt_validation *c, unit_run *ur, uint64_t end)
 {
     const afmt_cards_desc *d = ur->d;
     uint32_t k;
@@ -247,7 +247,7 @@ static int take_record(afmt_vctx *c, unit_run *ur, uint64_t end)
     return 0;
 }
 
-static void report(afmt_vctx *c, unit_run *ur, const char *key, const cval *v)
+static void report(afmt_validation *c, unit_run *ur, const char *key, const cval *v)
 {
     char field[128];
     if (!c->opt || !c->opt->fields || v->e <= v->b) return;
@@ -312,7 +312,7 @@ static const char *unit_field(const unit_run *ur, const char *key, char *buf, si
 /* The value of the record at ur->at for rule k (its name kn): syntax,
  * type, the rule's values, fixed format.  tol: failures of the rule are
  * tolerated in lenient mode (keys read but not needed). */
-static int read_value(afmt_vctx *c, unit_run *ur, const afmt_cards_key *k, const char *kn, int tol, cval *v)
+static int read_value(afmt_validation *c, unit_run *ur, const afmt_cards_key *k, const char *kn, int tol, cval *v)
 {
     const afmt_cards_desc *d = ur->d;
     const uint8_t *r = ur->r;
@@ -381,7 +381,7 @@ static int read_value(afmt_vctx *c, unit_run *ur, const afmt_cards_key *k, const
 }
 
 /* What a required or optional key's value means to the unit. */
-static int apply_role(afmt_vctx *c, unit_run *ur, const afmt_cards_key *k, const char *kn, const cval *v)
+static int apply_role(afmt_validation *c, unit_run *ur, const afmt_cards_key *k, const char *kn, const cval *v)
 {
     const afmt_cards_desc *d = ur->d;
     char field[128];
@@ -485,7 +485,7 @@ static int dec_equal(const char *a, const char *b)
 }
 
 /* The logical type a scale/zero convention gives the unit's data, reported as a field. */
-static void report_logical(afmt_vctx *c, unit_run *ur)
+static void report_logical(afmt_validation *c, unit_run *ur)
 {
     const afmt_cards_desc *d = ur->d;
     size_t i;
@@ -506,7 +506,7 @@ static void report_logical(afmt_vctx *c, unit_run *ur)
 }
 
 /* A record after the required ones, before the terminator. */
-static int other_record(afmt_vctx *c, unit_run *ur, int *cont)
+static int other_record(afmt_validation *c, unit_run *ur, int *cont)
 {
     const afmt_cards_desc *d = ur->d;
     const afmt_cards_unit *u = ur->u;
@@ -604,7 +604,7 @@ static int other_record(afmt_vctx *c, unit_run *ur, int *cont)
     return 0;
 }
 
-static int next_record(afmt_vctx *c, unit_run *ur, uint64_t end)
+static int next_record(afmt_validation *c, unit_run *ur, uint64_t end)
 {
     ur->at += ur->d->record;
     ur->ncard++;
@@ -612,7 +612,7 @@ static int next_record(afmt_vctx *c, unit_run *ur, uint64_t end)
 }
 
 /* One unit at c->pos: its header, its data, their fill. */
-static int run_unit(afmt_vctx *c, const afmt_cards_desc *d, const afmt_cards_unit *u, uint32_t index, uint64_t end)
+static int run_unit(afmt_validation *c, const afmt_cards_desc *d, const afmt_cards_unit *u, uint32_t index, uint64_t end)
 {
     unit_run ur;
     afmt_array a;
@@ -766,7 +766,7 @@ static int run_unit(afmt_vctx *c, const afmt_cards_desc *d, const afmt_cards_uni
     return 0;
 }
 
-int afmt_cards_validate(afmt_vctx *c, const afmt_cards_desc *d, uint64_t end)
+int afmt_cards_validate(afmt_validation *c, const afmt_cards_desc *d, uint64_t end)
 {
     const afmt_cards_unit *first = NULL;
     const afmt_cards_key *start = NULL;

@@ -135,8 +135,8 @@ typedef struct afmt_cards_desc {
  * view to the visitor (named by its NAME value, else the first unit's
  * name or "hdu<N>"); fields: each value a unit reads, as text, named
  * "<unit>.<KEY>".  0, or -1 with c->err set. */
-struct afmt_vctx;
-AFMT_GEN_API int afmt_cards_validate(struct afmt_vctx *c, const afmt_cards_desc *d, uint64_t end);
+struct afmt_validation;
+AFMT_GEN_API int afmt_cards_validate(struct afmt_validation *c, const afmt_cards_desc *d, uint64_t end);
 
 /* Write arrays: the first as the first unit, the others as units of the
  * first kind after it that has a "select" and is not skipped (none: one

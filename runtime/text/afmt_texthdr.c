@@ -5,7 +5,7 @@
  * validates everything and reports the first problem with its key path;
  * without it, it only finds where an already validated value ends (used by
  * lookups and iteration, which therefore cannot fail).  Recursion is bounded
- * by AFMT_TH_DEPTH_CAP, so stack use is too.
+ * by AFMT_TEXTHDR_DEPTH_CAP, so stack use is too.
  */
 #include "afmt_texthdr.h"
 
@@ -15,68 +15,68 @@
 #include <string.h>
 
 typedef struct ctx {
-    const afmt_th *th;
+    const afmt_texthdr *hdr;
     const afmt_path *outer;
     afmt_error *err;
-    afmt_th_path path;
+    afmt_texthdr_path path;
     unsigned max_depth;
     int check;
-    struct key_rec *work;  /* th->work as key records (NULL: none) */
+    struct key_rec *work;  /* hdr->work as key records (NULL: none) */
     uint64_t work_cap;     /* records that fit */
     uint64_t work_top;     /* records in use by the open objects */
 } ctx;
 
-static int is_py(const afmt_th *th) { return th->syntax == AFMT_TH_PYDICT; }
+static int is_py(const afmt_texthdr *hdr) { return hdr->syntax == AFMT_TEXTHDR_PYDICT; }
 
-static int is_ws(const afmt_th *th, uint8_t b)
+static int is_ws(const afmt_texthdr *hdr, uint8_t b)
 {
     if (b == ' ' || b == '\t' || b == '\n' || b == '\r')
         return 1;
-    return is_py(th) && (b == '\f' || b == '\v');
+    return is_py(hdr) && (b == '\f' || b == '\v');
 }
 
-static uint64_t skip_ws(const afmt_th *th, uint64_t pos)
+static uint64_t skip_ws(const afmt_texthdr *hdr, uint64_t pos)
 {
-    while (pos < th->len && is_ws(th, th->text[pos]))
+    while (pos < hdr->len && is_ws(hdr, hdr->text[pos]))
         pos++;
     return pos;
 }
 
 /* "'x'" for a printable byte, "byte 0xNN" otherwise, "the end" past it. */
-static const char *describe_at(const afmt_th *th, uint64_t pos, char *buf, size_t n)
+static const char *describe_at(const afmt_texthdr *hdr, uint64_t pos, char *buf, size_t n)
 {
-    if (pos >= th->len)
+    if (pos >= hdr->len)
         return "the end of the header";
-    if (th->text[pos] >= 0x20 && th->text[pos] < 0x7f)
-        snprintf(buf, n, "'%c'", th->text[pos]);
+    if (hdr->text[pos] >= 0x20 && hdr->text[pos] < 0x7f)
+        snprintf(buf, n, "'%c'", hdr->text[pos]);
     else
-        snprintf(buf, n, "byte 0x%02x", th->text[pos]);
+        snprintf(buf, n, "byte 0x%02x", hdr->text[pos]);
     return buf;
 }
 
-static int vfail(const afmt_th *th, const afmt_th_path *p, const afmt_path *outer, afmt_error *err,
+static int vfail(const afmt_texthdr *hdr, const afmt_texthdr_path *p, const afmt_path *outer, afmt_error *err,
                  afmt_code code, uint64_t at, const char *fmt, va_list ap)
 {
     char field[AFMT_FIELD_MAX];
     char msg[AFMT_MESSAGE_MAX];
-    uint64_t off = th->base + at;
+    uint64_t off = hdr->base + at;
 
-    afmt_th_path_render(th, p, field, sizeof field);
+    afmt_texthdr_path_render(hdr, p, field, sizeof field);
     vsnprintf(msg, sizeof msg, fmt, ap);
     /* base + at cannot wrap for a header that lies inside a file, but the
      * caller's base is not ours to trust. */
-    if (off < th->base)
+    if (off < hdr->base)
         off = UINT64_MAX;
     return afmt_fail(err, code, outer, field, AFMT_NO_INDEX, off, "%s", msg);
 }
 
-int afmt_th_fail(const afmt_th *th, const afmt_th_path *p, const afmt_path *outer, afmt_error *err,
+int afmt_texthdr_fail(const afmt_texthdr *hdr, const afmt_texthdr_path *p, const afmt_path *outer, afmt_error *err,
                  afmt_code code, uint64_t at, const char *fmt, ...)
 {
     va_list ap;
     int r;
     va_start(ap, fmt);
-    r = vfail(th, p, outer, err, code, at, fmt, ap);
+    r = vfail(hdr, p, outer, err, code, at, fmt, ap);
     va_end(ap);
     return r;
 }
@@ -89,7 +89,7 @@ static int fail(ctx *c, afmt_code code, uint64_t at, const char *fmt, ...)
     va_list ap;
     int r;
     va_start(ap, fmt);
-    r = vfail(c->th, &c->path, c->outer, c->err, code, at, fmt, ap);
+    r = vfail(c->hdr, &c->path, c->outer, c->err, code, at, fmt, ap);
     va_end(ap);
     return r;
 }
@@ -119,7 +119,7 @@ static unsigned utf8_len(const uint8_t *p, uint64_t n)
     return 0;
 }
 
-int afmt_th_utf8_valid(const uint8_t *p, uint64_t n)
+int afmt_texthdr_utf8_valid(const uint8_t *p, uint64_t n)
 {
     uint64_t i = 0;
     while (i < n) {
@@ -174,10 +174,10 @@ static int64_t hexn(const uint8_t *p, unsigned n)
 /* Decode one escape starting at the backslash text[pos] (end: the closing
  * quote).  Returns the bytes of its UTF-8 encoding in out and advances *pos,
  * or 0 with *why set when malformed. */
-static unsigned decode_escape(const afmt_th *th, uint64_t *pos, uint64_t end, uint8_t out[4],
+static unsigned decode_escape(const afmt_texthdr *hdr, uint64_t *pos, uint64_t end, uint8_t out[4],
                               const char **why)
 {
-    const uint8_t *t = th->text;
+    const uint8_t *t = hdr->text;
     uint64_t p = *pos + 1;
     uint8_t e;
     int64_t cp;
@@ -194,11 +194,11 @@ static unsigned decode_escape(const afmt_th *th, uint64_t *pos, uint64_t end, ui
     case 'r': out[0] = '\r'; return 1;
     case 'b': out[0] = '\b'; return 1;
     case 'f': out[0] = '\f'; return 1;
-    case '/': if (!is_py(th)) { out[0] = '/'; return 1; } break;
-    case '\'': if (is_py(th)) { out[0] = '\''; return 1; } break;
-    case 'x': if (is_py(th)) digits = 2; break;
+    case '/': if (!is_py(hdr)) { out[0] = '/'; return 1; } break;
+    case '\'': if (is_py(hdr)) { out[0] = '\''; return 1; } break;
+    case 'x': if (is_py(hdr)) digits = 2; break;
     case 'u': digits = 4; break;
-    case 'U': if (is_py(th)) digits = 8; break;
+    case 'U': if (is_py(hdr)) digits = 8; break;
     default: break;
     }
     if (!digits) {
@@ -210,7 +210,7 @@ static unsigned decode_escape(const afmt_th *th, uint64_t *pos, uint64_t end, ui
         return 0;
     }
     *pos += digits;
-    if (cp >= 0xd800 && cp <= 0xdbff && !is_py(th)) {
+    if (cp >= 0xd800 && cp <= 0xdbff && !is_py(hdr)) {
         /* JSON spells characters above U+FFFF as a surrogate pair. */
         int64_t lo;
         if (end - *pos < 6 || t[*pos] != '\\' || t[*pos + 1] != 'u' ||
@@ -228,25 +228,25 @@ static unsigned decode_escape(const afmt_th *th, uint64_t *pos, uint64_t end, ui
 }
 
 /* Next decoded unit of the string body [*pos, end): its bytes in out. */
-static unsigned next_unit(const afmt_th *th, uint64_t *pos, uint64_t end, uint8_t out[4])
+static unsigned next_unit(const afmt_texthdr *hdr, uint64_t *pos, uint64_t end, uint8_t out[4])
 {
     const char *why;
-    if (th->text[*pos] == '\\') {
-        unsigned n = decode_escape(th, pos, end, out, &why);
+    if (hdr->text[*pos] == '\\') {
+        unsigned n = decode_escape(hdr, pos, end, out, &why);
         if (n) return n;
         /* Validated strings never get here; keep the walk finite anyway. */
         *pos = end;
         return 0;
     }
-    out[0] = th->text[(*pos)++];
+    out[0] = hdr->text[(*pos)++];
     return 1;
 }
 
 /* A string value starting at the quote text[pos]. */
-static int parse_string(ctx *c, uint64_t pos, afmt_tv *v)
+static int parse_string(ctx *c, uint64_t pos, afmt_texthdr_value *v)
 {
-    const afmt_th *th = c->th;
-    uint8_t q = th->text[pos];
+    const afmt_texthdr *hdr = c->hdr;
+    uint8_t q = hdr->text[pos];
     uint64_t p = pos + 1;
 
     v->kind = AFMT_TV_STRING;
@@ -256,16 +256,16 @@ static int parse_string(ctx *c, uint64_t pos, afmt_tv *v)
         uint8_t b;
         /* printable ASCII other than the quotes and the backslash needs
          * no check: the common case, one test per byte */
-        while (p < th->len && th->text[p] >= 0x20 && th->text[p] < 0x7f && th->text[p] != '"' &&
-               th->text[p] != '\'' && th->text[p] != '\\')
+        while (p < hdr->len && hdr->text[p] >= 0x20 && hdr->text[p] < 0x7f && hdr->text[p] != '"' &&
+               hdr->text[p] != '\'' && hdr->text[p] != '\\')
             p++;
-        if (p < th->len && th->text[p] == '\'' && q != '\'') {
+        if (p < hdr->len && hdr->text[p] == '\'' && q != '\'') {
             p++;
             continue;
         }
-        if (p >= th->len)
+        if (p >= hdr->len)
             return fail(c, AFMT_E_VALUE, pos, "the string is not closed before the end of the header");
-        b = th->text[p];
+        b = hdr->text[p];
         if (b == q)
             break;
         if (b == '\\') {
@@ -279,15 +279,15 @@ static int parse_string(ctx *c, uint64_t pos, afmt_tv *v)
             }
             /* Look for the closing quote for the escape's bound: the escape
              * may not run past the end of the header. */
-            if (!decode_escape(th, &p, th->len, tmp, &why))
+            if (!decode_escape(hdr, &p, hdr->len, tmp, &why))
                 return fail(c, AFMT_E_VALUE, at, "%s in a string", why);
             continue;
         }
         if (c->check) {
-            if (b < 0x20 && !(b == '\t' && is_py(th)))
+            if (b < 0x20 && !(b == '\t' && is_py(hdr)))
                 return fail(c, AFMT_E_VALUE, p, "control byte 0x%02x in a string (escape it)", b);
             if (b >= 0x80) {
-                unsigned n = utf8_len(th->text + p, th->len - p);
+                unsigned n = utf8_len(hdr->text + p, hdr->len - p);
                 if (!n)
                     return fail(c, AFMT_E_VALUE, p, "invalid UTF-8 (byte 0x%02x) in a string", b);
                 p += n;
@@ -311,31 +311,31 @@ static int is_ident_byte(uint8_t b)
     return (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || (b >= '0' && b <= '9') || b == '_';
 }
 
-static int parse_int(ctx *c, uint64_t pos, afmt_tv *v)
+static int parse_int(ctx *c, uint64_t pos, afmt_texthdr_value *v)
 {
-    const afmt_th *th = c->th;
+    const afmt_texthdr *hdr = c->hdr;
     uint64_t p = pos, digits0;
     uint64_t u = 0;
     int neg = 0;
 
-    if (th->text[p] == '-') { neg = 1; p++; }
+    if (hdr->text[p] == '-') { neg = 1; p++; }
     digits0 = p;
-    if (p >= th->len || th->text[p] < '0' || th->text[p] > '9')
+    if (p >= hdr->len || hdr->text[p] < '0' || hdr->text[p] > '9')
         return fail(c, AFMT_E_VALUE, pos, "'-' is not followed by digits");
-    while (p < th->len && th->text[p] >= '0' && th->text[p] <= '9') {
-        unsigned d = (unsigned)(th->text[p] - '0');
+    while (p < hdr->len && hdr->text[p] >= '0' && hdr->text[p] <= '9') {
+        unsigned d = (unsigned)(hdr->text[p] - '0');
         if (c->check && u > (UINT64_MAX - d) / 10)
             return fail(c, AFMT_E_VALUE, pos, "integer does not fit in 64 bits");
         u = u * 10 + d;
         p++;
     }
     if (c->check) {
-        if (th->text[digits0] == '0' && p - digits0 > 1)
+        if (hdr->text[digits0] == '0' && p - digits0 > 1)
             return fail(c, AFMT_E_VALUE, pos, "an integer may not start with 0");
-        if (p < th->len && (th->text[p] == '.' || th->text[p] == 'e' || th->text[p] == 'E'))
+        if (p < hdr->len && (hdr->text[p] == '.' || hdr->text[p] == 'e' || hdr->text[p] == 'E'))
             return fail(c, AFMT_E_VALUE, pos, "a number with a fraction or exponent: only integers are allowed here");
-        if (p < th->len && is_ident_byte(th->text[p]))
-            return fail(c, AFMT_E_VALUE, p, "unexpected '%c' after an integer", th->text[p]);
+        if (p < hdr->len && is_ident_byte(hdr->text[p]))
+            return fail(c, AFMT_E_VALUE, p, "unexpected '%c' after an integer", hdr->text[p]);
     }
     v->kind = AFMT_TV_INT;
     v->begin = pos;
@@ -347,16 +347,16 @@ static int parse_int(ctx *c, uint64_t pos, afmt_tv *v)
     return 0;
 }
 
-static int parse_word(ctx *c, uint64_t pos, afmt_tv *v)
+static int parse_word(ctx *c, uint64_t pos, afmt_texthdr_value *v)
 {
-    const afmt_th *th = c->th;
+    const afmt_texthdr *hdr = c->hdr;
     uint64_t p = pos;
     size_t n;
-    const char *t = is_py(th) ? "True" : "true", *f = is_py(th) ? "False" : "false";
-    const char *nul = is_py(th) ? "None" : "null";
+    const char *t = is_py(hdr) ? "True" : "true", *f = is_py(hdr) ? "False" : "false";
+    const char *nul = is_py(hdr) ? "None" : "null";
     char buf[16];
 
-    while (p < th->len && is_ident_byte(th->text[p]) && p - pos < 8)
+    while (p < hdr->len && is_ident_byte(hdr->text[p]) && p - pos < 8)
         p++;
     n = (size_t)(p - pos);
     v->kind = AFMT_TV_BOOL;
@@ -365,24 +365,24 @@ static int parse_word(ctx *c, uint64_t pos, afmt_tv *v)
     v->count = 0;
     v->negative = 0;
     v->escaped = 0;
-    if (n == strlen(t) && memcmp(th->text + pos, t, n) == 0 && !(p < th->len && is_ident_byte(th->text[p]))) {
+    if (n == strlen(t) && memcmp(hdr->text + pos, t, n) == 0 && !(p < hdr->len && is_ident_byte(hdr->text[p]))) {
         v->u = 1;
         return 0;
     }
-    if (n == strlen(f) && memcmp(th->text + pos, f, n) == 0 && !(p < th->len && is_ident_byte(th->text[p]))) {
+    if (n == strlen(f) && memcmp(hdr->text + pos, f, n) == 0 && !(p < hdr->len && is_ident_byte(hdr->text[p]))) {
         v->u = 0;
         return 0;
     }
-    if (n == strlen(nul) && memcmp(th->text + pos, nul, n) == 0)
+    if (n == strlen(nul) && memcmp(hdr->text + pos, nul, n) == 0)
         return fail(c, AFMT_E_VALUE, pos, "%s is not allowed in this header", nul);
-    return fail(c, AFMT_E_VALUE, pos, "expected a value, found %s", describe_at(th, pos, buf, sizeof buf));
+    return fail(c, AFMT_E_VALUE, pos, "expected a value, found %s", describe_at(hdr, pos, buf, sizeof buf));
 }
 
 /* ------------------------------------------------------------ duplicates */
 
-static int map_depth(const afmt_th *th, unsigned depth)
+static int map_depth(const afmt_texthdr *hdr, unsigned depth)
 {
-    return depth < 32 && ((th->map_depths >> depth) & 1u);
+    return depth < 32 && ((hdr->map_depths >> depth) & 1u);
 }
 
 
@@ -396,20 +396,20 @@ typedef struct dup_slot {
     int escaped;
 } dup_slot;
 
-static uint32_t key_hash(const afmt_th *th, const afmt_tv *k)
+static uint32_t key_hash(const afmt_texthdr *hdr, const afmt_texthdr_value *k)
 {
     uint32_t h = 2166136261u;
     uint64_t p = k->begin;
     while (p < k->end) {
         uint8_t u[4];
-        unsigned n = next_unit(th, &p, k->end, u), i;
+        unsigned n = next_unit(hdr, &p, k->end, u), i;
         for (i = 0; i < n; i++)
             h = (h ^ u[i]) * 16777619u;
     }
     return h;
 }
 
-static dup_slot *dup_find(dup_slot *tab, uint32_t mask, const afmt_th *th, const afmt_tv *k,
+static dup_slot *dup_find(dup_slot *tab, uint32_t mask, const afmt_texthdr *hdr, const afmt_texthdr_value *k,
                           uint32_t h)
 {
     uint32_t i = h & mask;
@@ -418,24 +418,24 @@ static dup_slot *dup_find(dup_slot *tab, uint32_t mask, const afmt_th *th, const
         if (!s->used)
             return s;
         if (s->hash == h) {
-            afmt_tv other;
+            afmt_texthdr_value other;
             memset(&other, 0, sizeof other);
             other.kind = AFMT_TV_STRING;
             other.begin = s->begin;
             other.end = s->end;
             other.escaped = s->escaped;
-            if (afmt_th_str_cmp(th, &other, k) == 0)
+            if (afmt_texthdr_str_cmp(hdr, &other, k) == 0)
                 return s;
         }
         i = (i + 1) & mask;
     }
 }
 
-static int fail_duplicate(ctx *c, const afmt_tv *k, uint64_t first_quote, int is_map)
+static int fail_duplicate(ctx *c, const afmt_texthdr_value *k, uint64_t first_quote, int is_map)
 {
     char first[24];
-    snprintf(first, sizeof first, "%" PRIu64, c->th->base + first_quote);
-    afmt_th_path_key(&c->path, k, is_map);
+    snprintf(first, sizeof first, "%" PRIu64, c->hdr->base + first_quote);
+    afmt_texthdr_path_key(&c->path, k, is_map);
     return fail(c, AFMT_E_CONSTRAINT, k->begin - 1, "duplicate key: it is already defined at offset %s", first);
 }
 
@@ -444,26 +444,26 @@ static int fail_duplicate(ctx *c, const afmt_tv *k, uint64_t first_quote, int is
  * (passes = count / DUP_CHUNK; constant memory, quadratic only in chunks:
  * a 1 MiB header, max_header_bytes' default, has at most 21,000 keys of
  * tensors, 11 passes).  Each pass only re-reads keys and skips values. */
-static int check_duplicates(ctx *c, const afmt_tv *obj, int is_map)
+static int check_duplicates(ctx *c, const afmt_texthdr_value *obj, int is_map)
 {
-    const afmt_th *th = c->th;
+    const afmt_texthdr *hdr = c->hdr;
     dup_slot tab[DUP_SLOTS];
-    afmt_th_iter start, it;
-    afmt_tv k, v;
+    afmt_texthdr_iter start, it;
+    afmt_texthdr_value k, v;
     uint32_t slots = 16;
 
     /* Small objects (a tensor's three keys) clear a small part of the
      * table: at least twice as many slots as keys hashed in a pass. */
     while (slots < DUP_SLOTS && slots < 2 * obj->count)
         slots *= 2;
-    afmt_th_iter_begin(th, obj, &start);
+    afmt_texthdr_iter_begin(hdr, obj, &start);
     while (start.index < start.count) {
         uint64_t hashed = 0;
         memset(tab, 0, slots * sizeof tab[0]);
         it = start;
-        while (afmt_th_next(th, &it, &k, &v)) {
-            uint32_t h = key_hash(th, &k);
-            dup_slot *s = dup_find(tab, slots - 1, th, &k, h);
+        while (afmt_texthdr_next(hdr, &it, &k, &v)) {
+            uint32_t h = key_hash(hdr, &k);
+            dup_slot *s = dup_find(tab, slots - 1, hdr, &k, h);
             if (s->used)
                 return fail_duplicate(c, &k, s->begin - 1, is_map);
             if (hashed < DUP_CHUNK) {
@@ -489,7 +489,7 @@ static int check_duplicates(ctx *c, const afmt_tv *obj, int is_map)
  * are found by one sort at its end instead of passes over its text.  An
  * object's first LOCAL_KEYS keys stay in its own frame (a tensor's three
  * keys never need more); a longer object moves them to the caller's work
- * area (afmt_th.work), which nested objects then use above them, and sorts
+ * area (afmt_texthdr.work), which nested objects then use above them, and sorts
  * them there in place.  Without room there it falls back to
  * check_duplicates' constant-memory passes. */
 #define LOCAL_KEYS 8
@@ -503,18 +503,18 @@ typedef struct key_rec {
 static uint32_t rec_len(const key_rec *r) { return r->len_esc >> 1; }
 static int rec_escaped(const key_rec *r) { return (int)(r->len_esc & 1u); }
 
-static uint32_t rec_hash(const afmt_th *th, const afmt_tv *k)
+static uint32_t rec_hash(const afmt_texthdr *hdr, const afmt_texthdr_value *k)
 {
     uint32_t h = 2166136261u;
     uint64_t p;
     if (k->escaped)
-        return key_hash(th, k);
+        return key_hash(hdr, k);
     for (p = k->begin; p < k->end; p++)
-        h = (h ^ th->text[p]) * 16777619u;
+        h = (h ^ hdr->text[p]) * 16777619u;
     return h;
 }
 
-static void rec_tv(const key_rec *r, afmt_tv *k)
+static void rec_tv(const key_rec *r, afmt_texthdr_value *k)
 {
     memset(k, 0, sizeof *k);
     k->kind = AFMT_TV_STRING;
@@ -525,19 +525,19 @@ static void rec_tv(const key_rec *r, afmt_tv *k)
 
 /* Order of the sort: hash, then decoded bytes, then text position (so
  * that equal keys end up together, in text order). */
-static int rec_cmp(const afmt_th *th, const key_rec *x, const key_rec *y)
+static int rec_cmp(const afmt_texthdr *hdr, const key_rec *x, const key_rec *y)
 {
-    afmt_tv a, b;
+    afmt_texthdr_value a, b;
     int r;
     if (x->hash != y->hash)
         return x->hash < y->hash ? -1 : 1;
     if (x->len_esc == y->len_esc && !rec_escaped(x) &&
-        memcmp(th->text + x->begin, th->text + y->begin, rec_len(x)) == 0)
+        memcmp(hdr->text + x->begin, hdr->text + y->begin, rec_len(x)) == 0)
         r = 0;
     else {
         rec_tv(x, &a);
         rec_tv(y, &b);
-        r = afmt_th_str_cmp(th, &a, &b);
+        r = afmt_texthdr_str_cmp(hdr, &a, &b);
     }
     if (r)
         return r;
@@ -545,39 +545,39 @@ static int rec_cmp(const afmt_th *th, const key_rec *x, const key_rec *y)
 }
 
 /* Decoded bytes, for keys of unset (equal) hashes too. */
-static int rec_bytes_cmp(const afmt_th *th, const key_rec *x, const key_rec *y)
+static int rec_bytes_cmp(const afmt_texthdr *hdr, const key_rec *x, const key_rec *y)
 {
-    afmt_tv a, b;
+    afmt_texthdr_value a, b;
     if (!rec_escaped(x) && !rec_escaped(y)) {
         uint32_t lx = rec_len(x), ly = rec_len(y);
-        int r = memcmp(th->text + x->begin, th->text + y->begin, lx < ly ? lx : ly);
+        int r = memcmp(hdr->text + x->begin, hdr->text + y->begin, lx < ly ? lx : ly);
         return r ? r : (lx > ly) - (lx < ly);
     }
     rec_tv(x, &a);
     rec_tv(y, &b);
-    return afmt_th_str_cmp(th, &a, &b);
+    return afmt_texthdr_str_cmp(hdr, &a, &b);
 }
 
-static int rec_equal(const afmt_th *th, const key_rec *x, const key_rec *y)
+static int rec_equal(const afmt_texthdr *hdr, const key_rec *x, const key_rec *y)
 {
-    afmt_tv a, b;
+    afmt_texthdr_value a, b;
     if (x->hash != y->hash)
         return 0;
     if (!rec_escaped(x) && !rec_escaped(y))
-        return x->len_esc == y->len_esc && memcmp(th->text + x->begin, th->text + y->begin, rec_len(x)) == 0;
+        return x->len_esc == y->len_esc && memcmp(hdr->text + x->begin, hdr->text + y->begin, rec_len(x)) == 0;
     rec_tv(x, &a);
     rec_tv(y, &b);
-    return afmt_th_str_cmp(th, &a, &b) == 0;
+    return afmt_texthdr_str_cmp(hdr, &a, &b) == 0;
 }
 
-static void rec_sift(const afmt_th *th, key_rec *v, uint64_t root, uint64_t n)
+static void rec_sift(const afmt_texthdr *hdr, key_rec *v, uint64_t root, uint64_t n)
 {
     for (;;) {
         uint64_t c = 2 * root + 1;
         key_rec t;
         if (c >= n) return;
-        if (c + 1 < n && rec_cmp(th, &v[c], &v[c + 1]) < 0) c++;
-        if (rec_cmp(th, &v[root], &v[c]) >= 0) return;
+        if (c + 1 < n && rec_cmp(hdr, &v[c], &v[c + 1]) < 0) c++;
+        if (rec_cmp(hdr, &v[root], &v[c]) >= 0) return;
         t = v[root]; v[root] = v[c]; v[c] = t;
         root = c;
     }
@@ -585,15 +585,15 @@ static void rec_sift(const afmt_th *th, key_rec *v, uint64_t root, uint64_t n)
 
 /* Heapsort v[0, n) in place: O(n log n) whatever the keys (keys an input
  * makes collide in the hash only cost byte comparisons), no scratch. */
-static void rec_sort(const afmt_th *th, key_rec *v, uint64_t n)
+static void rec_sort(const afmt_texthdr *hdr, key_rec *v, uint64_t n)
 {
     uint64_t i;
     key_rec t;
     for (i = n / 2; i-- > 0;)
-        rec_sift(th, v, i, n);
+        rec_sift(hdr, v, i, n);
     for (i = n; i-- > 1;) {
         t = v[0]; v[0] = v[i]; v[i] = t;
-        rec_sift(th, v, 0, i);
+        rec_sift(hdr, v, 0, i);
     }
 }
 
@@ -614,11 +614,11 @@ static void keys_begin(ctx *c, key_set *ks)
     ks->n = 0;
     ks->base = c->work_top;
     ks->moved = 0;
-    ks->lost = c->th->len > UINT32_MAX / 2; /* offsets and lengths fit 31 bits */
+    ks->lost = c->hdr->len > UINT32_MAX / 2; /* offsets and lengths fit 31 bits */
     ks->ascending = !ks->lost;
 }
 
-static void keys_add(ctx *c, key_set *ks, const afmt_tv *k)
+static void keys_add(ctx *c, key_set *ks, const afmt_texthdr_value *k)
 {
     key_rec r;
     if (ks->lost && !ks->ascending)
@@ -628,7 +628,7 @@ static void keys_add(ctx *c, key_set *ks, const afmt_tv *k)
     r.hash = 0; /* computed if a sort needs it */
     /* Writers often list keys in byte order (the reference's tensors of
      * one type): checked as they come, that needs no room at all. */
-    if (ks->ascending && (ks->n || ks->lost) && rec_bytes_cmp(c->th, &ks->prev, &r) >= 0)
+    if (ks->ascending && (ks->n || ks->lost) && rec_bytes_cmp(c->hdr, &ks->prev, &r) >= 0)
         ks->ascending = 0;
     ks->prev = r;
     if (ks->lost)
@@ -656,14 +656,14 @@ static void keys_add(ctx *c, key_set *ks, const afmt_tv *k)
 
 static int fail_duplicate_rec(ctx *c, const key_rec *later, const key_rec *first, int is_map)
 {
-    afmt_tv k;
+    afmt_texthdr_value k;
     rec_tv(later, &k);
     return fail_duplicate(c, &k, (uint64_t)first->begin - 1, is_map);
 }
 
 /* At the object's end: the first key (in text order) defined before, if
  * any, is the error; the work area is given back either way. */
-static int keys_end(ctx *c, key_set *ks, const afmt_tv *obj, int is_map)
+static int keys_end(ctx *c, key_set *ks, const afmt_texthdr_value *obj, int is_map)
 {
     uint64_t i, j, n = ks->n;
     const key_rec *later = NULL, *first = NULL;
@@ -675,7 +675,7 @@ static int keys_end(ctx *c, key_set *ks, const afmt_tv *obj, int is_map)
     if (!ks->moved) {
         for (i = 1; i < n; i++)
             for (j = 0; j < i; j++)
-                if (rec_equal(c->th, &ks->local[i], &ks->local[j]))
+                if (rec_equal(c->hdr, &ks->local[i], &ks->local[j]))
                     return fail_duplicate_rec(c, &ks->local[i], &ks->local[j], is_map);
         return 0;
     }
@@ -683,18 +683,18 @@ static int keys_end(ctx *c, key_set *ks, const afmt_tv *obj, int is_map)
         key_rec *v = c->work + ks->base;
         /* Writers often list keys in byte order (the reference writes
          * tensors sorted by name): then they are distinct, no sort. */
-        for (i = 1; i < n && rec_bytes_cmp(c->th, &v[i - 1], &v[i]) < 0; i++)
+        for (i = 1; i < n && rec_bytes_cmp(c->hdr, &v[i - 1], &v[i]) < 0; i++)
             ;
         if (i == n)
             return 0;
         for (i = 0; i < n; i++)
-            v[i].hash = rec_hash(c->th, &(afmt_tv){.begin = v[i].begin, .end = (uint64_t)v[i].begin + rec_len(&v[i]),
+            v[i].hash = rec_hash(c->hdr, &(afmt_texthdr_value){.begin = v[i].begin, .end = (uint64_t)v[i].begin + rec_len(&v[i]),
                                                  .escaped = rec_escaped(&v[i]), .kind = AFMT_TV_STRING});
-        rec_sort(c->th, v, n);
+        rec_sort(c->hdr, v, n);
         /* Equal keys are adjacent, in text order: a run's second is a
          * redefinition; the earliest of them is reported. */
         for (i = 1; i < n; i++)
-            if (rec_equal(c->th, &v[i], &v[i - 1]) && (i < 2 || !rec_equal(c->th, &v[i - 1], &v[i - 2])) &&
+            if (rec_equal(c->hdr, &v[i], &v[i - 1]) && (i < 2 || !rec_equal(c->hdr, &v[i - 1], &v[i - 2])) &&
                 (!later || v[i].begin < later->begin)) {
                 later = &v[i];
                 first = &v[i - 1];
@@ -707,7 +707,7 @@ static int keys_end(ctx *c, key_set *ks, const afmt_tv *obj, int is_map)
     return 0;
 }
 
-uint64_t afmt_th_work_size(const uint8_t *text, uint64_t len)
+uint64_t afmt_texthdr_work_size(const uint8_t *text, uint64_t len)
 {
     uint64_t i, colons = 0;
     for (i = 0; i < len; i++)
@@ -718,14 +718,14 @@ uint64_t afmt_th_work_size(const uint8_t *text, uint64_t len)
 
 /* ------------------------------------------------------------ values */
 
-static int parse_value(ctx *c, uint64_t pos, unsigned depth, afmt_tv *v);
+static int parse_value(ctx *c, uint64_t pos, unsigned depth, afmt_texthdr_value *v);
 
 
 /* Object, list or tuple starting at the bracket text[pos]. */
-static int parse_container(ctx *c, uint64_t pos, unsigned depth, afmt_tv *v)
+static int parse_container(ctx *c, uint64_t pos, unsigned depth, afmt_texthdr_value *v)
 {
-    const afmt_th *th = c->th;
-    uint8_t open = th->text[pos];
+    const afmt_texthdr *hdr = c->hdr;
+    uint8_t open = hdr->text[pos];
     uint8_t close = open == '{' ? '}' : open == '[' ? ']' : ')';
     int object = open == '{';
     uint64_t p, n = 0;
@@ -743,58 +743,58 @@ static int parse_container(ctx *c, uint64_t pos, unsigned depth, afmt_tv *v)
         return fail(c, AFMT_E_LIMIT, pos, "values nested deeper than %u levels (limits.max_depth)", c->max_depth);
     if (c->check && object)
         keys_begin(c, &keys);
-    p = skip_ws(th, pos + 1);
+    p = skip_ws(hdr, pos + 1);
     for (;;) {
-        afmt_tv key, val;
-        if (p < th->len && th->text[p] == close) {
+        afmt_texthdr_value key, val;
+        if (p < hdr->len && hdr->text[p] == close) {
             /* JSON has no trailing comma; Python allows one, except in an
              * empty container. */
-            if (c->check && trailing_comma && !is_py(th))
+            if (c->check && trailing_comma && !is_py(hdr))
                 return fail(c, AFMT_E_VALUE, comma, "a comma before '%c'", close);
             break;
         }
         if (c->check && n > 0 && !trailing_comma)
             return fail(c, AFMT_E_VALUE, p, "expected ',' or '%c', found %s", close,
-                        describe_at(th, p, buf, sizeof buf));
-        if (c->check && th->max_entries && n >= th->max_entries)
+                        describe_at(hdr, p, buf, sizeof buf));
+        if (c->check && hdr->max_entries && n >= hdr->max_entries)
             return fail(c, AFMT_E_LIMIT, p, "more than %" PRIu64 " entries in one %s (limits.max_items)",
-                        th->max_entries, object ? "object" : "list");
-        if (p >= th->len)
+                        hdr->max_entries, object ? "object" : "list");
+        if (p >= hdr->len)
             return fail(c, AFMT_E_VALUE, p, "expected a value or '%c', found the end of the header", close);
         if (object) {
-            if (th->text[p] != '"' && !(is_py(th) && th->text[p] == '\''))
+            if (hdr->text[p] != '"' && !(is_py(hdr) && hdr->text[p] == '\''))
                 return fail(c, AFMT_E_VALUE, p, "expected a string key or '}', found %s",
-                            describe_at(th, p, buf, sizeof buf));
+                            describe_at(hdr, p, buf, sizeof buf));
             if (parse_string(c, p, &key) != 0)
                 return -1;
-            p = skip_ws(th, key.end + 1);
-            if (c->check && (p >= th->len || th->text[p] != ':')) {
-                afmt_th_path_key(&c->path, &key, map_depth(th, depth));
+            p = skip_ws(hdr, key.end + 1);
+            if (c->check && (p >= hdr->len || hdr->text[p] != ':')) {
+                afmt_texthdr_path_key(&c->path, &key, map_depth(hdr, depth));
                 return fail(c, AFMT_E_VALUE, p, "expected ':' after the key, found %s",
-                            describe_at(th, p, buf, sizeof buf));
+                            describe_at(hdr, p, buf, sizeof buf));
             }
-            p = skip_ws(th, p + 1);
+            p = skip_ws(hdr, p + 1);
             if (c->check) {
-                afmt_th_path_key(&c->path, &key, map_depth(th, depth));
+                afmt_texthdr_path_key(&c->path, &key, map_depth(hdr, depth));
                 keys_add(c, &keys, &key);
             }
         } else if (c->check) {
-            afmt_th_path_index(&c->path, n);
+            afmt_texthdr_path_index(&c->path, n);
         }
         if (parse_value(c, p, depth + 1, &val) != 0)
             return -1;
         if (c->check)
-            afmt_th_path_pop(&c->path);
+            afmt_texthdr_path_pop(&c->path);
         n++;
-        p = skip_ws(th, val.kind == AFMT_TV_STRING ? val.end + 1 : val.end);
+        p = skip_ws(hdr, val.kind == AFMT_TV_STRING ? val.end + 1 : val.end);
         trailing_comma = 0;
-        if (p < th->len && th->text[p] == ',') {
+        if (p < hdr->len && hdr->text[p] == ',') {
             trailing_comma = 1;
             comma = p;
-            p = skip_ws(th, p + 1);
-        } else if (c->check && (p >= th->len || th->text[p] != close)) {
+            p = skip_ws(hdr, p + 1);
+        } else if (c->check && (p >= hdr->len || hdr->text[p] != close)) {
             return fail(c, AFMT_E_VALUE, p, "expected ',' or '%c', found %s", close,
-                        describe_at(th, p, buf, sizeof buf));
+                        describe_at(hdr, p, buf, sizeof buf));
         }
     }
     if (c->check && open == '(' && n == 1 && !trailing_comma)
@@ -802,51 +802,51 @@ static int parse_container(ctx *c, uint64_t pos, unsigned depth, afmt_tv *v)
     v->end = p + 1;
     v->count = n;
     if (c->check && object)
-        return keys_end(c, &keys, v, map_depth(th, depth));
+        return keys_end(c, &keys, v, map_depth(hdr, depth));
     return 0;
 }
 
-static int parse_value(ctx *c, uint64_t pos, unsigned depth, afmt_tv *v)
+static int parse_value(ctx *c, uint64_t pos, unsigned depth, afmt_texthdr_value *v)
 {
-    const afmt_th *th = c->th;
+    const afmt_texthdr *hdr = c->hdr;
     uint8_t b;
     char buf[16];
 
-    if (pos >= th->len)
+    if (pos >= hdr->len)
         return fail(c, AFMT_E_VALUE, pos, "expected a value, found the end of the header");
-    b = th->text[pos];
-    if (b == '{' || b == '[' || (b == '(' && is_py(th)))
+    b = hdr->text[pos];
+    if (b == '{' || b == '[' || (b == '(' && is_py(hdr)))
         return parse_container(c, pos, depth, v);
-    if (b == '"' || (b == '\'' && is_py(th)))
+    if (b == '"' || (b == '\'' && is_py(hdr)))
         return parse_string(c, pos, v);
     if (b == '-' || (b >= '0' && b <= '9'))
         return parse_int(c, pos, v);
     if ((b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z'))
         return parse_word(c, pos, v);
-    return fail(c, AFMT_E_VALUE, pos, "expected a value, found %s", describe_at(th, pos, buf, sizeof buf));
+    return fail(c, AFMT_E_VALUE, pos, "expected a value, found %s", describe_at(hdr, pos, buf, sizeof buf));
 }
 
 /* End of a value's text (strings: after the closing quote). */
-static uint64_t value_end(const afmt_tv *v)
+static uint64_t value_end(const afmt_texthdr_value *v)
 {
     return v->kind == AFMT_TV_STRING ? v->end + 1 : v->end;
 }
 
-int afmt_th_parse(const afmt_th *th, uint64_t from, afmt_tv *root, const afmt_path *outer,
+int afmt_texthdr_parse(const afmt_texthdr *hdr, uint64_t from, afmt_texthdr_value *root, const afmt_path *outer,
                   afmt_error *err)
 {
     ctx c;
     memset(&c, 0, sizeof c);
-    c.th = th;
+    c.hdr = hdr;
     c.outer = outer;
     c.err = err;
     c.check = 1;
-    c.max_depth = th->max_depth && th->max_depth <= AFMT_TH_DEPTH_CAP ? th->max_depth : AFMT_TH_DEPTH_CAP;
-    if (th->work && th->work_size >= sizeof(key_rec)) {
-        c.work = (key_rec *)th->work;
-        c.work_cap = th->work_size / sizeof(key_rec);
+    c.max_depth = hdr->max_depth && hdr->max_depth <= AFMT_TEXTHDR_DEPTH_CAP ? hdr->max_depth : AFMT_TEXTHDR_DEPTH_CAP;
+    if (hdr->work && hdr->work_size >= sizeof(key_rec)) {
+        c.work = (key_rec *)hdr->work;
+        c.work_cap = hdr->work_size / sizeof(key_rec);
     }
-    if (parse_value(&c, skip_ws(th, from), 0, root) != 0)
+    if (parse_value(&c, skip_ws(hdr, from), 0, root) != 0)
         return -1;
     /* Callers continue after the value: report strings' end past the quote
      * through root->end only for containers and scalars they read. */
@@ -855,7 +855,7 @@ int afmt_th_parse(const afmt_th *th, uint64_t from, afmt_tv *root, const afmt_pa
 
 /* ------------------------------------------------------------ skimming */
 
-/* Lookups and iteration read text afmt_th_parse has validated, so they
+/* Lookups and iteration read text afmt_texthdr_parse has validated, so they
  * only need where each value ends: a container is skimmed byte by byte
  * for its matching bracket (strings skipped whole, separators at its own
  * level counted), never parsed value by value, so reading an entry costs
@@ -873,12 +873,12 @@ static const uint8_t skim_class[256] = {
 
 /* Past the closing quote of the string whose opening quote is text[pos];
  * *escaped set when it holds a backslash. */
-static uint64_t skim_string(const afmt_th *th, uint64_t pos, int *escaped)
+static uint64_t skim_string(const afmt_texthdr *hdr, uint64_t pos, int *escaped)
 {
-    const uint8_t *t = th->text;
+    const uint8_t *t = hdr->text;
     uint8_t q = t[pos];
     uint64_t p = pos + 1;
-    while (p < th->len && t[p] != q) {
+    while (p < hdr->len && t[p] != q) {
         if (t[p] == '\\') {
             *escaped = 1;
             p++; /* validated: the escaped byte is never the closing quote */
@@ -888,10 +888,10 @@ static uint64_t skim_string(const afmt_th *th, uint64_t pos, int *escaped)
     return p + 1;
 }
 
-static void skim_value(const afmt_th *th, uint64_t pos, afmt_tv *v)
+static void skim_value(const afmt_texthdr *hdr, uint64_t pos, afmt_texthdr_value *v)
 {
-    const uint8_t *t = th->text;
-    uint8_t b = pos < th->len ? t[pos] : 0;
+    const uint8_t *t = hdr->text;
+    uint8_t b = pos < hdr->len ? t[pos] : 0;
     uint64_t p;
 
     memset(v, 0, sizeof *v);
@@ -899,7 +899,7 @@ static void skim_value(const afmt_th *th, uint64_t pos, afmt_tv *v)
     if (b == '"' || b == '\'') {
         v->kind = AFMT_TV_STRING;
         v->begin = pos + 1;
-        v->end = skim_string(th, pos, &v->escaped) - 1;
+        v->end = skim_string(hdr, pos, &v->escaped) - 1;
         return;
     }
     if (b == '{' || b == '[' || b == '(') {
@@ -907,13 +907,13 @@ static void skim_value(const afmt_th *th, uint64_t pos, afmt_tv *v)
         int pending = 0; /* a value at our level since the last comma */
         int dummy;
         v->kind = b == '{' ? AFMT_TV_OBJECT : b == '[' ? AFMT_TV_LIST : AFMT_TV_TUPLE;
-        for (p = pos; p < th->len; p++) {
+        for (p = pos; p < hdr->len; p++) {
             switch (skim_class[t[p]]) {
             case SK_SPACE:
             case SK_COLON:
                 break;
             case SK_QUOTE:
-                p = skim_string(th, p, &dummy) - 1;
+                p = skim_string(hdr, p, &dummy) - 1;
                 pending |= depth == 1;
                 break;
             case SK_OPEN:
@@ -938,14 +938,14 @@ static void skim_value(const afmt_th *th, uint64_t pos, afmt_tv *v)
                 break;
             }
         }
-        v->end = th->len; /* not reached for validated text */
+        v->end = hdr->len; /* not reached for validated text */
         v->count = commas + (uint64_t)pending;
         return;
     }
     if (b == '-' || (b >= '0' && b <= '9')) {
         uint64_t u = 0;
         p = pos + (b == '-');
-        while (p < th->len && t[p] >= '0' && t[p] <= '9')
+        while (p < hdr->len && t[p] >= '0' && t[p] <= '9')
             u = u * 10 + (uint64_t)(t[p++] - '0');
         v->kind = AFMT_TV_INT;
         v->end = p;
@@ -954,7 +954,7 @@ static void skim_value(const afmt_th *th, uint64_t pos, afmt_tv *v)
         return;
     }
     p = pos;
-    while (p < th->len && is_ident_byte(t[p]))
+    while (p < hdr->len && is_ident_byte(t[p]))
         p++;
     v->kind = AFMT_TV_BOOL;
     v->end = p;
@@ -963,9 +963,9 @@ static void skim_value(const afmt_th *th, uint64_t pos, afmt_tv *v)
 
 /* ------------------------------------------------------------ access */
 
-void afmt_th_iter_begin(const afmt_th *th, const afmt_tv *container, afmt_th_iter *it)
+void afmt_texthdr_iter_begin(const afmt_texthdr *hdr, const afmt_texthdr_value *container, afmt_texthdr_iter *it)
 {
-    (void)th;
+    (void)hdr;
     it->pos = container->begin + 1;
     it->index = 0;
     it->done = 0;
@@ -980,89 +980,89 @@ static int is_close(uint8_t b) { return b == '}' || b == ']' || b == ')'; }
 
 /* The next entry's key and where its value starts, or 0 at the end (the
  * iterator then past the closing bracket, once). */
-static int next_head(const afmt_th *th, afmt_th_iter *it, afmt_tv *key, uint64_t *at)
+static int next_head(const afmt_texthdr *hdr, afmt_texthdr_iter *it, afmt_texthdr_value *key, uint64_t *at)
 {
     uint64_t p;
     if (it->done)
         return 0;
-    p = skip_ws(th, it->pos);
-    if (it->index >= it->count || (p < th->len && is_close(th->text[p]))) {
+    p = skip_ws(hdr, it->pos);
+    if (it->index >= it->count || (p < hdr->len && is_close(hdr->text[p]))) {
         /* validated text: only white space before the bracket */
-        it->pos = p < th->len ? p + 1 : p;
+        it->pos = p < hdr->len ? p + 1 : p;
         it->done = 1;
         return 0;
     }
     if (it->object) {
-        afmt_tv k;
-        skim_value(th, p, &k);
+        afmt_texthdr_value k;
+        skim_value(hdr, p, &k);
         if (key)
             *key = k;
-        p = skip_ws(th, k.end + 1);
-        p = skip_ws(th, p + 1); /* the ':' */
+        p = skip_ws(hdr, k.end + 1);
+        p = skip_ws(hdr, p + 1); /* the ':' */
     }
     *at = p;
     return 1;
 }
 
-void afmt_th_iter_resume(const afmt_th *th, afmt_th_iter *it, uint64_t end)
+void afmt_texthdr_iter_resume(const afmt_texthdr *hdr, afmt_texthdr_iter *it, uint64_t end)
 {
-    uint64_t p = skip_ws(th, end);
-    if (p < th->len && th->text[p] == ',')
+    uint64_t p = skip_ws(hdr, end);
+    if (p < hdr->len && hdr->text[p] == ',')
         p++;
     it->pos = p;
     it->index++;
 }
 
-int afmt_th_next(const afmt_th *th, afmt_th_iter *it, afmt_tv *key, afmt_tv *val)
+int afmt_texthdr_next(const afmt_texthdr *hdr, afmt_texthdr_iter *it, afmt_texthdr_value *key, afmt_texthdr_value *val)
 {
     uint64_t p;
-    if (!next_head(th, it, key, &p))
+    if (!next_head(hdr, it, key, &p))
         return 0;
-    skim_value(th, p, val);
-    afmt_th_iter_resume(th, it, value_end(val));
+    skim_value(hdr, p, val);
+    afmt_texthdr_iter_resume(hdr, it, value_end(val));
     return 1;
 }
 
-int afmt_th_next_shallow(const afmt_th *th, afmt_th_iter *it, afmt_tv *key, afmt_tv *val)
+int afmt_texthdr_next_shallow(const afmt_texthdr *hdr, afmt_texthdr_iter *it, afmt_texthdr_value *key, afmt_texthdr_value *val)
 {
     uint64_t p;
-    if (!next_head(th, it, key, &p))
+    if (!next_head(hdr, it, key, &p))
         return 0;
-    if (p < th->len && (th->text[p] == '{' || th->text[p] == '[' || th->text[p] == '(')) {
+    if (p < hdr->len && (hdr->text[p] == '{' || hdr->text[p] == '[' || hdr->text[p] == '(')) {
         memset(val, 0, sizeof *val);
-        val->kind = th->text[p] == '{' ? AFMT_TV_OBJECT : th->text[p] == '[' ? AFMT_TV_LIST : AFMT_TV_TUPLE;
+        val->kind = hdr->text[p] == '{' ? AFMT_TV_OBJECT : hdr->text[p] == '[' ? AFMT_TV_LIST : AFMT_TV_TUPLE;
         val->begin = p;
         val->count = AFMT_TV_COUNT_UNKNOWN;
         it->pos = p;
         return 1;
     }
-    skim_value(th, p, val);
-    afmt_th_iter_resume(th, it, value_end(val));
+    skim_value(hdr, p, val);
+    afmt_texthdr_iter_resume(hdr, it, value_end(val));
     return 1;
 }
 
-void afmt_th_finish(const afmt_th *th, afmt_th_iter *it, afmt_tv *val)
+void afmt_texthdr_finish(const afmt_texthdr *hdr, afmt_texthdr_iter *it, afmt_texthdr_value *val)
 {
-    skim_value(th, val->begin, val);
-    afmt_th_iter_resume(th, it, value_end(val));
+    skim_value(hdr, val->begin, val);
+    afmt_texthdr_iter_resume(hdr, it, value_end(val));
 }
 
-int afmt_th_get(const afmt_th *th, const afmt_tv *obj, const char *key, afmt_tv *out)
+int afmt_texthdr_get(const afmt_texthdr *hdr, const afmt_texthdr_value *obj, const char *key, afmt_texthdr_value *out)
 {
-    afmt_th_iter it;
-    afmt_tv k, v;
+    afmt_texthdr_iter it;
+    afmt_texthdr_value k, v;
     if (obj->kind != AFMT_TV_OBJECT)
         return 0;
-    afmt_th_iter_begin(th, obj, &it);
-    while (afmt_th_next(th, &it, &k, &v))
-        if (afmt_th_str_eq(th, &k, key)) {
+    afmt_texthdr_iter_begin(hdr, obj, &it);
+    while (afmt_texthdr_next(hdr, &it, &k, &v))
+        if (afmt_texthdr_str_eq(hdr, &k, key)) {
             *out = v;
             return 1;
         }
     return 0;
 }
 
-int afmt_th_str_eq(const afmt_th *th, const afmt_tv *s, const char *lit)
+int afmt_texthdr_str_eq(const afmt_texthdr *hdr, const afmt_texthdr_value *s, const char *lit)
 {
     uint64_t p = s->begin;
     size_t i = 0, n;
@@ -1070,15 +1070,15 @@ int afmt_th_str_eq(const afmt_th *th, const afmt_tv *s, const char *lit)
         /* most comparisons fail at the first byte: no strlen for them */
         if (s->end == s->begin)
             return lit[0] == '\0';
-        if (th->text[s->begin] != (uint8_t)lit[0])
+        if (hdr->text[s->begin] != (uint8_t)lit[0])
             return 0;
         n = strlen(lit);
-        return s->end - s->begin == n && memcmp(th->text + s->begin, lit, n) == 0;
+        return s->end - s->begin == n && memcmp(hdr->text + s->begin, lit, n) == 0;
     }
     n = strlen(lit);
     while (p < s->end) {
         uint8_t u[4];
-        unsigned k = next_unit(th, &p, s->end, u), j;
+        unsigned k = next_unit(hdr, &p, s->end, u), j;
         for (j = 0; j < k; j++, i++)
             if (i >= n || (uint8_t)lit[i] != u[j])
                 return 0;
@@ -1086,7 +1086,7 @@ int afmt_th_str_eq(const afmt_th *th, const afmt_tv *s, const char *lit)
     return i == n;
 }
 
-int afmt_th_str_cmp(const afmt_th *th, const afmt_tv *a, const afmt_tv *b)
+int afmt_texthdr_str_cmp(const afmt_texthdr *hdr, const afmt_texthdr_value *a, const afmt_texthdr_value *b)
 {
     uint64_t pa = a->begin, pb = b->begin;
     uint8_t ua[4], ub[4];
@@ -1094,13 +1094,13 @@ int afmt_th_str_cmp(const afmt_th *th, const afmt_tv *a, const afmt_tv *b)
 
     if (!a->escaped && !b->escaped) {
         uint64_t la = a->end - a->begin, lb = b->end - b->begin;
-        int r = memcmp(th->text + a->begin, th->text + b->begin, la < lb ? la : lb);
+        int r = memcmp(hdr->text + a->begin, hdr->text + b->begin, la < lb ? la : lb);
         if (r) return r;
         return la < lb ? -1 : la > lb;
     }
     for (;;) {
-        if (ia == na) { na = pa < a->end ? next_unit(th, &pa, a->end, ua) : 0; ia = 0; }
-        if (ib == nb) { nb = pb < b->end ? next_unit(th, &pb, b->end, ub) : 0; ib = 0; }
+        if (ia == na) { na = pa < a->end ? next_unit(hdr, &pa, a->end, ua) : 0; ia = 0; }
+        if (ib == nb) { nb = pb < b->end ? next_unit(hdr, &pb, b->end, ub) : 0; ib = 0; }
         if (na == 0 || nb == 0)
             return na == 0 && nb == 0 ? 0 : na == 0 ? -1 : 1;
         if (ua[ia] != ub[ib])
@@ -1110,12 +1110,12 @@ int afmt_th_str_cmp(const afmt_th *th, const afmt_tv *a, const afmt_tv *b)
     }
 }
 
-uint64_t afmt_th_str_copy(const afmt_th *th, const afmt_tv *s, char *out, size_t out_size)
+uint64_t afmt_texthdr_str_copy(const afmt_texthdr *hdr, const afmt_texthdr_value *s, char *out, size_t out_size)
 {
     uint64_t p = s->begin, len = 0;
     while (p < s->end) {
         uint8_t u[4];
-        unsigned k = next_unit(th, &p, s->end, u), j;
+        unsigned k = next_unit(hdr, &p, s->end, u), j;
         for (j = 0; j < k; j++, len++)
             if (out_size && len < out_size - 1)
                 out[len] = (char)u[j];
@@ -1125,7 +1125,7 @@ uint64_t afmt_th_str_copy(const afmt_th *th, const afmt_tv *s, char *out, size_t
     return len;
 }
 
-int afmt_th_as_i64(const afmt_tv *v, int64_t *out)
+int afmt_texthdr_as_i64(const afmt_texthdr_value *v, int64_t *out)
 {
     if (v->kind != AFMT_TV_INT)
         return -1;
@@ -1141,7 +1141,7 @@ int afmt_th_as_i64(const afmt_tv *v, int64_t *out)
     return 0;
 }
 
-int afmt_th_as_u64(const afmt_tv *v, uint64_t *out)
+int afmt_texthdr_as_u64(const afmt_texthdr_value *v, uint64_t *out)
 {
     if (v->kind != AFMT_TV_INT || v->negative)
         return -1;
@@ -1164,10 +1164,10 @@ const char *afmt_tv_kind_name(afmt_tv_kind kind)
 
 /* ------------------------------------------------------------ paths */
 
-void afmt_th_path_key(afmt_th_path *p, const afmt_tv *key, int is_map)
+void afmt_texthdr_path_key(afmt_texthdr_path *p, const afmt_texthdr_value *key, int is_map)
 {
-    if (p->depth < AFMT_TH_DEPTH_CAP) {
-        afmt_th_seg *s = &p->seg[p->depth];
+    if (p->depth < AFMT_TEXTHDR_DEPTH_CAP) {
+        afmt_texthdr_seg *s = &p->seg[p->depth];
         s->is_index = 0;
         s->is_map = is_map;
         s->key = *key;
@@ -1176,10 +1176,10 @@ void afmt_th_path_key(afmt_th_path *p, const afmt_tv *key, int is_map)
     p->depth++;
 }
 
-void afmt_th_path_index(afmt_th_path *p, uint64_t index)
+void afmt_texthdr_path_index(afmt_texthdr_path *p, uint64_t index)
 {
-    if (p->depth < AFMT_TH_DEPTH_CAP) {
-        afmt_th_seg *s = &p->seg[p->depth];
+    if (p->depth < AFMT_TEXTHDR_DEPTH_CAP) {
+        afmt_texthdr_seg *s = &p->seg[p->depth];
         s->is_index = 1;
         s->is_map = 0;
         memset(&s->key, 0, sizeof s->key);
@@ -1188,7 +1188,7 @@ void afmt_th_path_index(afmt_th_path *p, uint64_t index)
     p->depth++;
 }
 
-void afmt_th_path_pop(afmt_th_path *p)
+void afmt_texthdr_path_pop(afmt_texthdr_path *p)
 {
     if (p->depth > 0)
         p->depth--;
@@ -1211,14 +1211,14 @@ static void ob_str(outbuf *b, const char *s) { ob_put(b, s, strlen(s)); }
 
 /* A key for a path: at most 48 decoded bytes, printable ASCII and UTF-8 as
  * is, quotes, backslashes and other bytes escaped. */
-static void render_key(const afmt_th *th, const afmt_tv *k, outbuf *b, int bracket)
+static void render_key(const afmt_texthdr *hdr, const afmt_texthdr_value *k, outbuf *b, int bracket)
 {
     uint64_t p = k->begin, shown = 0;
     if (bracket) ob_str(b, "[\"");
     else ob_str(b, ".");
     while (p < k->end) {
         uint8_t u[4];
-        unsigned n = next_unit(th, &p, k->end, u), j;
+        unsigned n = next_unit(hdr, &p, k->end, u), j;
         if (shown >= 48) { ob_str(b, "..."); break; }
         for (j = 0; j < n; j++, shown++) {
             char tmp[8];
@@ -1230,32 +1230,32 @@ static void render_key(const afmt_th *th, const afmt_tv *k, outbuf *b, int brack
     if (bracket) ob_str(b, "\"]");
 }
 
-static int key_is_identifier(const afmt_th *th, const afmt_tv *k)
+static int key_is_identifier(const afmt_texthdr *hdr, const afmt_texthdr_value *k)
 {
     uint64_t p;
     if (k->escaped || k->end == k->begin) return 0;
-    if (th->text[k->begin] >= '0' && th->text[k->begin] <= '9') return 0;
+    if (hdr->text[k->begin] >= '0' && hdr->text[k->begin] <= '9') return 0;
     for (p = k->begin; p < k->end; p++)
-        if (!is_ident_byte(th->text[p])) return 0;
+        if (!is_ident_byte(hdr->text[p])) return 0;
     return 1;
 }
 
-void afmt_th_path_render(const afmt_th *th, const afmt_th_path *path, char *out, size_t out_size)
+void afmt_texthdr_path_render(const afmt_texthdr *hdr, const afmt_texthdr_path *path, char *out, size_t out_size)
 {
     outbuf b = { out, out_size, 0 };
     unsigned i, depth;
     if (out_size) out[0] = '\0';
-    ob_str(&b, th->root ? th->root : "header");
+    ob_str(&b, hdr->root ? hdr->root : "header");
     if (!path) return;
-    depth = path->depth < AFMT_TH_DEPTH_CAP ? path->depth : AFMT_TH_DEPTH_CAP;
+    depth = path->depth < AFMT_TEXTHDR_DEPTH_CAP ? path->depth : AFMT_TEXTHDR_DEPTH_CAP;
     for (i = 0; i < depth; i++) {
-        const afmt_th_seg *s = &path->seg[i];
+        const afmt_texthdr_seg *s = &path->seg[i];
         if (s->is_index) {
             char tmp[32];
             snprintf(tmp, sizeof tmp, "[%" PRIu64 "]", s->index);
             ob_str(&b, tmp);
         } else {
-            render_key(th, &s->key, &b, s->is_map || !key_is_identifier(th, &s->key));
+            render_key(hdr, &s->key, &b, s->is_map || !key_is_identifier(hdr, &s->key));
         }
     }
 }

@@ -1384,7 +1384,7 @@ static void test_field_ends(void)
         const afmt_field_desc f = {"offsets", cases[i].kind, cases[i].width, 1, cases[i].big, NULL, NULL, 0};
         afmt_src src;
         afmt_error err;
-        afmt_vctx c = {&src, NULL, NULL, &err, NULL, NULL, 0, 0, 0, NULL, 0, 0, NULL};
+        afmt_validation c = {&src, NULL, NULL, &err, NULL, NULL, 0, 0, 0, NULL, 0, 0, NULL};
         char field[64];
         int rc;
         memcpy(buf + 4, cases[i].bytes, nbytes);
@@ -1422,7 +1422,7 @@ static void test_scratch(void)
     afmt_src src;
     afmt_error err;
     afmt_options unlimited;
-    afmt_vctx c = {&src, NULL, NULL, &err, NULL, NULL, 0, 0, 0, NULL, 0, 0, NULL};
+    afmt_validation c = {&src, NULL, NULL, &err, NULL, NULL, 0, 0, 0, NULL, 0, 0, NULL};
     size_t i;
     afmt_src_buffer(&src, (const uint8_t *)"", 0);
     afmt_error_clear(&err);
@@ -1486,7 +1486,7 @@ static void test_scratch_kept(void)
     afmt_src src;
     afmt_error err;
     afmt_options opt;
-    afmt_vctx c = {&src, NULL, NULL, &err, NULL, NULL, 0, 0, 0, NULL, 0, 0, NULL};
+    afmt_validation c = {&src, NULL, NULL, &err, NULL, NULL, 0, 0, 0, NULL, 0, 0, NULL};
     size_t i;
     afmt_src_buffer(&src, (const uint8_t *)"", 0);
     afmt_options_default(&opt);

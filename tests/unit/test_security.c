@@ -965,9 +965,9 @@ static const char *const allocators[] = {"malloc(", "calloc(", "realloc(", "free
 /* The runtime functions I3 allows to allocate (docs/SECURITY.md): the
  * list of a map header's entries and the parser's key area, both in
  * proportion to the header text already in memory, all given back
- * before the validator returns (test_thdir_map "memory: ... gives back
+ * before the validator returns (test_header_arrays_map "memory: ... gives back
  * every byte it took").  Nothing else a validator reaches may. */
-static const char *const bounded_allocators[] = {"afmt_thmap_grow", "afmt_thmap_work", "afmt_thmap_free", NULL};
+static const char *const bounded_allocators[] = {"afmt_header_map_grow", "afmt_header_map_work", "afmt_header_map_free", NULL};
 
 static int is_bounded_allocator(const char *where)
 {
@@ -1077,7 +1077,7 @@ static void scan_code(scan *sc, const char *code, size_t n, const char *where, i
  * directory's records (spec/LANGUAGE.md). */
 static int keeps_records(const char *src)
 {
-    return strstr(src, "afmt_uniq_add") != NULL || strstr(src, "afmt_dir_add(") != NULL;
+    return strstr(src, "afmt_unique_keys_add") != NULL || strstr(src, "afmt_dir_add(") != NULL;
 }
 
 /* The runtime's files as paths under runtime/: those beside afmt.h and

@@ -44,7 +44,7 @@ static const char expressions_types_known[] =
 
 /* ndims: its check, for the validator and the writer
  * (tests/specs/features/expressions.json /body/2/range) */
-static int expressions_check_ndims(const afmt_vctx *c, uint64_t at, uint64_t v_ndims)
+static int expressions_check_ndims(const afmt_validation *c, uint64_t at, uint64_t v_ndims)
 {
     if (!((v_ndims >= UINT64_C(1)) && (v_ndims <= UINT64_C(4)))) {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "ndims", AFMT_NO_INDEX, at,
@@ -54,8 +54,8 @@ static int expressions_check_ndims(const afmt_vctx *c, uint64_t at, uint64_t v_n
     return 0;
 }
 
-static int expressions_validate_data(afmt_vctx *c, const afmt_elem el_type, const uint64_t n_dims,
-        const uint64_t o_dims, const uint64_t dims_product)
+static int expressions_validate_data(afmt_validation *c, const afmt_elem el_type,
+        const uint64_t n_dims, const uint64_t o_dims, const uint64_t dims_product)
 {
     const uint64_t n_data = dims_product;
     const uint64_t stored_data = n_data;
@@ -71,7 +71,7 @@ static int expressions_validate_data(afmt_vctx *c, const afmt_elem el_type, cons
     return 0;
 }
 
-static int expressions_validate_body(afmt_vctx *c)
+static int expressions_validate_body(afmt_validation *c)
 {
     /* code: u8 (tests/specs/features/expressions.json /body/0) */
     const uint64_t o_code = c->pos;

@@ -45,7 +45,8 @@ static const afmt_type_entry float_to_int_types[2] = {
 static const char float_to_int_types_known[] =
     "; known: 1 u8, 2 f32";
 
-static int float_to_int_validate_data(afmt_vctx *c, const int64_t v_n, const afmt_elem el_type)
+static int float_to_int_validate_data(afmt_validation *c, const int64_t v_n,
+        const afmt_elem el_type)
 {
     afmt_count k_data = AFMT_COUNT_INIT;
     if (v_n < 0) {
@@ -70,7 +71,7 @@ static int float_to_int_validate_data(afmt_vctx *c, const int64_t v_n, const afm
     return 0;
 }
 
-static int float_to_int_validate_body(afmt_vctx *c)
+static int float_to_int_validate_body(afmt_validation *c)
 {
     /* tag: 4 bytes of raw bytes (tests/specs/features/float_to_int.json /body/0) */
     if (afmt_take_field(c, &field_tag, 1)) return -1;

@@ -39,7 +39,7 @@ static const afmt_type_entry pad_types[2] = {
 static const char pad_types_known[] =
     "; known: 1 i32, 2 f64";
 
-static int pad_validate_data(afmt_vctx *c, const afmt_elem el_type, const uint64_t o_n,
+static int pad_validate_data(afmt_validation *c, const afmt_elem el_type, const uint64_t o_n,
         const uint64_t v_n)
 {
     afmt_count k_data = AFMT_COUNT_INIT;
@@ -60,7 +60,7 @@ static int pad_validate_data(afmt_vctx *c, const afmt_elem el_type, const uint64
     return 0;
 }
 
-static int pad_validate_body(afmt_vctx *c)
+static int pad_validate_body(afmt_validation *c)
 {
     /* code: u8 (tests/specs/features/pad.json /body/0) */
     const uint64_t o_code = c->pos;

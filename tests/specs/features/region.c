@@ -52,7 +52,7 @@ typedef struct region_header_scope {
     uint64_t n_dims;
 } region_header_scope;
 
-static int region_validate_header(afmt_vctx *c, const uint64_t o_hlen, const uint64_t v_hlen,
+static int region_validate_header(afmt_validation *c, const uint64_t o_hlen, const uint64_t v_hlen,
         region_header_scope *scope)
 {
     afmt_region_ctx rc_header;
@@ -96,7 +96,7 @@ static int region_validate_header(afmt_vctx *c, const uint64_t o_hlen, const uin
     return 0;
 }
 
-static int region_validate_chunk(afmt_vctx *c, const region_header_scope header,
+static int region_validate_chunk(afmt_validation *c, const region_header_scope header,
         const uint64_t v_dlen)
 {
     afmt_region_ctx rc_chunk;
@@ -123,7 +123,7 @@ static int region_validate_chunk(afmt_vctx *c, const region_header_scope header,
     return 0;
 }
 
-static int region_validate_body(afmt_vctx *c)
+static int region_validate_body(afmt_validation *c)
 {
     /* hlen: u32 little-endian (tests/specs/features/region.json /body/0) */
     const uint64_t o_hlen = c->pos;

@@ -1,4 +1,4 @@
-/* afmt runtime: arrays described by a text header.  See afmt_thdir.h.
+/* afmt runtime: arrays described by a text header.  See afmt_header_arrays.h.
  *
  * Everything format-specific comes from the descriptor afmt-gen compiled
  * from the spec; this file only walks it.  Checks run in an order that
@@ -7,7 +7,7 @@
  * and its byte size with overflow checks, end - begin only once end >=
  * begin is known.
  */
-#include "afmt_thdir.h"
+#include "afmt_header_arrays.h"
 
 #include <inttypes.h>
 #include <stdarg.h>
@@ -18,7 +18,7 @@
 #include "../common/afmt_bytes.h"
 #include "../array/afmt_dir.h"
 #include "../core/afmt_fields.h"
-#include "afmt_thfast.h"
+#include "afmt_header_onepass.h"
 
 /* ------------------------------------------------------------ entries */
 
@@ -33,7 +33,7 @@ typedef struct entry_info {
     uint32_t rank;
 } entry_info;
 
-static const char *bind_word(afmt_thdir_bind b)
+static const char *bind_word(afmt_header_arrays_bind b)
 {
     switch (b) {
     case AFMT_BIND_DTYPE: return "a string";
@@ -44,11 +44,11 @@ static const char *bind_word(afmt_thdir_bind b)
 }
 
 /* The type entry named by a string value, or -1 (refusals included). */
-static int find_type(const afmt_thdir_desc *d, const char *name)
+static int find_type(const afmt_header_arrays_desc *d, const char *name)
 {
     size_t i;
     for (i = 0; i < d->ntypes; i++) {
-        const afmt_thdir_type *t = &d->types[i];
+        const afmt_header_arrays_type *t = &d->types[i];
         size_t n;
         if (t->text[0] != name[0])
             continue; /* most entries differ at once */
@@ -64,18 +64,18 @@ static int find_type(const afmt_thdir_desc *d, const char *name)
  * written (a string with its quotes) at its absolute offset, named by its
  * key path as errors name it.  Only called when fields are wanted: the
  * render costs a few hundred bytes of copying. */
-static void report_value(const afmt_th *th, afmt_th_path *tp, const afmt_tv *k, int is_map, const afmt_tv *v,
+static void report_value(const afmt_texthdr *hdr, afmt_texthdr_path *tp, const afmt_texthdr_value *k, int is_map, const afmt_texthdr_value *v,
                          const afmt_options *opt, const afmt_path *outer)
 {
     char field[AFMT_FIELD_MAX];
     const int quoted = v->kind == AFMT_TV_STRING;
     const uint64_t b = v->begin - (uint64_t)quoted, e = v->end + (uint64_t)quoted;
-    if (k) afmt_th_path_key(tp, k, is_map);
-    afmt_th_path_render(th, tp, field, sizeof field);
-    if (k) afmt_th_path_pop(tp);
+    if (k) afmt_texthdr_path_key(tp, k, is_map);
+    afmt_texthdr_path_render(hdr, tp, field, sizeof field);
+    if (k) afmt_texthdr_path_pop(tp);
     if (e - b > UINT32_MAX)
         return; /* (a value of 4 GiB: afmt_field_info's width cannot say it) */
-    afmt_report_field(opt, outer, field, AFMT_FIELD_TEXT, th->base + b, 0, 1, (unsigned)(e - b), 0, th->text + b,
+    afmt_report_field(opt, outer, field, AFMT_FIELD_TEXT, hdr->base + b, 0, 1, (unsigned)(e - b), 0, hdr->text + b,
                       NULL, NULL);
 }
 
@@ -87,12 +87,12 @@ static void report_value(const afmt_th *th, afmt_th_path *tp, const afmt_tv *k, 
  * safetensors 3). */
 #define SEEN_KEYS 8
 
-static int check_entry(const afmt_thdir_desc *d, const afmt_th *th, const afmt_tv *obj, afmt_th_path *tp,
+static int check_entry(const afmt_header_arrays_desc *d, const afmt_texthdr *hdr, const afmt_texthdr_value *obj, afmt_texthdr_path *tp,
                        const afmt_options *opt, const afmt_path *outer, afmt_error *err, entry_info *info,
                        afmt_array *a, int report)
 {
-    afmt_th_iter it;
-    afmt_tv k, v, shape_v, seen_k[SEEN_KEYS], seen_v[SEEN_KEYS];
+    afmt_texthdr_iter it;
+    afmt_texthdr_value k, v, shape_v, seen_k[SEEN_KEYS], seen_v[SEEN_KEYS];
     unsigned char seen[SEEN_KEYS];
     size_t i;
     int have_shape = 0;
@@ -105,22 +105,22 @@ static int check_entry(const afmt_thdir_desc *d, const afmt_th *th, const afmt_t
         afmt_array_init(a, AFMT_DTYPE_INVALID);
     info->order = AFMT_ROW_MAJOR;
     if (obj->kind != AFMT_TV_OBJECT && report && opt->fields)
-        report_value(th, tp, NULL, 0, obj, opt, outer);
+        report_value(hdr, tp, NULL, 0, obj, opt, outer);
     if (obj->kind != AFMT_TV_OBJECT)
-        return afmt_th_fail(th, tp, outer, err, AFMT_E_CONSTRAINT, obj->begin, "expected an object, found %s",
+        return afmt_texthdr_fail(hdr, tp, outer, err, AFMT_E_CONSTRAINT, obj->begin, "expected an object, found %s",
                             afmt_tv_kind_name(obj->kind));
-    /* One pass over the entry finds every key and value: each afmt_th_next
-     * parses a value again, so a lookup per key (afmt_th_get) would parse the
+    /* One pass over the entry finds every key and value: each afmt_texthdr_next
+     * parses a value again, so a lookup per key (afmt_texthdr_get) would parse the
      * entry once per key.  The first SEEN_KEYS keys of the spec are kept;
      * a spec with more looks the rest up as it goes. */
     memset(seen, 0, sizeof seen);
-    afmt_th_iter_begin(th, obj, &it);
-    while (afmt_th_next(th, &it, &k, &v)) {
+    afmt_texthdr_iter_begin(hdr, obj, &it);
+    while (afmt_texthdr_next(hdr, &it, &k, &v)) {
         int known = 0;
         if (report && opt->fields)
-            report_value(th, tp, &k, 0, &v, opt, outer);
+            report_value(hdr, tp, &k, 0, &v, opt, outer);
         for (i = 0; i < d->nkeys && !known; i++)
-            if (afmt_th_str_eq(th, &k, d->keys[i].key)) {
+            if (afmt_texthdr_str_eq(hdr, &k, d->keys[i].key)) {
                 known = 1;
                 if (i < SEEN_KEYS && !seen[i]) {
                     seen[i] = 1;
@@ -134,66 +134,66 @@ static int check_entry(const afmt_thdir_desc *d, const afmt_th *th, const afmt_t
                 size_t l = strlen(list);
                 snprintf(list + l, sizeof list - l, "%s%s", i ? ", " : "", d->keys[i].key);
             }
-            afmt_th_path_key(tp, &k, 0);
-            return afmt_th_fail(th, tp, outer, err, AFMT_E_CONSTRAINT, k.begin - 1,
+            afmt_texthdr_path_key(tp, &k, 0);
+            return afmt_texthdr_fail(hdr, tp, outer, err, AFMT_E_CONSTRAINT, k.begin - 1,
                                 "unknown key: an entry has exactly the keys %s", list);
         }
     }
     info->obj_end = it.pos;
     for (i = 0; i < d->nkeys; i++) {
-        const afmt_thdir_key *key = &d->keys[i];
-        afmt_tv kt;
+        const afmt_header_arrays_key *key = &d->keys[i];
+        afmt_texthdr_value kt;
         if (i < SEEN_KEYS) {
             if (!seen[i])
-                return afmt_th_fail(th, tp, outer, err, AFMT_E_CONSTRAINT, obj->begin, "missing key '%s'",
+                return afmt_texthdr_fail(hdr, tp, outer, err, AFMT_E_CONSTRAINT, obj->begin, "missing key '%s'",
                                     key->key);
             kt = seen_k[i];
             v = seen_v[i];
         } else {
-            if (!afmt_th_get(th, obj, key->key, &v))
-                return afmt_th_fail(th, tp, outer, err, AFMT_E_CONSTRAINT, obj->begin, "missing key '%s'",
+            if (!afmt_texthdr_get(hdr, obj, key->key, &v))
+                return afmt_texthdr_fail(hdr, tp, outer, err, AFMT_E_CONSTRAINT, obj->begin, "missing key '%s'",
                                     key->key);
             memset(&kt, 0, sizeof kt);
             kt.kind = AFMT_TV_STRING;
-            afmt_th_iter_begin(th, obj, &it);
-            while (afmt_th_next(th, &it, &kt, &v))
-                if (afmt_th_str_eq(th, &kt, key->key)) break;
+            afmt_texthdr_iter_begin(hdr, obj, &it);
+            while (afmt_texthdr_next(hdr, &it, &kt, &v))
+                if (afmt_texthdr_str_eq(hdr, &kt, key->key)) break;
         }
         /* The path names the spec's key (which is what the text holds). */
-        afmt_th_path_key(tp, &kt, 0);
+        afmt_texthdr_path_key(tp, &kt, 0);
         switch (key->bind) {
         case AFMT_BIND_DTYPE: {
             char name[64];
             int t;
             if (v.kind == AFMT_TV_LIST && v.count > 0)
-                return afmt_th_fail(th, tp, outer, err, AFMT_E_UNSUPPORTED, v.begin,
+                return afmt_texthdr_fail(hdr, tp, outer, err, AFMT_E_UNSUPPORTED, v.begin,
                                     "a list of fields (a structured type) is not supported");
             if (v.kind != AFMT_TV_STRING)
-                return afmt_th_fail(th, tp, outer, err, AFMT_E_CONSTRAINT, v.begin, "expected %s, found %s",
+                return afmt_texthdr_fail(hdr, tp, outer, err, AFMT_E_CONSTRAINT, v.begin, "expected %s, found %s",
                                     bind_word(key->bind), afmt_tv_kind_name(v.kind));
-            afmt_th_str_copy(th, &v, name, sizeof name);
+            afmt_texthdr_str_copy(hdr, &v, name, sizeof name);
             t = find_type(d, name);
             if (t < 0 || (uint64_t)(v.end - v.begin) >= sizeof name)
-                return afmt_th_fail(th, tp, outer, err, AFMT_E_UNKNOWN_TYPE, v.begin - 1,
+                return afmt_texthdr_fail(hdr, tp, outer, err, AFMT_E_UNKNOWN_TYPE, v.begin - 1,
                                     "unknown element type '%s'", name);
             if (d->types[t].refuse)
-                return afmt_th_fail(th, tp, outer, err, AFMT_E_UNSUPPORTED, v.begin - 1, "'%s': %s", name,
+                return afmt_texthdr_fail(hdr, tp, outer, err, AFMT_E_UNSUPPORTED, v.begin - 1, "'%s': %s", name,
                                     d->types[t].refuse);
             info->type = t;
             break;
         }
         case AFMT_BIND_ORDER:
             if (v.kind != AFMT_TV_BOOL)
-                return afmt_th_fail(th, tp, outer, err, AFMT_E_CONSTRAINT, v.begin, "expected %s, found %s",
+                return afmt_texthdr_fail(hdr, tp, outer, err, AFMT_E_CONSTRAINT, v.begin, "expected %s, found %s",
                                     bind_word(key->bind), afmt_tv_kind_name(v.kind));
             info->order = v.u ? AFMT_COL_MAJOR : AFMT_ROW_MAJOR;
             break;
         case AFMT_BIND_SHAPE:
             if (v.kind != key->kind)
-                return afmt_th_fail(th, tp, outer, err, AFMT_E_CONSTRAINT, v.begin, "expected %s, found %s",
+                return afmt_texthdr_fail(hdr, tp, outer, err, AFMT_E_CONSTRAINT, v.begin, "expected %s, found %s",
                                     afmt_tv_kind_name(key->kind), afmt_tv_kind_name(v.kind));
             if (v.count > max_rank)
-                return afmt_th_fail(th, tp, outer, err, AFMT_E_LIMIT, v.begin, "rank %" PRIu64 " exceeds the limit of %" PRIu64 " (limits.max_rank)",
+                return afmt_texthdr_fail(hdr, tp, outer, err, AFMT_E_LIMIT, v.begin, "rank %" PRIu64 " exceeds the limit of %" PRIu64 " (limits.max_rank)",
                                     v.count, max_rank);
             shape_v = v;
             have_shape = 1;
@@ -202,34 +202,34 @@ static int check_entry(const afmt_thdir_desc *d, const afmt_th *th, const afmt_t
             info->range_at = v.begin;
             break;
         }
-        afmt_th_path_pop(tp);
+        afmt_texthdr_path_pop(tp);
     }
     /* The shape, now that the element type is known. */
     info->count = 1;
     if (have_shape) {
-        afmt_th_iter sit;
-        afmt_tv e;
+        afmt_texthdr_iter sit;
+        afmt_texthdr_value e;
         uint32_t r = 0;
         int overflow = 0;
         const char *skey = NULL;
         for (i = 0; i < d->nkeys; i++)
             if (d->keys[i].bind == AFMT_BIND_SHAPE) skey = d->keys[i].key;
-        afmt_th_iter_begin(th, &shape_v, &sit);
-        while (afmt_th_next(th, &sit, NULL, &e)) {
-            afmt_tv kt;
+        afmt_texthdr_iter_begin(hdr, &shape_v, &sit);
+        while (afmt_texthdr_next(hdr, &sit, NULL, &e)) {
+            afmt_texthdr_value kt;
             memset(&kt, 0, sizeof kt);
             if (e.kind != AFMT_TV_INT || e.negative) {
-                afmt_th_iter kit;
-                afmt_tv kv;
-                afmt_th_iter_begin(th, obj, &kit);
-                while (afmt_th_next(th, &kit, &kt, &kv))
-                    if (afmt_th_str_eq(th, &kt, skey)) break;
-                afmt_th_path_key(tp, &kt, 0);
-                afmt_th_path_index(tp, r);
+                afmt_texthdr_iter kit;
+                afmt_texthdr_value kv;
+                afmt_texthdr_iter_begin(hdr, obj, &kit);
+                while (afmt_texthdr_next(hdr, &kit, &kt, &kv))
+                    if (afmt_texthdr_str_eq(hdr, &kt, skey)) break;
+                afmt_texthdr_path_key(tp, &kt, 0);
+                afmt_texthdr_path_index(tp, r);
                 if (e.kind != AFMT_TV_INT)
-                    return afmt_th_fail(th, tp, outer, err, AFMT_E_CONSTRAINT, e.begin, "expected an integer, found %s",
+                    return afmt_texthdr_fail(hdr, tp, outer, err, AFMT_E_CONSTRAINT, e.begin, "expected an integer, found %s",
                                         afmt_tv_kind_name(e.kind));
-                return afmt_th_fail(th, tp, outer, err, AFMT_E_NEGATIVE, e.begin, "dimension is negative (-%" PRIu64 ")", e.u);
+                return afmt_texthdr_fail(hdr, tp, outer, err, AFMT_E_NEGATIVE, e.begin, "dimension is negative (-%" PRIu64 ")", e.u);
             }
             if (a) a->dims[r] = e.u;
             if (!overflow && !afmt_mul_u64(info->count, e.u, &info->count)) overflow = 1;
@@ -239,73 +239,73 @@ static int check_entry(const afmt_thdir_desc *d, const afmt_th *th, const afmt_t
         }
         /* A zero dimension makes the product exact whatever the others. */
         if (overflow) {
-            afmt_th_iter kit;
-            afmt_tv kt, kv;
-            afmt_th_iter_begin(th, obj, &kit);
-            while (afmt_th_next(th, &kit, &kt, &kv))
-                if (afmt_th_str_eq(th, &kt, skey)) break;
-            afmt_th_path_key(tp, &kt, 0);
-            return afmt_th_fail(th, tp, outer, err, AFMT_E_OVERFLOW, shape_v.begin, "the element count overflows 64 bits");
+            afmt_texthdr_iter kit;
+            afmt_texthdr_value kt, kv;
+            afmt_texthdr_iter_begin(hdr, obj, &kit);
+            while (afmt_texthdr_next(hdr, &kit, &kt, &kv))
+                if (afmt_texthdr_str_eq(hdr, &kt, skey)) break;
+            afmt_texthdr_path_key(tp, &kt, 0);
+            return afmt_texthdr_fail(hdr, tp, outer, err, AFMT_E_OVERFLOW, shape_v.begin, "the element count overflows 64 bits");
         }
         info->rank = r;
     }
     if (info->type >= 0 && !afmt_mul_u64(info->count, d->types[info->type].size, &info->nbytes)) {
         /* Blamed on the shape, at its offset (the path names it too). */
-        afmt_th_iter kit;
-        afmt_tv kt, kv;
-        afmt_th_iter_begin(th, obj, &kit);
-        while (afmt_th_next(th, &kit, &kt, &kv))
+        afmt_texthdr_iter kit;
+        afmt_texthdr_value kt, kv;
+        afmt_texthdr_iter_begin(hdr, obj, &kit);
+        while (afmt_texthdr_next(hdr, &kit, &kt, &kv))
             if (kv.begin == shape_v.begin) break;
-        afmt_th_path_key(tp, &kt, 0);
-        return afmt_th_fail(th, tp, outer, err, AFMT_E_OVERFLOW, shape_v.begin,
+        afmt_texthdr_path_key(tp, &kt, 0);
+        return afmt_texthdr_fail(hdr, tp, outer, err, AFMT_E_OVERFLOW, shape_v.begin,
                             "%" PRIu64 " elements of %" PRIu32 " bytes overflow 64 bits of bytes", info->count,
                             d->types[info->type].size);
     }
     /* The byte range, last: it must hold exactly the shape's bytes. */
     for (i = 0; i < d->nkeys; i++) {
-        afmt_tv kt, rv, b, e;
-        afmt_th_iter rit;
+        afmt_texthdr_value kt, rv, b, e;
+        afmt_texthdr_iter rit;
         uint64_t have;
         if (d->keys[i].bind != AFMT_BIND_RANGE) continue;
-        afmt_th_iter_begin(th, obj, &rit);
-        while (afmt_th_next(th, &rit, &kt, &rv))
-            if (afmt_th_str_eq(th, &kt, d->keys[i].key)) break;
-        afmt_th_path_key(tp, &kt, 0);
+        afmt_texthdr_iter_begin(hdr, obj, &rit);
+        while (afmt_texthdr_next(hdr, &rit, &kt, &rv))
+            if (afmt_texthdr_str_eq(hdr, &kt, d->keys[i].key)) break;
+        afmt_texthdr_path_key(tp, &kt, 0);
         if (rv.kind != AFMT_TV_LIST || rv.count != 2)
-            return afmt_th_fail(th, tp, outer, err, AFMT_E_CONSTRAINT, rv.begin, "expected [begin, end], found %s%s",
+            return afmt_texthdr_fail(hdr, tp, outer, err, AFMT_E_CONSTRAINT, rv.begin, "expected [begin, end], found %s%s",
                                 afmt_tv_kind_name(rv.kind), rv.kind == AFMT_TV_LIST ? " of another length" : "");
-        afmt_th_iter_begin(th, &rv, &rit);
-        afmt_th_next(th, &rit, NULL, &b);
-        afmt_th_next(th, &rit, NULL, &e);
+        afmt_texthdr_iter_begin(hdr, &rv, &rit);
+        afmt_texthdr_next(hdr, &rit, NULL, &b);
+        afmt_texthdr_next(hdr, &rit, NULL, &e);
         if (b.kind != AFMT_TV_INT || b.negative) {
-            afmt_th_path_index(tp, 0);
-            return afmt_th_fail(th, tp, outer, err, b.kind == AFMT_TV_INT ? AFMT_E_NEGATIVE : AFMT_E_CONSTRAINT, b.begin,
+            afmt_texthdr_path_index(tp, 0);
+            return afmt_texthdr_fail(hdr, tp, outer, err, b.kind == AFMT_TV_INT ? AFMT_E_NEGATIVE : AFMT_E_CONSTRAINT, b.begin,
                                 "expected a non-negative integer, found %s%s", b.kind == AFMT_TV_INT ? "-" : "",
                                 b.kind == AFMT_TV_INT ? "an integer" : afmt_tv_kind_name(b.kind));
         }
         if (e.kind != AFMT_TV_INT || e.negative) {
-            afmt_th_path_index(tp, 1);
-            return afmt_th_fail(th, tp, outer, err, e.kind == AFMT_TV_INT ? AFMT_E_NEGATIVE : AFMT_E_CONSTRAINT, e.begin,
+            afmt_texthdr_path_index(tp, 1);
+            return afmt_texthdr_fail(hdr, tp, outer, err, e.kind == AFMT_TV_INT ? AFMT_E_NEGATIVE : AFMT_E_CONSTRAINT, e.begin,
                                 "expected a non-negative integer, found %s%s", e.kind == AFMT_TV_INT ? "-" : "",
                                 e.kind == AFMT_TV_INT ? "an integer" : afmt_tv_kind_name(e.kind));
         }
         if (e.u < b.u) {
-            afmt_th_path_index(tp, 1);
-            return afmt_th_fail(th, tp, outer, err, AFMT_E_CONSTRAINT, e.begin,
+            afmt_texthdr_path_index(tp, 1);
+            return afmt_texthdr_fail(hdr, tp, outer, err, AFMT_E_CONSTRAINT, e.begin,
                                 "end %" PRIu64 " is before begin %" PRIu64, e.u, b.u);
         }
         have = e.u - b.u;
         if (have != info->nbytes)
-            return afmt_th_fail(th, tp, outer, err, AFMT_E_SIZE, rv.begin,
+            return afmt_texthdr_fail(hdr, tp, outer, err, AFMT_E_SIZE, rv.begin,
                                 "the range holds %" PRIu64 " bytes, the shape needs %" PRIu64 " (%" PRIu64
                                 " elements of %" PRIu32 " bytes)",
                                 have, info->nbytes, info->count, d->types[info->type].size);
         info->begin = b.u;
         info->end = e.u;
-        afmt_th_path_pop(tp);
+        afmt_texthdr_path_pop(tp);
     }
     if (a) {
-        const afmt_thdir_type *t = &d->types[info->type];
+        const afmt_header_arrays_type *t = &d->types[info->type];
         a->dtype = t->dtype;
         a->elsize = t->size;
         a->rank = info->rank;
@@ -325,27 +325,27 @@ static int check_entry(const afmt_thdir_desc *d, const afmt_th *th, const afmt_t
 /* ------------------------------------------------------------ maps */
 
 /* The entry whose key's quote is at text[quote]: its key and value. */
-static void entry_at(const afmt_th *th, uint64_t quote, afmt_tv *k, afmt_tv *v)
+static void entry_at(const afmt_texthdr *hdr, uint64_t quote, afmt_texthdr_value *k, afmt_texthdr_value *v)
 {
-    afmt_th_iter it;
+    afmt_texthdr_iter it;
     it.pos = quote;
     it.index = 0;
     it.count = 1;
     it.object = 1;
     it.done = 0;
-    afmt_th_next(th, &it, k, v);
+    afmt_texthdr_next(hdr, &it, k, v);
 }
 
 /* Text offset of the opening quote of a directory entry's name (its raw
  * key text in the header). */
-static uint64_t name_quote(const afmt_th *th, const afmt_dir_entry *e)
+static uint64_t name_quote(const afmt_texthdr *hdr, const afmt_dir_entry *e)
 {
-    return (uint64_t)((const uint8_t *)e->name - th->text) - 1;
+    return (uint64_t)((const uint8_t *)e->name - hdr->text) - 1;
 }
 
 typedef struct range_field_ctx {
-    const afmt_thdir_desc *d;
-    const afmt_th *th;
+    const afmt_header_arrays_desc *d;
+    const afmt_texthdr *hdr;
 } range_field_ctx;
 
 /* afmt_dir's name of an entry in errors: the key path of its range,
@@ -354,22 +354,22 @@ static void range_field(void *ctx, const afmt_dir_entry *e, char *out, size_t ou
 {
     const range_field_ctx *fc = ctx;
     const char *rkey = NULL;
-    afmt_tv sk, sv, kt, rv;
-    afmt_th_iter it;
-    afmt_th_path tp;
+    afmt_texthdr_value sk, sv, kt, rv;
+    afmt_texthdr_iter it;
+    afmt_texthdr_path tp;
     size_t i;
     for (i = 0; i < fc->d->nkeys; i++)
         if (fc->d->keys[i].bind == AFMT_BIND_RANGE) rkey = fc->d->keys[i].key;
-    entry_at(fc->th, name_quote(fc->th, e), &sk, &sv);
+    entry_at(fc->hdr, name_quote(fc->hdr, e), &sk, &sv);
     tp.depth = 0;
-    afmt_th_path_key(&tp, &sk, 1);
-    afmt_th_iter_begin(fc->th, &sv, &it);
-    while (rkey && afmt_th_next(fc->th, &it, &kt, &rv))
-        if (afmt_th_str_eq(fc->th, &kt, rkey)) {
-            afmt_th_path_key(&tp, &kt, 0);
+    afmt_texthdr_path_key(&tp, &sk, 1);
+    afmt_texthdr_iter_begin(fc->hdr, &sv, &it);
+    while (rkey && afmt_texthdr_next(fc->hdr, &it, &kt, &rv))
+        if (afmt_texthdr_str_eq(fc->hdr, &kt, rkey)) {
+            afmt_texthdr_path_key(&tp, &kt, 0);
             break;
         }
-    afmt_th_path_render(fc->th, &tp, out, out_size);
+    afmt_texthdr_path_render(fc->hdr, &tp, out, out_size);
 }
 
 /* ------------------------------------------------------------ validate */
@@ -399,74 +399,74 @@ static int take_bytes(afmt_src *src, uint64_t end, uint64_t at, uint64_t nbytes,
 }
 
 /* The metadata entry: an object of strings, passed to the visitor. */
-static int check_metadata(const afmt_th *th, const afmt_tv *v, afmt_th_path *tp, const afmt_options *opt,
+static int check_metadata(const afmt_texthdr *hdr, const afmt_texthdr_value *v, afmt_texthdr_path *tp, const afmt_options *opt,
                           const afmt_visitor *vis, const afmt_path *path, afmt_error *err)
 {
-    afmt_th_iter mit;
-    afmt_tv mk, mv;
+    afmt_texthdr_iter mit;
+    afmt_texthdr_value mk, mv;
     if (v->kind != AFMT_TV_OBJECT && opt->fields)
-        report_value(th, tp, NULL, 0, v, opt, path);
+        report_value(hdr, tp, NULL, 0, v, opt, path);
     if (v->kind != AFMT_TV_OBJECT)
-        return afmt_th_fail(th, tp, path, err, AFMT_E_CONSTRAINT, v->begin, "expected an object of strings, found %s",
+        return afmt_texthdr_fail(hdr, tp, path, err, AFMT_E_CONSTRAINT, v->begin, "expected an object of strings, found %s",
                             afmt_tv_kind_name(v->kind));
-    afmt_th_iter_begin(th, v, &mit);
-    while (afmt_th_next(th, &mit, &mk, &mv)) {
+    afmt_texthdr_iter_begin(hdr, v, &mit);
+    while (afmt_texthdr_next(hdr, &mit, &mk, &mv)) {
         if (opt->fields)
-            report_value(th, tp, &mk, 1, &mv, opt, path);
+            report_value(hdr, tp, &mk, 1, &mv, opt, path);
         if (mv.kind != AFMT_TV_STRING) {
-            afmt_th_path_key(tp, &mk, 1);
-            return afmt_th_fail(th, tp, path, err, AFMT_E_CONSTRAINT, mv.begin, "metadata values are strings, found %s",
+            afmt_texthdr_path_key(tp, &mk, 1);
+            return afmt_texthdr_fail(hdr, tp, path, err, AFMT_E_CONSTRAINT, mv.begin, "metadata values are strings, found %s",
                                 afmt_tv_kind_name(mv.kind));
         }
     }
     if (vis && vis->on_metadata)
-        vis->on_metadata(vis->ctx, th->text + v->begin, v->end - v->begin, th->base + v->begin);
+        vis->on_metadata(vis->ctx, hdr->text + v->begin, v->end - v->begin, hdr->base + v->begin);
     return 0;
 }
 
 /* The entries of a map header, exactly: each entry object checked
  * (check_entry) in listing order, its range and name put in the list;
  * the metadata entry checked and passed on.  For a header the one-pass
- * reader (afmt_thfast.c) did not take, after afmt_th_parse. */
-static int collect_entries(const afmt_thdir_desc *d, const afmt_th *th, const afmt_tv *root, afmt_th_path *tp,
+ * reader (afmt_header_onepass.c) did not take, after afmt_texthdr_parse. */
+static int collect_entries(const afmt_header_arrays_desc *d, const afmt_texthdr *hdr, const afmt_texthdr_value *root, afmt_texthdr_path *tp,
                            const afmt_options *opt, const afmt_visitor *vis, const afmt_path *path,
-                           afmt_thmap_list *l, afmt_error *err)
+                           afmt_header_map_list *l, afmt_error *err)
 {
-    afmt_th_iter it;
-    afmt_tv k, v;
+    afmt_texthdr_iter it;
+    afmt_texthdr_value k, v;
     l->n = 0; /* what the one-pass reader left before it gave up */
     memset(&l->metadata, 0, sizeof l->metadata);
-    afmt_th_iter_begin(th, root, &it);
+    afmt_texthdr_iter_begin(hdr, root, &it);
     /* Each entry read once: its object walked by check_entry only. */
-    while (afmt_th_next_shallow(th, &it, &k, &v)) {
+    while (afmt_texthdr_next_shallow(hdr, &it, &k, &v)) {
         entry_info info;
         afmt_dir_entry *e;
-        afmt_th_path_key(tp, &k, 1);
-        if (d->metadata_key && afmt_th_str_eq(th, &k, d->metadata_key)) {
+        afmt_texthdr_path_key(tp, &k, 1);
+        if (d->metadata_key && afmt_texthdr_str_eq(hdr, &k, d->metadata_key)) {
             if (v.count == AFMT_TV_COUNT_UNKNOWN)
-                afmt_th_finish(th, &it, &v);
-            if (check_metadata(th, &v, tp, opt, vis, path, err) != 0)
+                afmt_texthdr_finish(hdr, &it, &v);
+            if (check_metadata(hdr, &v, tp, opt, vis, path, err) != 0)
                 return -1;
-            afmt_th_path_pop(tp);
+            afmt_texthdr_path_pop(tp);
             continue;
         }
         if (v.kind != AFMT_TV_OBJECT && v.count == AFMT_TV_COUNT_UNKNOWN)
-            afmt_th_finish(th, &it, &v); /* a list where an entry belongs: its end, for the field */
-        if (check_entry(d, th, &v, tp, opt, path, err, &info, NULL, 1) != 0)
+            afmt_texthdr_finish(hdr, &it, &v); /* a list where an entry belongs: its end, for the field */
+        if (check_entry(d, hdr, &v, tp, opt, path, err, &info, NULL, 1) != 0)
             return -1;
         if (v.count == AFMT_TV_COUNT_UNKNOWN)
-            afmt_th_iter_resume(th, &it, info.obj_end);
-        afmt_th_path_pop(tp);
-        if (afmt_thmap_grow(l) != 0)
-            return afmt_fail(err, AFMT_E_NOMEM, path, th->root, AFMT_NO_INDEX, th->base,
+            afmt_texthdr_iter_resume(hdr, &it, info.obj_end);
+        afmt_texthdr_path_pop(tp);
+        if (afmt_header_map_grow(l) != 0)
+            return afmt_fail(err, AFMT_E_NOMEM, path, hdr->root, AFMT_NO_INDEX, hdr->base,
                              "out of memory for the list of %zu entries", l->n + 1);
         e = &l->e[l->n];
         e->begin = info.begin;
         e->size = info.end - info.begin;
         e->index = l->n;
-        e->name = (const char *)th->text + k.begin;
+        e->name = (const char *)hdr->text + k.begin;
         e->name_len = (size_t)(k.end - k.begin);
-        e->record_offset = th->base + info.range_at;
+        e->record_offset = hdr->base + info.range_at;
         l->is_bool[l->n] = d->types[info.type].dtype == AFMT_BOOL;
         l->n++;
     }
@@ -475,27 +475,27 @@ static int collect_entries(const afmt_thdir_desc *d, const afmt_th *th, const af
 
 /* The views in data order, while the header is still in memory (a stream
  * drops it as its payloads are taken): each entry's object read again. */
-static int visit_entries(const afmt_thdir_desc *d, const afmt_th *th, const afmt_dir_entry *v, size_t n,
-                         afmt_th_path *tp, afmt_src *src, uint64_t end, uint64_t data_start, uint32_t narrays,
+static int visit_entries(const afmt_header_arrays_desc *d, const afmt_texthdr *hdr, const afmt_dir_entry *v, size_t n,
+                         afmt_texthdr_path *tp, afmt_src *src, uint64_t end, uint64_t data_start, uint32_t narrays,
                          const afmt_options *opt, const afmt_visitor *vis, const afmt_path *path, afmt_error *err)
 {
     size_t i;
     afmt_array a;
-    afmt_thfast_viewer fv;
-    afmt_thfast_viewer_init(&fv, d, th, opt);
-#ifdef AFMT_THDIR_EXACT_ONLY /* the differential test's second build */
+    afmt_header_onepass_viewer fv;
+    afmt_header_onepass_viewer_init(&fv, d, hdr, opt);
+#ifdef AFMT_HEADER_ARRAYS_EXACT_ONLY /* the differential test's second build */
     fv.ok = 0;
 #endif
     for (i = 0; i < n; i++) {
-        if (!afmt_thfast_view(&fv, &v[i], &a)) {
+        if (!afmt_header_onepass_view(&fv, &v[i], &a)) {
             entry_info info;
-            afmt_tv sk, sv;
-            entry_at(th, name_quote(th, &v[i]), &sk, &sv);
-            afmt_th_path_key(tp, &sk, 1);
-            if (check_entry(d, th, &sv, tp, opt, path, err, &info, &a, 0) != 0)
+            afmt_texthdr_value sk, sv;
+            entry_at(hdr, name_quote(hdr, &v[i]), &sk, &sv);
+            afmt_texthdr_path_key(tp, &sk, 1);
+            if (check_entry(d, hdr, &sv, tp, opt, path, err, &info, &a, 0) != 0)
                 return -1;
-            afmt_th_path_pop(tp);
-            a.name_len = afmt_th_str_copy(th, &sk, a.name, sizeof a.name);
+            afmt_texthdr_path_pop(tp);
+            a.name_len = afmt_texthdr_str_copy(hdr, &sk, a.name, sizeof a.name);
         }
         a.offset = data_start + v[i].begin;
         a.index = narrays + (uint32_t)i;
@@ -509,7 +509,7 @@ static int visit_entries(const afmt_thdir_desc *d, const afmt_th *th, const afmt
 }
 
 /* Bytes from entry i's begin to entry j - 1's end (sorted, tiling). */
-static uint64_t covered_between(const afmt_thmap_list *l, size_t i, size_t j)
+static uint64_t covered_between(const afmt_header_map_list *l, size_t i, size_t j)
 {
     return l->e[j - 1].begin + l->e[j - 1].size - l->e[i].begin;
 }
@@ -519,7 +519,7 @@ static uint64_t covered_between(const afmt_thmap_list *l, size_t i, size_t j)
  * for a header listed in data order, as the reference writes them) and
  * names the first hole or overlap.  Then the views and the payloads, in
  * data order. */
-static int take_map(const afmt_thdir_desc *d, const afmt_th *th, afmt_thmap_list *l, afmt_th_path *tp,
+static int take_map(const afmt_header_arrays_desc *d, const afmt_texthdr *hdr, afmt_header_map_list *l, afmt_texthdr_path *tp,
                     afmt_src *src, uint64_t end, uint64_t data_start, uint64_t *pos, uint32_t *narrays,
                     const afmt_options *opt, const afmt_visitor *vis, const afmt_path *path, afmt_error *err)
 {
@@ -536,12 +536,12 @@ static int take_map(const afmt_thdir_desc *d, const afmt_th *th, afmt_thmap_list
     pol.path = path;
     pol.field = range_field;
     fc.d = d;
-    fc.th = th;
+    fc.hdr = hdr;
     pol.field_ctx = &fc;
     if (afmt_dir_check(&pol, l->e, l->n, l->e, &covered, err) != 0)
         return -1;
     if (vis && vis->on_array &&
-        visit_entries(d, th, l->e, l->n, tp, src, end, data_start, *narrays, opt, vis, path, err) != 0)
+        visit_entries(d, hdr, l->e, l->n, tp, src, end, data_start, *narrays, opt, vis, path, err) != 0)
         return -1;
     for (i = 0; i < l->n;) {
         /* A run of entries whose bytes need no check is one take (they
@@ -572,7 +572,7 @@ static int take_map(const afmt_thdir_desc *d, const afmt_th *th, afmt_thmap_list
 
 /* Whitespace of the header's syntax (JSON's four; Python skips the same
  * between tokens). */
-static int is_space(const afmt_thdir_desc *d, uint8_t b)
+static int is_space(const afmt_header_arrays_desc *d, uint8_t b)
 {
     (void)d;
     return b == ' ' || b == '\t' || b == '\n' || b == '\r';
@@ -581,7 +581,7 @@ static int is_space(const afmt_thdir_desc *d, uint8_t b)
 /* A rule the spec's "lenient": "warn" relaxes: 1 when it is tolerated (a
  * warning, lenient mode), else 0 with err set (the same error as without
  * the marker). */
-static int relaxed(const afmt_thdir_desc *d, const afmt_th *th, const afmt_th_path *tp, const afmt_options *opt,
+static int relaxed(const afmt_header_arrays_desc *d, const afmt_texthdr *hdr, const afmt_texthdr_path *tp, const afmt_options *opt,
                    const afmt_visitor *vis, const afmt_path *path, afmt_error *err, afmt_code code, uint64_t at,
                    const char *fmt, ...)
 #if defined(__GNUC__) || defined(__clang__)
@@ -589,7 +589,7 @@ static int relaxed(const afmt_thdir_desc *d, const afmt_th *th, const afmt_th_pa
 #endif
     ;
 
-static int relaxed(const afmt_thdir_desc *d, const afmt_th *th, const afmt_th_path *tp, const afmt_options *opt,
+static int relaxed(const afmt_header_arrays_desc *d, const afmt_texthdr *hdr, const afmt_texthdr_path *tp, const afmt_options *opt,
                    const afmt_visitor *vis, const afmt_path *path, afmt_error *err, afmt_code code, uint64_t at,
                    const char *fmt, ...)
 {
@@ -599,43 +599,43 @@ static int relaxed(const afmt_thdir_desc *d, const afmt_th *th, const afmt_th_pa
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     if (!d->lenient || !opt || opt->mode != AFMT_LENIENT) {
-        afmt_th_fail(th, tp, path, err, code, at, "%s", msg);
+        afmt_texthdr_fail(hdr, tp, path, err, code, at, "%s", msg);
         return 0;
     }
-    return afmt_tolerate(opt, vis, err, code, path, th->root, AFMT_NO_INDEX, th->base + at, "%s", msg) == 0;
+    return afmt_tolerate(opt, vis, err, code, path, hdr->root, AFMT_NO_INDEX, hdr->base + at, "%s", msg) == 0;
 }
 
-/* afmt_th_parse of the whole header, with a work area in which the
+/* afmt_texthdr_parse of the whole header, with a work area in which the
  * parser sorts the keys of large objects (duplicate names: O(k log k)):
  * 12 bytes per ':' of the text, for the parse only.  Without the memory
  * the parser checks them in passes instead (slower, no memory). */
-static int parse_exactly(const afmt_thdir_desc *d, afmt_th *th, afmt_tv *root, const afmt_path *path,
-                         afmt_thmap_list *l, afmt_error *err)
+static int parse_exactly(const afmt_header_arrays_desc *d, afmt_texthdr *hdr, afmt_texthdr_value *root, const afmt_path *path,
+                         afmt_header_map_list *l, afmt_error *err)
 {
     int rc;
     if (d->map) {
-        uint64_t size = afmt_th_work_size(th->text, th->len);
-        if ((th->work = afmt_thmap_work(l, size)) != NULL)
-            th->work_size = size;
+        uint64_t size = afmt_texthdr_work_size(hdr->text, hdr->len);
+        if ((hdr->work = afmt_header_map_work(l, size)) != NULL)
+            hdr->work_size = size;
     }
-    rc = afmt_th_parse(th, 0, root, path, err);
-    th->work = NULL;
-    th->work_size = 0;
+    rc = afmt_texthdr_parse(hdr, 0, root, path, err);
+    hdr->work = NULL;
+    hdr->work_size = 0;
     return rc;
 }
 
-/* afmt_thdir_validate, with the list of a map's entries kept in l (the
+/* afmt_header_arrays_validate, with the list of a map's entries kept in l (the
  * caller frees it whatever the outcome). */
-static int validate_text(const afmt_thdir_desc *d, afmt_src *src, uint64_t end, uint64_t *pos, uint32_t *narrays,
+static int validate_text(const afmt_header_arrays_desc *d, afmt_src *src, uint64_t end, uint64_t *pos, uint32_t *narrays,
                          const afmt_options *opt, const afmt_visitor *vis, const afmt_path *path,
-                         afmt_thmap_list *l, afmt_error *err)
+                         afmt_header_map_list *l, afmt_error *err)
 {
     const unsigned w = d->length_width;
     char lenfield[48], buf[16];
     uint64_t p = *pos, n, p0, data_start, q, last, i;
-    afmt_th th;
-    afmt_tv root;
-    afmt_th_path tp;
+    afmt_texthdr hdr;
+    afmt_texthdr_value root;
+    afmt_texthdr_path tp;
     const uint8_t *text;
     afmt_array a;
     int fast = 0;
@@ -664,38 +664,38 @@ static int validate_text(const afmt_thdir_desc *d, afmt_src *src, uint64_t end, 
     if (!afmt_src_have(src, end, p0, n))
         return afmt_src_short(src, err, path, d->name, AFMT_NO_INDEX, p0, end, n, d->name);
     text = AFMT_B(src, p0);
-    memset(&th, 0, sizeof th);
-    th.text = text;
-    th.len = n;
-    th.base = p0;
-    th.syntax = d->syntax;
-    th.max_depth = opt->limits.max_depth < AFMT_TH_DEPTH_CAP ? (unsigned)opt->limits.max_depth : AFMT_TH_DEPTH_CAP;
-    th.max_entries = opt->limits.max_items;
-    th.root = d->name;
-    th.map_depths = d->map ? 1u : 0u;
+    memset(&hdr, 0, sizeof hdr);
+    hdr.text = text;
+    hdr.len = n;
+    hdr.base = p0;
+    hdr.syntax = d->syntax;
+    hdr.max_depth = opt->limits.max_depth < AFMT_TEXTHDR_DEPTH_CAP ? (unsigned)opt->limits.max_depth : AFMT_TEXTHDR_DEPTH_CAP;
+    hdr.max_entries = opt->limits.max_items;
+    hdr.root = d->name;
+    hdr.map_depths = d->map ? 1u : 0u;
     tp.depth = 0;
     if (n == 0)
-        return afmt_th_fail(&th, &tp, path, err, AFMT_E_VALUE, 0, "a header starts with '{', found nothing");
+        return afmt_texthdr_fail(&hdr, &tp, path, err, AFMT_E_VALUE, 0, "a header starts with '{', found nothing");
     if (text[0] != '{') {
         /* Whitespace before the value: the reference readers skip it. */
         uint64_t b = 0;
         while (b < n && is_space(d, text[b])) b++;
         snprintf(buf, sizeof buf, text[0] >= 0x20 && text[0] < 0x7f ? "'%c'" : "byte 0x%02x", text[0]);
         if (b == 0 || b == n || text[b] != '{' ||
-            !relaxed(d, &th, &tp, opt, vis, path, err, AFMT_E_VALUE, 0, "a header starts with '{', found %s", buf))
-            return afmt_th_fail(&th, &tp, path, err, AFMT_E_VALUE, 0, "a header starts with '{', found %s", buf);
+            !relaxed(d, &hdr, &tp, opt, vis, path, err, AFMT_E_VALUE, 0, "a header starts with '{', found %s", buf))
+            return afmt_texthdr_fail(&hdr, &tp, path, err, AFMT_E_VALUE, 0, "a header starts with '{', found %s", buf);
     }
     /* The one-pass reader tells no field: a caller who asks for them
      * (afmt info) gets the exact steps, which do. */
-#ifndef AFMT_THDIR_EXACT_ONLY /* defined by a differential test only */
-    if (d->map && !opt->fields && (fast = afmt_thfast_map(d, &th, opt, &root.end, l)) < 0)
+#ifndef AFMT_HEADER_ARRAYS_EXACT_ONLY /* defined by a differential test only */
+    if (d->map && !opt->fields && (fast = afmt_header_onepass_map(d, &hdr, opt, &root.end, l)) < 0)
 #else
     if (0)
 #endif
         return afmt_fail(err, AFMT_E_NOMEM, path, d->name, AFMT_NO_INDEX, p0, "out of memory for the list of entries");
     if (fast) {
         root.kind = AFMT_TV_OBJECT; /* the rest of root is not read for a map */
-    } else if (parse_exactly(d, &th, &root, path, l, err) != 0) {
+    } else if (parse_exactly(d, &hdr, &root, path, l, err) != 0) {
         return -1;
     }
     /* What follows the value: pad bytes, then the terminator. */
@@ -703,7 +703,7 @@ static int validate_text(const afmt_thdir_desc *d, afmt_src *src, uint64_t end, 
     last = n;
     if (d->terminator >= 0) {
         if (q == n || text[n - 1] != (uint8_t)d->terminator) {
-            if (!relaxed(d, &th, &tp, opt, vis, path, err, AFMT_E_PADDING, n - 1,
+            if (!relaxed(d, &hdr, &tp, opt, vis, path, err, AFMT_E_PADDING, n - 1,
                          "the header must end with byte 0x%02x, found 0x%02x", d->terminator, text[n - 1]))
                 return -1;
         } else {
@@ -717,14 +717,14 @@ static int validate_text(const afmt_thdir_desc *d, afmt_src *src, uint64_t end, 
             /* Other whitespace of the syntax: the reference readers'
              * JSON and Python parsers skip it (one warning). */
             if (!warned && is_space(d, text[i]) &&
-                relaxed(d, &th, &tp, opt, vis, path, err, AFMT_E_PADDING, i,
+                relaxed(d, &hdr, &tp, opt, vis, path, err, AFMT_E_PADDING, i,
                         "byte 0x%02x after the header's value: only 0x%02x may pad it", text[i],
                         d->pad < 0 ? 0 : d->pad)) {
                 warned = 1;
                 continue;
             }
             if (warned && is_space(d, text[i])) continue;
-            return afmt_th_fail(&th, &tp, path, err, AFMT_E_PADDING, i,
+            return afmt_texthdr_fail(&hdr, &tp, path, err, AFMT_E_PADDING, i,
                                 "byte 0x%02x after the header's value: only 0x%02x may pad it", text[i],
                                 d->pad < 0 ? 0 : d->pad);
         }
@@ -742,7 +742,7 @@ static int validate_text(const afmt_thdir_desc *d, afmt_src *src, uint64_t end, 
 
     if (!d->map) {
         entry_info info;
-        if (check_entry(d, &th, &root, &tp, opt, path, err, &info, &a, 1) != 0)
+        if (check_entry(d, &hdr, &root, &tp, opt, path, err, &info, &a, 1) != 0)
             return -1;
         a.offset = data_start;
         a.index = *narrays;
@@ -762,23 +762,23 @@ static int validate_text(const afmt_thdir_desc *d, afmt_src *src, uint64_t end, 
     if (n > UINT32_MAX)
         return afmt_fail(err, AFMT_E_LIMIT, path, lenfield, AFMT_NO_INDEX, p,
                          "a map header of %" PRIu64 " bytes exceeds afmt's limit of 4 GiB", n);
-    if (!fast && collect_entries(d, &th, &root, &tp, opt, vis, path, l, err) != 0)
+    if (!fast && collect_entries(d, &hdr, &root, &tp, opt, vis, path, l, err) != 0)
         return -1;
     if (fast && l->metadata.kind == AFMT_TV_OBJECT && vis && vis->on_metadata)
-        vis->on_metadata(vis->ctx, th.text + l->metadata.begin, l->metadata.end - l->metadata.begin,
-                         th.base + l->metadata.begin);
-    return take_map(d, &th, l, &tp, src, end, data_start, pos, narrays, opt, vis, path, err);
+        vis->on_metadata(vis->ctx, hdr.text + l->metadata.begin, l->metadata.end - l->metadata.begin,
+                         hdr.base + l->metadata.begin);
+    return take_map(d, &hdr, l, &tp, src, end, data_start, pos, narrays, opt, vis, path, err);
 }
 
-int afmt_thdir_validate(const afmt_thdir_desc *d, afmt_src *src, uint64_t end, uint64_t *pos,
+int afmt_header_arrays_validate(const afmt_header_arrays_desc *d, afmt_src *src, uint64_t end, uint64_t *pos,
                         uint32_t *narrays, const afmt_options *opt, const afmt_visitor *vis,
                         const afmt_path *path, afmt_error *err)
 {
-    afmt_thmap_list l;
+    afmt_header_map_list l;
     int rc;
-    afmt_thmap_init(&l);
+    afmt_header_map_init(&l);
     rc = validate_text(d, src, end, pos, narrays, opt, vis, path, &l, err);
-    afmt_thmap_free(&l);
+    afmt_header_map_free(&l);
     return rc;
 }
 
@@ -811,10 +811,10 @@ static void put_u64(render *r, uint64_t v)
 /* n bytes as a string in the header's syntax: JSON escaped as serde_json
  * (the safetensors reference) does it (\" \\ \b \f \n \r \t, other
  * control bytes \u00xx), Python quotes with \xNN. */
-static void put_strn(render *r, afmt_th_syntax syn, const char *s, size_t n)
+static void put_strn(render *r, afmt_texthdr_syntax syn, const char *s, size_t n)
 {
     static const char short_esc[] = {'\b', 'b', '\f', 'f', '\n', 'n', '\r', 'r', '\t', 't'};
-    char q = syn == AFMT_TH_PYDICT ? '\'' : '"';
+    char q = syn == AFMT_TEXTHDR_PYDICT ? '\'' : '"';
     size_t i, j;
     put(r, &q, 1);
     for (i = 0; i < n; i++) {
@@ -826,7 +826,7 @@ static void put_strn(render *r, afmt_th_syntax syn, const char *s, size_t n)
             put(r, esc, 2);
         } else if (c < 0x20) {
             const char *sh = NULL;
-            if (syn == AFMT_TH_JSON)
+            if (syn == AFMT_TEXTHDR_JSON)
                 for (j = 0; j < sizeof short_esc; j += 2)
                     if ((unsigned char)short_esc[j] == c) sh = &short_esc[j + 1];
             if (sh) {
@@ -834,7 +834,7 @@ static void put_strn(render *r, afmt_th_syntax syn, const char *s, size_t n)
                 esc[1] = *sh;
                 put(r, esc, 2);
             } else {
-                snprintf(esc, sizeof esc, syn == AFMT_TH_PYDICT ? "\\x%02x" : "\\u%04x", c);
+                snprintf(esc, sizeof esc, syn == AFMT_TEXTHDR_PYDICT ? "\\x%02x" : "\\u%04x", c);
                 puts_(r, esc);
             }
         } else {
@@ -844,16 +844,16 @@ static void put_strn(render *r, afmt_th_syntax syn, const char *s, size_t n)
     put(r, &q, 1);
 }
 
-static void put_str(render *r, afmt_th_syntax syn, const char *s) { put_strn(r, syn, s, strlen(s)); }
+static void put_str(render *r, afmt_texthdr_syntax syn, const char *s) { put_strn(r, syn, s, strlen(s)); }
 
-static void render_entry(const afmt_thdir_desc *d, const afmt_array *a, int type, uint64_t begin, render *r)
+static void render_entry(const afmt_header_arrays_desc *d, const afmt_array *a, int type, uint64_t begin, render *r)
 {
-    int py = d->syntax == AFMT_TH_PYDICT;
+    int py = d->syntax == AFMT_TEXTHDR_PYDICT;
     size_t i;
     uint32_t k;
     puts_(r, "{");
     for (i = 0; i < d->nkeys; i++) {
-        const afmt_thdir_key *key = &d->keys[i];
+        const afmt_header_arrays_key *key = &d->keys[i];
         if (!py && i) puts_(r, ",");
         put_str(r, d->syntax, key->key);
         puts_(r, py ? ": " : ":");
@@ -903,7 +903,7 @@ static int wentry_cmp(const void *pa, const void *pb)
     size_t k;
     for (k = 0; k < 4 && x->sort[k]; k++) {
         int key = x->sort[k] < 0 ? -x->sort[k] : x->sort[k];
-        int c = key == AFMT_THSORT_TYPE ? (x->type > y->type) - (x->type < y->type)
+        int c = key == AFMT_HEADER_SORT_TYPE ? (x->type > y->type) - (x->type < y->type)
                                          : strcmp(x->name, y->name); /* bytes as unsigned char */
         if (c) return x->sort[k] < 0 ? -c : c;
     }
@@ -913,31 +913,31 @@ static int wentry_cmp(const void *pa, const void *pb)
 /* File metadata to write back: a JSON object of strings from the write
  * options, checked, and a buffer to decode its strings into. */
 typedef struct wmeta {
-    afmt_th th;
-    afmt_tv root;
+    afmt_texthdr hdr;
+    afmt_texthdr_value root;
     char *buf;   /* as long as the text: a string decodes to no more */
 } wmeta;
 
 /* 0 with m->buf NULL when there is nothing to write; -1 on a bad object. */
-static int meta_prepare(const afmt_thdir_desc *d, const afmt_write_options *wopt, wmeta *m, afmt_error *err)
+static int meta_prepare(const afmt_header_arrays_desc *d, const afmt_write_options *wopt, wmeta *m, afmt_error *err)
 {
-    afmt_th_iter it;
-    afmt_tv k, v;
+    afmt_texthdr_iter it;
+    afmt_texthdr_value k, v;
     memset(m, 0, sizeof *m);
     if (!d->map || !d->metadata_key || !wopt || !wopt->metadata || !wopt->metadata_len)
         return 0;
-    m->th.text = wopt->metadata;
-    m->th.len = wopt->metadata_len;
-    m->th.syntax = AFMT_TH_JSON;
-    m->th.root = "metadata";
-    m->th.map_depths = 1u;
-    if (afmt_th_parse(&m->th, 0, &m->root, NULL, err) != 0)
+    m->hdr.text = wopt->metadata;
+    m->hdr.len = wopt->metadata_len;
+    m->hdr.syntax = AFMT_TEXTHDR_JSON;
+    m->hdr.root = "metadata";
+    m->hdr.map_depths = 1u;
+    if (afmt_texthdr_parse(&m->hdr, 0, &m->root, NULL, err) != 0)
         return -1;
     if (m->root.kind != AFMT_TV_OBJECT || m->root.end != wopt->metadata_len)
         return afmt_fail(err, AFMT_E_USAGE, NULL, "metadata", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                          "write options: metadata must be one JSON object of strings");
-    afmt_th_iter_begin(&m->th, &m->root, &it);
-    while (afmt_th_next(&m->th, &it, &k, &v))
+    afmt_texthdr_iter_begin(&m->hdr, &m->root, &it);
+    while (afmt_texthdr_next(&m->hdr, &it, &k, &v))
         if (v.kind != AFMT_TV_STRING)
             return afmt_fail(err, AFMT_E_USAGE, NULL, "metadata", AFMT_NO_INDEX, v.begin,
                              "write options: metadata values are strings, found %s", afmt_tv_kind_name(v.kind));
@@ -946,17 +946,17 @@ static int meta_prepare(const afmt_thdir_desc *d, const afmt_write_options *wopt
     return 0;
 }
 
-static void put_meta_str(render *r, afmt_th_syntax syn, const wmeta *m, const afmt_tv *s)
+static void put_meta_str(render *r, afmt_texthdr_syntax syn, const wmeta *m, const afmt_texthdr_value *s)
 {
-    uint64_t len = afmt_th_str_copy(&m->th, s, m->buf, (size_t)m->th.len + 1);
+    uint64_t len = afmt_texthdr_str_copy(&m->hdr, s, m->buf, (size_t)m->hdr.len + 1);
     put_strn(r, syn, m->buf, (size_t)len);
 }
 
-static void render_all(const afmt_thdir_desc *d, const wentry *e, size_t n, const wmeta *m, render *r)
+static void render_all(const afmt_header_arrays_desc *d, const wentry *e, size_t n, const wmeta *m, render *r)
 {
     size_t i;
-    const char *sep = d->syntax == AFMT_TH_PYDICT ? ", " : ",";
-    const char *colon = d->syntax == AFMT_TH_PYDICT ? ": " : ":";
+    const char *sep = d->syntax == AFMT_TEXTHDR_PYDICT ? ", " : ",";
+    const char *colon = d->syntax == AFMT_TEXTHDR_PYDICT ? ": " : ":";
     if (!d->map) {
         render_entry(d, e[0].a, e[0].type, 0, r);
         return;
@@ -964,14 +964,14 @@ static void render_all(const afmt_thdir_desc *d, const wentry *e, size_t n, cons
     puts_(r, "{");
     if (m->buf) {
         /* The reference writes the metadata first. */
-        afmt_th_iter it;
-        afmt_tv k, v;
+        afmt_texthdr_iter it;
+        afmt_texthdr_value k, v;
         int first = 1;
         put_str(r, d->syntax, d->metadata_key);
         puts_(r, colon);
         puts_(r, "{");
-        afmt_th_iter_begin(&m->th, &m->root, &it);
-        while (afmt_th_next(&m->th, &it, &k, &v)) {
+        afmt_texthdr_iter_begin(&m->hdr, &m->root, &it);
+        while (afmt_texthdr_next(&m->hdr, &it, &k, &v)) {
             if (!first) puts_(r, sep);
             first = 0;
             put_meta_str(r, d->syntax, m, &k);
@@ -990,7 +990,7 @@ static void render_all(const afmt_thdir_desc *d, const wentry *e, size_t n, cons
     puts_(r, "}");
 }
 
-int afmt_thdir_write(const afmt_thdir_desc *d, const afmt_array *arrays, size_t n,
+int afmt_header_arrays_write(const afmt_header_arrays_desc *d, const afmt_array *arrays, size_t n,
                      const afmt_write_options *wopt, afmt_sink *sink, afmt_error *err)
 {
     wentry *e;
@@ -1045,14 +1045,14 @@ int afmt_thdir_write(const afmt_thdir_desc *d, const afmt_array *arrays, size_t 
         if (a->name[0]) snprintf(e[i].name, sizeof e[i].name, "%s", a->name);
         else snprintf(e[i].name, sizeof e[i].name, "%s%zu", d->default_name ? d->default_name : "", i);
         if (d->map) {
-            if (!afmt_th_utf8_valid((const uint8_t *)e[i].name, strlen(e[i].name)) ||
+            if (!afmt_texthdr_utf8_valid((const uint8_t *)e[i].name, strlen(e[i].name)) ||
                 (d->metadata_key && strcmp(e[i].name, d->metadata_key) == 0)) {
                 afmt_fail(err, AFMT_E_TYPE, NULL, "name", i, AFMT_NO_OFFSET, "name \"%s\" cannot be an entry of %s", e[i].name, d->format);
                 goto done;
             }
             for (j = 0; j < i; j++)
                 if (strcmp(e[i].name, e[j].name) == 0) {
-                    /* as every writer of named arrays says it (afmt_wdir_unique_names) */
+                    /* as every writer of named arrays says it (afmt_write_dir_unique_names) */
                     afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "name", i, AFMT_NO_OFFSET,
                               "two arrays are named \"%s\": array %zu has it too (names are distinct)", e[i].name, j);
                     goto done;

@@ -1,4 +1,4 @@
-/* Unit tests of map headers (runtime/text/afmt_thdir.c through the generated
+/* Unit tests of map headers (runtime/text/afmt_header_arrays.c through the generated
  * safetensors validator): many entries (more than the old sorting
  * window, WINDOW) in any JSON order are checked and handed over in data
  * order; a hole or an overlap far into the data is named with the right
@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "afmt.h"
-#include "text/afmt_thdir.h"
+#include "text/afmt_header_arrays.h"
 #include "safetensors.h"
 #include "check.h"
 

@@ -2,7 +2,7 @@
  * changes with AFMT_RUNTIME_ABI); programs include <afmt/afmt.h> and <afmt/<format>.h>. */
 /* afmt runtime: arrays described by a text header (NumPy .npy, safetensors).
  *
- * afmt-gen compiles a spec's "text_header" item into an afmt_thdir_desc:
+ * afmt-gen compiles a spec's "text_header" item into an afmt_header_arrays_desc:
  * the header's syntax and length prefix, its padding and alignment, the keys
  * of an entry and what each binds (element type through a table of type
  * names, shape, order, byte range), and whether the header describes one
@@ -10,9 +10,9 @@
  * after it.  The functions here carry out that description; they know no
  * format.  The header is parsed in place where it lies in the input.
  *
- * A map header (safetensors) is read in one pass by afmt_thfast.c when it
+ * A map header (safetensors) is read in one pass by afmt_header_onepass.c when it
  * is valid and written as writers write it; anything else goes through
- * the exact steps (afmt_th_parse, then each entry), which name the first
+ * the exact steps (afmt_texthdr_parse, then each entry), which name the first
  * problem.  Either way the entries' byte ranges make a list that
  * afmt_dir_check (afmt_dir.h) sorts in place and checks to tile the data
  * area exactly: time O(n log n) at worst, O(n) for a header listed in data
@@ -23,8 +23,8 @@
  *
  * Thread-safety: reentrant; descriptors are constant data.
  */
-#ifndef AFMT_THDIR_H
-#define AFMT_THDIR_H
+#ifndef AFMT_HEADER_ARRAYS_H
+#define AFMT_HEADER_ARRAYS_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -39,27 +39,27 @@
 extern "C" {
 #endif
 
-typedef enum afmt_thdir_bind {
+typedef enum afmt_header_arrays_bind {
     AFMT_BIND_DTYPE = 1, /* a string: the element type, through the type table */
     AFMT_BIND_ORDER = 2, /* a boolean: true = column-major */
     AFMT_BIND_SHAPE = 3, /* a list or tuple of non-negative integers */
     AFMT_BIND_RANGE = 4  /* [begin, end]: the payload's bytes in the data area */
-} afmt_thdir_bind;
+} afmt_header_arrays_bind;
 
 /* A sort key of the writer's order of a map's entries (write_sort);
  * negated: descending. */
-typedef enum afmt_thdir_sort {
-    AFMT_THSORT_TYPE = 1, /* the entry's type's position in the type table */
-    AFMT_THSORT_NAME = 2  /* the entry's name, byte by byte */
-} afmt_thdir_sort;
+typedef enum afmt_header_arrays_sort {
+    AFMT_HEADER_SORT_TYPE = 1, /* the entry's type's position in the type table */
+    AFMT_HEADER_SORT_NAME = 2  /* the entry's name, byte by byte */
+} afmt_header_arrays_sort;
 
-typedef struct afmt_thdir_key {
+typedef struct afmt_header_arrays_key {
     const char *key;
-    afmt_thdir_bind bind;
+    afmt_header_arrays_bind bind;
     afmt_tv_kind kind; /* SHAPE: AFMT_TV_LIST or AFMT_TV_TUPLE */
-} afmt_thdir_key;
+} afmt_header_arrays_key;
 
-typedef struct afmt_thdir_type {
+typedef struct afmt_header_arrays_type {
     const char *text;   /* the name in the header ("<f8", "F32") */
     int prefix;         /* 1: text is a prefix ("<U" matches "<U10") */
     afmt_dtype dtype;   /* AFMT_DTYPE_INVALID for a refusal */
@@ -67,12 +67,12 @@ typedef struct afmt_thdir_type {
     afmt_endian endian;
     int writable;       /* the writer may choose this entry */
     const char *refuse; /* non-NULL: valid in the format, refused with this reason */
-} afmt_thdir_type;
+} afmt_header_arrays_type;
 
-typedef struct afmt_thdir_desc {
+typedef struct afmt_header_arrays_desc {
     const char *format;       /* for messages: "npy" */
     const char *name;         /* the header's name in key paths: "header" */
-    afmt_th_syntax syntax;
+    afmt_texthdr_syntax syntax;
     unsigned length_width;    /* bytes of the length prefix: 2, 4 or 8 */
     int length_big;
     uint64_t max_length;      /* a cap checked before any arithmetic (0: none) */
@@ -85,9 +85,9 @@ typedef struct afmt_thdir_desc {
                                * first dimension, last when column-major) */
     int map;                  /* 1: root maps names to entries; 0: root is the entry */
     const char *metadata_key; /* map: key of a string -> string object (or NULL) */
-    const afmt_thdir_key *keys;
+    const afmt_header_arrays_key *keys;
     size_t nkeys;
-    const afmt_thdir_type *types;
+    const afmt_header_arrays_type *types;
     size_t ntypes;
     const char *default_name; /* writer: name prefix of unnamed arrays ("" + index) */
     int lenient;              /* 1: in lenient mode, warn instead of failing on
@@ -95,10 +95,10 @@ typedef struct afmt_thdir_desc {
                                * the value, a missing terminator and a header
                                * end off the alignment */
     int write_sort[4];        /* map writer: entries sorted by these keys
-                               * (afmt_thdir_sort, negative = descending;
+                               * (afmt_header_arrays_sort, negative = descending;
                                * 0 ends the list; ties keep the given
                                * order), payloads packed in that order */
-} afmt_thdir_desc;
+} afmt_header_arrays_desc;
 
 /* Validate the header at *pos (its length prefix first) and the arrays it
  * describes, within [*pos, end); pass each view to vis->on_array in data
@@ -107,8 +107,8 @@ typedef struct afmt_thdir_desc {
  * ("<name>_length") and then each key's value of every entry and of the
  * metadata (AFMT_FIELD_TEXT, in text order, named by key path) are told
  * to it, before their checks; a map header is then read by the exact
- * steps only (afmt_thfast.c tells no field). */
-AFMT_GEN_API int afmt_thdir_validate(const afmt_thdir_desc *d, afmt_src *src, uint64_t end, uint64_t *pos,
+ * steps only (afmt_header_onepass.c tells no field). */
+AFMT_GEN_API int afmt_header_arrays_validate(const afmt_header_arrays_desc *d, afmt_src *src, uint64_t end, uint64_t *pos,
                                      uint32_t *narrays, const afmt_options *opt, const afmt_visitor *vis,
                                      const afmt_path *path, afmt_error *err);
 
@@ -120,10 +120,10 @@ AFMT_GEN_API int afmt_thdir_validate(const afmt_thdir_desc *d, afmt_src *src, ui
  * of strings, checked) first, compactly.  The header's alignment counts
  * from sink->written.  Allocates an index of n entries and a buffer as
  * long as the metadata (freed before returning). */
-AFMT_GEN_API int afmt_thdir_write(const afmt_thdir_desc *d, const afmt_array *arrays, size_t n,
+AFMT_GEN_API int afmt_header_arrays_write(const afmt_header_arrays_desc *d, const afmt_array *arrays, size_t n,
                                   const afmt_write_options *wopt, afmt_sink *sink, afmt_error *err);
 
 #ifdef __cplusplus
 }
 #endif
-#endif /* AFMT_THDIR_H */
+#endif /* AFMT_HEADER_ARRAYS_H */

@@ -1,5 +1,5 @@
-/* afmt runtime (internal): a set of distinct keys (afmt_uniq.h). */
-#include "afmt_uniq.h"
+/* afmt runtime (internal): a set of distinct keys (afmt_unique_keys.h). */
+#include "afmt_unique_keys.h"
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
@@ -38,7 +38,7 @@ static void key_text(const uint8_t *p, uint64_t n, char *out, size_t cap)
 }
 
 /* Double the slots and place every key again. */
-static int rehash(afmt_vctx *c, afmt_uniq *u, const char *field)
+static int rehash(afmt_validation *c, afmt_unique_keys *u, const char *field)
 {
     uint64_t n = u->nslots ? u->nslots * 2 : 64, i;
     uint32_t *s = afmt_scratch_grow(c, u->slots, n * sizeof *s, field);
@@ -55,7 +55,7 @@ static int rehash(afmt_vctx *c, afmt_uniq *u, const char *field)
 }
 
 /* Room for one more key, and for copy bytes of it (a stream's). */
-static int reserve(afmt_vctx *c, afmt_uniq *u, const char *field, uint64_t copy)
+static int reserve(afmt_validation *c, afmt_unique_keys *u, const char *field, uint64_t copy)
 {
     if (u->nkeys >= UINT32_MAX - 1 || (c->opt && u->nkeys >= c->opt->limits.max_items))
         return afmt_fail_c(c, AFMT_E_LIMIT, field, AFMT_NO_INDEX, c->pos,
@@ -74,7 +74,7 @@ static int reserve(afmt_vctx *c, afmt_uniq *u, const char *field, uint64_t copy)
 /* Whether the earlier key o holds the len bytes at key (or is value): 1,
  * 0, or -1 when a seekable source could not read it again (AFMT_E_IO in
  * c->err). */
-static int same_key(afmt_vctx *c, const afmt_uniq *u, const afmt_uniq_key *o, const uint8_t *key,
+static int same_key(afmt_validation *c, const afmt_unique_keys *u, const afmt_unique_keysue_key *o, const uint8_t *key,
                     uint64_t len, uint64_t value, const char *field)
 {
     int eq;
@@ -94,17 +94,17 @@ static int same_key(afmt_vctx *c, const afmt_uniq *u, const afmt_uniq_key *o, co
 
 /* Add a key: len bytes at key (absolute offset key_at), or the integer
  * value (is_int). */
-static int add(afmt_vctx *c, afmt_uniq *u, const char *repeat, const char *field, uint64_t index,
+static int add(afmt_validation *c, afmt_unique_keys *u, const char *repeat, const char *field, uint64_t index,
                uint64_t offset, const uint8_t *key, uint64_t key_at, uint64_t len, uint64_t value)
 {
     /* a stream's window moves on and drops the key: only there is it copied */
     const int copy = !u->is_int && c->src->read != NULL;
     const uint64_t h = hash_bytes(key, len);
     uint64_t at;
-    afmt_uniq_key *k;
+    afmt_unique_keysue_key *k;
     if (reserve(c, u, field, copy ? len : 0)) return -1;
     for (at = h & (u->nslots - 1); u->slots[at]; at = (at + 1) & (u->nslots - 1)) {
-        const afmt_uniq_key *o = &u->keys[u->slots[at] - 1];
+        const afmt_unique_keysue_key *o = &u->keys[u->slots[at] - 1];
         int same = o->hash == h ? same_key(c, u, o, key, len, value, field) : 0;
         if (same < 0) return -1;
         if (same) {
@@ -130,7 +130,7 @@ static int add(afmt_vctx *c, afmt_uniq *u, const char *repeat, const char *field
     return 0;
 }
 
-int afmt_uniq_add(afmt_vctx *c, afmt_uniq *u, const char *repeat, const char *field,
+int afmt_unique_keys_add(afmt_validation *c, afmt_unique_keys *u, const char *repeat, const char *field,
                   uint64_t index, uint64_t offset, uint64_t key_at, uint64_t len)
 {
     const uint8_t *key = AFMT_B(c->src, key_at);
@@ -141,7 +141,7 @@ int afmt_uniq_add(afmt_vctx *c, afmt_uniq *u, const char *repeat, const char *fi
     return add(c, u, repeat, field, index, offset, key, key_at, len, 0);
 }
 
-int afmt_uniq_add_u64(afmt_vctx *c, afmt_uniq *u, const char *repeat, const char *field,
+int afmt_unique_keys_add_u64(afmt_validation *c, afmt_unique_keys *u, const char *repeat, const char *field,
                       uint64_t index, uint64_t offset, uint64_t key)
 {
     uint8_t b[8];

@@ -1,14 +1,14 @@
-/* afmt runtime: the one-pass reader of a map header.  See afmt_thfast.h.
+/* afmt runtime: the one-pass reader of a map header.  See afmt_header_onepass.h.
  *
  * Each function reads one piece of JSON at *p and returns 1 (p moved past
  * it) or 0 (give up).  Strings are scanned 16 bytes at a time where SSE2
  * is there (x86-64 always has it), else byte by byte; every byte that is
  * not plain printable ASCII goes through the same UTF-8 rule as
- * afmt_texthdr.c.  Limits are those afmt_th_parse applies (depth, entries
+ * afmt_texthdr.c.  Limits are those afmt_texthdr_parse applies (depth, entries
  * per container) and check_entry's (rank): anything at or past them is
  * left to the exact steps.
  */
-#include "afmt_thfast.h"
+#include "afmt_header_onepass.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,7 +22,7 @@
 
 /* ------------------------------------------------------------ list */
 
-void afmt_thmap_init(afmt_thmap_list *l)
+void afmt_header_map_init(afmt_header_map_list *l)
 {
     l->e = l->stack_e;
     l->is_bool = l->stack_bool;
@@ -33,7 +33,7 @@ void afmt_thmap_init(afmt_thmap_list *l)
     l->work = NULL;
 }
 
-void *afmt_thmap_work(afmt_thmap_list *l, uint64_t size)
+void *afmt_header_map_work(afmt_header_map_list *l, uint64_t size)
 {
     if (size <= sizeof l->stack_work)
         return l->stack_work;
@@ -46,7 +46,7 @@ void *afmt_thmap_work(afmt_thmap_list *l, uint64_t size)
  * allocator keeps in per-thread caches once freed. */
 #define HEAP_FIRST 4096
 
-int afmt_thmap_grow(afmt_thmap_list *l)
+int afmt_header_map_grow(afmt_header_map_list *l)
 {
     size_t cap;
     afmt_dir_entry *e;
@@ -71,20 +71,20 @@ int afmt_thmap_grow(afmt_thmap_list *l)
     return 0;
 }
 
-void afmt_thmap_free(afmt_thmap_list *l)
+void afmt_header_map_free(afmt_header_map_list *l)
 {
     free(l->work);
     if (l->heap)
         free(l->e);
-    afmt_thmap_init(l);
+    afmt_header_map_init(l);
 }
 
 /* ------------------------------------------------------------ scanner */
 
 /* The scanner's state: the text, its limits and the descriptor's keys
- * as the reference writes an entry (afmt_thfast.h). */
-typedef afmt_thfast_scan scan;
-#define LIT_MAX AFMT_THFAST_LIT_MAX
+ * as the reference writes an entry (afmt_header_onepass.h). */
+typedef afmt_header_onepass_scan scan;
+#define LIT_MAX AFMT_HEADER_ONEPASS_LIT_MAX
 
 /* a[0, n) == b[0, n) for the short strings of a header (keys, type
  * names): word loads instead of a call to memcmp. */
@@ -272,9 +272,9 @@ static int dims(const scan *s, uint64_t *p, uint64_t max_rank, uint64_t *count, 
 /* The type named by t[b, e) (find_type's rule: the first entry of the
  * table that equals it, or is a prefix of it), the last one found kept in
  * *cache: most entries of a header share a type. */
-typedef afmt_thfast_type_cache type_cache;
+typedef afmt_header_onepass_type_cache type_cache;
 
-static inline int type_of(const afmt_thdir_desc *d, const scan *s, uint64_t b, uint64_t e, type_cache *c)
+static inline int type_of(const afmt_header_arrays_desc *d, const scan *s, uint64_t b, uint64_t e, type_cache *c)
 {
     size_t i, n = (size_t)(e - b);
     if (c->type >= 0 && c->e - c->b == n && same(s->t + b, (const char *)s->t + c->b, n))
@@ -282,7 +282,7 @@ static inline int type_of(const afmt_thdir_desc *d, const scan *s, uint64_t b, u
     if (n >= 64) /* check_entry's buffer: a longer name is unknown */
         return -1;
     for (i = 0; i < d->ntypes; i++) {
-        const afmt_thdir_type *ty = &d->types[i];
+        const afmt_header_arrays_type *ty = &d->types[i];
         size_t tl = strlen(ty->text);
         if (ty->prefix ? n >= tl && memcmp(s->t + b, ty->text, tl) == 0
                        : n == tl && memcmp(s->t + b, ty->text, tl) == 0) {
@@ -296,7 +296,7 @@ static inline int type_of(const afmt_thdir_desc *d, const scan *s, uint64_t b, u
 }
 
 /* Which of the descriptor's keys t[b, e) is, or -1. */
-static inline int key_of(const afmt_thdir_desc *d, const scan *s, uint64_t b, uint64_t e)
+static inline int key_of(const afmt_header_arrays_desc *d, const scan *s, uint64_t b, uint64_t e)
 {
     size_t i, n = (size_t)(e - b);
     for (i = 0; i < s->nkeys; i++)
@@ -313,7 +313,7 @@ typedef struct fast_entry {
     uint64_t *dims;   /* where the dimensions go (NULL: nowhere) */
 } fast_entry;
 
-static inline int value(const afmt_thdir_desc *d, const scan *s, uint64_t *p, const afmt_thdir_key *key, uint64_t max_rank,
+static inline int value(const afmt_header_arrays_desc *d, const scan *s, uint64_t *p, const afmt_header_arrays_key *key, uint64_t max_rank,
                  fast_entry *fe, type_cache *tc)
 {
     uint64_t b, e;
@@ -341,7 +341,7 @@ static inline int value(const afmt_thdir_desc *d, const scan *s, uint64_t *p, co
 
 /* An entry written as the reference writes it: the keys in the
  * descriptor's order, no white space; 0 when it is not (nothing kept). */
-static int entry_compact(const afmt_thdir_desc *d, const scan *s, uint64_t *p, uint64_t max_rank, fast_entry *fe,
+static int entry_compact(const afmt_header_arrays_desc *d, const scan *s, uint64_t *p, uint64_t max_rank, fast_entry *fe,
                          type_cache *tc)
 {
     uint64_t q = *p;
@@ -363,7 +363,7 @@ static int entry_compact(const afmt_thdir_desc *d, const scan *s, uint64_t *p, u
 }
 
 /* One entry's object: the descriptor's keys, each once, any order. */
-static int entry(const afmt_thdir_desc *d, const scan *s, uint64_t *p, uint64_t max_rank, fast_entry *fe,
+static int entry(const afmt_header_arrays_desc *d, const scan *s, uint64_t *p, uint64_t max_rank, fast_entry *fe,
                  type_cache *tc)
 {
     unsigned seen = 0, all = (1u << d->nkeys) - 1;
@@ -402,7 +402,7 @@ static int entry(const afmt_thdir_desc *d, const scan *s, uint64_t *p, uint64_t 
  * steps). */
 #define META_KEYS 64
 
-static int metadata(const scan *s, uint64_t *p, afmt_tv *out)
+static int metadata(const scan *s, uint64_t *p, afmt_texthdr_value *out)
 {
     uint64_t kb[META_KEYS], ke[META_KEYS], n = 0, b, e, i;
     int more = 1;
@@ -440,16 +440,16 @@ static int after(const scan *s, uint64_t pb, uint64_t pe, uint64_t b, uint64_t e
     return c < 0 || (c == 0 && pl < l);
 }
 
-static int add(const afmt_thdir_desc *d, const scan *s, uint64_t base, uint64_t kb, uint64_t ke,
-               const fast_entry *fe, afmt_thmap_list *l)
+static int add(const afmt_header_arrays_desc *d, const scan *s, uint64_t base, uint64_t kb, uint64_t ke,
+               const fast_entry *fe, afmt_header_map_list *l)
 {
-    const afmt_thdir_type *t = &d->types[fe->type];
+    const afmt_header_arrays_type *t = &d->types[fe->type];
     uint64_t nbytes;
     afmt_dir_entry *de;
     if (!fe->have_range || !afmt_mul_u64(fe->count, t->size, &nbytes) || fe->end < fe->begin ||
         fe->end - fe->begin != nbytes)
         return 0;
-    if (afmt_thmap_grow(l) != 0)
+    if (afmt_header_map_grow(l) != 0)
         return -1;
     de = &l->e[l->n];
     de->begin = fe->begin;
@@ -463,13 +463,13 @@ static int add(const afmt_thdir_desc *d, const scan *s, uint64_t base, uint64_t 
     return 1;
 }
 
-/* The scanner over th's text, with the descriptor's key literals. */
-static void scan_init(scan *s, const afmt_thdir_desc *d, const afmt_th *th)
+/* The scanner over hdr's text, with the descriptor's key literals. */
+static void scan_init(scan *s, const afmt_header_arrays_desc *d, const afmt_texthdr *hdr)
 {
     size_t n;
-    s->t = th->text;
-    s->len = th->len;
-    s->max_entries = th->max_entries;
+    s->t = hdr->text;
+    s->len = hdr->len;
+    s->max_entries = hdr->max_entries;
     s->nkeys = d->nkeys;
     for (n = 0; n < d->nkeys; n++) {
         s->klen[n] = strlen(d->keys[n].key);
@@ -509,11 +509,11 @@ static uint64_t name_hash(const uint8_t *p, size_t n)
  * made to collide): the exact steps then decide. */
 #define SAME_HASH_MAX 8
 
-static int names_distinct(afmt_thmap_list *l)
+static int names_distinct(afmt_header_map_list *l)
 {
     afmt_dir_entry *w;
     size_t i, j, k;
-    if (l->n > SIZE_MAX / sizeof *w || !(w = afmt_thmap_work(l, (uint64_t)l->n * sizeof *w)))
+    if (l->n > SIZE_MAX / sizeof *w || !(w = afmt_header_map_work(l, (uint64_t)l->n * sizeof *w)))
         return 0;
     for (i = 0; i < l->n; i++) {
         w[i] = l->e[i];
@@ -547,7 +547,7 @@ static int name_cmp(const afmt_dir_entry *a, const afmt_dir_entry *b)
     return c ? c : (a->name_len > b->name_len) - (a->name_len < b->name_len);
 }
 
-static int runs_distinct(const afmt_thmap_list *l, const size_t *start, size_t k)
+static int runs_distinct(const afmt_header_map_list *l, const size_t *start, size_t k)
 {
     size_t cur[RUNS_MAX], end[RUNS_MAX], r;
     for (r = 0; r < k; r++) {
@@ -574,8 +574,8 @@ static int runs_distinct(const afmt_thmap_list *l, const size_t *start, size_t k
     }
 }
 
-int afmt_thfast_map(const afmt_thdir_desc *d, const afmt_th *th, const afmt_options *opt, uint64_t *root_end,
-                    afmt_thmap_list *l)
+int afmt_header_onepass_map(const afmt_header_arrays_desc *d, const afmt_texthdr *hdr, const afmt_options *opt, uint64_t *root_end,
+                    afmt_header_map_list *l)
 {
     scan s;
     uint64_t p = 0, pb = 0, pe = 0, max_rank, n = 0;
@@ -584,10 +584,10 @@ int afmt_thfast_map(const afmt_thdir_desc *d, const afmt_th *th, const afmt_opti
     type_cache tc = {0, 0, -1};
     size_t meta_len = d->metadata_key ? strlen(d->metadata_key) : 0;
 
-    if (th->syntax != AFMT_TH_JSON || !d->map || d->nkeys == 0 || d->nkeys > 8 || th->len > UINT32_MAX / 2 ||
-        (th->max_depth && th->max_depth < 3))
+    if (hdr->syntax != AFMT_TEXTHDR_JSON || !d->map || d->nkeys == 0 || d->nkeys > 8 || hdr->len > UINT32_MAX / 2 ||
+        (hdr->max_depth && hdr->max_depth < 3))
         return 0;
-    scan_init(&s, d, th);
+    scan_init(&s, d, hdr);
     n = 0;
     max_rank = opt->limits.max_rank < AFMT_RANK_CAP ? opt->limits.max_rank : AFMT_RANK_CAP;
     l->n = 0;
@@ -617,7 +617,7 @@ int afmt_thfast_map(const afmt_thdir_desc *d, const afmt_th *th, const afmt_opti
             fe.dims = NULL;
             if (!entry(d, &s, &p, max_rank, &fe, &tc))
                 return 0;
-            if ((r = add(d, &s, th->base, kb, ke, &fe, l)) != 1)
+            if ((r = add(d, &s, hdr->base, kb, ke, &fe, l)) != 1)
                 return r;
             pb = kb;
             pe = ke;
@@ -634,29 +634,29 @@ int afmt_thfast_map(const afmt_thdir_desc *d, const afmt_th *th, const afmt_opti
     return 1;
 }
 
-void afmt_thfast_viewer_init(afmt_thfast_viewer *v, const afmt_thdir_desc *d, const afmt_th *th,
+void afmt_header_onepass_viewer_init(afmt_header_onepass_viewer *v, const afmt_header_arrays_desc *d, const afmt_texthdr *hdr,
                              const afmt_options *opt)
 {
     v->d = d;
-    v->th = th;
-    v->ok = th->syntax == AFMT_TH_JSON && d->map && d->nkeys > 0 && d->nkeys <= 8;
+    v->hdr = hdr;
+    v->ok = hdr->syntax == AFMT_TEXTHDR_JSON && d->map && d->nkeys > 0 && d->nkeys <= 8;
     v->max_rank = opt->limits.max_rank < AFMT_RANK_CAP ? opt->limits.max_rank : AFMT_RANK_CAP;
     v->tc.b = v->tc.e = 0;
     v->tc.type = -1;
     if (v->ok)
-        scan_init(&v->s, d, th);
+        scan_init(&v->s, d, hdr);
 }
 
-int afmt_thfast_view(afmt_thfast_viewer *v, const afmt_dir_entry *e, afmt_array *a)
+int afmt_header_onepass_view(afmt_header_onepass_viewer *v, const afmt_dir_entry *e, afmt_array *a)
 {
     fast_entry fe;
     uint64_t p;
-    const afmt_thdir_type *t;
+    const afmt_header_arrays_type *t;
     size_t nl = e->name_len < AFMT_NAME_MAX - 1 ? e->name_len : AFMT_NAME_MAX - 1;
     if (!v->ok || memchr(e->name, '\\', e->name_len))
         return 0;
     afmt_array_init(a, AFMT_DTYPE_INVALID);
-    p = (uint64_t)((const uint8_t *)e->name - v->th->text) + e->name_len + 1; /* past the closing quote */
+    p = (uint64_t)((const uint8_t *)e->name - v->hdr->text) + e->name_len + 1; /* past the closing quote */
     fe.dims = a->dims;
     if (!byte(&v->s, &p, ':') || !entry(v->d, &v->s, &p, v->max_rank, &fe, &v->tc))
         return 0;

@@ -1,7 +1,7 @@
-/* The one-pass reader of map headers (runtime/text/afmt_thfast.c) against the
+/* The one-pass reader of map headers (runtime/text/afmt_header_onepass.c) against the
  * exact steps alone: this binary links the safetensors validator twice,
- * once as shipped and once (exact_*) built from runtime/text/afmt_thdir.c with
- * AFMT_THDIR_EXACT_ONLY, where every header goes through afmt_th_parse and
+ * once as shipped and once (exact_*) built from runtime/text/afmt_header_arrays.c with
+ * AFMT_HEADER_ARRAYS_EXACT_ONLY, where every header goes through afmt_texthdr_parse and
  * the per-entry checks, and every view comes from check_entry (Makefile:
  * $(BUILD)/agree/).  On every input, in
  * strict and lenient mode, both must give the same verdict, error (code,

@@ -20,8 +20,8 @@
  * the input claims.  Adding is O(1) on average (a hash table with linear
  * probing).  Not thread-safe: one set belongs to one run of a validator.
  */
-#ifndef AFMT_UNIQ_H
-#define AFMT_UNIQ_H
+#ifndef AFMT_UNIQUE_KEYS_H
+#define AFMT_UNIQUE_KEYS_H
 
 #include <stdint.h>
 #include "../core/afmt_step.h"
@@ -30,7 +30,7 @@
 extern "C" {
 #endif
 
-typedef struct afmt_uniq_key {
+typedef struct afmt_unique_keysue_key {
     uint64_t hash;
     uint64_t at;       /* its bytes: at the input's absolute offset at (a
                           buffer), at copies + at (a stream), or the
@@ -38,26 +38,26 @@ typedef struct afmt_uniq_key {
     uint64_t len;
     uint64_t offset;   /* where it was read, for the message */
     uint64_t index;    /* the repetition that read it */
-} afmt_uniq_key;
+} afmt_unique_keysue_key;
 
-typedef struct afmt_uniq {
+typedef struct afmt_unique_keys {
     uint32_t *slots;       /* 0: empty, else 1 + an index into keys */
     uint64_t nslots;       /* a power of two, at least twice nkeys */
-    afmt_uniq_key *keys;
+    afmt_unique_keysue_key *keys;
     uint64_t nkeys, keys_cap;
     uint8_t *copies;       /* a stream's keys, which its window drops */
     uint64_t ncopied, copies_cap;
     int is_int;            /* keys are integers (shown as numbers) */
     int c_string;          /* keys end at their first NUL byte, if any */
-} afmt_uniq;
+} afmt_unique_keys;
 
 /* An empty set (no allocation until the first key); is_int: the keys are
  * 8-byte little-endian integers, shown as numbers in messages; c_string:
  * two keys are the same when they agree up to their first NUL byte (as a
  * reader that keeps them as C strings sees them). */
-static inline void afmt_uniq_init(afmt_uniq *u, int is_int, int c_string)
+static inline void afmt_unique_keys_init(afmt_unique_keys *u, int is_int, int c_string)
 {
-    afmt_uniq z = {0};
+    afmt_unique_keys z = {0};
     *u = z;
     u->is_int = is_int;
     u->c_string = c_string;
@@ -71,11 +71,11 @@ static inline void afmt_uniq_init(afmt_uniq *u, int is_int, int c_string)
  * Also -1 (AFMT_E_LIMIT) past limits.max_items keys or when what the set
  * holds would pass limits.max_kept_bytes (with what else the run keeps),
  * or AFMT_E_NOMEM. */
-AFMT_GEN_API int afmt_uniq_add(afmt_vctx *c, afmt_uniq *u, const char *repeat, const char *field,
+AFMT_GEN_API int afmt_unique_keys_add(afmt_validation *c, afmt_unique_keys *u, const char *repeat, const char *field,
                   uint64_t index, uint64_t offset, uint64_t key_at, uint64_t len);
 
 /* The same for an integer key. */
-AFMT_GEN_API int afmt_uniq_add_u64(afmt_vctx *c, afmt_uniq *u, const char *repeat, const char *field,
+AFMT_GEN_API int afmt_unique_keys_add_u64(afmt_validation *c, afmt_unique_keys *u, const char *repeat, const char *field,
                       uint64_t index, uint64_t offset, uint64_t key);
 
 #ifdef __cplusplus
