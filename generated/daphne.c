@@ -293,7 +293,7 @@ static int daphne_validate_block_kind_csr(afmt_validation *c, const uint64_t v_v
      * /body/4/cases/0/body/2/body/6/cases/2/body/2)
      */
     uint64_t block_rows_plus_1;
-    if (!afmt_add_u64(v_block_rows, UINT64_C(1), &block_rows_plus_1)) {
+    if (afmt_checked_add_u64(v_block_rows, UINT64_C(1), &block_rows_plus_1)) {
         return afmt_overflow_c(c, "", AFMT_NO_INDEX, c->pos, "block_rows + 1");
     }
     const uint64_t n_row_offsets = block_rows_plus_1;
@@ -335,7 +335,7 @@ static int daphne_validate_block_kind_coo_data(afmt_validation *c, const afmt_el
     const int with_cols_data = (v_block_cols != UINT64_C(1));
     const uint64_t record_data = 4 * (with_cols_data ? 2u : 1u) + el_type.size;
     uint64_t nbytes_data;
-    if (!afmt_mul_u64(stored_data, record_data, &nbytes_data)) {
+    if (afmt_checked_mul_u64(stored_data, record_data, &nbytes_data)) {
         return afmt_fail_c(c, AFMT_E_OVERFLOW, "data", AFMT_NO_INDEX, c->pos,
                 "the records overflow 64 bits of bytes");
     }
@@ -535,13 +535,13 @@ static int daphne_validate_columns(afmt_validation *c, const uint64_t v_rows,
                     code_j, daphne_value_types_known);
         }
         const uint64_t size_j = afmt_dtype_get(type_j->dtype)->size;
-        if (!afmt_add_u64(width_columns, size_j, &width_columns)) {
+        if (afmt_checked_add_u64(width_columns, size_j, &width_columns)) {
             return afmt_fail_c(c, AFMT_E_OVERFLOW, "columns", AFMT_NO_INDEX, c->pos,
                     "the row width overflows 64 bits");
         }
     }
     uint64_t nbytes_columns;
-    if (!afmt_mul_u64(rows_columns, width_columns, &nbytes_columns)) {
+    if (afmt_checked_mul_u64(rows_columns, width_columns, &nbytes_columns)) {
         return afmt_fail_c(c, AFMT_E_OVERFLOW, "columns", AFMT_NO_INDEX, c->pos,
                 "rows times the row width overflows 64 bits");
     }

@@ -193,7 +193,7 @@ static int gguf_check_value(const afmt_validation *c, uint64_t at, uint64_t v_va
     int all_hold = (v_value != UINT64_C(0));
     if (all_hold) {
         uint64_t value_minus_1;
-        if (!afmt_sub_u64(v_value, UINT64_C(1), &value_minus_1)) {
+        if (afmt_checked_sub_u64(v_value, UINT64_C(1), &value_minus_1)) {
             return afmt_fail_c(c, AFMT_E_NEGATIVE, "value", AFMT_NO_INDEX, at,
                     "`value != 0 && (value & (value - 1)) == 0` is below zero");
         }
@@ -778,12 +778,12 @@ static int gguf_validate_body(afmt_validation *c)
      * /body/7): zeros to the alignment: the data section starts there
      */
     uint64_t offset_rounded;
-    if (!afmt_roundup_u64(c->pos, (*p_alignment), &offset_rounded)) {
+    if (afmt_checked_roundup_u64(c->pos, (*p_alignment), &offset_rounded)) {
         return afmt_fail_c(c, AFMT_E_OVERFLOW, "data_padding", AFMT_NO_INDEX, c->pos,
                 "`roundup(offset(), alignment) - offset()` overflows 64 bits or divides by zero");
     }
     uint64_t offset_rounded_minus_offset;
-    if (!afmt_sub_u64(offset_rounded, c->pos, &offset_rounded_minus_offset)) {
+    if (afmt_checked_sub_u64(offset_rounded, c->pos, &offset_rounded_minus_offset)) {
         return afmt_fail_c(c, AFMT_E_NEGATIVE, "data_padding", AFMT_NO_INDEX, c->pos,
                 "`roundup(offset(), alignment) - offset()` is below zero");
     }
@@ -1008,12 +1008,12 @@ static int gguf_write_impl(const afmt_array *arrays, size_t n, const afmt_write_
     }
     /* data_padding */
     uint64_t offset_rounded;
-    if (!afmt_roundup_u64(sink->written, (*p_alignment), &offset_rounded)) {
+    if (afmt_checked_roundup_u64(sink->written, (*p_alignment), &offset_rounded)) {
         return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "data_padding", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "`roundup(offset(), alignment) - offset()` overflows 64 bits or divides by zero");
     }
     uint64_t offset_rounded_minus_offset;
-    if (!afmt_sub_u64(offset_rounded, sink->written, &offset_rounded_minus_offset)) {
+    if (afmt_checked_sub_u64(offset_rounded, sink->written, &offset_rounded_minus_offset)) {
         return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "data_padding", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "`roundup(offset(), alignment) - offset()` is below zero");
     }

@@ -138,7 +138,7 @@ static int mat5_validate_content_4(afmt_validation *c, const uint64_t v_complex,
 {
     /* set parts = 1 + complex (spec/mat5.json /structs/matrix/body/25/cases/0/body/0) */
     uint64_t complex_plus_1;
-    if (!afmt_add_u64(UINT64_C(1), v_complex, &complex_plus_1)) {
+    if (afmt_checked_add_u64(UINT64_C(1), v_complex, &complex_plus_1)) {
         return afmt_overflow_c(c, "parts", AFMT_NO_INDEX, c->pos, "1 + complex");
     }
     *p_parts = complex_plus_1;
@@ -290,23 +290,23 @@ static int mat5_validate_content_ir_tag(afmt_validation *c, const uint64_t v_com
     uint64_t xir_tag_lt_65536_choice_4;
     if (v_ir_tag < UINT64_C(65536)) {
         uint64_t nir_times_4;
-        if (!afmt_mul_u64(UINT64_C(4), v_nir, &nir_times_4)) {
+        if (afmt_checked_mul_u64(UINT64_C(4), v_nir, &nir_times_4)) {
             return afmt_overflow_c(c, "ir_padding", AFMT_NO_INDEX, c->pos,
                     "ir_tag < 65536 ? roundup(4 * nir, 8) - 4 * nir : 0");
         }
         uint64_t nir_times_4_rounded;
-        if (!afmt_roundup_u64(nir_times_4, UINT64_C(8), &nir_times_4_rounded)) {
+        if (afmt_checked_roundup_u64(nir_times_4, UINT64_C(8), &nir_times_4_rounded)) {
             return afmt_fail_c(c, AFMT_E_OVERFLOW, "ir_padding", AFMT_NO_INDEX, c->pos,
                     "`ir_tag < 65536 ? roundup(4 * nir, 8) - 4 * nir : 0` overflows 64 bits or "
                     "divides by zero");
         }
         uint64_t nir_times_4_2;
-        if (!afmt_mul_u64(UINT64_C(4), v_nir, &nir_times_4_2)) {
+        if (afmt_checked_mul_u64(UINT64_C(4), v_nir, &nir_times_4_2)) {
             return afmt_overflow_c(c, "ir_padding", AFMT_NO_INDEX, c->pos,
                     "ir_tag < 65536 ? roundup(4 * nir, 8) - 4 * nir : 0");
         }
         uint64_t difference;
-        if (!afmt_sub_u64(nir_times_4_rounded, nir_times_4_2, &difference)) {
+        if (afmt_checked_sub_u64(nir_times_4_rounded, nir_times_4_2, &difference)) {
             return afmt_fail_c(c, AFMT_E_NEGATIVE, "ir_padding", AFMT_NO_INDEX, c->pos,
                     "`ir_tag < 65536 ? roundup(4 * nir, 8) - 4 * nir : 0` is below zero");
         }
@@ -386,7 +386,7 @@ static int mat5_validate_content_ir_tag(afmt_validation *c, const uint64_t v_com
         const int64_t dims_element_2 = afmt_as_i64(afmt_field_get(AFMT_B(c->src,
                 o_dims + (uint64_t)4 * (dims_index_2)), 0, 4, c->big), 32);
         int64_t dims_at_1_plus_1;
-        if (!afmt_add_i64(dims_element_2, INT64_C(1), &dims_at_1_plus_1)) {
+        if (afmt_checked_add_i64(dims_element_2, INT64_C(1), &dims_at_1_plus_1)) {
             return afmt_overflow_c(c, "jc_tag", AFMT_NO_INDEX, o_jc_tag,
                     "(jc_tag & 0xffff) == 5 && (jc_tag < 65536 ? jc_long[0] % 4 == 0 : jc_tag >> "
                     "16 == 4) && njc == dims[1] + 1");
@@ -423,23 +423,23 @@ static int mat5_validate_content_ir_tag(afmt_validation *c, const uint64_t v_com
     uint64_t xjc_tag_lt_65536_choice_4;
     if (v_jc_tag < UINT64_C(65536)) {
         uint64_t njc_times_4;
-        if (!afmt_mul_u64(UINT64_C(4), v_njc, &njc_times_4)) {
+        if (afmt_checked_mul_u64(UINT64_C(4), v_njc, &njc_times_4)) {
             return afmt_overflow_c(c, "jc_padding", AFMT_NO_INDEX, c->pos,
                     "jc_tag < 65536 ? roundup(4 * njc, 8) - 4 * njc : 0");
         }
         uint64_t njc_times_4_rounded;
-        if (!afmt_roundup_u64(njc_times_4, UINT64_C(8), &njc_times_4_rounded)) {
+        if (afmt_checked_roundup_u64(njc_times_4, UINT64_C(8), &njc_times_4_rounded)) {
             return afmt_fail_c(c, AFMT_E_OVERFLOW, "jc_padding", AFMT_NO_INDEX, c->pos,
                     "`jc_tag < 65536 ? roundup(4 * njc, 8) - 4 * njc : 0` overflows 64 bits or "
                     "divides by zero");
         }
         uint64_t njc_times_4_2;
-        if (!afmt_mul_u64(UINT64_C(4), v_njc, &njc_times_4_2)) {
+        if (afmt_checked_mul_u64(UINT64_C(4), v_njc, &njc_times_4_2)) {
             return afmt_overflow_c(c, "jc_padding", AFMT_NO_INDEX, c->pos,
                     "jc_tag < 65536 ? roundup(4 * njc, 8) - 4 * njc : 0");
         }
         uint64_t difference_2;
-        if (!afmt_sub_u64(njc_times_4_rounded, njc_times_4_2, &difference_2)) {
+        if (afmt_checked_sub_u64(njc_times_4_rounded, njc_times_4_2, &difference_2)) {
             return afmt_fail_c(c, AFMT_E_NEGATIVE, "jc_padding", AFMT_NO_INDEX, c->pos,
                     "`jc_tag < 65536 ? roundup(4 * njc, 8) - 4 * njc : 0` is below zero");
         }
@@ -451,7 +451,7 @@ static int mat5_validate_content_ir_tag(afmt_validation *c, const uint64_t v_com
 
     /* set parts = 1 + complex (spec/mat5.json /structs/matrix/body/25/cases/1/body/14) */
     uint64_t complex_plus_1_2;
-    if (!afmt_add_u64(UINT64_C(1), v_complex, &complex_plus_1_2)) {
+    if (afmt_checked_add_u64(UINT64_C(1), v_complex, &complex_plus_1_2)) {
         return afmt_overflow_c(c, "parts", AFMT_NO_INDEX, c->pos, "1 + complex");
     }
     *p_parts = complex_plus_1_2;
@@ -541,19 +541,19 @@ static int mat5_validate_class_name(afmt_validation *c)
     uint64_t small_choice_3;
     if (v_small != 0) {
         uint64_t x4_minus_n;
-        if (!afmt_sub_u64(UINT64_C(4), v_n, &x4_minus_n)) {
+        if (afmt_checked_sub_u64(UINT64_C(4), v_n, &x4_minus_n)) {
             return afmt_fail_c(c, AFMT_E_NEGATIVE, "padding", AFMT_NO_INDEX, c->pos,
                     "`small ? 4 - n : roundup(n, 8) - n` is below zero");
         }
         small_choice_3 = x4_minus_n;
     } else {
         uint64_t xn_rounded;
-        if (!afmt_roundup_u64(v_n, UINT64_C(8), &xn_rounded)) {
+        if (afmt_checked_roundup_u64(v_n, UINT64_C(8), &xn_rounded)) {
             return afmt_fail_c(c, AFMT_E_OVERFLOW, "padding", AFMT_NO_INDEX, c->pos,
                     "`small ? 4 - n : roundup(n, 8) - n` overflows 64 bits or divides by zero");
         }
         uint64_t xn_padding;
-        if (!afmt_sub_u64(xn_rounded, v_n, &xn_padding)) {
+        if (afmt_checked_sub_u64(xn_rounded, v_n, &xn_padding)) {
             return afmt_fail_c(c, AFMT_E_NEGATIVE, "padding", AFMT_NO_INDEX, c->pos,
                     "`small ? 4 - n : roundup(n, 8) - n` is below zero");
         }
@@ -755,20 +755,20 @@ static int mat5_validate_content_class_name(afmt_validation *c, const uint64_t v
     uint64_t names_small_choice_3;
     if (v_names_small != 0) {
         uint64_t x4_minus_names_n;
-        if (!afmt_sub_u64(UINT64_C(4), v_names_n, &x4_minus_names_n)) {
+        if (afmt_checked_sub_u64(UINT64_C(4), v_names_n, &x4_minus_names_n)) {
             return afmt_fail_c(c, AFMT_E_NEGATIVE, "names_padding", AFMT_NO_INDEX, c->pos,
                     "`names_small ? 4 - names_n : roundup(names_n, 8) - names_n` is below zero");
         }
         names_small_choice_3 = x4_minus_names_n;
     } else {
         uint64_t names_n_rounded;
-        if (!afmt_roundup_u64(v_names_n, UINT64_C(8), &names_n_rounded)) {
+        if (afmt_checked_roundup_u64(v_names_n, UINT64_C(8), &names_n_rounded)) {
             return afmt_fail_c(c, AFMT_E_OVERFLOW, "names_padding", AFMT_NO_INDEX, c->pos,
                     "`names_small ? 4 - names_n : roundup(names_n, 8) - names_n` overflows 64 bits "
                     "or divides by zero");
         }
         uint64_t names_n_padding;
-        if (!afmt_sub_u64(names_n_rounded, v_names_n, &names_n_padding)) {
+        if (afmt_checked_sub_u64(names_n_rounded, v_names_n, &names_n_padding)) {
             return afmt_fail_c(c, AFMT_E_NEGATIVE, "names_padding", AFMT_NO_INDEX, c->pos,
                     "`names_small ? 4 - names_n : roundup(names_n, 8) - names_n` is below zero");
         }
@@ -790,7 +790,8 @@ static int mat5_validate_content_class_name(afmt_validation *c, const uint64_t v
                 "division by zero in `prod(dims) * (names_n / name_length)`");
     }
     uint64_t product;
-    if (!afmt_mul_u64(dims_product_3, afmt_div_u64(v_names_n, (uint64_t)v_name_length), &product)) {
+    if (afmt_checked_mul_u64(dims_product_3, afmt_div_u64(v_names_n, (uint64_t)v_name_length),
+            &product)) {
         return afmt_overflow_c(c, "members", AFMT_NO_INDEX, c->pos,
                 "prod(dims) * (names_n / name_length)");
     }
@@ -984,11 +985,11 @@ static int mat5_validate_part(afmt_validation *c, const uint64_t v_class, const 
      * read as miUINT8 and miUINT16
      */
     uint64_t logical_times_256;
-    if (!afmt_mul_u64(UINT64_C(256), v_logical, &logical_times_256)) {
+    if (afmt_checked_mul_u64(UINT64_C(256), v_logical, &logical_times_256)) {
         return afmt_overflow_c(c, "tag", AFMT_NO_INDEX, o_tag, "lookup key");
     }
     uint64_t sum;
-    if (!afmt_add_u64(((v_stype == UINT64_C(16)) ? UINT64_C(2) :
+    if (afmt_checked_add_u64(((v_stype == UINT64_C(16)) ? UINT64_C(2) :
             ((v_stype == UINT64_C(17)) ? UINT64_C(4) : v_stype)), logical_times_256, &sum)) {
         return afmt_overflow_c(c, "tag", AFMT_NO_INDEX, o_tag, "lookup key");
     }
@@ -1009,7 +1010,7 @@ static int mat5_validate_part(afmt_validation *c, const uint64_t v_class, const 
         stype_eq_16_choice_2 = (v_n >= (*p_cells));
     } else {
         uint64_t cells_times_el_size;
-        if (!afmt_mul_u64((*p_cells), el_type.size, &cells_times_el_size)) {
+        if (afmt_checked_mul_u64((*p_cells), el_type.size, &cells_times_el_size)) {
             return afmt_overflow_c(c, "tag", AFMT_NO_INDEX, o_tag,
                     "stype == 16 ? n >= cells : n == cells * sizeof(el)");
         }
@@ -1045,19 +1046,19 @@ static int mat5_validate_part(afmt_validation *c, const uint64_t v_class, const 
     uint64_t small_choice_6;
     if (v_small != 0) {
         uint64_t x4_minus_n_2;
-        if (!afmt_sub_u64(UINT64_C(4), v_n, &x4_minus_n_2)) {
+        if (afmt_checked_sub_u64(UINT64_C(4), v_n, &x4_minus_n_2)) {
             return afmt_fail_c(c, AFMT_E_NEGATIVE, "padding", AFMT_NO_INDEX, c->pos,
                     "`small ? 4 - n : roundup(n, 8) - n` is below zero");
         }
         small_choice_6 = x4_minus_n_2;
     } else {
         uint64_t xn_rounded_2;
-        if (!afmt_roundup_u64(v_n, UINT64_C(8), &xn_rounded_2)) {
+        if (afmt_checked_roundup_u64(v_n, UINT64_C(8), &xn_rounded_2)) {
             return afmt_fail_c(c, AFMT_E_OVERFLOW, "padding", AFMT_NO_INDEX, c->pos,
                     "`small ? 4 - n : roundup(n, 8) - n` overflows 64 bits or divides by zero");
         }
         uint64_t xn_padding_2;
-        if (!afmt_sub_u64(xn_rounded_2, v_n, &xn_padding_2)) {
+        if (afmt_checked_sub_u64(xn_rounded_2, v_n, &xn_padding_2)) {
             return afmt_fail_c(c, AFMT_E_NEGATIVE, "padding", AFMT_NO_INDEX, c->pos,
                     "`small ? 4 - n : roundup(n, 8) - n` is below zero");
         }
@@ -1353,20 +1354,20 @@ static int mat5_validate_struct_matrix(afmt_validation *c, uint64_t arg_top, uin
     uint64_t name_small_choice_3;
     if (v_name_small != 0) {
         uint64_t x4_minus_name_n;
-        if (!afmt_sub_u64(UINT64_C(4), v_name_n, &x4_minus_name_n)) {
+        if (afmt_checked_sub_u64(UINT64_C(4), v_name_n, &x4_minus_name_n)) {
             return afmt_fail_c(c, AFMT_E_NEGATIVE, "name_padding", AFMT_NO_INDEX, c->pos,
                     "`name_small ? 4 - name_n : roundup(name_n, 8) - name_n` is below zero");
         }
         name_small_choice_3 = x4_minus_name_n;
     } else {
         uint64_t name_n_rounded;
-        if (!afmt_roundup_u64(v_name_n, UINT64_C(8), &name_n_rounded)) {
+        if (afmt_checked_roundup_u64(v_name_n, UINT64_C(8), &name_n_rounded)) {
             return afmt_fail_c(c, AFMT_E_OVERFLOW, "name_padding", AFMT_NO_INDEX, c->pos,
                     "`name_small ? 4 - name_n : roundup(name_n, 8) - name_n` overflows 64 bits or "
                     "divides by zero");
         }
         uint64_t name_n_padding;
-        if (!afmt_sub_u64(name_n_rounded, v_name_n, &name_n_padding)) {
+        if (afmt_checked_sub_u64(name_n_rounded, v_name_n, &name_n_padding)) {
             return afmt_fail_c(c, AFMT_E_NEGATIVE, "name_padding", AFMT_NO_INDEX, c->pos,
                     "`name_small ? 4 - name_n : roundup(name_n, 8) - name_n` is below zero");
         }

@@ -222,7 +222,7 @@ static int nifti1_validate_ext_head_ext_rest(afmt_validation *c)
 static int nifti1_validate_edata(afmt_validation *c, const uint64_t v_esize)
 {
     uint64_t esize_max_minus_8;
-    if (!afmt_sub_u64((v_esize > UINT64_C(8) ? v_esize : UINT64_C(8)), UINT64_C(8),
+    if (afmt_checked_sub_u64((v_esize > UINT64_C(8) ? v_esize : UINT64_C(8)), UINT64_C(8),
             &esize_max_minus_8)) {
         return afmt_fail_c(c, AFMT_E_NEGATIVE, "edata", AFMT_NO_INDEX, c->pos,
                 "`min(max(esize, 8) - 8, remaining())` is below zero");
@@ -256,7 +256,7 @@ static int nifti1_validate_ext_head_esize(afmt_validation *c)
      * /body/38/body/0/cases/1/body/0/body/0/cases/1/body/2)
      */
     uint64_t remaining_plus_8;
-    if (!afmt_add_u64(UINT64_C(8), (afmt_end(c) - c->pos), &remaining_plus_8)) {
+    if (afmt_checked_add_u64(UINT64_C(8), (afmt_end(c) - c->pos), &remaining_plus_8)) {
         return afmt_overflow_c(c, "esize", AFMT_NO_INDEX, o_esize, "esize <= 8 + remaining()");
     }
     if (!(v_esize <= remaining_plus_8)) {
@@ -323,7 +323,7 @@ static int nifti1_validate_extensions(afmt_validation *c, const uint64_t v_voxel
         const uint64_t v_extension)
 {
     uint64_t voxels_at_minus_352;
-    if (!afmt_sub_u64(v_voxels_at, UINT64_C(352), &voxels_at_minus_352)) {
+    if (afmt_checked_sub_u64(v_voxels_at, UINT64_C(352), &voxels_at_minus_352)) {
         return afmt_fail_c(c, AFMT_E_NEGATIVE, "extensions", AFMT_NO_INDEX, c->pos,
                 "`voxels_at - 352` is below zero");
     }
@@ -521,7 +521,7 @@ static int nifti1_validate_body(afmt_validation *c)
     const int64_t v_bitpix = afmt_as_i64(afmt_field_get(AFMT_B(c->src, o_bitpix), 0, 2, c->big),
             16);
     uint64_t xel_size_times_8;
-    if (!afmt_mul_u64(UINT64_C(8), el_type.size, &xel_size_times_8)) {
+    if (afmt_checked_mul_u64(UINT64_C(8), el_type.size, &xel_size_times_8)) {
         return afmt_overflow_c(c, "bitpix", AFMT_NO_INDEX, o_bitpix, "bitpix == 8 * sizeof(el)");
     }
     if (afmt_cmp_i64_u64(v_bitpix, xel_size_times_8) != 0) {
@@ -826,7 +826,7 @@ static int nifti1_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
     if (afmt_write_need_signed_dims(A_voxels, "dims", err)) return -1;
     const double v_intent_p = (double)UINT64_C(0);
     uint64_t xel_size_times_8;
-    if (!afmt_mul_u64(UINT64_C(8), el_type.size, &xel_size_times_8)) {
+    if (afmt_checked_mul_u64(UINT64_C(8), el_type.size, &xel_size_times_8)) {
         return afmt_fail_overflow(err, NULL, "bitpix", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "bitpix == 8 * sizeof(el)");
     }
@@ -972,7 +972,7 @@ static int nifti1_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
     if (afmt_sink_put(sink, "\x00\x00\x00", 3, err) != 0) return -1;
     /* region extensions: voxels_at - 352 bytes */
     uint64_t voxels_at_minus_352;
-    if (!afmt_sub_u64(v_voxels_at, UINT64_C(352), &voxels_at_minus_352)) {
+    if (afmt_checked_sub_u64(v_voxels_at, UINT64_C(352), &voxels_at_minus_352)) {
         return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "extensions", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "`voxels_at - 352` is below zero");
     }

@@ -114,7 +114,7 @@ static int rawarray_validate_compression_0(afmt_validation *c, const uint64_t v_
         return -1;
     }
     uint64_t elbyte_times_dims_product;
-    if (!afmt_mul_u64(v_elbyte, dims_product, &elbyte_times_dims_product)) {
+    if (afmt_checked_mul_u64(v_elbyte, dims_product, &elbyte_times_dims_product)) {
         return afmt_overflow_c(c, "size", AFMT_NO_INDEX, o_size, "size == elbyte * prod(dims)");
     }
     if (v_size != elbyte_times_dims_product) {
@@ -287,7 +287,7 @@ static int rawarray_write_compression_0(afmt_error *err, const uint64_t v_elbyte
                 "size == elbyte * prod(dims)");
     }
     uint64_t elbyte_times_dims_product;
-    if (!afmt_mul_u64(v_elbyte, dims_product, &elbyte_times_dims_product)) {
+    if (afmt_checked_mul_u64(v_elbyte, dims_product, &elbyte_times_dims_product)) {
         return afmt_fail_overflow(err, NULL, "size", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "size == elbyte * prod(dims)");
     }

@@ -242,7 +242,7 @@ static int tenbin_validate_array(afmt_validation *c)
         return -1;
     }
     uint64_t dims_product_times_el_size;
-    if (!afmt_mul_u64(dims_product, header.el_type.size, &dims_product_times_el_size)) {
+    if (afmt_checked_mul_u64(dims_product, header.el_type.size, &dims_product_times_el_size)) {
         return afmt_overflow_c(c, "data_len", AFMT_NO_INDEX, o_data_len,
                 "data_len == prod(dims) * sizeof(el)");
     }
@@ -322,12 +322,12 @@ static int tenbin_write_array(const afmt_array *arrays, afmt_sink *sink, afmt_er
     if (afmt_payload_size(A_data, el_type.enc, &nbytes_data, err) != 0) return -1;
     const int64_t v_ndim = (int64_t)A_data->rank;
     int64_t ndim_times_8;
-    if (!afmt_mul_i64(INT64_C(8), v_ndim, &ndim_times_8)) {
+    if (afmt_checked_mul_i64(INT64_C(8), v_ndim, &ndim_times_8)) {
         return afmt_fail_overflow(err, NULL, "header_len", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "24 + 8 * ndim");
     }
     int64_t ndim_times_8_plus_24;
-    if (!afmt_add_i64(INT64_C(24), ndim_times_8, &ndim_times_8_plus_24)) {
+    if (afmt_checked_add_i64(INT64_C(24), ndim_times_8, &ndim_times_8_plus_24)) {
         return afmt_fail_overflow(err, NULL, "header_len", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "24 + 8 * ndim");
     }
@@ -346,7 +346,7 @@ static int tenbin_write_array(const afmt_array *arrays, afmt_sink *sink, afmt_er
                 "data_len == prod(dims) * sizeof(el)");
     }
     uint64_t dims_product_times_el_size;
-    if (!afmt_mul_u64(dims_product, el_type.size, &dims_product_times_el_size)) {
+    if (afmt_checked_mul_u64(dims_product, el_type.size, &dims_product_times_el_size)) {
         return afmt_fail_overflow(err, NULL, "data_len", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "data_len == prod(dims) * sizeof(el)");
     }

@@ -87,7 +87,7 @@ static int stored_coo(irun *r, iarr *a)
     if (ieval_u64(r, &b, a->it->array.nnz, a->it->array.nnz_text, &a->stored)) return -1;
     if (ieval_bool(r, &b, a->it->array.coo_with_cols, a->it->array.coo_with_cols_text, &a->with_cols)) return -1;
     a->record = (uint64_t)a->it->array.coo_index_width * (a->with_cols ? 2u : 1u) + a->lk->el.size;
-    if (!afmt_mul_u64(a->stored, a->record, &a->nbytes))
+    if (afmt_checked_mul_u64(a->stored, a->record, &a->nbytes))
         return ifail(r, &b, AFMT_E_OVERFLOW, LEN_NONE, "the records overflow 64 bits of bytes");
     return 0;
 }
@@ -289,7 +289,7 @@ static int columns_width(irun *r, const item *it, const isym *types, const table
             free(known);
             return rc;
         }
-        if (!afmt_add_u64(*width, afmt_dtype_get(afmt_dtype_from_name(te->dtype))->size, width)) {
+        if (afmt_checked_add_u64(*width, afmt_dtype_get(afmt_dtype_from_name(te->dtype))->size, width)) {
             const iblame b = iblame_pos(it->name);
             return ifail(r, &b, AFMT_E_OVERFLOW, LEN_NONE, "the row width overflows 64 bits");
         }
@@ -348,7 +348,7 @@ static int columns_array(irun *r, const item *it)
     isym *y;
     if (ieval_u64(r, &b, it->array.shape[0], it->array.shape_text[0], &rows)) return -1;
     if (columns_width(r, it, types, tb, &width)) return -1;
-    if (!afmt_mul_u64(rows, width, &nbytes))
+    if (afmt_checked_mul_u64(rows, width, &nbytes))
         return ifail(r, &b, AFMT_E_OVERFLOW, LEN_NONE, "rows times the row width overflows 64 bits");
     if (!afmt_src_have(c->src, afmt_end(c), c->pos, nbytes))
         return afmt_src_short_ex(c->src, c->err, c->path, it->name, AFMT_NO_INDEX, c->pos, afmt_end(c), nbytes, 0,

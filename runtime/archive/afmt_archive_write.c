@@ -26,7 +26,7 @@
 static int grow_write(afmt_sink *s, const void *p, uint64_t n)
 {
     uint64_t need;
-    if (!afmt_add_u64(s->written, n, &need) || need > SIZE_MAX)
+    if (afmt_checked_add_u64(s->written, n, &need) || need > SIZE_MAX)
         return -1;
     if (need > s->cap) {
         uint64_t cap = s->cap ? s->cap : 4096;

@@ -340,7 +340,7 @@ static int entry(afmt_ar_run *r, const uint8_t *h, uint64_t *p, afmt_tar_pending
         return -1;
     if (pend->has_size && (type == '0' || type == 0 || type == '7'))
         size = pend->size;
-    if (!afmt_roundup_u64(size, BLOCK, &padded) || padded > UINT64_MAX - off - BLOCK)
+    if (afmt_checked_roundup_u64(size, BLOCK, &padded) || padded > UINT64_MAX - off - BLOCK)
         return afmt_ar_fail(r, AFMT_E_OVERFLOW, NULL, sub, off + 124, "a size of %" PRIu64 " bytes passes 2^64",
                             size);
     len = header_name(h, posix, name);

@@ -108,13 +108,13 @@ int afmt_array_plain_size(const afmt_array *a, uint64_t *out, afmt_error *err)
     es = plain_elsize(a);
     if (a->block > 1) {
         /* whole blocks: the validator checked that the count divides */
-        if (!afmt_mul_u64(a->count / a->block, a->elsize, out))
+        if (afmt_checked_mul_u64(a->count / a->block, a->elsize, out))
             return afmt_fail(err, AFMT_E_OVERFLOW, NULL, NULL, AFMT_NO_INDEX, a->offset,
                              "%" PRIu64 " blocks of %" PRIu64 " bytes overflow 64 bits",
                              a->count / a->block, a->elsize);
         return 0;
     }
-    if (!afmt_mul_u64(a->count, es, out))
+    if (afmt_checked_mul_u64(a->count, es, out))
         return afmt_fail(err, AFMT_E_OVERFLOW, NULL, NULL, AFMT_NO_INDEX, a->offset,
                          "%" PRIu64 " elements of %" PRIu64 " bytes overflow 64 bits",
                          a->count, es);
@@ -145,7 +145,7 @@ void afmt_array_plain_view(const afmt_array *src, afmt_order order,
     v.stride = v.elsize;
     v.data = buf;
     /* The size cannot overflow for a view that to_plain accepted. */
-    v.nbytes = afmt_mul_u64(v.count, v.elsize, &size) ? size : 0;
+    v.nbytes = afmt_checked_mul_u64(v.count, v.elsize, &size) == 0 ? size : 0;
     *dst = v;
 }
 
@@ -176,7 +176,7 @@ static int check_view(const afmt_array *a, uint64_t *esize, uint64_t *total,
         if (a->dims[i] == 0)
             prod = 0;
     for (i = 0; prod != 0 && i < a->rank; i++)
-        if (!afmt_mul_u64(prod, a->dims[i], &prod))
+        if (afmt_checked_mul_u64(prod, a->dims[i], &prod))
             return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "dims", i, a->offset,
                              "product of dims overflows 64 bits");
     if (prod != a->count)
@@ -281,7 +281,7 @@ static int decode_plain(const afmt_array *a, uint8_t *out, uint64_t es,
                          "stride %" PRIu64 " is smaller than the element (%" PRIu64 ")",
                          stride, es);
     /* Last element ends at (count-1)*stride + es. */
-    if (!afmt_mul_u64(a->count - 1, stride, &need) || !afmt_add_u64(need, es, &need))
+    if (afmt_checked_mul_u64(a->count - 1, stride, &need) || afmt_checked_add_u64(need, es, &need))
         return afmt_fail(err, AFMT_E_OVERFLOW, NULL, NULL, AFMT_NO_INDEX, a->offset,
                          "strided extent overflows 64 bits");
     if (a->nbytes < need)
@@ -392,7 +392,7 @@ static int densify_csr(const afmt_array *a, afmt_order order, uint8_t *dst,
                          a->offset, "CSR index size %u is not 1, 2, 4 or 8", isz);
     rows = a->dims[0];
     cols = a->dims[1];
-    if (!afmt_mul_u64(a->nnz, es, &need))
+    if (afmt_checked_mul_u64(a->nnz, es, &need))
         return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "nnz", AFMT_NO_INDEX, a->offset,
                          "%" PRIu64 " values of %" PRIu64 " bytes overflow 64 bits",
                          a->nnz, es);
@@ -439,7 +439,7 @@ static int densify_coo(const afmt_array *a, afmt_order order, uint8_t *dst,
     rows = a->dims[0];
     cols = a->dims[1];
     vo = isz * (a->coo_has_col ? 2u : 1u);
-    if (a->coo_stride < vo + es || !afmt_mul_u64(a->nnz, a->coo_stride, &need) || a->nbytes < need)
+    if (a->coo_stride < vo + es || afmt_checked_mul_u64(a->nnz, a->coo_stride, &need) || a->nbytes < need)
         return afmt_fail(err, AFMT_E_SIZE, NULL, NULL, AFMT_NO_INDEX, a->offset,
                          "COO view of %" PRIu64 " records does not fit its %" PRIu64 " bytes", a->nnz, a->nbytes);
     memset(dst, 0, total);
@@ -467,11 +467,11 @@ static int strided_extent(const afmt_array *a, uint64_t es, afmt_error *err)
     for (k = 0; k < a->rank; k++) {
         if (a->dims[k] == 0)
             return 0; /* no element: nothing is read */
-        if (!afmt_mul_u64(a->dims[k] - 1, a->strides[k], &step) || !afmt_add_u64(last, step, &last))
+        if (afmt_checked_mul_u64(a->dims[k] - 1, a->strides[k], &step) || afmt_checked_add_u64(last, step, &last))
             return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "strides", k, a->offset,
                              "the last element's position overflows 64 bits");
     }
-    if (!afmt_add_u64(last, 1, &need) || !afmt_mul_u64(need, es, &need) || need > a->nbytes)
+    if (afmt_checked_add_u64(last, 1, &need) || afmt_checked_mul_u64(need, es, &need) || need > a->nbytes)
         return afmt_fail(err, AFMT_E_SIZE, NULL, "strides", AFMT_NO_INDEX, a->offset,
                          "a strided view reaches element %" PRIu64 " of a payload of %" PRIu64
                          " bytes (%" PRIu64 " bytes each)", last, a->nbytes, es);
@@ -729,7 +729,7 @@ int afmt_array_to_plain_part(const afmt_array *src, afmt_order order, uint64_t f
     if (afmt_array_part_unit(src, order, &unit, err) != 0 ||
         part_view(src, &es, &total, err) != 0)
         return -1;
-    if (!afmt_add_u64(first, n, &end) || end > total || first % unit != 0 || n % unit != 0 ||
+    if (afmt_checked_add_u64(first, n, &end) || end > total || first % unit != 0 || n % unit != 0 ||
         (n > 0 && !dst))
         return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, src->offset,
                          "piece [%" PRIu64 ", +%" PRIu64 ") is not whole units of %" PRIu64
@@ -1130,7 +1130,7 @@ static int convert_from(afmt_dtype from, const uint8_t *src, afmt_dtype to, uint
     if (from == AFMT_OPAQUE || to == AFMT_OPAQUE)
         return afmt_fail(err, AFMT_E_TYPE, NULL, NULL, AFMT_NO_INDEX, 0,
                          "cannot convert %s elements to %s", fi->name, ti->name);
-    if (!afmt_mul_u64(count, fi->size > ti->size ? fi->size : ti->size, &bytes) ||
+    if (afmt_checked_mul_u64(count, fi->size > ti->size ? fi->size : ti->size, &bytes) ||
         bytes > SIZE_MAX)
         return afmt_fail(err, AFMT_E_OVERFLOW, NULL, NULL, AFMT_NO_INDEX, 0,
                          "%" PRIu64 " elements overflow the address space", count);
@@ -1221,7 +1221,7 @@ int afmt_array_to_plain_as(const afmt_array *src, afmt_order order, afmt_dtype t
         return afmt_fail(err, AFMT_E_TYPE, NULL, NULL, AFMT_NO_INDEX, src->offset,
                          "cannot convert %s elements to %s", afmt_dtype_name(src->dtype),
                          afmt_dtype_name(to));
-    if (!afmt_mul_u64(src->count, ti->size, &need))
+    if (afmt_checked_mul_u64(src->count, ti->size, &need))
         return afmt_fail(err, AFMT_E_OVERFLOW, NULL, NULL, AFMT_NO_INDEX, src->offset,
                          "%" PRIu64 " elements of %u bytes overflow 64 bits", src->count,
                          (unsigned)ti->size);

@@ -15,7 +15,7 @@ static int sizes(afmt_validation *c, const afmt_dir_desc *d, afmt_dir_rec *r, co
     int zero = 0;
     for (k = 0; k < r->rank; k++) zero |= dims[k] == 0;
     for (k = 0; k < r->rank && !zero; k++)
-        if (!afmt_mul_u64(count, dims[k], &count))
+        if (afmt_checked_mul_u64(count, dims[k], &count))
             return afmt_fail_c(c, AFMT_E_OVERFLOW, d->shape_field, AFMT_NO_INDEX, r->dims_at,
                                "the product of the dims overflows 64 bits");
     r->count = zero ? 0 : count;
@@ -27,7 +27,7 @@ static int sizes(afmt_validation *c, const afmt_dir_desc *d, afmt_dir_rec *r, co
                                r->dims_at + (k == AFMT_NO_INDEX ? 0 : k * d->dims_width),
                                "%" PRIu64 " is not a multiple of %" PRIu64 ", the block of %s",
                                fastest, r->el.block, r->el.name ? r->el.name : "its type");
-        if (!afmt_mul_u64(r->count / r->el.block, r->el.size, &r->nbytes))
+        if (afmt_checked_mul_u64(r->count / r->el.block, r->el.size, &r->nbytes))
             return afmt_fail_c(c, AFMT_E_OVERFLOW, d->shape_field, AFMT_NO_INDEX, r->dims_at,
                                "%" PRIu64 " blocks of %" PRIu64 " bytes overflow 64 bits", r->count / r->el.block,
                                r->el.size);
@@ -38,7 +38,7 @@ static int sizes(afmt_validation *c, const afmt_dir_desc *d, afmt_dir_rec *r, co
         r->nbytes = afmt_ceil_div_u64(r->count, 8);
         return 0;
     }
-    if (!afmt_mul_u64(r->count, r->el.size, &r->nbytes))
+    if (afmt_checked_mul_u64(r->count, r->el.size, &r->nbytes))
         return afmt_fail_c(c, AFMT_E_OVERFLOW, d->shape_field, AFMT_NO_INDEX, r->dims_at,
                            "%" PRIu64 " elements of %" PRIu64 " bytes overflow 64 bits", r->count, r->el.size);
     return 0;

@@ -22,7 +22,7 @@ int afmt_tiles_add(afmt_tiles *t, uint64_t row, uint64_t col, uint64_t rows, uin
 {
     uint64_t end_r, end_c, area;
     uint32_t i;
-    if (!afmt_add_u64(row, rows, &end_r) || !afmt_add_u64(col, cols, &end_c) ||
+    if (afmt_checked_add_u64(row, rows, &end_r) || afmt_checked_add_u64(col, cols, &end_c) ||
         end_r > t->rows || end_c > t->cols)
         return AFMT_TILE_OUTSIDE;
     if (rows == 0 || cols == 0)
@@ -43,7 +43,7 @@ int afmt_tiles_add(afmt_tiles *t, uint64_t row, uint64_t col, uint64_t rows, uin
     t->n++;
     /* a matrix of more than 2^64 cells (possible with empty blocks, which
      * store no bytes) cannot be counted: remember that, do not wrap */
-    if (!afmt_mul_u64(rows, cols, &area) || !afmt_add_u64(t->area, area, &t->area))
+    if (afmt_checked_mul_u64(rows, cols, &area) || afmt_checked_add_u64(t->area, area, &t->area))
         t->uncountable = 1;
     return AFMT_TILE_OK;
 }
@@ -51,7 +51,7 @@ int afmt_tiles_add(afmt_tiles *t, uint64_t row, uint64_t col, uint64_t rows, uin
 int afmt_tiles_complete(const afmt_tiles *t)
 {
     uint64_t total;
-    if (t->uncountable || !afmt_mul_u64(t->rows, t->cols, &total))
+    if (t->uncountable || afmt_checked_mul_u64(t->rows, t->cols, &total))
         return 0;
     return t->area == total;
 }
@@ -87,7 +87,7 @@ int afmt_tiles_plain_size(const afmt_array *tiles, size_t n, uint64_t *out, afmt
                              i, t->tile_rows, t->tile_cols, afmt_dtype_name(t->dtype),
                              t0->tile_rows, t0->tile_cols, afmt_dtype_name(t0->dtype));
     }
-    if (!afmt_mul_u64(t0->tile_rows, t0->tile_cols, &cells) || !afmt_mul_u64(cells, es, out))
+    if (afmt_checked_mul_u64(t0->tile_rows, t0->tile_cols, &cells) || afmt_checked_mul_u64(cells, es, out))
         return afmt_fail(err, AFMT_E_OVERFLOW, NULL, NULL, AFMT_NO_INDEX, t0->offset,
                          "a %" PRIu64 " x %" PRIu64 " matrix of %" PRIu64
                          "-byte elements does not fit in 64 bits",

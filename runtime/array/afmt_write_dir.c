@@ -30,7 +30,7 @@ int afmt_write_dir_nbytes(const afmt_array *a, const char *field, size_t index, 
         return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, field, index, AFMT_NO_OFFSET,
                          "array %zu: its last dim %" PRIu64 " is not a multiple of %" PRIu64 ", the block of %s", index,
                          fastest, a->block, a->opaque_name[0] ? a->opaque_name : "its type");
-    if (!afmt_mul_u64(a->count / a->block, a->elsize, out))
+    if (afmt_checked_mul_u64(a->count / a->block, a->elsize, out))
         return afmt_fail(err, AFMT_E_OVERFLOW, NULL, field, index, AFMT_NO_OFFSET,
                          "%" PRIu64 " blocks of %" PRIu64 " bytes overflow 64 bits", a->count / a->block, a->elsize);
     return 0;
@@ -42,7 +42,7 @@ int afmt_write_dir_next(const afmt_array *a, const char *field, size_t index, ui
     uint64_t nbytes, stop;
     if (afmt_write_dir_nbytes(a, field, index, &nbytes, err) != 0) return -1;
     *at = *end;
-    if (!afmt_add_u64(*at, nbytes, &stop) || !afmt_roundup_u64(stop, align ? align : 1, end))
+    if (afmt_checked_add_u64(*at, nbytes, &stop) || afmt_checked_roundup_u64(stop, align ? align : 1, end))
         return afmt_fail(err, AFMT_E_OVERFLOW, NULL, field, index, AFMT_NO_OFFSET,
                          "array %zu of %" PRIu64 " bytes at data offset %" PRIu64 " ends past 2^64", index, nbytes, *at);
     return 0;
@@ -68,7 +68,7 @@ int afmt_write_dir_write(afmt_sink *sink, const afmt_array *arrays, size_t n, ui
         } else if (afmt_sink_payload(sink, a, endian, AFMT_ENC_PLAIN, err) != 0) {
             return -1;
         }
-        if (!afmt_add_u64(done, nbytes, &done) || !afmt_roundup_u64(done, align, &next))
+        if (afmt_checked_add_u64(done, nbytes, &done) || afmt_checked_roundup_u64(done, align, &next))
             return afmt_fail(err, AFMT_E_OVERFLOW, NULL, field, i, AFMT_NO_OFFSET, "the data area passes 2^64 bytes");
         if (afmt_sink_zeros(sink, next - done, err) != 0) return -1;
         done = next;

@@ -5,7 +5,7 @@
  * Every load takes a pointer the caller has already bounds-checked against
  * the input length; the loads themselves use memcpy so that unaligned input
  * (tenbin payloads are only 16-byte aligned, futhark dims start at odd
- * offsets) is never undefined behaviour.  Arithmetic helpers return 0 on
+ * offsets) is never undefined behaviour.  Arithmetic helpers fail (-1) on
  * overflow instead of wrapping, so a size computed from a hostile header can
  * never come out small.
  */
@@ -73,49 +73,57 @@ static inline void afmt_store_u64be(uint8_t *p, uint64_t v)
     afmt_store_u32be(p + 4, (uint32_t)v); afmt_store_u32be(p, (uint32_t)(v >> 32));
 }
 
-/* Checked arithmetic: 1 on success, 0 on overflow (out untouched). */
-static inline int afmt_add_u64(uint64_t a, uint64_t b, uint64_t *out)
+/* Checked arithmetic: 0 on success, -1 on overflow (out untouched), the
+ * convention of the rest of the runtime (and of C23's ckd_add: nonzero
+ * when the result does not fit), so that
+ *     if (afmt_checked_add_u64(off, len, &end)) return fail(...);
+ * reads as every other check does.  (Until runtime ABI 18 these were
+ * afmt_add_u64 & co. returning 1 on success: renamed rather than turned
+ * round, so that code written for the old convention does not compile
+ * instead of silently inverting.) */
+static inline int afmt_checked_add_u64(uint64_t a, uint64_t b, uint64_t *out)
 {
-    if (a > UINT64_MAX - b) return 0;
-    *out = a + b; return 1;
+    if (a > UINT64_MAX - b) return -1;
+    *out = a + b; return 0;
 }
-static inline int afmt_sub_u64(uint64_t a, uint64_t b, uint64_t *out)
+static inline int afmt_checked_sub_u64(uint64_t a, uint64_t b, uint64_t *out)
 {
-    if (b > a) return 0;
-    *out = a - b; return 1;
+    if (b > a) return -1;
+    *out = a - b; return 0;
 }
-static inline int afmt_mul_u64(uint64_t a, uint64_t b, uint64_t *out)
+static inline int afmt_checked_mul_u64(uint64_t a, uint64_t b, uint64_t *out)
 {
-    if (a != 0 && b > UINT64_MAX / a) return 0;
-    *out = a * b; return 1;
+    if (a != 0 && b > UINT64_MAX / a) return -1;
+    *out = a * b; return 0;
 }
-static inline int afmt_add_i64(int64_t a, int64_t b, int64_t *out)
+static inline int afmt_checked_add_i64(int64_t a, int64_t b, int64_t *out)
 {
-    if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) return 0;
-    *out = a + b; return 1;
+    if ((b > 0 && a > INT64_MAX - b) || (b < 0 && a < INT64_MIN - b)) return -1;
+    *out = a + b; return 0;
 }
-static inline int afmt_sub_i64(int64_t a, int64_t b, int64_t *out)
+static inline int afmt_checked_sub_i64(int64_t a, int64_t b, int64_t *out)
 {
-    if ((b < 0 && a > INT64_MAX + b) || (b > 0 && a < INT64_MIN + b)) return 0;
-    *out = a - b; return 1;
+    if ((b < 0 && a > INT64_MAX + b) || (b > 0 && a < INT64_MIN + b)) return -1;
+    *out = a - b; return 0;
 }
-static inline int afmt_mul_i64(int64_t a, int64_t b, int64_t *out)
+static inline int afmt_checked_mul_i64(int64_t a, int64_t b, int64_t *out)
 {
-    if (a == 0 || b == 0) { *out = 0; return 1; }
-    if (a == -1) { if (b == INT64_MIN) return 0; *out = -b; return 1; }
-    if (b == -1) { if (a == INT64_MIN) return 0; *out = -a; return 1; }
+    if (a == 0 || b == 0) { *out = 0; return 0; }
+    if (a == -1) { if (b == INT64_MIN) return -1; *out = -b; return 0; }
+    if (b == -1) { if (a == INT64_MIN) return -1; *out = -a; return 0; }
     if (a > 0 ? (b > 0 ? a > INT64_MAX / b : b < INT64_MIN / a)
-              : (b > 0 ? a < INT64_MIN / b : a < INT64_MAX / b)) return 0;
-    *out = a * b; return 1;
+              : (b > 0 ? a < INT64_MIN / b : a < INT64_MAX / b)) return -1;
+    *out = a * b; return 0;
 }
-/* Round a up to a multiple of k (k > 0). */
-static inline int afmt_roundup_u64(uint64_t a, uint64_t k, uint64_t *out)
+/* Round a up to a multiple of k: 0 on success, -1 when k is 0 or the
+ * result does not fit. */
+static inline int afmt_checked_roundup_u64(uint64_t a, uint64_t k, uint64_t *out)
 {
     uint64_t r;
-    if (k == 0) return 0;
+    if (k == 0) return -1;
     r = a % k;
-    if (r == 0) { *out = a; return 1; }
-    return afmt_add_u64(a, k - r, out);
+    if (r == 0) { *out = a; return 0; }
+    return afmt_checked_add_u64(a, k - r, out);
 }
 /* ceil(a / k) (k > 0), never overflows. */
 static inline uint64_t afmt_ceil_div_u64(uint64_t a, uint64_t k)

@@ -163,7 +163,7 @@ int afmt_inflated_open(afmt_validation *c, afmt_inflated **zp, const char *name,
             goto out;
         }
         v = afmt_field_get(head + at, 0, width, afmt_order_of(c, big));
-        if (!afmt_add_u64(v, plus, &total)) {
+        if (afmt_checked_add_u64(v, plus, &total)) {
             afmt_fail(c->err, AFMT_E_OVERFLOW, c->path, name, AFMT_NO_INDEX, pos,
                       "its inflated size %" PRIu64 " + %" PRIu64 " overflows 64 bits", v, plus);
             goto out;

@@ -23,7 +23,7 @@ static int ext_length(const uint8_t *src, uint64_t n, uint64_t *pos, uint64_t *l
     do {
         if (*pos >= n) return 0;
         b = src[(*pos)++];
-        if (!afmt_add_u64(*len, b, len)) return 0;
+        if (afmt_checked_add_u64(*len, b, len)) return 0;
     } while (b == 255);
     return 1;
 }

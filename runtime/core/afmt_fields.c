@@ -33,7 +33,7 @@ int afmt_field_prod(const uint8_t *p, uint64_t n, unsigned width, int is_signed,
     for (i = 0; i < n; i++) {
         if (field_u(p, i, width, is_signed, big, &v) != AFMT_OK) { *bad = i; return AFMT_E_NEGATIVE; }
         if (v == 0) zero = 1;
-        else if (!overflow && !afmt_mul_u64(acc, v, &acc)) overflow = 1;
+        else if (!overflow && afmt_checked_mul_u64(acc, v, &acc)) overflow = 1;
     }
     if (zero) { *out = 0; return AFMT_OK; }
     if (overflow) return AFMT_E_OVERFLOW;
@@ -47,7 +47,7 @@ int afmt_field_sum(const uint8_t *p, uint64_t n, unsigned width, int is_signed, 
     uint64_t i, v, acc = 0;
     for (i = 0; i < n; i++) {
         if (field_u(p, i, width, is_signed, big, &v) != AFMT_OK) { *bad = i; return AFMT_E_NEGATIVE; }
-        if (!afmt_add_u64(acc, v, &acc)) return AFMT_E_OVERFLOW;
+        if (afmt_checked_add_u64(acc, v, &acc)) return AFMT_E_OVERFLOW;
     }
     *out = acc;
     return AFMT_OK;
@@ -115,7 +115,7 @@ int afmt_u64s_prod(const uint64_t *v, uint64_t n, uint64_t *out)
     int overflow = 0;
     for (i = 0; i < n; i++) {
         if (v[i] == 0) { *out = 0; return 1; }
-        if (!overflow && !afmt_mul_u64(acc, v[i], &acc)) overflow = 1;
+        if (!overflow && afmt_checked_mul_u64(acc, v[i], &acc)) overflow = 1;
     }
     if (overflow) return 0;
     *out = acc;
@@ -126,7 +126,7 @@ int afmt_u64s_sum(const uint64_t *v, uint64_t n, uint64_t *out)
 {
     uint64_t i, acc = 0;
     for (i = 0; i < n; i++)
-        if (!afmt_add_u64(acc, v[i], &acc)) return 0;
+        if (afmt_checked_add_u64(acc, v[i], &acc)) return 0;
     *out = acc;
     return 1;
 }

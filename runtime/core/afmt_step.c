@@ -296,7 +296,7 @@ int afmt_payload_blocks(const afmt_validation *c, const char *field, uint64_t st
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, field, AFMT_NO_INDEX, c->pos,
                            "%" PRIu64 " elements are not a multiple of %" PRIu64 ", the block of %s", stored, el.block,
                            type);
-    if (!afmt_mul_u64(stored / el.block, el.size, nbytes))
+    if (afmt_checked_mul_u64(stored / el.block, el.size, nbytes))
         return afmt_fail_c(c, AFMT_E_OVERFLOW, field, AFMT_NO_INDEX, c->pos,
                            "%" PRIu64 " blocks of %s (%" PRIu64 " bytes) overflow 64 bits of bytes", stored / el.block,
                            type, el.size);
@@ -447,7 +447,7 @@ int afmt_lz4_prove(afmt_validation *c, const char *field, uint64_t nbytes, uint6
     uint64_t plain, bad = 0;
     const char *why = "";
     int rc;
-    if (!afmt_mul_u64(count, elsize, &plain))
+    if (afmt_checked_mul_u64(count, elsize, &plain))
         return afmt_fail(err, AFMT_E_OVERFLOW, path, field, AFMT_NO_INDEX, pos,
                          "the decompressed size overflows 64 bits");
     if (plain > c->opt->limits.max_decoded_bytes)

@@ -313,7 +313,7 @@ static inline int afmt_take_pad_to(afmt_validation *c, const char *field, int le
                                    uint64_t align, const char *expr_text)
 {
     uint64_t rounded;
-    if (!afmt_roundup_u64(len, align, &rounded))
+    if (afmt_checked_roundup_u64(len, align, &rounded))
         return afmt_pad_to_overflow(c, field, expr_text);
     return afmt_take_padding(c, field, lenient, rounded - len);
 }
@@ -350,7 +350,7 @@ static inline void afmt_count_dim(afmt_count *k, uint64_t dim, const char *field
 {
     if (dim == 0)
         k->zero = 1;
-    if (!k->overflowed && !afmt_mul_u64(k->n, dim, &k->n)) {
+    if (!k->overflowed && afmt_checked_mul_u64(k->n, dim, &k->n)) {
         k->overflowed = 1;
         k->field = field;
         k->offset = offset;
@@ -396,7 +396,7 @@ static inline int afmt_payload_bytes(const afmt_validation *c, const char *field
         *nbytes = afmt_ceil_div_u64(stored, 8);
         return 0;
     }
-    if (afmt_mul_u64(stored, el.size, nbytes))
+    if (afmt_checked_mul_u64(stored, el.size, nbytes) == 0)
         return 0;
     *nbytes = 0; /* never read: the caller fails */
     return afmt_payload_bytes_overflow(c, field, stored, el.dtype);

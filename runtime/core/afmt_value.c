@@ -431,11 +431,11 @@ static afmt_code extra_of(const afmt_value *v, unsigned depth, uint64_t *total)
 {
     uint64_t k, items;
     if (too_deep(depth)) return AFMT_E_LIMIT;
-    if (v->kind == AFMT_VALUE_STRING) return afmt_add_u64(*total, v->len, total) ? AFMT_OK : AFMT_E_OVERFLOW;
+    if (v->kind == AFMT_VALUE_STRING) return afmt_checked_add_u64(*total, v->len, total) == 0 ? AFMT_OK : AFMT_E_OVERFLOW;
     if (v->kind != AFMT_VALUE_LIST) return AFMT_OK;
     /* its items, and up to 7 bytes to align them */
-    if (!afmt_mul_u64(v->count, sizeof(afmt_value), &items) || !afmt_add_u64(items, 8, &items) ||
-        !afmt_add_u64(*total, items, total))
+    if (afmt_checked_mul_u64(v->count, sizeof(afmt_value), &items) || afmt_checked_add_u64(items, 8, &items) ||
+        afmt_checked_add_u64(*total, items, total))
         return AFMT_E_OVERFLOW;
     for (k = 0; k < v->count; k++) {
         const afmt_code code = extra_of(&v->items[k], depth + 1, total);
@@ -470,9 +470,9 @@ int afmt_kv_copy(const afmt_kv *kv, size_t n, afmt_kv **out, afmt_error *err)
     afmt_code code = AFMT_OK;
     uint8_t *block, *p;
     *out = NULL;
-    if (!afmt_mul_u64(n, sizeof(afmt_kv), &total)) code = AFMT_E_OVERFLOW;
+    if (afmt_checked_mul_u64(n, sizeof(afmt_kv), &total)) code = AFMT_E_OVERFLOW;
     for (i = 0; i < n && code == AFMT_OK; i++) {
-        if (!afmt_add_u64(total, kv[i].key_len, &total)) code = AFMT_E_OVERFLOW;
+        if (afmt_checked_add_u64(total, kv[i].key_len, &total)) code = AFMT_E_OVERFLOW;
         else code = extra_of(&kv[i].value, 0, &total);
     }
     if (code == AFMT_E_LIMIT)

@@ -35,11 +35,12 @@ static int views_grow(afmt_views *vs)
     return 0;
 }
 
-/* Bytes of one region a view points at (0 when it has none). */
+/* Bytes of one region a view points at (0 when it has none): 0, or -1
+ * when they do not fit in 64 bits. */
 static int region_size(const uint8_t *p, uint64_t count, uint64_t width, uint64_t *n)
 {
     *n = 0;
-    return !p || afmt_mul_u64(count, width, n);
+    return p ? afmt_checked_mul_u64(count, width, n) : 0;
 }
 
 /* Copy the bytes of a transient view into memory vs owns, pointing the
@@ -52,10 +53,10 @@ static int copy_bytes(afmt_views *vs, afmt_array *k)
     uint8_t *p;
 
     /* (rows only for a CSR view: another's dims[0] may be anything) */
-    if ((k->csr_row_offsets && !afmt_add_u64(k->dims[0], 1, &rows)) ||
-        !region_size(k->csr_row_offsets, rows, k->csr_index_size, &nr) ||
-        !region_size(k->csr_col_indices, k->nnz, k->csr_index_size, &nc) ||
-        !afmt_add_u64(nd, nr, &total) || !afmt_add_u64(total, nc, &total) || total > SIZE_MAX)
+    if ((k->csr_row_offsets && afmt_checked_add_u64(k->dims[0], 1, &rows)) ||
+        region_size(k->csr_row_offsets, rows, k->csr_index_size, &nr) != 0 ||
+        region_size(k->csr_col_indices, k->nnz, k->csr_index_size, &nc) != 0 ||
+        afmt_checked_add_u64(nd, nr, &total) || afmt_checked_add_u64(total, nc, &total) || total > SIZE_MAX)
         return -1;
     if (!(p = malloc(total ? (size_t)total : 1)))
         return -1;

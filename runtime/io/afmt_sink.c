@@ -432,7 +432,7 @@ int afmt_sink_put(afmt_sink *s, const void *p, uint64_t n, afmt_error *err)
     if (!p || !s->write)
         return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, s->written,
                          "write of %" PRIu64 " bytes from NULL or to a sink without a writer", n);
-    if (!afmt_add_u64(s->written, n, &end) || s->write(s, p, n) != 0) {
+    if (afmt_checked_add_u64(s->written, n, &end) || s->write(s, p, n) != 0) {
         int e = errno;
         s->failed = 1;
         if (s->write == buffer_write)
@@ -542,7 +542,7 @@ int afmt_payload_size(const afmt_array *a, afmt_encoding encoding,
     if (afmt_dtype_get(a->dtype)->dtype == AFMT_DTYPE_INVALID)
         return afmt_fail(err, AFMT_E_TYPE, NULL, NULL, AFMT_NO_INDEX, AFMT_NO_OFFSET,
                          "invalid element type %d", (int)a->dtype);
-    if (!afmt_mul_u64(a->count, plain_elsize(a), out))
+    if (afmt_checked_mul_u64(a->count, plain_elsize(a), out))
         return afmt_fail(err, AFMT_E_OVERFLOW, NULL, NULL, AFMT_NO_INDEX, AFMT_NO_OFFSET,
                          "%" PRIu64 " elements of %" PRIu64 " bytes overflow 64 bits",
                          a->count, plain_elsize(a));
@@ -682,7 +682,7 @@ int afmt_sink_payload(afmt_sink *s, const afmt_array *a, afmt_endian endian,
         (a->dtype != AFMT_OPAQUE && a->elsize != es && a->elsize != 0))
         return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, s->written,
                          "payload source must be plain and contiguous (a strided view: afmt_array_to_plain first)");
-    if (!afmt_mul_u64(a->count, es, &plain))
+    if (afmt_checked_mul_u64(a->count, es, &plain))
         return afmt_fail(err, AFMT_E_OVERFLOW, NULL, NULL, AFMT_NO_INDEX, s->written,
                          "payload size overflows 64 bits");
     if (s->counting) {
@@ -720,7 +720,7 @@ int afmt_sink_csr_values(afmt_sink *s, const afmt_array *a, afmt_endian endian, 
     if (a->encoding != AFMT_ENC_CSR || a->endian != AFMT_LITTLE)
         return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, s->written,
                          "CSR values must come from a little-endian CSR view");
-    if (!afmt_mul_u64(a->nnz, es, &size))
+    if (afmt_checked_mul_u64(a->nnz, es, &size))
         return afmt_fail(err, AFMT_E_OVERFLOW, NULL, NULL, AFMT_NO_INDEX, s->written,
                          "%" PRIu64 " values overflow 64 bits of bytes", a->nnz);
     if (a->nbytes < size || (size > 0 && !a->data))
@@ -748,14 +748,14 @@ int afmt_sink_columns(afmt_sink *s, const afmt_array *cols, size_t ncols, afmt_e
     for (j = 0; j < ncols; j++) {
         uint64_t es = plain_elsize(&cols[j]), need;
         if (cols[j].encoding != AFMT_ENC_PLAIN || cols[j].rank != 1 || cols[j].dims[0] != rows ||
-            es == 0 || es > 16 || !afmt_mul_u64(rows, es, &need) || cols[j].nbytes < need || (need && !cols[j].data))
+            es == 0 || es > 16 || afmt_checked_mul_u64(rows, es, &need) || cols[j].nbytes < need || (need && !cols[j].data))
             return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, j, s->written,
                              "column %zu is not a plain 1-d array of %" PRIu64 " rows", j, rows);
         width += es;
     }
     if (s->counting) {
         uint64_t size;
-        if (!afmt_mul_u64(rows, width, &size))
+        if (afmt_checked_mul_u64(rows, width, &size))
             return afmt_fail(err, AFMT_E_OVERFLOW, NULL, NULL, AFMT_NO_INDEX, s->written, "frame size overflows 64 bits");
         s->written += size;
         return 0;

@@ -97,7 +97,7 @@ static int read_more(afmt_src *s, uint64_t want)
 int afmt_src_fill(afmt_src *s, uint64_t pos, uint64_t n)
 {
     uint64_t need_end;
-    if (!afmt_src_windowed(s) || pos < s->data_off || !afmt_add_u64(pos, n, &need_end))
+    if (!afmt_src_windowed(s) || pos < s->data_off || afmt_checked_add_u64(pos, n, &need_end))
         return 0;
     /* bytes the stream already passed (dropped) are gone */
     if (need_end - s->data_off > s->cap)
@@ -118,7 +118,7 @@ static void describe_need(char *buf, size_t cap, uint64_t count, uint64_t width,
 
     if (width == 0) {
         snprintf(buf, cap, "%" PRIu64 " byte%s for %s", count, count == 1 ? "" : "s", what);
-    } else if (afmt_mul_u64(count, width, &bytes)) {
+    } else if (afmt_checked_mul_u64(count, width, &bytes) == 0) {
         snprintf(buf, cap, "%" PRIu64 " element%s of %" PRIu64 " byte%s (%" PRIu64 " byte%s)", count,
                  count == 1 ? "" : "s", width, width == 1 ? "" : "s", bytes, bytes == 1 ? "" : "s");
     } else {
@@ -134,7 +134,7 @@ int afmt_src_short_ex(afmt_src *s, afmt_error *err, const afmt_path *path, const
     char need[160];
 
     /* the bytes needed, saturated only for the comparisons below */
-    if (width != 0 && !afmt_mul_u64(count, width, &n))
+    if (width != 0 && afmt_checked_mul_u64(count, width, &n))
         n = UINT64_MAX;
     else if (width != 0)
         n = count * width;

@@ -19,7 +19,7 @@ int afmt_model_names_add(afmt_model *m, const void *p, uint64_t n, uint64_t *at)
 {
     uint64_t need;
 
-    if (!afmt_add_u64(m->names_len, n, &need) || !afmt_add_u64(need, 1, &need) || need > SIZE_MAX)
+    if (afmt_checked_add_u64(m->names_len, n, &need) || afmt_checked_add_u64(need, 1, &need) || need > SIZE_MAX)
         return -1;
     if (need > m->names_cap) {
         uint64_t cap = m->names_cap ? m->names_cap : 256;

@@ -65,7 +65,7 @@ static int add_indexed(afmt_model *m, size_t s, const afmt_array *a, uint64_t le
     }
     t->found = s;
     t->nbytes = a->nbytes;
-    if (!afmt_add_u64(m->found_bytes, a->nbytes, &m->found_bytes))
+    if (afmt_checked_add_u64(m->found_bytes, a->nbytes, &m->found_bytes))
         m->found_bytes_overflow = 1;
     if (t->listed != s) {
         afmt_fail(err, AFMT_E_CONSTRAINT, NULL, field, AFMT_NO_INDEX, a->offset,
@@ -97,7 +97,7 @@ static int add_split(afmt_model *m, size_t s, const afmt_array *a, uint64_t len,
     t->listed = s;
     t->found = s;
     m->shards[s].found++;
-    if (!afmt_add_u64(m->found_bytes, a->nbytes, &m->found_bytes))
+    if (afmt_checked_add_u64(m->found_bytes, a->nbytes, &m->found_bytes))
         m->found_bytes_overflow = 1;
     return 0;
 }

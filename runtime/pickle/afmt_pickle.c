@@ -101,8 +101,8 @@ static void census(const uint8_t *p, uint64_t len, pk_census *c)
 static int block_part(uint64_t *total, uint64_t count, uint64_t size, uint64_t *at)
 {
     uint64_t bytes, start;
-    if (!afmt_roundup_u64(*total, 8, &start) || !afmt_mul_u64(count, size, &bytes) ||
-        !afmt_add_u64(start, bytes, total))
+    if (afmt_checked_roundup_u64(*total, 8, &start) || afmt_checked_mul_u64(count, size, &bytes) ||
+        afmt_checked_add_u64(start, bytes, total))
         return 0;
     *at = start;
     return 1;

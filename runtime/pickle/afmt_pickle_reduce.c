@@ -203,8 +203,8 @@ static view_fault check_view(const pk_machine *m, uint32_t shape, uint32_t strid
         const uint64_t step = (uint64_t)m->values[m->nodes[nt].value].u.i;
         uint64_t span;
         if (size == 0) zero = 1;
-        if (!afmt_mul_u64(count, size, &count) || count > (uint64_t)INT64_MAX) count_overflow = 1;
-        if (size && (!afmt_mul_u64(size - 1, step, &span) || !afmt_add_u64(extent, span, &extent)))
+        if (afmt_checked_mul_u64(count, size, &count) || count > (uint64_t)INT64_MAX) count_overflow = 1;
+        if (size && (afmt_checked_mul_u64(size - 1, step, &span) || afmt_checked_add_u64(extent, span, &extent)))
             extent_overflow = 1;
     }
     *last = 0;
@@ -214,7 +214,7 @@ static view_fault check_view(const pk_machine *m, uint32_t shape, uint32_t strid
     if (count_overflow) return VIEW_COUNT_OVERFLOW;
     if (zero) /* no element */
         return first > numel ? VIEW_EMPTY_PAST : VIEW_OK;
-    if (extent_overflow || !afmt_add_u64(first, extent, last)) return VIEW_LAST_OVERFLOW;
+    if (extent_overflow || afmt_checked_add_u64(first, extent, last)) return VIEW_LAST_OVERFLOW;
     return *last >= numel ? VIEW_PAST : VIEW_OK;
 }
 
@@ -510,7 +510,7 @@ int afmt_pk_op_binpersid(pk_machine *m)
         if (pid_item(m, &d->pid[k], k, m->nodes[n].value, &r) != 0) return -1;
     if (r.key == PK_NIL || r.global == PK_NIL)
         return afmt_pk_fail(m, AFMT_E_USAGE, "the description's persistent id has no key or no class");
-    if (!afmt_mul_u64(r.count, afmt_dtype_get(d->globals[r.global].dtype)->size, &bytes))
+    if (afmt_checked_mul_u64(r.count, afmt_dtype_get(d->globals[r.global].dtype)->size, &bytes))
         return afmt_pk_fail(m, AFMT_E_OVERFLOW, "a storage of %" PRIu64 " %s elements: its size overflows 64 bits",
                             r.count, afmt_dtype_name(d->globals[r.global].dtype));
     if (m->nrefs + 1 >= m->cap_refs)

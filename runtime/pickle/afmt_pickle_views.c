@@ -47,7 +47,7 @@ static int reserve(walker *w, char **buf, size_t *cap, size_t used, uint64_t n)
     uint64_t need;
     size_t c = *cap ? *cap : 256;
     char *b;
-    if (!afmt_add_u64(used, n, &need) || !afmt_add_u64(need, 1, &need) || need > SIZE_MAX / 2)
+    if (afmt_checked_add_u64(used, n, &need) || afmt_checked_add_u64(need, 1, &need) || need > SIZE_MAX / 2)
         return afmt_fail(w->m->err, AFMT_E_NOMEM, w->m->path, w->m->d->name, AFMT_NO_INDEX, w->m->base,
                          "a key path or value of %" PRIu64 " bytes", n);
     if (need <= *cap) return 0;

@@ -228,7 +228,7 @@ static int contiguous_strides(const afmt_array *a, uint64_t *strides)
     uint32_t k;
     for (k = a->rank; k-- > 0;) {
         strides[k] = s;
-        if (!afmt_mul_u64(s, a->dims[k] ? a->dims[k] : 1, &s) || s > INT64_MAX) return -1;
+        if (afmt_checked_mul_u64(s, a->dims[k] ? a->dims[k] : 1, &s) || s > INT64_MAX) return -1;
     }
     return 0;
 }
@@ -267,7 +267,7 @@ static int check_arrays(const afmt_pickle_desc *d, const afmt_array *arrays, siz
                 return afmt_fail(err, AFMT_E_LIMIT, NULL, "array", i, AFMT_NO_OFFSET,
                                  "dimension %" PRIu32 " is %" PRIu64 ": a pickle's ints are 64-bit signed", k,
                                  a->dims[k]);
-            if (!afmt_mul_u64(count, a->dims[k], &count)) count = UINT64_MAX;
+            if (afmt_checked_mul_u64(count, a->dims[k], &count)) count = UINT64_MAX;
         }
         if (count > INT64_MAX || contiguous_strides(a, strides) != 0)
             return afmt_fail(err, AFMT_E_LIMIT, NULL, "array", i, AFMT_NO_OFFSET,

@@ -232,7 +232,7 @@ static int check_entry(const afmt_header_arrays_desc *d, const afmt_texthdr *hdr
                 return afmt_texthdr_fail(hdr, tp, outer, err, AFMT_E_NEGATIVE, e.begin, "dimension is negative (-%" PRIu64 ")", e.u);
             }
             if (a) a->dims[r] = e.u;
-            if (!overflow && !afmt_mul_u64(info->count, e.u, &info->count)) overflow = 1;
+            if (!overflow && afmt_checked_mul_u64(info->count, e.u, &info->count)) overflow = 1;
             if (e.u == 0) { info->count = 0; overflow = 0; }
             if (overflow) info->count = UINT64_MAX;
             r++;
@@ -249,7 +249,7 @@ static int check_entry(const afmt_header_arrays_desc *d, const afmt_texthdr *hdr
         }
         info->rank = r;
     }
-    if (info->type >= 0 && !afmt_mul_u64(info->count, d->types[info->type].size, &info->nbytes)) {
+    if (info->type >= 0 && afmt_checked_mul_u64(info->count, d->types[info->type].size, &info->nbytes)) {
         /* Blamed on the shape, at its offset (the path names it too). */
         afmt_texthdr_iter kit;
         afmt_texthdr_value kt, kv;
@@ -1068,7 +1068,7 @@ int afmt_header_arrays_write(const afmt_header_arrays_desc *d, const afmt_array 
     }
     for (i = 0; i < n; i++) {
         e[i].begin = offset;
-        if (!afmt_add_u64(offset, e[i].a->nbytes, &offset)) {
+        if (afmt_checked_add_u64(offset, e[i].a->nbytes, &offset)) {
             afmt_fail(err, AFMT_E_OVERFLOW, NULL, "data", AFMT_NO_INDEX, AFMT_NO_OFFSET, "the payloads overflow 64 bits of bytes");
             goto done;
         }

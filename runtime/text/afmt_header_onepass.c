@@ -257,7 +257,7 @@ static int dims(const scan *s, uint64_t *p, uint64_t max_rank, uint64_t *count, 
             return 0;
         if (out) out[n] = d; /* n < max_rank <= AFMT_RANK_CAP */
         if (d == 0) zero = 1;
-        else if (!overflow && !afmt_mul_u64(prod, d, &prod)) overflow = 1;
+        else if (!overflow && afmt_checked_mul_u64(prod, d, &prod)) overflow = 1;
         n++;
         if (!next(s, p, ']', &more))
             return 0;
@@ -446,7 +446,7 @@ static int add(const afmt_header_arrays_desc *d, const scan *s, uint64_t base, u
     const afmt_header_arrays_type *t = &d->types[fe->type];
     uint64_t nbytes;
     afmt_dir_entry *de;
-    if (!fe->have_range || !afmt_mul_u64(fe->count, t->size, &nbytes) || fe->end < fe->begin ||
+    if (!fe->have_range || afmt_checked_mul_u64(fe->count, t->size, &nbytes) || fe->end < fe->begin ||
         fe->end - fe->begin != nbytes)
         return 0;
     if (afmt_header_map_grow(l) != 0)

@@ -279,7 +279,7 @@ int afmt_meta_check_array(const afmt_meta_desc *d, const afmt_meta *m, const afm
         if (m->has_nnz && a->encoding == AFMT_ENC_CSR && !a->is_tile && m->nnz != (int64_t)a->nnz)
             return mfail(err, d->key_nnz, "sidecar says %" PRIu64 " non-zeros, the file stores %" PRIu64, a->nnz,
                          (uint64_t)m->nnz);
-        if (m->has_nnz && m->nnz > 0 && afmt_mul_u64(rows, cols, &cells) && (uint64_t)m->nnz > cells)
+        if (m->has_nnz && m->nnz > 0 && afmt_checked_mul_u64(rows, cols, &cells) == 0 && (uint64_t)m->nnz > cells)
             return mfail(err, d->key_nnz, "sidecar says %" PRIu64 " non-zeros in %" PRIu64 " cells", cells, (uint64_t)m->nnz);
         (void)i;
         return 0;

@@ -94,9 +94,9 @@ static void test_checked_arith(void)
         const u64_case *cases;
         size_t n;
     } u64_ops[] = {
-        { "add_u64", afmt_add_u64, add, sizeof add / sizeof add[0] },
-        { "sub_u64", afmt_sub_u64, sub, sizeof sub / sizeof sub[0] },
-        { "mul_u64", afmt_mul_u64, mul, sizeof mul / sizeof mul[0] },
+        { "add_u64", afmt_checked_add_u64, add, sizeof add / sizeof add[0] },
+        { "sub_u64", afmt_checked_sub_u64, sub, sizeof sub / sizeof sub[0] },
+        { "mul_u64", afmt_checked_mul_u64, mul, sizeof mul / sizeof mul[0] },
     };
     static const struct {
         const char *name;
@@ -104,35 +104,39 @@ static void test_checked_arith(void)
         const i64_case *cases;
         size_t n;
     } i64_ops[] = {
-        { "add_i64", afmt_add_i64, addi, sizeof addi / sizeof addi[0] },
-        { "sub_i64", afmt_sub_i64, subi, sizeof subi / sizeof subi[0] },
-        { "mul_i64", afmt_mul_i64, muli, sizeof muli / sizeof muli[0] },
+        { "add_i64", afmt_checked_add_i64, addi, sizeof addi / sizeof addi[0] },
+        { "sub_i64", afmt_checked_sub_i64, subi, sizeof subi / sizeof subi[0] },
+        { "mul_i64", afmt_checked_mul_i64, muli, sizeof muli / sizeof muli[0] },
     };
     size_t k;
 
     for (k = 0; k < sizeof u64_ops / sizeof u64_ops[0]; k++)
         for (i = 0; i < u64_ops[k].n; i++) {
             const u64_case *c = &u64_ops[k].cases[i];
-            int ok;
+            int rc, ok;
             r = 77;
-            ok = u64_ops[k].op(c->a, c->b, &r);
-            CHECK(nm("%s #%zu", u64_ops[k].name, i), ok == c->ok && (ok ? r == c->r : r == 77));
+            rc = u64_ops[k].op(c->a, c->b, &r); /* 0 success, -1 overflow */
+            ok = rc == 0;
+            CHECK(nm("%s #%zu", u64_ops[k].name, i),
+                  (rc == 0 || rc == -1) && ok == c->ok && (ok ? r == c->r : r == 77));
         }
     for (k = 0; k < sizeof i64_ops / sizeof i64_ops[0]; k++)
         for (i = 0; i < i64_ops[k].n; i++) {
             const i64_case *c = &i64_ops[k].cases[i];
-            int ok;
+            int rc, ok;
             ri = 77;
-            ok = i64_ops[k].op(c->a, c->b, &ri);
-            CHECK(nm("%s #%zu", i64_ops[k].name, i), ok == c->ok && (ok ? ri == c->r : ri == 77));
+            rc = i64_ops[k].op(c->a, c->b, &ri); /* 0 success, -1 overflow */
+            ok = rc == 0;
+            CHECK(nm("%s #%zu", i64_ops[k].name, i),
+                  (rc == 0 || rc == -1) && ok == c->ok && (ok ? ri == c->r : ri == 77));
         }
-    CHECK("roundup 0/64", afmt_roundup_u64(0, 64, &r) && r == 0);
-    CHECK("roundup 1/64", afmt_roundup_u64(1, 64, &r) && r == 64);
-    CHECK("roundup 64/64", afmt_roundup_u64(64, 64, &r) && r == 64);
-    CHECK("roundup 65/64", afmt_roundup_u64(65, 64, &r) && r == 128);
-    CHECK("roundup max overflows", !afmt_roundup_u64(UINT64_MAX, 64, &r));
-    CHECK("roundup max-63 overflows", !afmt_roundup_u64(UINT64_MAX - 62, 64, &r));
-    CHECK("roundup k=0 refused", !afmt_roundup_u64(5, 0, &r));
+    CHECK("roundup 0/64", !afmt_checked_roundup_u64(0, 64, &r) && r == 0);
+    CHECK("roundup 1/64", !afmt_checked_roundup_u64(1, 64, &r) && r == 64);
+    CHECK("roundup 64/64", !afmt_checked_roundup_u64(64, 64, &r) && r == 64);
+    CHECK("roundup 65/64", !afmt_checked_roundup_u64(65, 64, &r) && r == 128);
+    CHECK("roundup max overflows", afmt_checked_roundup_u64(UINT64_MAX, 64, &r));
+    CHECK("roundup max-63 overflows", afmt_checked_roundup_u64(UINT64_MAX - 62, 64, &r));
+    CHECK("roundup k=0 refused", afmt_checked_roundup_u64(5, 0, &r));
     CHECK("ceil_div 0/8", afmt_ceil_div_u64(0, 8) == 0);
     CHECK("ceil_div 15/8", afmt_ceil_div_u64(15, 8) == 2);
     CHECK("ceil_div 16/8", afmt_ceil_div_u64(16, 8) == 2);

@@ -472,7 +472,7 @@ static int on_array(void *vctx, const afmt_array *a)
     if (i < a->rank) prod = 0;
     else
         for (i = 0; i < a->rank && ok; i++)
-            if (!afmt_mul_u64(prod, a->dims[i], &prod)) ok = 0;
+            if (afmt_checked_mul_u64(prod, a->dims[i], &prod)) ok = 0;
     if (!ok || prod != a->count) {
         note_fail(INV_SIZES, "%s %s on %s (%s): view %u count %" PRIu64 " is not prod(dims)%s", fname, mode_name(c->mode),
                   c->label, c->what, (unsigned)a->index, a->count, ok ? "" : " (which overflows)");
@@ -500,7 +500,7 @@ static int on_array(void *vctx, const afmt_array *a)
         /* whole blocks of elsize bytes (quantized types): never decoded,
          * their bytes must be all there */
         ok = a->encoding == AFMT_ENC_PLAIN && a->count % a->block == 0 &&
-             afmt_mul_u64(a->count / a->block, a->elsize, &need) && a->nbytes >= need && inside(c, a->data, need);
+             !afmt_checked_mul_u64(a->count / a->block, a->elsize, &need) && a->nbytes >= need && inside(c, a->data, need);
         if (!ok)
             note_fail(INV_SIZES, "%s %s on %s (%s): block view %u holds %" PRIu64 " bytes, not whole blocks of its %" PRIu64
                       " elements", fname, mode_name(c->mode), c->label, c->what, (unsigned)a->index, a->nbytes, a->count);
@@ -509,19 +509,19 @@ static int on_array(void *vctx, const afmt_array *a)
         ok = a->nbytes >= afmt_ceil_div_u64(a->count, 8);
     } else if (a->encoding == AFMT_ENC_CSR) {
         uint64_t isz = a->csr_index_size, rows1;
-        ok = a->rank == 2 && (isz == 1 || isz == 2 || isz == 4 || isz == 8) && afmt_add_u64(a->dims[0], 1, &rows1) &&
-             afmt_mul_u64(rows1, isz, &rows1) && inside(c, a->csr_row_offsets, rows1) &&
-             afmt_mul_u64(a->nnz, isz, &need) && (a->nnz == 0 || inside(c, a->csr_col_indices, need)) &&
-             afmt_mul_u64(a->nnz, a->elsize, &need) && a->nbytes >= need;
+        ok = a->rank == 2 && (isz == 1 || isz == 2 || isz == 4 || isz == 8) && !afmt_checked_add_u64(a->dims[0], 1, &rows1) &&
+             !afmt_checked_mul_u64(rows1, isz, &rows1) && inside(c, a->csr_row_offsets, rows1) &&
+             !afmt_checked_mul_u64(a->nnz, isz, &need) && (a->nnz == 0 || inside(c, a->csr_col_indices, need)) &&
+             !afmt_checked_mul_u64(a->nnz, a->elsize, &need) && a->nbytes >= need;
     } else if (a->encoding == AFMT_ENC_PLAIN && a->count > 0 && a->strided) {
         /* afmt.h's bound: elsize * (1 + sum((dims[k] - 1) * strides[k])) */
         uint64_t reach = 0, step;
         for (i = 0; i < a->rank && ok; i++)
-            ok = afmt_mul_u64(a->dims[i] - 1, a->strides[i], &step) && afmt_add_u64(reach, step, &reach);
-        ok = ok && afmt_add_u64(reach, 1, &reach) && afmt_mul_u64(reach, a->elsize, &need) && a->nbytes >= need;
+            ok = !afmt_checked_mul_u64(a->dims[i] - 1, a->strides[i], &step) && !afmt_checked_add_u64(reach, step, &reach);
+        ok = ok && !afmt_checked_add_u64(reach, 1, &reach) && !afmt_checked_mul_u64(reach, a->elsize, &need) && a->nbytes >= need;
     } else if (a->encoding == AFMT_ENC_PLAIN && a->count > 0) {
         uint64_t stride = a->stride ? a->stride : a->elsize;
-        ok = afmt_mul_u64(a->count - 1, stride, &need) && afmt_add_u64(need, a->elsize, &need) && a->nbytes >= need;
+        ok = !afmt_checked_mul_u64(a->count - 1, stride, &need) && !afmt_checked_add_u64(need, a->elsize, &need) && a->nbytes >= need;
     }
     /* other encodings (compressed, sparse records, ...): the decoder below
      * is the judge of what their bytes must hold */

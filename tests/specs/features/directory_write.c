@@ -263,12 +263,12 @@ static int directory_write_validate_body(afmt_validation *c)
      * (tests/specs/features/directory_write.json /body/7)
      */
     uint64_t offset_rounded;
-    if (!afmt_roundup_u64(c->pos, (*p_align), &offset_rounded)) {
+    if (afmt_checked_roundup_u64(c->pos, (*p_align), &offset_rounded)) {
         return afmt_fail_c(c, AFMT_E_OVERFLOW, "to_data", AFMT_NO_INDEX, c->pos,
                 "`roundup(offset(), align) - offset()` overflows 64 bits or divides by zero");
     }
     uint64_t offset_rounded_minus_offset;
-    if (!afmt_sub_u64(offset_rounded, c->pos, &offset_rounded_minus_offset)) {
+    if (afmt_checked_sub_u64(offset_rounded, c->pos, &offset_rounded_minus_offset)) {
         return afmt_fail_c(c, AFMT_E_NEGATIVE, "to_data", AFMT_NO_INDEX, c->pos,
                 "`roundup(offset(), align) - offset()` is below zero");
     }
@@ -399,12 +399,12 @@ static int directory_write_write_impl(const afmt_array *arrays, size_t n,
     }
     /* to_data */
     uint64_t offset_rounded;
-    if (!afmt_roundup_u64(sink->written, (*p_align), &offset_rounded)) {
+    if (afmt_checked_roundup_u64(sink->written, (*p_align), &offset_rounded)) {
         return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "to_data", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "`roundup(offset(), align) - offset()` overflows 64 bits or divides by zero");
     }
     uint64_t offset_rounded_minus_offset;
-    if (!afmt_sub_u64(offset_rounded, sink->written, &offset_rounded_minus_offset)) {
+    if (afmt_checked_sub_u64(offset_rounded, sink->written, &offset_rounded_minus_offset)) {
         return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "to_data", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "`roundup(offset(), align) - offset()` is below zero");
     }

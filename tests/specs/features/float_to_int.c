@@ -187,7 +187,7 @@ static int float_to_int_validate_body(afmt_validation *c)
 
     /* pad gap: data_at - 37 zero bytes (tests/specs/features/float_to_int.json /body/10) */
     uint64_t data_at_minus_37;
-    if (!afmt_sub_u64(v_data_at, UINT64_C(37), &data_at_minus_37)) {
+    if (afmt_checked_sub_u64(v_data_at, UINT64_C(37), &data_at_minus_37)) {
         return afmt_fail_c(c, AFMT_E_NEGATIVE, "gap", AFMT_NO_INDEX, c->pos,
                 "`data_at - 37` is below zero");
     }
@@ -325,7 +325,7 @@ static int float_to_int_write_impl(const afmt_array *arrays, size_t n,
     if (afmt_sink_u8(sink, v_code, err) != 0) return -1;
     /* gap */
     uint64_t data_at_minus_37;
-    if (!afmt_sub_u64(v_data_at, UINT64_C(37), &data_at_minus_37)) {
+    if (afmt_checked_sub_u64(v_data_at, UINT64_C(37), &data_at_minus_37)) {
         return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "gap", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "`data_at - 37` is below zero");
     }

@@ -58,13 +58,13 @@ static int layout_columns_validate_columns(afmt_validation *c, const uint64_t v_
                     layout_columns_types_known);
         }
         const uint64_t size_j = afmt_dtype_get(type_j->dtype)->size;
-        if (!afmt_add_u64(width_columns, size_j, &width_columns)) {
+        if (afmt_checked_add_u64(width_columns, size_j, &width_columns)) {
             return afmt_fail_c(c, AFMT_E_OVERFLOW, "columns", AFMT_NO_INDEX, c->pos,
                     "the row width overflows 64 bits");
         }
     }
     uint64_t nbytes_columns;
-    if (!afmt_mul_u64(rows_columns, width_columns, &nbytes_columns)) {
+    if (afmt_checked_mul_u64(rows_columns, width_columns, &nbytes_columns)) {
         return afmt_fail_c(c, AFMT_E_OVERFLOW, "columns", AFMT_NO_INDEX, c->pos,
                 "rows times the row width overflows 64 bits");
     }

@@ -110,7 +110,7 @@ static int layout_coo_zeros_validate_sparse(afmt_validation *c, const afmt_elem 
     const int with_cols_sparse = (v_cols != UINT64_C(1));
     const uint64_t record_sparse = 4 * (with_cols_sparse ? 2u : 1u) + el_type.size;
     uint64_t nbytes_sparse;
-    if (!afmt_mul_u64(stored_sparse, record_sparse, &nbytes_sparse)) {
+    if (afmt_checked_mul_u64(stored_sparse, record_sparse, &nbytes_sparse)) {
         return afmt_fail_c(c, AFMT_E_OVERFLOW, "sparse", AFMT_NO_INDEX, c->pos,
                 "the records overflow 64 bits of bytes");
     }

@@ -162,7 +162,7 @@ static int layout_csr_validate_body(afmt_validation *c)
 
     /* row_offsets: rows + 1 of u32 little-endian (tests/specs/features/layout_csr.json /body/5) */
     uint64_t rows_plus_1;
-    if (!afmt_add_u64(v_rows, UINT64_C(1), &rows_plus_1)) {
+    if (afmt_checked_add_u64(v_rows, UINT64_C(1), &rows_plus_1)) {
         return afmt_overflow_c(c, "", AFMT_NO_INDEX, c->pos, "rows + 1");
     }
     const uint64_t n_row_offsets = rows_plus_1;

@@ -119,7 +119,7 @@ static int let_check_validate_body(afmt_validation *c)
 
     /* let bytes = n * sizeof(el) (tests/specs/features/let_check.json /body/3) */
     uint64_t xn_times_el_size;
-    if (!afmt_mul_u64(v_n, el_type.size, &xn_times_el_size)) {
+    if (afmt_checked_mul_u64(v_n, el_type.size, &xn_times_el_size)) {
         return afmt_overflow_c(c, "bytes", AFMT_NO_INDEX, c->pos, "n * sizeof(el)");
     }
     const uint64_t v_bytes = xn_times_el_size;
@@ -187,7 +187,7 @@ static int let_check_write_impl(const afmt_array *arrays, size_t n, const afmt_w
     const afmt_elem el_type = afmt_elem_of(el_entry);
     const uint64_t v_n = A_data->dims[0];
     uint64_t xn_times_el_size;
-    if (!afmt_mul_u64(v_n, el_type.size, &xn_times_el_size)) {
+    if (afmt_checked_mul_u64(v_n, el_type.size, &xn_times_el_size)) {
         return afmt_fail_overflow(err, NULL, "bytes", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "n * sizeof(el)");
     }

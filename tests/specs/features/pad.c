@@ -86,7 +86,7 @@ static int pad_validate_body(afmt_validation *c)
 
     /* let nb = n * sizeof(el) (tests/specs/features/pad.json /body/4) */
     uint64_t xn_times_el_size;
-    if (!afmt_mul_u64(v_n, el_type.size, &xn_times_el_size)) {
+    if (afmt_checked_mul_u64(v_n, el_type.size, &xn_times_el_size)) {
         return afmt_overflow_c(c, "nb", AFMT_NO_INDEX, c->pos, "n * sizeof(el)");
     }
     const uint64_t v_nb = xn_times_el_size;
@@ -140,7 +140,7 @@ static int pad_write_impl(const afmt_array *arrays, size_t n, const afmt_write_o
     const afmt_elem el_type = afmt_elem_of(el_entry);
     const uint64_t v_n = A_data->dims[0];
     uint64_t xn_times_el_size;
-    if (!afmt_mul_u64(v_n, el_type.size, &xn_times_el_size)) {
+    if (afmt_checked_mul_u64(v_n, el_type.size, &xn_times_el_size)) {
         return afmt_fail_overflow(err, NULL, "nb", AFMT_NO_INDEX, AFMT_NO_OFFSET, "n * sizeof(el)");
     }
     const uint64_t v_nb = xn_times_el_size;
