@@ -117,7 +117,7 @@ endif
 UNIT_SRC      := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN      := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: python all deps deps-test deps-venv deps-install demo regen check-regen snapshots test asan clean help bench fuzz fuzz-build fuzz-smoke fuzz-planted fuzz-cflite fuzz-merge fuzz-specs compilers vendor-test amalgamate install uninstall FORCE
+.PHONY: python all deps deps-test deps-venv deps-install demo regen check-regen snapshots test asan clean help bench fuzz fuzz-build fuzz-smoke fuzz-planted fuzz-cflite fuzz-merge fuzz-specs compilers vendor-test vendor amalgamate install uninstall FORCE
 
 all: $(BUILD)/afmt-gen $(BUILD)/afmt-validate $(BUILD)/afmt $(UNIT_BIN) $(SHLIB)
 
@@ -134,6 +134,7 @@ help:
 	@echo "make snapshots    accept afmt-gen's output for tests/specs/features/*.json as their .c/.h"
 	@echo "make test         unit, golden, round-trip and end-to-end tests"
 	@echo "make vendor-test  build runtime/ + one format as docs/VENDORING.md says (gcc, clang, g++)"
+	@echo "make vendor       VENDOR_FORMATS's afmt/ folder with only the runtime files they use, in VENDOR_DIR"
 	@echo "make amalgamate   one afmt.c and afmt.h of the runtime and FORMATS (default all) in AMALGAMATION"
 	@echo "make asan         the tests under AddressSanitizer + UBSan (clang)"
 	@echo "make compilers    build everything with gcc and clang, -Werror"
@@ -538,6 +539,18 @@ test: all
 # Part of `make test` too (tests/run.sh).
 vendor-test: all
 	@bash tests/vendor/run_vendor.sh $(BUILD)
+
+# make vendor VENDOR_FORMATS="npy" VENDOR_DIR=dir: the afmt/ folder of
+# docs/VENDORING.md for those formats with only the runtime .c files they
+# call into (and every header), as the build's objects say
+# (tools/runtime_parts.py: nm from the formats' objects through the
+# runtime's).  VENDOR_DIR/RUNTIME_PARTS.txt lists what was left out.
+VENDOR_FORMATS ?= rawarray
+VENDOR_DIR     ?= $(BUILD)/vendor/afmt
+vendor: $(LIB)
+	@rm -rf $(VENDOR_DIR)
+	$(Q)python3 tools/runtime_parts.py --build $(BUILD) --copy $(VENDOR_DIR) $(VENDOR_FORMATS) >/dev/null
+	@cat $(VENDOR_DIR)/RUNTIME_PARTS.txt
 
 # make amalgamate FORMATS="npy safetensors": the runtime, those formats and
 # the format registry as one afmt.c and one afmt.h in AMALGAMATION, to

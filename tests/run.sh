@@ -154,6 +154,8 @@ fi
 # it would be sanitized, so it runs once, in the plain build.
 if [ -z "${AFMT_SANITIZED:-}" ]; then
     prun vendor bash tests/vendor/run_vendor.sh "$BUILD"
+    # make vendor: one format with only the runtime files it uses
+    prun vendor-parts bash tests/vendor/run_vendor_parts.sh "$BUILD"
 else
     echo "SKIP vendor: its builds use docs/VENDORING.md's flags, no sanitizer: the plain make test runs it"
 fi
