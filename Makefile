@@ -47,15 +47,17 @@ endif
 CLI_LIBS := -ldl -ljansson
 
 SPECS         := $(sort $(wildcard spec/*.json))
-# runtime/*.c includes the re2c output of runtime/*.re (committed beside
-# its source, so that copying runtime/ brings every .c).
-RUNTIME_SRC   := $(sort $(wildcard runtime/*.c))
-RUNTIME_RE    := $(sort $(wildcard runtime/*.re))
+# runtime/: afmt.h and afmt_internal.h at its top, each part of the
+# runtime in a folder of its own (runtime/README.md).  Its .c files
+# include the re2c output of its .re files (committed beside their
+# source, so that copying runtime/ brings every .c).
+RUNTIME_SRC   := $(sort $(wildcard runtime/*/*.c))
+RUNTIME_RE    := $(sort $(wildcard runtime/*/*.re))
 # Format lookup (afmt_format_by_name, _detect): optional for vendoring.
 REGISTRY_SRC  := registry/afmt_registry.c
 GENERATED_SRC := $(sort $(wildcard generated/*.c))
 # afmt-gen shares the runtime's dtype table (one list of element types).
-GEN_SRC       := $(sort $(wildcard gen/*.c)) generated/gen/expr_lexer.c runtime/afmt_dtype.c
+GEN_SRC       := $(sort $(wildcard gen/*.c)) generated/gen/expr_lexer.c runtime/common/afmt_dtype.c
 CLI_COMMON    := $(filter-out cli/afmt_validate_main.c cli/afmt_main.c,$(sort $(wildcard cli/*.c)))
 # The reference interpreter of the spec language (interp/): it loads specs
 # with afmt-gen's own loader and checks, so afmt-gen's objects but its
@@ -115,7 +117,7 @@ endif
 UNIT_SRC      := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_BIN      := $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-.PHONY: python all deps deps-test deps-venv deps-install demo regen check-regen snapshots test asan clean help bench fuzz fuzz-build fuzz-smoke fuzz-planted fuzz-cflite fuzz-merge fuzz-specs compilers vendor-test amalgamate install uninstall FORCE
+.PHONY: python all deps deps-test deps-venv deps-install demo regen check-regen snapshots test asan clean help bench fuzz fuzz-build fuzz-smoke fuzz-planted fuzz-cflite fuzz-merge fuzz-specs compilers vendor-test vendor amalgamate install uninstall FORCE
 
 all: $(BUILD)/afmt-gen $(BUILD)/afmt-validate $(BUILD)/afmt $(UNIT_BIN) $(SHLIB)
 
@@ -132,6 +134,7 @@ help:
 	@echo "make snapshots    accept afmt-gen's output for tests/specs/features/*.json as their .c/.h"
 	@echo "make test         unit, golden, round-trip and end-to-end tests"
 	@echo "make vendor-test  build runtime/ + one format as docs/VENDORING.md says (gcc, clang, g++)"
+	@echo "make vendor       VENDOR_FORMATS's afmt/ folder with only the runtime files they use, in VENDOR_DIR"
 	@echo "make amalgamate   one afmt.c and afmt.h of the runtime and FORMATS (default all) in AMALGAMATION"
 	@echo "make asan         the tests under AddressSanitizer + UBSan (clang)"
 	@echo "make compilers    build everything with gcc and clang, -Werror"
@@ -245,16 +248,16 @@ demo: $(BUILD)/afmt-validate $(BUILD)/afmt
 	@echo '      make deps-test && make test (every test).'
 
 # ---------------------------------------------------------------- objects
-$(BUILD)/obj/runtime/afmt_scan.o: runtime/afmt_scan.c
+$(BUILD)/obj/runtime/core/afmt_scan.o: runtime/core/afmt_scan.c
 	@mkdir -p $(dir $@)
 	$(Q)$(call say,CC,$@)$(CC) $(LIB_CFLAGS) $(SCAN_CFLAGS) $(FEATURE_CFLAGS) -c $< -o $@
 
-$(BUILD)/obj/runtime/afmt_transpose.o: runtime/afmt_transpose.c
+$(BUILD)/obj/runtime/array/afmt_transpose.o: runtime/array/afmt_transpose.c
 	@mkdir -p $(dir $@)
 	$(Q)$(call say,CC,$@)$(CC) $(LIB_CFLAGS) $(SCAN_CFLAGS) $(FEATURE_CFLAGS) -MMD -MP -c $< -o $@
 
 # The one-pass reader of map headers (safetensors): -O3 for its string scans.
-$(BUILD)/obj/runtime/afmt_thfast.o: runtime/afmt_thfast.c
+$(BUILD)/obj/runtime/text/afmt_header_onepass.o: runtime/text/afmt_header_onepass.c
 	@mkdir -p $(dir $@)
 	$(Q)$(call say,CC,$@)$(CC) $(LIB_CFLAGS) $(SCAN_CFLAGS) $(FEATURE_CFLAGS) -MMD -MP -c $< -o $@
 
@@ -300,7 +303,7 @@ $(LIB): $(RUNTIME_OBJ) $(GENERATED_OBJ) $(REGISTRY_OBJ)
 	$(Q)$(call say,AR,$@)ar rcs $@ $^
 
 # PIC objects for libafmt.so (the hot scan loops at -O3 as above).
-$(BUILD)/pic/runtime/afmt_scan.o $(BUILD)/pic/runtime/afmt_transpose.o $(BUILD)/pic/runtime/afmt_thfast.o: PIC_OPT = $(SCAN_CFLAGS)
+$(BUILD)/pic/runtime/core/afmt_scan.o $(BUILD)/pic/runtime/array/afmt_transpose.o $(BUILD)/pic/runtime/text/afmt_header_onepass.o: PIC_OPT = $(SCAN_CFLAGS)
 $(BUILD)/pic/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(Q)$(call say,CC,$@)$(CC) $(LIB_CFLAGS) $(PIC_OPT) $(FEATURE_CFLAGS) -fPIC -MMD -MP -c $< -o $@
@@ -347,7 +350,7 @@ $(INTERP_LIB): $(INTERP_OBJ)
 	$(Q)rm -f $@
 	$(Q)$(call say,AR,$@)ar rcs $@ $^
 
-$(BUILD)/afmt-gen: $(BUILD)/obj/gen/main.o $(GEN_LIB) $(BUILD)/obj/runtime/afmt_dtype.o
+$(BUILD)/afmt-gen: $(BUILD)/obj/gen/main.o $(GEN_LIB) $(BUILD)/obj/runtime/common/afmt_dtype.o
 	$(Q)$(call say,LD,$@)$(CC) $(CFLAGS) -o $@ $^ -ljansson
 
 $(BUILD)/afmt-validate: $(BUILD)/obj/cli/afmt_validate_main.o $(CLI_LIB) $(INTERP_LIB) $(GEN_LIB) $(TOOLS_LIB) $(BUILD)/tools.variant
@@ -369,22 +372,22 @@ $(BUILD)/tests/test_interp_agree: tests/unit/test_interp_agree.c $(INTERP_LIB) $
 # The fuzz regression test runs the fuzz targets' own checks (fuzz/checks.c)
 # on files read as the replay driver reads them (fuzz/inputs.c).
 FUZZ_TEST_OBJ = $(BUILD)/obj/fuzz/checks.o $(BUILD)/obj/fuzz/inputs.o
-# test_thfast_agree links the safetensors validator a second time, as
+# test_header_onepass_agree links the safetensors validator a second time, as
 # exact_*: its map headers through the exact steps only (no one-pass
 # reader), to compare the two on the same inputs.
-AGREE_RENAME := -Dafmt_thdir_validate=exact_thdir_validate -Dafmt_thdir_write=exact_thdir_write \
+AGREE_RENAME := -Dafmt_header_arrays_validate=exact_header_arrays_validate -Dafmt_header_arrays_write=exact_header_arrays_write \
   -Dafmt_safetensors_validate=exact_safetensors_validate -Dafmt_safetensors_validate_src=exact_safetensors_validate_src \
   -Dafmt_safetensors_can_write=exact_safetensors_can_write -Dafmt_safetensors_detect=exact_safetensors_detect \
   -Dafmt_safetensors_encoded_size=exact_safetensors_encoded_size -Dafmt_safetensors_format=exact_safetensors_format \
   -Dafmt_safetensors_write=exact_safetensors_write
-AGREE_OBJ := $(BUILD)/agree/safetensors.o $(BUILD)/agree/afmt_thdir.o
+AGREE_OBJ := $(BUILD)/agree/safetensors.o $(BUILD)/agree/afmt_header_arrays.o
 $(BUILD)/agree/safetensors.o: generated/safetensors.c
 	@mkdir -p $(dir $@)
 	$(CC) $(LIB_CFLAGS) $(FEATURE_CFLAGS) $(AGREE_RENAME) -MMD -MP -c $< -o $@
-$(BUILD)/agree/afmt_thdir.o: runtime/afmt_thdir.c
+$(BUILD)/agree/afmt_header_arrays.o: runtime/text/afmt_header_arrays.c
 	@mkdir -p $(dir $@)
-	$(CC) $(LIB_CFLAGS) $(FEATURE_CFLAGS) $(AGREE_RENAME) -DAFMT_THDIR_EXACT_ONLY -MMD -MP -c $< -o $@
-$(BUILD)/tests/test_thfast_agree: tests/unit/test_thfast_agree.c $(AGREE_OBJ) $(LIB)
+	$(CC) $(LIB_CFLAGS) $(FEATURE_CFLAGS) $(AGREE_RENAME) -DAFMT_HEADER_ARRAYS_EXACT_ONLY -MMD -MP -c $< -o $@
+$(BUILD)/tests/test_header_onepass_agree: tests/unit/test_header_onepass_agree.c $(AGREE_OBJ) $(LIB)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(FEATURE_CFLAGS) -Itests/unit -o $@ $< $(AGREE_OBJ) $(LIB) $(FEATURE_LIBS) -lm -lpthread
 
@@ -456,9 +459,11 @@ SIZEOF_VOID_P  = $(shell $(CC) -dM -E - </dev/null 2>/dev/null | sed -n 's/^\#de
 INSTALL    ?= install
 INSTALL_BIN     := afmt afmt-validate afmt-gen
 INSTALL_MAN     := $(sort $(wildcard docs/*.1))
-INTERNAL_HEADERS := runtime/afmt_internal.h \
-  $(addprefix runtime/,$(shell sed -n 's/^\#include "\(afmt_[a-z0-9_]*\.h\)"$$/\1/p' runtime/afmt_internal.h))
-INSTALL_HEADERS := runtime/afmt.h $(sort $(filter-out runtime/afmt.h,$(INTERNAL_HEADERS))) \
+# The internal headers keep their runtime/ folders (include/afmt/core/...):
+# they include each other by relative paths.
+INTERNAL_HEADERS := $(addprefix runtime/,$(shell sed -n 's/^\#include "\([a-z]*\/afmt_[a-z0-9_]*\.h\)"$$/\1/p' runtime/afmt_internal.h))
+INTERNAL_DIRS   := $(sort $(patsubst runtime/%/,%,$(dir $(INTERNAL_HEADERS))))
+INSTALL_HEADERS := runtime/afmt.h runtime/afmt_internal.h \
   $(filter-out generated/afmt_formats.h,$(sort $(wildcard generated/*.h)))
 
 install: $(addprefix $(BUILD)/,$(INSTALL_BIN)) $(LIB) $(SHLIB)
@@ -470,6 +475,8 @@ install: $(addprefix $(BUILD)/,$(INSTALL_BIN)) $(LIB) $(SHLIB)
 	ln -sf $(SHLIB_NAME) $(DESTDIR)$(LIBDIR)/$(SONAME)
 	ln -sf $(SONAME) $(DESTDIR)$(LIBDIR)/libafmt.so
 	$(INSTALL) -m 644 $(INSTALL_HEADERS) $(DESTDIR)$(INCLUDEDIR)/afmt/
+	$(foreach d,$(INTERNAL_DIRS),$(INSTALL) -d $(DESTDIR)$(INCLUDEDIR)/afmt/$(d) && \
+	  $(INSTALL) -m 644 $(filter runtime/$(d)/%,$(INTERNAL_HEADERS)) $(DESTDIR)$(INCLUDEDIR)/afmt/$(d)/ && ) true
 	printf '%s\n' 'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCLUDEDIR)' '' \
 	  'Name: afmt' 'Description: validators, readers and writers of array file formats, generated from specs' \
 	  'Version: $(VERSION)' 'Libs: -L$${libdir} -lafmt' 'Libs.private: $(FEATURE_LIBS)' \
@@ -493,6 +500,8 @@ uninstall:
 	rm -f $(addprefix $(DESTDIR)$(CMAKEDIR)/,afmtConfig.cmake afmtConfigVersion.cmake afmtGenerate.cmake)
 	rmdir $(DESTDIR)$(CMAKEDIR) 2>/dev/null || true
 	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/afmt/,$(notdir $(INSTALL_HEADERS)))
+	rm -f $(patsubst runtime/%,$(DESTDIR)$(INCLUDEDIR)/afmt/%,$(INTERNAL_HEADERS))
+	for d in $(INTERNAL_DIRS); do rmdir $(DESTDIR)$(INCLUDEDIR)/afmt/$$d 2>/dev/null || true; done
 	rmdir $(DESTDIR)$(INCLUDEDIR)/afmt 2>/dev/null || true
 
 # ---------------------------------------------------------------- python
@@ -530,6 +539,18 @@ test: all
 # Part of `make test` too (tests/run.sh).
 vendor-test: all
 	@bash tests/vendor/run_vendor.sh $(BUILD)
+
+# make vendor VENDOR_FORMATS="npy" VENDOR_DIR=dir: the afmt/ folder of
+# docs/VENDORING.md for those formats with only the runtime .c files they
+# call into (and every header), as the build's objects say
+# (tools/runtime_parts.py: nm from the formats' objects through the
+# runtime's).  VENDOR_DIR/RUNTIME_PARTS.txt lists what was left out.
+VENDOR_FORMATS ?= rawarray
+VENDOR_DIR     ?= $(BUILD)/vendor/afmt
+vendor: $(LIB)
+	@rm -rf $(VENDOR_DIR)
+	$(Q)python3 tools/runtime_parts.py --build $(BUILD) --copy $(VENDOR_DIR) $(VENDOR_FORMATS) >/dev/null
+	@cat $(VENDOR_DIR)/RUNTIME_PARTS.txt
 
 # make amalgamate FORMATS="npy safetensors": the runtime, those formats and
 # the format registry as one afmt.c and one afmt.h in AMALGAMATION, to

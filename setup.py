@@ -13,7 +13,7 @@ from setuptools import Extension, setup
 
 CLI_SHARED = ["cli/closest.c", "cli/identify.c", "cli/fail.c", "cli/out_format.c", "cli/visitor.c",
               "cli/signal_guard.c"]
-SOURCES = (sorted(glob.glob("runtime/*.c")) + sorted(glob.glob("generated/*.c"))
+SOURCES = (sorted(glob.glob("runtime/*/*.c")) + sorted(glob.glob("generated/*.c"))
            + ["registry/afmt_registry.c"] + CLI_SHARED + sorted(glob.glob("python/src/*.c")))
 
 link_args = []
@@ -28,7 +28,7 @@ setup(
         include_dirs=["runtime", "generated", "cli", "python/src"],
         extra_compile_args=["-std=c11", "-fvisibility=hidden"],
         extra_link_args=link_args,
-        depends=sorted(glob.glob("runtime/*.h") + glob.glob("python/src/*.h")),
+        depends=sorted(glob.glob("runtime/*.h") + glob.glob("runtime/*/*.h") + glob.glob("python/src/*.h")),
     )],
     # setuptools' own build tree, away from the Makefile's objects in build/;
     # the 90-odd files compiled on every core (47 s on one here)

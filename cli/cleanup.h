@@ -1,7 +1,7 @@
 /* afmt CLI: leaving nothing behind when a signal ends the process.
  *
  * afmt convert and afmt random write OUT.XXXXXX and rename it into place
- * (runtime/afmt_sink.c).  A SIGINT, SIGTERM or SIGHUP between the two
+ * (runtime/io/afmt_sink.c).  A SIGINT, SIGTERM or SIGHUP between the two
  * used to leave that temporary file (gigabytes) behind.  The handlers
  * installed here remove every temporary output registered, then give the
  * signal its default action again and raise it, so the process still dies

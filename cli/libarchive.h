@@ -1,7 +1,7 @@
 /* afmt CLI: libarchive, loaded only when a compressed tar shard is met,
  * and used only to decompress it (gzip, bzip2, xz, zstd, lz4: its "raw"
  * format behind its filters).  The tar itself is read by afmt's own
- * reader, in the library (spec/webdataset.json over runtime/afmt_tar.c),
+ * reader, in the library (spec/webdataset.json over runtime/archive/afmt_tar.c),
  * as any other input is: a plain .tar needs no libarchive at all.
  *
  * Why dlopen and not linking: libarchive pulls in libxml2, ICU, libstdc++,

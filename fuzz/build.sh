@@ -60,7 +60,7 @@ fi
 # The checks themselves are not worth coverage feedback (their compares
 # were a fifth of the trace-cmp calls): no fuzzer instrumentation in
 # fuzz/checks.c when the compiler can turn it off.  Nor in the runtime's
-# error formatting (runtime/afmt_error.c: the path and message of a
+# error formatting (runtime/common/afmt_error.c: the path and message of a
 # rejection, made for nearly every fuzz input): it decides nothing about the
 # input, and the hit counts of its loops (a turn per path segment, per digit
 # of an index) only told the engine how long a path or an index was.  (The
@@ -90,7 +90,7 @@ mkdir -p "$OUT" "$OBJ"
 # Objects of the library (runtime/, registry/, generated/ without afmt-gen's own lexer)
 # and of the checks; compiled in parallel, warnings of the library shown by
 # `make compilers`, not here.
-LIB_SRC=$(ls runtime/*.c registry/*.c; find generated -name '*.c' -not -path 'generated/gen/*' | sort)
+LIB_SRC=$(ls runtime/*/*.c registry/*.c; find generated -name '*.c' -not -path 'generated/gen/*' | sort)
 # The reference interpreter (interp/) and afmt-gen's loader and checks it
 # uses (gen/ but its main), a second oracle of the validate targets; the
 # shipped specs' text goes into the binaries (fz_specs.c), so that they
@@ -123,8 +123,8 @@ compile() { # source -> object
     case "$s" in
     fuzz/*) warn="$OWN_WARN $CHECKS_CFLAGS" ;;
     interp/*|gen/*|generated/gen/*|*/fz_specs.c) warn="-w $CHECKS_CFLAGS" ;;
-    runtime/afmt_error.c) warn="-w $CHECKS_CFLAGS" ;;
-    runtime/afmt_futhark_text.c|runtime/afmt_texthdr.c|runtime/afmt_thdir.c) warn="-w $TEXT_CFLAGS" ;;
+    runtime/common/afmt_error.c) warn="-w $CHECKS_CFLAGS" ;;
+    runtime/text/afmt_futhark_text.c|runtime/text/afmt_texthdr.c|runtime/text/afmt_header_arrays.c) warn="-w $TEXT_CFLAGS" ;;
     esac
     # shellcheck disable=SC2086
     $CC $STD $CFLAGS $EXTRA $INC $FEAT $warn -c "$s" -o "$o"

@@ -14,7 +14,7 @@
 
 #include "checks.h"
 #include "afmt_agree.h"
-#include "afmt_fields.h"
+#include "core/afmt_fields.h"
 
 /* The checks' own element loops are not worth coverage feedback (and,
  * instrumented, they dominated the fuzzers' time on large arrays). */
@@ -227,8 +227,8 @@ static int fz_check_view(fz_ctx *c, const afmt_format *f, const char *mode,
     }
     if (a->is_tile) {
         uint64_t r_end, c_end;
-        if (a->rank != 2 || !afmt_add_u64(a->tile_row, a->dims[0], &r_end) ||
-            !afmt_add_u64(a->tile_col, a->dims[1], &c_end) || r_end > a->tile_rows ||
+        if (a->rank != 2 || afmt_checked_add_u64(a->tile_row, a->dims[0], &r_end) ||
+            afmt_checked_add_u64(a->tile_col, a->dims[1], &c_end) || r_end > a->tile_rows ||
             c_end > a->tile_cols) {
             fz_bug(c, "%s %s: array %u: tile of rank %" PRIu32 " at (%" PRIu64 ", %" PRIu64
                    ") is not inside its %" PRIu64 " x %" PRIu64 " matrix", f->name, mode,
@@ -271,13 +271,13 @@ static int fz_check_view(fz_ctx *c, const afmt_format *f, const char *mode,
                    f->name, mode, a->index, a->rank, isz);
             return -1;
         }
-        if (!afmt_add_u64(a->dims[0], 1, &need) || !afmt_mul_u64(need, isz, &need) ||
+        if (afmt_checked_add_u64(a->dims[0], 1, &need) || afmt_checked_mul_u64(need, isz, &need) ||
             !fz_inside(buf, len, a->csr_row_offsets, need)) {
             fz_bug(c, "%s %s: array %u: CSR row offsets are not inside the input",
                    f->name, mode, a->index);
             return -1;
         }
-        if (a->nnz > 0 && (!afmt_mul_u64(a->nnz, isz, &need) ||
+        if (a->nnz > 0 && (afmt_checked_mul_u64(a->nnz, isz, &need) ||
                            !fz_inside(buf, len, a->csr_col_indices, need))) {
             fz_bug(c, "%s %s: array %u: CSR column indices are not inside the input",
                    f->name, mode, a->index);
@@ -513,7 +513,7 @@ static int fz_strided(const afmt_array *a)
             return 0; /* no element */
         if (a->dims[axis] != 1 && a->strides[axis] != want)
             return 1;
-        if (!afmt_mul_u64(want, a->dims[axis], &want))
+        if (afmt_checked_mul_u64(want, a->dims[axis], &want))
             return 1;
     }
     return 0;

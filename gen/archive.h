@@ -4,7 +4,7 @@
  * record that values elsewhere point into, run through a value grammar
  * (a pickle), or refused by name.  The item compiles to a constant
  * afmt_archive_desc (and an afmt_pickle_desc per pickle) that
- * runtime/afmt_archive.c carries out; this module loads and checks the
+ * runtime/archive/afmt_archive.c carries out; this module loads and checks the
  * model and renders it.  The interpreter builds the same descriptors from
  * the same model (interp/interp_archive.c). */
 #ifndef AFMT_GEN_ARCHIVE_H
@@ -16,11 +16,11 @@ struct emitter;
 struct item;
 struct spec;
 
-/* What a member rule does (runtime/afmt_archive.h's afmt_ar_action). */
+/* What a member rule does (runtime/archive/afmt_archive.h's afmt_ar_action). */
 enum { AR_FORMAT = 1, AR_TEXT = 2, AR_RECORD = 3, AR_VALUES = 4, AR_REFUSE = 5, AR_IGNORE = 6 };
 
 /* A pickle's global and what calling it (REDUCE) makes
- * (runtime/afmt_pickle.h's afmt_pk_role). */
+ * (runtime/pickle/afmt_pickle.h's afmt_pk_role). */
 enum { PK_DICT = 1, PK_ARRAY = 2, PK_WRAP = 3, PK_CLASS = 4, PK_REFUSE = 5 };
 /* What one argument of a REDUCE must be (afmt_pk_arg). */
 enum { PKA_UINT = 1, PKA_BOOL, PKA_UINT_TUPLE, PKA_STORAGE, PKA_EMPTY_DICT, PKA_ARRAY, PKA_PLAIN };
@@ -109,7 +109,7 @@ void archive_check_writer(const archive *a, const char *path, const char *jp, in
 
 /* 1 when a member pattern is well formed: literal bytes and captures
  * {name}, {name:decimal}, {name:digits} (one per '/'-separated component)
- * and a last {*name} (the rest, '/' included).  (runtime/afmt_archive.c reads the same grammar.) */
+ * and a last {*name} (the rest, '/' included).  (runtime/archive/afmt_archive.c reads the same grammar.) */
 int archive_pattern_ok(const char *pattern, char *why, unsigned why_size);
 
 /* Validator: emit (once) the descriptors and the call for this item. */

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "afmt_dtype.h"
+#include "common/afmt_dtype.h"
 #include "archive.h"
 #include "emit.h"
 #include "spec.h"
@@ -326,7 +326,7 @@ static void emit_write_desc(emitter *m, const archive *a)
 }
 
 /* The writer of a spec whose body is an archive: the runtime writes the
- * members its rules say (runtime/afmt_archive_write.c), from the same
+ * members its rules say (runtime/archive/afmt_archive_write.c), from the same
  * descriptor the validator reads back. */
 void archive_emit_writer(emitter *m)
 {

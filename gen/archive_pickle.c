@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "afmt_dtype.h"
+#include "common/afmt_dtype.h"
 #include "archive.h"
 #include "load.h"
 #include "util.h"
@@ -31,7 +31,7 @@ static const struct { const char *name; int byte; } OPS[] = {
     {"FRAME", 0x95}, {"BYTEARRAY8", 0x96}, {"NEXT_BUFFER", 0x97}, {"READONLY_BUFFER", 0x98},
 };
 
-/* Opcodes the machine (runtime/afmt_pickle.c) carries out; the others
+/* Opcodes the machine (runtime/pickle/afmt_pickle.c) carries out; the others
  * (text protocol 0, sets, buffers, object construction by class) it does
  * not know, so a spec cannot allow them. */
 static const char *const MACHINE_OPS[] = {

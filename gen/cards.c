@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "afmt_cards.h"
-#include "afmt_dtype.h"
+#include "text/afmt_cards.h"
+#include "common/afmt_dtype.h"
 #include "emit.h"
 #include "load.h"
 #include "spec.h"

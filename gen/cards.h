@@ -1,6 +1,6 @@
 /* afmt-gen: the "cards" item (spec/LANGUAGE.md, "Card headers"): text
  * headers of fixed-width records and the data units they describe (FITS).
- * The item loads into a runtime afmt_cards_desc (runtime/afmt_cards.h),
+ * The item loads into a runtime afmt_cards_desc (runtime/text/afmt_cards.h),
  * which the generator emits as constant data and the interpreter runs
  * as it is; this module loads it and emits it. */
 #ifndef AFMT_GEN_CARDS_H

@@ -528,7 +528,7 @@ void emit_kv_visit(emitter *m, item *repeat);
 /* emit_func.c: a function of its own for a named structure, outside every
  * other (its parameters are given, nothing is captured): func_begin_root
  * starts it, func_end_root defines it (params_c: its C parameters after
- * `afmt_vctx *c`). */
+ * `afmt_validation *c`). */
 void func_begin_root(emitter *m, func_frame *f, int *saved_nframes);
 /* The top-level function of the validator or the writer: body, frame 0,
  * named name; func_frames_free forgets every frame's scan at the end. */

@@ -6,7 +6,7 @@
  * index), their code goes into `static int <format>_check_<field>()` in
  * the prelude, taking those values as parameters, plus `at` (the offset a
  * failure names) and `at_index` (the element, for an "each").  The failure
- * is the validator's, through its context `c` (afmt_vctx: a lenient
+ * is the validator's, through its context `c` (afmt_validation: a lenient
  * check tolerates through its options and visitor, every check names its
  * path).  The writer calls the same function with AFMT_VCTX_STRICT(err)
  * (no options: strict; no path) and at AFMT_NO_OFFSET (where the field
@@ -182,7 +182,7 @@ static void define_check_fn(emitter *m, check_fn *f, check *cs, int n, const bla
     m->nnonneg = saved_nnonneg;
     m->nonneg_floor = saved_floor;
     text = decls_resolve(m, body.s ? body.s : "");
-    sb_puts(&params, "const afmt_vctx *c, uint64_t at");
+    sb_puts(&params, "const afmt_validation *c, uint64_t at");
     if (f->indexed) sb_puts(&params, ", uint64_t at_index");
     for (i = 0; i < f->nparams; i++)
         sb_printf(&params, ", %s %s", f->params[i].t == VT_S ? "int64_t" : "uint64_t", f->params[i].c);

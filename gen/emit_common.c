@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "emit.h"
-#include "afmt_dtype.h"
+#include "common/afmt_dtype.h"
 
 /* Columns a generated line should fit in (a reviewer reads it in a diff). */
 #define LINE_WIDTH 100
@@ -355,7 +355,7 @@ void emit_fail(emitter *m, const blame *bl, const char *code, leniency len, cons
         line(m, "return afmt_fail(err, %s, NULL, %s, %s, AFMT_NO_OFFSET, %s%s%s);", ce, field, bl->index, fmt_c,
              args ? ", " : "", args ? args : "");
     } else {
-        /* the validator's: one line through its context (afmt_vctx) */
+        /* the validator's: one line through its context (afmt_validation) */
         line(m, len == LEN_WARN ? "if (afmt_tolerate_c(c, %s, %s, %s, %s, %s%s%s)) return -1;"
                                 : "return afmt_fail_c(c, %s, %s, %s, %s, %s%s%s);",
              ce, field, bl->index, bl->offset, fmt_c, args ? ", " : "", args ? args : "");

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "afmt_cards.h"
+#include "text/afmt_cards.h"
 #include "emit.h"
 
 #define DICT_MAX_ENTRY 64

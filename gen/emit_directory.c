@@ -3,7 +3,7 @@
  * placed in a data area that starts where the directory stands.
  *
  * The repeat keeps its records: before its loop a list
- * (afmt_dir_list, runtime/afmt_dir_records.h), and at the end of each
+ * (afmt_dir_list, runtime/array/afmt_dir_records.h), and at the end of each
  * repetition's function one afmt_dir_add call with the record's values
  * (its lookup, shape, name and offset), which computes the array's size
  * and blames its overflow or block on the record's fields.  The directory

@@ -310,14 +310,14 @@ static cexpr checked_arith(emitter *m, const blame *bl, const expr *e, cexpr a, 
     char *t = expr_local(m, e, op == TK_PLUS ? "sum" : op == TK_MINUS ? "difference" : "product");
     if (want_signed(a, b)) {
         char *ac = to_s(m, bl, a, text), *bc = to_s(m, bl, b, text);
-        char *cond = xprintf("!afmt_%s_i64(%s, %s, &%s)", fn, ac, bc, t);
+        char *cond = xprintf("afmt_checked_%s_i64(%s, %s, &%s)", fn, ac, bc, t);
         line(m, "int64_t %s;", t);
         emit_overflow_if(m, cond, bl, text);
         free(ac); free(bc); free(cond); free(mt);
         return mk(t, VT_S);
     } else {
         char *ac = to_u(m, bl, a, text), *bc = to_u(m, bl, b, text);
-        char *cond = xprintf("!afmt_%s_u64(%s, %s, &%s)", fn, ac, bc, t);
+        char *cond = xprintf("afmt_checked_%s_u64(%s, %s, &%s)", fn, ac, bc, t);
         line(m, "uint64_t %s;", t);
         if (op == TK_MINUS) {
             char *fmt = xprintf("\"`%s` is below zero\"", mt);
@@ -704,7 +704,7 @@ static cexpr fn_round(emitter *m, const blame *bl, expr *e, const char *text)
     char *a = emit_u64(m, bl, e->args[0], text), *k = emit_u64(m, bl, e->args[1], text);
     line(m, "uint64_t %s;", t);
     {
-        char *cond = strcmp(fn, "roundup") == 0 ? xprintf("!afmt_roundup_u64(%s, %s, &%s)", a, k, t)
+        char *cond = strcmp(fn, "roundup") == 0 ? xprintf("afmt_checked_roundup_u64(%s, %s, &%s)", a, k, t)
                                                 : xprintf("%s == 0", k);
         emit_fail_if(m, cond, bl, "overflow", LEN_NONE, fmt, NULL);
         free(cond);

@@ -10,7 +10,7 @@
 #include <string.h>
 #include "emit.h"
 #include "afmt.h" /* AFMT_VERSION_STRING, AFMT_RUNTIME_ABI */
-#include "afmt_cards.h"
+#include "text/afmt_cards.h"
 
 static int write_if_changed(const char *path, const char *text)
 {
@@ -311,7 +311,7 @@ static void emit_one_liner(emitter *m, const char *signature, const char *statem
 }
 
 /* The public entry points are one-liners over the runtime's drivers
- * (runtime/afmt_driver.c): defaults, error clearing, the format name on
+ * (runtime/core/afmt_driver.c): defaults, error clearing, the format name on
  * errors and the writer's scratch buffer live there, once. */
 static void emit_validate_entries(emitter *m)
 {

@@ -8,7 +8,7 @@
  * emitter reads them from the C it wrote, its declarations being one per
  * statement and never shadowed (every name is unique in a spec, every
  * temporary numbered).  The validator's functions share one context
- * `c` (afmt_vctx: the input, options, visitor, error, path, region,
+ * `c` (afmt_validation: the input, options, visitor, error, path, region,
  * cursor and count of arrays), their first parameter when they use it.
  * The caller gets one line, `if (<fmt>_validate_<name>(c, ...)) return -1;`.
  */
@@ -414,7 +414,7 @@ static char *unique_name(emitter *m, const char *name, const char *enclosing)
 static const char *const machine[2][NMACHINE] = {{"c", NULL, NULL, NULL, NULL, NULL},
                                                  {"arrays", "n", "wopt", "sink", "err", "owned"}};
 static const char *const machine_type[2][NMACHINE] = {
-    {"afmt_vctx *", NULL, NULL, NULL, NULL, NULL},
+    {"afmt_validation *", NULL, NULL, NULL, NULL, NULL},
     {"const afmt_array *", "const size_t", "const afmt_write_options *", "afmt_sink *", "afmt_error *", "uint8_t **"}};
 
 /* What a function's statements read from outside them. */
@@ -586,7 +586,7 @@ void func_end_root(emitter *m, func_frame *f, int saved_nframes, const char *fna
                    const char *doc)
 {
     char *resolved = decls_resolve(m, f->body.s);
-    char *params = xprintf("afmt_vctx *c%s", params_c ? params_c : "");
+    char *params = xprintf("afmt_validation *c%s", params_c ? params_c : "");
     const int returned = m->returned;
     m->nframes = saved_nframes;
     func_frames_free(m);

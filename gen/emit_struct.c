@@ -61,7 +61,7 @@ static void define_struct(emitter *m, const named_struct *ns, const char *fname)
     const char *saved_comments = m->comments_var, *saved_jpath = m->jpath;
     const int saved_sole = m->sole_item, saved_uniq_found = m->uniq_found;
     const local_set saved_locals = m->locals;
-    char *params = struct_params(ns), *proto = xprintf("static int %s(afmt_vctx *c%s);\n", fname, params);
+    char *params = struct_params(ns), *proto = xprintf("static int %s(afmt_validation *c%s);\n", fname, params);
     m->structs_done = realloc(m->structs_done, sizeof *m->structs_done * (size_t)(m->nstructs_done + 1));
     if (!m->structs_done) { fputs("afmt-gen: out of memory\n", stderr); exit(2); }
     m->structs_done[m->nstructs_done++] = ns;
@@ -213,9 +213,9 @@ void emit_unique_setup(emitter *m, item *repeat)
                   repeat->repeat.unique);
         return;
     }
-    line(m, "afmt_uniq uniq_%s;", repeat->name);
-    line(m, "afmt_uniq_init(&uniq_%s, %d, %d);", repeat->name, is_int, repeat->repeat.unique_c_string);
-    line(m, "afmt_uniq *const uq_%s = &uniq_%s;", repeat->name, repeat->name);
+    line(m, "afmt_unique_keys uniq_%s;", repeat->name);
+    line(m, "afmt_unique_keys_init(&uniq_%s, %d, %d);", repeat->name, is_int, repeat->repeat.unique_c_string);
+    line(m, "afmt_unique_keys *const uq_%s = &uniq_%s;", repeat->name, repeat->name);
 }
 
 void emit_unique_key(emitter *m, item *f)
@@ -225,17 +225,17 @@ void emit_unique_key(emitter *m, item *f)
     m->uniq_found = 1;
     if (f->field.ftype == FT_INT) {
         sym *y = sym_find(m, f->name);
-        line(m, "if (afmt_uniq_add_u64(c, uq_%s, \"%s\", \"%s\", r_%s, o_%s, (uint64_t)%s)) return -1;", r->name, r->name,
+        line(m, "if (afmt_unique_keys_add_u64(c, uq_%s, \"%s\", \"%s\", r_%s, o_%s, (uint64_t)%s)) return -1;", r->name, r->name,
              f->name, r->name, f->name, y ? y->c : "0");
         if (y) decl_use(m, y->off_decl);
     } else if (f->field.ftype == FT_STRING) {
         sym *y = sym_find(m, f->name);
-        line(m, "if (afmt_uniq_add(c, uq_%s, \"%s\", \"%s\", r_%s, o_%s, o_%s + %d, len_%s)) return -1;",
+        line(m, "if (afmt_unique_keys_add(c, uq_%s, \"%s\", \"%s\", r_%s, o_%s, o_%s + %d, len_%s)) return -1;",
              r->name, r->name, f->name, r->name, f->name, f->name, f->field.len_width, f->name);
         (void)y;
     } else {
         sym *y = sym_find(m, f->name);
-        line(m, "if (afmt_uniq_add(c, uq_%s, \"%s\", \"%s\", r_%s, o_%s, o_%s, %d)) return -1;", r->name,
+        line(m, "if (afmt_unique_keys_add(c, uq_%s, \"%s\", \"%s\", r_%s, o_%s, o_%s, %d)) return -1;", r->name,
              r->name, f->name, r->name, f->name, f->name, f->field.size);
         if (y) decl_use(m, y->off_decl);
     }

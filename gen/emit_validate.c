@@ -1969,7 +1969,7 @@ static void emit_validator_pass(emitter *m)
     m->funcs = &funcs;
     func_root_frame(m, &main_fn, "body");
     /* afmt_run_validator fills c and holds the input to its limit */
-    line(m, "static int %s_validate_body(afmt_vctx *c)", f);
+    line(m, "static int %s_validate_body(afmt_validation *c)", f);
     line(m, "{");
     m->indent++;
     if (s->byte_order) /* what a structure reads before the choice: the spec's order */

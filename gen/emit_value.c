@@ -12,7 +12,7 @@
  * use of the same structure with the type code field as argument.
  *
  * Both directions are table-driven from the grammar (one static
- * afmt_value_grammar per structure, runtime/afmt_value.h): the validator
+ * afmt_value_grammar per structure, runtime/core/afmt_value.h): the validator
  * ends each repetition with afmt_kv_visit (values for the visitor's on_kv),
  * the writer writes afmt_write_options.kv (gen/emit_write.c binds the key,
  * the type code and the value).
@@ -232,7 +232,7 @@ void value_grammar_emit(emitter *m, const value_grammar *g, char *out, size_t si
             char *what = xprintf("the read-back of structure '%s'", g->ns->name);
             c_name_claim(m, rb, what, g->ns->jpath);
             sb_printf(m->prelude, "/* structure %s read back by the writer (afmt_value_write) */\n"
-                                  "static int %s(afmt_vctx *c, uint64_t code)\n{\n"
+                                  "static int %s(afmt_validation *c, uint64_t code)\n{\n"
                                   "    return %s_validate_struct_%s(c, code, c->pos);\n}\n\n",
                       g->ns->name, rb, m->s->format, g->ns->name);
             free(rb);

@@ -699,7 +699,7 @@ static void emit_reverse_lookup(emitter *m, scope *sc, item *lk)
         reverse_chain(m, sc, lk, arr, tb, &size_decl, &enc_decl);
     }
     if (arr->array.dir_record && writes_bits(tb)) {
-        /* a directory's payloads are written as they are (afmt_wdir_write),
+        /* a directory's payloads are written as they are (afmt_write_dir_write),
          * not bit-packed as its validator reads such an entry */
         char *fmt = xprintf("\"%s cannot write bit-packed elements (%%s) in a directory\"", m->s->format);
         char *args = xprintf("afmt_array_type_name(A_%s)", arr->name);
@@ -889,7 +889,7 @@ static void def_name_str(emitter *m, def *d)
     sym *y;
     const char *prefix = d->arr->array.default_name ? d->arr->array.default_name : "NULL";
     line(m, "char s_%s[AFMT_NAME_MAX];", it->name);
-    line(m, "if (afmt_wdir_name(A_%s, ai, %s, s_%s, err) != 0) return -1;", d->arr->name, prefix, it->name);
+    line(m, "if (afmt_write_dir_name(A_%s, ai, %s, s_%s, err) != 0) return -1;", d->arr->name, prefix, it->name);
     line(m, "const uint64_t len_%s = strlen(s_%s);", it->name, it->name);
     y = sym_push(m, SY_STR, it->name, it);
     y->t = VT_U;
@@ -1467,7 +1467,7 @@ static void write_scope(emitter *m, item_list *body, const char *array_expr)
         } else if (!lazy && sc.direct[i]) {
             decl_use(m, bound->decl);
         }
-        if (sc.direct[i] && !a->array.dir_record) layout_check(m, a); /* a record's: afmt_wdir_next */
+        if (sc.direct[i] && !a->array.dir_record) layout_check(m, a); /* a record's: afmt_write_dir_next */
     }
     plan(m, &sc);
     late_defs(m, &sc);

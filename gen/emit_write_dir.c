@@ -8,7 +8,7 @@
  * "fastest-first", the lookup to its element type read backwards, block
  * types by their name and block, "offset" to where the layout puts it).
  * The directory item then writes the payloads in the same layout
- * (runtime/afmt_write_dir.h): the one its validator accepts in strict
+ * (runtime/array/afmt_write_dir.h): the one its validator accepts in strict
  * mode.  A counted repeat nothing feeds is written with count 0.
  *
  * Vars and sets are written as the validator declares them (emit_var,
@@ -73,7 +73,7 @@ static void records_unique(emitter *m, item *r, const item *d, const char *prefi
         return;
     }
     /* names hold no NUL: compared as C strings and as bytes alike */
-    line(m, "if (afmt_wdir_unique_names(arrays, n, %s, \"%s\", err) != 0) return -1;", prefix, r->repeat.unique);
+    line(m, "if (afmt_write_dir_unique_names(arrays, n, %s, \"%s\", err) != 0) return -1;", prefix, r->repeat.unique);
 }
 
 /* The records of directory d: one repetition of r per array, each at the
@@ -95,7 +95,7 @@ static void write_records(emitter *m, item *r, item *d)
     line(m, "const uint64_t %s = %s; /* the records' offsets and the payloads' places */", d->dir.align_c, align);
     if (d->dir.default_name) {
         char *q = c_quote(d->dir.default_name, strlen(d->dir.default_name));
-        line(m, "const char *%s = afmt_wdir_prefix(arrays, n, %s); /* names of unnamed arrays */", prefix, q);
+        line(m, "const char *%s = afmt_write_dir_prefix(arrays, n, %s); /* names of unnamed arrays */", prefix, q);
         free(q);
     }
     records_unique(m, r, d, prefix);
@@ -103,7 +103,7 @@ static void write_records(emitter *m, item *r, item *d)
     line(m, "for (size_t ai = 0; ai < n; ai++) {");
     m->indent++;
     line(m, "uint64_t %s;", at);
-    line(m, "if (afmt_wdir_next(&arrays[ai], \"%s\", ai, %s, &%s, &%s, err) != 0) return -1;", r->name, d->dir.align_c,
+    line(m, "if (afmt_write_dir_next(&arrays[ai], \"%s\", ai, %s, &%s, &%s, err) != 0) return -1;", r->name, d->dir.align_c,
          end, at);
     m->wrecord = record_array(d);
     m->wrecord->array.offset_c = at; /* read by the record's function */
@@ -186,6 +186,6 @@ void writer_directory(emitter *m, item *d)
         return;
     }
     line(m, "/* directory %s: the payloads, each padded to the alignment */", d->name);
-    line(m, "if (afmt_wdir_write(sink, arrays, n, %s, %s, \"%s\", err) != 0) return -1;", d->dir.align_c,
+    line(m, "if (afmt_write_dir_write(sink, arrays, n, %s, %s, \"%s\", err) != 0) return -1;", d->dir.align_c,
          endian_c(m, d->dir.payload_big), d->name);
 }

@@ -1,7 +1,7 @@
 /* afmt-gen: inflated regions (spec/LANGUAGE.md, "Inflated regions"): a
  * region whose size bytes are a zlib stream, its body read from what the
  * stream inflates to.  The loader's keys and the validator's open/close
- * (runtime/afmt_inflated.c does the work); the writer refuses them. */
+ * (runtime/compress/afmt_inflated.c does the work); the writer refuses them. */
 #include <string.h>
 
 #include "emit.h"

@@ -25,7 +25,7 @@ static void columns_width(emitter *m, item *it, const sym *types, const table *t
     line(m, "const uint64_t size_j = afmt_dtype_get(type_j->dtype)->size;");
     bl = blame_at(it->name, "AFMT_NO_INDEX", "c->pos");
     {
-        char *cond = xprintf("!afmt_add_u64(width_%s, size_j, &width_%s)", it->name, it->name);
+        char *cond = xprintf("afmt_checked_add_u64(width_%s, size_j, &width_%s)", it->name, it->name);
         emit_fail_if(m, cond, &bl, "overflow", LEN_NONE, "\"the row width overflows 64 bits\"", NULL);
         free(cond);
     }
@@ -121,7 +121,7 @@ static void columns_validate(emitter *m, item *it)
     columns_width(m, it, types, tb, tname, code);
     line(m, "uint64_t nbytes_%s;", it->name);
     {
-        char *cond = xprintf("!afmt_mul_u64(rows_%s, width_%s, &nbytes_%s)", it->name, it->name, it->name);
+        char *cond = xprintf("afmt_checked_mul_u64(rows_%s, width_%s, &nbytes_%s)", it->name, it->name, it->name);
         emit_fail_if(m, cond, &bl, "overflow", LEN_NONE, "\"rows times the row width overflows 64 bits\"", NULL);
         free(cond);
     }

@@ -19,7 +19,7 @@ static void coo_stored(emitter *m, item *it, layout_emit *le)
          it->name, le->lk->c);
     line(m, "uint64_t nbytes_%s;", it->name);
     {
-        char *cond = xprintf("!afmt_mul_u64(stored_%s, record_%s, &nbytes_%s)", it->name, it->name, it->name);
+        char *cond = xprintf("afmt_checked_mul_u64(stored_%s, record_%s, &nbytes_%s)", it->name, it->name, it->name);
         emit_fail_if(m, cond, &bl, "overflow", LEN_NONE, "\"the records overflow 64 bits of bytes\"", NULL);
         free(cond);
     }

@@ -10,7 +10,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "afmt_dtype.h"
+#include "common/afmt_dtype.h"
 #include "afmt.h" /* AFMT_DETECT_MAX */
 #include "load.h"
 #include "util.h"
@@ -104,7 +104,7 @@ static void load_entry(loader *L, json_t *e, const char *pi, table *tb, table_en
     te->when = get_expr(L, e, "when", pi, &te->when_text);
     if (!!te->key == !!te->when) LERR(L, pi, "an entry has either \"key\" or \"when\"");
     te->dtype = get_str(L, e, "dtype", pi, 1);
-    /* the runtime's dtype table (runtime/afmt_dtype.c) says which names exist */
+    /* the runtime's dtype table (runtime/common/afmt_dtype.c) says which names exist */
     if (te->dtype && afmt_dtype_from_name(te->dtype) == AFMT_DTYPE_INVALID) {
         char *pd = jp_key(pi, "dtype");
         LERR(L, pd, "unknown dtype '%s' (known: bool i8 i16 i32 i64 u8 u16 u32 u64 f16 bf16 f32 f64 c32 c64 c128 opaque)", te->dtype);

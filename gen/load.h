@@ -37,7 +37,7 @@ expr *literal(loader *L, json_t *v, const char *jp);
 /* "lenient": "warn" | "reject" (the default). */
 leniency get_lenient(loader *L, json_t *obj, const char *key, const char *jp);
 leniency get_check_lenient(loader *L, json_t *obj, const char *key, const char *jp);
-/* An afmt_code suffix a spec may name (runtime/afmt_error.h); NULL is fine. */
+/* An afmt_code suffix a spec may name (runtime/common/afmt_error.h); NULL is fine. */
 void check_code(loader *L, const char *code, const char *jp);
 /* "check": "expr" | {...} | [ "expr" | {...}, ... ] into *out, *n. */
 void load_checks(loader *L, json_t *obj, const char *key, const char *jp, check **out, int *n);

@@ -143,7 +143,7 @@ leniency get_check_lenient(loader *L, json_t *obj, const char *key, const char *
 
 static const char *const CHECK_KEYS[] = {"expr", "message", "code", "lenient", NULL};
 
-/* The error codes a spec may name (runtime/afmt_error.h). */
+/* The error codes a spec may name (runtime/common/afmt_error.h). */
 void check_code(loader *L, const char *code, const char *jp)
 {
     static const char *const CODES[] = {"truncated", "magic", "constraint", "unknown-type", "overflow", "limit",

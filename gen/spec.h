@@ -210,7 +210,7 @@ typedef struct region_item {      /* IT_REGION: a sized window */
     int exact;                        /* content must fill it */
     leniency exact_lenient;
     /* "inflate": "zlib": the size bytes are a zlib stream and the body
-     * reads what it inflates to (gen/inflated.c, runtime/afmt_inflated.c) */
+     * reads what it inflates to (gen/inflated.c, runtime/compress/afmt_inflated.c) */
     int inflate;
     expr *out_size; char *out_size_text; /* "inflated_size" as an expression, or */
     unsigned size_at, size_width;     /* ... as {"at", "type", "plus"}: an integer of

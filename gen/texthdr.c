@@ -1,5 +1,5 @@
 /* afmt-gen: the "text_header" item: loading (structure and meaning of its
- * keys) and emission (a constant afmt_thdir_desc, the validator's call,
+ * keys) and emission (a constant afmt_header_arrays_desc, the validator's call,
  * and the writer of a spec holding one).  See texthdr.h. */
 #include "texthdr.h"
 
@@ -8,13 +8,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "afmt_dtype.h"
+#include "common/afmt_dtype.h"
 #include "emit.h"
 #include "load.h"
 #include "spec.h"
 #include "util.h"
 
-/* Values of runtime/afmt_thdir.h's afmt_thdir_bind. */
+/* Values of runtime/text/afmt_header_arrays.h's afmt_header_arrays_bind. */
 enum { BIND_DTYPE = 1, BIND_ORDER = 2, BIND_SHAPE = 3, BIND_RANGE = 4 };
 
 static const char *const TH_KEYS[] = {"text_header", "syntax", "length", "max_length", "pad", "terminator", "align",
@@ -113,7 +113,7 @@ static void load_keys(loader *L, texthdr *h, json_t *keys, const char *jp)
 /* "write_sort": the writer's order of a map's entries, a list of sort keys
  * ("type": the position of the entry's type in "types", "name": the name's
  * bytes), each with "-" in front for descending; ties keep the arrays'
- * order.  Values of runtime/afmt_thdir.h's afmt_thdir_sort. */
+ * order.  Values of runtime/text/afmt_header_arrays.h's afmt_header_arrays_sort. */
 static void load_write_sort(loader *L, texthdr *h, json_t *ws, const char *jp)
 {
     static const char *const words[] = {"", "type", "name"};
@@ -168,7 +168,7 @@ static void load_types(loader *L, texthdr *h, json_t *types, const char *jp)
         tt->prefix = prefix != NULL;
         if (strlen(tt->text) > 60) LERR(L, p, "a type name has at most 60 bytes");
         if (dtype) {
-            /* the runtime's dtype table (runtime/afmt_dtype.c), but c32 */
+            /* the runtime's dtype table (runtime/common/afmt_dtype.c), but c32 */
             afmt_dtype d = afmt_dtype_from_name(dtype);
             if (d == AFMT_DTYPE_INVALID || d == AFMT_C32) {
                 char *pd = xprintf("%s/dtype", p);
@@ -448,15 +448,15 @@ static void emit_desc(emitter *m, item *it)
         free(q);
         free(r);
     }
-    keys_name = shared_table(m, it, "afmt_thdir_key", "keys", keys.s ? keys.s : "");
-    types_name = shared_table(m, it, "afmt_thdir_type", "types", types.s ? types.s : "");
+    keys_name = shared_table(m, it, "afmt_header_arrays_key", "keys", keys.s ? keys.s : "");
+    types_name = shared_table(m, it, "afmt_header_arrays_type", "types", types.s ? types.s : "");
     sb_free(&keys);
     sb_free(&types);
     q = c_quote(it->name, strlen(it->name));
-    sb_printf(o, "static const afmt_thdir_desc %s = {\n", h->cname);
+    sb_printf(o, "static const afmt_header_arrays_desc %s = {\n", h->cname);
     sb_printf(o, "    .format = \"%s\",\n    .name = %s,\n", m->s->format, q);
     free(q);
-    sb_printf(o, "    .syntax = %s,\n", h->python ? "AFMT_TH_PYDICT" : "AFMT_TH_JSON");
+    sb_printf(o, "    .syntax = %s,\n", h->python ? "AFMT_TEXTHDR_PYDICT" : "AFMT_TEXTHDR_JSON");
     sb_printf(o, "    .length_width = %d,\n    .length_big = %d,\n", h->length_width, h->length_big);
     sb_printf(o, "    .max_length = UINT64_C(%llu),\n", (unsigned long long)h->max_length);
     put_byte_member(o, "pad", h->pad);
@@ -483,7 +483,7 @@ void texthdr_emit_validate(emitter *m, item *it)
 {
     if (!it->th) return;
     emit_desc(m, it);
-    line(m, "if (afmt_thdir_validate(&%s, c->src, %s, &c->pos, &c->narrays, c->opt, c->vis, c->path,", it->th->cname,
+    line(m, "if (afmt_header_arrays_validate(&%s, c->src, %s, &c->pos, &c->narrays, c->opt, c->vis, c->path,", it->th->cname,
          m->end);
     line(m, "        c->err) != 0)");
     line(m, "    return -1;");
@@ -676,7 +676,7 @@ static void write_th_items(emitter *m, const item_list *b)
         }
         case IT_TEXTHDR:
             emit_desc(m, it);
-            line(m, "if (afmt_thdir_write(&%s, arrays, n, wopt, sink, err) != 0) return -1;", it->th->cname);
+            line(m, "if (afmt_header_arrays_write(&%s, arrays, n, wopt, sink, err) != 0) return -1;", it->th->cname);
             break;
         case IT_CHECK:
             for (k = 0; k < it->nchecks; k++) check_th_constant(m, b, i - 1, &it->checks[k], it->jpath, NULL);

@@ -1,6 +1,6 @@
 /* afmt-gen: the "text_header" item (spec/LANGUAGE.md, "Text headers"):
  * a header in JSON or Python dict syntax that describes the arrays.  The
- * item compiles to a constant afmt_thdir_desc that runtime/afmt_thdir.c
+ * item compiles to a constant afmt_header_arrays_desc that runtime/text/afmt_header_arrays.c
  * carries out; this module loads it and emits it. */
 #ifndef AFMT_GEN_TEXTHDR_H
 #define AFMT_GEN_TEXTHDR_H
@@ -13,7 +13,7 @@ struct spec;
 
 typedef struct th_key {
     char *key;
-    int bind;          /* AFMT_BIND_* of runtime/afmt_thdir.h */
+    int bind;          /* AFMT_BIND_* of runtime/text/afmt_header_arrays.h */
     int tuple;         /* shape: a tuple (Python) rather than a list */
 } th_key;
 
@@ -39,7 +39,7 @@ typedef struct texthdr {
     th_type *types; int ntypes;
     char *default_name;
     int lenient;                /* "lenient": "warn" */
-    int write_sort[4];          /* "write_sort": AFMT_THSORT_* of runtime/afmt_thdir.h,
+    int write_sort[4];          /* "write_sort": AFMT_HEADER_SORT_* of runtime/text/afmt_header_arrays.h,
                                  * negative for descending, 0-terminated */
     char cname[256];            /* C name of the emitted descriptor */
 } texthdr;

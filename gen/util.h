@@ -9,7 +9,7 @@
 void *xcalloc(size_t n, size_t size);
 char *xstrdup(const char *s);
 /* The shortest text of finite v that reads back to it as a float of width
- * bytes (4: strtof, 8: strtod), as runtime/afmt_float.c writes it (malloc'd). */
+ * bytes (4: strtof, 8: strtod), as runtime/common/afmt_float.c writes it (malloc'd). */
 char *float_text(double v, int width);
 /* xprintf over a va_list (which it uses up, as vsnprintf does). */
 char *xvprintf(const char *fmt, va_list ap);

@@ -79,7 +79,7 @@ static const afmt_tile_fields tile_fields_block =
 
 /* block_rows: its check, for the validator and the writer
  * (spec/daphne.json /body/4/cases/0/body/2/body/4) */
-static int daphne_check_block_rows(const afmt_vctx *c, uint64_t at, uint64_t v_rows,
+static int daphne_check_block_rows(const afmt_validation *c, uint64_t at, uint64_t v_rows,
         uint64_t v_cols, uint64_t v_block_row, uint64_t v_block_col, uint64_t v_block_rows,
         uint64_t v_block_cols)
 {
@@ -97,7 +97,7 @@ static int daphne_check_block_rows(const afmt_vctx *c, uint64_t at, uint64_t v_r
 
 /* block_value_type: its check, for the validator and the writer
  * (spec/daphne.json /body/4/cases/0/body/2/body/6/cases/1/body/0) */
-static int daphne_check_block_value_type(const afmt_vctx *c, uint64_t at,
+static int daphne_check_block_value_type(const afmt_validation *c, uint64_t at,
         uint64_t v_block_value_type, uint64_t v_value_type)
 {
     if (v_block_value_type != v_value_type) {
@@ -109,7 +109,7 @@ static int daphne_check_block_value_type(const afmt_vctx *c, uint64_t at,
 
 /* col_indices: its check, for the validator and the writer
  * (spec/daphne.json /body/4/cases/0/body/2/body/6/cases/2/body/3) */
-static int daphne_check_col_indices(const afmt_vctx *c, uint64_t at, uint64_t at_index,
+static int daphne_check_col_indices(const afmt_validation *c, uint64_t at, uint64_t at_index,
         uint64_t e_col_indices, uint64_t v_block_cols)
 {
     if (!(e_col_indices < v_block_cols)) {
@@ -120,7 +120,7 @@ static int daphne_check_col_indices(const afmt_vctx *c, uint64_t at, uint64_t at
     return 0;
 }
 
-static int daphne_validate_block_kind_zeros(afmt_vctx *c, const afmt_elem el_type,
+static int daphne_validate_block_kind_zeros(afmt_validation *c, const afmt_elem el_type,
         afmt_tiles *const tiles_block, const uint64_t v_block_row, const uint64_t v_block_col,
         const uint64_t o_block_rows, const uint64_t v_block_rows, const uint64_t o_block_cols,
         const uint64_t v_block_cols)
@@ -151,7 +151,7 @@ static int daphne_validate_block_kind_zeros(afmt_vctx *c, const afmt_elem el_typ
     return 0;
 }
 
-static int daphne_validate_data(afmt_vctx *c, const afmt_elem el_type,
+static int daphne_validate_data(afmt_validation *c, const afmt_elem el_type,
         afmt_tiles *const tiles_block, const uint64_t v_block_row, const uint64_t v_block_col,
         const uint64_t o_block_rows, const uint64_t v_block_rows, const uint64_t o_block_cols,
         const uint64_t v_block_cols)
@@ -177,7 +177,7 @@ static int daphne_validate_data(afmt_vctx *c, const afmt_elem el_type,
     return 0;
 }
 
-static int daphne_validate_block_kind_dense(afmt_vctx *c, const uint64_t v_value_type,
+static int daphne_validate_block_kind_dense(afmt_validation *c, const uint64_t v_value_type,
         const afmt_elem el_type, afmt_tiles *const tiles_block, const uint64_t v_block_row,
         const uint64_t v_block_col, const uint64_t o_block_rows, const uint64_t v_block_rows,
         const uint64_t o_block_cols, const uint64_t v_block_cols)
@@ -198,7 +198,7 @@ static int daphne_validate_block_kind_dense(afmt_vctx *c, const uint64_t v_value
     return 0;
 }
 
-static int daphne_validate_row_offsets(afmt_vctx *c, const uint64_t v_nnz,
+static int daphne_validate_row_offsets(afmt_validation *c, const uint64_t v_nnz,
         const uint64_t n_row_offsets, const uint64_t o_row_offsets)
 {
     if (afmt_field_end_c(c, &field_row_offsets, o_row_offsets, n_row_offsets, 0, UINT64_C(0), "0"))
@@ -215,7 +215,7 @@ static int daphne_validate_row_offsets(afmt_vctx *c, const uint64_t v_nnz,
     return 0;
 }
 
-static int daphne_validate_col_indices(afmt_vctx *c, const uint64_t v_block_cols,
+static int daphne_validate_col_indices(afmt_validation *c, const uint64_t v_block_cols,
         const uint64_t n_row_offsets, const uint64_t o_row_offsets, const uint64_t n_col_indices,
         const uint64_t o_col_indices)
 {
@@ -237,7 +237,7 @@ static int daphne_validate_col_indices(afmt_vctx *c, const uint64_t v_block_cols
     return 0;
 }
 
-static int daphne_validate_block_kind_csr_data(afmt_vctx *c, const afmt_elem el_type,
+static int daphne_validate_block_kind_csr_data(afmt_validation *c, const afmt_elem el_type,
         afmt_tiles *const tiles_block, const uint64_t v_block_row, const uint64_t v_block_col,
         const uint64_t o_block_rows, const uint64_t v_block_rows, const uint64_t o_block_cols,
         const uint64_t v_block_cols, const uint64_t v_nnz, const uint64_t n_row_offsets,
@@ -271,7 +271,7 @@ static int daphne_validate_block_kind_csr_data(afmt_vctx *c, const afmt_elem el_
     return 0;
 }
 
-static int daphne_validate_block_kind_csr(afmt_vctx *c, const uint64_t v_value_type,
+static int daphne_validate_block_kind_csr(afmt_validation *c, const uint64_t v_value_type,
         const afmt_elem el_type, afmt_tiles *const tiles_block, const uint64_t v_block_row,
         const uint64_t v_block_col, const uint64_t o_block_rows, const uint64_t v_block_rows,
         const uint64_t o_block_cols, const uint64_t v_block_cols)
@@ -293,7 +293,7 @@ static int daphne_validate_block_kind_csr(afmt_vctx *c, const uint64_t v_value_t
      * /body/4/cases/0/body/2/body/6/cases/2/body/2)
      */
     uint64_t block_rows_plus_1;
-    if (!afmt_add_u64(v_block_rows, UINT64_C(1), &block_rows_plus_1)) {
+    if (afmt_checked_add_u64(v_block_rows, UINT64_C(1), &block_rows_plus_1)) {
         return afmt_overflow_c(c, "", AFMT_NO_INDEX, c->pos, "block_rows + 1");
     }
     const uint64_t n_row_offsets = block_rows_plus_1;
@@ -321,7 +321,7 @@ static int daphne_validate_block_kind_csr(afmt_vctx *c, const uint64_t v_value_t
     return 0;
 }
 
-static int daphne_validate_block_kind_coo_data(afmt_vctx *c, const afmt_elem el_type,
+static int daphne_validate_block_kind_coo_data(afmt_validation *c, const afmt_elem el_type,
         afmt_tiles *const tiles_block, const uint64_t v_block_row, const uint64_t v_block_col,
         const uint64_t o_block_rows, const uint64_t v_block_rows, const uint64_t o_block_cols,
         const uint64_t v_block_cols, const uint64_t v_coo_nnz)
@@ -335,7 +335,7 @@ static int daphne_validate_block_kind_coo_data(afmt_vctx *c, const afmt_elem el_
     const int with_cols_data = (v_block_cols != UINT64_C(1));
     const uint64_t record_data = 4 * (with_cols_data ? 2u : 1u) + el_type.size;
     uint64_t nbytes_data;
-    if (!afmt_mul_u64(stored_data, record_data, &nbytes_data)) {
+    if (afmt_checked_mul_u64(stored_data, record_data, &nbytes_data)) {
         return afmt_fail_c(c, AFMT_E_OVERFLOW, "data", AFMT_NO_INDEX, c->pos,
                 "the records overflow 64 bits of bytes");
     }
@@ -379,7 +379,7 @@ static int daphne_validate_block_kind_coo_data(afmt_vctx *c, const afmt_elem el_
     return 0;
 }
 
-static int daphne_validate_block_kind_coo(afmt_vctx *c, const uint64_t v_value_type,
+static int daphne_validate_block_kind_coo(afmt_validation *c, const uint64_t v_value_type,
         const afmt_elem el_type, afmt_tiles *const tiles_block, const uint64_t v_block_row,
         const uint64_t v_block_col, const uint64_t o_block_rows, const uint64_t v_block_rows,
         const uint64_t o_block_cols, const uint64_t v_block_cols)
@@ -405,7 +405,7 @@ static int daphne_validate_block_kind_coo(afmt_vctx *c, const uint64_t v_value_t
     return 0;
 }
 
-static int daphne_validate_block(afmt_vctx *c, const uint64_t v_rows, const uint64_t v_cols,
+static int daphne_validate_block(afmt_validation *c, const uint64_t v_rows, const uint64_t v_cols,
         const uint64_t v_value_type, const afmt_elem el_type, afmt_tiles *const tiles_block)
 {
     /* block_row: u64 little-endian (spec/daphne.json /body/4/cases/0/body/2/body/0) */
@@ -467,7 +467,7 @@ static int daphne_validate_block(afmt_vctx *c, const uint64_t v_rows, const uint
     return 0;
 }
 
-static int daphne_validate_object_value_type(afmt_vctx *c, const uint64_t v_rows,
+static int daphne_validate_object_value_type(afmt_validation *c, const uint64_t v_rows,
         const uint64_t v_cols)
 {
     /* value_type: u8 (spec/daphne.json /body/4/cases/0/body/0) */
@@ -519,7 +519,7 @@ static int daphne_validate_object_value_type(afmt_vctx *c, const uint64_t v_rows
     return 0;
 }
 
-static int daphne_validate_columns(afmt_vctx *c, const uint64_t v_rows,
+static int daphne_validate_columns(afmt_validation *c, const uint64_t v_rows,
         const uint64_t n_column_types, const uint64_t o_column_types, const uint64_t n_labels,
         const uint64_t o_labels)
 {
@@ -535,13 +535,13 @@ static int daphne_validate_columns(afmt_vctx *c, const uint64_t v_rows,
                     code_j, daphne_value_types_known);
         }
         const uint64_t size_j = afmt_dtype_get(type_j->dtype)->size;
-        if (!afmt_add_u64(width_columns, size_j, &width_columns)) {
+        if (afmt_checked_add_u64(width_columns, size_j, &width_columns)) {
             return afmt_fail_c(c, AFMT_E_OVERFLOW, "columns", AFMT_NO_INDEX, c->pos,
                     "the row width overflows 64 bits");
         }
     }
     uint64_t nbytes_columns;
-    if (!afmt_mul_u64(rows_columns, width_columns, &nbytes_columns)) {
+    if (afmt_checked_mul_u64(rows_columns, width_columns, &nbytes_columns)) {
         return afmt_fail_c(c, AFMT_E_OVERFLOW, "columns", AFMT_NO_INDEX, c->pos,
                 "rows times the row width overflows 64 bits");
     }
@@ -587,7 +587,7 @@ static int daphne_validate_columns(afmt_vctx *c, const uint64_t v_rows,
     return 0;
 }
 
-static int daphne_validate_object_columns(afmt_vctx *c, const uint64_t v_rows,
+static int daphne_validate_object_columns(afmt_validation *c, const uint64_t v_rows,
         const uint64_t v_cols)
 {
     /* column_types: cols of u8 (spec/daphne.json /body/4/cases/1/body/0) */
@@ -646,7 +646,7 @@ static int daphne_validate_object_columns(afmt_vctx *c, const uint64_t v_rows,
     return 0;
 }
 
-static int daphne_validate_body(afmt_vctx *c)
+static int daphne_validate_body(afmt_validation *c)
 {
     /* version: u8 (spec/daphne.json /body/0) */
     const uint64_t o_version = c->pos;

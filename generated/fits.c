@@ -152,7 +152,7 @@ static const afmt_cards_desc fits_hdu = {
     .nunits = 3,
 };
 
-static int fits_validate_body(afmt_vctx *c)
+static int fits_validate_body(afmt_validation *c)
 {
     /*
      * hdu: card headers and their data units (spec/fits.json /body/0): S4.1: keys of A-Z 0-9 - _,

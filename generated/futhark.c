@@ -40,7 +40,7 @@ static const afmt_field_desc field_dims = {
 
 /* rank: its check, for the validator and the writer
  * (spec/futhark.json /body/0/body/0/cases/0/body/3) */
-static int futhark_check_rank(const afmt_vctx *c, uint64_t at, int64_t v_rank)
+static int futhark_check_rank(const afmt_validation *c, uint64_t at, int64_t v_rank)
 {
     if (!(v_rank >= INT64_C(0))) {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "rank", AFMT_NO_INDEX, at,
@@ -73,7 +73,8 @@ static const char futhark_types_known[] =
 
 /* dims: its check, for the validator and the writer
  * (spec/futhark.json /body/0/body/0/cases/0/body/6) */
-static int futhark_check_dims(const afmt_vctx *c, uint64_t at, uint64_t at_index, int64_t e_dims)
+static int futhark_check_dims(const afmt_validation *c, uint64_t at, uint64_t at_index,
+        int64_t e_dims)
 {
     if (!(e_dims >= INT64_C(0))) {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "dims", at_index, at,
@@ -83,8 +84,8 @@ static int futhark_check_dims(const afmt_vctx *c, uint64_t at, uint64_t at_index
     return 0;
 }
 
-static int futhark_validate_data(afmt_vctx *c, const afmt_elem el_type, const uint64_t n_dims,
-        const uint64_t o_dims)
+static int futhark_validate_data(afmt_validation *c, const afmt_elem el_type,
+        const uint64_t n_dims, const uint64_t o_dims)
 {
     uint64_t dims_product;
     if (afmt_field_prod_c(c, "dims", o_dims, n_dims, 8, 1, 0, "dims", AFMT_NO_INDEX, o_dims,
@@ -123,7 +124,7 @@ static int futhark_validate_data(afmt_vctx *c, const afmt_elem el_type, const ui
     return 0;
 }
 
-static int futhark_validate_kind_dense(afmt_vctx *c, const uint64_t comments_value)
+static int futhark_validate_kind_dense(afmt_validation *c, const uint64_t comments_value)
 {
     /* binary_mark: 1 bytes of raw bytes (spec/futhark.json /body/0/body/0/cases/0/body/0) */
     const uint64_t o_binary_mark = c->pos;
@@ -183,11 +184,11 @@ static int futhark_validate_kind_dense(afmt_vctx *c, const uint64_t comments_val
     return 0;
 }
 
-static int futhark_validate_kind_text(afmt_vctx *c)
+static int futhark_validate_kind_text(afmt_validation *c)
 {
     /*
      * text: a value in futhark's text format (spec/futhark.json /body/0/body/0/cases/1/body/0):
-     * integers, floats, bool, nested arrays, empty(...): runtime/afmt_futhark_text.re
+     * integers, floats, bool, nested arrays, empty(...): runtime/text/afmt_futhark_text.re
      */
     afmt_array a_text;
     uint64_t end_text = 0;
@@ -206,7 +207,7 @@ static int futhark_validate_kind_text(afmt_vctx *c)
     return 0;
 }
 
-static int futhark_validate_value(afmt_vctx *c, const uint64_t comments_value)
+static int futhark_validate_value(afmt_validation *c, const uint64_t comments_value)
 {
     /*
      * switch kind on peek(0) == 98 ? 1 : 2 (spec/futhark.json /body/0/body/0): a value is binary
@@ -225,7 +226,7 @@ static int futhark_validate_value(afmt_vctx *c, const uint64_t comments_value)
     return 0;
 }
 
-static int futhark_validate_body(afmt_vctx *c)
+static int futhark_validate_body(afmt_validation *c)
 {
     /* repeat value until the end (spec/futhark.json /body/0) */
     afmt_path_push(c->path, "value", 0);

@@ -136,7 +136,7 @@ static const afmt_field_desc field_type_u32 = {
 static const afmt_field_desc field_offset = {.name = "offset", .kind = AFMT_FIELD_UINT, .width = 8};
 
 /* version (spec/gguf.json /body/1): its checks, for the validator and the writer */
-static int gguf_check_version(const afmt_vctx *c, uint64_t at, uint64_t v_version)
+static int gguf_check_version(const afmt_validation *c, uint64_t at, uint64_t v_version)
 {
     if (!((v_version != UINT64_C(50331648)) && (v_version != UINT64_C(33554432)))) {
         return afmt_fail_c(c, AFMT_E_UNSUPPORTED, "version", AFMT_NO_INDEX, at,
@@ -164,7 +164,7 @@ static int gguf_check_version(const afmt_vctx *c, uint64_t at, uint64_t v_versio
 }
 
 /* type (spec/gguf.json /body/5/body/1): its check, for the validator and the writer */
-static int gguf_check_type(const afmt_vctx *c, uint64_t at, uint64_t v_type)
+static int gguf_check_type(const afmt_validation *c, uint64_t at, uint64_t v_type)
 {
     if (!(v_type <= UINT64_C(12))) {
         return afmt_fail_c(c, AFMT_E_UNKNOWN_TYPE, "type", AFMT_NO_INDEX, at,
@@ -175,7 +175,7 @@ static int gguf_check_type(const afmt_vctx *c, uint64_t at, uint64_t v_type)
 }
 
 /* type (spec/gguf.json /body/5/body/3): its check, for the validator and the writer */
-static int gguf_check_type_not_is_alignment_or_type_eq_4(const afmt_vctx *c, uint64_t at,
+static int gguf_check_type_not_is_alignment_or_type_eq_4(const afmt_validation *c, uint64_t at,
         uint64_t v_is_alignment, uint64_t v_type)
 {
     if (!((!(v_is_alignment != 0)) || (v_type == UINT64_C(4)))) {
@@ -188,12 +188,12 @@ static int gguf_check_type_not_is_alignment_or_type_eq_4(const afmt_vctx *c, uin
 
 /* value: its checks, for the validator and the writer
  * (spec/gguf.json /body/5/body/4/cases/0/body/0) */
-static int gguf_check_value(const afmt_vctx *c, uint64_t at, uint64_t v_value)
+static int gguf_check_value(const afmt_validation *c, uint64_t at, uint64_t v_value)
 {
     int all_hold = (v_value != UINT64_C(0));
     if (all_hold) {
         uint64_t value_minus_1;
-        if (!afmt_sub_u64(v_value, UINT64_C(1), &value_minus_1)) {
+        if (afmt_checked_sub_u64(v_value, UINT64_C(1), &value_minus_1)) {
             return afmt_fail_c(c, AFMT_E_NEGATIVE, "value", AFMT_NO_INDEX, at,
                     "`value != 0 && (value & (value - 1)) == 0` is below zero");
         }
@@ -212,10 +212,10 @@ static int gguf_check_value(const afmt_vctx *c, uint64_t at, uint64_t v_value)
     return 0;
 }
 
-static int gguf_validate_struct_value(afmt_vctx *c, uint64_t arg_vtype, uint64_t arg_at_vtype);
+static int gguf_validate_struct_value(afmt_validation *c, uint64_t arg_vtype, uint64_t arg_at_vtype);
 /* value: its check, for the validator and the writer
  * (spec/gguf.json /structs/value/body/0/cases/7/body/0) */
-static int gguf_check_value_le_1(const afmt_vctx *c, uint64_t at, uint64_t v_value)
+static int gguf_check_value_le_1(const afmt_validation *c, uint64_t at, uint64_t v_value)
 {
     if (!(v_value <= UINT64_C(1))) {
         if (afmt_tolerate_c(c, AFMT_E_VALUE, "value", AFMT_NO_INDEX, at,
@@ -227,7 +227,7 @@ static int gguf_check_value_le_1(const afmt_vctx *c, uint64_t at, uint64_t v_val
 
 /* item_type: its check, for the validator and the writer
  * (spec/gguf.json /structs/value/body/0/cases/9/body/0) */
-static int gguf_check_item_type(const afmt_vctx *c, uint64_t at, uint64_t v_item_type)
+static int gguf_check_item_type(const afmt_validation *c, uint64_t at, uint64_t v_item_type)
 {
     if (!(v_item_type <= UINT64_C(12))) {
         return afmt_fail_c(c, AFMT_E_UNKNOWN_TYPE, "item_type", AFMT_NO_INDEX, at,
@@ -239,7 +239,7 @@ static int gguf_check_item_type(const afmt_vctx *c, uint64_t at, uint64_t v_item
 }
 
 /* structure value read back by the writer (afmt_value_write) */
-static int gguf_value_read_back(afmt_vctx *c, uint64_t code)
+static int gguf_value_read_back(afmt_validation *c, uint64_t code)
 {
     return gguf_validate_struct_value(c, code, c->pos);
 }
@@ -273,7 +273,7 @@ static const afmt_value_grammar gguf_value_grammar = {
 };
 
 /* n_dims (spec/gguf.json /body/6/body/1): its check, for the validator and the writer */
-static int gguf_check_n_dims(const afmt_vctx *c, uint64_t at, uint64_t v_n_dims)
+static int gguf_check_n_dims(const afmt_validation *c, uint64_t at, uint64_t v_n_dims)
 {
     if (!(v_n_dims <= UINT64_C(4))) {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "n_dims", AFMT_NO_INDEX, at,
@@ -284,7 +284,7 @@ static int gguf_check_n_dims(const afmt_vctx *c, uint64_t at, uint64_t v_n_dims)
 }
 
 /* ne (spec/gguf.json /body/6/body/2): its check, for the validator and the writer */
-static int gguf_check_ne(const afmt_vctx *c, uint64_t at, uint64_t at_index, uint64_t e_ne)
+static int gguf_check_ne(const afmt_validation *c, uint64_t at, uint64_t at_index, uint64_t e_ne)
 {
     if (!(e_ne < UINT64_C(9223372036854775808))) {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "ne", at_index, at,
@@ -362,7 +362,7 @@ static const afmt_dir_desc gguf_dir_data = {
     .pad_lenient = 1,
 };
 
-static int gguf_validate_kv_value_is_alignment(afmt_vctx *c, uint64_t *const p_alignment)
+static int gguf_validate_kv_value_is_alignment(afmt_validation *c, uint64_t *const p_alignment)
 {
     /* value: u32 little-endian (spec/gguf.json /body/5/body/4/cases/0/body/0) */
     const uint64_t o_value = c->pos;
@@ -375,56 +375,56 @@ static int gguf_validate_kv_value_is_alignment(afmt_vctx *c, uint64_t *const p_a
     return 0;
 }
 
-static int gguf_validate_value_kind_u8(afmt_vctx *c)
+static int gguf_validate_value_kind_u8(afmt_validation *c)
 {
     /* value: u8 (spec/gguf.json /structs/value/body/0/cases/0/body/0) */
     if (afmt_take_field(c, &field_value_u8, 1)) return -1;
     return 0;
 }
 
-static int gguf_validate_value_kind_i8(afmt_vctx *c)
+static int gguf_validate_value_kind_i8(afmt_validation *c)
 {
     /* value: i8 (spec/gguf.json /structs/value/body/0/cases/1/body/0) */
     if (afmt_take_field(c, &field_value_i8, 1)) return -1;
     return 0;
 }
 
-static int gguf_validate_value_kind_u16(afmt_vctx *c)
+static int gguf_validate_value_kind_u16(afmt_validation *c)
 {
     /* value: u16 little-endian (spec/gguf.json /structs/value/body/0/cases/2/body/0) */
     if (afmt_take_field(c, &field_value_u16, 1)) return -1;
     return 0;
 }
 
-static int gguf_validate_value_kind_i16(afmt_vctx *c)
+static int gguf_validate_value_kind_i16(afmt_validation *c)
 {
     /* value: i16 little-endian (spec/gguf.json /structs/value/body/0/cases/3/body/0) */
     if (afmt_take_field(c, &field_value_i16, 1)) return -1;
     return 0;
 }
 
-static int gguf_validate_value_kind_u32(afmt_vctx *c)
+static int gguf_validate_value_kind_u32(afmt_validation *c)
 {
     /* value: u32 little-endian (spec/gguf.json /structs/value/body/0/cases/4/body/0) */
     if (afmt_take_field(c, &field_value, 1)) return -1;
     return 0;
 }
 
-static int gguf_validate_value_kind_i32(afmt_vctx *c)
+static int gguf_validate_value_kind_i32(afmt_validation *c)
 {
     /* value: i32 little-endian (spec/gguf.json /structs/value/body/0/cases/5/body/0) */
     if (afmt_take_field(c, &field_value_i32, 1)) return -1;
     return 0;
 }
 
-static int gguf_validate_value_kind_f32(afmt_vctx *c)
+static int gguf_validate_value_kind_f32(afmt_validation *c)
 {
     /* value: f32 little-endian (spec/gguf.json /structs/value/body/0/cases/6/body/0) */
     if (afmt_take_field(c, &field_value_f32, 1)) return -1;
     return 0;
 }
 
-static int gguf_validate_value_kind_bool(afmt_vctx *c)
+static int gguf_validate_value_kind_bool(afmt_validation *c)
 {
     /* value: u8 (spec/gguf.json /structs/value/body/0/cases/7/body/0) */
     const uint64_t o_value = c->pos;
@@ -434,7 +434,7 @@ static int gguf_validate_value_kind_bool(afmt_vctx *c)
     return 0;
 }
 
-static int gguf_validate_value_kind_string(afmt_vctx *c)
+static int gguf_validate_value_kind_string(afmt_validation *c)
 {
     /* value: a string with a u64 length (spec/gguf.json /structs/value/body/0/cases/8/body/0) */
     uint64_t len_value;
@@ -442,7 +442,8 @@ static int gguf_validate_value_kind_string(afmt_vctx *c)
     return 0;
 }
 
-static int gguf_validate_items(afmt_vctx *c, const uint64_t o_item_type, const uint64_t v_item_type)
+static int gguf_validate_items(afmt_validation *c, const uint64_t o_item_type,
+        const uint64_t v_item_type)
 {
     /* item: structure value (spec/gguf.json /structs/value/body/0/cases/9/body/2/body/0) */
     if (afmt_struct_enter(c, "item")) return -1;
@@ -451,7 +452,7 @@ static int gguf_validate_items(afmt_vctx *c, const uint64_t o_item_type, const u
     return 0;
 }
 
-static int gguf_validate_value_kind_array(afmt_vctx *c)
+static int gguf_validate_value_kind_array(afmt_validation *c)
 {
     /* item_type: u32 little-endian (spec/gguf.json /structs/value/body/0/cases/9/body/0) */
     const uint64_t o_item_type = c->pos;
@@ -491,21 +492,21 @@ static int gguf_validate_value_kind_array(afmt_vctx *c)
     return 0;
 }
 
-static int gguf_validate_value_kind_u64(afmt_vctx *c)
+static int gguf_validate_value_kind_u64(afmt_validation *c)
 {
     /* value: u64 little-endian (spec/gguf.json /structs/value/body/0/cases/10/body/0) */
     if (afmt_take_field(c, &field_value_u64, 1)) return -1;
     return 0;
 }
 
-static int gguf_validate_value_kind_i64(afmt_vctx *c)
+static int gguf_validate_value_kind_i64(afmt_validation *c)
 {
     /* value: i64 little-endian (spec/gguf.json /structs/value/body/0/cases/11/body/0) */
     if (afmt_take_field(c, &field_value_i64, 1)) return -1;
     return 0;
 }
 
-static int gguf_validate_value_kind_f64(afmt_vctx *c)
+static int gguf_validate_value_kind_f64(afmt_validation *c)
 {
     /* value: f64 little-endian (spec/gguf.json /structs/value/body/0/cases/12/body/0) */
     if (afmt_take_field(c, &field_value_f64, 1)) return -1;
@@ -513,7 +514,7 @@ static int gguf_validate_value_kind_f64(afmt_vctx *c)
 }
 
 /* structure value (spec/gguf.json /structs/value): a metadata value of type vtype (arrays hold values, arrays of arrays too) */
-static int gguf_validate_struct_value(afmt_vctx *c, uint64_t arg_vtype, uint64_t arg_at_vtype)
+static int gguf_validate_struct_value(afmt_validation *c, uint64_t arg_vtype, uint64_t arg_at_vtype)
 {
     const uint64_t v_vtype = arg_vtype;
     const uint64_t at_vtype = arg_at_vtype;
@@ -555,7 +556,7 @@ static int gguf_validate_struct_value(afmt_vctx *c, uint64_t arg_vtype, uint64_t
     return 0;
 }
 
-static int gguf_validate_kv_value_not_is_alignment(afmt_vctx *c, const uint64_t o_type,
+static int gguf_validate_kv_value_not_is_alignment(afmt_validation *c, const uint64_t o_type,
         const uint64_t v_type)
 {
     /* value: structure value (spec/gguf.json /body/5/body/4/cases/1/body/0) */
@@ -565,8 +566,8 @@ static int gguf_validate_kv_value_not_is_alignment(afmt_vctx *c, const uint64_t 
     return 0;
 }
 
-static int gguf_validate_kv(afmt_vctx *c, uint64_t *const p_alignment, afmt_uniq *const uq_kv,
-        const uint64_t r_kv)
+static int gguf_validate_kv(afmt_validation *c, uint64_t *const p_alignment,
+        afmt_unique_keys *const uq_kv, const uint64_t r_kv)
 {
     /* key: a string with a u64 length (spec/gguf.json /body/5/body/0) */
     const uint64_t o_key = c->pos;
@@ -576,7 +577,7 @@ static int gguf_validate_kv(afmt_vctx *c, uint64_t *const p_alignment, afmt_uniq
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "key", AFMT_NO_INDEX, o_key,
                 "a key is not empty: `len(key) > 0` does not hold");
     }
-    if (afmt_uniq_add(c, uq_kv, "kv", "key", r_kv, o_key, o_key + 8, len_key)) return -1;
+    if (afmt_unique_keys_add(c, uq_kv, "kv", "key", r_kv, o_key, o_key + 8, len_key)) return -1;
 
     /* type: u32 little-endian (spec/gguf.json /body/5/body/1) */
     const uint64_t o_type = c->pos;
@@ -607,7 +608,7 @@ static int gguf_validate_kv(afmt_vctx *c, uint64_t *const p_alignment, afmt_uniq
     return 0;
 }
 
-static int gguf_validate_tensor(afmt_vctx *c, afmt_uniq *const uq_tensor,
+static int gguf_validate_tensor(afmt_validation *c, afmt_unique_keys *const uq_tensor,
         afmt_dir_list *const dir_tensor, const uint64_t r_tensor)
 {
     /* name: a string with a u64 length (spec/gguf.json /body/6/body/0) */
@@ -619,7 +620,7 @@ static int gguf_validate_tensor(afmt_vctx *c, afmt_uniq *const uq_tensor,
                 "a tensor name has at most 63 bytes (GGML_MAX_NAME is 64 with the NUL): `len(name) "
                 "<= 63` does not hold");
     }
-    if (afmt_uniq_add(c, uq_tensor, "tensor", "name", r_tensor, o_name, o_name + 8,
+    if (afmt_unique_keys_add(c, uq_tensor, "tensor", "name", r_tensor, o_name, o_name + 8,
             len_name)) return -1;
 
     /* n_dims: u32 little-endian (spec/gguf.json /body/6/body/1) */
@@ -675,7 +676,7 @@ static int gguf_validate_tensor(afmt_vctx *c, afmt_uniq *const uq_tensor,
     return 0;
 }
 
-static int gguf_validate_body(afmt_vctx *c)
+static int gguf_validate_body(afmt_validation *c)
 {
     /*
      * magic: u32 little-endian (spec/gguf.json /body/0): "GGUF"
@@ -718,9 +719,9 @@ static int gguf_validate_body(afmt_vctx *c)
                 "", count_kv, count_kv == 1 ? "" : "s", afmt_end(c) - c->pos,
                 afmt_end(c) - c->pos == 1 ? "" : "s", c->pos);
     }
-    afmt_uniq uniq_kv;
-    afmt_uniq_init(&uniq_kv, 0, 0);
-    afmt_uniq *const uq_kv = &uniq_kv;
+    afmt_unique_keys uniq_kv;
+    afmt_unique_keys_init(&uniq_kv, 0, 0);
+    afmt_unique_keys *const uq_kv = &uniq_kv;
     afmt_path_push(c->path, "kv", 0);
     uint64_t r_kv = 0;
     for (; r_kv < count_kv; r_kv++) {
@@ -749,9 +750,9 @@ static int gguf_validate_body(afmt_vctx *c)
                 " byte%s left at offset %" PRIu64 "", count_tensor, count_tensor == 1 ? "" : "s",
                 afmt_end(c) - c->pos, afmt_end(c) - c->pos == 1 ? "" : "s", c->pos);
     }
-    afmt_uniq uniq_tensor;
-    afmt_uniq_init(&uniq_tensor, 0, 1);
-    afmt_uniq *const uq_tensor = &uniq_tensor;
+    afmt_unique_keys uniq_tensor;
+    afmt_unique_keys_init(&uniq_tensor, 0, 1);
+    afmt_unique_keys *const uq_tensor = &uniq_tensor;
     afmt_dir_list dl_tensor;
     afmt_dir_list_init(&dl_tensor);
     afmt_dir_list *const dir_tensor = &dl_tensor;
@@ -777,12 +778,12 @@ static int gguf_validate_body(afmt_vctx *c)
      * /body/7): zeros to the alignment: the data section starts there
      */
     uint64_t offset_rounded;
-    if (!afmt_roundup_u64(c->pos, (*p_alignment), &offset_rounded)) {
+    if (afmt_checked_roundup_u64(c->pos, (*p_alignment), &offset_rounded)) {
         return afmt_fail_c(c, AFMT_E_OVERFLOW, "data_padding", AFMT_NO_INDEX, c->pos,
                 "`roundup(offset(), alignment) - offset()` overflows 64 bits or divides by zero");
     }
     uint64_t offset_rounded_minus_offset;
-    if (!afmt_sub_u64(offset_rounded, c->pos, &offset_rounded_minus_offset)) {
+    if (afmt_checked_sub_u64(offset_rounded, c->pos, &offset_rounded_minus_offset)) {
         return afmt_fail_c(c, AFMT_E_NEGATIVE, "data_padding", AFMT_NO_INDEX, c->pos,
                 "`roundup(offset(), alignment) - offset()` is below zero");
     }
@@ -921,7 +922,7 @@ static int gguf_write_tensor(const afmt_array *arrays, afmt_sink *sink, afmt_err
                 "gguf cannot hold elements of type %s", afmt_array_type_name(A_data));
     }
     char s_name[AFMT_NAME_MAX];
-    if (afmt_wdir_name(A_data, ai, dir_data_prefix, s_name, err) != 0) return -1;
+    if (afmt_write_dir_name(A_data, ai, dir_data_prefix, s_name, err) != 0) return -1;
     const uint64_t len_name = strlen(s_name);
     const uint64_t v_n_dims = (uint64_t)A_data->rank;
     const uint64_t *w_ne = A_data->dims;
@@ -994,31 +995,32 @@ static int gguf_write_impl(const afmt_array *arrays, size_t n, const afmt_write_
     }
     /* repeat tensor: a record per array, placed in directory data */
     const uint64_t dir_data_align = (*p_alignment); /* the records' offsets and the payloads' places */
-    const char *dir_data_prefix = afmt_wdir_prefix(arrays, n, "arr_"); /* names of unnamed arrays */
-    if (afmt_wdir_unique_names(arrays, n, dir_data_prefix, "name", err) != 0) return -1;
+    const char *dir_data_prefix = afmt_write_dir_prefix(arrays, n, "arr_"); /* names of unnamed arrays */
+    if (afmt_write_dir_unique_names(arrays, n, dir_data_prefix, "name", err) != 0) return -1;
     uint64_t dir_data_end = 0;
     for (size_t ai = 0; ai < n; ai++) {
         uint64_t dir_data_at;
-        if (afmt_wdir_next(&arrays[ai], "tensor", ai, dir_data_align, &dir_data_end, &dir_data_at,
-                err) != 0) return -1;
+        if (afmt_write_dir_next(&arrays[ai], "tensor", ai, dir_data_align, &dir_data_end,
+                &dir_data_at, err) != 0) return -1;
         if (gguf_write_tensor(arrays, sink, err, dir_data_prefix, ai, dir_data_at)) {
             return afmt_error_within(err, "tensor", ai);
         }
     }
     /* data_padding */
     uint64_t offset_rounded;
-    if (!afmt_roundup_u64(sink->written, (*p_alignment), &offset_rounded)) {
+    if (afmt_checked_roundup_u64(sink->written, (*p_alignment), &offset_rounded)) {
         return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "data_padding", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "`roundup(offset(), alignment) - offset()` overflows 64 bits or divides by zero");
     }
     uint64_t offset_rounded_minus_offset;
-    if (!afmt_sub_u64(offset_rounded, sink->written, &offset_rounded_minus_offset)) {
+    if (afmt_checked_sub_u64(offset_rounded, sink->written, &offset_rounded_minus_offset)) {
         return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "data_padding", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "`roundup(offset(), alignment) - offset()` is below zero");
     }
     if (afmt_sink_zeros(sink, offset_rounded_minus_offset, err) != 0) return -1;
     /* directory data: the payloads, each padded to the alignment */
-    if (afmt_wdir_write(sink, arrays, n, dir_data_align, AFMT_LITTLE, "data", err) != 0) return -1;
+    if (afmt_write_dir_write(sink, arrays, n, dir_data_align, AFMT_LITTLE, "data",
+            err) != 0) return -1;
     if (wopt && wopt->trailer_len > 0) {
         return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "gguf does not allow data after the arrays");

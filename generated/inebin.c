@@ -44,7 +44,7 @@ static const afmt_type_entry inebin_types[4] = {
 static const char inebin_types_known[] =
     "; known: 'B' bool, 'Z' i64, 'R' f64, 'C' c128";
 
-static int inebin_validate_data(afmt_vctx *c, const afmt_elem el_type, const uint64_t o_rows,
+static int inebin_validate_data(afmt_validation *c, const afmt_elem el_type, const uint64_t o_rows,
         const uint64_t v_rows, const uint64_t o_cols, const uint64_t v_cols)
 {
     afmt_count k_data = AFMT_COUNT_INIT;
@@ -85,7 +85,7 @@ static int inebin_validate_data(afmt_vctx *c, const afmt_elem el_type, const uin
     return 0;
 }
 
-static int inebin_validate_body(afmt_vctx *c)
+static int inebin_validate_body(afmt_validation *c)
 {
     /* magic: 6 bytes of raw bytes (spec/inebin.json /body/0) */
     const uint64_t o_magic = c->pos;

@@ -111,7 +111,7 @@ static const afmt_field_desc field_inner_type = {
 static const afmt_field_desc field_inner_size = {
     .name = "inner_size", .kind = AFMT_FIELD_UINT, .width = 4, .big_endian = AFMT_ORDER_RUN};
 
-static int mat5_validate_struct_matrix(afmt_vctx *c, uint64_t arg_top, uint64_t arg_at_top, uint64_t arg_subsys, uint64_t arg_at_subsys);
+static int mat5_validate_struct_matrix(afmt_validation *c, uint64_t arg_top, uint64_t arg_at_top, uint64_t arg_subsys, uint64_t arg_at_subsys);
 /* Table mi (spec/mat5.json /tables/mi), for the validator and the writer. */
 static const afmt_type_entry mat5_mi[11] = {
     {.code = 1, .dtype = AFMT_I8, .enc = AFMT_ENC_PLAIN, .writable = 1},
@@ -132,12 +132,13 @@ static const char mat5_mi_known[] =
     "; known: 1 i8, 2 u8, 3 i16, 4 u16, 5 i32, 6 u32, 7 f32, 9 f64, 12 i64, 13 u64, "
     "258 bool";
 
-static int mat5_validate_content_4(afmt_vctx *c, const uint64_t v_complex, const uint64_t n_dims,
-        const uint64_t o_dims, uint64_t *const p_parts, uint64_t *const p_cells)
+static int mat5_validate_content_4(afmt_validation *c, const uint64_t v_complex,
+        const uint64_t n_dims, const uint64_t o_dims, uint64_t *const p_parts,
+        uint64_t *const p_cells)
 {
     /* set parts = 1 + complex (spec/mat5.json /structs/matrix/body/25/cases/0/body/0) */
     uint64_t complex_plus_1;
-    if (!afmt_add_u64(UINT64_C(1), v_complex, &complex_plus_1)) {
+    if (afmt_checked_add_u64(UINT64_C(1), v_complex, &complex_plus_1)) {
         return afmt_overflow_c(c, "parts", AFMT_NO_INDEX, c->pos, "1 + complex");
     }
     *p_parts = complex_plus_1;
@@ -152,7 +153,7 @@ static int mat5_validate_content_4(afmt_vctx *c, const uint64_t v_complex, const
     return 0;
 }
 
-static int mat5_validate_jc(afmt_vctx *c, const uint64_t v_nir, const uint64_t n_ir,
+static int mat5_validate_jc(afmt_validation *c, const uint64_t v_nir, const uint64_t n_ir,
         const uint64_t o_ir, const uint64_t n_jc, const uint64_t o_jc)
 {
     if (afmt_field_end_c(c, &field_jc, o_jc, n_jc, 0, UINT64_C(0), "0")) return -1;
@@ -176,7 +177,7 @@ static int mat5_validate_jc(afmt_vctx *c, const uint64_t v_nir, const uint64_t n
     return 0;
 }
 
-static int mat5_validate_content_ir_tag(afmt_vctx *c, const uint64_t v_complex,
+static int mat5_validate_content_ir_tag(afmt_validation *c, const uint64_t v_complex,
         const uint64_t o_nzmax, const uint64_t v_nzmax, const uint64_t o_dims_size,
         const uint64_t v_dims_size, const uint64_t n_dims, const uint64_t o_dims,
         uint64_t *const p_parts, uint64_t *const p_cells)
@@ -289,23 +290,23 @@ static int mat5_validate_content_ir_tag(afmt_vctx *c, const uint64_t v_complex,
     uint64_t xir_tag_lt_65536_choice_4;
     if (v_ir_tag < UINT64_C(65536)) {
         uint64_t nir_times_4;
-        if (!afmt_mul_u64(UINT64_C(4), v_nir, &nir_times_4)) {
+        if (afmt_checked_mul_u64(UINT64_C(4), v_nir, &nir_times_4)) {
             return afmt_overflow_c(c, "ir_padding", AFMT_NO_INDEX, c->pos,
                     "ir_tag < 65536 ? roundup(4 * nir, 8) - 4 * nir : 0");
         }
         uint64_t nir_times_4_rounded;
-        if (!afmt_roundup_u64(nir_times_4, UINT64_C(8), &nir_times_4_rounded)) {
+        if (afmt_checked_roundup_u64(nir_times_4, UINT64_C(8), &nir_times_4_rounded)) {
             return afmt_fail_c(c, AFMT_E_OVERFLOW, "ir_padding", AFMT_NO_INDEX, c->pos,
                     "`ir_tag < 65536 ? roundup(4 * nir, 8) - 4 * nir : 0` overflows 64 bits or "
                     "divides by zero");
         }
         uint64_t nir_times_4_2;
-        if (!afmt_mul_u64(UINT64_C(4), v_nir, &nir_times_4_2)) {
+        if (afmt_checked_mul_u64(UINT64_C(4), v_nir, &nir_times_4_2)) {
             return afmt_overflow_c(c, "ir_padding", AFMT_NO_INDEX, c->pos,
                     "ir_tag < 65536 ? roundup(4 * nir, 8) - 4 * nir : 0");
         }
         uint64_t difference;
-        if (!afmt_sub_u64(nir_times_4_rounded, nir_times_4_2, &difference)) {
+        if (afmt_checked_sub_u64(nir_times_4_rounded, nir_times_4_2, &difference)) {
             return afmt_fail_c(c, AFMT_E_NEGATIVE, "ir_padding", AFMT_NO_INDEX, c->pos,
                     "`ir_tag < 65536 ? roundup(4 * nir, 8) - 4 * nir : 0` is below zero");
         }
@@ -385,7 +386,7 @@ static int mat5_validate_content_ir_tag(afmt_vctx *c, const uint64_t v_complex,
         const int64_t dims_element_2 = afmt_as_i64(afmt_field_get(AFMT_B(c->src,
                 o_dims + (uint64_t)4 * (dims_index_2)), 0, 4, c->big), 32);
         int64_t dims_at_1_plus_1;
-        if (!afmt_add_i64(dims_element_2, INT64_C(1), &dims_at_1_plus_1)) {
+        if (afmt_checked_add_i64(dims_element_2, INT64_C(1), &dims_at_1_plus_1)) {
             return afmt_overflow_c(c, "jc_tag", AFMT_NO_INDEX, o_jc_tag,
                     "(jc_tag & 0xffff) == 5 && (jc_tag < 65536 ? jc_long[0] % 4 == 0 : jc_tag >> "
                     "16 == 4) && njc == dims[1] + 1");
@@ -422,23 +423,23 @@ static int mat5_validate_content_ir_tag(afmt_vctx *c, const uint64_t v_complex,
     uint64_t xjc_tag_lt_65536_choice_4;
     if (v_jc_tag < UINT64_C(65536)) {
         uint64_t njc_times_4;
-        if (!afmt_mul_u64(UINT64_C(4), v_njc, &njc_times_4)) {
+        if (afmt_checked_mul_u64(UINT64_C(4), v_njc, &njc_times_4)) {
             return afmt_overflow_c(c, "jc_padding", AFMT_NO_INDEX, c->pos,
                     "jc_tag < 65536 ? roundup(4 * njc, 8) - 4 * njc : 0");
         }
         uint64_t njc_times_4_rounded;
-        if (!afmt_roundup_u64(njc_times_4, UINT64_C(8), &njc_times_4_rounded)) {
+        if (afmt_checked_roundup_u64(njc_times_4, UINT64_C(8), &njc_times_4_rounded)) {
             return afmt_fail_c(c, AFMT_E_OVERFLOW, "jc_padding", AFMT_NO_INDEX, c->pos,
                     "`jc_tag < 65536 ? roundup(4 * njc, 8) - 4 * njc : 0` overflows 64 bits or "
                     "divides by zero");
         }
         uint64_t njc_times_4_2;
-        if (!afmt_mul_u64(UINT64_C(4), v_njc, &njc_times_4_2)) {
+        if (afmt_checked_mul_u64(UINT64_C(4), v_njc, &njc_times_4_2)) {
             return afmt_overflow_c(c, "jc_padding", AFMT_NO_INDEX, c->pos,
                     "jc_tag < 65536 ? roundup(4 * njc, 8) - 4 * njc : 0");
         }
         uint64_t difference_2;
-        if (!afmt_sub_u64(njc_times_4_rounded, njc_times_4_2, &difference_2)) {
+        if (afmt_checked_sub_u64(njc_times_4_rounded, njc_times_4_2, &difference_2)) {
             return afmt_fail_c(c, AFMT_E_NEGATIVE, "jc_padding", AFMT_NO_INDEX, c->pos,
                     "`jc_tag < 65536 ? roundup(4 * njc, 8) - 4 * njc : 0` is below zero");
         }
@@ -450,7 +451,7 @@ static int mat5_validate_content_ir_tag(afmt_vctx *c, const uint64_t v_complex,
 
     /* set parts = 1 + complex (spec/mat5.json /structs/matrix/body/25/cases/1/body/14) */
     uint64_t complex_plus_1_2;
-    if (!afmt_add_u64(UINT64_C(1), v_complex, &complex_plus_1_2)) {
+    if (afmt_checked_add_u64(UINT64_C(1), v_complex, &complex_plus_1_2)) {
         return afmt_overflow_c(c, "parts", AFMT_NO_INDEX, c->pos, "1 + complex");
     }
     *p_parts = complex_plus_1_2;
@@ -460,8 +461,8 @@ static int mat5_validate_content_ir_tag(afmt_vctx *c, const uint64_t v_complex,
     return 0;
 }
 
-static int mat5_validate_content_1(afmt_vctx *c, const uint64_t n_dims, const uint64_t o_dims,
-        uint64_t *const p_members)
+static int mat5_validate_content_1(afmt_validation *c, const uint64_t n_dims,
+        const uint64_t o_dims, uint64_t *const p_members)
 {
     /* set members = prod(dims) (spec/mat5.json /structs/matrix/body/25/cases/2/body/0) */
     uint64_t dims_product_2;
@@ -473,7 +474,7 @@ static int mat5_validate_content_1(afmt_vctx *c, const uint64_t n_dims, const ui
     return 0;
 }
 
-static int mat5_validate_class_name(afmt_vctx *c)
+static int mat5_validate_class_name(afmt_validation *c)
 {
     /*
      * tag: u32 in the byte order chosen at run time (spec/mat5.json
@@ -540,19 +541,19 @@ static int mat5_validate_class_name(afmt_vctx *c)
     uint64_t small_choice_3;
     if (v_small != 0) {
         uint64_t x4_minus_n;
-        if (!afmt_sub_u64(UINT64_C(4), v_n, &x4_minus_n)) {
+        if (afmt_checked_sub_u64(UINT64_C(4), v_n, &x4_minus_n)) {
             return afmt_fail_c(c, AFMT_E_NEGATIVE, "padding", AFMT_NO_INDEX, c->pos,
                     "`small ? 4 - n : roundup(n, 8) - n` is below zero");
         }
         small_choice_3 = x4_minus_n;
     } else {
         uint64_t xn_rounded;
-        if (!afmt_roundup_u64(v_n, UINT64_C(8), &xn_rounded)) {
+        if (afmt_checked_roundup_u64(v_n, UINT64_C(8), &xn_rounded)) {
             return afmt_fail_c(c, AFMT_E_OVERFLOW, "padding", AFMT_NO_INDEX, c->pos,
                     "`small ? 4 - n : roundup(n, 8) - n` overflows 64 bits or divides by zero");
         }
         uint64_t xn_padding;
-        if (!afmt_sub_u64(xn_rounded, v_n, &xn_padding)) {
+        if (afmt_checked_sub_u64(xn_rounded, v_n, &xn_padding)) {
             return afmt_fail_c(c, AFMT_E_NEGATIVE, "padding", AFMT_NO_INDEX, c->pos,
                     "`small ? 4 - n : roundup(n, 8) - n` is below zero");
         }
@@ -562,7 +563,7 @@ static int mat5_validate_class_name(afmt_vctx *c)
     return 0;
 }
 
-static int mat5_validate_field_name(afmt_vctx *c, const int64_t v_name_length)
+static int mat5_validate_field_name(afmt_validation *c, const int64_t v_name_length)
 {
     /* chars: name_length of u8 (spec/mat5.json /structs/matrix/body/25/cases/3/body/8/body/0) */
     const uint64_t n_chars = (uint64_t)v_name_length;
@@ -581,7 +582,7 @@ static int mat5_validate_field_name(afmt_vctx *c, const int64_t v_name_length)
     return 0;
 }
 
-static int mat5_validate_content_class_name(afmt_vctx *c, const uint64_t v_class,
+static int mat5_validate_content_class_name(afmt_validation *c, const uint64_t v_class,
         const uint64_t n_dims, const uint64_t o_dims, uint64_t *const p_members)
 {
     /*
@@ -754,20 +755,20 @@ static int mat5_validate_content_class_name(afmt_vctx *c, const uint64_t v_class
     uint64_t names_small_choice_3;
     if (v_names_small != 0) {
         uint64_t x4_minus_names_n;
-        if (!afmt_sub_u64(UINT64_C(4), v_names_n, &x4_minus_names_n)) {
+        if (afmt_checked_sub_u64(UINT64_C(4), v_names_n, &x4_minus_names_n)) {
             return afmt_fail_c(c, AFMT_E_NEGATIVE, "names_padding", AFMT_NO_INDEX, c->pos,
                     "`names_small ? 4 - names_n : roundup(names_n, 8) - names_n` is below zero");
         }
         names_small_choice_3 = x4_minus_names_n;
     } else {
         uint64_t names_n_rounded;
-        if (!afmt_roundup_u64(v_names_n, UINT64_C(8), &names_n_rounded)) {
+        if (afmt_checked_roundup_u64(v_names_n, UINT64_C(8), &names_n_rounded)) {
             return afmt_fail_c(c, AFMT_E_OVERFLOW, "names_padding", AFMT_NO_INDEX, c->pos,
                     "`names_small ? 4 - names_n : roundup(names_n, 8) - names_n` overflows 64 bits "
                     "or divides by zero");
         }
         uint64_t names_n_padding;
-        if (!afmt_sub_u64(names_n_rounded, v_names_n, &names_n_padding)) {
+        if (afmt_checked_sub_u64(names_n_rounded, v_names_n, &names_n_padding)) {
             return afmt_fail_c(c, AFMT_E_NEGATIVE, "names_padding", AFMT_NO_INDEX, c->pos,
                     "`names_small ? 4 - names_n : roundup(names_n, 8) - names_n` is below zero");
         }
@@ -789,7 +790,8 @@ static int mat5_validate_content_class_name(afmt_vctx *c, const uint64_t v_class
                 "division by zero in `prod(dims) * (names_n / name_length)`");
     }
     uint64_t product;
-    if (!afmt_mul_u64(dims_product_3, afmt_div_u64(v_names_n, (uint64_t)v_name_length), &product)) {
+    if (afmt_checked_mul_u64(dims_product_3, afmt_div_u64(v_names_n, (uint64_t)v_name_length),
+            &product)) {
         return afmt_overflow_c(c, "members", AFMT_NO_INDEX, c->pos,
                 "prod(dims) * (names_n / name_length)");
     }
@@ -797,8 +799,9 @@ static int mat5_validate_content_class_name(afmt_vctx *c, const uint64_t v_class
     return 0;
 }
 
-static int mat5_validate_view_value(afmt_vctx *c, const uint64_t n_dims, const uint64_t o_dims,
-        const uint64_t n_name, const uint64_t o_name, const afmt_elem el_type)
+static int mat5_validate_view_value(afmt_validation *c, const uint64_t n_dims,
+        const uint64_t o_dims, const uint64_t n_name, const uint64_t o_name,
+        const afmt_elem el_type)
 {
     /*
      * array value: el elements, column-major (spec/mat5.json
@@ -841,8 +844,8 @@ static int mat5_validate_view_value(afmt_vctx *c, const uint64_t n_dims, const u
     return 0;
 }
 
-static int mat5_validate_view_utf8(afmt_vctx *c, const uint64_t n_name, const uint64_t o_name,
-        const uint64_t v_n, const afmt_elem el_type)
+static int mat5_validate_view_utf8(afmt_validation *c, const uint64_t n_name,
+        const uint64_t o_name, const uint64_t v_n, const afmt_elem el_type)
 {
     /*
      * array utf8: el elements, column-major (spec/mat5.json
@@ -867,8 +870,8 @@ static int mat5_validate_view_utf8(afmt_vctx *c, const uint64_t n_name, const ui
     return 0;
 }
 
-static int mat5_validate_view_stored(afmt_vctx *c, const uint64_t n_name, const uint64_t o_name,
-        uint64_t *const p_cells, const afmt_elem el_type)
+static int mat5_validate_view_stored(afmt_validation *c, const uint64_t n_name,
+        const uint64_t o_name, uint64_t *const p_cells, const afmt_elem el_type)
 {
     /*
      * array stored: el elements, column-major (spec/mat5.json
@@ -912,7 +915,7 @@ static int mat5_validate_view_stored(afmt_vctx *c, const uint64_t n_name, const 
     return 0;
 }
 
-static int mat5_validate_part(afmt_vctx *c, const uint64_t v_class, const uint64_t v_logical,
+static int mat5_validate_part(afmt_validation *c, const uint64_t v_class, const uint64_t v_logical,
         const uint64_t n_dims, const uint64_t o_dims, const uint64_t n_name, const uint64_t o_name,
         uint64_t *const p_cells)
 {
@@ -982,11 +985,11 @@ static int mat5_validate_part(afmt_vctx *c, const uint64_t v_class, const uint64
      * read as miUINT8 and miUINT16
      */
     uint64_t logical_times_256;
-    if (!afmt_mul_u64(UINT64_C(256), v_logical, &logical_times_256)) {
+    if (afmt_checked_mul_u64(UINT64_C(256), v_logical, &logical_times_256)) {
         return afmt_overflow_c(c, "tag", AFMT_NO_INDEX, o_tag, "lookup key");
     }
     uint64_t sum;
-    if (!afmt_add_u64(((v_stype == UINT64_C(16)) ? UINT64_C(2) :
+    if (afmt_checked_add_u64(((v_stype == UINT64_C(16)) ? UINT64_C(2) :
             ((v_stype == UINT64_C(17)) ? UINT64_C(4) : v_stype)), logical_times_256, &sum)) {
         return afmt_overflow_c(c, "tag", AFMT_NO_INDEX, o_tag, "lookup key");
     }
@@ -1007,7 +1010,7 @@ static int mat5_validate_part(afmt_vctx *c, const uint64_t v_class, const uint64
         stype_eq_16_choice_2 = (v_n >= (*p_cells));
     } else {
         uint64_t cells_times_el_size;
-        if (!afmt_mul_u64((*p_cells), el_type.size, &cells_times_el_size)) {
+        if (afmt_checked_mul_u64((*p_cells), el_type.size, &cells_times_el_size)) {
             return afmt_overflow_c(c, "tag", AFMT_NO_INDEX, o_tag,
                     "stype == 16 ? n >= cells : n == cells * sizeof(el)");
         }
@@ -1043,19 +1046,19 @@ static int mat5_validate_part(afmt_vctx *c, const uint64_t v_class, const uint64
     uint64_t small_choice_6;
     if (v_small != 0) {
         uint64_t x4_minus_n_2;
-        if (!afmt_sub_u64(UINT64_C(4), v_n, &x4_minus_n_2)) {
+        if (afmt_checked_sub_u64(UINT64_C(4), v_n, &x4_minus_n_2)) {
             return afmt_fail_c(c, AFMT_E_NEGATIVE, "padding", AFMT_NO_INDEX, c->pos,
                     "`small ? 4 - n : roundup(n, 8) - n` is below zero");
         }
         small_choice_6 = x4_minus_n_2;
     } else {
         uint64_t xn_rounded_2;
-        if (!afmt_roundup_u64(v_n, UINT64_C(8), &xn_rounded_2)) {
+        if (afmt_checked_roundup_u64(v_n, UINT64_C(8), &xn_rounded_2)) {
             return afmt_fail_c(c, AFMT_E_OVERFLOW, "padding", AFMT_NO_INDEX, c->pos,
                     "`small ? 4 - n : roundup(n, 8) - n` overflows 64 bits or divides by zero");
         }
         uint64_t xn_padding_2;
-        if (!afmt_sub_u64(xn_rounded_2, v_n, &xn_padding_2)) {
+        if (afmt_checked_sub_u64(xn_rounded_2, v_n, &xn_padding_2)) {
             return afmt_fail_c(c, AFMT_E_NEGATIVE, "padding", AFMT_NO_INDEX, c->pos,
                     "`small ? 4 - n : roundup(n, 8) - n` is below zero");
         }
@@ -1065,7 +1068,7 @@ static int mat5_validate_part(afmt_vctx *c, const uint64_t v_class, const uint64
     return 0;
 }
 
-static int mat5_validate_kind_nested(afmt_vctx *c)
+static int mat5_validate_kind_nested(afmt_validation *c)
 {
     /*
      * nested: structure matrix (spec/mat5.json
@@ -1077,7 +1080,8 @@ static int mat5_validate_kind_nested(afmt_vctx *c)
     return 0;
 }
 
-static int mat5_validate_nested_element(afmt_vctx *c, const uint64_t o_size, const uint64_t v_size)
+static int mat5_validate_nested_element(afmt_validation *c, const uint64_t o_size,
+        const uint64_t v_size)
 {
     afmt_region_ctx rc_nested_element;
     if (afmt_region_open(c, &rc_nested_element, "nested_element", "size", v_size)) return -1;
@@ -1095,7 +1099,7 @@ static int mat5_validate_nested_element(afmt_vctx *c, const uint64_t o_size, con
     return 0;
 }
 
-static int mat5_validate_member(afmt_vctx *c)
+static int mat5_validate_member(afmt_validation *c)
 {
     /*
      * tag: u32 in the byte order chosen at run time (spec/mat5.json /structs/matrix/body/27/body/0)
@@ -1122,7 +1126,7 @@ static int mat5_validate_member(afmt_vctx *c)
 }
 
 /* structure matrix (spec/mat5.json /structs/matrix): the content of a miMATRIX element (its tag read by the user): flags, dims, name, then by class; top: a top-level variable (its name is an identifier), subsys: it is the subsystem data the header points to (its name is empty) */
-static int mat5_validate_struct_matrix(afmt_vctx *c, uint64_t arg_top, uint64_t arg_at_top,
+static int mat5_validate_struct_matrix(afmt_validation *c, uint64_t arg_top, uint64_t arg_at_top,
         uint64_t arg_subsys, uint64_t arg_at_subsys)
 {
     const uint64_t v_top = arg_top;
@@ -1350,20 +1354,20 @@ static int mat5_validate_struct_matrix(afmt_vctx *c, uint64_t arg_top, uint64_t 
     uint64_t name_small_choice_3;
     if (v_name_small != 0) {
         uint64_t x4_minus_name_n;
-        if (!afmt_sub_u64(UINT64_C(4), v_name_n, &x4_minus_name_n)) {
+        if (afmt_checked_sub_u64(UINT64_C(4), v_name_n, &x4_minus_name_n)) {
             return afmt_fail_c(c, AFMT_E_NEGATIVE, "name_padding", AFMT_NO_INDEX, c->pos,
                     "`name_small ? 4 - name_n : roundup(name_n, 8) - name_n` is below zero");
         }
         name_small_choice_3 = x4_minus_name_n;
     } else {
         uint64_t name_n_rounded;
-        if (!afmt_roundup_u64(v_name_n, UINT64_C(8), &name_n_rounded)) {
+        if (afmt_checked_roundup_u64(v_name_n, UINT64_C(8), &name_n_rounded)) {
             return afmt_fail_c(c, AFMT_E_OVERFLOW, "name_padding", AFMT_NO_INDEX, c->pos,
                     "`name_small ? 4 - name_n : roundup(name_n, 8) - name_n` overflows 64 bits or "
                     "divides by zero");
         }
         uint64_t name_n_padding;
-        if (!afmt_sub_u64(name_n_rounded, v_name_n, &name_n_padding)) {
+        if (afmt_checked_sub_u64(name_n_rounded, v_name_n, &name_n_padding)) {
             return afmt_fail_c(c, AFMT_E_NEGATIVE, "name_padding", AFMT_NO_INDEX, c->pos,
                     "`name_small ? 4 - name_n : roundup(name_n, 8) - name_n` is below zero");
         }
@@ -1462,8 +1466,9 @@ static int mat5_validate_struct_matrix(afmt_vctx *c, uint64_t arg_top, uint64_t 
     return 0;
 }
 
-static int mat5_validate_matrix(afmt_vctx *c, const uint64_t v_subsys, const uint64_t v_no_subsys,
-        const uint64_t v_at, const uint64_t o_size, const uint64_t v_size)
+static int mat5_validate_matrix(afmt_validation *c, const uint64_t v_subsys,
+        const uint64_t v_no_subsys, const uint64_t v_at, const uint64_t o_size,
+        const uint64_t v_size)
 {
     afmt_region_ctx rc_matrix;
     if (afmt_region_open(c, &rc_matrix, "matrix", "size", v_size)) return -1;
@@ -1477,7 +1482,7 @@ static int mat5_validate_matrix(afmt_vctx *c, const uint64_t v_subsys, const uin
     return 0;
 }
 
-static int mat5_validate_element_miMATRIX(afmt_vctx *c, const uint64_t v_subsys,
+static int mat5_validate_element_miMATRIX(afmt_validation *c, const uint64_t v_subsys,
         const uint64_t v_no_subsys, const uint64_t v_at, const uint64_t o_size,
         const uint64_t v_size)
 {
@@ -1493,8 +1498,9 @@ static int mat5_validate_element_miMATRIX(afmt_vctx *c, const uint64_t v_subsys,
     return 0;
 }
 
-static int mat5_validate_inner(afmt_vctx *c, const uint64_t v_subsys, const uint64_t v_no_subsys,
-        const uint64_t v_at, const uint64_t o_inner_size, const uint64_t v_inner_size)
+static int mat5_validate_inner(afmt_validation *c, const uint64_t v_subsys,
+        const uint64_t v_no_subsys, const uint64_t v_at, const uint64_t o_inner_size,
+        const uint64_t v_inner_size)
 {
     afmt_region_ctx rc_inner;
     if (afmt_region_open(c, &rc_inner, "inner", "inner_size", v_inner_size)) return -1;
@@ -1511,7 +1517,7 @@ static int mat5_validate_inner(afmt_vctx *c, const uint64_t v_subsys, const uint
     return 0;
 }
 
-static int mat5_validate_compressed(afmt_vctx *c, const uint64_t v_subsys,
+static int mat5_validate_compressed(afmt_validation *c, const uint64_t v_subsys,
         const uint64_t v_no_subsys, const uint64_t v_at, const uint64_t v_size)
 {
     afmt_inflated *iz_compressed;
@@ -1546,7 +1552,7 @@ static int mat5_validate_compressed(afmt_vctx *c, const uint64_t v_subsys,
     return 0;
 }
 
-static int mat5_validate_element_miCOMPRESSED(afmt_vctx *c, const uint64_t v_subsys,
+static int mat5_validate_element_miCOMPRESSED(afmt_validation *c, const uint64_t v_subsys,
         const uint64_t v_no_subsys, const uint64_t v_at, const uint64_t v_size)
 {
     /* region compressed of size bytes (spec/mat5.json /body/9/body/3/cases/1/body/0) */
@@ -1554,7 +1560,8 @@ static int mat5_validate_element_miCOMPRESSED(afmt_vctx *c, const uint64_t v_sub
     return 0;
 }
 
-static int mat5_validate_var(afmt_vctx *c, const uint64_t v_subsys, const uint64_t v_no_subsys)
+static int mat5_validate_var(afmt_validation *c, const uint64_t v_subsys,
+        const uint64_t v_no_subsys)
 {
     /* let at = offset() (spec/mat5.json /body/9/body/0) */
     const uint64_t v_at = c->pos;
@@ -1584,7 +1591,7 @@ static int mat5_validate_var(afmt_vctx *c, const uint64_t v_subsys, const uint64
     return 0;
 }
 
-static int mat5_validate_body(afmt_vctx *c)
+static int mat5_validate_body(afmt_validation *c)
 {
     c->big = 0; /* the spec's endian, until "byte_order" chooses */
 

@@ -118,7 +118,7 @@ static const afmt_field_desc field_ecode = {
     .name = "ecode", .kind = AFMT_FIELD_INT, .width = 4, .big_endian = AFMT_ORDER_RUN, .names = field_ecode_names, .n_names = 3};
 
 /* sizeof_hdr (spec/nifti1.json /body/0): its check, for the validator and the writer */
-static int nifti1_check_sizeof_hdr(const afmt_vctx *c, uint64_t at, uint64_t v_sizeof_hdr)
+static int nifti1_check_sizeof_hdr(const afmt_validation *c, uint64_t at, uint64_t v_sizeof_hdr)
 {
     if (!((v_sizeof_hdr == UINT64_C(348)) || (v_sizeof_hdr == UINT64_C(1543569408)))) {
         return afmt_fail_c(c, AFMT_E_MAGIC, "sizeof_hdr", AFMT_NO_INDEX, at,
@@ -129,7 +129,7 @@ static int nifti1_check_sizeof_hdr(const afmt_vctx *c, uint64_t at, uint64_t v_s
 }
 
 /* ndim (spec/nifti1.json /body/8): its check, for the validator and the writer */
-static int nifti1_check_ndim(const afmt_vctx *c, uint64_t at, int64_t v_ndim)
+static int nifti1_check_ndim(const afmt_validation *c, uint64_t at, int64_t v_ndim)
 {
     if (!((v_ndim >= INT64_C(1)) && (v_ndim <= INT64_C(7)))) {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "ndim", AFMT_NO_INDEX, at,
@@ -140,8 +140,8 @@ static int nifti1_check_ndim(const afmt_vctx *c, uint64_t at, int64_t v_ndim)
 }
 
 /* dims (spec/nifti1.json /body/9): its check, for the validator and the writer */
-static int nifti1_check_dims(const afmt_vctx *c, uint64_t at, uint64_t at_index, uint64_t i_dims,
-        int64_t v_ndim, int64_t e_dims)
+static int nifti1_check_dims(const afmt_validation *c, uint64_t at, uint64_t at_index,
+        uint64_t i_dims, int64_t v_ndim, int64_t e_dims)
 {
     if (!((0 >= afmt_cmp_i64_u64(v_ndim, i_dims)) || (e_dims >= INT64_C(1)))) {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "dims", at_index, at,
@@ -158,7 +158,7 @@ static const char nifti1_datatype_known[] =
     "RGBA32";
 
 /* magic (spec/nifti1.json /body/35): its checks, for the validator and the writer */
-static int nifti1_check_magic(const afmt_vctx *c, uint64_t at, uint64_t v_magic)
+static int nifti1_check_magic(const afmt_validation *c, uint64_t at, uint64_t v_magic)
 {
     if (!(v_magic != UINT64_C(1852387584))) {
         return afmt_fail_c(c, AFMT_E_MAGIC, "magic", AFMT_NO_INDEX, at,
@@ -181,7 +181,7 @@ static int nifti1_check_magic(const afmt_vctx *c, uint64_t at, uint64_t v_magic)
 
 /* esize: its check, for the validator and the writer
  * (spec/nifti1.json /body/38/body/0/cases/1/body/0/body/0/cases/1/body/0) */
-static int nifti1_check_esize(const afmt_vctx *c, uint64_t at, uint64_t v_esize)
+static int nifti1_check_esize(const afmt_validation *c, uint64_t at, uint64_t v_esize)
 {
     if (!((v_esize >= UINT64_C(16)) && ((v_esize % UINT64_C(16)) == UINT64_C(0)))) {
         if (afmt_tolerate_c(c, AFMT_E_CONSTRAINT, "esize", AFMT_NO_INDEX, at,
@@ -191,7 +191,7 @@ static int nifti1_check_esize(const afmt_vctx *c, uint64_t at, uint64_t v_esize)
     return 0;
 }
 
-static int nifti1_validate_ext_rest(afmt_vctx *c)
+static int nifti1_validate_ext_rest(afmt_validation *c)
 {
     afmt_region_ctx rc_ext_rest;
     if (afmt_region_open(c, &rc_ext_rest, "ext_rest", NULL, (afmt_end(c) - c->pos))) return -1;
@@ -199,7 +199,7 @@ static int nifti1_validate_ext_rest(afmt_vctx *c)
     return 0;
 }
 
-static int nifti1_validate_ext_head_ext_rest(afmt_vctx *c)
+static int nifti1_validate_ext_head_ext_rest(afmt_validation *c)
 {
     /*
      * check remaining() >= 8 (spec/nifti1.json
@@ -219,10 +219,10 @@ static int nifti1_validate_ext_head_ext_rest(afmt_vctx *c)
     return 0;
 }
 
-static int nifti1_validate_edata(afmt_vctx *c, const uint64_t v_esize)
+static int nifti1_validate_edata(afmt_validation *c, const uint64_t v_esize)
 {
     uint64_t esize_max_minus_8;
-    if (!afmt_sub_u64((v_esize > UINT64_C(8) ? v_esize : UINT64_C(8)), UINT64_C(8),
+    if (afmt_checked_sub_u64((v_esize > UINT64_C(8) ? v_esize : UINT64_C(8)), UINT64_C(8),
             &esize_max_minus_8)) {
         return afmt_fail_c(c, AFMT_E_NEGATIVE, "edata", AFMT_NO_INDEX, c->pos,
                 "`min(max(esize, 8) - 8, remaining())` is below zero");
@@ -234,7 +234,7 @@ static int nifti1_validate_edata(afmt_vctx *c, const uint64_t v_esize)
     return 0;
 }
 
-static int nifti1_validate_ext_head_esize(afmt_vctx *c)
+static int nifti1_validate_ext_head_esize(afmt_validation *c)
 {
     /*
      * esize: u32 in the byte order chosen at run time (spec/nifti1.json
@@ -256,7 +256,7 @@ static int nifti1_validate_ext_head_esize(afmt_vctx *c)
      * /body/38/body/0/cases/1/body/0/body/0/cases/1/body/2)
      */
     uint64_t remaining_plus_8;
-    if (!afmt_add_u64(UINT64_C(8), (afmt_end(c) - c->pos), &remaining_plus_8)) {
+    if (afmt_checked_add_u64(UINT64_C(8), (afmt_end(c) - c->pos), &remaining_plus_8)) {
         return afmt_overflow_c(c, "esize", AFMT_NO_INDEX, o_esize, "esize <= 8 + remaining()");
     }
     if (!(v_esize <= remaining_plus_8)) {
@@ -273,7 +273,7 @@ static int nifti1_validate_ext_head_esize(afmt_vctx *c)
     return 0;
 }
 
-static int nifti1_validate_ext(afmt_vctx *c)
+static int nifti1_validate_ext(afmt_validation *c)
 {
     /*
      * switch ext_head on remaining() >= 8 ? 1 : 0 (spec/nifti1.json
@@ -293,7 +293,7 @@ static int nifti1_validate_ext(afmt_vctx *c)
     return 0;
 }
 
-static int nifti1_validate_chain_ext(afmt_vctx *c)
+static int nifti1_validate_chain_ext(afmt_validation *c)
 {
     /* repeat ext until the end (spec/nifti1.json /body/38/body/0/cases/1/body/0) */
     afmt_path_push(c->path, "ext", 0);
@@ -319,11 +319,11 @@ static int nifti1_validate_chain_ext(afmt_vctx *c)
     return 0;
 }
 
-static int nifti1_validate_extensions(afmt_vctx *c, const uint64_t v_voxels_at,
+static int nifti1_validate_extensions(afmt_validation *c, const uint64_t v_voxels_at,
         const uint64_t v_extension)
 {
     uint64_t voxels_at_minus_352;
-    if (!afmt_sub_u64(v_voxels_at, UINT64_C(352), &voxels_at_minus_352)) {
+    if (afmt_checked_sub_u64(v_voxels_at, UINT64_C(352), &voxels_at_minus_352)) {
         return afmt_fail_c(c, AFMT_E_NEGATIVE, "extensions", AFMT_NO_INDEX, c->pos,
                 "`voxels_at - 352` is below zero");
     }
@@ -343,7 +343,7 @@ static int nifti1_validate_extensions(afmt_vctx *c, const uint64_t v_voxels_at,
     return 0;
 }
 
-static int nifti1_validate_voxels(afmt_vctx *c, const uint64_t o_ndim, const int64_t v_ndim,
+static int nifti1_validate_voxels(afmt_validation *c, const uint64_t o_ndim, const int64_t v_ndim,
         const uint64_t n_dims, const uint64_t o_dims, const afmt_elem el_type)
 {
     if (v_ndim < 0) {
@@ -380,7 +380,7 @@ static int nifti1_validate_voxels(afmt_vctx *c, const uint64_t o_ndim, const int
     return 0;
 }
 
-static int nifti1_validate_body(afmt_vctx *c)
+static int nifti1_validate_body(afmt_validation *c)
 {
     c->big = 0; /* the spec's endian, until "byte_order" chooses */
 
@@ -521,7 +521,7 @@ static int nifti1_validate_body(afmt_vctx *c)
     const int64_t v_bitpix = afmt_as_i64(afmt_field_get(AFMT_B(c->src, o_bitpix), 0, 2, c->big),
             16);
     uint64_t xel_size_times_8;
-    if (!afmt_mul_u64(UINT64_C(8), el_type.size, &xel_size_times_8)) {
+    if (afmt_checked_mul_u64(UINT64_C(8), el_type.size, &xel_size_times_8)) {
         return afmt_overflow_c(c, "bitpix", AFMT_NO_INDEX, o_bitpix, "bitpix == 8 * sizeof(el)");
     }
     if (afmt_cmp_i64_u64(v_bitpix, xel_size_times_8) != 0) {
@@ -826,7 +826,7 @@ static int nifti1_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
     if (afmt_write_need_signed_dims(A_voxels, "dims", err)) return -1;
     const double v_intent_p = (double)UINT64_C(0);
     uint64_t xel_size_times_8;
-    if (!afmt_mul_u64(UINT64_C(8), el_type.size, &xel_size_times_8)) {
+    if (afmt_checked_mul_u64(UINT64_C(8), el_type.size, &xel_size_times_8)) {
         return afmt_fail_overflow(err, NULL, "bitpix", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "bitpix == 8 * sizeof(el)");
     }
@@ -972,7 +972,7 @@ static int nifti1_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
     if (afmt_sink_put(sink, "\x00\x00\x00", 3, err) != 0) return -1;
     /* region extensions: voxels_at - 352 bytes */
     uint64_t voxels_at_minus_352;
-    if (!afmt_sub_u64(v_voxels_at, UINT64_C(352), &voxels_at_minus_352)) {
+    if (afmt_checked_sub_u64(v_voxels_at, UINT64_C(352), &voxels_at_minus_352)) {
         return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "extensions", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "`voxels_at - 352` is below zero");
     }

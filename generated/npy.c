@@ -34,12 +34,12 @@ static const afmt_field_desc field_major = {
 static const afmt_field_desc field_minor = {.name = "minor", .kind = AFMT_FIELD_UINT, .width = 1};
 
 /* header: the text header at /body/4/cases/0/body/0 */
-static const afmt_thdir_key npy_header_keys[] = {
+static const afmt_header_arrays_key npy_header_keys[] = {
     {.key = "descr", .bind = AFMT_BIND_DTYPE, .kind = AFMT_TV_LIST},
     {.key = "fortran_order", .bind = AFMT_BIND_ORDER, .kind = AFMT_TV_LIST},
     {.key = "shape", .bind = AFMT_BIND_SHAPE, .kind = AFMT_TV_TUPLE},
 };
-static const afmt_thdir_type npy_header_types[] = {
+static const afmt_header_arrays_type npy_header_types[] = {
     {.text = "|b1", .dtype = AFMT_BOOL, .size = 1, .endian = AFMT_LITTLE, .writable = 1},
     {.text = "|i1", .dtype = AFMT_I8, .size = 1, .endian = AFMT_LITTLE, .writable = 1},
     {.text = "|u1", .dtype = AFMT_U8, .size = 1, .endian = AFMT_LITTLE, .writable = 1},
@@ -92,10 +92,10 @@ static const afmt_thdir_type npy_header_types[] = {
     {.text = ">m8", .prefix = 1, .dtype = AFMT_DTYPE_INVALID, .size = 0, .endian = AFMT_LITTLE,
      .refuse = "timedelta arrays are not supported"},
 };
-static const afmt_thdir_desc npy_header_version_1 = {
+static const afmt_header_arrays_desc npy_header_version_1 = {
     .format = "npy",
     .name = "header",
-    .syntax = AFMT_TH_PYDICT,
+    .syntax = AFMT_TEXTHDR_PYDICT,
     .length_width = 2,
     .length_big = 0,
     .max_length = UINT64_C(0),
@@ -117,10 +117,10 @@ static const afmt_thdir_desc npy_header_version_1 = {
 };
 
 /* header: the text header at /body/4/cases/1/body/0 */
-static const afmt_thdir_desc npy_header_version_2 = {
+static const afmt_header_arrays_desc npy_header_version_2 = {
     .format = "npy",
     .name = "header",
-    .syntax = AFMT_TH_PYDICT,
+    .syntax = AFMT_TEXTHDR_PYDICT,
     .length_width = 4,
     .length_big = 0,
     .max_length = UINT64_C(0),
@@ -141,7 +141,7 @@ static const afmt_thdir_desc npy_header_version_2 = {
     .write_sort = {0, 0, 0, 0},
 };
 
-static int npy_validate_body(afmt_vctx *c)
+static int npy_validate_body(afmt_validation *c)
 {
     /* magic_byte: u8 (spec/npy.json /body/0) */
     const uint64_t o_magic_byte = c->pos;
@@ -185,8 +185,8 @@ static int npy_validate_body(afmt_vctx *c)
          * header: a text header and the arrays it describes (spec/npy.json /body/4/cases/0/body/0):
          * numpy/lib/format.py: a Python dict literal, space padded, ending in a newline
          */
-        if (afmt_thdir_validate(&npy_header_version_1, c->src, afmt_end(c), &c->pos, &c->narrays,
-                c->opt, c->vis, c->path,
+        if (afmt_header_arrays_validate(&npy_header_version_1, c->src, afmt_end(c), &c->pos,
+                &c->narrays, c->opt, c->vis, c->path,
                 c->err) != 0)
             return -1;
     } else if (sel_version == UINT64_C(2) || sel_version == UINT64_C(3)) {
@@ -194,8 +194,8 @@ static int npy_validate_body(afmt_vctx *c)
          * header: a text header and the arrays it describes (spec/npy.json /body/4/cases/1/body/0):
          * numpy/lib/format.py: a Python dict literal, space padded, ending in a newline
          */
-        if (afmt_thdir_validate(&npy_header_version_2, c->src, afmt_end(c), &c->pos, &c->narrays,
-                c->opt, c->vis, c->path,
+        if (afmt_header_arrays_validate(&npy_header_version_2, c->src, afmt_end(c), &c->pos,
+                &c->narrays, c->opt, c->vis, c->path,
                 c->err) != 0)
             return -1;
     } else {
@@ -236,7 +236,7 @@ static int npy_write_impl(const afmt_array *arrays, size_t n, const afmt_write_o
     if (afmt_sink_u8(sink, UINT64_C(1), err) != 0) return -1;
     /* minor */
     if (afmt_sink_u8(sink, UINT64_C(0), err) != 0) return -1;
-    if (afmt_thdir_write(&npy_header_version_1, arrays, n, wopt, sink, err) != 0) return -1;
+    if (afmt_header_arrays_write(&npy_header_version_1, arrays, n, wopt, sink, err) != 0) return -1;
     if (wopt && wopt->trailer_len > 0) {
         return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "npy does not allow data after the arrays");

@@ -28,7 +28,7 @@ int afmt_npz_detect(const uint8_t *buf, uint64_t len)
 }
 
 /* first_byte (spec/npz.json /body/2): its check, for the validator and the writer */
-static int npz_check_first_byte(const afmt_vctx *c, uint64_t at, uint64_t v_first_byte,
+static int npz_check_first_byte(const afmt_validation *c, uint64_t at, uint64_t v_first_byte,
         uint64_t v_second_byte)
 {
     if (!((v_first_byte == UINT64_C(80)) && (v_second_byte == UINT64_C(75)))) {
@@ -75,7 +75,7 @@ static const afmt_ar_write_desc npz_archive_write = {
     .zip64_local = 1,
 };
 
-static int npz_validate_body(afmt_vctx *c)
+static int npz_validate_body(afmt_validation *c)
 {
     /* let first_byte = peek(0) (spec/npz.json /body/0) */
     const uint64_t v_first_byte = (uint64_t)afmt_src_peek(c->src, afmt_end(c),

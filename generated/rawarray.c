@@ -37,7 +37,7 @@ static const afmt_field_desc field_dims = {
     .name = "dims", .kind = AFMT_FIELD_UINT, .width = 8, .is_array = 1};
 
 /* flags (spec/rawarray.json /body/1): its checks, for the validator and the writer */
-static int rawarray_check_flags(const afmt_vctx *c, uint64_t at, uint64_t v_flags)
+static int rawarray_check_flags(const afmt_validation *c, uint64_t at, uint64_t v_flags)
 {
     if (!((v_flags & (~UINT64_C(3))) == UINT64_C(0))) {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "flags", AFMT_NO_INDEX, at,
@@ -53,7 +53,7 @@ static int rawarray_check_flags(const afmt_vctx *c, uint64_t at, uint64_t v_flag
 }
 
 /* elbyte (spec/rawarray.json /body/3): its check, for the validator and the writer */
-static int rawarray_check_elbyte(const afmt_vctx *c, uint64_t at, uint64_t v_elbyte)
+static int rawarray_check_elbyte(const afmt_validation *c, uint64_t at, uint64_t v_elbyte)
 {
     if (!(v_elbyte > UINT64_C(0))) {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "elbyte", AFMT_NO_INDEX, at,
@@ -93,7 +93,7 @@ static const char rawarray_element_known[] =
     "c64, (4, 16) c128, (5, 2) bf16, (5, 1) bool, eltype == 0 && elbyte > 0: opaque";
 
 /* size (spec/rawarray.json /body/8/cases/1/body/0): its check, for the validator and the writer */
-static int rawarray_check_size(const afmt_vctx *c, uint64_t at, uint64_t v_size)
+static int rawarray_check_size(const afmt_validation *c, uint64_t at, uint64_t v_size)
 {
     if (!(v_size > UINT64_C(0))) {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "size", AFMT_NO_INDEX, at,
@@ -104,7 +104,7 @@ static int rawarray_check_size(const afmt_vctx *c, uint64_t at, uint64_t v_size)
     return 0;
 }
 
-static int rawarray_validate_compression_0(afmt_vctx *c, const uint64_t v_elbyte,
+static int rawarray_validate_compression_0(afmt_validation *c, const uint64_t v_elbyte,
         const uint64_t o_size, const uint64_t v_size, const uint64_t n_dims, const uint64_t o_dims)
 {
     /* check size == elbyte * prod(dims) (spec/rawarray.json /body/8/cases/0/body/0) */
@@ -114,7 +114,7 @@ static int rawarray_validate_compression_0(afmt_vctx *c, const uint64_t v_elbyte
         return -1;
     }
     uint64_t elbyte_times_dims_product;
-    if (!afmt_mul_u64(v_elbyte, dims_product, &elbyte_times_dims_product)) {
+    if (afmt_checked_mul_u64(v_elbyte, dims_product, &elbyte_times_dims_product)) {
         return afmt_overflow_c(c, "size", AFMT_NO_INDEX, o_size, "size == elbyte * prod(dims)");
     }
     if (v_size != elbyte_times_dims_product) {
@@ -124,7 +124,7 @@ static int rawarray_validate_compression_0(afmt_vctx *c, const uint64_t v_elbyte
     return 0;
 }
 
-static int rawarray_validate_compression_2(afmt_vctx *c, const uint64_t o_size,
+static int rawarray_validate_compression_2(afmt_validation *c, const uint64_t o_size,
         const uint64_t v_size)
 {
     /* check size > 0 (spec/rawarray.json /body/8/cases/1/body/0) */
@@ -132,8 +132,9 @@ static int rawarray_validate_compression_2(afmt_vctx *c, const uint64_t o_size,
     return 0;
 }
 
-static int rawarray_validate_data(afmt_vctx *c, const uint64_t v_flags, const uint64_t v_size,
-        const uint64_t n_dims, const uint64_t o_dims, const afmt_elem el_type)
+static int rawarray_validate_data(afmt_validation *c, const uint64_t v_flags,
+        const uint64_t v_size, const uint64_t n_dims, const uint64_t o_dims,
+        const afmt_elem el_type)
 {
     uint64_t dims_product_2;
     if (afmt_field_prod_c(c, "dims", o_dims, n_dims, 8, 0, 0, "dims", AFMT_NO_INDEX, o_dims,
@@ -179,7 +180,7 @@ static int rawarray_validate_data(afmt_vctx *c, const uint64_t v_flags, const ui
     return 0;
 }
 
-static int rawarray_validate_body(afmt_vctx *c)
+static int rawarray_validate_body(afmt_validation *c)
 {
     /* magic: 8 bytes of raw bytes (spec/rawarray.json /body/0) */
     const uint64_t o_magic = c->pos;
@@ -286,7 +287,7 @@ static int rawarray_write_compression_0(afmt_error *err, const uint64_t v_elbyte
                 "size == elbyte * prod(dims)");
     }
     uint64_t elbyte_times_dims_product;
-    if (!afmt_mul_u64(v_elbyte, dims_product, &elbyte_times_dims_product)) {
+    if (afmt_checked_mul_u64(v_elbyte, dims_product, &elbyte_times_dims_product)) {
         return afmt_fail_overflow(err, NULL, "size", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "size == elbyte * prod(dims)");
     }

@@ -25,12 +25,12 @@ int afmt_safetensors_detect(const uint8_t *buf, uint64_t len)
 }
 
 /* header: the text header at /body/0 */
-static const afmt_thdir_key safetensors_header_keys[] = {
+static const afmt_header_arrays_key safetensors_header_keys[] = {
     {.key = "dtype", .bind = AFMT_BIND_DTYPE, .kind = AFMT_TV_LIST},
     {.key = "shape", .bind = AFMT_BIND_SHAPE, .kind = AFMT_TV_LIST},
     {.key = "data_offsets", .bind = AFMT_BIND_RANGE, .kind = AFMT_TV_LIST},
 };
-static const afmt_thdir_type safetensors_header_types[] = {
+static const afmt_header_arrays_type safetensors_header_types[] = {
     {.text = "BOOL", .dtype = AFMT_BOOL, .size = 1, .endian = AFMT_LITTLE, .writable = 1},
     {.text = "F4", .dtype = AFMT_DTYPE_INVALID, .size = 0, .endian = AFMT_LITTLE,
      .refuse = "4-bit floats (sub-byte elements) are not supported"},
@@ -57,10 +57,10 @@ static const afmt_thdir_type safetensors_header_types[] = {
     {.text = "I64", .dtype = AFMT_I64, .size = 8, .endian = AFMT_LITTLE, .writable = 1},
     {.text = "U64", .dtype = AFMT_U64, .size = 8, .endian = AFMT_LITTLE, .writable = 1},
 };
-static const afmt_thdir_desc safetensors_header = {
+static const afmt_header_arrays_desc safetensors_header = {
     .format = "safetensors",
     .name = "header",
-    .syntax = AFMT_TH_JSON,
+    .syntax = AFMT_TEXTHDR_JSON,
     .length_width = 8,
     .length_big = 0,
     .max_length = UINT64_C(100000000),
@@ -81,11 +81,11 @@ static const afmt_thdir_desc safetensors_header = {
     .write_sort = {-1, 2, 0, 0},
 };
 
-static int safetensors_validate_body(afmt_vctx *c)
+static int safetensors_validate_body(afmt_validation *c)
 {
     /* header: a text header and the arrays it describes (spec/safetensors.json /body/0) */
-    if (afmt_thdir_validate(&safetensors_header, c->src, afmt_end(c), &c->pos, &c->narrays, c->opt,
-            c->vis, c->path,
+    if (afmt_header_arrays_validate(&safetensors_header, c->src, afmt_end(c), &c->pos, &c->narrays,
+            c->opt, c->vis, c->path,
             c->err) != 0)
         return -1;
 
@@ -112,7 +112,7 @@ static int safetensors_write_impl(const afmt_array *arrays, size_t n,
                          afmt_sink *sink, afmt_error *err, uint8_t **owned)
 {
     (void)owned;
-    if (afmt_thdir_write(&safetensors_header, arrays, n, wopt, sink, err) != 0) return -1;
+    if (afmt_header_arrays_write(&safetensors_header, arrays, n, wopt, sink, err) != 0) return -1;
     if (wopt && wopt->trailer_len > 0) {
         return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "safetensors does not allow data after the arrays");

@@ -40,7 +40,7 @@ static const afmt_field_desc field_data_len = {
     .name = "data_len", .kind = AFMT_FIELD_INT, .width = 8};
 
 /* header_len (spec/tenbin.json /body/0/body/1): its checks, for the validator and the writer */
-static int tenbin_check_header_len(const afmt_vctx *c, uint64_t at, int64_t v_header_len)
+static int tenbin_check_header_len(const afmt_validation *c, uint64_t at, int64_t v_header_len)
 {
     if (!(v_header_len >= INT64_C(0))) {
         return afmt_fail_c(c, AFMT_E_NEGATIVE, "header_len", AFMT_NO_INDEX, at,
@@ -76,7 +76,7 @@ static const char tenbin_dtypes_known[] =
     "'u1' u8, 'u2' u16, 'u4' u32, 'u8' u64";
 
 /* ndim (spec/tenbin.json /body/0/body/2/body/3): its checks, for the validator and the writer */
-static int tenbin_check_ndim(const afmt_vctx *c, uint64_t at, int64_t v_ndim)
+static int tenbin_check_ndim(const afmt_validation *c, uint64_t at, int64_t v_ndim)
 {
     if (!(v_ndim >= INT64_C(0))) {
         return afmt_fail_c(c, AFMT_E_NEGATIVE, "ndim", AFMT_NO_INDEX, at,
@@ -91,7 +91,8 @@ static int tenbin_check_ndim(const afmt_vctx *c, uint64_t at, int64_t v_ndim)
 }
 
 /* dims (spec/tenbin.json /body/0/body/2/body/4): its check, for the validator and the writer */
-static int tenbin_check_dims(const afmt_vctx *c, uint64_t at, uint64_t at_index, int64_t e_dims)
+static int tenbin_check_dims(const afmt_validation *c, uint64_t at, uint64_t at_index,
+        int64_t e_dims)
 {
     if (!(e_dims >= INT64_C(0))) {
         return afmt_fail_c(c, AFMT_E_NEGATIVE, "dims", at_index, at,
@@ -101,7 +102,7 @@ static int tenbin_check_dims(const afmt_vctx *c, uint64_t at, uint64_t at_index,
 }
 
 /* data_len (spec/tenbin.json /body/0/body/5): its check, for the validator and the writer */
-static int tenbin_check_data_len(const afmt_vctx *c, uint64_t at, int64_t v_data_len)
+static int tenbin_check_data_len(const afmt_validation *c, uint64_t at, int64_t v_data_len)
 {
     if (!(v_data_len >= INT64_C(0))) {
         return afmt_fail_c(c, AFMT_E_NEGATIVE, "data_len", AFMT_NO_INDEX, at,
@@ -119,7 +120,7 @@ typedef struct tenbin_header_scope {
     uint64_t n_dims;
 } tenbin_header_scope;
 
-static int tenbin_validate_header(afmt_vctx *c, const uint64_t o_header_len,
+static int tenbin_validate_header(afmt_validation *c, const uint64_t o_header_len,
         const int64_t v_header_len, tenbin_header_scope *scope)
 {
     afmt_region_ctx rc_header;
@@ -171,7 +172,7 @@ static int tenbin_validate_header(afmt_vctx *c, const uint64_t o_header_len,
     return 0;
 }
 
-static int tenbin_validate_data_chunk(afmt_vctx *c, const tenbin_header_scope header,
+static int tenbin_validate_data_chunk(afmt_validation *c, const tenbin_header_scope header,
         const int64_t v_data_len, const uint64_t dims_product)
 {
     afmt_region_ctx rc_data_chunk;
@@ -195,7 +196,7 @@ static int tenbin_validate_data_chunk(afmt_vctx *c, const tenbin_header_scope he
     return 0;
 }
 
-static int tenbin_validate_array(afmt_vctx *c)
+static int tenbin_validate_array(afmt_validation *c)
 {
     /* header_magic: 8 bytes of raw bytes (spec/tenbin.json /body/0/body/0) */
     const uint64_t o_header_magic = c->pos;
@@ -241,7 +242,7 @@ static int tenbin_validate_array(afmt_vctx *c)
         return -1;
     }
     uint64_t dims_product_times_el_size;
-    if (!afmt_mul_u64(dims_product, header.el_type.size, &dims_product_times_el_size)) {
+    if (afmt_checked_mul_u64(dims_product, header.el_type.size, &dims_product_times_el_size)) {
         return afmt_overflow_c(c, "data_len", AFMT_NO_INDEX, o_data_len,
                 "data_len == prod(dims) * sizeof(el)");
     }
@@ -263,7 +264,7 @@ static int tenbin_validate_array(afmt_vctx *c)
     return 0;
 }
 
-static int tenbin_validate_body(afmt_vctx *c)
+static int tenbin_validate_body(afmt_validation *c)
 {
     /* repeat array until the end (spec/tenbin.json /body/0) */
     afmt_path_push(c->path, "array", 0);
@@ -321,12 +322,12 @@ static int tenbin_write_array(const afmt_array *arrays, afmt_sink *sink, afmt_er
     if (afmt_payload_size(A_data, el_type.enc, &nbytes_data, err) != 0) return -1;
     const int64_t v_ndim = (int64_t)A_data->rank;
     int64_t ndim_times_8;
-    if (!afmt_mul_i64(INT64_C(8), v_ndim, &ndim_times_8)) {
+    if (afmt_checked_mul_i64(INT64_C(8), v_ndim, &ndim_times_8)) {
         return afmt_fail_overflow(err, NULL, "header_len", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "24 + 8 * ndim");
     }
     int64_t ndim_times_8_plus_24;
-    if (!afmt_add_i64(INT64_C(24), ndim_times_8, &ndim_times_8_plus_24)) {
+    if (afmt_checked_add_i64(INT64_C(24), ndim_times_8, &ndim_times_8_plus_24)) {
         return afmt_fail_overflow(err, NULL, "header_len", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "24 + 8 * ndim");
     }
@@ -345,7 +346,7 @@ static int tenbin_write_array(const afmt_array *arrays, afmt_sink *sink, afmt_er
                 "data_len == prod(dims) * sizeof(el)");
     }
     uint64_t dims_product_times_el_size;
-    if (!afmt_mul_u64(dims_product, el_type.size, &dims_product_times_el_size)) {
+    if (afmt_checked_mul_u64(dims_product, el_type.size, &dims_product_times_el_size)) {
         return afmt_fail_overflow(err, NULL, "data_len", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "data_len == prod(dims) * sizeof(el)");
     }

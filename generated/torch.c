@@ -31,7 +31,7 @@ int afmt_torch_detect(const uint8_t *buf, uint64_t len)
 }
 
 /* first_byte (spec/torch.json /body/1): its check, for the validator and the writer */
-static int torch_check_first_byte(const afmt_vctx *c, uint64_t at, uint64_t v_first_byte)
+static int torch_check_first_byte(const afmt_validation *c, uint64_t at, uint64_t v_first_byte)
 {
     if (!(v_first_byte != UINT64_C(128))) {
         return afmt_fail_c(c, AFMT_E_UNSUPPORTED, "first_byte", AFMT_NO_INDEX, at,
@@ -43,8 +43,8 @@ static int torch_check_first_byte(const afmt_vctx *c, uint64_t at, uint64_t v_fi
 }
 
 /* first_byte (spec/torch.json /body/3): its check, for the validator and the writer */
-static int torch_check_first_byte_eq_80_and_second_byte_eq_75(const afmt_vctx *c, uint64_t at,
-        uint64_t v_first_byte, uint64_t v_second_byte)
+static int torch_check_first_byte_eq_80_and_second_byte_eq_75(const afmt_validation *c,
+        uint64_t at, uint64_t v_first_byte, uint64_t v_second_byte)
 {
     if (!((v_first_byte == UINT64_C(80)) && (v_second_byte == UINT64_C(75)))) {
         return afmt_fail_c(c, AFMT_E_MAGIC, "first_byte", AFMT_NO_INDEX, at,
@@ -185,7 +185,7 @@ static const afmt_ar_write_desc torch_archive_write = {
     .zip64_local = 0,
 };
 
-static int torch_validate_body(afmt_vctx *c)
+static int torch_validate_body(afmt_validation *c)
 {
     /*
      * let first_byte = peek(0) (spec/torch.json /body/0): 0x80 (PROTO) for a bare pickle, 'P' for a

@@ -69,7 +69,7 @@ static const afmt_archive_desc webdataset_archive = {
     .nvars = 0,
 };
 
-static int webdataset_validate_body(afmt_vctx *c)
+static int webdataset_validate_body(afmt_validation *c)
 {
     /* archive: an archive of named members (spec/webdataset.json /body/0) */
     if (afmt_archive_validate(&webdataset_archive, c->src, afmt_end(c), &c->pos, &c->narrays,

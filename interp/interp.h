@@ -2,7 +2,7 @@
  * public interface).
  *
  * A run (irun) walks the spec's items over the runtime's validator context
- * (afmt_vctx, runtime/afmt_step.h).  The names the items define are
+ * (afmt_validation, runtime/core/afmt_step.h).  The names the items define are
  * symbols (isym) on a stack: a repeat's body and a switch case pop theirs,
  * a region's stay visible, as in the language.  A symbol carries what the
  * generated code keeps in its locals: a value, the offset a failure at it
@@ -18,14 +18,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include "afmt_interp.h"
-#include "afmt_step.h"
-#include "afmt_meta.h"
-#include "afmt_thdir.h"
-#include "afmt_archive.h"
-#include "afmt_pickle.h"
-#include "afmt_uniq.h"
-#include "afmt_dir_records.h"
-#include "afmt_value.h"
+#include "core/afmt_step.h"
+#include "text/afmt_meta.h"
+#include "text/afmt_header_arrays.h"
+#include "archive/afmt_archive.h"
+#include "pickle/afmt_pickle.h"
+#include "common/afmt_unique_keys.h"
+#include "array/afmt_dir_records.h"
+#include "core/afmt_value.h"
 #include "emit.h" /* the spec model (spec.h) and find_table */
 
 typedef enum isym_kind {
@@ -72,7 +72,7 @@ typedef struct itiles {
     int placed;       /* this repetition's block is in the set */
 } itiles;
 
-/* The records a repeat keeps for a directory (runtime/afmt_dir_records.h). */
+/* The records a repeat keeps for a directory (runtime/array/afmt_dir_records.h). */
 typedef struct idir {
     const item *repeat;
     afmt_dir_list list;
@@ -98,14 +98,14 @@ typedef struct isym_pool {
 
 typedef struct irun {
     const afmt_interp *in;
-    afmt_vctx *c;
+    afmt_validation *c;
     isym *syms;
     int nsyms, cap;
     isym_pool *pool;          /* the run's (shared by the scopes of a run) */
     const uint64_t *comments; /* skipped_comments() of the innermost skipping repeat, or NULL */
     itiles *tiles;            /* the innermost tiled repeat, or NULL */
-    const item *uniq_rep;     /* the innermost repeat, when it has a "unique" key (else NULL) */
-    afmt_uniq *uniq;          /* its keys */
+    const item *unique_repeat;     /* the innermost repeat, when it has a "unique" key (else NULL) */
+    afmt_unique_keys *unique_keys;          /* its keys */
     uint64_t rep_index;       /* the innermost repeat's repetition */
     idir **dirs;              /* the lists of the repeats a directory names */
     int ndirs;
@@ -121,7 +121,7 @@ typedef struct igrammar {
 /* A text header's runtime descriptor, built from the model at load. */
 typedef struct ithdr {
     const item *it;
-    afmt_thdir_desc desc;
+    afmt_header_arrays_desc desc;
 } ithdr;
 
 /* An archive's runtime descriptor (and its pickles'), built from the
@@ -361,7 +361,7 @@ uint64_t iarrf_get(const irun *r, const isym *y, uint64_t i);
 
 /* ---- text values and headers (interp_load.c) */
 const igrammar *igrammar_find(const char *name);
-const afmt_thdir_desc *ithdr_of(const afmt_interp *in, const item *it);
+const afmt_header_arrays_desc *ithdr_of(const afmt_interp *in, const item *it);
 
 /* ---- archives (interp_archive.c) */
 /* Build the descriptors of every archive item of the spec (at load). */

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "afmt_agree.h"
-#include "afmt_error.h"
+#include "common/afmt_error.h"
 
 /* A transcript's first bytes are in the transcript itself: most runs
  * (a fuzz input, rejected early) write less, and allocate nothing. */

@@ -1,12 +1,12 @@
 /* afmt reference interpreter: archives.  The descriptors runtime/
- * afmt_archive.c and runtime/afmt_pickle.c carry out, built once at load
+ * afmt_archive.c and runtime/pickle/afmt_pickle.c carry out, built once at load
  * from the checked model exactly as gen/archive_emit.c renders them as C;
  * the run is the runtime's.  A member parsed by another format takes that
  * format from the registry (the shipped formats' generated code). */
 #include <stdlib.h>
 #include <string.h>
 
-#include "afmt_dtype.h"
+#include "common/afmt_dtype.h"
 #include "interp.h"
 
 /* The model's enums have the runtime's values (gen/archive.h says which
@@ -135,7 +135,7 @@ void iarchives_collect(afmt_interp *in)
 
 int irun_archive(irun *r, const item *it)
 {
-    afmt_vctx *c = r->c;
+    afmt_validation *c = r->c;
     int i;
     for (i = 0; i < r->in->narchives; i++)
         if (r->in->archives[i].it == it)

@@ -6,7 +6,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "afmt_gen_expr.h"
+#include "core/afmt_gen_expr.h"
 #include "interp.h"
 
 /* What the steps of one array item share. */
@@ -87,7 +87,7 @@ static int stored_coo(irun *r, iarr *a)
     if (ieval_u64(r, &b, a->it->array.nnz, a->it->array.nnz_text, &a->stored)) return -1;
     if (ieval_bool(r, &b, a->it->array.coo_with_cols, a->it->array.coo_with_cols_text, &a->with_cols)) return -1;
     a->record = (uint64_t)a->it->array.coo_index_width * (a->with_cols ? 2u : 1u) + a->lk->el.size;
-    if (!afmt_mul_u64(a->stored, a->record, &a->nbytes))
+    if (afmt_checked_mul_u64(a->stored, a->record, &a->nbytes))
         return ifail(r, &b, AFMT_E_OVERFLOW, LEN_NONE, "the records overflow 64 bits of bytes");
     return 0;
 }
@@ -122,7 +122,7 @@ static int payload_bytes(irun *r, iarr *a)
  * order */
 static int coo_records(irun *r, iarr *a)
 {
-    afmt_vctx *c = r->c;
+    afmt_validation *c = r->c;
     const char *name = a->it->name;
     const unsigned w = (unsigned)a->it->array.coo_index_width;
     uint64_t k, prev_row = 0, prev_col = 0;
@@ -211,7 +211,7 @@ static int view_describe(irun *r, const iarr *a, afmt_array *v)
 
 static int take_checked(irun *r, const iarr *a, afmt_array *view)
 {
-    afmt_vctx *c = r->c;
+    afmt_validation *c = r->c;
     const item *it = a->it;
     const afmt_elem el = a->lk->el;
     afmt_scan_fn scan = NULL;
@@ -238,7 +238,7 @@ static int columns_array(irun *r, const item *it);
 
 int irun_array(irun *r, const item *it)
 {
-    afmt_vctx *c = r->c;
+    afmt_validation *c = r->c;
     iarr a;
     afmt_array v, *view;
     isym *y;
@@ -289,7 +289,7 @@ static int columns_width(irun *r, const item *it, const isym *types, const table
             free(known);
             return rc;
         }
-        if (!afmt_add_u64(*width, afmt_dtype_get(afmt_dtype_from_name(te->dtype))->size, width)) {
+        if (afmt_checked_add_u64(*width, afmt_dtype_get(afmt_dtype_from_name(te->dtype))->size, width)) {
             const iblame b = iblame_pos(it->name);
             return ifail(r, &b, AFMT_E_OVERFLOW, LEN_NONE, "the row width overflows 64 bits");
         }
@@ -300,7 +300,7 @@ static int columns_width(irun *r, const item *it, const isym *types, const table
 static int columns_views(irun *r, const item *it, const isym *types, const isym *names, const table *tb,
                          uint64_t rows, uint64_t width)
 {
-    afmt_vctx *c = r->c;
+    afmt_validation *c = r->c;
     uint64_t j, column_offset = 0, label = names ? names->off : 0;
     for (j = 0; j < types->count; j++) {
         const afmt_dtype dtype = afmt_dtype_from_name(column_entry(tb, iarrf_get(r, types, j))->dtype);
@@ -339,7 +339,7 @@ static int columns_views(irun *r, const item *it, const isym *types, const isym 
 
 static int columns_array(irun *r, const item *it)
 {
-    afmt_vctx *c = r->c;
+    afmt_validation *c = r->c;
     const isym *types = isym_find(r, it->array.types_field);
     const isym *names = it->array.names_field ? isym_find(r, it->array.names_field) : NULL;
     const table *tb = find_table(r->in->s, it->array.col_table);
@@ -348,7 +348,7 @@ static int columns_array(irun *r, const item *it)
     isym *y;
     if (ieval_u64(r, &b, it->array.shape[0], it->array.shape_text[0], &rows)) return -1;
     if (columns_width(r, it, types, tb, &width)) return -1;
-    if (!afmt_mul_u64(rows, width, &nbytes))
+    if (afmt_checked_mul_u64(rows, width, &nbytes))
         return ifail(r, &b, AFMT_E_OVERFLOW, LEN_NONE, "rows times the row width overflows 64 bits");
     if (!afmt_src_have(c->src, afmt_end(c), c->pos, nbytes))
         return afmt_src_short_ex(c->src, c->err, c->path, it->name, AFMT_NO_INDEX, c->pos, afmt_end(c), nbytes, 0,

@@ -4,7 +4,7 @@
  * does not hold", with the value of the integer it belongs to. */
 #include <inttypes.h>
 #include <string.h>
-#include "afmt_float.h"
+#include "common/afmt_float.h"
 #include "interp.h"
 
 /* The text of E in `F == E` as afmt-gen quotes it. */

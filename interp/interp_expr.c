@@ -5,10 +5,10 @@
  * per expression kind and per built-in function. */
 #include <inttypes.h>
 #include <string.h>
-#include "afmt_bytes.h"
-#include "afmt_fields.h"
-#include "afmt_gen_expr.h"
-#include "afmt_float.h"
+#include "common/afmt_bytes.h"
+#include "core/afmt_fields.h"
+#include "core/afmt_gen_expr.h"
+#include "common/afmt_float.h"
 #include "interp.h"
 
 static ival mk(vtype t, uint64_t v)
@@ -228,7 +228,7 @@ static int fn_round(irun *r, const iblame *b, const expr *e, const char *text, i
 {
     uint64_t a = 0, k = 0, v = 0;
     if (ieval_u64(r, b, e->args[0], text, &a) || ieval_u64(r, b, e->args[1], text, &k)) return -1;
-    if (strcmp(e->sval, "roundup") == 0 ? !afmt_roundup_u64(a, k, &v) : k == 0)
+    if (strcmp(e->sval, "roundup") == 0 ? afmt_checked_roundup_u64(a, k, &v) : k == 0)
         return ifail(r, b, AFMT_E_OVERFLOW, LEN_NONE, "`%s` overflows 64 bits or divides by zero", text);
     if (strcmp(e->sval, "ceil_div") == 0) v = afmt_ceil_div_u64(a, k);
     *out = mk(VT_U, v);
@@ -364,14 +364,16 @@ static int arith(irun *r, const iblame *b, tok_kind op, ival a, ival c, const ch
         int64_t x = 0, y = 0, v = 0;
         int ok;
         if (to_s(r, b, a, text, &x) || to_s(r, b, c, text, &y)) return -1;
-        ok = op == TK_PLUS ? afmt_add_i64(x, y, &v) : op == TK_MINUS ? afmt_sub_i64(x, y, &v) : afmt_mul_i64(x, y, &v);
+        ok = (op == TK_PLUS ? afmt_checked_add_i64(x, y, &v) : op == TK_MINUS ? afmt_checked_sub_i64(x, y, &v)
+                                                         : afmt_checked_mul_i64(x, y, &v)) == 0;
         if (!ok) return ioverflow(r, b, text);
         *out = mk(VT_S, (uint64_t)v);
     } else {
         uint64_t x = 0, y = 0, v = 0;
         int ok;
         if (ito_u(r, b, a, text, &x) || ito_u(r, b, c, text, &y)) return -1;
-        ok = op == TK_PLUS ? afmt_add_u64(x, y, &v) : op == TK_MINUS ? afmt_sub_u64(x, y, &v) : afmt_mul_u64(x, y, &v);
+        ok = (op == TK_PLUS ? afmt_checked_add_u64(x, y, &v) : op == TK_MINUS ? afmt_checked_sub_u64(x, y, &v)
+                                                         : afmt_checked_mul_u64(x, y, &v)) == 0;
         if (!ok && op == TK_MINUS) return ifail(r, b, AFMT_E_NEGATIVE, LEN_NONE, "`%s` is below zero", text);
         if (!ok) return ioverflow(r, b, text);
         *out = mk(VT_U, v);

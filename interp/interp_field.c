@@ -4,8 +4,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "afmt_gen_expr.h"
-#include "afmt_float.h"
+#include "core/afmt_gen_expr.h"
+#include "common/afmt_float.h"
 #include "interp.h"
 
 static afmt_field_desc ifield_desc(const item *it, afmt_field_kind kind, int width, int is_array, int big)
@@ -295,7 +295,7 @@ static int text_field(irun *r, const item *it)
 /* Fail unless need bytes are left at the cursor (as need_bytes). */
 static int need(irun *r, const char *field, uint64_t index, uint64_t n, const char *what)
 {
-    afmt_vctx *c = r->c;
+    afmt_validation *c = r->c;
     if (afmt_src_have(c->src, afmt_end(c), c->pos, n)) return 0;
     return afmt_src_short_ex(c->src, c->err, c->path, field, index, c->pos, afmt_end(c), n, 0, what, c->region);
 }
@@ -305,7 +305,7 @@ static int need(irun *r, const char *field, uint64_t index, uint64_t n, const ch
 static int string_field(irun *r, const item *it)
 {
     const field_item *f = &it->field;
-    afmt_vctx *c = r->c;
+    afmt_validation *c = r->c;
     const iblame b = iblame_pos(it->name);
     uint64_t n = 1, i, at;
     isym *y;
@@ -401,7 +401,7 @@ int irun_field(irun *r, const item *it)
     }
     if (rc) return -1;
     /* the key of the repeat it is in: after its checks, as emit_field_item */
-    return r->uniq_rep ? irun_unique_key(r, it, isym_find(r, it->name)) : 0;
+    return r->unique_repeat ? irun_unique_key(r, it, isym_find(r, it->name)) : 0;
 }
 
 int iused_as_shape(const item_list *body, const char *name)

@@ -1,7 +1,7 @@
 /* afmt interpreter: an inflated region (spec/LANGUAGE.md, "Inflated
  * regions"), run through the runtime's afmt_inflated_open/close as the
  * generated validator does. */
-#include "afmt_inflated.h"
+#include "compress/afmt_inflated.h"
 #include "interp.h"
 
 int irun_inflated(irun *r, const item *it, uint64_t size)

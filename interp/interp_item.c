@@ -5,7 +5,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include "afmt_thdir.h"
+#include "text/afmt_header_arrays.h"
 #include "interp.h"
 
 int irun_let(irun *r, const item *it)
@@ -77,7 +77,7 @@ static int repeat_count(irun *r, const item *it, uint64_t *n)
  * repetitions, the path's index. */
 static int repeat_head(irun *r, const item *it, itiles *tiles, uint64_t k, uint64_t *comments, int *stop)
 {
-    afmt_vctx *c = r->c;
+    afmt_validation *c = r->c;
     const int top = c->region == NULL;
     const iblame b = iblame_pos(it->name);
     *stop = 0;
@@ -268,7 +268,7 @@ static int repeat_of_plain_field(const irun *r, const item *it, const item **f, 
  * the body's items would do that can fail. */
 static int repeat_plain(irun *r, const item *it, const item *f, const afmt_field_desc *d, uint64_t count, uint64_t *k)
 {
-    afmt_vctx *c = r->c;
+    afmt_validation *c = r->c;
     for (; *k < count; ++*k) {
         if (*k >= c->opt->limits.max_items) {
             const iblame b = iblame_pos(it->name);
@@ -286,8 +286,8 @@ int irun_repeat(irun *r, const item *it)
     itiles tiles;
     uint64_t count = 0, k = 0, comments = 0;
     int stop = 0, rc = 0;
-    const item *saved_uniq_rep = r->uniq_rep;
-    afmt_uniq *saved_uniq = r->uniq, keys;
+    const item *saved_unique_repeat = r->unique_repeat;
+    afmt_unique_keys *saved_unique_keys = r->unique_keys, keys;
     const uint64_t saved_index = r->rep_index;
     afmt_dir_list *dl = NULL;
     const item *plain = NULL;
@@ -299,11 +299,11 @@ int irun_repeat(irun *r, const item *it)
     }
     memset(&tiles, 0, sizeof tiles);
     if (set && tiles_before(r, it, &tiles, set)) rc = -1;
-    if (rc == 0 && it->repeat.unique) afmt_uniq_init(&keys, unique_is_int(it), it->repeat.unique_c_string);
+    if (rc == 0 && it->repeat.unique) afmt_unique_keys_init(&keys, unique_is_int(it), it->repeat.unique_c_string);
     if (rc == 0 && directory_of(r->in->s, it) && !(dl = idir_begin(r, it))) rc = -1;
     if (rc == 0) afmt_path_push(r->c->path, it->name, 0);
-    r->uniq_rep = it->repeat.unique ? it : NULL;
-    r->uniq = it->repeat.unique ? &keys : NULL;
+    r->unique_repeat = it->repeat.unique ? it : NULL;
+    r->unique_keys = it->repeat.unique ? &keys : NULL;
     if (rc == 0 && repeat_of_plain_field(r, it, &plain, &plain_desc)) rc = repeat_plain(r, it, plain, &plain_desc, count, &k);
     for (; rc == 0 && (!it->arg || k < count); k++) {
         r->rep_index = k;
@@ -311,8 +311,8 @@ int irun_repeat(irun *r, const item *it)
         else if (stop) break;
         else if (repeat_body(r, it, &tiles, &comments, dl)) rc = -1;
     }
-    r->uniq_rep = saved_uniq_rep;
-    r->uniq = saved_uniq;
+    r->unique_repeat = saved_unique_repeat;
+    r->unique_keys = saved_unique_keys;
     r->rep_index = saved_index;
     if (rc == 0) {
         const iblame b = iblame_pos(it->name);
@@ -410,7 +410,7 @@ int irun_pad(irun *r, const item *it)
 int irun_textval(irun *r, const item *it)
 {
     const igrammar *g = igrammar_find(it->textval.grammar);
-    afmt_vctx *c = r->c;
+    afmt_validation *c = r->c;
     afmt_array a;
     uint64_t end = 0;
     isym *y;
@@ -429,11 +429,11 @@ int irun_textval(irun *r, const item *it)
     return 0;
 }
 
-/* ---- a text header and the arrays it describes (runtime/afmt_thdir.c) */
+/* ---- a text header and the arrays it describes (runtime/text/afmt_header_arrays.c) */
 int irun_texthdr(irun *r, const item *it)
 {
-    afmt_vctx *c = r->c;
-    return afmt_thdir_validate(ithdr_of(r->in, it), c->src, afmt_end(c), &c->pos, &c->narrays, c->opt, c->vis, c->path,
+    afmt_validation *c = r->c;
+    return afmt_header_arrays_validate(ithdr_of(r->in, it), c->src, afmt_end(c), &c->pos, &c->narrays, c->opt, c->vis, c->path,
                                c->err);
 }
 

@@ -3,10 +3,10 @@
  * descriptor), detection. */
 #include <stdlib.h>
 #include <string.h>
-#include "afmt_ar_detect.h"
-#include "afmt_futhark_text.h"
-#include "afmt_dtype.h"
-#include "afmt_fields.h"
+#include "archive/afmt_ar_detect.h"
+#include "text/afmt_futhark_text.h"
+#include "common/afmt_dtype.h"
+#include "core/afmt_fields.h"
 #include "interp.h"
 
 /* The grammars of text values the runtime has (gen/load_item.c knows the
@@ -37,16 +37,16 @@ int icount_items(const item_list *b)
 
 /* ---- text headers: the runtime's descriptor, as gen/texthdr.c emits it */
 
-static void thdr_desc(const spec *s, const item *it, afmt_thdir_desc *d)
+static void thdr_desc(const spec *s, const item *it, afmt_header_arrays_desc *d)
 {
     const texthdr *h = it->th;
-    afmt_thdir_key *keys = calloc((size_t)h->nkeys + 1, sizeof *keys);
-    afmt_thdir_type *types = calloc((size_t)h->ntypes + 1, sizeof *types);
+    afmt_header_arrays_key *keys = calloc((size_t)h->nkeys + 1, sizeof *keys);
+    afmt_header_arrays_type *types = calloc((size_t)h->ntypes + 1, sizeof *types);
     int i;
     if (!keys || !types) abort(); /* as afmt-gen's loader: a build tool's allocation */
     for (i = 0; i < h->nkeys; i++) {
         keys[i].key = h->keys[i].key;
-        keys[i].bind = (afmt_thdir_bind)h->keys[i].bind;
+        keys[i].bind = (afmt_header_arrays_bind)h->keys[i].bind;
         keys[i].kind = h->keys[i].tuple ? AFMT_TV_TUPLE : AFMT_TV_LIST;
     }
     for (i = 0; i < h->ntypes; i++) {
@@ -62,7 +62,7 @@ static void thdr_desc(const spec *s, const item *it, afmt_thdir_desc *d)
     memset(d, 0, sizeof *d);
     d->format = s->format;
     d->name = it->name;
-    d->syntax = h->python ? AFMT_TH_PYDICT : AFMT_TH_JSON;
+    d->syntax = h->python ? AFMT_TEXTHDR_PYDICT : AFMT_TEXTHDR_JSON;
     d->length_width = (unsigned)h->length_width;
     d->length_big = h->length_big;
     d->max_length = h->max_length;
@@ -101,7 +101,7 @@ static void collect_thdrs(afmt_interp *in, const item_list *b)
     }
 }
 
-const afmt_thdir_desc *ithdr_of(const afmt_interp *in, const item *it)
+const afmt_header_arrays_desc *ithdr_of(const afmt_interp *in, const item *it)
 {
     int i;
     for (i = 0; i < in->nthdrs; i++)

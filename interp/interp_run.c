@@ -3,8 +3,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include "afmt_driver.h"
-#include "afmt_options.h"
+#include "core/afmt_driver.h"
+#include "common/afmt_options.h"
 #include "interp.h"
 
 /* ---- symbols */
@@ -161,7 +161,7 @@ int irun_items(irun *r, const item_list *body)
 #define RUN_SYMS_LOCAL 64
 
 /* The spec's top level, then the trailer (as <format>_validate_body). */
-static int run_body(afmt_vctx *c, const void *arg)
+static int run_body(afmt_validation *c, const void *arg)
 {
     const afmt_interp *in = arg;
     irun r;

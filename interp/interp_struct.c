@@ -22,8 +22,8 @@ static int struct_body(irun *r, const item *it, int index, const uint64_t *args,
     if (!inner.syms) return afmt_fail(r->c->err, AFMT_E_NOMEM, NULL, NULL, AFMT_NO_INDEX, 0, "out of memory");
     inner.comments = NULL;
     inner.tiles = NULL;
-    inner.uniq_rep = NULL;
-    inner.uniq = NULL;
+    inner.unique_repeat = NULL;
+    inner.unique_keys = NULL;
     for (i = 0; i < ns->nparams; i++) {
         isym *y = isym_push(&inner, IS_INT, it);
         y->name = ns->params[i];
@@ -95,15 +95,15 @@ int irun_set(irun *r, const item *it)
 
 int irun_unique_key(irun *r, const item *f, const isym *y)
 {
-    const item *rep = r->uniq_rep;
-    afmt_vctx *c = r->c;
+    const item *rep = r->unique_repeat;
+    afmt_validation *c = r->c;
     if (!rep || !f->name || strcmp(f->name, rep->repeat.unique) != 0 || f->field.count) return 0;
     if (f->field.ftype == FT_INT)
-        return afmt_uniq_add_u64(c, r->uniq, rep->name, f->name, r->rep_index, y->off, y->v);
+        return afmt_unique_keys_add_u64(c, r->unique_keys, rep->name, f->name, r->rep_index, y->off, y->v);
     if (f->field.ftype == FT_STRING)
-        return afmt_uniq_add(c, r->uniq, rep->name, f->name, r->rep_index, y->off, y->off + (uint64_t)y->width,
+        return afmt_unique_keys_add(c, r->unique_keys, rep->name, f->name, r->rep_index, y->off, y->off + (uint64_t)y->width,
                              y->count);
-    return afmt_uniq_add(c, r->uniq, rep->name, f->name, r->rep_index, y->off, y->off, (uint64_t)y->size);
+    return afmt_unique_keys_add(c, r->unique_keys, rep->name, f->name, r->rep_index, y->off, y->off, (uint64_t)y->size);
 }
 
 /* ---- directories */

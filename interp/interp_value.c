@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "interp.h"
-#include "afmt_value.h"
+#include "core/afmt_value.h"
 
 /* value_case's kind (the generated code's enumerator name) as the enum. */
 static afmt_value_kind kind_of(const char *name)

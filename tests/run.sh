@@ -127,7 +127,7 @@ if ASAN_OPTIONS=detect_leaks=0 "$BUILD"/afmt-gen -o "$TMPD/gen/deeper" spec/*.js
     for d in newformat readonly directory; do
         if ${CC:-cc} -std=c11 -pedantic -Wall -Wextra -Werror ${TEST_CFLAGS:-} \
                -Iruntime -I"$TMPD/gen/deeper" -Itests/unit -o "$TMPD/$d" tests/specs/$d/driver.c \
-               runtime/*.c registry/*.c "$TMPD"/gen/deeper/*.c ${TEST_LIBS:-} -lm 2> "$TMPD/cc.log"; then
+               runtime/*/*.c registry/*.c "$TMPD"/gen/deeper/*.c ${TEST_LIBS:-} -lm 2> "$TMPD/cc.log"; then
             prun $d "$TMPD/$d"
         else
             echo "FAIL $d: could not compile: $(head -5 "$TMPD/cc.log")" | tee -a "$LOG"
@@ -140,7 +140,7 @@ if ASAN_OPTIONS=detect_leaks=0 "$BUILD"/afmt-gen -o "$TMPD/gen/deeper" spec/*.js
     if ${CC:-cc} -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Wall -Wextra -Werror -Wno-unused-function \
            ${TEST_CFLAGS:-} -Iruntime -Igen -Iinterp -I"$TMPD/gen/deeper" -Itests/unit -o "$TMPD/interp_agree" \
            tests/unit/test_interp_agree.c interp/*.c $(ls gen/*.c | grep -v gen/main.c) generated/gen/expr_lexer.c \
-           runtime/*.c registry/*.c "$TMPD"/gen/deeper/*.c ${TEST_LIBS:-} -ljansson -lm 2> "$TMPD/cc.log"; then
+           runtime/*/*.c registry/*.c "$TMPD"/gen/deeper/*.c ${TEST_LIBS:-} -ljansson -lm 2> "$TMPD/cc.log"; then
         prun interp-agree-specs bash -c "set -o pipefail; ASAN_OPTIONS=detect_leaks=0 '$TMPD/interp_agree' tests/specs | sed 's/^PASS /PASS specs: /'"
     else
         echo "FAIL interp-agree-specs: could not compile: $(head -5 "$TMPD/cc.log")" | tee -a "$LOG"
@@ -154,6 +154,8 @@ fi
 # it would be sanitized, so it runs once, in the plain build.
 if [ -z "${AFMT_SANITIZED:-}" ]; then
     prun vendor bash tests/vendor/run_vendor.sh "$BUILD"
+    # make vendor: one format with only the runtime files it uses
+    prun vendor-parts bash tests/vendor/run_vendor_parts.sh "$BUILD"
 else
     echo "SKIP vendor: its builds use docs/VENDORING.md's flags, no sanitizer: the plain make test runs it"
 fi

@@ -34,6 +34,7 @@ file and line.  Nothing is guessed: a construct this script does not know
 (an include of a local header that is not there) is an error.
 """
 import argparse
+import glob
 import os
 import re
 import sys
@@ -137,7 +138,8 @@ class Amalgamation:
 
     def find(self, name, includer):
         for d in (os.path.dirname(includer), RUNTIME, self.gen_dir):
-            p = os.path.join(d, name)
+            # normalised: runtime/core/../afmt.h is runtime/afmt.h, included once
+            p = os.path.normpath(os.path.join(d, name))
             if os.path.isfile(p):
                 return p
         if os.path.isfile(os.path.join(ROOT, "spec", name[:-2] + ".json")):
@@ -197,13 +199,13 @@ def build_header(formats, gen_dir):
 
 
 def build_source(formats, gen_dir):
-    sources = sorted(os.path.join(RUNTIME, n) for n in os.listdir(RUNTIME) if n.endswith(".c"))
+    sources = sorted(glob.glob(os.path.join(RUNTIME, "*", "*.c")))
     sources += [os.path.join(gen_dir, f + ".c") for f in formats]
     sources += [os.path.join(gen_dir, "afmt_formats.c"), REGISTRY]
     texts = {p: read(p) for p in sources}
     # a .c file's own types are renamed, but those a header names (a .c
     # file completing a header's opaque struct keeps its name)
-    headers = [os.path.join(RUNTIME, n) for n in os.listdir(RUNTIME) if n.endswith(".h")]
+    headers = sorted(glob.glob(os.path.join(RUNTIME, "*.h")) + glob.glob(os.path.join(RUNTIME, "*", "*.h")))
     headers += [os.path.join(gen_dir, f + ".h") for f in formats]
     header_types = file_types("".join(read(h) for h in headers))
     header_types |= set(re.findall(r"\b(?:struct|union|enum)\s+(\w+)",

@@ -182,14 +182,14 @@ class Fuzzer:
         if rc != 0:
             self.finding("link", seed, work, err[:4000])
             return
-        wdir = os.path.join(work, "written")
-        os.makedirs(wdir)
-        rc, out, err = run([exe, "write", wdir], 60)
+        written_dir = os.path.join(work, "written")
+        os.makedirs(written_dir)
+        rc, out, err = run([exe, "write", written_dir], 60)
         if rc != 0:
             self.finding("writer" if rc == 1 else "writer-crash", seed, work,
                          "driver write exit %s:\n%s\n%s" % (rc, out[-3000:], err[-3000:]))
             return
-        written = sorted(glob.glob(os.path.join(wdir, "*.bin")))
+        written = sorted(glob.glob(os.path.join(written_dir, "*.bin")))
         self.stats["written"] += len(written)
         self.inputs(seed, rng, work, exe, written, samples)
 

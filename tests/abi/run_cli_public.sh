@@ -19,7 +19,8 @@ trap 'rm -rf "$TMP"' EXIT
 pass() { echo "PASS cli-public $*"; }
 fail() { echo "FAIL cli-public $*"; }
 
-internal=$(cd runtime && ls afmt_*.h | tr '\n' ' ')
+# (by the name beside afmt.h, or by the runtime/ folder it is in)
+internal=$(cd runtime && ls afmt_*.h */afmt_*.h | tr '\n' ' ')
 bad=""
 for h in $internal afmt_formats.h; do
     hits=$(grep -l "^#include [\"<]\\(afmt/\\)\\?$h[\">]" cli/*.c cli/*.h 2>/dev/null | tr '\n' ' ')

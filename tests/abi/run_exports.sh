@@ -48,7 +48,7 @@ marked() { # MARK FILES...
         awk '!seen[$0]++'
 }
 public_h="runtime/afmt.h $(ls generated/*.h)"
-internal_h=$(ls runtime/*.h | grep -v '^runtime/afmt\.h$')
+internal_h=$(ls runtime/*.h runtime/*/*.h | grep -v '^runtime/afmt\.h$')
 { marked AFMT_API $public_h; marked AFMT_GEN_API $internal_h; } | sort -u > "$TMP/declared"
 
 leaks=$(comm -23 "$TMP/exported" "$TMP/declared")

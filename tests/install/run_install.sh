@@ -200,9 +200,10 @@ done
 # every "..." include of an installed header is installed
 inc=$prefix/include/afmt
 formats=$(for s in spec/*.json; do basename "$s" .json; done)
-needed=$(sed -n 's/^#include "\(afmt_[a-z0-9_]*\.h\)"$/\1/p' runtime/afmt_internal.h)
+needed=$(sed -n 's/^#include "\([a-z]*\/afmt_[a-z0-9_]*\.h\)"$/\1/p' runtime/afmt_internal.h)
 problems=
-for h in $(cd "$inc" && ls); do
+# (the internal ones in the runtime/ folders they have there: core/...)
+for h in $(cd "$inc" && find . -name '*.h' | sed 's|^\./||' | sort); do
     base=${h%.h}
     if [ "$h" = afmt.h ] || echo "$formats" | grep -qx "$base"; then
         head -1 "$inc/$h" | grep -q 'INTERNAL HEADER' && problems="$problems $h(public,marked-internal)"
@@ -211,9 +212,9 @@ for h in $(cd "$inc" && ls); do
     [ "$h" = afmt_internal.h ] || echo "$needed" | grep -qx "$h" || problems="$problems $h(not-needed-by-generated-code)"
     head -1 "$inc/$h" | grep -q 'INTERNAL HEADER' || problems="$problems $h(unmarked)"
 done
-for h in $(cd "$inc" && ls); do
+for h in $(cd "$inc" && find . -name '*.h' | sed 's|^\./||'); do
     for q in $(sed -n 's/^#include "\([^"]*\)".*/\1/p' "$inc/$h"); do
-        [ -f "$inc/$q" ] || problems="$problems $h-includes-missing-$q"
+        [ -f "$(dirname "$inc/$h")/$q" ] || problems="$problems $h-includes-missing-$q"
     done
 done
 [ -z "$problems" ] && pass "installed headers: afmt.h, $(echo $formats | wc -w) formats, $(echo "$needed" | wc -l) + 1 internal ones (marked, what generated code needs)" ||

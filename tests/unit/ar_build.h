@@ -1,5 +1,5 @@
 /* Shared helpers of the archive tests (header-only: each test is one
- * file): a zip builder independent of runtime/afmt_zip_write.c, with knobs
+ * file): a zip builder independent of runtime/archive/afmt_zip_write.c, with knobs
  * for the layouts the validator must refuse and a list of byte patches;
  * tar blocks; the descs the tests validate with (torch-like, npz-like,
  * WebDataset-like); a fake values grammar; a visitor that keeps what it
@@ -13,9 +13,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "afmt_archive.h"
-#include "afmt_bytes.h"
-#include "afmt_crc32.h"
+#include "archive/afmt_archive.h"
+#include "common/afmt_bytes.h"
+#include "compress/afmt_crc32.h"
 #include "afmt_internal.h"
 #include "npy.h"
 #include "tenbin.h"

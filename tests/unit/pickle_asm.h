@@ -25,8 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "afmt_bytes.h"
-#include "afmt_pickle.h"
+#include "common/afmt_bytes.h"
+#include "pickle/afmt_pickle.h"
 
 /* Fragments the cases share. */
 #define REB " c:torch._utils:_rebuild_tensor_v2 "

@@ -1,4 +1,4 @@
-/* Zip archives through afmt_archive_validate (runtime/afmt_archive.c,
+/* Zip archives through afmt_archive_validate (runtime/archive/afmt_archive.c,
  * afmt_zip*.c): hand-built zips (ar_build.h) in torch.save's form and
  * np.savez's, each layout rule broken once and asserted by code, field and
  * offset, the member rules (captures, presence, refusals, texts, records,

@@ -1,5 +1,5 @@
 /* What an archive tells its visitor about the members other formats
- * parse (runtime/afmt_archive.c): on_member before and after each one, in
+ * parse (runtime/archive/afmt_archive.c): on_member before and after each one, in
  * archive order, with its name, format and place, so that a caller can
  * give each member its own verdict; the member's header fields named
  * below it at absolute offsets; a deflated member larger than

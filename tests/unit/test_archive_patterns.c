@@ -1,10 +1,10 @@
-/* Archive member name patterns (runtime/afmt_ar_rules.c): what a pattern
+/* Archive member name patterns (runtime/archive/afmt_ar_rules.c): what a pattern
  * matches and what its captures take, {*x} with a literal ending
  * ("{*key}.ten": a WebDataset sample's files in any folder) among them,
  * and the patterns afmt_archive_desc_check refuses.  One row per case. */
 #include <string.h>
 
-#include "afmt_ar_run.h"
+#include "archive/afmt_ar_run.h"
 #include "check.h"
 #include "tenbin.h"
 

@@ -1,4 +1,4 @@
-/* Tar archives through afmt_archive_validate (runtime/afmt_tar.c,
+/* Tar archives through afmt_archive_validate (runtime/archive/afmt_tar.c,
  * afmt_tar_pax.c) with a WebDataset-like desc: {key}.ten members parsed
  * by tenbin, the rest ignored.  Hand-built shards (ar_build.h's tar
  * blocks): ustar, GNU, pax long names, GNU long names, base-256 sizes;

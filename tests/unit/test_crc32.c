@@ -1,4 +1,4 @@
-/* CRC-32 (runtime/afmt_crc32.c) against its definition, bit by bit: the
+/* CRC-32 (runtime/compress/afmt_crc32.c) against its definition, bit by bit: the
  * check value of "123456789", every length from 0 to 2,100 at every start
  * offset modulo 16 (the folding path begins at 64 bytes and takes 16 at a
  * time, the tables the rest), from random running values, a 4 MiB buffer
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "afmt_crc32.h"
+#include "compress/afmt_crc32.h"
 #include "check.h"
 
 /* The definition: reflected 0xEDB88320, one bit at a time. */

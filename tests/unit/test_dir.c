@@ -1,4 +1,4 @@
-/* Unit tests of runtime/afmt_dir.c: a directory of arrays in a data area
+/* Unit tests of runtime/array/afmt_dir.c: a directory of arrays in a data area
  * under each policy (listed / any order, tiling / holes, alignment, the
  * area's tail), table-driven: each case's entries, the verdict, and for a
  * refusal its code, field, offset and message. */
@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "afmt.h"
-#include "afmt_dir.h"
+#include "array/afmt_dir.h"
 #include "check.h"
 
 #define MAXE 6

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "afmt.h"
-#include "afmt_fileio.h"
+#include "io/afmt_fileio.h"
 #include "check.h"
 #include "testutil.h"
 #include "npy.h"

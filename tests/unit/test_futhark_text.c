@@ -1,4 +1,4 @@
-/* Futhark text values (runtime/afmt_futhark_text.re):
+/* Futhark text values (runtime/text/afmt_futhark_text.re):
  *  - every samples/futhark/<name>.txt scans to the dtype and shape of its
  *    .bin twin and decodes to the bytes of the .bin payload;
  *  - a table of valid literals and arrays with their expected bytes;
@@ -16,7 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "afmt_futhark_text.h"
+#include "text/afmt_futhark_text.h"
 #include "check.h"
 #include "samples.h"
 #include "testutil.h"

@@ -1,4 +1,4 @@
-/* Writing Futhark text values (runtime/afmt_futhark_text_write.c):
+/* Writing Futhark text values (runtime/text/afmt_futhark_text_write.c):
  *  - a table of arrays with the exact text expected (suffixes, nesting,
  *    empty(...), specials, shortest floats, '.0' on integral floats);
  *  - types Futhark text lacks and layouts it is not written from;
@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "afmt.h"
-#include "afmt_futhark_text.h"
+#include "text/afmt_futhark_text.h"
 #include "check.h"
 
 /* ---------------------------------------------------------------- helpers */

@@ -35,13 +35,13 @@ static const regression REGRESSIONS[] = {
      "a lenient-valid NIfTI-1 of exactly 512 bytes read as a stream through a window "
      "of 512: the window was full of kept bytes at the trailer check, so the byte "
      "that tells the end could not be read and the file was 'cut short'; "
-     "afmt_expect_end_slow (runtime/afmt_step.c) now lets the bytes before the "
+     "afmt_expect_end_slow (runtime/core/afmt_step.c) now lets the bytes before the "
      "trailer go first (found by stream_nifti1 and validate in make fuzz-smoke)"},
     {"stream-npz-end-record-before-held-tail",
      "an npz with 445 bytes after its end of central directory record, read as a "
      "stream through a window of 512 (256 bytes held at the end): the buffer says "
      "'trailing', the stream found no end record in what it held and said 'magic'; "
-     "too_long (runtime/afmt_archive.c) now judges by the held bytes only when they "
+     "too_long (runtime/archive/afmt_archive.c) now judges by the held bytes only when they "
      "reach back as far as an end record may lie, else gives the limit error "
      "(found by stream_npz in make fuzz-smoke)"},
     {"stream-torch-end-record-before-held-tail",
@@ -56,12 +56,12 @@ static const regression REGRESSIONS[] = {
     {"stream-mat5-lenient-padding-cut-by-input-end",
      "a top-level miMATRIX of 50 bytes with 49 left: the buffer refused the region "
      "as truncated, a stream (lenient) took the last padding as cut by its "
-     "region's end and said valid; afmt_padding_fail (runtime/afmt_step.c) now "
+     "region's end and said valid; afmt_padding_fail (runtime/core/afmt_step.c) now "
      "first makes a stream show the bytes up to the region's end (found by "
      "stream_mat5, libFuzzer)"},
     {"validate-npz-no-member-sorted-through-null",
      "a zip whose central directory holds no entry (138 bytes, end records of 0 "
-     "entries): afmt_ar_sort_names (runtime/afmt_ar_names.c) called qsort with "
+     "entries): afmt_ar_sort_names (runtime/archive/afmt_ar_names.c) called qsort with "
      "the NULL it had allocated for no name, which C does not allow even for 0 "
      "elements (UBSan nonnull-attribute; found by validate_npz under libFuzzer "
      "after 548,213 inputs); the zip writer's duplicate check did the same for "
@@ -141,7 +141,7 @@ static const regression REGRESSIONS[] = {
      "stream blamed a different field and offset than the buffer"},
     {"stream-tenbin-unused-header-dropped-by-window",
      "lenient tenbin whose header chunk (544 bytes) uses 40: through a 512-byte "
-     "stream window afmt_src_skip_to (runtime/afmt_src.c) read through the "
+     "stream window afmt_src_skip_to (runtime/io/afmt_src.c) read through the "
      "unused bytes and dropped the whole window, and afmt_src_take kept the "
      "header padding by moving keep_from past the item's header; the validator "
      "then read dims again (prod(dims), the view's dims) from bytes the window "
@@ -150,12 +150,12 @@ static const regression REGRESSIONS[] = {
     {"validate-futhark-zero-dim-beside-overflowing-dims",
      "futhark value with a 0 dim and other dims whose product overflows: "
      "valid (afmt_field_prod: a zero factor makes the product 0), but "
-     "afmt_array_to_plain's check_view (runtime/afmt_array.c) multiplies dims "
+     "afmt_array_to_plain's check_view (runtime/array/afmt_array.c) multiplies dims "
      "in order and fails with AFMT_E_OVERFLOW, so the view cannot be decoded, "
      "dumped, rewritten or converted"},
     {"roundtrip-futhark-lenient-bool-byte-2-rewritten",
      "futhark bool byte 0x02 (lenient): the futhark writer copies it unchanged "
-     "(afmt_sink_payload, PLAIN bool path, runtime/afmt_sink.c), so the writer "
+     "(afmt_sink_payload, PLAIN bool path, runtime/io/afmt_sink.c), so the writer "
      "produces a file its own strict validator rejects"},
     {"convert-rawarray-bool-byte-2-to-futhark",
      "rawarray eltype 5 elbyte 1 (bool) holding byte 0x02 is valid (strict); "
@@ -163,7 +163,7 @@ static const regression REGRESSIONS[] = {
      "bool path), and the output fails futhark's strict validation"},
     {"validate-futhark-text-value-split-at-stream-window",
      "a futhark text literal longer than the stream window: afmt_src_text "
-     "(runtime/afmt_src.c) scans only the buffered part of the window as if it "
+     "(runtime/io/afmt_src.c) scans only the buffered part of the window as if it "
      "were the whole input, so the literal is cut at the window edge; here the "
      "buffer reports \"unknown suffix\" at offset 569, the stream (512-byte "
      "window) \"does not fit in i32\" at offset 0, instead of the same error or "
@@ -192,7 +192,7 @@ static const regression REGRESSIONS[] = {
      "9637 bytes (input + 4096) the stream answers AFMT_E_LIMIT 'a text value "
      "longer than the stream window (9637 bytes)': afmt_src_text fills the "
      "window only up to cap/2 past the value and, with the token running to the "
-     "end of the input, never learns it is at the end (runtime/afmt_src.c); "
+     "end of the input, never learns it is at the end (runtime/io/afmt_src.c); "
      "afmt_src.h promises a limit error only for a structure larger than the "
      "window"},
     {NULL, NULL},

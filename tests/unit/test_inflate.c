@@ -1,4 +1,4 @@
-/* Raw DEFLATE (runtime/afmt_inflate.c) against streams zlib made, and
+/* Raw DEFLATE (runtime/compress/afmt_inflate.c) against streams zlib made, and
  * malformed streams refused cleanly.
  *
  * The v_* streams were made with Python's zlib (raw deflate, wbits -15)
@@ -21,8 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "afmt_crc32.h"
-#include "afmt_inflate.h"
+#include "compress/afmt_crc32.h"
+#include "compress/afmt_inflate.h"
 #include "check.h"
 
 static const uint8_t v_stored[] = "\x01\x13\x00\xec\xff\x68\x65\x6c\x6c\x6f\x2c\x20\x73\x74\x6f\x72\x65\x64\x20\x77\x6f\x72\x6c\x64";

@@ -19,7 +19,7 @@
 #include <string.h>
 
 #include "afmt.h"
-#include "afmt_bytes.h"
+#include "common/afmt_bytes.h"
 #include "gguf.h"
 #include "check.h"
 

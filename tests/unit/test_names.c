@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "afmt.h"
-#include "afmt_fields.h"
+#include "core/afmt_fields.h"
 #include "check.h"
 
 #define MAX_ARRAYS 4

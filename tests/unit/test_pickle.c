@@ -1,4 +1,4 @@
-/* Unit tests of the non-executing pickle machine (runtime/afmt_pickle*.c)
+/* Unit tests of the non-executing pickle machine (runtime/pickle/afmt_pickle*.c)
  * under a description equal to FORMATS.md's torch profile (pickle_asm.h,
  * which also assembles the pickles from pickletools-like text):
  * - valid pickles as torch.save writes them (a state dict of two tensors,
@@ -24,7 +24,7 @@
 #include <string.h>
 
 #include "afmt_internal.h"
-#include "afmt_pickle.h"
+#include "pickle/afmt_pickle.h"
 #include "check.h"
 #include "pickle_asm.h"
 

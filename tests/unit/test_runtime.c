@@ -11,13 +11,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "afmt_array.h"
-#include "afmt_bytes.h"
-#include "afmt_dtype.h"
-#include "afmt_error.h"
-#include "afmt_gen_expr.h"
-#include "afmt_options.h"
-#include "afmt_sink.h"
+#include "array/afmt_array.h"
+#include "common/afmt_bytes.h"
+#include "common/afmt_dtype.h"
+#include "common/afmt_error.h"
+#include "core/afmt_gen_expr.h"
+#include "common/afmt_options.h"
+#include "io/afmt_sink.h"
 #include "check.h"
 
 #ifdef AFMT_HAVE_LZ4
@@ -94,9 +94,9 @@ static void test_checked_arith(void)
         const u64_case *cases;
         size_t n;
     } u64_ops[] = {
-        { "add_u64", afmt_add_u64, add, sizeof add / sizeof add[0] },
-        { "sub_u64", afmt_sub_u64, sub, sizeof sub / sizeof sub[0] },
-        { "mul_u64", afmt_mul_u64, mul, sizeof mul / sizeof mul[0] },
+        { "add_u64", afmt_checked_add_u64, add, sizeof add / sizeof add[0] },
+        { "sub_u64", afmt_checked_sub_u64, sub, sizeof sub / sizeof sub[0] },
+        { "mul_u64", afmt_checked_mul_u64, mul, sizeof mul / sizeof mul[0] },
     };
     static const struct {
         const char *name;
@@ -104,35 +104,39 @@ static void test_checked_arith(void)
         const i64_case *cases;
         size_t n;
     } i64_ops[] = {
-        { "add_i64", afmt_add_i64, addi, sizeof addi / sizeof addi[0] },
-        { "sub_i64", afmt_sub_i64, subi, sizeof subi / sizeof subi[0] },
-        { "mul_i64", afmt_mul_i64, muli, sizeof muli / sizeof muli[0] },
+        { "add_i64", afmt_checked_add_i64, addi, sizeof addi / sizeof addi[0] },
+        { "sub_i64", afmt_checked_sub_i64, subi, sizeof subi / sizeof subi[0] },
+        { "mul_i64", afmt_checked_mul_i64, muli, sizeof muli / sizeof muli[0] },
     };
     size_t k;
 
     for (k = 0; k < sizeof u64_ops / sizeof u64_ops[0]; k++)
         for (i = 0; i < u64_ops[k].n; i++) {
             const u64_case *c = &u64_ops[k].cases[i];
-            int ok;
+            int rc, ok;
             r = 77;
-            ok = u64_ops[k].op(c->a, c->b, &r);
-            CHECK(nm("%s #%zu", u64_ops[k].name, i), ok == c->ok && (ok ? r == c->r : r == 77));
+            rc = u64_ops[k].op(c->a, c->b, &r); /* 0 success, -1 overflow */
+            ok = rc == 0;
+            CHECK(nm("%s #%zu", u64_ops[k].name, i),
+                  (rc == 0 || rc == -1) && ok == c->ok && (ok ? r == c->r : r == 77));
         }
     for (k = 0; k < sizeof i64_ops / sizeof i64_ops[0]; k++)
         for (i = 0; i < i64_ops[k].n; i++) {
             const i64_case *c = &i64_ops[k].cases[i];
-            int ok;
+            int rc, ok;
             ri = 77;
-            ok = i64_ops[k].op(c->a, c->b, &ri);
-            CHECK(nm("%s #%zu", i64_ops[k].name, i), ok == c->ok && (ok ? ri == c->r : ri == 77));
+            rc = i64_ops[k].op(c->a, c->b, &ri); /* 0 success, -1 overflow */
+            ok = rc == 0;
+            CHECK(nm("%s #%zu", i64_ops[k].name, i),
+                  (rc == 0 || rc == -1) && ok == c->ok && (ok ? ri == c->r : ri == 77));
         }
-    CHECK("roundup 0/64", afmt_roundup_u64(0, 64, &r) && r == 0);
-    CHECK("roundup 1/64", afmt_roundup_u64(1, 64, &r) && r == 64);
-    CHECK("roundup 64/64", afmt_roundup_u64(64, 64, &r) && r == 64);
-    CHECK("roundup 65/64", afmt_roundup_u64(65, 64, &r) && r == 128);
-    CHECK("roundup max overflows", !afmt_roundup_u64(UINT64_MAX, 64, &r));
-    CHECK("roundup max-63 overflows", !afmt_roundup_u64(UINT64_MAX - 62, 64, &r));
-    CHECK("roundup k=0 refused", !afmt_roundup_u64(5, 0, &r));
+    CHECK("roundup 0/64", !afmt_checked_roundup_u64(0, 64, &r) && r == 0);
+    CHECK("roundup 1/64", !afmt_checked_roundup_u64(1, 64, &r) && r == 64);
+    CHECK("roundup 64/64", !afmt_checked_roundup_u64(64, 64, &r) && r == 64);
+    CHECK("roundup 65/64", !afmt_checked_roundup_u64(65, 64, &r) && r == 128);
+    CHECK("roundup max overflows", afmt_checked_roundup_u64(UINT64_MAX, 64, &r));
+    CHECK("roundup max-63 overflows", afmt_checked_roundup_u64(UINT64_MAX - 62, 64, &r));
+    CHECK("roundup k=0 refused", afmt_checked_roundup_u64(5, 0, &r));
     CHECK("ceil_div 0/8", afmt_ceil_div_u64(0, 8) == 0);
     CHECK("ceil_div 15/8", afmt_ceil_div_u64(15, 8) == 2);
     CHECK("ceil_div 16/8", afmt_ceil_div_u64(16, 8) == 2);
@@ -1384,7 +1388,7 @@ static void test_field_ends(void)
         const afmt_field_desc f = {"offsets", cases[i].kind, cases[i].width, 1, cases[i].big, NULL, NULL, 0};
         afmt_src src;
         afmt_error err;
-        afmt_vctx c = {&src, NULL, NULL, &err, NULL, NULL, 0, 0, 0, NULL, 0, 0, NULL};
+        afmt_validation c = {&src, NULL, NULL, &err, NULL, NULL, 0, 0, 0, NULL, 0, 0, NULL};
         char field[64];
         int rc;
         memcpy(buf + 4, cases[i].bytes, nbytes);
@@ -1404,7 +1408,7 @@ static void test_field_ends(void)
     }
 }
 
-/* The run's scratch memory (runtime/afmt_scratch.c): memory that cannot
+/* The run's scratch memory (runtime/core/afmt_scratch.c): memory that cannot
  * be had is AFMT_E_NOMEM naming the field (it was AFMT_E_IO), and
  * afmt_scratch_reserve, the lists' one growth rule, doubles from its first
  * size, keeps the content, and refuses a size that overflows. */
@@ -1422,7 +1426,7 @@ static void test_scratch(void)
     afmt_src src;
     afmt_error err;
     afmt_options unlimited;
-    afmt_vctx c = {&src, NULL, NULL, &err, NULL, NULL, 0, 0, 0, NULL, 0, 0, NULL};
+    afmt_validation c = {&src, NULL, NULL, &err, NULL, NULL, 0, 0, 0, NULL, 0, 0, NULL};
     size_t i;
     afmt_src_buffer(&src, (const uint8_t *)"", 0);
     afmt_error_clear(&err);
@@ -1486,7 +1490,7 @@ static void test_scratch_kept(void)
     afmt_src src;
     afmt_error err;
     afmt_options opt;
-    afmt_vctx c = {&src, NULL, NULL, &err, NULL, NULL, 0, 0, 0, NULL, 0, 0, NULL};
+    afmt_validation c = {&src, NULL, NULL, &err, NULL, NULL, 0, 0, 0, NULL, 0, 0, NULL};
     size_t i;
     afmt_src_buffer(&src, (const uint8_t *)"", 0);
     afmt_options_default(&opt);

@@ -472,7 +472,7 @@ static int on_array(void *vctx, const afmt_array *a)
     if (i < a->rank) prod = 0;
     else
         for (i = 0; i < a->rank && ok; i++)
-            if (!afmt_mul_u64(prod, a->dims[i], &prod)) ok = 0;
+            if (afmt_checked_mul_u64(prod, a->dims[i], &prod)) ok = 0;
     if (!ok || prod != a->count) {
         note_fail(INV_SIZES, "%s %s on %s (%s): view %u count %" PRIu64 " is not prod(dims)%s", fname, mode_name(c->mode),
                   c->label, c->what, (unsigned)a->index, a->count, ok ? "" : " (which overflows)");
@@ -500,7 +500,7 @@ static int on_array(void *vctx, const afmt_array *a)
         /* whole blocks of elsize bytes (quantized types): never decoded,
          * their bytes must be all there */
         ok = a->encoding == AFMT_ENC_PLAIN && a->count % a->block == 0 &&
-             afmt_mul_u64(a->count / a->block, a->elsize, &need) && a->nbytes >= need && inside(c, a->data, need);
+             !afmt_checked_mul_u64(a->count / a->block, a->elsize, &need) && a->nbytes >= need && inside(c, a->data, need);
         if (!ok)
             note_fail(INV_SIZES, "%s %s on %s (%s): block view %u holds %" PRIu64 " bytes, not whole blocks of its %" PRIu64
                       " elements", fname, mode_name(c->mode), c->label, c->what, (unsigned)a->index, a->nbytes, a->count);
@@ -509,19 +509,19 @@ static int on_array(void *vctx, const afmt_array *a)
         ok = a->nbytes >= afmt_ceil_div_u64(a->count, 8);
     } else if (a->encoding == AFMT_ENC_CSR) {
         uint64_t isz = a->csr_index_size, rows1;
-        ok = a->rank == 2 && (isz == 1 || isz == 2 || isz == 4 || isz == 8) && afmt_add_u64(a->dims[0], 1, &rows1) &&
-             afmt_mul_u64(rows1, isz, &rows1) && inside(c, a->csr_row_offsets, rows1) &&
-             afmt_mul_u64(a->nnz, isz, &need) && (a->nnz == 0 || inside(c, a->csr_col_indices, need)) &&
-             afmt_mul_u64(a->nnz, a->elsize, &need) && a->nbytes >= need;
+        ok = a->rank == 2 && (isz == 1 || isz == 2 || isz == 4 || isz == 8) && !afmt_checked_add_u64(a->dims[0], 1, &rows1) &&
+             !afmt_checked_mul_u64(rows1, isz, &rows1) && inside(c, a->csr_row_offsets, rows1) &&
+             !afmt_checked_mul_u64(a->nnz, isz, &need) && (a->nnz == 0 || inside(c, a->csr_col_indices, need)) &&
+             !afmt_checked_mul_u64(a->nnz, a->elsize, &need) && a->nbytes >= need;
     } else if (a->encoding == AFMT_ENC_PLAIN && a->count > 0 && a->strided) {
         /* afmt.h's bound: elsize * (1 + sum((dims[k] - 1) * strides[k])) */
         uint64_t reach = 0, step;
         for (i = 0; i < a->rank && ok; i++)
-            ok = afmt_mul_u64(a->dims[i] - 1, a->strides[i], &step) && afmt_add_u64(reach, step, &reach);
-        ok = ok && afmt_add_u64(reach, 1, &reach) && afmt_mul_u64(reach, a->elsize, &need) && a->nbytes >= need;
+            ok = !afmt_checked_mul_u64(a->dims[i] - 1, a->strides[i], &step) && !afmt_checked_add_u64(reach, step, &reach);
+        ok = ok && !afmt_checked_add_u64(reach, 1, &reach) && !afmt_checked_mul_u64(reach, a->elsize, &need) && a->nbytes >= need;
     } else if (a->encoding == AFMT_ENC_PLAIN && a->count > 0) {
         uint64_t stride = a->stride ? a->stride : a->elsize;
-        ok = afmt_mul_u64(a->count - 1, stride, &need) && afmt_add_u64(need, a->elsize, &need) && a->nbytes >= need;
+        ok = !afmt_checked_mul_u64(a->count - 1, stride, &need) && !afmt_checked_add_u64(need, a->elsize, &need) && a->nbytes >= need;
     }
     /* other encodings (compressed, sparse records, ...): the decoder below
      * is the judge of what their bytes must hold */
@@ -965,9 +965,9 @@ static const char *const allocators[] = {"malloc(", "calloc(", "realloc(", "free
 /* The runtime functions I3 allows to allocate (docs/SECURITY.md): the
  * list of a map header's entries and the parser's key area, both in
  * proportion to the header text already in memory, all given back
- * before the validator returns (test_thdir_map "memory: ... gives back
+ * before the validator returns (test_header_arrays_map "memory: ... gives back
  * every byte it took").  Nothing else a validator reaches may. */
-static const char *const bounded_allocators[] = {"afmt_thmap_grow", "afmt_thmap_work", "afmt_thmap_free", NULL};
+static const char *const bounded_allocators[] = {"afmt_header_map_grow", "afmt_header_map_work", "afmt_header_map_free", NULL};
 
 static int is_bounded_allocator(const char *where)
 {
@@ -993,7 +993,7 @@ typedef struct scan {
     int inflated;         /* reaches afmt_inflated_open (an inflated region) */
 } scan;
 
-/* The run's scratch memory (runtime/afmt_scratch.c) is the one allocator
+/* The run's scratch memory (runtime/core/afmt_scratch.c) is the one allocator
  * a validator may reach, and only for a spec that keeps records ("unique",
  * "directory"): the scan notes its use instead of following it.  Freeing
  * it at the end of every run (afmt_scratch_free_all) or after a step
@@ -1077,17 +1077,50 @@ static void scan_code(scan *sc, const char *code, size_t n, const char *where, i
  * directory's records (spec/LANGUAGE.md). */
 static int keeps_records(const char *src)
 {
-    return strstr(src, "afmt_uniq_add") != NULL || strstr(src, "afmt_dir_add(") != NULL;
+    return strstr(src, "afmt_unique_keys_add") != NULL || strstr(src, "afmt_dir_add(") != NULL;
+}
+
+/* The runtime's files as paths under runtime/: those beside afmt.h and
+ * those in its folders (core/afmt_step.c), sorted; NULL if absent. */
+static char **list_runtime(size_t *n)
+{
+    size_t i, j, nd, nf;
+    char **top = list_dir("runtime", &nd);
+    char **v = NULL;
+    *n = 0;
+    for (i = 0; top && i < nd; i++) {
+        char dir[600];
+        char **files;
+        snprintf(dir, sizeof dir, "runtime/%s", top[i]);
+        files = list_dir(dir, &nf);
+        if (!files) { /* a file beside afmt.h */
+            v = realloc(v, sizeof *v * (*n + 1));
+            if (!v) break;
+            v[(*n)++] = strdup(top[i]);
+            continue;
+        }
+        for (j = 0; j < nf; j++) {
+            char path[1200];
+            snprintf(path, sizeof path, "%s/%s", top[i], files[j]);
+            v = realloc(v, sizeof *v * (*n + 1));
+            if (!v) break;
+            v[(*n)++] = strdup(path);
+        }
+        free_list(files, nf);
+        if (!v) break;
+    }
+    free_list(top, nd);
+    return v;
 }
 
 static void check_static_no_alloc(void)
 {
     size_t f, i, n;
-    char **v = list_dir("runtime", &n);
+    char **v = list_runtime(&n);
     scan base;
     memset(&base, 0, sizeof base);
     for (i = 0; v && i < n; i++) {
-        char path[600];
+        char path[1300];
         uint64_t len;
         size_t l = strlen(v[i]);
         if (l < 2 || (strcmp(v[i] + l - 2, ".c") != 0 && strcmp(v[i] + l - 2, ".h") != 0)) continue;

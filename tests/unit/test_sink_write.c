@@ -21,8 +21,8 @@
 #include <unistd.h>
 
 #include "afmt.h"
-#include "afmt_fileio.h"
-#include "afmt_sink.h"
+#include "io/afmt_fileio.h"
+#include "io/afmt_sink.h"
 #include "check.h"
 #include "testutil.h"
 #include "rawarray.h"

@@ -1,4 +1,4 @@
-/* Unit tests of the text-header parser (runtime/afmt_texthdr.c): JSON
+/* Unit tests of the text-header parser (runtime/text/afmt_texthdr.c): JSON
  * objects and NumPy's Python dict literals, accepted or refused with the
  * exact key path, offset and reason. */
 #include <stdint.h>
@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "afmt_texthdr.h"
+#include "text/afmt_texthdr.h"
 #include "check.h"
 
 static char name_buf[256];
@@ -17,7 +17,7 @@ static const char *nm(const char *prefix, const char *text)
     return name_buf;
 }
 
-static void th_init(afmt_th *th, afmt_th_syntax syn, const char *text, size_t len)
+static void th_init(afmt_texthdr *th, afmt_texthdr_syntax syn, const char *text, size_t len)
 {
     memset(th, 0, sizeof *th);
     th->text = (const uint8_t *)text;
@@ -25,19 +25,19 @@ static void th_init(afmt_th *th, afmt_th_syntax syn, const char *text, size_t le
     th->base = 8;
     th->syntax = syn;
     th->root = "header";
-    th->map_depths = syn == AFMT_TH_JSON ? 1u : 0u;
+    th->map_depths = syn == AFMT_TEXTHDR_JSON ? 1u : 0u;
     th->max_entries = 100000;
 }
 
 /* Parsed whole: "" when valid, else the described error. */
-static const char *parse(afmt_th_syntax syn, const char *text, size_t len, char *out, size_t n)
+static const char *parse(afmt_texthdr_syntax syn, const char *text, size_t len, char *out, size_t n)
 {
-    afmt_th th;
-    afmt_tv root;
+    afmt_texthdr th;
+    afmt_texthdr_value root;
     afmt_error err;
     th_init(&th, syn, text, len);
     afmt_error_clear(&err);
-    if (afmt_th_parse(&th, 0, &root, NULL, &err) == 0) {
+    if (afmt_texthdr_parse(&th, 0, &root, NULL, &err) == 0) {
         out[0] = '\0';
         return out;
     }
@@ -48,65 +48,65 @@ static const char *parse(afmt_th_syntax syn, const char *text, size_t len, char 
 static void test_verdicts(void)
 {
     static const struct {
-        afmt_th_syntax syn;
+        afmt_texthdr_syntax syn;
         const char *text;
         const char *want; /* "" = valid; offsets are base 8 + position */
     } cases[] = {
         /* what the formats write */
-        { AFMT_TH_PYDICT, "{'descr': '<f8', 'fortran_order': False, 'shape': (3, 4), }", "" },
-        { AFMT_TH_PYDICT, "{'descr': '|b1', 'fortran_order': True, 'shape': (), }", "" },
-        { AFMT_TH_PYDICT, "{'descr': '<i2', 'fortran_order': False, 'shape': (5,), }", "" },
-        { AFMT_TH_JSON, "{\"__metadata__\":{\"format\":\"pt\"},\"w\":{\"dtype\":\"F32\",\"shape\":[2,2],\"data_offsets\":[0,16]}}", "" },
-        { AFMT_TH_JSON, "{}", "" },
-        { AFMT_TH_JSON, " {\"a\" : [ ] , \"b\":true,\"c\":false}", "" },
-        { AFMT_TH_JSON, "{\"\\u00e9\\ud83d\\ude00\":1}", "" },
-        { AFMT_TH_JSON, "{\"caf\xc3\xa9\":18446744073709551615}", "" },
-        { AFMT_TH_JSON, "{\"a\":-9223372036854775808}", "" },
-        { AFMT_TH_PYDICT, "{\"x\": [1, 2,], 'y': {'z': ()}}", "" },
+        { AFMT_TEXTHDR_PYDICT, "{'descr': '<f8', 'fortran_order': False, 'shape': (3, 4), }", "" },
+        { AFMT_TEXTHDR_PYDICT, "{'descr': '|b1', 'fortran_order': True, 'shape': (), }", "" },
+        { AFMT_TEXTHDR_PYDICT, "{'descr': '<i2', 'fortran_order': False, 'shape': (5,), }", "" },
+        { AFMT_TEXTHDR_JSON, "{\"__metadata__\":{\"format\":\"pt\"},\"w\":{\"dtype\":\"F32\",\"shape\":[2,2],\"data_offsets\":[0,16]}}", "" },
+        { AFMT_TEXTHDR_JSON, "{}", "" },
+        { AFMT_TEXTHDR_JSON, " {\"a\" : [ ] , \"b\":true,\"c\":false}", "" },
+        { AFMT_TEXTHDR_JSON, "{\"\\u00e9\\ud83d\\ude00\":1}", "" },
+        { AFMT_TEXTHDR_JSON, "{\"caf\xc3\xa9\":18446744073709551615}", "" },
+        { AFMT_TEXTHDR_JSON, "{\"a\":-9223372036854775808}", "" },
+        { AFMT_TEXTHDR_PYDICT, "{\"x\": [1, 2,], 'y': {'z': ()}}", "" },
         /* syntax */
-        { AFMT_TH_JSON, "", "header at offset 8: expected a value, found the end of the header" },
-        { AFMT_TH_JSON, "{\"a\":1,}", "header at offset 14: a comma before '}'" },
-        { AFMT_TH_JSON, "{\"a\" 1}", "header[\"a\"] at offset 13: expected ':' after the key, found '1'" },
-        { AFMT_TH_JSON, "{\"a\":1 \"b\":2}", "header at offset 15: expected ',' or '}', found '\"'" },
-        { AFMT_TH_JSON, "{\"a\":1", "header at offset 14: expected ',' or '}', found the end of the header" },
-        { AFMT_TH_JSON, "{'a':1}", "header at offset 9: expected a string key or '}', found '''" },
-        { AFMT_TH_JSON, "{\"a\":(1,)}", "header[\"a\"] at offset 13: expected a value, found '('" },
-        { AFMT_TH_JSON, "{\"a\":null}", "header[\"a\"] at offset 13: null is not allowed in this header" },
-        { AFMT_TH_PYDICT, "{'a': None}", "header.a at offset 14: None is not allowed in this header" },
-        { AFMT_TH_JSON, "{\"a\":True}", "header[\"a\"] at offset 13: expected a value, found 'T'" },
-        { AFMT_TH_JSON, "{\"a\":1.5}", "header[\"a\"] at offset 13: a number with a fraction or exponent: only integers are allowed here" },
-        { AFMT_TH_JSON, "{\"a\":1e3}", "header[\"a\"] at offset 13: a number with a fraction or exponent: only integers are allowed here" },
-        { AFMT_TH_JSON, "{\"a\":012}", "header[\"a\"] at offset 13: an integer may not start with 0" },
-        { AFMT_TH_JSON, "{\"a\":-}", "header[\"a\"] at offset 13: '-' is not followed by digits" },
-        { AFMT_TH_JSON, "{\"a\":18446744073709551616}", "header[\"a\"] at offset 13: integer does not fit in 64 bits" },
-        { AFMT_TH_PYDICT, "{'a': 3L}", "header.a at offset 15: unexpected 'L' after an integer" },
-        { AFMT_TH_PYDICT, "{'shape': (3)}", "header.shape at offset 18: a tuple of one element is written (x,)" },
-        { AFMT_TH_PYDICT, "{1: 2}", "header at offset 9: expected a string key or '}', found '1'" },
+        { AFMT_TEXTHDR_JSON, "", "header at offset 8: expected a value, found the end of the header" },
+        { AFMT_TEXTHDR_JSON, "{\"a\":1,}", "header at offset 14: a comma before '}'" },
+        { AFMT_TEXTHDR_JSON, "{\"a\" 1}", "header[\"a\"] at offset 13: expected ':' after the key, found '1'" },
+        { AFMT_TEXTHDR_JSON, "{\"a\":1 \"b\":2}", "header at offset 15: expected ',' or '}', found '\"'" },
+        { AFMT_TEXTHDR_JSON, "{\"a\":1", "header at offset 14: expected ',' or '}', found the end of the header" },
+        { AFMT_TEXTHDR_JSON, "{'a':1}", "header at offset 9: expected a string key or '}', found '''" },
+        { AFMT_TEXTHDR_JSON, "{\"a\":(1,)}", "header[\"a\"] at offset 13: expected a value, found '('" },
+        { AFMT_TEXTHDR_JSON, "{\"a\":null}", "header[\"a\"] at offset 13: null is not allowed in this header" },
+        { AFMT_TEXTHDR_PYDICT, "{'a': None}", "header.a at offset 14: None is not allowed in this header" },
+        { AFMT_TEXTHDR_JSON, "{\"a\":True}", "header[\"a\"] at offset 13: expected a value, found 'T'" },
+        { AFMT_TEXTHDR_JSON, "{\"a\":1.5}", "header[\"a\"] at offset 13: a number with a fraction or exponent: only integers are allowed here" },
+        { AFMT_TEXTHDR_JSON, "{\"a\":1e3}", "header[\"a\"] at offset 13: a number with a fraction or exponent: only integers are allowed here" },
+        { AFMT_TEXTHDR_JSON, "{\"a\":012}", "header[\"a\"] at offset 13: an integer may not start with 0" },
+        { AFMT_TEXTHDR_JSON, "{\"a\":-}", "header[\"a\"] at offset 13: '-' is not followed by digits" },
+        { AFMT_TEXTHDR_JSON, "{\"a\":18446744073709551616}", "header[\"a\"] at offset 13: integer does not fit in 64 bits" },
+        { AFMT_TEXTHDR_PYDICT, "{'a': 3L}", "header.a at offset 15: unexpected 'L' after an integer" },
+        { AFMT_TEXTHDR_PYDICT, "{'shape': (3)}", "header.shape at offset 18: a tuple of one element is written (x,)" },
+        { AFMT_TEXTHDR_PYDICT, "{1: 2}", "header at offset 9: expected a string key or '}', found '1'" },
         /* strings */
-        { AFMT_TH_JSON, "{\"a\":\"x", "header[\"a\"] at offset 13: the string is not closed before the end of the header" },
-        { AFMT_TH_JSON, "{\"a\":\"\x01\"}", "header[\"a\"] at offset 14: control byte 0x01 in a string (escape it)" },
-        { AFMT_TH_JSON, "{\"a\":\"\\q\"}", "header[\"a\"] at offset 14: unknown escape in a string" },
-        { AFMT_TH_JSON, "{\"a\":\"\\ud800\"}", "header[\"a\"] at offset 14: a high surrogate escape is not followed by a low one in a string" },
-        { AFMT_TH_JSON, "{\"a\":\"\\udc00\"}", "header[\"a\"] at offset 14: the escape is not a Unicode scalar value in a string" },
-        { AFMT_TH_JSON, "{\"a\":\"\\u12\"}", "header[\"a\"] at offset 14: an escape needs hexadecimal digits in a string" },
-        { AFMT_TH_JSON, "{\"a\":\"\xff\"}", "header[\"a\"] at offset 14: invalid UTF-8 (byte 0xff) in a string" },
-        { AFMT_TH_JSON, "{\"a\":\"\xc0\xaf\"}", "header[\"a\"] at offset 14: invalid UTF-8 (byte 0xc0)" },
-        { AFMT_TH_JSON, "{\"a\":\"\xed\xa0\x80\"}", "header[\"a\"] at offset 14: invalid UTF-8 (byte 0xed)" },
-        { AFMT_TH_JSON, "{\"a\":\"\xf4\x90\x80\x80\"}", "header[\"a\"] at offset 14: invalid UTF-8 (byte 0xf4)" },
-        { AFMT_TH_JSON, "{\"a\":\"\xe2\x82\"}", "header[\"a\"] at offset 14: invalid UTF-8 (byte 0xe2)" },
-        { AFMT_TH_PYDICT, "{'a': '\\x41\\'\\u00e9'}", "" },
+        { AFMT_TEXTHDR_JSON, "{\"a\":\"x", "header[\"a\"] at offset 13: the string is not closed before the end of the header" },
+        { AFMT_TEXTHDR_JSON, "{\"a\":\"\x01\"}", "header[\"a\"] at offset 14: control byte 0x01 in a string (escape it)" },
+        { AFMT_TEXTHDR_JSON, "{\"a\":\"\\q\"}", "header[\"a\"] at offset 14: unknown escape in a string" },
+        { AFMT_TEXTHDR_JSON, "{\"a\":\"\\ud800\"}", "header[\"a\"] at offset 14: a high surrogate escape is not followed by a low one in a string" },
+        { AFMT_TEXTHDR_JSON, "{\"a\":\"\\udc00\"}", "header[\"a\"] at offset 14: the escape is not a Unicode scalar value in a string" },
+        { AFMT_TEXTHDR_JSON, "{\"a\":\"\\u12\"}", "header[\"a\"] at offset 14: an escape needs hexadecimal digits in a string" },
+        { AFMT_TEXTHDR_JSON, "{\"a\":\"\xff\"}", "header[\"a\"] at offset 14: invalid UTF-8 (byte 0xff) in a string" },
+        { AFMT_TEXTHDR_JSON, "{\"a\":\"\xc0\xaf\"}", "header[\"a\"] at offset 14: invalid UTF-8 (byte 0xc0)" },
+        { AFMT_TEXTHDR_JSON, "{\"a\":\"\xed\xa0\x80\"}", "header[\"a\"] at offset 14: invalid UTF-8 (byte 0xed)" },
+        { AFMT_TEXTHDR_JSON, "{\"a\":\"\xf4\x90\x80\x80\"}", "header[\"a\"] at offset 14: invalid UTF-8 (byte 0xf4)" },
+        { AFMT_TEXTHDR_JSON, "{\"a\":\"\xe2\x82\"}", "header[\"a\"] at offset 14: invalid UTF-8 (byte 0xe2)" },
+        { AFMT_TEXTHDR_PYDICT, "{'a': '\\x41\\'\\u00e9'}", "" },
         /* key paths */
-        { AFMT_TH_JSON, "{\"weight\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,1.0]}}",
+        { AFMT_TEXTHDR_JSON, "{\"weight\":{\"dtype\":\"F32\",\"shape\":[1],\"data_offsets\":[0,1.0]}}",
           "header[\"weight\"].data_offsets[1] at offset 63: a number with a fraction or exponent: only integers are allowed here" },
-        { AFMT_TH_JSON, "{\"a b\":{\"c-d\":[[x]]}}", "header[\"a b\"][\"c-d\"][0][0] at offset 24: expected a value, found 'x'" },
-        { AFMT_TH_JSON, "{\"q\\\"\":x}", "header[\"q\\\"\"] at offset 15: expected a value, found 'x'" },
+        { AFMT_TEXTHDR_JSON, "{\"a b\":{\"c-d\":[[x]]}}", "header[\"a b\"][\"c-d\"][0][0] at offset 24: expected a value, found 'x'" },
+        { AFMT_TEXTHDR_JSON, "{\"q\\\"\":x}", "header[\"q\\\"\"] at offset 15: expected a value, found 'x'" },
         /* duplicates */
-        { AFMT_TH_JSON, "{\"a\":1,\"b\":2,\"a\":3}", "header[\"a\"] at offset 21: duplicate key: it is already defined at offset 9" },
-        { AFMT_TH_JSON, "{\"a\":1,\"\\u0061\":3}", "header[\"a\"] at offset 15: duplicate key: it is already defined at offset 9" },
-        { AFMT_TH_JSON, "{\"w\":{\"dtype\":1,\"dtype\":2}}", "header[\"w\"].dtype at offset 24: duplicate key: it is already defined at offset 14" },
-        { AFMT_TH_PYDICT, "{'descr': '<f8', \"descr\": '<f4'}", "header.descr at offset 25: duplicate key: it is already defined at offset 9" },
+        { AFMT_TEXTHDR_JSON, "{\"a\":1,\"b\":2,\"a\":3}", "header[\"a\"] at offset 21: duplicate key: it is already defined at offset 9" },
+        { AFMT_TEXTHDR_JSON, "{\"a\":1,\"\\u0061\":3}", "header[\"a\"] at offset 15: duplicate key: it is already defined at offset 9" },
+        { AFMT_TEXTHDR_JSON, "{\"w\":{\"dtype\":1,\"dtype\":2}}", "header[\"w\"].dtype at offset 24: duplicate key: it is already defined at offset 14" },
+        { AFMT_TEXTHDR_PYDICT, "{'descr': '<f8', \"descr\": '<f4'}", "header.descr at offset 25: duplicate key: it is already defined at offset 9" },
         /* limits */
-        { AFMT_TH_JSON, "{\"a\":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}",
+        { AFMT_TEXTHDR_JSON, "{\"a\":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}",
           "header[\"a\"][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0][0] at offset 44: values nested deeper than 32 levels" },
     };
     size_t i;
@@ -130,31 +130,31 @@ static void test_embedded_nul(void)
 {
     char got[256];
     static const char text[] = "{\"a\":\"x\0y\"}";
-    parse(AFMT_TH_JSON, text, sizeof text - 1, got, sizeof got);
+    parse(AFMT_TEXTHDR_JSON, text, sizeof text - 1, got, sizeof got);
     CHECK("NUL in a string is refused", strcmp(got, "header[\"a\"] at offset 15: control byte 0x00 in a string (escape it)") == 0);
-    parse(AFMT_TH_JSON, "{\"a\":1}", 5, got, sizeof got);
+    parse(AFMT_TEXTHDR_JSON, "{\"a\":1}", 5, got, sizeof got);
     CHECK("the region bounds the text", strcmp(got, "header[\"a\"] at offset 13: expected a value, found the end of the header") == 0);
 }
 
 static void test_entry_limit(void)
 {
-    afmt_th th;
-    afmt_tv root;
+    afmt_texthdr th;
+    afmt_texthdr_value root;
     afmt_error err;
     char got[256];
     const char *t = "[1,2,3,4]";
-    th_init(&th, AFMT_TH_JSON, t, strlen(t));
+    th_init(&th, AFMT_TEXTHDR_JSON, t, strlen(t));
     th.max_entries = 3;
-    CHECK("entry limit", afmt_th_parse(&th, 0, &root, NULL, &err) == -1 && err.code == AFMT_E_LIMIT);
+    CHECK("entry limit", afmt_texthdr_parse(&th, 0, &root, NULL, &err) == -1 && err.code == AFMT_E_LIMIT);
     afmt_error_describe(&err, got, sizeof got);
     CHECK("entry limit message", strcmp(got, "header at offset 15: more than 3 entries in one list (limits.max_items)") == 0);
     th.max_entries = 4;
-    CHECK("entry limit reached exactly", afmt_th_parse(&th, 0, &root, NULL, &err) == 0 && root.count == 4);
+    CHECK("entry limit reached exactly", afmt_texthdr_parse(&th, 0, &root, NULL, &err) == 0 && root.count == 4);
     th.max_depth = 1;
     t = "[[1]]";
     th.text = (const uint8_t *)t;
     th.len = 5;
-    CHECK("depth limit", afmt_th_parse(&th, 0, &root, NULL, &err) == -1 && err.code == AFMT_E_LIMIT);
+    CHECK("depth limit", afmt_texthdr_parse(&th, 0, &root, NULL, &err) == -1 && err.code == AFMT_E_LIMIT);
 }
 
 static void test_access(void)
@@ -162,35 +162,35 @@ static void test_access(void)
     static const char *t =
         "{\"__metadata__\":{\"k\":\"v\"},\"b\":{\"dtype\":\"F16\",\"shape\":[2,3],\"data_offsets\":[0,12]},"
         "\"a\\u00e9\":{\"dtype\":\"I8\",\"shape\":[],\"data_offsets\":[12,13]}}";
-    afmt_th th;
-    afmt_tv root, k, v, x, e;
-    afmt_th_iter it, it2;
+    afmt_texthdr th;
+    afmt_texthdr_value root, k, v, x, e;
+    afmt_texthdr_iter it, it2;
     afmt_error err;
     char buf[32];
     uint64_t u = 0;
     int64_t i64 = 0;
     int n = 0;
 
-    th_init(&th, AFMT_TH_JSON, t, strlen(t));
-    CHECK("access: parses", afmt_th_parse(&th, 0, &root, NULL, &err) == 0);
+    th_init(&th, AFMT_TEXTHDR_JSON, t, strlen(t));
+    CHECK("access: parses", afmt_texthdr_parse(&th, 0, &root, NULL, &err) == 0);
     CHECK("access: root", root.kind == AFMT_TV_OBJECT && root.count == 3 && root.end == strlen(t));
-    CHECK("access: get missing", afmt_th_get(&th, &root, "zz", &v) == 0);
-    CHECK("access: get b", afmt_th_get(&th, &root, "b", &v) == 1 && v.kind == AFMT_TV_OBJECT && v.count == 3);
-    CHECK("access: b.dtype", afmt_th_get(&th, &v, "dtype", &x) == 1 && afmt_th_str_eq(&th, &x, "F16") &&
-                                 !afmt_th_str_eq(&th, &x, "F1") && !afmt_th_str_eq(&th, &x, "F166"));
-    CHECK("access: b.shape", afmt_th_get(&th, &v, "shape", &x) == 1 && x.kind == AFMT_TV_LIST && x.count == 2);
-    afmt_th_iter_begin(&th, &x, &it2);
-    CHECK("access: shape[0]", afmt_th_next(&th, &it2, NULL, &e) == 1 && afmt_th_as_u64(&e, &u) == 0 && u == 2);
-    CHECK("access: shape[1]", afmt_th_next(&th, &it2, NULL, &e) == 1 && afmt_th_as_i64(&e, &i64) == 0 && i64 == 3);
-    CHECK("access: shape end", afmt_th_next(&th, &it2, NULL, &e) == 0);
-    CHECK("access: escaped key", afmt_th_get(&th, &root, "a\xc3\xa9", &v) == 1);
-    afmt_th_iter_begin(&th, &root, &it);
-    while (afmt_th_next(&th, &it, &k, &v)) {
+    CHECK("access: get missing", afmt_texthdr_get(&th, &root, "zz", &v) == 0);
+    CHECK("access: get b", afmt_texthdr_get(&th, &root, "b", &v) == 1 && v.kind == AFMT_TV_OBJECT && v.count == 3);
+    CHECK("access: b.dtype", afmt_texthdr_get(&th, &v, "dtype", &x) == 1 && afmt_texthdr_str_eq(&th, &x, "F16") &&
+                                 !afmt_texthdr_str_eq(&th, &x, "F1") && !afmt_texthdr_str_eq(&th, &x, "F166"));
+    CHECK("access: b.shape", afmt_texthdr_get(&th, &v, "shape", &x) == 1 && x.kind == AFMT_TV_LIST && x.count == 2);
+    afmt_texthdr_iter_begin(&th, &x, &it2);
+    CHECK("access: shape[0]", afmt_texthdr_next(&th, &it2, NULL, &e) == 1 && afmt_texthdr_as_u64(&e, &u) == 0 && u == 2);
+    CHECK("access: shape[1]", afmt_texthdr_next(&th, &it2, NULL, &e) == 1 && afmt_texthdr_as_i64(&e, &i64) == 0 && i64 == 3);
+    CHECK("access: shape end", afmt_texthdr_next(&th, &it2, NULL, &e) == 0);
+    CHECK("access: escaped key", afmt_texthdr_get(&th, &root, "a\xc3\xa9", &v) == 1);
+    afmt_texthdr_iter_begin(&th, &root, &it);
+    while (afmt_texthdr_next(&th, &it, &k, &v)) {
         n++;
         if (n == 3) {
-            CHECK("access: copy escaped key", afmt_th_str_copy(&th, &k, buf, sizeof buf) == 3 &&
+            CHECK("access: copy escaped key", afmt_texthdr_str_copy(&th, &k, buf, sizeof buf) == 3 &&
                                                   strcmp(buf, "a\xc3\xa9") == 0);
-            CHECK("access: copy truncated", afmt_th_str_copy(&th, &k, buf, 2) == 3 && strcmp(buf, "a") == 0);
+            CHECK("access: copy truncated", afmt_texthdr_str_copy(&th, &k, buf, 2) == 3 && strcmp(buf, "a") == 0);
         }
     }
     CHECK("access: three entries in order", n == 3);
@@ -198,20 +198,20 @@ static void test_access(void)
 
 static void test_int_conversions(void)
 {
-    afmt_tv v;
+    afmt_texthdr_value v;
     int64_t i = 0;
     uint64_t u = 0;
     memset(&v, 0, sizeof v);
     v.kind = AFMT_TV_INT;
     v.u = (uint64_t)1 << 63;
     v.negative = 1;
-    CHECK("i64 min", afmt_th_as_i64(&v, &i) == 0 && i == INT64_MIN);
-    CHECK("negative is not u64", afmt_th_as_u64(&v, &u) == -1);
+    CHECK("i64 min", afmt_texthdr_as_i64(&v, &i) == 0 && i == INT64_MIN);
+    CHECK("negative is not u64", afmt_texthdr_as_u64(&v, &u) == -1);
     v.negative = 0;
-    CHECK("2^63 is not i64", afmt_th_as_i64(&v, &i) == -1);
-    CHECK("2^63 is u64", afmt_th_as_u64(&v, &u) == 0 && u == (uint64_t)1 << 63);
+    CHECK("2^63 is not i64", afmt_texthdr_as_i64(&v, &i) == -1);
+    CHECK("2^63 is u64", afmt_texthdr_as_u64(&v, &u) == 0 && u == (uint64_t)1 << 63);
     v.kind = AFMT_TV_BOOL;
-    CHECK("bool is not an integer", afmt_th_as_u64(&v, &u) == -1);
+    CHECK("bool is not an integer", afmt_texthdr_as_u64(&v, &u) == -1);
 }
 
 /* Many keys: duplicates are found across the hash table's passes, and a
@@ -229,19 +229,19 @@ static void test_many_keys(void)
         len += (size_t)snprintf(t + len, cap - len, "%s\"k%d\":%d", i ? "," : "", i, i);
     t[len++] = '}';
     {
-        afmt_th th;
-        afmt_tv root;
+        afmt_texthdr th;
+        afmt_texthdr_value root;
         afmt_error err;
-        th_init(&th, AFMT_TH_JSON, t, len);
+        th_init(&th, AFMT_TEXTHDR_JSON, t, len);
         th.max_entries = 0;
-        CHECK("3000 distinct keys", afmt_th_parse(&th, 0, &root, NULL, &err) == 0 && root.count == N);
+        CHECK("3000 distinct keys", afmt_texthdr_parse(&th, 0, &root, NULL, &err) == 0 && root.count == N);
     }
     /* Rename the last key to the 600th: found in the second pass. */
     {
         char *last = strstr(t, "\"k2999\"");
         memcpy(last, "\"k599\" ", 7);
         /* "k599" then a space before ':' is still valid JSON */
-        parse(AFMT_TH_JSON, t, len, got, sizeof got);
+        parse(AFMT_TEXTHDR_JSON, t, len, got, sizeof got);
         if (!strstr(got, "duplicate key")) printf("  got: %s\n", got);
         CHECK("duplicate found in a later pass", strstr(got, "duplicate key") != NULL && strncmp(got, "header[\"k599\"]", 14) == 0);
     }
@@ -299,7 +299,7 @@ static void case_key(int which, int i, int n, char *out, size_t size)
 
 /* Duplicate keys are found alike whatever work area the parser has: none
  * (passes over the text), one too small (the same passes), or the size
- * afmt_th_work_size gives (one sort): same verdict, same message.  The
+ * afmt_texthdr_work_size gives (one sort): same verdict, same message.  The
  * cases are the ones a sort can get wrong: equal neighbours in byte order,
  * every key equal, an escaped spelling, the earliest redefinition among
  * several, a nested object using the area above its parent's keys. */
@@ -342,26 +342,26 @@ static void test_work_area(void)
         }
         tb_put(&t, "}");
         for (w = 0; w < 3; w++) {
-            afmt_th th;
-            afmt_tv root;
+            afmt_texthdr th;
+            afmt_texthdr_value root;
             afmt_error err;
             char got[512] = "";
             void *work = NULL;
-            th_init(&th, AFMT_TH_JSON, t.p, t.len);
+            th_init(&th, AFMT_TEXTHDR_JSON, t.p, t.len);
             th.max_entries = 0;
             if (w == 1) {
                 th.work_size = 64;
             } else if (w == 2) {
-                th.work_size = afmt_th_work_size((const uint8_t *)t.p, t.len);
+                th.work_size = afmt_texthdr_work_size((const uint8_t *)t.p, t.len);
             }
             if (w) {
                 work = malloc((size_t)th.work_size);
                 th.work = work;
             }
-            if (afmt_th_parse(&th, 0, &root, NULL, &err) != 0)
+            if (afmt_texthdr_parse(&th, 0, &root, NULL, &err) != 0)
                 afmt_error_describe(&err, got, sizeof got);
             snprintf(name, sizeof name, "work area %s: case %zu (%d keys)",
-                     w == 0 ? "none" : w == 1 ? "too small" : "of afmt_th_work_size", i, cases[i].n);
+                     w == 0 ? "none" : w == 1 ? "too small" : "of afmt_texthdr_work_size", i, cases[i].n);
             if (cases[i].want[0] == '\0') {
                 CHECK(name, got[0] == '\0' && root.count == (uint64_t)cases[i].n);
             } else {
@@ -381,19 +381,19 @@ static void test_work_area(void)
 }
 
 /* Walk a parsed value completely through the access functions. */
-static uint64_t walk(const afmt_th *th, const afmt_tv *v, unsigned depth)
+static uint64_t walk(const afmt_texthdr *th, const afmt_texthdr_value *v, unsigned depth)
 {
-    afmt_th_iter it;
-    afmt_tv k, e;
+    afmt_texthdr_iter it;
+    afmt_texthdr_value k, e;
     uint64_t n = 1;
     char buf[8];
     if (v->kind == AFMT_TV_STRING)
-        afmt_th_str_copy(th, v, buf, sizeof buf);
+        afmt_texthdr_str_copy(th, v, buf, sizeof buf);
     if (v->kind != AFMT_TV_OBJECT && v->kind != AFMT_TV_LIST && v->kind != AFMT_TV_TUPLE)
         return n;
-    afmt_th_iter_begin(th, v, &it);
-    while (afmt_th_next(th, &it, &k, &e)) {
-        if (v->kind == AFMT_TV_OBJECT && afmt_th_get(th, v, "a", &k) == 1 && k.kind == AFMT_TV_NONE)
+    afmt_texthdr_iter_begin(th, v, &it);
+    while (afmt_texthdr_next(th, &it, &k, &e)) {
+        if (v->kind == AFMT_TV_OBJECT && afmt_texthdr_get(th, v, "a", &k) == 1 && k.kind == AFMT_TV_NONE)
             return 0;
         n += walk(th, &e, depth + 1);
     }
@@ -405,9 +405,9 @@ static uint64_t walk(const afmt_th *th, const afmt_tv *v, unsigned depth)
  * be walked entry by entry. */
 static void test_mutations(void)
 {
-    static const struct { afmt_th_syntax syn; const char *text; } seeds[] = {
-        { AFMT_TH_PYDICT, "{'descr': '<f8', 'fortran_order': False, 'shape': (3, 4), }" },
-        { AFMT_TH_JSON, "{\"__metadata__\":{\"k\":\"v\\u00e9\"},\"w\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}" },
+    static const struct { afmt_texthdr_syntax syn; const char *text; } seeds[] = {
+        { AFMT_TEXTHDR_PYDICT, "{'descr': '<f8', 'fortran_order': False, 'shape': (3, 4), }" },
+        { AFMT_TEXTHDR_JSON, "{\"__metadata__\":{\"k\":\"v\\u00e9\"},\"w\":{\"dtype\":\"F32\",\"shape\":[2],\"data_offsets\":[0,8]}}" },
     };
     static const uint8_t subst[] = { 0, '"', '\'', '\\', '{', '}', '[', ']', '(', ')', ',', ':', ' ', '-',
                                      '0', '9', 'x', 'u', 0x80, 0xc3, 0xff };
@@ -419,8 +419,8 @@ static void test_mutations(void)
         if (!copy) { CHECK("malloc", 0); return; }
         for (pos = 0; pos <= len; pos++) {
             for (b = 0; b <= sizeof subst; b++) {
-                afmt_th th;
-                afmt_tv root;
+                afmt_texthdr th;
+                afmt_texthdr_value root;
                 afmt_error err;
                 size_t n = len;
                 memcpy(copy, seeds[si].text, len);
@@ -428,7 +428,7 @@ static void test_mutations(void)
                 else if (pos < len) copy[pos] = subst[b];
                 else continue;
                 th_init(&th, seeds[si].syn, (const char *)copy, n);
-                if (afmt_th_parse(&th, 0, &root, NULL, &err) == 0) {
+                if (afmt_texthdr_parse(&th, 0, &root, NULL, &err) == 0) {
                     if (root.end > n || walk(&th, &root, 0) == 0) bad++;
                 } else if (err.offset < 8 || err.offset > 8 + n || err.field[0] == '\0') {
                     bad++;

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "afmt_internal.h"
-#include "afmt_transpose.h"
+#include "array/afmt_transpose.h"
 #include "check.h"
 
 /* A byte that depends on the storage position and the byte within the

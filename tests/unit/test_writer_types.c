@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "afmt.h"
-#include "afmt_format.h"
+#include "core/afmt_format.h"
 #include "gguf.h"
 #include "check.h"
 

@@ -1,4 +1,4 @@
-/* The zip writer (runtime/afmt_zip_write.c): archives in torch.save's
+/* The zip writer (runtime/archive/afmt_zip_write.c): archives in torch.save's
  * form and np.savez's pass afmt_archive_validate with the torch-like and
  * npz-like descs (ar_build.h), and the tools that are installed:
  * `python3 -m zipfile -t`, `unzip -t` and numpy.load (each skipped, with
@@ -9,7 +9,7 @@
 #include "check.h"
 #include "testutil.h"
 
-#include "afmt_zip_write.h"
+#include "archive/afmt_zip_write.h"
 
 static uint8_t out[1 << 20];
 static uint8_t npy_w[512], npy_b[512];

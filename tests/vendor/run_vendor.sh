@@ -3,7 +3,7 @@
 #
 # For every shipped format, and for a format generated out of tree
 # (tests/specs/newformat/toyfmt.json), an empty temporary folder gets only
-# runtime/ + <format>.{c,h} in its afmt/ (included as "afmt/<format>.h")
+# runtime/ (its folders kept) + <format>.{c,h} in its afmt/ (included as "afmt/<format>.h")
 # + the main.c, list.c and main.cpp of docs/VENDORING.md
 # (extracted from the markdown, so the document cannot drift; `rawarray`
 # replaced by the format's name).  Built with gcc and clang
@@ -77,14 +77,14 @@ formats=$(for s in spec/*.json; do basename "$s" .json; done)
 # runtime/: every format's afmt/ holds the same runtime bytes, compiled
 # with the same flags, so each format's builds below compile only what
 # differs (its generated files and the programs) and link these.  The
-# documented one-line command, `cc $STRICT -o check main.c afmt/*.c`, runs
+# documented one-line command, `cc $STRICT -o check main.c afmt/*.c afmt/*/*.c`, runs
 # as written for the first format and for toyfmt, with both compilers.
-runtime_c=$(cd runtime && ls ./*.c | sed 's|^\./||')
+runtime_c=$(cd runtime && ls ./*/*.c | sed 's|^\./||')
 for cc in gcc clang; do
-    mkdir -p "$TMP/rt-$cc/afmt" && cp runtime/* "$TMP/rt-$cc/afmt/"
+    mkdir -p "$TMP/rt-$cc/afmt" && cp -R runtime/. "$TMP/rt-$cc/afmt/"
     if (cd "$TMP/rt-$cc" && printf '%s\n' $runtime_c |
             xargs -P 2 -I{} sh -c "$cc $STRICT -c afmt/{} -o \$(basename {} .c).o") > "$TMP/rt.log" 2>&1; then
-        pass "the runtime: $cc $STRICT afmt/*.c compiles ($(echo $runtime_c | wc -w) files)"
+        pass "the runtime: $cc $STRICT afmt/*/*.c compiles ($(echo $runtime_c | wc -w) files)"
     else
         fail "the runtime: $cc $STRICT: $(grep -m3 -E 'error|warning' "$TMP/rt.log")"
     fi
@@ -96,7 +96,7 @@ for fmt in $formats toyfmt; do
     [ -f "$src/$fmt.c" ] || { fail "$fmt: no $src/$fmt.c"; continue; }
     d=$TMP/$fmt
     mkdir -p "$d/afmt"
-    cp runtime/* "$d/afmt/"
+    cp -R runtime/. "$d/afmt/"
     cp "$src/$fmt.c" "$src/$fmt.h" "$d/afmt/"
     # a format whose archive members are another format's (npz: npy)
     # vendors that one too, as docs/VENDORING.md says
@@ -118,9 +118,8 @@ for fmt in $formats toyfmt; do
         done
     fi
 
-    # the format's own sources: afmt/*.c less the runtime's
-    own_c=$(cd "$d" && for c in afmt/*.c; do
-        case " $(echo $runtime_c) " in *" ${c#afmt/} "*) ;; *) echo "$c" ;; esac; done)
+    # the format's own sources: afmt/*.c (the runtime's are in afmt/*/)
+    own_c=$(cd "$d" && echo afmt/*.c)
     # C++: the runtime through gcc, main.cpp through g++.
     if (cd "$d" && mkdir -p obj && for c in $own_c; do
             gcc $STRICT -c "$c" -o "obj/$(basename "${c%.c}").o" || exit 1; done &&
@@ -153,15 +152,15 @@ for fmt in $formats toyfmt; do
 
     for cc in gcc clang; do
         case " $literal_formats " in
-            *" $fmt "*) how="as written" sources=$(cd "$d" && echo afmt/*.c) objects= ;;
+            *" $fmt "*) how="as written" sources=$(cd "$d" && echo afmt/*.c afmt/*/*.c) objects= ;;
             *) how="the runtime's objects shared" sources=$own_c objects=$(echo "$TMP"/rt-$cc/*.o) ;;
         esac
         # shellcheck disable=SC2086
         if ! (cd "$d" && $cc $STRICT -o "check-$cc" main.c $sources $objects) >"$TMP/cc.log" 2>&1; then
-            fail "$fmt: $cc $STRICT main.c afmt/*.c ($how): $(grep -m3 -E 'error|undefined' "$TMP/cc.log")"
+            fail "$fmt: $cc $STRICT main.c afmt/*.c afmt/*/*.c ($how): $(grep -m3 -E 'error|undefined' "$TMP/cc.log")"
             continue
         fi
-        pass "$fmt: $cc $STRICT main.c afmt/*.c builds ($how)"
+        pass "$fmt: $cc $STRICT main.c afmt/*.c afmt/*/*.c builds ($how)"
         inputs=()
         [ -f "$sample" ] && inputs+=("$sample")
         for f in corpus/"$fmt"/*; do
@@ -242,7 +241,7 @@ done
 # ABI pin: the same generated file against a runtime of another ABI.
 d=$TMP/abi
 mkdir -p "$d"
-cp runtime/* generated/rawarray.c generated/rawarray.h "$d/"
+cp -R runtime/. "$d/" && cp generated/rawarray.c generated/rawarray.h "$d/"
 abi=$(sed -n 's/^#define AFMT_RUNTIME_ABI \([0-9]*\)$/\1/p' runtime/afmt.h)
 if [ -z "$abi" ]; then
     fail "abi: no '#define AFMT_RUNTIME_ABI N' in runtime/afmt.h"

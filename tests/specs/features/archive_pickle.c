@@ -114,7 +114,7 @@ static const afmt_ar_write_desc archive_pickle_archive_write = {
     .zip64_local = 0,
 };
 
-static int archive_pickle_validate_body(afmt_vctx *c)
+static int archive_pickle_validate_body(afmt_validation *c)
 {
     /* archive: an archive of named members (tests/specs/features/archive_pickle.json /body/0) */
     if (afmt_archive_validate(&archive_pickle_archive, c->src, afmt_end(c), &c->pos, &c->narrays,

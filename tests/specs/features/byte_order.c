@@ -43,7 +43,7 @@ static const afmt_field_desc field_tag = {
 
 /* order: its check, for the validator and the writer
  * (tests/specs/features/byte_order.json /body/0/in) */
-static int byte_order_check_order(const afmt_vctx *c, uint64_t at, uint64_t v_order)
+static int byte_order_check_order(const afmt_validation *c, uint64_t at, uint64_t v_order)
 {
     if (!((v_order == UINT64_C(18761)) || (v_order == UINT64_C(19789)))) {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "order", AFMT_NO_INDEX, at,
@@ -65,7 +65,7 @@ static const char byte_order_types_known[] =
 
 /* rank: its check, for the validator and the writer
  * (tests/specs/features/byte_order.json /body/5/range) */
-static int byte_order_check_rank(const afmt_vctx *c, uint64_t at, uint64_t v_rank)
+static int byte_order_check_rank(const afmt_validation *c, uint64_t at, uint64_t v_rank)
 {
     if (!(((void)(v_rank), 1) && (v_rank <= UINT64_C(4)))) {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "rank", AFMT_NO_INDEX, at,
@@ -77,7 +77,7 @@ static int byte_order_check_rank(const afmt_vctx *c, uint64_t at, uint64_t v_ran
 
 /* dims: its check, for the validator and the writer
  * (tests/specs/features/byte_order.json /body/6) */
-static int byte_order_check_dims(const afmt_vctx *c, uint64_t at, uint64_t at_index,
+static int byte_order_check_dims(const afmt_validation *c, uint64_t at, uint64_t at_index,
         uint64_t e_dims)
 {
     if (!(e_dims < UINT64_C(1000))) {
@@ -87,8 +87,8 @@ static int byte_order_check_dims(const afmt_vctx *c, uint64_t at, uint64_t at_in
     return 0;
 }
 
-static int byte_order_validate_data(afmt_vctx *c, const afmt_elem el_type, const uint64_t n_dims,
-        const uint64_t o_dims, const uint64_t dims_product)
+static int byte_order_validate_data(afmt_validation *c, const afmt_elem el_type,
+        const uint64_t n_dims, const uint64_t o_dims, const uint64_t dims_product)
 {
     const uint64_t n_data = dims_product;
     const uint64_t stored_data = n_data;
@@ -104,7 +104,7 @@ static int byte_order_validate_data(afmt_vctx *c, const afmt_elem el_type, const
     return 0;
 }
 
-static int byte_order_validate_body(afmt_vctx *c)
+static int byte_order_validate_body(afmt_validation *c)
 {
     c->big = 0; /* the spec's endian, until "byte_order" chooses */
 

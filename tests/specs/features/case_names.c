@@ -54,7 +54,7 @@ static const char case_names_t_known[] =
 
 /* x: its check, for the validator and the writer
  * (tests/specs/features/case_names.json /body/1/cases/0/body/2) */
-static int case_names_check_x(const afmt_vctx *c, uint64_t at, uint64_t v_x)
+static int case_names_check_x(const afmt_validation *c, uint64_t at, uint64_t v_x)
 {
     if (!(v_x < UINT64_C(100))) {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "x", AFMT_NO_INDEX, at,
@@ -65,7 +65,7 @@ static int case_names_check_x(const afmt_vctx *c, uint64_t at, uint64_t v_x)
 
 /* x: its check, for the validator and the writer
  * (tests/specs/features/case_names.json /body/1/cases/1/body/2) */
-static int case_names_check_x_ne_7(const afmt_vctx *c, uint64_t at, uint64_t v_x)
+static int case_names_check_x_ne_7(const afmt_validation *c, uint64_t at, uint64_t v_x)
 {
     if (!(v_x != UINT64_C(7))) {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "x", AFMT_NO_INDEX, at,
@@ -74,8 +74,8 @@ static int case_names_check_x_ne_7(const afmt_vctx *c, uint64_t at, uint64_t v_x
     return 0;
 }
 
-static int case_names_validate_data(afmt_vctx *c, const afmt_elem el_type, const uint64_t o_n,
-        const uint64_t v_n)
+static int case_names_validate_data(afmt_validation *c, const afmt_elem el_type,
+        const uint64_t o_n, const uint64_t v_n)
 {
     afmt_count k_data = AFMT_COUNT_INIT;
     afmt_count_dim(&k_data, v_n, "n", o_n);
@@ -95,7 +95,7 @@ static int case_names_validate_data(afmt_vctx *c, const afmt_elem el_type, const
     return 0;
 }
 
-static int case_names_validate_shape_vector(afmt_vctx *c)
+static int case_names_validate_shape_vector(afmt_validation *c)
 {
     /* code: u8 (tests/specs/features/case_names.json /body/1/cases/0/body/0) */
     const uint64_t o_code = c->pos;
@@ -130,8 +130,8 @@ static int case_names_validate_shape_vector(afmt_vctx *c)
     return 0;
 }
 
-static int case_names_validate_matrix(afmt_vctx *c, const afmt_elem el_type, const uint64_t o_rows,
-        const uint64_t v_rows, const uint64_t o_cols, const uint64_t v_cols)
+static int case_names_validate_matrix(afmt_validation *c, const afmt_elem el_type,
+        const uint64_t o_rows, const uint64_t v_rows, const uint64_t o_cols, const uint64_t v_cols)
 {
     afmt_count k_matrix = AFMT_COUNT_INIT;
     afmt_count_dim(&k_matrix, v_rows, "rows", o_rows);
@@ -153,7 +153,7 @@ static int case_names_validate_matrix(afmt_vctx *c, const afmt_elem el_type, con
     return 0;
 }
 
-static int case_names_validate_shape_matrix(afmt_vctx *c)
+static int case_names_validate_shape_matrix(afmt_validation *c)
 {
     /* code: u8 (tests/specs/features/case_names.json /body/1/cases/1/body/0) */
     const uint64_t o_code = c->pos;
@@ -193,7 +193,7 @@ static int case_names_validate_shape_matrix(afmt_vctx *c)
     return 0;
 }
 
-static int case_names_validate_tail_flags_eq_0(afmt_vctx *c)
+static int case_names_validate_tail_flags_eq_0(afmt_validation *c)
 {
     /* pad: u8 (tests/specs/features/case_names.json /body/3/cases/0/body/0) */
     const uint64_t o_pad = c->pos;
@@ -206,14 +206,14 @@ static int case_names_validate_tail_flags_eq_0(afmt_vctx *c)
     return 0;
 }
 
-static int case_names_validate_tail_not_flags_eq_0(afmt_vctx *c)
+static int case_names_validate_tail_not_flags_eq_0(afmt_validation *c)
 {
     /* pad: u16 little-endian (tests/specs/features/case_names.json /body/3/cases/1/body/0) */
     if (afmt_take_field(c, &field_pad_u16, 1)) return -1;
     return 0;
 }
 
-static int case_names_validate_body(afmt_vctx *c)
+static int case_names_validate_body(afmt_validation *c)
 {
     /* kind: u8 (tests/specs/features/case_names.json /body/0) */
     const uint64_t o_kind = c->pos;

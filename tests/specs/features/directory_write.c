@@ -42,7 +42,7 @@ static const afmt_field_desc field_offset = {.name = "offset", .kind = AFMT_FIEL
 
 /* version: its check, for the validator and the writer
  * (tests/specs/features/directory_write.json /body/1) */
-static int directory_write_check_version(const afmt_vctx *c, uint64_t at, uint64_t v_version)
+static int directory_write_check_version(const afmt_validation *c, uint64_t at, uint64_t v_version)
 {
     if (v_version != UINT64_C(1)) {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "version", AFMT_NO_INDEX, at, "expected %" PRIu64
@@ -53,7 +53,7 @@ static int directory_write_check_version(const afmt_vctx *c, uint64_t at, uint64
 
 /* shift: its check, for the validator and the writer
  * (tests/specs/features/directory_write.json /body/5/body/0) */
-static int directory_write_check_shift(const afmt_vctx *c, uint64_t at, uint64_t v_shift)
+static int directory_write_check_shift(const afmt_validation *c, uint64_t at, uint64_t v_shift)
 {
     if (!(v_shift < UINT64_C(8))) {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "shift", AFMT_NO_INDEX, at,
@@ -64,7 +64,7 @@ static int directory_write_check_shift(const afmt_vctx *c, uint64_t at, uint64_t
 
 /* rank: its check, for the validator and the writer
  * (tests/specs/features/directory_write.json /body/6/body/1/range) */
-static int directory_write_check_rank(const afmt_vctx *c, uint64_t at, uint64_t v_rank)
+static int directory_write_check_rank(const afmt_validation *c, uint64_t at, uint64_t v_rank)
 {
     if (!(((void)(v_rank), 1) && (v_rank <= UINT64_C(3)))) {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "rank", AFMT_NO_INDEX, at,
@@ -106,7 +106,7 @@ static const afmt_dir_desc directory_write_dir_data = {
     .pad_lenient = 0,
 };
 
-static int directory_write_validate_note(afmt_vctx *c, uint64_t *const p_align)
+static int directory_write_validate_note(afmt_validation *c, uint64_t *const p_align)
 {
     /* shift: u8 (tests/specs/features/directory_write.json /body/5/body/0) */
     const uint64_t o_shift = c->pos;
@@ -124,7 +124,7 @@ static int directory_write_validate_note(afmt_vctx *c, uint64_t *const p_align)
     return 0;
 }
 
-static int directory_write_validate_rec(afmt_vctx *c, afmt_uniq *const uq_rec,
+static int directory_write_validate_rec(afmt_validation *c, afmt_unique_keys *const uq_rec,
         afmt_dir_list *const dir_rec, const uint64_t r_rec)
 {
     /* name: a string with a u8 length (tests/specs/features/directory_write.json /body/6/body/0) */
@@ -135,7 +135,8 @@ static int directory_write_validate_rec(afmt_vctx *c, afmt_uniq *const uq_rec,
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "name", AFMT_NO_INDEX, o_name,
                 "`len(name) <= 40` does not hold");
     }
-    if (afmt_uniq_add(c, uq_rec, "rec", "name", r_rec, o_name, o_name + 1, len_name)) return -1;
+    if (afmt_unique_keys_add(c, uq_rec, "rec", "name", r_rec, o_name, o_name + 1,
+            len_name)) return -1;
 
     /* rank: u8 (tests/specs/features/directory_write.json /body/6/body/1) */
     const uint64_t o_rank = c->pos;
@@ -174,7 +175,7 @@ static int directory_write_validate_rec(afmt_vctx *c, afmt_uniq *const uq_rec,
     return 0;
 }
 
-static int directory_write_validate_body(afmt_vctx *c)
+static int directory_write_validate_body(afmt_validation *c)
 {
     /* magic: 2 bytes of raw bytes (tests/specs/features/directory_write.json /body/0) */
     const uint64_t o_magic = c->pos;
@@ -234,9 +235,9 @@ static int directory_write_validate_body(afmt_vctx *c)
                 "", count_rec, count_rec == 1 ? "" : "s", afmt_end(c) - c->pos,
                 afmt_end(c) - c->pos == 1 ? "" : "s", c->pos);
     }
-    afmt_uniq uniq_rec;
-    afmt_uniq_init(&uniq_rec, 0, 0);
-    afmt_uniq *const uq_rec = &uniq_rec;
+    afmt_unique_keys uniq_rec;
+    afmt_unique_keys_init(&uniq_rec, 0, 0);
+    afmt_unique_keys *const uq_rec = &uniq_rec;
     afmt_dir_list dl_rec;
     afmt_dir_list_init(&dl_rec);
     afmt_dir_list *const dir_rec = &dl_rec;
@@ -262,12 +263,12 @@ static int directory_write_validate_body(afmt_vctx *c)
      * (tests/specs/features/directory_write.json /body/7)
      */
     uint64_t offset_rounded;
-    if (!afmt_roundup_u64(c->pos, (*p_align), &offset_rounded)) {
+    if (afmt_checked_roundup_u64(c->pos, (*p_align), &offset_rounded)) {
         return afmt_fail_c(c, AFMT_E_OVERFLOW, "to_data", AFMT_NO_INDEX, c->pos,
                 "`roundup(offset(), align) - offset()` overflows 64 bits or divides by zero");
     }
     uint64_t offset_rounded_minus_offset;
-    if (!afmt_sub_u64(offset_rounded, c->pos, &offset_rounded_minus_offset)) {
+    if (afmt_checked_sub_u64(offset_rounded, c->pos, &offset_rounded_minus_offset)) {
         return afmt_fail_c(c, AFMT_E_NEGATIVE, "to_data", AFMT_NO_INDEX, c->pos,
                 "`roundup(offset(), align) - offset()` is below zero");
     }
@@ -317,7 +318,7 @@ static int directory_write_write_rec(const afmt_array *arrays, afmt_sink *sink, 
                 "directory_write cannot hold elements of type %s", afmt_array_type_name(A_data));
     }
     char s_name[AFMT_NAME_MAX];
-    if (afmt_wdir_name(A_data, ai, dir_data_prefix, s_name, err) != 0) return -1;
+    if (afmt_write_dir_name(A_data, ai, dir_data_prefix, s_name, err) != 0) return -1;
     const uint64_t len_name = strlen(s_name);
     const uint64_t v_rank = (uint64_t)A_data->rank;
     const uint64_t *w_dims = A_data->dims;
@@ -385,31 +386,32 @@ static int directory_write_write_impl(const afmt_array *arrays, size_t n,
     /* repeat note: none (n_notes is 0) */
     /* repeat rec: a record per array, placed in directory data */
     const uint64_t dir_data_align = (*p_align); /* the records' offsets and the payloads' places */
-    const char *dir_data_prefix = afmt_wdir_prefix(arrays, n, "a"); /* names of unnamed arrays */
-    if (afmt_wdir_unique_names(arrays, n, dir_data_prefix, "name", err) != 0) return -1;
+    const char *dir_data_prefix = afmt_write_dir_prefix(arrays, n, "a"); /* names of unnamed arrays */
+    if (afmt_write_dir_unique_names(arrays, n, dir_data_prefix, "name", err) != 0) return -1;
     uint64_t dir_data_end = 0;
     for (size_t ai = 0; ai < n; ai++) {
         uint64_t dir_data_at;
-        if (afmt_wdir_next(&arrays[ai], "rec", ai, dir_data_align, &dir_data_end, &dir_data_at,
-                err) != 0) return -1;
+        if (afmt_write_dir_next(&arrays[ai], "rec", ai, dir_data_align, &dir_data_end,
+                &dir_data_at, err) != 0) return -1;
         if (directory_write_write_rec(arrays, sink, err, dir_data_prefix, ai, dir_data_at)) {
             return afmt_error_within(err, "rec", ai);
         }
     }
     /* to_data */
     uint64_t offset_rounded;
-    if (!afmt_roundup_u64(sink->written, (*p_align), &offset_rounded)) {
+    if (afmt_checked_roundup_u64(sink->written, (*p_align), &offset_rounded)) {
         return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "to_data", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "`roundup(offset(), align) - offset()` overflows 64 bits or divides by zero");
     }
     uint64_t offset_rounded_minus_offset;
-    if (!afmt_sub_u64(offset_rounded, sink->written, &offset_rounded_minus_offset)) {
+    if (afmt_checked_sub_u64(offset_rounded, sink->written, &offset_rounded_minus_offset)) {
         return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "to_data", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "`roundup(offset(), align) - offset()` is below zero");
     }
     if (afmt_sink_zeros(sink, offset_rounded_minus_offset, err) != 0) return -1;
     /* directory data: the payloads, each padded to the alignment */
-    if (afmt_wdir_write(sink, arrays, n, dir_data_align, AFMT_LITTLE, "data", err) != 0) return -1;
+    if (afmt_write_dir_write(sink, arrays, n, dir_data_align, AFMT_LITTLE, "data",
+            err) != 0) return -1;
     if (wopt && wopt->trailer_len > 0) {
         return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "directory_write does not allow data after the arrays");

@@ -44,7 +44,7 @@ static const char expressions_types_known[] =
 
 /* ndims: its check, for the validator and the writer
  * (tests/specs/features/expressions.json /body/2/range) */
-static int expressions_check_ndims(const afmt_vctx *c, uint64_t at, uint64_t v_ndims)
+static int expressions_check_ndims(const afmt_validation *c, uint64_t at, uint64_t v_ndims)
 {
     if (!((v_ndims >= UINT64_C(1)) && (v_ndims <= UINT64_C(4)))) {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "ndims", AFMT_NO_INDEX, at,
@@ -54,8 +54,8 @@ static int expressions_check_ndims(const afmt_vctx *c, uint64_t at, uint64_t v_n
     return 0;
 }
 
-static int expressions_validate_data(afmt_vctx *c, const afmt_elem el_type, const uint64_t n_dims,
-        const uint64_t o_dims, const uint64_t dims_product)
+static int expressions_validate_data(afmt_validation *c, const afmt_elem el_type,
+        const uint64_t n_dims, const uint64_t o_dims, const uint64_t dims_product)
 {
     const uint64_t n_data = dims_product;
     const uint64_t stored_data = n_data;
@@ -71,7 +71,7 @@ static int expressions_validate_data(afmt_vctx *c, const afmt_elem el_type, cons
     return 0;
 }
 
-static int expressions_validate_body(afmt_vctx *c)
+static int expressions_validate_body(afmt_validation *c)
 {
     /* code: u8 (tests/specs/features/expressions.json /body/0) */
     const uint64_t o_code = c->pos;
@@ -124,17 +124,17 @@ static int expressions_validate_body(afmt_vctx *c)
         return -1;
     }
     uint64_t dims_product_plus_dims_sum;
-    if (!afmt_add_u64(dims_product, dims_sum, &dims_product_plus_dims_sum)) {
+    if (afmt_checked_add_u64(dims_product, dims_sum, &dims_product_plus_dims_sum)) {
         return afmt_overflow_c(c, "e1", AFMT_NO_INDEX, c->pos,
                 "(prod(dims) + sum(dims) - len(dims)) * 2 / 1 % 1000003");
     }
     uint64_t difference;
-    if (!afmt_sub_u64(dims_product_plus_dims_sum, n_dims, &difference)) {
+    if (afmt_checked_sub_u64(dims_product_plus_dims_sum, n_dims, &difference)) {
         return afmt_fail_c(c, AFMT_E_NEGATIVE, "e1", AFMT_NO_INDEX, c->pos,
                 "`(prod(dims) + sum(dims) - len(dims)) * 2 / 1 %% 1000003` is below zero");
     }
     uint64_t product;
-    if (!afmt_mul_u64(difference, UINT64_C(2), &product)) {
+    if (afmt_checked_mul_u64(difference, UINT64_C(2), &product)) {
         return afmt_overflow_c(c, "e1", AFMT_NO_INDEX, c->pos,
                 "(prod(dims) + sum(dims) - len(dims)) * 2 / 1 % 1000003");
     }
@@ -177,7 +177,7 @@ static int expressions_validate_body(afmt_vctx *c)
      * (tests/specs/features/expressions.json /body/8)
      */
     uint64_t ndims_rounded;
-    if (!afmt_roundup_u64(v_ndims, UINT64_C(8), &ndims_rounded)) {
+    if (afmt_checked_roundup_u64(v_ndims, UINT64_C(8), &ndims_rounded)) {
         return afmt_fail_c(c, AFMT_E_OVERFLOW, "e4", AFMT_NO_INDEX, c->pos,
                 "`roundup(ndims, 8) + ceil_div(ndims, 3) + el.size + sizeof(el)` overflows 64 bits "
                 "or divides by zero");
@@ -190,17 +190,17 @@ static int expressions_validate_body(afmt_vctx *c)
     }
     ndims_div_3_up = afmt_ceil_div_u64(v_ndims, UINT64_C(3));
     uint64_t sum;
-    if (!afmt_add_u64(ndims_rounded, ndims_div_3_up, &sum)) {
+    if (afmt_checked_add_u64(ndims_rounded, ndims_div_3_up, &sum)) {
         return afmt_overflow_c(c, "e4", AFMT_NO_INDEX, c->pos,
                 "roundup(ndims, 8) + ceil_div(ndims, 3) + el.size + sizeof(el)");
     }
     uint64_t sum_2;
-    if (!afmt_add_u64(sum, el_type.size, &sum_2)) {
+    if (afmt_checked_add_u64(sum, el_type.size, &sum_2)) {
         return afmt_overflow_c(c, "e4", AFMT_NO_INDEX, c->pos,
                 "roundup(ndims, 8) + ceil_div(ndims, 3) + el.size + sizeof(el)");
     }
     uint64_t sum_3;
-    if (!afmt_add_u64(sum_2, el_type.size, &sum_3)) {
+    if (afmt_checked_add_u64(sum_2, el_type.size, &sum_3)) {
         return afmt_overflow_c(c, "e4", AFMT_NO_INDEX, c->pos,
                 "roundup(ndims, 8) + ceil_div(ndims, 3) + el.size + sizeof(el)");
     }
@@ -208,22 +208,22 @@ static int expressions_validate_body(afmt_vctx *c)
 
     /* let e5 = s * 2 + -s - (s / 3) + s % 2 (tests/specs/features/expressions.json /body/9) */
     int64_t xs_times_2;
-    if (!afmt_mul_i64(v_s, INT64_C(2), &xs_times_2)) {
+    if (afmt_checked_mul_i64(v_s, INT64_C(2), &xs_times_2)) {
         return afmt_overflow_c(c, "e5", AFMT_NO_INDEX, c->pos, "s * 2 + -s - (s / 3) + s % 2");
     }
     if (v_s == INT64_MIN) {
         return afmt_overflow_c(c, "e5", AFMT_NO_INDEX, c->pos, "s * 2 + -s - (s / 3) + s % 2");
     }
     int64_t xs_times_2_plus_minus_s;
-    if (!afmt_add_i64(xs_times_2, (-v_s), &xs_times_2_plus_minus_s)) {
+    if (afmt_checked_add_i64(xs_times_2, (-v_s), &xs_times_2_plus_minus_s)) {
         return afmt_overflow_c(c, "e5", AFMT_NO_INDEX, c->pos, "s * 2 + -s - (s / 3) + s % 2");
     }
     int64_t difference_2;
-    if (!afmt_sub_i64(xs_times_2_plus_minus_s, (v_s / INT64_C(3)), &difference_2)) {
+    if (afmt_checked_sub_i64(xs_times_2_plus_minus_s, (v_s / INT64_C(3)), &difference_2)) {
         return afmt_overflow_c(c, "e5", AFMT_NO_INDEX, c->pos, "s * 2 + -s - (s / 3) + s % 2");
     }
     int64_t sum_4;
-    if (!afmt_add_i64(difference_2, (v_s % INT64_C(2)), &sum_4)) {
+    if (afmt_checked_add_i64(difference_2, (v_s % INT64_C(2)), &sum_4)) {
         return afmt_overflow_c(c, "e5", AFMT_NO_INDEX, c->pos, "s * 2 + -s - (s / 3) + s % 2");
     }
     const int64_t v_e5 = sum_4;
@@ -303,17 +303,17 @@ static int expressions_write_impl(const afmt_array *arrays, size_t n,
                 "(prod(dims) + sum(dims) - len(dims)) * 2 / 1 % 1000003");
     }
     uint64_t dims_product_plus_dims_sum;
-    if (!afmt_add_u64(dims_product, dims_sum, &dims_product_plus_dims_sum)) {
+    if (afmt_checked_add_u64(dims_product, dims_sum, &dims_product_plus_dims_sum)) {
         return afmt_fail_overflow(err, NULL, "e1", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "(prod(dims) + sum(dims) - len(dims)) * 2 / 1 % 1000003");
     }
     uint64_t difference;
-    if (!afmt_sub_u64(dims_product_plus_dims_sum, n_dims, &difference)) {
+    if (afmt_checked_sub_u64(dims_product_plus_dims_sum, n_dims, &difference)) {
         return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "e1", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "`(prod(dims) + sum(dims) - len(dims)) * 2 / 1 %% 1000003` is below zero");
     }
     uint64_t product;
-    if (!afmt_mul_u64(difference, UINT64_C(2), &product)) {
+    if (afmt_checked_mul_u64(difference, UINT64_C(2), &product)) {
         return afmt_fail_overflow(err, NULL, "e1", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "(prod(dims) + sum(dims) - len(dims)) * 2 / 1 % 1000003");
     }
@@ -342,7 +342,7 @@ static int expressions_write_impl(const afmt_array *arrays, size_t n,
             (v_ndims < UINT64_C(3) ? v_ndims : UINT64_C(3)) :
             (v_ndims > UINT64_C(1) ? v_ndims : UINT64_C(1)));
     uint64_t ndims_rounded;
-    if (!afmt_roundup_u64(v_ndims, UINT64_C(8), &ndims_rounded)) {
+    if (afmt_checked_roundup_u64(v_ndims, UINT64_C(8), &ndims_rounded)) {
         return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "e4", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "`roundup(ndims, 8) + ceil_div(ndims, 3) + el.size + sizeof(el)` overflows 64 bits "
                 "or divides by zero");
@@ -355,24 +355,24 @@ static int expressions_write_impl(const afmt_array *arrays, size_t n,
     }
     ndims_div_3_up = afmt_ceil_div_u64(v_ndims, UINT64_C(3));
     uint64_t sum;
-    if (!afmt_add_u64(ndims_rounded, ndims_div_3_up, &sum)) {
+    if (afmt_checked_add_u64(ndims_rounded, ndims_div_3_up, &sum)) {
         return afmt_fail_overflow(err, NULL, "e4", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "roundup(ndims, 8) + ceil_div(ndims, 3) + el.size + sizeof(el)");
     }
     uint64_t sum_2;
-    if (!afmt_add_u64(sum, el_type.size, &sum_2)) {
+    if (afmt_checked_add_u64(sum, el_type.size, &sum_2)) {
         return afmt_fail_overflow(err, NULL, "e4", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "roundup(ndims, 8) + ceil_div(ndims, 3) + el.size + sizeof(el)");
     }
     uint64_t sum_3;
-    if (!afmt_add_u64(sum_2, el_type.size, &sum_3)) {
+    if (afmt_checked_add_u64(sum_2, el_type.size, &sum_3)) {
         return afmt_fail_overflow(err, NULL, "e4", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "roundup(ndims, 8) + ceil_div(ndims, 3) + el.size + sizeof(el)");
     }
     const uint64_t v_e4 = sum_3;
     const int64_t v_s = (-INT64_C(3));
     int64_t xs_times_2;
-    if (!afmt_mul_i64(v_s, INT64_C(2), &xs_times_2)) {
+    if (afmt_checked_mul_i64(v_s, INT64_C(2), &xs_times_2)) {
         return afmt_fail_overflow(err, NULL, "e5", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "s * 2 + -s - (s / 3) + s % 2");
     }
@@ -381,17 +381,17 @@ static int expressions_write_impl(const afmt_array *arrays, size_t n,
                 "s * 2 + -s - (s / 3) + s % 2");
     }
     int64_t xs_times_2_plus_minus_s;
-    if (!afmt_add_i64(xs_times_2, (-v_s), &xs_times_2_plus_minus_s)) {
+    if (afmt_checked_add_i64(xs_times_2, (-v_s), &xs_times_2_plus_minus_s)) {
         return afmt_fail_overflow(err, NULL, "e5", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "s * 2 + -s - (s / 3) + s % 2");
     }
     int64_t difference_2;
-    if (!afmt_sub_i64(xs_times_2_plus_minus_s, (v_s / INT64_C(3)), &difference_2)) {
+    if (afmt_checked_sub_i64(xs_times_2_plus_minus_s, (v_s / INT64_C(3)), &difference_2)) {
         return afmt_fail_overflow(err, NULL, "e5", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "s * 2 + -s - (s / 3) + s % 2");
     }
     int64_t sum_4;
-    if (!afmt_add_i64(difference_2, (v_s % INT64_C(2)), &sum_4)) {
+    if (afmt_checked_add_i64(difference_2, (v_s % INT64_C(2)), &sum_4)) {
         return afmt_fail_overflow(err, NULL, "e5", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "s * 2 + -s - (s / 3) + s % 2");
     }

@@ -47,7 +47,7 @@ static const afmt_field_desc field_label = {.name = "label", .kind = AFMT_FIELD_
 
 /* a16: its check, for the validator and the writer
  * (tests/specs/features/field_kinds.json /body/4/in) */
-static int field_kinds_check_a16(const afmt_vctx *c, uint64_t at, uint64_t v_a16)
+static int field_kinds_check_a16(const afmt_validation *c, uint64_t at, uint64_t v_a16)
 {
     if (!(((v_a16 == UINT64_C(0)) || (v_a16 == UINT64_C(1))) || (v_a16 == UINT64_C(2)))) {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "a16", AFMT_NO_INDEX, at,
@@ -59,7 +59,7 @@ static int field_kinds_check_a16(const afmt_vctx *c, uint64_t at, uint64_t v_a16
 
 /* a32: its check, for the validator and the writer
  * (tests/specs/features/field_kinds.json /body/6/range) */
-static int field_kinds_check_a32(const afmt_vctx *c, uint64_t at, uint64_t v_a32)
+static int field_kinds_check_a32(const afmt_validation *c, uint64_t at, uint64_t v_a32)
 {
     if (!(((void)(v_a32), 1) && (v_a32 <= UINT64_C(1000)))) {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "a32", AFMT_NO_INDEX, at,
@@ -71,7 +71,7 @@ static int field_kinds_check_a32(const afmt_vctx *c, uint64_t at, uint64_t v_a32
 
 /* b32: its check, for the validator and the writer
  * (tests/specs/features/field_kinds.json /body/7) */
-static int field_kinds_check_b32(const afmt_vctx *c, uint64_t at, int64_t v_b32)
+static int field_kinds_check_b32(const afmt_validation *c, uint64_t at, int64_t v_b32)
 {
     if (!(v_b32 >= INT64_C(0))) {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "b32", AFMT_NO_INDEX, at,
@@ -92,7 +92,7 @@ static const char field_kinds_types_known[] =
 
 /* dims: its check, for the validator and the writer
  * (tests/specs/features/field_kinds.json /body/13) */
-static int field_kinds_check_dims(const afmt_vctx *c, uint64_t at, uint64_t at_index,
+static int field_kinds_check_dims(const afmt_validation *c, uint64_t at, uint64_t at_index,
         uint64_t e_dims)
 {
     if (!(e_dims < UINT64_C(1000000))) {
@@ -102,8 +102,8 @@ static int field_kinds_check_dims(const afmt_vctx *c, uint64_t at, uint64_t at_i
     return 0;
 }
 
-static int field_kinds_validate_data(afmt_vctx *c, const afmt_elem el_type, const uint64_t n_dims,
-        const uint64_t o_dims, const uint64_t o_label)
+static int field_kinds_validate_data(afmt_validation *c, const afmt_elem el_type,
+        const uint64_t n_dims, const uint64_t o_dims, const uint64_t o_label)
 {
     uint64_t dims_product;
     if (afmt_field_prod_c(c, "dims", o_dims, n_dims, 4, 0, 0, "dims", AFMT_NO_INDEX, o_dims,
@@ -125,7 +125,7 @@ static int field_kinds_validate_data(afmt_vctx *c, const afmt_elem el_type, cons
     return 0;
 }
 
-static int field_kinds_validate_body(afmt_vctx *c)
+static int field_kinds_validate_body(afmt_validation *c)
 {
     /* magic: 4 bytes of raw bytes (tests/specs/features/field_kinds.json /body/0) */
     const uint64_t o_magic = c->pos;

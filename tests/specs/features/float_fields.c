@@ -49,8 +49,8 @@ static const afmt_type_entry float_fields_types[2] = {
 static const char float_fields_types_known[] =
     "; known: 1 i32, 2 f64";
 
-static int float_fields_validate_data(afmt_vctx *c, const afmt_elem el_type, const uint64_t o_n,
-        const uint64_t v_n)
+static int float_fields_validate_data(afmt_validation *c, const afmt_elem el_type,
+        const uint64_t o_n, const uint64_t v_n)
 {
     afmt_count k_data = AFMT_COUNT_INIT;
     afmt_count_dim(&k_data, v_n, "n", o_n);
@@ -70,7 +70,7 @@ static int float_fields_validate_data(afmt_vctx *c, const afmt_elem el_type, con
     return 0;
 }
 
-static int float_fields_validate_body(afmt_vctx *c)
+static int float_fields_validate_body(afmt_validation *c)
 {
     /* magic: 4 bytes of raw bytes (tests/specs/features/float_fields.json /body/0) */
     const uint64_t o_magic = c->pos;

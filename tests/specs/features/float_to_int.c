@@ -45,7 +45,8 @@ static const afmt_type_entry float_to_int_types[2] = {
 static const char float_to_int_types_known[] =
     "; known: 1 u8, 2 f32";
 
-static int float_to_int_validate_data(afmt_vctx *c, const int64_t v_n, const afmt_elem el_type)
+static int float_to_int_validate_data(afmt_validation *c, const int64_t v_n,
+        const afmt_elem el_type)
 {
     afmt_count k_data = AFMT_COUNT_INIT;
     if (v_n < 0) {
@@ -70,7 +71,7 @@ static int float_to_int_validate_data(afmt_vctx *c, const int64_t v_n, const afm
     return 0;
 }
 
-static int float_to_int_validate_body(afmt_vctx *c)
+static int float_to_int_validate_body(afmt_validation *c)
 {
     /* tag: 4 bytes of raw bytes (tests/specs/features/float_to_int.json /body/0) */
     if (afmt_take_field(c, &field_tag, 1)) return -1;
@@ -186,7 +187,7 @@ static int float_to_int_validate_body(afmt_vctx *c)
 
     /* pad gap: data_at - 37 zero bytes (tests/specs/features/float_to_int.json /body/10) */
     uint64_t data_at_minus_37;
-    if (!afmt_sub_u64(v_data_at, UINT64_C(37), &data_at_minus_37)) {
+    if (afmt_checked_sub_u64(v_data_at, UINT64_C(37), &data_at_minus_37)) {
         return afmt_fail_c(c, AFMT_E_NEGATIVE, "gap", AFMT_NO_INDEX, c->pos,
                 "`data_at - 37` is below zero");
     }
@@ -324,7 +325,7 @@ static int float_to_int_write_impl(const afmt_array *arrays, size_t n,
     if (afmt_sink_u8(sink, v_code, err) != 0) return -1;
     /* gap */
     uint64_t data_at_minus_37;
-    if (!afmt_sub_u64(v_data_at, UINT64_C(37), &data_at_minus_37)) {
+    if (afmt_checked_sub_u64(v_data_at, UINT64_C(37), &data_at_minus_37)) {
         return afmt_fail(err, AFMT_E_NEGATIVE, NULL, "gap", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "`data_at - 37` is below zero");
     }

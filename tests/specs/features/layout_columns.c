@@ -42,7 +42,7 @@ static const afmt_type_entry layout_columns_types[3] = {
 static const char layout_columns_types_known[] =
     "; known: 1 i64, 2 f64, 3 u8";
 
-static int layout_columns_validate_columns(afmt_vctx *c, const uint64_t v_rows,
+static int layout_columns_validate_columns(afmt_validation *c, const uint64_t v_rows,
         const uint64_t n_column_types, const uint64_t o_column_types, const uint64_t n_labels,
         const uint64_t o_labels)
 {
@@ -58,13 +58,13 @@ static int layout_columns_validate_columns(afmt_vctx *c, const uint64_t v_rows,
                     layout_columns_types_known);
         }
         const uint64_t size_j = afmt_dtype_get(type_j->dtype)->size;
-        if (!afmt_add_u64(width_columns, size_j, &width_columns)) {
+        if (afmt_checked_add_u64(width_columns, size_j, &width_columns)) {
             return afmt_fail_c(c, AFMT_E_OVERFLOW, "columns", AFMT_NO_INDEX, c->pos,
                     "the row width overflows 64 bits");
         }
     }
     uint64_t nbytes_columns;
-    if (!afmt_mul_u64(rows_columns, width_columns, &nbytes_columns)) {
+    if (afmt_checked_mul_u64(rows_columns, width_columns, &nbytes_columns)) {
         return afmt_fail_c(c, AFMT_E_OVERFLOW, "columns", AFMT_NO_INDEX, c->pos,
                 "rows times the row width overflows 64 bits");
     }
@@ -110,7 +110,7 @@ static int layout_columns_validate_columns(afmt_vctx *c, const uint64_t v_rows,
     return 0;
 }
 
-static int layout_columns_validate_body(afmt_vctx *c)
+static int layout_columns_validate_body(afmt_validation *c)
 {
     /* rows: u64 little-endian (tests/specs/features/layout_columns.json /body/0) */
     const uint64_t o_rows = c->pos;

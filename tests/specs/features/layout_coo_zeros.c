@@ -42,7 +42,7 @@ static const afmt_type_entry layout_coo_zeros_types[2] = {
 static const char layout_coo_zeros_types_known[] =
     "; known: 1 i32, 2 f64";
 
-static int layout_coo_zeros_validate_block_zeros(afmt_vctx *c, const afmt_elem el_type,
+static int layout_coo_zeros_validate_block_zeros(afmt_validation *c, const afmt_elem el_type,
         const uint64_t o_rows, const uint64_t v_rows, const uint64_t o_cols, const uint64_t v_cols)
 {
     /*
@@ -70,7 +70,7 @@ static int layout_coo_zeros_validate_block_zeros(afmt_vctx *c, const afmt_elem e
     return 0;
 }
 
-static int layout_coo_zeros_validate_block_dense(afmt_vctx *c, const afmt_elem el_type,
+static int layout_coo_zeros_validate_block_dense(afmt_validation *c, const afmt_elem el_type,
         const uint64_t o_rows, const uint64_t v_rows, const uint64_t o_cols, const uint64_t v_cols)
 {
     /*
@@ -97,7 +97,7 @@ static int layout_coo_zeros_validate_block_dense(afmt_vctx *c, const afmt_elem e
     return 0;
 }
 
-static int layout_coo_zeros_validate_sparse(afmt_vctx *c, const afmt_elem el_type,
+static int layout_coo_zeros_validate_sparse(afmt_validation *c, const afmt_elem el_type,
         const uint64_t o_rows, const uint64_t v_rows, const uint64_t o_cols, const uint64_t v_cols,
         const uint64_t v_nnz)
 {
@@ -110,7 +110,7 @@ static int layout_coo_zeros_validate_sparse(afmt_vctx *c, const afmt_elem el_typ
     const int with_cols_sparse = (v_cols != UINT64_C(1));
     const uint64_t record_sparse = 4 * (with_cols_sparse ? 2u : 1u) + el_type.size;
     uint64_t nbytes_sparse;
-    if (!afmt_mul_u64(stored_sparse, record_sparse, &nbytes_sparse)) {
+    if (afmt_checked_mul_u64(stored_sparse, record_sparse, &nbytes_sparse)) {
         return afmt_fail_c(c, AFMT_E_OVERFLOW, "sparse", AFMT_NO_INDEX, c->pos,
                 "the records overflow 64 bits of bytes");
     }
@@ -153,7 +153,7 @@ static int layout_coo_zeros_validate_sparse(afmt_vctx *c, const afmt_elem el_typ
     return 0;
 }
 
-static int layout_coo_zeros_validate_block_coo(afmt_vctx *c, const afmt_elem el_type,
+static int layout_coo_zeros_validate_block_coo(afmt_validation *c, const afmt_elem el_type,
         const uint64_t o_rows, const uint64_t v_rows, const uint64_t o_cols, const uint64_t v_cols)
 {
     /* nnz: u32 little-endian (tests/specs/features/layout_coo_zeros.json /body/5/cases/2/body/0) */
@@ -170,7 +170,7 @@ static int layout_coo_zeros_validate_block_coo(afmt_vctx *c, const afmt_elem el_
     return 0;
 }
 
-static int layout_coo_zeros_validate_body(afmt_vctx *c)
+static int layout_coo_zeros_validate_body(afmt_validation *c)
 {
     /* code: u8 (tests/specs/features/layout_coo_zeros.json /body/0) */
     const uint64_t o_code = c->pos;

@@ -47,7 +47,7 @@ static const char layout_csr_types_known[] =
 
 /* col_indices: its check, for the validator and the writer
  * (tests/specs/features/layout_csr.json /body/6) */
-static int layout_csr_check_col_indices(const afmt_vctx *c, uint64_t at, uint64_t at_index,
+static int layout_csr_check_col_indices(const afmt_validation *c, uint64_t at, uint64_t at_index,
         uint64_t e_col_indices, uint64_t v_cols)
 {
     if (!(e_col_indices < v_cols)) {
@@ -58,7 +58,7 @@ static int layout_csr_check_col_indices(const afmt_vctx *c, uint64_t at, uint64_
     return 0;
 }
 
-static int layout_csr_validate_row_offsets(afmt_vctx *c, const uint64_t v_nnz,
+static int layout_csr_validate_row_offsets(afmt_validation *c, const uint64_t v_nnz,
         const uint64_t n_row_offsets, const uint64_t o_row_offsets)
 {
     if (afmt_field_end_c(c, &field_row_offsets, o_row_offsets, n_row_offsets, 0, UINT64_C(0), "0"))
@@ -75,7 +75,7 @@ static int layout_csr_validate_row_offsets(afmt_vctx *c, const uint64_t v_nnz,
     return 0;
 }
 
-static int layout_csr_validate_col_indices(afmt_vctx *c, const uint64_t v_cols,
+static int layout_csr_validate_col_indices(afmt_validation *c, const uint64_t v_cols,
         const uint64_t n_row_offsets, const uint64_t o_row_offsets, const uint64_t n_col_indices,
         const uint64_t o_col_indices)
 {
@@ -97,10 +97,10 @@ static int layout_csr_validate_col_indices(afmt_vctx *c, const uint64_t v_cols,
     return 0;
 }
 
-static int layout_csr_validate_data(afmt_vctx *c, const afmt_elem el_type, const uint64_t o_rows,
-        const uint64_t v_rows, const uint64_t o_cols, const uint64_t v_cols, const uint64_t v_nnz,
-        const uint64_t n_row_offsets, const uint64_t o_row_offsets, const uint64_t n_col_indices,
-        const uint64_t o_col_indices)
+static int layout_csr_validate_data(afmt_validation *c, const afmt_elem el_type,
+        const uint64_t o_rows, const uint64_t v_rows, const uint64_t o_cols, const uint64_t v_cols,
+        const uint64_t v_nnz, const uint64_t n_row_offsets, const uint64_t o_row_offsets,
+        const uint64_t n_col_indices, const uint64_t o_col_indices)
 {
     afmt_count k_data = AFMT_COUNT_INIT;
     afmt_count_dim(&k_data, v_rows, "rows", o_rows);
@@ -129,7 +129,7 @@ static int layout_csr_validate_data(afmt_vctx *c, const afmt_elem el_type, const
     return 0;
 }
 
-static int layout_csr_validate_body(afmt_vctx *c)
+static int layout_csr_validate_body(afmt_validation *c)
 {
     /* code: u8 (tests/specs/features/layout_csr.json /body/0) */
     const uint64_t o_code = c->pos;
@@ -162,7 +162,7 @@ static int layout_csr_validate_body(afmt_vctx *c)
 
     /* row_offsets: rows + 1 of u32 little-endian (tests/specs/features/layout_csr.json /body/5) */
     uint64_t rows_plus_1;
-    if (!afmt_add_u64(v_rows, UINT64_C(1), &rows_plus_1)) {
+    if (afmt_checked_add_u64(v_rows, UINT64_C(1), &rows_plus_1)) {
         return afmt_overflow_c(c, "", AFMT_NO_INDEX, c->pos, "rows + 1");
     }
     const uint64_t n_row_offsets = rows_plus_1;

@@ -41,7 +41,7 @@ static const char let_check_types_known[] =
     "; known: 1 i32, 2 f64";
 
 /* n (tests/specs/features/let_check.json /body/2): its check, for the validator and the writer */
-static int let_check_check_n(const afmt_vctx *c, uint64_t at, uint64_t v_n)
+static int let_check_check_n(const afmt_validation *c, uint64_t at, uint64_t v_n)
 {
     if (!(v_n < UINT64_C(100000))) {
         return afmt_fail_c(c, AFMT_E_LIMIT, "n", AFMT_NO_INDEX, at,
@@ -52,7 +52,7 @@ static int let_check_check_n(const afmt_vctx *c, uint64_t at, uint64_t v_n)
 
 /* nbytes: its check, for the validator and the writer
  * (tests/specs/features/let_check.json /body/7) */
-static int let_check_check_nbytes(const afmt_vctx *c, uint64_t at, uint64_t v_nbytes,
+static int let_check_check_nbytes(const afmt_validation *c, uint64_t at, uint64_t v_nbytes,
         uint64_t v_bytes)
 {
     if (v_nbytes != v_bytes) {
@@ -64,8 +64,8 @@ static int let_check_check_nbytes(const afmt_vctx *c, uint64_t at, uint64_t v_nb
 
 /* value: its check, for the validator and the writer
  * (tests/specs/features/let_check.json /body/8) */
-static int let_check_check_value(const afmt_vctx *c, uint64_t at, int64_t v_neg, uint64_t v_big,
-        uint64_t v_n)
+static int let_check_check_value(const afmt_validation *c, uint64_t at, int64_t v_neg,
+        uint64_t v_big, uint64_t v_n)
 {
     if (!((v_neg < INT64_C(0)) && ((v_big != 0) || (v_n <= UINT64_C(10))))) {
         if (afmt_tolerate_c(c, AFMT_E_CONSTRAINT, "", AFMT_NO_INDEX, at,
@@ -74,7 +74,7 @@ static int let_check_check_value(const afmt_vctx *c, uint64_t at, int64_t v_neg,
     return 0;
 }
 
-static int let_check_validate_data(afmt_vctx *c, const afmt_elem el_type, const uint64_t o_n,
+static int let_check_validate_data(afmt_validation *c, const afmt_elem el_type, const uint64_t o_n,
         const uint64_t v_n)
 {
     afmt_count k_data = AFMT_COUNT_INIT;
@@ -95,7 +95,7 @@ static int let_check_validate_data(afmt_vctx *c, const afmt_elem el_type, const 
     return 0;
 }
 
-static int let_check_validate_body(afmt_vctx *c)
+static int let_check_validate_body(afmt_validation *c)
 {
     /* code: u8 (tests/specs/features/let_check.json /body/0) */
     const uint64_t o_code = c->pos;
@@ -119,7 +119,7 @@ static int let_check_validate_body(afmt_vctx *c)
 
     /* let bytes = n * sizeof(el) (tests/specs/features/let_check.json /body/3) */
     uint64_t xn_times_el_size;
-    if (!afmt_mul_u64(v_n, el_type.size, &xn_times_el_size)) {
+    if (afmt_checked_mul_u64(v_n, el_type.size, &xn_times_el_size)) {
         return afmt_overflow_c(c, "bytes", AFMT_NO_INDEX, c->pos, "n * sizeof(el)");
     }
     const uint64_t v_bytes = xn_times_el_size;
@@ -187,7 +187,7 @@ static int let_check_write_impl(const afmt_array *arrays, size_t n, const afmt_w
     const afmt_elem el_type = afmt_elem_of(el_entry);
     const uint64_t v_n = A_data->dims[0];
     uint64_t xn_times_el_size;
-    if (!afmt_mul_u64(v_n, el_type.size, &xn_times_el_size)) {
+    if (afmt_checked_mul_u64(v_n, el_type.size, &xn_times_el_size)) {
         return afmt_fail_overflow(err, NULL, "bytes", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "n * sizeof(el)");
     }

@@ -39,8 +39,8 @@ static const afmt_type_entry lookup_text_t[2] = {
 static const char lookup_text_t_known[] =
     "; known: 'i4' i32, 'f8' f64";
 
-static int lookup_text_validate_data(afmt_vctx *c, const afmt_elem el_type, const uint64_t o_n,
-        const uint64_t v_n)
+static int lookup_text_validate_data(afmt_validation *c, const afmt_elem el_type,
+        const uint64_t o_n, const uint64_t v_n)
 {
     afmt_count k_data = AFMT_COUNT_INIT;
     afmt_count_dim(&k_data, v_n, "n", o_n);
@@ -60,7 +60,7 @@ static int lookup_text_validate_data(afmt_vctx *c, const afmt_elem el_type, cons
     return 0;
 }
 
-static int lookup_text_validate_body(afmt_vctx *c)
+static int lookup_text_validate_body(afmt_validation *c)
 {
     /* dt: 2 bytes of text (tests/specs/features/lookup_text.json /body/0) */
     const uint64_t o_dt = c->pos;

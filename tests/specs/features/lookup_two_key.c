@@ -45,8 +45,8 @@ static const char lookup_two_key_element_known[] =
     "; known: (1, 4) i32, (2, 8) f64, (3, 1) bool, (4, 1) bool, kind == 0 && width > "
     "0: opaque";
 
-static int lookup_two_key_validate_data(afmt_vctx *c, const afmt_elem el_type, const uint64_t o_n,
-        const uint64_t v_n)
+static int lookup_two_key_validate_data(afmt_validation *c, const afmt_elem el_type,
+        const uint64_t o_n, const uint64_t v_n)
 {
     afmt_count k_data = AFMT_COUNT_INIT;
     afmt_count_dim(&k_data, v_n, "n", o_n);
@@ -66,7 +66,7 @@ static int lookup_two_key_validate_data(afmt_vctx *c, const afmt_elem el_type, c
     return 0;
 }
 
-static int lookup_two_key_validate_body(afmt_vctx *c)
+static int lookup_two_key_validate_body(afmt_validation *c)
 {
     /* kind: u8 (tests/specs/features/lookup_two_key.json /body/0) */
     const uint64_t o_kind = c->pos;

@@ -42,7 +42,7 @@ static const char lz4_types_known[] =
     "; known: 1 i32, 2 f64";
 
 /* flags (tests/specs/features/lz4.json /body/2): its check, for the validator and the writer */
-static int lz4_check_flags(const afmt_vctx *c, uint64_t at, uint64_t v_flags)
+static int lz4_check_flags(const afmt_validation *c, uint64_t at, uint64_t v_flags)
 {
     if (!((v_flags & (~UINT64_C(2))) == UINT64_C(0))) {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "flags", AFMT_NO_INDEX, at,
@@ -51,7 +51,7 @@ static int lz4_check_flags(const afmt_vctx *c, uint64_t at, uint64_t v_flags)
     return 0;
 }
 
-static int lz4_validate_data(afmt_vctx *c, const afmt_elem el_type, const uint64_t v_flags,
+static int lz4_validate_data(afmt_validation *c, const afmt_elem el_type, const uint64_t v_flags,
         const uint64_t o_n, const uint64_t v_n, const uint64_t v_size)
 {
     afmt_count k_data = AFMT_COUNT_INIT;
@@ -79,7 +79,7 @@ static int lz4_validate_data(afmt_vctx *c, const afmt_elem el_type, const uint64
     return 0;
 }
 
-static int lz4_validate_body(afmt_vctx *c)
+static int lz4_validate_body(afmt_validation *c)
 {
     /* code: u8 (tests/specs/features/lz4.json /body/0) */
     const uint64_t o_code = c->pos;

@@ -39,7 +39,7 @@ static const afmt_type_entry pad_types[2] = {
 static const char pad_types_known[] =
     "; known: 1 i32, 2 f64";
 
-static int pad_validate_data(afmt_vctx *c, const afmt_elem el_type, const uint64_t o_n,
+static int pad_validate_data(afmt_validation *c, const afmt_elem el_type, const uint64_t o_n,
         const uint64_t v_n)
 {
     afmt_count k_data = AFMT_COUNT_INIT;
@@ -60,7 +60,7 @@ static int pad_validate_data(afmt_vctx *c, const afmt_elem el_type, const uint64
     return 0;
 }
 
-static int pad_validate_body(afmt_vctx *c)
+static int pad_validate_body(afmt_validation *c)
 {
     /* code: u8 (tests/specs/features/pad.json /body/0) */
     const uint64_t o_code = c->pos;
@@ -86,7 +86,7 @@ static int pad_validate_body(afmt_vctx *c)
 
     /* let nb = n * sizeof(el) (tests/specs/features/pad.json /body/4) */
     uint64_t xn_times_el_size;
-    if (!afmt_mul_u64(v_n, el_type.size, &xn_times_el_size)) {
+    if (afmt_checked_mul_u64(v_n, el_type.size, &xn_times_el_size)) {
         return afmt_overflow_c(c, "nb", AFMT_NO_INDEX, c->pos, "n * sizeof(el)");
     }
     const uint64_t v_nb = xn_times_el_size;
@@ -140,7 +140,7 @@ static int pad_write_impl(const afmt_array *arrays, size_t n, const afmt_write_o
     const afmt_elem el_type = afmt_elem_of(el_entry);
     const uint64_t v_n = A_data->dims[0];
     uint64_t xn_times_el_size;
-    if (!afmt_mul_u64(v_n, el_type.size, &xn_times_el_size)) {
+    if (afmt_checked_mul_u64(v_n, el_type.size, &xn_times_el_size)) {
         return afmt_fail_overflow(err, NULL, "nb", AFMT_NO_INDEX, AFMT_NO_OFFSET, "n * sizeof(el)");
     }
     const uint64_t v_nb = xn_times_el_size;

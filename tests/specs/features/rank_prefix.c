@@ -43,7 +43,7 @@ static const char rank_prefix_types_known[] =
 
 /* dims: its check, for the validator and the writer
  * (tests/specs/features/rank_prefix.json /body/3) */
-static int rank_prefix_check_dims(const afmt_vctx *c, uint64_t at, uint64_t at_index,
+static int rank_prefix_check_dims(const afmt_validation *c, uint64_t at, uint64_t at_index,
         uint64_t i_dims, uint64_t v_n_dims, uint64_t e_dims)
 {
     if (!((i_dims < v_n_dims) || (e_dims == UINT64_C(1)))) {
@@ -54,7 +54,7 @@ static int rank_prefix_check_dims(const afmt_vctx *c, uint64_t at, uint64_t at_i
     return 0;
 }
 
-static int rank_prefix_validate_data(afmt_vctx *c, const afmt_elem el_type,
+static int rank_prefix_validate_data(afmt_validation *c, const afmt_elem el_type,
         const uint64_t o_n_dims, const uint64_t v_n_dims, const uint64_t n_dims,
         const uint64_t o_dims)
 {
@@ -87,7 +87,7 @@ static int rank_prefix_validate_data(afmt_vctx *c, const afmt_elem el_type,
     return 0;
 }
 
-static int rank_prefix_validate_body(afmt_vctx *c)
+static int rank_prefix_validate_body(afmt_validation *c)
 {
     /* code: u8 (tests/specs/features/rank_prefix.json /body/0) */
     const uint64_t o_code = c->pos;

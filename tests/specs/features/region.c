@@ -52,7 +52,7 @@ typedef struct region_header_scope {
     uint64_t n_dims;
 } region_header_scope;
 
-static int region_validate_header(afmt_vctx *c, const uint64_t o_hlen, const uint64_t v_hlen,
+static int region_validate_header(afmt_validation *c, const uint64_t o_hlen, const uint64_t v_hlen,
         region_header_scope *scope)
 {
     afmt_region_ctx rc_header;
@@ -96,7 +96,7 @@ static int region_validate_header(afmt_vctx *c, const uint64_t o_hlen, const uin
     return 0;
 }
 
-static int region_validate_chunk(afmt_vctx *c, const region_header_scope header,
+static int region_validate_chunk(afmt_validation *c, const region_header_scope header,
         const uint64_t v_dlen)
 {
     afmt_region_ctx rc_chunk;
@@ -123,7 +123,7 @@ static int region_validate_chunk(afmt_vctx *c, const region_header_scope header,
     return 0;
 }
 
-static int region_validate_body(afmt_vctx *c)
+static int region_validate_body(afmt_validation *c)
 {
     /* hlen: u32 little-endian (tests/specs/features/region.json /body/0) */
     const uint64_t o_hlen = c->pos;
@@ -136,11 +136,11 @@ static int region_validate_body(afmt_vctx *c)
 
     /* check hlen == 2 + ndims * 4 (tests/specs/features/region.json /body/2) */
     uint64_t ndims_times_4;
-    if (!afmt_mul_u64(header.v_ndims, UINT64_C(4), &ndims_times_4)) {
+    if (afmt_checked_mul_u64(header.v_ndims, UINT64_C(4), &ndims_times_4)) {
         return afmt_overflow_c(c, "hlen", AFMT_NO_INDEX, o_hlen, "hlen == 2 + ndims * 4");
     }
     uint64_t ndims_times_4_plus_2;
-    if (!afmt_add_u64(UINT64_C(2), ndims_times_4, &ndims_times_4_plus_2)) {
+    if (afmt_checked_add_u64(UINT64_C(2), ndims_times_4, &ndims_times_4_plus_2)) {
         return afmt_overflow_c(c, "hlen", AFMT_NO_INDEX, o_hlen, "hlen == 2 + ndims * 4");
     }
     if (v_hlen != ndims_times_4_plus_2) {
@@ -199,12 +199,12 @@ static int region_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
     if (afmt_payload_size(A_data, el_type.enc, &nbytes_data, err) != 0) return -1;
     const uint64_t v_ndims = (uint64_t)A_data->rank;
     uint64_t ndims_times_4;
-    if (!afmt_mul_u64(v_ndims, UINT64_C(4), &ndims_times_4)) {
+    if (afmt_checked_mul_u64(v_ndims, UINT64_C(4), &ndims_times_4)) {
         return afmt_fail_overflow(err, NULL, "hlen", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "hlen == 2 + ndims * 4");
     }
     uint64_t ndims_times_4_plus_2;
-    if (!afmt_add_u64(UINT64_C(2), ndims_times_4, &ndims_times_4_plus_2)) {
+    if (afmt_checked_add_u64(UINT64_C(2), ndims_times_4, &ndims_times_4_plus_2)) {
         return afmt_fail_overflow(err, NULL, "hlen", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "hlen == 2 + ndims * 4");
     }
@@ -212,7 +212,7 @@ static int region_write_impl(const afmt_array *arrays, size_t n, const afmt_writ
     const uint64_t *w_dims = A_data->dims;
     const uint64_t n_dims = A_data->rank;
     uint64_t data_nbytes_plus_8;
-    if (!afmt_add_u64(nbytes_data, UINT64_C(8), &data_nbytes_plus_8)) {
+    if (afmt_checked_add_u64(nbytes_data, UINT64_C(8), &data_nbytes_plus_8)) {
         return afmt_fail_overflow(err, NULL, "dlen", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "nbytes(data) + 8");
     }

@@ -45,7 +45,7 @@ static const char repeat_count_types_known[] =
 
 /* y: its check, for the validator and the writer
  * (tests/specs/features/repeat_count.json /body/3/cases/1/body/1/body/1) */
-static int repeat_count_check_y(const afmt_vctx *c, uint64_t at, uint64_t v_y, uint64_t v_x)
+static int repeat_count_check_y(const afmt_validation *c, uint64_t at, uint64_t v_y, uint64_t v_x)
 {
     if (!(v_y <= v_x)) {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "y", AFMT_NO_INDEX, at,
@@ -54,8 +54,8 @@ static int repeat_count_check_y(const afmt_vctx *c, uint64_t at, uint64_t v_y, u
     return 0;
 }
 
-static int repeat_count_validate_data(afmt_vctx *c, const afmt_elem el_type, const uint64_t o_n,
-        const uint64_t v_n)
+static int repeat_count_validate_data(afmt_validation *c, const afmt_elem el_type,
+        const uint64_t o_n, const uint64_t v_n)
 {
     afmt_count k_data = AFMT_COUNT_INIT;
     afmt_count_dim(&k_data, v_n, "n", o_n);
@@ -75,7 +75,7 @@ static int repeat_count_validate_data(afmt_vctx *c, const afmt_elem el_type, con
     return 0;
 }
 
-static int repeat_count_validate_s_dense(afmt_vctx *c, const afmt_elem el_type)
+static int repeat_count_validate_s_dense(afmt_validation *c, const afmt_elem el_type)
 {
     /* n: u32 little-endian (tests/specs/features/repeat_count.json /body/3/cases/0/body/0) */
     const uint64_t o_n = c->pos;
@@ -90,7 +90,7 @@ static int repeat_count_validate_s_dense(afmt_vctx *c, const afmt_elem el_type)
     return 0;
 }
 
-static int repeat_count_validate_record(afmt_vctx *c)
+static int repeat_count_validate_record(afmt_validation *c)
 {
     /*
      * x: u16 little-endian (tests/specs/features/repeat_count.json /body/3/cases/1/body/1/body/0)
@@ -107,7 +107,7 @@ static int repeat_count_validate_record(afmt_vctx *c)
     return 0;
 }
 
-static int repeat_count_validate_s_nrec(afmt_vctx *c)
+static int repeat_count_validate_s_nrec(afmt_validation *c)
 {
     /* nrec: u16 little-endian (tests/specs/features/repeat_count.json /body/3/cases/1/body/0) */
     const uint64_t o_nrec = c->pos;
@@ -141,7 +141,7 @@ static int repeat_count_validate_s_nrec(afmt_vctx *c)
     return 0;
 }
 
-static int repeat_count_validate_body(afmt_vctx *c)
+static int repeat_count_validate_body(afmt_validation *c)
 {
     /* code: u8 (tests/specs/features/repeat_count.json /body/0) */
     const uint64_t o_code = c->pos;

@@ -55,8 +55,8 @@ static const afmt_tile_fields tile_fields_block =
 
 /* block_rows: its check, for the validator and the writer
  * (tests/specs/features/repeat_tiles.json /body/1/cases/0/body/4/body/4) */
-static int repeat_tiles_check_block_rows(const afmt_vctx *c, uint64_t at, uint64_t v_block_rows,
-        uint64_t v_block_cols)
+static int repeat_tiles_check_block_rows(const afmt_validation *c, uint64_t at,
+        uint64_t v_block_rows, uint64_t v_block_cols)
 {
     if (!((v_block_rows > UINT64_C(0)) && (v_block_cols > UINT64_C(0)))) {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "block_rows", AFMT_NO_INDEX, at,
@@ -66,7 +66,7 @@ static int repeat_tiles_check_block_rows(const afmt_vctx *c, uint64_t at, uint64
     return 0;
 }
 
-static int repeat_tiles_validate_data(afmt_vctx *c, const afmt_elem el_type,
+static int repeat_tiles_validate_data(afmt_validation *c, const afmt_elem el_type,
         afmt_tiles *const tiles_block, const uint64_t v_block_row, const uint64_t v_block_col,
         const uint64_t o_block_rows, const uint64_t v_block_rows, const uint64_t o_block_cols,
         const uint64_t v_block_cols)
@@ -92,7 +92,7 @@ static int repeat_tiles_validate_data(afmt_vctx *c, const afmt_elem el_type,
     return 0;
 }
 
-static int repeat_tiles_validate_block(afmt_vctx *c, const afmt_elem el_type,
+static int repeat_tiles_validate_block(afmt_validation *c, const afmt_elem el_type,
         afmt_tiles *const tiles_block)
 {
     /*
@@ -145,7 +145,7 @@ static int repeat_tiles_validate_block(afmt_vctx *c, const afmt_elem el_type,
     return 0;
 }
 
-static int repeat_tiles_validate_matrix_code(afmt_vctx *c)
+static int repeat_tiles_validate_matrix_code(afmt_validation *c)
 {
     /* code: u8 (tests/specs/features/repeat_tiles.json /body/1/cases/0/body/0) */
     const uint64_t o_code = c->pos;
@@ -205,7 +205,7 @@ static int repeat_tiles_validate_matrix_code(afmt_vctx *c)
     return 0;
 }
 
-static int repeat_tiles_validate_body(afmt_vctx *c)
+static int repeat_tiles_validate_body(afmt_validation *c)
 {
     /* kind: u8 (tests/specs/features/repeat_tiles.json /body/0) */
     const uint64_t o_kind = c->pos;

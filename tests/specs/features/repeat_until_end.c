@@ -39,7 +39,7 @@ static const afmt_type_entry repeat_until_end_types[2] = {
 static const char repeat_until_end_types_known[] =
     "; known: 1 i32, 2 f64";
 
-static int repeat_until_end_validate_data(afmt_vctx *c, const afmt_elem el_type,
+static int repeat_until_end_validate_data(afmt_validation *c, const afmt_elem el_type,
         const uint64_t o_n, const uint64_t v_n)
 {
     afmt_count k_data = AFMT_COUNT_INIT;
@@ -60,7 +60,7 @@ static int repeat_until_end_validate_data(afmt_vctx *c, const afmt_elem el_type,
     return 0;
 }
 
-static int repeat_until_end_validate_item(afmt_vctx *c)
+static int repeat_until_end_validate_item(afmt_validation *c)
 {
     /* code: u8 (tests/specs/features/repeat_until_end.json /body/0/body/0) */
     const uint64_t o_code = c->pos;
@@ -90,7 +90,7 @@ static int repeat_until_end_validate_item(afmt_vctx *c)
     return 0;
 }
 
-static int repeat_until_end_validate_body(afmt_vctx *c)
+static int repeat_until_end_validate_body(afmt_validation *c)
 {
     /* repeat item until the end (tests/specs/features/repeat_until_end.json /body/0) */
     afmt_path_push(c->path, "item", 0);

@@ -40,8 +40,8 @@ static const afmt_type_entry sidecar_types[2] = {
 static const char sidecar_types_known[] =
     "; known: 1 i32, 2 f64";
 
-static int sidecar_validate_data(afmt_vctx *c, const afmt_elem el_type, const uint64_t o_rows,
-        const uint64_t v_rows, const uint64_t o_cols, const uint64_t v_cols)
+static int sidecar_validate_data(afmt_validation *c, const afmt_elem el_type,
+        const uint64_t o_rows, const uint64_t v_rows, const uint64_t o_cols, const uint64_t v_cols)
 {
     afmt_count k_data = AFMT_COUNT_INIT;
     afmt_count_dim(&k_data, v_rows, "rows", o_rows);
@@ -63,7 +63,7 @@ static int sidecar_validate_data(afmt_vctx *c, const afmt_elem el_type, const ui
     return 0;
 }
 
-static int sidecar_validate_body(afmt_vctx *c)
+static int sidecar_validate_body(afmt_validation *c)
 {
     /* code: u8 (tests/specs/features/sidecar.json /body/0) */
     const uint64_t o_code = c->pos;

@@ -44,7 +44,7 @@ static const char switch_types_known[] =
 
 /* value: its check, for the validator and the writer
  * (tests/specs/features/switch.json /body/3/cases/1/body/2) */
-static int switch_check_value(const afmt_vctx *c, uint64_t at, uint64_t v_rank)
+static int switch_check_value(const afmt_validation *c, uint64_t at, uint64_t v_rank)
 {
     if (v_rank != UINT64_C(2)) {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "", AFMT_NO_INDEX, at, "expected %" PRIu64
@@ -53,7 +53,7 @@ static int switch_check_value(const afmt_vctx *c, uint64_t at, uint64_t v_rank)
     return 0;
 }
 
-static int switch_validate_data(afmt_vctx *c, const afmt_elem el_type, const uint64_t o_n,
+static int switch_validate_data(afmt_validation *c, const afmt_elem el_type, const uint64_t o_n,
         const uint64_t v_n)
 {
     afmt_count k_data = AFMT_COUNT_INIT;
@@ -74,7 +74,7 @@ static int switch_validate_data(afmt_vctx *c, const afmt_elem el_type, const uin
     return 0;
 }
 
-static int switch_validate_shape_n(afmt_vctx *c, const afmt_elem el_type)
+static int switch_validate_shape_n(afmt_validation *c, const afmt_elem el_type)
 {
     /* n: u32 little-endian (tests/specs/features/switch.json /body/3/cases/0/body/0) */
     const uint64_t o_n = c->pos;
@@ -88,7 +88,7 @@ static int switch_validate_shape_n(afmt_vctx *c, const afmt_elem el_type)
     return 0;
 }
 
-static int switch_validate_m(afmt_vctx *c, const afmt_elem el_type, const uint64_t o_r,
+static int switch_validate_m(afmt_validation *c, const afmt_elem el_type, const uint64_t o_r,
         const uint64_t v_r, const uint64_t o_c, const uint64_t v_c)
 {
     afmt_count k_m = AFMT_COUNT_INIT;
@@ -111,7 +111,8 @@ static int switch_validate_m(afmt_vctx *c, const afmt_elem el_type, const uint64
     return 0;
 }
 
-static int switch_validate_shape_r(afmt_vctx *c, const afmt_elem el_type, const uint64_t v_rank)
+static int switch_validate_shape_r(afmt_validation *c, const afmt_elem el_type,
+        const uint64_t v_rank)
 {
     /* r: u32 little-endian (tests/specs/features/switch.json /body/3/cases/1/body/0) */
     const uint64_t o_r = c->pos;
@@ -131,7 +132,7 @@ static int switch_validate_shape_r(afmt_vctx *c, const afmt_elem el_type, const 
     return 0;
 }
 
-static int switch_validate_body(afmt_vctx *c)
+static int switch_validate_body(afmt_validation *c)
 {
     /* code: u8 (tests/specs/features/switch.json /body/0) */
     const uint64_t o_code = c->pos;

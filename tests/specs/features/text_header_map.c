@@ -26,21 +26,21 @@ int afmt_text_header_map_detect(const uint8_t *buf, uint64_t len)
 }
 
 /* header: the text header at /body/0 */
-static const afmt_thdir_key text_header_map_header_keys[] = {
+static const afmt_header_arrays_key text_header_map_header_keys[] = {
     {.key = "dtype", .bind = AFMT_BIND_DTYPE, .kind = AFMT_TV_LIST},
     {.key = "shape", .bind = AFMT_BIND_SHAPE, .kind = AFMT_TV_LIST},
     {.key = "data_offsets", .bind = AFMT_BIND_RANGE, .kind = AFMT_TV_LIST},
 };
-static const afmt_thdir_type text_header_map_header_types[] = {
+static const afmt_header_arrays_type text_header_map_header_types[] = {
     {.text = "BOOL", .dtype = AFMT_BOOL, .size = 1, .endian = AFMT_LITTLE, .writable = 1},
     {.text = "I32", .dtype = AFMT_I32, .size = 4, .endian = AFMT_LITTLE, .writable = 1},
     {.text = "F64", .dtype = AFMT_F64, .size = 8, .endian = AFMT_LITTLE, .writable = 1},
     {.text = "F8", .dtype = AFMT_OPAQUE, .size = 1, .endian = AFMT_LITTLE, .writable = 1},
 };
-static const afmt_thdir_desc text_header_map_header = {
+static const afmt_header_arrays_desc text_header_map_header = {
     .format = "text_header_map",
     .name = "header",
-    .syntax = AFMT_TH_JSON,
+    .syntax = AFMT_TEXTHDR_JSON,
     .length_width = 8,
     .length_big = 0,
     .max_length = UINT64_C(1000000),
@@ -61,14 +61,14 @@ static const afmt_thdir_desc text_header_map_header = {
     .write_sort = {-1, 2, 0, 0},
 };
 
-static int text_header_map_validate_body(afmt_vctx *c)
+static int text_header_map_validate_body(afmt_validation *c)
 {
     /*
      * header: a text header and the arrays it describes (tests/specs/features/text_header_map.json
      * /body/0)
      */
-    if (afmt_thdir_validate(&text_header_map_header, c->src, afmt_end(c), &c->pos, &c->narrays,
-            c->opt, c->vis, c->path,
+    if (afmt_header_arrays_validate(&text_header_map_header, c->src, afmt_end(c), &c->pos,
+            &c->narrays, c->opt, c->vis, c->path,
             c->err) != 0)
         return -1;
 
@@ -95,7 +95,8 @@ static int text_header_map_write_impl(const afmt_array *arrays, size_t n,
                          afmt_sink *sink, afmt_error *err, uint8_t **owned)
 {
     (void)owned;
-    if (afmt_thdir_write(&text_header_map_header, arrays, n, wopt, sink, err) != 0) return -1;
+    if (afmt_header_arrays_write(&text_header_map_header, arrays, n, wopt, sink,
+            err) != 0) return -1;
     if (wopt && wopt->trailer_len > 0) {
         return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "text_header_map does not allow data after the arrays");

@@ -29,21 +29,21 @@ int afmt_text_header_one_detect(const uint8_t *buf, uint64_t len)
 static const afmt_field_desc field_magic = {.name = "magic", .kind = AFMT_FIELD_BYTES, .width = 3};
 
 /* header: the text header at /body/1 */
-static const afmt_thdir_key text_header_one_header_keys[] = {
+static const afmt_header_arrays_key text_header_one_header_keys[] = {
     {.key = "descr", .bind = AFMT_BIND_DTYPE, .kind = AFMT_TV_LIST},
     {.key = "fortran_order", .bind = AFMT_BIND_ORDER, .kind = AFMT_TV_LIST},
     {.key = "shape", .bind = AFMT_BIND_SHAPE, .kind = AFMT_TV_TUPLE},
 };
-static const afmt_thdir_type text_header_one_header_types[] = {
+static const afmt_header_arrays_type text_header_one_header_types[] = {
     {.text = "<i4", .dtype = AFMT_I32, .size = 4, .endian = AFMT_LITTLE, .writable = 1},
     {.text = ">f8", .dtype = AFMT_F64, .size = 8, .endian = AFMT_BIG},
     {.text = "|O", .prefix = 1, .dtype = AFMT_DTYPE_INVALID, .size = 0, .endian = AFMT_LITTLE,
      .refuse = "objects"},
 };
-static const afmt_thdir_desc text_header_one_header = {
+static const afmt_header_arrays_desc text_header_one_header = {
     .format = "text_header_one",
     .name = "header",
-    .syntax = AFMT_TH_PYDICT,
+    .syntax = AFMT_TEXTHDR_PYDICT,
     .length_width = 2,
     .length_big = 0,
     .max_length = UINT64_C(0),
@@ -64,7 +64,7 @@ static const afmt_thdir_desc text_header_one_header = {
     .write_sort = {0, 0, 0, 0},
 };
 
-static int text_header_one_validate_body(afmt_vctx *c)
+static int text_header_one_validate_body(afmt_validation *c)
 {
     /* magic: 3 bytes of raw bytes (tests/specs/features/text_header_one.json /body/0) */
     const uint64_t o_magic = c->pos;
@@ -75,8 +75,8 @@ static int text_header_one_validate_body(afmt_vctx *c)
      * header: a text header and the arrays it describes (tests/specs/features/text_header_one.json
      * /body/1)
      */
-    if (afmt_thdir_validate(&text_header_one_header, c->src, afmt_end(c), &c->pos, &c->narrays,
-            c->opt, c->vis, c->path,
+    if (afmt_header_arrays_validate(&text_header_one_header, c->src, afmt_end(c), &c->pos,
+            &c->narrays, c->opt, c->vis, c->path,
             c->err) != 0)
         return -1;
 
@@ -108,7 +108,8 @@ static int text_header_one_write_impl(const afmt_array *arrays, size_t n,
         static const char v_magic[3 + 1] = "THO";
         if (afmt_sink_put(sink, v_magic, 3, err) != 0) return -1;
     }
-    if (afmt_thdir_write(&text_header_one_header, arrays, n, wopt, sink, err) != 0) return -1;
+    if (afmt_header_arrays_write(&text_header_one_header, arrays, n, wopt, sink,
+            err) != 0) return -1;
     if (wopt && wopt->trailer_len > 0) {
         return afmt_fail(err, AFMT_E_USAGE, NULL, "", AFMT_NO_INDEX, AFMT_NO_OFFSET,
                 "text_header_one does not allow data after the arrays");

@@ -34,7 +34,7 @@ static const afmt_field_desc field_dims = {
 
 /* rank: its check, for the validator and the writer
  * (tests/specs/features/text_value.json /body/0/body/0/cases/0/body/2) */
-static int text_value_check_rank(const afmt_vctx *c, uint64_t at, int64_t v_rank)
+static int text_value_check_rank(const afmt_validation *c, uint64_t at, int64_t v_rank)
 {
     if (!(v_rank >= INT64_C(0))) {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "rank", AFMT_NO_INDEX, at,
@@ -55,7 +55,8 @@ static const char text_value_types_known[] =
 
 /* dims: its check, for the validator and the writer
  * (tests/specs/features/text_value.json /body/0/body/0/cases/0/body/5) */
-static int text_value_check_dims(const afmt_vctx *c, uint64_t at, uint64_t at_index, int64_t e_dims)
+static int text_value_check_dims(const afmt_validation *c, uint64_t at, uint64_t at_index,
+        int64_t e_dims)
 {
     if (!(e_dims >= INT64_C(0))) {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "dims", at_index, at,
@@ -64,8 +65,8 @@ static int text_value_check_dims(const afmt_vctx *c, uint64_t at, uint64_t at_in
     return 0;
 }
 
-static int text_value_validate_data(afmt_vctx *c, const afmt_elem el_type, const uint64_t n_dims,
-        const uint64_t o_dims)
+static int text_value_validate_data(afmt_validation *c, const afmt_elem el_type,
+        const uint64_t n_dims, const uint64_t o_dims)
 {
     uint64_t dims_product;
     if (afmt_field_prod_c(c, "dims", o_dims, n_dims, 8, 1, 0, "dims", AFMT_NO_INDEX, o_dims,
@@ -86,7 +87,7 @@ static int text_value_validate_data(afmt_vctx *c, const afmt_elem el_type, const
     return 0;
 }
 
-static int text_value_validate_kind_dense(afmt_vctx *c, const uint64_t comments_value)
+static int text_value_validate_kind_dense(afmt_validation *c, const uint64_t comments_value)
 {
     /*
      * mark: 1 bytes of raw bytes (tests/specs/features/text_value.json
@@ -151,7 +152,7 @@ static int text_value_validate_kind_dense(afmt_vctx *c, const uint64_t comments_
     return 0;
 }
 
-static int text_value_validate_kind_text(afmt_vctx *c)
+static int text_value_validate_kind_text(afmt_validation *c)
 {
     /*
      * text: a value in futhark's text format (tests/specs/features/text_value.json
@@ -174,7 +175,7 @@ static int text_value_validate_kind_text(afmt_vctx *c)
     return 0;
 }
 
-static int text_value_validate_value(afmt_vctx *c, const uint64_t comments_value)
+static int text_value_validate_value(afmt_validation *c, const uint64_t comments_value)
 {
     /* switch kind on peek(0) == 98 ? 1 : 2 (tests/specs/features/text_value.json /body/0/body/0) */
     const uint64_t sel_kind = (((uint64_t)afmt_src_peek(c->src, afmt_end(c),
@@ -190,7 +191,7 @@ static int text_value_validate_value(afmt_vctx *c, const uint64_t comments_value
     return 0;
 }
 
-static int text_value_validate_body(afmt_vctx *c)
+static int text_value_validate_body(afmt_validation *c)
 {
     /* repeat value until the end (tests/specs/features/text_value.json /body/0) */
     afmt_path_push(c->path, "value", 0);

@@ -42,8 +42,8 @@ static const afmt_type_entry trailer_keep_types[2] = {
 static const char trailer_keep_types_known[] =
     "; known: 1 i32, 2 f64";
 
-static int trailer_keep_validate_data(afmt_vctx *c, const afmt_elem el_type, const uint64_t o_n,
-        const uint64_t v_n)
+static int trailer_keep_validate_data(afmt_validation *c, const afmt_elem el_type,
+        const uint64_t o_n, const uint64_t v_n)
 {
     afmt_count k_data = AFMT_COUNT_INIT;
     afmt_count_dim(&k_data, v_n, "n", o_n);
@@ -63,7 +63,7 @@ static int trailer_keep_validate_data(afmt_vctx *c, const afmt_elem el_type, con
     return 0;
 }
 
-static int trailer_keep_validate_body(afmt_vctx *c)
+static int trailer_keep_validate_body(afmt_validation *c)
 {
     /* magic: 2 bytes of raw bytes (tests/specs/features/trailer_keep.json /body/0) */
     const uint64_t o_magic = c->pos;
