@@ -75,14 +75,16 @@ def build_runtime(out):
     interpreter is in."""
     rt = os.path.join(out, "rt")
     lib = os.path.join(rt, "librt.a")
-    srcs = sorted(glob.glob(os.path.join(ROOT, "runtime", "*.c"))) + [os.path.join(ROOT, "registry", "afmt_registry.c")]
+    # runtime/ holds a folder per part (runtime/README.md)
+    srcs = sorted(glob.glob(os.path.join(ROOT, "runtime", "**", "*.c"), recursive=True))
+    srcs += [os.path.join(ROOT, "registry", "afmt_registry.c")]
     interp = have_interp()
     isrcs = []
     if interp:
         isrcs = sorted(glob.glob(os.path.join(ROOT, "interp", "*.c")))
         isrcs += [f for f in sorted(glob.glob(os.path.join(ROOT, "gen", "*.c"))) if not f.endswith("/main.c")]
         isrcs += [os.path.join(ROOT, "generated", "gen", "expr_lexer.c")]
-    hdrs = glob.glob(os.path.join(ROOT, "runtime", "*.h")) + glob.glob(os.path.join(ROOT, "gen", "*.h"))
+    hdrs = glob.glob(os.path.join(ROOT, "runtime", "**", "*.h"), recursive=True) + glob.glob(os.path.join(ROOT, "gen", "*.h"))
     hdrs += glob.glob(os.path.join(ROOT, "interp", "*.h"))
     drv = os.path.join(rt, "driver.o")
     ilib = os.path.join(rt, "libinterp.a")

@@ -74,7 +74,7 @@ static int reserve(afmt_validation *c, afmt_unique_keys *u, const char *field, u
 /* Whether the earlier key o holds the len bytes at key (or is value): 1,
  * 0, or -1 when a seekable source could not read it again (AFMT_E_IO in
  * c->err). */
-static int same_key(afmt_validation *c, const afmt_unique_keys *u, const afmt_unique_keysue_key *o, const uint8_t *key,
+static int same_key(afmt_validation *c, const afmt_unique_keys *u, const afmt_unique_key *o, const uint8_t *key,
                     uint64_t len, uint64_t value, const char *field)
 {
     int eq;
@@ -101,10 +101,10 @@ static int add(afmt_validation *c, afmt_unique_keys *u, const char *repeat, cons
     const int copy = !u->is_int && c->src->read != NULL;
     const uint64_t h = hash_bytes(key, len);
     uint64_t at;
-    afmt_unique_keysue_key *k;
+    afmt_unique_key *k;
     if (reserve(c, u, field, copy ? len : 0)) return -1;
     for (at = h & (u->nslots - 1); u->slots[at]; at = (at + 1) & (u->nslots - 1)) {
-        const afmt_unique_keysue_key *o = &u->keys[u->slots[at] - 1];
+        const afmt_unique_key *o = &u->keys[u->slots[at] - 1];
         int same = o->hash == h ? same_key(c, u, o, key, len, value, field) : 0;
         if (same < 0) return -1;
         if (same) {

@@ -30,7 +30,7 @@
 extern "C" {
 #endif
 
-typedef struct afmt_unique_keysue_key {
+typedef struct afmt_unique_key {
     uint64_t hash;
     uint64_t at;       /* its bytes: at the input's absolute offset at (a
                           buffer), at copies + at (a stream), or the
@@ -38,12 +38,12 @@ typedef struct afmt_unique_keysue_key {
     uint64_t len;
     uint64_t offset;   /* where it was read, for the message */
     uint64_t index;    /* the repetition that read it */
-} afmt_unique_keysue_key;
+} afmt_unique_key;
 
 typedef struct afmt_unique_keys {
     uint32_t *slots;       /* 0: empty, else 1 + an index into keys */
     uint64_t nslots;       /* a power of two, at least twice nkeys */
-    afmt_unique_keysue_key *keys;
+    afmt_unique_key *keys;
     uint64_t nkeys, keys_cap;
     uint8_t *copies;       /* a stream's keys, which its window drops */
     uint64_t ncopied, copies_cap;
