@@ -46,20 +46,11 @@ typedef struct sym {
      * offset), enc_decl of a writer's lookup encoding, nbytes_decl of a
      * writer's payload size (nbytes()). */
     int decl, off_decl, enc_decl, nbytes_decl;
-    /* validator: the region whose function declared it (NULL: none), and
-     * the regions it has left since: a use now is an escape (emit.h,
-     * escapes) of each */
+    /* validator: the region whose function declared it (NULL: none): at
+     * the region's end, handed out if the region's escapes name it
+     * (region_item.escapes, gen/scope.c) */
     const item *region;
-    const item *left[4];
-    int nleft;
 } sym;
-
-/* A name declared in a region's function and used after the region: the
- * region's function hands it out in a struct (<format>_<region>_scope). */
-typedef struct escape {
-    const item *region;
-    const char *name;
-} escape;
 
 #define MAX_SYMS 1024
 #define AFMT_GEN_FIELD_MAX_ 128
@@ -183,11 +174,9 @@ typedef struct emitter {
     check_fn *check_fns; /* the shared check functions defined so far */
     int ncheck_fns;
     const item *region;  /* validator: the innermost region being emitted, or NULL */
-    /* validator: the names that escape their region's function, learnt by
-     * a first pass over the spec (emit_validator) and used by the second */
-    escape *escapes;
-    int nescapes;
-    int quiet;           /* a first pass: generator errors are not printed */
+    int quiet;           /* generator errors are not printed (a caller that
+                            only asks a question of a checked spec:
+                            interp/interp_value.c) */
     char *last_error;    /* the last error printed, path and message: one
                             problem met again (an expression with two peek()
                             calls, a rule emitted twice) is printed once */
@@ -387,7 +376,6 @@ sym *sym_push(emitter *m, sym_kind kind, const char *name, item *it);
 sym *sym_find(emitter *m, const char *name);
 sym *sym_peek(emitter *m, const char *name);
 /* Whether name, declared in region's function, is used after it. */
-int escapes(const emitter *m, const item *region, const char *name);
 int sym_mark(emitter *m);
 void sym_pop_to(emitter *m, int mark);
 const table *find_table(const spec *s, const char *name);

@@ -1424,9 +1424,8 @@ static void emit_repeat(emitter *m, item *it)
     free(r);
 }
 
-/* The values of region it's function that are used after it (escapes(),
- * learnt by the first pass) are handed out in a struct; every symbol the
- * function declared has left the region (a later use is an escape). */
+/* The values of region it's function that the items after it read (the
+ * region's escapes, gen/scope.c) are handed out in a struct. */
 static void region_hand_out(emitter *m, item *it, func_frame *fr, const item *outer)
 {
     sym **out = xcalloc((size_t)m->nsyms + 1, sizeof *out);
@@ -1434,13 +1433,11 @@ static void region_hand_out(emitter *m, item *it, func_frame *fr, const item *ou
     for (i = 0; i < m->nsyms; i++) {
         sym *y = m->syms[i];
         if (y->region != it) continue;
-        if (escapes(m, it, y->name)) {
+        if (region_escapes(it, y->name)) {
             decl_use(m, y->decl);
             decl_use(m, y->off_decl);
             out[n++] = y;
         }
-        if (y->nleft < (int)(sizeof y->left / sizeof y->left[0])) y->left[y->nleft++] = it;
-        else gen_error(m, it->jpath, "regions nested too deep");
         y->region = outer;
     }
     if (n) func_hand_out(m, fr, out, n, it->name);
@@ -1927,37 +1924,10 @@ static void emit_items_func(emitter *m, item_list *body, const char *name, const
     func_end(m, &fr, doc);
 }
 
-static void emit_validator_pass(emitter *m);
-
-/* Two passes: the first, on a scratch emitter whose output is dropped,
- * learns which values escape their region's function (emit.h, escapes);
- * the second emits. */
+/* The validator: the body's function and, before it, the functions of
+ * its structures.  One pass: what a region hands out was worked out on
+ * the model (gen/scope.c). */
 void emit_validator(emitter *m)
-{
-    emitter probe;
-    sbuf out = {0}, prelude = {0}, descs = {0};
-    memset(&probe, 0, sizeof probe);
-    probe.s = m->s;
-    probe.out = &out;
-    probe.prelude = &prelude;
-    probe.descs = &descs;
-    probe.quiet = 1;
-    c_names_reserve(&probe);
-    emit_validator_pass(&probe);
-    m->work += probe.work;
-    m->tries += probe.tries;
-    c_names_free(&probe);
-    func_frames_free(&probe);
-    m->escapes = probe.escapes;
-    m->nescapes = probe.nescapes;
-    emit_validator_pass(m);
-    m->region = NULL;
-    sb_free(&out);
-    sb_free(&prelude);
-    sb_free(&descs);
-}
-
-static void emit_validator_pass(emitter *m)
 {
     const spec *s = m->s;
     const char *f = s->format;
@@ -1994,4 +1964,5 @@ static void emit_validator_pass(emitter *m)
     m->funcs = NULL;
     sb_free(&funcs);
     sb_free(&main_fn);
+    m->region = NULL;
 }
