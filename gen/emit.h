@@ -163,11 +163,6 @@ typedef struct emitter {
     unsigned long long work, tries;
     char **number_keys;
     int nnumber_keys;
-    /* validator: the repeats, regions, switches, pads and directories of
-     * the body (in its repeats, regions and cases too), sorted by name,
-     * made at the first item_name_check (emit_validate.c) */
-    const struct item **structural;
-    int nstructural;
     char **clashes;      /* "cname what" of each clash reported, reported once */
     int nclashes;
     int sole_item;       /* the item being emitted is all its function holds */
@@ -316,6 +311,9 @@ void line(emitter *m, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* What the checker (gen/check.c, spec_check) refuses, met by an emitter:
+ * a bug of afmt-gen's, reported as an error so that nothing is written. */
+void gen_unchecked(emitter *m, const char *jpath, const char *what);
 void gen_error(emitter *m, const char *jpath, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))

@@ -252,6 +252,11 @@ sym *sym_push(emitter *m, sym_kind kind, const char *name, item *it)
     return y;
 }
 
+void gen_unchecked(emitter *m, const char *jpath, const char *what)
+{
+    gen_error(m, jpath, "afmt-gen bug: %s, in a spec the checker passed (gen/check.c refuses it)", what);
+}
+
 sym *sym_peek(emitter *m, const char *name)
 {
     int i;

@@ -959,19 +959,17 @@ static void emit_lookup(emitter *m, item *it)
     char **keys;
     int i, k, by_table;
     m->jpath = it->jpath;
-    if (!tb) {
-        gen_error(m, it->jpath, "unknown table '%s'", it->lookup.table ? it->lookup.table : "");
+    if (!tb || (tb->nkeys >= 0 && tb->nkeys != it->lookup.nkey)) { /* check_lookup */
+        gen_unchecked(m, it->jpath, "a lookup in an unknown table, or with keys of another arity");
         return;
     }
     if (it->attribute) {
         attr = sym_peek(m, it->attribute);
-        if (!attr) gen_error(m, it->jpath, "unknown name '%s' in \"field\"", it->attribute);
+        if (!attr) gen_unchecked(m, it->jpath, "a lookup's unknown \"field\"");
     } else if (it->lookup.nkey > 0 && it->lookup.key[0]->kind == E_NAME) {
         attr = sym_peek(m, it->lookup.key[0]->sval);
     }
     bl = blame_of(attr);
-    if (tb->nkeys >= 0 && tb->nkeys != it->lookup.nkey)
-        gen_error(m, it->jpath, "table '%s' has keys of %d values, the lookup gives %d", tb->name, tb->nkeys, it->lookup.nkey);
     keys = lookup_keys(m, &bl, it);
     by_table = lookup_by_table(m, &bl, it, tb, keys) || lookup_by_block_tables(m, &bl, it, tb, keys);
     if (!by_table && lookup_by_table2(m, &bl, it, tb, attr, keys)) {
@@ -1502,7 +1500,7 @@ static void emit_switch(emitter *m, item *it)
         sbuf cond = {0};
         int mark;
         for (j = 0; j < sc->nwhen; j++) {
-            if (sc->when[j]->kind != E_INT) { gen_error(m, sc->jpath, "case values are integers"); continue; }
+            if (sc->when[j]->kind != E_INT) { gen_unchecked(m, sc->jpath, "a case value not an integer"); continue; }
             sb_printf(&cond, "%ssel_%s == %s%llu)", j ? " || " : "", it->name, sel.t == VT_S ? "INT64_C(" : "UINT64_C(",
                       (unsigned long long)sc->when[j]->ival);
         }
@@ -1575,57 +1573,6 @@ static void emit_pad(emitter *m, item *it)
     sz = emit_u64(m, &bl, it->arg, it->arg_text);
     line(m, "if (afmt_take_padding(c, \"%s\", %d, %s)) return -1;", it->name, it->pad.fill_lenient == LEN_WARN, sz);
     free(sz);
-}
-
-static int is_structural(const item *o)
-{
-    return o->name && (o->kind == IT_REPEAT || o->kind == IT_REGION || o->kind == IT_SWITCH || o->kind == IT_PAD ||
-                       o->kind == IT_DIRECTORY);
-}
-
-static void list_structural(emitter *m, const item_list *b)
-{
-    int i, j;
-    for (i = 0; i < b->n; i++) {
-        const item *o = b->v[i];
-        if (is_structural(o)) {
-            m->structural = realloc(m->structural, sizeof *m->structural * (size_t)(m->nstructural + 1));
-            if (!m->structural) abort();
-            m->structural[m->nstructural++] = o;
-        }
-        if (o->kind == IT_REPEAT || o->kind == IT_REGION) list_structural(m, &o->body);
-        if (o->kind == IT_SWITCH)
-            for (j = 0; j < o->ncases; j++) list_structural(m, &o->cases[j].body);
-    }
-}
-
-static int by_item_name(const void *a, const void *b)
-{
-    return strcmp((*(const item *const *)a)->name, (*(const item *const *)b)->name);
-}
-
-/* Is another structural item (repeat, region, switch, pad, directory) of
- * the spec's body named like it?  One sorted list, made once, searched
- * by halves: a spec of n such items costs n log n, not n squared. */
-static int unique_name_clash(emitter *m, const item *it)
-{
-    int lo = 0, hi, k;
-    if (!m->structural) {
-        list_structural(m, &m->s->body);
-        if (!m->structural) return 0;
-        qsort(m->structural, (size_t)m->nstructural, sizeof *m->structural, by_item_name);
-    }
-    hi = m->nstructural;
-    while (lo < hi) { /* the first named it->name or after */
-        const int mid = lo + (hi - lo) / 2;
-        if (strcmp(m->structural[mid]->name, it->name) < 0) lo = mid + 1;
-        else hi = mid;
-    }
-    for (k = lo; k < m->nstructural && strcmp(m->structural[k]->name, it->name) == 0; k++) {
-        m->tries++;
-        if (m->structural[k] != it) return 1;
-    }
-    return 0;
 }
 
 /* A value in a text grammar the runtime parses (futhark's text values):
@@ -1705,25 +1652,6 @@ static void item_comment(emitter *m, const item *it, const char *fmt, ...)
     }
 }
 
-/* A name is defined once: a field, let, lookup or array not twice in
- * scope; a repeat, region, switch or pad (they name C variables too) once
- * per spec.  (A text header's name only names it in errors: switch cases
- * may each have one.) */
-static void item_name_check(emitter *m, item *it)
-{
-    if (!it->name || it->kind == IT_TEXTHDR || it->kind == IT_ARCHIVE || it->kind == IT_CARDS) return;
-    if (it->kind == IT_STRUCT) return; /* a label of errors only */
-    if (it->kind != IT_REPEAT && it->kind != IT_SWITCH && it->kind != IT_REGION && it->kind != IT_PAD &&
-        it->kind != IT_TEXTVAL && it->kind != IT_DIRECTORY) {
-        sym *prev = sym_peek(m, it->name);
-        if (prev && prev->kind != SY_BUILTIN)
-            gen_error(m, it->jpath, "'%s' is already defined %s%s", it->name, prev->it ? "at " : "",
-                      prev->it ? prev->it->jpath : "(a parameter of the structure, or a name the language defines)");
-    } else if (unique_name_clash(m, it)) {
-        gen_error(m, it->jpath, "'%s' names another repeat, region, switch or pad of this spec", it->name);
-    }
-}
-
 /* A field of any type, under its comment. */
 static void emit_field_item(emitter *m, item *it)
 {
@@ -1780,7 +1708,7 @@ static void emit_check_item(emitter *m, item *it)
 {
     sym *attr = it->attribute ? sym_peek(m, it->attribute) : NULL;
     blame bl;
-    if (it->attribute && !attr) gen_error(m, it->jpath, "unknown name '%s' in \"field\"", it->attribute);
+    if (it->attribute && !attr) gen_unchecked(m, it->jpath, "a check's unknown \"field\""); /* check_item */
     item_comment(m, it, "check %s", it->checks[0].text ? it->checks[0].text : "");
     m->jpath = it->checks[0].jpath;
     bl = blame_of(attr);
@@ -1818,7 +1746,6 @@ static void emit_item(emitter *m, item *it)
     const int sole = m->sole_item;
     m->sole_item = 0; /* for the items inside this one */
     m->jpath = it->jpath;
-    item_name_check(m, it);
     /* a blank line between items, none after a function's brace */
     if (!(m->out->len >= 2 && strcmp(m->out->s + m->out->len - 2, "{\n") == 0)) sb_puts(m->out, "\n");
     switch (it->kind) {

@@ -331,6 +331,11 @@ void scope_resolve(spec *s);
 /* Whether an item after the region reads the value it binds as name. */
 int region_escapes(const item *region, const char *name);
 
+/* check.c: the language's diagnostics of the model (printed as the
+ * loader's are); 0 when there are none, -1 otherwise.  The emitters are
+ * given only specs it passed. */
+int spec_check(const spec *s);
+
 /* What a format descriptor (afmt_format) says of the spec: the order of
  * its first payload, whether a file may hold several arrays, whether its
  * writer compresses (emit_format.c; the reference interpreter, interp/,

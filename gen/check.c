@@ -1,0 +1,265 @@
+/* afmt-gen: the checker, the language's diagnostics raised on the model
+ * before anything is emitted (the pipeline: scope.h).
+ *
+ * `afmt-gen --check`, afmt-gen before it writes, and the reference
+ * interpreter (interp/interp_load.c) call spec_check on every spec they
+ * load; the emitters are given only specs it passed, so what it reports
+ * is, in them, a case that cannot happen.  It walks the spec as the
+ * validator does (a structure's body at its first use, as its function
+ * is defined there), so its diagnostics come in the order the emitters
+ * raised them, each with the JSON path of the item at fault.
+ *
+ * What it checks so far: the definitions of names (a value defined twice
+ * in scope, a repeat, region, switch or pad named as another), the uses
+ * of structures (known, given as many arguments as they take), vars
+ * (declared outside regions, "set" only on a var), lookups (a known
+ * table, as many keys as its entries have, a known "field"), a check's
+ * "field", and switch cases' values (integers).  The types of
+ * expressions are still checked by the emitters (emit_expr.c) as they
+ * render them. */
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "scope.h"
+
+typedef struct checker {
+    const spec *s;
+    scope sc;
+    int errors;
+    const named_struct **done;    /* the structures whose bodies were walked */
+    int ndone;
+    const item **structural;      /* the body's repeats, regions, switches, pads and
+                                   * directories, sorted by name (name_clash) */
+    int nstructural;
+    char *last;                   /* the last diagnostic: one met again is printed once */
+} checker;
+
+static void check_error(checker *ck, const char *jpath, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* "PATH: /json/path: message", as the loader's and the emitters' are. */
+static void check_error(checker *ck, const char *jpath, const char *fmt, ...)
+{
+    va_list ap;
+    char *msg, *all;
+    va_start(ap, fmt);
+    msg = xvprintf(fmt, ap);
+    va_end(ap);
+    all = xprintf("%s: %s: %s", ck->s->path, jpath ? jpath : "/", msg);
+    if (!ck->last || strcmp(ck->last, all) != 0) fprintf(stderr, "%s\n", all);
+    free(ck->last);
+    ck->last = all;
+    free(msg);
+    ck->errors++;
+}
+
+static int is_structural(const item *o)
+{
+    return o->name && (o->kind == IT_REPEAT || o->kind == IT_REGION || o->kind == IT_SWITCH || o->kind == IT_PAD ||
+                       o->kind == IT_DIRECTORY);
+}
+
+/* The structural items of b (in its repeats, regions and cases too). */
+static void list_structural(checker *ck, const item_list *b)
+{
+    int i, j;
+    for (i = 0; i < b->n; i++) {
+        const item *o = b->v[i];
+        if (is_structural(o)) {
+            const item **g = realloc(ck->structural, sizeof *g * (size_t)(ck->nstructural + 1));
+            if (!g) { fputs("afmt-gen: out of memory\n", stderr); exit(2); }
+            ck->structural = g;
+            ck->structural[ck->nstructural++] = o;
+        }
+        if (o->kind == IT_REPEAT || o->kind == IT_REGION) list_structural(ck, &o->body);
+        for (j = 0; j < o->ncases; j++) list_structural(ck, &o->cases[j].body);
+    }
+}
+
+static int by_item_name(const void *a, const void *b)
+{
+    return strcmp((*(const item *const *)a)->name, (*(const item *const *)b)->name);
+}
+
+/* Is another structural item of the spec's body named like it?  They
+ * name C variables of one function's scope, so each name once per spec.
+ * Searched by halves in the sorted list: n log n for a spec of n. */
+static int name_clash(const checker *ck, const item *it)
+{
+    int lo = 0, hi = ck->nstructural, k;
+    while (lo < hi) { /* the first named it->name or after */
+        const int mid = lo + (hi - lo) / 2;
+        if (strcmp(ck->structural[mid]->name, it->name) < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    for (k = lo; k < ck->nstructural && strcmp(ck->structural[k]->name, it->name) == 0; k++)
+        if (ck->structural[k] != it) return 1;
+    return 0;
+}
+
+/* A name is defined once: a field, let, lookup or array not twice in
+ * scope; a repeat, region, switch or pad (they name C variables too) once
+ * per spec.  (A text header's, an archive's, cards' or a structure use's
+ * name only names it in errors: switch cases may each have one.) */
+static void check_definition(checker *ck, const item *it)
+{
+    if (!it->name || it->kind == IT_TEXTHDR || it->kind == IT_ARCHIVE || it->kind == IT_CARDS ||
+        it->kind == IT_STRUCT)
+        return;
+    if (!is_structural(it) && it->kind != IT_TEXTVAL) {
+        const scope_binding *prev = scope_find(&ck->sc, it->name);
+        if (prev)
+            check_error(ck, it->jpath, "'%s' is already defined %s%s", it->name, prev->it ? "at " : "",
+                        prev->it ? prev->it->jpath : "(a parameter of the structure, or a name the language defines)");
+    } else if (name_clash(ck, it)) { /* a text value's too: it names C locals */
+        check_error(ck, it->jpath, "'%s' names another repeat, region, switch or pad of this spec", it->name);
+    }
+}
+
+/* A lookup: its table, the arity of its keys, its "field".  0 when the
+ * lookup binds its name (an unknown table: it does not). */
+static int check_lookup(checker *ck, const item *it)
+{
+    const table *tb = scope_table_named(ck->s, it->lookup.table ? it->lookup.table : "");
+    if (!tb) {
+        check_error(ck, it->jpath, "unknown table '%s'", it->lookup.table ? it->lookup.table : "");
+        return -1;
+    }
+    if (it->attribute && !scope_find(&ck->sc, it->attribute))
+        check_error(ck, it->jpath, "unknown name '%s' in \"field\"", it->attribute);
+    if (tb->nkeys >= 0 && tb->nkeys != it->lookup.nkey)
+        check_error(ck, it->jpath, "table '%s' has keys of %d values, the lookup gives %d", tb->name, tb->nkeys,
+                    it->lookup.nkey);
+    return 0;
+}
+
+/* A var: a local of the function that declares it, so not of a region's
+ * (the items after the region could not set it).  0 when it binds. */
+static int check_var(checker *ck, const item *it)
+{
+    if (!ck->sc.region) return 0;
+    check_error(ck, it->jpath, "var '%s' is declared inside region '%s': declare it before the region", it->name,
+                ck->sc.region->name);
+    return -1;
+}
+
+static void check_set(checker *ck, const item *it)
+{
+    const scope_binding *b = scope_find(&ck->sc, it->attribute);
+    if (!b || !b->it || b->it->kind != IT_VAR)
+        check_error(ck, it->jpath, "'%s' is not a var defined before (\"set\" changes a var)",
+                    it->attribute ? it->attribute : "");
+}
+
+static void check_items(checker *ck, const item_list *body);
+
+static int struct_done(const checker *ck, const named_struct *ns)
+{
+    int i;
+    for (i = 0; i < ck->ndone; i++)
+        if (ck->done[i] == ns) return 1;
+    return 0;
+}
+
+/* A structure's body, in a scope of its own: its parameters only. */
+static void check_struct_body(checker *ck, const named_struct *ns)
+{
+    scope outer = ck->sc;
+    const named_struct **g = realloc(ck->done, sizeof *g * (size_t)(ck->ndone + 1));
+    int i;
+    if (!g) { fputs("afmt-gen: out of memory\n", stderr); exit(2); }
+    ck->done = g;
+    ck->done[ck->ndone++] = ns;
+    memset(&ck->sc, 0, sizeof ck->sc);
+    for (i = 0; i < ns->nparams; i++) scope_bind(&ck->sc, ns->params[i], NULL);
+    check_items(ck, &ns->body);
+    scope_free(&ck->sc);
+    ck->sc = outer;
+}
+
+static void check_struct_use(checker *ck, const item *it)
+{
+    const named_struct *ns = scope_struct_named(ck->s, it->st.use ? it->st.use : "");
+    if (!ns) {
+        check_error(ck, it->jpath, "no structure named '%s' in \"structs\"", it->st.use ? it->st.use : "");
+        return;
+    }
+    if (ns->nparams != it->st.nargs) {
+        check_error(ck, it->jpath, "structure '%s' takes %d argument%s, not %d", ns->name, ns->nparams,
+                    ns->nparams == 1 ? "" : "s", it->st.nargs);
+        return;
+    }
+    if (!struct_done(ck, ns)) check_struct_body(ck, ns);
+}
+
+static void check_switch(checker *ck, const item *it)
+{
+    int i, j;
+    for (i = 0; i < it->ncases; i++) {
+        const switch_case *sc = &it->cases[i];
+        const int mark = scope_mark(&ck->sc);
+        for (j = 0; j < sc->nwhen; j++)
+            if (sc->when[j]->kind != E_INT) check_error(ck, sc->jpath, "case values are integers");
+        check_items(ck, &sc->body);
+        scope_pop_to(&ck->sc, mark);
+    }
+}
+
+static void check_region(checker *ck, item *it)
+{
+    const item *outer = ck->sc.region;
+    ck->sc.region = it;
+    check_items(ck, &it->body);
+    ck->sc.region = outer;
+}
+
+static void check_item(checker *ck, item *it)
+{
+    int binds = scope_binds_value(it), mark;
+    check_definition(ck, it);
+    switch (it->kind) {
+    case IT_LOOKUP: if (check_lookup(ck, it) != 0) binds = 0; break;
+    case IT_VAR: if (check_var(ck, it) != 0) binds = 0; break;
+    case IT_SET: check_set(ck, it); break;
+    case IT_CHECK:
+        if (it->attribute && !scope_find(&ck->sc, it->attribute))
+            check_error(ck, it->jpath, "unknown name '%s' in \"field\"", it->attribute);
+        break;
+    case IT_STRUCT: check_struct_use(ck, it); break;
+    case IT_REGION: check_region(ck, it); break;
+    case IT_REPEAT:
+        mark = scope_mark(&ck->sc);
+        check_items(ck, &it->body);
+        scope_pop_to(&ck->sc, mark);
+        break;
+    case IT_SWITCH: check_switch(ck, it); break;
+    default: break;
+    }
+    if (binds) scope_bind(&ck->sc, it->name, it);
+}
+
+static void check_items(checker *ck, const item_list *body)
+{
+    int i;
+    for (i = 0; i < body->n; i++) check_item(ck, body->v[i]);
+}
+
+int spec_check(const spec *s)
+{
+    checker ck;
+    int errors;
+    memset(&ck, 0, sizeof ck);
+    ck.s = s;
+    list_structural(&ck, &s->body);
+    if (ck.nstructural > 1) qsort(ck.structural, (size_t)ck.nstructural, sizeof *ck.structural, by_item_name);
+    check_items(&ck, &s->body);
+    errors = ck.errors;
+    scope_free(&ck.sc);
+    free(ck.done);
+    free(ck.structural);
+    free(ck.last);
+    return errors ? -1 : 0;
+}
