@@ -154,6 +154,82 @@ static void check_set(checker *ck, const item *it)
                     it->attribute ? it->attribute : "");
 }
 
+/* Whether name is bound, to a value of kind k. */
+static int is_kind(const checker *ck, const char *name, value_kind k)
+{
+    const scope_binding *b = scope_find(&ck->sc, name);
+    return b && scope_kind(b) == k;
+}
+
+/* An array field's element loop ("each", a float's "equals"), whose
+ * position is `index`; its members naming another array field. */
+static void check_array_field(checker *ck, const item *it)
+{
+    const field_item *f = &it->field;
+    const int loops = f->ftype == FT_INT ? f->neach > 0 : f->ftype == FT_FLOAT && (f->neach > 0 || f->has_fequals);
+    if (loops && strcmp(it->name, "index") == 0)
+        check_error(ck, it->jpath, "an array field with \"each\" cannot be named 'index': inside \"each\", `index` "
+                                   "is the element's position and the field's name the element");
+    if (f->ftype != FT_INT) return;
+    if (f->increasing_within && !is_kind(ck, f->increasing_within, VK_ARRAY_FIELD))
+        check_error(ck, it->jpath, "increasing_within: '%s' is not an array field defined before", f->increasing_within);
+    if (f->increasing_segments && !is_kind(ck, f->increasing_segments, VK_ARRAY_FIELD))
+        check_error(ck, it->jpath, "increasing_segments: '%s' is not an array field defined before",
+                    f->increasing_segments);
+}
+
+/* A table of columns: its fields of types and labels, its table
+ * (layout_columns.c renders it).  0 when the array binds its name. */
+static int check_columns(checker *ck, const item *it)
+{
+    const array_item *a = &it->array;
+    if (!is_kind(ck, a->types_field ? a->types_field : "", VK_ARRAY_FIELD)) {
+        check_error(ck, it->jpath, "\"types\": '%s' is not an array field defined before",
+                    a->types_field ? a->types_field : "(null)");
+        return -1;
+    }
+    if (a->names_field && !is_kind(ck, a->names_field, VK_STRINGS)) {
+        check_error(ck, it->jpath, "\"names\": '%s' is not a string field defined before", a->names_field);
+        return -1;
+    }
+    if (!scope_table_named(ck->s, a->col_table ? a->col_table : "")) {
+        check_error(ck, it->jpath, "unknown table '%s'", a->col_table ? a->col_table : "");
+        return -1;
+    }
+    return 0;
+}
+
+/* An array item's members naming values: a sparse matrix's index
+ * fields, its lookup, its shape field, its name's field, in the order
+ * the validator reads them.  0 when the array binds its name (the
+ * validator renders no array whose lookup or shape is wrong). */
+static int check_array(checker *ck, const item *it)
+{
+    const array_item *a = &it->array;
+    if (a->layout == LAYOUT_COLUMNS) return check_columns(ck, it);
+    if (a->layout == LAYOUT_CSR &&
+        !(is_kind(ck, a->row_offsets, VK_ARRAY_FIELD) && is_kind(ck, a->col_indices, VK_ARRAY_FIELD))) {
+        check_error(ck, it->jpath, "\"row_offsets\" and \"col_indices\" must be array fields defined before");
+        return -1;
+    }
+    if (!is_kind(ck, a->dtype_from ? a->dtype_from : "", VK_LOOKUP)) {
+        check_error(ck, it->jpath, "\"dtype\": '%s' is not a lookup defined before", a->dtype_from ? a->dtype_from : "");
+        return -1;
+    }
+    if (a->shape_field && !is_kind(ck, a->shape_field, VK_ARRAY_FIELD)) {
+        check_error(ck, it->jpath, "\"shape\": '%s' is not an array field defined before", a->shape_field);
+        return -1;
+    }
+    if (a->name_from) {
+        const scope_binding *b = scope_find(&ck->sc, a->name_from);
+        const int bytes = b && scope_kind(b) == VK_ARRAY_FIELD && b->it->field.width == 1;
+        if (!bytes && !(b && scope_kind(b) == VK_TEXT))
+            check_error(ck, it->jpath, "\"name\": '%s' is not a text field or an array field of bytes (u8, i8) defined "
+                                       "before", a->name_from);
+    }
+    return 0;
+}
+
 static void check_items(checker *ck, const item_list *body);
 
 static int struct_done(const checker *ck, const named_struct *ns)
@@ -220,7 +296,13 @@ static void check_item(checker *ck, item *it)
 {
     int binds = scope_binds_value(it), mark;
     check_definition(ck, it);
+    if (it->kind == IT_FIELD && it->field.count) { /* it names itself in its own members */
+        scope_bind(&ck->sc, it->name, it);
+        binds = 0;
+        check_array_field(ck, it);
+    }
     switch (it->kind) {
+    case IT_ARRAY: if (check_array(ck, it) != 0) binds = 0; break;
     case IT_LOOKUP: if (check_lookup(ck, it) != 0) binds = 0; break;
     case IT_VAR: if (check_var(ck, it) != 0) binds = 0; break;
     case IT_SET: check_set(ck, it); break;

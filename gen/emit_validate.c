@@ -297,8 +297,7 @@ static void emit_float_array_field(emitter *m, item *it)
         int mark;
         sym *e, *ix;
         if (strcmp(it->name, "index") == 0)
-            gen_error(m, it->jpath, "an array field with \"each\" cannot be named 'index': inside \"each\", `index` is "
-                                    "the element's position and the field's name the element");
+            gen_unchecked(m, it->jpath, "an array field named 'index' with \"each\""); /* check_array_field */
         decl_use(m, off_decl);
         line(m, "for (uint64_t i_%s = 0; i_%s < n_%s; i_%s++) {", it->name, it->name, it->name, it->name);
         m->indent++;
@@ -402,8 +401,7 @@ static void array_field_each(emitter *m, item *it, const sym *y)
     if (strcmp(it->name, "index") == 0)
         /* `index < n` would be the position, the element unnamed (and the
          * C that reported it did not compile: spec fuzzer seed 920102) */
-        gen_error(m, it->jpath, "an array field with \"each\" cannot be named 'index': inside \"each\", `index` is "
-                                "the element's position and the field's name the element");
+        gen_unchecked(m, it->jpath, "an array field named 'index' with \"each\""); /* check_array_field */
     line(m, "for (uint64_t i_%s = 0; i_%s < n_%s; i_%s++) {", it->name, it->name, it->name, it->name);
     m->indent++;
     line(m, "const %s e_%s = %s;", int_c_type(it->field.is_signed), it->name, ld);
@@ -481,7 +479,7 @@ static void array_field_within(emitter *m, item *it)
     sym *seg = sym_find(m, it->field.increasing_within);
     char *call, *fmt;
     if (!seg || seg->kind != SY_ARRF) {
-        gen_error(m, it->jpath, "increasing_within: '%s' is not an array field defined before", it->field.increasing_within);
+        gen_unchecked(m, it->jpath, "increasing_within not an array field"); /* check_array_field */
         return;
     }
     call = xprintf("afmt_field_unordered_within(AFMT_B(c->src, o_%s), n_%s, %d, %s, AFMT_B(c->src, %s), %s, %d, %s)", it->name,
@@ -500,7 +498,7 @@ static void array_field_segments(emitter *m, item *it)
     sym *val = sym_find(m, it->field.increasing_segments);
     char *call, *fmt;
     if (!val || val->kind != SY_ARRF) {
-        gen_error(m, it->jpath, "increasing_segments: '%s' is not an array field defined before", it->field.increasing_segments);
+        gen_unchecked(m, it->jpath, "increasing_segments not an array field"); /* check_array_field */
         return;
     }
     decl_use(m, val->off_decl);
@@ -1048,7 +1046,7 @@ static int array_count(emitter *m, item *it, sym **shp, char ***dims)
     if (it->array.shape_field && it->array.rank) {
         *shp = sym_find(m, it->array.shape_field);
         if (!*shp || (*shp)->kind != SY_ARRF) {
-            gen_error(m, it->jpath, "\"shape\": '%s' is not an array field defined before", it->array.shape_field);
+            gen_unchecked(m, it->jpath, "\"shape\" not an array field"); /* check_array */
             return 0;
         }
         array_rank_prefix(m, it, *shp);
@@ -1060,7 +1058,7 @@ static int array_count(emitter *m, item *it, sym **shp, char ***dims)
         char *c, *text;
         *shp = sym_find(m, it->array.shape_field);
         if (!*shp || (*shp)->kind != SY_ARRF) {
-            gen_error(m, it->jpath, "\"shape\": '%s' is not an array field defined before", it->array.shape_field);
+            gen_unchecked(m, it->jpath, "\"shape\" not an array field"); /* check_array */
             return 0;
         }
         memset(&call, 0, sizeof call);
@@ -1148,7 +1146,7 @@ static void array_view(emitter *m, item *it, const layout_module *lay, const enc
             decl_use(m, nm->off_decl);
             line(m, "afmt_copy_text(a_%s.name, sizeof a_%s.name, AFMT_B(c->src, %s), %s);", it->name, it->name, nm->off, nm->count);
         } else if (!nm || nm->kind != SY_TEXT)
-            gen_error(m, it->jpath, "\"name\": '%s' is not a text field or an array field of bytes (u8, i8) defined before", it->array.name_from);
+            gen_unchecked(m, it->jpath, "\"name\" not text or bytes"); /* check_array */
         else line(m, "afmt_copy_text(a_%s.name, sizeof a_%s.name, %s, %d);", it->name, it->name, nm->c, nm->size);
     }
     m->indent--;
@@ -1221,7 +1219,7 @@ static void emit_array(emitter *m, item *it)
     lk = sym_find(m, it->array.dtype_from ? it->array.dtype_from : "");
     m->jpath = it->jpath;
     if (!lk || lk->kind != SY_LOOKUP) {
-        gen_error(m, it->jpath, "\"dtype\": '%s' is not a lookup defined before", it->array.dtype_from ? it->array.dtype_from : "");
+        gen_unchecked(m, it->jpath, "\"dtype\" not a lookup"); /* check_array */
         return;
     }
     if (!array_count(m, it, &shp, &dims)) return;

@@ -43,6 +43,27 @@ int scope_binds_value(const item *it)
     }
 }
 
+static value_kind field_kind(const field_item *f)
+{
+    switch (f->ftype) {
+    case FT_INT: return f->count ? VK_ARRAY_FIELD : VK_INT;
+    case FT_FLOAT: return f->count ? VK_FLOAT_ARRAY : VK_FLOAT;
+    case FT_STRING: return f->count ? VK_STRINGS : VK_STRING;
+    default: return VK_TEXT;
+    }
+}
+
+value_kind scope_kind(const scope_binding *b)
+{
+    if (!b->it) return VK_INT; /* a parameter: unsigned */
+    switch (b->it->kind) {
+    case IT_FIELD: return field_kind(&b->it->field);
+    case IT_LOOKUP: return VK_LOOKUP;
+    case IT_ARRAY: case IT_TEXTVAL: return VK_PAYLOAD;
+    default: return VK_INT; /* let, var */
+    }
+}
+
 void scope_bind(scope *sc, const char *name, const item *it)
 {
     scope_binding *b;

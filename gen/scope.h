@@ -36,6 +36,23 @@ typedef struct scope {
     const item *region;      /* the innermost region open */
 } scope;
 
+/* What a name's value is, from the item binding it: the kinds the
+ * emitters' symbols have (emit.h, sym_kind), known before any C. */
+typedef enum value_kind {
+    VK_INT,          /* an integer field, let or var, a structure's parameter */
+    VK_ARRAY_FIELD,  /* an integer field with "count" */
+    VK_FLOAT,        /* a float field */
+    VK_FLOAT_ARRAY,  /* a float field with "count" */
+    VK_TEXT,         /* a bytes or text field */
+    VK_STRING,       /* one length-prefixed string */
+    VK_STRINGS,      /* length-prefixed strings (with "count") */
+    VK_LOOKUP,       /* a lookup's table row */
+    VK_PAYLOAD       /* an array item, a text value */
+} value_kind;
+
+/* The kind of the value b binds. */
+value_kind scope_kind(const scope_binding *b);
+
 /* Whether the item's name is a value the items after it read (the other
  * kinds' names name C variables, or errors only). */
 int scope_binds_value(const item *it);
