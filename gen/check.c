@@ -14,7 +14,10 @@
  * of structures (known, given as many arguments as they take), vars
  * (declared outside regions, "set" only on a var), lookups (a known
  * table, as many keys as its entries have, a known "field"), a check's
- * "field", and switch cases' values (integers).  The types of
+ * "field", switch cases' values (integers), a repeat's "unique" key;
+ * the members that name another value and need a value of one kind (an
+ * array's lookup, shape and name, a sparse matrix's index fields, a
+ * table of columns' fields and table, an array field's segments).  The types of
  * expressions are still checked by the emitters (emit_expr.c) as they
  * render them. */
 #include <stdarg.h>
@@ -230,6 +233,29 @@ static int check_array(checker *ck, const item *it)
     return 0;
 }
 
+int unique_key_kind(const item *repeat)
+{
+    int i, is_int = -1;
+    for (i = 0; i < repeat->body.n; i++) {
+        const item *f = repeat->body.v[i];
+        if (f->kind == IT_FIELD && f->name && strcmp(f->name, repeat->repeat.unique) == 0 && !f->field.count)
+            is_int = f->field.ftype == FT_FLOAT ? -2 : f->field.ftype == FT_INT;
+    }
+    return is_int;
+}
+
+/* A repeat's "unique" key: a field of its body, not a float. */
+static void check_unique(checker *ck, const item *repeat)
+{
+    const int kind = unique_key_kind(repeat);
+    if (kind == -2)
+        check_error(ck, repeat->jpath, "\"unique\": '%s' is a float field, and floats are no keys (0 equals -0, NaN "
+                                       "equals nothing)", repeat->repeat.unique);
+    else if (kind < 0)
+        check_error(ck, repeat->jpath, "\"unique\": '%s' is not a field (without \"count\") of the repeat's body",
+                    repeat->repeat.unique);
+}
+
 static void check_items(checker *ck, const item_list *body);
 
 static int struct_done(const checker *ck, const named_struct *ns)
@@ -313,6 +339,7 @@ static void check_item(checker *ck, item *it)
     case IT_STRUCT: check_struct_use(ck, it); break;
     case IT_REGION: check_region(ck, it); break;
     case IT_REPEAT:
+        if (it->repeat.unique) check_unique(ck, it);
         mark = scope_mark(&ck->sc);
         check_items(ck, &it->body);
         scope_pop_to(&ck->sc, mark);

@@ -477,9 +477,6 @@ void emit_body_items(emitter *m, item_list *body);
 void emit_struct_use(emitter *m, item *it);
 void emit_var(emitter *m, item *it, const char *off);
 void emit_set(emitter *m, item *it, const char *off);
-/* 1: repeat's "unique" key is an integer field of its body, 0: another
- * field without "count" (a string, bytes), -1: no such field. */
-int unique_key_kind(const item *repeat);
 void emit_unique_setup(emitter *m, item *repeat);
 void emit_unique_key(emitter *m, item *field);
 /* emit_directory.c: the directory item naming repeat (NULL: none); the

@@ -182,28 +182,11 @@ void emit_set(emitter *m, item *it, const char *off)
     free(v);
 }
 
-int unique_key_kind(const item *repeat)
-{
-    int i, is_int = -1;
-    for (i = 0; i < repeat->body.n; i++) {
-        const item *f = repeat->body.v[i];
-        if (f->kind == IT_FIELD && f->name && strcmp(f->name, repeat->repeat.unique) == 0 && !f->field.count)
-            is_int = f->field.ftype == FT_FLOAT ? -2 : f->field.ftype == FT_INT;
-    }
-    return is_int;
-}
-
 void emit_unique_setup(emitter *m, item *repeat)
 {
     const int is_int = unique_key_kind(repeat);
-    if (is_int == -2) {
-        gen_error(m, repeat->jpath, "\"unique\": '%s' is a float field, and floats are no keys (0 equals -0, NaN "
-                                    "equals nothing)", repeat->repeat.unique);
-        return;
-    }
-    if (is_int < 0) {
-        gen_error(m, repeat->jpath, "\"unique\": '%s' is not a field (without \"count\") of the repeat's body",
-                  repeat->repeat.unique);
+    if (is_int < 0) { /* check_unique */
+        gen_unchecked(m, repeat->jpath, "a \"unique\" key that is no integer, bytes or string field of the body");
         return;
     }
     line(m, "afmt_uniq uniq_%s;", repeat->name);

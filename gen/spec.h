@@ -335,6 +335,10 @@ int region_escapes(const item *region, const char *name);
  * loader's are); 0 when there are none, -1 otherwise.  The emitters are
  * given only specs it passed. */
 int spec_check(const spec *s);
+/* 1: repeat's "unique" key is an integer field of its body, 0: another
+ * field without "count" (a string, bytes), -2: a float field (no key),
+ * -1: no such field. */
+int unique_key_kind(const item *repeat);
 
 /* What a format descriptor (afmt_format) says of the spec: the order of
  * its first payload, whether a file may hold several arrays, whether its
