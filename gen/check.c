@@ -15,6 +15,7 @@
  * (declared outside regions, "set" only on a var), lookups (a known
  * table, as many keys as its entries have, a known "field"), a check's
  * "field", switch cases' values (integers), a repeat's "unique" key;
+ * a repeat's "metadata" (value_grammar.c);
  * the members that name another value and need a value of one kind (an
  * array's lookup, shape and name, a sparse matrix's index fields, a
  * table of columns' fields and table, an array field's segments).  The types of
@@ -24,40 +25,21 @@
 #include <stdlib.h>
 #include <string.h>
 #include "scope.h"
+#include "value_grammar.h"
 
 typedef struct checker {
     const spec *s;
     scope sc;
-    int errors;
+    diag d;                       /* its diagnostics */
     const named_struct **done;    /* the structures whose bodies were walked */
     int ndone;
     const item **structural;      /* the body's repeats, regions, switches, pads and
                                    * directories, sorted by name (name_clash) */
     int nstructural;
-    char *last;                   /* the last diagnostic: one met again is printed once */
 } checker;
 
-static void check_error(checker *ck, const char *jpath, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-
 /* "PATH: /json/path: message", as the loader's and the emitters' are. */
-static void check_error(checker *ck, const char *jpath, const char *fmt, ...)
-{
-    va_list ap;
-    char *msg, *all;
-    va_start(ap, fmt);
-    msg = xvprintf(fmt, ap);
-    va_end(ap);
-    all = xprintf("%s: %s: %s", ck->s->path, jpath ? jpath : "/", msg);
-    if (!ck->last || strcmp(ck->last, all) != 0) fprintf(stderr, "%s\n", all);
-    free(ck->last);
-    ck->last = all;
-    free(msg);
-    ck->errors++;
-}
+#define check_error(ck, ...) diag_error(&(ck)->d, __VA_ARGS__)
 
 static int is_structural(const item *o)
 {
@@ -256,6 +238,26 @@ static void check_unique(checker *ck, const item *repeat)
                     repeat->repeat.unique);
 }
 
+/* A repeat's "metadata", at the end of its body as the validator hands
+ * the key-value over there: its value structure a typed-value grammar,
+ * its key a string field, the value's type an integer field that the
+ * value follows. */
+static void check_metadata(checker *ck, const item *repeat)
+{
+    value_grammar g;
+    const scope_binding *key = scope_find(&ck->sc, repeat->repeat.meta_key), *type;
+    if (value_grammar_of(ck->s, &ck->d, repeat, &g) != 0) return;
+    type = scope_find(&ck->sc, g.type_field);
+    if (!key || scope_kind(key) != VK_STRING)
+        check_error(ck, repeat->jpath, "\"metadata\": '%s' is not a string field of the body of repeat '%s'",
+                    repeat->repeat.meta_key ? repeat->repeat.meta_key : "", repeat->name);
+    else if (!type || scope_kind(type) != VK_INT || !type->it || type->it->kind != IT_FIELD)
+        check_error(ck, repeat->jpath, "\"metadata\": the value's type '%s' is not an integer field of the body of "
+                                       "repeat '%s'", g.type_field, repeat->name);
+    else
+        value_follows_type(&ck->d, repeat, type->it);
+}
+
 static void check_items(checker *ck, const item_list *body);
 
 static int struct_done(const checker *ck, const named_struct *ns)
@@ -342,6 +344,7 @@ static void check_item(checker *ck, item *it)
         if (it->repeat.unique) check_unique(ck, it);
         mark = scope_mark(&ck->sc);
         check_items(ck, &it->body);
+        if (it->repeat.meta_value) check_metadata(ck, it);
         scope_pop_to(&ck->sc, mark);
         break;
     case IT_SWITCH: check_switch(ck, it); break;
@@ -362,13 +365,14 @@ int spec_check(const spec *s)
     int errors;
     memset(&ck, 0, sizeof ck);
     ck.s = s;
+    ck.d.path = s->path;
     list_structural(&ck, &s->body);
     if (ck.nstructural > 1) qsort(ck.structural, (size_t)ck.nstructural, sizeof *ck.structural, by_item_name);
     check_items(&ck, &s->body);
-    errors = ck.errors;
+    errors = ck.d.errors;
     scope_free(&ck.sc);
     free(ck.done);
     free(ck.structural);
-    free(ck.last);
+    diag_free(&ck.d);
     return errors ? -1 : 0;
 }

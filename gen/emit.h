@@ -10,6 +10,7 @@
 
 #include "spec.h"
 #include "util.h"
+#include "value_grammar.h"
 
 typedef enum sym_kind {
     SY_INT,     /* integer field or let */
@@ -169,9 +170,6 @@ typedef struct emitter {
     check_fn *check_fns; /* the shared check functions defined so far */
     int ncheck_fns;
     const item *region;  /* validator: the innermost region being emitted, or NULL */
-    int quiet;           /* generator errors are not printed (a caller that
-                            only asks a question of a checked spec:
-                            interp/interp_value.c) */
     char *last_error;    /* the last error printed, path and message: one
                             problem met again (an expression with two peek()
                             calls, a rule emitted twice) is printed once */
@@ -486,26 +484,12 @@ const item *directory_of(const spec *s, const item *repeat);
 void emit_dir_setup(emitter *m, item *repeat);
 void emit_dir_add(emitter *m, item *repeat, const item *dir);
 void emit_directory(emitter *m, item *dir);
-/* emit_value.c: a repeat's "metadata" (typed key-values).  value_use: the
- * use of the value's structure in the repeat's body (NULL: none);
- * value_grammar_of: the grammar of that structure (0), or generator
- * errors (-1); value_grammar_emit: its static afmt_value_grammar in the
- * prelude (once), its name into out; emit_kv_visit: the
- * validator's afmt_kv_visit at the end of a repetition. */
-typedef struct value_case {
-    unsigned long long code;
-    const char *kind;    /* "AFMT_VALUE_UINT", ... */
-    int width;
-} value_case;
-typedef struct value_grammar {
-    const named_struct *ns;
-    const char *type_field;   /* the field of the repetition holding the type code */
-    value_case cases[64];
-    int ncases;
-    int len_width, elem_width, count_width, big;
-} value_grammar;
-item *value_use(const item *repeat);
-int value_grammar_of(emitter *m, const item *repeat, value_grammar *g);
+/* emit_value.c: a repeat's "metadata".  emit_value_grammar: the grammar
+ * of its value structure (value_grammar.h) in a checked spec (else
+ * gen_unchecked, -1); value_grammar_emit: its static afmt_value_grammar
+ * in the prelude (once), its C name in out; emit_kv_visit: the end of a
+ * repetition, its key-value handed to the visitor. */
+int emit_value_grammar(emitter *m, const item *repeat, value_grammar *g);
 void value_grammar_emit(emitter *m, const value_grammar *g, char *out, size_t size);
 void emit_kv_visit(emitter *m, item *repeat);
 /* emit_func.c: a function of its own for a named structure, outside every

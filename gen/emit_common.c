@@ -191,7 +191,6 @@ void gen_error(emitter *m, const char *jpath, const char *fmt, ...)
     va_list ap;
     sbuf b = {0};
     m->errors++;
-    if (m->quiet) return;
     sb_printf(&b, "%s: %s: ", m->s->path, jpath ? jpath : (m->jpath ? m->jpath : "/"));
     va_start(ap, fmt);
     sb_vprintf(&b, fmt, ap);
