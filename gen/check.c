@@ -15,7 +15,7 @@
  * (declared outside regions, "set" only on a var), lookups (a known
  * table, as many keys as its entries have, a known "field"), a check's
  * "field", switch cases' values (integers), a repeat's "unique" key;
- * a repeat's "metadata" (value_grammar.c);
+ * a repeat's "metadata" (value_grammar.c), a directory's record;
  * the members that name another value and need a value of one kind (an
  * array's lookup, shape and name, a sparse matrix's index fields, a
  * table of columns' fields and table, an array field's segments).  The types of
@@ -258,6 +258,25 @@ static void check_metadata(checker *ck, const item *repeat)
         value_follows_type(&ck->d, repeat, type->it);
 }
 
+/* A value of the repetition that a directory's record takes. */
+static void record_value(checker *ck, const item *d, const char *name, value_kind want, const char *what)
+{
+    const scope_binding *b = name ? scope_find(&ck->sc, name) : NULL;
+    if (!b || scope_kind(b) != want)
+        check_error(ck, d->jpath, "directory '%s': '%s' is not %s of the body of repeat '%s'", d->name, name ? name : "",
+                    what, d->dir.records);
+}
+
+/* A directory's record, at the end of each repetition of its repeat:
+ * the element type, the shape, the name and the offset it names. */
+static void check_record(checker *ck, const item *d)
+{
+    record_value(ck, d, d->dir.dtype, VK_LOOKUP, "a lookup");
+    record_value(ck, d, d->dir.shape, VK_ARRAY_FIELD, "an integer field with \"count\"");
+    if (d->dir.name) record_value(ck, d, d->dir.name, VK_STRING, "a string field");
+    record_value(ck, d, d->dir.offset, VK_INT, "an integer field or let");
+}
+
 static void check_items(checker *ck, const item_list *body);
 
 static int struct_done(const checker *ck, const named_struct *ns)
@@ -344,6 +363,7 @@ static void check_item(checker *ck, item *it)
         if (it->repeat.unique) check_unique(ck, it);
         mark = scope_mark(&ck->sc);
         check_items(ck, &it->body);
+        if (directory_of(ck->s, it)) check_record(ck, directory_of(ck->s, it));
         if (it->repeat.meta_value) check_metadata(ck, it);
         scope_pop_to(&ck->sc, mark);
         break;

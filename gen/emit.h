@@ -477,10 +477,9 @@ void emit_var(emitter *m, item *it, const char *off);
 void emit_set(emitter *m, item *it, const char *off);
 void emit_unique_setup(emitter *m, item *repeat);
 void emit_unique_key(emitter *m, item *field);
-/* emit_directory.c: the directory item naming repeat (NULL: none); the
- * list of its records before repeat's loop; the record's addition at the
- * end of a repetition; the directory item. */
-const item *directory_of(const spec *s, const item *repeat);
+/* emit_directory.c: the list of a directory's records before repeat's
+ * loop (directory_of, spec.h, finds the directory); the record's addition
+ * at the end of a repetition; the directory item. */
 void emit_dir_setup(emitter *m, item *repeat);
 void emit_dir_add(emitter *m, item *repeat, const item *dir);
 void emit_directory(emitter *m, item *dir);

@@ -123,6 +123,15 @@ const table *scope_table_named(const spec *s, const char *name)
     return NULL;
 }
 
+const item *directory_of(const spec *s, const item *repeat)
+{
+    int k;
+    for (k = 0; k < s->ndirectories; k++)
+        if (s->directories[k]->dir.records && repeat->name && strcmp(s->directories[k]->dir.records, repeat->name) == 0)
+            return s->directories[k];
+    return NULL;
+}
+
 /* ---- the escapes of regions */
 
 typedef struct walk {

@@ -328,6 +328,8 @@ spec *spec_load_text(const char *path, const char *text);
  * record, on the model, what that tells the emitters (a region's
  * escapes).  Run by spec_load on every spec it returns. */
 void scope_resolve(spec *s);
+/* The directory whose records are repeat's repetitions, or NULL. */
+const item *directory_of(const spec *s, const item *repeat);
 /* Whether an item after the region reads the value it binds as name. */
 int region_escapes(const item *region, const char *name);
 
