@@ -10,6 +10,7 @@
 
 #include "spec.h"
 #include "util.h"
+#include "value_grammar.h"
 
 typedef enum sym_kind {
     SY_INT,     /* integer field or let */
@@ -46,20 +47,11 @@ typedef struct sym {
      * offset), enc_decl of a writer's lookup encoding, nbytes_decl of a
      * writer's payload size (nbytes()). */
     int decl, off_decl, enc_decl, nbytes_decl;
-    /* validator: the region whose function declared it (NULL: none), and
-     * the regions it has left since: a use now is an escape (emit.h,
-     * escapes) of each */
+    /* validator: the region whose function declared it (NULL: none): at
+     * the region's end, handed out if the region's escapes name it
+     * (region_item.escapes, gen/scope.c) */
     const item *region;
-    const item *left[4];
-    int nleft;
 } sym;
-
-/* A name declared in a region's function and used after the region: the
- * region's function hands it out in a struct (<format>_<region>_scope). */
-typedef struct escape {
-    const item *region;
-    const char *name;
-} escape;
 
 #define MAX_SYMS 1024
 #define AFMT_GEN_FIELD_MAX_ 128
@@ -172,22 +164,12 @@ typedef struct emitter {
     unsigned long long work, tries;
     char **number_keys;
     int nnumber_keys;
-    /* validator: the repeats, regions, switches, pads and directories of
-     * the body (in its repeats, regions and cases too), sorted by name,
-     * made at the first item_name_check (emit_validate.c) */
-    const struct item **structural;
-    int nstructural;
     char **clashes;      /* "cname what" of each clash reported, reported once */
     int nclashes;
     int sole_item;       /* the item being emitted is all its function holds */
     check_fn *check_fns; /* the shared check functions defined so far */
     int ncheck_fns;
     const item *region;  /* validator: the innermost region being emitted, or NULL */
-    /* validator: the names that escape their region's function, learnt by
-     * a first pass over the spec (emit_validator) and used by the second */
-    escape *escapes;
-    int nescapes;
-    int quiet;           /* a first pass: generator errors are not printed */
     char *last_error;    /* the last error printed, path and message: one
                             problem met again (an expression with two peek()
                             calls, a rule emitted twice) is printed once */
@@ -327,6 +309,9 @@ void line(emitter *m, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* What the checker (gen/check.c, spec_check) refuses, met by an emitter:
+ * a bug of afmt-gen's, reported as an error so that nothing is written. */
+void gen_unchecked(emitter *m, const char *jpath, const char *what);
 void gen_error(emitter *m, const char *jpath, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
@@ -387,7 +372,6 @@ sym *sym_push(emitter *m, sym_kind kind, const char *name, item *it);
 sym *sym_find(emitter *m, const char *name);
 sym *sym_peek(emitter *m, const char *name);
 /* Whether name, declared in region's function, is used after it. */
-int escapes(const emitter *m, const item *region, const char *name);
 int sym_mark(emitter *m);
 void sym_pop_to(emitter *m, int mark);
 const table *find_table(const spec *s, const char *name);
@@ -491,38 +475,20 @@ void emit_body_items(emitter *m, item_list *body);
 void emit_struct_use(emitter *m, item *it);
 void emit_var(emitter *m, item *it, const char *off);
 void emit_set(emitter *m, item *it, const char *off);
-/* 1: repeat's "unique" key is an integer field of its body, 0: another
- * field without "count" (a string, bytes), -1: no such field. */
-int unique_key_kind(const item *repeat);
 void emit_unique_setup(emitter *m, item *repeat);
 void emit_unique_key(emitter *m, item *field);
-/* emit_directory.c: the directory item naming repeat (NULL: none); the
- * list of its records before repeat's loop; the record's addition at the
- * end of a repetition; the directory item. */
-const item *directory_of(const spec *s, const item *repeat);
+/* emit_directory.c: the list of a directory's records before repeat's
+ * loop (directory_of, spec.h, finds the directory); the record's addition
+ * at the end of a repetition; the directory item. */
 void emit_dir_setup(emitter *m, item *repeat);
 void emit_dir_add(emitter *m, item *repeat, const item *dir);
 void emit_directory(emitter *m, item *dir);
-/* emit_value.c: a repeat's "metadata" (typed key-values).  value_use: the
- * use of the value's structure in the repeat's body (NULL: none);
- * value_grammar_of: the grammar of that structure (0), or generator
- * errors (-1); value_grammar_emit: its static afmt_value_grammar in the
- * prelude (once), its name into out; emit_kv_visit: the
- * validator's afmt_kv_visit at the end of a repetition. */
-typedef struct value_case {
-    unsigned long long code;
-    const char *kind;    /* "AFMT_VALUE_UINT", ... */
-    int width;
-} value_case;
-typedef struct value_grammar {
-    const named_struct *ns;
-    const char *type_field;   /* the field of the repetition holding the type code */
-    value_case cases[64];
-    int ncases;
-    int len_width, elem_width, count_width, big;
-} value_grammar;
-item *value_use(const item *repeat);
-int value_grammar_of(emitter *m, const item *repeat, value_grammar *g);
+/* emit_value.c: a repeat's "metadata".  emit_value_grammar: the grammar
+ * of its value structure (value_grammar.h) in a checked spec (else
+ * gen_unchecked, -1); value_grammar_emit: its static afmt_value_grammar
+ * in the prelude (once), its C name in out; emit_kv_visit: the end of a
+ * repetition, its key-value handed to the visitor. */
+int emit_value_grammar(emitter *m, const item *repeat, value_grammar *g);
 void value_grammar_emit(emitter *m, const value_grammar *g, char *out, size_t size);
 void emit_kv_visit(emitter *m, item *repeat);
 /* emit_func.c: a function of its own for a named structure, outside every

@@ -191,7 +191,6 @@ void gen_error(emitter *m, const char *jpath, const char *fmt, ...)
     va_list ap;
     sbuf b = {0};
     m->errors++;
-    if (m->quiet) return;
     sb_printf(&b, "%s: %s: ", m->s->path, jpath ? jpath : (m->jpath ? m->jpath : "/"));
     va_start(ap, fmt);
     sb_vprintf(&b, fmt, ap);
@@ -252,38 +251,16 @@ sym *sym_push(emitter *m, sym_kind kind, const char *name, item *it)
     return y;
 }
 
-int escapes(const emitter *m, const item *region, const char *name)
+void gen_unchecked(emitter *m, const char *jpath, const char *what)
 {
-    int i;
-    for (i = 0; i < m->nescapes; i++)
-        if (m->escapes[i].region == region && strcmp(m->escapes[i].name, name) == 0) return 1;
-    return 0;
-}
-
-/* A use of y: an escape from each region it has left. */
-static void note_escape(emitter *m, const sym *y)
-{
-    int k;
-    for (k = 0; k < y->nleft; k++) {
-        if (escapes(m, y->left[k], y->name)) continue;
-        m->escapes = realloc(m->escapes, sizeof *m->escapes * (size_t)(m->nescapes + 1));
-        if (!m->escapes) {
-            fprintf(stderr, "afmt-gen: out of memory\n");
-            exit(2);
-        }
-        m->escapes[m->nescapes].region = y->left[k];
-        m->escapes[m->nescapes++].name = y->name;
-    }
+    gen_error(m, jpath, "afmt-gen bug: %s, in a spec the checker passed (gen/check.c refuses it)", what);
 }
 
 sym *sym_peek(emitter *m, const char *name)
 {
     int i;
     for (i = m->nsyms - 1; i >= 0; i--)
-        if (strcmp(m->syms[i]->name, name) == 0) {
-            note_escape(m, m->syms[i]);
-            return m->syms[i];
-        }
+        if (strcmp(m->syms[i]->name, name) == 0) return m->syms[i];
     return NULL;
 }
 

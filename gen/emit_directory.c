@@ -12,15 +12,6 @@
 #include <string.h>
 #include "emit.h"
 
-const item *directory_of(const spec *s, const item *repeat)
-{
-    int k;
-    for (k = 0; k < s->ndirectories; k++)
-        if (s->directories[k]->dir.records && strcmp(s->directories[k]->dir.records, repeat->name) == 0)
-            return s->directories[k];
-    return NULL;
-}
-
 /* The descriptor of directory d, in the prelude once. */
 static void dir_desc(emitter *m, const item *d, const sym *shape)
 {
@@ -50,13 +41,12 @@ void emit_dir_setup(emitter *m, item *repeat)
     line(m, "afmt_dir_list *const dir_%s = &dl_%s;", repeat->name, repeat->name);
 }
 
-/* A name of the record's values, of kind want; NULL (and an error) if not. */
-static sym *record_value(emitter *m, const item *d, const char *name, sym_kind want, const char *what)
+/* A name of the record's values, of kind want (check_record), or NULL. */
+static sym *record_value(emitter *m, const item *d, const char *name, sym_kind want)
 {
     sym *y = name ? sym_find(m, name) : NULL;
     if (!y || y->kind != want) {
-        gen_error(m, d->jpath, "directory '%s': '%s' is not %s of the body of repeat '%s'", d->name, name ? name : "",
-                  what, d->dir.records);
+        gen_unchecked(m, d->jpath, "a directory's record value of the wrong kind");
         return NULL;
     }
     return y;
@@ -90,10 +80,10 @@ static char *dir_rank(emitter *m, const item *d, const sym *shape)
 void emit_dir_add(emitter *m, item *repeat, const item *d)
 {
     char *rank;
-    sym *el = record_value(m, d, d->dir.dtype, SY_LOOKUP, "a lookup");
-    sym *shape = record_value(m, d, d->dir.shape, SY_ARRF, "an integer field with \"count\"");
-    sym *nm = d->dir.name ? record_value(m, d, d->dir.name, SY_STR, "a string field") : NULL;
-    sym *off = record_value(m, d, d->dir.offset, SY_INT, "an integer field or let");
+    sym *el = record_value(m, d, d->dir.dtype, SY_LOOKUP);
+    sym *shape = record_value(m, d, d->dir.shape, SY_ARRF);
+    sym *nm = d->dir.name ? record_value(m, d, d->dir.name, SY_STR) : NULL;
+    sym *off = record_value(m, d, d->dir.offset, SY_INT);
     if (!el || !shape || (d->dir.name && !nm) || !off) return;
     decl_use(m, shape->off_decl);
     decl_use(m, off->off_decl);

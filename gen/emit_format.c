@@ -400,6 +400,14 @@ void spec_format_traits(const spec *s, int *col_major, int *multi, int *compress
     *compresses = has_compressed((item_list *)&s->body);
 }
 
+/* AFMT_GEN_WORK=1: what the emitters did, whether or not they succeeded
+ * (tests/specs/linear.sh counts it; tests/specs/run_interp_check.sh
+ * looks for it to know whether an emitter ran). */
+static void report_work(const emitter *m)
+{
+    if (getenv("AFMT_GEN_WORK")) fprintf(stderr, "%s: afmt-gen work %llu tries %llu\n", m->s->path, m->work, m->tries);
+}
+
 int emit_format(const spec *s, const char *outdir)
 {
     sbuf hdr = {0}, src = {0}, body = {0}, wbody = {0}, prelude = {0}, descs = {0};
@@ -415,7 +423,7 @@ int emit_format(const spec *s, const char *outdir)
     m.indent = 0;
     c_names_reserve(&m);
     emit_validator(&m);
-    if (m.errors) { c_names_free(&m); func_frames_free(&m); return -1; }
+    if (m.errors) { report_work(&m); c_names_free(&m); func_frames_free(&m); return -1; }
     m.out = &wbody;
     m.nsyms = 0;
     m.nnonneg = 0; /* nothing the validator proved holds in the writer */
@@ -424,7 +432,7 @@ int emit_format(const spec *s, const char *outdir)
     else emit_writer(&m);
     c_names_free(&m);
     func_frames_free(&m);
-    if (getenv("AFMT_GEN_WORK")) fprintf(stderr, "%s: afmt-gen work %llu tries %llu\n", s->path, m.work, m.tries);
+    report_work(&m);
     if (m.errors) return -1;
 
     emit_header(&hdr, s);

@@ -148,9 +148,6 @@ void c_names_free(emitter *m)
     while (m->nnumber_keys > 0) free(m->number_keys[--m->nnumber_keys]);
     free(m->number_keys);
     m->number_keys = NULL;
-    free(m->structural);
-    m->structural = NULL;
-    m->nstructural = 0;
     strindex_free(&m->helper_index);
     while (m->nhelpers > 0) free(m->helpers[--m->nhelpers]);
     while (m->nclashes > 0) free(m->clashes[--m->nclashes]);

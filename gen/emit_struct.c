@@ -118,13 +118,8 @@ void emit_struct_use(emitter *m, item *it)
     char *fname;
     sbuf args = {0};
     int i;
-    if (!ns) {
-        gen_error(m, it->jpath, "no structure named '%s' in \"structs\"", it->st.use ? it->st.use : "");
-        return;
-    }
-    if (ns->nparams != it->st.nargs) {
-        gen_error(m, it->jpath, "structure '%s' takes %d argument%s, not %d", ns->name, ns->nparams,
-                  ns->nparams == 1 ? "" : "s", it->st.nargs);
+    if (!ns || ns->nparams != it->st.nargs) { /* check_struct_use */
+        gen_unchecked(m, it->jpath, "an unknown structure, or the wrong number of arguments");
         return;
     }
     fname = xprintf("%s_validate_struct_%s", m->s->format, ns->name);
@@ -154,9 +149,8 @@ void emit_var(emitter *m, item *it, const char *off)
     const blame bl = blame_at(it->name, "AFMT_NO_INDEX", off);
     char *v;
     sym *y;
-    if (m->region) {
-        gen_error(m, it->jpath, "var '%s' is declared inside region '%s': declare it before the region", it->name,
-                  m->region->name);
+    if (m->region) { /* check_var */
+        gen_unchecked(m, it->jpath, "a var inside a region");
         return;
     }
     v = emit_u64(m, &bl, it->let.value, it->let.value_text);
@@ -178,9 +172,8 @@ void emit_set(emitter *m, item *it, const char *off)
     sym *y = it->attribute ? sym_peek(m, it->attribute) : NULL;
     const blame bl = blame_at(it->attribute ? it->attribute : "", "AFMT_NO_INDEX", off);
     char *v;
-    if (!y || !y->it || y->it->kind != IT_VAR) {
-        gen_error(m, it->jpath, "'%s' is not a var defined before (\"set\" changes a var)",
-                  it->attribute ? it->attribute : "");
+    if (!y || !y->it || y->it->kind != IT_VAR) { /* check_set */
+        gen_unchecked(m, it->jpath, "\"set\" of what is not a var");
         return;
     }
     v = emit_u64(m, &bl, it->let.value, it->let.value_text);
@@ -189,28 +182,11 @@ void emit_set(emitter *m, item *it, const char *off)
     free(v);
 }
 
-int unique_key_kind(const item *repeat)
-{
-    int i, is_int = -1;
-    for (i = 0; i < repeat->body.n; i++) {
-        const item *f = repeat->body.v[i];
-        if (f->kind == IT_FIELD && f->name && strcmp(f->name, repeat->repeat.unique) == 0 && !f->field.count)
-            is_int = f->field.ftype == FT_FLOAT ? -2 : f->field.ftype == FT_INT;
-    }
-    return is_int;
-}
-
 void emit_unique_setup(emitter *m, item *repeat)
 {
     const int is_int = unique_key_kind(repeat);
-    if (is_int == -2) {
-        gen_error(m, repeat->jpath, "\"unique\": '%s' is a float field, and floats are no keys (0 equals -0, NaN "
-                                    "equals nothing)", repeat->repeat.unique);
-        return;
-    }
-    if (is_int < 0) {
-        gen_error(m, repeat->jpath, "\"unique\": '%s' is not a field (without \"count\") of the repeat's body",
-                  repeat->repeat.unique);
+    if (is_int < 0) { /* check_unique */
+        gen_unchecked(m, repeat->jpath, "a \"unique\" key that is no integer, bytes or string field of the body");
         return;
     }
     line(m, "afmt_unique_keys uniq_%s;", repeat->name);

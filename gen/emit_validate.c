@@ -297,8 +297,7 @@ static void emit_float_array_field(emitter *m, item *it)
         int mark;
         sym *e, *ix;
         if (strcmp(it->name, "index") == 0)
-            gen_error(m, it->jpath, "an array field with \"each\" cannot be named 'index': inside \"each\", `index` is "
-                                    "the element's position and the field's name the element");
+            gen_unchecked(m, it->jpath, "an array field named 'index' with \"each\""); /* check_array_field */
         decl_use(m, off_decl);
         line(m, "for (uint64_t i_%s = 0; i_%s < n_%s; i_%s++) {", it->name, it->name, it->name, it->name);
         m->indent++;
@@ -402,8 +401,7 @@ static void array_field_each(emitter *m, item *it, const sym *y)
     if (strcmp(it->name, "index") == 0)
         /* `index < n` would be the position, the element unnamed (and the
          * C that reported it did not compile: spec fuzzer seed 920102) */
-        gen_error(m, it->jpath, "an array field with \"each\" cannot be named 'index': inside \"each\", `index` is "
-                                "the element's position and the field's name the element");
+        gen_unchecked(m, it->jpath, "an array field named 'index' with \"each\""); /* check_array_field */
     line(m, "for (uint64_t i_%s = 0; i_%s < n_%s; i_%s++) {", it->name, it->name, it->name, it->name);
     m->indent++;
     line(m, "const %s e_%s = %s;", int_c_type(it->field.is_signed), it->name, ld);
@@ -481,7 +479,7 @@ static void array_field_within(emitter *m, item *it)
     sym *seg = sym_find(m, it->field.increasing_within);
     char *call, *fmt;
     if (!seg || seg->kind != SY_ARRF) {
-        gen_error(m, it->jpath, "increasing_within: '%s' is not an array field defined before", it->field.increasing_within);
+        gen_unchecked(m, it->jpath, "increasing_within not an array field"); /* check_array_field */
         return;
     }
     call = xprintf("afmt_field_unordered_within(AFMT_B(c->src, o_%s), n_%s, %d, %s, AFMT_B(c->src, %s), %s, %d, %s)", it->name,
@@ -500,7 +498,7 @@ static void array_field_segments(emitter *m, item *it)
     sym *val = sym_find(m, it->field.increasing_segments);
     char *call, *fmt;
     if (!val || val->kind != SY_ARRF) {
-        gen_error(m, it->jpath, "increasing_segments: '%s' is not an array field defined before", it->field.increasing_segments);
+        gen_unchecked(m, it->jpath, "increasing_segments not an array field"); /* check_array_field */
         return;
     }
     decl_use(m, val->off_decl);
@@ -959,19 +957,17 @@ static void emit_lookup(emitter *m, item *it)
     char **keys;
     int i, k, by_table;
     m->jpath = it->jpath;
-    if (!tb) {
-        gen_error(m, it->jpath, "unknown table '%s'", it->lookup.table ? it->lookup.table : "");
+    if (!tb || (tb->nkeys >= 0 && tb->nkeys != it->lookup.nkey)) { /* check_lookup */
+        gen_unchecked(m, it->jpath, "a lookup in an unknown table, or with keys of another arity");
         return;
     }
     if (it->attribute) {
         attr = sym_peek(m, it->attribute);
-        if (!attr) gen_error(m, it->jpath, "unknown name '%s' in \"field\"", it->attribute);
+        if (!attr) gen_unchecked(m, it->jpath, "a lookup's unknown \"field\"");
     } else if (it->lookup.nkey > 0 && it->lookup.key[0]->kind == E_NAME) {
         attr = sym_peek(m, it->lookup.key[0]->sval);
     }
     bl = blame_of(attr);
-    if (tb->nkeys >= 0 && tb->nkeys != it->lookup.nkey)
-        gen_error(m, it->jpath, "table '%s' has keys of %d values, the lookup gives %d", tb->name, tb->nkeys, it->lookup.nkey);
     keys = lookup_keys(m, &bl, it);
     by_table = lookup_by_table(m, &bl, it, tb, keys) || lookup_by_block_tables(m, &bl, it, tb, keys);
     if (!by_table && lookup_by_table2(m, &bl, it, tb, attr, keys)) {
@@ -1050,7 +1046,7 @@ static int array_count(emitter *m, item *it, sym **shp, char ***dims)
     if (it->array.shape_field && it->array.rank) {
         *shp = sym_find(m, it->array.shape_field);
         if (!*shp || (*shp)->kind != SY_ARRF) {
-            gen_error(m, it->jpath, "\"shape\": '%s' is not an array field defined before", it->array.shape_field);
+            gen_unchecked(m, it->jpath, "\"shape\" not an array field"); /* check_array */
             return 0;
         }
         array_rank_prefix(m, it, *shp);
@@ -1062,7 +1058,7 @@ static int array_count(emitter *m, item *it, sym **shp, char ***dims)
         char *c, *text;
         *shp = sym_find(m, it->array.shape_field);
         if (!*shp || (*shp)->kind != SY_ARRF) {
-            gen_error(m, it->jpath, "\"shape\": '%s' is not an array field defined before", it->array.shape_field);
+            gen_unchecked(m, it->jpath, "\"shape\" not an array field"); /* check_array */
             return 0;
         }
         memset(&call, 0, sizeof call);
@@ -1150,7 +1146,7 @@ static void array_view(emitter *m, item *it, const layout_module *lay, const enc
             decl_use(m, nm->off_decl);
             line(m, "afmt_copy_text(a_%s.name, sizeof a_%s.name, AFMT_B(c->src, %s), %s);", it->name, it->name, nm->off, nm->count);
         } else if (!nm || nm->kind != SY_TEXT)
-            gen_error(m, it->jpath, "\"name\": '%s' is not a text field or an array field of bytes (u8, i8) defined before", it->array.name_from);
+            gen_unchecked(m, it->jpath, "\"name\" not text or bytes"); /* check_array */
         else line(m, "afmt_copy_text(a_%s.name, sizeof a_%s.name, %s, %d);", it->name, it->name, nm->c, nm->size);
     }
     m->indent--;
@@ -1223,7 +1219,7 @@ static void emit_array(emitter *m, item *it)
     lk = sym_find(m, it->array.dtype_from ? it->array.dtype_from : "");
     m->jpath = it->jpath;
     if (!lk || lk->kind != SY_LOOKUP) {
-        gen_error(m, it->jpath, "\"dtype\": '%s' is not a lookup defined before", it->array.dtype_from ? it->array.dtype_from : "");
+        gen_unchecked(m, it->jpath, "\"dtype\" not a lookup"); /* check_array */
         return;
     }
     if (!array_count(m, it, &shp, &dims)) return;
@@ -1424,9 +1420,8 @@ static void emit_repeat(emitter *m, item *it)
     free(r);
 }
 
-/* The values of region it's function that are used after it (escapes(),
- * learnt by the first pass) are handed out in a struct; every symbol the
- * function declared has left the region (a later use is an escape). */
+/* The values of region it's function that the items after it read (the
+ * region's escapes, gen/scope.c) are handed out in a struct. */
 static void region_hand_out(emitter *m, item *it, func_frame *fr, const item *outer)
 {
     sym **out = xcalloc((size_t)m->nsyms + 1, sizeof *out);
@@ -1434,13 +1429,11 @@ static void region_hand_out(emitter *m, item *it, func_frame *fr, const item *ou
     for (i = 0; i < m->nsyms; i++) {
         sym *y = m->syms[i];
         if (y->region != it) continue;
-        if (escapes(m, it, y->name)) {
+        if (region_escapes(it, y->name)) {
             decl_use(m, y->decl);
             decl_use(m, y->off_decl);
             out[n++] = y;
         }
-        if (y->nleft < (int)(sizeof y->left / sizeof y->left[0])) y->left[y->nleft++] = it;
-        else gen_error(m, it->jpath, "regions nested too deep");
         y->region = outer;
     }
     if (n) func_hand_out(m, fr, out, n, it->name);
@@ -1505,7 +1498,7 @@ static void emit_switch(emitter *m, item *it)
         sbuf cond = {0};
         int mark;
         for (j = 0; j < sc->nwhen; j++) {
-            if (sc->when[j]->kind != E_INT) { gen_error(m, sc->jpath, "case values are integers"); continue; }
+            if (sc->when[j]->kind != E_INT) { gen_unchecked(m, sc->jpath, "a case value not an integer"); continue; }
             sb_printf(&cond, "%ssel_%s == %s%llu)", j ? " || " : "", it->name, sel.t == VT_S ? "INT64_C(" : "UINT64_C(",
                       (unsigned long long)sc->when[j]->ival);
         }
@@ -1578,57 +1571,6 @@ static void emit_pad(emitter *m, item *it)
     sz = emit_u64(m, &bl, it->arg, it->arg_text);
     line(m, "if (afmt_take_padding(c, \"%s\", %d, %s)) return -1;", it->name, it->pad.fill_lenient == LEN_WARN, sz);
     free(sz);
-}
-
-static int is_structural(const item *o)
-{
-    return o->name && (o->kind == IT_REPEAT || o->kind == IT_REGION || o->kind == IT_SWITCH || o->kind == IT_PAD ||
-                       o->kind == IT_DIRECTORY);
-}
-
-static void list_structural(emitter *m, const item_list *b)
-{
-    int i, j;
-    for (i = 0; i < b->n; i++) {
-        const item *o = b->v[i];
-        if (is_structural(o)) {
-            m->structural = realloc(m->structural, sizeof *m->structural * (size_t)(m->nstructural + 1));
-            if (!m->structural) abort();
-            m->structural[m->nstructural++] = o;
-        }
-        if (o->kind == IT_REPEAT || o->kind == IT_REGION) list_structural(m, &o->body);
-        if (o->kind == IT_SWITCH)
-            for (j = 0; j < o->ncases; j++) list_structural(m, &o->cases[j].body);
-    }
-}
-
-static int by_item_name(const void *a, const void *b)
-{
-    return strcmp((*(const item *const *)a)->name, (*(const item *const *)b)->name);
-}
-
-/* Is another structural item (repeat, region, switch, pad, directory) of
- * the spec's body named like it?  One sorted list, made once, searched
- * by halves: a spec of n such items costs n log n, not n squared. */
-static int unique_name_clash(emitter *m, const item *it)
-{
-    int lo = 0, hi, k;
-    if (!m->structural) {
-        list_structural(m, &m->s->body);
-        if (!m->structural) return 0;
-        qsort(m->structural, (size_t)m->nstructural, sizeof *m->structural, by_item_name);
-    }
-    hi = m->nstructural;
-    while (lo < hi) { /* the first named it->name or after */
-        const int mid = lo + (hi - lo) / 2;
-        if (strcmp(m->structural[mid]->name, it->name) < 0) lo = mid + 1;
-        else hi = mid;
-    }
-    for (k = lo; k < m->nstructural && strcmp(m->structural[k]->name, it->name) == 0; k++) {
-        m->tries++;
-        if (m->structural[k] != it) return 1;
-    }
-    return 0;
 }
 
 /* A value in a text grammar the runtime parses (futhark's text values):
@@ -1708,25 +1650,6 @@ static void item_comment(emitter *m, const item *it, const char *fmt, ...)
     }
 }
 
-/* A name is defined once: a field, let, lookup or array not twice in
- * scope; a repeat, region, switch or pad (they name C variables too) once
- * per spec.  (A text header's name only names it in errors: switch cases
- * may each have one.) */
-static void item_name_check(emitter *m, item *it)
-{
-    if (!it->name || it->kind == IT_TEXTHDR || it->kind == IT_ARCHIVE || it->kind == IT_CARDS) return;
-    if (it->kind == IT_STRUCT) return; /* a label of errors only */
-    if (it->kind != IT_REPEAT && it->kind != IT_SWITCH && it->kind != IT_REGION && it->kind != IT_PAD &&
-        it->kind != IT_TEXTVAL && it->kind != IT_DIRECTORY) {
-        sym *prev = sym_peek(m, it->name);
-        if (prev && prev->kind != SY_BUILTIN)
-            gen_error(m, it->jpath, "'%s' is already defined %s%s", it->name, prev->it ? "at " : "",
-                      prev->it ? prev->it->jpath : "(a parameter of the structure, or a name the language defines)");
-    } else if (unique_name_clash(m, it)) {
-        gen_error(m, it->jpath, "'%s' names another repeat, region, switch or pad of this spec", it->name);
-    }
-}
-
 /* A field of any type, under its comment. */
 static void emit_field_item(emitter *m, item *it)
 {
@@ -1783,7 +1706,7 @@ static void emit_check_item(emitter *m, item *it)
 {
     sym *attr = it->attribute ? sym_peek(m, it->attribute) : NULL;
     blame bl;
-    if (it->attribute && !attr) gen_error(m, it->jpath, "unknown name '%s' in \"field\"", it->attribute);
+    if (it->attribute && !attr) gen_unchecked(m, it->jpath, "a check's unknown \"field\""); /* check_item */
     item_comment(m, it, "check %s", it->checks[0].text ? it->checks[0].text : "");
     m->jpath = it->checks[0].jpath;
     bl = blame_of(attr);
@@ -1821,7 +1744,6 @@ static void emit_item(emitter *m, item *it)
     const int sole = m->sole_item;
     m->sole_item = 0; /* for the items inside this one */
     m->jpath = it->jpath;
-    item_name_check(m, it);
     /* a blank line between items, none after a function's brace */
     if (!(m->out->len >= 2 && strcmp(m->out->s + m->out->len - 2, "{\n") == 0)) sb_puts(m->out, "\n");
     switch (it->kind) {
@@ -1927,37 +1849,10 @@ static void emit_items_func(emitter *m, item_list *body, const char *name, const
     func_end(m, &fr, doc);
 }
 
-static void emit_validator_pass(emitter *m);
-
-/* Two passes: the first, on a scratch emitter whose output is dropped,
- * learns which values escape their region's function (emit.h, escapes);
- * the second emits. */
+/* The validator: the body's function and, before it, the functions of
+ * its structures.  One pass: what a region hands out was worked out on
+ * the model (gen/scope.c). */
 void emit_validator(emitter *m)
-{
-    emitter probe;
-    sbuf out = {0}, prelude = {0}, descs = {0};
-    memset(&probe, 0, sizeof probe);
-    probe.s = m->s;
-    probe.out = &out;
-    probe.prelude = &prelude;
-    probe.descs = &descs;
-    probe.quiet = 1;
-    c_names_reserve(&probe);
-    emit_validator_pass(&probe);
-    m->work += probe.work;
-    m->tries += probe.tries;
-    c_names_free(&probe);
-    func_frames_free(&probe);
-    m->escapes = probe.escapes;
-    m->nescapes = probe.nescapes;
-    emit_validator_pass(m);
-    m->region = NULL;
-    sb_free(&out);
-    sb_free(&prelude);
-    sb_free(&descs);
-}
-
-static void emit_validator_pass(emitter *m)
 {
     const spec *s = m->s;
     const char *f = s->format;
@@ -1994,4 +1889,5 @@ static void emit_validator_pass(emitter *m)
     m->funcs = NULL;
     sb_free(&funcs);
     sb_free(&main_fn);
+    m->region = NULL;
 }

@@ -124,7 +124,7 @@ static void write_kvs(emitter *m, item *r)
     item *saved = m->wkv;
     char saved_c[sizeof m->wkv_c], saved_g[sizeof m->wkv_grammar];
     const char *saved_type = m->wkv_type;
-    if (value_grammar_of(m, r, &g) != 0) return;
+    if (emit_value_grammar(m, r, &g) != 0) return;
     memcpy(saved_c, m->wkv_c, sizeof saved_c);
     memcpy(saved_g, m->wkv_grammar, sizeof saved_g);
     line(m, "/* repeat %s: a key-value of the write options each */", r->name);

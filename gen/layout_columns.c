@@ -101,9 +101,10 @@ static void columns_validate(emitter *m, item *it)
     const char *tname;
     char *rows, *el, *code, *nb;
     m->jpath = it->jpath;
-    if (!types || types->kind != SY_ARRF) { gen_error(m, it->jpath, "\"types\": '%s' is not an array field defined before", it->array.types_field); return; }
-    if (it->array.names_field && (!names || names->kind != SY_STRINGS)) { gen_error(m, it->jpath, "\"names\": '%s' is not a string field defined before", it->array.names_field); return; }
-    if (!tb) { gen_error(m, it->jpath, "unknown table '%s'", it->array.col_table ? it->array.col_table : ""); return; }
+    if (!types || types->kind != SY_ARRF || (it->array.names_field && (!names || names->kind != SY_STRINGS)) || !tb) {
+        gen_unchecked(m, it->jpath, "a table of columns' fields or table"); /* check_columns */
+        return;
+    }
     /* the column types go through the table the writer uses too */
     tname = type_table(m, tb, 0);
     if (!tname) {

@@ -11,7 +11,7 @@ static int csr_resolve(emitter *m, item *it, layout_emit *le)
 {
     sym *ro = sym_find(m, it->array.row_offsets), *ci = sym_find(m, it->array.col_indices);
     if (!ro || ro->kind != SY_ARRF || !ci || ci->kind != SY_ARRF) {
-        gen_error(m, it->jpath, "\"row_offsets\" and \"col_indices\" must be array fields defined before");
+        gen_unchecked(m, it->jpath, "csr index fields not array fields"); /* check_array */
         return 1;
     }
     if (ro->width != ci->width || ro->big || ci->big || ro->is_signed || ci->is_signed)

@@ -527,5 +527,6 @@ static spec *spec_from_json(const char *path, json_t *root, const json_error_t *
     if (L.errors) return NULL;
     list_directories(s, &s->body);
     for (i = 0; i < s->nstructs; i++) list_directories(s, &s->structs[i].body);
+    scope_resolve(s);
     return s;
 }

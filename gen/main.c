@@ -101,7 +101,7 @@ static int check_all(spec **specs, int n)
 {
     int i, failed = 0;
     for (i = 0; i < n; i++)
-        if (emit_format(specs[i], NULL) != 0) failed = 1;
+        if (spec_check(specs[i]) != 0 || emit_format(specs[i], NULL) != 0) failed = 1;
     return failed;
 }
 

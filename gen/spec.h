@@ -218,6 +218,10 @@ typedef struct region_item {      /* IT_REGION: a sized window */
     int size_big, size_order_explicit;
     uint64_t size_plus;
     uint64_t max_size;                /* "max_size": 0 none */
+    /* Not from a spec: the names its items bind that the items after it
+     * read, in the order they are first read (gen/scope.c): what its
+     * function hands out to its caller (gen/emit_func.c). */
+    const char **escapes; int nescapes;
 } region_item;
 
 typedef struct switch_item {      /* IT_SWITCH: one body chosen by value (cases in struct item) */
@@ -319,6 +323,24 @@ typedef struct spec {
 spec *spec_load(const char *path);
 /* The same for a spec's text in memory (path: its name in diagnostics). */
 spec *spec_load_text(const char *path, const char *text);
+
+/* scope.c: resolve every name the spec reads to the item binding it and
+ * record, on the model, what that tells the emitters (a region's
+ * escapes).  Run by spec_load on every spec it returns. */
+void scope_resolve(spec *s);
+/* The directory whose records are repeat's repetitions, or NULL. */
+const item *directory_of(const spec *s, const item *repeat);
+/* Whether an item after the region reads the value it binds as name. */
+int region_escapes(const item *region, const char *name);
+
+/* check.c: the language's diagnostics of the model (printed as the
+ * loader's are); 0 when there are none, -1 otherwise.  The emitters are
+ * given only specs it passed. */
+int spec_check(const spec *s);
+/* 1: repeat's "unique" key is an integer field of its body, 0: another
+ * field without "count" (a string, bytes), -2: a float field (no key),
+ * -1: no such field. */
+int unique_key_kind(const item *repeat);
 
 /* What a format descriptor (afmt_format) says of the spec: the order of
  * its first payload, whether a file may hold several arrays, whether its

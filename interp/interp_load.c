@@ -173,7 +173,7 @@ static spec *load_checked(const char *path, const char *text)
     spec *s;
     if (__lsan_disable) __lsan_disable();
     s = text ? spec_load_text(path, text) : spec_load(path);
-    if (s && emit_format(s, NULL) != 0) s = NULL;
+    if (s && (spec_check(s) != 0 || emit_format(s, NULL) != 0)) s = NULL;
     if (__lsan_enable) __lsan_enable();
     return s;
 }

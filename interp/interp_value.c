@@ -2,7 +2,8 @@
  * spec/LANGUAGE.md), as gen/emit_value.c's validator does it.
  *
  * At load, each metadata repeat's value structure is described by the
- * generator's own value_grammar_of (the same rules, so the same cases,
+ * generator's own value_grammar_of (gen/value_grammar.c, a question of
+ * the model asked without an emitter: the same rules, so the same cases,
  * widths and byte order) and turned into the runtime's afmt_value_grammar
  * the generated code holds statically.  A run ends each repetition of such
  * a repeat with afmt_kv_visit, passing what the generated call passes: the
@@ -33,14 +34,13 @@ static afmt_value_kind kind_of(const char *name)
  * checks at load, so value_grammar_of succeeds). */
 static void describe(const afmt_interp *in, const item *repeat, ikv *k)
 {
-    emitter m;
+    diag quiet;
     value_grammar g;
     afmt_value_case *cases;
     int i;
-    memset(&m, 0, sizeof m);
-    m.s = in->s;
-    m.quiet = 1;
-    if (value_grammar_of(&m, repeat, &g) != 0) abort();
+    memset(&quiet, 0, sizeof quiet);
+    quiet.quiet = 1;
+    if (value_grammar_of(in->s, &quiet, repeat, &g) != 0) abort();
     cases = calloc((size_t)g.ncases + 1, sizeof *cases);
     if (!cases) abort();
     for (i = 0; i < g.ncases; i++) {

@@ -88,6 +88,8 @@ done
 # against the snapshots) and the regression specs compile with -Werror and
 # their writers' files validate.
 prun gen-cli bash tests/specs/run_gen_cli.sh "$BUILD"
+# the interpreter refuses a spec with the checker's diagnostics, no emitter run
+prun interp-check bash tests/specs/run_interp_check.sh "$BUILD"
 # afmt-gen's work grows linearly with the spec (counted, not timed)
 prun gen-linear bash tests/specs/linear.sh "$BUILD"
 prun specs bash tests/specs/run_specs.sh "$BUILD"
