@@ -580,9 +580,9 @@ TOTAL_S=$(awk -v u=$((END_US - START_US)) 'BEGIN { printf "%.0f", u / 1e6 }')
     echo "machine: $(nproc) CPUs, $(awk -F': ' '/model name/ { print $2; exit }' /proc/cpuinfo), $(awk '/MemTotal/ { printf "%.0f GiB", $2 / 1048576 }' /proc/meminfo), $(uname -r)"
     if [ "$HAVE_NUMPY" = 1 ]; then echo "peer: numpy $("$PY" -c 'import numpy; print(numpy.__version__)') ($PY)"; fi
     if [ "$HAVE_SIMDJSON" = 1 ]; then echo "peer: simdjson $SIMDJSON_VERSION (libsimdjson-dev, on-demand API: bench/st_simdjson.cpp)"; fi
-    if [ -n "$GGML_VERSION" ]; then echo "peer: ggml $GGML_VERSION, gguf_init_from_file (built by bench/build_ggml.sh in $GGML_DIR)"; fi
-    if [ -n "$HF_GGUF_VERSION" ]; then echo "peer: @huggingface/gguf $HF_GGUF_VERSION under node $(node --version)"; fi
-    if [ -n "$TORCH_VERSION" ]; then echo "peer: torch $TORCH_VERSION ($TORCH_PY)"; fi
+    if [ -n "${GGML_VERSION:-}" ]; then echo "peer: ggml $GGML_VERSION, gguf_init_from_file (built by bench/build_ggml.sh in $GGML_DIR)"; fi
+    if [ -n "${HF_GGUF_VERSION:-}" ]; then echo "peer: @huggingface/gguf $HF_GGUF_VERSION under node $(node --version)"; fi
+    if [ -n "${TORCH_VERSION:-}" ]; then echo "peer: torch $TORCH_VERSION ($TORCH_PY)"; fi
     [ "$QUICK" = 1 ] && echo "BENCH_QUICK=1: small inputs and few rounds, to check a change; not numbers to quote"
     echo "rounds: $RUNS (large), $SMALL_RUNS (fast); each round runs tool and baseline(s) in turn; medians; time in seconds"
     echo "ratio = tool median / baseline median (< 1: the tool is faster); GB/s = input bytes / median (10^9 B/s)"
