@@ -370,7 +370,7 @@ static int on_array(void *ctx, const afmt_array *a)
 {
     info_ctx *c = ctx;
     afmt_cli_buf *b = &c->arrays;
-    uint64_t index = c->narrays++;
+    uint64_t index = c->narrays++, span;
 
     if (index >= INFO_MAX_ARRAYS)
         return 0;
@@ -382,8 +382,8 @@ static int on_array(void *ctx, const afmt_array *a)
     }
     afmt_cli_buf_puts(b, "  array ");
     afmt_cli_put_array_label(b, index, a);
-    if (a->strided && strided_span(a) < a->nbytes) {
-        const uint64_t span = strided_span(a);
+    span = a->strided ? strided_span(a) : a->nbytes;
+    if (span < a->nbytes) {
         afmt_cli_buf_printf(b, ", bytes %" PRIu64 "..%" PRIu64 " (%" PRIu64 " bytes, in a storage that runs to %" PRIu64
                             ")\n", a->offset, a->offset + span, span, a->offset + a->nbytes);
         return 0;

@@ -98,6 +98,18 @@ static int name_fail(afmt_error *err, const afmt_ar_rule *r, size_t i)
                      "longer than a zip allows", r->pattern);
 }
 
+/* The rule the validator gives a member of this name to: the first whose
+ * pattern matches it (d->nrules: none). */
+static size_t first_rule(const afmt_archive_desc *d, const char *name)
+{
+    afmt_ar_span spans[AFMT_AR_CAPTURES_MAX + 1];
+    size_t k;
+    for (k = 0; k < d->nrules; k++)
+        if (afmt_ar_match(d->rules[k].pattern, (const uint8_t *)name, strlen(name), spans))
+            break;
+    return k;
+}
+
 /* Can array i be a member of this name, read back under rule r with the
  * same name?  The name comes from the array (another format's label, a
  * key), so what the archive cannot hold is a refusal of the array
@@ -108,7 +120,6 @@ static int name_fail(afmt_error *err, const afmt_ar_rule *r, size_t i)
 static int check_format_name(const afmt_archive_desc *d, const afmt_ar_rule *r, const char *name,
                              const afmt_array *a, size_t i, afmt_error *err)
 {
-    afmt_ar_span spans[AFMT_AR_CAPTURES_MAX + 1];
     const uint8_t *bytes = (const uint8_t *)name;
     size_t len = strlen(name), at, k;
     const char *why;
@@ -121,9 +132,7 @@ static int check_format_name(const afmt_archive_desc *d, const afmt_ar_rule *r, 
         return afmt_fail(err, AFMT_E_TYPE, NULL, "array", i, AFMT_NO_OFFSET,
                          "the name cannot name a member of %s: %s (byte %zu of the member name)", d->format, why,
                          at);
-    for (k = 0; k < d->nrules; k++)
-        if (afmt_ar_match(d->rules[k].pattern, bytes, len, spans))
-            break;
+    k = first_rule(d, name);
     if (k == d->nrules || &d->rules[k] != r)
         return afmt_fail(err, AFMT_E_TYPE, NULL, "array", i, AFMT_NO_OFFSET,
                          "the name cannot name a member of %s: \"%.80s\" is %s%s%s", d->format, name,
@@ -140,11 +149,7 @@ static int check_format_name(const afmt_archive_desc *d, const afmt_ar_rule *r, 
  * (AFMT_E_USAGE) naming both rules.  0 or -1. */
 static int check_rule_order(const afmt_archive_desc *d, const afmt_ar_rule *r, const char *name, afmt_error *err)
 {
-    afmt_ar_span spans[AFMT_AR_CAPTURES_MAX + 1];
-    size_t k;
-    for (k = 0; k < d->nrules; k++)
-        if (afmt_ar_match(d->rules[k].pattern, (const uint8_t *)name, strlen(name), spans))
-            break;
+    const size_t k = first_rule(d, name);
     if (k < d->nrules && &d->rules[k] == r) return 0;
     return afmt_fail(err, AFMT_E_USAGE, NULL, r->pattern, AFMT_NO_INDEX, AFMT_NO_OFFSET,
                      "member \"%.80s\", written for the rule \"%s\", would be read %s%s%s", name, r->pattern,
