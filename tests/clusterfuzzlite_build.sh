@@ -4,14 +4,34 @@
 # LIB_FUZZING_ENGINE, into a temporary $OUT.  Passes when every target of
 # the registry (and the all-format ones) is in $OUT, runs one input, and
 # has its dictionary, options and seed corpus.  Run by `make fuzz-cflite`.
+#
+#   CFLITE_OUT=DIR        build into DIR and keep it (default: a temporary
+#                         $OUT, removed at the end).  .ci/run builds into
+#                         build/fuzz, so that `FUZZ_NO_BUILD=1 make
+#                         fuzz-smoke` fuzzes these very targets: one build
+#                         of every target instead of two
+#   CFLITE_SANITIZE=LIST  the sanitizers (default address, as OSS-Fuzz's
+#                         ASan build; .ci/run: address,undefined, the
+#                         union of OSS-Fuzz's ASan and UBSan builds)
+#   FUZZ_WERROR=1         warnings in fuzz/ fatal (OSS-Fuzz: 0)
 set -u
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 command -v clang >/dev/null || { echo "SKIP: no clang"; exit 0; }
-OUT=$(mktemp -d "${TMPDIR:-/tmp}/afmt-cflite.XXXXXX")
-trap 'rm -rf "$OUT"' EXIT
+if [ -n "${CFLITE_OUT:-}" ]; then
+    mkdir -p "$CFLITE_OUT"
+    OUT=$(cd "$CFLITE_OUT" && pwd)
+else
+    OUT=$(mktemp -d "${TMPDIR:-/tmp}/afmt-cflite.XXXXXX")
+    trap 'rm -rf "$OUT"' EXIT
+fi
+SANITIZE=${CFLITE_SANITIZE:-address}
+SAN_FLAGS="-fsanitize=$SANITIZE"
+case ",$SANITIZE," in *,address,*) SAN_FLAGS="$SAN_FLAGS -fsanitize-address-use-after-scope" ;; esac
+case ",$SANITIZE," in *,undefined,*) SAN_FLAGS="$SAN_FLAGS -fno-sanitize-recover=all" ;; esac
 export OUT SRC=$ROOT/.. AFMT_DIR=$ROOT CC=clang CXX=clang++
-export CFLAGS="-O1 -fno-omit-frame-pointer -gline-tables-only -fsanitize=address -fsanitize-address-use-after-scope -fsanitize=fuzzer-no-link"
+export CFLAGS="-O1 -fno-omit-frame-pointer -gline-tables-only $SAN_FLAGS -fsanitize=fuzzer-no-link"
+export FUZZ_WERROR=${FUZZ_WERROR:-0}
 export LIB_FUZZING_ENGINE="-fsanitize=fuzzer"
 fail=0
 if ! bash .clusterfuzzlite/build.sh > "$OUT.log" 2>&1; then
@@ -30,10 +50,11 @@ for f in $formats; do
     if [ -f "$OUT/validate_$f.dict" ]; then echo "PASS cflite: validate_$f.dict"; else echo "FAIL cflite: no validate_$f.dict"; fail=1; fi
 done
 t=validate_$(echo $formats | cut -d' ' -f1)
-mkdir -p "$OUT/run"
-if "$OUT/$t" -runs=100 "$OUT/run" >/dev/null 2>&1; then
+run_dir=$(mktemp -d "${TMPDIR:-/tmp}/afmt-cflite-run.XXXXXX")
+if "$OUT/$t" -runs=100 "$run_dir" >/dev/null 2>&1; then
     echo "PASS cflite: $t runs"
 else
     echo "FAIL cflite: $t does not run"; fail=1
 fi
+rm -rf "$run_dir"
 exit $fail

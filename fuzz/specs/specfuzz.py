@@ -68,12 +68,44 @@ def have_interp():
     return os.path.exists(os.path.join(ROOT, "interp", "afmt_agree.h"))
 
 
-def build_runtime(out):
+def prebuilt_archives(libs_dir):
+    """The archives of a `make asan` build (libafmt.a: the runtime, the
+    registry and the shipped formats, whose afmt_formats.c each spec's own
+    replaces; libafmt-gen.a and libafmt-interp.a: afmt-gen's loader and the
+    interpreter), compiled with these very flags (SAN), interpreter first;
+    None when one is missing."""
+    names = ["libafmt-interp.a", "libafmt-gen.a", "libafmt.a"]
+    paths = [os.path.abspath(os.path.join(libs_dir, n)) for n in names]
+    return paths if all(os.path.exists(p) for p in paths) else None
+
+
+def build_driver(rt, feat, interp):
+    """The driver's object (fuzz/specs/driver.c) under ASan + UBSan."""
+    os.makedirs(rt, exist_ok=True)
+    drv = os.path.join(rt, "driver.o")
+    inc = ["-I" + os.path.join(ROOT, d) for d in ("runtime", "gen", "interp")]
+    rc, _, err = run(["clang", "-std=c11"] + SAN + feat + inc + (["-DSPECFUZZ_INTERP"] if interp else []) +
+                     ["-c", os.path.join(HERE, "driver.c"), "-o", drv], 300)
+    if rc != 0:
+        sys.exit("specfuzz: cannot build the driver: " + err[:500])
+    return drv
+
+
+def build_runtime(out, libs_dir=None):
     """The runtime and the registry under ASan + UBSan, and the driver:
     built again when a source is newer.  With the interpreter in the tree,
     it and afmt-gen's loader too (the driver's `agree`).  Returns the
-    archives, the driver's object, the feature flags and whether the
-    interpreter is in."""
+    archives (the interpreter's first), the driver's object, the feature
+    flags and whether the interpreter is in.  libs_dir: a `make asan`
+    build whose archives serve instead (CI: they are built already, and
+    building them again took a minute and a half)."""
+    if libs_dir:
+        archives = prebuilt_archives(libs_dir)
+        if archives is None:
+            sys.exit("specfuzz: --libs %s: no libafmt.a, libafmt-gen.a and libafmt-interp.a there "
+                     "(make asan builds them in build/asan)" % libs_dir)
+        feat = ["-DAFMT_HAVE_LZ4=1"] if have_lz4() else []
+        return archives, build_driver(os.path.join(out, "rt"), feat, have_interp()), feat, have_interp()
     rt = os.path.join(out, "rt")
     lib = os.path.join(rt, "librt.a")
     # runtime/ holds a folder per part (runtime/README.md)
@@ -95,7 +127,7 @@ def build_runtime(out):
     posix = ["-D_POSIX_C_SOURCE=200809L", "-D_DEFAULT_SOURCE"]
     libs = [lib] + ([ilib] if interp else [])
     if all(os.path.exists(f) and os.path.getmtime(f) > newest for f in libs + [drv]):
-        return libs, drv, feat, interp
+        return libs[::-1], drv, feat, interp
     os.makedirs(rt, exist_ok=True)
 
     def compile_one(src, flags):
@@ -120,11 +152,8 @@ def build_runtime(out):
     compile_all(srcs, lib, [])
     if interp:
         compile_all(isrcs, ilib, posix)
-    rc, _, err = run(["clang", "-std=c11"] + SAN + feat + inc + (["-DSPECFUZZ_INTERP"] if interp else []) +
-                     ["-c", os.path.join(HERE, "driver.c"), "-o", drv], 300)
-    if rc != 0:
-        sys.exit("specfuzz: cannot build the driver: " + err[:500])
-    return libs, drv, feat, interp
+    build_driver(rt, feat, interp)
+    return libs[::-1], drv, feat, interp
 
 
 class Fuzzer:
@@ -132,8 +161,8 @@ class Fuzzer:
         self.args = args
         self.out = os.path.abspath(args.out)
         self.gen = os.path.abspath(os.path.join(args.build, "afmt-gen"))
-        self.archives, self.drv, self.feat, self.interp = build_runtime(self.out)
-        self.archives = self.archives[::-1]  # the interpreter first: it needs the runtime after it
+        # the interpreter's archives first: they need the runtime after them
+        self.archives, self.drv, self.feat, self.interp = build_runtime(self.out, args.libs)
         self.libs = ["-llz4"] if self.feat else []
         self.libs += (["-ljansson"] if self.interp else []) + ["-lm", "-ldl", "-lpthread"]
         self.stats = dict(specs=0, accepted=0, rejected=0, compiled=0, written=0, inputs=0, compared=0, findings=0)
@@ -262,6 +291,8 @@ def main():
     ap.add_argument("--mutants", type=int, default=24, help="mutants of the writer's files per spec")
     ap.add_argument("--build", default=os.environ.get("BUILD", "build"))
     ap.add_argument("--out", default=None)
+    ap.add_argument("--libs", default=os.environ.get("FUZZ_SPECS_LIBS") or None,
+                    help="link the archives of this `make asan` build (build/asan) instead of building the runtime")
     args = ap.parse_args()
     os.chdir(ROOT)
     if args.out is None:
