@@ -19,7 +19,8 @@ report() {
     local name=$1 out=$2 status=$3 secs=$4
     echo "== $name"
     # how long each suite takes, so that CI's time budget can be kept
-    [ "$secs" -lt 10 ] || echo "   ($name took $secs s)"
+    # (AFMT_TEST_TIME_MIN=0: every suite's time)
+    [ "$secs" -lt "${AFMT_TEST_TIME_MIN:-10}" ] || echo "   ($name took $secs s)"
     cat "$out" >> "$LOG"
     grep -v '^PASS ' "$out"
     # a suite that fails without saying which check failed still counts
@@ -126,10 +127,26 @@ TEST_FORMATS=$(for d in tests/specs/*/; do [ -f "$d/gen.py" ] && [ -f "$d/expect
 if ASAN_OPTIONS=detect_leaks=0 "$BUILD"/afmt-gen -o "$TMPD/gen/deeper" spec/*.json tests/specs/newformat/toyfmt.json tests/specs/newformat/farfmt.json \
        tests/specs/readonly/rofmt.json tests/specs/directory/dirfmt.json tests/specs/negate/negate.json \
        tests/specs/features/*.json $TEST_FORMATS 2> "$TMPD/cc.log"; then
+    # The runtime, the registry and these formats, compiled once (one
+    # compile per core) for the four programs below: compiling them into
+    # each program, one file after another, took a minute of every run.
+    mkdir -p "$TMPD/obj"
+    # shellcheck disable=SC2016 # $0, $1: the inner shell's
+    if printf '%s\n' runtime/*/*.c registry/*.c "$TMPD"/gen/deeper/*.c |
+           xargs -P "$JOBS" -n 1 sh -c '${CC:-cc} -std=c11 -pedantic -Wall -Wextra -Werror ${TEST_CFLAGS:-} \
+               -Iruntime -I"$0" -c "$1" -o "$0/../../obj/$(echo "$1" | tr / _).o"' "$TMPD/gen/deeper" \
+               2> "$TMPD/cc.log"; then
+        DEEPER_OBJ=$(ls "$TMPD"/obj/*.o)
+    else
+        DEEPER_OBJ=""
+        echo "FAIL newformat: the runtime and the formats do not compile: $(head -5 "$TMPD/cc.log")" | tee -a "$LOG"
+    fi
     for d in newformat readonly directory; do
+        [ -n "$DEEPER_OBJ" ] || break
+        # shellcheck disable=SC2086 # lists of paths without spaces
         if ${CC:-cc} -std=c11 -pedantic -Wall -Wextra -Werror ${TEST_CFLAGS:-} \
                -Iruntime -I"$TMPD/gen/deeper" -Itests/unit -o "$TMPD/$d" tests/specs/$d/driver.c \
-               runtime/*/*.c registry/*.c "$TMPD"/gen/deeper/*.c ${TEST_LIBS:-} -lm 2> "$TMPD/cc.log"; then
+               $DEEPER_OBJ ${TEST_LIBS:-} -lm 2> "$TMPD/cc.log"; then
             prun $d "$TMPD/$d"
         else
             echo "FAIL $d: could not compile: $(head -5 "$TMPD/cc.log")" | tee -a "$LOG"
@@ -139,10 +156,11 @@ if ASAN_OPTIONS=detect_leaks=0 "$BUILD"/afmt-gen -o "$TMPD/gen/deeper" spec/*.js
     # formats too (the feature specs: one per construct; their writers'
     # files and mutants, and the files of tests/specs/): the agreement test
     # linked with this registry.
-    if ${CC:-cc} -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Wall -Wextra -Werror -Wno-unused-function \
+    # shellcheck disable=SC2046,SC2086 # lists of paths without spaces
+    if [ -n "$DEEPER_OBJ" ] && ${CC:-cc} -std=c11 -D_POSIX_C_SOURCE=200809L -D_DEFAULT_SOURCE -Wall -Wextra -Werror -Wno-unused-function \
            ${TEST_CFLAGS:-} -Iruntime -Igen -Iinterp -I"$TMPD/gen/deeper" -Itests/unit -o "$TMPD/interp_agree" \
            tests/unit/test_interp_agree.c interp/*.c $(ls gen/*.c | grep -v gen/main.c) generated/gen/expr_lexer.c \
-           runtime/*/*.c registry/*.c "$TMPD"/gen/deeper/*.c ${TEST_LIBS:-} -ljansson -lm 2> "$TMPD/cc.log"; then
+           $DEEPER_OBJ ${TEST_LIBS:-} -ljansson -lm 2> "$TMPD/cc.log"; then
         prun interp-agree-specs bash -c "set -o pipefail; ASAN_OPTIONS=detect_leaks=0 '$TMPD/interp_agree' tests/specs | sed 's/^PASS /PASS specs: /'"
     else
         echo "FAIL interp-agree-specs: could not compile: $(head -5 "$TMPD/cc.log")" | tee -a "$LOG"
@@ -163,51 +181,48 @@ else
 fi
 
 if [ -f tests/e2e/run_e2e.sh ]; then
-    run e2e bash tests/e2e/run_e2e.sh "$BUILD"
+    prun e2e bash tests/e2e/run_e2e.sh "$BUILD"
 fi
-run identify bash tests/e2e/run_identify.sh "$BUILD"
-run model-sets bash tests/e2e/run_model_sets.sh "$BUILD"
-run torch-cli bash tests/e2e/run_torch_cli.sh "$BUILD"
+prun identify bash tests/e2e/run_identify.sh "$BUILD"
+prun model-sets bash tests/e2e/run_model_sets.sh "$BUILD"
+prun torch-cli bash tests/e2e/run_torch_cli.sh "$BUILD"
 if [ -f tests/e2e/run_cli_tools.sh ]; then
-    run cli-tools bash tests/e2e/run_cli_tools.sh "$BUILD"
+    prun cli-tools bash tests/e2e/run_cli_tools.sh "$BUILD"
 fi
-run usage bash tests/e2e/run_usage.sh "$BUILD"
-run spec-option bash tests/e2e/run_spec.sh "$BUILD"
-run help-man python3 tests/e2e/help_man.py "$BUILD"
+prun usage bash tests/e2e/run_usage.sh "$BUILD"
+prun spec-option bash tests/e2e/run_spec.sh "$BUILD"
+prun help-man python3 tests/e2e/help_man.py "$BUILD"
 # every link to a section of the same Markdown file names one
 # shellcheck disable=SC2046 # file names without spaces
-run doc-anchors python3 tests/docs/anchors.py $(git ls-files '*.md' 2> /dev/null || ls spec/*.md docs/*.md)
+prun doc-anchors python3 tests/docs/anchors.py $(git ls-files '*.md' 2> /dev/null || ls spec/*.md docs/*.md)
 # every example of every --help and man page, run as written
-run examples python3 tests/e2e/examples.py "$BUILD"
-run progress python3 tests/e2e/progress.py "$BUILD"
+prun examples python3 tests/e2e/examples.py "$BUILD"
 # afmt info on text headers: length field, each entry's values, offsets
-run info-texthdr python3 tests/e2e/info_texthdr.py "$BUILD"
+prun info-texthdr python3 tests/e2e/info_texthdr.py "$BUILD"
 if [ -f tests/e2e/run_sidecar.sh ]; then
-    run sidecar bash tests/e2e/run_sidecar.sh "$BUILD"
+    prun sidecar bash tests/e2e/run_sidecar.sh "$BUILD"
 fi
 if [ -f tests/e2e/run_convert_large.sh ]; then
-    run convert-large bash tests/e2e/run_convert_large.sh "$BUILD"
+    prun convert-large bash tests/e2e/run_convert_large.sh "$BUILD"
 fi
 if [ -f tests/e2e/run_outputs.sh ]; then
-    run outputs bash tests/e2e/run_outputs.sh "$BUILD"
+    prun outputs bash tests/e2e/run_outputs.sh "$BUILD"
 fi
-run scale bash tests/e2e/run_scale.sh "$BUILD"
-# docs/AT-SCALE.md's Dask script on a local cluster (Dask in build/venv)
-run at-scale-dask bash tests/e2e/run_at_scale_dask.sh "$BUILD"
+prun scale bash tests/e2e/run_scale.sh "$BUILD"
 # under faults and hostile names (issue 35): inputs cut short, signals,
 # ENOSPC, /dev/full, ulimit -v, names that could forge a line
-run faults bash tests/faults/run.sh "$BUILD"
-run sarif python3 tests/e2e/sarif_e2e.py "$BUILD"
-run pre-commit bash tests/e2e/run_precommit.sh "$BUILD"
-run remote bash tests/e2e/run_remote.sh "$BUILD"
+prun faults bash tests/faults/run.sh "$BUILD"
+prun sarif python3 tests/e2e/sarif_e2e.py "$BUILD"
+prun pre-commit bash tests/e2e/run_precommit.sh "$BUILD"
+prun remote bash tests/e2e/run_remote.sh "$BUILD"
 if [ -f tests/e2e/run_casts.sh ]; then
-    run casts bash tests/e2e/run_casts.sh "$BUILD"
+    prun casts bash tests/e2e/run_casts.sh "$BUILD"
 fi
 # one naming rule for unnamed arrays, npz members' names, casts by class
 # and by name (issue 36, point 4)
-run names bash tests/e2e/run_names.sh "$BUILD"
+prun names bash tests/e2e/run_names.sh "$BUILD"
 # GGUF read back by independent readers (python; llama.cpp's gguf-py from build/venv)
-run gguf-readers bash tests/e2e/run_gguf_readers.sh "$BUILD"
+prun gguf-readers bash tests/e2e/run_gguf_readers.sh "$BUILD"
 # .npy and safetensors against numpy (python3-numpy) and an independent writer
 NUMPY_PY=""
 for py in python3 /usr/bin/python3; do
@@ -219,14 +234,32 @@ if [ -n "$NUMPY_PY" ]; then
 else
     echo "FAIL textfmt: no python3 with numpy (make deps-test installs python3-numpy)" | tee -a "$LOG"
 fi
+# PyTorch checkpoints against real torch (build/venv from make deps-test):
+# corpora made by torch and crafted, torch's own behaviour, afmt's verdicts.
+prun torch bash tests/torch/run.sh "$BUILD"
+# NIfTI-1 against nibabel (build/venv): written by afmt, read by nibabel and back
+prun nifti1-nibabel bash tests/nifti1/run_nibabel.sh "$BUILD"
+prun fits-astropy bash tests/fits/run_astropy.sh "$BUILD"
+prun mat5-scipy bash tests/mat5/run_scipy.sh "$BUILD"
+# `pip install .` from what a clone holds, into a fresh venv (its own
+# copy of the tree, its own build: it only reads $BUILD's afmt-validate)
+prun python-install bash tests/python/install.sh "$BUILD"
+
+# What libafmt.so exports against the headers that declare it.
+prun exports bash tests/abi/run_exports.sh "$BUILD"
+# The CLI built with only the public headers visible.
+prun cli-public bash tests/abi/run_cli_public.sh
+
+# From here on, one suite at a time (run drains the pool first): they
+# relink or build in $BUILD (extra-specs, tutorial, python), install,
+# measure memory, or time what they see (progress on a terminal; Dask's
+# local cluster takes every core).
+run progress python3 tests/e2e/progress.py "$BUILD"
+# docs/AT-SCALE.md's Dask script on a local cluster (Dask in build/venv)
+run at-scale-dask bash tests/e2e/run_at_scale_dask.sh "$BUILD"
 if [ -f tests/e2e/run_memory.sh ] && [ -z "${AFMT_SKIP_MEMORY:-}" ]; then
     run memory bash tests/e2e/run_memory.sh "$BUILD"
 fi
-
-# What libafmt.so exports against the headers that declare it.
-run exports bash tests/abi/run_exports.sh "$BUILD"
-# The CLI built with only the public headers visible.
-run cli-public bash tests/abi/run_cli_public.sh
 
 # make install / uninstall and pkg-config (tests/install), then
 # make EXTRA_SPECS=DIR (tests/extra): last, as it relinks the tools and
@@ -247,18 +280,9 @@ run extra-specs bash tests/extra/run_extra_specs.sh "$BUILD"
 if [ "$BUILD" = build ]; then
     run tutorial bash tests/tutorial/run_tutorial.sh
 fi
-# PyTorch checkpoints against real torch (build/venv from make deps-test):
-# corpora made by torch and crafted, torch's own behaviour, afmt's verdicts.
-prun torch bash tests/torch/run.sh "$BUILD"
-# NIfTI-1 against nibabel (build/venv): written by afmt, read by nibabel and back
-prun nifti1-nibabel bash tests/nifti1/run_nibabel.sh "$BUILD"
-prun fits-astropy bash tests/fits/run_astropy.sh "$BUILD"
-prun mat5-scipy bash tests/mat5/run_scipy.sh "$BUILD"
 # The Python package (issue 34): afmt.validate/open/load/save/convert
 # against afmt-validate and numpy, safetensors, gguf-py, torch (build/venv)
 run python bash tests/python/run.sh "$BUILD"
-# ... and `pip install .` from what a clone holds, into a fresh venv
-run python-install bash tests/python/install.sh "$BUILD"
 
 drain
 passed=$(grep -c '^PASS ' "$LOG")
