@@ -30,12 +30,12 @@ typedef struct sym {
     const char *name;
     item *it;
     vtype t;             /* SY_INT: VT_U / VT_S; SY_ARRF: element type */
-    /* Sized for names of at most SPEC_NAME_MAX characters (spec.h), filled
-     * by fixed_printf (util.h), which stops rather than cut. */
-    char c[256];         /* C expression of the value (INT), pointer (TEXT), prefix */
-    char elem[384];      /* SY_ARRF: printf format of element i ("%s" = index) */
-    char count[192];     /* SY_ARRF: C expression of the element count */
-    char off[192];       /* C expression of the byte offset (validator) */
+    /* Owned strings ("" when unset), set by str_printf (util.h) and freed
+     * by sym_pop_to: no C text has a fixed size. */
+    char *c;             /* C expression of the value (INT), pointer (TEXT), prefix */
+    char *elem;          /* SY_ARRF: printf format of element i ("%s" = index) */
+    char *count;         /* SY_ARRF: C expression of the element count */
+    char *off;           /* C expression of the byte offset (validator) */
     int width, is_signed, big;
     int size;            /* SY_TEXT: bytes */
     int bounded;         /* writer: the value (SY_INT) or every element (SY_ARRF) */

@@ -247,6 +247,10 @@ sym *sym_push(emitter *m, sym_kind kind, const char *name, item *it)
     y->name = name;
     y->it = it;
     y->region = m->writer ? NULL : m->region;
+    y->c = xstrdup("");
+    y->elem = xstrdup("");
+    y->count = xstrdup("");
+    y->off = xstrdup("");
     m->syms[m->nsyms++] = y;
     return y;
 }
@@ -276,9 +280,18 @@ sym *sym_find(emitter *m, const char *name)
 
 int sym_mark(emitter *m) { return m->nsyms; }
 
+static void sym_free(sym *y)
+{
+    free(y->c);
+    free(y->elem);
+    free(y->count);
+    free(y->off);
+    free(y);
+}
+
 void sym_pop_to(emitter *m, int mark)
 {
-    while (m->nsyms > mark) free(m->syms[--m->nsyms]);
+    while (m->nsyms > mark) sym_free(m->syms[--m->nsyms]);
 }
 
 const table *find_table(const spec *s, const char *name)

@@ -613,29 +613,28 @@ static int member_at(const char *s, size_t i, size_t n, const decls *ds)
     return decls_find(ds, s + i, n) != NULL;
 }
 
-/* c (of capacity cap) with each identifier that is a member of ds read
- * through var ("o_dims" -> "header.o_dims"). */
-static void rewrite_members(char *c, size_t cap, const decls *ds, const char *var)
+/* *c with each identifier that is a member of ds read through var
+ * ("o_dims" -> "header.o_dims"). */
+static void rewrite_members(char **c, const decls *ds, const char *var)
 {
     sbuf b = {0};
     size_t i = 0;
-    while (c[i]) {
-        if (isalpha((unsigned char)c[i]) || c[i] == '_') {
+    while ((*c)[i]) {
+        if (isalpha((unsigned char)(*c)[i]) || (*c)[i] == '_') {
             size_t n = 0;
-            while (isalnum((unsigned char)c[i + n]) || c[i + n] == '_') n++;
-            if (member_at(c, i, n, ds)) sb_printf(&b, "%s.", var);
-            sb_printf(&b, "%.*s", (int)n, c + i);
+            while (isalnum((unsigned char)(*c)[i + n]) || (*c)[i + n] == '_') n++;
+            if (member_at(*c, i, n, ds)) sb_printf(&b, "%s.", var);
+            sb_printf(&b, "%.*s", (int)n, *c + i);
             i += n;
-        } else if (c[i] == '%' && c[i + 1]) {
-            sb_printf(&b, "%.2s", c + i); /* a format's directive (sym.elem), not a name */
+        } else if ((*c)[i] == '%' && (*c)[i + 1]) {
+            sb_printf(&b, "%.2s", *c + i); /* a format's directive (sym.elem), not a name */
             i += 2;
         } else {
-            sb_printf(&b, "%c", c[i++]);
+            sb_printf(&b, "%c", (*c)[i++]);
         }
     }
-    if (b.s && strlen(b.s) >= cap) die("a value's C expression is too long for its struct member");
-    snprintf(c, cap, "%s", b.s ? b.s : "");
-    sb_free(&b);
+    free(*c);
+    *c = b.s ? b.s : xstrdup("");
 }
 
 /* The names y's C expressions read that the function declares (one of
@@ -707,10 +706,10 @@ void func_hand_out(emitter *m, func_frame *f, sym **ys, int n, const char *name)
     sb_puts(m->funcs, def.s);
     for (i = 0; i < n; i++) {
         sym *y = ys[i];
-        rewrite_members(y->c, sizeof y->c, &members, f->scope_var);
-        rewrite_members(y->off, sizeof y->off, &members, f->scope_var);
-        rewrite_members(y->count, sizeof y->count, &members, f->scope_var);
-        rewrite_members(y->elem, sizeof y->elem, &members, f->scope_var);
+        rewrite_members(&y->c, &members, f->scope_var);
+        rewrite_members(&y->off, &members, f->scope_var);
+        rewrite_members(&y->count, &members, f->scope_var);
+        rewrite_members(&y->elem, &members, f->scope_var);
     }
     sb_free(&def);
     free(text);
