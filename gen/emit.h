@@ -90,6 +90,14 @@ typedef struct local_set {
 } local_set;
 void local_set_free(local_set *ls);
 
+/* A fact the emitter proved, in force to the end of the block at indent:
+ * the C value key is >= 0 (val NULL), or the C local val holds the value
+ * key describes (known_note).  Owned strings, no fixed size. */
+typedef struct fact {
+    char *key, *val;
+    int indent;
+} fact;
+
 typedef struct emitter {
     const spec *s;
     sbuf *out;
@@ -122,9 +130,10 @@ typedef struct emitter {
      * failure, with the indent of the block the proof holds in: a value
      * tested once is not tested again (line() forgets a proof when its
      * block closes). */
-    char nonneg[64][256];
-    char nonneg_val[64][128]; /* for a derived value (known_note): its C name */
-    int nonneg_indent[64];
+    struct fact *facts;  /* facts[0..nnonneg) hold; those after are spare
+                            (their strings reused: restoring a smaller
+                            nnonneg forgets facts without freeing) */
+    int nfacts_alloc;    /* facts allocated, live or spare */
     int nnonneg;
     int nonneg_floor;    /* the proofs below it are out of scope (a check function's body) */
     /* declarations emitted only where used (decl_defer): whether each is
@@ -220,7 +229,7 @@ typedef struct func_frame {
     char *on_fail;
     sbuf *saved_out;
     int saved_indent, saved_nnonneg, saved_returned;
-    int saved_nonneg_indent[64];
+    int *saved_fact_indents; /* facts[0..saved_nnonneg).indent, malloc'd */
     /* func_begin_root: the enclosing functions, set aside */
     sbuf *saved_frames[MAX_FRAMES];
     const char *saved_frame_names[MAX_FRAMES];
@@ -328,6 +337,8 @@ int nonneg_known(const emitter *m, const char *c);
  * to the end of the current block; known_find returns it or NULL. */
 void known_note(emitter *m, const char *key, const char *val);
 const char *known_find(const emitter *m, const char *key);
+/* Every fact's strings, live or spare, freed (the emitter's end). */
+void facts_free(emitter *m);
 /* Whether C expression c is a field's value `v_<name>` (a const local). */
 int is_field_value(const char *c);
 
