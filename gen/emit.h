@@ -62,7 +62,7 @@ typedef struct sym {
  * the validator and the writer call (cs[0..n), blamed on field). */
 typedef struct check_param {
     const char *name;    /* the spec's name */
-    char c[256];         /* the parameter: the validator's local */
+    char *c;             /* the parameter: the validator's local (owned) */
     vtype t;
 } check_param;
 typedef struct check_fn {
