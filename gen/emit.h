@@ -203,9 +203,9 @@ typedef struct emitter {
     void *wscope;
     /* writer: the metadata repeat whose repetition is being written (its
      * key-value is the C pointer wkv_c; its grammar's name, the field of
-     * its type code), or NULL */
+     * its type code: owned strings, or NULL), or NULL */
     item *wkv;
-    char wkv_c[96], wkv_grammar[192];
+    char *wkv_c, *wkv_grammar;
     const char *wkv_type;
 } emitter;
 
@@ -497,10 +497,10 @@ void emit_directory(emitter *m, item *dir);
 /* emit_value.c: a repeat's "metadata".  emit_value_grammar: the grammar
  * of its value structure (value_grammar.h) in a checked spec (else
  * gen_unchecked, -1); value_grammar_emit: its static afmt_value_grammar
- * in the prelude (once), its C name in out; emit_kv_visit: the end of a
+ * in the prelude (once), its C name returned (malloc'd); emit_kv_visit: the end of a
  * repetition, its key-value handed to the visitor. */
 int emit_value_grammar(emitter *m, const item *repeat, value_grammar *g);
-void value_grammar_emit(emitter *m, const value_grammar *g, char *out, size_t size);
+char *value_grammar_emit(emitter *m, const value_grammar *g);
 void emit_kv_visit(emitter *m, item *repeat);
 /* emit_func.c: a function of its own for a named structure, outside every
  * other (its parameters are given, nothing is captured): func_begin_root
