@@ -30,12 +30,12 @@ typedef struct sym {
     const char *name;
     item *it;
     vtype t;             /* SY_INT: VT_U / VT_S; SY_ARRF: element type */
-    /* Sized for names of at most SPEC_NAME_MAX characters (spec.h), filled
-     * by fixed_printf (util.h), which stops rather than cut. */
-    char c[256];         /* C expression of the value (INT), pointer (TEXT), prefix */
-    char elem[384];      /* SY_ARRF: printf format of element i ("%s" = index) */
-    char count[192];     /* SY_ARRF: C expression of the element count */
-    char off[192];       /* C expression of the byte offset (validator) */
+    /* Owned strings ("" when unset), set by str_printf (util.h) and freed
+     * by sym_pop_to: no C text has a fixed size. */
+    char *c;             /* C expression of the value (INT), pointer (TEXT), prefix */
+    char *elem;          /* SY_ARRF: printf format of element i ("%s" = index) */
+    char *count;         /* SY_ARRF: C expression of the element count */
+    char *off;           /* C expression of the byte offset (validator) */
     int width, is_signed, big;
     int size;            /* SY_TEXT: bytes */
     int bounded;         /* writer: the value (SY_INT) or every element (SY_ARRF) */
@@ -62,7 +62,7 @@ typedef struct sym {
  * the validator and the writer call (cs[0..n), blamed on field). */
 typedef struct check_param {
     const char *name;    /* the spec's name */
-    char c[256];         /* the parameter: the validator's local */
+    char *c;             /* the parameter: the validator's local (owned) */
     vtype t;
 } check_param;
 typedef struct check_fn {
@@ -89,6 +89,14 @@ typedef struct local_set {
     int nbases;
 } local_set;
 void local_set_free(local_set *ls);
+
+/* A fact the emitter proved, in force to the end of the block at indent:
+ * the C value key is >= 0 (val NULL), or the C local val holds the value
+ * key describes (known_note).  Owned strings, no fixed size. */
+typedef struct fact {
+    char *key, *val;
+    int indent;
+} fact;
 
 typedef struct emitter {
     const spec *s;
@@ -122,9 +130,10 @@ typedef struct emitter {
      * failure, with the indent of the block the proof holds in: a value
      * tested once is not tested again (line() forgets a proof when its
      * block closes). */
-    char nonneg[64][256];
-    char nonneg_val[64][128]; /* for a derived value (known_note): its C name */
-    int nonneg_indent[64];
+    struct fact *facts;  /* facts[0..nnonneg) hold; those after are spare
+                            (their strings reused: restoring a smaller
+                            nnonneg forgets facts without freeing) */
+    int nfacts_alloc;    /* facts allocated, live or spare */
     int nnonneg;
     int nonneg_floor;    /* the proofs below it are out of scope (a check function's body) */
     /* declarations emitted only where used (decl_defer): whether each is
@@ -194,9 +203,9 @@ typedef struct emitter {
     void *wscope;
     /* writer: the metadata repeat whose repetition is being written (its
      * key-value is the C pointer wkv_c; its grammar's name, the field of
-     * its type code), or NULL */
+     * its type code: owned strings, or NULL), or NULL */
     item *wkv;
-    char wkv_c[96], wkv_grammar[192];
+    char *wkv_c, *wkv_grammar;
     const char *wkv_type;
 } emitter;
 
@@ -220,7 +229,7 @@ typedef struct func_frame {
     char *on_fail;
     sbuf *saved_out;
     int saved_indent, saved_nnonneg, saved_returned;
-    int saved_nonneg_indent[64];
+    int *saved_fact_indents; /* facts[0..saved_nnonneg).indent, malloc'd */
     /* func_begin_root: the enclosing functions, set aside */
     sbuf *saved_frames[MAX_FRAMES];
     const char *saved_frame_names[MAX_FRAMES];
@@ -328,6 +337,8 @@ int nonneg_known(const emitter *m, const char *c);
  * to the end of the current block; known_find returns it or NULL. */
 void known_note(emitter *m, const char *key, const char *val);
 const char *known_find(const emitter *m, const char *key);
+/* Every fact's strings, live or spare, freed (the emitter's end). */
+void facts_free(emitter *m);
 /* Whether C expression c is a field's value `v_<name>` (a const local). */
 int is_field_value(const char *c);
 
@@ -486,10 +497,10 @@ void emit_directory(emitter *m, item *dir);
 /* emit_value.c: a repeat's "metadata".  emit_value_grammar: the grammar
  * of its value structure (value_grammar.h) in a checked spec (else
  * gen_unchecked, -1); value_grammar_emit: its static afmt_value_grammar
- * in the prelude (once), its C name in out; emit_kv_visit: the end of a
+ * in the prelude (once), its C name returned (malloc'd); emit_kv_visit: the end of a
  * repetition, its key-value handed to the visitor. */
 int emit_value_grammar(emitter *m, const item *repeat, value_grammar *g);
-void value_grammar_emit(emitter *m, const value_grammar *g, char *out, size_t size);
+char *value_grammar_emit(emitter *m, const value_grammar *g);
 void emit_kv_visit(emitter *m, item *repeat);
 /* emit_func.c: a function of its own for a named structure, outside every
  * other (its parameters are given, nothing is captured): func_begin_root

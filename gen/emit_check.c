@@ -75,7 +75,7 @@ static int check_params(emitter *m, const check *cs, int n, const sym *attr, che
         f->params = realloc(f->params, sizeof *f->params * (size_t)(f->nparams + 1));
         if (!f->params) exit(2);
         f->params[f->nparams].name = names[i];
-        fixed_printf(f->params[f->nparams].c, sizeof f->params[0].c, "%s", y->c);
+        f->params[f->nparams].c = xstrdup(y->c);
         f->params[f->nparams].t = y->t;
         f->nparams++;
     }
@@ -269,6 +269,7 @@ int emit_shared_checks(emitter *m, const blame *bl, check *cs, int n, sym *attr)
         if (m->writer) return 0; /* only what the validator defined is shared */
         memset(&nf, 0, sizeof nf);
         if (!check_params(m, cs, n, attr, &nf)) {
+            for (i = 0; i < nf.nparams; i++) free(nf.params[i].c);
             free(nf.params);
             return 0;
         }

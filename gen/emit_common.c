@@ -173,7 +173,7 @@ void line(emitter *m, const char *fmt, ...)
     va_end(ap);
     n = strlen(s);
     /* a line less indented than a proof has left the proof's block */
-    while (m->nnonneg > m->nonneg_floor && m->nonneg_indent[m->nnonneg - 1] > m->indent) m->nnonneg--;
+    while (m->nnonneg > m->nonneg_floor && m->facts[m->nnonneg - 1].indent > m->indent) m->nnonneg--;
     if ((size_t)m->indent * 4 + n > LINE_WIDTH && wrappable(s) && strchr(s, '\n') == NULL) {
         put_wrapped(m, s);
         free(s);
@@ -200,30 +200,59 @@ void gen_error(emitter *m, const char *jpath, const char *fmt, ...)
     m->last_error = b.s;
 }
 
+/* The next fact's slot, its strings those of a spare one if any (they
+ * are replaced, not appended to): facts grow without a fixed bound. */
+static fact *fact_slot(emitter *m)
+{
+    if (m->nnonneg == m->nfacts_alloc) {
+        m->facts = realloc(m->facts, sizeof *m->facts * (size_t)(m->nfacts_alloc * 2 + 16));
+        if (!m->facts) { fputs("afmt-gen: out of memory\n", stderr); exit(2); }
+        memset(m->facts + m->nfacts_alloc, 0, sizeof *m->facts * (size_t)(m->nfacts_alloc + 16));
+        m->nfacts_alloc = m->nfacts_alloc * 2 + 16;
+    }
+    return &m->facts[m->nnonneg];
+}
+
+/* key (and val, NULL for a proof of key >= 0) as the next fact, in force
+ * at the current indent. */
+static void fact_add(emitter *m, const char *key, const char *val)
+{
+    fact *f = fact_slot(m);
+    str_printf(&f->key, "%s", key);
+    free(f->val);
+    f->val = val ? xstrdup(val) : NULL;
+    f->indent = m->indent;
+    m->nnonneg++;
+}
+
+void facts_free(emitter *m)
+{
+    int i;
+    for (i = 0; i < m->nfacts_alloc; i++) {
+        free(m->facts[i].key);
+        free(m->facts[i].val);
+    }
+    free(m->facts);
+    m->facts = NULL;
+    m->nfacts_alloc = m->nnonneg = 0;
+}
+
 void nonneg_note(emitter *m, const char *c)
 {
-    if (nonneg_known(m, c) || m->nnonneg >= 64 || strlen(c) >= sizeof m->nonneg[0]) return;
-    fixed_printf(m->nonneg[m->nnonneg], sizeof m->nonneg[0], "%s", c);
-    m->nonneg_val[m->nnonneg][0] = 0;
-    m->nonneg_indent[m->nnonneg++] = m->indent;
+    if (!nonneg_known(m, c)) fact_add(m, c, NULL);
 }
 
 void known_note(emitter *m, const char *key, const char *val)
 {
-    if (known_find(m, key) || m->nnonneg >= 64 || strlen(key) >= sizeof m->nonneg[0] ||
-        strlen(val) >= sizeof m->nonneg_val[0])
-        return;
-    fixed_printf(m->nonneg[m->nnonneg], sizeof m->nonneg[0], "%s", key);
-    fixed_printf(m->nonneg_val[m->nnonneg], sizeof m->nonneg_val[0], "%s", val);
-    m->nonneg_indent[m->nnonneg++] = m->indent;
+    if (!known_find(m, key)) fact_add(m, key, val);
 }
 
 const char *known_find(const emitter *m, const char *key)
 {
     int i;
     for (i = m->nonneg_floor; i < m->nnonneg; i++)
-        if (m->nonneg_val[i][0] && m->nonneg_indent[i] <= m->indent && strcmp(m->nonneg[i], key) == 0)
-            return m->nonneg_val[i];
+        if (m->facts[i].val && m->facts[i].indent <= m->indent && strcmp(m->facts[i].key, key) == 0)
+            return m->facts[i].val;
     return NULL;
 }
 
@@ -231,7 +260,7 @@ int nonneg_known(const emitter *m, const char *c)
 {
     int i;
     for (i = m->nonneg_floor; i < m->nnonneg; i++)
-        if (!m->nonneg_val[i][0] && m->nonneg_indent[i] <= m->indent && strcmp(m->nonneg[i], c) == 0) return 1;
+        if (!m->facts[i].val && m->facts[i].indent <= m->indent && strcmp(m->facts[i].key, c) == 0) return 1;
     return 0;
 }
 
@@ -247,6 +276,10 @@ sym *sym_push(emitter *m, sym_kind kind, const char *name, item *it)
     y->name = name;
     y->it = it;
     y->region = m->writer ? NULL : m->region;
+    y->c = xstrdup("");
+    y->elem = xstrdup("");
+    y->count = xstrdup("");
+    y->off = xstrdup("");
     m->syms[m->nsyms++] = y;
     return y;
 }
@@ -276,9 +309,18 @@ sym *sym_find(emitter *m, const char *name)
 
 int sym_mark(emitter *m) { return m->nsyms; }
 
+static void sym_free(sym *y)
+{
+    free(y->c);
+    free(y->elem);
+    free(y->count);
+    free(y->off);
+    free(y);
+}
+
 void sym_pop_to(emitter *m, int mark)
 {
-    while (m->nsyms > mark) free(m->syms[--m->nsyms]);
+    while (m->nsyms > mark) sym_free(m->syms[--m->nsyms]);
 }
 
 const table *find_table(const spec *s, const char *name)

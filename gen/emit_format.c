@@ -423,7 +423,7 @@ int emit_format(const spec *s, const char *outdir)
     m.indent = 0;
     c_names_reserve(&m);
     emit_validator(&m);
-    if (m.errors) { report_work(&m); c_names_free(&m); func_frames_free(&m); return -1; }
+    if (m.errors) { report_work(&m); c_names_free(&m); func_frames_free(&m); facts_free(&m); return -1; }
     m.out = &wbody;
     m.nsyms = 0;
     m.nnonneg = 0; /* nothing the validator proved holds in the writer */
@@ -432,6 +432,7 @@ int emit_format(const spec *s, const char *outdir)
     else emit_writer(&m);
     c_names_free(&m);
     func_frames_free(&m);
+    facts_free(&m);
     report_work(&m);
     if (m.errors) return -1;
 

@@ -347,6 +347,29 @@ static int by_order(const void *a, const void *b)
     return (x->order > y->order) - (x->order < y->order);
 }
 
+/* The caller's facts (facts[0..nnonneg)) hold in the whole function
+ * being begun: each made in force at indent 0, its own indent kept in f. */
+static void facts_enter_function(emitter *m, func_frame *f)
+{
+    int i;
+    f->saved_fact_indents = malloc(sizeof *f->saved_fact_indents * (size_t)(m->nnonneg + 1));
+    if (!f->saved_fact_indents) die("out of memory");
+    for (i = 0; i < m->nnonneg; i++) {
+        f->saved_fact_indents[i] = m->facts[i].indent;
+        m->facts[i].indent = 0;
+    }
+}
+
+/* After the function: the caller's facts (nnonneg restored first) at
+ * their own indents again. */
+static void facts_leave_function(emitter *m, func_frame *f)
+{
+    int i;
+    for (i = 0; i < m->nnonneg; i++) m->facts[i].indent = f->saved_fact_indents[i];
+    free(f->saved_fact_indents);
+    f->saved_fact_indents = NULL;
+}
+
 void func_begin(emitter *m, func_frame *f, const char *name)
 {
     memset(f, 0, sizeof *f);
@@ -356,9 +379,7 @@ void func_begin(emitter *m, func_frame *f, const char *name)
     f->saved_nnonneg = m->nnonneg;
     f->saved_returned = m->returned;
     m->returned = 0;
-    memcpy(f->saved_nonneg_indent, m->nonneg_indent, sizeof f->saved_nonneg_indent);
-    /* what the caller proved holds in the whole function */
-    memset(m->nonneg_indent, 0, sizeof m->nonneg_indent);
+    facts_enter_function(m, f);
     m->out = &f->body;
     m->indent = 1;
     f->name = xstrdup(name);
@@ -528,7 +549,7 @@ void func_end(emitter *m, func_frame *f, const char *doc)
     m->indent = f->saved_indent;
     m->nnonneg = f->saved_nnonneg;
     m->returned = f->saved_returned;
-    memcpy(m->nonneg_indent, f->saved_nonneg_indent, sizeof m->nonneg_indent);
+    facts_leave_function(m, f);
 
     m->work += strlen(resolved);
     tokenize(resolved, &t);
@@ -597,7 +618,7 @@ void func_end_root(emitter *m, func_frame *f, int saved_nframes, const char *fna
     m->indent = f->saved_indent;
     m->nnonneg = f->saved_nnonneg;
     m->returned = f->saved_returned;
-    memcpy(m->nonneg_indent, f->saved_nonneg_indent, sizeof m->nonneg_indent);
+    facts_leave_function(m, f);
     define_function(m, f, fname, doc, params, resolved, returned);
     sb_free(&f->body);
     free(f->name);
@@ -613,29 +634,28 @@ static int member_at(const char *s, size_t i, size_t n, const decls *ds)
     return decls_find(ds, s + i, n) != NULL;
 }
 
-/* c (of capacity cap) with each identifier that is a member of ds read
- * through var ("o_dims" -> "header.o_dims"). */
-static void rewrite_members(char *c, size_t cap, const decls *ds, const char *var)
+/* *c with each identifier that is a member of ds read through var
+ * ("o_dims" -> "header.o_dims"). */
+static void rewrite_members(char **c, const decls *ds, const char *var)
 {
     sbuf b = {0};
     size_t i = 0;
-    while (c[i]) {
-        if (isalpha((unsigned char)c[i]) || c[i] == '_') {
+    while ((*c)[i]) {
+        if (isalpha((unsigned char)(*c)[i]) || (*c)[i] == '_') {
             size_t n = 0;
-            while (isalnum((unsigned char)c[i + n]) || c[i + n] == '_') n++;
-            if (member_at(c, i, n, ds)) sb_printf(&b, "%s.", var);
-            sb_printf(&b, "%.*s", (int)n, c + i);
+            while (isalnum((unsigned char)(*c)[i + n]) || (*c)[i + n] == '_') n++;
+            if (member_at(*c, i, n, ds)) sb_printf(&b, "%s.", var);
+            sb_printf(&b, "%.*s", (int)n, *c + i);
             i += n;
-        } else if (c[i] == '%' && c[i + 1]) {
-            sb_printf(&b, "%.2s", c + i); /* a format's directive (sym.elem), not a name */
+        } else if ((*c)[i] == '%' && (*c)[i + 1]) {
+            sb_printf(&b, "%.2s", *c + i); /* a format's directive (sym.elem), not a name */
             i += 2;
         } else {
-            sb_printf(&b, "%c", c[i++]);
+            sb_printf(&b, "%c", (*c)[i++]);
         }
     }
-    if (b.s && strlen(b.s) >= cap) die("a value's C expression is too long for its struct member");
-    snprintf(c, cap, "%s", b.s ? b.s : "");
-    sb_free(&b);
+    free(*c);
+    *c = b.s ? b.s : xstrdup("");
 }
 
 /* The names y's C expressions read that the function declares (one of
@@ -707,10 +727,10 @@ void func_hand_out(emitter *m, func_frame *f, sym **ys, int n, const char *name)
     sb_puts(m->funcs, def.s);
     for (i = 0; i < n; i++) {
         sym *y = ys[i];
-        rewrite_members(y->c, sizeof y->c, &members, f->scope_var);
-        rewrite_members(y->off, sizeof y->off, &members, f->scope_var);
-        rewrite_members(y->count, sizeof y->count, &members, f->scope_var);
-        rewrite_members(y->elem, sizeof y->elem, &members, f->scope_var);
+        rewrite_members(&y->c, &members, f->scope_var);
+        rewrite_members(&y->off, &members, f->scope_var);
+        rewrite_members(&y->count, &members, f->scope_var);
+        rewrite_members(&y->elem, &members, f->scope_var);
     }
     sb_free(&def);
     free(text);

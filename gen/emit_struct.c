@@ -84,8 +84,8 @@ static void define_struct(emitter *m, const named_struct *ns, const char *fname)
         y->decl = decl_new(m);
         decl_unless_used(m, y->decl, "(void)v_%s; /* not read */", ns->params[i]);
         y->t = VT_U;
-        snprintf(y->c, sizeof y->c, "v_%s", ns->params[i]);
-        snprintf(y->off, sizeof y->off, "at_%s", ns->params[i]);
+        str_printf(&y->c, "v_%s", ns->params[i]);
+        str_printf(&y->off, "at_%s", ns->params[i]);
     }
     m->sole_item = 0;
     emit_body_items(m, (item_list *)&ns->body);
@@ -162,8 +162,8 @@ void emit_var(emitter *m, item *it, const char *off)
     y->decl = decl_new(m);
     decl_unless_used(m, y->decl, "(void)p_%s; /* not read */", it->name);
     y->t = VT_U;
-    fixed_printf(y->c, sizeof y->c, "(*p_%s)", it->name);
-    fixed_printf(y->off, sizeof y->off, "%s", off);
+    str_printf(&y->c, "(*p_%s)", it->name);
+    str_printf(&y->off, "%s", off);
     free(v);
 }
 

@@ -185,8 +185,8 @@ static void emit_int_field(emitter *m, item *it)
     y->decl = val_decl;
     y->off_decl = off_decl;
     y->t = it->field.is_signed ? VT_S : VT_U;
-    fixed_printf(y->c, sizeof y->c, "v_%s", it->name);
-    fixed_printf(y->off, sizeof y->off, "o_%s", it->name);
+    str_printf(&y->c, "v_%s", it->name);
+    str_printf(&y->off, "o_%s", it->name);
     y->width = it->field.width;
     y->is_signed = it->field.is_signed;
     y->big = it->field.big_endian;
@@ -244,8 +244,8 @@ static void emit_float_field(emitter *m, item *it)
     y->decl = val_decl;
     y->off_decl = off_decl;
     y->t = VT_F;
-    fixed_printf(y->c, sizeof y->c, "v_%s", it->name);
-    fixed_printf(y->off, sizeof y->off, "o_%s", it->name);
+    str_printf(&y->c, "v_%s", it->name);
+    str_printf(&y->off, "o_%s", it->name);
     y->width = it->field.width;
     y->big = it->field.big_endian;
     bl = blame_of(y);
@@ -287,9 +287,9 @@ static void emit_float_array_field(emitter *m, item *it)
     y->off_decl = off_decl;
     y->width = it->field.width;
     y->big = it->field.big_endian;
-    fixed_printf(y->c, sizeof y->c, "AFMT_B(c->src, o_%s)", it->name);
-    fixed_printf(y->count, sizeof y->count, "n_%s", it->name);
-    fixed_printf(y->off, sizeof y->off, "o_%s", it->name);
+    str_printf(&y->c, "AFMT_B(c->src, o_%s)", it->name);
+    str_printf(&y->count, "n_%s", it->name);
+    str_printf(&y->off, "o_%s", it->name);
     if (it->field.neach || it->field.has_fequals) {
         char *ic = xprintf("i_%s", it->name);
         char *oc = xprintf("o_%s + (uint64_t)%d * i_%s", it->name, it->field.width, it->name);
@@ -308,11 +308,11 @@ static void emit_float_array_field(emitter *m, item *it)
         e->t = VT_F;
         e->width = it->field.width;
         e->big = it->field.big_endian;
-        fixed_printf(e->c, sizeof e->c, "e_%s", it->name);
-        fixed_printf(e->off, sizeof e->off, "%s", oc);
+        str_printf(&e->c, "e_%s", it->name);
+        str_printf(&e->off, "%s", oc);
         ix = sym_push(m, SY_BUILTIN, "index", it);
         ix->t = VT_U;
-        fixed_printf(ix->c, sizeof ix->c, "i_%s", it->name);
+        str_printf(&ix->c, "i_%s", it->name);
         if (it->field.has_fequals) {
             const char *code = it->field.equals_code ? it->field.equals_code : "constraint";
             char *cond = xprintf("!(e_%s == %.17g)", it->name, it->field.fequals);
@@ -377,10 +377,10 @@ static sym *array_field_sym(emitter *m, item *it, int off_decl)
     char *ld = load_c(it->field.width, it->field.is_signed, it->field.big_endian, p);
     y->off_decl = off_decl;
     y->t = it->field.is_signed ? VT_S : VT_U;
-    fixed_printf(y->c, sizeof y->c, "AFMT_B(c->src, o_%s)", it->name);
-    fixed_printf(y->count, sizeof y->count, "n_%s", it->name);
-    fixed_printf(y->off, sizeof y->off, "o_%s", it->name);
-    fixed_printf(y->elem, sizeof y->elem, "%s", ld);
+    str_printf(&y->c, "AFMT_B(c->src, o_%s)", it->name);
+    str_printf(&y->count, "n_%s", it->name);
+    str_printf(&y->off, "o_%s", it->name);
+    str_printf(&y->elem, "%s", ld);
     y->width = it->field.width;
     y->is_signed = it->field.is_signed;
     y->big = it->field.big_endian;
@@ -409,10 +409,10 @@ static void array_field_each(emitter *m, item *it, const sym *y)
     e = sym_push(m, SY_INT, it->name, it);
     ix = sym_push(m, SY_BUILTIN, "index", it);
     e->t = y->t;
-    fixed_printf(e->c, sizeof e->c, "e_%s", it->name);
-    fixed_printf(e->off, sizeof e->off, "%s", oc);
+    str_printf(&e->c, "e_%s", it->name);
+    str_printf(&e->off, "%s", oc);
     ix->t = VT_U;
-    fixed_printf(ix->c, sizeof ix->c, "i_%s", it->name);
+    str_printf(&ix->c, "i_%s", it->name);
     {
         blame bl = blame_at(it->name, ic, oc);
         emit_checks(m, &bl, it->field.each, it->field.neach, e);
@@ -575,8 +575,8 @@ static void emit_text_field(emitter *m, item *it)
     y = sym_push(m, SY_TEXT, it->name, it);
     y->off_decl = off_decl;
     if (it->field.equals || it->field.text_nul_padded || it->nchecks) decl_use(m, off_decl);
-    fixed_printf(y->c, sizeof y->c, "AFMT_B(c->src, o_%s)", it->name);
-    fixed_printf(y->off, sizeof y->off, "o_%s", it->name);
+    str_printf(&y->c, "AFMT_B(c->src, o_%s)", it->name);
+    str_printf(&y->off, "o_%s", it->name);
     y->size = it->field.size;
     bl = blame_of(y);
     if (it->field.equals) {
@@ -614,8 +614,8 @@ static void emit_one_string(emitter *m, item *it)
     line(m, "if (afmt_take_string(c, &%s, &len_%s)) return -1;", desc, it->name);
     y = sym_push(m, SY_STR, it->name, it);
     y->off_decl = off_decl;
-    snprintf(y->c, sizeof y->c, "len_%s", it->name);
-    snprintf(y->off, sizeof y->off, "o_%s", it->name);
+    str_printf(&y->c, "len_%s", it->name);
+    str_printf(&y->off, "o_%s", it->name);
     y->width = it->field.len_width;
     y->big = it->field.big_endian;
     if (it->nchecks) {
@@ -688,8 +688,8 @@ static void emit_string_field(emitter *m, item *it)
     line(m, "}");
     free(ld);
     y = sym_push(m, SY_STRINGS, it->name, it);
-    fixed_printf(y->off, sizeof y->off, "o_%s", it->name);
-    fixed_printf(y->count, sizeof y->count, "n_%s", it->name);
+    str_printf(&y->off, "o_%s", it->name);
+    str_printf(&y->count, "n_%s", it->name);
     y->width = it->field.len_width;
     y->big = it->field.big_endian;
 }
@@ -976,7 +976,7 @@ static void emit_lookup(emitter *m, item *it)
     }
     if (!by_table) line(m, "afmt_elem %s_type = AFMT_ELEM_NONE;", it->lookup.cname);
     y = sym_push(m, SY_LOOKUP, it->name, it);
-    fixed_printf(y->c, sizeof y->c, "%s_type", it->lookup.cname);
+    str_printf(&y->c, "%s_type", it->lookup.cname);
     y->tb = tb;
     /* a lookup only for its check (a case without an array): marked when unread */
     y->decl = decl_new(m);
@@ -1247,7 +1247,7 @@ static void emit_array(emitter *m, item *it)
         line(m, "c->pos += nbytes_%s;", it->name);
     }
     y = sym_push(m, SY_PAYLOAD, it->name, it);
-    fixed_printf(y->c, sizeof y->c, "%s", it->name);
+    str_printf(&y->c, "%s", it->name);
     if (dims) {
         for (i = 0; i < it->array.nshape; i++) free(dims[i]);
         free(dims);
@@ -1596,7 +1596,7 @@ static void emit_textval(emitter *m, item *it)
     line(m, "c->narrays++;");
     line(m, "c->pos = end_%s;", it->name);
     y = sym_push(m, SY_PAYLOAD, it->name, it);
-    fixed_printf(y->c, sizeof y->c, "%s", it->name);
+    str_printf(&y->c, "%s", it->name);
 }
 
 /* The rest of a comment: text in lines of at most ~100 columns, each
@@ -1696,8 +1696,8 @@ static void emit_let(emitter *m, item *it)
     y->decl = decl_new(m);
     decl_unless_used(m, y->decl, "(void)v_%s; /* not read */", it->name);
     y->t = v.t == VT_S ? VT_S : VT_U;
-    fixed_printf(y->c, sizeof y->c, "v_%s", it->name);
-    fixed_printf(y->off, sizeof y->off, "c->pos");
+    str_printf(&y->c, "v_%s", it->name);
+    str_printf(&y->off, "c->pos");
     free(v.c);
 }
 

@@ -26,7 +26,7 @@ static int checks_any(const item_list *body)
     return 0;
 }
 
-void value_grammar_emit(emitter *m, const value_grammar *g, char *out, size_t size)
+char *value_grammar_emit(emitter *m, const value_grammar *g)
 {
     char *name = xprintf("%s_%s_grammar", m->s->format, g->ns->name);
     char *def = xprintf("static const afmt_value_grammar %s = {", name);
@@ -73,8 +73,7 @@ void value_grammar_emit(emitter *m, const value_grammar *g, char *out, size_t si
         sb_puts(m->prelude, "};\n\n");
     }
     free(def);
-    fixed_printf(out, size, "%s", name);
-    free(name);
+    return name;
 }
 
 int emit_value_grammar(emitter *m, const item *repeat, value_grammar *g)
@@ -93,7 +92,7 @@ void emit_kv_visit(emitter *m, item *repeat)
     value_grammar g;
     sym *key = repeat->repeat.meta_key ? sym_find(m, repeat->repeat.meta_key) : NULL;
     sym *type;
-    char gname[192];
+    char *gname;
     diag quiet;
     memset(&quiet, 0, sizeof quiet);
     quiet.quiet = 1;
@@ -107,8 +106,9 @@ void emit_kv_visit(emitter *m, item *repeat)
     decl_use(m, key->off_decl);
     decl_use(m, type->off_decl);
     decl_use(m, type->decl);
-    value_grammar_emit(m, &g, gname, sizeof gname);
+    gname = value_grammar_emit(m, &g);
     line(m, "/* the key-value, typed, for the visitor (its value follows its type field) */");
     line(m, "if (afmt_kv_visit(c, &%s, %s + %d, %s, %s, %s + %d, %s)) return -1;", gname, key->off, key->width, key->c,
          type->c, type->off, type->it->field.width, key->off);
+    free(gname);
 }

@@ -357,8 +357,8 @@ static void emit_int_value(emitter *m, const blame *bl, item *it, cexpr v)
         /* a constant: written as the literal, no local */
         y = sym_push(m, SY_INT, it->name, it);
         y->t = it->field.is_signed ? VT_S : VT_U;
-        fixed_printf(y->c, sizeof y->c, "%s(%llu)", it->field.is_signed ? "INT64_C" : "UINT64_C", lit);
-        fixed_printf(y->off, sizeof y->off, "0");
+        str_printf(&y->c, "%s(%llu)", it->field.is_signed ? "INT64_C" : "UINT64_C", lit);
+        str_printf(&y->off, "0");
         y->width = it->field.width;
         y->is_signed = it->field.is_signed;
         return;
@@ -389,8 +389,8 @@ static void emit_int_value(emitter *m, const blame *bl, item *it, cexpr v)
     line(m, "const %s v_%s = %s;", int_c_type(it->field.is_signed), it->name, c);
     y = sym_push(m, SY_INT, it->name, it);
     y->t = it->field.is_signed ? VT_S : VT_U;
-    fixed_printf(y->c, sizeof y->c, "v_%s", it->name);
-    fixed_printf(y->off, sizeof y->off, "0");
+    str_printf(&y->c, "v_%s", it->name);
+    str_printf(&y->off, "0");
     y->width = it->field.width;
     y->is_signed = it->field.is_signed;
     y->bounded = v.bounded && v.t == VT_U;
@@ -420,8 +420,8 @@ static void emit_float_value(emitter *m, const blame *bl, item *it, cexpr v)
     line(m, "const double v_%s = (double)%s;", it->name, v.c);
     y = sym_push(m, SY_FLOAT, it->name, it);
     y->t = VT_F;
-    fixed_printf(y->c, sizeof y->c, "v_%s", it->name);
-    fixed_printf(y->off, sizeof y->off, "0");
+    str_printf(&y->c, "v_%s", it->name);
+    str_printf(&y->off, "0");
     y->width = it->field.width;
     y->big = it->field.big_endian;
     free(v.c);
@@ -430,8 +430,8 @@ static void emit_float_value(emitter *m, const blame *bl, item *it, cexpr v)
 static sym *push_text(emitter *m, item *it)
 {
     sym *y = sym_push(m, SY_TEXT, it->name, it);
-    fixed_printf(y->c, sizeof y->c, "w_%s", it->name);
-    fixed_printf(y->off, sizeof y->off, "0");
+    str_printf(&y->c, "w_%s", it->name);
+    str_printf(&y->off, "0");
     y->size = it->field.size;
     return y;
 }
@@ -719,8 +719,8 @@ static void emit_reverse_lookup(emitter *m, scope *sc, item *lk)
         if (kf->field.ftype == FT_INT) {
             sym *ky = sym_push(m, SY_INT, kf->name, kf);
             ky->t = kf->field.is_signed ? VT_S : VT_U;
-            fixed_printf(ky->c, sizeof ky->c, "v_%s", kf->name);
-            fixed_printf(ky->off, sizeof ky->off, "0");
+            str_printf(&ky->c, "v_%s", kf->name);
+            str_printf(&ky->off, "0");
             /* a code from the table: stored with no range check when they all fit */
             ky->bounded = !kf->field.is_signed && key_bound(tb, k, &ky->max);
         } else {
@@ -730,7 +730,7 @@ static void emit_reverse_lookup(emitter *m, scope *sc, item *lk)
         if (kd) kd->state = 2;
     }
     y = sym_push(m, SY_LOOKUP, lk->name, lk);
-    fixed_printf(y->c, sizeof y->c, "%s_type", lk->lookup.cname);
+    str_printf(&y->c, "%s_type", lk->lookup.cname);
     y->tb = tb;
     y->decl = size_decl;
     y->enc_decl = enc_decl;
@@ -748,8 +748,8 @@ static void def_value(emitter *m, def *d, const blame *bl)
         y->decl = decl_new(m); /* as the validator's (emit_let) */
         decl_unless_used(m, y->decl, "(void)v_%s; /* not read */", it->name);
         y->t = v.t == VT_S ? VT_S : VT_U;
-        fixed_printf(y->c, sizeof y->c, "v_%s", it->name);
-        fixed_printf(y->off, sizeof y->off, "0");
+        str_printf(&y->c, "v_%s", it->name);
+        str_printf(&y->off, "0");
     } else if (it->field.ftype == FT_INT && !it->field.count) {
         emit_int_value(m, bl, it, v);
     } else if (it->field.ftype == FT_FLOAT) {
@@ -767,9 +767,9 @@ static void def_const(emitter *m, def *d, const blame *bl)
         sym *y = sym_push(m, SY_FLOAT, it->name, it);
         (void)bl;
         y->t = VT_F;
-        fixed_printf(y->c, sizeof y->c, "%.17g", it->field.fequals);
-        if (!strpbrk(y->c, ".eEni")) fixed_printf(y->c, sizeof y->c, "%.17g.0", it->field.fequals);
-        fixed_printf(y->off, sizeof y->off, "0");
+        str_printf(&y->c, "%.17g", it->field.fequals);
+        if (!strpbrk(y->c, ".eEni")) str_printf(&y->c, "%.17g.0", it->field.fequals);
+        str_printf(&y->off, "0");
         y->width = it->field.width;
         y->big = it->field.big_endian;
     } else if (it->field.ftype == FT_INT) {
@@ -787,8 +787,11 @@ static void def_const(emitter *m, def *d, const blame *bl)
         if (!padded) exit(2);
         memcpy(padded, lit, len);
         q = c_quote(padded, len > (size_t)it->field.size ? len : (size_t)it->field.size);
-        if (strlen(q) < sizeof ((sym *)0)->c) {
-            fixed_printf(push_text(m, it)->c, sizeof ((sym *)0)->c, "%s", q);
+        /* a short literal is written where it is used; a long one (255
+         * characters of C or more: the threshold the generated code has
+         * always had) from an array of its own, declared once */
+        if (strlen(q) < 256) {
+            str_printf(&push_text(m, it)->c, "%s", q);
         } else {
             line(m, "uint8_t w_%s[%d] = {0};", it->name, it->field.size);
             line(m, "memcpy(w_%s, %s, %zu);", it->name, q, len);
@@ -855,14 +858,14 @@ static void def_shape_arrf(emitter *m, def *d)
         line(m, "if (afmt_write_need_signed_dims(A_%s, \"%s\", err)) return -1;", d->arr->name, it->name);
     y = sym_push(m, SY_ARRF, it->name, it);
     y->t = it->field.is_signed ? VT_S : VT_U;
-    fixed_printf(y->c, sizeof y->c, "w_%s", it->name);
-    fixed_printf(y->count, sizeof y->count, "n_%s", it->name);
-    fixed_printf(y->off, sizeof y->off, "0");
+    str_printf(&y->c, "w_%s", it->name);
+    str_printf(&y->count, "n_%s", it->name);
+    str_printf(&y->off, "0");
     if (d->arr->array.dims_reversed && !d->arr->array.rank) /* the view's dims, fastest first (else w_ is) */
-        fixed_printf(y->elem, sizeof y->elem, it->field.is_signed ? "(int64_t)w_%s[n_%s - 1 - (%%s)]" : "w_%s[n_%s - 1 - (%%s)]",
+        str_printf(&y->elem, it->field.is_signed ? "(int64_t)w_%s[n_%s - 1 - (%%s)]" : "w_%s[n_%s - 1 - (%%s)]",
                      it->name, it->name);
     else
-        fixed_printf(y->elem, sizeof y->elem, it->field.is_signed ? "(int64_t)w_%s[%%s]" : "w_%s[%%s]", it->name);
+        str_printf(&y->elem, it->field.is_signed ? "(int64_t)w_%s[%%s]" : "w_%s[%%s]", it->name);
     y->width = it->field.width;
     y->is_signed = it->field.is_signed;
 }
@@ -893,9 +896,9 @@ static void def_name_str(emitter *m, def *d)
     line(m, "const uint64_t len_%s = strlen(s_%s);", it->name, it->name);
     y = sym_push(m, SY_STR, it->name, it);
     y->t = VT_U;
-    fixed_printf(y->c, sizeof y->c, "len_%s", it->name);
-    fixed_printf(y->elem, sizeof y->elem, "s_%s", it->name);
-    fixed_printf(y->off, sizeof y->off, "0");
+    str_printf(&y->c, "len_%s", it->name);
+    str_printf(&y->elem, "s_%s", it->name);
+    str_printf(&y->off, "0");
     y->width = it->field.len_width;
 }
 
@@ -910,9 +913,9 @@ static void def_kv(emitter *m, def *d, const blame *bl)
         line(m, "const uint64_t len_%s = %s->key_len;", it->name, kv);
         y = sym_push(m, SY_STR, it->name, it);
         y->t = VT_U;
-        fixed_printf(y->c, sizeof y->c, "len_%s", it->name);
-        fixed_printf(y->elem, sizeof y->elem, "%s->key", kv);
-        fixed_printf(y->off, sizeof y->off, "0");
+        str_printf(&y->c, "len_%s", it->name);
+        str_printf(&y->elem, "%s->key", kv);
+        str_printf(&y->off, "0");
         y->width = it->field.len_width;
     } else if (d->kind == D_KV_CODE) {
         char *cond = xprintf("afmt_value_code(&%s, &%s->value, &code_%s) != 0", m->wkv_grammar, kv, it->name);
@@ -1147,9 +1150,9 @@ static void emit_scope_checks(emitter *m, scope *sc)
                 sym *ix = sym_push(m, SY_BUILTIN, "index", it);
                 char *ic = xprintf("i_%s", it->name);
                 e->t = arr->t;
-                fixed_printf(e->c, sizeof e->c, "e_%s", it->name);
+                str_printf(&e->c, "e_%s", it->name);
                 ix->t = VT_U;
-                fixed_printf(ix->c, sizeof ix->c, "i_%s", it->name);
+                str_printf(&ix->c, "i_%s", it->name);
                 bl = blame_at(it->name, ic, "0");
                 emit_checks(m, &bl, it->field.each, it->field.neach, e);
                 free(ic);
@@ -1456,7 +1459,7 @@ static void write_scope(emitter *m, item_list *body, const char *array_expr)
         int lazy = layout_by_id(a->array.layout) && layout_by_id(a->array.layout)->write_lazy;
         if (!bound || bound->kind != SY_PAYLOAD) {
             sym *y = sym_push(m, SY_PAYLOAD, a->name, a);
-            fixed_printf(y->c, sizeof y->c, "A_%s", a->name);
+            str_printf(&y->c, "A_%s", a->name);
             y->decl = decl_defer(m, "const afmt_array *A_%s = %s;", a->name, array_expr);
             /* an array of a nested case or repetition is declared when
              * that structure is written (a switch afmt-gen resolves

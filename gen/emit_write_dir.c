@@ -122,11 +122,9 @@ static void write_kvs(emitter *m, item *r)
 {
     value_grammar g;
     item *saved = m->wkv;
-    char saved_c[sizeof m->wkv_c], saved_g[sizeof m->wkv_grammar];
+    char *saved_c = m->wkv_c, *saved_g = m->wkv_grammar;
     const char *saved_type = m->wkv_type;
     if (emit_value_grammar(m, r, &g) != 0) return;
-    memcpy(saved_c, m->wkv_c, sizeof saved_c);
-    memcpy(saved_g, m->wkv_grammar, sizeof saved_g);
     line(m, "/* repeat %s: a key-value of the write options each */", r->name);
     if (r->repeat.unique) {
         if (!r->repeat.meta_key || strcmp(r->repeat.unique, r->repeat.meta_key) != 0) {
@@ -137,8 +135,8 @@ static void write_kvs(emitter *m, item *r)
         line(m, "if (wopt && afmt_kv_unique(wopt->kv, wopt->n_kv, %d, \"%s\", err) != 0) return -1;",
              r->repeat.unique_c_string, r->repeat.unique);
     }
-    value_grammar_emit(m, &g, m->wkv_grammar, sizeof m->wkv_grammar);
-    fixed_printf(m->wkv_c, sizeof m->wkv_c, "kv_%s", r->name);
+    m->wkv_grammar = value_grammar_emit(m, &g);
+    m->wkv_c = xprintf("kv_%s", r->name);
     m->wkv_type = g.type_field;
     m->wkv = r;
     line(m, "for (size_t ki = 0; wopt && ki < wopt->n_kv; ki++) {");
@@ -149,8 +147,10 @@ static void write_kvs(emitter *m, item *r)
     line(m, "}");
     m->wkv = saved;
     m->wkv_type = saved_type;
-    memcpy(m->wkv_c, saved_c, sizeof saved_c);
-    memcpy(m->wkv_grammar, saved_g, sizeof saved_g);
+    free(m->wkv_c);
+    free(m->wkv_grammar);
+    m->wkv_c = saved_c;
+    m->wkv_grammar = saved_g;
 }
 
 void writer_counted_repeat(emitter *m, item *r)

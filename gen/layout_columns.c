@@ -135,7 +135,7 @@ static void columns_validate(emitter *m, item *it)
     free(code);
     {
         sym *y = sym_push(m, SY_PAYLOAD, it->name, it);
-        fixed_printf(y->c, sizeof y->c, "%s", it->name);
+        str_printf(&y->c, "%s", it->name);
     }
 }
 
@@ -188,10 +188,10 @@ static void column_types(emitter *m, item *a, item *f)
     line(m, "}");
     y = sym_push(m, SY_ARRF, f->name, f);
     y->t = VT_U;
-    fixed_printf(y->c, sizeof y->c, "arrays");
-    fixed_printf(y->count, sizeof y->count, "n_%s", f->name);
-    fixed_printf(y->off, sizeof y->off, "0");
-    fixed_printf(y->elem, sizeof y->elem, "afmt_type_by_dtype(%s, %d, arrays[%%s].dtype)->code", tname, tb->nentries);
+    str_printf(&y->c, "arrays");
+    str_printf(&y->count, "n_%s", f->name);
+    str_printf(&y->off, "0");
+    str_printf(&y->elem, "afmt_type_by_dtype(%s, %d, arrays[%%s].dtype)->code", tname, tb->nentries);
     y->width = f->field.width;
     /* a code is one of the table's: no range check where they all fit */
     y->bounded = 1;
@@ -207,7 +207,7 @@ static void columns_write_field(emitter *m, item *a, item *f, int role)
         return;
     }
     y = sym_push(m, SY_STRINGS, f->name, f);
-    fixed_printf(y->count, sizeof y->count, "(uint64_t)n"); /* a label per array */
+    str_printf(&y->count, "(uint64_t)n"); /* a label per array */
     y->width = f->field.len_width;
 }
 

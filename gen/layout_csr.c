@@ -89,10 +89,10 @@ static void csr_write_field(emitter *m, item *a, item *f, int role)
     else line(m, "const uint64_t n_%s = A_%s->nnz;", f->name, a->name);
     y = sym_push(m, SY_ARRF, f->name, f);
     y->t = VT_U;
-    fixed_printf(y->c, sizeof y->c, "A_%s->%s", a->name, member);
-    fixed_printf(y->count, sizeof y->count, "n_%s", f->name);
-    fixed_printf(y->off, sizeof y->off, "0");
-    fixed_printf(y->elem, sizeof y->elem, "afmt_field_get(A_%s->%s, %%s, A_%s->csr_index_size, 0)", a->name, member, a->name);
+    str_printf(&y->c, "A_%s->%s", a->name, member);
+    str_printf(&y->count, "n_%s", f->name);
+    str_printf(&y->off, "0");
+    str_printf(&y->elem, "afmt_field_get(A_%s->%s, %%s, A_%s->csr_index_size, 0)", a->name, member, a->name);
     y->width = f->field.width;
 }
 

@@ -93,6 +93,17 @@ void fixed_printf(char *dst, size_t cap, const char *fmt, ...)
     }
 }
 
+void str_printf(char **dst, const char *fmt, ...)
+{
+    va_list ap;
+    char *s;
+    va_start(ap, fmt);
+    s = xvprintf(fmt, ap);
+    va_end(ap);
+    free(*dst);
+    *dst = s;
+}
+
 /* Formatted straight into b's room (made 256 bytes at least), again
  * only when that was too little (as xvprintf). */
 void sb_vprintf(sbuf *b, const char *fmt, va_list ap)

@@ -30,6 +30,14 @@ void fixed_printf(char *dst, size_t cap, const char *fmt, ...)
 #endif
     ;
 
+/* *dst replaced by a new string formatted from fmt (which may read the
+ * old one: it is freed after), for a C text that has no fixed size. */
+void str_printf(char **dst, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
 /* Growable text buffer used by the emitters. */
 typedef struct sbuf {
     char *s;
