@@ -288,6 +288,20 @@ int afmt_csr_counts_fail(const afmt_validation *c, const char *ro_name, uint64_t
                      ci_count, nnz);
 }
 
+int afmt_csc_counts(const afmt_validation *c, const char *co_name, uint64_t co_off, uint64_t co_count,
+                    const char *ri_name, uint64_t ri_off, uint64_t ri_count, uint64_t cols, uint64_t nnz)
+{
+    if (cols == UINT64_MAX || co_count != cols + 1)
+        return afmt_fail(c->err, AFMT_E_CONSTRAINT, c->path, co_name, AFMT_NO_INDEX, co_off,
+                         "holds %" PRIu64 " column offsets, a csc array of %" PRIu64 " columns needs cols + 1",
+                         co_count, cols);
+    if (ri_count != nnz)
+        return afmt_fail(c->err, AFMT_E_CONSTRAINT, c->path, ri_name, AFMT_NO_INDEX, ri_off,
+                         "holds %" PRIu64 " row indices, a csc array of nnz = %" PRIu64 " values needs nnz",
+                         ri_count, nnz);
+    return 0;
+}
+
 int afmt_payload_blocks(const afmt_validation *c, const char *field, uint64_t stored, afmt_elem el, uint64_t *nbytes)
 {
     const char *type = el.name ? el.name : "its type";
@@ -331,6 +345,11 @@ void afmt_view_start(afmt_array *a, afmt_dtype dtype, uint64_t elsize, afmt_enco
     a->offset = offset;
     a->stride = elsize;
     a->index = index;
+}
+
+void afmt_view_logical(afmt_array *a, afmt_elem el)
+{
+    a->logical = el.dtype != a->dtype ? el.dtype : AFMT_DTYPE_INVALID;
 }
 
 void afmt_view_type(afmt_array *a, afmt_elem el)
