@@ -206,6 +206,8 @@ fi
 # one naming rule for unnamed arrays, npz members' names, casts by class
 # and by name (issue 36, point 4)
 run names bash tests/e2e/run_names.sh "$BUILD"
+run transforms bash tests/e2e/run_transforms.sh "$BUILD"
+run spec-size python3 tests/specs/spec_size.py
 # GGUF read back by independent readers (python; llama.cpp's gguf-py from build/venv)
 run gguf-readers bash tests/e2e/run_gguf_readers.sh "$BUILD"
 # .npy and safetensors against numpy (python3-numpy) and an independent writer
