@@ -448,7 +448,8 @@ AFMT_GEN_API void afmt_view_type(afmt_array *a, afmt_elem el);
 
 /* An array item's "logical" lookup gave el: the view's values are of
  * el's type (afmt.h, "Value transforms": a widening), unless it is the
- * stored type, which is no transform. */
+ * stored type (no transform) or a type some stored value would not fit
+ * exactly (i64 stored, f64 logical: the view keeps the stored type). */
 AFMT_GEN_API void afmt_view_logical(afmt_array *a, afmt_elem el);
 
 /* afmt_view_start(a, ...) and afmt_view_type(a, el) at c->pos, the c->narrays-th array, and a, when
