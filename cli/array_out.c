@@ -8,6 +8,18 @@
 #include "formats.h"
 #include "json_out.h"
 
+/* " (i16 stored, zero 32768)" after the values' type, for a view whose
+ * values are not its stored elements: both types are shown. */
+static void put_transform(afmt_cli_buf *b, const afmt_array *a)
+{
+    char how[160];
+
+    if (!afmt_array_has_transform(a))
+        return;
+    afmt_array_describe_transform(a, how, sizeof how);
+    afmt_cli_buf_printf(b, " (%s)", how);
+}
+
 void afmt_cli_put_array_label(afmt_cli_buf *b, uint64_t index, const afmt_array *a)
 {
     int n;
@@ -26,6 +38,7 @@ void afmt_cli_put_array_label(afmt_cli_buf *b, uint64_t index, const afmt_array 
         afmt_array_describe(a, b->p + b->len, (size_t)n + 1);
         b->len += (size_t)n;
     }
+    put_transform(b, a);
     afmt_cli_buf_putc(b, ' ');
     if (a->strided) {
         /* a view over a shared payload: its strides say where each element is */
@@ -53,7 +66,14 @@ void afmt_cli_put_array_json(afmt_cli_buf *b, uint64_t index, const afmt_array *
         afmt_cli_buf_u64(b, a->name_len);
     }
     afmt_cli_buf_puts(b, ",\"dtype\":");
-    afmt_cli_json_cstr(b, afmt_dtype_name(a->dtype));
+    afmt_cli_json_cstr(b, afmt_dtype_name(afmt_array_value_dtype(a)));
+    if (afmt_array_has_transform(a)) {
+        /* the values' type above; what the file stores, and how */
+        afmt_cli_buf_puts(b, ",\"stored_dtype\":");
+        afmt_cli_json_cstr(b, afmt_dtype_name(a->dtype));
+        if (a->scaled)
+            afmt_cli_buf_printf(b, ",\"scale\":%.17g,\"zero\":%.17g", a->scale, a->zero);
+    }
     if (a->dtype == AFMT_OPAQUE && a->opaque_name[0]) {
         /* the format's name of the type: "F8_E4M3" */
         afmt_cli_buf_puts(b, ",\"opaque_name\":");
@@ -102,6 +122,7 @@ void afmt_cli_array_text_label(char *out, size_t size, uint64_t index, const afm
         afmt_array_describe(a, b.p + b.len, (size_t)n + 1);
         b.len += (size_t)n;
     }
+    put_transform(&b, a);
     if (b.oom || !b.p) {
         snprintf(out, size, "[%" PRIu64 "]", index);
     } else {

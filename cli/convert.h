@@ -54,6 +54,7 @@ typedef struct afmt_cli_convert_args {
     afmt_cli_dtype_of dtype_of[AFMT_CLI_DTYPE_OF_MAX]; /* in order given: the last wins */
     size_t n_dtype_of;
     int allow_lossy, text, keep_names, to_stdout;
+    int apply_scale; /* --apply-scale: a general scale's f64 values, not refused */
     int compress;                    /* -1 as IN is, 0 or 1 as asked */
 } afmt_cli_convert_args;
 

@@ -63,6 +63,11 @@ static void convert_usage(FILE *f)
 "                     toward 0, NaN becomes 0; a float target rounds to\n"
 "                     nearest (too large -> +-inf); imaginary parts are\n"
 "                     dropped; bool is true for any nonzero value\n"
+"      --apply-scale  write the f64 values of an array with a general scale\n"
+"                     (FITS BSCALE/BZERO other than the integer\n"
+"                     conventions) where OUT's format cannot keep the\n"
+"                     scale with the stored elements; without it such an\n"
+"                     array is refused (FITS keeps the scale)\n"
 "      --compress     store payloads compressed where OUT's format can\n"
 "                     (RawArray: one LZ4 block); by default a compressed\n"
 "                     IN stays compressed\n"
@@ -103,7 +108,7 @@ AFMT_CLI_LIMIT_HELP
 }
 
 enum { C_HELP = 1, C_SPEC, C_FROM, C_TO, C_DTYPE, C_LOSSY, C_LENIENT, C_STRICT, C_TEXT, C_COMPRESS, C_NO_COMPRESS,
-       C_KEEP_NAMES, C_DTYPE_OF };
+       C_KEEP_NAMES, C_DTYPE_OF, C_APPLY_SCALE };
 
 static const afmt_cli_optdef convert_opts[] = {
     { "help", 'h', 0, C_HELP },
@@ -113,6 +118,7 @@ static const afmt_cli_optdef convert_opts[] = {
     { "dtype", 0, 1, C_DTYPE },
     { "dtype-of", 0, 1, C_DTYPE_OF },
     { "allow-lossy", 0, 0, C_LOSSY },
+    { "apply-scale", 0, 0, C_APPLY_SCALE },
     { "lenient", 0, 0, C_LENIENT },
     { "strict", 0, 0, C_STRICT },
     { "text", 0, 0, C_TEXT },
@@ -203,6 +209,7 @@ static int take_flag(afmt_cli_convert_args *a, int id)
 {
     switch (id) {
     case C_LOSSY:       a->allow_lossy = 1; return 1;
+    case C_APPLY_SCALE: a->apply_scale = 1; return 1;
     case C_COMPRESS:    a->compress = 1; return 1;
     case C_NO_COMPRESS: a->compress = 0; return 1;
     case C_KEEP_NAMES:  a->keep_names = 1; return 1;

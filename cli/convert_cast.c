@@ -45,9 +45,9 @@ static void by_class(const afmt_views *v, afmt_dtype dtype, afmt_dtype *casts)
     size_t i, of_class = 0;
 
     for (i = 0; i < v->n; i++)
-        of_class += class_of(v->v[i].dtype) == class_of(dtype);
+        of_class += class_of(afmt_array_value_dtype(&v->v[i])) == class_of(dtype);
     for (i = 0; i < v->n; i++)
-        casts[i] = dtype == AFMT_DTYPE_INVALID || (of_class && class_of(v->v[i].dtype) != class_of(dtype))
+        casts[i] = dtype == AFMT_DTYPE_INVALID || (of_class && class_of(afmt_array_value_dtype(&v->v[i])) != class_of(dtype))
                        ? AFMT_DTYPE_INVALID : dtype;
 }
 

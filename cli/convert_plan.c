@@ -2,6 +2,9 @@
  * the view the target's writer takes (plain, little-endian, contiguous,
  * in the target's order and element type), in the first of these ways
  * that applies:
+ *   scale kept        a general scale (FITS BSCALE) the target keeps with
+ *                     the stored elements, or refused (--apply-scale: the
+ *                     f64 values, decoded below)
  *   kept as it is     already what the writer takes (written straight
  *                     from the mapped input), or a sparse matrix the
  *                     target holds sparse
@@ -42,8 +45,8 @@ void afmt_cli_convert_say_form_changes(const char *in, const afmt_cli_convert_in
     for (i = 0; i < c->views.n; i++) {
         compressed_in |= c->views.v[i].encoding == AFMT_ENC_LZ4_BLOCK;
         if (views && c->views.v[i].encoding == AFMT_ENC_CSR && views[i].encoding != AFMT_ENC_CSR)
-            fprintf(stderr, "afmt convert: %s: array [%zu] is sparse (CSR); %s holds it only dense: written dense\n",
-                    in, i, target->name);
+            fprintf(stderr, "afmt convert: %s: array [%zu] is sparse (%s); %s holds it only dense: written dense\n",
+                    in, i, c->views.v[i].csc ? "CSC" : "CSR", target->name);
     }
     if (views)
         return; /* the second call, after decoding: sparse notes only */
@@ -153,7 +156,44 @@ typedef int (*plan_way)(one_array *o);
 
 static int casts(const one_array *o)
 {
-    return o->dtype != AFMT_DTYPE_INVALID && o->dtype != o->a->dtype;
+    return o->dtype != AFMT_DTYPE_INVALID && o->dtype != afmt_array_value_dtype(o->a);
+}
+
+/* A general scale (FITS BSCALE 0.5): kept with the stored elements where
+ * the target can say it (FITS); else refused by name unless --apply-scale
+ * asks for the f64 values, which the ways below then decode.  1 planned,
+ * 0 not such an array (or --apply-scale), -1 refused. */
+static int keep_scale(one_array *o)
+{
+    const afmt_cli_convert_args *a = o->p->args;
+    afmt_array stored = *o->a, *view = &o->p->views[o->i];
+    afmt_error err;
+    uint64_t size;
+    uint8_t *buf;
+
+    if (!afmt_array_general_scale(o->a) || a->apply_scale)
+        return 0;
+    afmt_error_clear(&err);
+    stored.logical = AFMT_DTYPE_INVALID;
+    stored.scaled = 0;
+    afmt_array_plain_view(&stored, a->target->order, NULL, view);
+    view->logical = o->a->logical, view->scaled = 1, view->scale = o->a->scale, view->zero = o->a->zero;
+    if (casts(o) || a->target->can_write(view, &err) != 0) {
+        snprintf(err.message, sizeof err.message, "%s cannot store a scale with its %s elements "
+                 "(--apply-scale writes the f64 values)", a->target->name, afmt_dtype_name(o->a->dtype));
+        err.code = AFMT_E_TYPE;
+        err.field[0] = '\0';
+        o->rc = afmt_cli_convert_refuse(a->in, o->i, o->a, "cannot keep the scale", &err);
+        return -1;
+    }
+    if (afmt_array_plain_size(&stored, &size, &err) != 0 || !(buf = o->p->bufs[o->i] = alloc_for(o, size)))
+        return -1;
+    if (afmt_array_to_plain(&stored, a->target->order, buf, size, &err) != 0) {
+        o->rc = afmt_cli_convert_refuse(a->in, o->i, o->a, "cannot decode", &err);
+        return -1;
+    }
+    view->data = buf;
+    return 1;
 }
 
 /* Already what the writer takes: written straight from the mapped input
@@ -168,10 +208,10 @@ static int keep_as_is(one_array *o)
                 a->nbytes >= o->size && a->data && (a->rank <= 1 || a->order == target->order);
 
     afmt_error_clear(&err);
-    if (o->odd || casts(o))
+    if (o->odd || casts(o) || afmt_array_has_transform(a))
         return 0;
     /* a sparse matrix stays sparse where the target can say so */
-    if (!plain && !(a->encoding == AFMT_ENC_CSR && a->endian == AFMT_LITTLE &&
+    if (!plain && !(a->encoding == AFMT_ENC_CSR && a->endian == AFMT_LITTLE && !a->csc &&
                     target->can_write(a, &err) == 0))
         return 0;
     o->p->views[o->i] = *a;
@@ -184,7 +224,7 @@ static int cast_sparse(one_array *o)
 {
     const afmt_cli_convert_args *a = o->p->args;
 
-    if (!casts(o) || o->a->encoding != AFMT_ENC_CSR)
+    if (!casts(o) || o->a->encoding != AFMT_ENC_CSR || o->a->csc || afmt_array_has_transform(o->a))
         return 0;
     return cast_csr(a->in, o->i, o->a, a->target, o->dtype, a->allow_lossy, &o->p->views[o->i],
                     &o->p->bufs[o->i], &o->rc);
@@ -292,7 +332,7 @@ static int decode(one_array *o)
  * frame).  0, or an exit status said. */
 static int plan_one(afmt_cli_convert_plan *p, size_t i)
 {
-    static const plan_way ways[] = { keep_as_is, cast_sparse, stream, cast_lenient_bools, cast, decode };
+    static const plan_way ways[] = { keep_scale, keep_as_is, cast_sparse, stream, cast_lenient_bools, cast, decode };
     const afmt_cli_convert_args *a = p->args;
     one_array o;
     afmt_error err;

@@ -188,6 +188,27 @@ static int check_columns(checker *ck, const item *it)
  * fields, its lookup, its shape field, its name's field, in the order
  * the validator reads them.  0 when the array binds its name (the
  * validator renders no array whose lookup or shape is wrong). */
+/* A csc array's index fields: array fields defined before, of one width,
+ * in the payload's byte order (the view reads both in it). */
+static int check_csc(checker *ck, const item *it)
+{
+    const array_item *a = &it->array;
+    const scope_binding *o, *i;
+    if (!(is_kind(ck, a->row_offsets, VK_ARRAY_FIELD) && is_kind(ck, a->col_indices, VK_ARRAY_FIELD))) {
+        check_error(ck, it->jpath, "\"col_offsets\" and \"row_indices\" must be array fields defined before");
+        return -1;
+    }
+    o = scope_find(&ck->sc, a->row_offsets);
+    i = scope_find(&ck->sc, a->col_indices);
+    if (o->it->field.width != i->it->field.width || o->it->field.big_endian != i->it->field.big_endian ||
+        o->it->field.big_endian != a->payload_big) {
+        check_error(ck, it->jpath, "\"col_offsets\" and \"row_indices\" must be of one width and of the payload's "
+                                   "byte order");
+        return -1;
+    }
+    return 0;
+}
+
 static int check_array(checker *ck, const item *it)
 {
     const array_item *a = &it->array;
@@ -197,12 +218,26 @@ static int check_array(checker *ck, const item *it)
         check_error(ck, it->jpath, "\"row_offsets\" and \"col_indices\" must be array fields defined before");
         return -1;
     }
+    if (a->layout == LAYOUT_CSC && check_csc(ck, it) != 0) return -1;
     if (!is_kind(ck, a->dtype_from ? a->dtype_from : "", VK_LOOKUP)) {
         check_error(ck, it->jpath, "\"dtype\": '%s' is not a lookup defined before", a->dtype_from ? a->dtype_from : "");
         return -1;
     }
     if (a->shape_field && !is_kind(ck, a->shape_field, VK_ARRAY_FIELD)) {
         check_error(ck, it->jpath, "\"shape\": '%s' is not an array field defined before", a->shape_field);
+        return -1;
+    }
+    if (a->logical_from && !is_kind(ck, a->logical_from, VK_LOOKUP)) {
+        check_error(ck, it->jpath, "\"logical\": '%s' is not a lookup defined before", a->logical_from);
+        return -1;
+    }
+    if (a->logical_from && !ck->s->read_only) {
+        check_error(ck, it->jpath, "\"logical\": the writer does not choose a stored type for a logical one yet: "
+                                   "say why the format is not written: \"read_only\": \"...\"");
+        return -1;
+    }
+    if (a->logical_from && a->layout != LAYOUT_DENSE && a->layout != LAYOUT_CSR && a->layout != LAYOUT_CSC) {
+        check_error(ck, it->jpath, "\"logical\" applies to a dense, csr or csc array");
         return -1;
     }
     if (a->name_from) {

@@ -1136,6 +1136,11 @@ static void array_view(emitter *m, item *it, const layout_module *lay, const enc
         for (i = 0; i < it->array.nshape; i++) line(m, "a_%s.dims[%d] = %s;", it->name, i, le->dims[i]);
     }
     if (enc && enc->view) enc->view(m, it, lk);
+    if (it->array.logical_from) {
+        /* the values' type, where it is not the stored one */
+        sym *ll = sym_find(m, it->array.logical_from);
+        if (ll && ll->kind == SY_LOOKUP) line(m, "afmt_view_logical(&a_%s, %s);", it->name, ll->c);
+    }
     if (lay && lay->view) lay->view(m, it, le);
     /* an array in a block of the innermost repeat that has a module */
     if (rm && rm->array_view) rm->array_view(m, it);

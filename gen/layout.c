@@ -2,7 +2,7 @@
 #include <string.h>
 #include "layout.h"
 
-static const layout_module *const LAYOUTS[] = {&layout_csr, &layout_coo, &layout_zeros, &layout_columns};
+static const layout_module *const LAYOUTS[] = {&layout_csr, &layout_csc, &layout_coo, &layout_zeros, &layout_columns};
 
 const layout_module *layout_by_id(int id)
 {

@@ -130,7 +130,7 @@ const repeat_module *repeat_module_of(const item *repeat);
  * dtype says. */
 const encoding_module *encoding_of(const item *array);
 
-extern const layout_module layout_csr, layout_coo, layout_zeros, layout_columns;
+extern const layout_module layout_csr, layout_csc, layout_coo, layout_zeros, layout_columns;
 
 /* The module of a layout, by its id or by the name a spec writes; NULL for
  * dense and for names that are no layout. */

@@ -1,6 +1,8 @@
-/* afmt-gen: the "csr" layout (spec/LANGUAGE.md, "Layouts"): a sparse
- * matrix as compressed sparse rows.  Only "nnz" values are stored; two
- * array fields defined before hold the row offsets and column indices.
+/* afmt-gen: the "csr" and "csc" layouts (spec/LANGUAGE.md, "Layouts"): a
+ * sparse matrix as compressed sparse rows (or columns).  Only "nnz"
+ * values are stored; two array fields defined before hold the row offsets
+ * and column indices (csc: the column offsets and row indices, in the
+ * payload's byte order; the view's csc member tells them apart).
  * See gen/layout.h. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +16,8 @@ static int csr_resolve(emitter *m, item *it, layout_emit *le)
         gen_unchecked(m, it->jpath, "csr index fields not array fields"); /* check_array */
         return 1;
     }
-    if (ro->width != ci->width || ro->big || ci->big || ro->is_signed || ci->is_signed)
+    if (it->array.layout == LAYOUT_CSR &&
+        (ro->width != ci->width || ro->big || ci->big || ro->is_signed || ci->is_signed))
         gen_error(m, it->jpath, "csr index arrays must be unsigned little-endian of one width");
     le->ref[0] = ro;
     le->ref[1] = ci;
@@ -29,8 +32,9 @@ static void csr_index_counts(emitter *m, item *it, layout_emit *le)
     const sym *ro = le->ref[0], *ci = le->ref[1];
     decl_use(m, ro->off_decl);
     decl_use(m, ci->off_decl);
-    line(m, "if (afmt_csr_counts(c, \"%s\", %s, %s, \"%s\", %s, %s, %s, stored_%s)) return -1;", ro->name, ro->off,
-         ro->count, ci->name, ci->off, ci->count, le->dims[0], it->name);
+    const int csc = it->array.layout == LAYOUT_CSC;
+    line(m, "if (afmt_%s_counts(c, \"%s\", %s, %s, \"%s\", %s, %s, %s, stored_%s)) return -1;", csc ? "csc" : "csr",
+         ro->name, ro->off, ro->count, ci->name, ci->off, ci->count, le->dims[csc ? 1 : 0], it->name);
 }
 
 /* only the nnz stored values follow; n_ stays the logical count */
@@ -54,6 +58,16 @@ static void csr_view(emitter *m, item *it, layout_emit *le)
     line(m, "a_%s.csr_row_offsets = afmt_src_ptr(c->src, %s, %s * %d);", it->name, ro->off, ro->count, ro->width);
     line(m, "a_%s.csr_col_indices = afmt_src_ptr(c->src, %s, %s * %d);", it->name, ci->off, ci->count, ci->width);
     line(m, "a_%s.csr_index_size = %d;", it->name, ro->width);
+    if (it->array.layout == LAYOUT_CSC) line(m, "a_%s.csc = 1;", it->name);
+}
+
+/* read, never written: afmt writes the dense or CSR form instead */
+static void csc_write_check(emitter *m, item *a)
+{
+    const blame bl = blame_at(a->name, "AFMT_NO_INDEX", "0");
+    char *fmt = xprintf("\"%s: afmt does not write compressed sparse columns\"", m->s->format);
+    emit_fail(m, &bl, "unsupported", LEN_NONE, fmt, NULL);
+    free(fmt);
 }
 
 /* Writer: a CSR view of rank 2, alone. */
@@ -142,4 +156,10 @@ const layout_module layout_csr = {
     .resolve = csr_resolve, .stored = csr_stored, .view_after_tiles = csr_view,
     .write_check = csr_write_check, .write_role = csr_write_role, .write_field = csr_write_field,
     .write_size = csr_write_size, .write_payload = csr_write_payload,
+};
+
+const layout_module layout_csc = {
+    .name = "csc", .id = LAYOUT_CSC,
+    .resolve = csr_resolve, .stored = csr_stored, .view_after_tiles = csr_view,
+    .write_check = csc_write_check, .write_refuses = 1,
 };

@@ -15,7 +15,7 @@ static const char *const CHECKITEM_KEYS[] = {"check", "field", "message", "code"
 static const char *const ARRAY_KEYS[] = {
     "array", "dtype", "shape", "order", "endian", "name", "values", "lenient", "doc",
     "layout", "nnz", "row_offsets", "col_indices", "types", "table", "names", "compressed", "stored_bytes",
-    "index", "with_columns", "rank", "fill", NULL};
+    "index", "with_columns", "rank", "fill", "logical", "col_offsets", "row_indices", NULL};
 static const char *const REPEAT_KEYS[] = {"repeat", "until", "count", "skip", "min", "tiles", "unique", "unique_as", "metadata", "body", "doc", NULL};
 static const char *const STRUCTUSE_KEYS[] = {"struct", "use", "args", "doc", NULL};
 static const char *const VAR_KEYS[] = {"var", "value", "doc", NULL};
@@ -492,7 +492,7 @@ static void load_array_layout(loader *L, json_t *o, const char *jp, array_item *
     const layout_module *lm = layout_by_name(layout);
     if (!layout || strcmp(layout, "dense") == 0) a->layout = LAYOUT_DENSE;
     else if (lm) a->layout = lm->id;
-    else LERR(L, jp, "\"layout\" is \"dense\", \"csr\", \"coo\", \"zeros\" or \"columns\"");
+    else LERR(L, jp, "\"layout\" is \"dense\", \"csr\", \"csc\", \"coo\", \"zeros\" or \"columns\"");
     free(layout);
     a->nnz = get_expr(L, o, "nnz", jp, &a->nnz_text);
     a->compressed = get_expr(L, o, "compressed", jp, &a->compressed_text);
@@ -501,8 +501,8 @@ static void load_array_layout(loader *L, json_t *o, const char *jp, array_item *
         LERR(L, jp, "\"compressed\" (when the payload is one LZ4 block) and \"stored_bytes\" (its length) go together");
     if (a->compressed && a->layout != LAYOUT_DENSE)
         LERR(L, jp, "only dense arrays can be compressed");
-    a->row_offsets = get_str(L, o, "row_offsets", jp, 0);
-    a->col_indices = get_str(L, o, "col_indices", jp, 0);
+    a->row_offsets = get_str(L, o, a->layout == LAYOUT_CSC ? "col_offsets" : "row_offsets", jp, 0);
+    a->col_indices = get_str(L, o, a->layout == LAYOUT_CSC ? "row_indices" : "col_indices", jp, 0);
     a->types_field = get_str(L, o, "types", jp, 0);
     a->names_field = get_str(L, o, "names", jp, 0);
     a->col_table = get_str(L, o, "table", jp, 0);
@@ -528,10 +528,16 @@ static void load_array_layout(loader *L, json_t *o, const char *jp, array_item *
     if (lm && lm->stored_by_rows && a->col_major)
         LERR(L, jp, "a %s array is stored row by row: \"order\" must be \"row-major\", not \"column-major\"",
              lm->name);
-    if (a->layout != LAYOUT_CSR && (a->row_offsets || a->col_indices))
+    if (a->layout == LAYOUT_CSC && (!a->nnz || !a->row_offsets || !a->col_indices || a->nshape != 2))
+        LERR(L, jp, "a csc array needs \"nnz\", \"col_offsets\", \"row_indices\" and a shape of two expressions");
+    if (a->layout == LAYOUT_CSC && !a->col_major)
+        LERR(L, jp, "a csc array is stored column by column: \"order\" must be \"column-major\"");
+    if (a->layout != LAYOUT_CSR && (json_object_get(o, "row_offsets") || json_object_get(o, "col_indices")))
         LERR(L, jp, "\"row_offsets\" and \"col_indices\" are for csr arrays");
-    if (a->layout != LAYOUT_CSR && a->layout != LAYOUT_COO && a->nnz)
-        LERR(L, jp, "\"nnz\" is for csr and coo arrays");
+    if (a->layout != LAYOUT_CSC && (json_object_get(o, "col_offsets") || json_object_get(o, "row_indices")))
+        LERR(L, jp, "\"col_offsets\" and \"row_indices\" are for csc arrays");
+    if (a->layout != LAYOUT_CSR && a->layout != LAYOUT_CSC && a->layout != LAYOUT_COO && a->nnz)
+        LERR(L, jp, "\"nnz\" is for csr, csc and coo arrays");
     if (a->layout != LAYOUT_COLUMNS && (a->types_field || a->names_field || a->col_table))
         LERR(L, jp, "\"types\", \"table\" and \"names\" are for columns arrays");
 }
@@ -547,6 +553,7 @@ static void load_array(loader *L, spec *s, json_t *o, const char *jp, item *it)
     load_array_shape(L, o, jp, a);
     load_array_elements(L, s, o, jp, a);
     a->name_from = get_str(L, o, "name", jp, 0);
+    a->logical_from = get_str(L, o, "logical", jp, 0);
     load_array_layout(L, o, jp, a);
     values = get_str(L, o, "values", jp, 0);
     if (values) {

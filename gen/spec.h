@@ -39,7 +39,7 @@ typedef enum field_type {
     FT_FLOAT  /* f32, f64: an IEEE-754 float, compared and tested, never a number */
 } field_type;
 
-enum { LAYOUT_DENSE = 0, LAYOUT_CSR = 1, LAYOUT_COLUMNS = 2, LAYOUT_ZEROS = 3, LAYOUT_COO = 4 };
+enum { LAYOUT_DENSE = 0, LAYOUT_CSR = 1, LAYOUT_COLUMNS = 2, LAYOUT_ZEROS = 3, LAYOUT_COO = 4, LAYOUT_CSC = 5 };
 
 typedef enum leniency {
     LEN_NONE = 0, /* an error in every mode */
@@ -151,13 +151,14 @@ typedef struct array_item {       /* IT_ARRAY: a payload */
     int payload_big;                  /* 0, 1 or ORDER_RUN */
     int payload_explicit;             /* "endian" given */
     char *name_from;                  /* text field giving the array's name */
+    char *logical_from;               /* "logical": the lookup of the values' type, or NULL */
     int check_values;                 /* bool bytes 0/1, pad bits zero */
     leniency values_lenient;
     int layout;                       /* LAYOUT_* */
     expr *compressed; char *compressed_text;   /* true: one LZ4 block */
     expr *stored; char *stored_text;           /* its length in bytes */
     expr *nnz; char *nnz_text;        /* csr, coo: number of stored values */
-    char *row_offsets, *col_indices;  /* csr: array fields */
+    char *row_offsets, *col_indices;  /* csr: array fields; csc: its col_offsets, row_indices */
     char *types_field;                /* columns: array field of type codes */
     char *names_field;                /* columns: string field of labels */
     char *col_table;                  /* columns: table mapping codes */

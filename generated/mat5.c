@@ -47,25 +47,8 @@ static const afmt_field_desc field_flags_tag = {
     .name = "flags_tag", .kind = AFMT_FIELD_UINT, .width = 4, .big_endian = AFMT_ORDER_RUN};
 static const afmt_field_desc field_flags_size = {
     .name = "flags_size", .kind = AFMT_FIELD_UINT, .width = 4, .big_endian = AFMT_ORDER_RUN};
-static const afmt_value_name field_flags_names[15] = {
-    {1, "cell"},
-    {2, "struct"},
-    {3, "object"},
-    {4, "char"},
-    {5, "sparse"},
-    {6, "double"},
-    {7, "single"},
-    {8, "int8"},
-    {9, "uint8"},
-    {10, "int16"},
-    {11, "uint16"},
-    {12, "int32"},
-    {13, "uint32"},
-    {14, "int64"},
-    {15, "uint64"},
-};
 static const afmt_field_desc field_flags = {
-    .name = "flags", .kind = AFMT_FIELD_UINT, .width = 4, .big_endian = AFMT_ORDER_RUN, .names = field_flags_names, .n_names = 15};
+    .name = "flags", .kind = AFMT_FIELD_UINT, .width = 4, .big_endian = AFMT_ORDER_RUN};
 static const afmt_field_desc field_nzmax = {
     .name = "nzmax", .kind = AFMT_FIELD_UINT, .width = 4, .big_endian = AFMT_ORDER_RUN};
 static const afmt_field_desc field_dims_tag = {
@@ -801,11 +784,11 @@ static int mat5_validate_content_class_name(afmt_validation *c, const uint64_t v
 
 static int mat5_validate_view_value(afmt_validation *c, const uint64_t n_dims,
         const uint64_t o_dims, const uint64_t n_name, const uint64_t o_name,
-        const afmt_elem el_type)
+        const afmt_elem el_type, const afmt_elem cls_type)
 {
     /*
      * array value: el elements, column-major (spec/mat5.json
-     * /structs/matrix/body/26/body/9/cases/0/body/0)
+     * /structs/matrix/body/26/body/10/cases/0/body/0)
      */
     uint64_t dims_product_4;
     if (afmt_field_prod_c(c, "dims", o_dims, n_dims, 4, 1, c->big, "dims", AFMT_NO_INDEX, o_dims,
@@ -821,6 +804,7 @@ static int mat5_validate_view_value(afmt_validation *c, const uint64_t n_dims,
             (c->big ? AFMT_BIG : AFMT_LITTLE), nbytes_value);
     if (view_value) {
         if (afmt_view_dims(c, &a_value, &field_dims, o_dims, n_dims)) return -1;
+        afmt_view_logical(&a_value, cls_type);
         afmt_copy_text(a_value.name, sizeof a_value.name, AFMT_B(c->src, o_name), n_name);
     }
     afmt_scan_fn scan_value = NULL;
@@ -849,7 +833,7 @@ static int mat5_validate_view_utf8(afmt_validation *c, const uint64_t n_name,
 {
     /*
      * array utf8: el elements, column-major (spec/mat5.json
-     * /structs/matrix/body/26/body/9/cases/1/body/0)
+     * /structs/matrix/body/26/body/10/cases/1/body/0)
      */
     afmt_count k_utf8 = AFMT_COUNT_INIT;
     afmt_count_dim(&k_utf8, v_n, "n", c->pos);
@@ -871,11 +855,12 @@ static int mat5_validate_view_utf8(afmt_validation *c, const uint64_t n_name,
 }
 
 static int mat5_validate_view_stored(afmt_validation *c, const uint64_t n_name,
-        const uint64_t o_name, uint64_t *const p_cells, const afmt_elem el_type)
+        const uint64_t o_name, uint64_t *const p_cells, const afmt_elem el_type,
+        const afmt_elem cls_type)
 {
     /*
      * array stored: el elements, column-major (spec/mat5.json
-     * /structs/matrix/body/26/body/9/cases/2/body/0)
+     * /structs/matrix/body/26/body/10/cases/2/body/0)
      */
     afmt_count k_stored = AFMT_COUNT_INIT;
     const uint64_t stored_dim0 = (*p_cells);
@@ -891,6 +876,7 @@ static int mat5_validate_view_stored(afmt_validation *c, const uint64_t n_name,
     if (view_stored) {
         a_stored.rank = 1;
         a_stored.dims[0] = stored_dim0;
+        afmt_view_logical(&a_stored, cls_type);
         afmt_copy_text(a_stored.name, sizeof a_stored.name, AFMT_B(c->src, o_name), n_name);
     }
     afmt_scan_fn scan_stored = NULL;
@@ -1002,21 +988,74 @@ static int mat5_validate_part(afmt_validation *c, const uint64_t v_class, const 
     const afmt_elem el_type = afmt_elem_of(el_entry);
 
     /*
-     * check stype == 16 ? n >= cells : n == cells * sizeof(el) (spec/mat5.json
-     * /structs/matrix/body/26/body/8)
+     * lookup cls in table mi (spec/mat5.json /structs/matrix/body/26/body/8): the class's own type
+     * (sparse: double or logical), the values' type whatever type stores them
      */
-    int stype_eq_16_choice_2;
+    uint64_t logical_choice_2;
+    if (v_logical != 0) {
+        logical_choice_2 = UINT64_C(258);
+    } else {
+        uint64_t class_eq_4_choice_2;
+        if (v_class == UINT64_C(4)) {
+            class_eq_4_choice_2 = ((v_stype == UINT64_C(16)) ? UINT64_C(2) :
+                    ((v_stype == UINT64_C(17)) ? UINT64_C(4) : v_stype));
+        } else {
+            uint64_t class_le_6_choice;
+            if (v_class <= UINT64_C(6)) {
+                class_le_6_choice = UINT64_C(9);
+            } else {
+                uint64_t class_eq_7_choice;
+                if (v_class == UINT64_C(7)) {
+                    class_eq_7_choice = UINT64_C(7);
+                } else {
+                    uint64_t class_le_13_choice;
+                    if (v_class <= UINT64_C(13)) {
+                        uint64_t class_minus_7;
+                        if (afmt_checked_sub_u64(v_class, UINT64_C(7), &class_minus_7)) {
+                            return afmt_fail_c(c, AFMT_E_NEGATIVE, "", AFMT_NO_INDEX, c->pos,
+                                    "`lookup key` is below zero");
+                        }
+                        class_le_13_choice = class_minus_7;
+                    } else {
+                        uint64_t class_minus_2;
+                        if (afmt_checked_sub_u64(v_class, UINT64_C(2), &class_minus_2)) {
+                            return afmt_fail_c(c, AFMT_E_NEGATIVE, "", AFMT_NO_INDEX, c->pos,
+                                    "`lookup key` is below zero");
+                        }
+                        class_le_13_choice = class_minus_2;
+                    }
+                    class_eq_7_choice = class_le_13_choice;
+                }
+                class_le_6_choice = class_eq_7_choice;
+            }
+            class_eq_4_choice_2 = class_le_6_choice;
+        }
+        logical_choice_2 = class_eq_4_choice_2;
+    }
+    const afmt_type_entry *cls_entry = afmt_type_by_code(mat5_mi, 11, (uint64_t)logical_choice_2);
+    if (!cls_entry) {
+        return afmt_fail_c(c, AFMT_E_UNKNOWN_TYPE, "", AFMT_NO_INDEX, c->pos,
+                "no entry of table mi matches (key = %" PRIu64 "): unknown type code%s",
+                (uint64_t)logical_choice_2, mat5_mi_known);
+    }
+    const afmt_elem cls_type = afmt_elem_of(cls_entry);
+
+    /*
+     * check stype == 16 ? n >= cells : n == cells * sizeof(el) (spec/mat5.json
+     * /structs/matrix/body/26/body/9)
+     */
+    int stype_eq_16_choice_3;
     if (v_stype == UINT64_C(16)) {
-        stype_eq_16_choice_2 = (v_n >= (*p_cells));
+        stype_eq_16_choice_3 = (v_n >= (*p_cells));
     } else {
         uint64_t cells_times_el_size;
         if (afmt_checked_mul_u64((*p_cells), el_type.size, &cells_times_el_size)) {
             return afmt_overflow_c(c, "tag", AFMT_NO_INDEX, o_tag,
                     "stype == 16 ? n >= cells : n == cells * sizeof(el)");
         }
-        stype_eq_16_choice_2 = (v_n == cells_times_el_size);
+        stype_eq_16_choice_3 = (v_n == cells_times_el_size);
     }
-    if (!stype_eq_16_choice_2) {
+    if (!stype_eq_16_choice_3) {
         return afmt_fail_c(c, AFMT_E_SIZE, "tag", AFMT_NO_INDEX, o_tag,
                 "one element per cell (UTF-8: at least one byte per UTF-16 unit): `stype == 16 ? n "
                 ">= cells : n == cells * sizeof(el)` does not hold (tag = %" PRIu64 ")", v_tag);
@@ -1024,16 +1063,17 @@ static int mat5_validate_part(afmt_validation *c, const uint64_t v_class, const 
 
     /*
      * switch view on class == 5 ? 2 : stype == 16 && n != cells ? 1 : 0 (spec/mat5.json
-     * /structs/matrix/body/26/body/9)
+     * /structs/matrix/body/26/body/10)
      */
     const uint64_t sel_view = ((v_class == UINT64_C(5)) ? UINT64_C(2) :
             (((v_stype == UINT64_C(16)) && (v_n != (*p_cells))) ? UINT64_C(1) : UINT64_C(0)));
     if (sel_view == UINT64_C(0)) {
-        if (mat5_validate_view_value(c, n_dims, o_dims, n_name, o_name, el_type)) return -1;
+        if (mat5_validate_view_value(c, n_dims, o_dims, n_name, o_name, el_type,
+                cls_type)) return -1;
     } else if (sel_view == UINT64_C(1)) {
         if (mat5_validate_view_utf8(c, n_name, o_name, v_n, el_type)) return -1;
     } else if (sel_view == UINT64_C(2)) {
-        if (mat5_validate_view_stored(c, n_name, o_name, p_cells, el_type)) return -1;
+        if (mat5_validate_view_stored(c, n_name, o_name, p_cells, el_type, cls_type)) return -1;
     } else {
         return afmt_fail_c(c, AFMT_E_CONSTRAINT, "", AFMT_NO_INDEX, c->pos, "view: unknown value %"
                 PRIu64 " (expected one of 0, 1, 2)", (uint64_t)sel_view);
@@ -1041,7 +1081,7 @@ static int mat5_validate_part(afmt_validation *c, const uint64_t v_class, const 
 
     /*
      * pad padding: small ? 4 - n : roundup(n, 8) - n zero bytes (spec/mat5.json
-     * /structs/matrix/body/26/body/10)
+     * /structs/matrix/body/26/body/11)
      */
     uint64_t small_choice_6;
     if (v_small != 0) {

@@ -156,6 +156,8 @@ static int on_array(void *ctx, const afmt_array *a)
         a->nnz, at(t, a->csr_row_offsets), at(t, a->csr_col_indices), a->csr_index_size, a->coo_stride,
         a->coo_index_size, a->coo_has_col, a->is_tile, a->tile_row, a->tile_col, a->tile_rows, a->tile_cols,
         a->text_decode != NULL);
+    put(t, "  logical %d scaled %d %.17g %.17g imag %lld csc %d\n", (int)a->logical, a->scaled, a->scale, a->zero,
+        at(t, a->imag), a->csc);
     put(t, "  strided %d transient %d", a->strided, a->data_transient);
     for (i = 0; a->strided && i < a->rank && i < AFMT_RANK_CAP; i++) put(t, " %" PRIu64, a->strides[i]);
     if (a->data && at(t, a->data) == -2) put(t, " bytes %016" PRIx64, digest(a->data, a->nbytes));

@@ -77,6 +77,9 @@ static int stored_csr(irun *r, iarr *a)
     a->ref[1] = isym_find(r, a->it->array.col_indices);
     if (ieval_u64(r, &b, a->it->array.nnz, a->it->array.nnz_text, &a->stored)) return -1;
     /* the index arrays fit the matrix (gen/layout_csr.c, csr_index_counts) */
+    if (a->it->array.layout == LAYOUT_CSC)
+        return afmt_csc_counts(r->c, a->ref[0]->name, a->ref[0]->off, a->ref[0]->count, a->ref[1]->name,
+                               a->ref[1]->off, a->ref[1]->count, a->dims[1], a->stored);
     return afmt_csr_counts(r->c, a->ref[0]->name, a->ref[0]->off, a->ref[0]->count, a->ref[1]->name, a->ref[1]->off,
                            a->ref[1]->count, a->dims[0], a->stored);
 }
@@ -95,7 +98,7 @@ static int stored_coo(irun *r, iarr *a)
 static int stored(irun *r, iarr *a)
 {
     switch (a->it->array.layout) {
-    case LAYOUT_CSR: return stored_csr(r, a);
+    case LAYOUT_CSR: case LAYOUT_CSC: return stored_csr(r, a);
     case LAYOUT_COO: return stored_coo(r, a);
     case LAYOUT_ZEROS: a->stored = 0; return 0;
     default: a->stored = a->n; return 0;
@@ -170,8 +173,9 @@ static void view_layout(irun *r, const iarr *a, afmt_array *v)
         const isym *col = isym_find(r, r->tiles->repeat->repeat.tile_col);
         if (row && col) afmt_view_tile(v, row->v, col->v, r->tiles->set);
     }
-    if (a->it->array.layout == LAYOUT_CSR) {
+    if (a->it->array.layout == LAYOUT_CSR || a->it->array.layout == LAYOUT_CSC) {
         const isym *ro = a->ref[0], *ci = a->ref[1];
+        v->csc = a->it->array.layout == LAYOUT_CSC;
         v->encoding = AFMT_ENC_CSR;
         v->nnz = a->stored;
         v->csr_row_offsets = afmt_src_ptr(r->c->src, ro->off, ro->count * (uint64_t)ro->width);
@@ -198,6 +202,7 @@ static int view_describe(irun *r, const iarr *a, afmt_array *v)
         v->rank = (uint32_t)ai->nshape;
         for (i = 0; i < ai->nshape; i++) v->dims[i] = a->dims[i];
     }
+    if (ai->logical_from) afmt_view_logical(v, isym_find(r, ai->logical_from)->el);
     view_layout(r, a, v);
     if (ai->name_from) {
         const isym *nm = isym_find(r, ai->name_from);

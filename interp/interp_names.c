@@ -113,6 +113,7 @@ static void intern_kind(names *t, item *it)
         intern_expr(t, it->array.rank);
         intern_exprs(t, it->array.shape, it->array.nshape);
         intern(t, &it->array.name_from);
+        intern(t, &it->array.logical_from);
         intern_expr(t, it->array.compressed);
         intern_expr(t, it->array.stored);
         intern_expr(t, it->array.nnz);

@@ -122,7 +122,7 @@ extern "C" {
  * regenerate ...), so code generated for another runtime does not compile
  * rather than misbehave.  Bumped on any change generated code would notice;
  * when bumped, run afmt-gen again on your specs. */
-#define AFMT_RUNTIME_ABI 18
+#define AFMT_RUNTIME_ABI 19
 
 
 /* ==================================================================
@@ -382,7 +382,62 @@ typedef struct afmt_array {
      * view whose data points into the validated buffer.  Added in
      * runtime ABI 15. */
     int data_transient;
+    /* Value transforms: the values are not the stored elements themselves
+     * (spec/LANGUAGE.md, "Value transforms").  All zero (as afmt_array_init
+     * and a zero-initialised view leave them): no transform, the values are
+     * the stored elements.  Everything that decodes (afmt_array_to_plain,
+     * afmt_array_plain_size, afmt_array_to_plain_as, afmt dump, afmt
+     * convert) gives the values, of type `logical`; `dtype`, `elsize`,
+     * `data` and `nbytes` stay the stored ones.  Added in runtime ABI 19.
+     *
+     * logical: the values' type, or AFMT_DTYPE_INVALID (0) when it is
+     *   dtype.  Without `scaled`, a widening: each stored element converted
+     *   exactly to `logical` (a MAT double class stored as miUINT8: dtype
+     *   u8, logical f64); a value that would change is AFMT_E_LOSSY.
+     * scaled, scale, zero: 1 when value = zero + scale * stored (FITS
+     *   BZERO / BSCALE).  Two kinds:
+     *   - an integer convention: `logical` an integer type of dtype's size
+     *     and the other signedness, scale 1 and zero 2^(bits-1) (signed
+     *     stored: i16 + 32768 is u16, i64 + 2^63 is u64) or -2^(bits-1)
+     *     (unsigned stored: u8 - 128 is i8): exact, in integer arithmetic
+     *     (the top bit flipped), never through a double;
+     *   - a general scale: `logical` AFMT_F64, each value zero + scale *
+     *     (double)stored, rounded once as every FITS reader does.  A writer
+     *     of a format that cannot keep the scale with the stored values
+     *     refuses such a view (AFMT_E_TYPE, naming the array, its stored
+     *     type and the scale); `afmt convert --apply-scale` writes the f64
+     *     values instead.
+     * imag: planar complex (not yet made by any shipped spec; reserved
+     *   here so the layout stays): NULL.
+     * csc: 1 with encoding AFMT_ENC_CSR: the index arrays are those of
+     *   compressed sparse *columns*: csr_row_offsets holds dims[1] + 1
+     *   column offsets and csr_col_indices nnz row indices (MAT sparse's jc
+     *   and ir).  0: rows, as before. */
+    afmt_dtype logical;
+    int scaled;
+    double scale, zero;
+    const uint8_t *imag;
+    int csc;
 } afmt_array;
+
+/* The type of the array's values: a->logical when set, else a->dtype.
+ * Thread-safe; reads the view only.  Added in runtime ABI 19. */
+AFMT_API afmt_dtype afmt_array_value_dtype(const afmt_array *a);
+
+/* 1 when the view carries a value transform (logical, scaled), 0 when its
+ * values are its stored elements.  Added in runtime ABI 19. */
+AFMT_API int afmt_array_has_transform(const afmt_array *a);
+
+/* 1 when the view's transform is a general scale (scaled, and not one of
+ * the exact integer conventions): the values are computed doubles, which
+ * a target that cannot keep the scale must refuse unless asked for f64
+ * values.  Added in runtime ABI 19. */
+AFMT_API int afmt_array_general_scale(const afmt_array *a);
+
+/* "i16 stored, scale 0.5, zero 10" (or "u8 stored" for a widening) into
+ * out, for messages and afmt info; returns what snprintf would.  "" for a
+ * view without a transform.  Added in runtime ABI 19. */
+AFMT_API int afmt_array_describe_transform(const afmt_array *a, char *out, size_t out_size);
 
 /* Reset *a to a scalar (rank 0, count 1, no data) row-major, plain,
  * little-endian view of the given dtype; elsize and stride are the dtype's

@@ -221,6 +221,8 @@ fi
 # one naming rule for unnamed arrays, npz members' names, casts by class
 # and by name (issue 36, point 4)
 prun names bash tests/e2e/run_names.sh "$BUILD"
+prun transforms bash tests/e2e/run_transforms.sh "$BUILD"
+prun spec-size python3 tests/specs/spec_size.py
 # GGUF read back by independent readers (python; llama.cpp's gguf-py from build/venv)
 prun gguf-readers bash tests/e2e/run_gguf_readers.sh "$BUILD"
 # .npy and safetensors against numpy (python3-numpy) and an independent writer

@@ -102,6 +102,8 @@ static void print_verdict(FILE *out, const char *what, int rc, const afmt_error 
         const afmt_array *a = &s->a[i];
         fprintf(out, " [%s", afmt_array_type_name(a));
         if (a->block) fprintf(out, " block=%llu", (unsigned long long)a->block);
+        if (afmt_array_has_transform(a)) fprintf(out, " logical=%s", afmt_dtype_name(afmt_array_value_dtype(a)));
+        if (a->csc) fprintf(out, " csc");
         for (d = 0; d < a->rank && d < AFMT_RANK_CAP; d++) fprintf(out, "%s%llu", d ? "x" : " ", (unsigned long long)a->dims[d]);
         fprintf(out, " order=%d enc=%d off=%llu nbytes=%llu name=%s]", (int)a->order, (int)a->encoding,
                 (unsigned long long)a->offset, (unsigned long long)a->nbytes, a->name);

@@ -139,5 +139,7 @@ def convert(src, dst, to=None, format=None, lenient=False):
     is written (afmt.Refused naming the array: a type the target lacks, a
     rank it cannot hold...); metadata is kept where the target has it.
     The GIL is released for the whole conversion.  No element type is
-    changed (no casts)."""
+    changed (no casts); a general scale (FITS BSCALE 0.5) is kept where
+    the target can store it (FITS), else refused (afmt.Refused), as afmt
+    convert refuses it without --apply-scale."""
     return _afmt.convert(src, dst, to, format, lenient)

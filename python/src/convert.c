@@ -40,6 +40,28 @@ static void convert_free(conversion *c)
         afmt_file_close(&c->in);
 }
 
+/* A general scale (FITS BSCALE 0.5) is never lost silently: kept with the
+ * stored elements where the target can say it (FITS), else refused by
+ * name, as afmt convert does without --apply-scale.  *v becomes the view
+ * of the stored elements to decode; 0, or -1 with c->why. */
+static int keep_scale(conversion *c, size_t i, afmt_array *v)
+{
+    afmt_array with;
+
+    v->logical = AFMT_DTYPE_INVALID;
+    v->scaled = 0;
+    afmt_array_plain_view(v, c->target->order, NULL, &with);
+    with.logical = c->run.views.v[i].logical, with.scaled = 1;
+    with.scale = c->run.views.v[i].scale, with.zero = c->run.views.v[i].zero;
+    if (c->target->can_write(&with, &c->why.err) == 0)
+        return 0;
+    c->why.array = i;
+    return afmt_cli_fail(&c->why.err, AFMT_E_TYPE, NULL, AFMT_NO_OFFSET,
+                         "%s values (%s stored, scale %.17g, zero %.17g): %s cannot store a scale with them",
+                         afmt_dtype_name(afmt_array_value_dtype(&with)), afmt_dtype_name(v->dtype), with.scale,
+                         with.zero, c->target->name);
+}
+
 /* Decode every view into the target's order (under the guard: reads the
  * mapping). */
 static void decode_all(void *ctx)
@@ -48,8 +70,12 @@ static void decode_all(void *ctx)
     size_t i;
 
     for (i = 0; i < c->n; i++) {
-        const afmt_array *v = &c->run.views.v[i];
+        afmt_array stored = c->run.views.v[i];
+        const afmt_array *v = &stored;
+        const int scaled = afmt_array_general_scale(v);
         uint64_t size;
+        if (scaled && keep_scale(c, i, &stored) != 0)
+            return;
         if (v->block) {
             c->out[i] = *v; /* quantized: copied byte for byte by the writer */
             continue;
@@ -69,6 +95,11 @@ static void decode_all(void *ctx)
             return;
         }
         afmt_array_plain_view(v, c->target->order, c->plain[i], &c->out[i]);
+        if (scaled) {
+            /* the stored elements, with the scale the target keeps */
+            const afmt_array *o = &c->run.views.v[i];
+            c->out[i].logical = o->logical, c->out[i].scaled = 1, c->out[i].scale = o->scale, c->out[i].zero = o->zero;
+        }
     }
     c->why.array = (size_t)-2; /* all decoded */
 }

@@ -60,7 +60,7 @@ static PyObject *array_tuple(const afmt_py_run *run, size_t i)
     PyObject *t = NULL;
 
     if (shape && strides && k && name && mem)
-        t = Py_BuildValue("(IOOssOOsKKOKs)", a->index, k, name, afmt_dtype_name(a->dtype),
+        t = Py_BuildValue("(IOOssOOsKKOKs)", a->index, k, name, afmt_dtype_name(afmt_array_value_dtype(a)),
                           afmt_array_type_name(a), shape, strides,
                           a->order == AFMT_COL_MAJOR ? "column-major" : "row-major",
                           (unsigned long long)a->offset, (unsigned long long)a->nbytes, mem,

@@ -99,13 +99,14 @@ static PyObject *mapped_close(PyObject *self, PyObject *unused)
     Py_RETURN_NONE;
 }
 
-/* numpy's type string of a's elements, and the extra innermost dimension
- * numpy needs for it (c32: 2 f16; opaque of elsize > 1: elsize bytes), 0
- * for none.  bf16 has no numpy type: its bits as u16. */
+/* numpy's type string of a's values (the logical type of a view with a
+ * value transform), and the extra innermost dimension numpy needs for it
+ * (c32: 2 f16; opaque of elsize > 1: elsize bytes), 0 for none.  bf16 has
+ * no numpy type: its bits as u16. */
 static const char *typestr(const afmt_array *a, uint64_t *extra)
 {
     *extra = 0;
-    switch (a->dtype) {
+    switch (afmt_array_value_dtype(a)) {
     case AFMT_BOOL: return "|b1";
     case AFMT_I8: return "|i1";
     case AFMT_I16: return "<i2";
@@ -181,6 +182,12 @@ static const char *why_copy(const mapped *m, size_t i, const afmt_array *a, uint
         return "its bytes are not in the file as stored";
     if (a->block)
         return NULL; /* quantized blocks: raw bytes, any alignment */
+    if (afmt_array_has_transform(a)) {
+        /* never a view of the stored elements as if they were the values */
+        snprintf(buf, size, "its %s values are stored as %s (a value transform, decoded)",
+                 afmt_dtype_name(afmt_array_value_dtype(a)), afmt_dtype_name(a->dtype));
+        return buf;
+    }
     if (a->encoding != AFMT_ENC_PLAIN) {
         snprintf(buf, size, "stored %s-encoded", a->encoding == AFMT_ENC_BITS_LSB ? "bit-packed"
                  : a->encoding == AFMT_ENC_LZ4_BLOCK ? "LZ4" : a->encoding == AFMT_ENC_ZEROS ? "as zeros"

@@ -80,7 +80,7 @@ int afmt_array_describe(const afmt_array *a, char *out, size_t out_size)
 
     if (out && out_size > 0)
         out[0] = '\0';
-    put_str(out, out_size, &len, afmt_dtype_name(a->dtype));
+    put_str(out, out_size, &len, afmt_dtype_name(afmt_array_value_dtype(a)));
     if (afmt_array_type_name(a) != afmt_dtype_name(a->dtype)) {
         /* opaque elements the format names: "opaque(F8_E4M3)[2]" */
         put_str(out, out_size, &len, "(");
@@ -96,7 +96,8 @@ int afmt_array_describe(const afmt_array *a, char *out, size_t out_size)
     return len > INT_MAX ? INT_MAX : (int)len;
 }
 
-int afmt_array_plain_size(const afmt_array *a, uint64_t *out, afmt_error *err)
+/* Bytes a plain copy of the stored elements takes (the transform aside). */
+static int stored_plain_size(const afmt_array *a, uint64_t *out, afmt_error *err)
 {
     uint64_t es;
 
@@ -121,6 +122,23 @@ int afmt_array_plain_size(const afmt_array *a, uint64_t *out, afmt_error *err)
     return 0;
 }
 
+int afmt_array_plain_size(const afmt_array *a, uint64_t *out, afmt_error *err)
+{
+    const afmt_dtype_info *vi = afmt_dtype_get(afmt_array_value_dtype(a));
+
+    if (!afmt_array_has_transform(a))
+        return stored_plain_size(a, out, err);
+    *out = 0;
+    if (vi->dtype == AFMT_DTYPE_INVALID || vi->kind == AFMT_KIND_OPAQUE)
+        return afmt_fail(err, AFMT_E_TYPE, NULL, NULL, AFMT_NO_INDEX, a->offset,
+                         "invalid logical element type %d", (int)a->logical);
+    if (afmt_checked_mul_u64(a->count, vi->size, out))
+        return afmt_fail(err, AFMT_E_OVERFLOW, NULL, NULL, AFMT_NO_INDEX, a->offset,
+                         "%" PRIu64 " elements of %u bytes overflow 64 bits", a->count,
+                         (unsigned)vi->size);
+    return 0;
+}
+
 void afmt_array_plain_view(const afmt_array *src, afmt_order order,
                            const void *bytes, afmt_array *dst)
 {
@@ -128,8 +146,9 @@ void afmt_array_plain_view(const afmt_array *src, afmt_order order,
     afmt_array v; /* src and dst may be the same view */
     uint64_t size;
 
-    afmt_array_init(&v, src->dtype);
-    v.elsize = plain_elsize(src);
+    afmt_array_init(&v, afmt_array_value_dtype(src));
+    if (!afmt_array_has_transform(src))
+        v.elsize = plain_elsize(src);
     v.rank = src->rank <= AFMT_RANK_CAP ? src->rank : AFMT_RANK_CAP;
     memcpy(v.dims, src->dims, sizeof v.dims);
     v.count = src->count;
@@ -149,6 +168,9 @@ void afmt_array_plain_view(const afmt_array *src, afmt_order order,
     *dst = v;
 }
 
+static int transformed_to_plain(const afmt_array *src, afmt_order order, uint8_t *dst,
+                                uint64_t dst_size, afmt_error *err);
+
 /* ---------------------------------------------------------------- bytes */
 
 /* ---------------------------------------------------------------- shape */
@@ -165,7 +187,7 @@ static int check_view(const afmt_array *a, uint64_t *esize, uint64_t *total,
                          "elements of %s are stored %" PRIu64 " to a block of %" PRIu64
                          " bytes: afmt copies them byte for byte but does not decode them",
                          afmt_array_type_name(a), a->block, a->elsize);
-    if (afmt_array_plain_size(a, total, err) != 0)
+    if (stored_plain_size(a, total, err) != 0)
         return -1;
     *esize = plain_elsize(a);
     if (a->rank > AFMT_RANK_CAP)
@@ -365,33 +387,40 @@ static int decode_storage(const afmt_array *a, uint8_t *out, uint64_t es,
     }
 }
 
-static uint64_t load_index(const uint8_t *p, uint64_t j, unsigned size)
+/* Index j of an index array of `size`-byte unsigned integers in the
+ * view's byte order (MAT-files' ir and jc follow the file's). */
+static uint64_t load_index(const uint8_t *p, uint64_t j, unsigned size, afmt_endian endian)
 {
     p += j * size;
     switch (size) {
     case 1: return p[0];
-    case 2: return afmt_load_u16le(p);
-    case 4: return afmt_load_u32le(p);
-    default: return afmt_load_u64le(p);
+    case 2: return endian == AFMT_BIG ? afmt_load_u16be(p) : afmt_load_u16le(p);
+    case 4: return endian == AFMT_BIG ? afmt_load_u32be(p) : afmt_load_u32le(p);
+    default: return endian == AFMT_BIG ? afmt_load_u64be(p) : afmt_load_u64le(p);
     }
 }
 
-/* CSR: zero-fill, then scatter each stored value straight to its place in
- * the requested order (no transpose pass needed). */
+/* CSR (or CSC): zero-fill, then scatter each stored value straight to
+ * its place in the requested order (no transpose pass needed).  The
+ * offsets run over the outer axis (rows; columns for CSC), the indices
+ * name the inner one; both in the view's byte order. */
 static int densify_csr(const afmt_array *a, afmt_order order, uint8_t *dst,
                        uint64_t es, uint64_t total, unsigned comp, afmt_error *err)
 {
-    uint64_t rows, cols, r, j, start, end, col, need, at;
+    uint64_t rows, cols, outer, inner, o, j, start, end, in, need, at;
     unsigned isz = a->csr_index_size;
+    const char *what = a->csc ? "CSC" : "CSR";
 
     if (a->rank != 2)
         return afmt_fail(err, AFMT_E_USAGE, NULL, "rank", AFMT_NO_INDEX, a->offset,
-                         "CSR view of rank %" PRIu32 ", expected 2", a->rank);
+                         "%s view of rank %" PRIu32 ", expected 2", what, a->rank);
     if (isz != 1 && isz != 2 && isz != 4 && isz != 8)
         return afmt_fail(err, AFMT_E_USAGE, NULL, "csr_index_size", AFMT_NO_INDEX,
-                         a->offset, "CSR index size %u is not 1, 2, 4 or 8", isz);
+                         a->offset, "%s index size %u is not 1, 2, 4 or 8", what, isz);
     rows = a->dims[0];
     cols = a->dims[1];
+    outer = a->csc ? cols : rows;
+    inner = a->csc ? rows : cols;
     if (afmt_checked_mul_u64(a->nnz, es, &need))
         return afmt_fail(err, AFMT_E_OVERFLOW, NULL, "nnz", AFMT_NO_INDEX, a->offset,
                          "%" PRIu64 " values of %" PRIu64 " bytes overflow 64 bits",
@@ -402,23 +431,26 @@ static int densify_csr(const afmt_array *a, afmt_order order, uint8_t *dst,
                          a->nbytes, a->nnz, need);
     if (!a->csr_row_offsets || (a->nnz > 0 && (!a->csr_col_indices || !a->data)))
         return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, a->offset,
-                         "CSR view without index arrays");
+                         "%s view without index arrays", what);
     memset(dst, 0, total);
-    for (r = 0; r < rows; r++) {
-        start = load_index(a->csr_row_offsets, r, isz);
-        end = load_index(a->csr_row_offsets, r + 1, isz);
+    for (o = 0; o < outer; o++) {
+        start = load_index(a->csr_row_offsets, o, isz, a->endian);
+        end = load_index(a->csr_row_offsets, o + 1, isz, a->endian);
         if (start > end || end > a->nnz)
-            return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "csr_row_offsets", r + 1,
-                             a->offset, "row %" PRIu64 " spans [%" PRIu64 ", %" PRIu64
+            return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "csr_row_offsets", o + 1,
+                             a->offset, "%s %" PRIu64 " spans [%" PRIu64 ", %" PRIu64
                              "), outside [0, nnz = %" PRIu64 "]",
-                             r, start, end, a->nnz);
+                             a->csc ? "column" : "row", o, start, end, a->nnz);
         for (j = start; j < end; j++) {
-            col = load_index(a->csr_col_indices, j, isz);
-            if (col >= cols)
+            in = load_index(a->csr_col_indices, j, isz, a->endian);
+            if (in >= inner)
                 return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "csr_col_indices", j,
-                                 a->offset, "column %" PRIu64 " >= cols = %" PRIu64,
-                                 col, cols);
-            at = order == AFMT_COL_MAJOR ? col * rows + r : r * cols + col;
+                                 a->offset, "%s %" PRIu64 " >= %s = %" PRIu64,
+                                 a->csc ? "row" : "column", in, a->csc ? "rows" : "cols", inner);
+            {
+                uint64_t r = a->csc ? in : o, c = a->csc ? o : in;
+                at = order == AFMT_COL_MAJOR ? c * rows + r : r * cols + c;
+            }
             afmt_swap_copy(dst + at * es, a->data + j * es, es, comp);
         }
     }
@@ -445,7 +477,8 @@ static int densify_coo(const afmt_array *a, afmt_order order, uint8_t *dst,
     memset(dst, 0, total);
     for (k = 0; k < a->nnz; k++) {
         const uint8_t *rec = a->data + k * a->coo_stride;
-        uint64_t r = load_index(rec, 0, isz), c = a->coo_has_col ? load_index(rec + isz, 0, isz) : 0, at;
+        uint64_t r = load_index(rec, 0, isz, AFMT_LITTLE),
+                 c = a->coo_has_col ? load_index(rec + isz, 0, isz, AFMT_LITTLE) : 0, at;
         if (r >= rows || c >= cols)
             return afmt_fail(err, AFMT_E_CONSTRAINT, NULL, "coo", k, a->offset + k * a->coo_stride,
                              "record (%" PRIu64 ", %" PRIu64 ") outside %" PRIu64 " x %" PRIu64, r, c, rows, cols);
@@ -591,8 +624,9 @@ int afmt_array_dense_view(const afmt_array *src, afmt_array *plain)
     return 1;
 }
 
-int afmt_array_to_plain(const afmt_array *src, afmt_order order,
-                        void *out, uint64_t dst_size, afmt_error *err)
+/* afmt_array_to_plain of the stored elements, the transform aside. */
+static int stored_to_plain(const afmt_array *src, afmt_order order,
+                           void *out, uint64_t dst_size, afmt_error *err)
 {
     uint8_t *dst = out; /* void *: a float * or any buffer needs no cast */
     afmt_array dense;
@@ -656,6 +690,14 @@ int afmt_array_to_plain(const afmt_array *src, afmt_order order,
     return rc;
 }
 
+int afmt_array_to_plain(const afmt_array *src, afmt_order order,
+                        void *out, uint64_t dst_size, afmt_error *err)
+{
+    if (afmt_array_has_transform(src))
+        return transformed_to_plain(src, order, out, dst_size, err);
+    return stored_to_plain(src, order, out, dst_size, err);
+}
+
 /* The stored bytes are already the result when the view is plain,
  * contiguous, in the host's byte order (or of single-byte components) and
  * in `order` (or has fewer than two dims above 1): then afmt_file_read_array
@@ -667,6 +709,8 @@ int afmt_array_plain_is_stored(const afmt_array *a, afmt_order order, uint64_t *
     uint64_t es;
     unsigned comp;
 
+    if (afmt_array_has_transform(a))
+        return afmt_array_plain_size(a, total, err) != 0 ? -1 : 0;
     if (check_view(a, &es, total, err) != 0)
         return -1;
     if (!(a = as_plain_if_dense(a, es, *total, &dense, err)))
@@ -688,6 +732,9 @@ static int part_view(const afmt_array *src, uint64_t *es, uint64_t *total,
 {
     if (check_view(src, es, total, err) != 0)
         return -1;
+    if (afmt_array_has_transform(src))
+        return afmt_fail(err, AFMT_E_UNSUPPORTED, NULL, NULL, AFMT_NO_INDEX, src->offset,
+                         "arrays with a value transform are decoded whole");
     if (src->encoding != AFMT_ENC_PLAIN || src->strided || (src->stride != *es && src->stride != 0) ||
         (src->dtype != AFMT_OPAQUE && src->elsize != *es && src->elsize != 0))
         return afmt_fail(err, AFMT_E_UNSUPPORTED, NULL, NULL, AFMT_NO_INDEX, src->offset,
@@ -1198,6 +1245,10 @@ int afmt_convert_elements(afmt_dtype from, const void *in,
     return convert_from(from, src, to, dst, count, 0, allow_lossy, err);
 }
 
+static int transformed_to_plain_as(const afmt_array *src, afmt_order order, afmt_dtype to,
+                                   int allow_lossy, uint8_t *dst, uint64_t dst_size,
+                                   afmt_error *err);
+
 /* Pieces of afmt_array_to_plain_as go through a scratch buffer of about
  * this size: it stays in L2, so decode + transpose + cast read the input
  * and write the result once each. */
@@ -1213,8 +1264,10 @@ int afmt_array_to_plain_as(const afmt_array *src, afmt_order order, afmt_dtype t
     afmt_error perr;
     int rc = 0;
 
-    if (to == AFMT_DTYPE_INVALID || to == src->dtype)
+    if (to == AFMT_DTYPE_INVALID || to == afmt_array_value_dtype(src))
         return afmt_array_to_plain(src, order, dst, dst_size, err);
+    if (afmt_array_has_transform(src))
+        return transformed_to_plain_as(src, order, to, allow_lossy, dst, dst_size, err);
     if (check_view(src, &es, &total, err) != 0)
         return -1;
     if (ti->dtype == AFMT_DTYPE_INVALID || to == AFMT_OPAQUE || src->dtype == AFMT_OPAQUE)
@@ -1259,6 +1312,198 @@ int afmt_array_to_plain_as(const afmt_array *src, afmt_order order, afmt_dtype t
             rc = convert_from(src->dtype, tmp, to, dst + first / es * ti->size, n / es,
                               first / es, allow_lossy, err);
     }
+    free(tmp);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- transforms */
+
+/* The kinds of value transform a view can carry (afmt.h, "Value transforms"). */
+typedef enum { XF_NONE, XF_WIDEN, XF_FLIP, XF_SCALE, XF_BAD } xf_kind;
+
+/* An integer convention: stored and logical integers of one size and
+ * opposite signedness, scale 1, zero +2^(bits-1) from signed storage or
+ * -2^(bits-1) from unsigned (a power of two: exact in a double). */
+static int is_flip(const afmt_array *a)
+{
+    const afmt_dtype_info *si = afmt_dtype_get(a->dtype), *li = afmt_dtype_get(a->logical);
+    double half;
+    int sign;
+
+    if (!a->scaled || a->scale != 1.0 || si->size != li->size || si->size == 0 || si->size > 8)
+        return 0;
+    if (!((si->kind == AFMT_KIND_SIGNED && li->kind == AFMT_KIND_UNSIGNED) ||
+          (si->kind == AFMT_KIND_UNSIGNED && li->kind == AFMT_KIND_SIGNED)))
+        return 0;
+    half = (double)((uint64_t)1 << (si->size * 8 - 1));
+    sign = si->kind == AFMT_KIND_SIGNED ? 1 : -1;
+    return a->zero == sign * half;
+}
+
+static xf_kind xf_of(const afmt_array *a)
+{
+    const afmt_dtype_info *si = afmt_dtype_get(a->dtype);
+
+    if (!a->scaled)
+        return a->logical == AFMT_DTYPE_INVALID || a->logical == a->dtype ? XF_NONE : XF_WIDEN;
+    if (is_flip(a))
+        return XF_FLIP;
+    if ((a->logical == AFMT_F64 || a->logical == AFMT_DTYPE_INVALID) &&
+        (si->kind == AFMT_KIND_SIGNED || si->kind == AFMT_KIND_UNSIGNED || si->kind == AFMT_KIND_FLOAT))
+        return XF_SCALE;
+    return XF_BAD;
+}
+
+afmt_dtype afmt_array_value_dtype(const afmt_array *a)
+{
+    if (a->scaled && a->logical == AFMT_DTYPE_INVALID)
+        return AFMT_F64;
+    return a->logical != AFMT_DTYPE_INVALID ? a->logical : a->dtype;
+}
+
+int afmt_array_has_transform(const afmt_array *a)
+{
+    return xf_of(a) != XF_NONE;
+}
+
+int afmt_array_general_scale(const afmt_array *a)
+{
+    return xf_of(a) == XF_SCALE;
+}
+
+int afmt_array_describe_transform(const afmt_array *a, char *out, size_t out_size)
+{
+    const char *stored = afmt_array_type_name(a);
+
+    if (out && out_size)
+        out[0] = '\0';
+    switch (xf_of(a)) {
+    case XF_NONE: return 0;
+    case XF_WIDEN: return snprintf(out, out_size, "%s stored", stored);
+    case XF_FLIP: return snprintf(out, out_size, "%s stored, zero %.17g", stored, a->zero);
+    default: return snprintf(out, out_size, "%s stored, scale %.17g, zero %.17g", stored, a->scale, a->zero);
+    }
+}
+
+/* The integer conventions in place: the top bit of each element flipped
+ * (i16 + 32768 is u16 bit for bit but for that bit; exact for 2^63). */
+static void flip_top_bits(uint8_t *p, uint64_t count, unsigned size)
+{
+    uint64_t k;
+    for (k = 0; k < count; k++, p += size) {
+        if (host_is_big())
+            p[0] ^= 0x80;
+        else
+            p[size - 1] ^= 0x80;
+    }
+}
+
+/* value = zero + scale * stored, each rounded once in a double (as
+ * cfitsio and astropy compute it), from count plain native elements. */
+static void scale_values(const afmt_array *a, const uint8_t *src, uint8_t *dst, uint64_t count)
+{
+    uint64_t k, es = afmt_dtype_get(a->dtype)->size;
+    value v;
+    double d;
+    int exact;
+
+    for (k = 0; k < count; k++) {
+        read_value(a->dtype, src + k * es, &v);
+        d = a->zero + a->scale * (v.kind == V_FLOAT ? v.re : int_to_double(&v, &exact));
+        memcpy(dst + k * sizeof d, &d, sizeof d); /* dst: any alignment */
+    }
+}
+
+/* The stored elements of a transformed view, decoded plain into a fresh
+ * buffer (*out, freed by the caller) of *size bytes. */
+static int stored_copy(const afmt_array *src, afmt_order order, uint8_t **out, uint64_t *size,
+                       afmt_error *err)
+{
+    *out = NULL;
+    if (stored_plain_size(src, size, err) != 0)
+        return -1;
+    if (*size > SIZE_MAX || !(*out = malloc(*size ? (size_t)*size : 1)))
+        return afmt_fail(err, AFMT_E_NOMEM, NULL, NULL, AFMT_NO_INDEX, src->offset,
+                         "cannot allocate %" PRIu64 " bytes to decode the stored elements", *size);
+    if (stored_to_plain(src, order, *out, *size, err) != 0) {
+        free(*out);
+        *out = NULL;
+        return -1;
+    }
+    return 0;
+}
+
+static int transformed_to_plain(const afmt_array *src, afmt_order order, uint8_t *dst,
+                                uint64_t dst_size, afmt_error *err)
+{
+    const xf_kind k = xf_of(src);
+    uint64_t total, ssize;
+    uint8_t *tmp;
+    int rc;
+
+    if (k == XF_BAD)
+        return afmt_fail(err, AFMT_E_USAGE, NULL, "logical", AFMT_NO_INDEX, src->offset,
+                         "no value transform makes %s stored elements %s (scale %.17g, zero %.17g)",
+                         afmt_dtype_name(src->dtype), afmt_dtype_name(afmt_array_value_dtype(src)),
+                         src->scale, src->zero);
+    if (src->imag)
+        return afmt_fail(err, AFMT_E_UNSUPPORTED, NULL, "imag", AFMT_NO_INDEX, src->offset,
+                         "planar complex views are not decoded yet");
+    if (afmt_array_plain_size(src, &total, err) != 0)
+        return -1;
+    if (dst_size < total || (!dst && total > 0))
+        return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, src->offset,
+                         "destination holds %" PRIu64 " bytes, %s needs %" PRIu64, dst_size,
+                         afmt_dtype_name(afmt_array_value_dtype(src)), total);
+    if (k == XF_FLIP) {
+        /* same size: decode in place, then flip */
+        if (stored_to_plain(src, order, dst, dst_size, err) != 0)
+            return -1;
+        flip_top_bits(dst, src->count, afmt_dtype_get(src->dtype)->size);
+        return 0;
+    }
+    if (stored_copy(src, order, &tmp, &ssize, err) != 0)
+        return -1;
+    rc = 0;
+    if (k == XF_WIDEN)
+        rc = convert_from(src->dtype, tmp, src->logical, dst, src->count, 0, 0, err);
+    else
+        scale_values(src, tmp, dst, src->count);
+    free(tmp);
+    return rc;
+}
+
+/* The values, then cast to `to`: decoded whole (a transform is not cut in
+ * pieces), one buffer of the values' plain size. */
+static int transformed_to_plain_as(const afmt_array *src, afmt_order order, afmt_dtype to,
+                                   int allow_lossy, uint8_t *dst, uint64_t dst_size,
+                                   afmt_error *err)
+{
+    const afmt_dtype_info *ti = afmt_dtype_get(to);
+    uint64_t total, need;
+    uint8_t *tmp;
+    int rc;
+
+    if (ti->dtype == AFMT_DTYPE_INVALID || to == AFMT_OPAQUE)
+        return afmt_fail(err, AFMT_E_TYPE, NULL, NULL, AFMT_NO_INDEX, src->offset,
+                         "cannot convert %s elements to %s",
+                         afmt_dtype_name(afmt_array_value_dtype(src)), afmt_dtype_name(to));
+    if (afmt_array_plain_size(src, &total, err) != 0)
+        return -1;
+    if (afmt_checked_mul_u64(src->count, ti->size, &need))
+        return afmt_fail(err, AFMT_E_OVERFLOW, NULL, NULL, AFMT_NO_INDEX, src->offset,
+                         "%" PRIu64 " elements of %u bytes overflow 64 bits", src->count,
+                         (unsigned)ti->size);
+    if (dst_size < need || (!dst && need > 0))
+        return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, src->offset,
+                         "destination holds %" PRIu64 " bytes, %s needs %" PRIu64,
+                         dst_size, ti->name, need);
+    if (total > SIZE_MAX || !(tmp = malloc(total ? (size_t)total : 1)))
+        return afmt_fail(err, AFMT_E_NOMEM, NULL, NULL, AFMT_NO_INDEX, src->offset,
+                         "cannot allocate %" PRIu64 " bytes to decode", total);
+    rc = transformed_to_plain(src, order, tmp, total, err);
+    if (rc == 0)
+        rc = convert_from(afmt_array_value_dtype(src), tmp, to, dst, src->count, 0, allow_lossy, err);
     free(tmp);
     return rc;
 }

@@ -288,6 +288,20 @@ int afmt_csr_counts_fail(const afmt_validation *c, const char *ro_name, uint64_t
                      ci_count, nnz);
 }
 
+int afmt_csc_counts(const afmt_validation *c, const char *co_name, uint64_t co_off, uint64_t co_count,
+                    const char *ri_name, uint64_t ri_off, uint64_t ri_count, uint64_t cols, uint64_t nnz)
+{
+    if (cols == UINT64_MAX || co_count != cols + 1)
+        return afmt_fail(c->err, AFMT_E_CONSTRAINT, c->path, co_name, AFMT_NO_INDEX, co_off,
+                         "holds %" PRIu64 " column offsets, a csc array of %" PRIu64 " columns needs cols + 1",
+                         co_count, cols);
+    if (ri_count != nnz)
+        return afmt_fail(c->err, AFMT_E_CONSTRAINT, c->path, ri_name, AFMT_NO_INDEX, ri_off,
+                         "holds %" PRIu64 " row indices, a csc array of nnz = %" PRIu64 " values needs nnz",
+                         ri_count, nnz);
+    return 0;
+}
+
 int afmt_payload_blocks(const afmt_validation *c, const char *field, uint64_t stored, afmt_elem el, uint64_t *nbytes)
 {
     const char *type = el.name ? el.name : "its type";
@@ -331,6 +345,53 @@ void afmt_view_start(afmt_array *a, afmt_dtype dtype, uint64_t elsize, afmt_enco
     a->offset = offset;
     a->stride = elsize;
     a->index = index;
+}
+
+/* Bits of an integer's magnitude a float holds exactly (its significand). */
+static unsigned significand_bits(afmt_dtype t)
+{
+    switch (t) {
+    case AFMT_F16: case AFMT_C32: return 11;
+    case AFMT_BF16: return 8;
+    case AFMT_F32: case AFMT_C64: return 24;
+    case AFMT_F64: case AFMT_C128: return 53;
+    default: return 0;
+    }
+}
+
+/* 1 when every value of type `from` is exactly a value of type `to`:
+ * a widening that no element can make fail (u8 -> f64, i16 -> f32,
+ * f32 -> f64, i8 -> i32), 0 otherwise (i64 -> f64, i8 -> u16). */
+static int widens_exactly(afmt_dtype from, afmt_dtype to)
+{
+    const afmt_dtype_info *f = afmt_dtype_get(from), *t = afmt_dtype_get(to);
+    const unsigned fb = f->size * 8, tb = t->size * 8;
+
+    if (f->kind == AFMT_KIND_OPAQUE || t->kind == AFMT_KIND_OPAQUE || t->kind == AFMT_KIND_BOOL)
+        return 0;
+    if (f->kind == AFMT_KIND_BOOL)
+        return 1;
+    if (f->kind == AFMT_KIND_SIGNED || f->kind == AFMT_KIND_UNSIGNED) {
+        const unsigned mag = f->kind == AFMT_KIND_SIGNED ? fb - 1 : fb;
+        if (t->kind == AFMT_KIND_SIGNED) return tb - 1 >= mag;
+        if (t->kind == AFMT_KIND_UNSIGNED) return f->kind == AFMT_KIND_UNSIGNED && tb >= fb;
+        return mag <= significand_bits(to);
+    }
+    if (f->kind == AFMT_KIND_FLOAT && (t->kind == AFMT_KIND_FLOAT || t->kind == AFMT_KIND_COMPLEX))
+        return from == to || (from != AFMT_BF16 && significand_bits(to) > significand_bits(from)) ||
+               (from == AFMT_BF16 && significand_bits(to) >= 24);
+    if (f->kind == AFMT_KIND_COMPLEX && t->kind == AFMT_KIND_COMPLEX)
+        return significand_bits(to) > significand_bits(from);
+    return 0;
+}
+
+void afmt_view_logical(afmt_array *a, afmt_elem el)
+{
+    /* Only a widening every stored value survives: the view's values are
+     * then exact and every view accepted decodes (docs/SECURITY.md, I11).
+     * Another (a double class stored as miINT64) keeps the stored type,
+     * whose values are the file's exactly. */
+    a->logical = el.dtype != a->dtype && widens_exactly(a->dtype, el.dtype) ? el.dtype : AFMT_DTYPE_INVALID;
 }
 
 void afmt_view_type(afmt_array *a, afmt_elem el)

@@ -379,6 +379,12 @@ static inline int afmt_csr_counts(const afmt_validation *c, const char *ro_name,
     return afmt_csr_counts_fail(c, ro_name, ro_off, ro_count, ci_name, ci_off, ci_count, rows, nnz);
 }
 
+/* afmt_csr_counts of a csc array: cols + 1 column offsets, nnz row
+ * indices; 0, or -1 naming the index field that holds another count. */
+AFMT_GEN_API int afmt_csc_counts(const afmt_validation *c, const char *co_name, uint64_t co_off, uint64_t co_count,
+                                 const char *ri_name, uint64_t ri_off, uint64_t ri_count, uint64_t cols,
+                                 uint64_t nnz);
+
 /* The bytes of stored elements of el (bits: one per element, rounded up;
  * a block type: stored / block blocks of el.size bytes, afmt_payload_blocks)
  * into *nbytes; fails (field, at c->pos) when that overflows 64 bits, or
@@ -439,6 +445,12 @@ AFMT_GEN_API void afmt_view_start(afmt_array *a, afmt_dtype dtype, uint64_t elsi
  * encoding: the block of a block type and the format's name of an opaque
  * type (spec/LANGUAGE.md, "Tables": "name", "block"). */
 AFMT_GEN_API void afmt_view_type(afmt_array *a, afmt_elem el);
+
+/* An array item's "logical" lookup gave el: the view's values are of
+ * el's type (afmt.h, "Value transforms": a widening), unless it is the
+ * stored type (no transform) or a type some stored value would not fit
+ * exactly (i64 stored, f64 logical: the view keeps the stored type). */
+AFMT_GEN_API void afmt_view_logical(afmt_array *a, afmt_elem el);
 
 /* afmt_view_start(a, ...) and afmt_view_type(a, el) at c->pos, the c->narrays-th array, and a, when
  * a visitor wants arrays; else NULL (no view to describe: afmt_take_view

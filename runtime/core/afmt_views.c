@@ -52,8 +52,9 @@ static int copy_bytes(afmt_views *vs, afmt_array *k)
     uint64_t nd = k->data ? k->nbytes : 0, nr, nc, rows = 0, total;
     uint8_t *p;
 
-    /* (rows only for a CSR view: another's dims[0] may be anything) */
-    if ((k->csr_row_offsets && afmt_checked_add_u64(k->dims[0], 1, &rows)) ||
+    /* (rows only for a CSR view: another's dims[0] may be anything; a
+     * CSC view's offsets run over its columns) */
+    if ((k->csr_row_offsets && afmt_checked_add_u64(k->dims[k->csc ? 1 : 0], 1, &rows)) ||
         region_size(k->csr_row_offsets, rows, k->csr_index_size, &nr) != 0 ||
         region_size(k->csr_col_indices, k->nnz, k->csr_index_size, &nc) != 0 ||
         afmt_checked_add_u64(nd, nr, &total) || afmt_checked_add_u64(total, nc, &total) || total > SIZE_MAX)

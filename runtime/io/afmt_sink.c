@@ -670,6 +670,18 @@ static void reserve_payload(afmt_sink *s, uint64_t size)
         afmt_fileio_reserve(fd, (uint64_t)at, size);
 }
 
+int afmt_sink_refuse_transform(const afmt_array *a, afmt_error *err)
+{
+    char how[160];
+
+    afmt_array_describe_transform(a, how, sizeof how);
+    return afmt_fail(err, AFMT_E_TYPE, NULL, a->name, AFMT_NO_INDEX, AFMT_NO_OFFSET,
+                     "array '%s' holds %s values (%s): this format cannot keep the transform "
+                     "with the stored elements; write the values (afmt_array_to_plain%s)",
+                     a->name, afmt_dtype_name(afmt_array_value_dtype(a)), how,
+                     afmt_array_general_scale(a) ? ": f64, afmt convert --apply-scale" : "");
+}
+
 int afmt_sink_payload(afmt_sink *s, const afmt_array *a, afmt_endian endian,
                       afmt_encoding encoding, afmt_error *err)
 {
@@ -678,6 +690,8 @@ int afmt_sink_payload(afmt_sink *s, const afmt_array *a, afmt_endian endian,
 
     if (afmt_payload_size(a, encoding, &size, err) != 0)
         return -1;
+    if (afmt_array_has_transform(a))
+        return afmt_sink_refuse_transform(a, err);
     if (a->encoding != AFMT_ENC_PLAIN || a->strided || (a->stride != es && a->stride != 0) ||
         (a->dtype != AFMT_OPAQUE && a->elsize != es && a->elsize != 0))
         return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, s->written,
@@ -717,9 +731,11 @@ int afmt_sink_csr_values(afmt_sink *s, const afmt_array *a, afmt_endian endian, 
 {
     uint64_t es = plain_elsize(a), size;
     unsigned comp;
-    if (a->encoding != AFMT_ENC_CSR || a->endian != AFMT_LITTLE)
+    if (afmt_array_has_transform(a))
+        return afmt_sink_refuse_transform(a, err);
+    if (a->encoding != AFMT_ENC_CSR || a->endian != AFMT_LITTLE || a->csc)
         return afmt_fail(err, AFMT_E_USAGE, NULL, NULL, AFMT_NO_INDEX, s->written,
-                         "CSR values must come from a little-endian CSR view");
+                         "CSR values must come from a little-endian CSR view (not CSC)");
     if (afmt_checked_mul_u64(a->nnz, es, &size))
         return afmt_fail(err, AFMT_E_OVERFLOW, NULL, NULL, AFMT_NO_INDEX, s->written,
                          "%" PRIu64 " values overflow 64 bits of bytes", a->nnz);

@@ -34,10 +34,16 @@ int afmt_sink_text(afmt_sink *s, const char *text, uint64_t size, afmt_error *er
 
 /* Write the elements of a plain, native-order array in the given byte order
  * and encoding (PLAIN or BITS_LSB, with zero pad bits). The array must be
- * PLAIN with stride == elsize. */
+ * PLAIN with stride == elsize, and carry no value transform (a writer
+ * that keeps one, FITS's BSCALE, hands over the stored elements without
+ * it): afmt_sink_refuse_transform's AFMT_E_TYPE otherwise. */
+/* AFMT_E_TYPE naming array a, its stored type and its transform: what a
+ * writer says of a view whose values it cannot keep as stored (afmt.h,
+ * "Value transforms").  Always -1. */
+int afmt_sink_refuse_transform(const afmt_array *a, afmt_error *err);
 AFMT_GEN_API int afmt_sink_payload(afmt_sink *s, const afmt_array *a, afmt_endian endian,
                                    afmt_encoding encoding, afmt_error *err);
-/* The nnz stored values of a CSR view, in the given byte order. */
+/* The nnz stored values of a CSR view (not CSC, no transform), in the given byte order. */
 AFMT_GEN_API int afmt_sink_csr_values(afmt_sink *s, const afmt_array *a, afmt_endian endian, afmt_error *err);
 /* Plain 1-d columns of equal length, written row by row (one value of each
  * column per row): DAPHNE frames. */

@@ -4,9 +4,11 @@
 
 #include <inttypes.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../array/afmt_array.h"
+#include "../array/afmt_transpose.h"
 #include "../common/afmt_options.h"
 #include "../io/afmt_sink.h"
 #include "../io/afmt_src.h"
@@ -505,6 +507,40 @@ static void report_logical(afmt_validation *c, unit_run *ur)
     }
 }
 
+/* A number's text as a double: FITS writes D exponents too.  The text
+ * was checked as a number when read. */
+static double dec_double(const char *t)
+{
+    char b[72];
+    size_t i;
+    for (i = 0; t[i] && i + 1 < sizeof b; i++) b[i] = (t[i] == 'D' || t[i] == 'd') ? 'E' : t[i];
+    b[i] = 0;
+    return strtod(b, NULL);
+}
+
+/* The value transform the unit's scale and zero give its view (afmt.h,
+ * "Value transforms"): a convention's logical type, exact in integers;
+ * any other scale or zero kept as a general scale (f64 values); scale 1
+ * and zero 0 (or neither): none. */
+static void set_transform(const unit_run *ur, afmt_array *a)
+{
+    const afmt_cards_desc *d = ur->d;
+    double scale = ur->scale_set ? dec_double(ur->scale) : 1.0, zero = ur->zero_set ? dec_double(ur->zero) : 0.0;
+    size_t i;
+
+    if (!ur->zero_set && !ur->scale_set) return;
+    for (i = 0; ur->zero_set && i < d->nconvs; i++) {
+        const afmt_cards_conv *cv = &d->convs[i];
+        if (cv->type != ur->type || !dec_equal(ur->zero, cv->zero)) continue;
+        if (ur->scale_set && !dec_equal(ur->scale, cv->scale ? cv->scale : "1")) continue;
+        a->logical = cv->logical, a->scaled = 1, a->scale = scale, a->zero = zero;
+        if (afmt_array_has_transform(a)) return;
+        a->logical = AFMT_DTYPE_INVALID; /* a convention no integer arithmetic makes: the general case */
+    }
+    if (scale == 1.0 && zero == 0.0) return;
+    a->logical = AFMT_F64, a->scaled = 1, a->scale = scale, a->zero = zero;
+}
+
 /* A record after the required ones, before the terminator. */
 static int other_record(afmt_validation *c, unit_run *ur, int *cont)
 {
@@ -741,6 +777,7 @@ static int run_unit(afmt_validation *c, const afmt_cards_desc *d, const afmt_car
                 memcpy(a.dims, dims, sizeof dims);
                 a.rank = (uint32_t)ur.rank;
                 snprintf(a.name, sizeof a.name, "%s", ur.name[0] ? ur.name : ur.uname);
+                set_transform(&ur, &a);
                 view = &a;
             }
             if (afmt_take_payload(c, field, nbytes, NULL, NULL, NULL)) return -1;
@@ -865,6 +902,86 @@ static int string_value(const afmt_cards_desc *d, const char *s, char *out, size
     return 0;
 }
 
+/* How a unit's data is written: the stored type's entry, and the scale
+ * and zero keys' values ("" none). */
+typedef struct unit_form {
+    int64_t typev;
+    afmt_dtype stored;
+    int flip;            /* an integer convention: the top bit of each element flipped */
+    char scale[40], zero[40];
+} unit_form;
+
+/* A double as a real value: "%.17G", with a point where it has none. */
+static void real_text(double x, char *out, size_t size)
+{
+    snprintf(out, size, "%.17G", x);
+    if (!strpbrk(out, ".EN")) snprintf(out + strlen(out), size - strlen(out), ".0");
+}
+
+/* The stored type a's values are written as: its own type; a general
+ * scale's stored type with the scale; a convention's stored type with its
+ * zero for a logical type only a convention gives (u16: i16 + 32768). */
+static int choose_form(const afmt_cards_desc *d, const afmt_array *a, size_t index, unit_form *f,
+                       afmt_error *err)
+{
+    size_t t, i;
+    memset(f, 0, sizeof *f);
+    f->stored = a->dtype;
+    if (afmt_array_general_scale(a)) {
+        real_text(a->scale, f->scale, sizeof f->scale);
+        real_text(a->zero, f->zero, sizeof f->zero);
+    } else if (afmt_array_has_transform(a)) {
+        return afmt_sink_refuse_transform(a, err);
+    }
+    for (t = 0; t < d->ntypes; t++)
+        if (d->types[t].dtype == f->stored) break;
+    for (i = 0; t == d->ntypes && !a->scaled && i < d->nconvs; i++) {
+        if (d->convs[i].logical != a->dtype || d->convs[i].scale) continue;
+        for (t = 0; t < d->ntypes && d->types[t].value != d->convs[i].type; t++) {}
+        if (t == d->ntypes) continue;
+        f->stored = d->types[t].dtype, f->flip = 1;
+        snprintf(f->zero, sizeof f->zero, "%s", d->convs[i].zero);
+    }
+    if (t == d->ntypes)
+        return afmt_fail(err, AFMT_E_TYPE, NULL, "data", index, AFMT_NO_OFFSET,
+                         "%s cannot hold elements of type %s", d->format, afmt_dtype_name(a->dtype));
+    f->typev = d->types[t].value;
+    return 0;
+}
+
+/* The keys bound to scale and zero, where the form has values for them. */
+static int put_scale_keys(afmt_sink *sink, const afmt_cards_desc *d, const afmt_cards_unit *u, const unit_form *f,
+                          afmt_error *err)
+{
+    size_t i;
+    for (i = 0; i < u->noptional; i++) {
+        const afmt_cards_key *q = &u->optional[i];
+        const char *v = q->role == AFMT_CR_SCALE ? f->scale : q->role == AFMT_CR_ZERO ? f->zero : "";
+        if (v[0] && put_record(sink, d, q->key, v, 0, q->fixed, err)) return -1;
+    }
+    return 0;
+}
+
+/* The data of a unit of an integer convention: each element with its top
+ * bit flipped (u16 as i16 + 32768), in the descriptor's byte order. */
+static int put_flipped(afmt_sink *sink, const afmt_array *a, afmt_endian endian, afmt_error *err)
+{
+    uint8_t buf[1 << 14];
+    const unsigned es = afmt_dtype_get(a->dtype)->size;
+    const uint16_t one = 1;
+    uint8_t first;
+    uint64_t total = a->count * es, k, n, e; /* fits: afmt_payload_size checked it */
+    memcpy(&first, &one, 1);
+    if (sink->counting) { sink->written += total; return 0; }
+    for (k = 0; k < total; k += n) {
+        n = total - k < sizeof buf ? total - k : sizeof buf;
+        afmt_swap_copy(buf, a->data + k, n, (endian == AFMT_BIG) == (first == 0) ? 1 : es);
+        for (e = endian == AFMT_BIG ? 0 : es - 1; e < n; e += es) buf[e] ^= 0x80;
+        if (afmt_sink_put(sink, buf, n, err) != 0) return -1;
+    }
+    return 0;
+}
+
 /* The header and data of one unit of kind u holding array a. */
 static int write_unit(const afmt_cards_desc *d, const afmt_cards_unit *u, const afmt_array *a, size_t index,
                       afmt_sink *sink, afmt_error *err)
@@ -873,12 +990,11 @@ static int write_unit(const afmt_cards_desc *d, const afmt_cards_unit *u, const 
     uint64_t start = sink->written, nbytes, k;
     char v[160], kn[40];
     int64_t typev = 0;
-    for (t = 0; t < d->ntypes; t++)
-        if (d->types[t].dtype == a->dtype) break;
-    if (t == d->ntypes)
-        return afmt_fail(err, AFMT_E_TYPE, NULL, "data", index, AFMT_NO_OFFSET,
-                         "%s cannot hold elements of type %s", d->format, afmt_dtype_name(a->dtype));
-    typev = d->types[t].value;
+    unit_form form;
+    afmt_array stored;
+    if (choose_form(d, a, index, &form, err)) return -1;
+    typev = form.typev;
+    (void)t;
     if (a->rank == 0)
         return afmt_fail(err, AFMT_E_TYPE, NULL, "data", index, AFMT_NO_OFFSET,
                          "%s holds arrays of at least one axis (a rank of 0 means no data); this array is a scalar",
@@ -938,6 +1054,7 @@ static int write_unit(const afmt_cards_desc *d, const afmt_cards_unit *u, const 
         if (put_record(sink, d, q->key, v, 1, q->fixed, err)) return -1;
         break;
     }
+    if (put_scale_keys(sink, d, u, &form, err)) return -1;
     {
         char rec[4096];
         memset(rec, ' ', d->record);
@@ -951,8 +1068,12 @@ static int write_unit(const afmt_cards_desc *d, const afmt_cards_unit *u, const 
         for (k = 0; k < hpad; k += sizeof fill)
             if (afmt_sink_put(sink, fill, hpad - k < sizeof fill ? hpad - k : sizeof fill, err)) return -1;
     }
-    if (afmt_payload_size(a, AFMT_ENC_PLAIN, &nbytes, err)) return -1;
-    if (nbytes && afmt_sink_payload(sink, a, d->endian, AFMT_ENC_PLAIN, err)) return -1;
+    /* the stored elements: a general scale's without its transform */
+    stored = *a;
+    stored.logical = AFMT_DTYPE_INVALID, stored.scaled = 0;
+    if (afmt_payload_size(&stored, AFMT_ENC_PLAIN, &nbytes, err)) return -1;
+    if (nbytes && form.flip && put_flipped(sink, &stored, d->endian, err)) return -1;
+    if (nbytes && !form.flip && afmt_sink_payload(sink, &stored, d->endian, AFMT_ENC_PLAIN, err)) return -1;
     {
         uint64_t pad = (d->block - nbytes % d->block) % d->block;
         if (d->data_fill == 0) return afmt_sink_zeros(sink, pad, err);

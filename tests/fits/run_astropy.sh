@@ -2,9 +2,12 @@
 # FITS against astropy.io.fits (build/venv): files astropy writes (every
 # BITPIX, 1-d to 3-d, NAXIS = 0, a zero-length axis, IMAGE extensions
 # named and not, BZERO/BSCALE of the four integer conventions and a scaled
-# float, a BINTABLE among images) accepted by afmt with astropy's stored
-# values (afmt convert to .npz; afmt's column-major [NAXIS1, ...] is
-# astropy's array transposed) and the logical type afmt info reports.
+# float, a BINTABLE among images) accepted by afmt with astropy's values
+# and dtypes (afmt convert to .npz; afmt's column-major [NAXIS1, ...] is
+# astropy's array transposed): the integer conventions as the unsigned
+# (or i8) type astropy gives, a general BSCALE refused by npy, written as
+# f64 values with --apply-scale, kept by FITS -> FITS; and afmt writes
+# u16, u32, u64 and i8 through BZERO, read back by astropy.
 # Prints PASS/FAIL/SKIP lines; exit 1 on a FAIL.
 #   bash tests/fits/run_astropy.sh [BUILD]
 BUILD=${1:-build}
@@ -34,9 +37,10 @@ def afmt_arrays(path, lenient=False):
         return {k: z[k] for k in z.files}
 
 def astropy_arrays(path):
-    """astropy's stored (unscaled) data of each HDU with data, in order."""
+    """astropy's data of each HDU with data, in order: the integer
+    conventions applied (u16 for BZERO 32768 on BITPIX 16)."""
     out = []
-    with fits.open(path, do_not_scale_image_data=True) as hl:
+    with fits.open(path) as hl:
         for i, h in enumerate(hl):
             if isinstance(h, (fits.PrimaryHDU, fits.ImageHDU)) and h.header.get("NAXIS", 0) > 0:
                 name = str(h.header.get("EXTNAME", "")).rstrip() or ("primary" if i == 0 else "hdu%d" % i)
@@ -104,7 +108,29 @@ path = os.path.join(tmp, "bscale.fits")
 h = fits.PrimaryHDU(np.arange(8, dtype="f4") * 0.5)
 h.scale("int16", bscale=0.5, bzero=10)
 h.writeto(path)
-compare("astropy-bscale-scaled-i16", path)
+with fits.open(path, do_not_scale_image_data=True) as hl:
+    stored = np.array(hl[0].data)
+    want = hl[0].header["BZERO"] + hl[0].header["BSCALE"] * stored.astype("f8")
+rc, out = run(afmt, "convert", path, os.path.join(tmp, "bscale.npy"))
+report("astropy-bscale-refused-by-npy", None if rc and "cannot keep the scale" in out and "i16" in out
+       else "afmt convert: rc %d %s" % (rc, out))
+rc, out = run(afmt, "convert", "--apply-scale", path, os.path.join(tmp, "bscale.npy"))
+why = "afmt convert --apply-scale: " + out if rc else None
+if not why:
+    got = np.load(os.path.join(tmp, "bscale.npy"))
+    why = None if got.dtype == np.float64 and np.array_equal(got, want) else "values %s, want %s" % (got, want)
+report("astropy-bscale-apply-scale-f64", why)
+kept = os.path.join(tmp, "bscale-kept.fits")
+rc, out = run(afmt, "convert", path, kept)
+why = "afmt convert: " + out if rc else None
+if not why:
+    with fits.open(kept, do_not_scale_image_data=True) as hl:
+        hd = hl[0].header
+        why = None if (hd["BITPIX"], hd["BSCALE"], hd["BZERO"]) == (16, 0.5, 10) and np.array_equal(hl[0].data, stored) \
+            else "kept: BITPIX %s BSCALE %s BZERO %s %s" % (hd["BITPIX"], hd.get("BSCALE"), hd.get("BZERO"), hl[0].data)
+    with fits.open(kept) as hl:
+        why = why or (None if np.array_equal(hl[0].data.astype("f8"), want) else "astropy's scaled values differ")
+report("astropy-bscale-kept-fits-to-fits", why)
 
 path = os.path.join(tmp, "bintable.fits")
 fits.HDUList([fits.PrimaryHDU(), fits.BinTableHDU.from_columns([fits.Column(name="x", format="J", array=np.arange(9))]),
@@ -166,11 +192,26 @@ if not why:
             why = "values differ"
 report(name, why)
 
-name = "afmt-refuses-u16"
-npy = os.path.join(tmp, name + ".npy")
-np.save(npy, np.arange(3, dtype="u2"))
-rc, msg = run(afmt, "convert", npy, os.path.join(tmp, name + ".fits"))
-report(name, None if rc and "u16" in msg else "afmt convert: rc %d %s" % (rc, msg))
+# the integer conventions written: u16 as BITPIX 16 and BZERO 32768, ...
+for dt, bitpix, zero in [("u2", 16, 32768), ("u4", 32, 2147483648), ("u8", 64, 9223372036854775808), ("i1", 8, -128)]:
+    name = "afmt-writes-%s" % dt
+    npy, out = os.path.join(tmp, name + ".npy"), os.path.join(tmp, name + ".fits")
+    info = np.iinfo(dt)
+    a = np.array([info.min, 1, info.max, 7], dtype=dt)
+    np.save(npy, a)
+    rc, msg = run(afmt, "convert", npy, out)
+    why = "afmt convert: " + msg if rc else None
+    if not why:
+        with fits.open(out, do_not_scale_image_data=True) as hl:
+            hl.verify("exception")
+            h = hl[0].header.copy()
+        with fits.open(out) as hl:
+            d = np.array(hl[0].data)
+            if (h["BITPIX"], h.get("BZERO")) != (bitpix, zero):
+                why = "BITPIX %s BZERO %s" % (h["BITPIX"], h["BZERO"])
+            elif d.dtype.newbyteorder("=") != a.dtype or not np.array_equal(d, a):
+                why = "astropy reads %s %s" % (d.dtype, d)
+    report(name, why)
 
 finish()
 PYEOF

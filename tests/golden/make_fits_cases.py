@@ -127,9 +127,16 @@ def build():
     case("continue", "a long string continued twice with CONTINUE",
          simple(8, (4,), [card("LONGSTR", raw="= 'first part &'"), card("CONTINUE", raw="  'second &' / c"),
                           card("CONTINUE", raw="  'last'")]))
-    case("bzero_u16", "BZERO 32768 BSCALE 1 on BITPIX 16 (u16): reported, not applied",
+    case("bzero_u16", "BZERO 32768 BSCALE 1 on BITPIX 16: the view is u16 (i16 stored)",
          simple(16, (3,), [card("BSCALE", 1), card("BZERO", 32768)]))
-    case("bzero_u64", "BZERO 2^63 on BITPIX 64 (u64): a number past 64 bits is fine where afmt does not count with it",
+    case("bzero_u32", "BZERO 2^31 on BITPIX 32: the view is u32 (i32 stored)",
+         simple(32, (2,), [card("BZERO", 1 << 31)]))
+    case("bzero_u16_real", "BZERO 3.2768E4 spells 32768 too: u16", simple(16, (2,), [card("BZERO", raw="= 3.2768E4")]))
+    case("bscale_i16", "BSCALE 0.5 BZERO 10 on BITPIX 16: a general scale, f64 values kept with the view",
+         simple(16, (3,), [card("BSCALE", raw="= 0.5"), card("BZERO", 10)]))
+    case("bzero_32768_on_i32", "BZERO 32768 on BITPIX 32: no convention, a general scale (f64 values)",
+         simple(32, (2,), [card("BZERO", 32768)]))
+    case("bzero_u64", "BZERO 2^63 on BITPIX 64 (u64, exact: the top bit flipped, never through a double)",
          simple(64, (2,), [card("BZERO", 1 << 63)]))
     case("bzero_i8", "BZERO -128 on BITPIX 8 (i8)", simple(8, (3,), [card("BZERO", -128)]))
     case("blank_int", "BLANK on integer data", simple(16, (3,), [card("BLANK", -32768)]))

@@ -148,6 +148,12 @@ def build():
 
     case("double_as_uint8", "a double array stored as miUINT8 (read as the class)",
          one(DOUBLE, [1, 3], b"x", numeric(miUINT8, [1, 2, 3])))
+    case("double_as_uint8_be", "a double array stored as miUINT8, big-endian (read as the class)",
+         one(DOUBLE, [1, 3], b"x", numeric(miUINT8, [1, 2, 250]), order=">"))
+    case("single_as_int16_be", "a single 2x1 stored as miINT16, big-endian (read as f32)",
+         one(SINGLE, [2, 1], b"y", numeric(miINT16, [-300, 7]), order=">"))
+    case("double_as_int64_inexact", "a double stored as miINT64 holding 2^53 + 1: valid; the view stays i64 (not "
+         "every i64 is a double): exact, and it decodes", one(DOUBLE, [1, 1], b"z", numeric(miINT64, [(1 << 53) + 1])))
     case("int8_small_data", "int8 1x3 in a small element", one(INT8, [1, 3], b"b", numeric(miINT8, [1, -2, 3])))
     case("complex_double", "complex 1x2: real and imaginary parts",
          one(DOUBLE, [1, 2], b"c", numeric(miDOUBLE, [1, 3], [2, -4]), flags=COMPLEX))

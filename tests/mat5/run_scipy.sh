@@ -6,7 +6,9 @@
 # accepted by afmt (the generated validator and the interpreter, strict)
 # with the arrays scipy.io.loadmat reads: the same names (nested ones
 # empty), dims (column-major, as stored) and values, compared through
-# `afmt dump --list`.  Complex arrays are two views (real, imaginary),
+# `afmt dump --list`; golden files whose class is wider than the stored
+# type are read as the class's type (loadmat(mat_dtype=True)'s, through
+# afmt convert to .npz).  Complex arrays are two views (real, imaginary),
 # sparse ones their stored values (one per ir entry), char ones their
 # stored code units.  Prints PASS/FAIL/SKIP lines; exit 1 on a FAIL.
 #   bash tests/mat5/run_scipy.sh [BUILD]
@@ -106,5 +108,28 @@ for comp in (False, True):
                 elif got is not None and any(not np.array_equal(np.array(g[2]), np.array(w[2])) for g, w in zip(got, want)):
                     why = "values differ"
             report("scipy " + name, why)
+
+# A class wider than its stored type (MATLAB stores a double array of
+# small integers as miUINT8): afmt's view has the class's type, as
+# MATLAB's and loadmat(mat_dtype=True)'s arrays do, with their values
+# (scipy's default gives the stored type); either byte order.
+def golden(case):
+    return os.path.join("tests", "mat5", case, "input")
+
+for case in ["double_as_uint8", "le_double_2x3", "be_double_2x3", "int8_small_data", "logical"]:
+    path, why = golden(case), None
+    npz = os.path.join(tmp, case + ".npz")
+    rc, out = run(afmt, "convert", path, npz)
+    if rc:
+        why = "afmt convert: " + out
+    else:
+        theirs = {k: v for k, v in sio.loadmat(path, mat_dtype=True).items() if not k.startswith("__")}
+        with np.load(npz) as z:
+            ours = {k: z[k] for k in z.files}
+        for k, v in theirs.items():
+            o = ours.get(k)
+            if o is None or o.dtype != v.dtype.newbyteorder("=") or o.shape != v.shape or not np.array_equal(o, v):
+                why = "%s: afmt %s, scipy %s %s" % (k, None if o is None else (o.dtype, o.shape), v.dtype, v.shape)
+    report("scipy logical type " + case, why)
 finish()
 PYEOF
